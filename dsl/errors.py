@@ -1,0 +1,135 @@
+"""Errors and warnings that point at the rulebook text: file:line:col, the line, a caret."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Source:
+    """A text and the name it is shown under (a file path, `<expression>`, ...)."""
+
+    name: str
+    text: str = attrs.field(repr=False)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of a character offset."""
+        offset = max(0, min(offset, len(self.text)))
+        line = self.text.count("\n", 0, offset) + 1
+        line_start = self.text.rfind("\n", 0, offset) + 1
+        return line, offset - line_start + 1
+
+    def line_text(self, line: int) -> str:
+        lines = self.text.split("\n")
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+@attrs.frozen
+class Span:
+    """Where a piece of syntax came from: character offsets into a source."""
+
+    source: Source = attrs.field(repr=False)
+    start: int
+    end: int
+
+    @property
+    def line(self) -> int:
+        return self.source.line_col(self.start)[0]
+
+    @property
+    def column(self) -> int:
+        return self.source.line_col(self.start)[1]
+
+    @property
+    def text(self) -> str:
+        return self.source.text[self.start : self.end]
+
+    def location(self) -> str:
+        line, col = self.source.line_col(self.start)
+        return f"{self.source.name}:{line}:{col}"
+
+    def excerpt(self) -> str:
+        """The source line and a caret under the span (clipped to that line)."""
+        line, col = self.source.line_col(self.start)
+        text = self.source.line_text(line)
+        end_line, end_col = self.source.line_col(max(self.start, self.end))
+        width = (end_col - col) if end_line == line else len(text) - col + 1
+        caret = " " * (col - 1) + "^" * max(1, width)
+        return f"    {text}\n    {caret}"
+
+    def to(self, other: Span) -> Span:
+        return Span(self.source, self.start, max(self.end, other.end))
+
+
+class RulebookError(Exception):
+    """Base of every error the project raises for bad input.
+
+    `exit_code` is what the command line exits with: 3 for text that is not a valid
+    rulebook, expression or sheet; 4 for an evaluation that could not finish.
+    """
+
+    exit_code = 3
+    kind = "error"
+
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.hint = hint
+
+    def render(self) -> str:
+        head = f"{self.span.location()}: " if self.span else ""
+        text = f"{head}{self.kind}: {self.message}"
+        if self.span:
+            text += "\n" + self.span.excerpt()
+        if self.hint:
+            text += f"\n    {self.hint}"
+        return text
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class RulebookSyntaxError(RulebookError):
+    """The text does not follow the grammar."""
+
+
+class CheckError(RulebookError):
+    """The text parses but breaks a static rule: an undefined name, a wrong arity, ..."""
+
+
+class Diagnostic(RulebookError):
+    """One finding of the static checks; `severity` is 'error' or 'warning'."""
+
+    def __init__(self, severity: str, message: str, span: Span | None, hint: str | None = None):
+        super().__init__(message, span, hint)
+        self.severity = severity
+        self.kind = severity
+
+
+class RulebookInvalid(RulebookError):
+    """A rulebook failed its static checks; holds every diagnostic, errors and warnings."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        errors = [d for d in diagnostics if d.severity == "error"]
+        super().__init__(f"{len(errors)} error(s) in the rulebook", errors[0].span)
+        self.diagnostics = diagnostics
+
+    def render(self) -> str:
+        return "\n".join(d.render() for d in self.diagnostics)
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    """A `did you mean ...?` hint for a misspelled name, or None."""
+    import difflib
+
+    folded = {c.casefold(): c for c in candidates}
+    close = difflib.get_close_matches(name.casefold(), list(folded), n=3, cutoff=0.6)
+    if not close:
+        return None
+    names = " or ".join(_quote(folded[c]) for c in close)
+    return f"did you mean {names}?"
+
+
+def _quote(name: str) -> str:
+    return name if name.replace("_", "a").isalnum() else f"'{name}'"

@@ -1,0 +1,166 @@
+"""Text to Lark parse tree, with Lark's errors turned into the project's own."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import lark
+from lark import Lark
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from dsl.errors import RulebookSyntaxError, Source, Span
+
+#: deepest nesting of brackets accepted; deeper text is refused before parsing, so that
+#: no later stage (building, checking, evaluating) can run out of Python stack.
+MAX_NESTING = 64
+
+# What a person would write, for each terminal Lark may say it expected.
+_EXPECTED = {
+    "NAME": "a name",
+    "QUOTED_NAME": "a 'quoted name'",
+    "NUMBER": "a number",
+    "STRING": 'a "text"',
+    "DICE": "dice (such as 2d6)",
+    "RANGE": "a range (such as 1..10)",
+    "NEG_KEY": "a negative number",
+    "COMPARE": "a comparison (>=, <=, >, <, !=)",
+    "EQUAL": "=",
+    "ADD_OP": "+ or -",
+    "MUL_OP": "* or /",
+    "MINUS": "-",
+    "PLUS": "+",
+    "LPAR": "(",
+    "RPAR": ")",
+    "LSQB": "[",
+    "RSQB": "]",
+    "LBRACE": "{",
+    "RBRACE": "}",
+    "COMMA": ",",
+    "COLON": ":",
+    "DOT": ".",
+    "VBAR": "|",
+    "ROLL_SIGN": "add or subtract",
+    "TIE_RULE": "reroll, ours or theirs",
+    "HEADER_KEY": "system, source or language",
+    "$END": "the end of the text",
+}
+_VALUE_STARTS = {"NAME", "QUOTED_NAME", "NUMBER", "STRING", "DICE", "LPAR", "LSQB"}
+
+
+def _grammar_text() -> str:
+    return resources.files("grammar").joinpath("rulebook.lark").read_text(encoding="utf-8")
+
+
+def _cache_path(grammar: str) -> str | bool:
+    """A private cache file for the built parser (building it takes about a second)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    digest = hashlib.sha256(f"{lark.__version__}\n{grammar}".encode()).hexdigest()[:16]
+    folder = Path(base) / "rulebook"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f"parser-{digest}.cache"
+        if probe.exists() and probe.stat().st_uid != os.getuid():
+            return False  # never load a pickle somebody else wrote
+        return str(probe)
+    except OSError:
+        return False
+
+
+@cache
+def lark_parser(strict: bool = False) -> Lark:
+    """The LALR parser for the whole language (built once, cached on disk)."""
+    grammar = _grammar_text()
+    options = dict(
+        parser="lalr",
+        start=["rulebook", "expression"],
+        propagate_positions=True,
+        maybe_placeholders=True,
+    )
+    if strict:  # conflicts and terminal collisions are errors (a test builds it this way)
+        return Lark(grammar, strict=True, **options)
+    try:
+        return Lark(grammar, cache=_cache_path(grammar), **options)
+    except (OSError, EOFError, ValueError):
+        return Lark(grammar, **options)
+
+
+def parse_tree(text: str, source: Source, start: str, offset: int = 0) -> lark.Tree:
+    """Parse `text` (which sits at `offset` in `source`) from the start symbol `start`."""
+    _check_nesting(text, source, offset)
+    try:
+        return lark_parser().parse(text, start=start)
+    except UnexpectedInput as error:
+        raise _syntax_error(error, text, source, offset) from None
+    except LarkError as error:  # anything else Lark may raise is still a syntax error
+        raise RulebookSyntaxError(str(error), Span(source, offset, offset)) from None
+
+
+def _check_nesting(text: str, source: Source, offset: int) -> None:
+    depth = 0
+    for position, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                span = Span(source, offset + position, offset + position + 1)
+                raise RulebookSyntaxError(
+                    f"brackets are nested more than {MAX_NESTING} deep", span
+                )
+        elif char in ")]}":
+            depth -= 1
+
+
+def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int):
+    if isinstance(error, UnexpectedCharacters):
+        start = offset + error.pos_in_stream
+        char = text[error.pos_in_stream]
+        span = Span(source, start, start + 1)
+        if char == '"':
+            return RulebookSyntaxError("this text is never closed with a matching \"", span)
+        if char == "'":
+            return RulebookSyntaxError("this quoted name is never closed with a matching '", span)
+        message = f"unexpected character {char!r}"
+        return RulebookSyntaxError(message, span, _expected_hint(error.allowed))
+    if isinstance(error, UnexpectedToken):
+        token = error.token
+        if token.type == "$END":
+            end = offset + len(text.rstrip())
+            span = Span(source, end, end)
+            message = "the text ends too early"
+        else:
+            start = offset + token.start_pos
+            span = Span(source, start, start + max(1, len(token.value)))
+            message = f"unexpected {_describe_token(token)}"
+        return RulebookSyntaxError(message, span, _expected_hint(error.accepts or error.expected))
+    return RulebookSyntaxError(str(error), Span(source, offset, offset))
+
+
+def _describe_token(token) -> str:
+    if token.type in ("NAME", "QUOTED_NAME"):
+        return f"name {token.value}"
+    if token.type == "NUMBER":
+        return f"number {token.value}"
+    if token.type == "STRING":
+        return f"text {token.value}"
+    if token.type == "DICE":
+        return f"dice {token.value}"
+    return repr(token.value)
+
+
+def _expected_hint(names) -> str | None:
+    names = set(names or ())
+    if not names:
+        return None
+    described = []
+    if names & _VALUE_STARTS:
+        described.append("a value (a number, a name, dice or an expression in parentheses)")
+        names -= _VALUE_STARTS | {"MINUS", "PLUS", "NOT", "TRUE", "FALSE", "YES", "NO", "NONE"}
+        names -= {"IF"} if "THEN" not in names else set()
+    for name in sorted(names):
+        described.append(_EXPECTED.get(name, name.lower()))
+    if len(described) > 8:
+        described = [*described[:8], "..."]
+    return "expected " + ", ".join(dict.fromkeys(described))

@@ -1,0 +1,316 @@
+"""Dice, the sources they come from, and the rolling of one dice term.
+
+A dice source answers one question: what does the next die show? Three sources:
+
+- `SeededDice(seed)`: reproducible on every run and platform. The generator is MT19937
+  (Python's `random.Random(seed)`), read only through `getrandbits`; a face is drawn by
+  rejection sampling (`k = n.bit_length()` bits, again while the number is >= n), so the
+  same seed gives the same faces on any Python 3.
+- `ForcedDice(values)`: the faces given, in draw order (worked examples, tests).
+- `TypedDice(ask)`: a person rolls physical dice and types each face in.
+
+Order of draws, which is what forced dice follow: a term's N base dice left to right;
+then each modifier in the order written, going over the dice left to right and drawing
+extra dice as it reaches each one (an exploding die's chain is drawn at once, before
+the next die's).
+"""
+
+from __future__ import annotations
+
+import operator
+import random
+from collections.abc import Callable, Iterable
+
+from dsl.errors import Span
+from interpreter.errors import DiceError, EvaluationError, LimitExceeded
+from interpreter.limits import Limits
+
+_COMPARE = {
+    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,
+    "=": operator.eq, "!=": operator.ne,
+}
+
+KEPT, DROPPED, REROLLED = "kept", "dropped", "rerolled"
+
+
+class Die:
+    """A die whose faces are the whole numbers from `low` to `high`."""
+
+    __slots__ = ("high", "label", "low", "size")
+
+    def __init__(self, low: int, high: int, label: str):
+        self.low, self.high, self.label = low, high, label
+        self.size = high - low + 1
+
+    @classmethod
+    def of(cls, sides) -> Die:
+        if sides == "F":
+            return FUDGE
+        return _STANDARD.get(sides) or cls(1, sides, f"d{sides}")
+
+    def faces(self) -> range:
+        return range(self.low, self.high + 1)
+
+    def __repr__(self) -> str:
+        return self.label
+
+
+FUDGE = Die(-1, 1, "dF")
+_STANDARD = {s: Die(1, s, f"d{s}") for s in (2, 3, 4, 6, 8, 10, 12, 20, 100)}
+
+
+# ─── sources ────────────────────────────────────────────────────────────────
+
+
+class DiceSource:
+    """Where faces come from. `origin` says how: generated, forced or typed."""
+
+    origin = "generated"
+
+    def draw(self, die: Die, position: int) -> int:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        """Called when an evaluation is over (forced dice check that none is left)."""
+
+    def fresh(self) -> DiceSource:
+        """A source for one more evaluation (forced dice start again from the first)."""
+        return self
+
+
+class SeededDice(DiceSource):
+    """Reproducible random dice: MT19937 seeded with `seed`, read with getrandbits."""
+
+    def __init__(self, seed: int | None = None):
+        if seed is None:
+            seed = random.SystemRandom().getrandbits(63)
+        self.seed = seed
+        self._bits = random.Random(seed).getrandbits
+
+    def draw(self, die: Die, position: int) -> int:
+        n = die.size
+        k = n.bit_length()
+        r = self._bits(k)
+        while r >= n:
+            r = self._bits(k)
+        return die.low + r
+
+
+class ForcedDice(DiceSource):
+    """Exactly these faces, consumed in draw order."""
+
+    origin = "forced"
+
+    def __init__(self, values: Iterable[int]):
+        self.values = tuple(values)
+        self._next = 0
+
+    def draw(self, die: Die, position: int) -> int:
+        if self._next >= len(self.values):
+            raise DiceError(
+                f"die {self._next + 1} ({die.label}) is needed, but only "
+                f"{len(self.values)} forced value(s) were given"
+            )
+        value = self.values[self._next]
+        self._next += 1
+        if not _is_face(value, die):
+            raise DiceError(
+                f"forced value {self._next} is {value}, which is not a face of {die.label} "
+                f"({die.low}..{die.high})"
+            )
+        return value
+
+    def finish(self) -> None:
+        left = len(self.values) - self._next
+        if left > 0:
+            raise DiceError(
+                f"{left} forced value(s) left over: the roll used {self._next}, "
+                f"and value {self._next + 1} ({self.values[self._next]}) was never needed"
+            )
+
+    def fresh(self) -> ForcedDice:
+        return ForcedDice(self.values)
+
+
+class TypedDice(DiceSource):
+    """Dice rolled by hand: `ask(die, position)` returns the face a person read."""
+
+    origin = "typed"
+
+    def __init__(self, ask: Callable[[Die, int], int]):
+        self.ask = ask
+
+    def draw(self, die: Die, position: int) -> int:
+        value = self.ask(die, position)
+        if not _is_face(value, die):
+            raise DiceError(f"die {position}: {value} is not a face of {die.label}")
+        return value
+
+
+def _is_face(value, die: Die) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and die.low <= value <= die.high
+
+
+# ─── the tray: every draw of one evaluation goes through it ─────────────────
+
+
+class DiceTray:
+    """Draws from a source under the limits, and records every face in draw order."""
+
+    __slots__ = ("drawn", "limits", "source")
+
+    def __init__(self, source: DiceSource, limits: Limits):
+        self.source, self.limits = source, limits
+        self.drawn: list[int] = []
+
+    def draw(self, die: Die, span: Span | None) -> int:
+        if len(self.drawn) >= self.limits.dice_per_evaluation:
+            raise LimitExceeded(
+                f"more than {self.limits.dice_per_evaluation} dice in one evaluation "
+                "(limit dice_per_evaluation)", span,
+            )
+        try:
+            face = self.source.draw(die, len(self.drawn) + 1)
+        except DiceError as error:
+            if error.span is None:
+                error.span = span
+            raise
+        self.drawn.append(face)
+        return face
+
+
+# ─── one dice term ──────────────────────────────────────────────────────────
+
+
+class PoolRoll:
+    """What one dice term showed: every face with its fate, and the term's value.
+
+    `faces` is a list of [face, status, exploded] in display order (a die's explosion
+    or reroll follows it); `successes`/`failures` are None unless the term counts.
+    """
+
+    __slots__ = ("failures", "faces", "label", "successes", "total")
+
+    def __init__(self, label, faces, total, successes=None, failures=None):
+        self.label, self.faces, self.total = label, faces, total
+        self.successes, self.failures = successes, failures
+
+    def kept(self) -> list[int]:
+        return [f[0] for f in self.faces if f[1] == KEPT]
+
+    def __repr__(self) -> str:
+        return f"PoolRoll({self.label} = {self.total})"
+
+
+def predicate(op: str, value) -> Callable[[int], bool]:
+    compare = _COMPARE[op]
+    return lambda face: compare(face, value)
+
+
+def roll_pool(tray: DiceTray, die: Die, count: int, steps: tuple, span: Span | None,
+              label: str) -> PoolRoll:
+    """Roll `count` dice of `die`, then apply `steps` (compiled modifiers) in order.
+
+    Each step is one of ("keep", mode, k, span), ("explode", once, test, span),
+    ("reroll", once, test, span), ("successes", test), ("failures", test).
+    """
+    limits = tray.limits
+    if count > limits.dice_per_term:
+        raise LimitExceeded(
+            f"{count} dice in one term is more than the limit of {limits.dice_per_term} "
+            "(limit dice_per_term)", span,
+        )
+    draw = tray.draw
+    faces = [[draw(die, span), KEPT, False] for _ in range(count)]
+    success_test = failure_test = None
+    for step in steps:
+        kind = step[0]
+        if kind == "keep":
+            _keep(faces, step[1], step[2])
+        elif kind == "explode":
+            faces = _explode(tray, die, faces, step[1], step[2], step[3])
+        elif kind == "reroll":
+            faces = _reroll(tray, die, faces, step[1], step[2], step[3])
+        elif kind == "successes":
+            success_test = step[1]
+        else:
+            failure_test = step[1]
+    if success_test is None:
+        total = 0
+        for face in faces:
+            if face[1] == KEPT:
+                total += face[0]
+        return PoolRoll(label, faces, total)
+    kept = [f[0] for f in faces if f[1] == KEPT]
+    successes = sum(1 for f in kept if success_test(f))
+    failures = sum(1 for f in kept if failure_test(f)) if failure_test else 0
+    return PoolRoll(label, faces, successes - failures, successes, failures)
+
+
+def _keep(faces: list, mode: str, k: int) -> None:
+    kept = [i for i, f in enumerate(faces) if f[1] == KEPT]
+    # Highest first for kh/dh, lowest first for kl/dl; equal faces: the earlier die first.
+    high_first = mode in ("kh", "dh")
+    order = sorted(kept, key=lambda i: (-faces[i][0] if high_first else faces[i][0], i))
+    k = min(k, len(order))
+    if mode in ("kh", "kl"):
+        dropped = order[k:]
+    else:
+        dropped = order[:k]
+    for i in dropped:
+        faces[i][1] = DROPPED
+
+
+def _explode(tray, die, faces, once, test, span) -> list:
+    if not once:
+        always_true(die, test, span, "explodes")
+    limit = tray.limits.extra_per_die
+    out = []
+    for face in faces:
+        out.append(face)
+        if face[1] != KEPT:
+            continue
+        current, extra = face, 0
+        while test(current[0]):
+            if extra >= limit:
+                raise LimitExceeded(
+                    f"a die exploded more than {limit} times (limit extra_per_die)", span
+                )
+            current[2] = True
+            current = [tray.draw(die, span), KEPT, False]
+            out.append(current)
+            extra += 1
+            if once:
+                break
+    return out
+
+
+def _reroll(tray, die, faces, once, test, span) -> list:
+    if not once:
+        always_true(die, test, span, "is rerolled")
+    limit = tray.limits.extra_per_die
+    out = []
+    for face in faces:
+        out.append(face)
+        if face[1] != KEPT:
+            continue
+        current, extra = face, 0
+        while test(current[0]):
+            if extra >= limit:
+                raise LimitExceeded(
+                    f"a die was rerolled more than {limit} times (limit extra_per_die)", span
+                )
+            current[1] = REROLLED
+            current = [tray.draw(die, span), KEPT, False]
+            out.append(current)
+            extra += 1
+            if once:
+                break
+    return out
+
+
+def always_true(die: Die, test, span, what: str) -> None:
+    """A condition every face meets would never stop: say so at once, not after 100 dice."""
+    if die.size <= 1000 and all(test(face) for face in die.faces()):
+        raise EvaluationError(f"every face of {die.label} {what} under this condition, "
+                              "so the roll would never end", span)

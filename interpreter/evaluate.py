@@ -1,0 +1,1538 @@
+"""Evaluation: a checked rulebook compiled once into Python closures, then run.
+
+Every expression becomes a function of one argument, the `Context` of the run: its dice,
+its working sheet, its local names, its trace. The checker has already resolved every
+name (`rulebook.bindings`) and typed every node (`rulebook.types`), so nothing is looked
+up by name while running.
+
+All randomness goes through `ctx.roller`: `pool(...)` rolls one dice term and `chain(...)`
+one custom roll procedure. The odds engine runs these same closures with a roller that
+answers from distributions, so a rule has one meaning, whichever way it is run.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from fractions import Fraction
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.check import Rulebook
+from dsl.errors import Span
+from interpreter.dice import FUDGE, Die, DiceTray, PoolRoll, predicate, roll_pool
+from interpreter.errors import (
+    EvaluationError,
+    InsufficientResource,
+    LimitExceeded,
+    RequirementFailed,
+)
+from interpreter.limits import Limits
+from interpreter.trace import WORDS, Step, dice_step, faces_text
+from interpreter.values import Record, is_number, normalize, show, type_name
+
+_MISSING = object()
+
+
+# ─── the state of one run ───────────────────────────────────────────────────
+
+
+class State:
+    """The working sheet of one run: the sheet's values, copied on the first write."""
+
+    __slots__ = ("before", "copied", "open_default", "own", "values")
+
+    def __init__(self, values: dict, open_default: int = 0):
+        self.values = values
+        self.own = False
+        self.before: dict = {}
+        self.copied: set = set()
+        self.open_default = open_default
+
+    def read(self, place):
+        if place is None:
+            return 0
+        if type(place) is str:
+            value = self.values.get(place, _MISSING)
+            return self.open_default if value is _MISSING else value
+        return self.values[place[0]][place[1]]
+
+    def write(self, place, value) -> None:
+        if not self.own:
+            self.values = dict(self.values)
+            self.own = True
+        if type(place) is str:
+            path = place
+            old = self.values.get(place, self.open_default)
+            self.values[place] = value
+        else:
+            name, key = place
+            if name not in self.copied:
+                self.values[name] = dict(self.values[name])
+                self.copied.add(name)
+            path = f"{name}.{key}"
+            old = self.values[name][key]
+            self.values[name][key] = value
+        self.before.setdefault(path, old)
+
+    def changes(self) -> list[tuple]:
+        out = []
+        for path, before in self.before.items():
+            name, _, key = path.partition(".")
+            after = self.values[name][key] if key else self.values[name]
+            if after != before:
+                out.append((path, before, after))
+        return out
+
+    def snapshot(self) -> tuple:
+        """A hashable summary of what changed (the odds engine merges equal worlds)."""
+        return tuple(sorted((path, _freeze(self.read(_place_of(path))))
+                            for path in self.before))
+
+    def copy(self) -> State:
+        other = State(self.values, self.open_default)
+        if self.own:
+            other.values = {k: (dict(v) if k in self.copied else v)
+                            for k, v in self.values.items()}
+            other.own = True
+            other.copied = set(self.copied)
+        other.before = dict(self.before)
+        return other
+
+
+def _place_of(path: str):
+    name, _, key = path.partition(".")
+    return (name, key) if key else name
+
+
+def _freeze(value):
+    if isinstance(value, dict):
+        return tuple(sorted(value.items()))
+    return value
+
+
+class Roller:
+    """Rolls for real: every die from the dice source, through the tray."""
+
+    __slots__ = ("tray",)
+
+    def __init__(self, tray: DiceTray):
+        self.tray = tray
+
+    def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> PoolRoll:
+        return roll_pool(self.tray, die, count, steps, span, label)
+
+    def chain(self, procedure, ctx) -> ChainRoll:
+        return procedure.roll(ctx)
+
+
+class Context:
+    """Everything one evaluation reads and writes."""
+
+    __slots__ = ("capture", "depth", "env", "limits", "quiet", "roller", "state", "steps",
+                 "trace", "words")
+
+    def __init__(self, roller, limits: Limits, state: State | None = None,
+                 trace: list | None = None, words: dict | None = None):
+        self.roller = roller
+        self.limits = limits
+        self.state = state
+        self.trace = trace
+        self.env: dict = {}
+        self.steps = 0
+        self.depth = 0
+        self.capture: list | None = None  # dice a roll procedure's rule is watching
+        self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
+        self.words = words or WORDS["en"]
+
+    def step(self, kind: str, text: str, span: Span | None, **data) -> None:
+        self.trace.append(Step(kind, text, span.line if span else None, data, self.depth))
+
+
+class ChainRoll:
+    """What a custom roll procedure showed: its base roll and each extra, with signs."""
+
+    __slots__ = ("name", "parts", "total")
+
+    def __init__(self, name: str, parts: list, total):
+        self.name, self.parts, self.total = name, parts, total
+
+    def faces_text(self) -> str:
+        out = []
+        for i, (sign, rolls, _value) in enumerate(self.parts):
+            faces = " ".join(faces_text(r) for r in rolls) or "[]"
+            out.append(faces if i == 0 else f"{'+' if sign > 0 else '-'} {faces}")
+        return " ".join(out)
+
+
+# ─── arithmetic with exact numbers ──────────────────────────────────────────
+
+
+def _number(value, span: Span | None, what: str):
+    if type(value) is int or type(value) is Fraction:
+        return value
+    if isinstance(value, PoolRoll | ChainRoll):
+        return value.total
+    raise EvaluationError(f"{what} should be a number, not {type_name(value)} "
+                          f"({show(value)})", span)
+
+
+def _whole(value, span: Span | None, what: str) -> int:
+    value = _number(value, span, what)
+    if type(value) is not int:
+        raise EvaluationError(f"{what} should be a whole number, not {show(value)}", span,
+                              "round it explicitly with floor, ceil or round")
+    return value
+
+
+def _arith(op: str, left_span, right_span, op_span):
+    def compute(a, b):
+        if type(a) is not int and type(a) is not Fraction:
+            a = _number(a, left_span, f"the left side of {op}")
+        if type(b) is not int and type(b) is not Fraction:
+            b = _number(b, right_span, f"the right side of {op}")
+        if op == "+":
+            return normalize(a + b)
+        if op == "-":
+            return normalize(a - b)
+        if op == "*":
+            return normalize(a * b)
+        if b == 0:
+            raise EvaluationError("division by zero", op_span)
+        return normalize(Fraction(a) / b)
+
+    return compute
+
+
+def round_half_away(value):
+    """`round`: halves go away from zero (2.5 → 3, -2.5 → -3), as people round."""
+    if type(value) is int:
+        return value
+    floor = math.floor(abs(value) + Fraction(1, 2))
+    return floor if value >= 0 else -floor
+
+
+def _minmax(function, args, span, name):
+    if len(args) == 1:
+        items = args[0]
+        if not isinstance(items, tuple):
+            raise EvaluationError(f"{name} of one value needs a list", span)
+        if not items:
+            raise EvaluationError(f"{name} of an empty list", span)
+        args = items
+    return function(_number(a, span, f"an argument of {name}") for a in args)
+
+
+# ─── the compiler ───────────────────────────────────────────────────────────
+
+
+class Compiler:
+    """Compiles a checked rulebook's definitions into closures, each once."""
+
+    def __init__(self, rulebook: Rulebook):
+        self.book = rulebook
+        self.bindings = rulebook.bindings
+        self.types = rulebook.types
+        self.compiled: dict[tuple, object] = {}
+        skills = rulebook.open_skills
+        self.open_default = 0
+        if skills is not None:
+            if isinstance(skills.default, n.Literal):
+                self.open_default = skills.default.value
+            elif skills.range.low is not None:
+                self.open_default = skills.range.low
+
+    def type_of(self, node) -> t.Type:
+        return self.types.get(id(node), t.ANY)
+
+    def memo(self, key: tuple, build):
+        found = self.compiled.get(key)
+        if found is None:
+            found = build()
+            self.compiled[key] = found
+        return found
+
+    # ─── expressions, by node class ─────────────────────────────────────────
+
+    def expr(self, node):
+        """A closure computing the node's value (reading the sheet through any ref)."""
+        handler = _EXPRESSIONS[type(node)]
+        return handler(self, node)
+
+    def ref(self, node):
+        """A closure computing the place a ref-typed node names (a field, or (family, key))."""
+        if isinstance(node, n.Literal):
+            value = node.value
+            return lambda ctx: value
+        if isinstance(node, n.Name):
+            binding = self.bindings[id(node)]
+            if binding.kind == "field":
+                name = binding.name
+                return lambda ctx: name
+            name = node.name
+            return lambda ctx: ctx.env[name]
+        if isinstance(node, n.Index) and self.bindings[id(node)].kind == "family":
+            family = self.bindings[id(node)].name
+            key_fn = self.ref(node.keys[0]) if self.type_of(node.keys[0]).kind == "ref" \
+                else self.expr(node.keys[0])
+            return lambda ctx: (family, key_fn(ctx))
+        if isinstance(node, n.Field):
+            subject = self.expr(node.subject)
+            name = node.name
+            return lambda ctx: subject(ctx).get(name)
+        if isinstance(node, n.IfExpr):
+            condition, then, otherwise = (self.expr(node.condition), self.ref(node.then),
+                                          self.ref(node.otherwise))
+            return lambda ctx: then(ctx) if condition(ctx) else otherwise(ctx)
+        return self.expr(node)
+
+    def value_or_ref(self, node, wanted: t.Type):
+        return self.ref(node) if wanted.kind == "ref" else self.expr(node)
+
+    def _deref(self, node, place_fn):
+        """Reading a place named by a value (a parameter `atributo: attribute`, ...)."""
+        def read(ctx):
+            return ctx.state.read(place_fn(ctx))
+
+        return read
+
+    def ex_literal(self, node: n.Literal):
+        value = node.value
+        return lambda ctx: value
+
+    def ex_text(self, node: n.Text):
+        parts = tuple(p if isinstance(p, str) else self.expr(p) for p in node.parts)
+        span = node.span
+
+        def text(ctx):
+            out = "".join(p if isinstance(p, str) else show(p(ctx)) for p in parts)
+            if len(out) > ctx.limits.text_length:
+                raise LimitExceeded(f"a text longer than {ctx.limits.text_length} characters "
+                                    "(limit text_length)", span)
+            return out
+
+        return text
+
+    def ex_listliteral(self, node: n.ListLiteral):
+        items = tuple(self.expr(i) for i in node.items)
+        return lambda ctx: tuple(i(ctx) for i in items)
+
+    def ex_name(self, node: n.Name):
+        binding = self.bindings[id(node)]
+        kind, name = binding.kind, binding.name
+        if kind == "local":
+            if self.type_of(node).kind == "ref":
+                return self._deref(node, lambda ctx: ctx.env[name])
+            return lambda ctx: ctx.env[name]
+        if kind == "roll":
+            return lambda ctx: ctx.env[name].total
+        if kind == "key":
+            return lambda ctx: ctx.state.read(ctx.env[name])
+        if kind == "field":
+            if isinstance(binding.node, n.Stat) and binding.node.kind == "skill":
+                return lambda ctx: ctx.state.read(name)
+            return lambda ctx: ctx.state.values[name]
+        if kind == "derived":
+            derived = self.derived(name)
+            return derived
+        if kind == "group":
+            members = self.book.groups[name].members
+            return lambda ctx: tuple(ctx.state.read(m) for m in members)
+        if kind == "catalog":
+            return lambda ctx: tuple(ctx.state.values[name])
+        if kind == "rolldef":
+            procedure = self.roll_definition(name)
+            return lambda ctx: procedure.call(ctx, ()).total
+        raise AssertionError(kind)
+
+    def derived(self, name: str):
+        def build():
+            body = self.expr(self.book.derived[name].expr)
+
+            def derived(ctx):
+                saved, ctx.env = ctx.env, {}
+                try:
+                    return body(ctx)
+                finally:
+                    ctx.env = saved
+
+            return derived
+
+        return self.memo(("derived", name), build)
+
+    def ex_field(self, node: n.Field):
+        binding = self.bindings.get(id(node))
+        name = node.name
+        if binding is not None and binding.kind == "resource_bound":
+            place = self.ref(node.subject)
+            bound = self.resource_bound
+            return lambda ctx: bound(ctx, place(ctx), name)
+        subject_type = self.type_of(node.subject)
+        if subject_type.kind == "roll":
+            subject = self.roll_object(node.subject)
+            return lambda ctx: getattr(subject(ctx), name)
+        subject = self.expr(node.subject)
+        span = node.span
+        if self.type_of(node).kind == "ref":
+            return lambda ctx: ctx.state.read(_get_field(subject(ctx), name, span))
+        return lambda ctx: _get_field(subject(ctx), name, span)
+
+    def roll_object(self, node):
+        """The PoolRoll itself (not just its total), for `.successes` and the trace."""
+        if isinstance(node, n.Name) and self.bindings[id(node)].kind == "roll":
+            name = node.name
+            return lambda ctx: ctx.env[name]
+        if isinstance(node, n.Dice):
+            return self.dice(node)
+        value = self.expr(node)
+        return value
+
+    def ex_index(self, node: n.Index):
+        binding = self.bindings[id(node)]
+        span = node.span
+        if binding.kind == "table":
+            keys = tuple(self.expr(k) for k in node.keys)
+            lookup = self.table(binding.name)
+            return lambda ctx: lookup(ctx, tuple(k(ctx) for k in keys), span)
+        if binding.kind == "family":
+            place = self.ref(node)
+            return lambda ctx: ctx.state.read(place(ctx))
+        if binding.kind == "catalog_entry":
+            catalog = binding.name
+            key = self.expr(node.keys[0])
+
+            def entry(ctx):
+                name = key(ctx)
+                found = ctx.state.values[catalog].get(name)
+                if found is None:
+                    raise EvaluationError(f"the sheet has no {catalog} entry named {name!r}",
+                                          span)
+                return found
+
+            return entry
+        raise AssertionError(binding.kind)
+
+    def ex_call(self, node: n.Call):
+        binding = self.bindings[id(node)]
+        if binding.kind == "builtin":
+            return self.builtin(node)
+        definition = binding.node
+        args = self.arguments(node, definition.params)
+        span = node.span
+        if binding.kind == "formula":
+            body = self.formula(binding.name)
+            return lambda ctx: body(ctx, tuple(a(ctx) for a in args))
+        if binding.kind == "check":
+            check = self.check(binding.name)
+            return lambda ctx: check(ctx, tuple(a(ctx) for a in args), span)
+        if binding.kind == "opposed":
+            opposed = self.opposed(binding.name)
+            return lambda ctx: opposed(ctx, tuple(a(ctx) for a in args), span)
+        if binding.kind == "action":
+            action = self.action(binding.name)
+            return lambda ctx: action(ctx, tuple(a(ctx) for a in args), span)
+        if binding.kind == "roll":
+            procedure = self.roll_definition(binding.name)
+            return lambda ctx: procedure.call(ctx, tuple(a(ctx) for a in args)).total
+        raise AssertionError(binding.kind)
+
+    def arguments(self, node: n.Call, params) -> tuple:
+        """One closure per parameter, in order: the argument given, or the default."""
+        given = dict(zip((p.name for p in params), node.args))
+        given.update(dict(node.named))
+        out = []
+        for param in params:
+            wanted = self.param_type(param)
+            arg = given.get(param.name)
+            if arg is None:
+                arg = param.default
+            out.append(self.value_or_ref(arg, wanted))
+        return tuple(out)
+
+    def param_type(self, param: n.Param) -> t.Type:
+        return self.param_types(param)
+
+    def param_types(self, param: n.Param) -> t.Type:
+        type_node = param.type
+        if isinstance(type_node, n.NamedType):
+            name = type_node.name
+            if name in ("attribute", "skill", "resource", "counter", "stat"):
+                return t.ref(name)
+            if name in self.book.groups:
+                return t.ref("stat", name)
+        return t.ANY
+
+    def builtin(self, node: n.Call):
+        name = node.function
+        span = node.span
+        args = tuple(self.expr(a) for a in node.args)
+        if name == "step":
+            ladder = self.book.ladders[node.args[0].name]
+            steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
+            start, count = args[1], args[2]
+
+            def step(ctx):
+                value = start(ctx)
+                if value not in steps:
+                    raise EvaluationError(f"{show(value)} is not a step of ladder "
+                                          f"{ladder.name} ({', '.join(map(show, steps))})", span)
+                moved = steps.index(value) + _whole(count(ctx), span, "the number of steps")
+                return steps[min(max(moved, 0), len(steps) - 1)]
+
+            return step
+        if name == "default":
+            value, fallback = args
+            return lambda ctx: v if (v := value(ctx)) is not None else fallback(ctx)
+        if name == "size":
+            (items,) = args
+            return lambda ctx: len(items(ctx))
+        if name in ("min", "max"):
+            function = min if name == "min" else max
+            return lambda ctx: _minmax(function, [a(ctx) for a in args], span, name)
+        if name == "sum":
+            (items,) = args
+
+            def total(ctx):
+                values = items(ctx)
+                if not isinstance(values, tuple):
+                    raise EvaluationError("sum(...) adds up a list", span)
+                return normalize(sum(_number(v, span, "an item of sum") for v in values))
+
+            return total
+        if name == "clamp":
+            value, low, high = args
+
+            def clamp(ctx):
+                v = _number(value(ctx), span, "the value to clamp")
+                lo = _number(low(ctx), span, "clamp's lower bound")
+                hi = _number(high(ctx), span, "clamp's upper bound")
+                if lo > hi:
+                    raise EvaluationError(f"clamp between {show(lo)} and {show(hi)}: the "
+                                          "lower bound is above the upper", span)
+                return min(max(v, lo), hi)
+
+            return clamp
+        (value,) = args
+        function = {"floor": math.floor, "ceil": math.ceil, "abs": abs,
+                    "round": round_half_away}[name]
+        return lambda ctx: function(_number(value(ctx), span, f"the argument of {name}"))
+
+    def ex_unary(self, node: n.Unary):
+        operand = self.expr(node.operand)
+        span = node.operand.span
+        if node.op == "not":
+            def negate(ctx):
+                value = operand(ctx)
+                if value is True or value is False:
+                    return not value
+                raise EvaluationError(f"`not` needs yes or no, not {show(value)}", span)
+
+            return negate
+        return lambda ctx: -_number(operand(ctx), span, "what `-` negates")
+
+    def ex_binary(self, node: n.Binary):
+        op = node.op
+        if op in ("and", "or"):
+            left, right = self.expr(node.left), self.expr(node.right)
+            lspan, rspan = node.left.span, node.right.span
+            if op == "and":
+                return lambda ctx: _bool(left(ctx), lspan) and _bool(right(ctx), rspan)
+            return lambda ctx: _bool(left(ctx), lspan) or _bool(right(ctx), rspan)
+        if op in ("=", "!="):
+            ltype, rtype = self.type_of(node.left), self.type_of(node.right)
+            by_name = (ltype.kind == "ref") != (rtype.kind == "ref") and \
+                "text" in (t.value_of(ltype).kind, t.value_of(rtype).kind) and \
+                (ltype.kind == "text" or rtype.kind == "text")
+            left = self.ref(node.left) if by_name else self.expr(node.left)
+            right = self.ref(node.right) if by_name else self.expr(node.right)
+            if op == "=":
+                return lambda ctx: _equal(left(ctx), right(ctx))
+            return lambda ctx: not _equal(left(ctx), right(ctx))
+        left, right = self.expr(node.left), self.expr(node.right)
+        if op == "in":
+            span = node.right.span
+
+            def contains(ctx):
+                container = right(ctx)
+                if not isinstance(container, tuple | str):
+                    raise EvaluationError(f"`in` looks in a list, not in {show(container)}", span)
+                return left(ctx) in container
+
+            return contains
+        if op in (">=", "<=", ">", "<"):
+            compare = _COMPARISONS[op]
+            lspan, rspan = node.left.span, node.right.span
+
+            def comparison(ctx):
+                a, b = left(ctx), right(ctx)
+                if type(a) is not int:
+                    a = _number(a, lspan, f"the left side of {op}")
+                if type(b) is not int:
+                    b = _number(b, rspan, f"the right side of {op}")
+                return compare(a, b)
+
+            return comparison
+        compute = _arith(op, node.left.span, node.right.span, node.op_span)
+        if op == "+":
+            def add(ctx):
+                a, b = left(ctx), right(ctx)
+                if type(a) is int and type(b) is int:
+                    return a + b
+                return compute(a, b)
+
+            return add
+        if op == "-":
+            def subtract(ctx):
+                a, b = left(ctx), right(ctx)
+                if type(a) is int and type(b) is int:
+                    return a - b
+                return compute(a, b)
+
+            return subtract
+        return lambda ctx: compute(left(ctx), right(ctx))
+
+    def ex_ifexpr(self, node: n.IfExpr):
+        condition = self.expr(node.condition)
+        then, otherwise = self.expr(node.then), self.expr(node.otherwise)
+        span = node.condition.span
+        return lambda ctx: then(ctx) if _bool(condition(ctx), span) else otherwise(ctx)
+
+    def ex_dice(self, node: n.Dice):
+        roll = self.dice(node)
+        return lambda ctx: roll(ctx).total
+
+    # ─── dice ───────────────────────────────────────────────────────────────
+
+    def dice(self, node: n.Dice):
+        """A closure rolling the term through `ctx.roller` and returning its PoolRoll."""
+        span, label = node.span, node.span.text
+        count = self.expr(node.count) if node.count is not None else None
+        sides = node.sides
+        if isinstance(sides, int):
+            fixed_die = Die.of(sides)
+            die_of = None
+        elif sides == "F":
+            fixed_die, die_of = FUDGE, None
+        else:
+            fixed_die, sides_fn = None, self.expr(sides)
+
+            def die_of(ctx):
+                faces = _whole(sides_fn(ctx), span, "the number of faces")
+                if faces < 1:
+                    raise EvaluationError(f"a die needs at least one face, not {faces}", span)
+                if faces > ctx.limits.faces_per_die:
+                    raise LimitExceeded(f"a die of {faces} faces is more than "
+                                        f"{ctx.limits.faces_per_die} (limit faces_per_die)",
+                                        span)
+                return Die.of(faces)
+
+        modifier_fns = tuple(self.modifier(m) for m in node.modifiers)
+        dynamic = any(callable(m) for m in modifier_fns)
+        has_top = any(len(m) > 2 and m[2] is _TOP for m in modifier_fns if not callable(m))
+        fixed_steps = None
+        if not dynamic:
+            fixed_steps = _bind_tops(modifier_fns, fixed_die) if fixed_die else modifier_fns
+
+        def roll(ctx):
+            die = fixed_die if fixed_die is not None else die_of(ctx)
+            if count is None:
+                how_many = 1
+            else:
+                how_many = count(ctx)
+                if type(how_many) is not int:
+                    how_many = _whole(how_many, span, "the number of dice")
+                if how_many < 0:
+                    raise EvaluationError(f"cannot roll {how_many} dice", span)
+            if fixed_steps is not None and (fixed_die is not None or not has_top):
+                steps = fixed_steps
+            else:
+                steps = _bind_tops(tuple(m(ctx, die) if callable(m) else m
+                                         for m in modifier_fns), die)
+            result = ctx.roller.pool(die, how_many, steps, span, label)
+            if ctx.capture is not None:
+                ctx.capture.append(result)
+            if ctx.trace is not None and not ctx.quiet:
+                ctx.trace.append(dice_step(result, span.line, ctx.depth))
+            return result
+
+        return roll
+
+    def modifier(self, modifier):
+        """A dice modifier: a constant step, or a closure(ctx, die) computing the step."""
+        span = modifier.span
+        if isinstance(modifier, n.Keep):
+            if modifier.count is None:
+                return ("keep", modifier.mode, 1, span)
+            if isinstance(modifier.count, n.Literal):
+                return ("keep", modifier.mode, modifier.count.value, span)
+            count = self.expr(modifier.count)
+            mode = modifier.mode
+
+            def keep(ctx, die):
+                k = _whole(count(ctx), span, "how many dice to keep or drop")
+                if k < 0:
+                    raise EvaluationError(f"cannot keep or drop {k} dice", span)
+                return ("keep", mode, k, span)
+
+            return keep
+        condition = modifier.condition
+        if isinstance(modifier, n.Explode):
+            kind, once = "explode", modifier.once
+        elif isinstance(modifier, n.Reroll):
+            kind, once = "reroll", modifier.once
+        elif isinstance(modifier, n.CountSuccesses):
+            kind, once = "successes", None
+        else:
+            kind, once = "failures", None
+        if condition is None:  # `x` alone: the die's top face
+            return (kind, once, _TOP, span)
+        if isinstance(condition.value, n.Literal):
+            test = predicate(condition.op, condition.value.value)
+            return (kind, once, test, span) if once is not None else (kind, test)
+        value = self.expr(condition.value)
+        op = condition.op
+
+        def step(ctx, die):
+            test = predicate(op, _number(value(ctx), span, "a face to compare with"))
+            return (kind, once, test, span) if once is not None else (kind, test)
+
+        return step
+
+    # ─── tables ─────────────────────────────────────────────────────────────
+
+    def table(self, name: str):
+        return self.memo(("table", name), lambda: self._table(self.book.tables[name]))
+
+    def _table(self, table: n.Table):
+        levels = max(1, len(table.keys))
+        root = self._rows(table, table.rows, 0, levels)
+        keys = table.keys
+        title = table.name
+
+        def lookup(ctx, key_values: tuple, span):
+            env = dict(zip(keys, key_values))
+            node = root
+            for depth, key in enumerate(key_values):
+                row = node.find(key)
+                if row is None:
+                    raise EvaluationError(f"table {title} has no row for {show(key)}"
+                                          + (f" (at {keys[depth]})" if len(keys) > 1 else ""),
+                                          span)
+                node = row
+            value = node.value(ctx, env) if depth_reached(node) else node.summary(ctx, env)
+            if ctx.trace is not None:
+                shown = ", ".join(show(k) for k in key_values)
+                ctx.step("lookup", f"{title}[{shown}] → {show(value)}", span, table=title,
+                         key=list(key_values), value=value)
+            return value
+
+        def depth_reached(node):
+            return isinstance(node, _Cell)
+
+        return lookup
+
+    def _rows(self, table: n.Table, rows, depth: int, levels: int):
+        records = depth == levels - 1 and any(row.fields for row in rows)
+        built = []
+        for row in rows:
+            if depth < levels - 1:
+                label = self.expr(row.value) if row.value is not None else None
+                built.append((row.key, _SubTable(self._rows(table, row.rows, depth + 1,
+                                                            levels), label)))
+            else:
+                built.append((row.key, self._cell(row, records)))
+        return _Rows(built)
+
+    def _cell(self, row: n.Row, record: bool):
+        value = self.expr(row.value) if row.value is not None else None
+        fields = tuple((name, self.expr(expr)) for name, expr in row.fields)
+        constant = _constant(row.value) and all(_constant(e) for _, e in row.fields)
+        return _Cell(value, fields, record, constant)
+
+    # ─── definitions ────────────────────────────────────────────────────────
+
+    def formula(self, name: str):
+        def build():
+            formula = self.book.formulas[name]
+            names = tuple(p.name for p in formula.params)
+            body = self.expr(formula.body)
+
+            def call(ctx, args):
+                saved, ctx.env = ctx.env, dict(zip(names, args))
+                try:
+                    return body(ctx)
+                finally:
+                    ctx.env = saved
+
+            return call
+
+        return self.memo(("formula", name), build)
+
+    def check(self, name: str):
+        return self.memo(("check", name), lambda: CompiledCheck(self, self.book.checks[name]))
+
+    def opposed(self, name: str):
+        return self.memo(("opposed", name),
+                         lambda: CompiledOpposed(self, self.book.opposed[name]))
+
+    def action(self, name: str):
+        return self.memo(("action", name),
+                         lambda: CompiledAction(self, self.book.actions[name]))
+
+    def roll_definition(self, name: str):
+        return self.memo(("roll", name), lambda: Procedure(self, self.book.rolls[name]))
+
+    def resource_bound(self, ctx, place, which: str):
+        name, key = (place, None) if type(place) is str else place
+        resource = self.book.fields[name]
+        bound = self.memo(("bound", name, which), lambda: self._bound(resource, which))
+        return bound(ctx, key)
+
+    def _bound(self, resource: n.Resource, which: str):
+        expr = resource.maximum if which == "max" else resource.minimum
+        if expr is None:
+            return lambda ctx, key: 0
+        body = self.expr(expr)
+        var = resource.key_var
+
+        def bound(ctx, key):
+            saved, ctx.env = ctx.env, ({var: key} if var else {})
+            try:
+                return body(ctx)
+            finally:
+                ctx.env = saved
+
+        return bound
+
+    # ─── statements ─────────────────────────────────────────────────────────
+
+    def block(self, statements) -> tuple:
+        return tuple(self.statement(s) for s in statements if not isinstance(s, n.Result))
+
+    def statement(self, node):
+        compiled = _STATEMENTS[type(node)](self, node)
+        limit_span = node.span
+
+        def counted(ctx):
+            ctx.steps += 1
+            if ctx.steps > ctx.limits.steps_per_run:
+                raise LimitExceeded(f"more than {ctx.limits.steps_per_run} statements in one "
+                                    "run (limit steps_per_run)", limit_span)
+            compiled(ctx)
+
+        counted.node = node
+        counted.inner = compiled
+        return counted
+
+    def st_let(self, node: n.Let):
+        name = node.name
+        span = node.span
+        if isinstance(node.expr, n.Dice):
+            roll = self.dice(node.expr)
+
+            def let_roll(ctx):
+                ctx.env[name] = roll(ctx)
+
+            return let_roll
+        value = self.expr(node.expr)
+        quiet = isinstance(node.expr, n.Call) and \
+            self.bindings[id(node.expr)].kind in ("check", "opposed", "action") or \
+            isinstance(node.expr, n.Literal)
+        source = node.expr.span.text
+
+        def let(ctx):
+            result = value(ctx)
+            ctx.env[name] = result
+            if ctx.trace is not None and not quiet:
+                text = f"{name} = {show(result)}" if source == show(result) else \
+                    f"{name} = {source} = {show(result)}"
+                ctx.step("let", text, span, name=name, value=result)
+
+        return let
+
+    def st_set(self, node: n.Set):
+        value = self.expr(node.expr)
+        span = node.span
+        if isinstance(node.place, n.Name) and self.bindings[id(node.place)].kind == "local":
+            name = node.place.name
+
+            def set_local(ctx):
+                ctx.env[name] = value(ctx)
+
+            return set_local
+        place = self.ref(node.place)
+        bounds = self.bounds_of(node.place)
+
+        def set_field(ctx):
+            where = place(ctx)
+            new = value(ctx)
+            if is_number(new):
+                new = _whole(new, span, "a value on the sheet")
+                low, high = bounds(ctx, where)
+                clamped = min(max(new, low if low is not None else new),
+                              high if high is not None else new)
+            else:
+                clamped = new
+            before = ctx.state.read(where)
+            ctx.state.write(where, clamped)
+            if ctx.trace is not None:
+                note = "" if clamped == new else f" (kept within its bounds, not {show(new)})"
+                ctx.step("change", f"set {_place_text(where)}: {show(before)} → "
+                                   f"{show(clamped)}{note}", span, path=_place_path(where),
+                         before=before, after=clamped)
+
+        return set_field
+
+    def bounds_of(self, place_node):
+        """A closure giving (low, high) for a place: a resource's min/max, a stat's range."""
+        def bounds(ctx, where):
+            name = where if type(where) is str else where[0]
+            field = self.book.fields.get(name)
+            if isinstance(field, n.Resource):
+                return (self.resource_bound(ctx, where, "min"),
+                        self.resource_bound(ctx, where, "max"))
+            if isinstance(field, n.Stat):
+                return field.range.low, field.range.high
+            if isinstance(field, n.Counter):
+                range_ = field.range or n.Range(0, None)
+                return range_.low, range_.high
+            skills = self.book.open_skills
+            if field is None and skills is not None:
+                return skills.range.low, skills.range.high
+            return None, None
+
+        return bounds
+
+    def st_change(self, node: n.Change):
+        amount_fn = self.expr(node.amount)
+        place = self.ref(node.place)
+        bounds = self.bounds_of(node.place)
+        span = node.span
+        verb = node.verb
+
+        def change(ctx):
+            where = place(ctx)
+            amount = _whole(amount_fn(ctx), node.amount.span, f"the amount to {verb}")
+            if amount < 0:
+                raise EvaluationError(f"cannot {verb} a negative amount ({amount})",
+                                      node.amount.span)
+            before = ctx.state.read(where)
+            low, high = bounds(ctx, where)
+            note = ""
+            if verb == "spend":
+                after = before - amount
+                if low is not None and after < low:
+                    raise InsufficientResource(
+                        f"cannot spend {amount} {_place_text(where)}: it has {before}"
+                        + (f" and cannot go below {low}" if low else ""), span)
+            elif verb == "gain":
+                after = before + amount
+                if high is not None and after > high:
+                    after, note = high, f" (capped at its maximum {high})"
+            else:
+                after = before - amount
+                if low is not None and after < low:
+                    after, note = low, f" (stops at its minimum {low})"
+            ctx.state.write(where, after)
+            if ctx.trace is not None:
+                ctx.step("cost" if verb == "spend" else "change",
+                         f"{verb} {amount} {_place_text(where)}: {show(before)} → "
+                         f"{show(after)}{note}", span, path=_place_path(where), before=before,
+                         after=after)
+
+        return change
+
+    def st_require(self, node: n.Require):
+        condition = self.expr(node.condition)
+        message = self.expr(node.message)
+        span = node.span
+        cspan = node.condition.span
+
+        def require(ctx):
+            if not _bool(condition(ctx), cspan):
+                raise RequirementFailed(str(message(ctx)), span)
+
+        return require
+
+    def st_if(self, node: n.If):
+        branches = tuple((self.expr(c), self.block(body), c.span) for c, body in node.branches)
+        otherwise = self.block(node.otherwise) if node.otherwise is not None else ()
+        span = node.span
+
+        def if_(ctx):
+            for condition, body, cspan in branches:
+                decided = _bool(condition(ctx), cspan)
+                if ctx.trace is not None:
+                    ctx.step("if", f"if {cspan.text} → {show(decided)}", cspan)
+                if decided:
+                    for statement in body:
+                        statement(ctx)
+                    return
+            for statement in otherwise:
+                statement(ctx)
+
+        del span
+        return if_
+
+    def st_match(self, node: n.Match):
+        subject = self.expr(node.subject)
+        ltype = self.type_of(node.subject)
+        if ltype.kind == "ref":
+            subject = self.ref(node.subject)
+        cases = tuple((tuple(self.expr(v) for v in values), self.block(body))
+                      for values, body in node.cases)
+        otherwise = self.block(node.otherwise) if node.otherwise is not None else ()
+        span = node.subject.span
+
+        def match(ctx):
+            value = subject(ctx)
+            for values, body in cases:
+                if any(_equal(value, v(ctx)) for v in values):
+                    if ctx.trace is not None:
+                        ctx.step("match", f"match {span.text} = {show(value)}", span)
+                    for statement in body:
+                        statement(ctx)
+                    return
+            if ctx.trace is not None:
+                ctx.step("match", f"match {span.text} = {show(value)} → else", span)
+            for statement in otherwise:
+                statement(ctx)
+
+        return match
+
+    def st_foreach(self, node: n.ForEach):
+        items = self.expr(node.items)
+        body = self.block(node.body)
+        name = node.var
+        span = node.items.span
+
+        def for_each(ctx):
+            values = items(ctx)
+            if not isinstance(values, tuple):
+                raise EvaluationError(f"`for each` goes over a list, not {show(values)}", span)
+            for value in values:
+                ctx.env[name] = value
+                for statement in body:
+                    statement(ctx)
+
+        return for_each
+
+    def st_repeat(self, node: n.Repeat):
+        count = self.expr(node.count)
+        until = self.expr(node.until) if node.until is not None else None
+        body = self.block(node.body)
+        span = node.count.span
+
+        def repeat(ctx):
+            times = _whole(count(ctx), span, "a repeat count")
+            if times > ctx.limits.repeat_count:
+                raise LimitExceeded(f"repeat {times} times is more than "
+                                    f"{ctx.limits.repeat_count} (limit repeat_count)", span)
+            for _ in range(times):
+                if until is not None and _bool(until(ctx), node.until.span):
+                    break
+                for statement in body:
+                    statement(ctx)
+
+        return repeat
+
+    def st_note(self, node: n.Note):
+        text = self.expr(node.text)
+        span = node.span
+
+        def note(ctx):
+            value = text(ctx)
+            if ctx.trace is not None:
+                ctx.step("note", show(value), span, note=value)
+
+        return note
+
+    def st_do(self, node: n.Do):
+        call = self.expr(node.call)
+        return lambda ctx: call(ctx) and None
+
+
+# ─── compiled definitions ───────────────────────────────────────────────────
+
+
+class _Callable:
+    """Shared by checks, opposed checks, actions and roll procedures: frames and depth."""
+
+    def enter(self, ctx, args: tuple, span):
+        if ctx.depth >= ctx.limits.call_depth:
+            raise LimitExceeded(f"more than {ctx.limits.call_depth} calls inside one another "
+                                "(limit call_depth)", span)
+        saved = ctx.env
+        ctx.env = dict(zip(self.names, args))
+        ctx.depth += 1
+        return saved
+
+    def leave(self, ctx, saved) -> None:
+        ctx.env = saved
+        ctx.depth -= 1
+
+
+def _terms(node, sign: int = 1) -> list:
+    """A sum flattened into signed terms: `a + b - c` → [(+1, a), (+1, b), (-1, c)]."""
+    if isinstance(node, n.Binary) and node.op in ("+", "-"):
+        right_sign = sign if node.op == "+" else -sign
+        return _terms(node.left, sign) + _terms(node.right, right_sign)
+    return [(sign, node)]
+
+
+class CompiledCheck(_Callable):
+    """`check`: a roll plus modifiers against a target; the result is a record."""
+
+    def __init__(self, compiler: Compiler, node: n.Check):
+        self.node = node
+        self.names = tuple(p.name for p in node.params)
+        self.lets = tuple((let.name, compiler.st_let(let)) for let in node.lets)
+        self.roll = compiler.expr(node.roll)
+        self.target = compiler.expr(node.target) if node.target is not None else None
+        self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
+        self.terms = tuple(_explain(compiler, sign, term) for sign, term in _terms(node.roll))
+        self.label = node.label or node.name
+        self.comparison = node.comparison
+        self.compare = _COMPARISONS.get(node.comparison)
+
+    def __call__(self, ctx, args: tuple, span) -> Record:
+        saved = self.enter(ctx, args, span)
+        mark = len(ctx.trace) if ctx.trace is not None else 0
+        try:
+            for _, let in self.lets:
+                let(ctx)
+            if ctx.trace is None:
+                total = self.roll(ctx)
+                shown = None
+            else:
+                total, shown = _explained_sum(ctx, self.terms)
+            total = _number(total, self.node.roll.span, "a check's roll")
+            env = ctx.env
+            env["total"] = total
+            fields = {"total": total}
+            if self.target is not None:
+                target = _number(self.target(ctx), self.node.target.span, "a check's target")
+                success = self.compare(total, target)
+                margin = total - target if self.comparison in (">=", ">") else target - total
+                env.update(target=target, success=success, margin=margin)
+                fields.update(target=target, success=success, margin=margin)
+            for name, value in self.fields:
+                env[name] = fields[name] = value(ctx)
+            if ctx.trace is not None:
+                ctx.depth -= 1
+                ctx.trace.insert(mark, Step("check", self.describe(ctx, shown, fields),
+                                            self.node.span.line, {"check": self.node.name,
+                                                                  **fields}, ctx.depth))
+                ctx.depth += 1
+            return Record(fields, kind="check")
+        finally:
+            self.leave(ctx, saved)
+
+    def describe(self, ctx, shown: str, fields: dict) -> str:
+        words = ctx.words
+        text = f"{self.label}: {shown} = {show(fields['total'])}"
+        if self.target is not None:
+            comparison = "" if self.comparison == ">=" else f" ({self.comparison})"
+            verdict = words["success"] if fields["success"] else words["failure"]
+            text += f" {words['vs']} {show(fields['target'])}{comparison} → {verdict}"
+        extra = [f"{name} {show(fields[name])}" for name, _ in self.fields]
+        if extra:
+            text += (", " if self.target is not None else " → ") + ", ".join(extra)
+        return text
+
+
+def _explain(compiler: Compiler, sign: int, node):
+    """A term of a check's roll, with how to name it in the trace."""
+    binding = compiler.bindings.get(id(node))
+    type_ = compiler.type_of(node)
+    if isinstance(node, n.Dice):
+        return (sign, "roll", compiler.dice(node), None)
+    if isinstance(node, n.Name) and binding is not None and binding.kind == "roll":
+        name = node.name
+        return (sign, "roll", lambda ctx: ctx.env[name], name)
+    if isinstance(node, n.Name) and binding is not None and binding.kind == "rolldef":
+        procedure = compiler.roll_definition(binding.name)
+        return (sign, "chain", lambda ctx: procedure.call(ctx, ()), binding.name)
+    if type_.kind == "ref":
+        return (sign, "ref", compiler.ref(node), None)
+    if isinstance(node, n.Name) and binding is not None and binding.kind in ("field", "derived"):
+        return (sign, "value", compiler.expr(node), binding.name)
+    return (sign, "value", compiler.expr(node), node.span.text)
+
+
+def _explained_sum(ctx, terms) -> tuple:
+    """Evaluate a check's roll term by term, naming each: `Hierofanía 3 + 2d10 [3, 4]`."""
+    total = 0
+    parts = []
+    for sign, kind, fn, label in terms:
+        if kind == "roll":
+            roll = fn(ctx)
+            value = roll.total
+            text = f"{label} {faces_text(roll)}" if label else f"{roll.label} {faces_text(roll)}"
+        elif kind == "chain":
+            roll = fn(ctx)
+            value = roll.total
+            text = f"{label} {roll.faces_text()}"
+        elif kind == "ref":
+            place = fn(ctx)
+            value = ctx.state.read(place)
+            text = f"{_place_text(place)} {show(value)}"
+        else:
+            value = fn(ctx)
+            text = f"{label} {show(value)}" if label != show(value) else show(value)
+        value = _number(value, None, f"the term {label}")
+        total = normalize(total + value if sign > 0 else total - value)
+        if parts:
+            parts.append(("+ " if sign > 0 else "- ") + text)
+        else:
+            parts.append(text if sign > 0 else "-" + text)
+    return total, " ".join(parts)
+
+
+class CompiledOpposed(_Callable):
+    """`opposed`: two rolls compared by keys; ties broken as the rule says."""
+
+    def __init__(self, compiler: Compiler, node: n.Opposed):
+        self.node = node
+        self.names = tuple(p.name for p in node.params)
+        self.ours = compiler.expr(node.ours)
+        self.theirs = compiler.expr(node.theirs)
+        self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
+        self.label = node.label or node.name
+
+    def __call__(self, ctx, args: tuple, span) -> Record:
+        saved = self.enter(ctx, args, span)
+        mark = len(ctx.trace) if ctx.trace is not None else 0
+        try:
+            rerolls = 0
+            while True:
+                ours = _side(self.ours(ctx), self.node.ours.span)
+                theirs = _side(self.theirs(ctx), self.node.theirs.span)
+                a = tuple(_key(ours.get(k)) for k in self.node.compare)
+                b = tuple(_key(theirs.get(k)) for k in self.node.compare)
+                if a != b or self.node.tie != "reroll":
+                    break
+                rerolls += 1
+                if rerolls > ctx.limits.tie_rerolls:
+                    raise LimitExceeded(f"still tied after {ctx.limits.tie_rerolls} rerolls "
+                                        "(limit tie_rerolls)", self.node.span)
+                if ctx.trace is not None:
+                    ctx.step("tie", f"{self.label}: {ctx.words['tie']} "
+                                    f"({show(ours['total'])} - {show(theirs['total'])}), "
+                                    "roll again", self.node.span)
+            tie = a == b
+            won = a > b or (tie and self.node.tie == "ours")
+            fields = {"ours": ours, "theirs": theirs, "won": won, "tie": tie,
+                      "margin": normalize(ours["total"] - theirs["total"]),
+                      "rerolls": rerolls}
+            ctx.env.update(fields)
+            for name, value in self.fields:
+                ctx.env[name] = fields[name] = value(ctx)
+            if ctx.trace is not None:
+                words = ctx.words
+                verdict = words["wins"] if won else words["loses"]
+                if tie:
+                    verdict = f"{words['tie']}, " + verdict
+                text = (f"{self.label}: {show(ours['total'])} {words['vs']} "
+                        f"{show(theirs['total'])} → {verdict}")
+                ctx.depth -= 1
+                ctx.trace.insert(mark, Step("opposed", text, self.node.span.line,
+                                            {"opposed": self.node.name, "won": won,
+                                             "tie": tie}, ctx.depth))
+                ctx.depth += 1
+            return Record(fields, kind="opposed")
+        finally:
+            self.leave(ctx, saved)
+
+
+def _side(value, span) -> Record:
+    if isinstance(value, Record):
+        if "total" not in value:
+            raise EvaluationError("each side of an opposed check needs a total", span)
+        return value
+    return Record({"total": _number(value, span, "a side of an opposed check")})
+
+
+def _key(value):
+    return (0, value) if isinstance(value, bool) else (1, value)
+
+
+class CompiledAction(_Callable):
+    """`action`: statements run in order against the working sheet; a result record."""
+
+    def __init__(self, compiler: Compiler, node: n.Action):
+        self.node = node
+        self.names = tuple(p.name for p in node.params)
+        self.body = compiler.block(node.body)
+        result = node.body[-1] if node.body and isinstance(node.body[-1], n.Result) else None
+        self.result = tuple((name, compiler.expr(e)) for name, e in result.fields) \
+            if result is not None else None
+        self.label = node.label or node.name
+
+    def __call__(self, ctx, args: tuple, span) -> Record | None:
+        saved = self.enter(ctx, args, span)
+        mark = len(ctx.trace) if ctx.trace is not None else 0
+        try:
+            for statement in self.body:
+                statement(ctx)
+            result = None
+            if self.result is not None:
+                result = Record({name: value(ctx) for name, value in self.result},
+                                kind="result")
+            if ctx.trace is not None and ctx.depth > 1:
+                shown = ", ".join(f"{k}={show(v)}" for k, v in zip(self.names, args))
+                ctx.depth -= 1
+                ctx.trace.insert(mark, Step("call", f"{self.label}({shown})",
+                                            self.node.span.line, {"action": self.node.name},
+                                            ctx.depth))
+                ctx.depth += 1
+            return result
+        finally:
+            self.leave(ctx, saved)
+
+
+class Procedure(_Callable):
+    """`roll name = dice then { on ...: add ..., again while ... }`."""
+
+    def __init__(self, compiler: Compiler, node: n.RollDef):
+        self.node = node
+        self.name = node.name
+        self.names = tuple(p.name for p in node.params)
+        self.body = compiler.expr(node.body)
+        self.base = compiler.dice(node.body) if node.rules else None
+        self.rules = tuple(
+            (compiler.expr(r.condition), r.sign, compiler.expr(r.extra),
+             compiler.expr(r.again) if r.again is not None else None, r)
+            for r in node.rules)
+
+    def call(self, ctx, args: tuple):
+        saved = self.enter(ctx, args, self.node.span)
+        try:
+            if not self.rules:
+                ctx.quiet += 1
+                captured, ctx.capture = ctx.capture, []
+                try:
+                    total = self.body(ctx)
+                    rolls = ctx.capture
+                finally:
+                    ctx.capture = captured
+                    ctx.quiet -= 1
+                result = ChainRoll(self.name, [(1, rolls, total)], total)
+            else:
+                result = ctx.roller.chain(self, ctx)
+            if ctx.trace is not None:
+                ctx.step("roll", f"{self.name}: {result.faces_text()} = {show(result.total)}",
+                         self.node.span, roll=self.name, value=result.total)
+            return result
+        finally:
+            self.leave(ctx, saved)
+
+    def roll(self, ctx) -> ChainRoll:
+        """The procedure itself, with real dice (the odds engine has its own `chain`)."""
+        ctx.quiet += 1
+        try:
+            base = self.base(ctx)
+            parts = [(1, [base], base.total)]
+            total = base.total
+            watch(ctx.env, [base], base.total)
+            for condition, sign, extra, again, rule in self.rules:
+                if not _bool(condition(ctx), rule.condition.span):
+                    continue
+                extras = 0
+                while True:
+                    extras += 1
+                    if extras > ctx.limits.extra_per_die:
+                        raise LimitExceeded(f"roll {self.name} went on more than "
+                                            f"{ctx.limits.extra_per_die} times "
+                                            "(limit extra_per_die)", rule.span)
+                    captured, ctx.capture = ctx.capture, []
+                    try:
+                        value = _number(extra(ctx), rule.extra.span, "what a rule adds")
+                        rolls = ctx.capture
+                    finally:
+                        ctx.capture = captured
+                    total = normalize(total + sign * value)
+                    parts.append((sign, rolls, value))
+                    if again is None:
+                        break
+                    watch(ctx.env, rolls, value)
+                    if not _bool(again(ctx), rule.again.span):
+                        break
+                break
+            return ChainRoll(self.name, parts, total)
+        finally:
+            ctx.quiet -= 1
+
+
+def watch(env: dict, rolls: list, total) -> None:
+    """Bind what a roll procedure's conditions look at: die, dice, total, doubles."""
+    faces = [face for roll in rolls for face in roll.kept()]
+    env["die"] = faces[0] if faces else None
+    env["dice"] = tuple(faces)
+    env["total"] = total
+    env["doubles"] = len(faces) >= 2 and all(face == faces[0] for face in faces)
+
+
+# ─── tables at run time ─────────────────────────────────────────────────────
+
+
+class _Cell:
+    """A table cell: a value, or a record of fields (with the value as its label)."""
+
+    __slots__ = ("cached", "fields", "record", "value_fn")
+
+    def __init__(self, value_fn, fields, record: bool, constant: bool):
+        self.value_fn, self.fields, self.record = value_fn, fields, record
+        self.cached = _MISSING
+        if constant:
+            self.cached = self.compute(None, {})
+
+    def compute(self, ctx, env):
+        value = self.value_fn(ctx) if self.value_fn is not None else None
+        if not self.record:
+            return value
+        fields = {} if value is None else {"label": value}
+        for name, fn in self.fields:
+            fields[name] = fn(ctx)
+        return Record(fields, kind="row")
+
+    def value(self, ctx, env):
+        if self.cached is not _MISSING:
+            return self.cached
+        saved, ctx.env = ctx.env, env
+        try:
+            return self.compute(ctx, env)
+        finally:
+            ctx.env = saved
+
+    def summary(self, ctx, env):
+        return self.value(ctx, env)
+
+
+class _SubTable:
+    """A row of a table looked up by several keys: a label and the next level's rows."""
+
+    __slots__ = ("label", "rows")
+
+    def __init__(self, rows, label):
+        self.rows, self.label = rows, label
+
+    def find(self, key):
+        return self.rows.find(key)
+
+    def summary(self, ctx, env):
+        if self.label is None:
+            return Record({}, kind="row")
+        saved, ctx.env = ctx.env, env
+        try:
+            return Record({"label": self.label(ctx)}, kind="row")
+        finally:
+            ctx.env = saved
+
+
+class _Rows:
+    """Rows of one level: text keys in a dict, number ranges searched by bisection."""
+
+    __slots__ = ("by_value", "else_row", "highs", "lows", "ranged")
+
+    def __init__(self, rows: list):
+        self.by_value: dict = {}
+        self.else_row = None
+        ranged = []
+        for key, row in rows:
+            if key.kind == "else":
+                self.else_row = self.else_row or row
+            elif key.kind == "value":
+                self.by_value.setdefault(key.low, row)
+            else:
+                ranged.append((key.low, key.high, row))
+        ranged.sort(key=lambda r: (-math.inf if r[0] is None else r[0]))
+        self.ranged = ranged
+        self.lows = [(-math.inf if low is None else low) for low, _, _ in ranged]
+        self.highs = [(math.inf if high is None else high) for _, high, _ in ranged]
+
+    def find(self, key):
+        if type(key) is not bool:
+            try:
+                row = self.by_value.get(key)
+            except TypeError:
+                row = None
+            if row is not None:
+                return row
+            if is_number(key) and self.ranged:
+                i = bisect_right(self.lows, key) - 1
+                if i >= 0 and key <= self.highs[i]:
+                    return self.ranged[i][2]
+        return self.else_row
+
+
+# ─── helpers ────────────────────────────────────────────────────────────────
+
+
+_COMPARISONS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b,
+                ">": lambda a, b: a > b, "<": lambda a, b: a < b}
+_TOP = "top"
+
+
+def _bind_tops(steps: tuple, die: Die) -> tuple:
+    """`x` with no condition explodes on the die's top face, known once the die is."""
+    if not any(len(s) > 2 and s[2] is _TOP for s in steps):
+        return steps
+    top = predicate("=", die.high)
+    return tuple((s[0], s[1], top, s[3]) if len(s) > 2 and s[2] is _TOP else s for s in steps)
+
+
+def _constant(node) -> bool:
+    return node is None or isinstance(node, n.Literal)
+
+
+def _bool(value, span) -> bool:
+    if value is True or value is False:
+        return value
+    raise EvaluationError(f"a condition must be yes or no, not {show(value)}", span)
+
+
+def _equal(a, b) -> bool:
+    if isinstance(a, PoolRoll | ChainRoll):
+        a = a.total
+    if isinstance(b, PoolRoll | ChainRoll):
+        b = b.total
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    return a == b
+
+
+def _get_field(record, name: str, span):
+    if isinstance(record, Record):
+        return record.get(name)
+    if isinstance(record, PoolRoll | ChainRoll):
+        return getattr(record, name, None)
+    if record is None:
+        raise EvaluationError(f"there is nothing here to take `{name}` from (none)", span)
+    raise EvaluationError(f"{show(record)} has no field `{name}`", span)
+
+
+def _place_text(place) -> str:
+    if type(place) is str:
+        return place
+    return f"{place[0]}[{place[1]}]"
+
+
+def _place_path(place) -> str:
+    if type(place) is str:
+        return place
+    return f"{place[0]}.{place[1]}"
+
+
+_EXPRESSIONS = {
+    n.Literal: Compiler.ex_literal, n.Text: Compiler.ex_text, n.Name: Compiler.ex_name,
+    n.Field: Compiler.ex_field, n.Index: Compiler.ex_index, n.Call: Compiler.ex_call,
+    n.Unary: Compiler.ex_unary, n.Binary: Compiler.ex_binary, n.IfExpr: Compiler.ex_ifexpr,
+    n.ListLiteral: Compiler.ex_listliteral, n.Dice: Compiler.ex_dice,
+}
+_STATEMENTS = {
+    n.Let: Compiler.st_let, n.Set: Compiler.st_set, n.Change: Compiler.st_change,
+    n.Require: Compiler.st_require, n.If: Compiler.st_if, n.Match: Compiler.st_match,
+    n.ForEach: Compiler.st_foreach, n.Repeat: Compiler.st_repeat, n.Note: Compiler.st_note,
+    n.Do: Compiler.st_do,
+}

@@ -1,0 +1,78 @@
+"""The trace: what happened, step by step, in the rulebook's own names; and its renderings.
+
+A trace is data (a list of `Step`); turning it into text or JSON is done here, apart.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from interpreter.dice import DROPPED, KEPT, REROLLED, PoolRoll
+from interpreter.values import show, to_json
+
+#: words the text rendering uses, by the rulebook's `language`
+WORDS = {
+    "es": {"success": "éxito", "failure": "fallo", "vs": "vs", "tie": "empate",
+           "wins": "gana", "loses": "pierde", "forced": "dados forzados",
+           "typed": "dados introducidos a mano", "line": "línea"},
+    "en": {"success": "success", "failure": "failure", "vs": "vs", "tie": "tie",
+           "wins": "wins", "loses": "loses", "forced": "forced dice",
+           "typed": "dice typed in", "line": "line"},
+}
+
+
+@attrs.frozen
+class Step:
+    """One thing that happened: a roll, a check, a lookup, a cost, a change, a note.
+
+    `kind` names it; `text` is its rendering in the rulebook's words; `line` is the
+    rulebook line it came from; `data` carries the numbers for JSON consumers.
+    """
+
+    kind: str
+    text: str
+    line: int | None = None
+    data: dict = attrs.field(factory=dict)
+    depth: int = 0
+
+    def to_json(self) -> dict:
+        out = {"kind": self.kind, "text": self.text, "line": self.line}
+        out.update({k: to_json(v) for k, v in self.data.items()})
+        return out
+
+
+def faces_text(roll: PoolRoll) -> str:
+    """`[6, 5, 3, ~~1~~]`: struck faces were dropped or rerolled; `6!` exploded."""
+    parts = []
+    for face, status, exploded in roll.faces:
+        text = str(face)
+        if exploded:
+            text += "!"
+        if status in (DROPPED, REROLLED):
+            text = f"~~{text}~~"
+        parts.append(text)
+    return "[" + ", ".join(parts) + "]"
+
+
+def roll_text(roll: PoolRoll) -> str:
+    """`4d6kh3 [6, 5, 3, ~~1~~]`, with successes counted where the term counts them."""
+    text = f"{roll.label} {faces_text(roll)}"
+    if roll.successes is not None:
+        text += f" ({roll.successes} successes"
+        text += f" - {roll.failures} failures)" if roll.failures else ")"
+    return text
+
+
+def render_text(steps, words) -> str:
+    lines = []
+    for step in steps:
+        where = f"{words['line']} {step.line}: " if step.line else ""
+        lines.append("  " * (step.depth + 1) + where + step.text)
+    return "\n".join(lines)
+
+
+def dice_step(roll: PoolRoll, line: int | None, depth: int) -> Step:
+    kept = [f[0] for f in roll.faces if f[1] == KEPT]
+    return Step("roll", f"{roll_text(roll)} = {show(roll.total)}", line,
+                {"dice": roll.label, "faces": [f[0] for f in roll.faces], "kept": kept,
+                 "value": roll.total}, depth)

@@ -1,0 +1,115 @@
+"""Runtime values: exact numbers, texts, booleans, lists and records; how they print."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from types import MappingProxyType
+
+
+class Record:
+    """Named values: a check's result (total, success, ...), a table row, a catalog entry.
+
+    Immutable and compared by value. `label` is the text a table row shows ("Bueno").
+    """
+
+    __slots__ = ("_fields", "_hash", "kind")
+
+    def __init__(self, fields: dict, kind: str = "record"):
+        self._fields = MappingProxyType(dict(fields))
+        self.kind = kind
+        self._hash = None
+
+    def get(self, name, default=None):
+        return self._fields.get(name, default)
+
+    def __getitem__(self, name):
+        return self._fields[name]
+
+    def __contains__(self, name) -> bool:
+        return name in self._fields
+
+    def items(self):
+        return self._fields.items()
+
+    def keys(self):
+        return self._fields.keys()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Record) and dict(self._fields) == dict(other._fields)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset((k, _hashable(v)) for k, v in self._fields.items()))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"Record({dict(self._fields)!r})"
+
+
+def _hashable(value):
+    if isinstance(value, dict):
+        return frozenset((k, _hashable(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def is_number(value) -> bool:
+    return type(value) is int or type(value) is Fraction
+
+
+def normalize(value):
+    """A Fraction that is whole becomes an int, so that 6/2 prints and compares as 3."""
+    if type(value) is Fraction and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+def type_name(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes/no"
+    if is_number(value):
+        return "number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, tuple):
+        return "list"
+    if isinstance(value, Record):
+        return "record"
+    return type(value).__name__
+
+
+def show(value) -> str:
+    """A value as the trace and the text output print it."""
+    if value is None:
+        return "none"
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    if type(value) is Fraction:
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    if isinstance(value, Record):
+        label = value.get("label")
+        inner = ", ".join(f"{k}: {show(v)}" for k, v in value.items() if k != "label")
+        if label is not None:
+            return f"{label} {{{inner}}}" if inner else str(label)
+        return "{" + inner + "}"
+    return str(value)
+
+
+def to_json(value):
+    """A value as JSON data: fractions as "7/2" strings, records as objects."""
+    if type(value) is Fraction:
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, tuple | list):
+        return [to_json(v) for v in value]
+    if isinstance(value, Record):
+        return {k: to_json(v) for k, v in value.items()}
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    return value
