@@ -894,8 +894,9 @@ class Compiler:
             if isinstance(field, n.Stat):
                 return field.range.low, field.range.high
             if isinstance(field, n.Counter):
-                range_ = field.range or n.Range(0, None)
-                return range_.low, range_.high
+                if field.range is None:
+                    return 0, None
+                return field.range.low, field.range.high
             skills = self.book.open_skills
             if field is None and skills is not None:
                 return skills.range.low, skills.range.high
@@ -1175,6 +1176,8 @@ def _explained_sum(ctx, terms) -> tuple:
             text = f"{label} {roll.faces_text()}"
         elif kind == "ref":
             place = fn(ctx)
+            if place is None:  # an optional skill not given: nothing to add, nothing to show
+                continue
             value = ctx.state.read(place)
             text = f"{_place_text(place)} {show(value)}"
         else:
@@ -1320,12 +1323,12 @@ class Procedure(_Callable):
                 result = ChainRoll(self.name, [(1, rolls, total)], total)
             else:
                 result = ctx.roller.chain(self, ctx)
-            if ctx.trace is not None:
-                ctx.step("roll", f"{self.name}: {result.faces_text()} = {show(result.total)}",
-                         self.node.span, roll=self.name, value=result.total)
-            return result
         finally:
             self.leave(ctx, saved)
+        if ctx.trace is not None and not ctx.quiet:
+            ctx.step("roll", f"{self.name}: {result.faces_text()} = {show(result.total)}",
+                     self.node.span, roll=self.name, value=result.total)
+        return result
 
     def roll(self, ctx) -> ChainRoll:
         """The procedure itself, with real dice (the odds engine has its own `chain`)."""

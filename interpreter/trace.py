@@ -63,11 +63,13 @@ def roll_text(roll: PoolRoll) -> str:
     return text
 
 
-def render_text(steps, words) -> str:
+def render_text(steps, words=None) -> str:
+    """One line per step: the rulebook line it came from, then the step, indented by how
+    deep in calls it happened (a check's rolls under the check)."""
     lines = []
     for step in steps:
-        where = f"{words['line']} {step.line}: " if step.line else ""
-        lines.append("  " * (step.depth + 1) + where + step.text)
+        gutter = f"{step.line:>5} │ " if step.line else "      │ "
+        lines.append(gutter + "  " * (step.depth + 1) + step.text)
     return "\n".join(lines)
 
 

@@ -1,0 +1,194 @@
+"""What a rulebook offers, as data: for forms, chat bots and `rulebook describe`."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl.check import Rulebook
+
+
+def describe(book: Rulebook) -> dict:
+    """Actions with their parameters, checks, rolls, tables, the sheet, house-rule changes."""
+    return {
+        "rulebook": book.title,
+        "header": dict(book.header),
+        "path": book.path,
+        "extends": book.base.title if book.base is not None else None,
+        "changes": [{"change": what, "kind": kind, "name": name}
+                    for what, kind, name in book.changes],
+        "actions": [_callable(a, book) for a in book.actions.values()],
+        "checks": [_check(c, book) for c in book.checks.values()],
+        "opposed": [_callable(o, book) for o in book.opposed.values()],
+        "rolls": [{"name": r.name, "params": [_param(p, book) for p in r.params],
+                   "dice": r.body.span.text, "line": r.span.line} for r in book.rolls.values()],
+        "tables": [_table(t) for t in book.tables.values()],
+        "ladders": [{"name": ladder.name, "steps": [s.span.text for s in ladder.steps]}
+                    for ladder in book.ladders.values()],
+        "sheet": _sheet(book),
+    }
+
+
+def _callable(node, book: Rulebook) -> dict:
+    return {"name": node.name, "label": node.label, "line": node.span.line,
+            "params": [_param(p, book) for p in node.params]}
+
+
+def _check(node: n.Check, book: Rulebook) -> dict:
+    out = _callable(node, book)
+    out["roll"] = node.roll.span.text
+    out["comparison"] = node.comparison
+    out["target"] = node.target.span.text if node.target is not None else None
+    out["fields"] = [name for name, _ in node.fields]
+    return out
+
+
+def _param(param: n.Param, book: Rulebook) -> dict:
+    out = {"name": param.name, "type": param.type.span.text,
+           "required": param.default is None}
+    if param.default is not None:
+        out["default"] = param.default.span.text
+    choices = _choices(param.type, book)
+    if choices is not None:
+        out["choices"] = choices
+    return out
+
+
+def _choices(type_node, book: Rulebook):
+    if isinstance(type_node, n.EnumType):
+        return list(type_node.choices)
+    if isinstance(type_node, n.ListType):
+        return _choices(type_node.item, book)
+    name = type_node.name
+    if name == "bool":
+        return [True, False]
+    if name in book.groups:
+        return list(book.groups[name].members)
+    if name in ("attribute", "skill"):
+        return [k for k, f in book.fields.items() if isinstance(f, n.Stat) and f.kind == name]
+    if name == "resource":
+        return [k for k, f in book.fields.items() if isinstance(f, n.Resource)]
+    if name in book.tables:
+        return [r.key.low for r in book.tables[name].rows if r.key.kind == "value"]
+    if name in book.ladders:
+        return [s.span.text for s in book.ladders[name].steps]
+    if name in book.fields and isinstance(book.fields[name], n.Catalog):
+        return "the entries of the character's " + name
+    return None
+
+
+def _table(table: n.Table) -> dict:
+    return {"name": table.name, "keys": list(table.keys) or ["key"], "line": table.span.line,
+            "rows": [_row(r) for r in table.rows]}
+
+
+def _row(row: n.Row) -> dict:
+    out = {"key": row.key.describe()}
+    if row.value is not None:
+        out["value"] = row.value.span.text
+    if row.fields:
+        out["fields"] = {name: expr.span.text for name, expr in row.fields}
+    if row.rows:
+        out["rows"] = [_row(r) for r in row.rows]
+    return out
+
+
+def _sheet(book: Rulebook) -> dict:
+    fields = []
+    for name, field in book.fields.items():
+        item = {"name": name, "kind": _kind(field)}
+        if isinstance(field, n.Stat):
+            item["range"] = field.range.describe()
+        elif isinstance(field, n.Resource):
+            item["max"] = field.maximum.span.text
+            if field.minimum is not None:
+                item["min"] = field.minimum.span.text
+            if field.key_group:
+                item["per"] = field.key_group
+        elif isinstance(field, n.Counter) and field.range is not None:
+            item["range"] = field.range.describe()
+        elif isinstance(field, n.Catalog):
+            item["fields"] = {f.name: f.type.span.text for f in field.fields}
+        fields.append(item)
+    return {
+        "fields": fields,
+        "open_skills": book.open_skills.range.describe() if book.open_skills else None,
+        "groups": {g.name: list(g.members) for g in book.groups.values()},
+        "derived": {d.name: d.expr.span.text for d in book.derived.values()},
+        "rules": [e.message for e in book.ensures],
+    }
+
+
+def _kind(field) -> str:
+    if isinstance(field, n.Stat):
+        return field.kind
+    return {n.Resource: "resource", n.Counter: "counter", n.Flag: "flag",
+            n.TextField: "text", n.ListField: "list", n.Catalog: "catalog"}[type(field)]
+
+
+def describe_text(info: dict) -> str:
+    lines = [info["rulebook"]]
+    header = info["header"]
+    for key in ("system", "source", "language"):
+        if key in header:
+            lines.append(f"  {key}: {header[key]}")
+    if info["extends"]:
+        lines.append(f"  a house rule on {info['extends']}:")
+        for change in info["changes"]:
+            lines.append(f"    {change['change']} {change['kind']} {change['name']}")
+    lines.append("")
+    lines.append("actions:")
+    for action in info["actions"]:
+        label = f"  ({action['label']})" if action["label"] else ""
+        lines.append(f"  {action['name']}{label}")
+        for param in action["params"]:
+            lines.append("    " + _param_text(param))
+    for title, key in (("checks", "checks"), ("opposed checks", "opposed")):
+        if info[key]:
+            lines.append("")
+            lines.append(f"{title}:")
+            for item in info[key]:
+                params = ", ".join(_param_text(p) for p in item["params"])
+                extra = ""
+                if key == "checks":
+                    target = f" {item['comparison']} {item['target']}" if item["target"] else ""
+                    extra = f": roll {item['roll']}{target}"
+                lines.append(f"  {item['name']}({params}){extra}")
+    if info["rolls"]:
+        lines.append("")
+        lines.append("rolls: " + ", ".join(f"{r['name']} ({r['dice']})" for r in info["rolls"]))
+    if info["tables"]:
+        lines.append("")
+        lines.append("tables: " + ", ".join(
+            f"{t['name']} (by {', '.join(t['keys'])}, {len(t['rows'])} rows)"
+            for t in info["tables"]))
+    if info["ladders"]:
+        lines.append("ladders: " + ", ".join(
+            f"{ladder['name']} ({' → '.join(ladder['steps'])})" for ladder in info["ladders"]))
+    lines.append("")
+    lines.append("sheet:")
+    for field in info["sheet"]["fields"]:
+        detail = field.get("range") or field.get("max") and f"max {field['max']}" or ""
+        if field.get("per"):
+            detail += f", one per {field['per']}"
+        if field.get("fields"):
+            detail = ", ".join(f"{k}: {v}" for k, v in field["fields"].items())
+        lines.append(f"  {field['kind']} {field['name']}" + (f" ({detail})" if detail else ""))
+    if info["sheet"]["open_skills"]:
+        lines.append(f"  skills: any other, {info['sheet']['open_skills']}")
+    for name, expr in info["sheet"]["derived"].items():
+        lines.append(f"  derived {name} = {expr}")
+    for rule in info["sheet"]["rules"]:
+        lines.append(f"  rule: {rule}")
+    return "\n".join(lines)
+
+
+def _param_text(param: dict) -> str:
+    text = f"{param['name']}: {param['type']}"
+    if not param["required"]:
+        text += f" = {param['default']}"
+    choices = param.get("choices")
+    if isinstance(choices, list) and choices and param["type"] != "bool":
+        shown = ", ".join(str(c) for c in choices[:12]) + (", ..." if len(choices) > 12 else "")
+        text += f"  [{shown}]"
+    elif isinstance(choices, str):
+        text += f"  [{choices}]"
+    return text
