@@ -231,7 +231,10 @@ class Builder:
         return rules
 
     def _roll_rule(self, span, condition, sign, extra, again):
-        return n.RollRule(condition, 1 if sign == "add" else -1, extra, again, span=span)
+        return n.RollRule(condition, sign, extra, again, span=span)
+
+    def _roll_sign(self, span, token):
+        return 1 if token == "add" else -1
 
     def _again(self, span, expr):
         return expr
@@ -427,7 +430,8 @@ class Builder:
         return n.Name(place.text, span=place.span) if isinstance(place, _Name) else place
 
     def _require(self, span, condition, message):
-        return n.Require(condition, self._text_node(message, span), span=span)
+        return n.Require(condition, self._text_node(message, self._token_span(message)),
+                         span=span)
 
     def _if_(self, span, condition, body, *rest):
         *else_ifs, otherwise = rest
@@ -473,6 +477,16 @@ class Builder:
 
     def _do(self, span, call):
         return n.Do(call, span=span)
+
+    def _add(self, span, item, place, fields):
+        return n.Add(item, self._place(place), fields, span=span)
+
+    def _entry_fields(self, span, *fields):
+        names = [name for name, _ in fields]
+        for name in set(names):
+            if names.count(name) > 1:
+                raise self._error(f"the field `{name}` is given twice", span)
+        return fields
 
     # ─── expressions ────────────────────────────────────────────────────────
 

@@ -327,7 +327,7 @@ class Checker:
     def not_global(self, name: str, span: Span, what: str) -> None:
         if name in self.globals:
             other = self.globals[name]
-            self.error(f"the {what} `{name}` hides the {_describe(other)} of the same name",
+            self.error(f"the {what} `{name}` hides {_describe(other)} of the same name",
                        span, "choose another name")
 
     def def_rolldef(self, node: n.RollDef) -> None:
@@ -377,7 +377,7 @@ class Checker:
                     continue
                 result = t.join(result, self.rows_type(table, row.rows, depth + 1, scope))
             return result
-        records = any(row.fields for row in rows)
+        records = _has_fields(table.rows, levels)
         result = t.NONE
         for row in rows:
             value = self.expr(row.value, scope) if row.value is not None else t.NONE
@@ -453,8 +453,9 @@ class Checker:
 
     def lets(self, lets, scope: Scope) -> Scope:
         for let in lets:
-            type_ = self.expr(let.expr, scope)
-            self.declare(scope, let.name, type_, let.span, let.expr)
+            declared = self.let_type(let.expr, scope)
+            self.types[id(let)] = declared
+            self.declare(scope, let.name, declared, let.span, let.expr)
         return scope
 
     def check_fields(self, items, scope: Scope, fields: dict) -> None:
@@ -521,8 +522,27 @@ class Checker:
         kind = "roll" if isinstance(expr, n.Dice) else "local"
         scope.names[name] = (kind, type_)
 
+    def let_type(self, expr, scope: Scope) -> t.Type:
+        """What a `let` holds: a value (a field named in it is read at that moment), and
+        of a type wide enough to be `set` later (any text, not just the one written)."""
+        type_ = self.expr(expr, scope)
+        if isinstance(expr, n.Dice):
+            return type_
+        if type_.kind == "ref" and names_a_field(expr, self.bindings):
+            return type_  # `let d = numina.dignitas` goes on naming the field
+        value = t.value_of(type_)
+        if value.kind == "text":
+            return t.TEXT
+        if value.kind == "none":
+            return t.ANY
+        if value.kind == "list" and value.item is not None and value.item.kind == "ref":
+            return t.list_of(t.value_of(value.item))
+        return value
+
     def st_let(self, node: n.Let, scope: Scope) -> None:
-        self.declare(scope, node.name, self.expr(node.expr, scope), node.span, node.expr)
+        declared = self.let_type(node.expr, scope)
+        self.types[id(node)] = declared
+        self.declare(scope, node.name, declared, node.span, node.expr)
 
     def st_set(self, node: n.Set, scope: Scope) -> None:
         value = self.expr(node.expr, scope)
@@ -532,7 +552,7 @@ class Checker:
                 self.error(f"`{node.place.name}` cannot be changed", node.place.span)
             self.bindings[id(node.place)] = Binding("local", node.place.name)
             self.types[id(node.place)] = type_
-            if not t.fits(value, t.value_of(type_)):
+            if not t.fits(value, t.value_of(type_)) and value.kind != "none":
                 self.error(f"`{node.place.name}` holds {t.value_of(type_).describe()}, "
                            f"not {t.value_of(value).describe()}", node.expr.span)
             return
@@ -606,6 +626,45 @@ class Checker:
 
     def st_do(self, node: n.Do, scope: Scope) -> None:
         self.expr(node.call, scope)
+
+    def st_add(self, node: n.Add, scope: Scope) -> None:
+        place = node.place
+        catalog = self.globals.get(place.name) if isinstance(place, n.Name) and \
+            scope.lookup(place.name) is None else None
+        if isinstance(catalog, n.Catalog):
+            self.use(catalog.name)
+            self.bindings[id(place)] = Binding("catalog", catalog.name, catalog)
+            self.want(node.item, scope, t.TEXT, "a catalog entry's name")
+            declared = {f.name: f for f in catalog.fields}
+            given = dict(node.fields or ())
+            for name, expr in given.items():
+                if name not in declared:
+                    self.error(f"catalog {catalog.name} has no field `{name}`", expr.span,
+                               did_you_mean(name, list(declared)))
+                    self.expr(expr, scope)
+                    continue
+                wanted = self.type_of(declared[name].type)
+                type_ = self.expr(expr, scope)
+                if not t.fits(type_, wanted):
+                    self.error(f"`{name}` should be {wanted.describe()}, not "
+                               f"{t.value_of(type_).describe()}", expr.span)
+                self.text_fits(expr, wanted)
+            missing = [name for name in declared if name not in given]
+            if missing:
+                self.error(f"a new {catalog.name} entry needs {', '.join(missing)}", node.span)
+            return
+        if node.fields is not None:
+            self.error("only a catalog entry is added with { fields }", node.span)
+        self.expr(node.item, scope)
+        type_ = self.expr(place, scope)
+        if isinstance(place, n.Name) and scope.lookup(place.name) is not None:
+            kind, local = scope.lookup(place.name)
+            if t.value_of(local).kind not in ("list", "any"):
+                self.error(f"`{place.name}` is not a list", place.span)
+            return
+        if not (type_.kind == "ref" and type_.ref == "list") and type_.kind != "any":
+            self.error(f"{place.span.text} is not a list on the sheet, nor a catalog",
+                       place.span)
 
     def st_result(self, node: n.Result, scope: Scope) -> None:  # placed by block()
         raise AssertionError("result is checked by block()")
@@ -912,6 +971,9 @@ class Checker:
             return t.BOOL
         left = self.expr(node.left, scope)
         right = self.expr(node.right, scope)
+        if op == "+" and t.value_of(left).kind == "list" and t.value_of(right).kind == "list":
+            return t.list_of(t.join(t.value_of(left).item or t.ANY,
+                                    t.value_of(right).item or t.ANY))
         if op in ("+", "-", "*", "/", ">=", "<=", ">", "<"):
             for side, type_ in ((node.left, left), (node.right, right)):
                 if not t.fits(type_, t.NUMBER):
@@ -1045,6 +1107,25 @@ class Checker:
 
 
 # ─── helpers ────────────────────────────────────────────────────────────────
+
+
+def _has_fields(rows, levels: int, depth: int = 0) -> bool:
+    """Whether any last-level row of a table has fields (then every row is a record)."""
+    if depth >= levels - 1:
+        return any(row.fields for row in rows)
+    return any(_has_fields(row.rows, levels, depth + 1) for row in rows)
+
+
+def names_a_field(node, bindings: dict) -> bool:
+    """Whether a ref-typed expression is a value that names a field (a parameter
+    `atributo: attribute`, a catalog entry's `numina.dignitas`), rather than a field
+    written by its own name (`Fuerza`). In texts, lookups and `in`, the first stands for
+    the field's name; the second always for its value."""
+    if isinstance(node, n.Name):
+        binding = bindings.get(id(node))
+        return binding is not None and binding.kind in ("local", "key")
+    return isinstance(node, n.Field)
+
 
 
 def _step_value(step):

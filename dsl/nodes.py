@@ -207,7 +207,7 @@ class Param:
 class Range:
     low: Number | None
     high: Number | None
-    span: Span = _span()
+    span: Span | None = attrs.field(eq=False, kw_only=True, repr=False, default=None)
 
     def __contains__(self, value) -> bool:
         return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
@@ -538,6 +538,16 @@ class Do:
     span: Span = _span()
 
 
+@attrs.frozen
+class Add:
+    """`add x to Lista`, or `add "Nombre" to Catálogo { campo: valor, ... }`."""
+
+    item: object
+    place: object
+    fields: tuple | None  # an entry's fields, when the place is a catalog
+    span: Span = _span()
+
+
 # ─── the whole file ─────────────────────────────────────────────────────────
 
 
@@ -568,4 +578,4 @@ class RulebookFile:
 
 DEFINITIONS = (Sheet, RollDef, Ladder, Formula, Table, Check, Opposed, Action)
 EXPRESSIONS = (Literal, Text, Name, Field, Index, Call, Unary, Binary, IfExpr, ListLiteral, Dice)
-STATEMENTS = (Let, Set, Change, Require, If, Match, ForEach, Repeat, Result, Note, Do)
+STATEMENTS = (Let, Set, Change, Require, If, Match, ForEach, Repeat, Result, Note, Do, Add)

@@ -119,16 +119,21 @@ class Engine:
             hint = did_you_mean(action, list(self.rulebook.actions)) or \
                 "actions: " + ", ".join(self.rulebook.actions)
             raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
+        compiled = self.compiler.action(action)
+        args, shown = self._arguments(compiled.node, sheet, params)
+        return compiled, args, shown
+
+    def _arguments(self, node, sheet: Sheet, params: dict) -> tuple:
+        """Parameter values in declaration order (defaults filled in), and how to show
+        them; unknown, missing or ill-typed parameters are ParameterErrors."""
         if sheet.rulebook is not self.rulebook:
             raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
-        compiled = self.compiler.action(action)
-        node = compiled.node
-        known = {p.name for p in node.params}
+        known = [p.name for p in node.params]
         for name in params:
             if name not in known:
                 hint = did_you_mean(name, known) or (
                     "parameters: " + ", ".join(known) if known else "it takes no parameters")
-                raise ParameterError(f"{action} has no parameter {name!r}", None, hint)
+                raise ParameterError(f"{node.name} has no parameter {name!r}", None, hint)
         args, shown = [], {}
         defaults_ctx = None
         for param in node.params:
@@ -140,20 +145,32 @@ class Engine:
                                                  sheet)
                 value = self._default(param, defaults_ctx, sheet)
             else:
-                raise ParameterError(f"{action} needs the parameter {param.name!r} "
-                                     f"({self.describe_type(param)})")
+                raise ParameterError(f"{node.name} needs the parameter {param.name!r} "
+                                     f"({param.type.span.text})")
             args.append(value)
             # A catalog entry is shown by its name, as it was given.
             shown[param.name] = value["name"] if isinstance(value, Record) and \
                 value.kind in self.rulebook.fields else value
-        return compiled, tuple(args), shown
+        return tuple(args), shown
+
+    def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
+        if check not in self.rulebook.checks:
+            raise ParameterError(f"{self.rulebook.title} has no check {check!r}", None,
+                                 did_you_mean(check, list(self.rulebook.checks)))
+        return self._arguments(self.rulebook.checks[check], sheet, params)[0]
+
+    def run_check(self, check: str, sheet: Sheet, params: dict | None = None,
+                  dice: DiceSource | None = None) -> Record:
+        """Roll one check (no action around it); its result record."""
+        args = self.check_arguments(check, sheet, params or {})
+        source = dice if dice is not None else SeededDice()
+        compiled = self.compiler.check(check)
+        ctx = self._context(Roller(DiceTray(source, self.limits)), sheet)
+        return compiled(ctx, args, compiled.node.span)
 
     def _default(self, param: n.Param, ctx, sheet: Sheet):
         value = self.compiler.value_or_ref(param.default, self.compiler.param_type(param))(ctx)
         return self.param_value(param, value, sheet) if isinstance(value, str) else value
-
-    def describe_type(self, param: n.Param) -> str:
-        return param.type.span.text
 
     def param_value(self, param: n.Param, value, sheet: Sheet | None):
         """A parameter's value, checked against its type; texts (from a command line)

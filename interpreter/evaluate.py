@@ -18,9 +18,10 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl import types as t
-from dsl.check import Rulebook
+from dsl.check import Rulebook, names_a_field
 from dsl.errors import Span
 from interpreter.dice import FUDGE, Die, DiceTray, PoolRoll, predicate, roll_pool
+from interpreter.distribution import Dist
 from interpreter.errors import (
     EvaluationError,
     InsufficientResource,
@@ -71,7 +72,7 @@ class State:
                 self.values[name] = dict(self.values[name])
                 self.copied.add(name)
             path = f"{name}.{key}"
-            old = self.values[name][key]
+            old = self.values[name].get(key)
             self.values[name][key] = value
         self.before.setdefault(path, old)
 
@@ -79,7 +80,7 @@ class State:
         out = []
         for path, before in self.before.items():
             name, _, key = path.partition(".")
-            after = self.values[name][key] if key else self.values[name]
+            after = self.values[name].get(key) if key else self.values[name]
             if after != before:
                 out.append((path, before, after))
         return out
@@ -124,6 +125,9 @@ class Roller:
 
     def chain(self, procedure, ctx) -> ChainRoll:
         return procedure.roll(ctx)
+
+    def resolve(self, value):  # only the odds engine's roller hands out distributions
+        raise AssertionError("a distribution reached a real run")
 
 
 class Context:
@@ -177,7 +181,9 @@ def _number(value, span: Span | None, what: str):
                           f"({show(value)})", span)
 
 
-def _whole(value, span: Span | None, what: str) -> int:
+def _whole(ctx, value, span: Span | None, what: str) -> int:
+    if type(value) is Dist:
+        value = ctx.roller.resolve(value)
     value = _number(value, span, what)
     if type(value) is not int:
         raise EvaluationError(f"{what} should be a whole number, not {show(value)}", span,
@@ -185,8 +191,42 @@ def _whole(value, span: Span | None, what: str) -> int:
     return value
 
 
+def _value(ctx, value):
+    """A value that must be known now: in odds mode, where the engine branches."""
+    if type(value) is Dist:
+        return ctx.roller.resolve(value)
+    return value
+
+
+def lift(function, *values):
+    """function(*values), where any value may be a distribution (when computing odds):
+    then the result is the distribution of function over the independent values."""
+    if len(values) == 1:
+        (a,) = values
+        return a.map(function) if type(a) is Dist else function(a)
+    if len(values) == 2:
+        a, b = values
+        if type(a) is Dist:
+            if type(b) is Dist:
+                return a.combine(b, function)
+            return a.map(lambda x: function(x, b))
+        if type(b) is Dist:
+            return b.map(lambda y: function(a, y))
+        return function(a, b)
+    if not any(type(v) is Dist for v in values):
+        return function(*values)
+    joint = Dist.point(())
+    for v in values:
+        joint = joint.combine(v if type(v) is Dist else Dist.point(v), lambda t, x: (*t, x))
+    return joint.map(lambda t: function(*t))
+
+
 def _arith(op: str, left_span, right_span, op_span):
     def compute(a, b):
+        if type(a) is Dist or type(b) is Dist:
+            return lift(compute, a, b)
+        if op == "+" and type(a) is tuple and type(b) is tuple:
+            return a + b  # lists are joined
         if type(a) is not int and type(a) is not Fraction:
             a = _number(a, left_span, f"the left side of {op}")
         if type(b) is not int and type(b) is not Fraction:
@@ -213,6 +253,8 @@ def round_half_away(value):
 
 
 def _minmax(function, args, span, name):
+    if any(type(a) is Dist for a in args):
+        return lift(lambda *values: _minmax(function, list(values), span, name), *args)
     if len(args) == 1:
         items = args[0]
         if not isinstance(items, tuple):
@@ -269,13 +311,16 @@ class Compiler:
             if binding.kind == "field":
                 name = binding.name
                 return lambda ctx: name
+            if binding.kind == "group":
+                members = self.book.groups[binding.name].members
+                return lambda ctx: members
             name = node.name
             return lambda ctx: ctx.env[name]
         if isinstance(node, n.Index) and self.bindings[id(node)].kind == "family":
             family = self.bindings[id(node)].name
             key_fn = self.ref(node.keys[0]) if self.type_of(node.keys[0]).kind == "ref" \
                 else self.expr(node.keys[0])
-            return lambda ctx: (family, key_fn(ctx))
+            return lambda ctx: (family, _value(ctx, key_fn(ctx)))
         if isinstance(node, n.Field):
             subject = self.expr(node.subject)
             name = node.name
@@ -289,6 +334,17 @@ class Compiler:
     def value_or_ref(self, node, wanted: t.Type):
         return self.ref(node) if wanted.kind == "ref" else self.expr(node)
 
+    def naming(self, node):
+        """The name of the field a value names (`atributo` → "Fuerza"), else its value.
+        Used where a name is what a person means: texts, table keys, `in`."""
+        type_ = self.type_of(node)
+        if type_.kind == "ref" and names_a_field(node, self.bindings):
+            place = self.ref(node)
+            return lambda ctx: _place_text(p) if (p := place(ctx)) is not None else None
+        if type_.kind == "list" and type_.item is not None and type_.item.kind == "ref":
+            return self.ref(node)  # a group: its members' names
+        return self.expr(node)
+
     def _deref(self, node, place_fn):
         """Reading a place named by a value (a parameter `atributo: attribute`, ...)."""
         def read(ctx):
@@ -301,11 +357,11 @@ class Compiler:
         return lambda ctx: value
 
     def ex_text(self, node: n.Text):
-        parts = tuple(p if isinstance(p, str) else self.expr(p) for p in node.parts)
+        parts = tuple(p if isinstance(p, str) else self.naming(p) for p in node.parts)
         span = node.span
 
         def text(ctx):
-            out = "".join(p if isinstance(p, str) else show(p(ctx)) for p in parts)
+            out = "".join(p if isinstance(p, str) else show(_value(ctx, p(ctx))) for p in parts)
             if len(out) > ctx.limits.text_length:
                 raise LimitExceeded(f"a text longer than {ctx.limits.text_length} characters "
                                     "(limit text_length)", span)
@@ -315,7 +371,7 @@ class Compiler:
 
     def ex_listliteral(self, node: n.ListLiteral):
         items = tuple(self.expr(i) for i in node.items)
-        return lambda ctx: tuple(i(ctx) for i in items)
+        return lambda ctx: tuple(_value(ctx, i(ctx)) for i in items)
 
     def ex_name(self, node: n.Name):
         binding = self.bindings[id(node)]
@@ -391,9 +447,13 @@ class Compiler:
         binding = self.bindings[id(node)]
         span = node.span
         if binding.kind == "table":
-            keys = tuple(self.expr(k) for k in node.keys)
+            # A value naming a field looks up a table of texts by the field's name, and
+            # a table of numbers by the field's value.
+            texts = _text_keyed(binding.node)
+            keys = tuple(self.naming(k) if texts[min(i, len(texts) - 1)] else self.expr(k)
+                         for i, k in enumerate(node.keys))
             lookup = self.table(binding.name)
-            return lambda ctx: lookup(ctx, tuple(k(ctx) for k in keys), span)
+            return lambda ctx: lookup(ctx, tuple(_value(ctx, k(ctx)) for k in keys), span)
         if binding.kind == "family":
             place = self.ref(node)
             return lambda ctx: ctx.state.read(place(ctx))
@@ -402,7 +462,7 @@ class Compiler:
             key = self.expr(node.keys[0])
 
             def entry(ctx):
-                name = key(ctx)
+                name = _value(ctx, key(ctx))
                 found = ctx.state.values[catalog].get(name)
                 if found is None:
                     raise EvaluationError(f"the sheet has no {catalog} entry named {name!r}",
@@ -421,19 +481,19 @@ class Compiler:
         span = node.span
         if binding.kind == "formula":
             body = self.formula(binding.name)
-            return lambda ctx: body(ctx, tuple(a(ctx) for a in args))
+            return lambda ctx: body(ctx, tuple(_value(ctx, a(ctx)) for a in args))
         if binding.kind == "check":
             check = self.check(binding.name)
-            return lambda ctx: check(ctx, tuple(a(ctx) for a in args), span)
+            return lambda ctx: check(ctx, tuple(_value(ctx, a(ctx)) for a in args), span)
         if binding.kind == "opposed":
             opposed = self.opposed(binding.name)
-            return lambda ctx: opposed(ctx, tuple(a(ctx) for a in args), span)
+            return lambda ctx: opposed(ctx, tuple(_value(ctx, a(ctx)) for a in args), span)
         if binding.kind == "action":
             action = self.action(binding.name)
-            return lambda ctx: action(ctx, tuple(a(ctx) for a in args), span)
+            return lambda ctx: action(ctx, tuple(_value(ctx, a(ctx)) for a in args), span)
         if binding.kind == "roll":
             procedure = self.roll_definition(binding.name)
-            return lambda ctx: procedure.call(ctx, tuple(a(ctx) for a in args)).total
+            return lambda ctx: procedure.call(ctx, tuple(_value(ctx, a(ctx)) for a in args)).total
         raise AssertionError(binding.kind)
 
     def arguments(self, node: n.Call, params) -> tuple:
@@ -465,27 +525,27 @@ class Compiler:
     def builtin(self, node: n.Call):
         name = node.function
         span = node.span
-        args = tuple(self.expr(a) for a in node.args)
         if name == "step":
             ladder = self.book.ladders[node.args[0].name]
             steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
-            start, count = args[1], args[2]
+            start, count = self.naming(node.args[1]), self.expr(node.args[2])
 
             def step(ctx):
-                value = start(ctx)
+                value = _value(ctx, start(ctx))
                 if value not in steps:
                     raise EvaluationError(f"{show(value)} is not a step of ladder "
                                           f"{ladder.name} ({', '.join(map(show, steps))})", span)
-                moved = steps.index(value) + _whole(count(ctx), span, "the number of steps")
+                moved = steps.index(value) + _whole(ctx, count(ctx), span, "the number of steps")
                 return steps[min(max(moved, 0), len(steps) - 1)]
 
             return step
+        args = tuple(self.expr(a) for a in node.args)
         if name == "default":
             value, fallback = args
-            return lambda ctx: v if (v := value(ctx)) is not None else fallback(ctx)
+            return lambda ctx: v if (v := _value(ctx, value(ctx))) is not None else fallback(ctx)
         if name == "size":
             (items,) = args
-            return lambda ctx: len(items(ctx))
+            return lambda ctx: len(_value(ctx, items(ctx)))
         if name in ("min", "max"):
             function = min if name == "min" else max
             return lambda ctx: _minmax(function, [a(ctx) for a in args], span, name)
@@ -493,7 +553,7 @@ class Compiler:
             (items,) = args
 
             def total(ctx):
-                values = items(ctx)
+                values = tuple(_value(ctx, v) for v in _value(ctx, items(ctx)))
                 if not isinstance(values, tuple):
                     raise EvaluationError("sum(...) adds up a list", span)
                 return normalize(sum(_number(v, span, "an item of sum") for v in values))
@@ -502,33 +562,39 @@ class Compiler:
         if name == "clamp":
             value, low, high = args
 
-            def clamp(ctx):
-                v = _number(value(ctx), span, "the value to clamp")
-                lo = _number(low(ctx), span, "clamp's lower bound")
-                hi = _number(high(ctx), span, "clamp's upper bound")
+            def clamp_values(v, lo, hi):
+                v = _number(v, span, "the value to clamp")
+                lo = _number(lo, span, "clamp's lower bound")
+                hi = _number(hi, span, "clamp's upper bound")
                 if lo > hi:
                     raise EvaluationError(f"clamp between {show(lo)} and {show(hi)}: the "
                                           "lower bound is above the upper", span)
                 return min(max(v, lo), hi)
 
-            return clamp
+            return lambda ctx: lift(clamp_values, value(ctx), low(ctx), high(ctx))
         (value,) = args
         function = {"floor": math.floor, "ceil": math.ceil, "abs": abs,
                     "round": round_half_away}[name]
-        return lambda ctx: function(_number(value(ctx), span, f"the argument of {name}"))
+        def apply(v):
+            return function(_number(v, span, f"the argument of {name}"))
+
+        return lambda ctx: lift(apply, value(ctx))
 
     def ex_unary(self, node: n.Unary):
         operand = self.expr(node.operand)
         span = node.operand.span
         if node.op == "not":
-            def negate(ctx):
-                value = operand(ctx)
+            def negate(value):
                 if value is True or value is False:
                     return not value
                 raise EvaluationError(f"`not` needs yes or no, not {show(value)}", span)
 
-            return negate
-        return lambda ctx: -_number(operand(ctx), span, "what `-` negates")
+            return lambda ctx: lift(negate, operand(ctx))
+
+        def minus(value):
+            return -_number(value, span, "what `-` negates")
+
+        return lambda ctx: lift(minus, operand(ctx))
 
     def ex_binary(self, node: n.Binary):
         op = node.op
@@ -536,8 +602,8 @@ class Compiler:
             left, right = self.expr(node.left), self.expr(node.right)
             lspan, rspan = node.left.span, node.right.span
             if op == "and":
-                return lambda ctx: _bool(left(ctx), lspan) and _bool(right(ctx), rspan)
-            return lambda ctx: _bool(left(ctx), lspan) or _bool(right(ctx), rspan)
+                return lambda ctx: _bool(ctx, left(ctx), lspan) and _bool(ctx, right(ctx), rspan)
+            return lambda ctx: _bool(ctx, left(ctx), lspan) or _bool(ctx, right(ctx), rspan)
         if op in ("=", "!="):
             ltype, rtype = self.type_of(node.left), self.type_of(node.right)
             by_name = (ltype.kind == "ref") != (rtype.kind == "ref") and \
@@ -546,30 +612,36 @@ class Compiler:
             left = self.ref(node.left) if by_name else self.expr(node.left)
             right = self.ref(node.right) if by_name else self.expr(node.right)
             if op == "=":
-                return lambda ctx: _equal(left(ctx), right(ctx))
-            return lambda ctx: not _equal(left(ctx), right(ctx))
-        left, right = self.expr(node.left), self.expr(node.right)
+                return lambda ctx: lift(_equal, left(ctx), right(ctx))
+            return lambda ctx: lift(_unequal, left(ctx), right(ctx))
         if op == "in":
+            left, right = self.naming(node.left), self.naming(node.right)
             span = node.right.span
 
             def contains(ctx):
-                container = right(ctx)
+                container = _value(ctx, right(ctx))
                 if not isinstance(container, tuple | str):
                     raise EvaluationError(f"`in` looks in a list, not in {show(container)}", span)
-                return left(ctx) in container
+                return _value(ctx, left(ctx)) in container
 
             return contains
+        left, right = self.expr(node.left), self.expr(node.right)
         if op in (">=", "<=", ">", "<"):
             compare = _COMPARISONS[op]
             lspan, rspan = node.left.span, node.right.span
 
-            def comparison(ctx):
-                a, b = left(ctx), right(ctx)
+            def compare_values(a, b):
                 if type(a) is not int:
                     a = _number(a, lspan, f"the left side of {op}")
                 if type(b) is not int:
                     b = _number(b, rspan, f"the right side of {op}")
                 return compare(a, b)
+
+            def comparison(ctx):
+                a, b = left(ctx), right(ctx)
+                if type(a) is int and type(b) is int:
+                    return compare(a, b)
+                return lift(compare_values, a, b)
 
             return comparison
         compute = _arith(op, node.left.span, node.right.span, node.op_span)
@@ -595,7 +667,7 @@ class Compiler:
         condition = self.expr(node.condition)
         then, otherwise = self.expr(node.then), self.expr(node.otherwise)
         span = node.condition.span
-        return lambda ctx: then(ctx) if _bool(condition(ctx), span) else otherwise(ctx)
+        return lambda ctx: then(ctx) if _bool(ctx, condition(ctx), span) else otherwise(ctx)
 
     def ex_dice(self, node: n.Dice):
         roll = self.dice(node)
@@ -617,7 +689,7 @@ class Compiler:
             fixed_die, sides_fn = None, self.expr(sides)
 
             def die_of(ctx):
-                faces = _whole(sides_fn(ctx), span, "the number of faces")
+                faces = _whole(ctx, sides_fn(ctx), span, "the number of faces")
                 if faces < 1:
                     raise EvaluationError(f"a die needs at least one face, not {faces}", span)
                 if faces > ctx.limits.faces_per_die:
@@ -628,6 +700,10 @@ class Compiler:
 
         modifier_fns = tuple(self.modifier(m) for m in node.modifiers)
         dynamic = any(callable(m) for m in modifier_fns)
+        describe = None
+        if dynamic or fixed_die is None or not (count is None or isinstance(node.count,
+                                                                             n.Literal)):
+            describe = self.term_as_rolled(node)
         has_top = any(len(m) > 2 and m[2] is _TOP for m in modifier_fns if not callable(m))
         fixed_steps = None
         if not dynamic:
@@ -640,7 +716,7 @@ class Compiler:
             else:
                 how_many = count(ctx)
                 if type(how_many) is not int:
-                    how_many = _whole(how_many, span, "the number of dice")
+                    how_many = _whole(ctx, how_many, span, "the number of dice")
                 if how_many < 0:
                     raise EvaluationError(f"cannot roll {how_many} dice", span)
             if fixed_steps is not None and (fixed_die is not None or not has_top):
@@ -652,10 +728,37 @@ class Compiler:
             if ctx.capture is not None:
                 ctx.capture.append(result)
             if ctx.trace is not None and not ctx.quiet:
-                ctx.trace.append(dice_step(result, span.line, ctx.depth))
+                if describe is not None:
+                    result.label = describe(ctx, how_many, die, steps)
+                ctx.trace.append(dice_step(result, span.line, ctx.depth, ctx.words))
             return result
 
         return roll
+
+    def term_as_rolled(self, node: n.Dice):
+        """A term written with expressions, shown as it was rolled:
+        `(dados)d(dado)` → `(dados)d(dado) = 5d8`."""
+        values = []
+        for modifier in node.modifiers:
+            condition = getattr(modifier, "condition", None)
+            count = getattr(modifier, "count", None)
+            text = modifier.span.text
+            value = condition.value if condition is not None else count
+            if value is None:
+                values.append((text, None))
+            else:
+                prefix = text[: value.span.start - modifier.span.start].rstrip("(")
+                values.append((prefix, self.expr(value)))
+        text = node.span.text
+
+        def describe(ctx, how_many, die, steps):
+            parts = [f"{how_many}{die.label}"]
+            for prefix, value in values:
+                shown = "" if value is None else show(_value(ctx, value(ctx)))
+                parts.append(f"{prefix.rstrip('(')}{shown}")
+            return f"{text} = {''.join(parts)}"
+
+        return describe
 
     def modifier(self, modifier):
         """A dice modifier: a constant step, or a closure(ctx, die) computing the step."""
@@ -669,7 +772,7 @@ class Compiler:
             mode = modifier.mode
 
             def keep(ctx, die):
-                k = _whole(count(ctx), span, "how many dice to keep or drop")
+                k = _whole(ctx, count(ctx), span, "how many dice to keep or drop")
                 if k < 0:
                     raise EvaluationError(f"cannot keep or drop {k} dice", span)
                 return ("keep", mode, k, span)
@@ -693,7 +796,7 @@ class Compiler:
         op = condition.op
 
         def step(ctx, die):
-            test = predicate(op, _number(value(ctx), span, "a face to compare with"))
+            test = predicate(op, _number(_value(ctx, value(ctx)), span, "a face to compare with"))
             return (kind, once, test, span) if once is not None else (kind, test)
 
         return step
@@ -731,14 +834,15 @@ class Compiler:
 
         return lookup
 
-    def _rows(self, table: n.Table, rows, depth: int, levels: int):
-        records = depth == levels - 1 and any(row.fields for row in rows)
+    def _rows(self, table: n.Table, rows, depth: int, levels: int, records=None):
+        if records is None:  # one rule for the whole table: records if any leaf has fields
+            records = _has_fields(table.rows, levels)
         built = []
         for row in rows:
             if depth < levels - 1:
                 label = self.expr(row.value) if row.value is not None else None
                 built.append((row.key, _SubTable(self._rows(table, row.rows, depth + 1,
-                                                            levels), label)))
+                                                            levels, records), label)))
             else:
                 built.append((row.key, self._cell(row, records)))
         return _Rows(built)
@@ -831,10 +935,15 @@ class Compiler:
             roll = self.dice(node.expr)
 
             def let_roll(ctx):
-                ctx.env[name] = roll(ctx)
+                rolled = roll(ctx)
+                if type(rolled) is not PoolRoll:  # odds: the term's distribution
+                    rolled = ctx.roller.resolve_roll(rolled)
+                ctx.env[name] = rolled
 
             return let_roll
-        value = self.expr(node.expr)
+        declared = self.types.get(id(node))
+        value = self.ref(node.expr) if declared is not None and declared.kind == "ref" \
+            else self.expr(node.expr)
         quiet = isinstance(node.expr, n.Call) and \
             self.bindings[id(node.expr)].kind in ("check", "opposed", "action") or \
             isinstance(node.expr, n.Literal)
@@ -842,6 +951,8 @@ class Compiler:
 
         def let(ctx):
             result = value(ctx)
+            if type(result) is Dist:
+                result = ctx.roller.resolve(result)
             ctx.env[name] = result
             if ctx.trace is not None and not quiet:
                 text = f"{name} = {show(result)}" if source == show(result) else \
@@ -857,7 +968,7 @@ class Compiler:
             name = node.place.name
 
             def set_local(ctx):
-                ctx.env[name] = value(ctx)
+                ctx.env[name] = _value(ctx, value(ctx))
 
             return set_local
         place = self.ref(node.place)
@@ -865,9 +976,9 @@ class Compiler:
 
         def set_field(ctx):
             where = place(ctx)
-            new = value(ctx)
+            new = _value(ctx, value(ctx))
             if is_number(new):
-                new = _whole(new, span, "a value on the sheet")
+                new = _whole(ctx, new, span, "a value on the sheet")
                 low, high = bounds(ctx, where)
                 clamped = min(max(new, low if low is not None else new),
                               high if high is not None else new)
@@ -913,7 +1024,7 @@ class Compiler:
 
         def change(ctx):
             where = place(ctx)
-            amount = _whole(amount_fn(ctx), node.amount.span, f"the amount to {verb}")
+            amount = _whole(ctx, amount_fn(ctx), node.amount.span, f"the amount to {verb}")
             if amount < 0:
                 raise EvaluationError(f"cannot {verb} a negative amount ({amount})",
                                       node.amount.span)
@@ -950,8 +1061,8 @@ class Compiler:
         cspan = node.condition.span
 
         def require(ctx):
-            if not _bool(condition(ctx), cspan):
-                raise RequirementFailed(str(message(ctx)), span)
+            if not _bool(ctx, condition(ctx), cspan):
+                raise RequirementFailed(str(_value(ctx, message(ctx))), span)
 
         return require
 
@@ -962,7 +1073,7 @@ class Compiler:
 
         def if_(ctx):
             for condition, body, cspan in branches:
-                decided = _bool(condition(ctx), cspan)
+                decided = _bool(ctx, condition(ctx), cspan)
                 if ctx.trace is not None:
                     ctx.step("if", f"if {cspan.text} → {show(decided)}", cspan)
                 if decided:
@@ -973,6 +1084,7 @@ class Compiler:
                 statement(ctx)
 
         del span
+        if_.branches, if_.otherwise = branches, otherwise  # for the odds engine
         return if_
 
     def st_match(self, node: n.Match):
@@ -986,9 +1098,9 @@ class Compiler:
         span = node.subject.span
 
         def match(ctx):
-            value = subject(ctx)
+            value = _value(ctx, subject(ctx))
             for values, body in cases:
-                if any(_equal(value, v(ctx)) for v in values):
+                if any(_equal(value, _value(ctx, v(ctx))) for v in values):
                     if ctx.trace is not None:
                         ctx.step("match", f"match {span.text} = {show(value)}", span)
                     for statement in body:
@@ -1002,13 +1114,13 @@ class Compiler:
         return match
 
     def st_foreach(self, node: n.ForEach):
-        items = self.expr(node.items)
+        items = self.naming(node.items)
         body = self.block(node.body)
         name = node.var
         span = node.items.span
 
         def for_each(ctx):
-            values = items(ctx)
+            values = _value(ctx, items(ctx))
             if not isinstance(values, tuple):
                 raise EvaluationError(f"`for each` goes over a list, not {show(values)}", span)
             for value in values:
@@ -1025,12 +1137,12 @@ class Compiler:
         span = node.count.span
 
         def repeat(ctx):
-            times = _whole(count(ctx), span, "a repeat count")
+            times = _whole(ctx, count(ctx), span, "a repeat count")
             if times > ctx.limits.repeat_count:
                 raise LimitExceeded(f"repeat {times} times is more than "
                                     f"{ctx.limits.repeat_count} (limit repeat_count)", span)
             for _ in range(times):
-                if until is not None and _bool(until(ctx), node.until.span):
+                if until is not None and _bool(ctx, until(ctx), node.until.span):
                     break
                 for statement in body:
                     statement(ctx)
@@ -1042,11 +1154,57 @@ class Compiler:
         span = node.span
 
         def note(ctx):
-            value = text(ctx)
+            value = _value(ctx, text(ctx))
             if ctx.trace is not None:
                 ctx.step("note", show(value), span, note=value)
 
         return note
+
+    def st_add(self, node: n.Add):
+        item = self.expr(node.item)
+        span = node.span
+        place_node = node.place
+        binding = self.bindings.get(id(place_node))
+        if binding is not None and binding.kind == "catalog":
+            catalog = binding.name
+            fields = tuple((name, self.expr(e)) for name, e in node.fields or ())
+
+            def add_entry(ctx):
+                name = _value(ctx, item(ctx))
+                if not isinstance(name, str):
+                    raise EvaluationError(f"a catalog entry's name is a text, not {show(name)}",
+                                          node.item.span)
+                if name in ctx.state.values[catalog]:
+                    raise EvaluationError(f"the sheet already has a {catalog} entry {name!r}",
+                                          span)
+                entry = Record({"name": name, **{k: _value(ctx, f(ctx)) for k, f in fields}},
+                               kind=catalog)
+                ctx.state.write((catalog, name), entry)
+                if ctx.trace is not None:
+                    ctx.step("change", f"add {name} to {catalog}: {show(entry)}", span,
+                             path=f"{catalog}.{name}", before=None, after=entry)
+
+            return add_entry
+        if isinstance(place_node, n.Name) and binding is not None and binding.kind == "local":
+            local = place_node.name
+
+            def add_local(ctx):
+                ctx.env[local] = (*ctx.env[local], _value(ctx, item(ctx)))
+
+            return add_local
+        place = self.ref(place_node)
+
+        def add_item(ctx):
+            where = place(ctx)
+            value = _value(ctx, item(ctx))
+            before = ctx.state.read(where)
+            after = (*before, value)
+            ctx.state.write(where, after)
+            if ctx.trace is not None:
+                ctx.step("change", f"add {show(value)} to {_place_text(where)}", span,
+                         path=_place_path(where), before=before, after=after)
+
+        return add_item
 
     def st_do(self, node: n.Do):
         call = self.expr(node.call)
@@ -1107,18 +1265,19 @@ class CompiledCheck(_Callable):
                 shown = None
             else:
                 total, shown = _explained_sum(ctx, self.terms)
-            total = _number(total, self.node.roll.span, "a check's roll")
+            total = _number(_value(ctx, total), self.node.roll.span, "a check's roll")
             env = ctx.env
             env["total"] = total
             fields = {"total": total}
             if self.target is not None:
-                target = _number(self.target(ctx), self.node.target.span, "a check's target")
+                target = _number(_value(ctx, self.target(ctx)), self.node.target.span,
+                                 "a check's target")
                 success = self.compare(total, target)
                 margin = total - target if self.comparison in (">=", ">") else target - total
                 env.update(target=target, success=success, margin=margin)
                 fields.update(target=target, success=success, margin=margin)
             for name, value in self.fields:
-                env[name] = fields[name] = value(ctx)
+                env[name] = fields[name] = _value(ctx, value(ctx))
             if ctx.trace is not None:
                 ctx.depth -= 1
                 ctx.trace.insert(mark, Step("check", self.describe(ctx, shown, fields),
@@ -1209,8 +1368,8 @@ class CompiledOpposed(_Callable):
         try:
             rerolls = 0
             while True:
-                ours = _side(self.ours(ctx), self.node.ours.span)
-                theirs = _side(self.theirs(ctx), self.node.theirs.span)
+                ours = _side(_value(ctx, self.ours(ctx)), self.node.ours.span)
+                theirs = _side(_value(ctx, self.theirs(ctx)), self.node.theirs.span)
                 a = tuple(_key(ours.get(k)) for k in self.node.compare)
                 b = tuple(_key(theirs.get(k)) for k in self.node.compare)
                 if a != b or self.node.tie != "reroll":
@@ -1230,7 +1389,7 @@ class CompiledOpposed(_Callable):
                       "rerolls": rerolls}
             ctx.env.update(fields)
             for name, value in self.fields:
-                ctx.env[name] = fields[name] = value(ctx)
+                ctx.env[name] = fields[name] = _value(ctx, value(ctx))
             if ctx.trace is not None:
                 words = ctx.words
                 verdict = words["wins"] if won else words["loses"]
@@ -1280,7 +1439,7 @@ class CompiledAction(_Callable):
                 statement(ctx)
             result = None
             if self.result is not None:
-                result = Record({name: value(ctx) for name, value in self.result},
+                result = Record({name: _value(ctx, value(ctx)) for name, value in self.result},
                                 kind="result")
             if ctx.trace is not None and ctx.depth > 1:
                 shown = ", ".join(f"{k}={show(v)}" for k, v in zip(self.names, args))
@@ -1339,7 +1498,7 @@ class Procedure(_Callable):
             total = base.total
             watch(ctx.env, [base], base.total)
             for condition, sign, extra, again, rule in self.rules:
-                if not _bool(condition(ctx), rule.condition.span):
+                if not _bool(ctx, condition(ctx), rule.condition.span):
                     continue
                 extras = 0
                 while True:
@@ -1359,7 +1518,7 @@ class Procedure(_Callable):
                     if again is None:
                         break
                     watch(ctx.env, rolls, value)
-                    if not _bool(again(ctx), rule.again.span):
+                    if not _bool(ctx, again(ctx), rule.again.span):
                         break
                 break
             return ChainRoll(self.name, parts, total)
@@ -1485,14 +1644,35 @@ def _bind_tops(steps: tuple, die: Die) -> tuple:
     return tuple((s[0], s[1], top, s[3]) if len(s) > 2 and s[2] is _TOP else s for s in steps)
 
 
+def _text_keyed(table: n.Table) -> list[bool]:
+    """For each level of a table, whether its keys are texts."""
+    out, rows = [], table.rows
+    for _ in range(max(1, len(table.keys))):
+        out.append(any(r.key.kind == "value" and isinstance(r.key.low, str) for r in rows))
+        rows = [sub for r in rows for sub in r.rows]
+    return out
+
+
+def _has_fields(rows, levels: int, depth: int = 0) -> bool:
+    if depth >= levels - 1:
+        return any(row.fields for row in rows)
+    return any(_has_fields(row.rows, levels, depth + 1) for row in rows)
+
+
 def _constant(node) -> bool:
     return node is None or isinstance(node, n.Literal)
 
 
-def _bool(value, span) -> bool:
+def _bool(ctx, value, span) -> bool:
     if value is True or value is False:
         return value
+    if type(value) is Dist:
+        return _bool(ctx, ctx.roller.resolve(value), span)
     raise EvaluationError(f"a condition must be yes or no, not {show(value)}", span)
+
+
+def _unequal(a, b) -> bool:
+    return not _equal(a, b)
 
 
 def _equal(a, b) -> bool:
@@ -1537,5 +1717,5 @@ _STATEMENTS = {
     n.Let: Compiler.st_let, n.Set: Compiler.st_set, n.Change: Compiler.st_change,
     n.Require: Compiler.st_require, n.If: Compiler.st_if, n.Match: Compiler.st_match,
     n.ForEach: Compiler.st_foreach, n.Repeat: Compiler.st_repeat, n.Note: Compiler.st_note,
-    n.Do: Compiler.st_do,
+    n.Do: Compiler.st_do, n.Add: Compiler.st_add,
 }

@@ -14,10 +14,12 @@ from interpreter.values import show, to_json
 WORDS = {
     "es": {"success": "éxito", "failure": "fallo", "vs": "vs", "tie": "empate",
            "wins": "gana", "loses": "pierde", "forced": "dados forzados",
-           "typed": "dados introducidos a mano", "line": "línea"},
+           "typed": "dados introducidos a mano", "line": "línea", "successes": "éxitos",
+           "failures": "fallos"},
     "en": {"success": "success", "failure": "failure", "vs": "vs", "tie": "tie",
            "wins": "wins", "loses": "loses", "forced": "forced dice",
-           "typed": "dice typed in", "line": "line"},
+           "typed": "dice typed in", "line": "line", "successes": "successes",
+           "failures": "failures"},
 }
 
 
@@ -54,12 +56,13 @@ def faces_text(roll: PoolRoll) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
-def roll_text(roll: PoolRoll) -> str:
+def roll_text(roll: PoolRoll, words: dict | None = None) -> str:
     """`4d6kh3 [6, 5, 3, ~~1~~]`, with successes counted where the term counts them."""
+    words = words or WORDS["en"]
     text = f"{roll.label} {faces_text(roll)}"
     if roll.successes is not None:
-        text += f" ({roll.successes} successes"
-        text += f" - {roll.failures} failures)" if roll.failures else ")"
+        text += f" ({roll.successes} {words['successes']}"
+        text += f" - {roll.failures} {words['failures']})" if roll.failures else ")"
     return text
 
 
@@ -73,8 +76,8 @@ def render_text(steps, words=None) -> str:
     return "\n".join(lines)
 
 
-def dice_step(roll: PoolRoll, line: int | None, depth: int) -> Step:
+def dice_step(roll: PoolRoll, line: int | None, depth: int, words: dict | None = None) -> Step:
     kept = [f[0] for f in roll.faces if f[1] == KEPT]
-    return Step("roll", f"{roll_text(roll)} = {show(roll.total)}", line,
+    return Step("roll", f"{roll_text(roll, words)} = {show(roll.total)}", line,
                 {"dice": roll.label, "faces": [f[0] for f in roll.faces], "kept": kept,
                  "value": roll.total}, depth)

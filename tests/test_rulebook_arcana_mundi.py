@@ -1,0 +1,882 @@
+"""Arcana Mundi: the rulebook reproduces the worked examples of its source text.
+
+Source: /work/shared/seeds/000_a1b6883d42d8225b.txt ("El poder de la Teúrgia"), with the
+2d10 "capicúa" roll from /work/shared/seeds/README.md. Every number the two worked
+examples state is asserted here with forced dice; 2d10 faces are chosen so that they are
+not doubles (12 = [5, 7], 11 = [5, 6], 9 = [4, 5], 7 = [3, 4]) unless a test wants the chain.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import dsl
+from interpreter import (
+    Engine,
+    ForcedDice,
+    InsufficientResource,
+    RequirementFailed,
+    SeededDice,
+    cli,
+    render_text,
+)
+from interpreter.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rulebooks" / "arcana_mundi.rules"
+MENECMA = ROOT / "rulebooks" / "characters" / "menecma.yaml"
+
+FORTALEZA = "La fortaleza de Perséfone"
+GRITO = "Grito Báquico"
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(dsl.load(str(RULES)))
+
+
+@pytest.fixture(scope="module")
+def menecma(engine):
+    return engine.load_sheet(str(MENECMA))
+
+
+def checks(out, name: str) -> list[dict]:
+    """The data of every `name` check in the trace, in order."""
+    return [
+        step.data
+        for step in out.trace
+        if step.kind == "check" and step.data and step.data.get("check") == name
+    ]
+
+
+def check(out, name: str) -> dict:
+    found = checks(out, name)
+    assert len(found) == 1, f"{name}: {len(found)} checks in the trace"
+    return found[0]
+
+
+def changes(out) -> dict:
+    return {c.path: (c.before, c.after) for c in out.changes}
+
+
+def notes(out) -> list[str]:
+    return [step.data["note"] for step in out.trace if step.kind == "note"]
+
+
+def variant(engine, menecma, **fields):
+    """Menecma's sheet with some fields changed (for tests beyond the worked examples)."""
+    data = menecma.to_data()
+    if "dinamis" not in fields:
+        data.pop("dinamis", None)  # full pools, whatever the Dignitates now are
+    data.update(fields)
+    return engine.sheet(data)
+
+
+# ─── the sheet ──────────────────────────────────────────────────────────────
+
+
+def test_menecma_sheet_is_her_sheet_in_the_text(menecma):
+    # "Características: Fuerza 5, Destreza 6, Constitución 6, Percepción 6, Inteligencia 7,
+    # Cultura 8, Carisma 7. Habilidades: Corpus religio 3, Sabiduría del culto 3.
+    # Dignitates: Virtus 1, Gravitas 2, Fides 3. Misterios: Hierofanía 3."
+    expected = {
+        "Fuerza": 5,
+        "Destreza": 6,
+        "Constitución": 6,
+        "Percepción": 6,
+        "Inteligencia": 7,
+        "Cultura": 8,
+        "Carisma": 7,
+        "Corpus religio": 3,
+        "Sabiduría del culto": 3,
+        "Virtus": 1,
+        "Gravitas": 2,
+        "Fides": 3,
+        "Hierofanía": 3,
+        "Tributo": 3,
+        "Tributo de dominatus": 3,
+        "Espiritista": 3,
+        "Estudioso": 3,
+    }
+    assert {k: menecma.get(k) for k in expected} == expected
+    assert list(menecma.get("Dominatus")) == [
+        "La virtud de las plantas",
+        "El lenguaje de las plantas",
+        "El lenguaje del reino animal",
+    ]
+    numinas = menecma.get("Núminas")
+    assert {k: v["grado"] for k, v in numinas.items()} == {
+        FORTALEZA: 1,
+        "La visión de Perséfone": 1,
+        "Gephyrismos": 1,
+        GRITO: 3,
+    }
+
+
+def test_dinamis_is_five_times_each_dignitas(engine, menecma):
+    # "Esto le proporciona 5 puntos de dinamis de Virtus, 10 de Gravitas y 15 de Fides."
+    assert [menecma.get(f"dinamis.{d}") for d in ("Virtus", "Gravitas", "Fides")] == [5, 10, 15]
+    other = variant(engine, menecma, Virtus=4, Gravitas=0, Fides=1)
+    assert [other.get(f"dinamis.{d}") for d in ("Virtus", "Gravitas", "Fides")] == [20, 0, 5]
+
+
+def test_revisar_teurgo(engine, menecma):
+    out = engine.run("revisar_teurgo", menecma, {})
+    print(render_text(out.trace))
+    assert out.result["misterios"] == 3
+    assert out.result["dominatus"] == 3
+    assert out.result["núminas"] == 4
+    # The text says 5 Dignitates at creation, but Menecma has 1 + 2 + 3 = 6.
+    assert out.result["dignitates"] == 6
+    assert out.result["núminas_fuera_de_grado"] == 0
+    assert out.result["success"] is True
+
+
+# ─── the roll ───────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("faces", "roll"),
+    [
+        ([5, 7], 12),  # no double
+        ([5, 5, 3, 4], 17),  # a double is rolled again and added
+        ([5, 5, 3, 3, 6, 2], 24),  # ... repeatedly
+        ([1, 1, 3, 4], -5),  # a double 1: the extra roll is subtracted
+        ([1, 1, 2, 2, 3, 4], -9),  # ... again while the extra roll is a double
+    ],
+)
+def test_capicua(engine, menecma, faces, roll):
+    out = engine.run(
+        "tirada", menecma, {"característica": "Cultura", "dificultad": 5}, dice=ForcedDice(faces)
+    )
+    print(render_text(out.trace))
+    assert out.result["total"] == 8 + roll
+    assert list(out.dice) == faces
+
+
+@pytest.mark.parametrize(
+    ("total", "difficulty", "success", "points"),
+    [
+        (23, 5, True, 4),  # sacrificium of example 1: "23: 4 puntos éxito"
+        (21, 5, True, 4),  # caerimonia of example 1: "21: 4 puntos de éxito"
+        (30, 5, True, 5),  # basic roll of example 1: "30: 5 puntos de éxito"
+        (20, 15, True, 1),  # basic roll of example 2: "20, contra dificultad 15 ... 1 punto"
+        (15, 15, True, 0),  # meeting the difficulty: a success without points
+        (14, 15, False, 1),  # one point of failure per 5, or fraction
+        (10, 15, False, 1),
+        (9, 15, False, 2),
+    ],
+)
+def test_points_one_per_five_or_fraction(engine, menecma, total, difficulty, success, points):
+    # Cultura 8 + a modifier + 11 ([5, 6], not a double).
+    params = {"característica": "Cultura", "dificultad": difficulty, "modificador": total - 19}
+    out = engine.run("tirada", menecma, params, dice=ForcedDice([5, 6]))
+    assert out.result["total"] == total
+    assert out.result["success"] is success
+    assert out.result["points"] == points
+
+
+# ─── worked example 1: La fortaleza de Perséfone ────────────────────────────
+
+
+def test_example_fortaleza_de_persefone(engine, menecma):
+    # Sacrificium 12 = [5, 7], caerimonia 11 = [5, 6], basic roll 9 = [4, 5].
+    out = engine.run(
+        "usar_numina", menecma, {"numina": FORTALEZA}, dice=ForcedDice([5, 7, 5, 6, 4, 5])
+    )
+    print(render_text(out.trace))
+
+    # "Corpus religio (3) + Sacrificio (0) + Cultura (8), contra dificultad 5 ...
+    # 11 + 12 = 23: 4 puntos éxito"
+    sacrificium = check(out, "tirada_sacrificium")
+    assert (sacrificium["total"], sacrificium["target"]) == (23, 5)
+    assert sacrificium["success"] is True and sacrificium["puntos"] == 4
+    # "Corpus religio (3) + Ceremonia (0) + Inteligencia (7), contra dificultad 5 ...
+    # 10 + 11 = 21: 4 puntos de éxito"
+    caerimonia = check(out, "tirada_caerimonia")
+    assert (caerimonia["total"], caerimonia["target"]) == (21, 5)
+    assert caerimonia["success"] is True and caerimonia["puntos"] == 4
+    # "Corpus religio (3) + Hierofanía (3) + Inteligencia (7) + Sacrificium (+4) +
+    # Caerimonia (+4), contra dificultad 5 ... 21 + 9 = 30: 5 puntos de éxito"
+    basica = check(out, "tirada_basica")
+    assert (basica["total"], basica["target"], basica["puntos"]) == (30, 5, 5)
+    assert out.result["success"] is True
+    assert out.result["points"] == 5
+    assert out.result["total"] == 30
+    assert out.result["dificultad"] == 5
+
+    # "como el coste de esta númina es sólo 1, lo dejamos ahí (se debe gastar al menos 1
+    # punto). Menecma tenía 3 puntos de Fides, y ahora tiene 2."
+    assert out.result["coste"] == 1
+    # "el tiempo de preparación básico es de 1 día por grado de la númina"
+    assert (out.result["tiempo"], out.result["unidad"]) == (1, "días")
+    # "perdemos automáticamente una casilla de rendimiento"; the Fides dinamis follows its
+    # maximum (5 x 2); her 3 Tributo come from dominatus: the sacrificium removes none.
+    assert changes(out) == {
+        "Fides": (3, 2),
+        "Casillas de rendimiento": (10, 9),
+        "dinamis.Fides": (15, 10),
+    }
+    assert out.sheet.get("Tributo") == 3
+    # "durante tantas estaciones como la puntuación de Dignitates (ahora tiene 5 puntos ...)
+    # tendremos +5 a nuestra Defensa Teúrgica contra poderes sobrenaturales de fantasmas"
+    effect = (
+        "+5 a la Defensa teúrgica contra los poderes sobrenaturales de los fantasmas "
+        "durante 5 estaciones"
+    )
+    assert out.result["efecto"] == effect
+    assert effect in notes(out)
+    # The input sheet is never changed.
+    assert menecma.get("Fides") == 3
+
+
+# ─── worked example 2: Grito Báquico in a theurgic combat ───────────────────
+
+
+def test_example_grito_baquico_combat(engine, menecma):
+    # His maneuver 12 = [5, 7], hers 9 = [4, 5], basic roll 7 = [3, 4], attack 11 = [5, 6],
+    # his defence 9 = [4, 5].
+    out = engine.run(
+        "combate_teurgico",
+        menecma,
+        {"numina": GRITO, "maniobra_rival": 10, "dignitas_rival": 5},
+        dice=ForcedDice([5, 7, 4, 5, 3, 4, 5, 6, 4, 5]),
+    )
+    print(render_text(out.trace))
+
+    # "El hombre tiene 10 puntos, a los que suma su tirada de 12, haciendo un total de 22
+    # puntos (obtiene, por tanto, un +3)"
+    rival = check(out, "tirada_maniobra_rival")
+    assert (rival["total"], rival["bono"]) == (22, 3)
+    # "sumando su Dignitas (6), su Sombra (0) y su tirada (9), para un total de 15
+    # (obteniendo un +2). Menecma ha perdido, así que el hombre actuará primero."
+    maniobra = check(out, "tirada_maniobra")
+    assert (maniobra["total"], maniobra["bono"]) == (15, 2)
+    assert out.result["primero"] == "rival"
+    # "Paga el coste de la númina, que son 3 puntos de dinamis de Virtus; tenía 5, así que
+    # ahora le quedan 2."
+    assert changes(out) == {"dinamis.Virtus": (5, 2)}
+    # "Corpus religio (3) + Hierofanía (3) + Carisma (7) + tirada (7) = 20, contra
+    # dificultad 15 (númina de grado 3): ... obteniendo 1 punto de éxito."
+    basica = check(out, "tirada_basica")
+    assert (basica["total"], basica["target"], basica["puntos"]) == (20, 15, 1)
+    assert out.result["success"] is True
+    assert out.result["points"] == 1
+    # "Dignitas (6) + Sombra (0) + Grado de la númina (2) +2 (por su tirada de Maniobra
+    # teúrgica) + Tirada (11) = 21". DISCREPANCY: Grito Báquico is a grade-3 númina and the
+    # rule is "Dignitas + Sombra + grado de la númina", so the attack is
+    # 6 + 0 + 3 + 2 + 11 = 22, not 21. The outcome is the same (22 > 17).
+    ataque = check(out, "tirada_ataque")
+    assert ataque["total"] == 22
+    assert out.result["ataque"] == 22
+    # "Dignitas (5) + Sombra (0) + 3 (por su tirada de Maniobra) + tirada (9) = 17"
+    defensa = check(out, "tirada_defensa_rival")
+    assert defensa["total"] == 17
+    assert out.result["defensa"] == 17
+    # "No ha superado la tirada de Menecma ... el hombre adquiere 1 punto en la Cualidad de
+    # locura durante todo el día."
+    assert out.result["afectado"] is True
+    assert "el objetivo adquiere 1 punto(s) en la Cualidad Locura durante todo el día" in notes(out)
+
+
+def test_grito_baquico_cast_alone(engine, menecma):
+    out = engine.run("usar_numina", menecma, {"numina": GRITO}, dice=ForcedDice([3, 4]))
+    print(render_text(out.trace))
+    assert (out.result["success"], out.result["points"], out.result["total"]) == (True, 1, 20)
+    assert out.result["coste"] == 3
+    assert (out.result["tiempo"], out.result["unidad"]) == (1, "asaltos")
+    assert changes(out) == {"dinamis.Virtus": (5, 2)}
+    # An evocation makes no sacrificium or caerimonia unless asked.
+    assert checks(out, "tirada_sacrificium") == [] and checks(out, "tirada_caerimonia") == []
+
+
+def test_combat_attack_that_does_not_pass_the_defence(engine, menecma):
+    # Same as the example but his defence roll is 14 = [6, 8]: 5 + 0 + 3 + 14 = 22, and
+    # the attack (22) must *exceed* it.
+    out = engine.run(
+        "combate_teurgico",
+        menecma,
+        {"numina": GRITO, "maniobra_rival": 10, "dignitas_rival": 5},
+        dice=ForcedDice([5, 7, 4, 5, 3, 4, 5, 6, 6, 8]),
+    )
+    print(render_text(out.trace))
+    assert (out.result["ataque"], out.result["defensa"]) == (22, 22)
+    assert out.result["afectado"] is False
+
+
+def test_combat_dinamis_added_and_failed_cast_skips_the_attack(engine, menecma):
+    # 1 dinamis to the maneuver (6 + 1 + 9 = 16 → +2), cast with half the time: grade 4,
+    # difficulty 20; basic 13 + 6 = 19 fails → no attack, Tributo roll instead.
+    out = engine.run(
+        "combate_teurgico",
+        menecma,
+        {
+            "numina": GRITO,
+            "maniobra_rival": 10,
+            "dignitas_rival": 5,
+            "dinamis_maniobra": 1,
+            "tiempo": "mitad",
+        },
+        dice=ForcedDice([5, 7, 4, 5, 2, 4, 1, 3]),
+    )
+    print(render_text(out.trace))
+    assert check(out, "tirada_maniobra")["total"] == 16
+    assert out.result["success"] is False
+    assert out.result["afectado"] is False
+    assert checks(out, "tirada_ataque") == []
+    # Tributo roll: grado 3 + 0 + 1 point of failure + 4 = 8 vs 5 → 1 Tributo.
+    assert check(out, "tirada_tributo")["total"] == 8
+    assert changes(out) == {"dinamis.Virtus": (5, 1), "Tributo": (3, 4)}
+
+
+@pytest.mark.parametrize(
+    ("faces", "total", "bonus"),
+    [
+        ([1, 3], 10, 1),
+        ([2, 3], 11, 2),
+        ([4, 5], 15, 2),
+        ([6, 8], 20, 2),
+        ([7, 8], 21, 3),
+    ],
+)
+def test_maneuver_bonus_per_ten_or_fraction(engine, menecma, faces, total, bonus):
+    # "de 1 a 10 se obtiene +1, de 11 a 20 se obtiene +2, etc." (22 → +3, 15 → +2)
+    out = engine.run("maniobra_teurgica", menecma, {"maniobra_rival": 22}, dice=ForcedDice(faces))
+    assert (out.result["total"], out.result["bono"]) == (total, bonus)
+    assert out.result["orden"] == "el rival actúa primero"
+
+
+def test_attack_and_defence_actions(engine, menecma):
+    # Attack with Gephyrismos (grade 1, Gravitas) and 2 dinamis: 6 + 0 + 1 + 2 + 2 + 12 = 23.
+    out = engine.run(
+        "ataque_teurgico",
+        menecma,
+        {"numina": "Gephyrismos", "bono_maniobra": 2, "puntos_dinamis": 2, "defensa_rival": 20},
+        dice=ForcedDice([5, 7]),
+    )
+    print(render_text(out.trace))
+    assert out.result["total"] == 23 and out.result["success"] is True
+    assert changes(out) == {"dinamis.Gravitas": (10, 8)}
+    # Defence: 6 + 0 + 1 (maneuver) + 5 (best object) + 2 + 3 (amber adds up) + 1 dinamis
+    # + 9 = 27; only the strongest non-amber object counts.
+    out = engine.run(
+        "defensa_teurgica",
+        menecma,
+        {
+            "bono_maniobra": 1,
+            "objetos": [5, 3],
+            "ámbar": [2, 3],
+            "puntos_dinamis": 1,
+            "dignitas_atacante": "Fides",
+            "ataque_rival": 27,
+        },
+        dice=ForcedDice([4, 5]),
+    )
+    print(render_text(out.trace))
+    assert out.result["total"] == 6 + 1 + 5 + 5 + 1 + 9
+    assert out.result["success"] is True  # 27 does not exceed 27
+    assert changes(out) == {"dinamis.Fides": (15, 14)}
+
+
+# ─── failures: short dinamis, Tributo, Sombra ───────────────────────────────
+
+
+def test_short_dinamis_fails_and_changes_nothing(engine, menecma):
+    tired = variant(engine, menecma, dinamis={"Virtus": 2, "Gravitas": 10, "Fides": 15})
+    with pytest.raises(InsufficientResource):
+        engine.run("usar_numina", tired, {"numina": GRITO}, dice=ForcedDice([3, 4]))
+    assert tired.get("dinamis.Virtus") == 2
+    # The same in the middle of a combat: the maneuver dice were rolled, nothing is kept.
+    with pytest.raises(InsufficientResource):
+        engine.run(
+            "combate_teurgico",
+            tired,
+            {"numina": GRITO, "maniobra_rival": 10, "dignitas_rival": 5},
+            dice=ForcedDice([5, 7, 4, 5, 3, 4, 5, 6, 4, 5]),
+        )
+    assert (
+        tired.to_data()
+        == variant(engine, menecma, dinamis={"Virtus": 2, "Gravitas": 10, "Fides": 15}).to_data()
+    )
+
+
+def test_a_don_without_dignitas_fails(engine, menecma):
+    poor = variant(engine, menecma, Fides=0)
+    with pytest.raises(InsufficientResource):
+        engine.run("usar_numina", poor, {"numina": FORTALEZA}, dice=ForcedDice([5, 7, 5, 6, 4, 5]))
+    assert poor.get("Fides") == 0
+
+
+def test_failed_cast_rolls_tributo(engine, menecma):
+    # Grito Báquico with half the preparation time: grade 4, difficulty 20.
+    # Basic roll 3 + 3 + 7 + 5 ([2, 3]) = 18 vs 20 → 1 point of failure.
+    # Tributo: grado 3 + condiciones adversas 2 + 1 + 9 ([4, 5]) = 15 vs 5 → 2 points.
+    out = engine.run(
+        "usar_numina",
+        menecma,
+        {"numina": GRITO, "tiempo": "mitad", "condiciones_adversas": 2},
+        dice=ForcedDice([2, 3, 4, 5]),
+    )
+    print(render_text(out.trace))
+    assert out.result["success"] is False
+    assert (out.result["grado"], out.result["dificultad"]) == (4, 20)
+    assert (out.result["total"], out.result["points"]) == (18, 1)
+    tributo = check(out, "tirada_tributo")
+    assert (tributo["total"], tributo["target"], tributo["tributo"]) == (15, 5, 2)
+    assert out.result["tributo"] == 2
+    # "este gasto se produce con independencia de que se realice con éxito o no la númina"
+    assert changes(out) == {"dinamis.Virtus": (5, 2), "Tributo": (3, 5)}
+    assert "Efecto Nefando de Hierofanía con 1 punto(s) de fracaso" in notes(out)
+    assert out.result["tiempo"] == pytest.approx(0.5)
+
+
+def test_failed_cast_tributo_turns_into_sombra(engine, menecma):
+    # The same failed cast as above with 8 Tributo: 8 + 2 = 10 → 1 Sombra, in Malignitas.
+    sheet = variant(engine, menecma, Tributo=8)
+    out = engine.run(
+        "usar_numina",
+        sheet,
+        {"numina": GRITO, "tiempo": "mitad", "condiciones_adversas": 2, "sombra_en": "Malignitas"},
+        dice=ForcedDice([2, 3, 4, 5]),
+    )
+    print(render_text(out.trace))
+    assert changes(out) == {
+        "dinamis.Virtus": (5, 2),
+        "Tributo": (8, 0),
+        "Tributo de dominatus": (3, 0),
+        "Malignitas": (0, 1),
+    }
+    assert (
+        "1 punto(s) de Sombra en Malignitas: incrementa un Estigma Sombrío o añade otro "
+        "por cada uno" in notes(out)
+    )
+
+
+def test_tributo_roll_without_success_adds_nothing(engine, menecma):
+    # Grade 4 difficulty 20, basic 13 + [1, 2] = 16 → 1 point of failure; Tributo
+    # 3 + 0 + 1 + ... needs a total under 5: a double 1 then [2, 3] gives 2 - 5 = -3.
+    out = engine.run(
+        "usar_numina",
+        menecma,
+        {"numina": GRITO, "tiempo": "mitad"},
+        dice=ForcedDice([1, 2, 1, 1, 2, 3]),
+    )
+    print(render_text(out.trace))
+    assert check(out, "tirada_tributo")["total"] == 1
+    assert out.result["tributo"] == 0
+    assert changes(out) == {"dinamis.Virtus": (5, 2)}
+
+
+def test_tributo_becomes_sombra_per_ten(engine, menecma):
+    # 6.3 "1 punto de Sombra por cada 10 de Tributo"
+    out = engine.run("acumular_tributo", menecma, {"puntos": 8, "sombra_en": "Dementia"})
+    print(render_text(out.trace))
+    assert changes(out) == {"Tributo": (3, 1), "Tributo de dominatus": (3, 1), "Dementia": (0, 1)}
+    assert out.result["sombra"] == 1 and out.result["total_sombra"] == 1
+    out = engine.run("acumular_tributo", menecma, {"puntos": 27})
+    assert changes(out) == {"Tributo": (3, 0), "Tributo de dominatus": (3, 0), "Impietas": (0, 3)}
+    out = engine.run("acumular_tributo", menecma, {"puntos": 6})
+    assert changes(out) == {"Tributo": (3, 9)}
+
+
+def test_failed_caerimonia_gives_five_tributo_per_point(engine, menecma):
+    # Caerimonia 10 + [1, 2] = 13 vs... grade 3 needs a grade-3 don: a variant númina.
+    data = menecma.to_data()
+    data["Núminas"] = dict(data["Núminas"])
+    data["Núminas"]["Don mayor"] = {
+        "grado": 3,
+        "misterio": "Hierofanía",
+        "manifestación": "don",
+        "dignitas": "Fides",
+        "característica": "Inteligencia",
+    }
+    sheet = engine.sheet(data)
+    # Sacrificium 11 + 12 = 23 vs 15 → +2; caerimonia 10 + 3 = 13 vs 15 → 1 point of failure:
+    # +5 Tributo (3 → 8); cost 3 Fides; basic 13 + 2 + 13 = 28 vs 15 → 3 points.
+    out = engine.run(
+        "usar_numina", sheet, {"numina": "Don mayor"}, dice=ForcedDice([5, 7, 1, 2, 6, 7])
+    )
+    print(render_text(out.trace))
+    assert check(out, "tirada_sacrificium")["neto"] == 2
+    caerimonia = check(out, "tirada_caerimonia")
+    assert (caerimonia["total"], caerimonia["success"], caerimonia["puntos"]) == (13, False, 1)
+    assert (out.result["total"], out.result["points"], out.result["coste"]) == (28, 3, 3)
+    assert changes(out) == {
+        "Tributo": (3, 8),
+        "Fides": (3, 0),
+        "dinamis.Fides": (15, 0),
+        "Casillas de rendimiento": (10, 7),
+    }
+
+
+def test_sacrificium_removes_only_tributo_not_from_dominatus(engine, menecma):
+    sheet = variant(engine, menecma, Tributo=8)
+    # 11 + 12 = 23 vs 5 → 4 points: 8 → 4.
+    out = engine.run("ofrecer_sacrificium", sheet, {}, dice=ForcedDice([5, 7]))
+    print(render_text(out.trace))
+    assert changes(out) == {"Tributo": (8, 4)}
+    # 11 + 5 (elements) + 19 = 35 vs 5 → 6 points, but only 8 - 3 = 5 can go.
+    out = engine.run("ofrecer_sacrificium", sheet, {"elementos": 5}, dice=ForcedDice([9, 10]))
+    assert out.result["points"] == 6
+    assert out.result["tributo_eliminado"] == 5
+    assert changes(out) == {"Tributo": (8, 3)}
+    # A failed sacrificium adds a Tributo point per point of failure: grade 3, 11 + 2 = 13
+    # vs 15 → 1.
+    out = engine.run("ofrecer_sacrificium", sheet, {"grado": 3}, dice=ForcedDice([1, 2]))
+    assert (out.result["success"], out.result["neto"]) == (False, -1)
+    assert changes(out) == {"Tributo": (8, 9)}
+
+
+# ─── preparation time, preces, lustraciones, dones for others ───────────────
+
+
+@pytest.mark.parametrize(
+    ("params", "grade", "time"),
+    [
+        ({}, 3, 1),
+        ({"tiempo": "doble"}, 2, 2),
+        ({"tiempo": "mitad"}, 4, 0.5),
+        ({"preces": True}, 3, 2),  # 1.1 Preces double the time
+        ({"preces": True, "tiempo": "mitad"}, 4, 1),  # 3.3 "volverá a ser el normal"
+        ({"preces": True, "tiempo": "doble"}, 2, 4),  # 3.3 "el cuádruple del normal"
+        ({"oficiantes": 2}, 3, 3),  # 3.1 one round per officiant
+    ],
+)
+def test_preparation_time_and_grade(engine, menecma, params, grade, time):
+    sheet = variant(engine, menecma, Preces=2)
+    out = engine.run("usar_numina", sheet, {"numina": GRITO, **params}, dice=ForcedDice([5, 7]))
+    assert out.result["grado"] == grade
+    assert out.result["dificultad"] == 5 * grade
+    assert out.result["tiempo"] == pytest.approx(time)
+    # Preces add their score to the basic roll: 3 + 3 + 7 (+ 2) + 12.
+    assert out.result["total"] == 25 + (2 if params.get("preces") else 0)
+    # The cost is by the númina's own grade.
+    assert out.result["coste"] == 3
+
+
+def test_grade_one_doubled_stays_grade_one(engine, menecma):
+    out = engine.run(
+        "usar_numina",
+        menecma,
+        {"numina": "Gephyrismos", "tiempo": "doble"},
+        dice=ForcedDice([5, 7]),
+    )
+    assert (out.result["grado"], out.result["dificultad"], out.result["tiempo"]) == (1, 5, 2)
+    assert changes(out) == {"dinamis.Gravitas": (10, 9)}
+
+
+def test_lustracion_needs_dignitas_and_its_date(engine, menecma):
+    data = menecma.to_data()
+    data["Núminas"] = dict(data["Núminas"])
+    data["Núminas"]["Lustración"] = {
+        "grado": 2,
+        "misterio": "Hierofanía",
+        "manifestación": "lustración",
+        "dignitas": "Virtus",
+        "característica": "Carisma",
+    }
+    data["Núminas"]["Lustración de Fides"] = dict(data["Núminas"]["Lustración"], dignitas="Fides")
+    sheet = engine.sheet(data)
+    with pytest.raises(RequirementFailed):  # Virtus 1 < grade 2
+        engine.run("usar_numina", sheet, {"numina": "Lustración"}, dice=ForcedDice([5, 7] * 3))
+    with pytest.raises(RequirementFailed):
+        engine.run(
+            "usar_numina",
+            sheet,
+            {"numina": "Lustración de Fides", "en_fecha": False},
+            dice=ForcedDice([5, 7] * 3),
+        )
+    # Sacrificium 23 vs 10 → 3; caerimonia 10 + 11 = 21 vs 10 → 3: cost 2 - 3 → 1 dinamis;
+    # basic 3 + 3 + 7 + 3 + 3 + 9 = 28 vs 10 → 4 points; 2 hours.
+    out = engine.run(
+        "usar_numina", sheet, {"numina": "Lustración de Fides"}, dice=ForcedDice([5, 7, 5, 6, 4, 5])
+    )
+    print(render_text(out.trace))
+    assert (out.result["total"], out.result["points"], out.result["coste"]) == (28, 4, 1)
+    assert (out.result["tiempo"], out.result["unidad"]) == (2, "horas")
+    assert changes(out) == {"dinamis.Fides": (15, 14)}
+
+
+def test_don_for_another_splits_the_cost(engine, menecma):
+    data = menecma.to_data()
+    data["Núminas"] = dict(data["Núminas"])
+    data["Núminas"]["Don mayor"] = {
+        "grado": 3,
+        "misterio": "Hierofanía",
+        "manifestación": "don",
+        "dignitas": "Fides",
+        "característica": "Inteligencia",
+    }
+    sheet = engine.sheet(data)
+    # Sacrificium 23 vs 15 → 2; caerimonia 10 + 6 = 16 vs 15 → 1: cost 3 - 1 = 2, halved: 1.
+    out = engine.run(
+        "usar_numina",
+        sheet,
+        {"numina": "Don mayor", "beneficiario": "otro"},
+        dice=ForcedDice([5, 7, 2, 4, 4, 5]),
+    )
+    print(render_text(out.trace))
+    assert out.result["coste"] == 1
+    assert changes(out)["Fides"] == (3, 2)
+    assert changes(out)["Casillas de rendimiento"] == (10, 7)
+
+
+# ─── learning númina and dominatus ──────────────────────────────────────────
+
+
+def test_revelatio_in_mentem(engine, menecma):
+    # Grade 2, entity power 2: 7 + 6 + 2 + 3 = 18 vs 10 → 2 points ≥ grade 2: learnt.
+    # Two wounds, two boxes; Constitución 6 + 9 = 15 vs 2 + 5 = 7 → 2 points: 2 wounds gone.
+    out = engine.run(
+        "revelatio_in_mentem",
+        menecma,
+        {"grado": 2, "poder_ente": 2},
+        dice=ForcedDice([1, 2, 2, 3, 4, 5]),
+    )
+    print(render_text(out.trace))
+    assert (out.result["success"], out.result["points"]) == (True, 2)
+    assert (out.result["horas_inconsciente"], out.result["heridas_curadas"]) == (0, 2)
+    assert changes(out) == {"Casillas de rendimiento": (10, 8)}
+    # Grade 3: 15 + 3 = 18 vs 15 → 1 point < 3: not learnt (no Tributo, it succeeded).
+    # Constitución 6 + 3 = 9 vs 3 + 12 = 15 → 2 points of failure: 2 hours unconscious.
+    out = engine.run(
+        "revelatio_in_mentem",
+        menecma,
+        {"grado": 3, "poder_ente": 2},
+        dice=ForcedDice([1, 2, 5, 7, 1, 2]),
+    )
+    print(render_text(out.trace))
+    assert (out.result["success"], out.result["points"]) == (False, 1)
+    assert out.result["horas_inconsciente"] == 2
+    assert changes(out) == {"Heridas": (0, 3), "Casillas de rendimiento": (10, 7)}
+    # A failed roll: 15 + 3 = 18 vs 25 (grade 5) → 2 points of failure: 2 Tributo.
+    out = engine.run(
+        "revelatio_in_mentem",
+        menecma,
+        {"grado": 5, "poder_ente": 2},
+        dice=ForcedDice([1, 2, 9, 8, 1, 2]),
+    )
+    assert out.result["success"] is False
+    assert changes(out)["Tributo"] == (3, 5)
+
+
+def test_revelatio_in_spiritu_costs_one_fides(engine, menecma):
+    out = engine.run("revelatio_in_spiritu", menecma, {})
+    assert changes(out) == {"Fides": (3, 2), "dinamis.Fides": (15, 10)}
+
+
+def test_indagacion(engine, menecma):
+    # Grade 2 evocation: needs 2 x 2 = 4 creation points. Helpers with Corpus religio 3 and
+    # 5 give 1 + 2; similar effect +5: 7 + 3 + 3 + 5 + 4 = 22 vs 10 → 3 points.
+    params = {"grado": 2, "manifestación": "evocación", "ayudantes": [3, 5], "parecida": True}
+    out = engine.run("indagacion", menecma, params, dice=ForcedDice([1, 3]))
+    print(render_text(out.trace))
+    assert (out.result["points"], out.result["creación"], out.result["necesarios"]) == (3, 3, 4)
+    assert out.result["success"] is False
+    assert changes(out) == {"Puntos de creación": (0, 3)}
+    # Next month: 7 + 3 + 3 + 5 + 3 = 21 vs 10 → 3 more: 6 ≥ 4, discovered; the counters
+    # are cleared for the next research.
+    out = engine.run("indagacion", out.sheet, params, dice=ForcedDice([1, 2]))
+    assert out.result["success"] is True and out.result["creación"] == 6
+    assert out.sheet.get("Puntos de creación") == 0
+    # Failure (no help): 10 + 3 = 13 vs 15 (grade 3 don) → 1 point; the die (2) is under
+    # the grade: the point is camouflaged.
+    sheet = variant(engine, menecma, **{"Puntos de creación": 4})
+    out = engine.run(
+        "indagacion", sheet, {"grado": 3, "manifestación": "don"}, dice=ForcedDice([1, 2, 2])
+    )
+    print(render_text(out.trace))
+    assert changes(out) == {"Puntos camuflados": (0, 1)}
+    # ... and with a die at or above the grade it takes a creation point away.
+    out = engine.run(
+        "indagacion", sheet, {"grado": 3, "manifestación": "don"}, dice=ForcedDice([1, 2, 7])
+    )
+    assert changes(out) == {"Puntos de creación": (4, 3)}
+    with pytest.raises(RequirementFailed):  # grade above her Hierofanía 3
+        engine.run(
+            "indagacion", menecma, {"grado": 4, "manifestación": "don"}, dice=ForcedDice([1, 2])
+        )
+    with pytest.raises(RequirementFailed):  # more helpers than her Carisma 7
+        engine.run(
+            "indagacion",
+            menecma,
+            {"grado": 1, "manifestación": "don", "ayudantes": [2] * 8},
+            dice=ForcedDice([1, 2]),
+        )
+
+
+def test_codices_and_magister(engine, menecma):
+    # Grade 3: 7 + 3 + 0 + Estudioso 3 + 3 = 16 vs 15 → 1 point a month; 3 needed.
+    out = engine.run("estudiar_codice", menecma, {"grado": 3}, dice=ForcedDice([1, 2]))
+    print(render_text(out.trace))
+    assert (out.result["points"], out.result["acumulados"], out.result["success"]) == (1, 1, False)
+    # With a book of the subject (+5): 21 vs 15 → 2 points: 3 in all, learnt.
+    out = engine.run(
+        "estudiar_codice",
+        out.sheet,
+        {"grado": 3, "libro_de_la_materia": True},
+        dice=ForcedDice([1, 2]),
+    )
+    assert (out.result["points"], out.result["acumulados"], out.result["success"]) == (2, 3, True)
+    assert out.sheet.get("Puntos de estudio") == 0
+    # A magister adds his Estudio: 13 + 4 + 3 = 20 vs 15 → 1 point.
+    out = engine.run(
+        "estudiar_con_magister",
+        menecma,
+        {"grado": 3, "estudio_magister": 4},
+        dice=ForcedDice([1, 2]),
+    )
+    assert out.result["points"] == 1
+    assert changes(out) == {"Puntos de estudio": (0, 1)}
+
+
+def test_aprender_dominatus(engine, menecma):
+    # By a Mystery point: 1 Tributo that sacrificium cannot remove.
+    out = engine.run("aprender_dominatus", menecma, {"vía": "misterio"})
+    assert changes(out) == {"Tributo": (3, 4), "Tributo de dominatus": (3, 4)}
+    # Revelatio in Mentem: 7 + 3 + 6 + 9 = 25 vs 20 → 1 point: learnt.
+    out = engine.run("aprender_dominatus", menecma, {"vía": "mentem"}, dice=ForcedDice([4, 5]))
+    print(render_text(out.trace))
+    assert (out.result["success"], out.result["points"]) == (True, 1)
+    assert changes(out) == {"Tributo": (3, 4), "Tributo de dominatus": (3, 4)}
+    # Not knowing the Mystery: 25 vs 35 → 2 points of failure: 2 wounds, 2 Tributo, 2 boxes.
+    out = engine.run(
+        "aprender_dominatus",
+        menecma,
+        {"vía": "mentem", "conoce_misterio": False},
+        dice=ForcedDice([4, 5]),
+    )
+    assert out.result["success"] is False
+    assert changes(out) == {
+        "Heridas": (0, 2),
+        "Tributo": (3, 5),
+        "Casillas de rendimiento": (10, 8),
+    }
+    # Revelatio in Spiritu: one permanent point of Fides.
+    out = engine.run("aprender_dominatus", menecma, {"vía": "spiritu"})
+    assert changes(out) == {"Fides": (3, 2), "dinamis.Fides": (15, 10)}
+
+
+def test_usar_dominatus(engine, menecma):
+    # La virtud de las plantas adds Hierofanía (3) to Conocimiento de las plantas (0):
+    # Inteligencia 7 + 0 + 3 + 12 = 22 vs 20 → 1 point.
+    out = engine.run(
+        "usar_dominatus",
+        menecma,
+        {"dominatus": "La virtud de las plantas", "dificultad": 20},
+        dice=ForcedDice([5, 7]),
+    )
+    print(render_text(out.trace))
+    assert (out.result["success"], out.result["points"]) == (True, 1)
+    assert check(out, "tirada_habilidad")["total"] == 22
+    # "El uso de los dominatus ... no tiene ningún coste"; an automatic one rolls nothing.
+    out = engine.run(
+        "usar_dominatus", menecma, {"dominatus": "El lenguaje de las plantas"}, dice=ForcedDice([])
+    )
+    assert list(out.changes) == []
+    with pytest.raises(RequirementFailed):
+        engine.run("usar_dominatus", menecma, {"dominatus": "Furia"})
+
+
+def test_indagar_rites(engine, menecma):
+    # Her Sacrificio and Ceremonia are 0: the permanent bonus is capped at 0.
+    out = engine.run("indagar_sacrificium", menecma, {}, dice=ForcedDice([5, 7]))
+    assert (out.result["points"], out.result["bono"]) == (4, 0)
+    sheet = variant(engine, menecma, Ceremonia=2)
+    out = engine.run("indagar_caerimonia", sheet, {}, dice=ForcedDice([5, 7]))
+    # 3 + 2 + 7 + 12 = 24 vs 5 → 4 points, capped at Ceremonia 2.
+    assert (out.result["points"], out.result["bono"]) == (4, 2)
+
+
+# ─── every action from the command line ─────────────────────────────────────
+
+CLI_SETS = {
+    "usar_numina": ["numina=Grito Báquico"],
+    "combate_teurgico": ["numina=Grito Báquico", "maniobra_rival=10", "dignitas_rival=5"],
+    "maniobra_teurgica": ["maniobra_rival=20"],
+    "ataque_teurgico": ["numina=Gephyrismos", "defensa_rival=15", "puntos_dinamis=1"],
+    "defensa_teurgica": ["objetos=3,5", "ámbar=2", "ataque_rival=20"],
+    "acumular_tributo": ["puntos=12", "sombra_en=Malignitas"],
+    "ofrecer_sacrificium": ["grado=2", "elementos=3"],
+    "indagar_sacrificium": ["grado=1"],
+    "indagar_caerimonia": ["grado=1"],
+    "revelatio_in_mentem": ["grado=1", "poder_ente=5"],
+    "revelatio_in_spiritu": [],
+    "indagacion": ["grado=2", "manifestación=evocación", "ayudantes=3,4", "parecida=sí"],
+    "estudiar_codice": ["grado=1", "libro_de_la_materia=sí"],
+    "estudiar_con_magister": ["grado=2", "estudio_magister=4"],
+    "aprender_dominatus": ["vía=mentem"],
+    "usar_dominatus": ["dominatus=La virtud de las plantas", "dificultad=15"],
+    "tirada": ["característica=Percepción", "dificultad=15"],
+    "revisar_teurgo": [],
+}
+
+
+def test_cli_runs_every_action(engine, capsys, monkeypatch):
+    assert set(CLI_SETS) == set(engine.rulebook.actions)
+    # Parse and check the rulebook once (about half a second each); everything else runs
+    # through the command line: options, sheet, parameters, run, printing.
+    monkeypatch.setattr(cli, "load_rulebook", lambda reference: engine.rulebook)
+    for action, sets in CLI_SETS.items():
+        argv = ["run", str(RULES), action, "--char", str(MENECMA), "--seed", "11"]
+        for pair in sets:
+            argv += ["--set", pair]
+        assert main(argv) == 0, f"{action}: {capsys.readouterr().err}"
+        assert "result:" in capsys.readouterr().out
+
+
+def test_cli_shipped_names_and_json(capsys):
+    argv = [
+        "run",
+        "arcana_mundi",
+        "usar_numina",
+        "--char",
+        "menecma",
+        "--set",
+        "numina=La fortaleza de Perséfone",
+        "--dice",
+        "5,7,5,6,4,5",
+        "--json",
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert '"success": true' in out and '"points": 5' in out
+
+
+def test_seeded_runs_are_replayable(engine, menecma):
+    first = engine.run(
+        "combate_teurgico",
+        menecma,
+        {"numina": GRITO, "maniobra_rival": 10, "dignitas_rival": 5},
+        dice=SeededDice(3),
+    )
+    again = engine.run(
+        "combate_teurgico",
+        menecma,
+        {"numina": GRITO, "maniobra_rival": 10, "dignitas_rival": 5},
+        dice=SeededDice(3),
+    )
+    assert list(first.dice) == list(again.dice)
+    assert first.result == again.result
+
+
+def test_half_time_raises_the_sacrificium_and_basic_difficulty(engine, menecma):
+    # 1.2 the sacrificium's difficulty follows the preparation time ("lee el punto 3");
+    # the caerimonia's is the númina's own grade. La fortaleza de Perséfone at half time:
+    # grade 2. Sacrificium 23 vs 10 → 3; caerimonia 21 vs 5 → 4; basic 3 + 3 + 7 + 3 + 4 + 9
+    # = 29 vs 10 → 4 points; half a day.
+    out = engine.run(
+        "usar_numina",
+        menecma,
+        {"numina": FORTALEZA, "tiempo": "mitad"},
+        dice=ForcedDice([5, 7, 5, 6, 4, 5]),
+    )
+    print(render_text(out.trace))
+    sacrificium = check(out, "tirada_sacrificium")
+    assert (sacrificium["total"], sacrificium["target"], sacrificium["puntos"]) == (23, 10, 3)
+    caerimonia = check(out, "tirada_caerimonia")
+    assert (caerimonia["total"], caerimonia["target"], caerimonia["puntos"]) == (21, 5, 4)
+    assert (out.result["total"], out.result["dificultad"], out.result["points"]) == (29, 10, 4)
+    assert out.result["tiempo"] == pytest.approx(0.5)

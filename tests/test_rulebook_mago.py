@@ -1,0 +1,823 @@
+"""Mage: the Ascension house rules (rulebooks/mago.rules) against its source.
+
+Source: /work/shared/seeds/003_eb554acca8009c05.txt (a Spanish digest) and the pool rule in
+/work/shared/seeds/README.md ("each die at or above the difficulty is a success, each 1
+cancels a success, and no successes with at least one 1 is a botch"). Every number of the
+worked example (Cardinal 2 + Fuerzas 3) is reproduced with forced dice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import dsl
+import interpreter
+import interpreter.cli
+from interpreter import Change, Engine, ForcedDice, render_text
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rulebooks" / "mago.rules"
+CHARACTERS = ROOT / "rulebooks" / "characters"
+
+
+@pytest.fixture(scope="module")
+def book():
+    return dsl.load(str(RULES))
+
+
+@pytest.fixture(scope="module")
+def engine(book) -> Engine:
+    return Engine(book)
+
+
+@pytest.fixture(scope="module")
+def ignacio(engine):
+    """Areté 3, Avatar 3, Cardinal 2, Fuerzas 3: the mage of the paradox example."""
+    return engine.load_sheet(CHARACTERS / "mago_ignacio.yaml")
+
+
+@pytest.fixture(scope="module")
+def ada(engine):
+    """Areté 6, a technomancer with two spheres free of focus and 2 points of Paradox."""
+    return engine.load_sheet(CHARACTERS / "mago_ada.yaml")
+
+
+BASE = {
+    "Fuerza": 2,
+    "Destreza": 2,
+    "Resistencia": 2,
+    "Carisma": 2,
+    "Manipulación": 2,
+    "Apariencia": 2,
+    "Percepción": 3,
+    "Inteligencia": 3,
+    "Astucia": 3,
+    "Areté": 3,
+    "Avatar": 3,
+    "Fuerza de Voluntad": 6,
+    "Cardinal": 2,
+    "Fuerzas": 3,
+}
+
+
+def sheet_of(engine, **changes):
+    return engine.sheet({**BASE, **changes})
+
+
+def run(engine, action, sheet, dice=(), **params):
+    out = engine.run(action, sheet, params, dice=ForcedDice(list(dice)))
+    print(render_text(out.trace))
+    return out
+
+
+# ─── the rulebook itself ────────────────────────────────────────────────────
+
+
+def test_rulebook_loads_without_warnings(book):
+    assert list(book.warnings) == []
+
+
+# ─── worked example: "Cardenal 2 y Fuerzas 3" ───────────────────────────────
+
+# Areté 3 throws three dice; an estándar action needs 2 successes. 8 and 9 reach every
+# difficulty of the example (6 coincidental, 7 vulgar, 8 vulgar with witnesses);
+# 2, 3, 4 reach none and show no 1 (a plain failure, not a botch).
+EXITO, FALLO = (8, 9, 2), (2, 3, 4)
+
+
+@pytest.mark.parametrize(
+    ("vulgar", "testigos", "dice", "exito", "paradoja", "dificultad"),
+    [
+        # "Un efecto coincidente exitoso no acumula paradoja. (0)"
+        (False, False, EXITO, True, 0, 6),
+        # "si un mago emplea Cardenal 2 y Fuerzas 3 para un efecto fatuo, acumulas 3"
+        (True, False, EXITO, True, 3, 7),
+        # "con testigos ... (Ej: en el caso anterior acumularía 4 puntos de paradoja)"
+        (True, True, EXITO, True, 4, 8),
+        # "Un fracaso coincidente otorga tantos puntos ... como nivel de la esfera" (1xE)
+        (False, False, FALLO, False, 3, 6),
+        # "Un fracaso vulgar sin testigos ... (Ej: ... acumularía también 4 puntos)"
+        (True, False, FALLO, False, 4, 7),
+        # "Un fracaso vulgar con testigos ... (Ej: el pobre diablo ... tendría 8 puntos)"
+        (True, True, FALLO, False, 8, 8),
+    ],
+)
+def test_worked_example_paradox(
+    engine, ignacio, vulgar, testigos, dice, exito, paradoja, dificultad
+):
+    out = run(
+        engine,
+        "efecto",
+        ignacio,
+        dice,
+        esfera_mayor="Fuerzas",
+        esferas=["Cardinal"],
+        vulgar=vulgar,
+        testigos=testigos,
+    )
+    assert out.result["success"] is exito
+    assert out.result["botch"] is False
+    assert out.result["paradox"] == paradoja
+    assert out.result["dificultad"] == dificultad
+    assert out.sheet["Paradoja"] == paradoja
+    expected = [Change("Paradoja", 0, paradoja)] if paradoja else []
+    assert list(out.changes) == expected
+    assert ignacio["Paradoja"] == 0  # the input sheet is never changed
+
+
+def test_paradox_accumulates_on_the_counter(engine, ignacio):
+    first = run(engine, "efecto", ignacio, EXITO, esfera_mayor="Fuerzas", vulgar=True)
+    second = run(
+        engine, "efecto", first.sheet, FALLO, esfera_mayor="Fuerzas", vulgar=True, testigos=True
+    )
+    assert list(second.changes) == [Change("Paradoja", 3, 11)]
+    assert second.result["reaccion"] is True  # "¿Ha obtenido mas de 5 puntos de paradoja?"
+
+
+def test_botch_counts_as_failure_for_paradox(engine, ignacio):
+    out = run(
+        engine, "efecto", ignacio, (2, 1, 3), esfera_mayor="Fuerzas", vulgar=True, testigos=True
+    )
+    assert out.result["botch"] is True
+    assert out.result["paradox"] == 8
+
+
+def test_lower_level_of_a_sphere_sets_E(engine, ignacio):
+    # Fuerzas 2 used by a mage with Fuerzas 3: E = 2, vulgar without witnesses: 2 points.
+    out = run(engine, "efecto", ignacio, EXITO, esfera_mayor="Fuerzas", nivel=2, vulgar=True)
+    assert out.result["dificultad"] == 6
+    assert out.result["paradox"] == 2
+
+
+def test_effect_needs_the_spheres(engine, ignacio):
+    with pytest.raises(interpreter.RequirementFailed):
+        run(engine, "efecto", ignacio, EXITO, esfera_mayor="Fuerzas", nivel=4)
+    with pytest.raises(interpreter.RequirementFailed):
+        run(engine, "efecto", ignacio, EXITO, esfera_mayor="Fuerzas", esferas=["Vida"])
+
+
+# ─── Areté pools ────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("dice", "successes", "success", "botch"),
+    [
+        ((8, 9, 2), 2, True, False),  # two dice at or above 6
+        ((6, 10, 7), 3, True, False),  # 6 counts: "at or above the difficulty"
+        ((8, 9, 1), 1, False, False),  # a 1 cancels a success
+        ((8, 1, 1), 0, False, False),  # more 1s than successes: a failure, not a botch
+        ((5, 1, 3), 0, False, True),  # no success and a 1: botch
+        ((2, 3, 5), 0, False, False),  # no success, no 1: a plain failure
+    ],
+)
+def test_arete_pool(engine, ignacio, dice, successes, success, botch):
+    # Coincidental, E = 3: difficulty 6.
+    out = run(engine, "efecto", ignacio, dice, esfera_mayor="Fuerzas")
+    assert out.result["dificultad"] == 6
+    assert out.result["successes"] == successes
+    assert out.result["success"] is success
+    assert out.result["botch"] is botch
+    assert out.dice == dice
+
+
+def test_willpower_adds_a_success_and_prevents_the_botch(engine, ignacio):
+    out = run(
+        engine, "efecto", ignacio, (5, 1, 3), esfera_mayor="Fuerzas", voluntad=True, accion="simple"
+    )
+    assert out.result["successes"] == 1
+    assert out.result["botch"] is False
+    assert out.result["success"] is True
+    assert Change("Voluntad actual", 6, 5) in out.changes
+
+
+def test_pool_size_is_arete(engine, ada):
+    out = run(engine, "efecto", ada, (7, 7, 7, 1, 2, 3), esfera_mayor="Mente")
+    assert len(out.dice) == 6
+    assert out.result["successes"] == 2
+
+
+def test_extended_effect_repeats_the_roll(engine, ignacio):
+    # "Se repite el proceso en caso de efectos prolongados": a powerful action (5 successes)
+    # in up to four rolls: 2 + 0 (a 10 cancelled by a 1) + 3 = 5 after three rolls.
+    out = run(
+        engine,
+        "efecto",
+        ignacio,
+        (8, 9, 2, 10, 1, 3, 7, 7, 7),
+        esfera_mayor="Fuerzas",
+        accion="poderosa",
+        tiradas=4,
+    )
+    assert out.result["successes"] == 5
+    assert out.result["tiradas"] == 3
+    assert out.result["success"] is True
+    # Thresholds come off each roll: dif 11 -> 10 and one threshold per roll.
+    out = run(
+        engine,
+        "efecto",
+        ignacio,
+        (10, 10, 2, 10, 2, 2),
+        esfera_mayor="Fuerzas",
+        vulgar=True,
+        testigos=True,
+        modificadores=3,
+        tiradas=2,
+    )
+    assert out.result["successes"] == 1
+    assert out.result["success"] is False
+    # A botch in any roll ruins the effect.
+    out = run(
+        engine,
+        "efecto",
+        ignacio,
+        (8, 9, 2, 1, 2, 3),
+        esfera_mayor="Fuerzas",
+        accion="difícil",
+        tiradas=3,
+    )
+    assert out.result["botch"] is True
+    assert out.result["successes"] == 0
+    assert out.result["paradox"] == 3
+
+
+# ─── difficulty ─────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("modificadores", "circunstancias", "dificultad"),
+    [
+        (2, [], 8),
+        (3, [], 9),
+        (5, [], 9),  # "Máximo modificador en 3"
+        (-7, [], 3),
+        (0, ["distracción", "efecto dominó"], 8),
+        (2, ["resonancia opuesta", "objeto distante"], 9),  # 4 capped to 3
+        (0, ["foco único", "cerca de un nodo"], 4),
+    ],
+)
+def test_modifiers_are_capped_at_three(engine, ignacio, modificadores, circunstancias, dificultad):
+    out = run(
+        engine,
+        "efecto",
+        ignacio,
+        FALLO,
+        esfera_mayor="Fuerzas",
+        modificadores=modificadores,
+        circunstancias=circunstancias,
+    )
+    assert out.result["dificultad"] == dificultad
+
+
+def test_circumstances_repeat_up_to_their_range(engine, ignacio):
+    # "Cerca de un Nodo -1 a -3": twice is -2 ...
+    out = run(
+        engine,
+        "efecto",
+        ignacio,
+        FALLO,
+        esfera_mayor="Fuerzas",
+        circunstancias=["cerca de un nodo", "cerca de un nodo"],
+    )
+    assert out.result["dificultad"] == 4
+    # ... but "Resonancia opuesta +1" has no range: twice is refused.
+    with pytest.raises(interpreter.RequirementFailed):
+        run(
+            engine,
+            "efecto",
+            ignacio,
+            FALLO,
+            esfera_mayor="Fuerzas",
+            circunstancias=["resonancia opuesta", "resonancia opuesta"],
+        )
+
+
+def test_focus(engine, ada):
+    # Mente and Correspondencia are free of focus for Ada: going without is no penalty.
+    out = run(
+        engine,
+        "efecto",
+        ada,
+        (2,) * 6,
+        esfera_mayor="Mente",
+        esferas=["Correspondencia"],
+        foco=False,
+    )
+    assert out.result["dificultad"] == 6
+    # ... and using one anyway is "Uso de un foco cuando no es necesario -1".
+    out = run(engine, "efecto", ada, (2,) * 6, esfera_mayor="Mente")
+    assert out.result["dificultad"] == 5
+    # Fuerzas is not free: "Prescindir de un foco necesario +3".
+    out = run(
+        engine, "efecto", ada, (2,) * 6, esfera_mayor="Mente", esferas=["Fuerzas"], foco=False
+    )
+    assert out.result["dificultad"] == 9
+
+
+def test_quintessence_lowers_difficulty_to_three(engine, ignacio):
+    out = run(engine, "efecto", ignacio, FALLO, esfera_mayor="Fuerzas", quintaesencia=2)
+    assert out.result["dificultad"] == 4
+    assert out.changes[0] == Change("Quintaesencia", 3, 1)
+    # 6 - 3 would be 3 anyway; with -2 in modifiers, 4 - 3 stops at 3, not 1.
+    out = run(
+        engine, "efecto", ignacio, FALLO, esfera_mayor="Fuerzas", quintaesencia=3, modificadores=-2
+    )
+    assert out.result["dificultad"] == 3
+    assert out.sheet["Quintaesencia"] == 0
+
+
+def test_quintessence_above_avatar_is_refused(engine, ignacio):
+    before = ignacio.to_data()
+    with pytest.raises(interpreter.RequirementFailed) as caught:
+        run(engine, "efecto", ignacio, EXITO, esfera_mayor="Fuerzas", quintaesencia=4)
+    assert "Avatar" in str(caught.value)
+    assert ignacio.to_data() == before
+
+
+def test_quintessence_short_is_refused(engine):
+    poor = sheet_of(engine, Quintaesencia=1)
+    with pytest.raises(interpreter.InsufficientResource):
+        run(engine, "efecto", poor, EXITO, esfera_mayor="Fuerzas", quintaesencia=2)
+
+
+def test_five_quintessence_makes_it_vulgar(engine):
+    rich = sheet_of(engine, Areté=5, Avatar=5, Fuerzas=5, **{"Fuerza de Voluntad": 7})
+    out = run(
+        engine, "efecto", rich, (8, 8, 2, 2, 2), esfera_mayor="Fuerzas", nivel=3, quintaesencia=5
+    )
+    assert out.result["tipo"] == "vulgar sin testigos"
+    assert out.result["dificultad"] == 3  # 3 + 4 = 7, minus 5, but never below 3
+    assert out.result["paradox"] == 3
+    out = run(
+        engine, "efecto", rich, (8, 8, 2, 2, 2), esfera_mayor="Fuerzas", nivel=3, quintaesencia=4
+    )
+    assert out.result["tipo"] == "coincidente"
+    assert out.result["paradox"] == 0
+
+
+@pytest.mark.parametrize(
+    ("antimagia", "dificultad", "umbrales", "successes", "success"),
+    [
+        (0, 10, 1, 2, True),  # 8 + 3 = 11: difficulty 10 and one threshold
+        (1, 10, 2, 1, False),
+        (2, 10, 3, 0, False),  # three 10s, three thresholds: nothing left
+    ],
+)
+def test_thresholds_above_ten(engine, ignacio, antimagia, dificultad, umbrales, successes, success):
+    out = run(
+        engine,
+        "efecto",
+        ignacio,
+        (10, 10, 10),
+        esfera_mayor="Fuerzas",
+        vulgar=True,
+        testigos=True,
+        modificadores=3,
+        antimagia_rival=antimagia,
+    )
+    assert out.result["dificultad"] == dificultad
+    assert out.result["umbrales"] == umbrales
+    assert out.result["successes"] == successes
+    assert out.result["success"] is success
+
+
+def test_quintessence_can_remove_a_threshold(engine, ignacio):
+    out = run(
+        engine,
+        "efecto",
+        ignacio,
+        (10, 10, 1),
+        esfera_mayor="Fuerzas",
+        vulgar=True,
+        testigos=True,
+        modificadores=3,
+        quintaesencia=1,
+    )
+    assert out.result["dificultad"] == 10
+    assert out.result["umbrales"] == 0
+    assert out.result["successes"] == 1
+
+
+# ─── successes needed ───────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("accion", "exitos", "needed"),
+    [
+        ("simple", None, 1),
+        ("estándar", None, 2),
+        ("difícil", None, 3),
+        ("impresionante", None, 4),
+        ("poderosa", None, 5),
+        ("poderosa", 10, 10),
+        ("extravagante", None, 10),
+        ("extravagante", 20, 20),
+        ("cuasi-divina", None, 20),
+        ("cuasi-divina", 35, 35),
+    ],
+)
+def test_successes_needed(engine, ignacio, accion, exitos, needed):
+    params = (
+        {"accion": accion} if exitos is None else {"accion": accion, "exitos_requeridos": exitos}
+    )
+    out = run(engine, "efecto", ignacio, EXITO, esfera_mayor="Fuerzas", **params)
+    assert out.result["requeridos"] == needed
+    assert out.result["success"] is (needed <= 2)
+
+
+def test_successes_needed_outside_the_range(engine, ignacio):
+    with pytest.raises(interpreter.RequirementFailed):
+        run(
+            engine,
+            "efecto",
+            ignacio,
+            EXITO,
+            esfera_mayor="Fuerzas",
+            accion="poderosa",
+            exitos_requeridos=11,
+        )
+
+
+def test_other_patterns_and_area_need_more(engine, ignacio):
+    out = run(
+        engine,
+        "efecto",
+        ignacio,
+        (8, 9, 10),
+        esfera_mayor="Fuerzas",
+        accion="simple",
+        patrones=1,
+        area=1,
+    )
+    assert out.result["requeridos"] == 3
+    assert out.result["success"] is True
+
+
+def test_resistance_removes_successes(engine, ignacio):
+    out = run(engine, "efecto", ignacio, (8, 9, 10), esfera_mayor="Fuerzas", resistencia=2)
+    assert out.result["successes"] == 1
+    assert out.result["success"] is False
+    assert out.result["paradox"] == 3  # a failed coincidental effect: 1xE
+
+
+# ─── paradox backlash ───────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("puntos", "dados", "tipo", "campo", "penalizador"),
+    [
+        (1, 1, "contundente", "Contundente", 0),
+        (5, 5, "contundente", "Contundente", 0),
+        (6, 6, "contundente", "Contundente", 2),
+        (10, 10, "contundente", "Contundente", 2),
+        (11, 1, "letal", "Letal", 0),
+        (15, 5, "letal", "Letal", 0),
+        (16, 6, "letal", "Letal", 0),
+        (20, 10, "letal", "Letal", 0),
+        (21, 1, "agravado", "Agravado", 0),
+        (27, 7, "agravado", "Agravado", 0),
+    ],
+)
+def test_paradox_backlash_table(engine, puntos, dados, tipo, campo, penalizador):
+    mage = sheet_of(engine, Paradoja=puntos)
+    resistible = puntos <= 20
+    # Damage dice: the first is a 6 (a success at dif 6), the rest 2s; soak (Resistencia 2):
+    # one failure and no success.
+    dice = (6,) + (2,) * (dados - 1) + ((3, 4) if resistible else ())
+    out = run(engine, "reaccion_paradoja", mage, dice, secundario=2)
+    assert out.result["dados"] == dados
+    assert out.result["daño"] == tipo
+    assert out.result["niveles"] == 1
+    assert out.sheet[campo] == 1
+    assert out.sheet["Paradoja"] == 0
+    assert out.sheet["Penalizador"] == penalizador
+    assert out.sheet["Turnos de penalizador"] == (puntos if penalizador else 0)
+    assert len(out.dice) == dados + (2 if resistible else 0)
+
+
+def test_backlash_soak_and_partial_release(engine):
+    mage = sheet_of(engine, Paradoja=9, Resistencia=3)
+    # Release 4 of 9: four dice (7, 8, 1, 9: three successes, one cancelled = 2), soak
+    # Resistencia 3 (6, 2, 2: one success): one level of bashing damage.
+    out = run(engine, "reaccion_paradoja", mage, (7, 8, 1, 9, 6, 2, 2), puntos=4)
+    assert out.result["éxitos"] == 2
+    assert out.result["absorbidos"] == 1
+    assert list(out.changes) == [Change("Contundente", 0, 1), Change("Paradoja", 9, 5)]
+
+
+def test_backlash_cannot_release_more_than_accumulated(engine):
+    mage = sheet_of(engine, Paradoja=3)
+    with pytest.raises(interpreter.RequirementFailed):
+        run(engine, "reaccion_paradoja", mage, (), puntos=4)
+
+
+def test_side_effect_lasts_turns_and_applies_to_difficulty(engine):
+    mage = sheet_of(engine, Paradoja=6)
+    out = run(engine, "reaccion_paradoja", mage, (2,) * 6 + (2, 2), secundario=3)
+    hit = out.sheet
+    assert hit["Penalizador"] == 3 and hit["Turnos de penalizador"] == 6
+    effect = run(engine, "efecto", hit, FALLO, esfera_mayor="Fuerzas")
+    assert effect.result["dificultad"] == 9
+    for _ in range(5):
+        hit = run(engine, "fin_de_turno", hit).sheet
+    assert hit["Penalizador"] == 3 and hit["Turnos de penalizador"] == 1
+    hit = run(engine, "fin_de_turno", hit).sheet
+    assert hit["Penalizador"] == 0 and hit["Turnos de penalizador"] == 0
+
+
+def test_delaying_paradox_costs_willpower(engine, ignacio):
+    out = run(engine, "demorar_paradoja", ignacio)
+    assert list(out.changes) == [
+        Change("Voluntad actual", 6, 5),
+        Change("Paradoja demorada", False, True),
+    ]
+    with pytest.raises(interpreter.RequirementFailed):
+        run(engine, "demorar_paradoja", out.sheet)
+
+
+# ─── countermagic ───────────────────────────────────────────────────────────
+
+
+def test_basic_countermagic(engine, ignacio):
+    # "Tirará Areté dificultad 7. Cada éxito anula uno del atacante"
+    out = run(engine, "contramagia", ignacio, (7, 6, 10), esferas=["Fuerzas"], exitos_atacante=3)
+    assert out.result["éxitos"] == 2
+    assert out.result["anulados"] == 2
+    assert out.result["restantes"] == 1
+    with pytest.raises(interpreter.RequirementFailed):  # "al menos un punto en cada esfera"
+        run(engine, "contramagia", ignacio, (7, 7, 7), esferas=["Fuerzas", "Vida"])
+    with pytest.raises(interpreter.RequirementFailed):  # "debe de saber que se le viene"
+        run(engine, "contramagia", ignacio, (7, 7, 7), esferas=["Fuerzas"], consciente=False)
+
+
+def test_offensive_countermagic_and_reflection(engine, ignacio):
+    out = run(
+        engine,
+        "contramagia",
+        ignacio,
+        (8, 7, 10),
+        forma="ofensiva",
+        esferas=["Fuerzas"],
+        exitos_atacante=1,
+    )
+    assert out.result["éxitos"] == 2
+    assert out.result["contra_lanzador"] == 0
+    # "9 para devolver el efecto": 8 no longer counts; the excess counts against the caster.
+    out = run(
+        engine,
+        "contramagia",
+        ignacio,
+        (9, 8, 10),
+        forma="reflejar",
+        esferas=["Fuerzas"],
+        exitos_atacante=1,
+    )
+    assert out.result["éxitos"] == 2
+    assert out.result["anulados"] == 1
+    assert out.result["contra_lanzador"] == 1
+    no_prime = sheet_of(engine, Cardinal=0)
+    with pytest.raises(interpreter.RequirementFailed):  # "y Cardinal 1"
+        run(engine, "contramagia", no_prime, (9, 9, 9), forma="ofensiva", esferas=["Fuerzas"])
+
+
+def test_sphere_against_sphere_needs_no_spheres(engine):
+    mage = sheet_of(engine, Cardinal=0, Fuerzas=0, Mente=1)
+    out = run(
+        engine,
+        "contramagia",
+        mage,
+        (8, 7, 1),
+        forma="esfera contra esfera",
+        esferas=["Vida"],
+        exitos_atacante=2,
+    )
+    assert out.result["éxitos"] == 0
+    assert out.result["restantes"] == 2
+    assert out.result["fracaso"] is False
+
+
+def test_antimagia(engine, ignacio):
+    # Cardinal 2 dice at dif 8: one success lets spend one quintessence of the two asked.
+    out = run(engine, "antimagia", ignacio, (8, 7), quintaesencia=2)
+    assert out.result["aumento_dificultad"] == 1
+    assert list(out.changes) == [Change("Quintaesencia", 3, 2)]
+    assert out.result["paradox"] == 0
+    # "Esto puede exceder el máximo de +3": the rival's effect gets it beyond the cap.
+    rival = run(
+        engine, "efecto", ignacio, FALLO, esfera_mayor="Fuerzas", modificadores=3, antimagia_rival=2
+    )
+    assert rival.result["dificultad"] == 10  # 6 + 3 + 2 = 11: one threshold
+    assert rival.result["umbrales"] == 1
+    weak = sheet_of(engine, Cardinal=1)
+    with pytest.raises(interpreter.RequirementFailed):  # "Cardinal (mínimo 2)"
+        run(engine, "antimagia", weak, (8,), quintaesencia=1)
+    with pytest.raises(interpreter.RequirementFailed):  # no more than Avatar per turn
+        run(engine, "antimagia", ignacio, (8, 8), quintaesencia=4)
+
+
+def test_unweaving_is_extended(engine, ignacio):
+    # Target 2 successes: 2 + 0 + 1 = 3, more than 2, after three rolls.
+    out = run(
+        engine,
+        "destejer",
+        ignacio,
+        (8, 9, 2, 9, 1, 3, 10, 2, 2),
+        esferas=["Fuerzas"],
+        exitos_objetivo=2,
+    )
+    assert out.result["destejido"] is True
+    assert out.result["éxitos"] == 3
+    assert out.result["tiradas"] == 3
+    # A botch ruins it.
+    out = run(
+        engine, "destejer", ignacio, (8, 2, 2, 1, 2, 3), esferas=["Fuerzas"], exitos_objetivo=2
+    )
+    assert out.result["destejido"] is False and out.result["fracaso"] is True
+    # Out of turns.
+    out = run(
+        engine,
+        "destejer",
+        ignacio,
+        (8, 2, 2, 8, 2, 2),
+        esferas=["Fuerzas"],
+        exitos_objetivo=2,
+        turnos=2,
+    )
+    assert out.result["destejido"] is False and out.result["éxitos"] == 2
+
+
+def test_owner_notices_unweaving(engine, ignacio):
+    # Astucia 3 + Intuición 2 = five dice at 7.
+    out = run(engine, "notar_destejido", ignacio, (7, 1, 3, 4, 5))
+    assert dict(out.result.items()) == {"notado": False, "éxitos": 0, "fracaso": False}
+    out = run(engine, "notar_destejido", ignacio, (7, 2, 3, 4, 5))
+    assert out.result["notado"] is True
+
+
+# ─── willpower, damage, duration, quintessence ──────────────────────────────
+
+
+def test_resisting_mind(engine, ignacio):
+    # Fuerza de Voluntad 6 dice at 6; each success removes one of the caster's.
+    out = run(engine, "resistir_mente", ignacio, (6, 7, 1, 2, 3, 9), exitos_atacante=3)
+    assert out.result["éxitos"] == 2
+    assert out.result["restantes"] == 1
+    with pytest.raises(interpreter.RequirementFailed):
+        run(engine, "resistir_mente", ignacio, (), consciente=False)
+
+
+def test_driving_off_a_gremlin(engine, ignacio):
+    out = run(engine, "alejar_gantrasgo", ignacio, (6, 2, 2, 2, 2, 2))
+    assert out.result["éxito"] is True
+    assert list(out.changes) == [Change("Voluntad actual", 6, 5)]
+
+
+@pytest.mark.parametrize(
+    ("esfera", "cargado", "tipo"),
+    [
+        ("Mente", False, "contundente"),
+        ("Vida", False, "letal"),
+        ("Materia", False, "letal"),
+        ("Fuerzas", False, "agravado"),
+        ("Mente", True, "agravado"),
+        ("Vida", True, "agravado"),
+    ],
+)
+def test_damage(engine, ignacio, esfera, cargado, tipo):
+    out = run(engine, "daño", ignacio, (), éxitos=3, esfera=esfera, cargado=cargado)
+    assert dict(out.result.items()) == {"niveles": 6, "tipo": tipo}
+
+
+@pytest.mark.parametrize(
+    ("exitos", "requeridos", "duracion"),
+    [
+        (0, None, "instantáneo"),
+        (1, None, "un turno"),
+        (2, None, "una escena"),
+        (3, None, "un día"),
+        (4, None, "una historia"),
+        (5, None, "permanente"),
+        (9, None, "permanente"),
+        (4, 2, "permanente"),
+        (3, 2, "un día"),
+    ],
+)
+def test_duration(engine, ignacio, exitos, requeridos, duracion):
+    out = run(engine, "duración", ignacio, (), éxitos=exitos, requeridos=requeridos)
+    assert out.result["duración"].startswith(duracion)
+
+
+def test_meditation_recharges_up_to_avatar(engine):
+    mage = sheet_of(engine, Quintaesencia=0, Meditación=2)
+    # Percepción 3 + Meditación 2 = five dice at 7: 7, 8, 9, 10 and a 1: three successes.
+    out = run(engine, "meditar", mage, (7, 8, 9, 10, 1))
+    assert out.result["recargada"] == 3
+    assert list(out.changes) == [Change("Quintaesencia", 0, 3)]
+    out = run(engine, "meditar", out.sheet, (7, 8, 9, 10, 10))
+    assert out.result["recargada"] == 0  # the pool is full at Avatar 3
+    with pytest.raises(interpreter.RequirementFailed):
+        run(engine, "meditar", mage, (), cerca_de_un_nodo=False)
+
+
+def test_absorbing_quintessence_is_vulgar(engine, ignacio):
+    drained = run(engine, "antimagia", ignacio, (8, 8), quintaesencia=2).sheet
+    out = run(engine, "absorber_quintaesencia", drained, (7, 2, 2), cantidad=2)
+    assert out.result["success"] is True
+    # Cardinal 1 (a Node), vulgar without witnesses: difficulty 5, paradox 1.
+    assert list(out.changes) == [Change("Paradoja", 0, 1), Change("Quintaesencia", 1, 3)]
+    with pytest.raises(interpreter.RequirementFailed):  # "refinar Tass al menos el nivel 3"
+        run(engine, "absorber_quintaesencia", ignacio, (7, 2, 2), fuente="tass")
+
+
+# ─── the sheet's limits ─────────────────────────────────────────────────────
+
+
+def test_shipped_characters_keep_the_limits(engine, ignacio, ada):
+    assert ignacio["Fuerzas"] <= ignacio["Areté"] <= ignacio["Fuerza de Voluntad"]
+    assert ada["Areté"] == 6
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"Fuerzas": 4},  # "Ninguna Esfera puede superar"
+        {"Areté": 5, "Fuerzas": 3, "Fuerza de Voluntad": 4},  # "Areté no puede superar"
+        {"Areté": 6, "Fuerza de Voluntad": 6, "Esferas sin foco": ["Fuerzas"]},
+        {
+            "Areté": 5,
+            "Fuerza de Voluntad": 6,
+            "Tecnomago": True,
+            "Esferas sin foco": ["Fuerzas", "Mente", "Vida"],
+        },
+    ],
+)
+def test_sheets_breaking_the_limits_are_refused(engine, changes):
+    with pytest.raises(interpreter.SheetError):
+        sheet_of(engine, **changes)
+
+
+def test_focus_free_spheres_by_arete(engine):
+    sheet_of(
+        engine, Areté=7, **{"Fuerza de Voluntad": 7, "Esferas sin foco": ["Fuerzas", "Cardinal"]}
+    )
+    sheet_of(
+        engine,
+        Areté=5,
+        Tecnomago=True,
+        **{"Fuerza de Voluntad": 6, "Esferas sin foco": ["Fuerzas", "Mente"]},
+    )
+
+
+# ─── every action from the command line ─────────────────────────────────────
+
+CLI_RUNS = {
+    "efecto": (
+        "mago_ignacio",
+        [
+            "esfera_mayor=Fuerzas",
+            "esferas=Cardinal",
+            "vulgar=yes",
+            "circunstancias=distracción,cerca de un nodo",
+            "quintaesencia=1",
+        ],
+    ),
+    "daño": ("mago_ignacio", ["éxitos=2", "esfera=Fuerzas"]),
+    "duración": ("mago_ignacio", ["éxitos=3", "requeridos=2"]),
+    "contramagia": (
+        "mago_ignacio",
+        ["forma=reflejar", "esferas=Fuerzas,Cardinal", "exitos_atacante=1"],
+    ),
+    "antimagia": ("mago_ignacio", ["quintaesencia=2"]),
+    "destejer": ("mago_ignacio", ["esferas=Fuerzas", "exitos_objetivo=3"]),
+    "notar_destejido": ("mago_ignacio", []),
+    "resistir_mente": ("mago_ignacio", ["exitos_atacante=2"]),
+    "alejar_gantrasgo": ("mago_ignacio", ["motivo=silencio"]),
+    "demorar_paradoja": ("mago_ada", []),
+    "reaccion_paradoja": ("mago_ada", ["secundario=2"]),
+    "fin_de_turno": ("mago_ada", []),
+    "meditar": ("mago_ada", []),
+    "absorber_quintaesencia": ("mago_ada", ["fuente=tass", "cantidad=2", "testigos=yes"]),
+}
+
+
+def test_cli_covers_every_action(book):
+    assert set(CLI_RUNS) == set(book.actions)
+
+
+@pytest.mark.parametrize("action", sorted(CLI_RUNS))
+def test_every_action_runs_from_the_command_line(action, book, capsys, monkeypatch):
+    # The command line loads the file on each run; here it gets the copy this module
+    # already loaded (the same file), to keep the module fast.
+    monkeypatch.setattr(
+        interpreter.cli,
+        "load_rulebook",
+        lambda reference: book if reference == str(RULES) else dsl.load(reference),
+    )
+    character, params = CLI_RUNS[action]
+    argv = ["run", str(RULES), action, "--char", character, "--seed", "2024"]
+    for param in params:
+        argv += ["--set", param]
+    assert interpreter.cli.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "result:" in printed

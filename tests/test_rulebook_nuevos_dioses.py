@@ -1,0 +1,593 @@
+"""New Gods of Mankind (rulebooks/nuevos_dioses.rules): the worked examples of the source,
+004_6f7899df18db6ae9.txt, with forced dice, and the tables, floors and caps around them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import dsl
+import interpreter
+from interpreter import Engine, ForcedDice, SeededDice, render_text
+from interpreter.cli import main as cli_main
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rulebooks" / "nuevos_dioses.rules"
+GOD = ROOT / "rulebooks" / "characters" / "dios_ardentia.yaml"
+
+
+@pytest.fixture(scope="module")
+def book():
+    return dsl.load(str(RULES))
+
+
+@pytest.fixture(scope="module")
+def engine(book):
+    return Engine(book)
+
+
+@pytest.fixture(scope="module")
+def god(engine):
+    return engine.load_sheet(GOD)
+
+
+def rolls(out):
+    """The faces of each dice term rolled, in order."""
+    return [step.data["faces"] for step in out.trace if step.kind == "roll"]
+
+
+def notes(out):
+    return [step.text for step in out.trace if step.kind == "note"]
+
+
+def test_the_rulebook_checks_clean(book):
+    assert not book.warnings, [w.render() for w in book.warnings]
+
+
+def test_the_shipped_god(god):
+    assert god["Creencia"] == 120
+    assert god["DominioPrimario"] == "fuego"
+    assert set(god["Milagros"]) == {"Llama eterna del santuario", "Muralla de la ciudad"}
+
+
+# ─── worked examples ────────────────────────────────────────────────────────
+
+
+def test_saboteurs_roll_5d6_against_the_gods_5d8(engine, god):
+    # "You cast the Miracle as a significant innovation. It's individual scale, so the
+    # saboteurs will be rolling 5d6 (their Body is d6) to resist. ... (So, in the above
+    # example, you roll 5d8.)"
+    god_faces, mortal_faces = [8, 7, 6, 5, 4], [1, 2, 3, 4, 5]
+    out = engine.run(
+        "conflicto",
+        god,
+        {"poder": "significativo", "dado_mortal": 6, "mortales": 5},
+        dice=ForcedDice(god_faces + mortal_faces),
+    )
+    print(render_text(out.trace))
+    r = out.result
+    assert r["grupos"] == 1  # five saboteurs: one group of 10 (or portion thereof)
+    assert r["dados_por_grupo"] == 5
+    assert r["dado_dios"] == 8  # significant innovation: d8
+    assert r["dado_mortal"] == 6  # their Body is d6
+    assert rolls(out) == [god_faces, mortal_faces]  # 5 dice a side, exactly ten drawn
+    assert "grupo 1 (5 mortales): tiran 5d6; el dios, 5d8" in notes(out)
+    # reading 2: totals, 30 against 15, the ceiling absorbs them
+    assert r["grupos_vencidos"] == 1 and r["afectados"] == 5
+    assert not out.changes
+
+
+def test_saboteurs_dice_sizes_are_d8_and_d6(engine, god):
+    params = {"poder": "significativo", "dado_mortal": 6, "mortales": 5}
+    with pytest.raises(interpreter.DiceError, match="d8"):  # a d8 has no 9
+        engine.run("conflicto", god, params, dice=ForcedDice([9, 1, 1, 1, 1] + [1] * 5))
+    with pytest.raises(interpreter.DiceError, match="d6"):  # a d6 has no 7
+        engine.run("conflicto", god, params, dice=ForcedDice([8] * 5 + [7, 1, 1, 1, 1]))
+
+
+def test_saboteurs_individual_scale_adds_nothing_to_the_cost_factor(engine, god):
+    # "It's individual scale": Scale, Individual (1) +0. Destruction is in balance for
+    # Ardentia (+0); an instant Miracle (+0) in her own city (+0), outside her domains.
+    out = engine.run("coste", god, {"coste_base": 3, "estilo": "destrucción"})
+    print(render_text(out.trace))
+    assert out.result["suma"] == 0
+    assert out.result["factor"] == 1
+    assert out.result["total"] == 3
+
+
+def test_coal_miners_body_d8_plus_2_costs_added(engine, god):
+    # "give these constructs a Body of d8+2, that's a significant innovation (to create the
+    # coal miners with a Body of d8) and a significant alteration (to give them a bonus of
+    # +2). Calculate the cost for each one separately, then add them together."
+    # Base costs are inputs (5 and 3). Factor: one season +2, mining is a secondary domain
+    # -1, Transformation in balance +0, her own mine +0, household +1 = 2.
+    aspects = {
+        "estilo": "transformación",
+        "duración": "una estación",
+        "dominios": ["minería"],
+        "escala": "hogar",
+    }
+    out = engine.run(
+        "crear_seres",
+        god,
+        {
+            "poder": "significativo",
+            "alteración": "significativo",
+            "coste_innovación": 5,
+            "coste_alteración": 3,
+            **aspects,
+        },
+    )
+    print(render_text(out.trace))
+    r = out.result
+    assert r["dado"] == 8
+    assert r["bonus"] == 2
+    assert r["texto"] == "d8+2"
+    assert r["coste_innovación"] == 10  # 5 × 2
+    assert r["coste_alteración"] == 6  # 3 × 2
+    assert r["total"] == 16
+    assert [(c.path, c.before, c.after) for c in out.changes] == [("Creencia", 120, 104)]
+    # each part costed on its own gives the same numbers
+    alone = [engine.run("coste", god, {"coste_base": b, **aspects}).result["total"] for b in (5, 3)]
+    assert alone == [10, 6]
+    # and the general combined Miracle agrees
+    combined = engine.run("lanzar_combinado", god, {"costes_base": [5, 3], **aspects})
+    print(render_text(combined.trace))
+    assert combined.result["partes"] == 2
+    assert combined.result["total"] == 16
+    assert combined.sheet["Creencia"] == 104
+
+
+def test_legendary_innovation_neanderthal_giant_has_d12s(engine, god):
+    # "if you cast a legendary innovation to create an enormous, Neanderthal giant, it has
+    # d12s for Body, Mind, and Spirit."
+    out = engine.run("innovación", god, {"poder": "legendario"})
+    print(render_text(out.trace))
+    assert out.result["Cuerpo"] == 12
+    assert out.result["Mente"] == 12
+    assert out.result["Espíritu"] == 12
+    assert out.result["texto"] == "d12"
+
+
+def test_bonus_plus_4_on_a_d6_is_capped_at_plus_3(engine, god):
+    # "a d6 can have a maximum bonus of +3 (and a maximum penalty of –3)"
+    out = engine.run("bonificar", god, {"poder": "legendario", "dado": 6})
+    print(render_text(out.trace))
+    assert out.result["pedido"] == 4
+    assert out.result["bonus"] == 3
+    assert out.result["tope"] == 3
+    assert out.result["texto"] == "d6+3"
+    penalty = engine.run(
+        "bonificar", god, {"poder": "legendario", "dado": 6, "sentido": "penalización"}
+    )
+    assert penalty.result["bonus"] == -3
+    assert penalty.result["texto"] == "d6-3"
+
+
+def test_a_d10_can_have_up_to_plus_5(engine, god):
+    # "A d10 can have a maximum bonus of +5."
+    out = engine.run("bonificar", god, {"poder": "menor", "dado": 10, "bonus_previo": 4})
+    print(render_text(out.trace))
+    assert out.result["bonus"] == 5
+    assert out.result["texto"] == "d10+5"
+    over = engine.run("bonificar", god, {"poder": "mayor", "dado": 10, "bonus_previo": 3})
+    assert over.result["pedido"] == 6
+    assert over.result["bonus"] == 5
+    legendary = engine.run("bonificar", god, {"poder": "legendario", "dado": 10})
+    assert legendary.result["bonus"] == 4  # +4 fits under a d10's +5
+
+
+# ─── tables ─────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("poder", "dado"),
+    [("trivial", 4), ("menor", 6), ("significativo", 8), ("mayor", 10), ("legendario", 12)],
+)
+def test_innovation_die_by_power(engine, god, poder, dado):
+    out = engine.run("innovación", god, {"poder": poder})
+    assert out.result["Cuerpo"] == dado
+
+
+@pytest.mark.parametrize(
+    ("poder", "pasos", "desde_d4", "desde_d12"),
+    [
+        ("trivial", 0, 4, 12),
+        ("menor", 1, 6, 10),
+        ("significativo", 2, 8, 8),
+        ("mayor", 3, 10, 6),
+        ("legendario", 4, 12, 4),
+    ],
+)
+def test_alteration_steps(engine, god, poder, pasos, desde_d4, desde_d12):
+    up = engine.run("alterar_dado", god, {"poder": poder, "dado": 4})
+    assert up.result["pasos"] == pasos
+    assert up.result["dado"] == desde_d4
+    down = engine.run("alterar_dado", god, {"poder": poder, "dado": 12, "sentido": "baja"})
+    assert down.result["pasos"] == -pasos
+    assert down.result["dado"] == desde_d12
+
+
+def test_alteration_steps_stop_at_the_ends_of_the_ladder(engine, god):
+    assert engine.run("alterar_dado", god, {"poder": "mayor", "dado": 10}).result["dado"] == 12
+    assert (
+        engine.run("alterar_dado", god, {"poder": "mayor", "dado": 6, "sentido": "baja"}).result[
+            "dado"
+        ]
+        == 4
+    )
+
+
+@pytest.mark.parametrize(
+    ("poder", "bonus"),
+    [("trivial", 0), ("menor", 1), ("significativo", 2), ("mayor", 3), ("legendario", 4)],
+)
+def test_alteration_bonus_by_power_on_a_d12(engine, god, poder, bonus):
+    out = engine.run("bonificar", god, {"poder": poder, "dado": 12})
+    assert out.result["bonus"] == bonus
+
+
+@pytest.mark.parametrize(("dado", "tope"), [(4, 2), (6, 3), (8, 4), (10, 5), (12, 6)])
+def test_cap_is_half_the_die(engine, god, dado, tope):
+    out = engine.run("bonificar", god, {"poder": "legendario", "dado": dado, "bonus_previo": 9})
+    assert out.result["bonus"] == tope
+    low = engine.run(
+        "bonificar",
+        god,
+        {"poder": "legendario", "dado": dado, "sentido": "penalización", "bonus_previo": -9},
+    )
+    assert low.result["bonus"] == -tope
+
+
+@pytest.mark.parametrize(
+    ("afecta", "indeseado", "conflicto"),
+    [(False, False, False), (False, True, False), (True, False, False), (True, True, True)],
+)
+def test_dice_only_when_creatures_are_affected_against_their_will(
+    engine, god, afecta, indeseado, conflicto
+):
+    # "If your Miracle does not affect people ... you don't need to roll dice." / "If your
+    # Miracle does affect people ... and the effects would be harmful or change them in some
+    # way they might not like ... you do need to roll dice"
+    out = engine.run("necesita_dados", god, {"afecta_criaturas": afecta, "indeseado": indeseado})
+    assert out.result["conflicto"] is conflicto
+
+
+# The cost factor: a baseline of one season (+2) in a land no god controls (+1), Destruction
+# (balance, +0), no domain, individual scale: 3. Each row changes one aspect.
+BASE = {"coste_base": 10, "estilo": "destrucción", "duración": "una estación", "lugar": "libre"}
+
+
+@pytest.mark.parametrize(
+    ("cambio", "suma"),
+    [
+        ({}, 3),
+        ({"duración": "instantáneo"}, 1),
+        ({"duración": "un conflicto o una semana"}, 2),
+        ({"duración": "un año o permanente"}, 4),
+        ({"dominios": ["fuego"]}, 1),  # primary domain -2
+        ({"dominios": ["forja"]}, 2),  # secondary domain -1
+        ({"dominios": ["forja", "fuego"]}, 1),  # "only be applied once per Miracle"
+        ({"dominios": ["forja", "minería"]}, 2),  # two secondaries: still -1
+        ({"dominios": ["mar"]}, 3),  # not her domain
+        ({"estilo": "creación"}, 2),  # harmony -1
+        ({"estilo": "control"}, 4),  # opposition +1
+        ({"estilo": "transformación"}, 3),  # balance +0
+        ({"lugar": "propio"}, 2),
+        ({"lugar": "ajeno"}, 4),
+        ({"escala": "hogar"}, 4),
+        ({"escala": "aldea"}, 5),
+        ({"escala": "territorio"}, 6),
+        ({"escala": "nación"}, 7),
+        ({"escala": "continente"}, 8),
+    ],
+)
+def test_cost_factor_table(engine, god, cambio, suma):
+    out = engine.run("coste", god, {**BASE, **cambio})
+    assert out.result["suma"] == suma
+    assert out.result["factor"] == suma
+    assert out.result["total"] == 10 * suma  # base cost × cost factor
+
+
+def test_cost_factor_never_below_1(engine, god):
+    # "* The cost factor cannot drop below 1." Instant +0, primary domain -2, harmony -1,
+    # own land +0, individual +0: -3, so 1.
+    out = engine.run("coste", god, {"coste_base": 7, "estilo": "creación", "dominios": ["fuego"]})
+    print(render_text(out.trace))
+    assert out.result["dominio"] == "primario"
+    assert out.result["inclinación"] == "armonía"
+    assert out.result["suma"] == -3
+    assert out.result["factor"] == 1
+    assert out.result["total"] == 7
+    assert not out.changes  # `coste` only computes
+
+
+def test_casting_spends_belief(engine, god):
+    out = engine.run(
+        "lanzar",
+        god,
+        {"coste_base": 6, "estilo": "destrucción", "lugar": "ajeno", "escala": "aldea"},
+    )
+    print(render_text(out.trace))
+    assert out.result["factor"] == 4
+    assert out.result["total"] == 24
+    assert [(c.path, c.before, c.after) for c in out.changes] == [("Creencia", 120, 96)]
+
+
+def test_short_belief_fails_cleanly(engine, god):
+    # factor: continent +5, another god's land +2, opposition +1 = 8; 20 × 8 = 160 > 120
+    aspects = {"estilo": "control", "lugar": "ajeno", "escala": "continente"}
+    params = {"coste_base": 20, **aspects}
+    assert engine.run("coste", god, params).result["total"] == 160
+    with pytest.raises(interpreter.InsufficientResource):
+        engine.run("lanzar", god, params)
+    with pytest.raises(interpreter.InsufficientResource):
+        engine.run("lanzar_combinado", god, {"costes_base": [10, 10], **aspects})
+    assert god["Creencia"] == 120
+    assert god == engine.load_sheet(GOD)
+    # exactly enough is enough
+    out = engine.run("lanzar", god, {**params, "coste_base": 15})
+    assert out.sheet["Creencia"] == 0
+
+
+def test_upkeep_of_permanent_miracles(engine, god):
+    # "The Belief you spend in this way is the same amount you would spend to cast the
+    # Miracle again, except the cost factor is 1 less."
+    # Muralla: permanent +3, no domain, Transformation in balance, own land, village +2 = 5
+    # to cast; 4 a year; 6 × 4 = 24.
+    out = engine.run("mantener", god, {"milagro": "Muralla de la ciudad"})
+    print(render_text(out.trace))
+    assert out.result["factor"] == 4
+    assert out.result["total"] == 24
+    assert out.sheet["Creencia"] == 96
+    cast = engine.run(
+        "coste",
+        god,
+        {
+            "coste_base": 6,
+            "estilo": "transformación",
+            "duración": "un año o permanente",
+            "escala": "aldea",
+        },
+    )
+    assert cast.result["factor"] == 5
+
+
+def test_upkeep_factor_never_below_1(engine, god):
+    # Llama eterna: permanent +3, primary domain -2, harmony -1, own land, individual: 0,
+    # cast at factor 1; 1 less would be 0, but "the cost factor cannot drop below 1" (our
+    # reading 6): 4 × 1 = 4.
+    out = engine.run("mantener", god, {"milagro": "Llama eterna del santuario"})
+    print(render_text(out.trace))
+    assert out.result["factor"] == 1
+    assert out.result["total"] == 4
+    year = engine.run("mantener_todos", god, {})
+    print(render_text(year.trace))
+    assert year.result["total"] == 28
+    assert year.sheet["Creencia"] == 92
+
+
+def test_upkeep_short_of_belief_fails_cleanly(engine):
+    poor = engine.sheet({**engine.load_sheet(GOD).to_data(), "Creencia": 27})
+    with pytest.raises(interpreter.InsufficientResource):
+        engine.run("mantener_todos", poor, {})
+    assert poor["Creencia"] == 27
+
+
+# ─── groups of mortals ──────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("mortales", "tamaño", "grupos"),
+    [
+        (1, 10, 1),
+        (10, 10, 1),
+        (11, 10, 2),
+        (100, 10, 10),
+        (101, 100, 2),
+        (1000, 100, 10),
+        (1001, 1000, 2),
+        (10000, 1000, 10),
+        (10001, 10000, 2),
+    ],
+)
+def test_groups_of_10_then_100_and_so_on(engine, god, mortales, tamaño, grupos):
+    # "When affecting up to a hundred mortals, roll separately against each group of 10 (or
+    # portion thereof). When affecting from a hundred to a thousand mortals, roll separately
+    # against each group of 100, and so on."
+    # One die a side per group (`dados: 1`): exactly 2 × groups dice are drawn.
+    faces = [2, 1] * grupos
+    out = engine.run(
+        "conflicto",
+        god,
+        {"poder": "menor", "dado_mortal": 6, "mortales": mortales, "dados": 1},
+        dice=ForcedDice(faces),
+    )
+    assert out.result["tamaño"] == tamaño
+    assert out.result["grupos"] == grupos
+    assert out.result["grupos_vencidos"] == grupos
+    assert out.result["afectados"] == mortales
+
+
+def test_some_barbarians_make_it_out_alive(engine, god):
+    # "Thus, some of the barbarians might make it out alive while the meteor crushes the
+    # rest." 25 barbarians: groups of 10, 10 and 5, one die each per barbarian (Body d6)
+    # against a major innovation's d10s.
+    g1 = [10] * 10 + [1] * 10  # crushed
+    g2 = [1] * 10 + [6] * 10  # leap away
+    g3 = [5] * 5 + [5] * 5  # a tie: the mortals hold (reading 2)
+    out = engine.run(
+        "conflicto",
+        god,
+        {"poder": "mayor", "dado_mortal": 6, "mortales": 25},
+        dice=ForcedDice(g1 + g2 + g3),
+    )
+    print(render_text(out.trace))
+    assert [len(f) for f in rolls(out)] == [10, 10, 10, 10, 5, 5]
+    assert out.result["grupos"] == 3
+    assert out.result["grupos_vencidos"] == 1
+    assert out.result["afectados"] == 10
+    assert out.result["grupos_resistentes"] == 2
+
+
+def test_mortal_bonus_applies_to_each_die_and_is_capped(engine, god):
+    # five constructs with Body d6+2 against 5d8: 5 × 2 added to their dice
+    out = engine.run(
+        "conflicto",
+        god,
+        {"poder": "significativo", "dado_mortal": 6, "mortales": 5, "bonus_mortal": 2},
+        dice=ForcedDice([4] * 5 + [2] * 5),
+    )
+    print(render_text(out.trace))
+    assert out.result["bonus_mortal"] == 2
+    assert out.result["grupos_vencidos"] == 0  # 20 against 10 + 10: a tie, they hold
+    capped = engine.run(
+        "conflicto",
+        god,
+        {"poder": "significativo", "dado_mortal": 6, "mortales": 1, "bonus_mortal": 4},
+        dice=ForcedDice([8, 5]),
+    )
+    assert capped.result["bonus_mortal"] == 3  # +4 on a d6 is +3
+    assert capped.result["grupos_vencidos"] == 0  # 8 against 5 + 3
+
+
+def test_more_scale_lowers_the_mortals_die(engine, god):
+    # "you can increase the Miracle's scale ... (It reduces the mortals' die size.)"
+    # Reading 5: village bought for an individual target, two levels more: d8 → d4.
+    out = engine.run(
+        "conflicto",
+        god,
+        {
+            "poder": "significativo",
+            "dado_mortal": 8,
+            "mortales": 1,
+            "escala": "aldea",
+            "escala_necesaria": "individual",
+        },
+        dice=ForcedDice([3, 4]),
+    )
+    print(render_text(out.trace))
+    assert out.result["dado_mortal"] == 4
+    assert out.result["grupos_vencidos"] == 0  # 3 against 4
+    with pytest.raises(interpreter.DiceError, match="d4"):
+        engine.run(
+            "conflicto",
+            god,
+            {
+                "poder": "significativo",
+                "dado_mortal": 8,
+                "mortales": 1,
+                "escala": "aldea",
+                "escala_necesaria": "individual",
+            },
+            dice=ForcedDice([3, 5]),
+        )
+    same = engine.run(
+        "conflicto",
+        god,
+        {"poder": "significativo", "dado_mortal": 8, "escala": "aldea"},
+        dice=ForcedDice([3, 8]),
+    )
+    assert same.result["dado_mortal"] == 8  # no scale above the target's: no change
+
+
+def test_the_god_rolls_as_many_dice_as_the_largest_pool(engine, god):
+    # "you roll a number of dice equal to the largest dice pool among your opponents"
+    out = engine.run(
+        "conflicto_bandos",
+        god,
+        {"poder": "mayor", "bandos": [3, 5], "dado_mortal": 8},
+        dice=ForcedDice([6] * 5 + [8, 8, 8] + [8, 8, 8, 8, 8]),
+    )
+    print(render_text(out.trace))
+    assert [len(f) for f in rolls(out)] == [5, 3, 5]
+    assert out.result["dados_dios"] == 5
+    assert out.result["total_dios"] == 30
+    assert out.result["bandos_vencidos"] == 1  # 30 beats 24, not 40
+    assert out.result["bandos_resistentes"] == 1
+
+
+def test_conversion_is_resisted_by_spirit_and_adds_followers(engine, god):
+    # "The mortals roll their Spirit to resist, no matter the method"; "new followers".
+    # 15 villagers with Spirit d4 against a minor innovation's d6s: groups of 10 and 5.
+    out = engine.run(
+        "convertir",
+        god,
+        {"poder": "menor", "espíritu": 4, "mortales": 15},
+        dice=ForcedDice([6] * 10 + [1] * 10 + [1] * 5 + [4] * 5),
+    )
+    print(render_text(out.trace))
+    assert out.result["grupos"] == 2
+    assert out.result["grupos_convertidos"] == 1
+    assert out.result["conversos"] == 10
+    assert [(c.path, c.before, c.after) for c in out.changes] == [("Seguidores", 250, 260)]
+
+
+# ─── the command line ───────────────────────────────────────────────────────
+
+CLI_PARAMS = {
+    "necesita_dados": ["afecta_criaturas=sí", "indeseado=sí"],
+    "innovación": ["poder=legendario"],
+    "alterar_dado": ["poder=menor", "dado=6", "sentido=baja"],
+    "bonificar": ["poder=legendario", "dado=6"],
+    "coste": ["coste_base=4", "estilo=creación", "dominios=fuego,forja"],
+    "lanzar": ["coste_base=4", "estilo=destrucción", "escala=aldea"],
+    "lanzar_combinado": ["costes_base=5,3", "estilo=transformación", "dominios=minería"],
+    "crear_seres": [
+        "poder=significativo",
+        "alteración=significativo",
+        "coste_innovación=5",
+        "coste_alteración=3",
+        "estilo=transformación",
+        "dominios=minería",
+    ],
+    "mantener": ["milagro=Muralla de la ciudad"],
+    "mantener_todos": [],
+    "conflicto": ["poder=significativo", "dado_mortal=6", "mortales=5"],
+    "conflicto_bandos": ["poder=mayor", "bandos=3,5", "dado_mortal=8", "bonus_mortal=1"],
+    "convertir": ["poder=menor", "espíritu=6", "mortales=25"],
+}
+
+
+def test_the_cli_covers_every_action(book):
+    assert set(CLI_PARAMS) == set(book.actions)
+
+
+@pytest.mark.parametrize("action", sorted(CLI_PARAMS))
+def test_every_action_runs_from_the_command_line(action, capsys):
+    argv = ["run", str(RULES), action, "--char", str(GOD), "--seed", "7"]
+    for pair in CLI_PARAMS[action]:
+        argv += ["--set", pair]
+    assert cli_main(argv) == 0
+    printed = capsys.readouterr().out
+    assert f"New Gods of Mankind · {action}" in printed
+    assert "result: " in printed
+
+
+def test_seeded_runs_replay(engine, god):
+    params = {"poder": "menor", "espíritu": 6, "mortales": 25}
+    first = engine.run("convertir", god, params, dice=SeededDice(11))
+    again = engine.run("convertir", god, params, dice=SeededDice(11))
+    assert first.result == again.result
+    assert first.dice == again.dice
+    assert len(first.dice) == 50  # three groups: 10 + 10 + 5 dice a side
+
+
+def test_a_god_cannot_be_in_harmony_and_opposition_with_one_style(engine, god):
+    data = god.to_data()
+    with pytest.raises(interpreter.SheetError, match="la Creación"):
+        engine.sheet({**data, "EnOposición": ["control", "creación"]})
+
+
+def test_a_permanent_miracle_names_a_real_style(engine, god):
+    data = god.to_data()
+    bad = {
+        "coste_base": 1,
+        "estilo": "magia",
+        "dominio": "ninguno",
+        "lugar": "propio",
+        "escala": "aldea",
+    }
+    with pytest.raises(interpreter.SheetError, match="magia"):
+        engine.sheet({**data, "Milagros": {"Niebla": bad}})
