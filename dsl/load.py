@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 from importlib import resources
 from pathlib import Path
 
@@ -65,7 +68,7 @@ def load(reference: str | Path) -> Rulebook:
 def load_text(text: str, name: str = "<rulebook>", folder: Path | None = None,
               _chain: tuple = ()) -> Rulebook:
     """Parse and check rulebook text; a house rule's `extends` is found from `folder`."""
-    parsed = parse_rulebook_file(text, name)
+    parsed = parse_cached(text, name)
     header = parsed.header
     if header is None or header.extends is None:
         definitions = [d.definition if isinstance(d, n.Replace) else d
@@ -87,6 +90,63 @@ def load_text(text: str, name: str = "<rulebook>", folder: Path | None = None,
                              tuple({**base.header, **dict(header.fields)}.items()),
                              span=header.span)
     return check_definitions(merged_header, definitions, name, changes, base)
+
+
+_PARSED: dict = {}
+
+
+def parse_cached(text: str, name: str) -> n.RulebookFile:
+    """Parse a rulebook file, remembering the result by its text.
+
+    Parsing is most of the cost of loading (a 600-line rulebook takes about half a
+    second), so parsed files are kept in memory and in a private cache folder (the user's
+    own, like Lark's parser cache); the key covers the text, its name and the front end's
+    code, so a change to either parses again. Checking always runs.
+    """
+    key = hashlib.sha256(f"{_FRONT_END}\n{name}\n{text}".encode()).hexdigest()
+    found = _PARSED.get(key)
+    if found is not None:
+        return found
+    path = _cache_file(key)
+    if path is not None and path.exists() and path.stat().st_uid == os.getuid():
+        try:
+            found = pickle.loads(path.read_bytes())  # noqa: S301 - our own cache file
+        except Exception:  # a stale or broken cache file: parse again
+            found = None
+    if found is None:
+        found = parse_rulebook_file(text, name)
+        if path is not None:
+            try:
+                temporary = path.with_suffix(f".{os.getpid()}.tmp")
+                temporary.write_bytes(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+                os.replace(temporary, path)
+            except OSError:
+                pass
+    if len(_PARSED) >= 64:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[key] = found
+    return found
+
+
+def _front_end_version() -> str:
+    digest = hashlib.sha256()
+    for module in ("build.py", "nodes.py", "parser.py"):
+        digest.update(Path(__file__).with_name(module).read_bytes())
+    digest.update(resources.files("grammar").joinpath("rulebook.lark").read_bytes())
+    return digest.hexdigest()[:16]
+
+
+_FRONT_END = _front_end_version()
+
+
+def _cache_file(key: str) -> Path | None:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(base) / "rulebook"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder / f"ast-{key[:32]}.pickle"
 
 
 def _definitions_of(rulebook: Rulebook) -> list:

@@ -108,7 +108,7 @@ class Engine:
         steps: list[Step] = []
         params = ", ".join(f"{k}={show(v)}" for k, v in shown.items())
         steps.append(Step("action", f"{compiled.label}({params})", compiled.node.span.line,
-                          {"action": action}, -1))
+                          {"action": action}, -1, self.rulebook.path))
         ctx = self._context(Roller(DiceTray(ForcedDice(faces), self.limits)), sheet, steps)
         compiled(ctx, args, compiled.node.span)
         self._commit(ctx, sheet)

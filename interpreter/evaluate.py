@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+
+import attrs
 from fractions import Fraction
 
 from dsl import nodes as n
@@ -150,7 +152,7 @@ class Context:
         self.words = words or WORDS["en"]
 
     def step(self, kind: str, text: str, span: Span | None, **data) -> None:
-        self.trace.append(Step(kind, text, span.line if span else None, data, self.depth))
+        self.trace.append(Step.at(kind, text, span, data, self.depth))
 
 
 class ChainRoll:
@@ -730,7 +732,7 @@ class Compiler:
             if ctx.trace is not None and not ctx.quiet:
                 if describe is not None:
                     result.label = describe(ctx, how_many, die, steps)
-                ctx.trace.append(dice_step(result, span.line, ctx.depth, ctx.words))
+                ctx.trace.append(dice_step(result, span, ctx.depth, ctx.words))
             return result
 
         return roll
@@ -944,9 +946,7 @@ class Compiler:
         declared = self.types.get(id(node))
         value = self.ref(node.expr) if declared is not None and declared.kind == "ref" \
             else self.expr(node.expr)
-        quiet = isinstance(node.expr, n.Call) and \
-            self.bindings[id(node.expr)].kind in ("check", "opposed", "action") or \
-            isinstance(node.expr, n.Literal)
+        quiet = isinstance(node.expr, n.Literal)
         source = node.expr.span.text
 
         def let(ctx):
@@ -954,7 +954,8 @@ class Compiler:
             if type(result) is Dist:
                 result = ctx.roller.resolve(result)
             ctx.env[name] = result
-            if ctx.trace is not None and not quiet:
+            # A record (a check's, a table row) has its own step already.
+            if ctx.trace is not None and not quiet and not isinstance(result, Record):
                 text = f"{name} = {show(result)}" if source == show(result) else \
                     f"{name} = {source} = {show(result)}"
                 ctx.step("let", text, span, name=name, value=result)
@@ -1280,9 +1281,9 @@ class CompiledCheck(_Callable):
                 env[name] = fields[name] = _value(ctx, value(ctx))
             if ctx.trace is not None:
                 ctx.depth -= 1
-                ctx.trace.insert(mark, Step("check", self.describe(ctx, shown, fields),
-                                            self.node.span.line, {"check": self.node.name,
-                                                                  **fields}, ctx.depth))
+                ctx.trace.insert(mark, Step.at("check", self.describe(ctx, shown, fields),
+                                               self.node.span, {"check": self.node.name,
+                                                                **fields}, ctx.depth))
                 ctx.depth += 1
             return Record(fields, kind="check")
         finally:
@@ -1317,7 +1318,47 @@ def _explain(compiler: Compiler, sign: int, node):
         return (sign, "ref", compiler.ref(node), None)
     if isinstance(node, n.Name) and binding is not None and binding.kind in ("field", "derived"):
         return (sign, "value", compiler.expr(node), binding.name)
-    return (sign, "value", compiler.expr(node), node.span.text)
+    return (sign, "value", compiler.expr(node), _label(compiler, node))
+
+
+def _label(compiler: Compiler, node):
+    """A term's source text, with each value that names something replaced by the name
+    (`2 * attr` → `2 * Wits`, `Difficulty[difficulty]` → `Difficulty[Hard]`)."""
+    text, base = node.span.text, node.span.start
+    holes = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, n.Name | n.Field):
+            type_ = compiler.type_of(item)
+            value = t.value_of(type_)
+            named = type_.kind == "ref" and names_a_field(item, compiler.bindings)
+            binding = compiler.bindings.get(id(item))
+            local_text = value.kind == "text" and isinstance(item, n.Name) and \
+                binding is not None and binding.kind == "local"
+            if named or local_text:
+                holes.append((item.span.start - base, item.span.end - base,
+                              compiler.naming(item)))
+                continue
+        if isinstance(item, tuple | list):
+            stack.extend(item)
+        elif attrs.has(type(item)):
+            stack.extend(getattr(item, f.name) for f in attrs.fields(type(item))
+                         if f.name not in ("span", "name_span", "op_span"))
+    if not holes:
+        return text
+    holes.sort(key=lambda h: h[0])
+
+    def label(ctx):
+        out, last = [], 0
+        for start, end, fn in holes:
+            out.append(text[last:start])
+            out.append(show(fn(ctx)))
+            last = end
+        out.append(text[last:])
+        return "".join(out)
+
+    return label
 
 
 def _explained_sum(ctx, terms) -> tuple:
@@ -1341,6 +1382,8 @@ def _explained_sum(ctx, terms) -> tuple:
             text = f"{_place_text(place)} {show(value)}"
         else:
             value = fn(ctx)
+            if callable(label):
+                label = label(ctx)
             text = f"{label} {show(value)}" if label != show(value) else show(value)
         value = _number(value, None, f"the term {label}")
         total = normalize(total + value if sign > 0 else total - value)
@@ -1398,7 +1441,7 @@ class CompiledOpposed(_Callable):
                 text = (f"{self.label}: {show(ours['total'])} {words['vs']} "
                         f"{show(theirs['total'])} → {verdict}")
                 ctx.depth -= 1
-                ctx.trace.insert(mark, Step("opposed", text, self.node.span.line,
+                ctx.trace.insert(mark, Step.at("opposed", text, self.node.span,
                                             {"opposed": self.node.name, "won": won,
                                              "tie": tie}, ctx.depth))
                 ctx.depth += 1
@@ -1444,9 +1487,8 @@ class CompiledAction(_Callable):
             if ctx.trace is not None and ctx.depth > 1:
                 shown = ", ".join(f"{k}={show(v)}" for k, v in zip(self.names, args))
                 ctx.depth -= 1
-                ctx.trace.insert(mark, Step("call", f"{self.label}({shown})",
-                                            self.node.span.line, {"action": self.node.name},
-                                            ctx.depth))
+                ctx.trace.insert(mark, Step.at("call", f"{self.label}({shown})", self.node.span,
+                                               {"action": self.node.name}, ctx.depth))
                 ctx.depth += 1
             return result
         finally:

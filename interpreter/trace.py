@@ -36,9 +36,16 @@ class Step:
     line: int | None = None
     data: dict = attrs.field(factory=dict)
     depth: int = 0
+    file: str | None = None  # the rulebook file of the line (a house rule has two)
+
+    @classmethod
+    def at(cls, kind: str, text: str, span, data: dict, depth: int) -> Step:
+        if span is None:
+            return cls(kind, text, None, data, depth)
+        return cls(kind, text, span.line, data, depth, span.source.name)
 
     def to_json(self) -> dict:
-        out = {"kind": self.kind, "text": self.text, "line": self.line}
+        out = {"kind": self.kind, "text": self.text, "line": self.line, "file": self.file}
         out.update({k: to_json(v) for k, v in self.data.items()})
         return out
 
@@ -70,14 +77,18 @@ def render_text(steps, words=None) -> str:
     """One line per step: the rulebook line it came from, then the step, indented by how
     deep in calls it happened (a check's rolls under the check)."""
     lines = []
+    main = steps[0].file if steps else None
     for step in steps:
-        gutter = f"{step.line:>5} │ " if step.line else "      │ "
+        where = str(step.line or "")
+        if step.file is not None and step.file != main and step.line:
+            where = f"{step.file.rsplit('/', 1)[-1]}:{step.line}"
+        gutter = f"{where:>5} │ " if where else "      │ "
         lines.append(gutter + "  " * (step.depth + 1) + step.text)
     return "\n".join(lines)
 
 
-def dice_step(roll: PoolRoll, line: int | None, depth: int, words: dict | None = None) -> Step:
+def dice_step(roll: PoolRoll, span, depth: int, words: dict | None = None) -> Step:
     kept = [f[0] for f in roll.faces if f[1] == KEPT]
-    return Step("roll", f"{roll_text(roll, words)} = {show(roll.total)}", line,
-                {"dice": roll.label, "faces": [f[0] for f in roll.faces], "kept": kept,
-                 "value": roll.total}, depth)
+    return Step.at("roll", f"{roll_text(roll, words)} = {show(roll.total)}", span,
+                   {"dice": roll.label, "faces": [f[0] for f in roll.faces], "kept": kept,
+                    "value": roll.total}, depth)

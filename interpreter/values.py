@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 from types import MappingProxyType
 
 
-class Record:
+class Record(Mapping):
     """Named values: a check's result (total, success, ...), a table row, a catalog entry.
 
-    Immutable and compared by value. `label` is the text a table row shows ("Bueno").
+    An immutable mapping, compared by value (also with a plain dict). `label` is the text
+    a table row shows ("Bueno").
     """
 
     __slots__ = ("_fields", "_hash", "kind")
@@ -28,6 +30,12 @@ class Record:
     def __contains__(self, name) -> bool:
         return name in self._fields
 
+    def __iter__(self):
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
     def items(self):
         return self._fields.items()
 
@@ -35,7 +43,9 @@ class Record:
         return self._fields.keys()
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Record) and dict(self._fields) == dict(other._fields)
+        if isinstance(other, Mapping):
+            return dict(self._fields) == dict(other.items())
+        return NotImplemented
 
     def __hash__(self) -> int:
         if self._hash is None:

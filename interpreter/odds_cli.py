@@ -1,0 +1,97 @@
+"""`rulebook odds`: exact odds of a dice expression, or of an action's (or check's) result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dsl
+from dsl.errors import RulebookError
+from interpreter.engine import Engine
+from interpreter.errors import ParameterError
+from interpreter.odds import (
+    BUDGET,
+    TRIALS,
+    action_odds,
+    compare_text,
+    expression_odds,
+    progress_bar,
+    to_text,
+)
+
+
+def _is_rulebook(reference: str) -> bool:
+    if reference.endswith(".rules") or Path(reference).is_file():
+        return True
+    return reference in dsl.shipped_rulebooks()
+
+
+def run_odds(args) -> int:
+    from interpreter.cli import _params, _sheet
+
+    options = {"budget": args.budget or BUDGET}
+    if args.action is None and not _is_rulebook(args.target):
+        if args.compare or args.char or args.set or args.field:
+            raise ParameterError("--char, --set, --field and --compare go with "
+                                 "`rulebook odds RULEBOOK ACTION`")
+        odds = expression_odds(args.target, budget=options["budget"])
+        _print(odds, args)
+        return 0
+    if args.action is None:
+        raise ParameterError(f"which action of {args.target}? write "
+                             f"`rulebook odds {args.target} ACTION`",
+                             None, "`rulebook describe " + args.target + "` lists them")
+    book = dsl.load(args.target)
+    engine = Engine.of(book)
+    sheet = _sheet(args, book, engine)
+    params = _params(args.set)
+    extra = {"trials": args.trials or TRIALS, "progress": progress_bar(), **options}
+    odds = action_odds(engine, args.action, sheet, params, args.field, **extra)
+    if not args.compare:
+        _print(odds, args)
+        return 0
+    other, names = _other(args, book, engine, sheet, params, extra)
+    if args.json:
+        print(json.dumps({"a": odds.to_json(), "b": other.to_json(), "names": names},
+                         ensure_ascii=False, indent=2))
+        return 0
+    print(to_text(odds, args.fractions))
+    print()
+    print(to_text(other, args.fractions))
+    print()
+    print(compare_text(odds, other, names))
+    return 0
+
+
+def _other(args, book, engine, sheet, params, extra):
+    """The distribution to compare with: another rulebook, or other parameters."""
+    compare = args.compare
+    if "=" in compare and not _is_rulebook(compare):
+        changed = dict(params)
+        for pair in compare.split(","):
+            name, equals, value = pair.partition("=")
+            if not equals:
+                raise ParameterError(f"--compare {compare!r}: write NAME=VALUE,... or a "
+                                     "rulebook")
+            changed[name.strip()] = value.strip()
+        other = action_odds(engine, args.action, sheet, changed, args.field, **extra)
+        return other, ("as given", compare)
+    other_book = dsl.load(compare)
+    other_engine = Engine.of(other_book)
+    try:
+        other_sheet = other_engine.sheet(sheet.to_data(), sheet.path)
+    except RulebookError as error:
+        raise ParameterError(f"--compare {compare}: the sheet does not fit it "
+                             f"({error.message})") from None
+    other = action_odds(other_engine, args.action, other_sheet, params, args.field, **extra)
+    return other, (book.title, other_book.title)
+
+
+def _print(odds, args) -> None:
+    if args.json:
+        print(json.dumps(odds.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(to_text(odds, args.fractions))
+
+
+__all__ = ["run_odds"]
