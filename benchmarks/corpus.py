@@ -63,8 +63,12 @@ def _ix(i, sides, test, dice, once=False):
 
 
 def _yx(y, sides, test, dice, once=False):
-    """dyce: the same with explode_n and a resolver."""
-    p = sum(1 for f in range(1, sides + 1) if test(f)) / sides
+    """dyce: the same with explode_n and a resolver. dyce expands every path, so a
+    condition met by k faces costs k^depth: only single-face explosions are built."""
+    hits = sum(1 for f in range(1, sides + 1) if test(f))
+    if hits > 1 and not once:
+        return None
+    p = hits / sides
 
     def resolve(result, _left, _done):
         return result.h if test(result.outcome) else result.outcome
@@ -72,6 +76,10 @@ def _yx(y, sides, test, dice, once=False):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return y.explode_n(y.H(sides), n=1 if once else depth(p, dice), resolver=resolve)
+
+
+def _times(count, h):
+    return None if h is None else count @ h
 
 
 def _y_reroll(y, sides, test, once):
@@ -198,12 +206,12 @@ CORPUS = [
     (
         "2d10x>=9",
         lambda i, y: 2 @ _ix(i, 10, lambda f: f >= 9, 2),
-        lambda i, y: 2 @ _yx(y, 10, lambda f: f >= 9, 2),
+        lambda i, y: _times(2, _yx(y, 10, lambda f: f >= 9, 2)),
     ),
     (
         "2d6x>4",
         lambda i, y: 2 @ _ix(i, 6, lambda f: f > 4, 2),
-        lambda i, y: 2 @ _yx(y, 6, lambda f: f > 4, 2),
+        lambda i, y: _times(2, _yx(y, 6, lambda f: f > 4, 2)),
     ),
     (
         "3d8x<2",

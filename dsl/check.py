@@ -410,7 +410,6 @@ class Checker:
                 seen_values[key.low] = row
                 continue
             low, high = (key.low, key.low) if key.kind == "value" else (key.low, key.high)
-            numeric.append((low, high, row))
             if table.domain is not None and depth == 0:
                 d = table.domain
                 outside = (high is not None and d.low is not None and high < d.low) or (
@@ -418,6 +417,8 @@ class Checker:
                 if outside:
                     self.warning(f"table {table.name}: no key in {d.describe()} reaches "
                                  "this row", row.span)
+                    continue
+            numeric.append((low, high, row))
         if numeric and seen_values:
             self.error(f"table {table.name} mixes text keys and number keys", table.span)
         ordered = sorted(numeric, key=lambda r: (float("-inf") if r[0] is None else r[0]))
@@ -675,7 +676,7 @@ class Checker:
         type_ = self.expr(node, scope)
         if not t.fits(type_, wanted):
             self.error(f"{what} should be {wanted.describe()}, not "
-                       f"{t.value_of(type_).describe()}", node.span, _quote_hint(node))
+                       f"{t.value_of(type_).describe()}", node.span, self.quote_hint(node))
         return type_
 
     def expr(self, node, scope: Scope) -> t.Type:
@@ -713,7 +714,7 @@ class Checker:
             return type_
         definition = self.globals.get(node.name)
         if definition is None:
-            self.undefined(node.name, node.span, scope)
+            self.undefined(node.name, node.span, scope, functions=False)
             return t.ANY
         self.use(node.name)
         if isinstance(definition, n.Stat):
@@ -753,12 +754,12 @@ class Checker:
         if self.current is not None:
             self.calls.setdefault(self.current, set()).add(name)
 
-    def undefined(self, name: str, span: Span, scope: Scope, what: str = "name") -> None:
-        candidates = set(scope.all_names()) | set(self.globals) | set(BUILTINS)
-        hint = did_you_mean(name, candidates)
-        if hint is None and " " in name:
-            hint = None
-        self.error(f"unknown {what} `{name}`", span, hint)
+    def undefined(self, name: str, span: Span, scope: Scope, what: str = "name",
+                  functions: bool = True) -> None:
+        candidates = set(scope.all_names()) | set(self.globals)
+        if functions:
+            candidates |= set(BUILTINS)
+        self.error(f"unknown {what} `{name}`", span, did_you_mean(name, candidates))
 
     def ex_field(self, node: n.Field, scope: Scope) -> t.Type:
         subject = self.expr(node.subject, scope)
@@ -909,7 +910,7 @@ class Checker:
             type_ = self.expr(arg, scope)
             if not t.fits(type_, wanted) and type_.kind != "none":
                 self.error(f"`{param.name}` should be {wanted.describe()}, not "
-                           f"{t.value_of(type_).describe()}", arg.span, _quote_hint(arg))
+                           f"{t.value_of(type_).describe()}", arg.span, self.quote_hint(arg))
             self.text_fits(arg, wanted)
 
     def builtin(self, node: n.Call, scope: Scope) -> t.Type:
@@ -953,7 +954,7 @@ class Checker:
         for arg, type_ in zip(node.args, types):
             if not t.fits(type_, t.NUMBER):
                 self.error(f"{name} works on numbers, not {t.value_of(type_).describe()}",
-                           arg.span, _quote_hint(arg))
+                           arg.span, self.quote_hint(arg))
         return t.NUMBER
 
     def ex_unary(self, node: n.Unary, scope: Scope) -> t.Type:
@@ -978,13 +979,13 @@ class Checker:
             for side, type_ in ((node.left, left), (node.right, right)):
                 if not t.fits(type_, t.NUMBER):
                     self.error(f"`{op}` works on numbers, but {side.span.text} is "
-                               f"{t.value_of(type_).describe()}", side.span, _quote_hint(side))
+                               f"{t.value_of(type_).describe()}", side.span, self.quote_hint(side))
             return t.NUMBER if op in "+-*/" else t.BOOL
         if op in ("=", "!="):
             if not _comparable(left, right):
                 self.error(f"{node.left.span.text} is {t.value_of(left).describe()} and "
                            f"{node.right.span.text} is {t.value_of(right).describe()}; "
-                           "they are never equal", node.op_span, _quote_hint(node.right))
+                           "they are never equal", node.op_span, self.quote_hint(node.right))
             self.text_fits(node.right, left)
             self.text_fits(node.left, right)
             return t.BOOL
@@ -1009,6 +1010,13 @@ class Checker:
             self.error(f"\"{node.value}\" is not one of the choices here", node.span,
                        did_you_mean(node.value, choices)
                        or "the choices are: " + ", ".join(sorted(map(str, choices))))
+
+    def quote_hint(self, node) -> str | None:
+        """A text that is the name of something: perhaps a name was meant, in quotes."""
+        if isinstance(node, n.Literal) and isinstance(node.value, str) and \
+                node.value in self.globals:
+            return f"a name with spaces is written in single quotes: '{node.value}'"
+        return None
 
     def names_of_kind(self, kind: str):
         if kind == "skill" and self.open_skills is not None:
@@ -1102,8 +1110,8 @@ class Checker:
                           | n.TextField | n.ListField | n.Catalog | n.Derived):
                 continue
             if name not in self.used:
-                self.warning(f"{_describe(definition)} `{name}` is never used",
-                             definition.span)
+                what = _describe(definition).split(" ", 1)[1]
+                self.warning(f"{what} `{name}` is never used", definition.span)
 
 
 # ─── helpers ────────────────────────────────────────────────────────────────
@@ -1178,7 +1186,4 @@ def _signature(name: str, params) -> str:
     return f"it is {name}({', '.join(parts)})"
 
 
-def _quote_hint(node) -> str | None:
-    if isinstance(node, n.Literal) and isinstance(node.value, str):
-        return f"names with spaces are written in single quotes: '{node.value}'"
-    return None
+

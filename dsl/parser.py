@@ -154,6 +154,8 @@ def _expected_hint(names) -> str | None:
     names = set(names or ())
     if not names:
         return None
+    if names == {"$END"}:
+        return "expected an operator (such as + or *) or the end of the text"
     described = []
     if names & _VALUE_STARTS:
         described.append("a value (a number, a name, dice or an expression in parentheses)")

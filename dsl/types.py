@@ -30,6 +30,8 @@ class Type:
         return [key for key, _ in self.fields or ()]
 
     def describe(self) -> str:
+        if self.kind == "text" and self.choices and len(self.choices) == 1:
+            return f'the text "{next(iter(self.choices))}"'
         if self.kind == "text" and self.choices:
             shown = ", ".join(f'"{c}"' for c in sorted(self.choices, key=str)[:6])
             return f"one of {shown}" + (", ..." if len(self.choices) > 6 else "")

@@ -73,6 +73,9 @@ def test_saboteurs_roll_5d6_against_the_gods_5d8(engine, god):
     assert r["dado_mortal"] == 6  # their Body is d6
     assert rolls(out) == [god_faces, mortal_faces]  # 5 dice a side, exactly ten drawn
     assert "grupo 1 (5 mortales): tiran 5d6; el dios, 5d8" in notes(out)
+    terms = [step.text for step in out.trace if step.kind == "roll"]
+    assert "= 5d8 [8, 7, 6, 5, 4] = 30" in terms[0]
+    assert "= 5d6 [1, 2, 3, 4, 5] = 15" in terms[1]
     # reading 2: totals, 30 against 15, the ceiling absorbs them
     assert r["grupos_vencidos"] == 1 and r["afectados"] == 5
     assert not out.changes
@@ -135,6 +138,7 @@ def test_coal_miners_body_d8_plus_2_costs_added(engine, god):
     combined = engine.run("lanzar_combinado", god, {"costes_base": [5, 3], **aspects})
     print(render_text(combined.trace))
     assert combined.result["partes"] == 2
+    assert list(combined.result["costes"]) == [10, 6]
     assert combined.result["total"] == 16
     assert combined.sheet["Creencia"] == 104
 
@@ -429,6 +433,7 @@ def test_some_barbarians_make_it_out_alive(engine, god):
     assert out.result["grupos_vencidos"] == 1
     assert out.result["afectados"] == 10
     assert out.result["grupos_resistentes"] == 2
+    assert list(out.result["resultados"]) == [True, False, False]
 
 
 def test_mortal_bonus_applies_to_each_die_and_is_capped(engine, god):
@@ -506,6 +511,7 @@ def test_the_god_rolls_as_many_dice_as_the_largest_pool(engine, god):
     assert out.result["total_dios"] == 30
     assert out.result["bandos_vencidos"] == 1  # 30 beats 24, not 40
     assert out.result["bandos_resistentes"] == 1
+    assert list(out.result["resultados"]) == [True, False]
 
 
 def test_conversion_is_resisted_by_spirit_and_adds_followers(engine, god):

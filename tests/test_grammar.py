@@ -1,0 +1,91 @@
+"""The grammar: it builds under Lark's strict LALR mode, and dice terms lex as one token."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsl import nodes as n
+from dsl.build import parse_expression
+from dsl.errors import RulebookSyntaxError
+from dsl.parser import lark_parser
+
+
+def test_grammar_has_no_conflicts_in_strict_mode():
+    # strict=True turns shift/reduce conflicts and terminal collisions into errors.
+    parser = lark_parser(strict=True)
+    assert parser.options.parser == "lalr"
+
+
+@pytest.mark.parametrize("name", ["dificultad", "dinamis", "daño", "Destreza", "d6xp", "dF2",
+                                  "d", "dd6", "d6d6"])
+def test_names_that_start_with_d_are_never_dice(name):
+    node = parse_expression(f"{name} + 1")
+    assert isinstance(node.left, n.Name) and node.left.name == name
+
+
+def test_a_word_after_a_dice_term_is_not_a_modifier():
+    # `2d6` then `xp` on the next line: two things, not `2d6x` with `p` left over.
+    with pytest.raises(RulebookSyntaxError):
+        parse_expression("2d6\nxp")
+    assert isinstance(parse_expression("2d6 - xp").right, n.Name)
+
+
+@pytest.mark.parametrize("text, count, sides, modifiers", [
+    ("d6", None, 6, []),
+    ("3d8", 3, 8, []),
+    ("d%", None, 100, []),
+    ("4dF", 4, "F", []),
+    ("4d6kh3", 4, 6, [("Keep", "kh", 3)]),
+    ("4d6k", 4, 6, [("Keep", "kh", None)]),
+    ("5d10kl2dh1dl1", 5, 10, [("Keep", "kl", 2), ("Keep", "dh", 1), ("Keep", "dl", 1)]),
+    ("3d6x", 3, 6, [("Explode", False, None)]),
+    ("3d6x>=5", 3, 6, [("Explode", False, ">=5")]),
+    ("3d6xo=6", 3, 6, [("Explode", True, "=6")]),
+    ("3d6rr<=2", 3, 6, [("Reroll", False, "<=2")]),
+    ("3d6ro=1", 3, 6, [("Reroll", True, "=1")]),
+    ("10d10cs>=6df=1", 10, 10, [("CountSuccesses", ">=6"), ("CountFailures", "=1")]),
+    ("8d6x=6kh3", 8, 6, [("Explode", False, "=6"), ("Keep", "kh", 3)]),
+])
+def test_every_notation_form_parses(text, count, sides, modifiers):
+    node = parse_expression(text)
+    assert isinstance(node, n.Dice)
+    assert (node.count.value if node.count else None) == count
+    assert node.sides == sides
+    shown = []
+    for m in node.modifiers:
+        kind = type(m).__name__
+        if isinstance(m, n.Keep):
+            shown.append((kind, m.mode, m.count.value if m.count else None))
+        elif isinstance(m, n.Explode | n.Reroll):
+            cond = f"{m.condition.op}{m.condition.value.value}" if m.condition else None
+            shown.append((kind, m.once, cond))
+        else:
+            shown.append((kind, f"{m.condition.op}{m.condition.value.value}"))
+    assert shown == modifiers
+
+
+def test_counts_sides_and_values_may_be_expressions():
+    node = parse_expression("(Areté)d(2*5)cs>=(max(dif, 3))df=1")
+    assert isinstance(node.count, n.Name) and node.count.name == "Areté"
+    assert isinstance(node.sides, n.Binary)
+    assert isinstance(node.modifiers[0].condition.value, n.Call)
+    # spans of the inner parts point into the whole text
+    assert node.modifiers[0].condition.value.span.text == "max(dif, 3)"
+
+
+def test_comparisons_do_not_chain():
+    with pytest.raises(RulebookSyntaxError):
+        parse_expression("1 < 2 < 3")
+
+
+def test_texts_show_values_in_braces():
+    node = parse_expression('"+{a + 1} to {b}, {{literal}}"')
+    assert isinstance(node, n.Text)
+    assert node.parts[0] == "+" and node.parts[2] == " to " and node.parts[4] == ", {literal}"
+
+
+def test_deep_nesting_is_refused_before_parsing():
+    with pytest.raises(RulebookSyntaxError, match="nested more than"):
+        parse_expression("(" * 200 + "1" + ")" * 200)
+    with pytest.raises(RulebookSyntaxError, match="nested more than"):
+        parse_expression("+".join(["1"] * 500))
