@@ -43,6 +43,10 @@ def compile_term(text: str):
             self.terms.append((die, count, steps))
             return PoolRoll(label, [], 0)
 
+        def face(self, die, span):  # a lone die with no modifiers (`d6`)
+            self.terms.append((die, 1, ()))
+            return die.low
+
     _node, value = _EXPRESSIONS.compile(text)
     capture = Capture()
     value(Context(capture, DEFAULT_LIMITS))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 import attrs
 
 
@@ -11,13 +13,26 @@ class Source:
 
     name: str
     text: str = attrs.field(repr=False)
+    _starts: list | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of a character offset."""
         offset = max(0, min(offset, len(self.text)))
-        line = self.text.count("\n", 0, offset) + 1
-        line_start = self.text.rfind("\n", 0, offset) + 1
-        return line, offset - line_start + 1
+        starts = self._line_starts()
+        line = bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    def _line_starts(self) -> list[int]:
+        # Computed once per source, on first use (a trace asks for many lines).
+        if getattr(self, "_starts", None) is None:
+            starts = [0]
+            find = self.text.find
+            position = find("\n")
+            while position >= 0:
+                starts.append(position + 1)
+                position = find("\n", position + 1)
+            object.__setattr__(self, "_starts", starts)
+        return self._starts
 
     def line_text(self, line: int) -> str:
         lines = self.text.split("\n")

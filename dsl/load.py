@@ -130,7 +130,7 @@ def parse_cached(text: str, name: str) -> n.RulebookFile:
 
 def _front_end_version() -> str:
     digest = hashlib.sha256()
-    for module in ("build.py", "nodes.py", "parser.py"):
+    for module in ("build.py", "nodes.py", "parser.py", "errors.py"):
         digest.update(Path(__file__).with_name(module).read_bytes())
     digest.update(resources.files("grammar").joinpath("rulebook.lark").read_bytes())
     return digest.hexdigest()[:16]

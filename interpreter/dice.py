@@ -36,11 +36,12 @@ KEPT, DROPPED, REROLLED = "kept", "dropped", "rerolled"
 class Die:
     """A die whose faces are the whole numbers from `low` to `high`."""
 
-    __slots__ = ("high", "label", "low", "size")
+    __slots__ = ("bits", "high", "label", "low", "size")
 
     def __init__(self, low: int, high: int, label: str):
         self.low, self.high, self.label = low, high, label
         self.size = high - low + 1
+        self.bits = self.size.bit_length()
 
     @classmethod
     def of(cls, sides) -> Die:
@@ -88,8 +89,7 @@ class SeededDice(DiceSource):
         self._bits = random.Random(seed).getrandbits
 
     def draw(self, die: Die, position: int) -> int:
-        n = die.size
-        k = n.bit_length()
+        n, k = die.size, die.bits  # k = n.bit_length()
         r = self._bits(k)
         while r >= n:
             r = self._bits(k)

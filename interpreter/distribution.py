@@ -116,8 +116,8 @@ def mixture(parts) -> Dist:
 # pooled summaries, and what comes after the last keep turns each kept face into a
 # distribution of values. Weights are exact ints over one denominator throughout.
 
-#: units of work (about one dictionary update each) one term may take before TooComplex
-DEFAULT_BUDGET = 3_000_000
+#: units of work (about 0.1 µs each: one dictionary update) a term may take before TooComplex
+DEFAULT_BUDGET = 10_000_000
 #: the mass an open-ended roll may leave out, when the caller does not say
 DEFAULT_EPSILON = Fraction(1, 10**12)
 
@@ -134,6 +134,11 @@ class _Budget:
 
     def __init__(self, limit: int):
         self.left = self.limit = limit
+
+    def check(self, amount: int) -> None:
+        """Raise now if `amount` more units would pass the budget (spend nothing)."""
+        if amount > self.left:
+            raise TooComplex(f"the exact distribution needs more than {self.limit} units of work")
 
     def spend(self, amount: int) -> None:
         self.left -= amount
@@ -159,6 +164,8 @@ def pool_distribution(die, count: int, steps: tuple, epsilon=DEFAULT_EPSILON,
         raise ValueError("epsilon must be positive")
     work = _Budget(budget)
     term = _Term(die, count, steps, work)
+    if count == 0:
+        return term.outcomes({0: 1}, 1)
     if not term.open_ended:
         return term.outcomes(*term.compute(None))
     delta = epsilon / (4 * max(count, 1) * term.open_ended)
@@ -212,13 +219,20 @@ def _convolve(a, b, merge, work: _Budget):
             for ka, xa in wa.items():
                 key = ka + kb
                 out[key] = get(key, 0) + xa * xb
-    else:
-        work.spend(len(wa) * len(wb))
+    else:  # merging sorted faces: about 1 µs, more for long tuples
+        size = len(next(iter(wa))) + len(next(iter(wb)))
+        work.spend((8 + size) * len(wa) * len(wb))
         for kb, xb in wb.items():
             for ka, xa in wa.items():
                 key = merge(ka, kb)
                 out[key] = get(key, 0) + xa * xb
     return out, da * db
+
+
+def _product_cost(size: int) -> int:
+    """Work units (about 0.1 µs each) of multiplying two ints of `size` bytes in all
+    (Karatsuba: about 11 ns per 30-bit digit to the power 1.585)."""
+    return int((size * 8 / 60) ** 1.585 / 9)
 
 
 def _to_int(coeffs: list, width: int) -> int:
@@ -245,7 +259,7 @@ def _dense_product(wa: dict, wb: dict, work: _Budget):
         return None
     width = (sum(wa.values()) * sum(wb.values())).bit_length() // 8 + 1
     length = na + nb - 1
-    work.spend(length * width // 8 + length)
+    work.spend(_product_cost(length * width) + length)
     product = _to_int(_dense(wa, la, na), width) * _to_int(_dense(wb, lb, nb), width)
     low = la + lb
     return {low + i: c for i, c in enumerate(_from_int(product, length, width)) if c}
@@ -274,7 +288,7 @@ def _power_sum(dist, count: int, work: _Budget):
                 return result
             base = _convolve(base, base, None, work)
     width = (sum(weights.values()) ** count).bit_length() // 8 + 1
-    work.spend(length * width // 8 + length)
+    work.spend(2 * _product_cost(length * width // 2) + length)
     power = _to_int(_dense(weights, low, span), width) ** count
     base = low * count
     return {base + i: c for i, c in enumerate(_from_int(power, length, width)) if c}, den**count
@@ -331,20 +345,26 @@ class _Term:
                 failure = step[1]
         self.ops = tuple(ops)
         self.counts = success is not None
-        if self.counts:
-            self.value = {face: (bool(success(face)) << _SHIFT)
-                          | (bool(failure(face)) if failure is not None else 0)
+        # the additive value of one kept face: the face; or its success (1 or 0); or, when
+        # failures count too, successes << 32 | failures (both add up independently)
+        self.packed = self.counts and failure is not None
+        if self.packed:
+            self.value = {face: (bool(success(face)) << _SHIFT) | bool(failure(face))
                           for face in faces}
+        elif self.counts:
+            self.value = {face: int(bool(success(face))) for face in faces}
         else:
             self.value = {face: face for face in faces}
         self.open_ended = sum(1 for op in ops if op[0] == "explode" and not op[1])
 
     def outcomes(self, weights: dict, total: int) -> Dist:
-        if self.counts:
+        if self.packed:
             out = {}
             for key, weight in weights.items():
                 s, f = key >> _SHIFT, key & _LOW
                 out[(s - f, s, f)] = weight
+        elif self.counts:
+            out = {(key, key, 0): weight for key, weight in weights.items()}
         else:
             out = {(key, None, None): weight for key, weight in weights.items()}
         return Dist(out, total).reduced()
@@ -356,7 +376,7 @@ class _Term:
         keeps = [i for i, op in enumerate(ops) if op[0] == "keep"]
         if not keeps:
             per_die = self.per_die(ops, self.add_leaf, None, delta)
-            power = _power_counts if self.counts else _power_sum
+            power = _power_counts if self.packed else _power_sum
             return power(per_die, count, self.work)
         first, last = keeps[0], keeps[-1]
         before, middle, after = ops[:first], ops[first:last + 1], ops[last + 1:]
@@ -364,30 +384,17 @@ class _Term:
         value = {face: walker.face(0, face) for face in self.faces}
         only_keeps = all(op[0] == "keep" for op in middle)
         if only_keeps and not any(op[0] == "explode" for op in before):
-            lo, hi = 0, count
-            for _, mode, k in middle:
-                k = min(k, hi - lo)
-                if mode == "kh":
-                    hi = lo + k
-                elif mode == "kl":
-                    lo = hi - k
-                elif mode == "dh":
-                    lo += k
-                else:
-                    hi -= k
+            lo, hi = _keep_range(middle, count)
             faces = self.per_die(before, self.face_leaf, None, delta)
             return self.order_statistics(faces, lo, hi, value)
+        if only_keeps and len(before) == 1 and before[0][0] == "explode" and not before[0][1]:
+            found = self.split_explosion(before[0][2], middle, value, delta)
+            if found is not None:
+                return found
         if only_keeps:
-            modes = {op[1] for op in middle}
-            if modes <= {"kh", "dh"} or modes <= {"kl", "dl"}:
-                lo, hi = 0, None  # positions from the top (or from the bottom)
-                for _, mode, k in middle:
-                    if mode in ("kh", "kl"):
-                        hi = lo + k if hi is None else min(hi, lo + k)
-                    else:
-                        lo = lo + k if hi is None else min(lo + k, hi)
-                if hi is not None or not after:
-                    return self.extremes(before, modes <= {"kh", "dh"}, lo, hi, value, delta)
+            ends = _keep_ends(middle, count)
+            if ends is not None and (ends[2] is not None or not after):
+                return self.extremes(before, *ends, value, delta)
         return self.general(before, middle, value, delta)
 
     def add_leaf(self, face):
@@ -409,23 +416,33 @@ class _Term:
 
     # ── fixed pools: order statistics over the faces ──
 
-    def order_statistics(self, faces, lo: int, hi: int, value: dict):
-        """Σ value(face) over sorted positions [lo, hi) of `count` iid dice (high first)."""
+    def order_statistics(self, faces, lo: int, hi: int, value, count=None):
+        """Σ value(face) over sorted positions [lo, hi) (highest first) of `count` iid dice
+        (the term's count unless given) with these face weights; value=None: the kept
+        faces themselves, as sorted tuples.
+
+        The faces are taken from one end; a state is how many dice have shown a face so
+        far and what the kept ones add up to. Once the last kept position is filled, the
+        dice left are free: (their faces' weight) ** (how many) at once."""
         weights, den = faces
-        count, work = self.count, self.work
+        work = self.work
+        if count is None:
+            count = self.count
         if hi <= lo:
-            return {0: 1}, 1
+            return {(): 1} if value is None else {0: 1}, 1
         if hi <= count - lo:
             order, a, b = sorted(weights, reverse=True), lo, hi
         else:
             order, a, b = sorted(weights), count - hi, count - lo
         order = [face for face in order if weights[face]]
-        points = all(len(value[f][0]) == 1 and value[f][1] == 1 for f in order)
-        if points:
+        scale = 1
+        if value is None:
+            mode = "faces"
+        elif all(len(value[f][0]) == 1 and value[f][1] == 1 for f in order):
+            mode = "points"
             shift = {f: next(iter(value[f][0])) for f in order}
-            scale = 1
         else:
-            scale = 1
+            mode = "dists"
             for f in order:
                 d = value[f][1]
                 scale = scale * d // gcd(scale, d)
@@ -439,27 +456,35 @@ class _Term:
         for i in range(len(order) - 1, -1, -1):
             suffix[i] = suffix[i + 1] + weights[order[i]]
         rows = {}
-        state = {0: {0: 1}}
+        state = {0: {() if mode == "faces" else 0: 1}}
         final: dict = {}
 
         def add(target, acc, f, m, coef):
-            if points:
+            get = target.get
+            work.spend(len(acc))
+            if mode == "points":
                 s = shift[f] * m
-                get = target.get
                 for k, x in acc.items():
                     target[k + s] = get(k + s, 0) + x * coef
-                work.spend(len(acc))
+                return
+            if mode == "faces":
+                more = (f,) * m
+                for k, x in acc.items():
+                    target[k + more] = get(k + more, 0) + x * coef
                 return
             pw = powers[f]
             while len(pw) <= m:
                 pw.append(_convolve(pw[-1], scaled[f], None, work))
             gm = pw[m][0]
-            work.spend(len(acc) * len(gm))
-            get = target.get
-            for kg, xg in gm.items():
+            if len(gm) == 1:
+                ((kg, xg),) = gm.items()
                 c2 = coef * xg
                 for k, x in acc.items():
                     target[k + kg] = get(k + kg, 0) + x * c2
+                return
+            product, _ = _convolve((acc, 1), (gm, 1), None, work)
+            for k, x in product.items():
+                target[k] = get(k, 0) + x * coef
 
         for index, f in enumerate(order):
             w, rest = weights[f], suffix[index + 1]
@@ -469,7 +494,7 @@ class _Term:
                 row = rows.get(remaining)
                 if row is None:
                     row = rows[remaining] = [comb(remaining, c) for c in range(remaining + 1)]
-                stay = b - j  # c < stay keeps j + c above position b (b <= count)
+                stay = b - j  # c < stay leaves position b unfilled (b <= count)
                 taken = 0
                 wc = 1
                 if rest:  # else the dice not yet placed would have no face left to show
@@ -483,48 +508,135 @@ class _Term:
                         wc *= w
                 add(final, acc, f, b - max(j, a), (w + rest) ** remaining - taken)
             state = new
+        if mode == "faces" and order and order[0] > order[-1]:
+            final = {k[::-1]: x for k, x in final.items()}
         return final, den**count * scale ** (b - a)
 
     # ── pools that explosions make larger: keep the top (or bottom) few ──
 
-    def extremes(self, before, high: bool, lo: int, hi, value: dict, delta):
-        """Keep sorted positions [lo, hi) counted from the top (high) or bottom; hi=None: all."""
+    def extremes(self, before, high: bool, lo: int, hi, value, delta):
+        """Keep sorted positions [lo, hi) counted from the top (high) or the bottom of a
+        pool whose size varies; hi=None: all but the first lo. value=None: the kept faces,
+        as tuples sorted up."""
         keep_rest = hi is None
         cap = lo if keep_rest else hi
         val = self.value
+        work = self.work
 
-        if keep_rest:
-            def merge(a, b):
-                faces = sorted(a[0] + b[0], reverse=high)
-                total = a[1] + b[1]
-                if len(faces) > cap:
-                    for face in faces[cap:]:
-                        total += val[face]
-                    del faces[cap:]
-                return tuple(faces), total
+        def merge(a, b):
+            faces = sorted(a + b, reverse=high)
+            return tuple(faces[:cap])
 
-            def leaf(face):
-                return ({((face,), 0): 1} if cap else {((), val[face]): 1}), 1
+        def leaf(face):
+            return {(face,) if cap else (): 1}, 1
 
-            unit = ((), 0)
+        if not keep_rest:
+            # the pool's states are the multisets of at most cap faces
+            work.check(self.count * comb(self.n + cap, cap) * (8 + 2 * cap))
+            per_die = self.per_die(before, leaf, merge, delta)
+            weights, den = _power_merge(per_die, self.count, merge, (), work)
+            pools = ((faces[lo:hi], weight) for faces, weight in weights.items())
+            if value is None:
+                out: dict = {}
+                for faces, weight in pools:
+                    key = tuple(sorted(faces))
+                    out[key] = out.get(key, 0) + weight
+                return out, den
+            return self.valued(pools, den, value)
+
+        # all but the first lo: the first lo faces, and the sum of the others' values
+        def merge_rest(a, b):
+            faces = sorted(a[0] + b[0], reverse=high)
+            total = a[1] + b[1]
+            for face in faces[cap:]:
+                total += val[face]
+            return tuple(faces[:cap]), total
+
+        def leaf_rest(face):
+            return ({((face,), 0): 1} if cap else {((), val[face]): 1}), 1
+
+        weights, den = self.per_die(before, leaf_rest, merge_rest, delta)
+        die: dict = {}
+        for (faces, total), weight in weights.items():
+            die.setdefault(faces, {})[total] = weight
+        pool: dict = {(): {0: 1}}
+        merged: dict = {}
+        for _ in range(self.count):
+            out = {}
+            for t1, a1 in pool.items():
+                for t2, a2 in die.items():
+                    found = merged.get((t1, t2))
+                    if found is None:
+                        faces = sorted(t1 + t2, reverse=high)
+                        found = merged[(t1, t2)] = (
+                            tuple(faces[:cap]), sum(val[face] for face in faces[cap:]))
+                    faces, shift = found
+                    product, _ = _convolve((a1, 1), (a2, 1), None, work)
+                    target = out.get(faces)
+                    if target is None:
+                        target = out[faces] = {}
+                    get = target.get
+                    for k, x in product.items():
+                        target[k + shift] = get(k + shift, 0) + x
+            pool = out
+        total: dict = {}
+        for sums in pool.values():
+            for k, x in sums.items():
+                total[k] = total.get(k, 0) + x
+        return total, den**self.count
+
+    def split_explosion(self, hits, keeps, value, delta):
+        """The keeps over a pool that one explosion on the top (or bottom) faces makes
+        larger: every extra die, and every die that made one, shows a face of that block,
+        and the others show the rest. Given X extra dice (X hits before `count` misses: a
+        negative binomial), the pool is X iid dice over the block and `count` iid dice over
+        the rest, one group wholly above the other: what the keeps leave of each is an
+        order statistic of that group. None when the block is not at an end."""
+        faces, n, count, work = self.faces, self.n, self.count, self.work
+        h = len(hits)
+        m = n - h
+        if all(f in hits for f in faces[n - h:]):
+            hits_on_top = True
+        elif all(f in hits for f in faces[:h]):
+            hits_on_top = False
         else:
-            def merge(a, b):
-                faces = sorted(a + b, reverse=high)
-                return tuple(faces[:cap])
+            return None
+        block = ({f: 1 for f in faces if f in hits}, h)
+        rest = ({f: 1 for f in faces if f not in hits}, m)
+        stats: dict = {}
 
-            def leaf(face):
-                return {(face,) if cap else (): 1}, 1
+        def part(group, size: int, a: int, b: int):
+            """Sorted positions [a, b) (highest first) of `size` dice of the group."""
+            b = max(min(b, size), 0)
+            a = min(max(a, 0), b)
+            key = (group is block, size, a, b)
+            found = stats.get(key)
+            if found is None:
+                found = stats[key] = self.order_statistics(group, a, b, value, size)
+            return found
 
-            unit = ()
-        per_die = self.per_die(before, leaf, merge, delta)
-        weights, den = _power_merge(per_die, self.count, merge, unit, self.work)
-        if keep_rest:
-            out: dict = {}
-            for (_, total), weight in weights.items():
-                out[total] = out.get(total, 0) + weight
-            return out, den
-        return self.valued(((faces[lo:hi], weight) for faces, weight in weights.items()),
-                           den, value)
+        merge = None if value is not None else _merge_sorted
+        parts = []
+        tail = Fraction(1)
+        target = delta * max(count, 1)
+        x = 0
+        while True:
+            lo, hi = _keep_range(keeps, count + x)
+            if hits_on_top:
+                first, second = part(block, x, lo, hi), part(rest, count, lo - x, hi - x)
+            else:
+                first = part(rest, count, lo, hi)
+                second = part(block, x, lo - count, hi - count)
+            # P(X = x) = C(count + x - 1, x) (h/n)^x (m/n)^count
+            ways = comb(count + x - 1, x) if count else int(x == 0)
+            parts.append((x, ways * h**x * m**count, _convolve(first, second, merge, work)))
+            tail -= Fraction(ways * h**x * m**count, n ** (count + x))
+            if tail <= target or not count:
+                break
+            x += 1
+            work.spend(x * n)
+        top = parts[-1][0]
+        return _mix([(coef * n ** (top - x), dist) for x, coef, dist in parts], n ** (count + top))
 
     def valued(self, pools, den: int, value: dict):
         """Mix Σ value(face) over each pool's faces, weighted as given."""
@@ -548,9 +660,11 @@ class _Term:
 
         return _mix([(weight, of(tuple(faces))) for faces, weight in pools], den)
 
-    # ── anything else: the whole sorted pool ──
+    # ── anything else: the sorted pool itself ──
 
     def general(self, before, middle, value, delta):
+        """The kept faces as sorted tuples, step by step; the leading keeps by order
+        statistics (or over the top or bottom few) when they can be."""
         def merge(a, b):
             return tuple(sorted(a + b))
 
@@ -558,8 +672,26 @@ class _Term:
             return {(face,): 1}, 1
 
         work = self.work
-        pool = _power_merge(self.per_die(before, leaf, merge, delta), self.count, merge, (),
-                            work)
+        lead = 0
+        while lead < len(middle) and middle[lead][0] == "keep":
+            lead += 1
+        first, middle = middle[:lead], middle[lead:]
+        ends = _keep_ends(first, self.count)
+        split = None
+        if len(before) == 1 and before[0][0] == "explode" and not before[0][1]:
+            split = self.split_explosion(before[0][2], first, None, delta)
+        if split is not None:
+            pool = split
+        elif not any(op[0] == "explode" for op in before):
+            lo, hi = _keep_range(first, self.count)
+            pool = self.order_statistics(self.per_die(before, self.face_leaf, None, delta),
+                                         lo, hi, None)
+        elif ends is not None and ends[2] is not None:
+            pool = self.extremes(before, *ends, None, delta)
+        else:
+            pool = _power_merge(self.per_die(before, leaf, merge, delta), self.count, merge,
+                                (), work)
+            middle = first + middle
         for op in middle:
             weights, den = pool
             if op[0] == "keep":
@@ -593,6 +725,47 @@ class _Term:
             pool = _mix([(weight, of(faces)) for faces, weight in weights.items()], den)
         weights, den = pool
         return self.valued(weights.items(), den, value)
+
+
+def _merge_sorted(a: tuple, b: tuple) -> tuple:
+    return tuple(sorted(a + b))
+
+
+def _keep_range(keeps, count: int):
+    """Sorted positions [lo, hi) (highest first) that keeps over `count` dice leave."""
+    lo, hi = 0, count
+    for _, mode, k in keeps:
+        k = min(k, hi - lo)
+        if mode == "kh":
+            hi = lo + k
+        elif mode == "kl":
+            lo = hi - k
+        elif mode == "dh":
+            lo += k
+        else:
+            hi -= k
+    return lo, hi
+
+
+def _keep_ends(keeps, count: int):
+    """What keeps leave of a pool of `count` or more dice (explosions add dice), if it is
+    the same counted from one end whatever the size: (from_top, lo, hi) for sorted
+    positions [lo, hi) from that end, hi=None for "all the rest"; else None.
+
+    The ranges only change with the size up to count + Σk (past that, no min() in
+    _keep_range changes side), so trying those sizes is exact."""
+    sizes = range(count, count + sum(k for _, _, k in keeps) + 2)
+    ranges = [(_keep_range(keeps, size), size) for size in sizes]
+    for top in (True, False):
+        seen = set()
+        for (lo, hi), size in ranges:
+            if not top:
+                lo, hi = size - hi, size - lo
+            seen.add((lo, hi if hi < size else None))
+        if len(seen) == 1:
+            lo, hi = seen.pop()
+            return top, lo, hi
+    return None
 
 
 class _Walker:
@@ -649,13 +822,48 @@ class _Walker:
         out, Σ_{k>=K} mass(go)^k · mass(stop), is at most mass(go)^K."""
         merge, work, delta = self.merge, self.term.work, self.delta
         num, den = sum(go[0].values()), go[1]
-        reach_num, reach_den = num, den
-        terms = [(1, stop)]
-        term = stop
+        terms, reach_num, reach_den = 1, num, den
         while reach_num * delta.denominator > delta.numerator * reach_den:
-            term = _convolve(go, term, merge, work)
-            terms.append((1, term))
+            terms += 1
             reach_num *= num
             reach_den *= den
-        work.spend(sum(len(t[1][0]) for t in terms))
-        return _mix(terms, 1)
+            work.spend(1)
+        if merge is None:
+            return _geometric(stop, go, terms, work)
+        parts = [(1, stop)]
+        term = stop
+        for _ in range(terms - 1):
+            term = _convolve(go, term, merge, work)
+            parts.append((1, term))
+        work.spend(sum(len(t[1][0]) for t in parts))
+        return _mix(parts, 1)
+
+
+def _geometric(stop, go, terms: int, work: _Budget):
+    """Σ_{k<terms} go^k · stop for sums, by doubling: with T_m = Σ_{k<m} G^k g^(m-1-k) and
+    P_m = G^m (go = G / g), T_2m = T_m (g^m + P_m) and T_m+1 = g T_m + P_m."""
+    big, g = go
+    # the last doubling dominates: T and P reach about terms × the span of go
+    span = max(big) - min(big) + 1
+    size = terms * span * (terms * g.bit_length() // 8 + 1)
+    work.spend(_product_cost(size))
+    t, p, m = {0: 1}, big, 1
+    bits = bin(terms)[3:]
+    for index, bit in enumerate(bits):
+        last = index == len(bits) - 1
+        shifted = dict(p)
+        shifted[0] = shifted.get(0, 0) + g**m
+        t = _convolve((t, 1), (shifted, 1), None, work)[0]
+        if bit == "1" or not last:
+            p = _convolve((p, 1), (p, 1), None, work)[0]
+        m *= 2
+        if bit == "1":
+            t = {k: x * g for k, x in t.items()}
+            get = t.get
+            for k, x in p.items():
+                t[k] = get(k, 0) + x
+            if not last:
+                p = _convolve((p, 1), (big, 1), None, work)[0]
+            m += 1
+    weights, den = _convolve((t, 1), stop, None, work)
+    return weights, den * g ** (terms - 1)

@@ -70,7 +70,7 @@ class Engine:
         self.limits = limits
         self.compiler = Compiler(rulebook)
         self.words = WORDS.get(rulebook.language, WORDS["en"])
-        self._actions: dict = {}
+        self._binders: dict = {}
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
@@ -120,7 +120,12 @@ class Engine:
                 "actions: " + ", ".join(self.rulebook.actions)
             raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
         compiled = self.compiler.action(action)
-        args, shown = self._arguments(compiled.node, sheet, params)
+        if sheet.rulebook is not self.rulebook:
+            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
+        binder = self._binders.get(action)
+        if binder is None:
+            binder = self._binders[action] = _Binder(self, compiled.node)
+        args, shown = binder(sheet, params)
         return compiled, args, shown
 
     def _arguments(self, node, sheet: Sheet, params: dict) -> tuple:
@@ -128,30 +133,10 @@ class Engine:
         them; unknown, missing or ill-typed parameters are ParameterErrors."""
         if sheet.rulebook is not self.rulebook:
             raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
-        known = [p.name for p in node.params]
-        for name in params:
-            if name not in known:
-                hint = did_you_mean(name, known) or (
-                    "parameters: " + ", ".join(known) if known else "it takes no parameters")
-                raise ParameterError(f"{node.name} has no parameter {name!r}", None, hint)
-        args, shown = [], {}
-        defaults_ctx = None
-        for param in node.params:
-            if param.name in params:
-                value = self.param_value(param, params[param.name], sheet)
-            elif param.default is not None:
-                if defaults_ctx is None:
-                    defaults_ctx = self._context(Roller(DiceTray(ForcedDice(()), self.limits)),
-                                                 sheet)
-                value = self._default(param, defaults_ctx, sheet)
-            else:
-                raise ParameterError(f"{node.name} needs the parameter {param.name!r} "
-                                     f"({param.type.span.text})")
-            args.append(value)
-            # A catalog entry is shown by its name, as it was given.
-            shown[param.name] = value["name"] if isinstance(value, Record) and \
-                value.kind in self.rulebook.fields else value
-        return tuple(args), shown
+        binder = self._binders.get(node.name)
+        if binder is None:
+            binder = self._binders[node.name] = _Binder(self, node)
+        return binder(sheet, params)
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
         if check not in self.rulebook.checks:
@@ -182,6 +167,8 @@ class Engine:
     def _commit(self, ctx: Context, sheet: Sheet):
         """End of a run: keep resources within their new maximum; check `ensure`s."""
         state = ctx.state
+        if not state.own:  # nothing was written: the sheet is the same
+            return sheet, []
         for name, field in self.rulebook.fields.items():
             if not isinstance(field, n.Resource):
                 continue
@@ -272,6 +259,78 @@ class Engine:
 # ─── parameter values ───────────────────────────────────────────────────────
 
 
+class _Binder:
+    """An action's (or check's) parameters, prepared once: for each, how to check a
+    value given for it, and its default when it is left out."""
+
+    def __init__(self, engine: Engine, node):
+        self.engine = engine
+        self.node = node
+        self.names = [p.name for p in node.params]
+        self.known = frozenset(self.names)
+        self.constant: dict = {}
+        for param in node.params:
+            if isinstance(param.default, n.Literal):
+                value = param.default.value
+                if not (isinstance(value, str) and _is_catalog(param.type, engine.rulebook)):
+                    self.constant[param.name] = engine.param_value(param, value, None)
+        self.catalogs = {p.name for p in node.params
+                         if _is_catalog(p.type, engine.rulebook)}
+        self.convert = {p.name: self._converter(p) for p in node.params}
+
+    def _converter(self, param):
+        """The common cases checked in one step; anything else by `_convert`."""
+        engine = self.engine
+
+        def general(value, sheet):
+            return engine.param_value(param, value, sheet)
+
+        type_node = param.type
+        if isinstance(type_node, n.NamedType):
+            if type_node.name == "int":
+                return lambda v, sheet: v if type(v) is int else general(v, sheet)
+            choices = _choices(type_node.name, engine.rulebook) \
+                if not _is_catalog(type_node, engine.rulebook) else None
+            if choices:
+                return lambda v, sheet: v if v in choices else general(v, sheet)
+        return general
+
+    def __call__(self, sheet: Sheet, params: dict) -> tuple:
+        engine, node = self.engine, self.node
+        for name in params:
+            if name not in self.known:
+                hint = did_you_mean(name, self.names) or (
+                    "parameters: " + ", ".join(self.names) if self.names
+                    else "it takes no parameters")
+                raise ParameterError(f"{node.name} has no parameter {name!r}", None, hint)
+        args, shown = [], {}
+        defaults_ctx = None
+        for param in node.params:
+            name = param.name
+            if name in params:
+                value = self.convert[name](params[name], sheet)
+            elif name in self.constant:
+                value = self.constant[name]
+            elif param.default is not None:
+                if defaults_ctx is None:
+                    defaults_ctx = engine._context(
+                        Roller(DiceTray(ForcedDice(()), engine.limits)), sheet)
+                value = engine._default(param, defaults_ctx, sheet)
+            else:
+                raise ParameterError(f"{node.name} needs the parameter {name!r} "
+                                     f"({param.type.span.text})")
+            args.append(value)
+            # A catalog entry is shown by its name, as it was given.
+            shown[name] = value["name"] if name in self.catalogs and value is not None \
+                else value
+        return tuple(args), shown
+
+
+def _is_catalog(type_node, book: Rulebook) -> bool:
+    return isinstance(type_node, n.NamedType) and isinstance(book.fields.get(type_node.name),
+                                                            n.Catalog)
+
+
 def _convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
     """Check (and, for text from a command line, read) one parameter value."""
     where = f"parameter {name}"
@@ -324,7 +383,7 @@ def _convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
             raise ParameterError(f"{where}: the sheet has no {kind} entry {value!r}", None,
                                  hint)
         return entries[value]
-    choices = _choices(kind, book, sheet)
+    choices = _choices(kind, book)
     if choices is not None:
         if isinstance(value, str) and value not in choices:
             number = _maybe_number(value)
@@ -333,6 +392,7 @@ def _convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
         if value not in choices:
             if kind == "skill" and book.open_skills is not None and isinstance(value, str):
                 return value
+            choices = sorted(choices, key=str)
             hint = did_you_mean(str(value), [str(c) for c in choices]) or \
                 "choices: " + ", ".join(map(str, choices))
             raise ParameterError(f"{where}: {value!r} is not a {kind}", None, hint)
@@ -347,10 +407,20 @@ def _maybe_number(text: str):
     return number.numerator if number.denominator == 1 else number
 
 
-def _choices(kind: str, book: Rulebook, sheet: Sheet | None):
+_CHOICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _choices(kind: str, book: Rulebook):
+    """The values a parameter of a named type may take (cached per rulebook)."""
     from interpreter.sheet import _names_for
 
-    return _names_for(kind, book)
+    per_book = _CHOICES.get(book)
+    if per_book is None:
+        per_book = _CHOICES[book] = {}
+    if kind not in per_book:
+        names = _names_for(kind, book)
+        per_book[kind] = None if names is None else frozenset(names)
+    return per_book[kind]
 
 
 # ─── dice expressions on their own (`rulebook roll`) ────────────────────────
@@ -428,6 +498,9 @@ class _TermRecorder(Roller):
         result = super().pool(die, count, steps, span, label)
         self.terms.append((span.start, span.end, result))
         return result
+
+    def face(self, die, span):
+        return self.pool(die, 1, (), span, span.text).total
 
 
 def roll(expression: str, dice: DiceSource | None = None,

@@ -118,12 +118,17 @@ class Roller:
     """Rolls for real: every die from the dice source, through the tray."""
 
     __slots__ = ("tray",)
+    lifts = False  # never hands out distributions (the odds engine's roller does)
 
     def __init__(self, tray: DiceTray):
         self.tray = tray
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> PoolRoll:
         return roll_pool(self.tray, die, count, steps, span, label)
+
+    def face(self, die: Die, span) -> int:
+        """One plain die's face (the tray's `draw`, without a pool around it)."""
+        return self.tray.draw(die, span)
 
     def chain(self, procedure, ctx) -> ChainRoll:
         return procedure.roll(ctx)
@@ -347,13 +352,6 @@ class Compiler:
             return self.ref(node)  # a group: its members' names
         return self.expr(node)
 
-    def _deref(self, node, place_fn):
-        """Reading a place named by a value (a parameter `atributo: attribute`, ...)."""
-        def read(ctx):
-            return ctx.state.read(place_fn(ctx))
-
-        return read
-
     def ex_literal(self, node: n.Literal):
         value = node.value
         return lambda ctx: value
@@ -380,7 +378,15 @@ class Compiler:
         kind, name = binding.kind, binding.name
         if kind == "local":
             if self.type_of(node).kind == "ref":
-                return self._deref(node, lambda ctx: ctx.env[name])
+                def read_named(ctx):
+                    place = ctx.env[name]
+                    if type(place) is str:
+                        state = ctx.state
+                        value = state.values.get(place, _MISSING)
+                        return state.open_default if value is _MISSING else value
+                    return ctx.state.read(place)
+
+                return read_named
             return lambda ctx: ctx.env[name]
         if kind == "roll":
             return lambda ctx: ctx.env[name].total
@@ -433,7 +439,27 @@ class Compiler:
         span = node.span
         if self.type_of(node).kind == "ref":
             return lambda ctx: ctx.state.read(_get_field(subject(ctx), name, span))
-        return lambda ctx: _get_field(subject(ctx), name, span)
+
+        subject_binding = self.bindings.get(id(node.subject))
+        if isinstance(node.subject, n.Name) and subject_binding is not None and \
+                subject_binding.kind == "local":
+            local = node.subject.name
+
+            def local_field(ctx):  # `c.total`: the commonest field access, in one step
+                record = ctx.env[local]
+                if type(record) is Record:
+                    return record._fields.get(name)
+                return _get_field(record, name, span)
+
+            return local_field
+
+        def field(ctx):
+            record = subject(ctx)
+            if type(record) is Record:
+                return record._fields.get(name)
+            return _get_field(record, name, span)
+
+        return field
 
     def roll_object(self, node):
         """The PoolRoll itself (not just its total), for `.successes` and the trace."""
@@ -455,7 +481,8 @@ class Compiler:
             keys = tuple(self.naming(k) if texts[min(i, len(texts) - 1)] else self.expr(k)
                          for i, k in enumerate(node.keys))
             lookup = self.table(binding.name)
-            return lambda ctx: lookup(ctx, tuple(_value(ctx, k(ctx)) for k in keys), span)
+            key_values = _tuple_of(keys)
+            return lambda ctx: lookup(ctx, key_values(ctx), span)
         if binding.kind == "family":
             place = self.ref(node)
             return lambda ctx: ctx.state.read(place(ctx))
@@ -479,23 +506,23 @@ class Compiler:
         if binding.kind == "builtin":
             return self.builtin(node)
         definition = binding.node
-        args = self.arguments(node, definition.params)
+        values = _tuple_of(self.arguments(node, definition.params))
         span = node.span
         if binding.kind == "formula":
             body = self.formula(binding.name)
-            return lambda ctx: body(ctx, tuple(_value(ctx, a(ctx)) for a in args))
+            return lambda ctx: body(ctx, values(ctx))
         if binding.kind == "check":
             check = self.check(binding.name)
-            return lambda ctx: check(ctx, tuple(_value(ctx, a(ctx)) for a in args), span)
+            return lambda ctx: check(ctx, values(ctx), span)
         if binding.kind == "opposed":
             opposed = self.opposed(binding.name)
-            return lambda ctx: opposed(ctx, tuple(_value(ctx, a(ctx)) for a in args), span)
+            return lambda ctx: opposed(ctx, values(ctx), span)
         if binding.kind == "action":
             action = self.action(binding.name)
-            return lambda ctx: action(ctx, tuple(_value(ctx, a(ctx)) for a in args), span)
+            return lambda ctx: action(ctx, values(ctx), span)
         if binding.kind == "roll":
             procedure = self.roll_definition(binding.name)
-            return lambda ctx: procedure.call(ctx, tuple(_value(ctx, a(ctx)) for a in args)).total
+            return lambda ctx: procedure.call(ctx, values(ctx)).total
         raise AssertionError(binding.kind)
 
     def arguments(self, node: n.Call, params) -> tuple:
@@ -663,6 +690,14 @@ class Compiler:
                 return compute(a, b)
 
             return subtract
+        if op == "*":
+            def multiply(ctx):
+                a, b = left(ctx), right(ctx)
+                if type(a) is int and type(b) is int:
+                    return a * b
+                return compute(a, b)
+
+            return multiply
         return lambda ctx: compute(left(ctx), right(ctx))
 
     def ex_ifexpr(self, node: n.IfExpr):
@@ -673,6 +708,17 @@ class Compiler:
 
     def ex_dice(self, node: n.Dice):
         roll = self.dice(node)
+        single = not node.modifiers and isinstance(node.sides, int) and (
+            node.count is None or isinstance(node.count, n.Literal) and node.count.value == 1)
+        if single:  # one plain die, the commonest term: no pool to keep, when untraced
+            die, span = Die.of(node.sides), node.span
+
+            def face(ctx):
+                if ctx.trace is None and ctx.capture is None:
+                    return ctx.roller.face(die, span)
+                return roll(ctx).total
+
+            return face
         return lambda ctx: roll(ctx).total
 
     # ─── dice ───────────────────────────────────────────────────────────────
@@ -815,7 +861,8 @@ class Compiler:
         title = table.name
 
         def lookup(ctx, key_values: tuple, span):
-            env = dict(zip(keys, key_values))
+            if ctx.roller.lifts:
+                key_values = tuple(_value(ctx, k) for k in key_values)
             node = root
             for depth, key in enumerate(key_values):
                 row = node.find(key)
@@ -824,15 +871,17 @@ class Compiler:
                                           + (f" (at {keys[depth]})" if len(keys) > 1 else ""),
                                           span)
                 node = row
-            value = node.value(ctx, env) if depth_reached(node) else node.summary(ctx, env)
+            if type(node) is _Cell:
+                value = node.cached
+                if value is _MISSING:
+                    value = node.value(ctx, dict(zip(keys, key_values)))
+            else:
+                value = node.summary(ctx, dict(zip(keys, key_values)))
             if ctx.trace is not None:
                 shown = ", ".join(show(k) for k in key_values)
                 ctx.step("lookup", f"{title}[{shown}] → {show(value)}", span, table=title,
                          key=list(key_values), value=value)
             return value
-
-        def depth_reached(node):
-            return isinstance(node, _Cell)
 
         return lookup
 
@@ -864,6 +913,8 @@ class Compiler:
             body = self.expr(formula.body)
 
             def call(ctx, args):
+                if ctx.roller.lifts:
+                    args = tuple(_value(ctx, a) for a in args)
                 saved, ctx.env = ctx.env, dict(zip(names, args))
                 try:
                     return body(ctx)
@@ -917,18 +968,8 @@ class Compiler:
 
     def statement(self, node):
         compiled = _STATEMENTS[type(node)](self, node)
-        limit_span = node.span
-
-        def counted(ctx):
-            ctx.steps += 1
-            if ctx.steps > ctx.limits.steps_per_run:
-                raise LimitExceeded(f"more than {ctx.limits.steps_per_run} statements in one "
-                                    "run (limit steps_per_run)", limit_span)
-            compiled(ctx)
-
-        counted.node = node
-        counted.inner = compiled
-        return counted
+        compiled.node = node  # the odds engine walks statements by their nodes
+        return compiled
 
     def st_let(self, node: n.Let):
         name = node.name
@@ -1078,13 +1119,10 @@ class Compiler:
                 if ctx.trace is not None:
                     ctx.step("if", f"if {cspan.text} → {show(decided)}", cspan)
                 if decided:
-                    for statement in body:
-                        statement(ctx)
+                    run_block(ctx, body, span)
                     return
-            for statement in otherwise:
-                statement(ctx)
+            run_block(ctx, otherwise, span)
 
-        del span
         if_.branches, if_.otherwise = branches, otherwise  # for the odds engine
         return if_
 
@@ -1104,13 +1142,11 @@ class Compiler:
                 if any(_equal(value, _value(ctx, v(ctx))) for v in values):
                     if ctx.trace is not None:
                         ctx.step("match", f"match {span.text} = {show(value)}", span)
-                    for statement in body:
-                        statement(ctx)
+                    run_block(ctx, body, span)
                     return
             if ctx.trace is not None:
                 ctx.step("match", f"match {span.text} = {show(value)} → else", span)
-            for statement in otherwise:
-                statement(ctx)
+            run_block(ctx, otherwise, span)
 
         return match
 
@@ -1126,8 +1162,7 @@ class Compiler:
                 raise EvaluationError(f"`for each` goes over a list, not {show(values)}", span)
             for value in values:
                 ctx.env[name] = value
-                for statement in body:
-                    statement(ctx)
+                run_block(ctx, body, span)
 
         return for_each
 
@@ -1145,8 +1180,7 @@ class Compiler:
             for _ in range(times):
                 if until is not None and _bool(ctx, until(ctx), node.until.span):
                     break
-                for statement in body:
-                    statement(ctx)
+                run_block(ctx, body, span)
 
         return repeat
 
@@ -1212,6 +1246,17 @@ class Compiler:
         return lambda ctx: call(ctx) and None
 
 
+def run_block(ctx, body: tuple, span) -> None:
+    """Run statements, counting them against `steps_per_run` (loops count every pass)."""
+    steps = ctx.steps + len(body)
+    ctx.steps = steps
+    if steps > ctx.limits.steps_per_run:
+        raise LimitExceeded(f"more than {ctx.limits.steps_per_run} statements in one run "
+                            "(limit steps_per_run)", span)
+    for statement in body:
+        statement(ctx)
+
+
 # ─── compiled definitions ───────────────────────────────────────────────────
 
 
@@ -1222,6 +1267,8 @@ class _Callable:
         if ctx.depth >= ctx.limits.call_depth:
             raise LimitExceeded(f"more than {ctx.limits.call_depth} calls inside one another "
                                 "(limit call_depth)", span)
+        if ctx.roller.lifts:  # odds: arguments are values, not distributions
+            args = tuple(_value(ctx, a) for a in args)
         saved = ctx.env
         ctx.env = dict(zip(self.names, args))
         ctx.depth += 1
@@ -1254,31 +1301,41 @@ class CompiledCheck(_Callable):
         self.label = node.label or node.name
         self.comparison = node.comparison
         self.compare = _COMPARISONS.get(node.comparison)
+        self.upward = node.comparison in (">=", ">")
 
     def __call__(self, ctx, args: tuple, span) -> Record:
         saved = self.enter(ctx, args, span)
-        mark = len(ctx.trace) if ctx.trace is not None else 0
+        trace = ctx.trace
+        mark = len(trace) if trace is not None else 0
         try:
             for _, let in self.lets:
                 let(ctx)
-            if ctx.trace is None:
+            if trace is None:
                 total = self.roll(ctx)
                 shown = None
             else:
                 total, shown = _explained_sum(ctx, self.terms)
-            total = _number(_value(ctx, total), self.node.roll.span, "a check's roll")
+            if type(total) is not int:
+                total = _number(_value(ctx, total), self.node.roll.span, "a check's roll")
             env = ctx.env
             env["total"] = total
-            fields = {"total": total}
             if self.target is not None:
-                target = _number(_value(ctx, self.target(ctx)), self.node.target.span,
-                                 "a check's target")
+                target = self.target(ctx)
+                if type(target) is not int:
+                    target = _number(_value(ctx, target), self.node.target.span,
+                                     "a check's target")
                 success = self.compare(total, target)
-                margin = total - target if self.comparison in (">=", ">") else target - total
-                env.update(target=target, success=success, margin=margin)
-                fields.update(target=target, success=success, margin=margin)
+                margin = total - target if self.upward else target - total
+                env["target"], env["success"], env["margin"] = target, success, margin
+                fields = {"total": total, "target": target, "success": success,
+                          "margin": margin}
+            else:
+                fields = {"total": total}
             for name, value in self.fields:
-                env[name] = fields[name] = _value(ctx, value(ctx))
+                result = value(ctx)
+                if type(result) is Dist:
+                    result = ctx.roller.resolve(result)
+                env[name] = fields[name] = result
             if ctx.trace is not None:
                 ctx.depth -= 1
                 ctx.trace.insert(mark, Step.at("check", self.describe(ctx, shown, fields),
@@ -1478,12 +1535,16 @@ class CompiledAction(_Callable):
         saved = self.enter(ctx, args, span)
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:
-            for statement in self.body:
-                statement(ctx)
+            run_block(ctx, self.body, self.node.span)
             result = None
             if self.result is not None:
-                result = Record({name: _value(ctx, value(ctx)) for name, value in self.result},
-                                kind="result")
+                fields = {}
+                for name, value in self.result:
+                    got = value(ctx)
+                    if type(got) is Dist:
+                        got = ctx.roller.resolve(got)
+                    fields[name] = got
+                result = Record(fields, kind="result")
             if ctx.trace is not None and ctx.depth > 1:
                 shown = ", ".join(f"{k}={show(v)}" for k, v in zip(self.names, args))
                 ctx.depth -= 1
@@ -1699,6 +1760,22 @@ def _has_fields(rows, levels: int, depth: int = 0) -> bool:
     if depth >= levels - 1:
         return any(row.fields for row in rows)
     return any(_has_fields(row.rows, levels, depth + 1) for row in rows)
+
+
+def _tuple_of(fns: tuple):
+    """A closure computing (f(ctx) for f in fns) as a tuple, without a generator."""
+    if not fns:
+        return lambda ctx: ()
+    if len(fns) == 1:
+        (a,) = fns
+        return lambda ctx: (a(ctx),)
+    if len(fns) == 2:
+        a, b = fns
+        return lambda ctx: (a(ctx), b(ctx))
+    if len(fns) == 3:
+        a, b, c = fns
+        return lambda ctx: (a(ctx), b(ctx), c(ctx))
+    return lambda ctx: tuple([f(ctx) for f in fns])
 
 
 def _constant(node) -> bool:

@@ -110,6 +110,8 @@ class DistRoll:
 class OddsRoller:
     """Answers dice with distributions, and concrete values from the pinned branch."""
 
+    lifts = True
+
     def __init__(self, epsilon: Fraction, budget: int, limits):
         self.epsilon = epsilon
         self.budget = budget
@@ -152,6 +154,13 @@ class OddsRoller:
             return (roll.total, roll.successes, roll.failures)
 
         return enumerate_draws(run, self.limits)
+
+    def face(self, die: Die, span) -> Dist:
+        key = (die.low, die.high)
+        found = self.pools.get(key)
+        if found is None:
+            found = self.pools[key] = Dist.uniform(die.faces())
+        return found
 
     def chain(self, procedure, ctx) -> ChainRoll:
         key = (id(procedure), tuple(sorted((k, _hashable(v)) for k, v in ctx.env.items())))
@@ -404,7 +413,7 @@ class Explorer:
         for index, statement in enumerate(statements):
             node = statement.node
             if isinstance(node, n.If):
-                worlds, failed = self.if_(statement.inner, worlds, live[index])
+                worlds, failed = self.if_(statement, worlds, live[index])
             else:
                 worlds, failed = self.atomic(statement, worlds)
             failures.extend(failed)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from types import MappingProxyType
 
 
 class Record(Mapping):
@@ -17,7 +16,7 @@ class Record(Mapping):
     __slots__ = ("_fields", "_hash", "kind")
 
     def __init__(self, fields: dict, kind: str = "record"):
-        self._fields = MappingProxyType(dict(fields))
+        self._fields = fields  # a fresh dict, owned by the record from now on
         self.kind = kind
         self._hash = None
 

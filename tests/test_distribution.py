@@ -29,7 +29,7 @@ from interpreter.errors import EvaluationError
 from interpreter.limits import DEFAULT_LIMITS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.corpus import CORPUS, compile_term  # noqa: E402
+from benchmarks.corpus import CORPUS, compile_term
 
 EPS = Fraction(1, 10**12)
 
@@ -248,8 +248,11 @@ ORACLE = [
     # pools that explosions make larger (top or bottom few)
     ("2d3xkh2", 5), ("2d3x>=2kl1", 5), ("3d3xkh1", 4), ("2d3xdh1", 5), ("2d3xdl1", 5),
     ("2d3xokh1", 2), ("2d3xkh1dh1", 5), ("2d3xkh2cs>=2", 5), ("2d3xkh1x", 5),
+    ("3d4xdl1dh1", 3), ("2d3x=2kh1", 5), ("2d4x=2dh1", 5), ("2d3rr=1xkh1", 5),
+    ("2d4x=2kh2kl1", 4), ("2d3xo=2kl1", 2),
     # the general method: keeps in other orders
-    ("3d3kh2rr=1kh1", 4), ("3d3kh2x=3kl1", 5), ("2d3xkh1kl1", 5), ("2d3xdh1x", 5),
+    ("3d3kh2rr=1kh1", 4), ("3d3kh2x=3kl1", 5), ("2d3xokh1kl1", 2), ("2d3xodh1x", 5),
+    ("2d3xkh2ro=1kh1", 5), ("2d3xkl2dl1x", 5),
     ("3d3kl2ro=1dh1", 2), ("3d4dh1xo=4kh1", 2),
 ]
 
