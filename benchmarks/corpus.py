@@ -312,6 +312,11 @@ CORPUS = [
         lambda i, y: 10 @ _i_exploding_successes(i, 10),
         lambda i, y: 10 @ _y_exploding_successes(y, 10),
     ),
+    (
+        "6d10x=10cs>=8df=1",
+        lambda i, y: 6 @ _i_exploding_counts(i, 6),
+        lambda i, y: None,
+    ),
     # keep, then count the kept dice (the counts only grow with the face, so counting
     # before keeping the highest is the same)
     (
@@ -332,3 +337,9 @@ def _i_exploding_successes(i, dice):
 def _y_exploding_successes(y, dice):
     chain = _yx(y, 10, lambda f: f == 10, dice)
     return chain.apply(lambda total: total // 10 + int(total % 10 >= 8))
+
+
+def _i_exploding_counts(i, dice):
+    """icepool: (successes >= 8, failures = 1) of one d10 exploding on 10s."""
+    chain = i.d10.explode([10], depth=depth(0.1, dice))
+    return chain.map(lambda t: i.Vector((t // 10 + int(t % 10 >= 8), int(t % 10 == 1))))

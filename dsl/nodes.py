@@ -576,6 +576,39 @@ class RulebookFile:
     span: Span = _span()
 
 
+def walk(node):
+    """Every node under `node` (itself included), in no particular order."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple | list):
+            stack.extend(item)
+        elif attrs.has(type(item)):
+            yield item
+            stack.extend(getattr(item, f.name) for f in attrs.fields(type(item))
+                         if f.name not in ("span", "name_span", "op_span"))
+
+
+def field_reads(node) -> dict:
+    """For each name an AST mentions, the fields of it that are read (`c.success` reads
+    only `success` of `c`), or None where the whole value is used. An over-approximation
+    of what a piece of rules reads, used to drop what nobody will look at again."""
+    needs: dict = {}
+    fields_of = set()
+    for item in walk(node):
+        if isinstance(item, Field) and isinstance(item.subject, Name):
+            fields_of.add(id(item.subject))
+            name = item.subject.name
+            if name not in needs:
+                needs[name] = {item.name}
+            elif needs[name] is not None:
+                needs[name].add(item.name)
+    for item in walk(node):
+        if isinstance(item, Name) and id(item) not in fields_of:
+            needs[item.name] = None
+    return needs
+
+
 DEFINITIONS = (Sheet, RollDef, Ladder, Formula, Table, Check, Opposed, Action)
 EXPRESSIONS = (Literal, Text, Name, Field, Index, Call, Unary, Binary, IfExpr, ListLiteral, Dice)
 STATEMENTS = (Let, Set, Change, Require, If, Match, ForEach, Repeat, Result, Note, Do, Add)

@@ -4,6 +4,15 @@ A `Dist` is a finite table of outcomes with whole-number weights over one denomi
 P(outcome) = weight / total. Weights are Python ints (exact, and much faster than
 Fractions). When an open-ended roll (an explosion, a reroll chain) is cut off, the mass
 left out is simply not in the table: `omitted = 1 - sum(weights) / total`.
+
+`pool_distribution(die, count, steps, epsilon)` gives one dice term's distribution,
+counted combinatorially, never by listing every way the dice can fall: sums by one
+big-integer power of the die's polynomial (Kronecker substitution), success pools as
+trinomial counts, keeps over iid dice by order statistics over the faces, explosions as a
+geometric series of each die's chain (and, with keeps, as a negative-binomial number of
+extra dice, or a DP over each chain's top few faces), rerolls in closed form. Modifiers in
+unusual orders fall back on the sorted pool itself, under a work budget: past it,
+`TooComplex`, and the caller samples instead.
 """
 
 from __future__ import annotations
@@ -92,8 +101,12 @@ def mixture(parts) -> Dist:
     """Σ p_i · D_i for (probability as a Fraction, Dist) pairs."""
     denominator = 1
     for probability, dist in parts:
-        denominator = denominator * probability.denominator * dist.total // gcd(
-            denominator, probability.denominator * dist.total)
+        denominator = (
+            denominator
+            * probability.denominator
+            * dist.total
+            // gcd(denominator, probability.denominator * dist.total)
+        )
     weights: dict = {}
     for probability, dist in parts:
         scale = probability.numerator * (denominator // (probability.denominator * dist.total))
@@ -125,6 +138,9 @@ _SHIFT = 32  # a success/failure count is packed into one int: successes << 32 |
 _LOW = (1 << _SHIFT) - 1
 
 
+_PLAIN = "plain"  # a term whose kept faces each add their own value (nothing after keeps)
+
+
 class TooComplex(Exception):
     """The exact distribution of a term would take more work than the budget allows."""
 
@@ -146,8 +162,9 @@ class _Budget:
             raise TooComplex(f"the exact distribution needs more than {self.limit} units of work")
 
 
-def pool_distribution(die, count: int, steps: tuple, epsilon=DEFAULT_EPSILON,
-                      budget: int = DEFAULT_BUDGET) -> Dist:
+def pool_distribution(
+    die, count: int, steps: tuple, epsilon=DEFAULT_EPSILON, budget: int = DEFAULT_BUDGET
+) -> Dist:
     """The exact distribution of one dice term.
 
     Outcomes are (total, successes, failures) triples; successes and failures are None
@@ -164,7 +181,7 @@ def pool_distribution(die, count: int, steps: tuple, epsilon=DEFAULT_EPSILON,
         raise ValueError("epsilon must be positive")
     work = _Budget(budget)
     term = _Term(die, count, steps, work)
-    if count == 0:
+    if count <= 0:  # as roll_pool: no dice, whatever the modifiers
         return term.outcomes({0: 1}, 1)
     if not term.open_ended:
         return term.outcomes(*term.compute(None))
@@ -241,7 +258,7 @@ def _to_int(coeffs: list, width: int) -> int:
 
 def _from_int(value: int, count: int, width: int) -> list:
     data = value.to_bytes(count * width, "little")
-    return [int.from_bytes(data[i:i + width], "little") for i in range(0, count * width, width)]
+    return [int.from_bytes(data[i : i + width], "little") for i in range(0, count * width, width)]
 
 
 def _dense(weights: dict, low: int, length: int) -> list:
@@ -268,8 +285,6 @@ def _dense_product(wa: dict, wb: dict, work: _Budget):
 def _power_sum(dist, count: int, work: _Budget):
     """The sum of `count` independent draws of an int-keyed distribution."""
     weights, den = dist
-    if count == 0:
-        return {0: 1}, 1
     if count == 1:
         return dist
     if len(weights) == 1:
@@ -278,15 +293,6 @@ def _power_sum(dist, count: int, work: _Budget):
     low, high = min(weights), max(weights)
     span = high - low + 1
     length = count * (span - 1) + 1
-    if span > 8 * len(weights) + 64:  # sparse: square and multiply
-        result, base, n = None, dist, count
-        while True:
-            if n & 1:
-                result = base if result is None else _convolve(result, base, None, work)
-            n >>= 1
-            if not n:
-                return result
-            base = _convolve(base, base, None, work)
     width = (sum(weights.values()) ** count).bit_length() // 8 + 1
     work.spend(2 * _product_cost(length * width // 2) + length)
     power = _to_int(_dense(weights, low, span), width) ** count
@@ -335,8 +341,11 @@ class _Term:
                 hits = frozenset(face for face in faces if test(face))
                 if not once and len(hits) == len(faces):
                     what = "explodes" if kind == "explode" else "is rerolled"
-                    raise EvaluationError(f"every face of {die.label} {what} under this "
-                                          "condition, so the roll would never end", step[3])
+                    raise EvaluationError(
+                        f"every face of {die.label} {what} under this "
+                        "condition, so the roll would never end",
+                        step[3],
+                    )
                 if hits:
                     ops.append((kind, once, hits))
             elif kind == "successes":
@@ -349,8 +358,9 @@ class _Term:
         # failures count too, successes << 32 | failures (both add up independently)
         self.packed = self.counts and failure is not None
         if self.packed:
-            self.value = {face: (bool(success(face)) << _SHIFT) | bool(failure(face))
-                          for face in faces}
+            self.value = {
+                face: (bool(success(face)) << _SHIFT) | bool(failure(face)) for face in faces
+            }
         elif self.counts:
             self.value = {face: int(bool(success(face))) for face in faces}
         else:
@@ -379,9 +389,12 @@ class _Term:
             power = _power_counts if self.packed else _power_sum
             return power(per_die, count, self.work)
         first, last = keeps[0], keeps[-1]
-        before, middle, after = ops[:first], ops[first:last + 1], ops[last + 1:]
-        walker = _Walker(self, after, self.add_leaf, None, delta)
-        value = {face: walker.face(0, face) for face in self.faces}
+        before, middle, after = ops[:first], ops[first : last + 1], ops[last + 1 :]
+        if after:
+            walker = _Walker(self, after, self.add_leaf, None, delta)
+            value = {face: walker.face(0, face) for face in self.faces}
+        else:
+            value = _PLAIN  # each kept face adds its own value
         only_keeps = all(op[0] == "keep" for op in middle)
         if only_keeps and not any(op[0] == "explode" for op in before):
             lo, hi = _keep_range(middle, count)
@@ -411,6 +424,8 @@ class _Term:
                 key = self.value[face]
                 out[key] = out.get(key, 0) + 1
             return out, self.n
+        if not ops and leaf == self.face_leaf:
+            return dict.fromkeys(self.faces, 1), self.n
         walker = _Walker(self, ops, leaf, merge, delta)
         return _mix([(1, walker.face(0, face)) for face in self.faces], self.n)
 
@@ -438,6 +453,9 @@ class _Term:
         scale = 1
         if value is None:
             mode = "faces"
+        elif value is _PLAIN:
+            mode = "points"
+            shift = self.value
         elif all(len(value[f][0]) == 1 and value[f][1] == 1 for f in order):
             mode = "points"
             shift = {f: next(iter(value[f][0])) for f in order}
@@ -455,6 +473,8 @@ class _Term:
         suffix = [0] * (len(order) + 1)
         for i in range(len(order) - 1, -1, -1):
             suffix[i] = suffix[i + 1] + weights[order[i]]
+        if mode == "points" and not self.packed:
+            return _order_sums(order, weights, suffix, count, a, b, shift, work), den**count
         rows = {}
         state = {0: {() if mode == "faces" else 0: 1}}
         final: dict = {}
@@ -569,7 +589,9 @@ class _Term:
                     if found is None:
                         faces = sorted(t1 + t2, reverse=high)
                         found = merged[(t1, t2)] = (
-                            tuple(faces[:cap]), sum(val[face] for face in faces[cap:]))
+                            tuple(faces[:cap]),
+                            sum(val[face] for face in faces[cap:]),
+                        )
                     faces, shift = found
                     product, _ = _convolve((a1, 1), (a2, 1), None, work)
                     target = out.get(faces)
@@ -595,7 +617,7 @@ class _Term:
         faces, n, count, work = self.faces, self.n, self.count, self.work
         h = len(hits)
         m = n - h
-        if all(f in hits for f in faces[n - h:]):
+        if all(f in hits for f in faces[n - h :]):
             hits_on_top = True
         elif all(f in hits for f in faces[:h]):
             hits_on_top = False
@@ -638,10 +660,14 @@ class _Term:
         top = parts[-1][0]
         return _mix([(coef * n ** (top - x), dist) for x, coef, dist in parts], n ** (count + top))
 
-    def valued(self, pools, den: int, value: dict):
+    def valued(self, pools, den: int, value):
         """Mix Σ value(face) over each pool's faces, weighted as given."""
-        if all(len(v[0]) == 1 and v[1] == 1 for v in value.values()):
-            shift = {face: next(iter(v[0])) for face, v in value.items()}
+        if value is _PLAIN or all(len(v[0]) == 1 and v[1] == 1 for v in value.values()):
+            shift = (
+                self.value
+                if value is _PLAIN
+                else {face: next(iter(v[0])) for face, v in value.items()}
+            )
             out: dict = {}
             for faces, weight in pools:
                 key = 0
@@ -654,8 +680,7 @@ class _Term:
         def of(faces):
             found = memo.get(faces)
             if found is None:
-                found = memo[faces] = _convolve(of(faces[:-1]), value[faces[-1]], None,
-                                                self.work)
+                found = memo[faces] = _convolve(of(faces[:-1]), value[faces[-1]], None, self.work)
             return found
 
         return _mix([(weight, of(tuple(faces))) for faces, weight in pools], den)
@@ -665,6 +690,7 @@ class _Term:
     def general(self, before, middle, value, delta):
         """The kept faces as sorted tuples, step by step; the leading keeps by order
         statistics (or over the top or bottom few) when they can be."""
+
         def merge(a, b):
             return tuple(sorted(a + b))
 
@@ -684,13 +710,15 @@ class _Term:
             pool = split
         elif not any(op[0] == "explode" for op in before):
             lo, hi = _keep_range(first, self.count)
-            pool = self.order_statistics(self.per_die(before, self.face_leaf, None, delta),
-                                         lo, hi, None)
+            pool = self.order_statistics(
+                self.per_die(before, self.face_leaf, None, delta), lo, hi, None
+            )
         elif ends is not None and ends[2] is not None:
             pool = self.extremes(before, *ends, None, delta)
         else:
-            pool = _power_merge(self.per_die(before, leaf, merge, delta), self.count, merge,
-                                (), work)
+            pool = _power_merge(
+                self.per_die(before, leaf, merge, delta), self.count, merge, (), work
+            )
             middle = first + middle
         for op in middle:
             weights, den = pool
@@ -701,11 +729,11 @@ class _Term:
                     size = len(faces)
                     k2 = min(k, size)
                     if mode == "kh":
-                        kept = faces[size - k2:]
+                        kept = faces[size - k2 :]
                     elif mode == "kl":
                         kept = faces[:k2]
                     elif mode == "dh":
-                        kept = faces[:size - k2]
+                        kept = faces[: size - k2]
                     else:
                         kept = faces[k2:]
                     out[kept] = out.get(kept, 0) + weight
@@ -718,13 +746,56 @@ class _Term:
             def of(faces, memo=memo, walker=walker):
                 found = memo.get(faces)
                 if found is None:
-                    found = memo[faces] = _convolve(of(faces[:-1]), walker.face(0, faces[-1]),
-                                                    merge, work)
+                    found = memo[faces] = _convolve(
+                        of(faces[:-1]), walker.face(0, faces[-1]), merge, work
+                    )
                 return found
 
             pool = _mix([(weight, of(faces)) for faces, weight in weights.items()], den)
         weights, den = pool
         return self.valued(weights.items(), den, value)
+
+
+def _order_sums(order, weights, suffix, count: int, a: int, b: int, shift: dict, work):
+    """order_statistics for int values: each state's sums are one big int, the weight of
+    sum k at bit k * width, so that adding m dice of one face is a shift."""
+    low = min(shift[f] for f in order)
+    width = ((suffix[0] ** count).bit_length() // 8 + 1) * 8
+    step = {f: (shift[f] - low) * width for f in order}
+    length = (b - a) * (max(shift[f] for f in order) - low) + 1
+    work.spend(len(order) * b * b * (1 + length * width // 4096))
+    rows = {}
+    state = {0: 1}
+    final = 0
+    for index, f in enumerate(order):
+        w, rest, bits = weights[f], suffix[index + 1], step[f]
+        new: dict = {}
+        for j, acc in state.items():
+            remaining = count - j
+            row = rows.get(remaining)
+            if row is None:
+                row = rows[remaining] = [comb(remaining, c) for c in range(remaining + 1)]
+            top = max(j, a)
+            taken = 0
+            wc = 1
+            if rest:
+                for c in range(b - j):
+                    coef = row[c] * wc
+                    taken += coef * rest ** (remaining - c)
+                    moved = (acc * coef) << (max(0, j + c - top) * bits)
+                    new[j + c] = new.get(j + c, 0) + moved
+                    wc *= w
+            final += (acc * ((w + rest) ** remaining - taken)) << ((b - top) * bits)
+        state = new
+    nbytes = width // 8
+    data = final.to_bytes(length * nbytes, "little")
+    base = low * (b - a)
+    out = {}
+    for i in range(length):
+        c = int.from_bytes(data[i * nbytes : (i + 1) * nbytes], "little")
+        if c:
+            out[base + i] = c
+    return out
 
 
 def _merge_sorted(a: tuple, b: tuple) -> tuple:
@@ -757,14 +828,19 @@ def _keep_ends(keeps, count: int):
     sizes = range(count, count + sum(k for _, _, k in keeps) + 2)
     ranges = [(_keep_range(keeps, size), size) for size in sizes]
     for top in (True, False):
-        seen = set()
+        lows, highs, ends = set(), set(), []
         for (lo, hi), size in ranges:
             if not top:
                 lo, hi = size - hi, size - lo
-            seen.add((lo, hi if hi < size else None))
-        if len(seen) == 1:
-            lo, hi = seen.pop()
-            return top, lo, hi
+            lows.add(lo)
+            if hi < size:
+                highs.add(hi)
+            else:
+                ends.append(size)  # up to the end: any fixed hi >= size says the same
+        if len(lows) == 1 and len(highs) <= 1:
+            hi = highs.pop() if highs else None
+            if hi is None or all(hi >= size for size in ends):
+                return top, lows.pop(), hi
     return None
 
 
@@ -792,8 +868,7 @@ class _Walker:
             elif kind == "reroll":
                 found = self.extra(i)
             else:
-                found = _convolve(self.face(i + 1, face), self.extra(i), self.merge,
-                                  self.term.work)
+                found = _convolve(self.face(i + 1, face), self.extra(i), self.merge, self.term.work)
         self.memo[key] = found
         return found
 
@@ -806,8 +881,7 @@ class _Walker:
         kind, once, hits = self.ops[i]
         faces, n = self.term.faces, self.term.n
         if kind == "reroll" and not once:  # rolled until it misses: uniform over the misses
-            found = _mix([(1, self.face(i + 1, f)) for f in faces if f not in hits],
-                         n - len(hits))
+            found = _mix([(1, self.face(i + 1, f)) for f in faces if f not in hits], n - len(hits))
         elif once:
             found = _mix([(1, self.face(i + 1, f)) for f in faces], n)
         else:
@@ -828,7 +902,7 @@ class _Walker:
             reach_num *= num
             reach_den *= den
             work.spend(1)
-        if merge is None:
+        if merge is None and not self.term.packed:
             return _geometric(stop, go, terms, work)
         parts = [(1, stop)]
         term = stop

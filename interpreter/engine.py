@@ -395,7 +395,8 @@ def _convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
             choices = sorted(choices, key=str)
             hint = did_you_mean(str(value), [str(c) for c in choices]) or \
                 "choices: " + ", ".join(map(str, choices))
-            raise ParameterError(f"{where}: {value!r} is not a {kind}", None, hint)
+            article = "an" if kind[:1].lower() in "aeiou" else "a"
+            raise ParameterError(f"{where}: {value!r} is not {article} {kind}", None, hint)
     return value
 
 

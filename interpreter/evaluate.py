@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from contextvars import ContextVar
 
 import attrs
 from fractions import Fraction
@@ -205,23 +206,71 @@ def _value(ctx, value):
     return value
 
 
+class Branch(Exception):  # noqa: N818 - a signal, not an error
+    """Odds: a concrete value is needed where only its distribution is known."""
+
+    def __init__(self, dist: Dist):
+        super().__init__()
+        self.dist = dist
+
+
+#: the odds engine's memory of distributions already combined, while it computes
+LIFTS: ContextVar = ContextVar("lifts", default=None)
+
+
 def lift(function, *values):
     """function(*values), where any value may be a distribution (when computing odds):
     then the result is the distribution of function over the independent values."""
+    for value in values:
+        if type(value) is Dist:
+            break
+    else:
+        return function(*values)
+    # The odds engine runs a statement again for each value it branches on, so the same
+    # distributions meet the same operations again: remember what each one gave.
+    memory = LIFTS.get()
+    key = None
+    if memory is not None:
+        key = (function, *((id(v), None) if type(v) is Dist else (v, type(v)) for v in values))
+        try:
+            found = memory.get(key)
+        except TypeError:  # an unhashable operand: compute, do not remember
+            found, key = None, None
+        if found is not None:
+            return found[0]
+    result = _lift(function, values)
+    if key is not None:
+        memory[key] = (result, values)  # the operands are kept, so their ids stay theirs
+        memory.work(values)
+    return result
+
+
+def remembered(key: tuple, keep: tuple, compute):
+    """Odds: compute(), or what it gave before for the same key, within one computation.
+    `keep` holds the objects whose ids are in the key, so that their ids stay theirs."""
+    memory = LIFTS.get()
+    if memory is None:
+        return compute()
+    try:
+        found = memory.get(key)
+    except TypeError:  # something unhashable in the key: compute, do not remember
+        return compute()
+    if found is None:
+        found = memory[key] = (compute(), keep)
+        memory.work(keep)  # charged to the odds engine's budget, by the sizes involved
+    return found[0]
+
+
+def _lift(function, values: tuple):
     if len(values) == 1:
-        (a,) = values
-        return a.map(function) if type(a) is Dist else function(a)
+        return values[0].map(function)
     if len(values) == 2:
         a, b = values
         if type(a) is Dist:
             if type(b) is Dist:
                 return a.combine(b, function)
             return a.map(lambda x: function(x, b))
-        if type(b) is Dist:
-            return b.map(lambda y: function(a, y))
-        return function(a, b)
-    if not any(type(v) is Dist for v in values):
-        return function(*values)
+        return b.map(lambda y: function(a, y))
     joint = Dist.point(())
     for v in values:
         joint = joint.combine(v if type(v) is Dist else Dist.point(v), lambda t, x: (*t, x))
@@ -283,6 +332,7 @@ class Compiler:
         self.bindings = rulebook.bindings
         self.types = rulebook.types
         self.compiled: dict[tuple, object] = {}
+        self.reads: list[dict] = []  # what the callable being compiled reads, innermost last
         skills = rulebook.open_skills
         self.open_default = 0
         if skills is not None:
@@ -987,12 +1037,20 @@ class Compiler:
         declared = self.types.get(id(node))
         value = self.ref(node.expr) if declared is not None and declared.kind == "ref" \
             else self.expr(node.expr)
+        # Of a record bound here, the fields the rest of the callable reads: when the odds
+        # engine must branch on a record, it branches on those alone.
+        read = self.reads[-1].get(name, None) if self.reads else None
+        keep = tuple(sorted(read)) if read else None
         quiet = isinstance(node.expr, n.Literal)
         source = node.expr.span.text
 
         def let(ctx):
             result = value(ctx)
             if type(result) is Dist:
+                if keep is not None:
+                    whole = result
+                    result = remembered(("project", id(whole), keep), (whole,),
+                                        lambda: whole.map(lambda r: _project(r, keep)))
                 result = ctx.roller.resolve(result)
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
@@ -1293,7 +1351,11 @@ class CompiledCheck(_Callable):
     def __init__(self, compiler: Compiler, node: n.Check):
         self.node = node
         self.names = tuple(p.name for p in node.params)
-        self.lets = tuple((let.name, compiler.st_let(let)) for let in node.lets)
+        compiler.reads.append(n.field_reads((node.lets, node.roll, node.target, node.fields)))
+        try:
+            self.lets = tuple((let.name, compiler.st_let(let)) for let in node.lets)
+        finally:
+            compiler.reads.pop()
         self.roll = compiler.expr(node.roll)
         self.target = compiler.expr(node.target) if node.target is not None else None
         self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
@@ -1315,6 +1377,11 @@ class CompiledCheck(_Callable):
                 shown = None
             else:
                 total, shown = _explained_sum(ctx, self.terms)
+            if type(total) is Dist:  # odds: the record for each total, if fields allow
+                key = ("check", id(self), id(total), args)
+                records = remembered(key, (total,), lambda: self.records(ctx, total))
+                if records is not None:
+                    return records
             if type(total) is not int:
                 total = _number(_value(ctx, total), self.node.roll.span, "a check's roll")
             env = ctx.env
@@ -1345,6 +1412,43 @@ class CompiledCheck(_Callable):
             return Record(fields, kind="check")
         finally:
             self.leave(ctx, saved)
+
+    def records(self, ctx, totals: Dist):
+        """Odds: the distribution of the check's record, computed once per total, so that
+        a caller branches on the records (a few: success, points) and not on every total.
+        None when a field or the target needs dice of its own (then the caller branches
+        on the total, as a real run would see it)."""
+        roller = ctx.roller
+        saved = roller.pins, roller.cursor
+        roller.pins, roller.cursor = (), 0  # nothing here may take a pinned value
+        env = ctx.env
+        try:
+            target = self.target(ctx) if self.target is not None else None
+            if type(target) is Dist:
+                return None
+
+            def record(total):
+                if type(total) is not int:
+                    total = _number(total, self.node.roll.span, "a check's roll")
+                env["total"] = total
+                fields = {"total": total}
+                if target is not None:
+                    success = self.compare(total, target)
+                    margin = total - target if self.upward else target - total
+                    env["target"], env["success"], env["margin"] = target, success, margin
+                    fields.update(target=target, success=success, margin=margin)
+                for name, value in self.fields:
+                    result = value(ctx)
+                    if type(result) is Dist:
+                        raise Branch(result)
+                    env[name] = fields[name] = result
+                return Record(fields, kind="check")
+
+            return totals.map(record)
+        except Branch:
+            return None
+        finally:
+            roller.pins, roller.cursor = saved
 
     def describe(self, ctx, shown: str, fields: dict) -> str:
         words = ctx.words
@@ -1525,7 +1629,11 @@ class CompiledAction(_Callable):
     def __init__(self, compiler: Compiler, node: n.Action):
         self.node = node
         self.names = tuple(p.name for p in node.params)
-        self.body = compiler.block(node.body)
+        compiler.reads.append(n.field_reads(node.body))
+        try:
+            self.body = compiler.block(node.body)
+        finally:
+            compiler.reads.pop()
         result = node.body[-1] if node.body and isinstance(node.body[-1], n.Result) else None
         self.result = tuple((name, compiler.expr(e)) for name, e in result.fields) \
             if result is not None else None
@@ -1762,6 +1870,13 @@ def _has_fields(rows, levels: int, depth: int = 0) -> bool:
     return any(_has_fields(row.rows, levels, depth + 1) for row in rows)
 
 
+def _project(value, fields: tuple):
+    """A record cut down to some of its fields (what is left to read of it)."""
+    if type(value) is Record:
+        return Record({k: value._fields.get(k) for k in fields}, value.kind)
+    return value
+
+
 def _tuple_of(fns: tuple):
     """A closure computing (f(ctx) for f in fns) as a tuple, without a generator."""
     if not fns:
@@ -1807,6 +1922,8 @@ def _equal(a, b) -> bool:
 def _get_field(record, name: str, span):
     if isinstance(record, Record):
         return record.get(name)
+    if type(record) is Dist:  # odds: the field of each record the check may give
+        return record.map(lambda r: _get_field(r, name, span))
     if isinstance(record, PoolRoll | ChainRoll):
         return getattr(record, name, None)
     if record is None:

@@ -30,31 +30,40 @@ import attrs
 
 from dsl import nodes as n
 from interpreter.dice import DiceTray, Die, PoolRoll, roll_pool
-from interpreter.distribution import Dist, mixture, pool_distribution
+from interpreter.distribution import Dist, TooComplex, mixture, pool_distribution
 from interpreter.errors import EvaluationError, InsufficientResource, RequirementFailed
-from interpreter.evaluate import ChainRoll, Context, Roller, State, watch
+from interpreter.evaluate import LIFTS, Branch, ChainRoll, Context, Roller, State, watch
 from interpreter.values import Record, is_number, show, to_json
 
 #: probability an open-ended roll may leave out
 EPSILON = Fraction(1, 10**12)
-#: statement runs the exact computation may make before falling back to sampling
-BUDGET = 300_000
+#: work (statement runs and the statements they execute, distributions combined) the
+#: exact computation may do before falling back to sampling (a few seconds)
+BUDGET = 100_000
 #: trials of the Monte Carlo fallback
 TRIALS = 20_000
 #: draws one enumerated roll (a procedure's base or extra) may make
 ENUMERATION_LEAVES = 50_000
 
 
-class TooComplex(Exception):
-    """The exact computation would pass its budget."""
+class LiftMemory(dict):
+    """Distributions already combined in one odds computation (see evaluate.lift), and
+    the work they took, counted against the budget."""
 
-
-class Branch(Exception):
-    """A concrete value is needed where only its distribution is known."""
-
-    def __init__(self, dist: Dist):
+    def __init__(self, roller):
         super().__init__()
-        self.dist = dist
+        self.roller = roller
+
+    def work(self, values) -> None:
+        size = 1
+        for value in values:
+            if type(value) is Dist:
+                size *= len(value.weights)
+        roller = self.roller
+        roller.work += 1 + size // 20
+        if roller.work > roller.budget:
+            raise TooComplex(f"more than {roller.budget} units of work")
+
 
 
 @attrs.frozen
@@ -113,7 +122,9 @@ class OddsRoller:
     lifts = True
 
     def __init__(self, epsilon: Fraction, budget: int, limits):
-        self.epsilon = epsilon
+        # Each open-ended roll may leave out a hundredth of what the whole answer may,
+        # so that an action with several such rolls still stays within `epsilon`.
+        self.epsilon = epsilon / 100
         self.budget = budget
         self.limits = limits
         self.work = 0
@@ -144,10 +155,6 @@ class OddsRoller:
             return pool_distribution(die, count, steps, self.epsilon)
         except NotImplementedError:
             pass
-        except Exception as error:  # the distribution module's own "too complex"
-            if type(error).__name__ == "TooComplex":
-                raise TooComplex(str(error)) from None
-            raise
 
         def run(tray):
             roll = roll_pool(tray, die, count, steps, None, "")
@@ -361,7 +368,7 @@ class Explorer:
     def __init__(self, ctx: Context, roller: OddsRoller, epsilon: Fraction):
         self.ctx = ctx
         self.roller = roller
-        self.prune = epsilon / 1000
+        self.prune = epsilon / 10**6
         self.omitted = Fraction(0)
         self.liveness: dict = {}
 
@@ -376,9 +383,12 @@ class Explorer:
         stack = [((), world.weight)]
         while stack:
             pins, weight = stack.pop()
-            roller.work += 1
+            # Work: one per run, plus every statement it executed (ctx.steps), so that
+            # the budget follows the time taken, whatever the rules look like.
+            roller.work += 1 + ctx.steps
+            ctx.steps = 0
             if roller.work > roller.budget:
-                raise TooComplex(f"more than {roller.budget} statement runs")
+                raise TooComplex(f"more than {roller.budget} units of work")
             ctx.env = dict(world.env)
             ctx.state = world.state.copy()
             ctx.depth = 0
@@ -406,7 +416,7 @@ class Explorer:
             out.append((World(ctx.env, ctx.state, weight), result))
         return out
 
-    def block(self, statements: tuple, worlds: list, live_out: frozenset) -> tuple:
+    def block(self, statements: tuple, worlds: list, live_out: Live) -> tuple:
         """Run a block over worlds; returns (worlds that went on, failed outcomes)."""
         failures: list = []
         live = self.live_after(statements, live_out)
@@ -428,7 +438,7 @@ class Explorer:
                     (after, outcome) if isinstance(outcome, Failure) else after)
         return done, failed
 
-    def if_(self, compiled, worlds: list, live_out: frozenset) -> tuple:
+    def if_(self, compiled, worlds: list, live_out: Live) -> tuple:
         from interpreter.evaluate import _bool
 
         results, failures = [], []
@@ -451,10 +461,20 @@ class Explorer:
         failures.extend(failed)
         return results, failures
 
-    def merge(self, worlds: list, live: frozenset) -> list:
+    def merge(self, worlds: list, live: Live) -> list:
+        """Worlds that agree on everything still to be read become one."""
         merged: dict = {}
+        needs = live.needs
         for world in worlds:
-            env = {k: v for k, v in world.env.items() if k in live}
+            env = {}
+            for name, value in world.env.items():
+                if name not in needs:
+                    continue
+                fields = needs[name]
+                if fields is not None and type(value) is Record:
+                    # only some of a record's fields are read later: keep just those
+                    value = Record({k: value.get(k) for k in sorted(fields)}, value.kind)
+                env[name] = value
             key = (tuple(sorted((k, _hashable(v)) for k, v in env.items())),
                    world.state.snapshot())
             found = merged.get(key)
@@ -464,36 +484,52 @@ class Explorer:
                 found.weight += world.weight
         return list(merged.values())
 
-    def live_after(self, statements: tuple, live_out: frozenset) -> list:
-        """For each statement, the local names some later statement may still read."""
+    def live_after(self, statements: tuple, live_out: Live) -> list:
+        """For each statement, what later statements may still read."""
         key = (id(statements), live_out)
         found = self.liveness.get(key)
         if found is None:
             found = []
-            live = set(live_out)
+            live = live_out
             for statement in reversed(statements):
-                found.append(frozenset(live))
-                live |= names_read(statement.node)
+                found.append(live)
+                live = live.union(names_read(statement.node))
             found.reverse()
             self.liveness[key] = found
         return found
 
 
-def names_read(node) -> set:
-    """Every name an AST node mentions (an over-approximation of what it reads)."""
-    out: set = set()
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, n.Name):
-            out.add(item.name)
-        if isinstance(item, tuple | list):
-            stack.extend(item)
-        elif attrs.has(type(item)):
-            for field in attrs.fields(type(item)):
-                if field.name != "span":
-                    stack.append(getattr(item, field.name))
-    return out
+class Live:
+    """What may still be read: each name, with the fields of it that are read (None when
+    the whole value is). Hashable, so that liveness can be remembered per block."""
+
+    __slots__ = ("_key", "needs")
+
+    def __init__(self, needs: dict):
+        self.needs = needs
+        self._key = frozenset((k, None if v is None else frozenset(v)) for k, v in needs.items())
+
+    def union(self, other: Live) -> Live:
+        needs = dict(self.needs)
+        for name, fields in other.needs.items():
+            if name not in needs:
+                needs[name] = fields
+            elif needs[name] is None or fields is None:
+                needs[name] = None
+            else:
+                needs[name] = needs[name] | fields
+        return Live(needs)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Live) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+
+def names_read(node) -> Live:
+    """Every name an AST node mentions, and which of its fields it reads."""
+    return Live(n.field_reads(node))
 
 
 # ─── answers ────────────────────────────────────────────────────────────────
@@ -606,20 +642,50 @@ def _order(outcome):
 
 
 def expression_odds(text: str, *, epsilon: Fraction = EPSILON, budget: int = BUDGET,
-                    limits=None) -> Odds:
+                    limits=None, trials: int = TRIALS, seed: int = 0, progress=None) -> Odds:
     """The exact distribution of a dice expression such as `3d6` or `10d10cs>=6df=1`."""
     from interpreter.engine import _EXPRESSIONS
     from interpreter.limits import DEFAULT_LIMITS
 
     limits = limits or DEFAULT_LIMITS
     _node, value = _EXPRESSIONS.compile(text)
+    try:
+        return _exact_expression(text, value, epsilon, budget, limits)
+    except TooComplex:
+        counts = _sample_expression(text, trials, seed, limits, progress)
+        probabilities = {o: Fraction(c, trials) for o, c in counts.items()}
+        return Odds({"expression": text}, None, probabilities, False, Fraction(0), trials)
+
+
+def _sample_expression(text, trials, seed, limits, progress) -> Counter:
+    """Monte Carlo over the real roller, for expressions too complex to count exactly."""
+    from interpreter.dice import SeededDice
+    from interpreter.engine import roll
+
+    dice = SeededDice(seed)
+    counts: Counter = Counter()
+    started = time.monotonic()
+    for trial in range(trials):
+        counts[roll(text, dice, limits).total] += 1
+        if progress is not None and trial % 1024 == 0:
+            progress(trial, trials, time.monotonic() - started)
+    if progress is not None:
+        progress(trials, trials, time.monotonic() - started)
+    return counts
+
+
+def _exact_expression(text, value, epsilon, budget, limits) -> Odds:
     roller = OddsRoller(epsilon, budget, limits)
     ctx = Context(roller, limits)
     explorer = Explorer(ctx, roller, epsilon)
     parts = []
-    for world, result in explorer.explore(World({}, State({}), Fraction(1)), value):
-        dist = result if type(result) is Dist else Dist.point(result)
-        parts.append((world.weight, dist))
+    token = LIFTS.set(LiftMemory(roller))
+    try:
+        for world, result in explorer.explore(World({}, State({}), Fraction(1)), value):
+            dist = result if type(result) is Dist else Dist.point(result)
+            parts.append((world.weight, dist))
+    finally:
+        LIFTS.reset(token)
     dist = mixture(parts)
     probabilities = {o: Fraction(w, dist.total) for o, w in dist.weights.items()}
     omitted = 1 - sum(probabilities.values())
@@ -644,6 +710,14 @@ def action_odds(engine, action: str, sheet, params: dict, field=None, *,
 def _exact(engine, action, sheet, params, field, epsilon, budget):
     limits = attrs.evolve(engine.limits, steps_per_run=10**12)
     roller = OddsRoller(epsilon, budget, limits)
+    token = LIFTS.set(LiftMemory(roller))
+    try:
+        return _explore_action(engine, action, sheet, params, field, epsilon, roller, limits)
+    finally:
+        LIFTS.reset(token)
+
+
+def _explore_action(engine, action, sheet, params, field, epsilon, roller, limits):
     ctx = engine._context(roller, sheet)
     ctx.limits = limits
     explorer = Explorer(ctx, roller, epsilon)
@@ -686,14 +760,14 @@ def _exact(engine, action, sheet, params, field, epsilon, budget):
     return outcomes, explorer.omitted
 
 
-def _result_names(compiled, field) -> frozenset:
+def _result_names(compiled, field) -> Live:
+    live = Live({})
     if compiled.result is None:
-        return frozenset()
-    names: set = set()
+        return live
     for name, expr in compiled.node.body[-1].fields:
         if field is None or name == field:
-            names |= names_read(expr)
-    return frozenset(names)
+            live = live.union(names_read(expr))
+    return live
 
 
 def pick(record, field):

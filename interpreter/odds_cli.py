@@ -34,7 +34,8 @@ def run_odds(args) -> int:
         if args.compare or args.char or args.set or args.field:
             raise ParameterError("--char, --set, --field and --compare go with "
                                  "`rulebook odds RULEBOOK ACTION`")
-        odds = expression_odds(args.target, budget=options["budget"])
+        odds = expression_odds(args.target, budget=options["budget"],
+                               trials=args.trials or TRIALS, progress=progress_bar())
         _print(odds, args)
         return 0
     if args.action is None:

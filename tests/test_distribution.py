@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from fractions import Fraction
@@ -137,20 +138,44 @@ def test_a_condition_every_face_meets_is_an_error_as_when_rolling():
 
 
 def test_omitted_mass_is_below_epsilon_for_the_whole_term():
-    for text in ("d6x", "30d6x", "20d6x>=5", "6d10x=10cs>=8", "8d6x=6kh3", "3d6kh2x",
-                 "4d4x>=3x=4", "3d6x>=5dh1"):
+    for text in (
+        "d6x",
+        "30d6x",
+        "20d6x>=5",
+        "6d10x=10cs>=8",
+        "8d6x=6kh3",
+        "3d6kh2x",
+        "3d6x>=5dh1",
+        "4d6x=6xo",
+        "3d6x=2kh2",
+        "2d6xokh1x",
+    ):
         for epsilon in (Fraction(1, 10**3), Fraction(1, 10**9)):
             d = dist(text, epsilon)
             assert 0 < d.omitted < epsilon, text
             assert d.omitted == 1 - sum(p for _, p in d.items())
 
 
+def test_epsilon_must_be_positive():
+    with pytest.raises(ValueError):
+        dist("d6x", 0)
+
+
 def test_a_term_past_the_budget_is_too_complex():
     with pytest.raises(TooComplex):
-        dist("12d10kh2rr=1kh1", budget=50_000)
-    with pytest.raises(TooComplex):
-        dist("d100x>=2")  # 99% chance to go on: too many terms before 1e-12
-    assert totals(dist("12d10kh2rr=1kh1"))  # the same within the default budget
+        dist("8d6kh4rr=1kh2", budget=1000)
+    assert totals(dist("8d6kh4rr=1kh2"))  # the same within the default budget
+    for text in (
+        "d100x>=2",  # 99% to go on: too many dice before 1e-12
+        "10d10xo=5dl1dh1",  # every sorted pool of up to 20 dice
+        "10d10xo=5kh9",  # every 9 highest of them
+        "2d6x=6x=6",
+    ):  # explosions inside explosions: huge denominators
+        start = time.perf_counter()
+        with pytest.raises(TooComplex):
+            dist(text)
+        assert time.perf_counter() - start < 5
+    assert dist("2d6x=6x=6", Fraction(1, 10**6)).omitted < Fraction(1, 10**6)
 
 
 def test_success_pools_take_milliseconds():
@@ -198,8 +223,9 @@ def brute_force(die, count, steps, max_draws: int):
     while stack:
         prefix, p = stack.pop()
         try:
-            roll = roll_pool(DiceTray(_Prefix(prefix), DEFAULT_LIMITS), die, count, steps,
-                             None, "term")
+            roll = roll_pool(
+                DiceTray(_Prefix(prefix), DEFAULT_LIMITS), die, count, steps, None, "term"
+            )
         except _Need as need:
             if len(prefix) >= max_draws:
                 cut += p
@@ -236,24 +262,71 @@ def agree_with_the_roller(text: str, extra: int) -> None:
 # one or more terms for each way of computing a term
 ORACLE = [
     # sums and counts (convolution powers)
-    ("3d4", 0), ("2dF", 0), ("3d3cs>=2df=1", 0), ("4d2cs=2", 0), ("2d5ro>=4", 1),
-    ("3d3rr=1", 3), ("2d4rr>=3ro=1", 3), ("2d3x", 6), ("2d4x>=3", 5), ("2d3xo", 2),
-    ("2dFx=1", 5), ("2d3x=3x=2", 6), ("2d3rr=1x", 6), ("2d3x=3rr=1", 6),
+    ("3d4", 0),
+    ("2dF", 0),
+    ("3d3cs>=2df=1", 0),
+    ("4d2cs=2", 0),
+    ("2d5ro>=4", 1),
+    ("3d3rr=1", 3),
+    ("2d4rr>=3ro=1", 3),
+    ("2d3x", 6),
+    ("2d4x>=3", 5),
+    ("2d3xo", 2),
+    ("2dFx=1", 5),
+    ("2d3x=3x=2", 6),
+    ("2d3rr=1x", 6),
+    ("2d3x=3rr=1", 6),
     ("2d4x>=4cs>=3df=1", 5),
     # keeps over fixed pools (order statistics), with rerolls before, values after
-    ("4d4kh2", 0), ("4d3kl1", 0), ("4d4dh1", 0), ("4d3dl2", 0), ("3d4kh0", 0),
-    ("3d4kh5", 0), ("4d4kh3kl2", 0), ("4d3dl1dh1", 0), ("4d4kl3kh1", 0), ("3dFkh2", 0),
-    ("3d4ro=1kh2", 1), ("3d4rr<=2dl1", 3), ("4d4kh2cs>=3df=1", 0), ("3d3kh2x", 4),
-    ("3d3kl1xo", 2), ("3d4kh2ro=1", 2), ("2d3kh1x=3cs>=2", 4),
+    ("4d4kh2", 0),
+    ("4d3kl1", 0),
+    ("4d4dh1", 0),
+    ("4d3dl2", 0),
+    ("3d4kh0", 0),
+    ("3d4kh5", 0),
+    ("4d4kh3kl2", 0),
+    ("4d3dl1dh1", 0),
+    ("4d4kl3kh1", 0),
+    ("3dFkh2", 0),
+    ("3d4ro=1kh2", 1),
+    ("3d4rr<=2dl1", 3),
+    ("4d4kh2cs>=3df=1", 0),
+    ("3d3kh2x", 4),
+    ("3d3kl1xo", 2),
+    ("3d4kh2ro=1", 2),
+    ("2d3kh1x=3cs>=2", 4),
     # pools that explosions make larger (top or bottom few)
-    ("2d3xkh2", 5), ("2d3x>=2kl1", 5), ("3d3xkh1", 4), ("2d3xdh1", 5), ("2d3xdl1", 5),
-    ("2d3xokh1", 2), ("2d3xkh1dh1", 5), ("2d3xkh2cs>=2", 5), ("2d3xkh1x", 5),
-    ("3d4xdl1dh1", 3), ("2d3x=2kh1", 5), ("2d4x=2dh1", 5), ("2d3rr=1xkh1", 5),
-    ("2d4x=2kh2kl1", 4), ("2d3xo=2kl1", 2),
+    ("2d3xkh2", 5),
+    ("2d3x>=2kl1", 5),
+    ("3d3xkh1", 4),
+    ("2d3xdh1", 5),
+    ("2d3xdl1", 5),
+    ("2d3xokh1", 2),
+    ("2d3xkh1dh1", 5),
+    ("2d3xkh2cs>=2", 5),
+    ("2d3xkh1x", 5),
+    ("3d4xdl1dh1", 3),
+    ("2d3x=2kh1", 5),
+    ("2d4x=2dh1", 5),
+    ("2d3rr=1xkh1", 5),
+    ("2d4x=2kh2kl1", 4),
+    ("2d3xo=2kl1", 2),
+    ("2d3x=1kh1", 5),
+    ("2d3x<2dl1", 5),
+    ("3d3x=1kh2kl1", 4),
     # the general method: keeps in other orders
-    ("3d3kh2rr=1kh1", 4), ("3d3kh2x=3kl1", 5), ("2d3xokh1kl1", 2), ("2d3xodh1x", 5),
-    ("2d3xkh2ro=1kh1", 5), ("2d3xkl2dl1x", 5),
-    ("3d3kl2ro=1dh1", 2), ("3d4dh1xo=4kh1", 2),
+    ("3d3kh2rr=1kh1", 4),
+    ("3d3kh2x=3kl1", 5),
+    ("2d3xokh1kl1", 2),
+    ("2d3xodh1x", 5),
+    ("2d3xkh2ro=1kh1", 5),
+    ("2d3xkl2dl1x", 5),
+    ("3d3kl2ro=1dh1", 2),
+    ("3d4dh1xo=4kh1", 2),
+    ("2d3x=2kh2ro=1kh1", 5),
+    ("2d3x=1kh2ro=3kh1", 5),
+    ("2d3x=2dh1ro=1", 5),
+    ("3d3kh2ro=1dl1", 2),
 ]
 
 
@@ -302,14 +375,20 @@ def test_generated_terms_agree_with_the_real_roller(case):
     extra = 0
     while faces ** (count + extra + 1) <= 1500 and extra < 6:
         extra += 1
-    agree_with_the_roller(text, extra)
+    try:
+        agree_with_the_roller(text, extra)
+    except TooComplex:
+        # only explosions inside explosions grow past the budget at 1e-12
+        assert len(re.findall(r"x(?!o)", text)) >= 2, text
+        assume(False)
 
 
 # ─── icepool ────────────────────────────────────────────────────────────────
 
 
-@pytest.mark.parametrize(("text", "build"), [(text, i) for text, i, _ in CORPUS],
-                         ids=[text for text, _, _ in CORPUS])
+@pytest.mark.parametrize(
+    ("text", "build"), [(text, i) for text, i, _ in CORPUS], ids=[text for text, _, _ in CORPUS]
+)
 def test_agrees_with_icepool(text, build):
     icepool = pytest.importorskip("icepool")
     die = build(icepool, None)
@@ -331,8 +410,31 @@ def test_agrees_with_icepool(text, build):
 
 def test_the_corpus_covers_every_notation_form():
     texts = " ".join(text for text, _, _ in CORPUS)
-    for form in ("d%", "dF", "(", "kh", "kl", "dh", "dl", "k ", "x ", "x=", "x>=", "x>",
-                 "x<", "x<=", "xo", "xo>=", "rr", "ro", "cs>=", "cs>", "cs=", "df=", "df<="):
+    for form in (
+        "d%",
+        "dF",
+        "(",
+        "kh",
+        "kl",
+        "dh",
+        "dl",
+        "k ",
+        "x ",
+        "x=",
+        "x>=",
+        "x>",
+        "x<",
+        "x<=",
+        "xo",
+        "xo>=",
+        "rr",
+        "ro",
+        "cs>=",
+        "cs>",
+        "cs=",
+        "df=",
+        "df<=",
+    ):
         assert form.strip() in texts, form
     assert len(CORPUS) >= 30
     assert any(t.endswith("k") for t, _, _ in CORPUS)
