@@ -1,7 +1,7 @@
 """The front end: rulebook text to a checked, immutable AST.
 
-    book = dsl.load("arcana_mundi")          # a path, or the name of a shipped rulebook
-    expr = dsl.parse_expression("4d6kh3")    # a dice expression on its own
+book = dsl.load("arcana_mundi")          # a path, or the name of a shipped rulebook
+expr = dsl.parse_expression("4d6kh3")    # a dice expression on its own
 """
 
 from dsl.build import parse_expression
@@ -18,7 +18,17 @@ from dsl.errors import (
 from dsl.load import load, load_text, resolve, shipped_rulebooks
 
 __all__ = [
-    "CheckError", "Diagnostic", "Rulebook", "RulebookError", "RulebookInvalid",
-    "RulebookSyntaxError", "Source", "Span", "load", "load_text", "parse_expression",
-    "resolve", "shipped_rulebooks",
+    "CheckError",
+    "Diagnostic",
+    "Rulebook",
+    "RulebookError",
+    "RulebookInvalid",
+    "RulebookSyntaxError",
+    "Source",
+    "Span",
+    "load",
+    "load_text",
+    "parse_expression",
+    "resolve",
+    "shipped_rulebooks",
 ]

@@ -85,7 +85,8 @@ class Builder:
             span = self._tree_span(node)
             if depth > MAX_DEPTH and node.data in _EXPRESSION_RULES:
                 raise RulebookSyntaxError(
-                    f"this expression is nested more than {MAX_DEPTH} levels deep", span,
+                    f"this expression is nested more than {MAX_DEPTH} levels deep",
+                    span,
                     "split it with `let` into smaller parts",
                 )
             handler = getattr(self, f"_{node.data}")
@@ -247,9 +248,10 @@ class Builder:
             else:
                 values.append(step)
         for step in values:
-            if isinstance(step, n.Dice):
-                if step.count is not None or step.modifiers or not isinstance(step.sides, int):
-                    raise self._error("a ladder step is a single die such as d8", step.span)
+            if isinstance(step, n.Dice) and (
+                step.count is not None or step.modifiers or not isinstance(step.sides, int)
+            ):
+                raise self._error("a ladder step is a single die such as d8", step.span)
         return n.Ladder(name.text, tuple(values), span=name.span)
 
     def _negative_number(self, span, token):
@@ -270,15 +272,15 @@ class Builder:
         shaped = []
         for row in rows:
             if depth < levels - 1:
-                shaped.append(attrs.evolve(row, rows=self._shape_rows(row.rows, depth + 1,
-                                                                      levels)))
+                shaped.append(attrs.evolve(row, rows=self._shape_rows(row.rows, depth + 1, levels)))
                 continue
             fields = []
             for field in row.rows:
                 key = field.key
                 if key.kind != "value" or not isinstance(key.low, str) or field.rows:
                     raise self._error(
-                        "a record field is `name: value`", key.span,
+                        "a record field is `name: value`",
+                        key.span,
                         "a table looked up by several keys names them all: `by zona, punto`",
                     )
                 if field.value is None:
@@ -336,18 +338,28 @@ class Builder:
                 roll = item
             else:
                 if roll is None:
-                    raise self._error(
-                        "a check's result fields come after its `roll`", item.span
-                    )
+                    raise self._error("a check's result fields come after its `roll`", item.span)
                 fields.append(item.value)
         if roll is None:
-            raise self._error(f"check {name.text} has no `roll`", name.span,
-                              "write `roll <dice and modifiers> >= <target>`")
+            raise self._error(
+                f"check {name.text} has no `roll`",
+                name.span,
+                "write `roll <dice and modifiers> >= <target>`",
+            )
         expr, comparison, target = roll.value, None, None
         if isinstance(expr, n.Binary) and expr.op in (">=", ">", "<=", "<"):
             expr, comparison, target = expr.left, expr.op, expr.right
-        return n.Check(name.text, params, label, tuple(lets), expr, comparison, target,
-                       tuple(fields), span=name.span)
+        return n.Check(
+            name.text,
+            params,
+            label,
+            tuple(lets),
+            expr,
+            comparison,
+            target,
+            tuple(fields),
+            span=name.span,
+        )
 
     def _check_roll(self, span, expr):
         return _Item("roll", expr, span)
@@ -368,8 +380,17 @@ class Builder:
         for tag in ("roll", "against"):
             if parts[tag] is None:
                 raise self._error(f"opposed check {name.text} has no `{tag}`", name.span)
-        return n.Opposed(name.text, params, label, parts["roll"], parts["against"],
-                         parts["compare"], parts["tie"], tuple(fields), span=name.span)
+        return n.Opposed(
+            name.text,
+            params,
+            label,
+            parts["roll"],
+            parts["against"],
+            parts["compare"],
+            parts["tie"],
+            tuple(fields),
+            span=name.span,
+        )
 
     def _opposed_roll(self, span, expr):
         return _Item("roll", expr, span)
@@ -430,8 +451,7 @@ class Builder:
         return n.Name(place.text, span=place.span) if isinstance(place, _Name) else place
 
     def _require(self, span, condition, message):
-        return n.Require(condition, self._text_node(message, self._token_span(message)),
-                         span=span)
+        return n.Require(condition, self._text_node(message, self._token_span(message)), span=span)
 
     def _if_(self, span, condition, body, *rest):
         *else_ifs, otherwise = rest
@@ -446,8 +466,12 @@ class Builder:
 
     def _match(self, span, subject, *rest):
         *cases, otherwise = rest
-        return n.Match(subject, tuple(c.value for c in cases),
-                       otherwise.value if otherwise else None, span=span)
+        return n.Match(
+            subject,
+            tuple(c.value for c in cases),
+            otherwise.value if otherwise else None,
+            span=span,
+        )
 
     def _case(self, span, *parts):
         *values, body = parts
@@ -596,9 +620,11 @@ class Builder:
                 close = raw.find("}", i)
                 if close < 0 or close >= len(raw) - 1:
                     start = self.offset + base + i
-                    raise self._error("this `{` is never closed with `}`",
-                                      Span(self.source, start, start + 1),
-                                      "write {{ for a brace in the text itself")
+                    raise self._error(
+                        "this `{` is never closed with `}`",
+                        Span(self.source, start, start + 1),
+                        "write {{ for a brace in the text itself",
+                    )
                 if buffer:
                     parts.append("".join(buffer))
                     buffer = []
@@ -638,22 +664,28 @@ class Builder:
         seen_cs = False
         while position < len(text):
             match = _DICE_MOD.match(text, position)
-            mod_span = Span(self.source, self.offset + token.start_pos + match.start(),
-                            self.offset + token.start_pos + match.end())
+            mod_span = Span(
+                self.source,
+                self.offset + token.start_pos + match.start(),
+                self.offset + token.start_pos + match.end(),
+            )
             if match.group("keep"):
                 mode = "kh" if match.group("keep") == "k" else match.group("keep")
-                modifiers.append(n.Keep(mode, self._dice_value(match, "kval", token), span=mod_span))
+                kept = self._dice_value(match, "kval", token)
+                modifiers.append(n.Keep(mode, kept, span=mod_span))
             elif match.group("explode"):
                 condition = None
                 if match.group("xop"):
-                    condition = n.Condition(match.group("xop"),
-                                            self._dice_value(match, "xval", token), span=mod_span)
+                    condition = n.Condition(
+                        match.group("xop"), self._dice_value(match, "xval", token), span=mod_span
+                    )
                 once = match.group("explode") == "xo"
                 modifiers.append(n.Explode(once, condition, span=mod_span))
             else:
                 kind = match.group("kind")
-                condition = n.Condition(match.group("op"), self._dice_value(match, "val", token),
-                                        span=mod_span)
+                condition = n.Condition(
+                    match.group("op"), self._dice_value(match, "val", token), span=mod_span
+                )
                 if kind in ("rr", "ro"):
                     modifiers.append(n.Reroll(kind == "ro", condition, span=mod_span))
                 elif kind == "cs":
@@ -663,8 +695,11 @@ class Builder:
                     modifiers.append(n.CountSuccesses(condition, span=mod_span))
                 else:
                     if not seen_cs:
-                        raise self._error("`df` takes successes away, so it needs a `cs` before it",
-                                          mod_span, "as in 10d10cs>=6df=1")
+                        raise self._error(
+                            "`df` takes successes away, so it needs a `cs` before it",
+                            mod_span,
+                            "as in 10d10cs>=6df=1",
+                        )
                     if any(isinstance(m, n.CountFailures) for m in modifiers):
                         raise self._error("a dice term has one `df`", mod_span)
                     modifiers.append(n.CountFailures(condition, span=mod_span))
@@ -678,16 +713,30 @@ class Builder:
         start = match.start(group)
         if text.startswith("("):
             return self._sub_expression(text[1:-1], token.start_pos + start + 1)
-        span = Span(self.source, self.offset + token.start_pos + start,
-                    self.offset + token.start_pos + match.end(group))
+        span = Span(
+            self.source,
+            self.offset + token.start_pos + start,
+            self.offset + token.start_pos + match.end(group),
+        )
         return n.Literal(int(text), span=span)
 
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 _EXPRESSION_RULES = {
-    "if_expr", "or_", "and_", "not_", "compare", "equal", "in_", "binary", "neg", "field",
-    "index", "call", "list_literal",
+    "if_expr",
+    "or_",
+    "and_",
+    "not_",
+    "compare",
+    "equal",
+    "in_",
+    "binary",
+    "neg",
+    "field",
+    "index",
+    "call",
+    "list_literal",
 }
 
 

@@ -7,6 +7,7 @@ never resolves a name again. Errors and warnings carry file:line:col and a caret
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import attrs
@@ -17,26 +18,52 @@ from dsl.errors import Diagnostic, RulebookInvalid, Span, did_you_mean
 
 #: functions every rulebook has: name → (fewest, most arguments; None for no limit)
 BUILTINS = {
-    "floor": (1, 1), "ceil": (1, 1), "round": (1, 1), "abs": (1, 1),
-    "min": (1, None), "max": (1, None), "clamp": (3, 3), "sum": (1, 1), "size": (1, 1),
-    "default": (2, 2), "step": (3, 3),
+    "floor": (1, 1),
+    "ceil": (1, 1),
+    "round": (1, 1),
+    "abs": (1, 1),
+    "min": (1, None),
+    "max": (1, None),
+    "clamp": (3, 3),
+    "sum": (1, 1),
+    "size": (1, 1),
+    "default": (2, 2),
+    "step": (3, 3),
 }
 
 #: names a check's fields can use, and what they are
 CHECK_NAMES = {"total": t.NUMBER, "target": t.NUMBER, "success": t.BOOL, "margin": t.NUMBER}
 #: names a roll's `on` and `again` conditions can use
-ROLL_NAMES = {"die": t.NUMBER, "dice": t.list_of(t.NUMBER), "total": t.NUMBER,
-              "doubles": t.BOOL}
-PARAM_TYPES = {"int": t.NUMBER, "number": t.NUMBER, "bool": t.BOOL, "text": t.TEXT,
-               "attribute": t.ref("attribute"), "skill": t.ref("skill"),
-               "resource": t.ref("resource"), "counter": t.ref("counter"),
-               "stat": t.ref("stat")}
+ROLL_NAMES = {"die": t.NUMBER, "dice": t.list_of(t.NUMBER), "total": t.NUMBER, "doubles": t.BOOL}
+PARAM_TYPES = {
+    "int": t.NUMBER,
+    "number": t.NUMBER,
+    "bool": t.BOOL,
+    "text": t.TEXT,
+    "attribute": t.ref("attribute"),
+    "skill": t.ref("skill"),
+    "resource": t.ref("resource"),
+    "counter": t.ref("counter"),
+    "stat": t.ref("stat"),
+}
 
 _KIND_OF = {
-    n.Stat: "stat", n.Resource: "resource", n.Counter: "counter", n.Flag: "flag",
-    n.TextField: "text", n.ListField: "list", n.Catalog: "catalog", n.Group: "group",
-    n.Derived: "derived", n.RollDef: "roll", n.Ladder: "ladder", n.Formula: "formula",
-    n.Table: "table", n.Check: "check", n.Opposed: "opposed", n.Action: "action",
+    n.Stat: "stat",
+    n.Resource: "resource",
+    n.Counter: "counter",
+    n.Flag: "flag",
+    n.TextField: "text",
+    n.ListField: "list",
+    n.Catalog: "catalog",
+    n.Group: "group",
+    n.Derived: "derived",
+    n.RollDef: "roll",
+    n.Ladder: "ladder",
+    n.Formula: "formula",
+    n.Table: "table",
+    n.Check: "check",
+    n.Opposed: "opposed",
+    n.Action: "action",
 }
 
 
@@ -79,8 +106,15 @@ class Rulebook:
         return self.header.get("language", "en")
 
     def definition(self, name: str):
-        for table in (self.actions, self.checks, self.opposed, self.tables, self.rolls,
-                      self.formulas, self.ladders):
+        for table in (
+            self.actions,
+            self.checks,
+            self.opposed,
+            self.tables,
+            self.rolls,
+            self.formulas,
+            self.ladders,
+        ):
             if name in table:
                 return table[name]
         return None
@@ -112,8 +146,9 @@ class Scope:
         return Scope(self, names)
 
 
-def check_definitions(header: n.Header | None, definitions: list, path: str,
-                      changes=(), base=None) -> Rulebook:
+def check_definitions(
+    header: n.Header | None, definitions: list, path: str, changes=(), base=None
+) -> Rulebook:
     """Check merged definitions; raise RulebookInvalid on any error, else the Rulebook."""
     checker = Checker(definitions)
     checker.run()
@@ -122,14 +157,26 @@ def check_definitions(header: n.Header | None, definitions: list, path: str,
         raise RulebookInvalid(checker.diagnostics)
     fields = dict(header.fields) if header else {}
     return Rulebook(
-        title=header.title if header else path, header=fields, path=path,
-        fields=checker.fields, open_skills=checker.open_skills, groups=checker.groups,
-        derived=checker.derived, ensures=tuple(checker.ensures),
-        rolls=checker.by_kind["roll"], ladders=checker.by_kind["ladder"],
-        formulas=checker.by_kind["formula"], tables=checker.by_kind["table"],
-        checks=checker.by_kind["check"], opposed=checker.by_kind["opposed"],
-        actions=checker.by_kind["action"], bindings=checker.bindings, types=checker.types,
-        warnings=tuple(checker.diagnostics), changes=tuple(changes), base=base,
+        title=header.title if header else path,
+        header=fields,
+        path=path,
+        fields=checker.fields,
+        open_skills=checker.open_skills,
+        groups=checker.groups,
+        derived=checker.derived,
+        ensures=tuple(checker.ensures),
+        rolls=checker.by_kind["roll"],
+        ladders=checker.by_kind["ladder"],
+        formulas=checker.by_kind["formula"],
+        tables=checker.by_kind["table"],
+        checks=checker.by_kind["check"],
+        opposed=checker.by_kind["opposed"],
+        actions=checker.by_kind["action"],
+        bindings=checker.bindings,
+        types=checker.types,
+        warnings=tuple(checker.diagnostics),
+        changes=tuple(changes),
+        base=base,
     )
 
 
@@ -145,9 +192,9 @@ class Checker:
         self.derived: dict[str, n.Derived] = {}
         self.ensures: list[n.Ensure] = []
         self.open_skills: n.OpenSkills | None = None
-        self.by_kind: dict[str, dict] = {k: {} for k in
-                                         ("roll", "ladder", "formula", "table", "check",
-                                          "opposed", "action")}
+        self.by_kind: dict[str, dict] = {
+            k: {} for k in ("roll", "ladder", "formula", "table", "check", "opposed", "action")
+        }
         self.used: set[str] = set()
         self.calls: dict[str, set[str]] = {}
         self.current: str | None = None  # the definition being checked (for call cycles)
@@ -177,12 +224,12 @@ class Checker:
             self.want(ensure.condition, Scope(), t.BOOL, "an `ensure` condition")
         for definition in self.definitions:
             if not isinstance(definition, n.Sheet):
-                self.in_definition(definition.name,
-                                   lambda d=definition: self.definition(d))
+                self.in_definition(definition.name, lambda d=definition: self.definition(d))
         self.check_cycles()
         self.check_unused()
-        self.diagnostics.sort(key=lambda d: (d.span.source.name, d.span.start)
-                              if d.span else ("", 0))
+        self.diagnostics.sort(
+            key=lambda d: (d.span.source.name, d.span.start) if d.span else ("", 0)
+        )
 
     def in_definition(self, name: str, check) -> None:
         previous, self.current = self.current, name
@@ -207,21 +254,25 @@ class Checker:
                     continue
                 name = item.name
                 if name in BUILTINS:
-                    self.error(f"`{name}` is a built-in function; choose another name",
-                               item.span)
+                    self.error(f"`{name}` is a built-in function; choose another name", item.span)
                     continue
                 if name in self.globals:
                     first = self.globals[name]
-                    self.error(f"`{name}` is defined twice", item.span,
-                               f"the first definition is at {first.span.location()}")
+                    self.error(
+                        f"`{name}` is defined twice",
+                        item.span,
+                        f"the first definition is at {first.span.location()}",
+                    )
                     continue
                 self.globals[name] = item
                 if isinstance(item, n.Group):
                     self.groups[name] = item
                 elif isinstance(item, n.Derived):
                     self.derived[name] = item
-                elif isinstance(item, n.RollDef | n.Ladder | n.Formula | n.Table | n.Check
-                                | n.Opposed | n.Action):
+                elif isinstance(
+                    item,
+                    n.RollDef | n.Ladder | n.Formula | n.Table | n.Check | n.Opposed | n.Action,
+                ):
                     self.by_kind[_KIND_OF[type(item)]][name] = item
                 else:
                     self.fields[name] = item
@@ -240,8 +291,9 @@ class Checker:
                     return
                 self.used.add(group.name)
                 scope = Scope(names={item.key_var: ("key", self.member_type(group))})
-            self.in_definition(item.name, lambda: self.want(item.maximum, scope, t.NUMBER,
-                                                             "a resource's maximum"))
+            self.in_definition(
+                item.name, lambda: self.want(item.maximum, scope, t.NUMBER, "a resource's maximum")
+            )
             if item.minimum is not None:
                 self.want(item.minimum, scope, t.NUMBER, "a resource's minimum")
         elif isinstance(item, n.Counter):
@@ -253,8 +305,9 @@ class Checker:
             names = [f.name for f in item.fields]
             for field in item.fields:
                 if names.count(field.name) > 1:
-                    self.error(f"catalog {item.name} lists the field `{field.name}` twice",
-                               field.span)
+                    self.error(
+                        f"catalog {item.name} lists the field `{field.name}` twice", field.span
+                    )
                 if field.name == "name":
                     self.error("`name` is every catalog entry's own field", field.span)
                 self.type_of(field.type)
@@ -264,8 +317,10 @@ class Checker:
             return
         self.want(default, Scope(), t.NUMBER, f"the default of {name}")
         if isinstance(default, n.Literal) and range_ is not None and default.value not in range_:
-            self.error(f"the default {default.value} of {name} is outside {range_.describe()}",
-                       default.span)
+            self.error(
+                f"the default {default.value} of {name} is outside {range_.describe()}",
+                default.span,
+            )
 
     def group(self, group: n.Group) -> None:
         kinds = set()
@@ -273,21 +328,26 @@ class Checker:
             field = self.fields.get(member)
             if field is None:
                 if member in self.globals:
-                    self.error(f"group {group.name}: `{member}` is not a sheet field",
-                               group.span)
+                    self.error(f"group {group.name}: `{member}` is not a sheet field", group.span)
                 else:
                     self.undefined(member, group.span, Scope(), "sheet field")
                 continue
             kinds.add(self.field_ref_kind(field))
         if len(kinds) > 1:
-            self.error(f"group {group.name} mixes kinds of fields ({', '.join(sorted(kinds))})",
-                       group.span)
+            self.error(
+                f"group {group.name} mixes kinds of fields ({', '.join(sorted(kinds))})", group.span
+            )
 
     def field_ref_kind(self, field) -> str:
         if isinstance(field, n.Stat):
             return field.kind
-        return {n.Resource: "resource", n.Counter: "counter", n.Flag: "flag",
-                n.TextField: "text", n.ListField: "list"}.get(type(field), "catalog")
+        return {
+            n.Resource: "resource",
+            n.Counter: "counter",
+            n.Flag: "flag",
+            n.TextField: "text",
+            n.ListField: "list",
+        }.get(type(field), "catalog")
 
     def member_type(self, group: n.Group) -> t.Type:
         first = self.fields.get(group.members[0]) if group.members else None
@@ -317,9 +377,11 @@ class Checker:
             if param.default is not None:
                 default = self.expr(param.default, scope)
                 if not t.fits(default, type_) and default.kind != "none":
-                    self.error(f"the default of `{param.name}` should be "
-                               f"{type_.describe()}, not {default.describe()}",
-                               param.default.span)
+                    self.error(
+                        f"the default of `{param.name}` should be "
+                        f"{type_.describe()}, not {default.describe()}",
+                        param.default.span,
+                    )
                 self.text_fits(param.default, type_)
             inner.names[param.name] = ("local", type_)
         return inner
@@ -327,15 +389,19 @@ class Checker:
     def not_global(self, name: str, span: Span, what: str) -> None:
         if name in self.globals:
             other = self.globals[name]
-            self.error(f"the {what} `{name}` hides {_describe(other)} of the same name",
-                       span, "choose another name")
+            self.error(
+                f"the {what} `{name}` hides {_describe(other)} of the same name",
+                span,
+                "choose another name",
+            )
 
     def def_rolldef(self, node: n.RollDef) -> None:
         scope = self.params(node.params, Scope())
         self.want(node.body, scope, t.NUMBER, "a roll")
         if node.rules and not isinstance(node.body, n.Dice):
-            self.error("a roll with `then` rules starts from one dice term, such as 2d10",
-                       node.body.span)
+            self.error(
+                "a roll with `then` rules starts from one dice term, such as 2d10", node.body.span
+            )
         rule_scope = scope.child(dict((k, ("local", v)) for k, v in ROLL_NAMES.items()))
         for rule in node.rules:
             self.want(rule.condition, rule_scope, t.BOOL, "an `on` condition")
@@ -372,8 +438,11 @@ class Checker:
                 if row.value is not None:
                     self.expr(row.value, scope)
                 if not row.rows:
-                    self.error(f"table {table.name} is looked up by {levels} keys, so this "
-                               f"row needs a sub-table for `{table.keys[depth + 1]}`", row.span)
+                    self.error(
+                        f"table {table.name} is looked up by {levels} keys, so this "
+                        f"row needs a sub-table for `{table.keys[depth + 1]}`",
+                        row.span,
+                    )
                     continue
                 result = t.join(result, self.rows_type(table, row.rows, depth + 1, scope))
             return result
@@ -399,42 +468,54 @@ class Checker:
         for row in rows:
             key = row.key
             if after_else:
-                self.warning(f"table {table.name}: this row comes after `else`, so it is "
-                             "never reached", row.span)
+                self.warning(
+                    f"table {table.name}: this row comes after `else`, so it is never reached",
+                    row.span,
+                )
             if key.kind == "else":
                 after_else = True
                 continue
             if key.kind == "value" and isinstance(key.low, str):
                 if key.low in seen_values:
-                    self.error(f"table {table.name} has the key \"{key.low}\" twice", key.span)
+                    self.error(f'table {table.name} has the key "{key.low}" twice', key.span)
                 seen_values[key.low] = row
                 continue
             low, high = (key.low, key.low) if key.kind == "value" else (key.low, key.high)
             if table.domain is not None and depth == 0:
                 d = table.domain
                 outside = (high is not None and d.low is not None and high < d.low) or (
-                    low is not None and d.high is not None and low > d.high)
+                    low is not None and d.high is not None and low > d.high
+                )
                 if outside:
-                    self.warning(f"table {table.name}: no key in {d.describe()} reaches "
-                                 "this row", row.span)
+                    self.warning(
+                        f"table {table.name}: no key in {d.describe()} reaches this row", row.span
+                    )
                     continue
             numeric.append((low, high, row))
         if numeric and seen_values:
             self.error(f"table {table.name} mixes text keys and number keys", table.span)
-        ordered = sorted(numeric, key=lambda r: (float("-inf") if r[0] is None else r[0]))
-        for (low1, high1, row1), (low2, _high2, row2) in zip(ordered, ordered[1:]):
+        ordered = sorted(numeric, key=lambda r: float("-inf") if r[0] is None else r[0])
+        for (_low1, high1, row1), (low2, _high2, row2) in itertools.pairwise(ordered):
             if high1 is None or (low2 is not None and low2 <= high1) or low2 is None:
-                self.error(f"table {table.name}: rows {row1.key.describe()} and "
-                           f"{row2.key.describe()} overlap", row2.key.span,
-                           "each key must reach one row")
+                self.error(
+                    f"table {table.name}: rows {row1.key.describe()} and "
+                    f"{row2.key.describe()} overlap",
+                    row2.key.span,
+                    "each key must reach one row",
+                )
             elif low2 > high1 + 1 and not after_else:
                 gap = f"{high1 + 1}" if low2 == high1 + 2 else f"{high1 + 1}..{low2 - 1}"
-                self.error(f"table {table.name} has a gap: no row for {gap}", row2.key.span,
-                           "add a row for it, or an `else` row")
+                self.error(
+                    f"table {table.name} has a gap: no row for {gap}",
+                    row2.key.span,
+                    "add a row for it, or an `else` row",
+                )
         if ordered and table.domain is not None and depth == 0 and not after_else:
             d = table.domain
-            first_low, last_high = ordered[0][0], max(
-                (r[1] for r in ordered), key=lambda h: float("inf") if h is None else h)
+            first_low, last_high = (
+                ordered[0][0],
+                max((r[1] for r in ordered), key=lambda h: float("inf") if h is None else h),
+            )
             if d.low is not None and first_low is not None and first_low > d.low:
                 self.error(f"table {table.name} has a gap: no row for {d.low}", table.span)
             if d.high is not None and last_high is not None and last_high < d.high:
@@ -462,8 +543,9 @@ class Checker:
     def check_fields(self, items, scope: Scope, fields: dict) -> None:
         for name, expr in items:
             if name in fields:
-                self.error(f"the field `{name}` is defined twice (or is a built-in field)",
-                           expr.span)
+                self.error(
+                    f"the field `{name}` is defined twice (or is a built-in field)", expr.span
+                )
             self.not_global(name, expr.span, "field")
             fields[name] = self.expr(expr, scope)
             scope.names[name] = ("local", fields[name])
@@ -475,16 +557,27 @@ class Checker:
             type_ = self.expr(side, scope)
             value = t.value_of(type_)
             if value.kind not in ("number", "record", "any"):
-                self.error(f"each side of an opposed check is a roll or a check, not "
-                           f"{value.describe()}", side.span)
+                self.error(
+                    f"each side of an opposed check is a roll or a check, not {value.describe()}",
+                    side.span,
+                )
             sides.append(value if value.kind == "record" else t.record({"total": t.NUMBER}))
         for name in node.compare:
             for side, expr in zip(sides, (node.ours, node.theirs)):
                 if side.fields is not None and side.field(name) is None:
-                    self.error(f"this side has no `{name}` to compare", expr.span,
-                               did_you_mean(name, side.field_names()))
-        fields = {"ours": sides[0], "theirs": sides[1], "won": t.BOOL, "tie": t.BOOL,
-                  "margin": t.NUMBER, "rerolls": t.NUMBER}
+                    self.error(
+                        f"this side has no `{name}` to compare",
+                        expr.span,
+                        did_you_mean(name, side.field_names()),
+                    )
+        fields = {
+            "ours": sides[0],
+            "theirs": sides[1],
+            "won": t.BOOL,
+            "tie": t.BOOL,
+            "margin": t.NUMBER,
+            "rerolls": t.NUMBER,
+        }
         field_scope = scope.child({k: ("local", v) for k, v in fields.items()})
         self.check_fields(node.fields, field_scope, fields)
         self.result_types[node.name] = t.record(fields)
@@ -515,8 +608,11 @@ class Checker:
 
     def declare(self, scope: Scope, name: str, type_: t.Type, span: Span, expr=None) -> None:
         if name in scope.names or scope.lookup(name) is not None:
-            self.error(f"`{name}` is already defined here", span,
-                       f"to change it, write `set {name} to ...`")
+            self.error(
+                f"`{name}` is already defined here",
+                span,
+                f"to change it, write `set {name} to ...`",
+            )
         self.not_global(name, span, "name")
         if name in BUILTINS:
             self.error(f"`{name}` is a built-in function; choose another name", span)
@@ -554,23 +650,33 @@ class Checker:
             self.bindings[id(node.place)] = Binding("local", node.place.name)
             self.types[id(node.place)] = type_
             if not t.fits(value, t.value_of(type_)) and value.kind != "none":
-                self.error(f"`{node.place.name}` holds {t.value_of(type_).describe()}, "
-                           f"not {t.value_of(value).describe()}", node.expr.span)
+                self.error(
+                    f"`{node.place.name}` holds {t.value_of(type_).describe()}, "
+                    f"not {t.value_of(value).describe()}",
+                    node.expr.span,
+                )
             return
-        place = self.place(node.place, scope, ("attribute", "skill", "stat", "resource",
-                                                "counter", "flag", "text"))
+        place = self.place(
+            node.place, scope, ("attribute", "skill", "stat", "resource", "counter", "flag", "text")
+        )
         if place is not None and not t.fits(value, t.REF_VALUES.get(place.ref, t.ANY)):
-            self.error(f"{node.place.span.text} holds "
-                       f"{t.REF_VALUES[place.ref].describe()}, not "
-                       f"{t.value_of(value).describe()}", node.expr.span)
+            self.error(
+                f"{node.place.span.text} holds "
+                f"{t.REF_VALUES[place.ref].describe()}, not "
+                f"{t.value_of(value).describe()}",
+                node.expr.span,
+            )
 
     def place(self, node, scope: Scope, kinds) -> t.Type | None:
         type_ = self.expr(node, scope)
         if type_.kind == "any":
             return None
         if type_.kind != "ref" or type_.ref not in kinds:
-            self.error(f"{node.span.text} is not something on the sheet that can change",
-                       node.span, "a place is an attribute, skill, resource or counter")
+            self.error(
+                f"{node.span.text} is not something on the sheet that can change",
+                node.span,
+                "a place is an attribute, skill, resource or counter",
+            )
             return None
         return type_
 
@@ -596,13 +702,19 @@ class Checker:
             for value in values:
                 type_ = self.expr(value, scope)
                 if not _comparable(subject, type_):
-                    self.error(f"this case is {t.value_of(type_).describe()}, but the match "
-                               f"is on {t.value_of(subject).describe()}", value.span)
+                    self.error(
+                        f"this case is {t.value_of(type_).describe()}, but the match "
+                        f"is on {t.value_of(subject).describe()}",
+                        value.span,
+                    )
                 self.text_fits(value, subject)
                 if isinstance(value, n.Literal):
                     if value.value in seen:
-                        self.warning(f"the case {value.value!r} is listed twice; the second "
-                                     "is never reached", value.span)
+                        self.warning(
+                            f"the case {value.value!r} is listed twice; the second "
+                            "is never reached",
+                            value.span,
+                        )
                     seen.append(value.value)
             self.block(body, scope)
         if node.otherwise is not None:
@@ -630,8 +742,11 @@ class Checker:
 
     def st_add(self, node: n.Add, scope: Scope) -> None:
         place = node.place
-        catalog = self.globals.get(place.name) if isinstance(place, n.Name) and \
-            scope.lookup(place.name) is None else None
+        catalog = (
+            self.globals.get(place.name)
+            if isinstance(place, n.Name) and scope.lookup(place.name) is None
+            else None
+        )
         if isinstance(catalog, n.Catalog):
             self.use(catalog.name)
             self.bindings[id(place)] = Binding("catalog", catalog.name, catalog)
@@ -640,15 +755,21 @@ class Checker:
             given = dict(node.fields or ())
             for name, expr in given.items():
                 if name not in declared:
-                    self.error(f"catalog {catalog.name} has no field `{name}`", expr.span,
-                               did_you_mean(name, list(declared)))
+                    self.error(
+                        f"catalog {catalog.name} has no field `{name}`",
+                        expr.span,
+                        did_you_mean(name, list(declared)),
+                    )
                     self.expr(expr, scope)
                     continue
                 wanted = self.type_of(declared[name].type)
                 type_ = self.expr(expr, scope)
                 if not t.fits(type_, wanted):
-                    self.error(f"`{name}` should be {wanted.describe()}, not "
-                               f"{t.value_of(type_).describe()}", expr.span)
+                    self.error(
+                        f"`{name}` should be {wanted.describe()}, not "
+                        f"{t.value_of(type_).describe()}",
+                        expr.span,
+                    )
                 self.text_fits(expr, wanted)
             missing = [name for name in declared if name not in given]
             if missing:
@@ -659,13 +780,12 @@ class Checker:
         self.expr(node.item, scope)
         type_ = self.expr(place, scope)
         if isinstance(place, n.Name) and scope.lookup(place.name) is not None:
-            kind, local = scope.lookup(place.name)
+            _kind, local = scope.lookup(place.name)
             if t.value_of(local).kind not in ("list", "any"):
                 self.error(f"`{place.name}` is not a list", place.span)
             return
         if not (type_.kind == "ref" and type_.ref == "list") and type_.kind != "any":
-            self.error(f"{place.span.text} is not a list on the sheet, nor a catalog",
-                       place.span)
+            self.error(f"{place.span.text} is not a list on the sheet, nor a catalog", place.span)
 
     def st_result(self, node: n.Result, scope: Scope) -> None:  # placed by block()
         raise AssertionError("result is checked by block()")
@@ -675,8 +795,11 @@ class Checker:
     def want(self, node, scope: Scope, wanted: t.Type, what: str) -> t.Type:
         type_ = self.expr(node, scope)
         if not t.fits(type_, wanted):
-            self.error(f"{what} should be {wanted.describe()}, not "
-                       f"{t.value_of(type_).describe()}", node.span, self.quote_hint(node))
+            self.error(
+                f"{what} should be {wanted.describe()}, not {t.value_of(type_).describe()}",
+                node.span,
+                self.quote_hint(node),
+            )
         return type_
 
     def expr(self, node, scope: Scope) -> t.Type:
@@ -722,8 +845,11 @@ class Checker:
             return t.ref(definition.kind)
         if isinstance(definition, n.Resource | n.Counter | n.Flag | n.TextField | n.ListField):
             if isinstance(definition, n.Resource) and definition.key_group is not None:
-                self.error(f"{node.name} has one pool per {definition.key_group}; say which: "
-                           f"{node.name}[...]", node.span)
+                self.error(
+                    f"{node.name} has one pool per {definition.key_group}; say which: "
+                    f"{node.name}[...]",
+                    node.span,
+                )
                 return t.ANY
             self.bindings[id(node)] = Binding("field", node.name, definition)
             return t.ref(self.field_ref_kind(definition))
@@ -743,8 +869,7 @@ class Checker:
             self.bindings[id(node)] = Binding("rolldef", node.name, definition)
             self.note_call(node.name)
             return t.NUMBER
-        self.error(f"{node.name} is {_describe(definition)}; {_how_to_use(definition)}",
-                   node.span)
+        self.error(f"{node.name} is {_describe(definition)}; {_how_to_use(definition)}", node.span)
         return t.ANY
 
     def use(self, name: str) -> None:
@@ -754,8 +879,9 @@ class Checker:
         if self.current is not None:
             self.calls.setdefault(self.current, set()).add(name)
 
-    def undefined(self, name: str, span: Span, scope: Scope, what: str = "name",
-                  functions: bool = True) -> None:
+    def undefined(
+        self, name: str, span: Span, scope: Scope, what: str = "name", functions: bool = True
+    ) -> None:
         candidates = set(scope.all_names()) | set(self.globals)
         if functions:
             candidates |= set(BUILTINS)
@@ -770,23 +896,30 @@ class Checker:
         if value.kind == "any":
             return t.ANY
         if value.kind not in ("record", "roll"):
-            self.error(f"{node.subject.span.text} is {value.describe()}, which has no fields",
-                       node.span)
+            self.error(
+                f"{node.subject.span.text} is {value.describe()}, which has no fields", node.span
+            )
             return t.ANY
         if value.fields is None:
             return t.ANY
         field = value.field(node.name)
         if field is None:
-            self.error(f"{node.subject.span.text} has no field `{node.name}`", node.span,
-                       did_you_mean(node.name, value.field_names())
-                       or "it has: " + ", ".join(value.field_names()))
+            self.error(
+                f"{node.subject.span.text} has no field `{node.name}`",
+                node.span,
+                did_you_mean(node.name, value.field_names())
+                or "it has: " + ", ".join(value.field_names()),
+            )
             return t.ANY
         return field
 
     def ex_index(self, node: n.Index, scope: Scope) -> t.Type:
         subject = node.subject
-        definition = self.globals.get(subject.name) if isinstance(subject, n.Name) and \
-            scope.lookup(subject.name) is None else None
+        definition = (
+            self.globals.get(subject.name)
+            if isinstance(subject, n.Name) and scope.lookup(subject.name) is None
+            else None
+        )
         if isinstance(definition, n.Table):
             self.use(definition.name)
             self.note_call(definition.name)
@@ -795,8 +928,11 @@ class Checker:
                 self.expr(key, scope)
             levels = max(1, len(definition.keys))
             if len(node.keys) > levels:
-                self.error(f"table {definition.name} is looked up by {levels} key(s), not "
-                           f"{len(node.keys)}", node.span)
+                self.error(
+                    f"table {definition.name} is looked up by {levels} key(s), not "
+                    f"{len(node.keys)}",
+                    node.span,
+                )
             self.text_keys_fit(definition, node.keys)
             return self.table_type(definition, len(node.keys))
         if isinstance(definition, n.Resource) and definition.key_group is not None:
@@ -810,9 +946,12 @@ class Checker:
                 if group is not None:
                     wanted = self.member_type(group)
                     if not t.fits(key_type, wanted) and not (
-                            key_type.kind == "ref" and key_type.group == group.name):
-                        self.error(f"{definition.name}[...] takes one of "
-                                   f"{', '.join(group.members)}", key.span)
+                        key_type.kind == "ref" and key_type.group == group.name
+                    ):
+                        self.error(
+                            f"{definition.name}[...] takes one of {', '.join(group.members)}",
+                            key.span,
+                        )
                     self.text_fits(key, wanted)
             return t.ref("resource", definition.key_group)
         if isinstance(definition, n.Catalog):
@@ -821,26 +960,39 @@ class Checker:
             for key in node.keys:
                 self.want(key, scope, t.TEXT, "a catalog entry's name")
             return self.catalog_type(definition)
-        if isinstance(subject, n.Name) and definition is None and \
-                scope.lookup(subject.name) is None and subject.name not in self.globals:
+        if (
+            isinstance(subject, n.Name)
+            and definition is None
+            and scope.lookup(subject.name) is None
+            and subject.name not in self.globals
+        ):
             self.undefined(subject.name, subject.span, scope)
             return t.ANY
         self.expr(subject, scope)
-        self.error(f"{subject.span.text} cannot be looked up with [...]", node.span,
-                   "tables, catalogs and resources kept per group can")
+        self.error(
+            f"{subject.span.text} cannot be looked up with [...]",
+            node.span,
+            "tables, catalogs and resources kept per group can",
+        )
         return t.ANY
 
     def text_keys_fit(self, table: n.Table, keys) -> None:
         """A text key written in the rulebook must be one of the table's keys."""
         if not keys or not isinstance(keys[0], n.Literal) or not isinstance(keys[0].value, str):
             return
-        texts = [row.key.low for row in table.rows
-                 if row.key.kind == "value" and isinstance(row.key.low, str)]
+        texts = [
+            row.key.low
+            for row in table.rows
+            if row.key.kind == "value" and isinstance(row.key.low, str)
+        ]
         if any(row.key.kind == "else" for row in table.rows):
             return
         if keys[0].value not in texts:
-            self.error(f"table {table.name} has no row \"{keys[0].value}\"", keys[0].span,
-                       did_you_mean(keys[0].value, texts))
+            self.error(
+                f'table {table.name} has no row "{keys[0].value}"',
+                keys[0].span,
+                did_you_mean(keys[0].value, texts),
+            )
 
     def table_type(self, table: n.Table, depth: int) -> t.Type:
         if table.name not in self.result_types:  # definition order is free
@@ -868,8 +1020,11 @@ class Checker:
                 self.expr(arg, scope)
             return t.ANY
         if not isinstance(definition, n.Formula | n.Check | n.Opposed | n.Action | n.RollDef):
-            self.error(f"{name} is {_describe(definition)}, which cannot be called",
-                       node.name_span, _how_to_use(definition))
+            self.error(
+                f"{name} is {_describe(definition)}, which cannot be called",
+                node.name_span,
+                _how_to_use(definition),
+            )
             return t.ANY
         self.use(name)
         self.note_call(name)
@@ -886,14 +1041,20 @@ class Checker:
         by_name = {p.name: p for p in params}
         given = {}
         if len(node.args) > len(params):
-            self.error(f"{name} takes {_count(len(params), 'argument')}, "
-                       f"not {len(node.args)}", node.span, _signature(name, params))
+            self.error(
+                f"{name} takes {_count(len(params), 'argument')}, not {len(node.args)}",
+                node.span,
+                _signature(name, params),
+            )
         for param, arg in zip(params, node.args):
             given[param.name] = arg
         for key, arg in node.named:
             if key not in by_name:
-                self.error(f"{name} has no parameter `{key}`", arg.span,
-                           did_you_mean(key, list(by_name)) or _signature(name, params))
+                self.error(
+                    f"{name} has no parameter `{key}`",
+                    arg.span,
+                    did_you_mean(key, list(by_name)) or _signature(name, params),
+                )
                 self.expr(arg, scope)
                 continue
             if key in given:
@@ -903,14 +1064,21 @@ class Checker:
             arg = given.get(param.name)
             if arg is None:
                 if param.default is None:
-                    self.error(f"{name} needs the parameter `{param.name}`", node.span,
-                               _signature(name, params))
+                    self.error(
+                        f"{name} needs the parameter `{param.name}`",
+                        node.span,
+                        _signature(name, params),
+                    )
                 continue
             wanted = self.type_of(param.type)
             type_ = self.expr(arg, scope)
             if not t.fits(type_, wanted) and type_.kind != "none":
-                self.error(f"`{param.name}` should be {wanted.describe()}, not "
-                           f"{t.value_of(type_).describe()}", arg.span, self.quote_hint(arg))
+                self.error(
+                    f"`{param.name}` should be {wanted.describe()}, not "
+                    f"{t.value_of(type_).describe()}",
+                    arg.span,
+                    self.quote_hint(arg),
+                )
             self.text_fits(arg, wanted)
 
     def builtin(self, node: n.Call, scope: Scope) -> t.Type:
@@ -927,8 +1095,10 @@ class Checker:
             ladder = node.args[0] if node.args else None
             definition = self.globals.get(ladder.name) if isinstance(ladder, n.Name) else None
             if not isinstance(definition, n.Ladder):
-                self.error("step(...) moves along a ladder: step(Ladder, from, steps)",
-                           ladder.span if ladder is not None else node.span)
+                self.error(
+                    "step(...) moves along a ladder: step(Ladder, from, steps)",
+                    ladder.span if ladder is not None else node.span,
+                )
                 return t.ANY
             self.use(definition.name)
             self.bindings[id(ladder)] = Binding("ladder", definition.name, definition)
@@ -948,13 +1118,17 @@ class Checker:
         if name in ("min", "max", "sum") and count == 1:
             value = t.value_of(types[0])
             if value.kind not in ("list", "any"):
-                self.error(f"{name} of one value needs a list (or give several values)",
-                           node.args[0].span)
+                self.error(
+                    f"{name} of one value needs a list (or give several values)", node.args[0].span
+                )
             return t.NUMBER
         for arg, type_ in zip(node.args, types):
             if not t.fits(type_, t.NUMBER):
-                self.error(f"{name} works on numbers, not {t.value_of(type_).describe()}",
-                           arg.span, self.quote_hint(arg))
+                self.error(
+                    f"{name} works on numbers, not {t.value_of(type_).describe()}",
+                    arg.span,
+                    self.quote_hint(arg),
+                )
         return t.NUMBER
 
     def ex_unary(self, node: n.Unary, scope: Scope) -> t.Type:
@@ -973,27 +1147,35 @@ class Checker:
         left = self.expr(node.left, scope)
         right = self.expr(node.right, scope)
         if op == "+" and t.value_of(left).kind == "list" and t.value_of(right).kind == "list":
-            return t.list_of(t.join(t.value_of(left).item or t.ANY,
-                                    t.value_of(right).item or t.ANY))
+            return t.list_of(
+                t.join(t.value_of(left).item or t.ANY, t.value_of(right).item or t.ANY)
+            )
         if op in ("+", "-", "*", "/", ">=", "<=", ">", "<"):
             for side, type_ in ((node.left, left), (node.right, right)):
                 if not t.fits(type_, t.NUMBER):
-                    self.error(f"`{op}` works on numbers, but {side.span.text} is "
-                               f"{t.value_of(type_).describe()}", side.span, self.quote_hint(side))
+                    self.error(
+                        f"`{op}` works on numbers, but {side.span.text} is "
+                        f"{t.value_of(type_).describe()}",
+                        side.span,
+                        self.quote_hint(side),
+                    )
             return t.NUMBER if op in "+-*/" else t.BOOL
         if op in ("=", "!="):
             if not _comparable(left, right):
-                self.error(f"{node.left.span.text} is {t.value_of(left).describe()} and "
-                           f"{node.right.span.text} is {t.value_of(right).describe()}; "
-                           "they are never equal", node.op_span, self.quote_hint(node.right))
+                self.error(
+                    f"{node.left.span.text} is {t.value_of(left).describe()} and "
+                    f"{node.right.span.text} is {t.value_of(right).describe()}; "
+                    "they are never equal",
+                    node.op_span,
+                    self.quote_hint(node.right),
+                )
             self.text_fits(node.right, left)
             self.text_fits(node.left, right)
             return t.BOOL
         if op == "in":
             container = t.value_of(right)
             if container.kind not in ("list", "text", "any"):
-                self.error(f"`in` looks in a list, not in {container.describe()}",
-                           node.right.span)
+                self.error(f"`in` looks in a list, not in {container.describe()}", node.right.span)
             return t.BOOL
         raise AssertionError(op)
 
@@ -1007,14 +1189,20 @@ class Checker:
             if choices is None:
                 return
         if choices and node.value not in choices:
-            self.error(f"\"{node.value}\" is not one of the choices here", node.span,
-                       did_you_mean(node.value, choices)
-                       or "the choices are: " + ", ".join(sorted(map(str, choices))))
+            self.error(
+                f'"{node.value}" is not one of the choices here',
+                node.span,
+                did_you_mean(node.value, choices)
+                or "the choices are: " + ", ".join(sorted(map(str, choices))),
+            )
 
     def quote_hint(self, node) -> str | None:
         """A text that is the name of something: perhaps a name was meant, in quotes."""
-        if isinstance(node, n.Literal) and isinstance(node.value, str) and \
-                node.value in self.globals:
+        if (
+            isinstance(node, n.Literal)
+            and isinstance(node.value, str)
+            and node.value in self.globals
+        ):
             return f"a name with spaces is written in single quotes: '{node.value}'"
         return None
 
@@ -1022,8 +1210,7 @@ class Checker:
         if kind == "skill" and self.open_skills is not None:
             return None  # any skill name is accepted
         kinds = ("attribute", "skill") if kind == "stat" else (kind,)
-        return frozenset(name for name, f in self.fields.items()
-                         if self.field_ref_kind(f) in kinds)
+        return frozenset(name for name, f in self.fields.items() if self.field_ref_kind(f) in kinds)
 
     def ex_ifexpr(self, node: n.IfExpr, scope: Scope) -> t.Type:
         self.want(node.condition, scope, t.BOOL, "an `if` condition")
@@ -1070,11 +1257,20 @@ class Checker:
             self.use(name)
             values = [_step_value(s) for s in definition.steps]
             return t.text_of(values) if values and isinstance(values[0], str) else t.NUMBER
-        choices = [*PARAM_TYPES, *(k for k, v in self.globals.items()
-                                   if isinstance(v, n.Group | n.Table | n.Catalog | n.Ladder))]
-        self.error(f"unknown type `{name}`", node.span, did_you_mean(name, choices)
-                   or "types: " + ", ".join(PARAM_TYPES) + ", or a group, table, catalog "
-                   "or ladder name")
+        choices = [
+            *PARAM_TYPES,
+            *(
+                k
+                for k, v in self.globals.items()
+                if isinstance(v, n.Group | n.Table | n.Catalog | n.Ladder)
+            ),
+        ]
+        self.error(
+            f"unknown type `{name}`",
+            node.span,
+            did_you_mean(name, choices)
+            or "types: " + ", ".join(PARAM_TYPES) + ", or a group, table, catalog or ladder name",
+        )
         return t.ANY
 
     # ─── whole-rulebook checks ──────────────────────────────────────────────
@@ -1088,14 +1284,16 @@ class Checker:
             state[name] = 1
             for callee in sorted(self.calls.get(name, ())):
                 if state.get(callee) == 1:
-                    cycle = path[path.index(callee):] + [callee] if callee in path else [callee]
+                    cycle = [*path[path.index(callee) :], callee] if callee in path else [callee]
                     key = frozenset(cycle)
                     if key not in reported:
                         reported.add(key)
                         node = self.globals.get(callee)
-                        self.error(f"{callee} calls itself (through "
-                                   f"{' → '.join(cycle)}); rules must always finish",
-                                   node.span if node is not None else None)
+                        self.error(
+                            f"{callee} calls itself (through "
+                            f"{' → '.join(cycle)}); rules must always finish",
+                            node.span if node is not None else None,
+                        )
                 elif state.get(callee) is None:
                     visit(callee, [*path, callee])
             state[name] = 2
@@ -1106,8 +1304,18 @@ class Checker:
 
     def check_unused(self) -> None:
         for name, definition in self.globals.items():
-            if isinstance(definition, n.Action | n.Stat | n.Resource | n.Counter | n.Flag
-                          | n.TextField | n.ListField | n.Catalog | n.Derived):
+            if isinstance(
+                definition,
+                n.Action
+                | n.Stat
+                | n.Resource
+                | n.Counter
+                | n.Flag
+                | n.TextField
+                | n.ListField
+                | n.Catalog
+                | n.Derived,
+            ):
                 continue
             if name not in self.used:
                 what = _describe(definition).split(" ", 1)[1]
@@ -1135,7 +1343,6 @@ def names_a_field(node, bindings: dict) -> bool:
     return isinstance(node, n.Field)
 
 
-
 def _step_value(step):
     if isinstance(step, n.Dice):
         return step.sides
@@ -1146,7 +1353,7 @@ def _comparable(a: t.Type, b: t.Type) -> bool:
     va, vb = t.value_of(a), t.value_of(b)
     if "any" in (va.kind, vb.kind) or "none" in (va.kind, vb.kind):
         return True
-    if a.kind == "ref" and vb.kind == "text" or b.kind == "ref" and va.kind == "text":
+    if (a.kind == "ref" and vb.kind == "text") or (b.kind == "ref" and va.kind == "text"):
         return True  # comparing a field's name with a text
     return va.kind == vb.kind
 
@@ -1155,12 +1362,25 @@ def _describe(node) -> str:
     kind = _KIND_OF.get(type(node), "definition")
     if isinstance(node, n.Stat):
         kind = node.kind
-    words = {"roll": "a roll", "ladder": "a ladder", "formula": "a formula",
-             "table": "a table", "check": "a check", "opposed": "an opposed check",
-             "action": "an action", "group": "a group", "catalog": "a catalog",
-             "derived": "a derived value", "resource": "a resource", "counter": "a counter",
-             "flag": "a flag", "text": "a text field", "list": "a list",
-             "attribute": "an attribute", "skill": "a skill"}
+    words = {
+        "roll": "a roll",
+        "ladder": "a ladder",
+        "formula": "a formula",
+        "table": "a table",
+        "check": "a check",
+        "opposed": "an opposed check",
+        "action": "an action",
+        "group": "a group",
+        "catalog": "a catalog",
+        "derived": "a derived value",
+        "resource": "a resource",
+        "counter": "a counter",
+        "flag": "a flag",
+        "text": "a text field",
+        "list": "a list",
+        "attribute": "an attribute",
+        "skill": "a skill",
+    }
     return words.get(kind, kind)
 
 
@@ -1184,6 +1404,3 @@ def _signature(name: str, params) -> str:
     for p in params:
         parts.append(p.name if p.default is None else f"{p.name} = {p.default.span.text}")
     return f"it is {name}({', '.join(parts)})"
-
-
-

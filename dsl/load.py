@@ -18,15 +18,25 @@ MAX_EXTENDS = 8
 #: largest rulebook file read, in bytes
 MAX_FILE_SIZE = 2_000_000
 
-_KIND_WORDS = {n.RollDef: "roll", n.Ladder: "ladder", n.Formula: "formula", n.Table: "table",
-               n.Check: "check", n.Opposed: "opposed", n.Action: "action"}
+_KIND_WORDS = {
+    n.RollDef: "roll",
+    n.Ladder: "ladder",
+    n.Formula: "formula",
+    n.Table: "table",
+    n.Check: "check",
+    n.Opposed: "opposed",
+    n.Action: "action",
+}
 
 
 def shipped_rulebooks() -> dict[str, Path]:
     """The rulebooks that come with the package, by name (`arcana_mundi`, ...)."""
     folder = resources.files("rulebooks")
-    return {entry.name[: -len(".rules")]: Path(str(entry)) for entry in folder.iterdir()
-            if entry.name.endswith(".rules")}
+    return {
+        entry.name[: -len(".rules")]: Path(str(entry))
+        for entry in folder.iterdir()
+        if entry.name.endswith(".rules")
+    }
 
 
 def resolve(reference: str | Path, relative_to: Path | None = None) -> Path:
@@ -65,30 +75,35 @@ def load(reference: str | Path) -> Rulebook:
     return load_text(read(path), str(path), folder=path.parent)
 
 
-def load_text(text: str, name: str = "<rulebook>", folder: Path | None = None,
-              _chain: tuple = ()) -> Rulebook:
+def load_text(
+    text: str, name: str = "<rulebook>", folder: Path | None = None, _chain: tuple = ()
+) -> Rulebook:
     """Parse and check rulebook text; a house rule's `extends` is found from `folder`."""
     parsed = parse_cached(text, name)
     header = parsed.header
     if header is None or header.extends is None:
-        definitions = [d.definition if isinstance(d, n.Replace) else d
-                       for d in parsed.definitions]
+        definitions = [d.definition if isinstance(d, n.Replace) else d for d in parsed.definitions]
         for replaced in (d for d in parsed.definitions if isinstance(d, n.Replace)):
-            raise CheckError("`replace` is for house rules: this rulebook extends none",
-                             replaced.span, 'start with `rulebook "..." extends base { }`')
+            raise CheckError(
+                "`replace` is for house rules: this rulebook extends none",
+                replaced.span,
+                'start with `rulebook "..." extends base { }`',
+            )
         return check_definitions(header, definitions, name)
     if len(_chain) >= MAX_EXTENDS:
         raise CheckError(f"more than {MAX_EXTENDS} rulebooks extend one another", header.span)
     base_path = resolve(header.extends, folder)
     key = str(base_path.resolve())
     if key in _chain:
-        raise CheckError(f"{header.extends} extends itself, through other rulebooks",
-                         header.span)
+        raise CheckError(f"{header.extends} extends itself, through other rulebooks", header.span)
     base = load_text(read(base_path), str(base_path), base_path.parent, (*_chain, key))
     definitions, changes = merge(_definitions_of(base), parsed.definitions)
-    merged_header = n.Header(header.title, header.extends,
-                             tuple({**base.header, **dict(header.fields)}.items()),
-                             span=header.span)
+    merged_header = n.Header(
+        header.title,
+        header.extends,
+        tuple({**base.header, **dict(header.fields)}.items()),
+        span=header.span,
+    )
     return check_definitions(merged_header, definitions, name, changes, base)
 
 
@@ -110,7 +125,7 @@ def parse_cached(text: str, name: str) -> n.RulebookFile:
     path = _cache_file(key)
     if path is not None and path.exists() and path.stat().st_uid == os.getuid():
         try:
-            found = pickle.loads(path.read_bytes())  # noqa: S301 - our own cache file
+            found = pickle.loads(path.read_bytes())
         except Exception:  # a stale or broken cache file: parse again
             found = None
     if found is None:
@@ -151,15 +166,26 @@ def _cache_file(key: str) -> Path | None:
 
 def _definitions_of(rulebook: Rulebook) -> list:
     """The definitions a checked rulebook was made from, in a stable order."""
-    sheet_items = list(rulebook.fields.values()) + list(rulebook.groups.values()) \
-        + list(rulebook.derived.values()) + list(rulebook.ensures)
+    sheet_items = (
+        list(rulebook.fields.values())
+        + list(rulebook.groups.values())
+        + list(rulebook.derived.values())
+        + list(rulebook.ensures)
+    )
     if rulebook.open_skills is not None:
         sheet_items.append(rulebook.open_skills)
     out: list = []
     if sheet_items:
         out.append(n.Sheet(tuple(sheet_items), span=sheet_items[0].span))
-    for table in (rulebook.rolls, rulebook.ladders, rulebook.formulas, rulebook.tables,
-                  rulebook.checks, rulebook.opposed, rulebook.actions):
+    for table in (
+        rulebook.rolls,
+        rulebook.ladders,
+        rulebook.formulas,
+        rulebook.tables,
+        rulebook.checks,
+        rulebook.opposed,
+        rulebook.actions,
+    ):
         out.extend(table.values())
     return out
 
@@ -168,24 +194,36 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
     """A house rule's definitions on top of its base: `replace` swaps, new names add."""
     merged = list(base)
     by_name = {d.name: i for i, d in enumerate(merged) if not isinstance(d, n.Sheet)}
-    sheet_names = {item.name for d in merged if isinstance(d, n.Sheet) for item in d.items
-                   if hasattr(item, "name")}
+    sheet_names = {
+        item.name
+        for d in merged
+        if isinstance(d, n.Sheet)
+        for item in d.items
+        if hasattr(item, "name")
+    }
     changes = []
     for definition in house:
         if isinstance(definition, n.Replace):
             new = definition.definition
             if isinstance(new, n.Sheet):
-                raise CheckError("a sheet is not replaced; a house rule's sheet block adds "
-                                 "fields", definition.span)
+                raise CheckError(
+                    "a sheet is not replaced; a house rule's sheet block adds fields",
+                    definition.span,
+                )
             if new.name not in by_name:
-                raise CheckError(f"there is no {_KIND_WORDS[type(new)]} `{new.name}` in the "
-                                 "base rulebook to replace", new.span,
-                                 "leave out `replace` to add a new definition")
+                raise CheckError(
+                    f"there is no {_KIND_WORDS[type(new)]} `{new.name}` in the "
+                    "base rulebook to replace",
+                    new.span,
+                    "leave out `replace` to add a new definition",
+                )
             old = merged[by_name[new.name]]
             if type(old) is not type(new):
-                raise CheckError(f"`{new.name}` is a {_KIND_WORDS[type(old)]} in the base "
-                                 f"rulebook; a {_KIND_WORDS[type(new)]} cannot replace it",
-                                 new.span)
+                raise CheckError(
+                    f"`{new.name}` is a {_KIND_WORDS[type(old)]} in the base "
+                    f"rulebook; a {_KIND_WORDS[type(new)]} cannot replace it",
+                    new.span,
+                )
             if isinstance(new, n.Action):
                 _same_signature(old, new)
             merged[by_name[new.name]] = new
@@ -193,15 +231,20 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
         elif isinstance(definition, n.Sheet):
             for item in definition.items:
                 if getattr(item, "name", None) in sheet_names:
-                    raise CheckError(f"the base rulebook's sheet already has `{item.name}`",
-                                     item.span)
+                    raise CheckError(
+                        f"the base rulebook's sheet already has `{item.name}`", item.span
+                    )
             merged.append(definition)
-            changes.extend(("added", "sheet field", item.name) for item in definition.items
-                           if hasattr(item, "name"))
+            changes.extend(
+                ("added", "sheet field", item.name)
+                for item in definition.items
+                if hasattr(item, "name")
+            )
         else:
             if definition.name in by_name:
                 raise CheckError(
-                    f"`{definition.name}` is already defined by the base rulebook", definition.span,
+                    f"`{definition.name}` is already defined by the base rulebook",
+                    definition.span,
                     f"write `replace {_KIND_WORDS[type(definition)]} {definition.name} ...` "
                     "to change it",
                 )
@@ -217,17 +260,27 @@ def _same_signature(old: n.Action, new: n.Action) -> None:
     for param in old.params:
         match = new_params.get(param.name)
         if match is None:
-            raise CheckError(f"the replaced action {new.name} drops the parameter "
-                             f"`{param.name}`; callers of the base action pass it", new.span)
+            raise CheckError(
+                f"the replaced action {new.name} drops the parameter "
+                f"`{param.name}`; callers of the base action pass it",
+                new.span,
+            )
         if match.type != param.type:
-            raise CheckError(f"the replaced action {new.name} changes the type of "
-                             f"`{param.name}`", match.span,
-                             f"the base action has `{param.name}: {param.type.span.text}`")
+            raise CheckError(
+                f"the replaced action {new.name} changes the type of `{param.name}`",
+                match.span,
+                f"the base action has `{param.name}: {param.type.span.text}`",
+            )
         if match.default is None and param.default is not None:
-            raise CheckError(f"`{param.name}` had a default in the base action; the "
-                             "replacement must keep one", match.span)
+            raise CheckError(
+                f"`{param.name}` had a default in the base action; the replacement must keep one",
+                match.span,
+            )
     old_names = {p.name for p in old.params}
     for param in new.params:
         if param.name not in old_names and param.default is None:
-            raise CheckError(f"the new parameter `{param.name}` needs a default, so that calls "
-                             "written for the base action still work", param.span)
+            raise CheckError(
+                f"the new parameter `{param.name}` needs a default, so that calls "
+                "written for the base action still work",
+                param.span,
+            )

@@ -585,8 +585,11 @@ def walk(node):
             stack.extend(item)
         elif attrs.has(type(item)):
             yield item
-            stack.extend(getattr(item, f.name) for f in attrs.fields(type(item))
-                         if f.name not in ("span", "name_span", "op_span"))
+            stack.extend(
+                getattr(item, f.name)
+                for f in attrs.fields(type(item))
+                if f.name not in ("span", "name_span", "op_span")
+            )
 
 
 def field_reads(node) -> dict:

@@ -72,8 +72,15 @@ def ref(kind: str, group: str | None = None) -> Type:
 
 #: what reading a ref gives, by the kind of field it names
 REF_VALUES = {
-    "attribute": NUMBER, "skill": NUMBER, "stat": NUMBER, "resource": NUMBER,
-    "counter": NUMBER, "derived": NUMBER, "flag": BOOL, "text": TEXT, "list": list_of(TEXT),
+    "attribute": NUMBER,
+    "skill": NUMBER,
+    "stat": NUMBER,
+    "resource": NUMBER,
+    "counter": NUMBER,
+    "derived": NUMBER,
+    "flag": BOOL,
+    "text": TEXT,
+    "list": list_of(TEXT),
 }
 
 
@@ -117,8 +124,10 @@ def fits(value: Type, wanted: Type) -> bool:
         return True
     if wanted.kind == "ref":
         if value.kind == "ref":
-            return value.ref == wanted.ref or wanted.ref == "stat" and value.ref in (
-                "attribute", "skill", "stat", "resource", "counter")
+            return value.ref == wanted.ref or (
+                wanted.ref == "stat"
+                and value.ref in ("attribute", "skill", "stat", "resource", "counter")
+            )
         return value.kind in ("text", "none")
     v = value_of(value)
     if v.kind == "any":

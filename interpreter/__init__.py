@@ -1,12 +1,12 @@
 """The back end: runs a rulebook's AST against a character sheet and a dice source.
 
-    import dsl, interpreter
-    book = dsl.load("arcana_mundi")
-    engine = interpreter.Engine(book)
-    sheet = engine.load_sheet("rulebooks/characters/menecma.yaml")
-    out = engine.run("usar_numina", sheet, {"numina": "Grito Báquico"},
-                     dice=interpreter.ForcedDice([3, 4]))
-    out.result, out.sheet, out.changes, out.trace
+import dsl, interpreter
+book = dsl.load("arcana_mundi")
+engine = interpreter.Engine(book)
+sheet = engine.load_sheet("rulebooks/characters/menecma.yaml")
+out = engine.run("usar_numina", sheet, {"numina": "Grito Báquico"},
+                 dice=interpreter.ForcedDice([3, 4]))
+out.result, out.sheet, out.changes, out.trace
 """
 
 from interpreter.dice import DiceSource, ForcedDice, SeededDice, TypedDice
@@ -25,8 +25,25 @@ from interpreter.sheet import Sheet
 from interpreter.trace import Step, render_text
 
 __all__ = [
-    "DEFAULT_LIMITS", "Change", "DiceError", "DiceSource", "Engine", "EvaluationError",
-    "ForcedDice", "InsufficientResource", "LimitExceeded", "Limits", "Outcome",
-    "ParameterError", "RequirementFailed", "RollResult", "SeededDice", "Sheet", "SheetError",
-    "Step", "TypedDice", "render_text", "roll",
+    "DEFAULT_LIMITS",
+    "Change",
+    "DiceError",
+    "DiceSource",
+    "Engine",
+    "EvaluationError",
+    "ForcedDice",
+    "InsufficientResource",
+    "LimitExceeded",
+    "Limits",
+    "Outcome",
+    "ParameterError",
+    "RequirementFailed",
+    "RollResult",
+    "SeededDice",
+    "Sheet",
+    "SheetError",
+    "Step",
+    "TypedDice",
+    "render_text",
+    "roll",
 ]

@@ -36,70 +36,98 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rulebook",
         description="Run tabletop role-playing rules written in the rulebook language.",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = commands.add_parser("roll", help="roll a dice expression",
-                            description="Roll a dice expression such as 4d6kh3 + 2.")
+    p = commands.add_parser(
+        "roll",
+        help="roll a dice expression",
+        description="Roll a dice expression such as 4d6kh3 + 2.",
+    )
     p.add_argument("expression", metavar="EXPR")
     _dice_options(p, ask=False)
     p.add_argument("--json", action="store_true", help="print JSON")
 
-    p = commands.add_parser("run", help="run an action of a rulebook against a character",
-                            description="Run an action of a rulebook against a character.")
+    p = commands.add_parser(
+        "run",
+        help="run an action of a rulebook against a character",
+        description="Run an action of a rulebook against a character.",
+    )
     p.add_argument("rulebook", metavar="RULEBOOK", help="a .rules file or a shipped rulebook")
     p.add_argument("action", metavar="ACTION")
     _run_options(p)
     _dice_options(p, ask=True)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--save", action="store_true",
-                   help="write the changed sheet back to --char (atomically)")
+    p.add_argument(
+        "--save", action="store_true", help="write the changed sheet back to --char (atomically)"
+    )
 
-    p = commands.add_parser("check", help="check rulebooks and print their diagnostics",
-                            description="Check rulebooks: every error and warning.")
+    p = commands.add_parser(
+        "check",
+        help="check rulebooks and print their diagnostics",
+        description="Check rulebooks: every error and warning.",
+    )
     p.add_argument("rulebooks", metavar="RULEBOOK", nargs="+")
 
-    p = commands.add_parser("describe", help="list a rulebook's actions, checks, tables, sheet",
-                            description="What a rulebook offers: actions and their "
-                                        "parameters, checks, tables and the sheet.")
+    p = commands.add_parser(
+        "describe",
+        help="list a rulebook's actions, checks, tables, sheet",
+        description="What a rulebook offers: actions and their "
+        "parameters, checks, tables and the sheet.",
+    )
     p.add_argument("rulebook", metavar="RULEBOOK")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = commands.add_parser(
-        "odds", help="exact odds of a dice expression or of an action's result",
+        "odds",
+        help="exact odds of a dice expression or of an action's result",
         description="The exact probability of each outcome: `rulebook odds EXPR` or "
-                    "`rulebook odds RULEBOOK ACTION --field NAME`.")
+        "`rulebook odds RULEBOOK ACTION --field NAME`.",
+    )
     p.add_argument("target", metavar="EXPR | RULEBOOK")
     p.add_argument("action", metavar="ACTION", nargs="?")
     _run_options(p)
     p.add_argument("--field", metavar="NAME", help="the result field (or sheet path) to study")
-    p.add_argument("--compare", metavar="OTHER",
-                   help="another rulebook (such as a house rule), or NAME=VALUE,... "
-                        "parameters, to compare with")
+    p.add_argument(
+        "--compare",
+        metavar="OTHER",
+        help="another rulebook (such as a house rule), or NAME=VALUE,... "
+        "parameters, to compare with",
+    )
     p.add_argument("--fractions", action="store_true", help="show exact fractions")
-    p.add_argument("--budget", type=int, metavar="N",
-                   help="exact work allowed before falling back to sampling")
+    p.add_argument(
+        "--budget", type=int, metavar="N", help="exact work allowed before falling back to sampling"
+    )
     p.add_argument("--trials", type=int, metavar="N", help="trials when sampling")
     p.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
 def _run_options(p) -> None:
-    p.add_argument("--char", metavar="FILE",
-                   help="the character sheet (YAML or JSON), or a shipped character's name")
-    p.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
-                   help="an action parameter (repeat for several)")
+    p.add_argument(
+        "--char",
+        metavar="FILE",
+        help="the character sheet (YAML or JSON), or a shipped character's name",
+    )
+    p.add_argument(
+        "--set",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="an action parameter (repeat for several)",
+    )
 
 
 def _dice_options(p, ask: bool) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--seed", type=int, metavar="N", help="reproducible random dice")
-    group.add_argument("--dice", metavar="LIST",
-                       help="the faces to use, in draw order: 6,5,3,1")
+    group.add_argument("--dice", metavar="LIST", help="the faces to use, in draw order: 6,5,3,1")
     if ask:
-        group.add_argument("--ask", action="store_true",
-                           help="ask for each die as it is needed (physical dice)")
+        group.add_argument(
+            "--ask", action="store_true", help="ask for each die as it is needed (physical dice)"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,8 +164,11 @@ def _faces(text: str) -> list[int]:
         try:
             faces.append(int(part))
         except ValueError:
-            raise ParameterError(f"--dice: value {position} ({part!r}) is not a whole number",
-                                 None, "write the faces as 6,5,3,1") from None
+            raise ParameterError(
+                f"--dice: value {position} ({part!r}) is not a whole number",
+                None,
+                "write the faces as 6,5,3,1",
+            ) from None
     return faces
 
 
@@ -171,9 +202,18 @@ def _origin_note(origin: str, words: dict) -> str:
 def cmd_roll(args) -> int:
     result = roll(args.expression, dice_source(args))
     if args.json:
-        print(json.dumps({"expression": result.expression, "total": to_json(result.total),
-                          "dice": list(result.dice), "detail": result.detail,
-                          "origin": result.origin}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "expression": result.expression,
+                    "total": to_json(result.total),
+                    "dice": list(result.dice),
+                    "detail": result.detail,
+                    "origin": result.origin,
+                },
+                ensure_ascii=False,
+            )
+        )
     else:
         print(f"{result.detail}{_origin_note(result.origin, WORDS['en'])}")
     return 0
@@ -196,7 +236,8 @@ def resolve_character(reference: str, book) -> Path:
         if candidate.exists():
             return candidate
     known = sorted(p.stem for p in folder.glob("*.yaml")) + sorted(
-        p.stem for p in folder.glob("*.json"))
+        p.stem for p in folder.glob("*.json")
+    )
     from dsl.errors import did_you_mean
 
     hint = did_you_mean(reference, known) or "shipped characters: " + ", ".join(known)
@@ -260,8 +301,10 @@ def outcome_json(outcome) -> dict:
         "action": outcome.action,
         "params": to_json(outcome.params),
         "result": to_json(outcome.result),
-        "changes": [{"path": c.path, "before": to_json(c.before), "after": to_json(c.after)}
-                    for c in outcome.changes],
+        "changes": [
+            {"path": c.path, "before": to_json(c.before), "after": to_json(c.after)}
+            for c in outcome.changes
+        ],
         "sheet": to_json(outcome.sheet.to_data()),
         "trace": [step.to_json() for step in outcome.trace],
         "dice": list(outcome.dice),
@@ -306,8 +349,13 @@ def cmd_odds(args) -> int:
     return run_odds(args)
 
 
-COMMANDS = {"roll": cmd_roll, "run": cmd_run, "check": cmd_check, "describe": cmd_describe,
-            "odds": cmd_odds}
+COMMANDS = {
+    "roll": cmd_roll,
+    "run": cmd_run,
+    "check": cmd_check,
+    "describe": cmd_describe,
+    "odds": cmd_odds,
+}
 
 
 if __name__ == "__main__":

@@ -13,23 +13,37 @@ def describe(book: Rulebook) -> dict:
         "header": dict(book.header),
         "path": book.path,
         "extends": book.base.title if book.base is not None else None,
-        "changes": [{"change": what, "kind": kind, "name": name}
-                    for what, kind, name in book.changes],
+        "changes": [
+            {"change": what, "kind": kind, "name": name} for what, kind, name in book.changes
+        ],
         "actions": [_callable(a, book) for a in book.actions.values()],
         "checks": [_check(c, book) for c in book.checks.values()],
         "opposed": [_callable(o, book) for o in book.opposed.values()],
-        "rolls": [{"name": r.name, "params": [_param(p, book) for p in r.params],
-                   "dice": r.body.span.text, "line": r.span.line} for r in book.rolls.values()],
+        "rolls": [
+            {
+                "name": r.name,
+                "params": [_param(p, book) for p in r.params],
+                "dice": r.body.span.text,
+                "line": r.span.line,
+            }
+            for r in book.rolls.values()
+        ],
         "tables": [_table(t) for t in book.tables.values()],
-        "ladders": [{"name": ladder.name, "steps": [s.span.text for s in ladder.steps]}
-                    for ladder in book.ladders.values()],
+        "ladders": [
+            {"name": ladder.name, "steps": [s.span.text for s in ladder.steps]}
+            for ladder in book.ladders.values()
+        ],
         "sheet": _sheet(book),
     }
 
 
 def _callable(node, book: Rulebook) -> dict:
-    return {"name": node.name, "label": node.label, "line": node.span.line,
-            "params": [_param(p, book) for p in node.params]}
+    return {
+        "name": node.name,
+        "label": node.label,
+        "line": node.span.line,
+        "params": [_param(p, book) for p in node.params],
+    }
 
 
 def _check(node: n.Check, book: Rulebook) -> dict:
@@ -42,8 +56,7 @@ def _check(node: n.Check, book: Rulebook) -> dict:
 
 
 def _param(param: n.Param, book: Rulebook) -> dict:
-    out = {"name": param.name, "type": param.type.span.text,
-           "required": param.default is None}
+    out = {"name": param.name, "type": param.type.span.text, "required": param.default is None}
     if param.default is not None:
         out["default"] = param.default.span.text
     choices = _choices(param.type, book)
@@ -76,8 +89,12 @@ def _choices(type_node, book: Rulebook):
 
 
 def _table(table: n.Table) -> dict:
-    return {"name": table.name, "keys": list(table.keys) or ["key"], "line": table.span.line,
-            "rows": [_row(r) for r in table.rows]}
+    return {
+        "name": table.name,
+        "keys": list(table.keys) or ["key"],
+        "line": table.span.line,
+        "rows": [_row(r) for r in table.rows],
+    }
 
 
 def _row(row: n.Row) -> dict:
@@ -120,8 +137,14 @@ def _sheet(book: Rulebook) -> dict:
 def _kind(field) -> str:
     if isinstance(field, n.Stat):
         return field.kind
-    return {n.Resource: "resource", n.Counter: "counter", n.Flag: "flag",
-            n.TextField: "text", n.ListField: "list", n.Catalog: "catalog"}[type(field)]
+    return {
+        n.Resource: "resource",
+        n.Counter: "counter",
+        n.Flag: "flag",
+        n.TextField: "text",
+        n.ListField: "list",
+        n.Catalog: "catalog",
+    }[type(field)]
 
 
 def describe_text(info: dict) -> str:
@@ -157,16 +180,24 @@ def describe_text(info: dict) -> str:
         lines.append("rolls: " + ", ".join(f"{r['name']} ({r['dice']})" for r in info["rolls"]))
     if info["tables"]:
         lines.append("")
-        lines.append("tables: " + ", ".join(
-            f"{t['name']} (by {', '.join(t['keys'])}, {len(t['rows'])} rows)"
-            for t in info["tables"]))
+        lines.append(
+            "tables: "
+            + ", ".join(
+                f"{t['name']} (by {', '.join(t['keys'])}, {len(t['rows'])} rows)"
+                for t in info["tables"]
+            )
+        )
     if info["ladders"]:
-        lines.append("ladders: " + ", ".join(
-            f"{ladder['name']} ({' → '.join(ladder['steps'])})" for ladder in info["ladders"]))
+        lines.append(
+            "ladders: "
+            + ", ".join(
+                f"{ladder['name']} ({' → '.join(ladder['steps'])})" for ladder in info["ladders"]
+            )
+        )
     lines.append("")
     lines.append("sheet:")
     for field in info["sheet"]["fields"]:
-        detail = field.get("range") or field.get("max") and f"max {field['max']}" or ""
+        detail = field.get("range") or (field.get("max") and f"max {field['max']}") or ""
         if field.get("per"):
             detail += f", one per {field['per']}"
         if field.get("fields"):

@@ -26,8 +26,12 @@ from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
 
 _COMPARE = {
-    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,
-    "=": operator.eq, "!=": operator.ne,
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+    "=": operator.eq,
+    "!=": operator.ne,
 }
 
 KEPT, DROPPED, REROLLED = "kept", "dropped", "rerolled"
@@ -167,7 +171,8 @@ class DiceTray:
         if len(self.drawn) >= self.limits.dice_per_evaluation:
             raise LimitExceeded(
                 f"more than {self.limits.dice_per_evaluation} dice in one evaluation "
-                "(limit dice_per_evaluation)", span,
+                "(limit dice_per_evaluation)",
+                span,
             )
         try:
             face = self.source.draw(die, len(self.drawn) + 1)
@@ -189,7 +194,7 @@ class PoolRoll:
     or reroll follows it); `successes`/`failures` are None unless the term counts.
     """
 
-    __slots__ = ("failures", "faces", "label", "successes", "total")
+    __slots__ = ("faces", "failures", "label", "successes", "total")
 
     def __init__(self, label, faces, total, successes=None, failures=None):
         self.label, self.faces, self.total = label, faces, total
@@ -207,8 +212,9 @@ def predicate(op: str, value) -> Callable[[int], bool]:
     return lambda face: compare(face, value)
 
 
-def roll_pool(tray: DiceTray, die: Die, count: int, steps: tuple, span: Span | None,
-              label: str) -> PoolRoll:
+def roll_pool(
+    tray: DiceTray, die: Die, count: int, steps: tuple, span: Span | None, label: str
+) -> PoolRoll:
     """Roll `count` dice of `die`, then apply `steps` (compiled modifiers) in order.
 
     Each step is one of ("keep", mode, k, span), ("explode", once, test, span),
@@ -218,7 +224,8 @@ def roll_pool(tray: DiceTray, die: Die, count: int, steps: tuple, span: Span | N
     if count > limits.dice_per_term:
         raise LimitExceeded(
             f"{count} dice in one term is more than the limit of {limits.dice_per_term} "
-            "(limit dice_per_term)", span,
+            "(limit dice_per_term)",
+            span,
         )
     draw = tray.draw
     faces = [[draw(die, span), KEPT, False] for _ in range(count)]
@@ -312,5 +319,7 @@ def _reroll(tray, die, faces, once, test, span) -> list:
 def always_true(die: Die, test, span, what: str) -> None:
     """A condition every face meets would never stop: say so at once, not after 100 dice."""
     if die.size <= 1000 and all(test(face) for face in die.faces()):
-        raise EvaluationError(f"every face of {die.label} {what} under this condition, "
-                              "so the roll would never end", span)
+        raise EvaluationError(
+            f"every face of {die.label} {what} under this condition, so the roll would never end",
+            span,
+        )

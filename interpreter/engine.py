@@ -45,8 +45,17 @@ class Change:
 class Outcome:
     """What a run produced: its result, the new sheet, what changed, and how."""
 
-    __slots__ = ("_trace", "_trace_source", "action", "changes", "dice", "origin", "params",
-                 "result", "sheet")
+    __slots__ = (
+        "_trace",
+        "_trace_source",
+        "action",
+        "changes",
+        "dice",
+        "origin",
+        "params",
+        "result",
+        "sheet",
+    )
 
     def __init__(self, action, params, result, sheet, changes, dice, origin, trace_source):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
@@ -82,8 +91,9 @@ class Engine:
 
     # ─── running actions ────────────────────────────────────────────────────
 
-    def run(self, action: str, sheet: Sheet, params: dict | None = None,
-            dice: DiceSource | None = None) -> Outcome:
+    def run(
+        self, action: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
+    ) -> Outcome:
         """Run an action; return its Outcome, or raise with nothing changed."""
         compiled, args, shown = self._prepare(action, sheet, params or {})
         source = dice if dice is not None else SeededDice()
@@ -107,8 +117,16 @@ class Engine:
     def _trace(self, compiled, sheet, args, faces, shown, action) -> list[Step]:
         steps: list[Step] = []
         params = ", ".join(f"{k}={show(v)}" for k, v in shown.items())
-        steps.append(Step("action", f"{compiled.label}({params})", compiled.node.span.line,
-                          {"action": action}, -1, self.rulebook.path))
+        steps.append(
+            Step(
+                "action",
+                f"{compiled.label}({params})",
+                compiled.node.span.line,
+                {"action": action},
+                -1,
+                self.rulebook.path,
+            )
+        )
         ctx = self._context(Roller(DiceTray(ForcedDice(faces), self.limits)), sheet, steps)
         compiled(ctx, args, compiled.node.span)
         self._commit(ctx, sheet)
@@ -116,8 +134,9 @@ class Engine:
 
     def _prepare(self, action: str, sheet: Sheet, params: dict):
         if action not in self.rulebook.actions:
-            hint = did_you_mean(action, list(self.rulebook.actions)) or \
-                "actions: " + ", ".join(self.rulebook.actions)
+            hint = did_you_mean(action, list(self.rulebook.actions)) or "actions: " + ", ".join(
+                self.rulebook.actions
+            )
             raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
         compiled = self.compiler.action(action)
         if sheet.rulebook is not self.rulebook:
@@ -140,12 +159,16 @@ class Engine:
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
         if check not in self.rulebook.checks:
-            raise ParameterError(f"{self.rulebook.title} has no check {check!r}", None,
-                                 did_you_mean(check, list(self.rulebook.checks)))
+            raise ParameterError(
+                f"{self.rulebook.title} has no check {check!r}",
+                None,
+                did_you_mean(check, list(self.rulebook.checks)),
+            )
         return self._arguments(self.rulebook.checks[check], sheet, params)[0]
 
-    def run_check(self, check: str, sheet: Sheet, params: dict | None = None,
-                  dice: DiceSource | None = None) -> Record:
+    def run_check(
+        self, check: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
+    ) -> Record:
         """Roll one check (no action around it); its result record."""
         args = self.check_arguments(check, sheet, params or {})
         source = dice if dice is not None else SeededDice()
@@ -172,8 +195,11 @@ class Engine:
         for name, field in self.rulebook.fields.items():
             if not isinstance(field, n.Resource):
                 continue
-            keys = [None] if field.key_group is None else \
-                list(self.rulebook.groups[field.key_group].members)
+            keys = (
+                [None]
+                if field.key_group is None
+                else list(self.rulebook.groups[field.key_group].members)
+            )
             for key in keys:
                 place = name if key is None else (name, key)
                 high = self.compiler.resource_bound(ctx, place, "max")
@@ -182,14 +208,19 @@ class Engine:
                     state.write(place, high)
                     if ctx.trace is not None:
                         where = name if key is None else f"{name}[{key}]"
-                        ctx.step("change", f"{where}: {value} → {high} (its maximum is now "
-                                           f"{high})", field.span)
+                        ctx.step(
+                            "change",
+                            f"{where}: {value} → {high} (its maximum is now {high})",
+                            field.span,
+                        )
         for ensure in self.rulebook.ensures:
-            fn = self.compiler.memo(("ensure", id(ensure)),
-                                    lambda e=ensure: self.compiler.expr(e.condition))
+            fn = self.compiler.memo(
+                ("ensure", id(ensure)), lambda e=ensure: self.compiler.expr(e.condition)
+            )
             if fn(ctx) is not True:
-                raise EvaluationError(f"the sheet would break a rule: {ensure.message}",
-                                      ensure.span)
+                raise EvaluationError(
+                    f"the sheet would break a rule: {ensure.message}", ensure.span
+                )
         changes = [Change(*c) for c in state.changes()]
         values = state.values if state.own else sheet._values
         new = Sheet(self.rulebook, values, sheet.meta, sheet.path, sheet.text_format)
@@ -249,8 +280,7 @@ class Engine:
 
         return describe(self.rulebook)
 
-    def odds(self, action: str, sheet: Sheet, params: dict | None = None, field=None,
-             **options):
+    def odds(self, action: str, sheet: Sheet, params: dict | None = None, field=None, **options):
         from interpreter.odds import action_odds
 
         return action_odds(self, action, sheet, params or {}, field, **options)
@@ -274,8 +304,7 @@ class _Binder:
                 value = param.default.value
                 if not (isinstance(value, str) and _is_catalog(param.type, engine.rulebook)):
                     self.constant[param.name] = engine.param_value(param, value, None)
-        self.catalogs = {p.name for p in node.params
-                         if _is_catalog(p.type, engine.rulebook)}
+        self.catalogs = {p.name for p in node.params if _is_catalog(p.type, engine.rulebook)}
         self.convert = {p.name: self._converter(p) for p in node.params}
 
     def _converter(self, param):
@@ -289,8 +318,11 @@ class _Binder:
         if isinstance(type_node, n.NamedType):
             if type_node.name == "int":
                 return lambda v, sheet: v if type(v) is int else general(v, sheet)
-            choices = _choices(type_node.name, engine.rulebook) \
-                if not _is_catalog(type_node, engine.rulebook) else None
+            choices = (
+                _choices(type_node.name, engine.rulebook)
+                if not _is_catalog(type_node, engine.rulebook)
+                else None
+            )
             if choices:
                 return lambda v, sheet: v if v in choices else general(v, sheet)
         return general
@@ -300,8 +332,10 @@ class _Binder:
         for name in params:
             if name not in self.known:
                 hint = did_you_mean(name, self.names) or (
-                    "parameters: " + ", ".join(self.names) if self.names
-                    else "it takes no parameters")
+                    "parameters: " + ", ".join(self.names)
+                    if self.names
+                    else "it takes no parameters"
+                )
                 raise ParameterError(f"{node.name} has no parameter {name!r}", None, hint)
         args, shown = [], {}
         defaults_ctx = None
@@ -314,21 +348,23 @@ class _Binder:
             elif param.default is not None:
                 if defaults_ctx is None:
                     defaults_ctx = engine._context(
-                        Roller(DiceTray(ForcedDice(()), engine.limits)), sheet)
+                        Roller(DiceTray(ForcedDice(()), engine.limits)), sheet
+                    )
                 value = engine._default(param, defaults_ctx, sheet)
             else:
-                raise ParameterError(f"{node.name} needs the parameter {name!r} "
-                                     f"({param.type.span.text})")
+                raise ParameterError(
+                    f"{node.name} needs the parameter {name!r} ({param.type.span.text})"
+                )
             args.append(value)
             # A catalog entry is shown by its name, as it was given.
-            shown[name] = value["name"] if name in self.catalogs and value is not None \
-                else value
+            shown[name] = value["name"] if name in self.catalogs and value is not None else value
         return tuple(args), shown
 
 
 def _is_catalog(type_node, book: Rulebook) -> bool:
-    return isinstance(type_node, n.NamedType) and isinstance(book.fields.get(type_node.name),
-                                                            n.Catalog)
+    return isinstance(type_node, n.NamedType) and isinstance(
+        book.fields.get(type_node.name), n.Catalog
+    )
 
 
 def _convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
@@ -338,9 +374,11 @@ def _convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
         return None
     if isinstance(type_node, n.EnumType):
         if value not in type_node.choices:
-            raise ParameterError(f"{where}: {value!r} is not one of "
-                                 f"{', '.join(type_node.choices)}", None,
-                                 did_you_mean(str(value), type_node.choices))
+            raise ParameterError(
+                f"{where}: {value!r} is not one of {', '.join(type_node.choices)}",
+                None,
+                did_you_mean(str(value), type_node.choices),
+            )
         return value
     if isinstance(type_node, n.ListType):
         if isinstance(value, str):
@@ -379,9 +417,9 @@ def _convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
             return value
         if value not in entries:
             hint = did_you_mean(str(value), entries) or (
-                "entries: " + ", ".join(entries) if entries else "the sheet has none")
-            raise ParameterError(f"{where}: the sheet has no {kind} entry {value!r}", None,
-                                 hint)
+                "entries: " + ", ".join(entries) if entries else "the sheet has none"
+            )
+            raise ParameterError(f"{where}: the sheet has no {kind} entry {value!r}", None, hint)
         return entries[value]
     choices = _choices(kind, book)
     if choices is not None:
@@ -393,8 +431,9 @@ def _convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
             if kind == "skill" and book.open_skills is not None and isinstance(value, str):
                 return value
             choices = sorted(choices, key=str)
-            hint = did_you_mean(str(value), [str(c) for c in choices]) or \
-                "choices: " + ", ".join(map(str, choices))
+            hint = did_you_mean(str(value), [str(c) for c in choices]) or "choices: " + ", ".join(
+                map(str, choices)
+            )
             article = "an" if kind[:1].lower() in "aeiou" else "a"
             raise ParameterError(f"{where}: {value!r} is not {article} {kind}", None, hint)
     return value
@@ -504,8 +543,9 @@ class _TermRecorder(Roller):
         return self.pool(die, 1, (), span, span.text).total
 
 
-def roll(expression: str, dice: DiceSource | None = None,
-         limits: Limits = DEFAULT_LIMITS) -> RollResult:
+def roll(
+    expression: str, dice: DiceSource | None = None, limits: Limits = DEFAULT_LIMITS
+) -> RollResult:
     """Roll a dice expression such as `4d6kh3 + 2`; raise a RulebookError if it is bad."""
     node, value = _EXPRESSIONS.compile(expression)
     source = dice if dice is not None else SeededDice()
@@ -514,5 +554,6 @@ def roll(expression: str, dice: DiceSource | None = None,
     if not is_number(total):
         raise EvaluationError(f"the expression gives {show(total)}, not a number", node.span)
     source.finish()
-    return RollResult(expression, total, tuple(roller.tray.drawn), source.origin,
-                      tuple(roller.terms))
+    return RollResult(
+        expression, total, tuple(roller.tray.drawn), source.origin, tuple(roller.terms)
+    )

@@ -30,8 +30,13 @@ class InsufficientResource(EvaluationError):
 class SheetError(RulebookError):
     """A character sheet that does not fit the rulebook's schema. Exit code 3."""
 
-    def __init__(self, message: str, field: str | None = None, hint: str | None = None,
-                 path: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        field: str | None = None,
+        hint: str | None = None,
+        path: str | None = None,
+    ):
         super().__init__(message, None, hint)
         self.field = field
         self.path = path

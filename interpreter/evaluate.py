@@ -15,15 +15,15 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from contextvars import ContextVar
+from fractions import Fraction
 
 import attrs
-from fractions import Fraction
 
 from dsl import nodes as n
 from dsl import types as t
 from dsl.check import Rulebook, names_a_field
 from dsl.errors import Span
-from interpreter.dice import FUDGE, Die, DiceTray, PoolRoll, predicate, roll_pool
+from interpreter.dice import FUDGE, DiceTray, Die, PoolRoll, predicate, roll_pool
 from interpreter.distribution import Dist
 from interpreter.errors import (
     EvaluationError,
@@ -90,14 +90,12 @@ class State:
 
     def snapshot(self) -> tuple:
         """A hashable summary of what changed (the odds engine merges equal worlds)."""
-        return tuple(sorted((path, _freeze(self.read(_place_of(path))))
-                            for path in self.before))
+        return tuple(sorted((path, _freeze(self.read(_place_of(path)))) for path in self.before))
 
     def copy(self) -> State:
         other = State(self.values, self.open_default)
         if self.own:
-            other.values = {k: (dict(v) if k in self.copied else v)
-                            for k, v in self.values.items()}
+            other.values = {k: (dict(v) if k in self.copied else v) for k, v in self.values.items()}
             other.own = True
             other.copied = set(self.copied)
         other.before = dict(self.before)
@@ -141,11 +139,27 @@ class Roller:
 class Context:
     """Everything one evaluation reads and writes."""
 
-    __slots__ = ("capture", "depth", "env", "limits", "quiet", "roller", "state", "steps",
-                 "trace", "words")
+    __slots__ = (
+        "capture",
+        "depth",
+        "env",
+        "limits",
+        "quiet",
+        "roller",
+        "state",
+        "steps",
+        "trace",
+        "words",
+    )
 
-    def __init__(self, roller, limits: Limits, state: State | None = None,
-                 trace: list | None = None, words: dict | None = None):
+    def __init__(
+        self,
+        roller,
+        limits: Limits,
+        state: State | None = None,
+        trace: list | None = None,
+        words: dict | None = None,
+    ):
         self.roller = roller
         self.limits = limits
         self.state = state
@@ -185,8 +199,9 @@ def _number(value, span: Span | None, what: str):
         return value
     if isinstance(value, PoolRoll | ChainRoll):
         return value.total
-    raise EvaluationError(f"{what} should be a number, not {type_name(value)} "
-                          f"({show(value)})", span)
+    raise EvaluationError(
+        f"{what} should be a number, not {type_name(value)} ({show(value)})", span
+    )
 
 
 def _whole(ctx, value, span: Span | None, what: str) -> int:
@@ -194,8 +209,11 @@ def _whole(ctx, value, span: Span | None, what: str) -> int:
         value = ctx.roller.resolve(value)
     value = _number(value, span, what)
     if type(value) is not int:
-        raise EvaluationError(f"{what} should be a whole number, not {show(value)}", span,
-                              "round it explicitly with floor, ceil or round")
+        raise EvaluationError(
+            f"{what} should be a whole number, not {show(value)}",
+            span,
+            "round it explicitly with floor, ceil or round",
+        )
     return value
 
 
@@ -206,7 +224,7 @@ def _value(ctx, value):
     return value
 
 
-class Branch(Exception):  # noqa: N818 - a signal, not an error
+class Branch(Exception):
     """Odds: a concrete value is needed where only its distribution is known."""
 
     def __init__(self, dist: Dist):
@@ -375,16 +393,22 @@ class Compiler:
             return lambda ctx: ctx.env[name]
         if isinstance(node, n.Index) and self.bindings[id(node)].kind == "family":
             family = self.bindings[id(node)].name
-            key_fn = self.ref(node.keys[0]) if self.type_of(node.keys[0]).kind == "ref" \
+            key_fn = (
+                self.ref(node.keys[0])
+                if self.type_of(node.keys[0]).kind == "ref"
                 else self.expr(node.keys[0])
+            )
             return lambda ctx: (family, _value(ctx, key_fn(ctx)))
         if isinstance(node, n.Field):
             subject = self.expr(node.subject)
             name = node.name
             return lambda ctx: subject(ctx).get(name)
         if isinstance(node, n.IfExpr):
-            condition, then, otherwise = (self.expr(node.condition), self.ref(node.then),
-                                          self.ref(node.otherwise))
+            condition, then, otherwise = (
+                self.expr(node.condition),
+                self.ref(node.then),
+                self.ref(node.otherwise),
+            )
             return lambda ctx: then(ctx) if condition(ctx) else otherwise(ctx)
         return self.expr(node)
 
@@ -413,8 +437,10 @@ class Compiler:
         def text(ctx):
             out = "".join(p if isinstance(p, str) else show(_value(ctx, p(ctx))) for p in parts)
             if len(out) > ctx.limits.text_length:
-                raise LimitExceeded(f"a text longer than {ctx.limits.text_length} characters "
-                                    "(limit text_length)", span)
+                raise LimitExceeded(
+                    f"a text longer than {ctx.limits.text_length} characters (limit text_length)",
+                    span,
+                )
             return out
 
         return text
@@ -428,6 +454,7 @@ class Compiler:
         kind, name = binding.kind, binding.name
         if kind == "local":
             if self.type_of(node).kind == "ref":
+
                 def read_named(ctx):
                     place = ctx.env[name]
                     if type(place) is str:
@@ -491,8 +518,11 @@ class Compiler:
             return lambda ctx: ctx.state.read(_get_field(subject(ctx), name, span))
 
         subject_binding = self.bindings.get(id(node.subject))
-        if isinstance(node.subject, n.Name) and subject_binding is not None and \
-                subject_binding.kind == "local":
+        if (
+            isinstance(node.subject, n.Name)
+            and subject_binding is not None
+            and subject_binding.kind == "local"
+        ):
             local = node.subject.name
 
             def local_field(ctx):  # `c.total`: the commonest field access, in one step
@@ -528,8 +558,10 @@ class Compiler:
             # A value naming a field looks up a table of texts by the field's name, and
             # a table of numbers by the field's value.
             texts = _text_keyed(binding.node)
-            keys = tuple(self.naming(k) if texts[min(i, len(texts) - 1)] else self.expr(k)
-                         for i, k in enumerate(node.keys))
+            keys = tuple(
+                self.naming(k) if texts[min(i, len(texts) - 1)] else self.expr(k)
+                for i, k in enumerate(node.keys)
+            )
             lookup = self.table(binding.name)
             key_values = _tuple_of(keys)
             return lambda ctx: lookup(ctx, key_values(ctx), span)
@@ -544,8 +576,7 @@ class Compiler:
                 name = _value(ctx, key(ctx))
                 found = ctx.state.values[catalog].get(name)
                 if found is None:
-                    raise EvaluationError(f"the sheet has no {catalog} entry named {name!r}",
-                                          span)
+                    raise EvaluationError(f"the sheet has no {catalog} entry named {name!r}", span)
                 return found
 
             return entry
@@ -612,8 +643,11 @@ class Compiler:
             def step(ctx):
                 value = _value(ctx, start(ctx))
                 if value not in steps:
-                    raise EvaluationError(f"{show(value)} is not a step of ladder "
-                                          f"{ladder.name} ({', '.join(map(show, steps))})", span)
+                    raise EvaluationError(
+                        f"{show(value)} is not a step of ladder "
+                        f"{ladder.name} ({', '.join(map(show, steps))})",
+                        span,
+                    )
                 moved = steps.index(value) + _whole(ctx, count(ctx), span, "the number of steps")
                 return steps[min(max(moved, 0), len(steps) - 1)]
 
@@ -646,14 +680,19 @@ class Compiler:
                 lo = _number(lo, span, "clamp's lower bound")
                 hi = _number(hi, span, "clamp's upper bound")
                 if lo > hi:
-                    raise EvaluationError(f"clamp between {show(lo)} and {show(hi)}: the "
-                                          "lower bound is above the upper", span)
+                    raise EvaluationError(
+                        f"clamp between {show(lo)} and {show(hi)}: the "
+                        "lower bound is above the upper",
+                        span,
+                    )
                 return min(max(v, lo), hi)
 
             return lambda ctx: lift(clamp_values, value(ctx), low(ctx), high(ctx))
         (value,) = args
-        function = {"floor": math.floor, "ceil": math.ceil, "abs": abs,
-                    "round": round_half_away}[name]
+        function = {"floor": math.floor, "ceil": math.ceil, "abs": abs, "round": round_half_away}[
+            name
+        ]
+
         def apply(v):
             return function(_number(v, span, f"the argument of {name}"))
 
@@ -663,6 +702,7 @@ class Compiler:
         operand = self.expr(node.operand)
         span = node.operand.span
         if node.op == "not":
+
             def negate(value):
                 if value is True or value is False:
                     return not value
@@ -685,9 +725,11 @@ class Compiler:
             return lambda ctx: _bool(ctx, left(ctx), lspan) or _bool(ctx, right(ctx), rspan)
         if op in ("=", "!="):
             ltype, rtype = self.type_of(node.left), self.type_of(node.right)
-            by_name = (ltype.kind == "ref") != (rtype.kind == "ref") and \
-                "text" in (t.value_of(ltype).kind, t.value_of(rtype).kind) and \
-                (ltype.kind == "text" or rtype.kind == "text")
+            by_name = (
+                (ltype.kind == "ref") != (rtype.kind == "ref")
+                and "text" in (t.value_of(ltype).kind, t.value_of(rtype).kind)
+                and (ltype.kind == "text" or rtype.kind == "text")
+            )
             left = self.ref(node.left) if by_name else self.expr(node.left)
             right = self.ref(node.right) if by_name else self.expr(node.right)
             if op == "=":
@@ -725,6 +767,7 @@ class Compiler:
             return comparison
         compute = _arith(op, node.left.span, node.right.span, node.op_span)
         if op == "+":
+
             def add(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
@@ -733,6 +776,7 @@ class Compiler:
 
             return add
         if op == "-":
+
             def subtract(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
@@ -741,6 +785,7 @@ class Compiler:
 
             return subtract
         if op == "*":
+
             def multiply(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
@@ -758,8 +803,13 @@ class Compiler:
 
     def ex_dice(self, node: n.Dice):
         roll = self.dice(node)
-        single = not node.modifiers and isinstance(node.sides, int) and (
-            node.count is None or isinstance(node.count, n.Literal) and node.count.value == 1)
+        single = (
+            not node.modifiers
+            and isinstance(node.sides, int)
+            and (
+                node.count is None or (isinstance(node.count, n.Literal) and node.count.value == 1)
+            )
+        )
         if single:  # one plain die, the commonest term: no pool to keep, when untraced
             die, span = Die.of(node.sides), node.span
 
@@ -791,16 +841,17 @@ class Compiler:
                 if faces < 1:
                     raise EvaluationError(f"a die needs at least one face, not {faces}", span)
                 if faces > ctx.limits.faces_per_die:
-                    raise LimitExceeded(f"a die of {faces} faces is more than "
-                                        f"{ctx.limits.faces_per_die} (limit faces_per_die)",
-                                        span)
+                    raise LimitExceeded(
+                        f"a die of {faces} faces is more than "
+                        f"{ctx.limits.faces_per_die} (limit faces_per_die)",
+                        span,
+                    )
                 return Die.of(faces)
 
         modifier_fns = tuple(self.modifier(m) for m in node.modifiers)
         dynamic = any(callable(m) for m in modifier_fns)
         describe = None
-        if dynamic or fixed_die is None or not (count is None or isinstance(node.count,
-                                                                             n.Literal)):
+        if dynamic or fixed_die is None or not (count is None or isinstance(node.count, n.Literal)):
             describe = self.term_as_rolled(node)
         has_top = any(len(m) > 2 and m[2] is _TOP for m in modifier_fns if not callable(m))
         fixed_steps = None
@@ -820,8 +871,9 @@ class Compiler:
             if fixed_steps is not None and (fixed_die is not None or not has_top):
                 steps = fixed_steps
             else:
-                steps = _bind_tops(tuple(m(ctx, die) if callable(m) else m
-                                         for m in modifier_fns), die)
+                steps = _bind_tops(
+                    tuple(m(ctx, die) if callable(m) else m for m in modifier_fns), die
+                )
             result = ctx.roller.pool(die, how_many, steps, span, label)
             if ctx.capture is not None:
                 ctx.capture.append(result)
@@ -917,9 +969,11 @@ class Compiler:
             for depth, key in enumerate(key_values):
                 row = node.find(key)
                 if row is None:
-                    raise EvaluationError(f"table {title} has no row for {show(key)}"
-                                          + (f" (at {keys[depth]})" if len(keys) > 1 else ""),
-                                          span)
+                    raise EvaluationError(
+                        f"table {title} has no row for {show(key)}"
+                        + (f" (at {keys[depth]})" if len(keys) > 1 else ""),
+                        span,
+                    )
                 node = row
             if type(node) is _Cell:
                 value = node.cached
@@ -929,8 +983,14 @@ class Compiler:
                 value = node.summary(ctx, dict(zip(keys, key_values)))
             if ctx.trace is not None:
                 shown = ", ".join(show(k) for k in key_values)
-                ctx.step("lookup", f"{title}[{shown}] → {show(value)}", span, table=title,
-                         key=list(key_values), value=value)
+                ctx.step(
+                    "lookup",
+                    f"{title}[{shown}] → {show(value)}",
+                    span,
+                    table=title,
+                    key=list(key_values),
+                    value=value,
+                )
             return value
 
         return lookup
@@ -942,8 +1002,12 @@ class Compiler:
         for row in rows:
             if depth < levels - 1:
                 label = self.expr(row.value) if row.value is not None else None
-                built.append((row.key, _SubTable(self._rows(table, row.rows, depth + 1,
-                                                            levels, records), label)))
+                built.append(
+                    (
+                        row.key,
+                        _SubTable(self._rows(table, row.rows, depth + 1, levels, records), label),
+                    )
+                )
             else:
                 built.append((row.key, self._cell(row, records)))
         return _Rows(built)
@@ -979,12 +1043,10 @@ class Compiler:
         return self.memo(("check", name), lambda: CompiledCheck(self, self.book.checks[name]))
 
     def opposed(self, name: str):
-        return self.memo(("opposed", name),
-                         lambda: CompiledOpposed(self, self.book.opposed[name]))
+        return self.memo(("opposed", name), lambda: CompiledOpposed(self, self.book.opposed[name]))
 
     def action(self, name: str):
-        return self.memo(("action", name),
-                         lambda: CompiledAction(self, self.book.actions[name]))
+        return self.memo(("action", name), lambda: CompiledAction(self, self.book.actions[name]))
 
     def roll_definition(self, name: str):
         return self.memo(("roll", name), lambda: Procedure(self, self.book.rolls[name]))
@@ -1035,8 +1097,11 @@ class Compiler:
 
             return let_roll
         declared = self.types.get(id(node))
-        value = self.ref(node.expr) if declared is not None and declared.kind == "ref" \
+        value = (
+            self.ref(node.expr)
+            if declared is not None and declared.kind == "ref"
             else self.expr(node.expr)
+        )
         # Of a record bound here, the fields the rest of the callable reads: when the odds
         # engine must branch on a record, it branches on those alone.
         read = self.reads[-1].get(name, None) if self.reads else None
@@ -1049,14 +1114,20 @@ class Compiler:
             if type(result) is Dist:
                 if keep is not None:
                     whole = result
-                    result = remembered(("project", id(whole), keep), (whole,),
-                                        lambda: whole.map(lambda r: _project(r, keep)))
+                    result = remembered(
+                        ("project", id(whole), keep),
+                        (whole,),
+                        lambda: whole.map(lambda r: _project(r, keep)),
+                    )
                 result = ctx.roller.resolve(result)
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
             if ctx.trace is not None and not quiet and not isinstance(result, Record):
-                text = f"{name} = {show(result)}" if source == show(result) else \
-                    f"{name} = {source} = {show(result)}"
+                text = (
+                    f"{name} = {show(result)}"
+                    if source == show(result)
+                    else f"{name} = {source} = {show(result)}"
+                )
                 ctx.step("let", text, span, name=name, value=result)
 
         return let
@@ -1080,28 +1151,37 @@ class Compiler:
             if is_number(new):
                 new = _whole(ctx, new, span, "a value on the sheet")
                 low, high = bounds(ctx, where)
-                clamped = min(max(new, low if low is not None else new),
-                              high if high is not None else new)
+                clamped = min(
+                    max(new, low if low is not None else new), high if high is not None else new
+                )
             else:
                 clamped = new
             before = ctx.state.read(where)
             ctx.state.write(where, clamped)
             if ctx.trace is not None:
                 note = "" if clamped == new else f" (kept within its bounds, not {show(new)})"
-                ctx.step("change", f"set {_place_text(where)}: {show(before)} → "
-                                   f"{show(clamped)}{note}", span, path=_place_path(where),
-                         before=before, after=clamped)
+                ctx.step(
+                    "change",
+                    f"set {_place_text(where)}: {show(before)} → {show(clamped)}{note}",
+                    span,
+                    path=_place_path(where),
+                    before=before,
+                    after=clamped,
+                )
 
         return set_field
 
     def bounds_of(self, place_node):
         """A closure giving (low, high) for a place: a resource's min/max, a stat's range."""
+
         def bounds(ctx, where):
             name = where if type(where) is str else where[0]
             field = self.book.fields.get(name)
             if isinstance(field, n.Resource):
-                return (self.resource_bound(ctx, where, "min"),
-                        self.resource_bound(ctx, where, "max"))
+                return (
+                    self.resource_bound(ctx, where, "min"),
+                    self.resource_bound(ctx, where, "max"),
+                )
             if isinstance(field, n.Stat):
                 return field.range.low, field.range.high
             if isinstance(field, n.Counter):
@@ -1126,8 +1206,9 @@ class Compiler:
             where = place(ctx)
             amount = _whole(ctx, amount_fn(ctx), node.amount.span, f"the amount to {verb}")
             if amount < 0:
-                raise EvaluationError(f"cannot {verb} a negative amount ({amount})",
-                                      node.amount.span)
+                raise EvaluationError(
+                    f"cannot {verb} a negative amount ({amount})", node.amount.span
+                )
             before = ctx.state.read(where)
             low, high = bounds(ctx, where)
             note = ""
@@ -1136,7 +1217,9 @@ class Compiler:
                 if low is not None and after < low:
                     raise InsufficientResource(
                         f"cannot spend {amount} {_place_text(where)}: it has {before}"
-                        + (f" and cannot go below {low}" if low else ""), span)
+                        + (f" and cannot go below {low}" if low else ""),
+                        span,
+                    )
             elif verb == "gain":
                 after = before + amount
                 if high is not None and after > high:
@@ -1147,10 +1230,14 @@ class Compiler:
                     after, note = low, f" (stops at its minimum {low})"
             ctx.state.write(where, after)
             if ctx.trace is not None:
-                ctx.step("cost" if verb == "spend" else "change",
-                         f"{verb} {amount} {_place_text(where)}: {show(before)} → "
-                         f"{show(after)}{note}", span, path=_place_path(where), before=before,
-                         after=after)
+                ctx.step(
+                    "cost" if verb == "spend" else "change",
+                    f"{verb} {amount} {_place_text(where)}: {show(before)} → {show(after)}{note}",
+                    span,
+                    path=_place_path(where),
+                    before=before,
+                    after=after,
+                )
 
         return change
 
@@ -1189,8 +1276,9 @@ class Compiler:
         ltype = self.type_of(node.subject)
         if ltype.kind == "ref":
             subject = self.ref(node.subject)
-        cases = tuple((tuple(self.expr(v) for v in values), self.block(body))
-                      for values, body in node.cases)
+        cases = tuple(
+            (tuple(self.expr(v) for v in values), self.block(body)) for values, body in node.cases
+        )
         otherwise = self.block(node.otherwise) if node.otherwise is not None else ()
         span = node.subject.span
 
@@ -1233,8 +1321,11 @@ class Compiler:
         def repeat(ctx):
             times = _whole(ctx, count(ctx), span, "a repeat count")
             if times > ctx.limits.repeat_count:
-                raise LimitExceeded(f"repeat {times} times is more than "
-                                    f"{ctx.limits.repeat_count} (limit repeat_count)", span)
+                raise LimitExceeded(
+                    f"repeat {times} times is more than "
+                    f"{ctx.limits.repeat_count} (limit repeat_count)",
+                    span,
+                )
             for _ in range(times):
                 if until is not None and _bool(ctx, until(ctx), node.until.span):
                     break
@@ -1265,17 +1356,24 @@ class Compiler:
             def add_entry(ctx):
                 name = _value(ctx, item(ctx))
                 if not isinstance(name, str):
-                    raise EvaluationError(f"a catalog entry's name is a text, not {show(name)}",
-                                          node.item.span)
+                    raise EvaluationError(
+                        f"a catalog entry's name is a text, not {show(name)}", node.item.span
+                    )
                 if name in ctx.state.values[catalog]:
-                    raise EvaluationError(f"the sheet already has a {catalog} entry {name!r}",
-                                          span)
-                entry = Record({"name": name, **{k: _value(ctx, f(ctx)) for k, f in fields}},
-                               kind=catalog)
+                    raise EvaluationError(f"the sheet already has a {catalog} entry {name!r}", span)
+                entry = Record(
+                    {"name": name, **{k: _value(ctx, f(ctx)) for k, f in fields}}, kind=catalog
+                )
                 ctx.state.write((catalog, name), entry)
                 if ctx.trace is not None:
-                    ctx.step("change", f"add {name} to {catalog}: {show(entry)}", span,
-                             path=f"{catalog}.{name}", before=None, after=entry)
+                    ctx.step(
+                        "change",
+                        f"add {name} to {catalog}: {show(entry)}",
+                        span,
+                        path=f"{catalog}.{name}",
+                        before=None,
+                        after=entry,
+                    )
 
             return add_entry
         if isinstance(place_node, n.Name) and binding is not None and binding.kind == "local":
@@ -1294,8 +1392,14 @@ class Compiler:
             after = (*before, value)
             ctx.state.write(where, after)
             if ctx.trace is not None:
-                ctx.step("change", f"add {show(value)} to {_place_text(where)}", span,
-                         path=_place_path(where), before=before, after=after)
+                ctx.step(
+                    "change",
+                    f"add {show(value)} to {_place_text(where)}",
+                    span,
+                    path=_place_path(where),
+                    before=before,
+                    after=after,
+                )
 
         return add_item
 
@@ -1309,8 +1413,10 @@ def run_block(ctx, body: tuple, span) -> None:
     steps = ctx.steps + len(body)
     ctx.steps = steps
     if steps > ctx.limits.steps_per_run:
-        raise LimitExceeded(f"more than {ctx.limits.steps_per_run} statements in one run "
-                            "(limit steps_per_run)", span)
+        raise LimitExceeded(
+            f"more than {ctx.limits.steps_per_run} statements in one run (limit steps_per_run)",
+            span,
+        )
     for statement in body:
         statement(ctx)
 
@@ -1323,8 +1429,10 @@ class _Callable:
 
     def enter(self, ctx, args: tuple, span):
         if ctx.depth >= ctx.limits.call_depth:
-            raise LimitExceeded(f"more than {ctx.limits.call_depth} calls inside one another "
-                                "(limit call_depth)", span)
+            raise LimitExceeded(
+                f"more than {ctx.limits.call_depth} calls inside one another (limit call_depth)",
+                span,
+            )
         if ctx.roller.lifts:  # odds: arguments are values, not distributions
             args = tuple(_value(ctx, a) for a in args)
         saved = ctx.env
@@ -1389,13 +1497,11 @@ class CompiledCheck(_Callable):
             if self.target is not None:
                 target = self.target(ctx)
                 if type(target) is not int:
-                    target = _number(_value(ctx, target), self.node.target.span,
-                                     "a check's target")
+                    target = _number(_value(ctx, target), self.node.target.span, "a check's target")
                 success = self.compare(total, target)
                 margin = total - target if self.upward else target - total
                 env["target"], env["success"], env["margin"] = target, success, margin
-                fields = {"total": total, "target": target, "success": success,
-                          "margin": margin}
+                fields = {"total": total, "target": target, "success": success, "margin": margin}
             else:
                 fields = {"total": total}
             for name, value in self.fields:
@@ -1405,9 +1511,16 @@ class CompiledCheck(_Callable):
                 env[name] = fields[name] = result
             if ctx.trace is not None:
                 ctx.depth -= 1
-                ctx.trace.insert(mark, Step.at("check", self.describe(ctx, shown, fields),
-                                               self.node.span, {"check": self.node.name,
-                                                                **fields}, ctx.depth))
+                ctx.trace.insert(
+                    mark,
+                    Step.at(
+                        "check",
+                        self.describe(ctx, shown, fields),
+                        self.node.span,
+                        {"check": self.node.name, **fields},
+                        ctx.depth,
+                    ),
+                )
                 ctx.depth += 1
             return Record(fields, kind="check")
         finally:
@@ -1495,17 +1608,23 @@ def _label(compiler: Compiler, node):
             value = t.value_of(type_)
             named = type_.kind == "ref" and names_a_field(item, compiler.bindings)
             binding = compiler.bindings.get(id(item))
-            local_text = value.kind == "text" and isinstance(item, n.Name) and \
-                binding is not None and binding.kind == "local"
+            local_text = (
+                value.kind == "text"
+                and isinstance(item, n.Name)
+                and binding is not None
+                and binding.kind == "local"
+            )
             if named or local_text:
-                holes.append((item.span.start - base, item.span.end - base,
-                              compiler.naming(item)))
+                holes.append((item.span.start - base, item.span.end - base, compiler.naming(item)))
                 continue
         if isinstance(item, tuple | list):
             stack.extend(item)
         elif attrs.has(type(item)):
-            stack.extend(getattr(item, f.name) for f in attrs.fields(type(item))
-                         if f.name not in ("span", "name_span", "op_span"))
+            stack.extend(
+                getattr(item, f.name)
+                for f in attrs.fields(type(item))
+                if f.name not in ("span", "name_span", "op_span")
+            )
     if not holes:
         return text
     holes.sort(key=lambda h: h[0])
@@ -1580,17 +1699,28 @@ class CompiledOpposed(_Callable):
                     break
                 rerolls += 1
                 if rerolls > ctx.limits.tie_rerolls:
-                    raise LimitExceeded(f"still tied after {ctx.limits.tie_rerolls} rerolls "
-                                        "(limit tie_rerolls)", self.node.span)
+                    raise LimitExceeded(
+                        f"still tied after {ctx.limits.tie_rerolls} rerolls (limit tie_rerolls)",
+                        self.node.span,
+                    )
                 if ctx.trace is not None:
-                    ctx.step("tie", f"{self.label}: {ctx.words['tie']} "
-                                    f"({show(ours['total'])} - {show(theirs['total'])}), "
-                                    "roll again", self.node.span)
+                    ctx.step(
+                        "tie",
+                        f"{self.label}: {ctx.words['tie']} "
+                        f"({show(ours['total'])} - {show(theirs['total'])}), "
+                        "roll again",
+                        self.node.span,
+                    )
             tie = a == b
             won = a > b or (tie and self.node.tie == "ours")
-            fields = {"ours": ours, "theirs": theirs, "won": won, "tie": tie,
-                      "margin": normalize(ours["total"] - theirs["total"]),
-                      "rerolls": rerolls}
+            fields = {
+                "ours": ours,
+                "theirs": theirs,
+                "won": won,
+                "tie": tie,
+                "margin": normalize(ours["total"] - theirs["total"]),
+                "rerolls": rerolls,
+            }
             ctx.env.update(fields)
             for name, value in self.fields:
                 ctx.env[name] = fields[name] = _value(ctx, value(ctx))
@@ -1599,12 +1729,21 @@ class CompiledOpposed(_Callable):
                 verdict = words["wins"] if won else words["loses"]
                 if tie:
                     verdict = f"{words['tie']}, " + verdict
-                text = (f"{self.label}: {show(ours['total'])} {words['vs']} "
-                        f"{show(theirs['total'])} → {verdict}")
+                text = (
+                    f"{self.label}: {show(ours['total'])} {words['vs']} "
+                    f"{show(theirs['total'])} → {verdict}"
+                )
                 ctx.depth -= 1
-                ctx.trace.insert(mark, Step.at("opposed", text, self.node.span,
-                                            {"opposed": self.node.name, "won": won,
-                                             "tie": tie}, ctx.depth))
+                ctx.trace.insert(
+                    mark,
+                    Step.at(
+                        "opposed",
+                        text,
+                        self.node.span,
+                        {"opposed": self.node.name, "won": won, "tie": tie},
+                        ctx.depth,
+                    ),
+                )
                 ctx.depth += 1
             return Record(fields, kind="opposed")
         finally:
@@ -1635,8 +1774,11 @@ class CompiledAction(_Callable):
         finally:
             compiler.reads.pop()
         result = node.body[-1] if node.body and isinstance(node.body[-1], n.Result) else None
-        self.result = tuple((name, compiler.expr(e)) for name, e in result.fields) \
-            if result is not None else None
+        self.result = (
+            tuple((name, compiler.expr(e)) for name, e in result.fields)
+            if result is not None
+            else None
+        )
         self.label = node.label or node.name
 
     def __call__(self, ctx, args: tuple, span) -> Record | None:
@@ -1656,8 +1798,16 @@ class CompiledAction(_Callable):
             if ctx.trace is not None and ctx.depth > 1:
                 shown = ", ".join(f"{k}={show(v)}" for k, v in zip(self.names, args))
                 ctx.depth -= 1
-                ctx.trace.insert(mark, Step.at("call", f"{self.label}({shown})", self.node.span,
-                                               {"action": self.node.name}, ctx.depth))
+                ctx.trace.insert(
+                    mark,
+                    Step.at(
+                        "call",
+                        f"{self.label}({shown})",
+                        self.node.span,
+                        {"action": self.node.name},
+                        ctx.depth,
+                    ),
+                )
                 ctx.depth += 1
             return result
         finally:
@@ -1674,9 +1824,15 @@ class Procedure(_Callable):
         self.body = compiler.expr(node.body)
         self.base = compiler.dice(node.body) if node.rules else None
         self.rules = tuple(
-            (compiler.expr(r.condition), r.sign, compiler.expr(r.extra),
-             compiler.expr(r.again) if r.again is not None else None, r)
-            for r in node.rules)
+            (
+                compiler.expr(r.condition),
+                r.sign,
+                compiler.expr(r.extra),
+                compiler.expr(r.again) if r.again is not None else None,
+                r,
+            )
+            for r in node.rules
+        )
 
     def call(self, ctx, args: tuple):
         saved = self.enter(ctx, args, self.node.span)
@@ -1696,8 +1852,13 @@ class Procedure(_Callable):
         finally:
             self.leave(ctx, saved)
         if ctx.trace is not None and not ctx.quiet:
-            ctx.step("roll", f"{self.name}: {result.faces_text()} = {show(result.total)}",
-                     self.node.span, roll=self.name, value=result.total)
+            ctx.step(
+                "roll",
+                f"{self.name}: {result.faces_text()} = {show(result.total)}",
+                self.node.span,
+                roll=self.name,
+                value=result.total,
+            )
         return result
 
     def roll(self, ctx) -> ChainRoll:
@@ -1715,9 +1876,12 @@ class Procedure(_Callable):
                 while True:
                     extras += 1
                     if extras > ctx.limits.extra_per_die:
-                        raise LimitExceeded(f"roll {self.name} went on more than "
-                                            f"{ctx.limits.extra_per_die} times "
-                                            "(limit extra_per_die)", rule.span)
+                        raise LimitExceeded(
+                            f"roll {self.name} went on more than "
+                            f"{ctx.limits.extra_per_die} times "
+                            "(limit extra_per_die)",
+                            rule.span,
+                        )
                     captured, ctx.capture = ctx.capture, []
                     try:
                         value = _number(extra(ctx), rule.extra.span, "what a rule adds")
@@ -1819,7 +1983,7 @@ class _Rows:
                 self.by_value.setdefault(key.low, row)
             else:
                 ranged.append((key.low, key.high, row))
-        ranged.sort(key=lambda r: (-math.inf if r[0] is None else r[0]))
+        ranged.sort(key=lambda r: -math.inf if r[0] is None else r[0])
         self.ranged = ranged
         self.lows = [(-math.inf if low is None else low) for low, _, _ in ranged]
         self.highs = [(math.inf if high is None else high) for _, high, _ in ranged]
@@ -1842,8 +2006,12 @@ class _Rows:
 # ─── helpers ────────────────────────────────────────────────────────────────
 
 
-_COMPARISONS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b,
-                ">": lambda a, b: a > b, "<": lambda a, b: a < b}
+_COMPARISONS = {
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+}
 _TOP = "top"
 
 
@@ -1944,14 +2112,28 @@ def _place_path(place) -> str:
 
 
 _EXPRESSIONS = {
-    n.Literal: Compiler.ex_literal, n.Text: Compiler.ex_text, n.Name: Compiler.ex_name,
-    n.Field: Compiler.ex_field, n.Index: Compiler.ex_index, n.Call: Compiler.ex_call,
-    n.Unary: Compiler.ex_unary, n.Binary: Compiler.ex_binary, n.IfExpr: Compiler.ex_ifexpr,
-    n.ListLiteral: Compiler.ex_listliteral, n.Dice: Compiler.ex_dice,
+    n.Literal: Compiler.ex_literal,
+    n.Text: Compiler.ex_text,
+    n.Name: Compiler.ex_name,
+    n.Field: Compiler.ex_field,
+    n.Index: Compiler.ex_index,
+    n.Call: Compiler.ex_call,
+    n.Unary: Compiler.ex_unary,
+    n.Binary: Compiler.ex_binary,
+    n.IfExpr: Compiler.ex_ifexpr,
+    n.ListLiteral: Compiler.ex_listliteral,
+    n.Dice: Compiler.ex_dice,
 }
 _STATEMENTS = {
-    n.Let: Compiler.st_let, n.Set: Compiler.st_set, n.Change: Compiler.st_change,
-    n.Require: Compiler.st_require, n.If: Compiler.st_if, n.Match: Compiler.st_match,
-    n.ForEach: Compiler.st_foreach, n.Repeat: Compiler.st_repeat, n.Note: Compiler.st_note,
-    n.Do: Compiler.st_do, n.Add: Compiler.st_add,
+    n.Let: Compiler.st_let,
+    n.Set: Compiler.st_set,
+    n.Change: Compiler.st_change,
+    n.Require: Compiler.st_require,
+    n.If: Compiler.st_if,
+    n.Match: Compiler.st_match,
+    n.ForEach: Compiler.st_foreach,
+    n.Repeat: Compiler.st_repeat,
+    n.Note: Compiler.st_note,
+    n.Do: Compiler.st_do,
+    n.Add: Compiler.st_add,
 }

@@ -65,7 +65,6 @@ class LiftMemory(dict):
             raise TooComplex(f"more than {roller.budget} units of work")
 
 
-
 @attrs.frozen
 class Failure:
     """An outcome in which the action stopped: a failed `require`, a short resource."""
@@ -86,7 +85,10 @@ class Summary(PoolRoll):
 
     def __eq__(self, other):
         return isinstance(other, Summary) and (self.total, self.successes, self.failures) == (
-            other.total, other.successes, other.failures)
+            other.total,
+            other.successes,
+            other.failures,
+        )
 
     def __hash__(self):
         return hash((self.total, self.successes, self.failures))
@@ -260,8 +262,10 @@ def _from_fractions(probabilities: dict) -> Dist:
     denominator = 1
     for p in probabilities.values():
         denominator = denominator * p.denominator // math.gcd(denominator, p.denominator)
-    return Dist({v: p.numerator * (denominator // p.denominator)
-                 for v, p in probabilities.items()}, denominator)
+    return Dist(
+        {v: p.numerator * (denominator // p.denominator) for v, p in probabilities.items()},
+        denominator,
+    )
 
 
 def chain_distribution(procedure, ctx, roller: OddsRoller) -> Dist:
@@ -276,6 +280,7 @@ def chain_distribution(procedure, ctx, roller: OddsRoller) -> Dist:
     env = ctx.env
     limits = roller.limits
     try:
+
         def base(tray):
             ctx.roller = Roller(tray)
             roll = procedure.base(ctx)
@@ -435,7 +440,8 @@ class Explorer:
         for world in worlds:
             for after, outcome in self.explore(world, statement):
                 (failed if isinstance(outcome, Failure) else done).append(
-                    (after, outcome) if isinstance(outcome, Failure) else after)
+                    (after, outcome) if isinstance(outcome, Failure) else after
+                )
         return done, failed
 
     def if_(self, compiled, worlds: list, live_out: Live) -> tuple:
@@ -475,8 +481,7 @@ class Explorer:
                     # only some of a record's fields are read later: keep just those
                     value = Record({k: value.get(k) for k in sorted(fields)}, value.kind)
                 env[name] = value
-            key = (tuple(sorted((k, _hashable(v)) for k, v in env.items())),
-                   world.state.snapshot())
+            key = (tuple(sorted((k, _hashable(v)) for k, v in env.items())), world.state.snapshot())
             found = merged.get(key)
             if found is None:
                 merged[key] = World(env, world.state, world.weight)
@@ -538,8 +543,15 @@ def names_read(node) -> Live:
 class Odds:
     """The distribution of one quantity: exact fractions, or a sample's estimates."""
 
-    def __init__(self, subject: dict, field, probabilities: dict, exact: bool,
-                 omitted: Fraction = Fraction(0), trials: int | None = None):
+    def __init__(
+        self,
+        subject: dict,
+        field,
+        probabilities: dict,
+        exact: bool,
+        omitted: Fraction = Fraction(0),
+        trials: int | None = None,
+    ):
         self.subject = subject
         self.field = field
         self.probabilities = dict(sorted(probabilities.items(), key=lambda kv: _order(kv[0])))
@@ -554,16 +566,19 @@ class Odds:
 
     def numeric(self) -> bool:
         return bool(self.probabilities) and all(
-            is_number(o) and not isinstance(o, bool) for o in self.probabilities)
+            is_number(o) and not isinstance(o, bool) for o in self.probabilities
+        )
 
     def at_least(self, x) -> Fraction:
         """P(outcome >= x)."""
-        return sum((p for o, p in self.probabilities.items()
-                    if _comparable(o) and o >= x), Fraction(0))
+        return sum(
+            (p for o, p in self.probabilities.items() if _comparable(o) and o >= x), Fraction(0)
+        )
 
     def at_most(self, x) -> Fraction:
-        return sum((p for o, p in self.probabilities.items()
-                    if _comparable(o) and o <= x), Fraction(0))
+        return sum(
+            (p for o, p in self.probabilities.items() if _comparable(o) and o <= x), Fraction(0)
+        )
 
     @property
     def mean(self) -> Fraction | None:
@@ -603,8 +618,11 @@ class Odds:
         out["field"] = self.field
         out["exact"] = self.exact
         out["distribution"] = {_key(o): float(p) for o, p in self.probabilities.items()}
-        out["fractions"] = {_key(o): f"{p.numerator}/{p.denominator}"
-                            for o, p in self.probabilities.items()} if self.exact else None
+        out["fractions"] = (
+            {_key(o): f"{p.numerator}/{p.denominator}" for o, p in self.probabilities.items()}
+            if self.exact
+            else None
+        )
         out["mean"] = float(self.mean) if self.mean is not None else None
         out["stdev"] = self.stdev
         out["omitted_mass"] = float(self.omitted)
@@ -641,8 +659,16 @@ def _order(outcome):
 # ─── entry points ───────────────────────────────────────────────────────────
 
 
-def expression_odds(text: str, *, epsilon: Fraction = EPSILON, budget: int = BUDGET,
-                    limits=None, trials: int = TRIALS, seed: int = 0, progress=None) -> Odds:
+def expression_odds(
+    text: str,
+    *,
+    epsilon: Fraction = EPSILON,
+    budget: int = BUDGET,
+    limits=None,
+    trials: int = TRIALS,
+    seed: int = 0,
+    progress=None,
+) -> Odds:
     """The exact distribution of a dice expression such as `3d6` or `10d10cs>=6df=1`."""
     from interpreter.engine import _EXPRESSIONS
     from interpreter.limits import DEFAULT_LIMITS
@@ -692,9 +718,19 @@ def _exact_expression(text, value, epsilon, budget, limits) -> Odds:
     return Odds({"expression": text}, None, probabilities, True, omitted)
 
 
-def action_odds(engine, action: str, sheet, params: dict, field=None, *,
-                epsilon: Fraction = EPSILON, budget: int = BUDGET, trials: int = TRIALS,
-                seed: int = 0, progress=None) -> Odds:
+def action_odds(
+    engine,
+    action: str,
+    sheet,
+    params: dict,
+    field=None,
+    *,
+    epsilon: Fraction = EPSILON,
+    budget: int = BUDGET,
+    trials: int = TRIALS,
+    seed: int = 0,
+    progress=None,
+) -> Odds:
     """The distribution of an action's (or a check's) result field for a sheet and
     parameters; exact when it fits the budget, else sampled from real runs."""
     subject = {"action": action}
@@ -775,9 +811,10 @@ def pick(record, field):
         return record
     if isinstance(record, Record) and field in record:
         return record[field]
-    raise EvaluationError(f"the result has no field {field!r}"
-                          + (f"; it has {', '.join(record.keys())}"
-                             if isinstance(record, Record) else ""))
+    raise EvaluationError(
+        f"the result has no field {field!r}"
+        + (f"; it has {', '.join(record.keys())}" if isinstance(record, Record) else "")
+    )
 
 
 def _outcome(result, sheet, field, compiled):
@@ -788,9 +825,10 @@ def _outcome(result, sheet, field, compiled):
     value = sheet.get(field, _MISSING)
     if value is _MISSING:
         names = list(result.keys()) if result is not None else []
-        raise EvaluationError(f"{compiled.node.name} gives no field {field!r} and the sheet "
-                              f"has no {field!r}" + (f"; fields: {', '.join(names)}"
-                                                     if names else ""))
+        raise EvaluationError(
+            f"{compiled.node.name} gives no field {field!r} and the sheet "
+            f"has no {field!r}" + (f"; fields: {', '.join(names)}" if names else "")
+        )
     return value
 
 
@@ -877,11 +915,14 @@ def compare_text(a: Odds, b: Odds, names: tuple[str, str]) -> str:
     for outcome in outcomes:
         pa, pb = a.probability(outcome), b.probability(outcome)
         delta = float(pb - pa) * 100
-        lines.append(f"  {_key(outcome):>{width}}  {float(pa) * 100:11.4f}%  "
-                     f"{float(pb) * 100:11.4f}%  {delta:+9.4f}%")
+        lines.append(
+            f"  {_key(outcome):>{width}}  {float(pa) * 100:11.4f}%  "
+            f"{float(pb) * 100:11.4f}%  {delta:+9.4f}%"
+        )
     if a.mean is not None and b.mean is not None:
-        lines.append(f"  mean {float(a.mean):.4f} → {float(b.mean):.4f} "
-                     f"({float(b.mean - a.mean):+.4f})")
+        lines.append(
+            f"  mean {float(a.mean):.4f} → {float(b.mean):.4f} ({float(b.mean - a.mean):+.4f})"
+        )
     return "\n".join(lines)
 
 

@@ -32,16 +32,23 @@ def run_odds(args) -> int:
     options = {"budget": args.budget or BUDGET}
     if args.action is None and not _is_rulebook(args.target):
         if args.compare or args.char or args.set or args.field:
-            raise ParameterError("--char, --set, --field and --compare go with "
-                                 "`rulebook odds RULEBOOK ACTION`")
-        odds = expression_odds(args.target, budget=options["budget"],
-                               trials=args.trials or TRIALS, progress=progress_bar())
+            raise ParameterError(
+                "--char, --set, --field and --compare go with `rulebook odds RULEBOOK ACTION`"
+            )
+        odds = expression_odds(
+            args.target,
+            budget=options["budget"],
+            trials=args.trials or TRIALS,
+            progress=progress_bar(),
+        )
         _print(odds, args)
         return 0
     if args.action is None:
-        raise ParameterError(f"which action of {args.target}? write "
-                             f"`rulebook odds {args.target} ACTION`",
-                             None, "`rulebook describe " + args.target + "` lists them")
+        raise ParameterError(
+            f"which action of {args.target}? write `rulebook odds {args.target} ACTION`",
+            None,
+            "`rulebook describe " + args.target + "` lists them",
+        )
     book = dsl.load(args.target)
     engine = Engine.of(book)
     sheet = _sheet(args, book, engine)
@@ -53,8 +60,13 @@ def run_odds(args) -> int:
         return 0
     other, names = _other(args, book, engine, sheet, params, extra)
     if args.json:
-        print(json.dumps({"a": odds.to_json(), "b": other.to_json(), "names": names},
-                         ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                {"a": odds.to_json(), "b": other.to_json(), "names": names},
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return 0
     print(to_text(odds, args.fractions))
     print()
@@ -72,8 +84,7 @@ def _other(args, book, engine, sheet, params, extra):
         for pair in compare.split(","):
             name, equals, value = pair.partition("=")
             if not equals:
-                raise ParameterError(f"--compare {compare!r}: write NAME=VALUE,... or a "
-                                     "rulebook")
+                raise ParameterError(f"--compare {compare!r}: write NAME=VALUE,... or a rulebook")
             changed[name.strip()] = value.strip()
         other = action_odds(engine, args.action, sheet, changed, args.field, **extra)
         return other, ("as given", compare)
@@ -82,8 +93,9 @@ def _other(args, book, engine, sheet, params, extra):
     try:
         other_sheet = other_engine.sheet(sheet.to_data(), sheet.path)
     except RulebookError as error:
-        raise ParameterError(f"--compare {compare}: the sheet does not fit it "
-                             f"({error.message})") from None
+        raise ParameterError(
+            f"--compare {compare}: the sheet does not fit it ({error.message})"
+        ) from None
     other = action_odds(other_engine, args.action, other_sheet, params, args.field, **extra)
     return other, (book.title, other_book.title)
 

@@ -35,8 +35,9 @@ class _NoAliasLoader(yaml.SafeLoader):
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
-            raise yaml.composer.ComposerError(None, None, "aliases are not allowed",
-                                              event.start_mark)
+            raise yaml.composer.ComposerError(
+                None, None, "aliases are not allowed", event.start_mark
+            )
         return super().compose_node(parent, index)
 
 
@@ -45,8 +46,14 @@ class Sheet:
 
     __slots__ = ("_values", "meta", "path", "rulebook", "text_format")
 
-    def __init__(self, rulebook, values: dict, meta: dict | None = None,
-                 path: str | None = None, text_format: str = "yaml"):
+    def __init__(
+        self,
+        rulebook,
+        values: dict,
+        meta: dict | None = None,
+        path: str | None = None,
+        text_format: str = "yaml",
+    ):
         self.rulebook = rulebook
         self._values = values  # never mutated; a run copies before writing
         self.meta = dict(meta or {})
@@ -72,8 +79,11 @@ class Sheet:
         return value
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Sheet) and other._values == self._values and \
-            other.rulebook is self.rulebook
+        return (
+            isinstance(other, Sheet)
+            and other._values == self._values
+            and other.rulebook is self.rulebook
+        )
 
     def __hash__(self):
         return hash(id(self))
@@ -99,8 +109,9 @@ class Sheet:
         return cls.from_data(data, rulebook, str(path), text_format, engine)
 
     @classmethod
-    def from_data(cls, data, rulebook, path: str | None = None, text_format: str = "yaml",
-                  engine=None) -> Sheet:
+    def from_data(
+        cls, data, rulebook, path: str | None = None, text_format: str = "yaml", engine=None
+    ) -> Sheet:
         if not isinstance(data, dict):
             raise SheetError("a sheet is a mapping of field names to values", path=path)
         if engine is None:
@@ -160,10 +171,11 @@ def parse_text(text: str, text_format: str, path: str | None = None):
     try:
         if text_format == "json":
             return json.loads(text)
-        return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=_NoAliasLoader)
     except json.JSONDecodeError as error:
-        raise SheetError(f"not valid JSON: {error.msg} at line {error.lineno}, "
-                         f"column {error.colno}", path=path) from None
+        raise SheetError(
+            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}", path=path
+        ) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -217,8 +229,12 @@ def _unknown(key: str, rulebook, path):
     hint = did_you_mean(key, names)
     if rulebook.open_skills is not None and hint is None:
         hint = "skills outside the rulebook's list go under `skills:`"
-    return SheetError(f"{key}: not a field of the {rulebook.title} sheet", key,
-                      hint or "fields: " + ", ".join(names), path)
+    return SheetError(
+        f"{key}: not a field of the {rulebook.title} sheet",
+        key,
+        hint or "fields: " + ", ".join(names),
+        path,
+    )
 
 
 def _open_skills(raw, rulebook, path) -> dict:
@@ -240,11 +256,13 @@ def _number_in(value, range_: n.Range | None, where: str, path) -> int:
         raise SheetError(f"{where}: {value!r} is not a whole number", where, path=path)
     if range_ is not None:
         if range_.low is not None and value < range_.low:
-            raise SheetError(f"{where}: {value} is below its minimum {range_.low}", where,
-                             path=path)
+            raise SheetError(
+                f"{where}: {value} is below its minimum {range_.low}", where, path=path
+            )
         if range_.high is not None and value > range_.high:
-            raise SheetError(f"{where}: {value} is above its maximum {range_.high}", where,
-                             path=path)
+            raise SheetError(
+                f"{where}: {value} is above its maximum {range_.high}", where, path=path
+            )
     return value
 
 
@@ -259,8 +277,11 @@ def _field_value(field, raw, rulebook, path):
             return _number_in(raw, None, name, path)  # bounds are checked by the engine
         members = rulebook.groups[field.key_group].members
         if not isinstance(raw, dict):
-            raise SheetError(f"{name}: a mapping with one value per {field.key_group} "
-                             f"({', '.join(members)})", name, path=path)
+            raise SheetError(
+                f"{name}: a mapping with one value per {field.key_group} ({', '.join(members)})",
+                name,
+                path=path,
+            )
         out = {}
         for key, value in raw.items():
             if key not in members:
@@ -289,8 +310,9 @@ def _catalog(field: n.Catalog, raw, rulebook, path) -> dict:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise SheetError(f"{field.name}: a mapping of entry names to their fields", field.name,
-                         path=path)
+        raise SheetError(
+            f"{field.name}: a mapping of entry names to their fields", field.name, path=path
+        )
     entries = {}
     declared = {f.name: f for f in field.fields}
     for entry_name, entry in raw.items():
@@ -301,8 +323,7 @@ def _catalog(field: n.Catalog, raw, rulebook, path) -> dict:
         for key, value in entry.items():
             if key not in declared:
                 hint = did_you_mean(str(key), declared) or "fields: " + ", ".join(declared)
-                raise SheetError(f"{where}.{key}: not a field of {field.name}", where, hint,
-                                 path)
+                raise SheetError(f"{where}.{key}: not a field of {field.name}", where, hint, path)
             record[key] = _typed(declared[key].type, value, f"{where}.{key}", rulebook, path)
         missing = [k for k in declared if k not in record]
         if missing:
@@ -316,8 +337,12 @@ def _typed(type_node, value, where: str, rulebook, path):
     if isinstance(type_node, n.EnumType):
         if value not in type_node.choices:
             hint = did_you_mean(str(value), type_node.choices)
-            raise SheetError(f"{where}: {value!r} is not one of "
-                             f"{', '.join(type_node.choices)}", where, hint, path)
+            raise SheetError(
+                f"{where}: {value!r} is not one of {', '.join(type_node.choices)}",
+                where,
+                hint,
+                path,
+            )
         return value
     if isinstance(type_node, n.ListType):
         if not isinstance(value, list):
@@ -335,8 +360,11 @@ def _typed(type_node, value, where: str, rulebook, path):
     if name == "text":
         return str(value)
     choices = _names_for(name, rulebook)
-    if choices is not None and value not in choices and not (
-            name == "skill" and rulebook.open_skills is not None):
+    if (
+        choices is not None
+        and value not in choices
+        and not (name == "skill" and rulebook.open_skills is not None)
+    ):
         hint = did_you_mean(str(value), choices) or "choices: " + ", ".join(map(str, choices))
         raise SheetError(f"{where}: {value!r} is not a {name}", where, hint, path)
     return value
@@ -347,8 +375,11 @@ def _names_for(type_name: str, rulebook):
         return list(rulebook.groups[type_name].members)
     kinds = {"attribute": ("attribute",), "skill": ("skill",), "stat": ("attribute", "skill")}
     if type_name in kinds:
-        return [k for k, f in rulebook.fields.items()
-                if isinstance(f, n.Stat) and f.kind in kinds[type_name]]
+        return [
+            k
+            for k, f in rulebook.fields.items()
+            if isinstance(f, n.Stat) and f.kind in kinds[type_name]
+        ]
     if type_name in ("resource", "counter"):
         cls = n.Resource if type_name == "resource" else n.Counter
         return [k for k, f in rulebook.fields.items() if isinstance(f, cls)]
@@ -366,8 +397,9 @@ def _default(field, rulebook, path):
         if field.default is None:
             if field.kind == "skill":
                 return field.range.low if field.range.low is not None else 0
-            raise SheetError(f"{field.name}: missing (the attribute has no default)",
-                             field.name, path=path)
+            raise SheetError(
+                f"{field.name}: missing (the attribute has no default)", field.name, path=path
+            )
         return field.default.value if isinstance(field.default, n.Literal) else _LATER
     if isinstance(field, n.Counter):
         if field.default is not None:

@@ -12,14 +12,32 @@ from interpreter.values import show, to_json
 
 #: words the text rendering uses, by the rulebook's `language`
 WORDS = {
-    "es": {"success": "éxito", "failure": "fallo", "vs": "vs", "tie": "empate",
-           "wins": "gana", "loses": "pierde", "forced": "dados forzados",
-           "typed": "dados introducidos a mano", "line": "línea", "successes": "éxitos",
-           "failures": "fallos"},
-    "en": {"success": "success", "failure": "failure", "vs": "vs", "tie": "tie",
-           "wins": "wins", "loses": "loses", "forced": "forced dice",
-           "typed": "dice typed in", "line": "line", "successes": "successes",
-           "failures": "failures"},
+    "es": {
+        "success": "éxito",
+        "failure": "fallo",
+        "vs": "vs",
+        "tie": "empate",
+        "wins": "gana",
+        "loses": "pierde",
+        "forced": "dados forzados",
+        "typed": "dados introducidos a mano",
+        "line": "línea",
+        "successes": "éxitos",
+        "failures": "fallos",
+    },
+    "en": {
+        "success": "success",
+        "failure": "failure",
+        "vs": "vs",
+        "tie": "tie",
+        "wins": "wins",
+        "loses": "loses",
+        "forced": "forced dice",
+        "typed": "dice typed in",
+        "line": "line",
+        "successes": "successes",
+        "failures": "failures",
+    },
 }
 
 
@@ -89,6 +107,15 @@ def render_text(steps, words=None) -> str:
 
 def dice_step(roll: PoolRoll, span, depth: int, words: dict | None = None) -> Step:
     kept = [f[0] for f in roll.faces if f[1] == KEPT]
-    return Step.at("roll", f"{roll_text(roll, words)} = {show(roll.total)}", span,
-                   {"dice": roll.label, "faces": [f[0] for f in roll.faces], "kept": kept,
-                    "value": roll.total}, depth)
+    return Step.at(
+        "roll",
+        f"{roll_text(roll, words)} = {show(roll.total)}",
+        span,
+        {
+            "dice": roll.label,
+            "faces": [f[0] for f in roll.faces],
+            "kept": kept,
+            "value": roll.total,
+        },
+        depth,
+    )

@@ -15,14 +15,18 @@ DATA = Path(__file__).resolve().parent / "data"
 
 # "dev" explores more; "ci" keeps the whole suite within a few minutes on two cores.
 settings.register_profile("dev", max_examples=150, deadline=None)
-settings.register_profile("ci", max_examples=60, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
 def pytest_addoption(parser):
-    parser.addoption("--update-golden", action="store_true",
-                     help="rewrite the expected outputs of golden tests from what runs now")
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite the expected outputs of golden tests from what runs now",
+    )
 
 
 @pytest.fixture

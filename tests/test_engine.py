@@ -40,7 +40,16 @@ def run(engine, sheet, action, params=None, dice=()):
 def test_every_construct_loads_and_describe_lists_the_actions(engine):
     info = describe(engine.rulebook)
     assert [a["name"] for a in info["actions"]] == [
-        "scare", "cast_spell", "heal", "learn", "wrestle", "grow", "hit", "chain", "compete"]
+        "scare",
+        "cast_spell",
+        "heal",
+        "learn",
+        "wrestle",
+        "grow",
+        "hit",
+        "chain",
+        "compete",
+    ]
     cast = next(a for a in info["actions"] if a["name"] == "cast_spell")
     time = next(p for p in cast["params"] if p["name"] == "time")
     assert time["choices"] == ["normal", "half", "double"] and time["default"] == '"normal"'
@@ -113,37 +122,61 @@ def test_checks_greater_than_points_and_margin(engine, sheet):
     failed = run(engine, sheet, "cast_spell", {"spell": "Fireball"}, [1, 3])
     assert failed.result["success"] is False
     assert [(c.path, c.before, c.after) for c in failed.changes] == [
-        ("dinamis.Fides", 10, 8), ("Tribute", 8, 9)]
+        ("dinamis.Fides", 10, 8),
+        ("Tribute", 8, 9),
+    ]
 
 
 def test_match_for_each_and_repeat(engine, sheet):
-    half = run(engine, sheet, "cast_spell", {"spell": "Fireball", "time": "half",
-                                             "helpers": "3,5"}, [3, 4])
+    half = run(
+        engine, sheet, "cast_spell", {"spell": "Fireball", "time": "half", "helpers": "3,5"}, [3, 4]
+    )
     assert half.result["cost"] == 3
     assert "1 point(s), 3 from helpers" in render_text(half.trace)
     # A failure by 5 or more: Tribute grows by points_of(-margin); each 10 Tribute turns
     # into a point of Shadow. Grade 4 (target 20): 3 + 4 + 2 = 9, margin -11 → 3 points.
     data = sheet.to_data()
-    data["Spells"]["Hard"] = {"grade": 4, "school": "water", "dignitas": "Fides",
-                              "trait": "Wits", "art": "Stealth"}
-    bad = run(engine, engine.sheet(data), "cast_spell", {"spell": "Hard", "time": "double"},
-              [1, 2])
+    data["Spells"]["Hard"] = {
+        "grade": 4,
+        "school": "water",
+        "dignitas": "Fides",
+        "trait": "Wits",
+        "art": "Stealth",
+    }
+    bad = run(engine, engine.sheet(data), "cast_spell", {"spell": "Hard", "time": "double"}, [1, 2])
     assert bad.result["cost"] == 3
     changes = {c.path: (c.before, c.after) for c in bad.changes}
     assert changes == {"dinamis.Fides": (10, 7), "Tribute": (8, 1), "Shadow": (0, 1)}
 
 
 def test_spend_more_than_the_sheet_holds_changes_nothing(engine, sheet):
-    with pytest.raises(InsufficientResource, match=r"cannot spend 12 dinamis\[Virtus\]: "
-                                                   "it has 5"):
+    with pytest.raises(
+        InsufficientResource,
+        match=r"cannot spend 12 dinamis\[Virtus\]: "
+        "it has 5",
+    ):
         run(engine, sheet, "cast_spell", {"spell": "Drown"}, [])
     assert dict(sheet["dinamis"]) == {"Virtus": 5, "Fides": 10}
 
 
 def test_require_fails_with_its_message_and_changes_nothing(engine):
-    broke = engine.sheet({"Strength": 3, "Wits": 4, "Virtus": 0, "Fides": 0,
-                          "Spells": {"X": {"grade": 1, "school": "fire", "dignitas": "Fides",
-                                           "trait": "Wits", "art": "Stealth"}}})
+    broke = engine.sheet(
+        {
+            "Strength": 3,
+            "Wits": 4,
+            "Virtus": 0,
+            "Fides": 0,
+            "Spells": {
+                "X": {
+                    "grade": 1,
+                    "school": "fire",
+                    "dignitas": "Fides",
+                    "trait": "Wits",
+                    "art": "Stealth",
+                }
+            },
+        }
+    )
     with pytest.raises(RequirementFailed, match=r"no dignitas left \(0\)") as error:
         engine.run("cast_spell", broke, {"spell": "X"}, ForcedDice([]))
     assert error.value.exit_code == 4
@@ -193,8 +226,14 @@ def test_set_keeps_values_within_bounds_and_texts(engine, sheet):
 def test_calls_of_checks_actions_rolls(engine, sheet):
     dice = [8, 5, 3, 9, 3, 3, 1, 6, 9, 8]
     out = run(engine, sheet, "chain", {}, dice)
-    assert out.result == {"scared": False, "pool": 8, "d20": 9, "under": True,
-                          "counted": False, "contest": False}
+    assert out.result == {
+        "scared": False,
+        "pool": 8,
+        "d20": 9,
+        "under": True,
+        "counted": False,
+        "contest": False,
+    }
     assert [c.path for c in out.changes] == ["Cult"]
     text = render_text(out.trace)
     assert "(n)d10cs>=(target)df=1 = 3d10cs>=6df=1 [3, 1, 6]" in text
@@ -234,4 +273,3 @@ def test_the_trace_is_the_replay_of_the_run(engine, sheet):
     again = engine.run("chain", sheet, {}, ForcedDice(out.dice))
     assert [s.text for s in again.trace] == [s.text for s in steps]
     assert again.result == out.result
-

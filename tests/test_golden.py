@@ -47,8 +47,9 @@ def test_expression_messages(update_golden):
     cases = _expression_cases()
     actual = [(text, _render_expression(text)) for text, _ in cases]
     if update_golden:
-        EXPRESSIONS.write_text("".join(f"### {t}\n{out}\n\n" for t, out in actual),
-                               encoding="utf-8")
+        EXPRESSIONS.write_text(
+            "".join(f"### {t}\n{out}\n\n" for t, out in actual), encoding="utf-8"
+        )
         return
     for (text, expected), (_, got) in zip(cases, actual):
         assert got == expected, f"for {text!r}"

@@ -16,8 +16,9 @@ def test_grammar_has_no_conflicts_in_strict_mode():
     assert parser.options.parser == "lalr"
 
 
-@pytest.mark.parametrize("name", ["dificultad", "dinamis", "daño", "Destreza", "d6xp", "dF2",
-                                  "d", "dd6", "d6d6"])
+@pytest.mark.parametrize(
+    "name", ["dificultad", "dinamis", "daño", "Destreza", "d6xp", "dF2", "d", "dd6", "d6d6"]
+)
 def test_names_that_start_with_d_are_never_dice(name):
     node = parse_expression(f"{name} + 1")
     assert isinstance(node.left, n.Name) and node.left.name == name
@@ -30,22 +31,25 @@ def test_a_word_after_a_dice_term_is_not_a_modifier():
     assert isinstance(parse_expression("2d6 - xp").right, n.Name)
 
 
-@pytest.mark.parametrize("text, count, sides, modifiers", [
-    ("d6", None, 6, []),
-    ("3d8", 3, 8, []),
-    ("d%", None, 100, []),
-    ("4dF", 4, "F", []),
-    ("4d6kh3", 4, 6, [("Keep", "kh", 3)]),
-    ("4d6k", 4, 6, [("Keep", "kh", None)]),
-    ("5d10kl2dh1dl1", 5, 10, [("Keep", "kl", 2), ("Keep", "dh", 1), ("Keep", "dl", 1)]),
-    ("3d6x", 3, 6, [("Explode", False, None)]),
-    ("3d6x>=5", 3, 6, [("Explode", False, ">=5")]),
-    ("3d6xo=6", 3, 6, [("Explode", True, "=6")]),
-    ("3d6rr<=2", 3, 6, [("Reroll", False, "<=2")]),
-    ("3d6ro=1", 3, 6, [("Reroll", True, "=1")]),
-    ("10d10cs>=6df=1", 10, 10, [("CountSuccesses", ">=6"), ("CountFailures", "=1")]),
-    ("8d6x=6kh3", 8, 6, [("Explode", False, "=6"), ("Keep", "kh", 3)]),
-])
+@pytest.mark.parametrize(
+    "text, count, sides, modifiers",
+    [
+        ("d6", None, 6, []),
+        ("3d8", 3, 8, []),
+        ("d%", None, 100, []),
+        ("4dF", 4, "F", []),
+        ("4d6kh3", 4, 6, [("Keep", "kh", 3)]),
+        ("4d6k", 4, 6, [("Keep", "kh", None)]),
+        ("5d10kl2dh1dl1", 5, 10, [("Keep", "kl", 2), ("Keep", "dh", 1), ("Keep", "dl", 1)]),
+        ("3d6x", 3, 6, [("Explode", False, None)]),
+        ("3d6x>=5", 3, 6, [("Explode", False, ">=5")]),
+        ("3d6xo=6", 3, 6, [("Explode", True, "=6")]),
+        ("3d6rr<=2", 3, 6, [("Reroll", False, "<=2")]),
+        ("3d6ro=1", 3, 6, [("Reroll", True, "=1")]),
+        ("10d10cs>=6df=1", 10, 10, [("CountSuccesses", ">=6"), ("CountFailures", "=1")]),
+        ("8d6x=6kh3", 8, 6, [("Explode", False, "=6"), ("Keep", "kh", 3)]),
+    ],
+)
 def test_every_notation_form_parses(text, count, sides, modifiers):
     node = parse_expression(text)
     assert isinstance(node, n.Dice)

@@ -64,8 +64,11 @@ def expressions(draw, depth=0):
             n = draw(st.integers(-20, 20))
             return (f"({n})" if n < 0 else str(n)), (n, n)
         return draw(terms())
-    kind = draw(st.sampled_from(["+", "-", "*", "/", "neg", "floor", "ceil", "round", "abs",
-                                 "min", "max", "paren"]))
+    kind = draw(
+        st.sampled_from(
+            ["+", "-", "*", "/", "neg", "floor", "ceil", "round", "abs", "min", "max", "paren"]
+        )
+    )
     a, (alo, ahi) = draw(expressions(depth=depth + 1))
     if kind in ("neg", "floor", "ceil", "round", "abs", "paren"):
         if kind == "neg":
@@ -75,9 +78,13 @@ def expressions(draw, depth=0):
         if kind == "abs":
             low = 0 if alo <= 0 <= ahi else min(abs(alo), abs(ahi))
             return f"abs({a})", (low, max(abs(alo), abs(ahi)))
-        function = {"floor": math.floor, "ceil": math.ceil,
-                    "round": lambda x: math.floor(x + Fraction(1, 2)) if x >= 0
-                    else -math.floor(-x + Fraction(1, 2))}[kind]
+        function = {
+            "floor": math.floor,
+            "ceil": math.ceil,
+            "round": lambda x: (
+                math.floor(x + Fraction(1, 2)) if x >= 0 else -math.floor(-x + Fraction(1, 2))
+            ),
+        }[kind]
         return f"{kind}({a})", (function(Fraction(alo)), function(Fraction(ahi)))
     if kind == "/":
         d = draw(st.integers(1, 6))
@@ -129,14 +136,62 @@ def test_exploding_dice_replay_and_stay_within_the_chain_limit(count, sides, see
 
 # ─── arbitrary text ─────────────────────────────────────────────────────────
 
-_PIECES = ["d", "6", "2", "d%", "dF", "kh", "kl", "x", "xo", "rr", "ro", "cs", "df", ">=",
-           "<=", "=", "<", ">", "(", ")", "+", "-", "*", "/", " ", "1", "0", "floor", "max",
-           ",", "[", "]", "{", "}", '"', "'", "a", "if", "then", "else", ".", "..", "in",
-           "let", "\n", "#", "é", "10", "100000"]
+_PIECES = [
+    "d",
+    "6",
+    "2",
+    "d%",
+    "dF",
+    "kh",
+    "kl",
+    "x",
+    "xo",
+    "rr",
+    "ro",
+    "cs",
+    "df",
+    ">=",
+    "<=",
+    "=",
+    "<",
+    ">",
+    "(",
+    ")",
+    "+",
+    "-",
+    "*",
+    "/",
+    " ",
+    "1",
+    "0",
+    "floor",
+    "max",
+    ",",
+    "[",
+    "]",
+    "{",
+    "}",
+    '"',
+    "'",
+    "a",
+    "if",
+    "then",
+    "else",
+    ".",
+    "..",
+    "in",
+    "let",
+    "\n",
+    "#",
+    "é",
+    "10",
+    "100000",
+]
 
 
-@given(st.one_of(st.text(max_size=60), st.lists(st.sampled_from(_PIECES), max_size=25)
-                 .map("".join)))
+@given(
+    st.one_of(st.text(max_size=60), st.lists(st.sampled_from(_PIECES), max_size=25).map("".join))
+)
 def test_any_expression_text_raises_only_project_errors(text):
     try:
         result = roll(text, SeededDice(1))
@@ -147,15 +202,64 @@ def test_any_expression_text_raises_only_project_errors(text):
     assert result.total is not None
 
 
-_RULEBOOK_PIECES = ["rulebook", '"T"', "{", "}", "sheet", "attribute", "A", "in", "1..10",
-                    "table", "T", "by", "x", ":", "1", "..", "-2", "check", "c", "(", ")",
-                    "roll", "d10", "+", ">=", "9", "action", "a", "let", "=", "result",
-                    "spend", "from", "if", "else", "match", "case", "repeat", "times",
-                    "for", "each", "\n", " ", ",", "'q n'", "note", '"t {x}"', "x", "A"]
+_RULEBOOK_PIECES = [
+    "rulebook",
+    '"T"',
+    "{",
+    "}",
+    "sheet",
+    "attribute",
+    "A",
+    "in",
+    "1..10",
+    "table",
+    "T",
+    "by",
+    "x",
+    ":",
+    "1",
+    "..",
+    "-2",
+    "check",
+    "c",
+    "(",
+    ")",
+    "roll",
+    "d10",
+    "+",
+    ">=",
+    "9",
+    "action",
+    "a",
+    "let",
+    "=",
+    "result",
+    "spend",
+    "from",
+    "if",
+    "else",
+    "match",
+    "case",
+    "repeat",
+    "times",
+    "for",
+    "each",
+    "\n",
+    " ",
+    ",",
+    "'q n'",
+    "note",
+    '"t {x}"',
+    "x",
+    "A",
+]
 
 
-@given(st.one_of(st.text(max_size=80), st.lists(st.sampled_from(_RULEBOOK_PIECES),
-                                                max_size=40).map(" ".join)))
+@given(
+    st.one_of(
+        st.text(max_size=80), st.lists(st.sampled_from(_RULEBOOK_PIECES), max_size=40).map(" ".join)
+    )
+)
 def test_any_rulebook_text_raises_only_project_errors(text):
     try:
         dsl.load_text(text, "<fuzz>")

@@ -21,27 +21,53 @@ def engine():
 BASE = {"Strength": 3, "Wits": 4}
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"Fides": 13}, "Fides: 13 is above its maximum 12"),
-    ({"Strength": 0}, "Strength: 0 is below its minimum 1"),
-    ({"Strength": "tres"}, "Strength: 'tres' is not a whole number"),
-    ({"Strenght": 3}, "Strenght: not a field of the Showcase sheet"),
-    ({"Health": 17}, "Health: 17 is above its maximum 16"),
-    ({"Essence": -31}, "Essence: -31 is below its minimum -30"),
-    ({"dinamis": {"Virtus": 6}}, "dinamis.Virtus: 6 is above its maximum 5"),
-    ({"dinamis": {"Virtud": 1}}, "dinamis.Virtud: not one of Dignitates"),
-    ({"Mundane": "yes"}, "Mundane: 'yes' is not yes or no"),
-    ({"Known": "Fireball"}, "Known: a list of texts"),
-    ({"Shadow": 11}, "Shadow: 11 is above its maximum 10"),
-    ({"skills": {"Cooking": 11}}, "skills.Cooking: 11 is above its maximum 10"),
-    ({"Spells": {"X": {"grade": 1}}}, "Spells.X: missing school, dignitas, trait, art"),
-    ({"Spells": {"X": {"grade": 1, "school": "earth", "dignitas": "Fides", "trait": "Wits",
-                       "art": "Stealth"}}}, "Spells.X.school: 'earth' is not one of fire, water"),
-    ({"Spells": {"X": {"grade": 1, "school": "fire", "dignitas": "Gravitas", "trait": "Wits",
-                       "art": "Stealth"}}}, "Spells.X.dignitas: 'Gravitas' is not a Dignitates"),
-])
-def test_a_sheet_that_does_not_fit_says_which_field_and_what_is_allowed(engine, change,
-                                                                         message):
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"Fides": 13}, "Fides: 13 is above its maximum 12"),
+        ({"Strength": 0}, "Strength: 0 is below its minimum 1"),
+        ({"Strength": "tres"}, "Strength: 'tres' is not a whole number"),
+        ({"Strenght": 3}, "Strenght: not a field of the Showcase sheet"),
+        ({"Health": 17}, "Health: 17 is above its maximum 16"),
+        ({"Essence": -31}, "Essence: -31 is below its minimum -30"),
+        ({"dinamis": {"Virtus": 6}}, "dinamis.Virtus: 6 is above its maximum 5"),
+        ({"dinamis": {"Virtud": 1}}, "dinamis.Virtud: not one of Dignitates"),
+        ({"Mundane": "yes"}, "Mundane: 'yes' is not yes or no"),
+        ({"Known": "Fireball"}, "Known: a list of texts"),
+        ({"Shadow": 11}, "Shadow: 11 is above its maximum 10"),
+        ({"skills": {"Cooking": 11}}, "skills.Cooking: 11 is above its maximum 10"),
+        ({"Spells": {"X": {"grade": 1}}}, "Spells.X: missing school, dignitas, trait, art"),
+        (
+            {
+                "Spells": {
+                    "X": {
+                        "grade": 1,
+                        "school": "earth",
+                        "dignitas": "Fides",
+                        "trait": "Wits",
+                        "art": "Stealth",
+                    }
+                }
+            },
+            "Spells.X.school: 'earth' is not one of fire, water",
+        ),
+        (
+            {
+                "Spells": {
+                    "X": {
+                        "grade": 1,
+                        "school": "fire",
+                        "dignitas": "Gravitas",
+                        "trait": "Wits",
+                        "art": "Stealth",
+                    }
+                }
+            },
+            "Spells.X.dignitas: 'Gravitas' is not a Dignitates",
+        ),
+    ],
+)
+def test_a_sheet_that_does_not_fit_says_which_field_and_what_is_allowed(engine, change, message):
     with pytest.raises(SheetError) as error:
         engine.sheet({**BASE, **change})
     assert message in error.value.render()
@@ -60,8 +86,11 @@ def test_attributes_without_default_are_required(engine):
 
 
 def test_ensure_rules_refuse_a_sheet():
-    book = dsl.load_text('rulebook "E" { }\nsheet { attribute A, B in 0..10\n'
-                         'ensure A <= B else "A cannot pass B" }\naction x() { }', "e.rules")
+    book = dsl.load_text(
+        'rulebook "E" { }\nsheet { attribute A, B in 0..10\n'
+        'ensure A <= B else "A cannot pass B" }\naction x() { }',
+        "e.rules",
+    )
     engine = Engine(book)
     assert engine.sheet({"A": 2, "B": 3})["A"] == 2
     with pytest.raises(SheetError, match="A cannot pass B"):
@@ -69,9 +98,12 @@ def test_ensure_rules_refuse_a_sheet():
 
 
 def test_ensure_rules_stop_a_run_that_would_break_them():
-    book = dsl.load_text('rulebook "E" { }\nsheet { attribute A, B in 0..10\n'
-                         'ensure A <= B else "A cannot pass B" }\n'
-                         'action raise_a() { gain 2 to A }', "e.rules")
+    book = dsl.load_text(
+        'rulebook "E" { }\nsheet { attribute A, B in 0..10\n'
+        'ensure A <= B else "A cannot pass B" }\n'
+        "action raise_a() { gain 2 to A }",
+        "e.rules",
+    )
     engine = Engine(book)
     sheet = engine.sheet({"A": 2, "B": 3})
     from interpreter import EvaluationError, ForcedDice
@@ -88,10 +120,13 @@ def test_yaml_aliases_are_refused(tmp_path, engine):
         engine.load_sheet(path)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("Strength: [1\n", "not valid YAML"),
-    ("- 1\n- 2\n", "a mapping of field names"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("Strength: [1\n", "not valid YAML"),
+        ("- 1\n- 2\n", "a mapping of field names"),
+    ],
+)
 def test_broken_files_say_where(tmp_path, engine, text, message):
     path = tmp_path / "broken.yaml"
     path.write_text(text, encoding="utf-8")
