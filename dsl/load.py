@@ -44,9 +44,9 @@ def resolve(reference: str | Path, relative_to: Path | None = None) -> Path:
     path = Path(reference)
     if relative_to is not None and not path.is_absolute():
         candidate = relative_to / path
-        if candidate.exists():
+        if candidate.is_file():
             return candidate
-    if path.exists():
+    if path.is_file():
         return path
     shipped = shipped_rulebooks()
     name = str(reference)

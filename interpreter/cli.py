@@ -228,7 +228,7 @@ def load_rulebook(reference: str) -> dsl.Rulebook:
 
 def resolve_character(reference: str, book) -> Path:
     path = Path(reference)
-    if path.exists():
+    if path.is_file():
         return path
     folder = _characters_folder()
     for suffix in (".yaml", ".yml", ".json"):

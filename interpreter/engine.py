@@ -166,6 +166,22 @@ class Engine:
             )
         return self._arguments(self.rulebook.checks[check], sheet, params)[0]
 
+    def roll_arguments(self, roll_name: str, sheet: Sheet, params: dict) -> tuple:
+        return self._arguments(self.rulebook.rolls[roll_name], sheet, params)[0]
+
+    def run_roll(self, roll_name: str, sheet: Sheet, params: dict | None = None, dice=None):
+        """Roll one of the rulebook's named rolls (`abierta`, `capicua`); its total."""
+        if roll_name not in self.rulebook.rolls:
+            raise ParameterError(
+                f"{self.rulebook.title} has no roll {roll_name!r}",
+                None,
+                did_you_mean(roll_name, list(self.rulebook.rolls)),
+            )
+        args = self.roll_arguments(roll_name, sheet, params or {})
+        source = dice if dice is not None else SeededDice()
+        ctx = self._context(Roller(DiceTray(source, self.limits)), sheet)
+        return self.compiler.roll_definition(roll_name).call(ctx, args).total
+
     def run_check(
         self, check: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
     ) -> Record:
@@ -440,6 +456,8 @@ def _convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
 
 
 def _maybe_number(text: str):
+    if len(text) > 1 and text[0] in "dD" and text[1:].isdigit():
+        text = text[1:]  # a die size on a ladder: d8 is 8
     try:
         number = Fraction(text)
     except (ValueError, ZeroDivisionError):
@@ -551,7 +569,7 @@ def roll(
     source = dice if dice is not None else SeededDice()
     roller = _TermRecorder(DiceTray(source, limits))
     total = value(Context(roller, limits))
-    if not is_number(total):
+    if not (is_number(total) or isinstance(total, bool)):
         raise EvaluationError(f"the expression gives {show(total)}, not a number", node.span)
     source.finish()
     return RollResult(

@@ -570,15 +570,14 @@ class Odds:
         )
 
     def at_least(self, x) -> Fraction:
-        """P(outcome >= x)."""
-        return sum(
-            (p for o, p in self.probabilities.items() if _comparable(o) and o >= x), Fraction(0)
-        )
+        """P(outcome >= x), for numbers (and yes/no, where no < yes)."""
+        key = _order(x)
+        return sum((p for o, p in self.probabilities.items() if _order(o) >= key), Fraction(0))
 
     def at_most(self, x) -> Fraction:
-        return sum(
-            (p for o, p in self.probabilities.items() if _comparable(o) and o <= x), Fraction(0)
-        )
+        """P(outcome <= x)."""
+        key = _order(x)
+        return sum((p for o, p in self.probabilities.items() if _order(o) <= key), Fraction(0))
 
     @property
     def mean(self) -> Fraction | None:
@@ -761,13 +760,17 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
     outcomes: dict = {}
 
     def add(outcome, weight):
+        if type(outcome) is Dist:  # a distribution still: each of its values, weighted
+            for value, probability in outcome.items():
+                add(value, weight * probability)
+            explorer.omitted += weight * outcome.omitted
+            return
         outcomes[outcome] = outcomes.get(outcome, Fraction(0)) + weight
 
-    if action in engine.rulebook.checks:
-        check = engine.compiler.check(action)
-        args = engine.check_arguments(action, sheet, params)
-        runs = explorer.explore(start, lambda c: pick(check(c, args, check.node.span), field))
-        for world, outcome in runs:
+    book = engine.rulebook
+    if action in book.checks or action in book.rolls:
+        run = _check_or_roll(engine, action, sheet, params, field)
+        for world, outcome in explorer.explore(start, run):
             add(outcome, world.weight)
         return outcomes, explorer.omitted
     compiled, args, _shown = engine._prepare(action, sheet, params)
@@ -794,6 +797,26 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
         for after, outcome in explorer.explore(world, finish):
             add(outcome, after.weight)
     return outcomes, explorer.omitted
+
+
+def _check_or_roll(engine, name: str, sheet, params: dict, field):
+    """A check's record (or one field of it), or a named roll's total, as a run(ctx)."""
+    if name in engine.rulebook.rolls:
+        procedure = engine.compiler.roll_definition(name)
+        args = engine.roll_arguments(name, sheet, params)
+        if field is not None:
+            raise EvaluationError(f"roll {name} gives a number: leave out --field")
+        return lambda ctx: procedure.call(ctx, args).total
+    check = engine.compiler.check(name)
+    args = engine.check_arguments(name, sheet, params)
+
+    def run(ctx):
+        record = check(ctx, args, check.node.span)
+        if type(record) is Dist:
+            return record.map(lambda r: pick(r, field))
+        return pick(record, field)
+
+    return run
 
 
 def _result_names(compiled, field) -> Live:
@@ -841,10 +864,13 @@ def _sample(engine, action, sheet, params, field, trials, seed, progress) -> Cou
     dice = SeededDice(seed)
     counts: Counter = Counter()
     started = time.monotonic()
-    is_check = action in engine.rulebook.checks
+    book = engine.rulebook
+    is_check = action in book.checks
     for trial in range(trials):
         try:
-            if is_check:
+            if action in book.rolls:
+                outcome = engine.run_roll(action, sheet, params, dice)
+            elif is_check:
                 outcome = pick(engine.run_check(action, sheet, params, dice), field)
             else:
                 out = engine.run(action, sheet, params, dice=dice)
@@ -911,7 +937,11 @@ def compare_text(a: Odds, b: Odds, names: tuple[str, str]) -> str:
     """Two distributions side by side, with the change in each probability and the mean."""
     outcomes = sorted(set(a.probabilities) | set(b.probabilities), key=_order)
     width = max((len(_key(o)) for o in outcomes), default=1)
-    lines = [f"  {'':>{width}}  {names[0][:12]:>12}  {names[1][:12]:>12}  {'change':>10}"]
+    lines = [
+        f"  A: {names[0]}",
+        f"  B: {names[1]}",
+        f"  {'':>{width}}  {'A':>12}  {'B':>12}  {'B - A':>10}",
+    ]
     for outcome in outcomes:
         pa, pb = a.probability(outcome), b.probability(outcome)
         delta = float(pb - pa) * 100

@@ -1,0 +1,276 @@
+"""The `rulebook` command line: output, exit codes, saving, typed-in dice."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import dsl
+from interpreter.cli import main
+
+DATA = Path(__file__).resolve().parent / "data"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+RULES = str(DATA / "showcase.rules")
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# ─── roll (the foundation issue's acceptance) ───────────────────────────────
+
+
+def test_roll_keep_highest_json(capsys):
+    code, out, _ = run_cli(capsys, "roll", "4d6kh3", "--dice", "6,5,3,1", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["total"] == 14 and data["dice"] == [6, 5, 3, 1]
+    assert data["expression"] == "4d6kh3" and data["detail"] == "4d6kh3 [6, 5, 3, ~~1~~] = 14"
+
+
+def test_roll_successes_and_explosions(capsys):
+    _, out, _ = run_cli(
+        capsys, "roll", "10d10cs>=6df=1", "--dice", "6,7,1,1,2,3,10,9,5,1", "--json"
+    )
+    assert json.loads(out)["total"] == 1
+    _, out, _ = run_cli(capsys, "roll", "3d6x", "--dice", "6,2,3,4", "--json")
+    assert json.loads(out)["total"] == 15
+
+
+def test_roll_fraction_prints_as_text_in_json(capsys):
+    _, out, _ = run_cli(capsys, "roll", "7/2", "--json")
+    assert json.loads(out)["total"] == "7/2"
+
+
+def test_roll_text_marks_forced_dice(capsys):
+    code, out, _ = run_cli(capsys, "roll", "2d6", "--dice", "3,4")
+    assert code == 0 and out.strip() == "2d6 [3, 4] = 7  (forced dice)"
+    _, out, _ = run_cli(capsys, "roll", "2d6", "--seed", "1")
+    assert "forced" not in out
+
+
+def test_roll_syntax_error_exits_3_with_position_and_caret(capsys):
+    code, _, err = run_cli(capsys, "roll", "2d6+")
+    assert code == 3
+    assert "1:5" in err and "    2d6+\n        ^" in err
+
+
+def test_roll_face_that_cannot_be_exits_4(capsys):
+    code, _, err = run_cli(capsys, "roll", "d6", "--dice", "7")
+    assert code == 4 and "7, which is not a face of d6" in err
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as error:
+        main(["roll"])
+    assert error.value.code == 2
+    with pytest.raises(SystemExit) as error:
+        main(["roll", "d6", "--seed", "1", "--dice", "1"])
+    assert error.value.code == 2
+    code, _, err = run_cli(capsys, "roll", "d6", "--dice", "a")
+    assert code == 2 and "not a whole number" in err
+
+
+# ─── run ────────────────────────────────────────────────────────────────────
+
+
+@pytest.fixture
+def sheet_copy(tmp_path):
+    path = tmp_path / "showcase.yaml"
+    shutil.copy(DATA / "showcase.yaml", path)
+    return path
+
+
+def test_run_prints_the_trace_result_changes_and_dice(capsys, sheet_copy):
+    code, out, _ = run_cli(
+        capsys,
+        "run",
+        RULES,
+        "cast_spell",
+        "--char",
+        str(sheet_copy),
+        "--set",
+        "spell=Fireball",
+        "--dice",
+        "3,4",
+    )
+    assert code == 0
+    assert "Casting: doubles [3, 4] + Wits 4 + Stealth 2 = 13 vs 10 (>) → success" in out
+    assert "result: success yes, points 1, cost 2" in out
+    assert "dinamis.Fides: 10 → 8" in out
+    assert "dice: 3, 4  (forced dice)" in out
+
+
+def test_run_json_has_every_part(capsys, sheet_copy):
+    code, out, _ = run_cli(
+        capsys,
+        "run",
+        RULES,
+        "cast_spell",
+        "--char",
+        str(sheet_copy),
+        "--set",
+        "spell=Fireball",
+        "--dice",
+        "3,4",
+        "--json",
+    )
+    data = json.loads(out)
+    assert code == 0
+    assert set(data) >= {"action", "params", "result", "changes", "sheet", "trace", "dice"}
+    assert data["params"]["spell"] == "Fireball"
+    assert data["changes"] == [{"path": "dinamis.Fides", "before": 10, "after": 8}]
+    assert data["sheet"]["dinamis"]["Fides"] == 8
+    assert data["dice"] == [3, 4]
+    assert any(step["kind"] == "check" for step in data["trace"])
+
+
+def test_a_failed_roll_still_exits_0(capsys, sheet_copy):
+    code, out, _ = run_cli(
+        capsys,
+        "run",
+        RULES,
+        "cast_spell",
+        "--char",
+        str(sheet_copy),
+        "--set",
+        "spell=Fireball",
+        "--dice",
+        "1,2",
+    )
+    assert code == 0 and "result: success no" in out
+
+
+def test_spending_more_than_the_sheet_holds_exits_4_and_saves_nothing(capsys, sheet_copy):
+    before = sheet_copy.read_bytes()
+    code, _, err = run_cli(
+        capsys,
+        "run",
+        RULES,
+        "cast_spell",
+        "--char",
+        str(sheet_copy),
+        "--set",
+        "spell=Drown",
+        "--dice",
+        "",
+        "--save",
+    )
+    assert code == 4
+    assert "cannot spend 12 dinamis[Virtus]: it has 5" in err
+    assert sheet_copy.read_bytes() == before
+
+
+def test_save_writes_the_new_sheet_in_its_format(capsys, sheet_copy):
+    code, out, _ = run_cli(
+        capsys,
+        "run",
+        RULES,
+        "cast_spell",
+        "--char",
+        str(sheet_copy),
+        "--set",
+        "spell=Fireball",
+        "--dice",
+        "3,4",
+        "--save",
+    )
+    assert code == 0 and f"saved {sheet_copy}" in out
+    import yaml
+
+    saved = yaml.safe_load(sheet_copy.read_text(encoding="utf-8"))
+    assert saved["dinamis"]["Fides"] == 8 and saved["Strength"] == 3
+    # saving again from the saved file changes nothing else
+    again = dsl.load(RULES)
+    from interpreter import Engine
+
+    assert Engine(again).load_sheet(sheet_copy)["dinamis"]["Fides"] == 8
+
+
+def test_dice_and_ask_give_the_same_outcome(capsys, sheet_copy, monkeypatch):
+    code, forced, _ = run_cli(
+        capsys, "run", RULES, "scare", "--char", str(sheet_copy), "--dice", "1,3", "--json"
+    )
+    assert code == 0
+    monkeypatch.setattr("sys.stdin", io.StringIO("x\n11\n1\n3\n"))
+    code, typed, err = run_cli(
+        capsys, "run", RULES, "scare", "--char", str(sheet_copy), "--ask", "--json"
+    )
+    assert code == 0
+    assert "die 1 (d10, 1..10)?" in err and "'x' is not a number" in err
+    assert "11 is not a face of d10" in err
+    forced, typed = json.loads(forced), json.loads(typed)
+    assert typed["origin"] == "typed" and forced["origin"] == "forced"
+    for key in ("result", "changes", "sheet", "dice"):
+        assert typed[key] == forced[key]
+    assert [s["text"] for s in typed["trace"]] == [s["text"] for s in forced["trace"]]
+
+
+def test_parameters_and_actions_that_do_not_exist_exit_2(capsys, sheet_copy):
+    code, _, err = run_cli(capsys, "run", RULES, "cats_spell", "--char", str(sheet_copy))
+    assert code == 2 and "did you mean cast_spell?" in err
+    code, _, err = run_cli(
+        capsys, "run", RULES, "heal", "--char", str(sheet_copy), "--set", "amount"
+    )
+    assert code == 2 and "write NAME=VALUE" in err
+    code, _, err = run_cli(capsys, "run", RULES, "heal", "--char", "nobody")
+    assert code == 2 and "no file or shipped character" in err
+
+
+def test_a_bad_sheet_exits_3_naming_the_field(capsys, tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("Strength: 3\nWits: 4\nFides: 13\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "run", RULES, "heal", "--char", str(path), "--set", "amount=1")
+    assert code == 3 and "Fides: 13 is above its maximum 12" in err
+
+
+# ─── check and describe ─────────────────────────────────────────────────────
+
+
+def test_check_a_misspelled_name_exits_3_with_a_caret_and_a_suggestion(capsys, monkeypatch):
+    monkeypatch.chdir(GOLDEN / "check")
+    code, _, err = run_cli(capsys, "check", "misspelled_name.rules")
+    assert code == 3
+    assert "misspelled_name.rules:7:20: error: unknown name `Voluntd`" in err
+    assert "      let c = sencillo(Voluntd)\n                       ^^^^^^^" in err
+    assert "did you mean Voluntad?" in err
+
+
+def test_check_every_shipped_rulebook(capsys):
+    shipped = sorted(dsl.shipped_rulebooks().values())
+    assert {p.stem for p in shipped} >= {
+        "arcana_mundi",
+        "brujeria",
+        "brujeria_miedo_duro",
+        "pentagrama",
+        "mago",
+        "nuevos_dioses",
+    }
+    code, out, err = run_cli(capsys, "check", *map(str, shipped))
+    assert code == 0, err
+    assert out.count(": ok") == len(shipped) and "error" not in out
+
+
+def test_describe_lists_actions_and_house_rule_changes(capsys):
+    code, out, _ = run_cli(capsys, "describe", RULES)
+    assert code == 0
+    assert "cast_spell  (Cast)" in out and "time: normal | half | double" in out
+    code, out, _ = run_cli(capsys, "describe", "brujeria_miedo_duro", "--json")
+    data = json.loads(out)
+    assert data["extends"] == "Brujería"
+    assert {"change": "replaced", "kind": "table", "name": "Miedo"} in data["changes"]
+
+
+def test_a_house_rule_changes_only_what_it_says():
+    base = dsl.load(GOLDEN / "check_base" / "base.rules")
+    house = dsl.load(GOLDEN / "check" / "house_ok.rules")
+    assert house.base is not None and house.base.title == "Base"
+    assert house.changes == (("replaced", "table", "Nivel"), ("added", "action", "nueva"))
+    assert house.tables["Nivel"] is not base.tables["Nivel"]
+    assert house.actions["asustarse"] == base.actions["asustarse"]
+    assert house.header["language"] == "es" and house.header["source"] == "tests"
