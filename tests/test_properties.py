@@ -30,18 +30,19 @@ def terms(draw):
     count = draw(st.integers(0, 6))
     sides = draw(st.sampled_from([1, 2, 3, 4, 6, 8, 10, 12, 20, "F", "%"]))
     faces = (-1, 1) if sides == "F" else (1, 100 if sides == "%" else sides)
-    low_face, high_face = faces
+    die_low, high_face = faces
+    low_face = die_low
     text = f"{count}d{sides}"
     kept = count
     for _ in range(draw(st.integers(0, 2))):
         kind = draw(st.sampled_from(["kh", "kl", "dh", "dl", "ro", "rr"]))
         if kind in ("ro", "rr"):
-            # reroll the lowest face (never every face, so the roll ends)
-            if high_face == low_face:
+            # reroll the die's lowest face (never every face, so the roll ends); a later
+            # reroll draws from the whole die again, so only the last one decides
+            if high_face == die_low:
                 continue
-            text += f"{kind}={low_face}"
-            if kind == "rr":
-                low_face += 1  # that face never stands
+            text += f"{kind}={die_low}"
+            low_face = die_low + 1 if kind == "rr" else die_low
         else:
             k = draw(st.integers(0, 7))
             text += f"{kind}{k}"
