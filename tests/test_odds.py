@@ -21,6 +21,7 @@ from interpreter.cli import main
 from interpreter.odds import EPSILON, expression_odds
 
 DATA = Path(__file__).resolve().parent / "data"
+CHARACTERS = Path(__file__).resolve().parent.parent / "rulebooks" / "characters"
 
 
 def test_sum_of_two_d6_is_the_triangle():
@@ -225,3 +226,42 @@ def test_odds_text_and_compare(capsys):
     )
     out = capsys.readouterr().out
     assert "B: difficulty=Very hard" in out and "+40.0000%" in out
+
+
+# ─── the acceptance, on the shipped rulebooks ───────────────────────
+
+
+def test_grito_baquico_success_is_printed_as_an_exact_fraction(capsys):
+    code = main(
+        [
+            "odds",
+            "arcana_mundi",
+            "usar_numina",
+            "--char",
+            "menecma",
+            "--set",
+            "numina=Grito Báquico",
+            "--field",
+            "success",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "(exact;" in out
+    rows = {line.split()[0]: line for line in out.splitlines()[2:] if line.strip()}
+    # 3 + 3 + 7 + 2d10 >= 15 fails only on a double 1 (whose chain is subtracted): 1/100,
+    # less the tail the chains leave out
+    numerator, denominator = map(int, rows["false"].split()[-1].split("/"))
+    assert Fraction(1, 100) - EPSILON < Fraction(numerator, denominator) <= Fraction(1, 100)
+
+
+@pytest.mark.parametrize(
+    "book, roll_name, character",
+    [("brujeria", "abierta", "brujeria_bruja"), ("arcana_mundi", "capicua", "menecma")],
+)
+def test_the_open_d10_and_the_doubles_report_less_than_1e_12_left_out(book, roll_name, character):
+    engine = Engine.of(dsl.load(book))
+    sheet = engine.load_sheet(CHARACTERS / f"{character}.yaml")
+    odds = engine.odds(roll_name, sheet)
+    assert odds.exact
+    assert 0 < odds.omitted < Fraction(1, 10**12)
+    assert sum(odds.probabilities.values()) + odds.omitted == 1

@@ -757,6 +757,10 @@ def test_aprender_dominatus(engine, menecma):
     # Revelatio in Spiritu: one permanent point of Fides.
     out = engine.run("aprender_dominatus", menecma, {"vía": "spiritu"})
     assert changes(out) == {"Fides": (3, 2), "dinamis.Fides": (15, 10)}
+    # Named, it is written in the sheet's list of Dominatus.
+    out = engine.run("aprender_dominatus", menecma, {"vía": "spiritu", "nombre": "Furia"})
+    assert out.sheet["Dominatus"] == (*menecma["Dominatus"], "Furia")
+    assert "Dominatus" in changes(out)
 
 
 def test_usar_dominatus(engine, menecma):
