@@ -322,6 +322,12 @@ class _Binder:
                     self.constant[param.name] = engine.param_value(param, value, None)
         self.catalogs = {p.name for p in node.params if _is_catalog(p.type, engine.rulebook)}
         self.convert = {p.name: self._converter(p) for p in node.params}
+        # Bindings depend on the sheet when an entry is taken from it, or a default is
+        # computed from it.
+        self.needs_sheet = bool(self.catalogs) or any(
+            p.default is not None and p.name not in self.constant for p in node.params
+        )
+        self.seen: dict = {}
 
     def _converter(self, param):
         """The common cases checked in one step; anything else by `_convert`."""
@@ -344,6 +350,22 @@ class _Binder:
         return general
 
     def __call__(self, sheet: Sheet, params: dict) -> tuple:
+        # The same parameters again (an app rolling one check many times): no work.
+        try:
+            key = (sheet if self.needs_sheet else None, tuple(params.items()))
+            found = self.seen.get(key)
+        except TypeError:  # a list among the values: not remembered
+            key = found = None
+        if found is not None:
+            return found[0], dict(found[1])
+        args, shown = self.bind(sheet, params)
+        if key is not None:
+            if len(self.seen) >= 256:
+                self.seen.pop(next(iter(self.seen)))
+            self.seen[key] = (args, dict(shown))
+        return args, shown
+
+    def bind(self, sheet: Sheet, params: dict) -> tuple:
         engine, node = self.engine, self.node
         for name in params:
             if name not in self.known:
