@@ -6,17 +6,21 @@
     python benchmarks/roll.py --check      # first check that both spellings mean the same
 
 Both sides roll the same corpus of expressions, each spelled the way its tool reads it.
-Ours is `interpreter.roll(expr, dice=SeededDice(n))` with a new seed for every roll;
-d20's is `d20.roll(expr)` (its parse cache on, as in ordinary use; the global `random`
-seeded once per measurement). Each side runs in a subprocess of its own: d20 pins
-`lark-parser~=0.9`, which installs an old module under the same name `lark` as ours, so
-its side runs in a virtual environment this script creates (.bench/d20-venv, git-ignored)
-with `python -m venv` and `pip install d20`. Ours runs with the interpreter running this
-script, which must have the project's dependencies (the project itself is found from the
-repository root). The two sides are measured in turn (ours, d20, ours, d20, ...) and the
-medians of the rounds are compared: the target is ours >= 2x d20's rolls per second.
-Time is the worker's CPU time (`time.process_time`), so that a shared, busy machine taking
-the CPU away from one side now and then does not count against it.
+Both draw from one generator seeded once per measurement: ours is
+`interpreter.roll(expr, dice=dice)` with one `SeededDice(seed)`, d20's is `d20.roll(expr)`
+(its parse cache on, as in ordinary use) with the global `random` seeded once. A new
+`SeededDice` for every roll adds the few microseconds of seeding MT19937 to every roll,
+which d20 never pays: `--seed-per-roll` measures that too.
+
+Each side runs in a subprocess of its own: d20 pins `lark-parser~=0.9`, which installs an
+old module under the same name `lark` as ours, so its side runs in a virtual environment
+this script creates (.bench/d20-venv, git-ignored) with `python -m venv` and
+`pip install d20`. Ours runs with the interpreter running this script, which must have the
+project's dependencies (the project itself is found from the repository root). The two
+sides are measured in turn (ours, d20, ours, d20, ...) and the medians of the rounds are
+compared: the target is ours >= 2x d20's rolls per second. Time is the worker's CPU time
+(`time.process_time`), so that a shared, busy machine taking the CPU away from one side
+now and then does not count against it.
 
 This is a benchmark, not a test: CI does not run it.
 """
@@ -78,11 +82,23 @@ def _ours_roller():
     sys.path.insert(0, str(ROOT))
     from interpreter import SeededDice, roll
 
-    def roll_one(expr: str, n: int) -> int:
-        return roll(expr, dice=SeededDice(n)).total
+    if os.environ.get("ROLL_BENCH_SEED_PER_ROLL"):
 
-    def reseed(seed: int) -> None:  # every roll has its own seed
-        pass
+        def roll_one(expr: str, n: int) -> int:
+            return roll(expr, dice=SeededDice(n)).total
+
+        def reseed(seed: int) -> None:  # every roll has its own seed
+            pass
+
+        return roll_one, reseed, [ours for ours, _, _ in CORPUS]
+
+    dice = [SeededDice(0)]
+
+    def roll_one(expr: str, n: int) -> int:
+        return roll(expr, dice=dice[0]).total
+
+    def reseed(seed: int) -> None:  # one generator per measurement, as d20's
+        dice[0] = SeededDice(seed)
 
     return roll_one, reseed, [ours for ours, _, _ in CORPUS]
 
@@ -99,7 +115,12 @@ def _d20_roller():
 def _describe(side: str) -> str:
     version = platform.python_version()
     if side == "ours":
-        return f"interpreter.roll(expr, dice=SeededDice(n)), Python {version}"
+        how = (
+            "SeededDice(n) per roll"
+            if os.environ.get("ROLL_BENCH_SEED_PER_ROLL")
+            else "one SeededDice per measurement"
+        )
+        return f"interpreter.roll(expr, dice=...), {how}, Python {version}"
     from importlib.metadata import version as package_version
 
     return (
@@ -275,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
         "--by-expression", action="store_true", help="also time each expression on its own"
     )
     parser.add_argument(
+        "--seed-per-roll", action="store_true", help="ours: a new SeededDice for every roll"
+    )
+    parser.add_argument(
         "--check", action="store_true", help="first compare each entry's mean roll on both sides"
     )
     parser.add_argument(
@@ -288,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--worker", choices=("ours", "d20"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.seed_per_roll:  # the workers (subprocesses) read it from the environment
+        os.environ["ROLL_BENCH_SEED_PER_ROLL"] = "1"
     if args.worker:
         worker(args.worker)
         return 0

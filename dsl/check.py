@@ -47,25 +47,6 @@ PARAM_TYPES = {
     "stat": t.ref("stat"),
 }
 
-_KIND_OF = {
-    n.Stat: "stat",
-    n.Resource: "resource",
-    n.Counter: "counter",
-    n.Flag: "flag",
-    n.TextField: "text",
-    n.ListField: "list",
-    n.Catalog: "catalog",
-    n.Group: "group",
-    n.Derived: "derived",
-    n.RollDef: "roll",
-    n.Ladder: "ladder",
-    n.Formula: "formula",
-    n.Table: "table",
-    n.Check: "check",
-    n.Opposed: "opposed",
-    n.Action: "action",
-}
-
 
 @attrs.frozen
 class Binding:
@@ -273,7 +254,7 @@ class Checker:
                     item,
                     n.RollDef | n.Ladder | n.Formula | n.Table | n.Check | n.Opposed | n.Action,
                 ):
-                    self.by_kind[_KIND_OF[type(item)]][name] = item
+                    self.by_kind[n.kind_of(item)][name] = item
                 else:
                     self.fields[name] = item
 
@@ -332,26 +313,21 @@ class Checker:
                 else:
                     self.undefined(member, group.span, Scope(), "sheet field")
                 continue
-            kinds.add(self.field_ref_kind(field))
+            kinds.add(n.kind_of(field))
         if len(kinds) > 1:
             self.error(
                 f"group {group.name} mixes kinds of fields ({', '.join(sorted(kinds))})", group.span
             )
 
-    def field_ref_kind(self, field) -> str:
-        if isinstance(field, n.Stat):
-            return field.kind
-        return {
-            n.Resource: "resource",
-            n.Counter: "counter",
-            n.Flag: "flag",
-            n.TextField: "text",
-            n.ListField: "list",
-        }.get(type(field), "catalog")
+    def global_named(self, node, scope: Scope):
+        """The definition a plain name refers to, unless a local name hides it."""
+        if isinstance(node, n.Name) and scope.lookup(node.name) is None:
+            return self.globals.get(node.name)
+        return None
 
     def member_type(self, group: n.Group) -> t.Type:
         first = self.fields.get(group.members[0]) if group.members else None
-        kind = self.field_ref_kind(first) if first is not None else "stat"
+        kind = n.kind_of(first) if first is not None else "stat"
         return attrs.evolve(t.ref(kind, group.name), choices=frozenset(group.members))
 
     # ─── definitions ────────────────────────────────────────────────────────
@@ -742,11 +718,7 @@ class Checker:
 
     def st_add(self, node: n.Add, scope: Scope) -> None:
         place = node.place
-        catalog = (
-            self.globals.get(place.name)
-            if isinstance(place, n.Name) and scope.lookup(place.name) is None
-            else None
-        )
+        catalog = self.global_named(place, scope)
         if isinstance(catalog, n.Catalog):
             self.use(catalog.name)
             self.bindings[id(place)] = Binding("catalog", catalog.name, catalog)
@@ -852,7 +824,7 @@ class Checker:
                 )
                 return t.ANY
             self.bindings[id(node)] = Binding("field", node.name, definition)
-            return t.ref(self.field_ref_kind(definition))
+            return t.ref(n.kind_of(definition))
         if isinstance(definition, n.Derived):
             self.bindings[id(node)] = Binding("derived", node.name, definition)
             self.note_call(node.name)
@@ -915,11 +887,7 @@ class Checker:
 
     def ex_index(self, node: n.Index, scope: Scope) -> t.Type:
         subject = node.subject
-        definition = (
-            self.globals.get(subject.name)
-            if isinstance(subject, n.Name) and scope.lookup(subject.name) is None
-            else None
-        )
+        definition = self.global_named(subject, scope)
         if isinstance(definition, n.Table):
             self.use(definition.name)
             self.note_call(definition.name)
@@ -1028,7 +996,7 @@ class Checker:
             return t.ANY
         self.use(name)
         self.note_call(name)
-        self.bindings[id(node)] = Binding(_KIND_OF[type(definition)], name, definition)
+        self.bindings[id(node)] = Binding(n.kind_of(definition), name, definition)
         self.arguments(node, definition.params, scope, name)
         if isinstance(definition, n.RollDef):
             return t.NUMBER
@@ -1210,7 +1178,7 @@ class Checker:
         if kind == "skill" and self.open_skills is not None:
             return None  # any skill name is accepted
         kinds = ("attribute", "skill") if kind == "stat" else (kind,)
-        return frozenset(name for name, f in self.fields.items() if self.field_ref_kind(f) in kinds)
+        return frozenset(name for name, f in self.fields.items() if n.kind_of(f) in kinds)
 
     def ex_ifexpr(self, node: n.IfExpr, scope: Scope) -> t.Type:
         self.want(node.condition, scope, t.BOOL, "an `if` condition")
@@ -1359,9 +1327,7 @@ def _comparable(a: t.Type, b: t.Type) -> bool:
 
 
 def _describe(node) -> str:
-    kind = _KIND_OF.get(type(node), "definition")
-    if isinstance(node, n.Stat):
-        kind = node.kind
+    kind = n.kind_of(node)
     words = {
         "roll": "a roll",
         "ladder": "a ladder",

@@ -18,16 +18,6 @@ MAX_EXTENDS = 8
 #: largest rulebook file read, in bytes
 MAX_FILE_SIZE = 2_000_000
 
-_KIND_WORDS = {
-    n.RollDef: "roll",
-    n.Ladder: "ladder",
-    n.Formula: "formula",
-    n.Table: "table",
-    n.Check: "check",
-    n.Opposed: "opposed",
-    n.Action: "action",
-}
-
 
 def shipped_rulebooks() -> dict[str, Path]:
     """The rulebooks that come with the package, by name (`arcana_mundi`, ...)."""
@@ -212,22 +202,21 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
                 )
             if new.name not in by_name:
                 raise CheckError(
-                    f"there is no {_KIND_WORDS[type(new)]} `{new.name}` in the "
-                    "base rulebook to replace",
+                    f"there is no {n.kind_of(new)} `{new.name}` in the base rulebook to replace",
                     new.span,
                     "leave out `replace` to add a new definition",
                 )
             old = merged[by_name[new.name]]
             if type(old) is not type(new):
                 raise CheckError(
-                    f"`{new.name}` is a {_KIND_WORDS[type(old)]} in the base "
-                    f"rulebook; a {_KIND_WORDS[type(new)]} cannot replace it",
+                    f"`{new.name}` is a {n.kind_of(old)} in the base "
+                    f"rulebook; a {n.kind_of(new)} cannot replace it",
                     new.span,
                 )
             if isinstance(new, n.Action):
                 _same_signature(old, new)
             merged[by_name[new.name]] = new
-            changes.append(("replaced", _KIND_WORDS[type(new)], new.name))
+            changes.append(("replaced", n.kind_of(new), new.name))
         elif isinstance(definition, n.Sheet):
             for item in definition.items:
                 if getattr(item, "name", None) in sheet_names:
@@ -245,12 +234,11 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
                 raise CheckError(
                     f"`{definition.name}` is already defined by the base rulebook",
                     definition.span,
-                    f"write `replace {_KIND_WORDS[type(definition)]} {definition.name} ...` "
-                    "to change it",
+                    f"write `replace {n.kind_of(definition)} {definition.name} ...` to change it",
                 )
             by_name[definition.name] = len(merged)
             merged.append(definition)
-            changes.append(("added", _KIND_WORDS[type(definition)], definition.name))
+            changes.append(("added", n.kind_of(definition), definition.name))
     return merged, changes
 
 

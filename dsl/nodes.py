@@ -576,6 +576,32 @@ class RulebookFile:
     span: Span = _span()
 
 
+_KINDS = {
+    Resource: "resource",
+    Counter: "counter",
+    Flag: "flag",
+    TextField: "text",
+    ListField: "list",
+    Catalog: "catalog",
+    Group: "group",
+    Derived: "derived",
+    RollDef: "roll",
+    Ladder: "ladder",
+    Formula: "formula",
+    Table: "table",
+    Check: "check",
+    Opposed: "opposed",
+    Action: "action",
+}
+
+
+def kind_of(node) -> str:
+    """What a definition is, in one word: attribute, skill, resource, ..., table, action."""
+    if isinstance(node, Stat):
+        return node.kind
+    return _KINDS.get(type(node), "definition")
+
+
 def walk(node):
     """Every node under `node` (itself included), in no particular order."""
     stack = [node]

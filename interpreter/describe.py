@@ -111,7 +111,7 @@ def _row(row: n.Row) -> dict:
 def _sheet(book: Rulebook) -> dict:
     fields = []
     for name, field in book.fields.items():
-        item = {"name": name, "kind": _kind(field)}
+        item = {"name": name, "kind": n.kind_of(field)}
         if isinstance(field, n.Stat):
             item["range"] = field.range.describe()
         elif isinstance(field, n.Resource):
@@ -132,19 +132,6 @@ def _sheet(book: Rulebook) -> dict:
         "derived": {d.name: d.expr.span.text for d in book.derived.values()},
         "rules": [e.message for e in book.ensures],
     }
-
-
-def _kind(field) -> str:
-    if isinstance(field, n.Stat):
-        return field.kind
-    return {
-        n.Resource: "resource",
-        n.Counter: "counter",
-        n.Flag: "flag",
-        n.TextField: "text",
-        n.ListField: "list",
-        n.Catalog: "catalog",
-    }[type(field)]
 
 
 def describe_text(info: dict) -> str:

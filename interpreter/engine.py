@@ -22,7 +22,7 @@ import attrs
 from dsl import nodes as n
 from dsl.check import Checker, Rulebook, Scope
 from dsl.errors import RulebookInvalid, did_you_mean
-from interpreter.dice import DiceSource, DiceTray, ForcedDice, SeededDice
+from interpreter.dice import DiceSource, ForcedDice, SeededDice
 from interpreter.errors import EvaluationError, ParameterError, SheetError
 from interpreter.evaluate import Compiler, Context, Roller, State
 from interpreter.limits import DEFAULT_LIMITS, Limits
@@ -46,8 +46,8 @@ class Outcome:
     """What a run produced: its result, the new sheet, what changed, and how."""
 
     __slots__ = (
+        "_replay",
         "_trace",
-        "_trace_source",
         "action",
         "changes",
         "dice",
@@ -57,17 +57,18 @@ class Outcome:
         "sheet",
     )
 
-    def __init__(self, action, params, result, sheet, changes, dice, origin, trace_source):
+    def __init__(self, action, params, result, sheet, changes, dice, origin, replay):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
-        self._trace_source = trace_source
+        self._replay = replay  # (engine, compiled action, input sheet, arguments)
         self._trace = None
 
     @property
     def trace(self) -> list[Step]:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
         if self._trace is None:
-            self._trace = self._trace_source()
+            engine, compiled, sheet, args = self._replay
+            self._trace = engine._trace(compiled, sheet, args, self.dice, self.params, self.action)
         return self._trace
 
 
@@ -79,7 +80,8 @@ class Engine:
         self.limits = limits
         self.compiler = Compiler(rulebook)
         self.words = WORDS.get(rulebook.language, WORDS["en"])
-        self._binders: dict = {}
+        self._binders: dict = {}  # action → (compiled action, its parameter binder)
+        self._other_binders: dict = {}  # checks and rolls run on their own
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
@@ -97,18 +99,21 @@ class Engine:
         """Run an action; return its Outcome, or raise with nothing changed."""
         compiled, args, shown = self._prepare(action, sheet, params or {})
         source = dice if dice is not None else SeededDice()
-        tray = DiceTray(source, self.limits)
-        ctx = self._context(Roller(tray), sheet)
+        roller = Roller(source, self.limits)
+        ctx = self._context(roller, sheet)
         result = compiled(ctx, args, compiled.node.span)
         new_sheet, changes = self._commit(ctx, sheet)
         source.finish()
-        faces = tuple(tray.drawn)
-        origin = source.origin
-
-        def trace() -> list[Step]:
-            return self._trace(compiled, sheet, args, faces, shown, action)
-
-        return Outcome(action, shown, result, new_sheet, tuple(changes), faces, origin, trace)
+        return Outcome(
+            action,
+            shown,
+            result,
+            new_sheet,
+            tuple(changes),
+            tuple(roller.drawn),
+            source.origin,
+            (self, compiled, sheet, args),
+        )
 
     def _context(self, roller, sheet: Sheet, trace: list | None = None) -> Context:
         state = State(sheet._values, self.compiler.open_default)
@@ -127,23 +132,24 @@ class Engine:
                 self.rulebook.path,
             )
         )
-        ctx = self._context(Roller(DiceTray(ForcedDice(faces), self.limits)), sheet, steps)
+        ctx = self._context(Roller(ForcedDice(faces), self.limits), sheet, steps)
         compiled(ctx, args, compiled.node.span)
         self._commit(ctx, sheet)
         return steps
 
     def _prepare(self, action: str, sheet: Sheet, params: dict):
-        if action not in self.rulebook.actions:
-            hint = did_you_mean(action, list(self.rulebook.actions)) or "actions: " + ", ".join(
-                self.rulebook.actions
-            )
-            raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
-        compiled = self.compiler.action(action)
+        prepared = self._binders.get(action)
+        if prepared is None:
+            if action not in self.rulebook.actions:
+                hint = did_you_mean(action, list(self.rulebook.actions)) or (
+                    "actions: " + ", ".join(self.rulebook.actions)
+                )
+                raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
+            compiled = self.compiler.action(action)
+            prepared = self._binders[action] = (compiled, _Binder(self, compiled.node))
         if sheet.rulebook is not self.rulebook:
             raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
-        binder = self._binders.get(action)
-        if binder is None:
-            binder = self._binders[action] = _Binder(self, compiled.node)
+        compiled, binder = prepared
         args, shown = binder(sheet, params)
         return compiled, args, shown
 
@@ -152,9 +158,9 @@ class Engine:
         them; unknown, missing or ill-typed parameters are ParameterErrors."""
         if sheet.rulebook is not self.rulebook:
             raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
-        binder = self._binders.get(node.name)
+        binder = self._other_binders.get(node.name)
         if binder is None:
-            binder = self._binders[node.name] = _Binder(self, node)
+            binder = self._other_binders[node.name] = _Binder(self, node)
         return binder(sheet, params)
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
@@ -179,7 +185,7 @@ class Engine:
             )
         args = self.roll_arguments(roll_name, sheet, params or {})
         source = dice if dice is not None else SeededDice()
-        ctx = self._context(Roller(DiceTray(source, self.limits)), sheet)
+        ctx = self._context(Roller(source, self.limits), sheet)
         return self.compiler.roll_definition(roll_name).call(ctx, args).total
 
     def run_check(
@@ -189,7 +195,7 @@ class Engine:
         args = self.check_arguments(check, sheet, params or {})
         source = dice if dice is not None else SeededDice()
         compiled = self.compiler.check(check)
-        ctx = self._context(Roller(DiceTray(source, self.limits)), sheet)
+        ctx = self._context(Roller(source, self.limits), sheet)
         return compiled(ctx, args, compiled.node.span)
 
     def _default(self, param: n.Param, ctx, sheet: Sheet):
@@ -246,7 +252,7 @@ class Engine:
         """Fill in what a sheet file leaves out (a resource starts at its maximum) and
         check what the schema alone cannot (bounds from formulas, `ensure` rules)."""
         values = sheet._values
-        ctx = self._context(Roller(DiceTray(ForcedDice(()), self.limits)), sheet)
+        ctx = self._context(Roller(ForcedDice(()), self.limits), sheet)
         ctx.state.values = values  # filling in, before anybody else sees this sheet
         for name, field in self.rulebook.fields.items():
             if not isinstance(field, n.Resource):
@@ -385,9 +391,7 @@ class _Binder:
                 value = self.constant[name]
             elif param.default is not None:
                 if defaults_ctx is None:
-                    defaults_ctx = engine._context(
-                        Roller(DiceTray(ForcedDice(()), engine.limits)), sheet
-                    )
+                    defaults_ctx = engine._context(Roller(ForcedDice(()), engine.limits), sheet)
                 value = engine._default(param, defaults_ctx, sheet)
             else:
                 raise ParameterError(
@@ -570,8 +574,8 @@ class _TermRecorder(Roller):
 
     __slots__ = ("terms",)
 
-    def __init__(self, tray: DiceTray):
-        super().__init__(tray)
+    def __init__(self, source: DiceSource, limits: Limits):
+        super().__init__(source, limits)
         self.terms: list = []
 
     def pool(self, die, count, steps, span, label):
@@ -589,11 +593,9 @@ def roll(
     """Roll a dice expression such as `4d6kh3 + 2`; raise a RulebookError if it is bad."""
     node, value = _EXPRESSIONS.compile(expression)
     source = dice if dice is not None else SeededDice()
-    roller = _TermRecorder(DiceTray(source, limits))
+    roller = _TermRecorder(source, limits)
     total = value(Context(roller, limits))
     if not (is_number(total) or isinstance(total, bool)):
         raise EvaluationError(f"the expression gives {show(total)}, not a number", node.span)
     source.finish()
-    return RollResult(
-        expression, total, tuple(roller.tray.drawn), source.origin, tuple(roller.terms)
-    )
+    return RollResult(expression, total, tuple(roller.drawn), source.origin, tuple(roller.terms))

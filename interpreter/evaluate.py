@@ -113,21 +113,18 @@ def _freeze(value):
     return value
 
 
-class Roller:
-    """Rolls for real: every die from the dice source, through the tray."""
+class Roller(DiceTray):
+    """Rolls for real: every die from the dice source, through the tray it is."""
 
-    __slots__ = ("tray",)
+    __slots__ = ()
     lifts = False  # never hands out distributions (the odds engine's roller does)
 
-    def __init__(self, tray: DiceTray):
-        self.tray = tray
-
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> PoolRoll:
-        return roll_pool(self.tray, die, count, steps, span, label)
+        return roll_pool(self, die, count, steps, span, label)
 
     def face(self, die: Die, span) -> int:
         """One plain die's face (the tray's `draw`, without a pool around it)."""
-        return self.tray.draw(die, span)
+        return self.draw(die, span)
 
     def chain(self, procedure, ctx) -> ChainRoll:
         return procedure.roll(ctx)

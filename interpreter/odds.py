@@ -29,7 +29,7 @@ from fractions import Fraction
 import attrs
 
 from dsl import nodes as n
-from interpreter.dice import DiceTray, Die, PoolRoll, roll_pool
+from interpreter.dice import Die, PoolRoll, roll_pool
 from interpreter.distribution import Dist, TooComplex, mixture, pool_distribution
 from interpreter.errors import EvaluationError, InsufficientResource, RequirementFailed
 from interpreter.evaluate import LIFTS, Branch, ChainRoll, Context, Roller, State, watch
@@ -247,7 +247,7 @@ def enumerate_draws(run, limits, leaves: int = ENUMERATION_LEAVES) -> Dist:
         if count > leaves:
             raise TooComplex(f"more than {leaves} ways the dice can fall")
         try:
-            value = run(DiceTray(_PrefixSource(prefix), limits))
+            value = run(Roller(_PrefixSource(prefix), limits))
         except _NeedDie as need:
             die = need.die
             step = probability / die.size
@@ -281,8 +281,8 @@ def chain_distribution(procedure, ctx, roller: OddsRoller) -> Dist:
     limits = roller.limits
     try:
 
-        def base(tray):
-            ctx.roller = Roller(tray)
+        def base(roller):
+            ctx.roller = roller
             roll = procedure.base(ctx)
             watch(env, [roll], roll.total)
             for index, (condition, _sign, _extra, _again, rule) in enumerate(procedure.rules):
@@ -311,8 +311,8 @@ def _chain(rule, ctx, env, roller: OddsRoller) -> Dist:
     _condition, _sign, extra, again, node = rule
     limits = roller.limits
 
-    def one(tray):
-        ctx.roller = Roller(tray)
+    def one(roller):
+        ctx.roller = roller
         captured, ctx.capture = ctx.capture, []
         try:
             value = extra(ctx)
