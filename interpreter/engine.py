@@ -68,7 +68,9 @@ class Outcome:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
         if self._trace is None:
             engine, compiled, sheet, args = self._replay
-            self._trace = engine._trace(compiled, sheet, args, self.dice, self.params, self.action)
+            self._trace = engine._trace(
+                compiled, sheet, args, self.dice, self.params, self.action, self.origin
+            )
         return self._trace
 
 
@@ -119,7 +121,7 @@ class Engine:
         state = State(sheet._values, self.compiler.open_default)
         return Context(roller, self.limits, state, trace, self.words)
 
-    def _trace(self, compiled, sheet, args, faces, shown, action) -> list[Step]:
+    def _trace(self, compiled, sheet, args, faces, shown, action, origin) -> list[Step]:
         steps: list[Step] = []
         params = ", ".join(f"{k}={show(v)}" for k, v in shown.items())
         steps.append(
@@ -132,7 +134,9 @@ class Engine:
                 self.rulebook.path,
             )
         )
-        ctx = self._context(Roller(ForcedDice(faces), self.limits), sheet, steps)
+        replayed = ForcedDice(faces)
+        replayed.origin = origin  # the trace says where the dice came from, not the replay
+        ctx = self._context(Roller(replayed, self.limits), sheet, steps)
         compiled(ctx, args, compiled.node.span)
         self._commit(ctx, sheet)
         return steps

@@ -32,7 +32,7 @@ from interpreter.errors import (
     RequirementFailed,
 )
 from interpreter.limits import Limits
-from interpreter.trace import WORDS, Step, dice_step, faces_text
+from interpreter.trace import WORDS, Step, dice_step, faces_text, origin_mark
 from interpreter.values import Record, is_number, normalize, show, type_name
 
 _MISSING = object()
@@ -877,7 +877,8 @@ class Compiler:
             if ctx.trace is not None and not ctx.quiet:
                 if describe is not None:
                     result.label = describe(ctx, how_many, die, steps)
-                ctx.trace.append(dice_step(result, span, ctx.depth, ctx.words))
+                origin = ctx.roller.source.origin
+                ctx.trace.append(dice_step(result, span, ctx.depth, ctx.words, origin))
             return result
 
         return roll
@@ -1849,12 +1850,15 @@ class Procedure(_Callable):
         finally:
             self.leave(ctx, saved)
         if ctx.trace is not None and not ctx.quiet:
+            origin = ctx.roller.source.origin
             ctx.step(
                 "roll",
-                f"{self.name}: {result.faces_text()} = {show(result.total)}",
+                f"{self.name}: {result.faces_text()} = {show(result.total)}"
+                + origin_mark(origin, ctx.words),
                 self.node.span,
                 roll=self.name,
                 value=result.total,
+                origin=origin,
             )
         return result
 

@@ -21,6 +21,8 @@ WORDS = {
         "loses": "pierde",
         "forced": "dados forzados",
         "typed": "dados introducidos a mano",
+        "forced_mark": "forzado",
+        "typed_mark": "a mano",
         "line": "línea",
         "successes": "éxitos",
         "failures": "fallos",
@@ -34,6 +36,8 @@ WORDS = {
         "loses": "loses",
         "forced": "forced dice",
         "typed": "dice typed in",
+        "forced_mark": "forced",
+        "typed_mark": "typed in",
         "line": "line",
         "successes": "successes",
         "failures": "failures",
@@ -105,17 +109,23 @@ def render_text(steps, words=None) -> str:
     return "\n".join(lines)
 
 
-def dice_step(roll: PoolRoll, span, depth: int, words: dict | None = None) -> Step:
+def origin_mark(origin: str, words: dict) -> str:
+    """` (forced)`, ` (typed in)`: dice nobody should mistake for a random roll."""
+    return f" ({words[origin + '_mark']})" if origin != "generated" else ""
+
+
+def dice_step(roll: PoolRoll, span, depth: int, words: dict, origin: str) -> Step:
     kept = [f[0] for f in roll.faces if f[1] == KEPT]
     return Step.at(
         "roll",
-        f"{roll_text(roll, words)} = {show(roll.total)}",
+        f"{roll_text(roll, words)} = {show(roll.total)}{origin_mark(origin, words)}",
         span,
         {
             "dice": roll.label,
             "faces": [f[0] for f in roll.faces],
             "kept": kept,
             "value": roll.total,
+            "origin": origin,
         },
         depth,
     )

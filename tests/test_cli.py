@@ -208,7 +208,12 @@ def test_dice_and_ask_give_the_same_outcome(capsys, sheet_copy, monkeypatch):
     assert typed["origin"] == "typed" and forced["origin"] == "forced"
     for key in ("result", "changes", "sheet", "dice"):
         assert typed[key] == forced[key]
-    assert [s["text"] for s in typed["trace"]] == [s["text"] for s in forced["trace"]]
+    # the same steps, each roll marked with where its dice came from
+    rolls = [s for s in typed["trace"] if s["kind"] == "roll"]
+    assert rolls and all(s["text"].endswith("(typed in)") for s in rolls)
+    assert [s["text"].replace("(typed in)", "(forced)") for s in typed["trace"]] == [
+        s["text"] for s in forced["trace"]
+    ]
 
 
 def test_parameters_and_actions_that_do_not_exist_exit_2(capsys, sheet_copy):
