@@ -374,15 +374,6 @@ class Key:
     high: object = None
     span: Span = _span()
 
-    def matches(self, value) -> bool:
-        if self.kind == "else":
-            return True
-        if self.kind == "value":
-            return value == self.low
-        if isinstance(value, bool) or not isinstance(value, int | Fraction):
-            return False
-        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
-
     def describe(self) -> str:
         if self.kind == "else":
             return "else"

@@ -617,9 +617,7 @@ class Compiler:
         return tuple(out)
 
     def param_type(self, param: n.Param) -> t.Type:
-        return self.param_types(param)
-
-    def param_types(self, param: n.Param) -> t.Type:
+        """Whether a parameter takes a field's name (a ref) or a plain value."""
         type_node = param.type
         if isinstance(type_node, n.NamedType):
             name = type_node.name

@@ -33,7 +33,7 @@ from interpreter.dice import Die, PoolRoll, roll_pool
 from interpreter.distribution import Dist, TooComplex, mixture, pool_distribution
 from interpreter.errors import EvaluationError, InsufficientResource, RequirementFailed
 from interpreter.evaluate import LIFTS, Branch, ChainRoll, Context, Roller, State, watch
-from interpreter.values import Record, is_number, show, to_json
+from interpreter.values import Record, is_number, show
 
 #: probability an open-ended roll may leave out
 EPSILON = Fraction(1, 10**12)
@@ -956,4 +956,4 @@ def compare_text(a: Odds, b: Odds, names: tuple[str, str]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Odds", "action_odds", "expression_odds", "to_json"]
+__all__ = ["EPSILON", "Odds", "action_odds", "expression_odds"]
