@@ -123,10 +123,13 @@ class OddsRoller:
 
     lifts = True
 
-    def __init__(self, epsilon: Fraction, budget: int, limits):
+    def __init__(self, epsilon: Fraction, budget: int, limits, progress=None):
         # Each open-ended roll may leave out a hundredth of what the whole answer may,
         # so that an action with several such rolls still stays within `epsilon`.
         self.epsilon = epsilon / 100
+        self.progress = progress
+        self.started = time.monotonic()
+        self.next_report = 2000
         self.budget = budget
         self.limits = limits
         self.work = 0
@@ -134,6 +137,13 @@ class OddsRoller:
         self.cursor = 0
         self.pools: dict = {}
         self.chains: dict = {}
+
+    def report(self, done: bool = False) -> None:
+        """Progress of the exact computation: its work against the budget."""
+        if self.progress is not None:
+            work = self.budget if done else self.work
+            self.progress(work, self.budget, time.monotonic() - self.started, "exact")
+        self.next_report = self.work + 2000
 
     def resolve(self, dist: Dist):
         if self.cursor < len(self.pins):
@@ -393,7 +403,10 @@ class Explorer:
             roller.work += 1 + ctx.steps
             ctx.steps = 0
             if roller.work > roller.budget:
+                roller.report(done=True)
                 raise TooComplex(f"more than {roller.budget} units of work")
+            if roller.progress is not None and roller.work >= roller.next_report:
+                roller.report()
             ctx.env = dict(world.env)
             ctx.state = world.state.copy()
             ctx.depth = 0
@@ -734,7 +747,9 @@ def action_odds(
     parameters; exact when it fits the budget, else sampled from real runs."""
     subject = {"action": action}
     try:
-        probabilities, omitted = _exact(engine, action, sheet, params, field, epsilon, budget)
+        probabilities, omitted = _exact(
+            engine, action, sheet, params, field, epsilon, budget, progress
+        )
         return Odds(subject, field, probabilities, True, omitted)
     except TooComplex:
         counts = _sample(engine, action, sheet, params, field, trials, seed, progress)
@@ -742,9 +757,9 @@ def action_odds(
         return Odds(subject, field, probabilities, False, Fraction(0), trials)
 
 
-def _exact(engine, action, sheet, params, field, epsilon, budget):
+def _exact(engine, action, sheet, params, field, epsilon, budget, progress=None):
     limits = attrs.evolve(engine.limits, steps_per_run=10**12)
-    roller = OddsRoller(epsilon, budget, limits)
+    roller = OddsRoller(epsilon, budget, limits, progress)
     token = LIFTS.set(LiftMemory(roller))
     try:
         return _explore_action(engine, action, sheet, params, field, epsilon, roller, limits)
@@ -890,12 +905,12 @@ def progress_bar(stream=sys.stderr):
     if not stream.isatty():
         return None
 
-    def show_progress(done: int, total: int, elapsed: float) -> None:
+    def show_progress(done: int, total: int, elapsed: float, what: str = "sampling") -> None:
         if elapsed < 1:
             return
         width = 30
-        filled = width * done // max(total, 1)
-        stream.write(f"\r  sampling [{'#' * filled}{' ' * (width - filled)}] {done}/{total}")
+        filled = width * min(done, total) // max(total, 1)
+        stream.write(f"\r  {what} [{'#' * filled}{' ' * (width - filled)}] {done}/{total} ")
         if done >= total:
             stream.write("\n")
         stream.flush()
