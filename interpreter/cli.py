@@ -16,7 +16,7 @@ import dsl
 from dsl.errors import RulebookError
 from interpreter.dice import ForcedDice, SeededDice, TypedDice
 from interpreter.engine import Engine, roll
-from interpreter.errors import DiceError, ParameterError
+from interpreter.errors import DiceError, ParameterError, SheetError
 from interpreter.sheet import Sheet
 from interpreter.trace import WORDS, render_text
 from interpreter.values import show, to_json
@@ -262,7 +262,15 @@ def _params(pairs: list[str]) -> dict:
 
 def _sheet(args, book, engine) -> Sheet:
     if args.char is None:
-        return engine.sheet({})
+        try:
+            return engine.sheet({})  # a rulebook whose sheet needs nothing given
+        except SheetError as error:
+            shipped = sorted(p.stem for p in _characters_folder().glob("*.y*ml"))
+            raise ParameterError(
+                f"{book.title} needs a character: {error.message}",
+                None,
+                "pass --char FILE, or a shipped character: " + ", ".join(shipped),
+            ) from None
     return engine.load_sheet(resolve_character(args.char, book))
 
 
