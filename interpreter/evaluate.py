@@ -13,6 +13,7 @@ answers from distributions, so a rule has one meaning, whichever way it is run.
 from __future__ import annotations
 
 import math
+import operator
 from bisect import bisect_right
 from contextvars import ContextVar
 from fractions import Fraction
@@ -1781,7 +1782,12 @@ class CompiledAction(_Callable):
         saved = self.enter(ctx, args, span)
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:
-            run_block(ctx, self.body, self.node.span)
+            body = self.body
+            ctx.steps += len(body)
+            if ctx.steps > ctx.limits.steps_per_run:
+                run_block(ctx, (), self.node.span)  # raises LimitExceeded
+            for statement in body:
+                statement(ctx)
             result = None
             if self.result is not None:
                 fields = {}
@@ -2005,12 +2011,7 @@ class _Rows:
 # ─── helpers ────────────────────────────────────────────────────────────────
 
 
-_COMPARISONS = {
-    ">=": lambda a, b: a >= b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    "<": lambda a, b: a < b,
-}
+_COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
 _TOP = "top"
 
 

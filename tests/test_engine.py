@@ -274,3 +274,23 @@ def test_the_trace_is_the_replay_of_the_run(engine, sheet):
     assert [s.text.replace(" (forced)", "") for s in again.trace] == [s.text for s in steps]
     assert any(s.text.endswith(" (forced)") for s in again.trace)
     assert again.result == out.result
+
+
+@pytest.mark.parametrize(
+    "limit, action, message",
+    [
+        ({"steps_per_run": 4}, "wrestle", "steps_per_run"),
+        ({"repeat_count": 2}, "wrestle", "repeat_count"),
+        ({"call_depth": 1}, "chain", "call_depth"),
+        ({"dice_per_evaluation": 3}, "chain", "dice_per_evaluation"),
+    ],
+)
+def test_limits_stop_a_run_and_change_nothing(sheet, limit, action, message):
+    from interpreter import LimitExceeded, Limits
+
+    engine = Engine(dsl.load(DATA / "showcase.rules"), Limits(**limit))
+    before = sheet.to_data()
+    with pytest.raises(LimitExceeded, match=message) as error:
+        engine.run(action, engine.sheet(before), {}, SeededDice(1))
+    assert error.value.exit_code == 4 and error.value.span is not None
+    assert sheet.to_data() == before
