@@ -104,7 +104,10 @@ class Engine:
         roller = Roller(source, self.limits)
         ctx = self._context(roller, sheet)
         result = compiled(ctx, args, compiled.node.span)
-        new_sheet, changes = self._commit(ctx, sheet)
+        if ctx.state.own:
+            new_sheet, changes = self._commit(ctx, sheet)
+        else:  # nothing was written: the same sheet, no changes, nothing to check again
+            new_sheet, changes = sheet, ()
         source.finish()
         return Outcome(
             action,

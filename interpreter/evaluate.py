@@ -1471,7 +1471,13 @@ class CompiledCheck(_Callable):
         self.upward = node.comparison in (">=", ">")
 
     def __call__(self, ctx, args: tuple, span) -> Record:
-        saved = self.enter(ctx, args, span)
+        # `enter`, written out: a check is the commonest call of all
+        if ctx.depth >= ctx.limits.call_depth or ctx.roller.lifts:
+            saved = self.enter(ctx, args, span)
+        else:
+            saved = ctx.env
+            ctx.env = dict(zip(self.names, args))
+            ctx.depth += 1
         trace = ctx.trace
         mark = len(trace) if trace is not None else 0
         try:
