@@ -282,6 +282,10 @@ class Checker:
         elif isinstance(item, n.Flag):
             if item.default is not None:
                 self.want(item.default, Scope(), t.BOOL, "a flag's default")
+                if not isinstance(item.default, n.Literal):
+                    self.error(
+                        f"the default of {item.name} is yes or no, written out", item.default.span
+                    )
         elif isinstance(item, n.Catalog):
             names = [f.name for f in item.fields]
             for field in item.fields:
@@ -297,7 +301,13 @@ class Checker:
         if default is None:
             return
         self.want(default, Scope(), t.NUMBER, f"the default of {name}")
-        if isinstance(default, n.Literal) and range_ is not None and default.value not in range_:
+        if not isinstance(default, n.Literal):
+            self.error(
+                f"the default of {name} is a number written out",
+                default.span,
+                "a value computed from others is a `derived` value",
+            )
+        elif range_ is not None and default.value not in range_:
             self.error(
                 f"the default {default.value} of {name} is outside {range_.describe()}",
                 default.span,

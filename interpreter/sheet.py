@@ -393,28 +393,25 @@ def _names_for(type_name: str, rulebook):
 
 
 def _default(field, rulebook, path):
+    """A field the sheet file leaves out (the checker makes every default a constant)."""
     if isinstance(field, n.Stat):
-        if field.default is None:
-            if field.kind == "skill":
-                return field.range.low if field.range.low is not None else 0
-            raise SheetError(
-                f"{field.name}: missing (the attribute has no default)", field.name, path=path
-            )
-        return field.default.value if isinstance(field.default, n.Literal) else _LATER
+        if field.default is not None:
+            return field.default.value
+        if field.kind == "skill":
+            return field.range.low if field.range.low is not None else 0
+        raise SheetError(
+            f"{field.name}: missing (the attribute has no default)", field.name, path=path
+        )
     if isinstance(field, n.Counter):
         if field.default is not None:
-            return field.default.value if isinstance(field.default, n.Literal) else _LATER
+            return field.default.value
         return field.range.low if field.range and field.range.low is not None else 0
-    if isinstance(field, n.Resource):
-        return _LATER
     if isinstance(field, n.Flag):
-        if field.default is None:
-            return False
-        return field.default.value if isinstance(field.default, n.Literal) else _LATER
+        return field.default.value if field.default is not None else False
     if isinstance(field, n.TextField):
         return ""
     if isinstance(field, n.ListField):
         return ()
     if isinstance(field, n.Catalog):
         return {}
-    return _LATER
+    return _LATER  # a resource: it starts full, once the engine knows its maximum
