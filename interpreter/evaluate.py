@@ -277,6 +277,30 @@ def remembered(key: tuple, keep: tuple, compute):
     return found[0]
 
 
+def _lifted1(function, operand):
+    """A closure applying `function` to a value: directly, or lifted over a distribution."""
+
+    def apply(ctx):
+        value = operand(ctx)
+        if type(value) is Dist:
+            return lift(function, value)
+        return function(value)
+
+    return apply
+
+
+def _lifted2(function, left, right):
+    """The same for two operands (a real run never meets a distribution: one test each)."""
+
+    def apply(ctx):
+        a, b = left(ctx), right(ctx)
+        if type(a) is Dist or type(b) is Dist:
+            return lift(function, a, b)
+        return function(a, b)
+
+    return apply
+
+
 def _lift(function, values: tuple):
     if len(values) == 1:
         return values[0].map(function)
@@ -692,7 +716,7 @@ class Compiler:
         def apply(v):
             return function(_number(v, span, f"the argument of {name}"))
 
-        return lambda ctx: lift(apply, value(ctx))
+        return _lifted1(apply, value)
 
     def ex_unary(self, node: n.Unary):
         operand = self.expr(node.operand)
@@ -704,12 +728,12 @@ class Compiler:
                     return not value
                 raise EvaluationError(f"`not` needs yes or no, not {show(value)}", span)
 
-            return lambda ctx: lift(negate, operand(ctx))
+            return _lifted1(negate, operand)
 
         def minus(value):
             return -_number(value, span, "what `-` negates")
 
-        return lambda ctx: lift(minus, operand(ctx))
+        return _lifted1(minus, operand)
 
     def ex_binary(self, node: n.Binary):
         op = node.op
@@ -729,8 +753,8 @@ class Compiler:
             left = self.ref(node.left) if by_name else self.expr(node.left)
             right = self.ref(node.right) if by_name else self.expr(node.right)
             if op == "=":
-                return lambda ctx: lift(_equal, left(ctx), right(ctx))
-            return lambda ctx: lift(_unequal, left(ctx), right(ctx))
+                return _lifted2(_equal, left, right)
+            return _lifted2(_unequal, left, right)
         if op == "in":
             left, right = self.naming(node.left), self.naming(node.right)
             span = node.right.span
