@@ -15,7 +15,7 @@ Two times per library and expression:
 
 The rulebook side is `interpreter.odds.expression_odds(text)` (parse, compile, the
 term's distribution, exact probabilities); the `term` column is the term's distribution
-alone (`interpreter.distribution.pool_distribution`, best of the repeats). The summary
+alone (`interpreter.odds.pool_distribution`, best of the repeats). The summary
 gives geometric means of the per-expression ratios (below 1: rulebook is faster) over the
 expressions both sides can build (dyce: not pools that explosions grow, nor explosions on
 more than one face, which its expand() follows path by path: k faces cost k^depth).
