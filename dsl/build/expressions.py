@@ -83,7 +83,7 @@ class Expressions:
         return Tagged("named", (name.text, expr), span)
 
     def _number(self, span, token):
-        return n.Literal(number_value(token.value), span=span)
+        return n.Literal(number_value(token.value, span), span=span)
 
     def _text(self, span, token):
         return self._text_node(token, span)
@@ -223,4 +223,4 @@ class Expressions:
             self.offset + token.start_pos + start,
             self.offset + token.start_pos + match.end(group),
         )
-        return n.Literal(int(text), span=span)
+        return n.Literal(whole_number(text, span), span=span)
