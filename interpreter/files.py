@@ -13,6 +13,7 @@ process, so a caller may hold it from reading a sheet to writing it back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import threading
@@ -39,7 +40,8 @@ class FileBusy(SheetError):
 
 
 def temporary_name(target: Path) -> Path:
-    return target.with_name(f".{target.name}{TEMPORARY_MARK}{secrets.token_hex(6)}{TEMPORARY_SUFFIX}")
+    unique = secrets.token_hex(6)
+    return target.with_name(f".{target.name}{TEMPORARY_MARK}{unique}{TEMPORARY_SUFFIX}")
 
 
 def stray_temporaries(folder: Path, target_name: str | None = None) -> list[Path]:
@@ -96,10 +98,8 @@ def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
             os.chmod(temporary, mode)  # the umask applied at creation; the target's mode wins
         os.replace(temporary, target)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
-        except FileNotFoundError:
-            pass
         raise
     fsync_folder(target.parent)
 

@@ -78,7 +78,7 @@ def _rewrite_json(text: str, old: dict, new: dict, order: list) -> str:
             value = doc.pop(key)
             items = list(doc.items())
             position = [k for k, _ in items].index(after) + 1
-            doc = dict(items[:position] + [(key, value)] + items[position:])
+            doc = dict([*items[:position], (key, value), *items[position:]])
     indent = _json_indent(text)
     ascii_only = "\\u" in text and all(ord(c) < 128 for c in text)
     out = json.dumps(doc, ensure_ascii=ascii_only, indent=indent)
@@ -269,10 +269,10 @@ def _key_text(node) -> str:
 
 def _last_end(node) -> int:
     """Where a node's own text ends (a block collection: where its last value ends)."""
-    if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and not node.flow_style:
-        if node.value:
-            last = node.value[-1]
-            return _last_end(last[1] if isinstance(last, tuple) else last)
+    block = isinstance(node, yaml.MappingNode | yaml.SequenceNode) and not node.flow_style
+    if block and node.value:
+        last = node.value[-1]
+        return _last_end(last[1] if isinstance(last, tuple) else last)
     return node.end_mark.index
 
 
@@ -335,7 +335,9 @@ def _key(text: str, flow: bool) -> str:
                 return text
         except yaml.YAMLError:
             pass
-    return json.dumps(text, ensure_ascii=False) if "\n" in text else "'" + text.replace("'", "''") + "'"
+    if "\n" in text:
+        return json.dumps(text, ensure_ascii=False)
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _flow(value) -> str:
