@@ -163,22 +163,25 @@ class _YamlSplicer:
 
     def value(self, node, old, new) -> None:
         if isinstance(node, yaml.MappingNode) and isinstance(new, dict) and isinstance(old, dict):
-            self.mapping(node, old, new)
+            kept = {_key_text(k) for k, _ in node.value} & {str(k) for k in new}
+            if kept:  # edit inside the mapping; one that keeps no key is written anew
+                self.mapping(node, old, new)
+            else:
+                self.replace(node, new)
         elif isinstance(node, yaml.SequenceNode) and isinstance(new, list):
             self.sequence(node, old if isinstance(old, list) else None, new)
         else:
             self.replace(node, new)
 
     def replace(self, node, value) -> None:
-        flow = self.in_flow(node)
-        if isinstance(node, yaml.ScalarNode):
-            text = _scalar(value, node, flow)
-        elif getattr(node, "flow_style", False) or not isinstance(value, dict | list):
+        if not isinstance(value, dict | list):
+            like = node if isinstance(node, yaml.ScalarNode) else None
+            text = _scalar(value, like, self.in_flow(node))
+        elif isinstance(node, yaml.ScalarNode) or node.flow_style or not value:
             text = _flow(value)
         else:  # a block collection replaced by another: written in block style again
-            column = node.start_mark.column
-            text = _block(value, column).lstrip(" ")
-        self.edits.append((node.start_mark.index, node.end_mark.index, text))
+            text = _block(value, node.start_mark.column).lstrip(" ")
+        self.edits.append((node.start_mark.index, _last_end(node), text))
 
     def insert(self, node: yaml.MappingNode, key, value, after=None) -> None:
         key_text = _key(str(key), node.flow_style)
@@ -221,7 +224,7 @@ class _YamlSplicer:
 
     def sequence(self, node: yaml.SequenceNode, old: list | None, new: list) -> None:
         if node.flow_style or not node.value or not new:
-            self.edits.append((node.start_mark.index, node.end_mark.index, _flow(new)))
+            self.edits.append((node.start_mark.index, _last_end(node), _flow(new)))
             return
         items = node.value
         dash = self.text.rfind("-", 0, items[0].start_mark.index)
@@ -307,37 +310,62 @@ def _scalar(value, like=None, flow: bool = False) -> str:
     if not isinstance(value, str):
         value = str(value)
     style = like.style if like is not None and like.tag.endswith(":str") else None
-    if style == '"':
-        return json.dumps(value, ensure_ascii=False)
+    if style == '"' or not all(map(_printable, value)) or "\n" in value:
+        return _double_quoted(value)
     if style != "'" and _plain_ok(value, flow):
         return value
-    if "\n" in value:
-        return json.dumps(value, ensure_ascii=False)
     return "'" + value.replace("'", "''") + "'"
 
 
+def _printable(char: str) -> bool:
+    """A character YAML takes as it is inside quotes (no line break but the plain one)."""
+    code = ord(char)
+    return (
+        0x20 <= code <= 0x7E
+        or 0xA0 <= code <= 0xD7FF
+        or 0xE000 <= code <= 0xFFFD
+        or 0x10000 <= code <= 0x10FFFF
+    ) and char not in "\u2028\u2029"
+
+
+def _double_quoted(text: str) -> str:
+    escapes = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    out = []
+    for char in text:
+        if char in escapes:
+            out.append(escapes[char])
+        elif _printable(char):
+            out.append(char)
+        elif ord(char) <= 0xFFFF:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return '"' + "".join(out) + '"'
+
+
 def _plain_ok(text: str, flow: bool) -> bool:
+    """Whether PyYAML reads `text`, unquoted, back as the same text where it goes."""
     if not text or text != text.strip() or "\n" in text:
         return False
-    if flow and any(c in text for c in ",[]{}"):
-        return False
-    try:
-        return yaml.safe_load(f"k: {text}") == {"k": text}
-    except yaml.YAMLError:
-        return False
+    probe = f"[{text}]" if flow else f"k: {text}"
+    expected = [text] if flow else {"k": text}
+    return _reads_as(probe, expected)
 
 
 def _key(text: str, flow: bool) -> str:
     """A mapping key: plain where PyYAML reads it back as the same text, else quoted."""
-    if _plain_ok(text, flow):
-        try:
-            if yaml.safe_load(f"{text}: 1") == {text: 1}:
-                return text
-        except yaml.YAMLError:
-            pass
-    if "\n" in text:
-        return json.dumps(text, ensure_ascii=False)
+    if _plain_ok(text, flow) and _reads_as(f"{{{text}: 1}}" if flow else f"{text}: 1", {text: 1}):
+        return text
+    if "\n" in text or not all(map(_printable, text)):
+        return _double_quoted(text)
     return "'" + text.replace("'", "''") + "'"
+
+
+def _reads_as(probe: str, expected) -> bool:
+    try:
+        return yaml.safe_load(probe) == expected
+    except yaml.YAMLError:
+        return False
 
 
 def _flow(value) -> str:
