@@ -1,16 +1,16 @@
 """The campaign journal: every saved run kept, undone, replayed against a changed rule.
 
-    from interpreter.journal import Journal, holding, save_run, undo, replay
-    journal = Journal.beside("lucia.yaml")               # journal.sqlite in its folder
-    with holding(journal, ["lucia.yaml"]):                # no other save comes between
-        sheet = engine.load_sheet("lucia.yaml")
-        outcome = engine.run("asustarse", sheet, {}, dice)
-        number = save_run(journal, outcome, sheet, engine.rulebook, dice)
-    journal.entries(newest_first=True)                   # the history, as Entry values
-    undo(journal)                                         # the sheet as before the last run
-    replay(journal, dsl.load("brujeria_miedo_duro"))     # what a house rule would change
-    export_record(journal, number); verify_record(data)  # a run as self-contained JSON
-    verify_journal(journal)                               # check, and repair after a crash
+from interpreter.journal import Journal, holding, save_run, undo, replay
+journal = Journal.beside("lucia.yaml")               # journal.sqlite in its folder
+with holding(journal, ["lucia.yaml"]):                # no other save comes between
+    sheet = engine.load_sheet("lucia.yaml")
+    outcome = engine.run("asustarse", sheet, {}, dice)
+    number = save_run(journal, outcome, sheet, engine.rulebook, dice)
+journal.entries(newest_first=True)                   # the history, as Entry values
+undo(journal)                                         # the sheet as before the last run
+replay(journal, dsl.load("brujeria_miedo_duro"))     # what a house rule would change
+export_record(journal, number); verify_record(data)  # a run as self-contained JSON
+verify_journal(journal)                               # check, and repair after a crash
 """
 
 from interpreter.journal.errors import JournalError, NoJournal, RecordMismatch, UndoRefused
