@@ -50,6 +50,21 @@ def saving_loop(path, ready: int, rounds: int = 10_000):
     return work
 
 
+def save_time(folder) -> float:
+    """How long one journaled save takes here (the median of five)."""
+    folder.mkdir()
+    path = character(folder)
+    engine = brujeria()  # also: compiled before the first fork
+    times = []
+    with Journal.beside(path) as journal:
+        for i in range(5):
+            started = time.perf_counter()
+            action, params = LOOP[i % 2]
+            journaled_run(journal, engine, path, action, params, SeededDice(i))
+            times.append(time.perf_counter() - started)
+    return sorted(times)[2]
+
+
 def assert_consistent(path, original: str) -> None:
     """The file is what the last entry wrote; entries follow one another; no leftovers."""
     with Journal.beside(path) as journal:
@@ -72,7 +87,7 @@ def assert_consistent(path, original: str) -> None:
 def test_kill_9_at_random_points_of_journaled_saves_200_rounds(tmp_path):
     path = character(tmp_path)
     original = path.read_text(encoding="utf-8")
-    brujeria()  # compiled before the first fork
+    window = 2 * save_time(tmp_path / "scratch")  # the machine's pace, not a constant
     chooser = random.Random(20240515)
     repaired = 0
     runs_before = 0
@@ -80,7 +95,7 @@ def test_kill_9_at_random_points_of_journaled_saves_200_rounds(tmp_path):
     for round_number in range(200):
         pid = in_child(saving_loop(path, ready_write))
         os.read(ready_read, 1)
-        time.sleep(chooser.uniform(0.0, 0.04))  # a save takes 20-30 ms
+        time.sleep(chooser.uniform(0.0, window))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         with Journal.beside(path) as journal:
@@ -92,8 +107,7 @@ def test_kill_9_at_random_points_of_journaled_saves_200_rounds(tmp_path):
         assert runs >= runs_before  # nothing committed is ever lost
         runs_before = runs
     # the kills did land inside saves, not only between them
-    print(f"{runs_before} runs saved, {repaired} repairs")
-    assert repaired > 0 and runs_before > 50
+    assert repaired > 0 and runs_before > 20, (repaired, runs_before)
 
 
 class Crash(Exception):
