@@ -22,8 +22,8 @@ from types import MappingProxyType
 
 import yaml
 
-from interpreter.compile import Compiler
 from interpreter import files, sheet_writer
+from interpreter.compile import Compiler
 from interpreter.errors import SheetChanged, SheetError, ShippedSheet
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.sheet_rules import complete

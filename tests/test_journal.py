@@ -17,11 +17,11 @@ from interpreter.journal import (
     UndoRefused,
     export_record,
     save_run,
+    schema,
     undo,
     verify_journal,
     verify_record,
 )
-from interpreter.journal import schema
 from tests.journal_helpers import brujeria, character, journaled_run, play_session
 
 
@@ -190,7 +190,7 @@ def test_undo_refuses_to_throw_away_a_hand_edit(journal, lucia):
 
 def test_a_run_and_its_undo_do_not_block_undoing_an_earlier_run(journal, lucia):
     original = lucia.read_text(encoding="utf-8")
-    first, _ = play_session(journal, lucia, 2)
+    play_session(journal, lucia, 2)
     undo(journal)  # the second
     undo(journal)  # the first: the second and its undo cancel out
     assert lucia.read_text(encoding="utf-8") == original
