@@ -192,7 +192,7 @@ def test_botch_paradox_falls_at_once(engine, ignacio):
     assert (out.sheet["Penalizador"], out.sheet["Turnos de penalizador"]) == (2, 8)
     assert len(out.dice) == 3 + 8 + 2
     # A coincidental botch (3 points, "Hasta cinco") falls too: 3 dice, no side effect.
-    out = run(engine, "efecto", ignacio, FRACASO + (2, 2, 2, 2, 2), esfera_mayor="Fuerzas")
+    out = run(engine, "efecto", ignacio, (*FRACASO, 2, 2, 2, 2, 2), esfera_mayor="Fuerzas")
     assert (out.result["liberados"], out.sheet["Paradoja"], out.sheet["Penalizador"]) == (3, 0, 0)
 
 

@@ -314,9 +314,14 @@ def test_scale_is_worked_out_from_the_people_affected(engine, god):
     assert (out.result["escala"], out.result["suma"]) == ("individual", 3)
     # Reading 5: each scale starts at its number: 10 is a household, 99 too, 1,000 a
     # territory, 100,000 and more a continent.
-    for afectados, escala in [(9, "individual"), (10, "hogar"), (99, "hogar"),
-                              (1000, "territorio"), (99999, "nación"),
-                              (5000000, "continente")]:
+    for afectados, escala in [
+        (9, "individual"),
+        (10, "hogar"),
+        (99, "hogar"),
+        (1000, "territorio"),
+        (99999, "nación"),
+        (5000000, "continente"),
+    ]:
         out = engine.run("coste", god, {**BASE, "afectados": afectados})
         assert out.result["escala"] == escala, afectados
     # A larger scale may be bought; a smaller one does not reach them all.
