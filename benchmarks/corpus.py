@@ -29,9 +29,9 @@ def depth(p: float, dice: int = 1, slack: float = 1e-13) -> int:
 def compile_term(text: str):
     """(die, count, steps) of a single dice term, compiled exactly as the interpreter does."""
     from interpreter.dice import PoolRoll
-    from interpreter.engine import _EXPRESSIONS
-    from interpreter.evaluate import Context, Roller
+    from interpreter.expression import compile_expression
     from interpreter.limits import DEFAULT_LIMITS
+    from interpreter.runtime import Context, Roller
 
     class Capture(Roller):
         __slots__ = ("terms",)
@@ -47,7 +47,7 @@ def compile_term(text: str):
             self.terms.append((die, 1, ()))
             return die.low
 
-    _node, value = _EXPRESSIONS.compile(text)
+    _node, value = compile_expression(text)
     capture = Capture()
     value(Context(capture, DEFAULT_LIMITS))
     if len(capture.terms) != 1:

@@ -15,7 +15,7 @@ Two times per library and expression:
 
 The rulebook side is `interpreter.odds.expression_odds(text)` (parse, compile, the
 term's distribution, exact probabilities); the `term` column is the term's distribution
-alone (`interpreter.distribution.pool_distribution`, best of the repeats). The summary
+alone (`interpreter.odds.pool_distribution`, best of the repeats). The summary
 gives geometric means of the per-expression ratios (below 1: rulebook is faster) over the
 expressions both sides can build (dyce: not pools that explosions grow, nor explosions on
 more than one face, which its expand() follows path by path: k faces cost k^depth).
@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.corpus import CORPUS, compile_term
-from interpreter import distribution
+from interpreter.odds import pools
 
 INSTALL = "/tmp/venv/bin/pip install icepool==2.1.3 dyce"
 EPSILON = Fraction(1, 10**12)
@@ -68,14 +68,14 @@ def _rulebook():
 
     def adapter(text):
         die, count, steps = compile_term(text)
-        return distribution.pool_distribution(die, count, steps, EPSILON)
+        return pools.pool_distribution(die, count, steps, EPSILON)
 
     return "pool_distribution (interpreter.odds.expression_odds not found)", adapter
 
 
 def _term(text):
     die, count, steps = compile_term(text)
-    return lambda: distribution.pool_distribution(die, count, steps, EPSILON)
+    return lambda: pools.pool_distribution(die, count, steps, EPSILON)
 
 
 def _time(function) -> float:

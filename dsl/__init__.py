@@ -5,7 +5,6 @@ expr = dsl.parse_expression("4d6kh3")    # a dice expression on its own
 """
 
 from dsl.build import parse_expression
-from dsl.check import Rulebook
 from dsl.errors import (
     CheckError,
     Diagnostic,
@@ -16,6 +15,7 @@ from dsl.errors import (
     Span,
 )
 from dsl.load import load, load_text, resolve, shipped_rulebooks
+from dsl.rulebook import Rulebook
 
 __all__ = [
     "CheckError",

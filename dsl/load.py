@@ -10,8 +10,9 @@ from pathlib import Path
 
 from dsl import nodes as n
 from dsl.build import parse_rulebook_file
-from dsl.check import Rulebook, check_definitions
+from dsl.check import check_definitions
 from dsl.errors import CheckError, RulebookError
+from dsl.rulebook import Rulebook
 
 #: how many rulebooks a house rule may stand on, one on another
 MAX_EXTENDS = 8
@@ -135,8 +136,11 @@ def parse_cached(text: str, name: str) -> n.RulebookFile:
 
 def _front_end_version() -> str:
     digest = hashlib.sha256()
-    for module in ("build.py", "nodes.py", "parser.py", "errors.py"):
-        digest.update(Path(__file__).with_name(module).read_bytes())
+    here = Path(__file__).parent
+    modules = [here / "parser.py", here / "errors.py"]
+    modules += sorted((here / "build").glob("*.py")) + sorted((here / "nodes").glob("*.py"))
+    for module in modules:
+        digest.update(module.read_bytes())
     digest.update(resources.files("grammar").joinpath("rulebook.lark").read_bytes())
     return digest.hexdigest()[:16]
 

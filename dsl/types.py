@@ -141,3 +141,13 @@ def fits(value: Type, wanted: Type) -> bool:
     if wanted.kind == "list":
         return v.kind == "list"
     return v.kind == wanted.kind
+
+
+def comparable(a: Type, b: Type) -> bool:
+    """Whether values of these types can ever be equal (`=`, `!=`, `match` cases)."""
+    va, vb = value_of(a), value_of(b)
+    if "any" in (va.kind, vb.kind) or "none" in (va.kind, vb.kind):
+        return True
+    if (a.kind == "ref" and vb.kind == "text") or (b.kind == "ref" and va.kind == "text"):
+        return True  # comparing a field's name with a text
+    return va.kind == vb.kind

@@ -10,7 +10,7 @@ out.result, out.sheet, out.changes, out.trace
 """
 
 from interpreter.dice import DiceSource, ForcedDice, SeededDice, TypedDice
-from interpreter.engine import Change, Engine, Outcome, RollResult, roll
+from interpreter.engine import Change, Engine, Outcome
 from interpreter.errors import (
     DiceError,
     EvaluationError,
@@ -20,6 +20,7 @@ from interpreter.errors import (
     RequirementFailed,
     SheetError,
 )
+from interpreter.expression import RollResult, roll
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.sheet import Sheet
 from interpreter.trace import Step, render_text

@@ -822,7 +822,7 @@ def test_cli_runs_every_action(engine, capsys, monkeypatch):
     assert set(CLI_SETS) == set(engine.rulebook.actions)
     # Parse and check the rulebook once (about half a second each); everything else runs
     # through the command line: options, sheet, parameters, run, printing.
-    monkeypatch.setattr(cli, "load_rulebook", lambda reference: engine.rulebook)
+    monkeypatch.setattr(cli.options, "load_rulebook", lambda reference: engine.rulebook)
     for action, sets in CLI_SETS.items():
         argv = ["run", str(RULES), action, "--char", str(MENECMA), "--seed", "11"]
         for pair in sets:

@@ -1133,10 +1133,10 @@ def test_every_action_has_a_cli_case(book, house):
 def loaded_once(book, house, monkeypatch):
     """The command line parses its rulebook on every call (about half a second for this
     one); the 72 runs below share the two rulebooks the module already loaded."""
-    import interpreter.cli
+    import interpreter.cli.options
 
     books = {str(RULES): book, str(HOUSE): house}
-    monkeypatch.setattr(interpreter.cli, "load_rulebook", books.__getitem__)
+    monkeypatch.setattr(interpreter.cli.options, "load_rulebook", books.__getitem__)
 
 
 @pytest.mark.parametrize("rules", [RULES, HOUSE], ids=["brujeria", "miedo_duro"])

@@ -14,7 +14,7 @@ import pytest
 
 import dsl
 import interpreter
-import interpreter.cli
+import interpreter.cli.options
 from interpreter import Change, Engine, ForcedDice, render_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -941,7 +941,7 @@ def test_every_action_runs_from_the_command_line(action, book, capsys, monkeypat
     # The command line loads the file on each run; here it gets the copy this module
     # already loaded (the same file), to keep the module fast.
     monkeypatch.setattr(
-        interpreter.cli,
+        interpreter.cli.options,
         "load_rulebook",
         lambda reference: book if reference == str(RULES) else dsl.load(reference),
     )

@@ -910,9 +910,9 @@ def test_cli_runs_cover_every_action(book):
 def cached_load(book, monkeypatch):
     """Parsing the rulebook takes a while: the command line gets the
     rulebook this module already loaded; everything else it does is the real path."""
-    import interpreter.cli
+    import interpreter.cli.options
 
-    monkeypatch.setattr(interpreter.cli, "load_rulebook", lambda reference: book)
+    monkeypatch.setattr(interpreter.cli.options, "load_rulebook", lambda reference: book)
 
 
 @pytest.mark.parametrize("action", sorted(CLI_RUNS))

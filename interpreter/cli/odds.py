@@ -1,4 +1,4 @@
-"""`rulebook odds`: exact odds of a dice expression, or of an action's (or check's) result."""
+"""`rulebook odds EXPR` or `rulebook odds RULEBOOK ACTION`: exact odds, drawn as bars."""
 
 from __future__ import annotations
 
@@ -7,17 +7,11 @@ from pathlib import Path
 
 import dsl
 from dsl.errors import RulebookError
+from interpreter.cli import options
+from interpreter.cli.render import compare_text, progress_bar, to_text
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
-from interpreter.odds import (
-    BUDGET,
-    TRIALS,
-    action_odds,
-    compare_text,
-    expression_odds,
-    progress_bar,
-    to_text,
-)
+from interpreter.odds import BUDGET, TRIALS, action_odds, expression_odds
 
 
 def _is_rulebook(reference: str) -> bool:
@@ -26,10 +20,8 @@ def _is_rulebook(reference: str) -> bool:
     return reference in dsl.shipped_rulebooks()
 
 
-def run_odds(args) -> int:
-    from interpreter.cli import _params, _sheet
-
-    options = {"budget": args.budget or BUDGET}
+def cmd_odds(args) -> int:
+    budget = args.budget or BUDGET
     if args.action is None and not _is_rulebook(args.target):
         if args.compare or args.char or args.set or args.field:
             raise ParameterError(
@@ -37,7 +29,7 @@ def run_odds(args) -> int:
             )
         odds = expression_odds(
             args.target,
-            budget=options["budget"],
+            budget=budget,
             trials=args.trials or TRIALS,
             progress=progress_bar(),
         )
@@ -51,9 +43,9 @@ def run_odds(args) -> int:
         )
     book = dsl.load(args.target)
     engine = Engine.of(book)
-    sheet = _sheet(args, book, engine)
-    params = _params(args.set)
-    extra = {"trials": args.trials or TRIALS, "progress": progress_bar(), **options}
+    sheet = options.sheet_for(args, book, engine)
+    params = options.params_of(args.set)
+    extra = {"trials": args.trials or TRIALS, "progress": progress_bar(), "budget": budget}
     odds = action_odds(engine, args.action, sheet, params, args.field, **extra)
     if not args.compare:
         _print(odds, args)
@@ -105,6 +97,3 @@ def _print(odds, args) -> None:
         print(json.dumps(odds.to_json(), ensure_ascii=False, indent=2))
     else:
         print(to_text(odds, args.fractions))
-
-
-__all__ = ["run_odds"]

@@ -1,0 +1,36 @@
+"""Lark parse tree to AST nodes (dsl.nodes), with source spans on every node.
+
+The walk is iterative, so a long expression cannot exhaust Python's stack here, and the
+depth of every expression is bounded (MAX_DEPTH) so that later stages cannot either.
+Parts that the grammar keeps inside one token are parsed here: the counts, sides and
+values of a dice term (`(Areté)d10cs>=(dif)`) and the `{...}` parts of a text.
+"""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl.build.definitions import Definitions
+from dsl.build.expressions import Expressions
+from dsl.build.statements import Statements
+from dsl.build.walk import MAX_DEPTH, TreeWalk
+from dsl.errors import Source
+from dsl.parser import parse_tree
+
+
+class Builder(TreeWalk, Definitions, Statements, Expressions):
+    """Builds nodes from a parse tree: one method per grammar rule, `_rule(span, *children)`."""
+
+
+def parse_expression(text: str, name: str = "<expression>") -> object:
+    """Parse a dice expression such as `4d6kh3 + 2` into an AST node."""
+    source = Source(name, text)
+    return Builder(source).build(parse_tree(text, source, "expression"))
+
+
+def parse_rulebook_file(text: str, name: str) -> n.RulebookFile:
+    """Parse one rulebook file (a house rule is merged with its base later)."""
+    source = Source(name, text)
+    return Builder(source).build(parse_tree(text, source, "rulebook"))
+
+
+__all__ = ["MAX_DEPTH", "Builder", "parse_expression", "parse_rulebook_file"]

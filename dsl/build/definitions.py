@@ -1,0 +1,333 @@
+"""Building definitions: the header, the sheet, rolls, ladders, formulas, tables, checks."""
+
+from __future__ import annotations
+
+import attrs
+from lark import Token
+
+from dsl import nodes as n
+from dsl.build.walk import (
+    Tagged,
+    WrittenName,
+    number_value,
+    unquote,
+)
+
+
+class Definitions:
+    """The definitions' builders (part of the Builder)."""
+
+    # ─── files and headers ──────────────────────────────────────────────────
+
+    def _rulebook(self, span, *children):
+        header = None
+        definitions = list(children)
+        if definitions and isinstance(definitions[0], n.Header):
+            header = definitions.pop(0)
+        return n.RulebookFile(header, tuple(definitions), span=span)
+
+    def _expression(self, span, expr):
+        return expr
+
+    def _header(self, span, title, extends, *fields):
+        keys = [key for key, _ in fields]
+        for key in set(keys):
+            if keys.count(key) > 1:
+                raise self._error(f"the header gives `{key}` twice", span)
+        return n.Header(title, extends, tuple(fields), span=span)
+
+    def _extends(self, span, base):
+        return base.text if isinstance(base, WrittenName) else unquote(base.value)
+
+    def _header_field(self, span, key, value):
+        return (str(key), value)
+
+    def _replace(self, span, definition):
+        return n.Replace(definition, span=span)
+
+    def _text_literal(self, span, token):
+        return unquote(token.value)
+
+    def _label(self, span, token):
+        return unquote(token.value)
+
+    def _name(self, span, token):
+        text = token.value[1:-1].strip() if token.type == "QUOTED_NAME" else token.value
+        return WrittenName(text, self._token_span(token))
+
+    def _names(self, span, *names):
+        return names
+
+    # ─── the sheet ──────────────────────────────────────────────────────────
+
+    def _sheet(self, span, *items):
+        flat = []
+        for item in items:
+            flat.extend(item if isinstance(item, list) else [item])
+        return n.Sheet(tuple(flat), span=span)
+
+    def _attribute(self, span, names, range_, default):
+        return [n.Stat("attribute", name.text, range_, default, span=name.span) for name in names]
+
+    def _skill(self, span, names, range_, default):
+        return [n.Stat("skill", name.text, range_, default, span=name.span) for name in names]
+
+    def _open_skills(self, span, range_, default):
+        return n.OpenSkills(range_, default, span=span)
+
+    def _resource(self, span, name, key, maximum, minimum):
+        key_var, key_group = key if key else (None, None)
+        return n.Resource(name.text, key_var, key_group, maximum, minimum, span=name.span)
+
+    def _resource_key(self, span, var, group):
+        return (var.text, group.text)
+
+    def _resource_min(self, span, expr):
+        return expr
+
+    def _counter(self, span, names, range_, default):
+        return [n.Counter(name.text, range_, default, span=name.span) for name in names]
+
+    def _flag(self, span, names, default):
+        return [n.Flag(name.text, default, span=name.span) for name in names]
+
+    def _text_field(self, span, names):
+        return [n.TextField(name.text, span=name.span) for name in names]
+
+    def _list_field(self, span, names):
+        return [n.ListField(name.text, span=name.span) for name in names]
+
+    def _catalog(self, span, name, *fields):
+        return n.Catalog(name.text, fields, span=name.span)
+
+    def _catalog_field(self, span, name, type_):
+        return n.Param(name.text, type_, None, span=name.span)
+
+    def _group(self, span, name, members):
+        return n.Group(name.text, tuple(m.text for m in members), span=name.span)
+
+    def _derived(self, span, name, expr):
+        return n.Derived(name.text, expr, span=name.span)
+
+    def _ensure(self, span, condition, message):
+        return n.Ensure(condition, message, span=span)
+
+    def _default(self, span, expr):
+        return expr
+
+    def _range_clause(self, span, token):
+        return self._range(token)
+
+    def _range(self, token: Token) -> n.Range:
+        low, _, high = token.value.partition("..")
+        span = self._token_span(token)
+        if not low and not high:
+            raise self._error("a range needs at least one end, as in 1..10 or 24..", span)
+        result = n.Range(int(low) if low else None, int(high) if high else None, span=span)
+        if result.low is not None and result.high is not None and result.low > result.high:
+            raise self._error(f"this range is empty: {result.low} is above {result.high}", span)
+        return result
+
+    # ─── rolls, ladders, formulas ───────────────────────────────────────────
+
+    def _roll_def(self, span, name, params, body, rules):
+        return n.RollDef(name.text, params or (), body, rules or (), span=name.span)
+
+    def _roll_rules(self, span, *rules):
+        return rules
+
+    def _roll_rule(self, span, condition, sign, extra, again):
+        return n.RollRule(condition, sign, extra, again, span=span)
+
+    def _roll_sign(self, span, token):
+        return 1 if token == "add" else -1
+
+    def _again(self, span, expr):
+        return expr
+
+    def _ladder(self, span, name, *steps):
+        values = []
+        for step in steps:
+            if isinstance(step, WrittenName):
+                values.append(n.Literal(step.text, span=step.span))
+            else:
+                values.append(step)
+        for step in values:
+            if isinstance(step, n.Dice) and (
+                step.count is not None or step.modifiers or not isinstance(step.sides, int)
+            ):
+                raise self._error("a ladder step is a single die such as d8", step.span)
+        return n.Ladder(name.text, tuple(values), span=name.span)
+
+    def _negative_number(self, span, token):
+        return n.Literal(-number_value(token.value), span=span)
+
+    def _formula(self, span, name, params, body):
+        return n.Formula(name.text, params, body, span=name.span)
+
+    # ─── tables ─────────────────────────────────────────────────────────────
+
+    def _table(self, span, name, keys, domain, *entries):
+        keys = keys or ()
+        rows = self._shape_rows(entries, 0, max(1, len(keys)))
+        return n.Table(name.text, keys, domain, rows, span=name.span)
+
+    def _shape_rows(self, rows, depth: int, levels: int) -> tuple:
+        """Braces after a cell hold a sub-table above the last level, record fields at it."""
+        shaped = []
+        for row in rows:
+            if depth < levels - 1:
+                shaped.append(attrs.evolve(row, rows=self._shape_rows(row.rows, depth + 1, levels)))
+                continue
+            fields = []
+            for field in row.rows:
+                key = field.key
+                if key.kind != "value" or not isinstance(key.low, str) or field.rows:
+                    raise self._error(
+                        "a record field is `name: value`",
+                        key.span,
+                        "a table looked up by several keys names them all: `by zona, punto`",
+                    )
+                if field.value is None:
+                    raise self._error(f"the field `{key.low}` needs a value", key.span)
+                if any(key.low == name for name, _ in fields):
+                    raise self._error(f"the field `{key.low}` is given twice", key.span)
+                fields.append((key.low, field.value))
+            shaped.append(attrs.evolve(row, fields=tuple(fields), rows=()))
+        return tuple(shaped)
+
+    def _table_keys(self, span, *names):
+        return tuple(name.text for name in names)
+
+    def _entry(self, span, key, cell):
+        value, body = cell
+        rows = body if body is not None else ()
+        return n.Row(key, value, (), rows, span=span)
+
+    def _range_key(self, span, token):
+        r = self._range(token)
+        return n.Key("range", r.low, r.high, span=r.span)
+
+    def _number_key(self, span, token):
+        return n.Key("value", number_value(token.value), span=self._token_span(token))
+
+    def _name_key(self, span, name):
+        return n.Key("value", name.text, span=name.span)
+
+    def _text_key(self, span, token):
+        return n.Key("value", unquote(token.value), span=self._token_span(token))
+
+    def _else_key(self, span):
+        return n.Key("else", span=span)
+
+    def _cell(self, span, first, body=None):
+        if isinstance(first, Tagged) and first.tag == "body":
+            return (None, first.value)
+        return (first, body.value if body is not None else None)
+
+    def _cell_body(self, span, *entries):
+        return Tagged("body", entries, span)
+
+    # ─── checks and actions ─────────────────────────────────────────────────
+
+    def _check(self, span, name, params, label, *items):
+        lets, fields, roll = [], [], None
+        for item in items:
+            if isinstance(item, n.Let):
+                if roll is not None:
+                    raise self._error("a check's `let`s come before its `roll`", item.span)
+                lets.append(item)
+            elif item.tag == "roll":
+                if roll is not None:
+                    raise self._error("a check has one `roll`", item.span)
+                roll = item
+            else:
+                if roll is None:
+                    raise self._error("a check's result fields come after its `roll`", item.span)
+                fields.append(item.value)
+        if roll is None:
+            raise self._error(
+                f"check {name.text} has no `roll`",
+                name.span,
+                "write `roll <dice and modifiers> >= <target>`",
+            )
+        expr, comparison, target = roll.value, None, None
+        if isinstance(expr, n.Binary) and expr.op in (">=", ">", "<=", "<"):
+            expr, comparison, target = expr.left, expr.op, expr.right
+        return n.Check(
+            name.text,
+            params,
+            label,
+            tuple(lets),
+            expr,
+            comparison,
+            target,
+            tuple(fields),
+            span=name.span,
+        )
+
+    def _check_roll(self, span, expr):
+        return Tagged("roll", expr, span)
+
+    def _check_field(self, span, name, expr):
+        return Tagged("field", (name.text, expr), span)
+
+    def _opposed(self, span, name, params, label, *items):
+        parts = {"roll": None, "against": None, "compare": ("total",), "tie": "reroll"}
+        fields = []
+        for item in items:
+            if item.tag == "field":
+                fields.append(item.value)
+                continue
+            if item.tag in ("roll", "against") and parts[item.tag] is not None:
+                raise self._error(f"an opposed check has one `{item.tag}`", item.span)
+            parts[item.tag] = item.value
+        for tag in ("roll", "against"):
+            if parts[tag] is None:
+                raise self._error(f"opposed check {name.text} has no `{tag}`", name.span)
+        return n.Opposed(
+            name.text,
+            params,
+            label,
+            parts["roll"],
+            parts["against"],
+            parts["compare"],
+            parts["tie"],
+            tuple(fields),
+            span=name.span,
+        )
+
+    def _opposed_roll(self, span, expr):
+        return Tagged("roll", expr, span)
+
+    def _opposed_against(self, span, expr):
+        return Tagged("against", expr, span)
+
+    def _opposed_compare(self, span, names):
+        return Tagged("compare", tuple(name.text for name in names), span)
+
+    def _opposed_tie(self, span, token):
+        return Tagged("tie", str(token), span)
+
+    def _action(self, span, name, params, label, body):
+        return n.Action(name.text, params, label, body, span=name.span)
+
+    def _param_list(self, span, *params):
+        return tuple(p for p in params if p is not None)
+
+    def _param(self, span, name, type_, default):
+        return n.Param(name.text, type_, default, span=name.span)
+
+    def _named_type(self, span, name):
+        return n.NamedType(name.text, span=name.span)
+
+    def _enum_type(self, span, *choices):
+        texts = []
+        for choice in choices:
+            texts.append(choice.text if isinstance(choice, WrittenName) else unquote(choice.value))
+        if len(set(texts)) != len(texts):
+            raise self._error("a choice is listed twice", span)
+        return n.EnumType(tuple(texts), span=span)
+
+    def _list_type(self, span, item):
+        return n.ListType(item, span=span)

@@ -1,0 +1,96 @@
+"""Building statements: the body of an action."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl.build.walk import (
+    Tagged,
+    WrittenName,
+)
+
+
+class Statements:
+    """The statements' builders (part of the Builder)."""
+
+    def _block(self, span, *statements):
+        return statements
+
+    def _let(self, span, name, expr):
+        return n.Let(name.text, expr, span=span)
+
+    def _set(self, span, place, expr):
+        return n.Set(self._place(place), expr, span=span)
+
+    def _spend(self, span, amount, place):
+        return n.Change("spend", amount, self._place(place), span=span)
+
+    def _gain(self, span, amount, place):
+        return n.Change("gain", amount, self._place(place), span=span)
+
+    def _lose(self, span, amount, place):
+        return n.Change("lose", amount, self._place(place), span=span)
+
+    def _place(self, place):
+        return n.Name(place.text, span=place.span) if isinstance(place, WrittenName) else place
+
+    def _require(self, span, condition, message):
+        return n.Require(condition, self._text_node(message, self._token_span(message)), span=span)
+
+    def _if_(self, span, condition, body, *rest):
+        *else_ifs, otherwise = rest
+        branches = [(condition, body), *(item.value for item in else_ifs)]
+        return n.If(tuple(branches), otherwise.value if otherwise else None, span=span)
+
+    def _else_if(self, span, condition, body):
+        return Tagged("else_if", (condition, body), span)
+
+    def _else_block(self, span, body):
+        return Tagged("else", body, span)
+
+    def _match(self, span, subject, *rest):
+        *cases, otherwise = rest
+        return n.Match(
+            subject,
+            tuple(c.value for c in cases),
+            otherwise.value if otherwise else None,
+            span=span,
+        )
+
+    def _case(self, span, *parts):
+        *values, body = parts
+        return Tagged("case", (tuple(values), body), span)
+
+    def _for_each(self, span, name, items, body):
+        return n.ForEach(name.text, items, body, span=span)
+
+    def _repeat(self, span, count, until, body):
+        return n.Repeat(count, until, body, span=span)
+
+    def _until(self, span, expr):
+        return expr
+
+    def _result(self, span, *fields):
+        names = [name for name, _ in fields]
+        for name in set(names):
+            if names.count(name) > 1:
+                raise self._error(f"the result names `{name}` twice", span)
+        return n.Result(fields, span=span)
+
+    def _result_field(self, span, name, expr):
+        return (name.text, expr)
+
+    def _note(self, span, expr):
+        return n.Note(expr, span=span)
+
+    def _do(self, span, call):
+        return n.Do(call, span=span)
+
+    def _add(self, span, item, place, fields):
+        return n.Add(item, self._place(place), fields, span=span)
+
+    def _entry_fields(self, span, *fields):
+        names = [name for name, _ in fields]
+        for name in set(names):
+            if names.count(name) > 1:
+                raise self._error(f"the field `{name}` is given twice", span)
+        return fields

@@ -1,0 +1,138 @@
+"""The walk from a Lark parse tree to nodes, and what every part of the builder shares."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import attrs
+from lark import Token, Tree
+
+from dsl.errors import RulebookSyntaxError, Source, Span
+from dsl.parser import parse_tree
+
+#: deepest expression tree accepted (a chain `a + b + c ...` counts one level per term)
+MAX_DEPTH = 200
+
+PAREN = r"\((?:[^()\n]|\([^()\n]*\))*\)"
+DICE_HEAD = re.compile(rf"(?P<count>\d+|{PAREN})?d(?P<sides>\d+|%|F|{PAREN})")
+DICE_MODIFIER = re.compile(
+    rf"(?P<keep>kh|kl|dh|dl|k)(?P<kval>\d+|{PAREN})?"
+    rf"|(?P<explode>xo?)(?:(?P<xop>>=|<=|>|<|=)(?P<xval>-?\d+|{PAREN}))?"
+    rf"|(?P<kind>rr|ro|cs|df)(?P<op>>=|<=|>|<|=)(?P<val>-?\d+|{PAREN})"
+)
+
+
+@attrs.frozen
+class WrittenName:
+    """A name as written, with its span (the builder's own intermediate value)."""
+
+    text: str
+    span: Span
+
+
+@attrs.frozen
+class Tagged:
+    """A tagged piece of a larger construct (a check's `roll`, an `else` block, ...)."""
+
+    tag: str
+    value: object
+    span: Span
+
+
+#: the escapes a quoted text may hold: \n, \t, \" and \\
+ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+_EXPRESSION_RULES = {
+    "if_expr",
+    "or_",
+    "and_",
+    "not_",
+    "compare",
+    "equal",
+    "in_",
+    "binary",
+    "neg",
+    "field",
+    "index",
+    "call",
+    "list_literal",
+}
+
+
+def unquote(text: str) -> str:
+    """A quoted token's text, its escapes (\\n, \\t, \\", \\\\) read."""
+    body = text[1:-1]
+    out, i = [], 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            out.append(ESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
+
+
+def number_value(text: str):
+    """A number token's value: an int, or an exact Fraction for a decimal (1.5 is 3/2)."""
+    value = Fraction(text)
+    return value.numerator if value.denominator == 1 else value
+
+
+def is_number(value) -> bool:
+    return isinstance(value, int | Fraction) and not isinstance(value, bool)
+
+
+class TreeWalk:
+    """The iterative walk over a parse tree, calling `_rule(span, *children)` per node."""
+
+    def __init__(self, source: Source, offset: int = 0):
+        self.source = source
+        self.offset = offset
+
+    def build(self, root):
+        results: list = []  # (value, depth)
+        stack: list = [(root, False)]
+        while stack:
+            node, visited = stack.pop()
+            if not isinstance(node, Tree):
+                results.append((node, 0))
+                continue
+            if not visited:
+                stack.append((node, True))
+                stack.extend((child, False) for child in reversed(node.children))
+                continue
+            count = len(node.children)
+            built = results[len(results) - count :] if count else []
+            del results[len(results) - count :]
+            depth = 1 + max((d for _, d in built), default=0)
+            span = self._tree_span(node)
+            if depth > MAX_DEPTH and node.data in _EXPRESSION_RULES:
+                raise RulebookSyntaxError(
+                    f"this expression is nested more than {MAX_DEPTH} levels deep",
+                    span,
+                    "split it with `let` into smaller parts",
+                )
+            handler = getattr(self, f"_{node.data}")
+            results.append((handler(span, *[value for value, _ in built]), depth))
+        return results[0][0]
+
+    def _tree_span(self, tree: Tree) -> Span:
+        meta = tree.meta
+        if getattr(meta, "empty", True):
+            return Span(self.source, self.offset, self.offset)
+        return Span(self.source, self.offset + meta.start_pos, self.offset + meta.end_pos)
+
+    def _token_span(self, token: Token) -> Span:
+        start = self.offset + token.start_pos
+        return Span(self.source, start, start + len(token.value))
+
+    def _sub_expression(self, text: str, offset: int):
+        """Parse a part of a token (dice count, text interpolation) as an expression."""
+        start = self.offset + offset
+        tree = parse_tree(text, self.source, "expression", start)
+        return type(self)(self.source, start).build(tree)
+
+    def _error(self, message: str, span: Span, hint: str | None = None):
+        return RulebookSyntaxError(message, span, hint)

@@ -1,0 +1,151 @@
+"""The Checker: every static check, run on every load; the checked Rulebook it gives."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.check.definitions import DefinitionChecks
+from dsl.check.expressions import ExpressionChecks
+from dsl.check.scope import BUILTINS, Scope
+from dsl.check.sheet import SheetChecks
+from dsl.check.statements import StatementChecks
+from dsl.check.tables import TableChecks
+from dsl.check.whole import WholeChecks
+from dsl.errors import Diagnostic, RulebookInvalid, Span
+from dsl.rulebook import Binding, Rulebook
+
+
+def check_definitions(
+    header: n.Header | None, definitions: list, path: str, changes=(), base=None
+) -> Rulebook:
+    """Check merged definitions; raise RulebookInvalid on any error, else the Rulebook."""
+    checker = Checker(definitions)
+    checker.run()
+    errors = [d for d in checker.diagnostics if d.severity == "error"]
+    if errors:
+        raise RulebookInvalid(checker.diagnostics)
+    fields = dict(header.fields) if header else {}
+    return Rulebook(
+        title=header.title if header else path,
+        header=fields,
+        path=path,
+        fields=checker.fields,
+        open_skills=checker.open_skills,
+        groups=checker.groups,
+        derived=checker.derived,
+        ensures=tuple(checker.ensures),
+        rolls=checker.by_kind["roll"],
+        ladders=checker.by_kind["ladder"],
+        formulas=checker.by_kind["formula"],
+        tables=checker.by_kind["table"],
+        checks=checker.by_kind["check"],
+        opposed=checker.by_kind["opposed"],
+        actions=checker.by_kind["action"],
+        bindings=checker.bindings,
+        types=checker.types,
+        warnings=tuple(checker.diagnostics),
+        changes=tuple(changes),
+        base=base,
+    )
+
+
+class Checker(
+    SheetChecks, DefinitionChecks, TableChecks, StatementChecks, ExpressionChecks, WholeChecks
+):
+    """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""
+
+    def __init__(self, definitions: list):
+        self.definitions = definitions
+        self.diagnostics: list[Diagnostic] = []
+        self.bindings: dict[int, Binding] = {}
+        self.types: dict[int, t.Type] = {}
+        self.globals: dict[str, object] = {}
+        self.fields: dict[str, object] = {}
+        self.groups: dict[str, n.Group] = {}
+        self.derived: dict[str, n.Derived] = {}
+        self.ensures: list[n.Ensure] = []
+        self.open_skills: n.OpenSkills | None = None
+        self.by_kind: dict[str, dict] = {
+            k: {} for k in ("roll", "ladder", "formula", "table", "check", "opposed", "action")
+        }
+        self.used: set[str] = set()
+        self.calls: dict[str, set[str]] = {}
+        self.current: str | None = None  # the definition being checked (for call cycles)
+        self.result_types: dict[str, t.Type] = {}
+        self.done: set[str] = set()
+        self.in_progress: set[str] = set()
+
+    # ─── reporting ──────────────────────────────────────────────────────────
+
+    def error(self, message: str, span: Span | None, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic("error", message, span, hint))
+
+    def warning(self, message: str, span: Span | None, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic("warning", message, span, hint))
+
+    # ─── the whole rulebook ─────────────────────────────────────────────────
+
+    def run(self) -> None:
+        self.collect()
+        for item in self.fields.values():
+            self.sheet_item(item)
+        for group in self.groups.values():
+            self.group(group)
+        for derived in self.derived.values():
+            self.in_definition(derived.name, lambda d=derived: self.expr(d.expr, Scope()))
+        for ensure in self.ensures:
+            self.want(ensure.condition, Scope(), t.BOOL, "an `ensure` condition")
+        for definition in self.definitions:
+            if not isinstance(definition, n.Sheet):
+                self.in_definition(definition.name, lambda d=definition: self.definition(d))
+        self.check_cycles()
+        self.check_unused()
+        self.diagnostics.sort(
+            key=lambda d: (d.span.source.name, d.span.start) if d.span else ("", 0)
+        )
+
+    def in_definition(self, name: str, check) -> None:
+        previous, self.current = self.current, name
+        self.calls.setdefault(name, set())
+        try:
+            check()
+        finally:
+            self.current = previous
+
+    def collect(self) -> None:
+        """Every top-level name, once: sheet fields and definitions share one namespace."""
+        for definition in self.definitions:
+            items = definition.items if isinstance(definition, n.Sheet) else (definition,)
+            for item in items:
+                if isinstance(item, n.OpenSkills):
+                    if self.open_skills is not None:
+                        self.error("the open skill list is declared twice", item.span)
+                    self.open_skills = item
+                    continue
+                if isinstance(item, n.Ensure):
+                    self.ensures.append(item)
+                    continue
+                name = item.name
+                if name in BUILTINS:
+                    self.error(f"`{name}` is a built-in function; choose another name", item.span)
+                    continue
+                if name in self.globals:
+                    first = self.globals[name]
+                    self.error(
+                        f"`{name}` is defined twice",
+                        item.span,
+                        f"the first definition is at {first.span.location()}",
+                    )
+                    continue
+                self.globals[name] = item
+                if isinstance(item, n.Group):
+                    self.groups[name] = item
+                elif isinstance(item, n.Derived):
+                    self.derived[name] = item
+                elif isinstance(
+                    item,
+                    n.RollDef | n.Ladder | n.Formula | n.Table | n.Check | n.Opposed | n.Action,
+                ):
+                    self.by_kind[n.kind_of(item)][name] = item
+                else:
+                    self.fields[name] = item

@@ -1,0 +1,192 @@
+"""Checks of definitions: parameters, rolls, ladders, formulas, checks, opposed checks, actions."""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.check.scope import CHECK_NAMES, PARAM_TYPES, ROLL_NAMES, Scope
+from dsl.check.wording import describe_definition
+from dsl.errors import Span, did_you_mean
+
+
+class DefinitionChecks:
+    """The definitions' checks (part of the Checker)."""
+
+    # ─── definitions ────────────────────────────────────────────────────────
+
+    def definition(self, node) -> None:
+        """Check a definition once, even when a caller asks for it before its turn."""
+        if node.name in self.done or node.name in self.in_progress:
+            return
+        self.in_progress.add(node.name)
+        try:
+            getattr(self, f"def_{type(node).__name__.lower()}")(node)
+        finally:
+            self.in_progress.discard(node.name)
+            self.done.add(node.name)
+
+    def params(self, params, scope: Scope) -> Scope:
+        inner = scope.child()
+        for param in params:
+            if param.name in inner.names:
+                self.error(f"the parameter `{param.name}` is listed twice", param.span)
+            self.not_global(param.name, param.span, "parameter")
+            type_ = self.type_of(param.type)
+            if param.default is not None:
+                default = self.expr(param.default, scope)
+                if not t.fits(default, type_) and default.kind != "none":
+                    self.error(
+                        f"the default of `{param.name}` should be "
+                        f"{type_.describe()}, not {default.describe()}",
+                        param.default.span,
+                    )
+                self.text_fits(param.default, type_)
+            inner.names[param.name] = ("local", type_)
+        return inner
+
+    def not_global(self, name: str, span: Span, what: str) -> None:
+        if name in self.globals:
+            other = self.globals[name]
+            self.error(
+                f"the {what} `{name}` hides {describe_definition(other)} of the same name",
+                span,
+                "choose another name",
+            )
+
+    def def_rolldef(self, node: n.RollDef) -> None:
+        scope = self.params(node.params, Scope())
+        self.want(node.body, scope, t.NUMBER, "a roll")
+        if node.rules and not isinstance(node.body, n.Dice):
+            self.error(
+                "a roll with `then` rules starts from one dice term, such as 2d10", node.body.span
+            )
+        rule_scope = scope.child(dict((k, ("local", v)) for k, v in ROLL_NAMES.items()))
+        for rule in node.rules:
+            self.want(rule.condition, rule_scope, t.BOOL, "an `on` condition")
+            self.want(rule.extra, scope, t.NUMBER, "what a rule adds or subtracts")
+            if rule.again is not None:
+                self.want(rule.again, rule_scope, t.BOOL, "an `again while` condition")
+
+    def def_ladder(self, node: n.Ladder) -> None:
+        values = [n.step_value(step) for step in node.steps]
+        for i, value in enumerate(values):
+            if values.index(value) != i:
+                self.error(f"ladder {node.name} lists {value} twice", node.steps[i].span)
+        kinds = {isinstance(v, str) for v in values}
+        if len(kinds) > 1:
+            self.error(f"ladder {node.name} mixes numbers and texts", node.span)
+
+    def def_formula(self, node: n.Formula) -> None:
+        scope = self.params(node.params, Scope())
+        self.result_types[node.name] = self.expr(node.body, scope)
+
+    def def_check(self, node: n.Check) -> None:
+        scope = self.params(node.params, Scope())
+        scope = self.lets(node.lets, scope)
+        self.want(node.roll, scope, t.NUMBER, "a check's roll")
+        fields = {"total": t.NUMBER}
+        if node.comparison is not None:
+            self.want(node.target, scope, t.NUMBER, "a check's target")
+            fields.update(CHECK_NAMES)
+        field_scope = scope.child({k: ("local", v) for k, v in fields.items()})
+        self.check_fields(node.fields, field_scope, fields)
+        self.result_types[node.name] = t.record(fields)
+
+    def lets(self, lets, scope: Scope) -> Scope:
+        for let in lets:
+            declared = self.let_type(let.expr, scope)
+            self.types[id(let)] = declared
+            self.declare(scope, let.name, declared, let.span, let.expr)
+        return scope
+
+    def check_fields(self, items, scope: Scope, fields: dict) -> None:
+        for name, expr in items:
+            if name in fields:
+                self.error(
+                    f"the field `{name}` is defined twice (or is a built-in field)", expr.span
+                )
+            self.not_global(name, expr.span, "field")
+            fields[name] = self.expr(expr, scope)
+            scope.names[name] = ("local", fields[name])
+
+    def def_opposed(self, node: n.Opposed) -> None:
+        scope = self.params(node.params, Scope())
+        sides = []
+        for side in (node.ours, node.theirs):
+            type_ = self.expr(side, scope)
+            value = t.value_of(type_)
+            if value.kind not in ("number", "record", "any"):
+                self.error(
+                    f"each side of an opposed check is a roll or a check, not {value.describe()}",
+                    side.span,
+                )
+            sides.append(value if value.kind == "record" else t.record({"total": t.NUMBER}))
+        for name in node.compare:
+            for side, expr in zip(sides, (node.ours, node.theirs)):
+                if side.fields is not None and side.field(name) is None:
+                    self.error(
+                        f"this side has no `{name}` to compare",
+                        expr.span,
+                        did_you_mean(name, side.field_names()),
+                    )
+        fields = {
+            "ours": sides[0],
+            "theirs": sides[1],
+            "won": t.BOOL,
+            "tie": t.BOOL,
+            "margin": t.NUMBER,
+            "rerolls": t.NUMBER,
+        }
+        field_scope = scope.child({k: ("local", v) for k, v in fields.items()})
+        self.check_fields(node.fields, field_scope, fields)
+        self.result_types[node.name] = t.record(fields)
+
+    def def_action(self, node: n.Action) -> None:
+        scope = self.params(node.params, Scope())
+        self.result_types.setdefault(node.name, t.NONE)
+        self.block(node.body, scope, top=True, action=node)
+
+    # ─── types written in the rulebook ──────────────────────────────────────
+
+    def type_of(self, node) -> t.Type:
+        if isinstance(node, n.EnumType):
+            return t.text_of(node.choices)
+        if isinstance(node, n.ListType):
+            return t.list_of(self.type_of(node.item))
+        name = node.name
+        if name in PARAM_TYPES:
+            return PARAM_TYPES[name]
+        definition = self.globals.get(name)
+        if isinstance(definition, n.Group):
+            self.use(name)
+            return self.member_type(definition)
+        if isinstance(definition, n.Table):
+            self.use(name)
+            keys = [row.key.low for row in definition.rows if row.key.kind == "value"]
+            if keys and all(isinstance(k, str) for k in keys):
+                return t.text_of(keys)
+            return t.NUMBER
+        if isinstance(definition, n.Catalog):
+            self.use(name)
+            return attrs.evolve(self.catalog_type(definition), group=name)
+        if isinstance(definition, n.Ladder):
+            self.use(name)
+            values = [n.step_value(s) for s in definition.steps]
+            return t.text_of(values) if values and isinstance(values[0], str) else t.NUMBER
+        choices = [
+            *PARAM_TYPES,
+            *(
+                k
+                for k, v in self.globals.items()
+                if isinstance(v, n.Group | n.Table | n.Catalog | n.Ladder)
+            ),
+        ]
+        self.error(
+            f"unknown type `{name}`",
+            node.span,
+            did_you_mean(name, choices)
+            or "types: " + ", ".join(PARAM_TYPES) + ", or a group, table, catalog or ladder name",
+        )
+        return t.ANY

@@ -1,0 +1,425 @@
+"""Checks of expressions: names resolved once, arity of calls, types of operators."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.check.scope import BUILTINS, Scope
+from dsl.check.wording import count_of, describe_definition, how_to_use, signature_of
+from dsl.errors import Span, did_you_mean
+from dsl.rulebook import Binding
+
+
+class ExpressionChecks:
+    """The expressions' checks (part of the Checker)."""
+
+    def want(self, node, scope: Scope, wanted: t.Type, what: str) -> t.Type:
+        type_ = self.expr(node, scope)
+        if not t.fits(type_, wanted):
+            self.error(
+                f"{what} should be {wanted.describe()}, not {t.value_of(type_).describe()}",
+                node.span,
+                self.quote_hint(node),
+            )
+        return type_
+
+    def expr(self, node, scope: Scope) -> t.Type:
+        type_ = getattr(self, f"ex_{type(node).__name__.lower()}")(node, scope)
+        self.types[id(node)] = type_
+        return type_
+
+    def ex_literal(self, node: n.Literal, scope: Scope) -> t.Type:
+        value = node.value
+        if value is None:
+            return t.NONE
+        if isinstance(value, bool):
+            return t.BOOL
+        if isinstance(value, int | Fraction):
+            return t.NUMBER
+        return t.text_of({value})
+
+    def ex_text(self, node: n.Text, scope: Scope) -> t.Type:
+        for part in node.parts:
+            if not isinstance(part, str):
+                self.expr(part, scope)
+        return t.TEXT
+
+    def ex_listliteral(self, node: n.ListLiteral, scope: Scope) -> t.Type:
+        item = t.NONE
+        for element in node.items:
+            item = t.join(item, self.expr(element, scope))
+        return t.list_of(item if item.kind != "none" else t.ANY)
+
+    def ex_name(self, node: n.Name, scope: Scope) -> t.Type:
+        local = scope.lookup(node.name)
+        if local is not None:
+            kind, type_ = local
+            self.bindings[id(node)] = Binding(kind, node.name)
+            return type_
+        definition = self.globals.get(node.name)
+        if definition is None:
+            self.undefined(node.name, node.span, scope, functions=False)
+            return t.ANY
+        self.use(node.name)
+        if isinstance(definition, n.Stat):
+            self.bindings[id(node)] = Binding("field", node.name, definition)
+            return t.ref(definition.kind)
+        if isinstance(definition, n.Resource | n.Counter | n.Flag | n.TextField | n.ListField):
+            if isinstance(definition, n.Resource) and definition.key_group is not None:
+                self.error(
+                    f"{node.name} has one pool per {definition.key_group}; say which: "
+                    f"{node.name}[...]",
+                    node.span,
+                )
+                return t.ANY
+            self.bindings[id(node)] = Binding("field", node.name, definition)
+            return t.ref(n.kind_of(definition))
+        if isinstance(definition, n.Derived):
+            self.bindings[id(node)] = Binding("derived", node.name, definition)
+            self.note_call(node.name)
+            return t.NUMBER
+        if isinstance(definition, n.Group):
+            self.bindings[id(node)] = Binding("group", node.name, definition)
+            return t.list_of(self.member_type(definition))
+        if isinstance(definition, n.Catalog):
+            self.bindings[id(node)] = Binding("catalog", node.name, definition)
+            return t.list_of(t.TEXT)
+        if isinstance(definition, n.RollDef):
+            if definition.params:
+                self.error(f"roll {node.name} takes parameters: {node.name}(...)", node.span)
+            self.bindings[id(node)] = Binding("rolldef", node.name, definition)
+            self.note_call(node.name)
+            return t.NUMBER
+        self.error(
+            f"{node.name} is {describe_definition(definition)}; {how_to_use(definition)}", node.span
+        )
+        return t.ANY
+
+    def use(self, name: str) -> None:
+        self.used.add(name)
+
+    def note_call(self, name: str) -> None:
+        if self.current is not None:
+            self.calls.setdefault(self.current, set()).add(name)
+
+    def undefined(
+        self, name: str, span: Span, scope: Scope, what: str = "name", functions: bool = True
+    ) -> None:
+        candidates = set(scope.all_names()) | set(self.globals)
+        if functions:
+            candidates |= set(BUILTINS)
+        self.error(f"unknown {what} `{name}`", span, did_you_mean(name, candidates))
+
+    def ex_field(self, node: n.Field, scope: Scope) -> t.Type:
+        subject = self.expr(node.subject, scope)
+        if subject.kind == "ref" and subject.ref == "resource" and node.name in ("max", "min"):
+            self.bindings[id(node)] = Binding("resource_bound", node.name)
+            return t.NUMBER
+        value = t.value_of(subject) if subject.kind != "roll" else subject
+        if value.kind == "any":
+            return t.ANY
+        if value.kind not in ("record", "roll"):
+            self.error(
+                f"{node.subject.span.text} is {value.describe()}, which has no fields", node.span
+            )
+            return t.ANY
+        if value.fields is None:
+            return t.ANY
+        field = value.field(node.name)
+        if field is None:
+            self.error(
+                f"{node.subject.span.text} has no field `{node.name}`",
+                node.span,
+                did_you_mean(node.name, value.field_names())
+                or "it has: " + ", ".join(value.field_names()),
+            )
+            return t.ANY
+        return field
+
+    def ex_index(self, node: n.Index, scope: Scope) -> t.Type:
+        subject = node.subject
+        definition = self.global_named(subject, scope)
+        if isinstance(definition, n.Table):
+            self.use(definition.name)
+            self.note_call(definition.name)
+            self.bindings[id(node)] = Binding("table", definition.name, definition)
+            for key in node.keys:
+                self.expr(key, scope)
+            levels = max(1, len(definition.keys))
+            if len(node.keys) > levels:
+                self.error(
+                    f"table {definition.name} is looked up by {levels} key(s), not "
+                    f"{len(node.keys)}",
+                    node.span,
+                )
+            self.text_keys_fit(definition, node.keys)
+            return self.table_type(definition, len(node.keys))
+        if isinstance(definition, n.Resource) and definition.key_group is not None:
+            self.use(definition.name)
+            group = self.groups.get(definition.key_group)
+            self.bindings[id(node)] = Binding("family", definition.name, definition)
+            if len(node.keys) != 1:
+                self.error(f"{definition.name}[...] takes one key", node.span)
+            for key in node.keys:
+                key_type = self.expr(key, scope)
+                if group is not None:
+                    wanted = self.member_type(group)
+                    if not t.fits(key_type, wanted) and not (
+                        key_type.kind == "ref" and key_type.group == group.name
+                    ):
+                        self.error(
+                            f"{definition.name}[...] takes one of {', '.join(group.members)}",
+                            key.span,
+                        )
+                    self.text_fits(key, wanted)
+            return t.ref("resource", definition.key_group)
+        if isinstance(definition, n.Catalog):
+            self.use(definition.name)
+            self.bindings[id(node)] = Binding("catalog_entry", definition.name, definition)
+            for key in node.keys:
+                self.want(key, scope, t.TEXT, "a catalog entry's name")
+            return self.catalog_type(definition)
+        if (
+            isinstance(subject, n.Name)
+            and definition is None
+            and scope.lookup(subject.name) is None
+            and subject.name not in self.globals
+        ):
+            self.undefined(subject.name, subject.span, scope)
+            return t.ANY
+        self.expr(subject, scope)
+        self.error(
+            f"{subject.span.text} cannot be looked up with [...]",
+            node.span,
+            "tables, catalogs and resources kept per group can",
+        )
+        return t.ANY
+
+    def catalog_type(self, catalog: n.Catalog) -> t.Type:
+        fields = {"name": t.TEXT}
+        for field in catalog.fields:
+            fields[field.name] = self.type_of(field.type)
+        return t.record(fields)
+
+    def ex_call(self, node: n.Call, scope: Scope) -> t.Type:
+        name = node.function
+        if name in BUILTINS and scope.lookup(name) is None and name not in self.globals:
+            return self.builtin(node, scope)
+        definition = self.globals.get(name)
+        if definition is None:
+            self.undefined(name, node.name_span, scope, "function")
+            for arg in node.args:
+                self.expr(arg, scope)
+            return t.ANY
+        if not isinstance(definition, n.Formula | n.Check | n.Opposed | n.Action | n.RollDef):
+            self.error(
+                f"{name} is {describe_definition(definition)}, which cannot be called",
+                node.name_span,
+                how_to_use(definition),
+            )
+            return t.ANY
+        self.use(name)
+        self.note_call(name)
+        self.bindings[id(node)] = Binding(n.kind_of(definition), name, definition)
+        self.arguments(node, definition.params, scope, name)
+        if isinstance(definition, n.RollDef):
+            return t.NUMBER
+        if name not in self.result_types:
+            # Checked later in file order; its fields are known once it is checked.
+            self.in_definition(name, lambda: self.definition(definition))
+        return self.result_types.get(name, t.ANY)
+
+    def arguments(self, node: n.Call, params, scope: Scope, name: str) -> None:
+        by_name = {p.name: p for p in params}
+        given = {}
+        if len(node.args) > len(params):
+            self.error(
+                f"{name} takes {count_of(len(params), 'argument')}, not {len(node.args)}",
+                node.span,
+                signature_of(name, params),
+            )
+        for param, arg in zip(params, node.args):
+            given[param.name] = arg
+        for key, arg in node.named:
+            if key not in by_name:
+                self.error(
+                    f"{name} has no parameter `{key}`",
+                    arg.span,
+                    did_you_mean(key, list(by_name)) or signature_of(name, params),
+                )
+                self.expr(arg, scope)
+                continue
+            if key in given:
+                self.error(f"the parameter `{key}` is given twice", arg.span)
+            given[key] = arg
+        for param in params:
+            arg = given.get(param.name)
+            if arg is None:
+                if param.default is None:
+                    self.error(
+                        f"{name} needs the parameter `{param.name}`",
+                        node.span,
+                        signature_of(name, params),
+                    )
+                continue
+            wanted = self.type_of(param.type)
+            type_ = self.expr(arg, scope)
+            if not t.fits(type_, wanted) and type_.kind != "none":
+                self.error(
+                    f"`{param.name}` should be {wanted.describe()}, not "
+                    f"{t.value_of(type_).describe()}",
+                    arg.span,
+                    self.quote_hint(arg),
+                )
+            self.text_fits(arg, wanted)
+
+    def builtin(self, node: n.Call, scope: Scope) -> t.Type:
+        name = node.function
+        low, high = BUILTINS[name]
+        count = len(node.args)
+        if node.named:
+            self.error(f"{name} takes no named arguments", node.span)
+        if count < low or (high is not None and count > high):
+            expected = str(low) if low == high else f"at least {low}"
+            self.error(f"{name} takes {expected} argument(s), not {count}", node.span)
+        self.bindings[id(node)] = Binding("builtin", name)
+        if name == "step":
+            ladder = node.args[0] if node.args else None
+            definition = self.globals.get(ladder.name) if isinstance(ladder, n.Name) else None
+            if not isinstance(definition, n.Ladder):
+                self.error(
+                    "step(...) moves along a ladder: step(Ladder, from, steps)",
+                    ladder.span if ladder is not None else node.span,
+                )
+                return t.ANY
+            self.use(definition.name)
+            self.bindings[id(ladder)] = Binding("ladder", definition.name, definition)
+            for arg in node.args[1:]:
+                self.expr(arg, scope)
+            if len(node.args) == 3:
+                self.want(node.args[2], scope, t.NUMBER, "the number of steps")
+            values = [n.step_value(s) for s in definition.steps]
+            return t.text_of(values) if values and isinstance(values[0], str) else t.NUMBER
+        types = [self.expr(arg, scope) for arg in node.args]
+        if name == "default":
+            return t.join(types[0], types[1]) if len(types) == 2 else t.ANY
+        if name == "size":
+            if types and t.value_of(types[0]).kind not in ("list", "text", "any"):
+                self.error("size(...) counts the items of a list", node.args[0].span)
+            return t.NUMBER
+        if name in ("min", "max", "sum") and count == 1:
+            value = t.value_of(types[0])
+            if value.kind not in ("list", "any"):
+                self.error(
+                    f"{name} of one value needs a list (or give several values)", node.args[0].span
+                )
+            return t.NUMBER
+        for arg, type_ in zip(node.args, types):
+            if not t.fits(type_, t.NUMBER):
+                self.error(
+                    f"{name} works on numbers, not {t.value_of(type_).describe()}",
+                    arg.span,
+                    self.quote_hint(arg),
+                )
+        return t.NUMBER
+
+    def ex_unary(self, node: n.Unary, scope: Scope) -> t.Type:
+        if node.op == "not":
+            self.want(node.operand, scope, t.BOOL, "what `not` negates")
+            return t.BOOL
+        self.want(node.operand, scope, t.NUMBER, "what `-` negates")
+        return t.NUMBER
+
+    def ex_binary(self, node: n.Binary, scope: Scope) -> t.Type:
+        op = node.op
+        if op in ("and", "or"):
+            self.want(node.left, scope, t.BOOL, f"each side of `{op}`")
+            self.want(node.right, scope, t.BOOL, f"each side of `{op}`")
+            return t.BOOL
+        left = self.expr(node.left, scope)
+        right = self.expr(node.right, scope)
+        if op == "+" and t.value_of(left).kind == "list" and t.value_of(right).kind == "list":
+            return t.list_of(
+                t.join(t.value_of(left).item or t.ANY, t.value_of(right).item or t.ANY)
+            )
+        if op in ("+", "-", "*", "/", ">=", "<=", ">", "<"):
+            for side, type_ in ((node.left, left), (node.right, right)):
+                if not t.fits(type_, t.NUMBER):
+                    self.error(
+                        f"`{op}` works on numbers, but {side.span.text} is "
+                        f"{t.value_of(type_).describe()}",
+                        side.span,
+                        self.quote_hint(side),
+                    )
+            return t.NUMBER if op in "+-*/" else t.BOOL
+        if op in ("=", "!="):
+            if not t.comparable(left, right):
+                self.error(
+                    f"{node.left.span.text} is {t.value_of(left).describe()} and "
+                    f"{node.right.span.text} is {t.value_of(right).describe()}; "
+                    "they are never equal",
+                    node.op_span,
+                    self.quote_hint(node.right),
+                )
+            self.text_fits(node.right, left)
+            self.text_fits(node.left, right)
+            return t.BOOL
+        if op == "in":
+            container = t.value_of(right)
+            if container.kind not in ("list", "text", "any"):
+                self.error(f"`in` looks in a list, not in {container.describe()}", node.right.span)
+            return t.BOOL
+        raise AssertionError(op)
+
+    def text_fits(self, node, wanted: t.Type) -> None:
+        """A text written in the rulebook must be one of the choices it is compared to."""
+        if not (isinstance(node, n.Literal) and isinstance(node.value, str)):
+            return
+        choices = wanted.choices
+        if wanted.kind == "ref" and wanted.group is None and choices is None:
+            choices = self.names_of_kind(wanted.ref)
+            if choices is None:
+                return
+        if choices and node.value not in choices:
+            self.error(
+                f'"{node.value}" is not one of the choices here',
+                node.span,
+                did_you_mean(node.value, choices)
+                or "the choices are: " + ", ".join(sorted(map(str, choices))),
+            )
+
+    def quote_hint(self, node) -> str | None:
+        """A text that is the name of something: perhaps a name was meant, in quotes."""
+        if (
+            isinstance(node, n.Literal)
+            and isinstance(node.value, str)
+            and node.value in self.globals
+        ):
+            return f"a name with spaces is written in single quotes: '{node.value}'"
+        return None
+
+    def names_of_kind(self, kind: str):
+        if kind == "skill" and self.open_skills is not None:
+            return None  # any skill name is accepted
+        kinds = ("attribute", "skill") if kind == "stat" else (kind,)
+        return frozenset(name for name, f in self.fields.items() if n.kind_of(f) in kinds)
+
+    def ex_ifexpr(self, node: n.IfExpr, scope: Scope) -> t.Type:
+        self.want(node.condition, scope, t.BOOL, "an `if` condition")
+        return t.join(self.expr(node.then, scope), self.expr(node.otherwise, scope))
+
+    def ex_dice(self, node: n.Dice, scope: Scope) -> t.Type:
+        if node.count is not None:
+            self.want(node.count, scope, t.NUMBER, "the number of dice")
+        if not isinstance(node.sides, int | str):
+            self.want(node.sides, scope, t.NUMBER, "the number of faces")
+        for modifier in node.modifiers:
+            value = getattr(modifier, "count", None)
+            condition = getattr(modifier, "condition", None)
+            if value is not None:
+                self.want(value, scope, t.NUMBER, "how many dice to keep or drop")
+            if condition is not None:
+                self.want(condition.value, scope, t.NUMBER, "a face to compare with")
+        return t.ROLL

@@ -1,0 +1,62 @@
+"""Local names and the names every rulebook has: built-in functions, fields, types."""
+
+from __future__ import annotations
+
+from dsl import types as t
+
+#: functions every rulebook has: name → (fewest, most arguments; None for no limit)
+BUILTINS = {
+    "floor": (1, 1),
+    "ceil": (1, 1),
+    "round": (1, 1),
+    "abs": (1, 1),
+    "min": (1, None),
+    "max": (1, None),
+    "clamp": (3, 3),
+    "sum": (1, 1),
+    "size": (1, 1),
+    "default": (2, 2),
+    "step": (3, 3),
+}
+
+#: names a check's fields can use, and what they are
+CHECK_NAMES = {"total": t.NUMBER, "target": t.NUMBER, "success": t.BOOL, "margin": t.NUMBER}
+#: names a roll's `on` and `again` conditions can use
+ROLL_NAMES = {"die": t.NUMBER, "dice": t.list_of(t.NUMBER), "total": t.NUMBER, "doubles": t.BOOL}
+PARAM_TYPES = {
+    "int": t.NUMBER,
+    "number": t.NUMBER,
+    "bool": t.BOOL,
+    "text": t.TEXT,
+    "attribute": t.ref("attribute"),
+    "skill": t.ref("skill"),
+    "resource": t.ref("resource"),
+    "counter": t.ref("counter"),
+    "stat": t.ref("stat"),
+}
+
+
+class Scope:
+    """Local names: parameters, `let`s, loop variables, a check's `total`, ..."""
+
+    def __init__(self, parent: Scope | None = None, names: dict | None = None):
+        self.parent = parent
+        self.names: dict[str, tuple[str, t.Type]] = dict(names or {})
+
+    def lookup(self, name: str):
+        scope = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+    def all_names(self) -> list[str]:
+        out, scope = [], self
+        while scope is not None:
+            out.extend(scope.names)
+            scope = scope.parent
+        return out
+
+    def child(self, names: dict | None = None) -> Scope:
+        return Scope(self, names)

@@ -1,0 +1,93 @@
+"""Checks of the sheet: defaults within their ranges, resources' bounds, groups, catalogs."""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.check.scope import Scope
+
+
+class SheetChecks:
+    """The sheet's checks (part of the Checker)."""
+
+    def sheet_item(self, item) -> None:
+        if isinstance(item, n.Stat):
+            self.constant_in_range(item.default, item.range, item.name)
+        elif isinstance(item, n.Resource):
+            scope = Scope()
+            if item.key_group is not None:
+                group = self.groups.get(item.key_group)
+                if group is None:
+                    self.undefined(item.key_group, item.span, Scope(), "group")
+                    return
+                self.used.add(group.name)
+                scope = Scope(names={item.key_var: ("key", self.member_type(group))})
+            self.in_definition(
+                item.name, lambda: self.want(item.maximum, scope, t.NUMBER, "a resource's maximum")
+            )
+            if item.minimum is not None:
+                self.want(item.minimum, scope, t.NUMBER, "a resource's minimum")
+        elif isinstance(item, n.Counter):
+            self.constant_in_range(item.default, item.range, item.name)
+        elif isinstance(item, n.Flag):
+            if item.default is not None:
+                self.want(item.default, Scope(), t.BOOL, "a flag's default")
+                if not isinstance(item.default, n.Literal):
+                    self.error(
+                        f"the default of {item.name} is yes or no, written out", item.default.span
+                    )
+        elif isinstance(item, n.Catalog):
+            names = [f.name for f in item.fields]
+            for field in item.fields:
+                if names.count(field.name) > 1:
+                    self.error(
+                        f"catalog {item.name} lists the field `{field.name}` twice", field.span
+                    )
+                if field.name == "name":
+                    self.error("`name` is every catalog entry's own field", field.span)
+                self.type_of(field.type)
+
+    def constant_in_range(self, default, range_: n.Range | None, name: str) -> None:
+        if default is None:
+            return
+        self.want(default, Scope(), t.NUMBER, f"the default of {name}")
+        if not isinstance(default, n.Literal):
+            self.error(
+                f"the default of {name} is a number written out",
+                default.span,
+                "a value computed from others is a `derived` value",
+            )
+        elif range_ is not None and default.value not in range_:
+            self.error(
+                f"the default {default.value} of {name} is outside {range_.describe()}",
+                default.span,
+            )
+
+    def group(self, group: n.Group) -> None:
+        kinds = set()
+        for member in group.members:
+            field = self.fields.get(member)
+            if field is None:
+                if member in self.globals:
+                    self.error(f"group {group.name}: `{member}` is not a sheet field", group.span)
+                else:
+                    self.undefined(member, group.span, Scope(), "sheet field")
+                continue
+            kinds.add(n.kind_of(field))
+        if len(kinds) > 1:
+            self.error(
+                f"group {group.name} mixes kinds of fields ({', '.join(sorted(kinds))})", group.span
+            )
+
+    def global_named(self, node, scope: Scope):
+        """The definition a plain name refers to, unless a local name hides it."""
+        if isinstance(node, n.Name) and scope.lookup(node.name) is None:
+            return self.globals.get(node.name)
+        return None
+
+    def member_type(self, group: n.Group) -> t.Type:
+        first = self.fields.get(group.members[0]) if group.members else None
+        kind = n.kind_of(first) if first is not None else "stat"
+        return attrs.evolve(t.ref(kind, group.name), choices=frozenset(group.members))

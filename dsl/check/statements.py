@@ -1,0 +1,210 @@
+"""Checks of statements: places that can change, lets, loops, matches, adds."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.check.scope import BUILTINS, Scope
+from dsl.errors import Span, did_you_mean
+from dsl.rulebook import Binding, names_a_field
+
+
+class StatementChecks:
+    """The statements' checks (part of the Checker)."""
+
+    def block(self, statements, scope: Scope, top: bool = False, action=None) -> None:
+        inner = scope.child()
+        for i, statement in enumerate(statements):
+            if isinstance(statement, n.Result):
+                if not top or i != len(statements) - 1:
+                    self.error("`result` is the last statement of an action", statement.span)
+                fields = {}
+                for name, expr in statement.fields:
+                    fields[name] = self.expr(expr, inner)
+                if action is not None:
+                    self.result_types[action.name] = t.record(fields)
+                continue
+            self.statement(statement, inner)
+
+    def statement(self, node, scope: Scope) -> None:
+        getattr(self, f"st_{type(node).__name__.lower()}")(node, scope)
+
+    def declare(self, scope: Scope, name: str, type_: t.Type, span: Span, expr=None) -> None:
+        if name in scope.names or scope.lookup(name) is not None:
+            self.error(
+                f"`{name}` is already defined here",
+                span,
+                f"to change it, write `set {name} to ...`",
+            )
+        self.not_global(name, span, "name")
+        if name in BUILTINS:
+            self.error(f"`{name}` is a built-in function; choose another name", span)
+        kind = "roll" if isinstance(expr, n.Dice) else "local"
+        scope.names[name] = (kind, type_)
+
+    def let_type(self, expr, scope: Scope) -> t.Type:
+        """What a `let` holds: a value (a field named in it is read at that moment), and
+        of a type wide enough to be `set` later (any text, not just the one written)."""
+        type_ = self.expr(expr, scope)
+        if isinstance(expr, n.Dice):
+            return type_
+        if type_.kind == "ref" and names_a_field(expr, self.bindings):
+            return type_  # `let d = numina.dignitas` goes on naming the field
+        value = t.value_of(type_)
+        if value.kind == "text":
+            return t.TEXT
+        if value.kind == "none":
+            return t.ANY
+        if value.kind == "list" and value.item is not None and value.item.kind == "ref":
+            return t.list_of(t.value_of(value.item))
+        return value
+
+    def st_let(self, node: n.Let, scope: Scope) -> None:
+        declared = self.let_type(node.expr, scope)
+        self.types[id(node)] = declared
+        self.declare(scope, node.name, declared, node.span, node.expr)
+
+    def st_set(self, node: n.Set, scope: Scope) -> None:
+        value = self.expr(node.expr, scope)
+        if isinstance(node.place, n.Name) and scope.lookup(node.place.name) is not None:
+            kind, type_ = scope.lookup(node.place.name)
+            if kind not in ("local", "roll"):
+                self.error(f"`{node.place.name}` cannot be changed", node.place.span)
+            self.bindings[id(node.place)] = Binding("local", node.place.name)
+            self.types[id(node.place)] = type_
+            if not t.fits(value, t.value_of(type_)) and value.kind != "none":
+                self.error(
+                    f"`{node.place.name}` holds {t.value_of(type_).describe()}, "
+                    f"not {t.value_of(value).describe()}",
+                    node.expr.span,
+                )
+            return
+        place = self.place(
+            node.place, scope, ("attribute", "skill", "stat", "resource", "counter", "flag", "text")
+        )
+        if place is not None and not t.fits(value, t.REF_VALUES.get(place.ref, t.ANY)):
+            self.error(
+                f"{node.place.span.text} holds "
+                f"{t.REF_VALUES[place.ref].describe()}, not "
+                f"{t.value_of(value).describe()}",
+                node.expr.span,
+            )
+
+    def place(self, node, scope: Scope, kinds) -> t.Type | None:
+        type_ = self.expr(node, scope)
+        if type_.kind == "any":
+            return None
+        if type_.kind != "ref" or type_.ref not in kinds:
+            self.error(
+                f"{node.span.text} is not something on the sheet that can change",
+                node.span,
+                "a place is an attribute, skill, resource or counter",
+            )
+            return None
+        return type_
+
+    def st_change(self, node: n.Change, scope: Scope) -> None:
+        self.want(node.amount, scope, t.NUMBER, f"the amount to {node.verb}")
+        self.place(node.place, scope, ("attribute", "skill", "stat", "resource", "counter"))
+
+    def st_require(self, node: n.Require, scope: Scope) -> None:
+        self.want(node.condition, scope, t.BOOL, "a `require` condition")
+        self.expr(node.message, scope)
+
+    def st_if(self, node: n.If, scope: Scope) -> None:
+        for condition, body in node.branches:
+            self.want(condition, scope, t.BOOL, "an `if` condition")
+            self.block(body, scope)
+        if node.otherwise is not None:
+            self.block(node.otherwise, scope)
+
+    def st_match(self, node: n.Match, scope: Scope) -> None:
+        subject = self.expr(node.subject, scope)
+        seen = []
+        for values, body in node.cases:
+            for value in values:
+                type_ = self.expr(value, scope)
+                if not t.comparable(subject, type_):
+                    self.error(
+                        f"this case is {t.value_of(type_).describe()}, but the match "
+                        f"is on {t.value_of(subject).describe()}",
+                        value.span,
+                    )
+                self.text_fits(value, subject)
+                if isinstance(value, n.Literal):
+                    if value.value in seen:
+                        self.warning(
+                            f"the case {value.value!r} is listed twice; the second "
+                            "is never reached",
+                            value.span,
+                        )
+                    seen.append(value.value)
+            self.block(body, scope)
+        if node.otherwise is not None:
+            self.block(node.otherwise, scope)
+
+    def st_foreach(self, node: n.ForEach, scope: Scope) -> None:
+        items = t.value_of(self.expr(node.items, scope))
+        if items.kind not in ("list", "any"):
+            self.error(f"`for each` goes over a list, not {items.describe()}", node.items.span)
+        inner = scope.child()
+        self.declare(inner, node.var, items.item or t.ANY, node.span)
+        self.block(node.body, inner)
+
+    def st_repeat(self, node: n.Repeat, scope: Scope) -> None:
+        self.want(node.count, scope, t.NUMBER, "a repeat count")
+        if node.until is not None:
+            self.want(node.until, scope, t.BOOL, "an `until` condition")
+        self.block(node.body, scope)
+
+    def st_note(self, node: n.Note, scope: Scope) -> None:
+        self.expr(node.text, scope)
+
+    def st_do(self, node: n.Do, scope: Scope) -> None:
+        self.expr(node.call, scope)
+
+    def st_add(self, node: n.Add, scope: Scope) -> None:
+        place = node.place
+        catalog = self.global_named(place, scope)
+        if isinstance(catalog, n.Catalog):
+            self.use(catalog.name)
+            self.bindings[id(place)] = Binding("catalog", catalog.name, catalog)
+            self.want(node.item, scope, t.TEXT, "a catalog entry's name")
+            declared = {f.name: f for f in catalog.fields}
+            given = dict(node.fields or ())
+            for name, expr in given.items():
+                if name not in declared:
+                    self.error(
+                        f"catalog {catalog.name} has no field `{name}`",
+                        expr.span,
+                        did_you_mean(name, list(declared)),
+                    )
+                    self.expr(expr, scope)
+                    continue
+                wanted = self.type_of(declared[name].type)
+                type_ = self.expr(expr, scope)
+                if not t.fits(type_, wanted):
+                    self.error(
+                        f"`{name}` should be {wanted.describe()}, not "
+                        f"{t.value_of(type_).describe()}",
+                        expr.span,
+                    )
+                self.text_fits(expr, wanted)
+            missing = [name for name in declared if name not in given]
+            if missing:
+                self.error(f"a new {catalog.name} entry needs {', '.join(missing)}", node.span)
+            return
+        if node.fields is not None:
+            self.error("only a catalog entry is added with { fields }", node.span)
+        self.expr(node.item, scope)
+        type_ = self.expr(place, scope)
+        if isinstance(place, n.Name) and scope.lookup(place.name) is not None:
+            _kind, local = scope.lookup(place.name)
+            if t.value_of(local).kind not in ("list", "any"):
+                self.error(f"`{place.name}` is not a list", place.span)
+            return
+        if not (type_.kind == "ref" and type_.ref == "list") and type_.kind != "any":
+            self.error(f"{place.span.text} is not a list on the sheet, nor a catalog", place.span)
+
+    def st_result(self, node: n.Result, scope: Scope) -> None:  # placed by block()
+        raise AssertionError("result is checked by block()")

@@ -1,0 +1,85 @@
+"""Expression nodes: literals, texts, names, fields, lookups, calls, operators."""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl.errors import Span
+from dsl.nodes.base import span_field
+
+
+@attrs.frozen
+class Literal:
+    """A number, a boolean, `none`, or a text without `{...}` parts."""
+
+    value: object
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Text:
+    """A text with `{expression}` parts: `"+{c.puntos} a la defensa"`."""
+
+    parts: tuple  # of str and expressions
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Name:
+    name: str
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Field:
+    subject: object
+    name: str
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Index:
+    subject: object
+    keys: tuple
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Call:
+    function: str
+    args: tuple
+    named: tuple  # of (name, expression)
+    span: Span = span_field()
+    name_span: Span = span_field()
+
+
+@attrs.frozen
+class Unary:
+    op: str  # "-" or "not"
+    operand: object
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Binary:
+    """Arithmetic, comparison, `and`, `or`, `in`; `op_span` points at the operator."""
+
+    op: str
+    left: object
+    right: object
+    span: Span = span_field()
+    op_span: Span = span_field()
+
+
+@attrs.frozen
+class IfExpr:
+    condition: object
+    then: object
+    otherwise: object
+    span: Span = span_field()
+
+
+@attrs.frozen
+class ListLiteral:
+    items: tuple
+    span: Span = span_field()

@@ -1,0 +1,99 @@
+"""Statement nodes: what an action's body is made of."""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl.errors import Span
+from dsl.nodes.base import span_field
+from dsl.nodes.expressions import Call
+
+
+@attrs.frozen
+class Let:
+    name: str
+    expr: object
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Set:
+    place: object
+    expr: object
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Change:
+    """`spend`, `gain` or `lose` an amount of a place on the sheet."""
+
+    verb: str
+    amount: object
+    place: object
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Require:
+    condition: object
+    message: object  # Text or Literal
+    span: Span = span_field()
+
+
+@attrs.frozen
+class If:
+    branches: tuple  # of (condition, body)
+    otherwise: tuple | None
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Match:
+    subject: object
+    cases: tuple  # of (values, body)
+    otherwise: tuple | None
+    span: Span = span_field()
+
+
+@attrs.frozen
+class ForEach:
+    var: str
+    items: object
+    body: tuple
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Repeat:
+    count: object
+    until: object  # expression or None
+    body: tuple
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Result:
+    fields: tuple  # of (name, expression)
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Note:
+    text: object
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Do:
+    call: Call
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Add:
+    """`add x to Lista`, or `add "Nombre" to Catálogo { campo: valor, ... }`."""
+
+    item: object
+    place: object
+    fields: tuple | None  # an entry's fields, when the place is a catalog
+    span: Span = span_field()

@@ -1,0 +1,94 @@
+"""A checked rulebook: its definitions by kind, and what the checker resolved in them."""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl import nodes as n
+
+
+@attrs.frozen
+class Binding:
+    """What a name, call, index or field refers to; `node` is the definition, if any."""
+
+    kind: str
+    name: str
+    node: object = None
+
+
+@attrs.frozen(eq=False)
+class Rulebook:
+    """A checked rulebook: its definitions by kind, and what the checker resolved."""
+
+    title: str
+    header: dict
+    path: str
+    fields: dict  # sheet fields by name: Stat, Resource, Counter, Flag, TextField, ...
+    open_skills: n.OpenSkills | None
+    groups: dict
+    derived: dict
+    ensures: tuple
+    rolls: dict
+    ladders: dict
+    formulas: dict
+    tables: dict
+    checks: dict
+    opposed: dict
+    actions: dict
+    bindings: dict  # id(node) → Binding
+    types: dict  # id(node) → Type
+    warnings: tuple
+    changes: tuple  # what a house rule did: ("replaced" | "added", kind, name)
+    base: Rulebook | None = None
+
+    @property
+    def language(self) -> str:
+        return self.header.get("language", "en")
+
+    def definition(self, name: str):
+        for table in (
+            self.actions,
+            self.checks,
+            self.opposed,
+            self.tables,
+            self.rolls,
+            self.formulas,
+            self.ladders,
+        ):
+            if name in table:
+                return table[name]
+        return None
+
+    def choices_of(self, type_name: str) -> list | None:
+        """The values a name of this type may take (the members of a group, the keys of
+        a table, the steps of a ladder, the fields of a kind), or None if any value may."""
+        if type_name in self.groups:
+            return list(self.groups[type_name].members)
+        kinds = {"attribute": ("attribute",), "skill": ("skill",), "stat": ("attribute", "skill")}
+        if type_name in kinds:
+            return [
+                k
+                for k, f in self.fields.items()
+                if isinstance(f, n.Stat) and f.kind in kinds[type_name]
+            ]
+        if type_name in ("resource", "counter"):
+            cls = n.Resource if type_name == "resource" else n.Counter
+            return [k for k, f in self.fields.items() if isinstance(f, cls)]
+        table = self.tables.get(type_name)
+        if table is not None:
+            return [row.key.low for row in table.rows if row.key.kind == "value"]
+        ladder = self.ladders.get(type_name)
+        if ladder is not None:
+            return [n.step_value(s) for s in ladder.steps]
+        return None
+
+
+def names_a_field(node, bindings: dict) -> bool:
+    """Whether a ref-typed expression is a value that names a field (a parameter
+    `atributo: attribute`, a catalog entry's `numina.dignitas`), rather than a field
+    written by its own name (`Fuerza`). In texts, lookups and `in`, the first stands for
+    the field's name; the second always for its value."""
+    if isinstance(node, n.Name):
+        binding = bindings.get(id(node))
+        return binding is not None and binding.kind in ("local", "key")
+    return isinstance(node, n.Field)

@@ -1,0 +1,149 @@
+"""The `rulebook` command: its options, and the dispatch to one module per command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from dsl.errors import RulebookError
+from interpreter.cli.check import cmd_check
+from interpreter.cli.describe import cmd_describe
+from interpreter.cli.odds import cmd_odds
+from interpreter.cli.roll import cmd_roll
+from interpreter.cli.run import cmd_run
+
+EXAMPLES = """\
+examples:
+  rulebook roll "4d6kh3"
+  rulebook roll "10d10cs>=6df=1" --dice 6,7,1,1,2,3,10,9,5,1 --json
+  rulebook run arcana_mundi usar_numina --char menecma --set "numina=Grito Báquico"
+  rulebook check rulebooks/*.rules
+  rulebook describe brujeria
+  rulebook odds "3d6"
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rulebook",
+        description="Run tabletop role-playing rules written in the rulebook language.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = commands.add_parser(
+        "roll",
+        help="roll a dice expression",
+        description="Roll a dice expression such as 4d6kh3 + 2.",
+    )
+    p.add_argument("expression", metavar="EXPR")
+    _dice_options(p, ask=False)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = commands.add_parser(
+        "run",
+        help="run an action of a rulebook against a character",
+        description="Run an action of a rulebook against a character.",
+    )
+    p.add_argument("rulebook", metavar="RULEBOOK", help="a .rules file or a shipped rulebook")
+    p.add_argument("action", metavar="ACTION")
+    _run_options(p)
+    _dice_options(p, ask=True)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--save", action="store_true", help="write the changed sheet back to --char (atomically)"
+    )
+
+    p = commands.add_parser(
+        "check",
+        help="check rulebooks and print their diagnostics",
+        description="Check rulebooks: every error and warning.",
+    )
+    p.add_argument("rulebooks", metavar="RULEBOOK", nargs="+")
+
+    p = commands.add_parser(
+        "describe",
+        help="list a rulebook's actions, checks, tables, sheet",
+        description="What a rulebook offers: actions and their "
+        "parameters, checks, tables and the sheet.",
+    )
+    p.add_argument("rulebook", metavar="RULEBOOK")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = commands.add_parser(
+        "odds",
+        help="exact odds of a dice expression or of an action's result",
+        description="The exact probability of each outcome: `rulebook odds EXPR` or "
+        "`rulebook odds RULEBOOK ACTION --field NAME`.",
+    )
+    p.add_argument("target", metavar="EXPR | RULEBOOK")
+    p.add_argument("action", metavar="ACTION", nargs="?")
+    _run_options(p)
+    p.add_argument("--field", metavar="NAME", help="the result field (or sheet path) to study")
+    p.add_argument(
+        "--compare",
+        metavar="OTHER",
+        help="another rulebook (such as a house rule), or NAME=VALUE,... "
+        "parameters, to compare with",
+    )
+    p.add_argument("--fractions", action="store_true", help="show exact fractions")
+    p.add_argument(
+        "--budget", type=int, metavar="N", help="exact work allowed before falling back to sampling"
+    )
+    p.add_argument("--trials", type=int, metavar="N", help="trials when sampling")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def _run_options(p) -> None:
+    p.add_argument(
+        "--char",
+        metavar="FILE",
+        help="the character sheet (YAML or JSON), or a shipped character's name",
+    )
+    p.add_argument(
+        "--set",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="an action parameter (repeat for several)",
+    )
+
+
+def _dice_options(p, ask: bool) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--seed", type=int, metavar="N", help="reproducible random dice")
+    group.add_argument("--dice", metavar="LIST", help="the faces to use, in draw order: 6,5,3,1")
+    if ask:
+        group.add_argument(
+            "--ask", action="store_true", help="ask for each die as it is needed (physical dice)"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except RulebookError as error:
+        print(error.render(), file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+COMMANDS = {
+    "roll": cmd_roll,
+    "run": cmd_run,
+    "check": cmd_check,
+    "describe": cmd_describe,
+    "odds": cmd_odds,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""Compiled actions, and the call frame every compiled definition enters."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from interpreter.compile.statements import run_block
+from interpreter.errors import LimitExceeded
+from interpreter.runtime import Unknown, known
+from interpreter.trace import Step
+from interpreter.values import Record, show
+
+
+class CallFrame:
+    """Shared by checks, opposed checks, actions and roll procedures: frames and depth."""
+
+    def enter(self, ctx, args: tuple, span):
+        if ctx.depth >= ctx.limits.call_depth:
+            raise LimitExceeded(
+                f"more than {ctx.limits.call_depth} calls inside one another (limit call_depth)",
+                span,
+            )
+        if ctx.roller.lifts:  # odds: arguments are values, not distributions
+            args = tuple(known(ctx, a) for a in args)
+        saved = ctx.env
+        ctx.env = dict(zip(self.names, args))
+        ctx.depth += 1
+        return saved
+
+    def leave(self, ctx, saved) -> None:
+        ctx.env = saved
+        ctx.depth -= 1
+
+
+class CompiledAction(CallFrame):
+    """`action`: statements run in order against the working sheet; a result record."""
+
+    def __init__(self, compiler, node: n.Action):
+        self.node = node
+        self.names = tuple(p.name for p in node.params)
+        compiler.reads.append(n.field_reads(node.body))
+        try:
+            self.body = compiler.block(node.body)
+        finally:
+            compiler.reads.pop()
+        result = node.body[-1] if node.body and isinstance(node.body[-1], n.Result) else None
+        self.result = (
+            tuple((name, compiler.expr(e)) for name, e in result.fields)
+            if result is not None
+            else None
+        )
+        self.label = node.label or node.name
+
+    def __call__(self, ctx, args: tuple, span) -> Record | None:
+        saved = self.enter(ctx, args, span)
+        mark = len(ctx.trace) if ctx.trace is not None else 0
+        try:
+            body = self.body
+            ctx.steps += len(body)
+            if ctx.steps > ctx.limits.steps_per_run:
+                run_block(ctx, (), self.node.span)  # raises LimitExceeded
+            for statement in body:
+                statement(ctx)
+            result = None
+            if self.result is not None:
+                fields = {}
+                for name, value in self.result:
+                    got = value(ctx)
+                    if isinstance(got, Unknown):
+                        got = ctx.roller.resolve(got)
+                    fields[name] = got
+                result = Record(fields, kind="result")
+            if ctx.trace is not None and ctx.depth > 1:
+                shown = ", ".join(f"{k}={show(v)}" for k, v in zip(self.names, args))
+                ctx.depth -= 1
+                ctx.trace.insert(
+                    mark,
+                    Step.at(
+                        "call",
+                        f"{self.label}({shown})",
+                        self.node.span,
+                        {"action": self.node.name},
+                        ctx.depth,
+                    ),
+                )
+                ctx.depth += 1
+            return result
+        finally:
+            self.leave(ctx, saved)

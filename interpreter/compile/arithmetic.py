@@ -1,0 +1,149 @@
+"""Exact arithmetic for compiled rules: numbers, comparisons and lifting over unknowns."""
+
+from __future__ import annotations
+
+import math
+import operator
+from fractions import Fraction
+
+from dsl.errors import Span
+from interpreter.dice import PoolRoll
+from interpreter.errors import EvaluationError
+from interpreter.runtime import ChainRoll, Unknown, lift
+from interpreter.values import Record, normalize, show, type_name
+
+
+def as_number(value, span: Span | None, what: str):
+    if type(value) is int or type(value) is Fraction:
+        return value
+    if isinstance(value, PoolRoll | ChainRoll):
+        return value.total
+    raise EvaluationError(
+        f"{what} should be a number, not {type_name(value)} ({show(value)})", span
+    )
+
+
+def as_whole(ctx, value, span: Span | None, what: str) -> int:
+    if isinstance(value, Unknown):
+        value = ctx.roller.resolve(value)
+    value = as_number(value, span, what)
+    if type(value) is not int:
+        raise EvaluationError(
+            f"{what} should be a whole number, not {show(value)}",
+            span,
+            "round it explicitly with floor, ceil or round",
+        )
+    return value
+
+
+def lifted1(function, operand):
+    """A closure applying `function` to a value: directly, or lifted over a distribution."""
+
+    def apply(ctx):
+        value = operand(ctx)
+        if isinstance(value, Unknown):
+            return lift(function, value)
+        return function(value)
+
+    return apply
+
+
+def lifted2(function, left, right):
+    """The same for two operands (a real run never meets a distribution: one test each)."""
+
+    def apply(ctx):
+        a, b = left(ctx), right(ctx)
+        if isinstance(a, Unknown) or isinstance(b, Unknown):
+            return lift(function, a, b)
+        return function(a, b)
+
+    return apply
+
+
+def arith(op: str, left_span, right_span, op_span):
+    def compute(a, b):
+        if isinstance(a, Unknown) or isinstance(b, Unknown):
+            return lift(compute, a, b)
+        if op == "+" and type(a) is tuple and type(b) is tuple:
+            return a + b  # lists are joined
+        if type(a) is not int and type(a) is not Fraction:
+            a = as_number(a, left_span, f"the left side of {op}")
+        if type(b) is not int and type(b) is not Fraction:
+            b = as_number(b, right_span, f"the right side of {op}")
+        if op == "+":
+            return normalize(a + b)
+        if op == "-":
+            return normalize(a - b)
+        if op == "*":
+            return normalize(a * b)
+        if b == 0:
+            raise EvaluationError("division by zero", op_span)
+        return normalize(Fraction(a) / b)
+
+    return compute
+
+
+def round_half_away(value):
+    """`round`: halves go away from zero (2.5 → 3, -2.5 → -3), as people round."""
+    if type(value) is int:
+        return value
+    floor = math.floor(abs(value) + Fraction(1, 2))
+    return floor if value >= 0 else -floor
+
+
+def minmax(function, args, span, name):
+    if any(isinstance(a, Unknown) for a in args):
+        return lift(lambda *values: minmax(function, list(values), span, name), *args)
+    if len(args) == 1:
+        items = args[0]
+        if not isinstance(items, tuple):
+            raise EvaluationError(f"{name} of one value needs a list", span)
+        if not items:
+            raise EvaluationError(f"{name} of an empty list", span)
+        args = items
+    return function(as_number(a, span, f"an argument of {name}") for a in args)
+
+
+COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
+
+
+def tuple_of(fns: tuple):
+    """A closure computing (f(ctx) for f in fns) as a tuple, without a generator."""
+    if not fns:
+        return lambda ctx: ()
+    if len(fns) == 1:
+        (a,) = fns
+        return lambda ctx: (a(ctx),)
+    if len(fns) == 2:
+        a, b = fns
+        return lambda ctx: (a(ctx), b(ctx))
+    if len(fns) == 3:
+        a, b, c = fns
+        return lambda ctx: (a(ctx), b(ctx), c(ctx))
+    return lambda ctx: tuple([f(ctx) for f in fns])
+
+
+def unequal(a, b) -> bool:
+    return not equal(a, b)
+
+
+def equal(a, b) -> bool:
+    if isinstance(a, PoolRoll | ChainRoll):
+        a = a.total
+    if isinstance(b, PoolRoll | ChainRoll):
+        b = b.total
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    return a == b
+
+
+def field_of(record, name: str, span):
+    if isinstance(record, Record):
+        return record.get(name)
+    if isinstance(record, Unknown):  # odds: the field of each record the check may give
+        return record.map(lambda r: field_of(r, name, span))
+    if isinstance(record, PoolRoll | ChainRoll):
+        return getattr(record, name, None)
+    if record is None:
+        raise EvaluationError(f"there is nothing here to take `{name}` from (none)", span)
+    raise EvaluationError(f"{show(record)} has no field `{name}`", span)

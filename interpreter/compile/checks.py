@@ -1,0 +1,309 @@
+"""Compiled checks and opposed checks: a roll against a target, two rolls compared."""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.rulebook import names_a_field
+from interpreter.compile.actions import CallFrame
+from interpreter.compile.arithmetic import COMPARISONS, as_number
+from interpreter.errors import EvaluationError, LimitExceeded
+from interpreter.runtime import Unknown, known, place_text
+from interpreter.trace import Step, faces_text
+from interpreter.values import Record, normalize, show
+
+
+def _terms(node, sign: int = 1) -> list:
+    """A sum flattened into signed terms: `a + b - c` → [(+1, a), (+1, b), (-1, c)]."""
+    if isinstance(node, n.Binary) and node.op in ("+", "-"):
+        right_sign = sign if node.op == "+" else -sign
+        return _terms(node.left, sign) + _terms(node.right, right_sign)
+    return [(sign, node)]
+
+
+class CompiledCheck(CallFrame):
+    """`check`: a roll plus modifiers against a target; the result is a record."""
+
+    def __init__(self, compiler, node: n.Check):
+        self.node = node
+        self.names = tuple(p.name for p in node.params)
+        compiler.reads.append(n.field_reads((node.lets, node.roll, node.target, node.fields)))
+        try:
+            self.lets = tuple((let.name, compiler.st_let(let)) for let in node.lets)
+        finally:
+            compiler.reads.pop()
+        self.roll = compiler.expr(node.roll)
+        self.target = compiler.expr(node.target) if node.target is not None else None
+        self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
+        self.terms = tuple(_explain(compiler, sign, term) for sign, term in _terms(node.roll))
+        self.label = node.label or node.name
+        self.comparison = node.comparison
+        self.compare = COMPARISONS.get(node.comparison)
+        self.upward = node.comparison in (">=", ">")
+
+    def __call__(self, ctx, args: tuple, span) -> Record:
+        # `enter`, written out: a check is the commonest call of all
+        if ctx.depth >= ctx.limits.call_depth or ctx.roller.lifts:
+            saved = self.enter(ctx, args, span)
+        else:
+            saved = ctx.env
+            ctx.env = dict(zip(self.names, args))
+            ctx.depth += 1
+        trace = ctx.trace
+        mark = len(trace) if trace is not None else 0
+        try:
+            for _, let in self.lets:
+                let(ctx)
+            if trace is None:
+                total = self.roll(ctx)
+                shown = None
+            else:
+                total, shown = _explained_sum(ctx, self.terms)
+            if isinstance(total, Unknown):  # odds: the record for each total, if fields allow
+                records = ctx.roller.check_records(self, ctx, args, total)
+                if records is not None:
+                    return records
+                total = known(ctx, total)
+            target = None
+            if self.target is not None:
+                target = self.target(ctx)
+                if type(target) is not int:
+                    target = known(ctx, target)
+            record = self.record(ctx, total, target, known)
+            if ctx.trace is not None:
+                ctx.depth -= 1
+                ctx.trace.insert(
+                    mark,
+                    Step.at(
+                        "check",
+                        self.describe(ctx, shown, record),
+                        self.node.span,
+                        {"check": self.node.name, **record},
+                        ctx.depth,
+                    ),
+                )
+                ctx.depth += 1
+            return record
+        finally:
+            self.leave(ctx, saved)
+
+    def record(self, ctx, total, target, settle) -> Record:
+        """The check's record for a known total (and target): the built-in fields, then
+        the author's, each passed through settle(ctx, value), which makes it known (the
+        odds engine, asking for the records of every total at once, refuses instead)."""
+        if type(total) is not int:
+            total = as_number(total, self.node.roll.span, "a check's roll")
+        env = ctx.env
+        env["total"] = total
+        if self.target is not None:
+            if type(target) is not int:
+                target = as_number(target, self.node.target.span, "a check's target")
+            success = self.compare(total, target)
+            margin = total - target if self.upward else target - total
+            env["target"], env["success"], env["margin"] = target, success, margin
+            fields = {"total": total, "target": target, "success": success, "margin": margin}
+        else:
+            fields = {"total": total}
+        for name, value in self.fields:
+            env[name] = fields[name] = settle(ctx, value(ctx))
+        return Record(fields, kind="check")
+
+    def describe(self, ctx, shown: str, fields: dict) -> str:
+        words = ctx.words
+        text = f"{self.label}: {shown} = {show(fields['total'])}"
+        if self.target is not None:
+            comparison = "" if self.comparison == ">=" else f" ({self.comparison})"
+            verdict = words["success"] if fields["success"] else words["failure"]
+            text += f" {words['vs']} {show(fields['target'])}{comparison} → {verdict}"
+        extra = [f"{name} {show(fields[name])}" for name, _ in self.fields]
+        if extra:
+            text += (", " if self.target is not None else " → ") + ", ".join(extra)
+        return text
+
+
+def _explain(compiler, sign: int, node):
+    """A term of a check's roll, with how to name it in the trace."""
+    binding = compiler.bindings.get(id(node))
+    type_ = compiler.type_of(node)
+    if isinstance(node, n.Dice):
+        return (sign, "roll", compiler.dice(node), None)
+    if isinstance(node, n.Name) and binding is not None and binding.kind == "roll":
+        name = node.name
+        return (sign, "roll", lambda ctx: ctx.env[name], name)
+    if isinstance(node, n.Name) and binding is not None and binding.kind == "rolldef":
+        procedure = compiler.roll_definition(binding.name)
+        return (sign, "chain", lambda ctx: procedure.call(ctx, ()), binding.name)
+    if type_.kind == "ref":
+        return (sign, "ref", compiler.ref(node), None)
+    if isinstance(node, n.Name) and binding is not None and binding.kind in ("field", "derived"):
+        return (sign, "value", compiler.expr(node), binding.name)
+    return (sign, "value", compiler.expr(node), _label(compiler, node))
+
+
+def _label(compiler, node):
+    """A term's source text, with each value that names something replaced by the name
+    (`2 * attr` → `2 * Wits`, `Difficulty[difficulty]` → `Difficulty[Hard]`)."""
+    text, base = node.span.text, node.span.start
+    holes = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, n.Name | n.Field):
+            type_ = compiler.type_of(item)
+            value = t.value_of(type_)
+            named = type_.kind == "ref" and names_a_field(item, compiler.bindings)
+            binding = compiler.bindings.get(id(item))
+            local_text = (
+                value.kind == "text"
+                and isinstance(item, n.Name)
+                and binding is not None
+                and binding.kind == "local"
+            )
+            if named or local_text:
+                holes.append((item.span.start - base, item.span.end - base, compiler.naming(item)))
+                continue
+        if isinstance(item, tuple | list):
+            stack.extend(item)
+        elif attrs.has(type(item)):
+            stack.extend(
+                getattr(item, f.name)
+                for f in attrs.fields(type(item))
+                if f.name not in ("span", "name_span", "op_span")
+            )
+    if not holes:
+        return text
+    holes.sort(key=lambda h: h[0])
+
+    def label(ctx):
+        out, last = [], 0
+        for start, end, fn in holes:
+            out.append(text[last:start])
+            out.append(show(fn(ctx)))
+            last = end
+        out.append(text[last:])
+        return "".join(out)
+
+    return label
+
+
+def _explained_sum(ctx, terms) -> tuple:
+    """Evaluate a check's roll term by term, naming each: `Hierofanía 3 + 2d10 [3, 4]`."""
+    total = 0
+    parts = []
+    for sign, kind, fn, label in terms:
+        if kind == "roll":
+            roll = fn(ctx)
+            value = roll.total
+            text = f"{label} {faces_text(roll)}" if label else f"{roll.label} {faces_text(roll)}"
+        elif kind == "chain":
+            roll = fn(ctx)
+            value = roll.total
+            text = f"{label} {roll.faces_text()}"
+        elif kind == "ref":
+            place = fn(ctx)
+            if place is None:  # an optional skill not given: nothing to add, nothing to show
+                continue
+            value = ctx.state.read(place)
+            text = f"{place_text(place)} {show(value)}"
+        else:
+            value = fn(ctx)
+            if callable(label):
+                label = label(ctx)
+            text = f"{label} {show(value)}" if label != show(value) else show(value)
+        value = as_number(value, None, f"the term {label}")
+        total = normalize(total + value if sign > 0 else total - value)
+        if parts:
+            parts.append(("+ " if sign > 0 else "- ") + text)
+        else:
+            parts.append(text if sign > 0 else "-" + text)
+    return total, " ".join(parts)
+
+
+class CompiledOpposed(CallFrame):
+    """`opposed`: two rolls compared by keys; ties broken as the rule says."""
+
+    def __init__(self, compiler, node: n.Opposed):
+        self.node = node
+        self.names = tuple(p.name for p in node.params)
+        self.ours = compiler.expr(node.ours)
+        self.theirs = compiler.expr(node.theirs)
+        self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
+        self.label = node.label or node.name
+
+    def __call__(self, ctx, args: tuple, span) -> Record:
+        saved = self.enter(ctx, args, span)
+        mark = len(ctx.trace) if ctx.trace is not None else 0
+        try:
+            rerolls = 0
+            while True:
+                ours = _side(known(ctx, self.ours(ctx)), self.node.ours.span)
+                theirs = _side(known(ctx, self.theirs(ctx)), self.node.theirs.span)
+                a = tuple(_key(ours.get(k)) for k in self.node.compare)
+                b = tuple(_key(theirs.get(k)) for k in self.node.compare)
+                if a != b or self.node.tie != "reroll":
+                    break
+                rerolls += 1
+                if rerolls > ctx.limits.tie_rerolls:
+                    raise LimitExceeded(
+                        f"still tied after {ctx.limits.tie_rerolls} rerolls (limit tie_rerolls)",
+                        self.node.span,
+                    )
+                if ctx.trace is not None:
+                    ctx.step(
+                        "tie",
+                        f"{self.label}: {ctx.words['tie']} "
+                        f"({show(ours['total'])} - {show(theirs['total'])}), "
+                        "roll again",
+                        self.node.span,
+                    )
+            tie = a == b
+            won = a > b or (tie and self.node.tie == "ours")
+            fields = {
+                "ours": ours,
+                "theirs": theirs,
+                "won": won,
+                "tie": tie,
+                "margin": normalize(ours["total"] - theirs["total"]),
+                "rerolls": rerolls,
+            }
+            ctx.env.update(fields)
+            for name, value in self.fields:
+                ctx.env[name] = fields[name] = known(ctx, value(ctx))
+            if ctx.trace is not None:
+                words = ctx.words
+                verdict = words["wins"] if won else words["loses"]
+                if tie:
+                    verdict = f"{words['tie']}, " + verdict
+                text = (
+                    f"{self.label}: {show(ours['total'])} {words['vs']} "
+                    f"{show(theirs['total'])} → {verdict}"
+                )
+                ctx.depth -= 1
+                ctx.trace.insert(
+                    mark,
+                    Step.at(
+                        "opposed",
+                        text,
+                        self.node.span,
+                        {"opposed": self.node.name, "won": won, "tie": tie},
+                        ctx.depth,
+                    ),
+                )
+                ctx.depth += 1
+            return Record(fields, kind="opposed")
+        finally:
+            self.leave(ctx, saved)
+
+
+def _side(value, span) -> Record:
+    if isinstance(value, Record):
+        if "total" not in value:
+            raise EvaluationError("each side of an opposed check needs a total", span)
+        return value
+    return Record({"total": as_number(value, span, "a side of an opposed check")})
+
+
+def _key(value):
+    return (0, value) if isinstance(value, bool) else (1, value)

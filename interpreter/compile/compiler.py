@@ -1,0 +1,225 @@
+"""The Compiler: a checked rulebook's definitions compiled once into closures.
+
+Every expression becomes a function of one argument, the run's `Context`
+(interpreter.runtime). The checker has already resolved every name (`rulebook.bindings`)
+and typed every node (`rulebook.types`), so nothing is looked up by name while running.
+
+The Compiler is assembled from one part per construct, each in its own module:
+expressions, dice terms, tables, statements; checks, opposed checks, actions and roll
+procedures compile into the objects of their own modules.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.rulebook import Rulebook, names_a_field
+from interpreter.compile.actions import CompiledAction
+from interpreter.compile.checks import CompiledCheck, CompiledOpposed
+from interpreter.compile.dice import DiceTerms
+from interpreter.compile.expressions import Expressions
+from interpreter.compile.procedures import Procedure
+from interpreter.compile.statements import Statements
+from interpreter.compile.tables import Tables
+from interpreter.runtime import known, place_text
+
+
+class Compiler(Expressions, DiceTerms, Tables, Statements):
+    """Compiles a checked rulebook's definitions into closures, each once."""
+
+    def __init__(self, rulebook: Rulebook):
+        self.book = rulebook
+        self.bindings = rulebook.bindings
+        self.types = rulebook.types
+        self.compiled: dict[tuple, object] = {}
+        self.reads: list[dict] = []  # what the callable being compiled reads, innermost last
+        skills = rulebook.open_skills
+        self.open_default = 0
+        if skills is not None:
+            if isinstance(skills.default, n.Literal):
+                self.open_default = skills.default.value
+            elif skills.range.low is not None:
+                self.open_default = skills.range.low
+
+    @classmethod
+    def of(cls, rulebook: Rulebook) -> Compiler:
+        """The compiler of a rulebook, made once and kept while the rulebook lives."""
+        compiler = _COMPILERS.get(rulebook)
+        if compiler is None:
+            compiler = _COMPILERS[rulebook] = cls(rulebook)
+        return compiler
+
+    def type_of(self, node) -> t.Type:
+        return self.types.get(id(node), t.ANY)
+
+    def memo(self, key: tuple, build):
+        found = self.compiled.get(key)
+        if found is None:
+            found = build()
+            self.compiled[key] = found
+        return found
+
+    # ─── expressions, by node class ─────────────────────────────────────────
+
+    def expr(self, node):
+        """A closure computing the node's value (reading the sheet through any ref)."""
+        handler = _EXPRESSIONS[type(node)]
+        return handler(self, node)
+
+    def statement(self, node):
+        """A closure running one statement; `.node` is the statement it was compiled from."""
+        compiled = _STATEMENTS[type(node)](self, node)
+        compiled.node = node  # the odds engine walks statements by their nodes
+        return compiled
+
+    def ref(self, node):
+        """A closure computing the place a ref-typed node names (a field, or (family, key))."""
+        if isinstance(node, n.Literal):
+            value = node.value
+            return lambda ctx: value
+        if isinstance(node, n.Name):
+            binding = self.bindings[id(node)]
+            if binding.kind == "field":
+                name = binding.name
+                return lambda ctx: name
+            if binding.kind == "group":
+                members = self.book.groups[binding.name].members
+                return lambda ctx: members
+            name = node.name
+            return lambda ctx: ctx.env[name]
+        if isinstance(node, n.Index) and self.bindings[id(node)].kind == "family":
+            family = self.bindings[id(node)].name
+            key_fn = (
+                self.ref(node.keys[0])
+                if self.type_of(node.keys[0]).kind == "ref"
+                else self.expr(node.keys[0])
+            )
+            return lambda ctx: (family, known(ctx, key_fn(ctx)))
+        if isinstance(node, n.Field):
+            subject = self.expr(node.subject)
+            name = node.name
+            return lambda ctx: subject(ctx).get(name)
+        if isinstance(node, n.IfExpr):
+            condition, then, otherwise = (
+                self.expr(node.condition),
+                self.ref(node.then),
+                self.ref(node.otherwise),
+            )
+            return lambda ctx: then(ctx) if condition(ctx) else otherwise(ctx)
+        return self.expr(node)
+
+    def value_or_ref(self, node, wanted: t.Type):
+        return self.ref(node) if wanted.kind == "ref" else self.expr(node)
+
+    def naming(self, node):
+        """The name of the field a value names (`atributo` → "Fuerza"), else its value.
+        Used where a name is what a person means: texts, table keys, `in`."""
+        type_ = self.type_of(node)
+        if type_.kind == "ref" and names_a_field(node, self.bindings):
+            place = self.ref(node)
+            return lambda ctx: place_text(p) if (p := place(ctx)) is not None else None
+        if type_.kind == "list" and type_.item is not None and type_.item.kind == "ref":
+            return self.ref(node)  # a group: its members' names
+        return self.expr(node)
+
+    def derived(self, name: str):
+        def build():
+            body = self.expr(self.book.derived[name].expr)
+
+            def derived(ctx):
+                saved, ctx.env = ctx.env, {}
+                try:
+                    return body(ctx)
+                finally:
+                    ctx.env = saved
+
+            return derived
+
+        return self.memo(("derived", name), build)
+
+    # ─── definitions ────────────────────────────────────────────────────────
+
+    def formula(self, name: str):
+        def build():
+            formula = self.book.formulas[name]
+            names = tuple(p.name for p in formula.params)
+            body = self.expr(formula.body)
+
+            def call(ctx, args):
+                if ctx.roller.lifts:
+                    args = tuple(known(ctx, a) for a in args)
+                saved, ctx.env = ctx.env, dict(zip(names, args))
+                try:
+                    return body(ctx)
+                finally:
+                    ctx.env = saved
+
+            return call
+
+        return self.memo(("formula", name), build)
+
+    def check(self, name: str):
+        return self.memo(("check", name), lambda: CompiledCheck(self, self.book.checks[name]))
+
+    def opposed(self, name: str):
+        return self.memo(("opposed", name), lambda: CompiledOpposed(self, self.book.opposed[name]))
+
+    def action(self, name: str):
+        return self.memo(("action", name), lambda: CompiledAction(self, self.book.actions[name]))
+
+    def roll_definition(self, name: str):
+        return self.memo(("roll", name), lambda: Procedure(self, self.book.rolls[name]))
+
+    def resource_bound(self, ctx, place, which: str):
+        name, key = (place, None) if type(place) is str else place
+        resource = self.book.fields[name]
+        bound = self.memo(("bound", name, which), lambda: self._bound(resource, which))
+        return bound(ctx, key)
+
+    def _bound(self, resource: n.Resource, which: str):
+        expr = resource.maximum if which == "max" else resource.minimum
+        if expr is None:
+            return lambda ctx, key: 0
+        body = self.expr(expr)
+        var = resource.key_var
+
+        def bound(ctx, key):
+            saved, ctx.env = ctx.env, ({var: key} if var else {})
+            try:
+                return body(ctx)
+            finally:
+                ctx.env = saved
+
+        return bound
+
+
+_COMPILERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+_EXPRESSIONS = {
+    n.Literal: Compiler.ex_literal,
+    n.Text: Compiler.ex_text,
+    n.Name: Compiler.ex_name,
+    n.Field: Compiler.ex_field,
+    n.Index: Compiler.ex_index,
+    n.Call: Compiler.ex_call,
+    n.Unary: Compiler.ex_unary,
+    n.Binary: Compiler.ex_binary,
+    n.IfExpr: Compiler.ex_ifexpr,
+    n.ListLiteral: Compiler.ex_listliteral,
+    n.Dice: Compiler.ex_dice,
+}
+_STATEMENTS = {
+    n.Let: Compiler.st_let,
+    n.Set: Compiler.st_set,
+    n.Change: Compiler.st_change,
+    n.Require: Compiler.st_require,
+    n.If: Compiler.st_if,
+    n.Match: Compiler.st_match,
+    n.ForEach: Compiler.st_foreach,
+    n.Repeat: Compiler.st_repeat,
+    n.Note: Compiler.st_note,
+    n.Do: Compiler.st_do,
+    n.Add: Compiler.st_add,
+}

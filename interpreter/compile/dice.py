@@ -1,0 +1,155 @@
+"""Compiling dice terms: the die, how many, and the modifiers, rolled through ctx.roller."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from interpreter.compile.arithmetic import as_number, as_whole
+from interpreter.dice import FUDGE, Die, predicate
+from interpreter.errors import EvaluationError, LimitExceeded
+from interpreter.runtime import known
+from interpreter.trace import dice_step
+from interpreter.values import show
+
+
+class DiceTerms:
+    """How the Compiler turns a dice term into a closure rolling it."""
+
+    def dice(self, node: n.Dice):
+        """A closure rolling the term through `ctx.roller` and returning its PoolRoll."""
+        span, label = node.span, node.span.text
+        count = self.expr(node.count) if node.count is not None else None
+        sides = node.sides
+        if isinstance(sides, int):
+            fixed_die = Die.of(sides)
+            die_of = None
+        elif sides == "F":
+            fixed_die, die_of = FUDGE, None
+        else:
+            fixed_die, sides_fn = None, self.expr(sides)
+
+            def die_of(ctx):
+                faces = as_whole(ctx, sides_fn(ctx), span, "the number of faces")
+                if faces < 1:
+                    raise EvaluationError(f"a die needs at least one face, not {faces}", span)
+                if faces > ctx.limits.faces_per_die:
+                    raise LimitExceeded(
+                        f"a die of {faces} faces is more than "
+                        f"{ctx.limits.faces_per_die} (limit faces_per_die)",
+                        span,
+                    )
+                return Die.of(faces)
+
+        modifier_fns = tuple(self.modifier(m) for m in node.modifiers)
+        dynamic = any(callable(m) for m in modifier_fns)
+        describe = None
+        if dynamic or fixed_die is None or not (count is None or isinstance(node.count, n.Literal)):
+            describe = self.term_as_rolled(node)
+        has_top = any(len(m) > 2 and m[2] is TOP for m in modifier_fns if not callable(m))
+        fixed_steps = None
+        if not dynamic:
+            fixed_steps = bind_tops(modifier_fns, fixed_die) if fixed_die else modifier_fns
+
+        def roll(ctx):
+            die = fixed_die if fixed_die is not None else die_of(ctx)
+            if count is None:
+                how_many = 1
+            else:
+                how_many = count(ctx)
+                if type(how_many) is not int:
+                    how_many = as_whole(ctx, how_many, span, "the number of dice")
+                if how_many < 0:
+                    raise EvaluationError(f"cannot roll {how_many} dice", span)
+            if fixed_steps is not None and (fixed_die is not None or not has_top):
+                steps = fixed_steps
+            else:
+                steps = bind_tops(
+                    tuple(m(ctx, die) if callable(m) else m for m in modifier_fns), die
+                )
+            result = ctx.roller.pool(die, how_many, steps, span, label)
+            if ctx.capture is not None:
+                ctx.capture.append(result)
+            if ctx.trace is not None and not ctx.quiet:
+                if describe is not None:
+                    result.label = describe(ctx, how_many, die, steps)
+                origin = ctx.roller.source.origin
+                ctx.trace.append(dice_step(result, span, ctx.depth, ctx.words, origin))
+            return result
+
+        return roll
+
+    def term_as_rolled(self, node: n.Dice):
+        """A term written with expressions, shown as it was rolled:
+        `(dados)d(dado)` → `(dados)d(dado) = 5d8`."""
+        values = []
+        for modifier in node.modifiers:
+            condition = getattr(modifier, "condition", None)
+            count = getattr(modifier, "count", None)
+            text = modifier.span.text
+            value = condition.value if condition is not None else count
+            if value is None:
+                values.append((text, None))
+            else:
+                prefix = text[: value.span.start - modifier.span.start].rstrip("(")
+                values.append((prefix, self.expr(value)))
+        text = node.span.text
+
+        def describe(ctx, how_many, die, steps):
+            parts = [f"{how_many}{die.label}"]
+            for prefix, value in values:
+                shown = "" if value is None else show(known(ctx, value(ctx)))
+                parts.append(f"{prefix.rstrip('(')}{shown}")
+            return f"{text} = {''.join(parts)}"
+
+        return describe
+
+    def modifier(self, modifier):
+        """A dice modifier: a constant step, or a closure(ctx, die) computing the step."""
+        span = modifier.span
+        if isinstance(modifier, n.Keep):
+            if modifier.count is None:
+                return ("keep", modifier.mode, 1, span)
+            if isinstance(modifier.count, n.Literal):
+                return ("keep", modifier.mode, modifier.count.value, span)
+            count = self.expr(modifier.count)
+            mode = modifier.mode
+
+            def keep(ctx, die):
+                k = as_whole(ctx, count(ctx), span, "how many dice to keep or drop")
+                if k < 0:
+                    raise EvaluationError(f"cannot keep or drop {k} dice", span)
+                return ("keep", mode, k, span)
+
+            return keep
+        condition = modifier.condition
+        if isinstance(modifier, n.Explode):
+            kind, once = "explode", modifier.once
+        elif isinstance(modifier, n.Reroll):
+            kind, once = "reroll", modifier.once
+        elif isinstance(modifier, n.CountSuccesses):
+            kind, once = "successes", None
+        else:
+            kind, once = "failures", None
+        if condition is None:  # `x` alone: the die's top face
+            return (kind, once, TOP, span)
+        if isinstance(condition.value, n.Literal):
+            test = predicate(condition.op, condition.value.value)
+            return (kind, once, test, span) if once is not None else (kind, test)
+        value = self.expr(condition.value)
+        op = condition.op
+
+        def step(ctx, die):
+            test = predicate(op, as_number(known(ctx, value(ctx)), span, "a face to compare with"))
+            return (kind, once, test, span) if once is not None else (kind, test)
+
+        return step
+
+
+TOP = "top"
+
+
+def bind_tops(steps: tuple, die: Die) -> tuple:
+    """`x` with no condition explodes on the die's top face, known once the die is."""
+    if not any(len(s) > 2 and s[2] is TOP for s in steps):
+        return steps
+    top = predicate("=", die.high)
+    return tuple((s[0], s[1], top, s[3]) if len(s) > 2 and s[2] is TOP else s for s in steps)

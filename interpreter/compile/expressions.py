@@ -1,0 +1,411 @@
+"""Compiling expressions: names, fields, lookups, calls, built-in functions, operators."""
+
+from __future__ import annotations
+
+import math
+
+from dsl import nodes as n
+from dsl import types as t
+from interpreter.compile.arithmetic import (
+    COMPARISONS,
+    arith,
+    as_number,
+    as_whole,
+    equal,
+    field_of,
+    lifted1,
+    lifted2,
+    minmax,
+    round_half_away,
+    tuple_of,
+    unequal,
+)
+from interpreter.compile.tables import text_keyed
+from interpreter.dice import Die
+from interpreter.errors import EvaluationError, LimitExceeded
+from interpreter.runtime import MISSING, as_bool, known, lift
+from interpreter.values import Record, normalize, show
+
+
+class Expressions:
+    """The expression handlers of the Compiler, one per node class."""
+
+    def ex_literal(self, node: n.Literal):
+        value = node.value
+        return lambda ctx: value
+
+    def ex_text(self, node: n.Text):
+        parts = tuple(p if isinstance(p, str) else self.naming(p) for p in node.parts)
+        span = node.span
+
+        def text(ctx):
+            out = "".join(p if isinstance(p, str) else show(known(ctx, p(ctx))) for p in parts)
+            if len(out) > ctx.limits.text_length:
+                raise LimitExceeded(
+                    f"a text longer than {ctx.limits.text_length} characters (limit text_length)",
+                    span,
+                )
+            return out
+
+        return text
+
+    def ex_listliteral(self, node: n.ListLiteral):
+        items = tuple(self.expr(i) for i in node.items)
+        return lambda ctx: tuple(known(ctx, i(ctx)) for i in items)
+
+    def ex_name(self, node: n.Name):
+        binding = self.bindings[id(node)]
+        kind, name = binding.kind, binding.name
+        if kind == "local":
+            if self.type_of(node).kind == "ref":
+
+                def read_named(ctx):
+                    place = ctx.env[name]
+                    if type(place) is str:
+                        state = ctx.state
+                        value = state.values.get(place, MISSING)
+                        return state.open_default if value is MISSING else value
+                    return ctx.state.read(place)
+
+                return read_named
+            return lambda ctx: ctx.env[name]
+        if kind == "roll":
+            return lambda ctx: ctx.env[name].total
+        if kind == "key":
+            return lambda ctx: ctx.state.read(ctx.env[name])
+        if kind == "field":
+            if isinstance(binding.node, n.Stat) and binding.node.kind == "skill":
+                return lambda ctx: ctx.state.read(name)
+            return lambda ctx: ctx.state.values[name]
+        if kind == "derived":
+            derived = self.derived(name)
+            return derived
+        if kind == "group":
+            members = self.book.groups[name].members
+            return lambda ctx: tuple(ctx.state.read(m) for m in members)
+        if kind == "catalog":
+            return lambda ctx: tuple(ctx.state.values[name])
+        if kind == "rolldef":
+            procedure = self.roll_definition(name)
+            return lambda ctx: procedure.call(ctx, ()).total
+        raise AssertionError(kind)
+
+    def ex_field(self, node: n.Field):
+        binding = self.bindings.get(id(node))
+        name = node.name
+        if binding is not None and binding.kind == "resource_bound":
+            place = self.ref(node.subject)
+            bound = self.resource_bound
+            return lambda ctx: bound(ctx, place(ctx), name)
+        subject_type = self.type_of(node.subject)
+        if subject_type.kind == "roll":
+            subject = self.roll_object(node.subject)
+            return lambda ctx: getattr(subject(ctx), name)
+        subject = self.expr(node.subject)
+        span = node.span
+        if self.type_of(node).kind == "ref":
+            return lambda ctx: ctx.state.read(field_of(subject(ctx), name, span))
+
+        subject_binding = self.bindings.get(id(node.subject))
+        if (
+            isinstance(node.subject, n.Name)
+            and subject_binding is not None
+            and subject_binding.kind == "local"
+        ):
+            local = node.subject.name
+
+            def local_field(ctx):  # `c.total`: the commonest field access, in one step
+                record = ctx.env[local]
+                if type(record) is Record:
+                    return record._fields.get(name)
+                return field_of(record, name, span)
+
+            return local_field
+
+        def field(ctx):
+            record = subject(ctx)
+            if type(record) is Record:
+                return record._fields.get(name)
+            return field_of(record, name, span)
+
+        return field
+
+    def roll_object(self, node):
+        """The PoolRoll itself (not just its total), for `.successes` and the trace."""
+        if isinstance(node, n.Name) and self.bindings[id(node)].kind == "roll":
+            name = node.name
+            return lambda ctx: ctx.env[name]
+        if isinstance(node, n.Dice):
+            return self.dice(node)
+        value = self.expr(node)
+        return value
+
+    def ex_index(self, node: n.Index):
+        binding = self.bindings[id(node)]
+        span = node.span
+        if binding.kind == "table":
+            # A value naming a field looks up a table of texts by the field's name, and
+            # a table of numbers by the field's value.
+            texts = text_keyed(binding.node)
+            keys = tuple(
+                self.naming(k) if texts[min(i, len(texts) - 1)] else self.expr(k)
+                for i, k in enumerate(node.keys)
+            )
+            lookup = self.table(binding.name)
+            key_values = tuple_of(keys)
+            return lambda ctx: lookup(ctx, key_values(ctx), span)
+        if binding.kind == "family":
+            place = self.ref(node)
+            return lambda ctx: ctx.state.read(place(ctx))
+        if binding.kind == "catalog_entry":
+            catalog = binding.name
+            key = self.expr(node.keys[0])
+
+            def entry(ctx):
+                name = known(ctx, key(ctx))
+                found = ctx.state.values[catalog].get(name)
+                if found is None:
+                    raise EvaluationError(f"the sheet has no {catalog} entry named {name!r}", span)
+                return found
+
+            return entry
+        raise AssertionError(binding.kind)
+
+    def ex_call(self, node: n.Call):
+        binding = self.bindings[id(node)]
+        if binding.kind == "builtin":
+            return self.builtin(node)
+        definition = binding.node
+        values = tuple_of(self.arguments(node, definition.params))
+        span = node.span
+        if binding.kind == "formula":
+            body = self.formula(binding.name)
+            return lambda ctx: body(ctx, values(ctx))
+        if binding.kind == "check":
+            check = self.check(binding.name)
+            return lambda ctx: check(ctx, values(ctx), span)
+        if binding.kind == "opposed":
+            opposed = self.opposed(binding.name)
+            return lambda ctx: opposed(ctx, values(ctx), span)
+        if binding.kind == "action":
+            action = self.action(binding.name)
+            return lambda ctx: action(ctx, values(ctx), span)
+        if binding.kind == "roll":
+            procedure = self.roll_definition(binding.name)
+            return lambda ctx: procedure.call(ctx, values(ctx)).total
+        raise AssertionError(binding.kind)
+
+    def arguments(self, node: n.Call, params) -> tuple:
+        """One closure per parameter, in order: the argument given, or the default."""
+        given = dict(zip((p.name for p in params), node.args))
+        given.update(dict(node.named))
+        out = []
+        for param in params:
+            wanted = self.param_type(param)
+            arg = given.get(param.name)
+            if arg is None:
+                arg = param.default
+            out.append(self.value_or_ref(arg, wanted))
+        return tuple(out)
+
+    def param_type(self, param: n.Param) -> t.Type:
+        """Whether a parameter takes a field's name (a ref) or a plain value."""
+        type_node = param.type
+        if isinstance(type_node, n.NamedType):
+            name = type_node.name
+            if name in ("attribute", "skill", "resource", "counter", "stat"):
+                return t.ref(name)
+            if name in self.book.groups:
+                return t.ref("stat", name)
+        return t.ANY
+
+    def builtin(self, node: n.Call):
+        name = node.function
+        span = node.span
+        if name == "step":
+            ladder = self.book.ladders[node.args[0].name]
+            steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
+            start, count = self.naming(node.args[1]), self.expr(node.args[2])
+
+            def step(ctx):
+                value = known(ctx, start(ctx))
+                if value not in steps:
+                    raise EvaluationError(
+                        f"{show(value)} is not a step of ladder "
+                        f"{ladder.name} ({', '.join(map(show, steps))})",
+                        span,
+                    )
+                moved = steps.index(value) + as_whole(ctx, count(ctx), span, "the number of steps")
+                return steps[min(max(moved, 0), len(steps) - 1)]
+
+            return step
+        args = tuple(self.expr(a) for a in node.args)
+        if name == "default":
+            value, fallback = args
+            return lambda ctx: v if (v := known(ctx, value(ctx))) is not None else fallback(ctx)
+        if name == "size":
+            (items,) = args
+            return lambda ctx: len(known(ctx, items(ctx)))
+        if name in ("min", "max"):
+            function = min if name == "min" else max
+            return lambda ctx: minmax(function, [a(ctx) for a in args], span, name)
+        if name == "sum":
+            (items,) = args
+
+            def total(ctx):
+                values = tuple(known(ctx, v) for v in known(ctx, items(ctx)))
+                if not isinstance(values, tuple):
+                    raise EvaluationError("sum(...) adds up a list", span)
+                return normalize(sum(as_number(v, span, "an item of sum") for v in values))
+
+            return total
+        if name == "clamp":
+            value, low, high = args
+
+            def clamp_values(v, lo, hi):
+                v = as_number(v, span, "the value to clamp")
+                lo = as_number(lo, span, "clamp's lower bound")
+                hi = as_number(hi, span, "clamp's upper bound")
+                if lo > hi:
+                    raise EvaluationError(
+                        f"clamp between {show(lo)} and {show(hi)}: the "
+                        "lower bound is above the upper",
+                        span,
+                    )
+                return min(max(v, lo), hi)
+
+            return lambda ctx: lift(clamp_values, value(ctx), low(ctx), high(ctx))
+        (value,) = args
+        function = {"floor": math.floor, "ceil": math.ceil, "abs": abs, "round": round_half_away}[
+            name
+        ]
+
+        def apply(v):
+            return function(as_number(v, span, f"the argument of {name}"))
+
+        return lifted1(apply, value)
+
+    def ex_unary(self, node: n.Unary):
+        operand = self.expr(node.operand)
+        span = node.operand.span
+        if node.op == "not":
+
+            def negate(value):
+                if value is True or value is False:
+                    return not value
+                raise EvaluationError(f"`not` needs yes or no, not {show(value)}", span)
+
+            return lifted1(negate, operand)
+
+        def minus(value):
+            return -as_number(value, span, "what `-` negates")
+
+        return lifted1(minus, operand)
+
+    def ex_binary(self, node: n.Binary):
+        op = node.op
+        if op in ("and", "or"):
+            left, right = self.expr(node.left), self.expr(node.right)
+            lspan, rspan = node.left.span, node.right.span
+            if op == "and":
+                return lambda ctx: (
+                    as_bool(ctx, left(ctx), lspan) and as_bool(ctx, right(ctx), rspan)
+                )
+            return lambda ctx: as_bool(ctx, left(ctx), lspan) or as_bool(ctx, right(ctx), rspan)
+        if op in ("=", "!="):
+            ltype, rtype = self.type_of(node.left), self.type_of(node.right)
+            by_name = (
+                (ltype.kind == "ref") != (rtype.kind == "ref")
+                and "text" in (t.value_of(ltype).kind, t.value_of(rtype).kind)
+                and (ltype.kind == "text" or rtype.kind == "text")
+            )
+            left = self.ref(node.left) if by_name else self.expr(node.left)
+            right = self.ref(node.right) if by_name else self.expr(node.right)
+            if op == "=":
+                return lifted2(equal, left, right)
+            return lifted2(unequal, left, right)
+        if op == "in":
+            left, right = self.naming(node.left), self.naming(node.right)
+            span = node.right.span
+
+            def contains(ctx):
+                container = known(ctx, right(ctx))
+                if not isinstance(container, tuple | str):
+                    raise EvaluationError(f"`in` looks in a list, not in {show(container)}", span)
+                return known(ctx, left(ctx)) in container
+
+            return contains
+        left, right = self.expr(node.left), self.expr(node.right)
+        if op in (">=", "<=", ">", "<"):
+            compare = COMPARISONS[op]
+            lspan, rspan = node.left.span, node.right.span
+
+            def compare_values(a, b):
+                if type(a) is not int:
+                    a = as_number(a, lspan, f"the left side of {op}")
+                if type(b) is not int:
+                    b = as_number(b, rspan, f"the right side of {op}")
+                return compare(a, b)
+
+            def comparison(ctx):
+                a, b = left(ctx), right(ctx)
+                if type(a) is int and type(b) is int:
+                    return compare(a, b)
+                return lift(compare_values, a, b)
+
+            return comparison
+        compute = arith(op, node.left.span, node.right.span, node.op_span)
+        if op == "+":
+
+            def add(ctx):
+                a, b = left(ctx), right(ctx)
+                if type(a) is int and type(b) is int:
+                    return a + b
+                return compute(a, b)
+
+            return add
+        if op == "-":
+
+            def subtract(ctx):
+                a, b = left(ctx), right(ctx)
+                if type(a) is int and type(b) is int:
+                    return a - b
+                return compute(a, b)
+
+            return subtract
+        if op == "*":
+
+            def multiply(ctx):
+                a, b = left(ctx), right(ctx)
+                if type(a) is int and type(b) is int:
+                    return a * b
+                return compute(a, b)
+
+            return multiply
+        return lambda ctx: compute(left(ctx), right(ctx))
+
+    def ex_ifexpr(self, node: n.IfExpr):
+        condition = self.expr(node.condition)
+        then, otherwise = self.expr(node.then), self.expr(node.otherwise)
+        span = node.condition.span
+        return lambda ctx: then(ctx) if as_bool(ctx, condition(ctx), span) else otherwise(ctx)
+
+    def ex_dice(self, node: n.Dice):
+        roll = self.dice(node)
+        single = (
+            not node.modifiers
+            and isinstance(node.sides, int)
+            and (
+                node.count is None or (isinstance(node.count, n.Literal) and node.count.value == 1)
+            )
+        )
+        if single:  # one plain die, the commonest term: no pool to keep, when untraced
+            die, span = Die.of(node.sides), node.span
+
+            def face(ctx):
+                if ctx.trace is None and ctx.capture is None:
+                    return ctx.roller.face(die, span)
+                return roll(ctx).total
+
+            return face
+        return lambda ctx: roll(ctx).total

@@ -1,0 +1,354 @@
+"""Compiling statements: let, set, spend/gain/lose, require, if, match, loops, add, note, do."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from interpreter.compile.arithmetic import as_whole, equal
+from interpreter.dice import PoolRoll
+from interpreter.errors import (
+    EvaluationError,
+    InsufficientResource,
+    LimitExceeded,
+    RequirementFailed,
+)
+from interpreter.runtime import Unknown, as_bool, known, place_path, place_text
+from interpreter.values import Record, is_number, show
+
+
+class Statements:
+    """The statement handlers of the Compiler, one per node class."""
+
+    def block(self, statements) -> tuple:
+        return tuple(self.statement(s) for s in statements if not isinstance(s, n.Result))
+
+    def st_let(self, node: n.Let):
+        name = node.name
+        span = node.span
+        if isinstance(node.expr, n.Dice):
+            roll = self.dice(node.expr)
+
+            def let_roll(ctx):
+                rolled = roll(ctx)
+                if type(rolled) is not PoolRoll:  # odds: the term's distribution
+                    rolled = ctx.roller.resolve_roll(rolled)
+                ctx.env[name] = rolled
+
+            return let_roll
+        declared = self.types.get(id(node))
+        value = (
+            self.ref(node.expr)
+            if declared is not None and declared.kind == "ref"
+            else self.expr(node.expr)
+        )
+        # Of a record bound here, the fields the rest of the callable reads: when the odds
+        # engine must branch on a record, it branches on those alone.
+        read = self.reads[-1].get(name, None) if self.reads else None
+        keep = tuple(sorted(read)) if read else None
+        quiet = isinstance(node.expr, n.Literal)
+        source = node.expr.span.text
+
+        def let(ctx):
+            result = value(ctx)
+            if isinstance(result, Unknown):
+                if keep is not None:
+                    result = result.project(keep)
+                result = ctx.roller.resolve(result)
+            ctx.env[name] = result
+            # A record (a check's, a table row) has its own step already.
+            if ctx.trace is not None and not quiet and not isinstance(result, Record):
+                text = (
+                    f"{name} = {show(result)}"
+                    if source == show(result)
+                    else f"{name} = {source} = {show(result)}"
+                )
+                ctx.step("let", text, span, name=name, value=result)
+
+        return let
+
+    def st_set(self, node: n.Set):
+        value = self.expr(node.expr)
+        span = node.span
+        if isinstance(node.place, n.Name) and self.bindings[id(node.place)].kind == "local":
+            name = node.place.name
+
+            def set_local(ctx):
+                ctx.env[name] = known(ctx, value(ctx))
+
+            return set_local
+        place = self.ref(node.place)
+        bounds = self.bounds_of(node.place)
+
+        def set_field(ctx):
+            where = place(ctx)
+            new = known(ctx, value(ctx))
+            if is_number(new):
+                new = as_whole(ctx, new, span, "a value on the sheet")
+                low, high = bounds(ctx, where)
+                clamped = min(
+                    max(new, low if low is not None else new), high if high is not None else new
+                )
+            else:
+                clamped = new
+            before = ctx.state.read(where)
+            ctx.state.write(where, clamped)
+            if ctx.trace is not None:
+                note = "" if clamped == new else f" (kept within its bounds, not {show(new)})"
+                ctx.step(
+                    "change",
+                    f"set {place_text(where)}: {show(before)} → {show(clamped)}{note}",
+                    span,
+                    path=place_path(where),
+                    before=before,
+                    after=clamped,
+                )
+
+        return set_field
+
+    def bounds_of(self, place_node):
+        """A closure giving (low, high) for a place: a resource's min/max, a stat's range."""
+
+        def bounds(ctx, where):
+            name = where if type(where) is str else where[0]
+            field = self.book.fields.get(name)
+            if isinstance(field, n.Resource):
+                return (
+                    self.resource_bound(ctx, where, "min"),
+                    self.resource_bound(ctx, where, "max"),
+                )
+            if isinstance(field, n.Stat):
+                return field.range.low, field.range.high
+            if isinstance(field, n.Counter):
+                if field.range is None:
+                    return 0, None
+                return field.range.low, field.range.high
+            skills = self.book.open_skills
+            if field is None and skills is not None:
+                return skills.range.low, skills.range.high
+            return None, None
+
+        return bounds
+
+    def st_change(self, node: n.Change):
+        amount_fn = self.expr(node.amount)
+        place = self.ref(node.place)
+        bounds = self.bounds_of(node.place)
+        span = node.span
+        verb = node.verb
+
+        def change(ctx):
+            where = place(ctx)
+            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, f"the amount to {verb}")
+            if amount < 0:
+                raise EvaluationError(
+                    f"cannot {verb} a negative amount ({amount})", node.amount.span
+                )
+            before = ctx.state.read(where)
+            low, high = bounds(ctx, where)
+            note = ""
+            if verb == "spend":
+                after = before - amount
+                if low is not None and after < low:
+                    raise InsufficientResource(
+                        f"cannot spend {amount} {place_text(where)}: it has {before}"
+                        + (f" and cannot go below {low}" if low else ""),
+                        span,
+                    )
+            elif verb == "gain":
+                after = before + amount
+                if high is not None and after > high:
+                    after, note = high, f" (capped at its maximum {high})"
+            else:
+                after = before - amount
+                if low is not None and after < low:
+                    after, note = low, f" (stops at its minimum {low})"
+            ctx.state.write(where, after)
+            if ctx.trace is not None:
+                ctx.step(
+                    "cost" if verb == "spend" else "change",
+                    f"{verb} {amount} {place_text(where)}: {show(before)} → {show(after)}{note}",
+                    span,
+                    path=place_path(where),
+                    before=before,
+                    after=after,
+                )
+
+        return change
+
+    def st_require(self, node: n.Require):
+        condition = self.expr(node.condition)
+        message = self.expr(node.message)
+        span = node.span
+        cspan = node.condition.span
+
+        def require(ctx):
+            if not as_bool(ctx, condition(ctx), cspan):
+                raise RequirementFailed(str(known(ctx, message(ctx))), span)
+
+        return require
+
+    def st_if(self, node: n.If):
+        branches = tuple((self.expr(c), self.block(body), c.span) for c, body in node.branches)
+        otherwise = self.block(node.otherwise) if node.otherwise is not None else ()
+        span = node.span
+
+        def if_(ctx):
+            for condition, body, cspan in branches:
+                decided = as_bool(ctx, condition(ctx), cspan)
+                if ctx.trace is not None:
+                    ctx.step("if", f"if {cspan.text} → {show(decided)}", cspan)
+                if decided:
+                    run_block(ctx, body, span)
+                    return
+            run_block(ctx, otherwise, span)
+
+        if_.branches, if_.otherwise = branches, otherwise  # for the odds engine
+        return if_
+
+    def st_match(self, node: n.Match):
+        subject = self.expr(node.subject)
+        ltype = self.type_of(node.subject)
+        if ltype.kind == "ref":
+            subject = self.ref(node.subject)
+        cases = tuple(
+            (tuple(self.expr(v) for v in values), self.block(body)) for values, body in node.cases
+        )
+        otherwise = self.block(node.otherwise) if node.otherwise is not None else ()
+        span = node.subject.span
+
+        def match(ctx):
+            value = known(ctx, subject(ctx))
+            for values, body in cases:
+                if any(equal(value, known(ctx, v(ctx))) for v in values):
+                    if ctx.trace is not None:
+                        ctx.step("match", f"match {span.text} = {show(value)}", span)
+                    run_block(ctx, body, span)
+                    return
+            if ctx.trace is not None:
+                ctx.step("match", f"match {span.text} = {show(value)} → else", span)
+            run_block(ctx, otherwise, span)
+
+        return match
+
+    def st_foreach(self, node: n.ForEach):
+        items = self.naming(node.items)
+        body = self.block(node.body)
+        name = node.var
+        span = node.items.span
+
+        def for_each(ctx):
+            values = known(ctx, items(ctx))
+            if not isinstance(values, tuple):
+                raise EvaluationError(f"`for each` goes over a list, not {show(values)}", span)
+            for value in values:
+                ctx.env[name] = value
+                run_block(ctx, body, span)
+
+        return for_each
+
+    def st_repeat(self, node: n.Repeat):
+        count = self.expr(node.count)
+        until = self.expr(node.until) if node.until is not None else None
+        body = self.block(node.body)
+        span = node.count.span
+
+        def repeat(ctx):
+            times = as_whole(ctx, count(ctx), span, "a repeat count")
+            if times > ctx.limits.repeat_count:
+                raise LimitExceeded(
+                    f"repeat {times} times is more than "
+                    f"{ctx.limits.repeat_count} (limit repeat_count)",
+                    span,
+                )
+            for _ in range(times):
+                if until is not None and as_bool(ctx, until(ctx), node.until.span):
+                    break
+                run_block(ctx, body, span)
+
+        return repeat
+
+    def st_note(self, node: n.Note):
+        text = self.expr(node.text)
+        span = node.span
+
+        def note(ctx):
+            value = known(ctx, text(ctx))
+            if ctx.trace is not None:
+                ctx.step("note", show(value), span, note=value)
+
+        return note
+
+    def st_add(self, node: n.Add):
+        item = self.expr(node.item)
+        span = node.span
+        place_node = node.place
+        binding = self.bindings.get(id(place_node))
+        if binding is not None and binding.kind == "catalog":
+            catalog = binding.name
+            fields = tuple((name, self.expr(e)) for name, e in node.fields or ())
+
+            def add_entry(ctx):
+                name = known(ctx, item(ctx))
+                if not isinstance(name, str):
+                    raise EvaluationError(
+                        f"a catalog entry's name is a text, not {show(name)}", node.item.span
+                    )
+                if name in ctx.state.values[catalog]:
+                    raise EvaluationError(f"the sheet already has a {catalog} entry {name!r}", span)
+                entry = Record(
+                    {"name": name, **{k: known(ctx, f(ctx)) for k, f in fields}}, kind=catalog
+                )
+                ctx.state.write((catalog, name), entry)
+                if ctx.trace is not None:
+                    ctx.step(
+                        "change",
+                        f"add {name} to {catalog}: {show(entry)}",
+                        span,
+                        path=f"{catalog}.{name}",
+                        before=None,
+                        after=entry,
+                    )
+
+            return add_entry
+        if isinstance(place_node, n.Name) and binding is not None and binding.kind == "local":
+            local = place_node.name
+
+            def add_local(ctx):
+                ctx.env[local] = (*ctx.env[local], known(ctx, item(ctx)))
+
+            return add_local
+        place = self.ref(place_node)
+
+        def add_item(ctx):
+            where = place(ctx)
+            value = known(ctx, item(ctx))
+            before = ctx.state.read(where)
+            after = (*before, value)
+            ctx.state.write(where, after)
+            if ctx.trace is not None:
+                ctx.step(
+                    "change",
+                    f"add {show(value)} to {place_text(where)}",
+                    span,
+                    path=place_path(where),
+                    before=before,
+                    after=after,
+                )
+
+        return add_item
+
+    def st_do(self, node: n.Do):
+        call = self.expr(node.call)
+        return lambda ctx: call(ctx) and None
+
+
+def run_block(ctx, body: tuple, span) -> None:
+    """Run statements, counting them against `steps_per_run` (loops count every pass)."""
+    steps = ctx.steps + len(body)
+    ctx.steps = steps
+    if steps > ctx.limits.steps_per_run:
+        raise LimitExceeded(
+            f"more than {ctx.limits.steps_per_run} statements in one run (limit steps_per_run)",
+            span,
+        )
+    for statement in body:
+        statement(ctx)

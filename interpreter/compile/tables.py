@@ -1,0 +1,189 @@
+"""Compiling tables: rows found by value or by range, cells computed when looked up."""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+
+from dsl import nodes as n
+from interpreter.errors import EvaluationError
+from interpreter.runtime import MISSING, known
+from interpreter.values import Record, is_number, show
+
+
+class Tables:
+    """How the Compiler turns a table into a lookup closure."""
+
+    def table(self, name: str):
+        return self.memo(("table", name), lambda: self._table(self.book.tables[name]))
+
+    def _table(self, table: n.Table):
+        levels = max(1, len(table.keys))
+        root = self._rows(table, table.rows, 0, levels)
+        keys = table.keys
+        title = table.name
+
+        def lookup(ctx, key_values: tuple, span):
+            if ctx.roller.lifts:
+                key_values = tuple(known(ctx, k) for k in key_values)
+            node = root
+            for depth, key in enumerate(key_values):
+                row = node.find(key)
+                if row is None:
+                    raise EvaluationError(
+                        f"table {title} has no row for {show(key)}"
+                        + (f" (at {keys[depth]})" if len(keys) > 1 else ""),
+                        span,
+                    )
+                node = row
+            if type(node) is Cell:
+                value = node.cached
+                if value is MISSING:
+                    value = node.value(ctx, dict(zip(keys, key_values)))
+            else:
+                value = node.summary(ctx, dict(zip(keys, key_values)))
+            if ctx.trace is not None:
+                shown = ", ".join(show(k) for k in key_values)
+                ctx.step(
+                    "lookup",
+                    f"{title}[{shown}] → {show(value)}",
+                    span,
+                    table=title,
+                    key=list(key_values),
+                    value=value,
+                )
+            return value
+
+        return lookup
+
+    def _rows(self, table: n.Table, rows, depth: int, levels: int, records=None):
+        if records is None:  # one rule for the whole table: records if any leaf has fields
+            records = has_fields(table.rows, levels)
+        built = []
+        for row in rows:
+            if depth < levels - 1:
+                label = self.expr(row.value) if row.value is not None else None
+                built.append(
+                    (
+                        row.key,
+                        SubTable(self._rows(table, row.rows, depth + 1, levels, records), label),
+                    )
+                )
+            else:
+                built.append((row.key, self._cell(row, records)))
+        return Rows(built)
+
+    def _cell(self, row: n.Row, record: bool):
+        value = self.expr(row.value) if row.value is not None else None
+        fields = tuple((name, self.expr(expr)) for name, expr in row.fields)
+        constant = is_constant(row.value) and all(is_constant(e) for _, e in row.fields)
+        return Cell(value, fields, record, constant)
+
+
+class Cell:
+    """A table cell: a value, or a record of fields (with the value as its label)."""
+
+    __slots__ = ("cached", "fields", "record", "value_fn")
+
+    def __init__(self, value_fn, fields, record: bool, constant: bool):
+        self.value_fn, self.fields, self.record = value_fn, fields, record
+        self.cached = MISSING
+        if constant:
+            self.cached = self.compute(None, {})
+
+    def compute(self, ctx, env):
+        value = self.value_fn(ctx) if self.value_fn is not None else None
+        if not self.record:
+            return value
+        fields = {} if value is None else {"label": value}
+        for name, fn in self.fields:
+            fields[name] = fn(ctx)
+        return Record(fields, kind="row")
+
+    def value(self, ctx, env):
+        if self.cached is not MISSING:
+            return self.cached
+        saved, ctx.env = ctx.env, env
+        try:
+            return self.compute(ctx, env)
+        finally:
+            ctx.env = saved
+
+    def summary(self, ctx, env):
+        return self.value(ctx, env)
+
+
+class SubTable:
+    """A row of a table looked up by several keys: a label and the next level's rows."""
+
+    __slots__ = ("label", "rows")
+
+    def __init__(self, rows, label):
+        self.rows, self.label = rows, label
+
+    def find(self, key):
+        return self.rows.find(key)
+
+    def summary(self, ctx, env):
+        if self.label is None:
+            return Record({}, kind="row")
+        saved, ctx.env = ctx.env, env
+        try:
+            return Record({"label": self.label(ctx)}, kind="row")
+        finally:
+            ctx.env = saved
+
+
+class Rows:
+    """Rows of one level: text keys in a dict, number ranges searched by bisection."""
+
+    __slots__ = ("by_value", "else_row", "highs", "lows", "ranged")
+
+    def __init__(self, rows: list):
+        self.by_value: dict = {}
+        self.else_row = None
+        ranged = []
+        for key, row in rows:
+            if key.kind == "else":
+                self.else_row = self.else_row or row
+            elif key.kind == "value":
+                self.by_value.setdefault(key.low, row)
+            else:
+                ranged.append((key.low, key.high, row))
+        ranged.sort(key=lambda r: -math.inf if r[0] is None else r[0])
+        self.ranged = ranged
+        self.lows = [(-math.inf if low is None else low) for low, _, _ in ranged]
+        self.highs = [(math.inf if high is None else high) for _, high, _ in ranged]
+
+    def find(self, key):
+        if type(key) is not bool:
+            try:
+                row = self.by_value.get(key)
+            except TypeError:
+                row = None
+            if row is not None:
+                return row
+            if is_number(key) and self.ranged:
+                i = bisect_right(self.lows, key) - 1
+                if i >= 0 and key <= self.highs[i]:
+                    return self.ranged[i][2]
+        return self.else_row
+
+
+def text_keyed(table: n.Table) -> list[bool]:
+    """For each level of a table, whether its keys are texts."""
+    out, rows = [], table.rows
+    for _ in range(max(1, len(table.keys))):
+        out.append(any(r.key.kind == "value" and isinstance(r.key.low, str) for r in rows))
+        rows = [sub for r in rows for sub in r.rows]
+    return out
+
+
+def has_fields(rows, levels: int, depth: int = 0) -> bool:
+    if depth >= levels - 1:
+        return any(row.fields for row in rows)
+    return any(has_fields(row.rows, levels, depth + 1) for row in rows)
+
+
+def is_constant(node) -> bool:
+    return node is None or isinstance(node, n.Literal)

@@ -1,0 +1,109 @@
+"""Dice expressions on their own (`rulebook roll 4d6kh3`): compiled once by text, rolled."""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl.build import parse_expression
+from dsl.check import Checker, Scope, check_definitions
+from dsl.errors import RulebookInvalid
+from dsl.rulebook import Rulebook
+from interpreter.compile import Compiler
+from interpreter.dice import DiceSource, SeededDice
+from interpreter.errors import EvaluationError
+from interpreter.limits import DEFAULT_LIMITS, Limits
+from interpreter.runtime import Context, Roller
+from interpreter.trace import faces_text
+from interpreter.values import is_number, show
+
+
+@attrs.frozen
+class RollResult:
+    """A dice expression's total, every face drawn in order, and each term's faces."""
+
+    expression: str
+    total: object
+    dice: tuple
+    origin: str
+    terms: tuple  # of (start, end, PoolRoll): where each term sits in the text
+
+    @property
+    def detail(self) -> str:
+        """`4d6kh3 [6, 5, 3, ~~1~~] = 14`: each term with its faces, then the total."""
+        text, pieces, last = self.expression, [], 0
+        for start, end, pool in sorted(self.terms, key=lambda term: term[0]):
+            if start < last:  # the same term rolled again (cannot happen in one expression)
+                continue
+            pieces.append(text[last:end])
+            pieces.append(" " + faces_text(pool))
+            last = end
+        pieces.append(text[last:])
+        return f"{''.join(pieces)} = {show(self.total)}"
+
+
+class ExpressionCache:
+    """Compiled dice expressions by text, so that rolling one again costs no parsing."""
+
+    def __init__(self, size: int = 512):
+        self.size = size
+        self.cache: dict = {}
+        self.empty: Rulebook | None = None
+
+    def compile(self, text: str):
+        found = self.cache.get(text)
+        if found is not None:
+            return found
+        node = parse_expression(text)
+        if self.empty is None:
+            self.empty = check_definitions(None, [], "<expression>")
+        checker = Checker([])
+        checker.expr(node, Scope())
+        if any(d.severity == "error" for d in checker.diagnostics):
+            raise RulebookInvalid(checker.diagnostics)
+        book = attrs.evolve(self.empty, bindings=checker.bindings, types=checker.types)
+        found = (node, Compiler(book).expr(node))
+        if len(self.cache) >= self.size:
+            self.cache.pop(next(iter(self.cache)))
+        self.cache[text] = found
+        return found
+
+
+#: compiled dice expressions, by their text (shared by rolls and odds)
+EXPRESSIONS = ExpressionCache()
+
+
+class TermRecorder(Roller):
+    """A roller that also notes where in the text each term it rolls was written."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, source: DiceSource, limits: Limits):
+        super().__init__(source, limits)
+        self.terms: list = []
+
+    def pool(self, die, count, steps, span, label):
+        result = super().pool(die, count, steps, span, label)
+        self.terms.append((span.start, span.end, result))
+        return result
+
+    def face(self, die, span):
+        return self.pool(die, 1, (), span, span.text).total
+
+
+def roll(
+    expression: str, dice: DiceSource | None = None, limits: Limits = DEFAULT_LIMITS
+) -> RollResult:
+    """Roll a dice expression such as `4d6kh3 + 2`; raise a RulebookError if it is bad."""
+    node, value = compile_expression(expression)
+    source = dice if dice is not None else SeededDice()
+    roller = TermRecorder(source, limits)
+    total = value(Context(roller, limits))
+    if not (is_number(total) or isinstance(total, bool)):
+        raise EvaluationError(f"the expression gives {show(total)}, not a number", node.span)
+    source.finish()
+    return RollResult(expression, total, tuple(roller.drawn), source.origin, tuple(roller.terms))
+
+
+def compile_expression(text: str) -> tuple:
+    """(node, closure) for a dice expression: parsed, checked and compiled once per text."""
+    return EXPRESSIONS.compile(text)

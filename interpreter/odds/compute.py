@@ -1,0 +1,180 @@
+"""Entry points: the odds of a dice expression, and of an action's, check's or roll's result."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import attrs
+
+from interpreter.errors import EvaluationError
+from interpreter.expression import compile_expression
+from interpreter.limits import DEFAULT_LIMITS
+from interpreter.odds.answer import Odds, field_outcome, pick
+from interpreter.odds.distribution import LIFTS, Dist, mixture
+from interpreter.odds.explore import Explorer, Live, World, names_read
+from interpreter.odds.polynomials import (
+    TooComplex,
+)
+from interpreter.odds.roller import LiftMemory, OddsRoller
+from interpreter.odds.sampling import sample_action, sample_expression
+from interpreter.runtime import Context, State, known
+from interpreter.values import Record
+
+#: probability an open-ended roll may leave out
+EPSILON = Fraction(1, 10**12)
+#: work (statement runs and the statements they execute, distributions combined) the
+#: exact computation may do before falling back to sampling (a few seconds)
+BUDGET = 100_000
+#: trials of the Monte Carlo fallback
+TRIALS = 20_000
+
+
+def expression_odds(
+    text: str,
+    *,
+    epsilon: Fraction = EPSILON,
+    budget: int = BUDGET,
+    limits=None,
+    trials: int = TRIALS,
+    seed: int = 0,
+    progress=None,
+) -> Odds:
+    """The exact distribution of a dice expression such as `3d6` or `10d10cs>=6df=1`."""
+    limits = limits or DEFAULT_LIMITS
+    _node, value = compile_expression(text)
+    try:
+        return _exact_expression(text, value, epsilon, budget, limits)
+    except TooComplex:
+        counts = sample_expression(text, trials, seed, limits, progress)
+        probabilities = {o: Fraction(c, trials) for o, c in counts.items()}
+        return Odds({"expression": text}, None, probabilities, False, Fraction(0), trials)
+
+
+def _exact_expression(text, value, epsilon, budget, limits) -> Odds:
+    roller = OddsRoller(epsilon, budget, limits)
+    ctx = Context(roller, limits)
+    explorer = Explorer(ctx, roller, epsilon)
+    parts = []
+    token = LIFTS.set(LiftMemory(roller))
+    try:
+        for world, result in explorer.explore(World({}, State({}), Fraction(1)), value):
+            dist = result if type(result) is Dist else Dist.point(result)
+            parts.append((world.weight, dist))
+    finally:
+        LIFTS.reset(token)
+    dist = mixture(parts)
+    probabilities = {o: Fraction(w, dist.total) for o, w in dist.weights.items()}
+    omitted = 1 - sum(probabilities.values())
+    return Odds({"expression": text}, None, probabilities, True, omitted)
+
+
+def action_odds(
+    engine,
+    action: str,
+    sheet,
+    params: dict,
+    field=None,
+    *,
+    epsilon: Fraction = EPSILON,
+    budget: int = BUDGET,
+    trials: int = TRIALS,
+    seed: int = 0,
+    progress=None,
+) -> Odds:
+    """The distribution of an action's (or a check's) result field for a sheet and
+    parameters; exact when it fits the budget, else sampled from real runs."""
+    subject = {"action": action}
+    try:
+        probabilities, omitted = _exact(
+            engine, action, sheet, params, field, epsilon, budget, progress
+        )
+        return Odds(subject, field, probabilities, True, omitted)
+    except TooComplex:
+        counts = sample_action(engine, action, sheet, params, field, trials, seed, progress)
+        probabilities = {o: Fraction(c, trials) for o, c in counts.items()}
+        return Odds(subject, field, probabilities, False, Fraction(0), trials)
+
+
+def _exact(engine, action, sheet, params, field, epsilon, budget, progress=None):
+    limits = attrs.evolve(engine.limits, steps_per_run=10**12)
+    roller = OddsRoller(epsilon, budget, limits, progress)
+    token = LIFTS.set(LiftMemory(roller))
+    try:
+        return _explore_action(engine, action, sheet, params, field, epsilon, roller, limits)
+    finally:
+        LIFTS.reset(token)
+
+
+def _explore_action(engine, action, sheet, params, field, epsilon, roller, limits):
+    ctx = engine.context(roller, sheet)
+    ctx.limits = limits
+    explorer = Explorer(ctx, roller, epsilon)
+    start = World({}, ctx.state, Fraction(1))  # every run in it starts from a copy
+    outcomes: dict = {}
+
+    def add(outcome, weight):
+        if type(outcome) is Dist:  # a distribution still: each of its values, weighted
+            for value, probability in outcome.items():
+                add(value, weight * probability)
+            explorer.omitted += weight * outcome.omitted
+            return
+        outcomes[outcome] = outcomes.get(outcome, Fraction(0)) + weight
+
+    book = engine.rulebook
+    if action in book.checks or action in book.rolls:
+        run = _check_or_roll(engine, action, sheet, params, field)
+        for world, outcome in explorer.explore(start, run):
+            add(outcome, world.weight)
+        return outcomes, explorer.omitted
+    compiled, args, _shown = engine.prepare(action, sheet, params)
+    start.env = dict(zip(compiled.names, args))
+    wanted = _result_names(compiled, field)
+    worlds, failures = explorer.block(compiled.body, [start], wanted)
+    for world, failure in failures:
+        add(failure, world.weight)
+
+    def finish(ctx):
+        result = None
+        if compiled.result is not None:
+            fields = {}
+            for name, fn in compiled.result:
+                if field is None or name == field:
+                    fields[name] = known(ctx, fn(ctx))
+            result = Record(fields, kind="result")
+        new_sheet, _changes = engine.commit(ctx, sheet)
+        return field_outcome(result, new_sheet, field, compiled)
+
+    for world in worlds:
+        for after, outcome in explorer.explore(world, finish):
+            add(outcome, after.weight)
+    return outcomes, explorer.omitted
+
+
+def _check_or_roll(engine, name: str, sheet, params: dict, field):
+    """A check's record (or one field of it), or a named roll's total, as a run(ctx)."""
+    if name in engine.rulebook.rolls:
+        procedure = engine.compiler.roll_definition(name)
+        args = engine.roll_arguments(name, sheet, params)
+        if field is not None:
+            raise EvaluationError(f"roll {name} gives a number: leave out --field")
+        return lambda ctx: procedure.call(ctx, args).total
+    check = engine.compiler.check(name)
+    args = engine.check_arguments(name, sheet, params)
+
+    def run(ctx):
+        record = check(ctx, args, check.node.span)
+        if type(record) is Dist:
+            return record.map(lambda r: pick(r, field))
+        return pick(record, field)
+
+    return run
+
+
+def _result_names(compiled, field) -> Live:
+    live = Live({})
+    if compiled.result is None:
+        return live
+    for name, expr in compiled.node.body[-1].fields:
+        if field is None or name == field:
+            live = live.union(names_read(expr))
+    return live

@@ -1,0 +1,183 @@
+"""Exact probability distributions: the values the odds engine computes with.
+
+A `Dist` is a finite table of outcomes with whole-number weights over one denominator:
+P(outcome) = weight / total. Weights are Python ints (exact, and much faster than
+Fractions). When an open-ended roll (an explosion, a reroll chain) is cut off, the mass
+left out is simply not in the table: `omitted = 1 - sum(weights) / total`.
+
+A Dist is the run side's `Unknown` (interpreter.runtime): compiled rules apply
+operations over it with `lift`, which combines independent distributions.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from fractions import Fraction
+from math import gcd
+
+from interpreter.runtime import Unknown
+from interpreter.values import Record
+
+#: the odds engine's memory of distributions already combined, while it computes
+#: (an interpreter.odds.roller.LiftMemory; None outside an odds computation)
+LIFTS: ContextVar = ContextVar("lifts", default=None)
+
+
+class Dist(Unknown):
+    """An exact distribution: outcome → weight, over `total`. Immutable by convention."""
+
+    __slots__ = ("total", "weights")
+
+    def __init__(self, weights: dict, total: int):
+        self.weights = weights
+        self.total = total
+
+    @classmethod
+    def point(cls, value) -> Dist:
+        return cls({value: 1}, 1)
+
+    @classmethod
+    def uniform(cls, values) -> Dist:
+        weights: dict = {}
+        for value in values:
+            weights[value] = weights.get(value, 0) + 1
+        return cls(weights, sum(weights.values()))
+
+    # ─── reading ────────────────────────────────────────────────────────────
+
+    def probability(self, outcome) -> Fraction:
+        return Fraction(self.weights.get(outcome, 0), self.total)
+
+    def items(self):
+        """(outcome, probability as a Fraction) pairs."""
+        total = self.total
+        return [(outcome, Fraction(weight, total)) for outcome, weight in self.weights.items()]
+
+    @property
+    def omitted(self) -> Fraction:
+        """Probability left out by cutting open-ended rolls short."""
+        return 1 - Fraction(sum(self.weights.values()), self.total)
+
+    def __len__(self) -> int:
+        return len(self.weights)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{o!r}: {w}" for o, w in list(self.weights.items())[:6])
+        more = ", ..." if len(self.weights) > 6 else ""
+        return f"Dist({{{shown}{more}}} / {self.total})"
+
+    # ─── the unknown-value protocol (interpreter.runtime.Unknown) ────────────
+
+    def lift(self, function, values: tuple) -> Dist:
+        """The distribution of function(*values) over independent values (self among
+        them). The odds engine runs a statement again for each value it branches on, so
+        the same distributions meet the same operations again: each result is remembered
+        for the rest of the computation."""
+        memory = LIFTS.get()
+        key = None
+        if memory is not None:
+            key = (function, *((id(v), None) if type(v) is Dist else (v, type(v)) for v in values))
+            try:
+                found = memory.get(key)
+            except TypeError:  # an unhashable operand: compute, do not remember
+                found, key = None, None
+            if found is not None:
+                return found[0]
+        result = _apply(function, values)
+        if key is not None:
+            memory[key] = (result, values)  # the operands are kept, so their ids stay theirs
+            memory.work(values)
+        return result
+
+    def project(self, fields: tuple) -> Dist:
+        """Records cut down to some of their fields (remembered, as `lift` is)."""
+        return remembered(
+            ("project", id(self), fields), (self,), lambda: self.map(lambda r: _project(r, fields))
+        )
+
+    # ─── building ───────────────────────────────────────────────────────────
+
+    def map(self, function) -> Dist:
+        """The distribution of function(outcome); equal results are merged."""
+        weights: dict = {}
+        for outcome, weight in self.weights.items():
+            result = function(outcome)
+            weights[result] = weights.get(result, 0) + weight
+        return Dist(weights, self.total)
+
+    def combine(self, other: Dist, function) -> Dist:
+        """The distribution of function(a, b) for independent a ~ self, b ~ other."""
+        weights: dict = {}
+        for a, wa in self.weights.items():
+            for b, wb in other.weights.items():
+                result = function(a, b)
+                weights[result] = weights.get(result, 0) + wa * wb
+        return Dist(weights, self.total * other.total).reduced()
+
+    def reduced(self) -> Dist:
+        """The same distribution with the weights' common factor taken out."""
+        common = self.total
+        for weight in self.weights.values():
+            common = gcd(common, weight)
+            if common == 1:
+                return self
+        if common <= 1:
+            return self
+        return Dist({o: w // common for o, w in self.weights.items()}, self.total // common)
+
+
+def mixture(parts) -> Dist:
+    """Σ p_i · D_i for (probability as a Fraction, Dist) pairs."""
+    denominator = 1
+    for probability, dist in parts:
+        denominator = (
+            denominator
+            * probability.denominator
+            * dist.total
+            // gcd(denominator, probability.denominator * dist.total)
+        )
+    weights: dict = {}
+    for probability, dist in parts:
+        scale = probability.numerator * (denominator // (probability.denominator * dist.total))
+        for outcome, weight in dist.weights.items():
+            weights[outcome] = weights.get(outcome, 0) + weight * scale
+    return Dist(weights, denominator).reduced()
+
+
+def _apply(function, values: tuple) -> Dist:
+    if len(values) == 1:
+        return values[0].map(function)
+    if len(values) == 2:
+        a, b = values
+        if type(a) is Dist:
+            if type(b) is Dist:
+                return a.combine(b, function)
+            return a.map(lambda x: function(x, b))
+        return b.map(lambda y: function(a, y))
+    joint = Dist.point(())
+    for v in values:
+        joint = joint.combine(v if type(v) is Dist else Dist.point(v), lambda t, x: (*t, x))
+    return joint.map(lambda t: function(*t))
+
+
+def remembered(key: tuple, keep: tuple, compute):
+    """compute(), or what it gave before for the same key, within one odds computation.
+    `keep` holds the objects whose ids are in the key, so that their ids stay theirs."""
+    memory = LIFTS.get()
+    if memory is None:
+        return compute()
+    try:
+        found = memory.get(key)
+    except TypeError:  # something unhashable in the key: compute, do not remember
+        return compute()
+    if found is None:
+        found = memory[key] = (compute(), keep)
+        memory.work(keep)  # charged to the odds engine's budget, by the sizes involved
+    return found[0]
+
+
+def _project(value, fields: tuple):
+    """A record cut down to some of its fields (what is left to read of it)."""
+    if type(value) is Record:
+        return Record({k: value.get(k) for k in fields}, value.kind)
+    return value

@@ -1,0 +1,391 @@
+"""Keeps and drops over a pool: order statistics, the top few of growing pools, the rest."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb, gcd
+
+from interpreter.odds.polynomials import (
+    convolve,
+    mix,
+    order_sums,
+    power_merge,
+)
+from interpreter.odds.walker import Walker
+
+#: the value of a term whose kept faces each add their own value (nothing after keeps)
+PLAIN = "plain"
+
+
+class Keeps:
+    """How a Term (interpreter.odds.pools) keeps or drops dice: the methods by shape."""
+
+    def order_statistics(self, faces, lo: int, hi: int, value, count=None):
+        """Σ value(face) over sorted positions [lo, hi) (highest first) of `count` iid dice
+        (the term's count unless given) with these face weights; value=None: the kept
+        faces themselves, as sorted tuples.
+
+        The faces are taken from one end; a state is how many dice have shown a face so
+        far and what the kept ones add up to. Once the last kept position is filled, the
+        dice left are free: (their faces' weight) ** (how many) at once."""
+        weights, den = faces
+        work = self.work
+        if count is None:
+            count = self.count
+        if hi <= lo:
+            return {(): 1} if value is None else {0: 1}, 1
+        if hi <= count - lo:
+            order, a, b = sorted(weights, reverse=True), lo, hi
+        else:
+            order, a, b = sorted(weights), count - hi, count - lo
+        order = [face for face in order if weights[face]]
+        scale = 1
+        if value is None:
+            mode = "faces"
+        elif value is PLAIN:
+            mode = "points"
+            shift = self.value
+        elif all(len(value[f][0]) == 1 and value[f][1] == 1 for f in order):
+            mode = "points"
+            shift = {f: next(iter(value[f][0])) for f in order}
+        else:
+            mode = "dists"
+            for f in order:
+                d = value[f][1]
+                scale = scale * d // gcd(scale, d)
+            scaled = {}
+            for f in order:
+                w, d = value[f]
+                factor = scale // d
+                scaled[f] = ({k: x * factor for k, x in w.items()}, scale)
+            powers = {f: [({0: 1}, 1)] for f in order}
+        suffix = [0] * (len(order) + 1)
+        for i in range(len(order) - 1, -1, -1):
+            suffix[i] = suffix[i + 1] + weights[order[i]]
+        if mode == "points" and not self.packed:
+            return order_sums(order, weights, suffix, count, a, b, shift, work), den**count
+        rows = {}
+        state = {0: {() if mode == "faces" else 0: 1}}
+        final: dict = {}
+
+        def add(target, acc, f, m, coef):
+            get = target.get
+            work.spend(len(acc))
+            if mode == "points":
+                s = shift[f] * m
+                for k, x in acc.items():
+                    target[k + s] = get(k + s, 0) + x * coef
+                return
+            if mode == "faces":
+                more = (f,) * m
+                for k, x in acc.items():
+                    target[k + more] = get(k + more, 0) + x * coef
+                return
+            pw = powers[f]
+            while len(pw) <= m:
+                pw.append(convolve(pw[-1], scaled[f], None, work))
+            gm = pw[m][0]
+            if len(gm) == 1:
+                ((kg, xg),) = gm.items()
+                c2 = coef * xg
+                for k, x in acc.items():
+                    target[k + kg] = get(k + kg, 0) + x * c2
+                return
+            product, _ = convolve((acc, 1), (gm, 1), None, work)
+            for k, x in product.items():
+                target[k] = get(k, 0) + x * coef
+
+        for index, f in enumerate(order):
+            w, rest = weights[f], suffix[index + 1]
+            new: dict = {}
+            for j, acc in state.items():
+                remaining = count - j
+                row = rows.get(remaining)
+                if row is None:
+                    row = rows[remaining] = [comb(remaining, c) for c in range(remaining + 1)]
+                stay = b - j  # c < stay leaves position b unfilled (b <= count)
+                taken = 0
+                wc = 1
+                if rest:  # else the dice not yet placed would have no face left to show
+                    for c in range(stay):
+                        coef = row[c] * wc
+                        taken += coef * rest ** (remaining - c)
+                        target = new.get(j + c)
+                        if target is None:
+                            target = new[j + c] = {}
+                        add(target, acc, f, max(0, j + c - max(j, a)), coef)
+                        wc *= w
+                add(final, acc, f, b - max(j, a), (w + rest) ** remaining - taken)
+            state = new
+        if mode == "faces" and order and order[0] > order[-1]:
+            final = {k[::-1]: x for k, x in final.items()}
+        return final, den**count * scale ** (b - a)
+
+    # ── pools that explosions make larger: keep the top (or bottom) few ──
+
+    def extremes(self, before, high: bool, lo: int, hi, value, delta):
+        """Keep sorted positions [lo, hi) counted from the top (high) or the bottom of a
+        pool whose size varies; hi=None: all but the first lo. value=None: the kept faces,
+        as tuples sorted up."""
+        keep_rest = hi is None
+        cap = lo if keep_rest else hi
+        val = self.value
+        work = self.work
+
+        def merge(a, b):
+            faces = sorted(a + b, reverse=high)
+            return tuple(faces[:cap])
+
+        def leaf(face):
+            return {(face,) if cap else (): 1}, 1
+
+        if not keep_rest:
+            # the pool's states are the multisets of at most cap faces
+            work.check(self.count * comb(self.n + cap, cap) * (8 + 2 * cap))
+            per_die = self.per_die(before, leaf, merge, delta)
+            weights, den = power_merge(per_die, self.count, merge, (), work)
+            pools = ((faces[lo:hi], weight) for faces, weight in weights.items())
+            if value is None:
+                out: dict = {}
+                for faces, weight in pools:
+                    key = tuple(sorted(faces))
+                    out[key] = out.get(key, 0) + weight
+                return out, den
+            return self.valued(pools, den, value)
+
+        # all but the first lo: the first lo faces, and the sum of the others' values
+        def merge_rest(a, b):
+            faces = sorted(a[0] + b[0], reverse=high)
+            total = a[1] + b[1]
+            for face in faces[cap:]:
+                total += val[face]
+            return tuple(faces[:cap]), total
+
+        def leaf_rest(face):
+            return ({((face,), 0): 1} if cap else {((), val[face]): 1}), 1
+
+        weights, den = self.per_die(before, leaf_rest, merge_rest, delta)
+        die: dict = {}
+        for (faces, total), weight in weights.items():
+            die.setdefault(faces, {})[total] = weight
+        pool: dict = {(): {0: 1}}
+        merged: dict = {}
+        for _ in range(self.count):
+            out = {}
+            for t1, a1 in pool.items():
+                for t2, a2 in die.items():
+                    found = merged.get((t1, t2))
+                    if found is None:
+                        faces = sorted(t1 + t2, reverse=high)
+                        found = merged[(t1, t2)] = (
+                            tuple(faces[:cap]),
+                            sum(val[face] for face in faces[cap:]),
+                        )
+                    faces, shift = found
+                    product, _ = convolve((a1, 1), (a2, 1), None, work)
+                    target = out.get(faces)
+                    if target is None:
+                        target = out[faces] = {}
+                    get = target.get
+                    for k, x in product.items():
+                        target[k + shift] = get(k + shift, 0) + x
+            pool = out
+        total: dict = {}
+        for sums in pool.values():
+            for k, x in sums.items():
+                total[k] = total.get(k, 0) + x
+        return total, den**self.count
+
+    def split_explosion(self, hits, keeps, value, delta):
+        """The keeps over a pool that one explosion on the top (or bottom) faces makes
+        larger: every extra die, and every die that made one, shows a face of that block,
+        and the others show the rest. Given X extra dice (X hits before `count` misses: a
+        negative binomial), the pool is X iid dice over the block and `count` iid dice over
+        the rest, one group wholly above the other: what the keeps leave of each is an
+        order statistic of that group. None when the block is not at an end."""
+        faces, n, count, work = self.faces, self.n, self.count, self.work
+        h = len(hits)
+        m = n - h
+        if all(f in hits for f in faces[n - h :]):
+            hits_on_top = True
+        elif all(f in hits for f in faces[:h]):
+            hits_on_top = False
+        else:
+            return None
+        block = ({f: 1 for f in faces if f in hits}, h)
+        rest = ({f: 1 for f in faces if f not in hits}, m)
+        stats: dict = {}
+
+        def part(group, size: int, a: int, b: int):
+            """Sorted positions [a, b) (highest first) of `size` dice of the group."""
+            b = max(min(b, size), 0)
+            a = min(max(a, 0), b)
+            key = (group is block, size, a, b)
+            found = stats.get(key)
+            if found is None:
+                found = stats[key] = self.order_statistics(group, a, b, value, size)
+            return found
+
+        merge = None if value is not None else merge_sorted
+        parts = []
+        tail = Fraction(1)
+        target = delta * max(count, 1)
+        x = 0
+        while True:
+            lo, hi = keep_range(keeps, count + x)
+            if hits_on_top:
+                first, second = part(block, x, lo, hi), part(rest, count, lo - x, hi - x)
+            else:
+                first = part(rest, count, lo, hi)
+                second = part(block, x, lo - count, hi - count)
+            # P(X = x) = C(count + x - 1, x) (h/n)^x (m/n)^count
+            ways = comb(count + x - 1, x) if count else int(x == 0)
+            parts.append((x, ways * h**x * m**count, convolve(first, second, merge, work)))
+            tail -= Fraction(ways * h**x * m**count, n ** (count + x))
+            if tail <= target or not count:
+                break
+            x += 1
+            work.spend(x * n)
+        top = parts[-1][0]
+        return mix([(coef * n ** (top - x), dist) for x, coef, dist in parts], n ** (count + top))
+
+    def valued(self, pools, den: int, value):
+        """Mix Σ value(face) over each pool's faces, weighted as given."""
+        if value is PLAIN or all(len(v[0]) == 1 and v[1] == 1 for v in value.values()):
+            shift = (
+                self.value
+                if value is PLAIN
+                else {face: next(iter(v[0])) for face, v in value.items()}
+            )
+            out: dict = {}
+            for faces, weight in pools:
+                key = 0
+                for face in faces:
+                    key += shift[face]
+                out[key] = out.get(key, 0) + weight
+            return out, den
+        memo = {(): ({0: 1}, 1)}
+
+        def of(faces):
+            found = memo.get(faces)
+            if found is None:
+                found = memo[faces] = convolve(of(faces[:-1]), value[faces[-1]], None, self.work)
+            return found
+
+        return mix([(weight, of(tuple(faces))) for faces, weight in pools], den)
+
+    # ── anything else: the sorted pool itself ──
+
+    def general(self, before, middle, value, delta):
+        """The kept faces as sorted tuples, step by step; the leading keeps by order
+        statistics (or over the top or bottom few) when they can be."""
+
+        def merge(a, b):
+            return tuple(sorted(a + b))
+
+        def leaf(face):
+            return {(face,): 1}, 1
+
+        work = self.work
+        lead = 0
+        while lead < len(middle) and middle[lead][0] == "keep":
+            lead += 1
+        first, middle = middle[:lead], middle[lead:]
+        ends = keep_ends(first, self.count)
+        split = None
+        if len(before) == 1 and before[0][0] == "explode" and not before[0][1]:
+            split = self.split_explosion(before[0][2], first, None, delta)
+        if split is not None:
+            pool = split
+        elif not any(op[0] == "explode" for op in before):
+            lo, hi = keep_range(first, self.count)
+            pool = self.order_statistics(
+                self.per_die(before, self.face_leaf, None, delta), lo, hi, None
+            )
+        elif ends is not None and ends[2] is not None:
+            pool = self.extremes(before, *ends, None, delta)
+        else:
+            pool = power_merge(
+                self.per_die(before, leaf, merge, delta), self.count, merge, (), work
+            )
+            middle = first + middle
+        for op in middle:
+            weights, den = pool
+            if op[0] == "keep":
+                _, mode, k = op
+                out: dict = {}
+                for faces, weight in weights.items():
+                    size = len(faces)
+                    k2 = min(k, size)
+                    if mode == "kh":
+                        kept = faces[size - k2 :]
+                    elif mode == "kl":
+                        kept = faces[:k2]
+                    elif mode == "dh":
+                        kept = faces[: size - k2]
+                    else:
+                        kept = faces[k2:]
+                    out[kept] = out.get(kept, 0) + weight
+                work.spend(len(weights))
+                pool = out, den
+                continue
+            walker = Walker(self, (op,), leaf, merge, delta)
+            memo = {(): ({(): 1}, 1)}
+
+            def of(faces, memo=memo, walker=walker):
+                found = memo.get(faces)
+                if found is None:
+                    found = memo[faces] = convolve(
+                        of(faces[:-1]), walker.face(0, faces[-1]), merge, work
+                    )
+                return found
+
+            pool = mix([(weight, of(faces)) for faces, weight in weights.items()], den)
+        weights, den = pool
+        return self.valued(weights.items(), den, value)
+
+
+def merge_sorted(a: tuple, b: tuple) -> tuple:
+    return tuple(sorted(a + b))
+
+
+def keep_range(keeps, count: int):
+    """Sorted positions [lo, hi) (highest first) that keeps over `count` dice leave."""
+    lo, hi = 0, count
+    for _, mode, k in keeps:
+        k = min(k, hi - lo)
+        if mode == "kh":
+            hi = lo + k
+        elif mode == "kl":
+            lo = hi - k
+        elif mode == "dh":
+            lo += k
+        else:
+            hi -= k
+    return lo, hi
+
+
+def keep_ends(keeps, count: int):
+    """What keeps leave of a pool of `count` or more dice (explosions add dice), if it is
+    the same counted from one end whatever the size: (from_top, lo, hi) for sorted
+    positions [lo, hi) from that end, hi=None for "all the rest"; else None.
+
+    The ranges only change with the size up to count + Σk (past that, no min() in
+    _keep_range changes side), so trying those sizes is exact."""
+    sizes = range(count, count + sum(k for _, _, k in keeps) + 2)
+    ranges = [(keep_range(keeps, size), size) for size in sizes]
+    for top in (True, False):
+        lows, highs, ends = set(), set(), []
+        for (lo, hi), size in ranges:
+            if not top:
+                lo, hi = size - hi, size - lo
+            lows.add(lo)
+            if hi < size:
+                highs.add(hi)
+            else:
+                ends.append(size)  # up to the end: any fixed hi >= size says the same
+        if len(lows) == 1 and len(highs) <= 1:
+            hi = highs.pop() if highs else None
+            if hi is None or all(hi >= size for size in ends):
+                return top, lows.pop(), hi
+    return None

@@ -1,0 +1,206 @@
+"""The odds engine's roller: dice terms answered with distributions, values pinned per branch."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+from interpreter.dice import Die, PoolRoll, roll_pool
+from interpreter.odds.distribution import Dist, remembered
+from interpreter.odds.enumerate import chain_distribution, enumerate_draws
+from interpreter.odds.polynomials import (
+    TooComplex,
+)
+from interpreter.odds.pools import pool_distribution
+from interpreter.runtime import ChainRoll, Unknown
+
+
+class Branch(Exception):
+    """A concrete value is needed where only its distribution is known: the explorer
+    (interpreter.odds.explore) runs the statement again once per value."""
+
+    def __init__(self, dist: Dist):
+        super().__init__()
+        self.dist = dist
+
+
+class LiftMemory(dict):
+    """Distributions already combined in one odds computation (Dist.lift), and the work
+    they took, counted against the budget."""
+
+    def __init__(self, roller):
+        super().__init__()
+        self.roller = roller
+
+    def work(self, values) -> None:
+        size = 1
+        for value in values:
+            if type(value) is Dist:
+                size *= len(value.weights)
+        roller = self.roller
+        roller.work += 1 + size // 20
+        if roller.work > roller.budget:
+            raise TooComplex(f"more than {roller.budget} units of work")
+
+
+class Summary(PoolRoll):
+    """A dice term's outcome in odds mode: its value and counts, without faces."""
+
+    __slots__ = ()
+
+    def __init__(self, total, successes, failures):
+        super().__init__("", (), total, successes, failures)
+
+    def __eq__(self, other):
+        return isinstance(other, Summary) and (self.total, self.successes, self.failures) == (
+            other.total,
+            other.successes,
+            other.failures,
+        )
+
+    def __hash__(self):
+        return hash((self.total, self.successes, self.failures))
+
+
+class DistRoll:
+    """A dice term in odds mode: the distribution of (total, successes, failures)."""
+
+    __slots__ = ("dist",)
+
+    def __init__(self, dist: Dist):
+        self.dist = dist
+
+    @property
+    def total(self) -> Dist:
+        return self.dist.map(lambda o: o[0])
+
+    @property
+    def successes(self) -> Dist:
+        return self.dist.map(lambda o: o[1])
+
+    @property
+    def failures(self) -> Dist:
+        return self.dist.map(lambda o: o[2])
+
+
+class OddsRoller:
+    """Answers dice with distributions, and concrete values from the pinned branch."""
+
+    lifts = True
+
+    def __init__(self, epsilon: Fraction, budget: int, limits, progress=None):
+        # Each open-ended roll may leave out a hundredth of what the whole answer may,
+        # so that an action with several such rolls still stays within `epsilon`.
+        self.epsilon = epsilon / 100
+        self.progress = progress
+        self.started = time.monotonic()
+        self.next_report = 2000
+        self.budget = budget
+        self.limits = limits
+        self.work = 0
+        self.pins: tuple = ()
+        self.cursor = 0
+        self.pools: dict = {}
+        self.chains: dict = {}
+
+    def report(self, done: bool = False) -> None:
+        """Progress of the exact computation: its work against the budget."""
+        if self.progress is not None:
+            work = self.budget if done else self.work
+            self.progress(work, self.budget, time.monotonic() - self.started, "exact")
+        self.next_report = self.work + 2000
+
+    def resolve(self, dist: Dist):
+        if self.cursor < len(self.pins):
+            value = self.pins[self.cursor]
+            self.cursor += 1
+            return value
+        raise Branch(dist)
+
+    def resolve_roll(self, roll: DistRoll) -> Summary:
+        return Summary(*self.resolve(roll.dist))
+
+    def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:
+        key = (die.low, die.high, count, steps_key(die, steps))
+        found = self.pools.get(key)
+        if found is None:
+            found = self.pools[key] = DistRoll(self._pool(die, count, steps))
+        return found
+
+    def _pool(self, die, count, steps) -> Dist:
+        try:
+            return pool_distribution(die, count, steps, self.epsilon)
+        except NotImplementedError:
+            pass
+
+        def run(tray):
+            roll = roll_pool(tray, die, count, steps, None, "")
+            return (roll.total, roll.successes, roll.failures)
+
+        return enumerate_draws(run, self.limits)
+
+    def face(self, die: Die, span) -> Dist:
+        key = (die.low, die.high)
+        found = self.pools.get(key)
+        if found is None:
+            found = self.pools[key] = Dist.uniform(die.faces())
+        return found
+
+    def check_records(self, check, ctx, args: tuple, totals: Dist):
+        """The distribution of a check's record, computed once per total, so that a
+        caller branches on the records (a few: success, points) and not on every total.
+        None when a field or the target needs dice of its own (then the caller branches
+        on the total, as a real run would see it)."""
+        key = ("check", id(check), id(totals), args)
+        return remembered(key, (totals,), lambda: self._records(check, ctx, totals))
+
+    def _records(self, check, ctx, totals: Dist):
+        saved = self.pins, self.cursor
+        self.pins, self.cursor = (), 0  # nothing here may take a pinned value
+        try:
+            target = check.target(ctx) if check.target is not None else None
+            if isinstance(target, Unknown):
+                return None
+            return totals.map(lambda total: check.record(ctx, total, target, _settled))
+        except Branch:
+            return None
+        finally:
+            self.pins, self.cursor = saved
+
+    def chain(self, procedure, ctx) -> ChainRoll:
+        key = (id(procedure), tuple(sorted((k, hashable(v)) for k, v in ctx.env.items())))
+        found = self.chains.get(key)
+        if found is None:
+            found = self.chains[key] = chain_distribution(procedure, ctx, self)
+        return ChainRoll(procedure.name, [], found)
+
+
+def steps_key(die: Die, steps: tuple) -> tuple:
+    faces = list(die.faces()) if die.size <= 1000 else None
+    out = []
+    for step in steps:
+        kind = step[0]
+        if kind == "keep":
+            out.append((kind, step[1], step[2]))
+        elif kind in ("explode", "reroll"):
+            test = step[2]
+            out.append((kind, step[1], tuple(test(f) for f in faces) if faces else id(test)))
+        else:
+            test = step[1]
+            out.append((kind, tuple(test(f) for f in faces) if faces else id(test)))
+    return tuple(out)
+
+
+def hashable(value):
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return id(value)
+
+
+def _settled(ctx, value):
+    """A field of a check's record, which must not need dice of its own (see _records)."""
+    if isinstance(value, Unknown):
+        raise Branch(value)
+    return value

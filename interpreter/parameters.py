@@ -1,0 +1,219 @@
+"""Parameter values: checked against their types, read from text, defaults filled in."""
+
+from __future__ import annotations
+
+import weakref
+from fractions import Fraction
+
+from dsl import nodes as n
+from dsl.errors import did_you_mean
+from dsl.rulebook import Rulebook
+from interpreter.dice import ForcedDice
+from interpreter.errors import ParameterError
+from interpreter.runtime import Roller
+from interpreter.sheet import Sheet
+from interpreter.values import Record, is_number
+
+
+class Binder:
+    """An action's (or check's) parameters, prepared once: for each, how to check a
+    value given for it, and its default when it is left out."""
+
+    def __init__(self, engine, node):
+        self.engine = engine
+        self.node = node
+        self.names = [p.name for p in node.params]
+        self.known = frozenset(self.names)
+        self.constant: dict = {}
+        for param in node.params:
+            if isinstance(param.default, n.Literal):
+                value = param.default.value
+                if not (isinstance(value, str) and is_catalog(param.type, engine.rulebook)):
+                    self.constant[param.name] = convert(
+                        param.name, param.type, value, engine.rulebook, None
+                    )
+        self.catalogs = {p.name for p in node.params if is_catalog(p.type, engine.rulebook)}
+        self.convert = {p.name: self._converter(p) for p in node.params}
+        # Bindings depend on the sheet when an entry is taken from it, or a default is
+        # computed from it.
+        self.needs_sheet = bool(self.catalogs) or any(
+            p.default is not None and p.name not in self.constant for p in node.params
+        )
+        self.seen: dict = {}
+
+    def _converter(self, param):
+        """The common cases checked in one step; anything else by `_convert`."""
+        engine = self.engine
+
+        def general(value, sheet):
+            return convert(param.name, param.type, value, engine.rulebook, sheet)
+
+        type_node = param.type
+        if isinstance(type_node, n.NamedType):
+            if type_node.name == "int":
+                return lambda v, sheet: v if type(v) is int else general(v, sheet)
+            choices = (
+                choices_for(type_node.name, engine.rulebook)
+                if not is_catalog(type_node, engine.rulebook)
+                else None
+            )
+            if choices:
+                return lambda v, sheet: v if v in choices else general(v, sheet)
+        return general
+
+    def __call__(self, sheet: Sheet, params: dict) -> tuple:
+        # The same parameters again (an app rolling one check many times): no work.
+        try:
+            key = (sheet if self.needs_sheet else None, tuple(params.items()))
+            found = self.seen.get(key)
+        except TypeError:  # a list among the values: not remembered
+            key = found = None
+        if found is not None:
+            return found[0], dict(found[1])
+        args, shown = self.bind(sheet, params)
+        if key is not None:
+            if len(self.seen) >= 256:
+                self.seen.pop(next(iter(self.seen)))
+            self.seen[key] = (args, dict(shown))
+        return args, shown
+
+    def default(self, param: n.Param, ctx, sheet: Sheet):
+        """A default computed from the sheet (or naming one of its entries)."""
+        compiler = self.engine.compiler
+        value = compiler.value_or_ref(param.default, compiler.param_type(param))(ctx)
+        if isinstance(value, str):
+            return convert(param.name, param.type, value, self.engine.rulebook, sheet)
+        return value
+
+    def bind(self, sheet: Sheet, params: dict) -> tuple:
+        engine, node = self.engine, self.node
+        for name in params:
+            if name not in self.known:
+                hint = did_you_mean(name, self.names) or (
+                    "parameters: " + ", ".join(self.names)
+                    if self.names
+                    else "it takes no parameters"
+                )
+                raise ParameterError(f"{node.name} has no parameter {name!r}", None, hint)
+        args, shown = [], {}
+        defaults_ctx = None
+        for param in node.params:
+            name = param.name
+            if name in params:
+                value = self.convert[name](params[name], sheet)
+            elif name in self.constant:
+                value = self.constant[name]
+            elif param.default is not None:
+                if defaults_ctx is None:
+                    defaults_ctx = engine.context(Roller(ForcedDice(()), engine.limits), sheet)
+                value = self.default(param, defaults_ctx, sheet)
+            else:
+                raise ParameterError(
+                    f"{node.name} needs the parameter {name!r} ({param.type.span.text})"
+                )
+            args.append(value)
+            # A catalog entry is shown by its name, as it was given.
+            shown[name] = value["name"] if name in self.catalogs and value is not None else value
+        return tuple(args), shown
+
+
+def is_catalog(type_node, book: Rulebook) -> bool:
+    return isinstance(type_node, n.NamedType) and isinstance(
+        book.fields.get(type_node.name), n.Catalog
+    )
+
+
+def convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
+    """Check (and, for text from a command line, read) one parameter value."""
+    where = f"parameter {name}"
+    if value is None:
+        return None
+    if isinstance(type_node, n.EnumType):
+        if value not in type_node.choices:
+            raise ParameterError(
+                f"{where}: {value!r} is not one of {', '.join(type_node.choices)}",
+                None,
+                did_you_mean(str(value), type_node.choices),
+            )
+        return value
+    if isinstance(type_node, n.ListType):
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, list | tuple):
+            raise ParameterError(f"{where}: a list")
+        return tuple(convert(name, type_node.item, v, book, sheet) for v in value)
+    kind = type_node.name
+    if kind in ("int", "number"):
+        if isinstance(value, str):
+            try:
+                number = Fraction(value.strip())
+            except (ValueError, ZeroDivisionError):
+                raise ParameterError(f"{where}: {value!r} is not a number") from None
+            value = number.numerator if number.denominator == 1 else number
+        if not is_number(value):
+            raise ParameterError(f"{where}: {value!r} is not a number")
+        if kind == "int" and not isinstance(value, int):
+            raise ParameterError(f"{where}: {value} is not a whole number")
+        return value
+    if kind == "bool":
+        if isinstance(value, str):
+            lowered = value.strip().lower()
+            if lowered in ("yes", "true", "sí", "si", "1"):
+                return True
+            if lowered in ("no", "false", "0"):
+                return False
+        if not isinstance(value, bool):
+            raise ParameterError(f"{where}: {value!r} is not yes or no")
+        return value
+    if kind == "text":
+        return str(value)
+    if kind in book.fields and isinstance(book.fields[kind], n.Catalog):
+        entries = (sheet.get(kind) or {}) if sheet is not None else {}
+        if isinstance(value, Record):
+            return value
+        if value not in entries:
+            hint = did_you_mean(str(value), entries) or (
+                "entries: " + ", ".join(entries) if entries else "the sheet has none"
+            )
+            raise ParameterError(f"{where}: the sheet has no {kind} entry {value!r}", None, hint)
+        return entries[value]
+    choices = choices_for(kind, book)
+    if choices is not None:
+        if isinstance(value, str) and value not in choices:
+            number = maybe_number(value)
+            if number in choices:
+                value = number
+        if value not in choices:
+            if kind == "skill" and book.open_skills is not None and isinstance(value, str):
+                return value
+            choices = sorted(choices, key=str)
+            hint = did_you_mean(str(value), [str(c) for c in choices]) or "choices: " + ", ".join(
+                map(str, choices)
+            )
+            article = "an" if kind[:1].lower() in "aeiou" else "a"
+            raise ParameterError(f"{where}: {value!r} is not {article} {kind}", None, hint)
+    return value
+
+
+def maybe_number(text: str):
+    if len(text) > 1 and text[0] in "dD" and text[1:].isdigit():
+        text = text[1:]  # a die size on a ladder: d8 is 8
+    try:
+        number = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return text
+    return number.numerator if number.denominator == 1 else number
+
+
+_CHOICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def choices_for(kind: str, book: Rulebook):
+    """The values a parameter of a named type may take (cached per rulebook)."""
+    per_book = _CHOICES.get(book)
+    if per_book is None:
+        per_book = _CHOICES[book] = {}
+    if kind not in per_book:
+        names = book.choices_of(kind)
+        per_book[kind] = None if names is None else frozenset(names)
+    return per_book[kind]

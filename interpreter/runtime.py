@@ -1,0 +1,260 @@
+"""The run side's seam: the state of one run, its context, the roller protocol, unknown values.
+
+Compiled rules (interpreter.compile) are closures of one argument, the `Context` of a
+run. Everything they read or write goes through it: the working sheet (`State`), the
+local names (`env`), the trace, the limits, and the dice through `ctx.roller`.
+
+Two rollers exist. `Roller` rolls for real, every die from a dice source. The odds
+engine (interpreter.odds) brings its own roller, which answers a dice term with its
+distribution instead of faces. That is the whole seam between running and counting:
+the odds engine runs the very same closures, and the run side never imports it. What a
+roller provides (the roller protocol):
+
+    lifts                  True when it may hand out unknown values (the odds roller)
+    source                 the dice source (its `origin`: generated, forced, typed)
+    pool(die, count, steps, span, label)   one dice term: a PoolRoll (or its distribution)
+    face(die, span)        one plain die's face (or its distribution)
+    chain(procedure, ctx)  a roll procedure (`roll x = d10 then {...}`): a ChainRoll
+    resolve(unknown)       a concrete value where the rules need one (the odds engine
+                           branches there, running the statement once per value)
+    resolve_roll(unknown)  the same for a dice term bound by `let` (keeps its counts)
+    check_records(check, ctx, args, totals)  the odds of a check's record, or None
+
+An `Unknown` is a value only the odds roller makes (a distribution over values). The
+closures never look inside one: they apply an operation over it with `lift`, or ask the
+roller to `resolve` it. In a real run no value is ever unknown.
+"""
+
+from __future__ import annotations
+
+from interpreter.dice import DiceTray, Die, PoolRoll, roll_pool
+from interpreter.errors import EvaluationError
+from interpreter.limits import Limits
+from interpreter.trace import WORDS, Step, faces_text
+from interpreter.values import show
+
+#: a key a mapping does not hold (distinct from every value, `none` included)
+MISSING = object()
+
+
+# ─── the state of one run ───────────────────────────────────────────────────
+
+
+class State:
+    """The working sheet of one run: the sheet's values, copied on the first write.
+
+    A place is a field's name (`"Esencia"`) or a (family, key) pair (`("dinamis",
+    "Virtus")`). `before` remembers the first value each written place had.
+    """
+
+    __slots__ = ("before", "copied", "open_default", "own", "values")
+
+    def __init__(self, values: dict, open_default: int = 0):
+        self.values = values
+        self.own = False
+        self.before: dict = {}
+        self.copied: set = set()
+        self.open_default = open_default
+
+    def read(self, place):
+        if place is None:
+            return 0
+        if type(place) is str:
+            value = self.values.get(place, MISSING)
+            return self.open_default if value is MISSING else value
+        return self.values[place[0]][place[1]]
+
+    def write(self, place, value) -> None:
+        if not self.own:
+            self.values = dict(self.values)
+            self.own = True
+        if type(place) is str:
+            path = place
+            old = self.values.get(place, self.open_default)
+            self.values[place] = value
+        else:
+            name, key = place
+            if name not in self.copied:
+                self.values[name] = dict(self.values[name])
+                self.copied.add(name)
+            path = f"{name}.{key}"
+            old = self.values[name].get(key)
+            self.values[name][key] = value
+        self.before.setdefault(path, old)
+
+    def changes(self) -> list[tuple]:
+        out = []
+        for path, before in self.before.items():
+            name, _, key = path.partition(".")
+            after = self.values[name].get(key) if key else self.values[name]
+            if after != before:
+                out.append((path, before, after))
+        return out
+
+    def snapshot(self) -> tuple:
+        """A hashable summary of what changed (the odds engine merges equal worlds)."""
+        return tuple(sorted((path, _freeze(self.read(_place_of(path)))) for path in self.before))
+
+    def copy(self) -> State:
+        other = State(self.values, self.open_default)
+        if self.own:
+            other.values = {k: (dict(v) if k in self.copied else v) for k, v in self.values.items()}
+            other.own = True
+            other.copied = set(self.copied)
+        other.before = dict(self.before)
+        return other
+
+
+def _place_of(path: str):
+    name, _, key = path.partition(".")
+    return (name, key) if key else name
+
+
+def _freeze(value):
+    if isinstance(value, dict):
+        return tuple(sorted(value.items()))
+    return value
+
+
+def place_text(place) -> str:
+    """A place as a person reads it: `Esencia`, `dinamis[Virtus]`."""
+    if type(place) is str:
+        return place
+    return f"{place[0]}[{place[1]}]"
+
+
+def place_path(place) -> str:
+    """A place as a path in the sheet's data: `Esencia`, `dinamis.Virtus`."""
+    if type(place) is str:
+        return place
+    return f"{place[0]}.{place[1]}"
+
+
+# ─── the context ────────────────────────────────────────────────────────────
+
+
+class Context:
+    """Everything one evaluation reads and writes."""
+
+    __slots__ = (
+        "capture",
+        "depth",
+        "env",
+        "limits",
+        "quiet",
+        "roller",
+        "state",
+        "steps",
+        "trace",
+        "words",
+    )
+
+    def __init__(
+        self,
+        roller,
+        limits: Limits,
+        state: State | None = None,
+        trace: list | None = None,
+        words: dict | None = None,
+    ):
+        self.roller = roller
+        self.limits = limits
+        self.state = state
+        self.trace = trace
+        self.env: dict = {}
+        self.steps = 0
+        self.depth = 0
+        self.capture: list | None = None  # dice a roll procedure's rule is watching
+        self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
+        self.words = words or WORDS["en"]
+
+    def step(self, kind: str, text: str, span, **data) -> None:
+        self.trace.append(Step.at(kind, text, span, data, self.depth))
+
+
+# ─── rolling for real ───────────────────────────────────────────────────────
+
+
+class ChainRoll:
+    """What a custom roll procedure showed: its base roll and each extra, with signs."""
+
+    __slots__ = ("name", "parts", "total")
+
+    def __init__(self, name: str, parts: list, total):
+        self.name, self.parts, self.total = name, parts, total
+
+    def faces_text(self) -> str:
+        out = []
+        for i, (sign, rolls, _value) in enumerate(self.parts):
+            faces = " ".join(faces_text(r) for r in rolls) or "[]"
+            out.append(faces if i == 0 else f"{'+' if sign > 0 else '-'} {faces}")
+        return " ".join(out)
+
+
+class Roller(DiceTray):
+    """Rolls for real: every die from the dice source, through the tray it is."""
+
+    __slots__ = ()
+    lifts = False  # never hands out unknown values (the odds engine's roller does)
+
+    def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> PoolRoll:
+        return roll_pool(self, die, count, steps, span, label)
+
+    def face(self, die: Die, span) -> int:
+        """One plain die's face (the tray's `draw`, without a pool around it)."""
+        return self.draw(die, span)
+
+    def chain(self, procedure, ctx) -> ChainRoll:
+        return procedure.roll(ctx)
+
+    def resolve(self, value):
+        raise AssertionError("an unknown value reached a real run")
+
+    resolve_roll = resolve
+
+
+# ─── values not known yet ───────────────────────────────────────────────────
+
+
+class Unknown:
+    """A value only the odds engine makes: a distribution over possible values.
+
+    The subclass (interpreter.odds.Dist) says how an operation applies over it."""
+
+    __slots__ = ()
+
+    def map(self, function) -> Unknown:
+        """The unknown value of function(value)."""
+        raise NotImplementedError
+
+    def lift(self, function, values: tuple) -> Unknown:
+        """The unknown value of function(*values), where `values` holds self."""
+        raise NotImplementedError
+
+    def project(self, fields: tuple) -> Unknown:
+        """Records cut down to some of their fields (what is left to read of them)."""
+        raise NotImplementedError
+
+
+def lift(function, *values):
+    """function(*values), where any value may be unknown (when computing odds)."""
+    for value in values:
+        if isinstance(value, Unknown):
+            return value.lift(function, values)
+    return function(*values)
+
+
+def known(ctx: Context, value):
+    """A value that must be known now: in odds mode, where the engine branches."""
+    if isinstance(value, Unknown):
+        return ctx.roller.resolve(value)
+    return value
+
+
+def as_bool(ctx: Context, value, span) -> bool:
+    """A condition's value: yes or no, or an error at the condition."""
+    if value is True or value is False:
+        return value
+    if isinstance(value, Unknown):
+        return as_bool(ctx, ctx.roller.resolve(value), span)
+    raise EvaluationError(f"a condition must be yes or no, not {show(value)}", span)

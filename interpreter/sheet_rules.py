@@ -1,0 +1,88 @@
+"""What a sheet keeps beyond its schema: resources within computed bounds, `ensure` rules.
+
+Both are formulas of the rulebook, so they are checked by running compiled rules: when a
+sheet is loaded (`complete`: a resource left out starts at its maximum) and at the end of
+every run that wrote to the sheet (`settle`: a resource above a maximum that fell is
+brought down to it, and a broken `ensure` fails the run).
+"""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from interpreter.dice import ForcedDice
+from interpreter.errors import EvaluationError, SheetError
+from interpreter.limits import Limits
+from interpreter.runtime import Context, Roller, State
+from interpreter.values import show
+
+
+def complete(compiler, values: dict, limits: Limits, path: str | None) -> None:
+    """Fill in the resources a sheet file leaves out (at their maximum), and check every
+    resource against its bounds and the sheet against every `ensure` rule."""
+    book = compiler.book
+    state = State(values, compiler.open_default)
+    ctx = Context(Roller(ForcedDice(()), limits), limits, state)
+    for name, field in book.fields.items():
+        if not isinstance(field, n.Resource):
+            continue
+        try:
+            if field.key_group is None:
+                _complete_resource(compiler, ctx, values, name, name)
+            else:
+                pools = values.setdefault(name, {})
+                for key in book.groups[field.key_group].members:
+                    _complete_resource(compiler, ctx, pools, key, (name, key))
+        except EvaluationError as error:
+            raise SheetError(f"{name}: {error.message}", name, path=path) from None
+    for ensure in book.ensures:
+        try:
+            holds = _ensure(compiler, ensure)(ctx)
+        except EvaluationError as error:
+            raise SheetError(error.message, path=path) from None
+        if holds is not True:
+            raise SheetError(ensure.message, path=path)
+
+
+def _complete_resource(compiler, ctx, container: dict, key, place) -> None:
+    where = key if isinstance(place, str) else f"{place[0]}.{place[1]}"
+    high = compiler.resource_bound(ctx, place, "max")
+    low = compiler.resource_bound(ctx, place, "min")
+    if key not in container:
+        container[key] = high
+    value = container[key]
+    if value > high:
+        raise SheetError(f"{where}: {value} is above its maximum {show(high)}", where)
+    if value < low:
+        raise SheetError(f"{where}: {value} is below its minimum {show(low)}", where)
+
+
+def settle(compiler, ctx: Context) -> None:
+    """End of a run that wrote to the sheet: keep resources within their new maximum;
+    check the `ensure` rules (a broken one fails the run, which then changes nothing)."""
+    book = compiler.book
+    state = ctx.state
+    for name, field in book.fields.items():
+        if not isinstance(field, n.Resource):
+            continue
+        keys = [None] if field.key_group is None else list(book.groups[field.key_group].members)
+        for key in keys:
+            place = name if key is None else (name, key)
+            high = compiler.resource_bound(ctx, place, "max")
+            value = state.read(place)
+            if value > high:
+                state.write(place, high)
+                if ctx.trace is not None:
+                    where = name if key is None else f"{name}[{key}]"
+                    ctx.step(
+                        "change",
+                        f"{where}: {value} → {high} (its maximum is now {high})",
+                        field.span,
+                    )
+    for ensure in book.ensures:
+        if _ensure(compiler, ensure)(ctx) is not True:
+            raise EvaluationError(f"the sheet would break a rule: {ensure.message}", ensure.span)
+
+
+def _ensure(compiler, ensure: n.Ensure):
+    """The compiled condition of an `ensure` rule (compiled once)."""
+    return compiler.memo(("ensure", id(ensure)), lambda: compiler.expr(ensure.condition))

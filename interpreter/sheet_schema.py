@@ -1,0 +1,210 @@
+"""A sheet file's values checked against the rulebook's sheet block, field by field."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl.errors import did_you_mean
+from interpreter.errors import SheetError
+from interpreter.values import Record, is_number
+
+#: keys of a sheet file that are about the file, not fields of the character
+META_KEYS = ("rulebook",)
+
+
+def validate(data: dict, rulebook, path: str | None) -> dict:
+    """A sheet file's field values, checked against the rulebook's sheet block and
+    completed with the defaults of the fields it leaves out (resources excepted)."""
+    fields = rulebook.fields
+    values: dict = {}
+    for key, raw in data.items():
+        if key in META_KEYS:
+            continue
+        if not isinstance(key, str):
+            raise SheetError(f"{key!r}: field names are texts", path=path)
+        if key == "skills":
+            values.update(_open_skills(raw, rulebook, path))
+            continue
+        field = fields.get(key)
+        if field is None:
+            raise _unknown(key, rulebook, path)
+        values[key] = _field_value(field, raw, rulebook, path)
+    for name, field in fields.items():
+        if name not in values:
+            value = _default(field, rulebook, path)
+            if value is not _LATER:
+                values[name] = value
+    return values
+
+
+_LATER = object()  # resources: filled in from their maximum (interpreter.sheet_rules)
+
+
+def _unknown(key: str, rulebook, path):
+    names = list(rulebook.fields)
+    hint = did_you_mean(key, names)
+    if rulebook.open_skills is not None and hint is None:
+        hint = "skills outside the rulebook's list go under `skills:`"
+    return SheetError(
+        f"{key}: not a field of the {rulebook.title} sheet",
+        key,
+        hint or "fields: " + ", ".join(names),
+        path,
+    )
+
+
+def _open_skills(raw, rulebook, path) -> dict:
+    if rulebook.open_skills is None:
+        raise SheetError("skills: this rulebook has no open skill list", "skills", path=path)
+    if not isinstance(raw, dict):
+        raise SheetError("skills: a mapping of skill names to numbers", "skills", path=path)
+    out = {}
+    for name, value in raw.items():
+        name = str(name)
+        if name in rulebook.fields and not isinstance(rulebook.fields[name], n.Stat):
+            raise SheetError(f"skills.{name}: {name} is another kind of field", name, path=path)
+        out[name] = _number_in(value, rulebook.open_skills.range, f"skills.{name}", path)
+    return out
+
+
+def _number_in(value, range_: n.Range | None, where: str, path) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SheetError(f"{where}: {value!r} is not a whole number", where, path=path)
+    if range_ is not None:
+        if range_.low is not None and value < range_.low:
+            raise SheetError(
+                f"{where}: {value} is below its minimum {range_.low}", where, path=path
+            )
+        if range_.high is not None and value > range_.high:
+            raise SheetError(
+                f"{where}: {value} is above its maximum {range_.high}", where, path=path
+            )
+    return value
+
+
+def _field_value(field, raw, rulebook, path):
+    name = field.name
+    if isinstance(field, n.Stat):
+        return _number_in(raw, field.range, name, path)
+    if isinstance(field, n.Counter):
+        return _number_in(raw, field.range or n.Range(0, None), name, path)
+    if isinstance(field, n.Resource):
+        if field.key_group is None:
+            return _number_in(raw, None, name, path)  # bounds are checked by the engine
+        members = rulebook.groups[field.key_group].members
+        if not isinstance(raw, dict):
+            raise SheetError(
+                f"{name}: a mapping with one value per {field.key_group} ({', '.join(members)})",
+                name,
+                path=path,
+            )
+        out = {}
+        for key, value in raw.items():
+            if key not in members:
+                hint = did_you_mean(str(key), members) or "keys: " + ", ".join(members)
+                raise SheetError(f"{name}.{key}: not one of {field.key_group}", name, hint, path)
+            out[key] = _number_in(value, None, f"{name}.{key}", path)
+        return out
+    if isinstance(field, n.Flag):
+        if not isinstance(raw, bool):
+            raise SheetError(f"{name}: {raw!r} is not yes or no", name, path=path)
+        return raw
+    if isinstance(field, n.TextField):
+        if not isinstance(raw, str):
+            raise SheetError(f"{name}: {raw!r} is not a text", name, path=path)
+        return raw
+    if isinstance(field, n.ListField):
+        if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
+            raise SheetError(f"{name}: a list of texts", name, path=path)
+        return tuple(raw)
+    if isinstance(field, n.Catalog):
+        return _catalog(field, raw, rulebook, path)
+    raise SheetError(f"{name}: cannot be set in a sheet", name, path=path)
+
+
+def _catalog(field: n.Catalog, raw, rulebook, path) -> dict:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SheetError(
+            f"{field.name}: a mapping of entry names to their fields", field.name, path=path
+        )
+    entries = {}
+    declared = {f.name: f for f in field.fields}
+    for entry_name, entry in raw.items():
+        where = f"{field.name}.{entry_name}"
+        if not isinstance(entry, dict):
+            raise SheetError(f"{where}: a mapping of {', '.join(declared)}", where, path=path)
+        record = {"name": str(entry_name)}
+        for key, value in entry.items():
+            if key not in declared:
+                hint = did_you_mean(str(key), declared) or "fields: " + ", ".join(declared)
+                raise SheetError(f"{where}.{key}: not a field of {field.name}", where, hint, path)
+            record[key] = _typed(declared[key].type, value, f"{where}.{key}", rulebook, path)
+        missing = [k for k in declared if k not in record]
+        if missing:
+            raise SheetError(f"{where}: missing {', '.join(missing)}", where, path=path)
+        entries[str(entry_name)] = Record(record, kind=field.name)
+    return entries
+
+
+def _typed(type_node, value, where: str, rulebook, path):
+    """A catalog field's value, checked against the type written in the rulebook."""
+    if isinstance(type_node, n.EnumType):
+        if value not in type_node.choices:
+            hint = did_you_mean(str(value), type_node.choices)
+            raise SheetError(
+                f"{where}: {value!r} is not one of {', '.join(type_node.choices)}",
+                where,
+                hint,
+                path,
+            )
+        return value
+    if isinstance(type_node, n.ListType):
+        if not isinstance(value, list):
+            raise SheetError(f"{where}: a list", where, path=path)
+        return tuple(_typed(type_node.item, v, where, rulebook, path) for v in value)
+    name = type_node.name
+    if name in ("int", "number"):
+        if not is_number(value):
+            raise SheetError(f"{where}: {value!r} is not a number", where, path=path)
+        return value
+    if name == "bool":
+        if not isinstance(value, bool):
+            raise SheetError(f"{where}: {value!r} is not yes or no", where, path=path)
+        return value
+    if name == "text":
+        return str(value)
+    choices = rulebook.choices_of(name)
+    if (
+        choices is not None
+        and value not in choices
+        and not (name == "skill" and rulebook.open_skills is not None)
+    ):
+        hint = did_you_mean(str(value), choices) or "choices: " + ", ".join(map(str, choices))
+        raise SheetError(f"{where}: {value!r} is not a {name}", where, hint, path)
+    return value
+
+
+def _default(field, rulebook, path):
+    """A field the sheet file leaves out (the checker makes every default a constant)."""
+    if isinstance(field, n.Stat):
+        if field.default is not None:
+            return field.default.value
+        if field.kind == "skill":
+            return field.range.low if field.range.low is not None else 0
+        raise SheetError(
+            f"{field.name}: missing (the attribute has no default)", field.name, path=path
+        )
+    if isinstance(field, n.Counter):
+        if field.default is not None:
+            return field.default.value
+        return field.range.low if field.range and field.range.low is not None else 0
+    if isinstance(field, n.Flag):
+        return field.default.value if field.default is not None else False
+    if isinstance(field, n.TextField):
+        return ""
+    if isinstance(field, n.ListField):
+        return ()
+    if isinstance(field, n.Catalog):
+        return {}
+    return _LATER  # a resource: it starts full, once the engine knows its maximum
