@@ -53,7 +53,7 @@ def chain(kind: str, count: int) -> str:
         if kind == "formula":
             lines.append(f"formula f{i}(x: int) = {nxt} + 1")
         else:
-            call = f"do a{i + 1}()" if i + 1 < count else "note \"end\""
+            call = f"do a{i + 1}()" if i + 1 < count else 'note "end"'
             lines.append(f"action a{i}() {{ {call} }}")
     if kind == "formula":
         lines.append("action go() { result { v: f0(1) } }")
@@ -67,15 +67,30 @@ def lets(count: int) -> str:
 
 ATTACKS = [
     # 1. values without a size bound
-    ("1 grow a*a", ["run", "{d}/grow.rules", "grow"], {
-        "grow.rules": "action grow() { let a = 2  repeat 1000 times { set a to a * a } "
-        " result { big: a > 0 } }\n"}),
-    ("1 fraction a/2+1/a", ["run", "{d}/frac.rules", "grow"], {
-        "frac.rules": "action grow() { let a = 3  repeat 1000 times { set a to a / 2 + 1 / a } "
-        " result { big: a > 0 } }\n"}),
-    ("1 list l+l", ["run", "{d}/list.rules", "grow"], {
-        "list.rules": "action grow() { let l = [1]  repeat 1000 times { set l to l + l } "
-        " result { n: size(l) } }\n"}),
+    (
+        "1 grow a*a",
+        ["run", "{d}/grow.rules", "grow"],
+        {
+            "grow.rules": "action grow() { let a = 2  repeat 1000 times { set a to a * a } "
+            " result { big: a > 0 } }\n"
+        },
+    ),
+    (
+        "1 fraction a/2+1/a",
+        ["run", "{d}/frac.rules", "grow"],
+        {
+            "frac.rules": "action grow() { let a = 3  repeat 1000 times { set a to a / 2 + 1 / a } "
+            " result { big: a > 0 } }\n"
+        },
+    ),
+    (
+        "1 list l+l",
+        ["run", "{d}/list.rules", "grow"],
+        {
+            "list.rules": "action grow() { let l = [1]  repeat 1000 times { set l to l + l } "
+            " result { n: size(l) } }\n"
+        },
+    ),
     ("1 fourteen lets", ["run", "{d}/lets.rules", "big"], {"lets.rules": lets(14)}),
     # 2. odds and dice limits
     ("2 odds d100000000", ["odds", "d100000000"], {}),
@@ -87,52 +102,99 @@ ATTACKS = [
     ("2 roll d1000000000000", ["roll", "d1000000000000"], {}),
     # 3. numbers past 4,300 digits
     ("3 roll literal", ["roll", "1" * 5000], {}),
-    ("3 sheet yaml", ["run", "{d}/s.rules", "subir", "--char", "{d}/big.yaml"], {
-        "s.rules": SHEET_BOOK, "big.yaml": "Fuerza: " + "9" * 5000 + "\n"}),
-    ("3 sheet json", ["run", "{d}/s.rules", "subir", "--char", "{d}/big.json"], {
-        "s.rules": SHEET_BOOK, "big.json": '{"Fuerza": ' + "9" * 5000 + "}\n"}),
-    ("3 --set 1e100000000", ["run", "{d}/s.rules", "subir", "--char", "{d}/ok.yaml",
-                             "--set", "n=1e100000000"], {"s.rules": SHEET_BOOK,
-                                                         "ok.yaml": GOOD_SHEET}),
-    ("3 printed after --save", ["run", "{d}/lets.rules", "big", "--char", "{d}/e.yaml",
-                                "--save"], {"lets.rules": lets(11), "e.yaml": "{}\n"}),
+    (
+        "3 sheet yaml",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/big.yaml"],
+        {"s.rules": SHEET_BOOK, "big.yaml": "Fuerza: " + "9" * 5000 + "\n"},
+    ),
+    (
+        "3 sheet json",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/big.json"],
+        {"s.rules": SHEET_BOOK, "big.json": '{"Fuerza": ' + "9" * 5000 + "}\n"},
+    ),
+    (
+        "3 --set 1e100000000",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/ok.yaml", "--set", "n=1e100000000"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    (
+        "3 printed after --save",
+        ["run", "{d}/lets.rules", "big", "--char", "{d}/e.yaml", "--save"],
+        {"lets.rules": lets(11), "e.yaml": "{}\n"},
+    ),
     # 4. field-naming values
-    ("4 set atr", ["run", "{d}/s.rules", "go", "--char", "{d}/ok.yaml"],
-     {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET}),
-    ("4 check field skill", ["run", "{d}/s.rules", "lee", "--char", "{d}/ok.yaml"],
-     {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET}),
+    (
+        "4 set atr",
+        ["run", "{d}/s.rules", "go", "--char", "{d}/ok.yaml"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    (
+        "4 check field skill",
+        ["run", "{d}/s.rules", "lee", "--char", "{d}/ok.yaml"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
     # 5. add not checked against the sheet
-    ("5 add 5 to Dones", ["run", "{d}/s.rules", "darlo", "--char", "{d}/ok.yaml", "--save"],
-     {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET}),
-    ("5 add fraction to list", ["run", "{d}/s.rules", "fraccion", "--char", "{d}/ok.yaml",
-                                "--save"], {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET}),
-    ("5 fraction in catalog", ["run", "{d}/s.rules", "entrada", "--char", "{d}/ok.yaml",
-                               "--save"], {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET}),
+    (
+        "5 add 5 to Dones",
+        ["run", "{d}/s.rules", "darlo", "--char", "{d}/ok.yaml", "--save"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    (
+        "5 add fraction to list",
+        ["run", "{d}/s.rules", "fraccion", "--char", "{d}/ok.yaml", "--save"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    (
+        "5 fraction in catalog",
+        ["run", "{d}/s.rules", "entrada", "--char", "{d}/ok.yaml", "--save"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
     # 6. extends reads any file
-    ("6 extends /etc/passwd", ["check", "{d}/p.rules"],
-     {"p.rules": 'rulebook "x" extends "/etc/passwd" { }\n'}),
-    ("6 extends ../", ["check", "{d}/sub/p.rules"],
-     {"sub/p.rules": 'rulebook "x" extends "../s.rules" { }\n', "s.rules": SHEET_BOOK}),
+    (
+        "6 extends /etc/passwd",
+        ["check", "{d}/p.rules"],
+        {"p.rules": 'rulebook "x" extends "/etc/passwd" { }\n'},
+    ),
+    (
+        "6 extends ../",
+        ["check", "{d}/sub/p.rules"],
+        {"sub/p.rules": 'rulebook "x" extends "../s.rules" { }\n', "s.rules": SHEET_BOOK},
+    ),
     # 7. recursion
     ("7 150 formulas", ["run", "{d}/f.rules", "go"], {"f.rules": chain("formula", 150)}),
     ("7 150 actions", ["run", "{d}/a.rules", "a0"], {"a.rules": chain("action", 150)}),
     ("7 deep parentheses", ["roll", "(" * 3000 + "1" + ")" * 3000], {}),
     # 8. the sheet's rulebook key
-    ("8 rulebook: date", ["run", "{d}/s.rules", "subir", "--char", "{d}/d.yaml", "--json"],
-     {"s.rules": SHEET_BOOK, "d.yaml": "rulebook: 2020-01-01\n" + GOOD_SHEET}),
+    (
+        "8 rulebook: date",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/d.yaml", "--json"],
+        {"s.rules": SHEET_BOOK, "d.yaml": "rulebook: 2020-01-01\n" + GOOD_SHEET},
+    ),
     # 9. --save into a read-only folder
-    ("9 --save read-only", ["run", "{d}/s.rules", "subir", "--char", "{d}/ro/ok.yaml",
-                            "--save"], {"s.rules": SHEET_BOOK, "ro/ok.yaml": GOOD_SHEET}),
+    (
+        "9 --save read-only",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/ro/ok.yaml", "--save"],
+        {"s.rules": SHEET_BOOK, "ro/ok.yaml": GOOD_SHEET},
+    ),
     # 11. smaller
-    ("11 roll 1 in \"\"", ["roll", '1 in ""'], {}),
-    ("11 20000 unused formulas", ["check", "{d}/u.rules"], {
-        "u.rules": "".join(f"formula f{i}(x: int) = x\n" for i in range(20000))}),
+    ('11 roll 1 in ""', ["roll", '1 in ""'], {}),
+    (
+        "11 20000 unused formulas",
+        ["check", "{d}/u.rules"],
+        {"u.rules": "".join(f"formula f{i}(x: int) = x\n" for i in range(20000))},
+    ),
     ("11 --trials 0", ["odds", "d1000001rr=0", "--trials", "0"], {}),
     ("11 --budget -5", ["odds", "3d6", "--budget", "-5"], {}),
-    ("11 resource above max", ["run", "{d}/s.rules", "subir", "--char", "{d}/v.yaml"],
-     {"s.rules": SHEET_BOOK, "v.yaml": GOOD_SHEET + "Vida: 11\n"}),
-    ("11 sheet error line", ["run", "{d}/s.rules", "subir", "--char", "{d}/w.yaml"],
-     {"s.rules": SHEET_BOOK, "w.yaml": GOOD_SHEET + "Dones: [a, 3]\n"}),
+    (
+        "11 resource above max",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/v.yaml"],
+        {"s.rules": SHEET_BOOK, "v.yaml": GOOD_SHEET + "Vida: 11\n"},
+    ),
+    (
+        "11 sheet error line",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/w.yaml"],
+        {"s.rules": SHEET_BOOK, "w.yaml": GOOD_SHEET + "Dones: [a, 3]\n"},
+    ),
 ]
 
 
@@ -200,7 +262,9 @@ def main(argv: list[str]) -> int:
                 # a fork per attack, so that RUSAGE_CHILDREN covers that attack alone
                 pid = os.fork()
                 if pid == 0:
-                    outcome, wall, cpu, rss, text = run_attack(args, files, Path(folder), Path(cache))
+                    outcome, wall, cpu, rss, text = run_attack(
+                        args, files, Path(folder), Path(cache)
+                    )
                     first = next((line for line in text.splitlines() if line.strip()), "")
                     first = first.replace(folder, "…")
                     print(

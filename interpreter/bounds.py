@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from interpreter.errors import LimitExceeded
@@ -62,3 +63,35 @@ def bounded_text(text: str, limits: Limits, span) -> str:
             f"a text longer than {limits.text_length} characters (limit text_length)", span
         )
     return text
+
+
+_NUMBER_TEXT = re.compile(
+    r"(?P<sign>[+-]?)(?P<digits>\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<exponent>[+-]?\d{1,9}))?"
+    r"|[+-]?\d+/\d+"
+)
+
+
+def read_number(text: str, limits: Limits):
+    """The exact number a text writes (`3`, `-1.5`, `7/2`, `1e3`), None if it writes
+    none; ValueError (saying why) when it is longer than the limits allow. The text is
+    measured before any arithmetic, so `1e100000000` is refused at once."""
+    text = text.strip()
+    match = _NUMBER_TEXT.fullmatch(text)
+    if match is None:
+        return None
+    digits = sum(c.isdigit() for c in text)
+    exponent = int(match.group("exponent") or 0)
+    if digits > limits.number_digits + limits.denominator_digits or (
+        abs(exponent) > limits.number_digits + limits.denominator_digits
+    ):
+        raise ValueError(f"a number of more than {limits.number_digits} digits")
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+    if not number_fits(value, limits):
+        raise ValueError(
+            f"a number of more than {limits.number_digits} digits "
+            f"(or a denominator of more than {limits.denominator_digits})"
+        )
+    return value.numerator if value.denominator == 1 else value

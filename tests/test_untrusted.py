@@ -31,7 +31,9 @@ def raises_at(error_type, text, action, limit, where, **options):
 
 
 def test_a_number_squared_again_and_again_stops_at_number_digits():
-    text = "action grow() { let a = 2  repeat 1000 times { set a to a * a }  result { big: a > 0 } }"
+    text = (
+        "action grow() { let a = 2  repeat 1000 times { set a to a * a }  result { big: a > 0 } }"
+    )
     raises_at(LimitExceeded, text, "grow", "number_digits", "attack.rules:1:59")
 
 
@@ -52,14 +54,21 @@ def test_a_fraction_whose_denominator_doubles_stops_at_denominator_digits():
 
 
 def test_a_list_joined_with_itself_stops_at_list_length():
-    text = "action grow() { let l = [1]  repeat 1000 times { set l to l + l }  result { n: size(l) } }"
+    text = (
+        "action grow() { let l = [1]  repeat 1000 times { set l to l + l }  result { n: size(l) } }"
+    )
     raises_at(LimitExceeded, text, "grow", "list_length", "attack.rules:1:61")
 
 
 def test_a_let_list_added_to_stops_at_list_length():
     text = "action grow() { let l = []  repeat 20 times { add 1 to l }  result { n: size(l) } }"
     raises_at(
-        LimitExceeded, text, "grow", "list_length", "attack.rules:1:47", limits=Limits(list_length=5)
+        LimitExceeded,
+        text,
+        "grow",
+        "list_length",
+        "attack.rules:1:47",
+        limits=Limits(list_length=5),
     )
     assert run(text, "grow", limits=Limits(list_length=20)).result["n"] == 20
 

@@ -11,6 +11,7 @@ from dsl.build.walk import (
     WrittenName,
     number_value,
     unquote,
+    whole_number,
 )
 
 

@@ -13,6 +13,7 @@ from dsl.build.walk import (
     WrittenName,
     is_number,
     number_value,
+    whole_number,
 )
 from dsl.errors import Span
 

@@ -6,6 +6,7 @@ import math
 
 from dsl import nodes as n
 from dsl import types as t
+from interpreter.bounds import bounded_number, bounded_text, too_long
 from interpreter.compile.arithmetic import (
     COMPARISONS,
     arith,
@@ -20,7 +21,6 @@ from interpreter.compile.arithmetic import (
     tuple_of,
     unequal,
 )
-from interpreter.bounds import bounded_number, bounded_text, too_long
 from interpreter.compile.tables import text_keyed
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
