@@ -58,8 +58,10 @@ class SheetError(RulebookError):
             where = f"{where or '<sheet>'}:{self.line}:{self.column}"
         text = f"{where}: error: {self.message}" if where else f"error: {self.message}"
         if self.line is not None:
-            caret = " " * (self.column - 1) + "^" * max(1, self.width)
-            text += f"\n    {self.line_text}\n    {caret}"
+            shown = self.line_text[: max(100, self.column + 20)]  # a long line, cut short
+            width = max(1, min(self.width, len(shown) - self.column + 1))
+            caret = " " * (self.column - 1) + "^" * width
+            text += f"\n    {shown}\n    {caret}"
         return text + (f"\n    {self.hint}" if self.hint else "")
 
 

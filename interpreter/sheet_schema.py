@@ -31,6 +31,7 @@ def validate(data: dict, rulebook, path: str | None, limits: Limits = DEFAULT_LI
             continue
         if not isinstance(key, str):
             raise SheetError(f"{quoted(key)}: field names are texts", path=path)
+        _within_limits(raw, key, limits, path)
         if key == "skills":
             values.update(_open_skills(raw, rulebook, path))
             continue
@@ -43,13 +44,12 @@ def validate(data: dict, rulebook, path: str | None, limits: Limits = DEFAULT_LI
             value = _default(field, rulebook, path)
             if value is not _LATER:
                 values[name] = value
-    for name, value in values.items():
-        _within_limits(value, name, limits, path)
     return values
 
 
 def _within_limits(value, where: str, limits: Limits, path) -> None:
-    """No number longer, and no list or catalog larger, than a run could build."""
+    """No number longer, and no list or catalog larger, than a run could build (checked
+    on the file's data, before anything else quotes a value)."""
     if is_number(value) and not number_fits(value, limits):
         if abs(numerator(value)) >= limits.number_bound:
             what = f"a number of more than {limits.number_digits} digits (limit number_digits)"
@@ -59,14 +59,14 @@ def _within_limits(value, where: str, limits: Limits, path) -> None:
                 "digits (limit denominator_digits)"
             )
         raise SheetError(f"{where}: {what}", where, path=path)
-    if isinstance(value, dict | Record | tuple):
+    if isinstance(value, dict | Record | tuple | list):
         if len(value) > limits.list_length:
             raise SheetError(
                 f"{where}: more than {limits.list_length} items (limit list_length)",
                 where,
                 path=path,
             )
-        if isinstance(value, tuple):
+        if isinstance(value, tuple | list):
             for item in value:
                 _within_limits(item, where, limits, path)
         else:
