@@ -30,6 +30,7 @@ from __future__ import annotations
 from interpreter.dice import DiceTray, Die, PoolRoll, roll_pool
 from interpreter.errors import EvaluationError
 from interpreter.limits import Limits
+from interpreter.pool import Rolled
 from interpreter.trace import WORDS, Step, faces_text
 from interpreter.values import show
 
@@ -175,13 +176,32 @@ class Context:
 # ─── rolling for real ───────────────────────────────────────────────────────
 
 
-class ChainRoll:
-    """What a custom roll procedure showed: its base roll and each extra, with signs."""
+class ChainRoll(Rolled):
+    """What a named roll showed: its base roll and each extra, with signs. As a pool
+    value, its dice are the dice of all its rolls (in odds mode, `total` may be a
+    distribution, and the parts' rolls the distributions of their terms)."""
 
     __slots__ = ("name", "parts", "total")
 
     def __init__(self, name: str, parts: list, total):
         self.name, self.parts, self.total = name, parts, total
+
+    @property
+    def successes(self):
+        return self._counted("successes")
+
+    @property
+    def failures(self):
+        return self._counted("failures")
+
+    def _counted(self, which: str):
+        rolls = [roll for _, rolls, _ in self.parts for roll in rolls]
+        if len(self.parts) != 1 or len(rolls) != 1:
+            return None
+        return getattr(rolls[0], which)
+
+    def all_faces(self) -> list:
+        return [face for _, rolls, _ in self.parts for roll in rolls for face in roll.faces]
 
     def faces_text(self) -> str:
         out = []
