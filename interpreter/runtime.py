@@ -17,7 +17,9 @@ roller provides (the roller protocol):
     chain(procedure, ctx)  a roll procedure (`roll x = d10 then {...}`): a ChainRoll
     resolve(unknown)       a concrete value where the rules need one (the odds engine
                            branches there, running the statement once per value)
-    resolve_roll(unknown)  the same for a dice term bound by `let` (keeps its counts)
+    answers(roll, questions)  the joint answers of questions about a pool (odds: a
+                           distribution of answer tuples; interpreter.pool)
+    settle(roll, questions)   a pool bound by `let`, as the world being explored has it
     check_records(check, ctx, args, totals)  the odds of a check's record, or None
 
 An `Unknown` is a value only the odds roller makes (a distribution over values). The
@@ -230,7 +232,7 @@ class Roller(DiceTray):
     def resolve(self, value):
         raise AssertionError("an unknown value reached a real run")
 
-    resolve_roll = resolve
+    answers = settle = resolve  # a real pool answers its questions itself
 
 
 # ─── values not known yet ───────────────────────────────────────────────────
