@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 import dsl
-from interpreter import Engine, LimitExceeded, Limits, SeededDice
+from interpreter import Engine, LimitExceeded, Limits, ParameterError, SeededDice, roll
+from interpreter.odds import expression_odds
 
 
 def engine_of(text: str, limits: Limits | None = None) -> Engine:
@@ -103,3 +106,73 @@ def test_a_text_built_past_text_length_names_the_limit():
 def test_limits_refuse_negative_bounds():
     with pytest.raises(ValueError, match="number_digits"):
         Limits(number_digits=-1)
+
+
+# ─── 2. the odds engine honours the dice limits and has its own bounds ──────
+
+
+@pytest.mark.parametrize(
+    "expression, limit",
+    [
+        ("d100000000", "faces_per_die"),
+        ("d1000001rr=0", "faces_per_die"),
+        ("2d(1000000+1)", "faces_per_die"),
+        ("100000dFk", "dice_per_term"),
+        ("10000000d6", "dice_per_term"),
+    ],
+)
+def test_odds_refuse_what_a_roll_refuses_before_any_work(expression, limit):
+    started = time.thread_time()
+    with pytest.raises(LimitExceeded, match=limit) as caught:
+        expression_odds(expression)
+    assert caught.value.span is not None and caught.value.span.location() == "<expression>:1:1"
+    with pytest.raises(LimitExceeded, match=limit):
+        roll(expression, SeededDice(1))
+    assert time.thread_time() - started < 1
+
+
+@pytest.mark.parametrize("expression", ["1d1000001", "d1000000000000", "(2)d1000001 + 1"])
+def test_a_literal_die_past_faces_per_die_is_refused_like_a_computed_one(expression):
+    with pytest.raises(LimitExceeded, match="faces_per_die"):
+        roll(expression, SeededDice(1))
+    assert roll("d1000000", SeededDice(1)).total <= 1000000
+
+
+def test_a_term_too_big_to_count_is_sampled_within_the_time_limit():
+    started = time.thread_time()
+    odds = expression_odds("10000d6", seconds=0.5, trials=100_000)
+    spent = time.thread_time() - started
+    assert not odds.exact and 0 < odds.trials < 100_000 and spent < 1.5
+    assert "odds_bytes" in odds.note and "time limit" in odds.note
+    assert all(10000 <= o <= 60000 for o in odds.probabilities)
+
+
+def test_distributions_past_odds_outcomes_are_sampled_not_built():
+    odds = expression_odds("d1000", limits=Limits(odds_outcomes=500), trials=2000)
+    assert not odds.exact and "odds_outcomes" in odds.note and odds.trials == 2000
+    odds = expression_odds("d100 * 100 + d100", limits=Limits(odds_outcomes=5000), trials=500)
+    assert not odds.exact and "odds_outcomes" in odds.note
+    assert expression_odds("d100 * 100 + d100").exact
+
+
+def test_no_trial_within_the_time_limit_is_an_error_naming_it():
+    with pytest.raises(LimitExceeded, match="odds_seconds"):
+        expression_odds("10000d6", seconds=1e-9)
+
+
+@pytest.mark.parametrize("option", [{"trials": 0}, {"budget": -5}, {"seconds": -1}])
+def test_odds_options_that_mean_nothing_are_refused(option):
+    with pytest.raises(ParameterError):
+        expression_odds("3d6", **option)
+
+
+def test_an_action_too_big_to_count_is_sampled_within_its_time_limit():
+    text = (
+        "action many(n: int) { let t = 0  repeat n times { if d6 >= 4 { set t to t + d10 } }"
+        "  result { t: t } }"
+    )
+    engine = engine_of(text, Limits(odds_seconds=0.5))
+    started = time.thread_time()
+    odds = engine.odds("many", engine.sheet({}), {"n": 40}, field="t", trials=10**6)
+    assert not odds.exact and "time limit" in odds.note
+    assert time.thread_time() - started < 1.5

@@ -12,6 +12,7 @@ from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
 from interpreter.cli.run import cmd_run
+from interpreter.limits import DEFAULT_LIMITS
 
 #: the journal's commands, each in its own module with `add_parser` and `cmd_<name>`
 JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
@@ -105,13 +106,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--fractions", action="store_true", help="show exact fractions")
     p.add_argument(
-        "--budget", type=int, metavar="N", help="exact work allowed before falling back to sampling"
+        "--budget",
+        type=positive(int),
+        metavar="N",
+        help="exact work allowed before falling back to sampling",
     )
-    p.add_argument("--trials", type=int, metavar="N", help="trials when sampling")
+    p.add_argument("--trials", type=positive(int), metavar="N", help="trials when sampling")
+    p.add_argument(
+        "--timeout",
+        type=positive(float),
+        metavar="SECONDS",
+        help=f"time allowed in all, exact and sampled (default {DEFAULT_LIMITS.odds_seconds:g})",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     for module in JOURNAL_COMMANDS:
         module.add_parser(commands)
     return parser
+
+
+def positive(kind):
+    """An argparse type: a number of `kind` above zero (`--trials 0` means nothing)."""
+
+    def read(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value > 0 or value != value or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"{text!r}: give a number above 0")
+        return value
+
+    read.__name__ = kind.__name__
+    return read
 
 
 def _run_options(p) -> None:

@@ -35,6 +35,8 @@ def to_text(odds: Odds, fractions: bool = False) -> str:
     lines.append(head)
     exactness = "exact" if odds.exact else f"sampled, {odds.trials} trials"
     lines.append(f"  ({exactness}; omitted mass {float(odds.omitted):.3g})")
+    if odds.note:
+        lines.append(f"  ({odds.note})")
     show_fractions = odds.exact and (fractions or len(odds.probabilities) <= 10)
     numeric = odds.numeric()
     width = max((len(outcome_key(o)) for o in odds.probabilities), default=1)

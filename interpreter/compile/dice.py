@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from interpreter.compile.arithmetic import as_number, as_whole
-from interpreter.dice import FUDGE, Die, predicate
-from interpreter.errors import EvaluationError, LimitExceeded
+from interpreter.dice import FUDGE, Die, check_term, predicate
+from interpreter.errors import EvaluationError
 from interpreter.runtime import known
 from interpreter.trace import dice_step
 from interpreter.values import show
@@ -31,13 +31,9 @@ class DiceTerms:
                 faces = as_whole(ctx, sides_fn(ctx), span, "the number of faces")
                 if faces < 1:
                     raise EvaluationError(f"a die needs at least one face, not {faces}", span)
-                if faces > ctx.limits.faces_per_die:
-                    raise LimitExceeded(
-                        f"a die of {faces} faces is more than "
-                        f"{ctx.limits.faces_per_die} (limit faces_per_die)",
-                        span,
-                    )
-                return Die.of(faces)
+                die = Die.of(faces)
+                check_term(die, 0, ctx.limits, span)
+                return die
 
         modifier_fns = tuple(self.modifier(m) for m in node.modifiers)
         dynamic = any(callable(m) for m in modifier_fns)

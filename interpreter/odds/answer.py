@@ -24,8 +24,10 @@ class Odds:
         exact: bool,
         omitted: Fraction = Fraction(0),
         trials: int | None = None,
+        note: str | None = None,
     ):
         self.subject = subject
+        self.note = note  # why it is sampled, and whether it stopped at the time limit
         self.field = field
         self.probabilities = dict(
             sorted(probabilities.items(), key=lambda kv: outcome_order(kv[0]))
@@ -108,6 +110,7 @@ class Odds:
         out["stdev"] = self.stdev
         out["omitted_mass"] = float(self.omitted)
         out["trials"] = self.trials
+        out["note"] = self.note
         if not self.exact:
             out["stderr"] = {outcome_key(o): self.stderr(o) for o in self.probabilities}
         return out

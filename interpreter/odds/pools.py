@@ -40,7 +40,7 @@ DEFAULT_EPSILON = Fraction(1, 10**12)
 
 
 def pool_distribution(
-    die, count: int, steps: tuple, epsilon=DEFAULT_EPSILON, budget: int = DEFAULT_BUDGET
+    die, count: int, steps: tuple, epsilon=DEFAULT_EPSILON, budget: int | Budget = DEFAULT_BUDGET
 ) -> Dist:
     """The exact distribution of one dice term.
 
@@ -56,7 +56,7 @@ def pool_distribution(
     epsilon = Fraction(epsilon)
     if epsilon <= 0:
         raise ValueError("epsilon must be positive")
-    work = Budget(budget)
+    work = budget if isinstance(budget, Budget) else Budget(budget)
     term = Term(die, count, steps, work)
     if count <= 0:  # as roll_pool: no dice, whatever the modifiers
         return term.outcomes({0: 1}, 1)
@@ -185,12 +185,14 @@ class Term(Keeps):
 # ─── questions about the pool's kept dice (interpreter.pool) ────────────────
 
 
-def pool_answers(die, count: int, steps: tuple, questions: tuple, budget: int = DEFAULT_BUDGET):
+def pool_answers(
+    die, count: int, steps: tuple, questions: tuple, budget: int | Budget = DEFAULT_BUDGET
+):
     """The joint distribution of order-free questions' answers about one dice term, as a
     Dist of answer tuples, counted over multisets (interpreter.odds.multiset). Raises
     NotImplementedError for terms whose dice are not independent draws kept at fixed
     sorted positions (explosions; rerolls after a keep): the caller enumerates those."""
-    work = Budget(budget)
+    work = budget if isinstance(budget, Budget) else Budget(budget)
     term = Term(die, count, steps, work)
     ops = term.ops
     if any(op[0] == "explode" for op in ops):
