@@ -6,7 +6,7 @@ import sys
 from fractions import Fraction
 
 from interpreter.odds import Odds
-from interpreter.odds.answer import outcome_key, outcome_order
+from interpreter.odds.answer import fraction_text, outcome_key, outcome_order
 
 
 def progress_bar(stream=sys.stderr):
@@ -52,7 +52,7 @@ def to_text(odds: Odds, fractions: bool = False) -> str:
             row += f"  ± {odds.stderr(outcome) * 100:.3f}"
         row += f"  {bar}"
         if show_fractions:
-            row += f"  {p.numerator}/{p.denominator}"
+            row += f"  {fraction_text(p) or '(a fraction too long to write out)'}"
         lines.append(row)
     if numeric:
         lines.append(f"  mean {float(odds.mean):.4f}, standard deviation {odds.stdev:.4f}")

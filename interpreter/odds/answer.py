@@ -100,7 +100,7 @@ class Odds:
         out["distribution"] = {outcome_key(o): float(p) for o, p in self.probabilities.items()}
         out["fractions"] = (
             {
-                outcome_key(o): f"{p.numerator}/{p.denominator}"
+                outcome_key(o): fraction_text(p)
                 for o, p in self.probabilities.items()
             }
             if self.exact
@@ -114,6 +114,18 @@ class Odds:
         if not self.exact:
             out["stderr"] = {outcome_key(o): self.stderr(o) for o in self.probabilities}
         return out
+
+
+#: bits of an exact probability's denominator written out (about 3,000 digits: Python
+#: will not turn an int of more than 4,300 digits into text, and nobody reads one)
+FRACTION_BITS = 10_000
+
+
+def fraction_text(p: Fraction) -> str | None:
+    """An exact probability as `num/den`, or None when it is too long to write out."""
+    if p.denominator.bit_length() > FRACTION_BITS:
+        return None
+    return f"{p.numerator}/{p.denominator}"
 
 
 def outcome_key(outcome) -> str:
