@@ -99,10 +99,7 @@ class Odds:
         out["exact"] = self.exact
         out["distribution"] = {outcome_key(o): float(p) for o, p in self.probabilities.items()}
         out["fractions"] = (
-            {
-                outcome_key(o): fraction_text(p)
-                for o, p in self.probabilities.items()
-            }
+            {outcome_key(o): fraction_text(p) for o, p in self.probabilities.items()}
             if self.exact
             else None
         )
