@@ -7,7 +7,7 @@ from dsl.errors import did_you_mean
 from interpreter.bounds import number_fits
 from interpreter.errors import SheetError
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.values import Record, is_number, quoted
+from interpreter.values import Record, is_number, quoted, show
 
 #: keys of a sheet file that are about the file, not fields of the character
 META_KEYS = ("rulebook",)
@@ -202,13 +202,20 @@ def _typed(type_node, value, where: str, rulebook, path):
             )
         return value
     if isinstance(type_node, n.ListType):
-        if not isinstance(value, list):
+        if not isinstance(value, list | tuple):
             raise SheetError(f"{where}: a list", where, path=path)
         return tuple(_typed(type_node.item, v, where, rulebook, path) for v in value)
     name = type_node.name
     if name in ("int", "number"):
         if not is_number(value):
             raise SheetError(f"{where}: {quoted(value)} is not a number", where, path=path)
+        if type(value) is not int:  # a sheet file holds whole numbers (YAML has no 7/2)
+            raise SheetError(
+                f"{where}: {show(value)} is not a whole number, and a sheet holds whole numbers",
+                where,
+                "round it with floor, ceil or round",
+                path,
+            )
         return value
     if name == "bool":
         if not isinstance(value, bool):
@@ -225,6 +232,15 @@ def _typed(type_node, value, where: str, rulebook, path):
         hint = did_you_mean(str(value), choices) or "choices: " + ", ".join(map(str, choices))
         raise SheetError(f"{where}: {quoted(value)} is not a {name}", where, hint, path)
     return value
+
+
+def entry_value(type_node, value, where: str, rulebook):
+    """A value a run puts into a catalog entry, checked as the sheet file will be read
+    back (so that a save never writes a sheet the next load refuses); SheetError if not."""
+    text = isinstance(type_node, n.NamedType) and type_node.name == "text"
+    if text and not isinstance(value, str):
+        raise SheetError(f"{where}: {show(value)} is not a text", where)
+    return _typed(type_node, value, where, rulebook, None)
 
 
 def _default(field, rulebook, path):

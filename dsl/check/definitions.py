@@ -108,7 +108,8 @@ class DefinitionChecks:
                     f"the field `{name}` is defined twice (or is a built-in field)", expr.span
                 )
             self.not_global(name, expr.span, "field")
-            fields[name] = self.expr(expr, scope)
+            # a record holds values: a field written as a sheet field's name holds its value
+            fields[name] = t.value_of(self.expr(expr, scope))
             scope.names[name] = ("local", fields[name])
 
     def def_opposed(self, node: n.Opposed) -> None:

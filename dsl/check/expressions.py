@@ -412,6 +412,11 @@ class ExpressionChecks:
             container = t.value_of(right)
             if container.kind not in ("list", "text", "range", "any"):
                 self.error(f"`in` looks in a list, not in {container.describe()}", node.right.span)
+            item = t.value_of(left)
+            if container.kind == "text" and left.kind != "ref" and item.kind not in ("text", "any"):
+                self.error(
+                    f"`in` a text looks for a text, not for {item.describe()}", node.left.span
+                )
             return t.BOOL
         raise AssertionError(op)
 

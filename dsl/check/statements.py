@@ -20,7 +20,7 @@ class StatementChecks:
                     self.error("`result` is the last statement of an action", statement.span)
                 fields = {}
                 for name, expr in statement.fields:
-                    fields[name] = self.expr(expr, inner)
+                    fields[name] = t.value_of(self.expr(expr, inner))  # a record holds values
                 if action is not None:
                     self.result_types[action.name] = t.record(fields)
                 continue
@@ -196,7 +196,7 @@ class StatementChecks:
             return
         if node.fields is not None:
             self.error("only a catalog entry is added with { fields }", node.span)
-        self.expr(node.item, scope)
+        item = self.expr(node.item, scope)
         type_ = self.expr(place, scope)
         if isinstance(place, n.Name) and scope.lookup(place.name) is not None:
             _kind, local = scope.lookup(place.name)
@@ -205,6 +205,12 @@ class StatementChecks:
             return
         if not (type_.kind == "ref" and type_.ref == "list") and type_.kind != "any":
             self.error(f"{place.span.text} is not a list on the sheet, nor a catalog", place.span)
+        elif type_.kind == "ref" and not t.fits(item, t.TEXT):
+            self.error(
+                f"{place.span.text} is a list of texts, not of {t.value_of(item).describe()}",
+                node.item.span,
+                'write the item as a text: "{...}"',
+            )
 
     def st_result(self, node: n.Result, scope: Scope) -> None:  # placed by block()
         raise AssertionError("result is checked by block()")

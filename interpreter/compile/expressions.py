@@ -341,7 +341,12 @@ class Expressions:
                     return container.holds(known(ctx, left(ctx)))
                 if not isinstance(container, tuple | str):
                     raise EvaluationError(f"`in` looks in a list, not in {show(container)}", span)
-                return known(ctx, left(ctx)) in container
+                item = known(ctx, left(ctx))
+                if type(container) is str and type(item) is not str:
+                    raise EvaluationError(
+                        f"`in` a text looks for a text, not for {show(item)}", node.left.span
+                    )
+                return item in container
 
             return contains
         left, right = self.expr(node.left), self.expr(node.right)
