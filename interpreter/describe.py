@@ -124,6 +124,12 @@ def _sheet(book: Rulebook) -> dict:
             item["range"] = field.range.describe()
         elif isinstance(field, n.Catalog):
             item["fields"] = {f.name: f.type.span.text for f in field.fields}
+        elif isinstance(field, n.Effects):
+            item["targets"] = list(field.targets)
+            item["time"] = [
+                [u.name if u.of is None else f"{u.name} = {u.count} {u.of}" for u in clock]
+                for clock in field.clocks
+            ]
         fields.append(item)
     return {
         "fields": fields,

@@ -118,6 +118,8 @@ def _field_value(field, raw, rulebook, path):
         return tuple(raw)
     if isinstance(field, n.Catalog):
         return _catalog(field, raw, rulebook, path)
+    if isinstance(field, n.Effects):
+        return _effects(field, raw, rulebook, path)
     raise SheetError(f"{name}: cannot be set in a sheet", name, path=path)
 
 
@@ -145,6 +147,73 @@ def _catalog(field: n.Catalog, raw, rulebook, path) -> dict:
             raise SheetError(f"{where}: missing {', '.join(missing)}", where, path=path)
         entries[str(entry_name)] = Record(record, kind=field.name)
     return entries
+
+
+#: what a lasting effect on a sheet file holds (its name is its key)
+EFFECT_KEYS = ("modifier", "targets", "left", "unit")
+
+
+def _effects(field: n.Effects, raw, rulebook, path) -> dict:
+    """A sheet's lasting effects: `Temblores: {modifier: -2, targets: [acciones],
+    left: 2, unit: turno}`. `left` is kept in the first unit of the unit's clock."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SheetError(
+            f"{field.name}: a mapping of effect names to {{{', '.join(EFFECT_KEYS)}}}",
+            field.name,
+            path=path,
+        )
+    effects = {}
+    for effect_name, entry in raw.items():
+        where = f"{field.name}.{effect_name}"
+        if not isinstance(entry, dict):
+            raise SheetError(f"{where}: a mapping of {', '.join(EFFECT_KEYS)}", where, path=path)
+        for key in entry:
+            if key not in EFFECT_KEYS:
+                hint = did_you_mean(str(key), EFFECT_KEYS) or "keys: " + ", ".join(EFFECT_KEYS)
+                raise SheetError(f"{where}.{key}: not part of an effect", where, hint, path)
+        modifier = entry.get("modifier", 0)
+        if not is_number(modifier):
+            raise SheetError(f"{where}.modifier: {modifier!r} is not a number", where, path=path)
+        # (not `on`: YAML reads an unquoted `on` as yes)
+        on = entry.get("targets", [])
+        if not isinstance(on, list) or not all(isinstance(v, str) for v in on):
+            raise SheetError(f"{where}.targets: a list of targets", where, path=path)
+        for target in on:
+            if target not in field.targets and target not in rulebook.fields:
+                hint = did_you_mean(target, field.targets) or "targets: " + ", ".join(field.targets)
+                raise SheetError(
+                    f"{where}.targets: {target!r} is not a target of {field.name}",
+                    where,
+                    hint,
+                    path,
+                )
+        unit = entry.get("unit")
+        found = field.unit(unit) if isinstance(unit, str) else None
+        if found is None:
+            units = [u.name for clock in field.clocks for u in clock]
+            hint = did_you_mean(str(unit), units) or "units: " + ", ".join(units)
+            raise SheetError(f"{where}.unit: {unit!r} is not a unit of time", where, hint, path)
+        left = entry.get("left")
+        if isinstance(left, bool) or not isinstance(left, int) or left < 1:
+            raise SheetError(
+                f"{where}.left: how much is left, a whole number of {unit} (1 or more)",
+                where,
+                path=path,
+            )
+        base, length = found
+        effects[str(effect_name)] = Record(
+            {
+                "name": str(effect_name),
+                "modifier": modifier,
+                "targets": tuple(on),
+                "left": left * length,
+                "unit": base,
+            },
+            kind=field.name,
+        )
+    return effects
 
 
 def _typed(type_node, value, where: str, rulebook, path):
@@ -205,6 +274,6 @@ def _default(field, rulebook, path):
         return ""
     if isinstance(field, n.ListField):
         return ()
-    if isinstance(field, n.Catalog):
+    if isinstance(field, n.Catalog | n.Effects):
         return {}
     return _LATER  # a resource: it starts full, once the engine knows its maximum

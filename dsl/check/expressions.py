@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.effects import EFFECT_READS
 from dsl.check.scope import BUILTINS, Scope
 from dsl.check.wording import count_of, describe_definition, how_to_use, signature_of
 from dsl.errors import Span, did_you_mean
@@ -277,6 +278,8 @@ class ExpressionChecks:
 
     def builtin(self, node: n.Call, scope: Scope) -> t.Type:
         name = node.function
+        if name in EFFECT_READS:
+            return self.effect_read(node, scope)
         low, high = BUILTINS[name]
         count = len(node.args)
         if node.named:

@@ -17,6 +17,10 @@ BUILTINS = {
     "size": (1, 1),
     "default": (2, 2),
     "step": (3, 3),
+    # lasting effects (dsl.check.effects): sum by target, whether one is on, its modifier
+    "effects": (1, None),
+    "active": (1, 1),
+    "effect_modifier": (1, 1),
 }
 
 #: names a check's fields can use, and what they are

@@ -22,6 +22,7 @@ from dsl.nodes.sheet import (
     Catalog,
     Counter,
     Derived,
+    Effects,
     Flag,
     Group,
     ListField,
@@ -34,11 +35,14 @@ from dsl.nodes.statements import (
     Add,
     Change,
     Do,
+    Effect,
+    EndEffect,
     ForEach,
     If,
     Let,
     Match,
     Note,
+    PassTime,
     Repeat,
     Require,
     Result,
@@ -52,6 +56,7 @@ _KINDS = {
     TextField: "text",
     ListField: "list",
     Catalog: "catalog",
+    Effects: "effects",
     Group: "group",
     Derived: "derived",
     RollDef: "roll",
@@ -109,7 +114,23 @@ def field_reads(node) -> dict:
 
 DEFINITIONS = (Sheet, RollDef, Ladder, Formula, Table, Check, Opposed, Action)
 EXPRESSIONS = (Literal, Text, Name, Field, Index, Call, Unary, Binary, IfExpr, ListLiteral, Dice)
-STATEMENTS = (Let, Set, Change, Require, If, Match, ForEach, Repeat, Result, Note, Do, Add)
+STATEMENTS = (
+    Let,
+    Set,
+    Change,
+    Require,
+    If,
+    Match,
+    ForEach,
+    Repeat,
+    Result,
+    Note,
+    Do,
+    Add,
+    Effect,
+    PassTime,
+    EndEffect,
+)
 
 
 def step_value(step):

@@ -74,6 +74,9 @@ def describe_text(info: dict) -> str:
             detail += f", one per {field['per']}"
         if field.get("fields"):
             detail = ", ".join(f"{k}: {v}" for k, v in field["fields"].items())
+        if field.get("targets"):
+            clocks = "; ".join(", ".join(clock) for clock in field["time"])
+            detail = f"on {', '.join(field['targets'])}; time {clocks}"
         lines.append(f"  {field['kind']} {field['name']}" + (f" ({detail})" if detail else ""))
     if info["sheet"]["open_skills"]:
         lines.append(f"  skills: any other, {info['sheet']['open_skills']}")

@@ -222,6 +222,8 @@ class Expressions:
     def builtin(self, node: n.Call):
         name = node.function
         span = node.span
+        if name in ("effects", "active", "effect_modifier"):
+            return self.effect_read(node)
         if name == "step":
             ladder = self.book.ladders[node.args[0].name]
             steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
