@@ -84,7 +84,8 @@ class ExpressionChecks:
         if isinstance(definition, n.Group):
             self.bindings[id(node)] = Binding("group", node.name, definition)
             return t.list_of(self.member_type(definition))
-        if isinstance(definition, n.Catalog):
+        if isinstance(definition, n.Catalog | n.Effects):
+            # a catalog's entries, or the lasting effects now on: their names
             self.bindings[id(node)] = Binding("catalog", node.name, definition)
             return t.list_of(t.TEXT)
         if isinstance(definition, n.RollDef):
@@ -176,11 +177,21 @@ class ExpressionChecks:
                         )
                     self.text_fits(key, wanted)
             return t.ref("resource", definition.key_group)
-        if isinstance(definition, n.Catalog):
+        if isinstance(definition, n.Catalog | n.Effects):
             self.use(definition.name)
             self.bindings[id(node)] = Binding("catalog_entry", definition.name, definition)
             for key in node.keys:
                 self.want(key, scope, t.TEXT, "a catalog entry's name")
+            if isinstance(definition, n.Effects):
+                return t.record(
+                    {
+                        "name": t.TEXT,
+                        "modifier": t.NUMBER,
+                        "targets": t.list_of(t.TEXT),
+                        "left": t.NUMBER,
+                        "unit": t.TEXT,
+                    }
+                )
             return self.catalog_type(definition)
         if (
             isinstance(subject, n.Name)
