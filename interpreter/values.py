@@ -55,6 +55,34 @@ class Record(Mapping):
         return f"Record({dict(self._fields)!r})"
 
 
+class Range:
+    """`1..10`, `5..`, `..2`: the whole numbers between two ends (either may be open)."""
+
+    __slots__ = ("high", "low")
+
+    def __init__(self, low, high):
+        self.low, self.high = low, high
+
+    def holds(self, value) -> bool:
+        if not is_number(value):
+            return False
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+    def __eq__(self, other) -> bool:
+        return type(other) is Range and (self.low, self.high) == (other.low, other.high)
+
+    def __hash__(self) -> int:
+        return hash((Range, self.low, self.high))
+
+    def __repr__(self) -> str:
+        return f"Range({self.low!r}, {self.high!r})"
+
+    def __str__(self) -> str:
+        low = "" if self.low is None else str(self.low)
+        high = "" if self.high is None else str(self.high)
+        return f"{low}..{high}"
+
+
 def _hashable(value):
     if isinstance(value, dict):
         return frozenset((k, _hashable(v)) for k, v in value.items())
@@ -87,6 +115,8 @@ def type_name(value) -> str:
         return "list"
     if isinstance(value, Record):
         return "record"
+    if isinstance(value, Range):
+        return "range"
     return type(value).__name__
 
 
@@ -121,4 +151,6 @@ def to_json(value):
         return {k: to_json(v) for k, v in value.items()}
     if isinstance(value, dict):
         return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, Range):
+        return str(value)
     return value
