@@ -17,6 +17,9 @@ BUILTINS = {
     "size": (1, 1),
     "default": (2, 2),
     "step": (3, 3),
+    "count": (2, 2),
+    "highest": (1, 2),
+    "lowest": (1, 2),
     # lasting effects (dsl.check.effects): sum by target, whether one is on, its modifier
     "effects": (1, None),
     "active": (1, 1),

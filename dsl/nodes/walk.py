@@ -26,6 +26,7 @@ from dsl.nodes.sheet import (
     Flag,
     Group,
     ListField,
+    Range,
     Resource,
     Sheet,
     Stat,
@@ -113,7 +114,20 @@ def field_reads(node) -> dict:
 
 
 DEFINITIONS = (Sheet, RollDef, Ladder, Formula, Table, Check, Opposed, Action)
-EXPRESSIONS = (Literal, Text, Name, Field, Index, Call, Unary, Binary, IfExpr, ListLiteral, Dice)
+EXPRESSIONS = (
+    Literal,
+    Text,
+    Name,
+    Field,
+    Index,
+    Call,
+    Unary,
+    Binary,
+    IfExpr,
+    ListLiteral,
+    Dice,
+    Range,
+)
 STATEMENTS = (
     Let,
     Set,
