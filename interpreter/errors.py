@@ -2,33 +2,61 @@
 
 from __future__ import annotations
 
-from dsl.errors import RulebookError
+from dsl.errors import KINDS, RulebookError
+from dsl.messages import tr, translate
 
 
 class EvaluationError(RulebookError):
-    """An evaluation that could not finish; nothing it did is kept. Exit code 4."""
+    """An evaluation that could not finish; nothing it did is kept. Exit code 4.
+
+    Rendered as a refusal at the table: first what happened, in the game's terms, then on
+    its own line where in the rulebook (with `verbose`, the line itself and a caret)."""
 
     exit_code = 4
+    code = "evaluation_error"
+
+    def render(self, language: str | None = None, verbose: bool = False) -> str:
+        language = language or self.language
+        if verbose:
+            return super().render(language)
+        text = translate(self.message, language)
+        if self.span is not None:
+            file = self.span.source.name.replace("\\", "/").rsplit("/", 1)[-1]
+            where = tr("(at {file}, line {line})", file=file, line=self.span.line)
+            text += "\n    " + where.render(language)
+        if self.hint:
+            text += "\n    " + translate(self.hint, language)
+        return text
 
 
 class LimitExceeded(EvaluationError):
     """A bound set by `Limits` was passed (dice, chain length, steps, ...)."""
 
+    code = "limit_exceeded"
+
 
 class DiceError(EvaluationError):
     """A die the dice source cannot give: a forced value it cannot show, too few values..."""
+
+    code = "dice_error"
 
 
 class RequirementFailed(EvaluationError):
     """A `require` whose condition did not hold."""
 
+    code = "requirement_failed"
+
 
 class InsufficientResource(EvaluationError):
     """A `spend` of more than the sheet holds."""
 
+    code = "insufficient_resource"
+
 
 class SheetError(RulebookError):
     """A character sheet that does not fit the rulebook's schema. Exit code 3."""
+
+    code = "invalid_sheet"
 
     def __init__(
         self,
@@ -41,13 +69,15 @@ class SheetError(RulebookError):
         self.field = field
         self.path = path
 
-    def render(self) -> str:
+    def render(self, language: str | None = None, verbose: bool = False) -> str:
+        language = language or self.language
         where = f"{self.path}: " if self.path else ""
-        text = f"{where}error: {self.message}"
-        return text + (f"\n    {self.hint}" if self.hint else "")
+        text = f"{where}{translate(KINDS['error'], language)}: {translate(self.message, language)}"
+        return text + (f"\n    {translate(self.hint, language)}" if self.hint else "")
 
 
 class ParameterError(RulebookError):
     """An action parameter that is missing, unknown, or not one of its choices. Exit code 2."""
 
     exit_code = 2
+    code = "invalid_parameter"
