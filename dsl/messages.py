@@ -63,6 +63,14 @@ class Message(str):
         self.parts, self.separator = parts, separator
         return self
 
+    def fill(self, **params) -> Message:
+        """The same message with (more) parameters: a template declared once with `tr`,
+        given its values where it is used (`str.format` would give plain English)."""
+        return Message(self.template, {**self.params, **params}, self.plural, self.count)
+
+    def format(self, *args, **kwargs) -> str:
+        raise TypeError("a Message is filled with .fill(name=value), not formatted")
+
     def render(self, language: str | None = None) -> str:
         """The text in `language` (English when it is None, "en" or has no catalogue)."""
         if language is None or language == SOURCE_LANGUAGE:

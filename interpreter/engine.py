@@ -19,12 +19,13 @@ only its public methods (`prepare`, `context`, `commit`, `run`, `run_check`, `ru
 
 from __future__ import annotations
 
+import functools
 import weakref
 
 import attrs
 
 from dsl import nodes as n
-from dsl.errors import did_you_mean
+from dsl.errors import RulebookError, did_you_mean
 from dsl.messages import language_for
 from dsl.rulebook import Rulebook
 from interpreter.compile import Compiler
@@ -38,7 +39,7 @@ from interpreter.parameters import Binder, convert
 from interpreter.runtime import Context, Roller, State
 from interpreter.sheet import Sheet
 from interpreter.sheet_rules import settle
-from interpreter.trace import Step
+from interpreter.trace import Step, Trace
 from interpreter.values import show
 
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -88,7 +89,7 @@ class Outcome:
         return self.action
 
     @property
-    def trace(self) -> list[Step]:
+    def trace(self) -> Trace:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
         if self._trace is None:
             engine, compiled, sheet, args = self._replay
@@ -101,6 +102,19 @@ class Outcome:
         """The plain JSON data of this run (schema: run), texts in `language` (by
         default the rulebook's)."""
         return run_data(self, language or self.language)
+
+
+def speaking(method):
+    """An Engine method whose errors speak the rulebook's language (`RulebookError.render`)."""
+
+    @functools.wraps(method)
+    def speaks(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except RulebookError as error:
+            raise error.speak(self.language) from None
+
+    return speaks
 
 
 class RollCall:
@@ -137,6 +151,7 @@ class Engine:
 
     # ─── running actions ────────────────────────────────────────────────────
 
+    @speaking
     def run(
         self, action: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
     ) -> Outcome:
@@ -167,8 +182,8 @@ class Engine:
         state = State(sheet._values, self.compiler.open_default)
         return Context(roller, self.limits, state, trace)
 
-    def _trace(self, compiled, sheet, args, faces, shown, action, origin) -> list[Step]:
-        steps: list[Step] = []
+    def _trace(self, compiled, sheet, args, faces, shown, action, origin) -> Trace:
+        steps = Trace(language=self.language)
         params = ", ".join(f"{k}={show(v)}" for k, v in shown.items())
         steps.append(
             Step(
@@ -228,6 +243,7 @@ class Engine:
         """A named roll's arguments, in declaration order (for the odds engine)."""
         return self._arguments(self.rulebook.rolls[roll_name], sheet, params)[0]
 
+    @speaking
     def run_roll(
         self,
         roll_name: str,
@@ -248,6 +264,7 @@ class Engine:
         compiled = RollCall(procedure)
         return self._run_alone("roll", roll_name, compiled, sheet, args, shown, dice)
 
+    @speaking
     def run_check(
         self, check: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
     ) -> Outcome:
@@ -292,10 +309,12 @@ class Engine:
         new = Sheet(self.rulebook, state.values, sheet.meta, sheet.path, sheet.text_format)
         return new, changes
 
+    @speaking
     def sheet(self, data: dict, path: str | None = None, text_format: str = "yaml") -> Sheet:
         """A sheet from plain data (as a YAML or JSON file would give)."""
         return Sheet.from_data(data, self.rulebook, path, text_format, self.limits)
 
+    @speaking
     def load_sheet(self, path) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
@@ -306,6 +325,7 @@ class Engine:
         """Actions, parameters, checks, rolls, tables and the sheet, as plain data."""
         return describe(self.rulebook)
 
+    @speaking
     def odds(self, action: str, sheet: Sheet, params: dict | None = None, field=None, **options):
         """The distribution of an action's (check's, roll's) result field: `interpreter.odds`."""
         return action_odds(self, action, sheet, params or {}, field, **options)

@@ -9,16 +9,18 @@ from dsl.messages import tr, translate
 class EvaluationError(RulebookError):
     """An evaluation that could not finish; nothing it did is kept. Exit code 4.
 
-    Rendered as a refusal at the table: first what happened, in the game's terms, then on
-    its own line where in the rulebook (with `verbose`, the line itself and a caret)."""
+    `refusal()` says it as at the table: first what happened, in the game's terms, then on
+    its own line where in the rulebook (with `verbose`, as `render()` does: the line
+    itself and a caret)."""
 
     exit_code = 4
     code = "evaluation_error"
 
-    def render(self, language: str | None = None, verbose: bool = False) -> str:
+    def refusal(self, language: str | None = None, verbose: bool = False) -> str:
+        """What happened, then where: `No puedes gastar 3 de ...` / `(en x.rules, línea 4)`."""
         language = language or self.language
         if verbose:
-            return super().render(language)
+            return self.render(language)
         text = translate(self.message, language)
         if self.span is not None:
             file = self.span.source.name.replace("\\", "/").rsplit("/", 1)[-1]
@@ -80,11 +82,15 @@ class SheetChanged(SheetError):
     """A sheet file that changed on disk since it was read: saving would lose that
     change, so nothing is written. Exit code 4."""
 
+    code = "sheet_changed"
+
     exit_code = 4
 
 
 class ShippedSheet(SheetError):
     """A save aimed at a character that ships with the package. Exit code 2."""
+
+    code = "shipped_sheet"
 
     exit_code = 2
 

@@ -36,6 +36,8 @@ TEMPORARY_SUFFIX = ".tmp"
 class FileBusy(SheetError):
     """Another save held the folder's lock for longer than `LOCK_TIMEOUT`. Exit code 4."""
 
+    code = "file_busy"
+
     exit_code = 4
 
 

@@ -117,10 +117,11 @@ def _freeze(value):
 
 
 def place_text(place) -> str:
-    """A place as a person reads it: `Esencia`, `dinamis[Virtus]`."""
+    """A place as a person reads it: `Esencia`, `dinamis[Virtus]` (in Spanish `dinamis de
+    Virtus`: a Message)."""
     if type(place) is str:
         return place
-    return f"{place[0]}[{place[1]}]"
+    return tr("{field}[{key}]", field=place[0], key=place[1])
 
 
 def place_path(place) -> str:

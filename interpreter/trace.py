@@ -49,6 +49,15 @@ class Step:
         }
 
 
+class Trace(list):
+    """The steps of a run, in order, and the language they are shown in by default (the
+    rulebook's)."""
+
+    def __init__(self, steps=(), language: str | None = None):
+        super().__init__(steps)
+        self.language = language
+
+
 def faces_text(roll: PoolRoll) -> str:
     """`[6, 5, 3, ~~1~~]`: struck faces were dropped or rerolled; `6!` exploded."""
     parts = []
@@ -75,7 +84,9 @@ def roll_text(roll: PoolRoll) -> Message:
 
 def render_text(steps, language: str | None = None) -> str:
     """One line per step: the rulebook line it came from, then the step, indented by how
-    deep in calls it happened (a check's rolls under the check)."""
+    deep in calls it happened (a check's rolls under the check). In `language`, by
+    default the trace's own."""
+    language = language or getattr(steps, "language", None)
     lines = []
     main = steps[0].file if steps else None
     for step in steps:

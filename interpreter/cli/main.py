@@ -13,6 +13,7 @@ from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
 from interpreter.cli.run import cmd_run
+from interpreter.errors import EvaluationError
 from interpreter.json_data import dumps, error_data, usage_error_data
 
 EXAMPLES = """\
@@ -191,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         language = getattr(args, "lang", None)
         if getattr(args, "json", False):
             print(dumps(error_data(error, language)))
+        elif isinstance(error, EvaluationError) and args.command == "run":
+            print(error.refusal(language, args.verbose), file=sys.stderr)
         else:
             print(error.render(language), file=sys.stderr)
         return error.exit_code
