@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+from pathlib import Path
+
 from dsl.errors import RulebookError
 from dsl.messages import Message, show_value, tr, translate
 from interpreter.cli import options
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
+from interpreter.journal import JOURNAL_NAME, Journal, holding, save_run
 from interpreter.json_data import dumps, run_data
+from interpreter.sheet import refuse_shipped
 from interpreter.trace import render_text
 
 
@@ -15,24 +20,34 @@ def cmd_run(args) -> int:
     book = options.load_rulebook(args.rulebook)
     language = options.language(args, book)
     engine = Engine.of(book)
-    if args.save and args.char is None:
-        raise ParameterError(tr("--save needs --char: the sheet to write back"))
+    saving = args.save or args.save_as is not None
     try:
-        sheet = options.sheet_for(args, book, engine)
-        params = options.params_of(args.set)
-        outcome = engine.run(args.action, sheet, params, options.dice_source(args, language))
+        if saving:
+            outcome, saved = _run_and_save(args, book, engine, language)
+        else:
+            sheet = options.sheet_for(args, book, engine)
+            params = options.params_of(args.set)
+            dice = options.dice_source(args, language)
+            outcome, saved = engine.run(args.action, sheet, params, dice), None
     except RulebookError as error:
         raise error.speak(language) from None
-    if args.save:
-        outcome.sheet.save(sheet.path)
     if args.json:
-        print(dumps(run_data(outcome, language)))
+        data = run_data(outcome, language)
+        if saved is not None:
+            data["saved"] = saved
+        print(dumps(data))
         return 0
     print(f"{book.title} · {args.action}")
     print(render_text(outcome.trace, language))
     print(outcome_text(outcome, language))
-    if args.save:
-        print(tr("saved {path}", path=str(sheet.path)).render(language))
+    if saved is not None:
+        done = tr(
+            "saved {path} (journal {journal}, run {entry})",
+            path=saved["path"],
+            journal=saved["journal"],
+            entry=saved["entry"],
+        )
+        print(done.render(language))
     return 0
 
 
@@ -60,3 +75,36 @@ def outcome_text(outcome, language: str) -> str:
         + options.origin_note(outcome.origin, language)
     )
     return "\n".join(lines)
+
+
+def _run_and_save(args, book, engine, language):
+    """Read, run and save as one step: the sheet file and its journal entry together."""
+    if args.char is None:
+        raise ParameterError(tr("--save needs --char: the sheet to write back"))
+    if args.save and args.save_as is not None:
+        raise ParameterError(tr("--save and --save-as: choose one"))
+    source = options.resolve_character(args.char, book)
+    target = Path(args.save_as) if args.save_as is not None else source
+    refuse_shipped(target)  # before any die is rolled
+    if args.save_as is not None and target.exists():
+        raise ParameterError(
+            tr("--save-as {path}: the file exists", path=str(target)),
+            None,
+            tr(
+                "save into it with --char {path} --save, or name a new file",
+                path=str(target),
+            ),
+        )
+    journal_path = Path(args.journal) if args.journal else target.resolve().parent / JOURNAL_NAME
+    dice = options.dice_source(args, language)
+    params = options.params_of(args.set)
+    save_as = {"self": target} if args.save_as is not None else None
+    with Journal(journal_path) as journal:
+        # Dice typed in at the table take a person's time: the folder is not held while
+        # they are asked for (a save in between makes this one refuse, exit 4).
+        held = holding(journal, [target]) if not args.ask else nullcontext()
+        with held:
+            sheet = engine.load_sheet(source)
+            outcome = engine.run(args.action, sheet, params, dice)
+            number = save_run(journal, outcome, sheet, book, dice, save_as)
+        return outcome, {"path": str(target), "journal": str(journal.path), "entry": number}
