@@ -22,8 +22,10 @@ from fractions import Fraction
 from importlib import resources
 
 from dsl.errors import RulebookError, RulebookInvalid, Span
-from dsl.messages import Message, translate
+from dsl.messages import translate
 from interpreter.describe import describe
+from interpreter.dice import KEPT
+from interpreter.values import plain
 
 #: the kinds of document, each with its schema file `<kind>.schema.json`
 KINDS = ("run", "roll", "odds", "odds_comparison", "describe", "error")
@@ -38,27 +40,7 @@ class Writer:
 
     def value(self, value, pointer: str):
         """A rulebook value as JSON data (`pointer`: where it goes in the document)."""
-        if value is None or value is True or value is False or type(value) is int:
-            return value
-        if isinstance(value, Message):
-            return value.render(self.language)
-        if isinstance(value, str | float):
-            return value
-        if type(value) is Fraction:
-            if value.denominator == 1:
-                return value.numerator
-            self.fractions[pointer] = f"{value.numerator}/{value.denominator}"
-            return value.numerator / value.denominator
-        if isinstance(value, Mapping):
-            return {str(k): self.value(v, f"{pointer}/{_escape(k)}") for k, v in value.items()}
-        if isinstance(value, tuple | list):
-            return [self.value(v, f"{pointer}/{i}") for i, v in enumerate(value)]
-        if isinstance(value, set | frozenset):
-            return [self.value(v, f"{pointer}/{i}") for i, v in enumerate(sorted(value, key=str))]
-        to_json = getattr(value, "to_json", None)
-        if callable(to_json):  # a value kind that knows its own data
-            return self.value(to_json(), pointer)
-        return str(value)
+        return plain(value, self.fractions, pointer, self.text)
 
     def text(self, text) -> str | None:
         return None if text is None else translate(text, self.language)
@@ -66,10 +48,6 @@ class Writer:
     def finish(self, document: dict) -> dict:
         document["fractions"] = dict(self.fractions)
         return document
-
-
-def _escape(key) -> str:
-    return str(key).replace("~", "~0").replace("/", "~1")
 
 
 def _head(kind: str, language: str | None) -> dict:
@@ -128,7 +106,7 @@ def roll_data(result, language: str | None = None) -> dict:
             "start": start,
             "end": end,
             "faces": [face for face, _status, _exploded in pool.faces],
-            "kept": pool.kept(),
+            "kept": [face for face, status, _exploded in pool.faces if status == KEPT],
             "total": w.value(pool.total, f"/terms/{i}/total"),
         }
         for i, (start, end, pool) in enumerate(sorted(result.terms, key=lambda t: t[0]))

@@ -91,6 +91,9 @@ class Expressions:
     def _text(self, span, token):
         return self._text_node(token, span)
 
+    def _range_value(self, span, token):
+        return self._range(token)
+
     def _name_ref(self, span, name):
         return n.Name(name.text, span=name.span)
 

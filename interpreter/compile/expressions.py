@@ -20,11 +20,12 @@ from interpreter.compile.arithmetic import (
     tuple_of,
     unequal,
 )
+from interpreter.compile.pools import POOL_FUNCTIONS
 from interpreter.compile.tables import text_keyed
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import MISSING, as_bool, known, lift
-from interpreter.values import Record, normalize, show
+from interpreter.values import Range, Record, normalize, show
 
 
 class Expressions:
@@ -99,8 +100,7 @@ class Expressions:
             return lambda ctx: bound(ctx, place(ctx), name)
         subject_type = self.type_of(node.subject)
         if subject_type.kind == "roll":
-            subject = self.roll_object(node.subject)
-            return lambda ctx: getattr(subject(ctx), name)
+            return self.pool_field(node)
         subject = self.expr(node.subject)
         span = node.span
         if self.type_of(node).kind == "ref":
@@ -131,14 +131,22 @@ class Expressions:
         return field
 
     def roll_object(self, node):
-        """The PoolRoll itself (not just its total), for `.successes` and the trace."""
-        if isinstance(node, n.Name) and self.bindings[id(node)].kind == "roll":
+        """The pool value itself (not just its total): a dice term's PoolRoll, a named
+        roll's ChainRoll, a `let` holding one; for its fields and the trace."""
+        binding = self.bindings.get(id(node))
+        if isinstance(node, n.Name) and binding.kind == "roll":
             name = node.name
             return lambda ctx: ctx.env[name]
         if isinstance(node, n.Dice):
             return self.dice(node)
-        value = self.expr(node)
-        return value
+        if isinstance(node, n.Name) and binding.kind == "rolldef":
+            procedure = self.roll_definition(binding.name)
+            return lambda ctx: procedure.call(ctx, ())
+        if isinstance(node, n.Call) and binding is not None and binding.kind == "roll":
+            procedure = self.roll_definition(binding.name)
+            values = tuple_of(self.arguments(node, binding.node.params))
+            return lambda ctx: procedure.call(ctx, values(ctx))
+        return self.expr(node)
 
     def ex_index(self, node: n.Index):
         binding = self.bindings[id(node)]
@@ -222,6 +230,8 @@ class Expressions:
     def builtin(self, node: n.Call):
         name = node.function
         span = node.span
+        if name in POOL_FUNCTIONS:
+            return self.pool_function(node)
         if name == "step":
             ladder = self.book.ladders[node.args[0].name]
             steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
@@ -330,6 +340,8 @@ class Expressions:
 
             def contains(ctx):
                 container = known(ctx, right(ctx))
+                if type(container) is Range:
+                    return container.holds(known(ctx, left(ctx)))
                 if not isinstance(container, tuple | str):
                     raise EvaluationError(f"`in` looks in a list, not in {show(container)}", span)
                 return known(ctx, left(ctx)) in container

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import Message, tr
 from interpreter.compile.arithmetic import as_whole, equal
-from interpreter.dice import PoolRoll
 from interpreter.errors import (
     EvaluationError,
     InsufficientResource,
@@ -42,16 +41,8 @@ class Statements:
     def st_let(self, node: n.Let):
         name = node.name
         span = node.span
-        if isinstance(node.expr, n.Dice):
-            roll = self.dice(node.expr)
-
-            def let_roll(ctx):
-                rolled = roll(ctx)
-                if type(rolled) is not PoolRoll:  # odds: the term's distribution
-                    rolled = ctx.roller.resolve_roll(rolled)
-                ctx.env[name] = rolled
-
-            return let_roll
+        if self.is_pool(node.expr):
+            return self.let_pool(node)
         declared = self.types.get(id(node))
         value = (
             self.ref(node.expr)
