@@ -180,6 +180,15 @@ def _escape(key) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
+def quoted(value) -> str:
+    """A value given from outside (a sheet, a parameter) as an error message quotes it:
+    its repr, a long one cut short."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 300:
+        return f"a number of about {round(value.bit_length() * 0.30103)} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:50] + "…" + text[-5:]
+
+
 def to_json(value):
     """A value as JSON data: fractions as "7/2" strings, records as objects (the
     journal's lossless form; documents for programs use `plain`)."""

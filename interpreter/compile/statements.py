@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.messages import Message, tr
+from interpreter.bounds import bounded_list, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.errors import (
     EvaluationError,
@@ -347,7 +348,8 @@ class Statements:
                         tr("a catalog entry's name is a text, not {value}", value=name),
                         node.item.span,
                     )
-                if name in ctx.state.values[catalog]:
+                entries = ctx.state.values[catalog]
+                if name in entries:
                     raise EvaluationError(
                         tr(
                             "the sheet already has a {catalog} entry {name}",
@@ -356,6 +358,7 @@ class Statements:
                         ),
                         span,
                     )
+                check_length(len(entries) + 1, ctx.limits, span)
                 entry = Record(
                     {"name": name, **{k: known(ctx, f(ctx)) for k, f in fields}}, kind=catalog
                 )
@@ -380,7 +383,8 @@ class Statements:
             local = place_node.name
 
             def add_local(ctx):
-                ctx.env[local] = (*ctx.env[local], known(ctx, item(ctx)))
+                items = (*ctx.env[local], known(ctx, item(ctx)))
+                ctx.env[local] = bounded_list(items, ctx.limits, span)
 
             return add_local
         place = self.ref(place_node)
@@ -389,7 +393,7 @@ class Statements:
             where = place(ctx)
             value = known(ctx, item(ctx))
             before = ctx.state.read(where)
-            after = (*before, value)
+            after = bounded_list((*before, value), ctx.limits, span)
             ctx.state.write(where, after)
             if ctx.trace is not None:
                 ctx.step(
