@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.errors import did_you_mean
+from dsl.messages import tr
 from interpreter.bounds import number_fits
 from interpreter.errors import SheetError
 from interpreter.limits import DEFAULT_LIMITS, Limits
@@ -200,9 +201,10 @@ def _effects(field: n.Effects, raw, rulebook, path) -> dict:
     left: 2, unit: turno}`. `left` is kept in the first unit of the unit's clock."""
     if raw is None:
         return {}
+    keys = ", ".join(EFFECT_KEYS)
     if not isinstance(raw, dict):
         raise SheetError(
-            f"{field.name}: a mapping of effect names to {{{', '.join(EFFECT_KEYS)}}}",
+            tr("{field}: a mapping of effect names to {{{keys}}}", field=field.name, keys=keys),
             field.name,
             path=path,
         )
@@ -210,23 +212,45 @@ def _effects(field: n.Effects, raw, rulebook, path) -> dict:
     for effect_name, entry in raw.items():
         where = f"{field.name}.{effect_name}"
         if not isinstance(entry, dict):
-            raise SheetError(f"{where}: a mapping of {', '.join(EFFECT_KEYS)}", where, path=path)
+            raise SheetError(
+                tr("{where}: a mapping of {keys}", where=where, keys=keys), where, path=path
+            )
         for key in entry:
             if key not in EFFECT_KEYS:
-                hint = did_you_mean(str(key), EFFECT_KEYS) or "keys: " + ", ".join(EFFECT_KEYS)
-                raise SheetError(f"{where}.{key}: not part of an effect", where, hint, path)
+                hint = did_you_mean(str(key), EFFECT_KEYS) or tr("keys: {keys}", keys=keys)
+                raise SheetError(
+                    tr("{where}.{key}: not part of an effect", where=where, key=str(key)),
+                    where,
+                    hint,
+                    path,
+                )
         modifier = entry.get("modifier", 0)
         if not is_number(modifier):
-            raise SheetError(f"{where}.modifier: {modifier!r} is not a number", where, path=path)
+            raise SheetError(
+                tr(
+                    "{where}.modifier: {value} is not a number", where=where, value=quoted(modifier)
+                ),
+                where,
+                path=path,
+            )
         # (not `on`: YAML reads an unquoted `on` as yes)
         on = entry.get("targets", [])
         if not isinstance(on, list) or not all(isinstance(v, str) for v in on):
-            raise SheetError(f"{where}.targets: a list of targets", where, path=path)
+            raise SheetError(
+                tr("{where}.targets: a list of targets", where=where), where, path=path
+            )
         for target in on:
             if target not in field.targets and target not in rulebook.fields:
-                hint = did_you_mean(target, field.targets) or "targets: " + ", ".join(field.targets)
+                hint = did_you_mean(target, field.targets) or tr(
+                    "targets: {targets}", targets=", ".join(field.targets)
+                )
                 raise SheetError(
-                    f"{where}.targets: {target!r} is not a target of {field.name}",
+                    tr(
+                        "{where}.targets: {target} is not a target of {field}",
+                        where=where,
+                        target=quoted(target),
+                        field=field.name,
+                    ),
                     where,
                     hint,
                     path,
@@ -235,12 +259,21 @@ def _effects(field: n.Effects, raw, rulebook, path) -> dict:
         found = field.unit(unit) if isinstance(unit, str) else None
         if found is None:
             units = [u.name for clock in field.clocks for u in clock]
-            hint = did_you_mean(str(unit), units) or "units: " + ", ".join(units)
-            raise SheetError(f"{where}.unit: {unit!r} is not a unit of time", where, hint, path)
+            hint = did_you_mean(str(unit), units) or tr("units: {units}", units=", ".join(units))
+            raise SheetError(
+                tr("{where}.unit: {unit} is not a unit of time", where=where, unit=quoted(unit)),
+                where,
+                hint,
+                path,
+            )
         left = entry.get("left")
         if isinstance(left, bool) or not isinstance(left, int) or left < 1:
             raise SheetError(
-                f"{where}.left: how much is left, a whole number of {unit} (1 or more)",
+                tr(
+                    "{where}.left: how much is left, a whole number of {unit} (1 or more)",
+                    where=where,
+                    unit=unit,
+                ),
                 where,
                 path=path,
             )

@@ -23,7 +23,7 @@ from interpreter import (
 )
 
 RULES = """
-rulebook "Efectos" { language "es" }
+rulebook "Efectos" { language "en" }
 sheet {
   attribute Inteligencia, Fuerza in 1..10
   effects Efectos on acciones, sociales
@@ -119,6 +119,15 @@ def test_an_effect_is_kept_on_the_sheet(engine, sheet):
     assert [c.path for c in out.changes] == ["Efectos.Temblores", "Efectos.Parálisis"]
     assert "effect Temblores -2 on acciones for 2 turno" in render_text(out.trace)
     assert dict(sheet["Efectos"]) == {}  # the input sheet is never changed
+
+
+def test_the_trace_speaks_the_rulebooks_language(sheet):
+    spanish = Engine(dsl.load_text(RULES.replace('language "en"', 'language "es"'), "es.rules"))
+    out = spanish.run("asustar", spanish.sheet({"Inteligencia": 5, "Fuerza": 3}), {})
+    assert "efecto Temblores -2 a acciones durante 2 turno" in render_text(out.trace)
+    out = spanish.run("pasar", out.sheet, {})
+    text = render_text(out.trace)
+    assert "pasa 1 turno" in text and "Parálisis: quedan 3 turno" in text
 
 
 def test_later_checks_read_it(engine, sheet):
@@ -297,7 +306,7 @@ sheet {
         ("effect 3 for 2 turno", "an effect's name should be text"),
         ("pass 1 día", "unknown unit of time `día`"),
         ("end 7", "the name of the effect that ends should be text"),
-        ('let x = effects("accion")', '"accion" is not one of the targets'),
+        ('let x = effects("accion")', "`accion` is not one of the targets"),
         ("let x = active(3)", "an effect's name should be text"),
     ],
 )

@@ -120,7 +120,7 @@ class Definitions:
         return units
 
     def _time_unit(self, span, name, count, of):
-        value = number_value(count.value) if count is not None else None
+        value = number_value(count.value, self._token_span(count)) if count is not None else None
         return n.TimeUnit(name.text, value, of.text if of is not None else None, span=span)
 
     def _default(self, span, expr):

@@ -1,7 +1,6 @@
 """Compiling lasting effects: the statements `effect`, `pass`, `end` and their reads.
 
 The reads are the built-in functions `effects(...)`, `active(...)`, `effect_modifier(...)`.
-
 The sheet keeps its lasting effects in one mapping (`effects Efectos on ... time ...`):
 an effect's name → a record {modifier, targets, left, unit}, where `left` counts the first
 unit of the effect's clock (2 minutes are 24 turns when a minute is 12 turns), so that
@@ -11,10 +10,27 @@ time passing in any unit of a clock is exact whole-number arithmetic.
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.errors import EvaluationError
 from interpreter.runtime import known
-from interpreter.values import Record, normalize, show
+from interpreter.values import Record, normalize
+
+NAME_IS_TEXT = tr("an effect's name is a text, not {value}")
+MODIFIER = tr("an effect's modifier")
+LENGTH = tr("how long an effect lasts")
+PASSING = tr("how much time passes")
+NO_EFFECT = tr("{name}: lasts {amount} {unit}, no effect")
+APPLIED = tr("effect {name}{modifier}{targets} for {amount} {unit}{replaces}")
+MODIFIER_PART = tr(" {modifier}")
+TARGETS_PART = tr(" on {targets}")
+REPLACES = tr(" (in place of the one before)")
+PASS = tr("pass {amount} {unit}")
+NO_RETURN = tr("time does not go back ({amount} {unit})")
+ENDS = tr("{name} ends")
+LEFT = tr("{name}: {amount} {unit} left")
+END = tr("end {name}")
+NOT_ON = tr("end {name}: it is not on")
 
 
 def effects_store(book) -> n.Effects | None:
@@ -25,17 +41,18 @@ def effects_store(book) -> n.Effects | None:
     return None
 
 
-def duration_text(store: n.Effects, base: str, left: int) -> str:
-    """`left` units of `base` in the largest unit of its clock that measures it exactly."""
-    best = (base, left)
+def in_largest_unit(store: n.Effects, base: str, left: int) -> tuple:
+    """(amount, unit): `left` units of `base` in the largest unit of its clock that
+    measures them exactly (24 turns are 2 minutes)."""
+    best = (left, base, 1)
     for clock in store.clocks:
         if clock[0].name != base:
             continue
         for unit in clock:
             _, length = store.unit(unit.name)
-            if left % length == 0 and length >= store.unit(best[0])[1]:
-                best = (unit.name, left // length)
-    return f"{best[1]} {best[0]}"
+            if left % length == 0 and length >= best[2]:
+                best = (left // length, unit.name, length)
+    return best[0], best[1]
 
 
 class LastingEffects:
@@ -55,37 +72,34 @@ class LastingEffects:
         def effect(ctx):
             name = known(ctx, name_fn(ctx))
             if not isinstance(name, str):
-                raise EvaluationError(f"an effect's name is a text, not {show(name)}", span)
+                raise EvaluationError(NAME_IS_TEXT.fill(value=name), span)
             modifier = (
-                as_number(known(ctx, modifier_fn(ctx)), node.modifier.span, "an effect's modifier")
+                as_number(known(ctx, modifier_fn(ctx)), node.modifier.span, MODIFIER)
                 if modifier_fn is not None
                 else 0
             )
-            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, "how long an effect lasts")
+            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, LENGTH)
             on = tuple(t if declared else ctx.env[t] for t, declared in targets)
             if amount <= 0:
                 if ctx.trace is not None:
-                    ctx.step("note", f"{name}: lasts {amount} {unit}, no effect", span)
+                    ctx.step("note", NO_EFFECT.fill(name=name, amount=amount, unit=unit), span)
                 return
-            record = Record(
-                {
-                    "name": name,
-                    "modifier": modifier,
-                    "targets": on,
-                    "left": amount * length,
-                    "unit": base,
-                },
-                kind=store.name,
-            )
+            fields = {"name": name, "modifier": modifier, "targets": on}
+            record = Record({**fields, "left": amount * length, "unit": base}, kind=store.name)
             before = ctx.state.read(store.name).get(name)
             ctx.state.write((store.name, name), record)
             if ctx.trace is not None:
-                what = f" {show(modifier)}" if modifier else ""
-                where = f" on {', '.join(on)}" if on else ""
-                replaces = " (in place of the one before)" if before is not None else ""
+                text = APPLIED.fill(
+                    name=name,
+                    modifier=MODIFIER_PART.fill(modifier=modifier) if modifier else "",
+                    targets=TARGETS_PART.fill(targets=", ".join(on)) if on else "",
+                    amount=amount,
+                    unit=unit,
+                    replaces=REPLACES if before is not None else "",
+                )
                 ctx.step(
                     "change",
-                    f"effect {name}{what}{where} for {amount} {unit}{replaces}",
+                    text,
                     span,
                     path=f"{store.name}.{name}",
                     before=before,
@@ -101,25 +115,26 @@ class LastingEffects:
         unit, span = node.unit, node.span
 
         def pass_time(ctx):
-            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, "how much time passes")
+            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, PASSING)
             if amount < 0:
-                raise EvaluationError(f"time does not go back ({amount} {unit})", span)
+                raise EvaluationError(NO_RETURN.fill(amount=amount, unit=unit), span)
             elapsed = amount * length
             if ctx.trace is not None:
-                ctx.step("note", f"pass {amount} {unit}", span)
+                ctx.step("note", PASS.fill(amount=amount, unit=unit), span)
             for name, effect in list(ctx.state.read(store.name).items()):
                 if effect["unit"] != base or elapsed == 0:
                     continue
                 left = effect["left"] - elapsed
                 place = (store.name, name)
+                path = f"{store.name}.{name}"
                 if left <= 0:
                     ctx.state.remove(place)
                     if ctx.trace is not None:
                         ctx.step(
                             "change",
-                            f"{name} ends",
+                            ENDS.fill(name=name),
                             span,
-                            path=f"{store.name}.{name}",
+                            path=path,
                             before=effect,
                             after=None,
                         )
@@ -127,14 +142,9 @@ class LastingEffects:
                 record = Record({**effect, "left": left}, kind=store.name)
                 ctx.state.write(place, record)
                 if ctx.trace is not None:
-                    ctx.step(
-                        "change",
-                        f"{name}: {duration_text(store, base, left)} left",
-                        span,
-                        path=f"{store.name}.{name}",
-                        before=effect,
-                        after=record,
-                    )
+                    amount_left, unit_left = in_largest_unit(store, base, left)
+                    text = LEFT.fill(name=name, amount=amount_left, unit=unit_left)
+                    ctx.step("change", text, span, path=path, before=effect, after=record)
 
         return pass_time
 
@@ -148,13 +158,13 @@ class LastingEffects:
             effect = ctx.state.read(store.name).get(name)
             if effect is None:
                 if ctx.trace is not None:
-                    ctx.step("note", f"end {show(name)}: it is not on", span)
+                    ctx.step("note", NOT_ON.fill(name=name), span)
                 return
             ctx.state.remove((store.name, name))
             if ctx.trace is not None:
                 ctx.step(
                     "change",
-                    f"end {name}",
+                    END.fill(name=name),
                     span,
                     path=f"{store.name}.{name}",
                     before=effect,
