@@ -115,6 +115,12 @@ def keywords() -> tuple[frozenset, frozenset]:
     return words, reserved
 
 
+def reads_as_dice(word: str) -> bool:
+    """Whether a word is a dice term to the lexer (`d20`, `d6x`): never a name's use."""
+    pattern = next(t for t in lark_parser().terminals if t.name == "DICE").pattern
+    return re.fullmatch(pattern.to_regexp(), word) is not None
+
+
 def _keyword_as_name(error: UnexpectedInput) -> bool:
     """A contextual keyword where the parser can take a name is a name (`check`, `roll`,
     `action` as names of parameters, fields and choices). The contextual lexer alone

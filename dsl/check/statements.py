@@ -37,6 +37,7 @@ class StatementChecks:
                 f"to change it, write `set {name} to ...`",
             )
         self.not_global(name, span, "name")
+        self.not_dice(name, span)
         if name in BUILTINS:
             self.error(f"`{name}` is a built-in function; choose another name", span)
         kind = "roll" if isinstance(expr, n.Dice) else "local"

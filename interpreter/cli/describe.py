@@ -46,6 +46,10 @@ def describe_text(info: dict) -> str:
                 if key == "checks":
                     target = f" {item['comparison']} {item['target']}" if item["target"] else ""
                     extra = f": roll {item['roll']}{target}"
+                    if item["success"]:
+                        extra += f"; success = {item['success']}"
+                    if item["degrees"]:
+                        extra += f"; degrees {', '.join(item['degrees'])}"
                 lines.append(f"  {item['name']}({params}){extra}")
     if info["rolls"]:
         lines.append("")

@@ -39,6 +39,9 @@ class CompiledCheck(CallFrame):
         self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
         self.terms = tuple(_explain(compiler, sign, term) for sign, term in _terms(node.roll))
         self.label = node.label or node.name
+        # `success` and `degree` are the trace's verdict, unless they are ordinary fields
+        # (a `degree` without a degrees block)
+        self.plain_fields = frozenset() if node.degrees else frozenset({"degree"})
         self.comparison = node.comparison
         self.compare = COMPARISONS.get(node.comparison)
         self.upward = node.comparison in (">=", ">")
@@ -111,15 +114,27 @@ class CompiledCheck(CallFrame):
         return Record(fields, kind="check")
 
     def describe(self, ctx, shown: str, fields: dict) -> str:
+        """`Label: terms = total vs target → verdict, fields`: the verdict is the degree
+        when the check names degrees, else its success (the author's, if defined)."""
         words = ctx.words
         text = f"{self.label}: {shown} = {show(fields['total'])}"
         if self.target is not None:
             comparison = "" if self.comparison == ">=" else f" ({self.comparison})"
+            text += f" {words['vs']} {show(fields['target'])}{comparison}"
+        verdict = None
+        if self.node.degrees and fields.get("degree") is not None:
+            verdict = show(fields["degree"])
+        elif "success" in fields:
             verdict = words["success"] if fields["success"] else words["failure"]
-            text += f" {words['vs']} {show(fields['target'])}{comparison} → {verdict}"
-        extra = [f"{name} {show(fields[name])}" for name, _ in self.fields]
+        if verdict is not None:
+            text += f" → {verdict}"
+        extra = [
+            f"{name} {show(fields[name])}"
+            for name in dict(self.fields)
+            if name not in ("success", "degree") or name in self.plain_fields
+        ]
         if extra:
-            text += (", " if self.target is not None else " → ") + ", ".join(extra)
+            text += (", " if verdict is not None else " → ") + ", ".join(extra)
         return text
 
 
