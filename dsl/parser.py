@@ -198,8 +198,9 @@ def _misplaced_keyword(error: UnexpectedToken, text: str, source: Source, offset
     if token.type in ("EQUAL", "COLON") and token.start_pos is not None:
         before = re.search(r"([^\W\d]\w*)\s*$", text[: token.start_pos])
         if before and before.group(1) in words and _parses_as_name(text, before, token):
+            word = before.group(1)
             start = offset + before.start(1)
-            return _keyword_error(before.group(1), Span(source, start, start + len(before.group(1))))
+            return _keyword_error(word, Span(source, start, start + len(word)))
     return None
 
 

@@ -29,7 +29,7 @@ from dsl.rulebook import Rulebook
 from interpreter.compile import Compiler
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
-from interpreter.errors import ParameterError, SheetError
+from interpreter.errors import EvaluationError, ParameterError, SheetError
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import action_odds
 from interpreter.parameters import Binder, convert
@@ -52,7 +52,11 @@ class Change:
 
 
 class Outcome:
-    """What a run produced: its result, the new sheet, what changed, and how."""
+    """What a run produced: its result, the new sheet, what changed, and how.
+
+    `kind` says what ran (an action, a check or a named roll); `warnings` what the
+    parameters may mean without saying (an open skill the sheet lacks, close to one it
+    has)."""
 
     __slots__ = (
         "_replay",
@@ -60,27 +64,40 @@ class Outcome:
         "action",
         "changes",
         "dice",
+        "kind",
         "origin",
         "params",
         "result",
         "sheet",
+        "warnings",
     )
 
-    def __init__(self, action, params, result, sheet, changes, dice, origin, replay):
+    def __init__(self, action, params, result, sheet, changes, dice, origin, replay, **more):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
-        self._replay = replay  # (engine, compiled action, input sheet, arguments)
+        self.kind = more.get("kind", "action")
+        self.warnings = more.get("warnings", ())
+        self._replay = replay  # a function giving the trace, by running again
         self._trace = None
 
     @property
     def trace(self) -> list[Step]:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
         if self._trace is None:
-            engine, compiled, sheet, args = self._replay
-            self._trace = engine._trace(
-                compiled, sheet, args, self.dice, self.params, self.action, self.origin
-            )
+            self._trace = self._replay()
         return self._trace
+
+
+@attrs.frozen
+class Runnable:
+    """What `run` can run: an action, a check or a named roll, with its parameters."""
+
+    kind: str  # "action", "check" or "roll"
+    name: str
+    label: str
+    node: object
+    call: object  # call(ctx, args) → the result (a record, or None)
+    binder: Binder
 
 
 class Engine:
@@ -91,8 +108,7 @@ class Engine:
         self.limits = limits
         self.compiler = Compiler.of(rulebook)
         self.words = WORDS.get(rulebook.language, WORDS["en"])
-        self._binders: dict = {}  # action → (compiled action, its parameter binder)
-        self._other_binders: dict = {}  # checks and rolls run on their own
+        self._binders: dict = {}  # name → Runnable (an action, check or roll, and its binder)
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
@@ -107,42 +123,90 @@ class Engine:
     def run(
         self, action: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
     ) -> Outcome:
-        """Run an action; return its Outcome, or raise with nothing changed."""
-        compiled, args, shown = self.prepare(action, sheet, params or {})
+        """Run an action (or a check, or a named roll); return its Outcome, or raise with
+        nothing changed. An EvaluationError raised carries the trace up to it (`.trace`)."""
+        runnable = self.runnable(action)
+        if sheet.rulebook is not self.rulebook:
+            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
+        params = params or {}
+        args, shown = runnable.binder(sheet, params)
+        warnings = runnable.binder.warnings(sheet, params) if runnable.binder.open_skills else ()
         source = dice if dice is not None else SeededDice()
         roller = Roller(source, self.limits)
         ctx = self.context(roller, sheet)
-        result = compiled(ctx, args, compiled.node.span)
-        if ctx.state.own:
-            new_sheet, changes = self.commit(ctx, sheet)
-        else:  # nothing was written: the same sheet, no changes, nothing to check again
-            new_sheet, changes = sheet, ()
-        source.finish()
+        try:
+            result = runnable.call(ctx, args)
+            if ctx.state.own:
+                new_sheet, changes = self.commit(ctx, sheet)
+            else:  # nothing was written: the same sheet, no changes, nothing to check again
+                new_sheet, changes = sheet, ()
+            source.finish()
+        except EvaluationError as error:
+            faces = tuple(roller.drawn)
+            error.replay = lambda: self._trace(runnable, sheet, args, faces, shown, source.origin)
+            raise
+        faces = tuple(roller.drawn)
         return Outcome(
             action,
             shown,
             result,
             new_sheet,
             tuple(changes),
-            tuple(roller.drawn),
+            faces,
             source.origin,
-            (self, compiled, sheet, args),
+            lambda: self._trace(runnable, sheet, args, faces, shown, source.origin),
+            kind=runnable.kind,
+            warnings=warnings,
         )
+
+    def runnable(self, name: str) -> Runnable:
+        """The action, check or named roll of that name, compiled (once)."""
+        found = self._binders.get(name)
+        if found is not None:
+            return found
+        book = self.rulebook
+        if name in book.actions or name in book.checks:
+            kind = "action" if name in book.actions else "check"
+            compiled = self.compiler.action(name) if kind == "action" else self.compiler.check(name)
+            node = compiled.node
+
+            def call(ctx, args):
+                return compiled(ctx, args, node.span)
+
+        elif name in book.rolls:
+            procedure = self.compiler.roll_definition(name)
+            kind, node = "roll", procedure.node
+
+            def call(ctx, args):
+                return Record({"total": procedure.call(ctx, args).total}, kind="roll")
+
+        else:
+            every = [*book.actions, *book.checks, *book.rolls]
+            hint = did_you_mean(name, every) or ("actions: " + ", ".join(book.actions))
+            raise ParameterError(
+                f"{book.title} has no action {name!r} (nor a check or roll of that name)",
+                None,
+                hint,
+            )
+        label = node.label if kind != "roll" and node.label else name
+        found = self._binders[name] = Runnable(kind, name, label, node, call, Binder(self, node))
+        return found
 
     def context(self, roller, sheet: Sheet, trace: list | None = None) -> Context:
         """A fresh run context over a sheet, with this roller (real, or the odds one)."""
         state = State(sheet._values, self.compiler.open_default)
         return Context(roller, self.limits, state, trace, self.words)
 
-    def _trace(self, compiled, sheet, args, faces, shown, action, origin) -> list[Step]:
+    def _trace(self, runnable: Runnable, sheet, args, faces, shown, origin) -> list[Step]:
+        """The run again with its own dice, traced; up to the error, if it failed."""
         steps: list[Step] = []
         params = ", ".join(f"{k}={show(v)}" for k, v in shown.items())
         steps.append(
             Step(
-                "action",
-                f"{compiled.label}({params})",
-                compiled.node.span.line,
-                {"action": action},
+                "action" if runnable.kind == "action" else "run",
+                f"{runnable.label}({params})",
+                runnable.node.span.line,
+                {runnable.kind: runnable.name},
                 -1,
                 self.rulebook.path,
             )
@@ -150,36 +214,32 @@ class Engine:
         replayed = ForcedDice(faces)
         replayed.origin = origin  # the trace says where the dice came from, not the replay
         ctx = self.context(Roller(replayed, self.limits), sheet, steps)
-        compiled(ctx, args, compiled.node.span)
-        self.commit(ctx, sheet)
+        try:
+            runnable.call(ctx, args)
+            self.commit(ctx, sheet)
+        except EvaluationError:
+            pass  # a failed run's trace ends where it failed
         return steps
 
     def prepare(self, action: str, sheet: Sheet, params: dict) -> tuple:
         """(compiled action, its arguments, the parameters as shown) for a run."""
-        prepared = self._binders.get(action)
-        if prepared is None:
-            if action not in self.rulebook.actions:
-                hint = did_you_mean(action, list(self.rulebook.actions)) or (
-                    "actions: " + ", ".join(self.rulebook.actions)
-                )
-                raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
-            compiled = self.compiler.action(action)
-            prepared = self._binders[action] = (compiled, Binder(self, compiled.node))
+        if action not in self.rulebook.actions:
+            hint = did_you_mean(action, list(self.rulebook.actions)) or (
+                "actions: " + ", ".join(self.rulebook.actions)
+            )
+            raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
+        runnable = self.runnable(action)
         if sheet.rulebook is not self.rulebook:
             raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
-        compiled, binder = prepared
-        args, shown = binder(sheet, params)
-        return compiled, args, shown
+        args, shown = runnable.binder(sheet, params)
+        return self.compiler.action(action), args, shown
 
     def _arguments(self, node, sheet: Sheet, params: dict) -> tuple:
         """Parameter values in declaration order (defaults filled in), and how to show
         them; unknown, missing or ill-typed parameters are ParameterErrors."""
         if sheet.rulebook is not self.rulebook:
             raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
-        binder = self._other_binders.get(node.name)
-        if binder is None:
-            binder = self._other_binders[node.name] = Binder(self, node)
-        return binder(sheet, params)
+        return self.runnable(node.name).binder(sheet, params)
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
         if check not in self.rulebook.checks:

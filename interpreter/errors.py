@@ -6,9 +6,21 @@ from dsl.errors import RulebookError
 
 
 class EvaluationError(RulebookError):
-    """An evaluation that could not finish; nothing it did is kept. Exit code 4."""
+    """An evaluation that could not finish; nothing it did is kept. Exit code 4.
+
+    Raised by `Engine.run`, it carries the run's trace up to the error (`trace`: a list
+    of steps, built on first use by running again with the same dice; None otherwise)."""
 
     exit_code = 4
+    replay = None  # set by the Engine: a function giving the trace up to the error
+
+    @property
+    def trace(self) -> list | None:
+        if self.replay is None:
+            return None
+        steps = self.replay()
+        self.replay = lambda: steps
+        return steps
 
 
 class LimitExceeded(EvaluationError):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 import dsl
-
 from dsl import nodes as n
 from dsl.build import parse_expression
 from dsl.errors import RulebookSyntaxError

@@ -7,9 +7,9 @@ import attrs
 from dsl import nodes as n
 from dsl import types as t
 from dsl.check.scope import CHECK_NAMES, OWN_OUTCOME, PARAM_TYPES, ROLL_NAMES, Scope
-from dsl.parser import reads_as_dice
 from dsl.check.wording import describe_definition
 from dsl.errors import Span, did_you_mean
+from dsl.parser import reads_as_dice
 
 
 class DefinitionChecks:
@@ -51,9 +51,7 @@ class DefinitionChecks:
     def not_dice(self, name: str, span: Span) -> None:
         """`let d20 = d20` names something no expression can read: `d20` is dice there."""
         if reads_as_dice(name):
-            self.error(
-                f"`{name}` reads as dice wherever a value goes; choose another name", span
-            )
+            self.error(f"`{name}` reads as dice wherever a value goes; choose another name", span)
 
     def not_global(self, name: str, span: Span, what: str) -> None:
         if name in self.globals:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from interpreter.cli import options
 from interpreter.engine import Engine
-from interpreter.errors import ParameterError
+from interpreter.errors import EvaluationError, ParameterError
 from interpreter.trace import render_text
 from interpreter.values import show, to_json
 
@@ -17,13 +18,23 @@ def cmd_run(args) -> int:
     sheet = options.sheet_for(args, book, engine)
     if args.save and args.char is None:
         raise ParameterError("--save needs --char: the sheet to write back")
-    outcome = engine.run(args.action, sheet, options.params_of(args.set), options.dice_source(args))
+    words = engine.words
+    try:
+        outcome = engine.run(
+            args.action, sheet, options.params_of(args.set), options.dice_source(args)
+        )
+    except EvaluationError as error:
+        if error.trace is not None and not args.json:  # what happened, up to the failure
+            print(f"{book.title} · {args.action}")
+            print(render_text(error.trace, words))
+        raise
+    for warning in outcome.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if args.save:
         outcome.sheet.save(sheet.path)
     if args.json:
         print(json.dumps(outcome_json(outcome), ensure_ascii=False, indent=2))
         return 0
-    words = engine.words
     print(f"{book.title} · {args.action}")
     print(render_text(outcome.trace, words))
     if outcome.result is not None:
@@ -54,4 +65,6 @@ def outcome_json(outcome) -> dict:
         "trace": [step.to_json() for step in outcome.trace],
         "dice": list(outcome.dice),
         "origin": outcome.origin,
+        "kind": outcome.kind,
+        "warnings": list(outcome.warnings),
     }
