@@ -33,6 +33,13 @@ TEMPORARY_MARK = ".rulebook-"
 TEMPORARY_SUFFIX = ".tmp"
 
 
+class SaveError(SheetError):
+    """A sheet file the file system would not let us write: a read-only folder, a full
+    disk, no permission. Exit code 4."""
+
+    exit_code = 4
+
+
 class FileBusy(SheetError):
     """Another save held the folder's lock for longer than `LOCK_TIMEOUT`. Exit code 4."""
 
@@ -83,8 +90,18 @@ def fsync_folder(folder: Path) -> None:
 
 def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
     """Replace `target` with `text` (UTF-8) so that a crash leaves the old or the new file,
-    whole, and no temporary behind on any failure that runs code."""
-    target = Path(target)
+    whole, and no temporary behind on any failure that runs code. A file system that
+    refuses (read-only, full, no permission) is a SaveError; the file is as it was."""
+    try:
+        _write_atomic(Path(target), text, mode)
+    except OSError as error:
+        raise SaveError(
+            f"cannot be written ({error.strerror or error}); the file is as it was",
+            path=str(target),
+        ) from None
+
+
+def _write_atomic(target: Path, text: str, mode: int | None) -> None:
     temporary = temporary_name(target)
     if mode is None and target.exists():
         mode = target.stat().st_mode & 0o777
@@ -149,12 +166,14 @@ class FolderLock:
             if held is not None and held.owner == os.getpid():
                 held.count += 1
                 return self
-            fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-            try:
-                self._flock(fd, deadline)
-            except BaseException:
-                os.close(fd)
-                raise
+            fd = -1  # no flock here (Windows): the check that the file is unchanged remains
+            if fcntl is not None:
+                fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+                try:
+                    self._flock(fd, deadline)
+                except BaseException:
+                    os.close(fd)
+                    raise
             _HELD[self.key] = _Held(fd, os.getpid())
         except BaseException:
             self.thread_lock.release()
@@ -162,8 +181,6 @@ class FolderLock:
         return self
 
     def _flock(self, fd: int, deadline: float) -> None:
-        if fcntl is None:  # pragma: no cover
-            return
         delay = 0.001
         while True:
             try:
@@ -187,7 +204,8 @@ class FolderLock:
         held.count -= 1
         if held.count == 0:
             del _HELD[self.key]
-            os.close(held.fd)  # closing the descriptor releases the flock
+            if held.fd >= 0:
+                os.close(held.fd)  # closing the descriptor releases the flock
         self.thread_lock.release()
 
 
