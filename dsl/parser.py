@@ -14,6 +14,7 @@ from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from dsl.errors import RulebookSyntaxError, Source, Span
+from dsl.messages import tr
 
 #: deepest nesting of brackets accepted; deeper text is refused before parsing, so that
 #: no later stage (building, checking, evaluating) can run out of Python stack.
@@ -191,9 +192,13 @@ def _misplaced_keyword(error: UnexpectedToken, text: str, source: Source, offset
         start = offset + token.start_pos
         span = Span(source, start, start + len(token.value))
         if expected & {"NUMBER", "DICE"}:  # a value goes here: an expression left unfinished?
-            word = token.value
-            hint = f"{_expected_hint(expected)}; `{word}` is a keyword: as a name, write '{word}'"
-            return RulebookSyntaxError(f"unexpected {_describe_token(token)}", span, hint)
+            hint = tr(
+                "{expected}; `{word}` is a keyword: as a name, write '{word}'",
+                expected=_expected_hint(expected),
+                word=token.value,
+            )
+            message = tr("unexpected {token}", token=_describe_token(token))
+            return RulebookSyntaxError(message, span, hint)
         return _keyword_error(token.value, span)
     if token.type in ("EQUAL", "COLON") and token.start_pos is not None:
         before = re.search(r"([^\W\d]\w*)\s*$", text[: token.start_pos])
@@ -217,9 +222,10 @@ def _parses_as_name(text: str, word: re.Match, token) -> bool:
     return True
 
 
-def _keyword_error(word: str, span: Span, hint: str | None = None) -> RulebookSyntaxError:
+def _keyword_error(word: str, span: Span) -> RulebookSyntaxError:
     return RulebookSyntaxError(
-        f"`{word}` is a keyword: write '{word}' in quotes, or choose another name", span, hint
+        tr("`{word}` is a keyword: write '{word}' in quotes, or choose another name", word=word),
+        span,
     )
 
 

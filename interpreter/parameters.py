@@ -6,6 +6,7 @@ import weakref
 
 from dsl import nodes as n
 from dsl.errors import did_you_mean
+from dsl.messages import tr
 from dsl.rulebook import Rulebook
 from interpreter.bounds import number_fits, read_number
 from interpreter.dice import ForcedDice
@@ -71,8 +72,14 @@ class Binder:
             if hint is not None:
                 default = self.engine.compiler.open_default
                 out.append(
-                    f"parameter {name}: the sheet has no skill {value!r}, so it reads "
-                    f"{default} (the open list's default); {hint}"
+                    tr(
+                        "parameter {name}: the sheet has no skill {value!r}, so it reads "
+                        "{default} (the open list's default); {hint}",
+                        name=name,
+                        value=value,
+                        default=default,
+                        hint=hint,
+                    )
                 )
         return tuple(out)
 

@@ -42,9 +42,13 @@ def test_roll_successes_and_explosions(capsys):
     assert json.loads(out)["total"] == 15
 
 
-def test_roll_fraction_prints_as_text_in_json(capsys):
+def test_roll_fraction_is_a_number_in_json_with_its_exact_value_beside(capsys):
     _, out, _ = run_cli(capsys, "roll", "7/2", "--json")
-    assert json.loads(out)["total"] == "7/2"
+    data = json.loads(out)
+    assert data["total"] == 3.5 and data["fractions"] == {"/total": "7/2"}
+    _, out, _ = run_cli(capsys, "roll", "6/2", "--json")
+    data = json.loads(out)
+    assert data["total"] == 3 and type(data["total"]) is int and data["fractions"] == {}
 
 
 def test_roll_text_marks_forced_dice(capsys):
@@ -122,7 +126,8 @@ def test_run_json_has_every_part(capsys, sheet_copy):
     )
     data = json.loads(out)
     assert code == 0
-    assert set(data) >= {"action", "params", "result", "changes", "sheet", "trace", "dice"}
+    assert set(data) >= {"name", "params", "result", "changes", "sheet", "trace", "dice"}
+    assert data["kind"] == "run" and data["run"] == "action" and data["name"] == "cast_spell"
     assert data["params"]["spell"] == "Fireball"
     assert data["changes"] == [{"path": "dinamis.Fides", "before": 10, "after": 8}]
     assert data["sheet"]["dinamis"]["Fides"] == 8
@@ -162,7 +167,7 @@ def test_spending_more_than_the_sheet_holds_exits_4_and_saves_nothing(capsys, sh
         "--save",
     )
     assert code == 4
-    assert "cannot spend 12 dinamis[Virtus]: it has 5" in err
+    assert "You cannot spend 12 dinamis[Virtus]: you have 5" in err
     assert sheet_copy.read_bytes() == before
 
 
@@ -290,7 +295,7 @@ def test_run_runs_a_check_on_its_own(capsys):
         "--set", "attr=Strength", "--dice", "6", "--json",
     )  # fmt: skip
     data = json.loads(out)
-    assert code == 0 and data["kind"] == "check"
+    assert code == 0 and data["run"] == "check"
     assert data["result"]["total"] == 6 + 2 * 3 and data["changes"] == []
     assert data["trace"][1]["kind"] == "check"
 
@@ -301,7 +306,7 @@ def test_run_runs_a_named_roll(capsys):
         "--dice", "3,3,1,2",
     )  # fmt: skip
     assert code == 0
-    assert "doubles: [3, 3] + [1, 2] = 9" in out and "result: total 9" in out
+    assert "doubles: [3, 3] + [1, 2] = 9" in out and "result: 9" in out
 
 
 def test_run_of_an_unknown_name_lists_actions_checks_and_rolls(capsys):
@@ -316,7 +321,7 @@ def test_a_failed_run_shows_the_trace_up_to_the_failure(capsys):
     )  # fmt: skip
     assert code == 4
     assert "cost = max(1, spell.grade - bonus) = 12" in out and "normal time" in out
-    assert "cannot spend 12 dinamis[Virtus]: it has 5" in err and "result:" not in out
+    assert "cannot spend 12 dinamis[Virtus]: you have 5" in err and "result:" not in out
 
 
 def test_a_failed_require_shows_the_trace_up_to_it(tmp_path, capsys):

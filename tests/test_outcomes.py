@@ -80,7 +80,8 @@ def test_the_trace_says_the_authors_verdict():
     text = render_text(out.trace)
     assert "Attack: die [1] + bonus 20 = 21 vs 5 → miss" in text
     assert "success" not in text
-    record = engine.run_check("attack", engine.sheet({}), {"bonus": 2, "ac": 25}, ForcedDice([20]))
+    sheet, params = engine.sheet({}), {"bonus": 2, "ac": 25}
+    record = engine.run_check("attack", sheet, params, ForcedDice([20])).result
     assert record["success"] is True and record["margin"] == -3  # the margin stays the roll's
 
 
@@ -106,7 +107,7 @@ def test_call_of_cthulhu_has_six_degrees():
     engine = engine_of(CTHULHU)
     sheet = engine.sheet({})
     seen = {
-        face: engine.run_check("skill", sheet, {"value": 45}, ForcedDice([face]))["degree"]
+        face: engine.run_check("skill", sheet, {"value": 45}, ForcedDice([face])).result["degree"]
         for face in (1, 9, 10, 22, 23, 45, 46, 95, 96, 100)
     }
     assert seen == {
@@ -135,7 +136,8 @@ def test_call_of_cthulhu_has_six_degrees():
 def test_in_fate_a_tie_is_neither_success_nor_failure():
     engine = engine_of(FATE)
     sheet = engine.sheet({})
-    record = engine.run_check("overcome", sheet, {"skill": 2, "difficulty": 2}, ForcedDice([0] * 4))
+    params = {"skill": 2, "difficulty": 2}
+    record = engine.run_check("overcome", sheet, params, ForcedDice([0] * 4)).result
     assert record["degree"] == "tie" and record["success"] is False
     odds = engine.odds("overcome", sheet, {"skill": 2, "difficulty": 2}, field="degree")
     # 4dF: P(sum = 0) = 19/81, P(sum >= 3) = 5/81, P(1..2) = 26/81
@@ -194,8 +196,8 @@ def test_how_degrees_are_written(body, message):
 
 def test_without_an_else_no_degree_is_none():
     engine = engine_of("check c() { roll d6\n degrees { high: total >= 5 } }")
-    assert engine.run_check("c", engine.sheet({}), {}, ForcedDice([2]))["degree"] is None
-    assert engine.run_check("c", engine.sheet({}), {}, ForcedDice([6]))["degree"] == "high"
+    assert engine.run_check("c", engine.sheet({}), {}, ForcedDice([2])).result["degree"] is None
+    assert engine.run_check("c", engine.sheet({}), {}, ForcedDice([6])).result["degree"] == "high"
 
 
 def test_a_field_read_by_name_after_the_check_sees_the_named_die():

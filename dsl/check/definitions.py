@@ -9,6 +9,7 @@ from dsl import types as t
 from dsl.check.scope import CHECK_NAMES, OWN_OUTCOME, PARAM_TYPES, ROLL_NAMES, Scope
 from dsl.check.wording import describe_definition
 from dsl.errors import Span, did_you_mean
+from dsl.messages import tr
 from dsl.parser import reads_as_dice
 
 
@@ -51,7 +52,10 @@ class DefinitionChecks:
     def not_dice(self, name: str, span: Span) -> None:
         """`let d20 = d20` names something no expression can read: `d20` is dice there."""
         if reads_as_dice(name):
-            self.error(f"`{name}` reads as dice wherever a value goes; choose another name", span)
+            self.error(
+                tr("`{name}` reads as dice wherever a value goes; choose another name", name=name),
+                span,
+            )
 
     def not_global(self, name: str, span: Span, what: str) -> None:
         if name in self.globals:
@@ -115,20 +119,27 @@ class DefinitionChecks:
         defined = set()
         for name, expr in items:
             if name in defined:
-                self.error(f"the field `{name}` is defined twice", expr.span)
+                self.error(tr("the field `{name}` is defined twice", name=name), expr.span)
             elif name in builtins and name not in own:
                 self.error(
-                    f"`{name}` is a built-in field; choose another name",
+                    tr("`{name}` is a built-in field; choose another name", name=name),
                     expr.span,
-                    "a check may define its own `success`; `total`, `target` and `margin` "
-                    "are what its roll gave",
+                    tr(
+                        "a check may define its own `success`; `total`, `target` and "
+                        "`margin` are what its roll gave"
+                    ),
                 )
             defined.add(name)
             self.not_global(name, expr.span, "field")
             type_ = self.expr(expr, scope)
             if name in own and not t.fits(type_, own[name]):
                 self.error(
-                    f"`{name}` is {own[name].describe()}, not {t.value_of(type_).describe()}",
+                    tr(
+                        "`{name}` is {wanted}, not {given}",
+                        name=name,
+                        wanted=own[name].describe(),
+                        given=t.value_of(type_).describe(),
+                    ),
                     expr.span,
                 )
                 type_ = own[name]

@@ -6,6 +6,7 @@ import attrs
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
@@ -115,29 +116,45 @@ class CompiledCheck(CallFrame):
             env[name] = fields[name] = settle(ctx, value(ctx))
         return Record(fields, kind="check")
 
-    def describe(self, ctx, shown: str, fields: dict) -> str:
-        """`Label: terms = total vs target → verdict, fields`: the verdict is the degree
-        when the check names degrees, else its success (the author's, if defined)."""
-        words = ctx.words
-        text = f"{self.label}: {shown} = {show(fields['total'])}"
+    def describe(self, ctx, shown: str, fields: dict) -> Message:
+        """The check's line: `Label: terms = total vs target → verdict, field value`. The
+        verdict is the degree when the check names degrees, else its success (the
+        author's, when the check defines it)."""
+        head = tr(
+            "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
+        )
+        parts = [head]
         if self.target is not None:
-            comparison = "" if self.comparison == ">=" else f" ({self.comparison})"
-            text += f" {words['vs']} {show(fields['target'])}{comparison}"
+            if self.comparison == ">=":
+                parts.append(tr(" vs {target}", target=fields["target"]))
+            else:
+                parts.append(
+                    tr(
+                        " vs {target} ({comparison})",
+                        target=fields["target"],
+                        comparison=self.comparison,
+                    )
+                )
         verdict = None
         if self.node.degrees and fields.get("degree") is not None:
-            verdict = show(fields["degree"])
+            verdict = fields["degree"]  # the rulebook's own word
         elif "success" in fields:
-            verdict = words["success"] if fields["success"] else words["failure"]
+            verdict = SUCCESS if fields["success"] else FAILURE
         if verdict is not None:
-            text += f" → {verdict}"
+            parts.append(tr(" → {verdict}", verdict=verdict))
         extra = [
-            f"{name} {show(fields[name])}"
+            tr("{name} {value}", name=name, value=fields[name])
             for name in dict(self.fields)
             if name not in ("success", "degree") or name in self.plain_fields
         ]
         if extra:
-            text += (", " if verdict is not None else " → ") + ", ".join(extra)
-        return text
+            parts.append(", " if verdict is not None else " → ")
+            parts.append(Message.joined(extra))
+        return Message.joined(parts, "")
+
+
+#: a check's verdict in its trace line
+SUCCESS, FAILURE = tr("success"), tr("failure")
 
 
 def _explain(compiler, sign: int, node):
@@ -270,9 +287,12 @@ class CompiledOpposed(CallFrame):
                 if ctx.trace is not None:
                     ctx.step(
                         "tie",
-                        f"{self.label}: {ctx.words['tie']} "
-                        f"({show(ours['total'])} - {show(theirs['total'])}), "
-                        "roll again",
+                        tr(
+                            "{label}: tie ({ours} - {theirs}), roll again",
+                            label=self.label,
+                            ours=ours["total"],
+                            theirs=theirs["total"],
+                        ),
                         self.node.span,
                     )
             tie = a == b
@@ -289,13 +309,16 @@ class CompiledOpposed(CallFrame):
             for name, value in self.fields:
                 ctx.env[name] = fields[name] = known(ctx, value(ctx))
             if ctx.trace is not None:
-                words = ctx.words
-                verdict = words["wins"] if won else words["loses"]
                 if tie:
-                    verdict = f"{words['tie']}, " + verdict
-                text = (
-                    f"{self.label}: {show(ours['total'])} {words['vs']} "
-                    f"{show(theirs['total'])} → {verdict}"
+                    verdict = tr("tie, wins") if won else tr("tie, loses")
+                else:
+                    verdict = tr("wins") if won else tr("loses")
+                text = tr(
+                    "{label}: {ours} vs {theirs} → {verdict}",
+                    label=self.label,
+                    ours=ours["total"],
+                    theirs=theirs["total"],
+                    verdict=verdict,
                 )
                 ctx.depth -= 1
                 ctx.trace.insert(
