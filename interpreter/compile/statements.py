@@ -49,10 +49,8 @@ class Statements:
 
         def let(ctx):
             result = value(ctx)
-            if isinstance(result, Unknown):
-                if keep is not None:
-                    result = result.project(keep)
-                result = ctx.roller.resolve(result)
+            if isinstance(result, Unknown):  # odds: one value per branch, of what is read
+                result = ctx.roller.bind(ctx, name, result, keep)
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
             if ctx.trace is not None and not quiet and not isinstance(result, Record):
@@ -235,14 +233,19 @@ class Statements:
         name = node.var
         span = node.items.span
 
-        def for_each(ctx):
+        def items_of(ctx) -> tuple:
             values = known(ctx, items(ctx))
             if not isinstance(values, tuple):
                 raise EvaluationError(f"`for each` goes over a list, not {show(values)}", span)
-            for value in values:
+            return values
+
+        def for_each(ctx):
+            for value in items_of(ctx):
                 ctx.env[name] = value
                 run_block(ctx, body, span)
 
+        # for the odds engine, which runs the passes itself
+        for_each.items, for_each.var, for_each.body = items_of, name, body
         return for_each
 
     def st_repeat(self, node: n.Repeat):
@@ -251,7 +254,7 @@ class Statements:
         body = self.block(node.body)
         span = node.count.span
 
-        def repeat(ctx):
+        def times_of(ctx) -> int:
             times = as_whole(ctx, count(ctx), span, "a repeat count")
             if times > ctx.limits.repeat_count:
                 raise LimitExceeded(
@@ -259,11 +262,19 @@ class Statements:
                     f"{ctx.limits.repeat_count} (limit repeat_count)",
                     span,
                 )
-            for _ in range(times):
-                if until is not None and as_bool(ctx, until(ctx), node.until.span):
+            return times
+
+        def done(ctx) -> bool:
+            return until is not None and as_bool(ctx, until(ctx), node.until.span)
+
+        def repeat(ctx):
+            for _ in range(times_of(ctx)):
+                if done(ctx):
                     break
                 run_block(ctx, body, span)
 
+        # for the odds engine, which runs the passes itself
+        repeat.times, repeat.done, repeat.body = times_of, done, body
         return repeat
 
     def st_note(self, node: n.Note):
