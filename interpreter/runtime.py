@@ -17,7 +17,9 @@ roller provides (the roller protocol):
     chain(procedure, ctx)  a roll procedure (`roll x = d10 then {...}`): a ChainRoll
     resolve(unknown)       a concrete value where the rules need one (the odds engine
                            branches there, running the statement once per value)
-    resolve_roll(unknown)  the same for a dice term bound by `let` (keeps its counts)
+    answers(roll, questions)  the joint answers of questions about a pool (odds: a
+                           distribution of answer tuples; interpreter.pool)
+    settle(roll, questions)   a pool bound by `let`, as the world being explored has it
     bind(ctx, name, unknown, fields)  the value a `let` binds, known (the odds engine
                            branches on it, cut down to the `fields` of it read later)
     check_records(check, ctx, args, totals)  the odds of a check's record, or None
@@ -30,11 +32,12 @@ roller to `resolve` it. In a real run no value is ever unknown.
 
 from __future__ import annotations
 
+from dsl.messages import tr
 from interpreter.dice import DiceTray, Die, PoolRoll, roll_pool
 from interpreter.errors import EvaluationError
 from interpreter.limits import Limits
-from interpreter.trace import WORDS, Step, faces_text
-from interpreter.values import show
+from interpreter.pool import Rolled
+from interpreter.trace import Step, faces_text
 
 #: a key a mapping does not hold (distinct from every value, `none` included)
 MISSING = object()
@@ -128,10 +131,11 @@ def _freeze(value):
 
 
 def place_text(place) -> str:
-    """A place as a person reads it: `Esencia`, `dinamis[Virtus]`."""
+    """A place as a person reads it: `Esencia`, `dinamis[Virtus]` (in Spanish `dinamis de
+    Virtus`: a Message)."""
     if type(place) is str:
         return place
-    return f"{place[0]}[{place[1]}]"
+    return tr("{field}[{key}]", field=place[0], key=place[1])
 
 
 def place_path(place) -> str:
@@ -157,7 +161,6 @@ class Context:
         "state",
         "steps",
         "trace",
-        "words",
     )
 
     def __init__(
@@ -166,7 +169,6 @@ class Context:
         limits: Limits,
         state: State | None = None,
         trace: list | None = None,
-        words: dict | None = None,
     ):
         self.roller = roller
         self.limits = limits
@@ -177,22 +179,43 @@ class Context:
         self.depth = 0
         self.capture: list | None = None  # dice a roll procedure's rule is watching
         self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
-        self.words = words or WORDS["en"]
 
-    def step(self, kind: str, text: str, span, **data) -> None:
-        self.trace.append(Step.at(kind, text, span, data, self.depth))
+    def step(self, kind: str, text: str, span, detail=None, verbose=False, **data) -> None:
+        """Note a step in the trace (`detail`, `verbose`: see `Step`)."""
+        self.trace.append(Step.at(kind, text, span, data, self.depth, detail, verbose))
 
 
 # ─── rolling for real ───────────────────────────────────────────────────────
 
 
-class ChainRoll:
-    """What a custom roll procedure showed: its base roll and each extra, with signs."""
+class ChainRoll(Rolled):
+    """What a named roll showed: its base roll and each extra, with signs. As a pool
+    value, its dice are the dice of all its rolls (in odds mode, `total` may be a
+    distribution, and the parts' rolls the distributions of their terms)."""
 
-    __slots__ = ("name", "parts", "total")
+    __slots__ = ("arithmetic", "name", "parts", "total")
 
-    def __init__(self, name: str, parts: list, total):
+    def __init__(self, name: str, parts: list, total, arithmetic: str | None = None):
         self.name, self.parts, self.total = name, parts, total
+        #: each step with its own arithmetic, `10 + (6−1) + (2−1)` (None: only faces)
+        self.arithmetic = arithmetic
+
+    @property
+    def successes(self):
+        return self._counted("successes")
+
+    @property
+    def failures(self):
+        return self._counted("failures")
+
+    def _counted(self, which: str):
+        rolls = [roll for _, rolls, _ in self.parts for roll in rolls]
+        if len(self.parts) != 1 or len(rolls) != 1:
+            return None
+        return getattr(rolls[0], which)
+
+    def all_faces(self) -> list:
+        return [face for _, rolls, _ in self.parts for roll in rolls for face in roll.faces]
 
     def faces_text(self) -> str:
         out = []
@@ -221,7 +244,7 @@ class Roller(DiceTray):
     def resolve(self, value):
         raise AssertionError("an unknown value reached a real run")
 
-    resolve_roll = resolve
+    answers = settle = resolve  # a real pool answers its questions itself
 
     def bind(self, ctx, name, value, fields):
         return self.resolve(value)
@@ -271,4 +294,4 @@ def as_bool(ctx: Context, value, span) -> bool:
         return value
     if isinstance(value, Unknown):
         return as_bool(ctx, ctx.roller.resolve(value), span)
-    raise EvaluationError(f"a condition must be yes or no, not {show(value)}", span)
+    raise EvaluationError(tr("a condition must be yes or no, not {value}", value=value), span)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-import re
-from fractions import Fraction
-
-import attrs
-from lark import Token, Tree
+from lark import Token
 
 from dsl import nodes as n
-from dsl.errors import RulebookSyntaxError, Source, Span
-from dsl.parser import parse_tree
-from dsl.build.walk import DICE_HEAD, DICE_MODIFIER, PAREN, Tagged, WrittenName, is_number, number_value, unquote
+from dsl.build.walk import (
+    DICE_HEAD,
+    DICE_MODIFIER,
+    ESCAPES,
+    Tagged,
+    WrittenName,
+    is_number,
+    number_value,
+    whole_number,
+)
+from dsl.errors import Span
 
 
 class Expressions:
@@ -83,10 +87,13 @@ class Expressions:
         return Tagged("named", (name.text, expr), span)
 
     def _number(self, span, token):
-        return n.Literal(number_value(token.value), span=span)
+        return n.Literal(number_value(token.value, span), span=span)
 
     def _text(self, span, token):
         return self._text_node(token, span)
+
+    def _range_value(self, span, token):
+        return self._range(token)
 
     def _name_ref(self, span, name):
         return n.Name(name.text, span=name.span)
@@ -116,7 +123,7 @@ class Expressions:
         while i < len(raw) - 1:
             char = raw[i]
             if char == "\\" and i + 1 < len(raw) - 1:
-                buffer.append(_ESCAPES.get(raw[i + 1], raw[i + 1]))
+                buffer.append(ESCAPES.get(raw[i + 1], raw[i + 1]))
                 i += 2
             elif raw.startswith("{{", i) or raw.startswith("}}", i):
                 buffer.append(char)
@@ -223,4 +230,4 @@ class Expressions:
             self.offset + token.start_pos + start,
             self.offset + token.start_pos + match.end(group),
         )
-        return n.Literal(int(text), span=span)
+        return n.Literal(whole_number(text, span), span=span)

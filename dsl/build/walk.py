@@ -8,12 +8,13 @@ from fractions import Fraction
 import attrs
 from lark import Token, Tree
 
-from dsl import nodes as n
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.parser import parse_tree
 
 #: deepest expression tree accepted (a chain `a + b + c ...` counts one level per term)
 MAX_DEPTH = 200
+#: most digits a number written in a rulebook may have (as `Limits.number_digits` at run time)
+MAX_DIGITS = 1000
 
 PAREN = r"\((?:[^()\n]|\([^()\n]*\))*\)"
 DICE_HEAD = re.compile(rf"(?P<count>\d+|{PAREN})?d(?P<sides>\d+|%|F|{PAREN})")
@@ -40,7 +41,9 @@ class Tagged:
     value: object
     span: Span
 
-_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+#: the escapes a quoted text may hold: \n, \t, \" and \\
+ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 _EXPRESSION_RULES = {
     "if_expr",
@@ -65,7 +68,7 @@ def unquote(text: str) -> str:
     out, i = [], 0
     while i < len(body):
         if body[i] == "\\" and i + 1 < len(body):
-            out.append(_ESCAPES.get(body[i + 1], body[i + 1]))
+            out.append(ESCAPES.get(body[i + 1], body[i + 1]))
             i += 2
         else:
             out.append(body[i])
@@ -73,15 +76,28 @@ def unquote(text: str) -> str:
     return "".join(out)
 
 
-def number_value(text: str):
+def number_value(text: str, span: Span):
     """A number token's value: an int, or an exact Fraction for a decimal (1.5 is 3/2)."""
+    digits_within(text, span)
     value = Fraction(text)
     return value.numerator if value.denominator == 1 else value
 
 
+def whole_number(text: str, span: Span) -> int:
+    """The int a run of digits writes (a dice count or size, a range's end)."""
+    digits_within(text, span)
+    return int(text)
+
+
+def digits_within(text: str, span: Span) -> None:
+    if sum(c.isdigit() for c in text) > MAX_DIGITS:
+        raise RulebookSyntaxError(
+            f"a number of more than {MAX_DIGITS} digits", span, "no game needs numbers this long"
+        )
+
+
 def is_number(value) -> bool:
     return isinstance(value, int | Fraction) and not isinstance(value, bool)
-
 
 
 class TreeWalk:
@@ -90,7 +106,6 @@ class TreeWalk:
     def __init__(self, source: Source, offset: int = 0):
         self.source = source
         self.offset = offset
-
 
     def build(self, root):
         results: list = []  # (value, depth)
