@@ -42,6 +42,9 @@ class CompiledCheck(CallFrame):
         self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
         self.terms = tuple(_explain(compiler, sign, term) for sign, term in _terms(node.roll))
         self.label = node.label or node.name
+        # `success` and `degree` are the trace's verdict, unless they are ordinary fields
+        # (a `degree` without a degrees block)
+        self.plain_fields = frozenset() if node.degrees else frozenset({"degree"})
         self.comparison = node.comparison
         self.compare = COMPARISONS.get(node.comparison)
         self.upward = node.comparison in (">=", ">")
@@ -115,29 +118,38 @@ class CompiledCheck(CallFrame):
         return Record(fields, kind="check")
 
     def describe(self, ctx, shown: str, fields: dict) -> Message:
-        """The check's line: `Label: terms = total vs target → success, field value`."""
+        """The check's line: `Label: terms = total vs target → verdict, field value`. The
+        verdict is the degree when the check names degrees, else its success (the
+        author's, when the check defines it)."""
         head = tr(
             "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
         )
         parts = [head]
         if self.target is not None:
-            verdict = SUCCESS if fields["success"] else FAILURE
             if self.comparison == ">=":
-                parts.append(
-                    tr(" vs {target} → {verdict}", target=fields["target"], verdict=verdict)
-                )
+                parts.append(tr(" vs {target}", target=fields["target"]))
             else:
                 parts.append(
                     tr(
-                        " vs {target} ({comparison}) → {verdict}",
+                        " vs {target} ({comparison})",
                         target=fields["target"],
                         comparison=self.comparison,
-                        verdict=verdict,
                     )
                 )
-        extra = [tr("{name} {value}", name=name, value=fields[name]) for name, _ in self.fields]
+        verdict = None
+        if self.node.degrees and fields.get("degree") is not None:
+            verdict = fields["degree"]  # the rulebook's own word
+        elif "success" in fields:
+            verdict = SUCCESS if fields["success"] else FAILURE
+        if verdict is not None:
+            parts.append(tr(" → {verdict}", verdict=verdict))
+        extra = [
+            tr("{name} {value}", name=name, value=fields[name])
+            for name in dict(self.fields)
+            if name not in ("success", "degree") or name in self.plain_fields
+        ]
         if extra:
-            parts.append(", " if self.target is not None else " → ")
+            parts.append(", " if verdict is not None else " → ")
             parts.append(Message.joined(extra, ", "))
         return Message.joined(parts, "")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.messages import Message, tr
+from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_list, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.errors import (
@@ -45,15 +46,19 @@ class Statements:
         if self.is_pool(node.expr):
             return self.let_pool(node)
         declared = self.types.get(id(node))
-        value = (
-            self.ref(node.expr)
-            if declared is not None and declared.kind == "ref"
-            else self.expr(node.expr)
-        )
         # Of a record bound here, the fields the rest of the callable reads: when the odds
-        # engine must branch on a record, it branches on those alone.
+        # engine must branch on a record, it branches on those alone; a table row computes
+        # only those of its fields that roll dice.
         read = self.reads[-1].get(name, None) if self.reads else None
         keep = tuple(sorted(read)) if read else None
+        if declared is not None and declared.kind == "ref":
+            value = self.ref(node.expr)
+        elif isinstance(node.expr, n.Index) and self.bindings[id(node.expr)].kind == "table":
+            unread = bool(self.reads) and name not in self.reads[-1]
+            wanted = frozenset() if unread else (frozenset(read) if read is not None else None)
+            value = self.ex_index(node.expr, wanted)
+        else:
+            value = self.expr(node.expr)
         quiet = isinstance(node.expr, n.Literal)
         source = node.expr.span.text
 
@@ -77,7 +82,11 @@ class Statements:
     def st_set(self, node: n.Set):
         value = self.expr(node.expr)
         span = node.span
-        if isinstance(node.place, n.Name) and self.bindings[id(node.place)].kind == "local":
+        if (
+            isinstance(node.place, n.Name)
+            and self.bindings[id(node.place)].kind == "local"
+            and self.type_of(node.place).kind != "ref"  # else: the field the name names
+        ):
             name = node.place.name
 
             def set_local(ctx):
@@ -248,9 +257,8 @@ class Statements:
 
     def st_match(self, node: n.Match):
         subject = self.expr(node.subject)
-        ltype = self.type_of(node.subject)
-        if ltype.kind == "ref":
-            subject = self.ref(node.subject)
+        if self.type_of(node.subject).kind == "ref" and names_a_field(node.subject, self.bindings):
+            subject = self.ref(node.subject)  # a value naming a field: matched by the name
         cases = tuple(
             (tuple(self.expr(v) for v in values), self.block(body)) for values, body in node.cases
         )

@@ -174,7 +174,10 @@ class OddsRoller(PoolQuestions):
         caller branches on the records (a few: success, points) and not on every total.
         None when a field or the target needs dice of its own (then the caller branches
         on the total, as a real run would see it)."""
-        key = ("check", id(check), id(totals), args)
+        # The records depend on more than the totals: on the names the check bound
+        # before its roll (a named die read by its fields) and on the sheet as it is now.
+        env = tuple(sorted((k, hashable(v)) for k, v in ctx.env.items()))
+        key = ("check", id(check), id(totals), args, env, ctx.state.snapshot())
         return remembered(key, (totals,), lambda: self._records(check, ctx, totals))
 
     def _records(self, check, ctx, totals: Dist):
