@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -13,6 +14,7 @@ from dsl import nodes as n
 from dsl.build import parse_rulebook_file
 from dsl.check import check_definitions
 from dsl.errors import CheckError, RulebookError, did_you_mean
+from dsl.messages import tr
 from dsl.rulebook import Rulebook
 
 #: how many rulebooks a house rule may stand on, one on another
@@ -49,7 +51,9 @@ def rulebook_file(path: Path) -> Path:
     """`path`, if its name says it is a rulebook: nothing else is ever read (nor quoted
     in an error)."""
     if path.suffix != ".rules":
-        raise RulebookError(f"{path}: not a rulebook file (a rulebook's name ends in .rules)", None)
+        raise RulebookError(
+            tr("{path}: not a rulebook file (a rulebook's name ends in .rules)", path=str(path))
+        )
     return path
 
 
@@ -65,35 +69,48 @@ def extended(reference: str, folder: Path | None, span) -> tuple[str, str]:
     shipped = shipped_rulebooks()
     if reference in shipped:
         return str(shipped[reference]), read(shipped[reference])
+    names = tr("shipped rulebooks: {names}", names=", ".join(sorted(shipped)))
     path = Path(reference)
     if folder is None:
-        hint = did_you_mean(reference, list(shipped)) or "shipped: " + ", ".join(sorted(shipped))
         raise CheckError(
-            f"no shipped rulebook named {reference!r} (this text is in no folder, so "
-            "`extends` names a shipped rulebook)",
+            tr(
+                "no shipped rulebook named {name} (this text is in no folder, so `extends` "
+                "names a shipped rulebook)",
+                name=reference,
+            ),
             span,
-            hint,
+            did_you_mean(reference, list(shipped)) or names,
         )
     if path.is_absolute() or path.suffix != ".rules":
         raise CheckError(
-            f"`extends {reference}`: a house rule extends a shipped rulebook by its name, "
-            "or a .rules file by a path inside its own folder",
+            tr(
+                "`extends {name}`: a house rule extends a shipped rulebook by its name, or a "
+                ".rules file by a path inside its own folder",
+                name=reference,
+            ),
             span,
-            "shipped rulebooks: " + ", ".join(sorted(shipped)),
+            names,
         )
     root = folder.resolve()
     target = (root / path).resolve()
     if root not in target.parents:
         raise CheckError(
-            f"`extends {reference}` leads out of the house rule's own folder ({folder})",
+            tr(
+                "`extends {name}` leads out of the house rule's own folder ({folder})",
+                name=reference,
+                folder=str(folder),
+            ),
             span,
-            "put the base rulebook beside the house rule, or in a folder under it",
+            tr("put the base rulebook beside the house rule, or in a folder under it"),
         )
     if not target.is_file():
         raise CheckError(
-            f"no rulebook file {reference!r} beside this one, and no shipped rulebook of that name",
+            tr(
+                "no rulebook file {name} beside this one, and no shipped rulebook of that name",
+                name=reference,
+            ),
             span,
-            did_you_mean(reference, list(shipped)),
+            did_you_mean(reference, list(shipped)) or names,
         )
     return str(folder / path), read(target)
 
@@ -111,9 +128,27 @@ def read(path: Path) -> str:
 
 def load(reference: str | Path, resolver: Resolver | None = None) -> Rulebook:
     """Parse and check a rulebook (a path or a shipped name); raise with positions if bad.
-    A house rule's `extends` is found by `resolver`, if given (see `extended`)."""
+    A house rule's `extends` is found by `resolver`, if given (see `extended`).
+
+    Its errors and warnings speak the rulebook's `language` (see `RulebookError.render`)."""
     path = resolve(reference)
-    return load_text(read(path), str(path), folder=path.parent, resolver=resolver)
+    text = read(path)
+    try:
+        book = load_text(text, str(path), folder=path.parent, resolver=resolver)
+    except RulebookError as error:
+        raise error.speak(language_written_in(text)) from None
+    for warning in book.warnings:
+        warning.speak(book.language)
+    return book
+
+
+_LANGUAGE = re.compile(r'^\s*language\s+"([^"\n]{1,20})"', re.MULTILINE)
+
+
+def language_written_in(text: str) -> str | None:
+    """The `language "es"` of a rulebook's header, read even from text that does not parse."""
+    found = _LANGUAGE.search(text[:20_000])
+    return found.group(1) if found else None
 
 
 def load_text(

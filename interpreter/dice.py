@@ -22,6 +22,7 @@ import random
 from collections.abc import Callable, Iterable
 
 from dsl.errors import Span
+from dsl.messages import tr
 from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
 from interpreter.pool import DROPPED, KEPT, REROLLED, Rolled
@@ -72,6 +73,7 @@ class DiceSource:
     origin = "generated"
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         raise NotImplementedError
 
     def finish(self) -> None:
@@ -92,6 +94,7 @@ class SeededDice(DiceSource):
         self._bits = random.Random(seed).getrandbits
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         n, k = die.size, die.bits  # k = n.bit_length()
         r = self._bits(k)
         while r >= n:
@@ -109,6 +112,7 @@ class ForcedDice(DiceSource):
         self._next = 0
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         if self._next >= len(self.values):
             raise DiceError(
                 f"die {self._next + 1} ({die.label}) is needed, but only "
@@ -144,6 +148,7 @@ class TypedDice(DiceSource):
         self.ask = ask
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         value = self.ask(die, position)
         if not _is_face(value, die):
             raise DiceError(f"die {position}: {value} is not a face of {die.label}")
@@ -250,13 +255,20 @@ def check_term(die: Die, count: int, limits: Limits, span) -> None:
     LimitExceeded: the same check for a real roll and for its odds, before any work."""
     if count > limits.dice_per_term:
         raise LimitExceeded(
-            f"{count} dice in one term is more than the limit of {limits.dice_per_term} "
-            "(limit dice_per_term)",
+            tr(
+                "{count} dice in one term is more than the limit of {limit} (limit dice_per_term)",
+                count=count,
+                limit=limits.dice_per_term,
+            ),
             span,
         )
     if die.size > limits.faces_per_die:
         raise LimitExceeded(
-            f"a die of {die.size} faces is more than {limits.faces_per_die} (limit faces_per_die)",
+            tr(
+                "a die of {faces} faces is more than {limit} (limit faces_per_die)",
+                faces=die.size,
+                limit=limits.faces_per_die,
+            ),
             span,
         )
 

@@ -19,25 +19,29 @@ only its public methods (`prepare`, `context`, `commit`, `run`, `run_check`, `ru
 
 from __future__ import annotations
 
+import functools
 import weakref
+from collections.abc import Callable
+from pathlib import Path
 
 import attrs
 
 from dsl import nodes as n
-from dsl.errors import did_you_mean
+from dsl.errors import RulebookError, did_you_mean
+from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook
 from interpreter.compile import Compiler
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
-from interpreter.errors import ParameterError, SheetError
+from interpreter.errors import EvaluationError, ParameterError, SheetError
+from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.odds import action_odds
+from interpreter.odds import Odds, action_odds
 from interpreter.parameters import Binder, convert
 from interpreter.runtime import Context, Roller, State
 from interpreter.sheet import Sheet
 from interpreter.sheet_rules import settle
-from interpreter.trace import WORDS, Step
-from interpreter.values import Record, show
+from interpreter.trace import Step, Trace, call_text
 
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -52,7 +56,13 @@ class Change:
 
 
 class Outcome:
-    """What a run produced: its result, the new sheet, what changed, and how."""
+    """What a run produced: its result, the new sheet, what changed, and how.
+
+    `kind` says what was run: "action", "check", "opposed" or "roll" (a named roll, whose
+    result is its total); `action` is its name. The trace is built on first use.
+    `warnings` say what the parameters may mean without saying (an open skill the sheet
+    lacks, close to one it has).
+    """
 
     __slots__ = (
         "_replay",
@@ -60,27 +70,89 @@ class Outcome:
         "action",
         "changes",
         "dice",
+        "kind",
+        "language",
         "origin",
         "params",
         "result",
         "sheet",
+        "warnings",
     )
 
-    def __init__(self, action, params, result, sheet, changes, dice, origin, replay):
+    def __init__(
+        self,
+        action: str,
+        params: dict,
+        result: object,
+        sheet: Sheet,
+        changes: tuple,
+        dice: tuple,
+        origin: str,
+        replay: Callable[[], Trace],
+        **more: object,
+    ):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
-        self._replay = replay  # (engine, compiled action, input sheet, arguments)
+        self.kind = more.get("kind", "action")
+        self.language = more.get("language", "en")
+        self.warnings = more.get("warnings", ())
+        self._replay = replay  # a function giving the trace, by running again
         self._trace = None
 
     @property
-    def trace(self) -> list[Step]:
+    def name(self) -> str:
+        """The name of what was run (an action's, a check's, a roll's)."""
+        return self.action
+
+    @property
+    def trace(self) -> Trace:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
         if self._trace is None:
-            engine, compiled, sheet, args = self._replay
-            self._trace = engine._trace(
-                compiled, sheet, args, self.dice, self.params, self.action, self.origin
-            )
+            self._trace = self._replay()
         return self._trace
+
+    def to_json(self, language: str | None = None) -> dict:
+        """The plain JSON data of this run (schema: run), texts in `language` (by
+        default the rulebook's)."""
+        return run_data(self, language or self.language)
+
+
+def speaking(method):
+    """An Engine method whose errors speak the rulebook's language (`RulebookError.render`)."""
+
+    @functools.wraps(method)
+    def speaks(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except RulebookError as error:
+            raise error.speak(self.language) from None
+
+    return speaks
+
+
+class RollCall:
+    """A named roll called the way actions and checks are: (ctx, args, span) → its total."""
+
+    def __init__(self, procedure):
+        self.procedure = procedure
+        self.node = procedure.node
+        self.label = procedure.name
+
+    def __call__(self, ctx, args, span):
+        return self.procedure.call(ctx, args).total
+
+
+@attrs.frozen
+class Runnable:
+    """What `run` can run: an action, a check or a named roll, with its parameters."""
+
+    kind: str  # "action", "check" or "roll"
+    name: str
+    compiled: object  # compiled(ctx, args, span) → the result (a record, a total, None)
+    binder: Binder
+
+    def __call__(self, ctx, args):
+        return self.compiled(ctx, args, self.compiled.node.span)
 
 
 class Engine:
@@ -89,10 +161,10 @@ class Engine:
     def __init__(self, rulebook: Rulebook, limits: Limits = DEFAULT_LIMITS):
         self.rulebook = rulebook
         self.limits = limits
+        #: the language of its texts (the rulebook's `language`, if it has a catalogue)
+        self.language = language_for(rulebook.language)
         self.compiler = Compiler.of(rulebook)
-        self.words = WORDS.get(rulebook.language, WORDS["en"])
-        self._binders: dict = {}  # action → (compiled action, its parameter binder)
-        self._other_binders: dict = {}  # checks and rolls run on their own
+        self._runnables: dict = {}  # name → Runnable (an action, check or roll, and its binder)
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
@@ -104,45 +176,92 @@ class Engine:
 
     # ─── running actions ────────────────────────────────────────────────────
 
+    @speaking
     def run(
         self, action: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
     ) -> Outcome:
-        """Run an action; return its Outcome, or raise with nothing changed."""
-        compiled, args, shown = self.prepare(action, sheet, params or {})
+        """Run an action (or a check, or a named roll); return its Outcome, or raise with
+        nothing changed. An EvaluationError raised carries the trace up to it (`.trace`)."""
+        return self._run(self.runnable(action), sheet, params or {}, dice)
+
+    def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice) -> Outcome:
+        if sheet.rulebook is not self.rulebook:
+            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
+        binder = runnable.binder
+        args, shown = binder(sheet, params)
+        warnings = binder.warnings(sheet, params) if binder.open_skills else ()
         source = dice if dice is not None else SeededDice()
         roller = Roller(source, self.limits)
         ctx = self.context(roller, sheet)
-        result = compiled(ctx, args, compiled.node.span)
-        if ctx.state.own:
-            new_sheet, changes = self.commit(ctx, sheet)
-        else:  # nothing was written: the same sheet, no changes, nothing to check again
-            new_sheet, changes = sheet, ()
-        source.finish()
+        try:
+            result = runnable(ctx, args)
+            if ctx.state.own:
+                new_sheet, changes = self.commit(ctx, sheet)
+            else:  # nothing was written: the same sheet, no changes, nothing to check again
+                new_sheet, changes = sheet, ()
+            source.finish()
+        except EvaluationError as error:
+            faces = tuple(roller.drawn)
+            error.replay = lambda: self._trace(runnable, sheet, args, faces, shown, source.origin)
+            raise
+        faces = tuple(roller.drawn)
         return Outcome(
-            action,
+            runnable.name,
             shown,
             result,
             new_sheet,
             tuple(changes),
-            tuple(roller.drawn),
+            faces,
             source.origin,
-            (self, compiled, sheet, args),
+            lambda: self._trace(runnable, sheet, args, faces, shown, source.origin),
+            kind=runnable.kind,
+            language=self.language,
+            warnings=warnings,
         )
 
-    def context(self, roller, sheet: Sheet, trace: list | None = None) -> Context:
+    def runnable(self, name: str) -> Runnable:
+        """The action, check or named roll of that name, compiled (once)."""
+        found = self._runnables.get(name)
+        if found is not None:
+            return found
+        book = self.rulebook
+        if name in book.actions:
+            kind, compiled = "action", self.compiler.action(name)
+        elif name in book.checks:
+            kind, compiled = "check", self.compiler.check(name)
+        elif name in book.rolls:
+            kind, compiled = "roll", RollCall(self.compiler.roll_definition(name))
+        else:
+            every = [*book.actions, *book.checks, *book.rolls]
+            hint = did_you_mean(name, every) or ("actions: " + ", ".join(book.actions))
+            raise ParameterError(
+                tr(
+                    "{rulebook} has no action {name!r} (nor a check or roll of that name)",
+                    rulebook=book.title,
+                    name=name,
+                ),
+                None,
+                hint,
+            )
+        found = Runnable(kind, name, compiled, Binder(self, compiled.node))
+        self._runnables[name] = found
+        return found
+
+    def context(self, roller: Roller, sheet: Sheet, trace: list | None = None) -> Context:
         """A fresh run context over a sheet, with this roller (real, or the odds one)."""
         state = State(sheet._values, self.compiler.open_default)
-        return Context(roller, self.limits, state, trace, self.words)
+        return Context(roller, self.limits, state, trace)
 
-    def _trace(self, compiled, sheet, args, faces, shown, action, origin) -> list[Step]:
-        steps: list[Step] = []
-        params = ", ".join(f"{k}={show(v)}" for k, v in shown.items())
+    def _trace(self, runnable: Runnable, sheet, args, faces, shown, origin) -> Trace:
+        """The run again with its own dice, traced; up to the error, if it failed."""
+        steps = Trace(language=self.language)
+        compiled = runnable.compiled
         steps.append(
             Step(
-                "action",
-                f"{compiled.label}({params})",
+                "action" if runnable.kind == "action" else "run",
+                call_text(compiled.label, shown.items()),
                 compiled.node.span.line,
-                {"action": action},
+                {runnable.kind: runnable.name},
                 -1,
                 self.rulebook.path,
             )
@@ -150,38 +269,32 @@ class Engine:
         replayed = ForcedDice(faces)
         replayed.origin = origin  # the trace says where the dice came from, not the replay
         ctx = self.context(Roller(replayed, self.limits), sheet, steps)
-        compiled(ctx, args, compiled.node.span)
-        self.commit(ctx, sheet)
+        try:
+            runnable(ctx, args)
+            self.commit(ctx, sheet)
+        except EvaluationError:
+            pass  # a failed run's trace ends where it failed
         return steps
 
     def prepare(self, action: str, sheet: Sheet, params: dict) -> tuple:
         """(compiled action, its arguments, the parameters as shown) for a run."""
-        prepared = self._binders.get(action)
-        if prepared is None:
-            if action not in self.rulebook.actions:
-                hint = did_you_mean(action, list(self.rulebook.actions)) or (
-                    "actions: " + ", ".join(self.rulebook.actions)
-                )
-                raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
-            compiled = self.compiler.action(action)
-            prepared = self._binders[action] = (compiled, Binder(self, compiled.node))
-        if sheet.rulebook is not self.rulebook:
-            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
-        compiled, binder = prepared
-        args, shown = binder(sheet, params)
-        return compiled, args, shown
+        if action not in self.rulebook.actions:
+            hint = did_you_mean(action, list(self.rulebook.actions)) or (
+                "actions: " + ", ".join(self.rulebook.actions)
+            )
+            raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
+        args, shown = self._arguments(self.rulebook.actions[action], sheet, params)
+        return self.compiler.action(action), args, shown
 
     def _arguments(self, node, sheet: Sheet, params: dict) -> tuple:
         """Parameter values in declaration order (defaults filled in), and how to show
         them; unknown, missing or ill-typed parameters are ParameterErrors."""
         if sheet.rulebook is not self.rulebook:
             raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
-        binder = self._other_binders.get(node.name)
-        if binder is None:
-            binder = self._other_binders[node.name] = Binder(self, node)
-        return binder(sheet, params)
+        return self.runnable(node.name).binder(sheet, params)
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
+        """A check's arguments, in declaration order (for the odds engine)."""
         if check not in self.rulebook.checks:
             raise ParameterError(
                 f"{self.rulebook.title} has no check {check!r}",
@@ -191,32 +304,42 @@ class Engine:
         return self._arguments(self.rulebook.checks[check], sheet, params)[0]
 
     def roll_arguments(self, roll_name: str, sheet: Sheet, params: dict) -> tuple:
+        """A named roll's arguments, in declaration order (for the odds engine)."""
         return self._arguments(self.rulebook.rolls[roll_name], sheet, params)[0]
 
-    def run_roll(self, roll_name: str, sheet: Sheet, params: dict | None = None, dice=None):
-        """Roll one of the rulebook's named rolls (`abierta`, `capicua`); its total."""
+    @speaking
+    def run_roll(
+        self,
+        roll_name: str,
+        sheet: Sheet,
+        params: dict | None = None,
+        dice: DiceSource | None = None,
+    ) -> Outcome:
+        """Roll one of the rulebook's named rolls (`abierta`, `capicua`); its Outcome,
+        whose result is the roll's total."""
         if roll_name not in self.rulebook.rolls:
             raise ParameterError(
                 f"{self.rulebook.title} has no roll {roll_name!r}",
                 None,
                 did_you_mean(roll_name, list(self.rulebook.rolls)),
             )
-        args = self.roll_arguments(roll_name, sheet, params or {})
-        source = dice if dice is not None else SeededDice()
-        ctx = self.context(Roller(source, self.limits), sheet)
-        return self.compiler.roll_definition(roll_name).call(ctx, args).total
+        return self._run(self.runnable(roll_name), sheet, params or {}, dice)
 
+    @speaking
     def run_check(
         self, check: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
-    ) -> Record:
-        """Roll one check (no action around it); its result record."""
-        args = self.check_arguments(check, sheet, params or {})
-        source = dice if dice is not None else SeededDice()
-        compiled = self.compiler.check(check)
-        ctx = self.context(Roller(source, self.limits), sheet)
-        return compiled(ctx, args, compiled.node.span)
+    ) -> Outcome:
+        """Roll one check (no action around it); its Outcome, whose result is the check's
+        record (total, success, margin and the check's own fields)."""
+        if check not in self.rulebook.checks:
+            raise ParameterError(
+                f"{self.rulebook.title} has no check {check!r}",
+                None,
+                did_you_mean(check, list(self.rulebook.checks)),
+            )
+        return self._run(self.runnable(check), sheet, params or {}, dice)
 
-    def param_value(self, param: n.Param, value, sheet: Sheet | None):
+    def param_value(self, param: n.Param, value: object, sheet: Sheet | None) -> object:
         """A parameter's value, checked against its type; texts (from a command line)
         are read as the type says."""
         return convert(param.name, param.type, value, self.rulebook, sheet, self.limits)
@@ -234,11 +357,13 @@ class Engine:
         new = Sheet(self.rulebook, state.values, sheet.meta, sheet.path, sheet.text_format)
         return new, changes
 
+    @speaking
     def sheet(self, data: dict, path: str | None = None, text_format: str = "yaml") -> Sheet:
         """A sheet from plain data (as a YAML or JSON file would give)."""
         return Sheet.from_data(data, self.rulebook, path, text_format, self.limits)
 
-    def load_sheet(self, path) -> Sheet:
+    @speaking
+    def load_sheet(self, path: str | Path) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
 
@@ -248,6 +373,14 @@ class Engine:
         """Actions, parameters, checks, rolls, tables and the sheet, as plain data."""
         return describe(self.rulebook)
 
-    def odds(self, action: str, sheet: Sheet, params: dict | None = None, field=None, **options):
+    @speaking
+    def odds(
+        self,
+        action: str,
+        sheet: Sheet,
+        params: dict | None = None,
+        field: str | None = None,
+        **options,
+    ) -> Odds:
         """The distribution of an action's (check's, roll's) result field: `interpreter.odds`."""
         return action_odds(self, action, sheet, params or {}, field, **options)

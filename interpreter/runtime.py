@@ -20,7 +20,10 @@ roller provides (the roller protocol):
     answers(roll, questions)  the joint answers of questions about a pool (odds: a
                            distribution of answer tuples; interpreter.pool)
     settle(roll, questions)   a pool bound by `let`, as the world being explored has it
+    bind(ctx, name, unknown, fields)  the value a `let` binds, known (the odds engine
+                           branches on it, cut down to the `fields` of it read later)
     check_records(check, ctx, args, totals)  the odds of a check's record, or None
+    opposed_records(opposed, ctx, args)  the odds of an opposed check's record, or None
 
 An `Unknown` is a value only the odds roller makes (a distribution over values). The
 closures never look inside one: they apply an operation over it with `lift`, or ask the
@@ -29,12 +32,12 @@ roller to `resolve` it. In a real run no value is ever unknown.
 
 from __future__ import annotations
 
+from dsl.messages import tr
 from interpreter.dice import DiceTray, Die, PoolRoll, check_term, roll_pool
 from interpreter.errors import EvaluationError
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
-from interpreter.trace import WORDS, Step, faces_text
-from interpreter.values import show
+from interpreter.trace import Step, faces_text
 
 #: a key a mapping does not hold (distinct from every value, `none` included)
 MISSING = object()
@@ -50,7 +53,7 @@ class State:
     "Virtus")`). `before` remembers the first value each written place had.
     """
 
-    __slots__ = ("before", "copied", "open_default", "own", "values")
+    __slots__ = ("before", "copied", "open_default", "own", "summary", "values")
 
     def __init__(self, values: dict, open_default: int = 0):
         self.values = values
@@ -58,6 +61,7 @@ class State:
         self.before: dict = {}
         self.copied: set = set()
         self.open_default = open_default
+        self.summary = ()  # the snapshot, while nothing is written (None: make it again)
 
     def read(self, place):
         if place is None:
@@ -68,6 +72,7 @@ class State:
         return self.values[place[0]][place[1]]
 
     def write(self, place, value) -> None:
+        self.summary = None
         if not self.own:
             self.values = dict(self.values)
             self.own = True
@@ -85,6 +90,21 @@ class State:
             self.values[name][key] = value
         self.before.setdefault(path, old)
 
+    def remove(self, place: tuple) -> None:
+        """Take an entry out of a mapping on the sheet (a lasting effect that ends)."""
+        name, key = place
+        if key not in self.values[name]:
+            return
+        if not self.own:
+            self.values = dict(self.values)
+            self.own = True
+        if name not in self.copied:
+            self.values[name] = dict(self.values[name])
+            self.copied.add(name)
+        self.summary = None
+        old = self.values[name].pop(key)
+        self.before.setdefault(f"{name}.{key}", old)
+
     def changes(self) -> list[tuple]:
         out = []
         for path, before in self.before.items():
@@ -96,7 +116,17 @@ class State:
 
     def snapshot(self) -> tuple:
         """A hashable summary of what changed (the odds engine merges equal worlds)."""
-        return tuple(sorted((path, _freeze(self.read(_place_of(path)))) for path in self.before))
+        found = self.summary
+        if found is None:
+            found = self.summary = tuple(
+                sorted((path, _freeze(self._current(path))) for path in self.before)
+            )
+        return found
+
+    def _current(self, path: str):
+        """What a written place holds now (None for an entry taken out)."""
+        name, _, key = path.partition(".")
+        return self.values[name].get(key) if key else self.read(name)
 
     def copy(self) -> State:
         other = State(self.values, self.open_default)
@@ -105,6 +135,7 @@ class State:
             other.own = True
             other.copied = set(self.copied)
         other.before = dict(self.before)
+        other.summary = self.summary
         return other
 
 
@@ -120,10 +151,11 @@ def _freeze(value):
 
 
 def place_text(place) -> str:
-    """A place as a person reads it: `Esencia`, `dinamis[Virtus]`."""
+    """A place as a person reads it: `Esencia`, `dinamis[Virtus]` (in Spanish `dinamis de
+    Virtus`: a Message)."""
     if type(place) is str:
         return place
-    return f"{place[0]}[{place[1]}]"
+    return tr("{field}[{key}]", field=place[0], key=place[1])
 
 
 def place_path(place) -> str:
@@ -149,7 +181,6 @@ class Context:
         "state",
         "steps",
         "trace",
-        "words",
     )
 
     def __init__(
@@ -158,7 +189,6 @@ class Context:
         limits: Limits,
         state: State | None = None,
         trace: list | None = None,
-        words: dict | None = None,
     ):
         self.roller = roller
         self.limits = limits
@@ -169,10 +199,10 @@ class Context:
         self.depth = 0
         self.capture: list | None = None  # dice a roll procedure's rule is watching
         self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
-        self.words = words or WORDS["en"]
 
-    def step(self, kind: str, text: str, span, **data) -> None:
-        self.trace.append(Step.at(kind, text, span, data, self.depth))
+    def step(self, kind: str, text: str, span, detail=None, verbose=False, **data) -> None:
+        """Note a step in the trace (`detail`, `verbose`: see `Step`)."""
+        self.trace.append(Step.at(kind, text, span, data, self.depth, detail, verbose))
 
 
 # ─── rolling for real ───────────────────────────────────────────────────────
@@ -183,10 +213,12 @@ class ChainRoll(Rolled):
     value, its dice are the dice of all its rolls (in odds mode, `total` may be a
     distribution, and the parts' rolls the distributions of their terms)."""
 
-    __slots__ = ("name", "parts", "total")
+    __slots__ = ("arithmetic", "name", "parts", "total")
 
-    def __init__(self, name: str, parts: list, total):
+    def __init__(self, name: str, parts: list, total, arithmetic: str | None = None):
         self.name, self.parts, self.total = name, parts, total
+        #: each step with its own arithmetic, `10 + (6−1) + (2−1)` (None: only faces)
+        self.arithmetic = arithmetic
 
     @property
     def successes(self):
@@ -236,6 +268,9 @@ class Roller(DiceTray):
 
     answers = settle = resolve  # a real pool answers its questions itself
 
+    def bind(self, ctx, name, value, fields):
+        return self.resolve(value)
+
 
 # ─── values not known yet ───────────────────────────────────────────────────
 
@@ -281,4 +316,4 @@ def as_bool(ctx: Context, value, span) -> bool:
         return value
     if isinstance(value, Unknown):
         return as_bool(ctx, ctx.roller.resolve(value), span)
-    raise EvaluationError(f"a condition must be yes or no, not {show(value)}", span)
+    raise EvaluationError(tr("a condition must be yes or no, not {value}", value=value), span)

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import yaml
 
+from dsl.messages import tr
 from interpreter import files, sheet_writer
 from interpreter.compile import Compiler
 from interpreter.errors import SheetChanged, SheetError, ShippedSheet
@@ -49,13 +52,15 @@ class _NoAliasLoader(yaml.SafeLoader):
 
     def construct_yaml_int(self, node):
         if len(node.value) > MAX_NUMBER_TEXT:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"a number of more than {MAX_NUMBER_TEXT} digits", node.start_mark
-            )
+            raise _LongNumber(node.value[:20], node.start_mark)
         return super().construct_yaml_int(node)
 
 
 _NoAliasLoader.add_constructor("tag:yaml.org,2002:int", _NoAliasLoader.construct_yaml_int)
+
+
+if TYPE_CHECKING:  # for the type hints only
+    from dsl.rulebook import Rulebook
 
 
 class Sheet:
@@ -65,7 +70,7 @@ class Sheet:
 
     def __init__(
         self,
-        rulebook,
+        rulebook: Rulebook,
         values: dict,
         meta: dict | None = None,
         path: str | None = None,
@@ -80,14 +85,15 @@ class Sheet:
         self.text = text  # the file's text as read (None: not read from a file)
 
     @property
-    def values(self):
+    def values(self) -> Mapping:
+        """Every field's value, read-only."""
         return MappingProxyType(self._values)
 
     def __getitem__(self, name):
         value = self._values[name]
         return MappingProxyType(value) if isinstance(value, dict) else value
 
-    def get(self, path: str, default=None):
+    def get(self, path: str, default: object = None) -> object:
         """A value by path: `Fides`, `dinamis.Virtus`, `skills.Sigilo`."""
         name, _, key = path.partition(".")
         if name == "skills" and key:
@@ -113,7 +119,7 @@ class Sheet:
     # ─── reading ────────────────────────────────────────────────────────────
 
     @classmethod
-    def load(cls, path: str | Path, rulebook, limits: Limits = DEFAULT_LIMITS) -> Sheet:
+    def load(cls, path: str | Path, rulebook: Rulebook, limits: Limits = DEFAULT_LIMITS) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         text, text_format = read_file(path)
         return cls.from_text(text, rulebook, str(path), text_format, limits)
@@ -122,7 +128,7 @@ class Sheet:
     def from_text(
         cls,
         text: str,
-        rulebook,
+        rulebook: Rulebook,
         path: str | None = None,
         text_format: str = "yaml",
         limits: Limits = DEFAULT_LIMITS,
@@ -139,8 +145,8 @@ class Sheet:
     @classmethod
     def from_data(
         cls,
-        data,
-        rulebook,
+        data: dict,
+        rulebook: Rulebook,
         path: str | None = None,
         text_format: str = "yaml",
         limits: Limits = DEFAULT_LIMITS,
@@ -304,7 +310,7 @@ def parse_text(text: str, text_format: str, path: str | None = None):
     except json.JSONDecodeError as error:
         lines = text.split("\n")
         line_text = lines[error.lineno - 1] if error.lineno <= len(lines) else ""
-        raise SheetError(f"not valid JSON: {error.msg}", path=path).at(
+        raise SheetError(tr("not valid JSON: {problem}", problem=error.msg), path=path).at(
             error.lineno, error.colno, line_text
         ) from None
     except _LongNumber as error:
@@ -312,14 +318,19 @@ def parse_text(text: str, text_format: str, path: str | None = None):
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         problem = getattr(error, "problem", None) or str(error)
-        failure = SheetError(f"not valid YAML: {problem}", path=path)
+        failure = SheetError(tr("not valid YAML: {problem}", problem=problem), path=path)
         raise (place(failure, text, mark) if mark else failure) from None
     except RecursionError:
         raise SheetError("nested too deeply", path=path) from None
 
 
 class _LongNumber(ValueError):
-    """A number in a JSON file longer than MAX_NUMBER_TEXT digits."""
+    """A number in a sheet file longer than MAX_NUMBER_TEXT digits: its first digits, and
+    where it is (a YAML mark; JSON gives none, so it is found by its digits)."""
+
+    def __init__(self, start: str, mark=None):
+        super().__init__(start)
+        self.mark = mark
 
 
 def _json_int(digits: str) -> int:
@@ -329,7 +340,11 @@ def _json_int(digits: str) -> int:
 
 
 def _long_number(text: str, path, error: _LongNumber) -> SheetError:
-    failure = SheetError(f"a number of more than {MAX_NUMBER_TEXT} digits", path=path)
+    failure = SheetError(
+        tr("a number of more than {digits} digits", digits=MAX_NUMBER_TEXT), path=path
+    )
+    if error.mark is not None:
+        return place(failure, text, error.mark)
     at = text.find(error.args[0])
     if at < 0:
         return failure

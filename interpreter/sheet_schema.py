@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.errors import did_you_mean
-from interpreter.bounds import number_fits
+from dsl.messages import tr
+from interpreter.bounds import long_denominator, long_list, long_number, number_fits
 from interpreter.errors import SheetError
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.values import Record, is_number, quoted, show
+from interpreter.values import Record, is_number, quoted
 
 #: keys of a sheet file that are about the file, not fields of the character
 META_KEYS = ("rulebook",)
@@ -23,9 +24,9 @@ def validate(data: dict, rulebook, path: str | None, limits: Limits = DEFAULT_LI
         if key in META_KEYS:
             if not isinstance(raw, str):
                 raise SheetError(
-                    f"{key}: {quoted(raw)} is not a text",
+                    tr("{where}: {value} is not a text", where=key, value=quoted(raw)),
                     key,
-                    "write the name of the rulebook the sheet is for, as `rulebook: brujeria`",
+                    tr("write the name of the rulebook the sheet is for, as `rulebook: brujeria`"),
                     path,
                 )
             continue
@@ -47,25 +48,23 @@ def validate(data: dict, rulebook, path: str | None, limits: Limits = DEFAULT_LI
     return values
 
 
+#: a field's value that passes a limit: `Fuerza: a number of more than 1000 digits (...)`
+PROBLEM = tr("{where}: {problem}")
+
+
 def _within_limits(value, where: str, limits: Limits, path) -> None:
     """No number longer, and no list or catalog larger, than a run could build (checked
     on the file's data, before anything else quotes a value)."""
     if is_number(value) and not number_fits(value, limits):
         if abs(numerator(value)) >= limits.number_bound:
-            what = f"a number of more than {limits.number_digits} digits (limit number_digits)"
+            problem = long_number(limits)
         else:
-            what = (
-                f"a fraction whose denominator has more than {limits.denominator_digits} "
-                "digits (limit denominator_digits)"
-            )
-        raise SheetError(f"{where}: {what}", where, path=path)
+            problem = long_denominator(limits)
+        raise SheetError(PROBLEM.fill(where=where, problem=problem), where, path=path)
     if isinstance(value, dict | Record | tuple | list):
         if len(value) > limits.list_length:
-            raise SheetError(
-                f"{where}: more than {limits.list_length} items (limit list_length)",
-                where,
-                path=path,
-            )
+            problem = long_list(limits)
+            raise SheetError(PROBLEM.fill(where=where, problem=problem), where, path=path)
         if isinstance(value, tuple | list):
             for item in value:
                 _within_limits(item, where, limits, path)
@@ -160,6 +159,8 @@ def _field_value(field, raw, rulebook, path):
         return tuple(raw)
     if isinstance(field, n.Catalog):
         return _catalog(field, raw, rulebook, path)
+    if isinstance(field, n.Effects):
+        return _effects(field, raw, rulebook, path)
     raise SheetError(f"{name}: cannot be set in a sheet", name, path=path)
 
 
@@ -189,6 +190,105 @@ def _catalog(field: n.Catalog, raw, rulebook, path) -> dict:
     return entries
 
 
+#: what a lasting effect on a sheet file holds (its name is its key)
+EFFECT_KEYS = ("modifier", "targets", "left", "unit")
+
+
+def _effects(field: n.Effects, raw, rulebook, path) -> dict:
+    """A sheet's lasting effects: `Temblores: {modifier: -2, targets: [acciones],
+    left: 2, unit: turno}`. `left` is kept in the first unit of the unit's clock."""
+    if raw is None:
+        return {}
+    keys = ", ".join(EFFECT_KEYS)
+    if not isinstance(raw, dict):
+        raise SheetError(
+            tr("{field}: a mapping of effect names to {{{keys}}}", field=field.name, keys=keys),
+            field.name,
+            path=path,
+        )
+    effects = {}
+    for effect_name, entry in raw.items():
+        where = f"{field.name}.{effect_name}"
+        if not isinstance(entry, dict):
+            raise SheetError(
+                tr("{where}: a mapping of {keys}", where=where, keys=keys), where, path=path
+            )
+        for key in entry:
+            if key not in EFFECT_KEYS:
+                hint = did_you_mean(str(key), EFFECT_KEYS) or tr("keys: {keys}", keys=keys)
+                raise SheetError(
+                    tr("{where}.{key}: not part of an effect", where=where, key=str(key)),
+                    where,
+                    hint,
+                    path,
+                )
+        modifier = entry.get("modifier", 0)
+        if not is_number(modifier):
+            raise SheetError(
+                tr(
+                    "{where}.modifier: {value} is not a number", where=where, value=quoted(modifier)
+                ),
+                where,
+                path=path,
+            )
+        # (not `on`: YAML reads an unquoted `on` as yes)
+        on = entry.get("targets", [])
+        if not isinstance(on, list) or not all(isinstance(v, str) for v in on):
+            raise SheetError(
+                tr("{where}.targets: a list of targets", where=where), where, path=path
+            )
+        for target in on:
+            if target not in field.targets and target not in rulebook.fields:
+                hint = did_you_mean(target, field.targets) or tr(
+                    "targets: {targets}", targets=", ".join(field.targets)
+                )
+                raise SheetError(
+                    tr(
+                        "{where}.targets: {target} is not a target of {field}",
+                        where=where,
+                        target=quoted(target),
+                        field=field.name,
+                    ),
+                    where,
+                    hint,
+                    path,
+                )
+        unit = entry.get("unit")
+        found = field.unit(unit) if isinstance(unit, str) else None
+        if found is None:
+            units = [u.name for clock in field.clocks for u in clock]
+            hint = did_you_mean(str(unit), units) or tr("units: {units}", units=", ".join(units))
+            raise SheetError(
+                tr("{where}.unit: {unit} is not a unit of time", where=where, unit=quoted(unit)),
+                where,
+                hint,
+                path,
+            )
+        left = entry.get("left")
+        if isinstance(left, bool) or not isinstance(left, int) or left < 1:
+            raise SheetError(
+                tr(
+                    "{where}.left: how much is left, a whole number of {unit} (1 or more)",
+                    where=where,
+                    unit=unit,
+                ),
+                where,
+                path=path,
+            )
+        base, length = found
+        effects[str(effect_name)] = Record(
+            {
+                "name": str(effect_name),
+                "modifier": modifier,
+                "targets": tuple(on),
+                "left": left * length,
+                "unit": base,
+            },
+            kind=field.name,
+        )
+    return effects
+
+
 def _typed(type_node, value, where: str, rulebook, path):
     """A catalog field's value, checked against the type written in the rulebook."""
     if isinstance(type_node, n.EnumType):
@@ -211,9 +311,13 @@ def _typed(type_node, value, where: str, rulebook, path):
             raise SheetError(f"{where}: {quoted(value)} is not a number", where, path=path)
         if type(value) is not int:  # a sheet file holds whole numbers (YAML has no 7/2)
             raise SheetError(
-                f"{where}: {show(value)} is not a whole number, and a sheet holds whole numbers",
+                tr(
+                    "{where}: {value} is not a whole number, and a sheet holds whole numbers",
+                    where=where,
+                    value=value,
+                ),
                 where,
-                "round it with floor, ceil or round",
+                tr("round it with floor, ceil or round"),
                 path,
             )
         return value
@@ -239,7 +343,7 @@ def entry_value(type_node, value, where: str, rulebook):
     back (so that a save never writes a sheet the next load refuses); SheetError if not."""
     text = isinstance(type_node, n.NamedType) and type_node.name == "text"
     if text and not isinstance(value, str):
-        raise SheetError(f"{where}: {show(value)} is not a text", where)
+        raise SheetError(tr("{where}: {value} is not a text", where=where, value=value), where)
     return _typed(type_node, value, where, rulebook, None)
 
 
@@ -263,6 +367,6 @@ def _default(field, rulebook, path):
         return ""
     if isinstance(field, n.ListField):
         return ()
-    if isinstance(field, n.Catalog):
+    if isinstance(field, n.Catalog | n.Effects):
         return {}
     return _LATER  # a resource: it starts full, once the engine knows its maximum

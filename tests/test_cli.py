@@ -42,9 +42,13 @@ def test_roll_successes_and_explosions(capsys):
     assert json.loads(out)["total"] == 15
 
 
-def test_roll_fraction_prints_as_text_in_json(capsys):
+def test_roll_fraction_is_a_number_in_json_with_its_exact_value_beside(capsys):
     _, out, _ = run_cli(capsys, "roll", "7/2", "--json")
-    assert json.loads(out)["total"] == "7/2"
+    data = json.loads(out)
+    assert data["total"] == 3.5 and data["fractions"] == {"/total": "7/2"}
+    _, out, _ = run_cli(capsys, "roll", "6/2", "--json")
+    data = json.loads(out)
+    assert data["total"] == 3 and type(data["total"]) is int and data["fractions"] == {}
 
 
 def test_roll_text_marks_forced_dice(capsys):
@@ -122,7 +126,8 @@ def test_run_json_has_every_part(capsys, sheet_copy):
     )
     data = json.loads(out)
     assert code == 0
-    assert set(data) >= {"action", "params", "result", "changes", "sheet", "trace", "dice"}
+    assert set(data) >= {"name", "params", "result", "changes", "sheet", "trace", "dice"}
+    assert data["kind"] == "run" and data["run"] == "action" and data["name"] == "cast_spell"
     assert data["params"]["spell"] == "Fireball"
     assert data["changes"] == [{"path": "dinamis.Fides", "before": 10, "after": 8}]
     assert data["sheet"]["dinamis"]["Fides"] == 8
@@ -162,7 +167,7 @@ def test_spending_more_than_the_sheet_holds_exits_4_and_saves_nothing(capsys, sh
         "--save",
     )
     assert code == 4
-    assert "cannot spend 12 dinamis[Virtus]: it has 5" in err
+    assert "You cannot spend 12 dinamis[Virtus]: you have 5" in err
     assert sheet_copy.read_bytes() == before
 
 
@@ -272,10 +277,60 @@ def test_describe_lists_actions_and_house_rule_changes(capsys):
 
 
 def test_a_house_rule_changes_only_what_it_says():
-    base = dsl.load(GOLDEN / "check_base" / "base.rules")
+    base = dsl.load(GOLDEN / "check" / "bases" / "base.rules")
     house = dsl.load(GOLDEN / "check" / "house_ok.rules")
     assert house.base is not None and house.base.title == "Base"
     assert house.changes == (("replaced", "table", "Nivel"), ("added", "action", "nueva"))
     assert house.tables["Nivel"] is not base.tables["Nivel"]
     assert house.actions["asustarse"] == base.actions["asustarse"]
     assert house.header["language"] == "es" and house.header["source"] == "tests"
+
+
+# ─── run: checks and named rolls too; a failure shows what happened ────────
+
+
+def test_run_runs_a_check_on_its_own(capsys):
+    code, out, _ = run_cli(
+        capsys, "run", RULES, "simple", "--char", str(DATA / "showcase.yaml"),
+        "--set", "attr=Strength", "--dice", "6", "--json",
+    )  # fmt: skip
+    data = json.loads(out)
+    assert code == 0 and data["run"] == "check"
+    assert data["result"]["total"] == 6 + 2 * 3 and data["changes"] == []
+    assert data["trace"][1]["kind"] == "check"
+
+
+def test_run_runs_a_named_roll(capsys):
+    code, out, _ = run_cli(
+        capsys, "run", RULES, "doubles", "--char", str(DATA / "showcase.yaml"),
+        "--dice", "3,3,1,2",
+    )  # fmt: skip
+    assert code == 0
+    assert "doubles: [3, 3] + [1, 2] = 9" in out and "result: 9" in out
+
+
+def test_run_of_an_unknown_name_lists_actions_checks_and_rolls(capsys):
+    code, _, err = run_cli(capsys, "run", RULES, "simpel", "--char", str(DATA / "showcase.yaml"))
+    assert code == 2 and "no action 'simpel' (nor a check or roll" in err and "simple" in err
+
+
+def test_a_failed_run_shows_the_trace_up_to_the_failure(capsys):
+    code, out, err = run_cli(
+        capsys, "run", RULES, "cast_spell", "--char", str(DATA / "showcase.yaml"),
+        "--set", "spell=Drown",
+    )  # fmt: skip
+    assert code == 4
+    assert "cost = 12" in out and "normal time" in out
+    assert "cannot spend 12 dinamis[Virtus]: you have 5" in err and "result:" not in out
+
+
+def test_a_failed_require_shows_the_trace_up_to_it(tmp_path, capsys):
+    rules = tmp_path / "r.rules"
+    rules.write_text(
+        'action a() {\n  let x = d6\n  note "rolled {x}"\n  require x > 3 else "too low: {x}"\n'
+        '  note "never"\n}\n'
+    )
+    code, out, err = run_cli(capsys, "run", str(rules), "a", "--dice", "2")
+    assert code == 4
+    assert "d6 [2] = 2" in out and "rolled 2" in out and "never" not in out
+    assert "too low: 2" in err

@@ -208,9 +208,10 @@ def test_set_of_a_parameter_naming_a_field_writes_that_field():
     assert out.sheet["Fuerza"] == 10  # kept within the field's range, as any set
 
 
-def test_set_of_a_parameter_to_another_field_names_that_field_from_then_on():
+def test_set_of_a_parameter_to_another_field_writes_that_fields_value():
     text = 'action go(atr: attribute = "Fuerza") { set atr to Destreza  result { v: "{atr}" } }'
-    assert sheet_run(text, "go", dice=()).result["v"] == "Destreza"
+    out = sheet_run(text, "go", dice=())
+    assert out.result["v"] == "Fuerza" and out.sheet["Fuerza"] == 4  # issue 11's reading
 
 
 def test_a_check_field_written_as_a_skill_holds_the_skills_value():

@@ -6,10 +6,12 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.effects import EFFECT_READS
 from dsl.check.scope import BUILTINS, Scope
 from dsl.check.wording import count_of, describe_definition, how_to_use, signature_of
 from dsl.errors import Span, did_you_mean
-from dsl.rulebook import Binding
+from dsl.messages import tr
+from dsl.rulebook import Binding, names_a_field
 
 
 class ExpressionChecks:
@@ -83,7 +85,8 @@ class ExpressionChecks:
         if isinstance(definition, n.Group):
             self.bindings[id(node)] = Binding("group", node.name, definition)
             return t.list_of(self.member_type(definition))
-        if isinstance(definition, n.Catalog):
+        if isinstance(definition, n.Catalog | n.Effects):
+            # a catalog's entries, or the lasting effects now on: their names
             self.bindings[id(node)] = Binding("catalog", node.name, definition)
             return t.list_of(t.TEXT)
         if isinstance(definition, n.RollDef):
@@ -175,11 +178,21 @@ class ExpressionChecks:
                         )
                     self.text_fits(key, wanted)
             return t.ref("resource", definition.key_group)
-        if isinstance(definition, n.Catalog):
+        if isinstance(definition, n.Catalog | n.Effects):
             self.use(definition.name)
             self.bindings[id(node)] = Binding("catalog_entry", definition.name, definition)
             for key in node.keys:
                 self.want(key, scope, t.TEXT, "a catalog entry's name")
+            if isinstance(definition, n.Effects):
+                return t.record(
+                    {
+                        "name": t.TEXT,
+                        "modifier": t.NUMBER,
+                        "targets": t.list_of(t.TEXT),
+                        "left": t.NUMBER,
+                        "unit": t.TEXT,
+                    }
+                )
             return self.catalog_type(definition)
         if (
             isinstance(subject, n.Name)
@@ -277,6 +290,8 @@ class ExpressionChecks:
 
     def builtin(self, node: n.Call, scope: Scope) -> t.Type:
         name = node.function
+        if name in EFFECT_READS:
+            return self.effect_read(node, scope)
         low, high = BUILTINS[name]
         count = len(node.args)
         if node.named:
@@ -405,8 +420,11 @@ class ExpressionChecks:
                     node.op_span,
                     self.quote_hint(node.right),
                 )
-            self.text_fits(node.right, left)
-            self.text_fits(node.left, right)
+            # a text compared with a value naming a field (`atributo = "Fuerza"`) must be
+            # one of those names; with a field written by its own name (`Mild = ""`), it
+            # is compared with the field's value
+            self.text_fits(node.right, self.compared_as(node.left, left))
+            self.text_fits(node.left, self.compared_as(node.right, right))
             return t.BOOL
         if op == "in":
             container = t.value_of(right)
@@ -415,7 +433,8 @@ class ExpressionChecks:
             item = t.value_of(left)
             if container.kind == "text" and left.kind != "ref" and item.kind not in ("text", "any"):
                 self.error(
-                    f"`in` a text looks for a text, not for {item.describe()}", node.left.span
+                    tr("`in` a text looks for a text, not for {given}", given=item.describe()),
+                    node.left.span,
                 )
             return t.BOOL
         raise AssertionError(op)
@@ -436,6 +455,12 @@ class ExpressionChecks:
                 did_you_mean(node.value, choices)
                 or "the choices are: " + ", ".join(sorted(map(str, choices))),
             )
+
+    def compared_as(self, node, type_: t.Type) -> t.Type:
+        """What `=` compares of a value: a field's name, if it names one, else its value."""
+        if type_.kind == "ref" and not names_a_field(node, self.bindings):
+            return t.value_of(type_)
+        return type_
 
     def quote_hint(self, node) -> str | None:
         """A text that is the name of something: perhaps a name was meant, in quotes."""

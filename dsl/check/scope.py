@@ -20,10 +20,16 @@ BUILTINS = {
     "count": (2, 2),
     "highest": (1, 2),
     "lowest": (1, 2),
+    # lasting effects (dsl.check.effects): sum by target, whether one is on, its modifier
+    "effects": (1, None),
+    "active": (1, 1),
+    "effect_modifier": (1, 1),
 }
 
 #: names a check's fields can use, and what they are
 CHECK_NAMES = {"total": t.NUMBER, "target": t.NUMBER, "success": t.BOOL, "margin": t.NUMBER}
+#: a check's fields the author may define in place of the built-in ones, and their types
+OWN_OUTCOME = {"success": t.BOOL}
 #: names a roll's `on` and `again` conditions can use
 ROLL_NAMES = {"die": t.NUMBER, "dice": t.list_of(t.NUMBER), "total": t.NUMBER, "doubles": t.BOOL}
 PARAM_TYPES = {

@@ -6,6 +6,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.check.scope import BUILTINS, Scope
 from dsl.errors import Span, did_you_mean
+from dsl.messages import tr
 from dsl.rulebook import Binding, names_a_field
 
 
@@ -37,6 +38,7 @@ class StatementChecks:
                 f"to change it, write `set {name} to ...`",
             )
         self.not_global(name, span, "name")
+        self.not_dice(name, span)
         if name in BUILTINS:
             self.error(f"`{name}` is a built-in function; choose another name", span)
         kind = "roll" if type_.kind == "roll" else "local"
@@ -66,8 +68,10 @@ class StatementChecks:
 
     def st_set(self, node: n.Set, scope: Scope) -> None:
         value = self.expr(node.expr, scope)
-        if isinstance(node.place, n.Name) and scope.lookup(node.place.name) is not None:
-            kind, type_ = scope.lookup(node.place.name)
+        local = isinstance(node.place, n.Name) and scope.lookup(node.place.name)
+        # a name that names a field (`which: Pools`, `for each s in Pools`) changes the field
+        if local and local[1].kind != "ref":
+            kind, type_ = local
             if kind not in ("local", "roll"):
                 self.error(f"`{node.place.name}` cannot be changed", node.place.span)
             self.bindings[id(node.place)] = Binding("local", node.place.name)
@@ -130,7 +134,7 @@ class StatementChecks:
                         f"is on {t.value_of(subject).describe()}",
                         value.span,
                     )
-                self.text_fits(value, subject)
+                self.text_fits(value, self.compared_as(node.subject, subject))
                 if isinstance(value, n.Literal):
                     if value.value in seen:
                         self.warning(
@@ -207,9 +211,13 @@ class StatementChecks:
             self.error(f"{place.span.text} is not a list on the sheet, nor a catalog", place.span)
         elif type_.kind == "ref" and not t.fits(item, t.TEXT):
             self.error(
-                f"{place.span.text} is a list of texts, not of {t.value_of(item).describe()}",
+                tr(
+                    "{place} is a list of texts, not of {given}",
+                    place=place.span.text,
+                    given=t.value_of(item).describe(),
+                ),
                 node.item.span,
-                'write the item as a text: "{...}"',
+                tr('write the item as a text: "{...}"'),
             )
 
     def st_result(self, node: n.Result, scope: Scope) -> None:  # placed by block()

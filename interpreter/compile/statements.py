@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.messages import Message, tr
+from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_list, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.errors import (
@@ -15,6 +17,23 @@ from interpreter.errors import (
 from interpreter.runtime import Unknown, as_bool, known, place_path, place_text
 from interpreter.sheet_schema import entry_value
 from interpreter.values import Record, is_number, show
+
+#: what a change of a resource says in the trace, by its verb
+CHANGED = {
+    "spend": tr("spend {amount} {place}: {before} → {after}"),
+    "gain": tr("gain {amount} {place}: {before} → {after}"),
+    "lose": tr("lose {amount} {place}: {before} → {after}"),
+}
+AMOUNT = {
+    "spend": tr("the amount to spend"),
+    "gain": tr("the amount to gain"),
+    "lose": tr("the amount to lose"),
+}
+NEGATIVE = {
+    "spend": tr("cannot spend a negative amount ({amount})"),
+    "gain": tr("cannot gain a negative amount ({amount})"),
+    "lose": tr("cannot lose a negative amount ({amount})"),
+}
 
 
 class Statements:
@@ -29,49 +48,47 @@ class Statements:
         if self.is_pool(node.expr):
             return self.let_pool(node)
         declared = self.types.get(id(node))
-        value = (
-            self.ref(node.expr)
-            if declared is not None and declared.kind == "ref"
-            else self.expr(node.expr)
-        )
         # Of a record bound here, the fields the rest of the callable reads: when the odds
-        # engine must branch on a record, it branches on those alone.
+        # engine must branch on a record, it branches on those alone; a table row computes
+        # only those of its fields that roll dice.
         read = self.reads[-1].get(name, None) if self.reads else None
         keep = tuple(sorted(read)) if read else None
+        if declared is not None and declared.kind == "ref":
+            value = self.ref(node.expr)
+        elif isinstance(node.expr, n.Index) and self.bindings[id(node.expr)].kind == "table":
+            unread = bool(self.reads) and name not in self.reads[-1]
+            wanted = frozenset() if unread else (frozenset(read) if read is not None else None)
+            value = self.ex_index(node.expr, wanted)
+        else:
+            value = self.expr(node.expr)
         quiet = isinstance(node.expr, n.Literal)
         source = node.expr.span.text
 
         def let(ctx):
             result = value(ctx)
-            if isinstance(result, Unknown):
-                if keep is not None:
-                    result = result.project(keep)
-                result = ctx.roller.resolve(result)
+            if isinstance(result, Unknown):  # odds: one value per branch, of what is read
+                result = ctx.roller.bind(ctx, name, result, keep)
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
             if ctx.trace is not None and not quiet and not isinstance(result, Record):
-                text = (
-                    f"{name} = {show(result)}"
-                    if source == show(result)
-                    else f"{name} = {source} = {show(result)}"
-                )
-                ctx.step("let", text, span, name=name, value=result)
+                # In the rules' words: the author's name for the value; the expression
+                # behind it is the detail (--verbose).
+                text = Message.joined([name, " = ", result], "")
+                detail = None
+                if source != show(result):
+                    detail = Message.joined([name, " = ", source, " = ", result], "")
+                ctx.step("let", text, span, detail, name=name, value=result)
 
         return let
 
     def st_set(self, node: n.Set):
         value = self.expr(node.expr)
-        if isinstance(node.place, n.Name) and self.bindings[id(node.place)].kind == "local":
+        if (
+            isinstance(node.place, n.Name)
+            and self.bindings[id(node.place)].kind == "local"
+            and self.type_of(node.place).kind != "ref"  # else: the field the name names
+        ):
             name = node.place.name
-            if self.type_of(node.place).kind == "ref":
-                if self.type_of(node.expr).kind == "ref":  # the name now names another field
-                    place_of = self.ref(node.expr)
-
-                    def rename(ctx):
-                        ctx.env[name] = place_of(ctx)
-
-                    return rename
-                return self.set_field(node, value)  # a parameter naming a field: write it
 
             def set_local(ctx):
                 ctx.env[name] = known(ctx, value(ctx))
@@ -89,7 +106,7 @@ class Statements:
             where = place(ctx)
             new = known(ctx, value(ctx))
             if is_number(new):
-                new = as_whole(ctx, new, span, "a value on the sheet")
+                new = as_whole(ctx, new, span, tr("a value on the sheet"))
                 low, high = bounds(ctx, where)
                 clamped = min(
                     max(new, low if low is not None else new), high if high is not None else new
@@ -99,10 +116,24 @@ class Statements:
             before = ctx.state.read(where)
             ctx.state.write(where, clamped)
             if ctx.trace is not None:
-                note = "" if clamped == new else f" (kept within its bounds, not {show(new)})"
+                if clamped == new:
+                    text = tr(
+                        "set {place}: {before} → {after}",
+                        place=place_text(where),
+                        before=before,
+                        after=clamped,
+                    )
+                else:
+                    text = tr(
+                        "set {place}: {before} → {after} (kept within its bounds, not {value})",
+                        place=place_text(where),
+                        before=before,
+                        after=clamped,
+                        value=new,
+                    )
                 ctx.step(
                     "change",
-                    f"set {place_text(where)}: {show(before)} → {show(clamped)}{note}",
+                    text,
                     span,
                     path=place_path(where),
                     before=before,
@@ -144,35 +175,49 @@ class Statements:
 
         def change(ctx):
             where = place(ctx)
-            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, f"the amount to {verb}")
+            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, AMOUNT[verb])
             if amount < 0:
-                raise EvaluationError(
-                    f"cannot {verb} a negative amount ({amount})", node.amount.span
-                )
+                raise EvaluationError(NEGATIVE[verb].fill(amount=amount), node.amount.span)
             before = ctx.state.read(where)
             low, high = bounds(ctx, where)
             note = ""
             if verb == "spend":
                 after = before - amount
                 if low is not None and after < low:
-                    raise InsufficientResource(
-                        f"cannot spend {amount} {place_text(where)}: it has {before}"
-                        + (f" and cannot go below {low}" if low else ""),
-                        span,
-                    )
+                    named = place_text(where)
+                    if low:
+                        message = tr(
+                            "You cannot spend {amount} {place}: you have {have} "
+                            "and it cannot go below {low}",
+                            amount=amount,
+                            place=named,
+                            have=before,
+                            low=low,
+                        )
+                    else:
+                        message = tr(
+                            "You cannot spend {amount} {place}: you have {have}",
+                            amount=amount,
+                            place=named,
+                            have=before,
+                        )
+                    raise InsufficientResource(message, span)
             elif verb == "gain":
                 after = before + amount
                 if high is not None and after > high:
-                    after, note = high, f" (capped at its maximum {high})"
+                    after, note = high, tr(" (capped at its maximum {high})", high=high)
             else:
                 after = before - amount
                 if low is not None and after < low:
-                    after, note = low, f" (stops at its minimum {low})"
+                    after, note = low, tr(" (stops at its minimum {low})", low=low)
             ctx.state.write(where, after)
             if ctx.trace is not None:
+                text = CHANGED[verb].fill(
+                    amount=amount, place=place_text(where), before=before, after=after
+                )
                 ctx.step(
                     "cost" if verb == "spend" else "change",
-                    f"{verb} {amount} {place_text(where)}: {show(before)} → {show(after)}{note}",
+                    Message.joined([text, note], ""),
                     span,
                     path=place_path(where),
                     before=before,
@@ -202,7 +247,12 @@ class Statements:
             for condition, body, cspan in branches:
                 decided = as_bool(ctx, condition(ctx), cspan)
                 if ctx.trace is not None:
-                    ctx.step("if", f"if {cspan.text} → {show(decided)}", cspan)
+                    ctx.step(
+                        "if",
+                        tr("if {condition} → {value}", condition=cspan.text, value=decided),
+                        cspan,
+                        verbose=True,  # its effect is in the steps that follow
+                    )
                 if decided:
                     run_block(ctx, body, span)
                     return
@@ -213,9 +263,8 @@ class Statements:
 
     def st_match(self, node: n.Match):
         subject = self.expr(node.subject)
-        ltype = self.type_of(node.subject)
-        if ltype.kind == "ref":
-            subject = self.ref(node.subject)
+        if self.type_of(node.subject).kind == "ref" and names_a_field(node.subject, self.bindings):
+            subject = self.ref(node.subject)  # a value naming a field: matched by the name
         cases = tuple(
             (tuple(self.expr(v) for v in values), self.block(body)) for values, body in node.cases
         )
@@ -227,11 +276,21 @@ class Statements:
             for values, body in cases:
                 if any(equal(value, known(ctx, v(ctx))) for v in values):
                     if ctx.trace is not None:
-                        ctx.step("match", f"match {span.text} = {show(value)}", span)
+                        ctx.step(
+                            "match",
+                            tr("match {subject} = {value}", subject=span.text, value=value),
+                            span,
+                            verbose=True,
+                        )
                     run_block(ctx, body, span)
                     return
             if ctx.trace is not None:
-                ctx.step("match", f"match {span.text} = {show(value)} → else", span)
+                ctx.step(
+                    "match",
+                    tr("match {subject} = {value} → else", subject=span.text, value=value),
+                    span,
+                    verbose=True,
+                )
             run_block(ctx, otherwise, span)
 
         return match
@@ -242,14 +301,21 @@ class Statements:
         name = node.var
         span = node.items.span
 
-        def for_each(ctx):
+        def items_of(ctx) -> tuple:
             values = known(ctx, items(ctx))
             if not isinstance(values, tuple):
-                raise EvaluationError(f"`for each` goes over a list, not {show(values)}", span)
-            for value in values:
+                raise EvaluationError(
+                    tr("`for each` goes over a list, not {value}", value=values), span
+                )
+            return values
+
+        def for_each(ctx):
+            for value in items_of(ctx):
                 ctx.env[name] = value
                 run_block(ctx, body, span)
 
+        # for the odds engine, which runs the passes itself
+        for_each.items, for_each.var, for_each.body = items_of, name, body
         return for_each
 
     def st_repeat(self, node: n.Repeat):
@@ -258,19 +324,30 @@ class Statements:
         body = self.block(node.body)
         span = node.count.span
 
-        def repeat(ctx):
-            times = as_whole(ctx, count(ctx), span, "a repeat count")
+        def times_of(ctx) -> int:
+            times = as_whole(ctx, count(ctx), span, tr("a repeat count"))
             if times > ctx.limits.repeat_count:
                 raise LimitExceeded(
-                    f"repeat {times} times is more than "
-                    f"{ctx.limits.repeat_count} (limit repeat_count)",
+                    tr(
+                        "repeat {times} times is more than {limit} (limit repeat_count)",
+                        times=times,
+                        limit=ctx.limits.repeat_count,
+                    ),
                     span,
                 )
-            for _ in range(times):
-                if until is not None and as_bool(ctx, until(ctx), node.until.span):
+            return times
+
+        def done(ctx) -> bool:
+            return until is not None and as_bool(ctx, until(ctx), node.until.span)
+
+        def repeat(ctx):
+            for _ in range(times_of(ctx)):
+                if done(ctx):
                     break
                 run_block(ctx, body, span)
 
+        # for the odds engine, which runs the passes itself
+        repeat.times, repeat.done, repeat.body = times_of, done, body
         return repeat
 
     def st_note(self, node: n.Note):
@@ -309,11 +386,19 @@ class Statements:
                 name = known(ctx, item(ctx))
                 if not isinstance(name, str):
                     raise EvaluationError(
-                        f"a catalog entry's name is a text, not {show(name)}", node.item.span
+                        tr("a catalog entry's name is a text, not {value}", value=name),
+                        node.item.span,
                     )
                 entries = ctx.state.values[catalog]
                 if name in entries:
-                    raise EvaluationError(f"the sheet already has a {catalog} entry {name!r}", span)
+                    raise EvaluationError(
+                        tr(
+                            "the sheet already has a {catalog} entry {name}",
+                            name=repr(name),
+                            catalog=catalog,
+                        ),
+                        span,
+                    )
                 check_length(len(entries) + 1, ctx.limits, span)
                 values = {k: field_value(ctx, name, k, f, *more) for k, f, *more in fields}
                 entry = Record({"name": name, **values}, kind=catalog)
@@ -321,7 +406,12 @@ class Statements:
                 if ctx.trace is not None:
                     ctx.step(
                         "change",
-                        f"add {name} to {catalog}: {show(entry)}",
+                        tr(
+                            "add {name} to {catalog}: {entry}",
+                            name=name,
+                            catalog=catalog,
+                            entry=entry,
+                        ),
                         span,
                         path=f"{catalog}.{name}",
                         before=None,
@@ -345,7 +435,8 @@ class Statements:
             value = known(ctx, item(ctx))
             if not isinstance(value, str):  # a list on the sheet holds texts
                 raise EvaluationError(
-                    f"{place_text(where)} holds texts, not {show(value)}", item_span
+                    tr("{place} holds texts, not {value}", place=place_text(where), value=value),
+                    item_span,
                 )
             before = ctx.state.read(where)
             after = bounded_list((*before, value), ctx.limits, span)
@@ -353,7 +444,7 @@ class Statements:
             if ctx.trace is not None:
                 ctx.step(
                     "change",
-                    f"add {show(value)} to {place_text(where)}",
+                    tr("add {value} to {place}", value=value, place=place_text(where)),
                     span,
                     path=place_path(where),
                     before=before,
@@ -373,7 +464,10 @@ def run_block(ctx, body: tuple, span) -> None:
     ctx.steps = steps
     if steps > ctx.limits.steps_per_run:
         raise LimitExceeded(
-            f"more than {ctx.limits.steps_per_run} statements in one run (limit steps_per_run)",
+            tr(
+                "more than {limit} statements in one run (limit steps_per_run)",
+                limit=ctx.limits.steps_per_run,
+            ),
             span,
         )
     for statement in body:

@@ -20,9 +20,10 @@ from collections.abc import Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from dsl.messages import tr
 from interpreter import files
 from interpreter.dice import SeededDice
-from interpreter.errors import ParameterError, SheetChanged
+from interpreter.errors import ParameterError
 from interpreter.journal.bundle import bundle_of
 from interpreter.journal.errors import JournalError
 from interpreter.journal.recovery import complete_pending
@@ -112,9 +113,11 @@ def save_run(
                 try:
                     files.write_atomic(target, text)
                 except files.SaveError as error:
-                    error.hint = (
-                        f"the run is in the journal ({journal.path}, run {number}): the next "
-                        "save of this sheet, or `rulebook journal verify`, writes it"
+                    error.hint = tr(
+                        "the run is in the journal ({journal}, run {number}): the next save of "
+                        "this sheet, or `rulebook journal verify`, writes it",
+                        journal=str(journal.path),
+                        number=number,
                     )
                     raise
         journal.mark_applied(number)
@@ -128,7 +131,11 @@ def _journaled(journal: Journal, **entry) -> int:
         return journal.add_entry(**entry)
     except sqlite3.Error as error:
         raise JournalError(
-            f"{journal.path}: cannot be written ({error}); nothing was saved"
+            tr(
+                "{journal}: cannot be written ({why}); nothing was saved",
+                journal=str(journal.path),
+                why=str(error),
+            )
         ) from None
 
 
@@ -161,6 +168,3 @@ def _planned(role: str, before: Sheet, after: Sheet, target: Path, new_file: boo
     else:
         text = after.file_text(before, start)
     return role, target, format_of(target), start, text, current
-
-
-__all__ = ["ORIGINS", "SheetChanged", "holding", "save_run", "sheets_of"]

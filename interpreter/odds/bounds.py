@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import time
 
-from interpreter.errors import ParameterError
+from dsl.messages import tr
+from interpreter.errors import LimitExceeded, ParameterError
 from interpreter.odds.polynomials import TooComplex
 
 
@@ -43,25 +44,41 @@ class Deadline:
     def check(self) -> None:
         """TooComplex once the deadline has passed (the exact phase gives up there)."""
         if clock() >= self.at:
-            raise TooComplex(f"the exact computation would take more than {self.seconds:g} s")
+            raise TooComplex(
+                tr("the exact computation would take more than {seconds} s", seconds=self.seconds)
+            )
 
 
 def check_size(size: int, limits) -> None:
     """TooComplex when a distribution (or one step's combinations) would hold more than
     `odds_outcomes` entries: its memory, bounded before it is built."""
     if size > limits.odds_outcomes:
-        raise TooComplex(
-            f"more than {limits.odds_outcomes} outcomes in one distribution (limit odds_outcomes)"
-        )
+        raise TooComplex(too_many_outcomes(limits.odds_outcomes))
+
+
+def too_many_outcomes(limit: int):
+    return tr("more than {limit} outcomes in one distribution (limit odds_outcomes)", limit=limit)
+
+
+def certain_limit(probabilities: dict) -> None:
+    """A limit every run reaches (a die of more faces than faces_per_die) is not a
+    distribution but the error a real roll gives: raise it. (A limit some runs reach is
+    an outcome of its own, with its probability.)"""
+    if len(probabilities) == 1:
+        (outcome,) = probabilities
+        if isinstance(getattr(outcome, "error", None), LimitExceeded):
+            raise outcome.error
 
 
 def checked(budget: int, trials: int, seconds: float) -> float:
     """The odds options an app or a person gave, refused when they cannot mean anything;
     returns `seconds`."""
     if not isinstance(budget, int) or budget < 1:
-        raise ParameterError(f"budget: {budget!r} is not a positive whole number of units")
+        raise ParameterError(tr("budget: {value} is not a whole number above 0", value=budget))
     if not isinstance(trials, int) or trials < 1:
-        raise ParameterError(f"trials: {trials!r} is not a positive whole number")
+        raise ParameterError(tr("trials: {value} is not a whole number above 0", value=trials))
     if not seconds > 0:
-        raise ParameterError(f"time limit: {seconds!r} is not a positive number of seconds")
+        raise ParameterError(
+            tr("time limit: {value} is not a number of seconds above 0", value=seconds)
+        )
     return seconds

@@ -9,8 +9,8 @@ import attrs
 from interpreter.errors import EvaluationError
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.odds.answer import Odds, field_outcome, pick
-from interpreter.odds.bounds import Deadline, checked
+from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
+from interpreter.odds.bounds import Deadline, certain_limit, checked
 from interpreter.odds.distribution import LIFTS, Dist, mixture
 from interpreter.odds.explore import Explorer, Live, World, names_read
 from interpreter.odds.polynomials import (
@@ -18,6 +18,7 @@ from interpreter.odds.polynomials import (
 )
 from interpreter.odds.roller import LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled
+from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
 from interpreter.runtime import Context, State, known
 from interpreter.values import Record
 
@@ -61,14 +62,15 @@ def _exact_expression(text, value, epsilon, budget, limits, deadline) -> Odds:
     parts = []
     token = LIFTS.set(LiftMemory(roller))
     try:
-        for world, result in explorer.explore(World({}, State({}), Fraction(1)), value):
+        for world, result in explorer.explore(World({}, State({}), ONE), value):
             dist = result if type(result) is Dist else Dist.point(result)
-            parts.append((world.weight, dist))
+            parts.append((fraction(world.weight), dist))
     finally:
         LIFTS.reset(token)
     dist = mixture(parts)
     probabilities = {o: Fraction(w, dist.total) for o, w in dist.weights.items()}
     omitted = 1 - sum(probabilities.values())
+    certain_limit(probabilities)
     return Odds({"expression": text}, None, probabilities, True, omitted)
 
 
@@ -91,16 +93,18 @@ def action_odds(
     default the engine's `limits.odds_seconds`), else sampled from real runs."""
     subject = {"action": action}
     deadline = Deadline(checked(budget, trials, seconds or engine.limits.odds_seconds))
+    orders = text_orders(engine.rulebook)
     try:
         probabilities, omitted = _exact(
             engine, action, sheet, params, field, epsilon, budget, progress, deadline.part(0.5)
         )
-        return Odds(subject, field, probabilities, True, omitted)
+        certain_limit(probabilities)
+        return Odds(subject, field, probabilities, True, omitted, orders=orders)
     except TooComplex as reason:
         counts, done = sample_action(
             engine, action, sheet, params, field, trials, seed, progress, deadline
         )
-        return sampled(subject, field, counts, done, trials, deadline, reason)
+        return sampled(subject, field, counts, done, trials, deadline, reason, orders)
 
 
 def _exact(engine, action, sheet, params, field, epsilon, budget, progress, deadline):
@@ -117,23 +121,28 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
     explorer = Explorer(ctx, roller, epsilon)
-    start = World({}, ctx.state, Fraction(1))  # every run in it starts from a copy
+    start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}
 
     def add(outcome, weight):
         if type(outcome) is Dist:  # a distribution still: each of its values, weighted
-            for value, probability in outcome.items():
-                add(value, weight * probability)
-            explorer.omitted += weight * outcome.omitted
+            for value, w in outcome.weights.items():
+                add(value, times(weight, w, outcome.total))
+            if outcome.omitted:
+                explorer.lost.add(times_fraction(weight, outcome.omitted))
             return
-        outcomes[outcome] = outcomes.get(outcome, Fraction(0)) + weight
+        found = outcomes.get(outcome)
+        if found is None:
+            outcomes[outcome] = Mass(weight)
+        else:
+            found.add(weight)
 
     book = engine.rulebook
     if action in book.checks or action in book.rolls:
         run = _check_or_roll(engine, action, sheet, params, field)
         for world, outcome in explorer.explore(start, run):
             add(outcome, world.weight)
-        return outcomes, explorer.omitted
+        return {o: mass.value() for o, mass in outcomes.items()}, explorer.omitted
     compiled, args, _shown = engine.prepare(action, sheet, params)
     start.env = dict(zip(compiled.names, args))
     wanted = _result_names(compiled, field)
@@ -155,7 +164,7 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
     for world in worlds:
         for after, outcome in explorer.explore(world, finish):
             add(outcome, after.weight)
-    return outcomes, explorer.omitted
+    return {o: mass.value() for o, mass in outcomes.items()}, explorer.omitted
 
 
 def _check_or_roll(engine, name: str, sheet, params: dict, field):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from math import comb, gcd
 
+from dsl.messages import tr
+
 SHIFT = 32  # a success/failure count is packed into one int: successes << 32 | failures
 LOW = (1 << SHIFT) - 1
 
@@ -26,21 +28,27 @@ class Budget:
     def check(self, amount: int) -> None:
         """Raise now if `amount` more units would pass the budget (spend nothing)."""
         if amount > self.left:
-            raise TooComplex(f"the exact distribution needs more than {self.limit} units of work")
+            raise TooComplex(self.exceeded())
 
     def spend(self, amount: int) -> None:
         self.left -= amount
         if self.left < 0:
-            raise TooComplex(f"the exact distribution needs more than {self.limit} units of work")
+            raise TooComplex(self.exceeded())
         if self.deadline is not None:
             self.deadline.check()
+
+    def exceeded(self):
+        return tr("the exact distribution needs more than {limit} units of work", limit=self.limit)
 
     def hold(self, size: int) -> None:
         """Raise now if one step would hold big integers of `size` bytes in all."""
         if self.max_bytes is not None and size > self.max_bytes:
             raise TooComplex(
-                f"the exact distribution needs more than {self.max_bytes} bytes at once "
-                "(limit odds_bytes)"
+                tr(
+                    "the exact distribution needs more than {limit} bytes at once "
+                    "(limit odds_bytes)",
+                    limit=self.max_bytes,
+                )
             )
 
 

@@ -6,11 +6,13 @@ import time
 from collections import Counter
 from fractions import Fraction
 
+from dsl.messages import tr
 from interpreter.dice import SeededDice
-from interpreter.errors import InsufficientResource, LimitExceeded, RequirementFailed
+from interpreter.errors import LimitExceeded
 from interpreter.expression import roll
 from interpreter.odds.answer import Odds, field_outcome, pick
-from interpreter.odds.explore import Failure
+from interpreter.odds.bounds import certain_limit
+from interpreter.odds.explore import STOPS, stopped
 
 
 def sample_expression(text, trials, seed, limits, progress, deadline) -> tuple:
@@ -45,16 +47,16 @@ def sample_action(engine, action, sheet, params, field, trials, seed, progress, 
             break
         try:
             if action in book.rolls:
-                outcome = engine.run_roll(action, sheet, params, dice)
+                outcome = engine.run_roll(action, sheet, params, dice).result
             elif is_check:
-                outcome = pick(engine.run_check(action, sheet, params, dice), field)
+                outcome = pick(engine.run_check(action, sheet, params, dice).result, field)
             else:
                 out = engine.run(action, sheet, params, dice=dice)
                 outcome = field_outcome(
                     out.result, out.sheet, field, engine.compiler.action(action)
                 )
-        except (RequirementFailed, InsufficientResource) as error:
-            outcome = Failure(error.message)
+        except STOPS as error:  # as the exact phase counts them: an outcome of its own
+            outcome = stopped(error)
         counts[outcome] += 1
         done += 1
         if progress is not None and trial % 256 == 0:
@@ -64,18 +66,28 @@ def sample_action(engine, action, sheet, params, field, trials, seed, progress, 
     return counts, done
 
 
-def sampled(subject, field, counts, done: int, wanted: int, deadline, reason) -> Odds:
+def sampled(subject, field, counts, done: int, wanted: int, deadline, reason, orders=()) -> Odds:
     """The answer of a sample: its estimates, and a note saying why it is not exact and
     whether it stopped at the time limit; no trial at all within it is an error."""
     if done == 0:
         raise LimitExceeded(
-            f"not one trial finished within the time limit of {deadline.seconds:g} s "
-            "(limit odds_seconds)",
+            tr(
+                "not one trial finished within the time limit of {seconds} s (limit odds_seconds)",
+                seconds=deadline.seconds,
+            ),
             None,
-            "give it more time with --timeout SECONDS",
+            tr("give it more time with --timeout SECONDS"),
         )
-    note = f"sampled: {reason}" if str(reason) else "sampled"
+    why = reason.args[0] if reason.args else tr("the exact computation is too large")
     if done < wanted:
-        note += f"; stopped at the time limit ({deadline.seconds:g} s) after {done} trials"
+        note = tr(
+            "sampled: {why}; stopped at the time limit ({seconds} s) after {done} trials",
+            why=why,
+            seconds=deadline.seconds,
+            done=done,
+        )
+    else:
+        note = tr("sampled: {why}", why=why)
     probabilities = {o: Fraction(c, done) for o, c in counts.items()}
-    return Odds(subject, field, probabilities, False, Fraction(0), done, note)
+    certain_limit(probabilities)
+    return Odds(subject, field, probabilities, False, Fraction(0), done, orders, note)
