@@ -35,9 +35,9 @@ from interpreter.odds import action_odds
 from interpreter.parameters import Binder, convert
 from interpreter.runtime import Context, Roller, State
 from interpreter.sheet import Sheet
-from interpreter.sheet_rules import settle
+from interpreter.sheet_rules import resource_bounds, settle
 from interpreter.trace import WORDS, Step
-from interpreter.values import Record, show
+from interpreter.values import Record, show, to_json
 
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -81,6 +81,22 @@ class Outcome:
                 compiled, sheet, args, self.dice, self.params, self.action, self.origin
             )
         return self._trace
+
+    def to_json(self) -> dict:
+        """The run as plain JSON data: what `rulebook run --json` prints."""
+        return {
+            "action": self.action,
+            "params": to_json(self.params),
+            "result": to_json(self.result),
+            "changes": [
+                {"path": c.path, "before": to_json(c.before), "after": to_json(c.after)}
+                for c in self.changes
+            ],
+            "sheet": to_json(self.sheet.to_data()),
+            "trace": [step.to_json() for step in self.trace],
+            "dice": list(self.dice),
+            "origin": self.origin,
+        }
 
 
 class Engine:
@@ -241,6 +257,10 @@ class Engine:
     def load_sheet(self, path) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
+
+    def resources(self, sheet: Sheet) -> list[tuple]:
+        """The sheet's resources as (path, value, minimum, maximum), maxima computed."""
+        return resource_bounds(self.compiler, sheet._values, self.limits)
 
     # ─── other questions an app may ask ─────────────────────────────────────
 

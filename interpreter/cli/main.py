@@ -11,6 +11,7 @@ from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
 from interpreter.cli.run import cmd_run
+from interpreter.cli.serve import cmd_serve
 
 EXAMPLES = """\
 examples:
@@ -20,6 +21,7 @@ examples:
   rulebook check rulebooks/*.rules
   rulebook describe brujeria
   rulebook odds "3d6"
+  rulebook serve my_campaign/
 """
 
 
@@ -93,6 +95,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--trials", type=int, metavar="N", help="trials when sampling")
     p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = commands.add_parser(
+        "serve",
+        help="the page in a browser, and the HTTP API",
+        description="Serve a page to run actions, see odds and edit rules in a browser, "
+        "and the HTTP API under /api (described at /openapi.json). FOLDER holds your "
+        "rulebooks (.rules) and characters (.yaml, .json); the shipped ones are always there.",
+    )
+    p.add_argument("folder", metavar="FOLDER", nargs="?", default=".", help="default: here")
+    p.add_argument("--port", type=int, default=8000, metavar="N", help="default: 8000")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="H",
+        help="the address to listen on (default: 127.0.0.1, this machine only)",
+    )
+    p.add_argument("--no-browser", action="store_true", help="do not open the browser")
     return parser
 
 
@@ -142,6 +161,7 @@ COMMANDS = {
     "check": cmd_check,
     "describe": cmd_describe,
     "odds": cmd_odds,
+    "serve": cmd_serve,
 }
 
 

@@ -8,7 +8,7 @@ from interpreter.cli import options
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
 from interpreter.trace import render_text
-from interpreter.values import show, to_json
+from interpreter.values import show
 
 
 def cmd_run(args) -> int:
@@ -21,7 +21,7 @@ def cmd_run(args) -> int:
     if args.save:
         outcome.sheet.save(sheet.path)
     if args.json:
-        print(json.dumps(outcome_json(outcome), ensure_ascii=False, indent=2))
+        print(json.dumps(outcome.to_json(), ensure_ascii=False, indent=2))
         return 0
     words = engine.words
     print(f"{book.title} · {args.action}")
@@ -39,19 +39,3 @@ def cmd_run(args) -> int:
     if args.save:
         print(f"saved {sheet.path}")
     return 0
-
-
-def outcome_json(outcome) -> dict:
-    return {
-        "action": outcome.action,
-        "params": to_json(outcome.params),
-        "result": to_json(outcome.result),
-        "changes": [
-            {"path": c.path, "before": to_json(c.before), "after": to_json(c.after)}
-            for c in outcome.changes
-        ],
-        "sheet": to_json(outcome.sheet.to_data()),
-        "trace": [step.to_json() for step in outcome.trace],
-        "dice": list(outcome.dice),
-        "origin": outcome.origin,
-    }
