@@ -47,6 +47,19 @@ class SheetError(RulebookError):
         return text + (f"\n    {self.hint}" if self.hint else "")
 
 
+class SheetChanged(SheetError):
+    """A sheet file that changed on disk since it was read: saving would lose that
+    change, so nothing is written. Exit code 4."""
+
+    exit_code = 4
+
+
+class ShippedSheet(SheetError):
+    """A save aimed at a character that ships with the package. Exit code 2."""
+
+    exit_code = 2
+
+
 class ParameterError(RulebookError):
     """An action parameter that is missing, unknown, or not one of its choices. Exit code 2."""
 

@@ -6,21 +6,25 @@ A sheet file is a mapping of field names to values. Resources give their current
 `skills:`; a catalog is a mapping of entry names to their fields. The key `rulebook`
 may name the rulebook the sheet is for.
 
-Saving is atomic (a temporary file, fsync, rename) and keeps the file's format.
+Saving writes back only the values that changed, into the file's own text (comments,
+order and style kept: `interpreter.sheet_writer`), after checking that the file is still
+what was read; it is atomic (a temporary file, fsync, rename, folder fsync) and holds
+the folder's lock (`interpreter.files`). A shipped character is never written.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
-import tempfile
+from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 
 import yaml
 
+from interpreter import files, sheet_writer
 from interpreter.compile import Compiler
-from interpreter.errors import SheetError
+from interpreter.errors import SheetChanged, SheetError, ShippedSheet
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.sheet_rules import complete
 from interpreter.sheet_schema import META_KEYS, validate
@@ -45,7 +49,7 @@ class _NoAliasLoader(yaml.SafeLoader):
 class Sheet:
     """A character: field values checked against a rulebook's sheet schema. Immutable."""
 
-    __slots__ = ("_values", "meta", "path", "rulebook", "text_format")
+    __slots__ = ("_values", "meta", "path", "rulebook", "text", "text_format")
 
     def __init__(
         self,
@@ -54,12 +58,14 @@ class Sheet:
         meta: dict | None = None,
         path: str | None = None,
         text_format: str = "yaml",
+        text: str | None = None,
     ):
         self.rulebook = rulebook
         self._values = values  # never mutated; a run copies before writing
         self.meta = dict(meta or {})
         self.path = path
         self.text_format = text_format
+        self.text = text  # the file's text as read (None: not read from a file)
 
     @property
     def values(self):
@@ -97,8 +103,23 @@ class Sheet:
     @classmethod
     def load(cls, path: str | Path, rulebook, limits: Limits = DEFAULT_LIMITS) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
-        data, text_format = read_file(path)
-        return cls.from_data(data, rulebook, str(path), text_format, limits)
+        text, text_format = read_file(path)
+        return cls.from_text(text, rulebook, str(path), text_format, limits)
+
+    @classmethod
+    def from_text(
+        cls,
+        text: str,
+        rulebook,
+        path: str | None = None,
+        text_format: str = "yaml",
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> Sheet:
+        """A sheet from a file's text (kept, so that a save writes only what changed)."""
+        if len(text) > MAX_SHEET_SIZE:
+            raise SheetError(f"larger than {MAX_SHEET_SIZE} characters", path=path)
+        data = parse_text(text, text_format, path)
+        return cls.from_data(data, rulebook, path, text_format, limits, text)
 
     @classmethod
     def from_data(
@@ -108,6 +129,7 @@ class Sheet:
         path: str | None = None,
         text_format: str = "yaml",
         limits: Limits = DEFAULT_LIMITS,
+        text: str | None = None,
     ) -> Sheet:
         """A sheet from plain data (as a YAML or JSON file gives), checked and completed:
         resources left out start full; bounds and `ensure` rules are checked."""
@@ -116,7 +138,7 @@ class Sheet:
         meta = {k: data[k] for k in META_KEYS if k in data}
         values = validate(data, rulebook, path)
         complete(Compiler.of(rulebook), values, limits, path)
-        return cls(rulebook, values, meta, path, text_format)
+        return cls(rulebook, values, meta, path, text_format, text)
 
     # ─── writing ────────────────────────────────────────────────────────────
 
@@ -135,34 +157,116 @@ class Sheet:
         return out
 
     def dumps(self, text_format: str | None = None) -> str:
-        text_format = text_format or self.text_format
-        data = self.to_data()
-        if text_format == "json":
-            return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-        return yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+        """The whole sheet as a new file's text (for a sheet that has no file yet)."""
+        return sheet_writer.render_new(self.to_data(), text_format or self.text_format)
 
-    def save(self, path: str | Path | None = None) -> None:
-        """Write atomically: a temporary file beside the target, fsync, then rename."""
-        target = Path(path or self.path)
-        text = self.dumps("json" if target.suffix.lower() == ".json" else "yaml")
-        folder = target.parent
-        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+    def file_text(self, base: Sheet | None = None, current: str | None = None) -> str:
+        """The text to save: `current` (the file as it is, by default the text `base`
+        was read from) with only the values that differ from `base` written in, checked
+        by reading it back. `base` is the sheet as read; by default this sheet itself."""
+        base = base if base is not None else self
+        current = current if current is not None else base.text
+        if current is None:
+            return self.dumps()
+        if base.text is None or current != base.text:
+            base = Sheet.from_text(current, self.rulebook, self.path, base.text_format)
+        text = sheet_writer.rewrite(
+            current, base.text_format, base.to_data(), self.to_data(), self.rulebook.fields
+        )
+        self.check_written(text, base.text_format)
+        return text
+
+    def check_written(self, text: str, text_format: str) -> None:
+        """Raise unless `text` reads back as exactly this sheet (nothing lost, nothing
+        added): the last guard before a file is replaced."""
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            if target.exists():
-                os.chmod(temporary, target.stat().st_mode & 0o777)
-            os.replace(temporary, target)
-        except BaseException:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-            raise
+            again = Sheet.from_text(text, self.rulebook, self.path, text_format)
+        except SheetError as error:
+            raise SheetError(
+                f"the sheet could not be written back safely ({error.message}); nothing was saved",
+                path=self.path,
+            ) from None
+        if again._values != self._values or again.meta != self.meta:
+            raise SheetError(
+                "the sheet could not be written back without changing other values; "
+                "nothing was saved",
+                path=self.path,
+            )
+
+    def save(self, path: str | Path | None = None, base: Sheet | None = None) -> str:
+        """Write the sheet back: only its changed values, atomically, under the folder's
+        lock, and only if the file is still what `base` (the sheet as read, by default
+        this one) was read from; raise SheetChanged otherwise. Returns the text written."""
+        target = Path(path or self.path)
+        refuse_shipped(target)
+        base = base if base is not None else self
+        same_file = base.path is not None and Path(base.path).resolve() == target.resolve()
+        with files.FolderLock(target.parent):
+            files.remove_strays(target.parent, target.name)
+            current = read_current(target)
+            if same_file and base.text is not None and current != base.text:
+                raise changed_since_read(target)
+            source = base.text if base.text is not None else current
+            if source is None or format_of(target) != base.text_format:
+                text = self.dumps(format_of(target))
+            else:
+                text = self.file_text(base, source)
+            files.write_atomic(target, text)
+        return text
+
+
+def format_of(path) -> str:
+    return "json" if Path(path).suffix.lower() == ".json" else "yaml"
+
+
+def read_current(target: Path) -> str | None:
+    """The file's text now (None if there is none), for the check before a save."""
+    try:
+        return target.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SheetError(f"cannot be read ({error})", path=str(target)) from None
+
+
+def changed_since_read(target: Path) -> SheetChanged:
+    return SheetChanged(
+        "the file changed since it was read (another save, or an edit): nothing was written",
+        hint="run the action again on the sheet as it is now",
+        path=str(target),
+    )
+
+
+def shipped_characters_folder() -> Path:
+    return Path(str(resources.files("rulebooks.characters")))
+
+
+def is_shipped(path) -> bool:
+    try:
+        return Path(path).resolve().parent == shipped_characters_folder().resolve()
+    except OSError:
+        return False
+
+
+def refuse_shipped(target: Path) -> None:
+    if is_shipped(target):
+        stem = Path(target).stem
+        raise ShippedSheet(
+            f"{stem} is a character shipped with rulebook; it is never written",
+            hint=f"make your own copy: `rulebook new {stem} {stem}{Path(target).suffix}` "
+            f"(then --char {stem}{Path(target).suffix} --save), or save this run to a new "
+            f"file with --save-as FILE",
+            path=str(target),
+        )
+
+
+def text_digest(text: str) -> str:
+    """The content hash the journal stores texts under."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def read_file(path: str | Path) -> tuple:
-    """A sheet file's data and format ("yaml", or "json" by its suffix)."""
+    """A sheet file's text and format ("yaml", or "json" by its suffix)."""
     path = Path(path)
     try:
         if path.stat().st_size > MAX_SHEET_SIZE:
@@ -172,8 +276,7 @@ def read_file(path: str | Path) -> tuple:
         raise SheetError("not UTF-8 text", path=str(path)) from None
     except OSError as error:
         raise SheetError(f"cannot be read ({error.strerror})", path=str(path)) from None
-    text_format = "json" if path.suffix.lower() == ".json" else "yaml"
-    return parse_text(text, text_format, str(path)), text_format
+    return text, format_of(path)
 
 
 def parse_text(text: str, text_format: str, path: str | None = None):

@@ -93,3 +93,9 @@ def test_deep_nesting_is_refused_before_parsing():
         parse_expression("(" * 200 + "1" + ")" * 200)
     with pytest.raises(RulebookSyntaxError, match="nested more than"):
         parse_expression("+".join(["1"] * 500))
+
+
+def test_texts_with_parts_read_their_escapes():
+    node = parse_expression(r'"say \"hi\"\t{a}\\"')
+    assert isinstance(node, n.Text)
+    assert node.parts[0] == 'say "hi"\t' and node.parts[2] == "\\"

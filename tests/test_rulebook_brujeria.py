@@ -204,6 +204,36 @@ def test_difficulty_modifiers(engine, lucia):
         assert out.result["total"] == 5 + 4 + modifier, name
 
 
+def test_routine_needs_no_roll_unless_unusual(engine, lucia):
+    # "Rutinario: no es necesaria tirada a menos que sea una circunstancia inusual."
+    for action in ("chequeo_sencillo", "chequeo_complicado"):
+        out = engine.run(action, lucia, {"dificultad": "Rutinario"}, dice=ForcedDice([]))
+        print(render_text(out.trace))
+        assert (out.result["éxito"], out.result["total"], out.result["nivel"]) == (
+            True,
+            None,
+            "Rutinario",
+        )
+        assert list(out.dice) == []
+    # In an unusual circumstance it is rolled, at +5 (LECTURA: no harder than Fácil):
+    # Inteligencia 4 + 5 + die 1, 4 (1 - 4 = -3) = 6, a failure.
+    out = engine.run(
+        "chequeo_complicado",
+        lucia,
+        {"dificultad": "Rutinario", "inusual": True},
+        dice=ForcedDice([1, 4]),
+    )
+    assert (out.result["éxito"], out.result["total"]) == (False, 6)
+
+
+def test_success_levels_keep_the_words_of_the_table(engine, lucia):
+    # "13-14 (Bueno): ... El ataque puede impactar un área relativamente pequeña o
+    # específica": the row's words are in the trace.
+    out = engine.run("chequeo_complicado", lucia, {"modificador": 4}, dice=ForcedDice([5]))
+    assert out.result["nivel"] == "Bueno"
+    assert "un área relativamente pequeña o específica" in render_text(out.trace)
+
+
 def test_attempt_never_above_decente(engine, lucia):
     # "Intento: 1D10 + Atributo – [2/6/10]; resultado > 9 => éxito (nunca de nivel >
     # Decente)."  Destreza 3 - 2 + die 10, 6, 6, 3 (10 + 5 + 5 + 2 = 22) = 23.
@@ -476,14 +506,35 @@ def test_ranged_attack_success_level_adds_to_damage(engine, lucia):
 
 
 def test_ranged_attack_in_total_darkness(engine, lucia):
-    # LECTURA: "Oscuridad total: Chequeo Complicado de Percepción + 1D10 (es un modificador)":
-    # Percepción 4 + Notar 4 - 1D10 (3) + die 6 = 11.
+    # LECTURA: "Oscuridad total: Chequeo Complicado de Percepción + 1D10 (es un modificador)
+    # para impactar": Percepción 4 (no skill) - 1D10 (1) + die 7 = 10, a hit: d6 (2) × 3 × 2.
     out = engine.run(
-        "ataque_a_distancia", lucia, {"iluminación": "Oscuridad total"}, dice=ForcedDice([3, 6, 2])
+        "ataque_a_distancia", lucia, {"iluminación": "Oscuridad total"}, dice=ForcedDice([1, 7, 2])
     )
     print(render_text(out.trace))
-    assert out.result["total"] == 6 + 4 + 4 - 3
+    assert out.result["total"] == 7 + 4 - 1
     assert out.result["daño"] == 2 * 3 * 2
+    # Her Notar 4 does not count: with a penalty of 3 and a 6 it is 7, a miss.
+    out = engine.run(
+        "ataque_a_distancia", lucia, {"iluminación": "Oscuridad total"}, dice=ForcedDice([3, 6])
+    )
+    assert (out.result["total"], out.result["impacta"]) == (7, False)
+
+
+def test_total_darkness_is_the_hardest_light(engine, lucia):
+    # "Mala (callejón a la luz de la luna): -1 ... Pésima (noche sin luna): -4 ... Oscuridad
+    # total": the investigator (Percepción 4, Notar 4) hits less often in total darkness
+    # than on a moonless night, and that less often than in a moonlit alley. (Exact odds of
+    # the ranged attack; the melee one, an opposed check, is slow to enumerate today.)
+    chances = [
+        engine.odds(
+            "ataque_a_distancia", lucia, {"iluminación": light}, field="impacta"
+        ).probabilities[True]
+        for light in ("Normal", "Mala", "Pésima", "Oscuridad total")
+    ]
+    print([float(c) for c in chances])
+    assert chances == sorted(chances, reverse=True)
+    assert chances[3] < chances[2]
 
 
 def test_ranged_attack_miss_does_no_damage(engine, lucia):
@@ -516,18 +567,18 @@ def test_melee_attack(engine, lucia):
 
 
 def test_melee_attack_in_total_darkness_and_a_miss(engine, lucia):
-    # LECTURA (see the ranged case): Percepción 4 + Notar 4 - 1D10 (5) + die 6 = 9 against
-    # the defender's 4 + 2 = 6: a hit, d4 (3) × Fuerza 2 = 6.
+    # LECTURA (see the ranged case): Percepción 4 - 1D10 (1) + die 7 = 10 against the
+    # defender's 4 + 2 = 6: a hit, d4 (3) × Fuerza 2 = 6.
     out = engine.run(
         "ataque_cuerpo_a_cuerpo",
         lucia,
         {"iluminación": "Oscuridad total"},
-        dice=ForcedDice([5, 6, 2, 3]),
+        dice=ForcedDice([1, 7, 2, 3]),
     )
     print(render_text(out.trace))
     assert dict(out.result) == {
         "impacta": True,
-        "nuestro": 9,
+        "nuestro": 10,
         "del_rival": 6,
         "nivel": "Válido",
         "daño_bruto": 6,
@@ -800,6 +851,21 @@ def test_invocation_with_sources_crowd_and_ill_intent(engine, ainhoa):
     assert changed(out) == {"Esencia": (40, 32), "Resistencia": (35, -5)}
 
 
+def test_a_protective_invocation_takes_the_symbols_defence(engine, ainhoa):
+    # "Círculo grabado o dibujado: 10 Puntos de Esencia dentro y 5 fuera. Sólo para
+    # defenderse": a protective invocation inside a circle takes 10 of its 12 for free; any
+    # other takes nothing from the circle.
+    params = {"invocación": "Escudo", "esencia": 12, "símbolo": "Dentro de un círculo"}
+    out = engine.run("invocar", ainhoa, {**params, "para_defenderse": True}, dice=ForcedDice([5]))
+    assert (out.result["esencia_externa"], out.result["esencia_propia"]) == (10, 2)
+    out = engine.run("invocar", ainhoa, params, dice=ForcedDice([5]))
+    assert (out.result["esencia_externa"], out.result["esencia_propia"]) == (0, 12)
+    # "Pentagrama dentro de círculo: 15 puntos de Esencia para defenderse, ó 7 para otras"
+    both = {**params, "símbolo": "Pentagrama dentro de círculo", "para_defenderse": True}
+    out = engine.run("invocar", ainhoa, both, dice=ForcedDice([5]))
+    assert out.result["esencia_externa"] == 12
+
+
 def test_voluntary_essence_never_below_zero_fails_cleanly(engine, ainhoa):
     # "Reserva de Esencia < 0 (imposible voluntariamente)": 41 points out of 40 fails, and
     # the sheet is left as it was.
@@ -820,9 +886,10 @@ def test_short_essence_in_a_nested_spend_fails_cleanly(engine):
 
 def test_defensive_essence_wins_ties(engine, ainhoa):
     # "Chequeo Resistido de Voluntad + 1 por Punto de Esencia gastado. Si vence o empata, el
-    # Foco se disipa."  2 × 5 + 5 + die 1, 2 (= -1) = 14 against 6 + 8 = 14: a tie, ours.
+    # Foco se disipa."  Voluntad 5 (once, as in "Foco: Chequeo de Voluntad + Nivel") + 5 +
+    # die 4 = 14 against 6 + 8 = 14: a tie, ours.
     out = engine.run(
-        "defensa_con_esencia", ainhoa, {"esencia": 5, "foco_rival": 6}, dice=ForcedDice([1, 2, 8])
+        "defensa_con_esencia", ainhoa, {"esencia": 5, "foco_rival": 6}, dice=ForcedDice([4, 8])
     )
     print(render_text(out.trace))
     assert dict(out.result) == {"foco_disipado": True, "nuestro": 14, "del_rival": 14}
@@ -879,6 +946,22 @@ def test_group_magic_table(engine, ainhoa, members, increase):
     )
     assert out.result["incremento"] == increase
     assert out.result["esencia"] == 5 + 10 + increase
+
+
+def test_group_magic_dissipation_counts_the_channelled_essence(engine, ainhoa):
+    # Five members: 5 + 10 channelled, +60 for the circle. The dissipation counts the 15
+    # channelled points (-3), which "+1 por cada miembro ... sólo hasta equilibrar" balances:
+    # Voluntad 5 + Maldición 4 - 3 + 3 + die 1, 3 (1 - 3 = -2) = 7, a failure; the mishap
+    # 1D6 = 3, Ardor: -1 Resistencia per channelled point, 15 (not 75).
+    params = {"invocación": "Maldición", "miembros": 5, "mala_intención": True}
+    out = engine.run("magia_colectiva", ainhoa, params, dice=ForcedDice([5, 1, 3, 3]))
+    print(render_text(out.trace))
+    assert (out.result["esencia"], out.result["canalizada"]) == (75, 15)
+    assert out.result["disipada"] is False
+    assert changed(out) == {"Esencia": (40, 35), "Resistencia": (35, 20)}
+    # With a plain 4 the same dissipation holds: 5 + 4 - 3 + 3 + 4 = 13.
+    out = engine.run("magia_colectiva", ainhoa, params, dice=ForcedDice([5, 4]))
+    assert out.result["disipada"] is True
 
 
 def test_group_magic_members_who_do_not_know_it(engine, ainhoa):

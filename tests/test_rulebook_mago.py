@@ -83,30 +83,37 @@ def test_rulebook_loads_without_warnings(book):
 
 # Areté 3 throws three dice; an estándar action needs 2 successes. 8 and 9 reach every
 # difficulty of the example (6 coincidental, 7 vulgar, 8 vulgar with witnesses);
-# 2, 3, 4 reach none and show no 1 (a plain failure, not a botch).
-EXITO, FALLO = (8, 9, 2), (2, 3, 4)
+# 2, 3, 4 reach none and show no 1 (a plain failure, not a botch); 2, 1, 3 reach none and
+# show a 1: a FRACASO (botch).
+EXITO, FALLO, FRACASO = (8, 9, 2), (2, 3, 4), (2, 1, 3)
 
 
 @pytest.mark.parametrize(
-    ("vulgar", "testigos", "dice", "exito", "paradoja", "dificultad"),
+    ("vulgar", "testigos", "dice", "exito", "botch", "paradoja", "dificultad"),
     [
         # "Un efecto coincidente exitoso no acumula paradoja. (0)"
-        (False, False, EXITO, True, 0, 6),
+        (False, False, EXITO, True, False, 0, 6),
         # "si un mago emplea Cardenal 2 y Fuerzas 3 para un efecto fatuo, acumulas 3"
-        (True, False, EXITO, True, 3, 7),
+        (True, False, EXITO, True, False, 3, 7),
         # "con testigos ... (Ej: en el caso anterior acumularía 4 puntos de paradoja)"
-        (True, True, EXITO, True, 4, 8),
+        (True, True, EXITO, True, False, 4, 8),
         # "Un fracaso coincidente otorga tantos puntos ... como nivel de la esfera" (1xE)
-        (False, False, FALLO, False, 3, 6),
+        (False, False, FRACASO, False, True, 3, 6),
         # "Un fracaso vulgar sin testigos ... (Ej: ... acumularía también 4 puntos)"
-        (True, False, FALLO, False, 4, 7),
+        (True, False, FRACASO, False, True, 4, 7),
         # "Un fracaso vulgar con testigos ... (Ej: el pobre diablo ... tendría 8 puntos)"
-        (True, True, FALLO, False, 8, 8),
+        (True, True, FRACASO, False, True, 8, 8),
+        # "¿Ha fallado? Observa como el efecto se desvanece. Apunta la paradoja respectiva":
+        # a plain failure (no botch) notes the paradox of the effect it tried.
+        (False, False, FALLO, False, False, 0, 6),
+        (True, False, FALLO, False, False, 3, 7),
+        (True, True, FALLO, False, False, 4, 8),
     ],
 )
 def test_worked_example_paradox(
-    engine, ignacio, vulgar, testigos, dice, exito, paradoja, dificultad
+    engine, ignacio, vulgar, testigos, dice, exito, botch, paradoja, dificultad
 ):
+    # liberar=no: the points stay on the counter (the release is tested below).
     out = run(
         engine,
         "efecto",
@@ -116,9 +123,10 @@ def test_worked_example_paradox(
         esferas=["Cardinal"],
         vulgar=vulgar,
         testigos=testigos,
+        liberar=False,
     )
     assert out.result["success"] is exito
-    assert out.result["botch"] is False
+    assert out.result["botch"] is botch
     assert out.result["paradox"] == paradoja
     assert out.result["dificultad"] == dificultad
     assert out.sheet["Paradoja"] == paradoja
@@ -128,20 +136,85 @@ def test_worked_example_paradox(
 
 
 def test_paradox_accumulates_on_the_counter(engine, ignacio):
+    # "los otros suelen acumularse durante unos cuantos turnos más antes de caer sobre el
+    # mago": a vulgar success (3) stays; a failed vulgar effect with witnesses adds 4.
     first = run(engine, "efecto", ignacio, EXITO, esfera_mayor="Fuerzas", vulgar=True)
-    second = run(
-        engine, "efecto", first.sheet, FALLO, esfera_mayor="Fuerzas", vulgar=True, testigos=True
+    assert (first.result["liberados"], first.sheet["Paradoja"]) == (0, 3)
+    held = run(
+        engine,
+        "efecto",
+        first.sheet,
+        FALLO,
+        esfera_mayor="Fuerzas",
+        vulgar=True,
+        testigos=True,
+        liberar=False,
     )
-    assert list(second.changes) == [Change("Paradoja", 3, 11)]
-    assert second.result["reaccion"] is True  # "¿Ha obtenido mas de 5 puntos de paradoja?"
+    assert list(held.changes) == [Change("Paradoja", 3, 7)]
+    assert held.result["reaccion"] is True  # "¿Ha obtenido mas de 5 puntos de paradoja?"
+    # By default the 7 now fall together: seven dice of bashing damage at 6 (6, 6 and five
+    # 2s: two levels), soaked by Resistencia 2 (2, 2: none).
+    fall = run(
+        engine,
+        "efecto",
+        first.sheet,
+        FALLO + (6, 6) + (2,) * 5 + (2, 2),
+        esfera_mayor="Fuerzas",
+        vulgar=True,
+        testigos=True,
+    )
+    assert fall.result["liberados"] == 7
+    assert fall.result["daño_paradoja"] == 2
+    assert fall.sheet["Paradoja"] == 0
+    assert fall.sheet["Contundente"] == 2
+    # "Seis a Diez puntos ... aumentar de 1 a 3 la dificultad de todas sus acciones durante
+    # un número de turnos igual al número de puntos de paradoja liberados"
+    assert (fall.sheet["Penalizador"], fall.sheet["Turnos de penalizador"]) == (1, 7)
 
 
-def test_botch_counts_as_failure_for_paradox(engine, ignacio):
+def test_botch_paradox_falls_at_once(engine, ignacio):
+    # "Los puntos de Paradoja acumulados por fracaso normalmente se liberan en el momento en
+    # el que se obtienen": the poor devil's 8 points fall now: 8 dice (one 6), soak 2 dice.
     out = run(
-        engine, "efecto", ignacio, (2, 1, 3), esfera_mayor="Fuerzas", vulgar=True, testigos=True
+        engine,
+        "efecto",
+        ignacio,
+        FRACASO + (6,) + (2,) * 7 + (2, 2),
+        esfera_mayor="Fuerzas",
+        vulgar=True,
+        testigos=True,
+        secundario=2,
     )
     assert out.result["botch"] is True
     assert out.result["paradox"] == 8
+    assert out.result["liberados"] == 8
+    assert out.sheet["Paradoja"] == 0 and out.sheet["Contundente"] == 1
+    assert (out.sheet["Penalizador"], out.sheet["Turnos de penalizador"]) == (2, 8)
+    assert len(out.dice) == 3 + 8 + 2
+    # A coincidental botch (3 points, "Hasta cinco") falls too: 3 dice, no side effect.
+    out = run(engine, "efecto", ignacio, (*FRACASO, 2, 2, 2, 2, 2), esfera_mayor="Fuerzas")
+    assert (out.result["liberados"], out.sheet["Paradoja"], out.sheet["Penalizador"]) == (3, 0, 0)
+
+
+def test_delayed_paradox_waits_for_the_end_of_the_scene(engine, ignacio):
+    # "El Mago puede gastar un punto de Fuerza de Voluntad para demorar los efectos hasta el
+    # final de la escena, acumulando mientras los puntos ganados y los que obtenga
+    # posteriormente, para liberarse en una gran reacción."
+    delayed = run(engine, "demorar_paradoja", ignacio).sheet
+    out = run(
+        engine, "efecto", delayed, FRACASO, esfera_mayor="Fuerzas", vulgar=True, testigos=True
+    )
+    out = run(engine, "efecto", out.sheet, EXITO, esfera_mayor="Fuerzas", vulgar=True)
+    assert (out.result["liberados"], out.sheet["Paradoja"]) == (0, 11)
+    # 11 points: "Once a Quince ... daño letal con tantos dados como puntos ... menos 10":
+    # one die (a 7: one level), soaked by 2 dice (2, 2).
+    end = run(engine, "fin_de_escena", out.sheet, (7, 2, 2))
+    assert end.result["liberados"] == 11
+    assert end.sheet["Letal"] == 1
+    assert end.sheet["Paradoja"] == 0 and end.sheet["Paradoja demorada"] is False
+    # Without a delay the end of the scene releases nothing.
+    quiet = run(engine, "fin_de_escena", ignacio)
+    assert quiet.result["liberados"] == 0 and list(quiet.changes) == []
 
 
 def test_lower_level_of_a_sphere_sets_E(engine, ignacio):
@@ -174,7 +247,7 @@ def test_effect_needs_the_spheres(engine, ignacio):
 )
 def test_arete_pool(engine, ignacio, dice, successes, success, botch):
     # Coincidental, E = 3: difficulty 6.
-    out = run(engine, "efecto", ignacio, dice, esfera_mayor="Fuerzas")
+    out = run(engine, "efecto", ignacio, dice, esfera_mayor="Fuerzas", liberar=False)
     assert out.result["dificultad"] == 6
     assert out.result["successes"] == successes
     assert out.result["success"] is success
@@ -236,6 +309,7 @@ def test_extended_effect_repeats_the_roll(engine, ignacio):
         esfera_mayor="Fuerzas",
         accion="difícil",
         tiradas=3,
+        liberar=False,
     )
     assert out.result["botch"] is True
     assert out.result["successes"] == 0
@@ -315,16 +389,28 @@ def test_focus(engine, ada):
     assert out.result["dificultad"] == 9
 
 
-def test_quintessence_lowers_difficulty_to_three(engine, ignacio):
+def test_quintessence_lowers_difficulty_by_one_at_most(engine, ignacio):
+    # "Gasto de Quintaesencia -1 hasta máx -1": two points spent, one off (6 → 5).
     out = run(engine, "efecto", ignacio, FALLO, esfera_mayor="Fuerzas", quintaesencia=2)
-    assert out.result["dificultad"] == 4
+    assert out.result["dificultad"] == 5
     assert out.changes[0] == Change("Quintaesencia", 3, 1)
-    # 6 - 3 would be 3 anyway; with -2 in modifiers, 4 - 3 stops at 3, not 1.
+    one = run(engine, "efecto", ignacio, FALLO, esfera_mayor="Fuerzas", quintaesencia=1)
+    assert one.result["dificultad"] == 5
+    # It is one of the "Dificultades de Magia": within the ±3 cap (-3 and -1 are -3), and
+    # "hasta un mínimo de 3".
     out = run(
-        engine, "efecto", ignacio, FALLO, esfera_mayor="Fuerzas", quintaesencia=3, modificadores=-2
+        engine, "efecto", ignacio, FALLO, esfera_mayor="Fuerzas", quintaesencia=3, modificadores=-3
     )
     assert out.result["dificultad"] == 3
     assert out.sheet["Quintaesencia"] == 0
+
+
+def test_difficulty_never_below_three(engine):
+    # A coincidental Fuerzas 1 effect (1 + 3 = 4) with -3 in modifiers would be 1, where a 1
+    # is both a success and a cancel: it stops at 3.
+    novice = sheet_of(engine, Fuerzas=1)
+    out = run(engine, "efecto", novice, FALLO, esfera_mayor="Fuerzas", modificadores=-3)
+    assert out.result["dificultad"] == 3
 
 
 def test_quintessence_above_avatar_is_refused(engine, ignacio):
@@ -347,7 +433,7 @@ def test_five_quintessence_makes_it_vulgar(engine):
         engine, "efecto", rich, (8, 8, 2, 2, 2), esfera_mayor="Fuerzas", nivel=3, quintaesencia=5
     )
     assert out.result["tipo"] == "vulgar sin testigos"
-    assert out.result["dificultad"] == 3  # 3 + 4 = 7, minus 5, but never below 3
+    assert out.result["dificultad"] == 6  # 3 + 4 = 7, and quintessence takes one off
     assert out.result["paradox"] == 3
     out = run(
         engine, "efecto", rich, (8, 8, 2, 2, 2), esfera_mayor="Fuerzas", nivel=3, quintaesencia=4
@@ -458,7 +544,8 @@ def test_resistance_removes_successes(engine, ignacio):
     out = run(engine, "efecto", ignacio, (8, 9, 10), esfera_mayor="Fuerzas", resistencia=2)
     assert out.result["successes"] == 1
     assert out.result["success"] is False
-    assert out.result["paradox"] == 3  # a failed coincidental effect: 1xE
+    assert out.result["botch"] is False
+    assert out.result["paradox"] == 0  # a failed (not botched) coincidental effect
 
 
 # ─── paradox backlash ───────────────────────────────────────────────────────
@@ -524,6 +611,49 @@ def test_side_effect_lasts_turns_and_applies_to_difficulty(engine):
     assert hit["Penalizador"] == 3 and hit["Turnos de penalizador"] == 1
     hit = run(engine, "fin_de_turno", hit).sheet
     assert hit["Penalizador"] == 0 and hit["Turnos de penalizador"] == 0
+
+
+def test_side_effect_is_outside_the_cap_and_reaches_every_action(engine):
+    # "aumentar de 1 a 3 la dificultad de todas sus acciones": +3 on top of +3 in modifiers
+    # (6 + 3 + 3 = 12: difficulty 10 and two thresholds) ...
+    hit = sheet_of(engine, Penalizador=3, **{"Turnos de penalizador": 4})
+    out = run(engine, "efecto", hit, (10, 10, 10), esfera_mayor="Fuerzas", modificadores=3)
+    assert (out.result["dificultad"], out.result["umbrales"]) == (10, 2)
+    assert out.result["successes"] == 1
+    # ... and countermagic: "Tirará Areté dificultad 7" becomes 10, so a 9 no longer counts.
+    out = run(engine, "contramagia", hit, (9, 10, 2), esferas=["Fuerzas"], exitos_atacante=2)
+    assert out.result["éxitos"] == 1
+    # Offensive countermagic to reflect, 9 + 3 = 12: two thresholds eat both 10s.
+    out = run(
+        engine,
+        "contramagia",
+        hit,
+        (10, 10, 2),
+        forma="reflejar",
+        esferas=["Fuerzas"],
+        exitos_atacante=1,
+    )
+    assert out.result["éxitos"] == 0
+    # Resisting Mind at 6 + 3 = 9.
+    out = run(engine, "resistir_mente", hit, (8, 9, 9, 2, 2, 2), exitos_atacante=2)
+    assert out.result["éxitos"] == 2
+
+
+def test_extravagant_action_raises_difficulty_by_its_type(engine, ignacio):
+    # "Acción Extravagante o superior +1 a +3": tied to the action, +1 unless the Narrator
+    # says more (within the ±3 cap).
+    params = {"esfera_mayor": "Fuerzas", "liberar": False}
+    base = run(engine, "efecto", ignacio, FALLO, accion="poderosa", **params)
+    assert base.result["dificultad"] == 6
+    out = run(engine, "efecto", ignacio, FALLO, accion="extravagante", **params)
+    assert out.result["dificultad"] == 7
+    out = run(engine, "efecto", ignacio, FALLO, accion="cuasi-divina", extravagancia=3, **params)
+    assert out.result["dificultad"] == 9
+    # An action below extravagant takes none, whatever is asked; out of range is refused.
+    out = run(engine, "efecto", ignacio, FALLO, accion="simple", extravagancia=3, **params)
+    assert out.result["dificultad"] == 6
+    with pytest.raises(interpreter.RequirementFailed):
+        run(engine, "efecto", ignacio, FALLO, accion="extravagante", extravagancia=4, **params)
 
 
 def test_delaying_paradox_costs_willpower(engine, ignacio):
@@ -796,6 +926,7 @@ CLI_RUNS = {
     "demorar_paradoja": ("mago_ada", []),
     "reaccion_paradoja": ("mago_ada", ["secundario=2"]),
     "fin_de_turno": ("mago_ada", []),
+    "fin_de_escena": ("mago_ada", []),
     "meditar": ("mago_ada", []),
     "absorber_quintaesencia": ("mago_ada", ["fuente=tass", "cantidad=2", "testigos=yes"]),
 }

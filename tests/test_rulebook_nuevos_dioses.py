@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -274,7 +275,6 @@ BASE = {"coste_base": 10, "estilo": "destrucción", "duración": "una estación"
         ({"dominios": ["forja"]}, 2),  # secondary domain -1
         ({"dominios": ["forja", "fuego"]}, 1),  # "only be applied once per Miracle"
         ({"dominios": ["forja", "minería"]}, 2),  # two secondaries: still -1
-        ({"dominios": ["mar"]}, 3),  # not her domain
         ({"estilo": "creación"}, 2),  # harmony -1
         ({"estilo": "control"}, 4),  # opposition +1
         ({"estilo": "transformación"}, 3),  # balance +0
@@ -292,6 +292,49 @@ def test_cost_factor_table(engine, god, cambio, suma):
     assert out.result["suma"] == suma
     assert out.result["factor"] == suma
     assert out.result["total"] == 10 * suma  # base cost × cost factor
+
+
+def test_domains_are_the_gods_own_words(engine, god):
+    # A Miracle outside her domains names none; a domain she does not have, or a misspelt
+    # one ("Fuego" for "fuego"), is refused and the message lists hers, rather than losing
+    # the primary domain's -2 unseen.
+    assert engine.run("coste", god, BASE).result["dominio"] == "ninguno"
+    for wrong in ("mar", "Fuego"):
+        with pytest.raises(interpreter.RequirementFailed, match="fuego, \\[forja, minería\\]"):
+            engine.run("coste", god, {**BASE, "dominios": [wrong]})
+
+
+def test_scale_is_worked_out_from_the_people_affected(engine, god):
+    # "during a conflict, affecting 100 soldiers would be a Miracle with a scale factor of
+    # +2": village. The baseline (3, individual) plus 2.
+    out = engine.run("coste", god, {**BASE, "afectados": 100})
+    assert (out.result["escala"], out.result["suma"]) == ("aldea", 5)
+    # The five saboteurs: "It's individual scale" (+0).
+    out = engine.run("coste", god, {**BASE, "afectados": 5})
+    assert (out.result["escala"], out.result["suma"]) == ("individual", 3)
+    # Reading 5: each scale starts at its number: 10 is a household, 99 too, 1,000 a
+    # territory, 100,000 and more a continent.
+    for afectados, escala in [
+        (9, "individual"),
+        (10, "hogar"),
+        (99, "hogar"),
+        (1000, "territorio"),
+        (99999, "nación"),
+        (5000000, "continente"),
+    ]:
+        out = engine.run("coste", god, {**BASE, "afectados": afectados})
+        assert out.result["escala"] == escala, afectados
+    # A larger scale may be bought; a smaller one does not reach them all.
+    out = engine.run("coste", god, {**BASE, "afectados": 100, "escala": "territorio"})
+    assert out.result["suma"] == 6
+    with pytest.raises(interpreter.RequirementFailed, match="hace falta aldea"):
+        engine.run("coste", god, {**BASE, "afectados": 100, "escala": "hogar"})
+    with pytest.raises(interpreter.RequirementFailed, match="hace falta hogar"):
+        engine.run(
+            "conflicto",
+            god,
+            {"poder": "mayor", "dado_mortal": 6, "mortales": 25, "escala": "individual"},
+        )
 
 
 def test_cost_factor_never_below_1(engine, god):
@@ -372,6 +415,38 @@ def test_upkeep_factor_never_below_1(engine, god):
     assert year.sheet["Creencia"] == 92
 
 
+def test_a_permanent_miracle_cast_is_kept_and_maintained(engine, god):
+    # "† Permanent Miracles require a constant expenditure of Belief." Cast as permanent,
+    # the Miracle is written in Milagros, and its upkeep is charged every year after.
+    params = {
+        "coste_base": 5,
+        "estilo": "creación",
+        "duración": "un año o permanente",
+        "dominios": ["forja"],
+        "permanente": "Yunque que no se enfría",
+    }
+    out = engine.run("lanzar", god, params)
+    print(render_text(out.trace))
+    # permanent +3, secondary domain -1, harmony -1, own land, individual: 1; 5 × 1.
+    assert (out.result["factor"], out.result["total"]) == (1, 5)
+    kept = out.sheet["Milagros"]["Yunque que no se enfría"]
+    assert dict(kept) == {
+        "name": "Yunque que no se enfría",
+        "coste_base": 5,
+        "estilo": "creación",
+        "dominio": "secundario",
+        "lugar": "propio",
+        "escala": "individual",
+    }
+    year = engine.run("mantener_todos", out.sheet, {})
+    assert year.result["total"] == 28 + 5  # the two shipped ones and this one (factor 1)
+    # Only a permanent duration is kept, and a name is kept once.
+    with pytest.raises(interpreter.RequirementFailed, match="permanente"):
+        engine.run("lanzar", god, {**params, "duración": "una estación"})
+    with pytest.raises(interpreter.RequirementFailed, match="Ya hay"):
+        engine.run("lanzar", god, {**params, "permanente": "Muralla de la ciudad"})
+
+
 def test_upkeep_short_of_belief_fails_cleanly(engine):
     poor = engine.sheet({**engine.load_sheet(GOD).to_data(), "Creencia": 27})
     with pytest.raises(interpreter.InsufficientResource):
@@ -412,6 +487,87 @@ def test_groups_of_10_then_100_and_so_on(engine, god, mortales, tamaño, grupos)
     assert out.result["grupos"] == grupos
     assert out.result["grupos_vencidos"] == grupos
     assert out.result["afectados"] == mortales
+
+
+@pytest.mark.parametrize(
+    ("mortales", "grupos", "dados_por_grupo", "dados_por_lado"),
+    [
+        (5, 1, 5, 5),  # the saboteurs: 5d6 against 5d8
+        (100, 10, 10, 100),
+        (101, 2, 10, 11),  # a group of 100 rolls 10 dice; the 1 left over, one
+        (135, 2, 10, 14),  # 35 of a group of 100: 4 dice ("or portion thereof")
+        (1000, 10, 10, 100),
+        (50001, 6, 10, 51),
+    ],
+)
+def test_a_group_rolls_once_not_one_die_per_mortal(
+    engine, god, mortales, grupos, dados_por_grupo, dados_por_lado
+):
+    # "When affecting from a hundred to a thousand mortals, roll separately against each
+    # group of 100, and so on" (reading 4: a die per tenth of a group).
+    out = engine.run(
+        "conflicto",
+        god,
+        {"poder": "menor", "dado_mortal": 6, "mortales": mortales},
+        dice=SeededDice(5),
+    )
+    assert out.result["grupos"] == grupos
+    assert out.result["dados_por_grupo"] == dados_por_grupo
+    assert len(out.dice) == 2 * dados_por_lado
+
+
+def test_a_huge_host_resolves_within_the_dice_limit(engine, god):
+    # A billion mortals: ten groups of 100,000,000, ten dice a side each.
+    out = engine.run(
+        "conflicto",
+        god,
+        {"poder": "legendario", "dado_mortal": 6, "mortales": 1000000000},
+        dice=SeededDice(1),
+    )
+    assert (out.result["grupos"], out.result["escala"]) == (10, "continente")
+    assert len(out.dice) == 200
+
+
+def test_a_group_of_a_hundred_can_resist(engine, god):
+    # With one die per mortal a hundred d6 against a hundred d8 (means 350 and 450, about
+    # 3.5 standard deviations apart) almost never hold; with ten dice a side, as a group of
+    # ten rolls, they hold about one time in seven: "some of the barbarians might make it
+    # out alive". Here: ten 6s hold against ten 5s of the god; the next group is crushed.
+    out = engine.run(
+        "conflicto",
+        god,
+        {"poder": "significativo", "dado_mortal": 6, "mortales": 200},
+        dice=ForcedDice([5] * 10 + [6] * 10 + [8] * 10 + [1] * 10),
+    )
+    print(render_text(out.trace))
+    assert list(out.result["resultados"]) == [False, True]
+    assert out.result["afectados"] == 100
+    # The exact odds of one group of ten (a group of a hundred rolls the same ten dice).
+    odds = engine.odds(
+        "conflicto",
+        god,
+        {"poder": "significativo", "dado_mortal": 6, "mortales": 10},
+        field="grupos_vencidos",
+    )
+    assert odds.probabilities[0] == hold_probability(10, 6, 10, 8)  # ≈ 0.148
+
+
+def sum_distribution(n: int, faces: int) -> dict[int, Fraction]:
+    """The exact distribution of the sum of n dice of `faces` faces (an oracle)."""
+    dist = {0: Fraction(1)}
+    for _ in range(n):
+        step: dict[int, Fraction] = {}
+        for total, p in dist.items():
+            for face in range(1, faces + 1):
+                step[total + face] = step.get(total + face, 0) + p / faces
+        dist = step
+    return dist
+
+
+def hold_probability(n_mortal: int, mortal: int, n_god: int, god: int) -> Fraction:
+    """The mortals hold when their total meets the god's (reading 2: ties to the mortals)."""
+    ours, theirs = sum_distribution(n_mortal, mortal), sum_distribution(n_god, god)
+    return sum(p * q for a, p in ours.items() for b, q in theirs.items() if a >= b)
 
 
 def test_some_barbarians_make_it_out_alive(engine, god):
@@ -463,13 +619,7 @@ def test_more_scale_lowers_the_mortals_die(engine, god):
     out = engine.run(
         "conflicto",
         god,
-        {
-            "poder": "significativo",
-            "dado_mortal": 8,
-            "mortales": 1,
-            "escala": "aldea",
-            "escala_necesaria": "individual",
-        },
+        {"poder": "significativo", "dado_mortal": 8, "mortales": 1, "escala": "aldea"},
         dice=ForcedDice([3, 4]),
     )
     print(render_text(out.trace))
@@ -479,22 +629,18 @@ def test_more_scale_lowers_the_mortals_die(engine, god):
         engine.run(
             "conflicto",
             god,
-            {
-                "poder": "significativo",
-                "dado_mortal": 8,
-                "mortales": 1,
-                "escala": "aldea",
-                "escala_necesaria": "individual",
-            },
+            {"poder": "significativo", "dado_mortal": 8, "mortales": 1, "escala": "aldea"},
             dice=ForcedDice([3, 5]),
         )
+    # 100 soldiers need a village: no scale above theirs, no change (ten groups of ten).
     same = engine.run(
         "conflicto",
         god,
-        {"poder": "significativo", "dado_mortal": 8, "escala": "aldea"},
-        dice=ForcedDice([3, 8]),
+        {"poder": "significativo", "dado_mortal": 8, "mortales": 100, "dados": 1},
+        dice=ForcedDice([3, 8] * 10),
     )
-    assert same.result["dado_mortal"] == 8  # no scale above the target's: no change
+    assert same.result["escala"] == "aldea"
+    assert same.result["dado_mortal"] == 8
 
 
 def test_the_god_rolls_as_many_dice_as_the_largest_pool(engine, god):

@@ -18,6 +18,7 @@ from interpreter import (
     InsufficientResource,
     ParameterError,
     RequirementFailed,
+    SheetError,
     render_text,
 )
 from interpreter.cli import main
@@ -487,6 +488,98 @@ def test_attack_at_a_specific_spot(engine):
         engine.run("atacar_punto", sheet, {**params, "punto": "Rodilla"}, dice=ForcedDice([]))
 
 
+def test_hitting_elsewhere_never_lands_where_it_was_aimed(engine):
+    # «En caso de fallar se hará una tirada de suerte enfrentada para determinar si se
+    # acierta en otro lado o no»: aimed at the head, the location roll 1, 5 (the left eye)
+    # is the head again, so it is rolled again: 2, 3 (the chest).
+    sheet = engine.load_sheet(JORGE)
+    params = {
+        "habilidad": "Espada",
+        "atributo": "Fuerza",
+        "arma": "Espada",
+        "DG": 20,
+        "zona": "Cabeza",
+        "suerte_rival": 5,
+    }
+    out, text = run(engine, "atacar_zona", sheet, params, [1, 1, 1, 7, 2, 1, 5, 2, 3, 1, 1, 1, 1])
+    assert (out.result["en_otro_lado"], out.result["zona"], out.result["punto"]) == (
+        True,
+        "Torso",
+        "Pecho",
+    )
+    assert "se vuelve a tirar" in text
+    # Aimed at the right eye, the same eye is not «otro lado», the left eye is.
+    ur = engine.load_sheet(UR)
+    spot = {
+        "habilidad": "Arco",
+        "atributo": "Destreza",
+        "arma": "Arco largo",
+        "DG": 30,
+        "zona": "Cabeza",
+        "punto": "Ojo derecho",
+        "suerte_rival": 2,
+    }
+    out, _ = run(engine, "atacar_punto", ur, spot, [1, 1, 1, 5, 1, 1, 4, 1, 5, 3, 3])
+    assert (out.result["zona"], out.result["punto"]) == ("Cabeza", "Ojo izquierdo")
+
+
+def test_any_spot_of_a_zone_can_be_aimed_at(engine):
+    # «por ejemplo al ojo derecho, a la yugular, a la mano, a la rodilla, a tal o cual punto
+    # de presión, etc.»: «yugular» is not in the location table, but it is a spot of the
+    # head; it is aimed at like any other (fácil + 2 = compleja).
+    ur = engine.load_sheet(UR)
+    params = {
+        "habilidad": "Arco",
+        "atributo": "Destreza",
+        "arma": "Arco largo",
+        "DG": 10,
+        "zona": "Cabeza",
+        "punto": "yugular",
+        "suerte_rival": 5,
+    }
+    out, text = run(engine, "atacar_punto", ur, params, [4, 4, 4, 6, 6])
+    assert (out.result["nivel"], out.result["impacta"], out.result["punto"]) == (
+        "compleja",
+        True,
+        "yugular",
+    )
+    assert "no está en la tabla" in text
+    # A spot the table puts in another zone is refused, and the message lists the zone's.
+    with pytest.raises(RequirementFailed, match="Cráneo, Ojo derecho, Ojo izquierdo, Cara"):
+        engine.run("atacar_punto", ur, {**params, "punto": "Rodilla"}, dice=ForcedDice([]))
+
+
+def test_attacks_take_a_modifier(engine):
+    # «apuntar para obtener algún bono al ataque», or the director's ±: Jorge's Espada 3
+    # (3d10 + Fuerza 8 + 6) with 1, 1, 1 is 17; +4 makes 21, over DG 20.
+    sheet = engine.load_sheet(JORGE)
+    params = {"habilidad": "Espada", "atributo": "Fuerza", "arma": "Espada", "DG": 20}
+    out, _ = run(engine, "atacar", sheet, params, [1, 1, 1])
+    assert (out.result["total"], out.result["impacta"]) == (17, False)
+    out, _ = run(engine, "atacar", sheet, {**params, "modificador": 4}, [1, 1, 1, 3, 4, 1, 1, 1, 1])
+    assert (out.result["total"], out.result["impacta"]) == (21, True)
+    assert (out.result["zona"], out.result["punto"]) == ("Torso", "Pecho")
+    # (a zone attack that fails loses its luck roll, 1 + 5 against 10 + 5: no more dice)
+    for action, extra, dice in [
+        ("atacar_zona", {"zona": "Cabeza", "suerte_rival": 5}, [1, 1, 1, 1, 10]),
+        ("desarmar", {}, [1, 1, 1]),
+    ]:
+        base = {**params, **extra}
+        if action == "desarmar":
+            base.pop("arma")
+        plain = engine.run(action, sheet, base, dice=ForcedDice(dice))
+        more = engine.run(action, sheet, {**base, "modificador": -3}, dice=ForcedDice(dice))
+        assert more.result["total"] == plain.result["total"] - 3
+    out, _ = run(
+        engine,
+        "bloquear",
+        sheet,
+        {"habilidad": "Espada", "atributo": "Fuerza", "ataque": 17, "modificador": 1},
+        [1, 1, 1],
+    )
+    assert (out.result["total"], out.result["bloquea"]) == (18, True)
+
+
 def test_disarm_needs_dg_plus_one_level(engine):
     # «debe superarse un valor igual a los DG más un nivel de dificultad»
     sheet = engine.load_sheet(JORGE)
@@ -545,30 +638,120 @@ def test_numen_is_ten_times_vibration_plus_ten_reserve(engine):
 
 def test_mastery_example_rolled_spell(engine):
     # «Podría lanzar un hechizo de 1d12 de daño por 7 puntos de numen más la base (12)»
+    # (LECTURA: 7 for the d12 plus the base, 5, is the normal cost: 12)
     sheet = engine.load_sheet(MAESTRA)
     out, text = run(engine, "lanzar_hechizo", sheet, {"hechizo": "Rayo de luz"}, [9])
     r = out.result
-    assert (r["coste_dados"], r["base"], r["coste"]) == (7, 12, 19)
+    assert (r["coste_dados"], r["base"], r["normal"], r["coste"]) == (7, 5, 12, 12)
     assert r["efecto"] == 9
     assert r["maestría"] == "Maestro del pentagrama"
-    assert changes(out) == {"Numen": (30, 11)}
-    assert "coste_dados = if fijo then 0 else hechizo.dados * coste_dado(hechizo.caras) = 7" in text
+    assert changes(out) == {"Numen": (30, 18)}
+    assert "coste_dados = hechizo.dados * coste_dado(hechizo.caras) = 7" in text
 
 
 def test_mastery_example_fixed_amount(engine):
-    # «o bien lanzar ese mismo hechizo provocando los 12 puntos de daño gastando 18 puntos»
+    # «o bien lanzar ese mismo hechizo provocando los 12 puntos de daño gastando 18 puntos»:
+    # «una cantidad igual al gasto normal del dominio por 1.5»: 12 × 1.5
     sheet = engine.load_sheet(MAESTRA)
     out, _ = run(engine, "lanzar_hechizo", sheet, {"hechizo": "Rayo de luz", "fijo": "yes"})
-    assert (out.result["efecto"], out.result["coste"]) == (12, 18)
+    assert (out.result["efecto"], out.result["normal"], out.result["coste"]) == (12, 12, 18)
     assert list(out.dice) == []
     assert changes(out) == {"Numen": (30, 12)}
 
 
-def test_die_cost_is_its_average_rounded_up(engine):
-    # 3d6: 3 × 4 (3.5 → 4) + base 6
+def test_a_fixed_amount_is_a_surcharge_on_the_whole_normal_cost(engine):
+    # 3d6: 3 × 4 (3.5 → 4) + base 6 = 18 rolled; fixed, 18 × 1.5 = 27: never cheaper.
     sheet = engine.load_sheet(MAESTRA)
     out, _ = run(engine, "lanzar_hechizo", sheet, {"hechizo": "Bola de fuego"}, [1, 2, 3])
     assert (out.result["coste_dados"], out.result["coste"], out.result["efecto"]) == (12, 18, 6)
+    out, _ = run(engine, "lanzar_hechizo", sheet, {"hechizo": "Bola de fuego", "fijo": "yes"})
+    assert (out.result["coste"], out.result["efecto"]) == (27, 18)
+    assert changes(out) == {"Numen": (30, 3)}
+    # A fixed 9d12 (base 1): 1 + 9 × 7 = 64, × 1.5 = 96, not 1.5 × the base.
+    storm = {
+        "pentagrama": "Elemental",
+        "triángulo": "Elemental de Aire",
+        "dados": 9,
+        "caras": 12,
+        "base": 1,
+    }
+    raw = data(MAESTRA, Vibración=10)
+    raw["Hechizos"]["Tormenta"] = storm
+    big = engine.sheet(raw)
+    out, _ = run(
+        engine, "lanzar_hechizo", big, {"hechizo": "Tormenta", "fijo": "yes", "cantidad": 50}
+    )
+    assert (out.result["normal"], out.result["coste"], out.result["efecto"]) == (64, 96, 50)
+    assert changes(out) == {"Numen": (100, 4)}
+
+
+def test_a_spell_needs_its_triangle(engine):
+    # «cada triángulo brinda acceso a una rama de ese área en particular»
+    raw = data(MAESTRA)
+    raw["Triángulos dominados"] = [
+        t for t in raw["Triángulos dominados"] if t != "Elemental de Luz"
+    ] + ["Encantamiento"]
+    with pytest.raises(RequirementFailed, match="no domina ese triángulo"):
+        engine.run(
+            "lanzar_hechizo",
+            engine.sheet({**raw, "Anímico": 2, "Elemental": 4}),
+            {"hechizo": "Rayo de luz"},
+            dice=ForcedDice([5]),
+        )
+    # The triangles must agree with the pentagram's number.
+    with pytest.raises(SheetError, match="Elemental debe ser"):
+        engine.sheet({**data(MAESTRA), "Elemental": 4})
+    with pytest.raises(SheetError, match="no existe"):
+        engine.sheet(
+            {
+                **data(MAESTRA),
+                "Triángulos dominados": [
+                    *data(MAESTRA)["Triángulos dominados"],
+                    "Elemental de Hielo",
+                ],
+            }
+        )
+    # A spell of one pentagram cannot name another's triangle.
+    bad = data(MAESTRA)
+    bad["Hechizos"]["Llama"] = {
+        "pentagrama": "Anímico",
+        "triángulo": "Elemental de Fuego",
+        "dados": 1,
+        "caras": 6,
+        "base": 1,
+    }
+    with pytest.raises(RequirementFailed, match="del pentagrama Elemental, no de Anímico"):
+        engine.run("lanzar_hechizo", engine.sheet(bad), {"hechizo": "Llama"}, dice=ForcedDice([5]))
+
+
+def test_an_enchantment_needs_the_triangle_of_its_property(engine):
+    # «crear un arma mágica que provoque daño de fuego, para esto el encantador también debe
+    # tener acceso al pentagrama Elemental y al triángulo Elemental de Fuego»
+    raw = data(MAESTRA, Anímico=2)
+    raw["Triángulos dominados"] = [*raw["Triángulos dominados"], "Encantamiento"]
+    sheet = engine.sheet(raw)
+    params = {"hechizo": "Filo ardiente", "propiedad": "Elemental de Fuego"}
+    out, _ = run(engine, "lanzar_hechizo", sheet, params, [4])
+    assert (out.result["coste"], out.result["efecto"]) == (3 + 4, 4)
+    without_fire = dict(raw)
+    without_fire["Triángulos dominados"] = [
+        t for t in raw["Triángulos dominados"] if t != "Elemental de Fuego"
+    ]
+    without_fire["Elemental"] = 4
+    with pytest.raises(RequirementFailed, match="dominar también"):
+        engine.run("lanzar_hechizo", engine.sheet(without_fire), params, dice=ForcedDice([4]))
+
+
+def test_incapaz_senses_the_law_for_free(engine):
+    # «Incapaz: No se puede hacer uso de la ley pero se siente su presencia, también permite
+    # sentir los usos que otros hagan de la ley sin costo alguno de numen»
+    out, _ = run(engine, "sentir_la_ley", engine.load_sheet(JORGE), {"pentagrama": "Alterador"})
+    assert (out.result["siente"], out.result["maestría"], out.result["coste"]) == (
+        True,
+        "Incapaz",
+        0,
+    )
+    assert changes(out) == {}
 
 
 def test_mastery_limits(engine):
@@ -581,7 +764,9 @@ def test_mastery_limits(engine):
         )
     with pytest.raises(RequirementFailed, match="Incapaz"):
         engine.run("lanzar_hechizo", sheet, {"hechizo": "Empujón"}, dice=ForcedDice([]))
-    alumna = engine.sheet(data(MAESTRA, Elemental=4))
+    alumna_data = data(MAESTRA, Elemental=4)
+    alumna_data["Triángulos dominados"].remove("Elemental de Agua")
+    alumna = engine.sheet(alumna_data)
     with pytest.raises(RequirementFailed, match="supera el dado máximo"):
         engine.run("lanzar_hechizo", alumna, {"hechizo": "Rayo de luz"}, dice=ForcedDice([]))
     with pytest.raises(RequirementFailed, match="sólo el Maestro"):
@@ -595,10 +780,10 @@ def test_mastery_limits(engine):
 
 def test_spending_the_reserve(engine):
     # the numen goes first, then the reserve («a medida que comience a utilizarlos»)
-    sheet = engine.sheet(data(MAESTRA, Numen=15))
+    sheet = engine.sheet(data(MAESTRA, Numen=10))
     out, text = run(engine, "lanzar_hechizo", sheet, {"hechizo": "Rayo de luz"}, [4])
-    assert (out.result["de_numen"], out.result["de_reserva"]) == (15, 4)
-    assert changes(out) == {"Numen": (15, 0), "Reserva": (10, 6)}
+    assert (out.result["de_numen"], out.result["de_reserva"]) == (10, 2)
+    assert changes(out) == {"Numen": (10, 0), "Reserva": (10, 8)}
     assert "usa la reserva" in text
     # down to zero: death («morir si sus puntos de reserva desciende a cero»)
     sheet = engine.sheet(data(MAESTRA, Numen=9))
@@ -628,6 +813,10 @@ def test_numen_absorbed(engine):
     assert changes(out) == {"Numen": (4, 0), "Reserva": (10, 0)}
     assert out.result["muere"] is True
     assert "muerte" in text
+    # 20 absorbed, 4 from the numen, and the reserve had only 10: 10 lost from it, not 16.
+    assert (out.result["de_numen"], out.result["de_reserva"]) == (4, 10)
+    out, _ = run(engine, "perder_numen", sheet, {"cantidad": 9})
+    assert (out.result["de_numen"], out.result["de_reserva"], out.result["muere"]) == (4, 5, False)
 
 
 def test_numen_regeneration(engine):
@@ -641,6 +830,19 @@ def test_numen_regeneration(engine):
     assert changes(out) == {"Numen": (0, 4)}  # 3 × 3 / 2 = 4.5, rounded down
     out, _ = run(engine, "descansar", sheet, {"horas": 20})
     assert (out.sheet["Numen"], out.sheet["Reserva"]) == (30, 10)  # capped
+
+
+def test_a_sheet_must_give_life_and_every_zone(engine):
+    # The text gives no formula for them: a sheet that leaves them out is refused, not
+    # given 1 point.
+    raw = data(JORGE)
+    del raw["Vida máxima"]
+    with pytest.raises(SheetError, match="Vida máxima"):
+        engine.sheet(raw)
+    raw = data(JORGE)
+    del raw["Cabeza"]
+    with pytest.raises(SheetError, match="cada zona"):
+        engine.sheet(raw)
 
 
 def test_bad_parameters_are_refused(engine):
@@ -695,6 +897,8 @@ CLI_RUNS = {
     "perder_numen": (MAESTRA, ["cantidad=5"]),
     "descansar": (MAESTRA, ["horas=2"]),
     "lanzar_hechizo": (MAESTRA, ["hechizo=Rayo de luz"]),
+    "acertar_en_otro_lado": (JORGE, ["zona=Torso"]),
+    "sentir_la_ley": (JORGE, ["pentagrama=Anímico"]),
 }
 
 
@@ -704,7 +908,7 @@ def test_cli_runs_cover_every_action(book):
 
 @pytest.fixture
 def cached_load(book, monkeypatch):
-    """Parsing the rulebook takes ~0.6 s (bugs-pentagrama.md #8): the command line gets the
+    """Parsing the rulebook takes a while: the command line gets the
     rulebook this module already loaded; everything else it does is the real path."""
     import interpreter.cli.options
 

@@ -1,17 +1,17 @@
-"""Building definitions: the header, the sheet, rolls, ladders, formulas, tables, checks, actions."""
+"""Building definitions: the header, the sheet, rolls, ladders, formulas, tables, checks."""
 
 from __future__ import annotations
 
-import re
-from fractions import Fraction
-
 import attrs
-from lark import Token, Tree
+from lark import Token
 
 from dsl import nodes as n
-from dsl.errors import RulebookSyntaxError, Source, Span
-from dsl.parser import parse_tree
-from dsl.build.walk import DICE_HEAD, DICE_MODIFIER, PAREN, Tagged, WrittenName, is_number, number_value, unquote
+from dsl.build.walk import (
+    Tagged,
+    WrittenName,
+    number_value,
+    unquote,
+)
 
 
 class Definitions:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import re
-from fractions import Fraction
-
-import attrs
-from lark import Token, Tree
+from lark import Token
 
 from dsl import nodes as n
-from dsl.errors import RulebookSyntaxError, Source, Span
-from dsl.parser import parse_tree
-from dsl.build.walk import DICE_HEAD, DICE_MODIFIER, PAREN, Tagged, WrittenName, is_number, number_value, unquote
+from dsl.build.walk import (
+    DICE_HEAD,
+    DICE_MODIFIER,
+    ESCAPES,
+    Tagged,
+    WrittenName,
+    is_number,
+    number_value,
+)
+from dsl.errors import Span
 
 
 class Expressions:
@@ -116,7 +119,7 @@ class Expressions:
         while i < len(raw) - 1:
             char = raw[i]
             if char == "\\" and i + 1 < len(raw) - 1:
-                buffer.append(_ESCAPES.get(raw[i + 1], raw[i + 1]))
+                buffer.append(ESCAPES.get(raw[i + 1], raw[i + 1]))
                 i += 2
             elif raw.startswith("{{", i) or raw.startswith("}}", i):
                 buffer.append(char)

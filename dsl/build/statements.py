@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import re
-from fractions import Fraction
-
-import attrs
-from lark import Token, Tree
-
 from dsl import nodes as n
-from dsl.errors import RulebookSyntaxError, Source, Span
-from dsl.parser import parse_tree
-from dsl.build.walk import DICE_HEAD, DICE_MODIFIER, PAREN, Tagged, WrittenName, is_number, number_value, unquote
+from dsl.build.walk import (
+    Tagged,
+    WrittenName,
+)
 
 
 class Statements:
     """The statements' builders (part of the Builder)."""
-
 
     def _block(self, span, *statements):
         return statements

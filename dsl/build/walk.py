@@ -8,7 +8,6 @@ from fractions import Fraction
 import attrs
 from lark import Token, Tree
 
-from dsl import nodes as n
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.parser import parse_tree
 
@@ -40,7 +39,9 @@ class Tagged:
     value: object
     span: Span
 
-_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+#: the escapes a quoted text may hold: \n, \t, \" and \\
+ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 
 _EXPRESSION_RULES = {
     "if_expr",
@@ -65,7 +66,7 @@ def unquote(text: str) -> str:
     out, i = [], 0
     while i < len(body):
         if body[i] == "\\" and i + 1 < len(body):
-            out.append(_ESCAPES.get(body[i + 1], body[i + 1]))
+            out.append(ESCAPES.get(body[i + 1], body[i + 1]))
             i += 2
         else:
             out.append(body[i])
@@ -83,14 +84,12 @@ def is_number(value) -> bool:
     return isinstance(value, int | Fraction) and not isinstance(value, bool)
 
 
-
 class TreeWalk:
     """The iterative walk over a parse tree, calling `_rule(span, *children)` per node."""
 
     def __init__(self, source: Source, offset: int = 0):
         self.source = source
         self.offset = offset
-
 
     def build(self, root):
         results: list = []  # (value, depth)

@@ -1,0 +1,43 @@
+"""The campaign journal: every saved run kept, undone, replayed against a changed rule.
+
+from interpreter.journal import Journal, holding, save_run, undo, replay
+journal = Journal.beside("lucia.yaml")               # journal.sqlite in its folder
+with holding(journal, ["lucia.yaml"]):                # no other save comes between
+    sheet = engine.load_sheet("lucia.yaml")
+    outcome = engine.run("asustarse", sheet, {}, dice)
+    number = save_run(journal, outcome, sheet, engine.rulebook, dice)
+journal.entries(newest_first=True)                   # the history, as Entry values
+undo(journal)                                         # the sheet as before the last run
+replay(journal, dsl.load("brujeria_miedo_duro"))     # what a house rule would change
+export_record(journal, number); verify_record(data)  # a run as self-contained JSON
+verify_journal(journal)                               # check, and repair after a crash
+"""
+
+from interpreter.journal.errors import JournalError, NoJournal, RecordMismatch, UndoRefused
+from interpreter.journal.export import export_record, read_record, verify_record
+from interpreter.journal.replay import ReplayedRun, replay
+from interpreter.journal.saving import holding, save_run
+from interpreter.journal.store import JOURNAL_NAME, Entry, Journal, SheetState
+from interpreter.journal.undo import undo, undone
+from interpreter.journal.verify import verify_journal
+
+__all__ = [
+    "JOURNAL_NAME",
+    "Entry",
+    "Journal",
+    "JournalError",
+    "NoJournal",
+    "RecordMismatch",
+    "ReplayedRun",
+    "SheetState",
+    "UndoRefused",
+    "export_record",
+    "holding",
+    "read_record",
+    "replay",
+    "save_run",
+    "undo",
+    "undone",
+    "verify_journal",
+    "verify_record",
+]

@@ -1,0 +1,29 @@
+"""Errors of the journal: a missing or unreadable journal, a refused undo, a bad record."""
+
+from __future__ import annotations
+
+from dsl.errors import RulebookError
+
+
+class JournalError(RulebookError):
+    """A journal that is missing, not a journal, or damaged. Exit code 3."""
+
+    exit_code = 3
+
+
+class NoJournal(JournalError):
+    """No journal where one was looked for. Exit code 2 (a usage error)."""
+
+    exit_code = 2
+
+
+class UndoRefused(JournalError):
+    """An undo that would throw away a later change; `force` overrides. Exit code 4."""
+
+    exit_code = 4
+
+
+class RecordMismatch(JournalError):
+    """A record that does not come out again as it was recorded. Exit code 4."""
+
+    exit_code = 4

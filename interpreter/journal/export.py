@@ -1,0 +1,154 @@
+"""A run as a self-contained JSON record, and the check that re-runs one.
+
+`export_record(journal, n)` gives everything needed to run entry `n` again anywhere: the
+rulebook's texts and hash, the action, its parameters, each sheet's text before (and
+after), the dice with their origin and seed, the choices, the result and the changes.
+`verify_record(data)` checks the texts against their hashes, rebuilds the rulebook, runs
+the action with the recorded dice, and confirms the result, the changes and the sheet.
+"""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+
+from dsl.errors import RulebookError
+from interpreter.engine import Engine
+from interpreter.journal.bundle import Bundle, Source, bundle_from_row, bundle_hash, rebuild
+from interpreter.journal.errors import JournalError, RecordMismatch
+from interpreter.journal.rerun import Inputs, run_again, sheet_for
+from interpreter.journal.store import Journal
+from interpreter.sheet import text_digest
+from interpreter.values import to_json
+
+FORMAT = "rulebook-run"
+FORMAT_VERSION = 1
+#: largest record `verify` reads, in bytes
+MAX_RECORD_SIZE = 20_000_000
+
+
+def export_record(journal: Journal, number: int) -> dict:
+    entry = journal.entry(number)
+    if entry.kind != "run":
+        raise JournalError(
+            f"entry {number} is an undo (of run {entry.undoes}); export the run itself"
+        )
+    bundle = bundle_from_row(journal.rulebook_row(entry.rulebook), journal.text)
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "entry": entry.id,
+        "at": entry.at,
+        "rulebook": {
+            "name": bundle.name,
+            "title": bundle.title,
+            "hash": bundle.hash,
+            "sources": [attrs.asdict(s) for s in bundle.sources],
+        },
+        "action": entry.action,
+        "params": entry.params,
+        "sheets": [
+            {
+                "role": s.role,
+                "path": s.path,
+                "format": s.text_format,
+                "before": journal.text(s.before),
+                "after": journal.text(s.after),
+                "after_hash": s.after,
+            }
+            for s in entry.sheets
+        ],
+        "dice": list(entry.dice),
+        "origin": entry.origin,
+        "seed": None if entry.seed is None else str(entry.seed),
+        "choices": list(entry.choices),
+        "result": entry.result,
+        "changes": [
+            {"path": c["path"], "before": c["before"], "after": c["after"]} for c in entry.changes
+        ],
+    }
+
+
+@attrs.frozen
+class Verified:
+    action: str
+    result: object
+    changes: tuple
+    rulebook: str
+
+
+def read_record(text: str) -> dict:
+    if len(text) > MAX_RECORD_SIZE:
+        raise JournalError(f"the record is larger than {MAX_RECORD_SIZE} bytes")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise JournalError(f"not a JSON record: {error.msg} at line {error.lineno}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise JournalError(f'not a run record (its "format" is not "{FORMAT}")')
+    if data.get("version") != FORMAT_VERSION:
+        raise JournalError(f"record version {data.get('version')!r} is not {FORMAT_VERSION}")
+    return data
+
+
+def verify_record(data: dict) -> Verified:
+    """Re-run a record; raise RecordMismatch unless it comes out exactly as recorded."""
+    try:
+        book_data = data["rulebook"]
+        sources = tuple(
+            Source(str(s["file"]), s["extends"], str(s["text"])) for s in book_data["sources"]
+        )
+        name = str(book_data["name"])
+        bundle = Bundle(name, str(book_data["title"]), name, sources, str(book_data["hash"]))
+        sheets = {
+            str(s["role"]): (str(s["path"]), str(s["format"]), str(s["before"]))
+            for s in data["sheets"]
+        }
+        afters = {str(s["role"]): str(s["after"]) for s in data["sheets"]}
+        inputs = Inputs(
+            None,
+            str(data["action"]),
+            dict(data["params"]),
+            sheets,
+            tuple(data["dice"]),
+            str(data["origin"]),
+            tuple(data.get("choices") or ()),
+        )
+    except (KeyError, TypeError, AttributeError) as error:
+        raise JournalError(f"the record is incomplete or malformed ({error})") from None
+    if not sources or bundle_hash(sources) != bundle.hash:
+        raise JournalError("the record's rulebook texts do not match its hash: it was altered")
+    for role, text in afters.items():
+        expected = next(s.get("after_hash") for s in data["sheets"] if s["role"] == role)
+        if expected is not None and text_digest(text) != expected:
+            raise JournalError(f"the record's sheet after the run ({role}) was altered")
+    book = rebuild(bundle)
+    engine = Engine.of(book)
+    inputs = attrs.evolve(inputs, rulebook=book)
+    try:
+        outcome, dice = run_again(engine, inputs)
+    except RulebookError as error:
+        raise RecordMismatch(f"the run does not go through again: {error.message}") from None
+    problems = []
+    result = to_json(outcome.result)
+    if result != data.get("result"):
+        problems.append(f"the result is {result}, the record says {data.get('result')}")
+    changes = [
+        {"path": c.path, "before": to_json(c.before), "after": to_json(c.after)}
+        for c in outcome.changes
+    ]
+    if changes != data.get("changes"):
+        problems.append(f"the changes are {changes}, the record says {data.get('changes')}")
+    if dice.left:
+        problems.append(f"{dice.left} recorded dice were not used")
+    path, text_format, _ = sheets["self"]
+    try:
+        recorded_after = sheet_for(engine, path, text_format, afters["self"])
+        if recorded_after.to_data() != outcome.sheet.to_data():
+            problems.append("the sheet after the run differs from the record's")
+    except RulebookError as error:
+        problems.append(f"the record's sheet after the run does not read: {error.message}")
+    if problems:
+        raise RecordMismatch("the record does not reproduce: " + "; ".join(problems))
+    return Verified(inputs.action, result, tuple(changes), bundle.hash)

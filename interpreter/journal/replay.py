@@ -1,0 +1,167 @@
+"""Replay: the recorded runs again, with their dice and choices, against another rulebook.
+
+Each recorded run is run twice: with its own rulebook (rebuilt from the journal's texts,
+which also tells which die each recorded face was) and with the other one, on the sheet
+as it was before the run. The report says, run by run, whether the result and the
+changes would have been the same, and where the recorded dice do not fit the new rules:
+more dice needed than were rolled, fewer used, or a face the new die does not have.
+
+With `chain`, each character's sheet is carried from one replayed run to the next (what a
+whole session would have become), instead of starting every run from its recorded sheet.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl.errors import RulebookError
+from interpreter.engine import Engine
+from interpreter.errors import DiceError
+from interpreter.journal.rerun import inputs_of, run_again, sheet_for
+from interpreter.journal.store import Journal
+from interpreter.values import to_json
+
+SAME, DIFFERENT, DICE, FAILED = "same", "different", "dice do not fit", "failed"
+
+
+@attrs.frozen
+class ReplayedRun:
+    """One recorded run and what it would have been under the other rulebook."""
+
+    entry: int
+    at: str
+    action: str
+    sheet: str
+    status: str  # SAME | DIFFERENT | DICE | FAILED
+    recorded_result: object
+    result: object  # None when the run could not finish
+    recorded_changes: tuple
+    changes: tuple
+    dice: str | None = None  # what about the recorded dice does not fit
+    error: str | None = None  # why the run could not finish under the other rulebook
+    differences: tuple = ()  # result fields and sheet paths that came out differently
+
+    def to_json(self) -> dict:
+        return attrs.asdict(self)
+
+
+def replay(
+    journal: Journal,
+    against,
+    start: int | None = None,
+    end: int | None = None,
+    sheet: str | None = None,
+    chain: bool = False,
+    progress=None,
+) -> list[ReplayedRun]:
+    """Replay the runs numbered `start`..`end` (all by default) against the Rulebook
+    `against`; `progress(done, total)` is called as it goes."""
+    engine = Engine.of(against)
+    runs = [
+        e
+        for e in journal.entries(sheet=sheet)
+        if e.kind == "run"
+        and e.state == "applied"
+        and (start is None or e.id >= start)
+        and (end is None or e.id <= end)
+    ]
+    carried: dict = {}  # stored path → the sheet the chain has reached
+    report = []
+    for done, entry in enumerate(runs):
+        report.append(_replay_one(journal, entry, engine, carried if chain else None))
+        if progress is not None:
+            progress(done + 1, len(runs))
+    return report
+
+
+def _replay_one(journal, entry, engine, carried) -> ReplayedRun:
+    recorded_changes = tuple(
+        {"path": c["path"], "before": c["before"], "after": c["after"]} for c in entry.changes
+    )
+    base = {
+        "entry": entry.id,
+        "at": entry.at,
+        "action": entry.action,
+        "sheet": entry.sheet().path if entry.sheet() else "",
+        "recorded_result": entry.result,
+        "recorded_changes": recorded_changes,
+    }
+    inputs = inputs_of(journal, entry)
+    try:
+        _original, used = run_again(Engine.of(inputs.rulebook), inputs)
+        labels = used.dice
+    except RulebookError:
+        labels = []
+    try:
+        sheets = {role: sheet_for(engine, *state) for role, state in inputs.sheets.items()}
+        if carried is not None:
+            sheets = {role: carried.get(inputs.sheets[role][0], s) for role, s in sheets.items()}
+        outcome, dice = run_again(engine, inputs, sheets)
+    except RulebookError as error:
+        status = DICE if isinstance(error, DiceError) else FAILED
+        note = error.message
+        if status == DICE and labels:
+            note += f" (the recorded run rolled {_dice_text(labels)})"
+        return ReplayedRun(
+            **base,
+            status=status,
+            result=None,
+            changes=(),
+            dice=note if status == DICE else None,
+            error=None if status == DICE else note,
+        )
+    if carried is not None:
+        carried[inputs.sheets["self"][0]] = outcome.sheet
+    result = to_json(outcome.result)
+    changes = tuple(
+        {"path": c.path, "before": to_json(c.before), "after": to_json(c.after)}
+        for c in outcome.changes
+    )
+    differences = _differences(entry.result, result, recorded_changes, changes)
+    dice_note = None
+    if dice.left:
+        dice_note = (
+            f"uses {dice.used} of the {len(inputs.dice)} recorded dice "
+            f"({dice.left} fewer than the recorded run)"
+        )
+    status = DIFFERENT if differences else (DICE if dice_note else SAME)
+    return ReplayedRun(
+        **base,
+        status=status,
+        result=result,
+        changes=changes,
+        dice=dice_note,
+        differences=tuple(differences),
+    )
+
+
+def _differences(old_result, new_result, old_changes, new_changes) -> list[str]:
+    out = []
+    old_result = old_result if isinstance(old_result, dict) else {}
+    new_result = new_result if isinstance(new_result, dict) else {}
+    for key in list(old_result) + [k for k in new_result if k not in old_result]:
+        if old_result.get(key) != new_result.get(key):
+            out.append(f"result.{key}")
+    old_after = {c["path"]: c["after"] for c in old_changes}
+    new_after = {c["path"]: c["after"] for c in new_changes}
+    for path in list(old_after) + [p for p in new_after if p not in old_after]:
+        if old_after.get(path, _UNCHANGED) != new_after.get(path, _UNCHANGED):
+            out.append(path)
+    return out
+
+
+_UNCHANGED = object()
+
+
+def _dice_text(labels: list[str]) -> str:
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    return ", ".join(f"{n}{label}" for label, n in counts.items())
+
+
+def summary(report: list[ReplayedRun]) -> dict:
+    counts = {SAME: 0, DIFFERENT: 0, DICE: 0, FAILED: 0}
+    for run in report:
+        counts[run.status] += 1
+    return counts

@@ -1,0 +1,146 @@
+"""Saving a run: its sheet files and its journal entry written together.
+
+Under the lock of every folder involved (the journal's and each sheet's):
+1. entries a crash left `pending` for these files are completed (the journal is the
+   truth: `recovery.complete_pending`);
+2. each sheet file is checked to be what the run read (else `SheetChanged`, nothing
+   written), and its new text is made (only the changed values, checked by reading back);
+3. the entry is written `pending`, with every sheet's text before and after (one
+   transaction, fsynced);
+4. each file is replaced atomically (temporary, fsync, rename, folder fsync);
+5. the entry is marked `applied`.
+A kill between 3 and 5 leaves a pending entry that the next save of the same file, or
+`rulebook journal verify`, completes; before 3, nothing happened at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from interpreter import files
+from interpreter.dice import SeededDice
+from interpreter.errors import ParameterError, SheetChanged
+from interpreter.journal.bundle import bundle_of
+from interpreter.journal.errors import JournalError
+from interpreter.journal.recovery import complete_pending
+from interpreter.journal.store import Journal
+from interpreter.sheet import (
+    Sheet,
+    changed_since_read,
+    format_of,
+    read_current,
+    refuse_shipped,
+)
+from interpreter.values import to_json
+
+#: a dice source's `origin` as the journal names it
+ORIGINS = {"generated": "seeded", "forced": "forced", "typed": "typed"}
+
+
+@contextmanager
+def holding(journal: Journal, paths=()):
+    """Hold the locks a save of `paths` needs, with their pending entries completed, so
+    that reading a sheet, running and saving is one step no other save can come between.
+    """
+    folders = [journal.folder] + [Path(p).resolve().parent for p in paths]
+    with ExitStack() as stack:
+        for lock in files.lock_folders(folders):
+            stack.enter_context(lock)
+        repairs = complete_pending(journal, [journal.stored_path(p) for p in paths])
+        conflicts = [r for r in repairs if r.what == "conflict"]
+        if conflicts:
+            raise JournalError(
+                conflicts[0].describe(),
+                hint="run `rulebook journal verify` (with --force to take the journal's version)",
+            )
+        yield
+
+
+def save_run(
+    journal: Journal,
+    outcome,
+    before: Sheet | Mapping[str, Sheet],
+    rulebook,
+    dice=None,
+    save_as: Mapping[str, str | Path] | None = None,
+) -> int:
+    """Save an outcome's sheets and journal the run; return the entry's number.
+
+    `before` is the sheet the run was given (or one per role: `self`, and the other
+    characters of a run); `rulebook` the Rulebook it ran; `dice` the dice source (for a
+    seed); `save_as` a new file per role instead of the file the sheet was read from.
+    """
+    before = {"self": before} if isinstance(before, Sheet) else dict(before)
+    after = sheets_of(outcome)
+    save_as = dict(save_as or {})
+    targets = {}
+    for role in after:
+        if role not in before:
+            raise ParameterError(f"no sheet was given for {role!r}, which the run changed")
+        target = save_as.get(role) or before[role].path
+        if target is None:
+            raise ParameterError(f"{role}: the sheet has no file to save to (give a file)")
+        targets[role] = Path(target)
+        refuse_shipped(targets[role])
+    with holding(journal, list(targets.values())):
+        plan = [
+            _planned(role, before[role], after[role], targets[role], role in save_as)
+            for role in after
+        ]
+        origin = ORIGINS.get(outcome.origin, outcome.origin)
+        number = journal.add_entry(
+            kind="run",
+            sheets=[(role, target, fmt, start, text) for role, target, fmt, start, text, _ in plan],
+            changes=[
+                ("self", c.path, to_json(c.before), to_json(c.after)) for c in outcome.changes
+            ],
+            rulebook=bundle_of(rulebook),
+            action=outcome.action,
+            params=to_json(dict(outcome.params)),
+            result=to_json(outcome.result),
+            dice=outcome.dice,
+            origin=origin,
+            seed=dice.seed if isinstance(dice, SeededDice) else None,
+            choices=[to_json(c) for c in getattr(outcome, "choices", ())],
+        )
+        for _, target, _, _, text, current in plan:
+            if text != current:
+                files.write_atomic(target, text)
+        journal.mark_applied(number)
+    return number
+
+
+def sheets_of(outcome) -> dict:
+    """Every sheet a run produced, by role (a run with other characters names each)."""
+    others = getattr(outcome, "sheets", None)
+    if isinstance(others, Mapping):
+        return dict(others)
+    return {"self": outcome.sheet}
+
+
+def _planned(role: str, before: Sheet, after: Sheet, target: Path, new_file: bool):
+    """(role, target, format, text the run started from, text to write, file now)."""
+    files.remove_strays(target.parent, target.name)
+    current = read_current(target)
+    if new_file:
+        if current is not None:
+            raise ParameterError(
+                f"--save-as {target}: the file exists",
+                None,
+                f"save into it with --char {target} --save, or name a new file",
+            )
+    elif before.text is not None and current != before.text:
+        raise changed_since_read(target)
+    start = before.text if before.text is not None else current
+    if start is None:
+        start = before.dumps(format_of(target))
+    if format_of(target) != before.text_format:
+        text = after.dumps(format_of(target))
+    else:
+        text = after.file_text(before, start)
+    return role, target, format_of(target), start, text, current
+
+
+__all__ = ["ORIGINS", "SheetChanged", "holding", "save_run", "sheets_of"]

@@ -1,0 +1,113 @@
+"""The journal's tables, its schema version, and the migrations from older versions.
+
+The version is SQLite's `user_version`. `migrate` brings a journal written by an older
+rulebook up to `VERSION`, each step in one transaction; a journal newer than this code
+is refused rather than misread.
+
+Texts (rulebook files, sheet files) are stored once per content hash in `texts`. A run
+has one row in `runs`, one row per character in `run_sheets` (the acting character is
+role `self`; others are named by the parameter that took them), one row per change in
+`changes` and per decision in `choices`. `state` is `pending` from the moment the entry
+is written until every sheet file has been replaced, then `applied`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from interpreter.journal.errors import JournalError
+
+VERSION = 1
+
+_VERSION_1 = """
+CREATE TABLE texts (
+    hash TEXT PRIMARY KEY,          -- sha256 of the UTF-8 text
+    body TEXT NOT NULL
+);
+CREATE TABLE rulebooks (
+    hash TEXT PRIMARY KEY,          -- over every file of the rulebook, see bundle.py
+    name TEXT NOT NULL,             -- `brujeria`, or the file's stem
+    title TEXT NOT NULL,
+    path TEXT NOT NULL,             -- where it was loaded from
+    sources TEXT NOT NULL           -- JSON: [{file, extends, text}], the house rule first
+);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,               -- UTC, ISO 8601
+    kind TEXT NOT NULL CHECK (kind IN ('run', 'undo')),
+    state TEXT NOT NULL CHECK (state IN ('pending', 'applied')),
+    rulebook TEXT REFERENCES rulebooks (hash),
+    action TEXT,
+    params TEXT NOT NULL DEFAULT '{}',    -- JSON, as the run showed them
+    result TEXT,                          -- JSON
+    dice TEXT NOT NULL DEFAULT '[]',      -- JSON: every face, in draw order
+    origin TEXT NOT NULL DEFAULT 'none',  -- seeded | forced | typed | none
+    seed TEXT,                            -- the seed of seeded dice (any size of integer)
+    undoes INTEGER REFERENCES runs (id)
+);
+CREATE TABLE run_sheets (
+    run INTEGER NOT NULL REFERENCES runs (id),
+    role TEXT NOT NULL,
+    sheet TEXT NOT NULL,            -- the file, relative to the journal's folder if inside it
+    format TEXT NOT NULL CHECK (format IN ('yaml', 'json')),
+    before TEXT NOT NULL REFERENCES texts (hash),  -- the sheet the run started from
+    after TEXT NOT NULL REFERENCES texts (hash),
+    PRIMARY KEY (run, role)
+);
+CREATE INDEX run_sheets_by_sheet ON run_sheets (sheet, run);
+CREATE TABLE changes (
+    run INTEGER NOT NULL REFERENCES runs (id),
+    role TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    before TEXT,                    -- JSON
+    after TEXT,                     -- JSON
+    PRIMARY KEY (run, role, seq)
+);
+CREATE TABLE choices (
+    run INTEGER NOT NULL REFERENCES runs (id),
+    seq INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,            -- JSON
+    chooser TEXT,                   -- who chose: a person at the table, a policy, ...
+    PRIMARY KEY (run, seq)
+);
+"""
+
+#: migrations[v] brings a journal at version v to v + 1
+MIGRATIONS: dict[int, str] = {0: _VERSION_1}
+
+
+def migrate(connection: sqlite3.Connection, path: str) -> None:
+    """Create or upgrade the journal's tables to `VERSION`."""
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    if version > VERSION:
+        raise JournalError(
+            f"{path}: journal schema version {version} is newer than this rulebook "
+            f"understands ({VERSION})",
+            hint="upgrade rulebook to read it",
+        )
+    while version < VERSION:
+        script = MIGRATIONS[version]
+        # One transaction per step (the connection is in autocommit mode, so this is the
+        # only transaction): a failed step leaves the journal at the old version.
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            if connection.execute("PRAGMA user_version").fetchone()[0] != version:
+                connection.execute("ROLLBACK")  # another process migrated it meanwhile
+                version = connection.execute("PRAGMA user_version").fetchone()[0]
+                continue
+            for statement in _statements(script):
+                connection.execute(statement)
+            connection.execute(f"PRAGMA user_version = {version + 1}")
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        version += 1
+
+
+def _statements(script: str) -> list[str]:
+    lines = [line.split("--", 1)[0] for line in script.splitlines()]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

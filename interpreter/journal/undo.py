@@ -1,0 +1,157 @@
+"""Undo: the sheets as they were before a run, written back and journaled as an entry.
+
+An undo is itself an entry (kind `undo`, naming the entry it undoes), so undoing an undo
+brings the run's effect back, and the history never loses anything. An undo is refused
+when a later entry that still stands changed one of the same sheets, or when the file
+was edited since the journal last wrote it: undoing then would throw that change away
+(`force` does it anyway; the journal still holds every text).
+"""
+
+from __future__ import annotations
+
+from dsl.errors import RulebookError
+from interpreter import files
+from interpreter.errors import SheetError
+from interpreter.journal.bundle import bundle_from_row, rebuild
+from interpreter.journal.errors import UndoRefused
+from interpreter.journal.saving import holding
+from interpreter.journal.store import Entry, Journal
+from interpreter.sheet import Sheet, parse_text, read_current
+from interpreter.values import to_json
+
+
+def undone(entries: list[Entry]) -> set[int]:
+    """The entries whose effect an undo took back (an undo that was itself undone takes
+    nothing back)."""
+    out: set[int] = set()
+    for entry in sorted(entries, key=lambda e: e.id, reverse=True):
+        if entry.kind == "undo" and entry.state == "applied" and entry.id not in out:
+            out.add(entry.undoes)
+    return out
+
+
+def default_target(journal: Journal) -> Entry:
+    """The last run whose effect still stands."""
+    entries = journal.entries()
+    gone = undone(entries)
+    for entry in reversed(entries):
+        if entry.kind == "run" and entry.state == "applied" and entry.id not in gone:
+            return entry
+    raise UndoRefused("there is no run to undo", hint="`rulebook log` lists the runs")
+
+
+def undo(journal: Journal, number: int | None = None, force: bool = False) -> int:
+    """Put every sheet of entry `number` (by default the last standing run) back as it
+    was before it; return the new undo entry's number."""
+    target = journal.entry(number) if number is not None else default_target(journal)
+    paths = [journal.file_of(s.path) for s in target.sheets]
+    with holding(journal, paths):
+        target = journal.entry(target.id)  # as it is now that nothing else can write
+        if target.state != "applied":
+            raise UndoRefused(f"run {target.id} was never completed; nothing to undo")
+        entries = journal.entries()
+        gone = undone(entries)
+        if target.id in gone and not force:
+            raise UndoRefused(
+                f"run {target.id} is already undone",
+                hint="undo the undo entry to bring it back, or pass --force",
+            )
+        plan = []
+        for state in target.sheets:
+            path = journal.file_of(state.path)
+            later = [
+                e
+                for e in entries
+                if e.id > target.id
+                and e.state == "applied"
+                and e.id not in gone
+                and not (e.kind == "undo" and e.undoes in gone)  # a run and its undo cancel
+                and any(s.path == state.path for s in e.sheets)
+            ]
+            current = read_current(path)
+            latest = _latest_after(journal, entries, state.path)
+            if not force:
+                if later:
+                    numbers = ", ".join(str(e.id) for e in later)
+                    raise UndoRefused(
+                        f"{state.path}: a later run changed it too ({numbers}); undoing "
+                        f"run {target.id} would throw that away",
+                        hint=f"undo {numbers} first, or pass --force",
+                    )
+                if current != latest:
+                    raise UndoRefused(
+                        f"{state.path}: the file was edited since the journal last wrote it",
+                        hint="pass --force to undo anyway (the edit stays in the journal)",
+                    )
+            restored = journal.text(state.before)
+            plan.append((state, path, current, restored))
+        changes = []
+        for state, _, current, restored in plan:
+            changes += [
+                (state.role, *change)
+                for change in _changes(journal, target, state, current, restored)
+            ]
+        number = journal.add_entry(
+            kind="undo",
+            sheets=[
+                (s.role, path, s.text_format, restored if now is None else now, restored)
+                for s, path, now, restored in plan
+            ],
+            changes=changes,
+            rulebook=target.rulebook,
+            undoes=target.id,
+            action=target.action,
+        )
+        for _, path, current, restored in plan:
+            if current != restored:
+                files.write_atomic(path, restored)
+        journal.mark_applied(number)
+    return number
+
+
+def _latest_after(journal: Journal, entries: list[Entry], stored: str) -> str | None:
+    for entry in reversed(entries):
+        if entry.state != "applied":
+            continue
+        for state in entry.sheets:
+            if state.path == stored:
+                return journal.text(state.after)
+    return None
+
+
+def _changes(journal: Journal, target: Entry, state, current, restored) -> list[tuple]:
+    """What the undo changes on one sheet, read with the rulebook of the run (so that a
+    field the file leaves out shows its value, not its absence)."""
+    try:
+        book = rebuild(bundle_from_row(journal.rulebook_row(target.rulebook), journal.text))
+        now = Sheet.from_text(current, book, state.path, state.text_format).to_data()
+        then = Sheet.from_text(restored, book, state.path, state.text_format).to_data()
+    except (RulebookError, TypeError):  # no rulebook, or a sheet that no longer reads
+        now, then = _data(current, state.text_format), _data(restored, state.text_format)
+    return [(p, to_json(a), to_json(b)) for p, a, b in diff_data(now, then)]
+
+
+def _data(text: str | None, text_format: str):
+    if text is None:
+        return {}
+    try:
+        data = parse_text(text, text_format)
+    except SheetError:  # a file edited into something unreadable: no changes listed
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def diff_data(old, new, prefix: str = "") -> list[tuple]:
+    """(path, before, after) for every value that differs between two sheets' data."""
+    out = []
+    for key in list(old) + [k for k in new if k not in old]:
+        path = f"{prefix}{key}"
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            inner_prefix = "" if path == "skills" else f"{path}."
+            out += diff_data(a, b, inner_prefix)
+        else:
+            out.append((path, a, b))
+    return out

@@ -1,0 +1,138 @@
+"""`rulebook journal verify`: check a journal against its sheet files, and repair it.
+
+Checked: SQLite's integrity and references; that every stored text still matches its
+hash; that each sheet's entries follow one another (a run starts from the text the last
+one wrote, or the file was edited by hand in between: noted, never an error); that each
+sheet file is what the journal last wrote (if not, it was edited since: noted). Repaired:
+saves a crash interrupted (`pending` entries are completed from the journal, which is
+the truth), and temporary files a killed save left behind. With `rerun`, every run is
+also run again from its record and must give the recorded result.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+import attrs
+
+from dsl.errors import RulebookError
+from interpreter import files
+from interpreter.engine import Engine
+from interpreter.journal.recovery import complete_pending
+from interpreter.journal.rerun import inputs_of, run_again
+from interpreter.journal.store import Journal
+from interpreter.sheet import read_current, text_digest
+from interpreter.values import to_json
+
+OK, NOTE, REPAIRED, PROBLEM = "ok", "note", "repaired", "problem"
+
+
+@attrs.frozen
+class Finding:
+    level: str  # OK | NOTE | REPAIRED | PROBLEM
+    text: str
+
+
+@attrs.frozen
+class Report:
+    findings: tuple
+
+    @property
+    def consistent(self) -> bool:
+        return not any(f.level == PROBLEM for f in self.findings)
+
+
+def verify_journal(
+    journal: Journal,
+    repair: bool = True,
+    force: bool = False,
+    rerun: bool = False,
+    progress=None,
+) -> Report:
+    findings: list[Finding] = []
+    problems = journal.integrity()
+    findings += [Finding(PROBLEM, f"database: {p}") for p in problems]
+    stored = journal.sheet_paths()
+    with _locks(journal, stored):
+        for repair_done in complete_pending(journal, None, force=force, dry_run=not repair):
+            level = PROBLEM if repair_done.what == "conflict" or not repair else REPAIRED
+            if repair_done.what == "already written" and repair:
+                level = REPAIRED
+            findings.append(Finding(level, repair_done.describe()))
+        folders = {journal.file_of(p).parent for p in stored} | {journal.folder}
+        for folder in sorted(folders):
+            for stray in files.stray_temporaries(folder):
+                if repair:
+                    stray.unlink(missing_ok=True)
+                findings.append(
+                    Finding(
+                        REPAIRED if repair else PROBLEM,
+                        f"{stray.name}: a temporary file a killed save left behind"
+                        + (" (removed)" if repair else ""),
+                    )
+                )
+        findings += _texts(journal)
+        entries = journal.entries()
+        for path in stored:
+            findings += _chain(journal, [e for e in entries if e.sheet_of(path)], path)
+        if rerun:
+            findings += _reruns(journal, entries, progress)
+    if not any(f.level in (PROBLEM, REPAIRED) for f in findings):
+        count = len(journal.entries())
+        findings.append(Finding(OK, f"{count} entries, {len(stored)} sheets: consistent"))
+    return Report(tuple(findings))
+
+
+def _locks(journal: Journal, stored: list[str]) -> ExitStack:
+    """Every folder's lock (completing pending entries is this command's own work)."""
+    stack = ExitStack()
+    folders = [journal.folder] + [journal.file_of(p).parent for p in stored]
+    for lock in files.lock_folders(folders):
+        stack.enter_context(lock)
+    return stack
+
+
+def _texts(journal: Journal) -> list[Finding]:
+    out = []
+    for digest, body in journal.connection.execute("SELECT hash, body FROM texts"):
+        if text_digest(body) != digest:
+            out.append(Finding(PROBLEM, f"stored text {digest[:12]} does not match its hash"))
+    return out
+
+
+def _chain(journal: Journal, entries, path: str) -> list[Finding]:
+    out = []
+    previous = None
+    for entry in entries:
+        if entry.state != "applied":
+            continue
+        state = entry.sheet_of(path)
+        if previous is not None and state.before != previous[1]:
+            out.append(
+                Finding(NOTE, f"{path}: edited by hand between entry {previous[0]} and {entry.id}")
+            )
+        previous = (entry.id, state.after)
+    if previous is None:
+        return out
+    current = read_current(journal.file_of(path))
+    if current is None:
+        out.append(Finding(NOTE, f"{path}: the file is gone (entry {previous[0]} wrote it last)"))
+    elif text_digest(current) != previous[1]:
+        out.append(Finding(NOTE, f"{path}: edited since entry {previous[0]} wrote it"))
+    return out
+
+
+def _reruns(journal: Journal, entries, progress) -> list[Finding]:
+    out = []
+    runs = [e for e in entries if e.kind == "run" and e.state == "applied"]
+    for done, entry in enumerate(runs):
+        try:
+            inputs = inputs_of(journal, entry)
+            outcome, dice = run_again(Engine.of(inputs.rulebook), inputs)
+            if to_json(outcome.result) != entry.result or dice.left:
+                out.append(Finding(PROBLEM, f"run {entry.id}: does not reproduce its result"))
+        except RulebookError as error:
+            out.append(Finding(PROBLEM, f"run {entry.id}: cannot run again ({error.message})"))
+        if progress is not None:
+            progress(done + 1, len(runs))
+    return out

@@ -1,0 +1,248 @@
+"""Saving a sheet writes only the changed values into its own text (interpreter.sheet_writer)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+import dsl
+from interpreter import Engine, ForcedDice, SeededDice
+from interpreter.errors import SheetChanged, ShippedSheet
+from interpreter.sheet import shipped_characters_folder
+from interpreter.sheet_writer import rewrite
+
+SHIPPED = shipped_characters_folder()
+
+
+def changed_lines(before: str, after: str) -> list[str]:
+    return [
+        line
+        for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="")
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+
+
+@pytest.fixture(scope="module")
+def arcana():
+    return Engine(dsl.load("arcana_mundi"))
+
+
+@pytest.fixture(scope="module")
+def brujeria():
+    return Engine(dsl.load("brujeria"))
+
+
+def copy_of(tmp_path: Path, name: str) -> Path:
+    target = tmp_path / f"{name}.yaml"
+    target.write_text((SHIPPED / f"{name}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.yaml")), ids=lambda p: p.stem)
+def test_a_sheet_with_nothing_changed_is_written_back_byte_for_byte(path):
+    book = dsl.load(yaml.safe_load(path.read_text(encoding="utf-8"))["rulebook"])
+    sheet = Engine.of(book).load_sheet(path)
+    assert sheet.file_text() == path.read_text(encoding="utf-8")
+
+
+def test_menecma_keeps_every_comment_and_line_but_the_changed_value(tmp_path, arcana):
+    path = copy_of(tmp_path, "menecma")
+    original = path.read_text(encoding="utf-8")
+    sheet = arcana.load_sheet(path)
+    out = arcana.run("usar_numina", sheet, {"numina": "Grito Báquico"}, ForcedDice([3, 4]))
+    out.sheet.save(base=sheet)
+    saved = path.read_text(encoding="utf-8")
+    # dinamis was left out (full): only the changed pool is written, beside its dignitates
+    assert changed_lines(original, saved) == ["+dinamis:", "+  Virtus: 2"]
+    assert saved.count("#") == original.count("#")
+    assert "Fides: 3\ndinamis:\n  Virtus: 2\n" in saved
+    again = arcana.load_sheet(path)
+    assert again["dinamis"] == {"Virtus": 2, "Gravitas": 10, "Fides": 15}
+    # a second run changes the value where it now stands, and nothing else
+    out = arcana.run("usar_numina", again, {"numina": "Gephyrismos"}, ForcedDice([3, 4]))
+    out.sheet.save(base=again)
+    assert changed_lines(saved, path.read_text(encoding="utf-8")) == [
+        "+  Gravitas: 9",
+    ]
+
+
+def test_flags_keep_yes_and_no_and_new_flags_are_written_so(tmp_path, brujeria):
+    path = copy_of(tmp_path, "brujeria_investigadora")
+    original = path.read_text(encoding="utf-8")
+    sheet = brujeria.load_sheet(path)
+    # a fear check that fails badly: Essence lost, unconscious
+    out = brujeria.run("asustarse", sheet, {"fuente": "Criatura horrible"}, SeededDice(1))
+    assert {c.path for c in out.changes} == {"Esencia", "Inconsciente"}
+    out.sheet.save(base=sheet)
+    saved = path.read_text(encoding="utf-8")
+    assert "Mundano: yes" in saved and "Inconsciente: yes" in saved
+    assert "true" not in saved and "false" not in saved
+    assert len(changed_lines(original, saved)) == 2
+
+
+@pytest.mark.parametrize(
+    "words, expected",
+    [("yes", "no"), ("true", "false"), ("True", "False"), ("on", "off"), ("YES", "NO")],
+)
+def test_a_changed_flag_keeps_the_words_the_file_used(words, expected):
+    text = f"# c\nflag: {words}  # kept\nn: 1\n"
+    out = rewrite(text, "yaml", {"flag": True, "n": 1}, {"flag": False, "n": 1})
+    assert out == f"# c\nflag: {expected}  # kept\nn: 1\n"
+
+
+@pytest.mark.parametrize(
+    "value", ["no", "12", "a: b", "x # y", "", " padded", "'quoted'", "[1]", "línea\nnueva", "~"]
+)
+def test_texts_that_yaml_would_misread_are_quoted(value):
+    text = "name: 'Lucía'\nnote: plain\n"
+    out = rewrite(
+        text, "yaml", {"name": "Lucía", "note": "plain"}, {"name": "Lucía", "note": value}
+    )
+    assert yaml.safe_load(out) == {"name": "Lucía", "note": value}
+    assert out.startswith("name: 'Lucía'\n")
+
+
+def test_quoted_values_keep_their_quotes():
+    text = "a: 'one'\nb: \"two\"\n"
+    out = rewrite(text, "yaml", {"a": "one", "b": "two"}, {"a": "uno", "b": "dos"})
+    assert out == "a: 'uno'\nb: \"dos\"\n"
+
+
+def test_flow_mappings_over_several_lines_change_only_the_value():
+    text = (
+        "Núminas:\n"
+        "  # the first one\n"
+        "  Grito:\n"
+        "    {grado: 3, misterio: Hierofanía,\n"
+        "     dignitas: Virtus}\n"
+        "  Otra: {grado: 1, misterio: X, dignitas: Fides}\n"
+    )
+    old = {
+        "Núminas": {
+            "Grito": {"grado": 3, "misterio": "Hierofanía", "dignitas": "Virtus"},
+            "Otra": {"grado": 1, "misterio": "X", "dignitas": "Fides"},
+        }
+    }
+    new = json.loads(json.dumps(old))
+    new["Núminas"]["Grito"]["dignitas"] = "Fides"
+    new["Núminas"]["Otra"]["nueva"] = 2
+    out = rewrite(text, "yaml", old, new)
+    assert out == (
+        "Núminas:\n"
+        "  # the first one\n"
+        "  Grito:\n"
+        "    {grado: 3, misterio: Hierofanía,\n"
+        "     dignitas: Fides}\n"
+        "  Otra: {grado: 1, misterio: X, dignitas: Fides, nueva: 2}\n"
+    )
+    assert yaml.safe_load(out) == new
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "list: [a, b]  # flow\nn: 1\n",
+        "list:\n  - a\n  - b  # block\nn: 1\n",
+        "list:\n- a\n- b\nn: 1\n",
+    ],
+)
+def test_a_list_that_grew_gets_its_new_items_in_its_own_style(text):
+    out = rewrite(text, "yaml", {"list": ["a", "b"], "n": 1}, {"list": ["a", "b", "c d"], "n": 1})
+    assert yaml.safe_load(out) == {"list": ["a", "b", "c d"], "n": 1}
+    assert ("# flow" in out) == ("# flow" in text) and ("# block" in out) == ("# block" in text)
+    assert out.count("\n") == text.count("\n") + (0 if "[" in text else 1)
+
+
+def test_a_removed_key_goes_with_its_line_only():
+    text = "# head\na: 1\nb:\n  x: 1\n  y: 2\nc: 3\n"
+    out = rewrite(
+        text, "yaml", {"a": 1, "b": {"x": 1, "y": 2}, "c": 3}, {"a": 1, "b": {"x": 1}, "c": 3}
+    )
+    assert out == "# head\na: 1\nb:\n  x: 1\nc: 3\n"
+
+
+def test_json_sheets_keep_key_order_and_indentation():
+    text = '{\n    "z": 1,\n    "a": {"k": 2},\n    "m": [1, 2]\n}\n'
+    data = json.loads(text)
+    new = {"z": 5, "a": {"k": 2}, "m": [1, 2]}
+    out = rewrite(text, "json", data, new)
+    assert list(json.loads(out)) == ["z", "a", "m"] and json.loads(out)["z"] == 5
+    assert out.startswith('{\n    "z": 5,') and out.endswith("}\n")
+
+
+values = st.one_of(
+    st.integers(-(10**6), 10**6),
+    st.booleans(),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12),
+)
+
+
+@given(
+    changes=st.dictionaries(
+        st.sampled_from(["Fuerza", "Nombre", "Vivo", "nuevo", "otro campo", "Lista"]),
+        st.one_of(values, st.lists(values, max_size=3)),
+        max_size=4,
+    )
+)
+def test_any_change_reads_back_exactly_and_keeps_the_comments(changes):
+    text = (
+        "# cabecera\n"
+        "Fuerza: 3  # de la hoja\n"
+        "Nombre: 'Lucía'\n"
+        "Vivo: yes\n"
+        "Lista: [a, b]\n"
+        "Tabla:\n"
+        "  uno: {x: 1,\n"
+        "        y: 2}\n"
+        "# pie\n"
+    )
+    old = yaml.safe_load(text)
+    new = {**old, **changes}
+    out = rewrite(text, "yaml", old, new)
+    assert yaml.safe_load(out) == new
+    for comment in ("# cabecera", "# de la hoja", "# pie"):
+        assert comment in out
+
+
+def test_a_file_changed_since_it_was_read_is_not_written(tmp_path, brujeria):
+    path = copy_of(tmp_path, "brujeria_investigadora")
+    sheet = brujeria.load_sheet(path)
+    out = brujeria.run("asustarse", sheet, {"fuente": "Criatura horrible"}, SeededDice(1))
+    edited = path.read_text(encoding="utf-8").replace("Fuerza: 2", "Fuerza: 3")
+    path.write_text(edited, encoding="utf-8")
+    with pytest.raises(SheetChanged) as caught:
+        out.sheet.save(base=sheet)
+    assert caught.value.exit_code == 4
+    assert path.read_text(encoding="utf-8") == edited
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+def test_a_shipped_character_is_never_written(arcana):
+    sheet = arcana.load_sheet(SHIPPED / "menecma.yaml")
+    out = arcana.run("usar_numina", sheet, {"numina": "Grito Báquico"}, ForcedDice([3, 4]))
+    before = (SHIPPED / "menecma.yaml").read_bytes()
+    with pytest.raises(ShippedSheet) as caught:
+        out.sheet.save(sheet.path, base=sheet)
+    assert caught.value.exit_code == 2
+    assert "rulebook new menecma" in caught.value.hint and "--save-as" in caught.value.hint
+    assert (SHIPPED / "menecma.yaml").read_bytes() == before
+
+
+def test_save_as_a_new_file_keeps_the_original_text(tmp_path, arcana):
+    sheet = arcana.load_sheet(SHIPPED / "menecma.yaml")
+    out = arcana.run("usar_numina", sheet, {"numina": "Grito Báquico"}, ForcedDice([3, 4]))
+    target = tmp_path / "mine.yaml"
+    out.sheet.save(target, base=sheet)
+    original = (SHIPPED / "menecma.yaml").read_text(encoding="utf-8")
+    assert changed_lines(original, target.read_text(encoding="utf-8")) == [
+        "+dinamis:",
+        "+  Virtus: 2",
+    ]
+    assert os.listdir(tmp_path) == ["mine.yaml"]
