@@ -225,7 +225,10 @@ def test_odds_budget_and_trials_are_bounded(client):
 
 
 def test_check_points_at_line_and_column_with_did_you_mean(client):
-    text = 'rulebook "T" {\n}\nsheet {\n  attribute Fuerza in 1..5\n}\naction a() {\n  let x = Fuerzo\n}\n'
+    text = (
+        'rulebook "T" {\n}\nsheet {\n  attribute Fuerza in 1..5\n}\n'
+        "action a() {\n  let x = Fuerzo\n}\n"
+    )
     answer = client.post("/api/check", json={"text": text, "name": "t.rules"}).json()
     assert answer["ok"] is False
     [finding] = [d for d in answer["diagnostics"] if d["severity"] == "error"]
