@@ -38,14 +38,15 @@ def in_child(work) -> int:
     return pid
 
 
-def saving_loop(path, ready: int, rounds: int = 10_000):
+def saving_loop(path, signal_to: int, rounds: int = 10_000):
     def work():
         engine = brujeria()
         with Journal.beside(path) as journal:
-            os.write(ready, b"!")  # the kill is timed from here, not from the fork
+            os.write(signal_to, b"r")  # ready: the kill is timed from here, not the fork
             for i in range(rounds):
                 action, params = LOOP[i % 2]
                 journaled_run(journal, engine, path, action, params, SeededDice(i))
+                os.write(signal_to, b"s")  # one more save done
 
     return work
 
@@ -85,29 +86,38 @@ def assert_consistent(path, original: str) -> None:
 
 
 def test_kill_9_at_random_points_of_journaled_saves_200_rounds(tmp_path):
-    path = character(tmp_path)
-    original = path.read_text(encoding="utf-8")
-    window = 2 * save_time(tmp_path / "scratch")  # the machine's pace, not a constant
+    pace = save_time(tmp_path / "scratch")  # then learnt from the children, under load too
     chooser = random.Random(20240515)
-    repaired = 0
-    runs_before = 0
-    ready_read, ready_write = os.pipe()
+    repaired = runs_before = 0
     for round_number in range(200):
-        pid = in_child(saving_loop(path, ready_write))
-        os.read(ready_read, 1)
-        time.sleep(chooser.uniform(0.0, window))
+        if round_number % 10 == 0:  # a fresh campaign now and then keeps each verify small
+            folder = tmp_path / f"campaign-{round_number // 10}"
+            folder.mkdir()
+            path = character(folder)
+            original = path.read_text(encoding="utf-8")
+            runs_before = 0
+        signals, signal_to = os.pipe()
+        pid = in_child(saving_loop(path, signal_to))
+        os.read(signals, 1)
+        if round_number % 2 == 0:  # every other round lets one save finish first
+            started = time.perf_counter()
+            os.read(signals, 1)
+            pace = 0.7 * pace + 0.3 * (time.perf_counter() - started)
+        time.sleep(chooser.uniform(0.0, 1.5 * pace))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+        os.close(signals)
+        os.close(signal_to)
         with Journal.beside(path) as journal:
             report = verify_journal(journal)
             assert report.consistent, (round_number, report.findings)
             repaired += sum(f.level == "repaired" for f in report.findings)
             runs = len(journal.entries())
         assert_consistent(path, original)
-        assert runs >= runs_before  # nothing committed is ever lost
+        assert runs >= runs_before + (round_number % 2 == 0)  # nothing committed is lost
         runs_before = runs
-    # the kills did land inside saves, not only between them
-    assert repaired > 0 and runs_before > 20, (repaired, runs_before)
+    # the kills did land inside saves (a pending entry or a temporary to repair)
+    assert repaired > 0
 
 
 class Crash(Exception):

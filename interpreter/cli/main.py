@@ -6,12 +6,16 @@ import argparse
 import sys
 
 from dsl.errors import RulebookError
+from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify
 from interpreter.cli.check import cmd_check
 from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
 from interpreter.cli.run import cmd_run
 from interpreter.cli.serve import cmd_serve
+
+#: the journal's commands, each in its own module with `add_parser` and `cmd_<name>`
+JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
 
 EXAMPLES = """\
 examples:
@@ -22,6 +26,10 @@ examples:
   rulebook describe brujeria
   rulebook odds "3d6"
   rulebook serve my_campaign/
+  rulebook new brujeria_investigadora lucia.yaml
+  rulebook run brujeria asustarse --char lucia.yaml --save
+  rulebook log && rulebook undo
+  rulebook replay --against brujeria_miedo_duro
 """
 
 
@@ -54,8 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
     _dice_options(p, ask=True)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument(
-        "--save", action="store_true", help="write the changed sheet back to --char (atomically)"
+        "--save",
+        action="store_true",
+        help="write the changed values back into --char and journal the run",
     )
+    p.add_argument(
+        "--save-as",
+        metavar="FILE",
+        help="write the changed sheet to a new FILE (a copy of a shipped character) and journal it",
+    )
+    options.journal_option(p)
 
     p = commands.add_parser(
         "check",
@@ -112,6 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="the address to listen on (default: 127.0.0.1, this machine only)",
     )
     p.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    for module in JOURNAL_COMMANDS:
+        module.add_parser(commands)
     return parser
 
 
@@ -162,6 +180,14 @@ COMMANDS = {
     "describe": cmd_describe,
     "odds": cmd_odds,
     "serve": cmd_serve,
+    "new": new.cmd_new,
+    "log": log.cmd_log,
+    "show": show.cmd_show,
+    "undo": undo.cmd_undo,
+    "replay": replay.cmd_replay,
+    "export": export.cmd_export,
+    "verify": verify.cmd_verify,
+    "journal": journal.cmd_journal,
 }
 
 

@@ -110,3 +110,15 @@ def sheet_for(args, book, engine) -> Sheet:
                 "pass --char FILE, or a shipped character: " + ", ".join(shipped),
             ) from None
     return engine.load_sheet(resolve_character(args.char, book))
+
+
+def journal_option(p, default: str = "journal.sqlite in the sheet's folder") -> None:
+    p.add_argument("--journal", metavar="PATH", help=f"the journal (default: {default})")
+
+
+def open_journal(args):
+    """The journal a journal command reads: --journal PATH, or the current folder's."""
+    from interpreter.journal import Journal
+    from interpreter.journal.store import default_journal
+
+    return Journal(args.journal or default_journal(), create=False)

@@ -6,11 +6,16 @@ as it was before the run. The report says, run by run, whether the result and th
 changes would have been the same, and where the recorded dice do not fit the new rules:
 more dice needed than were rolled, fewer used, or a face the new die does not have.
 
+Only runs of the same game are replayed: runs recorded with the other rulebook, one it
+extends, or one of the same name or title (an edited copy); a named sheet's runs all.
+
 With `chain`, each character's sheet is carried from one replayed run to the next (what a
 whole session would have become), instead of starting every run from its recorded sheet.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import attrs
 
@@ -54,16 +59,17 @@ def replay(
     chain: bool = False,
     progress=None,
 ) -> list[ReplayedRun]:
-    """Replay the runs numbered `start`..`end` (all by default) against the Rulebook
-    `against`; `progress(done, total)` is called as it goes."""
+    """Replay the runs from `start` to `end` (run numbers or ISO dates; all by default)
+    against the Rulebook `against`; `progress(done, total)` is called as it goes."""
     engine = Engine.of(against)
+    family = related_names(against)
     runs = [
         e
         for e in journal.entries(sheet=sheet)
         if e.kind == "run"
         and e.state == "applied"
-        and (start is None or e.id >= start)
-        and (end is None or e.id <= end)
+        and _within(e, start, end)
+        and (sheet is not None or _of_family(journal, e, family))
     ]
     carried: dict = {}  # stored path → the sheet the chain has reached
     report = []
@@ -72,6 +78,33 @@ def replay(
         if progress is not None:
             progress(done + 1, len(runs))
     return report
+
+
+def related_names(book) -> set[str]:
+    """The names and titles of a rulebook and of those it extends: a journal's runs of
+    any of them are what a replay against it is about (not another game's)."""
+    names = set()
+    while book is not None:
+        names |= {Path(book.path).stem, book.title}
+        book = book.base
+    return names
+
+
+def _of_family(journal, entry, family: set[str]) -> bool:
+    row = journal.rulebook_row(entry.rulebook)
+    return row["name"] in family or row["title"] in family
+
+
+def _within(entry, start, end) -> bool:
+    """Whether an entry is in the range: run numbers, or ISO dates and times (a day
+    given as `2026-05-14` runs to its end)."""
+    if isinstance(start, int) and entry.id < start:
+        return False
+    if isinstance(end, int) and entry.id > end:
+        return False
+    if isinstance(start, str) and entry.at < start:
+        return False
+    return not (isinstance(end, str) and entry.at[: len(end)] > end)
 
 
 def _replay_one(journal, entry, engine, carried) -> ReplayedRun:

@@ -1,0 +1,44 @@
+"""`rulebook journal verify`: check the journal against its sheets, and repair it."""
+
+from __future__ import annotations
+
+from interpreter.cli import options
+from interpreter.journal import verify_journal
+
+MARKS = {"ok": "ok", "note": "note", "repaired": "repaired", "problem": "PROBLEM"}
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "journal",
+        help="look after the journal (verify and repair)",
+        description="Commands on the journal itself.",
+    )
+    sub = p.add_subparsers(dest="journal_command", metavar="COMMAND", required=True)
+    v = sub.add_parser(
+        "verify",
+        help="check the journal and its sheets; complete interrupted saves",
+        description="Check the journal's database, its texts and every sheet it knows; "
+        "complete saves a crash interrupted (the journal is the truth), remove temporary "
+        "files a killed save left. Exit 0 when consistent, 4 when a problem remains.",
+    )
+    v.add_argument("--dry-run", action="store_true", help="only report; change nothing")
+    v.add_argument(
+        "--force", action="store_true", help="write the journal's text over a conflicting file"
+    )
+    v.add_argument("--rerun", action="store_true", help="also run every run again from its record")
+    options.journal_option(v, "journal.sqlite in the current folder")
+
+
+def cmd_journal(args) -> int:
+    with options.open_journal(args) as journal:
+        report = verify_journal(
+            journal, repair=not args.dry_run, force=args.force, rerun=args.rerun
+        )
+        path = journal.path
+    for finding in report.findings:
+        print(f"{MARKS[finding.level]:>8}  {finding.text}")
+    if not report.consistent:
+        print(f"{path}: problems remain")
+        return 4
+    return 0

@@ -1,0 +1,70 @@
+"""`rulebook log [CHARACTER]`: the journal's history, newest first, one line a run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from interpreter.cli import history, options
+from interpreter.journal import undone
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "log",
+        help="the history of saved runs, newest first",
+        description="The journal's runs, newest first: when, which sheet, the action, its "
+        "result and what it changed.",
+    )
+    p.add_argument("character", metavar="CHARACTER", nargs="?", help="only this sheet's runs")
+    p.add_argument("--limit", type=int, metavar="N", help="only the last N entries")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    options.journal_option(p, "journal.sqlite in the current folder")
+
+
+def cmd_log(args) -> int:
+    with options.open_journal(args) as journal:
+        sheet = stored_name(journal, args.character) if args.character else None
+        entries = journal.entries(sheet=sheet, newest_first=True, limit=args.limit)
+        all_entries = journal.entries()
+    by = {}
+    gone = undone(all_entries)
+    for entry in all_entries:
+        if entry.kind == "undo" and entry.undoes in gone:
+            by.setdefault(entry.undoes, entry.id)
+    if args.json:
+        print(json.dumps([_entry_json(e, by) for e in entries], ensure_ascii=False, indent=2))
+        return 0
+    if not entries:
+        print("no saved runs" + (f" of {args.character}" if args.character else ""))
+        return 0
+    for entry in entries:
+        print(history.log_line(entry, by))
+    return 0
+
+
+def stored_name(journal, character: str) -> str:
+    """A sheet as the journal names it: a file path, or a name (its file's stem)."""
+    known = journal.sheet_paths()
+    if character in known:
+        return character
+    by_stem = [p for p in known if Path(p).stem == character]
+    if by_stem:
+        return by_stem[0]
+    return journal.stored_path(character)
+
+
+def _entry_json(entry, undone_by: dict) -> dict:
+    return {
+        "entry": entry.id,
+        "at": entry.at,
+        "kind": entry.kind,
+        "state": entry.state,
+        "sheets": [s.path for s in entry.sheets],
+        "action": entry.action,
+        "params": entry.params,
+        "result": entry.result,
+        "changes": list(entry.changes),
+        "undoes": entry.undoes,
+        "undone_by": undone_by.get(entry.id),
+    }

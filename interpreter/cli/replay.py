@@ -1,0 +1,104 @@
+"""`rulebook replay --against OTHER`: what the recorded runs would have been under other rules."""
+
+from __future__ import annotations
+
+import json
+
+from interpreter.cli import history, options
+from interpreter.cli.log import stored_name
+from interpreter.cli.render import progress_bar
+from interpreter.journal import replay
+from interpreter.journal.replay import DICE, DIFFERENT, FAILED, SAME, summary
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "replay",
+        help="re-run the journaled runs against another rulebook or a house rule",
+        description="Re-run recorded runs with their recorded dice against OTHER (an edited "
+        "rulebook, a house rule) and report, run by run, what would have come out "
+        "differently and where the recorded dice do not fit the new rules.",
+    )
+    p.add_argument("--against", metavar="OTHER", required=True, help="a .rules file or name")
+    p.add_argument("character", metavar="CHARACTER", nargs="?", help="only this sheet's runs")
+    p.add_argument("--from", dest="start", metavar="N|DATE", help="the first run (or day)")
+    p.add_argument("--to", dest="end", metavar="N|DATE", help="the last run (or day)")
+    p.add_argument(
+        "--chain",
+        action="store_true",
+        help="carry each sheet from one replayed run to the next (a whole session under the "
+        "new rules) instead of starting each run from its recorded sheet",
+    )
+    p.add_argument("--all", action="store_true", help="list the runs that came out the same too")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    options.journal_option(p, "journal.sqlite in the current folder")
+
+
+def cmd_replay(args) -> int:
+    other = options.load_rulebook(args.against)
+    with options.open_journal(args) as journal:
+        sheet = stored_name(journal, args.character) if args.character else None
+        report = replay(
+            journal,
+            other,
+            start=_bound(args.start),
+            end=_bound(args.end),
+            sheet=sheet,
+            chain=args.chain,
+            progress=_progress(),
+        )
+    if args.json:
+        print(json.dumps([run.to_json() for run in report], ensure_ascii=False, indent=2))
+        return 0
+    print(f"replay against {other.title}")
+    for run in report:
+        if run.status == SAME and not args.all:
+            continue
+        print(_line(run))
+    counts = summary(report)
+    print(
+        f"{len(report)} runs: {counts[SAME]} the same, {counts[DIFFERENT]} different, "
+        f"{counts[DICE]} where the recorded dice do not fit, {counts[FAILED]} that fail"
+    )
+    return 0
+
+
+def _bound(text):
+    """A run number, or a date/time (ISO 8601) as the journal writes them."""
+    if text is None:
+        return None
+    return int(text) if text.strip().isdigit() else text.strip()
+
+
+def _progress():
+    bar = progress_bar()
+    if bar is None:
+        return None
+    import time
+
+    started = time.monotonic()
+    return lambda done, total: bar(done, total, time.monotonic() - started, "replaying")
+
+
+def _line(run) -> str:
+    head = f"{run.entry:>5}  {run.at[:16].replace('T', ' ')}  {run.sheet}  {run.action}"
+    if run.status == FAILED:
+        return f"{head}  fails: {run.error}"
+    if run.status == DICE and run.result is None:
+        return f"{head}  dice do not fit: {run.dice}"
+    parts = []
+    recorded = run.recorded_result if isinstance(run.recorded_result, dict) else {}
+    new = run.result if isinstance(run.result, dict) else {}
+    for name in run.differences:
+        if name.startswith("result."):
+            key = name[len("result.") :]
+            parts.append(
+                f"{key} {history.show_json(recorded.get(key))} → {history.show_json(new.get(key))}"
+            )
+    old_changes = history.changes_text(run.recorded_changes)
+    new_changes = history.changes_text(run.changes)
+    if old_changes != new_changes:
+        parts.append(f"changes: {old_changes} ⇒ {new_changes}")
+    if run.dice:
+        parts.append(f"dice: {run.dice}")
+    return f"{head}  {run.status}: " + "; ".join(parts or ["the same"])

@@ -1,0 +1,80 @@
+"""`rulebook show N`: one journaled run in full, its trace rebuilt from the record."""
+
+from __future__ import annotations
+
+import json
+
+from dsl.errors import RulebookError
+from interpreter.cli import history, options
+from interpreter.engine import Engine
+from interpreter.journal.rerun import inputs_of, run_again
+from interpreter.trace import render_text
+from interpreter.values import to_json
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "show",
+        help="one saved run in full, with its trace",
+        description="One journaled run: its rulebook, parameters, dice, the trace (run again "
+        "from the record with the recorded dice), result, changes and sheets.",
+    )
+    p.add_argument("number", type=int, metavar="N", help="the run's number (see `rulebook log`)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    options.journal_option(p, "journal.sqlite in the current folder")
+
+
+def cmd_show(args) -> int:
+    with options.open_journal(args) as journal:
+        entry = journal.entry(args.number)
+        trace, again, problem = None, None, None
+        if entry.kind == "run":
+            try:
+                inputs = inputs_of(journal, entry)
+                engine = Engine.of(inputs.rulebook)
+                again, _ = run_again(engine, inputs)
+                trace = again.trace
+            except RulebookError as error:
+                problem = error.message
+        row = journal.rulebook_row(entry.rulebook) if entry.rulebook else None
+    if args.json:
+        data = {
+            "entry": entry.id,
+            "at": entry.at,
+            "kind": entry.kind,
+            "state": entry.state,
+            "rulebook": row and {"name": row["name"], "title": row["title"], "hash": row["hash"]},
+            "action": entry.action,
+            "params": entry.params,
+            "dice": list(entry.dice),
+            "origin": entry.origin,
+            "seed": entry.seed,
+            "choices": list(entry.choices),
+            "result": entry.result,
+            "changes": list(entry.changes),
+            "sheets": [s.path for s in entry.sheets],
+            "undoes": entry.undoes,
+            "trace": [step.to_json() for step in trace] if trace else None,
+        }
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return 0
+    print(f"run {entry.id} · {history.when(entry)} UTC · {', '.join(s.path for s in entry.sheets)}")
+    if row is not None:
+        print(f"rulebook: {row['title']} ({row['name']}, {row['hash'][:12]})")
+    if entry.kind == "undo":
+        print(f"undo of run {entry.undoes} ({entry.action})")
+        print("changes: " + history.changes_text(entry.changes, "; "))
+        return 0
+    print(f"action: {entry.action}({history.params_text(entry.params)})")
+    print(f"dice: {history.dice_text(entry)}")
+    if entry.state == "pending":
+        print("state: interrupted before its sheet was written (run `rulebook journal verify`)")
+    if trace is not None:
+        print(render_text(trace, Engine.of(inputs.rulebook).words))
+        if to_json(again.result) != entry.result:
+            print("note: run again, the record gives another result than the one recorded")
+    else:
+        print(f"trace: not available ({problem})")
+    print("result: " + history.result_text(entry.result, None))
+    print("changes: " + history.changes_text(entry.changes, "; "))
+    return 0

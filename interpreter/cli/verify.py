@@ -1,0 +1,33 @@
+"""`rulebook verify FILE`: run an exported record again and confirm its result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from interpreter.cli import history
+from interpreter.errors import ParameterError
+from interpreter.journal import read_record, verify_record
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "verify",
+        help="re-run an exported run record and confirm its result",
+        description="Check a record written by `rulebook export`: its texts against their "
+        "hashes, then the run again with its dice; exit 0 when it gives the recorded result, "
+        "changes and sheet, 4 when it does not, 3 when the record was altered.",
+    )
+    p.add_argument("file", metavar="FILE")
+
+
+def cmd_verify(args) -> int:
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ParameterError(f"{args.file}: cannot be read ({error})") from None
+    verified = verify_record(read_record(text))
+    print(f"verified: {verified.action} gives the recorded result")
+    print(f"  result: {history.result_text(verified.result, None)}")
+    print(f"  changes: {history.changes_text([dict(c) for c in verified.changes])}")
+    print(f"  rulebook {verified.rulebook[:12]}")
+    return 0
