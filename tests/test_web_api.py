@@ -261,7 +261,7 @@ def test_characters_for_a_rulebook_with_resources_bounded(client):
 def test_saving_a_shipped_character_writes_a_copy_in_the_folder(client, folder):
     shipped = (ROOT / "rulebooks/characters/menecma.yaml").read_text(encoding="utf-8")
     out = client.post("/api/run", json={**USAR, "params": NUMINA, "dice": [3, 4], "save": True})
-    assert out.json()["saved"] == {"character": "menecma", "file": "menecma.yaml"}
+    assert out.json()["saved"] == {"character": "menecma", "file": "menecma.yaml", "entry": 1}
     assert (ROOT / "rulebooks/characters/menecma.yaml").read_text(encoding="utf-8") == shipped
     sheet = client.get("/api/characters/menecma?rulebook=arcana_mundi").json()
     assert sheet["source"] == "folder" and sheet["sheet"]["dinamis"]["Virtus"] == 2
@@ -284,3 +284,35 @@ def test_a_rulebook_is_saved_in_the_folder_only_if_it_checks(client, folder):
     assert not (folder / "casa2.rules").exists()
     shipped = client.put("/api/rulebooks/brujeria", json={"text": good})
     assert shipped.status_code == 400 and "shipped" in shipped.json()["error"]["message"]
+
+
+def test_saves_are_journaled_with_history_and_undo(client, folder, capsys, monkeypatch):
+    body = {"rulebook": "brujeria", "action": "asustarse", "character": "ana", "save": True}
+    before = (folder / "ana.yaml").read_text(encoding="utf-8")
+    first = client.post("/api/run", json={**body, "dice": [2]})
+    assert first.status_code == 200, first.text
+    assert first.json()["saved"]["entry"] == 1 and first.json()["changes"]
+    assert (folder / "ana.yaml").read_text(encoding="utf-8") != before
+    history = client.get("/api/characters/ana/history").json()["entries"]
+    monkeypatch.chdir(folder)
+    assert history == cli_json(capsys, "log", "ana")  # the same JSON as `rulebook log`
+    assert history[0]["action"] == "asustarse" and history[0]["undone_by"] is None
+    undone = client.post("/api/undo", json={"entry": 1}).json()
+    assert undone["kind"] == "undo" and undone["undoes"] == 1
+    assert (folder / "ana.yaml").read_text(encoding="utf-8") == before
+    again = client.post("/api/undo", json={"entry": 1})
+    assert again.status_code == 409 and "already undone" in again.json()["error"]["message"]
+    assert client.get("/api/characters/ana/history").json()["entries"][1]["undone_by"] == 2
+
+
+def test_a_save_that_would_differ_from_what_was_shown_writes_nothing(client, folder):
+    body = {"rulebook": "brujeria", "action": "asustarse", "character": "ana", "dice": [2]}
+    shown = client.post("/api/run", json=body).json()
+    text = (folder / "ana.yaml").read_text(encoding="utf-8")
+    (folder / "ana.yaml").write_text(text + "Esencia: 12\n", encoding="utf-8")  # hurt since
+    edited = (folder / "ana.yaml").read_text(encoding="utf-8")
+    expect = {"result": shown["result"], "changes": shown["changes"]}
+    answer = client.post("/api/run", json={**body, "save": True, "expect": expect})
+    assert answer.status_code == 409 and "nothing was written" in answer.json()["error"]["message"]
+    assert (folder / "ana.yaml").read_text(encoding="utf-8") == edited
+    assert client.get("/api/characters/ana/history").json()["entries"] == []

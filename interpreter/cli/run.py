@@ -79,4 +79,3 @@ def _run_and_save(args, book, engine):
             outcome = engine.run(args.action, sheet, params, dice)
             number = save_run(journal, outcome, sheet, book, dice, save_as)
         return outcome, {"path": str(target), "journal": str(journal.path), "entry": number}
-

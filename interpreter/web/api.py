@@ -20,6 +20,7 @@ from interpreter.engine import Engine
 from interpreter.errors import ParameterError, SheetError
 from interpreter.odds import BUDGET, TRIALS, expression_odds
 from interpreter.values import to_json
+from interpreter.web import saving
 from interpreter.web.body import faces, field, json_body, unknown_fields
 from interpreter.web.errors import RequestError, diagnostic_json
 from interpreter.web.library import Library
@@ -32,7 +33,7 @@ MAX_TRIALS = 10 * TRIALS
 MAX_TEXT = 256_000
 
 _RUN_FIELDS = {"rulebook", "text", "action", "character", "sheet", "params"}
-_RUN_FIELDS |= {"seed", "dice", "ask", "save"}
+_RUN_FIELDS |= {"seed", "dice", "ask", "save", "expect"}
 _ODDS_FIELDS = {"expression", "rulebook", "text", "action", "character", "sheet", "params"}
 _ODDS_FIELDS |= {"field", "compare", "budget", "trials", "seed", "progress"}
 
@@ -126,6 +127,16 @@ class Api:
 
         return JSONResponse(await self.workers.run(read))
 
+    async def history(self, request):
+        name = request.path_params["name"]
+        return JSONResponse({"entries": await self.workers.run(saving.history, self.library, name)})
+
+    async def undo(self, request):
+        body = await json_body(request)
+        unknown_fields(body, {"entry"})
+        number = field(body, "entry", int, required=True)
+        return JSONResponse(await self.workers.run(saving.undo_entry, self.library, number))
+
     # ─── running ────────────────────────────────────────────────────────────
 
     async def run(self, request):
@@ -142,16 +153,19 @@ class Api:
             raise RequestError("saving needs a character: the sheet to write back")
         dice = self._dice(body)
         engine = Engine.of(self._book(body))
-        sheet = self._sheet(body, engine)
+        expect = field(body, "expect", dict)
         try:
-            outcome = engine.run(action, sheet, params, dice)
+            if save:
+                outcome, saved = saving.save(
+                    self.library, engine, character, action, params, dice, expect
+                )
+            else:
+                outcome, saved = engine.run(action, self._sheet(body, engine), params, dice), None
         except DieNeeded as need:
             return need.to_json()
         out = outcome.to_json()
-        if save:
-            target = self.library.save_target(character)
-            outcome.sheet.save(target)
-            out["saved"] = {"character": target.stem, "file": target.name}
+        if saved is not None:
+            out["saved"] = saved
         return out
 
     def _dice(self, body: dict):

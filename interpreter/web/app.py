@@ -55,6 +55,8 @@ def create_app(
         Route("/api/rulebooks/{name}/source", api.rulebook_source),
         Route("/api/characters", api.characters),
         Route("/api/characters/{name}", api.character),
+        Route("/api/characters/{name}/history", api.history),
+        Route("/api/undo", api.undo, methods=["POST"]),
         Route("/api/sheet", api.sheet, methods=["POST"]),
         Route("/api/run", api.run, methods=["POST"]),
         Route("/api/odds", api.odds, methods=["POST"]),

@@ -8,7 +8,9 @@ diagnostic of a rulebook that failed its checks.
 from __future__ import annotations
 
 from dsl.errors import Diagnostic, RulebookError, RulebookInvalid
-from interpreter.errors import EvaluationError, ParameterError, SheetError
+from interpreter.errors import EvaluationError, ParameterError, SheetChanged, SheetError
+from interpreter.files import FileBusy
+from interpreter.journal import UndoRefused
 from interpreter.web.library import NotFound
 
 
@@ -23,12 +25,15 @@ class RequestError(RulebookError):
 
 
 def status_of(error: RulebookError) -> int:
-    """400 a bad request or parameter; 404 an unknown name; 422 a rulebook, sheet or
-    expression that is not valid, or an evaluation that could not finish."""
+    """400 a bad request or parameter; 404 an unknown name; 409 a save or undo the files'
+    state refuses; 422 a rulebook, sheet or expression that is not valid, or an
+    evaluation that could not finish."""
     if isinstance(error, RequestError):
         return error.status
     if isinstance(error, NotFound):
         return 404
+    if isinstance(error, SheetChanged | FileBusy | UndoRefused):
+        return 409
     if isinstance(error, ParameterError):
         return 400
     return 422

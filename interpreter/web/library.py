@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 import threading
 from importlib import resources
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import dsl
 from dsl.errors import CheckError, RulebookError, did_you_mean
 from dsl.load import MAX_EXTENDS, parse_cached, read
+from interpreter import files
 from interpreter.errors import ParameterError
 from interpreter.sheet import MAX_SHEET_SIZE, parse_text
 
@@ -136,7 +136,7 @@ class Library:
             )
         target = self.folder / f"{name}.rules"
         self.rulebook_text(text, str(target))  # raises with every diagnostic if it is bad
-        write_atomically(target, text)
+        files.write_atomic(target, text)
         return target
 
     # ─── characters ─────────────────────────────────────────────────────────
@@ -259,18 +259,3 @@ def _rulebook_named_in(path: Path):
             found = named if isinstance(named, str) else None
     _SHEET_RULEBOOKS[key] = found
     return found
-
-
-def write_atomically(target: Path, text: str) -> None:
-    """A temporary file beside the target, fsync, rename: never a half-written file."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise

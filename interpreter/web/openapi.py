@@ -49,8 +49,14 @@ _RUN = {
         },
         "save": {
             "type": "boolean",
-            "description": "write the changed sheet back to the character's file in the "
+            "description": "run and save as one step, journaled in the folder's "
+            "journal.sqlite: the changed sheet written back to the character's file in the "
             "server's folder (a shipped character: a copy there)",
+        },
+        "expect": {
+            "type": "object",
+            "description": "with `save`: the run's `result` and `changes` as shown; if the "
+            "run now comes out otherwise (the sheet changed since), 409 and nothing written",
         },
     },
 }
@@ -101,6 +107,7 @@ def _errors(*codes: int) -> dict:
         400: "a bad request or parameter",
         403: "a cross-site request",
         404: "no rulebook or character of that name",
+        409: "a save or undo refused by the files' state (changed since, busy, a later run)",
         413: "a body or text too large",
         415: "a body that is not JSON",
         422: "a rulebook, sheet or expression that is not valid, or an evaluation that "
@@ -122,7 +129,7 @@ def _post(summary: str, schema: dict, answer: str) -> dict:
         "post": {
             "summary": summary,
             "requestBody": {"required": True, "content": _json(schema)},
-            "responses": {**_answer(answer), **_errors(400, 403, 404, 413, 415, 422)},
+            "responses": {**_answer(answer), **_errors(400, 403, 404, 409, 413, 415, 422)},
         }
     }
 
@@ -207,6 +214,23 @@ def document() -> dict:
                     },
                 }
             },
+            "/api/characters/{name}/history": {
+                "get": {
+                    "summary": "a character's saved runs, newest first (`rulebook log --json`)",
+                    "parameters": [_name_parameter("the character")],
+                    "responses": {**_answer('`{"entries": [...]}`'), **_errors(404)},
+                }
+            },
+            "/api/undo": _post(
+                "undo a saved run (`rulebook undo N`): its sheets as they were before it",
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["entry"],
+                    "properties": {"entry": {"type": "integer"}},
+                },
+                "the undo's own journal entry",
+            ),
             "/api/sheet": _post(
                 "a sheet given as data, read by a rulebook: completed, with its resources' bounds",
                 {

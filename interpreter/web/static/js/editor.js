@@ -19,22 +19,24 @@ function rulebookLanguage(keywords) {
     startState: () => ({ defining: false }),
     token(stream, state) {
       if (stream.eatSpace()) return null;
+      // The name after `action`, `table`, ... is a definition (quoted or not).
+      const defining = state.defining;
+      state.defining = false;
       if (stream.match(/#.*/)) return "comment";
       if (stream.match(/"(?:[^"\\\n]|\\.)*"?/)) return "string";
-      if (stream.match(/'[^'\n]*'?/)) return "variableName";
-      if (stream.match(/(?:\d+)?d(?:\d+|%|F)(?:[a-z]{1,2}|[<>=!]{1,2}|-?\d+)*(?![\w])/)) return "atom";
+      if (stream.match(/'[^'\n]*'?/)) return defining ? "variableName.definition" : "variableName";
+      if (stream.match(/(?:\d+)?d(?:\d+|%|F)(?:[a-z]{1,2}|[<>=!]{1,2}|-?\d+)*(?![\p{L}\p{N}_])/u)) {
+        return "atom";
+      }
       if (stream.match(/(?:-?\d+)?\.\.(?:-?\d+)?|\d+(?:\.\d+)?/)) return "number";
-      const word = stream.match(/[^\W\d]\w*/u);
+      const word = stream.match(/[\p{L}_][\p{L}\p{N}_]*/u);
       if (word) {
-        if (state.defining) {
-          state.defining = false;
-          return "variableName.definition";
-        }
+        if (defining) return "variableName.definition";
         if (words.has(word[0])) {
           state.defining = definers.has(word[0]);
           return "keyword";
         }
-        return /^[A-ZÁÉÍÓÚÑ]/.test(word[0]) ? "typeName" : "variableName";
+        return /^\p{Lu}/u.test(word[0]) ? "typeName" : "variableName";
       }
       if (stream.match(/[<>!=]=?|[-+*/→]/)) return "operator";
       stream.next();

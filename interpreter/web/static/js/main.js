@@ -1,7 +1,7 @@
 // The page: choose a rulebook and a character, run actions, see odds, edit the rules.
 
 import { ApiError, get, quote, send } from "./api.js";
-import { $, el } from "./dom.js";
+import { $, el, show } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { buildForm, formValues } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
@@ -112,6 +112,37 @@ async function chooseCharacter() {
   renderSheet($("#sheet"), state.character);
   $("#sheet-title").textContent = name ? `Character: ${name}` : "Character";
   chooseAction();
+  await showHistory();
+}
+
+// The character's saved runs, newest first, each standing run with an undo button.
+async function showHistory() {
+  const box = $("#history-box");
+  const name = state.character && state.character.source === "folder" ? state.character.name : null;
+  const entries = name ? (await get(`/api/characters/${quote(name)}/history`)).entries : [];
+  box.hidden = entries.length === 0;
+  $("#history").replaceChildren(...entries.map((entry) => {
+    const changes = entry.changes.map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`);
+    const what = entry.kind === "undo" ? `undo of run ${entry.undoes}` : entry.action;
+    const standing = entry.kind === "run" && entry.state === "applied" && entry.undone_by === null;
+    return el("li", { class: entry.undone_by !== null ? "undone" : null, dataset: { entry: entry.entry } },
+      `#${entry.entry} ${entry.at.slice(0, 16).replace("T", " ")} ${what}: `,
+      changes.join(", ") || "no changes",
+      standing ? el("button", { type: "button", class: "undo", onclick: () => busy(null, () => undo(entry.entry)) }, "Undo") : null);
+  }));
+}
+
+async function undo(number) {
+  await send("/api/undo", { entry: number });
+  status(`run ${number} undone`);
+  await reloadCharacter();
+}
+
+async function reloadCharacter() {
+  const name = $("#character").value;
+  state.character = await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`);
+  renderSheet($("#sheet"), state.character);
+  await showHistory();
 }
 
 function chooseAction() {
@@ -160,18 +191,19 @@ async function showChangedSheet(outcome) {
   renderSheet($("#sheet"), info, changed);
 }
 
+// Saves the run shown: the server runs it again with the same dice and writes it only if
+// it comes out as shown (the sheet may have changed since), journaled.
 async function save() {
-  const { request } = state.lastRun;
-  const answer = await send("/api/run", { ...request, save: true });
-  $("#saved").textContent = `saved in ${answer.saved.file}`;
+  const { request, outcome } = state.lastRun;
+  const expect = { result: outcome.result, changes: outcome.changes };
+  const answer = await send("/api/run", { ...request, save: true, expect });
+  $("#saved").textContent = `saved in ${answer.saved.file} (journal entry ${answer.saved.entry})`;
   $("#save-sheet").hidden = true;
   const name = answer.saved.character;
-  if (![...$("#character").options].some((o) => o.value === name)) {
-    $("#character").append(el("option", { value: name }, name));
-  }
+  const option = [...$("#character").options].find((o) => o.value === name);
+  if (option) option.textContent = name;
   $("#character").value = name;
-  state.character = await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`);
-  renderSheet($("#sheet"), state.character);
+  await reloadCharacter();
 }
 
 async function followLine(file, line) {

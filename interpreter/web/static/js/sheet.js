@@ -19,8 +19,11 @@ export function renderSheet(container, info, changed = new Set()) {
   const resourceNames = new Set(info.resources.map((r) => r.path.split(".")[0]));
   const bars = el("div", { id: "resources" });
   for (const resource of info.resources) {
-    const span = Number(resource.max) - Number(resource.min);
-    const share = span > 0 ? (Number(resource.value) - Number(resource.min)) / span : 1;
+    // From 0 (or the minimum, when it is above 0) to the maximum: a resource that may go
+    // below zero (Esencia at -10) still reads as "how much is left".
+    const low = Math.max(0, Number(resource.min));
+    const span = Number(resource.max) - low;
+    const share = span > 0 ? (Number(resource.value) - low) / span : 1;
     const percent = Math.max(0, Math.min(1, share)) * 100;
     bars.append(
       el(
@@ -31,7 +34,8 @@ export function renderSheet(container, info, changed = new Set()) {
         },
         el("div", { class: "label" },
           el("span", {}, resource.path),
-          el("span", { class: "value" }, `${show(resource.value)} / ${show(resource.max)}`)),
+          el("span", { class: "value", title: `from ${show(resource.min)} to ${show(resource.max)}` },
+            `${show(resource.value)} / ${show(resource.max)}`)),
         el("div", {
           class: "bar", role: "meter", "aria-label": resource.path,
           "aria-valuemin": resource.min, "aria-valuemax": resource.max,
