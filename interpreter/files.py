@@ -149,12 +149,14 @@ class FolderLock:
             if held is not None and held.owner == os.getpid():
                 held.count += 1
                 return self
-            fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-            try:
-                self._flock(fd, deadline)
-            except BaseException:
-                os.close(fd)
-                raise
+            fd = -1  # no flock here (Windows): the check that the file is unchanged remains
+            if fcntl is not None:
+                fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+                try:
+                    self._flock(fd, deadline)
+                except BaseException:
+                    os.close(fd)
+                    raise
             _HELD[self.key] = _Held(fd, os.getpid())
         except BaseException:
             self.thread_lock.release()
@@ -162,8 +164,6 @@ class FolderLock:
         return self
 
     def _flock(self, fd: int, deadline: float) -> None:
-        if fcntl is None:  # pragma: no cover
-            return
         delay = 0.001
         while True:
             try:
@@ -187,7 +187,8 @@ class FolderLock:
         held.count -= 1
         if held.count == 0:
             del _HELD[self.key]
-            os.close(held.fd)  # closing the descriptor releases the flock
+            if held.fd >= 0:
+                os.close(held.fd)  # closing the descriptor releases the flock
         self.thread_lock.release()
 
 

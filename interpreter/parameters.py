@@ -138,7 +138,7 @@ def convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
         return value
     if isinstance(type_node, n.ListType):
         if isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()]
+            value = list_items(value)
         if not isinstance(value, list | tuple):
             raise ParameterError(f"{where}: a list")
         return tuple(convert(name, type_node.item, v, book, sheet) for v in value)
@@ -193,6 +193,20 @@ def convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
             article = "an" if kind[:1].lower() in "aeiou" else "a"
             raise ParameterError(f"{where}: {value!r} is not {article} {kind}", None, hint)
     return value
+
+
+def list_items(text: str) -> list[str]:
+    """The items of a list typed in: `4,3`, `[4, 3]`, `[]`, `["Luna llena", Mediodía]`."""
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    items = [item.strip() for item in text.split(",")]
+    # a quoted item keeps its inner text: "Luna llena" or 'Luna llena'
+    return [
+        item[1:-1] if len(item) >= 2 and item[0] == item[-1] and item[0] in "\"'" else item
+        for item in items
+        if item
+    ]
 
 
 def maybe_number(text: str):

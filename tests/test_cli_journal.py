@@ -214,6 +214,19 @@ def test_journal_verify_repairs_what_a_killed_save_left(capsys, played):
     assert code == 0 and "consistent" in out
 
 
+def test_dice_typed_in_at_the_table_are_journaled_as_typed(capsys, table, monkeypatch):
+    import io
+
+    run_cli(capsys, "new", "brujeria_investigadora", "lucia.yaml")
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n1\n1\n3\n"))
+    code, out, _ = run_cli(
+        capsys, "run", "brujeria", "asustarse", "--char", "lucia.yaml", "--ask", "--save"
+    )
+    assert code == 0 and "saved lucia.yaml" in out
+    code, out, _ = run_cli(capsys, "show", "1")
+    assert "dice: 1, 1, 1, 3  (typed in)" in out and "(a mano)" in out
+
+
 def test_journal_commands_without_a_journal_say_so(capsys, table):
     code, _, err = run_cli(capsys, "log")
     assert code == 2 and "no journal" in err and "--save" in err

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import dsl
+from dsl.errors import RulebookError
 from interpreter import Engine, ForcedDice, SeededDice
 from interpreter.errors import SheetChanged
 from interpreter.journal import (
@@ -244,3 +248,34 @@ def test_journal_verify_notes_hand_edits_without_undoing_them(journal, lucia):
     assert report.consistent
     assert any("edited since entry 1" in f.text for f in report.findings)
     assert lucia.read_text(encoding="utf-8") == edited
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(
+    mutation=st.dictionaries(
+        st.sampled_from(["rulebook", "action", "params", "sheets", "dice", "origin", "result"]),
+        json_values,
+        max_size=3,
+    )
+)
+def test_any_record_gives_only_the_projects_own_errors(mutation, recorded):
+    record = {**recorded, **mutation}
+    with contextlib.suppress(RulebookError):  # and nothing else
+        verify_record(record)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("recorded")
+    path = character(folder)
+    with Journal.beside(path) as journal:
+        number, _ = journaled_run(journal, brujeria(), path, "asustarse", {}, ForcedDice([7]))
+        return export_record(journal, number)

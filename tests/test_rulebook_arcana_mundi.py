@@ -17,8 +17,10 @@ from interpreter import (
     Engine,
     ForcedDice,
     InsufficientResource,
+    ParameterError,
     RequirementFailed,
     SeededDice,
+    SheetError,
     cli,
     render_text,
 )
@@ -123,15 +125,83 @@ def test_dinamis_is_five_times_each_dignitas(engine, menecma):
 
 
 def test_revisar_teurgo(engine, menecma):
-    out = engine.run("revisar_teurgo", menecma, {})
+    # "Todos los teúrgos pueden gastarse tres puntos en Misterios y otros tres en
+    # dominatus"; "repartir los 5 puntos de Dignitates"; "tenemos 5 puntos para gastar" en
+    # Cualidades. Grito Báquico was learnt later ("Menecma ha aprendido la númina").
+    out = engine.run("revisar_teurgo", menecma, {"núminas_aprendidas": 1})
     print(render_text(out.trace))
-    assert out.result["misterios"] == 3
-    assert out.result["dominatus"] == 3
-    assert out.result["núminas"] == 4
-    # The text says 5 Dignitates at creation, but Menecma has 1 + 2 + 3 = 6.
-    assert out.result["dignitates"] == 6
-    assert out.result["núminas_fuera_de_grado"] == 0
+    r = out.result
+    assert (r["misterios"], r["misterios_permitidos"]) == (3, 3)
+    assert (r["dominatus"], r["dominatus_permitidos"]) == (3, 3)
+    assert (r["núminas"], r["núminas_permitidas"]) == (3, 3)
+    assert r["núminas_fuera_de_grado"] == 0 and r["fuera_del_culto"] == 0
+    # The text says 5 Dignitates and 5 points of Cualidades at creation, but Menecma has
+    # 1 + 2 + 3 = 6 Dignitates and Espiritista 3 + Estudioso 3 = 6 (Voluntad de hierro 3 is
+    # her cult's gift): the check says so.
+    assert (r["dignitates"], r["dignitates_permitidas"]) == (6, 5)
+    assert r["cualidades"] == 6
+    assert r["success"] is False
+    # With a point of Acrecentar dignidad (one more Dignitas, one more Cualidad point) the
+    # Dignitates fit; with Estudioso 2 the Cualidades fit too.
+    fixed = variant(engine, menecma, **{"Acrecentar dignidad": 1, "Estudioso": 1})
+    out = engine.run("revisar_teurgo", fixed, {"núminas_aprendidas": 1})
+    assert (out.result["dignitates_permitidas"], out.result["cualidades"]) == (6, 5)
     assert out.result["success"] is True
+    # Without counting Grito Báquico as learnt later, four núminas for three points.
+    out = engine.run("revisar_teurgo", fixed, {})
+    assert (out.result["núminas"], out.result["success"]) == (4, False)
+
+
+def test_creation_qualities_change_the_budgets(engine, menecma):
+    # "Conocimientos Secretos (G): por cada 5 puntos, tienes 1 punto en un Misterio que no
+    # es de tu culto"; "Dominio extra (G): un dominatus extra por cada punto"; "Numinae
+    # extra (G): 1 punto de númina extra"; "Aplicado (G): 1 punto extra de Gravitas por cada
+    # 5 de Aplicado"; "Dogmático (G): ... +1 punto en ... Gravitas".
+    sheet = variant(
+        engine,
+        menecma,
+        Natura=0,
+        Bellum=1,
+        **{
+            "Conocimientos Secretos": 5,
+            "Dominio extra": 2,
+            "Numinae extra": 1,
+            "Aplicado": 5,
+            "Dogmático": 1,
+        },
+    )
+    out = engine.run("revisar_teurgo", sheet, {"núminas_aprendidas": 1})
+    r = out.result
+    assert (r["misterios"], r["misterios_permitidos"]) == (4, 4)
+    assert r["fuera_del_culto"] == 1  # Bellum is not one of Ceres' three
+    assert r["dominatus_permitidos"] == 3 + 2
+    assert r["núminas_permitidas"] == 4 + 1
+    assert r["dignitates_permitidas"] == 5 + 1 + 1
+    # Bellum without Conocimientos Secretos is outside her cult's Mysteries.
+    outside = variant(engine, menecma, Bellum=1)
+    out = engine.run("revisar_teurgo", outside, {"núminas_aprendidas": 1})
+    assert (out.result["fuera_del_culto"], out.result["success"]) == (1, False)
+
+
+def test_narrative_qualities_are_reported_in_numbers(engine, menecma):
+    # "Aliados del Pacto (G): cada punto son tres teúrgos de tu congregación"; "Entidad
+    # encadenada (G): ... Cada punto en esta Cualidad indica 5 en su designación de poder";
+    # "Genius poderoso (G): 5 puntos en la designación de poder de tu genius por cada punto".
+    sheet = variant(
+        engine,
+        menecma,
+        **{
+            "Aliados del Pacto": 2,
+            "Entidad encadenada": 3,
+            "Entidad": "un lar",
+            "Genius poderoso": 1,
+        },
+    )
+    out = engine.run("revisar_teurgo", sheet, {})
+    assert out.result["aliados"] == 6
+    said = notes(out)
+    assert "Entidad encadenada (un lar): designación de poder 15" in said
+    assert "Genius poderoso: +5 a la designación de poder de su genius" in said
 
 
 # ─── the roll ───────────────────────────────────────────────────────────────
@@ -265,9 +335,10 @@ def test_example_grito_baquico_combat(engine, menecma):
     assert out.result["success"] is True
     assert out.result["points"] == 1
     # "Dignitas (6) + Sombra (0) + Grado de la númina (2) +2 (por su tirada de Maniobra
-    # teúrgica) + Tirada (11) = 21". DISCREPANCY: Grito Báquico is a grade-3 númina and the
-    # rule is "Dignitas + Sombra + grado de la númina", so the attack is
-    # 6 + 0 + 3 + 2 + 11 = 22, not 21. The outcome is the same (22 > 17).
+    # teúrgica) + Tirada (11) = 21". LECTURA (the rulebook, at tirada_ataque): Grito Báquico
+    # is a grade-3 númina (its cost, its difficulty 15) and the rule is "Dignitas + Sombra +
+    # grado de la númina", so the attack is 6 + 0 + 3 + 2 + 11 = 22, not 21. The outcome is
+    # the same (22 > 17).
     ataque = check(out, "tirada_ataque")
     assert ataque["total"] == 22
     assert out.result["ataque"] == 22
@@ -556,15 +627,30 @@ def test_preparation_time_and_grade(engine, menecma, params, grade, time):
     assert out.result["coste"] == 3
 
 
-def test_grade_one_doubled_stays_grade_one(engine, menecma):
+def test_grade_one_doubled_follows_the_formula(engine, menecma):
+    # "5 x [Grado de la númina -1 (si se dobla el tiempo de preparación) ...]": a grade-1
+    # númina with twice the time is made at grade 0, difficulty 0 (LECTURA: the formula as
+    # written). It still costs 1 dinamis: "1 punto de dinamis ... por grado de la misma".
+    # Basic roll 3 + 3 + 7 + 12 = 25 vs 0 → 5 points.
     out = engine.run(
         "usar_numina",
         menecma,
         {"numina": "Gephyrismos", "tiempo": "doble"},
         dice=ForcedDice([5, 7]),
     )
-    assert (out.result["grado"], out.result["dificultad"], out.result["tiempo"]) == (1, 5, 2)
+    assert (out.result["grado"], out.result["dificultad"], out.result["tiempo"]) == (0, 0, 2)
+    assert (out.result["total"], out.result["points"]) == (25, 5)
     assert changes(out) == {"dinamis.Gravitas": (10, 9)}
+    # Its sacrificium is made against 0 as well ("el tiempo de preparación puede modificar
+    # la dificultad"): 3 + 0 + 8 + 12 = 23 vs 0 → 5 points.
+    out = engine.run(
+        "usar_numina",
+        menecma,
+        {"numina": "Gephyrismos", "tiempo": "doble", "sacrificium": True},
+        dice=ForcedDice([5, 7, 5, 7]),
+    )
+    sacrificium = check(out, "tirada_sacrificium")
+    assert (sacrificium["target"], sacrificium["puntos"]) == (0, 5)
 
 
 def test_lustracion_needs_dignitas_and_its_date(engine, menecma):
@@ -712,10 +798,19 @@ def test_codices_and_magister(engine, menecma):
     out = engine.run("estudiar_codice", menecma, {"grado": 3}, dice=ForcedDice([1, 2]))
     print(render_text(out.trace))
     assert (out.result["points"], out.result["acumulados"], out.result["success"]) == (1, 1, False)
-    # With a book of the subject (+5): 21 vs 15 → 2 points: 3 in all, learnt.
+    # With a book of the subject (+5; "Códices (G): un libro interesante por cada punto
+    # gastado en la Cualidad"): 21 vs 15 → 2 points: 3 in all, learnt.
+    with pytest.raises(RequirementFailed, match="Códices"):
+        engine.run(
+            "estudiar_codice",
+            out.sheet,
+            {"grado": 3, "libro_de_la_materia": True},
+            dice=ForcedDice([1, 2]),
+        )
+    with_books = engine.sheet({**out.sheet.to_data(), "Códices": 1})
     out = engine.run(
         "estudiar_codice",
-        out.sheet,
+        with_books,
         {"grado": 3, "libro_de_la_materia": True},
         dice=ForcedDice([1, 2]),
     )
@@ -809,22 +904,37 @@ CLI_SETS = {
     "revelatio_in_mentem": ["grado=1", "poder_ente=5"],
     "revelatio_in_spiritu": [],
     "indagacion": ["grado=2", "manifestación=evocación", "ayudantes=3,4", "parecida=sí"],
-    "estudiar_codice": ["grado=1", "libro_de_la_materia=sí"],
+    "estudiar_codice": ["grado=1"],
     "estudiar_con_magister": ["grado=2", "estudio_magister=4"],
     "aprender_dominatus": ["vía=mentem"],
     "usar_dominatus": ["dominatus=La virtud de las plantas", "dificultad=15"],
+    "combate_con_dominatus": [
+        "dominatus=El lenguaje del reino animal",
+        "maniobra_rival=8",
+        "dignitas_rival=3",
+    ],
+    "furia": ["penalizador=2", "maniobra_rival=5"],
     "tirada": ["característica=Percepción", "dificultad=15"],
     "revisar_teurgo": [],
 }
 
 
-def test_cli_runs_every_action(engine, capsys, monkeypatch):
+def test_cli_runs_every_action(engine, capsys, monkeypatch, tmp_path):
     assert set(CLI_SETS) == set(engine.rulebook.actions)
     # Parse and check the rulebook once (about half a second each); everything else runs
     # through the command line: options, sheet, parameters, run, printing.
     monkeypatch.setattr(cli.options, "load_rulebook", lambda reference: engine.rulebook)
+    # Furia is a dominatus of Bellum: Menecma with it (and a point of Bellum).
+    berserker = tmp_path / "menecma_furia.yaml"
+    berserker.write_text(
+        MENECMA.read_text(encoding="utf-8").replace(
+            "Dominatus: [La virtud", "Bellum: 1\nDominatus: [Furia, La virtud"
+        ),
+        encoding="utf-8",
+    )
     for action, sets in CLI_SETS.items():
-        argv = ["run", str(RULES), action, "--char", str(MENECMA), "--seed", "11"]
+        character = berserker if action == "furia" else MENECMA
+        argv = ["run", str(RULES), action, "--char", str(character), "--seed", "11"]
         for pair in sets:
             argv += ["--set", pair]
         assert main(argv) == 0, f"{action}: {capsys.readouterr().err}"
@@ -884,3 +994,247 @@ def test_half_time_raises_the_sacrificium_and_basic_difficulty(engine, menecma):
     assert (caerimonia["total"], caerimonia["target"], caerimonia["puntos"]) == (21, 5, 4)
     assert (out.result["total"], out.result["dificultad"], out.result["points"]) == (29, 10, 4)
     assert out.result["tiempo"] == pytest.approx(0.5)
+
+
+# ─── the Cualidades and the sheet's limits ──────────────────────────────────
+
+
+def test_dignidad_extraordinaria_raises_one_maximum_to_twelve(engine, menecma):
+    # "Dignidad extraordinaria (5): el máximo de una de tus Dignitates es 12, en lugar de 10."
+    strong = variant(engine, menecma, Fides=11, **{"Dignidad extraordinaria": ["Fides"]})
+    assert (strong.get("Fides"), strong.get("dinamis.Fides")) == (11, 55)
+    with pytest.raises(SheetError, match="Fides: el máximo de una Dignitas es 10"):
+        variant(engine, menecma, Fides=11)
+    with pytest.raises(SheetError, match="Virtus: el máximo"):
+        variant(engine, menecma, Virtus=12, Fides=11, **{"Dignidad extraordinaria": ["Fides"]})
+    with pytest.raises(SheetError, match="una \\(sola\\)"):
+        variant(engine, menecma, **{"Dignidad extraordinaria": ["Fides", "Virtus"]})
+    with pytest.raises(SheetError):
+        variant(engine, menecma, Fides=13, **{"Dignidad extraordinaria": ["Fides"]})
+
+
+def test_a_dignitas_is_not_a_characteristic(engine, menecma):
+    # "la Característica que entra en juego con la númina (que se especifica en cada una de
+    # ellas)": Fuerza ... Carisma, never Virtus, Gravitas or Fides.
+    data = menecma.to_data()
+    data["Núminas"] = dict(data["Núminas"])
+    data["Núminas"]["Rara"] = dict(data["Núminas"]["Gephyrismos"], característica="Fides")
+    with pytest.raises(SheetError, match="Fides"):
+        engine.sheet(data)
+    with pytest.raises(ParameterError):
+        engine.run("tirada", menecma, {"característica": "Fides", "dificultad": 5})
+
+
+def test_caerimonia_objects_on_an_evocation_are_refused(engine, menecma):
+    # 1.3 the caerimonia "no se puede llevar a cabo en evocaciones": its objects would be
+    # dropped; they are refused with the reason instead.
+    with pytest.raises(RequirementFailed, match="no se puede llevar a cabo en evocaciones"):
+        engine.run("usar_numina", menecma, {"numina": GRITO, "objetos": 3}, dice=ForcedDice([]))
+    with pytest.raises(RequirementFailed, match="sin sacrificium"):
+        engine.run("usar_numina", menecma, {"numina": GRITO, "elementos": 2}, dice=ForcedDice([]))
+    # With a sacrificium the elements count: 3 + 0 + 8 + 2 + 12 = 25 vs 15 → 2 points.
+    out = engine.run(
+        "usar_numina",
+        menecma,
+        {"numina": GRITO, "sacrificium": True, "elementos": 2},
+        dice=ForcedDice([5, 7, 5, 7]),
+    )
+    assert check(out, "tirada_sacrificium")["total"] == 25
+
+
+def test_a_list_typed_in_brackets(capsys):
+    # `--set objetos=[4,3]` is the same list as `objetos=4,3`.
+    totals = []
+    for typed in ("[4,3]", "4,3", "[4, 3]"):
+        argv = ["run", "arcana_mundi", "defensa_teurgica", "--char", "menecma"]
+        argv += ["--set", f"objetos={typed}", "--dice", "5,7", "--json"]
+        assert main(argv) == 0, capsys.readouterr().err
+        totals.append('"total": 22' in capsys.readouterr().out)
+    assert totals == [True, True, True]  # 6 + 4 (the best object) + 12
+    argv = ["run", "arcana_mundi", "defensa_teurgica", "--char", "menecma", "--set", "ámbar=[]"]
+    assert main([*argv, "--dice", "5,7"]) == 0
+
+
+def test_dinamis_per_round_and_firmeza(engine, menecma):
+    # LECTURA: no more dinamis a round than the Dignitas it comes from (Virtus 1); "Firmeza
+    # (5): ... Puedes usar el doble de puntos de dinamis permitidos por asalto".
+    with pytest.raises(RequirementFailed, match="más de 1 puntos de dinamis de Virtus"):
+        engine.run("maniobra_teurgica", menecma, {"puntos_dinamis": 2}, dice=ForcedDice([5, 7]))
+    firm = variant(engine, menecma, Firmeza=["Virtus"])
+    out = engine.run("maniobra_teurgica", firm, {"puntos_dinamis": 2}, dice=ForcedDice([5, 7]))
+    assert out.result["total"] == 6 + 2 + 12
+    assert changes(out) == {"dinamis.Virtus": (5, 3)}
+    # In a whole combat the maneuver's and the attack's dinamis share the round's allowance.
+    params = {"numina": GRITO, "maniobra_rival": 10, "dignitas_rival": 5}
+    with pytest.raises(RequirementFailed, match="por asalto"):
+        engine.run(
+            "combate_teurgico",
+            menecma,
+            {**params, "dinamis_maniobra": 1, "dinamis_ataque": 1},
+            dice=ForcedDice([]),
+        )
+
+
+def test_evocacion_de_la_sangre(engine, menecma):
+    # "puede utilizar sus Heridas totales para mejorar su defensa y su ataque durante un
+    # asalto. +5 por cada herida": two wounds, +10 to the attack and to the defence.
+    hurt = variant(engine, menecma, Heridas=2, **{"Evocación de la sangre": True})
+    out = engine.run(
+        "ataque_teurgico",
+        hurt,
+        {"numina": "Gephyrismos", "sangre": True},
+        dice=ForcedDice([5, 7]),
+    )
+    assert out.result["total"] == 6 + 0 + 1 + 12 + 10
+    out = engine.run("defensa_teurgica", hurt, {"sangre": True}, dice=ForcedDice([5, 7]))
+    assert out.result["total"] == 6 + 12 + 10
+    with pytest.raises(RequirementFailed, match="Evocación de la sangre"):
+        engine.run("defensa_teurgica", menecma, {"sangre": True}, dice=ForcedDice([5, 7]))
+
+
+def test_defence_qualities(engine, menecma):
+    # "Esfera de salvaguarda (G): tu genius te protege intuitivamente de un Misterio. +1 a
+    # la defensa teúrgica contra ese Misterio por cada punto"; "Voluntad de hierro (G): de
+    # +1 a +10 en tiradas para resistirte a ser controlado o convencido, incluso si
+    # intervienen efectos sobrenaturales" (Menecma's 3, from her cult); "Supersticioso (-G):
+    # tienes de –1 a –10 en tiradas para defenderte de efectos sobrenaturales".
+    guarded = variant(
+        engine,
+        menecma,
+        Supersticioso=1,
+        **{"Esfera de salvaguarda": 4, "Salvaguarda contra": ["Vitae"]},
+    )
+    plain = engine.run("defensa_teurgica", guarded, {}, dice=ForcedDice([5, 7]))
+    assert plain.result["total"] == 6 + 12 - 1
+    vitae = engine.run(
+        "defensa_teurgica", guarded, {"misterio_atacante": "Vitae"}, dice=ForcedDice([5, 7])
+    )
+    assert vitae.result["total"] == 6 + 12 - 1 + 4
+    other = engine.run(
+        "defensa_teurgica", guarded, {"misterio_atacante": "Natura"}, dice=ForcedDice([5, 7])
+    )
+    assert other.result["total"] == 6 + 12 - 1
+    control = engine.run("defensa_teurgica", menecma, {"control": True}, dice=ForcedDice([5, 7]))
+    assert control.result["total"] == 6 + 12 + 3
+    # Dinamis to the defence only against a númina one knows.
+    with pytest.raises(RequirementFailed, match="si se conoce la númina"):
+        engine.run(
+            "defensa_teurgica",
+            menecma,
+            {"puntos_dinamis": 1, "conoce_numina": False},
+            dice=ForcedDice([5, 7]),
+        )
+
+
+def test_casting_qualities(engine, menecma):
+    # Supersticioso: "de +1 a +10 para provocarlos" (a númina provokes a supernatural
+    # effect); "Marcado por los dioses (G): tienes de +1 a +10 para obtener dones de tres
+    # Misterios apropiados"; Espiritista "+3 en tiradas relacionadas con difuntos".
+    # Grito Báquico, basic 3 + 3 + 7 + 7 = 20; Supersticioso 2: 22.
+    superstitious = variant(engine, menecma, Supersticioso=2)
+    out = engine.run("usar_numina", superstitious, {"numina": GRITO}, dice=ForcedDice([3, 4]))
+    assert out.result["total"] == 22
+    out = engine.run(
+        "usar_numina", menecma, {"numina": GRITO, "difuntos": True}, dice=ForcedDice([3, 4])
+    )
+    assert out.result["total"] == 23
+    # La fortaleza de Perséfone is a don of Hierofanía: marked, +2 (30 → 32).
+    marked = variant(
+        engine, menecma, **{"Marcado por los dioses": 2, "Misterios marcados": ["Hierofanía"]}
+    )
+    out = engine.run(
+        "usar_numina", marked, {"numina": FORTALEZA}, dice=ForcedDice([5, 7, 5, 6, 4, 5])
+    )
+    assert out.result["total"] == 32
+    # ... but not an evocation of the same Mystery.
+    out = engine.run("usar_numina", marked, {"numina": GRITO}, dice=ForcedDice([3, 4]))
+    assert out.result["total"] == 20
+
+
+def test_rolls_with_a_quality(engine, menecma):
+    # "Aplicado (G): ... Se recibe de +1 a +10 al entrenar"; Voluntad de hierro to resist
+    # being controlled; Espiritista with the dead.
+    trained = variant(engine, menecma, Aplicado=4)
+    base = {"característica": "Fuerza", "dificultad": 15}
+    out = engine.run("tirada", trained, {**base, "entrenar": True}, dice=ForcedDice([5, 7]))
+    assert out.result["total"] == 5 + 12 + 4
+    out = engine.run("tirada", menecma, {**base, "resistir_control": True}, dice=ForcedDice([5, 7]))
+    assert out.result["total"] == 5 + 12 + 3
+    out = engine.run("tirada", menecma, {**base, "difuntos": True}, dice=ForcedDice([5, 7]))
+    assert out.result["total"] == 5 + 12 + 3
+
+
+# ─── dominatus in a theurgic combat ─────────────────────────────────────────
+
+
+def berserker(engine, menecma):
+    return variant(
+        engine,
+        menecma,
+        Bellum=2,
+        Dominatus=["Furia", *menecma["Dominatus"]],
+    )
+
+
+def test_furia_needs_the_maneuver_before_the_attack(engine, menecma):
+    # "el dominatus de Bellum llamado Furia permite resistir el dolor, eliminando las
+    # penalizaciones por heridas a razón de un punto por cada uno de Virtus ... se debe
+    # realizar una tirada de Maniobra teúrgica que permita hacer efectivo el dominatus antes
+    # de que el teúrgo sea atacado." Her maneuver 6 + 12 = 18 beats his 10 + 7 = 17: a
+    # wound penalty of 3 drops by her Virtus 1, to 2.
+    sheet = berserker(engine, menecma)
+    out = engine.run(
+        "furia",
+        sheet,
+        {"penalizador": 3, "maniobra_rival": 10},
+        dice=ForcedDice([3, 4, 5, 7]),
+    )
+    print(render_text(out.trace))
+    assert (out.result["success"], out.result["penalizador"]) == (True, 2)
+    # Beaten to it (his 10 + 11 = 21), Furia does not take hold.
+    out = engine.run(
+        "furia",
+        sheet,
+        {"penalizador": 3, "maniobra_rival": 10},
+        dice=ForcedDice([5, 6, 5, 7]),
+    )
+    assert (out.result["success"], out.result["penalizador"]) == (False, 3)
+    with pytest.raises(RequirementFailed, match="Furia"):
+        engine.run("furia", menecma, {"penalizador": 3, "maniobra_rival": 10})
+
+
+def test_a_dominatus_against_a_target(engine, menecma):
+    # "Hay dominatus que pueden utilizarse en combate ... o porque con ellos se puede
+    # afectar a un objetivo, como ocurre con las núminas. En estos casos, hay que aplicar
+    # las tiradas de Maniobra, Ataque y Defensa teúrgicas." His maneuver 10 + 12 = 22 (+3),
+    # hers 6 + 9 = 15 (+2); attack 6 + 0 + 2 + 11 = 19 (a dominatus has no grade) against
+    # his defence 5 + 3 + 9 = 17: affected.
+    out = engine.run(
+        "combate_con_dominatus",
+        menecma,
+        {
+            "dominatus": "El lenguaje del reino animal",
+            "maniobra_rival": 10,
+            "dignitas_rival": 5,
+        },
+        dice=ForcedDice([5, 7, 4, 5, 5, 6, 4, 5]),
+    )
+    print(render_text(out.trace))
+    assert (out.result["maniobra_rival"], out.result["maniobra"]) == (22, 15)
+    assert (out.result["ataque"], out.result["defensa"]) == (19, 17)
+    assert out.result["afectado"] is True
+    # Its cost, as the dominatus says: here 2 dinamis of Gravitas and a box.
+    out = engine.run(
+        "combate_con_dominatus",
+        menecma,
+        {
+            "dominatus": "El lenguaje del reino animal",
+            "maniobra_rival": 10,
+            "dignitas_rival": 5,
+            "dignitas": "Gravitas",
+            "coste_dinamis": 2,
+            "coste_rendimiento": 1,
+        },
+        dice=ForcedDice([5, 7, 4, 5, 5, 6, 4, 5]),
+    )
+    assert changes(out) == {"dinamis.Gravitas": (10, 8), "Casillas de rendimiento": (10, 9)}

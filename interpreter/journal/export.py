@@ -13,6 +13,7 @@ import json
 
 import attrs
 
+import dsl
 from dsl.errors import RulebookError
 from interpreter.engine import Engine
 from interpreter.journal.bundle import Bundle, Source, bundle_from_row, bundle_hash, rebuild
@@ -100,7 +101,10 @@ def verify_record(data: dict) -> Verified:
             Source(str(s["file"]), s["extends"], str(s["text"])) for s in book_data["sources"]
         )
         name = str(book_data["name"])
-        bundle = Bundle(name, str(book_data["title"]), name, sources, str(book_data["hash"]))
+        # A record names no file to read: only a shipped rulebook may stand in for its texts
+        # (and only with the same hash); anything else is rebuilt from the texts it carries.
+        where = name if name in dsl.shipped_rulebooks() else "<record>"
+        bundle = Bundle(name, str(book_data["title"]), where, sources, str(book_data["hash"]))
         sheets = {
             str(s["role"]): (str(s["path"]), str(s["format"]), str(s["before"]))
             for s in data["sheets"]
@@ -115,8 +119,10 @@ def verify_record(data: dict) -> Verified:
             str(data["origin"]),
             tuple(data.get("choices") or ()),
         )
-    except (KeyError, TypeError, AttributeError) as error:
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise JournalError(f"the record is incomplete or malformed ({error})") from None
+    if "self" not in sheets:
+        raise JournalError("the record has no sheet for the acting character (role self)")
     if not sources or bundle_hash(sources) != bundle.hash:
         raise JournalError("the record's rulebook texts do not match its hash: it was altered")
     for role, text in afters.items():

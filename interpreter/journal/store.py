@@ -287,8 +287,11 @@ class Journal:
         query += " ORDER BY runs.id" + (" DESC" if newest_first else "")
         if limit is not None:
             query += f" LIMIT {int(limit)}"
-        rows = self.connection.execute(query, args).fetchall()
-        return [self._entry(row) for row in rows]
+        try:
+            rows = self.connection.execute(query, args).fetchall()
+            return [self._entry(row) for row in rows]
+        except (sqlite3.DatabaseError, ValueError, TypeError) as error:
+            raise JournalError(f"{self.path}: a damaged entry ({error})") from None
 
     def _entry(self, row) -> Entry:
         number = row[0]

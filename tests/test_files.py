@@ -1,0 +1,103 @@
+"""Files that must not be lost (interpreter.files): atomic writes, folder fsync, the lock."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from interpreter import files
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    target = tmp_path / "sheet.yaml"
+    target.write_text("old\n", encoding="utf-8")
+
+    def broken(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(OSError):
+        files.write_atomic(target, "new\n")
+    assert target.read_text(encoding="utf-8") == "old\n"
+    assert os.listdir(tmp_path) == ["sheet.yaml"]
+
+
+def test_an_interrupted_write_leaves_no_temporary(tmp_path, monkeypatch):
+    target = tmp_path / "sheet.yaml"
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        files.write_atomic(target, "new\n")
+    assert os.listdir(tmp_path) == []
+
+
+def test_the_folder_is_fsynced_after_the_rename(tmp_path, monkeypatch):
+    target = tmp_path / "sheet.yaml"
+    events = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (events.append("rename"), real_replace(a, b)))
+    monkeypatch.setattr(files, "fsync_folder", lambda folder: events.append(("fsync", folder)))
+    files.write_atomic(target, "new\n")
+    assert events == ["rename", ("fsync", tmp_path)]
+    assert target.read_text(encoding="utf-8") == "new\n"
+
+
+def test_the_mode_of_the_file_is_kept(tmp_path):
+    target = tmp_path / "sheet.yaml"
+    target.write_text("old\n", encoding="utf-8")
+    target.chmod(0o600)
+    files.write_atomic(target, "new\n")
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_strays_of_killed_saves_are_found_and_removed(tmp_path):
+    (tmp_path / "sheet.yaml").write_text("x", encoding="utf-8")
+    stray = files.temporary_name(tmp_path / "sheet.yaml")
+    stray.write_text("half", encoding="utf-8")
+    (tmp_path / ".hidden").write_text("not ours", encoding="utf-8")
+    assert files.stray_temporaries(tmp_path) == [stray]
+    assert files.remove_strays(tmp_path, "sheet.yaml") == [stray]
+    assert sorted(os.listdir(tmp_path)) == [".hidden", "sheet.yaml"]
+
+
+@pytest.mark.skipif(files.fcntl is None, reason="flock is POSIX")
+def test_the_folder_lock_serialises_and_is_reentrant(tmp_path):
+    order = []
+    with files.FolderLock(tmp_path):
+        with files.FolderLock(tmp_path):  # the same process again: no deadlock
+            order.append("outer")
+
+        def other():
+            with files.FolderLock(tmp_path):
+                order.append("other")
+
+        thread = threading.Thread(target=other)
+        thread.start()
+        time.sleep(0.05)
+        order.append("still outer")
+    thread.join(5)
+    assert order == ["outer", "still outer", "other"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_lock_held_too_long_by_another_process_is_an_error(tmp_path):
+    ready_read, ready_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child holds the lock for a while
+        with files.FolderLock(tmp_path):
+            os.write(ready_write, b"!")
+            time.sleep(1)
+        os._exit(0)
+    os.read(ready_read, 1)
+    with pytest.raises(files.FileBusy) as caught, files.FolderLock(tmp_path, timeout=0.1):
+        pass
+    assert caught.value.exit_code == 4
+    os.waitpid(pid, 0)
+    with files.FolderLock(tmp_path, timeout=1):  # free again once it is gone
+        pass
