@@ -103,14 +103,17 @@ def open_page(page, server, rulebook: str, character: str):
 
 
 def test_run_an_action_with_typed_dice_and_save_it(page, server):
-    _, folder = server
+    base, folder = server
+    info = page.request.get(f"{base}/api/rulebooks/arcana_mundi").json()
+    roll_line = next(r["line"] for r in info["rolls"] if r["name"] == "capicua")
+    check_line = next(c["line"] for c in info["checks"] if c["name"] == "tirada_basica")
     open_page(page, server, "arcana_mundi", "menecma")
     page.select_option("#action", "usar_numina")
     page.select_option("#param-numina", "Grito Báquico")
     page.check('input[name="dice"][value="typed"]')
     page.click("#run")
     expect(page.locator("#ask-prompt")).to_have_text(
-        re.compile(r"Roll die 1: d10 \(1–10\) — line 107: 2d10")
+        f"Roll die 1: d10 (1–10) — line {roll_line}: 2d10"
     )
     page.click("#ask-faces button:text-is('3')")  # a die button: the face shown
     expect(page.locator("#ask-typed")).to_have_text("typed so far: 3")
@@ -129,8 +132,10 @@ def test_run_an_action_with_typed_dice_and_save_it(page, server):
     expect(virtus.locator(".value")).to_have_text("2 / 5")
     expect(virtus.locator('[role="meter"]')).to_have_attribute("aria-valuenow", "2")
     # A trace line leads to its rulebook line in the editor.
-    page.click('#trace a.line[data-line="213"]')
-    expect(page.locator("#editor .cm-lineNumbers .cm-activeLineGutter")).to_have_text("213")
+    page.click(f'#trace a.line[data-line="{check_line}"]')
+    expect(page.locator("#editor .cm-lineNumbers .cm-activeLineGutter")).to_have_text(
+        str(check_line)
+    )
     expect(page.locator("#editor .cm-activeLine")).to_contain_text("check tirada_basica(")
     # Saved (a shipped character: a copy in the folder), journaled, undone.
     page.click("#save-sheet")
