@@ -158,6 +158,7 @@ def _expected_hint(names) -> str | None:
     if names & _VALUE_STARTS:
         described.append("a value (a number, a name, dice or an expression in parentheses)")
         names -= _VALUE_STARTS | {"MINUS", "PLUS", "NOT", "TRUE", "FALSE", "YES", "NO", "NONE"}
+        names.discard("RANGE")  # a range is a value too (`count(r, 5..6)`)
         names -= {"IF"} if "THEN" not in names else set()
     for name in sorted(names):
         described.append(_EXPECTED.get(name, name.lower()))

@@ -13,7 +13,7 @@ import attrs
 
 @attrs.frozen
 class Type:
-    kind: str  # number bool text none list record ref roll any
+    kind: str  # number bool text none list record ref roll range any
     choices: frozenset | None = None  # text: the texts it can be (None: any text)
     item: Type | None = None  # list: the type of its items
     fields: tuple | None = None  # record: sorted (name, Type) pairs (None: unknown fields)
@@ -49,7 +49,23 @@ BOOL = Type("bool")
 TEXT = Type("text")
 NONE = Type("none")
 ANY = Type("any")
-ROLL = Type("roll", fields=(("failures", NUMBER), ("successes", NUMBER), ("total", NUMBER)))
+RANGE = Type("range")
+SET = Type("record", fields=(("face", NUMBER), ("size", NUMBER)))
+#: a pool value: what a dice term or a named roll gives (interpreter.pool)
+ROLL = Type(
+    "roll",
+    fields=(
+        ("dice", Type("list", item=NUMBER)),
+        ("dropped", Type("list", item=NUMBER)),
+        ("failures", NUMBER),
+        ("kept", Type("list", item=NUMBER)),
+        ("largest_set", SET),
+        ("sets", Type("list", item=SET)),
+        ("sorted", Type("list", item=NUMBER)),
+        ("successes", NUMBER),
+        ("total", NUMBER),
+    ),
+)
 
 
 def text_of(choices) -> Type:

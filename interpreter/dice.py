@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dsl.errors import Span
 from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
+from interpreter.pool import DROPPED, KEPT, REROLLED, Rolled
 
 _COMPARE = {
     ">=": operator.ge,
@@ -33,8 +34,6 @@ _COMPARE = {
     "=": operator.eq,
     "!=": operator.ne,
 }
-
-KEPT, DROPPED, REROLLED = "kept", "dropped", "rerolled"
 
 
 class Die:
@@ -187,7 +186,7 @@ class DiceTray:
 # ─── one dice term ──────────────────────────────────────────────────────────
 
 
-class PoolRoll:
+class PoolRoll(Rolled):
     """What one dice term showed: every face with its fate, and the term's value.
 
     `faces` is a list of [face, status, exploded] in display order (a die's explosion
@@ -199,9 +198,6 @@ class PoolRoll:
     def __init__(self, label, faces, total, successes=None, failures=None):
         self.label, self.faces, self.total = label, faces, total
         self.successes, self.failures = successes, failures
-
-    def kept(self) -> list[int]:
-        return [f[0] for f in self.faces if f[1] == KEPT]
 
     def __repr__(self) -> str:
         return f"PoolRoll({self.label} = {self.total})"

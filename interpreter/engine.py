@@ -235,7 +235,7 @@ class Engine:
     def param_value(self, param: n.Param, value, sheet: Sheet | None):
         """A parameter's value, checked against its type; texts (from a command line)
         are read as the type says."""
-        return convert(param.name, param.type, value, self.rulebook, sheet)
+        return convert(param.name, param.type, value, self.rulebook, sheet, self.limits)
 
     # ─── the sheet ──────────────────────────────────────────────────────────
 

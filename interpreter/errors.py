@@ -40,10 +40,28 @@ class SheetError(RulebookError):
         super().__init__(message, None, hint)
         self.field = field
         self.path = path
+        #: where in the file (1-based), when known: the line, the column, the line's text
+        #: and how many characters the caret covers (interpreter.sheet_positions)
+        self.line: int | None = None
+        self.column: int | None = None
+        self.line_text: str = ""
+        self.width: int = 1
+
+    def at(self, line: int, column: int, line_text: str, width: int = 1) -> SheetError:
+        """The same error, placed at a line and column of the sheet file."""
+        self.line, self.column, self.line_text, self.width = line, column, line_text, width
+        return self
 
     def render(self) -> str:
-        where = f"{self.path}: " if self.path else ""
-        text = f"{where}error: {self.message}"
+        where = self.path or ""
+        if self.line is not None:
+            where = f"{where or '<sheet>'}:{self.line}:{self.column}"
+        text = f"{where}: error: {self.message}" if where else f"error: {self.message}"
+        if self.line is not None:
+            shown = self.line_text[: max(100, self.column + 20)]  # a long line, cut short
+            width = max(1, min(self.width, len(shown) - self.column + 1))
+            caret = " " * (self.column - 1) + "^" * width
+            text += f"\n    {shown}\n    {caret}"
         return text + (f"\n    {self.hint}" if self.hint else "")
 
 

@@ -14,7 +14,7 @@ from interpreter.errors import EvaluationError
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.runtime import Context, Roller
 from interpreter.trace import faces_text
-from interpreter.values import is_number, show
+from interpreter.values import Range, Record, is_number, show
 
 
 @attrs.frozen
@@ -98,8 +98,10 @@ def roll(
     source = dice if dice is not None else SeededDice()
     roller = TermRecorder(source, limits)
     total = value(Context(roller, limits))
-    if not (is_number(total) or isinstance(total, bool)):
-        raise EvaluationError(f"the expression gives {show(total)}, not a number", node.span)
+    if not (is_number(total) or total is None or isinstance(total, bool | tuple | Record | Range)):
+        raise EvaluationError(
+            f"the expression gives {show(total)}, not a number, a list or a record", node.span
+        )
     source.finish()
     return RollResult(expression, total, tuple(roller.drawn), source.origin, tuple(roller.terms))
 

@@ -33,6 +33,13 @@ TEMPORARY_MARK = ".rulebook-"
 TEMPORARY_SUFFIX = ".tmp"
 
 
+class SaveError(SheetError):
+    """A sheet file the file system would not let us write: a read-only folder, a full
+    disk, no permission. Exit code 4."""
+
+    exit_code = 4
+
+
 class FileBusy(SheetError):
     """Another save held the folder's lock for longer than `LOCK_TIMEOUT`. Exit code 4."""
 
@@ -83,8 +90,18 @@ def fsync_folder(folder: Path) -> None:
 
 def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
     """Replace `target` with `text` (UTF-8) so that a crash leaves the old or the new file,
-    whole, and no temporary behind on any failure that runs code."""
-    target = Path(target)
+    whole, and no temporary behind on any failure that runs code. A file system that
+    refuses (read-only, full, no permission) is a SaveError; the file is as it was."""
+    try:
+        _write_atomic(Path(target), text, mode)
+    except OSError as error:
+        raise SaveError(
+            f"cannot be written ({error.strerror or error}); the file is as it was",
+            path=str(target),
+        ) from None
+
+
+def _write_atomic(target: Path, text: str, mode: int | None) -> None:
     temporary = temporary_name(target)
     if mode is None and target.exists():
         mode = target.stat().st_mode & 0o777

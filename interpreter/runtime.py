@@ -17,7 +17,9 @@ roller provides (the roller protocol):
     chain(procedure, ctx)  a roll procedure (`roll x = d10 then {...}`): a ChainRoll
     resolve(unknown)       a concrete value where the rules need one (the odds engine
                            branches there, running the statement once per value)
-    resolve_roll(unknown)  the same for a dice term bound by `let` (keeps its counts)
+    answers(roll, questions)  the joint answers of questions about a pool (odds: a
+                           distribution of answer tuples; interpreter.pool)
+    settle(roll, questions)   a pool bound by `let`, as the world being explored has it
     check_records(check, ctx, args, totals)  the odds of a check's record, or None
 
 An `Unknown` is a value only the odds roller makes (a distribution over values). The
@@ -30,6 +32,7 @@ from __future__ import annotations
 from interpreter.dice import DiceTray, Die, PoolRoll, roll_pool
 from interpreter.errors import EvaluationError
 from interpreter.limits import Limits
+from interpreter.pool import Rolled
 from interpreter.trace import WORDS, Step, faces_text
 from interpreter.values import show
 
@@ -175,13 +178,32 @@ class Context:
 # ─── rolling for real ───────────────────────────────────────────────────────
 
 
-class ChainRoll:
-    """What a custom roll procedure showed: its base roll and each extra, with signs."""
+class ChainRoll(Rolled):
+    """What a named roll showed: its base roll and each extra, with signs. As a pool
+    value, its dice are the dice of all its rolls (in odds mode, `total` may be a
+    distribution, and the parts' rolls the distributions of their terms)."""
 
     __slots__ = ("name", "parts", "total")
 
     def __init__(self, name: str, parts: list, total):
         self.name, self.parts, self.total = name, parts, total
+
+    @property
+    def successes(self):
+        return self._counted("successes")
+
+    @property
+    def failures(self):
+        return self._counted("failures")
+
+    def _counted(self, which: str):
+        rolls = [roll for _, rolls, _ in self.parts for roll in rolls]
+        if len(self.parts) != 1 or len(rolls) != 1:
+            return None
+        return getattr(rolls[0], which)
+
+    def all_faces(self) -> list:
+        return [face for _, rolls, _ in self.parts for roll in rolls for face in roll.faces]
 
     def faces_text(self) -> str:
         out = []
@@ -210,7 +232,7 @@ class Roller(DiceTray):
     def resolve(self, value):
         raise AssertionError("an unknown value reached a real run")
 
-    resolve_roll = resolve
+    answers = settle = resolve  # a real pool answers its questions itself
 
 
 # ─── values not known yet ───────────────────────────────────────────────────

@@ -27,11 +27,11 @@ def complete(compiler, values: dict, limits: Limits, path: str | None) -> None:
             continue
         try:
             if field.key_group is None:
-                _complete_resource(compiler, ctx, values, name, name)
+                _complete_resource(compiler, ctx, values, name, name, path)
             else:
                 pools = values.setdefault(name, {})
                 for key in book.groups[field.key_group].members:
-                    _complete_resource(compiler, ctx, pools, key, (name, key))
+                    _complete_resource(compiler, ctx, pools, key, (name, key), path)
         except EvaluationError as error:
             raise SheetError(f"{name}: {error.message}", name, path=path) from None
     for ensure in book.ensures:
@@ -43,7 +43,7 @@ def complete(compiler, values: dict, limits: Limits, path: str | None) -> None:
             raise SheetError(ensure.message, path=path)
 
 
-def _complete_resource(compiler, ctx, container: dict, key, place) -> None:
+def _complete_resource(compiler, ctx, container: dict, key, place, path) -> None:
     where = key if isinstance(place, str) else f"{place[0]}.{place[1]}"
     high = compiler.resource_bound(ctx, place, "max")
     low = compiler.resource_bound(ctx, place, "min")
@@ -51,9 +51,9 @@ def _complete_resource(compiler, ctx, container: dict, key, place) -> None:
         container[key] = high
     value = container[key]
     if value > high:
-        raise SheetError(f"{where}: {value} is above its maximum {show(high)}", where)
+        raise SheetError(f"{where}: {value} is above its maximum {show(high)}", where, path=path)
     if value < low:
-        raise SheetError(f"{where}: {value} is below its minimum {show(low)}", where)
+        raise SheetError(f"{where}: {value} is below its minimum {show(low)}", where, path=path)
 
 
 def resource_bounds(compiler, values: dict, limits: Limits) -> list[tuple]:

@@ -55,6 +55,34 @@ class Record(Mapping):
         return f"Record({dict(self._fields)!r})"
 
 
+class Range:
+    """`1..10`, `5..`, `..2`: the whole numbers between two ends (either may be open)."""
+
+    __slots__ = ("high", "low")
+
+    def __init__(self, low, high):
+        self.low, self.high = low, high
+
+    def holds(self, value) -> bool:
+        if not is_number(value):
+            return False
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+    def __eq__(self, other) -> bool:
+        return type(other) is Range and (self.low, self.high) == (other.low, other.high)
+
+    def __hash__(self) -> int:
+        return hash((Range, self.low, self.high))
+
+    def __repr__(self) -> str:
+        return f"Range({self.low!r}, {self.high!r})"
+
+    def __str__(self) -> str:
+        low = "" if self.low is None else str(self.low)
+        high = "" if self.high is None else str(self.high)
+        return f"{low}..{high}"
+
+
 def _hashable(value):
     if isinstance(value, dict):
         return frozenset((k, _hashable(v)) for k, v in value.items())
@@ -87,6 +115,8 @@ def type_name(value) -> str:
         return "list"
     if isinstance(value, Record):
         return "record"
+    if isinstance(value, Range):
+        return "range"
     return type(value).__name__
 
 
@@ -111,6 +141,15 @@ def show(value) -> str:
     return str(value)
 
 
+def quoted(value) -> str:
+    """A value given from outside (a sheet, a parameter) as an error message quotes it:
+    its repr, a long one cut short."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 300:
+        return f"a number of about {round(value.bit_length() * 0.30103)} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:50] + "…" + text[-5:]
+
+
 def to_json(value):
     """A value as JSON data: fractions as "7/2" strings, records as objects."""
     if type(value) is Fraction:
@@ -121,4 +160,6 @@ def to_json(value):
         return {k: to_json(v) for k, v in value.items()}
     if isinstance(value, dict):
         return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, Range):
+        return str(value)
     return value

@@ -91,7 +91,7 @@ class ExpressionChecks:
                 self.error(f"roll {node.name} takes parameters: {node.name}(...)", node.span)
             self.bindings[id(node)] = Binding("rolldef", node.name, definition)
             self.note_call(node.name)
-            return t.NUMBER
+            return t.ROLL
         self.error(
             f"{node.name} is {describe_definition(definition)}; {how_to_use(definition)}", node.span
         )
@@ -225,7 +225,7 @@ class ExpressionChecks:
         self.bindings[id(node)] = Binding(n.kind_of(definition), name, definition)
         self.arguments(node, definition.params, scope, name)
         if isinstance(definition, n.RollDef):
-            return t.NUMBER
+            return t.ROLL
         if name not in self.result_types:
             # Checked later in file order; its fields are known once it is checked.
             self.in_definition(name, lambda: self.definition(definition))
@@ -303,6 +303,8 @@ class ExpressionChecks:
             values = [n.step_value(s) for s in definition.steps]
             return t.text_of(values) if values and isinstance(values[0], str) else t.NUMBER
         types = [self.expr(arg, scope) for arg in node.args]
+        if name in ("count", "highest", "lowest"):
+            return self.pool_function(node, types)
         if name == "default":
             return t.join(types[0], types[1]) if len(types) == 2 else t.ANY
         if name == "size":
@@ -324,6 +326,46 @@ class ExpressionChecks:
                     self.quote_hint(arg),
                 )
         return t.NUMBER
+
+    def pool_function(self, node: n.Call, types: list) -> t.Type:
+        """`count(pool, test)`, `highest(pool)`, `lowest(pool, n)`: of a pool or a list."""
+        name = node.function
+        if not types:
+            return t.ANY
+        subject = types[0]
+        if subject.kind != "roll" and t.value_of(subject).kind not in ("list", "any"):
+            self.error(
+                f"{name}(...) looks at the dice of a pool (a dice term, a named roll, a `let` "
+                f"holding one) or at a list, not at {t.value_of(subject).describe()}",
+                node.args[0].span,
+                f"as in {name}(5d6{', 6' if name == 'count' else ''})",
+            )
+        if name == "count":
+            if len(types) == 2 and t.value_of(types[1]).kind not in (
+                "number",
+                "range",
+                "list",
+                "text",
+                "any",
+            ):
+                self.error(
+                    "count(pool, faces) counts the dice showing a face (6), a range of faces "
+                    f"(5..6, 5..) or a list of them ([1, 2]), not {types[1].describe()}",
+                    node.args[1].span,
+                )
+            return t.NUMBER
+        if len(types) == 2:
+            if not t.fits(types[1], t.NUMBER):
+                self.error(
+                    f"how many dice {name} takes should be a number, not "
+                    f"{t.value_of(types[1]).describe()}",
+                    node.args[1].span,
+                )
+            return t.list_of(t.NUMBER)
+        return t.NUMBER
+
+    def ex_range(self, node: n.Range, scope: Scope) -> t.Type:
+        return t.RANGE
 
     def ex_unary(self, node: n.Unary, scope: Scope) -> t.Type:
         if node.op == "not":
@@ -368,7 +410,7 @@ class ExpressionChecks:
             return t.BOOL
         if op == "in":
             container = t.value_of(right)
-            if container.kind not in ("list", "text", "any"):
+            if container.kind not in ("list", "text", "range", "any"):
                 self.error(f"`in` looks in a list, not in {container.describe()}", node.right.span)
             return t.BOOL
         raise AssertionError(op)

@@ -17,6 +17,9 @@ BUILTINS = {
     "size": (1, 1),
     "default": (2, 2),
     "step": (3, 3),
+    "count": (2, 2),
+    "highest": (1, 2),
+    "lowest": (1, 2),
 }
 
 #: names a check's fields can use, and what they are

@@ -39,14 +39,14 @@ class StatementChecks:
         self.not_global(name, span, "name")
         if name in BUILTINS:
             self.error(f"`{name}` is a built-in function; choose another name", span)
-        kind = "roll" if isinstance(expr, n.Dice) else "local"
+        kind = "roll" if type_.kind == "roll" else "local"
         scope.names[name] = (kind, type_)
 
     def let_type(self, expr, scope: Scope) -> t.Type:
         """What a `let` holds: a value (a field named in it is read at that moment), and
         of a type wide enough to be `set` later (any text, not just the one written)."""
         type_ = self.expr(expr, scope)
-        if isinstance(expr, n.Dice):
+        if type_.kind == "roll":  # a pool: its total, and its dice (interpreter.pool)
             return type_
         if type_.kind == "ref" and names_a_field(expr, self.bindings):
             return type_  # `let d = numina.dignitas` goes on naming the field

@@ -25,6 +25,7 @@ from dsl.nodes.sheet import (
     Flag,
     Group,
     ListField,
+    Range,
     Resource,
     Sheet,
     Stat,
@@ -108,7 +109,20 @@ def field_reads(node) -> dict:
 
 
 DEFINITIONS = (Sheet, RollDef, Ladder, Formula, Table, Check, Opposed, Action)
-EXPRESSIONS = (Literal, Text, Name, Field, Index, Call, Unary, Binary, IfExpr, ListLiteral, Dice)
+EXPRESSIONS = (
+    Literal,
+    Text,
+    Name,
+    Field,
+    Index,
+    Call,
+    Unary,
+    Binary,
+    IfExpr,
+    ListLiteral,
+    Dice,
+    Range,
+)
 STATEMENTS = (Let, Set, Change, Require, If, Match, ForEach, Repeat, Result, Note, Do, Add)
 
 

@@ -38,10 +38,12 @@ class CompiledAction(CallFrame):
         self.node = node
         self.names = tuple(p.name for p in node.params)
         compiler.reads.append(n.field_reads(node.body))
+        compiler.bodies.append(node.body)
         try:
             self.body = compiler.block(node.body)
         finally:
             compiler.reads.pop()
+            compiler.bodies.pop()
         result = node.body[-1] if node.body and isinstance(node.body[-1], n.Result) else None
         self.result = (
             tuple((name, compiler.expr(e)) for name, e in result.fields)

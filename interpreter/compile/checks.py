@@ -30,10 +30,12 @@ class CompiledCheck(CallFrame):
         self.node = node
         self.names = tuple(p.name for p in node.params)
         compiler.reads.append(n.field_reads((node.lets, node.roll, node.target, node.fields)))
+        compiler.bodies.append((node.lets, node.roll, node.target, node.fields))
         try:
             self.lets = tuple((let.name, compiler.st_let(let)) for let in node.lets)
         finally:
             compiler.reads.pop()
+            compiler.bodies.pop()
         self.roll = compiler.expr(node.roll)
         self.target = compiler.expr(node.target) if node.target is not None else None
         self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)

@@ -20,13 +20,14 @@ from interpreter.compile.actions import CompiledAction
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.expressions import Expressions
+from interpreter.compile.pools import PoolValues
 from interpreter.compile.procedures import Procedure
 from interpreter.compile.statements import Statements
 from interpreter.compile.tables import Tables
 from interpreter.runtime import known, place_text
 
 
-class Compiler(Expressions, DiceTerms, Tables, Statements):
+class Compiler(Expressions, DiceTerms, PoolValues, Tables, Statements):
     """Compiles a checked rulebook's definitions into closures, each once."""
 
     def __init__(self, rulebook: Rulebook):
@@ -35,6 +36,7 @@ class Compiler(Expressions, DiceTerms, Tables, Statements):
         self.types = rulebook.types
         self.compiled: dict[tuple, object] = {}
         self.reads: list[dict] = []  # what the callable being compiled reads, innermost last
+        self.bodies: list = []  # the text of the callable being compiled, innermost last
         skills = rulebook.open_skills
         self.open_default = 0
         if skills is not None:
@@ -209,6 +211,7 @@ _EXPRESSIONS = {
     n.IfExpr: Compiler.ex_ifexpr,
     n.ListLiteral: Compiler.ex_listliteral,
     n.Dice: Compiler.ex_dice,
+    n.Range: Compiler.range_value,
 }
 _STATEMENTS = {
     n.Let: Compiler.st_let,

@@ -6,6 +6,7 @@ import math
 
 from dsl import nodes as n
 from dsl import types as t
+from interpreter.bounds import bounded_number, bounded_text, too_long
 from interpreter.compile.arithmetic import (
     COMPARISONS,
     arith,
@@ -20,11 +21,12 @@ from interpreter.compile.arithmetic import (
     tuple_of,
     unequal,
 )
+from interpreter.compile.pools import POOL_FUNCTIONS
 from interpreter.compile.tables import text_keyed
 from interpreter.dice import Die
-from interpreter.errors import EvaluationError, LimitExceeded
+from interpreter.errors import EvaluationError
 from interpreter.runtime import MISSING, as_bool, known, lift
-from interpreter.values import Record, normalize, show
+from interpreter.values import Range, Record, normalize, show
 
 
 class Expressions:
@@ -40,12 +42,7 @@ class Expressions:
 
         def text(ctx):
             out = "".join(p if isinstance(p, str) else show(known(ctx, p(ctx))) for p in parts)
-            if len(out) > ctx.limits.text_length:
-                raise LimitExceeded(
-                    f"a text longer than {ctx.limits.text_length} characters (limit text_length)",
-                    span,
-                )
-            return out
+            return bounded_text(out, ctx.limits, span)
 
         return text
 
@@ -99,8 +96,7 @@ class Expressions:
             return lambda ctx: bound(ctx, place(ctx), name)
         subject_type = self.type_of(node.subject)
         if subject_type.kind == "roll":
-            subject = self.roll_object(node.subject)
-            return lambda ctx: getattr(subject(ctx), name)
+            return self.pool_field(node)
         subject = self.expr(node.subject)
         span = node.span
         if self.type_of(node).kind == "ref":
@@ -131,14 +127,22 @@ class Expressions:
         return field
 
     def roll_object(self, node):
-        """The PoolRoll itself (not just its total), for `.successes` and the trace."""
-        if isinstance(node, n.Name) and self.bindings[id(node)].kind == "roll":
+        """The pool value itself (not just its total): a dice term's PoolRoll, a named
+        roll's ChainRoll, a `let` holding one; for its fields and the trace."""
+        binding = self.bindings.get(id(node))
+        if isinstance(node, n.Name) and binding.kind == "roll":
             name = node.name
             return lambda ctx: ctx.env[name]
         if isinstance(node, n.Dice):
             return self.dice(node)
-        value = self.expr(node)
-        return value
+        if isinstance(node, n.Name) and binding.kind == "rolldef":
+            procedure = self.roll_definition(binding.name)
+            return lambda ctx: procedure.call(ctx, ())
+        if isinstance(node, n.Call) and binding is not None and binding.kind == "roll":
+            procedure = self.roll_definition(binding.name)
+            values = tuple_of(self.arguments(node, binding.node.params))
+            return lambda ctx: procedure.call(ctx, values(ctx))
+        return self.expr(node)
 
     def ex_index(self, node: n.Index):
         binding = self.bindings[id(node)]
@@ -222,6 +226,8 @@ class Expressions:
     def builtin(self, node: n.Call):
         name = node.function
         span = node.span
+        if name in POOL_FUNCTIONS:
+            return self.pool_function(node)
         if name == "step":
             ladder = self.book.ladders[node.args[0].name]
             steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
@@ -256,7 +262,8 @@ class Expressions:
                 values = tuple(known(ctx, v) for v in known(ctx, items(ctx)))
                 if not isinstance(values, tuple):
                     raise EvaluationError("sum(...) adds up a list", span)
-                return normalize(sum(as_number(v, span, "an item of sum") for v in values))
+                value = sum(as_number(v, span, "an item of sum") for v in values)
+                return normalize(bounded_number(value, ctx.limits, span))
 
             return total
         if name == "clamp":
@@ -330,6 +337,8 @@ class Expressions:
 
             def contains(ctx):
                 container = known(ctx, right(ctx))
+                if type(container) is Range:
+                    return container.holds(known(ctx, left(ctx)))
                 if not isinstance(container, tuple | str):
                     raise EvaluationError(f"`in` looks in a list, not in {show(container)}", span)
                 return known(ctx, left(ctx)) in container
@@ -355,13 +364,17 @@ class Expressions:
 
             return comparison
         compute = arith(op, node.left.span, node.right.span, node.op_span)
+        span = node.op_span
         if op == "+":
 
             def add(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
-                    return a + b
-                return compute(a, b)
+                    value = a + b
+                    if -(bound := ctx.limits.number_bound) < value < bound:
+                        return value
+                    raise too_long(ctx.limits, span)
+                return compute(a, b, ctx.limits)
 
             return add
         if op == "-":
@@ -369,8 +382,11 @@ class Expressions:
             def subtract(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
-                    return a - b
-                return compute(a, b)
+                    value = a - b
+                    if -(bound := ctx.limits.number_bound) < value < bound:
+                        return value
+                    raise too_long(ctx.limits, span)
+                return compute(a, b, ctx.limits)
 
             return subtract
         if op == "*":
@@ -378,11 +394,14 @@ class Expressions:
             def multiply(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
-                    return a * b
-                return compute(a, b)
+                    value = a * b
+                    if -(bound := ctx.limits.number_bound) < value < bound:
+                        return value
+                    raise too_long(ctx.limits, span)
+                return compute(a, b, ctx.limits)
 
             return multiply
-        return lambda ctx: compute(left(ctx), right(ctx))
+        return lambda ctx: compute(left(ctx), right(ctx), ctx.limits)
 
     def ex_ifexpr(self, node: n.IfExpr):
         condition = self.expr(node.condition)

@@ -13,7 +13,7 @@ from interpreter.values import normalize, show
 
 def watch(env: dict, rolls: list, total) -> None:
     """Bind what a roll procedure's conditions look at: die, dice, total, doubles."""
-    faces = [face for roll in rolls for face in roll.kept()]
+    faces = [face for roll in rolls for face in roll.kept_faces()]
     env["die"] = faces[0] if faces else None
     env["dice"] = tuple(faces)
     env["total"] = total

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from interpreter.bounds import bounded_list, check_length
 from interpreter.compile.arithmetic import as_whole, equal
-from interpreter.dice import PoolRoll
 from interpreter.errors import (
     EvaluationError,
     InsufficientResource,
@@ -24,16 +24,8 @@ class Statements:
     def st_let(self, node: n.Let):
         name = node.name
         span = node.span
-        if isinstance(node.expr, n.Dice):
-            roll = self.dice(node.expr)
-
-            def let_roll(ctx):
-                rolled = roll(ctx)
-                if type(rolled) is not PoolRoll:  # odds: the term's distribution
-                    rolled = ctx.roller.resolve_roll(rolled)
-                ctx.env[name] = rolled
-
-            return let_roll
+        if self.is_pool(node.expr):
+            return self.let_pool(node)
         declared = self.types.get(id(node))
         value = (
             self.ref(node.expr)
@@ -292,8 +284,10 @@ class Statements:
                     raise EvaluationError(
                         f"a catalog entry's name is a text, not {show(name)}", node.item.span
                     )
-                if name in ctx.state.values[catalog]:
+                entries = ctx.state.values[catalog]
+                if name in entries:
                     raise EvaluationError(f"the sheet already has a {catalog} entry {name!r}", span)
+                check_length(len(entries) + 1, ctx.limits, span)
                 entry = Record(
                     {"name": name, **{k: known(ctx, f(ctx)) for k, f in fields}}, kind=catalog
                 )
@@ -313,7 +307,8 @@ class Statements:
             local = place_node.name
 
             def add_local(ctx):
-                ctx.env[local] = (*ctx.env[local], known(ctx, item(ctx)))
+                items = (*ctx.env[local], known(ctx, item(ctx)))
+                ctx.env[local] = bounded_list(items, ctx.limits, span)
 
             return add_local
         place = self.ref(place_node)
@@ -322,7 +317,7 @@ class Statements:
             where = place(ctx)
             value = known(ctx, item(ctx))
             before = ctx.state.read(where)
-            after = (*before, value)
+            after = bounded_list((*before, value), ctx.limits, span)
             ctx.state.write(where, after)
             if ctx.trace is not None:
                 ctx.step(

@@ -7,6 +7,7 @@ from fractions import Fraction
 from interpreter.errors import EvaluationError
 from interpreter.odds.distribution import Dist
 from interpreter.odds.keeps import PLAIN, Keeps, keep_ends, keep_range
+from interpreter.odds.multiset import Constant, evaluate, evaluator
 from interpreter.odds.polynomials import (
     LOW,
     SHIFT,
@@ -179,3 +180,67 @@ class Term(Keeps):
             return dict.fromkeys(self.faces, 1), self.n
         walker = Walker(self, ops, leaf, merge, delta)
         return mix([(1, walker.face(0, face)) for face in self.faces], self.n)
+
+
+# ─── questions about the pool's kept dice (interpreter.pool) ────────────────
+
+
+def pool_answers(die, count: int, steps: tuple, questions: tuple, budget: int = DEFAULT_BUDGET):
+    """The joint distribution of order-free questions' answers about one dice term, as a
+    Dist of answer tuples, counted over multisets (interpreter.odds.multiset). Raises
+    NotImplementedError for terms whose dice are not independent draws kept at fixed
+    sorted positions (explosions; rerolls after a keep): the caller enumerates those."""
+    work = Budget(budget)
+    term = Term(die, count, steps, work)
+    ops = term.ops
+    if any(op[0] == "explode" for op in ops):
+        raise NotImplementedError("explosions change how many dice there are")
+    keeps = [i for i, op in enumerate(ops) if op[0] == "keep"]
+    before, lo, hi = ops, 0, count
+    if keeps:
+        before, middle = ops[: keeps[0]], ops[keeps[0] :]
+        if any(op[0] != "keep" for op in middle):
+            raise NotImplementedError("a reroll after a keep")
+        top_lo, top_hi = keep_range(middle, count)
+        lo, hi = count - top_hi, count - top_lo
+    success = failure = None
+    for step in steps:
+        if step[0] == "successes":
+            success = step[1]
+        elif step[0] == "failures":
+            failure = step[1]
+    evaluators = [evaluator_for(q, success, failure) for q in questions]
+    if before:
+        weights, _ = term.per_die(before, term.face_leaf, None, None)
+    else:
+        weights = face_weights(term.faces)
+    out, den = evaluate(weights, max(count, 0), lo, hi, evaluators, work)
+    return Dist(out, den).reduced()
+
+
+def evaluator_for(question, success, failure):
+    def counted(test):
+        return (lambda face: 1 if test(face) else 0) if test is not None else None
+
+    wins, losses = counted(success), counted(failure)
+    if wins is not None and losses is None:
+        losses = counted(lambda face: False)  # a term counting successes has 0 failures
+    if wins is None:
+
+        def value(face):  # each kept face adds itself
+            return face
+
+    else:
+
+        def value(face):
+            return wins(face) - losses(face)
+
+    found = evaluator(question, value, wins, losses)
+    return found if found is not None else Constant()
+
+
+def face_weights(faces: tuple) -> dict:
+    weights: dict = {}
+    for face in faces:
+        weights[face] = weights.get(face, 0) + 1
+    return weights

@@ -5,13 +5,14 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from interpreter.dice import Die, PoolRoll, roll_pool
+from interpreter.dice import Die, roll_pool
 from interpreter.odds.distribution import Dist, remembered
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
 from interpreter.odds.polynomials import (
     TooComplex,
 )
 from interpreter.odds.pools import pool_distribution
+from interpreter.odds.questions import PoolQuestions
 from interpreter.runtime import ChainRoll, Unknown
 
 
@@ -43,36 +44,27 @@ class LiftMemory(dict):
             raise TooComplex(f"more than {roller.budget} units of work")
 
 
-class Summary(PoolRoll):
-    """A dice term's outcome in odds mode: its value and counts, without faces."""
-
-    __slots__ = ()
-
-    def __init__(self, total, successes, failures):
-        super().__init__("", (), total, successes, failures)
-
-    def __eq__(self, other):
-        return isinstance(other, Summary) and (self.total, self.successes, self.failures) == (
-            other.total,
-            other.successes,
-            other.failures,
-        )
-
-    def __hash__(self):
-        return hash((self.total, self.successes, self.failures))
-
-
 class DistRoll:
-    """A dice term in odds mode: the distribution of (total, successes, failures)."""
+    """A dice term in odds mode: its die, count and modifiers, and (computed when first
+    asked for) the distribution of (total, successes, failures)."""
 
-    __slots__ = ("dist",)
+    __slots__ = ("_dist", "_total", "count", "die", "roller", "steps")
 
-    def __init__(self, dist: Dist):
-        self.dist = dist
+    def __init__(self, roller, die: Die, count: int, steps: tuple):
+        self.roller, self.die, self.count, self.steps = roller, die, count, steps
+        self._dist = self._total = None
+
+    @property
+    def dist(self) -> Dist:
+        if self._dist is None:
+            self._dist = self.roller.term_distribution(self.die, self.count, self.steps)
+        return self._dist
 
     @property
     def total(self) -> Dist:
-        return self.dist.map(lambda o: o[0])
+        if self._total is None:  # one object, so that lifts over it are remembered
+            self._total = self.dist.map(lambda o: o[0])
+        return self._total
 
     @property
     def successes(self) -> Dist:
@@ -83,7 +75,7 @@ class DistRoll:
         return self.dist.map(lambda o: o[2])
 
 
-class OddsRoller:
+class OddsRoller(PoolQuestions):
     """Answers dice with distributions, and concrete values from the pinned branch."""
 
     lifts = True
@@ -102,6 +94,7 @@ class OddsRoller:
         self.cursor = 0
         self.pools: dict = {}
         self.chains: dict = {}
+        self.asked: dict = {}  # joint answers to pool questions, by term and questions
 
     def report(self, done: bool = False) -> None:
         """Progress of the exact computation: its work against the budget."""
@@ -117,17 +110,14 @@ class OddsRoller:
             return value
         raise Branch(dist)
 
-    def resolve_roll(self, roll: DistRoll) -> Summary:
-        return Summary(*self.resolve(roll.dist))
-
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:
         key = (die.low, die.high, count, steps_key(die, steps))
         found = self.pools.get(key)
         if found is None:
-            found = self.pools[key] = DistRoll(self._pool(die, count, steps))
+            found = self.pools[key] = DistRoll(self, die, count, steps)
         return found
 
-    def _pool(self, die, count, steps) -> Dist:
+    def term_distribution(self, die, count, steps) -> Dist:
         try:
             return pool_distribution(die, count, steps, self.epsilon)
         except NotImplementedError:

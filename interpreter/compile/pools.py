@@ -1,0 +1,179 @@
+"""Compiling pool values: their fields, the pool functions, and a `let` that holds a pool.
+
+A real run asks a rolled pool (interpreter.pool) directly. The odds engine cannot branch on
+every way a pool fell, so a `let` of a pool asks, there and then, every question the rest
+of the definition will ask of that name (found in its text), and branches on the joint
+answers alone (`ctx.roller.answers`).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl import nodes as n
+from interpreter.compile.arithmetic import as_number, as_whole
+from interpreter.errors import EvaluationError
+from interpreter.pool import FIELDS, FUNCTIONS, Rolled, Total, face_test, of_list
+from interpreter.runtime import ChainRoll, Unknown, known, lift
+from interpreter.values import Range, show
+
+#: pool functions: name → (fewest, most arguments)
+POOL_FUNCTIONS = {"count": (2, 2), "highest": (1, 2), "lowest": (1, 2)}
+
+
+def ask(ctx, subject, question):
+    """The answer of a pool (or of a list, for the pool functions) to a question."""
+    if isinstance(subject, Rolled):
+        if type(subject) is ChainRoll and isinstance(subject.total, Unknown):
+            return ask_chain(ctx, subject, question)
+        return subject.answer(question)
+    if type(subject) is tuple:
+        return list_answer(question, subject)
+    if isinstance(subject, Unknown):  # a list not known yet (odds)
+        return lift(lambda items: list_answer(question, items), subject)
+    if ctx.roller.lifts:  # odds: a dice term's distribution
+        return ctx.roller.answers(subject, (question,)).map(first)
+    raise EvaluationError(f"{show(subject)} is not a pool of dice or a list")
+
+
+def ask_chain(ctx, chain: ChainRoll, question):
+    """A named roll in odds mode: its total, or a question about its one dice term."""
+    if type(question) is Total:
+        return chain.total
+    rolls = [roll for _, rolls, _ in chain.parts for roll in rolls]
+    if len(rolls) == 1:
+        return ask(ctx, rolls[0], question)
+    return ctx.roller.answers(chain, (question,)).map(first)
+
+
+def first(answers: tuple):
+    return answers[0]
+
+
+def list_answer(question, items: tuple):
+    if question.__class__.__name__ == "Count":
+        return question.of_kept(items)
+    return of_list(question, tuple(as_number(i, None, "a die in the list") for i in items))
+
+
+class PoolValues:
+    """How the Compiler compiles pools: fields, pool functions, `let` of a pool."""
+
+    def is_pool(self, node) -> bool:
+        """Whether a node gives a pool value (a dice term or a named roll)."""
+        return self.type_of(node).kind == "roll"
+
+    def pool_field(self, node: n.Field):
+        subject = self.roll_object(node.subject)
+        question = FIELDS[node.name]
+        return lambda ctx: ask(ctx, subject(ctx), question)
+
+    def pool_function(self, node: n.Call):
+        """`count(r, 6)`, `highest(r)`, `lowest(r, 2)`: of a pool, or of a list."""
+        first_arg = node.args[0]
+        subject = self.roll_object(first_arg) if self.is_pool(first_arg) else self.expr(first_arg)
+        question = self.question_of(node)
+        return lambda ctx: ask(ctx, subject(ctx), question(ctx))
+
+    def question_of(self, node: n.Call):
+        """A closure giving the Question a pool function call asks."""
+        kind = FUNCTIONS[node.function]
+        span = node.span
+        if node.function == "count":
+            test = self.expr(node.args[1])
+            return lambda ctx: kind(face_test(known(ctx, test(ctx))))
+        if len(node.args) == 1:
+            question = kind()
+            return lambda ctx: question
+        how_many = self.expr(node.args[1])
+
+        def question(ctx):
+            count = as_whole(ctx, how_many(ctx), span, f"how many dice {node.function} takes")
+            if count < 0:
+                raise EvaluationError(f"{node.function} of {count} dice", span)
+            return kind(count)
+
+        return question
+
+    def range_value(self, node: n.Range):
+        value = Range(node.low, node.high)
+        return lambda ctx: value
+
+    # ── `let r = pool` ──
+
+    def let_pool(self, node: n.Let):
+        """A `let` holding a pool: in a real run, the roll itself; in odds, the joint answers
+        to what the rest of the definition asks of it."""
+        name = node.name
+        roll = self.roll_object(node.expr)
+        questions = self.questions_about(name)
+
+        def let_pool(ctx):
+            rolled = roll(ctx)
+            if ctx.roller.lifts and not is_known(rolled):
+                rolled = ctx.roller.settle(rolled, self.asked(ctx, questions))
+            ctx.env[name] = rolled
+
+        return let_pool
+
+    def asked(self, ctx, questions):
+        """The questions, with their arguments as they are now; None when one cannot be
+        computed yet (the odds engine then keeps the whole multiset of kept faces)."""
+        if questions is None:
+            return None
+        out = []
+        for question in questions:
+            try:
+                out.append(question(ctx))
+            except (KeyError, EvaluationError):
+                return None
+        return tuple(dict.fromkeys(out))
+
+    def questions_about(self, name: str) -> tuple | None:
+        """Closures of the questions asked of `name` in the definition being compiled
+        (None outside one: then every order-free question may be asked)."""
+        if not self.bodies:
+            return None
+        out = []
+        for use in pool_uses(self.bodies[-1], name):
+            binding = self.bindings.get(id(use))
+            if isinstance(use, n.Field) and use.name in FIELDS:
+                question = FIELDS[use.name]
+                out.append(lambda ctx, q=question: q)
+            elif isinstance(use, n.Call) and binding is not None and binding.kind == "builtin":
+                out.append(self.question_of(use))
+            else:
+                out.append(lambda ctx: FIELDS["total"])
+        return tuple(out)
+
+
+def is_known(rolled) -> bool:
+    if type(rolled) is ChainRoll:
+        return not isinstance(rolled.total, Unknown)
+    return isinstance(rolled, Rolled)
+
+
+def pool_uses(body, name: str) -> list:
+    """Each place `name` is used in `body`: the Field or pool-function Call around it, or
+    the Name itself (used as a number)."""
+    uses = []
+    stack = [(body, None)]
+    while stack:
+        item, parent = stack.pop()
+        if isinstance(item, tuple | list):
+            stack.extend((child, parent) for child in item)
+            continue
+        if not attrs.has(type(item)):
+            continue
+        if isinstance(item, n.Name) and item.name == name:
+            if isinstance(parent, n.Field) and parent.subject is item:
+                uses.append(parent)
+            elif isinstance(parent, n.Call) and parent.function in FUNCTIONS and parent.args:
+                uses.append(parent if parent.args[0] is item else item)
+            else:
+                uses.append(item)
+            continue
+        for field in attrs.fields(type(item)):
+            if field.name not in ("span", "name_span", "op_span"):
+                stack.append((getattr(item, field.name), item))
+    return uses

@@ -1,0 +1,246 @@
+"""Questions about a pool answered by counting multisets, never rolls (as icepool evaluates).
+
+A pool of N independent dice with the same face weights is a multiset of faces. Walking the
+faces from the lowest up, a state is (dice not yet placed, what the questions have seen so
+far); at each face, c of the r dice left show it, with C(r, c) · w^c ways, and the kept
+ones among them are those whose sorted positions fall in the kept window [lo, hi). The
+questions see each face once, with how many kept dice show it, so their states stay small
+(a count, the highest face so far, the largest set so far), and the work is about
+faces × N² × states, whatever the number of ordered rolls (6^20 for 20d6).
+
+Two refinements: neighbouring faces every question treats alike (2, 3 and 4 for "count
+the 1s and the 5s and 6s") are walked as one; once every kept position is filled, the
+dice left cannot matter, and their weight is taken at once.
+
+Each question's evaluator here must agree with `Question.of_kept` (interpreter.pool), which
+defines it; tests hold the two together.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+from interpreter.pool import (
+    Count,
+    Failures,
+    Highest,
+    LargestSet,
+    Lowest,
+    Sets,
+    Sorted,
+    Successes,
+    Total,
+    set_record,
+)
+
+# ─── evaluators: one per question, over faces from the lowest up ────────────
+# key(face): faces with equal keys, side by side, may be walked as one;
+# step(state, face, c): c > 0 kept dice show `face`; final(state): the answer.
+
+
+class CountOf:
+    def __init__(self, test):
+        self.test = test
+        self.start = 0
+
+    def key(self, face):
+        return bool(self.test(face))
+
+    def step(self, state, face, c):
+        return state + c if self.test(face) else state
+
+    def final(self, state):
+        return state
+
+
+class SumOf:
+    """The total, successes or failures: each kept face adds its value."""
+
+    def __init__(self, value):
+        self.value = value
+        self.start = 0
+
+    def key(self, face):
+        return self.value(face)
+
+    def step(self, state, face, c):
+        return state + self.value(face) * c
+
+    def final(self, state):
+        return state
+
+
+class ByFace:
+    """Questions that tell faces apart (highest, lowest, sorted, sets)."""
+
+    def key(self, face):
+        return face
+
+
+class HighestOf(ByFace):
+    def __init__(self, n):
+        self.n = n
+        self.start = () if n is not None else None
+
+    def step(self, state, face, c):
+        if self.n is None:
+            return face
+        if self.n == 0:
+            return state
+        return (state + (face,) * min(c, self.n))[-self.n :]
+
+    def final(self, state):
+        return state if self.n is None else tuple(reversed(state))
+
+
+class LowestOf(ByFace):
+    def __init__(self, n):
+        self.n = n
+        self.start = () if n is not None else None
+
+    def step(self, state, face, c):
+        if self.n is None:
+            return face if state is None else state
+        room = self.n - len(state)
+        return state + (face,) * min(c, room) if room > 0 else state
+
+    def final(self, state):
+        return state
+
+
+class SortedFaces(ByFace):
+    start = ()
+
+    def step(self, state, face, c):
+        return state + (face,) * c
+
+    def final(self, state):
+        return state
+
+
+class SetsOf(ByFace):
+    start = ()
+
+    def step(self, state, face, c):
+        return (*state, (face, c))
+
+    def final(self, state):
+        ordered = sorted(state, key=lambda item: (-item[1], -item[0]))
+        return tuple(set_record(face, size) for face, size in ordered)
+
+
+class LargestSetOf(ByFace):
+    start = (0, None)  # (size, face)
+
+    def step(self, state, face, c):
+        return (c, face) if c >= state[0] else state  # a later face is higher: it wins ties
+
+    def final(self, state):
+        return set_record(state[1], state[0])
+
+
+def evaluator(question, value, success, failure):
+    """The evaluator of one order-free question, for a term whose kept faces add
+    value(face) to its total, and count success(face) and failure(face)."""
+    kind = type(question)
+    if kind is Count:
+        return CountOf(question.test)
+    if kind is Total:
+        return SumOf(value)
+    if kind is Successes:
+        return SumOf(success) if success is not None else None
+    if kind is Failures:
+        return SumOf(failure) if failure is not None else None
+    if kind is Highest:
+        return HighestOf(question.n)
+    if kind is Lowest:
+        return LowestOf(question.n)
+    if kind is Sorted:
+        return SortedFaces()
+    if kind is Sets:
+        return SetsOf()
+    if kind is LargestSet:
+        return LargestSetOf()
+    raise NotImplementedError(kind.__name__)
+
+
+class Constant:
+    """A question the term answers the same way whatever falls (`successes` of a term
+    that does not count them: none)."""
+
+    start = None
+
+    def key(self, face):
+        return None
+
+    def step(self, state, face, c):
+        return state
+
+    def final(self, state):
+        return None
+
+
+# ─── the walk ───────────────────────────────────────────────────────────────
+
+
+def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work) -> tuple:
+    """The joint answers of `evaluators` over `count` dice with these face weights, kept
+    at sorted positions [lo, hi) counted from the lowest: (answers → weight, denominator)."""
+    groups = face_groups(weights, evaluators)
+    den = sum(weights.values())
+    starts = tuple(e.start for e in evaluators)
+    states = {(count, starts): 1}
+    done: dict = {}
+    suffix = [0] * (len(groups) + 1)
+    for i in range(len(groups) - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + groups[i][1]
+    rows: dict = {}
+    for index, (face, w) in enumerate(groups):
+        rest = suffix[index + 1]
+        powers = [1]
+        new: dict = {}
+        work.spend(len(states) * (count + 1))
+        for (left, state), x in states.items():
+            placed = count - left
+            if placed >= hi or left == 0:  # no kept position left to fill
+                settled = x * (w + rest) ** left
+                done[state] = done.get(state, 0) + settled
+                continue
+            row = rows.get(left)
+            if row is None:
+                row = rows[left] = [comb(left, c) for c in range(left + 1)]
+            while len(powers) <= left:
+                powers.append(powers[-1] * w)
+            for c in range(left + 1) if rest else (left,):
+                kept = min(placed + c, hi) - max(placed, lo)
+                moved = state
+                if kept > 0:
+                    moved = tuple(e.step(s, face, kept) for e, s in zip(evaluators, state))
+                key = (left - c, moved)
+                new[key] = new.get(key, 0) + x * row[c] * powers[c]
+        states = new
+    for (_, state), x in states.items():  # every die placed
+        done[state] = done.get(state, 0) + x
+    out: dict = {}
+    for state, x in done.items():
+        answer = tuple(e.final(s) for e, s in zip(evaluators, state))
+        out[answer] = out.get(answer, 0) + x
+    return out, den**count
+
+
+def face_groups(weights: dict, evaluators: list) -> list:
+    """(face, weight) from the lowest face up, neighbours every evaluator treats alike
+    walked as one (the first face of a group stands for it)."""
+    groups: list = []
+    last = None
+    for face in sorted(weights):
+        w = weights[face]
+        if not w:
+            continue
+        key = tuple(e.key(face) for e in evaluators)
+        if groups and key == last:
+            groups[-1][1] += w
+        else:
+            groups.append([face, w])
+            last = key
+    return [tuple(g) for g in groups]

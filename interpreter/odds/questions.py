@@ -1,0 +1,97 @@
+"""The odds roller's answers to questions about pools (interpreter.pool): counted, or enumerated.
+
+`answers(roll, questions)` is the joint distribution of the answers, a Dist of tuples:
+from the term's own distribution when only its total and counts are asked; by counting
+multisets (interpreter.odds.multiset) for order-free questions of dice drawn alike; else
+by walking every way the real roller can draw (small pools only, or TooComplex).
+`settle(roll, questions)` picks the answers of the world being explored: what a `let`
+holding a pool binds while counting.
+"""
+
+from __future__ import annotations
+
+from interpreter.dice import PoolRoll, roll_pool
+from interpreter.odds.distribution import Dist
+from interpreter.odds.enumerate import enumerate_draws
+from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.pools import pool_answers
+from interpreter.pool import COUNTED, Answers, Failures, Sorted, Successes, Total
+from interpreter.runtime import ChainRoll
+
+#: what a pool bound by `let` keeps when the questions to come are not all known
+EVERYTHING = (Total(), Successes(), Failures(), Sorted())
+#: where each of (total, successes, failures) sits in a term's distribution's outcomes
+SUMMARY = {Total: 0, Successes: 1, Failures: 2}
+
+
+class PoolQuestions:
+    """The part of the odds roller (interpreter.odds.roller) that answers pool questions."""
+
+    def answers(self, roll, questions: tuple) -> Dist:
+        key = (id(roll), questions)
+        found = self.asked.get(key)
+        if found is None:  # the roll is kept with its answers, so that its id stays its own
+            found = self.asked[key] = (self.count_answers(roll, questions), roll)
+        return found[0]
+
+    def count_answers(self, roll, questions: tuple) -> Dist:
+        if type(roll) is ChainRoll:
+            return self.chain_answers(roll, questions)
+        if all(type(q) in COUNTED for q in questions):
+            places = [SUMMARY[type(q)] for q in questions]
+            return roll.dist.map(lambda o: tuple(o[i] for i in places))
+        if not any(q.ordered for q in questions):
+            try:
+                return pool_answers(roll.die, roll.count, roll.steps, questions)
+            except NotImplementedError:
+                pass
+        rolls = self.rolls_of(roll)
+        return rolls.map(lambda frozen: tuple(q.of_roll(thaw(frozen)) for q in questions))
+
+    def rolls_of(self, roll) -> Dist:
+        """Every way the term can fall, as the real roller draws it (frozen PoolRolls)."""
+        die, count, steps = roll.die, roll.count, roll.steps
+
+        def run(tray):
+            return freeze(roll_pool(tray, die, count, steps, None, ""))
+
+        return enumerate_draws(run, self.limits)
+
+    def chain_answers(self, chain: ChainRoll, questions: tuple) -> Dist:
+        """A named roll: its total; other questions only of a roll that is one dice term."""
+        rolls = [roll for _, rolls, _ in chain.parts for roll in rolls]
+        if len(rolls) == 1 and getattr(rolls[0], "total", None) is chain.total:
+            return self.answers(rolls[0], questions)
+        if all(type(q) is Total for q in questions):
+            return chain.total.map(lambda total: (total,) * len(questions))
+        raise TooComplex(f"the dice of roll {chain.name} (more than one dice term) are not counted")
+
+    def settle(self, roll, questions: tuple | None):
+        """The pool of the world being explored, as a `let` binds it: its answers to the
+        questions the rules will ask (None: any order-free question)."""
+        if questions is not None and any(q.ordered for q in questions):
+            if type(roll) is ChainRoll:
+                raise TooComplex(
+                    f"the dice of roll {roll.name} in the order rolled are not counted"
+                )
+            return thaw(self.resolve(self.rolls_of(roll)))
+        asked = EVERYTHING if questions is None else questions
+        if type(roll) is ChainRoll and questions is None:
+            asked = (Total(),)
+        values = self.resolve(self.answers(roll, asked))
+        answers = dict(zip(asked, values))
+        kept = answers.pop(Sorted()) if questions is None and Sorted() in answers else None
+        return Answers(answers, kept, unasked)
+
+
+def unasked(question):
+    raise TooComplex(f"{type(question).__name__.lower()} of a pool, asked where it cannot be seen")
+
+
+def freeze(roll: PoolRoll) -> tuple:
+    return (tuple(tuple(face) for face in roll.faces), roll.total, roll.successes, roll.failures)
+
+
+def thaw(frozen: tuple) -> PoolRoll:
+    faces, total, successes, failures = frozen
+    return PoolRoll("", [list(face) for face in faces], total, successes, failures)
