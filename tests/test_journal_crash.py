@@ -13,11 +13,11 @@ import signal
 import time
 
 import pytest
+from journal_helpers import brujeria, character, journaled_run
 
 from interpreter import ForcedDice, SeededDice
 from interpreter.files import stray_temporaries
 from interpreter.journal import Journal, verify_journal
-from tests.journal_helpers import brujeria, character, journaled_run
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork (POSIX)")
 
