@@ -122,11 +122,28 @@ def _write_atomic(target: Path, text: str, mode: int | None) -> None:
 
 
 def create_exclusive(target: Path, text: str) -> None:
-    """Write a new file, refusing to replace one that exists (`rulebook new`, --save-as)."""
+    """Write a new file, refusing (FileExistsError) to replace one that exists, even one
+    another process creates meanwhile: the whole text appears at once, or nothing."""
     target = Path(target)
-    if target.exists():
-        raise FileExistsError(str(target))
-    write_atomic(target, text)
+    temporary = temporary_name(target)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(temporary, target)  # fails if the target exists; never replaces it
+        except FileExistsError:
+            raise
+        except OSError:  # a file system without hard links: check, then rename
+            if target.exists():
+                raise FileExistsError(str(target)) from None
+            os.replace(temporary, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+    fsync_folder(target.parent)
 
 
 # ─── the folder lock ────────────────────────────────────────────────────────

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from interpreter import files
 from interpreter.dice import SeededDice
-from interpreter.errors import ParameterError, SheetChanged
+from interpreter.errors import ParameterError
 from interpreter.journal.bundle import bundle_of
 from interpreter.journal.errors import JournalError
 from interpreter.journal.recovery import complete_pending
@@ -161,6 +161,3 @@ def _planned(role: str, before: Sheet, after: Sheet, target: Path, new_file: boo
     else:
         text = after.file_text(before, start)
     return role, target, format_of(target), start, text, current
-
-
-__all__ = ["ORIGINS", "SheetChanged", "holding", "save_run", "sheets_of"]
