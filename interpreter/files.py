@@ -37,11 +37,14 @@ class SaveError(SheetError):
     """A sheet file the file system would not let us write: a read-only folder, a full
     disk, no permission. Exit code 4."""
 
+    code = "save_failed"
     exit_code = 4
 
 
 class FileBusy(SheetError):
     """Another save held the folder's lock for longer than `LOCK_TIMEOUT`. Exit code 4."""
+
+    code = "file_busy"
 
     exit_code = 4
 

@@ -52,7 +52,7 @@ def test_every_construct_loads_and_describe_lists_the_actions(engine):
     ]
     cast = next(a for a in info["actions"] if a["name"] == "cast_spell")
     time = next(p for p in cast["params"] if p["name"] == "time")
-    assert time["choices"] == ["normal", "half", "double"] and time["default"] == '"normal"'
+    assert time["choices"] == ["normal", "half", "double"] and time["default"] == "normal"
     assert not engine.rulebook.warnings
 
 
@@ -152,8 +152,7 @@ def test_match_for_each_and_repeat(engine, sheet):
 def test_spend_more_than_the_sheet_holds_changes_nothing(engine, sheet):
     with pytest.raises(
         InsufficientResource,
-        match=r"cannot spend 12 dinamis\[Virtus\]: "
-        "it has 5",
+        match=r"You cannot spend 12 dinamis\[Virtus\]: you have 5",
     ):
         run(engine, sheet, "cast_spell", {"spell": "Drown"}, [])
     assert dict(sheet["dinamis"]) == {"Virtus": 5, "Fides": 10}

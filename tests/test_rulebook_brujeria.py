@@ -1149,7 +1149,7 @@ def test_every_action_runs_from_the_command_line(rules, action, capsys, loaded_o
     assert cli_main(argv) == 0
     printed = capsys.readouterr().out
     assert f"· {action}" in printed
-    assert "result: " in printed
+    assert "resultado: " in printed
 
 
 def test_seeded_runs_replay(engine, ainhoa):

@@ -6,6 +6,7 @@ import attrs
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
@@ -112,17 +113,36 @@ class CompiledCheck(CallFrame):
             env[name] = fields[name] = settle(ctx, value(ctx))
         return Record(fields, kind="check")
 
-    def describe(self, ctx, shown: str, fields: dict) -> str:
-        words = ctx.words
-        text = f"{self.label}: {shown} = {show(fields['total'])}"
+    def describe(self, ctx, shown: str, fields: dict) -> Message:
+        """The check's line: `Label: terms = total vs target → success, field value`."""
+        head = tr(
+            "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
+        )
+        parts = [head]
         if self.target is not None:
-            comparison = "" if self.comparison == ">=" else f" ({self.comparison})"
-            verdict = words["success"] if fields["success"] else words["failure"]
-            text += f" {words['vs']} {show(fields['target'])}{comparison} → {verdict}"
-        extra = [f"{name} {show(fields[name])}" for name, _ in self.fields]
+            verdict = SUCCESS if fields["success"] else FAILURE
+            if self.comparison == ">=":
+                parts.append(
+                    tr(" vs {target} → {verdict}", target=fields["target"], verdict=verdict)
+                )
+            else:
+                parts.append(
+                    tr(
+                        " vs {target} ({comparison}) → {verdict}",
+                        target=fields["target"],
+                        comparison=self.comparison,
+                        verdict=verdict,
+                    )
+                )
+        extra = [tr("{name} {value}", name=name, value=fields[name]) for name, _ in self.fields]
         if extra:
-            text += (", " if self.target is not None else " → ") + ", ".join(extra)
-        return text
+            parts.append(", " if self.target is not None else " → ")
+            parts.append(Message.joined(extra))
+        return Message.joined(parts, "")
+
+
+#: a check's verdict in its trace line
+SUCCESS, FAILURE = tr("success"), tr("failure")
 
 
 def _explain(compiler, sign: int, node):
@@ -255,9 +275,12 @@ class CompiledOpposed(CallFrame):
                 if ctx.trace is not None:
                     ctx.step(
                         "tie",
-                        f"{self.label}: {ctx.words['tie']} "
-                        f"({show(ours['total'])} - {show(theirs['total'])}), "
-                        "roll again",
+                        tr(
+                            "{label}: tie ({ours} - {theirs}), roll again",
+                            label=self.label,
+                            ours=ours["total"],
+                            theirs=theirs["total"],
+                        ),
                         self.node.span,
                     )
             tie = a == b
@@ -274,13 +297,16 @@ class CompiledOpposed(CallFrame):
             for name, value in self.fields:
                 ctx.env[name] = fields[name] = known(ctx, value(ctx))
             if ctx.trace is not None:
-                words = ctx.words
-                verdict = words["wins"] if won else words["loses"]
                 if tie:
-                    verdict = f"{words['tie']}, " + verdict
-                text = (
-                    f"{self.label}: {show(ours['total'])} {words['vs']} "
-                    f"{show(theirs['total'])} → {verdict}"
+                    verdict = tr("tie, wins") if won else tr("tie, loses")
+                else:
+                    verdict = tr("wins") if won else tr("loses")
+                text = tr(
+                    "{label}: {ours} vs {theirs} → {verdict}",
+                    label=self.label,
+                    ours=ours["total"],
+                    theirs=theirs["total"],
+                    verdict=verdict,
                 )
                 ctx.depth -= 1
                 ctx.trace.insert(

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.messages import Message
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import ChainRoll, as_bool
 from interpreter.trace import origin_mark
-from interpreter.values import normalize, show
+from interpreter.values import normalize
 
 
 def watch(env: dict, rolls: list, total) -> None:
@@ -67,8 +68,17 @@ class Procedure(CallFrame):
             origin = ctx.roller.source.origin
             ctx.step(
                 "roll",
-                f"{self.name}: {result.faces_text()} = {show(result.total)}"
-                + origin_mark(origin, ctx.words),
+                Message.joined(
+                    [
+                        self.name,
+                        ": ",
+                        result.faces_text(),
+                        " = ",
+                        result.total,
+                        origin_mark(origin),
+                    ],
+                    "",
+                ),
                 self.node.span,
                 roll=self.name,
                 value=result.total,
