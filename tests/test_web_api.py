@@ -121,7 +121,7 @@ def test_odds_compared_with_a_house_rule_are_what_compare_prints(client, capsys)
         "--field", "Esencia", "--compare", "brujeria_miedo_duro",
     )  # fmt: skip
     assert answer == expected
-    assert answer["a"]["distribution"] != answer["b"]["distribution"]
+    assert answer["a"]["outcomes"] != answer["b"]["outcomes"]
 
 
 def test_odds_of_an_edited_text_against_the_rulebook(client):
@@ -137,7 +137,7 @@ def test_odds_of_an_edited_text_against_the_rulebook(client):
     )
     by_text = client.post("/api/odds", json={**body, "compare": {"text": house}})
     assert by_text.status_code == 200
-    assert by_text.json()["b"]["distribution"] == by_name.json()["b"]["distribution"]
+    assert by_text.json()["b"]["outcomes"] == by_name.json()["b"]["outcomes"]
     assert by_text.json()["names"][1].endswith("(edited)")
 
 
@@ -162,12 +162,12 @@ def test_typed_dice_are_asked_for_one_by_one(client):
 def test_typed_dice_that_do_not_fit_are_refused(client):
     body = {**USAR, "params": NUMINA, "ask": True}
     wrong = client.post("/api/run", json={**body, "dice": [11]})
-    assert wrong.status_code == 422 and "not a face of d10" in wrong.json()["error"]["message"]
+    assert wrong.status_code == 422 and wrong.json()["error"]["code"] == "dice_error"
+    assert "no es una cara de d10" in wrong.json()["error"]["message"]  # the game's language
+    english = client.post("/api/run", json={**body, "dice": [11], "lang": "en"})
+    assert "not a face of d10" in english.json()["error"]["message"]
     extra = client.post("/api/run", json={**body, "dice": [3, 4, 5]})
-    assert (
-        extra.status_code == 422
-        and "beyond what the run needed" in extra.json()["error"]["message"]
-    )
+    assert extra.status_code == 422 and "1 cara escrita de más" in extra.json()["error"]["message"]
 
 
 @settings(max_examples=25)
@@ -219,8 +219,9 @@ def test_odds_past_the_time_limit_stop_with_the_projects_error(folder):
     with TestClient(create_app(folder, odds_seconds=0), base_url=BASE) as client:
         body = {**USAR, "params": NUMINA, "field": "success"}
         answer = client.post("/api/odds", json=body)
-        assert answer.status_code == 422
-        assert "longer than 0 seconds" in answer.json()["error"]["message"]
+        assert answer.status_code == 422 and answer.json()["error"]["code"] == "limit_exceeded"
+        assert "tardaron más de 0 segundos" in answer.json()["error"]["message"]
+        body["lang"] = "en"
         lines = client.post("/api/odds", json={**body, "progress": True}).text.splitlines()
         assert "longer than 0 seconds" in json.loads(lines[-1])["error"]["message"]
 
@@ -242,10 +243,13 @@ def test_check_points_at_line_and_column_with_did_you_mean(client):
     answer = client.post("/api/check", json={"text": text, "name": "t.rules"}).json()
     assert answer["ok"] is False
     [finding] = [d for d in answer["diagnostics"] if d["severity"] == "error"]
-    assert (finding["file"], finding["line"], finding["column"]) == ("t.rules", 7, 11)
-    assert finding["end_column"] == 17 and "Fuerza" in finding["hint"]
+    where = finding["location"]
+    assert (where["file"], where["line"], where["column"]) == ("t.rules", 7, 11)
+    assert where["end_column"] == 17 and "Fuerza" in finding["hint"]
+    assert finding["code"] == "check_error"
     syntax = client.post("/api/check", json={"text": 'rulebook "T" {\n}\naction a( {\n}'}).json()
-    assert syntax["ok"] is False and syntax["diagnostics"][0]["line"] == 3
+    assert syntax["ok"] is False and syntax["diagnostics"][0]["location"]["line"] == 3
+    assert syntax["diagnostics"][0]["code"] == "syntax_error"
 
 
 def test_check_of_a_good_house_rule_is_ok(client):
@@ -271,7 +275,11 @@ def test_characters_for_a_rulebook_with_resources_bounded(client):
 def test_saving_a_shipped_character_writes_a_copy_in_the_folder(client, folder):
     shipped = (ROOT / "rulebooks/characters/menecma.yaml").read_text(encoding="utf-8")
     out = client.post("/api/run", json={**USAR, "params": NUMINA, "dice": [3, 4], "save": True})
-    assert out.json()["saved"] == {"character": "menecma", "file": "menecma.yaml", "entry": 1}
+    assert out.json()["saved"] == {
+        "path": str(folder / "menecma.yaml"),
+        "journal": str(folder / "journal.sqlite"),
+        "entry": 1,
+    }
     assert (ROOT / "rulebooks/characters/menecma.yaml").read_text(encoding="utf-8") == shipped
     sheet = client.get("/api/characters/menecma?rulebook=arcana_mundi").json()
     assert sheet["source"] == "folder" and sheet["sheet"]["dinamis"]["Virtus"] == 2
@@ -326,3 +334,39 @@ def test_a_save_that_would_differ_from_what_was_shown_writes_nothing(client, fol
     assert answer.status_code == 409 and "nothing was written" in answer.json()["error"]["message"]
     assert (folder / "ana.yaml").read_text(encoding="utf-8") == edited
     assert client.get("/api/characters/ana/history").json()["entries"] == []
+
+
+def test_every_answer_follows_the_shipped_json_schemas(client):
+    # The API writes the documents of interpreter/schemas/, as --json does.
+    valid = _schema_validator()
+    valid(client.get("/api/rulebooks/arcana_mundi").json())
+    saved = client.post(
+        "/api/run", json={**USAR, "params": NUMINA, "dice": [3, 4], "save": True}
+    ).json()
+    valid(saved)  # `saved` included
+    valid(client.post("/api/odds", json={"expression": "4d6kh3"}).json())
+    body = {"rulebook": "brujeria", "action": "asustarse", "character": "brujeria_investigadora"}
+    compared = {**body, "field": "Esencia", "compare": {"rulebook": "brujeria_miedo_duro"}}
+    valid(client.post("/api/odds", json=compared).json())
+    for bad in ({**body, "dice": [11]}, {**body, "action": "nope"}, {"rulebook": 3}):
+        valid(client.post("/api/run", json=bad).json())
+    valid(client.get("/api/nothing").json())
+    valid(client.get("/api/rulebooks", headers={"host": "evil.example"}).json())
+
+
+def _schema_validator():
+    import jsonschema
+    from referencing import Registry, Resource
+
+    from interpreter.json_data import schema, schemas
+
+    registry = Registry().with_resources(
+        (id_, Resource.from_contents(contents)) for id_, contents in schemas().items()
+    )
+
+    def valid(document: dict) -> None:
+        validator = jsonschema.Draft202012Validator(schema(document["kind"]), registry=registry)
+        errors = [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(document)]
+        assert errors == [], errors[:5]
+
+    return valid

@@ -62,7 +62,8 @@ def test_extends_outside_the_folder_is_refused(client, folder):
         answer = client.post("/api/check", json={"text": text}).json()
         assert answer["ok"] is False
         [finding] = answer["diagnostics"]
-        assert "outside the server's folder" in finding["message"] and finding["line"] == 1
+        assert "outside the server's folder" in finding["message"]
+        assert finding["location"]["line"] == 1
         error_of(client.post("/api/run", json={**RUN, "text": text, "rulebook": None}), 422)
         error_of(client.put("/api/rulebooks/h", json={"text": text}), 422)
     assert not (folder / "h.rules").exists()

@@ -7,6 +7,7 @@ import threading
 import webbrowser
 from pathlib import Path
 
+from dsl.messages import language_for, tr
 from interpreter.errors import ParameterError
 from interpreter.web import create_app
 from interpreter.web.app import LOCAL_HOSTS
@@ -15,17 +16,21 @@ from interpreter.web.app import LOCAL_HOSTS
 def cmd_serve(args) -> int:
     import uvicorn  # only this command needs the server
 
+    language = language_for(getattr(args, "lang", None))
     folder = Path(args.folder)
     if not folder.is_dir():
-        raise ParameterError(f"{args.folder}: no such folder", None, "serve an existing folder")
+        raise ParameterError(
+            tr("{folder}: no such folder", folder=args.folder), None, tr("serve an existing folder")
+        )
     app = create_app(folder, host=args.host)
     if args.host not in LOCAL_HOSTS and not args.host.startswith("127."):
-        print(
-            f"warning: --host {args.host} opens the server beyond this machine: anyone who "
-            "can reach it can run rules and save sheets in "
-            f"{folder.resolve()}; there is no password",
-            file=sys.stderr,
+        warning = tr(
+            "warning: --host {host} opens the server beyond this machine: anyone who can "
+            "reach it can run rules and save sheets in {folder}; there is no password",
+            host=args.host,
+            folder=str(folder.resolve()),
         )
+        print(warning.render(language), file=sys.stderr)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     if args.host in ("0.0.0.0", "::"):
         shown = "127.0.0.1"
@@ -40,8 +45,13 @@ def cmd_serve(args) -> int:
         h11_max_incomplete_event_size=64 * 1024,
     )
     server = uvicorn.Server(config)
-    print(f"rulebook: serving {folder.resolve()} (and the shipped rulebooks) at {address}")
-    print("press Ctrl+C to stop")
+    serving = tr(
+        "rulebook: serving {folder} (and the shipped rulebooks) at {address}",
+        folder=str(folder.resolve()),
+        address=address,
+    )
+    print(serving.render(language))
+    print(tr("press Ctrl+C to stop").render(language))
     sys.stdout.flush()
     if not args.no_browser:
         threading.Thread(target=_open_when_up, args=(server, address), daemon=True).start()

@@ -14,10 +14,11 @@ from importlib import resources
 from starlette.responses import JSONResponse, StreamingResponse
 
 from dsl.errors import RulebookError, RulebookInvalid
-from interpreter.describe import describe
+from dsl.messages import language_for, tr
 from interpreter.dice import ForcedDice, SeededDice
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError, SheetError
+from interpreter.json_data import comparison_data, describe_data, odds_data, run_data
 from interpreter.odds import BUDGET, TRIALS, expression_odds
 from interpreter.values import to_json
 from interpreter.web import saving
@@ -33,9 +34,9 @@ MAX_TRIALS = 10 * TRIALS
 MAX_TEXT = 256_000
 
 _RUN_FIELDS = {"rulebook", "text", "action", "character", "sheet", "params"}
-_RUN_FIELDS |= {"seed", "dice", "ask", "save", "expect"}
+_RUN_FIELDS |= {"seed", "dice", "ask", "save", "expect", "lang"}
 _ODDS_FIELDS = {"expression", "rulebook", "text", "action", "character", "sheet", "params"}
-_ODDS_FIELDS |= {"field", "compare", "budget", "trials", "seed", "progress"}
+_ODDS_FIELDS |= {"field", "compare", "budget", "trials", "seed", "progress", "lang"}
 
 
 class Api:
@@ -68,7 +69,7 @@ class Api:
     async def rulebook(self, request):
         name = request.path_params["name"]
         book = await self.workers.run(self.library.rulebook, name)
-        return JSONResponse(to_json(describe(book)))
+        return JSONResponse(describe_data(book, self._language(request.query_params, book)))
 
     async def rulebook_source(self, request):
         name = request.path_params["name"]
@@ -98,7 +99,7 @@ class Api:
         name = request.path_params["name"]
         reference = request.query_params.get("rulebook")
         if not reference:
-            raise RequestError("which rulebook reads this character? add ?rulebook=NAME")
+            raise RequestError(tr("which rulebook reads this character? add ?rulebook=NAME"))
 
         def read():
             book = self.library.rulebook(reference)
@@ -150,7 +151,7 @@ class Api:
         save = field(body, "save", bool, default=False)
         character = field(body, "character", str)
         if save and character is None:
-            raise RequestError("saving needs a character: the sheet to write back")
+            raise RequestError(tr("saving needs a character: the sheet to write back"))
         dice = self._dice(body)
         engine = Engine.of(self._book(body))
         expect = field(body, "expect", dict)
@@ -163,7 +164,7 @@ class Api:
                 outcome, saved = engine.run(action, self._sheet(body, engine), params, dice), None
         except DieNeeded as need:
             return need.to_json()
-        out = outcome.to_json()
+        out = run_data(outcome, self._language(body, engine.rulebook))
         if saved is not None:
             out["saved"] = saved
         return out
@@ -173,7 +174,7 @@ class Api:
         typed = faces(body, "dice")
         ask = field(body, "ask", bool, default=False)
         if seed is not None and (typed is not None or ask):
-            raise RequestError("give a seed or dice, not both")
+            raise RequestError(tr("give a seed or dice, not both"))
         if ask:
             return TypedSoFar(typed or [])
         if typed is not None:
@@ -188,7 +189,8 @@ class Api:
         job = await self.workers.run(self._odds_job, body)
         if field(body, "progress", bool, default=False):
             return StreamingResponse(
-                self.workers.odds_stream(job), media_type="application/x-ndjson"
+                self.workers.odds_stream(job, getattr(request.state, "lang", None)),
+                media_type="application/x-ndjson",
             )
         return JSONResponse(await self.workers.odds_json(job))
 
@@ -206,14 +208,15 @@ class Api:
             extra = set(body) & {"rulebook", "text", "action", "character", "sheet", "compare"}
             if extra:
                 raise RequestError(
-                    "an expression's odds take no " + ", ".join(sorted(extra)),
-                    "for an action's odds, leave out expression",
+                    tr("an expression's odds take no {fields}", fields=", ".join(sorted(extra))),
+                    tr("for an action's odds, leave out expression"),
                 )
             if len(expression) > 1000:
-                raise RequestError("the expression is longer than 1000 characters")
-            return lambda progress: expression_odds(
-                expression, progress=progress, **options
-            ).to_json()
+                raise RequestError(tr("the expression is longer than {most} characters", most=1000))
+            language = language_for(field(body, "lang", str))
+            return lambda progress: odds_data(
+                expression_odds(expression, progress=progress, **options), language
+            )
         action = field(body, "action", str, required=True)
         params = field(body, "params", dict, default={})
         target = field(body, "field", str)
@@ -228,12 +231,14 @@ class Api:
             unknown_fields(compare, {"rulebook", "text", "params"})
             other, names = self._other(compare, book, engine, sheet, params)
 
+        language = self._language(body, book)
+
         def job(progress):
             odds = engine.odds(action, sheet, params, target, progress=progress, **options)
             if other is None:
-                return odds.to_json()
+                return odds_data(odds, language)
             b = other[0].odds(action, other[1], other[2], target, progress=progress, **options)
-            return {"a": odds.to_json(), "b": b.to_json(), "names": list(names)}
+            return comparison_data(odds, b, names, language)
 
         return job
 
@@ -249,7 +254,11 @@ class Api:
             other_sheet = other_engine.sheet(sheet.to_data(), sheet.path)
         except RulebookError as error:
             raise ParameterError(
-                f"the sheet does not fit {other.title} ({error.message})"
+                tr(
+                    "the sheet does not fit {title} ({problem})",
+                    title=other.title,
+                    problem=error.message,
+                )
             ) from None
         return (other_engine, other_sheet, {**params, **(changed or {})}), (
             book.title,
@@ -280,12 +289,19 @@ class Api:
 
     # ─── shared ─────────────────────────────────────────────────────────────
 
+    def _language(self, body, book=None) -> str:
+        """The language of the answer's texts: `lang`, else the rulebook's, else English."""
+        lang = body.get("lang")
+        return language_for(
+            lang if isinstance(lang, str) else None, book.language if book else None
+        )
+
     def _book(self, body: dict):
         """The rulebook a request names, or gives as text (an edit not yet saved)."""
         name = field(body, "rulebook", str)
         text = _text(body, "text")
         if (name is None) == (text is None):
-            raise RequestError("give the rulebook's name (rulebook) or its text (text)")
+            raise RequestError(tr("give the rulebook's name (rulebook) or its text (text)"))
         if text is not None:
             return self.library.rulebook_text(text, "<editor>")
         return self.library.rulebook(name)
@@ -294,7 +310,7 @@ class Api:
         character = field(body, "character", str)
         data = field(body, "sheet", dict)
         if character is not None and data is not None:
-            raise RequestError("give a character's name or a sheet, not both")
+            raise RequestError(tr("give a character's name or a sheet, not both"))
         if character is not None:
             return engine.load_sheet(self.library.character_path(character))
         if data is not None:
@@ -303,23 +319,30 @@ class Api:
             return engine.sheet({})  # a rulebook whose sheet needs nothing given
         except SheetError as error:
             raise ParameterError(
-                f"{engine.rulebook.title} needs a character: {error.message}",
+                tr(
+                    "{title} needs a character: {problem}",
+                    title=engine.rulebook.title,
+                    problem=error.message,
+                ),
                 None,
-                "name one (character) or give its sheet (sheet)",
+                tr("name one (character) or give its sheet (sheet)"),
             ) from None
 
 
 def _text(body: dict, name: str, required: bool = False) -> str | None:
     text = field(body, name, str, required=required)
     if text is not None and len(text) > MAX_TEXT:
-        raise RequestError(f"the {name} is longer than {MAX_TEXT} characters", status=413)
+        raise RequestError(
+            tr("the {field} is longer than {most} characters", field=name, most=MAX_TEXT),
+            status=413,
+        )
     return text
 
 
 def _bounded(body: dict, name: str, default: int, most: int) -> int:
     value = field(body, name, int, default=default)
     if not 1 <= value <= most:
-        raise RequestError(f"{name} is between 1 and {most}")
+        raise RequestError(tr("{field} is between 1 and {most}", field=name, most=most))
     return value
 
 

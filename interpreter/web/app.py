@@ -13,8 +13,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from dsl.errors import RulebookError
+from dsl.messages import language_for, tr
 from interpreter.web.api import Api
-from interpreter.web.errors import RequestError, error_json, status_of
+from interpreter.web.errors import RequestError, ServerFailed, error_json, status_of
 from interpreter.web.guard import MAX_BODY, Guard
 from interpreter.web.library import Library
 from interpreter.web.openapi import document
@@ -95,15 +96,20 @@ async def openapi(request):
 
 
 async def project_error(request, error: RulebookError):
-    return JSONResponse(error_json(error), status_of(error), headers={"cache-control": "no-store"})
+    # In the language the request asked for (`lang`), else the error's own (its rulebook's).
+    language = getattr(request.state, "lang", None) or request.query_params.get("lang")
+    document = error_json(error, language_for(language) if language else None)
+    return JSONResponse(document, status_of(error), headers={"cache-control": "no-store"})
 
 
 async def http_error(request, error: HTTPException):
     # Starlette's own: no such route (404), a method the route does not take (405).
-    message = {
-        404: f"no such address: {request.url.path}",
-        405: f"this address takes no {request.method}",
-    }.get(error.status_code, str(error.detail))
+    if error.status_code == 404:
+        message = tr("no such address: {path}", path=request.url.path)
+    elif error.status_code == 405:
+        message = tr("this address takes no {method}", method=request.method)
+    else:
+        message = tr("the request was refused: {detail}", detail=str(error.detail))
     return JSONResponse(
         error_json(RequestError(message, status=error.status_code)), error.status_code
     )
@@ -112,9 +118,12 @@ async def http_error(request, error: HTTPException):
 async def unexpected_error(request, error: Exception):
     # A bug, not bad input: logged in full on the server's terminal, a plain message out.
     log.exception("unexpected error answering %s %s", request.method, request.url.path)
-    problem = RequestError(
-        f"the server failed on this request ({type(error).__name__}); this is a bug in "
-        "rulebook, not in your input: its log has the details",
+    problem = ServerFailed(
+        tr(
+            "the server failed on this request ({kind}); this is a bug in rulebook, not "
+            "in your input: its log has the details",
+            kind=type(error).__name__,
+        ),
         status=500,
     )
     return JSONResponse(error_json(problem), 500)

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import json
 
+from dsl.errors import did_you_mean
+from dsl.messages import tr
 from interpreter.web.errors import RequestError
 
 #: nesting of a request's JSON, at most (parameters hold lists, sheets hold mappings)
 MAX_DEPTH = 32
+
+_TYPE_NAMES = {
+    str: tr("a text"),
+    int: tr("a whole number"),
+    bool: tr("yes/no (true or false)"),
+    dict: tr("an object"),
+    list: tr("a list"),
+    float: tr("a number"),
+}
 
 
 async def json_body(request) -> dict:
@@ -16,44 +27,54 @@ async def json_body(request) -> dict:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise RequestError("the body is not UTF-8 text") from None
+        raise RequestError(tr("the body is not UTF-8 text")) from None
     except json.JSONDecodeError as error:
         raise RequestError(
-            f"the body is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
+            tr(
+                "the body is not valid JSON: {problem} at line {line}, column {column}",
+                problem=error.msg,
+                line=error.lineno,
+                column=error.colno,
+            )
         ) from None
     except RecursionError:
-        raise RequestError("the body is nested too deeply") from None
+        raise RequestError(tr("the body is nested too deeply")) from None
     if not isinstance(data, dict):
-        raise RequestError("the body is a JSON object: {...}")
+        raise RequestError(tr("the body is a JSON object, in braces"))
+    if isinstance(data.get("lang"), str):  # errors answer in it too (app.project_error)
+        request.state.lang = data["lang"]
     if _depth(data) > MAX_DEPTH:
-        raise RequestError(f"the body is nested more than {MAX_DEPTH} levels deep")
+        raise RequestError(tr("the body is nested more than {most} levels deep", most=MAX_DEPTH))
     return data
 
 
-def field(body: dict, name: str, kind, required: bool = False, default=None):
-    """One field of the body, of the JSON type(s) `kind`, or `default` when absent."""
+def field(body: dict, name: str, kind: type, required: bool = False, default=None):
+    """One field of the body, of the JSON type `kind`, or `default` when absent."""
     value = body.get(name)
     if value is None:
         if required:
-            raise RequestError(f"the field {name!r} is required")
+            raise RequestError(tr("the field {name} is required", name=repr(name)))
         return default
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, bool) and bool not in kinds:
-        raise RequestError(f"the field {name!r} is {_json_type(value)}; {_names(kinds)} expected")
-    if not isinstance(value, kinds):
-        raise RequestError(f"the field {name!r} is {_json_type(value)}; {_names(kinds)} expected")
+    if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
+        raise RequestError(
+            tr(
+                "the field {name} is {found}; {expected} expected",
+                name=repr(name),
+                found=_json_type(value),
+                expected=_TYPE_NAMES[kind],
+            )
+        )
     return value
 
 
 def unknown_fields(body: dict, allowed: set[str]) -> None:
     """A field the endpoint does not know is an error (a typo would be silently ignored)."""
-    from dsl.errors import did_you_mean
-
     for name in body:
         if name not in allowed:
             raise RequestError(
-                f"unknown field {name!r}",
-                did_you_mean(name, sorted(allowed)) or "fields: " + ", ".join(sorted(allowed)),
+                tr("unknown field {name}", name=repr(name)),
+                did_you_mean(name, sorted(allowed))
+                or tr("fields: {names}", names=", ".join(sorted(allowed))),
             )
 
 
@@ -64,11 +85,18 @@ def faces(body: dict, name: str = "dice") -> list[int] | None:
         return None
     for position, face in enumerate(value, 1):
         if not isinstance(face, int) or isinstance(face, bool):
-            raise RequestError(f"{name}: value {position} ({face!r}) is not a whole number")
+            raise RequestError(
+                tr(
+                    "{field}: value {position} ({face}) is not a whole number",
+                    field=name,
+                    position=position,
+                    face=repr(face),
+                )
+            )
     return value
 
 
-def _depth(value, level: int = 0) -> int:
+def _depth(value) -> int:
     stack, deepest = [(value, 1)], 0
     while stack:
         item, depth = stack.pop()
@@ -82,15 +110,7 @@ def _depth(value, level: int = 0) -> int:
     return deepest
 
 
-_TYPE_NAMES = {str: "a text", int: "a whole number", bool: "yes/no (true or false)"}
-_TYPE_NAMES.update({dict: "an object", list: "a list", float: "a number"})
-
-
-def _names(kinds) -> str:
-    return " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
-
-
-def _json_type(value) -> str:
+def _json_type(value):
     for kind in (bool, int, float, str, list, dict):
         if isinstance(value, kind):
             return _TYPE_NAMES[kind]

@@ -1,16 +1,18 @@
-"""The project's errors as HTTP answers: a 4xx status and the message, never a traceback.
+"""The project's errors as HTTP answers: a 4xx status and the error document.
 
-The body is `{"error": {...}}` with the message and hint as the command line shows them,
-where in the rulebook (file, line, column) when the error has a place, and every
-diagnostic of a rulebook that failed its checks.
+Never a traceback.
+The body is the same error document as `--json` prints (interpreter.json_data,
+schema: error): a stable `code`, the exit code, the message and hint in the rulebook's
+language, where in the rulebook, and every diagnostic of a rulebook that failed.
 """
 
 from __future__ import annotations
 
-from dsl.errors import Diagnostic, RulebookError, RulebookInvalid
-from interpreter.errors import EvaluationError, ParameterError, SheetChanged, SheetError
+from dsl.errors import RulebookError
+from interpreter.errors import ParameterError, SheetChanged
 from interpreter.files import FileBusy
 from interpreter.journal import UndoRefused
+from interpreter.json_data import error_data
 from interpreter.web.library import NotFound
 
 
@@ -18,10 +20,17 @@ class RequestError(RulebookError):
     """A request the API cannot take: not JSON, a missing or ill-typed field (HTTP 400)."""
 
     exit_code = 2
+    code = "usage_error"
 
     def __init__(self, message: str, hint: str | None = None, status: int = 400):
         super().__init__(message, None, hint)
         self.status = status
+
+
+class ServerFailed(RequestError):
+    """A bug of the server's, not bad input (HTTP 500): said plainly, logged in full."""
+
+    code = "internal_error"
 
 
 def status_of(error: RulebookError) -> int:
@@ -39,61 +48,15 @@ def status_of(error: RulebookError) -> int:
     return 422
 
 
-def error_json(error: RulebookError) -> dict:
-    """`{"error": {...}}`: the kind, message, hint, place and rendering of an error."""
-    out = {
-        "type": type(error).__name__,
-        "kind": _kind(error),
-        "message": error.message,
-        "hint": error.hint,
-        "exit_code": error.exit_code,
-        "text": error.render(),
-    }
-    out.update(place_json(error))
-    if isinstance(error, SheetError):
-        out["field"] = error.field
-    if isinstance(error, RulebookInvalid):
-        out["diagnostics"] = [diagnostic_json(d) for d in error.diagnostics]
-    return {"error": out}
+def error_json(error: RulebookError, language: str | None = None) -> dict:
+    """The error document of an error (schema: error)."""
+    return error_data(error, language)
 
 
-def diagnostic_json(diagnostic: Diagnostic | RulebookError) -> dict:
-    """One finding of the checks (or a syntax error): severity, message, hint and span."""
-    out = {
-        "severity": getattr(diagnostic, "severity", "error"),
-        "message": diagnostic.message,
-        "hint": diagnostic.hint,
-        "text": diagnostic.render(),
-    }
-    out.update(place_json(diagnostic))
-    return out
-
-
-def place_json(error: RulebookError) -> dict:
-    """Where an error points: its file, line and column, and where its span ends."""
-    span = error.span
-    if span is None:
-        return {"file": getattr(error, "path", None), "line": None, "column": None}
-    line, column = span.source.line_col(span.start)
-    end_line, end_column = span.source.line_col(max(span.end, span.start))
+def diagnostic_json(finding: RulebookError, language: str | None = None) -> dict:
+    """One finding of the checks (or the error that stopped them), as the error document
+    gives each diagnostic: severity, code, message, hint, location."""
     return {
-        "file": span.source.name,
-        "line": line,
-        "column": column,
-        "end_line": end_line,
-        "end_column": end_column,
-        "from": span.start,
-        "to": max(span.end, span.start),
+        "severity": getattr(finding, "severity", "error"),
+        **error_data(finding, language)["error"],
     }
-
-
-def _kind(error: RulebookError) -> str:
-    if isinstance(error, RequestError):
-        return "request"
-    if isinstance(error, ParameterError):
-        return "parameter"
-    if isinstance(error, SheetError):
-        return "sheet"
-    if isinstance(error, EvaluationError):
-        return "evaluation"
-    return "rulebook"

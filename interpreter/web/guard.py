@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+from dsl.messages import tr
 from interpreter.web.errors import RequestError, error_json
 
 #: bytes a request body may have (a rulebook text of MAX_TEXT characters, escaped)
@@ -76,35 +77,40 @@ class Guard:
         host = headers.get("host", "")
         if self.hosts is not None and _host_name(host) not in self.hosts:
             return RequestError(
-                f"this server does not answer to the host {host!r}",
-                "open it at the address `rulebook serve` printed",
+                tr("this server does not answer to the host {host}", host=repr(host)),
+                tr("open it at the address `rulebook serve` printed"),
             )
         if scope["method"] in SAFE_METHODS:
             return None
         site = headers.get("sec-fetch-site")
         if site is not None and site not in ("same-origin", "none"):
             return RequestError(
-                "a cross-site request: this server only takes requests from its own page",
+                tr("a cross-site request: this server only takes requests from its own page"),
                 status=403,
             )
         origin = headers.get("origin")
         scheme = scope.get("scheme", "http")
         if origin is not None and origin != f"{scheme}://{host}":
             return RequestError(
-                f"a request from another origin ({origin}): this server only takes "
-                "requests from its own page",
+                tr(
+                    "a request from another origin ({origin}): this server only takes "
+                    "requests from its own page",
+                    origin=origin,
+                ),
                 status=403,
             )
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
         if kind != "application/json":
             return RequestError(
-                "the body must be JSON, sent with Content-Type: application/json",
+                tr("the body must be JSON, sent with Content-Type: application/json"),
                 status=415,
             )
         return None
 
     async def read_body(self, receive, headers: dict) -> bytes | RequestError:
-        too_large = RequestError(f"the body is larger than {self.max_body} bytes", status=413)
+        too_large = RequestError(
+            tr("the body is larger than {most} bytes", most=self.max_body), status=413
+        )
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.max_body:
             return too_large
@@ -112,7 +118,7 @@ class Guard:
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                return RequestError("the client went away", status=400)
+                return RequestError(tr("the client went away"), status=400)
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:

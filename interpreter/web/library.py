@@ -19,6 +19,7 @@ from pathlib import Path
 import dsl
 from dsl.errors import CheckError, RulebookError, did_you_mean
 from dsl.load import MAX_EXTENDS, parse_cached, read
+from dsl.messages import tr
 from interpreter import files
 from interpreter.errors import ParameterError
 from interpreter.sheet import MAX_SHEET_SIZE, parse_text
@@ -42,7 +43,7 @@ class Library:
     def __init__(self, folder: str | Path):
         self.folder = Path(folder).resolve()
         if not self.folder.is_dir():
-            raise ParameterError(f"{folder}: not a folder")
+            raise ParameterError(tr("{folder}: not a folder", folder=str(folder)))
         self.shipped_characters = Path(str(resources.files("rulebooks.characters")))
         self._books: dict = {}  # path → (file stamps, Rulebook)
         self._texts: dict = {}  # sha256 of a text → Rulebook
@@ -60,9 +61,10 @@ class Library:
         files = self.rulebook_files()
         if not isinstance(name, str) or name not in files:
             raise NotFound(
-                f"no rulebook named {name!r}",
+                tr("no rulebook named {name}", name=repr(name)),
                 None,
-                did_you_mean(str(name), list(files)) or "rulebooks: " + ", ".join(files),
+                did_you_mean(str(name), list(files))
+                or tr("rulebooks: {names}", names=", ".join(files)),
             )
         return files[name][0]
 
@@ -127,12 +129,12 @@ class Library:
 
     def save_rulebook(self, name: str, text: str) -> Path:
         """Write a rulebook into the folder as NAME.rules, if it loads; never a shipped one."""
-        _check_name(name, "rulebook")
+        _check_name(name)
         if name in dsl.shipped_rulebooks():
             raise ParameterError(
-                f"{name} is a shipped rulebook and is not overwritten",
+                tr("{name} is a shipped rulebook and is not overwritten", name=name),
                 None,
-                f"save it under another name; a house rule starts `extends {name}`",
+                tr("save it under another name; a house rule starts `extends {name}`", name=name),
             )
         target = self.folder / f"{name}.rules"
         self.rulebook_text(text, str(target))  # raises with every diagnostic if it is bad
@@ -158,9 +160,10 @@ class Library:
         files = self.character_files()
         if not isinstance(name, str) or name not in files:
             raise NotFound(
-                f"no character named {name!r}",
+                tr("no character named {name}", name=repr(name)),
                 None,
-                did_you_mean(str(name), list(files)) or "characters: " + ", ".join(files),
+                did_you_mean(str(name), list(files))
+                or tr("characters: {names}", names=", ".join(files)),
             )
         return files[name][0]
 
@@ -203,20 +206,22 @@ class Library:
         return out
 
 
-_EXTENDS_HINT = "a rulebook served here extends a shipped rulebook or one in the server's folder"
+_EXTENDS_HINT = tr(
+    "a rulebook served here extends a shipped rulebook or one in the server's folder"
+)
 _NOT_A_SHEET = object()
 
 
-def _outside(reference: str) -> str:
-    return f"`extends {reference}` names a file outside the server's folder"
+def _outside(reference: str):
+    return tr("`extends {reference}` names a file outside the server's folder", reference=reference)
 
 
-def _check_name(name, what: str) -> None:
+def _check_name(name) -> None:
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ParameterError(
-            f"{name!r} is not a {what} name",
+            tr("{name} is not a name for a rulebook", name=repr(name)),
             None,
-            "a name is letters, digits, _ and -, starting with a letter or digit (no path)",
+            tr("a name is letters, digits, _ and -, starting with a letter or digit (no path)"),
         )
 
 

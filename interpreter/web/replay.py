@@ -10,6 +10,7 @@ Nothing is changed by a run that stopped for a die.
 
 from __future__ import annotations
 
+from dsl.messages import tr, tr_n
 from interpreter.dice import DiceSource, Die
 from interpreter.errors import DiceError
 
@@ -18,7 +19,7 @@ class DieNeeded(DiceError):
     """The next die of a run whose faces are being typed in; not an error to show."""
 
     def __init__(self, die: Die, position: int):
-        super().__init__(f"die {position} ({die.label}) is needed")
+        super().__init__(tr("die {position} ({die}) is needed", position=position, die=die.label))
         self.die = die
         self.position = position
 
@@ -55,9 +56,16 @@ class TypedSoFar(DiceSource):
         self.used += 1
         if not (die.low <= face <= die.high):
             raise DiceError(
-                f"die {position}: {face} is not a face of {die.label} ({die.low}..{die.high})",
+                tr(
+                    "die {position}: {face} is not a face of {die} ({low}..{high})",
+                    position=position,
+                    face=face,
+                    die=die.label,
+                    low=die.low,
+                    high=die.high,
+                ),
                 None,
-                "type the face the die shows, or take back the last faces typed",
+                tr("type the face the die shows, or take back the last faces typed"),
             )
         return face
 
@@ -65,7 +73,12 @@ class TypedSoFar(DiceSource):
         left = len(self.faces) - self.used
         if left:
             raise DiceError(
-                f"{left} face(s) typed beyond what the run needed: it used {self.used}",
+                tr_n(
+                    "{n} face typed beyond what the run needed: it used {used}",
+                    "{n} faces typed beyond what the run needed: it used {used}",
+                    left,
+                    used=self.used,
+                ),
                 None,
-                "take back the last faces typed",
+                tr("take back the last faces typed"),
             )

@@ -9,28 +9,34 @@ character is never written: its first save makes a copy in the folder.
 
 from __future__ import annotations
 
+from dsl.messages import tr
 from interpreter.errors import SheetChanged
 from interpreter.journal import JOURNAL_NAME, Journal, NoJournal, holding, save_run, undo
 from interpreter.journal import undone_by as undone_by_of
 
 
 def save(library, engine, character: str, action: str, params: dict, dice, expect):
-    """Run and save as one step; (the outcome, what was saved: character, file, entry)."""
+    """Run and save as one step; (the outcome, what was saved: as `rulebook run --save
+    --json` says it, the file's path, the journal's and the entry's number)."""
     source = library.character_path(character)
     target = library.save_target(character)
     save_as = {"self": target} if target != source else None
-    with Journal(library.folder / JOURNAL_NAME) as journal, holding(journal, [target]):
+    journal_path = library.folder / JOURNAL_NAME
+    with Journal(journal_path) as journal, holding(journal, [target]):
         sheet = engine.load_sheet(source)
         outcome = engine.run(action, sheet, params, dice)
         if expect is not None and _shown(outcome) != _shown_of(expect):
             raise SheetChanged(
-                f"{character} is not as it was when this run was shown (saved elsewhere, or "
-                "edited): the run now comes out differently, so nothing was written",
-                hint="run the action again on the sheet as it is now",
+                tr(
+                    "{character} is not as it was when this run was shown (saved elsewhere, "
+                    "or edited): the run now comes out differently, so nothing was written",
+                    character=character,
+                ),
+                hint=tr("run the action again on the sheet as it is now"),
                 path=str(source),
             )
         number = save_run(journal, outcome, sheet, engine.rulebook, dice, save_as)
-    return outcome, {"character": target.stem, "file": target.name, "entry": number}
+    return outcome, {"path": str(target), "journal": str(journal_path), "entry": number}
 
 
 def history(library, character: str, limit: int = 50) -> list[dict]:

@@ -16,6 +16,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from dsl.errors import RulebookError
+from dsl.messages import tr
 from interpreter.errors import LimitExceeded
 from interpreter.web.errors import error_json
 
@@ -51,7 +52,7 @@ class Workers:
         finally:
             clock.cancelled = True
 
-    async def odds_stream(self, job):
+    async def odds_stream(self, job, language: str | None = None):
         """Lines of JSON: `{"progress": ...}` as the work goes, then `{"result": ...}` or
         `{"error": ...}` (the status line has gone out before the work can fail)."""
         loop = asyncio.get_running_loop()
@@ -76,7 +77,7 @@ class Workers:
             try:
                 yield _line({"result": future.result()})
             except RulebookError as error:
-                yield _line(error_json(error))
+                yield _line(error_json(error, language))
         finally:
             clock.cancelled = True  # the client went away: the thread stops at its next report
 
@@ -99,13 +100,16 @@ class Clock:
     def progress(self, done: int, total: int, elapsed: float, what: str = "sampling") -> None:
         now = time.monotonic()
         if self.cancelled or self.workers.stopping:
-            raise LimitExceeded("the odds computation was stopped: its request is gone")
+            raise LimitExceeded(tr("the odds computation was stopped: its request is gone"))
         seconds = self.workers.odds_seconds
         if now - self.started > seconds:
             raise LimitExceeded(
-                f"the odds took longer than {seconds:g} seconds (the server's time limit)",
+                tr(
+                    "the odds took longer than {seconds} seconds (the server's time limit)",
+                    seconds=f"{seconds:g}",
+                ),
                 None,
-                "ask for fewer trials or a smaller budget, or simplify the question",
+                tr("ask for fewer trials or a smaller budget, or simplify the question"),
             )
         if self.report is not None and (now - self.last >= PROGRESS_EVERY or done >= total):
             self.last = now

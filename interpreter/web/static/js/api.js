@@ -6,9 +6,9 @@ export class ApiError extends Error {
     this.error = error || {};
     this.status = status;
   }
-  // The error as the command line prints it: message, place, caret and hint.
+  // The error as the command line prints it: place, message, the line with a caret, hint.
   get text() {
-    return this.error.text || this.message;
+    return errorText(this.error);
   }
 }
 
@@ -62,3 +62,20 @@ export async function stream(path, body, onLine) {
 }
 
 export const quote = encodeURIComponent;
+
+// An error document's error (schema: error) as text, as `rulebook` prints it.
+export function errorText(error) {
+  if (!error) return "";
+  const where = error.location;
+  const lines = [];
+  if (where) {
+    lines.push(`${where.file}:${where.line}:${where.column}: ${error.message}`);
+    if (where.source_line) {
+      const width = where.end_line === where.line ? Math.max(1, where.end_column - where.column) : 1;
+      lines.push(`    ${where.source_line}`, `    ${" ".repeat(where.column - 1)}${"^".repeat(width)}`);
+    }
+  } else lines.push(error.file ? `${error.file}: ${error.message}` : error.message);
+  if (error.hint) lines.push(`    ${error.hint}`);
+  for (const d of error.diagnostics || []) if (d !== error) lines.push(errorText({ ...d, diagnostics: [] }));
+  return lines.join("\n");
+}

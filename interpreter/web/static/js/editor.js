@@ -61,7 +61,8 @@ const style = HighlightStyle.define([
 // (a base rulebook) are shown at the start, saying where they are.
 function diagnosticsOf(result, doc, name) {
   const out = [];
-  for (const d of result.diagnostics) {
+  for (const finding of result.diagnostics) {
+    const d = { ...finding, ...(finding.location || {}) }; // file, line, column, end_…
     const message = d.hint ? `${d.message}\n${d.hint}` : d.message;
     if (!d.line || d.file !== name) {
       const where = d.file && d.line ? ` (${d.file}:${d.line}:${d.column})` : "";

@@ -1,30 +1,19 @@
 // An action's form, built from `describe`: choices as selects, defaults filled in.
-// Only what the person changed (and what is required) is sent: a default the page cannot
-// show as a value (a formula, `none`) stays the rulebook's to compute.
+// Only what the person changed (and what is required) is sent: a default the rulebook
+// computes (a formula: `default_expression`) stays the rulebook's to compute.
 
 import { el } from "./dom.js";
 
-// A default as written in the rulebook (`"Leve"`, `0`, `no`, `none`) → a value, or undefined.
-function defaultValue(param) {
-  if (param.required || param.default === undefined) return undefined;
-  const text = String(param.default).trim();
-  if (/^"(.*)"$/s.test(text)) return text.slice(1, -1).replace(/\\(.)/g, "$1");
-  if (text === "yes" || text === "true") return true;
-  if (text === "no" || text === "false") return false;
-  if (/^-?\d+$/.test(text)) return Number(text);
-  if (Array.isArray(param.choices) && param.choices.includes(text)) return text;
-  return undefined;
-}
-
+// The entries of the sheet's catalog a parameter takes one of (`choices_from`).
 function catalogEntries(param, sheet) {
-  // choices given as a sentence: "the entries of the character's Dominatus"
-  const match = typeof param.choices === "string" && param.choices.match(/character's (.+)$/);
-  if (!match || !sheet) return null;
-  const entries = sheet[match[1]];
+  if (!param.choices_from || !sheet) return null;
+  const entries = sheet[param.choices_from];
   if (Array.isArray(entries)) return entries.map(String);
   if (entries && typeof entries === "object") return Object.keys(entries);
   return null;
 }
+
+const typeName = (param) => param.type.name || param.type.kind;
 
 // params: describe's parameters; sheet: the character's data (for catalog entries)
 export function buildForm(container, params, sheet) {
@@ -32,17 +21,18 @@ export function buildForm(container, params, sheet) {
   const fields = [];
   for (const param of params) {
     const id = `param-${param.name}`;
-    const initial = defaultValue(param);
-    const isList = param.type.startsWith("list");
-    let choices = Array.isArray(param.choices) ? param.choices : catalogEntries(param, sheet);
+    const initial = param.default === null ? undefined : param.default;
+    const isList = param.type.kind === "list";
+    const choices = Array.isArray(param.choices) ? param.choices : catalogEntries(param, sheet);
+    const shownDefault = param.default_expression ?? (initial === undefined ? "none" : initial);
     let input;
-    if (param.type === "bool") {
+    if (typeName(param) === "bool") {
       input = el("input", { id, type: "checkbox", name: param.name });
       input.checked = initial === true;
     } else if (choices) {
       input = el("select", { id, name: param.name, multiple: isList });
       if (!isList) {
-        const blank = param.required ? "choose…" : `default: ${param.default}`;
+        const blank = param.required ? "choose…" : `default: ${shownDefault}`;
         input.append(el("option", { value: "" }, initial === undefined ? blank : ""));
       }
       for (const choice of choices) {
@@ -50,18 +40,18 @@ export function buildForm(container, params, sheet) {
       }
       input.value = initial === undefined ? "" : String(initial);
       if (!isList && initial !== undefined) input.querySelector('option[value=""]').remove();
-    } else if (param.type === "int") {
+    } else if (typeName(param) === "int") {
       input = el("input", { id, type: "number", step: 1, name: param.name, class: "short" });
       if (initial !== undefined) input.value = String(initial);
-      else if (!param.required) input.placeholder = String(param.default);
+      else if (!param.required) input.placeholder = String(shownDefault);
     } else {
       input = el("input", { id, type: "text", name: param.name });
-      if (initial !== undefined) input.value = String(initial);
-      else if (!param.required) input.placeholder = String(param.default);
+      if (initial !== undefined && !isList) input.value = String(initial);
+      else if (!param.required) input.placeholder = String(shownDefault);
       if (isList) input.placeholder = "a, b, c";
     }
     input.dataset.initial = JSON.stringify(read(input, param) ?? null);
-    const type = param.required ? param.type : `${param.type} = ${param.default}`;
+    const type = param.required ? param.type.text : `${param.type.text} = ${shownDefault}`;
     container.append(
       el("label", { for: id }, param.name),
       el("span", {}, input, " ", el("span", { class: "type" }, type)),
@@ -76,11 +66,12 @@ function read(input, param) {
   if (input.multiple) return [...input.selectedOptions].map((o) => o.value);
   const text = input.value.trim();
   if (text === "") return undefined;
-  if (param.type === "int" && /^-?\d+$/.test(text)) return Number(text);
-  if (param.type.startsWith("list") && input.tagName === "INPUT") {
-    return text.split(",").map((part) => part.trim()).filter(Boolean);
+  const item = param.type.kind === "list" ? param.type.item : param.type;
+  const number = (part) => (item && item.name === "int" && /^-?\d+$/.test(part) ? Number(part) : part);
+  if (param.type.kind === "list") {
+    return text.split(",").map((part) => part.trim()).filter(Boolean).map(number);
   }
-  return text;
+  return number(text);
 }
 
 // The parameters to send: those required, and those changed from their default.

@@ -197,9 +197,10 @@ async function save() {
   const { request, outcome } = state.lastRun;
   const expect = { result: outcome.result, changes: outcome.changes };
   const answer = await send("/api/run", { ...request, save: true, expect });
-  $("#saved").textContent = `saved in ${answer.saved.file} (journal entry ${answer.saved.entry})`;
+  const file = answer.saved.path.split(/[\\/]/).pop();
+  $("#saved").textContent = `saved in ${file} (journal entry ${answer.saved.entry})`;
   $("#save-sheet").hidden = true;
-  const name = answer.saved.character;
+  const name = file.replace(/\.[^.]*$/, "");
   const option = [...$("#character").options].find((o) => o.value === name);
   if (option) option.textContent = name;
   $("#character").value = name;

@@ -1,7 +1,8 @@
 // Odds in the page: the exact distribution drawn as SVG bars (as AnyDice draws them),
 // "exactly" or "at least", one series or two compared; a progress bar while it computes.
+// The answer is the odds document of `rulebook odds --json` (or odds_comparison).
 
-import { stream } from "./api.js";
+import { errorText, stream } from "./api.js";
 import { $, el } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -40,95 +41,112 @@ export async function computeOdds(request) {
   }
   if (failure) {
     const error = new Error(failure.message);
-    error.text = failure.text;
+    error.text = errorText(failure);
     throw error;
   }
   return answer;
 }
 
-const numeric = (key) => /^-?\d+(\.\d+)?$/.test(key) || /^-?\d+\/\d+$/.test(key);
-const valueOf = (key) => (key.includes("/") ? ratio(key) : Number(key));
-function ratio(key) {
-  const [n, d] = key.split("/").map(Number);
-  return n / d;
-}
-
-// The outcomes of one or two series, in order: numbers ascending, then the others.
-function outcomesOf(series) {
-  const keys = [];
-  for (const s of series) for (const key of Object.keys(s.distribution)) {
-    if (!keys.includes(key)) keys.push(key);
+// An outcome as people read it: numbers, yes/no in the answer's language, a record's
+// fields, or why the action stopped.
+function label(outcome, language) {
+  if (outcome === true) return language === "es" ? "sí" : "yes";
+  if (outcome === false) return "no";
+  if (outcome === null) return language === "es" ? "ninguno" : "none";
+  if (typeof outcome === "object") {
+    if ("failure" in outcome) return `✗ ${outcome.failure}`;
+    return Object.entries(outcome).map(([k, v]) => `${k}=${label(v, language)}`).join(", ");
   }
-  const numbers = keys.filter(numeric).sort((a, b) => valueOf(a) - valueOf(b));
-  const order = { false: 0, true: 1 };
-  const others = keys.filter((k) => !numeric(k)).sort((a, b) => (order[a] ?? 2) - (order[b] ?? 2));
-  return [...numbers, ...others];
+  return String(outcome);
 }
 
-function atLeast(distribution, outcomes) {
-  const out = {};
-  let rest = 0;
-  for (let i = outcomes.length - 1; i >= 0; i--) {
-    rest += distribution[outcomes[i]] || 0;
-    out[outcomes[i]] = rest;
+// Each series as a Map from an outcome's key to its probability, over the outcomes of
+// all series in order: numbers ascending, then the others as the answers order them.
+function seriesOf(answer) {
+  const bodies = answer.a ? [answer.a, answer.b] : [answer];
+  const outcomes = new Map();
+  for (const body of bodies) {
+    for (const item of body.outcomes) outcomes.set(JSON.stringify(item.outcome), item.outcome);
   }
-  return out;
+  const keys = [...outcomes.keys()];
+  const numbers = keys.filter((k) => typeof outcomes.get(k) === "number")
+    .sort((x, y) => outcomes.get(x) - outcomes.get(y));
+  const ordered = [...numbers, ...keys.filter((k) => typeof outcomes.get(k) !== "number")];
+  const series = bodies.map((body, s) => {
+    const base = answer.a ? (s ? "/b" : "/a") : "";
+    const p = new Map();
+    const exact = new Map();
+    body.outcomes.forEach((item, i) => {
+      const key = JSON.stringify(item.outcome);
+      p.set(key, item.probability);
+      exact.set(key, answer.fractions[`${base}/outcomes/${i}/probability`] || String(item.probability));
+    });
+    return { body, p, exact };
+  });
+  return { keys: ordered, outcomes, series, numeric: numbers.length === keys.length };
 }
 
-// answer: an Odds JSON, or {a, b, names} for two compared.
 export function renderOdds(answer, view) {
-  const series = answer.a ? [answer.a, answer.b] : [answer];
+  const { keys, outcomes, series, numeric } = seriesOf(answer);
   const names = answer.names || [null];
-  const outcomes = outcomesOf(series);
-  const ordered = outcomes.every(numeric);
-  const cumulative = view === "at-least" && ordered;
-  const values = series.map((s) => (cumulative ? atLeast(s.distribution, outcomes) : s.distribution));
-  const peak = Math.max(1e-12, ...values.flatMap((v) => Object.values(v)));
-  const label = 150, right = 150, width = 760, plot = width - label - right;
+  const cumulative = view === "at-least" && numeric;
+  const values = series.map(({ p }) => {
+    if (!cumulative) return p;
+    const out = new Map();
+    let rest = 0;
+    for (let i = keys.length - 1; i >= 0; i--) {
+      rest += p.get(keys[i]) || 0;
+      out.set(keys[i], rest);
+    }
+    return out;
+  });
+  const peak = Math.max(1e-12, ...values.flatMap((v) => [...v.values()]));
+  const labelWidth = 150, right = 150, width = 760, plot = width - labelWidth - right;
   const bar = 14, gap = 6, row = bar * series.length + gap;
   const legend = series.length > 1 ? 22 : 0;
-  const height = legend + outcomes.length * row + 6;
+  const height = legend + keys.length * row + 6;
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
     "aria-label": cumulative ? "probability of at least each outcome" : "probability of each outcome" });
   if (series.length > 1) {
     names.forEach((name, i) => {
-      const x = label + i * 260;
+      const x = labelWidth + i * 260;
       chart.append(svg("rect", { x, y: 4, width: 12, height: 12, class: i ? "bar-b" : "bar-a" }));
       chart.append(svg("text", { x: x + 18, y: 14 }, (i ? "B: " : "A: ") + name));
     });
   }
   for (let tick = 0; tick <= 4; tick++) {
-    const x = label + (plot * tick) / 4;
+    const x = labelWidth + (plot * tick) / 4;
     chart.append(svg("line", { x1: x, x2: x, y1: legend, y2: height, class: "grid" }));
   }
-  outcomes.forEach((outcome, i) => {
+  keys.forEach((key, i) => {
     const y = legend + i * row;
-    const word = { true: "yes", false: "no" }[outcome] || outcome;
+    const word = label(outcomes.get(key), answer.language);
     const shown = word.length > 22 ? word.slice(0, 21) + "…" : word;
-    chart.append(svg("text", { x: label - 8, y: y + (row - gap) / 2 + 4, "text-anchor": "end" },
+    chart.append(svg("text", { x: labelWidth - 8, y: y + (row - gap) / 2 + 4, "text-anchor": "end" },
       (cumulative ? "≥ " : "") + shown));
     values.forEach((v, s) => {
-      const p = v[outcome] || 0;
+      const p = v.get(key) || 0;
       const rect = svg("rect", {
-        x: label, y: y + s * bar, height: bar - 2, width: Math.max(0, (plot * p) / peak),
-        class: s ? "bar-b" : "bar-a", "data-outcome": outcome,
+        x: labelWidth, y: y + s * bar, height: bar - 2, width: Math.max(0, (plot * p) / peak),
+        class: s ? "bar-b" : "bar-a", "data-outcome": word,
       });
-      const fraction = !cumulative && series[s].fractions ? ` = ${series[s].fractions[outcome] || 0}` : "";
-      rect.append(svg("title", {}, `${outcome}: ${(p * 100).toFixed(4)}%${fraction}`));
+      const fraction = !cumulative && series[s].body.exact && series[s].exact.has(key)
+        ? ` = ${series[s].exact.get(key)}` : "";
+      rect.append(svg("title", {}, `${word}: ${(p * 100).toFixed(4)}%${fraction}`));
       chart.append(rect);
-      chart.append(svg("text", { x: label + plot + 8, y: y + s * bar + bar - 4 },
+      chart.append(svg("text", { x: labelWidth + plot + 8, y: y + s * bar + bar - 4 },
         `${(p * 100).toFixed(2)}%`));
     });
   });
   $("#odds-chart").replaceChildren(chart);
-  const summary = series.map((s, i) => {
+  const summary = series.map(({ body }, i) => {
     const who = series.length > 1 ? `${i ? "B" : "A"}: ` : "";
-    const how = s.exact ? "exact" : `sampled, ${s.trials} trials`;
-    const mean = s.mean !== null && s.mean !== undefined ? `, mean ${s.mean.toFixed(3)}` : "";
-    const lost = s.omitted_mass ? `, omitted ${s.omitted_mass.toExponential(1)}` : "";
+    const how = body.exact ? "exact" : `sampled, ${body.trials} trials`;
+    const mean = body.mean !== null && body.mean !== undefined ? `, mean ${body.mean.toFixed(3)}` : "";
+    const lost = body.omitted_mass ? `, omitted ${body.omitted_mass.toExponential(1)}` : "";
     return `${who}${how}${mean}${lost}`;
   });
   $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));
-  $("#odds-view").hidden = !ordered;
+  $("#odds-view").hidden = !numeric;
   $("#odds").hidden = false;
 }
