@@ -55,7 +55,7 @@ class Message(str):
         return self
 
     @classmethod
-    def joined(cls, parts: Iterable, separator: str = ", ") -> Message:
+    def joined(cls, parts: Iterable, separator: str = "") -> Message:
         """Texts and values one after another, each rendered in the language asked for."""
         parts = tuple(parts)
         self = str.__new__(cls, separator.join(show_value(p) for p in parts))

@@ -89,6 +89,8 @@ def step_data(step, w: Writer, pointer: str) -> dict:
         "file": step.file,
         "line": step.line,
         "depth": step.depth,
+        "detail": w.text(step.detail),
+        "verbose": step.verbose,
         "data": w.value(step.data, f"{pointer}/data"),
     }
 

@@ -169,8 +169,9 @@ class Context:
         self.capture: list | None = None  # dice a roll procedure's rule is watching
         self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
 
-    def step(self, kind: str, text: str, span, **data) -> None:
-        self.trace.append(Step.at(kind, text, span, data, self.depth))
+    def step(self, kind: str, text: str, span, detail=None, verbose=False, **data) -> None:
+        """Note a step in the trace (`detail`, `verbose`: see `Step`)."""
+        self.trace.append(Step.at(kind, text, span, data, self.depth, detail, verbose))
 
 
 # ─── rolling for real ───────────────────────────────────────────────────────
@@ -181,10 +182,12 @@ class ChainRoll(Rolled):
     value, its dice are the dice of all its rolls (in odds mode, `total` may be a
     distribution, and the parts' rolls the distributions of their terms)."""
 
-    __slots__ = ("name", "parts", "total")
+    __slots__ = ("arithmetic", "name", "parts", "total")
 
-    def __init__(self, name: str, parts: list, total):
+    def __init__(self, name: str, parts: list, total, arithmetic: str | None = None):
         self.name, self.parts, self.total = name, parts, total
+        #: each step with its own arithmetic, `10 + (6−1) + (2−1)` (None: only faces)
+        self.arithmetic = arithmetic
 
     @property
     def successes(self):

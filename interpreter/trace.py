@@ -21,7 +21,9 @@ class Step:
 
     `kind` names it; `text` is what it says, in the rulebook's words (a `Message`:
     `translate(step.text, language)` gives it in a language); `line` is the rulebook line
-    it came from; `data` carries the numbers for JSON consumers.
+    it came from; `data` carries the numbers for JSON consumers. `detail` is the step as
+    the rules compute it (the expression behind a value), shown with `--verbose`;
+    a `verbose` step (a condition tested, a maximum computed again) only then.
     """
 
     kind: str
@@ -30,12 +32,20 @@ class Step:
     data: dict = attrs.field(factory=dict)
     depth: int = 0
     file: str | None = None  # the rulebook file of the line (a house rule has two)
+    detail: str | None = None
+    verbose: bool = False
 
     @classmethod
-    def at(cls, kind: str, text: str, span, data: dict, depth: int) -> Step:
+    def at(
+        cls, kind: str, text: str, span, data: dict, depth: int, detail=None, verbose=False
+    ) -> Step:
         if span is None:
-            return cls(kind, text, None, data, depth)
-        return cls(kind, text, span.line, data, depth, span.source.name)
+            return cls(kind, text, None, data, depth, None, detail, verbose)
+        return cls(kind, text, span.line, data, depth, span.source.name, detail, verbose)
+
+    def deeper(self, by: int = 1) -> Step:
+        """The same step, `by` levels deeper (under a heading inserted above it)."""
+        return attrs.evolve(self, depth=self.depth + by)
 
     def to_json(self, language: str | None = None) -> dict:
         """The step as JSON data (as in a run's JSON document: schema run, `trace`)."""
@@ -45,6 +55,8 @@ class Step:
             "file": self.file,
             "line": self.line,
             "depth": self.depth,
+            "detail": translate(self.detail, language) if self.detail is not None else None,
+            "verbose": self.verbose,
             "data": to_json(self.data),
         }
 
@@ -82,19 +94,22 @@ def roll_text(roll: PoolRoll) -> Message:
     return Message.joined([text, " (", Message.joined(counts, " - "), ")"], "")
 
 
-def render_text(steps, language: str | None = None) -> str:
+def render_text(steps, language: str | None = None, verbose: bool = False) -> str:
     """One line per step: the rulebook line it came from, then the step, indented by how
     deep in calls it happened (a check's rolls under the check). In `language`, by
-    default the trace's own."""
+    default the trace's own. `verbose`: every step, each as the rules compute it."""
     language = language or getattr(steps, "language", None)
     lines = []
     main = steps[0].file if steps else None
     for step in steps:
+        if step.verbose and not verbose:
+            continue
+        text = step.detail if verbose and step.detail is not None else step.text
         where = str(step.line or "")
         if step.file is not None and step.file != main and step.line:
             where = f"{step.file.rsplit('/', 1)[-1]}:{step.line}"
         gutter = f"{where:>5} │ " if where else "      │ "
-        lines.append(gutter + "  " * (step.depth + 1) + translate(step.text, language))
+        lines.append(gutter + "  " * (step.depth + 1) + translate(text, language))
     return "\n".join(lines)
 
 

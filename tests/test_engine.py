@@ -74,7 +74,10 @@ def test_open_roll_procedure_adds_and_subtracts_chains(engine, sheet):
     down = run(engine, sheet, "scare", {}, [1, 1, 4])
     assert down.result["total"] == 1 - 1 - 4 + 2 * 4
     assert not down.result["success"]
-    assert "open: [1] - [1] - [4] = -4" in render_text(down.trace)
+    # each step with its own arithmetic; --verbose keeps the faces as rolled
+    assert "open: 1 - 1 - 4 = -4" in render_text(down.trace)
+    assert "open: [1] - [1] - [4] = -4" in render_text(down.trace, verbose=True)
+    assert "open: 10 + (6−1) + (3−1) = 17" in render_text(up.trace)
 
 
 def test_doubles_procedure(engine, sheet):

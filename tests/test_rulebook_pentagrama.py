@@ -50,7 +50,7 @@ def data(path: Path, **changes) -> dict:
 
 def run(engine, action, sheet, params=None, dice=()):
     out = engine.run(action, sheet, params or {}, dice=ForcedDice(list(dice)))
-    text = render_text(out.trace)
+    text = render_text(out.trace, verbose=True)  # every step, with its expressions
     print(text)
     return out, text
 

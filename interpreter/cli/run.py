@@ -38,7 +38,7 @@ def cmd_run(args) -> int:
         print(dumps(data))
         return 0
     print(f"{book.title} · {args.action}")
-    print(render_text(outcome.trace, language))
+    print(render_text(outcome.trace, language, args.verbose))
     print(outcome_text(outcome, language))
     if saved is not None:
         done = tr(
@@ -57,7 +57,7 @@ def outcome_text(outcome, language: str) -> str:
     if outcome.result is not None:
         if hasattr(outcome.result, "items"):
             shown = Message.joined(
-                tr("{name} {value}", name=k, value=v) for k, v in outcome.result.items()
+                (tr("{name} {value}", name=k, value=v) for k, v in outcome.result.items()), ", "
             )
         else:
             shown = outcome.result

@@ -6,6 +6,7 @@ import math
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.messages import language_for
 from interpreter.bounds import bounded_number, bounded_text, too_long
 from interpreter.compile.arithmetic import (
     COMPARISONS,
@@ -39,9 +40,13 @@ class Expressions:
     def ex_text(self, node: n.Text):
         parts = tuple(p if isinstance(p, str) else self.naming(p) for p in node.parts)
         span = node.span
+        # The rulebook's own texts are in its language: a yes/no in one reads as it does.
+        language = language_for(self.book.language)
 
         def text(ctx):
-            out = "".join(p if isinstance(p, str) else show(known(ctx, p(ctx))) for p in parts)
+            out = "".join(
+                p if isinstance(p, str) else show(known(ctx, p(ctx)), language) for p in parts
+            )
             return bounded_text(out, ctx.limits, span)
 
         return text

@@ -66,12 +66,13 @@ class Statements:
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
             if ctx.trace is not None and not quiet and not isinstance(result, Record):
-                text = (
-                    Message.joined([name, " = ", result], "")
-                    if source == show(result)
-                    else Message.joined([name, " = ", source, " = ", result], "")
-                )
-                ctx.step("let", text, span, name=name, value=result)
+                # In the rules' words: the author's name for the value; the expression
+                # behind it is the detail (--verbose).
+                text = Message.joined([name, " = ", result], "")
+                detail = None
+                if source != show(result):
+                    detail = Message.joined([name, " = ", source, " = ", result], "")
+                ctx.step("let", text, span, detail, name=name, value=result)
 
         return let
 
@@ -237,6 +238,7 @@ class Statements:
                         "if",
                         tr("if {condition} → {value}", condition=cspan.text, value=decided),
                         cspan,
+                        verbose=True,  # its effect is in the steps that follow
                     )
                 if decided:
                     run_block(ctx, body, span)
@@ -266,6 +268,7 @@ class Statements:
                             "match",
                             tr("match {subject} = {value}", subject=span.text, value=value),
                             span,
+                            verbose=True,
                         )
                     run_block(ctx, body, span)
                     return
@@ -274,6 +277,7 @@ class Statements:
                     "match",
                     tr("match {subject} = {value} → else", subject=span.text, value=value),
                     span,
+                    verbose=True,
                 )
             run_block(ctx, otherwise, span)
 
