@@ -36,6 +36,8 @@ TEXTS_KEPT = 16
 class NotFound(ParameterError):
     """A rulebook or character name the server does not offer (HTTP 404)."""
 
+    code = "not_found"
+
 
 class Library:
     """The rulebooks and characters a server offers, and the only files it touches."""

@@ -18,6 +18,8 @@ from interpreter.errors import DiceError
 class DieNeeded(DiceError):
     """The next die of a run whose faces are being typed in; not an error to show."""
 
+    code = "dice_error"
+
     def __init__(self, die: Die, position: int):
         super().__init__(tr("die {position} ({die}) is needed", position=position, die=die.label))
         self.die = die
