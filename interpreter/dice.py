@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable, Iterable
 
 from dsl.errors import Span
-from interpreter.errors import DiceError, EvaluationError, LimitExceeded
+from interpreter.errors import ChainTooLong, DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
 from interpreter.pool import DROPPED, KEPT, REROLLED, Rolled
 
@@ -276,7 +276,7 @@ def _explode(tray, die, faces, once, test, span) -> list:
         current, extra = face, 0
         while test(current[0]):
             if extra >= limit:
-                raise LimitExceeded(
+                raise ChainTooLong(
                     f"a die exploded more than {limit} times (limit extra_per_die)", span
                 )
             current[2] = True
@@ -300,7 +300,7 @@ def _reroll(tray, die, faces, once, test, span) -> list:
         current, extra = face, 0
         while test(current[0]):
             if extra >= limit:
-                raise LimitExceeded(
+                raise ChainTooLong(
                     f"a die was rerolled more than {limit} times (limit extra_per_die)", span
                 )
             current[1] = REROLLED

@@ -15,6 +15,11 @@ class LimitExceeded(EvaluationError):
     """A bound set by `Limits` was passed (dice, chain length, steps, ...)."""
 
 
+class ChainTooLong(LimitExceeded):
+    """A die exploded or was rerolled (a roll procedure went on) past extra_per_die: the
+    dice decided it, so the odds engine counts it as an outcome of its own."""
+
+
 class DiceError(EvaluationError):
     """A die the dice source cannot give: a forced value it cannot show, too few values..."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
-from interpreter.errors import LimitExceeded
+from interpreter.errors import ChainTooLong
 from interpreter.runtime import ChainRoll, as_bool
 from interpreter.trace import origin_mark
 from interpreter.values import normalize, show
@@ -91,7 +91,7 @@ class Procedure(CallFrame):
                 while True:
                     extras += 1
                     if extras > ctx.limits.extra_per_die:
-                        raise LimitExceeded(
+                        raise ChainTooLong(
                             f"roll {self.name} went on more than "
                             f"{ctx.limits.extra_per_die} times "
                             "(limit extra_per_die)",

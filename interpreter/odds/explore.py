@@ -7,7 +7,7 @@ from fractions import Fraction
 import attrs
 
 from dsl import nodes as n
-from interpreter.errors import InsufficientResource, RequirementFailed
+from interpreter.errors import ChainTooLong, InsufficientResource, RequirementFailed
 from interpreter.odds.polynomials import (
     TooComplex,
 )
@@ -84,7 +84,7 @@ class Explorer:
                         continue
                     stack.append(((*pins, outcome), p))
                 continue
-            except (RequirementFailed, InsufficientResource) as error:
+            except (RequirementFailed, InsufficientResource, ChainTooLong) as error:
                 out.append((World(ctx.env, ctx.state, weight), Failure(error.message)))
                 continue
             out.append((World(ctx.env, ctx.state, weight), result))
