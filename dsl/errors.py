@@ -6,6 +6,8 @@ from bisect import bisect_right
 
 import attrs
 
+from dsl.messages import tr, tr_n, translate
+
 
 @attrs.frozen
 class Source:
@@ -80,10 +82,15 @@ class RulebookError(Exception):
     """Base of every error the project raises for bad input.
 
     `exit_code` is what the command line exits with: 3 for text that is not a valid
-    rulebook, expression or sheet; 4 for an evaluation that could not finish.
+    rulebook, expression or sheet; 4 for an evaluation that could not finish. `code` is a
+    stable name of the kind of error for programs (the JSON `code`; schema: error).
+    `message` and `hint` are texts for people (often `dsl.messages.Message`s);
+    `render(language)` shows them in a language, by default the `language` of the
+    rulebook the error came from, when it is known.
     """
 
     exit_code = 3
+    code = "invalid_input"
     kind = "error"
 
     def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
@@ -91,30 +98,51 @@ class RulebookError(Exception):
         self.message = message
         self.span = span
         self.hint = hint
+        self.language: str | None = None  # the rulebook's, set where it is known
 
-    def render(self) -> str:
+    def speak(self, language: str | None) -> RulebookError:
+        """Say that this error belongs to a rulebook in `language` (unless already said)."""
+        if self.language is None:
+            self.language = language
+        return self
+
+    def render(self, language: str | None = None, verbose: bool = False) -> str:
+        """As a compiler prints it: `file:line:col: error: message`, the line and a caret
+        (`verbose` matters only to errors that print shorter without it)."""
+        language = language or self.language
         head = f"{self.span.location()}: " if self.span else ""
-        text = f"{head}{self.kind}: {self.message}"
+        text = f"{head}{translate(KINDS.get(self.kind, self.kind), language)}: "
+        text += translate(self.message, language)
         if self.span:
             text += "\n" + self.span.excerpt()
         if self.hint:
-            text += f"\n    {self.hint}"
+            text += f"\n    {translate(self.hint, language)}"
         return text
 
     def __str__(self) -> str:
         return self.render()
 
 
+#: how the heads of errors and warnings read
+KINDS = {"error": tr("error"), "warning": tr("warning")}
+
+
 class RulebookSyntaxError(RulebookError):
     """The text does not follow the grammar."""
+
+    code = "syntax_error"
 
 
 class CheckError(RulebookError):
     """The text parses but breaks a static rule: an undefined name, a wrong arity, ..."""
 
+    code = "check_error"
+
 
 class Diagnostic(RulebookError):
     """One finding of the static checks; `severity` is 'error' or 'warning'."""
+
+    code = "check_error"
 
     def __init__(self, severity: str, message: str, span: Span | None, hint: str | None = None):
         super().__init__(message, span, hint)
@@ -125,13 +153,22 @@ class Diagnostic(RulebookError):
 class RulebookInvalid(RulebookError):
     """A rulebook failed its static checks; holds every diagnostic, errors and warnings."""
 
+    code = "invalid_rulebook"
+
     def __init__(self, diagnostics: list[Diagnostic]):
         errors = [d for d in diagnostics if d.severity == "error"]
-        super().__init__(f"{len(errors)} error(s) in the rulebook", errors[0].span)
+        count = len(errors)
+        message = tr_n("{n} error in the rulebook", "{n} errors in the rulebook", count)
+        super().__init__(message, errors[0].span)
         self.diagnostics = diagnostics
 
-    def render(self) -> str:
-        return "\n".join(d.render() for d in self.diagnostics)
+    def speak(self, language: str | None) -> RulebookError:
+        for diagnostic in self.diagnostics:
+            diagnostic.speak(language)
+        return super().speak(language)
+
+    def render(self, language: str | None = None, verbose: bool = False) -> str:
+        return "\n".join(d.render(language or self.language) for d in self.diagnostics)
 
 
 def did_you_mean(name: str, candidates) -> str | None:

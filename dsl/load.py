@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -61,9 +62,27 @@ def read(path: Path) -> str:
 
 
 def load(reference: str | Path) -> Rulebook:
-    """Parse and check a rulebook (a path or a shipped name); raise with positions if bad."""
+    """Parse and check a rulebook (a path or a shipped name); raise with positions if bad.
+
+    Its errors and warnings speak the rulebook's `language` (see `RulebookError.render`)."""
     path = resolve(reference)
-    return load_text(read(path), str(path), folder=path.parent)
+    text = read(path)
+    try:
+        book = load_text(text, str(path), folder=path.parent)
+    except RulebookError as error:
+        raise error.speak(language_written_in(text)) from None
+    for warning in book.warnings:
+        warning.speak(book.language)
+    return book
+
+
+_LANGUAGE = re.compile(r'^\s*language\s+"([^"\n]{1,20})"', re.MULTILINE)
+
+
+def language_written_in(text: str) -> str | None:
+    """The `language "es"` of a rulebook's header, read even from text that does not parse."""
+    found = _LANGUAGE.search(text[:20_000])
+    return found.group(1) if found else None
 
 
 def load_text(

@@ -1,9 +1,25 @@
-"""What a rulebook offers, as data: for forms, chat bots and `rulebook describe`."""
+"""What a rulebook offers, as plain data: for forms, chat bots and `rulebook describe`.
+
+Parameters and sheet fields come with a JSON Schema each (`schema`: type, `enum` of the
+choices, `default` as a value, `minimum`/`maximum`), and every callable with the schema of
+its whole parameter object (`parameters`), so a form is built from them directly. The
+keywords a schema holds beyond JSON Schema's own start with `x-`: `x-sheet-catalog` (the
+value names an entry of that catalog on the character's sheet), `x-default-expression`
+and `x-maximum-expression` (computed from the sheet, shown as written).
+"""
 
 from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.rulebook import Rulebook
+
+#: JSON Schema types of the built-in parameter types
+BUILT_IN = {
+    "int": {"type": "integer"},
+    "number": {"type": "number"},
+    "bool": {"type": "boolean"},
+    "text": {"type": "string"},
+}
 
 
 def describe(book: Rulebook) -> dict:
@@ -11,6 +27,7 @@ def describe(book: Rulebook) -> dict:
     return {
         "rulebook": book.title,
         "header": dict(book.header),
+        "language": book.language,
         "path": book.path,
         "extends": book.base.title if book.base is not None else None,
         "changes": [
@@ -22,15 +39,17 @@ def describe(book: Rulebook) -> dict:
         "rolls": [
             {
                 "name": r.name,
-                "params": [_param(p, book) for p in r.params],
-                "dice": r.body.span.text,
+                "label": None,
                 "line": r.span.line,
+                "params": [_param(p, book) for p in r.params],
+                "parameters": _parameters(r.params, book),
+                "dice": r.body.span.text,
             }
             for r in book.rolls.values()
         ],
         "tables": [_table(t) for t in book.tables.values()],
         "ladders": [
-            {"name": ladder.name, "steps": [s.span.text for s in ladder.steps]}
+            {"name": ladder.name, "steps": [n.step_value(s) for s in ladder.steps]}
             for ladder in book.ladders.values()
         ],
         "sheet": _sheet(book),
@@ -43,6 +62,7 @@ def _callable(node, book: Rulebook) -> dict:
         "label": node.label,
         "line": node.span.line,
         "params": [_param(p, book) for p in node.params],
+        "parameters": _parameters(node.params, book),
     }
 
 
@@ -55,17 +75,77 @@ def _check(node: n.Check, book: Rulebook) -> dict:
     return out
 
 
+def _parameters(params, book: Rulebook) -> dict:
+    """The JSON Schema of a callable's parameters, as one object."""
+    return {
+        "type": "object",
+        "properties": {p.name: _param_schema(p, book) for p in params},
+        "required": [p.name for p in params if p.default is None],
+        "additionalProperties": False,
+    }
+
+
 def _param(param: n.Param, book: Rulebook) -> dict:
-    out = {"name": param.name, "type": param.type.span.text, "required": param.default is None}
-    if param.default is not None:
-        out["default"] = param.default.span.text
+    literal = isinstance(param.default, n.Literal)
     choices = _choices(param.type, book)
-    if choices is not None:
-        out["choices"] = choices
-    return out
+    return {
+        "name": param.name,
+        "type": type_data(param.type),
+        "required": param.default is None,
+        "default": param.default.value if literal else None,
+        "default_expression": (
+            param.default.span.text if param.default is not None and not literal else None
+        ),
+        "choices": choices if isinstance(choices, list) else None,
+        "choices_from": choices.name if isinstance(choices, n.Catalog) else None,
+        "schema": _param_schema(param, book),
+    }
+
+
+def type_data(type_node) -> dict:
+    """A parameter's type: its kind (named, enum, list), its name, and as written."""
+    if isinstance(type_node, n.EnumType):
+        return {"kind": "enum", "name": None, "text": type_node.span.text}
+    if isinstance(type_node, n.ListType):
+        return {
+            "kind": "list",
+            "name": None,
+            "text": type_node.span.text,
+            "item": type_data(type_node.item),
+        }
+    return {"kind": "named", "name": type_node.name, "text": type_node.span.text}
+
+
+def _param_schema(param: n.Param, book: Rulebook) -> dict:
+    schema = {"title": param.name, **type_schema(param.type, book)}
+    if isinstance(param.default, n.Literal):
+        schema["default"] = param.default.value
+    elif param.default is not None:
+        schema["x-default-expression"] = param.default.span.text
+    return schema
+
+
+def type_schema(type_node, book: Rulebook) -> dict:
+    """The JSON Schema of a value of a parameter type."""
+    if isinstance(type_node, n.ListType):
+        return {"type": "array", "items": type_schema(type_node.item, book)}
+    if isinstance(type_node, n.NamedType) and type_node.name in BUILT_IN:
+        return dict(BUILT_IN[type_node.name])
+    choices = _choices(type_node, book)
+    if isinstance(choices, n.Catalog):
+        return {"type": "string", "x-sheet-catalog": choices.name}
+    if choices is None:
+        return {}
+    kinds = {"integer" if type(c) is int else "string" for c in choices}
+    schema = {"enum": choices}
+    if len(kinds) == 1:
+        schema = {"type": kinds.pop(), "enum": choices}
+    return schema
 
 
 def _choices(type_node, book: Rulebook):
+    """The values a parameter may take: a list, a Catalog (its entries on the sheet), or
+    None (any value of its type)."""
     if isinstance(type_node, n.EnumType):
         return list(type_node.choices)
     if isinstance(type_node, n.ListType):
@@ -73,19 +153,10 @@ def _choices(type_node, book: Rulebook):
     name = type_node.name
     if name == "bool":
         return [True, False]
-    if name in book.groups:
-        return list(book.groups[name].members)
-    if name in ("attribute", "skill"):
-        return [k for k, f in book.fields.items() if isinstance(f, n.Stat) and f.kind == name]
-    if name == "resource":
-        return [k for k, f in book.fields.items() if isinstance(f, n.Resource)]
-    if name in book.tables:
-        return [r.key.low for r in book.tables[name].rows if r.key.kind == "value"]
-    if name in book.ladders:
-        return [s.span.text for s in book.ladders[name].steps]
-    if name in book.fields and isinstance(book.fields[name], n.Catalog):
-        return "the entries of the character's " + name
-    return None
+    field = book.fields.get(name)
+    if isinstance(field, n.Catalog):
+        return field
+    return book.choices_of(name)
 
 
 def _table(table: n.Table) -> dict:
@@ -98,37 +169,105 @@ def _table(table: n.Table) -> dict:
 
 
 def _row(row: n.Row) -> dict:
-    out = {"key": row.key.describe()}
+    key = row.key
+    out = {
+        "key": key.describe(),
+        "low": key.low if key.kind != "else" else None,
+        "high": (key.high if key.kind == "range" else key.low) if key.kind != "else" else None,
+    }
     if row.value is not None:
-        out["value"] = row.value.span.text
+        out["value"] = _literal_or_text(row.value)
     if row.fields:
-        out["fields"] = {name: expr.span.text for name, expr in row.fields}
+        out["fields"] = {name: _literal_or_text(expr) for name, expr in row.fields}
     if row.rows:
         out["rows"] = [_row(r) for r in row.rows]
     return out
 
 
+def _literal_or_text(expr):
+    return expr.value if isinstance(expr, n.Literal) else expr.span.text
+
+
 def _sheet(book: Rulebook) -> dict:
-    fields = []
-    for name, field in book.fields.items():
-        item = {"name": name, "kind": n.kind_of(field)}
-        if isinstance(field, n.Stat):
-            item["range"] = field.range.describe()
-        elif isinstance(field, n.Resource):
-            item["max"] = field.maximum.span.text
-            if field.minimum is not None:
-                item["min"] = field.minimum.span.text
-            if field.key_group:
-                item["per"] = field.key_group
-        elif isinstance(field, n.Counter) and field.range is not None:
-            item["range"] = field.range.describe()
-        elif isinstance(field, n.Catalog):
-            item["fields"] = {f.name: f.type.span.text for f in field.fields}
-        fields.append(item)
+    fields = [_field(field, book) for field in book.fields.values()]
+    properties = {f["name"]: f["schema"] for f in fields}
+    if book.open_skills is not None:
+        properties["skills"] = {
+            "type": "object",
+            "additionalProperties": _range_schema(book.open_skills.range, "integer"),
+        }
     return {
         "fields": fields,
-        "open_skills": book.open_skills.range.describe() if book.open_skills else None,
+        "schema": {
+            "type": "object",
+            "properties": {"rulebook": {"type": "string"}, **properties},
+            "additionalProperties": False,
+        },
+        "open_skills": (_range(book.open_skills.range) if book.open_skills is not None else None),
         "groups": {g.name: list(g.members) for g in book.groups.values()},
         "derived": {d.name: d.expr.span.text for d in book.derived.values()},
         "rules": [e.message for e in book.ensures],
     }
+
+
+def _field(field, book: Rulebook) -> dict:
+    """One sheet field: its kind, its bounds as numbers, and its JSON Schema."""
+    item = {"name": field.name, "kind": n.kind_of(field), "range": None, "per": None}
+    if isinstance(field, n.Stat):
+        item["range"] = _range(field.range)
+        schema = _range_schema(field.range, "integer")
+    elif isinstance(field, n.Resource):
+        schema = {"type": "integer", "minimum": 0}
+        if isinstance(field.minimum, n.Literal):
+            schema["minimum"] = field.minimum.value
+        if isinstance(field.maximum, n.Literal):
+            schema["maximum"] = field.maximum.value
+        else:
+            schema["x-maximum-expression"] = field.maximum.span.text
+        item["range"] = {"min": schema["minimum"], "max": schema.get("maximum")}
+        if field.key_group:
+            item["per"] = field.key_group
+            members = list(book.groups[field.key_group].members)
+            schema = {
+                "type": "object",
+                "properties": {m: dict(schema) for m in members},
+                "additionalProperties": False,
+            }
+    elif isinstance(field, n.Counter):
+        range_ = field.range or n.Range(0, None)
+        item["range"] = _range(range_)
+        schema = _range_schema(range_, "integer")
+    elif isinstance(field, n.Flag):
+        schema = {"type": "boolean"}
+    elif isinstance(field, n.TextField):
+        schema = {"type": "string"}
+    elif isinstance(field, n.ListField):
+        schema = {"type": "array", "items": {"type": "string"}}
+    elif isinstance(field, n.Catalog):
+        entry = {
+            "type": "object",
+            "properties": {f.name: type_schema(f.type, book) for f in field.fields},
+        }
+        item["fields"] = {f.name: type_data(f.type) for f in field.fields}
+        schema = {"type": "object", "additionalProperties": entry}
+    else:
+        schema = {}
+    default = getattr(field, "default", None)
+    if isinstance(default, n.Literal):
+        schema["default"] = default.value
+    schema["title"] = field.name
+    item["schema"] = schema
+    return item
+
+
+def _range(range_: n.Range) -> dict:
+    return {"min": range_.low, "max": range_.high}
+
+
+def _range_schema(range_: n.Range, kind: str) -> dict:
+    schema = {"type": kind}
+    if range_.low is not None:
+        schema["minimum"] = range_.low
+    if range_.high is not None:
+        schema["maximum"] = range_.high
+    return schema

@@ -19,25 +19,28 @@ only its public methods (`prepare`, `context`, `commit`, `run`, `run_check`, `ru
 
 from __future__ import annotations
 
+import functools
 import weakref
 
 import attrs
 
 from dsl import nodes as n
-from dsl.errors import did_you_mean
+from dsl.errors import RulebookError, did_you_mean
+from dsl.messages import language_for
 from dsl.rulebook import Rulebook
 from interpreter.compile import Compiler
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
 from interpreter.errors import ParameterError, SheetError
+from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import action_odds
 from interpreter.parameters import Binder, convert
 from interpreter.runtime import Context, Roller, State
 from interpreter.sheet import Sheet
 from interpreter.sheet_rules import settle
-from interpreter.trace import WORDS, Step
-from interpreter.values import Record, show
+from interpreter.trace import Step, Trace
+from interpreter.values import show
 
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -52,7 +55,11 @@ class Change:
 
 
 class Outcome:
-    """What a run produced: its result, the new sheet, what changed, and how."""
+    """What a run produced: its result, the new sheet, what changed, and how.
+
+    `kind` says what was run: "action", "check", "opposed" or "roll" (a named roll, whose
+    result is its total); `action` is its name. The trace is built on first use.
+    """
 
     __slots__ = (
         "_replay",
@@ -60,20 +67,29 @@ class Outcome:
         "action",
         "changes",
         "dice",
+        "kind",
+        "language",
         "origin",
         "params",
         "result",
         "sheet",
     )
 
-    def __init__(self, action, params, result, sheet, changes, dice, origin, replay):
+    def __init__(self, action, params, result, sheet, changes, dice, origin, replay, kind="action"):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
-        self._replay = replay  # (engine, compiled action, input sheet, arguments)
+        self.kind = kind
+        self._replay = replay  # (engine, compiled, input sheet, arguments)
+        self.language = replay[0].language
         self._trace = None
 
     @property
-    def trace(self) -> list[Step]:
+    def name(self) -> str:
+        """The name of what was run (an action's, a check's, a roll's)."""
+        return self.action
+
+    @property
+    def trace(self) -> Trace:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
         if self._trace is None:
             engine, compiled, sheet, args = self._replay
@@ -82,6 +98,36 @@ class Outcome:
             )
         return self._trace
 
+    def to_json(self, language: str | None = None) -> dict:
+        """The plain JSON data of this run (schema: run), texts in `language` (by
+        default the rulebook's)."""
+        return run_data(self, language or self.language)
+
+
+def speaking(method):
+    """An Engine method whose errors speak the rulebook's language (`RulebookError.render`)."""
+
+    @functools.wraps(method)
+    def speaks(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except RulebookError as error:
+            raise error.speak(self.language) from None
+
+    return speaks
+
+
+class RollCall:
+    """A named roll called the way actions and checks are: (ctx, args, span) → its total."""
+
+    def __init__(self, procedure):
+        self.procedure = procedure
+        self.node = procedure.node
+        self.label = procedure.name
+
+    def __call__(self, ctx, args, span):
+        return self.procedure.call(ctx, args).total
+
 
 class Engine:
     """A rulebook compiled once; reusable and safe to share between threads."""
@@ -89,8 +135,9 @@ class Engine:
     def __init__(self, rulebook: Rulebook, limits: Limits = DEFAULT_LIMITS):
         self.rulebook = rulebook
         self.limits = limits
+        #: the language of its texts (the rulebook's `language`, if it has a catalogue)
+        self.language = language_for(rulebook.language)
         self.compiler = Compiler.of(rulebook)
-        self.words = WORDS.get(rulebook.language, WORDS["en"])
         self._binders: dict = {}  # action → (compiled action, its parameter binder)
         self._other_binders: dict = {}  # checks and rolls run on their own
 
@@ -104,6 +151,7 @@ class Engine:
 
     # ─── running actions ────────────────────────────────────────────────────
 
+    @speaking
     def run(
         self, action: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
     ) -> Outcome:
@@ -132,10 +180,10 @@ class Engine:
     def context(self, roller, sheet: Sheet, trace: list | None = None) -> Context:
         """A fresh run context over a sheet, with this roller (real, or the odds one)."""
         state = State(sheet._values, self.compiler.open_default)
-        return Context(roller, self.limits, state, trace, self.words)
+        return Context(roller, self.limits, state, trace)
 
-    def _trace(self, compiled, sheet, args, faces, shown, action, origin) -> list[Step]:
-        steps: list[Step] = []
+    def _trace(self, compiled, sheet, args, faces, shown, action, origin) -> Trace:
+        steps = Trace(language=self.language)
         params = ", ".join(f"{k}={show(v)}" for k, v in shown.items())
         steps.append(
             Step(
@@ -182,6 +230,7 @@ class Engine:
         return binder(sheet, params)
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
+        """A check's arguments, in declaration order (for the odds engine)."""
         if check not in self.rulebook.checks:
             raise ParameterError(
                 f"{self.rulebook.title} has no check {check!r}",
@@ -191,35 +240,61 @@ class Engine:
         return self._arguments(self.rulebook.checks[check], sheet, params)[0]
 
     def roll_arguments(self, roll_name: str, sheet: Sheet, params: dict) -> tuple:
+        """A named roll's arguments, in declaration order (for the odds engine)."""
         return self._arguments(self.rulebook.rolls[roll_name], sheet, params)[0]
 
-    def run_roll(self, roll_name: str, sheet: Sheet, params: dict | None = None, dice=None):
-        """Roll one of the rulebook's named rolls (`abierta`, `capicua`); its total."""
+    @speaking
+    def run_roll(
+        self,
+        roll_name: str,
+        sheet: Sheet,
+        params: dict | None = None,
+        dice: DiceSource | None = None,
+    ) -> Outcome:
+        """Roll one of the rulebook's named rolls (`abierta`, `capicua`); its Outcome,
+        whose result is the roll's total."""
         if roll_name not in self.rulebook.rolls:
             raise ParameterError(
                 f"{self.rulebook.title} has no roll {roll_name!r}",
                 None,
                 did_you_mean(roll_name, list(self.rulebook.rolls)),
             )
-        args = self.roll_arguments(roll_name, sheet, params or {})
-        source = dice if dice is not None else SeededDice()
-        ctx = self.context(Roller(source, self.limits), sheet)
-        return self.compiler.roll_definition(roll_name).call(ctx, args).total
+        args, shown = self._arguments(self.rulebook.rolls[roll_name], sheet, params or {})
+        procedure = self.compiler.roll_definition(roll_name)
+        compiled = RollCall(procedure)
+        return self._run_alone("roll", roll_name, compiled, sheet, args, shown, dice)
 
+    @speaking
     def run_check(
         self, check: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
-    ) -> Record:
-        """Roll one check (no action around it); its result record."""
-        args = self.check_arguments(check, sheet, params or {})
-        source = dice if dice is not None else SeededDice()
+    ) -> Outcome:
+        """Roll one check (no action around it); its Outcome, whose result is the check's
+        record (total, success, margin and the check's own fields)."""
+        if check not in self.rulebook.checks:
+            raise ParameterError(
+                f"{self.rulebook.title} has no check {check!r}",
+                None,
+                did_you_mean(check, list(self.rulebook.checks)),
+            )
+        args, shown = self._arguments(self.rulebook.checks[check], sheet, params or {})
         compiled = self.compiler.check(check)
-        ctx = self.context(Roller(source, self.limits), sheet)
-        return compiled(ctx, args, compiled.node.span)
+        return self._run_alone("check", check, compiled, sheet, args, shown, dice)
+
+    def _run_alone(self, kind, name, compiled, sheet, args, shown, dice) -> Outcome:
+        source = dice if dice is not None else SeededDice()
+        roller = Roller(source, self.limits)
+        ctx = self.context(roller, sheet)
+        result = compiled(ctx, args, compiled.node.span)
+        source.finish()
+        replay = (self, compiled, sheet, args)
+        return Outcome(
+            name, shown, result, sheet, (), tuple(roller.drawn), source.origin, replay, kind
+        )
 
     def param_value(self, param: n.Param, value, sheet: Sheet | None):
         """A parameter's value, checked against its type; texts (from a command line)
         are read as the type says."""
-        return convert(param.name, param.type, value, self.rulebook, sheet)
+        return convert(param.name, param.type, value, self.rulebook, sheet, self.limits)
 
     # ─── the sheet ──────────────────────────────────────────────────────────
 
@@ -234,10 +309,12 @@ class Engine:
         new = Sheet(self.rulebook, state.values, sheet.meta, sheet.path, sheet.text_format)
         return new, changes
 
+    @speaking
     def sheet(self, data: dict, path: str | None = None, text_format: str = "yaml") -> Sheet:
         """A sheet from plain data (as a YAML or JSON file would give)."""
         return Sheet.from_data(data, self.rulebook, path, text_format, self.limits)
 
+    @speaking
     def load_sheet(self, path) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
@@ -248,6 +325,7 @@ class Engine:
         """Actions, parameters, checks, rolls, tables and the sheet, as plain data."""
         return describe(self.rulebook)
 
+    @speaking
     def odds(self, action: str, sheet: Sheet, params: dict | None = None, field=None, **options):
         """The distribution of an action's (check's, roll's) result field: `interpreter.odds`."""
         return action_odds(self, action, sheet, params or {}, field, **options)

@@ -2,17 +2,39 @@
 
 from __future__ import annotations
 
-from dsl.errors import RulebookError
+from dsl.errors import KINDS, RulebookError
+from dsl.messages import tr, translate
 
 
 class EvaluationError(RulebookError):
-    """An evaluation that could not finish; nothing it did is kept. Exit code 4."""
+    """An evaluation that could not finish; nothing it did is kept. Exit code 4.
+
+    `refusal()` says it as at the table: first what happened, in the game's terms, then on
+    its own line where in the rulebook (with `verbose`, as `render()` does: the line
+    itself and a caret)."""
 
     exit_code = 4
+    code = "evaluation_error"
+
+    def refusal(self, language: str | None = None, verbose: bool = False) -> str:
+        """What happened, then where: `No puedes gastar 3 de ...` / `(en x.rules, línea 4)`."""
+        language = language or self.language
+        if verbose:
+            return self.render(language)
+        text = translate(self.message, language)
+        if self.span is not None:
+            file = self.span.source.name.replace("\\", "/").rsplit("/", 1)[-1]
+            where = tr("(at {file}, line {line})", file=file, line=self.span.line)
+            text += "\n    " + where.render(language)
+        if self.hint:
+            text += "\n    " + translate(self.hint, language)
+        return text
 
 
 class LimitExceeded(EvaluationError):
     """A bound set by `Limits` was passed (dice, chain length, steps, ...)."""
+
+    code = "limit_exceeded"
 
 
 class ChainTooLong(LimitExceeded):
@@ -23,17 +45,25 @@ class ChainTooLong(LimitExceeded):
 class DiceError(EvaluationError):
     """A die the dice source cannot give: a forced value it cannot show, too few values..."""
 
+    code = "dice_error"
+
 
 class RequirementFailed(EvaluationError):
     """A `require` whose condition did not hold."""
+
+    code = "requirement_failed"
 
 
 class InsufficientResource(EvaluationError):
     """A `spend` of more than the sheet holds."""
 
+    code = "insufficient_resource"
+
 
 class SheetError(RulebookError):
     """A character sheet that does not fit the rulebook's schema. Exit code 3."""
+
+    code = "invalid_sheet"
 
     def __init__(
         self,
@@ -45,22 +75,46 @@ class SheetError(RulebookError):
         super().__init__(message, None, hint)
         self.field = field
         self.path = path
+        #: where in the file (1-based), when known: the line, the column, the line's text
+        #: and how many characters the caret covers (interpreter.sheet_positions)
+        self.line: int | None = None
+        self.column: int | None = None
+        self.line_text: str = ""
+        self.width: int = 1
 
-    def render(self) -> str:
-        where = f"{self.path}: " if self.path else ""
-        text = f"{where}error: {self.message}"
-        return text + (f"\n    {self.hint}" if self.hint else "")
+    def at(self, line: int, column: int, line_text: str, width: int = 1) -> SheetError:
+        """The same error, placed at a line and column of the sheet file."""
+        self.line, self.column, self.line_text, self.width = line, column, line_text, width
+        return self
+
+    def render(self, language: str | None = None, verbose: bool = False) -> str:
+        language = language or self.language
+        where = self.path or ""
+        if self.line is not None:
+            where = f"{where or '<sheet>'}:{self.line}:{self.column}"
+        head = f"{translate(KINDS['error'], language)}: {translate(self.message, language)}"
+        text = f"{where}: {head}" if where else head
+        if self.line is not None:
+            shown = self.line_text[: max(100, self.column + 20)]  # a long line, cut short
+            width = max(1, min(self.width, len(shown) - self.column + 1))
+            caret = " " * (self.column - 1) + "^" * width
+            text += f"\n    {shown}\n    {caret}"
+        return text + (f"\n    {translate(self.hint, language)}" if self.hint else "")
 
 
 class SheetChanged(SheetError):
     """A sheet file that changed on disk since it was read: saving would lose that
     change, so nothing is written. Exit code 4."""
 
+    code = "sheet_changed"
+
     exit_code = 4
 
 
 class ShippedSheet(SheetError):
     """A save aimed at a character that ships with the package. Exit code 2."""
+
+    code = "shipped_sheet"
 
     exit_code = 2
 
@@ -69,3 +123,4 @@ class ParameterError(RulebookError):
     """An action parameter that is missing, unknown, or not one of its choices. Exit code 2."""
 
     exit_code = 2
+    code = "invalid_parameter"

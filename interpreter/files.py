@@ -33,8 +33,18 @@ TEMPORARY_MARK = ".rulebook-"
 TEMPORARY_SUFFIX = ".tmp"
 
 
+class SaveError(SheetError):
+    """A sheet file the file system would not let us write: a read-only folder, a full
+    disk, no permission. Exit code 4."""
+
+    code = "save_failed"
+    exit_code = 4
+
+
 class FileBusy(SheetError):
     """Another save held the folder's lock for longer than `LOCK_TIMEOUT`. Exit code 4."""
+
+    code = "file_busy"
 
     exit_code = 4
 
@@ -83,8 +93,18 @@ def fsync_folder(folder: Path) -> None:
 
 def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
     """Replace `target` with `text` (UTF-8) so that a crash leaves the old or the new file,
-    whole, and no temporary behind on any failure that runs code."""
-    target = Path(target)
+    whole, and no temporary behind on any failure that runs code. A file system that
+    refuses (read-only, full, no permission) is a SaveError; the file is as it was."""
+    try:
+        _write_atomic(Path(target), text, mode)
+    except OSError as error:
+        raise SaveError(
+            f"cannot be written ({error.strerror or error}); the file is as it was",
+            path=str(target),
+        ) from None
+
+
+def _write_atomic(target: Path, text: str, mode: int | None) -> None:
     temporary = temporary_name(target)
     if mode is None and target.exists():
         mode = target.stat().st_mode & 0o777
@@ -105,11 +125,28 @@ def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
 
 
 def create_exclusive(target: Path, text: str) -> None:
-    """Write a new file, refusing to replace one that exists (`rulebook new`, --save-as)."""
+    """Write a new file, refusing (FileExistsError) to replace one that exists, even one
+    another process creates meanwhile: the whole text appears at once, or nothing."""
     target = Path(target)
-    if target.exists():
-        raise FileExistsError(str(target))
-    write_atomic(target, text)
+    temporary = temporary_name(target)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(temporary, target)  # fails if the target exists; never replaces it
+        except FileExistsError:
+            raise
+        except OSError:  # a file system without hard links: check, then rename
+            if target.exists():
+                raise FileExistsError(str(target)) from None
+            os.replace(temporary, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+    fsync_folder(target.parent)
 
 
 # ─── the folder lock ────────────────────────────────────────────────────────

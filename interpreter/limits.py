@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Limits:
     """Passing any of these is an error naming the limit and the place; never a hang."""
 
@@ -21,12 +21,37 @@ class Limits:
     steps_per_run: int = 100_000
     #: passes one `repeat` may make
     repeat_count: int = 1_000
-    #: checks and actions that may be calling one another at once
+    #: checks, actions and formulas that may be calling one another at once
     call_depth: int = 32
     #: times a tied opposed check with `tie reroll` may be rolled again
     tie_rerolls: int = 100
     #: characters of text an evaluation may build (texts with {…} parts)
     text_length: int = 100_000
+    #: decimal digits of a number an evaluation builds (of a fraction: its numerator)
+    number_digits: int = 1_000
+    #: decimal digits of a fraction's denominator
+    denominator_digits: int = 100
+    #: items of a list an evaluation builds (a list on the sheet, a `let` list, a catalog)
+    list_length: int = 10_000
+    #: seconds `rulebook odds` (or Engine.odds) may take in all, exact work and sampling
+    odds_seconds: float = 5.0
+    #: outcomes one distribution of the odds engine may hold (its memory bound)
+    odds_outcomes: int = 100_000
+    #: bytes of big-integer arithmetic one step of the odds engine may hold at once
+    odds_bytes: int = 32_000_000
+
+    # 10**digits, computed once: a number is too long when its absolute value reaches it
+    number_bound: int = attrs.field(init=False, eq=False, repr=False)
+    denominator_bound: int = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self):
+        for field in attrs.fields(type(self)):
+            if field.init and getattr(self, field.name) < 0:
+                raise ValueError(f"Limits.{field.name} cannot be negative")
+        if self.odds_seconds <= 0:
+            raise ValueError("Limits.odds_seconds must be positive")
+        object.__setattr__(self, "number_bound", 10**self.number_digits)
+        object.__setattr__(self, "denominator_bound", 10**self.denominator_digits)
 
 
 DEFAULT_LIMITS = Limits()

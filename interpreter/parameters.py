@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import weakref
-from fractions import Fraction
 
 from dsl import nodes as n
 from dsl.errors import did_you_mean
 from dsl.rulebook import Rulebook
+from interpreter.bounds import number_fits, read_number
 from interpreter.dice import ForcedDice
 from interpreter.errors import ParameterError
+from interpreter.limits import DEFAULT_LIMITS
 from interpreter.runtime import Roller
 from interpreter.sheet import Sheet
-from interpreter.values import Record, is_number
+from interpreter.values import Record, is_number, quoted
 
 
 class Binder:
@@ -30,7 +31,7 @@ class Binder:
                 value = param.default.value
                 if not (isinstance(value, str) and is_catalog(param.type, engine.rulebook)):
                     self.constant[param.name] = convert(
-                        param.name, param.type, value, engine.rulebook, None
+                        param.name, param.type, value, engine.rulebook, None, engine.limits
                     )
         self.catalogs = {p.name for p in node.params if is_catalog(p.type, engine.rulebook)}
         self.convert = {p.name: self._converter(p) for p in node.params}
@@ -46,7 +47,7 @@ class Binder:
         engine = self.engine
 
         def general(value, sheet):
-            return convert(param.name, param.type, value, engine.rulebook, sheet)
+            return convert(param.name, param.type, value, engine.rulebook, sheet, engine.limits)
 
         type_node = param.type
         if isinstance(type_node, n.NamedType):
@@ -82,7 +83,8 @@ class Binder:
         compiler = self.engine.compiler
         value = compiler.value_or_ref(param.default, compiler.param_type(param))(ctx)
         if isinstance(value, str):
-            return convert(param.name, param.type, value, self.engine.rulebook, sheet)
+            engine = self.engine
+            return convert(param.name, param.type, value, engine.rulebook, sheet, engine.limits)
         return value
 
     def bind(self, sheet: Sheet, params: dict) -> tuple:
@@ -123,7 +125,9 @@ def is_catalog(type_node, book: Rulebook) -> bool:
     )
 
 
-def convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
+def convert(
+    name: str, type_node, value, book: Rulebook, sheet: Sheet | None, limits=DEFAULT_LIMITS
+):
     """Check (and, for text from a command line, read) one parameter value."""
     where = f"parameter {name}"
     if value is None:
@@ -131,7 +135,7 @@ def convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
     if isinstance(type_node, n.EnumType):
         if value not in type_node.choices:
             raise ParameterError(
-                f"{where}: {value!r} is not one of {', '.join(type_node.choices)}",
+                f"{where}: {quoted(value)} is not one of {', '.join(type_node.choices)}",
                 None,
                 did_you_mean(str(value), type_node.choices),
             )
@@ -141,17 +145,28 @@ def convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
             value = list_items(value)
         if not isinstance(value, list | tuple):
             raise ParameterError(f"{where}: a list")
-        return tuple(convert(name, type_node.item, v, book, sheet) for v in value)
+        if len(value) > limits.list_length:
+            raise ParameterError(
+                f"{where}: more than {limits.list_length} items (limit list_length)"
+            )
+        return tuple(convert(name, type_node.item, v, book, sheet, limits) for v in value)
     kind = type_node.name
     if kind in ("int", "number"):
         if isinstance(value, str):
             try:
-                number = Fraction(value.strip())
-            except (ValueError, ZeroDivisionError):
-                raise ParameterError(f"{where}: {value!r} is not a number") from None
-            value = number.numerator if number.denominator == 1 else number
+                number = read_number(value, limits)
+            except ValueError as error:
+                raise ParameterError(f"{where}: {error} (limit number_digits)") from None
+            if number is None:
+                raise ParameterError(f"{where}: {quoted(value)} is not a number")
+            value = number
         if not is_number(value):
-            raise ParameterError(f"{where}: {value!r} is not a number")
+            raise ParameterError(f"{where}: {quoted(value)} is not a number")
+        if not number_fits(value, limits):
+            raise ParameterError(
+                f"{where}: a number of more than {limits.number_digits} digits "
+                "(limit number_digits)"
+            )
         if kind == "int" and not isinstance(value, int):
             raise ParameterError(f"{where}: {value} is not a whole number")
         return value
@@ -163,7 +178,7 @@ def convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
             if lowered in ("no", "false", "0"):
                 return False
         if not isinstance(value, bool):
-            raise ParameterError(f"{where}: {value!r} is not yes or no")
+            raise ParameterError(f"{where}: {quoted(value)} is not yes or no")
         return value
     if kind == "text":
         return str(value)
@@ -175,12 +190,14 @@ def convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
             hint = did_you_mean(str(value), entries) or (
                 "entries: " + ", ".join(entries) if entries else "the sheet has none"
             )
-            raise ParameterError(f"{where}: the sheet has no {kind} entry {value!r}", None, hint)
+            raise ParameterError(
+                f"{where}: the sheet has no {kind} entry {quoted(value)}", None, hint
+            )
         return entries[value]
     choices = choices_for(kind, book)
     if choices is not None:
         if isinstance(value, str) and value not in choices:
-            number = maybe_number(value)
+            number = maybe_number(value, limits)
             if number in choices:
                 value = number
         if value not in choices:
@@ -191,7 +208,7 @@ def convert(name: str, type_node, value, book: Rulebook, sheet: Sheet | None):
                 map(str, choices)
             )
             article = "an" if kind[:1].lower() in "aeiou" else "a"
-            raise ParameterError(f"{where}: {value!r} is not {article} {kind}", None, hint)
+            raise ParameterError(f"{where}: {quoted(value)} is not {article} {kind}", None, hint)
     return value
 
 
@@ -209,14 +226,16 @@ def list_items(text: str) -> list[str]:
     ]
 
 
-def maybe_number(text: str):
+def maybe_number(text: str, limits=DEFAULT_LIMITS):
+    """The number a choice's text writes (`8`, or `d8` for a die size on a ladder), or the
+    text itself."""
     if len(text) > 1 and text[0] in "dD" and text[1:].isdigit():
         text = text[1:]  # a die size on a ladder: d8 is 8
     try:
-        number = Fraction(text)
-    except (ValueError, ZeroDivisionError):
+        number = read_number(text, limits)
+    except ValueError:
         return text
-    return number.numerator if number.denominator == 1 else number
+    return text if number is None else number
 
 
 _CHOICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

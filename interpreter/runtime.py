@@ -29,12 +29,12 @@ roller to `resolve` it. In a real run no value is ever unknown.
 
 from __future__ import annotations
 
+from dsl.messages import tr
 from interpreter.dice import DiceTray, Die, PoolRoll, roll_pool
 from interpreter.errors import EvaluationError
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
-from interpreter.trace import WORDS, Step, faces_text
-from interpreter.values import show
+from interpreter.trace import Step, faces_text
 
 #: a key a mapping does not hold (distinct from every value, `none` included)
 MISSING = object()
@@ -120,10 +120,11 @@ def _freeze(value):
 
 
 def place_text(place) -> str:
-    """A place as a person reads it: `Esencia`, `dinamis[Virtus]`."""
+    """A place as a person reads it: `Esencia`, `dinamis[Virtus]` (in Spanish `dinamis de
+    Virtus`: a Message)."""
     if type(place) is str:
         return place
-    return f"{place[0]}[{place[1]}]"
+    return tr("{field}[{key}]", field=place[0], key=place[1])
 
 
 def place_path(place) -> str:
@@ -149,7 +150,6 @@ class Context:
         "state",
         "steps",
         "trace",
-        "words",
     )
 
     def __init__(
@@ -158,7 +158,6 @@ class Context:
         limits: Limits,
         state: State | None = None,
         trace: list | None = None,
-        words: dict | None = None,
     ):
         self.roller = roller
         self.limits = limits
@@ -169,10 +168,10 @@ class Context:
         self.depth = 0
         self.capture: list | None = None  # dice a roll procedure's rule is watching
         self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
-        self.words = words or WORDS["en"]
 
-    def step(self, kind: str, text: str, span, **data) -> None:
-        self.trace.append(Step.at(kind, text, span, data, self.depth))
+    def step(self, kind: str, text: str, span, detail=None, verbose=False, **data) -> None:
+        """Note a step in the trace (`detail`, `verbose`: see `Step`)."""
+        self.trace.append(Step.at(kind, text, span, data, self.depth, detail, verbose))
 
 
 # ─── rolling for real ───────────────────────────────────────────────────────
@@ -183,10 +182,12 @@ class ChainRoll(Rolled):
     value, its dice are the dice of all its rolls (in odds mode, `total` may be a
     distribution, and the parts' rolls the distributions of their terms)."""
 
-    __slots__ = ("name", "parts", "total")
+    __slots__ = ("arithmetic", "name", "parts", "total")
 
-    def __init__(self, name: str, parts: list, total):
+    def __init__(self, name: str, parts: list, total, arithmetic: str | None = None):
         self.name, self.parts, self.total = name, parts, total
+        #: each step with its own arithmetic, `10 + (6−1) + (2−1)` (None: only faces)
+        self.arithmetic = arithmetic
 
     @property
     def successes(self):
@@ -279,4 +280,4 @@ def as_bool(ctx: Context, value, span) -> bool:
         return value
     if isinstance(value, Unknown):
         return as_bool(ctx, ctx.roller.resolve(value), span)
-    raise EvaluationError(f"a condition must be yes or no, not {show(value)}", span)
+    raise EvaluationError(tr("a condition must be yes or no, not {value}", value=value), span)

@@ -26,6 +26,7 @@ from interpreter import files, sheet_writer
 from interpreter.compile import Compiler
 from interpreter.errors import SheetChanged, SheetError, ShippedSheet
 from interpreter.limits import DEFAULT_LIMITS, Limits
+from interpreter.sheet_positions import MAX_NUMBER_TEXT, locate, place
 from interpreter.sheet_rules import complete
 from interpreter.sheet_schema import META_KEYS, validate
 from interpreter.values import Record
@@ -35,7 +36,8 @@ MAX_SHEET_SIZE = 1_000_000
 
 
 class _NoAliasLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing anchors and aliases (no billion-laughs sheets)."""
+    """PyYAML's safe loader, refusing anchors and aliases (no billion-laughs sheets) and
+    numbers too long to read."""
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
@@ -44,6 +46,16 @@ class _NoAliasLoader(yaml.SafeLoader):
                 None, None, "aliases are not allowed", event.start_mark
             )
         return super().compose_node(parent, index)
+
+    def construct_yaml_int(self, node):
+        if len(node.value) > MAX_NUMBER_TEXT:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"a number of more than {MAX_NUMBER_TEXT} digits", node.start_mark
+            )
+        return super().construct_yaml_int(node)
+
+
+_NoAliasLoader.add_constructor("tag:yaml.org,2002:int", _NoAliasLoader.construct_yaml_int)
 
 
 class Sheet:
@@ -119,7 +131,10 @@ class Sheet:
         if len(text) > MAX_SHEET_SIZE:
             raise SheetError(f"larger than {MAX_SHEET_SIZE} characters", path=path)
         data = parse_text(text, text_format, path)
-        return cls.from_data(data, rulebook, path, text_format, limits, text)
+        try:
+            return cls.from_data(data, rulebook, path, text_format, limits, text)
+        except SheetError as error:
+            raise locate(error, text, _NoAliasLoader) from None
 
     @classmethod
     def from_data(
@@ -136,7 +151,7 @@ class Sheet:
         if not isinstance(data, dict):
             raise SheetError("a sheet is a mapping of field names to values", path=path)
         meta = {k: data[k] for k in META_KEYS if k in data}
-        values = validate(data, rulebook, path)
+        values = validate(data, rulebook, path, limits)
         complete(Compiler.of(rulebook), values, limits, path)
         return cls(rulebook, values, meta, path, text_format, text)
 
@@ -280,21 +295,47 @@ def read_file(path: str | Path) -> tuple:
 
 
 def parse_text(text: str, text_format: str, path: str | None = None):
+    """A sheet file's data; a file that is not valid YAML or JSON is a SheetError placed
+    at the line and column where reading it failed."""
     try:
         if text_format == "json":
-            return json.loads(text)
+            return json.loads(text, parse_int=_json_int)
         return yaml.load(text, Loader=_NoAliasLoader)
     except json.JSONDecodeError as error:
-        raise SheetError(
-            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}", path=path
+        lines = text.split("\n")
+        line_text = lines[error.lineno - 1] if error.lineno <= len(lines) else ""
+        raise SheetError(f"not valid JSON: {error.msg}", path=path).at(
+            error.lineno, error.colno, line_text
         ) from None
+    except _LongNumber as error:
+        raise _long_number(text, path, error) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(error, "problem", None) or str(error)
-        raise SheetError(f"not valid YAML: {problem}{where}", path=path) from None
+        failure = SheetError(f"not valid YAML: {problem}", path=path)
+        raise (place(failure, text, mark) if mark else failure) from None
     except RecursionError:
         raise SheetError("nested too deeply", path=path) from None
+
+
+class _LongNumber(ValueError):
+    """A number in a JSON file longer than MAX_NUMBER_TEXT digits."""
+
+
+def _json_int(digits: str) -> int:
+    if len(digits) > MAX_NUMBER_TEXT:
+        raise _LongNumber(digits[:20])
+    return int(digits)
+
+
+def _long_number(text: str, path, error: _LongNumber) -> SheetError:
+    failure = SheetError(f"a number of more than {MAX_NUMBER_TEXT} digits", path=path)
+    at = text.find(error.args[0])
+    if at < 0:
+        return failure
+    line = text.count("\n", 0, at)
+    column = at - (text.rfind("\n", 0, at) + 1)
+    return failure.at(line + 1, column + 1, text.split("\n")[line], 20)
 
 
 def _plain(value):

@@ -8,11 +8,14 @@ brought down to it, and a broken `ensure` fails the run).
 
 from __future__ import annotations
 
+import attrs
+
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.dice import ForcedDice
 from interpreter.errors import EvaluationError, SheetError
 from interpreter.limits import Limits
-from interpreter.runtime import Context, Roller, State
+from interpreter.runtime import Context, Roller, State, place_text
 from interpreter.values import show
 
 
@@ -27,11 +30,11 @@ def complete(compiler, values: dict, limits: Limits, path: str | None) -> None:
             continue
         try:
             if field.key_group is None:
-                _complete_resource(compiler, ctx, values, name, name)
+                _complete_resource(compiler, ctx, values, name, name, path)
             else:
                 pools = values.setdefault(name, {})
                 for key in book.groups[field.key_group].members:
-                    _complete_resource(compiler, ctx, pools, key, (name, key))
+                    _complete_resource(compiler, ctx, pools, key, (name, key), path)
         except EvaluationError as error:
             raise SheetError(f"{name}: {error.message}", name, path=path) from None
     for ensure in book.ensures:
@@ -43,7 +46,7 @@ def complete(compiler, values: dict, limits: Limits, path: str | None) -> None:
             raise SheetError(ensure.message, path=path)
 
 
-def _complete_resource(compiler, ctx, container: dict, key, place) -> None:
+def _complete_resource(compiler, ctx, container: dict, key, place, path) -> None:
     where = key if isinstance(place, str) else f"{place[0]}.{place[1]}"
     high = compiler.resource_bound(ctx, place, "max")
     low = compiler.resource_bound(ctx, place, "min")
@@ -51,9 +54,9 @@ def _complete_resource(compiler, ctx, container: dict, key, place) -> None:
         container[key] = high
     value = container[key]
     if value > high:
-        raise SheetError(f"{where}: {value} is above its maximum {show(high)}", where)
+        raise SheetError(f"{where}: {value} is above its maximum {show(high)}", where, path=path)
     if value < low:
-        raise SheetError(f"{where}: {value} is below its minimum {show(low)}", where)
+        raise SheetError(f"{where}: {value} is below its minimum {show(low)}", where, path=path)
 
 
 def settle(compiler, ctx: Context) -> None:
@@ -67,17 +70,25 @@ def settle(compiler, ctx: Context) -> None:
         keys = [None] if field.key_group is None else list(book.groups[field.key_group].members)
         for key in keys:
             place = name if key is None else (name, key)
+            mark = len(ctx.trace) if ctx.trace is not None else 0
             high = compiler.resource_bound(ctx, place, "max")
             value = state.read(place)
             if value > high:
                 state.write(place, high)
                 if ctx.trace is not None:
-                    where = name if key is None else f"{name}[{key}]"
                     ctx.step(
                         "change",
-                        f"{where}: {value} → {high} (its maximum is now {high})",
+                        tr(
+                            "{place}: {before} → {after} (its maximum is now {max})",
+                            place=place_text(place),
+                            before=value,
+                            after=high,
+                            max=high,
+                        ),
                         field.span,
                     )
+            elif ctx.trace is not None:  # a maximum that changed nothing: --verbose only
+                ctx.trace[mark:] = [attrs.evolve(s, verbose=True) for s in ctx.trace[mark:]]
     for ensure in book.ensures:
         if _ensure(compiler, ensure)(ctx) is not True:
             raise EvaluationError(f"the sheet would break a rule: {ensure.message}", ensure.span)

@@ -4,23 +4,34 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.errors import did_you_mean
+from interpreter.bounds import number_fits
 from interpreter.errors import SheetError
-from interpreter.values import Record, is_number
+from interpreter.limits import DEFAULT_LIMITS, Limits
+from interpreter.values import Record, is_number, quoted
 
 #: keys of a sheet file that are about the file, not fields of the character
 META_KEYS = ("rulebook",)
 
 
-def validate(data: dict, rulebook, path: str | None) -> dict:
-    """A sheet file's field values, checked against the rulebook's sheet block and
-    completed with the defaults of the fields it leaves out (resources excepted)."""
+def validate(data: dict, rulebook, path: str | None, limits: Limits = DEFAULT_LIMITS) -> dict:
+    """A sheet file's field values, checked against the rulebook's sheet block and the
+    limits on numbers and lists, and completed with the defaults of the fields it leaves
+    out (resources excepted)."""
     fields = rulebook.fields
     values: dict = {}
     for key, raw in data.items():
         if key in META_KEYS:
+            if not isinstance(raw, str):
+                raise SheetError(
+                    f"{key}: {quoted(raw)} is not a text",
+                    key,
+                    "write the name of the rulebook the sheet is for, as `rulebook: brujeria`",
+                    path,
+                )
             continue
         if not isinstance(key, str):
-            raise SheetError(f"{key!r}: field names are texts", path=path)
+            raise SheetError(f"{quoted(key)}: field names are texts", path=path)
+        _within_limits(raw, key, limits, path)
         if key == "skills":
             values.update(_open_skills(raw, rulebook, path))
             continue
@@ -34,6 +45,37 @@ def validate(data: dict, rulebook, path: str | None) -> dict:
             if value is not _LATER:
                 values[name] = value
     return values
+
+
+def _within_limits(value, where: str, limits: Limits, path) -> None:
+    """No number longer, and no list or catalog larger, than a run could build (checked
+    on the file's data, before anything else quotes a value)."""
+    if is_number(value) and not number_fits(value, limits):
+        if abs(numerator(value)) >= limits.number_bound:
+            what = f"a number of more than {limits.number_digits} digits (limit number_digits)"
+        else:
+            what = (
+                f"a fraction whose denominator has more than {limits.denominator_digits} "
+                "digits (limit denominator_digits)"
+            )
+        raise SheetError(f"{where}: {what}", where, path=path)
+    if isinstance(value, dict | Record | tuple | list):
+        if len(value) > limits.list_length:
+            raise SheetError(
+                f"{where}: more than {limits.list_length} items (limit list_length)",
+                where,
+                path=path,
+            )
+        if isinstance(value, tuple | list):
+            for item in value:
+                _within_limits(item, where, limits, path)
+        else:
+            for key, item in value.items():
+                _within_limits(item, f"{where}.{key}", limits, path)
+
+
+def numerator(value) -> int:
+    return value if type(value) is int else value.numerator
 
 
 _LATER = object()  # resources: filled in from their maximum (interpreter.sheet_rules)
@@ -68,7 +110,7 @@ def _open_skills(raw, rulebook, path) -> dict:
 
 def _number_in(value, range_: n.Range | None, where: str, path) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise SheetError(f"{where}: {value!r} is not a whole number", where, path=path)
+        raise SheetError(f"{where}: {quoted(value)} is not a whole number", where, path=path)
     if range_ is not None:
         if range_.low is not None and value < range_.low:
             raise SheetError(
@@ -106,11 +148,11 @@ def _field_value(field, raw, rulebook, path):
         return out
     if isinstance(field, n.Flag):
         if not isinstance(raw, bool):
-            raise SheetError(f"{name}: {raw!r} is not yes or no", name, path=path)
+            raise SheetError(f"{name}: {quoted(raw)} is not yes or no", name, path=path)
         return raw
     if isinstance(field, n.TextField):
         if not isinstance(raw, str):
-            raise SheetError(f"{name}: {raw!r} is not a text", name, path=path)
+            raise SheetError(f"{name}: {quoted(raw)} is not a text", name, path=path)
         return raw
     if isinstance(field, n.ListField):
         if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
@@ -153,7 +195,7 @@ def _typed(type_node, value, where: str, rulebook, path):
         if value not in type_node.choices:
             hint = did_you_mean(str(value), type_node.choices)
             raise SheetError(
-                f"{where}: {value!r} is not one of {', '.join(type_node.choices)}",
+                f"{where}: {quoted(value)} is not one of {', '.join(type_node.choices)}",
                 where,
                 hint,
                 path,
@@ -166,11 +208,11 @@ def _typed(type_node, value, where: str, rulebook, path):
     name = type_node.name
     if name in ("int", "number"):
         if not is_number(value):
-            raise SheetError(f"{where}: {value!r} is not a number", where, path=path)
+            raise SheetError(f"{where}: {quoted(value)} is not a number", where, path=path)
         return value
     if name == "bool":
         if not isinstance(value, bool):
-            raise SheetError(f"{where}: {value!r} is not yes or no", where, path=path)
+            raise SheetError(f"{where}: {quoted(value)} is not yes or no", where, path=path)
         return value
     if name == "text":
         return str(value)
@@ -181,7 +223,7 @@ def _typed(type_node, value, where: str, rulebook, path):
         and not (name == "skill" and rulebook.open_skills is not None)
     ):
         hint = did_you_mean(str(value), choices) or "choices: " + ", ".join(map(str, choices))
-        raise SheetError(f"{where}: {value!r} is not a {name}", where, hint, path)
+        raise SheetError(f"{where}: {quoted(value)} is not a {name}", where, hint, path)
     return value
 
 

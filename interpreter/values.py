@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
+from dsl.messages import show_value
+
 
 class Record(Mapping):
     """Named values: a check's result (total, success, ...), a table row, a catalog entry.
 
     An immutable mapping, compared by value (also with a plain dict). `label` is the text
-    a table row shows ("Bueno").
+    a table row shows ("Bueno"). Fields are read as `record["total"]` or, where the name
+    is not one of a mapping's own (`kind`, `get`, `items`, `keys`, `values`), as
+    `record.total`; `to_json()` gives plain JSON data (docs/json.md).
     """
 
     __slots__ = ("_fields", "_hash", "kind")
@@ -22,6 +26,19 @@ class Record(Mapping):
 
     def get(self, name, default=None):
         return self._fields.get(name, default)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return object.__getattribute__(self, "_fields")[name]
+        except (KeyError, AttributeError):
+            raise AttributeError(f"the record has no field {name!r}") from None
+
+    def to_json(self, fractions: dict | None = None) -> dict:
+        """The record as plain JSON data: numbers as JSON numbers, the exact value of one
+        that is not whole noted in `fractions` (by JSON pointer) when a dict is given."""
+        return plain(self, fractions)
 
     def __getitem__(self, name):
         return self._fields[name]
@@ -120,29 +137,61 @@ def type_name(value) -> str:
     return type(value).__name__
 
 
-def show(value) -> str:
-    """A value as the trace and the text output print it."""
-    if value is None:
-        return "none"
-    if value is True:
-        return "yes"
-    if value is False:
-        return "no"
+def show(value, language: str | None = None) -> str:
+    """A value as the trace and the text output print it (`dsl.messages.show_value`)."""
+    return show_value(value, language)
+
+
+def plain(value, fractions: dict | None = None, pointer: str = "", text=str):
+    """A value as the JSON documents hold it (docs/json.md): a number as a JSON number
+    (a whole one exactly); the exact value of one that is not whole, "7/2", noted in
+    `fractions` under its JSON pointer; yes/no as booleans, a record as an object, a
+    range as {min, max}, a set as a sorted array; texts through `text` (a translation)."""
+    if value is None or value is True or value is False or type(value) is int:
+        return value
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, float):
+        return value
     if type(value) is Fraction:
-        return f"{value.numerator}/{value.denominator}"
-    if isinstance(value, tuple):
-        return "[" + ", ".join(show(v) for v in value) + "]"
-    if isinstance(value, Record):
-        label = value.get("label")
-        inner = ", ".join(f"{k}: {show(v)}" for k, v in value.items() if k != "label")
-        if label is not None:
-            return f"{label} {{{inner}}}" if inner else str(label)
-        return "{" + inner + "}"
+        if value.denominator == 1:
+            return value.numerator
+        if fractions is not None:
+            fractions[pointer] = f"{value.numerator}/{value.denominator}"
+        return value.numerator / value.denominator
+    if isinstance(value, Mapping):
+        return {
+            str(k): plain(v, fractions, f"{pointer}/{_escape(k)}", text) for k, v in value.items()
+        }
+    if isinstance(value, tuple | list):
+        return [plain(v, fractions, f"{pointer}/{i}", text) for i, v in enumerate(value)]
+    if isinstance(value, set | frozenset):
+        ordered = sorted(value, key=lambda v: (str(type(v)), str(v)))
+        return [plain(v, fractions, f"{pointer}/{i}", text) for i, v in enumerate(ordered)]
+    if isinstance(value, Range):
+        return {"min": plain(value.low), "max": plain(value.high)}
+    to_data = getattr(value, "to_json", None)
+    if callable(to_data):  # a value kind that knows its own data
+        return plain(to_data(), fractions, pointer, text)
     return str(value)
 
 
+def _escape(key) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def quoted(value) -> str:
+    """A value given from outside (a sheet, a parameter) as an error message quotes it:
+    its repr, a long one cut short."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 300:
+        return f"a number of about {round(value.bit_length() * 0.30103)} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:50] + "…" + text[-5:]
+
+
 def to_json(value):
-    """A value as JSON data: fractions as "7/2" strings, records as objects."""
+    """A value as JSON data: fractions as "7/2" strings, records as objects (the
+    journal's lossless form; documents for programs use `plain`)."""
     if type(value) is Fraction:
         return f"{value.numerator}/{value.denominator}"
     if isinstance(value, tuple | list):

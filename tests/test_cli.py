@@ -42,9 +42,13 @@ def test_roll_successes_and_explosions(capsys):
     assert json.loads(out)["total"] == 15
 
 
-def test_roll_fraction_prints_as_text_in_json(capsys):
+def test_roll_fraction_is_a_number_in_json_with_its_exact_value_beside(capsys):
     _, out, _ = run_cli(capsys, "roll", "7/2", "--json")
-    assert json.loads(out)["total"] == "7/2"
+    data = json.loads(out)
+    assert data["total"] == 3.5 and data["fractions"] == {"/total": "7/2"}
+    _, out, _ = run_cli(capsys, "roll", "6/2", "--json")
+    data = json.loads(out)
+    assert data["total"] == 3 and type(data["total"]) is int and data["fractions"] == {}
 
 
 def test_roll_text_marks_forced_dice(capsys):
@@ -122,7 +126,8 @@ def test_run_json_has_every_part(capsys, sheet_copy):
     )
     data = json.loads(out)
     assert code == 0
-    assert set(data) >= {"action", "params", "result", "changes", "sheet", "trace", "dice"}
+    assert set(data) >= {"name", "params", "result", "changes", "sheet", "trace", "dice"}
+    assert data["kind"] == "run" and data["run"] == "action" and data["name"] == "cast_spell"
     assert data["params"]["spell"] == "Fireball"
     assert data["changes"] == [{"path": "dinamis.Fides", "before": 10, "after": 8}]
     assert data["sheet"]["dinamis"]["Fides"] == 8
@@ -162,7 +167,7 @@ def test_spending_more_than_the_sheet_holds_exits_4_and_saves_nothing(capsys, sh
         "--save",
     )
     assert code == 4
-    assert "cannot spend 12 dinamis[Virtus]: it has 5" in err
+    assert "You cannot spend 12 dinamis[Virtus]: you have 5" in err
     assert sheet_copy.read_bytes() == before
 
 

@@ -77,7 +77,7 @@ def test_new_then_save_writes_only_the_changed_value_and_journals_it(capsys, tab
         "3,4",
         "--save",
     )
-    assert code == 0 and "saved menecma.yaml (journal " in out and "run 1)" in out
+    assert code == 0 and "guardado menecma.yaml (diario " in out and "tirada 1)" in out
     saved = (table / "menecma.yaml").read_text(encoding="utf-8")
     assert saved == original.replace("Fides: 3\n", "Fides: 3\ndinamis:\n  Virtus: 2\n")
     assert sorted(p.name for p in table.iterdir()) == ["journal.sqlite", "menecma.yaml"]
@@ -98,10 +98,10 @@ def test_save_as_writes_a_new_file_and_refuses_an_existing_one(capsys, table):
         "3,4",
     )
     code, out, _ = run_cli(capsys, *args, "--save-as", "mine.yaml")
-    assert code == 0 and "saved mine.yaml" in out
+    assert code == 0 and "guardado mine.yaml" in out
     assert "Virtus: 2" in (table / "mine.yaml").read_text(encoding="utf-8")
     code, _, err = run_cli(capsys, *args, "--save-as", "mine.yaml")
-    assert code == 2 and "the file exists" in err
+    assert code == 2 and "el fichero ya existe" in err
     code, _, err = run_cli(capsys, *args, "--save-as", "x.yaml", "--save")
     assert code == 2
 
@@ -222,7 +222,7 @@ def test_dice_typed_in_at_the_table_are_journaled_as_typed(capsys, table, monkey
     code, out, _ = run_cli(
         capsys, "run", "brujeria", "asustarse", "--char", "lucia.yaml", "--ask", "--save"
     )
-    assert code == 0 and "saved lucia.yaml" in out
+    assert code == 0 and "guardado lucia.yaml" in out
     code, out, _ = run_cli(capsys, "show", "1")
     assert "dice: 1, 1, 1, 3  (typed in)" in out and "(a mano)" in out
 

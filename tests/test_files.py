@@ -19,7 +19,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken)
-    with pytest.raises(OSError):
+    with pytest.raises(files.SaveError, match="No space left on device"):
         files.write_atomic(target, "new\n")
     assert target.read_text(encoding="utf-8") == "old\n"
     assert os.listdir(tmp_path) == ["sheet.yaml"]

@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from journal_helpers import brujeria, character, journaled_run, play_session
 
 import dsl
 from dsl.errors import RulebookError
@@ -26,7 +27,6 @@ from interpreter.journal import (
     verify_journal,
     verify_record,
 )
-from tests.journal_helpers import brujeria, character, journaled_run, play_session
 
 
 @pytest.fixture

@@ -13,11 +13,11 @@ import signal
 import time
 
 import pytest
+from journal_helpers import brujeria, character, journaled_run
 
 from interpreter import ForcedDice, SeededDice
 from interpreter.files import stray_temporaries
 from interpreter.journal import Journal, verify_journal
-from tests.journal_helpers import brujeria, character, journaled_run
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork (POSIX)")
 
@@ -99,7 +99,7 @@ def test_kill_9_at_random_points_of_journaled_saves_200_rounds(tmp_path):
         signals, signal_to = os.pipe()
         pid = in_child(saving_loop(path, signal_to))
         os.read(signals, 1)
-        if round_number % 2 == 0:  # every other round lets one save finish first
+        if round_number % 4 == 0:  # one round in four lets a save finish first
             started = time.perf_counter()
             os.read(signals, 1)
             pace = 0.7 * pace + 0.3 * (time.perf_counter() - started)
@@ -114,7 +114,7 @@ def test_kill_9_at_random_points_of_journaled_saves_200_rounds(tmp_path):
             repaired += sum(f.level == "repaired" for f in report.findings)
             runs = len(journal.entries())
         assert_consistent(path, original)
-        assert runs >= runs_before + (round_number % 2 == 0)  # nothing committed is lost
+        assert runs >= runs_before + (round_number % 4 == 0)  # nothing committed is lost
         runs_before = runs
     # the kills did land inside saves (a pending entry or a temporary to repair)
     assert repaired > 0

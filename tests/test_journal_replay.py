@@ -4,11 +4,11 @@ and recorded dice that no longer fit a changed rule."""
 from __future__ import annotations
 
 import pytest
+from journal_helpers import brujeria, character, journaled_run, play_session
 
 import dsl
 from interpreter.journal import Journal, replay
 from interpreter.journal.replay import DICE, DIFFERENT, FAILED, SAME
-from tests.journal_helpers import brujeria, character, journaled_run, play_session
 
 # The house rule's numbers, from rulebooks/brujeria_miedo_duro.rules (its fear table and
 # its fear sources), against the base's (rulebooks/brujeria.rules, "Tabla de Miedo").

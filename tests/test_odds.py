@@ -88,9 +88,11 @@ def test_the_cli_json_for_the_closed_form(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["exact"] is True and data["trials"] is None and data["omitted_mass"] == 0
     expected = expression_odds("10d10cs>=6df=1")
-    for key, probability in data["distribution"].items():
-        assert probability == pytest.approx(float(expected.probability(int(key))), abs=1e-15)
-    assert sum(data["distribution"].values()) == pytest.approx(1, abs=1e-12)
+    for i, item in enumerate(data["outcomes"]):
+        exact = expected.probability(item["outcome"])
+        assert item["probability"] == pytest.approx(float(exact), abs=1e-15)
+        assert Fraction(data["fractions"][f"/outcomes/{i}/probability"]) == exact
+    assert sum(item["probability"] for item in data["outcomes"]) == pytest.approx(1, abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -178,7 +180,7 @@ def test_failures_are_outcomes(showcase):
     engine, sheet = showcase
     odds = engine.odds("cast_spell", sheet, {"spell": "Drown"}, "success")
     [(outcome, probability)] = odds.probabilities.items()
-    assert str(outcome).startswith("fails: cannot spend 12 dinamis[Virtus]")
+    assert str(outcome).startswith("fails: You cannot spend 12 dinamis[Virtus]: you have 5")
     assert probability == 1
 
 

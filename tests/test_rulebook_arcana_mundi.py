@@ -938,7 +938,7 @@ def test_cli_runs_every_action(engine, capsys, monkeypatch, tmp_path):
         for pair in sets:
             argv += ["--set", pair]
         assert main(argv) == 0, f"{action}: {capsys.readouterr().err}"
-        assert "result:" in capsys.readouterr().out
+        assert "resultado:" in capsys.readouterr().out
 
 
 def test_cli_shipped_names_and_json(capsys):

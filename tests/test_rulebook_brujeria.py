@@ -117,7 +117,9 @@ def test_open_d10_ten_then_six_then_three(engine, lucia):
     print(render_text(out.trace))
     assert out.result["total"] == 10 + 5 + 2 + 6 == 23
     assert out.result["nivel"] == "Extraordinario"
-    assert "abierta: [10] + [6] + [3] = 17" in render_text(out.trace)
+    # "10 + (6-1) + (3-1)": each extra with its own arithmetic (the faces: --verbose)
+    assert "abierta: 10 + (6−1) + (3−1) = 17" in render_text(out.trace)
+    assert "abierta: [10] + [6] + [3] = 17" in render_text(out.trace, verbose=True)
 
 
 def test_open_d10_one_then_one_then_four(engine, lucia):
@@ -125,7 +127,8 @@ def test_open_d10_one_then_one_then_four(engine, lucia):
     print(render_text(out.trace))
     assert out.result["total"] == 1 - 1 - 4 + 6 == 2
     assert out.result["éxito"] is False
-    assert "abierta: [1] - [1] - [4] = -4" in render_text(out.trace)
+    assert "abierta: 1 - 1 - 4 = -4" in render_text(out.trace)
+    assert "abierta: [1] - [1] - [4] = -4" in render_text(out.trace, verbose=True)
 
 
 @pytest.mark.parametrize(
@@ -1149,7 +1152,7 @@ def test_every_action_runs_from_the_command_line(rules, action, capsys, loaded_o
     assert cli_main(argv) == 0
     printed = capsys.readouterr().out
     assert f"· {action}" in printed
-    assert "result: " in printed
+    assert "resultado: " in printed
 
 
 def test_seeded_runs_replay(engine, ainhoa):

@@ -951,4 +951,4 @@ def test_every_action_runs_from_the_command_line(action, book, capsys, monkeypat
         argv += ["--set", param]
     assert interpreter.cli.main(argv) == 0
     printed = capsys.readouterr().out
-    assert "result:" in printed
+    assert "resultado:" in printed

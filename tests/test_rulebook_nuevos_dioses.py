@@ -714,7 +714,7 @@ def test_every_action_runs_from_the_command_line(action, capsys):
     assert cli_main(argv) == 0
     printed = capsys.readouterr().out
     assert f"New Gods of Mankind · {action}" in printed
-    assert "result: " in printed
+    assert "resultado: " in printed
 
 
 def test_seeded_runs_replay(engine, god):

@@ -50,7 +50,7 @@ def data(path: Path, **changes) -> dict:
 
 def run(engine, action, sheet, params=None, dice=()):
     out = engine.run(action, sheet, params or {}, dice=ForcedDice(list(dice)))
-    text = render_text(out.trace)
+    text = render_text(out.trace, verbose=True)  # every step, with its expressions
     print(text)
     return out, text
 
@@ -116,7 +116,7 @@ def test_willpower_example_roll_under(engine):
     assert out.result["total"] == 7
     assert out.result["objetivo"] == 6
     assert out.result["éxito"] is False
-    assert "d10 [5] + modificador 2 = 7 vs 6 (<=) → fallo" in text
+    assert "d10 [5] + modificador 2 = 7 contra 6 (<=) → fallo" in text
     assert not out.changes
     # the same +2 as two levels of difficulty («por la dificultad extra»)
     out, _ = run(
@@ -137,7 +137,7 @@ def test_arm_wrestling_example_opposed(engine):
     assert out.result["total_rival"] == 12
     assert out.result["gana"] is False
     assert out.result["diferencia"] == -4
-    assert "8 vs 12 → pierde" in text
+    assert "8 contra 12 → pierde" in text
     # the same contest seen from B
     b = engine.sheet(data(JORGE, Fuerza=4))
     out, _ = run(engine, "tirada_enfrentada", b, {"atributo": "Fuerza", "rival": 6}, [8, 2])
@@ -298,7 +298,7 @@ def test_jorge_damage_example(engine):
         "tras_lesión = max(0, recibido - c_lesión) = 23",
         "sobrante = tras_lesión - al_miembro = 19",
         "a_vida = max(0, multiplicado - c_vida) = 17",
-        "lose 17 Vida: 15 → -2",
+        "pierde 17 de Vida: 15 → -2",
         "estado letal",
     ):
         assert line in text
@@ -388,7 +388,7 @@ def test_ur_extra_reload_needs_a_dexterity_check_at_plus_one(engine):
     assert out.result["modificador"] == 1
     assert out.result["total"] == 6
     assert out.result["logra"] is True
-    assert "d10 [5] + modificador 1 = 6 vs 8 (<=) → éxito" in text
+    assert "d10 [5] + modificador 1 = 6 contra 8 (<=) → éxito" in text
     # within his two actions, loading needs no roll
     out, _ = run(engine, "acción_sin_tirada", sheet, {"acción": 2, "qué": "cargar"}, [])
     assert (out.result["logra"], out.result["extra"], list(out.dice)) == (True, False, [])
@@ -924,7 +924,7 @@ def test_every_action_runs_from_the_command_line(action, cached_load, capsys):
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert f"Pentagrama · {action}" in printed
-    assert "result:" in printed
+    assert "resultado:" in printed
 
 
 def test_cli_check_is_clean(capsys):

@@ -11,6 +11,7 @@ from dsl.build.walk import (
     WrittenName,
     number_value,
     unquote,
+    whole_number,
 )
 
 
@@ -123,7 +124,11 @@ class Definitions:
         span = self._token_span(token)
         if not low and not high:
             raise self._error("a range needs at least one end, as in 1..10 or 24..", span)
-        result = n.Range(int(low) if low else None, int(high) if high else None, span=span)
+        result = n.Range(
+            whole_number(low, span) if low else None,
+            whole_number(high, span) if high else None,
+            span=span,
+        )
         if result.low is not None and result.high is not None and result.low > result.high:
             raise self._error(f"this range is empty: {result.low} is above {result.high}", span)
         return result
@@ -160,7 +165,7 @@ class Definitions:
         return n.Ladder(name.text, tuple(values), span=name.span)
 
     def _negative_number(self, span, token):
-        return n.Literal(-number_value(token.value), span=span)
+        return n.Literal(-number_value(token.value, span), span=span)
 
     def _formula(self, span, name, params, body):
         return n.Formula(name.text, params, body, span=name.span)
@@ -209,7 +214,8 @@ class Definitions:
         return n.Key("range", r.low, r.high, span=r.span)
 
     def _number_key(self, span, token):
-        return n.Key("value", number_value(token.value), span=self._token_span(token))
+        span = self._token_span(token)
+        return n.Key("value", number_value(token.value, span), span=span)
 
     def _name_key(self, span, name):
         return n.Key("value", name.text, span=name.span)

@@ -13,6 +13,7 @@ from dsl.build.walk import (
     WrittenName,
     is_number,
     number_value,
+    whole_number,
 )
 from dsl.errors import Span
 
@@ -86,7 +87,7 @@ class Expressions:
         return Tagged("named", (name.text, expr), span)
 
     def _number(self, span, token):
-        return n.Literal(number_value(token.value), span=span)
+        return n.Literal(number_value(token.value, span), span=span)
 
     def _text(self, span, token):
         return self._text_node(token, span)
@@ -229,4 +230,4 @@ class Expressions:
             self.offset + token.start_pos + start,
             self.offset + token.start_pos + match.end(group),
         )
-        return n.Literal(int(text), span=span)
+        return n.Literal(whole_number(text, span), span=span)

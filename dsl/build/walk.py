@@ -13,6 +13,8 @@ from dsl.parser import parse_tree
 
 #: deepest expression tree accepted (a chain `a + b + c ...` counts one level per term)
 MAX_DEPTH = 200
+#: most digits a number written in a rulebook may have (as `Limits.number_digits` at run time)
+MAX_DIGITS = 1000
 
 PAREN = r"\((?:[^()\n]|\([^()\n]*\))*\)"
 DICE_HEAD = re.compile(rf"(?P<count>\d+|{PAREN})?d(?P<sides>\d+|%|F|{PAREN})")
@@ -74,10 +76,24 @@ def unquote(text: str) -> str:
     return "".join(out)
 
 
-def number_value(text: str):
+def number_value(text: str, span: Span):
     """A number token's value: an int, or an exact Fraction for a decimal (1.5 is 3/2)."""
+    digits_within(text, span)
     value = Fraction(text)
     return value.numerator if value.denominator == 1 else value
+
+
+def whole_number(text: str, span: Span) -> int:
+    """The int a run of digits writes (a dice count or size, a range's end)."""
+    digits_within(text, span)
+    return int(text)
+
+
+def digits_within(text: str, span: Span) -> None:
+    if sum(c.isdigit() for c in text) > MAX_DIGITS:
+        raise RulebookSyntaxError(
+            f"a number of more than {MAX_DIGITS} digits", span, "no game needs numbers this long"
+        )
 
 
 def is_number(value) -> bool:

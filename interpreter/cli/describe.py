@@ -2,96 +2,126 @@
 
 from __future__ import annotations
 
-import json
-
+from dsl.messages import show_value, tr
 from interpreter.cli import options
 from interpreter.describe import describe
-from interpreter.values import to_json
+from interpreter.json_data import describe_data, dumps
 
 
 def cmd_describe(args) -> int:
     book = options.load_rulebook(args.rulebook)
-    info = describe(book)
+    language = options.language(args, book)
     if args.json:
-        print(json.dumps(to_json(info), ensure_ascii=False, indent=2))
+        print(dumps(describe_data(book, language)))
     else:
-        print(describe_text(info))
+        print(describe_text(describe(book), language))
     return 0
 
 
-def describe_text(info: dict) -> str:
+def describe_text(info: dict, language: str | None = None) -> str:
+    def say(message) -> str:
+        return message.render(language)
+
     lines = [info["rulebook"]]
     header = info["header"]
     for key in ("system", "source", "language"):
         if key in header:
             lines.append(f"  {key}: {header[key]}")
     if info["extends"]:
-        lines.append(f"  a house rule on {info['extends']}:")
+        lines.append("  " + say(tr("a house rule on {base}:", base=info["extends"])))
         for change in info["changes"]:
             lines.append(f"    {change['change']} {change['kind']} {change['name']}")
     lines.append("")
-    lines.append("actions:")
+    lines.append(say(tr("actions:")))
     for action in info["actions"]:
         label = f"  ({action['label']})" if action["label"] else ""
         lines.append(f"  {action['name']}{label}")
         for param in action["params"]:
-            lines.append("    " + _param_text(param))
-    for title, key in (("checks", "checks"), ("opposed checks", "opposed")):
+            lines.append("    " + _param_text(param, language))
+    for title, key in ((say(tr("checks:")), "checks"), (say(tr("opposed checks:")), "opposed")):
         if info[key]:
             lines.append("")
-            lines.append(f"{title}:")
+            lines.append(title)
             for item in info[key]:
-                params = ", ".join(_param_text(p) for p in item["params"])
+                params = ", ".join(_param_text(p, language) for p in item["params"])
                 extra = ""
                 if key == "checks":
                     target = f" {item['comparison']} {item['target']}" if item["target"] else ""
-                    extra = f": roll {item['roll']}{target}"
+                    extra = say(tr(": roll {dice}{target}", dice=item["roll"], target=target))
                 lines.append(f"  {item['name']}({params}){extra}")
     if info["rolls"]:
         lines.append("")
-        lines.append("rolls: " + ", ".join(f"{r['name']} ({r['dice']})" for r in info["rolls"]))
+        rolls = ", ".join(f"{r['name']} ({r['dice']})" for r in info["rolls"])
+        lines.append(say(tr("rolls: {rolls}", rolls=rolls)))
     if info["tables"]:
         lines.append("")
-        lines.append(
-            "tables: "
-            + ", ".join(
-                f"{t['name']} (by {', '.join(t['keys'])}, {len(t['rows'])} rows)"
-                for t in info["tables"]
+        tables = ", ".join(
+            say(
+                tr(
+                    "{name} (by {keys}, {rows} rows)",
+                    name=t["name"],
+                    keys=", ".join(t["keys"]),
+                    rows=len(t["rows"]),
+                )
             )
+            for t in info["tables"]
         )
+        lines.append(say(tr("tables: {tables}", tables=tables)))
     if info["ladders"]:
-        lines.append(
-            "ladders: "
-            + ", ".join(
-                f"{ladder['name']} ({' → '.join(ladder['steps'])})" for ladder in info["ladders"]
-            )
+        ladders = ", ".join(
+            f"{ladder['name']} ({' → '.join(map(str, ladder['steps']))})"
+            for ladder in info["ladders"]
         )
+        lines.append(say(tr("ladders: {ladders}", ladders=ladders)))
     lines.append("")
-    lines.append("sheet:")
+    lines.append(say(tr("sheet:")))
     for field in info["sheet"]["fields"]:
-        detail = field.get("range") or (field.get("max") and f"max {field['max']}") or ""
-        if field.get("per"):
-            detail += f", one per {field['per']}"
-        if field.get("fields"):
-            detail = ", ".join(f"{k}: {v}" for k, v in field["fields"].items())
-        lines.append(f"  {field['kind']} {field['name']}" + (f" ({detail})" if detail else ""))
-    if info["sheet"]["open_skills"]:
-        lines.append(f"  skills: any other, {info['sheet']['open_skills']}")
+        lines.append(f"  {field['kind']} {field['name']}" + _field_detail(field, say))
+    skills = info["sheet"]["open_skills"]
+    if skills:
+        lines.append("  " + say(tr("skills: any other, {range}", range=_range_text(skills))))
     for name, expr in info["sheet"]["derived"].items():
-        lines.append(f"  derived {name} = {expr}")
+        lines.append("  " + say(tr("derived {name} = {expression}", name=name, expression=expr)))
     for rule in info["sheet"]["rules"]:
-        lines.append(f"  rule: {rule}")
+        lines.append("  " + say(tr("rule: {rule}", rule=rule)))
     return "\n".join(lines)
 
 
-def _param_text(param: dict) -> str:
-    text = f"{param['name']}: {param['type']}"
+def _range_text(range_: dict) -> str:
+    low = "" if range_["min"] is None else range_["min"]
+    high = "" if range_["max"] is None else range_["max"]
+    return f"{low}..{high}"
+
+
+def _field_detail(field: dict, say) -> str:
+    schema = field["schema"]
+    if field.get("fields"):
+        detail = ", ".join(f"{k}: {v['text']}" for k, v in field["fields"].items())
+    elif field["kind"] == "resource":
+        maximum = schema.get("maximum", schema.get("x-maximum-expression"))
+        if field["per"]:
+            inner = next(iter(schema["properties"].values()), {})
+            maximum = inner.get("maximum", inner.get("x-maximum-expression"))
+            detail = say(tr("max {max}, one per {group}", max=maximum, group=field["per"]))
+        else:
+            detail = say(tr("max {max}", max=maximum))
+    elif field["range"] is not None:
+        detail = _range_text(field["range"])
+    else:
+        detail = ""
+    return f" ({detail})" if detail else ""
+
+
+def _param_text(param: dict, language: str | None) -> str:
+    text = f"{param['name']}: {param['type']['text']}"
     if not param["required"]:
-        text += f" = {param['default']}"
-    choices = param.get("choices")
-    if isinstance(choices, list) and choices and param["type"] != "bool":
+        default = param["default_expression"] or show_value(param["default"], language)
+        text += f" = {default}"
+    choices = param["choices"]
+    if choices and param["type"]["name"] != "bool":
         shown = ", ".join(str(c) for c in choices[:12]) + (", ..." if len(choices) > 12 else "")
         text += f"  [{shown}]"
-    elif isinstance(choices, str):
-        text += f"  [{choices}]"
+    elif param["choices_from"]:
+        entries = tr("the entries of the character's {catalog}", catalog=param["choices_from"])
+        text += f"  [{entries.render(language)}]"
     return text

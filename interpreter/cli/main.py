@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 from dsl.errors import RulebookError
+from dsl.messages import available_languages, normalize_language
 from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify
 from interpreter.cli.check import cmd_check
 from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
 from interpreter.cli.run import cmd_run
+from interpreter.errors import EvaluationError
+from interpreter.json_data import dumps, error_data, usage_error_data
 
 #: the journal's commands, each in its own module with `add_parser` and `cmd_<name>`
 JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
@@ -31,14 +35,34 @@ examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class Parser(argparse.ArgumentParser):
+    """argparse, whose usage errors are JSON on stdout when the command asked for JSON."""
+
+    def __init__(self, *args, json_errors: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.json_errors = json_errors
+
+    def error(self, message: str):
+        if self.json_errors:
+            print(dumps(usage_error_data(message)))
+            self.exit(2)
+        super().error(message)
+
+
+def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
+    parser = Parser(
+        json_errors=json_errors,
         prog="rulebook",
         description="Run tabletop role-playing rules written in the rulebook language.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        required=True,
+        parser_class=functools.partial(Parser, json_errors=json_errors),
+    )
 
     p = commands.add_parser(
         "roll",
@@ -47,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("expression", metavar="EXPR")
     _dice_options(p, ask=False)
-    p.add_argument("--json", action="store_true", help="print JSON")
+    _output_options(p)
 
     p = commands.add_parser(
         "run",
@@ -58,7 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", metavar="ACTION")
     _run_options(p)
     _dice_options(p, ask=True)
-    p.add_argument("--json", action="store_true", help="print JSON")
+    _output_options(p)
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="the whole trace (every lookup and value), and where in the rulebook a "
+        "refusal comes from",
+    )
     p.add_argument(
         "--save",
         action="store_true",
@@ -77,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check rulebooks: every error and warning.",
     )
     p.add_argument("rulebooks", metavar="RULEBOOK", nargs="+")
+    _language_option(p)
 
     p = commands.add_parser(
         "describe",
@@ -85,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
         "parameters, checks, tables and the sheet.",
     )
     p.add_argument("rulebook", metavar="RULEBOOK")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    _output_options(p)
 
     p = commands.add_parser(
         "odds",
@@ -108,10 +139,40 @@ def build_parser() -> argparse.ArgumentParser:
         "--budget", type=int, metavar="N", help="exact work allowed before falling back to sampling"
     )
     p.add_argument("--trials", type=int, metavar="N", help="trials when sampling")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    _output_options(p)
     for module in JOURNAL_COMMANDS:
         module.add_parser(commands)
     return parser
+
+
+def _output_options(p) -> None:
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON (errors too, on stdout, with a stable code); "
+        "the schemas are in interpreter/schemas/",
+    )
+    _language_option(p)
+
+
+def _language_option(p) -> None:
+    p.add_argument(
+        "--lang",
+        metavar="LANG",
+        type=_language,
+        help="the language of the output: "
+        + ", ".join(available_languages())
+        + " (by default the rulebook's own `language`)",
+    )
+
+
+def _language(text: str) -> str:
+    code = normalize_language(text)
+    if code not in available_languages():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the languages are {', '.join(available_languages())}"
+        )
+    return code
 
 
 def _run_options(p) -> None:
@@ -140,12 +201,19 @@ def _dice_options(p, ask: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(json_errors="--json" in argv)
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
     except RulebookError as error:
-        print(error.render(), file=sys.stderr)
+        language = getattr(args, "lang", None)
+        if getattr(args, "json", False):
+            print(dumps(error_data(error, language)))
+        elif isinstance(error, EvaluationError) and args.command == "run":
+            print(error.refusal(language, args.verbose), file=sys.stderr)
+        else:
+            print(error.render(language), file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

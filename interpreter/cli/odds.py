@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import dsl
@@ -11,6 +10,7 @@ from interpreter.cli import options
 from interpreter.cli.render import compare_text, progress_bar, to_text
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
+from interpreter.json_data import comparison_data, dumps, odds_data
 from interpreter.odds import BUDGET, TRIALS, action_odds, expression_odds
 
 
@@ -48,17 +48,11 @@ def cmd_odds(args) -> int:
     extra = {"trials": args.trials or TRIALS, "progress": progress_bar(), "budget": budget}
     odds = action_odds(engine, args.action, sheet, params, args.field, **extra)
     if not args.compare:
-        _print(odds, args)
+        _print(odds, args, book)
         return 0
     other, names = _other(args, book, engine, sheet, params, extra)
     if args.json:
-        print(
-            json.dumps(
-                {"a": odds.to_json(), "b": other.to_json(), "names": names},
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
+        print(dumps(comparison_data(odds, other, names, options.language(args, book))))
         return 0
     print(to_text(odds, args.fractions))
     print()
@@ -92,8 +86,8 @@ def _other(args, book, engine, sheet, params, extra):
     return other, (book.title, other_book.title)
 
 
-def _print(odds, args) -> None:
+def _print(odds, args, book=None) -> None:
     if args.json:
-        print(json.dumps(odds.to_json(), ensure_ascii=False, indent=2))
+        print(dumps(odds_data(odds, options.language(args, book))))
     else:
         print(to_text(odds, args.fractions))

@@ -8,14 +8,15 @@ from pathlib import Path
 
 import dsl
 from dsl.errors import did_you_mean
+from dsl.messages import language_for, tr
 from interpreter.dice import ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
 from interpreter.sheet import Sheet
 
 
-def dice_source(args):
+def dice_source(args, language: str | None = None):
     if getattr(args, "ask", False):
-        return TypedDice(ask_at_the_table)
+        return TypedDice(asker(language or getattr(args, "lang", None)))
     if args.dice is not None:
         return ForcedDice(faces_of(args.dice))
     return SeededDice(args.seed)
@@ -30,38 +31,68 @@ def faces_of(text: str) -> list[int]:
             faces.append(int(part))
         except ValueError:
             raise ParameterError(
-                f"--dice: value {position} ({part!r}) is not a whole number",
+                tr(
+                    "--dice: value {position} ({part}) is not a whole number",
+                    position=position,
+                    part=repr(part),
+                ),
                 None,
-                "write the faces as 6,5,3,1",
+                tr("write the faces as 6,5,3,1"),
             ) from None
     return faces
 
 
-def ask_at_the_table(die, position: int) -> int:
+def asker(language: str | None):
+    """A function asking the person at the table, in `language`, what each die showed."""
+
+    def ask(die, position: int) -> int:
+        return ask_at_the_table(die, position, language)
+
+    return ask
+
+
+def ask_at_the_table(die, position: int, language: str | None = None) -> int:
     """Ask the person at the table what a physical die showed."""
     while True:
-        sys.stderr.write(f"die {position} ({die.label}, {die.low}..{die.high})? ")
+        question = tr(
+            "die {position} ({die}, {low}..{high})? ",
+            position=position,
+            die=die.label,
+            low=die.low,
+            high=die.high,
+        )
+        sys.stderr.write(question.render(language))
         sys.stderr.flush()
         line = sys.stdin.readline()
         if not line:
-            raise DiceError(f"no face typed for die {position} ({die.label})")
+            raise DiceError(
+                tr("no face typed for die {position} ({die})", position=position, die=die.label)
+            )
         text = line.strip()
         try:
             value = int(text)
         except ValueError:
-            sys.stderr.write(f"  {text!r} is not a number; type the face the die shows\n")
+            answer = tr("{text} is not a number; type the face the die shows", text=repr(text))
+            sys.stderr.write(f"  {answer.render(language)}\n")
             continue
         if die.low <= value <= die.high:
             return value
-        sys.stderr.write(f"  {value} is not a face of {die.label}\n")
+        answer = tr("{value} is not a face of {die}", value=value, die=die.label)
+        sys.stderr.write(f"  {answer.render(language)}\n")
 
 
-def origin_note(origin: str, words: dict) -> str:
-    if origin == "forced":
-        return f"  ({words['forced']})"
-    if origin == "typed":
-        return f"  ({words['typed']})"
-    return ""
+#: what the end of a run says of dice that were not rolled at random
+ORIGIN_NOTES = {"forced": tr("forced dice"), "typed": tr("dice typed in")}
+
+
+def origin_note(origin: str, language: str | None) -> str:
+    note = ORIGIN_NOTES.get(origin)
+    return f"  ({note.render(language)})" if note is not None else ""
+
+
+def language(args, book=None) -> str:
+    """The language of the output: `--lang`, else the rulebook's, else English."""
+    return language_for(getattr(args, "lang", None), book.language if book else None)
 
 
 def load_rulebook(reference: str) -> dsl.Rulebook:
@@ -80,8 +111,12 @@ def resolve_character(reference: str, book) -> Path:
     known = sorted(p.stem for p in folder.glob("*.yaml")) + sorted(
         p.stem for p in folder.glob("*.json")
     )
-    hint = did_you_mean(reference, known) or "shipped characters: " + ", ".join(known)
-    raise ParameterError(f"--char: no file or shipped character named {reference!r}", None, hint)
+    hint = did_you_mean(reference, known) or tr(
+        "shipped characters: {names}", names=", ".join(known)
+    )
+    raise ParameterError(
+        tr("--char: no file or shipped character named {name}", name=repr(reference)), None, hint
+    )
 
 
 def characters_folder() -> Path:
@@ -93,7 +128,7 @@ def params_of(pairs: list[str]) -> dict:
     for pair in pairs:
         name, equals, value = pair.partition("=")
         if not equals or not name.strip():
-            raise ParameterError(f"--set {pair!r}: write NAME=VALUE")
+            raise ParameterError(tr("--set {pair}: write NAME=VALUE", pair=repr(pair)))
         params[name.strip()] = value
     return params
 
@@ -105,9 +140,9 @@ def sheet_for(args, book, engine) -> Sheet:
         except SheetError as error:
             shipped = sorted(p.stem for p in characters_folder().glob("*.y*ml"))
             raise ParameterError(
-                f"{book.title} needs a character: {error.message}",
+                tr("{title} needs a character: {reason}", title=book.title, reason=error.message),
                 None,
-                "pass --char FILE, or a shipped character: " + ", ".join(shipped),
+                tr("pass --char FILE, or a shipped character: {names}", names=", ".join(shipped)),
             ) from None
     return engine.load_sheet(resolve_character(args.char, book))
 

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 from interpreter.cli import options
 from interpreter.expression import roll
-from interpreter.trace import WORDS
-from interpreter.values import to_json
+from interpreter.json_data import dumps, roll_data
 
 
 def cmd_roll(args) -> int:
     result = roll(args.expression, options.dice_source(args))
+    language = options.language(args)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "expression": result.expression,
-                    "total": to_json(result.total),
-                    "dice": list(result.dice),
-                    "detail": result.detail,
-                    "origin": result.origin,
-                },
-                ensure_ascii=False,
-            )
-        )
+        print(dumps(roll_data(result, language)))
     else:
-        print(f"{result.detail}{options.origin_note(result.origin, WORDS['en'])}")
+        print(f"{result.detail}{options.origin_note(result.origin, language)}")
     return 0

@@ -2,72 +2,101 @@
 
 from __future__ import annotations
 
-import json
 from contextlib import nullcontext
 from pathlib import Path
 
+from dsl.errors import RulebookError
+from dsl.messages import Message, show_value, tr, translate
 from interpreter.cli import options
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
 from interpreter.journal import JOURNAL_NAME, Journal, holding, save_run
+from interpreter.json_data import dumps, run_data
 from interpreter.sheet import refuse_shipped
 from interpreter.trace import render_text
-from interpreter.values import show, to_json
 
 
 def cmd_run(args) -> int:
     book = options.load_rulebook(args.rulebook)
+    language = options.language(args, book)
     engine = Engine.of(book)
     saving = args.save or args.save_as is not None
-    if saving:
-        outcome, saved = _run_and_save(args, book, engine)
-    else:
-        sheet = options.sheet_for(args, book, engine)
-        outcome, saved = (
-            engine.run(args.action, sheet, options.params_of(args.set), options.dice_source(args)),
-            None,
-        )
+    try:
+        if saving:
+            outcome, saved = _run_and_save(args, book, engine, language)
+        else:
+            sheet = options.sheet_for(args, book, engine)
+            params = options.params_of(args.set)
+            dice = options.dice_source(args, language)
+            outcome, saved = engine.run(args.action, sheet, params, dice), None
+    except RulebookError as error:
+        raise error.speak(language) from None
     if args.json:
-        data = outcome_json(outcome)
+        data = run_data(outcome, language)
         if saved is not None:
             data["saved"] = saved
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(dumps(data))
         return 0
-    words = engine.words
     print(f"{book.title} · {args.action}")
-    print(render_text(outcome.trace, words))
-    if outcome.result is not None:
-        print("result: " + ", ".join(f"{k} {show(v)}" for k, v in outcome.result.items()))
-    if outcome.changes:
-        print("changes:")
-        for change in outcome.changes:
-            print(f"  {change.path}: {show(change.before)} → {show(change.after)}")
-    else:
-        print("changes: none")
-    dice = ", ".join(map(str, outcome.dice)) or "none"
-    print(f"dice: {dice}{options.origin_note(outcome.origin, words)}")
+    print(render_text(outcome.trace, language, args.verbose))
+    print(outcome_text(outcome, language))
     if saved is not None:
-        print(f"saved {saved['path']} (journal {saved['journal']}, run {saved['entry']})")
+        done = tr(
+            "saved {path} (journal {journal}, run {entry})",
+            path=saved["path"],
+            journal=saved["journal"],
+            entry=saved["entry"],
+        )
+        print(done.render(language))
     return 0
 
 
-def _run_and_save(args, book, engine):
+def outcome_text(outcome, language: str) -> str:
+    """The result, the changes and the dice of a run, after its trace."""
+    lines = []
+    if outcome.result is not None:
+        if hasattr(outcome.result, "items"):
+            shown = Message.joined(
+                (tr("{name} {value}", name=k, value=v) for k, v in outcome.result.items()), ", "
+            )
+        else:
+            shown = outcome.result
+        lines.append(tr("result: {result}", result=shown).render(language))
+    if outcome.changes:
+        lines.append(tr("changes:").render(language))
+        for change in outcome.changes:
+            before, after = show_value(change.before, language), show_value(change.after, language)
+            lines.append(f"  {change.path}: {before} → {after}")
+    else:
+        lines.append(tr("changes: none").render(language))
+    dice = ", ".join(map(str, outcome.dice)) or translate(tr("none"), language)
+    lines.append(
+        tr("dice: {dice}", dice=dice).render(language)
+        + options.origin_note(outcome.origin, language)
+    )
+    return "\n".join(lines)
+
+
+def _run_and_save(args, book, engine, language):
     """Read, run and save as one step: the sheet file and its journal entry together."""
     if args.char is None:
-        raise ParameterError("--save needs --char: the sheet to write back")
+        raise ParameterError(tr("--save needs --char: the sheet to write back"))
     if args.save and args.save_as is not None:
-        raise ParameterError("--save and --save-as: choose one")
+        raise ParameterError(tr("--save and --save-as: choose one"))
     source = options.resolve_character(args.char, book)
     target = Path(args.save_as) if args.save_as is not None else source
     refuse_shipped(target)  # before any die is rolled
     if args.save_as is not None and target.exists():
         raise ParameterError(
-            f"--save-as {target}: the file exists",
+            tr("--save-as {path}: the file exists", path=str(target)),
             None,
-            f"save into it with --char {target} --save, or name a new file",
+            tr(
+                "save into it with --char {path} --save, or name a new file",
+                path=str(target),
+            ),
         )
     journal_path = Path(args.journal) if args.journal else target.resolve().parent / JOURNAL_NAME
-    dice = options.dice_source(args)
+    dice = options.dice_source(args, language)
     params = options.params_of(args.set)
     save_as = {"self": target} if args.save_as is not None else None
     with Journal(journal_path) as journal:
@@ -79,19 +108,3 @@ def _run_and_save(args, book, engine):
             outcome = engine.run(args.action, sheet, params, dice)
             number = save_run(journal, outcome, sheet, book, dice, save_as)
         return outcome, {"path": str(target), "journal": str(journal.path), "entry": number}
-
-
-def outcome_json(outcome) -> dict:
-    return {
-        "action": outcome.action,
-        "params": to_json(outcome.params),
-        "result": to_json(outcome.result),
-        "changes": [
-            {"path": c.path, "before": to_json(c.before), "after": to_json(c.after)}
-            for c in outcome.changes
-        ],
-        "sheet": to_json(outcome.sheet.to_data()),
-        "trace": [step.to_json() for step in outcome.trace],
-        "dice": list(outcome.dice),
-        "origin": outcome.origin,
-    }

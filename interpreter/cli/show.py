@@ -70,7 +70,7 @@ def cmd_show(args) -> int:
     if entry.state == "pending":
         print("state: interrupted before its sheet was written (run `rulebook journal verify`)")
     if trace is not None:
-        print(render_text(trace, Engine.of(inputs.rulebook).words))
+        print(render_text(trace, Engine.of(inputs.rulebook).language))
         if to_json(again.result) != entry.result:
             print("note: run again, the record gives another result than the one recorded")
     else:

@@ -7,6 +7,7 @@ import operator
 from fractions import Fraction
 
 from dsl.errors import Span
+from interpreter.bounds import bounded_list, bounded_number
 from interpreter.dice import PoolRoll
 from interpreter.errors import EvaluationError
 from interpreter.runtime import ChainRoll, Unknown, lift
@@ -61,24 +62,37 @@ def lifted2(function, left, right):
 
 
 def arith(op: str, left_span, right_span, op_span):
-    def compute(a, b):
+    """compute(a, b, limits): a + b, a - b, a * b or a / b, exact, within the limits on
+    numbers and lists (`interpreter.bounds`), lifted over distributions."""
+
+    def compute(a, b, limits):
         if isinstance(a, Unknown) or isinstance(b, Unknown):
-            return lift(compute, a, b)
+            return lift(with_limits(limits), a, b)
         if op == "+" and type(a) is tuple and type(b) is tuple:
-            return a + b  # lists are joined
+            return bounded_list(a + b, limits, op_span)  # lists are joined
         if type(a) is not int and type(a) is not Fraction:
             a = as_number(a, left_span, f"the left side of {op}")
         if type(b) is not int and type(b) is not Fraction:
             b = as_number(b, right_span, f"the right side of {op}")
         if op == "+":
-            return normalize(a + b)
-        if op == "-":
-            return normalize(a - b)
-        if op == "*":
-            return normalize(a * b)
-        if b == 0:
+            value = a + b
+        elif op == "-":
+            value = a - b
+        elif op == "*":
+            value = a * b
+        elif b == 0:
             raise EvaluationError("division by zero", op_span)
-        return normalize(Fraction(a) / b)
+        else:
+            value = Fraction(a) / b
+        return normalize(bounded_number(value, limits, op_span))
+
+    lifted: dict = {}  # limits → compute with them, one function each (odds remember it)
+
+    def with_limits(limits):
+        function = lifted.get(limits)
+        if function is None:
+            function = lifted[limits] = lambda a, b: compute(a, b, limits)
+        return function
 
     return compute
 

@@ -6,6 +6,7 @@ import attrs
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
@@ -60,9 +61,9 @@ class CompiledCheck(CallFrame):
                 let(ctx)
             if trace is None:
                 total = self.roll(ctx)
-                shown = None
+                shown = computed = None
             else:
-                total, shown = _explained_sum(ctx, self.terms)
+                total, shown, computed = _explained_sum(ctx, self.terms)
             if isinstance(total, Unknown):  # odds: the record for each total, if fields allow
                 records = ctx.roller.check_records(self, ctx, args, total)
                 if records is not None:
@@ -84,6 +85,7 @@ class CompiledCheck(CallFrame):
                         self.node.span,
                         {"check": self.node.name, **record},
                         ctx.depth,
+                        self.describe(ctx, computed, record) if computed != shown else None,
                     ),
                 )
                 ctx.depth += 1
@@ -112,17 +114,36 @@ class CompiledCheck(CallFrame):
             env[name] = fields[name] = settle(ctx, value(ctx))
         return Record(fields, kind="check")
 
-    def describe(self, ctx, shown: str, fields: dict) -> str:
-        words = ctx.words
-        text = f"{self.label}: {shown} = {show(fields['total'])}"
+    def describe(self, ctx, shown: str, fields: dict) -> Message:
+        """The check's line: `Label: terms = total vs target → success, field value`."""
+        head = tr(
+            "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
+        )
+        parts = [head]
         if self.target is not None:
-            comparison = "" if self.comparison == ">=" else f" ({self.comparison})"
-            verdict = words["success"] if fields["success"] else words["failure"]
-            text += f" {words['vs']} {show(fields['target'])}{comparison} → {verdict}"
-        extra = [f"{name} {show(fields[name])}" for name, _ in self.fields]
+            verdict = SUCCESS if fields["success"] else FAILURE
+            if self.comparison == ">=":
+                parts.append(
+                    tr(" vs {target} → {verdict}", target=fields["target"], verdict=verdict)
+                )
+            else:
+                parts.append(
+                    tr(
+                        " vs {target} ({comparison}) → {verdict}",
+                        target=fields["target"],
+                        comparison=self.comparison,
+                        verdict=verdict,
+                    )
+                )
+        extra = [tr("{name} {value}", name=name, value=fields[name]) for name, _ in self.fields]
         if extra:
-            text += (", " if self.target is not None else " → ") + ", ".join(extra)
-        return text
+            parts.append(", " if self.target is not None else " → ")
+            parts.append(Message.joined(extra, ", "))
+        return Message.joined(parts, "")
+
+
+#: a check's verdict in its trace line
+SUCCESS, FAILURE = tr("success"), tr("failure")
 
 
 def _explain(compiler, sign: int, node):
@@ -130,18 +151,29 @@ def _explain(compiler, sign: int, node):
     binding = compiler.bindings.get(id(node))
     type_ = compiler.type_of(node)
     if isinstance(node, n.Dice):
-        return (sign, "roll", compiler.dice(node), None)
+        return (sign, "roll", compiler.dice(node), None, None)
     if isinstance(node, n.Name) and binding is not None and binding.kind == "roll":
         name = node.name
-        return (sign, "roll", lambda ctx: ctx.env[name], name)
+        return (sign, "roll", lambda ctx: ctx.env[name], name, None)
     if isinstance(node, n.Name) and binding is not None and binding.kind == "rolldef":
         procedure = compiler.roll_definition(binding.name)
-        return (sign, "chain", lambda ctx: procedure.call(ctx, ()), binding.name)
+        return (sign, "chain", lambda ctx: procedure.call(ctx, ()), binding.name, None)
     if type_.kind == "ref":
-        return (sign, "ref", compiler.ref(node), None)
+        return (sign, "ref", compiler.ref(node), None, None)
     if isinstance(node, n.Name) and binding is not None and binding.kind in ("field", "derived"):
-        return (sign, "value", compiler.expr(node), binding.name)
-    return (sign, "value", compiler.expr(node), _label(compiler, node))
+        return (sign, "value", compiler.expr(node), binding.name, None)
+    return (sign, "value", compiler.expr(node), _label(compiler, node), _brief(node, binding))
+
+
+def _brief(node, binding) -> str | None:
+    """The author's own name for a term, where there is one: a formula's name
+    (`estado`, not `estado(Voluntad in Mentales)`), a record field's (`bono`, not
+    `t.bono`). The whole expression is the detail (--verbose)."""
+    if isinstance(node, n.Call) and binding is not None and binding.kind == "formula":
+        return node.function
+    if isinstance(node, n.Field):
+        return node.name
+    return None
 
 
 def _label(compiler, node):
@@ -191,36 +223,53 @@ def _label(compiler, node):
 
 
 def _explained_sum(ctx, terms) -> tuple:
-    """Evaluate a check's roll term by term, naming each: `Hierofanía 3 + 2d10 [3, 4]`."""
+    """Evaluate a check's roll term by term, naming each: `Hierofanía 3 + 2d10 [3, 4]`.
+    The total, the terms in the rules' words, and as the rules compute them (--verbose)."""
     total = 0
-    parts = []
-    for sign, kind, fn, label in terms:
+    brief, detail = [], []
+    for sign, kind, fn, label, short in terms:
         if kind == "roll":
             roll = fn(ctx)
             value = roll.total
             text = f"{label} {faces_text(roll)}" if label else f"{roll.label} {faces_text(roll)}"
+            said = text
         elif kind == "chain":
             roll = fn(ctx)
             value = roll.total
             text = f"{label} {roll.faces_text()}"
+            # a roll that went on: its value here, its arithmetic in its own step
+            said = text if len(roll.parts) <= 1 else f"{label} {show(value)}"
         elif kind == "ref":
             place = fn(ctx)
             if place is None:  # an optional skill not given: nothing to add, nothing to show
                 continue
             value = ctx.state.read(place)
-            text = f"{place_text(place)} {show(value)}"
+            text = said = Message.joined([place_text(place), " ", value])
         else:
             value = fn(ctx)
             if callable(label):
                 label = label(ctx)
             text = f"{label} {show(value)}" if label != show(value) else show(value)
+            said = f"{short} {show(value)}" if short is not None else text
         value = as_number(value, None, f"the term {label}")
         total = normalize(total + value if sign > 0 else total - value)
-        if parts:
-            parts.append(("+ " if sign > 0 else "- ") + text)
-        else:
-            parts.append(text if sign > 0 else "-" + text)
-    return total, " ".join(parts)
+        for parts, shown in ((brief, said), (detail, text)):
+            if parts:
+                parts.append("+ " if sign > 0 else "- ")
+                parts.append(shown)
+            else:
+                parts.append(shown if sign > 0 else Message.joined(["-", shown]))
+    return total, _spaced(brief), _spaced(detail)
+
+
+def _spaced(parts: list) -> Message:
+    """Terms and their signs, one space apart: `a + b - c`."""
+    out = []
+    for i, part in enumerate(parts):
+        out.append(part)
+        if i % 2 == 0 and i + 1 < len(parts):
+            out.append(" ")
+    return Message.joined(out)
 
 
 class CompiledOpposed(CallFrame):
@@ -239,7 +288,10 @@ class CompiledOpposed(CallFrame):
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:
             rerolls = 0
+            rounds = []  # where each roll of both sides starts in the trace, when tracing
             while True:
+                if ctx.trace is not None:
+                    rounds.append(len(ctx.trace))
                 ours = _side(known(ctx, self.ours(ctx)), self.node.ours.span)
                 theirs = _side(known(ctx, self.theirs(ctx)), self.node.theirs.span)
                 a = tuple(_key(ours.get(k)) for k in self.node.compare)
@@ -249,17 +301,34 @@ class CompiledOpposed(CallFrame):
                 rerolls += 1
                 if rerolls > ctx.limits.tie_rerolls:
                     raise LimitExceeded(
-                        f"still tied after {ctx.limits.tie_rerolls} rerolls (limit tie_rerolls)",
+                        tr(
+                            "still tied after {n} rerolls (limit tie_rerolls)",
+                            n=ctx.limits.tie_rerolls,
+                        ),
                         self.node.span,
                     )
                 if ctx.trace is not None:
-                    ctx.step(
-                        "tie",
-                        f"{self.label}: {ctx.words['tie']} "
-                        f"({show(ours['total'])} - {show(theirs['total'])}), "
-                        "roll again",
-                        self.node.span,
+                    rounds[-1] = (
+                        rounds[-1],
+                        tr(
+                            "{label}: tie ({ours} - {theirs}), roll again",
+                            label=self.label,
+                            ours=ours["total"],
+                            theirs=theirs["total"],
+                        ),
                     )
+            if rerolls and ctx.trace is not None:  # each roll under its own heading
+                rounds[-1] = (
+                    rounds[-1],
+                    tr(
+                        "{label}, roll {n}: {ours} - {theirs}",
+                        label=self.label,
+                        n=rerolls + 1,
+                        ours=ours["total"],
+                        theirs=theirs["total"],
+                    ),
+                )
+                _group(ctx, rounds, self.node.span)
             tie = a == b
             won = a > b or (tie and self.node.tie == "ours")
             fields = {
@@ -274,13 +343,16 @@ class CompiledOpposed(CallFrame):
             for name, value in self.fields:
                 ctx.env[name] = fields[name] = known(ctx, value(ctx))
             if ctx.trace is not None:
-                words = ctx.words
-                verdict = words["wins"] if won else words["loses"]
                 if tie:
-                    verdict = f"{words['tie']}, " + verdict
-                text = (
-                    f"{self.label}: {show(ours['total'])} {words['vs']} "
-                    f"{show(theirs['total'])} → {verdict}"
+                    verdict = tr("tie, wins") if won else tr("tie, loses")
+                else:
+                    verdict = tr("wins") if won else tr("loses")
+                text = tr(
+                    "{label}: {ours} vs {theirs} → {verdict}",
+                    label=self.label,
+                    ours=ours["total"],
+                    theirs=theirs["total"],
+                    verdict=verdict,
                 )
                 ctx.depth -= 1
                 ctx.trace.insert(
@@ -297,6 +369,17 @@ class CompiledOpposed(CallFrame):
             return Record(fields, kind="opposed")
         finally:
             self.leave(ctx, saved)
+
+
+def _group(ctx, rounds: list, span) -> None:
+    """Put each roll of a tied opposed check under a heading of its own (`tie (15 - 15),
+    roll again`), its dice one level deeper."""
+    trace = ctx.trace
+    ends = [start for start, _ in rounds[1:]] + [len(trace)]
+    for (start, heading), end in reversed(list(zip(rounds, ends))):
+        kind = "tie" if end != len(trace) else "round"
+        head = Step.at(kind, heading, span, {}, ctx.depth)
+        trace[start:end] = [head] + [step.deeper() for step in trace[start:end]]
 
 
 def _side(value, span) -> Record:

@@ -72,7 +72,7 @@ class DiceTerms:
                 if describe is not None:
                     result.label = describe(ctx, how_many, die, steps)
                 origin = ctx.roller.source.origin
-                ctx.trace.append(dice_step(result, span, ctx.depth, ctx.words, origin))
+                ctx.trace.append(dice_step(result, span, ctx.depth, origin))
             return result
 
         return roll

@@ -6,6 +6,8 @@ import math
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.messages import language_for
+from interpreter.bounds import bounded_number, bounded_text, too_long
 from interpreter.compile.arithmetic import (
     COMPARISONS,
     arith,
@@ -23,7 +25,7 @@ from interpreter.compile.arithmetic import (
 from interpreter.compile.pools import POOL_FUNCTIONS
 from interpreter.compile.tables import text_keyed
 from interpreter.dice import Die
-from interpreter.errors import EvaluationError, LimitExceeded
+from interpreter.errors import EvaluationError
 from interpreter.runtime import MISSING, as_bool, known, lift
 from interpreter.values import Range, Record, normalize, show
 
@@ -38,15 +40,14 @@ class Expressions:
     def ex_text(self, node: n.Text):
         parts = tuple(p if isinstance(p, str) else self.naming(p) for p in node.parts)
         span = node.span
+        # The rulebook's own texts are in its language: a yes/no in one reads as it does.
+        language = language_for(self.book.language)
 
         def text(ctx):
-            out = "".join(p if isinstance(p, str) else show(known(ctx, p(ctx))) for p in parts)
-            if len(out) > ctx.limits.text_length:
-                raise LimitExceeded(
-                    f"a text longer than {ctx.limits.text_length} characters (limit text_length)",
-                    span,
-                )
-            return out
+            out = "".join(
+                p if isinstance(p, str) else show(known(ctx, p(ctx)), language) for p in parts
+            )
+            return bounded_text(out, ctx.limits, span)
 
         return text
 
@@ -266,7 +267,8 @@ class Expressions:
                 values = tuple(known(ctx, v) for v in known(ctx, items(ctx)))
                 if not isinstance(values, tuple):
                     raise EvaluationError("sum(...) adds up a list", span)
-                return normalize(sum(as_number(v, span, "an item of sum") for v in values))
+                value = sum(as_number(v, span, "an item of sum") for v in values)
+                return normalize(bounded_number(value, ctx.limits, span))
 
             return total
         if name == "clamp":
@@ -367,13 +369,17 @@ class Expressions:
 
             return comparison
         compute = arith(op, node.left.span, node.right.span, node.op_span)
+        span = node.op_span
         if op == "+":
 
             def add(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
-                    return a + b
-                return compute(a, b)
+                    value = a + b
+                    if -(bound := ctx.limits.number_bound) < value < bound:
+                        return value
+                    raise too_long(ctx.limits, span)
+                return compute(a, b, ctx.limits)
 
             return add
         if op == "-":
@@ -381,8 +387,11 @@ class Expressions:
             def subtract(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
-                    return a - b
-                return compute(a, b)
+                    value = a - b
+                    if -(bound := ctx.limits.number_bound) < value < bound:
+                        return value
+                    raise too_long(ctx.limits, span)
+                return compute(a, b, ctx.limits)
 
             return subtract
         if op == "*":
@@ -390,11 +399,14 @@ class Expressions:
             def multiply(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
-                    return a * b
-                return compute(a, b)
+                    value = a * b
+                    if -(bound := ctx.limits.number_bound) < value < bound:
+                        return value
+                    raise too_long(ctx.limits, span)
+                return compute(a, b, ctx.limits)
 
             return multiply
-        return lambda ctx: compute(left(ctx), right(ctx))
+        return lambda ctx: compute(left(ctx), right(ctx), ctx.limits)
 
     def ex_ifexpr(self, node: n.IfExpr):
         condition = self.expr(node.condition)

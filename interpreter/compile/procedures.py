@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.messages import Message
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
+from interpreter.dice import KEPT
 from interpreter.errors import ChainTooLong
 from interpreter.runtime import ChainRoll, as_bool
-from interpreter.trace import origin_mark
+from interpreter.trace import faces_text, origin_mark
 from interpreter.values import normalize, show
 
 
@@ -45,6 +47,7 @@ class Procedure(CallFrame):
             )
             for r in node.rules
         )
+        self.shapes = {id(r): shape_of(r.extra) for r in node.rules}
 
     def call(self, ctx, args: tuple):
         saved = self.enter(ctx, args, self.node.span)
@@ -65,11 +68,17 @@ class Procedure(CallFrame):
             self.leave(ctx, saved)
         if ctx.trace is not None and not ctx.quiet:
             origin = ctx.roller.source.origin
+            mark = origin_mark(origin)
+            faces = Message.joined([f"{self.name}: {result.faces_text()} = ", result.total, mark])
+            shown = result.arithmetic
+            text = faces
+            if shown is not None:  # each step with its own arithmetic; the faces: --verbose
+                text = Message.joined([f"{self.name}: {shown} = ", result.total, mark])
             ctx.step(
                 "roll",
-                f"{self.name}: {result.faces_text()} = {show(result.total)}"
-                + origin_mark(origin, ctx.words),
+                text,
                 self.node.span,
+                detail=faces if shown is not None else None,
                 roll=self.name,
                 value=result.total,
                 origin=origin,
@@ -82,6 +91,7 @@ class Procedure(CallFrame):
         try:
             base = self.base(ctx)
             parts = [(1, [base], base.total)]
+            shown = [term_text(base)] if ctx.trace is not None else None
             total = base.total
             watch(ctx.env, [base], base.total)
             for condition, sign, extra, again, rule in self.rules:
@@ -105,12 +115,49 @@ class Procedure(CallFrame):
                         ctx.capture = captured
                     total = normalize(total + sign * value)
                     parts.append((sign, rolls, value))
+                    if shown is not None:
+                        step = part_text(self.shapes[id(rule)], rolls, value)
+                        shown.append(("+ " if sign > 0 else "- ") + step)
                     if again is None:
                         break
                     watch(ctx.env, rolls, value)
                     if not as_bool(ctx, again(ctx), rule.again.span):
                         break
                 break
-            return ChainRoll(self.name, parts, total)
+            arithmetic = " ".join(shown) if shown is not None and len(parts) > 1 else None
+            return ChainRoll(self.name, parts, total, arithmetic)
         finally:
             ctx.quiet -= 1
+
+
+def shape_of(node) -> tuple:
+    """What a rule adds, as written, and where its dice terms are in the text."""
+    base, text = node.span.start, node.span.text
+    holes = sorted(
+        (d.span.start - base, d.span.end - base) for d in n.walk(node) if isinstance(d, n.Dice)
+    )
+    return text, tuple(holes)
+
+
+def term_text(roll) -> str:
+    """A term's faces as a sum's part: `6` for one die, `[3, 4]` for several."""
+    if len(roll.faces) == 1 and roll.faces[0][1] == KEPT and not roll.faces[0][2]:
+        return str(roll.faces[0][0])
+    return faces_text(roll)
+
+
+def part_text(shape: tuple, rolls: list, value) -> str:
+    """One extra with its own arithmetic: `d6 - 1` that showed 6 is `(6−1)`."""
+    text, holes = shape
+    if len(holes) != len(rolls):  # the rule rolled other dice than it shows: the value
+        return show(value)
+    out, last = [], 0
+    for (start, end), roll in zip(holes, rolls):
+        out.append(text[last:start])
+        out.append(term_text(roll))
+        last = end
+    out.append(text[last:])
+    written = "".join(out)
+    if len(holes) == 1 and holes[0] == (0, len(text)):  # the extra is one dice term
+        return written
+    return "(" + written.replace(" - ", "−").replace(" + ", "+") + ")"

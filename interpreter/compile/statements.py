@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.messages import Message, tr
+from interpreter.bounds import bounded_list, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.errors import (
     EvaluationError,
@@ -12,6 +14,23 @@ from interpreter.errors import (
 )
 from interpreter.runtime import Unknown, as_bool, known, place_path, place_text
 from interpreter.values import Record, is_number, show
+
+#: what a change of a resource says in the trace, by its verb
+CHANGED = {
+    "spend": tr("spend {amount} {place}: {before} → {after}"),
+    "gain": tr("gain {amount} {place}: {before} → {after}"),
+    "lose": tr("lose {amount} {place}: {before} → {after}"),
+}
+AMOUNT = {
+    "spend": tr("the amount to spend"),
+    "gain": tr("the amount to gain"),
+    "lose": tr("the amount to lose"),
+}
+NEGATIVE = {
+    "spend": tr("cannot spend a negative amount ({amount})"),
+    "gain": tr("cannot gain a negative amount ({amount})"),
+    "lose": tr("cannot lose a negative amount ({amount})"),
+}
 
 
 class Statements:
@@ -47,12 +66,13 @@ class Statements:
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
             if ctx.trace is not None and not quiet and not isinstance(result, Record):
-                text = (
-                    f"{name} = {show(result)}"
-                    if source == show(result)
-                    else f"{name} = {source} = {show(result)}"
-                )
-                ctx.step("let", text, span, name=name, value=result)
+                # In the rules' words: the author's name for the value; the expression
+                # behind it is the detail (--verbose).
+                text = Message.joined([name, " = ", result], "")
+                detail = None
+                if source != show(result):
+                    detail = Message.joined([name, " = ", source, " = ", result], "")
+                ctx.step("let", text, span, detail, name=name, value=result)
 
         return let
 
@@ -73,7 +93,7 @@ class Statements:
             where = place(ctx)
             new = known(ctx, value(ctx))
             if is_number(new):
-                new = as_whole(ctx, new, span, "a value on the sheet")
+                new = as_whole(ctx, new, span, tr("a value on the sheet"))
                 low, high = bounds(ctx, where)
                 clamped = min(
                     max(new, low if low is not None else new), high if high is not None else new
@@ -83,10 +103,24 @@ class Statements:
             before = ctx.state.read(where)
             ctx.state.write(where, clamped)
             if ctx.trace is not None:
-                note = "" if clamped == new else f" (kept within its bounds, not {show(new)})"
+                if clamped == new:
+                    text = tr(
+                        "set {place}: {before} → {after}",
+                        place=place_text(where),
+                        before=before,
+                        after=clamped,
+                    )
+                else:
+                    text = tr(
+                        "set {place}: {before} → {after} (kept within its bounds, not {value})",
+                        place=place_text(where),
+                        before=before,
+                        after=clamped,
+                        value=new,
+                    )
                 ctx.step(
                     "change",
-                    f"set {place_text(where)}: {show(before)} → {show(clamped)}{note}",
+                    text,
                     span,
                     path=place_path(where),
                     before=before,
@@ -128,35 +162,49 @@ class Statements:
 
         def change(ctx):
             where = place(ctx)
-            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, f"the amount to {verb}")
+            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, AMOUNT[verb])
             if amount < 0:
-                raise EvaluationError(
-                    f"cannot {verb} a negative amount ({amount})", node.amount.span
-                )
+                raise EvaluationError(NEGATIVE[verb].fill(amount=amount), node.amount.span)
             before = ctx.state.read(where)
             low, high = bounds(ctx, where)
             note = ""
             if verb == "spend":
                 after = before - amount
                 if low is not None and after < low:
-                    raise InsufficientResource(
-                        f"cannot spend {amount} {place_text(where)}: it has {before}"
-                        + (f" and cannot go below {low}" if low else ""),
-                        span,
-                    )
+                    named = place_text(where)
+                    if low:
+                        message = tr(
+                            "You cannot spend {amount} {place}: you have {have} "
+                            "and it cannot go below {low}",
+                            amount=amount,
+                            place=named,
+                            have=before,
+                            low=low,
+                        )
+                    else:
+                        message = tr(
+                            "You cannot spend {amount} {place}: you have {have}",
+                            amount=amount,
+                            place=named,
+                            have=before,
+                        )
+                    raise InsufficientResource(message, span)
             elif verb == "gain":
                 after = before + amount
                 if high is not None and after > high:
-                    after, note = high, f" (capped at its maximum {high})"
+                    after, note = high, tr(" (capped at its maximum {high})", high=high)
             else:
                 after = before - amount
                 if low is not None and after < low:
-                    after, note = low, f" (stops at its minimum {low})"
+                    after, note = low, tr(" (stops at its minimum {low})", low=low)
             ctx.state.write(where, after)
             if ctx.trace is not None:
+                text = CHANGED[verb].fill(
+                    amount=amount, place=place_text(where), before=before, after=after
+                )
                 ctx.step(
                     "cost" if verb == "spend" else "change",
-                    f"{verb} {amount} {place_text(where)}: {show(before)} → {show(after)}{note}",
+                    Message.joined([text, note], ""),
                     span,
                     path=place_path(where),
                     before=before,
@@ -186,7 +234,12 @@ class Statements:
             for condition, body, cspan in branches:
                 decided = as_bool(ctx, condition(ctx), cspan)
                 if ctx.trace is not None:
-                    ctx.step("if", f"if {cspan.text} → {show(decided)}", cspan)
+                    ctx.step(
+                        "if",
+                        tr("if {condition} → {value}", condition=cspan.text, value=decided),
+                        cspan,
+                        verbose=True,  # its effect is in the steps that follow
+                    )
                 if decided:
                     run_block(ctx, body, span)
                     return
@@ -211,11 +264,21 @@ class Statements:
             for values, body in cases:
                 if any(equal(value, known(ctx, v(ctx))) for v in values):
                     if ctx.trace is not None:
-                        ctx.step("match", f"match {span.text} = {show(value)}", span)
+                        ctx.step(
+                            "match",
+                            tr("match {subject} = {value}", subject=span.text, value=value),
+                            span,
+                            verbose=True,
+                        )
                     run_block(ctx, body, span)
                     return
             if ctx.trace is not None:
-                ctx.step("match", f"match {span.text} = {show(value)} → else", span)
+                ctx.step(
+                    "match",
+                    tr("match {subject} = {value} → else", subject=span.text, value=value),
+                    span,
+                    verbose=True,
+                )
             run_block(ctx, otherwise, span)
 
         return match
@@ -229,7 +292,9 @@ class Statements:
         def for_each(ctx):
             values = known(ctx, items(ctx))
             if not isinstance(values, tuple):
-                raise EvaluationError(f"`for each` goes over a list, not {show(values)}", span)
+                raise EvaluationError(
+                    tr("`for each` goes over a list, not {value}", value=values), span
+                )
             for value in values:
                 ctx.env[name] = value
                 run_block(ctx, body, span)
@@ -243,11 +308,14 @@ class Statements:
         span = node.count.span
 
         def repeat(ctx):
-            times = as_whole(ctx, count(ctx), span, "a repeat count")
+            times = as_whole(ctx, count(ctx), span, tr("a repeat count"))
             if times > ctx.limits.repeat_count:
                 raise LimitExceeded(
-                    f"repeat {times} times is more than "
-                    f"{ctx.limits.repeat_count} (limit repeat_count)",
+                    tr(
+                        "repeat {times} times is more than {limit} (limit repeat_count)",
+                        times=times,
+                        limit=ctx.limits.repeat_count,
+                    ),
                     span,
                 )
             for _ in range(times):
@@ -281,10 +349,20 @@ class Statements:
                 name = known(ctx, item(ctx))
                 if not isinstance(name, str):
                     raise EvaluationError(
-                        f"a catalog entry's name is a text, not {show(name)}", node.item.span
+                        tr("a catalog entry's name is a text, not {value}", value=name),
+                        node.item.span,
                     )
-                if name in ctx.state.values[catalog]:
-                    raise EvaluationError(f"the sheet already has a {catalog} entry {name!r}", span)
+                entries = ctx.state.values[catalog]
+                if name in entries:
+                    raise EvaluationError(
+                        tr(
+                            "the sheet already has a {catalog} entry {name}",
+                            name=repr(name),
+                            catalog=catalog,
+                        ),
+                        span,
+                    )
+                check_length(len(entries) + 1, ctx.limits, span)
                 entry = Record(
                     {"name": name, **{k: known(ctx, f(ctx)) for k, f in fields}}, kind=catalog
                 )
@@ -292,7 +370,12 @@ class Statements:
                 if ctx.trace is not None:
                     ctx.step(
                         "change",
-                        f"add {name} to {catalog}: {show(entry)}",
+                        tr(
+                            "add {name} to {catalog}: {entry}",
+                            name=name,
+                            catalog=catalog,
+                            entry=entry,
+                        ),
                         span,
                         path=f"{catalog}.{name}",
                         before=None,
@@ -304,7 +387,8 @@ class Statements:
             local = place_node.name
 
             def add_local(ctx):
-                ctx.env[local] = (*ctx.env[local], known(ctx, item(ctx)))
+                items = (*ctx.env[local], known(ctx, item(ctx)))
+                ctx.env[local] = bounded_list(items, ctx.limits, span)
 
             return add_local
         place = self.ref(place_node)
@@ -313,12 +397,12 @@ class Statements:
             where = place(ctx)
             value = known(ctx, item(ctx))
             before = ctx.state.read(where)
-            after = (*before, value)
+            after = bounded_list((*before, value), ctx.limits, span)
             ctx.state.write(where, after)
             if ctx.trace is not None:
                 ctx.step(
                     "change",
-                    f"add {show(value)} to {place_text(where)}",
+                    tr("add {value} to {place}", value=value, place=place_text(where)),
                     span,
                     path=place_path(where),
                     before=before,
@@ -338,7 +422,10 @@ def run_block(ctx, body: tuple, span) -> None:
     ctx.steps = steps
     if steps > ctx.limits.steps_per_run:
         raise LimitExceeded(
-            f"more than {ctx.limits.steps_per_run} statements in one run (limit steps_per_run)",
+            tr(
+                "more than {limit} statements in one run (limit steps_per_run)",
+                limit=ctx.limits.steps_per_run,
+            ),
             span,
         )
     for statement in body:

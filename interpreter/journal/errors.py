@@ -8,11 +8,15 @@ from dsl.errors import RulebookError
 class JournalError(RulebookError):
     """A journal that is missing, not a journal, or damaged. Exit code 3."""
 
+    code = "journal_error"
+
     exit_code = 3
 
 
 class NoJournal(JournalError):
     """No journal where one was looked for. Exit code 2 (a usage error)."""
+
+    code = "no_journal"
 
     exit_code = 2
 
@@ -20,10 +24,14 @@ class NoJournal(JournalError):
 class UndoRefused(JournalError):
     """An undo that would throw away a later change; `force` overrides. Exit code 4."""
 
+    code = "undo_refused"
+
     exit_code = 4
 
 
 class RecordMismatch(JournalError):
     """A record that does not come out again as it was recorded. Exit code 4."""
+
+    code = "record_mismatch"
 
     exit_code = 4

@@ -72,7 +72,7 @@ def inputs_of(journal: Journal, entry: Entry) -> Inputs:
 def sheet_for(engine, stored_path: str, text_format: str, text: str) -> Sheet:
     """A recorded sheet, read against `engine`'s rulebook (which may not be the one it
     was saved with: a SheetError says where it no longer fits)."""
-    return Sheet.from_text(text, engine.rulebook, stored_path, text_format, engine)
+    return Sheet.from_text(text, engine.rulebook, stored_path, text_format, engine.limits)
 
 
 def run_again(engine, inputs: Inputs, sheets: dict | None = None):

@@ -15,13 +15,14 @@ A kill between 3 and 5 leaves a pending entry that the next save of the same fil
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from interpreter import files
 from interpreter.dice import SeededDice
-from interpreter.errors import ParameterError, SheetChanged
+from interpreter.errors import ParameterError
 from interpreter.journal.bundle import bundle_of
 from interpreter.journal.errors import JournalError
 from interpreter.journal.recovery import complete_pending
@@ -90,7 +91,8 @@ def save_run(
             for role in after
         ]
         origin = ORIGINS.get(outcome.origin, outcome.origin)
-        number = journal.add_entry(
+        number = _journaled(
+            journal,
             kind="run",
             sheets=[(role, target, fmt, start, text) for role, target, fmt, start, text, _ in plan],
             changes=[
@@ -107,9 +109,27 @@ def save_run(
         )
         for _, target, _, _, text, current in plan:
             if text != current:
-                files.write_atomic(target, text)
+                try:
+                    files.write_atomic(target, text)
+                except files.SaveError as error:
+                    error.hint = (
+                        f"the run is in the journal ({journal.path}, run {number}): the next "
+                        "save of this sheet, or `rulebook journal verify`, writes it"
+                    )
+                    raise
         journal.mark_applied(number)
     return number
+
+
+def _journaled(journal: Journal, **entry) -> int:
+    """journal.add_entry, with a journal the file system will not let us write (a
+    read-only folder, a full disk) said as such; nothing was saved then."""
+    try:
+        return journal.add_entry(**entry)
+    except sqlite3.Error as error:
+        raise JournalError(
+            f"{journal.path}: cannot be written ({error}); nothing was saved"
+        ) from None
 
 
 def sheets_of(outcome) -> dict:
@@ -141,6 +161,3 @@ def _planned(role: str, before: Sheet, after: Sheet, target: Path, new_file: boo
     else:
         text = after.file_text(before, start)
     return role, target, format_of(target), start, text, current
-
-
-__all__ = ["ORIGINS", "SheetChanged", "holding", "save_run", "sheets_of"]

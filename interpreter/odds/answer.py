@@ -6,6 +6,7 @@ import math
 from fractions import Fraction
 
 from interpreter.errors import EvaluationError
+from interpreter.json_data import odds_data
 from interpreter.odds.explore import Failure
 from interpreter.runtime import MISSING
 from interpreter.values import Record, is_number, show
@@ -37,7 +38,11 @@ class Odds:
     # ─── reading ────────────────────────────────────────────────────────────
 
     def probability(self, outcome) -> Fraction:
-        return self.probabilities.get(outcome, Fraction(0))
+        """P(outcome); yes/no may be asked as True/False or in words ("yes", "sí", "no")."""
+        found = self.probabilities.get(outcome)
+        if found is None and isinstance(outcome, str):
+            found = self.probabilities.get(as_outcome(outcome))
+        return found if found is not None else Fraction(0)
 
     def numeric(self) -> bool:
         return bool(self.probabilities) and all(
@@ -46,14 +51,14 @@ class Odds:
 
     def at_least(self, x) -> Fraction:
         """P(outcome >= x), for numbers (and yes/no, where no < yes)."""
-        key = outcome_order(x)
+        key = outcome_order(as_outcome(x))
         return sum(
             (p for o, p in self.probabilities.items() if outcome_order(o) >= key), Fraction(0)
         )
 
     def at_most(self, x) -> Fraction:
         """P(outcome <= x)."""
-        key = outcome_order(x)
+        key = outcome_order(as_outcome(x))
         return sum(
             (p for o, p in self.probabilities.items() if outcome_order(o) <= key), Fraction(0)
         )
@@ -67,13 +72,19 @@ class Odds:
         return sum(o * p for o, p in self.probabilities.items()) / mass
 
     @property
-    def stdev(self) -> float | None:
+    def variance(self) -> Fraction | None:
+        """The exact variance over the outcomes computed (None unless numeric)."""
         mean = self.mean
         if mean is None:
             return None
         mass = sum(self.probabilities.values())
-        variance = sum(p * (o - mean) ** 2 for o, p in self.probabilities.items()) / mass
-        return math.sqrt(variance)
+        return sum(p * (o - mean) ** 2 for o, p in self.probabilities.items()) / mass
+
+    @property
+    def stdev(self) -> float | None:
+        """The standard deviation: the square root of `variance`, so a float."""
+        variance = self.variance
+        return None if variance is None else math.sqrt(variance)
 
     def quantile(self, q) -> object:
         """The smallest outcome x with P(outcome <= x) >= q."""
@@ -91,26 +102,9 @@ class Odds:
         p = float(self.probability(outcome))
         return math.sqrt(p * (1 - p) / self.trials)
 
-    def to_json(self) -> dict:
-        out = dict(self.subject)
-        out["field"] = self.field
-        out["exact"] = self.exact
-        out["distribution"] = {outcome_key(o): float(p) for o, p in self.probabilities.items()}
-        out["fractions"] = (
-            {
-                outcome_key(o): f"{p.numerator}/{p.denominator}"
-                for o, p in self.probabilities.items()
-            }
-            if self.exact
-            else None
-        )
-        out["mean"] = float(self.mean) if self.mean is not None else None
-        out["stdev"] = self.stdev
-        out["omitted_mass"] = float(self.omitted)
-        out["trials"] = self.trials
-        if not self.exact:
-            out["stderr"] = {outcome_key(o): self.stderr(o) for o in self.probabilities}
-        return out
+    def to_json(self, language: str | None = None) -> dict:
+        """The plain JSON data of this answer (schema: odds)."""
+        return odds_data(self, language)
 
 
 def outcome_key(outcome) -> str:
@@ -121,6 +115,19 @@ def outcome_key(outcome) -> str:
     if isinstance(outcome, Failure):
         return str(outcome)
     return show(outcome) if not isinstance(outcome, str) else outcome
+
+
+#: the words that mean yes or no, in every language the API accepts
+YES_NO = {"yes": True, "true": True, "sí": True, "si": True, "no": False, "false": False}
+
+
+def as_outcome(outcome):
+    """yes/no written as words ("yes", "sí", "true", "no", "false") as True/False."""
+    if isinstance(outcome, str):
+        word = YES_NO.get(outcome.strip().lower())
+        if word is not None:
+            return word
+    return outcome
 
 
 def numeric_outcome(outcome) -> bool:

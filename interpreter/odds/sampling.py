@@ -38,9 +38,9 @@ def sample_action(engine, action, sheet, params, field, trials, seed, progress) 
     for trial in range(trials):
         try:
             if action in book.rolls:
-                outcome = engine.run_roll(action, sheet, params, dice)
+                outcome = engine.run_roll(action, sheet, params, dice).result
             elif is_check:
-                outcome = pick(engine.run_check(action, sheet, params, dice), field)
+                outcome = pick(engine.run_check(action, sheet, params, dice).result, field)
             else:
                 out = engine.run(action, sheet, params, dice=dice)
                 outcome = field_outcome(

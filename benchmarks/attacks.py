@@ -1,0 +1,284 @@
+"""The attacks of issue 9, each in a fresh process under a time and memory cap: what it cost.
+
+    python benchmarks/attacks.py            # every attack; a table of seconds, MB, outcome
+    python benchmarks/attacks.py odds       # only the attacks whose name contains "odds"
+
+Times are CPU seconds of the attack's process (user + system: the machine's other load
+does not count), and wall seconds. The parse caches are warmed once first, as a user's
+would be. An outcome is `error` (the project's own, exit 2-4, no traceback), `ok` (exit 0),
+`TRACEBACK`, `TIMEOUT` or `KILLED` (past the memory cap). The promise of the README's
+security model is that every attack ends in `ok` or `error` within 1 s and 200 MB.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: the wall-clock and address-space caps of one attack (generous: the goal is 1 s, 200 MB)
+TIMEOUT = 40
+MEMORY = 3 * 1024**3
+
+SHEET_BOOK = """
+sheet {
+  attribute Fuerza in 1..10
+  skill Pelea in 0..10
+  resource Vida max 10
+  list Dones
+  catalog Hechizos { grado: int }
+}
+action subir(n: number = 1) { set Fuerza to 5  result { v: n } }
+action darlo() { add 5 to Dones  result { ok: yes } }
+action fraccion() { add 1/3 to Dones  result { ok: yes } }
+action entrada() { add "x" to Hechizos { grado: 1/3 }  result { ok: yes } }
+action go(atr: attribute = "Fuerza") { set atr to 3  result { v: atr + 1 } }
+check c(a: attribute) { roll d10 + a >= 5  nivel = Pelea }
+action lee() { result { v: c(Fuerza).nivel + 1 } }
+"""
+
+GOOD_SHEET = "Fuerza: 5\nPelea: 2\n"
+
+
+def chain(kind: str, count: int) -> str:
+    """`count` formulas (or actions), each calling the next."""
+    lines = []
+    for i in range(count):
+        nxt = f"f{i + 1}(x)" if i + 1 < count else "x"
+        if kind == "formula":
+            lines.append(f"formula f{i}(x: int) = {nxt} + 1")
+        else:
+            call = f"do a{i + 1}()" if i + 1 < count else 'note "end"'
+            lines.append(f"action a{i}() {{ {call} }}")
+    if kind == "formula":
+        lines.append("action go() { result { v: f0(1) } }")
+    return "\n".join(lines) + "\n"
+
+
+def lets(count: int) -> str:
+    body = " ".join(f"let a{i} = a{i - 1} * a{i - 1}" for i in range(1, count + 1))
+    return f"action big() {{ let a0 = 10 {body} result {{ v: a{count} }} }}\n"
+
+
+ATTACKS = [
+    # 1. values without a size bound
+    (
+        "1 grow a*a",
+        ["run", "{d}/grow.rules", "grow"],
+        {
+            "grow.rules": "action grow() { let a = 2  repeat 1000 times { set a to a * a } "
+            " result { big: a > 0 } }\n"
+        },
+    ),
+    (
+        "1 fraction a/2+1/a",
+        ["run", "{d}/frac.rules", "grow"],
+        {
+            "frac.rules": "action grow() { let a = 3  repeat 1000 times { set a to a / 2 + 1 / a } "
+            " result { big: a > 0 } }\n"
+        },
+    ),
+    (
+        "1 list l+l",
+        ["run", "{d}/list.rules", "grow"],
+        {
+            "list.rules": "action grow() { let l = [1]  repeat 1000 times { set l to l + l } "
+            " result { n: size(l) } }\n"
+        },
+    ),
+    ("1 fourteen lets", ["run", "{d}/lets.rules", "big"], {"lets.rules": lets(14)}),
+    # 2. odds and dice limits
+    ("2 odds d100000000", ["odds", "d100000000"], {}),
+    ("2 odds d1000001rr=0", ["odds", "d1000001rr=0"], {}),
+    ("2 odds 10000d6", ["odds", "10000d6"], {}),
+    ("2 odds 100000dFk", ["odds", "100000dFk"], {}),
+    ("2 odds 10000000d6", ["odds", "10000000d6"], {}),
+    ("2 roll 1d1000001", ["roll", "1d1000001"], {}),
+    ("2 roll d1000000000000", ["roll", "d1000000000000"], {}),
+    # 3. numbers past 4,300 digits
+    ("3 roll literal", ["roll", "1" * 5000], {}),
+    (
+        "3 sheet yaml",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/big.yaml"],
+        {"s.rules": SHEET_BOOK, "big.yaml": "Fuerza: " + "9" * 5000 + "\n"},
+    ),
+    (
+        "3 sheet json",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/big.json"],
+        {"s.rules": SHEET_BOOK, "big.json": '{"Fuerza": ' + "9" * 5000 + "}\n"},
+    ),
+    (
+        "3 --set 1e100000000",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/ok.yaml", "--set", "n=1e100000000"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    (
+        "3 printed after --save",
+        ["run", "{d}/lets.rules", "big", "--char", "{d}/e.yaml", "--save"],
+        {"lets.rules": lets(11), "e.yaml": "{}\n"},
+    ),
+    # 4. field-naming values
+    (
+        "4 set atr",
+        ["run", "{d}/s.rules", "go", "--char", "{d}/ok.yaml"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    (
+        "4 check field skill",
+        ["run", "{d}/s.rules", "lee", "--char", "{d}/ok.yaml"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    # 5. add not checked against the sheet
+    (
+        "5 add 5 to Dones",
+        ["run", "{d}/s.rules", "darlo", "--char", "{d}/ok.yaml", "--save"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    (
+        "5 add fraction to list",
+        ["run", "{d}/s.rules", "fraccion", "--char", "{d}/ok.yaml", "--save"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    (
+        "5 fraction in catalog",
+        ["run", "{d}/s.rules", "entrada", "--char", "{d}/ok.yaml", "--save"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    # 6. extends reads any file
+    (
+        "6 extends /etc/passwd",
+        ["check", "{d}/p.rules"],
+        {"p.rules": 'rulebook "x" extends "/etc/passwd" { }\n'},
+    ),
+    (
+        "6 extends ../",
+        ["check", "{d}/sub/p.rules"],
+        {"sub/p.rules": 'rulebook "x" extends "../s.rules" { }\n', "s.rules": SHEET_BOOK},
+    ),
+    # 7. recursion
+    ("7 150 formulas", ["run", "{d}/f.rules", "go"], {"f.rules": chain("formula", 150)}),
+    ("7 150 actions", ["run", "{d}/a.rules", "a0"], {"a.rules": chain("action", 150)}),
+    ("7 deep parentheses", ["roll", "(" * 3000 + "1" + ")" * 3000], {}),
+    # 8. the sheet's rulebook key
+    (
+        "8 rulebook: date",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/d.yaml", "--json"],
+        {"s.rules": SHEET_BOOK, "d.yaml": "rulebook: 2020-01-01\n" + GOOD_SHEET},
+    ),
+    # 9. --save into a read-only folder
+    (
+        "9 --save read-only",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/ro/ok.yaml", "--save"],
+        {"s.rules": SHEET_BOOK, "ro/ok.yaml": GOOD_SHEET},
+    ),
+    # 11. smaller
+    ('11 roll 1 in ""', ["roll", '1 in ""'], {}),
+    (
+        "11 20000 unused formulas",
+        ["check", "{d}/u.rules"],
+        {"u.rules": "".join(f"formula f{i}(x: int) = x\n" for i in range(20000))},
+    ),
+    ("11 --trials 0", ["odds", "d1000001rr=0", "--trials", "0"], {}),
+    ("11 --budget -5", ["odds", "3d6", "--budget", "-5"], {}),
+    (
+        "11 resource above max",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/v.yaml"],
+        {"s.rules": SHEET_BOOK, "v.yaml": GOOD_SHEET + "Vida: 11\n"},
+    ),
+    (
+        "11 sheet error line",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/w.yaml"],
+        {"s.rules": SHEET_BOOK, "w.yaml": GOOD_SHEET + "Dones: [a, 3]\n"},
+    ),
+]
+
+
+def limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    readonly = folder / "ro"
+    if readonly.exists():
+        readonly.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    args = [a.replace("{d}", str(folder)) for a in argv]
+    code = "import sys; from interpreter.cli import main; sys.exit(main())"
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache), COLUMNS="100")
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=limit_memory,
+        env=env,
+        text=True,
+        errors="replace",
+    )
+    try:
+        out, err = process.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        return "TIMEOUT", time.monotonic() - started, TIMEOUT, 0, err
+    finally:
+        if readonly.exists():
+            readonly.chmod(stat.S_IRWXU)
+    seconds = time.monotonic() - started
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime
+    if "Traceback" in err:
+        outcome = "TRACEBACK"
+    elif process.returncode < 0:
+        outcome = "KILLED"
+    elif process.returncode == 0:
+        outcome = "ok"
+    elif process.returncode in (2, 3, 4):
+        outcome = "error"
+    else:
+        outcome = f"exit {process.returncode}"
+    return outcome, seconds, cpu, usage.ru_maxrss, (err or out)
+
+
+def main(argv: list[str]) -> int:
+    wanted = argv[0] if argv else ""
+    print(f"{'attack':28} {'outcome':10} {'cpu s':>6} {'wall s':>6} {'MB':>5}  first line")
+    bad = 0
+    with tempfile.TemporaryDirectory() as cache:
+        with tempfile.TemporaryDirectory() as folder:  # warm the caches, as a user's are
+            run_attack(["roll", "d6"], {}, Path(folder), Path(cache))
+        for name, args, files in ATTACKS:
+            if wanted not in name:
+                continue
+            with tempfile.TemporaryDirectory() as folder:
+                # a fork per attack, so that RUSAGE_CHILDREN covers that attack alone
+                pid = os.fork()
+                if pid == 0:
+                    outcome, wall, cpu, rss, text = run_attack(
+                        args, files, Path(folder), Path(cache)
+                    )
+                    first = next((line for line in text.splitlines() if line.strip()), "")
+                    first = first.replace(folder, "…")
+                    print(
+                        f"{name:28} {outcome:10} {cpu:6.2f} {wall:6.2f} {rss / 1024:5.0f}  "
+                        f"{first[:80]}",
+                        flush=True,
+                    )
+                    good = outcome in ("ok", "error") and cpu < 1 and rss < 200 * 1024
+                    os._exit(0 if good else 1)
+                _, status = os.waitpid(pid, 0)
+                bad += os.waitstatus_to_exitcode(status) != 0
+    print(f"{bad} attack(s) over 1 s of CPU, over 200 MB, or not ended by the project's own error")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

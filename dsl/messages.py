@@ -1,0 +1,200 @@
+"""Texts for people in the rulebook's language: written in English, rendered from a catalogue.
+
+    raise InsufficientResource(
+        tr("You cannot spend {amount} {place}: you have {have}", amount=3, place=..., have=2),
+        span,
+    )
+    tr_n("{n} warning", "{n} warnings", count)
+
+`tr` makes a `Message`: a `str` whose value is the English text (so it can be compared,
+logged and tested as text), which remembers its template and parameters so that
+`render(language)` gives it in another language from the gettext catalogue
+(`dsl/locale/<language>.po`). Parameters are rendered in the same language: a nested
+Message is translated, yes/no and none are the language's words, a fraction is `7/2`.
+
+The language is chosen where a text is shown (the command line, the HTTP API, a JSON
+document), not where it is made: `language_for(--lang, rulebook.language)`. How to add a
+message and its translation: docs/messages.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+import io
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from importlib import resources
+
+#: the language the code writes its messages in (the catalogues' msgid)
+SOURCE_LANGUAGE = "en"
+
+
+class Message(str):
+    """A text for people: English as a `str`; `render(language)` in any catalogued language."""
+
+    template: str
+    plural: str | None
+    count: int | None
+    params: dict
+    parts: tuple | None
+    separator: str
+
+    def __new__(
+        cls,
+        template: str,
+        params: Mapping | None = None,
+        plural: str | None = None,
+        count: int | None = None,
+    ) -> Message:
+        params = dict(params or {})
+        chosen = template if plural is None or count == 1 else plural
+        self = super().__new__(cls, _format(chosen, params, SOURCE_LANGUAGE))
+        self.template, self.plural, self.count, self.params = template, plural, count, params
+        self.parts, self.separator = None, ""
+        return self
+
+    @classmethod
+    def joined(cls, parts: Iterable, separator: str = "") -> Message:
+        """Texts and values one after another, each rendered in the language asked for."""
+        parts = tuple(parts)
+        self = str.__new__(cls, separator.join(show_value(p) for p in parts))
+        self.template, self.plural, self.count, self.params = "", None, None, {}
+        self.parts, self.separator = parts, separator
+        return self
+
+    def fill(self, **params) -> Message:
+        """The same message with (more) parameters: a template declared once with `tr`,
+        given its values where it is used (`str.format` would give plain English)."""
+        return Message(self.template, {**self.params, **params}, self.plural, self.count)
+
+    def format(self, *args, **kwargs) -> str:
+        raise TypeError("a Message is filled with .fill(name=value), not formatted")
+
+    def render(self, language: str | None = None) -> str:
+        """The text in `language` (English when it is None, "en" or has no catalogue)."""
+        if language is None or language == SOURCE_LANGUAGE:
+            return str.__str__(self)
+        if self.parts is not None:
+            return self.separator.join(show_value(p, language) for p in self.parts)
+        catalogue = catalogue_for(language)
+        if catalogue is None:
+            return str.__str__(self)
+        if self.plural is None:
+            template = catalogue.gettext(self.template)
+        else:
+            template = catalogue.ngettext(self.template, self.plural, self.count)
+        try:
+            return _format(template, self.params, language)
+        except (KeyError, IndexError, ValueError):  # a broken translation: the English
+            return str.__str__(self)
+
+    def __reduce__(self):
+        if self.parts is not None:
+            return (Message.joined, (self.parts, self.separator))
+        return (Message, (self.template, self.params, self.plural, self.count))
+
+
+def tr(template: str, /, **params) -> Message:
+    """A message for people; `{name}` in the template is replaced by the parameter `name`."""
+    return Message(template, params)
+
+
+def tr_n(singular: str, plural: str, n: int, /, **params) -> Message:
+    """A message with singular and plural forms, chosen by `n` (also `{n}` in them)."""
+    params.setdefault("n", n)
+    return Message(singular, params, plural, n)
+
+
+def translate(text, language: str | None = None) -> str:
+    """Any text in `language`: a Message is rendered; other text (a rulebook's own
+    words, a name) is shown as it is."""
+    if isinstance(text, Message):
+        return text.render(language)
+    return show_value(text, language)
+
+
+def _format(template: str, params: dict, language: str) -> str:
+    if not params:
+        return template
+    return template.format_map({k: show_value(v, language) for k, v in params.items()})
+
+
+# ─── values inside messages ─────────────────────────────────────────────────
+
+WORDS = {True: tr("yes"), False: tr("no"), None: tr("none")}
+
+
+def show_value(value, language: str | None = None) -> str:
+    """A value as people read it: `yes`, `none`, `7/2`, `[1, 2]`, a row as `Bueno {a: 1}`."""
+    if isinstance(value, Message):
+        return value.render(language)
+    if isinstance(value, str):
+        return value
+    if value is None or value is True or value is False:
+        return WORDS[value].render(language)
+    if type(value) is int:
+        return str(value)
+    if type(value) is Fraction:
+        if value.denominator == 1:
+            return str(value.numerator)
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(show_value(v, language) for v in value) + "]"
+    if isinstance(value, Mapping):
+        label = value.get("label")
+        inner = ", ".join(
+            f"{k}: {show_value(v, language)}" for k, v in value.items() if k != "label"
+        )
+        if label is not None:
+            return f"{show_value(label, language)} {{{inner}}}" if inner else str(label)
+        return "{" + inner + "}"
+    return str(value)
+
+
+# ─── catalogues and the choice of language ──────────────────────────────────
+
+
+def available_languages() -> tuple[str, ...]:
+    """The languages messages can be shown in: English and every catalogue shipped."""
+    folder = resources.files("dsl") / "locale"
+    found = sorted(entry.name[:-3] for entry in folder.iterdir() if entry.name.endswith(".po"))
+    return (SOURCE_LANGUAGE, *found)
+
+
+def normalize_language(code: str | None) -> str | None:
+    """`es`, `es_ES`, `es-AR.UTF-8` → `es`; None stays None."""
+    if not code:
+        return None
+    return code.strip().split(".")[0].replace("-", "_").split("_")[0].lower() or None
+
+
+def language_for(*preferences: str | None) -> str:
+    """The first of the preferences (`--lang`, then the rulebook's `language`) that has a
+    catalogue; English when none has."""
+    known = available_languages()
+    for preference in preferences:
+        code = normalize_language(preference)
+        if code in known:
+            return code
+    return SOURCE_LANGUAGE
+
+
+@functools.cache
+def catalogue_for(language: str) -> gettext.NullTranslations | None:
+    """The gettext translations of one language, read from its .po file (None: none)."""
+    if language == SOURCE_LANGUAGE or not language.isalpha():
+        return None
+    entry = resources.files("dsl") / "locale" / f"{language}.po"
+    if not entry.is_file():
+        return None
+    # Babel reads the text catalogue; the stdlib's gettext answers from it.
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with entry.open("rb") as handle:
+        catalog = read_po(handle, locale=language)
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog)
+    compiled.seek(0)
+    return gettext.GNUTranslations(compiled)

@@ -1,0 +1,97 @@
+"""Values built at run time kept within `Limits`: digits, denominators, list and text lengths."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from interpreter.errors import LimitExceeded
+from interpreter.limits import Limits
+
+
+def bounded_number(value, limits: Limits, span):
+    """`value` (an int or a Fraction just computed), or LimitExceeded naming the limit."""
+    bound = limits.number_bound
+    if type(value) is int:
+        if -bound < value < bound:
+            return value
+        raise too_long(limits, span)
+    if not -bound < value.numerator < bound:
+        raise too_long(limits, span)
+    if value.denominator >= limits.denominator_bound:
+        raise LimitExceeded(
+            f"a fraction whose denominator has more than {limits.denominator_digits} digits "
+            "(limit denominator_digits)",
+            span,
+            "round it with floor, ceil or round",
+        )
+    return value
+
+
+def too_long(limits: Limits, span) -> LimitExceeded:
+    return LimitExceeded(
+        f"a number of more than {limits.number_digits} digits (limit number_digits)", span
+    )
+
+
+def number_fits(value, limits: Limits) -> bool:
+    """Whether an int or Fraction given from outside (a sheet, a parameter) fits."""
+    if type(value) is Fraction:
+        return (
+            abs(value.numerator) < limits.number_bound
+            and value.denominator < limits.denominator_bound
+        )
+    return abs(value) < limits.number_bound
+
+
+def bounded_list(items: tuple, limits: Limits, span) -> tuple:
+    check_length(len(items), limits, span)
+    return items
+
+
+def check_length(count: int, limits: Limits, span) -> None:
+    """A list (or a catalog) of `count` items is within `list_length`, or LimitExceeded."""
+    if count > limits.list_length:
+        raise LimitExceeded(
+            f"a list of more than {limits.list_length} items (limit list_length)", span
+        )
+
+
+def bounded_text(text: str, limits: Limits, span) -> str:
+    if len(text) > limits.text_length:
+        raise LimitExceeded(
+            f"a text longer than {limits.text_length} characters (limit text_length)", span
+        )
+    return text
+
+
+_NUMBER_TEXT = re.compile(
+    r"(?P<sign>[+-]?)(?P<digits>\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<exponent>[+-]?\d{1,9}))?"
+    r"|[+-]?\d+/\d+"
+)
+
+
+def read_number(text: str, limits: Limits):
+    """The exact number a text writes (`3`, `-1.5`, `7/2`, `1e3`), None if it writes
+    none; ValueError (saying why) when it is longer than the limits allow. The text is
+    measured before any arithmetic, so `1e100000000` is refused at once."""
+    text = text.strip()
+    match = _NUMBER_TEXT.fullmatch(text)
+    if match is None:
+        return None
+    digits = sum(c.isdigit() for c in text)
+    exponent = int(match.group("exponent") or 0)
+    if digits > limits.number_digits + limits.denominator_digits or (
+        abs(exponent) > limits.number_digits + limits.denominator_digits
+    ):
+        raise ValueError(f"a number of more than {limits.number_digits} digits")
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+    if not number_fits(value, limits):
+        raise ValueError(
+            f"a number of more than {limits.number_digits} digits "
+            f"(or a denominator of more than {limits.denominator_digits})"
+        )
+    return value.numerator if value.denominator == 1 else value

@@ -1,0 +1,271 @@
+"""Plain JSON data of what the interpreter answers: runs, rolls, odds, describe and errors.
+
+Every document is a JSON object with a `kind` ("run", "roll", "odds", "odds_comparison",
+"describe", "error") and follows its JSON Schema, shipped in `interpreter/schemas/`
+(`schema(kind)` gives it, ready for a validator). The rules that hold everywhere:
+
+- A number is a JSON number: a whole number exactly, any other as its nearest double.
+  The exact value of every number that is not whole is also in the document's
+  `fractions` object, under the number's JSON pointer: `{"/result/mitad": "7/2"}`. So a
+  field never changes its JSON type from one run to the next.
+- yes/no are JSON booleans, none is null, a list is an array, a record an object.
+- Texts for people (`text`, `message`, `hint`) are in the document's `language`.
+
+The command line's `--json`, the HTTP API and the journal all write these documents.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from fractions import Fraction
+from importlib import resources
+
+from dsl.errors import RulebookError, RulebookInvalid, Span
+from dsl.messages import translate
+from interpreter.describe import describe
+from interpreter.dice import KEPT
+from interpreter.values import plain
+
+#: the kinds of document, each with its schema file `<kind>.schema.json`
+KINDS = ("run", "roll", "odds", "odds_comparison", "describe", "error")
+
+
+class Writer:
+    """Turns values into JSON data for one document, noting each fraction's exact value."""
+
+    def __init__(self, language: str | None):
+        self.language = language
+        self.fractions: dict[str, str] = {}
+
+    def value(self, value, pointer: str):
+        """A rulebook value as JSON data (`pointer`: where it goes in the document)."""
+        return plain(value, self.fractions, pointer, self.text)
+
+    def text(self, text) -> str | None:
+        return None if text is None else translate(text, self.language)
+
+    def finish(self, document: dict) -> dict:
+        document["fractions"] = dict(self.fractions)
+        return document
+
+
+def _head(kind: str, language: str | None) -> dict:
+    return {"kind": kind, "language": language or "en"}
+
+
+# ─── runs ───────────────────────────────────────────────────────────────────
+
+
+def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
+    """An Outcome (of an action, a check, an opposed check or a named roll)."""
+    w = Writer(language)
+    out = _head("run", language)
+    out["run"] = outcome.kind
+    out["name"] = outcome.action
+    out["params"] = w.value(outcome.params, "/params")
+    out["result"] = w.value(outcome.result, "/result")
+    out["changes"] = [
+        {
+            "path": c.path,
+            "before": w.value(c.before, f"/changes/{i}/before"),
+            "after": w.value(c.after, f"/changes/{i}/after"),
+        }
+        for i, c in enumerate(outcome.changes)
+    ]
+    out["sheet"] = w.value(outcome.sheet.to_data(), "/sheet")
+    out["dice"] = list(outcome.dice)
+    out["origin"] = outcome.origin
+    steps = outcome.trace if trace else []
+    out["trace"] = [step_data(s, w, f"/trace/{i}") for i, s in enumerate(steps)]
+    return w.finish(out)
+
+
+def step_data(step, w: Writer, pointer: str) -> dict:
+    """One step of a trace: its kind, its text, where in the rulebook, and its numbers."""
+    return {
+        "kind": step.kind,
+        "text": w.text(step.text),
+        "file": step.file,
+        "line": step.line,
+        "depth": step.depth,
+        "detail": w.text(step.detail),
+        "verbose": step.verbose,
+        "data": w.value(step.data, f"{pointer}/data"),
+    }
+
+
+def roll_data(result, language: str | None = None) -> dict:
+    """A dice expression rolled on its own (`interpreter.roll`)."""
+    w = Writer(language)
+    out = _head("roll", language)
+    out["expression"] = result.expression
+    out["total"] = w.value(result.total, "/total")
+    out["dice"] = list(result.dice)
+    out["terms"] = [
+        {
+            "dice": pool.label,
+            "start": start,
+            "end": end,
+            "faces": [face for face, _status, _exploded in pool.faces],
+            "kept": [face for face, status, _exploded in pool.faces if status == KEPT],
+            "total": w.value(pool.total, f"/terms/{i}/total"),
+        }
+        for i, (start, end, pool) in enumerate(sorted(result.terms, key=lambda t: t[0]))
+    ]
+    out["detail"] = result.detail
+    out["origin"] = result.origin
+    return w.finish(out)
+
+
+# ─── odds ───────────────────────────────────────────────────────────────────
+
+
+def odds_data(odds, language: str | None = None) -> dict:
+    """An odds answer (`interpreter.odds.Odds`): each outcome with its probability."""
+    w = Writer(language)
+    out = _head("odds", language)
+    _odds_body(odds, w, "", out)
+    return w.finish(out)
+
+
+def _odds_body(odds, w: Writer, base: str, out: dict) -> dict:
+    out["subject"] = w.value(odds.subject, f"{base}/subject")
+    out["field"] = odds.field
+    out["exact"] = odds.exact
+    numeric = odds.numeric()
+    out["numeric"] = numeric
+    outcomes = []
+    at_least = Fraction(1) - odds.omitted
+    for i, (outcome, p) in enumerate(odds.probabilities.items()):
+        at = f"{base}/outcomes/{i}"
+        item = {
+            "outcome": _outcome(outcome, w, f"{at}/outcome"),
+            "probability": w.value(Fraction(p), f"{at}/probability"),
+            "at_least": w.value(at_least, f"{at}/at_least") if numeric else None,
+            "stderr": odds.stderr(outcome),
+        }
+        at_least -= p
+        outcomes.append(item)
+    out["outcomes"] = outcomes
+    mean = odds.mean
+    out["mean"] = w.value(Fraction(mean), f"{base}/mean") if mean is not None else None
+    out["stdev"] = odds.stdev
+    out["omitted_mass"] = w.value(Fraction(odds.omitted), f"{base}/omitted_mass")
+    out["trials"] = odds.trials
+    return out
+
+
+def _outcome(outcome, w: Writer, pointer: str):
+    message = getattr(outcome, "message", None)
+    if message is not None and not isinstance(outcome, Mapping):  # the action stopped
+        return {"failure": w.text(message)}
+    return w.value(outcome, pointer)
+
+
+def comparison_data(a, b, names: tuple, language: str | None = None) -> dict:
+    """Two odds answers side by side (`rulebook odds ... --compare`)."""
+    w = Writer(language)
+    out = _head("odds_comparison", language)
+    out["names"] = [w.text(name) for name in names]
+    out["a"] = _odds_body(a, w, "/a", {})
+    out["b"] = _odds_body(b, w, "/b", {})
+    return w.finish(out)
+
+
+# ─── what a rulebook offers ─────────────────────────────────────────────────
+
+
+def describe_data(book, language: str | None = None) -> dict:
+    """A rulebook's actions, checks, rolls, tables and sheet (`interpreter.describe`)."""
+    w = Writer(language)
+    out = _head("describe", language or book.language)
+    out.update(w.value(describe(book), ""))
+    return w.finish(out)
+
+
+# ─── errors ─────────────────────────────────────────────────────────────────
+
+
+def error_data(error: RulebookError, language: str | None = None) -> dict:
+    """An error as data: its stable `code`, the exit code, the message, where."""
+    language = language or error.language
+    w = Writer(language)
+    out = _head("error", language)
+    out["error"] = _error(error, w)
+    return w.finish(out)
+
+
+def usage_error_data(message: str, language: str | None = None) -> dict:
+    """A command line that could not be read (exit code 2)."""
+    out = _head("error", language)
+    out["error"] = {
+        "code": "usage_error",
+        "exit_code": 2,
+        "message": translate(message, language),
+        "hint": None,
+        "location": None,
+    }
+    out["fractions"] = {}
+    return out
+
+
+def _error(error: RulebookError, w: Writer) -> dict:
+    out = {
+        "code": error.code,
+        "exit_code": error.exit_code,
+        "message": w.text(error.message),
+        "hint": w.text(error.hint),
+        "location": location_data(error.span),
+    }
+    if getattr(error, "field", None) is not None:
+        out["field"] = error.field
+    if getattr(error, "path", None) is not None:
+        out["file"] = error.path
+    if isinstance(error, RulebookInvalid):
+        out["diagnostics"] = [{"severity": d.severity, **_error(d, w)} for d in error.diagnostics]
+    return out
+
+
+def location_data(span: Span | None) -> dict | None:
+    """Where in a rulebook (or expression): file, line and column of both ends, the line."""
+    if span is None:
+        return None
+    line, column = span.source.line_col(span.start)
+    end_line, end_column = span.source.line_col(span.end)
+    return {
+        "file": span.source.name,
+        "line": line,
+        "column": column,
+        "end_line": end_line,
+        "end_column": end_column,
+        "source_line": span.source.line_text(line),
+    }
+
+
+# ─── the schemas ────────────────────────────────────────────────────────────
+
+
+def schema_text(name: str) -> str:
+    """The text of a shipped schema file: a kind of document, or "common"."""
+    return (resources.files("interpreter") / "schemas" / f"{name}.schema.json").read_text(
+        encoding="utf-8"
+    )
+
+
+def schemas() -> dict[str, dict]:
+    """Every shipped schema by its `$id` (the documents' and the common definitions)."""
+    loaded = [json.loads(schema_text(name)) for name in (*KINDS, "common")]
+    return {s["$id"]: s for s in loaded}
+
+
+def schema(kind: str) -> dict:
+    """The JSON Schema of one kind of document."""
+    if kind not in KINDS:
+        raise ValueError(f"no schema for {kind!r}; kinds: {', '.join(KINDS)}")
+    return json.loads(schema_text(kind))
+
+
+def dumps(document: dict) -> str:
+    """A document as the command line prints it."""
+    return json.dumps(document, ensure_ascii=False, indent=2)

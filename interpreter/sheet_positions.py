@@ -1,0 +1,59 @@
+"""Where in a sheet file a field is written: sheet errors point at their line and column."""
+
+from __future__ import annotations
+
+import yaml
+
+from interpreter.errors import SheetError
+
+#: digits a number in a sheet file may have before it is even read (Python's own bound on
+#: turning text into an int; `Limits.number_digits` then applies to what was read)
+MAX_NUMBER_TEXT = 4300
+
+
+def locate(error: SheetError, text: str, loader) -> SheetError:
+    """The error placed at its field's key and value in the file's text, when it has a
+    field that can be found there (a broken file is found by the parser instead)."""
+    if error.line is not None or not error.field or text is None:
+        return error
+    try:
+        root = yaml.compose(text, Loader=loader)  # JSON is read as the YAML it also is
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return error
+    found = find(root, error.field) or find(root, f"skills.{error.field}")
+    if found is None:
+        return error
+    start, end = found
+    return place(error, text, start, end)
+
+
+def place(error: SheetError, text: str, start, end=None) -> SheetError:
+    """The error at a parser's mark (and up to another one, on the same line)."""
+    lines = text.split("\n")
+    line_text = lines[start.line] if start.line < len(lines) else ""
+    width = 1
+    if end is not None and end.line == start.line:
+        width = max(1, end.column - start.column)
+    return error.at(start.line + 1, start.column + 1, line_text, width)
+
+
+def find(node, path: str):
+    """(start, end) marks of the key and value at a dotted path (`dinamis.Virtus`,
+    `Núminas.Grito Báquico.grado`; a key may itself hold dots), or None."""
+    rest = path
+    found = None
+    while rest:
+        if not isinstance(node, yaml.MappingNode):
+            return found
+        match = None
+        for key, value in node.value:
+            name = str(key.value)
+            longer = match is None or len(name) > len(str(match[0].value))
+            if (rest == name or rest.startswith(name + ".")) and longer:
+                match = (key, value)
+        if match is None:
+            return found
+        key, node = match
+        found = (key.start_mark, node.end_mark)
+        rest = rest[len(str(key.value)) + 1 :]
+    return found

@@ -1,0 +1,185 @@
+"""Issue 9's attacks through files: sheets, saving, `extends`, the parse cache."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from fractions import Fraction
+
+import pytest
+
+import dsl
+from interpreter import Engine, ParameterError, SheetError
+from interpreter.cli import main
+
+BOOK = """
+sheet {
+  attribute Fuerza in 1..10
+  skill Pelea in 0..10
+  skills in 0..10 default 0
+  resource Vida max 10
+  list Dones
+  catalog Hechizos { grado: int }
+}
+action subir(n: number = 1) { set Fuerza to 5  result { v: n } }
+"""
+SHEET = "Fuerza: 5\nPelea: 2\n"
+
+
+@pytest.fixture
+def folder(tmp_path):
+    (tmp_path / "s.rules").write_text(BOOK, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return Engine(dsl.load_text(BOOK, "s.rules"))
+
+
+def load(engine, tmp_path, text, name="c.yaml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return engine.load_sheet(path)
+
+
+def cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+# ─── 3. numbers too long to print ───────────────────────────────────────────
+
+
+def test_a_sheet_number_past_what_python_reads_is_refused_at_its_line(engine, tmp_path):
+    with pytest.raises(SheetError) as caught:
+        load(engine, tmp_path, "Pelea: 1\nFuerza: " + "9" * 5000 + "\n")
+    error = caught.value
+    assert (error.line, error.column) == (2, 9) and "4300 digits" in error.message
+    assert error.render().startswith(f"{tmp_path / 'c.yaml'}:2:9: error:")
+
+
+def test_a_json_sheet_number_past_what_python_reads_is_refused_at_its_line(engine, tmp_path):
+    with pytest.raises(SheetError) as caught:
+        load(engine, tmp_path, '{"Pelea": 1,\n "Fuerza": ' + "9" * 5000 + "}\n", "c.json")
+    assert (caught.value.line, caught.value.column) == (2, 12)
+
+
+def test_a_sheet_number_past_number_digits_names_the_limit_and_the_field(engine, tmp_path):
+    with pytest.raises(SheetError, match="number_digits") as caught:
+        load(engine, tmp_path, "Fuerza: 5\nskills: {Sigilo: " + "9" * 2000 + "}\n")
+    assert caught.value.line == 2 and "skills.Sigilo" in caught.value.message
+
+
+def test_a_parameter_with_a_huge_exponent_is_refused_before_any_arithmetic(engine):
+    sheet = engine.sheet({"Fuerza": 5})
+    for text in ("1e100000000", "9" * 5000, "1/" + "3" * 3000):
+        with pytest.raises(ParameterError, match="number_digits"):
+            engine.run("subir", sheet, {"n": text})
+    assert engine.run("subir", sheet, {"n": "7/2"}).result["v"] == Fraction(7, 2)
+    assert engine.run("subir", sheet, {"n": "1e3"}).result["v"] == 1000
+    with pytest.raises(ParameterError, match="number_digits"):
+        engine.run("subir", sheet, {"n": 10**1000})
+
+
+def test_a_literal_past_the_digits_a_rulebook_may_write_is_a_syntax_error(capsys):
+    code, _, err = cli(capsys, "roll", "1" * 5000)
+    assert code == 3 and "<expression>:1:1: error: a number of more than 1000 digits" in err
+    with pytest.raises(dsl.RulebookSyntaxError, match="1000 digits"):
+        dsl.load_text("sheet { attribute A in 1.." + "9" * 2000 + " }", "x.rules")
+
+
+# ─── 8. the sheet's rulebook key ────────────────────────────────────────────
+
+
+def test_a_sheet_whose_rulebook_is_not_a_text_is_refused_at_its_line(engine, tmp_path):
+    with pytest.raises(SheetError, match="is not a text") as caught:
+        load(engine, tmp_path, "Fuerza: 5\nrulebook: 2020-01-01\n")
+    assert caught.value.line == 2
+
+
+def test_json_output_never_meets_a_date(folder, capsys):
+    (folder / "c.yaml").write_text("rulebook: 2020-01-01\n" + SHEET, encoding="utf-8")
+    code, _, err = cli(capsys, "run", folder / "s.rules", "subir", "--char", folder / "c.yaml")
+    assert code == 3 and "c.yaml:1:1: error: rulebook:" in err
+
+
+# ─── 11. sheet errors have a line and a column ──────────────────────────────
+
+
+@pytest.mark.parametrize(
+    "text, line, column, message",
+    [
+        ("Fuerza: 5\nDones: [a, 3]\n", 2, 1, "Dones: a list of texts"),
+        ("Fuerza: 5\nFuerzza: 3\n", 2, 1, "not a field"),
+        ("Fuerza: 11\n", 1, 1, "above its maximum"),
+        ("Fuerza: 5\nVida: 11\n", 2, 1, "above its maximum 10"),
+        ("Fuerza: 5\nHechizos:\n  Luz: {grado: x}\n", 3, 9, "is not a number"),
+        ("Fuerza: 5\nPelea: [1\n", 3, 1, "not valid YAML"),
+    ],
+)
+def test_sheet_errors_name_the_file_line_and_column(engine, tmp_path, text, line, column, message):
+    with pytest.raises(SheetError, match=message) as caught:
+        load(engine, tmp_path, text)
+    error = caught.value
+    assert (error.line, error.column) == (line, column), error.render()
+    rendered = error.render()
+    assert rendered.startswith(f"{tmp_path / 'c.yaml'}:{line}:{column}: error:")
+    assert "\n    " + text.split("\n")[line - 1] in rendered and "^" in rendered
+
+
+def test_json_sheet_errors_have_their_line_too(engine, tmp_path):
+    text = json.dumps({"Fuerza": 5, "Dones": ["a", 3]}, indent=2)
+    with pytest.raises(SheetError, match="a list of texts") as caught:
+        load(engine, tmp_path, text, "c.json")
+    assert caught.value.line == 3
+    with pytest.raises(SheetError, match="not valid JSON") as caught:
+        load(engine, tmp_path, '{"Fuerza": 5,\n  "Pelea": }', "c.json")
+    assert (caught.value.line, caught.value.column) == (2, 12)
+
+
+# ─── 9. saving into a folder that refuses ───────────────────────────────────
+
+
+def refuse_writes(monkeypatch, code=errno.EROFS):
+    """Make the file system refuse to create the save's temporary file."""
+    real_open = os.open
+
+    def refusing_open(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT and ".rulebook-" in str(path):
+            raise OSError(code, os.strerror(code), str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refusing_open)
+
+
+@pytest.mark.parametrize("code", [errno.EROFS, errno.ENOSPC, errno.EACCES])
+def test_a_save_the_file_system_refuses_is_an_error_and_the_sheet_is_as_it_was(
+    folder, capsys, monkeypatch, code
+):
+    sheet = folder / "c.yaml"
+    sheet.write_text("Fuerza: 3\n", encoding="utf-8")
+    refuse_writes(monkeypatch, code)
+    result = cli(capsys, "run", folder / "s.rules", "subir", "--char", sheet, "--save")
+    assert result[0] == 4 and "cannot be written" in result[2] and os.strerror(code) in result[2]
+    assert sheet.read_text(encoding="utf-8") == "Fuerza: 3\n"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_save_into_a_read_only_folder_is_an_error(tmp_path, capsys):
+    (tmp_path / "s.rules").write_text(BOOK, encoding="utf-8")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "c.yaml").write_text("Fuerza: 3\n", encoding="utf-8")
+    locked.chmod(0o555)
+    try:
+        code, _, err = cli(
+            capsys, "run", tmp_path / "s.rules", "subir", "--char", locked / "c.yaml", "--save"
+        )
+    finally:
+        locked.chmod(0o755)
+    assert code in (3, 4) and "error" in err
+    assert (locked / "c.yaml").read_text(encoding="utf-8") == "Fuerza: 3\n"
