@@ -6,7 +6,7 @@ import math
 from fractions import Fraction
 
 from interpreter.dice import Die
-from interpreter.errors import EvaluationError
+from interpreter.errors import WENT_ON_PAST, EvaluationError
 from interpreter.odds.distribution import Dist, mixture
 from interpreter.odds.polynomials import (
     TooComplex,
@@ -116,10 +116,7 @@ def chain_distribution(procedure, ctx, roller) -> tuple:
                 chains[index] = _chain(procedure, procedure.rules[index], ctx, roller)
             chain, reached = chains[index]
             if reached:
-                failure = (
-                    f"roll {procedure.name} went on more than {limits.extra_per_die} times "
-                    "(limit extra_per_die)"
-                )
+                failure = WENT_ON_PAST.fill(name=procedure.name, limit=limits.extra_per_die)
             sign = procedure.rules[index][1]
             parts.append((probability, chain.map(lambda c, t=total, s=sign: t + s * c)))
         return mixture(parts), failure

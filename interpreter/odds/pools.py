@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from interpreter.errors import EvaluationError
+from interpreter.errors import EXPLODED_PAST, REROLLED_PAST, EvaluationError
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.distribution import Dist
 from interpreter.odds.keeps import PLAIN, Keeps, keep_ends, keep_range
@@ -132,8 +132,7 @@ def limit_failures(die, count: int, steps: tuple, epsilon, limit: int, missing: 
             part.to_limit = upto
             weights, total = part.compute(delta)
             failing = Fraction(total - sum(weights.values()), total)
-        verb = "exploded" if kind == "explode" else "was rerolled"
-        message = f"a die {verb} more than {limit} times (limit extra_per_die)"
+        message = (EXPLODED_PAST if kind == "explode" else REROLLED_PAST).fill(limit=limit)
         out.append((message, failing - before))
         before = failing
     return out
