@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 import lark
-from lark import Lark
+from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from dsl.errors import RulebookSyntaxError, Source, Span
+from dsl.messages import tr
 
 #: deepest nesting of brackets accepted; deeper text is refused before parsing, so that
 #: no later stage (building, checking, evaluating) can run out of Python stack.
@@ -92,11 +94,50 @@ def parse_tree(text: str, source: Source, start: str, offset: int = 0) -> lark.T
     """Parse `text` (which sits at `offset` in `source`) from the start symbol `start`."""
     _check_nesting(text, source, offset)
     try:
-        return lark_parser().parse(text, start=start)
+        return lark_parser().parse(text, start=start, on_error=_keyword_as_name)
     except UnexpectedInput as error:
         raise _syntax_error(error, text, source, offset) from None
     except LarkError as error:  # anything else Lark may raise is still a syntax error
         raise RulebookSyntaxError(str(error), Span(source, offset, offset)) from None
+
+
+@cache
+def keywords() -> tuple[frozenset, frozenset]:
+    """(every keyword of the grammar, the reserved ones): the words NAME never matches
+    are reserved; every other keyword is one only where the grammar expects it."""
+    parser = lark_parser()
+    words = frozenset(
+        t.pattern.value
+        for t in parser.terminals
+        if isinstance(t.pattern, lark.lexer.PatternStr) and t.pattern.value.isidentifier()
+    )
+    name = next(t for t in parser.terminals if t.name == "NAME").pattern.value
+    reserved = frozenset(w for w in words if not re.match(name + "$", w))
+    return words, reserved
+
+
+def reads_as_dice(word: str) -> bool:
+    """Whether a word is a dice term to the lexer (`d20`, `d6x`): never a name's use."""
+    pattern = next(t for t in lark_parser().terminals if t.name == "DICE").pattern
+    return re.fullmatch(pattern.to_regexp(), word) is not None
+
+
+def _keyword_as_name(error: UnexpectedInput) -> bool:
+    """A contextual keyword where the parser can take a name is a name (`check`, `roll`,
+    `action` as names of parameters, fields and choices). The contextual lexer alone
+    cannot always tell: LALR merges the states after a complete expression, so a word
+    there may lex as the keyword of some other context."""
+    if not isinstance(error, UnexpectedToken) or error.interactive_parser is None:
+        return False
+    token = error.token
+    words, reserved = keywords()
+    if token.type == "NAME" or token.value not in words or token.value in reserved:
+        return False
+    parser = error.interactive_parser
+    if "NAME" not in parser.accepts():
+        return False
+    parser.feed_token(Token.new_borrow_pos("NAME", token.value, token))
+    return True
 
 
 def _check_nesting(text: str, source: Source, offset: int) -> None:
@@ -124,6 +165,9 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         return RulebookSyntaxError(message, span, _expected_hint(error.allowed))
     if isinstance(error, UnexpectedToken):
         token = error.token
+        keyword = _misplaced_keyword(error, text, source, offset)
+        if keyword is not None:
+            return keyword
         if token.type == "$END":
             end = offset + len(text.rstrip())
             span = Span(source, end, end)
@@ -134,6 +178,55 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
             message = f"unexpected {_describe_token(token)}"
         return RulebookSyntaxError(message, span, _expected_hint(error.accepts or error.expected))
     return RulebookSyntaxError(str(error), Span(source, offset, offset))
+
+
+def _misplaced_keyword(error: UnexpectedToken, text: str, source: Source, offset: int):
+    """A keyword written where a name goes: `roll = 5` as a check's field, `result` as a
+    parameter's name. Said as such, with what to do, rather than "expected a value"."""
+    token = error.token
+    words, _ = keywords()
+    expected = set(error.accepts or error.expected or ())
+    if error.interactive_parser is not None and token.value in words:
+        expected = set(error.interactive_parser.accepts())  # the state's own, not its lexer's
+    if token.type != "NAME" and token.value in words and "NAME" in expected:
+        start = offset + token.start_pos
+        span = Span(source, start, start + len(token.value))
+        if expected & {"NUMBER", "DICE"}:  # a value goes here: an expression left unfinished?
+            hint = tr(
+                "{expected}; `{word}` is a keyword: as a name, write '{word}'",
+                expected=_expected_hint(expected),
+                word=token.value,
+            )
+            message = tr("unexpected {token}", token=_describe_token(token))
+            return RulebookSyntaxError(message, span, hint)
+        return _keyword_error(token.value, span)
+    if token.type in ("EQUAL", "COLON") and token.start_pos is not None:
+        before = re.search(r"([^\W\d]\w*)\s*$", text[: token.start_pos])
+        if before and before.group(1) in words and _parses_as_name(text, before, token):
+            word = before.group(1)
+            start = offset + before.start(1)
+            return _keyword_error(word, Span(source, start, start + len(word)))
+    return None
+
+
+def _parses_as_name(text: str, word: re.Match, token) -> bool:
+    """Whether the text gets past this point with the keyword written as a 'quoted name'."""
+    quoted = f"{text[: word.start(1)]}'{word.group(1)}'{text[word.end(1) :]}"
+    try:
+        lark_parser().parse(quoted, start="rulebook", on_error=_keyword_as_name)
+    except UnexpectedInput as again:
+        position = getattr(again, "pos_in_stream", None)
+        if position is None and isinstance(again, UnexpectedToken):
+            position = again.token.start_pos
+        return position is not None and position > token.start_pos + 2
+    return True
+
+
+def _keyword_error(word: str, span: Span) -> RulebookSyntaxError:
+    return RulebookSyntaxError(
+        tr("`{word}` is a keyword: write '{word}' in quotes, or choose another name", word=word),
+        span,
+    )
 
 
 def _describe_token(token) -> str:

@@ -72,6 +72,9 @@ def _check(node: n.Check, book: Rulebook) -> dict:
     out["comparison"] = node.comparison
     out["target"] = node.target.span.text if node.target is not None else None
     out["fields"] = [name for name, _ in node.fields]
+    own = dict(node.fields).get("success")
+    out["success"] = own.span.text if own is not None else None  # None: the comparison
+    out["degrees"] = list(node.degrees)
     return out
 
 

@@ -21,26 +21,27 @@ from __future__ import annotations
 
 import functools
 import weakref
+from collections.abc import Callable
+from pathlib import Path
 
 import attrs
 
 from dsl import nodes as n
 from dsl.errors import RulebookError, did_you_mean
-from dsl.messages import language_for
+from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook
 from interpreter.compile import Compiler
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
-from interpreter.errors import ParameterError, SheetError
+from interpreter.errors import EvaluationError, ParameterError, SheetError
 from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.odds import action_odds
+from interpreter.odds import Odds, action_odds
 from interpreter.parameters import Binder, convert
 from interpreter.runtime import Context, Roller, State
 from interpreter.sheet import Sheet
 from interpreter.sheet_rules import settle
-from interpreter.trace import Step, Trace
-from interpreter.values import show
+from interpreter.trace import Step, Trace, call_text
 
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -59,6 +60,8 @@ class Outcome:
 
     `kind` says what was run: "action", "check", "opposed" or "roll" (a named roll, whose
     result is its total); `action` is its name. The trace is built on first use.
+    `warnings` say what the parameters may mean without saying (an open skill the sheet
+    lacks, close to one it has).
     """
 
     __slots__ = (
@@ -73,14 +76,27 @@ class Outcome:
         "params",
         "result",
         "sheet",
+        "warnings",
     )
 
-    def __init__(self, action, params, result, sheet, changes, dice, origin, replay, kind="action"):
+    def __init__(
+        self,
+        action: str,
+        params: dict,
+        result: object,
+        sheet: Sheet,
+        changes: tuple,
+        dice: tuple,
+        origin: str,
+        replay: Callable[[], Trace],
+        **more: object,
+    ):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
-        self.kind = kind
-        self._replay = replay  # (engine, compiled, input sheet, arguments)
-        self.language = replay[0].language
+        self.kind = more.get("kind", "action")
+        self.language = more.get("language", "en")
+        self.warnings = more.get("warnings", ())
+        self._replay = replay  # a function giving the trace, by running again
         self._trace = None
 
     @property
@@ -92,10 +108,7 @@ class Outcome:
     def trace(self) -> Trace:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
         if self._trace is None:
-            engine, compiled, sheet, args = self._replay
-            self._trace = engine._trace(
-                compiled, sheet, args, self.dice, self.params, self.action, self.origin
-            )
+            self._trace = self._replay()
         return self._trace
 
     def to_json(self, language: str | None = None) -> dict:
@@ -129,6 +142,19 @@ class RollCall:
         return self.procedure.call(ctx, args).total
 
 
+@attrs.frozen
+class Runnable:
+    """What `run` can run: an action, a check or a named roll, with its parameters."""
+
+    kind: str  # "action", "check" or "roll"
+    name: str
+    compiled: object  # compiled(ctx, args, span) → the result (a record, a total, None)
+    binder: Binder
+
+    def __call__(self, ctx, args):
+        return self.compiled(ctx, args, self.compiled.node.span)
+
+
 class Engine:
     """A rulebook compiled once; reusable and safe to share between threads."""
 
@@ -138,8 +164,7 @@ class Engine:
         #: the language of its texts (the rulebook's `language`, if it has a catalogue)
         self.language = language_for(rulebook.language)
         self.compiler = Compiler.of(rulebook)
-        self._binders: dict = {}  # action → (compiled action, its parameter binder)
-        self._other_binders: dict = {}  # checks and rolls run on their own
+        self._runnables: dict = {}  # name → Runnable (an action, check or roll, and its binder)
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
@@ -155,42 +180,88 @@ class Engine:
     def run(
         self, action: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
     ) -> Outcome:
-        """Run an action; return its Outcome, or raise with nothing changed."""
-        compiled, args, shown = self.prepare(action, sheet, params or {})
+        """Run an action (or a check, or a named roll); return its Outcome, or raise with
+        nothing changed. An EvaluationError raised carries the trace up to it (`.trace`)."""
+        return self._run(self.runnable(action), sheet, params or {}, dice)
+
+    def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice) -> Outcome:
+        if sheet.rulebook is not self.rulebook:
+            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
+        binder = runnable.binder
+        args, shown = binder(sheet, params)
+        warnings = binder.warnings(sheet, params) if binder.open_skills else ()
         source = dice if dice is not None else SeededDice()
         roller = Roller(source, self.limits)
         ctx = self.context(roller, sheet)
-        result = compiled(ctx, args, compiled.node.span)
-        if ctx.state.own:
-            new_sheet, changes = self.commit(ctx, sheet)
-        else:  # nothing was written: the same sheet, no changes, nothing to check again
-            new_sheet, changes = sheet, ()
-        source.finish()
+        try:
+            result = runnable(ctx, args)
+            if ctx.state.own:
+                new_sheet, changes = self.commit(ctx, sheet)
+            else:  # nothing was written: the same sheet, no changes, nothing to check again
+                new_sheet, changes = sheet, ()
+            source.finish()
+        except EvaluationError as error:
+            faces = tuple(roller.drawn)
+            error.replay = lambda: self._trace(runnable, sheet, args, faces, shown, source.origin)
+            raise
+        faces = tuple(roller.drawn)
         return Outcome(
-            action,
+            runnable.name,
             shown,
             result,
             new_sheet,
             tuple(changes),
-            tuple(roller.drawn),
+            faces,
             source.origin,
-            (self, compiled, sheet, args),
+            lambda: self._trace(runnable, sheet, args, faces, shown, source.origin),
+            kind=runnable.kind,
+            language=self.language,
+            warnings=warnings,
         )
 
-    def context(self, roller, sheet: Sheet, trace: list | None = None) -> Context:
+    def runnable(self, name: str) -> Runnable:
+        """The action, check or named roll of that name, compiled (once)."""
+        found = self._runnables.get(name)
+        if found is not None:
+            return found
+        book = self.rulebook
+        if name in book.actions:
+            kind, compiled = "action", self.compiler.action(name)
+        elif name in book.checks:
+            kind, compiled = "check", self.compiler.check(name)
+        elif name in book.rolls:
+            kind, compiled = "roll", RollCall(self.compiler.roll_definition(name))
+        else:
+            every = [*book.actions, *book.checks, *book.rolls]
+            hint = did_you_mean(name, every) or ("actions: " + ", ".join(book.actions))
+            raise ParameterError(
+                tr(
+                    "{rulebook} has no action {name!r} (nor a check or roll of that name)",
+                    rulebook=book.title,
+                    name=name,
+                ),
+                None,
+                hint,
+            )
+        found = Runnable(kind, name, compiled, Binder(self, compiled.node))
+        self._runnables[name] = found
+        return found
+
+    def context(self, roller: Roller, sheet: Sheet, trace: list | None = None) -> Context:
         """A fresh run context over a sheet, with this roller (real, or the odds one)."""
         state = State(sheet._values, self.compiler.open_default)
         return Context(roller, self.limits, state, trace)
 
-    def _trace(self, compiled, sheet, args, faces, shown, action, origin) -> Trace:
+    def _trace(self, runnable: Runnable, sheet, args, faces, shown, origin) -> Trace:
+        """The run again with its own dice, traced; up to the error, if it failed."""
         steps = Trace(language=self.language)
-        params = ", ".join(f"{k}={show(v)}" for k, v in shown.items())
+        compiled = runnable.compiled
         steps.append(
             Step(
-                "action",
-                f"{compiled.label}({params})",
+                "action" if runnable.kind == "action" else "run",
+                call_text(compiled.label, shown.items()),
                 compiled.node.span.line,
-                {"action": action},
+                {runnable.kind: runnable.name},
                 -1,
                 self.rulebook.path,
             )
@@ -198,36 +269,29 @@ class Engine:
         replayed = ForcedDice(faces)
         replayed.origin = origin  # the trace says where the dice came from, not the replay
         ctx = self.context(Roller(replayed, self.limits), sheet, steps)
-        compiled(ctx, args, compiled.node.span)
-        self.commit(ctx, sheet)
+        try:
+            runnable(ctx, args)
+            self.commit(ctx, sheet)
+        except EvaluationError:
+            pass  # a failed run's trace ends where it failed
         return steps
 
     def prepare(self, action: str, sheet: Sheet, params: dict) -> tuple:
         """(compiled action, its arguments, the parameters as shown) for a run."""
-        prepared = self._binders.get(action)
-        if prepared is None:
-            if action not in self.rulebook.actions:
-                hint = did_you_mean(action, list(self.rulebook.actions)) or (
-                    "actions: " + ", ".join(self.rulebook.actions)
-                )
-                raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
-            compiled = self.compiler.action(action)
-            prepared = self._binders[action] = (compiled, Binder(self, compiled.node))
-        if sheet.rulebook is not self.rulebook:
-            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
-        compiled, binder = prepared
-        args, shown = binder(sheet, params)
-        return compiled, args, shown
+        if action not in self.rulebook.actions:
+            hint = did_you_mean(action, list(self.rulebook.actions)) or (
+                "actions: " + ", ".join(self.rulebook.actions)
+            )
+            raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
+        args, shown = self._arguments(self.rulebook.actions[action], sheet, params)
+        return self.compiler.action(action), args, shown
 
     def _arguments(self, node, sheet: Sheet, params: dict) -> tuple:
         """Parameter values in declaration order (defaults filled in), and how to show
         them; unknown, missing or ill-typed parameters are ParameterErrors."""
         if sheet.rulebook is not self.rulebook:
             raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
-        binder = self._other_binders.get(node.name)
-        if binder is None:
-            binder = self._other_binders[node.name] = Binder(self, node)
-        return binder(sheet, params)
+        return self.runnable(node.name).binder(sheet, params)
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
         """A check's arguments, in declaration order (for the odds engine)."""
@@ -259,10 +323,7 @@ class Engine:
                 None,
                 did_you_mean(roll_name, list(self.rulebook.rolls)),
             )
-        args, shown = self._arguments(self.rulebook.rolls[roll_name], sheet, params or {})
-        procedure = self.compiler.roll_definition(roll_name)
-        compiled = RollCall(procedure)
-        return self._run_alone("roll", roll_name, compiled, sheet, args, shown, dice)
+        return self._run(self.runnable(roll_name), sheet, params or {}, dice)
 
     @speaking
     def run_check(
@@ -276,22 +337,9 @@ class Engine:
                 None,
                 did_you_mean(check, list(self.rulebook.checks)),
             )
-        args, shown = self._arguments(self.rulebook.checks[check], sheet, params or {})
-        compiled = self.compiler.check(check)
-        return self._run_alone("check", check, compiled, sheet, args, shown, dice)
+        return self._run(self.runnable(check), sheet, params or {}, dice)
 
-    def _run_alone(self, kind, name, compiled, sheet, args, shown, dice) -> Outcome:
-        source = dice if dice is not None else SeededDice()
-        roller = Roller(source, self.limits)
-        ctx = self.context(roller, sheet)
-        result = compiled(ctx, args, compiled.node.span)
-        source.finish()
-        replay = (self, compiled, sheet, args)
-        return Outcome(
-            name, shown, result, sheet, (), tuple(roller.drawn), source.origin, replay, kind
-        )
-
-    def param_value(self, param: n.Param, value, sheet: Sheet | None):
+    def param_value(self, param: n.Param, value: object, sheet: Sheet | None) -> object:
         """A parameter's value, checked against its type; texts (from a command line)
         are read as the type says."""
         return convert(param.name, param.type, value, self.rulebook, sheet, self.limits)
@@ -315,7 +363,7 @@ class Engine:
         return Sheet.from_data(data, self.rulebook, path, text_format, self.limits)
 
     @speaking
-    def load_sheet(self, path) -> Sheet:
+    def load_sheet(self, path: str | Path) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
 
@@ -326,6 +374,13 @@ class Engine:
         return describe(self.rulebook)
 
     @speaking
-    def odds(self, action: str, sheet: Sheet, params: dict | None = None, field=None, **options):
+    def odds(
+        self,
+        action: str,
+        sheet: Sheet,
+        params: dict | None = None,
+        field: str | None = None,
+        **options,
+    ) -> Odds:
         """The distribution of an action's (check's, roll's) result field: `interpreter.odds`."""
         return action_odds(self, action, sheet, params or {}, field, **options)

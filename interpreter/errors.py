@@ -9,12 +9,24 @@ from dsl.messages import tr, translate
 class EvaluationError(RulebookError):
     """An evaluation that could not finish; nothing it did is kept. Exit code 4.
 
+    Raised by `Engine.run`, it carries the run's trace up to the error (`trace`: a list
+    of steps, built on first use by running again with the same dice; None otherwise).
     `refusal()` says it as at the table: first what happened, in the game's terms, then on
     its own line where in the rulebook (with `verbose`, as `render()` does: the line
     itself and a caret)."""
 
     exit_code = 4
     code = "evaluation_error"
+    replay = None  # set by the Engine: a function giving the trace up to the error
+
+    @property
+    def trace(self) -> list | None:
+        """The run's trace up to the error (None when not from an Engine run)."""
+        if self.replay is None:
+            return None
+        steps = self.replay()
+        self.replay = lambda: steps
+        return steps
 
     def refusal(self, language: str | None = None, verbose: bool = False) -> str:
         """What happened, then where: `No puedes gastar 3 de ...` / `(en x.rules, línea 4)`."""

@@ -6,6 +6,7 @@ import weakref
 
 from dsl import nodes as n
 from dsl.errors import did_you_mean
+from dsl.messages import tr
 from dsl.rulebook import Rulebook
 from interpreter.bounds import number_fits, read_number
 from interpreter.dice import ForcedDice
@@ -41,6 +42,46 @@ class Binder:
             p.default is not None and p.name not in self.constant for p in node.params
         )
         self.seen: dict = {}
+        # skill parameters when the rulebook keeps an open list: a name it does not know
+        # may be a skill the character lacks, or a misspelling (see `warnings`)
+        self.open_skills = (
+            frozenset(
+                p.name
+                for p in node.params
+                if isinstance(p.type, n.NamedType) and p.type.name in ("skill", "stat")
+            )
+            if engine.rulebook.open_skills is not None
+            else frozenset()
+        )
+
+    def warnings(self, sheet: Sheet, params: dict) -> tuple:
+        """What the values given may mean without saying: an open skill the sheet does not
+        have, whose name is close to one it has, reads the open list's default."""
+        out = []
+        book = self.engine.rulebook
+        for name in self.open_skills:
+            value = params.get(name)
+            if not isinstance(value, str) or value in book.fields or value in sheet.values:
+                continue
+            skills = [
+                k
+                for k in sheet.values
+                if k not in book.fields or n.kind_of(book.fields[k]) == "skill"
+            ]
+            hint = did_you_mean(value, skills)
+            if hint is not None:
+                default = self.engine.compiler.open_default
+                out.append(
+                    tr(
+                        "parameter {name}: the sheet has no skill {value!r}, so it reads "
+                        "{default} (the open list's default); {hint}",
+                        name=name,
+                        value=value,
+                        default=default,
+                        hint=hint,
+                    )
+                )
+        return tuple(out)
 
     def _converter(self, param):
         """The common cases checked in one step; anything else by `_convert`."""

@@ -20,7 +20,10 @@ roller provides (the roller protocol):
     answers(roll, questions)  the joint answers of questions about a pool (odds: a
                            distribution of answer tuples; interpreter.pool)
     settle(roll, questions)   a pool bound by `let`, as the world being explored has it
+    bind(ctx, name, unknown, fields)  the value a `let` binds, known (the odds engine
+                           branches on it, cut down to the `fields` of it read later)
     check_records(check, ctx, args, totals)  the odds of a check's record, or None
+    opposed_records(opposed, ctx, args)  the odds of an opposed check's record, or None
 
 An `Unknown` is a value only the odds roller makes (a distribution over values). The
 closures never look inside one: they apply an operation over it with `lift`, or ask the
@@ -50,7 +53,7 @@ class State:
     "Virtus")`). `before` remembers the first value each written place had.
     """
 
-    __slots__ = ("before", "copied", "open_default", "own", "values")
+    __slots__ = ("before", "copied", "open_default", "own", "summary", "values")
 
     def __init__(self, values: dict, open_default: int = 0):
         self.values = values
@@ -58,6 +61,7 @@ class State:
         self.before: dict = {}
         self.copied: set = set()
         self.open_default = open_default
+        self.summary = ()  # the snapshot, while nothing is written (None: make it again)
 
     def read(self, place):
         if place is None:
@@ -68,6 +72,7 @@ class State:
         return self.values[place[0]][place[1]]
 
     def write(self, place, value) -> None:
+        self.summary = None
         if not self.own:
             self.values = dict(self.values)
             self.own = True
@@ -96,7 +101,12 @@ class State:
 
     def snapshot(self) -> tuple:
         """A hashable summary of what changed (the odds engine merges equal worlds)."""
-        return tuple(sorted((path, _freeze(self.read(_place_of(path)))) for path in self.before))
+        found = self.summary
+        if found is None:
+            found = self.summary = tuple(
+                sorted((path, _freeze(self.read(_place_of(path)))) for path in self.before)
+            )
+        return found
 
     def copy(self) -> State:
         other = State(self.values, self.open_default)
@@ -105,6 +115,7 @@ class State:
             other.own = True
             other.copied = set(self.copied)
         other.before = dict(self.before)
+        other.summary = self.summary
         return other
 
 
@@ -234,6 +245,9 @@ class Roller(DiceTray):
         raise AssertionError("an unknown value reached a real run")
 
     answers = settle = resolve  # a real pool answers its questions itself
+
+    def bind(self, ctx, name, value, fields):
+        return self.resolve(value)
 
 
 # ─── values not known yet ───────────────────────────────────────────────────

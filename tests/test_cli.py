@@ -284,3 +284,53 @@ def test_a_house_rule_changes_only_what_it_says():
     assert house.tables["Nivel"] is not base.tables["Nivel"]
     assert house.actions["asustarse"] == base.actions["asustarse"]
     assert house.header["language"] == "es" and house.header["source"] == "tests"
+
+
+# ─── run: checks and named rolls too; a failure shows what happened ────────
+
+
+def test_run_runs_a_check_on_its_own(capsys):
+    code, out, _ = run_cli(
+        capsys, "run", RULES, "simple", "--char", str(DATA / "showcase.yaml"),
+        "--set", "attr=Strength", "--dice", "6", "--json",
+    )  # fmt: skip
+    data = json.loads(out)
+    assert code == 0 and data["run"] == "check"
+    assert data["result"]["total"] == 6 + 2 * 3 and data["changes"] == []
+    assert data["trace"][1]["kind"] == "check"
+
+
+def test_run_runs_a_named_roll(capsys):
+    code, out, _ = run_cli(
+        capsys, "run", RULES, "doubles", "--char", str(DATA / "showcase.yaml"),
+        "--dice", "3,3,1,2",
+    )  # fmt: skip
+    assert code == 0
+    assert "doubles: [3, 3] + [1, 2] = 9" in out and "result: 9" in out
+
+
+def test_run_of_an_unknown_name_lists_actions_checks_and_rolls(capsys):
+    code, _, err = run_cli(capsys, "run", RULES, "simpel", "--char", str(DATA / "showcase.yaml"))
+    assert code == 2 and "no action 'simpel' (nor a check or roll" in err and "simple" in err
+
+
+def test_a_failed_run_shows_the_trace_up_to_the_failure(capsys):
+    code, out, err = run_cli(
+        capsys, "run", RULES, "cast_spell", "--char", str(DATA / "showcase.yaml"),
+        "--set", "spell=Drown",
+    )  # fmt: skip
+    assert code == 4
+    assert "cost = 12" in out and "normal time" in out
+    assert "cannot spend 12 dinamis[Virtus]: you have 5" in err and "result:" not in out
+
+
+def test_a_failed_require_shows_the_trace_up_to_it(tmp_path, capsys):
+    rules = tmp_path / "r.rules"
+    rules.write_text(
+        'action a() {\n  let x = d6\n  note "rolled {x}"\n  require x > 3 else "too low: {x}"\n'
+        '  note "never"\n}\n'
+    )
+    code, out, err = run_cli(capsys, "run", str(rules), "a", "--dice", "2")
+    assert code == 4
+    assert "d6 [2] = 2" in out and "rolled 2" in out and "never" not in out
+    assert "too low: 2" in err

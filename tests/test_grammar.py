@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import dsl
 from dsl import nodes as n
 from dsl.build import parse_expression
 from dsl.errors import RulebookSyntaxError
@@ -99,3 +100,73 @@ def test_texts_with_parts_read_their_escapes():
     node = parse_expression(r'"say \"hi\"\t{a}\\"')
     assert isinstance(node, n.Text)
     assert node.parts[0] == 'say "hi"\t' and node.parts[2] == "\\"
+
+
+# ─── keywords: contextual where the grammar allows ─────────────────────────
+
+CONTEXTUAL = """
+sheet { attribute Fuerza in 1..10 default 3 }
+table T { check: 1, roll: 2, action: 3, ladder: 4 }
+check c(roll: int, action: T = "check", ladder: a | none | check = "none") {
+  roll d6 + roll >= 4
+  check = total + 1
+  table = T[action]
+}
+action a(check: int = 2, roll: a | none = none, formula: yes | no = "yes") {
+  let x = c(check, "roll")
+  result { roll: x.check, action: roll = none, none: formula = "yes", table: x.table }
+}
+"""
+
+
+def test_check_roll_action_and_none_are_names_where_the_grammar_allows():
+    import interpreter
+
+    book = dsl.load_text(CONTEXTUAL, "contextual.rules")
+    assert [p.name for p in book.checks["c"].params] == ["roll", "action", "ladder"]
+    assert book.checks["c"].params[2].type.choices == ("a", "none", "check")
+    engine = interpreter.Engine(book)
+    out = engine.run("a", engine.sheet({}), {}, dice=interpreter.ForcedDice([3]))
+    assert dict(out.result) == {"roll": 6, "action": True, "none": True, "table": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "column"),
+    [
+        ("check c() { roll d6 >= 3\n roll = 5 }", "roll", 2),  # a check's field
+        ("action a(result: int) { }", "result", 10),  # a parameter
+        ("action a() { result { let: 1 } }", "let", 23),  # a result field
+        ("check c(x: int) { roll d6\n let = 2 }", "let", 2),
+    ],
+)
+def test_a_keyword_where_a_name_goes_says_so(text, word, column):
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text(text, "k.rules")
+    error = caught.value
+    assert error.message == (
+        f"`{word}` is a keyword: write '{word}' in quotes, or choose another name"
+    )
+    assert error.span.column == column and error.span.text == word
+
+
+def test_a_reserved_word_after_an_operator_is_more_likely_an_unfinished_expression():
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text("action a() { let x = 2d6 +\n result { x: x } }", "k.rules")
+    assert caught.value.message == "unexpected 'result'"
+    assert "`result` is a keyword: as a name, write 'result'" in caught.value.hint
+
+
+def test_a_misplaced_keyword_elsewhere_is_not_blamed():
+    # `to` comes before the `=` here, but no name could stand in its place
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text("action a() { set x to = 5 }", "k.rules")
+    assert caught.value.message == "unexpected '='"
+
+
+def test_a_quoted_keyword_is_a_name_everywhere():
+    book = dsl.load_text(
+        "check c() { roll d6\n 'roll' = total }\naction a() { let r = c()\n"
+        " result { 'let': r.roll } }",
+        "q.rules",
+    )
+    assert [name for name, _ in book.checks["c"].fields] == ["roll"]

@@ -237,8 +237,16 @@ class Definitions:
     # ─── checks and actions ─────────────────────────────────────────────────
 
     def _check(self, span, name, params, label, *items):
-        lets, fields, roll = [], [], None
+        lets, fields, roll, degrees = [], [], None, ()
         for item in items:
+            if isinstance(item, Tagged) and item.tag == "degrees":
+                if roll is None:
+                    raise self._error("a check's degrees come after its `roll`", item.span)
+                if degrees:
+                    raise self._error("a check has one `degrees` block", item.span)
+                degrees = tuple(label for label, _, _ in item.value)
+                fields.append(("degree", self._degree_field(item)))
+                continue
             if isinstance(item, n.Let):
                 if roll is not None:
                     raise self._error("a check's `let`s come before its `roll`", item.span)
@@ -269,8 +277,42 @@ class Definitions:
             comparison,
             target,
             tuple(fields),
+            degrees,
             span=name.span,
         )
+
+    def _degree_field(self, block: Tagged):
+        """`degrees { a: c1  b: c2  c: else }` is the field `degree = if c1 then "a" else
+        if c2 then "b" else "c"` (none when no degree holds and there is no `else`)."""
+        rows = block.value
+        labels = [label for label, _, _ in rows]
+        for i, (label, condition, row_span) in enumerate(rows):
+            if labels.index(label) != i:
+                raise self._error(f"the degree `{label}` is listed twice", row_span)
+            if condition is None and i != len(rows) - 1:
+                raise self._error(
+                    "`else` is the last degree: the ones after it are never reached", row_span
+                )
+        last_label, last_condition, last_span = rows[-1]
+        if last_condition is None:
+            value, rows = n.Literal(last_label, span=last_span), rows[:-1]
+        else:
+            value = n.Literal(None, span=block.span)
+        for label, condition, row_span in reversed(rows):
+            value = n.IfExpr(condition, n.Literal(label, span=row_span), value, span=row_span)
+        return value
+
+    def _check_degrees(self, span, *rows):
+        return Tagged("degrees", rows, span)
+
+    def _degree(self, span, label, condition):
+        return (self._choice_text(label), condition, span)
+
+    def _degree_else(self, span, label):
+        return (self._choice_text(label), None, span)
+
+    def _choice_text(self, choice) -> str:
+        return choice.text if isinstance(choice, WrittenName) else unquote(choice.value)
 
     def _check_roll(self, span, expr):
         return Tagged("roll", expr, span)
@@ -328,9 +370,7 @@ class Definitions:
         return n.NamedType(name.text, span=name.span)
 
     def _enum_type(self, span, *choices):
-        texts = []
-        for choice in choices:
-            texts.append(choice.text if isinstance(choice, WrittenName) else unquote(choice.value))
+        texts = [self._choice_text(choice) for choice in choices]
         if len(set(texts)) != len(texts):
             raise self._error("a choice is listed twice", span)
         return n.EnumType(tuple(texts), span=span)

@@ -6,9 +6,11 @@ import attrs
 
 from dsl import nodes as n
 from dsl import types as t
-from dsl.check.scope import CHECK_NAMES, PARAM_TYPES, ROLL_NAMES, Scope
+from dsl.check.scope import CHECK_NAMES, OWN_OUTCOME, PARAM_TYPES, ROLL_NAMES, Scope
 from dsl.check.wording import describe_definition
 from dsl.errors import Span, did_you_mean
+from dsl.messages import tr
+from dsl.parser import reads_as_dice
 
 
 class DefinitionChecks:
@@ -33,6 +35,7 @@ class DefinitionChecks:
             if param.name in inner.names:
                 self.error(f"the parameter `{param.name}` is listed twice", param.span)
             self.not_global(param.name, param.span, "parameter")
+            self.not_dice(param.name, param.span)
             type_ = self.type_of(param.type)
             if param.default is not None:
                 default = self.expr(param.default, scope)
@@ -45,6 +48,14 @@ class DefinitionChecks:
                 self.text_fits(param.default, type_)
             inner.names[param.name] = ("local", type_)
         return inner
+
+    def not_dice(self, name: str, span: Span) -> None:
+        """`let d20 = d20` names something no expression can read: `d20` is dice there."""
+        if reads_as_dice(name):
+            self.error(
+                tr("`{name}` reads as dice wherever a value goes; choose another name", name=name),
+                span,
+            )
 
     def not_global(self, name: str, span: Span, what: str) -> None:
         if name in self.globals:
@@ -91,7 +102,7 @@ class DefinitionChecks:
             self.want(node.target, scope, t.NUMBER, "a check's target")
             fields.update(CHECK_NAMES)
         field_scope = scope.child({k: ("local", v) for k, v in fields.items()})
-        self.check_fields(node.fields, field_scope, fields)
+        self.check_fields(node.fields, field_scope, fields, OWN_OUTCOME)
         self.result_types[node.name] = t.record(fields)
 
     def lets(self, lets, scope: Scope) -> Scope:
@@ -101,14 +112,38 @@ class DefinitionChecks:
             self.declare(scope, let.name, declared, let.span, let.expr)
         return scope
 
-    def check_fields(self, items, scope: Scope, fields: dict) -> None:
+    def check_fields(self, items, scope: Scope, fields: dict, own=()) -> None:
+        """A check's fields in order; those in `own` (a check's `success`) the author may
+        define once, in place of the built-in one, and must keep their type."""
+        builtins = dict(fields)
+        defined = set()
         for name, expr in items:
-            if name in fields:
+            if name in defined:
+                self.error(tr("the field `{name}` is defined twice", name=name), expr.span)
+            elif name in builtins and name not in own:
                 self.error(
-                    f"the field `{name}` is defined twice (or is a built-in field)", expr.span
+                    tr("`{name}` is a built-in field; choose another name", name=name),
+                    expr.span,
+                    tr(
+                        "a check may define its own `success`; `total`, `target` and "
+                        "`margin` are what its roll gave"
+                    ),
                 )
+            defined.add(name)
             self.not_global(name, expr.span, "field")
-            fields[name] = self.expr(expr, scope)
+            type_ = self.expr(expr, scope)
+            if name in own and not t.fits(type_, own[name]):
+                self.error(
+                    tr(
+                        "`{name}` is {wanted}, not {given}",
+                        name=name,
+                        wanted=own[name].describe(),
+                        given=t.value_of(type_).describe(),
+                    ),
+                    expr.span,
+                )
+                type_ = own[name]
+            fields[name] = type_
             scope.names[name] = ("local", fields[name])
 
     def def_opposed(self, node: n.Opposed) -> None:

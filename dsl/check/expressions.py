@@ -9,7 +9,7 @@ from dsl import types as t
 from dsl.check.scope import BUILTINS, Scope
 from dsl.check.wording import count_of, describe_definition, how_to_use, signature_of
 from dsl.errors import Span, did_you_mean
-from dsl.rulebook import Binding
+from dsl.rulebook import Binding, names_a_field
 
 
 class ExpressionChecks:
@@ -405,8 +405,11 @@ class ExpressionChecks:
                     node.op_span,
                     self.quote_hint(node.right),
                 )
-            self.text_fits(node.right, left)
-            self.text_fits(node.left, right)
+            # a text compared with a value naming a field (`atributo = "Fuerza"`) must be
+            # one of those names; with a field written by its own name (`Mild = ""`), it
+            # is compared with the field's value
+            self.text_fits(node.right, self.compared_as(node.left, left))
+            self.text_fits(node.left, self.compared_as(node.right, right))
             return t.BOOL
         if op == "in":
             container = t.value_of(right)
@@ -431,6 +434,12 @@ class ExpressionChecks:
                 did_you_mean(node.value, choices)
                 or "the choices are: " + ", ".join(sorted(map(str, choices))),
             )
+
+    def compared_as(self, node, type_: t.Type) -> t.Type:
+        """What `=` compares of a value: a field's name, if it names one, else its value."""
+        if type_.kind == "ref" and not names_a_field(node, self.bindings):
+            return t.value_of(type_)
+        return type_
 
     def quote_hint(self, node) -> str | None:
         """A text that is the name of something: perhaps a name was meant, in quotes."""

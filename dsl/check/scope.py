@@ -24,6 +24,8 @@ BUILTINS = {
 
 #: names a check's fields can use, and what they are
 CHECK_NAMES = {"total": t.NUMBER, "target": t.NUMBER, "success": t.BOOL, "margin": t.NUMBER}
+#: a check's fields the author may define in place of the built-in ones, and their types
+OWN_OUTCOME = {"success": t.BOOL}
 #: names a roll's `on` and `again` conditions can use
 ROLL_NAMES = {"die": t.NUMBER, "dice": t.list_of(t.NUMBER), "total": t.NUMBER, "doubles": t.BOOL}
 PARAM_TYPES = {

@@ -37,6 +37,7 @@ class StatementChecks:
                 f"to change it, write `set {name} to ...`",
             )
         self.not_global(name, span, "name")
+        self.not_dice(name, span)
         if name in BUILTINS:
             self.error(f"`{name}` is a built-in function; choose another name", span)
         kind = "roll" if type_.kind == "roll" else "local"
@@ -66,8 +67,10 @@ class StatementChecks:
 
     def st_set(self, node: n.Set, scope: Scope) -> None:
         value = self.expr(node.expr, scope)
-        if isinstance(node.place, n.Name) and scope.lookup(node.place.name) is not None:
-            kind, type_ = scope.lookup(node.place.name)
+        local = isinstance(node.place, n.Name) and scope.lookup(node.place.name)
+        # a name that names a field (`which: Pools`, `for each s in Pools`) changes the field
+        if local and local[1].kind != "ref":
+            kind, type_ = local
             if kind not in ("local", "roll"):
                 self.error(f"`{node.place.name}` cannot be changed", node.place.span)
             self.bindings[id(node.place)] = Binding("local", node.place.name)
@@ -130,7 +133,7 @@ class StatementChecks:
                         f"is on {t.value_of(subject).describe()}",
                         value.span,
                     )
-                self.text_fits(value, subject)
+                self.text_fits(value, self.compared_as(node.subject, subject))
                 if isinstance(value, n.Literal):
                     if value.value in seen:
                         self.warning(

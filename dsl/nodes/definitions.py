@@ -127,7 +127,9 @@ class Table:
 class Check:
     """A roll plus modifiers against a target; the result is a record.
 
-    `comparison` is ">=", ">", "<=", "<" or None (a roll with no target).
+    `comparison` is ">=", ">", "<=", "<" or None (a roll with no target). A `degrees`
+    block is the field `degree` among `fields` (the first degree whose condition holds);
+    `degrees` keeps its labels in order, for the trace and for describing the check.
     """
 
     name: str
@@ -138,6 +140,7 @@ class Check:
     comparison: str | None
     target: object
     fields: tuple  # of (name, expression)
+    degrees: tuple = ()  # the labels of the `degrees` block, in order
     span: Span = span_field()
 
 

@@ -48,6 +48,10 @@ def describe_text(info: dict, language: str | None = None) -> str:
                 if key == "checks":
                     target = f" {item['comparison']} {item['target']}" if item["target"] else ""
                     extra = say(tr(": roll {dice}{target}", dice=item["roll"], target=target))
+                    if item["success"]:
+                        extra += say(tr("; success = {rule}", rule=item["success"]))
+                    if item["degrees"]:
+                        extra += say(tr("; degrees {names}", names=", ".join(item["degrees"])))
                 lines.append(f"  {item['name']}({params}){extra}")
     if info["rolls"]:
         lines.append("")

@@ -75,11 +75,12 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
 
     p = commands.add_parser(
         "run",
-        help="run an action of a rulebook against a character",
-        description="Run an action of a rulebook against a character.",
+        help="run an action (or a check, or a named roll) against a character",
+        description="Run an action of a rulebook against a character; or one of its "
+        "checks, or one of its named rolls.",
     )
     p.add_argument("rulebook", metavar="RULEBOOK", help="a .rules file or a shipped rulebook")
-    p.add_argument("action", metavar="ACTION")
+    p.add_argument("action", metavar="ACTION", help="an action, a check or a named roll")
     _run_options(p)
     _dice_options(p, ask=True)
     _output_options(p)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from dsl.errors import RulebookError
 from dsl.messages import Message, show_value, tr, translate
 from interpreter.cli import options
 from interpreter.engine import Engine
-from interpreter.errors import ParameterError
+from interpreter.errors import EvaluationError, ParameterError
 from interpreter.journal import JOURNAL_NAME, Journal, holding, save_run
 from interpreter.json_data import dumps, run_data
 from interpreter.sheet import refuse_shipped
@@ -29,8 +30,15 @@ def cmd_run(args) -> int:
             params = options.params_of(args.set)
             dice = options.dice_source(args, language)
             outcome, saved = engine.run(args.action, sheet, params, dice), None
+    except EvaluationError as error:
+        if error.trace is not None and not args.json:  # what happened, up to the failure
+            print(f"{book.title} · {args.action}")
+            print(render_text(error.trace, language))
+        raise error.speak(language) from None
     except RulebookError as error:
         raise error.speak(language) from None
+    for warning in outcome.warnings:
+        print(translate(tr("warning: {warning}", warning=warning), language), file=sys.stderr)
     if args.json:
         data = run_data(outcome, language)
         if saved is not None:

@@ -7,6 +7,7 @@ import math
 from dsl import nodes as n
 from dsl import types as t
 from dsl.messages import language_for
+from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_number, bounded_text, too_long
 from interpreter.compile.arithmetic import (
     COMPARISONS,
@@ -102,7 +103,10 @@ class Expressions:
         subject_type = self.type_of(node.subject)
         if subject_type.kind == "roll":
             return self.pool_field(node)
-        subject = self.expr(node.subject)
+        if isinstance(node.subject, n.Index):  # `Tabla[k].campo`: only that field is read
+            subject = self.ex_index(node.subject, frozenset({name}))
+        else:
+            subject = self.expr(node.subject)
         span = node.span
         if self.type_of(node).kind == "ref":
             return lambda ctx: ctx.state.read(field_of(subject(ctx), name, span))
@@ -149,7 +153,9 @@ class Expressions:
             return lambda ctx: procedure.call(ctx, values(ctx))
         return self.expr(node)
 
-    def ex_index(self, node: n.Index):
+    def ex_index(self, node: n.Index, wanted: frozenset | None = None):
+        """A lookup; of a table's record, `wanted` are the fields read of it (None: all),
+        so that a field with dice nobody reads is never rolled."""
         binding = self.bindings[id(node)]
         span = node.span
         if binding.kind == "table":
@@ -162,6 +168,8 @@ class Expressions:
             )
             lookup = self.table(binding.name)
             key_values = tuple_of(keys)
+            if wanted is not None:
+                return lambda ctx: lookup(ctx, key_values(ctx), span, wanted)
             return lambda ctx: lookup(ctx, key_values(ctx), span)
         if binding.kind == "family":
             place = self.ref(node)
@@ -325,14 +333,7 @@ class Expressions:
                 )
             return lambda ctx: as_bool(ctx, left(ctx), lspan) or as_bool(ctx, right(ctx), rspan)
         if op in ("=", "!="):
-            ltype, rtype = self.type_of(node.left), self.type_of(node.right)
-            by_name = (
-                (ltype.kind == "ref") != (rtype.kind == "ref")
-                and "text" in (t.value_of(ltype).kind, t.value_of(rtype).kind)
-                and (ltype.kind == "text" or rtype.kind == "text")
-            )
-            left = self.ref(node.left) if by_name else self.expr(node.left)
-            right = self.ref(node.right) if by_name else self.expr(node.right)
+            left, right = self.compared(node.left, node.right), self.compared(node.right, node.left)
             if op == "=":
                 return lifted2(equal, left, right)
             return lifted2(unequal, left, right)
@@ -407,6 +408,17 @@ class Expressions:
 
             return multiply
         return lambda ctx: compute(left(ctx), right(ctx), ctx.limits)
+
+    def compared(self, node, other):
+        """What `=` compares of one side: the name of the field a value names, when the
+        other side is a text (`atributo = "Fuerza"`) or `none` (`habilidad = none`: not
+        given); else the value (`Mild = ""` compares the text field's value)."""
+        by_name = (
+            self.type_of(node).kind == "ref"
+            and self.type_of(other).kind in ("text", "none")
+            and names_a_field(node, self.bindings)
+        )
+        return self.ref(node) if by_name else self.expr(node)
 
     def ex_ifexpr(self, node: n.IfExpr):
         condition = self.expr(node.condition)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.messages import Message, tr
+from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_list, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.errors import (
@@ -45,24 +46,26 @@ class Statements:
         if self.is_pool(node.expr):
             return self.let_pool(node)
         declared = self.types.get(id(node))
-        value = (
-            self.ref(node.expr)
-            if declared is not None and declared.kind == "ref"
-            else self.expr(node.expr)
-        )
         # Of a record bound here, the fields the rest of the callable reads: when the odds
-        # engine must branch on a record, it branches on those alone.
+        # engine must branch on a record, it branches on those alone; a table row computes
+        # only those of its fields that roll dice.
         read = self.reads[-1].get(name, None) if self.reads else None
         keep = tuple(sorted(read)) if read else None
+        if declared is not None and declared.kind == "ref":
+            value = self.ref(node.expr)
+        elif isinstance(node.expr, n.Index) and self.bindings[id(node.expr)].kind == "table":
+            unread = bool(self.reads) and name not in self.reads[-1]
+            wanted = frozenset() if unread else (frozenset(read) if read is not None else None)
+            value = self.ex_index(node.expr, wanted)
+        else:
+            value = self.expr(node.expr)
         quiet = isinstance(node.expr, n.Literal)
         source = node.expr.span.text
 
         def let(ctx):
             result = value(ctx)
-            if isinstance(result, Unknown):
-                if keep is not None:
-                    result = result.project(keep)
-                result = ctx.roller.resolve(result)
+            if isinstance(result, Unknown):  # odds: one value per branch, of what is read
+                result = ctx.roller.bind(ctx, name, result, keep)
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
             if ctx.trace is not None and not quiet and not isinstance(result, Record):
@@ -79,7 +82,11 @@ class Statements:
     def st_set(self, node: n.Set):
         value = self.expr(node.expr)
         span = node.span
-        if isinstance(node.place, n.Name) and self.bindings[id(node.place)].kind == "local":
+        if (
+            isinstance(node.place, n.Name)
+            and self.bindings[id(node.place)].kind == "local"
+            and self.type_of(node.place).kind != "ref"  # else: the field the name names
+        ):
             name = node.place.name
 
             def set_local(ctx):
@@ -250,9 +257,8 @@ class Statements:
 
     def st_match(self, node: n.Match):
         subject = self.expr(node.subject)
-        ltype = self.type_of(node.subject)
-        if ltype.kind == "ref":
-            subject = self.ref(node.subject)
+        if self.type_of(node.subject).kind == "ref" and names_a_field(node.subject, self.bindings):
+            subject = self.ref(node.subject)  # a value naming a field: matched by the name
         cases = tuple(
             (tuple(self.expr(v) for v in values), self.block(body)) for values, body in node.cases
         )
@@ -289,16 +295,21 @@ class Statements:
         name = node.var
         span = node.items.span
 
-        def for_each(ctx):
+        def items_of(ctx) -> tuple:
             values = known(ctx, items(ctx))
             if not isinstance(values, tuple):
                 raise EvaluationError(
                     tr("`for each` goes over a list, not {value}", value=values), span
                 )
-            for value in values:
+            return values
+
+        def for_each(ctx):
+            for value in items_of(ctx):
                 ctx.env[name] = value
                 run_block(ctx, body, span)
 
+        # for the odds engine, which runs the passes itself
+        for_each.items, for_each.var, for_each.body = items_of, name, body
         return for_each
 
     def st_repeat(self, node: n.Repeat):
@@ -307,7 +318,7 @@ class Statements:
         body = self.block(node.body)
         span = node.count.span
 
-        def repeat(ctx):
+        def times_of(ctx) -> int:
             times = as_whole(ctx, count(ctx), span, tr("a repeat count"))
             if times > ctx.limits.repeat_count:
                 raise LimitExceeded(
@@ -318,11 +329,19 @@ class Statements:
                     ),
                     span,
                 )
-            for _ in range(times):
-                if until is not None and as_bool(ctx, until(ctx), node.until.span):
+            return times
+
+        def done(ctx) -> bool:
+            return until is not None and as_bool(ctx, until(ctx), node.until.span)
+
+        def repeat(ctx):
+            for _ in range(times_of(ctx)):
+                if done(ctx):
                     break
                 run_block(ctx, body, span)
 
+        # for the odds engine, which runs the passes itself
+        repeat.times, repeat.done, repeat.body = times_of, done, body
         return repeat
 
     def st_note(self, node: n.Note):

@@ -23,7 +23,7 @@ class Tables:
         keys = table.keys
         title = table.name
 
-        def lookup(ctx, key_values: tuple, span):
+        def lookup(ctx, key_values: tuple, span, wanted=None):
             if ctx.roller.lifts:
                 key_values = tuple(known(ctx, k) for k in key_values)
             node = root
@@ -39,7 +39,7 @@ class Tables:
             if type(node) is Cell:
                 value = node.cached
                 if value is MISSING:
-                    value = node.value(ctx, dict(zip(keys, key_values)))
+                    value = node.value(ctx, dict(zip(keys, key_values)), wanted)
             else:
                 value = node.summary(ctx, dict(zip(keys, key_values)))
             if ctx.trace is not None:
@@ -75,37 +75,63 @@ class Tables:
 
     def _cell(self, row: n.Row, record: bool):
         value = self.expr(row.value) if row.value is not None else None
-        fields = tuple((name, self.expr(expr)) for name, expr in row.fields)
+        fields = tuple((name, self.expr(e), self.may_roll(e)) for name, e in row.fields)
         constant = is_constant(row.value) and all(is_constant(e) for _, e in row.fields)
-        return Cell(value, fields, record, constant)
+        return Cell(value, self.may_roll(row.value), fields, record, constant)
+
+    def may_roll(self, node) -> bool:
+        """Whether computing an expression may draw dice: a dice term, a named roll, or a
+        call (what it calls may roll)."""
+        if node is None:
+            return False
+        for item in n.walk(node):
+            if isinstance(item, n.Dice):
+                return True
+            binding = self.bindings.get(id(item))
+            if isinstance(item, n.Call) and binding is not None and binding.kind != "builtin":
+                return True
+            if isinstance(item, n.Name) and binding is not None and binding.kind == "rolldef":
+                return True
+        return False
 
 
 class Cell:
-    """A table cell: a value, or a record of fields (with the value as its label)."""
+    """A table cell: a value, or a record of fields (with the value as its label).
 
-    __slots__ = ("cached", "fields", "record", "value_fn")
+    A part that may roll dice is computed only when it is read: a lookup says which
+    fields its caller reads (`wanted`; None: all), so that dice in a field nobody reads
+    are never rolled (nor take a forced die)."""
 
-    def __init__(self, value_fn, fields, record: bool, constant: bool):
-        self.value_fn, self.fields, self.record = value_fn, fields, record
+    __slots__ = ("cached", "fields", "label_rolls", "record", "value_fn")
+
+    def __init__(self, value_fn, label_rolls: bool, fields, record: bool, constant: bool):
+        self.value_fn, self.label_rolls = value_fn, label_rolls
+        self.fields, self.record = fields, record
         self.cached = MISSING
         if constant:
-            self.cached = self.compute(None, {})
+            self.cached = self.compute(None, {}, None)
 
-    def compute(self, ctx, env):
-        value = self.value_fn(ctx) if self.value_fn is not None else None
+    def compute(self, ctx, env, wanted):
         if not self.record:
-            return value
-        fields = {} if value is None else {"label": value}
-        for name, fn in self.fields:
-            fields[name] = fn(ctx)
+            return self.value_fn(ctx) if self.value_fn is not None else None
+        fields = {}
+        if self.value_fn is not None and not (
+            self.label_rolls and wanted is not None and "label" not in wanted
+        ):
+            value = self.value_fn(ctx)
+            if value is not None:
+                fields["label"] = value
+        for name, fn, rolls in self.fields:
+            if not rolls or wanted is None or name in wanted:
+                fields[name] = fn(ctx)
         return Record(fields, kind="row")
 
-    def value(self, ctx, env):
+    def value(self, ctx, env, wanted=None):
         if self.cached is not MISSING:
             return self.cached
         saved, ctx.env = ctx.env, env
         try:
-            return self.compute(ctx, env)
+            return self.compute(ctx, env, wanted)
         finally:
             ctx.env = saved
 
