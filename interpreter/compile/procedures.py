@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dsl import nodes as n
-from dsl.messages import Message
+from dsl.messages import Message, tr
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
 from interpreter.dice import KEPT
@@ -102,9 +102,14 @@ class Procedure(CallFrame):
                     extras += 1
                     if extras > ctx.limits.extra_per_die:
                         raise LimitExceeded(
-                            f"roll {self.name} went on more than "
-                            f"{ctx.limits.extra_per_die} times "
-                            "(limit extra_per_die)",
+                            tr(
+                                (
+                                    "roll {name} went on more than {extra_per_die} "
+                                    "times (limit extra_per_die)"
+                                ),
+                                name=self.name,
+                                extra_per_die=ctx.limits.extra_per_die,
+                            ),
                             rule.span,
                         )
                     captured, ctx.capture = ctx.capture, []

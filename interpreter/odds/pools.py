@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from dsl.messages import tr
 from interpreter.errors import EvaluationError
 from interpreter.odds.distribution import Dist
 from interpreter.odds.keeps import PLAIN, Keeps, keep_ends, keep_range
@@ -94,8 +95,14 @@ class Term(Keeps):
                 if not once and len(hits) == len(faces):
                     what = "explodes" if kind == "explode" else "is rerolled"
                     raise EvaluationError(
-                        f"every face of {die.label} {what} under this "
-                        "condition, so the roll would never end",
+                        tr(
+                            (
+                                "every face of {label} {what} under this "
+                                "condition, so the roll would never end"
+                            ),
+                            label=die.label,
+                            what=what,
+                        ),
                         step[3],
                     )
                 if hits:
