@@ -23,7 +23,14 @@ from collections.abc import Callable, Iterable
 
 from dsl.errors import Span
 from dsl.messages import tr
-from interpreter.errors import DiceError, EvaluationError, LimitExceeded
+from interpreter.errors import (
+    EXPLODED_PAST,
+    REROLLED_PAST,
+    ChainTooLong,
+    DiceError,
+    EvaluationError,
+    LimitExceeded,
+)
 from interpreter.limits import Limits
 from interpreter.pool import DROPPED, KEPT, REROLLED, Rolled
 
@@ -320,10 +327,7 @@ def _explode(tray, die, faces, once, test, span) -> list:
         current, extra = face, 0
         while test(current[0]):
             if extra >= limit:
-                raise LimitExceeded(
-                    tr("a die exploded more than {limit} times (limit extra_per_die)", limit=limit),
-                    span,
-                )
+                raise ChainTooLong(EXPLODED_PAST.fill(limit=limit), span)
             current[2] = True
             current = [tray.draw(die, span), KEPT, False]
             out.append(current)
@@ -345,13 +349,7 @@ def _reroll(tray, die, faces, once, test, span) -> list:
         current, extra = face, 0
         while test(current[0]):
             if extra >= limit:
-                raise LimitExceeded(
-                    tr(
-                        "a die was rerolled more than {limit} times (limit extra_per_die)",
-                        limit=limit,
-                    ),
-                    span,
-                )
+                raise ChainTooLong(REROLLED_PAST.fill(limit=limit), span)
             current[1] = REROLLED
             current = [tray.draw(die, span), KEPT, False]
             out.append(current)

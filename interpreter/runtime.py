@@ -90,6 +90,21 @@ class State:
             self.values[name][key] = value
         self.before.setdefault(path, old)
 
+    def remove(self, place: tuple) -> None:
+        """Take an entry out of a mapping on the sheet (a lasting effect that ends)."""
+        name, key = place
+        if key not in self.values[name]:
+            return
+        if not self.own:
+            self.values = dict(self.values)
+            self.own = True
+        if name not in self.copied:
+            self.values[name] = dict(self.values[name])
+            self.copied.add(name)
+        self.summary = None
+        old = self.values[name].pop(key)
+        self.before.setdefault(f"{name}.{key}", old)
+
     def changes(self) -> list[tuple]:
         out = []
         for path, before in self.before.items():
@@ -104,9 +119,14 @@ class State:
         found = self.summary
         if found is None:
             found = self.summary = tuple(
-                sorted((path, _freeze(self.read(_place_of(path)))) for path in self.before)
+                sorted((path, _freeze(self._current(path))) for path in self.before)
             )
         return found
+
+    def _current(self, path: str):
+        """What a written place holds now (None for an entry taken out)."""
+        name, _, key = path.partition(".")
+        return self.values[name].get(key) if key else self.read(name)
 
     def copy(self) -> State:
         other = State(self.values, self.open_default)

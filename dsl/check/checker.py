@@ -5,6 +5,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl import types as t
 from dsl.check.definitions import DefinitionChecks
+from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
 from dsl.check.scope import BUILTINS, Scope
 from dsl.check.sheet import SheetChecks
@@ -50,7 +51,13 @@ def check_definitions(
 
 
 class Checker(
-    SheetChecks, DefinitionChecks, TableChecks, StatementChecks, ExpressionChecks, WholeChecks
+    SheetChecks,
+    DefinitionChecks,
+    TableChecks,
+    StatementChecks,
+    EffectChecks,
+    ExpressionChecks,
+    WholeChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""
 

@@ -22,6 +22,7 @@ from dsl.nodes.sheet import (
     Catalog,
     Counter,
     Derived,
+    Effects,
     Flag,
     Group,
     ListField,
@@ -35,11 +36,14 @@ from dsl.nodes.statements import (
     Add,
     Change,
     Do,
+    Effect,
+    EndEffect,
     ForEach,
     If,
     Let,
     Match,
     Note,
+    PassTime,
     Repeat,
     Require,
     Result,
@@ -53,6 +57,7 @@ _KINDS = {
     TextField: "text",
     ListField: "list",
     Catalog: "catalog",
+    Effects: "effects",
     Group: "group",
     Derived: "derived",
     RollDef: "roll",
@@ -123,7 +128,23 @@ EXPRESSIONS = (
     Dice,
     Range,
 )
-STATEMENTS = (Let, Set, Change, Require, If, Match, ForEach, Repeat, Result, Note, Do, Add)
+STATEMENTS = (
+    Let,
+    Set,
+    Change,
+    Require,
+    If,
+    Match,
+    ForEach,
+    Repeat,
+    Result,
+    Note,
+    Do,
+    Add,
+    Effect,
+    PassTime,
+    EndEffect,
+)
 
 
 def step_value(step):

@@ -19,6 +19,7 @@ from dsl.rulebook import Rulebook, names_a_field
 from interpreter.compile.actions import CompiledAction
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.dice import DiceTerms
+from interpreter.compile.effects import LastingEffects
 from interpreter.compile.expressions import Expressions
 from interpreter.compile.pools import PoolValues
 from interpreter.compile.procedures import Procedure
@@ -27,7 +28,7 @@ from interpreter.compile.tables import Tables
 from interpreter.runtime import known, place_text
 
 
-class Compiler(Expressions, DiceTerms, PoolValues, Tables, Statements):
+class Compiler(Expressions, DiceTerms, PoolValues, Tables, Statements, LastingEffects):
     """Compiles a checked rulebook's definitions into closures, each once."""
 
     def __init__(self, rulebook: Rulebook):
@@ -225,4 +226,7 @@ _STATEMENTS = {
     n.Note: Compiler.st_note,
     n.Do: Compiler.st_do,
     n.Add: Compiler.st_add,
+    n.Effect: Compiler.st_effect,
+    n.PassTime: Compiler.st_passtime,
+    n.EndEffect: Compiler.st_endeffect,
 }
