@@ -16,7 +16,6 @@ from interpreter.dice import ForcedDice
 from interpreter.errors import EvaluationError, SheetError
 from interpreter.limits import Limits
 from interpreter.runtime import Context, Roller, State, place_text
-from interpreter.values import show
 
 
 def complete(compiler, values: dict, limits: Limits, path: str | None) -> None:
@@ -54,9 +53,17 @@ def _complete_resource(compiler, ctx, container: dict, key, place, path) -> None
         container[key] = high
     value = container[key]
     if value > high:
-        raise SheetError(f"{where}: {value} is above its maximum {show(high)}", where, path=path)
+        raise SheetError(
+            tr("{where}: {value} is above its maximum {high}", where=where, value=value, high=high),
+            where,
+            path=path,
+        )
     if value < low:
-        raise SheetError(f"{where}: {value} is below its minimum {show(low)}", where, path=path)
+        raise SheetError(
+            tr("{where}: {value} is below its minimum {low}", where=where, value=value, low=low),
+            where,
+            path=path,
+        )
 
 
 def settle(compiler, ctx: Context) -> None:
@@ -91,7 +98,9 @@ def settle(compiler, ctx: Context) -> None:
                 ctx.trace[mark:] = [attrs.evolve(s, verbose=True) for s in ctx.trace[mark:]]
     for ensure in book.ensures:
         if _ensure(compiler, ensure)(ctx) is not True:
-            raise EvaluationError(f"the sheet would break a rule: {ensure.message}", ensure.span)
+            raise EvaluationError(
+                tr("the sheet would break a rule: {message}", message=ensure.message), ensure.span
+            )
 
 
 def _ensure(compiler, ensure: n.Ensure):
