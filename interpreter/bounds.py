@@ -32,14 +32,18 @@ def too_long(limits: Limits, span) -> LimitExceeded:
 
 def long_number(limits: Limits):
     return tr(
-        "a number of more than {digits} digits (limit number_digits)", digits=limits.number_digits
+        "a number of more than {number_digits} digits (limit number_digits)",
+        number_digits=limits.number_digits,
     )
 
 
 def long_denominator(limits: Limits):
     return tr(
-        "a fraction whose denominator has more than {digits} digits (limit denominator_digits)",
-        digits=limits.denominator_digits,
+        (
+            "a fraction whose denominator has more than "
+            "{denominator_digits} digits (limit denominator_digits)"
+        ),
+        denominator_digits=limits.denominator_digits,
     )
 
 
@@ -65,15 +69,18 @@ def check_length(count: int, limits: Limits, span) -> None:
 
 
 def long_list(limits: Limits):
-    return tr("a list of more than {limit} items (limit list_length)", limit=limits.list_length)
+    return tr(
+        "a list of more than {list_length} items (limit list_length)",
+        list_length=limits.list_length,
+    )
 
 
 def bounded_text(text: str, limits: Limits, span) -> str:
     if len(text) > limits.text_length:
         raise LimitExceeded(
             tr(
-                "a text longer than {limit} characters (limit text_length)",
-                limit=limits.text_length,
+                "a text longer than {text_length} characters (limit text_length)",
+                text_length=limits.text_length,
             ),
             span,
         )

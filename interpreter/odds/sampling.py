@@ -25,7 +25,10 @@ def sample_expression(text, trials, seed, limits, progress, deadline) -> tuple:
     for trial in range(trials):
         if deadline.passed():
             break
-        counts[roll(text, dice, limits).total] += 1
+        try:
+            counts[roll(text, dice, limits).total] += 1
+        except STOPS as error:  # the dice went past a limit: an outcome too
+            counts[stopped(error)] += 1
         done += 1
         if progress is not None and trial % 1024 == 0:
             progress(trial, trials, time.monotonic() - started)
