@@ -40,7 +40,7 @@ from interpreter.odds import Odds, action_odds
 from interpreter.parameters import Binder, convert
 from interpreter.runtime import Context, Roller, State
 from interpreter.sheet import Sheet
-from interpreter.sheet_rules import settle
+from interpreter.sheet_rules import resource_bounds, settle
 from interpreter.trace import Step, Trace, call_text
 
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -376,6 +376,10 @@ class Engine:
     def load_sheet(self, path: str | Path) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
+
+    def resources(self, sheet: Sheet) -> list[tuple]:
+        """The sheet's resources as (path, value, minimum, maximum), maxima computed."""
+        return resource_bounds(self.compiler, sheet._values, self.limits)
 
     # ─── other questions an app may ask ─────────────────────────────────────
 

@@ -66,6 +66,24 @@ def _complete_resource(compiler, ctx, container: dict, key, place, path) -> None
         )
 
 
+def resource_bounds(compiler, values: dict, limits: Limits) -> list[tuple]:
+    """Every resource of a sheet as (path, value, minimum, maximum): for bars in a UI."""
+    book = compiler.book
+    ctx = Context(Roller(ForcedDice(()), limits), limits, State(values, compiler.open_default))
+    out = []
+    for name, field in book.fields.items():
+        if not isinstance(field, n.Resource):
+            continue
+        keys = [None] if field.key_group is None else list(book.groups[field.key_group].members)
+        for key in keys:
+            place = name if key is None else (name, key)
+            path = name if key is None else f"{name}.{key}"
+            low = compiler.resource_bound(ctx, place, "min")
+            high = compiler.resource_bound(ctx, place, "max")
+            out.append((path, ctx.state.read(place), low, high))
+    return out
+
+
 def settle(compiler, ctx: Context) -> None:
     """End of a run that wrote to the sheet: keep resources within their new maximum;
     check the `ensure` rules (a broken one fails the run, which then changes nothing)."""
