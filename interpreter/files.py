@@ -99,9 +99,9 @@ def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
     try:
         _write_atomic(Path(target), text, mode)
     except OSError as error:
-        why = error.strerror or str(error)
         raise SaveError(
-            tr("cannot be written ({why}); the file is as it was", why=why), path=str(target)
+            tr("cannot be written ({value}); the file is as it was", value=error.strerror or error),
+            path=str(target),
         ) from None
 
 
@@ -215,9 +215,14 @@ class FolderLock:
 
     def _busy(self) -> FileBusy:
         return FileBusy(
-            f"another save in {self.folder} did not finish within {self.timeout:g} seconds",
-            hint="try again; if no other rulebook command is running, "
-            "run `rulebook journal verify`",
+            tr(
+                "another save in {folder} did not finish within {timeout:g} seconds",
+                folder=self.folder,
+                timeout=self.timeout,
+            ),
+            hint=tr(
+                "try again; if no other rulebook command is running, run `rulebook journal verify`"
+            ),
         )
 
     def __exit__(self, *exc) -> None:

@@ -216,7 +216,11 @@ def _language(text: str) -> str:
     code = normalize_language(text)
     if code not in available_languages():
         raise argparse.ArgumentTypeError(
-            f"{text!r}: the languages are {', '.join(available_languages())}"
+            tr(
+                "{text}: the languages are {join}",
+                text=repr(text),
+                join=", ".join(available_languages()),
+            )
         )
     return code
 
