@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.characters import CharacterChecks
 from dsl.check.definitions import DefinitionChecks
 from dsl.check.expressions import ExpressionChecks
 from dsl.check.scope import BUILTINS, Scope
@@ -50,7 +51,13 @@ def check_definitions(
 
 
 class Checker(
-    SheetChecks, DefinitionChecks, TableChecks, StatementChecks, ExpressionChecks, WholeChecks
+    SheetChecks,
+    DefinitionChecks,
+    TableChecks,
+    StatementChecks,
+    ExpressionChecks,
+    CharacterChecks,
+    WholeChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""
 

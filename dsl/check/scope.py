@@ -38,6 +38,7 @@ PARAM_TYPES = {
     "resource": t.ref("resource"),
     "counter": t.ref("counter"),
     "stat": t.ref("stat"),
+    "character": t.CHARACTER,
 }
 
 
