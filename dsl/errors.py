@@ -37,6 +37,7 @@ class Source:
         return self._starts
 
     def line_text(self, line: int) -> str:
+        """The text of one line (1-based), without its end of line."""
         lines = self.text.split("\n")
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
@@ -51,17 +52,21 @@ class Span:
 
     @property
     def line(self) -> int:
+        """The 1-based line where the span starts."""
         return self.source.line_col(self.start)[0]
 
     @property
     def column(self) -> int:
+        """The 1-based column where the span starts."""
         return self.source.line_col(self.start)[1]
 
     @property
     def text(self) -> str:
+        """The source text the span covers."""
         return self.source.text[self.start : self.end]
 
     def location(self) -> str:
+        """`file:line:col` of the start."""
         line, col = self.source.line_col(self.start)
         return f"{self.source.name}:{line}:{col}"
 
@@ -75,6 +80,7 @@ class Span:
         return f"    {text}\n    {caret}"
 
     def to(self, other: Span) -> Span:
+        """The span from this one's start to the other's end."""
         return Span(self.source, self.start, max(self.end, other.end))
 
 

@@ -43,9 +43,11 @@ class Rulebook:
 
     @property
     def language(self) -> str:
+        """The header's `language` (its texts and messages are shown in it): "en" if none."""
         return self.header.get("language", "en")
 
-    def definition(self, name: str):
+    def definition(self, name: str) -> object | None:
+        """The action, check, opposed check, table, roll, formula or ladder of that name."""
         for table in (
             self.actions,
             self.checks,

@@ -253,6 +253,25 @@ def _field(field, book: Rulebook) -> dict:
         }
         item["fields"] = {f.name: type_data(f.type) for f in field.fields}
         schema = {"type": "object", "additionalProperties": entry}
+    elif isinstance(field, n.Effects):
+        units = [u.name for clock in field.clocks for u in clock]
+        item["targets"] = list(field.targets)
+        item["time"] = [
+            [u.name if u.of is None else f"{u.name} = {u.count} {u.of}" for u in clock]
+            for clock in field.clocks
+        ]
+        entry = {
+            "type": "object",
+            "properties": {
+                "modifier": {"type": "number", "default": 0},
+                "targets": {"type": "array", "items": {"type": "string"}},
+                "left": {"type": "integer", "minimum": 1},
+                "unit": {"type": "string", "enum": units},
+            },
+            "required": ["left", "unit"],
+            "additionalProperties": False,
+        }
+        schema = {"type": "object", "additionalProperties": entry}
     else:
         schema = {}
     default = getattr(field, "default", None)

@@ -72,6 +72,7 @@ class DiceSource:
     origin = "generated"
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         raise NotImplementedError
 
     def finish(self) -> None:
@@ -92,6 +93,7 @@ class SeededDice(DiceSource):
         self._bits = random.Random(seed).getrandbits
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         n, k = die.size, die.bits  # k = n.bit_length()
         r = self._bits(k)
         while r >= n:
@@ -109,6 +111,7 @@ class ForcedDice(DiceSource):
         self._next = 0
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         if self._next >= len(self.values):
             raise DiceError(
                 f"die {self._next + 1} ({die.label}) is needed, but only "
@@ -144,6 +147,7 @@ class TypedDice(DiceSource):
         self.ask = ask
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         value = self.ask(die, position)
         if not _is_face(value, die):
             raise DiceError(f"die {position}: {value} is not a face of {die.label}")

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 import attrs
 
@@ -35,13 +36,12 @@ from interpreter.dice import DiceSource, ForcedDice, SeededDice
 from interpreter.errors import EvaluationError, ParameterError, SheetError
 from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.odds import action_odds
+from interpreter.odds import Odds, action_odds
 from interpreter.parameters import Binder, convert
 from interpreter.runtime import Character, Context, Roller, State
 from interpreter.sheet import Sheet
 from interpreter.sheet_rules import settle
-from interpreter.trace import Step, Trace
-from interpreter.values import show
+from interpreter.trace import Step, Trace, call_text
 
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -92,7 +92,18 @@ class Outcome:
         "warnings",
     )
 
-    def __init__(self, action, params, result, sheet, changes, dice, origin, replay, **more):
+    def __init__(
+        self,
+        action: str,
+        params: dict,
+        result: object,
+        sheet: Sheet,
+        changes: tuple,
+        dice: tuple,
+        origin: str,
+        replay: Callable[[], Trace],
+        **more: object,
+    ):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
         self.kind = more.get("kind", "action")
@@ -276,7 +287,7 @@ class Engine:
         self._runnables[name] = found
         return found
 
-    def context(self, roller, sheet: Sheet, trace: list | None = None) -> Context:
+    def context(self, roller: Roller, sheet: Sheet, trace: list | None = None) -> Context:
         """A fresh run context over a sheet, with this roller (real, or the odds one)."""
         state = State(sheet._values, self.compiler.open_default)
         return Context(roller, self.limits, state, trace)
@@ -284,12 +295,11 @@ class Engine:
     def _trace(self, runnable: Runnable, sheet, args, faces, shown, origin) -> Trace:
         """The run again with its own dice, traced; up to the error, if it failed."""
         steps = Trace(language=self.language)
-        params = ", ".join(f"{k}={show(v)}" for k, v in shown.items())
         compiled = runnable.compiled
         steps.append(
             Step(
                 "action" if runnable.kind == "action" else "run",
-                f"{compiled.label}({params})",
+                call_text(compiled.label, shown.items()),
                 compiled.node.span.line,
                 {runnable.kind: runnable.name},
                 -1,
@@ -369,7 +379,7 @@ class Engine:
             )
         return self._run(self.runnable(check), sheet, params or {}, dice)
 
-    def param_value(self, param: n.Param, value, sheet: Sheet | None):
+    def param_value(self, param: n.Param, value: object, sheet: Sheet | None) -> object:
         """A parameter's value, checked against its type; texts (from a command line)
         are read as the type says."""
         return convert(param.name, param.type, value, self.rulebook, sheet, self.limits)
@@ -418,7 +428,7 @@ class Engine:
         return Sheet.from_data(data, self.rulebook, path, text_format, self.limits)
 
     @speaking
-    def load_sheet(self, path) -> Sheet:
+    def load_sheet(self, path: str | Path) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
 
@@ -429,6 +439,13 @@ class Engine:
         return describe(self.rulebook)
 
     @speaking
-    def odds(self, action: str, sheet: Sheet, params: dict | None = None, field=None, **options):
+    def odds(
+        self,
+        action: str,
+        sheet: Sheet,
+        params: dict | None = None,
+        field: str | None = None,
+        **options,
+    ) -> Odds:
         """The distribution of an action's (check's, roll's) result field: `interpreter.odds`."""
         return action_odds(self, action, sheet, params or {}, field, **options)

@@ -21,6 +21,7 @@ class EvaluationError(RulebookError):
 
     @property
     def trace(self) -> list | None:
+        """The run's trace up to the error (None when not from an Engine run)."""
         if self.replay is None:
             return None
         steps = self.replay()

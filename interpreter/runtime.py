@@ -20,7 +20,10 @@ roller provides (the roller protocol):
     answers(roll, questions)  the joint answers of questions about a pool (odds: a
                            distribution of answer tuples; interpreter.pool)
     settle(roll, questions)   a pool bound by `let`, as the world being explored has it
+    bind(ctx, name, unknown, fields)  the value a `let` binds, known (the odds engine
+                           branches on it, cut down to the `fields` of it read later)
     check_records(check, ctx, args, totals)  the odds of a check's record, or None
+    opposed_records(opposed, ctx, args)  the odds of an opposed check's record, or None
 
 An `Unknown` is a value only the odds roller makes (a distribution over values). The
 closures never look inside one: they apply an operation over it with `lift`, or ask the
@@ -91,7 +94,7 @@ class State:
     on first use, so that a run that never looks at a character costs nothing for it.
     """
 
-    __slots__ = ("before", "cast", "copied", "open_default", "own", "values", "who")
+    __slots__ = ("before", "cast", "copied", "open_default", "own", "summary", "values", "who")
 
     def __init__(self, values: dict, open_default: int = 0, who: Character | None = None):
         self.values = values
@@ -99,6 +102,7 @@ class State:
         self.before: dict = {}
         self.copied: set = set()
         self.open_default = open_default
+        self.summary = ()  # the snapshot, while nothing is written (None: make it again)
         self.cast: dict | None = None
         self.who = who  # None: the acting character
 
@@ -132,6 +136,7 @@ class State:
         if type(place) is Elsewhere:
             self.of(place.character).write(place.place, value)
             return
+        self.summary = None
         if not self.own:
             self.values = dict(self.values)
             self.own = True
@@ -149,6 +154,24 @@ class State:
             self.values[name][key] = value
         self.before.setdefault(path, old)
 
+    def remove(self, place: tuple) -> None:
+        """Take an entry out of a mapping on the sheet (a lasting effect that ends)."""
+        if type(place) is Elsewhere:
+            self.of(place.character).remove(place.place)
+            return
+        name, key = place
+        if key not in self.values[name]:
+            return
+        if not self.own:
+            self.values = dict(self.values)
+            self.own = True
+        if name not in self.copied:
+            self.values[name] = dict(self.values[name])
+            self.copied.add(name)
+        self.summary = None
+        old = self.values[name].pop(key)
+        self.before.setdefault(f"{name}.{key}", old)
+
     def changes(self) -> list[tuple]:
         out = []
         for path, before in self.before.items():
@@ -159,15 +182,25 @@ class State:
         return out
 
     def snapshot(self) -> tuple:
-        """A hashable summary of what changed (the odds engine merges equal worlds), of
-        every character of the run."""
-        own = tuple(sorted((path, _freeze(self.read(_place_of(path)))) for path in self.before))
+        """A hashable summary of what changed (the odds engine merges equal worlds), on
+        every character's sheet."""
+        own = self.snapshot_own()
         if self.cast is None:
             return own
         return (own, tuple((s.who.role, s.snapshot_own()) for s in self.others() if s.before))
 
     def snapshot_own(self) -> tuple:
-        return tuple(sorted((path, _freeze(self.read(_place_of(path)))) for path in self.before))
+        found = self.summary
+        if found is None:
+            found = self.summary = tuple(
+                sorted((path, _freeze(self._current(path))) for path in self.before)
+            )
+        return found
+
+    def _current(self, path: str):
+        """What a written place holds now (None for an entry taken out)."""
+        name, _, key = path.partition(".")
+        return self.values[name].get(key) if key else self.read(name)
 
     def copy(self) -> State:
         """A copy to go on from (the odds engine's worlds): every character's state."""
@@ -185,6 +218,7 @@ class State:
             other.own = True
             other.copied = set(self.copied)
         other.before = dict(self.before)
+        other.summary = self.summary
         return other
 
 
@@ -327,6 +361,9 @@ class Roller(DiceTray):
         raise AssertionError("an unknown value reached a real run")
 
     answers = settle = resolve  # a real pool answers its questions itself
+
+    def bind(self, ctx, name, value, fields):
+        return self.resolve(value)
 
 
 # ─── values not known yet ───────────────────────────────────────────────────

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -58,6 +60,10 @@ class _NoAliasLoader(yaml.SafeLoader):
 _NoAliasLoader.add_constructor("tag:yaml.org,2002:int", _NoAliasLoader.construct_yaml_int)
 
 
+if TYPE_CHECKING:  # for the type hints only
+    from dsl.rulebook import Rulebook
+
+
 class Sheet:
     """A character: field values checked against a rulebook's sheet schema. Immutable."""
 
@@ -65,7 +71,7 @@ class Sheet:
 
     def __init__(
         self,
-        rulebook,
+        rulebook: Rulebook,
         values: dict,
         meta: dict | None = None,
         path: str | None = None,
@@ -80,14 +86,15 @@ class Sheet:
         self.text = text  # the file's text as read (None: not read from a file)
 
     @property
-    def values(self):
+    def values(self) -> Mapping:
+        """Every field's value, read-only."""
         return MappingProxyType(self._values)
 
     def __getitem__(self, name):
         value = self._values[name]
         return MappingProxyType(value) if isinstance(value, dict) else value
 
-    def get(self, path: str, default=None):
+    def get(self, path: str, default: object = None) -> object:
         """A value by path: `Fides`, `dinamis.Virtus`, `skills.Sigilo`."""
         name, _, key = path.partition(".")
         if name == "skills" and key:
@@ -113,7 +120,7 @@ class Sheet:
     # ─── reading ────────────────────────────────────────────────────────────
 
     @classmethod
-    def load(cls, path: str | Path, rulebook, limits: Limits = DEFAULT_LIMITS) -> Sheet:
+    def load(cls, path: str | Path, rulebook: Rulebook, limits: Limits = DEFAULT_LIMITS) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         text, text_format = read_file(path)
         return cls.from_text(text, rulebook, str(path), text_format, limits)
@@ -122,7 +129,7 @@ class Sheet:
     def from_text(
         cls,
         text: str,
-        rulebook,
+        rulebook: Rulebook,
         path: str | None = None,
         text_format: str = "yaml",
         limits: Limits = DEFAULT_LIMITS,
@@ -139,8 +146,8 @@ class Sheet:
     @classmethod
     def from_data(
         cls,
-        data,
-        rulebook,
+        data: dict,
+        rulebook: Rulebook,
         path: str | None = None,
         text_format: str = "yaml",
         limits: Limits = DEFAULT_LIMITS,

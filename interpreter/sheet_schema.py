@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.errors import did_you_mean
+from dsl.messages import tr
 from interpreter.bounds import number_fits
 from interpreter.errors import SheetError
 from interpreter.limits import DEFAULT_LIMITS, Limits
@@ -160,6 +161,8 @@ def _field_value(field, raw, rulebook, path):
         return tuple(raw)
     if isinstance(field, n.Catalog):
         return _catalog(field, raw, rulebook, path)
+    if isinstance(field, n.Effects):
+        return _effects(field, raw, rulebook, path)
     raise SheetError(f"{name}: cannot be set in a sheet", name, path=path)
 
 
@@ -187,6 +190,105 @@ def _catalog(field: n.Catalog, raw, rulebook, path) -> dict:
             raise SheetError(f"{where}: missing {', '.join(missing)}", where, path=path)
         entries[str(entry_name)] = Record(record, kind=field.name)
     return entries
+
+
+#: what a lasting effect on a sheet file holds (its name is its key)
+EFFECT_KEYS = ("modifier", "targets", "left", "unit")
+
+
+def _effects(field: n.Effects, raw, rulebook, path) -> dict:
+    """A sheet's lasting effects: `Temblores: {modifier: -2, targets: [acciones],
+    left: 2, unit: turno}`. `left` is kept in the first unit of the unit's clock."""
+    if raw is None:
+        return {}
+    keys = ", ".join(EFFECT_KEYS)
+    if not isinstance(raw, dict):
+        raise SheetError(
+            tr("{field}: a mapping of effect names to {{{keys}}}", field=field.name, keys=keys),
+            field.name,
+            path=path,
+        )
+    effects = {}
+    for effect_name, entry in raw.items():
+        where = f"{field.name}.{effect_name}"
+        if not isinstance(entry, dict):
+            raise SheetError(
+                tr("{where}: a mapping of {keys}", where=where, keys=keys), where, path=path
+            )
+        for key in entry:
+            if key not in EFFECT_KEYS:
+                hint = did_you_mean(str(key), EFFECT_KEYS) or tr("keys: {keys}", keys=keys)
+                raise SheetError(
+                    tr("{where}.{key}: not part of an effect", where=where, key=str(key)),
+                    where,
+                    hint,
+                    path,
+                )
+        modifier = entry.get("modifier", 0)
+        if not is_number(modifier):
+            raise SheetError(
+                tr(
+                    "{where}.modifier: {value} is not a number", where=where, value=quoted(modifier)
+                ),
+                where,
+                path=path,
+            )
+        # (not `on`: YAML reads an unquoted `on` as yes)
+        on = entry.get("targets", [])
+        if not isinstance(on, list) or not all(isinstance(v, str) for v in on):
+            raise SheetError(
+                tr("{where}.targets: a list of targets", where=where), where, path=path
+            )
+        for target in on:
+            if target not in field.targets and target not in rulebook.fields:
+                hint = did_you_mean(target, field.targets) or tr(
+                    "targets: {targets}", targets=", ".join(field.targets)
+                )
+                raise SheetError(
+                    tr(
+                        "{where}.targets: {target} is not a target of {field}",
+                        where=where,
+                        target=quoted(target),
+                        field=field.name,
+                    ),
+                    where,
+                    hint,
+                    path,
+                )
+        unit = entry.get("unit")
+        found = field.unit(unit) if isinstance(unit, str) else None
+        if found is None:
+            units = [u.name for clock in field.clocks for u in clock]
+            hint = did_you_mean(str(unit), units) or tr("units: {units}", units=", ".join(units))
+            raise SheetError(
+                tr("{where}.unit: {unit} is not a unit of time", where=where, unit=quoted(unit)),
+                where,
+                hint,
+                path,
+            )
+        left = entry.get("left")
+        if isinstance(left, bool) or not isinstance(left, int) or left < 1:
+            raise SheetError(
+                tr(
+                    "{where}.left: how much is left, a whole number of {unit} (1 or more)",
+                    where=where,
+                    unit=unit,
+                ),
+                where,
+                path=path,
+            )
+        base, length = found
+        effects[str(effect_name)] = Record(
+            {
+                "name": str(effect_name),
+                "modifier": modifier,
+                "targets": tuple(on),
+                "left": left * length,
+                "unit": base,
+            },
+            kind=field.name,
+        )
+    return effects
 
 
 def _typed(type_node, value, where: str, rulebook, path):
@@ -247,6 +349,6 @@ def _default(field, rulebook, path):
         return ""
     if isinstance(field, n.ListField):
         return ()
-    if isinstance(field, n.Catalog):
+    if isinstance(field, n.Catalog | n.Effects):
         return {}
     return _LATER  # a resource: it starts full, once the engine knows its maximum

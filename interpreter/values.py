@@ -59,14 +59,21 @@ class Record(Mapping):
         return self._fields.keys()
 
     def __eq__(self, other) -> bool:
+        if type(other) is Record:
+            return self is other or self._fields == other._fields
         if isinstance(other, Mapping):
             return dict(self._fields) == dict(other.items())
         return NotImplemented
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            self._hash = hash(frozenset((k, _hashable(v)) for k, v in self._fields.items()))
-        return self._hash
+        found = self._hash
+        if found is None:
+            try:  # the usual case: every value hashable as it is
+                found = hash(frozenset(self._fields.items()))
+            except TypeError:
+                found = hash(frozenset((k, _hashable(v)) for k, v in self._fields.items()))
+            self._hash = found
+        return found
 
     def __repr__(self) -> str:
         return f"Record({dict(self._fields)!r})"

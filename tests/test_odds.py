@@ -206,8 +206,10 @@ def test_odds_text_and_compare(capsys):
     )
     out = capsys.readouterr().out
     assert "(exact;" in out
-    false_row = next(line for line in out.splitlines() if line.strip().startswith("false"))
+    # yes/no as the language writes them (and as `rulebook run` shows them)
+    false_row = next(line for line in out.splitlines() if line.strip().startswith("no "))
     assert "10.0000%" in false_row and "/" in false_row  # the exact fraction is shown
+    assert "false" not in out and "true" not in out
     assert (
         main(
             [
@@ -252,7 +254,7 @@ def test_grito_baquico_success_is_printed_as_an_exact_fraction(capsys):
     rows = {line.split()[0]: line for line in out.splitlines()[2:] if line.strip()}
     # 3 + 3 + 7 + 2d10 >= 15 fails only on a double 1 (whose chain is subtracted): 1/100,
     # less the tail the chains leave out
-    numerator, denominator = map(int, rows["false"].split()[-1].split("/"))
+    numerator, denominator = map(int, rows["no"].split()[-1].split("/"))
     assert Fraction(1, 100) - EPSILON < Fraction(numerator, denominator) <= Fraction(1, 100)
 
 

@@ -97,3 +97,33 @@ class Statements:
             if names.count(name) > 1:
                 raise self._error(f"the field `{name}` is given twice", span)
         return fields
+
+    def _effect(self, span, name, modifier, targets, duration):
+        amount, unit = duration
+        return n.Effect(
+            name,
+            modifier,
+            tuple((t.text, t.span) for t in targets or ()),
+            amount,
+            unit.text,
+            unit.span,
+            span=span,
+        )
+
+    def _effect_modifier(self, span, expr):
+        return expr
+
+    def _effect_targets(self, span, names):
+        return names
+
+    def _for_duration(self, span, amount, unit):
+        return (amount, unit)
+
+    def _until_duration(self, span, unit):
+        return (n.Literal(1, span=unit.span), unit)
+
+    def _pass_time(self, span, amount, unit):
+        return n.PassTime(amount, unit.text, unit.span, span=span)
+
+    def _end_effect(self, span, name):
+        return n.EndEffect(name, span=span)

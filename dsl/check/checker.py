@@ -6,6 +6,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.check.characters import CharacterChecks
 from dsl.check.definitions import DefinitionChecks
+from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
 from dsl.check.scope import BUILTINS, Scope
 from dsl.check.sheet import SheetChecks
@@ -55,6 +56,7 @@ class Checker(
     DefinitionChecks,
     TableChecks,
     StatementChecks,
+    EffectChecks,
     ExpressionChecks,
     CharacterChecks,
     WholeChecks,

@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.effects import EFFECT_READS
 from dsl.check.scope import BUILTINS, Scope
 from dsl.check.wording import count_of, describe_definition, how_to_use, signature_of
 from dsl.errors import Span, did_you_mean
@@ -83,7 +84,8 @@ class ExpressionChecks:
         if isinstance(definition, n.Group):
             self.bindings[id(node)] = Binding("group", node.name, definition)
             return t.list_of(self.member_type(definition))
-        if isinstance(definition, n.Catalog):
+        if isinstance(definition, n.Catalog | n.Effects):
+            # a catalog's entries, or the lasting effects now on: their names
             self.bindings[id(node)] = Binding("catalog", node.name, definition)
             return t.list_of(t.TEXT)
         if isinstance(definition, n.RollDef):
@@ -177,11 +179,21 @@ class ExpressionChecks:
                         )
                     self.text_fits(key, wanted)
             return t.ref("resource", definition.key_group)
-        if isinstance(definition, n.Catalog):
+        if isinstance(definition, n.Catalog | n.Effects):
             self.use(definition.name)
             self.bindings[id(node)] = Binding("catalog_entry", definition.name, definition)
             for key in node.keys:
                 self.want(key, scope, t.TEXT, "a catalog entry's name")
+            if isinstance(definition, n.Effects):
+                return t.record(
+                    {
+                        "name": t.TEXT,
+                        "modifier": t.NUMBER,
+                        "targets": t.list_of(t.TEXT),
+                        "left": t.NUMBER,
+                        "unit": t.TEXT,
+                    }
+                )
             return self.catalog_type(definition)
         if (
             isinstance(subject, n.Name)
@@ -279,6 +291,8 @@ class ExpressionChecks:
 
     def builtin(self, node: n.Call, scope: Scope) -> t.Type:
         name = node.function
+        if name in EFFECT_READS:
+            return self.effect_read(node, scope)
         low, high = BUILTINS[name]
         count = len(node.args)
         if node.named:

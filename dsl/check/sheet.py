@@ -38,6 +38,8 @@ class SheetChecks:
                     self.error(
                         f"the default of {item.name} is yes or no, written out", item.default.span
                     )
+        elif isinstance(item, n.Effects):
+            self.effects_item(item)
         elif isinstance(item, n.Catalog):
             names = [f.name for f in item.fields]
             for field in item.fields:

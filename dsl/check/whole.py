@@ -48,6 +48,7 @@ class WholeChecks:
                 | n.TextField
                 | n.ListField
                 | n.Catalog
+                | n.Effects
                 | n.Derived,
             ):
                 continue

@@ -23,6 +23,7 @@ from dsl.nodes.sheet import (
     Catalog,
     Counter,
     Derived,
+    Effects,
     Flag,
     Group,
     ListField,
@@ -36,11 +37,14 @@ from dsl.nodes.statements import (
     Add,
     Change,
     Do,
+    Effect,
+    EndEffect,
     ForEach,
     If,
     Let,
     Match,
     Note,
+    PassTime,
     Repeat,
     Require,
     Result,
@@ -54,6 +58,7 @@ _KINDS = {
     TextField: "text",
     ListField: "list",
     Catalog: "catalog",
+    Effects: "effects",
     Group: "group",
     Derived: "derived",
     RollDef: "roll",
@@ -125,7 +130,23 @@ EXPRESSIONS = (
     Dice,
     Range,
 )
-STATEMENTS = (Let, Set, Change, Require, If, Match, ForEach, Repeat, Result, Note, Do, Add)
+STATEMENTS = (
+    Let,
+    Set,
+    Change,
+    Require,
+    If,
+    Match,
+    ForEach,
+    Repeat,
+    Result,
+    Note,
+    Do,
+    Add,
+    Effect,
+    PassTime,
+    EndEffect,
+)
 
 
 def step_value(step):

@@ -101,6 +101,9 @@ def _field_detail(field: dict, say) -> str:
     schema = field["schema"]
     if field.get("fields"):
         detail = ", ".join(f"{k}: {v['text']}" for k, v in field["fields"].items())
+    elif field.get("targets"):
+        clocks = "; ".join(", ".join(clock) for clock in field["time"])
+        detail = f"on {', '.join(field['targets'])}; time {clocks}"
     elif field["kind"] == "resource":
         maximum = schema.get("maximum", schema.get("x-maximum-expression"))
         if field["per"]:

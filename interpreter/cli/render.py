@@ -6,7 +6,7 @@ import sys
 from fractions import Fraction
 
 from interpreter.odds import Odds
-from interpreter.odds.answer import outcome_key, outcome_order
+from interpreter.odds.answer import order_key, outcome_key
 
 
 def progress_bar(stream=sys.stderr):
@@ -59,7 +59,8 @@ def to_text(odds: Odds, fractions: bool = False) -> str:
 
 def compare_text(a: Odds, b: Odds, names: tuple[str, str]) -> str:
     """Two distributions side by side, with the change in each probability and the mean."""
-    outcomes = sorted(set(a.probabilities) | set(b.probabilities), key=outcome_order)
+    seen = set(a.probabilities) | set(b.probabilities)
+    outcomes = sorted(seen, key=order_key(seen, a.orders or b.orders))
     width = max((len(outcome_key(o)) for o in outcomes), default=1)
     lines = [
         f"  A: {names[0]}",

@@ -6,8 +6,8 @@ from dsl import nodes as n
 from interpreter.compile.statements import run_block
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, known
-from interpreter.trace import Step
-from interpreter.values import Record, show
+from interpreter.trace import Step, call_text
+from interpreter.values import Record
 
 
 class CallFrame:
@@ -72,13 +72,13 @@ class CompiledAction(CallFrame):
                     fields[name] = got
                 result = Record(fields, kind="result")
             if ctx.trace is not None and ctx.depth > 1:
-                shown = ", ".join(f"{k}={show(v)}" for k, v in zip(self.names, args))
+                shown = call_text(self.label, zip(self.names, args))
                 ctx.depth -= 1
                 ctx.trace.insert(
                     mark,
                     Step.at(
                         "call",
-                        f"{self.label}({shown})",
+                        shown,
                         self.node.span,
                         {"action": self.node.name},
                         ctx.depth,

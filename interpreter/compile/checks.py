@@ -285,7 +285,12 @@ def _spaced(parts: list) -> Message:
 
 
 class CompiledOpposed(CallFrame):
-    """`opposed`: two rolls compared by keys; ties broken as the rule says."""
+    """`opposed`: two rolls compared by keys; ties broken as the rule says.
+
+    The odds engine combines the two sides' distributions itself (the roller's
+    `opposed_records`), through the same pieces a real run uses: `ours` and `theirs`
+    (each side's value), `side` (that value as a record), `key` (what is compared) and
+    `record` (the result for a decided comparison)."""
 
     def __init__(self, compiler, node: n.Opposed):
         self.node = node
@@ -294,31 +299,30 @@ class CompiledOpposed(CallFrame):
         self.theirs = compiler.expr(node.theirs)
         self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
         self.label = node.label or node.name
+        self.rerolls_ties = node.tie == "reroll"
+        # whether the author's fields look at `rerolls` (else it is independent of them)
+        self.fields_read_rerolls = "rerolls" in n.field_reads(tuple(e for _, e in node.fields))
 
     def __call__(self, ctx, args: tuple, span) -> Record:
         saved = self.enter(ctx, args, span)
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:
+            if ctx.roller.lifts:  # odds: both sides' distributions combined at once
+                records = ctx.roller.opposed_records(self, ctx, args)
+                if records is not None:
+                    return records
             rerolls = 0
             rounds = []  # where each roll of both sides starts in the trace, when tracing
             while True:
                 if ctx.trace is not None:
                     rounds.append(len(ctx.trace))
-                ours = _side(known(ctx, self.ours(ctx)), self.node.ours.span)
-                theirs = _side(known(ctx, self.theirs(ctx)), self.node.theirs.span)
-                a = tuple(_key(ours.get(k)) for k in self.node.compare)
-                b = tuple(_key(theirs.get(k)) for k in self.node.compare)
-                if a != b or self.node.tie != "reroll":
+                ours = self.side(known(ctx, self.ours(ctx)), self.node.ours.span)
+                theirs = self.side(known(ctx, self.theirs(ctx)), self.node.theirs.span)
+                if not self.rerolls_ties or self.key(ours) != self.key(theirs):
                     break
                 rerolls += 1
                 if rerolls > ctx.limits.tie_rerolls:
-                    raise LimitExceeded(
-                        tr(
-                            "still tied after {n} rerolls (limit tie_rerolls)",
-                            n=ctx.limits.tie_rerolls,
-                        ),
-                        self.node.span,
-                    )
+                    raise self.still_tied(ctx)
                 if ctx.trace is not None:
                     rounds[-1] = (
                         rounds[-1],
@@ -341,20 +345,9 @@ class CompiledOpposed(CallFrame):
                     ),
                 )
                 _group(ctx, rounds, self.node.span)
-            tie = a == b
-            won = a > b or (tie and self.node.tie == "ours")
-            fields = {
-                "ours": ours,
-                "theirs": theirs,
-                "won": won,
-                "tie": tie,
-                "margin": normalize(ours["total"] - theirs["total"]),
-                "rerolls": rerolls,
-            }
-            ctx.env.update(fields)
-            for name, value in self.fields:
-                ctx.env[name] = fields[name] = known(ctx, value(ctx))
+            record = self.record(ctx, ours, theirs, rerolls, known)
             if ctx.trace is not None:
+                won, tie = record["won"], record["tie"]
                 if tie:
                     verdict = tr("tie, wins") if won else tr("tie, loses")
                 else:
@@ -378,9 +371,44 @@ class CompiledOpposed(CallFrame):
                     ),
                 )
                 ctx.depth += 1
-            return Record(fields, kind="opposed")
+            return record
         finally:
             self.leave(ctx, saved)
+
+    def side(self, value, span) -> Record:
+        """One side's value as a record with a total (a plain number is `{total}`)."""
+        return _side(value, span)
+
+    def key(self, side: Record) -> tuple:
+        """What the comparison looks at, in order: the `compare` fields of a side."""
+        return tuple(_key(side.get(k)) for k in self.node.compare)
+
+    def still_tied(self, ctx) -> LimitExceeded:
+        """The error a run stops with when the sides are still tied at the limit."""
+        return LimitExceeded(
+            tr("still tied after {n} rerolls (limit tie_rerolls)", n=ctx.limits.tie_rerolls),
+            self.node.span,
+        )
+
+    def record(self, ctx, ours: Record, theirs: Record, rerolls: int, settle, keys=None) -> Record:
+        """The result once the comparison is decided (or tied, without `tie reroll`): the
+        built-in fields, then the author's, each passed through settle(ctx, value).
+        `keys`: the two sides' keys, when the caller has them already."""
+        a, b = keys if keys is not None else (self.key(ours), self.key(theirs))
+        tie = a == b
+        won = a > b or (tie and self.node.tie == "ours")
+        fields = {
+            "ours": ours,
+            "theirs": theirs,
+            "won": won,
+            "tie": tie,
+            "margin": normalize(ours["total"] - theirs["total"]),
+            "rerolls": rerolls,
+        }
+        ctx.env.update(fields)
+        for name, value in self.fields:
+            ctx.env[name] = fields[name] = settle(ctx, value(ctx))
+        return Record(fields, kind="opposed")
 
 
 def _group(ctx, rounds: list, span) -> None:

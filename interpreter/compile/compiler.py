@@ -20,6 +20,7 @@ from interpreter.compile.actions import CompiledAction
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.dice import DiceTerms
+from interpreter.compile.effects import LastingEffects
 from interpreter.compile.expressions import Expressions
 from interpreter.compile.pools import PoolValues
 from interpreter.compile.procedures import Procedure
@@ -28,7 +29,9 @@ from interpreter.compile.tables import Tables
 from interpreter.runtime import Elsewhere, known, place_text
 
 
-class Compiler(Expressions, DiceTerms, PoolValues, Tables, Statements, Characters):
+class Compiler(
+    Expressions, DiceTerms, PoolValues, Tables, Statements, LastingEffects, Characters
+):
     """Compiles a checked rulebook's definitions into closures, each once."""
 
     def __init__(self, rulebook: Rulebook):
@@ -246,4 +249,7 @@ _STATEMENTS = {
     n.Note: Compiler.st_note,
     n.Do: Compiler.st_do,
     n.Add: Compiler.st_add,
+    n.Effect: Compiler.st_effect,
+    n.PassTime: Compiler.st_passtime,
+    n.EndEffect: Compiler.st_endeffect,
 }

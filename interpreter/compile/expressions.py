@@ -243,6 +243,8 @@ class Expressions:
         span = node.span
         if name in POOL_FUNCTIONS:
             return self.pool_function(node)
+        if name in ("effects", "active", "effect_modifier"):
+            return self.effect_read(node)
         if name == "step":
             ladder = self.book.ladders[node.args[0].name]
             steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]

@@ -64,10 +64,8 @@ class Statements:
 
         def let(ctx):
             result = value(ctx)
-            if isinstance(result, Unknown):
-                if keep is not None:
-                    result = result.project(keep)
-                result = ctx.roller.resolve(result)
+            if isinstance(result, Unknown):  # odds: one value per branch, of what is read
+                result = ctx.roller.bind(ctx, name, result, keep)
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
             if ctx.trace is not None and not quiet and not isinstance(result, Record):
@@ -298,16 +296,21 @@ class Statements:
         name = node.var
         span = node.items.span
 
-        def for_each(ctx):
+        def items_of(ctx) -> tuple:
             values = known(ctx, items(ctx))
             if not isinstance(values, tuple):
                 raise EvaluationError(
                     tr("`for each` goes over a list, not {value}", value=values), span
                 )
-            for value in values:
+            return values
+
+        def for_each(ctx):
+            for value in items_of(ctx):
                 ctx.env[name] = value
                 run_block(ctx, body, span)
 
+        # for the odds engine, which runs the passes itself
+        for_each.items, for_each.var, for_each.body = items_of, name, body
         return for_each
 
     def st_repeat(self, node: n.Repeat):
@@ -316,7 +319,7 @@ class Statements:
         body = self.block(node.body)
         span = node.count.span
 
-        def repeat(ctx):
+        def times_of(ctx) -> int:
             times = as_whole(ctx, count(ctx), span, tr("a repeat count"))
             if times > ctx.limits.repeat_count:
                 raise LimitExceeded(
@@ -327,11 +330,19 @@ class Statements:
                     ),
                     span,
                 )
-            for _ in range(times):
-                if until is not None and as_bool(ctx, until(ctx), node.until.span):
+            return times
+
+        def done(ctx) -> bool:
+            return until is not None and as_bool(ctx, until(ctx), node.until.span)
+
+        def repeat(ctx):
+            for _ in range(times_of(ctx)):
+                if done(ctx):
                     break
                 run_block(ctx, body, span)
 
+        # for the odds engine, which runs the passes itself
+        repeat.times, repeat.done, repeat.body = times_of, done, body
         return repeat
 
     def st_note(self, node: n.Note):

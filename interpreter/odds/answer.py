@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import weakref
 from fractions import Fraction
 
+from dsl import nodes as n
 from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
 from interpreter.odds.explore import Failure
@@ -25,12 +27,13 @@ class Odds:
         exact: bool,
         omitted: Fraction = Fraction(0),
         trials: int | None = None,
+        orders: tuple = (),
     ):
         self.subject = subject
         self.field = field
-        self.probabilities = dict(
-            sorted(probabilities.items(), key=lambda kv: outcome_order(kv[0]))
-        )
+        self.orders = orders  # the rulebook's orders of texts (text_orders)
+        key = order_key(probabilities, orders)
+        self.probabilities = dict(sorted(probabilities.items(), key=lambda kv: key(kv[0])))
         self.exact = exact
         self.omitted = omitted
         self.trials = trials
@@ -108,10 +111,9 @@ class Odds:
 
 
 def outcome_key(outcome) -> str:
+    """An outcome as the text output shows it (yes/no as the language writes them)."""
     if isinstance(outcome, Record):
         return ", ".join(f"{k}={show(v)}" for k, v in outcome.items())
-    if isinstance(outcome, bool):
-        return "true" if outcome else "false"
     if isinstance(outcome, Failure):
         return str(outcome)
     return show(outcome) if not isinstance(outcome, str) else outcome
@@ -135,13 +137,101 @@ def numeric_outcome(outcome) -> bool:
 
 
 def outcome_order(outcome):
-    if isinstance(outcome, bool):
-        return (1, int(outcome), "")
-    if numeric_outcome(outcome):
-        return (0, outcome, "")
-    if isinstance(outcome, Failure):
-        return (3, 0, outcome.message)
-    return (2, 0, outcome_key(outcome))
+    """A sort key for a single value: numbers by size, no before yes, texts by their
+    spelling (an Odds orders texts as its rulebook does: order_key)."""
+    return order_key((outcome,), ())(outcome)
+
+
+# ─── the order outcomes are shown in ────────────────────────────────────────
+
+_ORDERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def text_orders(book) -> tuple:
+    """The rulebook's own orders of texts, each a tuple: the labels of each table's rows
+    and its text keys, in the order written; each list of choices; each group's members;
+    the sheet's fields. Outcomes that are texts are shown in the first of these orders
+    that holds them all (else alphabetically)."""
+    found = _ORDERS.get(book)
+    if found is None:
+        orders: list = []
+        for table in book.tables.values():
+            _table_orders(table.rows, orders)
+        for definition in (
+            *book.actions.values(),
+            *book.checks.values(),
+            *book.opposed.values(),
+            *book.rolls.values(),
+            *book.formulas.values(),
+        ):
+            for param in getattr(definition, "params", ()):
+                choices = getattr(param.type, "choices", None)
+                if choices:
+                    orders.append(tuple(choices))
+        orders.extend(tuple(group.members) for group in book.groups.values())
+        orders.append(tuple(book.fields))
+        found = _ORDERS[book] = tuple(o for o in orders if o)
+    return found
+
+
+def _table_orders(rows, orders: list) -> None:
+    labels = tuple(
+        row.value.value
+        for row in rows
+        if isinstance(row.value, n.Literal) and isinstance(row.value.value, str)
+    )
+    keys = tuple(row.key.low for row in rows if isinstance(row.key.low, str))
+    orders.extend((labels, keys))
+    for row in rows:
+        if row.rows:
+            _table_orders(row.rows, orders)
+
+
+def order_key(outcomes, orders: tuple):
+    """A sort key for these outcomes: numbers numerically, no before yes, texts in the
+    rulebook's order (`orders`), records field by field in their fields' order, the
+    action's failures last."""
+    texts: dict = {}  # field (None: the outcome itself) → texts seen there
+    for outcome in outcomes:
+        if type(outcome) is Record:
+            for name, value in outcome.items():
+                if isinstance(value, str):
+                    texts.setdefault(name, set()).add(value)
+        elif isinstance(outcome, str):
+            texts.setdefault(None, set()).add(outcome)
+    ranks = {where: _ranks(seen, orders) for where, seen in texts.items()}
+    empty: dict = {}
+
+    def value_key(value, rank: dict):
+        if value is None:
+            return (0,)
+        if value is True or value is False:
+            return (1, int(value))
+        if type(value) is int or type(value) is Fraction:
+            return (2, value)
+        if type(value) is str:
+            return (3, rank.get(value, len(rank)), value)
+        if type(value) is tuple:
+            return (4, tuple(value_key(v, empty) for v in value))
+        if type(value) is Record:
+            return (5, tuple((k, value_key(v, empty)) for k, v in value.items()))
+        if isinstance(value, Failure):
+            return (9, value.message)
+        return (8, show(value))
+
+    def key(outcome):
+        if type(outcome) is Record:
+            return (6, tuple(value_key(v, ranks.get(k, empty)) for k, v in outcome.items()))
+        return value_key(outcome, ranks.get(None, empty))
+
+    return key
+
+
+def _ranks(texts: set, orders: tuple) -> dict:
+    for order in orders:
+        if texts.issubset(order):
+            return {text: order.index(text) for text in texts}
+    return {text: i for i, text in enumerate(sorted(texts))}
 
 
 def pick(record, field):

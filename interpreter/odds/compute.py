@@ -9,7 +9,7 @@ import attrs
 from interpreter.errors import EvaluationError
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.odds.answer import Odds, field_outcome, pick
+from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
 from interpreter.odds.distribution import LIFTS, Dist, mixture
 from interpreter.odds.explore import Explorer, Live, World, names_read
 from interpreter.odds.polynomials import (
@@ -17,6 +17,7 @@ from interpreter.odds.polynomials import (
 )
 from interpreter.odds.roller import LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression
+from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
 from interpreter.runtime import Context, State, known
 from interpreter.values import Record
 
@@ -57,9 +58,9 @@ def _exact_expression(text, value, epsilon, budget, limits) -> Odds:
     parts = []
     token = LIFTS.set(LiftMemory(roller))
     try:
-        for world, result in explorer.explore(World({}, State({}), Fraction(1)), value):
+        for world, result in explorer.explore(World({}, State({}), ONE), value):
             dist = result if type(result) is Dist else Dist.point(result)
-            parts.append((world.weight, dist))
+            parts.append((fraction(world.weight), dist))
     finally:
         LIFTS.reset(token)
     dist = mixture(parts)
@@ -84,15 +85,16 @@ def action_odds(
     """The distribution of an action's (or a check's) result field for a sheet and
     parameters; exact when it fits the budget, else sampled from real runs."""
     subject = {"action": action}
+    orders = text_orders(engine.rulebook)
     try:
         probabilities, omitted = _exact(
             engine, action, sheet, params, field, epsilon, budget, progress
         )
-        return Odds(subject, field, probabilities, True, omitted)
+        return Odds(subject, field, probabilities, True, omitted, orders=orders)
     except TooComplex:
         counts = sample_action(engine, action, sheet, params, field, trials, seed, progress)
         probabilities = {o: Fraction(c, trials) for o, c in counts.items()}
-        return Odds(subject, field, probabilities, False, Fraction(0), trials)
+        return Odds(subject, field, probabilities, False, Fraction(0), trials, orders)
 
 
 def _exact(engine, action, sheet, params, field, epsilon, budget, progress=None):
@@ -109,23 +111,28 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
     explorer = Explorer(ctx, roller, epsilon)
-    start = World({}, ctx.state, Fraction(1))  # every run in it starts from a copy
+    start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}
 
     def add(outcome, weight):
         if type(outcome) is Dist:  # a distribution still: each of its values, weighted
-            for value, probability in outcome.items():
-                add(value, weight * probability)
-            explorer.omitted += weight * outcome.omitted
+            for value, w in outcome.weights.items():
+                add(value, times(weight, w, outcome.total))
+            if outcome.omitted:
+                explorer.lost.add(times_fraction(weight, outcome.omitted))
             return
-        outcomes[outcome] = outcomes.get(outcome, Fraction(0)) + weight
+        found = outcomes.get(outcome)
+        if found is None:
+            outcomes[outcome] = Mass(weight)
+        else:
+            found.add(weight)
 
     book = engine.rulebook
     if action in book.checks or action in book.rolls:
         run = _check_or_roll(engine, action, sheet, params, field)
         for world, outcome in explorer.explore(start, run):
             add(outcome, world.weight)
-        return outcomes, explorer.omitted
+        return {o: mass.value() for o, mass in outcomes.items()}, explorer.omitted
     compiled, args, _shown = engine.prepare(action, sheet, params)
     start.env = dict(zip(compiled.names, args))
     wanted = _result_names(compiled, field)
@@ -147,7 +154,7 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
     for world in worlds:
         for after, outcome in explorer.explore(world, finish):
             add(outcome, after.weight)
-    return outcomes, explorer.omitted
+    return {o: mass.value() for o, mass in outcomes.items()}, explorer.omitted
 
 
 def _check_or_roll(engine, name: str, sheet, params: dict, field):

@@ -26,11 +26,12 @@ LIFTS: ContextVar = ContextVar("lifts", default=None)
 class Dist(Unknown):
     """An exact distribution: outcome → weight, over `total`. Immutable by convention."""
 
-    __slots__ = ("total", "weights")
+    __slots__ = ("_omitted", "total", "weights")
 
     def __init__(self, weights: dict, total: int):
         self.weights = weights
         self.total = total
+        self._omitted = None
 
     @classmethod
     def point(cls, value) -> Dist:
@@ -56,7 +57,10 @@ class Dist(Unknown):
     @property
     def omitted(self) -> Fraction:
         """Probability left out by cutting open-ended rolls short."""
-        return 1 - Fraction(sum(self.weights.values()), self.total)
+        found = self._omitted
+        if found is None:
+            found = self._omitted = 1 - Fraction(sum(self.weights.values()), self.total)
+        return found
 
     def __len__(self) -> int:
         return len(self.weights)
@@ -91,9 +95,7 @@ class Dist(Unknown):
 
     def project(self, fields: tuple) -> Dist:
         """Records cut down to some of their fields (remembered, as `lift` is)."""
-        return remembered(
-            ("project", id(self), fields), (self,), lambda: self.map(lambda r: _project(r, fields))
-        )
+        return remembered(("project", id(self), fields), (self,), lambda: _projected(self, fields))
 
     # ─── building ───────────────────────────────────────────────────────────
 
@@ -176,8 +178,22 @@ def remembered(key: tuple, keep: tuple, compute):
     return found[0]
 
 
-def _project(value, fields: tuple):
-    """A record cut down to some of its fields (what is left to read of it)."""
-    if type(value) is Record:
-        return Record({k: value.get(k) for k in fields}, value.kind)
-    return value
+def _projected(dist: Dist, fields: tuple) -> Dist:
+    """Records cut down to some of their fields (what is left to read of them): the
+    records that agree on those fields merged first, then one record made for each."""
+    cut: dict = {}
+    others: dict = {}
+    for value, weight in dist.weights.items():
+        if type(value) is Record:
+            key = (value.kind, *(value.get(k) for k in fields))
+            try:
+                cut[key] = cut.get(key, 0) + weight
+            except TypeError:  # a value only a record knows how to hash
+                record = Record(dict(zip(fields, key[1:])), value.kind)
+                others[record] = others.get(record, 0) + weight
+        else:
+            others[value] = others.get(value, 0) + weight
+    for (kind, *values), weight in cut.items():
+        record = Record(dict(zip(fields, values)), kind)
+        others[record] = others.get(record, 0) + weight
+    return Dist(others, dist.total)

@@ -7,29 +7,34 @@ from fractions import Fraction
 import attrs
 
 from dsl import nodes as n
-from interpreter.errors import InsufficientResource, RequirementFailed
-from interpreter.odds.polynomials import (
-    TooComplex,
-)
+from interpreter.errors import InsufficientResource, LimitExceeded, RequirementFailed
+from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, hashable
-from interpreter.runtime import Context, State, as_bool
+from interpreter.odds.weights import TIDY_BITS, Mass, below, times, times_fraction
+from interpreter.runtime import MISSING, Context, State, as_bool
 from interpreter.values import Record
 
 
 @attrs.frozen
 class Failure:
-    """An outcome in which the action stopped: a failed `require`, a short resource."""
+    """An outcome in which the action stopped: a failed `require`, a short resource, a
+    limit reached (an opposed check still tied after `tie_rerolls`). `error` is what a
+    real run would raise there."""
 
     message: str
+    error: object = attrs.field(default=None, eq=False, repr=False)
 
     def __str__(self) -> str:
         return f"fails: {self.message}"
 
 
 class World:
+    """Names, the working sheet, and the probability (interpreter.odds.weights) of being
+    here."""
+
     __slots__ = ("env", "state", "weight")
 
-    def __init__(self, env: dict, state: State, weight: Fraction):
+    def __init__(self, env: dict, state: State, weight: tuple):
         self.env, self.state, self.weight = env, state, weight
 
 
@@ -40,8 +45,12 @@ class Explorer:
         self.ctx = ctx
         self.roller = roller
         self.prune = epsilon / 10**6
-        self.omitted = Fraction(0)
+        self.lost = Mass()  # the probability left out: pruned, or cut short
         self.liveness: dict = {}
+
+    @property
+    def omitted(self) -> Fraction:
+        return self.lost.value()
 
     def explore(self, world: World, run) -> list:
         """Run `run(ctx)` in `world` once per combination of the values it needs.
@@ -70,36 +79,70 @@ class Explorer:
             try:
                 result = run(ctx)
             except Branch as branch:
-                dist = branch.dist
-                total = dist.total
-                if len(dist.weights) == 0:
-                    self.omitted += weight
-                    continue
-                lost = weight * dist.omitted
-                self.omitted += lost
-                for outcome, w in dist.weights.items():
-                    p = weight * Fraction(w, total)
-                    if p < self.prune:
-                        self.omitted += p
-                        continue
-                    stack.append(((*pins, outcome), p))
+                self.branch(branch, weight, pins, world, stack, out)
                 continue
-            except (RequirementFailed, InsufficientResource) as error:
-                out.append((World(ctx.env, ctx.state, weight), Failure(error.message)))
+            except STOPS as error:
+                out.append((World(ctx.env, ctx.state, weight), stopped(error)))
                 continue
             out.append((World(ctx.env, ctx.state, weight), result))
         return out
+
+    def branch(self, branch: Branch, weight: tuple, pins: tuple, world, stack, out) -> None:
+        """A run that needs a value: one more run per value (or, for the value a `let`
+        binds, a world per value at once), each with its probability."""
+        dist = branch.dist
+        total = dist.total
+        prune = self.prune
+        for error, probability in branch.stops:
+            p = times_fraction(weight, probability)
+            if below(p, prune):
+                self.lost.add(p)
+            else:
+                out.append((World(world.env, world.state, p), stopped(error)))
+        if dist.omitted:
+            self.lost.add(times_fraction(weight, dist.omitted))
+        if not dist.weights or not weight[0]:
+            return
+        bound = branch.bound
+        ctx = self.ctx
+        n, d = weight
+        # weight × w / total <= prune for w up to this: too unlikely to follow (pruned)
+        cut = (prune.numerator * d * total) // (prune.denominator * n)
+        denominator = d * total
+        tidy = denominator.bit_length() > TIDY_BITS
+        pruned = 0
+        for outcome, w in dist.weights.items():
+            if w <= cut:
+                pruned += w
+                continue
+            p = times(weight, w, total) if tidy else (n * w, denominator)
+            if bound is None:
+                stack.append(((*pins, outcome), p))
+            else:  # the value of a `let`, the last thing its statement needed
+                out.append((World({**ctx.env, bound: outcome}, ctx.state, p), None))
+        if pruned:
+            self.lost.add(times(weight, pruned, total))
 
     def block(self, statements: tuple, worlds: list, live_out: Live) -> tuple:
         """Run a block over worlds; returns (worlds that went on, failed outcomes)."""
         failures: list = []
         live = self.live_after(statements, live_out)
+        roller = self.roller
         for index, statement in enumerate(statements):
             node = statement.node
             if isinstance(node, n.If):
                 worlds, failed = self.if_(statement, worlds, live[index])
+            elif isinstance(node, n.Repeat):
+                worlds, failed = self.repeat(statement, worlds, live[index])
+            elif isinstance(node, n.ForEach):
+                worlds, failed = self.for_each(statement, worlds, live[index])
             else:
-                worlds, failed = self.atomic(statement, worlds)
+                # a top-level `let`: the roller branches only on what is read of it later
+                roller.binding = (node.name, live[index]) if isinstance(node, n.Let) else None
+                try:
+                    worlds, failed = self.atomic(statement, worlds)
+                finally:
+                    roller.binding = None
             failures.extend(failed)
             worlds = self.merge(worlds, live[index])
         return worlds, failures
@@ -135,27 +178,93 @@ class Explorer:
         failures.extend(failed)
         return results, failures
 
+    def repeat(self, compiled, worlds: list, live_out: Live) -> tuple:
+        """`repeat n times until c`: pass by pass, worlds merged after each statement, so
+        that independent draws add up instead of multiplying the worlds."""
+        loop = live_out.union(names_read(compiled.node))  # what a later pass may read
+        failures: list = []
+        by_times: dict = {}
+        for world in worlds:
+            for after, passes in self.explore(world, compiled.times):
+                if isinstance(passes, Failure):
+                    failures.append((after, passes))
+                else:
+                    by_times.setdefault(passes, []).append(after)
+        finished = []
+        for passes, group in sorted(by_times.items()):
+            group = self.merge(group, loop)
+            for _ in range(passes):
+                going = []
+                for world in group:
+                    for after, done in self.explore(world, compiled.done):
+                        if isinstance(done, Failure):
+                            failures.append((after, done))
+                        else:
+                            (finished if done else going).append(after)
+                if not going:
+                    group = []
+                    break
+                group, failed = self.block(compiled.body, going, loop)
+                failures.extend(failed)
+            finished.extend(group)
+        return finished, failures
+
+    def for_each(self, compiled, worlds: list, live_out: Live) -> tuple:
+        """`for each x in list`: item by item, worlds merged as in `repeat`."""
+        loop = live_out.union(names_read(compiled.node))
+        failures: list = []
+        by_items: dict = {}
+        for world in worlds:
+            for after, items in self.explore(world, compiled.items):
+                if isinstance(items, Failure):
+                    failures.append((after, items))
+                else:
+                    by_items.setdefault(hashable(items), (items, []))[1].append(after)
+        finished = []
+        name = compiled.var
+        for items, group in by_items.values():
+            group = self.merge(group, loop)
+            for item in items:
+                group = [World({**w.env, name: item}, w.state, w.weight) for w in group]
+                group, failed = self.block(compiled.body, group, loop)
+                failures.extend(failed)
+            finished.extend(group)
+        return finished, failures
+
     def merge(self, worlds: list, live: Live) -> list:
         """Worlds that agree on everything still to be read become one."""
+        if len(worlds) < 2:
+            return worlds
         merged: dict = {}
         needs = live.needs
         for world in worlds:
             env = {}
             for name, value in world.env.items():
-                if name not in needs:
+                fields = needs.get(name, MISSING)
+                if fields is MISSING:
                     continue
-                fields = needs[name]
-                if fields is not None and type(value) is Record:
+                if fields is not None and type(value) is Record and len(value) > len(fields):
                     # only some of a record's fields are read later: keep just those
                     value = Record({k: value.get(k) for k in sorted(fields)}, value.kind)
                 env[name] = value
-            key = (tuple(sorted((k, hashable(v)) for k, v in env.items())), world.state.snapshot())
+            try:
+                key = (frozenset(env.items()), world.state.snapshot())
+            except TypeError:  # an unhashable value: compared by identity
+                key = (frozenset((k, hashable(v)) for k, v in env.items()), world.state.snapshot())
             found = merged.get(key)
             if found is None:
-                merged[key] = World(env, world.state, world.weight)
+                merged[key] = [World(env, world.state, world.weight), None]
+            elif found[1] is None:
+                found[1] = Mass(found[0].weight)
+                found[1].add(world.weight)
             else:
-                found.weight += world.weight
-        return list(merged.values())
+                found[1].add(world.weight)
+        out = []
+        for world, mass in merged.values():
+            if mass is not None:
+                world.weight = mass.weight()
+            out.append(world)
+        return out
 
     def live_after(self, statements: tuple, live_out: Live) -> list:
         """For each statement, what later statements may still read."""
@@ -170,6 +279,14 @@ class Explorer:
             found.reverse()
             self.liveness[key] = found
         return found
+
+
+#: what stops a run partway (every other error stops the whole computation)
+STOPS = (RequirementFailed, InsufficientResource, LimitExceeded)
+
+
+def stopped(error) -> Failure:
+    return Failure(error.message, error)
 
 
 class Live:

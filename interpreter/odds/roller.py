@@ -6,6 +6,7 @@ import time
 from fractions import Fraction
 
 from interpreter.dice import Die, roll_pool
+from interpreter.odds.contest import Contest, contest
 from interpreter.odds.distribution import Dist, remembered
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
 from interpreter.odds.polynomials import (
@@ -13,16 +14,20 @@ from interpreter.odds.polynomials import (
 )
 from interpreter.odds.pools import pool_distribution
 from interpreter.odds.questions import PoolQuestions
-from interpreter.runtime import ChainRoll, Unknown
+from interpreter.runtime import MISSING, ChainRoll, Unknown
 
 
 class Branch(Exception):
     """A concrete value is needed where only its distribution is known: the explorer
-    (interpreter.odds.explore) runs the statement again once per value."""
+    (interpreter.odds.explore) runs the statement again once per value. `stops` are
+    (error, probability) pairs: where the run stops instead (an opposed check still tied
+    at its limit)."""
 
-    def __init__(self, dist: Dist):
+    def __init__(self, dist: Dist, stops: tuple = (), bound: str | None = None):
         super().__init__()
         self.dist = dist
+        self.stops = stops
+        self.bound = bound  # a top-level `let` of this name needs nothing more: no rerun
 
 
 class LiftMemory(dict):
@@ -84,6 +89,11 @@ class OddsRoller(PoolQuestions):
         # Each open-ended roll may leave out a hundredth of what the whole answer may,
         # so that an action with several such rolls still stays within `epsilon`.
         self.epsilon = epsilon / 100
+        # What the explorer leaves out as too unlikely to matter (interpreter.odds.explore).
+        self.prune = epsilon / 10**6
+        # The top-level `let` being run, and what is read of it later: (name, Live), set
+        # by the explorer, so that a branch is over what is still to be read.
+        self.binding = None
         self.progress = progress
         self.started = time.monotonic()
         self.next_report = 2000
@@ -108,7 +118,30 @@ class OddsRoller(PoolQuestions):
             value = self.pins[self.cursor]
             self.cursor += 1
             return value
+        if type(dist) is Contest:
+            raise Branch(dist.dist(), dist.stops)
         raise Branch(dist)
+
+    def bind(self, ctx, name: str, value, fields):
+        """The value a `let` binds: one branch per value, of the fields read later (of a
+        top-level `let`, the explorer knows exactly which; else the compiler's guess)."""
+        if self.cursor < len(self.pins):
+            return self.resolve(value)
+        binding = self.binding
+        if binding is None or binding[0] != name or ctx.depth != 0:
+            if fields is not None:
+                value = value.project(fields)
+            return self.resolve(value)
+        # The `let` statement the explorer is running: binding the value is all that is
+        # left of it, so the explorer makes a world per value without running it again.
+        needed = binding[1].needs.get(name, MISSING)
+        if needed is MISSING:  # never read again: one world, whatever it holds
+            value = value.map(_nothing)
+        elif needed is not None:
+            value = value.project(tuple(sorted(needed)))
+        if type(value) is Contest:
+            raise Branch(value.dist(), value.stops, name)
+        raise Branch(value, (), name)
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:
         key = (die.low, die.high, count, steps_key(die, steps))
@@ -160,6 +193,27 @@ class OddsRoller(PoolQuestions):
         finally:
             self.pins, self.cursor = saved
 
+    def opposed_records(self, opposed, ctx, args: tuple):
+        """The distribution of an opposed check's record: both sides' distributions
+        combined (interpreter.odds.contest). None when a side or a field needs a value
+        only a branch can give (then the check runs as a real run would, branching)."""
+        key = ("opposed", id(opposed), args, ctx.state.snapshot())
+        return remembered(key, (opposed,), lambda: self._contest(opposed, ctx))
+
+    def _contest(self, opposed, ctx):
+        saved = self.pins, self.cursor
+        self.pins, self.cursor = (), 0  # nothing here may take a pinned value
+        try:
+            ours = opposed.ours(ctx)
+            theirs = opposed.theirs(ctx)
+            if type(ours) is Contest or type(theirs) is Contest:
+                return None
+            return contest(opposed, ctx, ours, theirs, self, _settled)
+        except Branch:
+            return None
+        finally:
+            self.pins, self.cursor = saved
+
     def chain(self, procedure, ctx) -> ChainRoll:
         key = (id(procedure), tuple(sorted((k, hashable(v)) for k, v in ctx.env.items())))
         found = self.chains.get(key)
@@ -190,6 +244,10 @@ def hashable(value):
         return value
     except TypeError:
         return id(value)
+
+
+def _nothing(value):
+    return None
 
 
 def _settled(ctx, value):

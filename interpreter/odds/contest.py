@@ -1,0 +1,178 @@
+"""Opposed checks counted: both sides' distributions combined, ties as a geometric series.
+
+A real run of an opposed check rolls both sides, compares them, and on a tie (with
+`tie reroll`) rolls both again, at most `tie_rerolls` times before it stops with an
+error. Counted, the two sides are independent distributions A and B. A pair (a, b) is
+decided with probability A(a)·B(b), and a comparison ties with probability t (the sum
+over tied pairs). The run ends with the pair (a, b) after exactly k rerolls with
+probability t^k · A(a)·B(b), for k = 0 … tie_rerolls; it stops at the limit with
+probability t^(tie_rerolls + 1). So the records are those of the decided pairs, each
+weighted by the sum of the geometric series when nothing reads `rerolls` (the usual
+case), or one record per number of rerolls when something does.
+
+Terms of the series below the engine's pruning threshold are left out and reported as
+omitted mass, as the explorer leaves out branches that small; the stop at the limit is
+an outcome of its own (a Failure, as a run would stop there) whenever it is not that
+small, so a small `tie_rerolls` is honoured exactly.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import floor, gcd
+
+from interpreter.odds.distribution import Dist, remembered
+from interpreter.runtime import Unknown
+from interpreter.values import Record
+
+
+class Contest(Unknown):
+    """An opposed check's record, counted: the decided records and what the ties do.
+
+    `decided` holds the records of decided pairs (with `rerolls` 0), each with the weight
+    of that pair; `series` the weight of each number of rerolls (None once the rerolls are
+    in the records themselves); `stops` the (error, probability) of stopping at the
+    limit. Only the explorer looks at `stops`: a value computed from a Contest by other
+    operations counts that mass as omitted."""
+
+    __slots__ = ("_full", "decided", "prune", "series", "stops")
+
+    def __init__(self, decided: Dist, series: tuple | None, stops: tuple = (), prune=0):
+        self.decided = decided
+        self.series = series
+        self.stops = stops
+        self.prune = prune  # records less likely than this are left out (omitted mass)
+        self._full = None
+
+    def dist(self) -> Dist:
+        """Every record with its number of rerolls, as one distribution."""
+        if self.series is None:
+            return self.decided
+        if self._full is None:
+            self._full = _with_rerolls(self.decided, self.series, self.prune)
+        return self._full
+
+    def map(self, function) -> Contest:
+        return Contest(self.dist().map(function), None, self.stops)
+
+    def lift(self, function, values: tuple) -> Dist:
+        full = self.dist()
+        return full.lift(function, tuple(full if v is self else v for v in values))
+
+    def project(self, fields: tuple) -> Contest:
+        """The records cut down to some fields; without `rerolls` among them, each decided
+        pair once, weighted by the whole series."""
+        return remembered(("contest", id(self), fields), (self,), lambda: self._project(fields))
+
+    def _project(self, fields: tuple) -> Contest:
+        if self.series is None:
+            return Contest(self.decided.project(fields), None, self.stops)
+        if "rerolls" in fields:  # cut first, then one record per number of rerolls
+            cut = self.decided.project(fields)
+            return Contest(_with_rerolls(cut, self.series, self.prune), None, self.stops)
+        total = sum(self.series, Fraction(0))
+        cut = self.decided.project(fields)
+        weights = {record: weight * total.numerator for record, weight in cut.weights.items()}
+        return Contest(Dist(weights, cut.total * total.denominator).reduced(), None, self.stops)
+
+
+def contest(opposed, ctx, ours, theirs, roller, settle) -> Contest:
+    """The record of `opposed` for sides distributed as `ours` and `theirs` (each a Dist,
+    or a known value), in the opposed check's frame (its parameters in ctx.env)."""
+    a = ours if type(ours) is Dist else Dist.point(ours)
+    b = theirs if type(theirs) is Dist else Dist.point(theirs)
+    span_a, span_b = opposed.node.ours.span, opposed.node.theirs.span
+    sides_a = _keyed(opposed, a, span_a)
+    sides_b = _keyed(opposed, b, span_b)
+    pairs = a.total * b.total
+    # a pair less likely than this would be pruned by the explorer in any world
+    negligible = floor(roller.prune * pairs)
+    rerolling = opposed.rerolls_ties
+    tied = 0
+    decided: dict = {}
+    for key_a, (mass_a, group_a) in sides_a.items():
+        for key_b, (mass_b, group_b) in sides_b.items():
+            if rerolling and key_a == key_b:
+                tied += mass_a * mass_b
+                continue
+            keys = (key_a, key_b)
+            for side_a, weight_a in group_a:
+                for side_b, weight_b in group_b:
+                    weight = weight_a * weight_b
+                    if weight < negligible:
+                        continue
+                    record = opposed.record(ctx, side_a, side_b, 0, settle, keys)
+                    decided[record] = decided.get(record, 0) + weight
+    roller.work += 1 + len(sides_a) * len(sides_b) // 20
+    limit = ctx.limits.tie_rerolls
+    if not rerolling or tied == 0:
+        return Contest(Dist(decided, pairs).reduced(), None)
+    t = Fraction(tied, pairs)
+    series = [Fraction(1)]
+    while len(series) <= limit and series[-1] * t >= roller.prune:
+        series.append(series[-1] * t)
+    stops = ()
+    if len(series) == limit + 1:  # the whole series: what is left stops at the limit
+        stopped = series[-1] * t
+        if stopped >= roller.prune:
+            stops = ((opposed.still_tied(ctx), stopped),)
+    decided_dist = Dist(decided, pairs).reduced()
+    if opposed.fields_read_rerolls:  # the author's fields differ with the rerolls
+        return Contest(_recomputed(opposed, ctx, decided_dist, series, settle), None, stops)
+    return Contest(decided_dist, tuple(series), stops, roller.prune)
+
+
+def _keyed(opposed, dist: Dist, span) -> dict:
+    """A side's outcomes grouped by what the comparison looks at: key → (mass, [(record,
+    weight)])."""
+    out: dict = {}
+    for value, weight in dist.weights.items():
+        side = opposed.side(value, span)
+        key = opposed.key(side)
+        found = out.get(key)
+        if found is None:
+            out[key] = [weight, [(side, weight)]]
+        else:
+            found[0] += weight
+            found[1].append((side, weight))
+    return out
+
+
+def _with_rerolls(decided: Dist, series: tuple, prune) -> Dist:
+    """One record per decided pair and number of rerolls k, weighted by t^k (those less
+    likely than `prune` left out)."""
+    denominator = 1
+    for term in series:
+        denominator = denominator * term.denominator // gcd(denominator, term.denominator)
+    total = decided.total * denominator
+    negligible = floor(prune * total)
+    weights: dict = {}
+    for k, term in enumerate(series):
+        scale = term.numerator * (denominator // term.denominator)
+        for record, weight in decided.weights.items():
+            weight *= scale
+            if weight > negligible:
+                weights[_rerolled(record, k)] = weight
+    return Dist(weights, total).reduced()
+
+
+def _rerolled(record: Record, k: int) -> Record:
+    if k == 0:
+        return record
+    fields = dict(record.items())
+    fields["rerolls"] = k
+    return Record(fields, record.kind)
+
+
+def _recomputed(opposed, ctx, decided: Dist, series: list, settle) -> Dist:
+    """Records whose author fields read `rerolls`: each computed again for every k."""
+    denominator = 1
+    for term in series:
+        denominator = denominator * term.denominator // gcd(denominator, term.denominator)
+    weights: dict = {}
+    for k, term in enumerate(series):
+        scale = term.numerator * (denominator // term.denominator)
+        for record, weight in decided.weights.items():
+            again = opposed.record(ctx, record["ours"], record["theirs"], k, settle)
+            weights[again] = weights.get(again, 0) + weight * scale
+    return Dist(weights, decided.total * denominator).reduced()

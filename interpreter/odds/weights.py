@@ -1,0 +1,81 @@
+"""The probability of a world: exact, as whole numbers (numerator, denominator), reduced rarely.
+
+The explorer multiplies a world's probability by an outcome's weight over its
+distribution's total at every branch, and adds up the probabilities of worlds it merges.
+As Fractions, each of those steps would look for a common factor (a gcd of numbers that
+grow with every branch). As plain pairs, a branch is two multiplications, worlds that
+share a denominator (those from one branch, or from equal ones) add up with one integer
+addition, and the common factor is taken out once, when the answer is made (or when a
+denominator grows past a few thousand bits).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import gcd
+
+#: certainty
+ONE = (1, 1)
+#: bits a denominator may reach before its common factor with the numerator is taken out
+TIDY_BITS = 4096
+
+
+def times(weight: tuple, numerator: int, denominator: int) -> tuple:
+    """weight × numerator / denominator."""
+    n, d = weight
+    n, d = n * numerator, d * denominator
+    if d.bit_length() > TIDY_BITS:
+        common = gcd(n, d)
+        return n // common, d // common
+    return n, d
+
+
+def times_fraction(weight: tuple, probability: Fraction) -> tuple:
+    return times(weight, probability.numerator, probability.denominator)
+
+
+def fraction(weight: tuple) -> Fraction:
+    return Fraction(*weight)
+
+
+def below(weight: tuple, threshold: Fraction) -> bool:
+    """Whether the weight is less than a probability."""
+    n, d = weight
+    return n * threshold.denominator < threshold.numerator * d
+
+
+class Mass:
+    """A sum of many weights, kept as numerators by denominator: adding one is an int
+    addition, and the few distinct denominators meet only at the end."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, first: tuple | None = None):
+        self.parts: dict = {}
+        if first is not None:
+            self.parts[first[1]] = first[0]
+
+    def add(self, weight: tuple) -> None:
+        parts, denominator = self.parts, weight[1]
+        parts[denominator] = parts.get(denominator, 0) + weight[0]
+
+    def add_fraction(self, probability: Fraction) -> None:
+        self.add((probability.numerator, probability.denominator))
+
+    def weight(self) -> tuple:
+        """The sum, as a weight."""
+        parts = self.parts
+        if not parts:
+            return (0, 1)
+        if len(parts) == 1:
+            ((denominator, numerator),) = parts.items()
+            return numerator, denominator
+        common = 1
+        for denominator in parts:
+            common = common * denominator // gcd(common, denominator)
+        total = sum(numerator * (common // denominator) for denominator, numerator in parts.items())
+        return times((total, common), 1, 1)
+
+    def value(self) -> Fraction:
+        """The sum, as a Fraction."""
+        return Fraction(*self.weight())
