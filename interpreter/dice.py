@@ -22,7 +22,14 @@ import random
 from collections.abc import Callable, Iterable
 
 from dsl.errors import Span
-from interpreter.errors import DiceError, EvaluationError, LimitExceeded
+from interpreter.errors import (
+    EXPLODED_PAST,
+    REROLLED_PAST,
+    ChainTooLong,
+    DiceError,
+    EvaluationError,
+    LimitExceeded,
+)
 from interpreter.limits import Limits
 from interpreter.pool import DROPPED, KEPT, REROLLED, Rolled
 
@@ -280,9 +287,7 @@ def _explode(tray, die, faces, once, test, span) -> list:
         current, extra = face, 0
         while test(current[0]):
             if extra >= limit:
-                raise LimitExceeded(
-                    f"a die exploded more than {limit} times (limit extra_per_die)", span
-                )
+                raise ChainTooLong(EXPLODED_PAST.fill(limit=limit), span)
             current[2] = True
             current = [tray.draw(die, span), KEPT, False]
             out.append(current)
@@ -304,9 +309,7 @@ def _reroll(tray, die, faces, once, test, span) -> list:
         current, extra = face, 0
         while test(current[0]):
             if extra >= limit:
-                raise LimitExceeded(
-                    f"a die was rerolled more than {limit} times (limit extra_per_die)", span
-                )
+                raise ChainTooLong(REROLLED_PAST.fill(limit=limit), span)
             current[1] = REROLLED
             current = [tray.draw(die, span), KEPT, False]
             out.append(current)

@@ -49,6 +49,19 @@ class LimitExceeded(EvaluationError):
     code = "limit_exceeded"
 
 
+class ChainTooLong(LimitExceeded):
+    """A die exploded or was rerolled (a roll procedure went on) past extra_per_die: the
+    dice decided it, so the odds engine counts it as an outcome of its own."""
+
+    code = "limit_exceeded"
+
+
+#: why a ChainTooLong was raised (the roller and the odds engine say it alike)
+EXPLODED_PAST = tr("a die exploded more than {limit} times (limit extra_per_die)")
+REROLLED_PAST = tr("a die was rerolled more than {limit} times (limit extra_per_die)")
+WENT_ON_PAST = tr("roll {name} went on more than {limit} times (limit extra_per_die)")
+
+
 class DiceError(EvaluationError):
     """A die the dice source cannot give: a forced value it cannot show, too few values..."""
 

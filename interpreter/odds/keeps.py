@@ -293,7 +293,8 @@ class Keeps:
         first, middle = middle[:lead], middle[lead:]
         ends = keep_ends(first, self.count)
         split = None
-        if len(before) == 1 and before[0][0] == "explode" and not before[0][1]:
+        single = len(before) == 1 and before[0][0] == "explode" and not before[0][1]
+        if single and not self.to_limit:
             split = self.split_explosion(before[0][2], first, None, delta)
         if split is not None:
             pool = split

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
-from interpreter.errors import EvaluationError
+from interpreter.errors import EXPLODED_PAST, REROLLED_PAST, EvaluationError
+from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.distribution import Dist
 from interpreter.odds.keeps import PLAIN, Keeps, keep_ends, keep_range
 from interpreter.odds.multiset import Constant, evaluate, evaluator
@@ -40,7 +42,12 @@ DEFAULT_EPSILON = Fraction(1, 10**12)
 
 
 def pool_distribution(
-    die, count: int, steps: tuple, epsilon=DEFAULT_EPSILON, budget: int = DEFAULT_BUDGET
+    die,
+    count: int,
+    steps: tuple,
+    epsilon=DEFAULT_EPSILON,
+    budget: int = DEFAULT_BUDGET,
+    limit: int = DEFAULT_LIMITS.extra_per_die,
 ) -> Dist:
     """The exact distribution of one dice term.
 
@@ -52,14 +59,23 @@ def pool_distribution(
     `epsilon`; that mass is missing from the weights (`Dist.omitted` reports it). Raises
     TooComplex when the term would take more than `budget` units of work (the caller
     can sample instead) and EvaluationError for a roll that could never end.
+
+    `limit` is the roller's extra_per_die: a die that would explode or be rerolled more
+    often makes the real roller fail. A chain that can get there with more than a sliver
+    of epsilon (`may_fail`) is followed exactly to the limit, and the mass missing from
+    the weights is then the chance that the roll fails (and what epsilon leaves out of
+    the other chains, less than a sliver of it).
     """
     epsilon = Fraction(epsilon)
     if epsilon <= 0:
         raise ValueError("epsilon must be positive")
     work = Budget(budget)
-    term = Term(die, count, steps, work)
+    term = Term(die, count, steps, work, limit)
     if count <= 0:  # as roll_pool: no dice, whatever the modifiers
         return term.outcomes({0: 1}, 1)
+    if term.may_fail(epsilon):
+        delta = epsilon / (4 * max(count, 1) * max(term.open_ended, 1))
+        return term.outcomes(*term.compute(delta))
     if not term.open_ended:
         return term.outcomes(*term.compute(None))
     delta = epsilon / (4 * max(count, 1) * term.open_ended)
@@ -72,16 +88,68 @@ def pool_distribution(
     raise TooComplex("the explosions of this term do not settle within epsilon")
 
 
+def reaches(h: int, n: int, limit: int, share: Fraction) -> bool:
+    """(h/n)^limit >= share, by logarithms (exactly when they cannot tell)."""
+    if h == 0:
+        return False
+    power = limit * (math.log(h) - math.log(n))
+    bound = math.log(share.numerator) - math.log(share.denominator)
+    if abs(power - bound) > 1e-6 * (1 + abs(bound)) or limit > 100_000:
+        return power >= bound
+    return h**limit * share.denominator >= share.numerator * n**limit
+
+
+def may_fail(die, count: int, steps: tuple, epsilon, limit: int) -> bool:
+    """Whether this term may go past `limit` (extra_per_die) with more than a sliver of
+    epsilon: pool_distribution then counts to the limit, and misses that chance."""
+    term = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+    return count > 0 and term.may_fail(Fraction(epsilon))
+
+
+def limit_failures(die, count: int, steps: tuple, epsilon, limit: int, missing: Fraction):
+    """(the roller's error, its chance) for each way this term may fail at the limit,
+    given the chance `missing` that it fails at all. The roller applies the modifiers
+    one after another, each over every die, so the first modifier whose chain goes too
+    far says why: the chance of failing by the first k modifiers is what the term misses
+    when only their chains are followed to the limit."""
+    epsilon = Fraction(epsilon)
+    term = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+    term.may_fail(epsilon)
+    binding = [op for op in term.ops if op in term.to_limit]
+    groups: list = []  # (kind, the binding ops up to the end of this group)
+    for index, op in enumerate(binding):
+        if groups and groups[-1][0] == op[0]:
+            groups[-1] = (op[0], frozenset(binding[: index + 1]))
+        else:
+            groups.append((op[0], frozenset(binding[: index + 1])))
+    out, before = [], Fraction(0)
+    delta = epsilon / (4 * max(count, 1) * max(term.open_ended, 1))
+    for number, (kind, upto) in enumerate(groups):
+        if number == len(groups) - 1:
+            failing = missing
+        else:
+            part = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+            part.to_limit = upto
+            weights, total = part.compute(delta)
+            failing = Fraction(total - sum(weights.values()), total)
+        message = (EXPLODED_PAST if kind == "explode" else REROLLED_PAST).fill(limit=limit)
+        out.append((message, failing - before))
+        before = failing
+    return out
+
+
 # ─── one term ───────────────────────────────────────────────────────────────
 
 
 class Term(Keeps):
     """A dice term's die, count and modifiers, read once, and the ways to compute it."""
 
-    def __init__(self, die, count: int, steps: tuple, work: Budget):
+    def __init__(self, die, count: int, steps: tuple, work: Budget, limit: int):
         work.spend(die.size)
         faces = tuple(die.faces())
         self.faces, self.n, self.count, self.work = faces, len(faces), count, work
+        self.limit = limit
+        self.to_limit: frozenset = frozenset()  # ops followed to the roller's limit
         ops = []
         success = failure = None
         for step in steps:
@@ -119,6 +187,28 @@ class Term(Keeps):
             self.value = {face: face for face in faces}
         self.open_ended = sum(1 for op in ops if op[0] == "explode" and not op[1])
 
+    def may_fail(self, epsilon) -> bool:
+        """Whether some die may go past the limit with more than its share of epsilon
+        (a chain goes on with the chance that a fresh die meets the test, hits / n);
+        those chains are then followed to the limit (`to_limit`)."""
+        chains = [op for op in self.ops if op[0] in ("explode", "reroll")]
+        if not chains:
+            return False
+        if self.limit <= 0:
+            self.to_limit = frozenset(chains)
+            return True
+        share = epsilon / (4 * max(self.count, 1) * len(chains))
+        n = self.n
+        binding = set()
+        for op in chains:
+            if op[1]:  # once: one extra die, within any limit but 0
+                continue
+            h = sum(1 for face in self.faces if face in op[2])
+            if reaches(h, n, self.limit, share):
+                binding.add(op)
+        self.to_limit = frozenset(binding)
+        return bool(binding)
+
     def outcomes(self, weights: dict, total: int) -> Dist:
         if self.packed:
             out = {}
@@ -152,7 +242,8 @@ class Term(Keeps):
             lo, hi = keep_range(middle, count)
             faces = self.per_die(before, self.face_leaf, None, delta)
             return self.order_statistics(faces, lo, hi, value)
-        if only_keeps and len(before) == 1 and before[0][0] == "explode" and not before[0][1]:
+        single = len(before) == 1 and before[0][0] == "explode" and not before[0][1]
+        if only_keeps and single and not self.to_limit:  # the limit is per die, not per pool
             found = self.split_explosion(before[0][2], middle, value, delta)
             if found is not None:
                 return found
@@ -185,13 +276,25 @@ class Term(Keeps):
 # ─── questions about the pool's kept dice (interpreter.pool) ────────────────
 
 
-def pool_answers(die, count: int, steps: tuple, questions: tuple, budget: int = DEFAULT_BUDGET):
+def pool_answers(
+    die,
+    count: int,
+    steps: tuple,
+    questions: tuple,
+    epsilon=DEFAULT_EPSILON,
+    budget: int = DEFAULT_BUDGET,
+    limit: int = DEFAULT_LIMITS.extra_per_die,
+):
     """The joint distribution of order-free questions' answers about one dice term, as a
     Dist of answer tuples, counted over multisets (interpreter.odds.multiset). Raises
     NotImplementedError for terms whose dice are not independent draws kept at fixed
-    sorted positions (explosions; rerolls after a keep): the caller enumerates those."""
+    sorted positions (explosions; rerolls after a keep): the caller enumerates those.
+    A term that may fail at the roller's limit (limit_failure) is counted in the worlds
+    where it does not: the answers are conditioned on the roll finishing."""
     work = Budget(budget)
-    term = Term(die, count, steps, work)
+    term = Term(die, count, steps, work, limit)
+    if count > 0:
+        term.may_fail(Fraction(epsilon))
     ops = term.ops
     if any(op[0] == "explode" for op in ops):
         raise NotImplementedError("explosions change how many dice there are")

@@ -42,7 +42,14 @@ class PoolQuestions:
             return roll.dist.map(lambda o: tuple(o[i] for i in places))
         if not any(q.ordered for q in questions):
             try:
-                return pool_answers(roll.die, roll.count, roll.steps, questions)
+                return pool_answers(
+                    roll.die,
+                    roll.count,
+                    roll.steps,
+                    questions,
+                    self.epsilon,
+                    limit=self.limits.extra_per_die,
+                )
             except NotImplementedError:
                 pass
         rolls = self.rolls_of(roll)

@@ -6,13 +6,14 @@ import time
 from fractions import Fraction
 
 from interpreter.dice import Die, roll_pool
+from interpreter.errors import ChainTooLong
 from interpreter.odds.contest import Contest, contest
-from interpreter.odds.distribution import Dist, remembered
+from interpreter.odds.distribution import Dist, mixture, remembered
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
 from interpreter.odds.polynomials import (
     TooComplex,
 )
-from interpreter.odds.pools import pool_distribution
+from interpreter.odds.pools import limit_failures, may_fail, pool_distribution
 from interpreter.odds.questions import PoolQuestions
 from interpreter.runtime import MISSING, ChainRoll, Unknown
 
@@ -53,17 +54,59 @@ class DistRoll:
     """A dice term in odds mode: its die, count and modifiers, and (computed when first
     asked for) the distribution of (total, successes, failures)."""
 
-    __slots__ = ("_dist", "_total", "count", "die", "roller", "steps")
+    __slots__ = (
+        "_dist",
+        "_raw",
+        "_total",
+        "count",
+        "die",
+        "failure",
+        "finished",
+        "roller",
+        "steps",
+    )
 
     def __init__(self, roller, die: Die, count: int, steps: tuple):
         self.roller, self.die, self.count, self.steps = roller, die, count, steps
-        self._dist = self._total = None
+        self._dist = self._raw = self._total = self.finished = None
+        self.failure = may_fail(die, count, steps, roller.epsilon, roller.extra_per_die)
+
+    def raw(self) -> Dist:
+        """The term's distribution; for a term that may fail at the roller's limit, what
+        it misses is the chance of failing."""
+        if self._raw is None:
+            self._raw = self.roller.term_distribution(self.die, self.count, self.steps)
+        return self._raw
 
     @property
     def dist(self) -> Dist:
+        """The distribution in the worlds where the roll finished."""
         if self._dist is None:
-            self._dist = self.roller.term_distribution(self.die, self.count, self.steps)
+            raw = self.raw()
+            if self.failure:
+                raw = Dist(raw.weights, sum(raw.weights.values()))
+            self._dist = raw
         return self._dist
+
+    def finishes(self) -> Dist | None:
+        """yes (the roll finished) or why it failed at the limit, with their chances;
+        None when it always finishes."""
+        raw = self.raw()
+        done = sum(raw.weights.values())
+        if done == raw.total:
+            return None
+        missing = Fraction(raw.total - done, raw.total)
+        ways = limit_failures(
+            self.die,
+            self.count,
+            self.steps,
+            self.roller.epsilon,
+            self.roller.extra_per_die,
+            missing,
+        )
+        parts = [(1 - missing, Dist.point(True))]
+        parts += [(chance, Dist.point(message)) for message, chance in ways if chance]
+        return mixture(parts)
 
     @property
     def total(self) -> Dist:
@@ -148,11 +191,24 @@ class OddsRoller(PoolQuestions):
         found = self.pools.get(key)
         if found is None:
             found = self.pools[key] = DistRoll(self, die, count, steps)
+        if found.failure:
+            if found.finished is None:
+                found.finished = found.finishes() or False
+            if found.finished:
+                outcome = self.resolve(found.finished)
+                if outcome is not True:  # as the real roller would, this often
+                    raise ChainTooLong(outcome, span)
         return found
+
+    @property
+    def extra_per_die(self) -> int:
+        return self.limits.extra_per_die
 
     def term_distribution(self, die, count, steps) -> Dist:
         try:
-            return pool_distribution(die, count, steps, self.epsilon)
+            return pool_distribution(
+                die, count, steps, self.epsilon, limit=self.limits.extra_per_die
+            )
         except NotImplementedError:
             pass
 
@@ -218,8 +274,17 @@ class OddsRoller(PoolQuestions):
         key = (id(procedure), tuple(sorted((k, hashable(v)) for k, v in ctx.env.items())))
         found = self.chains.get(key)
         if found is None:
-            found = self.chains[key] = chain_distribution(procedure, ctx, self)
-        return ChainRoll(procedure.name, [], found)
+            dist, failure = chain_distribution(procedure, ctx, self)
+            finishes = None
+            done = sum(dist.weights.values())
+            if failure is not None and done < dist.total:
+                finishes = Dist({True: done, False: dist.total - done}, dist.total)
+                dist = Dist(dist.weights, done)  # in the worlds where it finished
+            found = self.chains[key] = (dist, finishes, failure)
+        dist, finishes, failure = found
+        if finishes is not None and not self.resolve(finishes):
+            raise ChainTooLong(failure, procedure.node.span)
+        return ChainRoll(procedure.name, [], dist)
 
 
 def steps_key(die: Die, steps: tuple) -> tuple:

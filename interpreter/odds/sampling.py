@@ -6,7 +6,7 @@ import time
 from collections import Counter
 
 from interpreter.dice import SeededDice
-from interpreter.errors import InsufficientResource, RequirementFailed
+from interpreter.errors import ChainTooLong, InsufficientResource, RequirementFailed
 from interpreter.expression import roll
 from interpreter.odds.answer import field_outcome, pick
 from interpreter.odds.explore import Failure
@@ -18,7 +18,10 @@ def sample_expression(text, trials, seed, limits, progress) -> Counter:
     counts: Counter = Counter()
     started = time.monotonic()
     for trial in range(trials):
-        counts[roll(text, dice, limits).total] += 1
+        try:
+            counts[roll(text, dice, limits).total] += 1
+        except ChainTooLong as error:  # the dice went past the limit: an outcome too
+            counts[Failure(error.message)] += 1
         if progress is not None and trial % 1024 == 0:
             progress(trial, trials, time.monotonic() - started)
     if progress is not None:
@@ -43,7 +46,7 @@ def sample_action(engine, action, sheet, params, field, trials, seed, progress) 
                 outcome = field_outcome(
                     out.result, out.sheet, field, engine.compiler.action(action)
                 )
-        except (RequirementFailed, InsufficientResource) as error:
+        except (RequirementFailed, InsufficientResource, ChainTooLong) as error:
             outcome = Failure(error.message)
         counts[outcome] += 1
         if progress is not None and trial % 256 == 0:

@@ -44,29 +44,52 @@ class Walker:
         if found is not None:
             return found
         kind, once, hits = self.ops[i]
-        faces, n = self.term.faces, self.term.n
-        if kind == "reroll" and not once:  # rolled until it misses: uniform over the misses
-            found = mix([(1, self.face(i + 1, f)) for f in faces if f not in hits], n - len(hits))
+        term = self.term
+        faces, n = term.faces, term.n
+        if term.limit <= 0:  # the roller fails at the first extra die
+            found = ({}, 1)
+        elif kind == "reroll" and not once and self.ops[i] in term.to_limit:
+            found = self.rerolls_to_limit(i)
+        elif kind == "reroll" and not once:  # rolled until it misses: uniform over the misses
+            misses = [f for f in faces if f not in hits]
+            found = mix([(1, self.face(i + 1, f)) for f in misses], len(misses))
         elif once:
             found = mix([(1, self.face(i + 1, f)) for f in faces], n)
         else:
             stop = mix([(1, self.face(i + 1, f)) for f in faces if f not in hits], n)
             go = mix([(1, self.face(i + 1, f)) for f in faces if f in hits], n)
-            found = self.series(stop, go)
+            found = self.series(stop, go, self.ops[i] in term.to_limit)
         self.chains[i] = found
         return found
 
-    def series(self, stop, go):
+    def rerolls_to_limit(self, i: int):
+        """A die rerolled while it meets the test, at most `limit` times (the roller fails
+        past that): the k-th reroll is the first miss with (h/n)^(k-1) · 1/n, k <= limit;
+        what is missing, (h/n)^limit, is the chance of failing."""
+        _, _, hits = self.ops[i]
+        faces, n, limit = self.term.faces, self.term.n, self.term.limit
+        h = sum(1 for f in faces if f in hits)
+        reach = sum(h**k * n ** (limit - 1 - k) for k in range(limit))
+        misses = [f for f in faces if f not in hits]
+        return mix([(reach, self.face(i + 1, f)) for f in misses], n**limit)
+
+    def series(self, stop, go, to_limit: bool):
         """Σ_k go^k · stop over k < K, the first K with mass(go)^K <= delta: what is left
-        out, Σ_{k>=K} mass(go)^k · mass(stop), is at most mass(go)^K."""
+        out, Σ_{k>=K} mass(go)^k · mass(stop), is at most mass(go)^K. K is never past the
+        roller's limit (more extra dice make it fail), and is the limit itself when the
+        chain is followed to it: what is left out is then the chance of failing."""
         merge, work, delta = self.merge, self.term.work, self.delta
         num, den = sum(go[0].values()), go[1]
-        terms, reach_num, reach_den = 1, num, den
-        while reach_num * delta.denominator > delta.numerator * reach_den:
-            terms += 1
-            reach_num *= num
-            reach_den *= den
-            work.spend(1)
+        limit = self.term.limit  # past `limit` extra dice the roller fails: never more
+        if to_limit:
+            terms = limit
+        else:
+            terms, reach_num, reach_den = 1, num, den
+            while terms < limit and reach_num * delta.denominator > delta.numerator * reach_den:
+                terms += 1
+                reach_num *= num
+                reach_den *= den
+                work.spend(1)
         if merge is None and not self.term.packed:
             return geometric(stop, go, terms, work)
         parts = [(1, stop)]
