@@ -29,9 +29,7 @@ from interpreter.compile.tables import Tables
 from interpreter.runtime import Elsewhere, known, place_text
 
 
-class Compiler(
-    Expressions, DiceTerms, PoolValues, Tables, Statements, LastingEffects, Characters
-):
+class Compiler(Expressions, DiceTerms, PoolValues, Tables, Statements, LastingEffects, Characters):
     """Compiles a checked rulebook's definitions into closures, each once."""
 
     def __init__(self, rulebook: Rulebook):
