@@ -40,7 +40,7 @@ from interpreter.odds import Odds, action_odds
 from interpreter.parameters import Binder, convert
 from interpreter.runtime import Character, Context, Roller, State
 from interpreter.sheet import Sheet
-from interpreter.sheet_rules import settle
+from interpreter.sheet_rules import resource_bounds, settle
 from interpreter.trace import Step, Trace, call_text
 
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -226,7 +226,7 @@ class Engine:
 
     def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice) -> Outcome:
         if sheet.rulebook is not self.rulebook:
-            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
+            raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
         binder = runnable.binder
         args, shown = binder(sheet, params)
         warnings = binder.warnings(sheet, params) if binder.open_skills else ()
@@ -322,7 +322,13 @@ class Engine:
             hint = did_you_mean(action, list(self.rulebook.actions)) or (
                 "actions: " + ", ".join(self.rulebook.actions)
             )
-            raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
+            raise ParameterError(
+                tr(
+                    "{title} has no action {action}", title=self.rulebook.title, action=repr(action)
+                ),
+                None,
+                hint,
+            )
         args, shown = self._arguments(self.rulebook.actions[action], sheet, params)
         return self.compiler.action(action), args, shown
 
@@ -330,14 +336,14 @@ class Engine:
         """Parameter values in declaration order (defaults filled in), and how to show
         them; unknown, missing or ill-typed parameters are ParameterErrors."""
         if sheet.rulebook is not self.rulebook:
-            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
+            raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
         return self.runnable(node.name).binder(sheet, params)
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
         """A check's arguments, in declaration order (for the odds engine)."""
         if check not in self.rulebook.checks:
             raise ParameterError(
-                f"{self.rulebook.title} has no check {check!r}",
+                tr("{title} has no check {check}", title=self.rulebook.title, check=repr(check)),
                 None,
                 did_you_mean(check, list(self.rulebook.checks)),
             )
@@ -359,7 +365,11 @@ class Engine:
         whose result is the roll's total."""
         if roll_name not in self.rulebook.rolls:
             raise ParameterError(
-                f"{self.rulebook.title} has no roll {roll_name!r}",
+                tr(
+                    "{title} has no roll {roll_name}",
+                    title=self.rulebook.title,
+                    roll_name=repr(roll_name),
+                ),
                 None,
                 did_you_mean(roll_name, list(self.rulebook.rolls)),
             )
@@ -373,7 +383,7 @@ class Engine:
         record (total, success, margin and the check's own fields)."""
         if check not in self.rulebook.checks:
             raise ParameterError(
-                f"{self.rulebook.title} has no check {check!r}",
+                tr("{title} has no check {check}", title=self.rulebook.title, check=repr(check)),
                 None,
                 did_you_mean(check, list(self.rulebook.checks)),
             )
@@ -431,6 +441,10 @@ class Engine:
     def load_sheet(self, path: str | Path) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
+
+    def resources(self, sheet: Sheet) -> list[tuple]:
+        """The sheet's resources as (path, value, minimum, maximum), maxima computed."""
+        return resource_bounds(self.compiler, sheet._values, self.limits)
 
     # ─── other questions an app may ask ─────────────────────────────────────
 

@@ -14,6 +14,7 @@ from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
 from interpreter.cli.run import cmd_run
+from interpreter.cli.serve import cmd_serve
 from interpreter.errors import EvaluationError
 from interpreter.json_data import dumps, error_data, usage_error_data
 
@@ -28,6 +29,7 @@ examples:
   rulebook check rulebooks/*.rules
   rulebook describe brujeria
   rulebook odds "3d6"
+  rulebook serve my_campaign/
   rulebook new brujeria_investigadora lucia.yaml
   rulebook run brujeria asustarse --char lucia.yaml --save
   rulebook log && rulebook undo
@@ -141,6 +143,23 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
     )
     p.add_argument("--trials", type=int, metavar="N", help="trials when sampling")
     _output_options(p)
+
+    p = commands.add_parser(
+        "serve",
+        help="the page in a browser, and the HTTP API",
+        description="Serve a page to run actions, see odds and edit rules in a browser, "
+        "and the HTTP API under /api (described at /openapi.json). FOLDER holds your "
+        "rulebooks (.rules) and characters (.yaml, .json); the shipped ones are always there.",
+    )
+    p.add_argument("folder", metavar="FOLDER", nargs="?", default=".", help="default: here")
+    p.add_argument("--port", type=int, default=8000, metavar="N", help="default: 8000")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="H",
+        help="the address to listen on (default: 127.0.0.1, this machine only)",
+    )
+    p.add_argument("--no-browser", action="store_true", help="do not open the browser")
     for module in JOURNAL_COMMANDS:
         module.add_parser(commands)
     return parser
@@ -237,6 +256,7 @@ COMMANDS = {
     "check": cmd_check,
     "describe": cmd_describe,
     "odds": cmd_odds,
+    "serve": cmd_serve,
     "new": new.cmd_new,
     "log": log.cmd_log,
     "show": show.cmd_show,

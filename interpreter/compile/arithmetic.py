@@ -7,11 +7,12 @@ import operator
 from fractions import Fraction
 
 from dsl.errors import Span
+from dsl.messages import tr
 from interpreter.bounds import bounded_list, bounded_number
 from interpreter.dice import PoolRoll
 from interpreter.errors import EvaluationError
 from interpreter.runtime import ChainRoll, Unknown, lift
-from interpreter.values import Record, normalize, show, type_name
+from interpreter.values import Record, normalize, type_name
 
 
 def as_number(value, span: Span | None, what: str):
@@ -20,7 +21,13 @@ def as_number(value, span: Span | None, what: str):
     if isinstance(value, PoolRoll | ChainRoll):
         return value.total
     raise EvaluationError(
-        f"{what} should be a number, not {type_name(value)} ({show(value)})", span
+        tr(
+            "{what} should be a number, not {type_name} ({value})",
+            what=what,
+            type_name=type_name(value),
+            value=value,
+        ),
+        span,
     )
 
 
@@ -30,9 +37,9 @@ def as_whole(ctx, value, span: Span | None, what: str) -> int:
     value = as_number(value, span, what)
     if type(value) is not int:
         raise EvaluationError(
-            f"{what} should be a whole number, not {show(value)}",
+            tr("{what} should be a whole number, not {value}", what=what, value=value),
             span,
-            "round it explicitly with floor, ceil or round",
+            tr("round it explicitly with floor, ceil or round"),
         )
     return value
 
@@ -81,7 +88,7 @@ def arith(op: str, left_span, right_span, op_span):
         elif op == "*":
             value = a * b
         elif b == 0:
-            raise EvaluationError("division by zero", op_span)
+            raise EvaluationError(tr("division by zero"), op_span)
         else:
             value = Fraction(a) / b
         return normalize(bounded_number(value, limits, op_span))
@@ -111,9 +118,9 @@ def minmax(function, args, span, name):
     if len(args) == 1:
         items = args[0]
         if not isinstance(items, tuple):
-            raise EvaluationError(f"{name} of one value needs a list", span)
+            raise EvaluationError(tr("{name} of one value needs a list", name=name), span)
         if not items:
-            raise EvaluationError(f"{name} of an empty list", span)
+            raise EvaluationError(tr("{name} of an empty list", name=name), span)
         args = items
     return function(as_number(a, span, f"an argument of {name}") for a in args)
 
@@ -159,5 +166,7 @@ def field_of(record, name: str, span):
     if isinstance(record, PoolRoll | ChainRoll):
         return getattr(record, name, None)
     if record is None:
-        raise EvaluationError(f"there is nothing here to take `{name}` from (none)", span)
-    raise EvaluationError(f"{show(record)} has no field `{name}`", span)
+        raise EvaluationError(
+            tr("there is nothing here to take `{name}` from (none)", name=name), span
+        )
+    raise EvaluationError(tr("{record} has no field `{name}`", record=record, name=name), span)

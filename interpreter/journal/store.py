@@ -63,6 +63,23 @@ class Entry:
         """This entry's state of one sheet file, if it touched it."""
         return next((s for s in self.sheets if s.path == stored_path), None)
 
+    def to_json(self, undone_by: int | None = None) -> dict:
+        """The entry as `rulebook log --json` prints it (`undone_by`: the undo that took
+        it back, if one did)."""
+        return {
+            "entry": self.id,
+            "at": self.at,
+            "kind": self.kind,
+            "state": self.state,
+            "sheets": [s.path for s in self.sheets],
+            "action": self.action,
+            "params": self.params,
+            "result": self.result,
+            "changes": list(self.changes),
+            "undoes": self.undoes,
+            "undone_by": undone_by,
+        }
+
 
 class Journal:
     """A campaign's journal. Safe to use from several processes at once."""

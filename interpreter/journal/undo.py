@@ -30,6 +30,16 @@ def undone(entries: list[Entry]) -> set[int]:
     return out
 
 
+def undone_by(entries: list[Entry]) -> dict[int, int]:
+    """For each entry an undo took back, the number of that undo."""
+    gone = undone(entries)
+    out: dict[int, int] = {}
+    for entry in entries:
+        if entry.kind == "undo" and entry.undoes in gone:
+            out.setdefault(entry.undoes, entry.id)
+    return out
+
+
 def default_target(journal: Journal) -> Entry:
     """The last run whose effect still stands."""
     entries = journal.entries()

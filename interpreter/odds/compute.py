@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import attrs
 
+from dsl.messages import tr
 from interpreter.errors import EvaluationError
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
@@ -163,7 +164,7 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
         procedure = engine.compiler.roll_definition(name)
         args = engine.roll_arguments(name, sheet, params)
         if field is not None:
-            raise EvaluationError(f"roll {name} gives a number: leave out --field")
+            raise EvaluationError(tr("roll {name} gives a number: leave out --field", name=name))
         return lambda ctx: procedure.call(ctx, args).total
     check = engine.compiler.check(name)
     args = engine.check_arguments(name, sheet, params)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from dsl.messages import tr
 from interpreter.errors import EXPLODED_PAST, REROLLED_PAST, EvaluationError
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.distribution import Dist
@@ -162,8 +163,14 @@ class Term(Keeps):
                 if not once and len(hits) == len(faces):
                     what = "explodes" if kind == "explode" else "is rerolled"
                     raise EvaluationError(
-                        f"every face of {die.label} {what} under this "
-                        "condition, so the roll would never end",
+                        tr(
+                            (
+                                "every face of {label} {what} under this "
+                                "condition, so the roll would never end"
+                            ),
+                            label=die.label,
+                            what=what,
+                        ),
                         step[3],
                     )
                 if hits:
