@@ -132,7 +132,7 @@ class Binder:
         engine, node = self.engine, self.node
         for name in params:
             if name not in self.known:
-                hint = did_you_mean(name, self.names) or (
+                hint = did_you_mean(str(name), self.names) or (
                     "parameters: " + ", ".join(self.names)
                     if self.names
                     else "it takes no parameters"
