@@ -215,6 +215,6 @@ def test_edit_a_rule_and_see_diagnostics_and_the_odds_it_gives(page, server):
     page.select_option("#action", "asustarse")
     page.fill("#odds-field", "Esencia")
     page.click("#editor-odds")
-    expect(page.locator("#odds-chart svg")).to_contain_text("B: Brujería: miedo duro (edited)")
+    expect(page.locator("#odds-chart svg")).to_contain_text("B: Brujería: miedo duro (editado)")
     # Highlighting: keywords and dice terms are told apart.
     assert page.locator("#editor .cm-content span").count() > 50

@@ -247,7 +247,8 @@ class Api:
         same sheet, or other parameters; ((engine, sheet, params), (name A, name B))."""
         changed = field(compare, "params", dict)
         if changed is not None and len(compare) == 1:
-            return (engine, sheet, {**params, **changed}), ("as given", "changed parameters")
+            names = (tr("the parameters as given"), tr("the changed parameters"))
+            return (engine, sheet, {**params, **changed}), names
         other = self._book(compare)
         other_engine = Engine.of(other)
         try:
@@ -262,7 +263,9 @@ class Api:
             ) from None
         return (other_engine, other_sheet, {**params, **(changed or {})}), (
             book.title,
-            other.title + (" (edited)" if field(compare, "text", str) else ""),
+            tr("{title} (edited)", title=other.title)
+            if field(compare, "text", str)
+            else other.title,
         )
 
     # ─── checking ───────────────────────────────────────────────────────────

@@ -61,14 +61,8 @@ class Library:
 
     def rulebook_path(self, name: str) -> Path:
         files = self.rulebook_files()
-        if not isinstance(name, str) or name not in files:
-            raise NotFound(
-                tr("no rulebook named {name}", name=repr(name)),
-                None,
-                did_you_mean(str(name), list(files))
-                or tr("rulebooks: {names}", names=", ".join(files)),
-            )
-        return files[name][0]
+        unknown = tr("no rulebook named {name}", name=repr(name))
+        return _named(files, name, unknown, tr("rulebooks: {names}", names=", ".join(files)))
 
     def rulebook(self, name: str) -> dsl.Rulebook:
         """A rulebook by name, checked; compiled once while its files do not change."""
@@ -160,14 +154,8 @@ class Library:
 
     def character_path(self, name: str) -> Path:
         files = self.character_files()
-        if not isinstance(name, str) or name not in files:
-            raise NotFound(
-                tr("no character named {name}", name=repr(name)),
-                None,
-                did_you_mean(str(name), list(files))
-                or tr("characters: {names}", names=", ".join(files)),
-            )
-        return files[name][0]
+        unknown = tr("no character named {name}", name=repr(name))
+        return _named(files, name, unknown, tr("characters: {names}", names=", ".join(files)))
 
     def characters(self, book: dsl.Rulebook | None = None) -> list[dict]:
         """The characters, each with the rulebook its file names; only those for `book`
@@ -212,6 +200,13 @@ _EXTENDS_HINT = tr(
     "a rulebook served here extends a shipped rulebook or one in the server's folder"
 )
 _NOT_A_SHEET = object()
+
+
+def _named(files: dict, name, unknown, listing) -> Path:
+    """The file offered under `name`, or NotFound with a did-you-mean (else the list)."""
+    if not isinstance(name, str) or name not in files:
+        raise NotFound(unknown, None, did_you_mean(str(name), list(files)) or listing)
+    return files[name][0]
 
 
 def _outside(reference: str):

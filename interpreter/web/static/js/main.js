@@ -32,7 +32,7 @@ function showError(error) {
   box.hidden = false;
 }
 
-async function busy(button, work) {
+async function busy(work) {
   const buttons = [...document.querySelectorAll("#action-form button, #editor-odds")];
   buttons.forEach((b) => (b.disabled = true));
   showError(null);
@@ -128,7 +128,7 @@ async function showHistory() {
     return el("li", { class: entry.undone_by !== null ? "undone" : null, dataset: { entry: entry.entry } },
       `#${entry.entry} ${entry.at.slice(0, 16).replace("T", " ")} ${what}: `,
       changes.join(", ") || "no changes",
-      standing ? el("button", { type: "button", class: "undo", onclick: () => busy(null, () => undo(entry.entry)) }, "Undo") : null);
+      standing ? el("button", { type: "button", class: "undo", onclick: () => busy(() => undo(entry.entry)) }, "Undo") : null);
   }));
 }
 
@@ -285,17 +285,17 @@ function newHouseRule() {
 async function start() {
   const { keywords } = await get("/api/language");
   editor = new RuleEditor($("#editor"), keywords, checked);
-  $("#rulebook").addEventListener("change", () => busy(null, chooseRulebook));
-  $("#character").addEventListener("change", () => busy(null, chooseCharacter));
+  $("#rulebook").addEventListener("change", () => busy(chooseRulebook));
+  $("#character").addEventListener("change", () => busy(chooseCharacter));
   $("#action").addEventListener("change", chooseAction);
   $("#action-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    busy(null, run);
+    busy(run);
   });
-  $("#odds-button").addEventListener("click", () => busy(null, () => odds()));
-  $("#editor-odds").addEventListener("click", () => busy(null, () => odds(true)));
-  $("#save-sheet").addEventListener("click", () => busy(null, save));
-  $("#editor-save").addEventListener("click", () => busy(null, saveRules));
+  $("#odds-button").addEventListener("click", () => busy(() => odds()));
+  $("#editor-odds").addEventListener("click", () => busy(() => odds(true)));
+  $("#save-sheet").addEventListener("click", () => busy(save));
+  $("#editor-save").addEventListener("click", () => busy(saveRules));
   $("#editor-house").addEventListener("click", newHouseRule);
   for (const radio of document.querySelectorAll('input[name="odds-view"]')) {
     radio.addEventListener("change", () => state.lastOdds && renderOdds(state.lastOdds, oddsView()));
