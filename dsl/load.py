@@ -13,6 +13,7 @@ from dsl import nodes as n
 from dsl.build import parse_rulebook_file
 from dsl.check import check_definitions
 from dsl.errors import CheckError, RulebookError
+from dsl.messages import tr
 from dsl.rulebook import Rulebook
 
 #: how many rulebooks a house rule may stand on, one on another
@@ -47,18 +48,28 @@ def resolve(reference: str | Path, relative_to: Path | None = None) -> Path:
     from dsl.errors import did_you_mean
 
     hint = did_you_mean(name, list(shipped)) or "shipped rulebooks: " + ", ".join(sorted(shipped))
-    raise RulebookError(f"no rulebook file or shipped rulebook named {name!r}", None, hint)
+    raise RulebookError(
+        tr("no rulebook file or shipped rulebook named {name}", name=repr(name)), None, hint
+    )
 
 
 def read(path: Path) -> str:
     try:
         if path.stat().st_size > MAX_FILE_SIZE:
-            raise RulebookError(f"{path}: larger than {MAX_FILE_SIZE} bytes")
+            raise RulebookError(
+                tr(
+                    "{path}: larger than {max_file_size} bytes",
+                    path=path,
+                    max_file_size=MAX_FILE_SIZE,
+                )
+            )
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise RulebookError(f"{path}: not UTF-8 text") from None
+        raise RulebookError(tr("{path}: not UTF-8 text", path=path)) from None
     except OSError as error:
-        raise RulebookError(f"{path}: cannot be read ({error.strerror})") from None
+        raise RulebookError(
+            tr("{path}: cannot be read ({strerror})", path=path, strerror=error.strerror)
+        ) from None
 
 
 def load(reference: str | Path) -> Rulebook:
@@ -95,17 +106,23 @@ def load_text(
         definitions = [d.definition if isinstance(d, n.Replace) else d for d in parsed.definitions]
         for replaced in (d for d in parsed.definitions if isinstance(d, n.Replace)):
             raise CheckError(
-                "`replace` is for house rules: this rulebook extends none",
+                tr("`replace` is for house rules: this rulebook extends none"),
                 replaced.span,
-                'start with `rulebook "..." extends base { }`',
+                tr('start with `rulebook "..." extends base { }`'),
             )
         return check_definitions(header, definitions, name)
     if len(_chain) >= MAX_EXTENDS:
-        raise CheckError(f"more than {MAX_EXTENDS} rulebooks extend one another", header.span)
+        raise CheckError(
+            tr("more than {max_extends} rulebooks extend one another", max_extends=MAX_EXTENDS),
+            header.span,
+        )
     base_path = resolve(header.extends, folder)
     key = str(base_path.resolve())
     if key in _chain:
-        raise CheckError(f"{header.extends} extends itself, through other rulebooks", header.span)
+        raise CheckError(
+            tr("{extends} extends itself, through other rulebooks", extends=header.extends),
+            header.span,
+        )
     base = load_text(read(base_path), str(base_path), base_path.parent, (*_chain, key))
     definitions, changes = merge(_definitions_of(base), parsed.definitions)
     merged_header = n.Header(
@@ -220,20 +237,31 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
             new = definition.definition
             if isinstance(new, n.Sheet):
                 raise CheckError(
-                    "a sheet is not replaced; a house rule's sheet block adds fields",
+                    tr("a sheet is not replaced; a house rule's sheet block adds fields"),
                     definition.span,
                 )
             if new.name not in by_name:
                 raise CheckError(
-                    f"there is no {n.kind_of(new)} `{new.name}` in the base rulebook to replace",
+                    tr(
+                        "there is no {kind_of} `{name}` in the base rulebook to replace",
+                        kind_of=n.kind_of(new),
+                        name=new.name,
+                    ),
                     new.span,
-                    "leave out `replace` to add a new definition",
+                    tr("leave out `replace` to add a new definition"),
                 )
             old = merged[by_name[new.name]]
             if type(old) is not type(new):
                 raise CheckError(
-                    f"`{new.name}` is a {n.kind_of(old)} in the base "
-                    f"rulebook; a {n.kind_of(new)} cannot replace it",
+                    tr(
+                        (
+                            "`{name}` is a {kind_of} in the base rulebook; a "
+                            "{kind_of2} cannot replace it"
+                        ),
+                        name=new.name,
+                        kind_of=n.kind_of(old),
+                        kind_of2=n.kind_of(new),
+                    ),
                     new.span,
                 )
             if isinstance(new, n.Action):
@@ -244,7 +272,8 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
             for item in definition.items:
                 if getattr(item, "name", None) in sheet_names:
                     raise CheckError(
-                        f"the base rulebook's sheet already has `{item.name}`", item.span
+                        tr("the base rulebook's sheet already has `{name}`", name=item.name),
+                        item.span,
                     )
             merged.append(definition)
             changes.extend(
@@ -255,9 +284,13 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
         else:
             if definition.name in by_name:
                 raise CheckError(
-                    f"`{definition.name}` is already defined by the base rulebook",
+                    tr("`{name}` is already defined by the base rulebook", name=definition.name),
                     definition.span,
-                    f"write `replace {n.kind_of(definition)} {definition.name} ...` to change it",
+                    tr(
+                        "write `replace {kind_of} {name} ...` to change it",
+                        kind_of=n.kind_of(definition),
+                        name=definition.name,
+                    ),
                 )
             by_name[definition.name] = len(merged)
             merged.append(definition)
@@ -272,26 +305,48 @@ def _same_signature(old: n.Action, new: n.Action) -> None:
         match = new_params.get(param.name)
         if match is None:
             raise CheckError(
-                f"the replaced action {new.name} drops the parameter "
-                f"`{param.name}`; callers of the base action pass it",
+                tr(
+                    (
+                        "the replaced action {name} drops the parameter "
+                        "`{name2}`; callers of the base action pass it"
+                    ),
+                    name=new.name,
+                    name2=param.name,
+                ),
                 new.span,
             )
         if match.type != param.type:
             raise CheckError(
-                f"the replaced action {new.name} changes the type of `{param.name}`",
+                tr(
+                    "the replaced action {name} changes the type of `{name2}`",
+                    name=new.name,
+                    name2=param.name,
+                ),
                 match.span,
-                f"the base action has `{param.name}: {param.type.span.text}`",
+                tr(
+                    "the base action has `{name}: {text}`",
+                    name=param.name,
+                    text=param.type.span.text,
+                ),
             )
         if match.default is None and param.default is not None:
             raise CheckError(
-                f"`{param.name}` had a default in the base action; the replacement must keep one",
+                tr(
+                    "`{name}` had a default in the base action; the replacement must keep one",
+                    name=param.name,
+                ),
                 match.span,
             )
     old_names = {p.name for p in old.params}
     for param in new.params:
         if param.name not in old_names and param.default is None:
             raise CheckError(
-                f"the new parameter `{param.name}` needs a default, so that calls "
-                "written for the base action still work",
+                tr(
+                    (
+                        "the new parameter `{name}` needs a default, so that calls "
+                        "written for the base action still work"
+                    ),
+                    name=param.name,
+                ),
                 param.span,
             )

@@ -14,6 +14,7 @@ from dsl.check.statements import StatementChecks
 from dsl.check.tables import TableChecks
 from dsl.check.whole import WholeChecks
 from dsl.errors import Diagnostic, RulebookInvalid, Span
+from dsl.messages import tr
 from dsl.rulebook import Binding, Rulebook
 
 
@@ -128,7 +129,7 @@ class Checker(
             for item in items:
                 if isinstance(item, n.OpenSkills):
                     if self.open_skills is not None:
-                        self.error("the open skill list is declared twice", item.span)
+                        self.error(tr("the open skill list is declared twice"), item.span)
                     self.open_skills = item
                     continue
                 if isinstance(item, n.Ensure):
@@ -136,14 +137,17 @@ class Checker(
                     continue
                 name = item.name
                 if name in BUILTINS:
-                    self.error(f"`{name}` is a built-in function; choose another name", item.span)
+                    self.error(
+                        tr("`{name}` is a built-in function; choose another name", name=name),
+                        item.span,
+                    )
                     continue
                 if name in self.globals:
                     first = self.globals[name]
                     self.error(
-                        f"`{name}` is defined twice",
+                        tr("`{name}` is defined twice", name=name),
                         item.span,
-                        f"the first definition is at {first.span.location()}",
+                        tr("the first definition is at {location}", location=first.span.location()),
                     )
                     continue
                 self.globals[name] = item

@@ -7,7 +7,7 @@ import functools
 import sys
 
 from dsl.errors import RulebookError
-from dsl.messages import available_languages, normalize_language
+from dsl.messages import available_languages, normalize_language, tr
 from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify
 from interpreter.cli.check import cmd_check
 from interpreter.cli.describe import cmd_describe
@@ -190,7 +190,11 @@ def _language(text: str) -> str:
     code = normalize_language(text)
     if code not in available_languages():
         raise argparse.ArgumentTypeError(
-            f"{text!r}: the languages are {', '.join(available_languages())}"
+            tr(
+                "{text}: the languages are {join}",
+                text=repr(text),
+                join=", ".join(available_languages()),
+            )
         )
     return code
 
