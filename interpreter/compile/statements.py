@@ -14,7 +14,7 @@ from interpreter.errors import (
     RequirementFailed,
     SheetError,
 )
-from interpreter.runtime import Unknown, as_bool, known, place_path, place_text
+from interpreter.runtime import Unknown, as_bool, known, place_path, place_text, sheet_of
 from interpreter.sheet_schema import entry_value
 from interpreter.values import Record, is_number, show
 
@@ -146,7 +146,8 @@ class Statements:
         """A closure giving (low, high) for a place: a resource's min/max, a stat's range."""
 
         def bounds(ctx, where):
-            name = where if type(where) is str else where[0]
+            _, own = sheet_of(ctx, where)  # another character's field: its own bounds
+            name = own if type(own) is str else own[0]
             field = self.book.fields.get(name)
             if isinstance(field, n.Resource):
                 return (
