@@ -5,6 +5,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl import types as t
 from dsl.check.definitions import DefinitionChecks
+from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
 from dsl.check.scope import BUILTINS, Scope
@@ -57,6 +58,7 @@ class Checker(
     StatementChecks,
     EffectChecks,
     ExpressionChecks,
+    DiceChecks,
     WholeChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""

@@ -21,6 +21,7 @@ def _is_rulebook(reference: str) -> bool:
 
 
 def cmd_odds(args) -> int:
+    args.target = args.target.strip()  # ` -2d4`: see options.expressions_with_a_minus
     budget = args.budget or BUDGET
     if args.action is None and not _is_rulebook(args.target):
         if args.compare or args.char or args.set or args.field:
@@ -33,6 +34,7 @@ def cmd_odds(args) -> int:
             trials=args.trials or TRIALS,
             progress=progress_bar(),
         )
+        options.print_warnings(args.target, options.language(args))
         _print(odds, args)
         return 0
     if args.action is None:

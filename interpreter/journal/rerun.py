@@ -36,7 +36,7 @@ class RecordedDice(DiceSource):
             )
         face = self.faces[self.used]
         self.used += 1
-        if isinstance(face, bool) or not isinstance(face, int) or not die.low <= face <= die.high:
+        if not die.has(face):
             raise DiceError(
                 f"recorded die {self.used} shows {face!r}, which is not a face of {die.label} "
                 f"({die.low}..{die.high}) as the rules roll it now"
