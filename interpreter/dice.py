@@ -22,6 +22,7 @@ import random
 from collections.abc import Callable, Iterable
 
 from dsl.errors import Span
+from dsl.messages import tr
 from interpreter.errors import (
     EXPLODED_PAST,
     REROLLED_PAST,
@@ -142,15 +143,28 @@ class ForcedDice(DiceSource):
         """The face of the `position`-th die drawn (1-based), within the die's range."""
         if self._next >= len(self.values):
             raise DiceError(
-                f"die {self._next + 1} ({die.label}) is needed, but only "
-                f"{len(self.values)} forced value(s) were given"
+                tr(
+                    "die {value} ({label}) is needed, but only {len} forced value(s) were given",
+                    value=self._next + 1,
+                    label=die.label,
+                    len=len(self.values),
+                )
             )
         value = self.values[self._next]
         self._next += 1
         if not _is_face(value, die):
             raise DiceError(
-                f"forced value {self._next} is {value}, which is not a face of {die.label} "
-                f"({die.low}..{die.high})"
+                tr(
+                    (
+                        "forced value {next} is {value}, which is not a "
+                        "face of {label} ({low}..{high})"
+                    ),
+                    next=self._next,
+                    value=value,
+                    label=die.label,
+                    low=die.low,
+                    high=die.high,
+                )
             )
         return value
 
@@ -158,8 +172,16 @@ class ForcedDice(DiceSource):
         left = len(self.values) - self._next
         if left > 0:
             raise DiceError(
-                f"{left} forced value(s) left over: the roll used {self._next}, "
-                f"and value {self._next + 1} ({self.values[self._next]}) was never needed"
+                tr(
+                    (
+                        "{left} forced value(s) left over: the roll used {next}, and "
+                        "value {value} ({value2}) was never needed"
+                    ),
+                    left=left,
+                    next=self._next,
+                    value=self._next + 1,
+                    value2=self.values[self._next],
+                )
             )
 
     def fresh(self) -> ForcedDice:
@@ -178,7 +200,14 @@ class TypedDice(DiceSource):
         """The face of the `position`-th die drawn (1-based), within the die's range."""
         value = self.ask(die, position)
         if not _is_face(value, die):
-            raise DiceError(f"die {position}: {value} is not a face of {die.label}")
+            raise DiceError(
+                tr(
+                    "die {position}: {value} is not a face of {label}",
+                    position=position,
+                    value=value,
+                    label=die.label,
+                )
+            )
         return value
 
 
@@ -201,8 +230,13 @@ class DiceTray:
     def draw(self, die: Die, span: Span | None) -> int:
         if len(self.drawn) >= self.limits.dice_per_evaluation:
             raise LimitExceeded(
-                f"more than {self.limits.dice_per_evaluation} dice in one evaluation "
-                "(limit dice_per_evaluation)",
+                tr(
+                    (
+                        "more than {dice_per_evaluation} dice in one "
+                        "evaluation (limit dice_per_evaluation)"
+                    ),
+                    dice_per_evaluation=self.limits.dice_per_evaluation,
+                ),
                 span,
             )
         try:
@@ -253,12 +287,7 @@ def roll_pool(
     ("reroll", once, test, span), ("successes", test), ("failures", test).
     """
     limits = tray.limits
-    if count > limits.dice_per_term:
-        raise LimitExceeded(
-            f"{count} dice in one term is more than the limit of {limits.dice_per_term} "
-            "(limit dice_per_term)",
-            span,
-        )
+    check_term(die, count, limits, span)
     draw = tray.draw
     faces = [[draw(die, span), KEPT, False] for _ in range(count)]
     success_test = failure_test = None
@@ -298,6 +327,32 @@ def roll_pool(
 #: steps that roll more dice for a die meeting their test: `x` (one more die each time),
 #: `!!` (added to the die itself), `!p` (one more die, counting one less than it shows)
 CHAINS = ("explode", "compound", "penetrate")
+
+
+def check_term(die: Die, count: int, limits: Limits, span) -> None:
+    """A term of `count` dice of `die` is within dice_per_term and faces_per_die, or
+    LimitExceeded: the same check for a real roll and for its odds, before any work."""
+    if count > limits.dice_per_term:
+        raise LimitExceeded(
+            tr(
+                (
+                    "{count} dice in one term is more than the limit of "
+                    "{dice_per_term} (limit dice_per_term)"
+                ),
+                count=count,
+                dice_per_term=limits.dice_per_term,
+            ),
+            span,
+        )
+    if die.size > limits.faces_per_die:
+        raise LimitExceeded(
+            tr(
+                "a die of {faces} faces is more than {faces_per_die} (limit faces_per_die)",
+                faces=die.size,
+                faces_per_die=limits.faces_per_die,
+            ),
+            span,
+        )
 
 
 def keep_dice(faces: list, mode: str, k: int) -> None:
@@ -387,6 +442,10 @@ def always_true(die: Die, test, span, what: str) -> None:
     """A condition every face meets would never stop: say so at once, not after 100 dice."""
     if die.size <= 1000 and all(test(face) for face in die.faces()):
         raise EvaluationError(
-            f"every face of {die.label} {what} under this condition, so the roll would never end",
+            tr(
+                "every face of {label} {what} under this condition, so the roll would never end",
+                label=die.label,
+                what=what,
+            ),
             span,
         )

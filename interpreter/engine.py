@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import attrs
@@ -38,9 +38,9 @@ from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import Odds, action_odds
 from interpreter.parameters import Binder, convert
-from interpreter.runtime import Context, Roller, State
+from interpreter.runtime import Character, Context, Roller, State
 from interpreter.sheet import Sheet
-from interpreter.sheet_rules import settle
+from interpreter.sheet_rules import resource_bounds, settle
 from interpreter.trace import Step, Trace, call_text
 
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -53,6 +53,17 @@ class Change:
     path: str
     before: object
     after: object
+
+
+@attrs.frozen
+class CharacterOutcome:
+    """What a run did to one of its other characters: its sheet before and after."""
+
+    role: str  # the action's parameter it was given as
+    label: str  # how the trace names it (its sheet's file name)
+    before: Sheet
+    after: Sheet
+    changes: tuple  # of Change
 
 
 class Outcome:
@@ -68,7 +79,9 @@ class Outcome:
         "_replay",
         "_trace",
         "action",
+        "before",
         "changes",
+        "characters",
         "dice",
         "kind",
         "language",
@@ -96,8 +109,20 @@ class Outcome:
         self.kind = more.get("kind", "action")
         self.language = more.get("language", "en")
         self.warnings = more.get("warnings", ())
+        self.characters = more.get("characters", ())  # CharacterOutcome of the others
+        self.before = more.get("before", sheet)
         self._replay = replay  # a function giving the trace, by running again
         self._trace = None
+
+    @property
+    def sheets(self) -> dict:
+        """Every character's new sheet, by role: `self` (the acting one) and the others."""
+        return {"self": self.sheet, **{c.role: c.after for c in self.characters}}
+
+    @property
+    def sheets_before(self) -> dict:
+        """Every character's sheet as the run was given it, by role."""
+        return {"self": self.before, **{c.role: c.before for c in self.characters}}
 
     @property
     def name(self) -> str:
@@ -178,15 +203,30 @@ class Engine:
 
     @speaking
     def run(
-        self, action: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
+        self,
+        action: str,
+        sheet: Sheet,
+        params: dict | None = None,
+        dice: DiceSource | None = None,
+        *,
+        targets: Mapping[str, Sheet] | None = None,
     ) -> Outcome:
         """Run an action (or a check, or a named roll); return its Outcome, or raise with
-        nothing changed. An EvaluationError raised carries the trace up to it (`.trace`)."""
-        return self._run(self.runnable(action), sheet, params or {}, dice)
+        nothing changed. An EvaluationError raised carries the trace up to it (`.trace`).
+
+        `targets` are the other characters of the run, by the name of the action's
+        parameter they are (`{"objetivo": orc_sheet}`; a Sheet given in `params` is the
+        same); the Outcome has each one's new sheet and changes (`characters`)."""
+        params = dict(params or {})
+        for role, other in (targets or {}).items():
+            if role in params:
+                raise ParameterError(tr("{name} is given twice", name=role))
+            params[role] = other
+        return self._run(self.runnable(action), sheet, params, dice)
 
     def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice) -> Outcome:
         if sheet.rulebook is not self.rulebook:
-            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
+            raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
         binder = runnable.binder
         args, shown = binder(sheet, params)
         warnings = binder.warnings(sheet, params) if binder.open_skills else ()
@@ -195,10 +235,8 @@ class Engine:
         ctx = self.context(roller, sheet)
         try:
             result = runnable(ctx, args)
-            if ctx.state.own:
-                new_sheet, changes = self.commit(ctx, sheet)
-            else:  # nothing was written: the same sheet, no changes, nothing to check again
-                new_sheet, changes = sheet, ()
+            new_sheet, changes = self.commit(ctx, sheet)
+            others = self.others_of(ctx, args)
             source.finish()
         except EvaluationError as error:
             faces = tuple(roller.drawn)
@@ -217,6 +255,8 @@ class Engine:
             kind=runnable.kind,
             language=self.language,
             warnings=warnings,
+            characters=others,
+            before=sheet,
         )
 
     def runnable(self, name: str) -> Runnable:
@@ -282,7 +322,13 @@ class Engine:
             hint = did_you_mean(action, list(self.rulebook.actions)) or (
                 "actions: " + ", ".join(self.rulebook.actions)
             )
-            raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
+            raise ParameterError(
+                tr(
+                    "{title} has no action {action}", title=self.rulebook.title, action=repr(action)
+                ),
+                None,
+                hint,
+            )
         args, shown = self._arguments(self.rulebook.actions[action], sheet, params)
         return self.compiler.action(action), args, shown
 
@@ -290,14 +336,14 @@ class Engine:
         """Parameter values in declaration order (defaults filled in), and how to show
         them; unknown, missing or ill-typed parameters are ParameterErrors."""
         if sheet.rulebook is not self.rulebook:
-            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
+            raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
         return self.runnable(node.name).binder(sheet, params)
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
         """A check's arguments, in declaration order (for the odds engine)."""
         if check not in self.rulebook.checks:
             raise ParameterError(
-                f"{self.rulebook.title} has no check {check!r}",
+                tr("{title} has no check {check}", title=self.rulebook.title, check=repr(check)),
                 None,
                 did_you_mean(check, list(self.rulebook.checks)),
             )
@@ -319,7 +365,11 @@ class Engine:
         whose result is the roll's total."""
         if roll_name not in self.rulebook.rolls:
             raise ParameterError(
-                f"{self.rulebook.title} has no roll {roll_name!r}",
+                tr(
+                    "{title} has no roll {roll_name}",
+                    title=self.rulebook.title,
+                    roll_name=repr(roll_name),
+                ),
                 None,
                 did_you_mean(roll_name, list(self.rulebook.rolls)),
             )
@@ -333,7 +383,7 @@ class Engine:
         record (total, success, margin and the check's own fields)."""
         if check not in self.rulebook.checks:
             raise ParameterError(
-                f"{self.rulebook.title} has no check {check!r}",
+                tr("{title} has no check {check}", title=self.rulebook.title, check=repr(check)),
                 None,
                 did_you_mean(check, list(self.rulebook.checks)),
             )
@@ -348,14 +398,39 @@ class Engine:
 
     def commit(self, ctx: Context, sheet: Sheet) -> tuple:
         """End of a run: (the new sheet, its changes); resources kept within their new
-        maximum, `ensure` rules checked (a broken one raises, and nothing changes)."""
+        maximum, `ensure` rules checked (a broken one raises, and nothing changes), on
+        every character's sheet (the others' new sheets: `others_of`)."""
         state = ctx.state
+        for other in state.others():
+            if other.own:
+                ctx.state = other
+                try:
+                    settle(self.compiler, ctx)
+                finally:
+                    ctx.state = state
         if not state.own:  # nothing was written: the same sheet
             return sheet, []
         settle(self.compiler, ctx)
         changes = [Change(*c) for c in state.changes()]
         new = Sheet(self.rulebook, state.values, sheet.meta, sheet.path, sheet.text_format)
         return new, changes
+
+    def others_of(self, ctx: Context, args: tuple) -> tuple:
+        """After `commit`: each other character given to the run, its new sheet and its
+        changes (a character the run never changed keeps its sheet)."""
+        out = []
+        for value in args:
+            if not isinstance(value, Character):
+                continue
+            state = (ctx.state.cast or {}).get(value.role)
+            before = value.sheet
+            if state is None or not state.own:
+                out.append(CharacterOutcome(value.role, value.label, before, before, ()))
+                continue
+            after = Sheet(self.rulebook, state.values, before.meta, before.path, before.text_format)
+            changes = tuple(Change(*c) for c in state.changes())
+            out.append(CharacterOutcome(value.role, value.label, before, after, changes))
+        return tuple(out)
 
     @speaking
     def sheet(self, data: dict, path: str | None = None, text_format: str = "yaml") -> Sheet:
@@ -366,6 +441,10 @@ class Engine:
     def load_sheet(self, path: str | Path) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
+
+    def resources(self, sheet: Sheet) -> list[tuple]:
+        """The sheet's resources as (path, value, minimum, maximum), maxima computed."""
+        return resource_bounds(self.compiler, sheet._values, self.limits)
 
     # ─── other questions an app may ask ─────────────────────────────────────
 

@@ -7,6 +7,7 @@ import attrs
 from dsl.build import parse_expression
 from dsl.check import Checker, Scope, check_definitions
 from dsl.errors import RulebookInvalid
+from dsl.messages import tr
 from dsl.rulebook import Rulebook
 from interpreter.compile import Compiler
 from interpreter.dice import DiceSource, SeededDice
@@ -104,7 +105,8 @@ def roll(
     total = value(Context(roller, limits))
     if not (is_number(total) or total is None or isinstance(total, bool | tuple | Record | Range)):
         raise EvaluationError(
-            f"the expression gives {show(total)}, not a number, a list or a record", node.span
+            tr("the expression gives {total}, not a number, a list or a record", total=total),
+            node.span,
         )
     source.finish()
     return RollResult(expression, total, tuple(roller.drawn), source.origin, tuple(roller.terms))

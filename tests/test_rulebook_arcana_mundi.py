@@ -192,6 +192,20 @@ def test_creation_qualities_change_the_budgets(engine, menecma):
     assert (out.result["fuera_del_culto"], out.result["success"]) == (1, False)
 
 
+def test_skill_points_are_the_age(engine, menecma):
+    # "tenemos para gastar en ellas tantos puntos como la edad de nuestro personaje";
+    # "Anciano (-G): ... Cada punto en esta Cualidad otorga 2 de Habilidades". Menecma's
+    # named skills are 3 + 3 = 6; with 10 more in skills of the open list, 16 points.
+    aged = variant(engine, menecma, Edad=14)
+    params = {"núminas_aprendidas": 1, "otras_habilidades": 10}
+    out = engine.run("revisar_teurgo", aged, params)
+    assert any("habilidades 16 de 14" in n for n in notes(out))
+    old = variant(engine, menecma, Edad=14, Anciano=1, Estudioso=2)
+    out = engine.run("revisar_teurgo", old, params)
+    assert any("habilidades 16 de 16" in n for n in notes(out))
+    assert any("1 punto(s) menos de Características" in n for n in notes(out))
+
+
 def test_narrative_qualities_are_reported_in_numbers(engine, menecma):
     # "Aliados del Pacto (G): cada punto son tres teúrgos de tu congregación"; "Entidad
     # encadenada (G): ... Cada punto en esta Cualidad indica 5 en su designación de poder";

@@ -233,6 +233,27 @@ def test_routine_needs_no_roll_unless_unusual(engine, lucia):
     assert (out.result["éxito"], out.result["total"]) == (False, 6)
 
 
+def test_success_levels_take_less_time(engine, lucia):
+    # "11-12 (Decente): ... -10% de tiempo en llevar a cabo"; "13-14 (Bueno): -25%";
+    # "15-16 (Muy Bueno): -50%".
+    for modifier, percent in ((2, -10), (4, -25), (6, -50), (-1, 0)):
+        out = engine.run(
+            "chequeo_complicado", lucia, {"modificador": modifier}, dice=ForcedDice([5])
+        )
+        assert out.result["tiempo"] == percent, modifier
+
+
+def test_defensive_essence_adds_to_a_powers_own_defence(engine, ainhoa):
+    # "Esta prueba es acumulativa a cualquiera particular que permita el poder": +2 more.
+    out = engine.run(
+        "defensa_con_esencia",
+        ainhoa,
+        {"esencia": 5, "foco_rival": 6, "modificador": 2},
+        dice=ForcedDice([4, 8]),
+    )
+    assert (out.result["nuestro"], out.result["del_rival"]) == (16, 14)
+
+
 def test_success_levels_keep_the_words_of_the_table(engine, lucia):
     # "13-14 (Bueno): ... El ataque puede impactar un área relativamente pequeña o
     # específica": the row's words are in the trace.

@@ -8,6 +8,7 @@ import attrs
 from lark import Token, Tree
 
 from dsl.errors import RulebookSyntaxError, Source, Span
+from dsl.messages import tr
 from dsl.parser import parse_tree
 
 #: deepest expression tree accepted (a chain `a + b + c ...` counts one level per term)
@@ -84,7 +85,9 @@ def whole_number(text: str, span: Span) -> int:
 def digits_within(text: str, span: Span) -> None:
     if sum(c.isdigit() for c in text) > MAX_DIGITS:
         raise RulebookSyntaxError(
-            f"a number of more than {MAX_DIGITS} digits", span, "no game needs numbers this long"
+            tr("a number of more than {max_digits} digits", max_digits=MAX_DIGITS),
+            span,
+            tr("no game needs numbers this long"),
         )
 
 
@@ -118,9 +121,12 @@ class TreeWalk:
             span = self._tree_span(node)
             if depth > MAX_DEPTH and node.data in _EXPRESSION_RULES:
                 raise RulebookSyntaxError(
-                    f"this expression is nested more than {MAX_DEPTH} levels deep",
+                    tr(
+                        "this expression is nested more than {max_depth} levels deep",
+                        max_depth=MAX_DEPTH,
+                    ),
                     span,
-                    "split it with `let` into smaller parts",
+                    tr("split it with `let` into smaller parts"),
                 )
             handler = getattr(self, f"_{node.data}")
             results.append((handler(span, *[value for value, _ in built]), depth))

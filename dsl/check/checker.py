@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.characters import CharacterChecks
 from dsl.check.definitions import DefinitionChecks
 from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
@@ -14,6 +15,7 @@ from dsl.check.statements import StatementChecks
 from dsl.check.tables import TableChecks
 from dsl.check.whole import WholeChecks
 from dsl.errors import Diagnostic, RulebookInvalid, Span
+from dsl.messages import tr
 from dsl.rulebook import Binding, Rulebook
 
 
@@ -59,6 +61,7 @@ class Checker(
     EffectChecks,
     ExpressionChecks,
     DiceChecks,
+    CharacterChecks,
     WholeChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""
@@ -128,7 +131,7 @@ class Checker(
             for item in items:
                 if isinstance(item, n.OpenSkills):
                     if self.open_skills is not None:
-                        self.error("the open skill list is declared twice", item.span)
+                        self.error(tr("the open skill list is declared twice"), item.span)
                     self.open_skills = item
                     continue
                 if isinstance(item, n.Ensure):
@@ -136,14 +139,17 @@ class Checker(
                     continue
                 name = item.name
                 if name in BUILTINS:
-                    self.error(f"`{name}` is a built-in function; choose another name", item.span)
+                    self.error(
+                        tr("`{name}` is a built-in function; choose another name", name=name),
+                        item.span,
+                    )
                     continue
                 if name in self.globals:
                     first = self.globals[name]
                     self.error(
-                        f"`{name}` is defined twice",
+                        tr("`{name}` is defined twice", name=name),
                         item.span,
-                        f"the first definition is at {first.span.location()}",
+                        tr("the first definition is at {location}", location=first.span.location()),
                     )
                     continue
                 self.globals[name] = item

@@ -40,6 +40,7 @@ from dsl.nodes.dice import (
 from dsl.nodes.expressions import (
     Binary,
     Call,
+    CharacterCall,
     Field,
     IfExpr,
     Index,
@@ -104,6 +105,7 @@ __all__ = [
     "Call",
     "Catalog",
     "Change",
+    "CharacterCall",
     "Check",
     "Clamp",
     "Condition",

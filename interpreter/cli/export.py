@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.errors import ParameterError
 from interpreter.files import write_atomic
@@ -34,6 +35,12 @@ def cmd_export(args) -> int:
     try:
         write_atomic(Path(args.output), text)
     except OSError as error:
-        raise ParameterError(f"{args.output}: cannot be written ({error.strerror})") from None
+        raise ParameterError(
+            tr(
+                "{output}: cannot be written ({strerror})",
+                output=args.output,
+                strerror=error.strerror,
+            )
+        ) from None
     print(f"run {args.number} written to {args.output}")
     return 0

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from interpreter.cli import history, options
-from interpreter.journal import undone
+from interpreter.journal import undone_by
 
 
 def add_parser(commands) -> None:
@@ -27,13 +27,10 @@ def cmd_log(args) -> int:
         sheet = stored_name(journal, args.character) if args.character else None
         entries = journal.entries(sheet=sheet, newest_first=True, limit=args.limit)
         all_entries = journal.entries()
-    by = {}
-    gone = undone(all_entries)
-    for entry in all_entries:
-        if entry.kind == "undo" and entry.undoes in gone:
-            by.setdefault(entry.undoes, entry.id)
+    by = undone_by(all_entries)
     if args.json:
-        print(json.dumps([_entry_json(e, by) for e in entries], ensure_ascii=False, indent=2))
+        data = [e.to_json(by.get(e.id)) for e in entries]
+        print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
     if not entries:
         print("no saved runs" + (f" of {args.character}" if args.character else ""))
@@ -52,19 +49,3 @@ def stored_name(journal, character: str) -> str:
     if by_stem:
         return by_stem[0]
     return journal.stored_path(character)
-
-
-def _entry_json(entry, undone_by: dict) -> dict:
-    return {
-        "entry": entry.id,
-        "at": entry.at,
-        "kind": entry.kind,
-        "state": entry.state,
-        "sheets": [s.path for s in entry.sheets],
-        "action": entry.action,
-        "params": entry.params,
-        "result": entry.result,
-        "changes": list(entry.changes),
-        "undoes": entry.undoes,
-        "undone_by": undone_by.get(entry.id),
-    }

@@ -7,15 +7,17 @@ import functools
 import sys
 
 from dsl.errors import RulebookError
-from dsl.messages import available_languages, normalize_language
+from dsl.messages import available_languages, normalize_language, tr
 from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify
 from interpreter.cli.check import cmd_check
 from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
 from interpreter.cli.run import cmd_run
+from interpreter.cli.serve import cmd_serve
 from interpreter.errors import EvaluationError
 from interpreter.json_data import dumps, error_data, usage_error_data
+from interpreter.limits import DEFAULT_LIMITS
 
 #: the journal's commands, each in its own module with `add_parser` and `cmd_<name>`
 JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
@@ -28,6 +30,7 @@ examples:
   rulebook check rulebooks/*.rules
   rulebook describe brujeria
   rulebook odds "3d6"
+  rulebook serve my_campaign/
   rulebook new brujeria_investigadora lucia.yaml
   rulebook run brujeria asustarse --char lucia.yaml --save
   rulebook log && rulebook undo
@@ -137,13 +140,55 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
     )
     p.add_argument("--fractions", action="store_true", help="show exact fractions")
     p.add_argument(
-        "--budget", type=int, metavar="N", help="exact work allowed before falling back to sampling"
+        "--budget",
+        type=positive(int),
+        metavar="N",
+        help="exact work allowed before falling back to sampling",
     )
-    p.add_argument("--trials", type=int, metavar="N", help="trials when sampling")
+    p.add_argument("--trials", type=positive(int), metavar="N", help="trials when sampling")
+    p.add_argument(
+        "--timeout",
+        type=positive(float),
+        metavar="SECONDS",
+        help=f"time allowed in all, exact and sampled (default {DEFAULT_LIMITS.odds_seconds:g})",
+    )
     _output_options(p)
+
+    p = commands.add_parser(
+        "serve",
+        help="the page in a browser, and the HTTP API",
+        description="Serve a page to run actions, see odds and edit rules in a browser, "
+        "and the HTTP API under /api (described at /openapi.json). FOLDER holds your "
+        "rulebooks (.rules) and characters (.yaml, .json); the shipped ones are always there.",
+    )
+    p.add_argument("folder", metavar="FOLDER", nargs="?", default=".", help="default: here")
+    p.add_argument("--port", type=int, default=8000, metavar="N", help="default: 8000")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="H",
+        help="the address to listen on (default: 127.0.0.1, this machine only)",
+    )
+    p.add_argument("--no-browser", action="store_true", help="do not open the browser")
     for module in JOURNAL_COMMANDS:
         module.add_parser(commands)
     return parser
+
+
+def positive(kind):
+    """An argparse type: a number of `kind` above zero (`--trials 0` means nothing)."""
+
+    def read(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(tr("{text} is not a number", text=text)) from None
+        if not value > 0 or value != value or value == float("inf"):
+            raise argparse.ArgumentTypeError(tr("{text}: give a number above 0", text=text))
+        return value
+
+    read.__name__ = kind.__name__
+    return read
 
 
 def _output_options(p) -> None:
@@ -171,7 +216,11 @@ def _language(text: str) -> str:
     code = normalize_language(text)
     if code not in available_languages():
         raise argparse.ArgumentTypeError(
-            f"{text!r}: the languages are {', '.join(available_languages())}"
+            tr(
+                "{text}: the languages are {join}",
+                text=repr(text),
+                join=", ".join(available_languages()),
+            )
         )
     return code
 
@@ -188,6 +237,14 @@ def _run_options(p) -> None:
         action="append",
         default=[],
         help="an action parameter (repeat for several)",
+    )
+    p.add_argument(
+        "--target",
+        metavar="NAME=FILE",
+        action="append",
+        default=[],
+        help="another character of the action (its parameter NAME): a sheet file or a "
+        "shipped character (repeat for several)",
     )
 
 
@@ -229,6 +286,7 @@ COMMANDS = {
     "check": cmd_check,
     "describe": cmd_describe,
     "odds": cmd_odds,
+    "serve": cmd_serve,
     "new": new.cmd_new,
     "log": log.cmd_log,
     "show": show.cmd_show,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.errors import ParameterError
 from interpreter.files import create_exclusive
@@ -23,13 +24,19 @@ def cmd_new(args) -> int:
     source = options.resolve_character(args.character, None)
     target = Path(args.file)
     if source.suffix.lower() != target.suffix.lower() and target.suffix.lower() in (".json",):
-        raise ParameterError(f"{target}: {source.name} is YAML; name the copy .yaml")
+        raise ParameterError(
+            tr("{target}: {name} is YAML; name the copy .yaml", target=target, name=source.name)
+        )
     try:
         create_exclusive(target, source.read_text(encoding="utf-8"))
     except FileExistsError:
-        raise ParameterError(f"{target}: the file exists", None, "name a new file") from None
+        raise ParameterError(
+            tr("{target}: the file exists", target=target), None, tr("name a new file")
+        ) from None
     except OSError as error:
-        raise ParameterError(f"{target}: cannot be written ({error.strerror})") from None
+        raise ParameterError(
+            tr("{target}: cannot be written ({strerror})", target=target, strerror=error.strerror)
+        ) from None
     print(f"created {target} from {source.stem}")
     print(f"  play it: rulebook run RULEBOOK ACTION --char {target} --save")
     return 0

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dsl
 from dsl.errors import RulebookError
+from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.cli.render import compare_text, progress_bar, to_text
 from interpreter.engine import Engine
@@ -26,20 +27,25 @@ def cmd_odds(args) -> int:
     if args.action is None and not _is_rulebook(args.target):
         if args.compare or args.char or args.set or args.field:
             raise ParameterError(
-                "--char, --set, --field and --compare go with `rulebook odds RULEBOOK ACTION`"
+                tr("--char, --set, --field and --compare go with `rulebook odds RULEBOOK ACTION`")
             )
         odds = expression_odds(
             args.target,
             budget=budget,
             trials=args.trials or TRIALS,
             progress=progress_bar(),
+            seconds=args.timeout,
         )
         options.print_warnings(args.target, options.language(args))
         _print(odds, args)
         return 0
     if args.action is None:
         raise ParameterError(
-            f"which action of {args.target}? write `rulebook odds {args.target} ACTION`",
+            tr(
+                "which action of {target}? write `rulebook odds {target2} ACTION`",
+                target=args.target,
+                target2=args.target,
+            ),
             None,
             "`rulebook describe " + args.target + "` lists them",
         )
@@ -47,7 +53,12 @@ def cmd_odds(args) -> int:
     engine = Engine.of(book)
     sheet = options.sheet_for(args, book, engine)
     params = options.params_of(args.set)
-    extra = {"trials": args.trials or TRIALS, "progress": progress_bar(), "budget": budget}
+    extra = {
+        "trials": args.trials or TRIALS,
+        "progress": progress_bar(),
+        "budget": budget,
+        "seconds": args.timeout,
+    }
     odds = action_odds(engine, args.action, sheet, params, args.field, **extra)
     if not args.compare:
         _print(odds, args, book)
@@ -72,7 +83,12 @@ def _other(args, book, engine, sheet, params, extra):
         for pair in compare.split(","):
             name, equals, value = pair.partition("=")
             if not equals:
-                raise ParameterError(f"--compare {compare!r}: write NAME=VALUE,... or a rulebook")
+                raise ParameterError(
+                    tr(
+                        "--compare {compare}: write NAME=VALUE,... or a rulebook",
+                        compare=repr(compare),
+                    )
+                )
             changed[name.strip()] = value.strip()
         other = action_odds(engine, args.action, sheet, changed, args.field, **extra)
         return other, ("as given", compare)
@@ -82,7 +98,11 @@ def _other(args, book, engine, sheet, params, extra):
         other_sheet = other_engine.sheet(sheet.to_data(), sheet.path)
     except RulebookError as error:
         raise ParameterError(
-            f"--compare {compare}: the sheet does not fit it ({error.message})"
+            tr(
+                "--compare {compare}: the sheet does not fit it ({message})",
+                compare=compare,
+                message=error.message,
+            )
         ) from None
     other = action_odds(other_engine, args.action, other_sheet, params, args.field, **extra)
     return other, (book.title, other_book.title)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dsl.messages import tr
 from interpreter.cli import history
 from interpreter.errors import ParameterError
 from interpreter.journal import read_record, verify_record
@@ -24,7 +25,9 @@ def cmd_verify(args) -> int:
     try:
         text = Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ParameterError(f"{args.file}: cannot be read ({error})") from None
+        raise ParameterError(
+            tr("{file}: cannot be read ({error})", file=args.file, error=error)
+        ) from None
     verified = verify_record(read_record(text))
     print(f"verified: {verified.action} gives the recorded result")
     print(f"  result: {history.result_text(verified.result, None)}")

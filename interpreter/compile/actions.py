@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.compile.statements import run_block
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, known
@@ -16,7 +17,10 @@ class CallFrame:
     def enter(self, ctx, args: tuple, span):
         if ctx.depth >= ctx.limits.call_depth:
             raise LimitExceeded(
-                f"more than {ctx.limits.call_depth} calls inside one another (limit call_depth)",
+                tr(
+                    "more than {call_depth} calls inside one another (limit call_depth)",
+                    call_depth=ctx.limits.call_depth,
+                ),
                 span,
             )
         if ctx.roller.lifts:  # odds: arguments are values, not distributions

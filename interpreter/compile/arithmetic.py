@@ -12,7 +12,7 @@ from interpreter.bounds import bounded_list, bounded_number, too_long
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import Unknown, lift
-from interpreter.values import Record, normalize, show, type_name
+from interpreter.values import Record, normalize, type_name
 
 
 def as_number(value, span: Span | None, what: str):
@@ -21,7 +21,13 @@ def as_number(value, span: Span | None, what: str):
     if isinstance(value, Rolled):
         return value.total
     raise EvaluationError(
-        f"{what} should be a number, not {type_name(value)} ({show(value)})", span
+        tr(
+            "{what} should be a number, not {type_name} ({value})",
+            what=what,
+            type_name=type_name(value),
+            value=value,
+        ),
+        span,
     )
 
 
@@ -31,9 +37,9 @@ def as_whole(ctx, value, span: Span | None, what: str) -> int:
     value = as_number(value, span, what)
     if type(value) is not int:
         raise EvaluationError(
-            f"{what} should be a whole number, not {show(value)}",
+            tr("{what} should be a whole number, not {value}", what=what, value=value),
             span,
-            "round it explicitly with floor, ceil or round",
+            tr("round it explicitly with floor, ceil or round"),
         )
     return value
 
@@ -84,7 +90,7 @@ def arith(op: str, left_span, right_span, op_span):
         elif op == "**":
             value = power(a, b, limits, op_span)
         elif b == 0:
-            raise EvaluationError("division by zero", op_span)
+            raise EvaluationError(tr("division by zero"), op_span)
         elif op == "%":  # the remainder with the dividend's sign, as Roll20 and Foundry give
             value = a - b * math.trunc(Fraction(a) / b)
         else:
@@ -135,9 +141,9 @@ def minmax(function, args, span, name):
     if len(args) == 1:
         items = args[0]
         if not isinstance(items, tuple):
-            raise EvaluationError(f"{name} of one value needs a list", span)
+            raise EvaluationError(tr("{name} of one value needs a list", name=name), span)
         if not items:
-            raise EvaluationError(f"{name} of an empty list", span)
+            raise EvaluationError(tr("{name} of an empty list", name=name), span)
         args = items
     return function(as_number(a, span, f"an argument of {name}") for a in args)
 
@@ -183,5 +189,7 @@ def field_of(record, name: str, span):
     if isinstance(record, Rolled):
         return getattr(record, name, None)
     if record is None:
-        raise EvaluationError(f"there is nothing here to take `{name}` from (none)", span)
-    raise EvaluationError(f"{show(record)} has no field `{name}`", span)
+        raise EvaluationError(
+            tr("there is nothing here to take `{name}` from (none)", name=name), span
+        )
+    raise EvaluationError(tr("{record} has no field `{name}`", record=record, name=name), span)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.dice import FUDGE, Die, predicate
 from interpreter.errors import EvaluationError, LimitExceeded
@@ -30,11 +31,19 @@ class DiceTerms:
             def die_of(ctx):
                 faces = as_whole(ctx, sides_fn(ctx), span, "the number of faces")
                 if faces < 1:
-                    raise EvaluationError(f"a die needs at least one face, not {faces}", span)
+                    raise EvaluationError(
+                        tr("a die needs at least one face, not {faces}", faces=faces), span
+                    )
                 if faces > ctx.limits.faces_per_die:
                     raise LimitExceeded(
-                        f"a die of {faces} faces is more than "
-                        f"{ctx.limits.faces_per_die} (limit faces_per_die)",
+                        tr(
+                            (
+                                "a die of {faces} faces is more than "
+                                "{faces_per_die} (limit faces_per_die)"
+                            ),
+                            faces=faces,
+                            faces_per_die=ctx.limits.faces_per_die,
+                        ),
                         span,
                     )
                 return Die.of(faces)
@@ -58,7 +67,9 @@ class DiceTerms:
                 if type(how_many) is not int:
                     how_many = as_whole(ctx, how_many, span, "the number of dice")
                 if how_many < 0:
-                    raise EvaluationError(f"cannot roll {how_many} dice", span)
+                    raise EvaluationError(
+                        tr("cannot roll {how_many} dice", how_many=how_many), span
+                    )
             if fixed_steps is not None and (fixed_die is not None or not has_top):
                 steps = fixed_steps
             else:
@@ -116,7 +127,7 @@ class DiceTerms:
             def keep(ctx, die):
                 k = as_whole(ctx, count(ctx), span, "how many dice to keep or drop")
                 if k < 0:
-                    raise EvaluationError(f"cannot keep or drop {k} dice", span)
+                    raise EvaluationError(tr("cannot keep or drop {k} dice", k=k), span)
                 return ("keep", mode, k, span)
 
             return keep

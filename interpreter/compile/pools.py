@@ -11,13 +11,14 @@ from __future__ import annotations
 import attrs
 
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.dice import PoolRoll, keep_dice
 from interpreter.errors import EvaluationError
 from interpreter.pool import FIELDS, FUNCTIONS, KEPT, Rolled, Total, face_test, of_list
 from interpreter.runtime import ChainRoll, Unknown, known, lift
 from interpreter.trace import dice_step
-from interpreter.values import Range, normalize, show
+from interpreter.values import Range, normalize
 
 #: pool functions: name → (fewest, most arguments)
 POOL_FUNCTIONS = {"count": (2, 2), "highest": (1, 2), "lowest": (1, 2)}
@@ -35,7 +36,7 @@ def ask(ctx, subject, question):
         return lift(lambda items: list_answer(question, items), subject)
     if ctx.roller.lifts:  # odds: a dice term's distribution
         return ctx.roller.answers(subject, (question,)).map(first)
-    raise EvaluationError(f"{show(subject)} is not a pool of dice or a list")
+    raise EvaluationError(tr("{subject} is not a pool of dice or a list", subject=subject))
 
 
 def ask_chain(ctx, chain: ChainRoll, question):
@@ -92,7 +93,9 @@ class PoolValues:
         def question(ctx):
             count = as_whole(ctx, how_many(ctx), span, f"how many dice {node.function} takes")
             if count < 0:
-                raise EvaluationError(f"{node.function} of {count} dice", span)
+                raise EvaluationError(
+                    tr("{function} of {count} dice", function=node.function, count=count), span
+                )
             return kind(count)
 
         return question

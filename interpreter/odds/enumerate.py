@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from dsl.messages import tr
 from interpreter.dice import Die
 from interpreter.errors import WENT_ON_PAST, EvaluationError
 from interpreter.odds.distribution import Dist, mixture
@@ -175,4 +176,4 @@ def _add(a: Dist, b: Dist) -> Dist:
 def _concrete_bool(value, rule) -> bool:
     if value is True or value is False:
         return value
-    raise EvaluationError("a roll's condition must be yes or no", rule.span)
+    raise EvaluationError(tr("a roll's condition must be yes or no"), rule.span)

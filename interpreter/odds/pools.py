@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from dsl.messages import tr
 from interpreter.errors import EXPLODED_PAST, REROLLED_PAST, EvaluationError
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.distribution import Dist
@@ -47,7 +48,7 @@ def pool_distribution(
     count: int,
     steps: tuple,
     epsilon=DEFAULT_EPSILON,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | Budget = DEFAULT_BUDGET,
     limit: int = DEFAULT_LIMITS.extra_per_die,
 ) -> Dist:
     """The exact distribution of one dice term.
@@ -70,7 +71,7 @@ def pool_distribution(
     epsilon = Fraction(epsilon)
     if epsilon <= 0:
         raise ValueError("epsilon must be positive")
-    work = Budget(budget)
+    work = budget if isinstance(budget, Budget) else Budget(budget)
     term = Term(die, count, steps, work, limit)
     if count <= 0:  # as roll_pool: no dice, whatever the modifiers
         return term.outcomes({0: 1}, 1)
@@ -193,8 +194,14 @@ class Term(Keeps):
                 if not once and all(test(face) for face in faces):
                     what = "is rerolled" if kind == "reroll" else "explodes"
                     raise EvaluationError(
-                        f"every face of {die.label} {what} under this "
-                        "condition, so the roll would never end",
+                        tr(
+                            (
+                                "every face of {label} {what} under this "
+                                "condition, so the roll would never end"
+                            ),
+                            label=die.label,
+                            what=what,
+                        ),
                         step[3],
                     )
                 hits = Hits(faces, test)
@@ -330,7 +337,7 @@ def pool_answers(
     steps: tuple,
     questions: tuple,
     epsilon=DEFAULT_EPSILON,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | Budget = DEFAULT_BUDGET,
     limit: int = DEFAULT_LIMITS.extra_per_die,
 ):
     """The joint distribution of order-free questions' answers about one dice term, as a
@@ -339,7 +346,7 @@ def pool_answers(
     sorted positions (explosions; rerolls after a keep): the caller enumerates those.
     A term that may fail at the roller's limit (limit_failure) is counted in the worlds
     where it does not: the answers are conditioned on the roll finishing."""
-    work = Budget(budget)
+    work = budget if isinstance(budget, Budget) else Budget(budget)
     term = Term(die, count, steps, work, limit)
     if count > 0:
         term.may_fail(Fraction(epsilon))
