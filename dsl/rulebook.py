@@ -93,4 +93,7 @@ def names_a_field(node, bindings: dict) -> bool:
     if isinstance(node, n.Name):
         binding = bindings.get(id(node))
         return binding is not None and binding.kind in ("local", "key")
-    return isinstance(node, n.Field)
+    if isinstance(node, n.Field):  # `numina.dignitas` names one; `objetivo.Vida` is read
+        binding = bindings.get(id(node))
+        return binding is None or binding.kind != "character_field"
+    return False

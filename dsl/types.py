@@ -15,7 +15,7 @@ from dsl.messages import tr
 
 @attrs.frozen
 class Type:
-    kind: str  # number bool text none list record ref roll range any
+    kind: str  # number bool text none list record ref roll range character any
     choices: frozenset | None = None  # text: the texts it can be (None: any text)
     item: Type | None = None  # list: the type of its items
     fields: tuple | None = None  # record: sorted (name, Type) pairs (None: unknown fields)
@@ -65,6 +65,7 @@ BOOL = Type("bool")
 TEXT = Type("text")
 NONE = Type("none")
 ANY = Type("any")
+CHARACTER = Type("character")  # another character of the run, with a sheet of its own
 RANGE = Type("range")
 SET = Type("record", fields=(("face", NUMBER), ("size", NUMBER)))
 #: a pool value: what a dice term or a named roll gives (interpreter.pool)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import attrs
@@ -38,7 +38,7 @@ from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import Odds, action_odds
 from interpreter.parameters import Binder, convert
-from interpreter.runtime import Context, Roller, State
+from interpreter.runtime import Character, Context, Roller, State
 from interpreter.sheet import Sheet
 from interpreter.sheet_rules import resource_bounds, settle
 from interpreter.trace import Step, Trace, call_text
@@ -55,6 +55,17 @@ class Change:
     after: object
 
 
+@attrs.frozen
+class CharacterOutcome:
+    """What a run did to one of its other characters: its sheet before and after."""
+
+    role: str  # the action's parameter it was given as
+    label: str  # how the trace names it (its sheet's file name)
+    before: Sheet
+    after: Sheet
+    changes: tuple  # of Change
+
+
 class Outcome:
     """What a run produced: its result, the new sheet, what changed, and how.
 
@@ -68,7 +79,9 @@ class Outcome:
         "_replay",
         "_trace",
         "action",
+        "before",
         "changes",
+        "characters",
         "dice",
         "kind",
         "language",
@@ -96,8 +109,20 @@ class Outcome:
         self.kind = more.get("kind", "action")
         self.language = more.get("language", "en")
         self.warnings = more.get("warnings", ())
+        self.characters = more.get("characters", ())  # CharacterOutcome of the others
+        self.before = more.get("before", sheet)
         self._replay = replay  # a function giving the trace, by running again
         self._trace = None
+
+    @property
+    def sheets(self) -> dict:
+        """Every character's new sheet, by role: `self` (the acting one) and the others."""
+        return {"self": self.sheet, **{c.role: c.after for c in self.characters}}
+
+    @property
+    def sheets_before(self) -> dict:
+        """Every character's sheet as the run was given it, by role."""
+        return {"self": self.before, **{c.role: c.before for c in self.characters}}
 
     @property
     def name(self) -> str:
@@ -178,11 +203,26 @@ class Engine:
 
     @speaking
     def run(
-        self, action: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
+        self,
+        action: str,
+        sheet: Sheet,
+        params: dict | None = None,
+        dice: DiceSource | None = None,
+        *,
+        targets: Mapping[str, Sheet] | None = None,
     ) -> Outcome:
         """Run an action (or a check, or a named roll); return its Outcome, or raise with
-        nothing changed. An EvaluationError raised carries the trace up to it (`.trace`)."""
-        return self._run(self.runnable(action), sheet, params or {}, dice)
+        nothing changed. An EvaluationError raised carries the trace up to it (`.trace`).
+
+        `targets` are the other characters of the run, by the name of the action's
+        parameter they are (`{"objetivo": orc_sheet}`; a Sheet given in `params` is the
+        same); the Outcome has each one's new sheet and changes (`characters`)."""
+        params = dict(params or {})
+        for role, other in (targets or {}).items():
+            if role in params:
+                raise ParameterError(tr("{name} is given twice", name=role))
+            params[role] = other
+        return self._run(self.runnable(action), sheet, params, dice)
 
     def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice) -> Outcome:
         if sheet.rulebook is not self.rulebook:
@@ -195,10 +235,8 @@ class Engine:
         ctx = self.context(roller, sheet)
         try:
             result = runnable(ctx, args)
-            if ctx.state.own:
-                new_sheet, changes = self.commit(ctx, sheet)
-            else:  # nothing was written: the same sheet, no changes, nothing to check again
-                new_sheet, changes = sheet, ()
+            new_sheet, changes = self.commit(ctx, sheet)
+            others = self.others_of(ctx, args)
             source.finish()
         except EvaluationError as error:
             faces = tuple(roller.drawn)
@@ -217,6 +255,8 @@ class Engine:
             kind=runnable.kind,
             language=self.language,
             warnings=warnings,
+            characters=others,
+            before=sheet,
         )
 
     def runnable(self, name: str) -> Runnable:
@@ -358,14 +398,39 @@ class Engine:
 
     def commit(self, ctx: Context, sheet: Sheet) -> tuple:
         """End of a run: (the new sheet, its changes); resources kept within their new
-        maximum, `ensure` rules checked (a broken one raises, and nothing changes)."""
+        maximum, `ensure` rules checked (a broken one raises, and nothing changes), on
+        every character's sheet (the others' new sheets: `others_of`)."""
         state = ctx.state
+        for other in state.others():
+            if other.own:
+                ctx.state = other
+                try:
+                    settle(self.compiler, ctx)
+                finally:
+                    ctx.state = state
         if not state.own:  # nothing was written: the same sheet
             return sheet, []
         settle(self.compiler, ctx)
         changes = [Change(*c) for c in state.changes()]
         new = Sheet(self.rulebook, state.values, sheet.meta, sheet.path, sheet.text_format)
         return new, changes
+
+    def others_of(self, ctx: Context, args: tuple) -> tuple:
+        """After `commit`: each other character given to the run, its new sheet and its
+        changes (a character the run never changed keeps its sheet)."""
+        out = []
+        for value in args:
+            if not isinstance(value, Character):
+                continue
+            state = (ctx.state.cast or {}).get(value.role)
+            before = value.sheet
+            if state is None or not state.own:
+                out.append(CharacterOutcome(value.role, value.label, before, before, ()))
+                continue
+            after = Sheet(self.rulebook, state.values, before.meta, before.path, before.text_format)
+            changes = tuple(Change(*c) for c in state.changes())
+            out.append(CharacterOutcome(value.role, value.label, before, after, changes))
+        return tuple(out)
 
     @speaking
     def sheet(self, data: dict, path: str | None = None, text_format: str = "yaml") -> Sheet:

@@ -74,6 +74,23 @@ def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
         for i, c in enumerate(outcome.changes)
     ]
     out["sheet"] = w.value(outcome.sheet.to_data(), "/sheet")
+    out["characters"] = [
+        {
+            "role": c.role,
+            "label": c.label,
+            "changes": [
+                {
+                    "path": change.path,
+                    "before": w.value(change.before, f"/characters/{i}/changes/{j}/before"),
+                    "after": w.value(change.after, f"/characters/{i}/changes/{j}/after"),
+                }
+                for j, change in enumerate(c.changes)
+            ],
+            "sheet": w.value(c.after.to_data(), f"/characters/{i}/sheet"),
+        }
+        for i, c in enumerate(outcome.characters)
+    ]
+    out["warnings"] = [w.text(warning) for warning in outcome.warnings]
     out["dice"] = list(outcome.dice)
     out["origin"] = outcome.origin
     steps = outcome.trace if trace else []

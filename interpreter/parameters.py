@@ -12,7 +12,7 @@ from interpreter.bounds import number_fits, read_number
 from interpreter.dice import ForcedDice
 from interpreter.errors import ParameterError
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.runtime import Roller
+from interpreter.runtime import Character, Roller
 from interpreter.sheet import Sheet
 from interpreter.values import Record, is_number, quoted
 
@@ -132,7 +132,7 @@ class Binder:
         engine, node = self.engine, self.node
         for name in params:
             if name not in self.known:
-                hint = did_you_mean(name, self.names) or (
+                hint = did_you_mean(str(name), self.names) or (
                     "parameters: " + ", ".join(self.names)
                     if self.names
                     else "it takes no parameters"
@@ -164,9 +164,33 @@ class Binder:
                     )
                 )
             args.append(value)
-            # A catalog entry is shown by its name, as it was given.
-            shown[name] = value["name"] if name in self.catalogs and value is not None else value
+            # A catalog entry is shown by its name, as it was given; a character by its own.
+            if name in self.catalogs and value is not None:
+                shown[name] = value["name"]
+            else:
+                shown[name] = value.label if isinstance(value, Character) else value
         return tuple(args), shown
+
+
+def character(name: str, value, book: Rulebook) -> Character:
+    """Another character of the run: its sheet, read for the same rulebook."""
+    if isinstance(value, Character):
+        return value
+    if not isinstance(value, Sheet):
+        raise ParameterError(
+            tr(
+                "parameter {name}: a character's sheet, not {value}",
+                name=name,
+                value=quoted(value),
+            ),
+            None,
+            tr("on the command line: --target {name}=FILE", name=name),
+        )
+    if value.rulebook is not book:
+        raise ParameterError(
+            tr("parameter {name}: this sheet was loaded for another rulebook", name=name)
+        )
+    return Character(name, value)
 
 
 def is_catalog(type_node, book: Rulebook) -> bool:
@@ -210,6 +234,8 @@ def convert(
             )
         return tuple(convert(name, type_node.item, v, book, sheet, limits) for v in value)
     kind = type_node.name
+    if kind == "character":
+        return character(name, value, book)
     if kind in ("int", "number"):
         if isinstance(value, str):
             try:

@@ -46,22 +46,81 @@ MISSING = object()
 # ─── the state of one run ───────────────────────────────────────────────────
 
 
+class Character:
+    """Another character of a run (an action's parameter `objetivo: character`): its role
+    (the parameter's name) and the sheet it started from."""
+
+    __slots__ = ("role", "sheet")
+
+    def __init__(self, role: str, sheet):
+        self.role, self.sheet = role, sheet
+
+    @property
+    def label(self) -> str:
+        """How the trace names it: its sheet's file name, or its role."""
+        path = getattr(self.sheet, "path", None)
+        if not path:
+            return self.role
+        return str(path).replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Character) and (other.role, other.sheet) == (self.role, self.sheet)
+
+    def __hash__(self) -> int:
+        return hash((self.role, id(self.sheet)))
+
+    def __str__(self) -> str:
+        return self.label
+
+    __repr__ = __str__
+
+
+class Elsewhere:
+    """A place on another character's sheet: `objetivo.Vida`."""
+
+    __slots__ = ("character", "place")
+
+    def __init__(self, character: Character, place):
+        self.character, self.place = character, place
+
+
 class State:
     """The working sheet of one run: the sheet's values, copied on the first write.
 
-    A place is a field's name (`"Esencia"`) or a (family, key) pair (`("dinamis",
-    "Virtus")`). `before` remembers the first value each written place had.
+    A place is a field's name (`"Esencia"`), a (family, key) pair (`("dinamis",
+    "Virtus")`), or a place on another character's sheet (`Elsewhere`). `before` remembers
+    the first value each written place had. The other characters' states are in `cast`
+    (role → State, the acting character's under "self"), shared by all of them and made
+    on first use, so that a run that never looks at a character costs nothing for it.
     """
 
-    __slots__ = ("before", "copied", "open_default", "own", "summary", "values")
+    __slots__ = ("before", "cast", "copied", "open_default", "own", "summary", "values", "who")
 
-    def __init__(self, values: dict, open_default: int = 0):
+    def __init__(self, values: dict, open_default: int = 0, who: Character | None = None):
         self.values = values
         self.own = False
         self.before: dict = {}
         self.copied: set = set()
         self.open_default = open_default
         self.summary = ()  # the snapshot, while nothing is written (None: make it again)
+        self.cast: dict | None = None
+        self.who = who  # None: the acting character
+
+    def of(self, character: Character) -> State:
+        """The working sheet of another character of this run."""
+        cast = self.cast
+        if cast is None:
+            cast = self.cast = {"self": self}
+        found = cast.get(character.role)
+        if found is None:
+            found = State(character.sheet._values, self.open_default, character)
+            found.cast = cast
+            cast[character.role] = found
+        return found
+
+    def others(self) -> list:
+        """The other characters' states (those the run looked at), in the order met."""
+        return [s for role, s in (self.cast or {}).items() if role != "self"]
 
     def read(self, place):
         if place is None:
@@ -69,9 +128,14 @@ class State:
         if type(place) is str:
             value = self.values.get(place, MISSING)
             return self.open_default if value is MISSING else value
+        if type(place) is Elsewhere:
+            return self.of(place.character).read(place.place)
         return self.values[place[0]][place[1]]
 
     def write(self, place, value) -> None:
+        if type(place) is Elsewhere:
+            self.of(place.character).write(place.place, value)
+            return
         self.summary = None
         if not self.own:
             self.values = dict(self.values)
@@ -92,6 +156,9 @@ class State:
 
     def remove(self, place: tuple) -> None:
         """Take an entry out of a mapping on the sheet (a lasting effect that ends)."""
+        if type(place) is Elsewhere:
+            self.of(place.character).remove(place.place)
+            return
         name, key = place
         if key not in self.values[name]:
             return
@@ -115,7 +182,14 @@ class State:
         return out
 
     def snapshot(self) -> tuple:
-        """A hashable summary of what changed (the odds engine merges equal worlds)."""
+        """A hashable summary of what changed (the odds engine merges equal worlds), on
+        every character's sheet."""
+        own = self.snapshot_own()
+        if self.cast is None:
+            return own
+        return (own, tuple((s.who.role, s.snapshot_own()) for s in self.others() if s.before))
+
+    def snapshot_own(self) -> tuple:
         found = self.summary
         if found is None:
             found = self.summary = tuple(
@@ -129,7 +203,16 @@ class State:
         return self.values[name].get(key) if key else self.read(name)
 
     def copy(self) -> State:
-        other = State(self.values, self.open_default)
+        """A copy to go on from (the odds engine's worlds): every character's state."""
+        if self.cast is None:
+            return self.copy_own()
+        cast = {role: state.copy_own() for role, state in self.cast.items()}
+        for state in cast.values():
+            state.cast = cast
+        return cast["self"] if self.who is None else cast[self.who.role]
+
+    def copy_own(self) -> State:
+        other = State(self.values, self.open_default, self.who)
         if self.own:
             other.values = {k: (dict(v) if k in self.copied else v) for k, v in self.values.items()}
             other.own = True
@@ -152,17 +235,30 @@ def _freeze(value):
 
 def place_text(place) -> str:
     """A place as a person reads it: `Esencia`, `dinamis[Virtus]` (in Spanish `dinamis de
-    Virtus`: a Message)."""
+    Virtus`: a Message), `orco.Vida` (on another character's sheet)."""
     if type(place) is str:
         return place
+    if type(place) is Elsewhere:
+        return tr("{who}.{place}", who=place.character.label, place=place_text(place.place))
     return tr("{field}[{key}]", field=place[0], key=place[1])
 
 
 def place_path(place) -> str:
-    """A place as a path in the sheet's data: `Esencia`, `dinamis.Virtus`."""
+    """A place as a path in the sheet's data: `Esencia`, `dinamis.Virtus` (another
+    character's: `objetivo:Vida`, its role first)."""
     if type(place) is str:
         return place
+    if type(place) is Elsewhere:
+        return f"{place.character.role}:{place_path(place.place)}"
     return f"{place[0]}.{place[1]}"
+
+
+def sheet_of(ctx, place) -> tuple:
+    """(the state a place is on, the place there): `Elsewhere` unwrapped, for what must
+    be computed on that character's sheet (its resource's maximum, its ranges)."""
+    if type(place) is Elsewhere:
+        return ctx.state.of(place.character), place.place
+    return ctx.state, place
 
 
 # ─── the context ────────────────────────────────────────────────────────────

@@ -86,3 +86,46 @@ def test_serve_options_and_defaults():
     assert (args.folder, args.port, args.host, args.no_browser) == (".", 8000, "127.0.0.1", False)
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve", "--port", "x"])
+
+
+class _FakeServer:
+    """Stands in for uvicorn's server: 'listens' at once, returns once the page opened."""
+
+    def __init__(self, config):
+        self.config, self.started, self.should_exit = config, False, False
+
+    def run(self):
+        import time
+
+        self.started = True
+        deadline = time.monotonic() + 10
+        while not _OPENED and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+
+_OPENED: list[str] = []
+
+
+def test_serve_opens_the_browser_once_it_listens(tmp_path, monkeypatch, capsys):
+    import uvicorn
+
+    import interpreter.cli.serve as serve
+
+    _OPENED.clear()
+    monkeypatch.setattr(uvicorn, "Server", _FakeServer)
+    monkeypatch.setattr(serve.webbrowser, "open", _OPENED.append)
+    assert main(["serve", str(tmp_path), "--port", "8765"]) == 0
+    assert _OPENED == ["http://127.0.0.1:8765/"]
+    assert "http://127.0.0.1:8765/" in capsys.readouterr().out
+
+
+def test_serve_with_no_browser_opens_none(tmp_path, monkeypatch):
+    import uvicorn
+
+    import interpreter.cli.serve as serve
+
+    _OPENED[:] = ["(the fake server returns at once)"]
+    monkeypatch.setattr(uvicorn, "Server", _FakeServer)
+    monkeypatch.setattr(serve.webbrowser, "open", lambda url: pytest.fail(f"opened {url}"))
+    monkeypatch.setattr(serve.threading, "Thread", lambda *a, **k: pytest.fail("a thread"))
+    assert main(["serve", str(tmp_path), "--port", "8765", "--no-browser"]) == 0

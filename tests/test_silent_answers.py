@@ -124,3 +124,9 @@ def test_the_issues_example_on_the_command_line(capsys):
     assert main([*argv, "--set", "habilidad=Ocultismo"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "" and "= 17 contra 9" in captured.out
+
+
+def test_a_parameter_name_that_is_not_a_text_is_a_parameter_error(engine, sheet):
+    # an app (or a journal record) may give any key: the project's own error, not a crash
+    with pytest.raises(ParameterError, match="has no parameter None"):
+        engine.run("given", sheet, {None: 1})

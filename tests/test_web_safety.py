@@ -256,3 +256,28 @@ def test_openapi_describes_every_route_of_the_api(client):
     for item in document["paths"].values():
         for operation in item.values():
             assert operation["summary"] and "200" in operation["responses"]
+
+
+def test_openapi_answers_are_the_shipped_json_schemas(client):
+    # Every $ref in the document reaches a schema it holds (the --json output's schemas).
+    document = client.get("/openapi.json").json()
+    held = {schema["$id"] for schema in document["components"]["schemas"].values()}
+    assert {"urn:rulebook:schema:run", "urn:rulebook:schema:error"} <= held
+    refs = set()
+    stack = [document["paths"]]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "$ref" in item:
+                refs.add(item["$ref"].split("#")[0])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    assert refs and refs <= held
+    run = document["paths"]["/api/run"]["post"]["responses"]
+    assert {"$ref": "urn:rulebook:schema:run"} in run["200"]["content"]["application/json"][
+        "schema"
+    ]["oneOf"]
+    assert run["422"]["content"]["application/json"]["schema"] == {
+        "$ref": "urn:rulebook:schema:error"
+    }

@@ -62,6 +62,11 @@ class Expressions:
             subject = n.Name(subject.text, span=subject.span)
         return n.Field(subject, name.text, span=span)
 
+    def _character_call(self, span, subject, call):
+        if isinstance(subject, WrittenName):
+            subject = n.Name(subject.text, span=subject.span)
+        return n.CharacterCall(subject, call, span=span)
+
     def _index(self, span, subject, *keys):
         if isinstance(subject, WrittenName):
             subject = n.Name(subject.text, span=subject.span)

@@ -82,6 +82,9 @@ class Statements:
     def _note(self, span, expr):
         return n.Note(expr, span=span)
 
+    def _do_as(self, span, subject, call):
+        return n.Do(self._character_call(span, subject, call), span=span)
+
     def _do(self, span, call):
         return n.Do(call, span=span)
 

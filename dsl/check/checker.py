@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.characters import CharacterChecks
 from dsl.check.definitions import DefinitionChecks
 from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
@@ -58,6 +59,7 @@ class Checker(
     StatementChecks,
     EffectChecks,
     ExpressionChecks,
+    CharacterChecks,
     WholeChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""

@@ -39,6 +39,8 @@ class DefinitionChecks:
             self.not_global(param.name, param.span, "parameter")
             self.not_dice(param.name, param.span)
             type_ = self.type_of(param.type)
+            if type_.kind == "character":
+                self.character_param(param)
             if param.default is not None:
                 default = self.expr(param.default, scope)
                 if not t.fits(default, type_) and default.kind != "none":

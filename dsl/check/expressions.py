@@ -143,6 +143,8 @@ class ExpressionChecks:
 
     def ex_field(self, node: n.Field, scope: Scope) -> t.Type:
         subject = self.expr(node.subject, scope)
+        if subject.kind == "character":
+            return self.character_field(node)
         if subject.kind == "ref" and subject.ref == "resource" and node.name in ("max", "min"):
             self.bindings[id(node)] = Binding("resource_bound", node.name)
             return t.NUMBER

@@ -42,6 +42,7 @@ PARAM_TYPES = {
     "resource": t.ref("resource"),
     "counter": t.ref("counter"),
     "stat": t.ref("stat"),
+    "character": t.CHARACTER,
 }
 
 

@@ -180,7 +180,7 @@ class StatementChecks:
         self.expr(node.text, scope)
 
     def st_do(self, node: n.Do, scope: Scope) -> None:
-        self.expr(node.call, scope)
+        self.expr(node.call, scope)  # a call, or one made for another character
 
     def st_add(self, node: n.Add, scope: Scope) -> None:
         place = node.place

@@ -29,6 +29,7 @@ from dsl.nodes.dice import Condition, CountFailures, CountSuccesses, Dice, Explo
 from dsl.nodes.expressions import (
     Binary,
     Call,
+    CharacterCall,
     Field,
     IfExpr,
     Index,
@@ -93,6 +94,7 @@ __all__ = [
     "Call",
     "Catalog",
     "Change",
+    "CharacterCall",
     "Check",
     "Condition",
     "CountFailures",

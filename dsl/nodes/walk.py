@@ -9,6 +9,7 @@ from dsl.nodes.dice import Dice
 from dsl.nodes.expressions import (
     Binary,
     Call,
+    CharacterCall,
     Field,
     IfExpr,
     Index,
@@ -121,6 +122,7 @@ EXPRESSIONS = (
     Field,
     Index,
     Call,
+    CharacterCall,
     Unary,
     Binary,
     IfExpr,

@@ -212,6 +212,14 @@ def _run_options(p) -> None:
         default=[],
         help="an action parameter (repeat for several)",
     )
+    p.add_argument(
+        "--target",
+        metavar="NAME=FILE",
+        action="append",
+        default=[],
+        help="another character of the action (its parameter NAME): a sheet file or a "
+        "shipped character (repeat for several)",
+    )
 
 
 def _dice_options(p, ask: bool) -> None:

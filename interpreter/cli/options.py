@@ -7,6 +7,7 @@ from importlib import resources
 from pathlib import Path
 
 import dsl
+from dsl import nodes as n
 from dsl.errors import did_you_mean
 from dsl.messages import language_for, tr
 from interpreter.dice import ForcedDice, SeededDice, TypedDice
@@ -145,6 +146,42 @@ def sheet_for(args, book, engine) -> Sheet:
                 tr("pass --char FILE, or a shipped character: {names}", names=", ".join(shipped)),
             ) from None
     return engine.load_sheet(resolve_character(args.char, book))
+
+
+def targets_of(args, book, engine, action: str | None) -> dict:
+    """The other characters of a run, from `--target NAME=FILE` (NAME may be left out when
+    the action has one character parameter): parameter name → Sheet."""
+    pairs = getattr(args, "target", None) or []
+    if not pairs:
+        return {}
+    definition = book.definition(action) if action else None
+    roles = [
+        p.name
+        for p in getattr(definition, "params", ())
+        if isinstance(p.type, n.NamedType) and p.type.name == "character"
+    ]
+    out = {}
+    for pair in pairs:
+        name, equals, file = pair.partition("=")
+        if not equals:
+            if len(roles) != 1:
+                raise ParameterError(
+                    tr("--target {pair}: write NAME=FILE", pair=pair),
+                    None,
+                    tr("characters it takes: {names}", names=", ".join(roles) or "-"),
+                )
+            name, file = roles[0], pair
+        name = name.strip()
+        if roles and name not in roles:
+            raise ParameterError(
+                tr("--target {name}: {action} takes no such character", name=name, action=action),
+                None,
+                did_you_mean(name, roles) or tr("characters: {names}", names=", ".join(roles)),
+            )
+        if name in out:
+            raise ParameterError(tr("--target {name} is given twice", name=name))
+        out[name] = engine.load_sheet(resolve_character(file.strip(), book))
+    return out
 
 
 def journal_option(p, default: str = "journal.sqlite in the sheet's folder") -> None:

@@ -96,6 +96,8 @@ class Expressions:
     def ex_field(self, node: n.Field):
         binding = self.bindings.get(id(node))
         name = node.name
+        if binding is not None and binding.kind == "character_field":
+            return self.character_field(node)
         if binding is not None and binding.kind == "resource_bound":
             place = self.ref(node.subject)
             bound = self.resource_bound

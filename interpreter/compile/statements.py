@@ -13,7 +13,7 @@ from interpreter.errors import (
     LimitExceeded,
     RequirementFailed,
 )
-from interpreter.runtime import Unknown, as_bool, known, place_path, place_text
+from interpreter.runtime import Unknown, as_bool, known, place_path, place_text, sheet_of
 from interpreter.values import Record, is_number, show
 
 #: what a change of a resource says in the trace, by its verb
@@ -140,7 +140,8 @@ class Statements:
         """A closure giving (low, high) for a place: a resource's min/max, a stat's range."""
 
         def bounds(ctx, where):
-            name = where if type(where) is str else where[0]
+            _, own = sheet_of(ctx, where)  # another character's field: its own bounds
+            name = own if type(own) is str else own[0]
             field = self.book.fields.get(name)
             if isinstance(field, n.Resource):
                 return (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from interpreter.json_data import schemas
 from interpreter.web.api import MAX_BUDGET, MAX_TEXT, MAX_TRIALS
 
 _NAME = {"type": "string", "pattern": r"^[^\W_][\w-]{0,99}$"}
@@ -94,11 +95,28 @@ _CHECK = {
         "name": {"type": "string", "description": "the name diagnostics give the text"},
     },
 }
-_ERROR = {
+# The answers are the documents of interpreter/schemas/ (the `--json` output's schemas),
+# included whole under components/schemas and referred to by their `$id`.
+_ERROR = {"$ref": "urn:rulebook:schema:error"}
+_NEED = {
     "type": "object",
-    "description": "the project's own error: message, hint, place (file, line, column), "
-    "its text as the command line prints it, and every diagnostic of a rulebook",
-    "properties": {"error": {"type": "object"}},
+    "required": ["need"],
+    "description": "the next die a run with typed-in dice needs",
+    "properties": {
+        "need": {
+            "type": "object",
+            "properties": {
+                "kind": {"const": "die"},
+                "position": {"type": "integer"},
+                "die": {"type": "string"},
+                "low": {"type": "integer"},
+                "high": {"type": "integer"},
+                "file": {"type": ["string", "null"]},
+                "line": {"type": ["integer", "null"]},
+                "roll": {"type": ["string", "null"]},
+            },
+        }
+    },
 }
 
 
@@ -120,16 +138,23 @@ def _json(schema: dict) -> dict:
     return {"application/json": {"schema": schema}}
 
 
-def _answer(description: str) -> dict:
-    return {"200": {"description": description, "content": _json({"type": "object"})}}
+def _answer(description: str, schema: dict | None = None) -> dict:
+    return {"200": {"description": description, "content": _json(schema or {"type": "object"})}}
 
 
-def _post(summary: str, schema: dict, answer: str) -> dict:
+def _document(kind: str) -> dict:
+    return {"$ref": f"urn:rulebook:schema:{kind}"}
+
+
+def _post(summary: str, schema: dict, answer: str, answers: dict | None = None) -> dict:
     return {
         "post": {
             "summary": summary,
             "requestBody": {"required": True, "content": _json(schema)},
-            "responses": {**_answer(answer), **_errors(400, 403, 404, 409, 413, 415, 422)},
+            "responses": {
+                **_answer(answer, answers),
+                **_errors(400, 403, 404, 409, 413, 415, 422),
+            },
         }
     }
 
@@ -169,7 +194,10 @@ def document() -> dict:
                 "get": {
                     "summary": "what a rulebook offers (`rulebook describe --json`)",
                     "parameters": [_name_parameter("the rulebook")],
-                    "responses": {**_answer("the description"), **_errors(404, 422)},
+                    "responses": {
+                        **_answer("the description", _document("describe")),
+                        **_errors(404, 422),
+                    },
                 },
                 "put": {
                     "summary": "save a rulebook's text in the server's folder (if it checks)",
@@ -246,11 +274,13 @@ def document() -> dict:
                 _RUN,
                 "the run: action, params, result, changes, sheet, trace, dice, origin; "
                 'or `{"need": {kind: "die", position, die, low, high, line}}`',
+                {"oneOf": [_document("run"), _NEED]},
             ),
             "/api/odds": _post(
                 "exact odds (`rulebook odds --json`)",
                 _ODDS,
                 "the distribution; `{a, b, names}` when compared",
+                {"oneOf": [_document("odds"), _document("odds_comparison")]},
             ),
             "/api/check": _post(
                 "check a rulebook's text: every diagnostic",
@@ -264,4 +294,5 @@ def document() -> dict:
                 }
             },
         },
+        "components": {"schemas": {s["$id"].rsplit(":", 1)[1]: s for s in schemas().values()}},
     }

@@ -16,10 +16,18 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+// Values in the rulebook's language, as its trace shows them (yes/no: sí/no).
+const WORDS = { en: { yes: "yes", no: "no", none: "none" }, es: { yes: "sí", no: "no", none: "ninguno" } };
+let words = WORDS.en;
+
+export function setLanguage(language) {
+  words = WORDS[language] || WORDS.en;
+}
+
 export function show(value) {
-  if (value === true) return "yes";
-  if (value === false) return "no";
-  if (value === null || value === undefined) return "none";
+  if (value === true) return words.yes;
+  if (value === false) return words.no;
+  if (value === null || value === undefined) return words.none;
   if (Array.isArray(value)) return value.map(show).join(", ");
   if (typeof value === "object") {
     return Object.entries(value).map(([k, v]) => `${k} ${show(v)}`).join(", ");

@@ -1,7 +1,7 @@
 // The page: choose a rulebook and a character, run actions, see odds, edit the rules.
 
 import { ApiError, get, quote, send } from "./api.js";
-import { $, el, show } from "./dom.js";
+import { $, el, setLanguage, show } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { buildForm, formValues } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
@@ -69,6 +69,7 @@ async function chooseRulebook() {
   const name = $("#rulebook").value;
   status(`loading ${name}…`);
   state.rulebook = await get(`/api/rulebooks/${quote(name)}`);
+  setLanguage(state.rulebook.language);
   const actions = $("#action");
   const book = state.rulebook;
   actions.replaceChildren(
