@@ -67,11 +67,11 @@ def cmd_odds(args) -> int:
     if args.json:
         print(dumps(comparison_data(odds, other, names, options.language(args, book))))
         return 0
-    print(to_text(odds, args.fractions))
+    print(to_text(odds, args.fractions, options.language(args, book)))
     print()
-    print(to_text(other, args.fractions))
+    print(to_text(other, args.fractions, options.language(args, book)))
     print()
-    print(compare_text(odds, other, names))
+    print(compare_text(odds, other, names, options.language(args, book)))
     return 0
 
 
@@ -91,7 +91,7 @@ def _other(args, book, engine, sheet, params, extra):
                 )
             changed[name.strip()] = value.strip()
         other = action_odds(engine, args.action, sheet, changed, args.field, **extra)
-        return other, ("as given", compare)
+        return other, (tr("as given"), compare)
     other_book = dsl.load(compare)
     other_engine = Engine.of(other_book)
     try:
@@ -112,4 +112,4 @@ def _print(odds, args, book=None) -> None:
     if args.json:
         print(dumps(odds_data(odds, options.language(args, book))))
     else:
-        print(to_text(odds, args.fractions))
+        print(to_text(odds, args.fractions, options.language(args, book)))
