@@ -33,6 +33,7 @@ def cmd_odds(args) -> int:
             budget=budget,
             trials=args.trials or TRIALS,
             progress=progress_bar(),
+            seconds=args.timeout,
         )
         _print(odds, args)
         return 0
@@ -44,13 +45,18 @@ def cmd_odds(args) -> int:
                 target2=args.target,
             ),
             None,
-            "`rulebook describe " + args.target + "` lists them",
+            tr("`rulebook describe {target}` lists them", target=args.target),
         )
     book = dsl.load(args.target)
     engine = Engine.of(book)
     sheet = options.sheet_for(args, book, engine)
     params = options.params_of(args.set)
-    extra = {"trials": args.trials or TRIALS, "progress": progress_bar(), "budget": budget}
+    extra = {
+        "trials": args.trials or TRIALS,
+        "progress": progress_bar(),
+        "budget": budget,
+        "seconds": args.timeout,
+    }
     odds = action_odds(engine, args.action, sheet, params, args.field, **extra)
     if not args.compare:
         _print(odds, args, book)
