@@ -170,6 +170,18 @@ def _odds_body(odds, w: Writer, base: str, out: dict) -> dict:
     out["stdev"] = odds.stdev
     out["omitted_mass"] = w.value(Fraction(odds.omitted), f"{base}/omitted_mass")
     out["trials"] = odds.trials
+    if odds.goal is not None:  # the odds under the best play for a goal
+        goal = odds.goal
+        value = w.value(goal.value, f"{base}/goal/value")
+        out["goal"] = {"field": goal.field, "value": value, "mean": goal.mean}
+        out["decisions"] = [
+            {
+                "choice": choice,
+                "option": w.value(option, f"{base}/decisions/{i}/option"),
+                "probability": w.value(p, f"{base}/decisions/{i}/probability"),
+            }
+            for i, ((choice, option), p) in enumerate(odds.decisions.items())
+        ]
     return out
 
 

@@ -36,6 +36,7 @@ from dsl.nodes.sheet import (
 from dsl.nodes.statements import (
     Add,
     Change,
+    Choose,
     Do,
     Effect,
     EndEffect,
@@ -146,6 +147,7 @@ STATEMENTS = (
     Effect,
     PassTime,
     EndEffect,
+    Choose,
 )
 
 

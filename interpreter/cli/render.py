@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from fractions import Fraction
 
+from dsl.messages import show_value, tr
 from interpreter.odds import Odds
 from interpreter.odds.answer import order_key, outcome_key
 
@@ -54,7 +55,20 @@ def to_text(odds: Odds, fractions: bool = False) -> str:
         lines.append(row)
     if numeric:
         lines.append(f"  mean {float(odds.mean):.4f}, standard deviation {odds.stdev:.4f}")
+    if odds.goal is not None:
+        lines.append(str(tr("  choosing the best for {goal}:", goal=goal_text(odds.goal))))
+        for (choice, option), p in odds.decisions.items():
+            lines.append(f"    {choice} = {show_value(option)}  {float(p) * 100:8.4f}%")
     return "\n".join(lines)
+
+
+def goal_text(goal) -> str:
+    """`success`, `degree = critical`, `mean damage`: a goal as it was asked for."""
+    if goal.mean:
+        return f"mean {goal.field}"
+    if goal.value is True:
+        return goal.field
+    return f"{goal.field} = {show_value(goal.value)}"
 
 
 def compare_text(a: Odds, b: Odds, names: tuple[str, str]) -> str:

@@ -7,6 +7,7 @@ from fractions import Fraction
 import attrs
 
 from dsl.messages import tr
+from interpreter.choices import chooser_for
 from interpreter.errors import EvaluationError
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
@@ -82,35 +83,42 @@ def action_odds(
     trials: int = TRIALS,
     seed: int = 0,
     progress=None,
+    choices=None,
 ) -> Odds:
     """The distribution of an action's (or a check's) result field for a sheet and
-    parameters; exact when it fits the budget, else sampled from real runs."""
+    parameters; exact when it fits the budget, else sampled from real runs. `choices`
+    answers the action's `choose` statements (a mapping: interpreter.choices)."""
     subject = {"action": action}
     orders = text_orders(engine.rulebook)
     try:
         probabilities, omitted = _exact(
-            engine, action, sheet, params, field, epsilon, budget, progress
+            engine, action, sheet, params, field, epsilon, budget, progress, choices
         )
         return Odds(subject, field, probabilities, True, omitted, orders=orders)
     except TooComplex:
-        counts = sample_action(engine, action, sheet, params, field, trials, seed, progress)
+        counts = sample_action(
+            engine, action, sheet, params, field, trials, seed, progress, choices
+        )
         probabilities = {o: Fraction(c, trials) for o, c in counts.items()}
         return Odds(subject, field, probabilities, False, Fraction(0), trials, orders)
 
 
-def _exact(engine, action, sheet, params, field, epsilon, budget, progress=None):
+def _exact(engine, action, sheet, params, field, epsilon, budget, progress=None, choices=None):
     limits = attrs.evolve(engine.limits, steps_per_run=10**12)
     roller = OddsRoller(epsilon, budget, limits, progress)
     token = LIFTS.set(LiftMemory(roller))
     try:
-        return _explore_action(engine, action, sheet, params, field, epsilon, roller, limits)
+        return _explore_action(
+            engine, action, sheet, params, field, epsilon, roller, limits, choices
+        )
     finally:
         LIFTS.reset(token)
 
 
-def _explore_action(engine, action, sheet, params, field, epsilon, roller, limits):
+def _explore_action(engine, action, sheet, params, field, epsilon, roller, limits, choices=None):
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
+    ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
     explorer = Explorer(ctx, roller, epsilon)
     start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}

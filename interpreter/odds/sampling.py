@@ -29,7 +29,9 @@ def sample_expression(text, trials, seed, limits, progress) -> Counter:
     return counts
 
 
-def sample_action(engine, action, sheet, params, field, trials, seed, progress) -> Counter:
+def sample_action(
+    engine, action, sheet, params, field, trials, seed, progress, choices=None
+) -> Counter:
     dice = SeededDice(seed)
     counts: Counter = Counter()
     started = time.monotonic()
@@ -42,7 +44,7 @@ def sample_action(engine, action, sheet, params, field, trials, seed, progress) 
             elif is_check:
                 outcome = pick(engine.run_check(action, sheet, params, dice).result, field)
             else:
-                out = engine.run(action, sheet, params, dice=dice)
+                out = engine.run(action, sheet, params, dice=dice, choices=choices)
                 outcome = field_outcome(
                     out.result, out.sheet, field, engine.compiler.action(action)
                 )
