@@ -37,9 +37,13 @@ class Source:
         return self._starts
 
     def line_text(self, line: int) -> str:
-        """The text of one line (1-based), without its end of line."""
-        lines = self.text.split("\n")
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+        """The text of a 1-based line (found from the line starts: many errors in one
+        long file cost no more than one each)."""
+        starts = self._line_starts()
+        if not 0 < line <= len(starts):
+            return ""
+        end = self.text.find("\n", starts[line - 1])
+        return self.text[starts[line - 1] : end if end >= 0 else len(self.text)]
 
 
 @attrs.frozen

@@ -6,13 +6,14 @@ import hashlib
 import os
 import pickle
 import re
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
 from dsl import nodes as n
 from dsl.build import parse_rulebook_file
 from dsl.check import check_definitions
-from dsl.errors import CheckError, RulebookError
+from dsl.errors import CheckError, RulebookError, did_you_mean
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
 
@@ -32,25 +33,90 @@ def shipped_rulebooks() -> dict[str, Path]:
     }
 
 
-def resolve(reference: str | Path, relative_to: Path | None = None) -> Path:
-    """A path to a rulebook file, or the name of a shipped rulebook."""
+def resolve(reference: str | Path) -> Path:
+    """The file of a rulebook named on a command line or by an app: a path to a `.rules`
+    file, or the name of a shipped rulebook."""
     path = Path(reference)
-    if relative_to is not None and not path.is_absolute():
-        candidate = relative_to / path
-        if candidate.is_file():
-            return candidate
     if path.is_file():
-        return path
+        return rulebook_file(path)
     shipped = shipped_rulebooks()
     name = str(reference)
     if name in shipped:
         return shipped[name]
-    from dsl.errors import did_you_mean
-
-    hint = did_you_mean(name, list(shipped)) or "shipped rulebooks: " + ", ".join(sorted(shipped))
+    hint = did_you_mean(name, list(shipped)) or tr(
+        "shipped rulebooks: {names}", names=", ".join(sorted(shipped))
+    )
     raise RulebookError(
         tr("no rulebook file or shipped rulebook named {name}", name=repr(name)), None, hint
     )
+
+
+def rulebook_file(path: Path) -> Path:
+    """`path`, if its name says it is a rulebook: nothing else is ever read (nor quoted
+    in an error)."""
+    if path.suffix != ".rules":
+        raise RulebookError(
+            tr("{path}: not a rulebook file (a rulebook's name ends in .rules)", path=str(path))
+        )
+    return path
+
+
+Resolver = Callable[[str], tuple[str, str]]
+"""An app's own way to find what `extends NAME` names: NAME → (name, text), or a
+RulebookError. It replaces the default (shipped names, files beside the house rule)."""
+
+
+def extended(reference: str, folder: Path | None, span) -> tuple[str, str]:
+    """What `extends` may read by default: a shipped rulebook by name, or a `.rules` file
+    by a relative path inside the extending file's own folder (no absolute path, no
+    `..` out of it, no link leading out of it). Returns (name, text)."""
+    shipped = shipped_rulebooks()
+    if reference in shipped:
+        return str(shipped[reference]), read(shipped[reference])
+    names = tr("shipped rulebooks: {names}", names=", ".join(sorted(shipped)))
+    path = Path(reference)
+    if folder is None:
+        raise CheckError(
+            tr(
+                "no shipped rulebook named {name} (this text is in no folder, so `extends` "
+                "names a shipped rulebook)",
+                name=reference,
+            ),
+            span,
+            did_you_mean(reference, list(shipped)) or names,
+        )
+    if path.is_absolute() or path.suffix != ".rules":
+        raise CheckError(
+            tr(
+                "`extends {name}`: a house rule extends a shipped rulebook by its name, or a "
+                ".rules file by a path inside its own folder",
+                name=reference,
+            ),
+            span,
+            names,
+        )
+    root = folder.resolve()
+    target = (root / path).resolve()
+    if root not in target.parents:
+        raise CheckError(
+            tr(
+                "`extends {name}` leads out of the house rule's own folder ({folder})",
+                name=reference,
+                folder=str(folder),
+            ),
+            span,
+            tr("put the base rulebook beside the house rule, or in a folder under it"),
+        )
+    if not target.is_file():
+        raise CheckError(
+            tr(
+                "no rulebook file {name} beside this one, and no shipped rulebook of that name",
+                name=reference,
+            ),
+            span,
+            did_you_mean(reference, list(shipped)) or names,
+        )
+    return str(folder / path), read(target)
 
 
 def read(path: Path) -> str:
@@ -72,14 +138,15 @@ def read(path: Path) -> str:
         ) from None
 
 
-def load(reference: str | Path) -> Rulebook:
+def load(reference: str | Path, resolver: Resolver | None = None) -> Rulebook:
     """Parse and check a rulebook (a path or a shipped name); raise with positions if bad.
+    A house rule's `extends` is found by `resolver`, if given (see `extended`).
 
     Its errors and warnings speak the rulebook's `language` (see `RulebookError.render`)."""
     path = resolve(reference)
     text = read(path)
     try:
-        book = load_text(text, str(path), folder=path.parent)
+        book = load_text(text, str(path), folder=path.parent, resolver=resolver)
     except RulebookError as error:
         raise error.speak(language_written_in(text)) from None
     for warning in book.warnings:
@@ -97,9 +164,15 @@ def language_written_in(text: str) -> str | None:
 
 
 def load_text(
-    text: str, name: str = "<rulebook>", folder: Path | None = None, _chain: tuple = ()
+    text: str,
+    name: str = "<rulebook>",
+    folder: Path | None = None,
+    resolver: Resolver | None = None,
+    _chain: tuple = (),
 ) -> Rulebook:
-    """Parse and check rulebook text; a house rule's `extends` is found from `folder`."""
+    """Parse and check rulebook text. A house rule's `extends` names a shipped rulebook,
+    or a file inside `folder` (without a folder, only a shipped one); or whatever the
+    app's `resolver` says."""
     parsed = parse_cached(text, name)
     header = parsed.header
     if header is None or header.extends is None:
@@ -116,14 +189,19 @@ def load_text(
             tr("more than {max_extends} rulebooks extend one another", max_extends=MAX_EXTENDS),
             header.span,
         )
-    base_path = resolve(header.extends, folder)
-    key = str(base_path.resolve())
+    if resolver is not None:
+        base_name, base_text = resolver(header.extends)
+        base_folder = None
+    else:
+        base_name, base_text = extended(header.extends, folder, header.span)
+        base_folder = Path(base_name).parent
+    key = str(Path(base_name).resolve()) if resolver is None else base_name
     if key in _chain:
         raise CheckError(
             tr("{extends} extends itself, through other rulebooks", extends=header.extends),
             header.span,
         )
-    base = load_text(read(base_path), str(base_path), base_path.parent, (*_chain, key))
+    base = load_text(base_text, base_name, base_folder, resolver, (*_chain, key))
     definitions, changes = merge(_definitions_of(base), parsed.definitions)
     merged_header = n.Header(
         header.title,

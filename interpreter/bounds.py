@@ -21,26 +21,29 @@ def bounded_number(value, limits: Limits, span):
         raise too_long(limits, span)
     if value.denominator >= limits.denominator_bound:
         raise LimitExceeded(
-            tr(
-                (
-                    "a fraction whose denominator has more than "
-                    "{denominator_digits} digits (limit denominator_digits)"
-                ),
-                denominator_digits=limits.denominator_digits,
-            ),
-            span,
-            tr("round it with floor, ceil or round"),
+            long_denominator(limits), span, tr("round it with floor, ceil or round")
         )
     return value
 
 
 def too_long(limits: Limits, span) -> LimitExceeded:
-    return LimitExceeded(
-        tr(
-            "a number of more than {number_digits} digits (limit number_digits)",
-            number_digits=limits.number_digits,
+    return LimitExceeded(long_number(limits), span)
+
+
+def long_number(limits: Limits):
+    return tr(
+        "a number of more than {number_digits} digits (limit number_digits)",
+        number_digits=limits.number_digits,
+    )
+
+
+def long_denominator(limits: Limits):
+    return tr(
+        (
+            "a fraction whose denominator has more than "
+            "{denominator_digits} digits (limit denominator_digits)"
         ),
-        span,
+        denominator_digits=limits.denominator_digits,
     )
 
 
@@ -62,13 +65,14 @@ def bounded_list(items: tuple, limits: Limits, span) -> tuple:
 def check_length(count: int, limits: Limits, span) -> None:
     """A list (or a catalog) of `count` items is within `list_length`, or LimitExceeded."""
     if count > limits.list_length:
-        raise LimitExceeded(
-            tr(
-                "a list of more than {list_length} items (limit list_length)",
-                list_length=limits.list_length,
-            ),
-            span,
-        )
+        raise LimitExceeded(long_list(limits), span)
+
+
+def long_list(limits: Limits):
+    return tr(
+        "a list of more than {list_length} items (limit list_length)",
+        list_length=limits.list_length,
+    )
 
 
 def bounded_text(text: str, limits: Limits, span) -> str:
@@ -102,14 +106,12 @@ def read_number(text: str, limits: Limits):
     if digits > limits.number_digits + limits.denominator_digits or (
         abs(exponent) > limits.number_digits + limits.denominator_digits
     ):
-        raise ValueError(f"a number of more than {limits.number_digits} digits")
+        raise ValueError(long_number(limits))
     try:
         value = Fraction(text)
     except (ValueError, ZeroDivisionError):
         return None
     if not number_fits(value, limits):
-        raise ValueError(
-            f"a number of more than {limits.number_digits} digits "
-            f"(or a denominator of more than {limits.denominator_digits})"
-        )
+        too_long_part = abs(value.numerator) >= limits.number_bound
+        raise ValueError(long_number(limits) if too_long_part else long_denominator(limits))
     return value.numerator if value.denominator == 1 else value

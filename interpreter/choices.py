@@ -38,7 +38,7 @@ class Question:
     who: str | None  # how the trace names that character
     span: object = attrs.field(eq=False, repr=False, default=None)
 
-    def option(self, answer):
+    def option(self, answer: object) -> object:
         """The option an answer names (a text from a command line: `2` is the number 2)."""
         for option in self.options:
             if answer == option and type(answer) is type(option):
@@ -89,6 +89,7 @@ class Choice:
     how: str  # "given", "asked", "only", "recorded" or "policy"
 
     def to_json(self) -> dict:
+        """The choice as JSON data: name, value, by, how."""
         return {"name": self.name, "value": self.value, "by": self.by, "how": self.how}
 
 

@@ -262,18 +262,7 @@ def roll_pool(
     ("reroll", once, test, span), ("successes", test), ("failures", test).
     """
     limits = tray.limits
-    if count > limits.dice_per_term:
-        raise LimitExceeded(
-            tr(
-                (
-                    "{count} dice in one term is more than the limit of "
-                    "{dice_per_term} (limit dice_per_term)"
-                ),
-                count=count,
-                dice_per_term=limits.dice_per_term,
-            ),
-            span,
-        )
+    check_term(die, count, limits, span)
     draw = tray.draw
     faces = [[draw(die, span), KEPT, False] for _ in range(count)]
     success_test = failure_test = None
@@ -299,6 +288,32 @@ def roll_pool(
     successes = sum(1 for f in kept if success_test(f))
     failures = sum(1 for f in kept if failure_test(f)) if failure_test else 0
     return PoolRoll(label, faces, successes - failures, successes, failures)
+
+
+def check_term(die: Die, count: int, limits: Limits, span) -> None:
+    """A term of `count` dice of `die` is within dice_per_term and faces_per_die, or
+    LimitExceeded: the same check for a real roll and for its odds, before any work."""
+    if count > limits.dice_per_term:
+        raise LimitExceeded(
+            tr(
+                (
+                    "{count} dice in one term is more than the limit of "
+                    "{dice_per_term} (limit dice_per_term)"
+                ),
+                count=count,
+                dice_per_term=limits.dice_per_term,
+            ),
+            span,
+        )
+    if die.size > limits.faces_per_die:
+        raise LimitExceeded(
+            tr(
+                "a die of {faces} faces is more than {faces_per_die} (limit faces_per_die)",
+                faces=die.size,
+                faces_per_die=limits.faces_per_die,
+            ),
+            span,
+        )
 
 
 def _keep(faces: list, mode: str, k: int) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -30,7 +30,7 @@ from dsl import nodes as n
 from dsl.errors import RulebookError, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook
-from interpreter.choices import Recorded, chooser_for
+from interpreter.choices import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
@@ -214,7 +214,7 @@ class Engine:
         dice: DiceSource | None = None,
         *,
         targets: Mapping[str, Sheet] | None = None,
-        choices=None,
+        choices: Mapping | Callable | Sequence | Chooser | None = None,
     ) -> Outcome:
         """Run an action (or a check, or a named roll); return its Outcome, or raise with
         nothing changed. An EvaluationError raised carries the trace up to it (`.trace`).
@@ -479,7 +479,7 @@ class Engine:
         field: str | None = None,
         *,
         choices: Mapping | None = None,
-        best=None,
+        best: Goal | str | None = None,
         **options,
     ) -> Odds:
         """The distribution of an action's (check's, roll's) result field: `interpreter.odds`.
@@ -492,8 +492,8 @@ class Engine:
         if best is None:
             return action_odds(self, action, sheet, params or {}, field, choices=choices, **options)
         goal = best if isinstance(best, Goal) else Goal.parse(best)
-        options.pop("trials", None)  # the best play is exact, or refused: never sampled
-        options.pop("seed", None)
+        for sampling_only in ("trials", "seed", "seconds"):  # the best play is exact, or
+            options.pop(sampling_only, None)  # refused (past its budget): never sampled
         epsilon, budget = options.pop("epsilon", EPSILON), options.pop("budget", BUDGET)
         return best_odds(
             self,

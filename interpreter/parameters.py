@@ -242,7 +242,7 @@ def convert(
                 number = read_number(value, limits)
             except ValueError as error:
                 raise ParameterError(
-                    tr("{where}: {error} (limit number_digits)", where=where, error=error)
+                    tr("{where}: {problem}", where=where, problem=error.args[0])
                 ) from None
             if number is None:
                 raise ParameterError(

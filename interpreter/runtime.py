@@ -33,7 +33,7 @@ roller to `resolve` it. In a real run no value is ever unknown.
 from __future__ import annotations
 
 from dsl.messages import tr
-from interpreter.dice import DiceTray, Die, PoolRoll, roll_pool
+from interpreter.dice import DiceTray, Die, PoolRoll, check_term, roll_pool
 from interpreter.errors import EvaluationError
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
@@ -356,6 +356,8 @@ class Roller(DiceTray):
 
     def face(self, die: Die, span) -> int:
         """One plain die's face (the tray's `draw`, without a pool around it)."""
+        if die.size > self.limits.faces_per_die:
+            check_term(die, 1, self.limits, span)  # raises LimitExceeded
         return self.draw(die, span)
 
     def chain(self, procedure, ctx) -> ChainRoll:

@@ -52,15 +52,7 @@ class _NoAliasLoader(yaml.SafeLoader):
 
     def construct_yaml_int(self, node):
         if len(node.value) > MAX_NUMBER_TEXT:
-            raise yaml.constructor.ConstructorError(
-                None,
-                None,
-                tr(
-                    "a number of more than {max_number_text} digits",
-                    max_number_text=MAX_NUMBER_TEXT,
-                ),
-                node.start_mark,
-            )
+            raise _LongNumber(node.value[:20], node.start_mark)
         return super().construct_yaml_int(node)
 
 
@@ -354,7 +346,12 @@ def parse_text(text: str, text_format: str, path: str | None = None):
 
 
 class _LongNumber(ValueError):
-    """A number in a JSON file longer than MAX_NUMBER_TEXT digits."""
+    """A number in a sheet file longer than MAX_NUMBER_TEXT digits: its first digits, and
+    where it is (a YAML mark; JSON gives none, so it is found by its digits)."""
+
+    def __init__(self, start: str, mark=None):
+        super().__init__(start)
+        self.mark = mark
 
 
 def _json_int(digits: str) -> int:
@@ -368,6 +365,8 @@ def _long_number(text: str, path, error: _LongNumber) -> SheetError:
         tr("a number of more than {max_number_text} digits", max_number_text=MAX_NUMBER_TEXT),
         path=path,
     )
+    if error.mark is not None:
+        return place(failure, text, error.mark)
     at = text.find(error.args[0])
     if at < 0:
         return failure

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.errors import did_you_mean
 from dsl.messages import tr
-from interpreter.bounds import number_fits
+from interpreter.bounds import long_denominator, long_list, long_number, number_fits
 from interpreter.errors import SheetError
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.values import Record, is_number, quoted
@@ -48,29 +48,23 @@ def validate(data: dict, rulebook, path: str | None, limits: Limits = DEFAULT_LI
     return values
 
 
+#: a field's value that passes a limit: `Fuerza: a number of more than 1000 digits (...)`
+PROBLEM = tr("{where}: {problem}")
+
+
 def _within_limits(value, where: str, limits: Limits, path) -> None:
     """No number longer, and no list or catalog larger, than a run could build (checked
     on the file's data, before anything else quotes a value)."""
     if is_number(value) and not number_fits(value, limits):
         if abs(numerator(value)) >= limits.number_bound:
-            what = f"a number of more than {limits.number_digits} digits (limit number_digits)"
+            problem = long_number(limits)
         else:
-            what = (
-                f"a fraction whose denominator has more than {limits.denominator_digits} "
-                "digits (limit denominator_digits)"
-            )
-        raise SheetError(f"{where}: {what}", where, path=path)
+            problem = long_denominator(limits)
+        raise SheetError(PROBLEM.fill(where=where, problem=problem), where, path=path)
     if isinstance(value, dict | Record | tuple | list):
         if len(value) > limits.list_length:
-            raise SheetError(
-                tr(
-                    "{where}: more than {list_length} items (limit list_length)",
-                    where=where,
-                    list_length=limits.list_length,
-                ),
-                where,
-                path=path,
-            )
+            problem = long_list(limits)
+            raise SheetError(PROBLEM.fill(where=where, problem=problem), where, path=path)
         if isinstance(value, tuple | list):
             for item in value:
                 _within_limits(item, where, limits, path)
@@ -376,7 +370,7 @@ def _typed(type_node, value, where: str, rulebook, path):
             )
         return value
     if isinstance(type_node, n.ListType):
-        if not isinstance(value, list):
+        if not isinstance(value, list | tuple):
             raise SheetError(tr("{where}: a list", where=where), where, path=path)
         return tuple(_typed(type_node.item, v, where, rulebook, path) for v in value)
     name = type_node.name
@@ -386,6 +380,17 @@ def _typed(type_node, value, where: str, rulebook, path):
                 tr("{where}: {quoted} is not a number", where=where, quoted=quoted(value)),
                 where,
                 path=path,
+            )
+        if type(value) is not int:  # a sheet file holds whole numbers (YAML has no 7/2)
+            raise SheetError(
+                tr(
+                    "{where}: {value} is not a whole number, and a sheet holds whole numbers",
+                    where=where,
+                    value=value,
+                ),
+                where,
+                tr("round it with floor, ceil or round"),
+                path,
             )
         return value
     if name == "bool":
@@ -412,6 +417,15 @@ def _typed(type_node, value, where: str, rulebook, path):
             path,
         )
     return value
+
+
+def entry_value(type_node, value, where: str, rulebook):
+    """A value a run puts into a catalog entry, checked as the sheet file will be read
+    back (so that a save never writes a sheet the next load refuses); SheetError if not."""
+    text = isinstance(type_node, n.NamedType) and type_node.name == "text"
+    if text and not isinstance(value, str):
+        raise SheetError(tr("{where}: {value} is not a text", where=where, value=value), where)
+    return _typed(type_node, value, where, rulebook, None)
 
 
 def _default(field, rulebook, path):

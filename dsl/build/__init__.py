@@ -8,6 +8,8 @@ values of a dice term (`(Areté)d10cs>=(dif)`) and the `{...}` parts of a text.
 
 from __future__ import annotations
 
+import gc
+
 from dsl import nodes as n
 from dsl.build.definitions import Definitions
 from dsl.build.expressions import Expressions
@@ -30,7 +32,15 @@ def parse_expression(text: str, name: str = "<expression>") -> object:
 def parse_rulebook_file(text: str, name: str) -> n.RulebookFile:
     """Parse one rulebook file (a house rule is merged with its base later)."""
     source = Source(name, text)
-    return Builder(source).build(parse_tree(text, source, "rulebook"))
+    # Parsing makes many objects and frees none: the cycle collector would walk them all
+    # again and again, and make a long file's parse quadratic. It runs afterwards.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return Builder(source).build(parse_tree(text, source, "rulebook"))
+    finally:
+        if collecting:
+            gc.enable()
 
 
 __all__ = ["MAX_DEPTH", "Builder", "parse_expression", "parse_rulebook_file"]

@@ -160,7 +160,8 @@ class DefinitionChecks:
                     expr.span,
                 )
                 type_ = own[name]
-            fields[name] = type_
+            # a record holds values: a field written as a sheet field's name holds its value
+            fields[name] = t.value_of(type_)
             scope.names[name] = ("local", fields[name])
 
     def def_opposed(self, node: n.Opposed) -> None:

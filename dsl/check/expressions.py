@@ -520,6 +520,12 @@ class ExpressionChecks:
                     tr("`in` looks in a list, not in {describe}", describe=container.describe()),
                     node.right.span,
                 )
+            item = t.value_of(left)
+            if container.kind == "text" and left.kind != "ref" and item.kind not in ("text", "any"):
+                self.error(
+                    tr("`in` a text looks for a text, not for {given}", given=item.describe()),
+                    node.left.span,
+                )
             return t.BOOL
         raise AssertionError(op)
 

@@ -21,7 +21,7 @@ class StatementChecks:
                     self.error(tr("`result` is the last statement of an action"), statement.span)
                 fields = {}
                 for name, expr in statement.fields:
-                    fields[name] = self.expr(expr, inner)
+                    fields[name] = t.value_of(self.expr(expr, inner))  # a record holds values
                 if action is not None:
                     self.result_types[action.name] = t.record(fields)
                 continue
@@ -226,7 +226,7 @@ class StatementChecks:
             return
         if node.fields is not None:
             self.error(tr("only a catalog entry is added with { fields }"), node.span)
-        self.expr(node.item, scope)
+        item = self.expr(node.item, scope)
         type_ = self.expr(place, scope)
         if isinstance(place, n.Name) and scope.lookup(place.name) is not None:
             _kind, local = scope.lookup(place.name)
@@ -237,6 +237,16 @@ class StatementChecks:
             self.error(
                 tr("{text} is not a list on the sheet, nor a catalog", text=place.span.text),
                 place.span,
+            )
+        elif type_.kind == "ref" and not t.fits(item, t.TEXT):
+            self.error(
+                tr(
+                    "{place} is a list of texts, not of {given}",
+                    place=place.span.text,
+                    given=t.value_of(item).describe(),
+                ),
+                node.item.span,
+                tr('write the item as a text: "{...}"'),
             )
 
     def st_result(self, node: n.Result, scope: Scope) -> None:  # placed by block()

@@ -1,5 +1,8 @@
-"""Choices on the command line: `--choose NAME=VALUE` answers in advance, the rest are
-asked at the table (as `--ask` asks for dice); `--best GOAL` for the odds."""
+"""Choices on the command line: answered in advance (`--choose`), else asked at the table.
+
+`--choose NAME=VALUE` answers a choice before the run; the others are asked on the
+terminal as `--ask` asks for dice. (`--best GOAL`, for the odds, is an option of `odds`.)
+"""
 
 from __future__ import annotations
 

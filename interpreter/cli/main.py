@@ -18,6 +18,7 @@ from interpreter.cli.run import cmd_run
 from interpreter.cli.serve import cmd_serve
 from interpreter.errors import EvaluationError
 from interpreter.json_data import dumps, error_data, usage_error_data
+from interpreter.limits import DEFAULT_LIMITS
 
 #: the journal's commands, each in its own module with `add_parser` and `cmd_<name>`
 JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
@@ -148,9 +149,18 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
     )
     p.add_argument("--fractions", action="store_true", help="show exact fractions")
     p.add_argument(
-        "--budget", type=int, metavar="N", help="exact work allowed before falling back to sampling"
+        "--budget",
+        type=positive(int),
+        metavar="N",
+        help="exact work allowed before falling back to sampling",
     )
-    p.add_argument("--trials", type=int, metavar="N", help="trials when sampling")
+    p.add_argument("--trials", type=positive(int), metavar="N", help="trials when sampling")
+    p.add_argument(
+        "--timeout",
+        type=positive(float),
+        metavar="SECONDS",
+        help=f"time allowed in all, exact and sampled (default {DEFAULT_LIMITS.odds_seconds:g})",
+    )
     _output_options(p)
 
     p = commands.add_parser(
@@ -172,6 +182,22 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
     for module in JOURNAL_COMMANDS:
         module.add_parser(commands)
     return parser
+
+
+def positive(kind):
+    """An argparse type: a number of `kind` above zero (`--trials 0` means nothing)."""
+
+    def read(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(tr("{text} is not a number", text=text)) from None
+        if not value > 0 or value != value or value == float("inf"):
+            raise argparse.ArgumentTypeError(tr("{text}: give a number above 0", text=text))
+        return value
+
+    read.__name__ = kind.__name__
+    return read
 
 
 def _output_options(p) -> None:

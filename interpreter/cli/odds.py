@@ -34,6 +34,7 @@ def cmd_odds(args) -> int:
             budget=budget,
             trials=args.trials or TRIALS,
             progress=progress_bar(),
+            seconds=args.timeout,
         )
         _print(odds, args)
         return 0
@@ -52,9 +53,14 @@ def cmd_odds(args) -> int:
     sheet = options.sheet_for(args, book, engine)
     params = options.params_of(args.set)
     params.update(options.targets_of(args, book, engine, args.action))
-    extra = {"trials": args.trials or TRIALS, "progress": progress_bar(), "budget": budget}
-    extra["choices"] = answers_of(args.choose)
-    extra["best"] = args.best
+    extra = {
+        "trials": args.trials or TRIALS,
+        "progress": progress_bar(),
+        "budget": budget,
+        "seconds": args.timeout,
+        "choices": answers_of(args.choose),
+        "best": args.best,
+    }
     odds = engine.odds(args.action, sheet, params, args.field, **extra)
     if not args.compare:
         _print(odds, args, book)

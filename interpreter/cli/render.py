@@ -8,6 +8,7 @@ from fractions import Fraction
 from dsl.messages import show_value, tr
 from interpreter.odds import Odds
 from interpreter.odds.answer import order_key, outcome_key
+from interpreter.values import fraction_text
 
 
 def progress_bar(stream=sys.stderr):
@@ -36,6 +37,8 @@ def to_text(odds: Odds, fractions: bool = False) -> str:
     lines.append(head)
     exactness = "exact" if odds.exact else f"sampled, {odds.trials} trials"
     lines.append(f"  ({exactness}; omitted mass {float(odds.omitted):.3g})")
+    if odds.note:
+        lines.append(f"  ({odds.note})")
     show_fractions = odds.exact and (fractions or len(odds.probabilities) <= 10)
     numeric = odds.numeric()
     width = max((len(outcome_key(o)) for o in odds.probabilities), default=1)
@@ -51,7 +54,7 @@ def to_text(odds: Odds, fractions: bool = False) -> str:
             row += f"  ± {odds.stderr(outcome) * 100:.3f}"
         row += f"  {bar}"
         if show_fractions:
-            row += f"  {p.numerator}/{p.denominator}"
+            row += f"  {fraction_text(p) or '(a fraction too long to write out)'}"
         lines.append(row)
     if numeric:
         lines.append(f"  mean {float(odds.mean):.4f}, standard deviation {odds.stdev:.4f}")

@@ -367,7 +367,13 @@ class Expressions:
                     raise EvaluationError(
                         tr("`in` looks in a list, not in {container}", container=container), span
                     )
-                return known(ctx, left(ctx)) in container
+                item = known(ctx, left(ctx))
+                if type(container) is str and type(item) is not str:
+                    raise EvaluationError(
+                        tr("`in` a text looks for a text, not for {value}", value=item),
+                        node.left.span,
+                    )
+                return item in container
 
             return contains
         left, right = self.expr(node.left), self.expr(node.right)

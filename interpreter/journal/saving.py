@@ -122,9 +122,11 @@ def save_run(
                 try:
                     files.write_atomic(target, text)
                 except files.SaveError as error:
-                    error.hint = (
-                        f"the run is in the journal ({journal.path}, run {number}): the next "
-                        "save of this sheet, or `rulebook journal verify`, writes it"
+                    error.hint = tr(
+                        "the run is in the journal ({journal}, run {number}): the next save of "
+                        "this sheet, or `rulebook journal verify`, writes it",
+                        journal=str(journal.path),
+                        number=number,
                     )
                     raise
         journal.mark_applied(number)

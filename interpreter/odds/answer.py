@@ -28,8 +28,10 @@ class Odds:
         omitted: Fraction = Fraction(0),
         trials: int | None = None,
         orders: tuple = (),
+        note: str | None = None,
     ):
         self.subject = subject
+        self.note = note  # why it is sampled, and whether it stopped at the time limit
         self.field = field
         self.orders = orders  # the rulebook's orders of texts (text_orders)
         key = order_key(probabilities, orders)

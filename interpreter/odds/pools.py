@@ -47,7 +47,7 @@ def pool_distribution(
     count: int,
     steps: tuple,
     epsilon=DEFAULT_EPSILON,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | Budget = DEFAULT_BUDGET,
     limit: int = DEFAULT_LIMITS.extra_per_die,
 ) -> Dist:
     """The exact distribution of one dice term.
@@ -70,7 +70,7 @@ def pool_distribution(
     epsilon = Fraction(epsilon)
     if epsilon <= 0:
         raise ValueError("epsilon must be positive")
-    work = Budget(budget)
+    work = budget if isinstance(budget, Budget) else Budget(budget)
     term = Term(die, count, steps, work, limit)
     if count <= 0:  # as roll_pool: no dice, whatever the modifiers
         return term.outcomes({0: 1}, 1)
@@ -289,7 +289,7 @@ def pool_answers(
     steps: tuple,
     questions: tuple,
     epsilon=DEFAULT_EPSILON,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | Budget = DEFAULT_BUDGET,
     limit: int = DEFAULT_LIMITS.extra_per_die,
 ):
     """The joint distribution of order-free questions' answers about one dice term, as a
@@ -298,7 +298,7 @@ def pool_answers(
     sorted positions (explosions; rerolls after a keep): the caller enumerates those.
     A term that may fail at the roller's limit (limit_failure) is counted in the worlds
     where it does not: the answers are conditioned on the roll finishing."""
-    work = Budget(budget)
+    work = budget if isinstance(budget, Budget) else Budget(budget)
     term = Term(die, count, steps, work, limit)
     if count > 0:
         term.may_fail(Fraction(epsilon))

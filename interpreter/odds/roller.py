@@ -5,15 +5,15 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from interpreter.dice import Die, roll_pool
+from dsl.messages import tr
+from interpreter.dice import Die, check_term, roll_pool
 from interpreter.errors import ChainTooLong
+from interpreter.odds.bounds import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
 from interpreter.odds.distribution import Dist, mixture, remembered
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
-from interpreter.odds.polynomials import (
-    TooComplex,
-)
-from interpreter.odds.pools import limit_failures, may_fail, pool_distribution
+from interpreter.odds.polynomials import Budget, TooComplex
+from interpreter.odds.pools import DEFAULT_BUDGET, limit_failures, may_fail, pool_distribution
 from interpreter.odds.questions import PoolQuestions
 from interpreter.runtime import MISSING, ChainRoll, Unknown
 
@@ -39,7 +39,9 @@ class LiftMemory(dict):
         super().__init__()
         self.roller = roller
 
-    def work(self, values) -> None:
+    def work(self, values) -> int:
+        """Charge combining `values` to the budget, before it is done; return how many
+        outcomes the result may hold (the memory bound)."""
         size = 1
         for value in values:
             if type(value) is Dist:
@@ -48,6 +50,8 @@ class LiftMemory(dict):
         roller.work += 1 + size // 20
         if roller.work > roller.budget:
             raise TooComplex(f"more than {roller.budget} units of work")
+        roller.deadline.check()
+        return roller.limits.odds_outcomes
 
 
 class DistRoll:
@@ -128,7 +132,7 @@ class OddsRoller(PoolQuestions):
 
     lifts = True
 
-    def __init__(self, epsilon: Fraction, budget: int, limits, progress=None):
+    def __init__(self, epsilon: Fraction, budget: int, limits, progress=None, deadline=None):
         # Each open-ended roll may leave out a hundredth of what the whole answer may,
         # so that an action with several such rolls still stays within `epsilon`.
         self.epsilon = epsilon / 100
@@ -142,6 +146,9 @@ class OddsRoller(PoolQuestions):
         self.next_report = 2000
         self.budget = budget
         self.limits = limits
+        # the exact phase's deadline (interpreter.odds.bounds): past it, TooComplex
+        self.deadline = deadline if deadline is not None else Deadline(limits.odds_seconds)
+        self.dice = 0  # base dice of the terms asked for (against dice_per_evaluation)
         self.work = 0
         self.pins: tuple = ()
         self.cursor = 0
@@ -190,6 +197,11 @@ class OddsRoller(PoolQuestions):
         key = (die.low, die.high, count, steps_key(die, steps))
         found = self.pools.get(key)
         if found is None:
+            check_term(die, count, self.limits, span)  # what a real roll refuses, at once
+            self.dice += count
+            if self.dice > self.limits.dice_per_evaluation:
+                # perhaps in different branches: the real runs sampled will tell
+                raise TooComplex(tr("more dice than one evaluation may draw"))
             found = self.pools[key] = DistRoll(self, die, count, steps)
         if found.failure:
             if found.finished is None:
@@ -200,15 +212,27 @@ class OddsRoller(PoolQuestions):
                     raise ChainTooLong(outcome, span)
         return found
 
+    def budget_of_term(self) -> Budget:
+        """A dice term's own budget: work, bytes at once, and the deadline."""
+        return Budget(DEFAULT_BUDGET, self.limits.odds_bytes, self.deadline)
+
     @property
     def extra_per_die(self) -> int:
         return self.limits.extra_per_die
 
     def term_distribution(self, die, count, steps) -> Dist:
+        check_size(die.size, self.limits)
         try:
-            return pool_distribution(
-                die, count, steps, self.epsilon, limit=self.limits.extra_per_die
+            dist = pool_distribution(
+                die,
+                count,
+                steps,
+                self.epsilon,
+                self.budget_of_term(),
+                limit=self.limits.extra_per_die,
             )
+            check_size(len(dist.weights), self.limits)
+            return dist
         except NotImplementedError:
             pass
 
@@ -222,6 +246,8 @@ class OddsRoller(PoolQuestions):
         key = (die.low, die.high)
         found = self.pools.get(key)
         if found is None:
+            check_term(die, 1, self.limits, span)
+            check_size(die.size, self.limits)
             found = self.pools[key] = Dist.uniform(die.faces())
         return found
 
