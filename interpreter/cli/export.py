@@ -26,6 +26,7 @@ def add_parser(commands) -> None:
 
 
 def cmd_export(args) -> int:
+    language = options.language(args)
     with options.open_journal(args) as journal:
         record = export_record(journal, args.number)
     text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
@@ -42,5 +43,9 @@ def cmd_export(args) -> int:
                 strerror=error.strerror,
             )
         ) from None
-    print(f"run {args.number} written to {args.output}")
+    print(
+        tr("run {number} written to {output}", number=args.number, output=args.output).render(
+            language
+        )
+    )
     return 0

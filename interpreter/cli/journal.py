@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.journal import verify_journal
 
@@ -31,6 +32,7 @@ def add_parser(commands) -> None:
 
 
 def cmd_journal(args) -> int:
+    language = options.language(args)
     with options.open_journal(args) as journal:
         report = verify_journal(
             journal, repair=not args.dry_run, force=args.force, rerun=args.rerun
@@ -39,6 +41,6 @@ def cmd_journal(args) -> int:
     for finding in report.findings:
         print(f"{MARKS[finding.level]:>8}  {finding.text}")
     if not report.consistent:
-        print(f"{path}: problems remain")
+        print(tr("{path}: problems remain", path=path).render(language))
         return 4
     return 0

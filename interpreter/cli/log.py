@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from dsl.messages import tr
 from interpreter.cli import history, options
 from interpreter.journal import undone_by
 
@@ -23,6 +24,7 @@ def add_parser(commands) -> None:
 
 
 def cmd_log(args) -> int:
+    language = options.language(args)
     with options.open_journal(args) as journal:
         sheet = stored_name(journal, args.character) if args.character else None
         entries = journal.entries(sheet=sheet, newest_first=True, limit=args.limit)
@@ -33,7 +35,10 @@ def cmd_log(args) -> int:
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
     if not entries:
-        print("no saved runs" + (f" of {args.character}" if args.character else ""))
+        if args.character:
+            print(tr("no saved runs of {name}", name=args.character).render(language))
+        else:
+            print(tr("no saved runs").render(language))
         return 0
     for entry in entries:
         print(history.log_line(entry, by))

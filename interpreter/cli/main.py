@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             print(error.render(language), file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(tr("interrupted").render(language), file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

@@ -21,6 +21,7 @@ def add_parser(commands) -> None:
 
 
 def cmd_new(args) -> int:
+    language = options.language(args)
     source = options.resolve_character(args.character, None)
     target = Path(args.file)
     if source.suffix.lower() != target.suffix.lower() and target.suffix.lower() in (".json",):
@@ -37,6 +38,10 @@ def cmd_new(args) -> int:
         raise ParameterError(
             tr("{target}: cannot be written ({strerror})", target=target, strerror=error.strerror)
         ) from None
-    print(f"created {target} from {source.stem}")
-    print(f"  play it: rulebook run RULEBOOK ACTION --char {target} --save")
+    print(tr("created {target} from {stem}", target=target, stem=source.stem).render(language))
+    print(
+        tr("  play it: rulebook run RULEBOOK ACTION --char {target} --save", target=target).render(
+            language
+        )
+    )
     return 0

@@ -46,7 +46,7 @@ def cmd_odds(args) -> int:
                 target2=args.target,
             ),
             None,
-            "`rulebook describe " + args.target + "` lists them",
+            tr("`rulebook describe {target}` lists them", target=args.target),
         )
     book = dsl.load(args.target)
     engine = Engine.of(book)

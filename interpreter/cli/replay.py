@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from dsl.messages import tr
 from interpreter.cli import history, options
 from interpreter.cli.log import stored_name
 from interpreter.cli.render import progress_bar
@@ -35,6 +36,7 @@ def add_parser(commands) -> None:
 
 
 def cmd_replay(args) -> int:
+    language = options.language(args)
     other = options.load_rulebook(args.against)
     with options.open_journal(args) as journal:
         sheet = stored_name(journal, args.character) if args.character else None
@@ -50,15 +52,24 @@ def cmd_replay(args) -> int:
     if args.json:
         print(json.dumps([run.to_json() for run in report], ensure_ascii=False, indent=2))
         return 0
-    print(f"replay against {other.title}")
+    print(tr("replay against {title}", title=other.title).render(language))
     for run in report:
         if run.status == SAME and not args.all:
             continue
         print(_line(run))
     counts = summary(report)
     print(
-        f"{len(report)} runs: {counts[SAME]} the same, {counts[DIFFERENT]} different, "
-        f"{counts[DICE]} where the recorded dice do not fit, {counts[FAILED]} that fail"
+        tr(
+            (
+                "{len} runs: {value} the same, {value2} different, {value3} where "
+                "the recorded dice do not fit, {value4} that fail"
+            ),
+            len=len(report),
+            value=counts[SAME],
+            value2=counts[DIFFERENT],
+            value3=counts[DICE],
+            value4=counts[FAILED],
+        ).render(language)
     )
     return 0
 

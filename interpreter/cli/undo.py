@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dsl.messages import tr
 from interpreter.cli import history, options
 from interpreter.journal import undo
 
@@ -21,10 +22,23 @@ def add_parser(commands) -> None:
 
 
 def cmd_undo(args) -> int:
+    language = options.language(args)
     with options.open_journal(args) as journal:
         number = undo(journal, args.number, force=args.force)
         entry = journal.entry(number)
     target = f"run {entry.undoes}" + (f" ({entry.action})" if entry.action else "")
-    print(f"undid {target}: {history.changes_text(entry.changes)}")
-    print(f"  recorded as entry {number}; `rulebook undo {number}` brings it back")
+    print(
+        tr(
+            "undid {target}: {changes_text}",
+            target=target,
+            changes_text=history.changes_text(entry.changes),
+        ).render(language)
+    )
+    print(
+        tr(
+            "  recorded as entry {number}; `rulebook undo {number2}` brings it back",
+            number=number,
+            number2=number,
+        ).render(language)
+    )
     return 0

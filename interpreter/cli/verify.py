@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dsl.messages import tr
-from interpreter.cli import history
+from interpreter.cli import history, options
 from interpreter.errors import ParameterError
 from interpreter.journal import read_record, verify_record
 
@@ -22,6 +22,7 @@ def add_parser(commands) -> None:
 
 
 def cmd_verify(args) -> int:
+    language = options.language(args)
     try:
         text = Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -29,8 +30,19 @@ def cmd_verify(args) -> int:
             tr("{file}: cannot be read ({error})", file=args.file, error=error)
         ) from None
     verified = verify_record(read_record(text))
-    print(f"verified: {verified.action} gives the recorded result")
-    print(f"  result: {history.result_text(verified.result, None)}")
-    print(f"  changes: {history.changes_text([dict(c) for c in verified.changes])}")
-    print(f"  rulebook {verified.rulebook[:12]}")
+    print(
+        tr("verified: {action} gives the recorded result", action=verified.action).render(language)
+    )
+    print(
+        tr(
+            "  result: {result_text}", result_text=history.result_text(verified.result, None)
+        ).render(language)
+    )
+    print(
+        tr(
+            "  changes: {changes_text}",
+            changes_text=history.changes_text([dict(c) for c in verified.changes]),
+        ).render(language)
+    )
+    print(tr("  rulebook {value}", value=verified.rulebook[:12]).render(language))
     return 0

@@ -15,7 +15,7 @@ import attrs
 
 import dsl
 from dsl.errors import RulebookError
-from dsl.messages import tr
+from dsl.messages import Message, tr
 from interpreter.engine import Engine
 from interpreter.journal.bundle import Bundle, Source, bundle_from_row, bundle_hash, rebuild
 from interpreter.journal.errors import JournalError, RecordMismatch
@@ -177,5 +177,7 @@ def verify_record(data: dict) -> Verified:
     except RulebookError as error:
         problems.append(f"the record's sheet after the run does not read: {error.message}")
     if problems:
-        raise RecordMismatch("the record does not reproduce: " + "; ".join(problems))
+        raise RecordMismatch(
+            tr("the record does not reproduce: {problems}", problems=Message.joined(problems, "; "))
+        )
     return Verified(inputs.action, result, tuple(changes), bundle.hash)

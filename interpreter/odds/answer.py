@@ -7,6 +7,7 @@ import weakref
 from fractions import Fraction
 
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
 from interpreter.odds.explore import Failure
@@ -246,10 +247,15 @@ def pick(record, field):
         return record
     if isinstance(record, Record) and field in record:
         return record[field]
-    raise EvaluationError(
-        f"the result has no field {field!r}"
-        + (f"; it has {', '.join(record.keys())}" if isinstance(record, Record) else "")
-    )
+    if isinstance(record, Record):
+        raise EvaluationError(
+            tr(
+                "the result has no field {field}; it has {fields}",
+                field=repr(field),
+                fields=", ".join(record.keys()),
+            )
+        )
+    raise EvaluationError(tr("the result has no field {field}", field=repr(field)))
 
 
 def field_outcome(result, sheet, field, compiled):
@@ -262,7 +268,11 @@ def field_outcome(result, sheet, field, compiled):
     if value is MISSING:
         names = list(result.keys()) if result is not None else []
         raise EvaluationError(
-            f"{compiled.node.name} gives no field {field!r} and the sheet "
-            f"has no {field!r}" + (f"; fields: {', '.join(names)}" if names else "")
+            tr(
+                "{name} gives no field {field} and the sheet has no {field}; fields: {fields}",
+                name=compiled.node.name,
+                field=repr(field),
+                fields=", ".join(names) or tr("none"),
+            )
         )
     return value
