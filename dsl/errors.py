@@ -189,8 +189,10 @@ def did_you_mean(name: str, candidates) -> str | None:
     close = difflib.get_close_matches(name.casefold(), list(folded), n=3, cutoff=0.6)
     if not close:
         return None
-    names = " or ".join(_quote(folded[c]) for c in close)
-    return f"did you mean {names}?"
+    names = [_quote(folded[c]) for c in close]
+    if len(names) == 1:
+        return tr("did you mean {name}?", name=names[0])
+    return tr("did you mean {names} or {last}?", names=", ".join(names[:-1]), last=names[-1])
 
 
 def _quote(name: str) -> str:

@@ -120,7 +120,7 @@ def test_the_issues_example_on_the_command_line(capsys):
     argv += ["--set", "atributo=Inteligencia", "--dice", "5"]
     assert main([*argv, "--set", "habilidad=Ocultimso"]) == 0
     captured = capsys.readouterr()
-    assert "did you mean Ocultismo?" in captured.err and "= 13 contra 9" in captured.out
+    assert "¿querías decir Ocultismo?" in captured.err and "= 13 contra 9" in captured.out
     assert main([*argv, "--set", "habilidad=Ocultismo"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "" and "= 17 contra 9" in captured.out

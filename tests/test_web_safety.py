@@ -168,7 +168,7 @@ def test_every_answer_has_a_strict_content_security_policy(client):
 @pytest.mark.parametrize(
     ("body", "status", "words"),
     [
-        ({**RUN, "action": "asustarsee"}, 400, "did you mean"),
+        ({**RUN, "action": "asustarsee"}, 400, "querías decir"),  # Brujería speaks Spanish
         ({**RUN, "params": {"nope": 1}}, 400, "nope"),
         ({**RUN, "seed": "x"}, 400, "whole number"),
         ({**RUN, "dice": [1, "two"]}, 400, "not a whole number"),

@@ -25,7 +25,18 @@ from dsl.nodes.definitions import (
     Row,
     Table,
 )
-from dsl.nodes.dice import Condition, CountFailures, CountSuccesses, Dice, Explode, Keep, Reroll
+from dsl.nodes.dice import (
+    Clamp,
+    Condition,
+    CountFailures,
+    CountSuccesses,
+    Dice,
+    Explode,
+    Keep,
+    Reroll,
+    RollGroup,
+    Sort,
+)
 from dsl.nodes.expressions import (
     Binary,
     Call,
@@ -99,6 +110,7 @@ __all__ = [
     "CharacterCall",
     "Check",
     "Choose",
+    "Clamp",
     "Condition",
     "CountFailures",
     "CountSuccesses",
@@ -147,11 +159,13 @@ __all__ = [
     "Resource",
     "Result",
     "RollDef",
+    "RollGroup",
     "RollRule",
     "Row",
     "RulebookFile",
     "Set",
     "Sheet",
+    "Sort",
     "Stat",
     "Table",
     "Text",

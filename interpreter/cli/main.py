@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+import weakref
 
 from dsl.errors import RulebookError
 from dsl.messages import available_languages, normalize_language, tr
@@ -181,6 +182,9 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--no-browser", action="store_true", help="do not open the browser")
     for module in JOURNAL_COMMANDS:
         module.add_parser(commands)
+    for command in commands.choices.values():  # every command speaks a language
+        if command not in SPEAKING:
+            _language_option(command)
     return parser
 
 
@@ -210,7 +214,12 @@ def _output_options(p) -> None:
     _language_option(p)
 
 
+#: the parsers given --lang so far (the journal's commands get it afterwards)
+SPEAKING: weakref.WeakSet = weakref.WeakSet()
+
+
 def _language_option(p) -> None:
+    SPEAKING.add(p)
     p.add_argument(
         "--lang",
         metavar="LANG",
@@ -269,7 +278,7 @@ def _dice_options(p, ask: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = options.expressions_with_a_minus(sys.argv[1:] if argv is None else list(argv))
     parser = build_parser(json_errors="--json" in argv)
     args = parser.parse_args(argv)
     try:

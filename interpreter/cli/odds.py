@@ -23,6 +23,7 @@ def _is_rulebook(reference: str) -> bool:
 
 
 def cmd_odds(args) -> int:
+    args.target = args.target.strip()  # ` -2d4`: see options.expressions_with_a_minus
     budget = args.budget or BUDGET
     if args.action is None and not _is_rulebook(args.target):
         if args.compare or args.char or args.set or args.field:
@@ -36,6 +37,7 @@ def cmd_odds(args) -> int:
             progress=progress_bar(),
             seconds=args.timeout,
         )
+        options.print_warnings(args.target, options.language(args))
         _print(odds, args)
         return 0
     if args.action is None:
@@ -69,11 +71,11 @@ def cmd_odds(args) -> int:
     if args.json:
         print(dumps(comparison_data(odds, other, names, options.language(args, book))))
         return 0
-    print(to_text(odds, args.fractions))
+    print(to_text(odds, args.fractions, options.language(args, book)))
     print()
-    print(to_text(other, args.fractions))
+    print(to_text(other, args.fractions, options.language(args, book)))
     print()
-    print(compare_text(odds, other, names))
+    print(compare_text(odds, other, names, options.language(args, book)))
     return 0
 
 
@@ -93,7 +95,7 @@ def _other(args, book, engine, sheet, params, extra):
                 )
             changed[name.strip()] = value.strip()
         other = engine.odds(args.action, sheet, changed, args.field, **extra)
-        return other, ("as given", compare)
+        return other, (tr("as given"), compare)
     other_book = dsl.load(compare)
     other_engine = Engine.of(other_book)
     try:
@@ -114,4 +116,4 @@ def _print(odds, args, book=None) -> None:
     if args.json:
         print(dumps(odds_data(odds, options.language(args, book))))
     else:
-        print(to_text(odds, args.fractions))
+        print(to_text(odds, args.fractions, options.language(args, book)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from fractions import Fraction
 
-from dsl.messages import show_value, tr
+from dsl.messages import show_value, tr, translate
 from interpreter.odds import Odds
 from interpreter.odds.answer import order_key, outcome_key
 from interpreter.values import fraction_text
@@ -29,16 +29,23 @@ def progress_bar(stream=sys.stderr):
     return show_progress
 
 
-def to_text(odds: Odds, fractions: bool = False) -> str:
+def to_text(odds: Odds, fractions: bool = False, language: str | None = None) -> str:
     """A row per outcome: probability, P(at least), a bar (as AnyDice draws them)."""
     lines = []
     subject = odds.subject.get("expression") or odds.subject.get("action")
     head = f"{subject}" + (f" · {odds.field}" if odds.field else "")
     lines.append(head)
-    exactness = "exact" if odds.exact else f"sampled, {odds.trials} trials"
-    lines.append(f"  ({exactness}; omitted mass {float(odds.omitted):.3g})")
+    if odds.exact:
+        exactness = tr("exact; omitted mass {mass:.3g}", mass=float(odds.omitted))
+    else:
+        exactness = tr(
+            "sampled, {trials} trials; omitted mass {mass:.3g}",
+            trials=odds.trials,
+            mass=float(odds.omitted),
+        )
+    lines.append(f"  ({exactness.render(language)})")
     if odds.note:
-        lines.append(f"  ({odds.note})")
+        lines.append(f"  ({translate(odds.note, language)})")
     show_fractions = odds.exact and (fractions or len(odds.probabilities) <= 10)
     numeric = odds.numeric()
     width = max((len(outcome_key(o)) for o in odds.probabilities), default=1)
@@ -54,34 +61,45 @@ def to_text(odds: Odds, fractions: bool = False) -> str:
             row += f"  ± {odds.stderr(outcome) * 100:.3f}"
         row += f"  {bar}"
         if show_fractions:
-            row += f"  {fraction_text(p) or '(a fraction too long to write out)'}"
+            shown = fraction_text(p) or TOO_LONG.render(language)
+            row += f"  {shown}"
         lines.append(row)
     if numeric:
-        lines.append(f"  mean {float(odds.mean):.4f}, standard deviation {odds.stdev:.4f}")
+        spread = tr(
+            "mean {mean:.4f}, standard deviation {stdev:.4f}",
+            mean=float(odds.mean),
+            stdev=odds.stdev,
+        )
+        lines.append("  " + spread.render(language))
     if odds.goal is not None:
-        lines.append(str(tr("  choosing the best for {goal}:", goal=goal_text(odds.goal))))
+        best = tr("choosing the best for {goal}:", goal=goal_text(odds.goal))
+        lines.append("  " + best.render(language))
         for (choice, option), p in odds.decisions.items():
-            lines.append(f"    {choice} = {show_value(option)}  {float(p) * 100:8.4f}%")
+            lines.append(f"    {choice} = {show_value(option, language)}  {float(p) * 100:8.4f}%")
     return "\n".join(lines)
 
 
-def goal_text(goal) -> str:
+def goal_text(goal):
     """`success`, `degree = critical`, `mean damage`: a goal as it was asked for."""
     if goal.mean:
-        return f"mean {goal.field}"
+        return tr("mean {field}", field=goal.field)
     if goal.value is True:
         return goal.field
-    return f"{goal.field} = {show_value(goal.value)}"
+    return tr("{field} = {value}", field=goal.field, value=goal.value)
 
 
-def compare_text(a: Odds, b: Odds, names: tuple[str, str]) -> str:
+#: a probability whose exact fraction has too many digits to print
+TOO_LONG = tr("(a fraction too long to write out)")
+
+
+def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) -> str:
     """Two distributions side by side, with the change in each probability and the mean."""
     seen = set(a.probabilities) | set(b.probabilities)
     outcomes = sorted(seen, key=order_key(seen, a.orders or b.orders))
     width = max((len(outcome_key(o)) for o in outcomes), default=1)
     lines = [
-        f"  A: {names[0]}",
-        f"  B: {names[1]}",
+        f"  A: {translate(names[0], language)}",
+        f"  B: {translate(names[1], language)}",
         f"  {'':>{width}}  {'A':>12}  {'B':>12}  {'B - A':>10}",
     ]
     for outcome in outcomes:
@@ -92,7 +110,11 @@ def compare_text(a: Odds, b: Odds, names: tuple[str, str]) -> str:
             f"{float(pb) * 100:11.4f}%  {delta:+9.4f}%"
         )
     if a.mean is not None and b.mean is not None:
-        lines.append(
-            f"  mean {float(a.mean):.4f} → {float(b.mean):.4f} ({float(b.mean - a.mean):+.4f})"
+        change = tr(
+            "mean {a:.4f} → {b:.4f} ({change:+.4f})",
+            a=float(a.mean),
+            b=float(b.mean),
+            change=float(b.mean - a.mean),
         )
+        lines.append("  " + change.render(language))
     return "\n".join(lines)

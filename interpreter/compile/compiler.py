@@ -23,7 +23,7 @@ from interpreter.compile.choices import Choices
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
 from interpreter.compile.expressions import Expressions
-from interpreter.compile.pools import PoolValues
+from interpreter.compile.pools import PoolValues, RollGroups
 from interpreter.compile.procedures import Procedure
 from interpreter.compile.statements import Statements
 from interpreter.compile.tables import Tables
@@ -31,7 +31,15 @@ from interpreter.runtime import Elsewhere, known, place_text
 
 
 class Compiler(
-    Expressions, DiceTerms, PoolValues, Tables, Statements, LastingEffects, Characters, Choices
+    Expressions,
+    DiceTerms,
+    PoolValues,
+    RollGroups,
+    Tables,
+    Statements,
+    LastingEffects,
+    Characters,
+    Choices,
 ):
     """Compiles a checked rulebook's definitions into closures, each once."""
 
@@ -237,6 +245,7 @@ _EXPRESSIONS = {
     n.ListLiteral: Compiler.ex_listliteral,
     n.Dice: Compiler.ex_dice,
     n.Range: Compiler.range_value,
+    n.RollGroup: Compiler.ex_rollgroup,
 }
 _STATEMENTS = {
     n.Let: Compiler.st_let,
