@@ -50,7 +50,7 @@ _EXPECTED = {
     "HEADER_KEY": "system, source or language",
     "$END": "the end of the text",
 }
-_VALUE_STARTS = {"NAME", "QUOTED_NAME", "NUMBER", "STRING", "DICE", "LPAR", "LSQB"}
+_VALUE_STARTS = {"NAME", "QUOTED_NAME", "NUMBER", "STRING", "DICE", "GROUP", "LPAR", "LSQB"}
 
 
 def _grammar_text() -> str:

@@ -12,6 +12,7 @@ import gc
 
 from dsl import nodes as n
 from dsl.build.definitions import Definitions
+from dsl.build.dice import DiceTerms
 from dsl.build.expressions import Expressions
 from dsl.build.statements import Statements
 from dsl.build.walk import MAX_DEPTH, TreeWalk
@@ -19,7 +20,7 @@ from dsl.errors import Source
 from dsl.parser import parse_tree
 
 
-class Builder(TreeWalk, Definitions, Statements, Expressions):
+class Builder(TreeWalk, Definitions, Statements, Expressions, DiceTerms):
     """Builds nodes from a parse tree: one method per grammar rule, `_rule(span, *children)`."""
 
 

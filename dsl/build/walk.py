@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
 import attrs
@@ -16,14 +15,6 @@ from dsl.parser import parse_tree
 MAX_DEPTH = 200
 #: most digits a number written in a rulebook may have (as `Limits.number_digits` at run time)
 MAX_DIGITS = 1000
-
-PAREN = r"\((?:[^()\n]|\([^()\n]*\))*\)"
-DICE_HEAD = re.compile(rf"(?P<count>\d+|{PAREN})?d(?P<sides>\d+|%|F|{PAREN})")
-DICE_MODIFIER = re.compile(
-    rf"(?P<keep>kh|kl|dh|dl|k)(?P<kval>\d+|{PAREN})?"
-    rf"|(?P<explode>xo?)(?:(?P<xop>>=|<=|>|<|=)(?P<xval>-?\d+|{PAREN}))?"
-    rf"|(?P<kind>rr|ro|cs|df)(?P<op>>=|<=|>|<|=)(?P<val>-?\d+|{PAREN})"
-)
 
 
 @attrs.frozen
@@ -56,6 +47,7 @@ _EXPRESSION_RULES = {
     "in_",
     "binary",
     "neg",
+    "power",
     "field",
     "index",
     "call",

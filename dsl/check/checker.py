@@ -6,6 +6,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.check.characters import CharacterChecks
 from dsl.check.definitions import DefinitionChecks
+from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
 from dsl.check.scope import BUILTINS, Scope
@@ -59,6 +60,7 @@ class Checker(
     StatementChecks,
     EffectChecks,
     ExpressionChecks,
+    DiceChecks,
     CharacterChecks,
     WholeChecks,
 ):

@@ -480,7 +480,9 @@ class ExpressionChecks:
             return t.list_of(
                 t.join(t.value_of(left).item or t.ANY, t.value_of(right).item or t.ANY)
             )
-        if op in ("+", "-", "*", "/", ">=", "<=", ">", "<"):
+        if op in (">=", "<=", ">", "<"):
+            self.note_counted(node)
+        if op in ("+", "-", "*", "/", "**", "%", ">=", "<=", ">", "<"):
             for side, type_ in ((node.left, left), (node.right, right)):
                 if not t.fits(type_, t.NUMBER):
                     self.error(
@@ -493,8 +495,10 @@ class ExpressionChecks:
                         side.span,
                         self.quote_hint(side),
                     )
-            return t.NUMBER if op in "+-*/" else t.BOOL
+            return t.NUMBER if op in ("+", "-", "*", "/", "**", "%") else t.BOOL
         if op in ("=", "!="):
+            if op == "=":
+                self.note_counted(node)
             if not t.comparable(left, right):
                 self.error(
                     tr(
@@ -571,17 +575,3 @@ class ExpressionChecks:
     def ex_ifexpr(self, node: n.IfExpr, scope: Scope) -> t.Type:
         self.want(node.condition, scope, t.BOOL, "an `if` condition")
         return t.join(self.expr(node.then, scope), self.expr(node.otherwise, scope))
-
-    def ex_dice(self, node: n.Dice, scope: Scope) -> t.Type:
-        if node.count is not None:
-            self.want(node.count, scope, t.NUMBER, "the number of dice")
-        if not isinstance(node.sides, int | str):
-            self.want(node.sides, scope, t.NUMBER, "the number of faces")
-        for modifier in node.modifiers:
-            value = getattr(modifier, "count", None)
-            condition = getattr(modifier, "condition", None)
-            if value is not None:
-                self.want(value, scope, t.NUMBER, "how many dice to keep or drop")
-            if condition is not None:
-                self.want(condition.value, scope, t.NUMBER, "a face to compare with")
-        return t.ROLL

@@ -25,7 +25,18 @@ from dsl.nodes.definitions import (
     Row,
     Table,
 )
-from dsl.nodes.dice import Condition, CountFailures, CountSuccesses, Dice, Explode, Keep, Reroll
+from dsl.nodes.dice import (
+    Clamp,
+    Condition,
+    CountFailures,
+    CountSuccesses,
+    Dice,
+    Explode,
+    Keep,
+    Reroll,
+    RollGroup,
+    Sort,
+)
 from dsl.nodes.expressions import (
     Binary,
     Call,
@@ -96,6 +107,7 @@ __all__ = [
     "Change",
     "CharacterCall",
     "Check",
+    "Clamp",
     "Condition",
     "CountFailures",
     "CountSuccesses",
@@ -143,11 +155,13 @@ __all__ = [
     "Resource",
     "Result",
     "RollDef",
+    "RollGroup",
     "RollRule",
     "Row",
     "RulebookFile",
     "Set",
     "Sheet",
+    "Sort",
     "Stat",
     "Table",
     "Text",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from dsl.nodes.definitions import Action, Check, Formula, Ladder, Opposed, RollDef, Table
-from dsl.nodes.dice import Dice
+from dsl.nodes.dice import Dice, RollGroup
 from dsl.nodes.expressions import (
     Binary,
     Call,
@@ -129,6 +129,7 @@ EXPRESSIONS = (
     ListLiteral,
     Dice,
     Range,
+    RollGroup,
 )
 STATEMENTS = (
     Let,

@@ -334,7 +334,7 @@ def _language_asked(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = options.expressions_with_a_minus(sys.argv[1:] if argv is None else list(argv))
     parser = build_parser(json_errors="--json" in argv, language=_language_asked(argv))
     args = parser.parse_args(argv)
     try:

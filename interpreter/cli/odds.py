@@ -22,6 +22,7 @@ def _is_rulebook(reference: str) -> bool:
 
 
 def cmd_odds(args) -> int:
+    args.target = args.target.strip()  # ` -2d4`: see options.expressions_with_a_minus
     budget = args.budget or BUDGET
     if args.action is None and not _is_rulebook(args.target):
         if args.compare or args.char or args.set or args.field:
@@ -35,6 +36,7 @@ def cmd_odds(args) -> int:
             progress=progress_bar(),
             seconds=args.timeout,
         )
+        options.print_warnings(args.target, options.language(args))
         _print(odds, args)
         return 0
     if args.action is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from importlib import resources
 from pathlib import Path
@@ -12,6 +13,7 @@ from dsl.errors import did_you_mean
 from dsl.messages import language_for, tr
 from interpreter.dice import ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
+from interpreter.expression import expression_warnings
 from interpreter.sheet import Sheet
 
 
@@ -76,7 +78,7 @@ def ask_at_the_table(die, position: int, language: str | None = None) -> int:
             answer = tr("{text} is not a number; type the face the die shows", text=repr(text))
             sys.stderr.write(f"  {answer.render(language)}\n")
             continue
-        if die.low <= value <= die.high:
+        if die.has(value):
             return value
         answer = tr("{value} is not a face of {die}", value=value, die=die.label)
         sys.stderr.write(f"  {answer.render(language)}\n")
@@ -194,3 +196,23 @@ def open_journal(args):
     from interpreter.journal.store import default_journal
 
     return Journal(args.journal or default_journal(), create=False)
+
+
+def print_warnings(expression: str, language) -> None:
+    """What the checker noted about a dice expression (a spelling another dice roller
+    reads otherwise, a modifier that changes nothing), on stderr: stdout is the result."""
+    for warning in expression_warnings(expression):
+        print(warning.render(language), file=sys.stderr)
+
+
+#: a dice expression given as an argument may start with a minus: `rulebook roll -1d6`
+NEGATIVE_EXPRESSION = re.compile(r"-[\d(d{]")
+
+
+def expressions_with_a_minus(argv: list) -> list:
+    """`rulebook roll -1d6`, `rulebook odds -2d4`: a leading minus is an expression, not an
+    option. argparse takes what starts with `-` for an option, so it gets a space first
+    (which the expression, and --dice's list, read past)."""
+    if not argv or argv[0] not in ("roll", "odds"):
+        return argv
+    return [argv[0]] + [" " + arg if NEGATIVE_EXPRESSION.match(arg) else arg for arg in argv[1:]]

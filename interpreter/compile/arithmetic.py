@@ -8,17 +8,17 @@ from fractions import Fraction
 
 from dsl.errors import Span
 from dsl.messages import tr
-from interpreter.bounds import bounded_list, bounded_number
-from interpreter.dice import PoolRoll
+from interpreter.bounds import bounded_list, bounded_number, too_long
 from interpreter.errors import EvaluationError
-from interpreter.runtime import ChainRoll, Unknown, lift
+from interpreter.pool import Rolled
+from interpreter.runtime import Unknown, lift
 from interpreter.values import Record, normalize, type_name
 
 
 def as_number(value, span: Span | None, what: str):
     if type(value) is int or type(value) is Fraction:
         return value
-    if isinstance(value, PoolRoll | ChainRoll):
+    if isinstance(value, Rolled):
         return value.total
     raise EvaluationError(
         tr(
@@ -87,8 +87,12 @@ def arith(op: str, left_span, right_span, op_span):
             value = a - b
         elif op == "*":
             value = a * b
+        elif op == "**":
+            value = power(a, b, limits, op_span)
         elif b == 0:
             raise EvaluationError(tr("division by zero"), op_span)
+        elif op == "%":  # the remainder with the dividend's sign, as Roll20 and Foundry give
+            value = a - b * math.trunc(Fraction(a) / b)
         else:
             value = Fraction(a) / b
         return normalize(bounded_number(value, limits, op_span))
@@ -102,6 +106,25 @@ def arith(op: str, left_span, right_span, op_span):
         return function
 
     return compute
+
+
+def power(base, exponent, limits, span):
+    """`a ** b` for a whole exponent, refused before it is computed if it would pass the
+    limit on digits (number_digits)."""
+    if type(exponent) is not int:
+        raise EvaluationError(
+            tr("an exponent must be a whole number, not {value}", value=exponent),
+            span,
+            tr("round it with floor, ceil or round"),
+        )
+    if base == 0 and exponent < 0:
+        raise EvaluationError(tr("zero to a negative power divides by zero"), span)
+    size = max(abs(base.numerator), base.denominator) if type(base) is Fraction else abs(base)
+    if size > 1 and abs(exponent) * math.log10(size) > limits.number_digits:
+        raise too_long(limits, span)
+    if exponent < 0:
+        return 1 / Fraction(base) ** -exponent
+    return base**exponent
 
 
 def round_half_away(value):
@@ -149,9 +172,9 @@ def unequal(a, b) -> bool:
 
 
 def equal(a, b) -> bool:
-    if isinstance(a, PoolRoll | ChainRoll):
+    if isinstance(a, Rolled):
         a = a.total
-    if isinstance(b, PoolRoll | ChainRoll):
+    if isinstance(b, Rolled):
         b = b.total
     if isinstance(a, bool) != isinstance(b, bool):
         return False
@@ -163,7 +186,7 @@ def field_of(record, name: str, span):
         return record.get(name)
     if isinstance(record, Unknown):  # odds: the field of each record the check may give
         return record.map(lambda r: field_of(r, name, span))
-    if isinstance(record, PoolRoll | ChainRoll):
+    if isinstance(record, Rolled):
         return getattr(record, name, None)
     if record is None:
         raise EvaluationError(

@@ -22,14 +22,16 @@ from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
 from interpreter.compile.expressions import Expressions
-from interpreter.compile.pools import PoolValues
+from interpreter.compile.pools import PoolValues, RollGroups
 from interpreter.compile.procedures import Procedure
 from interpreter.compile.statements import Statements
 from interpreter.compile.tables import Tables
 from interpreter.runtime import Elsewhere, known, place_text
 
 
-class Compiler(Expressions, DiceTerms, PoolValues, Tables, Statements, LastingEffects, Characters):
+class Compiler(
+    Expressions, DiceTerms, PoolValues, RollGroups, Tables, Statements, LastingEffects, Characters
+):
     """Compiles a checked rulebook's definitions into closures, each once."""
 
     def __init__(self, rulebook: Rulebook):
@@ -234,6 +236,7 @@ _EXPRESSIONS = {
     n.ListLiteral: Compiler.ex_listliteral,
     n.Dice: Compiler.ex_dice,
     n.Range: Compiler.range_value,
+    n.RollGroup: Compiler.ex_rollgroup,
 }
 _STATEMENTS = {
     n.Let: Compiler.st_let,

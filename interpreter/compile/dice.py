@@ -20,7 +20,7 @@ class DiceTerms:
         span, label = node.span, node.span.text
         count = self.expr(node.count) if node.count is not None else None
         sides = node.sides
-        if isinstance(sides, int):
+        if isinstance(sides, int | tuple):  # a number of faces, or the faces listed
             fixed_die = Die.of(sides)
             die_of = None
         elif sides == "F":
@@ -131,17 +131,23 @@ class DiceTerms:
                 return ("keep", mode, k, span)
 
             return keep
+        if isinstance(modifier, n.Sort):
+            return ("sort", modifier.descending)
+        if isinstance(modifier, n.Clamp):
+            return self.clamp(modifier)
         condition = modifier.condition
         if isinstance(modifier, n.Explode):
-            kind, once = "explode", modifier.once
+            kind, once = modifier.style, modifier.once
         elif isinstance(modifier, n.Reroll):
             kind, once = "reroll", modifier.once
         elif isinstance(modifier, n.CountSuccesses):
-            kind, once = "successes", None
+            kind, once = ("fail_count" if modifier.failures else "successes"), None
         else:
             kind, once = "failures", None
         if condition is None:  # `x` alone: the die's top face
             return (kind, once, TOP, span)
+        if condition.value is None:  # `even`, `odd`
+            return (kind, predicate(condition.op, None))
         if isinstance(condition.value, n.Literal):
             test = predicate(condition.op, condition.value.value)
             return (kind, once, test, span) if once is not None else (kind, test)
@@ -154,6 +160,19 @@ class DiceTerms:
 
         return step
 
+    def clamp(self, modifier: n.Clamp):
+        """`min2`, `max5`: a step ("clamp", "min" or "max", value)."""
+        bound, span = modifier.bound, modifier.span
+        if isinstance(modifier.value, n.Literal):
+            return ("clamp", bound, modifier.value.value)
+        value = self.expr(modifier.value)
+
+        def clamp(ctx, die):
+            limit = as_number(known(ctx, value(ctx)), span, "the value of min or max")
+            return ("clamp", bound, limit)
+
+        return clamp
+
 
 TOP = "top"
 
@@ -163,4 +182,4 @@ def bind_tops(steps: tuple, die: Die) -> tuple:
     if not any(len(s) > 2 and s[2] is TOP for s in steps):
         return steps
     top = predicate("=", die.high)
-    return tuple((s[0], s[1], top, s[3]) if len(s) > 2 and s[2] is TOP else s for s in steps)
+    return tuple((*s[:2], top, *s[3:]) if len(s) > 2 and s[2] is TOP else s for s in steps)

@@ -146,6 +146,8 @@ class Expressions:
             return lambda ctx: ctx.env[name]
         if isinstance(node, n.Dice):
             return self.dice(node)
+        if isinstance(node, n.RollGroup):
+            return self.roll_group(node)
         if isinstance(node, n.Name) and binding.kind == "rolldef":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, ())

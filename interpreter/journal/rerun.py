@@ -44,7 +44,7 @@ class RecordedDice(DiceSource):
             )
         face = self.faces[self.used]
         self.used += 1
-        if isinstance(face, bool) or not isinstance(face, int) or not die.low <= face <= die.high:
+        if not die.has(face):
             raise DiceError(
                 tr(
                     (

@@ -15,6 +15,7 @@ from interpreter.odds.enumerate import chain_distribution, enumerate_draws
 from interpreter.odds.polynomials import Budget, TooComplex
 from interpreter.odds.pools import DEFAULT_BUDGET, limit_failures, may_fail, pool_distribution
 from interpreter.odds.questions import PoolQuestions
+from interpreter.odds.walker import CHAINS
 from interpreter.runtime import MISSING, ChainRoll, Unknown
 
 
@@ -194,7 +195,7 @@ class OddsRoller(PoolQuestions):
         raise Branch(value, (), name)
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:
-        key = (die.low, die.high, count, steps_key(die, steps))
+        key = (die.key, count, steps_key(die, steps))
         found = self.pools.get(key)
         if found is None:
             check_term(die, count, self.limits, span)  # what a real roll refuses, at once
@@ -243,7 +244,7 @@ class OddsRoller(PoolQuestions):
         return enumerate_draws(run, self.limits)
 
     def face(self, die: Die, span) -> Dist:
-        key = (die.low, die.high)
+        key = die.key
         found = self.pools.get(key)
         if found is None:
             check_term(die, 1, self.limits, span)
@@ -314,13 +315,17 @@ class OddsRoller(PoolQuestions):
 
 
 def steps_key(die: Die, steps: tuple) -> tuple:
+    """Modifiers that roll alike have equal keys: tests by the faces they hold for (by
+    identity when a die may show what no face shows, or has too many faces)."""
     faces = list(die.faces()) if die.size <= 1000 else None
+    if any(step[0] in ("compound", "penetrate", "clamp") for step in steps):
+        faces = None
     out = []
     for step in steps:
         kind = step[0]
-        if kind == "keep":
-            out.append((kind, step[1], step[2]))
-        elif kind in ("explode", "reroll"):
+        if kind in ("keep", "clamp", "sort"):
+            out.append(step[:3])
+        elif kind in CHAINS:
             test = step[2]
             out.append((kind, step[1], tuple(test(f) for f in faces) if faces else id(test)))
         else:
