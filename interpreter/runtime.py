@@ -269,6 +269,8 @@ class Context:
 
     __slots__ = (
         "capture",
+        "choices",
+        "chooser",
         "depth",
         "env",
         "limits",
@@ -295,6 +297,8 @@ class Context:
         self.depth = 0
         self.capture: list | None = None  # dice a roll procedure's rule is watching
         self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
+        self.chooser = None  # who answers a `choose` (interpreter.choices; None: nobody)
+        self.choices: list | None = []  # the choices made, in order
 
     def step(self, kind: str, text: str, span, detail=None, verbose=False, **data) -> None:
         """Note a step in the trace (`detail`, `verbose`: see `Step`)."""

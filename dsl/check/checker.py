@@ -5,6 +5,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl import types as t
 from dsl.check.characters import CharacterChecks
+from dsl.check.choices import ChoiceChecks
 from dsl.check.definitions import DefinitionChecks
 from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
@@ -62,6 +63,7 @@ class Checker(
     ExpressionChecks,
     DiceChecks,
     CharacterChecks,
+    ChoiceChecks,
     WholeChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""

@@ -11,6 +11,7 @@ from dsl.errors import RulebookError
 from dsl.messages import available_languages, language_for, normalize_language, tr, translate
 from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify
 from interpreter.cli.check import cmd_check
+from interpreter.cli.choosing import choose_option
 from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
@@ -116,6 +117,7 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
     p.add_argument("rulebook", metavar="RULEBOOK", help=tr("a .rules file or a shipped rulebook"))
     p.add_argument("action", metavar="ACTION", help=tr("an action, a check or a named roll"))
     _run_options(p)
+    choose_option(p)
     _dice_options(p, ask=True)
     _output_options(p)
     p.add_argument(
@@ -169,6 +171,15 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
     p.add_argument("target", metavar="EXPR | RULEBOOK")
     p.add_argument("action", metavar="ACTION", nargs="?")
     _run_options(p)
+    choose_option(p)
+    p.add_argument(
+        "--best",
+        metavar="GOAL",
+        help=tr(
+            "answer every other choice with the best one for GOAL, exactly: a yes/no field "
+            "(`success`), FIELD=VALUE (`degree=critical`), or `mean FIELD`"
+        ),
+    )
     p.add_argument("--field", metavar="NAME", help=tr("the result field (or sheet path) to study"))
     p.add_argument(
         "--compare",
@@ -294,6 +305,7 @@ def _run_options(p) -> None:
     )
     p.add_argument(
         "--target",
+        dest="targets",
         metavar="NAME=FILE",
         action="append",
         default=[],

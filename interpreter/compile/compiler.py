@@ -19,6 +19,7 @@ from dsl.rulebook import Rulebook, names_a_field
 from interpreter.compile.actions import CompiledAction
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
+from interpreter.compile.choices import Choices
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
 from interpreter.compile.expressions import Expressions
@@ -30,7 +31,15 @@ from interpreter.runtime import Elsewhere, known, place_text
 
 
 class Compiler(
-    Expressions, DiceTerms, PoolValues, RollGroups, Tables, Statements, LastingEffects, Characters
+    Expressions,
+    DiceTerms,
+    PoolValues,
+    RollGroups,
+    Tables,
+    Statements,
+    LastingEffects,
+    Characters,
+    Choices,
 ):
     """Compiles a checked rulebook's definitions into closures, each once."""
 
@@ -250,6 +259,7 @@ _STATEMENTS = {
     n.Note: Compiler.st_note,
     n.Do: Compiler.st_do,
     n.Add: Compiler.st_add,
+    n.Choose: Compiler.st_choose,
     n.Effect: Compiler.st_effect,
     n.PassTime: Compiler.st_passtime,
     n.EndEffect: Compiler.st_endeffect,

@@ -40,6 +40,10 @@ class Odds:
         self.exact = exact
         self.omitted = omitted
         self.trials = trials
+        #: under the best play for a goal (interpreter.odds.choices): the goal, and how
+        #: often each option of each choice is taken, {(choice, option): probability}
+        self.goal = None
+        self.decisions: dict = {}
 
     # ─── reading ────────────────────────────────────────────────────────────
 
