@@ -53,13 +53,14 @@ class State:
     "Virtus")`). `before` remembers the first value each written place had.
     """
 
-    __slots__ = ("before", "copied", "open_default", "own", "summary", "values")
+    __slots__ = ("before", "copied", "open_default", "own", "shared", "summary", "values")
 
     def __init__(self, values: dict, open_default: int = 0):
         self.values = values
-        self.own = False
+        self.own = False  # written to: `values` differ from the sheet's
+        self.shared = False  # `values` are another State's too: copy them before writing
         self.before: dict = {}
-        self.copied: set = set()
+        self.copied: set = set()  # families (dinamis...) this State has a copy of
         self.open_default = open_default
         self.summary = ()  # the snapshot, while nothing is written (None: make it again)
 
@@ -73,9 +74,11 @@ class State:
 
     def write(self, place, value) -> None:
         self.summary = None
-        if not self.own:
+        if not self.own or self.shared:
             self.values = dict(self.values)
             self.own = True
+            self.shared = False
+            self.copied = set()
         if type(place) is str:
             path = place
             old = self.values.get(place, self.open_default)
@@ -109,11 +112,10 @@ class State:
         return found
 
     def copy(self) -> State:
+        """Another State with the same values, each copying them on its first write."""
         other = State(self.values, self.open_default)
         if self.own:
-            other.values = {k: (dict(v) if k in self.copied else v) for k, v in self.values.items()}
-            other.own = True
-            other.copied = set(self.copied)
+            other.own = other.shared = self.shared = True
         other.before = dict(self.before)
         other.summary = self.summary
         return other

@@ -76,6 +76,7 @@ class Explorer:
             ctx.state = world.state.copy()
             ctx.depth = 0
             roller.pins, roller.cursor = pins, 0
+            roller.weight = weight
             try:
                 result = run(ctx)
             except Branch as branch:
@@ -91,7 +92,6 @@ class Explorer:
         """A run that needs a value: one more run per value (or, for the value a `let`
         binds, a world per value at once), each with its probability."""
         dist = branch.dist
-        total = dist.total
         prune = self.prune
         for error, probability in branch.stops:
             p = times_fraction(weight, probability)
@@ -103,10 +103,20 @@ class Explorer:
             self.lost.add(times_fraction(weight, dist.omitted))
         if not dist.weights or not weight[0]:
             return
-        bound = branch.bound
-        ctx = self.ctx
+        if branch.bound is not None:  # the value of a `let`, the last thing it needed
+            ctx = self.ctx
+            out.append((Bound(ctx.env, ctx.state, weight, branch.bound, dist), None))
+            return
+        for outcome, p in self.weighted(dist, weight):
+            stack.append(((*pins, outcome), p))
+
+    def weighted(self, dist, weight: tuple):
+        """(outcome, weight × its probability) for the outcomes not too unlikely to follow
+        (the others are pruned: their probability goes to the omitted mass)."""
+        total = dist.total
+        prune = self.prune
         n, d = weight
-        # weight × w / total <= prune for w up to this: too unlikely to follow (pruned)
+        # weight × w / total <= prune for w up to this
         cut = (prune.numerator * d * total) // (prune.denominator * n)
         denominator = d * total
         tidy = denominator.bit_length() > TIDY_BITS
@@ -115,11 +125,7 @@ class Explorer:
             if w <= cut:
                 pruned += w
                 continue
-            p = times(weight, w, total) if tidy else (n * w, denominator)
-            if bound is None:
-                stack.append(((*pins, outcome), p))
-            else:  # the value of a `let`, the last thing its statement needed
-                out.append((World({**ctx.env, bound: outcome}, ctx.state, p), None))
+            yield outcome, (times(weight, w, total) if tidy else (n * w, denominator))
         if pruned:
             self.lost.add(times(weight, pruned, total))
 
@@ -136,13 +142,18 @@ class Explorer:
                 worlds, failed = self.repeat(statement, worlds, live[index])
             elif isinstance(node, n.ForEach):
                 worlds, failed = self.for_each(statement, worlds, live[index])
-            else:
-                # a top-level `let`: the roller branches only on what is read of it later
-                roller.binding = (node.name, live[index]) if isinstance(node, n.Let) else None
+            elif isinstance(node, n.Let):
+                # the roller branches only on what is read of the value later, and the
+                # worlds it makes are merged as they come (no merge after)
+                roller.binding = (node.name, live[index])
                 try:
-                    worlds, failed = self.atomic(statement, worlds)
+                    worlds, failed = self.let(statement, worlds, live[index])
                 finally:
                     roller.binding = None
+                failures.extend(failed)
+                continue
+            else:
+                worlds, failed = self.atomic(statement, worlds)
             failures.extend(failed)
             worlds = self.merge(worlds, live[index])
         return worlds, failures
@@ -155,6 +166,54 @@ class Explorer:
                     (after, outcome) if isinstance(outcome, Failure) else after
                 )
         return done, failed
+
+    def let(self, statement, worlds: list, live: Live) -> tuple:
+        """`let name = ...` over worlds, merged as they come: worlds that agree on what is
+        still read, the new value included, become one. The worlds of one value that is
+        not known yet (a Bound) are added without being made one by one."""
+        name = statement.node.name
+        needs = live.needs
+        present = {name}
+        for world in worlds:
+            present.update(world.env)
+        names = tuple(k for k in present if k in needs and k != name)
+        cuts = _cuts(names, needs)
+        wanted = needs.get(name, MISSING)
+        keep = tuple(sorted(wanted)) if wanted is not MISSING and wanted is not None else None
+        merged: dict = {}  # what else is still read → [env, state, {value: weights}]
+        failed = []
+        for world in worlds:
+            for after, outcome in self.explore(world, statement):
+                if isinstance(outcome, Failure):
+                    failed.append((after, outcome))
+                    continue
+                prefix = _key(after.env, names, cuts, after.state)
+                found = merged.get(prefix)
+                if found is None:
+                    found = merged[prefix] = [after.env, after.state, {}]
+                values = found[2]
+                if type(after) is Bound:
+                    pairs = self.weighted(after.dist, after.weight)
+                else:
+                    value = after.env.get(name, MISSING)
+                    if keep is not None and type(value) is Record and len(value) > len(keep):
+                        value = Record({k: value.get(k) for k in keep}, value.kind)
+                    pairs = ((value, after.weight),)
+                for value, weight in pairs:
+                    if wanted is MISSING:
+                        value = MISSING
+                    mass = values.get(value)
+                    if mass is None:
+                        values[value] = Mass(weight)
+                    else:
+                        mass.add(weight)
+        out = []
+        for prefix, (_env, state, values) in merged.items():
+            kept = {k: v for k, v in zip(names, prefix[0]) if v is not MISSING}
+            for value, mass in values.items():
+                env = kept if value is MISSING else {**kept, name: value}
+                out.append(World(env, state, mass.weight()))
+        return out, failed
 
     def if_(self, compiled, worlds: list, live_out: Live) -> tuple:
 
@@ -235,25 +294,19 @@ class Explorer:
         """Worlds that agree on everything still to be read become one."""
         if len(worlds) < 2:
             return worlds
-        merged: dict = {}
         needs = live.needs
+        present: set = set()
         for world in worlds:
-            env = {}
-            for name, value in world.env.items():
-                fields = needs.get(name, MISSING)
-                if fields is MISSING:
-                    continue
-                if fields is not None and type(value) is Record and len(value) > len(fields):
-                    # only some of a record's fields are read later: keep just those
-                    value = Record({k: value.get(k) for k in sorted(fields)}, value.kind)
-                env[name] = value
-            try:
-                key = (frozenset(env.items()), world.state.snapshot())
-            except TypeError:  # an unhashable value: compared by identity
-                key = (frozenset((k, hashable(v)) for k, v in env.items()), world.state.snapshot())
+            present.update(world.env)
+        names = tuple(name for name in present if name in needs)
+        cuts = _cuts(names, needs)
+        merged: dict = {}
+        for world in worlds:
+            key = _key(world.env, names, cuts, world.state)
             found = merged.get(key)
             if found is None:
-                merged[key] = [World(env, world.state, world.weight), None]
+                kept = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
+                merged[key] = [World(kept, world.state, world.weight), None]
             elif found[1] is None:
                 found[1] = Mass(found[0].weight)
                 found[1].add(world.weight)
@@ -279,6 +332,40 @@ class Explorer:
             found.reverse()
             self.liveness[key] = found
         return found
+
+
+class Bound(World):
+    """The worlds a `let` makes from a value not known yet: one per value of `dist`, with
+    the world's weight times that value's probability (made as they are merged)."""
+
+    __slots__ = ("dist", "name")
+
+    def __init__(self, env: dict, state: State, weight: tuple, name: str, dist):
+        super().__init__(env, state, weight)
+        self.name, self.dist = name, dist
+
+
+def _cuts(names: tuple, needs: dict) -> tuple:
+    """Of the names still read, those of which only some fields are: (index, fields)."""
+    return tuple(
+        (i, tuple(sorted(needs[name]))) for i, name in enumerate(names) if needs[name] is not None
+    )
+
+
+def _key(env: dict, names: tuple, cuts: tuple, state: State) -> tuple:
+    """What a world holds of what is still read: the values of `names` (records cut down
+    to the fields still read), and what changed on its sheet."""
+    values = [env.get(name, MISSING) for name in names]
+    for i, fields in cuts:
+        value = values[i]
+        if type(value) is Record and len(value) > len(fields):
+            values[i] = Record({k: value.get(k) for k in fields}, value.kind)
+    key = (tuple(values), state.snapshot())
+    try:
+        hash(key)
+    except TypeError:  # an unhashable value: compared by identity
+        key = (tuple(hashable(v) for v in values), key[1])
+    return key
 
 
 #: what stops a run partway (every other error stops the whole computation)

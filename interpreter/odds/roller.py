@@ -7,13 +7,15 @@ from fractions import Fraction
 
 from interpreter.dice import Die, roll_pool
 from interpreter.odds.contest import Contest, contest
-from interpreter.odds.distribution import Dist, remembered
+from interpreter.odds.distribution import Dist
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
 from interpreter.odds.polynomials import (
     TooComplex,
 )
 from interpreter.odds.pools import pool_distribution
 from interpreter.odds.questions import PoolQuestions
+from interpreter.odds.reads import ReadMemory
+from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
 
 
@@ -94,6 +96,7 @@ class OddsRoller(PoolQuestions):
         # The top-level `let` being run, and what is read of it later: (name, Live), set
         # by the explorer, so that a branch is over what is still to be read.
         self.binding = None
+        self.weight = ONE  # the probability of the world being explored (the explorer's)
         self.progress = progress
         self.started = time.monotonic()
         self.next_report = 2000
@@ -105,6 +108,7 @@ class OddsRoller(PoolQuestions):
         self.pools: dict = {}
         self.chains: dict = {}
         self.asked: dict = {}  # joint answers to pool questions, by term and questions
+        self.read_memory = ReadMemory()  # checks' records, by what they read of the sheet
 
     def report(self, done: bool = False) -> None:
         """Progress of the exact computation: its work against the budget."""
@@ -175,19 +179,36 @@ class OddsRoller(PoolQuestions):
         None when a field or the target needs dice of its own (then the caller branches
         on the total, as a real run would see it)."""
         # The records depend on more than the totals: on the names the check bound
-        # before its roll (a named die read by its fields) and on the sheet as it is now.
+        # before its roll (a named die read by its fields) and on what they read of the
+        # sheet as it is now.
         env = tuple(sorted((k, hashable(v)) for k, v in ctx.env.items()))
-        key = ("check", id(check), id(totals), args, env, ctx.state.snapshot())
-        return remembered(key, (totals,), lambda: self._records(check, ctx, totals))
+        key = ("check", id(check), id(totals), args, env)
+        return self.read_memory.get(
+            key, ctx, lambda cut: self._records(check, ctx, totals, cut), self.negligible(), totals
+        )
 
-    def _records(self, check, ctx, totals: Dist):
+    def negligible(self) -> Fraction:
+        """How unlikely an outcome may be, within the world being explored, and be left
+        out: the explorer would prune it in this world anyway."""
+        n, d = self.weight
+        return self.prune * d / n
+
+    def _records(self, check, ctx, totals: Dist, negligible: Fraction):
         saved = self.pins, self.cursor
         self.pins, self.cursor = (), 0  # nothing here may take a pinned value
         try:
             target = check.target(ctx) if check.target is not None else None
             if isinstance(target, Unknown):
                 return None
-            return totals.map(lambda total: check.record(ctx, total, target, _settled))
+            cut = negligible * totals.total
+            cut = cut.numerator // cut.denominator
+            weights: dict = {}
+            for total, weight in totals.weights.items():
+                if weight > cut:
+                    record = check.record(ctx, total, target, _settled)
+                    weights[record] = weights.get(record, 0) + weight
+            self.work += 1 + len(weights) // 20
+            return Dist(weights, totals.total)
         except Branch:
             return None
         finally:
@@ -197,10 +218,12 @@ class OddsRoller(PoolQuestions):
         """The distribution of an opposed check's record: both sides' distributions
         combined (interpreter.odds.contest). None when a side or a field needs a value
         only a branch can give (then the check runs as a real run would, branching)."""
-        key = ("opposed", id(opposed), args, ctx.state.snapshot())
-        return remembered(key, (opposed,), lambda: self._contest(opposed, ctx))
+        key = ("opposed", id(opposed), args)
+        return self.read_memory.get(
+            key, ctx, lambda cut: self._contest(opposed, ctx, cut), self.negligible()
+        )
 
-    def _contest(self, opposed, ctx):
+    def _contest(self, opposed, ctx, negligible: Fraction):
         saved = self.pins, self.cursor
         self.pins, self.cursor = (), 0  # nothing here may take a pinned value
         try:
@@ -208,7 +231,7 @@ class OddsRoller(PoolQuestions):
             theirs = opposed.theirs(ctx)
             if type(ours) is Contest or type(theirs) is Contest:
                 return None
-            return contest(opposed, ctx, ours, theirs, self, _settled)
+            return contest(opposed, ctx, ours, theirs, self, _settled, negligible)
         except Branch:
             return None
         finally:
