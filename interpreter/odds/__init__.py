@@ -31,9 +31,9 @@ from __future__ import annotations
 from interpreter.odds.answer import Odds
 from interpreter.odds.compute import BUDGET, EPSILON, TRIALS, action_odds, expression_odds
 from interpreter.odds.distribution import Dist
-from interpreter.odds.explore import Failure
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.pools import pool_distribution
+from interpreter.odds.worlds import Failure
 
 __all__ = [
     "BUDGET",

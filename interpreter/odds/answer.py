@@ -9,7 +9,7 @@ from fractions import Fraction
 from dsl import nodes as n
 from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
-from interpreter.odds.explore import Failure
+from interpreter.odds.worlds import Failure
 from interpreter.runtime import MISSING
 from interpreter.values import Record, is_number, show
 

@@ -93,8 +93,8 @@ class OddsRoller(PoolQuestions):
         self.epsilon = epsilon / 100
         # What the explorer leaves out as too unlikely to matter (interpreter.odds.explore).
         self.prune = epsilon / 10**6
-        # The top-level `let` being run, and what is read of it later: (name, Live), set
-        # by the explorer, so that a branch is over what is still to be read.
+        # The `let` the explorer is running, what is read of it later and how deep in
+        # calls it is: (name, Live, depth), so that a branch is over what is still read.
         self.binding = None
         self.weight = ONE  # the probability of the world being explored (the explorer's)
         self.progress = progress
@@ -132,7 +132,7 @@ class OddsRoller(PoolQuestions):
         if self.cursor < len(self.pins):
             return self.resolve(value)
         binding = self.binding
-        if binding is None or binding[0] != name or ctx.depth != 0:
+        if binding is None or binding[0] != name or ctx.depth != binding[2]:
             if fields is not None:
                 value = value.project(fields)
             return self.resolve(value)

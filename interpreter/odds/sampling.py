@@ -9,7 +9,7 @@ from interpreter.dice import SeededDice
 from interpreter.errors import InsufficientResource, RequirementFailed
 from interpreter.expression import roll
 from interpreter.odds.answer import field_outcome, pick
-from interpreter.odds.explore import Failure
+from interpreter.odds.worlds import Failure
 
 
 def sample_expression(text, trials, seed, limits, progress) -> Counter:
