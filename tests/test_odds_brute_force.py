@@ -89,6 +89,10 @@ def counted(odds) -> dict:
     }
 
 
+#: the statements an action is made of (an opposed check twice as often: its ties)
+KINDS = ("opposed", "opposed", "die", "check", "if", "repeat", "for", "table", "require", "set")
+
+
 @st.composite
 def rulebooks(draw):
     """(rulebook text, sheet data): a check, an opposed check, an action using them."""
@@ -118,12 +122,7 @@ opposed o(y: int = 0) "O" {{
     body = ["let acc = 0"]
     dice = 0  # how many dice the action may draw at most: kept small, for brute force
     for index in range(draw(st.integers(1, 4))):
-        kind = draw(
-            st.sampled_from(
-                ["opposed", "opposed", "die", "check", "if", "repeat", "for", "table"]
-                + ["require", "set"]
-            )
-        )
+        kind = draw(st.sampled_from(KINDS))
         number = draw(st.sampled_from(numbers))
         name = f"v{index}"
         cost = {"die": 1, "check": 1, "opposed": 4, "repeat": 2, "for": 2}.get(kind, 0)
@@ -155,7 +154,7 @@ opposed o(y: int = 0) "O" {{
             until = draw(st.sampled_from(["", " until acc >= 3"]))
             body.append(f"repeat 2 times{until} {{ set acc to acc + d2 }}")
         elif kind == "for":
-            body.append(f"for each k in [1, 2] {{ set acc to acc + d2 * k }}")
+            body.append("for each k in [1, 2] { set acc to acc + d2 * k }")
         elif kind == "table":
             body.append(f"let {name} = Level[{number} + acc]")
             results[name] = name
