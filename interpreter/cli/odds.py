@@ -43,10 +43,16 @@ def cmd_odds(args) -> int:
         )
     book = dsl.load(args.target)
     engine = Engine.of(book)
-    sheet = options.sheet_for(args, book, engine)
+    sheet = options.sheet_for(args, book, engine, args.action)
     params = options.params_of(args.set)
     extra = {"trials": args.trials or TRIALS, "progress": progress_bar(), "budget": budget}
     odds = action_odds(engine, args.action, sheet, params, args.field, **extra)
+    refused = odds.refused()
+    if refused is not None and not args.compare:  # as `rulebook run` would: exit 4
+        if len(odds.probabilities) == 1 and refused.error is not None:
+            raise refused.error.speak(engine.language)
+        _print(odds, args, book)
+        return refused.error.exit_code if refused.error is not None else 4
     if not args.compare:
         _print(odds, args, book)
         return 0
@@ -54,11 +60,12 @@ def cmd_odds(args) -> int:
     if args.json:
         print(dumps(comparison_data(odds, other, names, options.language(args, book))))
         return 0
-    print(to_text(odds, args.fractions))
+    language = options.language(args, book)
+    print(to_text(odds, args.fractions, language))
     print()
-    print(to_text(other, args.fractions))
+    print(to_text(other, args.fractions, language))
     print()
-    print(compare_text(odds, other, names))
+    print(compare_text(odds, other, names, language))
     return 0
 
 
@@ -90,4 +97,4 @@ def _print(odds, args, book=None) -> None:
     if args.json:
         print(dumps(odds_data(odds, options.language(args, book))))
     else:
-        print(to_text(odds, args.fractions))
+        print(to_text(odds, args.fractions, options.language(args, book)))
