@@ -37,8 +37,13 @@ class Source:
         return self._starts
 
     def line_text(self, line: int) -> str:
-        lines = self.text.split("\n")
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+        """The text of a 1-based line (found from the line starts: many errors in one
+        long file cost no more than one each)."""
+        starts = self._line_starts()
+        if not 0 < line <= len(starts):
+            return ""
+        end = self.text.find("\n", starts[line - 1])
+        return self.text[starts[line - 1] : end if end >= 0 else len(self.text)]
 
 
 @attrs.frozen
@@ -51,17 +56,21 @@ class Span:
 
     @property
     def line(self) -> int:
+        """The 1-based line where the span starts."""
         return self.source.line_col(self.start)[0]
 
     @property
     def column(self) -> int:
+        """The 1-based column where the span starts."""
         return self.source.line_col(self.start)[1]
 
     @property
     def text(self) -> str:
+        """The source text the span covers."""
         return self.source.text[self.start : self.end]
 
     def location(self) -> str:
+        """`file:line:col` of the start."""
         line, col = self.source.line_col(self.start)
         return f"{self.source.name}:{line}:{col}"
 
@@ -75,6 +84,7 @@ class Span:
         return f"    {text}\n    {caret}"
 
     def to(self, other: Span) -> Span:
+        """The span from this one's start to the other's end."""
         return Span(self.source, self.start, max(self.end, other.end))
 
 
@@ -179,8 +189,10 @@ def did_you_mean(name: str, candidates) -> str | None:
     close = difflib.get_close_matches(name.casefold(), list(folded), n=3, cutoff=0.6)
     if not close:
         return None
-    names = " or ".join(_quote(folded[c]) for c in close)
-    return f"did you mean {names}?"
+    names = [_quote(folded[c]) for c in close]
+    if len(names) == 1:
+        return tr("did you mean {name}?", name=names[0])
+    return tr("did you mean {names} or {last}?", names=", ".join(names[:-1]), last=names[-1])
 
 
 def _quote(name: str) -> str:

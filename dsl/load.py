@@ -6,13 +6,15 @@ import hashlib
 import os
 import pickle
 import re
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
 from dsl import nodes as n
 from dsl.build import parse_rulebook_file
 from dsl.check import check_definitions
-from dsl.errors import CheckError, RulebookError
+from dsl.errors import CheckError, RulebookError, did_you_mean
+from dsl.messages import tr
 from dsl.rulebook import Rulebook
 
 #: how many rulebooks a house rule may stand on, one on another
@@ -31,44 +33,120 @@ def shipped_rulebooks() -> dict[str, Path]:
     }
 
 
-def resolve(reference: str | Path, relative_to: Path | None = None) -> Path:
-    """A path to a rulebook file, or the name of a shipped rulebook."""
+def resolve(reference: str | Path) -> Path:
+    """The file of a rulebook named on a command line or by an app: a path to a `.rules`
+    file, or the name of a shipped rulebook."""
     path = Path(reference)
-    if relative_to is not None and not path.is_absolute():
-        candidate = relative_to / path
-        if candidate.is_file():
-            return candidate
     if path.is_file():
-        return path
+        return rulebook_file(path)
     shipped = shipped_rulebooks()
     name = str(reference)
     if name in shipped:
         return shipped[name]
-    from dsl.errors import did_you_mean
+    hint = did_you_mean(name, list(shipped)) or tr(
+        "shipped rulebooks: {names}", names=", ".join(sorted(shipped))
+    )
+    raise RulebookError(
+        tr("no rulebook file or shipped rulebook named {name}", name=repr(name)), None, hint
+    )
 
-    hint = did_you_mean(name, list(shipped)) or "shipped rulebooks: " + ", ".join(sorted(shipped))
-    raise RulebookError(f"no rulebook file or shipped rulebook named {name!r}", None, hint)
+
+def rulebook_file(path: Path) -> Path:
+    """`path`, if its name says it is a rulebook: nothing else is ever read (nor quoted
+    in an error)."""
+    if path.suffix != ".rules":
+        raise RulebookError(
+            tr("{path}: not a rulebook file (a rulebook's name ends in .rules)", path=str(path))
+        )
+    return path
+
+
+Resolver = Callable[[str], tuple[str, str]]
+"""An app's own way to find what `extends NAME` names: NAME → (name, text), or a
+RulebookError. It replaces the default (shipped names, files beside the house rule)."""
+
+
+def extended(reference: str, folder: Path | None, span) -> tuple[str, str]:
+    """What `extends` may read by default: a shipped rulebook by name, or a `.rules` file
+    by a relative path inside the extending file's own folder (no absolute path, no
+    `..` out of it, no link leading out of it). Returns (name, text)."""
+    shipped = shipped_rulebooks()
+    if reference in shipped:
+        return str(shipped[reference]), read(shipped[reference])
+    names = tr("shipped rulebooks: {names}", names=", ".join(sorted(shipped)))
+    path = Path(reference)
+    if folder is None:
+        raise CheckError(
+            tr(
+                "no shipped rulebook named {name} (this text is in no folder, so `extends` "
+                "names a shipped rulebook)",
+                name=reference,
+            ),
+            span,
+            did_you_mean(reference, list(shipped)) or names,
+        )
+    if path.is_absolute() or path.suffix != ".rules":
+        raise CheckError(
+            tr(
+                "`extends {name}`: a house rule extends a shipped rulebook by its name, or a "
+                ".rules file by a path inside its own folder",
+                name=reference,
+            ),
+            span,
+            names,
+        )
+    root = folder.resolve()
+    target = (root / path).resolve()
+    if root not in target.parents:
+        raise CheckError(
+            tr(
+                "`extends {name}` leads out of the house rule's own folder ({folder})",
+                name=reference,
+                folder=str(folder),
+            ),
+            span,
+            tr("put the base rulebook beside the house rule, or in a folder under it"),
+        )
+    if not target.is_file():
+        raise CheckError(
+            tr(
+                "no rulebook file {name} beside this one, and no shipped rulebook of that name",
+                name=reference,
+            ),
+            span,
+            did_you_mean(reference, list(shipped)) or names,
+        )
+    return str(folder / path), read(target)
 
 
 def read(path: Path) -> str:
     try:
         if path.stat().st_size > MAX_FILE_SIZE:
-            raise RulebookError(f"{path}: larger than {MAX_FILE_SIZE} bytes")
+            raise RulebookError(
+                tr(
+                    "{path}: larger than {max_file_size} bytes",
+                    path=path,
+                    max_file_size=MAX_FILE_SIZE,
+                )
+            )
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise RulebookError(f"{path}: not UTF-8 text") from None
+        raise RulebookError(tr("{path}: not UTF-8 text", path=path)) from None
     except OSError as error:
-        raise RulebookError(f"{path}: cannot be read ({error.strerror})") from None
+        raise RulebookError(
+            tr("{path}: cannot be read ({strerror})", path=path, strerror=error.strerror)
+        ) from None
 
 
-def load(reference: str | Path) -> Rulebook:
+def load(reference: str | Path, resolver: Resolver | None = None) -> Rulebook:
     """Parse and check a rulebook (a path or a shipped name); raise with positions if bad.
+    A house rule's `extends` is found by `resolver`, if given (see `extended`).
 
     Its errors and warnings speak the rulebook's `language` (see `RulebookError.render`)."""
     path = resolve(reference)
     text = read(path)
     try:
-        book = load_text(text, str(path), folder=path.parent)
+        book = load_text(text, str(path), folder=path.parent, resolver=resolver)
     except RulebookError as error:
         raise error.speak(language_written_in(text)) from None
     for warning in book.warnings:
@@ -86,27 +164,44 @@ def language_written_in(text: str) -> str | None:
 
 
 def load_text(
-    text: str, name: str = "<rulebook>", folder: Path | None = None, _chain: tuple = ()
+    text: str,
+    name: str = "<rulebook>",
+    folder: Path | None = None,
+    resolver: Resolver | None = None,
+    _chain: tuple = (),
 ) -> Rulebook:
-    """Parse and check rulebook text; a house rule's `extends` is found from `folder`."""
+    """Parse and check rulebook text. A house rule's `extends` names a shipped rulebook,
+    or a file inside `folder` (without a folder, only a shipped one); or whatever the
+    app's `resolver` says."""
     parsed = parse_cached(text, name)
     header = parsed.header
     if header is None or header.extends is None:
         definitions = [d.definition if isinstance(d, n.Replace) else d for d in parsed.definitions]
         for replaced in (d for d in parsed.definitions if isinstance(d, n.Replace)):
             raise CheckError(
-                "`replace` is for house rules: this rulebook extends none",
+                tr("`replace` is for house rules: this rulebook extends none"),
                 replaced.span,
-                'start with `rulebook "..." extends base { }`',
+                tr('start with `rulebook "..." extends base { }`'),
             )
         return check_definitions(header, definitions, name)
     if len(_chain) >= MAX_EXTENDS:
-        raise CheckError(f"more than {MAX_EXTENDS} rulebooks extend one another", header.span)
-    base_path = resolve(header.extends, folder)
-    key = str(base_path.resolve())
+        raise CheckError(
+            tr("more than {max_extends} rulebooks extend one another", max_extends=MAX_EXTENDS),
+            header.span,
+        )
+    if resolver is not None:
+        base_name, base_text = resolver(header.extends)
+        base_folder = None
+    else:
+        base_name, base_text = extended(header.extends, folder, header.span)
+        base_folder = Path(base_name).parent
+    key = str(Path(base_name).resolve()) if resolver is None else base_name
     if key in _chain:
-        raise CheckError(f"{header.extends} extends itself, through other rulebooks", header.span)
-    base = load_text(read(base_path), str(base_path), base_path.parent, (*_chain, key))
+        raise CheckError(
+            tr("{extends} extends itself, through other rulebooks", extends=header.extends),
+            header.span,
+        )
+    base = load_text(base_text, base_name, base_folder, resolver, (*_chain, key))
     definitions, changes = merge(_definitions_of(base), parsed.definitions)
     merged_header = n.Header(
         header.title,
@@ -220,20 +315,31 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
             new = definition.definition
             if isinstance(new, n.Sheet):
                 raise CheckError(
-                    "a sheet is not replaced; a house rule's sheet block adds fields",
+                    tr("a sheet is not replaced; a house rule's sheet block adds fields"),
                     definition.span,
                 )
             if new.name not in by_name:
                 raise CheckError(
-                    f"there is no {n.kind_of(new)} `{new.name}` in the base rulebook to replace",
+                    tr(
+                        "there is no {kind_of} `{name}` in the base rulebook to replace",
+                        kind_of=n.kind_of(new),
+                        name=new.name,
+                    ),
                     new.span,
-                    "leave out `replace` to add a new definition",
+                    tr("leave out `replace` to add a new definition"),
                 )
             old = merged[by_name[new.name]]
             if type(old) is not type(new):
                 raise CheckError(
-                    f"`{new.name}` is a {n.kind_of(old)} in the base "
-                    f"rulebook; a {n.kind_of(new)} cannot replace it",
+                    tr(
+                        (
+                            "`{name}` is a {kind_of} in the base rulebook; a "
+                            "{kind_of2} cannot replace it"
+                        ),
+                        name=new.name,
+                        kind_of=n.kind_of(old),
+                        kind_of2=n.kind_of(new),
+                    ),
                     new.span,
                 )
             if isinstance(new, n.Action):
@@ -244,7 +350,8 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
             for item in definition.items:
                 if getattr(item, "name", None) in sheet_names:
                     raise CheckError(
-                        f"the base rulebook's sheet already has `{item.name}`", item.span
+                        tr("the base rulebook's sheet already has `{name}`", name=item.name),
+                        item.span,
                     )
             merged.append(definition)
             changes.extend(
@@ -255,9 +362,13 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
         else:
             if definition.name in by_name:
                 raise CheckError(
-                    f"`{definition.name}` is already defined by the base rulebook",
+                    tr("`{name}` is already defined by the base rulebook", name=definition.name),
                     definition.span,
-                    f"write `replace {n.kind_of(definition)} {definition.name} ...` to change it",
+                    tr(
+                        "write `replace {kind_of} {name} ...` to change it",
+                        kind_of=n.kind_of(definition),
+                        name=definition.name,
+                    ),
                 )
             by_name[definition.name] = len(merged)
             merged.append(definition)
@@ -272,26 +383,48 @@ def _same_signature(old: n.Action, new: n.Action) -> None:
         match = new_params.get(param.name)
         if match is None:
             raise CheckError(
-                f"the replaced action {new.name} drops the parameter "
-                f"`{param.name}`; callers of the base action pass it",
+                tr(
+                    (
+                        "the replaced action {name} drops the parameter "
+                        "`{name2}`; callers of the base action pass it"
+                    ),
+                    name=new.name,
+                    name2=param.name,
+                ),
                 new.span,
             )
         if match.type != param.type:
             raise CheckError(
-                f"the replaced action {new.name} changes the type of `{param.name}`",
+                tr(
+                    "the replaced action {name} changes the type of `{name2}`",
+                    name=new.name,
+                    name2=param.name,
+                ),
                 match.span,
-                f"the base action has `{param.name}: {param.type.span.text}`",
+                tr(
+                    "the base action has `{name}: {text}`",
+                    name=param.name,
+                    text=param.type.span.text,
+                ),
             )
         if match.default is None and param.default is not None:
             raise CheckError(
-                f"`{param.name}` had a default in the base action; the replacement must keep one",
+                tr(
+                    "`{name}` had a default in the base action; the replacement must keep one",
+                    name=param.name,
+                ),
                 match.span,
             )
     old_names = {p.name for p in old.params}
     for param in new.params:
         if param.name not in old_names and param.default is None:
             raise CheckError(
-                f"the new parameter `{param.name}` needs a default, so that calls "
-                "written for the base action still work",
+                tr(
+                    (
+                        "the new parameter `{name}` needs a default, so that calls "
+                        "written for the base action still work"
+                    ),
+                    name=param.name,
+                ),
                 param.span,
             )

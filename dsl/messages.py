@@ -117,7 +117,13 @@ def translate(text, language: str | None = None) -> str:
 def _format(template: str, params: dict, language: str) -> str:
     if not params:
         return template
-    return template.format_map({k: show_value(v, language) for k, v in params.items()})
+    # Numbers go in as they are, so that a template may format them (`{seconds:g}`).
+    return template.format_map(
+        {
+            k: v if type(v) is int or type(v) is float else show_value(v, language)
+            for k, v in params.items()
+        }
+    )
 
 
 # ─── values inside messages ─────────────────────────────────────────────────

@@ -50,7 +50,7 @@ _EXPECTED = {
     "HEADER_KEY": "system, source or language",
     "$END": "the end of the text",
 }
-_VALUE_STARTS = {"NAME", "QUOTED_NAME", "NUMBER", "STRING", "DICE", "LPAR", "LSQB"}
+_VALUE_STARTS = {"NAME", "QUOTED_NAME", "NUMBER", "STRING", "DICE", "GROUP", "LPAR", "LSQB"}
 
 
 def _grammar_text() -> str:
@@ -147,7 +147,10 @@ def _check_nesting(text: str, source: Source, offset: int) -> None:
             depth += 1
             if depth > MAX_NESTING:
                 span = Span(source, offset + position, offset + position + 1)
-                raise RulebookSyntaxError(f"brackets are nested more than {MAX_NESTING} deep", span)
+                raise RulebookSyntaxError(
+                    tr("brackets are nested more than {max_nesting} deep", max_nesting=MAX_NESTING),
+                    span,
+                )
         elif char in ")]}":
             depth -= 1
 
@@ -158,9 +161,11 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         char = text[error.pos_in_stream]
         span = Span(source, start, start + 1)
         if char == '"':
-            return RulebookSyntaxError('this text is never closed with a matching "', span)
+            return RulebookSyntaxError(tr('this text is never closed with a matching "'), span)
         if char == "'":
-            return RulebookSyntaxError("this quoted name is never closed with a matching '", span)
+            return RulebookSyntaxError(
+                tr("this quoted name is never closed with a matching '"), span
+            )
         message = f"unexpected character {char!r}"
         return RulebookSyntaxError(message, span, _expected_hint(error.allowed))
     if isinstance(error, UnexpectedToken):

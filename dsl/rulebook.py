@@ -43,9 +43,11 @@ class Rulebook:
 
     @property
     def language(self) -> str:
+        """The header's `language` (its texts and messages are shown in it): "en" if none."""
         return self.header.get("language", "en")
 
-    def definition(self, name: str):
+    def definition(self, name: str) -> object | None:
+        """The action, check, opposed check, table, roll, formula or ladder of that name."""
         for table in (
             self.actions,
             self.checks,
@@ -133,4 +135,7 @@ def names_a_field(node, bindings: dict) -> bool:
     if isinstance(node, n.Name):
         binding = bindings.get(id(node))
         return binding is not None and binding.kind in ("local", "key")
-    return isinstance(node, n.Field)
+    if isinstance(node, n.Field):  # `numina.dignitas` names one; `objetivo.Vida` is read
+        binding = bindings.get(id(node))
+        return binding is None or binding.kind != "character_field"
+    return False

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import attrs
 
+from dsl.messages import tr
+
 
 @attrs.frozen
 class Type:
-    kind: str  # number bool text none list record ref roll range any
+    kind: str  # number bool text none list record ref roll range character any
     choices: frozenset | None = None  # text: the texts it can be (None: any text)
     item: Type | None = None  # list: the type of its items
     fields: tuple | None = None  # record: sorted (name, Type) pairs (None: unknown fields)
@@ -30,25 +32,40 @@ class Type:
         return [key for key, _ in self.fields or ()]
 
     def describe(self) -> str:
+        """The type as a message says it: `number`, `yes/no`, `list of text` (a Message)."""
         if self.kind == "text" and self.choices and len(self.choices) == 1:
-            return f'the text "{next(iter(self.choices))}"'
+            return tr('the text "{text}"', text=next(iter(self.choices)))
         if self.kind == "text" and self.choices:
             shown = ", ".join(f'"{c}"' for c in sorted(self.choices, key=str)[:6])
-            return f"one of {shown}" + (", ..." if len(self.choices) > 6 else "")
+            return tr(
+                "one of {choices}", choices=shown + (", ..." if len(self.choices) > 6 else "")
+            )
         if self.kind == "ref":
-            return f"{self.ref} name"
+            return tr("{kind} name", kind=self.ref)
         if self.kind == "list" and self.item is not None and self.item.kind != "any":
-            return f"list of {self.item.describe()}"
-        if self.kind == "bool":
-            return "yes/no"
-        return self.kind
+            return tr("list of {item}", item=self.item.describe())
+        return KIND_WORDS.get(self.kind, self.kind)
 
+
+#: how messages name the kinds of values
+KIND_WORDS = {
+    "number": tr("number"),
+    "bool": tr("yes/no"),
+    "text": tr("text"),
+    "none": tr("none"),
+    "any": tr("any value"),
+    "range": tr("range"),
+    "record": tr("record"),
+    "list": tr("list"),
+    "roll": tr("roll"),
+}
 
 NUMBER = Type("number")
 BOOL = Type("bool")
 TEXT = Type("text")
 NONE = Type("none")
 ANY = Type("any")
+CHARACTER = Type("character")  # another character of the run, with a sheet of its own
 RANGE = Type("range")
 SET = Type("record", fields=(("face", NUMBER), ("size", NUMBER)))
 #: a pool value: what a dice term or a named roll gives (interpreter.pool)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from dsl.messages import tr
 from interpreter.errors import LimitExceeded
 from interpreter.limits import Limits
 
@@ -20,17 +21,29 @@ def bounded_number(value, limits: Limits, span):
         raise too_long(limits, span)
     if value.denominator >= limits.denominator_bound:
         raise LimitExceeded(
-            f"a fraction whose denominator has more than {limits.denominator_digits} digits "
-            "(limit denominator_digits)",
-            span,
-            "round it with floor, ceil or round",
+            long_denominator(limits), span, tr("round it with floor, ceil or round")
         )
     return value
 
 
 def too_long(limits: Limits, span) -> LimitExceeded:
-    return LimitExceeded(
-        f"a number of more than {limits.number_digits} digits (limit number_digits)", span
+    return LimitExceeded(long_number(limits), span)
+
+
+def long_number(limits: Limits):
+    return tr(
+        "a number of more than {number_digits} digits (limit number_digits)",
+        number_digits=limits.number_digits,
+    )
+
+
+def long_denominator(limits: Limits):
+    return tr(
+        (
+            "a fraction whose denominator has more than "
+            "{denominator_digits} digits (limit denominator_digits)"
+        ),
+        denominator_digits=limits.denominator_digits,
     )
 
 
@@ -52,15 +65,24 @@ def bounded_list(items: tuple, limits: Limits, span) -> tuple:
 def check_length(count: int, limits: Limits, span) -> None:
     """A list (or a catalog) of `count` items is within `list_length`, or LimitExceeded."""
     if count > limits.list_length:
-        raise LimitExceeded(
-            f"a list of more than {limits.list_length} items (limit list_length)", span
-        )
+        raise LimitExceeded(long_list(limits), span)
+
+
+def long_list(limits: Limits):
+    return tr(
+        "a list of more than {list_length} items (limit list_length)",
+        list_length=limits.list_length,
+    )
 
 
 def bounded_text(text: str, limits: Limits, span) -> str:
     if len(text) > limits.text_length:
         raise LimitExceeded(
-            f"a text longer than {limits.text_length} characters (limit text_length)", span
+            tr(
+                "a text longer than {text_length} characters (limit text_length)",
+                text_length=limits.text_length,
+            ),
+            span,
         )
     return text
 
@@ -84,14 +106,12 @@ def read_number(text: str, limits: Limits):
     if digits > limits.number_digits + limits.denominator_digits or (
         abs(exponent) > limits.number_digits + limits.denominator_digits
     ):
-        raise ValueError(f"a number of more than {limits.number_digits} digits")
+        raise ValueError(long_number(limits))
     try:
         value = Fraction(text)
     except (ValueError, ZeroDivisionError):
         return None
     if not number_fits(value, limits):
-        raise ValueError(
-            f"a number of more than {limits.number_digits} digits "
-            f"(or a denominator of more than {limits.denominator_digits})"
-        )
+        too_long_part = abs(value.numerator) >= limits.number_bound
+        raise ValueError(long_number(limits) if too_long_part else long_denominator(limits))
     return value.numerator if value.denominator == 1 else value

@@ -22,7 +22,15 @@ import random
 from collections.abc import Callable, Iterable
 
 from dsl.errors import Span
-from interpreter.errors import DiceError, EvaluationError, LimitExceeded
+from dsl.messages import tr
+from interpreter.errors import (
+    EXPLODED_PAST,
+    REROLLED_PAST,
+    ChainTooLong,
+    DiceError,
+    EvaluationError,
+    LimitExceeded,
+)
 from interpreter.limits import Limits
 from interpreter.pool import DROPPED, KEPT, REROLLED, Rolled
 
@@ -37,23 +45,44 @@ _COMPARE = {
 
 
 class Die:
-    """A die whose faces are the whole numbers from `low` to `high`."""
+    """A die whose faces are the whole numbers from `low` to `high`, or the faces it
+    lists (`d{1,1,2,3}`: a face listed twice comes up twice as often)."""
 
-    __slots__ = ("bits", "high", "label", "low", "size")
+    __slots__ = ("bits", "high", "key", "label", "listed", "low", "size")
 
-    def __init__(self, low: int, high: int, label: str):
-        self.low, self.high, self.label = low, high, label
-        self.size = high - low + 1
+    def __init__(self, low: int, high: int, label: str, listed: tuple | None = None):
+        self.low, self.high, self.label, self.listed = low, high, label, listed
+        self.size = high - low + 1 if listed is None else len(listed)
         self.bits = self.size.bit_length()
+        self.key = (low, high, listed)  # dice with equal keys roll alike
 
     @classmethod
     def of(cls, sides) -> Die:
         if sides == "F":
             return FUDGE
+        if isinstance(sides, tuple):
+            return cls.listing(sides)
         return _STANDARD.get(sides) or cls(1, sides, f"d{sides}")
 
-    def faces(self) -> range:
-        return range(self.low, self.high + 1)
+    @classmethod
+    def listing(cls, faces: tuple) -> Die:
+        """A die of listed faces; `d{0..9}` (whole numbers in a row) rolls as a range."""
+        low, high = min(faces), max(faces)
+        if faces == tuple(range(low, high + 1)):
+            label = f"d{{{low}..{high}}}" if high - low > 2 else f"d{{{','.join(map(str, faces))}}}"
+            return cls(low, high, label)
+        return cls(low, high, f"d{{{','.join(map(str, faces))}}}", faces)
+
+    def faces(self):
+        return range(self.low, self.high + 1) if self.listed is None else self.listed
+
+    def has(self, value) -> bool:
+        """Whether `value` is a face of this die."""
+        if not isinstance(value, int) or isinstance(value, bool):
+            return False
+        if self.listed is None:
+            return self.low <= value <= self.high
+        return value in self.listed
 
     def __repr__(self) -> str:
         return self.label
@@ -72,6 +101,7 @@ class DiceSource:
     origin = "generated"
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         raise NotImplementedError
 
     def finish(self) -> None:
@@ -92,11 +122,12 @@ class SeededDice(DiceSource):
         self._bits = random.Random(seed).getrandbits
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         n, k = die.size, die.bits  # k = n.bit_length()
         r = self._bits(k)
         while r >= n:
             r = self._bits(k)
-        return die.low + r
+        return die.low + r if die.listed is None else die.listed[r]
 
 
 class ForcedDice(DiceSource):
@@ -109,17 +140,31 @@ class ForcedDice(DiceSource):
         self._next = 0
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         if self._next >= len(self.values):
             raise DiceError(
-                f"die {self._next + 1} ({die.label}) is needed, but only "
-                f"{len(self.values)} forced value(s) were given"
+                tr(
+                    "die {value} ({label}) is needed, but only {len} forced value(s) were given",
+                    value=self._next + 1,
+                    label=die.label,
+                    len=len(self.values),
+                )
             )
         value = self.values[self._next]
         self._next += 1
         if not _is_face(value, die):
             raise DiceError(
-                f"forced value {self._next} is {value}, which is not a face of {die.label} "
-                f"({die.low}..{die.high})"
+                tr(
+                    (
+                        "forced value {next} is {value}, which is not a "
+                        "face of {label} ({low}..{high})"
+                    ),
+                    next=self._next,
+                    value=value,
+                    label=die.label,
+                    low=die.low,
+                    high=die.high,
+                )
             )
         return value
 
@@ -127,8 +172,16 @@ class ForcedDice(DiceSource):
         left = len(self.values) - self._next
         if left > 0:
             raise DiceError(
-                f"{left} forced value(s) left over: the roll used {self._next}, "
-                f"and value {self._next + 1} ({self.values[self._next]}) was never needed"
+                tr(
+                    (
+                        "{left} forced value(s) left over: the roll used {next}, and "
+                        "value {value} ({value2}) was never needed"
+                    ),
+                    left=left,
+                    next=self._next,
+                    value=self._next + 1,
+                    value2=self.values[self._next],
+                )
             )
 
     def fresh(self) -> ForcedDice:
@@ -144,14 +197,22 @@ class TypedDice(DiceSource):
         self.ask = ask
 
     def draw(self, die: Die, position: int) -> int:
+        """The face of the `position`-th die drawn (1-based), within the die's range."""
         value = self.ask(die, position)
         if not _is_face(value, die):
-            raise DiceError(f"die {position}: {value} is not a face of {die.label}")
+            raise DiceError(
+                tr(
+                    "die {position}: {value} is not a face of {label}",
+                    position=position,
+                    value=value,
+                    label=die.label,
+                )
+            )
         return value
 
 
 def _is_face(value, die: Die) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and die.low <= value <= die.high
+    return die.has(value)
 
 
 # ─── the tray: every draw of one evaluation goes through it ─────────────────
@@ -169,8 +230,13 @@ class DiceTray:
     def draw(self, die: Die, span: Span | None) -> int:
         if len(self.drawn) >= self.limits.dice_per_evaluation:
             raise LimitExceeded(
-                f"more than {self.limits.dice_per_evaluation} dice in one evaluation "
-                "(limit dice_per_evaluation)",
+                tr(
+                    (
+                        "more than {dice_per_evaluation} dice in one "
+                        "evaluation (limit dice_per_evaluation)"
+                    ),
+                    dice_per_evaluation=self.limits.dice_per_evaluation,
+                ),
                 span,
             )
         try:
@@ -204,6 +270,10 @@ class PoolRoll(Rolled):
 
 
 def predicate(op: str, value) -> Callable[[int], bool]:
+    if op == "even":
+        return lambda face: face % 2 == 0
+    if op == "odd":
+        return lambda face: face % 2 == 1
     compare = _COMPARE[op]
     return lambda face: compare(face, value)
 
@@ -217,25 +287,27 @@ def roll_pool(
     ("reroll", once, test, span), ("successes", test), ("failures", test).
     """
     limits = tray.limits
-    if count > limits.dice_per_term:
-        raise LimitExceeded(
-            f"{count} dice in one term is more than the limit of {limits.dice_per_term} "
-            "(limit dice_per_term)",
-            span,
-        )
+    check_term(die, count, limits, span)
     draw = tray.draw
     faces = [[draw(die, span), KEPT, False] for _ in range(count)]
     success_test = failure_test = None
+    counted_as_failures = False
     for step in steps:
         kind = step[0]
         if kind == "keep":
-            _keep(faces, step[1], step[2])
-        elif kind == "explode":
-            faces = _explode(tray, die, faces, step[1], step[2], step[3])
+            keep_dice(faces, step[1], step[2])
+        elif kind in CHAINS:
+            faces = _explode(tray, die, faces, step[1], step[2], step[3], kind)
         elif kind == "reroll":
             faces = _reroll(tray, die, faces, step[1], step[2], step[3])
+        elif kind == "clamp":
+            _clamp(faces, step[1], step[2])
+        elif kind == "sort":
+            faces = _sort(faces, step[1])
         elif kind == "successes":
             success_test = step[1]
+        elif kind == "fail_count":
+            success_test, counted_as_failures = step[1], True
         else:
             failure_test = step[1]
     if success_test is None:
@@ -245,12 +317,45 @@ def roll_pool(
                 total += face[0]
         return PoolRoll(label, faces, total)
     kept = [f[0] for f in faces if f[1] == KEPT]
-    successes = sum(1 for f in kept if success_test(f))
+    counted = sum(1 for f in kept if success_test(f))
+    if counted_as_failures:  # `cf`: the term is how many failures it shows
+        return PoolRoll(label, faces, counted, None, counted)
     failures = sum(1 for f in kept if failure_test(f)) if failure_test else 0
-    return PoolRoll(label, faces, successes - failures, successes, failures)
+    return PoolRoll(label, faces, counted - failures, counted, failures)
 
 
-def _keep(faces: list, mode: str, k: int) -> None:
+#: steps that roll more dice for a die meeting their test: `x` (one more die each time),
+#: `!!` (added to the die itself), `!p` (one more die, counting one less than it shows)
+CHAINS = ("explode", "compound", "penetrate")
+
+
+def check_term(die: Die, count: int, limits: Limits, span) -> None:
+    """A term of `count` dice of `die` is within dice_per_term and faces_per_die, or
+    LimitExceeded: the same check for a real roll and for its odds, before any work."""
+    if count > limits.dice_per_term:
+        raise LimitExceeded(
+            tr(
+                (
+                    "{count} dice in one term is more than the limit of "
+                    "{dice_per_term} (limit dice_per_term)"
+                ),
+                count=count,
+                dice_per_term=limits.dice_per_term,
+            ),
+            span,
+        )
+    if die.size > limits.faces_per_die:
+        raise LimitExceeded(
+            tr(
+                "a die of {faces} faces is more than {faces_per_die} (limit faces_per_die)",
+                faces=die.size,
+                faces_per_die=limits.faces_per_die,
+            ),
+            span,
+        )
+
+
+def keep_dice(faces: list, mode: str, k: int) -> None:
     kept = [i for i, f in enumerate(faces) if f[1] == KEPT]
     # Highest first for kh/dh, lowest first for kl/dl; equal faces: the earlier die first.
     high_first = mode in ("kh", "dh")
@@ -264,7 +369,9 @@ def _keep(faces: list, mode: str, k: int) -> None:
         faces[i][1] = DROPPED
 
 
-def _explode(tray, die, faces, once, test, span) -> list:
+def _explode(tray, die, faces, once, test, span, kind="explode") -> list:
+    """Each kept die meeting the test rolls another (which may again, unless `once`); the
+    test is of the face a die shows (a penetrating extra die counts one less)."""
     if not once:
         always_true(die, test, span, "explodes")
     limit = tray.limits.extra_per_die
@@ -273,19 +380,40 @@ def _explode(tray, die, faces, once, test, span) -> list:
         out.append(face)
         if face[1] != KEPT:
             continue
-        current, extra = face, 0
-        while test(current[0]):
+        current, shown, extra = face, face[0], 0
+        while test(shown):
             if extra >= limit:
-                raise LimitExceeded(
-                    f"a die exploded more than {limit} times (limit extra_per_die)", span
-                )
+                raise ChainTooLong(EXPLODED_PAST.fill(limit=limit), span)
             current[2] = True
-            current = [tray.draw(die, span), KEPT, False]
-            out.append(current)
+            shown = tray.draw(die, span)
             extra += 1
+            if kind == "compound":  # one die, its face the sum of all it rolled
+                face[0] += shown
+            else:
+                current = [shown - 1 if kind == "penetrate" else shown, KEPT, False]
+                out.append(current)
             if once:
                 break
     return out
+
+
+def _clamp(faces: list, bound: str, value) -> None:
+    """`min`: a kept die below the value counts as the value; `max`: above it."""
+    for face in faces:
+        if face[1] == KEPT:
+            face[0] = max(face[0], value) if bound == "min" else min(face[0], value)
+
+
+def _sort(faces: list, descending: bool) -> list:
+    """The dice listed by their faces; a die rolled again stays just before its new face."""
+    groups, pending = [], []
+    for face in faces:
+        pending.append(face)
+        if face[1] != REROLLED:
+            groups.append(pending)
+            pending = []
+    groups.sort(key=lambda group: group[-1][0], reverse=descending)
+    return [face for group in groups for face in group] + pending
 
 
 def _reroll(tray, die, faces, once, test, span) -> list:
@@ -300,9 +428,7 @@ def _reroll(tray, die, faces, once, test, span) -> list:
         current, extra = face, 0
         while test(current[0]):
             if extra >= limit:
-                raise LimitExceeded(
-                    f"a die was rerolled more than {limit} times (limit extra_per_die)", span
-                )
+                raise ChainTooLong(REROLLED_PAST.fill(limit=limit), span)
             current[1] = REROLLED
             current = [tray.draw(die, span), KEPT, False]
             out.append(current)
@@ -316,6 +442,10 @@ def always_true(die: Die, test, span, what: str) -> None:
     """A condition every face meets would never stop: say so at once, not after 100 dice."""
     if die.size <= 1000 and all(test(face) for face in die.faces()):
         raise EvaluationError(
-            f"every face of {die.label} {what} under this condition, so the roll would never end",
+            tr(
+                "every face of {label} {what} under this condition, so the roll would never end",
+                label=die.label,
+                what=what,
+            ),
             span,
         )

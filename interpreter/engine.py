@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import functools
 import weakref
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import attrs
 
@@ -28,19 +30,20 @@ from dsl import nodes as n
 from dsl.errors import RulebookError, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook, reads_sheet
+from interpreter.choices import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
 from interpreter.errors import EvaluationError, ParameterError, SheetError
 from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.odds import action_odds
+from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
+from interpreter.odds.choices import Goal, best_odds
 from interpreter.parameters import Binder, convert
-from interpreter.runtime import Context, Roller, State
+from interpreter.runtime import Character, Context, Roller, State
 from interpreter.sheet import Sheet
-from interpreter.sheet_rules import settle
-from interpreter.trace import Step, Trace
-from interpreter.values import show
+from interpreter.sheet_rules import resource_bounds, settle
+from interpreter.trace import Step, Trace, call_text
 
 _ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -52,6 +55,17 @@ class Change:
     path: str
     before: object
     after: object
+
+
+@attrs.frozen
+class CharacterOutcome:
+    """What a run did to one of its other characters: its sheet before and after."""
+
+    role: str  # the action's parameter it was given as
+    label: str  # how the trace names it (its sheet's file name)
+    before: Sheet
+    after: Sheet
+    changes: tuple  # of Change
 
 
 class Outcome:
@@ -67,7 +81,10 @@ class Outcome:
         "_replay",
         "_trace",
         "action",
+        "before",
         "changes",
+        "characters",
+        "choices",
         "dice",
         "kind",
         "language",
@@ -78,14 +95,38 @@ class Outcome:
         "warnings",
     )
 
-    def __init__(self, action, params, result, sheet, changes, dice, origin, replay, **more):
+    def __init__(
+        self,
+        action: str,
+        params: dict,
+        result: object,
+        sheet: Sheet,
+        changes: tuple,
+        dice: tuple,
+        origin: str,
+        replay: Callable[[], Trace],
+        **more: object,
+    ):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
         self.kind = more.get("kind", "action")
         self.language = more.get("language", "en")
         self.warnings = more.get("warnings", ())
+        self.characters = more.get("characters", ())  # CharacterOutcome of the others
+        self.choices = more.get("choices", ())  # interpreter.choices.Choice, in order
+        self.before = more.get("before", sheet)
         self._replay = replay  # a function giving the trace, by running again
         self._trace = None
+
+    @property
+    def sheets(self) -> dict:
+        """Every character's new sheet, by role: `self` (the acting one) and the others."""
+        return {"self": self.sheet, **{c.role: c.after for c in self.characters}}
+
+    @property
+    def sheets_before(self) -> dict:
+        """Every character's sheet as the run was given it, by role."""
+        return {"self": self.before, **{c.role: c.before for c in self.characters}}
 
     @property
     def name(self) -> str:
@@ -166,33 +207,57 @@ class Engine:
 
     @speaking
     def run(
-        self, action: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
+        self,
+        action: str,
+        sheet: Sheet,
+        params: dict | None = None,
+        dice: DiceSource | None = None,
+        *,
+        targets: Mapping[str, Sheet] | None = None,
+        choices: Mapping | Callable | Sequence | Chooser | None = None,
     ) -> Outcome:
         """Run an action (or a check, or a named roll); return its Outcome, or raise with
-        nothing changed. An EvaluationError raised carries the trace up to it (`.trace`)."""
-        return self._run(self.runnable(action), sheet, params or {}, dice)
+        nothing changed. An EvaluationError raised carries the trace up to it (`.trace`).
 
-    def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice) -> Outcome:
+        `targets` are the other characters of the run, by the name of the action's
+        parameter they are (`{"objetivo": orc_sheet}`; a Sheet given in `params` is the
+        same); the Outcome has each one's new sheet and changes (`characters`).
+
+        `choices` answers the run's `choose` statements: a mapping of answers by the
+        choice's name (`{"invocar": "sí"}`), a callback `ask(question) → option` (a
+        person at the table: interpreter.choices.Question), a sequence of the choices of
+        an earlier run, or a Chooser. Without, a choice with one option open takes it,
+        and one with several is a ParameterError. The Outcome's `choices` says what was
+        chosen, by whom and how."""
+        params = dict(params or {})
+        for role, other in (targets or {}).items():
+            if role in params:
+                raise ParameterError(tr("{name} is given twice", name=role))
+            params[role] = other
+        return self._run(self.runnable(action), sheet, params, dice, chooser_for(choices))
+
+    def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice, chooser=None) -> Outcome:
         if sheet.rulebook is not self.rulebook:
-            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
+            raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
         binder = runnable.binder
         args, shown = binder(sheet, params)
         warnings = binder.warnings(sheet, params) if binder.open_skills else ()
         source = dice if dice is not None else SeededDice()
         roller = Roller(source, self.limits)
         ctx = self.context(roller, sheet)
+        ctx.chooser = chooser
         try:
             result = runnable(ctx, args)
-            if ctx.state.own:
-                new_sheet, changes = self.commit(ctx, sheet)
-            else:  # nothing was written: the same sheet, no changes, nothing to check again
-                new_sheet, changes = sheet, ()
+            new_sheet, changes = self.commit(ctx, sheet)
+            others = self.others_of(ctx, args)
             source.finish()
         except EvaluationError as error:
-            faces = tuple(roller.drawn)
-            error.replay = lambda: self._trace(runnable, sheet, args, faces, shown, source.origin)
+            faces, made = tuple(roller.drawn), tuple(ctx.choices)
+            error.replay = lambda: self._trace(
+                runnable, sheet, args, faces, shown, source.origin, made
+            )
             raise
-        faces = tuple(roller.drawn)
+        faces, made = tuple(roller.drawn), tuple(ctx.choices)
         return Outcome(
             runnable.name,
             shown,
@@ -201,10 +266,13 @@ class Engine:
             tuple(changes),
             faces,
             source.origin,
-            lambda: self._trace(runnable, sheet, args, faces, shown, source.origin),
+            lambda: self._trace(runnable, sheet, args, faces, shown, source.origin, made),
             kind=runnable.kind,
             language=self.language,
             warnings=warnings,
+            characters=others,
+            before=sheet,
+            choices=made,
         )
 
     def runnable(self, name: str) -> Runnable:
@@ -235,20 +303,20 @@ class Engine:
         self._runnables[name] = found
         return found
 
-    def context(self, roller, sheet: Sheet, trace: list | None = None) -> Context:
+    def context(self, roller: Roller, sheet: Sheet, trace: list | None = None) -> Context:
         """A fresh run context over a sheet, with this roller (real, or the odds one)."""
         state = State(sheet._values, self.compiler.open_default)
         return Context(roller, self.limits, state, trace)
 
-    def _trace(self, runnable: Runnable, sheet, args, faces, shown, origin) -> Trace:
-        """The run again with its own dice, traced; up to the error, if it failed."""
+    def _trace(self, runnable: Runnable, sheet, args, faces, shown, origin, made) -> Trace:
+        """The run again with its own dice and choices, traced; up to the error, if it
+        failed."""
         steps = Trace(language=self.language)
-        params = ", ".join(f"{k}={show(v)}" for k, v in shown.items())
         compiled = runnable.compiled
         steps.append(
             Step(
                 "action" if runnable.kind == "action" else "run",
-                f"{compiled.label}({params})",
+                call_text(compiled.label, shown.items()),
                 compiled.node.span.line,
                 {runnable.kind: runnable.name},
                 -1,
@@ -258,6 +326,7 @@ class Engine:
         replayed = ForcedDice(faces)
         replayed.origin = origin  # the trace says where the dice came from, not the replay
         ctx = self.context(Roller(replayed, self.limits), sheet, steps)
+        ctx.chooser = Recorded(made)
         try:
             runnable(ctx, args)
             self.commit(ctx, sheet)
@@ -271,7 +340,13 @@ class Engine:
             hint = did_you_mean(action, list(self.rulebook.actions)) or (
                 "actions: " + ", ".join(self.rulebook.actions)
             )
-            raise ParameterError(f"{self.rulebook.title} has no action {action!r}", None, hint)
+            raise ParameterError(
+                tr(
+                    "{title} has no action {action}", title=self.rulebook.title, action=repr(action)
+                ),
+                None,
+                hint,
+            )
         args, shown = self._arguments(self.rulebook.actions[action], sheet, params)
         return self.compiler.action(action), args, shown
 
@@ -279,14 +354,14 @@ class Engine:
         """Parameter values in declaration order (defaults filled in), and how to show
         them; unknown, missing or ill-typed parameters are ParameterErrors."""
         if sheet.rulebook is not self.rulebook:
-            raise SheetError("this sheet was loaded for another rulebook", path=sheet.path)
+            raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
         return self.runnable(node.name).binder(sheet, params)
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
         """A check's arguments, in declaration order (for the odds engine)."""
         if check not in self.rulebook.checks:
             raise ParameterError(
-                f"{self.rulebook.title} has no check {check!r}",
+                tr("{title} has no check {check}", title=self.rulebook.title, check=repr(check)),
                 None,
                 did_you_mean(check, list(self.rulebook.checks)),
             )
@@ -308,7 +383,11 @@ class Engine:
         whose result is the roll's total."""
         if roll_name not in self.rulebook.rolls:
             raise ParameterError(
-                f"{self.rulebook.title} has no roll {roll_name!r}",
+                tr(
+                    "{title} has no roll {roll_name}",
+                    title=self.rulebook.title,
+                    roll_name=repr(roll_name),
+                ),
                 None,
                 did_you_mean(roll_name, list(self.rulebook.rolls)),
             )
@@ -322,13 +401,13 @@ class Engine:
         record (total, success, margin and the check's own fields)."""
         if check not in self.rulebook.checks:
             raise ParameterError(
-                f"{self.rulebook.title} has no check {check!r}",
+                tr("{title} has no check {check}", title=self.rulebook.title, check=repr(check)),
                 None,
                 did_you_mean(check, list(self.rulebook.checks)),
             )
         return self._run(self.runnable(check), sheet, params or {}, dice)
 
-    def param_value(self, param: n.Param, value, sheet: Sheet | None):
+    def param_value(self, param: n.Param, value: object, sheet: Sheet | None) -> object:
         """A parameter's value, checked against its type; texts (from a command line)
         are read as the type says."""
         return convert(param.name, param.type, value, self.rulebook, sheet, self.limits)
@@ -337,8 +416,16 @@ class Engine:
 
     def commit(self, ctx: Context, sheet: Sheet) -> tuple:
         """End of a run: (the new sheet, its changes); resources kept within their new
-        maximum, `ensure` rules checked (a broken one raises, and nothing changes)."""
+        maximum, `ensure` rules checked (a broken one raises, and nothing changes), on
+        every character's sheet (the others' new sheets: `others_of`)."""
         state = ctx.state
+        for other in state.others():
+            if other.own:
+                ctx.state = other
+                try:
+                    settle(self.compiler, ctx)
+                finally:
+                    ctx.state = state
         if not state.own:  # nothing was written: the same sheet
             return sheet, []
         settle(self.compiler, ctx)
@@ -354,15 +441,36 @@ class Engine:
             return None
         return Sheet(self.rulebook, {})
 
+    def others_of(self, ctx: Context, args: tuple) -> tuple:
+        """After `commit`: each other character given to the run, its new sheet and its
+        changes (a character the run never changed keeps its sheet)."""
+        out = []
+        for value in args:
+            if not isinstance(value, Character):
+                continue
+            state = (ctx.state.cast or {}).get(value.role)
+            before = value.sheet
+            if state is None or not state.own:
+                out.append(CharacterOutcome(value.role, value.label, before, before, ()))
+                continue
+            after = Sheet(self.rulebook, state.values, before.meta, before.path, before.text_format)
+            changes = tuple(Change(*c) for c in state.changes())
+            out.append(CharacterOutcome(value.role, value.label, before, after, changes))
+        return tuple(out)
+
     @speaking
     def sheet(self, data: dict, path: str | None = None, text_format: str = "yaml") -> Sheet:
         """A sheet from plain data (as a YAML or JSON file would give)."""
         return Sheet.from_data(data, self.rulebook, path, text_format, self.limits)
 
     @speaking
-    def load_sheet(self, path) -> Sheet:
+    def load_sheet(self, path: str | Path) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
+
+    def resources(self, sheet: Sheet) -> list[tuple]:
+        """The sheet's resources as (path, value, minimum, maximum), maxima computed."""
+        return resource_bounds(self.compiler, sheet._values, self.limits)
 
     # ─── other questions an app may ask ─────────────────────────────────────
 
@@ -371,6 +479,39 @@ class Engine:
         return describe(self.rulebook)
 
     @speaking
-    def odds(self, action: str, sheet: Sheet, params: dict | None = None, field=None, **options):
-        """The distribution of an action's (check's, roll's) result field: `interpreter.odds`."""
-        return action_odds(self, action, sheet, params or {}, field, **options)
+    def odds(
+        self,
+        action: str,
+        sheet: Sheet,
+        params: dict | None = None,
+        field: str | None = None,
+        *,
+        choices: Mapping | None = None,
+        best: Goal | str | None = None,
+        **options,
+    ) -> Odds:
+        """The distribution of an action's (check's, roll's) result field: `interpreter.odds`.
+
+        The action's choices (`choose`) are answered by `choices` (a mapping of answers
+        by name), and the rest, with `best`, by the best choice for that goal (a
+        `Goal`, or its text: `"success"`, `"degree=critical"`, `"mean damage"`), found
+        exactly: the odds under optimal play (`Odds.decisions`: how often each option is
+        taken)."""
+        if best is None:
+            return action_odds(self, action, sheet, params or {}, field, choices=choices, **options)
+        goal = best if isinstance(best, Goal) else Goal.parse(best)
+        for sampling_only in ("trials", "seed", "seconds"):  # the best play is exact, or
+            options.pop(sampling_only, None)  # refused (past its budget): never sampled
+        epsilon, budget = options.pop("epsilon", EPSILON), options.pop("budget", BUDGET)
+        return best_odds(
+            self,
+            action,
+            sheet,
+            params or {},
+            field,
+            goal,
+            answers=dict(choices or {}),
+            epsilon=epsilon,
+            budget=budget,
+            **options,
+        )

@@ -21,6 +21,7 @@ class EvaluationError(RulebookError):
 
     @property
     def trace(self) -> list | None:
+        """The run's trace up to the error (None when not from an Engine run)."""
         if self.replay is None:
             return None
         steps = self.replay()
@@ -48,6 +49,19 @@ class LimitExceeded(EvaluationError):
     code = "limit_exceeded"
 
 
+class ChainTooLong(LimitExceeded):
+    """A die exploded or was rerolled (a roll procedure went on) past extra_per_die: the
+    dice decided it, so the odds engine counts it as an outcome of its own."""
+
+    code = "limit_exceeded"
+
+
+#: why a ChainTooLong was raised (the roller and the odds engine say it alike)
+EXPLODED_PAST = tr("a die exploded more than {limit} times (limit extra_per_die)")
+REROLLED_PAST = tr("a die was rerolled more than {limit} times (limit extra_per_die)")
+WENT_ON_PAST = tr("roll {name} went on more than {limit} times (limit extra_per_die)")
+
+
 class DiceError(EvaluationError):
     """A die the dice source cannot give: a forced value it cannot show, too few values..."""
 
@@ -58,6 +72,13 @@ class RequirementFailed(EvaluationError):
     """A `require` whose condition did not hold."""
 
     code = "requirement_failed"
+
+
+class ChoiceNotOpen(RequirementFailed):
+    """An answer given in advance to a `choose` names an option its condition (or its
+    cost) closes at that moment: like a `require` that fails, the run changes nothing."""
+
+    code = "choice_not_open"
 
 
 class InsufficientResource(EvaluationError):

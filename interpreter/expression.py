@@ -7,6 +7,7 @@ import attrs
 from dsl.build import parse_expression
 from dsl.check import Checker, Scope, check_definitions
 from dsl.errors import RulebookInvalid
+from dsl.messages import tr
 from dsl.rulebook import Rulebook
 from interpreter.compile import Compiler
 from interpreter.dice import DiceSource, SeededDice
@@ -47,6 +48,7 @@ class ExpressionCache:
     def __init__(self, size: int = 512):
         self.size = size
         self.cache: dict = {}
+        self.warnings: dict = {}  # the checker's warnings, by text (a spelling read otherwise)
         self.empty: Rulebook | None = None
 
     def compile(self, text: str):
@@ -63,8 +65,11 @@ class ExpressionCache:
         book = attrs.evolve(self.empty, bindings=checker.bindings, types=checker.types)
         found = (node, Compiler(book).expr(node))
         if len(self.cache) >= self.size:
-            self.cache.pop(next(iter(self.cache)))
+            oldest = next(iter(self.cache))
+            del self.cache[oldest]
+            self.warnings.pop(oldest, None)
         self.cache[text] = found
+        self.warnings[text] = tuple(d for d in checker.diagnostics if d.severity == "warning")
         return found
 
 
@@ -100,7 +105,8 @@ def roll(
     total = value(Context(roller, limits))
     if not (is_number(total) or total is None or isinstance(total, bool | tuple | Record | Range)):
         raise EvaluationError(
-            f"the expression gives {show(total)}, not a number, a list or a record", node.span
+            tr("the expression gives {total}, not a number, a list or a record", total=total),
+            node.span,
         )
     source.finish()
     return RollResult(expression, total, tuple(roller.drawn), source.origin, tuple(roller.terms))
@@ -109,3 +115,10 @@ def roll(
 def compile_expression(text: str) -> tuple:
     """(node, closure) for a dice expression: parsed, checked and compiled once per text."""
     return EXPRESSIONS.compile(text)
+
+
+def expression_warnings(text: str) -> tuple:
+    """The checker's warnings about a dice expression: a modifier that changes nothing, a
+    spelling another dice roller reads otherwise (`10d10>=6` counts dice in Roll20)."""
+    EXPRESSIONS.compile(text)
+    return EXPRESSIONS.warnings.get(text, ())

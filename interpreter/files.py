@@ -20,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+from dsl.messages import tr
 from interpreter.errors import SheetError
 
 try:  # POSIX; elsewhere saves rely on the check that the file did not change
@@ -99,7 +100,7 @@ def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
         _write_atomic(Path(target), text, mode)
     except OSError as error:
         raise SaveError(
-            f"cannot be written ({error.strerror or error}); the file is as it was",
+            tr("cannot be written ({value}); the file is as it was", value=error.strerror or error),
             path=str(target),
         ) from None
 
@@ -214,9 +215,14 @@ class FolderLock:
 
     def _busy(self) -> FileBusy:
         return FileBusy(
-            f"another save in {self.folder} did not finish within {self.timeout:g} seconds",
-            hint="try again; if no other rulebook command is running, "
-            "run `rulebook journal verify`",
+            tr(
+                "another save in {folder} did not finish within {timeout:g} seconds",
+                folder=self.folder,
+                timeout=self.timeout,
+            ),
+            hint=tr(
+                "try again; if no other rulebook command is running, run `rulebook journal verify`"
+            ),
         )
 
     def __exit__(self, *exc) -> None:

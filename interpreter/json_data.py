@@ -74,6 +74,23 @@ def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
         for i, c in enumerate(outcome.changes)
     ]
     out["sheet"] = w.value(outcome.sheet.to_data(), "/sheet")
+    out["characters"] = [
+        {
+            "role": c.role,
+            "label": c.label,
+            "changes": [
+                {
+                    "path": change.path,
+                    "before": w.value(change.before, f"/characters/{i}/changes/{j}/before"),
+                    "after": w.value(change.after, f"/characters/{i}/changes/{j}/after"),
+                }
+                for j, change in enumerate(c.changes)
+            ],
+            "sheet": w.value(c.after.to_data(), f"/characters/{i}/sheet"),
+        }
+        for i, c in enumerate(outcome.characters)
+    ]
+    out["warnings"] = [w.text(warning) for warning in outcome.warnings]
     out["dice"] = list(outcome.dice)
     out["origin"] = outcome.origin
     steps = outcome.trace if trace else []
@@ -153,6 +170,19 @@ def _odds_body(odds, w: Writer, base: str, out: dict) -> dict:
     out["stdev"] = odds.stdev
     out["omitted_mass"] = w.value(Fraction(odds.omitted), f"{base}/omitted_mass")
     out["trials"] = odds.trials
+    out["note"] = w.text(odds.note)  # why it was sampled (a limit), and if it stopped short
+    if odds.goal is not None:  # the odds under the best play for a goal
+        goal = odds.goal
+        value = w.value(goal.value, f"{base}/goal/value")
+        out["goal"] = {"field": goal.field, "value": value, "mean": goal.mean}
+        out["decisions"] = [
+            {
+                "choice": choice,
+                "option": w.value(option, f"{base}/decisions/{i}/option"),
+                "probability": w.value(p, f"{base}/decisions/{i}/probability"),
+            }
+            for i, ((choice, option), p) in enumerate(odds.decisions.items())
+        ]
     return out
 
 

@@ -33,7 +33,7 @@ class Limits:
     denominator_digits: int = 100
     #: items of a list an evaluation builds (a list on the sheet, a `let` list, a catalog)
     list_length: int = 10_000
-    #: seconds `rulebook odds` (or Engine.odds) may take in all, exact work and sampling
+    #: seconds of computing `rulebook odds` (Engine.odds) may take, exact work and sampling
     odds_seconds: float = 5.0
     #: outcomes one distribution of the odds engine may hold (its memory bound)
     odds_outcomes: int = 100_000

@@ -12,7 +12,7 @@ from interpreter.bounds import number_fits, read_number
 from interpreter.dice import ForcedDice
 from interpreter.errors import ParameterError
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.runtime import Roller
+from interpreter.runtime import Character, Roller
 from interpreter.sheet import Sheet
 from interpreter.values import Record, is_number, quoted
 
@@ -132,12 +132,16 @@ class Binder:
         engine, node = self.engine, self.node
         for name in params:
             if name not in self.known:
-                hint = did_you_mean(name, self.names) or (
+                hint = did_you_mean(str(name), self.names) or (
                     "parameters: " + ", ".join(self.names)
                     if self.names
                     else "it takes no parameters"
                 )
-                raise ParameterError(f"{node.name} has no parameter {name!r}", None, hint)
+                raise ParameterError(
+                    tr("{name} has no parameter {name2}", name=node.name, name2=repr(name)),
+                    None,
+                    hint,
+                )
         args, shown = [], {}
         defaults_ctx = None
         for param in node.params:
@@ -152,12 +156,41 @@ class Binder:
                 value = self.default(param, defaults_ctx, sheet)
             else:
                 raise ParameterError(
-                    f"{node.name} needs the parameter {name!r} ({param.type.span.text})"
+                    tr(
+                        "{name} needs the parameter {name2} ({text})",
+                        name=node.name,
+                        name2=repr(name),
+                        text=param.type.span.text,
+                    )
                 )
             args.append(value)
-            # A catalog entry is shown by its name, as it was given.
-            shown[name] = value["name"] if name in self.catalogs and value is not None else value
+            # A catalog entry is shown by its name, as it was given; a character by its own.
+            if name in self.catalogs and value is not None:
+                shown[name] = value["name"]
+            else:
+                shown[name] = value.label if isinstance(value, Character) else value
         return tuple(args), shown
+
+
+def character(name: str, value, book: Rulebook) -> Character:
+    """Another character of the run: its sheet, read for the same rulebook."""
+    if isinstance(value, Character):
+        return value
+    if not isinstance(value, Sheet):
+        raise ParameterError(
+            tr(
+                "parameter {name}: a character's sheet, not {value}",
+                name=name,
+                value=quoted(value),
+            ),
+            None,
+            tr("on the command line: --target {name}=FILE", name=name),
+        )
+    if value.rulebook is not book:
+        raise ParameterError(
+            tr("parameter {name}: this sheet was loaded for another rulebook", name=name)
+        )
+    return Character(name, value)
 
 
 def is_catalog(type_node, book: Rulebook) -> bool:
@@ -170,13 +203,18 @@ def convert(
     name: str, type_node, value, book: Rulebook, sheet: Sheet | None, limits=DEFAULT_LIMITS
 ):
     """Check (and, for text from a command line, read) one parameter value."""
-    where = f"parameter {name}"
+    where = tr("parameter {name}", name=name)
     if value is None:
         return None
     if isinstance(type_node, n.EnumType):
         if value not in type_node.choices:
             raise ParameterError(
-                f"{where}: {quoted(value)} is not one of {', '.join(type_node.choices)}",
+                tr(
+                    "{where}: {quoted} is not one of {join}",
+                    where=where,
+                    quoted=quoted(value),
+                    join=", ".join(type_node.choices),
+                ),
                 None,
                 did_you_mean(str(value), type_node.choices),
             )
@@ -185,31 +223,48 @@ def convert(
         if isinstance(value, str):
             value = list_items(value)
         if not isinstance(value, list | tuple):
-            raise ParameterError(f"{where}: a list")
+            raise ParameterError(tr("{where}: a list", where=where))
         if len(value) > limits.list_length:
             raise ParameterError(
-                f"{where}: more than {limits.list_length} items (limit list_length)"
+                tr(
+                    "{where}: more than {list_length} items (limit list_length)",
+                    where=where,
+                    list_length=limits.list_length,
+                )
             )
         return tuple(convert(name, type_node.item, v, book, sheet, limits) for v in value)
     kind = type_node.name
+    if kind == "character":
+        return character(name, value, book)
     if kind in ("int", "number"):
         if isinstance(value, str):
             try:
                 number = read_number(value, limits)
             except ValueError as error:
-                raise ParameterError(f"{where}: {error} (limit number_digits)") from None
+                raise ParameterError(
+                    tr("{where}: {problem}", where=where, problem=error.args[0])
+                ) from None
             if number is None:
-                raise ParameterError(f"{where}: {quoted(value)} is not a number")
+                raise ParameterError(
+                    tr("{where}: {quoted} is not a number", where=where, quoted=quoted(value))
+                )
             value = number
         if not is_number(value):
-            raise ParameterError(f"{where}: {quoted(value)} is not a number")
+            raise ParameterError(
+                tr("{where}: {quoted} is not a number", where=where, quoted=quoted(value))
+            )
         if not number_fits(value, limits):
             raise ParameterError(
-                f"{where}: a number of more than {limits.number_digits} digits "
-                "(limit number_digits)"
+                tr(
+                    "{where}: a number of more than {number_digits} digits (limit number_digits)",
+                    where=where,
+                    number_digits=limits.number_digits,
+                )
             )
         if kind == "int" and not isinstance(value, int):
-            raise ParameterError(f"{where}: {value} is not a whole number")
+            raise ParameterError(
+                tr("{where}: {value} is not a whole number", where=where, value=value)
+            )
         return value
     if kind == "bool":
         if isinstance(value, str):
@@ -219,7 +274,9 @@ def convert(
             if lowered in ("no", "false", "0"):
                 return False
         if not isinstance(value, bool):
-            raise ParameterError(f"{where}: {quoted(value)} is not yes or no")
+            raise ParameterError(
+                tr("{where}: {quoted} is not yes or no", where=where, quoted=quoted(value))
+            )
         return value
     if kind == "text":
         return str(value)
@@ -232,7 +289,14 @@ def convert(
                 "entries: " + ", ".join(entries) if entries else "the sheet has none"
             )
             raise ParameterError(
-                f"{where}: the sheet has no {kind} entry {quoted(value)}", None, hint
+                tr(
+                    "{where}: the sheet has no {kind} entry {quoted}",
+                    where=where,
+                    kind=kind,
+                    quoted=quoted(value),
+                ),
+                None,
+                hint,
             )
         return entries[value]
     choices = choices_for(kind, book)
@@ -245,11 +309,19 @@ def convert(
             if kind == "skill" and book.open_skills is not None and isinstance(value, str):
                 return value
             choices = sorted(choices, key=str)
-            hint = did_you_mean(str(value), [str(c) for c in choices]) or "choices: " + ", ".join(
-                map(str, choices)
+            hint = did_you_mean(str(value), [str(c) for c in choices]) or tr(
+                "choices: {choices}", choices=", ".join(map(str, choices))
             )
-            article = "an" if kind[:1].lower() in "aeiou" else "a"
-            raise ParameterError(f"{where}: {quoted(value)} is not {article} {kind}", None, hint)
+            raise ParameterError(
+                tr(
+                    "{where}: {quoted} is not one of its choices ({kind})",
+                    where=where,
+                    quoted=quoted(value),
+                    kind=kind,
+                ),
+                None,
+                hint,
+            )
     return value
 
 

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import yaml
 
+from dsl.messages import tr
 from interpreter import files, sheet_writer
 from interpreter.compile import Compiler
 from interpreter.errors import SheetChanged, SheetError, ShippedSheet
@@ -43,19 +46,21 @@ class _NoAliasLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise yaml.composer.ComposerError(
-                None, None, "aliases are not allowed", event.start_mark
+                None, None, tr("aliases are not allowed"), event.start_mark
             )
         return super().compose_node(parent, index)
 
     def construct_yaml_int(self, node):
         if len(node.value) > MAX_NUMBER_TEXT:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"a number of more than {MAX_NUMBER_TEXT} digits", node.start_mark
-            )
+            raise _LongNumber(node.value[:20], node.start_mark)
         return super().construct_yaml_int(node)
 
 
 _NoAliasLoader.add_constructor("tag:yaml.org,2002:int", _NoAliasLoader.construct_yaml_int)
+
+
+if TYPE_CHECKING:  # for the type hints only
+    from dsl.rulebook import Rulebook
 
 
 class Sheet:
@@ -65,7 +70,7 @@ class Sheet:
 
     def __init__(
         self,
-        rulebook,
+        rulebook: Rulebook,
         values: dict,
         meta: dict | None = None,
         path: str | None = None,
@@ -80,14 +85,15 @@ class Sheet:
         self.text = text  # the file's text as read (None: not read from a file)
 
     @property
-    def values(self):
+    def values(self) -> Mapping:
+        """Every field's value, read-only."""
         return MappingProxyType(self._values)
 
     def __getitem__(self, name):
         value = self._values[name]
         return MappingProxyType(value) if isinstance(value, dict) else value
 
-    def get(self, path: str, default=None):
+    def get(self, path: str, default: object = None) -> object:
         """A value by path: `Fides`, `dinamis.Virtus`, `skills.Sigilo`."""
         name, _, key = path.partition(".")
         if name == "skills" and key:
@@ -113,7 +119,7 @@ class Sheet:
     # ─── reading ────────────────────────────────────────────────────────────
 
     @classmethod
-    def load(cls, path: str | Path, rulebook, limits: Limits = DEFAULT_LIMITS) -> Sheet:
+    def load(cls, path: str | Path, rulebook: Rulebook, limits: Limits = DEFAULT_LIMITS) -> Sheet:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         text, text_format = read_file(path)
         return cls.from_text(text, rulebook, str(path), text_format, limits)
@@ -122,14 +128,17 @@ class Sheet:
     def from_text(
         cls,
         text: str,
-        rulebook,
+        rulebook: Rulebook,
         path: str | None = None,
         text_format: str = "yaml",
         limits: Limits = DEFAULT_LIMITS,
     ) -> Sheet:
         """A sheet from a file's text (kept, so that a save writes only what changed)."""
         if len(text) > MAX_SHEET_SIZE:
-            raise SheetError(f"larger than {MAX_SHEET_SIZE} characters", path=path)
+            raise SheetError(
+                tr("larger than {max_sheet_size} characters", max_sheet_size=MAX_SHEET_SIZE),
+                path=path,
+            )
         data = parse_text(text, text_format, path)
         try:
             return cls.from_data(data, rulebook, path, text_format, limits, text)
@@ -139,8 +148,8 @@ class Sheet:
     @classmethod
     def from_data(
         cls,
-        data,
-        rulebook,
+        data: dict,
+        rulebook: Rulebook,
         path: str | None = None,
         text_format: str = "yaml",
         limits: Limits = DEFAULT_LIMITS,
@@ -149,7 +158,7 @@ class Sheet:
         """A sheet from plain data (as a YAML or JSON file gives), checked and completed:
         resources left out start full; bounds and `ensure` rules are checked."""
         if not isinstance(data, dict):
-            raise SheetError("a sheet is a mapping of field names to values", path=path)
+            raise SheetError(tr("a sheet is a mapping of field names to values"), path=path)
         meta = {k: data[k] for k in META_KEYS if k in data}
         values = validate(data, rulebook, path, limits)
         complete(Compiler.of(rulebook), values, limits, path)
@@ -198,13 +207,18 @@ class Sheet:
             again = Sheet.from_text(text, self.rulebook, self.path, text_format)
         except SheetError as error:
             raise SheetError(
-                f"the sheet could not be written back safely ({error.message}); nothing was saved",
+                tr(
+                    "the sheet could not be written back safely ({message}); nothing was saved",
+                    message=error.message,
+                ),
                 path=self.path,
             ) from None
         if again._values != self._values or again.meta != self.meta:
             raise SheetError(
-                "the sheet could not be written back without changing other values; "
-                "nothing was saved",
+                tr(
+                    "the sheet could not be written back without "
+                    "changing other values; nothing was saved"
+                ),
                 path=self.path,
             )
 
@@ -241,13 +255,13 @@ def read_current(target: Path) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as error:
-        raise SheetError(f"cannot be read ({error})", path=str(target)) from None
+        raise SheetError(tr("cannot be read ({error})", error=error), path=str(target)) from None
 
 
 def changed_since_read(target: Path) -> SheetChanged:
     return SheetChanged(
-        "the file changed since it was read (another save, or an edit): nothing was written",
-        hint="run the action again on the sheet as it is now",
+        tr("the file changed since it was read (another save, or an edit): nothing was written"),
+        hint=tr("run the action again on the sheet as it is now"),
         path=str(target),
     )
 
@@ -267,10 +281,18 @@ def refuse_shipped(target: Path) -> None:
     if is_shipped(target):
         stem = Path(target).stem
         raise ShippedSheet(
-            f"{stem} is a character shipped with rulebook; it is never written",
-            hint=f"make your own copy: `rulebook new {stem} {stem}{Path(target).suffix}` "
-            f"(then --char {stem}{Path(target).suffix} --save), or save this run to a new "
-            f"file with --save-as FILE",
+            tr("{stem} is a character shipped with rulebook; it is never written", stem=stem),
+            hint=tr(
+                (
+                    "make your own copy: `rulebook new {stem} {stem2}{suffix}` (then --char "
+                    "{stem3}{suffix2} --save), or save this run to a new file with --save-as FILE"
+                ),
+                stem=stem,
+                stem2=stem,
+                suffix=Path(target).suffix,
+                stem3=stem,
+                suffix2=Path(target).suffix,
+            ),
             path=str(target),
         )
 
@@ -285,12 +307,17 @@ def read_file(path: str | Path) -> tuple:
     path = Path(path)
     try:
         if path.stat().st_size > MAX_SHEET_SIZE:
-            raise SheetError(f"larger than {MAX_SHEET_SIZE} bytes", path=str(path))
+            raise SheetError(
+                tr("larger than {max_sheet_size} bytes", max_sheet_size=MAX_SHEET_SIZE),
+                path=str(path),
+            )
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise SheetError("not UTF-8 text", path=str(path)) from None
+        raise SheetError(tr("not UTF-8 text"), path=str(path)) from None
     except OSError as error:
-        raise SheetError(f"cannot be read ({error.strerror})", path=str(path)) from None
+        raise SheetError(
+            tr("cannot be read ({strerror})", strerror=error.strerror), path=str(path)
+        ) from None
     return text, format_of(path)
 
 
@@ -304,7 +331,7 @@ def parse_text(text: str, text_format: str, path: str | None = None):
     except json.JSONDecodeError as error:
         lines = text.split("\n")
         line_text = lines[error.lineno - 1] if error.lineno <= len(lines) else ""
-        raise SheetError(f"not valid JSON: {error.msg}", path=path).at(
+        raise SheetError(tr("not valid JSON: {msg}", msg=error.msg), path=path).at(
             error.lineno, error.colno, line_text
         ) from None
     except _LongNumber as error:
@@ -312,14 +339,19 @@ def parse_text(text: str, text_format: str, path: str | None = None):
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         problem = getattr(error, "problem", None) or str(error)
-        failure = SheetError(f"not valid YAML: {problem}", path=path)
+        failure = SheetError(tr("not valid YAML: {problem}", problem=problem), path=path)
         raise (place(failure, text, mark) if mark else failure) from None
     except RecursionError:
-        raise SheetError("nested too deeply", path=path) from None
+        raise SheetError(tr("nested too deeply"), path=path) from None
 
 
 class _LongNumber(ValueError):
-    """A number in a JSON file longer than MAX_NUMBER_TEXT digits."""
+    """A number in a sheet file longer than MAX_NUMBER_TEXT digits: its first digits, and
+    where it is (a YAML mark; JSON gives none, so it is found by its digits)."""
+
+    def __init__(self, start: str, mark=None):
+        super().__init__(start)
+        self.mark = mark
 
 
 def _json_int(digits: str) -> int:
@@ -329,7 +361,12 @@ def _json_int(digits: str) -> int:
 
 
 def _long_number(text: str, path, error: _LongNumber) -> SheetError:
-    failure = SheetError(f"a number of more than {MAX_NUMBER_TEXT} digits", path=path)
+    failure = SheetError(
+        tr("a number of more than {max_number_text} digits", max_number_text=MAX_NUMBER_TEXT),
+        path=path,
+    )
+    if error.mark is not None:
+        return place(failure, text, error.mark)
     at = text.find(error.args[0])
     if at < 0:
         return failure

@@ -16,7 +16,6 @@ from interpreter.dice import ForcedDice
 from interpreter.errors import EvaluationError, SheetError
 from interpreter.limits import Limits
 from interpreter.runtime import Context, Roller, State, place_text
-from interpreter.values import show
 
 
 def complete(compiler, values: dict, limits: Limits, path: str | None) -> None:
@@ -54,9 +53,35 @@ def _complete_resource(compiler, ctx, container: dict, key, place, path) -> None
         container[key] = high
     value = container[key]
     if value > high:
-        raise SheetError(f"{where}: {value} is above its maximum {show(high)}", where, path=path)
+        raise SheetError(
+            tr("{where}: {value} is above its maximum {high}", where=where, value=value, high=high),
+            where,
+            path=path,
+        )
     if value < low:
-        raise SheetError(f"{where}: {value} is below its minimum {show(low)}", where, path=path)
+        raise SheetError(
+            tr("{where}: {value} is below its minimum {low}", where=where, value=value, low=low),
+            where,
+            path=path,
+        )
+
+
+def resource_bounds(compiler, values: dict, limits: Limits) -> list[tuple]:
+    """Every resource of a sheet as (path, value, minimum, maximum): for bars in a UI."""
+    book = compiler.book
+    ctx = Context(Roller(ForcedDice(()), limits), limits, State(values, compiler.open_default))
+    out = []
+    for name, field in book.fields.items():
+        if not isinstance(field, n.Resource):
+            continue
+        keys = [None] if field.key_group is None else list(book.groups[field.key_group].members)
+        for key in keys:
+            place = name if key is None else (name, key)
+            path = name if key is None else f"{name}.{key}"
+            low = compiler.resource_bound(ctx, place, "min")
+            high = compiler.resource_bound(ctx, place, "max")
+            out.append((path, ctx.state.read(place), low, high))
+    return out
 
 
 def settle(compiler, ctx: Context) -> None:
@@ -91,7 +116,9 @@ def settle(compiler, ctx: Context) -> None:
                 ctx.trace[mark:] = [attrs.evolve(s, verbose=True) for s in ctx.trace[mark:]]
     for ensure in book.ensures:
         if _ensure(compiler, ensure)(ctx) is not True:
-            raise EvaluationError(f"the sheet would break a rule: {ensure.message}", ensure.span)
+            raise EvaluationError(
+                tr("the sheet would break a rule: {message}", message=ensure.message), ensure.span
+            )
 
 
 def _ensure(compiler, ensure: n.Ensure):

@@ -22,6 +22,7 @@ import json
 
 import yaml
 
+from dsl.messages import tr
 from interpreter.errors import SheetError
 
 _BOOL_WORDS = {"yes": ("yes", "no"), "true": ("true", "false"), "on": ("on", "off")}
@@ -129,9 +130,11 @@ class _YamlSplicer:
         try:
             self.root = yaml.compose(text, Loader=yaml.SafeLoader)
         except yaml.YAMLError as error:
-            raise SheetError(f"the sheet file is no longer valid YAML: {error}") from None
+            raise SheetError(
+                tr("the sheet file is no longer valid YAML: {error}", error=error)
+            ) from None
         if not isinstance(self.root, yaml.MappingNode):
-            raise SheetError("the sheet file is not a mapping")
+            raise SheetError(tr("the sheet file is not a mapping"))
 
     def rewrite(self, old: dict, new: dict) -> str:
         self.mapping(self.root, old, new, top=True)

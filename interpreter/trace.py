@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import attrs
 
+from dsl.errors import Span
 from dsl.messages import Message, tr, tr_n, translate
 from interpreter.dice import DROPPED, KEPT, REROLLED, PoolRoll
 from interpreter.values import to_json
@@ -37,8 +38,16 @@ class Step:
 
     @classmethod
     def at(
-        cls, kind: str, text: str, span, data: dict, depth: int, detail=None, verbose=False
+        cls,
+        kind: str,
+        text: str,
+        span: Span | None,
+        data: dict,
+        depth: int,
+        detail: str | None = None,
+        verbose: bool = False,
     ) -> Step:
+        """A step at a span of the rulebook (its line and file)."""
         if span is None:
             return cls(kind, text, None, data, depth, None, detail, verbose)
         return cls(kind, text, span.line, data, depth, span.source.name, detail, verbose)
@@ -94,7 +103,7 @@ def roll_text(roll: PoolRoll) -> Message:
     return Message.joined([text, " (", Message.joined(counts, " - "), ")"], "")
 
 
-def render_text(steps, language: str | None = None, verbose: bool = False) -> str:
+def render_text(steps: list[Step], language: str | None = None, verbose: bool = False) -> str:
     """One line per step: the rulebook line it came from, then the step, indented by how
     deep in calls it happened (a check's rolls under the check). In `language`, by
     default the trace's own. `verbose`: every step, each as the rules compute it."""
@@ -111,6 +120,14 @@ def render_text(steps, language: str | None = None, verbose: bool = False) -> st
         gutter = f"{where:>5} │ " if where else "      │ "
         lines.append(gutter + "  " * (step.depth + 1) + translate(text, language))
     return "\n".join(lines)
+
+
+def call_text(label: str, params) -> Message:
+    """`Usar una númina(numina=Grito Báquico, preces=no)`: values in the output's language."""
+    parts: list = [label, "("]
+    for i, (name, value) in enumerate(params):
+        parts += [", " if i else "", name, "=", value]
+    return Message.joined([*parts, ")"])
 
 
 def origin_mark(origin: str) -> Message:

@@ -115,6 +115,10 @@ def _hashable(value):
     return value
 
 
+#: yes/no written as words, in every spelling the API accepts (English, Spanish, JSON's)
+YES_NO = {"yes": True, "true": True, "sí": True, "si": True, "no": False, "false": False}
+
+
 def is_number(value) -> bool:
     return type(value) is int or type(value) is Fraction
 
@@ -149,6 +153,19 @@ def show(value, language: str | None = None) -> str:
     return show_value(value, language)
 
 
+#: bits of a fraction's denominator written out exactly (about 3,000 digits: Python will
+#: not turn an int of more than 4,300 digits into text, and nobody reads one); an exact
+#: probability's denominator may pass it
+FRACTION_BITS = 10_000
+
+
+def fraction_text(value: Fraction) -> str | None:
+    """A fraction as `num/den`, or None when it is too long to write out."""
+    if max(value.denominator.bit_length(), value.numerator.bit_length()) > FRACTION_BITS:
+        return None
+    return f"{value.numerator}/{value.denominator}"
+
+
 def plain(value, fractions: dict | None = None, pointer: str = "", text=str):
     """A value as the JSON documents hold it (docs/json.md): a number as a JSON number
     (a whole one exactly); the exact value of one that is not whole, "7/2", noted in
@@ -163,9 +180,13 @@ def plain(value, fractions: dict | None = None, pointer: str = "", text=str):
     if type(value) is Fraction:
         if value.denominator == 1:
             return value.numerator
-        if fractions is not None:
-            fractions[pointer] = f"{value.numerator}/{value.denominator}"
-        return value.numerator / value.denominator
+        exact = fraction_text(value)
+        if fractions is not None and exact is not None:
+            fractions[pointer] = exact
+        try:
+            return value.numerator / value.denominator
+        except OverflowError:  # past what a float holds (a value of ~1000 digits)
+            return exact
     if isinstance(value, Mapping):
         return {
             str(k): plain(v, fractions, f"{pointer}/{_escape(k)}", text) for k, v in value.items()

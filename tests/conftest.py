@@ -83,3 +83,31 @@ def brute_force(run) -> dict:
 @pytest.fixture(scope="session")
 def exhaustive():
     return brute_force
+
+
+@pytest.fixture(scope="session")
+def every_draw(exhaustive):
+    """every_draw(text or run, limits): the outcomes of a dice expression (or of
+    run(roller)) over every sequence of draws; a die that goes past the limit
+    (ChainTooLong) is an outcome, `fails: ...`, as the odds engine reports it."""
+    from interpreter.errors import ChainTooLong
+    from interpreter.expression import compile_expression
+    from interpreter.odds import Failure
+    from interpreter.runtime import Context, Roller
+
+    def outcomes(run, limits) -> dict:
+        if isinstance(run, str):
+            _node, value = compile_expression(run)
+
+            def run(roller, value=value):
+                return value(Context(roller, limits))
+
+        def outcome(source):
+            try:
+                return run(Roller(source, limits))
+            except ChainTooLong as error:
+                return Failure(error.message)
+
+        return exhaustive(outcome)
+
+    return outcomes

@@ -187,8 +187,8 @@ def test_the_front_end_never_imports_the_back_end():
 
 def test_the_run_side_never_imports_the_odds_engine():
     # Only the odds engine itself, the public API above both halves (the Engine and the
-    # package's exports) and the command line may import it.
-    allowed = ("interpreter.odds", "interpreter.engine", "interpreter.cli")
+    # package's exports), the command line and the web shell may import it.
+    allowed = ("interpreter.odds", "interpreter.engine", "interpreter.cli", "interpreter.web")
     importers = _importers_of("interpreter.odds") - {"interpreter"}
     assert {m for m in importers if not _within(m, *allowed)} == set()
 
@@ -205,6 +205,15 @@ def test_the_odds_engine_uses_only_the_run_sides_public_seam():
 def test_the_core_never_imports_the_command_line():
     importers = _importers_of("interpreter.cli")
     assert {m for m in importers if not _within(m, "interpreter.cli")} == set()
+
+
+def test_the_web_shell_stands_on_the_core_alone():
+    # interpreter.web is a shell like the command line: the core never imports it, it
+    # never imports the command line, and only `rulebook serve` starts it.
+    importers = _importers_of("interpreter.web")
+    assert {m for m in importers if not _within(m, "interpreter.web")} == {"interpreter.cli.serve"}
+    web = [m for m in MODULES if _within(m, "interpreter.web")]
+    assert web and not any(_within(e, "interpreter.cli") for m in web for e in GRAPH[m])
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

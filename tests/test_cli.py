@@ -277,7 +277,7 @@ def test_describe_lists_actions_and_house_rule_changes(capsys):
 
 
 def test_a_house_rule_changes_only_what_it_says():
-    base = dsl.load(GOLDEN / "check_base" / "base.rules")
+    base = dsl.load(GOLDEN / "check" / "bases" / "base.rules")
     house = dsl.load(GOLDEN / "check" / "house_ok.rules")
     assert house.base is not None and house.base.title == "Base"
     assert house.changes == (("replaced", "table", "Nivel"), ("added", "action", "nueva"))

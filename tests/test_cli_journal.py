@@ -53,7 +53,7 @@ def test_save_on_a_shipped_character_exits_2_and_says_how_to_copy_it(capsys, tab
         "--save",
     )
     assert code == 2 and out == ""
-    assert "never written" in err
+    assert "nunca se escribe" in err  # the rulebook is Spanish
     assert "rulebook new menecma menecma.yaml" in err and "--save-as FILE" in err
     assert (SHIPPED / "menecma.yaml").read_bytes() == before
     assert list(table.iterdir()) == []

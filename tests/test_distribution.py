@@ -28,6 +28,7 @@ from interpreter.dice import DiceSource, DiceTray, Die, roll_pool
 from interpreter.errors import EvaluationError
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds import Dist, TooComplex, pool_distribution
+from interpreter.odds.pools import may_fail
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.corpus import CORPUS, compile_term
@@ -250,7 +251,11 @@ def agree_with_the_roller(text: str, extra: int) -> None:
         return
     theirs, cut = brute_force(die, count, steps, count + extra)
     omitted = ours.omitted
-    assert omitted < EPS
+    # What a term that may fail at the roller's limit misses is the chance of failing
+    # (the brute force here stops far short of it: tests/test_limits.py holds the two
+    # together); any other term leaves out less than epsilon.
+    if not may_fail(die, count, steps, EPS, DEFAULT_LIMITS.extra_per_die):
+        assert omitted < EPS
     mine = dict(ours.items())
     if cut == 0:
         assert mine == theirs, text
@@ -380,8 +385,17 @@ def test_generated_terms_agree_with_the_real_roller(case):
     try:
         agree_with_the_roller(text, extra)
     except TooComplex:
-        # only explosions inside explosions grow past the budget at 1e-12
-        assert len(re.findall(r"x(?!o)", text)) >= 2, text
+        # Only explosions inside explosions grow past the budget at 1e-12 (an `x` and an
+        # `xo` after it are two: `4d5x>=4xo` explodes the exploded dice once more), and one
+        # chain that goes on 4 times in 5 or more, under keeps: followed to the roller's
+        # limit (100 extra dice, as likely to be reached as 0.8^100 = 2e-10), the keeps'
+        # top dice of a pool that large are past the budget (the odds are sampled instead).
+        die, count, steps = compile_term(text)
+        long_chain = any(
+            step[0] == "explode" and sum(map(step[2], die.faces())) >= 0.8 * die.size
+            for step in steps
+        ) and any(step[0] == "keep" for step in steps)
+        assert len(re.findall(r"xo?", text)) >= 2 or long_chain, text
         assume(False)
 
 

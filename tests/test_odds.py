@@ -250,8 +250,7 @@ def test_grito_baquico_success_is_printed_as_an_exact_fraction(capsys):
         ]
     )
     out = capsys.readouterr().out
-    # in the rulebook's language, as `rulebook run` speaks: Arcana Mundi is in Spanish
-    assert code == 0 and "(exactas;" in out
+    assert code == 0 and "(exacto;" in out  # the rulebook is Spanish
     rows = {line.split()[0]: line for line in out.splitlines()[2:] if line.strip()}
     # 3 + 3 + 7 + 2d10 >= 15 fails only on a double 1 (whose chain is subtracted): 1/100,
     # less the tail the chains leave out

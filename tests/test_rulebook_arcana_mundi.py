@@ -32,6 +32,15 @@ MENECMA = ROOT / "rulebooks" / "characters" / "menecma.yaml"
 
 FORTALEZA = "La fortaleza de Perséfone"
 GRITO = "Grito Báquico"
+#: "+5 a nuestra Defensa Teúrgica contra poderes sobrenaturales de fantasmas" for "cinco
+#: estaciones", on the sheet (kept in days: a season of three months is 91)
+FORTALEZA_EFFECT = {
+    "name": FORTALEZA,
+    "modifier": 5,
+    "targets": ("defensa contra fantasmas",),
+    "left": 5 * 91,
+    "unit": "día",
+}
 
 
 @pytest.fixture(scope="module")
@@ -183,6 +192,20 @@ def test_creation_qualities_change_the_budgets(engine, menecma):
     assert (out.result["fuera_del_culto"], out.result["success"]) == (1, False)
 
 
+def test_skill_points_are_the_age(engine, menecma):
+    # "tenemos para gastar en ellas tantos puntos como la edad de nuestro personaje";
+    # "Anciano (-G): ... Cada punto en esta Cualidad otorga 2 de Habilidades". Menecma's
+    # named skills are 3 + 3 = 6; with 10 more in skills of the open list, 16 points.
+    aged = variant(engine, menecma, Edad=14)
+    params = {"núminas_aprendidas": 1, "otras_habilidades": 10}
+    out = engine.run("revisar_teurgo", aged, params)
+    assert any("habilidades 16 de 14" in n for n in notes(out))
+    old = variant(engine, menecma, Edad=14, Anciano=1, Estudioso=2)
+    out = engine.run("revisar_teurgo", old, params)
+    assert any("habilidades 16 de 16" in n for n in notes(out))
+    assert any("1 punto(s) menos de Características" in n for n in notes(out))
+
+
 def test_narrative_qualities_are_reported_in_numbers(engine, menecma):
     # "Aliados del Pacto (G): cada punto son tres teúrgos de tu congregación"; "Entidad
     # encadenada (G): ... Cada punto en esta Cualidad indica 5 en su designación de poder";
@@ -284,10 +307,12 @@ def test_example_fortaleza_de_persefone(engine, menecma):
     assert (out.result["tiempo"], out.result["unidad"]) == (1, "días")
     # "perdemos automáticamente una casilla de rendimiento"; the Fides dinamis follows its
     # maximum (5 x 2); her 3 Tributo come from dominatus: the sacrificium removes none.
+    # ... and the +5 itself stays on her sheet for those five seasons (of 91 days).
     assert changes(out) == {
         "Fides": (3, 2),
         "Casillas de rendimiento": (10, 9),
         "dinamis.Fides": (15, 10),
+        "Efectos.La fortaleza de Perséfone": (None, FORTALEZA_EFFECT),
     }
     assert out.sheet.get("Tributo") == 3
     # "durante tantas estaciones como la puntuación de Dignitates (ahora tiene 5 puntos ...)
@@ -448,7 +473,10 @@ def test_attack_and_defence_actions(engine, menecma):
     print(render_text(out.trace))
     assert out.result["total"] == 6 + 1 + 5 + 5 + 1 + 9
     assert out.result["success"] is True  # 27 does not exceed 27
-    assert changes(out) == {"dinamis.Fides": (15, 14)}
+    # "Una sola tirada puede hacer frente a todos los ataques que se reciban durante un
+    # turno": the defence stays on the sheet for the round.
+    assert changes(out)["dinamis.Fides"] == (15, 14)
+    assert out.sheet["Efectos"]["Defensa teúrgica del asalto"]["modifier"] == 27
 
 
 # ─── failures: short dinamis, Tributo, Sombra ───────────────────────────────
@@ -914,9 +942,17 @@ CLI_SETS = {
         "dignitas_rival=3",
     ],
     "furia": ["penalizador=2", "maniobra_rival=5"],
+    "evocacion_de_la_sangre": [],
+    "reservada": [],
+    "fin_de_asalto": [],
+    "fin_del_combate": [],
+    "pasar_tiempo": ["cantidad=2", "unidad=estación"],
     "tirada": ["característica=Percepción", "dificultad=15"],
     "revisar_teurgo": [],
 }
+
+
+SPECIAL = ("furia", "evocacion_de_la_sangre", "reservada")
 
 
 def test_cli_runs_every_action(engine, capsys, monkeypatch, tmp_path):
@@ -924,16 +960,19 @@ def test_cli_runs_every_action(engine, capsys, monkeypatch, tmp_path):
     # Parse and check the rulebook once (about half a second each); everything else runs
     # through the command line: options, sheet, parameters, run, printing.
     monkeypatch.setattr(cli.options, "load_rulebook", lambda reference: engine.rulebook)
-    # Furia is a dominatus of Bellum: Menecma with it (and a point of Bellum).
+    # Furia is a dominatus of Bellum: Menecma with it (and a point of Bellum); the same
+    # sheet has Evocación de la sangre and a maneuver reserved from the round before.
     berserker = tmp_path / "menecma_furia.yaml"
     berserker.write_text(
         MENECMA.read_text(encoding="utf-8").replace(
             "Dominatus: [La virtud", "Bellum: 1\nDominatus: [Furia, La virtud"
-        ),
+        )
+        + "Evocación de la sangre: yes\n"
+        + "Efectos: {Maniobra reservada: {modifier: 2, left: 1, unit: asalto}}\n",
         encoding="utf-8",
     )
     for action, sets in CLI_SETS.items():
-        character = berserker if action == "furia" else MENECMA
+        character = berserker if action in SPECIAL else MENECMA
         argv = ["run", str(RULES), action, "--char", str(character), "--seed", "11"]
         for pair in sets:
             argv += ["--set", pair]
@@ -1238,3 +1277,99 @@ def test_a_dominatus_against_a_target(engine, menecma):
         dice=ForcedDice([5, 7, 4, 5, 5, 6, 4, 5]),
     )
     assert changes(out) == {"dinamis.Gravitas": (10, 8), "Casillas de rendimiento": (10, 9)}
+
+
+# ─── what lasts: effects on the sheet ───────────────────────────────────────
+
+
+def test_la_fortaleza_protects_against_ghosts_for_five_seasons(engine, menecma):
+    # Worked example 1: "durante tantas estaciones como la puntuación de Dignitates ...
+    # tendremos +5 a nuestra Defensa Teúrgica contra poderes sobrenaturales de fantasmas".
+    cast = engine.run(
+        "usar_numina", menecma, {"numina": FORTALEZA}, dice=ForcedDice([5, 7, 5, 6, 4, 5])
+    ).sheet
+    # Her defence (now Dignitas 5, Fides spent) against a ghost, 5 + 12 + 5; against a man,
+    # 5 + 12.
+    ghost = engine.run("defensa_teurgica", cast, {"fantasmas": True}, dice=ForcedDice([5, 7]))
+    man = engine.run("defensa_teurgica", cast, {}, dice=ForcedDice([5, 7]))
+    assert (ghost.result["total"], man.result["total"]) == (22, 17)
+    # Four seasons later it still holds; the fifth ends it.
+    later = engine.run("pasar_tiempo", cast, {"cantidad": 4, "unidad": "estación"}).sheet
+    assert later["Efectos"][FORTALEZA]["left"] == 91
+    over = engine.run("pasar_tiempo", later, {"cantidad": 91}).sheet
+    assert FORTALEZA not in over["Efectos"]
+    ghost = engine.run("defensa_teurgica", over, {"fantasmas": True}, dice=ForcedDice([5, 7]))
+    assert ghost.result["total"] == 17
+
+
+def test_one_defence_roll_for_every_attack_of_the_round(engine, menecma):
+    # "Una sola tirada puede hacer frente a todos los ataques que se reciban durante un
+    # turno": the second attack of the round meets the same 18, no dice; next round, a new
+    # roll.
+    first = engine.run("defensa_teurgica", menecma, {"ataque_rival": 17}, dice=ForcedDice([5, 7]))
+    assert (first.result["total"], first.result["success"]) == (18, True)
+    second = engine.run("defensa_teurgica", first.sheet, {"ataque_rival": 19}, dice=ForcedDice([]))
+    assert (second.result["total"], second.result["success"]) == (18, False)
+    assert list(second.dice) == []
+    next_round = engine.run("fin_de_asalto", second.sheet, {}).sheet
+    third = engine.run("defensa_teurgica", next_round, {}, dice=ForcedDice([9, 10]))
+    assert third.result["total"] == 6 + 19
+
+
+def test_evocacion_de_la_sangre_lasts_the_round(engine, menecma):
+    # "durante un asalto": used for the attack, it is still there for the defence of that
+    # round; the round over, it is gone.
+    hurt = variant(engine, menecma, Heridas=2, **{"Evocación de la sangre": True})
+    attack = engine.run(
+        "ataque_teurgico", hurt, {"numina": "Gephyrismos", "sangre": True}, dice=ForcedDice([5, 7])
+    )
+    assert attack.result["total"] == 6 + 1 + 12 + 10
+    defence = engine.run("defensa_teurgica", attack.sheet, {}, dice=ForcedDice([5, 7]))
+    assert defence.result["total"] == 6 + 12 + 10
+    after = engine.run("fin_de_asalto", attack.sheet, {}).sheet
+    attack = engine.run(
+        "ataque_teurgico", after, {"numina": "Gephyrismos"}, dice=ForcedDice([5, 7])
+    )
+    assert attack.result["total"] == 6 + 1 + 12
+
+
+def test_a_maneuver_bonus_reserved_for_the_next_round(engine, menecma):
+    # "ese positivo se puede reservar para el siguiente asalto": 6 + 9 = 15, +2, kept;
+    # next round the attack takes it, once.
+    kept = engine.run(
+        "maniobra_teurgica", menecma, {"reservar": True}, dice=ForcedDice([4, 5])
+    ).sheet
+    next_round = engine.run("fin_de_asalto", kept, {}).sheet
+    attack = engine.run(
+        "ataque_teurgico",
+        next_round,
+        {"numina": "Gephyrismos", "usar_reserva": True},
+        dice=ForcedDice([5, 7]),
+    )
+    assert attack.result["total"] == 6 + 1 + 2 + 12
+    assert "Maniobra reservada" not in attack.sheet["Efectos"]
+    # Not used in the next round, it is gone after it.
+    gone = engine.run("fin_de_asalto", next_round, {}).sheet
+    with pytest.raises(RequirementFailed, match="Maniobra reservada"):
+        engine.run(
+            "ataque_teurgico",
+            gone,
+            {"numina": "Gephyrismos", "usar_reserva": True},
+            dice=ForcedDice([5, 7]),
+        )
+
+
+def test_furia_lasts_the_combat(engine, menecma):
+    sheet = berserker(engine, menecma)
+    out = engine.run(
+        "furia", sheet, {"penalizador": 3, "maniobra_rival": 10}, dice=ForcedDice([3, 4, 5, 7])
+    )
+    furia = out.sheet["Efectos"]["Furia"]
+    assert (furia["modifier"], furia["targets"], furia["unit"]) == (
+        -1,
+        ("penalizaciones por heridas",),
+        "combate",
+    )
+    rounds = engine.run("fin_de_asalto", out.sheet, {}).sheet
+    assert "Furia" in rounds["Efectos"]
+    assert "Furia" not in engine.run("fin_del_combate", rounds, {}).sheet["Efectos"]

@@ -84,6 +84,10 @@ def changed(out) -> dict:
     return {c.path: (c.before, c.after) for c in out.changes}
 
 
+#: the fear row 2, "Huida: el personaje escapa gritando durante 1 turno", on the sheet
+HUIDA_1 = {"name": "Huida", "modifier": 0, "targets": ("acciones",), "left": 1, "unit": "turno"}
+
+
 # ─── the rulebooks load clean ─────────────────────────────────────────────────
 
 
@@ -227,6 +231,27 @@ def test_routine_needs_no_roll_unless_unusual(engine, lucia):
         dice=ForcedDice([1, 4]),
     )
     assert (out.result["éxito"], out.result["total"]) == (False, 6)
+
+
+def test_success_levels_take_less_time(engine, lucia):
+    # "11-12 (Decente): ... -10% de tiempo en llevar a cabo"; "13-14 (Bueno): -25%";
+    # "15-16 (Muy Bueno): -50%".
+    for modifier, percent in ((2, -10), (4, -25), (6, -50), (-1, 0)):
+        out = engine.run(
+            "chequeo_complicado", lucia, {"modificador": modifier}, dice=ForcedDice([5])
+        )
+        assert out.result["tiempo"] == percent, modifier
+
+
+def test_defensive_essence_adds_to_a_powers_own_defence(engine, ainhoa):
+    # "Esta prueba es acumulativa a cualquiera particular que permita el poder": +2 more.
+    out = engine.run(
+        "defensa_con_esencia",
+        ainhoa,
+        {"esencia": 5, "foco_rival": 6, "modificador": 2},
+        dice=ForcedDice([4, 8]),
+    )
+    assert (out.result["nuestro"], out.result["del_rival"]) == (16, 14)
 
 
 def test_success_levels_keep_the_words_of_the_table(engine, lucia):
@@ -383,7 +408,8 @@ def test_fear_of_the_gifted_is_a_simple_check(engine, ainhoa):
     print(render_text(out.trace))
     assert "Chequeo sencillo" in render_text(out.trace)
     assert out.result["total"] == 7
-    assert changed(out) == {"Esencia": (40, 38)}
+    # "el personaje escapa gritando durante 1 turno": a state on the sheet for 1 turn
+    assert changed(out) == {"Esencia": (40, 38), "Efectos.Huida": (None, HUIDA_1)}
 
 
 @pytest.mark.parametrize(
@@ -402,6 +428,86 @@ def test_fear_modifiers(engine, lucia, source, modifier):
         "asustarse", lucia, {"fuente": source, "modificador": 20}, dice=ForcedDice([5])
     )
     assert out.result["total"] == 5 + 3 + 20 + modifier
+
+
+def test_a_fright_lasts_its_turns(engine, lucia):
+    # "1. Temblores: todas las acciones del personaje sufren -2 durante 2 turnos": Lucía
+    # (Mundane, Voluntad 3) fails with 3 + 5 = 8: one level, Temblores. Her next checks are
+    # at -2 (a Notar check: Percepción 4 + Notar 4 + 5 = 13, now 11), for two turns.
+    scared = engine.run("asustarse", lucia, {}, dice=ForcedDice([5]))
+    print(render_text(scared.trace))
+    assert scared.result["efecto"] == "Temblores"
+    sheet = scared.sheet
+    params = {"atributo": "Percepción", "habilidad": "Notar"}
+    calm = engine.run("chequeo_complicado", lucia, params, dice=ForcedDice([5]))
+    shaking = engine.run("chequeo_complicado", sheet, params, dice=ForcedDice([5]))
+    assert (calm.result["total"], shaking.result["total"]) == (13, 11)
+    # any check: a combat one too (Destreza 3 + Esquivar 2 + 5 = 10, now 8: a miss)
+    dodge = engine.run("esquivar", sheet, {}, dice=ForcedDice([5]))
+    assert (dodge.result["total"], dodge.result["esquiva"]) == (8, False)
+    sheet = engine.run("fin_de_turno", sheet, {}).sheet
+    assert (
+        engine.run("chequeo_complicado", sheet, params, dice=ForcedDice([5])).result["total"] == 11
+    )
+    sheet = engine.run("fin_de_turno", sheet, {}).sheet
+    assert dict(sheet["Efectos"]) == {}
+    assert (
+        engine.run("chequeo_complicado", sheet, params, dice=ForcedDice([5])).result["total"] == 13
+    )
+
+
+def test_a_worse_fright_lasts_longer(engine, lucia):
+    # "3. Reacción física: ... -1 a todas las acciones durante 4 turnos": 3 + 3 = 6, three
+    # levels. A minute (12 turns of 5 s) ends it.
+    out = engine.run("asustarse", lucia, {}, dice=ForcedDice([3]))
+    assert out.result["efecto"] == "Reacción física"
+    effect = out.sheet["Efectos"]["Reacción física"]
+    assert (effect["modifier"], effect["left"]) == (-1, 4)
+    later = engine.run("pasar_tiempo", out.sheet, {"cantidad": 1, "unidad": "minuto"})
+    assert dict(later.sheet["Efectos"]) == {}
+
+
+def test_a_hallucination_puts_inteligencia_checks_at_minus_5(engine, ainhoa):
+    # "5. Alucinación: ... 1 minuto por cada 10 puntos de Esencia (redondeando hacia
+    # arriba). Todos los Chequeos de Inteligencia son a -5 mientras dure": 12 points, 2
+    # minutes. Inteligencia 4 + 5 = 9, now 4; her Voluntad checks are as they were.
+    seeing = engine.run("percance", ainhoa, {"esencia": 12}, dice=ForcedDice([5])).sheet
+    out = engine.run("chequeo_complicado", seeing, {}, dice=ForcedDice([5]))
+    assert out.result["total"] == 4 + 5 - 5
+    out = engine.run("chequeo_complicado", seeing, {"atributo": "Voluntad"}, dice=ForcedDice([5]))
+    assert out.result["total"] == 5 + 5
+    # Two minutes later it is over.
+    later = engine.run("pasar_tiempo", seeing, {"cantidad": 2}).sheet
+    assert engine.run("chequeo_complicado", later, {}, dice=ForcedDice([5])).result["total"] == 9
+
+
+def test_social_success_helps_later_rolls_with_the_same_people(engine, lucia):
+    # "13-14 (Bueno): ... +2 en sucesivas tiradas sociales con los mismos interlocutores en
+    # las mismas condiciones": Inteligencia 4 + Investigación 4 + 5 = 13, Bueno.
+    params = {"habilidad": "Investigación", "interlocutores": "el comisario"}
+    first = engine.run("chequeo_complicado", lucia, params, dice=ForcedDice([5]))
+    print(render_text(first.trace))
+    assert first.result["nivel"] == "Bueno"
+    bonus = first.sheet["Efectos"]["Trato con el comisario"]
+    assert (bonus["modifier"], bonus["unit"]) == (2, "escena")
+    # the next roll with him takes +2; with someone else, nothing
+    again = engine.run("chequeo_complicado", first.sheet, params, dice=ForcedDice([1, 2]))
+    assert again.result["total"] == 4 + 4 + (1 - 2) + 2
+    other = {**params, "interlocutores": "la forense"}
+    out = engine.run("chequeo_complicado", first.sheet, other, dice=ForcedDice([5]))
+    assert out.result["total"] == 13
+    # the scene over, so are "las mismas condiciones"
+    later = engine.run("fin_de_escena", first.sheet, {}).sheet
+    assert dict(later["Efectos"]) == {}
+
+
+def test_a_creature_before_the_symbol_suffers_minus_4(engine, ainhoa):
+    # "si fallan, sienten miedo y dolor ... sufriendo -4 a todos sus Chequeos si no huyen"
+    # (run on the creature's sheet: here Ainhoa's, Voluntad 5 - 2 + die 2 = 5, a failure)
+    out = engine.run("ante_el_símbolo", ainhoa, {}, dice=ForcedDice([2]))
+    assert out.result["resiste"] is False
+    check = engine.run("chequeo_complicado", out.sheet, {}, dice=ForcedDice([5]))
+    assert check.result["total"] == 4 + 5 - 4
 
 
 def test_waking_from_a_faint(engine, lucia):
@@ -772,7 +878,26 @@ MISHAPS = [
     (2, "Activación", {}, 0, 0),
     (3, "Ardor", {"Resistencia": (35, 23)}, 0, 0),  # -1 per point
     (4, "Solidificación", {"Vida": (30, 24), "Resistencia": (35, 5)}, 3, 0),  # 3 cycles
-    (5, "Alucinación", {}, 0, 2),  # 2 minutes
+    # 2 minutes: "Todos los Chequeos de Inteligencia son a -5 mientras dure", kept on the
+    # sheet as a lasting effect (24 turns of 5 s)
+    (
+        5,
+        "Alucinación",
+        {
+            "Efectos.Alucinación": (
+                None,
+                {
+                    "name": "Alucinación",
+                    "modifier": -5,
+                    "targets": ("Inteligencia",),
+                    "left": 24,
+                    "unit": "turno",
+                },
+            )
+        },
+        0,
+        2,
+    ),
     (6, "Repetición", {}, 0, 0),
 ]
 
@@ -852,6 +977,30 @@ def test_invocation_with_sources_crowd_and_ill_intent(engine, ainhoa):
     assert out.result["esencia_efectiva"] == 14
     assert out.result["disipada"] is False
     assert changed(out) == {"Esencia": (40, 32), "Resistencia": (35, -5)}
+
+
+def test_an_invocation_adds_every_moment_of_power(engine, ainhoa):
+    # "Momentos de Poder: son acumulativos. Mediodía y Medianoche: 5 ... Luna llena ...
+    # Samain (10-31): 20": Samain at midnight under a full moon gives 45 of 50 for free, as
+    # fuentes_de_esencia counts them; only 5 come from the reserve (one turn at
+    # Canalización 3).
+    params = {
+        "invocación": "Escudo",
+        "esencia": 50,
+        "momentos": ["Medianoche", "Luna llena", "Samain"],
+    }
+    out = engine.run("invocar", ainhoa, params, dice=ForcedDice([5]))
+    assert (out.result["esencia_externa"], out.result["esencia_propia"]) == (45, 5)
+    assert out.result["turnos_de_convocación"] == 1
+    assert changed(out) == {"Esencia": (40, 35)}
+    sources = engine.run(
+        "fuentes_de_esencia", ainhoa, {"momentos": params["momentos"]}, dice=ForcedDice([])
+    )
+    assert sources.result["esencia"] == 45
+    # the two single-moment parameters still add up with the list
+    both = {**params, "momento": "Mediodía", "momentos": ["Luna llena", "Samain"]}
+    out = engine.run("invocar", ainhoa, both, dice=ForcedDice([5]))
+    assert out.result["esencia_externa"] == 45
 
 
 def test_a_protective_invocation_takes_the_symbols_defence(engine, ainhoa):
@@ -1039,8 +1188,11 @@ def test_house_rule_run_differs_only_where_the_table_differs(engine, hard, lucia
     ours, theirs = dict(base.result), dict(harsh.result)
     differs = {k for k in ours if ours[k] != theirs[k]}
     assert differs == {"turnos"}
-    assert changed(base) == {"Esencia": (19, 17)}
-    assert changed(harsh) == {"Esencia": (19, 15)}
+    assert changed(base) == {"Esencia": (19, 17), "Efectos.Huida": (None, HUIDA_1)}
+    assert changed(harsh) == {
+        "Esencia": (19, 15),
+        "Efectos.Huida": (None, {**HUIDA_1, "left": 2}),  # the house rule's 2 turns
+    }
     # A passed check, and any other action, are the same to the letter.
     for action, params, dice in (
         ("asustarse", {}, [6]),
@@ -1086,6 +1238,9 @@ def test_house_rule_harsher_modifiers(hard):
 
 # The character each action is run against, and the parameters it needs.
 CLI_CASES = {
+    "fin_de_turno": ("brujeria_investigadora", []),
+    "fin_de_escena": ("brujeria_investigadora", []),
+    "pasar_tiempo": ("brujeria_investigadora", ["cantidad=2", "unidad=hora"]),
     "intentar": ("brujeria_investigadora", []),
     "chequeo_sencillo": ("brujeria_investigadora", ["habilidad=Notar", "dificultad=Fácil"]),
     "chequeo_complicado": ("brujeria_investigadora", ["habilidad=Investigación"]),

@@ -66,6 +66,21 @@ def sheet_of(engine, **changes):
     return engine.sheet({**BASE, **changes})
 
 
+SIDE_EFFECT = "Efecto secundario de la Paradoja"
+
+
+def side_effect(sheet) -> tuple:
+    """The paradox side effect on the sheet: (its +1 to +3, the turns left), or (0, 0)."""
+    effect = sheet["Efectos"].get(SIDE_EFFECT)
+    return (0, 0) if effect is None else (effect["modifier"], effect["left"])
+
+
+def hit_by(engine, penalty: int, turns: int, **changes):
+    """A mage under a paradox side effect of +penalty for some turns."""
+    effect = {"modifier": penalty, "targets": ["dificultad"], "left": turns, "unit": "turno"}
+    return sheet_of(engine, Efectos={SIDE_EFFECT: effect}, **changes)
+
+
 def run(engine, action, sheet, dice=(), **params):
     out = engine.run(action, sheet, params, dice=ForcedDice(list(dice)))
     print(render_text(out.trace))
@@ -169,7 +184,7 @@ def test_paradox_accumulates_on_the_counter(engine, ignacio):
     assert fall.sheet["Contundente"] == 2
     # "Seis a Diez puntos ... aumentar de 1 a 3 la dificultad de todas sus acciones durante
     # un número de turnos igual al número de puntos de paradoja liberados"
-    assert (fall.sheet["Penalizador"], fall.sheet["Turnos de penalizador"]) == (1, 7)
+    assert side_effect(fall.sheet) == (1, 7)
 
 
 def test_botch_paradox_falls_at_once(engine, ignacio):
@@ -189,11 +204,12 @@ def test_botch_paradox_falls_at_once(engine, ignacio):
     assert out.result["paradox"] == 8
     assert out.result["liberados"] == 8
     assert out.sheet["Paradoja"] == 0 and out.sheet["Contundente"] == 1
-    assert (out.sheet["Penalizador"], out.sheet["Turnos de penalizador"]) == (2, 8)
+    assert side_effect(out.sheet) == (2, 8)
     assert len(out.dice) == 3 + 8 + 2
     # A coincidental botch (3 points, "Hasta cinco") falls too: 3 dice, no side effect.
     out = run(engine, "efecto", ignacio, (*FRACASO, 2, 2, 2, 2, 2), esfera_mayor="Fuerzas")
-    assert (out.result["liberados"], out.sheet["Paradoja"], out.sheet["Penalizador"]) == (3, 0, 0)
+    assert (out.result["liberados"], out.sheet["Paradoja"]) == (3, 0)
+    assert side_effect(out.sheet) == (0, 0)
 
 
 def test_delayed_paradox_waits_for_the_end_of_the_scene(engine, ignacio):
@@ -211,7 +227,7 @@ def test_delayed_paradox_waits_for_the_end_of_the_scene(engine, ignacio):
     end = run(engine, "fin_de_escena", out.sheet, (7, 2, 2))
     assert end.result["liberados"] == 11
     assert end.sheet["Letal"] == 1
-    assert end.sheet["Paradoja"] == 0 and end.sheet["Paradoja demorada"] is False
+    assert end.sheet["Paradoja"] == 0 and "Paradoja demorada" not in end.sheet["Efectos"]
     # Without a delay the end of the scene releases nothing.
     quiet = run(engine, "fin_de_escena", ignacio)
     assert quiet.result["liberados"] == 0 and list(quiet.changes) == []
@@ -578,8 +594,7 @@ def test_paradox_backlash_table(engine, puntos, dados, tipo, campo, penalizador)
     assert out.result["niveles"] == 1
     assert out.sheet[campo] == 1
     assert out.sheet["Paradoja"] == 0
-    assert out.sheet["Penalizador"] == penalizador
-    assert out.sheet["Turnos de penalizador"] == (puntos if penalizador else 0)
+    assert side_effect(out.sheet) == (penalizador, puntos if penalizador else 0)
     assert len(out.dice) == dados + (2 if resistible else 0)
 
 
@@ -603,20 +618,20 @@ def test_side_effect_lasts_turns_and_applies_to_difficulty(engine):
     mage = sheet_of(engine, Paradoja=6)
     out = run(engine, "reaccion_paradoja", mage, (2,) * 6 + (2, 2), secundario=3)
     hit = out.sheet
-    assert hit["Penalizador"] == 3 and hit["Turnos de penalizador"] == 6
+    assert side_effect(hit) == (3, 6)
     effect = run(engine, "efecto", hit, FALLO, esfera_mayor="Fuerzas")
     assert effect.result["dificultad"] == 9
     for _ in range(5):
         hit = run(engine, "fin_de_turno", hit).sheet
-    assert hit["Penalizador"] == 3 and hit["Turnos de penalizador"] == 1
+    assert side_effect(hit) == (3, 1)
     hit = run(engine, "fin_de_turno", hit).sheet
-    assert hit["Penalizador"] == 0 and hit["Turnos de penalizador"] == 0
+    assert side_effect(hit) == (0, 0)
 
 
 def test_side_effect_is_outside_the_cap_and_reaches_every_action(engine):
     # "aumentar de 1 a 3 la dificultad de todas sus acciones": +3 on top of +3 in modifiers
     # (6 + 3 + 3 = 12: difficulty 10 and two thresholds) ...
-    hit = sheet_of(engine, Penalizador=3, **{"Turnos de penalizador": 4})
+    hit = hit_by(engine, 3, 4)
     out = run(engine, "efecto", hit, (10, 10, 10), esfera_mayor="Fuerzas", modificadores=3)
     assert (out.result["dificultad"], out.result["umbrales"]) == (10, 2)
     assert out.result["successes"] == 1
@@ -657,13 +672,20 @@ def test_extravagant_action_raises_difficulty_by_its_type(engine, ignacio):
 
 
 def test_delaying_paradox_costs_willpower(engine, ignacio):
+    # "El Mago puede gastar un punto de Fuerza de Voluntad para demorar los efectos hasta el
+    # final de la escena": a lasting effect until the scene ends.
     out = run(engine, "demorar_paradoja", ignacio)
+    delay = {"name": "Paradoja demorada", "modifier": 0, "targets": (), "left": 1, "unit": "escena"}
     assert list(out.changes) == [
         Change("Voluntad actual", 6, 5),
-        Change("Paradoja demorada", False, True),
+        Change("Efectos.Paradoja demorada", None, delay),
     ]
     with pytest.raises(interpreter.RequirementFailed):
         run(engine, "demorar_paradoja", out.sheet)
+    # Turns passing do not end it; the scene's end does.
+    later = run(engine, "fin_de_turno", out.sheet).sheet
+    assert "Paradoja demorada" in later["Efectos"]
+    assert "Paradoja demorada" not in run(engine, "fin_de_escena", later).sheet["Efectos"]
 
 
 # ─── countermagic ───────────────────────────────────────────────────────────

@@ -447,6 +447,17 @@ def test_a_permanent_miracle_cast_is_kept_and_maintained(engine, god):
         engine.run("lanzar", god, {**params, "permanente": "Muralla de la ciudad"})
 
 
+def test_transformation_needs_an_analogous_substance(engine, god):
+    # "Miracles of Transformation can only be used when an analogous substance is present:
+    # a Miracle of Transformation could turn a rock into ice, but not into a rat"
+    params = {"coste_base": 2, "estilo": "transformación"}
+    assert engine.run("lanzar", god, params).result["total"] == 2
+    with pytest.raises(interpreter.RequirementFailed, match="sustancia análoga"):
+        engine.run("lanzar", god, {**params, "análoga": False})
+    # other styles do not need one
+    assert engine.run("lanzar", god, {**params, "estilo": "creación", "análoga": False})
+
+
 def test_upkeep_short_of_belief_fails_cleanly(engine):
     poor = engine.sheet({**engine.load_sheet(GOD).to_data(), "Creencia": 27})
     with pytest.raises(interpreter.InsufficientResource):

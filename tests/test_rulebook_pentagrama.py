@@ -336,6 +336,36 @@ def test_jorge_example_from_the_attack_roll(engine):
     assert herido.result["a_vida"] == 17
 
 
+def test_the_lethal_state_rolls_against_death_then_unconsciousness(engine):
+    # Jorge after the example: «17, a la vida dejando al pj en un estado letal y debiendo
+    # realizar una tirada de salvación contra muerte y, de superarla, otra de inconsciencia».
+    sheet = engine.load_sheet(JORGE)
+    hit, _ = run(engine, "recibir_daño", sheet, {"daño": 27, "zona": "Brazo derecho"})
+    assert hit.sheet["Vida"] == 15 - 17
+    # Voluntad 6: 4 survives, 9 faints.
+    out, _ = run(engine, "salvación", hit.sheet, {}, [4, 9])
+    assert (out.result["vive"], out.result["consciente"]) == (True, False)
+    assert changes(out) == {"Inconsciente": (False, True)}
+    out, _ = run(engine, "salvación", hit.sheet, {}, [7])
+    assert (out.result["vive"], out.sheet["Muerto"]) == (False, True)
+    out, _ = run(engine, "salvación", hit.sheet, {}, [2, 3])
+    assert (out.result["vive"], out.result["consciente"], changes(out)) == (True, True, {})
+    with pytest.raises(RequirementFailed, match="estado letal"):
+        engine.run("salvación", sheet, {}, dice=ForcedDice([2]))
+
+
+def test_a_misspelt_skill_is_said_and_named_incapaz(engine, capsys):
+    # «Incapaz 1d10 (0 en la habilidad, se aplica un modificador negativo a la tirada)»:
+    # a skill the sheet does not have is Incapaz, and a misspelling is flagged with the
+    # skill it most likely meant.
+    argv = ["run", str(RULES), "tirada_habilidad", "--char", str(JORGE), "--seed", "1"]
+    argv += ["--set", "habilidad=Espda", "--set", "atributo=Fuerza"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "Espada" in captured.err  # did you mean
+    assert "Incapaz" in captured.out
+
+
 def test_graze_halves_damage_rounding_down(engine):
     # «Roce ... el daño se divide entre 2»: 27 / 2 rounds down to 13 (this rulebook's choice)
     sheet = engine.load_sheet(JORGE)
@@ -899,6 +929,7 @@ CLI_RUNS = {
     "lanzar_hechizo": (MAESTRA, ["hechizo=Rayo de luz"]),
     "acertar_en_otro_lado": (JORGE, ["zona=Torso"]),
     "sentir_la_ley": (JORGE, ["pentagrama=Anímico"]),
+    "salvación": (JORGE, []),
 }
 
 
@@ -916,8 +947,11 @@ def cached_load(book, monkeypatch):
 
 
 @pytest.mark.parametrize("action", sorted(CLI_RUNS))
-def test_every_action_runs_from_the_command_line(action, cached_load, capsys):
+def test_every_action_runs_from_the_command_line(action, cached_load, capsys, tmp_path):
     character, settings = CLI_RUNS[action]
+    if action == "salvación":  # Jorge after the example: in a lethal state
+        character = tmp_path / "jorge_herido.yaml"
+        character.write_text(JORGE.read_text(encoding="utf-8") + "Vida: -2\n", encoding="utf-8")
     argv = ["run", str(RULES), action, "--char", str(character), "--seed", "7"]
     for setting in settings:
         argv += ["--set", setting]

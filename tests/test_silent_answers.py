@@ -120,7 +120,13 @@ def test_the_issues_example_on_the_command_line(capsys):
     argv += ["--set", "atributo=Inteligencia", "--dice", "5"]
     assert main([*argv, "--set", "habilidad=Ocultimso"]) == 0
     captured = capsys.readouterr()
-    assert "did you mean Ocultismo?" in captured.err and "= 13 contra 9" in captured.out
+    assert "¿querías decir Ocultismo?" in captured.err and "= 13 contra 9" in captured.out
     assert main([*argv, "--set", "habilidad=Ocultismo"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "" and "= 17 contra 9" in captured.out
+
+
+def test_a_parameter_name_that_is_not_a_text_is_a_parameter_error(engine, sheet):
+    # an app (or a journal record) may give any key: the project's own error, not a crash
+    with pytest.raises(ParameterError, match="has no parameter None"):
+        engine.run("given", sheet, {None: 1})

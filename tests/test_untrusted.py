@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 import dsl
-from interpreter import Engine, LimitExceeded, Limits, SeededDice
+from interpreter import Engine, LimitExceeded, Limits, ParameterError, SeededDice, roll
+from interpreter.odds import expression_odds
 
 
 def engine_of(text: str, limits: Limits | None = None) -> Engine:
@@ -103,3 +106,180 @@ def test_a_text_built_past_text_length_names_the_limit():
 def test_limits_refuse_negative_bounds():
     with pytest.raises(ValueError, match="number_digits"):
         Limits(number_digits=-1)
+
+
+# ─── 2. the odds engine honours the dice limits and has its own bounds ──────
+
+
+@pytest.mark.parametrize(
+    "expression, limit",
+    [
+        ("d100000000", "faces_per_die"),
+        ("d1000001rr=0", "faces_per_die"),
+        ("2d(1000000+1)", "faces_per_die"),
+        ("100000dFk", "dice_per_term"),
+        ("10000000d6", "dice_per_term"),
+    ],
+)
+def test_odds_refuse_what_a_roll_refuses_before_any_work(expression, limit):
+    started = time.thread_time()
+    with pytest.raises(LimitExceeded, match=limit) as caught:
+        expression_odds(expression)
+    assert caught.value.span is not None and caught.value.span.location() == "<expression>:1:1"
+    with pytest.raises(LimitExceeded, match=limit):
+        roll(expression, SeededDice(1))
+    assert time.thread_time() - started < 1
+
+
+@pytest.mark.parametrize("expression", ["1d1000001", "d1000000000000", "(2)d1000001 + 1"])
+def test_a_literal_die_past_faces_per_die_is_refused_like_a_computed_one(expression):
+    with pytest.raises(LimitExceeded, match="faces_per_die"):
+        roll(expression, SeededDice(1))
+    assert roll("d1000000", SeededDice(1)).total <= 1000000
+
+
+def test_a_term_too_big_to_count_is_sampled_within_the_time_limit():
+    started = time.thread_time()
+    odds = expression_odds("10000d6", seconds=0.5, trials=100_000)
+    spent = time.thread_time() - started
+    assert not odds.exact and 0 < odds.trials < 100_000 and spent < 1.5
+    assert "odds_bytes" in odds.note and "time limit" in odds.note
+    assert all(10000 <= o <= 60000 for o in odds.probabilities)
+
+
+def test_distributions_past_odds_outcomes_are_sampled_not_built():
+    odds = expression_odds("d1000", limits=Limits(odds_outcomes=500), trials=2000)
+    assert not odds.exact and "odds_outcomes" in odds.note and odds.trials == 2000
+    odds = expression_odds("d100 * 100 + d100", limits=Limits(odds_outcomes=5000), trials=500)
+    assert not odds.exact and "odds_outcomes" in odds.note
+    assert expression_odds("d100 * 100 + d100").exact
+
+
+def test_no_trial_within_the_time_limit_is_an_error_naming_it():
+    with pytest.raises(LimitExceeded, match="odds_seconds"):
+        expression_odds("10000d6", seconds=1e-9)
+
+
+@pytest.mark.parametrize("option", [{"trials": 0}, {"budget": -5}, {"seconds": -1}])
+def test_odds_options_that_mean_nothing_are_refused(option):
+    with pytest.raises(ParameterError):
+        expression_odds("3d6", **option)
+
+
+def test_an_action_too_big_to_count_is_sampled_within_its_time_limit():
+    text = (
+        "action many(n: int) { let t = 0  repeat n times { if d6 >= 4 { set t to t + d10 } }"
+        "  result { t: t } }"
+    )
+    engine = engine_of(text, Limits(odds_seconds=0.5))
+    started = time.thread_time()
+    odds = engine.odds("many", engine.sheet({}), {"n": 40}, field="t", trials=10**6)
+    assert not odds.exact and "time limit" in odds.note
+    assert time.thread_time() - started < 1.5
+
+
+# ─── 4. checker and evaluator agree on values naming fields ─────────────────
+
+SHEET_BOOK = """
+sheet {
+  attribute Fuerza, Destreza in 1..10
+  skill Pelea in 0..10
+  list Dones
+  catalog Hechizos { grado: int  poder: number  tipo: a | b  nota: text }
+}
+"""
+
+
+def sheet_run(actions: str, action: str, params=None, dice=(3,)):
+    from interpreter import ForcedDice
+
+    engine = engine_of(SHEET_BOOK + actions)
+    sheet = engine.sheet({"Fuerza": 5, "Destreza": 4, "Pelea": 2})
+    return engine.run(action, sheet, params or {}, ForcedDice(dice))
+
+
+def test_set_of_a_parameter_naming_a_field_writes_that_field():
+    text = 'action go(atr: attribute = "Fuerza") { set atr to 3  result { v: atr + 1 } }'
+    out = sheet_run(text, "go", dice=())
+    assert out.result["v"] == 4 and out.sheet["Fuerza"] == 3
+    out = sheet_run(text, "go", {"atr": "Destreza"}, dice=())
+    assert out.result["v"] == 4 and out.sheet["Destreza"] == 3 and out.sheet["Fuerza"] == 5
+    out = sheet_run(text.replace("set atr to 3", "set atr to 30"), "go", dice=())
+    assert out.sheet["Fuerza"] == 10  # kept within the field's range, as any set
+
+
+def test_set_of_a_parameter_to_another_field_writes_that_fields_value():
+    text = 'action go(atr: attribute = "Fuerza") { set atr to Destreza  result { v: "{atr}" } }'
+    out = sheet_run(text, "go", dice=())
+    assert out.result["v"] == "Fuerza" and out.sheet["Fuerza"] == 4  # issue 11's reading
+
+
+def test_a_check_field_written_as_a_skill_holds_the_skills_value():
+    text = (
+        "check c(a: attribute) { roll d10 + a >= 5  nivel = Pelea }"
+        " action lee() { result { v: c(Fuerza).nivel + 1, t: c(Fuerza).total } }"
+    )
+    out = sheet_run(text, "lee", dice=(3, 4))
+    assert out.result["v"] == 3 and out.result["t"] == 9
+    text = "action a() { result { n: Pelea } }  action b() { result { v: a().n + 1 } }"
+    assert sheet_run(text, "b", dice=()).result["v"] == 3
+
+
+# ─── 5. `add` is checked against the sheet ──────────────────────────────────
+
+
+def test_adding_a_number_to_a_list_of_texts_is_a_checking_error():
+    with pytest.raises(dsl.RulebookInvalid, match="a list of texts") as caught:
+        engine_of(SHEET_BOOK + "action darlo() { add 5 to Dones }")
+    assert caught.value.diagnostics[0].span.location() == "attack.rules:8:22"
+    assert sheet_run('action darlo() { add "5" to Dones }', "darlo", dice=()).sheet["Dones"] == (
+        "5",
+    )
+
+
+def test_adding_a_non_text_to_a_list_of_texts_at_run_time_is_an_error():
+    from interpreter import EvaluationError
+
+    text = 'action darlo(x: number = 1) { add (if x > 0 then x else "a") to Dones }'
+    with pytest.raises(EvaluationError, match="holds texts, not 1"):
+        sheet_run(text, "darlo", dice=())
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ('grado: 1/3, poder: 1, tipo: "a", nota: ""', "1/3 is not a whole number"),
+        ('grado: 1, poder: 1/2, tipo: "a", nota: ""', "1/2 is not a whole number"),
+        ('grado: 1, poder: 1, tipo: "a", nota: 5', "5 is not a text"),
+    ],
+)
+def test_a_catalog_entry_holds_what_its_sheet_file_can_be_read_back_with(fields, message):
+    from interpreter import EvaluationError
+
+    text = f'action entrada(t: a | b = "a") {{ add "x" to Hechizos {{ {fields} }} }}'
+    try:
+        with pytest.raises(EvaluationError, match=message) as caught:
+            sheet_run(text, "entrada", dice=())
+        assert caught.value.span is not None
+    except dsl.RulebookInvalid as error:  # or refused by the checker already
+        assert message.split()[-1] in error.render()
+    good = 'action entrada() { add "x" to Hechizos { grado: 2, poder: 3, tipo: "b", nota: "y" } }'
+    out = sheet_run(good, "entrada", dice=())
+    assert out.sheet.to_data()["Hechizos"] == {
+        "x": {"grado": 2, "poder": 3, "tipo": "b", "nota": "y"}
+    }
+    engine_of(SHEET_BOOK).sheet(out.sheet.to_data())  # and it loads back
+
+
+# ─── 11. smaller ────────────────────────────────────────────────────────────
+
+
+def test_in_a_text_looks_for_a_text():
+    with pytest.raises(dsl.RulebookInvalid, match="looks for a text"):
+        roll('1 in ""')
+    assert roll('"b" in "abc"').total is True
+    text = 'action x(n: int = 1) { require (if n > 0 then n else "a") in "abc" else "no" }'
+    from interpreter import EvaluationError
+
+    with pytest.raises(EvaluationError, match="looks for a text"):
+        run(text, "x")

@@ -183,3 +183,76 @@ def test_a_save_into_a_read_only_folder_is_an_error(tmp_path, capsys):
         locked.chmod(0o755)
     assert code in (3, 4) and "error" in err
     assert (locked / "c.yaml").read_text(encoding="utf-8") == "Fuerza: 3\n"
+
+
+# ─── 6. `extends` reads only rulebooks: shipped ones, or files in its own folder ─
+
+
+HOUSE = 'rulebook "Casa" extends {} {{ }}\ntable Nueva {{ a: 1 }}\n'
+
+
+def house(folder, extends: str, name="casa.rules"):
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HOUSE.format(extends), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "extends", ['"/etc/passwd"', '"../secret.rules"', '"/etc/hostname"', '"sub/../../secret.rules"']
+)
+def test_extends_never_reads_outside_its_folder_nor_quotes_what_it_did_not_read(tmp_path, extends):
+    (tmp_path / "secret.rules").write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    path = house(tmp_path / "games", extends)
+    with pytest.raises(dsl.CheckError) as caught:
+        dsl.load(path)
+    rendered = caught.value.render()
+    assert "root:x" not in rendered and "bash" not in rendered
+    assert caught.value.span is not None and caught.value.span.line == 1
+
+
+def test_extends_does_not_follow_a_link_out_of_its_folder(tmp_path):
+    (tmp_path / "secret.rules").write_text("root:x:0:0\n", encoding="utf-8")
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "base.rules").symlink_to(tmp_path / "secret.rules")
+    with pytest.raises(dsl.CheckError, match="leads out") as caught:
+        dsl.load(house(games, '"base.rules"'))
+    assert "root:x" not in caught.value.render()
+
+
+def test_extends_reads_a_shipped_rulebook_or_a_rulebook_beside_it(tmp_path):
+    assert "Nueva" in dsl.load(house(tmp_path, "brujeria")).tables
+    (tmp_path / "bases").mkdir()
+    (tmp_path / "bases" / "base.rules").write_text("table Vieja { a: 1 }\n", encoding="utf-8")
+    book = dsl.load(house(tmp_path, '"bases/base.rules"'))
+    assert {"Nueva", "Vieja"} <= set(book.tables)
+
+
+def test_a_text_in_no_folder_extends_only_shipped_rulebooks(tmp_path):
+    (tmp_path / "base.rules").write_text("table Vieja { a: 1 }\n", encoding="utf-8")
+    with pytest.raises(dsl.CheckError, match="shipped"):
+        dsl.load_text(HOUSE.format('"base.rules"'), "<editor>")
+    assert "Nueva" in dsl.load_text(HOUSE.format("brujeria"), "<editor>").tables
+
+
+def test_an_app_finds_what_extends_names_with_its_own_resolver():
+    stored = {"mi_base": ("db:mi_base", "table Vieja { a: 1 }\n")}
+
+    def resolver(name):
+        if name not in stored:
+            raise dsl.RulebookError(f"no rulebook {name!r} in the database")
+        return stored[name]
+
+    book = dsl.load_text(HOUSE.format("mi_base"), "<editor>", resolver=resolver)
+    assert {"Nueva", "Vieja"} <= set(book.tables)
+    with pytest.raises(dsl.RulebookError, match="database"):
+        dsl.load_text(HOUSE.format("brujeria"), "<editor>", resolver=resolver)
+
+
+def test_only_rulebook_files_are_loaded_by_path(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("root:x:0:0\n", encoding="utf-8")
+    with pytest.raises(dsl.RulebookError, match="not a rulebook file") as caught:
+        dsl.load(notes)
+    assert "root:x" not in caught.value.render()

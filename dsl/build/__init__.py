@@ -8,8 +8,11 @@ values of a dice term (`(Areté)d10cs>=(dif)`) and the `{...}` parts of a text.
 
 from __future__ import annotations
 
+import gc
+
 from dsl import nodes as n
 from dsl.build.definitions import Definitions
+from dsl.build.dice import DiceTerms
 from dsl.build.expressions import Expressions
 from dsl.build.statements import Statements
 from dsl.build.walk import MAX_DEPTH, TreeWalk
@@ -17,7 +20,7 @@ from dsl.errors import Source
 from dsl.parser import parse_tree
 
 
-class Builder(TreeWalk, Definitions, Statements, Expressions):
+class Builder(TreeWalk, Definitions, Statements, Expressions, DiceTerms):
     """Builds nodes from a parse tree: one method per grammar rule, `_rule(span, *children)`."""
 
 
@@ -30,7 +33,15 @@ def parse_expression(text: str, name: str = "<expression>") -> object:
 def parse_rulebook_file(text: str, name: str) -> n.RulebookFile:
     """Parse one rulebook file (a house rule is merged with its base later)."""
     source = Source(name, text)
-    return Builder(source).build(parse_tree(text, source, "rulebook"))
+    # Parsing makes many objects and frees none: the cycle collector would walk them all
+    # again and again, and make a long file's parse quadratic. It runs afterwards.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return Builder(source).build(parse_tree(text, source, "rulebook"))
+    finally:
+        if collecting:
+            gc.enable()
 
 
 __all__ = ["MAX_DEPTH", "Builder", "parse_expression", "parse_rulebook_file"]

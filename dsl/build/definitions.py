@@ -113,6 +113,16 @@ class Definitions:
     def _ensure(self, span, condition, message):
         return n.Ensure(condition, message, span=span)
 
+    def _effects(self, span, name, targets, *clocks):
+        return n.Effects(name.text, tuple(t.text for t in targets), clocks, span=name.span)
+
+    def _clock(self, span, *units):
+        return units
+
+    def _time_unit(self, span, name, count, of):
+        value = number_value(count.value, self._token_span(count)) if count is not None else None
+        return n.TimeUnit(name.text, value, of.text if of is not None else None, span=span)
+
     def _default(self, span, expr):
         return expr
 

@@ -6,14 +6,11 @@ from lark import Token
 
 from dsl import nodes as n
 from dsl.build.walk import (
-    DICE_HEAD,
-    DICE_MODIFIER,
     ESCAPES,
     Tagged,
     WrittenName,
     is_number,
     number_value,
-    whole_number,
 )
 from dsl.errors import Span
 
@@ -52,6 +49,9 @@ class Expressions:
         op_span = Span(self.source, left.span.end, right.span.start)
         return n.Binary(op, left, right, span=span, op_span=op_span)
 
+    def _power(self, span, left, right):
+        return self._binary_node("**", left, right, span)
+
     def _neg(self, span, operand):
         if isinstance(operand, n.Literal) and is_number(operand.value):
             return n.Literal(-operand.value, span=span)
@@ -61,6 +61,11 @@ class Expressions:
         if isinstance(subject, WrittenName):
             subject = n.Name(subject.text, span=subject.span)
         return n.Field(subject, name.text, span=span)
+
+    def _character_call(self, span, subject, call):
+        if isinstance(subject, WrittenName):
+            subject = n.Name(subject.text, span=subject.span)
+        return n.CharacterCall(subject, call, span=span)
 
     def _index(self, span, subject, *keys):
         if isinstance(subject, WrittenName):
@@ -150,84 +155,3 @@ class Expressions:
         if all(isinstance(p, str) for p in parts):
             return n.Literal("".join(parts), span=span)
         return n.Text(tuple(parts), span=span)
-
-    # ─── dice terms ─────────────────────────────────────────────────────────
-
-    def _dice(self, span, token):
-        return self._dice_term(token)
-
-    def _dice_term(self, token: Token) -> n.Dice:
-        text = token.value
-        head = DICE_HEAD.match(text)
-        count = self._dice_value(head, "count", token)
-        sides_text = head.group("sides")
-        if sides_text == "%":
-            sides = 100
-        elif sides_text == "F":
-            sides = "F"
-        else:
-            sides = self._dice_value(head, "sides", token)
-            if isinstance(sides, n.Literal):
-                sides = sides.value
-                if sides < 1:
-                    raise self._error("a die needs at least one face", self._token_span(token))
-        modifiers = []
-        position = head.end()
-        seen_cs = False
-        while position < len(text):
-            match = DICE_MODIFIER.match(text, position)
-            mod_span = Span(
-                self.source,
-                self.offset + token.start_pos + match.start(),
-                self.offset + token.start_pos + match.end(),
-            )
-            if match.group("keep"):
-                mode = "kh" if match.group("keep") == "k" else match.group("keep")
-                kept = self._dice_value(match, "kval", token)
-                modifiers.append(n.Keep(mode, kept, span=mod_span))
-            elif match.group("explode"):
-                condition = None
-                if match.group("xop"):
-                    condition = n.Condition(
-                        match.group("xop"), self._dice_value(match, "xval", token), span=mod_span
-                    )
-                once = match.group("explode") == "xo"
-                modifiers.append(n.Explode(once, condition, span=mod_span))
-            else:
-                kind = match.group("kind")
-                condition = n.Condition(
-                    match.group("op"), self._dice_value(match, "val", token), span=mod_span
-                )
-                if kind in ("rr", "ro"):
-                    modifiers.append(n.Reroll(kind == "ro", condition, span=mod_span))
-                elif kind == "cs":
-                    if seen_cs:
-                        raise self._error("a dice term counts successes once (one `cs`)", mod_span)
-                    seen_cs = True
-                    modifiers.append(n.CountSuccesses(condition, span=mod_span))
-                else:
-                    if not seen_cs:
-                        raise self._error(
-                            "`df` takes successes away, so it needs a `cs` before it",
-                            mod_span,
-                            "as in 10d10cs>=6df=1",
-                        )
-                    if any(isinstance(m, n.CountFailures) for m in modifiers):
-                        raise self._error("a dice term has one `df`", mod_span)
-                    modifiers.append(n.CountFailures(condition, span=mod_span))
-            position = match.end()
-        return n.Dice(count, sides, tuple(modifiers), span=self._token_span(token))
-
-    def _dice_value(self, match, group: str, token: Token):
-        text = match.group(group)
-        if text is None:
-            return None
-        start = match.start(group)
-        if text.startswith("("):
-            return self._sub_expression(text[1:-1], token.start_pos + start + 1)
-        span = Span(
-            self.source,
-            self.offset + token.start_pos + start,
-            self.offset + token.start_pos + match.end(group),
-        )
-        return n.Literal(whole_number(text, span), span=span)

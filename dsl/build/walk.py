@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
 import attrs
 from lark import Token, Tree
 
 from dsl.errors import RulebookSyntaxError, Source, Span
+from dsl.messages import tr
 from dsl.parser import parse_tree
 
 #: deepest expression tree accepted (a chain `a + b + c ...` counts one level per term)
 MAX_DEPTH = 200
 #: most digits a number written in a rulebook may have (as `Limits.number_digits` at run time)
 MAX_DIGITS = 1000
-
-PAREN = r"\((?:[^()\n]|\([^()\n]*\))*\)"
-DICE_HEAD = re.compile(rf"(?P<count>\d+|{PAREN})?d(?P<sides>\d+|%|F|{PAREN})")
-DICE_MODIFIER = re.compile(
-    rf"(?P<keep>kh|kl|dh|dl|k)(?P<kval>\d+|{PAREN})?"
-    rf"|(?P<explode>xo?)(?:(?P<xop>>=|<=|>|<|=)(?P<xval>-?\d+|{PAREN}))?"
-    rf"|(?P<kind>rr|ro|cs|df)(?P<op>>=|<=|>|<|=)(?P<val>-?\d+|{PAREN})"
-)
 
 
 @attrs.frozen
@@ -55,6 +47,7 @@ _EXPRESSION_RULES = {
     "in_",
     "binary",
     "neg",
+    "power",
     "field",
     "index",
     "call",
@@ -92,7 +85,9 @@ def whole_number(text: str, span: Span) -> int:
 def digits_within(text: str, span: Span) -> None:
     if sum(c.isdigit() for c in text) > MAX_DIGITS:
         raise RulebookSyntaxError(
-            f"a number of more than {MAX_DIGITS} digits", span, "no game needs numbers this long"
+            tr("a number of more than {max_digits} digits", max_digits=MAX_DIGITS),
+            span,
+            tr("no game needs numbers this long"),
         )
 
 
@@ -126,9 +121,12 @@ class TreeWalk:
             span = self._tree_span(node)
             if depth > MAX_DEPTH and node.data in _EXPRESSION_RULES:
                 raise RulebookSyntaxError(
-                    f"this expression is nested more than {MAX_DEPTH} levels deep",
+                    tr(
+                        "this expression is nested more than {max_depth} levels deep",
+                        max_depth=MAX_DEPTH,
+                    ),
                     span,
-                    "split it with `let` into smaller parts",
+                    tr("split it with `let` into smaller parts"),
                 )
             handler = getattr(self, f"_{node.data}")
             results.append((handler(span, *[value for value, _ in built]), depth))

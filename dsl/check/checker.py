@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.characters import CharacterChecks
+from dsl.check.choices import ChoiceChecks
 from dsl.check.definitions import DefinitionChecks
+from dsl.check.dice import DiceChecks
+from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
 from dsl.check.scope import BUILTINS, Scope
 from dsl.check.sheet import SheetChecks
@@ -12,6 +16,7 @@ from dsl.check.statements import StatementChecks
 from dsl.check.tables import TableChecks
 from dsl.check.whole import WholeChecks
 from dsl.errors import Diagnostic, RulebookInvalid, Span
+from dsl.messages import tr
 from dsl.rulebook import Binding, Rulebook
 
 
@@ -50,7 +55,16 @@ def check_definitions(
 
 
 class Checker(
-    SheetChecks, DefinitionChecks, TableChecks, StatementChecks, ExpressionChecks, WholeChecks
+    SheetChecks,
+    DefinitionChecks,
+    TableChecks,
+    StatementChecks,
+    EffectChecks,
+    ExpressionChecks,
+    DiceChecks,
+    CharacterChecks,
+    ChoiceChecks,
+    WholeChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""
 
@@ -119,7 +133,7 @@ class Checker(
             for item in items:
                 if isinstance(item, n.OpenSkills):
                     if self.open_skills is not None:
-                        self.error("the open skill list is declared twice", item.span)
+                        self.error(tr("the open skill list is declared twice"), item.span)
                     self.open_skills = item
                     continue
                 if isinstance(item, n.Ensure):
@@ -127,14 +141,17 @@ class Checker(
                     continue
                 name = item.name
                 if name in BUILTINS:
-                    self.error(f"`{name}` is a built-in function; choose another name", item.span)
+                    self.error(
+                        tr("`{name}` is a built-in function; choose another name", name=name),
+                        item.span,
+                    )
                     continue
                 if name in self.globals:
                     first = self.globals[name]
                     self.error(
-                        f"`{name}` is defined twice",
+                        tr("`{name}` is defined twice", name=name),
                         item.span,
-                        f"the first definition is at {first.span.location()}",
+                        tr("the first definition is at {location}", location=first.span.location()),
                     )
                     continue
                 self.globals[name] = item

@@ -33,16 +33,24 @@ class DefinitionChecks:
         inner = scope.child()
         for param in params:
             if param.name in inner.names:
-                self.error(f"the parameter `{param.name}` is listed twice", param.span)
+                self.error(
+                    tr("the parameter `{name}` is listed twice", name=param.name), param.span
+                )
             self.not_global(param.name, param.span, "parameter")
             self.not_dice(param.name, param.span)
             type_ = self.type_of(param.type)
+            if type_.kind == "character":
+                self.character_param(param)
             if param.default is not None:
                 default = self.expr(param.default, scope)
                 if not t.fits(default, type_) and default.kind != "none":
                     self.error(
-                        f"the default of `{param.name}` should be "
-                        f"{type_.describe()}, not {default.describe()}",
+                        tr(
+                            "the default of `{name}` should be {describe}, not {describe2}",
+                            name=param.name,
+                            describe=type_.describe(),
+                            describe2=default.describe(),
+                        ),
                         param.default.span,
                     )
                 self.text_fits(param.default, type_)
@@ -61,9 +69,14 @@ class DefinitionChecks:
         if name in self.globals:
             other = self.globals[name]
             self.error(
-                f"the {what} `{name}` hides {describe_definition(other)} of the same name",
+                tr(
+                    "the {what} `{name}` hides {describe_definition} of the same name",
+                    what=what,
+                    name=name,
+                    describe_definition=describe_definition(other),
+                ),
                 span,
-                "choose another name",
+                tr("choose another name"),
             )
 
     def def_rolldef(self, node: n.RollDef) -> None:
@@ -71,7 +84,8 @@ class DefinitionChecks:
         self.want(node.body, scope, t.NUMBER, "a roll")
         if node.rules and not isinstance(node.body, n.Dice):
             self.error(
-                "a roll with `then` rules starts from one dice term, such as 2d10", node.body.span
+                tr("a roll with `then` rules starts from one dice term, such as 2d10"),
+                node.body.span,
             )
         rule_scope = scope.child(dict((k, ("local", v)) for k, v in ROLL_NAMES.items()))
         for rule in node.rules:
@@ -84,10 +98,13 @@ class DefinitionChecks:
         values = [n.step_value(step) for step in node.steps]
         for i, value in enumerate(values):
             if values.index(value) != i:
-                self.error(f"ladder {node.name} lists {value} twice", node.steps[i].span)
+                self.error(
+                    tr("ladder {name} lists {value} twice", name=node.name, value=value),
+                    node.steps[i].span,
+                )
         kinds = {isinstance(v, str) for v in values}
         if len(kinds) > 1:
-            self.error(f"ladder {node.name} mixes numbers and texts", node.span)
+            self.error(tr("ladder {name} mixes numbers and texts", name=node.name), node.span)
 
     def def_formula(self, node: n.Formula) -> None:
         scope = self.params(node.params, Scope())
@@ -143,7 +160,8 @@ class DefinitionChecks:
                     expr.span,
                 )
                 type_ = own[name]
-            fields[name] = type_
+            # a record holds values: a field written as a sheet field's name holds its value
+            fields[name] = t.value_of(type_)
             scope.names[name] = ("local", fields[name])
 
     def def_opposed(self, node: n.Opposed) -> None:
@@ -154,7 +172,10 @@ class DefinitionChecks:
             value = t.value_of(type_)
             if value.kind not in ("number", "record", "any"):
                 self.error(
-                    f"each side of an opposed check is a roll or a check, not {value.describe()}",
+                    tr(
+                        "each side of an opposed check is a roll or a check, not {describe}",
+                        describe=value.describe(),
+                    ),
                     side.span,
                 )
             sides.append(value if value.kind == "record" else t.record({"total": t.NUMBER}))
@@ -162,7 +183,7 @@ class DefinitionChecks:
             for side, expr in zip(sides, (node.ours, node.theirs)):
                 if side.fields is not None and side.field(name) is None:
                     self.error(
-                        f"this side has no `{name}` to compare",
+                        tr("this side has no `{name}` to compare", name=name),
                         expr.span,
                         did_you_mean(name, side.field_names()),
                     )
@@ -219,7 +240,7 @@ class DefinitionChecks:
             ),
         ]
         self.error(
-            f"unknown type `{name}`",
+            tr("unknown type `{name}`", name=name),
             node.span,
             did_you_mean(name, choices)
             or "types: " + ", ".join(PARAM_TYPES) + ", or a group, table, catalog or ladder name",

@@ -6,9 +6,11 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.effects import EFFECT_READS
 from dsl.check.scope import BUILTINS, Scope
-from dsl.check.wording import count_of, describe_definition, how_to_use, signature_of
+from dsl.check.wording import arguments, describe_definition, how_to_use, signature_of
 from dsl.errors import Span, did_you_mean
+from dsl.messages import tr
 from dsl.rulebook import Binding, names_a_field
 
 
@@ -19,7 +21,12 @@ class ExpressionChecks:
         type_ = self.expr(node, scope)
         if not t.fits(type_, wanted):
             self.error(
-                f"{what} should be {wanted.describe()}, not {t.value_of(type_).describe()}",
+                tr(
+                    "{what} should be {describe}, not {describe2}",
+                    what=what,
+                    describe=wanted.describe(),
+                    describe2=t.value_of(type_).describe(),
+                ),
                 node.span,
                 self.quote_hint(node),
             )
@@ -69,8 +76,12 @@ class ExpressionChecks:
         if isinstance(definition, n.Resource | n.Counter | n.Flag | n.TextField | n.ListField):
             if isinstance(definition, n.Resource) and definition.key_group is not None:
                 self.error(
-                    f"{node.name} has one pool per {definition.key_group}; say which: "
-                    f"{node.name}[...]",
+                    tr(
+                        "{name} has one pool per {key_group}; say which: {name2}[...]",
+                        name=node.name,
+                        key_group=definition.key_group,
+                        name2=node.name,
+                    ),
                     node.span,
                 )
                 return t.ANY
@@ -83,17 +94,31 @@ class ExpressionChecks:
         if isinstance(definition, n.Group):
             self.bindings[id(node)] = Binding("group", node.name, definition)
             return t.list_of(self.member_type(definition))
-        if isinstance(definition, n.Catalog):
+        if isinstance(definition, n.Catalog | n.Effects):
+            # a catalog's entries, or the lasting effects now on: their names
             self.bindings[id(node)] = Binding("catalog", node.name, definition)
             return t.list_of(t.TEXT)
         if isinstance(definition, n.RollDef):
             if definition.params:
-                self.error(f"roll {node.name} takes parameters: {node.name}(...)", node.span)
+                self.error(
+                    tr(
+                        "roll {name} takes parameters: {name2}(...)",
+                        name=node.name,
+                        name2=node.name,
+                    ),
+                    node.span,
+                )
             self.bindings[id(node)] = Binding("rolldef", node.name, definition)
             self.note_call(node.name)
             return t.ROLL
         self.error(
-            f"{node.name} is {describe_definition(definition)}; {how_to_use(definition)}", node.span
+            tr(
+                "{name} is {describe_definition}; {how_to_use}",
+                name=node.name,
+                describe_definition=describe_definition(definition),
+                how_to_use=how_to_use(definition),
+            ),
+            node.span,
         )
         return t.ANY
 
@@ -110,10 +135,16 @@ class ExpressionChecks:
         candidates = set(scope.all_names()) | set(self.globals)
         if functions:
             candidates |= set(BUILTINS)
-        self.error(f"unknown {what} `{name}`", span, did_you_mean(name, candidates))
+        self.error(
+            tr("unknown {what} `{name}`", what=what, name=name),
+            span,
+            did_you_mean(name, candidates),
+        )
 
     def ex_field(self, node: n.Field, scope: Scope) -> t.Type:
         subject = self.expr(node.subject, scope)
+        if subject.kind == "character":
+            return self.character_field(node)
         if subject.kind == "ref" and subject.ref == "resource" and node.name in ("max", "min"):
             self.bindings[id(node)] = Binding("resource_bound", node.name)
             return t.NUMBER
@@ -122,7 +153,12 @@ class ExpressionChecks:
             return t.ANY
         if value.kind not in ("record", "roll"):
             self.error(
-                f"{node.subject.span.text} is {value.describe()}, which has no fields", node.span
+                tr(
+                    "{text} is {describe}, which has no fields",
+                    text=node.subject.span.text,
+                    describe=value.describe(),
+                ),
+                node.span,
             )
             return t.ANY
         if value.fields is None:
@@ -130,7 +166,7 @@ class ExpressionChecks:
         field = value.field(node.name)
         if field is None:
             self.error(
-                f"{node.subject.span.text} has no field `{node.name}`",
+                tr("{text} has no field `{name}`", text=node.subject.span.text, name=node.name),
                 node.span,
                 did_you_mean(node.name, value.field_names())
                 or "it has: " + ", ".join(value.field_names()),
@@ -150,8 +186,12 @@ class ExpressionChecks:
             levels = max(1, len(definition.keys))
             if len(node.keys) > levels:
                 self.error(
-                    f"table {definition.name} is looked up by {levels} key(s), not "
-                    f"{len(node.keys)}",
+                    tr(
+                        "table {name} is looked up by {levels} key(s), not {len}",
+                        name=definition.name,
+                        levels=levels,
+                        len=len(node.keys),
+                    ),
                     node.span,
                 )
             self.text_keys_fit(definition, node.keys)
@@ -161,7 +201,7 @@ class ExpressionChecks:
             group = self.groups.get(definition.key_group)
             self.bindings[id(node)] = Binding("family", definition.name, definition)
             if len(node.keys) != 1:
-                self.error(f"{definition.name}[...] takes one key", node.span)
+                self.error(tr("{name}[...] takes one key", name=definition.name), node.span)
             for key in node.keys:
                 key_type = self.expr(key, scope)
                 if group is not None:
@@ -170,16 +210,30 @@ class ExpressionChecks:
                         key_type.kind == "ref" and key_type.group == group.name
                     ):
                         self.error(
-                            f"{definition.name}[...] takes one of {', '.join(group.members)}",
+                            tr(
+                                "{name}[...] takes one of {join}",
+                                name=definition.name,
+                                join=", ".join(group.members),
+                            ),
                             key.span,
                         )
                     self.text_fits(key, wanted)
             return t.ref("resource", definition.key_group)
-        if isinstance(definition, n.Catalog):
+        if isinstance(definition, n.Catalog | n.Effects):
             self.use(definition.name)
             self.bindings[id(node)] = Binding("catalog_entry", definition.name, definition)
             for key in node.keys:
                 self.want(key, scope, t.TEXT, "a catalog entry's name")
+            if isinstance(definition, n.Effects):
+                return t.record(
+                    {
+                        "name": t.TEXT,
+                        "modifier": t.NUMBER,
+                        "targets": t.list_of(t.TEXT),
+                        "left": t.NUMBER,
+                        "unit": t.TEXT,
+                    }
+                )
             return self.catalog_type(definition)
         if (
             isinstance(subject, n.Name)
@@ -191,9 +245,9 @@ class ExpressionChecks:
             return t.ANY
         self.expr(subject, scope)
         self.error(
-            f"{subject.span.text} cannot be looked up with [...]",
+            tr("{text} cannot be looked up with [...]", text=subject.span.text),
             node.span,
-            "tables, catalogs and resources kept per group can",
+            tr("tables, catalogs and resources kept per group can"),
         )
         return t.ANY
 
@@ -215,7 +269,11 @@ class ExpressionChecks:
             return t.ANY
         if not isinstance(definition, n.Formula | n.Check | n.Opposed | n.Action | n.RollDef):
             self.error(
-                f"{name} is {describe_definition(definition)}, which cannot be called",
+                tr(
+                    "{name} is {describe_definition}, which cannot be called",
+                    name=name,
+                    describe_definition=describe_definition(definition),
+                ),
                 node.name_span,
                 how_to_use(definition),
             )
@@ -236,7 +294,12 @@ class ExpressionChecks:
         given = {}
         if len(node.args) > len(params):
             self.error(
-                f"{name} takes {count_of(len(params), 'argument')}, not {len(node.args)}",
+                tr(
+                    "{name} takes {count_of}, not {len}",
+                    name=name,
+                    count_of=arguments(len(params)),
+                    len=len(node.args),
+                ),
                 node.span,
                 signature_of(name, params),
             )
@@ -245,21 +308,21 @@ class ExpressionChecks:
         for key, arg in node.named:
             if key not in by_name:
                 self.error(
-                    f"{name} has no parameter `{key}`",
+                    tr("{name} has no parameter `{key}`", name=name, key=key),
                     arg.span,
                     did_you_mean(key, list(by_name)) or signature_of(name, params),
                 )
                 self.expr(arg, scope)
                 continue
             if key in given:
-                self.error(f"the parameter `{key}` is given twice", arg.span)
+                self.error(tr("the parameter `{key}` is given twice", key=key), arg.span)
             given[key] = arg
         for param in params:
             arg = given.get(param.name)
             if arg is None:
                 if param.default is None:
                     self.error(
-                        f"{name} needs the parameter `{param.name}`",
+                        tr("{name} needs the parameter `{name2}`", name=name, name2=param.name),
                         node.span,
                         signature_of(name, params),
                     )
@@ -268,8 +331,12 @@ class ExpressionChecks:
             type_ = self.expr(arg, scope)
             if not t.fits(type_, wanted) and type_.kind != "none":
                 self.error(
-                    f"`{param.name}` should be {wanted.describe()}, not "
-                    f"{t.value_of(type_).describe()}",
+                    tr(
+                        "`{name}` should be {describe}, not {describe2}",
+                        name=param.name,
+                        describe=wanted.describe(),
+                        describe2=t.value_of(type_).describe(),
+                    ),
                     arg.span,
                     self.quote_hint(arg),
                 )
@@ -277,20 +344,30 @@ class ExpressionChecks:
 
     def builtin(self, node: n.Call, scope: Scope) -> t.Type:
         name = node.function
+        if name in EFFECT_READS:
+            return self.effect_read(node, scope)
         low, high = BUILTINS[name]
         count = len(node.args)
         if node.named:
-            self.error(f"{name} takes no named arguments", node.span)
+            self.error(tr("{name} takes no named arguments", name=name), node.span)
         if count < low or (high is not None and count > high):
             expected = str(low) if low == high else f"at least {low}"
-            self.error(f"{name} takes {expected} argument(s), not {count}", node.span)
+            self.error(
+                tr(
+                    "{name} takes {expected} argument(s), not {count}",
+                    name=name,
+                    expected=expected,
+                    count=count,
+                ),
+                node.span,
+            )
         self.bindings[id(node)] = Binding("builtin", name)
         if name == "step":
             ladder = node.args[0] if node.args else None
             definition = self.globals.get(ladder.name) if isinstance(ladder, n.Name) else None
             if not isinstance(definition, n.Ladder):
                 self.error(
-                    "step(...) moves along a ladder: step(Ladder, from, steps)",
+                    tr("step(...) moves along a ladder: step(Ladder, from, steps)"),
                     ladder.span if ladder is not None else node.span,
                 )
                 return t.ANY
@@ -309,19 +386,24 @@ class ExpressionChecks:
             return t.join(types[0], types[1]) if len(types) == 2 else t.ANY
         if name == "size":
             if types and t.value_of(types[0]).kind not in ("list", "text", "any"):
-                self.error("size(...) counts the items of a list", node.args[0].span)
+                self.error(tr("size(...) counts the items of a list"), node.args[0].span)
             return t.NUMBER
         if name in ("min", "max", "sum") and count == 1:
             value = t.value_of(types[0])
             if value.kind not in ("list", "any"):
                 self.error(
-                    f"{name} of one value needs a list (or give several values)", node.args[0].span
+                    tr("{name} of one value needs a list (or give several values)", name=name),
+                    node.args[0].span,
                 )
             return t.NUMBER
         for arg, type_ in zip(node.args, types):
             if not t.fits(type_, t.NUMBER):
                 self.error(
-                    f"{name} works on numbers, not {t.value_of(type_).describe()}",
+                    tr(
+                        "{name} works on numbers, not {describe}",
+                        name=name,
+                        describe=t.value_of(type_).describe(),
+                    ),
                     arg.span,
                     self.quote_hint(arg),
                 )
@@ -335,10 +417,16 @@ class ExpressionChecks:
         subject = types[0]
         if subject.kind != "roll" and t.value_of(subject).kind not in ("list", "any"):
             self.error(
-                f"{name}(...) looks at the dice of a pool (a dice term, a named roll, a `let` "
-                f"holding one) or at a list, not at {t.value_of(subject).describe()}",
+                tr(
+                    (
+                        "{name}(...) looks at the dice of a pool (a dice term, a named roll, a "
+                        "`let` holding one) or at a list, not at {describe}"
+                    ),
+                    name=name,
+                    describe=t.value_of(subject).describe(),
+                ),
                 node.args[0].span,
-                f"as in {name}(5d6{', 6' if name == 'count' else ''})",
+                tr("as in {name}(5d6{value})", name=name, value=", 6" if name == "count" else ""),
             )
         if name == "count":
             if len(types) == 2 and t.value_of(types[1]).kind not in (
@@ -349,16 +437,22 @@ class ExpressionChecks:
                 "any",
             ):
                 self.error(
-                    "count(pool, faces) counts the dice showing a face (6), a range of faces "
-                    f"(5..6, 5..) or a list of them ([1, 2]), not {types[1].describe()}",
+                    tr(
+                        "count(pool, faces) counts the dice showing a face (6), a range of "
+                        "faces (5..6, 5..) or a list of them ([1, 2]), not {describe}",
+                        describe=types[1].describe(),
+                    ),
                     node.args[1].span,
                 )
             return t.NUMBER
         if len(types) == 2:
             if not t.fits(types[1], t.NUMBER):
                 self.error(
-                    f"how many dice {name} takes should be a number, not "
-                    f"{t.value_of(types[1]).describe()}",
+                    tr(
+                        "how many dice {name} takes should be a number, not {describe}",
+                        name=name,
+                        describe=t.value_of(types[1]).describe(),
+                    ),
                     node.args[1].span,
                 )
             return t.list_of(t.NUMBER)
@@ -386,22 +480,34 @@ class ExpressionChecks:
             return t.list_of(
                 t.join(t.value_of(left).item or t.ANY, t.value_of(right).item or t.ANY)
             )
-        if op in ("+", "-", "*", "/", ">=", "<=", ">", "<"):
+        if op in (">=", "<=", ">", "<"):
+            self.note_counted(node)
+        if op in ("+", "-", "*", "/", "**", "%", ">=", "<=", ">", "<"):
             for side, type_ in ((node.left, left), (node.right, right)):
                 if not t.fits(type_, t.NUMBER):
                     self.error(
-                        f"`{op}` works on numbers, but {side.span.text} is "
-                        f"{t.value_of(type_).describe()}",
+                        tr(
+                            "`{op}` works on numbers, but {text} is {describe}",
+                            op=op,
+                            text=side.span.text,
+                            describe=t.value_of(type_).describe(),
+                        ),
                         side.span,
                         self.quote_hint(side),
                     )
-            return t.NUMBER if op in "+-*/" else t.BOOL
+            return t.NUMBER if op in ("+", "-", "*", "/", "**", "%") else t.BOOL
         if op in ("=", "!="):
+            if op == "=":
+                self.note_counted(node)
             if not t.comparable(left, right):
                 self.error(
-                    f"{node.left.span.text} is {t.value_of(left).describe()} and "
-                    f"{node.right.span.text} is {t.value_of(right).describe()}; "
-                    "they are never equal",
+                    tr(
+                        "{text} is {describe} and {text2} is {describe2}; they are never equal",
+                        text=node.left.span.text,
+                        describe=t.value_of(left).describe(),
+                        text2=node.right.span.text,
+                        describe2=t.value_of(right).describe(),
+                    ),
                     node.op_span,
                     self.quote_hint(node.right),
                 )
@@ -414,7 +520,16 @@ class ExpressionChecks:
         if op == "in":
             container = t.value_of(right)
             if container.kind not in ("list", "text", "range", "any"):
-                self.error(f"`in` looks in a list, not in {container.describe()}", node.right.span)
+                self.error(
+                    tr("`in` looks in a list, not in {describe}", describe=container.describe()),
+                    node.right.span,
+                )
+            item = t.value_of(left)
+            if container.kind == "text" and left.kind != "ref" and item.kind not in ("text", "any"):
+                self.error(
+                    tr("`in` a text looks for a text, not for {given}", given=item.describe()),
+                    node.left.span,
+                )
             return t.BOOL
         raise AssertionError(op)
 
@@ -429,7 +544,7 @@ class ExpressionChecks:
                 return
         if choices and node.value not in choices:
             self.error(
-                f'"{node.value}" is not one of the choices here',
+                tr('"{value}" is not one of the choices here', value=node.value),
                 node.span,
                 did_you_mean(node.value, choices)
                 or "the choices are: " + ", ".join(sorted(map(str, choices))),
@@ -460,17 +575,3 @@ class ExpressionChecks:
     def ex_ifexpr(self, node: n.IfExpr, scope: Scope) -> t.Type:
         self.want(node.condition, scope, t.BOOL, "an `if` condition")
         return t.join(self.expr(node.then, scope), self.expr(node.otherwise, scope))
-
-    def ex_dice(self, node: n.Dice, scope: Scope) -> t.Type:
-        if node.count is not None:
-            self.want(node.count, scope, t.NUMBER, "the number of dice")
-        if not isinstance(node.sides, int | str):
-            self.want(node.sides, scope, t.NUMBER, "the number of faces")
-        for modifier in node.modifiers:
-            value = getattr(modifier, "count", None)
-            condition = getattr(modifier, "condition", None)
-            if value is not None:
-                self.want(value, scope, t.NUMBER, "how many dice to keep or drop")
-            if condition is not None:
-                self.want(condition.value, scope, t.NUMBER, "a face to compare with")
-        return t.ROLL

@@ -20,6 +20,10 @@ BUILTINS = {
     "count": (2, 2),
     "highest": (1, 2),
     "lowest": (1, 2),
+    # lasting effects (dsl.check.effects): sum by target, whether one is on, its modifier
+    "effects": (1, None),
+    "active": (1, 1),
+    "effect_modifier": (1, 1),
 }
 
 #: names a check's fields can use, and what they are
@@ -38,6 +42,7 @@ PARAM_TYPES = {
     "resource": t.ref("resource"),
     "counter": t.ref("counter"),
     "stat": t.ref("stat"),
+    "character": t.CHARACTER,
 }
 
 

@@ -7,6 +7,7 @@ import attrs
 from dsl import nodes as n
 from dsl import types as t
 from dsl.check.scope import Scope
+from dsl.messages import tr
 
 
 class SheetChecks:
@@ -36,17 +37,25 @@ class SheetChecks:
                 self.want(item.default, Scope(), t.BOOL, "a flag's default")
                 if not isinstance(item.default, n.Literal):
                     self.error(
-                        f"the default of {item.name} is yes or no, written out", item.default.span
+                        tr("the default of {name} is yes or no, written out", name=item.name),
+                        item.default.span,
                     )
+        elif isinstance(item, n.Effects):
+            self.effects_item(item)
         elif isinstance(item, n.Catalog):
             names = [f.name for f in item.fields]
             for field in item.fields:
                 if names.count(field.name) > 1:
                     self.error(
-                        f"catalog {item.name} lists the field `{field.name}` twice", field.span
+                        tr(
+                            "catalog {name} lists the field `{name2}` twice",
+                            name=item.name,
+                            name2=field.name,
+                        ),
+                        field.span,
                     )
                 if field.name == "name":
-                    self.error("`name` is every catalog entry's own field", field.span)
+                    self.error(tr("`name` is every catalog entry's own field"), field.span)
                 self.type_of(field.type)
 
     def constant_in_range(self, default, range_: n.Range | None, name: str) -> None:
@@ -55,13 +64,18 @@ class SheetChecks:
         self.want(default, Scope(), t.NUMBER, f"the default of {name}")
         if not isinstance(default, n.Literal):
             self.error(
-                f"the default of {name} is a number written out",
+                tr("the default of {name} is a number written out", name=name),
                 default.span,
-                "a value computed from others is a `derived` value",
+                tr("a value computed from others is a `derived` value"),
             )
         elif range_ is not None and default.value not in range_:
             self.error(
-                f"the default {default.value} of {name} is outside {range_.describe()}",
+                tr(
+                    "the default {value} of {name} is outside {describe}",
+                    value=default.value,
+                    name=name,
+                    describe=range_.describe(),
+                ),
                 default.span,
             )
 
@@ -71,14 +85,26 @@ class SheetChecks:
             field = self.fields.get(member)
             if field is None:
                 if member in self.globals:
-                    self.error(f"group {group.name}: `{member}` is not a sheet field", group.span)
+                    self.error(
+                        tr(
+                            "group {name}: `{member}` is not a sheet field",
+                            name=group.name,
+                            member=member,
+                        ),
+                        group.span,
+                    )
                 else:
                     self.undefined(member, group.span, Scope(), "sheet field")
                 continue
             kinds.add(n.kind_of(field))
         if len(kinds) > 1:
             self.error(
-                f"group {group.name} mixes kinds of fields ({', '.join(sorted(kinds))})", group.span
+                tr(
+                    "group {name} mixes kinds of fields ({join})",
+                    name=group.name,
+                    join=", ".join(sorted(kinds)),
+                ),
+                group.span,
             )
 
     def global_named(self, node, scope: Scope):

@@ -6,6 +6,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.check.scope import BUILTINS, Scope
 from dsl.errors import Span, did_you_mean
+from dsl.messages import tr
 from dsl.rulebook import Binding, names_a_field
 
 
@@ -17,10 +18,10 @@ class StatementChecks:
         for i, statement in enumerate(statements):
             if isinstance(statement, n.Result):
                 if not top or i != len(statements) - 1:
-                    self.error("`result` is the last statement of an action", statement.span)
+                    self.error(tr("`result` is the last statement of an action"), statement.span)
                 fields = {}
                 for name, expr in statement.fields:
-                    fields[name] = self.expr(expr, inner)
+                    fields[name] = t.value_of(self.expr(expr, inner))  # a record holds values
                 if action is not None:
                     self.result_types[action.name] = t.record(fields)
                 continue
@@ -32,14 +33,14 @@ class StatementChecks:
     def declare(self, scope: Scope, name: str, type_: t.Type, span: Span, expr=None) -> None:
         if name in scope.names or scope.lookup(name) is not None:
             self.error(
-                f"`{name}` is already defined here",
+                tr("`{name}` is already defined here", name=name),
                 span,
-                f"to change it, write `set {name} to ...`",
+                tr("to change it, write `set {name} to ...`", name=name),
             )
         self.not_global(name, span, "name")
         self.not_dice(name, span)
         if name in BUILTINS:
-            self.error(f"`{name}` is a built-in function; choose another name", span)
+            self.error(tr("`{name}` is a built-in function; choose another name", name=name), span)
         kind = "roll" if type_.kind == "roll" else "local"
         scope.names[name] = (kind, type_)
 
@@ -72,13 +73,17 @@ class StatementChecks:
         if local and local[1].kind != "ref":
             kind, type_ = local
             if kind not in ("local", "roll"):
-                self.error(f"`{node.place.name}` cannot be changed", node.place.span)
+                self.error(tr("`{name}` cannot be changed", name=node.place.name), node.place.span)
             self.bindings[id(node.place)] = Binding("local", node.place.name)
             self.types[id(node.place)] = type_
             if not t.fits(value, t.value_of(type_)) and value.kind != "none":
                 self.error(
-                    f"`{node.place.name}` holds {t.value_of(type_).describe()}, "
-                    f"not {t.value_of(value).describe()}",
+                    tr(
+                        "`{name}` holds {describe}, not {describe2}",
+                        name=node.place.name,
+                        describe=t.value_of(type_).describe(),
+                        describe2=t.value_of(value).describe(),
+                    ),
                     node.expr.span,
                 )
             return
@@ -87,9 +92,12 @@ class StatementChecks:
         )
         if place is not None and not t.fits(value, t.REF_VALUES.get(place.ref, t.ANY)):
             self.error(
-                f"{node.place.span.text} holds "
-                f"{t.REF_VALUES[place.ref].describe()}, not "
-                f"{t.value_of(value).describe()}",
+                tr(
+                    "{text} holds {describe}, not {describe2}",
+                    text=node.place.span.text,
+                    describe=t.REF_VALUES[place.ref].describe(),
+                    describe2=t.value_of(value).describe(),
+                ),
                 node.expr.span,
             )
 
@@ -99,9 +107,9 @@ class StatementChecks:
             return None
         if type_.kind != "ref" or type_.ref not in kinds:
             self.error(
-                f"{node.span.text} is not something on the sheet that can change",
+                tr("{text} is not something on the sheet that can change", text=node.span.text),
                 node.span,
-                "a place is an attribute, skill, resource or counter",
+                tr("a place is an attribute, skill, resource or counter"),
             )
             return None
         return type_
@@ -129,16 +137,21 @@ class StatementChecks:
                 type_ = self.expr(value, scope)
                 if not t.comparable(subject, type_):
                     self.error(
-                        f"this case is {t.value_of(type_).describe()}, but the match "
-                        f"is on {t.value_of(subject).describe()}",
+                        tr(
+                            "this case is {describe}, but the match is on {describe2}",
+                            describe=t.value_of(type_).describe(),
+                            describe2=t.value_of(subject).describe(),
+                        ),
                         value.span,
                     )
                 self.text_fits(value, self.compared_as(node.subject, subject))
                 if isinstance(value, n.Literal):
                     if value.value in seen:
                         self.warning(
-                            f"the case {value.value!r} is listed twice; the second "
-                            "is never reached",
+                            tr(
+                                "the case {value} is listed twice; the second is never reached",
+                                value=repr(value.value),
+                            ),
                             value.span,
                         )
                     seen.append(value.value)
@@ -149,7 +162,10 @@ class StatementChecks:
     def st_foreach(self, node: n.ForEach, scope: Scope) -> None:
         items = t.value_of(self.expr(node.items, scope))
         if items.kind not in ("list", "any"):
-            self.error(f"`for each` goes over a list, not {items.describe()}", node.items.span)
+            self.error(
+                tr("`for each` goes over a list, not {describe}", describe=items.describe()),
+                node.items.span,
+            )
         inner = scope.child()
         self.declare(inner, node.var, items.item or t.ANY, node.span)
         self.block(node.body, inner)
@@ -164,7 +180,7 @@ class StatementChecks:
         self.expr(node.text, scope)
 
     def st_do(self, node: n.Do, scope: Scope) -> None:
-        self.expr(node.call, scope)
+        self.expr(node.call, scope)  # a call, or one made for another character
 
     def st_add(self, node: n.Add, scope: Scope) -> None:
         place = node.place
@@ -178,7 +194,7 @@ class StatementChecks:
             for name, expr in given.items():
                 if name not in declared:
                     self.error(
-                        f"catalog {catalog.name} has no field `{name}`",
+                        tr("catalog {name} has no field `{name2}`", name=catalog.name, name2=name),
                         expr.span,
                         did_you_mean(name, list(declared)),
                     )
@@ -188,26 +204,50 @@ class StatementChecks:
                 type_ = self.expr(expr, scope)
                 if not t.fits(type_, wanted):
                     self.error(
-                        f"`{name}` should be {wanted.describe()}, not "
-                        f"{t.value_of(type_).describe()}",
+                        tr(
+                            "`{name}` should be {describe}, not {describe2}",
+                            name=name,
+                            describe=wanted.describe(),
+                            describe2=t.value_of(type_).describe(),
+                        ),
                         expr.span,
                     )
                 self.text_fits(expr, wanted)
             missing = [name for name in declared if name not in given]
             if missing:
-                self.error(f"a new {catalog.name} entry needs {', '.join(missing)}", node.span)
+                self.error(
+                    tr(
+                        "a new {name} entry needs {join}",
+                        name=catalog.name,
+                        join=", ".join(missing),
+                    ),
+                    node.span,
+                )
             return
         if node.fields is not None:
-            self.error("only a catalog entry is added with { fields }", node.span)
-        self.expr(node.item, scope)
+            self.error(tr("only a catalog entry is added with { fields }"), node.span)
+        item = self.expr(node.item, scope)
         type_ = self.expr(place, scope)
         if isinstance(place, n.Name) and scope.lookup(place.name) is not None:
             _kind, local = scope.lookup(place.name)
             if t.value_of(local).kind not in ("list", "any"):
-                self.error(f"`{place.name}` is not a list", place.span)
+                self.error(tr("`{name}` is not a list", name=place.name), place.span)
             return
         if not (type_.kind == "ref" and type_.ref == "list") and type_.kind != "any":
-            self.error(f"{place.span.text} is not a list on the sheet, nor a catalog", place.span)
+            self.error(
+                tr("{text} is not a list on the sheet, nor a catalog", text=place.span.text),
+                place.span,
+            )
+        elif type_.kind == "ref" and not t.fits(item, t.TEXT):
+            self.error(
+                tr(
+                    "{place} is a list of texts, not of {given}",
+                    place=place.span.text,
+                    given=t.value_of(item).describe(),
+                ),
+                node.item.span,
+                tr('write the item as a text: "{...}"'),
+            )
 
     def st_result(self, node: n.Result, scope: Scope) -> None:  # placed by block()
         raise AssertionError("result is checked by block()")

@@ -8,6 +8,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.check.scope import Scope
 from dsl.errors import did_you_mean
+from dsl.messages import tr
 
 
 class TableChecks:
@@ -30,8 +31,15 @@ class TableChecks:
                     self.expr(row.value, scope)
                 if not row.rows:
                     self.error(
-                        f"table {table.name} is looked up by {levels} keys, so this "
-                        f"row needs a sub-table for `{table.keys[depth + 1]}`",
+                        tr(
+                            (
+                                "table {name} is looked up by {levels} keys, so this "
+                                "row needs a sub-table for `{value}`"
+                            ),
+                            name=table.name,
+                            levels=levels,
+                            value=table.keys[depth + 1],
+                        ),
                         row.span,
                     )
                     continue
@@ -60,7 +68,10 @@ class TableChecks:
             key = row.key
             if after_else:
                 self.warning(
-                    f"table {table.name}: this row comes after `else`, so it is never reached",
+                    tr(
+                        "table {name}: this row comes after `else`, so it is never reached",
+                        name=table.name,
+                    ),
                     row.span,
                 )
             if key.kind == "else":
@@ -68,7 +79,10 @@ class TableChecks:
                 continue
             if key.kind == "value" and isinstance(key.low, str):
                 if key.low in seen_values:
-                    self.error(f'table {table.name} has the key "{key.low}" twice', key.span)
+                    self.error(
+                        tr('table {name} has the key "{low}" twice', name=table.name, low=key.low),
+                        key.span,
+                    )
                 seen_values[key.low] = row
                 continue
             low, high = (key.low, key.low) if key.kind == "value" else (key.low, key.high)
@@ -79,27 +93,38 @@ class TableChecks:
                 )
                 if outside:
                     self.warning(
-                        f"table {table.name}: no key in {d.describe()} reaches this row", row.span
+                        tr(
+                            "table {name}: no key in {describe} reaches this row",
+                            name=table.name,
+                            describe=d.describe(),
+                        ),
+                        row.span,
                     )
                     continue
             numeric.append((low, high, row))
         if numeric and seen_values:
-            self.error(f"table {table.name} mixes text keys and number keys", table.span)
+            self.error(
+                tr("table {name} mixes text keys and number keys", name=table.name), table.span
+            )
         ordered = sorted(numeric, key=lambda r: float("-inf") if r[0] is None else r[0])
         for (_low1, high1, row1), (low2, _high2, row2) in itertools.pairwise(ordered):
             if high1 is None or (low2 is not None and low2 <= high1) or low2 is None:
                 self.error(
-                    f"table {table.name}: rows {row1.key.describe()} and "
-                    f"{row2.key.describe()} overlap",
+                    tr(
+                        "table {name}: rows {describe} and {describe2} overlap",
+                        name=table.name,
+                        describe=row1.key.describe(),
+                        describe2=row2.key.describe(),
+                    ),
                     row2.key.span,
-                    "each key must reach one row",
+                    tr("each key must reach one row"),
                 )
             elif low2 > high1 + 1 and not after_else:
                 gap = f"{high1 + 1}" if low2 == high1 + 2 else f"{high1 + 1}..{low2 - 1}"
                 self.error(
-                    f"table {table.name} has a gap: no row for {gap}",
+                    tr("table {name} has a gap: no row for {gap}", name=table.name, gap=gap),
                     row2.key.span,
-                    "add a row for it, or an `else` row",
+                    tr("add a row for it, or an `else` row"),
                 )
         if ordered and table.domain is not None and depth == 0 and not after_else:
             d = table.domain
@@ -108,9 +133,15 @@ class TableChecks:
                 max((r[1] for r in ordered), key=lambda h: float("inf") if h is None else h),
             )
             if d.low is not None and first_low is not None and first_low > d.low:
-                self.error(f"table {table.name} has a gap: no row for {d.low}", table.span)
+                self.error(
+                    tr("table {name} has a gap: no row for {low}", name=table.name, low=d.low),
+                    table.span,
+                )
             if d.high is not None and last_high is not None and last_high < d.high:
-                self.error(f"table {table.name} has a gap: no row for {d.high}", table.span)
+                self.error(
+                    tr("table {name} has a gap: no row for {high}", name=table.name, high=d.high),
+                    table.span,
+                )
 
     def text_keys_fit(self, table: n.Table, keys) -> None:
         """A text key written in the rulebook must be one of the table's keys."""
@@ -125,7 +156,7 @@ class TableChecks:
             return
         if keys[0].value not in texts:
             self.error(
-                f'table {table.name} has no row "{keys[0].value}"',
+                tr('table {name} has no row "{value}"', name=table.name, value=keys[0].value),
                 keys[0].span,
                 did_you_mean(keys[0].value, texts),
             )

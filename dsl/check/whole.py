@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dsl import nodes as n
-from dsl.check.wording import describe_definition
+from dsl.check.wording import kind_word
+from dsl.messages import tr
 
 
 class WholeChecks:
@@ -24,8 +25,11 @@ class WholeChecks:
                         reported.add(key)
                         node = self.globals.get(callee)
                         self.error(
-                            f"{callee} calls itself (through "
-                            f"{' → '.join(cycle)}); rules must always finish",
+                            tr(
+                                "{callee} calls itself (through {join}); rules must always finish",
+                                callee=callee,
+                                join=" → ".join(cycle),
+                            ),
                             node.span if node is not None else None,
                         )
                 elif state.get(callee) is None:
@@ -48,9 +52,12 @@ class WholeChecks:
                 | n.TextField
                 | n.ListField
                 | n.Catalog
+                | n.Effects
                 | n.Derived,
             ):
                 continue
             if name not in self.used:
-                what = describe_definition(definition).split(" ", 1)[1]
-                self.warning(f"{what} `{name}` is never used", definition.span)
+                what = kind_word(definition)
+                self.warning(
+                    tr("{what} `{name}` is never used", what=what, name=name), definition.span
+                )

@@ -1,4 +1,4 @@
-"""Dice-term nodes: `4d6kh3`, `(Areté)d10cs>=(dif)df=1` and their modifiers."""
+"""Dice-term nodes: `4d6kh3`, `(Areté)d10cs>=(dif)df=1`, `{1d20+5, 1d20+3}kh1`, modifiers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from dsl.nodes.base import span_field
 
 @attrs.frozen
 class Condition:
-    """A face condition in a dice modifier: `>=6`, `=1`; `value` is an expression."""
+    """A face condition in a dice modifier: `>=6`, `=1`; `value` is an expression
+    (None for `even` and `odd`, whose `op` says which)."""
 
     op: str
     value: object
@@ -28,10 +29,13 @@ class Keep:
 
 @attrs.frozen
 class Explode:
-    """`x`, `x>=5`, `xo`: each die meeting the condition adds another die."""
+    """`x`, `x>=5`, `xo`, `!`: each die meeting the condition adds another die.
+    `style` "compound" (`!!`): the extra dice add to the die itself, which stays one die;
+    "penetrate" (`!p`): each extra die counts one less than it shows."""
 
     once: bool
     condition: Condition | None  # None: the die's top face
+    style: str = "explode"
     span: Span = span_field()
 
 
@@ -46,9 +50,11 @@ class Reroll:
 
 @attrs.frozen
 class CountSuccesses:
-    """`cs>=6`: the term counts dice meeting the condition instead of adding them."""
+    """`cs>=6`, `even`, `odd`: the term counts dice meeting the condition instead of
+    adding them; `cf<=3` (failures=True) counts them as failures."""
 
     condition: Condition
+    failures: bool = False
     span: Span = span_field()
 
 
@@ -61,13 +67,45 @@ class CountFailures:
 
 
 @attrs.frozen
-class Dice:
-    """A dice term: `4d6kh3`, `(Areté)d10cs>=(dif)df=1`, `dF`, `d%`.
+class Clamp:
+    """`min2`, `max5`: each die below (above) the value counts as the value."""
 
-    `sides` is an int, the text "F" (Fudge: -1, 0, +1) or an expression; `d%` is 100.
+    bound: str  # "min" or "max"
+    value: object  # expression
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Sort:
+    """`s`, `sa`, `sd`: the dice listed from the lowest (the highest) up (down)."""
+
+    descending: bool
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Dice:
+    """A dice term: `4d6kh3`, `(Areté)d10cs>=(dif)df=1`, `dF`, `d%`, `d{1,1,2,3}`.
+
+    `sides` is an int, the text "F" (Fudge: -1, 0, +1), a tuple of listed faces or an
+    expression; `d%` is 100. `label` is a `[fire]` written after it (shown in the trace);
+    `notes` are (message, hint, span) about a spelling other dice rollers read otherwise,
+    which the checker reports as warnings.
     """
 
     count: object  # expression or None for one die
     sides: object
+    modifiers: tuple
+    label: str | None = None
+    notes: tuple = attrs.field(default=(), eq=False, repr=False)
+    span: Span = span_field()
+
+
+@attrs.frozen
+class RollGroup:
+    """`{1d20+5, 1d20+3}kh1`: the highest of several rolls; `{4d6+3d8}k4`: of one roll
+    of several terms, the highest dice across all of them. `modifiers` are Keeps."""
+
+    items: tuple
     modifiers: tuple
     span: Span = span_field()

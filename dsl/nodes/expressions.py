@@ -83,3 +83,12 @@ class IfExpr:
 class ListLiteral:
     items: tuple
     span: Span = span_field()
+
+
+@attrs.frozen
+class CharacterCall:
+    """`objetivo.salvación(Destreza)`: a call made for another character, on its sheet."""
+
+    character: object
+    call: Call
+    span: Span = span_field()

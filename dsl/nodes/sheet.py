@@ -125,6 +125,39 @@ class Ensure:
 
 
 @attrs.frozen
+class TimeUnit:
+    """A unit of time lasting effects are measured in: `minuto = 12 turno` (or a clock's
+    first unit, `turno`, with no length)."""
+
+    name: str
+    count: Number | None  # how many of `of` it lasts; None for a clock's first unit
+    of: str | None
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Effects:
+    """`effects Efectos on acciones, sociales time turno, minuto = 12 turno time escena`:
+    the sheet keeps lasting effects under this name, each with a modifier, the targets it
+    modifies and what is left of its duration, in the units of one of its clocks."""
+
+    name: str
+    targets: tuple  # of str
+    clocks: tuple  # of tuples of TimeUnit, each clock's first unit first
+    span: Span = span_field()
+
+    def unit(self, name: str):
+        """(the clock's first unit, the unit's length in it), or None if no clock has it."""
+        for clock in self.clocks:
+            lengths: dict = {}
+            for unit in clock:
+                lengths[unit.name] = 1 if unit.of is None else unit.count * lengths.get(unit.of, 0)
+            if name in lengths:
+                return clock[0].name, lengths[name]
+        return None
+
+
+@attrs.frozen
 class Sheet:
     items: tuple
     span: Span = span_field()

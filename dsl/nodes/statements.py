@@ -97,3 +97,59 @@ class Add:
     place: object
     fields: tuple | None  # an entry's fields, when the place is a catalog
     span: Span = span_field()
+
+
+@attrs.frozen
+class Effect:
+    """`effect "Temblores" modifier -2 on acciones for 2 turno`: a lasting effect on the
+    sheet (taking the place of one of the same name), until its time has passed."""
+
+    name: object
+    modifier: object  # expression or None (0)
+    targets: tuple  # of (name, span): a declared target, or a local naming a field
+    amount: object  # how many units it lasts (`until escena` is 1)
+    unit: str
+    unit_span: Span
+    span: Span = span_field()
+
+
+@attrs.frozen
+class PassTime:
+    """`pass 1 turno`: time passes on the sheet's lasting effects of that unit's clock."""
+
+    amount: object
+    unit: str
+    unit_span: Span
+    span: Span = span_field()
+
+
+@attrs.frozen
+class EndEffect:
+    """`end "Ventaja"`: a lasting effect ends now (nothing happens if it is not on)."""
+
+    name: object
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Option:
+    """One option of a `choose`: its value, and when it is offered, what it costs, what
+    it does (`option sí if PuntosDestino > 0 cost 1 from PuntosDestino { ... }`)."""
+
+    value: object  # a Literal: the text or number the choice's name holds once chosen
+    condition: object  # expression or None
+    cost: object  # (amount, place) or None
+    body: tuple
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Choose:
+    """A decision taken during an action, after seeing what was rolled: `name` holds the
+    option chosen; `by` is the character parameter who decides (None: the acting one)."""
+
+    name: str
+    by: str | None
+    label: object  # Literal or None
+    options: tuple  # of Option
+    span: Span = span_field()

@@ -5,10 +5,11 @@ from __future__ import annotations
 import attrs
 
 from dsl.nodes.definitions import Action, Check, Formula, Ladder, Opposed, RollDef, Table
-from dsl.nodes.dice import Dice
+from dsl.nodes.dice import Dice, RollGroup
 from dsl.nodes.expressions import (
     Binary,
     Call,
+    CharacterCall,
     Field,
     IfExpr,
     Index,
@@ -22,6 +23,7 @@ from dsl.nodes.sheet import (
     Catalog,
     Counter,
     Derived,
+    Effects,
     Flag,
     Group,
     ListField,
@@ -34,12 +36,16 @@ from dsl.nodes.sheet import (
 from dsl.nodes.statements import (
     Add,
     Change,
+    Choose,
     Do,
+    Effect,
+    EndEffect,
     ForEach,
     If,
     Let,
     Match,
     Note,
+    PassTime,
     Repeat,
     Require,
     Result,
@@ -53,6 +59,7 @@ _KINDS = {
     TextField: "text",
     ListField: "list",
     Catalog: "catalog",
+    Effects: "effects",
     Group: "group",
     Derived: "derived",
     RollDef: "roll",
@@ -116,14 +123,33 @@ EXPRESSIONS = (
     Field,
     Index,
     Call,
+    CharacterCall,
     Unary,
     Binary,
     IfExpr,
     ListLiteral,
     Dice,
     Range,
+    RollGroup,
 )
-STATEMENTS = (Let, Set, Change, Require, If, Match, ForEach, Repeat, Result, Note, Do, Add)
+STATEMENTS = (
+    Let,
+    Set,
+    Change,
+    Require,
+    If,
+    Match,
+    ForEach,
+    Repeat,
+    Result,
+    Note,
+    Do,
+    Add,
+    Effect,
+    PassTime,
+    EndEffect,
+    Choose,
+)
 
 
 def step_value(step):

@@ -6,6 +6,8 @@ import sys
 
 import dsl
 from dsl.errors import RulebookError
+from dsl.messages import tr, tr_n
+from interpreter.cli import options
 
 
 def cmd_check(args) -> int:
@@ -14,11 +16,18 @@ def cmd_check(args) -> int:
         try:
             book = dsl.load(reference)
         except RulebookError as error:
-            print(error.render(), file=sys.stderr)
+            print(error.render(args.lang), file=sys.stderr)
             worst = max(worst, error.exit_code)
             continue
+        language = options.language(args, book)
         for warning in book.warnings:
-            print(warning.render())
+            print(warning.render(language))
         count = len(book.warnings)
-        print(f"{book.path}: ok" + (f" ({count} warning{'s' * (count != 1)})" if count else ""))
+        if count:
+            done = tr_n(
+                "{path}: ok ({n} warning)", "{path}: ok ({n} warnings)", count, path=book.path
+            )
+        else:
+            done = tr("{path}: ok", path=book.path)
+        print(done.render(language))
     return worst

@@ -38,6 +38,15 @@ def describe_text(info: dict, language: str | None = None) -> str:
         lines.append(f"  {action['name']}{label}")
         for param in action["params"]:
             lines.append("    " + _param_text(param, language))
+        for choice in action["choices"]:
+            options = ", ".join(str(o) for o in choice["options"])
+            by = tr(" (by {who})", who=choice["by"]) if choice["by"] else ""
+            lines.append(
+                "    "
+                + say(
+                    tr("choose {name}{by}: {options}", name=choice["name"], by=by, options=options)
+                )
+            )
     for title, key in ((say(tr("checks:")), "checks"), (say(tr("opposed checks:")), "opposed")):
         if info[key]:
             lines.append("")
@@ -101,6 +110,9 @@ def _field_detail(field: dict, say) -> str:
     schema = field["schema"]
     if field.get("fields"):
         detail = ", ".join(f"{k}: {v['text']}" for k, v in field["fields"].items())
+    elif field.get("targets"):
+        clocks = "; ".join(", ".join(clock) for clock in field["time"])
+        detail = f"on {', '.join(field['targets'])}; time {clocks}"
     elif field["kind"] == "resource":
         maximum = schema.get("maximum", schema.get("x-maximum-expression"))
         if field["per"]:

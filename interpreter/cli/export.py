@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.errors import ParameterError
 from interpreter.files import write_atomic
@@ -14,17 +15,21 @@ from interpreter.journal import export_record
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "export",
-        help="write one saved run as a self-contained JSON record",
-        description="Write run N as JSON: the rulebook's texts and hash, the action, its "
-        "parameters, the sheets, the dice with their origin, the result. `rulebook verify "
-        "FILE` runs it again anywhere.",
+        help=tr("write one saved run as a self-contained JSON record"),
+        description=tr(
+            "Write run N as JSON: the rulebook's texts and hash, the "
+            "action, its parameters, the sheets, the dice with their "
+            "origin, the result. `rulebook verify FILE` runs it again "
+            "anywhere."
+        ),
     )
     p.add_argument("number", type=int, metavar="N")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: print it)")
+    p.add_argument("-o", "--output", metavar="FILE", help=tr("write to FILE (default: print it)"))
     options.journal_option(p, "journal.sqlite in the current folder")
 
 
 def cmd_export(args) -> int:
+    language = options.language(args)
     with options.open_journal(args) as journal:
         record = export_record(journal, args.number)
     text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
@@ -34,6 +39,16 @@ def cmd_export(args) -> int:
     try:
         write_atomic(Path(args.output), text)
     except OSError as error:
-        raise ParameterError(f"{args.output}: cannot be written ({error.strerror})") from None
-    print(f"run {args.number} written to {args.output}")
+        raise ParameterError(
+            tr(
+                "{output}: cannot be written ({strerror})",
+                output=args.output,
+                strerror=error.strerror,
+            )
+        ) from None
+    print(
+        tr("run {number} written to {output}", number=args.number, output=args.output).render(
+            language
+        )
+    )
     return 0

@@ -5,38 +5,42 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from dsl.messages import tr
 from interpreter.cli import history, options
-from interpreter.journal import undone
+from interpreter.journal import undone_by
 
 
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "log",
-        help="the history of saved runs, newest first",
-        description="The journal's runs, newest first: when, which sheet, the action, its "
-        "result and what it changed.",
+        help=tr("the history of saved runs, newest first"),
+        description=tr(
+            "The journal's runs, newest first: when, which sheet, the "
+            "action, its result and what it changed."
+        ),
     )
-    p.add_argument("character", metavar="CHARACTER", nargs="?", help="only this sheet's runs")
-    p.add_argument("--limit", type=int, metavar="N", help="only the last N entries")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("character", metavar="CHARACTER", nargs="?", help=tr("only this sheet's runs"))
+    p.add_argument("--limit", type=int, metavar="N", help=tr("only the last N entries"))
+    p.add_argument("--json", action="store_true", help=tr("print JSON"))
     options.journal_option(p, "journal.sqlite in the current folder")
 
 
 def cmd_log(args) -> int:
+    language = options.language(args)
     with options.open_journal(args) as journal:
         sheet = stored_name(journal, args.character) if args.character else None
         entries = journal.entries(sheet=sheet, newest_first=True, limit=args.limit)
         all_entries = journal.entries()
-    by = {}
-    gone = undone(all_entries)
-    for entry in all_entries:
-        if entry.kind == "undo" and entry.undoes in gone:
-            by.setdefault(entry.undoes, entry.id)
+    by = undone_by(all_entries)
     if args.json:
-        print(json.dumps([_entry_json(e, by) for e in entries], ensure_ascii=False, indent=2))
+        data = [e.to_json(by.get(e.id)) for e in entries]
+        print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
     if not entries:
-        print("no saved runs" + (f" of {args.character}" if args.character else ""))
+        if args.character:
+            print(tr("no saved runs of {name}", name=args.character).render(language))
+        else:
+            print(tr("no saved runs").render(language))
         return 0
     for entry in entries:
         print(history.log_line(entry, by))
@@ -52,19 +56,3 @@ def stored_name(journal, character: str) -> str:
     if by_stem:
         return by_stem[0]
     return journal.stored_path(character)
-
-
-def _entry_json(entry, undone_by: dict) -> dict:
-    return {
-        "entry": entry.id,
-        "at": entry.at,
-        "kind": entry.kind,
-        "state": entry.state,
-        "sheets": [s.path for s in entry.sheets],
-        "action": entry.action,
-        "params": entry.params,
-        "result": entry.result,
-        "changes": list(entry.changes),
-        "undoes": entry.undoes,
-        "undone_by": undone_by.get(entry.id),
-    }

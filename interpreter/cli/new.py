@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.errors import ParameterError
 from interpreter.files import create_exclusive
@@ -12,24 +13,37 @@ from interpreter.files import create_exclusive
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "new",
-        help="copy a shipped character to a file of your own",
-        description="Copy a shipped character (or any sheet) to FILE, to play and --save it.",
+        help=tr("copy a shipped character to a file of your own"),
+        description=tr("Copy a shipped character (or any sheet) to FILE, to play and --save it."),
     )
-    p.add_argument("character", metavar="CHARACTER", help="a shipped character's name, or a file")
-    p.add_argument("file", metavar="FILE", help="the new sheet file (it must not exist)")
+    p.add_argument(
+        "character", metavar="CHARACTER", help=tr("a shipped character's name, or a file")
+    )
+    p.add_argument("file", metavar="FILE", help=tr("the new sheet file (it must not exist)"))
 
 
 def cmd_new(args) -> int:
+    language = options.language(args)
     source = options.resolve_character(args.character, None)
     target = Path(args.file)
     if source.suffix.lower() != target.suffix.lower() and target.suffix.lower() in (".json",):
-        raise ParameterError(f"{target}: {source.name} is YAML; name the copy .yaml")
+        raise ParameterError(
+            tr("{target}: {name} is YAML; name the copy .yaml", target=target, name=source.name)
+        )
     try:
         create_exclusive(target, source.read_text(encoding="utf-8"))
     except FileExistsError:
-        raise ParameterError(f"{target}: the file exists", None, "name a new file") from None
+        raise ParameterError(
+            tr("{target}: the file exists", target=target), None, tr("name a new file")
+        ) from None
     except OSError as error:
-        raise ParameterError(f"{target}: cannot be written ({error.strerror})") from None
-    print(f"created {target} from {source.stem}")
-    print(f"  play it: rulebook run RULEBOOK ACTION --char {target} --save")
+        raise ParameterError(
+            tr("{target}: cannot be written ({strerror})", target=target, strerror=error.strerror)
+        ) from None
+    print(tr("created {target} from {stem}", target=target, stem=source.stem).render(language))
+    print(
+        tr("  play it: rulebook run RULEBOOK ACTION --char {target} --save", target=target).render(
+            language
+        )
+    )
     return 0

@@ -6,12 +6,14 @@ from pathlib import Path
 
 import dsl
 from dsl.errors import RulebookError
+from dsl.messages import tr
 from interpreter.cli import options
+from interpreter.cli.choosing import answers_of
 from interpreter.cli.render import compare_text, progress_bar, to_text
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
 from interpreter.json_data import comparison_data, dumps, odds_data
-from interpreter.odds import BUDGET, TRIALS, action_odds, expression_odds
+from interpreter.odds import BUDGET, TRIALS, expression_odds
 
 
 def _is_rulebook(reference: str) -> bool:
@@ -21,32 +23,47 @@ def _is_rulebook(reference: str) -> bool:
 
 
 def cmd_odds(args) -> int:
+    args.target = args.target.strip()  # ` -2d4`: see options.expressions_with_a_minus
     budget = args.budget or BUDGET
     if args.action is None and not _is_rulebook(args.target):
         if args.compare or args.char or args.set or args.field:
             raise ParameterError(
-                "--char, --set, --field and --compare go with `rulebook odds RULEBOOK ACTION`"
+                tr("--char, --set, --field and --compare go with `rulebook odds RULEBOOK ACTION`")
             )
         odds = expression_odds(
             args.target,
             budget=budget,
             trials=args.trials or TRIALS,
             progress=progress_bar(),
+            seconds=args.timeout,
         )
+        options.print_warnings(args.target, options.language(args))
         _print(odds, args)
         return 0
     if args.action is None:
         raise ParameterError(
-            f"which action of {args.target}? write `rulebook odds {args.target} ACTION`",
+            tr(
+                "which action of {target}? write `rulebook odds {target2} ACTION`",
+                target=args.target,
+                target2=args.target,
+            ),
             None,
-            "`rulebook describe " + args.target + "` lists them",
+            tr("`rulebook describe {target}` lists them", target=args.target),
         )
     book = dsl.load(args.target)
     engine = Engine.of(book)
     sheet = options.sheet_for(args, book, engine, args.action)
     params = options.params_of(args.set)
-    extra = {"trials": args.trials or TRIALS, "progress": progress_bar(), "budget": budget}
-    odds = action_odds(engine, args.action, sheet, params, args.field, **extra)
+    params.update(options.targets_of(args, book, engine, args.action))
+    extra = {
+        "trials": args.trials or TRIALS,
+        "progress": progress_bar(),
+        "budget": budget,
+        "seconds": args.timeout,
+        "choices": answers_of(args.choose),
+        "best": args.best,
+    }
+    odds = engine.odds(args.action, sheet, params, args.field, **extra)
     refused = odds.refused()
     if refused is not None and not args.compare:  # as `rulebook run` would: exit 4
         if len(odds.probabilities) == 1 and refused.error is not None:
@@ -60,12 +77,11 @@ def cmd_odds(args) -> int:
     if args.json:
         print(dumps(comparison_data(odds, other, names, options.language(args, book))))
         return 0
-    language = options.language(args, book)
-    print(to_text(odds, args.fractions, language))
+    print(to_text(odds, args.fractions, options.language(args, book)))
     print()
-    print(to_text(other, args.fractions, language))
+    print(to_text(other, args.fractions, options.language(args, book)))
     print()
-    print(compare_text(odds, other, names, language))
+    print(compare_text(odds, other, names, options.language(args, book)))
     return 0
 
 
@@ -77,19 +93,28 @@ def _other(args, book, engine, sheet, params, extra):
         for pair in compare.split(","):
             name, equals, value = pair.partition("=")
             if not equals:
-                raise ParameterError(f"--compare {compare!r}: write NAME=VALUE,... or a rulebook")
+                raise ParameterError(
+                    tr(
+                        "--compare {compare}: write NAME=VALUE,... or a rulebook",
+                        compare=repr(compare),
+                    )
+                )
             changed[name.strip()] = value.strip()
-        other = action_odds(engine, args.action, sheet, changed, args.field, **extra)
-        return other, ("as given", compare)
+        other = engine.odds(args.action, sheet, changed, args.field, **extra)
+        return other, (tr("as given"), compare)
     other_book = dsl.load(compare)
     other_engine = Engine.of(other_book)
     try:
         other_sheet = other_engine.sheet(sheet.to_data(), sheet.path)
     except RulebookError as error:
         raise ParameterError(
-            f"--compare {compare}: the sheet does not fit it ({error.message})"
+            tr(
+                "--compare {compare}: the sheet does not fit it ({message})",
+                compare=compare,
+                message=error.message,
+            )
         ) from None
-    other = action_odds(other_engine, args.action, other_sheet, params, args.field, **extra)
+    other = other_engine.odds(args.action, other_sheet, params, args.field, **extra)
     return other, (book.title, other_book.title)
 
 

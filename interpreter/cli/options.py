@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from importlib import resources
 from pathlib import Path
 
 import dsl
+from dsl import nodes as n
 from dsl.errors import did_you_mean
 from dsl.messages import language_for, tr
 from interpreter.dice import ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
+from interpreter.expression import expression_warnings
 from interpreter.sheet import Sheet
 
 
@@ -75,7 +78,7 @@ def ask_at_the_table(die, position: int, language: str | None = None) -> int:
             answer = tr("{text} is not a number; type the face the die shows", text=repr(text))
             sys.stderr.write(f"  {answer.render(language)}\n")
             continue
-        if die.low <= value <= die.high:
+        if die.has(value):
             return value
         answer = tr("{value} is not a face of {die}", value=value, die=die.label)
         sys.stderr.write(f"  {answer.render(language)}\n")
@@ -152,6 +155,48 @@ def sheet_for(args, book, engine, target: str | None = None) -> Sheet:
     return engine.load_sheet(resolve_character(args.char, book))
 
 
+def targets_of(args, book, engine, action: str | None) -> dict:
+    """The other characters of a run, from `--target NAME=FILE` (NAME may be left out when
+    the action has one character parameter): parameter name → Sheet."""
+    files = target_files(args, book, action)
+    return {role: engine.load_sheet(path) for role, path in files.items()}
+
+
+def target_files(args, book, action: str | None) -> dict:
+    """The files of `--target NAME=FILE`, by the parameter they are: name → Path."""
+    pairs = getattr(args, "targets", None) or []
+    if not pairs:
+        return {}
+    definition = book.definition(action) if action else None
+    roles = [
+        p.name
+        for p in getattr(definition, "params", ())
+        if isinstance(p.type, n.NamedType) and p.type.name == "character"
+    ]
+    out = {}
+    for pair in pairs:
+        name, equals, file = pair.partition("=")
+        if not equals:
+            if len(roles) != 1:
+                raise ParameterError(
+                    tr("--target {pair}: write NAME=FILE", pair=pair),
+                    None,
+                    tr("characters it takes: {names}", names=", ".join(roles) or "-"),
+                )
+            name, file = roles[0], pair
+        name = name.strip()
+        if roles and name not in roles:
+            raise ParameterError(
+                tr("--target {name}: {action} takes no such character", name=name, action=action),
+                None,
+                did_you_mean(name, roles) or tr("characters: {names}", names=", ".join(roles)),
+            )
+        if name in out:
+            raise ParameterError(tr("--target {name} is given twice", name=name))
+        out[name] = resolve_character(file.strip(), book)
+    return out
+
+
 def journal_option(p, default: str = "journal.sqlite in the sheet's folder") -> None:
     p.add_argument("--journal", metavar="PATH", help=f"the journal (default: {default})")
 
@@ -162,3 +207,23 @@ def open_journal(args):
     from interpreter.journal.store import default_journal
 
     return Journal(args.journal or default_journal(), create=False)
+
+
+def print_warnings(expression: str, language) -> None:
+    """What the checker noted about a dice expression (a spelling another dice roller
+    reads otherwise, a modifier that changes nothing), on stderr: stdout is the result."""
+    for warning in expression_warnings(expression):
+        print(warning.render(language), file=sys.stderr)
+
+
+#: a dice expression given as an argument may start with a minus: `rulebook roll -1d6`
+NEGATIVE_EXPRESSION = re.compile(r"-[\d(d{]")
+
+
+def expressions_with_a_minus(argv: list) -> list:
+    """`rulebook roll -1d6`, `rulebook odds -2d4`: a leading minus is an expression, not an
+    option. argparse takes what starts with `-` for an option, so it gets a space first
+    (which the expression, and --dice's list, read past)."""
+    if not argv or argv[0] not in ("roll", "odds"):
+        return argv
+    return [argv[0]] + [" " + arg if NEGATIVE_EXPRESSION.match(arg) else arg for arg in argv[1:]]

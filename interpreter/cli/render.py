@@ -5,9 +5,10 @@ from __future__ import annotations
 import sys
 from fractions import Fraction
 
-from dsl.messages import tr
+from dsl.messages import show_value, tr, translate
 from interpreter.odds import Odds
 from interpreter.odds.answer import order_key, outcome_key
+from interpreter.values import fraction_text
 
 
 def progress_bar(stream=sys.stderr):
@@ -29,23 +30,25 @@ def progress_bar(stream=sys.stderr):
 
 
 def to_text(odds: Odds, fractions: bool = False, language: str | None = None) -> str:
-    """A row per outcome: probability, P(at least), a bar (as AnyDice draws them); yes/no
-    and the action's failures in the output's language."""
+    """A row per outcome: probability, P(at least), a bar (as AnyDice draws them); the
+    outcomes in the output's language (yes/no as `rulebook run` shows them)."""
     lines = []
     subject = odds.subject.get("expression") or odds.subject.get("action")
     head = f"{subject}" + (f" · {odds.field}" if odds.field else "")
     lines.append(head)
-    omitted = f"{float(odds.omitted):.3g}"
     if odds.exact:
-        lines.append("  " + tr("(exact; omitted mass {omitted})", omitted=omitted).render(language))
+        exactness = tr("exact; omitted mass {mass:.3g}", mass=float(odds.omitted))
     else:
-        lines.append("  " + tr("(sampled, {trials} trials)", trials=odds.trials).render(language))
-        if fractions:
-            reason = tr(
-                "no fractions: sampled odds are estimates from the trials, not exact "
-                "fractions (a larger --budget may give exact odds)"
-            )
-            lines.append("  " + reason.render(language))
+        exactness = tr(
+            "sampled, {trials} trials; omitted mass {mass:.3g}",
+            trials=odds.trials,
+            mass=float(odds.omitted),
+        )
+    lines.append(f"  ({exactness.render(language)})")
+    if odds.note:
+        lines.append(f"  ({translate(odds.note, language)})")
+    if fractions and not odds.exact:
+        lines.append("  " + NO_FRACTIONS.render(language))
     show_fractions = odds.exact and (fractions or len(odds.probabilities) <= 10)
     numeric = odds.numeric()
     keys = {o: outcome_key(o, language) for o in odds.probabilities}
@@ -62,29 +65,51 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
             row += f"  ± {odds.stderr(outcome) * 100:.3f}"
         row += f"  {bar}"
         if show_fractions:
-            row += f"  {p.numerator}/{p.denominator}"
+            shown = fraction_text(p) or TOO_LONG.render(language)
+            row += f"  {shown}"
         lines.append(row)
     if numeric:
-        lines.append(
-            "  "
-            + tr(
-                "mean {mean}, standard deviation {stdev}",
-                mean=f"{float(odds.mean):.4f}",
-                stdev=f"{odds.stdev:.4f}",
-            ).render(language)
+        spread = tr(
+            "mean {mean:.4f}, standard deviation {stdev:.4f}",
+            mean=float(odds.mean),
+            stdev=odds.stdev,
         )
+        lines.append("  " + spread.render(language))
+    if odds.goal is not None:
+        best = tr("choosing the best for {goal}:", goal=goal_text(odds.goal))
+        lines.append("  " + best.render(language))
+        for (choice, option), p in odds.decisions.items():
+            lines.append(f"    {choice} = {show_value(option, language)}  {float(p) * 100:8.4f}%")
     return "\n".join(lines)
 
 
-def compare_text(a: Odds, b: Odds, names: tuple[str, str], language: str | None = None) -> str:
+def goal_text(goal):
+    """`success`, `degree = critical`, `mean damage`: a goal as it was asked for."""
+    if goal.mean:
+        return tr("mean {field}", field=goal.field)
+    if goal.value is True:
+        return goal.field
+    return tr("{field} = {value}", field=goal.field, value=goal.value)
+
+
+#: a probability whose exact fraction has too many digits to print
+TOO_LONG = tr("(a fraction too long to write out)")
+#: --fractions asked for odds that are sampled
+NO_FRACTIONS = tr(
+    "no fractions: sampled odds are estimates from the trials, not exact fractions "
+    "(a larger --budget or --timeout may give exact odds)"
+)
+
+
+def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) -> str:
     """Two distributions side by side, with the change in each probability and the mean."""
     seen = set(a.probabilities) | set(b.probabilities)
     outcomes = sorted(seen, key=order_key(seen, a.orders or b.orders))
     keys = {o: outcome_key(o, language) for o in outcomes}
     width = max((len(k) for k in keys.values()), default=1)
     lines = [
-        f"  A: {names[0]}",
-        f"  B: {names[1]}",
+        f"  A: {translate(names[0], language)}",
+        f"  B: {translate(names[1], language)}",
         f"  {'':>{width}}  {'A':>12}  {'B':>12}  {'B - A':>10}",
     ]
     for outcome in outcomes:
@@ -95,13 +120,11 @@ def compare_text(a: Odds, b: Odds, names: tuple[str, str], language: str | None 
             f"{float(pb) * 100:11.4f}%  {delta:+9.4f}%"
         )
     if a.mean is not None and b.mean is not None:
-        lines.append(
-            "  "
-            + tr(
-                "mean {before} → {after} ({change})",
-                before=f"{float(a.mean):.4f}",
-                after=f"{float(b.mean):.4f}",
-                change=f"{float(b.mean - a.mean):+.4f}",
-            ).render(language)
+        change = tr(
+            "mean {a:.4f} → {b:.4f} ({change:+.4f})",
+            a=float(a.mean),
+            b=float(b.mean),
+            change=float(b.mean - a.mean),
         )
+        lines.append("  " + change.render(language))
     return "\n".join(lines)

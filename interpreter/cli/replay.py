@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from dsl.messages import tr
 from interpreter.cli import history, options
 from interpreter.cli.log import stored_name
 from interpreter.cli.render import progress_bar
@@ -14,27 +15,36 @@ from interpreter.journal.replay import DICE, DIFFERENT, FAILED, SAME, summary
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "replay",
-        help="re-run the journaled runs against another rulebook or a house rule",
-        description="Re-run recorded runs with their recorded dice against OTHER (an edited "
-        "rulebook, a house rule) and report, run by run, what would have come out "
-        "differently and where the recorded dice do not fit the new rules.",
+        help=tr("re-run the journaled runs against another rulebook or a house rule"),
+        description=tr(
+            "Re-run recorded runs with their recorded dice against OTHER "
+            "(an edited rulebook, a house rule) and report, run by run, "
+            "what would have come out differently and where the recorded "
+            "dice do not fit the new rules."
+        ),
     )
-    p.add_argument("--against", metavar="OTHER", required=True, help="a .rules file or name")
-    p.add_argument("character", metavar="CHARACTER", nargs="?", help="only this sheet's runs")
-    p.add_argument("--from", dest="start", metavar="N|DATE", help="the first run (or day)")
-    p.add_argument("--to", dest="end", metavar="N|DATE", help="the last run (or day)")
+    p.add_argument("--against", metavar="OTHER", required=True, help=tr("a .rules file or name"))
+    p.add_argument("character", metavar="CHARACTER", nargs="?", help=tr("only this sheet's runs"))
+    p.add_argument("--from", dest="start", metavar="N|DATE", help=tr("the first run (or day)"))
+    p.add_argument("--to", dest="end", metavar="N|DATE", help=tr("the last run (or day)"))
     p.add_argument(
         "--chain",
         action="store_true",
-        help="carry each sheet from one replayed run to the next (a whole session under the "
-        "new rules) instead of starting each run from its recorded sheet",
+        help=tr(
+            "carry each sheet from one replayed run to the next (a whole "
+            "session under the new rules) instead of starting each run "
+            "from its recorded sheet"
+        ),
     )
-    p.add_argument("--all", action="store_true", help="list the runs that came out the same too")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--all", action="store_true", help=tr("list the runs that came out the same too")
+    )
+    p.add_argument("--json", action="store_true", help=tr("print JSON"))
     options.journal_option(p, "journal.sqlite in the current folder")
 
 
 def cmd_replay(args) -> int:
+    language = options.language(args)
     other = options.load_rulebook(args.against)
     with options.open_journal(args) as journal:
         sheet = stored_name(journal, args.character) if args.character else None
@@ -50,15 +60,24 @@ def cmd_replay(args) -> int:
     if args.json:
         print(json.dumps([run.to_json() for run in report], ensure_ascii=False, indent=2))
         return 0
-    print(f"replay against {other.title}")
+    print(tr("replay against {title}", title=other.title).render(language))
     for run in report:
         if run.status == SAME and not args.all:
             continue
         print(_line(run))
     counts = summary(report)
     print(
-        f"{len(report)} runs: {counts[SAME]} the same, {counts[DIFFERENT]} different, "
-        f"{counts[DICE]} where the recorded dice do not fit, {counts[FAILED]} that fail"
+        tr(
+            (
+                "{len} runs: {value} the same, {value2} different, {value3} where "
+                "the recorded dice do not fit, {value4} that fail"
+            ),
+            len=len(report),
+            value=counts[SAME],
+            value2=counts[DIFFERENT],
+            value3=counts[DICE],
+            value4=counts[FAILED],
+        ).render(language)
     )
     return 0
 

@@ -8,8 +8,10 @@ from interpreter.json_data import dumps, roll_data
 
 
 def cmd_roll(args) -> int:
+    args.expression = args.expression.strip()  # ` -1d6`: see options.expressions_with_a_minus
     result = roll(args.expression, options.dice_source(args))
     language = options.language(args)
+    options.print_warnings(args.expression, language)
     if args.json:
         print(dumps(roll_data(result, language)))
     else:

@@ -9,6 +9,7 @@ from pathlib import Path
 from dsl.errors import RulebookError
 from dsl.messages import Message, show_value, tr, translate
 from interpreter.cli import options
+from interpreter.cli.choosing import chooser_of
 from interpreter.engine import Engine
 from interpreter.errors import EvaluationError, ParameterError
 from interpreter.journal import JOURNAL_NAME, Journal, holding, save_run
@@ -27,9 +28,12 @@ def cmd_run(args) -> int:
             outcome, saved = _run_and_save(args, book, engine, language)
         else:
             sheet = options.sheet_for(args, book, engine)
+            targets = options.targets_of(args, book, engine, args.action)
             params = options.params_of(args.set)
             dice = options.dice_source(args, language)
-            outcome, saved = engine.run(args.action, sheet, params, dice), None
+            choices = chooser_of(args, language)
+            outcome = engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
+            saved = None
     except EvaluationError as error:
         if error.trace is not None and not args.json:  # what happened, up to the failure
             print(f"{book.title} · {args.action}")
@@ -51,7 +55,7 @@ def cmd_run(args) -> int:
     if saved is not None:
         done = tr(
             "saved {path} (journal {journal}, run {entry})",
-            path=saved["path"],
+            path=", ".join([saved["path"], *saved.get("others", {}).values()]),
             journal=saved["journal"],
             entry=saved["entry"],
         )
@@ -70,11 +74,14 @@ def outcome_text(outcome, language: str) -> str:
         else:
             shown = outcome.result
         lines.append(tr("result: {result}", result=shown).render(language))
-    if outcome.changes:
+    if outcome.characters:  # one list per character: the acting one, then the others
+        lines.extend(_changes(_label(outcome.sheet), outcome.changes, language))
+        for other in outcome.characters:
+            who = tr("{label} ({role})", label=other.label, role=other.role)
+            lines.extend(_changes(who, other.changes, language))
+    elif outcome.changes:
         lines.append(tr("changes:").render(language))
-        for change in outcome.changes:
-            before, after = show_value(change.before, language), show_value(change.after, language)
-            lines.append(f"  {change.path}: {before} → {after}")
+        lines.extend(_change_lines(outcome.changes, language))
     else:
         lines.append(tr("changes: none").render(language))
     dice = ", ".join(map(str, outcome.dice)) or translate(tr("none"), language)
@@ -83,6 +90,26 @@ def outcome_text(outcome, language: str) -> str:
         + options.origin_note(outcome.origin, language)
     )
     return "\n".join(lines)
+
+
+def _changes(who, changes, language) -> list:
+    """`changes of orc (objetivo):` and a line per change (or `changes of ...: none`)."""
+    if not changes:
+        return [tr("changes of {who}: none", who=who).render(language)]
+    head = tr("changes of {who}:", who=who).render(language)
+    return [head, *_change_lines(changes, language)]
+
+
+def _change_lines(changes, language) -> list:
+    out = []
+    for change in changes:
+        before, after = show_value(change.before, language), show_value(change.after, language)
+        out.append(f"  {change.path}: {before} → {after}")
+    return out
+
+
+def _label(sheet) -> str:
+    return Path(sheet.path).stem if sheet.path else "self"
 
 
 def _run_and_save(args, book, engine, language):
@@ -107,12 +134,32 @@ def _run_and_save(args, book, engine, language):
     dice = options.dice_source(args, language)
     params = options.params_of(args.set)
     save_as = {"self": target} if args.save_as is not None else None
+    others = options.target_files(args, book, args.action)
+    for path in others.values():
+        refuse_shipped(path)
+    files = [target, *others.values()]
+    if len({p.resolve() for p in files}) != len(files):  # two roles, one file: which wins?
+        raise ParameterError(tr("--save: two characters of the run are the same file"))
     with Journal(journal_path) as journal:
         # Dice typed in at the table take a person's time: the folder is not held while
         # they are asked for (a save in between makes this one refuse, exit 4).
-        held = holding(journal, [target]) if not args.ask else nullcontext()
+        held = holding(journal, files) if not (args.ask or _asks(args)) else nullcontext()
         with held:
             sheet = engine.load_sheet(source)
-            outcome = engine.run(args.action, sheet, params, dice)
-            number = save_run(journal, outcome, sheet, book, dice, save_as)
-        return outcome, {"path": str(target), "journal": str(journal.path), "entry": number}
+            targets = options.targets_of(args, book, engine, args.action)
+            choices = chooser_of(args, language)
+            outcome = engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
+            # every changed sheet is written, or none: the journal entry holds them all
+            before = {"self": sheet, **targets}
+            number = save_run(journal, outcome, before, book, dice, save_as)
+        saved = {"path": str(target), "journal": str(journal.path), "entry": number}
+        changed = [c.role for c in outcome.characters if c.changes]
+        if changed:
+            saved["others"] = {role: str(others[role]) for role in changed}
+        return outcome, saved
+
+
+def _asks(args) -> bool:
+    """Whether the run may ask a person at the table (a choice not answered with
+    --choose): which choices an action makes is known only as it runs."""
+    return sys.stdin.isatty()

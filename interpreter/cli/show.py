@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from dsl.errors import RulebookError
+from dsl.messages import tr
 from interpreter.cli import history, options
 from interpreter.engine import Engine
 from interpreter.journal.rerun import inputs_of, run_again
@@ -15,16 +16,22 @@ from interpreter.values import to_json
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "show",
-        help="one saved run in full, with its trace",
-        description="One journaled run: its rulebook, parameters, dice, the trace (run again "
-        "from the record with the recorded dice), result, changes and sheets.",
+        help=tr("one saved run in full, with its trace"),
+        description=tr(
+            "One journaled run: its rulebook, parameters, dice, the trace "
+            "(run again from the record with the recorded dice), result, "
+            "changes and sheets."
+        ),
     )
-    p.add_argument("number", type=int, metavar="N", help="the run's number (see `rulebook log`)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "number", type=int, metavar="N", help=tr("the run's number (see `rulebook log`)")
+    )
+    p.add_argument("--json", action="store_true", help=tr("print JSON"))
     options.journal_option(p, "journal.sqlite in the current folder")
 
 
 def cmd_show(args) -> int:
+    language = options.language(args)
     with options.open_journal(args) as journal:
         entry = journal.entry(args.number)
         trace, again, problem = None, None, None
@@ -58,23 +65,61 @@ def cmd_show(args) -> int:
         }
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
-    print(f"run {entry.id} · {history.when(entry)} UTC · {', '.join(s.path for s in entry.sheets)}")
+    print(
+        tr(
+            "run {id} · {when} UTC · {join}",
+            id=entry.id,
+            when=history.when(entry),
+            join=", ".join(s.path for s in entry.sheets),
+        ).render(language)
+    )
     if row is not None:
-        print(f"rulebook: {row['title']} ({row['name']}, {row['hash'][:12]})")
+        print(
+            tr(
+                "rulebook: {title} ({name}, {value})",
+                title=row["title"],
+                name=row["name"],
+                value=row["hash"][:12],
+            ).render(language)
+        )
     if entry.kind == "undo":
-        print(f"undo of run {entry.undoes} ({entry.action})")
-        print("changes: " + history.changes_text(entry.changes, "; "))
+        print(
+            tr("undo of run {undoes} ({action})", undoes=entry.undoes, action=entry.action).render(
+                language
+            )
+        )
+        print(
+            tr("changes: {changes}", changes=history.changes_text(entry.changes, "; ")).render(
+                language
+            )
+        )
         return 0
-    print(f"action: {entry.action}({history.params_text(entry.params)})")
-    print(f"dice: {history.dice_text(entry)}")
+    print(
+        tr(
+            "action: {action}({params_text})",
+            action=entry.action,
+            params_text=history.params_text(entry.params),
+        ).render(language)
+    )
+    print(tr("dice: {dice_text}", dice_text=history.dice_text(entry)).render(language))
     if entry.state == "pending":
-        print("state: interrupted before its sheet was written (run `rulebook journal verify`)")
+        print(
+            tr(
+                "state: interrupted before its sheet was written (run `rulebook journal verify`)"
+            ).render(language)
+        )
     if trace is not None:
         print(render_text(trace, Engine.of(inputs.rulebook).language))
         if to_json(again.result) != entry.result:
-            print("note: run again, the record gives another result than the one recorded")
+            print(
+                tr("note: run again, the record gives another result than the one recorded").render(
+                    language
+                )
+            )
     else:
-        print(f"trace: not available ({problem})")
-    print("result: " + history.result_text(entry.result, None))
-    print("changes: " + history.changes_text(entry.changes, "; "))
+        print(tr("trace: not available ({problem})", problem=problem).render(language))
+    print(tr("result: {result}", result=history.result_text(entry.result, None)).render(language))
+    print(
+        tr("changes: {changes}", changes=history.changes_text(entry.changes, "; ")).render(language)
+    )
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dsl.messages import tr
 from interpreter.cli import history, options
 from interpreter.journal import undo
 
@@ -9,22 +10,40 @@ from interpreter.journal import undo
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "undo",
-        help="put the sheets back as they were before a run",
-        description="Put every sheet a run changed back as it was before the run (by default "
-        "the last run that still stands). The undo is an entry of its own: undo it to bring "
-        "the run back. Refused when a later run changed the same sheet, or the file was "
-        "edited since, unless --force.",
+        help=tr("put the sheets back as they were before a run"),
+        description=tr(
+            "Put every sheet a run changed back as it was before the run "
+            "(by default the last run that still stands). The undo is an "
+            "entry of its own: undo it to bring the run back. Refused "
+            "when a later run changed the same sheet, or the file was "
+            "edited since, unless --force."
+        ),
     )
-    p.add_argument("number", type=int, metavar="N", nargs="?", help="the run (default: the last)")
-    p.add_argument("--force", action="store_true", help="undo even over later changes")
+    p.add_argument(
+        "number", type=int, metavar="N", nargs="?", help=tr("the run (default: the last)")
+    )
+    p.add_argument("--force", action="store_true", help=tr("undo even over later changes"))
     options.journal_option(p, "journal.sqlite in the current folder")
 
 
 def cmd_undo(args) -> int:
+    language = options.language(args)
     with options.open_journal(args) as journal:
         number = undo(journal, args.number, force=args.force)
         entry = journal.entry(number)
     target = f"run {entry.undoes}" + (f" ({entry.action})" if entry.action else "")
-    print(f"undid {target}: {history.changes_text(entry.changes)}")
-    print(f"  recorded as entry {number}; `rulebook undo {number}` brings it back")
+    print(
+        tr(
+            "undid {target}: {changes_text}",
+            target=target,
+            changes_text=history.changes_text(entry.changes),
+        ).render(language)
+    )
+    print(
+        tr(
+            "  recorded as entry {number}; `rulebook undo {number2}` brings it back",
+            number=number,
+            number2=number,
+        ).render(language)
+    )
     return 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from interpreter.cli import history
+from dsl.messages import tr
+from interpreter.cli import history, options
 from interpreter.errors import ParameterError
 from interpreter.journal import read_record, verify_record
 
@@ -12,22 +13,39 @@ from interpreter.journal import read_record, verify_record
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "verify",
-        help="re-run an exported run record and confirm its result",
-        description="Check a record written by `rulebook export`: its texts against their "
-        "hashes, then the run again with its dice; exit 0 when it gives the recorded result, "
-        "changes and sheet, 4 when it does not, 3 when the record was altered.",
+        help=tr("re-run an exported run record and confirm its result"),
+        description=tr(
+            "Check a record written by `rulebook export`: its texts "
+            "against their hashes, then the run again with its dice; exit "
+            "0 when it gives the recorded result, changes and sheet, 4 "
+            "when it does not, 3 when the record was altered."
+        ),
     )
     p.add_argument("file", metavar="FILE")
 
 
 def cmd_verify(args) -> int:
+    language = options.language(args)
     try:
         text = Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ParameterError(f"{args.file}: cannot be read ({error})") from None
+        raise ParameterError(
+            tr("{file}: cannot be read ({error})", file=args.file, error=error)
+        ) from None
     verified = verify_record(read_record(text))
-    print(f"verified: {verified.action} gives the recorded result")
-    print(f"  result: {history.result_text(verified.result, None)}")
-    print(f"  changes: {history.changes_text([dict(c) for c in verified.changes])}")
-    print(f"  rulebook {verified.rulebook[:12]}")
+    print(
+        tr("verified: {action} gives the recorded result", action=verified.action).render(language)
+    )
+    print(
+        tr(
+            "  result: {result_text}", result_text=history.result_text(verified.result, None)
+        ).render(language)
+    )
+    print(
+        tr(
+            "  changes: {changes_text}",
+            changes_text=history.changes_text([dict(c) for c in verified.changes]),
+        ).render(language)
+    )
+    print(tr("  rulebook {value}", value=verified.rulebook[:12]).render(language))
     return 0

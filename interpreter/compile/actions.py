@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.compile.statements import run_block
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, known
-from interpreter.trace import Step
-from interpreter.values import Record, show
+from interpreter.trace import Step, call_text
+from interpreter.values import Record
 
 
 class CallFrame:
@@ -16,7 +17,10 @@ class CallFrame:
     def enter(self, ctx, args: tuple, span):
         if ctx.depth >= ctx.limits.call_depth:
             raise LimitExceeded(
-                f"more than {ctx.limits.call_depth} calls inside one another (limit call_depth)",
+                tr(
+                    "more than {call_depth} calls inside one another (limit call_depth)",
+                    call_depth=ctx.limits.call_depth,
+                ),
                 span,
             )
         if ctx.roller.lifts:  # odds: arguments are values, not distributions
@@ -72,13 +76,13 @@ class CompiledAction(CallFrame):
                     fields[name] = got
                 result = Record(fields, kind="result")
             if ctx.trace is not None and ctx.depth > 1:
-                shown = ", ".join(f"{k}={show(v)}" for k, v in zip(self.names, args))
+                shown = call_text(self.label, zip(self.names, args))
                 ctx.depth -= 1
                 ctx.trace.insert(
                     mark,
                     Step.at(
                         "call",
-                        f"{self.label}({shown})",
+                        shown,
                         self.node.span,
                         {"action": self.node.name},
                         ctx.depth,

@@ -7,20 +7,27 @@ import operator
 from fractions import Fraction
 
 from dsl.errors import Span
-from interpreter.bounds import bounded_list, bounded_number
-from interpreter.dice import PoolRoll
+from dsl.messages import tr
+from interpreter.bounds import bounded_list, bounded_number, too_long
 from interpreter.errors import EvaluationError
-from interpreter.runtime import ChainRoll, Unknown, lift
-from interpreter.values import Record, normalize, show, type_name
+from interpreter.pool import Rolled
+from interpreter.runtime import Unknown, lift
+from interpreter.values import Record, normalize, type_name
 
 
 def as_number(value, span: Span | None, what: str):
     if type(value) is int or type(value) is Fraction:
         return value
-    if isinstance(value, PoolRoll | ChainRoll):
+    if isinstance(value, Rolled):
         return value.total
     raise EvaluationError(
-        f"{what} should be a number, not {type_name(value)} ({show(value)})", span
+        tr(
+            "{what} should be a number, not {type_name} ({value})",
+            what=what,
+            type_name=type_name(value),
+            value=value,
+        ),
+        span,
     )
 
 
@@ -30,9 +37,9 @@ def as_whole(ctx, value, span: Span | None, what: str) -> int:
     value = as_number(value, span, what)
     if type(value) is not int:
         raise EvaluationError(
-            f"{what} should be a whole number, not {show(value)}",
+            tr("{what} should be a whole number, not {value}", what=what, value=value),
             span,
-            "round it explicitly with floor, ceil or round",
+            tr("round it explicitly with floor, ceil or round"),
         )
     return value
 
@@ -80,8 +87,12 @@ def arith(op: str, left_span, right_span, op_span):
             value = a - b
         elif op == "*":
             value = a * b
+        elif op == "**":
+            value = power(a, b, limits, op_span)
         elif b == 0:
-            raise EvaluationError("division by zero", op_span)
+            raise EvaluationError(tr("division by zero"), op_span)
+        elif op == "%":  # the remainder with the dividend's sign, as Roll20 and Foundry give
+            value = a - b * math.trunc(Fraction(a) / b)
         else:
             value = Fraction(a) / b
         return normalize(bounded_number(value, limits, op_span))
@@ -95,6 +106,25 @@ def arith(op: str, left_span, right_span, op_span):
         return function
 
     return compute
+
+
+def power(base, exponent, limits, span):
+    """`a ** b` for a whole exponent, refused before it is computed if it would pass the
+    limit on digits (number_digits)."""
+    if type(exponent) is not int:
+        raise EvaluationError(
+            tr("an exponent must be a whole number, not {value}", value=exponent),
+            span,
+            tr("round it with floor, ceil or round"),
+        )
+    if base == 0 and exponent < 0:
+        raise EvaluationError(tr("zero to a negative power divides by zero"), span)
+    size = max(abs(base.numerator), base.denominator) if type(base) is Fraction else abs(base)
+    if size > 1 and abs(exponent) * math.log10(size) > limits.number_digits:
+        raise too_long(limits, span)
+    if exponent < 0:
+        return 1 / Fraction(base) ** -exponent
+    return base**exponent
 
 
 def round_half_away(value):
@@ -111,9 +141,9 @@ def minmax(function, args, span, name):
     if len(args) == 1:
         items = args[0]
         if not isinstance(items, tuple):
-            raise EvaluationError(f"{name} of one value needs a list", span)
+            raise EvaluationError(tr("{name} of one value needs a list", name=name), span)
         if not items:
-            raise EvaluationError(f"{name} of an empty list", span)
+            raise EvaluationError(tr("{name} of an empty list", name=name), span)
         args = items
     return function(as_number(a, span, f"an argument of {name}") for a in args)
 
@@ -142,9 +172,9 @@ def unequal(a, b) -> bool:
 
 
 def equal(a, b) -> bool:
-    if isinstance(a, PoolRoll | ChainRoll):
+    if isinstance(a, Rolled):
         a = a.total
-    if isinstance(b, PoolRoll | ChainRoll):
+    if isinstance(b, Rolled):
         b = b.total
     if isinstance(a, bool) != isinstance(b, bool):
         return False
@@ -156,8 +186,10 @@ def field_of(record, name: str, span):
         return record.get(name)
     if isinstance(record, Unknown):  # odds: the field of each record the check may give
         return record.map(lambda r: field_of(r, name, span))
-    if isinstance(record, PoolRoll | ChainRoll):
+    if isinstance(record, Rolled):
         return getattr(record, name, None)
     if record is None:
-        raise EvaluationError(f"there is nothing here to take `{name}` from (none)", span)
-    raise EvaluationError(f"{show(record)} has no field `{name}`", span)
+        raise EvaluationError(
+            tr("there is nothing here to take `{name}` from (none)", name=name), span
+        )
+    raise EvaluationError(tr("{record} has no field `{name}`", record=record, name=name), span)

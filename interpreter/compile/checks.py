@@ -425,7 +425,7 @@ def _group(ctx, rounds: list, span) -> None:
 def _side(value, span) -> Record:
     if isinstance(value, Record):
         if "total" not in value:
-            raise EvaluationError("each side of an opposed check needs a total", span)
+            raise EvaluationError(tr("each side of an opposed check needs a total"), span)
         return value
     return Record({"total": as_number(value, span, "a side of an opposed check")})
 

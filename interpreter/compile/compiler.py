@@ -17,17 +17,30 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.rulebook import Rulebook, names_a_field
 from interpreter.compile.actions import CompiledAction
+from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
+from interpreter.compile.choices import Choices
 from interpreter.compile.dice import DiceTerms
+from interpreter.compile.effects import LastingEffects
 from interpreter.compile.expressions import Expressions
-from interpreter.compile.pools import PoolValues
+from interpreter.compile.pools import PoolValues, RollGroups
 from interpreter.compile.procedures import Procedure
 from interpreter.compile.statements import Statements
 from interpreter.compile.tables import Tables
-from interpreter.runtime import known, place_text
+from interpreter.runtime import Elsewhere, known, place_text
 
 
-class Compiler(Expressions, DiceTerms, PoolValues, Tables, Statements):
+class Compiler(
+    Expressions,
+    DiceTerms,
+    PoolValues,
+    RollGroups,
+    Tables,
+    Statements,
+    LastingEffects,
+    Characters,
+    Choices,
+):
     """Compiles a checked rulebook's definitions into closures, each once."""
 
     def __init__(self, rulebook: Rulebook):
@@ -110,6 +123,9 @@ class Compiler(Expressions, DiceTerms, PoolValues, Tables, Statements):
             )
             return lambda ctx: (family, known(ctx, key_fn(ctx)))
         if isinstance(node, n.Field):
+            binding = self.bindings.get(id(node))
+            if binding is not None and binding.kind == "character_field":
+                return self.character_place(node)
             subject = self.expr(node.subject)
             name = node.name
             return lambda ctx: subject(ctx).get(name)
@@ -184,7 +200,23 @@ class Compiler(Expressions, DiceTerms, PoolValues, Tables, Statements):
     def roll_definition(self, name: str):
         return self.memo(("roll", name), lambda: Procedure(self, self.book.rolls[name]))
 
+    def callable_of(self, binding):
+        """A called definition as one kind of closure: f(ctx, args, span) → its value."""
+        name = binding.name
+        if binding.kind == "formula":
+            body = self.formula(name)
+            return lambda ctx, args, span: body(ctx, args)
+        if binding.kind == "roll":
+            procedure = self.roll_definition(name)
+            return lambda ctx, args, span: procedure.call(ctx, args).total
+        kinds = {"check": self.check, "opposed": self.opposed, "action": self.action}
+        return kinds[binding.kind](name)
+
     def resource_bound(self, ctx, place, which: str):
+        if type(place) is Elsewhere:  # computed on that character's sheet
+            return on_sheet_of(
+                ctx, place.character, lambda ctx: self.resource_bound(ctx, place.place, which)
+            )
         name, key = (place, None) if type(place) is str else place
         resource = self.book.fields[name]
         bound = self.memo(("bound", name, which), lambda: self._bound(resource, which))
@@ -216,12 +248,14 @@ _EXPRESSIONS = {
     n.Field: Compiler.ex_field,
     n.Index: Compiler.ex_index,
     n.Call: Compiler.ex_call,
+    n.CharacterCall: Compiler.ex_charactercall,
     n.Unary: Compiler.ex_unary,
     n.Binary: Compiler.ex_binary,
     n.IfExpr: Compiler.ex_ifexpr,
     n.ListLiteral: Compiler.ex_listliteral,
     n.Dice: Compiler.ex_dice,
     n.Range: Compiler.range_value,
+    n.RollGroup: Compiler.ex_rollgroup,
 }
 _STATEMENTS = {
     n.Let: Compiler.st_let,
@@ -235,4 +269,8 @@ _STATEMENTS = {
     n.Note: Compiler.st_note,
     n.Do: Compiler.st_do,
     n.Add: Compiler.st_add,
+    n.Choose: Compiler.st_choose,
+    n.Effect: Compiler.st_effect,
+    n.PassTime: Compiler.st_passtime,
+    n.EndEffect: Compiler.st_endeffect,
 }

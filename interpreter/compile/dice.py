@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.dice import FUDGE, Die, predicate
 from interpreter.errors import EvaluationError, LimitExceeded
@@ -19,7 +20,7 @@ class DiceTerms:
         span, label = node.span, node.span.text
         count = self.expr(node.count) if node.count is not None else None
         sides = node.sides
-        if isinstance(sides, int):
+        if isinstance(sides, int | tuple):  # a number of faces, or the faces listed
             fixed_die = Die.of(sides)
             die_of = None
         elif sides == "F":
@@ -30,11 +31,19 @@ class DiceTerms:
             def die_of(ctx):
                 faces = as_whole(ctx, sides_fn(ctx), span, "the number of faces")
                 if faces < 1:
-                    raise EvaluationError(f"a die needs at least one face, not {faces}", span)
+                    raise EvaluationError(
+                        tr("a die needs at least one face, not {faces}", faces=faces), span
+                    )
                 if faces > ctx.limits.faces_per_die:
                     raise LimitExceeded(
-                        f"a die of {faces} faces is more than "
-                        f"{ctx.limits.faces_per_die} (limit faces_per_die)",
+                        tr(
+                            (
+                                "a die of {faces} faces is more than "
+                                "{faces_per_die} (limit faces_per_die)"
+                            ),
+                            faces=faces,
+                            faces_per_die=ctx.limits.faces_per_die,
+                        ),
                         span,
                     )
                 return Die.of(faces)
@@ -58,7 +67,9 @@ class DiceTerms:
                 if type(how_many) is not int:
                     how_many = as_whole(ctx, how_many, span, "the number of dice")
                 if how_many < 0:
-                    raise EvaluationError(f"cannot roll {how_many} dice", span)
+                    raise EvaluationError(
+                        tr("cannot roll {how_many} dice", how_many=how_many), span
+                    )
             if fixed_steps is not None and (fixed_die is not None or not has_top):
                 steps = fixed_steps
             else:
@@ -116,21 +127,27 @@ class DiceTerms:
             def keep(ctx, die):
                 k = as_whole(ctx, count(ctx), span, "how many dice to keep or drop")
                 if k < 0:
-                    raise EvaluationError(f"cannot keep or drop {k} dice", span)
+                    raise EvaluationError(tr("cannot keep or drop {k} dice", k=k), span)
                 return ("keep", mode, k, span)
 
             return keep
+        if isinstance(modifier, n.Sort):
+            return ("sort", modifier.descending)
+        if isinstance(modifier, n.Clamp):
+            return self.clamp(modifier)
         condition = modifier.condition
         if isinstance(modifier, n.Explode):
-            kind, once = "explode", modifier.once
+            kind, once = modifier.style, modifier.once
         elif isinstance(modifier, n.Reroll):
             kind, once = "reroll", modifier.once
         elif isinstance(modifier, n.CountSuccesses):
-            kind, once = "successes", None
+            kind, once = ("fail_count" if modifier.failures else "successes"), None
         else:
             kind, once = "failures", None
         if condition is None:  # `x` alone: the die's top face
             return (kind, once, TOP, span)
+        if condition.value is None:  # `even`, `odd`
+            return (kind, predicate(condition.op, None))
         if isinstance(condition.value, n.Literal):
             test = predicate(condition.op, condition.value.value)
             return (kind, once, test, span) if once is not None else (kind, test)
@@ -143,6 +160,19 @@ class DiceTerms:
 
         return step
 
+    def clamp(self, modifier: n.Clamp):
+        """`min2`, `max5`: a step ("clamp", "min" or "max", value)."""
+        bound, span = modifier.bound, modifier.span
+        if isinstance(modifier.value, n.Literal):
+            return ("clamp", bound, modifier.value.value)
+        value = self.expr(modifier.value)
+
+        def clamp(ctx, die):
+            limit = as_number(known(ctx, value(ctx)), span, "the value of min or max")
+            return ("clamp", bound, limit)
+
+        return clamp
+
 
 TOP = "top"
 
@@ -152,4 +182,4 @@ def bind_tops(steps: tuple, die: Die) -> tuple:
     if not any(len(s) > 2 and s[2] is TOP for s in steps):
         return steps
     top = predicate("=", die.high)
-    return tuple((s[0], s[1], top, s[3]) if len(s) > 2 and s[2] is TOP else s for s in steps)
+    return tuple((*s[:2], top, *s[3:]) if len(s) > 2 and s[2] is TOP else s for s in steps)

@@ -6,7 +6,7 @@ import math
 
 from dsl import nodes as n
 from dsl import types as t
-from dsl.messages import language_for
+from dsl.messages import language_for, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_number, bounded_text, too_long
 from interpreter.compile.arithmetic import (
@@ -96,6 +96,8 @@ class Expressions:
     def ex_field(self, node: n.Field):
         binding = self.bindings.get(id(node))
         name = node.name
+        if binding is not None and binding.kind == "character_field":
+            return self.character_field(node)
         if binding is not None and binding.kind == "resource_bound":
             place = self.ref(node.subject)
             bound = self.resource_bound
@@ -144,6 +146,8 @@ class Expressions:
             return lambda ctx: ctx.env[name]
         if isinstance(node, n.Dice):
             return self.dice(node)
+        if isinstance(node, n.RollGroup):
+            return self.roll_group(node)
         if isinstance(node, n.Name) and binding.kind == "rolldef":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, ())
@@ -182,7 +186,14 @@ class Expressions:
                 name = known(ctx, key(ctx))
                 found = ctx.state.values[catalog].get(name)
                 if found is None:
-                    raise EvaluationError(f"the sheet has no {catalog} entry named {name!r}", span)
+                    raise EvaluationError(
+                        tr(
+                            "the sheet has no {catalog} entry named {name}",
+                            catalog=catalog,
+                            name=repr(name),
+                        ),
+                        span,
+                    )
                 return found
 
             return entry
@@ -247,6 +258,8 @@ class Expressions:
         span = node.span
         if name in POOL_FUNCTIONS:
             return self.pool_function(node)
+        if name in ("effects", "active", "effect_modifier"):
+            return self.effect_read(node)
         if name == "step":
             ladder = self.book.ladders[node.args[0].name]
             steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
@@ -256,8 +269,12 @@ class Expressions:
                 value = known(ctx, start(ctx))
                 if value not in steps:
                     raise EvaluationError(
-                        f"{show(value)} is not a step of ladder "
-                        f"{ladder.name} ({', '.join(map(show, steps))})",
+                        tr(
+                            "{value} is not a step of ladder {name} ({join})",
+                            value=value,
+                            name=ladder.name,
+                            join=", ".join(map(show, steps)),
+                        ),
                         span,
                     )
                 moved = steps.index(value) + as_whole(ctx, count(ctx), span, "the number of steps")
@@ -280,7 +297,7 @@ class Expressions:
             def total(ctx):
                 values = tuple(known(ctx, v) for v in known(ctx, items(ctx)))
                 if not isinstance(values, tuple):
-                    raise EvaluationError("sum(...) adds up a list", span)
+                    raise EvaluationError(tr("sum(...) adds up a list"), span)
                 value = sum(as_number(v, span, "an item of sum") for v in values)
                 return normalize(bounded_number(value, ctx.limits, span))
 
@@ -294,8 +311,11 @@ class Expressions:
                 hi = as_number(hi, span, "clamp's upper bound")
                 if lo > hi:
                     raise EvaluationError(
-                        f"clamp between {show(lo)} and {show(hi)}: the "
-                        "lower bound is above the upper",
+                        tr(
+                            "clamp between {lo} and {hi}: the lower bound is above the upper",
+                            lo=lo,
+                            hi=hi,
+                        ),
                         span,
                     )
                 return min(max(v, lo), hi)
@@ -319,7 +339,7 @@ class Expressions:
             def negate(value):
                 if value is True or value is False:
                     return not value
-                raise EvaluationError(f"`not` needs yes or no, not {show(value)}", span)
+                raise EvaluationError(tr("`not` needs yes or no, not {value}", value=value), span)
 
             return lifted1(negate, operand)
 
@@ -352,8 +372,16 @@ class Expressions:
                 if type(container) is Range:
                     return container.holds(known(ctx, left(ctx)))
                 if not isinstance(container, tuple | str):
-                    raise EvaluationError(f"`in` looks in a list, not in {show(container)}", span)
-                return known(ctx, left(ctx)) in container
+                    raise EvaluationError(
+                        tr("`in` looks in a list, not in {container}", container=container), span
+                    )
+                item = known(ctx, left(ctx))
+                if type(container) is str and type(item) is not str:
+                    raise EvaluationError(
+                        tr("`in` a text looks for a text, not for {value}", value=item),
+                        node.left.span,
+                    )
+                return item in container
 
             return contains
         left, right = self.expr(node.left), self.expr(node.right)

@@ -11,11 +11,14 @@ from __future__ import annotations
 import attrs
 
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.compile.arithmetic import as_number, as_whole
+from interpreter.dice import PoolRoll, keep_dice
 from interpreter.errors import EvaluationError
-from interpreter.pool import FIELDS, FUNCTIONS, Rolled, Total, face_test, of_list
+from interpreter.pool import FIELDS, FUNCTIONS, KEPT, Rolled, Total, face_test, of_list
 from interpreter.runtime import ChainRoll, Unknown, known, lift
-from interpreter.values import Range, show
+from interpreter.trace import dice_step
+from interpreter.values import Range, normalize
 
 #: pool functions: name → (fewest, most arguments)
 POOL_FUNCTIONS = {"count": (2, 2), "highest": (1, 2), "lowest": (1, 2)}
@@ -33,7 +36,7 @@ def ask(ctx, subject, question):
         return lift(lambda items: list_answer(question, items), subject)
     if ctx.roller.lifts:  # odds: a dice term's distribution
         return ctx.roller.answers(subject, (question,)).map(first)
-    raise EvaluationError(f"{show(subject)} is not a pool of dice or a list")
+    raise EvaluationError(tr("{subject} is not a pool of dice or a list", subject=subject))
 
 
 def ask_chain(ctx, chain: ChainRoll, question):
@@ -90,7 +93,9 @@ class PoolValues:
         def question(ctx):
             count = as_whole(ctx, how_many(ctx), span, f"how many dice {node.function} takes")
             if count < 0:
-                raise EvaluationError(f"{node.function} of {count} dice", span)
+                raise EvaluationError(
+                    tr("{function} of {count} dice", function=node.function, count=count), span
+                )
             return kind(count)
 
         return question
@@ -177,3 +182,70 @@ def pool_uses(body, name: str) -> list:
             if field.name not in ("span", "name_span", "op_span"):
                 stack.append((getattr(item, field.name), item))
     return uses
+
+
+class RollGroups:
+    """`{1d20+5, 1d20+3}kh1` and `{4d6+3d8}k4`, compiled (part of the Compiler)."""
+
+    def ex_rollgroup(self, node: n.RollGroup):
+        group = self.roll_group(node)
+        return lambda ctx: group(ctx).total
+
+    def roll_group(self, node: n.RollGroup):
+        """A closure rolling the group: a PoolRoll whose dice are the rolls' values (or, for
+        one roll, the dice of its terms), kept as the group's keeps say."""
+        keeps = tuple(self.modifier(m) for m in node.modifiers)
+        label, span = node.span.text, node.span
+        if len(node.items) == 1:
+            terms = tuple(self.dice(d) for d in added(node.items[0]))
+
+            def faces_of(ctx):
+                rolls = [term(ctx) for term in terms]
+                if any(not isinstance(r, Rolled) for r in rolls):  # odds: the terms' dice
+                    return None, ctx.roller.group(rolls, steps_of(ctx, keeps), label)
+                return [list(face) for r in rolls for face in r.faces if face[1] == KEPT], None
+
+        else:
+            items = tuple(self.expr(item) for item in node.items)
+
+            def faces_of(ctx):
+                values = [item(ctx) for item in items]
+                if any(isinstance(v, Unknown) for v in values):
+                    steps = steps_of(ctx, keeps)
+                    total = lift(lambda *known: kept_total(known, steps), *values)
+                    return None, ChainRoll(label, [], total)
+                return [
+                    [as_number(v, span, "a roll of a group"), KEPT, False] for v in values
+                ], None
+
+        def group(ctx):
+            faces, counted = faces_of(ctx)
+            if counted is not None:
+                return counted
+            for step in steps_of(ctx, keeps):
+                keep_dice(faces, step[1], step[2])
+            total = normalize(sum(f[0] for f in faces if f[1] == KEPT))
+            result = PoolRoll(label, faces, total)
+            if ctx.trace is not None and not ctx.quiet:
+                ctx.trace.append(dice_step(result, span, ctx.depth, ctx.roller.source.origin))
+            return result
+
+        return group
+
+
+def steps_of(ctx, keeps: tuple) -> tuple:
+    return tuple(k(ctx, None) if callable(k) else k for k in keeps)
+
+
+def kept_total(values: tuple, steps: tuple):
+    faces = [[v, KEPT, False] for v in values]
+    for step in steps:
+        keep_dice(faces, step[1], step[2])
+    return normalize(sum(f[0] for f in faces if f[1] == KEPT))
+
+
+def added(node) -> list:
+    """The terms of a sum: `4d6+3d8` → [4d6, 3d8]."""
+    if isinstance(node, n.Binary) and node.op == "+":
+        return added(node.left) + added(node.right)
+    return [node]

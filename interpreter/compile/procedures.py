@@ -7,7 +7,7 @@ from dsl.messages import Message
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
 from interpreter.dice import KEPT
-from interpreter.errors import LimitExceeded
+from interpreter.errors import WENT_ON_PAST, ChainTooLong
 from interpreter.runtime import ChainRoll, as_bool
 from interpreter.trace import faces_text, origin_mark
 from interpreter.values import normalize, show
@@ -101,10 +101,8 @@ class Procedure(CallFrame):
                 while True:
                     extras += 1
                     if extras > ctx.limits.extra_per_die:
-                        raise LimitExceeded(
-                            f"roll {self.name} went on more than "
-                            f"{ctx.limits.extra_per_die} times "
-                            "(limit extra_per_die)",
+                        raise ChainTooLong(
+                            WENT_ON_PAST.fill(name=self.name, limit=ctx.limits.extra_per_die),
                             rule.span,
                         )
                     captured, ctx.capture = ctx.capture, []

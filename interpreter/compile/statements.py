@@ -12,8 +12,10 @@ from interpreter.errors import (
     InsufficientResource,
     LimitExceeded,
     RequirementFailed,
+    SheetError,
 )
-from interpreter.runtime import Unknown, as_bool, known, place_path, place_text
+from interpreter.runtime import Unknown, as_bool, known, place_path, place_text, sheet_of
+from interpreter.sheet_schema import entry_value
 from interpreter.values import Record, is_number, show
 
 #: what a change of a resource says in the trace, by its verb
@@ -83,7 +85,6 @@ class Statements:
 
     def st_set(self, node: n.Set):
         value = self.expr(node.expr)
-        span = node.span
         if (
             isinstance(node.place, n.Name)
             and self.bindings[id(node.place)].kind == "local"
@@ -98,6 +99,11 @@ class Statements:
             set_local.value, set_local.local = value, name
             set_local.pure = self.changes_nothing(node.expr)
             return set_local
+        return self.set_field(node, value)
+
+    def set_field(self, node: n.Set, value):
+        """`set` of a field on the sheet (or the one a parameter names), within its bounds."""
+        span = node.span
         place = self.ref(node.place)
         bounds = self.bounds_of(node.place)
 
@@ -145,7 +151,8 @@ class Statements:
         """A closure giving (low, high) for a place: a resource's min/max, a stat's range."""
 
         def bounds(ctx, where):
-            name = where if type(where) is str else where[0]
+            _, own = sheet_of(ctx, where)  # another character's field: its own bounds
+            name = own if type(own) is str else own[0]
             field = self.book.fields.get(name)
             if isinstance(field, n.Resource):
                 return (
@@ -369,7 +376,19 @@ class Statements:
         binding = self.bindings.get(id(place_node))
         if binding is not None and binding.kind == "catalog":
             catalog = binding.name
-            fields = tuple((name, self.expr(e)) for name, e in node.fields or ())
+            declared = {f.name: f.type for f in self.book.fields[catalog].fields}
+            fields = tuple(
+                (name, self.expr(e), declared.get(name), e.span) for name, e in node.fields or ()
+            )
+            book = self.book
+
+            def field_value(ctx, entry, name, value, type_node, span):
+                """A field of the new entry, as the sheet file will read it back."""
+                value = known(ctx, value(ctx))
+                try:
+                    return entry_value(type_node, value, f"{catalog}.{entry}.{name}", book)
+                except SheetError as error:
+                    raise EvaluationError(error.message, span, error.hint) from None
 
             def add_entry(ctx):
                 name = known(ctx, item(ctx))
@@ -389,9 +408,8 @@ class Statements:
                         span,
                     )
                 check_length(len(entries) + 1, ctx.limits, span)
-                entry = Record(
-                    {"name": name, **{k: known(ctx, f(ctx)) for k, f in fields}}, kind=catalog
-                )
+                values = {k: field_value(ctx, name, k, f, *more) for k, f, *more in fields}
+                entry = Record({"name": name, **values}, kind=catalog)
                 ctx.state.write((catalog, name), entry)
                 if ctx.trace is not None:
                     ctx.step(
@@ -418,10 +436,16 @@ class Statements:
 
             return add_local
         place = self.ref(place_node)
+        item_span = node.item.span
 
         def add_item(ctx):
             where = place(ctx)
             value = known(ctx, item(ctx))
+            if not isinstance(value, str):  # a list on the sheet holds texts
+                raise EvaluationError(
+                    tr("{place} holds texts, not {value}", place=place_text(where), value=value),
+                    item_span,
+                )
             before = ctx.state.read(where)
             after = bounded_list((*before, value), ctx.limits, span)
             ctx.state.write(where, after)

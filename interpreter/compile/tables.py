@@ -6,6 +6,7 @@ import math
 from bisect import bisect_right
 
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.errors import EvaluationError
 from interpreter.runtime import MISSING, known
 from interpreter.values import Record, is_number, show
@@ -30,11 +31,16 @@ class Tables:
             for depth, key in enumerate(key_values):
                 row = node.find(key)
                 if row is None:
-                    raise EvaluationError(
-                        f"table {title} has no row for {show(key)}"
-                        + (f" (at {keys[depth]})" if len(keys) > 1 else ""),
-                        span,
-                    )
+                    if len(keys) > 1:
+                        missing = tr(
+                            "table {title} has no row for {key} (at {level})",
+                            title=title,
+                            key=key,
+                            level=keys[depth],
+                        )
+                    else:
+                        missing = tr("table {title} has no row for {key}", title=title, key=key)
+                    raise EvaluationError(missing, span)
                 node = row
             if type(node) is Cell:
                 value = node.cached

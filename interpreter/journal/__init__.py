@@ -18,7 +18,7 @@ from interpreter.journal.export import export_record, read_record, verify_record
 from interpreter.journal.replay import ReplayedRun, replay
 from interpreter.journal.saving import holding, save_run
 from interpreter.journal.store import JOURNAL_NAME, Entry, Journal, SheetState
-from interpreter.journal.undo import undo, undone
+from interpreter.journal.undo import undo, undone, undone_by
 from interpreter.journal.verify import verify_journal
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "save_run",
     "undo",
     "undone",
+    "undone_by",
     "verify_journal",
     "verify_record",
 ]

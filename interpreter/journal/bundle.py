@@ -21,6 +21,7 @@ import attrs
 import dsl
 from dsl.errors import RulebookError
 from dsl.load import parse_cached, read
+from dsl.messages import tr
 
 #: rulebooks rebuilt from stored texts, by hash, kept for the process (replays reuse them)
 _REBUILT: dict = {}
@@ -81,7 +82,9 @@ def rebuild(bundle: Bundle) -> dsl.Rulebook:
     if found is not None:
         return found
     if bundle_hash(bundle.sources) != bundle.hash:
-        raise RulebookError(f"the stored texts of {bundle.name} do not match their hash")
+        raise RulebookError(
+            tr("the stored texts of {name} do not match their hash", name=bundle.name)
+        )
     book = None
     try:
         candidate = dsl.load(bundle.path)
@@ -108,8 +111,14 @@ def _from_texts(bundle: Bundle) -> dsl.Rulebook:
             here = target.parent
             if root not in target.parents:
                 raise RulebookError(
-                    f"{bundle.name}: `extends {source.extends}` cannot be rebuilt from the "
-                    "journal (it names a file outside its folder)"
+                    tr(
+                        (
+                            "{name}: `extends {extends}` cannot be rebuilt from the "
+                            "journal (it names a file outside its folder)"
+                        ),
+                        name=bundle.name,
+                        extends=source.extends,
+                    )
                 )
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(base.text, encoding="utf-8")

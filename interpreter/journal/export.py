@@ -15,6 +15,7 @@ import attrs
 
 import dsl
 from dsl.errors import RulebookError
+from dsl.messages import Message, tr
 from interpreter.engine import Engine
 from interpreter.journal.bundle import Bundle, Source, bundle_from_row, bundle_hash, rebuild
 from interpreter.journal.errors import JournalError, RecordMismatch
@@ -33,7 +34,11 @@ def export_record(journal: Journal, number: int) -> dict:
     entry = journal.entry(number)
     if entry.kind != "run":
         raise JournalError(
-            f"entry {number} is an undo (of run {entry.undoes}); export the run itself"
+            tr(
+                "entry {number} is an undo (of run {undoes}); export the run itself",
+                number=number,
+                undoes=entry.undoes,
+            )
         )
     bundle = bundle_from_row(journal.rulebook_row(entry.rulebook), journal.text)
     return {
@@ -81,15 +86,25 @@ class Verified:
 
 def read_record(text: str) -> dict:
     if len(text) > MAX_RECORD_SIZE:
-        raise JournalError(f"the record is larger than {MAX_RECORD_SIZE} bytes")
+        raise JournalError(
+            tr("the record is larger than {max_record_size} bytes", max_record_size=MAX_RECORD_SIZE)
+        )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise JournalError(f"not a JSON record: {error.msg} at line {error.lineno}") from None
+        raise JournalError(
+            tr("not a JSON record: {msg} at line {lineno}", msg=error.msg, lineno=error.lineno)
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise JournalError(f'not a run record (its "format" is not "{FORMAT}")')
+        raise JournalError(tr('not a run record (its "format" is not "{format}")', format=FORMAT))
     if data.get("version") != FORMAT_VERSION:
-        raise JournalError(f"record version {data.get('version')!r} is not {FORMAT_VERSION}")
+        raise JournalError(
+            tr(
+                "record version {get} is not {format_version}",
+                get=repr(data.get("version")),
+                format_version=FORMAT_VERSION,
+            )
+        )
     return data
 
 
@@ -120,22 +135,28 @@ def verify_record(data: dict) -> Verified:
             tuple(data.get("choices") or ()),
         )
     except (KeyError, TypeError, AttributeError, ValueError) as error:
-        raise JournalError(f"the record is incomplete or malformed ({error})") from None
+        raise JournalError(
+            tr("the record is incomplete or malformed ({error})", error=error)
+        ) from None
     if "self" not in sheets:
-        raise JournalError("the record has no sheet for the acting character (role self)")
+        raise JournalError(tr("the record has no sheet for the acting character (role self)"))
     if not sources or bundle_hash(sources) != bundle.hash:
-        raise JournalError("the record's rulebook texts do not match its hash: it was altered")
+        raise JournalError(tr("the record's rulebook texts do not match its hash: it was altered"))
     for role, text in afters.items():
         expected = next(s.get("after_hash") for s in data["sheets"] if s["role"] == role)
         if expected is not None and text_digest(text) != expected:
-            raise JournalError(f"the record's sheet after the run ({role}) was altered")
+            raise JournalError(
+                tr("the record's sheet after the run ({role}) was altered", role=role)
+            )
     book = rebuild(bundle)
     engine = Engine.of(book)
     inputs = attrs.evolve(inputs, rulebook=book)
     try:
         outcome, dice = run_again(engine, inputs)
     except RulebookError as error:
-        raise RecordMismatch(f"the run does not go through again: {error.message}") from None
+        raise RecordMismatch(
+            tr("the run does not go through again: {message}", message=error.message)
+        ) from None
     problems = []
     result = to_json(outcome.result)
     if result != data.get("result"):
@@ -156,5 +177,7 @@ def verify_record(data: dict) -> Verified:
     except RulebookError as error:
         problems.append(f"the record's sheet after the run does not read: {error.message}")
     if problems:
-        raise RecordMismatch("the record does not reproduce: " + "; ".join(problems))
+        raise RecordMismatch(
+            tr("the record does not reproduce: {problems}", problems=Message.joined(problems, "; "))
+        )
     return Verified(inputs.action, result, tuple(changes), bundle.hash)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import attrs
 
+from dsl.messages import tr
 from interpreter.dice import DiceSource, Die
 from interpreter.errors import DiceError
 from interpreter.journal.bundle import bundle_from_row, rebuild
@@ -31,15 +32,31 @@ class RecordedDice(DiceSource):
     def draw(self, die: Die, position: int) -> int:
         if self.used >= len(self.faces):
             raise DiceError(
-                f"needs more dice than the {len(self.faces)} recorded: die {self.used + 1} "
-                f"({die.label}) has no recorded face"
+                tr(
+                    (
+                        "needs more dice than the {len} recorded: die "
+                        "{value} ({label}) has no recorded face"
+                    ),
+                    len=len(self.faces),
+                    value=self.used + 1,
+                    label=die.label,
+                )
             )
         face = self.faces[self.used]
         self.used += 1
-        if isinstance(face, bool) or not isinstance(face, int) or not die.low <= face <= die.high:
+        if not die.has(face):
             raise DiceError(
-                f"recorded die {self.used} shows {face!r}, which is not a face of {die.label} "
-                f"({die.low}..{die.high}) as the rules roll it now"
+                tr(
+                    (
+                        "recorded die {used} shows {face}, which is not a face of "
+                        "{label} ({low}..{high}) as the rules roll it now"
+                    ),
+                    used=self.used,
+                    face=repr(face),
+                    label=die.label,
+                    low=die.low,
+                    high=die.high,
+                )
             )
         self.dice.append(die.label)
         return face
@@ -81,5 +98,9 @@ def run_again(engine, inputs: Inputs, sheets: dict | None = None):
     if sheets is None:
         sheets = {role: sheet_for(engine, *state) for role, state in inputs.sheets.items()}
     dice = RecordedDice(inputs.dice, inputs.origin)
-    outcome = engine.run(inputs.action, sheets["self"], dict(inputs.params), dice)
+    others = {role: sheet for role, sheet in sheets.items() if role != "self"}
+    params = {k: v for k, v in inputs.params.items() if k not in others}  # (shown by name)
+    outcome = engine.run(
+        inputs.action, sheets["self"], params, dice, targets=others, choices=inputs.choices
+    )
     return outcome, dice

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from dsl.messages import tr
 from interpreter import files
 from interpreter.dice import SeededDice
 from interpreter.errors import ParameterError
@@ -54,7 +55,9 @@ def holding(journal: Journal, paths=()):
         if conflicts:
             raise JournalError(
                 conflicts[0].describe(),
-                hint="run `rulebook journal verify` (with --force to take the journal's version)",
+                hint=tr(
+                    "run `rulebook journal verify` (with --force to take the journal's version)"
+                ),
             )
         yield
 
@@ -79,10 +82,14 @@ def save_run(
     targets = {}
     for role in after:
         if role not in before:
-            raise ParameterError(f"no sheet was given for {role!r}, which the run changed")
+            raise ParameterError(
+                tr("no sheet was given for {role}, which the run changed", role=repr(role))
+            )
         target = save_as.get(role) or before[role].path
         if target is None:
-            raise ParameterError(f"{role}: the sheet has no file to save to (give a file)")
+            raise ParameterError(
+                tr("{role}: the sheet has no file to save to (give a file)", role=role)
+            )
         targets[role] = Path(target)
         refuse_shipped(targets[role])
     with holding(journal, list(targets.values())):
@@ -105,16 +112,21 @@ def save_run(
             dice=outcome.dice,
             origin=origin,
             seed=dice.seed if isinstance(dice, SeededDice) else None,
-            choices=[to_json(c) for c in getattr(outcome, "choices", ())],
+            choices=[
+                {"name": c.name, "value": to_json(c.value), "chooser": c.by or "self"}
+                for c in getattr(outcome, "choices", ())
+            ],
         )
         for _, target, _, _, text, current in plan:
             if text != current:
                 try:
                     files.write_atomic(target, text)
                 except files.SaveError as error:
-                    error.hint = (
-                        f"the run is in the journal ({journal.path}, run {number}): the next "
-                        "save of this sheet, or `rulebook journal verify`, writes it"
+                    error.hint = tr(
+                        "the run is in the journal ({journal}, run {number}): the next save of "
+                        "this sheet, or `rulebook journal verify`, writes it",
+                        journal=str(journal.path),
+                        number=number,
                     )
                     raise
         journal.mark_applied(number)
@@ -128,7 +140,11 @@ def _journaled(journal: Journal, **entry) -> int:
         return journal.add_entry(**entry)
     except sqlite3.Error as error:
         raise JournalError(
-            f"{journal.path}: cannot be written ({error}); nothing was saved"
+            tr(
+                "{path}: cannot be written ({error}); nothing was saved",
+                path=journal.path,
+                error=error,
+            )
         ) from None
 
 
@@ -147,9 +163,9 @@ def _planned(role: str, before: Sheet, after: Sheet, target: Path, new_file: boo
     if new_file:
         if current is not None:
             raise ParameterError(
-                f"--save-as {target}: the file exists",
+                tr("--save-as {target}: the file exists", target=target),
                 None,
-                f"save into it with --char {target} --save, or name a new file",
+                tr("save into it with --char {target} --save, or name a new file", target=target),
             )
     elif before.text is not None and current != before.text:
         raise changed_since_read(target)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from dsl.messages import tr
 from interpreter.journal.errors import JournalError
 
 VERSION = 1
@@ -83,9 +84,16 @@ def migrate(connection: sqlite3.Connection, path: str) -> None:
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version > VERSION:
         raise JournalError(
-            f"{path}: journal schema version {version} is newer than this rulebook "
-            f"understands ({VERSION})",
-            hint="upgrade rulebook to read it",
+            tr(
+                (
+                    "{path}: journal schema version {version} is newer than "
+                    "this rulebook understands ({version2})"
+                ),
+                path=path,
+                version=version,
+                version2=VERSION,
+            ),
+            hint=tr("upgrade rulebook to read it"),
         )
     while version < VERSION:
         script = MIGRATIONS[version]

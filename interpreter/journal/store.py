@@ -15,6 +15,7 @@ from pathlib import Path
 
 import attrs
 
+from dsl.messages import tr
 from interpreter.journal import schema
 from interpreter.journal.errors import JournalError, NoJournal
 from interpreter.sheet import text_digest
@@ -63,6 +64,23 @@ class Entry:
         """This entry's state of one sheet file, if it touched it."""
         return next((s for s in self.sheets if s.path == stored_path), None)
 
+    def to_json(self, undone_by: int | None = None) -> dict:
+        """The entry as `rulebook log --json` prints it (`undone_by`: the undo that took
+        it back, if one did)."""
+        return {
+            "entry": self.id,
+            "at": self.at,
+            "kind": self.kind,
+            "state": self.state,
+            "sheets": [s.path for s in self.sheets],
+            "action": self.action,
+            "params": self.params,
+            "result": self.result,
+            "changes": list(self.changes),
+            "undoes": self.undoes,
+            "undone_by": undone_by,
+        }
+
 
 class Journal:
     """A campaign's journal. Safe to use from several processes at once."""
@@ -72,9 +90,11 @@ class Journal:
         self.folder = self.path.parent
         if not create and not self.path.exists():
             raise NoJournal(
-                f"no journal at {self.path}",
-                hint="a journal is created by the first `rulebook run ... --save`; "
-                "or pass --journal PATH",
+                tr("no journal at {path}", path=self.path),
+                hint=tr(
+                    "a journal is created by the first `rulebook run "
+                    "... --save`; or pass --journal PATH"
+                ),
             )
         try:
             self.connection = sqlite3.connect(
@@ -86,7 +106,9 @@ class Journal:
             self.connection.execute("PRAGMA foreign_keys = ON")
             schema.migrate(self.connection, str(self.path))
         except sqlite3.DatabaseError as error:
-            raise JournalError(f"{self.path}: not a readable journal ({error})") from None
+            raise JournalError(
+                tr("{path}: not a readable journal ({error})", path=self.path, error=error)
+            ) from None
 
     @classmethod
     def beside(cls, sheet_path: str | Path, create: bool = True) -> Journal:
@@ -215,7 +237,9 @@ class Journal:
             return None
         row = self.connection.execute("SELECT body FROM texts WHERE hash = ?", (digest,)).fetchone()
         if row is None:
-            raise JournalError(f"{self.path}: the text {digest[:12]} is missing")
+            raise JournalError(
+                tr("{path}: the text {value} is missing", path=self.path, value=digest[:12])
+            )
         return row[0]
 
     def rulebook_row(self, digest: str) -> dict:
@@ -223,7 +247,9 @@ class Journal:
             "SELECT name, title, path, sources FROM rulebooks WHERE hash = ?", (digest,)
         ).fetchone()
         if row is None:
-            raise JournalError(f"{self.path}: the rulebook {digest[:12]} is missing")
+            raise JournalError(
+                tr("{path}: the rulebook {value} is missing", path=self.path, value=digest[:12])
+            )
         name, title, path, sources = row
         return {
             "hash": digest,
@@ -238,7 +264,7 @@ class Journal:
         if not found:
             last = self.connection.execute("SELECT max(id) FROM runs").fetchone()[0]
             hint = f"runs are numbered 1 to {last}" if last else "the journal is empty"
-            raise NoJournal(f"the journal has no run {number}", hint=hint)
+            raise NoJournal(tr("the journal has no run {number}", number=number), hint=hint)
         return found[0]
 
     def entries(
@@ -274,7 +300,9 @@ class Journal:
             rows = self.connection.execute(query, args).fetchall()
             return [self._entry(row) for row in rows]
         except (sqlite3.DatabaseError, ValueError, TypeError) as error:
-            raise JournalError(f"{self.path}: a damaged entry ({error})") from None
+            raise JournalError(
+                tr("{path}: a damaged entry ({error})", path=self.path, error=error)
+            ) from None
 
     def _entry(self, row) -> Entry:
         number = row[0]

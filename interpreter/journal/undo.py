@@ -10,6 +10,7 @@ was edited since the journal last wrote it: undoing then would throw that change
 from __future__ import annotations
 
 from dsl.errors import RulebookError
+from dsl.messages import tr
 from interpreter import files
 from interpreter.errors import SheetError
 from interpreter.journal.bundle import bundle_from_row, rebuild
@@ -30,6 +31,16 @@ def undone(entries: list[Entry]) -> set[int]:
     return out
 
 
+def undone_by(entries: list[Entry]) -> dict[int, int]:
+    """For each entry an undo took back, the number of that undo."""
+    gone = undone(entries)
+    out: dict[int, int] = {}
+    for entry in entries:
+        if entry.kind == "undo" and entry.undoes in gone:
+            out.setdefault(entry.undoes, entry.id)
+    return out
+
+
 def default_target(journal: Journal) -> Entry:
     """The last run whose effect still stands."""
     entries = journal.entries()
@@ -37,7 +48,7 @@ def default_target(journal: Journal) -> Entry:
     for entry in reversed(entries):
         if entry.kind == "run" and entry.state == "applied" and entry.id not in gone:
             return entry
-    raise UndoRefused("there is no run to undo", hint="`rulebook log` lists the runs")
+    raise UndoRefused(tr("there is no run to undo"), hint=tr("`rulebook log` lists the runs"))
 
 
 def undo(journal: Journal, number: int | None = None, force: bool = False) -> int:
@@ -48,13 +59,13 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
     with holding(journal, paths):
         target = journal.entry(target.id)  # as it is now that nothing else can write
         if target.state != "applied":
-            raise UndoRefused(f"run {target.id} was never completed; nothing to undo")
+            raise UndoRefused(tr("run {id} was never completed; nothing to undo", id=target.id))
         entries = journal.entries()
         gone = undone(entries)
         if target.id in gone and not force:
             raise UndoRefused(
-                f"run {target.id} is already undone",
-                hint="undo the undo entry to bring it back, or pass --force",
+                tr("run {id} is already undone", id=target.id),
+                hint=tr("undo the undo entry to bring it back, or pass --force"),
             )
         plan = []
         for state in target.sheets:
@@ -74,14 +85,24 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
                 if later:
                     numbers = ", ".join(str(e.id) for e in later)
                     raise UndoRefused(
-                        f"{state.path}: a later run changed it too ({numbers}); undoing "
-                        f"run {target.id} would throw that away",
-                        hint=f"undo {numbers} first, or pass --force",
+                        tr(
+                            (
+                                "{path}: a later run changed it too ({numbers}); "
+                                "undoing run {id} would throw that away"
+                            ),
+                            path=state.path,
+                            numbers=numbers,
+                            id=target.id,
+                        ),
+                        hint=tr("undo {numbers} first, or pass --force", numbers=numbers),
                     )
                 if current != latest:
                     raise UndoRefused(
-                        f"{state.path}: the file was edited since the journal last wrote it",
-                        hint="pass --force to undo anyway (the edit stays in the journal)",
+                        tr(
+                            "{path}: the file was edited since the journal last wrote it",
+                            path=state.path,
+                        ),
+                        hint=tr("pass --force to undo anyway (the edit stays in the journal)"),
                     )
             restored = journal.text(state.before)
             plan.append((state, path, current, restored))

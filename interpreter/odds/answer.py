@@ -12,7 +12,7 @@ from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
 from interpreter.odds.worlds import Failure
 from interpreter.runtime import MISSING
-from interpreter.values import Record, is_number, show
+from interpreter.values import YES_NO, Record, is_number, show
 
 # ─── answers ────────────────────────────────────────────────────────────────
 
@@ -29,8 +29,10 @@ class Odds:
         omitted: Fraction = Fraction(0),
         trials: int | None = None,
         orders: tuple = (),
+        note: str | None = None,
     ):
         self.subject = subject
+        self.note = note  # why it is sampled, and whether it stopped at the time limit
         self.field = field
         self.orders = orders  # the rulebook's orders of texts (text_orders)
         key = order_key(probabilities, orders)
@@ -38,6 +40,10 @@ class Odds:
         self.exact = exact
         self.omitted = omitted
         self.trials = trials
+        #: under the best play for a goal (interpreter.odds.choices): the goal, and how
+        #: often each option of each choice is taken, {(choice, option): probability}
+        self.goal = None
+        self.decisions: dict = {}
 
     # ─── reading ────────────────────────────────────────────────────────────
 
@@ -126,10 +132,6 @@ def outcome_key(outcome, language: str | None = None) -> str:
     if isinstance(outcome, Failure):
         return tr("fails: {reason}", reason=outcome.message).render(language)
     return show_value(outcome, language)
-
-
-#: the words that mean yes or no, in every language the API accepts
-YES_NO = {"yes": True, "true": True, "sí": True, "si": True, "no": False, "false": False}
 
 
 def as_outcome(outcome):
@@ -249,10 +251,15 @@ def pick(record, field):
         return record
     if isinstance(record, Record) and field in record:
         return record[field]
-    raise EvaluationError(
-        f"the result has no field {field!r}"
-        + (f"; it has {', '.join(record.keys())}" if isinstance(record, Record) else "")
-    )
+    if isinstance(record, Record):
+        raise EvaluationError(
+            tr(
+                "the result has no field {field}; it has {fields}",
+                field=repr(field),
+                fields=", ".join(record.keys()),
+            )
+        )
+    raise EvaluationError(tr("the result has no field {field}", field=repr(field)))
 
 
 def field_outcome(result, sheet, field, compiled):
@@ -265,7 +272,11 @@ def field_outcome(result, sheet, field, compiled):
     if value is MISSING:
         names = list(result.keys()) if result is not None else []
         raise EvaluationError(
-            f"{compiled.node.name} gives no field {field!r} and the sheet "
-            f"has no {field!r}" + (f"; fields: {', '.join(names)}" if names else "")
+            tr(
+                "{name} gives no field {field} and the sheet has no {field}; fields: {fields}",
+                name=compiled.node.name,
+                field=repr(field),
+                fields=", ".join(names) or tr("none"),
+            )
         )
     return value

@@ -6,17 +6,20 @@ from fractions import Fraction
 
 import attrs
 
+from dsl.messages import tr
+from interpreter.choices import chooser_for
 from interpreter.errors import EvaluationError
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
+from interpreter.odds.bounds import Deadline, certain_limit, checked
 from interpreter.odds.distribution import LIFTS, Dist, mixture
 from interpreter.odds.explore import Explorer, Live, World, names_read
 from interpreter.odds.polynomials import (
     TooComplex,
 )
 from interpreter.odds.roller import LiftMemory, OddsRoller
-from interpreter.odds.sampling import sample_action, sample_expression
+from interpreter.odds.sampling import sample_action, sample_expression, sampled
 from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
 from interpreter.runtime import Context, State, known
 from interpreter.values import Record
@@ -39,20 +42,23 @@ def expression_odds(
     trials: int = TRIALS,
     seed: int = 0,
     progress=None,
+    seconds: float | None = None,
 ) -> Odds:
-    """The exact distribution of a dice expression such as `3d6` or `10d10cs>=6df=1`."""
+    """The exact distribution of a dice expression such as `3d6` or `10d10cs>=6df=1`;
+    sampled when counting would pass the budget or the time limit (`seconds`, by default
+    `limits.odds_seconds`: the exact phase gets half of it, sampling the rest)."""
     limits = limits or DEFAULT_LIMITS
+    deadline = Deadline(checked(budget, trials, seconds or limits.odds_seconds))
     _node, value = compile_expression(text)
     try:
-        return _exact_expression(text, value, epsilon, budget, limits)
-    except TooComplex:
-        counts = sample_expression(text, trials, seed, limits, progress)
-        probabilities = {o: Fraction(c, trials) for o, c in counts.items()}
-        return Odds({"expression": text}, None, probabilities, False, Fraction(0), trials)
+        return _exact_expression(text, value, epsilon, budget, limits, deadline.part(0.5))
+    except TooComplex as reason:
+        counts, done = sample_expression(text, trials, seed, limits, progress, deadline)
+        return sampled({"expression": text}, None, counts, done, trials, deadline, reason)
 
 
-def _exact_expression(text, value, epsilon, budget, limits) -> Odds:
-    roller = OddsRoller(epsilon, budget, limits)
+def _exact_expression(text, value, epsilon, budget, limits, deadline) -> Odds:
+    roller = OddsRoller(epsilon, budget, limits, deadline=deadline)
     ctx = Context(roller, limits)
     explorer = Explorer(ctx, roller, epsilon)
     parts = []
@@ -66,6 +72,7 @@ def _exact_expression(text, value, epsilon, budget, limits) -> Odds:
     dist = mixture(parts)
     probabilities = {o: Fraction(w, dist.total) for o, w in dist.weights.items()}
     omitted = 1 - sum(probabilities.values())
+    certain_limit(probabilities)
     return Odds({"expression": text}, None, probabilities, True, omitted)
 
 
@@ -81,35 +88,46 @@ def action_odds(
     trials: int = TRIALS,
     seed: int = 0,
     progress=None,
+    seconds: float | None = None,
+    choices=None,
 ) -> Odds:
     """The distribution of an action's (or a check's) result field for a sheet and
-    parameters; exact when it fits the budget, else sampled from real runs."""
+    parameters; exact when it fits the budget and half the time limit (`seconds`, by
+    default the engine's `limits.odds_seconds`), else sampled from real runs. `choices`
+    answers the action's `choose` statements (a mapping: interpreter.choices)."""
     subject = {"action": action}
+    deadline = Deadline(checked(budget, trials, seconds or engine.limits.odds_seconds))
     orders = text_orders(engine.rulebook)
     try:
         probabilities, omitted = _exact(
-            engine, action, sheet, params, field, epsilon, budget, progress
-        )
+            engine, action, sheet, params, field, epsilon, budget, progress, deadline.part(0.5),
+            choices,
+        )  # fmt: skip
+        certain_limit(probabilities)
         return Odds(subject, field, probabilities, True, omitted, orders=orders)
-    except TooComplex:
-        counts = sample_action(engine, action, sheet, params, field, trials, seed, progress)
-        probabilities = {o: Fraction(c, trials) for o, c in counts.items()}
-        return Odds(subject, field, probabilities, False, Fraction(0), trials, orders)
+    except TooComplex as reason:
+        counts, done = sample_action(
+            engine, action, sheet, params, field, trials, seed, progress, deadline, choices
+        )
+        return sampled(subject, field, counts, done, trials, deadline, reason, orders)
 
 
-def _exact(engine, action, sheet, params, field, epsilon, budget, progress=None):
+def _exact(engine, action, sheet, params, field, epsilon, budget, progress, deadline, choices):
     limits = attrs.evolve(engine.limits, steps_per_run=10**12)
-    roller = OddsRoller(epsilon, budget, limits, progress)
+    roller = OddsRoller(epsilon, budget, limits, progress, deadline)
     token = LIFTS.set(LiftMemory(roller))
     try:
-        return _explore_action(engine, action, sheet, params, field, epsilon, roller, limits)
+        return _explore_action(
+            engine, action, sheet, params, field, epsilon, roller, limits, choices
+        )
     finally:
         LIFTS.reset(token)
 
 
-def _explore_action(engine, action, sheet, params, field, epsilon, roller, limits):
+def _explore_action(engine, action, sheet, params, field, epsilon, roller, limits, choices=None):
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
+    ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
     explorer = Explorer(ctx, roller, epsilon)
     start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}
@@ -163,7 +181,7 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
         procedure = engine.compiler.roll_definition(name)
         args = engine.roll_arguments(name, sheet, params)
         if field is not None:
-            raise EvaluationError(f"roll {name} gives a number: leave out --field")
+            raise EvaluationError(tr("roll {name} gives a number: leave out --field", name=name))
         return lambda ctx: procedure.call(ctx, args).total
     check = engine.compiler.check(name)
     args = engine.check_arguments(name, sheet, params)

@@ -15,6 +15,8 @@ from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
 
+from interpreter.odds.bounds import too_many_outcomes
+from interpreter.odds.polynomials import TooComplex
 from interpreter.runtime import Unknown
 from interpreter.values import Record
 
@@ -87,10 +89,12 @@ class Dist(Unknown):
                 found, key = None, None
             if found is not None:
                 return found[0]
-        result = _apply(function, values)
+        cap = None
+        if memory is not None:
+            cap = memory.work(values)  # charged before: the work is bounded, not just counted
+        result = _apply(function, values, cap)
         if key is not None:
             memory[key] = (result, values)  # the operands are kept, so their ids stay theirs
-            memory.work(values)
         return result
 
     def project(self, fields: tuple) -> Dist:
@@ -107,13 +111,16 @@ class Dist(Unknown):
             weights[result] = weights.get(result, 0) + weight
         return Dist(weights, self.total)
 
-    def combine(self, other: Dist, function) -> Dist:
-        """The distribution of function(a, b) for independent a ~ self, b ~ other."""
+    def combine(self, other: Dist, function, cap: int | None = None) -> Dist:
+        """The distribution of function(a, b) for independent a ~ self, b ~ other; past
+        `cap` outcomes (the odds engine's memory bound), TooComplex."""
         weights: dict = {}
         for a, wa in self.weights.items():
             for b, wb in other.weights.items():
                 result = function(a, b)
                 weights[result] = weights.get(result, 0) + wa * wb
+            if cap is not None and len(weights) > cap:
+                raise TooComplex(too_many_outcomes(cap))
         return Dist(weights, self.total * other.total).reduced()
 
     def reduced(self) -> Dist:
@@ -146,19 +153,19 @@ def mixture(parts) -> Dist:
     return Dist(weights, denominator).reduced()
 
 
-def _apply(function, values: tuple) -> Dist:
+def _apply(function, values: tuple, cap: int | None = None) -> Dist:
     if len(values) == 1:
         return values[0].map(function)
     if len(values) == 2:
         a, b = values
         if type(a) is Dist:
             if type(b) is Dist:
-                return a.combine(b, function)
+                return a.combine(b, function, cap)
             return a.map(lambda x: function(x, b))
         return b.map(lambda y: function(a, y))
     joint = Dist.point(())
     for v in values:
-        joint = joint.combine(v if type(v) is Dist else Dist.point(v), lambda t, x: (*t, x))
+        joint = joint.combine(v if type(v) is Dist else Dist.point(v), lambda t, x: (*t, x), cap)
     return joint.map(lambda t: function(*t))
 
 
@@ -173,8 +180,8 @@ def remembered(key: tuple, keep: tuple, compute):
     except TypeError:  # something unhashable in the key: compute, do not remember
         return compute()
     if found is None:
-        found = memory[key] = (compute(), keep)
         memory.work(keep)  # charged to the odds engine's budget, by the sizes involved
+        found = memory[key] = (compute(), keep)
     return found[0]
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from dsl.messages import tr
 from interpreter.dice import Die
-from interpreter.errors import EvaluationError
+from interpreter.errors import WENT_ON_PAST, EvaluationError
 from interpreter.odds.distribution import Dist, mixture
 from interpreter.odds.polynomials import (
     TooComplex,
@@ -79,13 +80,15 @@ def from_fractions(probabilities: dict) -> Dist:
     )
 
 
-def chain_distribution(procedure, ctx, roller) -> Dist:
-    """The distribution of a custom roll procedure's total (`roll x = d10 then {...}`).
+def chain_distribution(procedure, ctx, roller) -> tuple:
+    """The distribution of a custom roll procedure's total (`roll x = d10 then {...}`),
+    and the roller's error if the chain may go past extra_per_die (else None).
 
     The base roll and each rule's extra roll are enumerated through the real roller;
     the rules' conditions are the compiled conditions; a chain that goes on while its
     `again` condition holds is the fixed point C = stop + continue ⊛ C, expanded until
-    the mass not yet expanded is below epsilon.
+    the mass not yet expanded is below epsilon, or to the limit: then the mass missing
+    is the chance that the real roller fails there.
     """
     saved_roller = ctx.roller
     env = ctx.env
@@ -104,6 +107,7 @@ def chain_distribution(procedure, ctx, roller) -> Dist:
         base_dist = enumerate_draws(base, limits)
         chains = {}
         parts = []
+        failure = None
         for (total, index), weight in base_dist.weights.items():
             probability = Fraction(weight, base_dist.total)
             if index is None:
@@ -111,14 +115,18 @@ def chain_distribution(procedure, ctx, roller) -> Dist:
                 continue
             if index not in chains:
                 chains[index] = _chain(procedure, procedure.rules[index], ctx, roller)
+            chain, reached = chains[index]
+            if reached:
+                failure = WENT_ON_PAST.fill(name=procedure.name, limit=limits.extra_per_die)
             sign = procedure.rules[index][1]
-            parts.append((probability, chains[index].map(lambda c, t=total, s=sign: t + s * c)))
-        return mixture(parts)
+            parts.append((probability, chain.map(lambda c, t=total, s=sign: t + s * c)))
+        return mixture(parts), failure
     finally:
         ctx.roller = saved_roller
 
 
-def _chain(procedure, rule, ctx, roller) -> Dist:
+def _chain(procedure, rule, ctx, roller) -> tuple:
+    """One rule's chain of extra rolls, and whether it was cut at the limit."""
     env = ctx.env
     _condition, _sign, extra, again, node = rule
     limits = roller.limits
@@ -143,13 +151,15 @@ def _chain(procedure, rule, ctx, roller) -> Dist:
     left = Fraction(sum(more.weights.values()), more.total)
     unexpanded = left
     rounds = 1
+    if limits.extra_per_die <= 0:  # the first extra roll already goes past the limit
+        return Dist({}, 1), True
     while unexpanded >= roller.epsilon and more.weights:
         rounds += 1
         if rounds > limits.extra_per_die:
-            break
+            return chain, True
         chain = _add(stop, more.combine(chain, lambda a, b: a + b))
         unexpanded *= left
-    return chain
+    return chain, False
 
 
 def _add(a: Dist, b: Dist) -> Dist:
@@ -166,4 +176,4 @@ def _add(a: Dist, b: Dist) -> Dist:
 def _concrete_bool(value, rule) -> bool:
     if value is True or value is False:
         return value
-    raise EvaluationError("a roll's condition must be yes or no", rule.span)
+    raise EvaluationError(tr("a roll's condition must be yes or no"), rule.span)

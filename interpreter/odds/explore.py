@@ -83,6 +83,7 @@ class Explorer(Passes):
             if roller.work > roller.budget:
                 roller.report(done=True)
                 raise TooComplex(f"more than {roller.budget} units of work")
+            roller.deadline.check()
             if roller.progress is not None and roller.work >= roller.next_report:
                 roller.report()
             ctx.env = dict(world.env)

@@ -11,7 +11,7 @@ from interpreter.odds.polynomials import (
     order_sums,
     power_merge,
 )
-from interpreter.odds.walker import Walker
+from interpreter.odds.walker import GROWS, Walker
 
 #: the value of a term whose kept faces each add their own value (nothing after keeps)
 PLAIN = "plain"
@@ -293,11 +293,12 @@ class Keeps:
         first, middle = middle[:lead], middle[lead:]
         ends = keep_ends(first, self.count)
         split = None
-        if len(before) == 1 and before[0][0] == "explode" and not before[0][1]:
+        single = len(before) == 1 and before[0][0] == "explode" and not before[0][1]
+        if single and self.distinct and not self.to_limit:  # the limit is per die
             split = self.split_explosion(before[0][2], first, None, delta)
         if split is not None:
             pool = split
-        elif not any(op[0] == "explode" for op in before):
+        elif not any(op[0] in GROWS for op in before):
             lo, hi = keep_range(first, self.count)
             pool = self.order_statistics(
                 self.per_die(before, self.face_leaf, None, delta), lo, hi, None

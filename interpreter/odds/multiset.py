@@ -18,6 +18,7 @@ defines it; tests hold the two together.
 
 from __future__ import annotations
 
+import itertools
 from math import comb
 
 from interpreter.pool import (
@@ -186,38 +187,43 @@ class Constant:
 def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work) -> tuple:
     """The joint answers of `evaluators` over `count` dice with these face weights, kept
     at sorted positions [lo, hi) counted from the lowest: (answers → weight, denominator)."""
-    groups = face_groups(weights, evaluators)
-    den = sum(weights.values())
+    return evaluate_mixed([(weights, count)], lo, hi, evaluators, work)
+
+
+def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tuple:
+    """The same for a pool of several kinds of dice, (face weights, how many) each (as
+    `{4d6+3d8}k4`): at each face, c_t of the r_t dice of each kind show it."""
+    groups = face_groups([weights for weights, _ in pools], evaluators)
+    kinds = range(len(pools))
+    count = sum(n for _, n in pools)
+    den = 1
+    for weights, n in pools:
+        den *= sum(weights.values()) ** n
     starts = tuple(e.start for e in evaluators)
-    states = {(count, starts): 1}
+    states = {(tuple(n for _, n in pools), starts): 1}
     done: dict = {}
-    suffix = [0] * (len(groups) + 1)
-    for i in range(len(groups) - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + groups[i][1]
+    rest = [sum(weights.values()) for weights, _ in pools]  # weight of the faces still to come
     rows: dict = {}
-    for index, (face, w) in enumerate(groups):
-        rest = suffix[index + 1]
-        powers = [1]
+    for face, ws in groups:
+        rest = [r - w for r, w in zip(rest, ws)]
         new: dict = {}
         work.spend(len(states) * (count + 1))
-        for (left, state), x in states.items():
-            placed = count - left
-            if placed >= hi or left == 0:  # no kept position left to fill
-                settled = x * (w + rest) ** left
+        for (lefts, state), x in states.items():
+            placed = count - sum(lefts)
+            if placed >= hi or placed == count:  # no kept position left to fill
+                settled = x
+                for t in kinds:
+                    settled *= (ws[t] + rest[t]) ** lefts[t]
                 done[state] = done.get(state, 0) + settled
                 continue
-            row = rows.get(left)
-            if row is None:
-                row = rows[left] = [comb(left, c) for c in range(left + 1)]
-            while len(powers) <= left:
-                powers.append(powers[-1] * w)
-            for c in range(left + 1) if rest else (left,):
+            for shown, ways in splits(lefts, ws, rest, rows):
+                c = sum(shown)
                 kept = min(placed + c, hi) - max(placed, lo)
                 moved = state
                 if kept > 0:
                     moved = tuple(e.step(s, face, kept) for e, s in zip(evaluators, state))
-                key = (left - c, moved)
-                new[key] = new.get(key, 0) + x * row[c] * powers[c]
+                key = (tuple(left - k for left, k in zip(lefts, shown)), moved)
+                new[key] = new.get(key, 0) + x * ways
         states = new
     for (_, state), x in states.items():  # every die placed
         done[state] = done.get(state, 0) + x
@@ -225,22 +231,49 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
     for state, x in done.items():
         answer = tuple(e.final(s) for e, s in zip(evaluators, state))
         out[answer] = out.get(answer, 0) + x
-    return out, den**count
+    return out, den
 
 
-def face_groups(weights: dict, evaluators: list) -> list:
-    """(face, weight) from the lowest face up, neighbours every evaluator treats alike
-    walked as one (the first face of a group stands for it)."""
+def splits(lefts: tuple, ws: list, rest: list, rows: dict):
+    """How many dice of each kind show this face, and the ways: Π C(r, c) · w^c. A kind
+    with no face after this one puts all its dice here."""
+    choices = []
+    for left, w, after in zip(lefts, ws, rest):
+        if not after:
+            choices.append([(left, w**left)])
+        elif not w:
+            choices.append([(0, 1)])
+        else:
+            row = rows.get(left)
+            if row is None:
+                row = rows[left] = [comb(left, c) for c in range(left + 1)]
+            ways, power = [], 1
+            for c in range(left + 1):
+                ways.append((c, row[c] * power))
+                power *= w
+            choices.append(ways)
+    if len(choices) == 1:
+        for c, ways in choices[0]:
+            yield (c,), ways
+        return
+    for combo in itertools.product(*choices):
+        ways = 1
+        for _, w in combo:
+            ways *= w
+        yield tuple(c for c, _ in combo), ways
+
+
+def face_groups(pools: list, evaluators: list) -> list:
+    """(face, [weight in each kind of die]) from the lowest face up, neighbours every
+    evaluator treats alike walked as one (the first face of a group stands for it)."""
     groups: list = []
     last = None
-    for face in sorted(weights):
-        w = weights[face]
-        if not w:
-            continue
+    for face in sorted({f for weights in pools for f, w in weights.items() if w}):
+        ws = [weights.get(face, 0) for weights in pools]
         key = tuple(e.key(face) for e in evaluators)
         if groups and key == last:
-            groups[-1][1] += w
+            groups[-1][1] = [a + b for a, b in zip(groups[-1][1], ws)]
         else:
-            groups.append([face, w])
+            groups.append([face, ws])
             last = key
     return [tuple(g) for g in groups]

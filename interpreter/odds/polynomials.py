@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from math import comb, gcd
 
+from dsl.messages import tr
+
 SHIFT = 32  # a success/failure count is packed into one int: successes << 32 | failures
 LOW = (1 << SHIFT) - 1
 
@@ -13,20 +15,41 @@ class TooComplex(Exception):
 
 
 class Budget:
-    __slots__ = ("left", "limit")
+    """The work (units of about 0.1 µs) one term may take; with the odds engine's bounds
+    (interpreter.odds.bounds), also the bytes one big-integer step may hold and a deadline
+    (anything with `check()`, raising TooComplex once it has passed)."""
 
-    def __init__(self, limit: int):
+    __slots__ = ("deadline", "left", "limit", "max_bytes")
+
+    def __init__(self, limit: int, max_bytes: int | None = None, deadline=None):
         self.left = self.limit = limit
+        self.max_bytes, self.deadline = max_bytes, deadline
 
     def check(self, amount: int) -> None:
         """Raise now if `amount` more units would pass the budget (spend nothing)."""
         if amount > self.left:
-            raise TooComplex(f"the exact distribution needs more than {self.limit} units of work")
+            raise TooComplex(self.exceeded())
 
     def spend(self, amount: int) -> None:
         self.left -= amount
         if self.left < 0:
-            raise TooComplex(f"the exact distribution needs more than {self.limit} units of work")
+            raise TooComplex(self.exceeded())
+        if self.deadline is not None:
+            self.deadline.check()
+
+    def exceeded(self):
+        return tr("the exact distribution needs more than {limit} units of work", limit=self.limit)
+
+    def hold(self, size: int) -> None:
+        """Raise now if one step would hold big integers of `size` bytes in all."""
+        if self.max_bytes is not None and size > self.max_bytes:
+            raise TooComplex(
+                tr(
+                    "the exact distribution needs more than {limit} bytes at once "
+                    "(limit odds_bytes)",
+                    limit=self.max_bytes,
+                )
+            )
 
 
 def mix(parts, outer: int):
@@ -107,6 +130,7 @@ def dense_product(wa: dict, wb: dict, work: Budget):
         return None
     width = (sum(wa.values()) * sum(wb.values())).bit_length() // 8 + 1
     length = na + nb - 1
+    work.hold(2 * length * width)
     work.spend(product_cost(length * width) + length)
     product = to_int(dense(wa, la, na), width) * to_int(dense(wb, lb, nb), width)
     low = la + lb
@@ -125,6 +149,7 @@ def power_sum(dist, count: int, work: Budget):
     span = high - low + 1
     length = count * (span - 1) + 1
     width = (sum(weights.values()) ** count).bit_length() // 8 + 1
+    work.hold(2 * length * width)
     work.spend(2 * product_cost(length * width // 2) + length)
     power = to_int(dense(weights, low, span), width) ** count
     base = low * count
@@ -158,6 +183,7 @@ def order_sums(order, weights, suffix, count: int, a: int, b: int, shift: dict, 
     width = ((suffix[0] ** count).bit_length() // 8 + 1) * 8
     step = {f: (shift[f] - low) * width for f in order}
     length = (b - a) * (max(shift[f] for f in order) - low) + 1
+    work.hold(b * length * width // 8)
     work.spend(len(order) * b * b * (1 + length * width // 4096))
     rows = {}
     state = {0: 1}
@@ -200,6 +226,7 @@ def geometric(stop, go, terms: int, work: Budget):
     # the last doubling dominates: T and P reach about terms × the span of go
     span = max(big) - min(big) + 1
     size = terms * span * (terms * g.bit_length() // 8 + 1)
+    work.hold(2 * size)
     work.spend(product_cost(size))
     t, p, m = {0: 1}, big, 1
     bits = bin(terms)[3:]

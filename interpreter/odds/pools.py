@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
-from interpreter.errors import EvaluationError
+from dsl.messages import tr
+from interpreter.errors import EXPLODED_PAST, REROLLED_PAST, EvaluationError
+from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.distribution import Dist
 from interpreter.odds.keeps import PLAIN, Keeps, keep_ends, keep_range
-from interpreter.odds.multiset import Constant, evaluate, evaluator
+from interpreter.odds.multiset import Constant, evaluate, evaluate_mixed, evaluator
 from interpreter.odds.polynomials import (
     LOW,
     SHIFT,
@@ -17,7 +20,8 @@ from interpreter.odds.polynomials import (
     power_counts,
     power_sum,
 )
-from interpreter.odds.walker import Walker
+from interpreter.odds.walker import CHAINS, ESCAPE, GROWS, OPEN_ENDED, Walker
+from interpreter.pool import Total
 
 # ─── the distribution of one dice term ──────────────────────────────────────
 #
@@ -40,7 +44,12 @@ DEFAULT_EPSILON = Fraction(1, 10**12)
 
 
 def pool_distribution(
-    die, count: int, steps: tuple, epsilon=DEFAULT_EPSILON, budget: int = DEFAULT_BUDGET
+    die,
+    count: int,
+    steps: tuple,
+    epsilon=DEFAULT_EPSILON,
+    budget: int | Budget = DEFAULT_BUDGET,
+    limit: int = DEFAULT_LIMITS.extra_per_die,
 ) -> Dist:
     """The exact distribution of one dice term.
 
@@ -52,14 +61,23 @@ def pool_distribution(
     `epsilon`; that mass is missing from the weights (`Dist.omitted` reports it). Raises
     TooComplex when the term would take more than `budget` units of work (the caller
     can sample instead) and EvaluationError for a roll that could never end.
+
+    `limit` is the roller's extra_per_die: a die that would explode or be rerolled more
+    often makes the real roller fail. A chain that can get there with more than a sliver
+    of epsilon (`may_fail`) is followed exactly to the limit, and the mass missing from
+    the weights is then the chance that the roll fails (and what epsilon leaves out of
+    the other chains, less than a sliver of it).
     """
     epsilon = Fraction(epsilon)
     if epsilon <= 0:
         raise ValueError("epsilon must be positive")
-    work = Budget(budget)
-    term = Term(die, count, steps, work)
+    work = budget if isinstance(budget, Budget) else Budget(budget)
+    term = Term(die, count, steps, work, limit)
     if count <= 0:  # as roll_pool: no dice, whatever the modifiers
         return term.outcomes({0: 1}, 1)
+    if term.may_fail(epsilon):
+        delta = epsilon / (4 * max(count, 1) * max(term.open_ended, 1))
+        return term.outcomes(*term.compute(delta))
     if not term.open_ended:
         return term.outcomes(*term.compute(None))
     delta = epsilon / (4 * max(count, 1) * term.open_ended)
@@ -72,52 +90,169 @@ def pool_distribution(
     raise TooComplex("the explosions of this term do not settle within epsilon")
 
 
+def reaches(h: int, n: int, limit: int, share: Fraction) -> bool:
+    """(h/n)^limit >= share, by logarithms (exactly when they cannot tell)."""
+    if h == 0:
+        return False
+    power = limit * (math.log(h) - math.log(n))
+    bound = math.log(share.numerator) - math.log(share.denominator)
+    if abs(power - bound) > 1e-6 * (1 + abs(bound)) or limit > 100_000:
+        return power >= bound
+    return h**limit * share.denominator >= share.numerator * n**limit
+
+
+def may_fail(die, count: int, steps: tuple, epsilon, limit: int) -> bool:
+    """Whether this term may go past `limit` (extra_per_die) with more than a sliver of
+    epsilon: pool_distribution then counts to the limit, and misses that chance."""
+    term = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+    return count > 0 and term.may_fail(Fraction(epsilon))
+
+
+def limit_failures(die, count: int, steps: tuple, epsilon, limit: int, missing: Fraction):
+    """(the roller's error, its chance) for each way this term may fail at the limit,
+    given the chance `missing` that it fails at all. The roller applies the modifiers
+    one after another, each over every die, so the first modifier whose chain goes too
+    far says why: the chance of failing by the first k modifiers is what the term misses
+    when only their chains are followed to the limit."""
+    epsilon = Fraction(epsilon)
+    term = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+    term.may_fail(epsilon)
+    binding = [op for op in term.ops if op in term.to_limit]
+    groups: list = []  # (kind, the binding ops up to the end of this group)
+    for index, op in enumerate(binding):
+        kind = "reroll" if op[0] == "reroll" else "explode"  # as the roller words it
+        if groups and groups[-1][0] == kind:
+            groups[-1] = (kind, frozenset(binding[: index + 1]))
+        else:
+            groups.append((kind, frozenset(binding[: index + 1])))
+    out, before = [], Fraction(0)
+    delta = epsilon / (4 * max(count, 1) * max(term.open_ended, 1))
+    for number, (kind, upto) in enumerate(groups):
+        if number == len(groups) - 1:
+            failing = missing
+        else:
+            part = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+            part.to_limit = upto
+            weights, total = part.compute(delta)
+            failing = Fraction(total - sum(weights.values()), total)
+        message = (EXPLODED_PAST if kind == "explode" else REROLLED_PAST).fill(limit=limit)
+        out.append((message, failing - before))
+        before = failing
+    return out
+
+
 # ─── one term ───────────────────────────────────────────────────────────────
+
+
+class Hits(frozenset):
+    """The faces an op's test holds for; `face in hits` asks the test itself, so that a
+    die showing what no face shows (a compounded 12) is tested too."""
+
+    def __new__(cls, faces, test):
+        hits = super().__new__(cls, (face for face in faces if test(face)))
+        hits.test = test
+        return hits
+
+    def __contains__(self, face) -> bool:
+        return bool(self.test(face))
+
+    def __hash__(self) -> int:
+        return frozenset.__hash__(self)
+
+
+class FaceValues(dict):
+    """What each face adds to the term's value, computed for any face when first asked."""
+
+    def __init__(self, of):
+        super().__init__()
+        self.of = of
+
+    def __missing__(self, face):
+        value = self[face] = self.of(face)
+        return value
 
 
 class Term(Keeps):
     """A dice term's die, count and modifiers, read once, and the ways to compute it."""
 
-    def __init__(self, die, count: int, steps: tuple, work: Budget):
+    def __init__(self, die, count: int, steps: tuple, work: Budget, limit: int):
         work.spend(die.size)
         faces = tuple(die.faces())
         self.faces, self.n, self.count, self.work = faces, len(faces), count, work
+        self.limit = limit
+        self.to_limit: frozenset = frozenset()  # ops followed to the roller's limit
         ops = []
         success = failure = None
+        self.as_failures = False  # `cf`: the dice counted are failures
+        escapes = False  # an op may leave a die showing what no face shows (12 for 1d6!!)
         for step in steps:
             kind = step[0]
             if kind == "keep":
                 ops.append(("keep", step[1], step[2]))
-            elif kind == "explode" or kind == "reroll":
+            elif kind in CHAINS:
                 once, test = step[1], step[2]
-                hits = frozenset(face for face in faces if test(face))
-                if not once and len(hits) == len(faces):
-                    what = "explodes" if kind == "explode" else "is rerolled"
+                if not once and all(test(face) for face in faces):
+                    what = "is rerolled" if kind == "reroll" else "explodes"
                     raise EvaluationError(
-                        f"every face of {die.label} {what} under this "
-                        "condition, so the roll would never end",
+                        tr(
+                            (
+                                "every face of {label} {what} under this "
+                                "condition, so the roll would never end"
+                            ),
+                            label=die.label,
+                            what=what,
+                        ),
                         step[3],
                     )
-                if hits:
+                hits = Hits(faces, test)
+                if hits or escapes:
                     ops.append((kind, once, hits))
+                escapes = escapes or kind in ("compound", "penetrate")
+            elif kind == "clamp":
+                ops.append(step)
+                escapes = True
             elif kind == "successes":
                 success = step[1]
-            else:
+            elif kind == "fail_count":
+                success, self.as_failures = step[1], True
+            elif kind == "failures":
                 failure = step[1]
         self.ops = tuple(ops)
+        self.distinct = len(set(faces)) == len(faces)
         self.counts = success is not None
         # the additive value of one kept face: the face; or its success (1 or 0); or, when
         # failures count too, successes << 32 | failures (both add up independently)
         self.packed = self.counts and failure is not None
         if self.packed:
-            self.value = {
-                face: (bool(success(face)) << SHIFT) | bool(failure(face)) for face in faces
-            }
+            self.value = FaceValues(lambda f: (bool(success(f)) << SHIFT) | bool(failure(f)))
         elif self.counts:
-            self.value = {face: int(bool(success(face))) for face in faces}
+            self.value = FaceValues(lambda f: int(bool(success(f))))
         else:
-            self.value = {face: face for face in faces}
-        self.open_ended = sum(1 for op in ops if op[0] == "explode" and not op[1])
+            self.value = FaceValues(lambda f: f)
+        self.open_ended = sum(1 for op in ops if op[0] in OPEN_ENDED and not op[1])
+
+    def may_fail(self, epsilon) -> bool:
+        """Whether the dice may go past the limit with a chance of epsilon or more (a
+        chain goes on with the chance that a fresh die meets the test, hits / n); those
+        chains are then followed to the limit (`to_limit`)."""
+        chains = [op for op in self.ops if op[0] in CHAINS]
+        if not chains:
+            return False
+        if self.limit <= 0:
+            self.to_limit = frozenset(chains)
+            return True
+        # below epsilon, a failure is as much left out as any chain epsilon cuts short
+        share = epsilon / max(self.count, 1)
+        n = self.n
+        binding = set()
+        for op in chains:
+            if op[1]:  # once: one extra die, within any limit but 0
+                continue
+            h = sum(1 for face in self.faces if face in op[2])
+            if reaches(h, n, self.limit, share):
+                binding.add(op)
+        self.to_limit = frozenset(binding)
+        return bool(binding)
 
     def outcomes(self, weights: dict, total: int) -> Dist:
         if self.packed:
@@ -125,6 +260,8 @@ class Term(Keeps):
             for key, weight in weights.items():
                 s, f = key >> SHIFT, key & LOW
                 out[(s - f, s, f)] = weight
+        elif self.as_failures:
+            out = {(key, None, key): weight for key, weight in weights.items()}
         elif self.counts:
             out = {(key, key, 0): weight for key, weight in weights.items()}
         else:
@@ -144,15 +281,17 @@ class Term(Keeps):
         before, middle, after = ops[:first], ops[first : last + 1], ops[last + 1 :]
         if after:
             walker = Walker(self, after, self.add_leaf, None, delta)
-            value = {face: walker.face(0, face) for face in self.faces}
+            value = {face: walker.face(0, face) for face in self.kept_faces(before, delta)}
         else:
             value = PLAIN  # each kept face adds its own value
         only_keeps = all(op[0] == "keep" for op in middle)
-        if only_keeps and not any(op[0] == "explode" for op in before):
+        if only_keeps and not any(op[0] in GROWS for op in before):
             lo, hi = keep_range(middle, count)
             faces = self.per_die(before, self.face_leaf, None, delta)
             return self.order_statistics(faces, lo, hi, value)
-        if only_keeps and len(before) == 1 and before[0][0] == "explode" and not before[0][1]:
+        single = len(before) == 1 and before[0][0] == "explode" and not before[0][1]
+        single = single and self.distinct and not self.to_limit  # the limit is per die
+        if only_keeps and single:
             found = self.split_explosion(before[0][2], middle, value, delta)
             if found is not None:
                 return found
@@ -161,6 +300,13 @@ class Term(Keeps):
             if ends is not None and (ends[2] is not None or not after):
                 return self.extremes(before, *ends, value, delta)
         return self.general(before, middle, value, delta)
+
+    def kept_faces(self, before, delta):
+        """What a die may show after the ops before the keeps (its faces, unless an op
+        such as `!!` or `min` makes it show something else)."""
+        if not any(op[0] in ESCAPE for op in before):
+            return self.faces
+        return tuple(self.per_die(before, self.face_leaf, None, delta)[0])
 
     def add_leaf(self, face):
         return {self.value[face]: 1}, 1
@@ -177,7 +323,7 @@ class Term(Keeps):
                 out[key] = out.get(key, 0) + 1
             return out, self.n
         if not ops and leaf == self.face_leaf:
-            return dict.fromkeys(self.faces, 1), self.n
+            return face_weights(self.faces), self.n
         walker = Walker(self, ops, leaf, merge, delta)
         return mix([(1, walker.face(0, face)) for face in self.faces], self.n)
 
@@ -185,15 +331,27 @@ class Term(Keeps):
 # ─── questions about the pool's kept dice (interpreter.pool) ────────────────
 
 
-def pool_answers(die, count: int, steps: tuple, questions: tuple, budget: int = DEFAULT_BUDGET):
+def pool_answers(
+    die,
+    count: int,
+    steps: tuple,
+    questions: tuple,
+    epsilon=DEFAULT_EPSILON,
+    budget: int | Budget = DEFAULT_BUDGET,
+    limit: int = DEFAULT_LIMITS.extra_per_die,
+):
     """The joint distribution of order-free questions' answers about one dice term, as a
     Dist of answer tuples, counted over multisets (interpreter.odds.multiset). Raises
     NotImplementedError for terms whose dice are not independent draws kept at fixed
-    sorted positions (explosions; rerolls after a keep): the caller enumerates those."""
-    work = Budget(budget)
-    term = Term(die, count, steps, work)
+    sorted positions (explosions; rerolls after a keep): the caller enumerates those.
+    A term that may fail at the roller's limit (limit_failure) is counted in the worlds
+    where it does not: the answers are conditioned on the roll finishing."""
+    work = budget if isinstance(budget, Budget) else Budget(budget)
+    term = Term(die, count, steps, work, limit)
+    if count > 0:
+        term.may_fail(Fraction(epsilon))
     ops = term.ops
-    if any(op[0] == "explode" for op in ops):
+    if any(op[0] in GROWS for op in ops):
         raise NotImplementedError("explosions change how many dice there are")
     keeps = [i for i, op in enumerate(ops) if op[0] == "keep"]
     before, lo, hi = ops, 0, count
@@ -244,3 +402,27 @@ def face_weights(faces: tuple) -> dict:
     for face in faces:
         weights[face] = weights.get(face, 0) + 1
     return weights
+
+
+def group_total(terms: list, keeps: tuple, epsilon, limit: int) -> Dist:
+    """`{4d6+3d8}k4`: the distribution of the kept dice's sum over the dice of several
+    terms (die, count, steps), counted as one mixed pool. NotImplementedError for terms
+    whose dice are not independent draws (explosions, keeps, counts of their own)."""
+    work = Budget(DEFAULT_BUDGET)
+    pools = []
+    for die, count, steps in terms:
+        term = Term(die, count, steps, work, limit)
+        if count > 0:
+            term.may_fail(Fraction(epsilon))
+        if term.counts or any(op[0] in GROWS or op[0] == "keep" for op in term.ops):
+            raise NotImplementedError("a term of a group with keeps, counts or explosions")
+        if term.ops:
+            weights, _ = term.per_die(term.ops, term.face_leaf, None, None)
+        else:
+            weights = face_weights(term.faces)
+        pools.append((weights, max(count, 0)))
+    size = sum(count for _, count in pools)
+    top_lo, top_hi = keep_range([step[:3] for step in keeps], size)
+    total = evaluator(Total(), lambda face: face, None, None)
+    out, den = evaluate_mixed(pools, size - top_hi, size - top_lo, [total], work)
+    return Dist({answer[0]: weight for answer, weight in out.items()}, den).reduced()

@@ -14,7 +14,7 @@ from interpreter.dice import PoolRoll, roll_pool
 from interpreter.odds.distribution import Dist
 from interpreter.odds.enumerate import enumerate_draws
 from interpreter.odds.polynomials import TooComplex
-from interpreter.odds.pools import pool_answers
+from interpreter.odds.pools import group_total, pool_answers
 from interpreter.pool import COUNTED, Answers, Failures, Sorted, Successes, Total
 from interpreter.runtime import ChainRoll
 
@@ -42,7 +42,14 @@ class PoolQuestions:
             return roll.dist.map(lambda o: tuple(o[i] for i in places))
         if not any(q.ordered for q in questions):
             try:
-                return pool_answers(roll.die, roll.count, roll.steps, questions)
+                return pool_answers(
+                    roll.die,
+                    roll.count,
+                    roll.steps,
+                    questions,
+                    self.epsilon,
+                    limit=self.limits.extra_per_die,
+                )
             except NotImplementedError:
                 pass
         rolls = self.rolls_of(roll)
@@ -65,6 +72,20 @@ class PoolQuestions:
         if all(type(q) is Total for q in questions):
             return chain.total.map(lambda total: (total,) * len(questions))
         raise TooComplex(f"the dice of roll {chain.name} (more than one dice term) are not counted")
+
+    def group(self, rolls: list, keeps: tuple, label: str) -> ChainRoll:
+        """`{4d6+3d8}k4` counted: a pool known by its total (pool_answers does not take
+        mixed dice yet: other questions about it are sampled)."""
+        key = ("group", tuple(id(r) for r in rolls), keeps)
+        found = self.asked.get(key)
+        if found is None:
+            terms = [(r.die, r.count, r.steps) for r in rolls]
+            try:
+                total = group_total(terms, keeps, self.epsilon, self.limits.extra_per_die)
+            except NotImplementedError as error:
+                raise TooComplex(str(error)) from None
+            found = self.asked[key] = (total, rolls)
+        return ChainRoll(label, [], found[0])
 
     def settle(self, roll, questions: tuple | None):
         """The pool of the world being explored, as a `let` binds it: its answers to the

@@ -45,6 +45,8 @@ class ReadMemory:
         an outcome may be and still be left out; an earlier result that left out only
         less likely ones will do."""
         values = ctx.state.values
+        if ctx.state.cast is not None:  # other characters' sheets: not watched, compared whole
+            key = (key, ctx.state.snapshot()[1])
         found = self.entries.get(key)
         stale = None
         if found is not None:

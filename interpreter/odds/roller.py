@@ -5,16 +5,18 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from interpreter.dice import Die, roll_pool
+from dsl.messages import tr
+from interpreter.dice import Die, check_term, roll_pool
+from interpreter.errors import ChainTooLong
+from interpreter.odds.bounds import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
-from interpreter.odds.distribution import Dist
+from interpreter.odds.distribution import Dist, mixture
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
-from interpreter.odds.polynomials import (
-    TooComplex,
-)
-from interpreter.odds.pools import pool_distribution
+from interpreter.odds.polynomials import Budget, TooComplex
+from interpreter.odds.pools import DEFAULT_BUDGET, limit_failures, may_fail, pool_distribution
 from interpreter.odds.questions import PoolQuestions
 from interpreter.odds.reads import ReadMemory
+from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
 
@@ -40,7 +42,9 @@ class LiftMemory(dict):
         super().__init__()
         self.roller = roller
 
-    def work(self, values) -> None:
+    def work(self, values) -> int:
+        """Charge combining `values` to the budget, before it is done; return how many
+        outcomes the result may hold (the memory bound)."""
         size = 1
         for value in values:
             if type(value) is Dist:
@@ -49,23 +53,67 @@ class LiftMemory(dict):
         roller.work += 1 + size // 20
         if roller.work > roller.budget:
             raise TooComplex(f"more than {roller.budget} units of work")
+        roller.deadline.check()
+        return roller.limits.odds_outcomes
 
 
 class DistRoll:
     """A dice term in odds mode: its die, count and modifiers, and (computed when first
     asked for) the distribution of (total, successes, failures)."""
 
-    __slots__ = ("_dist", "_total", "count", "die", "roller", "steps")
+    __slots__ = (
+        "_dist",
+        "_raw",
+        "_total",
+        "count",
+        "die",
+        "failure",
+        "finished",
+        "roller",
+        "steps",
+    )
 
     def __init__(self, roller, die: Die, count: int, steps: tuple):
         self.roller, self.die, self.count, self.steps = roller, die, count, steps
-        self._dist = self._total = None
+        self._dist = self._raw = self._total = self.finished = None
+        self.failure = may_fail(die, count, steps, roller.epsilon, roller.extra_per_die)
+
+    def raw(self) -> Dist:
+        """The term's distribution; for a term that may fail at the roller's limit, what
+        it misses is the chance of failing."""
+        if self._raw is None:
+            self._raw = self.roller.term_distribution(self.die, self.count, self.steps)
+        return self._raw
 
     @property
     def dist(self) -> Dist:
+        """The distribution in the worlds where the roll finished."""
         if self._dist is None:
-            self._dist = self.roller.term_distribution(self.die, self.count, self.steps)
+            raw = self.raw()
+            if self.failure:
+                raw = Dist(raw.weights, sum(raw.weights.values()))
+            self._dist = raw
         return self._dist
+
+    def finishes(self) -> Dist | None:
+        """yes (the roll finished) or why it failed at the limit, with their chances;
+        None when it always finishes."""
+        raw = self.raw()
+        done = sum(raw.weights.values())
+        if done == raw.total:
+            return None
+        missing = Fraction(raw.total - done, raw.total)
+        ways = limit_failures(
+            self.die,
+            self.count,
+            self.steps,
+            self.roller.epsilon,
+            self.roller.extra_per_die,
+            missing,
+        )
+        parts = [(1 - missing, Dist.point(True))]
+        parts += [(chance, Dist.point(message)) for message, chance in ways if chance]
+        return mixture(parts)
 
     @property
     def total(self) -> Dist:
@@ -87,7 +135,7 @@ class OddsRoller(PoolQuestions):
 
     lifts = True
 
-    def __init__(self, epsilon: Fraction, budget: int, limits, progress=None):
+    def __init__(self, epsilon: Fraction, budget: int, limits, progress=None, deadline=None):
         # Each open-ended roll may leave out a hundredth of what the whole answer may,
         # so that an action with several such rolls still stays within `epsilon`.
         self.epsilon = epsilon / 100
@@ -102,6 +150,9 @@ class OddsRoller(PoolQuestions):
         self.next_report = 2000
         self.budget = budget
         self.limits = limits
+        # the exact phase's deadline (interpreter.odds.bounds): past it, TooComplex
+        self.deadline = deadline if deadline is not None else Deadline(limits.odds_seconds)
+        self.dice = 0  # base dice of the terms asked for (against dice_per_evaluation)
         self.work = 0
         self.pins: tuple = ()
         self.cursor = 0
@@ -148,15 +199,45 @@ class OddsRoller(PoolQuestions):
         raise Branch(value, (), name)
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:
-        key = (die.low, die.high, count, steps_key(die, steps))
+        key = (die.key, count, steps_key(die, steps))
         found = self.pools.get(key)
         if found is None:
+            check_term(die, count, self.limits, span)  # what a real roll refuses, at once
+            self.dice += count
+            if self.dice > self.limits.dice_per_evaluation:
+                # perhaps in different branches: the real runs sampled will tell
+                raise TooComplex(tr("more dice than one evaluation may draw"))
             found = self.pools[key] = DistRoll(self, die, count, steps)
+        if found.failure:
+            if found.finished is None:
+                found.finished = found.finishes() or False
+            if found.finished:
+                outcome = self.resolve(found.finished)
+                if outcome is not True:  # as the real roller would, this often
+                    raise ChainTooLong(outcome, span)
         return found
 
+    def budget_of_term(self) -> Budget:
+        """A dice term's own budget: work, bytes at once, and the deadline."""
+        return Budget(DEFAULT_BUDGET, self.limits.odds_bytes, self.deadline)
+
+    @property
+    def extra_per_die(self) -> int:
+        return self.limits.extra_per_die
+
     def term_distribution(self, die, count, steps) -> Dist:
+        check_size(die.size, self.limits)
         try:
-            return pool_distribution(die, count, steps, self.epsilon)
+            dist = pool_distribution(
+                die,
+                count,
+                steps,
+                self.epsilon,
+                self.budget_of_term(),
+                limit=self.limits.extra_per_die,
+            )
+            check_size(len(dist.weights), self.limits)
+            return dist
         except NotImplementedError:
             pass
 
@@ -167,9 +248,11 @@ class OddsRoller(PoolQuestions):
         return enumerate_draws(run, self.limits)
 
     def face(self, die: Die, span) -> Dist:
-        key = (die.low, die.high)
+        key = die.key
         found = self.pools.get(key)
         if found is None:
+            check_term(die, 1, self.limits, span)
+            check_size(die.size, self.limits)
             found = self.pools[key] = Dist.uniform(die.faces())
         return found
 
@@ -241,18 +324,31 @@ class OddsRoller(PoolQuestions):
         key = (id(procedure), tuple(sorted((k, hashable(v)) for k, v in ctx.env.items())))
         found = self.chains.get(key)
         if found is None:
-            found = self.chains[key] = chain_distribution(procedure, ctx, self)
-        return ChainRoll(procedure.name, [], found)
+            dist, failure = chain_distribution(procedure, ctx, self)
+            finishes = None
+            done = sum(dist.weights.values())
+            if failure is not None and done < dist.total:
+                finishes = Dist({True: done, False: dist.total - done}, dist.total)
+                dist = Dist(dist.weights, done)  # in the worlds where it finished
+            found = self.chains[key] = (dist, finishes, failure)
+        dist, finishes, failure = found
+        if finishes is not None and not self.resolve(finishes):
+            raise ChainTooLong(failure, procedure.node.span)
+        return ChainRoll(procedure.name, [], dist)
 
 
 def steps_key(die: Die, steps: tuple) -> tuple:
+    """Modifiers that roll alike have equal keys: tests by the faces they hold for (by
+    identity when a die may show what no face shows, or has too many faces)."""
     faces = list(die.faces()) if die.size <= 1000 else None
+    if any(step[0] in ("compound", "penetrate", "clamp") for step in steps):
+        faces = None
     out = []
     for step in steps:
         kind = step[0]
-        if kind == "keep":
-            out.append((kind, step[1], step[2]))
-        elif kind in ("explode", "reroll"):
+        if kind in ("keep", "clamp", "sort"):
+            out.append(step[:3])
+        elif kind in CHAINS:
             test = step[2]
             out.append((kind, step[1], tuple(test(f) for f in faces) if faces else id(test)))
         else:

@@ -1,0 +1,156 @@
+"""Checks of dice terms and groups: their values' types, pointless modifiers, other readings."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.check.scope import Scope
+from dsl.messages import tr
+
+#: comparisons that read as a count of dice in Roll20 (`10d10>6`: dice showing 6 or more)
+COUNTED_IN_ROLL20 = {">=": ">=", ">": ">=", "<=": "<=", "<": "<=", "=": "="}
+
+
+class DiceChecks:
+    """The dice terms' checks (part of the Checker)."""
+
+    def ex_dice(self, node: n.Dice, scope: Scope) -> t.Type:
+        if node.count is not None:
+            self.want(node.count, scope, t.NUMBER, tr("the number of dice"))
+        if not isinstance(node.sides, int | str | tuple):
+            self.want(node.sides, scope, t.NUMBER, tr("the number of faces"))
+        for modifier in node.modifiers:
+            value = getattr(modifier, "count", None)
+            condition = getattr(modifier, "condition", None)
+            if value is not None:
+                self.want(value, scope, t.NUMBER, tr("how many dice to keep or drop"))
+            if condition is not None and condition.value is not None:
+                self.want(condition.value, scope, t.NUMBER, tr("a face to compare with"))
+            if isinstance(modifier, n.Clamp):
+                self.want(modifier.value, scope, t.NUMBER, tr("the value of min or max"))
+        for message, hint, span in node.notes:
+            self.warning(message, span, hint)
+        self.pointless(node)
+        return t.ROLL
+
+    def ex_rollgroup(self, node: n.RollGroup, scope: Scope) -> t.Type:
+        for item in node.items:
+            self.want(item, scope, t.NUMBER, tr("a roll of a group"))
+        if len(node.items) == 1 and not all(isinstance(d, n.Dice) for d in added(node.items[0])):
+            self.error(
+                tr(
+                    "a group of one roll keeps dice across its dice terms, which it adds up: "
+                    "{example} (several rolls are written with commas: {other})",
+                    example="{4d6+3d8}k4",
+                    other="{1d20+5, 1d20+3}kh1",
+                ),
+                node.items[0].span,
+            )
+        for modifier in node.modifiers:
+            if modifier.count is not None:
+                self.want(modifier.count, scope, t.NUMBER, tr("how many dice to keep or drop"))
+        return t.ROLL
+
+    def pointless(self, node: n.Dice) -> None:
+        """Warnings for modifiers that can change nothing: `2d6kh5`, `10d10cs>=11`."""
+        faces = faces_of(node.sides)
+        count = node.count.value if isinstance(node.count, n.Literal) else None
+        if node.count is None:
+            count = 1
+        grown = False  # an explosion may have added dice: counts are not known
+        for modifier in node.modifiers:
+            if isinstance(modifier, n.Explode) and modifier.style != "compound":
+                grown = True
+            if isinstance(modifier, n.Keep) and count is not None and not grown:
+                k = modifier.count.value if isinstance(modifier.count, n.Literal) else 1
+                if not isinstance(modifier.count, n.Literal | type(None)):
+                    continue
+                if modifier.mode in ("kh", "kl") and k >= count:
+                    self.warning(
+                        tr(
+                            "`{modifier}` keeps {k} of {count} dice: all of them, so it changes "
+                            "nothing",
+                            modifier=modifier.span.text,
+                            k=k,
+                            count=count,
+                        ),
+                        modifier.span,
+                    )
+                elif modifier.mode in ("dh", "dl") and k >= count:
+                    self.warning(
+                        tr(
+                            "`{modifier}` drops {k} of {count} dice: none is left, so the term "
+                            "is always 0",
+                            modifier=modifier.span.text,
+                            k=k,
+                            count=count,
+                        ),
+                        modifier.span,
+                    )
+                if modifier.mode in ("kh", "kl"):
+                    count = min(count, k)
+                else:
+                    count = max(count - k, 0)
+            condition = getattr(modifier, "condition", None)
+            if faces is None or condition is None or not isinstance(condition.value, n.Literal):
+                continue
+            meet = [f for f in faces if compare(condition.op, f, condition.value.value)]
+            if not meet:
+                self.warning(
+                    tr(
+                        "no face of this die is {condition}: `{modifier}` never applies",
+                        condition=condition.op + str(condition.value.value),
+                        modifier=modifier.span.text,
+                    ),
+                    modifier.span,
+                )
+
+    def note_counted(self, node: n.Binary) -> None:
+        """`10d10>=6` compares the total here; in Roll20 it counts the dice: say so."""
+        left, right = node.left, node.right
+        if not (isinstance(left, n.Dice) and isinstance(right, n.Literal)):
+            return
+        text = left.span.source.text
+        follows = text[left.span.end : left.span.end + 1]
+        if follows not in ("<", ">", "=") or left.modifiers or left.count is None:
+            return  # `2d6 >= 7`, with a space, is plainly a comparison
+        if isinstance(left.count, n.Literal) and left.count.value == 1:
+            return
+        spelled = f"{left.span.text}cs{COUNTED_IN_ROLL20[node.op]}{right.span.text}"
+        self.warning(
+            tr(
+                "`{text}` compares the total of the dice with {value}; in Roll20 it counts "
+                "the dice instead",
+                text=node.span.text,
+                value=right.span.text,
+            ),
+            node.span,
+            tr("to count the dice, write {spelled}", spelled=spelled),
+        )
+
+
+def added(node) -> list:
+    """The terms of a sum: `4d6+3d8` → [4d6, 3d8]."""
+    if isinstance(node, n.Binary) and node.op == "+":
+        return added(node.left) + added(node.right)
+    return [node]
+
+
+def faces_of(sides):
+    if isinstance(sides, int):
+        return range(1, sides + 1)
+    if isinstance(sides, tuple):
+        return sides
+    if sides == "F":
+        return (-1, 0, 1)
+    return None
+
+
+def compare(op: str, face, value) -> bool:
+    return {
+        ">=": face >= value,
+        "<=": face <= value,
+        ">": face > value,
+        "<": face < value,
+        "=": face == value,
+    }[op]

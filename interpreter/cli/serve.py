@@ -1,0 +1,72 @@
+"""`rulebook serve [FOLDER]`: the page in a browser and the HTTP API, on this machine."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+
+from dsl.messages import language_for, tr
+from interpreter.errors import ParameterError
+from interpreter.web import create_app
+from interpreter.web.app import LOCAL_HOSTS
+
+
+def cmd_serve(args) -> int:
+    import uvicorn  # only this command needs the server
+
+    language = language_for(getattr(args, "lang", None))
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise ParameterError(
+            tr("{folder}: no such folder", folder=args.folder), None, tr("serve an existing folder")
+        )
+    app = create_app(folder, host=args.host)
+    if args.host not in LOCAL_HOSTS and not args.host.startswith("127."):
+        warning = tr(
+            "warning: --host {host} opens the server beyond this machine: anyone who can "
+            "reach it can run rules and save sheets in {folder}; there is no password",
+            host=args.host,
+            folder=str(folder.resolve()),
+        )
+        print(warning.render(language), file=sys.stderr)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    if args.host in ("0.0.0.0", "::"):
+        shown = "127.0.0.1"
+    address = f"http://{shown}:{args.port}/"
+    config = uvicorn.Config(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        timeout_keep_alive=5,
+        limit_concurrency=64,
+        h11_max_incomplete_event_size=64 * 1024,
+    )
+    server = uvicorn.Server(config)
+    serving = tr(
+        "rulebook: serving {folder} (and the shipped rulebooks) at {address}",
+        folder=str(folder.resolve()),
+        address=address,
+    )
+    print(serving.render(language))
+    print(tr("press Ctrl+C to stop").render(language))
+    sys.stdout.flush()
+    if not args.no_browser:
+        threading.Thread(target=_open_when_up, args=(server, address), daemon=True).start()
+    server.run()
+    return 0 if server.started else 1
+
+
+def _open_when_up(server, address: str) -> None:
+    """Open the page once the server listens (not before: the browser would find nothing)."""
+    import time
+
+    for _ in range(200):
+        if server.started:
+            webbrowser.open(address)
+            return
+        if server.should_exit:
+            return
+        time.sleep(0.05)

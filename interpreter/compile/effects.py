@@ -1,0 +1,203 @@
+"""Compiling lasting effects: the statements `effect`, `pass`, `end` and their reads.
+
+The reads are the built-in functions `effects(...)`, `active(...)`, `effect_modifier(...)`.
+The sheet keeps its lasting effects in one mapping (`effects Efectos on ... time ...`):
+an effect's name → a record {modifier, targets, left, unit}, where `left` counts the first
+unit of the effect's clock (2 minutes are 24 turns when a minute is 12 turns), so that
+time passing in any unit of a clock is exact whole-number arithmetic.
+"""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl.messages import tr
+from interpreter.compile.arithmetic import as_number, as_whole
+from interpreter.errors import EvaluationError
+from interpreter.runtime import known
+from interpreter.values import Record, normalize
+
+NAME_IS_TEXT = tr("an effect's name is a text, not {value}")
+MODIFIER = tr("an effect's modifier")
+LENGTH = tr("how long an effect lasts")
+PASSING = tr("how much time passes")
+NO_EFFECT = tr("{name}: lasts {amount} {unit}, no effect")
+APPLIED = tr("effect {name}{modifier}{targets} for {amount} {unit}{replaces}")
+MODIFIER_PART = tr(" {modifier}")
+TARGETS_PART = tr(" on {targets}")
+REPLACES = tr(" (in place of the one before)")
+PASS = tr("pass {amount} {unit}")
+NO_RETURN = tr("time does not go back ({amount} {unit})")
+ENDS = tr("{name} ends")
+LEFT = tr("{name}: {amount} {unit} left")
+END = tr("end {name}")
+NOT_ON = tr("end {name}: it is not on")
+
+
+def effects_store(book) -> n.Effects | None:
+    """The rulebook's store of lasting effects (the checker allows one), or None."""
+    for field in book.fields.values():
+        if isinstance(field, n.Effects):
+            return field
+    return None
+
+
+def in_largest_unit(store: n.Effects, base: str, left: int) -> tuple:
+    """(amount, unit): `left` units of `base` in the largest unit of its clock that
+    measures them exactly (24 turns are 2 minutes)."""
+    best = (left, base, 1)
+    for clock in store.clocks:
+        if clock[0].name != base:
+            continue
+        for unit in clock:
+            _, length = store.unit(unit.name)
+            if left % length == 0 and length >= best[2]:
+                best = (left // length, unit.name, length)
+    return best[0], best[1]
+
+
+class LastingEffects:
+    """The lasting effects' handlers of the Compiler."""
+
+    def st_effect(self, node: n.Effect):
+        store = effects_store(self.book)
+        name_fn = self.expr(node.name)
+        modifier_fn = self.expr(node.modifier) if node.modifier is not None else None
+        amount_fn = self.expr(node.amount)
+        base, length = store.unit(node.unit)
+        # a target is itself (declared, or a field's name), or a local naming a field
+        naming = self.types.get(id(node), ())
+        targets = tuple((t, not local) for (t, _), local in zip(node.targets, naming))
+        unit, span = node.unit, node.span
+
+        def effect(ctx):
+            name = known(ctx, name_fn(ctx))
+            if not isinstance(name, str):
+                raise EvaluationError(NAME_IS_TEXT.fill(value=name), span)
+            modifier = (
+                as_number(known(ctx, modifier_fn(ctx)), node.modifier.span, MODIFIER)
+                if modifier_fn is not None
+                else 0
+            )
+            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, LENGTH)
+            on = tuple(t if declared else ctx.env[t] for t, declared in targets)
+            if amount <= 0:
+                if ctx.trace is not None:
+                    ctx.step("note", NO_EFFECT.fill(name=name, amount=amount, unit=unit), span)
+                return
+            fields = {"name": name, "modifier": modifier, "targets": on}
+            record = Record({**fields, "left": amount * length, "unit": base}, kind=store.name)
+            before = ctx.state.read(store.name).get(name)
+            ctx.state.write((store.name, name), record)
+            if ctx.trace is not None:
+                text = APPLIED.fill(
+                    name=name,
+                    modifier=MODIFIER_PART.fill(modifier=modifier) if modifier else "",
+                    targets=TARGETS_PART.fill(targets=", ".join(on)) if on else "",
+                    amount=amount,
+                    unit=unit,
+                    replaces=REPLACES if before is not None else "",
+                )
+                ctx.step(
+                    "change",
+                    text,
+                    span,
+                    path=f"{store.name}.{name}",
+                    before=before,
+                    after=record,
+                )
+
+        return effect
+
+    def st_passtime(self, node: n.PassTime):
+        store = effects_store(self.book)
+        amount_fn = self.expr(node.amount)
+        base, length = store.unit(node.unit)
+        unit, span = node.unit, node.span
+
+        def pass_time(ctx):
+            amount = as_whole(ctx, amount_fn(ctx), node.amount.span, PASSING)
+            if amount < 0:
+                raise EvaluationError(NO_RETURN.fill(amount=amount, unit=unit), span)
+            elapsed = amount * length
+            if ctx.trace is not None:
+                ctx.step("note", PASS.fill(amount=amount, unit=unit), span)
+            for name, effect in list(ctx.state.read(store.name).items()):
+                if effect["unit"] != base or elapsed == 0:
+                    continue
+                left = effect["left"] - elapsed
+                place = (store.name, name)
+                path = f"{store.name}.{name}"
+                if left <= 0:
+                    ctx.state.remove(place)
+                    if ctx.trace is not None:
+                        ctx.step(
+                            "change",
+                            ENDS.fill(name=name),
+                            span,
+                            path=path,
+                            before=effect,
+                            after=None,
+                        )
+                    continue
+                record = Record({**effect, "left": left}, kind=store.name)
+                ctx.state.write(place, record)
+                if ctx.trace is not None:
+                    amount_left, unit_left = in_largest_unit(store, base, left)
+                    text = LEFT.fill(name=name, amount=amount_left, unit=unit_left)
+                    ctx.step("change", text, span, path=path, before=effect, after=record)
+
+        return pass_time
+
+    def st_endeffect(self, node: n.EndEffect):
+        store = effects_store(self.book)
+        name_fn = self.expr(node.name)
+        span = node.span
+
+        def end(ctx):
+            name = known(ctx, name_fn(ctx))
+            effect = ctx.state.read(store.name).get(name)
+            if effect is None:
+                if ctx.trace is not None:
+                    ctx.step("note", NOT_ON.fill(name=name), span)
+                return
+            ctx.state.remove((store.name, name))
+            if ctx.trace is not None:
+                ctx.step(
+                    "change",
+                    END.fill(name=name),
+                    span,
+                    path=f"{store.name}.{name}",
+                    before=effect,
+                    after=None,
+                )
+
+        return end
+
+    def effect_read(self, node: n.Call):
+        """`effects(target, ...)`: the sum of the modifiers of the effects on any of these
+        targets (each effect once); `active(name)`; `effect_modifier(name)` (0 if not on)."""
+        store = effects_store(self.book)
+        name = node.function
+        args = tuple(self.naming(a) for a in node.args)
+        if name == "effects":
+
+            def total(ctx):
+                wanted = {known(ctx, a(ctx)) for a in args}
+                return normalize(
+                    sum(
+                        e["modifier"]
+                        for e in ctx.state.read(store.name).values()
+                        if wanted.intersection(e["targets"])
+                    )
+                )
+
+            return total
+        (effect_name,) = args
+        if name == "active":
+            return lambda ctx: known(ctx, effect_name(ctx)) in ctx.state.read(store.name)
+
+        def modifier(ctx):
+            effect = ctx.state.read(store.name).get(known(ctx, effect_name(ctx)))
+            return 0 if effect is None else effect["modifier"]
+
+        return modifier

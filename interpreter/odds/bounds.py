@@ -1,0 +1,84 @@
+"""The odds engine's own bounds: a deadline, and the memory one step may take.
+
+A real roll is bounded by `Limits` (dice, faces, steps); the odds engine honours the
+same limits before any work (`interpreter.dice.check_term`) and adds its own, because
+counting can cost far more than rolling: `odds_seconds` for the whole computation
+(seconds of computing: the exact phase gets the first half, sampling the rest),
+`odds_outcomes` for the outcomes one distribution may hold, `odds_bytes` for the big
+integers of one convolution. Past a bound the exact phase gives up
+(`TooComplex`) and the engine samples the real roller instead, until the deadline.
+"""
+
+from __future__ import annotations
+
+import time
+
+from dsl.messages import tr
+from interpreter.errors import LimitExceeded, ParameterError
+from interpreter.odds.polynomials import TooComplex
+
+
+def clock() -> float:
+    """Seconds of computing by this thread: a loaded machine (or a busy server's other
+    requests) does not cut an answer short, and no answer takes more than its time."""
+    return time.thread_time()
+
+
+class Deadline:
+    """The moment an odds computation (or one phase of it) must stop, in `clock` time."""
+
+    __slots__ = ("at", "seconds")
+
+    def __init__(self, seconds: float, at: float | None = None):
+        self.seconds = seconds
+        self.at = clock() + seconds if at is None else at
+
+    def part(self, share: float) -> Deadline:
+        """A deadline `share` of the way from now to this one (the exact phase's)."""
+        now = clock()
+        return Deadline(self.seconds * share, now + max(0.0, self.at - now) * share)
+
+    def passed(self) -> bool:
+        return clock() >= self.at
+
+    def check(self) -> None:
+        """TooComplex once the deadline has passed (the exact phase gives up there)."""
+        if clock() >= self.at:
+            raise TooComplex(
+                tr("the exact computation would take more than {seconds} s", seconds=self.seconds)
+            )
+
+
+def check_size(size: int, limits) -> None:
+    """TooComplex when a distribution (or one step's combinations) would hold more than
+    `odds_outcomes` entries: its memory, bounded before it is built."""
+    if size > limits.odds_outcomes:
+        raise TooComplex(too_many_outcomes(limits.odds_outcomes))
+
+
+def too_many_outcomes(limit: int):
+    return tr("more than {limit} outcomes in one distribution (limit odds_outcomes)", limit=limit)
+
+
+def certain_limit(probabilities: dict) -> None:
+    """A limit every run reaches (a die of more faces than faces_per_die) is not a
+    distribution but the error a real roll gives: raise it. (A limit some runs reach is
+    an outcome of its own, with its probability.)"""
+    if len(probabilities) == 1:
+        (outcome,) = probabilities
+        if isinstance(getattr(outcome, "error", None), LimitExceeded):
+            raise outcome.error
+
+
+def checked(budget: int, trials: int, seconds: float) -> float:
+    """The odds options an app or a person gave, refused when they cannot mean anything;
+    returns `seconds`."""
+    if not isinstance(budget, int) or budget < 1:
+        raise ParameterError(tr("budget: {value} is not a whole number above 0", value=budget))
+    if not isinstance(trials, int) or trials < 1:
+        raise ParameterError(tr("trials: {value} is not a whole number above 0", value=trials))
+    if not seconds > 0:
+        raise ParameterError(
+            tr("time limit: {value} is not a number of seconds above 0", value=seconds)
+        )
+    return seconds

@@ -1,0 +1,129 @@
+"""The web app: the page, its static files and the API's routes, assembled on Starlette."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from dsl.errors import RulebookError
+from dsl.messages import language_for, tr
+from interpreter.web.api import Api
+from interpreter.web.errors import RequestError, ServerFailed, error_json, status_of
+from interpreter.web.guard import MAX_BODY, Guard
+from interpreter.web.library import Library
+from interpreter.web.openapi import document
+from interpreter.web.work import ODDS_SECONDS, Workers
+
+STATIC = Path(__file__).parent / "static"
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+log = logging.getLogger("rulebook.web")
+
+
+def create_app(
+    folder: str | Path = ".",
+    host: str = "127.0.0.1",
+    odds_seconds: float = ODDS_SECONDS,
+    max_body: int = MAX_BODY,
+):
+    """The ASGI app serving FOLDER's rulebooks and characters (and the shipped ones).
+
+    `host` is the address the server listens on: only its name (and, on loopback, the
+    other names of this machine's loopback) is accepted in a request's Host header; a
+    server opened to every address ("0.0.0.0", "::") accepts any.
+    """
+    library = Library(folder)
+    workers = Workers(odds_seconds)
+    api = Api(library, workers)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        workers.shutdown()
+
+    routes = [
+        Route("/", page),
+        Route("/openapi.json", openapi),
+        Route("/api/rulebooks", api.rulebooks),
+        Route("/api/rulebooks/{name}", api.rulebook),
+        Route("/api/rulebooks/{name}", api.save_rulebook, methods=["PUT"]),
+        Route("/api/rulebooks/{name}/source", api.rulebook_source),
+        Route("/api/characters", api.characters),
+        Route("/api/characters/{name}", api.character),
+        Route("/api/characters/{name}/history", api.history),
+        Route("/api/undo", api.undo, methods=["POST"]),
+        Route("/api/sheet", api.sheet, methods=["POST"]),
+        Route("/api/run", api.run, methods=["POST"]),
+        Route("/api/odds", api.odds, methods=["POST"]),
+        Route("/api/check", api.check, methods=["POST"]),
+        Route("/api/language", api.language),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={
+            RulebookError: project_error,
+            HTTPException: http_error,
+            Exception: unexpected_error,
+        },
+        lifespan=lifespan,
+    )
+    app.state.library = library
+    app.state.workers = workers
+    return Guard(app, allowed_hosts(host), max_body)
+
+
+def allowed_hosts(host: str) -> set[str] | None:
+    if host in ("0.0.0.0", "::", ""):
+        return None
+    if host in LOCAL_HOSTS or host.startswith("127."):
+        return LOCAL_HOSTS | {host}
+    return {host}
+
+
+async def page(request):
+    return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
+
+
+async def openapi(request):
+    return JSONResponse(document())
+
+
+async def project_error(request, error: RulebookError):
+    # In the language the request asked for (`lang`), else the error's own (its rulebook's).
+    language = getattr(request.state, "lang", None) or request.query_params.get("lang")
+    document = error_json(error, language_for(language) if language else None)
+    return JSONResponse(document, status_of(error), headers={"cache-control": "no-store"})
+
+
+async def http_error(request, error: HTTPException):
+    # Starlette's own: no such route (404), a method the route does not take (405).
+    if error.status_code == 404:
+        message = tr("no such address: {path}", path=request.url.path)
+    elif error.status_code == 405:
+        message = tr("this address takes no {method}", method=request.method)
+    else:
+        message = tr("the request was refused: {detail}", detail=str(error.detail))
+    return JSONResponse(
+        error_json(RequestError(message, status=error.status_code)), error.status_code
+    )
+
+
+async def unexpected_error(request, error: Exception):
+    # A bug, not bad input: logged in full on the server's terminal, a plain message out.
+    log.exception("unexpected error answering %s %s", request.method, request.url.path)
+    problem = ServerFailed(
+        tr(
+            "the server failed on this request ({kind}); this is a bug in rulebook, not "
+            "in your input: its log has the details",
+            kind=type(error).__name__,
+        ),
+        status=500,
+    )
+    return JSONResponse(error_json(problem), 500)

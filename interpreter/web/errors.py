@@ -1,0 +1,62 @@
+"""The project's errors as HTTP answers: a 4xx status and the error document.
+
+Never a traceback.
+The body is the same error document as `--json` prints (interpreter.json_data,
+schema: error): a stable `code`, the exit code, the message and hint in the rulebook's
+language, where in the rulebook, and every diagnostic of a rulebook that failed.
+"""
+
+from __future__ import annotations
+
+from dsl.errors import RulebookError
+from interpreter.errors import ParameterError, SheetChanged
+from interpreter.files import FileBusy
+from interpreter.journal import UndoRefused
+from interpreter.json_data import error_data
+from interpreter.web.library import NotFound
+
+
+class RequestError(RulebookError):
+    """A request the API cannot take: not JSON, a missing or ill-typed field (HTTP 400)."""
+
+    exit_code = 2
+    code = "usage_error"
+
+    def __init__(self, message: str, hint: str | None = None, status: int = 400):
+        super().__init__(message, None, hint)
+        self.status = status
+
+
+class ServerFailed(RequestError):
+    """A bug of the server's, not bad input (HTTP 500): said plainly, logged in full."""
+
+    code = "internal_error"
+
+
+def status_of(error: RulebookError) -> int:
+    """400 a bad request or parameter; 404 an unknown name; 409 a save or undo the files'
+    state refuses; 422 a rulebook, sheet or expression that is not valid, or an
+    evaluation that could not finish."""
+    if isinstance(error, RequestError):
+        return error.status
+    if isinstance(error, NotFound):
+        return 404
+    if isinstance(error, SheetChanged | FileBusy | UndoRefused):
+        return 409
+    if isinstance(error, ParameterError):
+        return 400
+    return 422
+
+
+def error_json(error: RulebookError, language: str | None = None) -> dict:
+    """The error document of an error (schema: error)."""
+    return error_data(error, language)
+
+
+def diagnostic_json(finding: RulebookError, language: str | None = None) -> dict:
+    """One finding of the checks (or the error that stopped them), as the error document
+    gives each diagnostic: severity, code, message, hint, location."""
+    return {
+        "severity": getattr(finding, "severity", "error"),
+        **error_data(finding, language)["error"],
+    }

@@ -1,0 +1,263 @@
+"""The server's FOLDER: rulebooks and characters by name, shipped or the folder's, confined.
+
+The client names things; it never gives a path. A name is a file's stem (`brujeria`,
+`menecma`); the folder's files come first, then the shipped ones. Nothing outside the
+folder is read or written: files are listed from it (symbolic links leading out are
+left out), and a rulebook's `extends` chain is followed before loading, refusing a base
+that is a path outside the folder (a shipped base is always allowed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from importlib import resources
+from pathlib import Path
+
+import dsl
+from dsl.errors import CheckError, RulebookError, did_you_mean
+from dsl.load import MAX_EXTENDS, parse_cached, read
+from dsl.messages import tr
+from interpreter import files
+from interpreter.errors import ParameterError
+from interpreter.sheet import MAX_SHEET_SIZE, parse_text
+
+#: what a client may call a rulebook or a character: a file stem, never a path
+NAME = re.compile(r"[^\W_][\w-]{0,99}")
+CHARACTER_SUFFIXES = (".yaml", ".yml", ".json")
+#: files of one kind listed from the folder, at most
+MAX_FILES = 500
+#: rulebooks given as text (the editor's), kept compiled
+TEXTS_KEPT = 16
+
+
+class NotFound(ParameterError):
+    """A rulebook or character name the server does not offer (HTTP 404)."""
+
+    code = "not_found"
+
+
+class Library:
+    """The rulebooks and characters a server offers, and the only files it touches."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder).resolve()
+        if not self.folder.is_dir():
+            raise ParameterError(tr("{folder}: not a folder", folder=str(folder)))
+        self.shipped_characters = Path(str(resources.files("rulebooks.characters")))
+        self._books: dict = {}  # path → (file stamps, Rulebook)
+        self._texts: dict = {}  # sha256 of a text → Rulebook
+        self._lock = threading.Lock()
+
+    # ─── rulebooks ──────────────────────────────────────────────────────────
+
+    def rulebook_files(self) -> dict[str, tuple[Path, str]]:
+        """Every rulebook by name: (its file, "folder" or "shipped")."""
+        found = {name: (path, "shipped") for name, path in dsl.shipped_rulebooks().items()}
+        found.update({path.stem: (path, "folder") for path in self._listed("*.rules")})
+        return dict(sorted(found.items()))
+
+    def rulebook_path(self, name: str) -> Path:
+        files = self.rulebook_files()
+        unknown = tr("no rulebook named {name}", name=repr(name))
+        return _named(files, name, unknown, tr("rulebooks: {names}", names=", ".join(files)))
+
+    def rulebook(self, name: str) -> dsl.Rulebook:
+        """A rulebook by name, checked; compiled once while its files do not change."""
+        path = self.rulebook_path(name)
+        with self._lock:
+            kept = self._books.get(path)
+            if kept is not None and kept[0] == _stamps(kept[1]):
+                return kept[1]
+        text = read(path)
+        self.confine(text, str(path), path.parent)
+        book = dsl.load_text(text, str(path), folder=path.parent)
+        with self._lock:
+            self._books[path] = (_stamps(book), book)
+        return book
+
+    def rulebook_text(self, text: str, name: str = "<editor>") -> dsl.Rulebook:
+        """A rulebook given as text (a house rule being written); its bases from the folder."""
+        key = hashlib.sha256(f"{name}\n{text}".encode()).hexdigest()
+        with self._lock:
+            kept = self._texts.get(key)
+            if kept is not None and kept[0] == _stamps(kept[1]):
+                return kept[1]
+        self.confine(text, name, self.folder)
+        book = dsl.load_text(text, name, folder=self.folder)
+        with self._lock:
+            if len(self._texts) >= TEXTS_KEPT:
+                self._texts.pop(next(iter(self._texts)))
+            self._texts[key] = (_stamps(book), book)
+        return book
+
+    def name_of(self, book: dsl.Rulebook) -> str | None:
+        """The name a loaded rulebook is offered under (None for an editor's text)."""
+        for name, (path, _source) in self.rulebook_files().items():
+            if str(path) == book.path:
+                return name
+        return None
+
+    def confine(self, text: str, name: str, folder: Path) -> None:
+        """Refuse an `extends` chain that leaves the folder (before anything is loaded)."""
+        shipped = dsl.shipped_rulebooks()
+        for _ in range(MAX_EXTENDS + 1):
+            header = parse_cached(text, name).header
+            if header is None or header.extends is None:
+                return
+            reference = header.extends
+            # The order dsl.load.resolve looks in: beside the file, the path itself, shipped.
+            candidate = folder / reference
+            if candidate.is_file():
+                base = candidate.resolve()
+                if not base.is_relative_to(self.folder):
+                    raise CheckError(_outside(reference), header.span, _EXTENDS_HINT)
+            elif Path(reference).is_file():
+                raise CheckError(_outside(reference), header.span, _EXTENDS_HINT)
+            elif reference in shipped:
+                return  # the shipped rulebooks extend only one another
+            else:
+                return  # loading says that no such rulebook exists, with a hint
+            text, name, folder = read(base), str(base), base.parent
+        # Deeper than loading allows: loading says so, with the position.
+
+    def save_rulebook(self, name: str, text: str) -> Path:
+        """Write a rulebook into the folder as NAME.rules, if it loads; never a shipped one."""
+        _check_name(name)
+        if name in dsl.shipped_rulebooks():
+            raise ParameterError(
+                tr("{name} is a shipped rulebook and is not overwritten", name=name),
+                None,
+                tr("save it under another name; a house rule starts `extends {name}`", name=name),
+            )
+        target = self.folder / f"{name}.rules"
+        self.rulebook_text(text, str(target))  # raises with every diagnostic if it is bad
+        files.write_atomic(target, text)
+        return target
+
+    # ─── characters ─────────────────────────────────────────────────────────
+
+    def character_files(self) -> dict[str, tuple[Path, str]]:
+        """Every character by name: (its file, "folder" or "shipped")."""
+        found = {}
+        for suffix in CHARACTER_SUFFIXES:
+            for path in sorted(self.shipped_characters.glob(f"*{suffix}")):
+                found.setdefault(path.stem, (path, "shipped"))
+        mine: dict = {}
+        for suffix in CHARACTER_SUFFIXES:
+            for path in self._listed(f"*{suffix}"):
+                mine.setdefault(path.stem, (path, "folder"))
+        found.update(mine)
+        return dict(sorted(found.items()))
+
+    def character_path(self, name: str) -> Path:
+        files = self.character_files()
+        unknown = tr("no character named {name}", name=repr(name))
+        return _named(files, name, unknown, tr("characters: {names}", names=", ".join(files)))
+
+    def characters(self, book: dsl.Rulebook | None = None) -> list[dict]:
+        """The characters, each with the rulebook its file names; only those for `book`
+        (or a rulebook it extends) when one is given."""
+        wanted = None
+        if book is not None:
+            wanted, current = set(), book
+            while current is not None:
+                wanted.add(Path(current.path).stem)
+                current = current.base
+        out = []
+        for name, (path, source) in self.character_files().items():
+            rulebook = _rulebook_named_in(path)
+            if rulebook is _NOT_A_SHEET:
+                continue
+            if wanted is not None and rulebook is not None and rulebook not in wanted:
+                continue
+            out.append({"name": name, "rulebook": rulebook, "source": source})
+        return out
+
+    def save_target(self, name: str) -> Path:
+        """Where a character's changed sheet is written: its own file in the folder, or,
+        for a shipped character, a copy in the folder (the package is never written)."""
+        path = self.character_path(name)
+        if self.character_files()[name][1] == "shipped":
+            return self.folder / path.name
+        return path
+
+    # ─── the folder ─────────────────────────────────────────────────────────
+
+    def _listed(self, pattern: str) -> list[Path]:
+        out = []
+        for path in sorted(self.folder.glob(pattern))[:MAX_FILES]:
+            if not NAME.fullmatch(path.stem) or not path.is_file():
+                continue
+            if path.resolve().is_relative_to(self.folder):
+                out.append(path)
+        return out
+
+
+_EXTENDS_HINT = tr(
+    "a rulebook served here extends a shipped rulebook or one in the server's folder"
+)
+_NOT_A_SHEET = object()
+
+
+def _named(files: dict, name, unknown, listing) -> Path:
+    """The file offered under `name`, or NotFound with a did-you-mean (else the list)."""
+    if not isinstance(name, str) or name not in files:
+        raise NotFound(unknown, None, did_you_mean(str(name), list(files)) or listing)
+    return files[name][0]
+
+
+def _outside(reference: str):
+    return tr("`extends {reference}` names a file outside the server's folder", reference=reference)
+
+
+def _check_name(name) -> None:
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise ParameterError(
+            tr("{name} is not a name for a rulebook", name=repr(name)),
+            None,
+            tr("a name is letters, digits, _ and -, starting with a letter or digit (no path)"),
+        )
+
+
+def _stamps(book) -> tuple:
+    """What tells that a rulebook's files changed: each file's size and time, base first."""
+    out = []
+    current = book
+    while current is not None:
+        try:
+            info = os.stat(current.path)
+            out.append((current.path, info.st_mtime_ns, info.st_size))
+        except OSError:
+            out.append((current.path, None, None))
+        current = current.base
+    return tuple(out)
+
+
+_SHEET_RULEBOOKS: dict = {}
+
+
+def _rulebook_named_in(path: Path):
+    """The `rulebook:` a character file names (None if it names none); _NOT_A_SHEET for
+    a file that is not a mapping (another program's YAML or JSON in the folder)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return _NOT_A_SHEET
+    key = (str(path), info.st_mtime_ns, info.st_size)
+    if key in _SHEET_RULEBOOKS:
+        return _SHEET_RULEBOOKS[key]
+    found = _NOT_A_SHEET
+    if info.st_size <= MAX_SHEET_SIZE:
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = parse_text(text, "json" if path.suffix == ".json" else "yaml", str(path))
+        except (RulebookError, OSError, UnicodeDecodeError):
+            data = None
+        if isinstance(data, dict):
+            named = data.get("rulebook")
+            found = named if isinstance(named, str) else None
+    _SHEET_RULEBOOKS[key] = found
+    return found

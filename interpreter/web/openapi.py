@@ -1,0 +1,298 @@
+"""The API described for other programs: the OpenAPI 3.1 document served at /openapi.json."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from interpreter.json_data import schemas
+from interpreter.web.api import MAX_BUDGET, MAX_TEXT, MAX_TRIALS
+
+_NAME = {"type": "string", "pattern": r"^[^\W_][\w-]{0,99}$"}
+_PARAMS = {
+    "type": "object",
+    "description": "the action's parameters by name: texts are read as the type says "
+    "(as `--set NAME=VALUE`), numbers, yes/no and lists are taken as they are",
+    "additionalProperties": True,
+}
+_RULEBOOK = {
+    "rulebook": {**_NAME, "description": "a rulebook's name (GET /api/rulebooks)"},
+    "text": {
+        "type": "string",
+        "maxLength": MAX_TEXT,
+        "description": "or a rulebook's whole text (an edit not yet saved); its `extends` "
+        "names a shipped rulebook or one in the server's folder",
+    },
+}
+_SUBJECT = {
+    **_RULEBOOK,
+    "action": {"type": "string", "description": "an action (or check, or named roll)"},
+    "character": {**_NAME, "description": "a character's name (GET /api/characters)"},
+    "sheet": {"type": "object", "description": "or the sheet itself, as a sheet file holds it"},
+    "params": _PARAMS,
+}
+_RUN = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["action"],
+    "properties": {
+        **_SUBJECT,
+        "seed": {"type": "integer", "description": "reproducible random dice"},
+        "dice": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "description": "the faces in draw order (as `--dice`); with `ask`, the faces "
+            "typed in so far",
+        },
+        "ask": {
+            "type": "boolean",
+            "description": "dice typed in one by one (as `--ask`): while a die is missing "
+            'the answer is `{"need": {...}}`, naming the die; send again with one more face',
+        },
+        "save": {
+            "type": "boolean",
+            "description": "run and save as one step, journaled in the folder's "
+            "journal.sqlite: the changed sheet written back to the character's file in the "
+            "server's folder (a shipped character: a copy there)",
+        },
+        "expect": {
+            "type": "object",
+            "description": "with `save`: the run's `result` and `changes` as shown; if the "
+            "run now comes out otherwise (the sheet changed since), 409 and nothing written",
+        },
+    },
+}
+_ODDS = {
+    "type": "object",
+    "additionalProperties": False,
+    "description": "`{expression}` for a dice expression, or an action's subject",
+    "properties": {
+        "expression": {"type": "string", "maxLength": 1000, "examples": ["3d6", "4d6kh3"]},
+        **_SUBJECT,
+        "field": {"type": "string", "description": "the result field (or sheet path) to study"},
+        "compare": {
+            "type": "object",
+            "additionalProperties": False,
+            "description": "a second series: another rulebook (a house rule, an edited text) "
+            "for the same sheet, and/or other parameters",
+            "properties": {**_RULEBOOK, "params": _PARAMS},
+        },
+        "budget": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET},
+        "trials": {"type": "integer", "minimum": 1, "maximum": MAX_TRIALS},
+        "seed": {"type": "integer", "description": "the seed of sampling, when it samples"},
+        "progress": {
+            "type": "boolean",
+            "description": 'stream lines of JSON: `{"progress": {phase, done, total}}`, '
+            'then `{"result": ...}` or `{"error": ...}`',
+        },
+    },
+}
+_CHECK = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["text"],
+    "properties": {
+        "text": {"type": "string", "maxLength": MAX_TEXT},
+        "name": {"type": "string", "description": "the name diagnostics give the text"},
+    },
+}
+# The answers are the documents of interpreter/schemas/ (the `--json` output's schemas),
+# included whole under components/schemas and referred to by their `$id`.
+_ERROR = {"$ref": "urn:rulebook:schema:error"}
+_NEED = {
+    "type": "object",
+    "required": ["need"],
+    "description": "the next die a run with typed-in dice needs",
+    "properties": {
+        "need": {
+            "type": "object",
+            "properties": {
+                "kind": {"const": "die"},
+                "position": {"type": "integer"},
+                "die": {"type": "string"},
+                "low": {"type": "integer"},
+                "high": {"type": "integer"},
+                "file": {"type": ["string", "null"]},
+                "line": {"type": ["integer", "null"]},
+                "roll": {"type": ["string", "null"]},
+            },
+        }
+    },
+}
+
+
+def _errors(*codes: int) -> dict:
+    words = {
+        400: "a bad request or parameter",
+        403: "a cross-site request",
+        404: "no rulebook or character of that name",
+        409: "a save or undo refused by the files' state (changed since, busy, a later run)",
+        413: "a body or text too large",
+        415: "a body that is not JSON",
+        422: "a rulebook, sheet or expression that is not valid, or an evaluation that "
+        "could not finish (a limit, a failed `require`, a short resource, the time limit)",
+    }
+    return {str(code): {"description": words[code], "content": _json(_ERROR)} for code in codes}
+
+
+def _json(schema: dict) -> dict:
+    return {"application/json": {"schema": schema}}
+
+
+def _answer(description: str, schema: dict | None = None) -> dict:
+    return {"200": {"description": description, "content": _json(schema or {"type": "object"})}}
+
+
+def _document(kind: str) -> dict:
+    return {"$ref": f"urn:rulebook:schema:{kind}"}
+
+
+def _post(summary: str, schema: dict, answer: str, answers: dict | None = None) -> dict:
+    return {
+        "post": {
+            "summary": summary,
+            "requestBody": {"required": True, "content": _json(schema)},
+            "responses": {
+                **_answer(answer, answers),
+                **_errors(400, 403, 404, 409, 413, 415, 422),
+            },
+        }
+    }
+
+
+def _name_parameter(what: str) -> dict:
+    return {"name": "name", "in": "path", "required": True, "schema": _NAME, "description": what}
+
+
+def document() -> dict:
+    """The OpenAPI document: every route of /api, its body and its answers."""
+    try:
+        package_version = version("rulebook")
+    except PackageNotFoundError:
+        package_version = "0"
+    rulebook_query = {
+        "name": "rulebook",
+        "in": "query",
+        "schema": _NAME,
+        "description": "the rulebook that reads the character",
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "rulebook",
+            "version": package_version,
+            "description": "Tabletop rules run, counted and checked: the same JSON as the "
+            "command line's `--json`. Requests that post anything must be JSON.",
+        },
+        "paths": {
+            "/api/rulebooks": {
+                "get": {
+                    "summary": "the rulebooks offered: shipped and the server's folder",
+                    "responses": _answer('`{"rulebooks": [{name, title, source, extends, ...}]}`'),
+                }
+            },
+            "/api/rulebooks/{name}": {
+                "get": {
+                    "summary": "what a rulebook offers (`rulebook describe --json`)",
+                    "parameters": [_name_parameter("the rulebook")],
+                    "responses": {
+                        **_answer("the description", _document("describe")),
+                        **_errors(404, 422),
+                    },
+                },
+                "put": {
+                    "summary": "save a rulebook's text in the server's folder (if it checks)",
+                    "parameters": [_name_parameter("the rulebook")],
+                    "requestBody": {
+                        "required": True,
+                        "content": _json(
+                            {
+                                "type": "object",
+                                "required": ["text"],
+                                "properties": {"text": {"type": "string"}},
+                            }
+                        ),
+                    },
+                    "responses": {**_answer("`{saved, file}`"), **_errors(400, 403, 413, 422)},
+                },
+            },
+            "/api/rulebooks/{name}/source": {
+                "get": {
+                    "summary": "a rulebook's text",
+                    "parameters": [_name_parameter("the rulebook")],
+                    "responses": {**_answer("`{name, source, path, text}`"), **_errors(404)},
+                }
+            },
+            "/api/characters": {
+                "get": {
+                    "summary": "the characters offered (for one rulebook, with ?rulebook=)",
+                    "parameters": [{**rulebook_query, "required": False}],
+                    "responses": _answer('`{"characters": [{name, rulebook, source}]}`'),
+                }
+            },
+            "/api/characters/{name}": {
+                "get": {
+                    "summary": "a character's sheet, with each resource's bounds",
+                    "parameters": [
+                        _name_parameter("the character"),
+                        {**rulebook_query, "required": True},
+                    ],
+                    "responses": {
+                        **_answer("`{name, source, saves_to, sheet, resources}`"),
+                        **_errors(400, 404, 422),
+                    },
+                }
+            },
+            "/api/characters/{name}/history": {
+                "get": {
+                    "summary": "a character's saved runs, newest first (`rulebook log --json`)",
+                    "parameters": [_name_parameter("the character")],
+                    "responses": {**_answer('`{"entries": [...]}`'), **_errors(404)},
+                }
+            },
+            "/api/undo": _post(
+                "undo a saved run (`rulebook undo N`): its sheets as they were before it",
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["entry"],
+                    "properties": {"entry": {"type": "integer"}},
+                },
+                "the undo's own journal entry",
+            ),
+            "/api/sheet": _post(
+                "a sheet given as data, read by a rulebook: completed, with its resources' bounds",
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["sheet"],
+                    "properties": {**_RULEBOOK, "sheet": {"type": "object"}},
+                },
+                "`{sheet, resources: [{path, value, min, max}]}`",
+            ),
+            "/api/run": _post(
+                "run an action (`rulebook run --json`)",
+                _RUN,
+                "the run: action, params, result, changes, sheet, trace, dice, origin; "
+                'or `{"need": {kind: "die", position, die, low, high, line}}`',
+                {"oneOf": [_document("run"), _NEED]},
+            ),
+            "/api/odds": _post(
+                "exact odds (`rulebook odds --json`)",
+                _ODDS,
+                "the distribution; `{a, b, names}` when compared",
+                {"oneOf": [_document("odds"), _document("odds_comparison")]},
+            ),
+            "/api/check": _post(
+                "check a rulebook's text: every diagnostic",
+                _CHECK,
+                "`{ok, title, diagnostics: [{severity, message, hint, line, column, ...}]}`",
+            ),
+            "/api/language": {
+                "get": {
+                    "summary": "the language's keywords (for highlighting)",
+                    "responses": _answer("`{keywords, comment}`"),
+                }
+            },
+        },
+        "components": {"schemas": {s["$id"].rsplit(":", 1)[1]: s for s in schemas().values()}},
+    }

@@ -1,0 +1,87 @@
+// An action's form, built from `describe`: choices as selects, defaults filled in.
+// Only what the person changed (and what is required) is sent: a default the rulebook
+// computes (a formula: `default_expression`) stays the rulebook's to compute.
+
+import { el } from "./dom.js";
+
+// The entries of the sheet's catalog a parameter takes one of (`choices_from`).
+function catalogEntries(param, sheet) {
+  if (!param.choices_from || !sheet) return null;
+  const entries = sheet[param.choices_from];
+  if (Array.isArray(entries)) return entries.map(String);
+  if (entries && typeof entries === "object") return Object.keys(entries);
+  return null;
+}
+
+const typeName = (param) => param.type.name || param.type.kind;
+
+// params: describe's parameters; sheet: the character's data (for catalog entries)
+export function buildForm(container, params, sheet) {
+  container.replaceChildren();
+  const fields = [];
+  for (const param of params) {
+    const id = `param-${param.name}`;
+    const initial = param.default === null ? undefined : param.default;
+    const isList = param.type.kind === "list";
+    const choices = Array.isArray(param.choices) ? param.choices : catalogEntries(param, sheet);
+    const shownDefault = param.default_expression ?? (initial === undefined ? "none" : initial);
+    let input;
+    if (typeName(param) === "bool") {
+      input = el("input", { id, type: "checkbox", name: param.name });
+      input.checked = initial === true;
+    } else if (choices) {
+      input = el("select", { id, name: param.name, multiple: isList });
+      if (!isList) {
+        const blank = param.required ? "choose…" : `default: ${shownDefault}`;
+        input.append(el("option", { value: "" }, initial === undefined ? blank : ""));
+      }
+      for (const choice of choices) {
+        input.append(el("option", { value: String(choice) }, String(choice)));
+      }
+      input.value = initial === undefined ? "" : String(initial);
+      if (!isList && initial !== undefined) input.querySelector('option[value=""]').remove();
+    } else if (typeName(param) === "int") {
+      input = el("input", { id, type: "number", step: 1, name: param.name, class: "short" });
+      if (initial !== undefined) input.value = String(initial);
+      else if (!param.required) input.placeholder = String(shownDefault);
+    } else {
+      input = el("input", { id, type: "text", name: param.name });
+      if (initial !== undefined && !isList) input.value = String(initial);
+      else if (!param.required) input.placeholder = String(shownDefault);
+      if (isList) input.placeholder = "a, b, c";
+    }
+    input.dataset.initial = JSON.stringify(read(input, param) ?? null);
+    const type = param.required ? param.type.text : `${param.type.text} = ${shownDefault}`;
+    container.append(
+      el("label", { for: id }, param.name),
+      el("span", {}, input, " ", el("span", { class: "type" }, type)),
+    );
+    fields.push({ param, input });
+  }
+  return fields;
+}
+
+function read(input, param) {
+  if (input.type === "checkbox") return input.checked;
+  if (input.multiple) return [...input.selectedOptions].map((o) => o.value);
+  const text = input.value.trim();
+  if (text === "") return undefined;
+  const item = param.type.kind === "list" ? param.type.item : param.type;
+  const number = (part) => (item && item.name === "int" && /^-?\d+$/.test(part) ? Number(part) : part);
+  if (param.type.kind === "list") {
+    return text.split(",").map((part) => part.trim()).filter(Boolean).map(number);
+  }
+  return number(text);
+}
+
+// The parameters to send: those required, and those changed from their default.
+export function formValues(fields) {
+  const params = {};
+  for (const { param, input } of fields) {
+    const value = read(input, param);
+    if (value === undefined) continue;
+    if (!param.required && JSON.stringify(value) === input.dataset.initial) continue;
+    params[param.name] = value;
+  }
+  return params;
+}

@@ -1,0 +1,312 @@
+// The page: choose a rulebook and a character, run actions, see odds, edit the rules.
+
+import { ApiError, get, quote, send } from "./api.js";
+import { $, el, setLanguage, show } from "./dom.js";
+import { RuleEditor } from "./editor.js";
+import { buildForm, formValues } from "./form.js";
+import { computeOdds, renderOdds } from "./odds.js";
+import { diceOf, renderOutcome, runAction } from "./run.js";
+import { renderSheet } from "./sheet.js";
+
+const state = {
+  rulebooks: [], // GET /api/rulebooks
+  rulebook: null, // its describe
+  character: null, // GET /api/characters/{name}: {name, source, saves_to, sheet, resources}
+  fields: [], // the action form's inputs
+  lastRun: null, // {request, outcome}
+  lastOdds: null,
+  editing: null, // the name of the rulebook in the editor
+};
+
+function status(text) {
+  $("#status").textContent = text;
+}
+
+function showError(error) {
+  const box = $("#error");
+  if (!error) {
+    box.hidden = true;
+    return;
+  }
+  box.textContent = error instanceof ApiError ? error.text : error.text || error.message;
+  box.hidden = false;
+}
+
+async function busy(work) {
+  const buttons = [...document.querySelectorAll("#action-form button, #editor-odds")];
+  buttons.forEach((b) => (b.disabled = true));
+  showError(null);
+  try {
+    return await work();
+  } catch (error) {
+    showError(error);
+    return undefined;
+  } finally {
+    buttons.forEach((b) => (b.disabled = false));
+  }
+}
+
+function rulebookInfo(name) {
+  return state.rulebooks.find((r) => r.name === name);
+}
+
+// ─── choosing ──────────────────────────────────────────────────────────────
+
+async function loadRulebooks() {
+  const { rulebooks } = await get("/api/rulebooks");
+  state.rulebooks = rulebooks;
+  const select = $("#rulebook");
+  select.replaceChildren(
+    ...rulebooks.map((r) => el("option", { value: r.name, disabled: !!r.error },
+      r.title ? `${r.title} (${r.name})` : `${r.name}: ${r.error}`)),
+  );
+  const wanted = new URLSearchParams(location.search).get("rulebook");
+  const first = rulebooks.find((r) => r.name === wanted && !r.error) || rulebooks.find((r) => !r.error);
+  if (first) select.value = first.name;
+}
+
+async function chooseRulebook() {
+  const name = $("#rulebook").value;
+  status(`loading ${name}…`);
+  state.rulebook = await get(`/api/rulebooks/${quote(name)}`);
+  setLanguage(state.rulebook.language);
+  const actions = $("#action");
+  const book = state.rulebook;
+  actions.replaceChildren(
+    ...book.actions.map((a) => el("option", { value: a.name }, a.label ? `${a.label} (${a.name})` : a.name)),
+  );
+  const { characters } = await get(`/api/characters?rulebook=${quote(name)}`);
+  const characterSelect = $("#character");
+  characterSelect.replaceChildren(
+    el("option", { value: "" }, "(no character)"),
+    ...characters.map((c) => el("option", { value: c.name }, c.source === "shipped" ? `${c.name} (shipped)` : c.name)),
+  );
+  const fitting = characters.find((c) => c.rulebook !== null) || characters[0];
+  const wanted = new URLSearchParams(location.search).get("character");
+  characterSelect.value = characters.some((c) => c.name === wanted) ? wanted : fitting ? fitting.name : "";
+  fillCompare();
+  await chooseCharacter();
+  await openInEditor(name);
+  status(book.rulebook);
+}
+
+function fillCompare() {
+  const name = $("#rulebook").value;
+  const info = rulebookInfo(name);
+  const related = state.rulebooks.filter(
+    (r) => !r.error && r.name !== name && (r.extends === name || (info && info.extends === r.name)),
+  );
+  const others = state.rulebooks.filter((r) => !r.error && r.name !== name && !related.includes(r));
+  $("#compare").replaceChildren(
+    el("option", { value: "" }, "nothing"),
+    el("option", { value: "@editor" }, "the rules in the editor"),
+    ...related.map((r) => el("option", { value: r.name }, r.title)),
+    ...others.map((r) => el("option", { value: r.name }, r.title)),
+  );
+}
+
+async function chooseCharacter() {
+  const name = $("#character").value;
+  state.character = name
+    ? await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`)
+    : null;
+  renderSheet($("#sheet"), state.character);
+  $("#sheet-title").textContent = name ? `Character: ${name}` : "Character";
+  chooseAction();
+  await showHistory();
+}
+
+// The character's saved runs, newest first, each standing run with an undo button.
+async function showHistory() {
+  const box = $("#history-box");
+  const name = state.character && state.character.source === "folder" ? state.character.name : null;
+  const entries = name ? (await get(`/api/characters/${quote(name)}/history`)).entries : [];
+  box.hidden = entries.length === 0;
+  $("#history").replaceChildren(...entries.map((entry) => {
+    const changes = entry.changes.map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`);
+    const what = entry.kind === "undo" ? `undo of run ${entry.undoes}` : entry.action;
+    const standing = entry.kind === "run" && entry.state === "applied" && entry.undone_by === null;
+    return el("li", { class: entry.undone_by !== null ? "undone" : null, dataset: { entry: entry.entry } },
+      `#${entry.entry} ${entry.at.slice(0, 16).replace("T", " ")} ${what}: `,
+      changes.join(", ") || "no changes",
+      standing ? el("button", { type: "button", class: "undo", onclick: () => busy(() => undo(entry.entry)) }, "Undo") : null);
+  }));
+}
+
+async function undo(number) {
+  await send("/api/undo", { entry: number });
+  status(`run ${number} undone`);
+  await reloadCharacter();
+}
+
+async function reloadCharacter() {
+  const name = $("#character").value;
+  state.character = await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`);
+  renderSheet($("#sheet"), state.character);
+  await showHistory();
+}
+
+function chooseAction() {
+  const book = state.rulebook;
+  const name = $("#action").value;
+  const item = book.actions.find((a) => a.name === name);
+  $("#action-label").textContent = item && item.label ? item.label : "";
+  state.fields = item ? buildForm($("#params"), item.params, state.character && state.character.sheet) : [];
+}
+
+// ─── running ───────────────────────────────────────────────────────────────
+
+function subject() {
+  const request = { rulebook: $("#rulebook").value, action: $("#action").value, params: formValues(state.fields) };
+  if (state.character) request.character = state.character.name;
+  return request;
+}
+
+async function run() {
+  const mode = document.querySelector('input[name="dice"]:checked').value;
+  const request = { ...subject(), ...diceOf(mode) };
+  const outcome = await runAction(request);
+  if (!outcome) return;
+  if (request.ask) request.dice = outcome.dice;
+  state.lastRun = { request, outcome };
+  renderOutcome(outcome, followLine);
+  const keys = Object.keys(outcome.result || {});
+  $("#odds-fields").replaceChildren(...keys.map((k) => el("option", { value: k })));
+  if (!$("#odds-field").value && keys.includes("success")) $("#odds-field").value = "success";
+  await showChangedSheet(outcome);
+  const save = $("#save-sheet");
+  save.hidden = !state.character || !outcome.changes.length;
+  if (state.character) {
+    save.textContent = state.character.source === "shipped"
+      ? `Save a copy as ${state.character.saves_to}` : `Save to ${state.character.saves_to}`;
+  }
+  $("#saved").textContent = "";
+}
+
+async function showChangedSheet(outcome) {
+  if (!state.character) return;
+  const changed = new Set(outcome.changes.map((c) => c.path));
+  const info = outcome.changes.length
+    ? await send("/api/sheet", { rulebook: $("#rulebook").value, sheet: outcome.sheet })
+    : state.character;
+  renderSheet($("#sheet"), info, changed);
+}
+
+// Saves the run shown: the server runs it again with the same dice and writes it only if
+// it comes out as shown (the sheet may have changed since), journaled.
+async function save() {
+  const { request, outcome } = state.lastRun;
+  const expect = { result: outcome.result, changes: outcome.changes };
+  const answer = await send("/api/run", { ...request, save: true, expect });
+  const file = answer.saved.path.split(/[\\/]/).pop();
+  $("#saved").textContent = `saved in ${file} (journal entry ${answer.saved.entry})`;
+  $("#save-sheet").hidden = true;
+  const name = file.replace(/\.[^.]*$/, "");
+  const option = [...$("#character").options].find((o) => o.value === name);
+  if (option) option.textContent = name;
+  $("#character").value = name;
+  await reloadCharacter();
+}
+
+async function followLine(file, line) {
+  const info = rulebookInfo($("#rulebook").value);
+  const name = (info && info.files && info.files[file]) || $("#rulebook").value;
+  if (state.editing !== name) await openInEditor(name);
+  editor.showLine(line);
+}
+
+// ─── odds ──────────────────────────────────────────────────────────────────
+
+async function odds(withEditor = false) {
+  const request = subject();
+  const target = $("#odds-field").value.trim();
+  if (target) request.field = target;
+  const compare = withEditor ? "@editor" : $("#compare").value;
+  if (compare === "@editor") request.compare = { text: editor.text };
+  else if (compare) request.compare = { rulebook: compare };
+  state.lastOdds = await computeOdds(request);
+  renderOdds(state.lastOdds, oddsView());
+}
+
+function oddsView() {
+  return document.querySelector('input[name="odds-view"]:checked').value;
+}
+
+// ─── the editor ────────────────────────────────────────────────────────────
+
+let editor;
+
+async function openInEditor(name) {
+  const source = await get(`/api/rulebooks/${quote(name)}/source`);
+  state.editing = name;
+  editor.load(source.text, `${name}.rules`);
+  $("#editor-file").textContent = `${name}.rules (${source.source === "shipped" ? "shipped: save under a new name" : "in your folder"})`;
+  $("#editor-name").value = source.source === "shipped" ? `${name}_mine` : name;
+}
+
+function checked(result) {
+  const line = $("#editor-status");
+  if (result.failed) {
+    line.textContent = result.failed;
+    line.className = "bad";
+    return;
+  }
+  const errors = result.diagnostics.filter((d) => d.severity === "error").length;
+  const warnings = result.diagnostics.length - errors;
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  line.textContent = result.ok
+    ? `✓ checks${warnings ? `, ${plural(warnings, "warning")}` : ""}`
+    : `${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}`;
+  line.className = result.ok ? "good" : "bad";
+}
+
+async function saveRules() {
+  const name = $("#editor-name").value.trim();
+  const answer = await send(`/api/rulebooks/${quote(name)}`, { text: editor.text }, "PUT");
+  status(`saved ${answer.file}`);
+  await loadRulebooks();
+  $("#rulebook").value = name;
+  await chooseRulebook();
+}
+
+function newHouseRule() {
+  const base = $("#rulebook").value;
+  const title = state.rulebook.rulebook;
+  editor.load(
+    `rulebook "${title}: reglas de la casa" extends ${base} {\n}\n\n# replace table Name { ... }\n`,
+    `${base}_casa.rules`,
+  );
+  state.editing = null;
+  $("#editor-file").textContent = `a new house rule on ${base}`;
+  $("#editor-name").value = `${base}_casa`;
+}
+
+// ─── wiring ────────────────────────────────────────────────────────────────
+
+async function start() {
+  const { keywords } = await get("/api/language");
+  editor = new RuleEditor($("#editor"), keywords, checked);
+  $("#rulebook").addEventListener("change", () => busy(chooseRulebook));
+  $("#character").addEventListener("change", () => busy(chooseCharacter));
+  $("#action").addEventListener("change", chooseAction);
+  $("#action-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    busy(run);
+  });
+  $("#odds-button").addEventListener("click", () => busy(() => odds()));
+  $("#editor-odds").addEventListener("click", () => busy(() => odds(true)));
+  $("#save-sheet").addEventListener("click", () => busy(save));
+  $("#editor-save").addEventListener("click", () => busy(saveRules));
+  $("#editor-house").addEventListener("click", newHouseRule);
+  for (const radio of document.querySelectorAll('input[name="odds-view"]')) {
+    radio.addEventListener("change", () => state.lastOdds && renderOdds(state.lastOdds, oddsView()));
+  }
+  await loadRulebooks();
+  await chooseRulebook();
+  document.body.dataset.ready = "yes";
+}
+
+start().catch((error) => {
+  showError(error);
+  status("could not start");
+});

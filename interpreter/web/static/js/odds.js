@@ -1,0 +1,152 @@
+// Odds in the page: the exact distribution drawn as SVG bars (as AnyDice draws them),
+// "exactly" or "at least", one series or two compared; a progress bar while it computes.
+// The answer is the odds document of `rulebook odds --json` (or odds_comparison).
+
+import { errorText, stream } from "./api.js";
+import { $, el } from "./dom.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attributes = {}, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// Computes odds (POST /api/odds, streamed), showing progress; resolves to the answer.
+export async function computeOdds(request) {
+  const box = $("#odds-progress");
+  const bar = $("#odds-progress-bar");
+  const words = $("#odds-progress-text");
+  box.hidden = false;
+  bar.removeAttribute("value");
+  words.textContent = "computing…";
+  let answer = null;
+  let failure = null;
+  try {
+    await stream("/api/odds", { ...request, progress: true }, (line) => {
+      if (line.progress) {
+        const { phase, done, total } = line.progress;
+        bar.max = total;
+        bar.value = done;
+        words.textContent = phase === "exact"
+          ? `exact: ${done} of ${total} units of work`
+          : `sampling: ${done} of ${total} trials`;
+      } else if (line.result) answer = line.result;
+      else if (line.error) failure = line.error;
+    });
+  } finally {
+    box.hidden = true;
+  }
+  if (failure) {
+    const error = new Error(failure.message);
+    error.text = errorText(failure);
+    throw error;
+  }
+  return answer;
+}
+
+// An outcome as people read it: numbers, yes/no in the answer's language, a record's
+// fields, or why the action stopped.
+function label(outcome, language) {
+  if (outcome === true) return language === "es" ? "sí" : "yes";
+  if (outcome === false) return "no";
+  if (outcome === null) return language === "es" ? "ninguno" : "none";
+  if (typeof outcome === "object") {
+    if ("failure" in outcome) return `✗ ${outcome.failure}`;
+    return Object.entries(outcome).map(([k, v]) => `${k}=${label(v, language)}`).join(", ");
+  }
+  return String(outcome);
+}
+
+// Each series as a Map from an outcome's key to its probability, over the outcomes of
+// all series in order: numbers ascending, then the others as the answers order them.
+function seriesOf(answer) {
+  const bodies = answer.a ? [answer.a, answer.b] : [answer];
+  const outcomes = new Map();
+  for (const body of bodies) {
+    for (const item of body.outcomes) outcomes.set(JSON.stringify(item.outcome), item.outcome);
+  }
+  const keys = [...outcomes.keys()];
+  const numbers = keys.filter((k) => typeof outcomes.get(k) === "number")
+    .sort((x, y) => outcomes.get(x) - outcomes.get(y));
+  const ordered = [...numbers, ...keys.filter((k) => typeof outcomes.get(k) !== "number")];
+  const series = bodies.map((body, s) => {
+    const base = answer.a ? (s ? "/b" : "/a") : "";
+    const p = new Map();
+    const exact = new Map();
+    body.outcomes.forEach((item, i) => {
+      const key = JSON.stringify(item.outcome);
+      p.set(key, item.probability);
+      exact.set(key, answer.fractions[`${base}/outcomes/${i}/probability`] || String(item.probability));
+    });
+    return { body, p, exact };
+  });
+  return { keys: ordered, outcomes, series, numeric: numbers.length === keys.length };
+}
+
+export function renderOdds(answer, view) {
+  const { keys, outcomes, series, numeric } = seriesOf(answer);
+  const names = answer.names || [null];
+  const cumulative = view === "at-least" && numeric;
+  const values = series.map(({ p }) => {
+    if (!cumulative) return p;
+    const out = new Map();
+    let rest = 0;
+    for (let i = keys.length - 1; i >= 0; i--) {
+      rest += p.get(keys[i]) || 0;
+      out.set(keys[i], rest);
+    }
+    return out;
+  });
+  const peak = Math.max(1e-12, ...values.flatMap((v) => [...v.values()]));
+  const labelWidth = 150, right = 150, width = 760, plot = width - labelWidth - right;
+  const bar = 14, gap = 6, row = bar * series.length + gap;
+  const legend = series.length > 1 ? 22 : 0;
+  const height = legend + keys.length * row + 6;
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-label": cumulative ? "probability of at least each outcome" : "probability of each outcome" });
+  if (series.length > 1) {
+    names.forEach((name, i) => {
+      const x = labelWidth + i * 260;
+      chart.append(svg("rect", { x, y: 4, width: 12, height: 12, class: i ? "bar-b" : "bar-a" }));
+      chart.append(svg("text", { x: x + 18, y: 14 }, (i ? "B: " : "A: ") + name));
+    });
+  }
+  for (let tick = 0; tick <= 4; tick++) {
+    const x = labelWidth + (plot * tick) / 4;
+    chart.append(svg("line", { x1: x, x2: x, y1: legend, y2: height, class: "grid" }));
+  }
+  keys.forEach((key, i) => {
+    const y = legend + i * row;
+    const word = label(outcomes.get(key), answer.language);
+    const shown = word.length > 22 ? word.slice(0, 21) + "…" : word;
+    chart.append(svg("text", { x: labelWidth - 8, y: y + (row - gap) / 2 + 4, "text-anchor": "end" },
+      (cumulative ? "≥ " : "") + shown));
+    values.forEach((v, s) => {
+      const p = v.get(key) || 0;
+      const rect = svg("rect", {
+        x: labelWidth, y: y + s * bar, height: bar - 2, width: Math.max(0, (plot * p) / peak),
+        class: s ? "bar-b" : "bar-a", "data-outcome": word,
+      });
+      const fraction = !cumulative && series[s].body.exact && series[s].exact.has(key)
+        ? ` = ${series[s].exact.get(key)}` : "";
+      rect.append(svg("title", {}, `${word}: ${(p * 100).toFixed(4)}%${fraction}`));
+      chart.append(rect);
+      chart.append(svg("text", { x: labelWidth + plot + 8, y: y + s * bar + bar - 4 },
+        `${(p * 100).toFixed(2)}%`));
+    });
+  });
+  $("#odds-chart").replaceChildren(chart);
+  const summary = series.map(({ body }, i) => {
+    const who = series.length > 1 ? `${i ? "B" : "A"}: ` : "";
+    const how = body.exact ? "exact" : `sampled, ${body.trials} trials`;
+    const mean = body.mean !== null && body.mean !== undefined ? `, mean ${body.mean.toFixed(3)}` : "";
+    const lost = body.omitted_mass ? `, omitted ${body.omitted_mass.toExponential(1)}` : "";
+    return `${who}${how}${mean}${lost}`;
+  });
+  $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));
+  $("#odds-view").hidden = !numeric;
+  $("#odds").hidden = false;
+}

@@ -1,0 +1,194 @@
+"""The notation people already type (Roll20, Foundry VTT, d20): read as the peers mean it
+where they agree; this language's reading and a note naming the other spelling where
+they do not; errors at the modifier, listing the modifiers; pointless modifiers warned;
+and the odds of every new modifier equal to every draw of the real roller."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import attrs
+import pytest
+
+from dsl.errors import RulebookError, RulebookSyntaxError
+from interpreter import ForcedDice, Limits, roll
+from interpreter.cli import main
+from interpreter.expression import compile_expression, expression_warnings
+from interpreter.odds import expression_odds
+
+
+def shown(text: str, dice) -> str:
+    return roll(text, ForcedDice(dice)).detail
+
+
+@pytest.mark.parametrize(
+    ("text", "dice", "detail"),
+    [
+        ("4d6d1", [3, 1, 6, 4], "4d6d1 [3, ~~1~~, 6, 4] = 13"),  # drop the lowest
+        ("4D6", [1, 2, 3, 4], "4D6 [1, 2, 3, 4] = 10"),
+        ("1d6!", [6, 6, 2], "1d6! [6!, 6!, 2] = 14"),  # explode on the top face
+        ("3d6!>4", [4, 1, 2, 3], "3d6!>4 [4!, 3, 1, 2] = 10"),  # Roll20's > is >=
+        ("3d6!<2", [2, 6, 6, 3], "3d6!<2 [2!, 3, 6, 6] = 17"),  # ... and < is <=
+        ("3d6!3", [3, 1, 2, 5], "3d6!3 [3!, 5, 1, 2] = 11"),  # a bare number: equals
+        ("1d6!!", [6, 6, 2], "1d6!! [14!] = 14"),  # compounding: one die
+        ("1d6!p", [6, 6, 2], "1d6!p [6!, 5!, 1] = 12"),  # penetrating: each extra one less
+        ("3d6ro1", [1, 2, 3, 4], "3d6ro1 [~~1~~, 4, 2, 3] = 9"),
+        ("4d6rr1", [1, 1, 2, 3, 4, 5], "4d6rr1 [~~1~~, 4, ~~1~~, 5, 2, 3] = 14"),
+        ("8d6min2", [1, 1, 3, 6, 2, 2, 4, 5], "8d6min2 [2, 2, 3, 6, 2, 2, 4, 5] = 26"),
+        ("8d6max5", [1, 1, 3, 6, 2, 2, 4, 6], "8d6max5 [1, 1, 3, 5, 2, 2, 4, 5] = 23"),
+        ("6d6cf<=3", [1, 2, 3, 4, 5, 6], "6d6cf<=3 [1, 2, 3, 4, 5, 6] = 3"),
+        ("6d6even", [1, 2, 3, 4, 6, 6], "6d6even [1, 2, 3, 4, 6, 6] = 4"),
+        ("6d6odd", [1, 2, 3, 4, 6, 6], "6d6odd [1, 2, 3, 4, 6, 6] = 2"),
+        ("3d6sa", [5, 1, 3], "3d6sa [1, 3, 5] = 9"),
+        ("3d6sd", [5, 1, 3], "3d6sd [5, 3, 1] = 9"),
+        ("2**3 + 7%3", [], "2**3 + 7%3 = 9"),
+        ("-7 % 3", [], "-7 % 3 = -1"),  # the dividend's sign, as Roll20 and Foundry
+        ("2d6[fire] + 1d4[cold]", [3, 4, 2], "2d6[fire] [3, 4] + 1d4[cold] [2] = 9"),
+        ("{1d20+5, 1d20+3}kh1", [12, 19], "{1d20 [12]+5, 1d20 [19]+3}kh1 = 22"),
+        ("{4d6+3d8}k4", [1, 2, 3, 4, 5, 6, 7], "{4d6 [1, 2, 3, 4]+3d8 [5, 6, 7]}k4 = 22"),
+        ("d{1,1,2,3}", [2], "d{1,1,2,3} [2] = 2"),
+        ("d{-1,0,1}", [-1], "d{-1,0,1} [-1] = -1"),
+        ("10 * d{0..9} + d{0..9}", [0, 7], "10 * d{0..9} [0] + d{0..9} [7] = 7"),
+    ],
+)
+def test_the_spellings_roll20_and_foundry_agree_on(text, dice, detail):
+    assert shown(text, dice) == detail
+
+
+def test_a_listed_face_comes_up_as_often_as_it_is_listed():
+    odds = expression_odds("d{1,1,2,3}")
+    assert odds.probabilities == {1: Fraction(1, 2), 2: Fraction(1, 4), 3: Fraction(1, 4)}
+    with pytest.raises(RulebookError, match="not a face of"):
+        roll("d{1,3,5}", ForcedDice([2]))
+
+
+def test_call_of_cthulhu_bonus_die_needs_no_tricks():
+    # units 0-9, the better of two tens dice 0-90; 00 and 0 make 100
+    text = "if 10 * lowest(2d{0..9}) + d{0..9} = 0 then 100 else 10 * lowest(2d{0..9}) + d{0..9}"
+    assert roll("10 * lowest(2d{0..9}) + d{0..9}", ForcedDice([7, 3, 5])).total == 35
+    odds = expression_odds("10 * lowest(2d{0..9}) + d{0..9}")
+    # P(tens die = t) for the lower of two d10s read 0-9: ((10 - t)^2 - (9 - t)^2) / 100
+    assert odds.probability(35) == Fraction((10 - 3) ** 2 - (9 - 3) ** 2, 100) / 10
+    assert sum(odds.probabilities.values()) == 1
+    assert compile_expression(text)
+
+
+# ─── where the peers disagree: this language's reading, and a note ──────────
+
+
+@pytest.mark.parametrize(
+    ("text", "note", "hint"),
+    [
+        ("10d10>=6", "compares the total", "10d10cs>=6"),
+        ("10d10>6", "compares the total", "10d10cs>=6"),  # Roll20's > is >=
+        ("3d6ro<2", "Roll20 rerolls 2 too", None),
+        ("4d6k3", "in d20 it keeps the dice showing 3", "kh3"),
+        ("1d20cs>19", "only marks a critical success", None),
+    ],
+)
+def test_a_spelling_read_otherwise_elsewhere_carries_a_note(text, note, hint):
+    warnings = expression_warnings(text)
+    assert len(warnings) == 1 and note in warnings[0].message
+    if hint:
+        assert hint in warnings[0].hint
+
+
+def test_this_languages_reading_stays():
+    assert roll("10d10>=6", ForcedDice([6] * 10)).total is True  # the total, 60, >= 6
+    # `ro<2` rerolls only the 1s (Roll20 would reroll the 2s too): a 3 is three 1s twice
+    assert expression_odds("3d6ro<2").probability(3) == Fraction(1, 36) ** 3
+    assert not expression_warnings("2d6 >= 7")  # spaced: plainly a comparison
+    assert not expression_warnings("4d6kh3")
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "message", "hint"),
+    [
+        ("3d6zz", 4, "`zz` is not a dice modifier", "the modifiers: kh kl dh dl"),
+        ("3d6r<2", 4, "`r` is not a modifier here", "write `ro` to reroll once or `rr`"),
+        ("4d6e6", 4, "`e` is not a modifier here", "4d6x=6"),
+        ("4d6p1", 4, "`p` is not a modifier here", "4d6dl1"),
+        ("8d6min", 4, "`min` takes a value", "the modifiers"),
+        ("2 + 4d6kh3q", 11, "`q` is not a dice modifier", "the modifiers"),
+        ("3d6kh>3", 4, "keeps or drops a number of dice", "k>3"),
+        ("3d6f1", 4, "`f` is not a modifier here", "cs...df"),
+    ],
+)
+def test_a_wrong_modifier_is_an_error_at_it(text, column, message, hint):
+    with pytest.raises(RulebookSyntaxError) as caught:
+        roll(text)
+    error = caught.value
+    assert error.span.column == column and message in error.message
+    assert hint in error.hint
+
+
+def test_names_that_look_like_dice_without_a_count_stay_names():
+    with pytest.raises(RulebookError, match="unknown name `d20roll`"):
+        roll("d20roll + 1")
+
+
+@pytest.mark.parametrize(
+    ("text", "warning"),
+    [
+        ("2d6kh5", "keeps 5 of 2 dice: all of them"),
+        ("3d6dl4", "drops 4 of 3 dice: none is left"),
+        ("10d10cs>=11", "no face of this die is >=11"),
+        ("3d6x>6", "no face of this die is >6"),
+        ("3d6rr=7", "no face of this die is =7"),
+    ],
+)
+def test_pointless_modifiers_are_warned(text, warning):
+    (found,) = expression_warnings(text)
+    assert warning in found.message
+
+
+def test_a_leading_minus_is_an_expression_on_the_command_line(capsys):
+    assert main(["roll", "-1d6", "--dice", "4"]) == 0
+    assert capsys.readouterr().out.startswith("-1d6 [4] = -4")
+    assert main(["odds", "-2d4"]) == 0
+    out = capsys.readouterr().out
+    assert "-8" in out and "-2" in out
+    assert main(["roll", "4dF", "--dice", "-1,0,1,1"]) == 0  # a negative --dice list too
+    assert capsys.readouterr().out.startswith("4dF [-1, 0, 1, 1] = 1")
+
+
+def test_notes_are_printed_on_stderr(capsys):
+    assert main(["roll", "10d10>=6", "--seed", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "warning:" in captured.err and "10d10cs>=6" in captured.err
+    assert "warning" not in captured.out
+
+
+# ─── one meaning: the odds of every new modifier are the real roller's ──────
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3d4min2",
+        "3d4max2kh2",
+        "2d4min3x=3",  # a die raised to 3 by min explodes
+        "4d4cf<=1",
+        "4d4even",
+        "3d{1,1,2,3}kh2",
+        "2d{1,1,3}x=3",
+        "3d{-1,0,1}cs=1df=-1",
+        "1d4!!",
+        "2d3!!kh1",
+        "1d4!p",
+        "2d3!p>2kl2",
+        "{2d4+1d6}k2",
+        "{1d4+1, 1d6}kh1",
+        "{1d4, 1d4, 1d4}kl2",
+        "2d4sd + 1",
+        "d{0..3} ** 2 % 5",
+        "highest(3d4min2, 2)",
+        "count(4d{1,1,2,3}, 1)",
+    ],
+)
+def test_odds_of_each_new_modifier_are_every_draw_of_the_roller(every_draw, text):
+    limits = attrs.evolve(Limits(), extra_per_die=2)  # explosions: every draw, to the limit
+    odds = expression_odds(text, limits=limits)
+    assert odds.exact and odds.omitted == 0
+    expected = every_draw(text, limits)
+    assert odds.probabilities == expected, text
