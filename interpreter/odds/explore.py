@@ -89,6 +89,7 @@ class Explorer(Passes):
             ctx.env = dict(world.env)
             ctx.state = world.state.copy()
             ctx.depth = self.depth
+            ctx.calls = self.depth  # the calls the explorer is inside (a called action)
             roller.pins, roller.cursor = pins, 0
             roller.weight = weight
             try:
