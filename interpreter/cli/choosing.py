@@ -19,8 +19,11 @@ def choose_option(p) -> None:
         metavar="NAME=VALUE",
         action="append",
         default=[],
-        help="answer a choice the action makes after the roll (`choose NAME`), in advance "
-        "(repeat for several); the others are asked at the table",
+        help=tr(
+            "answer a choice the action makes after the roll (`choose "
+            "NAME`), in advance (repeat for several); the others are "
+            "asked at the table"
+        ),
     )
 
 
