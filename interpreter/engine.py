@@ -27,14 +27,14 @@ from pathlib import Path
 import attrs
 
 from dsl import nodes as n
-from dsl.errors import RulebookError, did_you_mean
+from dsl.errors import TOO_DEEP, RulebookError, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook
 from interpreter.choices import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
-from interpreter.errors import EvaluationError, ParameterError, SheetError
+from interpreter.errors import EvaluationError, LimitExceeded, ParameterError, SheetError
 from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
@@ -155,6 +155,8 @@ def speaking(method):
             return method(self, *args, **kwargs)
         except RulebookError as error:
             raise error.speak(self.language) from None
+        except RecursionError:
+            raise LimitExceeded(TOO_DEEP).speak(self.language) from None
 
     return speaks
 

@@ -268,6 +268,7 @@ class Context:
     """Everything one evaluation reads and writes."""
 
     __slots__ = (
+        "calls",
         "capture",
         "choices",
         "chooser",
@@ -294,7 +295,8 @@ class Context:
         self.trace = trace
         self.env: dict = {}
         self.steps = 0
-        self.depth = 0
+        self.depth = 0  # how deep the trace indents
+        self.calls = 0  # definitions calling one another now (against call_depth)
         self.capture: list | None = None  # dice a roll procedure's rule is watching
         self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
         self.chooser = None  # who answers a `choose` (interpreter.choices; None: nobody)

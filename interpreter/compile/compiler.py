@@ -16,7 +16,7 @@ import weakref
 from dsl import nodes as n
 from dsl import types as t
 from dsl.rulebook import Rulebook, names_a_field
-from interpreter.compile.actions import CompiledAction
+from interpreter.compile.actions import CompiledAction, too_deep
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.choices import Choices
@@ -172,14 +172,18 @@ class Compiler(
             names = tuple(p.name for p in formula.params)
             body = self.expr(formula.body)
 
-            def call(ctx, args):
+            def call(ctx, args, span=None):
+                if ctx.calls >= ctx.limits.call_depth:  # formulas count, as checks do
+                    raise too_deep(ctx, span)
                 if ctx.roller.lifts:
                     args = tuple(known(ctx, a) for a in args)
                 saved, ctx.env = ctx.env, dict(zip(names, args))
+                ctx.calls += 1
                 try:
                     return body(ctx)
                 finally:
                     ctx.env = saved
+                    ctx.calls -= 1
 
             return call
 
@@ -202,7 +206,7 @@ class Compiler(
         name = binding.name
         if binding.kind == "formula":
             body = self.formula(name)
-            return lambda ctx, args, span: body(ctx, args)
+            return body
         if binding.kind == "roll":
             procedure = self.roll_definition(name)
             return lambda ctx, args, span: procedure.call(ctx, args).total

@@ -6,9 +6,10 @@ from fractions import Fraction
 
 import attrs
 
+from dsl.errors import TOO_DEEP
 from dsl.messages import tr
 from interpreter.choices import chooser_for
-from interpreter.errors import EvaluationError
+from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
@@ -49,9 +50,11 @@ def expression_odds(
     `limits.odds_seconds`: the exact phase gets half of it, sampling the rest)."""
     limits = limits or DEFAULT_LIMITS
     deadline = Deadline(checked(budget, trials, seconds or limits.odds_seconds))
-    _node, value = compile_expression(text)
     try:
+        _node, value = compile_expression(text)
         return _exact_expression(text, value, epsilon, budget, limits, deadline.part(0.5))
+    except RecursionError:
+        raise LimitExceeded(TOO_DEEP) from None
     except TooComplex as reason:
         counts, done = sample_expression(text, trials, seed, limits, progress, deadline)
         return sampled({"expression": text}, None, counts, done, trials, deadline, reason)
