@@ -142,14 +142,23 @@ def test_cthulhu_six_degrees_from_one_percentile_roll():
     engine, sheet = game("cthulhu")
     harvey = sheet("investigator")  # Spot Hidden 45
     odds = engine.odds("skill_roll", harvey, {"skill": "Spot Hidden"}, field="degree")
-    assert odds.probabilities == {
-        "critical": Fraction(1, 100),
-        "extreme": Fraction(8, 100),
-        "hard": Fraction(13, 100),
-        "regular": Fraction(23, 100),
-        "failure": Fraction(50, 100),
-        "fumble": Fraction(5, 100),
-    }
+
+    def degree(roll: int, skill: int = 45) -> str:  # the rulebook's table, by hand
+        if roll == 1:
+            return "critical"
+        if roll == 100 or (skill < 50 and roll >= 96):
+            return "fumble"
+        if roll <= skill // 5:
+            return "extreme"
+        if roll <= skill // 2:
+            return "hard"
+        return "regular" if roll <= skill else "failure"
+
+    # the tens die and the units die (00 and 0 are 100) are every roll from 1 to 100
+    expected: dict = {}
+    for roll in range(1, 101):
+        expected[degree(roll)] = expected.get(degree(roll), 0) + Fraction(1, 100)
+    assert odds.probabilities == expected
     # a bonus die: the lower of two tens dice
     bonus = engine.odds("skill_roll", harvey, {"skill": "Spot Hidden", "extra": 1}, field="success")
     assert bonus.probabilities[True] > odds.probabilities["regular"] + Fraction(22, 100)
