@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import dsl  # noqa: E402
-from interpreter import Engine  # noqa: E402
+import dsl
+from interpreter import Engine
 
 TARGET = 1.0
 CALLS = 120  # calls per measurement
@@ -114,9 +114,7 @@ def cases(icepool, dyce):
         (
             "d10+k >= 9: whole",
             ("test", lambda m: {**simple, "modifier": m}, None),
-            lambda m: (d10 + BASE + m).map(
-                lambda t: (t >= 9, t, t - 9, level(t))
-            ),
+            lambda m: (d10 + BASE + m).map(lambda t: (t >= 9, t, t - 9, level(t))),
             None,
             lambda r: (r["success"], r["total"], r["margin"], r["level"]),
         ),
@@ -193,7 +191,8 @@ def main(argv=None) -> int:
     sheet = engine.sheet(SHEET)
     modifiers = list(MODIFIERS)
     print(f"icepool {icepool.__version__}; times in µs per call, best of {args.rounds} rounds")
-    print(f"{'case':24s} {'rulebook':>9s} {'icepool':>9s} {'dyce':>9s} {'/icepool':>9s} {'/dyce':>7s}")
+    columns = ("rulebook", "icepool", "dyce", "/icepool")
+    print(f"{'case':24s} " + " ".join(f"{c:>9s}" for c in columns) + f" {'/dyce':>7s}")
     ratios_icepool, ratios_dyce = [], []
     for name, (action, params, field), build_icepool, build_dyce, convert in cases(icepool, dyce):
 
