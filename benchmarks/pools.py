@@ -186,8 +186,8 @@ def main(argv=None) -> int:
     for name, n, count, odds, theirs in _cases(i, args.max):
         if args.only and args.only not in name:
             continue
-        sides = [side for side, run in (("count", count), ("odds", odds), ("icepool", theirs))]
-        sides = [side for side, run in zip(sides, (count, odds, theirs)) if run is not None]
+        runs = (("count", count), ("odds", odds), ("icepool", theirs))
+        sides = [side for side, run in runs if run is not None]
         best: dict = {}
         for _ in range(args.repeat):
             for side in sides:
@@ -198,7 +198,7 @@ def main(argv=None) -> int:
             ratios.setdefault(name, []).append(ratio)
         worst[name] = max(worst.get(name, 0), best["odds"])
 
-        def ms(key):
+        def ms(key, best=best):
             return f"{best[key] * 1e3:9.2f}" if key in best else f"{'-':>9s}"
 
         shown = f"{ratio:7.2f}" if ratio is not None else f"{'-':>7s}"
