@@ -88,6 +88,15 @@ class Span:
         return Span(self.source, self.start, max(self.end, other.end))
 
 
+#: Python's stack running out while checking or evaluating: the static bounds keep rules
+#: well within it (dsl.check.scope.MAX_CALL_NESTING), but an app deep in its own stack may
+#: leave too little; this is what the error says then
+TOO_DEEP = tr(
+    "the rules nest too deeply for the stack left (calls inside calls, expressions inside "
+    "expressions)"
+)
+
+
 class RulebookError(Exception):
     """Base of every error the project raises for bad input.
 

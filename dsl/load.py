@@ -13,7 +13,7 @@ from pathlib import Path
 from dsl import nodes as n
 from dsl.build import parse_rulebook_file
 from dsl.check import check_definitions
-from dsl.errors import CheckError, RulebookError, did_you_mean
+from dsl.errors import TOO_DEEP, CheckError, RulebookError, did_you_mean
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
 
@@ -168,11 +168,18 @@ def load_text(
     name: str = "<rulebook>",
     folder: Path | None = None,
     resolver: Resolver | None = None,
-    _chain: tuple = (),
 ) -> Rulebook:
     """Parse and check rulebook text. A house rule's `extends` names a shipped rulebook,
     or a file inside `folder` (without a folder, only a shipped one); or whatever the
     app's `resolver` says."""
+    try:
+        return _loaded(text, name, folder, resolver, ())
+    except RecursionError:  # an app deep in its own stack left too little of it
+        raise CheckError(TOO_DEEP, None) from None
+
+
+def _loaded(text: str, name: str, folder, resolver, chain: tuple) -> Rulebook:
+    """load_text, with the rulebooks already on the way (a house rule's bases)."""
     parsed = parse_cached(text, name)
     header = parsed.header
     if header is None or header.extends is None:
@@ -184,7 +191,7 @@ def load_text(
                 tr('start with `rulebook "..." extends base { }`'),
             )
         return check_definitions(header, definitions, name)
-    if len(_chain) >= MAX_EXTENDS:
+    if len(chain) >= MAX_EXTENDS:
         raise CheckError(
             tr("more than {max_extends} rulebooks extend one another", max_extends=MAX_EXTENDS),
             header.span,
@@ -196,12 +203,12 @@ def load_text(
         base_name, base_text = extended(header.extends, folder, header.span)
         base_folder = Path(base_name).parent
     key = str(Path(base_name).resolve()) if resolver is None else base_name
-    if key in _chain:
+    if key in chain:
         raise CheckError(
             tr("{extends} extends itself, through other rulebooks", extends=header.extends),
             header.span,
         )
-    base = load_text(base_text, base_name, base_folder, resolver, (*_chain, key))
+    base = _loaded(base_text, base_name, base_folder, resolver, (*chain, key))
     definitions, changes = merge(_definitions_of(base), parsed.definitions)
     merged_header = n.Header(
         header.title,

@@ -9,9 +9,11 @@ out = engine.run("usar_numina", sheet, {"numina": "Grito Báquico"},
 out.result, out.sheet, out.changes, out.trace
 """
 
+from interpreter.choices import Choice, Chooser, Question
 from interpreter.dice import DiceSource, ForcedDice, SeededDice, TypedDice
-from interpreter.engine import Change, Engine, Outcome
+from interpreter.engine import Change, CharacterOutcome, Engine, Outcome
 from interpreter.errors import (
+    ChoiceNotOpen,
     DiceError,
     EvaluationError,
     InsufficientResource,
@@ -22,22 +24,29 @@ from interpreter.errors import (
 )
 from interpreter.expression import RollResult, roll
 from interpreter.limits import DEFAULT_LIMITS, Limits
+from interpreter.odds.choices import Goal
 from interpreter.sheet import Sheet
 from interpreter.trace import Step, render_text
 
 __all__ = [
     "DEFAULT_LIMITS",
     "Change",
+    "CharacterOutcome",
+    "Choice",
+    "ChoiceNotOpen",
+    "Chooser",
     "DiceError",
     "DiceSource",
     "Engine",
     "EvaluationError",
     "ForcedDice",
+    "Goal",
     "InsufficientResource",
     "LimitExceeded",
     "Limits",
     "Outcome",
     "ParameterError",
+    "Question",
     "RequirementFailed",
     "RollResult",
     "SeededDice",

@@ -33,7 +33,7 @@ def describe(book: Rulebook) -> dict:
         "changes": [
             {"change": what, "kind": kind, "name": name} for what, kind, name in book.changes
         ],
-        "actions": [_callable(a, book) for a in book.actions.values()],
+        "actions": [_action(a, book) for a in book.actions.values()],
         "checks": [_check(c, book) for c in book.checks.values()],
         "opposed": [_callable(o, book) for o in book.opposed.values()],
         "rolls": [
@@ -64,6 +64,24 @@ def _callable(node, book: Rulebook) -> dict:
         "params": [_param(p, book) for p in node.params],
         "parameters": _parameters(node.params, book),
     }
+
+
+def _action(node: n.Action, book: Rulebook) -> dict:
+    """An action, and the choices it makes while it runs (`choose`), for a form to offer
+    them in advance or a table to ask them."""
+    out = _callable(node, book)
+    out["choices"] = [
+        {
+            "name": choose.name,
+            "label": choose.label.value if choose.label is not None else None,
+            "options": [option.value.value for option in choose.options],
+            "by": choose.by,
+            "line": choose.span.line,
+        }
+        for choose in n.walk(node.body)
+        if isinstance(choose, n.Choose)
+    ]
+    return out
 
 
 def _check(node: n.Check, book: Rulebook) -> dict:

@@ -21,22 +21,24 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
 
 from dsl import nodes as n
-from dsl.errors import RulebookError, did_you_mean
+from dsl.errors import TOO_DEEP, RulebookError, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook
+from interpreter.choices import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
-from interpreter.errors import EvaluationError, ParameterError, SheetError
+from interpreter.errors import EvaluationError, LimitExceeded, ParameterError, SheetError
 from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.odds import Odds, action_odds
+from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
+from interpreter.odds.choices import Goal, best_odds
 from interpreter.parameters import Binder, convert
 from interpreter.runtime import Character, Context, Roller, State
 from interpreter.sheet import Sheet
@@ -82,6 +84,7 @@ class Outcome:
         "before",
         "changes",
         "characters",
+        "choices",
         "dice",
         "kind",
         "language",
@@ -110,6 +113,7 @@ class Outcome:
         self.language = more.get("language", "en")
         self.warnings = more.get("warnings", ())
         self.characters = more.get("characters", ())  # CharacterOutcome of the others
+        self.choices = more.get("choices", ())  # interpreter.choices.Choice, in order
         self.before = more.get("before", sheet)
         self._replay = replay  # a function giving the trace, by running again
         self._trace = None
@@ -151,6 +155,8 @@ def speaking(method):
             return method(self, *args, **kwargs)
         except RulebookError as error:
             raise error.speak(self.language) from None
+        except RecursionError:
+            raise LimitExceeded(TOO_DEEP).speak(self.language) from None
 
     return speaks
 
@@ -210,21 +216,29 @@ class Engine:
         dice: DiceSource | None = None,
         *,
         targets: Mapping[str, Sheet] | None = None,
+        choices: Mapping | Callable | Sequence | Chooser | None = None,
     ) -> Outcome:
         """Run an action (or a check, or a named roll); return its Outcome, or raise with
         nothing changed. An EvaluationError raised carries the trace up to it (`.trace`).
 
         `targets` are the other characters of the run, by the name of the action's
         parameter they are (`{"objetivo": orc_sheet}`; a Sheet given in `params` is the
-        same); the Outcome has each one's new sheet and changes (`characters`)."""
+        same); the Outcome has each one's new sheet and changes (`characters`).
+
+        `choices` answers the run's `choose` statements: a mapping of answers by the
+        choice's name (`{"invocar": "sí"}`), a callback `ask(question) → option` (a
+        person at the table: interpreter.choices.Question), a sequence of the choices of
+        an earlier run, or a Chooser. Without, a choice with one option open takes it,
+        and one with several is a ParameterError. The Outcome's `choices` says what was
+        chosen, by whom and how."""
         params = dict(params or {})
         for role, other in (targets or {}).items():
             if role in params:
                 raise ParameterError(tr("{name} is given twice", name=role))
             params[role] = other
-        return self._run(self.runnable(action), sheet, params, dice)
+        return self._run(self.runnable(action), sheet, params, dice, chooser_for(choices))
 
-    def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice) -> Outcome:
+    def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice, chooser=None) -> Outcome:
         if sheet.rulebook is not self.rulebook:
             raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
         binder = runnable.binder
@@ -233,16 +247,19 @@ class Engine:
         source = dice if dice is not None else SeededDice()
         roller = Roller(source, self.limits)
         ctx = self.context(roller, sheet)
+        ctx.chooser = chooser
         try:
             result = runnable(ctx, args)
             new_sheet, changes = self.commit(ctx, sheet)
             others = self.others_of(ctx, args)
             source.finish()
         except EvaluationError as error:
-            faces = tuple(roller.drawn)
-            error.replay = lambda: self._trace(runnable, sheet, args, faces, shown, source.origin)
+            faces, made = tuple(roller.drawn), tuple(ctx.choices)
+            error.replay = lambda: self._trace(
+                runnable, sheet, args, faces, shown, source.origin, made
+            )
             raise
-        faces = tuple(roller.drawn)
+        faces, made = tuple(roller.drawn), tuple(ctx.choices)
         return Outcome(
             runnable.name,
             shown,
@@ -251,12 +268,13 @@ class Engine:
             tuple(changes),
             faces,
             source.origin,
-            lambda: self._trace(runnable, sheet, args, faces, shown, source.origin),
+            lambda: self._trace(runnable, sheet, args, faces, shown, source.origin, made),
             kind=runnable.kind,
             language=self.language,
             warnings=warnings,
             characters=others,
             before=sheet,
+            choices=made,
         )
 
     def runnable(self, name: str) -> Runnable:
@@ -292,8 +310,9 @@ class Engine:
         state = State(sheet._values, self.compiler.open_default)
         return Context(roller, self.limits, state, trace)
 
-    def _trace(self, runnable: Runnable, sheet, args, faces, shown, origin) -> Trace:
-        """The run again with its own dice, traced; up to the error, if it failed."""
+    def _trace(self, runnable: Runnable, sheet, args, faces, shown, origin, made) -> Trace:
+        """The run again with its own dice and choices, traced; up to the error, if it
+        failed."""
         steps = Trace(language=self.language)
         compiled = runnable.compiled
         steps.append(
@@ -309,6 +328,7 @@ class Engine:
         replayed = ForcedDice(faces)
         replayed.origin = origin  # the trace says where the dice came from, not the replay
         ctx = self.context(Roller(replayed, self.limits), sheet, steps)
+        ctx.chooser = Recorded(made)
         try:
             runnable(ctx, args)
             self.commit(ctx, sheet)
@@ -459,7 +479,33 @@ class Engine:
         sheet: Sheet,
         params: dict | None = None,
         field: str | None = None,
+        *,
+        choices: Mapping | None = None,
+        best: Goal | str | None = None,
         **options,
     ) -> Odds:
-        """The distribution of an action's (check's, roll's) result field: `interpreter.odds`."""
-        return action_odds(self, action, sheet, params or {}, field, **options)
+        """The distribution of an action's (check's, roll's) result field: `interpreter.odds`.
+
+        The action's choices (`choose`) are answered by `choices` (a mapping of answers
+        by name), and the rest, with `best`, by the best choice for that goal (a
+        `Goal`, or its text: `"success"`, `"degree=critical"`, `"mean damage"`), found
+        exactly: the odds under optimal play (`Odds.decisions`: how often each option is
+        taken)."""
+        if best is None:
+            return action_odds(self, action, sheet, params or {}, field, choices=choices, **options)
+        goal = best if isinstance(best, Goal) else Goal.parse(best)
+        for sampling_only in ("trials", "seed", "seconds"):  # the best play is exact, or
+            options.pop(sampling_only, None)  # refused (past its budget): never sampled
+        epsilon, budget = options.pop("epsilon", EPSILON), options.pop("budget", BUDGET)
+        return best_odds(
+            self,
+            action,
+            sheet,
+            params or {},
+            field,
+            goal,
+            answers=dict(choices or {}),
+            epsilon=epsilon,
+            budget=budget,
+            **options,
+        )

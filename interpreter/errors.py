@@ -74,6 +74,13 @@ class RequirementFailed(EvaluationError):
     code = "requirement_failed"
 
 
+class ChoiceNotOpen(RequirementFailed):
+    """An answer given in advance to a `choose` names an option its condition (or its
+    cost) closes at that moment: like a `require` that fails, the run changes nothing."""
+
+    code = "choice_not_open"
+
+
 class InsufficientResource(EvaluationError):
     """A `spend` of more than the sheet holds."""
 

@@ -6,12 +6,12 @@ import attrs
 
 from dsl.build import parse_expression
 from dsl.check import Checker, Scope, check_definitions
-from dsl.errors import RulebookInvalid
+from dsl.errors import TOO_DEEP, RulebookInvalid
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
 from interpreter.compile import Compiler
 from interpreter.dice import DiceSource, SeededDice
-from interpreter.errors import EvaluationError
+from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.runtime import Context, Roller
 from interpreter.trace import faces_text
@@ -99,10 +99,13 @@ def roll(
     expression: str, dice: DiceSource | None = None, limits: Limits = DEFAULT_LIMITS
 ) -> RollResult:
     """Roll a dice expression such as `4d6kh3 + 2`; raise a RulebookError if it is bad."""
-    node, value = compile_expression(expression)
-    source = dice if dice is not None else SeededDice()
-    roller = TermRecorder(source, limits)
-    total = value(Context(roller, limits))
+    try:
+        node, value = compile_expression(expression)
+        source = dice if dice is not None else SeededDice()
+        roller = TermRecorder(source, limits)
+        total = value(Context(roller, limits))
+    except RecursionError:
+        raise LimitExceeded(TOO_DEEP) from None
     if not (is_number(total) or total is None or isinstance(total, bool | tuple | Record | Range)):
         raise EvaluationError(
             tr("the expression gives {total}, not a number, a list or a record", total=total),

@@ -171,6 +171,18 @@ def _odds_body(odds, w: Writer, base: str, out: dict) -> dict:
     out["omitted_mass"] = w.value(Fraction(odds.omitted), f"{base}/omitted_mass")
     out["trials"] = odds.trials
     out["note"] = w.text(odds.note)  # why it was sampled (a limit), and if it stopped short
+    if odds.goal is not None:  # the odds under the best play for a goal
+        goal = odds.goal
+        value = w.value(goal.value, f"{base}/goal/value")
+        out["goal"] = {"field": goal.field, "value": value, "mean": goal.mean}
+        out["decisions"] = [
+            {
+                "choice": choice,
+                "option": w.value(option, f"{base}/decisions/{i}/option"),
+                "probability": w.value(p, f"{base}/decisions/{i}/probability"),
+            }
+            for i, ((choice, option), p) in enumerate(odds.decisions.items())
+        ]
     return out
 
 

@@ -268,7 +268,10 @@ class Context:
     """Everything one evaluation reads and writes."""
 
     __slots__ = (
+        "calls",
         "capture",
+        "choices",
+        "chooser",
         "depth",
         "env",
         "limits",
@@ -292,9 +295,12 @@ class Context:
         self.trace = trace
         self.env: dict = {}
         self.steps = 0
-        self.depth = 0
+        self.depth = 0  # how deep the trace indents
+        self.calls = 0  # definitions calling one another now (against call_depth)
         self.capture: list | None = None  # dice a roll procedure's rule is watching
         self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
+        self.chooser = None  # who answers a `choose` (interpreter.choices; None: nobody)
+        self.choices: list | None = []  # the choices made, in order
 
     def step(self, kind: str, text: str, span, detail=None, verbose=False, **data) -> None:
         """Note a step in the trace (`detail`, `verbose`: see `Step`)."""

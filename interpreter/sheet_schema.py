@@ -8,7 +8,7 @@ from dsl.messages import tr
 from interpreter.bounds import long_denominator, long_list, long_number, number_fits
 from interpreter.errors import SheetError
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.values import Record, is_number, quoted
+from interpreter.values import YES_NO, Record, is_number, quoted
 
 #: keys of a sheet file that are about the file, not fields of the character
 META_KEYS = ("rulebook",)
@@ -183,6 +183,8 @@ def _field_value(field, raw, rulebook, path):
             out[key] = _number_in(value, None, f"{name}.{key}", path)
         return out
     if isinstance(field, n.Flag):
+        if isinstance(raw, str):  # yes/no written as words (JSON data, an app): either spelling
+            raw = YES_NO.get(raw.strip().lower(), raw)
         if not isinstance(raw, bool):
             raise SheetError(
                 tr("{name}: {quoted} is not yes or no", name=name, quoted=quoted(raw)),

@@ -115,6 +115,10 @@ def _hashable(value):
     return value
 
 
+#: yes/no written as words, in every spelling the API accepts (English, Spanish, JSON's)
+YES_NO = {"yes": True, "true": True, "sí": True, "si": True, "no": False, "false": False}
+
+
 def is_number(value) -> bool:
     return type(value) is int or type(value) is Fraction
 

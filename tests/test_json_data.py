@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -29,6 +30,7 @@ from interpreter.json_data import (
 )
 from interpreter.odds import expression_odds
 
+DATA = Path(__file__).resolve().parent / "data"
 REGISTRY = Registry().with_resources(
     (id_, Resource.from_contents(contents)) for id_, contents in schemas().items()
 )
@@ -236,3 +238,17 @@ def test_cli_json_errors_are_on_stdout_with_the_exit_code(capsys):
     assert stopped.value.code == 2
     document = valid(json.loads(capsys.readouterr().out))
     assert document["error"]["code"] == "usage_error"
+
+
+def test_yes_no_in_either_spelling_in_sheet_data_and_parameters():
+    showcase = Engine.of(dsl.load(DATA / "showcase.rules"))
+    data = showcase.load_sheet(DATA / "showcase.yaml").to_data()
+    for word, value in (("sí", True), ("yes", True), ("true", True), ("no", False)):
+        assert showcase.sheet({**data, "Mundane": word})["Mundane"] is value
+    engine = Engine.of(dsl.load("arcana_mundi"))
+    sheet = engine.load_sheet(_character("menecma"))
+    params = {"numina": "Grito Báquico", "preces": "sí"}
+    shown = engine.run("usar_numina", sheet, params, dice=ForcedDice([3, 4])).params
+    assert shown["preces"] is True
+    same = engine.run("usar_numina", sheet, {**params, "preces": True}, dice=ForcedDice([3, 4]))
+    assert same.params == shown

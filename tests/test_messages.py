@@ -221,3 +221,14 @@ def test_the_raw_text_finder_finds_raw_texts(tmp_path):
         assert [w.rsplit(":", 1)[1] for w in _raw_texts(sample)] == ["2", "2", "4", "5"]
     finally:
         sample.unlink()
+
+
+def test_the_help_of_a_command_speaks_the_language_asked_for(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help", "--lang", "es"])
+    spanish = capsys.readouterr().out
+    assert "una acción, un chequeo o una tirada con nombre" in spanish
+    assert "dados aleatorios reproducibles" in spanish
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "an action, a check or a named roll" in capsys.readouterr().out

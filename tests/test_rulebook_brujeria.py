@@ -979,6 +979,30 @@ def test_invocation_with_sources_crowd_and_ill_intent(engine, ainhoa):
     assert changed(out) == {"Esencia": (40, 32), "Resistencia": (35, -5)}
 
 
+def test_an_invocation_adds_every_moment_of_power(engine, ainhoa):
+    # "Momentos de Poder: son acumulativos. Mediodía y Medianoche: 5 ... Luna llena ...
+    # Samain (10-31): 20": Samain at midnight under a full moon gives 45 of 50 for free, as
+    # fuentes_de_esencia counts them; only 5 come from the reserve (one turn at
+    # Canalización 3).
+    params = {
+        "invocación": "Escudo",
+        "esencia": 50,
+        "momentos": ["Medianoche", "Luna llena", "Samain"],
+    }
+    out = engine.run("invocar", ainhoa, params, dice=ForcedDice([5]))
+    assert (out.result["esencia_externa"], out.result["esencia_propia"]) == (45, 5)
+    assert out.result["turnos_de_convocación"] == 1
+    assert changed(out) == {"Esencia": (40, 35)}
+    sources = engine.run(
+        "fuentes_de_esencia", ainhoa, {"momentos": params["momentos"]}, dice=ForcedDice([])
+    )
+    assert sources.result["esencia"] == 45
+    # the two single-moment parameters still add up with the list
+    both = {**params, "momento": "Mediodía", "momentos": ["Luna llena", "Samain"]}
+    out = engine.run("invocar", ainhoa, both, dice=ForcedDice([5]))
+    assert out.result["esencia_externa"] == 45
+
+
 def test_a_protective_invocation_takes_the_symbols_defence(engine, ainhoa):
     # "Círculo grabado o dibujado: 10 Puntos de Esencia dentro y 5 fuera. Sólo para
     # defenderse": a protective invocation inside a circle takes 10 of its 12 for free; any

@@ -32,7 +32,7 @@ BASE = {"Strength": 3, "Wits": 4}
         ({"Essence": -31}, "Essence: -31 is below its minimum -30"),
         ({"dinamis": {"Virtus": 6}}, "dinamis.Virtus: 6 is above its maximum 5"),
         ({"dinamis": {"Virtud": 1}}, "dinamis.Virtud: not one of Dignitates"),
-        ({"Mundane": "yes"}, "Mundane: 'yes' is not yes or no"),
+        ({"Mundane": "maybe"}, "Mundane: 'maybe' is not yes or no"),  # "yes" is accepted
         ({"Known": "Fireball"}, "Known: a list of texts"),
         ({"Shadow": 11}, "Shadow: 11 is above its maximum 10"),
         ({"skills": {"Cooking": 11}}, "skills.Cooking: 11 is above its maximum 10"),

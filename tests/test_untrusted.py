@@ -283,3 +283,83 @@ def test_in_a_text_looks_for_a_text():
 
     with pytest.raises(EvaluationError, match="looks for a text"):
         run(text, "x")
+
+
+# ─── 7. nothing the rules say recurses in Python without a bound ────────────
+
+
+def formula_chain(count: int, reverse: bool = False) -> str:
+    lines = [
+        f"formula f{i}(x: int) = {f'f{i + 1}(x)' if i + 1 < count else 'x'} + 1"
+        for i in range(count)
+    ]
+    if reverse:
+        lines.reverse()
+    return "\n".join(lines) + "\naction go() { result { v: f0(1) } }\n"
+
+
+def action_chain(count: int) -> str:
+    end = 'note "end"'
+    return "".join(
+        f"action a{i}() {{ {f'do a{i + 1}()' if i + 1 < count else end} }}\n" for i in range(count)
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [formula_chain(150), formula_chain(150, reverse=True), action_chain(150), formula_chain(3000)],
+    ids=["formulas", "formulas, last first", "actions", "3000 formulas"],
+)
+def test_long_chains_of_calls_are_refused_by_the_checker_at_their_first_definition(text):
+    with pytest.raises(dsl.RulebookInvalid, match="levels deep with what it calls") as caught:
+        dsl.load_text(text, "attack.rules")
+    (error,) = [d for d in caught.value.diagnostics if d.severity == "error"]
+    assert error.span is not None and error.span.text.split("(")[0].split()[-1] in ("go", "a0")
+
+
+def test_formula_calls_count_against_call_depth():
+    engine = engine_of(formula_chain(12), Limits(call_depth=10))
+    with pytest.raises(LimitExceeded, match="call_depth") as caught:
+        engine.run("go", engine.sheet({}), {})
+    assert caught.value.span is not None and caught.value.span.text.startswith("f")
+    assert run(formula_chain(12), "go").result["v"] == 13
+
+
+def test_chains_within_the_bounds_still_run_and_count():
+    assert run(formula_chain(30), "go").result["v"] == 31
+    assert run(action_chain(30), "a0").result is None
+    with pytest.raises(LimitExceeded, match="call_depth"):
+        run(action_chain(30), "a0", limits=Limits(call_depth=20))
+
+
+def deep_stack(frames: int, function):
+    return function() if frames == 0 else deep_stack(frames - 1, function)
+
+
+def test_an_app_deep_in_its_own_stack_gets_the_projects_error():
+    import sys
+
+    room = sys.getrecursionlimit() - 60  # what is left is not enough for checking or running
+    text = formula_chain(30)
+    with pytest.raises((dsl.CheckError, LimitExceeded), match="nest too deeply"):
+        deep_stack(room, lambda: dsl.load_text(text, "deep.rules"))
+    engine = engine_of(text)
+    with pytest.raises(LimitExceeded, match="nest too deeply"):
+        deep_stack(room, lambda: engine.run("go", engine.sheet({}), {}))
+    with pytest.raises(LimitExceeded, match="nest too deeply"):
+        deep_stack(room, lambda: roll("+".join(["1"] * 150)))
+
+
+def test_line_texts_are_found_from_the_line_starts():
+    from dsl.errors import Source
+
+    source = Source("x", "first\nsecond\n\nlast")
+    assert [source.line_text(i) for i in range(0, 6)] == ["", "first", "second", "", "last", ""]
+
+
+def test_many_warnings_render_each_with_its_own_line():
+    text = "".join(f"formula f{i}(x: int) = x\n" for i in range(2000))
+    book = dsl.load_text(text, "many.rules")
+    rendered = [w.render() for w in book.warnings]
+    assert len(rendered) == 2000
+    assert all(f"formula f{i}(x: int) = x" in r for i, r in enumerate(rendered))

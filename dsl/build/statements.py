@@ -7,6 +7,7 @@ from dsl.build.walk import (
     Tagged,
     WrittenName,
 )
+from dsl.messages import tr
 
 
 class Statements:
@@ -81,6 +82,28 @@ class Statements:
 
     def _note(self, span, expr):
         return n.Note(expr, span=span)
+
+    def _choose(self, span, name, by, label, *options):
+        values = [option.value.value for option in options]
+        for i, option in enumerate(options):
+            if values.index(values[i]) != i:
+                raise self._error(
+                    tr("the option {value} is listed twice", value=values[i]), option.value.span
+                )
+        label_node = n.Literal(label, span=span) if label is not None else None
+        return n.Choose(
+            name.text, by.text if by is not None else None, label_node, options, span=span
+        )
+
+    def _option(self, span, value, condition, cost, body):
+        if isinstance(value, WrittenName):
+            value = n.Literal(value.text, span=value.span)
+        if not isinstance(value, n.Literal):  # a text with {…} parts
+            raise self._error(tr("an option is a word, a text or a number"), value.span)
+        return n.Option(value, condition, cost, body or (), span=span)
+
+    def _option_cost(self, span, amount, place):
+        return (amount, self._place(place))
 
     def _do_as(self, span, subject, call):
         return n.Do(self._character_call(span, subject, call), span=span)

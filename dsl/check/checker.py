@@ -5,16 +5,17 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl import types as t
 from dsl.check.characters import CharacterChecks
+from dsl.check.choices import ChoiceChecks
 from dsl.check.definitions import DefinitionChecks
 from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
-from dsl.check.scope import BUILTINS, Scope
+from dsl.check.scope import BUILTINS, CALL_NESTING, MAX_CALL_NESTING, Scope
 from dsl.check.sheet import SheetChecks
 from dsl.check.statements import StatementChecks
 from dsl.check.tables import TableChecks
 from dsl.check.whole import WholeChecks
-from dsl.errors import Diagnostic, RulebookInvalid, Span
+from dsl.errors import TOO_DEEP, CheckError, Diagnostic, RulebookInvalid, Span
 from dsl.messages import tr
 from dsl.rulebook import Binding, Rulebook
 
@@ -24,7 +25,10 @@ def check_definitions(
 ) -> Rulebook:
     """Check merged definitions; raise RulebookInvalid on any error, else the Rulebook."""
     checker = Checker(definitions)
-    checker.run()
+    try:
+        checker.run()
+    except RecursionError:  # the static bounds keep well within the stack; an app deep in
+        raise CheckError(TOO_DEEP, None) from None  # its own may still run out: say so
     errors = [d for d in checker.diagnostics if d.severity == "error"]
     if errors:
         raise RulebookInvalid(checker.diagnostics)
@@ -62,6 +66,7 @@ class Checker(
     ExpressionChecks,
     DiceChecks,
     CharacterChecks,
+    ChoiceChecks,
     WholeChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""
@@ -86,6 +91,12 @@ class Checker(
         self.result_types: dict[str, t.Type] = {}
         self.done: set[str] = set()
         self.in_progress: set[str] = set()
+        # How deep expressions and statements nest (whole.check_nesting): the checker's
+        # depth now, where the definition being checked began, the deepest it reached;
+        # each definition's own nesting, and how deep it is where it calls each callee.
+        self.depth = self.base = self.deepest = 0
+        self.nesting: dict[str, int] = {}
+        self.sites: dict[str, dict[str, int]] = {}
 
     # ─── reporting ──────────────────────────────────────────────────────────
 
@@ -110,19 +121,28 @@ class Checker(
         for definition in self.definitions:
             if not isinstance(definition, n.Sheet):
                 self.in_definition(definition.name, lambda d=definition: self.definition(d))
-        self.check_cycles()
+        if not self.check_cycles():
+            self.check_nesting()
         self.check_unused()
         self.diagnostics.sort(
             key=lambda d: (d.span.source.name, d.span.start) if d.span else ("", 0)
         )
 
     def in_definition(self, name: str, check) -> None:
+        if self.current is not None and self.depth > MAX_CALL_NESTING:
+            return  # too deep to follow a call now: checked in its turn (and check_nesting says)
         previous, self.current = self.current, name
+        saved = self.base, self.deepest, self.depth
+        if previous is not None:  # a call followed: entering the callee nests deeper too
+            self.depth += CALL_NESTING
+        self.base = self.deepest = self.depth
         self.calls.setdefault(name, set())
         try:
             check()
         finally:
+            self.nesting[name] = max(self.nesting.get(name, 0), self.deepest - self.base)
             self.current = previous
+            self.base, self.deepest, self.depth = saved
 
     def collect(self) -> None:
         """Every top-level name, once: sheet fields and definitions share one namespace."""

@@ -33,7 +33,13 @@ class ExpressionChecks:
         return type_
 
     def expr(self, node, scope: Scope) -> t.Type:
-        type_ = getattr(self, f"ex_{type(node).__name__.lower()}")(node, scope)
+        self.depth += 1  # expressions nest (whole.check_nesting)
+        if self.depth > self.deepest:
+            self.deepest = self.depth
+        try:
+            type_ = getattr(self, f"ex_{type(node).__name__.lower()}")(node, scope)
+        finally:
+            self.depth -= 1
         self.types[id(node)] = type_
         return type_
 
@@ -128,6 +134,8 @@ class ExpressionChecks:
     def note_call(self, name: str) -> None:
         if self.current is not None:
             self.calls.setdefault(self.current, set()).add(name)
+            sites = self.sites.setdefault(self.current, {})
+            sites[name] = max(sites.get(name, 0), self.depth - self.base)
 
     def undefined(
         self, name: str, span: Span, scope: Scope, what: str = "name", functions: bool = True

@@ -5,6 +5,14 @@ from __future__ import annotations
 from dsl import types as t
 
 #: functions every rulebook has: name → (fewest, most arguments; None for no limit)
+#: deepest a definition may nest with everything it calls: a level per expression, two
+#: per statement, and at each call CALL_NESTING more and the callee's own nesting. Checking,
+#: compiling and evaluating recurse in Python by about two frames per level; this keeps
+#: them well within its stack (1000 frames by default), whatever the rules look like.
+MAX_CALL_NESTING = 200
+#: what entering a called definition (a formula, a check, an action) adds to the nesting
+CALL_NESTING = 3
+
 BUILTINS = {
     "floor": (1, 1),
     "ceil": (1, 1),

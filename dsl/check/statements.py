@@ -28,7 +28,13 @@ class StatementChecks:
             self.statement(statement, inner)
 
     def statement(self, node, scope: Scope) -> None:
-        getattr(self, f"st_{type(node).__name__.lower()}")(node, scope)
+        self.depth += 2  # statements nest, a block in each (whole.check_nesting)
+        if self.depth > self.deepest:
+            self.deepest = self.depth
+        try:
+            getattr(self, f"st_{type(node).__name__.lower()}")(node, scope)
+        finally:
+            self.depth -= 2
 
     def declare(self, scope: Scope, name: str, type_: t.Type, span: Span, expr=None) -> None:
         if name in scope.names or scope.lookup(name) is not None:

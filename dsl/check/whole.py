@@ -1,8 +1,9 @@
-"""Checks of the whole rulebook: no definition calls itself, every definition is used."""
+"""Checks of the whole rulebook: no call cycles, no nesting too deep, no definition unused."""
 
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.check.scope import CALL_NESTING, MAX_CALL_NESTING
 from dsl.check.wording import kind_word
 from dsl.messages import tr
 
@@ -10,16 +11,24 @@ from dsl.messages import tr
 class WholeChecks:
     """Whole-rulebook checks (part of the Checker)."""
 
-    def check_cycles(self) -> None:
-        """No definition may call itself, directly or through others: evaluation is total."""
-        state: dict[str, int] = {}
+    def check_cycles(self) -> bool:
+        """No definition may call itself, directly or through others: evaluation is total.
+        (A walk with its own stack: a long chain of calls cannot exhaust Python's.) Returns
+        whether it found a cycle."""
+        state: dict[str, int] = {}  # 1: on the path being walked; 2: done
         reported = set()
-
-        def visit(name: str, path: list[str]) -> None:
-            state[name] = 1
-            for callee in sorted(self.calls.get(name, ())):
-                if state.get(callee) == 1:
-                    cycle = [*path[path.index(callee) :], callee] if callee in path else [callee]
+        for root in sorted(self.calls):
+            if state.get(root) is not None:
+                continue
+            state[root] = 1
+            path, stack = [root], [iter(sorted(self.calls.get(root, ())))]
+            while stack:
+                callee = next(stack[-1], None)
+                if callee is None:
+                    state[path.pop()] = 2
+                    stack.pop()
+                elif state.get(callee) == 1:
+                    cycle = [*path[path.index(callee) :], callee]
                     key = frozenset(cycle)
                     if key not in reported:
                         reported.add(key)
@@ -33,12 +42,57 @@ class WholeChecks:
                             node.span if node is not None else None,
                         )
                 elif state.get(callee) is None:
-                    visit(callee, [*path, callee])
-            state[name] = 2
+                    state[callee] = 1
+                    path.append(callee)
+                    stack.append(iter(sorted(self.calls.get(callee, ()))))
+        return bool(reported)
 
-        for name in sorted(self.calls):
-            if state.get(name) is None:
-                visit(name, [name])
+    def check_nesting(self) -> None:
+        """No definition nests deeper than MAX_CALL_NESTING, counting the expressions and
+        statements of everything it calls where it calls them: so that checking,
+        compiling and running it stays well within Python's stack. (Called when there is
+        no cycle: the calls make a tree of finite depth.)"""
+        cost: dict[str, int] = {}  # a definition's nesting with all it calls
+        via: dict[str, str | None] = {}  # the callee through which it is deepest
+        for root in sorted(self.calls):
+            stack = [root]
+            while stack:
+                name = stack[-1]
+                if name in cost:
+                    stack.pop()
+                    continue
+                sites = self.sites.get(name, {})
+                pending = [callee for callee in sites if callee not in cost]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                best, step = self.nesting.get(name, 0), None
+                for callee, depth in sites.items():
+                    if depth + CALL_NESTING + cost[callee] > best:
+                        best, step = depth + CALL_NESTING + cost[callee], callee
+                cost[name], via[name] = best, step
+                stack.pop()
+        too_deep = {name for name, depth in cost.items() if depth > MAX_CALL_NESTING}
+        called_by_too_deep = {c for name in too_deep for c in self.sites.get(name, {})}
+        for name in sorted(too_deep - called_by_too_deep):
+            chain = [name]
+            while via.get(chain[-1]) is not None:
+                chain.append(via[chain[-1]])
+            if len(chain) > 8:
+                chain = [*chain[:3], "…", *chain[-2:]]
+            node = self.globals.get(name)
+            self.error(
+                tr(
+                    "`{name}` nests {depth} levels deep with what it calls ({chain}); "
+                    "at most {limit}",
+                    name=name,
+                    depth=cost[name],
+                    chain=" → ".join(chain),
+                    limit=MAX_CALL_NESTING,
+                ),
+                node.span if node is not None else None,
+                tr("split a long chain of calls: let a value once, then pass it on"),
+            )
 
     def check_unused(self) -> None:
         for name, definition in self.globals.items():

@@ -129,3 +129,27 @@ class EndEffect:
 
     name: object
     span: Span = span_field()
+
+
+@attrs.frozen
+class Option:
+    """One option of a `choose`: its value, and when it is offered, what it costs, what
+    it does (`option sí if PuntosDestino > 0 cost 1 from PuntosDestino { ... }`)."""
+
+    value: object  # a Literal: the text or number the choice's name holds once chosen
+    condition: object  # expression or None
+    cost: object  # (amount, place) or None
+    body: tuple
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Choose:
+    """A decision taken during an action, after seeing what was rolled: `name` holds the
+    option chosen; `by` is the character parameter who decides (None: the acting one)."""
+
+    name: str
+    by: str | None
+    label: object  # Literal or None
+    options: tuple  # of Option
+    span: Span = span_field()

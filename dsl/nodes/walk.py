@@ -36,6 +36,7 @@ from dsl.nodes.sheet import (
 from dsl.nodes.statements import (
     Add,
     Change,
+    Choose,
     Do,
     Effect,
     EndEffect,
@@ -147,6 +148,7 @@ STATEMENTS = (
     Effect,
     PassTime,
     EndEffect,
+    Choose,
 )
 
 

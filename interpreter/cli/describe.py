@@ -38,6 +38,15 @@ def describe_text(info: dict, language: str | None = None) -> str:
         lines.append(f"  {action['name']}{label}")
         for param in action["params"]:
             lines.append("    " + _param_text(param, language))
+        for choice in action["choices"]:
+            options = ", ".join(str(o) for o in choice["options"])
+            by = tr(" (by {who})", who=choice["by"]) if choice["by"] else ""
+            lines.append(
+                "    "
+                + say(
+                    tr("choose {name}{by}: {options}", name=choice["name"], by=by, options=options)
+                )
+            )
     for title, key in ((say(tr("checks:")), "checks"), (say(tr("opposed checks:")), "opposed")):
         if info[key]:
             lines.append("")

@@ -15,13 +15,16 @@ from interpreter.journal import export_record
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "export",
-        help="write one saved run as a self-contained JSON record",
-        description="Write run N as JSON: the rulebook's texts and hash, the action, its "
-        "parameters, the sheets, the dice with their origin, the result. `rulebook verify "
-        "FILE` runs it again anywhere.",
+        help=tr("write one saved run as a self-contained JSON record"),
+        description=tr(
+            "Write run N as JSON: the rulebook's texts and hash, the "
+            "action, its parameters, the sheets, the dice with their "
+            "origin, the result. `rulebook verify FILE` runs it again "
+            "anywhere."
+        ),
     )
     p.add_argument("number", type=int, metavar="N")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: print it)")
+    p.add_argument("-o", "--output", metavar="FILE", help=tr("write to FILE (default: print it)"))
     options.journal_option(p, "journal.sqlite in the current folder")
 
 

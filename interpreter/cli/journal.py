@@ -12,22 +12,27 @@ MARKS = {"ok": "ok", "note": "note", "repaired": "repaired", "problem": "PROBLEM
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "journal",
-        help="look after the journal (verify and repair)",
-        description="Commands on the journal itself.",
+        help=tr("look after the journal (verify and repair)"),
+        description=tr("Commands on the journal itself."),
     )
     sub = p.add_subparsers(dest="journal_command", metavar="COMMAND", required=True)
     v = sub.add_parser(
         "verify",
-        help="check the journal and its sheets; complete interrupted saves",
-        description="Check the journal's database, its texts and every sheet it knows; "
-        "complete saves a crash interrupted (the journal is the truth), remove temporary "
-        "files a killed save left. Exit 0 when consistent, 4 when a problem remains.",
+        help=tr("check the journal and its sheets; complete interrupted saves"),
+        description=tr(
+            "Check the journal's database, its texts and every sheet it "
+            "knows; complete saves a crash interrupted (the journal is "
+            "the truth), remove temporary files a killed save left. Exit "
+            "0 when consistent, 4 when a problem remains."
+        ),
     )
-    v.add_argument("--dry-run", action="store_true", help="only report; change nothing")
+    v.add_argument("--dry-run", action="store_true", help=tr("only report; change nothing"))
     v.add_argument(
-        "--force", action="store_true", help="write the journal's text over a conflicting file"
+        "--force", action="store_true", help=tr("write the journal's text over a conflicting file")
     )
-    v.add_argument("--rerun", action="store_true", help="also run every run again from its record")
+    v.add_argument(
+        "--rerun", action="store_true", help=tr("also run every run again from its record")
+    )
     options.journal_option(v, "journal.sqlite in the current folder")
 
 

@@ -13,13 +13,15 @@ from interpreter.journal import undone_by
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "log",
-        help="the history of saved runs, newest first",
-        description="The journal's runs, newest first: when, which sheet, the action, its "
-        "result and what it changed.",
+        help=tr("the history of saved runs, newest first"),
+        description=tr(
+            "The journal's runs, newest first: when, which sheet, the "
+            "action, its result and what it changed."
+        ),
     )
-    p.add_argument("character", metavar="CHARACTER", nargs="?", help="only this sheet's runs")
-    p.add_argument("--limit", type=int, metavar="N", help="only the last N entries")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("character", metavar="CHARACTER", nargs="?", help=tr("only this sheet's runs"))
+    p.add_argument("--limit", type=int, metavar="N", help=tr("only the last N entries"))
+    p.add_argument("--json", action="store_true", help=tr("print JSON"))
     options.journal_option(p, "journal.sqlite in the current folder")
 
 

@@ -8,9 +8,10 @@ import sys
 import weakref
 
 from dsl.errors import RulebookError
-from dsl.messages import available_languages, normalize_language, tr
+from dsl.messages import available_languages, language_for, normalize_language, tr, translate
 from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify
 from interpreter.cli.check import cmd_check
+from interpreter.cli.choosing import choose_option
 from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
@@ -40,11 +41,26 @@ examples:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, whose usage errors are JSON on stdout when the command asked for JSON."""
+    """argparse, whose usage errors are JSON on stdout when the command asked for JSON,
+    and whose help texts (written with `tr`) are in the language `--lang` asked for."""
 
-    def __init__(self, *args, json_errors: bool = False, **kwargs):
+    def __init__(self, *args, json_errors: bool = False, language: str | None = None, **kwargs):
+        if kwargs.get("description") is not None:
+            kwargs["description"] = translate(kwargs["description"], language)
+        self.language = language  # before argparse adds its own --help
         super().__init__(*args, **kwargs)
         self.json_errors = json_errors
+        self.register("action", "parsers", Commands)
+
+    def add_argument(self, *args, **kwargs):
+        if isinstance(kwargs.get("help"), str):
+            kwargs["help"] = translate(kwargs["help"], self.language)
+        return super().add_argument(*args, **kwargs)
+
+    def add_subparsers(self, **kwargs):
+        commands = super().add_subparsers(**kwargs)
+        commands.language = self.language
+        return commands
 
     def error(self, message: str):
         if self.json_errors:
@@ -53,11 +69,24 @@ class Parser(argparse.ArgumentParser):
         super().error(message)
 
 
-def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
+class Commands(argparse._SubParsersAction):
+    """The subcommands: each one's one-line help in the language of the parser."""
+
+    language: str | None = None
+
+    def add_parser(self, name: str, **kwargs):
+        if isinstance(kwargs.get("help"), str):
+            kwargs["help"] = translate(kwargs["help"], self.language)
+        return super().add_parser(name, **kwargs)
+
+
+def build_parser(json_errors: bool = False, language: str | None = None) -> argparse.ArgumentParser:
+    """The `rulebook` command's parser; its help in `language` (English by default)."""
     parser = Parser(
+        language=language,
         json_errors=json_errors,
         prog="rulebook",
-        description="Run tabletop role-playing rules written in the rulebook language.",
+        description=tr("Run tabletop role-playing rules written in the rulebook language."),
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -65,13 +94,13 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
         dest="command",
         metavar="COMMAND",
         required=True,
-        parser_class=functools.partial(Parser, json_errors=json_errors),
+        parser_class=functools.partial(Parser, json_errors=json_errors, language=language),
     )
 
     p = commands.add_parser(
         "roll",
-        help="roll a dice expression",
-        description="Roll a dice expression such as 4d6kh3 + 2.",
+        help=tr("roll a dice expression"),
+        description=tr("Roll a dice expression such as 4d6kh3 + 2."),
     )
     p.add_argument("expression", metavar="EXPR")
     _dice_options(p, ask=False)
@@ -79,74 +108,94 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
 
     p = commands.add_parser(
         "run",
-        help="run an action (or a check, or a named roll) against a character",
-        description="Run an action of a rulebook against a character; or one of its "
-        "checks, or one of its named rolls.",
+        help=tr("run an action (or a check, or a named roll) against a character"),
+        description=tr(
+            "Run an action of a rulebook against a character; or one of "
+            "its checks, or one of its named rolls."
+        ),
     )
-    p.add_argument("rulebook", metavar="RULEBOOK", help="a .rules file or a shipped rulebook")
-    p.add_argument("action", metavar="ACTION", help="an action, a check or a named roll")
+    p.add_argument("rulebook", metavar="RULEBOOK", help=tr("a .rules file or a shipped rulebook"))
+    p.add_argument("action", metavar="ACTION", help=tr("an action, a check or a named roll"))
     _run_options(p)
+    choose_option(p)
     _dice_options(p, ask=True)
     _output_options(p)
     p.add_argument(
         "--verbose",
         action="store_true",
-        help="the whole trace (every lookup and value), and where in the rulebook a "
-        "refusal comes from",
+        help=tr(
+            "the whole trace (every lookup and value), and where in the "
+            "rulebook a refusal comes from"
+        ),
     )
     p.add_argument(
         "--save",
         action="store_true",
-        help="write the changed values back into --char and journal the run",
+        help=tr("write the changed values back into --char and journal the run"),
     )
     p.add_argument(
         "--save-as",
         metavar="FILE",
-        help="write the changed sheet to a new FILE (a copy of a shipped character) and journal it",
+        help=tr(
+            "write the changed sheet to a new FILE (a copy of a shipped character) and journal it"
+        ),
     )
     options.journal_option(p)
 
     p = commands.add_parser(
         "check",
-        help="check rulebooks and print their diagnostics",
-        description="Check rulebooks: every error and warning.",
+        help=tr("check rulebooks and print their diagnostics"),
+        description=tr("Check rulebooks: every error and warning."),
     )
     p.add_argument("rulebooks", metavar="RULEBOOK", nargs="+")
     _language_option(p)
 
     p = commands.add_parser(
         "describe",
-        help="list a rulebook's actions, checks, tables, sheet",
-        description="What a rulebook offers: actions and their "
-        "parameters, checks, tables and the sheet.",
+        help=tr("list a rulebook's actions, checks, tables, sheet"),
+        description=tr(
+            "What a rulebook offers: actions and their parameters, checks, tables and the sheet."
+        ),
     )
     p.add_argument("rulebook", metavar="RULEBOOK")
     _output_options(p)
 
     p = commands.add_parser(
         "odds",
-        help="exact odds of a dice expression or of an action's result",
-        description="The exact probability of each outcome: `rulebook odds EXPR` or "
-        "`rulebook odds RULEBOOK ACTION --field NAME`.",
+        help=tr("exact odds of a dice expression or of an action's result"),
+        description=tr(
+            "The exact probability of each outcome: `rulebook odds EXPR` "
+            "or `rulebook odds RULEBOOK ACTION --field NAME`."
+        ),
     )
     p.add_argument("target", metavar="EXPR | RULEBOOK")
     p.add_argument("action", metavar="ACTION", nargs="?")
     _run_options(p)
-    p.add_argument("--field", metavar="NAME", help="the result field (or sheet path) to study")
+    choose_option(p)
+    p.add_argument(
+        "--best",
+        metavar="GOAL",
+        help=tr(
+            "answer every other choice with the best one for GOAL, exactly: a yes/no field "
+            "(`success`), FIELD=VALUE (`degree=critical`), or `mean FIELD`"
+        ),
+    )
+    p.add_argument("--field", metavar="NAME", help=tr("the result field (or sheet path) to study"))
     p.add_argument(
         "--compare",
         metavar="OTHER",
-        help="another rulebook (such as a house rule), or NAME=VALUE,... "
-        "parameters, to compare with",
+        help=tr(
+            "another rulebook (such as a house rule), or NAME=VALUE,... parameters, to compare with"
+        ),
     )
-    p.add_argument("--fractions", action="store_true", help="show exact fractions")
+    p.add_argument("--fractions", action="store_true", help=tr("show exact fractions"))
     p.add_argument(
         "--budget",
         type=positive(int),
         metavar="N",
-        help="exact work allowed before falling back to sampling",
+        help=tr("exact work allowed before falling back to sampling"),
     )
-    p.add_argument("--trials", type=positive(int), metavar="N", help="trials when sampling")
+    p.add_argument("--trials", type=positive(int), metavar="N", help=tr("trials when sampling"))
     p.add_argument(
         "--timeout",
         type=positive(float),
@@ -157,20 +206,24 @@ def build_parser(json_errors: bool = False) -> argparse.ArgumentParser:
 
     p = commands.add_parser(
         "serve",
-        help="the page in a browser, and the HTTP API",
-        description="Serve a page to run actions, see odds and edit rules in a browser, "
-        "and the HTTP API under /api (described at /openapi.json). FOLDER holds your "
-        "rulebooks (.rules) and characters (.yaml, .json); the shipped ones are always there.",
+        help=tr("the page in a browser, and the HTTP API"),
+        description=tr(
+            "Serve a page to run actions, see odds and edit rules in a "
+            "browser, and the HTTP API under /api (described at "
+            "/openapi.json). FOLDER holds your rulebooks (.rules) and "
+            "characters (.yaml, .json); the shipped ones are always "
+            "there."
+        ),
     )
-    p.add_argument("folder", metavar="FOLDER", nargs="?", default=".", help="default: here")
-    p.add_argument("--port", type=int, default=8000, metavar="N", help="default: 8000")
+    p.add_argument("folder", metavar="FOLDER", nargs="?", default=".", help=tr("default: here"))
+    p.add_argument("--port", type=int, default=8000, metavar="N", help=tr("default: 8000"))
     p.add_argument(
         "--host",
         default="127.0.0.1",
         metavar="H",
-        help="the address to listen on (default: 127.0.0.1, this machine only)",
+        help=tr("the address to listen on (default: 127.0.0.1, this machine only)"),
     )
-    p.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    p.add_argument("--no-browser", action="store_true", help=tr("do not open the browser"))
     for module in JOURNAL_COMMANDS:
         module.add_parser(commands)
     for command in commands.choices.values():  # every command speaks a language
@@ -199,8 +252,10 @@ def _output_options(p) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help="print JSON (errors too, on stdout, with a stable code); "
-        "the schemas are in interpreter/schemas/",
+        help=tr(
+            "print JSON (errors too, on stdout, with a stable code); the "
+            "schemas are in interpreter/schemas/"
+        ),
     )
     _language_option(p)
 
@@ -215,9 +270,10 @@ def _language_option(p) -> None:
         "--lang",
         metavar="LANG",
         type=_language,
-        help="the language of the output: "
-        + ", ".join(available_languages())
-        + " (by default the rulebook's own `language`)",
+        help=tr(
+            "the language of the output: {languages} (by default the rulebook's own `language`)",
+            languages=", ".join(available_languages()),
+        ),
     )
 
 
@@ -238,38 +294,60 @@ def _run_options(p) -> None:
     p.add_argument(
         "--char",
         metavar="FILE",
-        help="the character sheet (YAML or JSON), or a shipped character's name",
+        help=tr("the character sheet (YAML or JSON), or a shipped character's name"),
     )
     p.add_argument(
         "--set",
         metavar="NAME=VALUE",
         action="append",
         default=[],
-        help="an action parameter (repeat for several)",
+        help=tr("an action parameter (repeat for several)"),
     )
     p.add_argument(
         "--target",
+        dest="targets",
         metavar="NAME=FILE",
         action="append",
         default=[],
-        help="another character of the action (its parameter NAME): a sheet file or a "
-        "shipped character (repeat for several)",
+        help=tr(
+            "another character of the action (its parameter NAME): a "
+            "sheet file or a shipped character (repeat for several)"
+        ),
     )
 
 
 def _dice_options(p, ask: bool) -> None:
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--seed", type=int, metavar="N", help="reproducible random dice")
-    group.add_argument("--dice", metavar="LIST", help="the faces to use, in draw order: 6,5,3,1")
+    say = p.language
+    group.add_argument(
+        "--seed", type=int, metavar="N", help=tr("reproducible random dice").render(say)
+    )
+    group.add_argument(
+        "--dice",
+        metavar="LIST",
+        help=tr("the faces to use, in draw order: 6,5,3,1").render(say),
+    )
     if ask:
         group.add_argument(
-            "--ask", action="store_true", help="ask for each die as it is needed (physical dice)"
+            "--ask",
+            action="store_true",
+            help=tr("ask for each die as it is needed (physical dice)").render(say),
         )
+
+
+def _language_asked(argv: list[str]) -> str | None:
+    """The `--lang` of a command line, read before parsing it (its help is in it)."""
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return language_for(argv[i + 1])
+        if arg.startswith("--lang="):
+            return language_for(arg.partition("=")[2])
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = options.expressions_with_a_minus(sys.argv[1:] if argv is None else list(argv))
-    parser = build_parser(json_errors="--json" in argv)
+    parser = build_parser(json_errors="--json" in argv, language=_language_asked(argv))
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)

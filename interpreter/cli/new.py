@@ -13,11 +13,13 @@ from interpreter.files import create_exclusive
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "new",
-        help="copy a shipped character to a file of your own",
-        description="Copy a shipped character (or any sheet) to FILE, to play and --save it.",
+        help=tr("copy a shipped character to a file of your own"),
+        description=tr("Copy a shipped character (or any sheet) to FILE, to play and --save it."),
     )
-    p.add_argument("character", metavar="CHARACTER", help="a shipped character's name, or a file")
-    p.add_argument("file", metavar="FILE", help="the new sheet file (it must not exist)")
+    p.add_argument(
+        "character", metavar="CHARACTER", help=tr("a shipped character's name, or a file")
+    )
+    p.add_argument("file", metavar="FILE", help=tr("the new sheet file (it must not exist)"))
 
 
 def cmd_new(args) -> int:

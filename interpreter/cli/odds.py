@@ -8,11 +8,12 @@ import dsl
 from dsl.errors import RulebookError
 from dsl.messages import tr
 from interpreter.cli import options
+from interpreter.cli.choosing import answers_of
 from interpreter.cli.render import compare_text, progress_bar, to_text
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
 from interpreter.json_data import comparison_data, dumps, odds_data
-from interpreter.odds import BUDGET, TRIALS, action_odds, expression_odds
+from interpreter.odds import BUDGET, TRIALS, expression_odds
 
 
 def _is_rulebook(reference: str) -> bool:
@@ -53,13 +54,16 @@ def cmd_odds(args) -> int:
     engine = Engine.of(book)
     sheet = options.sheet_for(args, book, engine)
     params = options.params_of(args.set)
+    params.update(options.targets_of(args, book, engine, args.action))
     extra = {
         "trials": args.trials or TRIALS,
         "progress": progress_bar(),
         "budget": budget,
         "seconds": args.timeout,
+        "choices": answers_of(args.choose),
+        "best": args.best,
     }
-    odds = action_odds(engine, args.action, sheet, params, args.field, **extra)
+    odds = engine.odds(args.action, sheet, params, args.field, **extra)
     if not args.compare:
         _print(odds, args, book)
         return 0
@@ -90,7 +94,7 @@ def _other(args, book, engine, sheet, params, extra):
                     )
                 )
             changed[name.strip()] = value.strip()
-        other = action_odds(engine, args.action, sheet, changed, args.field, **extra)
+        other = engine.odds(args.action, sheet, changed, args.field, **extra)
         return other, (tr("as given"), compare)
     other_book = dsl.load(compare)
     other_engine = Engine.of(other_book)
@@ -104,7 +108,7 @@ def _other(args, book, engine, sheet, params, extra):
                 message=error.message,
             )
         ) from None
-    other = action_odds(other_engine, args.action, other_sheet, params, args.field, **extra)
+    other = other_engine.odds(args.action, other_sheet, params, args.field, **extra)
     return other, (book.title, other_book.title)
 
 

@@ -153,7 +153,13 @@ def sheet_for(args, book, engine) -> Sheet:
 def targets_of(args, book, engine, action: str | None) -> dict:
     """The other characters of a run, from `--target NAME=FILE` (NAME may be left out when
     the action has one character parameter): parameter name → Sheet."""
-    pairs = getattr(args, "target", None) or []
+    files = target_files(args, book, action)
+    return {role: engine.load_sheet(path) for role, path in files.items()}
+
+
+def target_files(args, book, action: str | None) -> dict:
+    """The files of `--target NAME=FILE`, by the parameter they are: name → Path."""
+    pairs = getattr(args, "targets", None) or []
     if not pairs:
         return {}
     definition = book.definition(action) if action else None
@@ -182,7 +188,7 @@ def targets_of(args, book, engine, action: str | None) -> dict:
             )
         if name in out:
             raise ParameterError(tr("--target {name} is given twice", name=name))
-        out[name] = engine.load_sheet(resolve_character(file.strip(), book))
+        out[name] = resolve_character(file.strip(), book)
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from fractions import Fraction
 
-from dsl.messages import tr, translate
+from dsl.messages import show_value, tr, translate
 from interpreter.odds import Odds
 from interpreter.odds.answer import order_key, outcome_key
 from interpreter.values import fraction_text
@@ -71,7 +71,21 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
             stdev=odds.stdev,
         )
         lines.append("  " + spread.render(language))
+    if odds.goal is not None:
+        best = tr("choosing the best for {goal}:", goal=goal_text(odds.goal))
+        lines.append("  " + best.render(language))
+        for (choice, option), p in odds.decisions.items():
+            lines.append(f"    {choice} = {show_value(option, language)}  {float(p) * 100:8.4f}%")
     return "\n".join(lines)
+
+
+def goal_text(goal):
+    """`success`, `degree = critical`, `mean damage`: a goal as it was asked for."""
+    if goal.mean:
+        return tr("mean {field}", field=goal.field)
+    if goal.value is True:
+        return goal.field
+    return tr("{field} = {value}", field=goal.field, value=goal.value)
 
 
 #: a probability whose exact fraction has too many digits to print

@@ -15,23 +15,31 @@ from interpreter.journal.replay import DICE, DIFFERENT, FAILED, SAME, summary
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "replay",
-        help="re-run the journaled runs against another rulebook or a house rule",
-        description="Re-run recorded runs with their recorded dice against OTHER (an edited "
-        "rulebook, a house rule) and report, run by run, what would have come out "
-        "differently and where the recorded dice do not fit the new rules.",
+        help=tr("re-run the journaled runs against another rulebook or a house rule"),
+        description=tr(
+            "Re-run recorded runs with their recorded dice against OTHER "
+            "(an edited rulebook, a house rule) and report, run by run, "
+            "what would have come out differently and where the recorded "
+            "dice do not fit the new rules."
+        ),
     )
-    p.add_argument("--against", metavar="OTHER", required=True, help="a .rules file or name")
-    p.add_argument("character", metavar="CHARACTER", nargs="?", help="only this sheet's runs")
-    p.add_argument("--from", dest="start", metavar="N|DATE", help="the first run (or day)")
-    p.add_argument("--to", dest="end", metavar="N|DATE", help="the last run (or day)")
+    p.add_argument("--against", metavar="OTHER", required=True, help=tr("a .rules file or name"))
+    p.add_argument("character", metavar="CHARACTER", nargs="?", help=tr("only this sheet's runs"))
+    p.add_argument("--from", dest="start", metavar="N|DATE", help=tr("the first run (or day)"))
+    p.add_argument("--to", dest="end", metavar="N|DATE", help=tr("the last run (or day)"))
     p.add_argument(
         "--chain",
         action="store_true",
-        help="carry each sheet from one replayed run to the next (a whole session under the "
-        "new rules) instead of starting each run from its recorded sheet",
+        help=tr(
+            "carry each sheet from one replayed run to the next (a whole "
+            "session under the new rules) instead of starting each run "
+            "from its recorded sheet"
+        ),
     )
-    p.add_argument("--all", action="store_true", help="list the runs that came out the same too")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--all", action="store_true", help=tr("list the runs that came out the same too")
+    )
+    p.add_argument("--json", action="store_true", help=tr("print JSON"))
     options.journal_option(p, "journal.sqlite in the current folder")
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from dsl.errors import RulebookError
 from dsl.messages import Message, show_value, tr, translate
 from interpreter.cli import options
+from interpreter.cli.choosing import chooser_of
 from interpreter.engine import Engine
 from interpreter.errors import EvaluationError, ParameterError
 from interpreter.journal import JOURNAL_NAME, Journal, holding, save_run
@@ -30,7 +31,8 @@ def cmd_run(args) -> int:
             targets = options.targets_of(args, book, engine, args.action)
             params = options.params_of(args.set)
             dice = options.dice_source(args, language)
-            outcome = engine.run(args.action, sheet, params, dice, targets=targets)
+            choices = chooser_of(args, language)
+            outcome = engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
             saved = None
     except EvaluationError as error:
         if error.trace is not None and not args.json:  # what happened, up to the failure
@@ -132,7 +134,7 @@ def _run_and_save(args, book, engine, language):
     dice = options.dice_source(args, language)
     params = options.params_of(args.set)
     save_as = {"self": target} if args.save_as is not None else None
-    others = {role: options.resolve_character(file, book) for role, file in _target_files(args)}
+    others = options.target_files(args, book, args.action)
     for path in others.values():
         refuse_shipped(path)
     files = [target, *others.values()]
@@ -141,11 +143,12 @@ def _run_and_save(args, book, engine, language):
     with Journal(journal_path) as journal:
         # Dice typed in at the table take a person's time: the folder is not held while
         # they are asked for (a save in between makes this one refuse, exit 4).
-        held = holding(journal, files) if not args.ask else nullcontext()
+        held = holding(journal, files) if not (args.ask or _asks(args)) else nullcontext()
         with held:
             sheet = engine.load_sheet(source)
             targets = options.targets_of(args, book, engine, args.action)
-            outcome = engine.run(args.action, sheet, params, dice, targets=targets)
+            choices = chooser_of(args, language)
+            outcome = engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
             # every changed sheet is written, or none: the journal entry holds them all
             before = {"self": sheet, **targets}
             number = save_run(journal, outcome, before, book, dice, save_as)
@@ -156,10 +159,7 @@ def _run_and_save(args, book, engine, language):
         return outcome, saved
 
 
-def _target_files(args) -> list:
-    """(role, file) of each --target, as written (the role checked by `targets_of`)."""
-    out = []
-    for pair in args.target:
-        name, equals, file = pair.partition("=")
-        out.append((name.strip(), file.strip()) if equals else ("", pair.strip()))
-    return out
+def _asks(args) -> bool:
+    """Whether the run may ask a person at the table (a choice not answered with
+    --choose): which choices an action makes is known only as it runs."""
+    return sys.stdin.isatty()

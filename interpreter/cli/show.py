@@ -16,12 +16,17 @@ from interpreter.values import to_json
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "show",
-        help="one saved run in full, with its trace",
-        description="One journaled run: its rulebook, parameters, dice, the trace (run again "
-        "from the record with the recorded dice), result, changes and sheets.",
+        help=tr("one saved run in full, with its trace"),
+        description=tr(
+            "One journaled run: its rulebook, parameters, dice, the trace "
+            "(run again from the record with the recorded dice), result, "
+            "changes and sheets."
+        ),
     )
-    p.add_argument("number", type=int, metavar="N", help="the run's number (see `rulebook log`)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "number", type=int, metavar="N", help=tr("the run's number (see `rulebook log`)")
+    )
+    p.add_argument("--json", action="store_true", help=tr("print JSON"))
     options.journal_option(p, "journal.sqlite in the current folder")
 
 

@@ -10,14 +10,19 @@ from interpreter.journal import undo
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "undo",
-        help="put the sheets back as they were before a run",
-        description="Put every sheet a run changed back as it was before the run (by default "
-        "the last run that still stands). The undo is an entry of its own: undo it to bring "
-        "the run back. Refused when a later run changed the same sheet, or the file was "
-        "edited since, unless --force.",
+        help=tr("put the sheets back as they were before a run"),
+        description=tr(
+            "Put every sheet a run changed back as it was before the run "
+            "(by default the last run that still stands). The undo is an "
+            "entry of its own: undo it to bring the run back. Refused "
+            "when a later run changed the same sheet, or the file was "
+            "edited since, unless --force."
+        ),
     )
-    p.add_argument("number", type=int, metavar="N", nargs="?", help="the run (default: the last)")
-    p.add_argument("--force", action="store_true", help="undo even over later changes")
+    p.add_argument(
+        "number", type=int, metavar="N", nargs="?", help=tr("the run (default: the last)")
+    )
+    p.add_argument("--force", action="store_true", help=tr("undo even over later changes"))
     options.journal_option(p, "journal.sqlite in the current folder")
 
 

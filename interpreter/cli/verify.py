@@ -13,10 +13,13 @@ from interpreter.journal import read_record, verify_record
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "verify",
-        help="re-run an exported run record and confirm its result",
-        description="Check a record written by `rulebook export`: its texts against their "
-        "hashes, then the run again with its dice; exit 0 when it gives the recorded result, "
-        "changes and sheet, 4 when it does not, 3 when the record was altered.",
+        help=tr("re-run an exported run record and confirm its result"),
+        description=tr(
+            "Check a record written by `rulebook export`: its texts "
+            "against their hashes, then the run again with its dice; exit "
+            "0 when it gives the recorded result, changes and sheet, 4 "
+            "when it does not, 3 when the record was altered."
+        ),
     )
     p.add_argument("file", metavar="FILE")
 

@@ -15,24 +15,31 @@ class CallFrame:
     """Shared by checks, opposed checks, actions and roll procedures: frames and depth."""
 
     def enter(self, ctx, args: tuple, span):
-        if ctx.depth >= ctx.limits.call_depth:
-            raise LimitExceeded(
-                tr(
-                    "more than {call_depth} calls inside one another (limit call_depth)",
-                    call_depth=ctx.limits.call_depth,
-                ),
-                span,
-            )
+        if ctx.calls >= ctx.limits.call_depth:
+            raise too_deep(ctx, span)
         if ctx.roller.lifts:  # odds: arguments are values, not distributions
             args = tuple(known(ctx, a) for a in args)
         saved = ctx.env
         ctx.env = dict(zip(self.names, args))
         ctx.depth += 1
+        ctx.calls += 1
         return saved
 
     def leave(self, ctx, saved) -> None:
         ctx.env = saved
         ctx.depth -= 1
+        ctx.calls -= 1
+
+
+def too_deep(ctx, span) -> LimitExceeded:
+    """Past call_depth: checks, actions, formulas and rolls calling one another."""
+    return LimitExceeded(
+        tr(
+            "more than {call_depth} calls inside one another (limit call_depth)",
+            call_depth=ctx.limits.call_depth,
+        ),
+        span,
+    )
 
 
 class CompiledAction(CallFrame):

@@ -16,9 +16,10 @@ import weakref
 from dsl import nodes as n
 from dsl import types as t
 from dsl.rulebook import Rulebook, names_a_field
-from interpreter.compile.actions import CompiledAction
+from interpreter.compile.actions import CompiledAction, too_deep
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
+from interpreter.compile.choices import Choices
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
 from interpreter.compile.expressions import Expressions
@@ -30,7 +31,15 @@ from interpreter.runtime import Elsewhere, known, place_text
 
 
 class Compiler(
-    Expressions, DiceTerms, PoolValues, RollGroups, Tables, Statements, LastingEffects, Characters
+    Expressions,
+    DiceTerms,
+    PoolValues,
+    RollGroups,
+    Tables,
+    Statements,
+    LastingEffects,
+    Characters,
+    Choices,
 ):
     """Compiles a checked rulebook's definitions into closures, each once."""
 
@@ -156,14 +165,18 @@ class Compiler(
             names = tuple(p.name for p in formula.params)
             body = self.expr(formula.body)
 
-            def call(ctx, args):
+            def call(ctx, args, span=None):
+                if ctx.calls >= ctx.limits.call_depth:  # formulas count, as checks do
+                    raise too_deep(ctx, span)
                 if ctx.roller.lifts:
                     args = tuple(known(ctx, a) for a in args)
                 saved, ctx.env = ctx.env, dict(zip(names, args))
+                ctx.calls += 1
                 try:
                     return body(ctx)
                 finally:
                     ctx.env = saved
+                    ctx.calls -= 1
 
             return call
 
@@ -186,7 +199,7 @@ class Compiler(
         name = binding.name
         if binding.kind == "formula":
             body = self.formula(name)
-            return lambda ctx, args, span: body(ctx, args)
+            return body
         if binding.kind == "roll":
             procedure = self.roll_definition(name)
             return lambda ctx, args, span: procedure.call(ctx, args).total
@@ -250,6 +263,7 @@ _STATEMENTS = {
     n.Note: Compiler.st_note,
     n.Do: Compiler.st_do,
     n.Add: Compiler.st_add,
+    n.Choose: Compiler.st_choose,
     n.Effect: Compiler.st_effect,
     n.PassTime: Compiler.st_passtime,
     n.EndEffect: Compiler.st_endeffect,

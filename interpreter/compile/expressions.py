@@ -208,7 +208,7 @@ class Expressions:
         span = node.span
         if binding.kind == "formula":
             body = self.formula(binding.name)
-            return lambda ctx: body(ctx, values(ctx))
+            return lambda ctx: body(ctx, values(ctx), span)
         if binding.kind == "check":
             check = self.check(binding.name)
             return lambda ctx: check(ctx, values(ctx), span)

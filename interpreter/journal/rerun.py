@@ -98,5 +98,9 @@ def run_again(engine, inputs: Inputs, sheets: dict | None = None):
     if sheets is None:
         sheets = {role: sheet_for(engine, *state) for role, state in inputs.sheets.items()}
     dice = RecordedDice(inputs.dice, inputs.origin)
-    outcome = engine.run(inputs.action, sheets["self"], dict(inputs.params), dice)
+    others = {role: sheet for role, sheet in sheets.items() if role != "self"}
+    params = {k: v for k, v in inputs.params.items() if k not in others}  # (shown by name)
+    outcome = engine.run(
+        inputs.action, sheets["self"], params, dice, targets=others, choices=inputs.choices
+    )
     return outcome, dice

@@ -112,7 +112,10 @@ def save_run(
             dice=outcome.dice,
             origin=origin,
             seed=dice.seed if isinstance(dice, SeededDice) else None,
-            choices=[to_json(c) for c in getattr(outcome, "choices", ())],
+            choices=[
+                {"name": c.name, "value": to_json(c.value), "chooser": c.by or "self"}
+                for c in getattr(outcome, "choices", ())
+            ],
         )
         for _, target, _, _, text, current in plan:
             if text != current:

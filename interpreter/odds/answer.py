@@ -12,7 +12,7 @@ from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
 from interpreter.odds.explore import Failure
 from interpreter.runtime import MISSING
-from interpreter.values import Record, is_number, show
+from interpreter.values import YES_NO, Record, is_number, show
 
 # ─── answers ────────────────────────────────────────────────────────────────
 
@@ -40,6 +40,10 @@ class Odds:
         self.exact = exact
         self.omitted = omitted
         self.trials = trials
+        #: under the best play for a goal (interpreter.odds.choices): the goal, and how
+        #: often each option of each choice is taken, {(choice, option): probability}
+        self.goal = None
+        self.decisions: dict = {}
 
     # ─── reading ────────────────────────────────────────────────────────────
 
@@ -120,10 +124,6 @@ def outcome_key(outcome) -> str:
     if isinstance(outcome, Failure):
         return str(outcome)
     return show(outcome) if not isinstance(outcome, str) else outcome
-
-
-#: the words that mean yes or no, in every language the API accepts
-YES_NO = {"yes": True, "true": True, "sí": True, "si": True, "no": False, "false": False}
 
 
 def as_outcome(outcome):

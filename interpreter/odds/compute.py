@@ -6,8 +6,10 @@ from fractions import Fraction
 
 import attrs
 
+from dsl.errors import TOO_DEEP
 from dsl.messages import tr
-from interpreter.errors import EvaluationError
+from interpreter.choices import chooser_for
+from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
@@ -48,9 +50,11 @@ def expression_odds(
     `limits.odds_seconds`: the exact phase gets half of it, sampling the rest)."""
     limits = limits or DEFAULT_LIMITS
     deadline = Deadline(checked(budget, trials, seconds or limits.odds_seconds))
-    _node, value = compile_expression(text)
     try:
+        _node, value = compile_expression(text)
         return _exact_expression(text, value, epsilon, budget, limits, deadline.part(0.5))
+    except RecursionError:
+        raise LimitExceeded(TOO_DEEP) from None
     except TooComplex as reason:
         counts, done = sample_expression(text, trials, seed, limits, progress, deadline)
         return sampled({"expression": text}, None, counts, done, trials, deadline, reason)
@@ -88,39 +92,45 @@ def action_odds(
     seed: int = 0,
     progress=None,
     seconds: float | None = None,
+    choices=None,
 ) -> Odds:
     """The distribution of an action's (or a check's) result field for a sheet and
     parameters; exact when it fits the budget and half the time limit (`seconds`, by
-    default the engine's `limits.odds_seconds`), else sampled from real runs."""
+    default the engine's `limits.odds_seconds`), else sampled from real runs. `choices`
+    answers the action's `choose` statements (a mapping: interpreter.choices)."""
     subject = {"action": action}
     deadline = Deadline(checked(budget, trials, seconds or engine.limits.odds_seconds))
     orders = text_orders(engine.rulebook)
     try:
         probabilities, omitted = _exact(
-            engine, action, sheet, params, field, epsilon, budget, progress, deadline.part(0.5)
-        )
+            engine, action, sheet, params, field, epsilon, budget, progress, deadline.part(0.5),
+            choices,
+        )  # fmt: skip
         certain_limit(probabilities)
         return Odds(subject, field, probabilities, True, omitted, orders=orders)
     except TooComplex as reason:
         counts, done = sample_action(
-            engine, action, sheet, params, field, trials, seed, progress, deadline
+            engine, action, sheet, params, field, trials, seed, progress, deadline, choices
         )
         return sampled(subject, field, counts, done, trials, deadline, reason, orders)
 
 
-def _exact(engine, action, sheet, params, field, epsilon, budget, progress, deadline):
+def _exact(engine, action, sheet, params, field, epsilon, budget, progress, deadline, choices):
     limits = attrs.evolve(engine.limits, steps_per_run=10**12)
     roller = OddsRoller(epsilon, budget, limits, progress, deadline)
     token = LIFTS.set(LiftMemory(roller))
     try:
-        return _explore_action(engine, action, sheet, params, field, epsilon, roller, limits)
+        return _explore_action(
+            engine, action, sheet, params, field, epsilon, roller, limits, choices
+        )
     finally:
         LIFTS.reset(token)
 
 
-def _explore_action(engine, action, sheet, params, field, epsilon, roller, limits):
+def _explore_action(engine, action, sheet, params, field, epsilon, roller, limits, choices=None):
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
+    ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
     explorer = Explorer(ctx, roller, epsilon)
     start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}

@@ -75,7 +75,7 @@ class Explorer:
                 roller.report()
             ctx.env = dict(world.env)
             ctx.state = world.state.copy()
-            ctx.depth = 0
+            ctx.depth = ctx.calls = 0
             roller.pins, roller.cursor = pins, 0
             try:
                 result = run(ctx)

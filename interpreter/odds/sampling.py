@@ -37,7 +37,9 @@ def sample_expression(text, trials, seed, limits, progress, deadline) -> tuple:
     return counts, done
 
 
-def sample_action(engine, action, sheet, params, field, trials, seed, progress, deadline):
+def sample_action(
+    engine, action, sheet, params, field, trials, seed, progress, deadline, choices=None
+):
     """The same over real runs of an action (a check, a roll): (counts, trials done)."""
     dice = SeededDice(seed)
     counts: Counter = Counter()
@@ -54,7 +56,7 @@ def sample_action(engine, action, sheet, params, field, trials, seed, progress, 
             elif is_check:
                 outcome = pick(engine.run_check(action, sheet, params, dice).result, field)
             else:
-                out = engine.run(action, sheet, params, dice=dice)
+                out = engine.run(action, sheet, params, dice=dice, choices=choices)
                 outcome = field_outcome(
                     out.result, out.sheet, field, engine.compiler.action(action)
                 )

@@ -1,0 +1,41 @@
+"""Checks of `choose`: its options, their conditions and costs, who decides."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.check.scope import Scope
+from dsl.messages import tr
+
+
+class ChoiceChecks:
+    """The checks of a decision taken during an action (part of the Checker)."""
+
+    def st_choose(self, node: n.Choose, scope: Scope) -> None:
+        if node.by is not None:
+            chooser = scope.lookup(node.by)
+            kind = chooser[1].kind if chooser is not None else None
+            if kind not in ("character", "any"):
+                self.error(
+                    tr(
+                        "`{name}` decides only if it is a character parameter",
+                        name=node.by,
+                    ),
+                    node.span,
+                    tr("the acting character decides when `by` is left out"),
+                )
+        values = [option.value.value for option in node.options]
+        numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        chosen = t.NUMBER if numbers else t.text_of(str(v) for v in values)
+        # the name holds the option chosen: in the options' statements, and after
+        self.declare(scope, node.name, chosen, node.span)
+        for option in node.options:
+            if option.condition is not None:
+                self.want(option.condition, scope, t.BOOL, "an option's condition")
+            if option.cost is not None:
+                amount, place = option.cost
+                self.want(amount, scope, t.NUMBER, "an option's cost")
+                self.place(place, scope, ("attribute", "skill", "stat", "resource", "counter"))
+            self.block(option.body, scope)
+        if node.label is not None:
+            self.expr(node.label, scope)

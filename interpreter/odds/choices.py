@@ -1,0 +1,233 @@
+"""Odds under a policy that chooses: the best choice for a goal at every `choose`, exactly.
+
+A `choose` decides after seeing what was rolled. Its best choice depends on what is still
+to come, so the action is searched as a game tree (expectimax): the run is repeated with
+the values it has needed so far pinned, as the explorer does (interpreter.odds.explore);
+where a value is needed, a chance node averages its outcomes; where a choice is asked, a
+decision node takes the option whose outcomes score best for the goal (the first listed,
+of equal ones; a choice made `by` another character takes the worst for the goal: the
+other side plays against it). Every decision sees exactly what was rolled before it: a
+`choose` is a statement, and every value bound before one is a known value.
+
+The answer is the distribution of the field asked for under that policy, and how often
+each option is taken (`Odds.decisions`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import attrs
+
+from dsl.messages import tr
+from interpreter.choices import Chooser
+from interpreter.errors import EvaluationError
+from interpreter.odds.answer import Odds, field_outcome, text_orders
+from interpreter.odds.distribution import LIFTS
+from interpreter.odds.explore import STOPS, Failure, stopped
+from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
+
+#: how deep the tree of values and decisions may go (each level is one pinned value)
+MAX_DEPTH = 400
+
+
+@attrs.frozen
+class Goal:
+    """What the best choice is best for: the probability that `field` is `value` (yes by
+    default), or with `mean`, the expectation of a numeric field."""
+
+    field: str
+    value: object = True
+    mean: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> Goal:
+        """`success`, `degree=critical`, `mean damage` (also `mean:damage`)."""
+        text = text.strip()
+        for prefix in ("mean ", "mean:"):
+            if text.startswith(prefix):
+                return cls(text[len(prefix) :].strip(), None, True)
+        field, equals, value = text.partition("=")
+        if not equals:
+            return cls(field.strip())
+        return cls(field.strip(), _read(value.strip()))
+
+    def score(self, outcomes: dict) -> Fraction:
+        """The goal's value over (reported, goal field, choices) outcomes: a run that
+        stops counts as missing the goal (and as 0 for a mean)."""
+        total = Fraction(0)
+        for (_, value, _), p in outcomes.items():
+            if self.mean:
+                if isinstance(value, int | Fraction) and not isinstance(value, bool):
+                    total += p * value
+            elif value == self.value and type(value) is type(self.value):
+                total += p
+            elif isinstance(self.value, str) and not isinstance(value, bool | Failure):
+                total += p if str(value) == self.value else 0
+        return total
+
+
+def _read(text: str):
+    if text in ("yes", "true"):
+        return True
+    if text in ("no", "false"):
+        return False
+    try:
+        number = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return text
+    return number.numerator if number.denominator == 1 else number
+
+
+class Decide(Exception):
+    """A choice to make where no decision is pinned yet: the search tries each option."""
+
+    def __init__(self, question):
+        super().__init__()
+        self.question = question
+
+
+class BestChoices(Chooser):
+    """The odds engine's chooser: answers given in advance stand; otherwise the decision
+    pinned for this run (the search's), or a new decision node."""
+
+    def __init__(self, roller: OddsRoller, answers: dict | None = None):
+        super().__init__(answers)
+        self.roller = roller
+
+    def choose(self, question) -> tuple:
+        if question.name in self.answers or len(question.options) == 1:
+            return super().choose(question)
+        roller = self.roller
+        if roller.cursor < len(roller.pins):
+            value = roller.pins[roller.cursor]
+            roller.cursor += 1
+            return value, "policy"
+        raise Decide(question)
+
+
+def best_odds(
+    engine,
+    action: str,
+    sheet,
+    params: dict,
+    field,
+    goal: Goal,
+    *,
+    answers: dict | None = None,
+    epsilon: Fraction,
+    budget: int,
+    progress=None,
+) -> Odds:
+    """The distribution of an action's result field when every choice is the best for
+    `goal` (answers given in advance stand)."""
+    if action not in engine.rulebook.actions:
+        raise EvaluationError(tr("{name} makes no choices: only an action does", name=action))
+    limits = attrs.evolve(engine.limits, steps_per_run=10**12)
+    roller = OddsRoller(epsilon, budget, limits, progress)
+    token = LIFTS.set(LiftMemory(roller))
+    try:
+        search = Search(engine, action, sheet, params, field, goal, answers, roller, limits)
+        outcomes = search.value((), 0)
+    except TooComplex as error:
+        raise EvaluationError(
+            tr(
+                "the best choices take more work than the budget allows ({reason})",
+                reason=str(error),
+            ),
+            None,
+            tr("allow more with --budget, or answer some choices with --choose"),
+        ) from None
+    finally:
+        LIFTS.reset(token)
+    probabilities: dict = {}
+    decisions: dict = {}
+    for (reported, _, chosen), p in outcomes.items():
+        _add(probabilities, reported, p)
+        for made in chosen:  # every choice on the way, the only options open included
+            _add(decisions, made, p)
+    omitted = 1 - sum(probabilities.values(), Fraction(0))
+    odds = Odds(
+        {"action": action}, field, probabilities, True, omitted, orders=text_orders(engine.rulebook)
+    )
+    odds.decisions = decisions
+    odds.goal = goal
+    return odds
+
+
+class Search:
+    """The expectimax over one action's values and decisions."""
+
+    def __init__(self, engine, action, sheet, params, field, goal, answers, roller, limits):
+        self.engine, self.sheet, self.field, self.goal = engine, sheet, field, goal
+        self.compiled, self.args, _ = engine.prepare(action, sheet, params)
+        self.roller, self.limits = roller, limits
+        self.chooser = BestChoices(roller, answers)
+
+    def run(self, pins: tuple):
+        """One run with these values and decisions pinned: its outcome, (the field
+        reported, the goal's field, the choices made)."""
+        engine, roller, compiled = self.engine, self.roller, self.compiled
+        roller.work += 1
+        if roller.work > roller.budget:
+            raise TooComplex(f"more than {roller.budget} units of work")
+        ctx = engine.context(roller, self.sheet)
+        ctx.limits = self.limits
+        ctx.chooser = self.chooser
+        roller.pins, roller.cursor = pins, 0
+        try:
+            result = compiled(ctx, self.args, compiled.node.span)
+            new_sheet, _ = engine.commit(ctx, self.sheet)
+        except STOPS as error:
+            failure = stopped(error)
+            return failure, failure, _made(ctx)
+        finally:
+            roller.work += ctx.steps
+        reported = field_outcome(result, new_sheet, self.field, compiled)
+        aimed = field_outcome(result, new_sheet, self.goal.field, compiled)
+        return reported, aimed, _made(ctx)
+
+    def value(self, pins: tuple, depth: int) -> dict:
+        """{outcome: probability}, given that the run got this far with these pins."""
+        if depth > MAX_DEPTH:
+            raise TooComplex(f"more than {MAX_DEPTH} values and choices in one run")
+        try:
+            return {self.run(pins): Fraction(1)}
+        except Branch as branch:
+            return self.chance(branch, pins, depth)
+        except Decide as decide:
+            return self.decision(decide.question, pins, depth)
+
+    def chance(self, branch: Branch, pins: tuple, depth: int) -> dict:
+        """A value the run needs: its outcomes, each weighed by its probability."""
+        outcomes: dict = {}
+        for error, probability in branch.stops:
+            failure = stopped(error)
+            _add(outcomes, (failure, failure, ()), probability)
+        dist = branch.dist
+        for value, weight in dist.weights.items():
+            p = Fraction(weight, dist.total)
+            for outcome, q in self.value((*pins, value), depth + 1).items():
+                _add(outcomes, outcome, p * q)
+        return outcomes
+
+    def decision(self, question, pins: tuple, depth: int) -> dict:
+        """A choice: the outcomes of the option that scores best (of ties, the first)."""
+        best = None
+        for option in question.options:
+            below = self.value((*pins, option), depth + 1)
+            score = self.goal.score(below)
+            if question.by is not None:
+                score = -score  # the other side chooses against the goal
+            if best is None or score > best[0]:
+                best = (score, below)
+        return best[1]
+
+
+def _made(ctx) -> tuple:
+    return tuple((c.name, c.value) for c in ctx.choices)
+
+
+def _add(table: dict, key, p) -> None:
+    table[key] = table.get(key, 0) + p
