@@ -85,6 +85,48 @@ class Rulebook:
         return None
 
 
+#: bindings that read the character's sheet where they are used
+SHEET_READS = frozenset(
+    ("field", "derived", "group", "catalog", "catalog_entry", "family", "resource_bound", "key")
+)
+#: bindings to definitions that are run (or looked up) where they are used
+RUN_DEFINITIONS = frozenset(
+    ("formula", "check", "opposed", "action", "roll", "rolldef", "table", "ladder")
+)
+#: parameter types whose values name a field (read from the sheet when used)
+FIELD_TYPES = frozenset(("attribute", "skill", "resource", "counter", "stat"))
+
+
+def reads_sheet(book: Rulebook, definition) -> bool:
+    """Whether running a definition (an action, check, roll, formula) may read the
+    character's sheet: a field, a derived value, a group, a catalog, a parameter naming a
+    field, in it or in what it calls or looks up. A definition that reads none (the open
+    d10 `abierta`) needs no character."""
+    seen: set = set()
+    stack = [definition]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for param in getattr(node, "params", ()):
+            type_ = param.type
+            while isinstance(type_, n.ListType):
+                type_ = type_.item
+            name = getattr(type_, "name", None)
+            if name in FIELD_TYPES or name in book.groups or name in book.fields:
+                return True
+        for item in n.walk(node):
+            binding = book.bindings.get(id(item))
+            if binding is None:
+                continue
+            if binding.kind in SHEET_READS:
+                return True
+            if binding.kind in RUN_DEFINITIONS and binding.node is not None:
+                stack.append(binding.node)
+    return False
+
+
 def names_a_field(node, bindings: dict) -> bool:
     """Whether a ref-typed expression is a value that names a field (a parameter
     `atributo: attribute`, a catalog entry's `numina.dignitas`), rather than a field

@@ -29,7 +29,7 @@ import attrs
 from dsl import nodes as n
 from dsl.errors import TOO_DEEP, RulebookError, did_you_mean
 from dsl.messages import language_for, tr
-from dsl.rulebook import Rulebook
+from dsl.rulebook import Rulebook, reads_sheet
 from interpreter.choices import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.describe import describe
@@ -434,6 +434,14 @@ class Engine:
         changes = [Change(*c) for c in state.changes()]
         new = Sheet(self.rulebook, state.values, sheet.meta, sheet.path, sheet.text_format)
         return new, changes
+
+    def empty_sheet(self, name: str) -> Sheet | None:
+        """A sheet with nothing on it, for an action, check or roll that reads none (a roll
+        such as Brujería's open d10); None when `name` reads the character's sheet."""
+        definition = self.rulebook.definition(name)
+        if definition is None or reads_sheet(self.rulebook, definition):
+            return None
+        return Sheet(self.rulebook, {})
 
     def others_of(self, ctx: Context, args: tuple) -> tuple:
         """After `commit`: each other character given to the run, its new sheet and its

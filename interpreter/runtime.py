@@ -94,13 +94,24 @@ class State:
     on first use, so that a run that never looks at a character costs nothing for it.
     """
 
-    __slots__ = ("before", "cast", "copied", "open_default", "own", "summary", "values", "who")
+    __slots__ = (
+        "before",
+        "cast",
+        "copied",
+        "open_default",
+        "own",
+        "shared",
+        "summary",
+        "values",
+        "who",
+    )
 
     def __init__(self, values: dict, open_default: int = 0, who: Character | None = None):
         self.values = values
-        self.own = False
+        self.own = False  # written to: `values` differ from the sheet's
+        self.shared = False  # `values` are another State's too: copy them before writing
         self.before: dict = {}
-        self.copied: set = set()
+        self.copied: set = set()  # families (dinamis...) this State has a copy of
         self.open_default = open_default
         self.summary = ()  # the snapshot, while nothing is written (None: make it again)
         self.cast: dict | None = None
@@ -137,9 +148,11 @@ class State:
             self.of(place.character).write(place.place, value)
             return
         self.summary = None
-        if not self.own:
+        if not self.own or self.shared:
             self.values = dict(self.values)
             self.own = True
+            self.shared = False
+            self.copied = set()
         if type(place) is str:
             path = place
             old = self.values.get(place, self.open_default)
@@ -162,9 +175,11 @@ class State:
         name, key = place
         if key not in self.values[name]:
             return
-        if not self.own:
+        if not self.own or self.shared:
             self.values = dict(self.values)
             self.own = True
+            self.shared = False
+            self.copied = set()
         if name not in self.copied:
             self.values[name] = dict(self.values[name])
             self.copied.add(name)
@@ -212,11 +227,10 @@ class State:
         return cast["self"] if self.who is None else cast[self.who.role]
 
     def copy_own(self) -> State:
+        """This character's state again, the two copying the values on their first write."""
         other = State(self.values, self.open_default, self.who)
         if self.own:
-            other.values = {k: (dict(v) if k in self.copied else v) for k, v in self.values.items()}
-            other.own = True
-            other.copied = set(self.copied)
+            other.own = other.shared = self.shared = True
         other.before = dict(self.before)
         other.summary = self.summary
         return other

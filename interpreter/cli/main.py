@@ -355,8 +355,8 @@ def main(argv: list[str] | None = None) -> int:
         language = getattr(args, "lang", None)
         if getattr(args, "json", False):
             print(dumps(error_data(error, language)))
-        elif isinstance(error, EvaluationError) and args.command == "run":
-            print(error.refusal(language, args.verbose), file=sys.stderr)
+        elif isinstance(error, EvaluationError) and args.command in ("run", "odds"):
+            print(error.refusal(language, getattr(args, "verbose", False)), file=sys.stderr)
         else:
             print(error.render(language), file=sys.stderr)
         return error.exit_code

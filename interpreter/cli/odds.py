@@ -52,7 +52,7 @@ def cmd_odds(args) -> int:
         )
     book = dsl.load(args.target)
     engine = Engine.of(book)
-    sheet = options.sheet_for(args, book, engine)
+    sheet = options.sheet_for(args, book, engine, args.action)
     params = options.params_of(args.set)
     params.update(options.targets_of(args, book, engine, args.action))
     extra = {
@@ -64,6 +64,12 @@ def cmd_odds(args) -> int:
         "best": args.best,
     }
     odds = engine.odds(args.action, sheet, params, args.field, **extra)
+    refused = odds.refused()
+    if refused is not None and not args.compare:  # as `rulebook run` would: exit 4
+        if len(odds.probabilities) == 1 and refused.error is not None:
+            raise refused.error.speak(engine.language)
+        _print(odds, args, book)
+        return refused.error.exit_code if refused.error is not None else 4
     if not args.compare:
         _print(odds, args, book)
         return 0

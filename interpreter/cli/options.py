@@ -136,11 +136,16 @@ def params_of(pairs: list[str]) -> dict:
     return params
 
 
-def sheet_for(args, book, engine) -> Sheet:
+def sheet_for(args, book, engine, target: str | None = None) -> Sheet:
+    """The character of --char; without one, an empty sheet if the rulebook's sheet needs
+    nothing given, or if `target` (the action, check or roll asked for) reads no sheet."""
     if args.char is None:
         try:
             return engine.sheet({})  # a rulebook whose sheet needs nothing given
         except SheetError as error:
+            empty = engine.empty_sheet(target) if target is not None else None
+            if empty is not None:
+                return empty
             shipped = sorted(p.stem for p in characters_folder().glob("*.y*ml"))
             raise ParameterError(
                 tr("{title} needs a character: {reason}", title=book.title, reason=error.message),

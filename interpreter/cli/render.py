@@ -30,7 +30,8 @@ def progress_bar(stream=sys.stderr):
 
 
 def to_text(odds: Odds, fractions: bool = False, language: str | None = None) -> str:
-    """A row per outcome: probability, P(at least), a bar (as AnyDice draws them)."""
+    """A row per outcome: probability, P(at least), a bar (as AnyDice draws them); the
+    outcomes in the output's language (yes/no as `rulebook run` shows them)."""
     lines = []
     subject = odds.subject.get("expression") or odds.subject.get("action")
     head = f"{subject}" + (f" · {odds.field}" if odds.field else "")
@@ -46,14 +47,17 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
     lines.append(f"  ({exactness.render(language)})")
     if odds.note:
         lines.append(f"  ({translate(odds.note, language)})")
+    if fractions and not odds.exact:
+        lines.append("  " + NO_FRACTIONS.render(language))
     show_fractions = odds.exact and (fractions or len(odds.probabilities) <= 10)
     numeric = odds.numeric()
-    width = max((len(outcome_key(o)) for o in odds.probabilities), default=1)
+    keys = {o: outcome_key(o, language) for o in odds.probabilities}
+    width = max((len(k) for k in keys.values()), default=1)
     peak = max(odds.probabilities.values(), default=Fraction(1)) or Fraction(1)
     at_least = Fraction(1) - odds.omitted
     for outcome, p in odds.probabilities.items():
         bar = "█" * round(40 * p / peak)
-        row = f"  {outcome_key(outcome):>{width}}  {float(p) * 100:8.4f}%"
+        row = f"  {keys[outcome]:>{width}}  {float(p) * 100:8.4f}%"
         if numeric:
             row += f"  ≥ {float(at_least) * 100:8.4f}%"
             at_least -= p
@@ -90,13 +94,19 @@ def goal_text(goal):
 
 #: a probability whose exact fraction has too many digits to print
 TOO_LONG = tr("(a fraction too long to write out)")
+#: --fractions asked for odds that are sampled
+NO_FRACTIONS = tr(
+    "no fractions: sampled odds are estimates from the trials, not exact fractions "
+    "(a larger --budget or --timeout may give exact odds)"
+)
 
 
 def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) -> str:
     """Two distributions side by side, with the change in each probability and the mean."""
     seen = set(a.probabilities) | set(b.probabilities)
     outcomes = sorted(seen, key=order_key(seen, a.orders or b.orders))
-    width = max((len(outcome_key(o)) for o in outcomes), default=1)
+    keys = {o: outcome_key(o, language) for o in outcomes}
+    width = max((len(k) for k in keys.values()), default=1)
     lines = [
         f"  A: {translate(names[0], language)}",
         f"  B: {translate(names[1], language)}",
@@ -106,7 +116,7 @@ def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) ->
         pa, pb = a.probability(outcome), b.probability(outcome)
         delta = float(pb - pa) * 100
         lines.append(
-            f"  {outcome_key(outcome):>{width}}  {float(pa) * 100:11.4f}%  "
+            f"  {keys[outcome]:>{width}}  {float(pa) * 100:11.4f}%  "
             f"{float(pb) * 100:11.4f}%  {delta:+9.4f}%"
         )
     if a.mean is not None and b.mean is not None:

@@ -69,6 +69,16 @@ class Compiler(
     def type_of(self, node) -> t.Type:
         return self.types.get(id(node), t.ANY)
 
+    def changes_nothing(self, node) -> bool:
+        """Whether evaluating an expression leaves the sheet as it was (it calls no action):
+        the odds engine may skip it when nothing reads its value."""
+        for item in n.walk(node):
+            if isinstance(item, n.Call):
+                binding = self.bindings.get(id(item))
+                if binding is not None and binding.kind == "action":
+                    return False
+        return True
+
     def memo(self, key: tuple, build):
         found = self.compiled.get(key)
         if found is None:

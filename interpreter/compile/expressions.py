@@ -217,7 +217,13 @@ class Expressions:
             return lambda ctx: opposed(ctx, values(ctx), span)
         if binding.kind == "action":
             action = self.action(binding.name)
-            return lambda ctx: action(ctx, values(ctx), span)
+
+            def call_action(ctx):
+                return action(ctx, values(ctx), span)
+
+            # the odds engine runs a called action's statements itself, one by one
+            call_action.action, call_action.arguments = action, values
+            return call_action
         if binding.kind == "roll":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, values(ctx)).total

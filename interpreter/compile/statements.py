@@ -79,6 +79,8 @@ class Statements:
                     detail = Message.joined([name, " = ", source, " = ", result], "")
                 ctx.step("let", text, span, detail, name=name, value=result)
 
+        # for the odds engine (interpreter.odds.explore): an action called, a value unread
+        let.value, let.pure = value, self.changes_nothing(node.expr)
         return let
 
     def st_set(self, node: n.Set):
@@ -93,6 +95,9 @@ class Statements:
             def set_local(ctx):
                 ctx.env[name] = known(ctx, value(ctx))
 
+            # for the odds engine (interpreter.odds.explore)
+            set_local.value, set_local.local = value, name
+            set_local.pure = self.changes_nothing(node.expr)
             return set_local
         return self.set_field(node, value)
 
@@ -259,7 +264,9 @@ class Statements:
                     return
             run_block(ctx, otherwise, span)
 
-        if_.branches, if_.otherwise = branches, otherwise  # for the odds engine
+        # for the odds engine (interpreter.odds.explore)
+        if_.branches, if_.otherwise = branches, otherwise
+        if_.pure = all(self.changes_nothing(c) for c, _ in node.branches)
         return if_
 
     def st_match(self, node: n.Match):
@@ -456,7 +463,12 @@ class Statements:
 
     def st_do(self, node: n.Do):
         call = self.expr(node.call)
-        return lambda ctx: call(ctx) and None
+
+        def do(ctx):
+            call(ctx)
+
+        do.value = call  # for the odds engine (an action called: interpreter.odds.explore)
+        return do
 
 
 def run_block(ctx, body: tuple, span) -> None:

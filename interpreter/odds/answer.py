@@ -7,10 +7,10 @@ import weakref
 from fractions import Fraction
 
 from dsl import nodes as n
-from dsl.messages import tr
+from dsl.messages import show_value, tr
 from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
-from interpreter.odds.explore import Failure
+from interpreter.odds.worlds import Failure
 from interpreter.runtime import MISSING
 from interpreter.values import YES_NO, Record, is_number, show
 
@@ -53,6 +53,13 @@ class Odds:
         if found is None and isinstance(outcome, str):
             found = self.probabilities.get(as_outcome(outcome))
         return found if found is not None else Fraction(0)
+
+    def refused(self) -> Failure | None:
+        """When every way the action can go ends in a failure (a `require` that no dice
+        change, a resource the sheet lacks): the likeliest of them; else None."""
+        if not self.probabilities or not all(isinstance(o, Failure) for o in self.probabilities):
+            return None
+        return max(self.probabilities, key=self.probabilities.__getitem__)
 
     def numeric(self) -> bool:
         return bool(self.probabilities) and all(
@@ -117,13 +124,14 @@ class Odds:
         return odds_data(self, language)
 
 
-def outcome_key(outcome) -> str:
-    """An outcome as the text output shows it (yes/no as the language writes them)."""
+def outcome_key(outcome, language: str | None = None) -> str:
+    """An outcome as the text output shows it, in `language`: yes/no as the language
+    writes them (as `rulebook run` shows them), an action's failure with its reason."""
     if isinstance(outcome, Record):
-        return ", ".join(f"{k}={show(v)}" for k, v in outcome.items())
+        return ", ".join(f"{k}={show_value(v, language)}" for k, v in outcome.items())
     if isinstance(outcome, Failure):
-        return str(outcome)
-    return show(outcome) if not isinstance(outcome, str) else outcome
+        return tr("fails: {reason}", reason=outcome.message).render(language)
+    return show_value(outcome, language)
 
 
 def as_outcome(outcome):

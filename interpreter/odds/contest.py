@@ -76,17 +76,18 @@ class Contest(Unknown):
         return Contest(Dist(weights, cut.total * total.denominator).reduced(), None, self.stops)
 
 
-def contest(opposed, ctx, ours, theirs, roller, settle) -> Contest:
+def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
     """The record of `opposed` for sides distributed as `ours` and `theirs` (each a Dist,
-    or a known value), in the opposed check's frame (its parameters in ctx.env)."""
+    or a known value), in the opposed check's frame (its parameters in ctx.env). Pairs
+    less likely than `negligible` are left out (omitted mass)."""
     a = ours if type(ours) is Dist else Dist.point(ours)
     b = theirs if type(theirs) is Dist else Dist.point(theirs)
     span_a, span_b = opposed.node.ours.span, opposed.node.theirs.span
     sides_a = _keyed(opposed, a, span_a)
     sides_b = _keyed(opposed, b, span_b)
     pairs = a.total * b.total
-    # a pair less likely than this would be pruned by the explorer in any world
-    negligible = floor(roller.prune * pairs)
+    # a pair less likely than this would be pruned by the explorer in this world
+    negligible = floor(negligible * pairs)
     rerolling = opposed.rerolls_ties
     tied = 0
     decided: dict = {}

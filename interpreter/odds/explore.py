@@ -4,41 +4,52 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import attrs
-
 from dsl import nodes as n
-from interpreter.errors import InsufficientResource, LimitExceeded, RequirementFailed
+from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex
-from interpreter.odds.roller import Branch, hashable
+from interpreter.odds.roller import Branch
 from interpreter.odds.weights import TIDY_BITS, Mass, below, times, times_fraction
-from interpreter.runtime import MISSING, Context, State, as_bool
+from interpreter.odds.worlds import (
+    STOPS,
+    Bound,
+    Failure,
+    Live,
+    World,
+    cuts_of,
+    key_of,
+    names_read,
+    stopped,
+)
+from interpreter.runtime import MISSING, Context, as_bool
 from interpreter.values import Record
 
-
-@attrs.frozen
-class Failure:
-    """An outcome in which the action stopped: a failed `require`, a short resource, a
-    limit reached (an opposed check still tied after `tie_rerolls`). `error` is what a
-    real run would raise there."""
-
-    message: str
-    error: object = attrs.field(default=None, eq=False, repr=False)
-
-    def __str__(self) -> str:
-        return f"fails: {self.message}"
+__all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
 
 
-class World:
-    """Names, the working sheet, and the probability (interpreter.odds.weights) of being
-    here."""
+def unread(statement, after: Live) -> bool:
+    """A `let` (or a `set` of a local name) whose value nothing reads later, and whose
+    expression changes nothing on the sheet: the odds engine skips it."""
+    if not getattr(statement, "pure", False):
+        return False
+    node = statement.node
+    name = node.name if isinstance(node, n.Let) else node.place.name
+    return name not in after.needs
 
-    __slots__ = ("env", "state", "weight")
 
-    def __init__(self, env: dict, state: State, weight: tuple):
-        self.env, self.state, self.weight = env, state, weight
+def live_before(node, after: Live) -> Live:
+    """What may be read before a statement, from what may be read after it: a name the
+    statement gives a new value (`let x = ...`, `set x to ...` not reading x) is not read
+    before it, whatever it held."""
+    if isinstance(node, n.Let):
+        return after.without(node.name).union(names_read(node.expr))
+    if isinstance(node, n.Set) and isinstance(node.place, n.Name):
+        reads = names_read(node.expr)
+        if node.place.name not in reads.needs:
+            return after.without(node.place.name).union(reads)
+    return after.union(names_read(node))
 
 
-class Explorer:
+class Explorer(Passes):
     """Runs compiled statements over weighted worlds, branching where values are needed."""
 
     def __init__(self, ctx: Context, roller, epsilon: Fraction):
@@ -47,6 +58,8 @@ class Explorer:
         self.prune = epsilon / 10**6
         self.lost = Mass()  # the probability left out: pruned, or cut short
         self.liveness: dict = {}
+        self.depth = 0  # calls the explorer is inside (actions it runs step by step)
+        self.calls: dict = {}  # what a called action gives, by its arguments and sheet
 
     @property
     def omitted(self) -> Fraction:
@@ -75,8 +88,10 @@ class Explorer:
                 roller.report()
             ctx.env = dict(world.env)
             ctx.state = world.state.copy()
-            ctx.depth = ctx.calls = 0
+            ctx.depth = self.depth
+            ctx.calls = self.depth  # the calls the explorer is inside (a called action)
             roller.pins, roller.cursor = pins, 0
+            roller.weight = weight
             try:
                 result = run(ctx)
             except Branch as branch:
@@ -92,22 +107,33 @@ class Explorer:
         """A run that needs a value: one more run per value (or, for the value a `let`
         binds, a world per value at once), each with its probability."""
         dist = branch.dist
-        total = dist.total
         prune = self.prune
+        missing = dist.omitted  # of the distribution's mass: where the run stops, and lost
         for error, probability in branch.stops:
+            missing -= probability
             p = times_fraction(weight, probability)
             if below(p, prune):
                 self.lost.add(p)
             else:
                 out.append((World(world.env, world.state, p), stopped(error)))
-        if dist.omitted:
-            self.lost.add(times_fraction(weight, dist.omitted))
+        if missing:
+            self.lost.add(times_fraction(weight, missing))
         if not dist.weights or not weight[0]:
             return
-        bound = branch.bound
-        ctx = self.ctx
+        if branch.bound is not None:  # the value of a `let`, the last thing it needed
+            ctx = self.ctx
+            out.append((Bound(ctx.env, ctx.state, weight, branch.bound, dist), None))
+            return
+        for outcome, p in self.weighted(dist, weight):
+            stack.append(((*pins, outcome), p))
+
+    def weighted(self, dist, weight: tuple):
+        """(outcome, weight × its probability) for the outcomes not too unlikely to follow
+        (the others are pruned: their probability goes to the omitted mass)."""
+        total = dist.total
+        prune = self.prune
         n, d = weight
-        # weight × w / total <= prune for w up to this: too unlikely to follow (pruned)
+        # weight × w / total <= prune for w up to this
         cut = (prune.numerator * d * total) // (prune.denominator * n)
         denominator = d * total
         tidy = denominator.bit_length() > TIDY_BITS
@@ -116,11 +142,7 @@ class Explorer:
             if w <= cut:
                 pruned += w
                 continue
-            p = times(weight, w, total) if tidy else (n * w, denominator)
-            if bound is None:
-                stack.append(((*pins, outcome), p))
-            else:  # the value of a `let`, the last thing its statement needed
-                out.append((World({**ctx.env, bound: outcome}, ctx.state, p), None))
+            yield outcome, (times(weight, w, total) if tidy else (n * w, denominator))
         if pruned:
             self.lost.add(times(weight, pruned, total))
 
@@ -131,19 +153,32 @@ class Explorer:
         roller = self.roller
         for index, statement in enumerate(statements):
             node = statement.node
+            if self.idle(statement, live[index]):
+                continue  # a line in the trace, a value nobody reads: nothing odds can see
             if isinstance(node, n.If):
                 worlds, failed = self.if_(statement, worlds, live[index])
             elif isinstance(node, n.Repeat):
                 worlds, failed = self.repeat(statement, worlds, live[index])
             elif isinstance(node, n.ForEach):
                 worlds, failed = self.for_each(statement, worlds, live[index])
-            else:
-                # a top-level `let`: the roller branches only on what is read of it later
-                roller.binding = (node.name, live[index]) if isinstance(node, n.Let) else None
+            elif self.calls_in(statement) and (
+                isinstance(node, n.Let | n.Do) or getattr(statement, "local", None)
+            ):
+                # an action called (`let x = a(...)`, `set x to a(...)`, `do a(...)`)
+                name = node.name if isinstance(node, n.Let) else getattr(statement, "local", None)
+                worlds, failed = self.called(statement, worlds, live[index], name)
+            elif isinstance(node, n.Let):
+                # the roller branches only on what is read of the value later, and the
+                # worlds it makes are merged as they come (no merge after)
+                roller.binding = (node.name, live[index], self.depth)
                 try:
-                    worlds, failed = self.atomic(statement, worlds)
+                    worlds, failed = self.let(statement, worlds, live[index])
                 finally:
                     roller.binding = None
+                failures.extend(failed)
+                continue
+            else:
+                worlds, failed = self.atomic(statement, worlds)
             failures.extend(failed)
             worlds = self.merge(worlds, live[index])
         return worlds, failures
@@ -156,6 +191,54 @@ class Explorer:
                     (after, outcome) if isinstance(outcome, Failure) else after
                 )
         return done, failed
+
+    def let(self, statement, worlds: list, live: Live) -> tuple:
+        """`let name = ...` over worlds, merged as they come: worlds that agree on what is
+        still read, the new value included, become one. The worlds of one value that is
+        not known yet (a Bound) are added without being made one by one."""
+        name = statement.node.name
+        needs = live.needs
+        present = {name}
+        for world in worlds:
+            present.update(world.env)
+        names = tuple(k for k in present if k in needs and k != name)
+        cuts = cuts_of(names, needs)
+        wanted = needs.get(name, MISSING)
+        keep = tuple(sorted(wanted)) if wanted is not MISSING and wanted is not None else None
+        merged: dict = {}  # what else is still read → [env, state, {value: weights}]
+        failed = []
+        for world in worlds:
+            for after, outcome in self.explore(world, statement):
+                if isinstance(outcome, Failure):
+                    failed.append((after, outcome))
+                    continue
+                prefix = key_of(after.env, names, cuts, after.state)
+                found = merged.get(prefix)
+                if found is None:
+                    found = merged[prefix] = [after.env, after.state, {}]
+                values = found[2]
+                if type(after) is Bound:
+                    pairs = self.weighted(after.dist, after.weight)
+                else:
+                    value = after.env.get(name, MISSING)
+                    if keep is not None and type(value) is Record and len(value) > len(keep):
+                        value = Record({k: value.get(k) for k in keep}, value.kind)
+                    pairs = ((value, after.weight),)
+                for value, weight in pairs:
+                    if wanted is MISSING:
+                        value = MISSING
+                    mass = values.get(value)
+                    if mass is None:
+                        values[value] = Mass(weight)
+                    else:
+                        mass.add(weight)
+        out = []
+        for prefix, (_env, state, values) in merged.items():
+            kept = {k: v for k, v in zip(names, prefix[0]) if v is not MISSING}
+            for value, mass in values.items():
+                env = kept if value is MISSING else {**kept, name: value}
+                out.append(World(env, state, mass.weight()))
+        return out, failed
 
     def if_(self, compiled, worlds: list, live_out: Live) -> tuple:
 
@@ -179,82 +262,23 @@ class Explorer:
         failures.extend(failed)
         return results, failures
 
-    def repeat(self, compiled, worlds: list, live_out: Live) -> tuple:
-        """`repeat n times until c`: pass by pass, worlds merged after each statement, so
-        that independent draws add up instead of multiplying the worlds."""
-        loop = live_out.union(names_read(compiled.node))  # what a later pass may read
-        failures: list = []
-        by_times: dict = {}
-        for world in worlds:
-            for after, passes in self.explore(world, compiled.times):
-                if isinstance(passes, Failure):
-                    failures.append((after, passes))
-                else:
-                    by_times.setdefault(passes, []).append(after)
-        finished = []
-        for passes, group in sorted(by_times.items()):
-            group = self.merge(group, loop)
-            for _ in range(passes):
-                going = []
-                for world in group:
-                    for after, done in self.explore(world, compiled.done):
-                        if isinstance(done, Failure):
-                            failures.append((after, done))
-                        else:
-                            (finished if done else going).append(after)
-                if not going:
-                    group = []
-                    break
-                group, failed = self.block(compiled.body, going, loop)
-                failures.extend(failed)
-            finished.extend(group)
-        return finished, failures
-
-    def for_each(self, compiled, worlds: list, live_out: Live) -> tuple:
-        """`for each x in list`: item by item, worlds merged as in `repeat`."""
-        loop = live_out.union(names_read(compiled.node))
-        failures: list = []
-        by_items: dict = {}
-        for world in worlds:
-            for after, items in self.explore(world, compiled.items):
-                if isinstance(items, Failure):
-                    failures.append((after, items))
-                else:
-                    by_items.setdefault(hashable(items), (items, []))[1].append(after)
-        finished = []
-        name = compiled.var
-        for items, group in by_items.values():
-            group = self.merge(group, loop)
-            for item in items:
-                group = [World({**w.env, name: item}, w.state, w.weight) for w in group]
-                group, failed = self.block(compiled.body, group, loop)
-                failures.extend(failed)
-            finished.extend(group)
-        return finished, failures
-
     def merge(self, worlds: list, live: Live) -> list:
         """Worlds that agree on everything still to be read become one."""
         if len(worlds) < 2:
             return worlds
-        merged: dict = {}
         needs = live.needs
+        present: set = set()
         for world in worlds:
-            env = {}
-            for name, value in world.env.items():
-                fields = needs.get(name, MISSING)
-                if fields is MISSING:
-                    continue
-                if fields is not None and type(value) is Record and len(value) > len(fields):
-                    # only some of a record's fields are read later: keep just those
-                    value = Record({k: value.get(k) for k in sorted(fields)}, value.kind)
-                env[name] = value
-            try:
-                key = (frozenset(env.items()), world.state.snapshot())
-            except TypeError:  # an unhashable value: compared by identity
-                key = (frozenset((k, hashable(v)) for k, v in env.items()), world.state.snapshot())
+            present.update(world.env)
+        names = tuple(name for name in present if name in needs)
+        cuts = cuts_of(names, needs)
+        merged: dict = {}
+        for world in worlds:
+            key = key_of(world.env, names, cuts, world.state)
             found = merged.get(key)
             if found is None:
-                merged[key] = [World(env, world.state, world.weight), None]
+                kept = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
+                merged[key] = [World(kept, world.state, world.weight), None]
             elif found[1] is None:
                 found[1] = Mass(found[0].weight)
                 found[1].add(world.weight)
@@ -276,48 +300,44 @@ class Explorer:
             live = live_out
             for statement in reversed(statements):
                 found.append(live)
-                live = live.union(names_read(statement.node))
+                live = self.live_before(statement, live)
             found.reverse()
             self.liveness[key] = found
         return found
 
+    def idle(self, statement, after: Live) -> bool:
+        """Whether running a statement can change nothing the odds look at: a note; a
+        value nobody reads later, computed without calling an action; an `if` whose
+        branches hold nothing else (and whose conditions call no action either)."""
+        node = statement.node
+        if isinstance(node, n.Note):
+            return True
+        if isinstance(node, n.If):
+            if not getattr(statement, "pure", False):
+                return False
+            blocks = [body for _, body, _ in statement.branches] + [statement.otherwise]
+            return all(
+                self.idle(inner, live)
+                for block in blocks
+                for inner, live in zip(block, self.live_after(block, after))
+            )
+        return unread(statement, after)
 
-#: what stops a run partway (every other error stops the whole computation)
-STOPS = (RequirementFailed, InsufficientResource, LimitExceeded)
+    def live_before(self, statement, after: Live) -> Live:
+        """What may be read before a statement, from what may be read after it: for an
+        `if`, what its branches read before their statements (each as its block would)."""
+        if self.idle(statement, after):
+            return after
+        node = statement.node
+        if not isinstance(node, n.If):
+            return live_before(node, after)
+        live = self.block_before(statement.otherwise, after)
+        for (_condition, body, _span), (condition, _body) in zip(statement.branches, node.branches):
+            live = live.union(self.block_before(body, after)).union(names_read(condition))
+        return live
 
-
-def stopped(error) -> Failure:
-    return Failure(error.message, error)
-
-
-class Live:
-    """What may still be read: each name, with the fields of it that are read (None when
-    the whole value is). Hashable, so that liveness can be remembered per block."""
-
-    __slots__ = ("_key", "needs")
-
-    def __init__(self, needs: dict):
-        self.needs = needs
-        self._key = frozenset((k, None if v is None else frozenset(v)) for k, v in needs.items())
-
-    def union(self, other: Live) -> Live:
-        needs = dict(self.needs)
-        for name, fields in other.needs.items():
-            if name not in needs:
-                needs[name] = fields
-            elif needs[name] is None or fields is None:
-                needs[name] = None
-            else:
-                needs[name] = needs[name] | fields
-        return Live(needs)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Live) and self._key == other._key
-
-    def __hash__(self) -> int:
-        return hash(self._key)
-
-
-def names_read(node) -> Live:
-    """Every name an AST node mentions, and which of its fields it reads."""
-    return Live(n.field_reads(node))
+    def block_before(self, statements: tuple, after: Live) -> Live:
+        """What a block may read before its first statement."""
+        if not statements:
+            return after
+        return self.live_before(statements[0], self.live_after(statements, after)[0])

@@ -10,12 +10,14 @@ from interpreter.dice import Die, check_term, roll_pool
 from interpreter.errors import ChainTooLong
 from interpreter.odds.bounds import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
-from interpreter.odds.distribution import Dist, mixture, remembered
+from interpreter.odds.distribution import Dist, mixture
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
 from interpreter.odds.polynomials import Budget, TooComplex
 from interpreter.odds.pools import DEFAULT_BUDGET, limit_failures, may_fail, pool_distribution
 from interpreter.odds.questions import PoolQuestions
+from interpreter.odds.reads import ReadMemory
 from interpreter.odds.walker import CHAINS
+from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
 
 
@@ -149,9 +151,10 @@ class OddsRoller(PoolQuestions):
         self.epsilon = epsilon / 100
         # What the explorer leaves out as too unlikely to matter (interpreter.odds.explore).
         self.prune = epsilon / 10**6
-        # The top-level `let` being run, and what is read of it later: (name, Live), set
-        # by the explorer, so that a branch is over what is still to be read.
+        # The `let` the explorer is running, what is read of it later and how deep in
+        # calls it is: (name, Live, depth), so that a branch is over what is still read.
         self.binding = None
+        self.weight = ONE  # the probability of the world being explored (the explorer's)
         self.progress = progress
         self.started = time.monotonic()
         self.next_report = 2000
@@ -166,6 +169,7 @@ class OddsRoller(PoolQuestions):
         self.pools: dict = {}
         self.chains: dict = {}
         self.asked: dict = {}  # joint answers to pool questions, by term and questions
+        self.read_memory = ReadMemory()  # checks' records, by what they read of the sheet
 
     def report(self, done: bool = False) -> None:
         """Progress of the exact computation: its work against the budget."""
@@ -189,7 +193,7 @@ class OddsRoller(PoolQuestions):
         if self.cursor < len(self.pins):
             return self.resolve(value)
         binding = self.binding
-        if binding is None or binding[0] != name or ctx.depth != 0:
+        if binding is None or binding[0] != name or ctx.depth != binding[2]:
             if fields is not None:
                 value = value.project(fields)
             return self.resolve(value)
@@ -269,19 +273,36 @@ class OddsRoller(PoolQuestions):
         None when a field or the target needs dice of its own (then the caller branches
         on the total, as a real run would see it)."""
         # The records depend on more than the totals: on the names the check bound
-        # before its roll (a named die read by its fields) and on the sheet as it is now.
+        # before its roll (a named die read by its fields) and on what they read of the
+        # sheet as it is now.
         env = tuple(sorted((k, hashable(v)) for k, v in ctx.env.items()))
-        key = ("check", id(check), id(totals), args, env, ctx.state.snapshot())
-        return remembered(key, (totals,), lambda: self._records(check, ctx, totals))
+        key = ("check", id(check), id(totals), args, env)
+        return self.read_memory.get(
+            key, ctx, lambda cut: self._records(check, ctx, totals, cut), self.negligible(), totals
+        )
 
-    def _records(self, check, ctx, totals: Dist):
+    def negligible(self) -> Fraction:
+        """How unlikely an outcome may be, within the world being explored, and be left
+        out: the explorer would prune it in this world anyway."""
+        n, d = self.weight
+        return self.prune * d / n
+
+    def _records(self, check, ctx, totals: Dist, negligible: Fraction):
         saved = self.pins, self.cursor
         self.pins, self.cursor = (), 0  # nothing here may take a pinned value
         try:
             target = check.target(ctx) if check.target is not None else None
             if isinstance(target, Unknown):
                 return None
-            return totals.map(lambda total: check.record(ctx, total, target, _settled))
+            cut = negligible * totals.total
+            cut = cut.numerator // cut.denominator
+            weights: dict = {}
+            for total, weight in totals.weights.items():
+                if weight > cut:
+                    record = check.record(ctx, total, target, _settled)
+                    weights[record] = weights.get(record, 0) + weight
+            self.work += 1 + len(weights) // 20
+            return Dist(weights, totals.total)
         except Branch:
             return None
         finally:
@@ -291,10 +312,12 @@ class OddsRoller(PoolQuestions):
         """The distribution of an opposed check's record: both sides' distributions
         combined (interpreter.odds.contest). None when a side or a field needs a value
         only a branch can give (then the check runs as a real run would, branching)."""
-        key = ("opposed", id(opposed), args, ctx.state.snapshot())
-        return remembered(key, (opposed,), lambda: self._contest(opposed, ctx))
+        key = ("opposed", id(opposed), args)
+        return self.read_memory.get(
+            key, ctx, lambda cut: self._contest(opposed, ctx, cut), self.negligible()
+        )
 
-    def _contest(self, opposed, ctx):
+    def _contest(self, opposed, ctx, negligible: Fraction):
         saved = self.pins, self.cursor
         self.pins, self.cursor = (), 0  # nothing here may take a pinned value
         try:
@@ -302,7 +325,7 @@ class OddsRoller(PoolQuestions):
             theirs = opposed.theirs(ctx)
             if type(ours) is Contest or type(theirs) is Contest:
                 return None
-            return contest(opposed, ctx, ours, theirs, self, _settled)
+            return contest(opposed, ctx, ours, theirs, self, _settled, negligible)
         except Branch:
             return None
         finally:

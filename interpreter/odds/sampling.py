@@ -12,7 +12,7 @@ from interpreter.errors import LimitExceeded
 from interpreter.expression import roll
 from interpreter.odds.answer import Odds, field_outcome, pick
 from interpreter.odds.bounds import certain_limit
-from interpreter.odds.explore import STOPS, stopped
+from interpreter.odds.worlds import STOPS, stopped
 
 
 def sample_expression(text, trials, seed, limits, progress, deadline) -> tuple:

@@ -1,0 +1,163 @@
+"""Statements the explorer runs a step at a time: loops pass by pass, called actions.
+
+Worlds are merged between the steps, so that independent draws add up instead of
+multiplying the worlds: a loop pass by pass, a called action statement by statement.
+"""
+
+from __future__ import annotations
+
+from interpreter.odds.roller import hashable
+from interpreter.odds.weights import ONE, Mass, below, times
+from interpreter.odds.worlds import Failure, Live, World, names_read
+from interpreter.runtime import MISSING, known
+from interpreter.values import Record
+
+
+class Passes:
+    """The explorer's loops and calls (mixed into interpreter.odds.explore.Explorer)."""
+
+    def repeat(self, compiled, worlds: list, live_out: Live) -> tuple:
+        """`repeat n times until c`: pass by pass, worlds merged after each statement, so
+        that independent draws add up instead of multiplying the worlds."""
+        loop = live_out.union(names_read(compiled.node))  # what a later pass may read
+        failures: list = []
+        by_times: dict = {}
+        for world in worlds:
+            for after, passes in self.explore(world, compiled.times):
+                if isinstance(passes, Failure):
+                    failures.append((after, passes))
+                else:
+                    by_times.setdefault(passes, []).append(after)
+        finished = []
+        for passes, group in sorted(by_times.items()):
+            group = self.merge(group, loop)
+            for _ in range(passes):
+                going = []
+                for world in group:
+                    for after, done in self.explore(world, compiled.done):
+                        if isinstance(done, Failure):
+                            failures.append((after, done))
+                        else:
+                            (finished if done else going).append(after)
+                if not going:
+                    group = []
+                    break
+                group, failed = self.block(compiled.body, going, loop)
+                failures.extend(failed)
+            finished.extend(group)
+        return finished, failures
+
+    def for_each(self, compiled, worlds: list, live_out: Live) -> tuple:
+        """`for each x in list`: item by item, worlds merged as in `repeat`."""
+        loop = live_out.union(names_read(compiled.node))
+        failures: list = []
+        by_items: dict = {}
+        for world in worlds:
+            for after, items in self.explore(world, compiled.items):
+                if isinstance(items, Failure):
+                    failures.append((after, items))
+                else:
+                    by_items.setdefault(hashable(items), (items, []))[1].append(after)
+        finished = []
+        name = compiled.var
+        for items, group in by_items.values():
+            group = self.merge(group, loop)
+            for item in items:
+                group = [World({**w.env, name: item}, w.state, w.weight) for w in group]
+                group, failed = self.block(compiled.body, group, loop)
+                failures.extend(failed)
+            finished.extend(group)
+        return finished, failures
+
+    def called(self, statement, worlds: list, live_out: Live, name) -> tuple:
+        """`let name = action(...)`, `set name to action(...)` or `do action(...)` (name
+        None): the called action's statements run one by one, as the caller's are, then
+        its result (the fields of it read later). What a call gives depends only on its
+        arguments and the sheet: it is explored once for each of those, then weighted
+        into every world that makes that call."""
+        call = statement.value
+        action, arguments = call.action, call.arguments
+        wanted = MISSING if name is None else live_out.needs.get(name, MISSING)
+        fields = () if wanted is MISSING else tuple(wanted) if wanted is not None else None
+        out, failures = [], []
+        for world in worlds:
+            for after, args in self.explore(world, lambda ctx: _known_all(ctx, arguments(ctx))):
+                if isinstance(args, Failure):
+                    failures.append((after, args))
+                    continue
+                key = (id(action), hashable(args), after.state.snapshot(), fields)
+                found = self.calls.get(key)
+                if found is None:
+                    found = self.calls[key] = self.call(action, args, after.state, fields)
+                ends, failed, lost = found
+                weight = after.weight
+                if lost[0]:
+                    self.lost.add(times(weight, *lost))
+                for state, record, w in ends:
+                    w = times(weight, *w)
+                    if below(w, self.prune):  # too unlikely to follow
+                        self.lost.add(w)
+                        continue
+                    env = after.env if wanted is MISSING else {**after.env, name: record}
+                    out.append(World(env, state, w))
+                for failure, w in failed:
+                    failures.append((World(after.env, after.state, times(weight, *w)), failure))
+        return out, failures
+
+    def call(self, action, args: tuple, state, fields) -> tuple:
+        """An action's outcomes for these arguments and this sheet, each with its
+        probability: ([(sheet after, result, weight)], [(Failure, weight)], weight lost)."""
+        live = Live({})
+        if action.result is not None:
+            for field, expression in action.node.body[-1].fields:
+                if fields is None or field in fields:
+                    live = live.union(names_read(expression))
+        result = _result_of(action, fields)
+        saved, self.lost = self.lost, Mass()
+        self.depth += 1
+        try:
+            inside = World(dict(zip(action.names, args)), state, ONE)
+            ends, failed = self.block(action.body, [inside], live)
+            outcomes: dict = {}  # the same result on the same sheet: one outcome
+            for end in ends:
+                for done, record in self.explore(end, result):
+                    if isinstance(record, Failure):
+                        failed.append((done, record))
+                        continue
+                    key = (hashable(record), done.state.snapshot())
+                    found = outcomes.get(key)
+                    if found is None:
+                        outcomes[key] = [done.state, record, Mass(done.weight)]
+                    else:
+                        found[2].add(done.weight)
+            ends = [(state, record, mass.weight()) for state, record, mass in outcomes.values()]
+            return ends, [(f, w.weight) for w, f in failed], self.lost.weight()
+        finally:
+            self.depth -= 1
+            self.lost = saved
+
+    def calls_in(self, statement) -> bool:
+        """Whether a statement is a call of an action the explorer can run step by step
+        (within the limit of calls inside one another)."""
+        action = getattr(getattr(statement, "value", None), "action", None)
+        return action is not None and self.depth + 2 < self.ctx.limits.call_depth
+
+
+def _known_all(ctx, values: tuple) -> tuple:
+    return tuple(known(ctx, v) for v in values)
+
+
+def _result_of(action, fields):
+    """A run(ctx) giving the called action's result: the `fields` of it read later (all
+    of them when None), as `rulebook odds --field` computes only the field asked for."""
+
+    def result(ctx):
+        if action.result is None:
+            return None
+        out = {}
+        for field, value in action.result:
+            if fields is None or field in fields:
+                out[field] = known(ctx, value(ctx))
+        return Record(out, kind="result")
+
+    return result

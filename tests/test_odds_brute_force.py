@@ -1,0 +1,236 @@
+"""Exact odds against brute force: every sequence of dice, run through the real roller.
+
+For small generated rulebooks (checks, opposed checks and their ties, lets, ifs, tables,
+repeats, for each, requires), the odds engine's distribution of an action's result must
+equal, fraction for fraction, the one found by running the real engine once for every
+sequence of faces the dice can show, each weighted by its probability. That is the
+engine's promise ("a rule means the same whether it is rolled or counted"), checked
+without sampling. Ties are rerolled at most once here (`tie_rerolls` 1), so that every
+sequence is finite and the stop at the limit is an outcome of its own on both sides.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dsl
+from interpreter import Engine, Limits
+from interpreter.dice import DiceSource
+from interpreter.errors import InsufficientResource, LimitExceeded, RequirementFailed
+from interpreter.odds import Failure
+
+LIMITS = Limits(tie_rerolls=1)
+
+HEADER = """rulebook "Generated" {
+  system "odds against brute force"
+  language "en"
+}
+
+sheet {
+  attribute A, B in 0..3
+}
+
+table Level by n {
+  ..2: "low"
+  3..4: "mid"
+  5..: "high"
+}
+"""
+
+
+class Needed(Exception):
+    def __init__(self, die):
+        super().__init__()
+        self.die = die
+
+
+class Prefix(DiceSource):
+    """These faces, then: say which die is needed next."""
+
+    origin = "forced"
+
+    def __init__(self, faces: tuple):
+        self.faces = faces
+        self.next = 0
+
+    def draw(self, die, position: int) -> int:
+        if self.next == len(self.faces):
+            raise Needed(die)
+        face = self.faces[self.next]
+        self.next += 1
+        return face
+
+
+def brute_force(engine, action: str, sheet) -> dict:
+    """Each result's probability, over every sequence of faces a real run can draw."""
+    out: dict = {}
+    stack = [((), Fraction(1))]
+    while stack:
+        faces, probability = stack.pop()
+        try:
+            outcome = engine.run(action, sheet, {}, dice=Prefix(faces)).result
+        except Needed as need:
+            die = need.die
+            stack.extend(((*faces, f), probability / die.size) for f in die.faces())
+            continue
+        except (RequirementFailed, InsufficientResource, LimitExceeded) as error:
+            outcome = ("fails", str(error.message))
+        out[outcome] = out.get(outcome, 0) + probability
+    return out
+
+
+def counted(odds) -> dict:
+    return {
+        (("fails", str(o.message)) if isinstance(o, Failure) else o): p
+        for o, p in odds.probabilities.items()
+    }
+
+
+#: the statements an action is made of (an opposed check twice as often: its ties)
+KINDS = ("opposed", "opposed", "die", "check", "if", "repeat", "for", "table", "require", "set")
+
+
+@st.composite
+def rulebooks(draw):
+    """(rulebook text, sheet data): a check, an opposed check, an action using them."""
+    die = draw(st.sampled_from([2, 3]))
+    target = draw(st.integers(2, 5))
+    rival_die = draw(st.sampled_from([2, 3]))
+    tie = draw(st.sampled_from(["reroll", "ours", "theirs"]))
+    rival_checks = draw(st.booleans())
+    against = "c(B)" if rival_checks else f"d{rival_die} + B"
+    compare = "compare success, total" if rival_checks else "compare total"
+    definitions = f"""
+check c(x: int = 0) "C" {{
+  roll d{die} + A + x >= {target}
+  level = Level[total]
+}}
+
+opposed o(y: int = 0) "O" {{
+  roll c(y)
+  against {against}
+  {compare}
+  tie {tie}
+}}
+"""
+    numbers = ["A", "B", "1", "acc"]
+    conditions = ["acc >= 2", "A > B"]
+    results = {"acc": "acc"}
+    body = ["let acc = 0"]
+    dice = 0  # how many dice the action may draw at most: kept small, for brute force
+    for index in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(KINDS))
+        number = draw(st.sampled_from(numbers))
+        name = f"v{index}"
+        cost = {"die": 1, "check": 1, "opposed": 4, "repeat": 2, "for": 2}.get(kind, 0)
+        if dice + cost > 6:
+            kind, cost = "set", 0
+        dice += cost
+        if kind == "die":
+            body.append(f"let {name} = d{draw(st.sampled_from([2, 3]))} + {number}")
+            numbers.append(name)
+        elif kind == "check":
+            body.append(f"let {name} = c({number})")
+            numbers.append(f"{name}.total")
+            conditions.append(f"{name}.success")
+            results[name] = f"{name}.level"
+        elif kind == "opposed":
+            body.append(f"let {name} = o({number})")
+            numbers.append(f"{name}.margin")
+            conditions.append(f"{name}.won")
+            results[name] = f"{name}.won"
+            if draw(st.booleans()):
+                results[f"{name}_rerolls"] = f"{name}.rerolls"
+                results[f"{name}_theirs"] = f"{name}.theirs.total"
+        elif kind == "if":
+            condition = draw(st.sampled_from(conditions))
+            body.append(
+                f"if {condition} {{ set acc to acc + {number} }} else {{ set acc to acc - 1 }}"
+            )
+        elif kind == "repeat":
+            until = draw(st.sampled_from(["", " until acc >= 3"]))
+            body.append(f"repeat 2 times{until} {{ set acc to acc + d2 }}")
+        elif kind == "for":
+            body.append("for each k in [1, 2] { set acc to acc + d2 * k }")
+        elif kind == "table":
+            body.append(f"let {name} = Level[{number} + acc]")
+            results[name] = name
+        elif kind == "require":
+            body.append(f'require {draw(st.sampled_from(conditions))} else "refused"')
+        else:
+            body.append(f"set acc to acc + {number}")
+    fields = ", ".join(f"{k}: {v}" for k, v in results.items())
+    action = "action act() {\n  " + "\n  ".join(body) + f"\n  result {{ {fields} }}\n}}\n"
+    sheet = {"A": draw(st.integers(0, 3)), "B": draw(st.integers(0, 3))}
+    return HEADER + definitions + action, sheet
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rulebooks())
+def test_exact_odds_equal_brute_force_over_every_dice_sequence(case):
+    text, data = case
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet(data)
+    odds = engine.odds("act", sheet, {})
+    assert odds.exact and odds.omitted == 0, text
+    assert counted(odds) == brute_force(engine, "act", sheet), text
+
+
+def test_a_tie_at_the_limit_is_an_outcome_of_its_own():
+    # Two d2 that tie half the time: after one reroll (the limit here) a run stops.
+    text = (
+        HEADER
+        + """
+opposed flip() {
+  roll d2
+  against d2
+  tie reroll
+}
+action act() {
+  let r = flip()
+  result { won: r.won, rerolls: r.rerolls }
+}
+"""
+    )
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet({"A": 0, "B": 0})
+    odds = counted(engine.odds("act", sheet, {}))
+    assert odds == brute_force(engine, "act", sheet)
+    stops = [p for o, p in odds.items() if isinstance(o, tuple)]
+    assert stops == [Fraction(1, 4)]  # tied twice: 1/2 * 1/2
+    assert sum(odds.values()) == 1
+
+
+def test_ties_are_the_sum_of_the_geometric_series_with_the_default_limit():
+    # Two d6: a tie 1/6 of the time. Won and lost are equally likely, and k rerolls
+    # happen with probability t^k (1 - t); what is left out (the terms too small to
+    # follow, the stop at the 100th reroll) is the omitted mass, below 1e-12.
+    text = (
+        HEADER
+        + """
+opposed even() {
+  roll d6
+  against d6
+  tie reroll
+}
+action act() {
+  let r = even()
+  result { won: r.won, rerolls: r.rerolls }
+}
+"""
+    )
+    engine = Engine(dsl.load_text(text))
+    sheet = engine.sheet({"A": 0, "B": 0})
+    won = engine.odds("act", sheet, {}, field="won")
+    assert won.exact and won.probability(True) == won.probability(False)
+    assert 0 < won.omitted < Fraction(1, 10**12)
+    assert won.probability(True) + won.probability(False) + won.omitted == 1
+    rerolls = engine.odds("act", sheet, {}, field="rerolls")
+    t = Fraction(1, 6)
+    for k, p in rerolls.probabilities.items():
+        assert p == t**k * (1 - t)
+    assert len(rerolls.probabilities) > 15  # followed while t^k is above 1e-18
+    assert rerolls.omitted == won.omitted
