@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import os
-import pickle
 import re
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
+from dsl import cache
 from dsl import nodes as n
 from dsl.build import parse_rulebook_file
 from dsl.check import check_definitions
-from dsl.errors import TOO_DEEP, CheckError, RulebookError, did_you_mean
+from dsl.errors import TOO_DEEP, CheckError, RulebookError, Source, did_you_mean
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
 
@@ -225,40 +225,42 @@ _PARSED: dict = {}
 def parse_cached(text: str, name: str) -> n.RulebookFile:
     """Parse a rulebook file, remembering the result by its text.
 
-    Parsing is most of the cost of loading (a 600-line rulebook takes about half a
-    second), so parsed files are kept in memory and in a private cache folder (the user's
-    own, like Lark's parser cache); the key covers the text, its name and the front end's
-    code, so a change to either parses again. Checking always runs.
+    Parsing is most of the cost of loading (a 1000-line rulebook takes a tenth of a
+    second or more; reading its AST back, a few hundredths), so parsed files are kept in
+    memory and in the user's cache folder as data (`dsl.cache`: JSON, never code); the
+    key covers the text, its name and the front end's code, so a change to either parses
+    again. Checking always runs.
     """
     key = hashlib.sha256(f"{_FRONT_END}\n{name}\n{text}".encode()).hexdigest()
     found = _PARSED.get(key)
-    if found is not None:
-        return found
-    path = _cache_file(key)
-    if path is not None and path.exists() and path.stat().st_uid == os.getuid():
-        try:
-            found = pickle.loads(path.read_bytes())
-        except Exception:  # a stale or broken cache file: parse again
-            found = None
     if found is None:
-        found = parse_rulebook_file(text, name)
-        if path is not None:
-            try:
-                temporary = path.with_suffix(f".{os.getpid()}.tmp")
-                temporary.write_bytes(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
-                os.replace(temporary, path)
-            except OSError:
-                pass
+        entry = f"ast-{key[:32]}.json"
+        found = _from_cache(entry, name, text)
+        if found is None:
+            found = parse_rulebook_file(text, name)
+            with contextlib.suppress(cache.NotCached, RecursionError):
+                cache.write(entry, cache.dumps(found, found.span.source))
     if len(_PARSED) >= 64:
         _PARSED.pop(next(iter(_PARSED)))
     _PARSED[key] = found
     return found
 
 
+def _from_cache(entry: str, name: str, text: str) -> n.RulebookFile | None:
+    data = cache.read(entry)
+    if data is None:
+        return None
+    try:
+        found = cache.loads(data, Source(name, text))
+    except (ValueError, TypeError, KeyError, RecursionError):  # not one of ours: parse again
+        return None
+    return found if isinstance(found, n.RulebookFile) else None
+
+
 def _front_end_version() -> str:
     digest = hashlib.sha256()
     here = Path(__file__).parent
-    modules = [here / "parser.py", here / "errors.py"]
+    modules = [here / "parser.py", here / "errors.py", here / "cache.py"]
     modules += sorted((here / "build").glob("*.py")) + sorted((here / "nodes").glob("*.py"))
     for module in modules:
         digest.update(module.read_bytes())
@@ -267,16 +269,6 @@ def _front_end_version() -> str:
 
 
 _FRONT_END = _front_end_version()
-
-
-def _cache_file(key: str) -> Path | None:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = Path(base) / "rulebook"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return folder / f"ast-{key[:32]}.pickle"
 
 
 def _definitions_of(rulebook: Rulebook) -> list:

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import os
 import re
 from functools import cache
 from importlib import resources
-from pathlib import Path
 
 import lark
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
 
+from dsl import cache as disk
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import tr
 
@@ -57,24 +59,10 @@ def _grammar_text() -> str:
     return resources.files("grammar").joinpath("rulebook.lark").read_text(encoding="utf-8")
 
 
-def _cache_path(grammar: str) -> str | bool:
-    """A private cache file for the built parser (building it takes about a second)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    digest = hashlib.sha256(f"{lark.__version__}\n{grammar}".encode()).hexdigest()[:16]
-    folder = Path(base) / "rulebook"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f"parser-{digest}.cache"
-        if probe.exists() and probe.stat().st_uid != os.getuid():
-            return False  # never load a pickle somebody else wrote
-        return str(probe)
-    except OSError:
-        return False
-
-
 @cache
 def lark_parser(strict: bool = False) -> Lark:
-    """The LALR parser for the whole language (built once, cached on disk)."""
+    """The LALR parser for the whole language, built once; its tables are kept in the
+    user's cache folder as data (`dsl.cache`), since building them takes about a second."""
     grammar = _grammar_text()
     options = dict(
         parser="lalr",
@@ -84,10 +72,26 @@ def lark_parser(strict: bool = False) -> Lark:
     )
     if strict:  # conflicts and terminal collisions are errors (a test builds it this way)
         return Lark(grammar, strict=True, **options)
+    digest = hashlib.sha256(f"{lark.__version__}\n{options}\n{grammar}".encode()).hexdigest()
+    entry = f"parser-{digest[:32]}.json"
+    found = _parser_from_cache(entry)
+    if found is not None:
+        return found
+    parser = Lark(grammar, **options)
+    with contextlib.suppress(disk.NotCached):
+        disk.write(entry, disk.dumps(parser.memo_serialize([TerminalDef, Rule])))
+    return parser
+
+
+def _parser_from_cache(entry: str) -> Lark | None:
+    data = disk.read(entry)
+    if data is None:
+        return None
     try:
-        return Lark(grammar, cache=_cache_path(grammar), **options)
-    except (OSError, EOFError, ValueError):
-        return Lark(grammar, **options)
+        tables, memo = disk.loads(data)
+        return Lark.load({"data": tables, "memo": memo})
+    except Exception:  # anything Lark cannot make a parser of: build it again
+        return None
 
 
 def parse_tree(text: str, source: Source, start: str, offset: int = 0) -> lark.Tree:

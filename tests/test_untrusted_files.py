@@ -256,3 +256,135 @@ def test_only_rulebook_files_are_loaded_by_path(tmp_path):
     with pytest.raises(dsl.RulebookError, match="not a rulebook file") as caught:
         dsl.load(notes)
     assert "root:x" not in caught.value.render()
+
+
+# ─── 10. the parse cache holds data, never code, and stays bounded ──────────
+
+
+@pytest.fixture
+def cache_home(tmp_path, monkeypatch):
+    import importlib
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    load_module = importlib.import_module("dsl.load")
+    monkeypatch.setattr(load_module, "_PARSED", {})
+    return tmp_path / "rulebook"
+
+
+def test_a_pickle_planted_in_the_cache_never_runs(cache_home, tmp_path):
+    import pickle
+
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    cache_home.mkdir(parents=True, exist_ok=True)
+    for name in ("ast-planted.pickle", "parser-planted.cache"):
+        (cache_home / name).write_bytes(pickle.dumps(Payload()))
+    text = 'rulebook "Plantado" { }\ntable T { a: 1 }\n'
+    book = dsl.load_text(text, "planted.rules")
+    assert "T" in book.tables and not marker.exists()
+    # an old pickle cache is swept away when the cache is next written
+    assert not list(cache_home.glob("*.pickle")) and not list(cache_home.glob("*.cache"))
+
+
+def test_a_cache_entry_that_is_not_ours_is_ignored(cache_home):
+    from dsl import cache
+
+    text = "table T { a: 1 }\n"
+    dsl.load_text(text, "t.rules")
+    (entry,) = cache_home.glob("ast-*.json")
+    for planted in (b'{"n": "system", "f": ["rm -rf /"]}', b"not json", b'{"t": [1, 2'):
+        entry.write_bytes(planted)
+        importlib_load()._PARSED.clear()
+        assert "T" in dsl.load_text(text, "t.rules").tables
+    assert cache.loads(cache.dumps((1, "a", [None], {2: Fraction(1, 3)}))) == (
+        1,
+        "a",
+        [None],
+        {2: Fraction(1, 3)},
+    )
+    with pytest.raises(ValueError):
+        cache.loads(b'{"n": "Popen", "f": []}')
+
+
+def importlib_load():
+    import importlib
+
+    return importlib.import_module("dsl.load")
+
+
+def test_the_cache_keeps_the_ast_exactly(cache_home):
+    import attrs
+
+    def spans(node, out):
+        if attrs.has(type(node)):
+            for field in attrs.fields(type(node)):
+                value = getattr(node, field.name)
+                if field.name.endswith("span") and value is not None:
+                    out.append((value.start, value.end))
+                spans(value, out)
+        elif isinstance(node, tuple | list):
+            for item in node:
+                spans(item, out)
+        return out
+
+    load = importlib_load()
+    for name, path in sorted(dsl.shipped_rulebooks().items()):
+        text = path.read_text(encoding="utf-8")
+        parsed = load.parse_cached(text, str(path))
+        load._PARSED.clear()
+        again = load.parse_cached(text, str(path))  # from the cache's file this time
+        assert again is not parsed and again == parsed, name
+        assert spans(again, []) == spans(parsed, [])
+        assert (
+            again.span.source.text is not None and again.span.location() == parsed.span.location()
+        )
+
+
+def test_the_cache_folder_is_bounded(cache_home, monkeypatch):
+    from dsl import cache
+
+    monkeypatch.setattr(cache, "MAX_ENTRIES", 5)
+    monkeypatch.setattr(cache, "MAX_BYTES", 20_000)
+    for i in range(12):
+        dsl.load_text(f"table T{i} {{ a: {i} }}\n", f"t{i}.rules")
+    entries = list(cache_home.iterdir())
+    assert len(entries) <= 5 and sum(p.stat().st_size for p in entries) <= 20_000
+    cache.write("big.json", b"0" * (cache.MAX_ENTRY_BYTES + 1))
+    assert not (cache_home / "big.json").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs to give a file to another user")
+def test_a_cache_entry_someone_else_owns_is_never_read(cache_home):
+    from dsl import cache
+
+    cache.write("theirs.json", cache.dumps([1, 2]))
+    assert cache.read("theirs.json") is not None
+    os.chown(cache_home / "theirs.json", 65534, 65534)
+    assert cache.read("theirs.json") is None
+
+
+def test_the_parser_read_back_from_the_cache_parses_as_the_one_built(cache_home):
+    from dsl import parser
+
+    parser.lark_parser.cache_clear()
+    try:
+        built = parser.lark_parser()  # and written to the cache
+        (entry,) = cache_home.glob("parser-*.json")
+        from lark import Lark
+
+        from dsl import cache
+
+        tables, memo = cache.loads(entry.read_bytes())
+        assert Lark.load({"data": tables, "memo": memo}).parse("1 + 2", start="expression")
+        parser.lark_parser.cache_clear()
+        loaded = parser.lark_parser()  # read from it
+        assert loaded is not built
+        for path in dsl.shipped_rulebooks().values():
+            text = path.read_text(encoding="utf-8")
+            assert loaded.parse(text, start="rulebook") == built.parse(text, start="rulebook")
+    finally:
+        parser.lark_parser.cache_clear()

@@ -118,8 +118,18 @@ class DistRoll:
     @property
     def total(self) -> Dist:
         if self._total is None:  # one object, so that lifts over it are remembered
-            self._total = self.dist.map(lambda o: o[0])
+            if self._dist is None and self.nets():  # the difference alone is cheaper
+                net = self.roller.term_distribution(self.die, self.count, self.steps, net=True)
+                if self.failure:
+                    net = Dist(net.weights, sum(net.weights.values()))
+                self._total = net.map(lambda o: o[0])
+            else:
+                self._total = self.dist.map(lambda o: o[0])
         return self._total
+
+    def nets(self) -> bool:
+        """Whether the term takes failures from its successes (`cs…df…`)."""
+        return any(step[0] == "failures" for step in self.steps)
 
     @property
     def successes(self) -> Dist:
@@ -229,7 +239,7 @@ class OddsRoller(PoolQuestions):
     def extra_per_die(self) -> int:
         return self.limits.extra_per_die
 
-    def term_distribution(self, die, count, steps) -> Dist:
+    def term_distribution(self, die, count, steps, net: bool = False) -> Dist:
         check_size(die.size, self.limits)
         try:
             dist = pool_distribution(
@@ -239,6 +249,7 @@ class OddsRoller(PoolQuestions):
                 self.epsilon,
                 self.budget_of_term(),
                 limit=self.limits.extra_per_die,
+                net=net,
             )
             check_size(len(dist.weights), self.limits)
             return dist
