@@ -297,6 +297,18 @@ CORPUS = [
         lambda i, y: 20 @ _i_counts(i, 10, lambda f: f >= 6, lambda f: f == 1),
         lambda i, y: 20 @ _y_counts(y, 10, lambda f: f >= 6, lambda f: f == 1),
     ),
+    # the net successes of large pools with cancelling 1s (the joint counts would be
+    # (n + 1)(n + 2) / 2 Vectors for icepool, which takes seconds at 100 dice)
+    (
+        "50d10cs>=6df=1",
+        lambda i, y: 50 @ i.d10.map(lambda f: int(f >= 6) - int(f == 1)),
+        lambda i, y: 50 @ _y_counts(y, 10, lambda f: f >= 6, lambda f: f == 1),
+    ),
+    (
+        "100d10cs>=6df=1",
+        lambda i, y: 100 @ i.d10.map(lambda f: int(f >= 6) - int(f == 1)),
+        lambda i, y: 100 @ _y_counts(y, 10, lambda f: f >= 6, lambda f: f == 1),
+    ),
     (
         "8d10cs>=8df<=1",
         lambda i, y: 8 @ i.d10.map(lambda f: int(f >= 8) - int(f <= 1)),

@@ -377,6 +377,36 @@ def test_example_grito_baquico_combat(engine, menecma):
     assert "el objetivo adquiere 1 punto(s) en la Cualidad Locura durante todo el día" in notes(out)
 
 
+def test_example_grito_baquico_combat_against_the_mans_own_sheet(engine, menecma):
+    # The same example with "el hombre" as a character of his own (el_hombre.yaml: his
+    # Maniobra 10, his Dignitas 5 and Sombra 0): his maneuver and his defence are rolled
+    # on his sheet, not given as numbers. The same dice give the same numbers.
+    hombre = engine.load_sheet(ROOT / "rulebooks" / "characters" / "el_hombre.yaml")
+    out = engine.run(
+        "combate_teurgico",
+        menecma,
+        {"numina": GRITO},
+        dice=ForcedDice([5, 7, 4, 5, 3, 4, 5, 6, 4, 5]),
+        targets={"rival": hombre},
+    )
+    print(render_text(out.trace))
+    # "El hombre tiene 10 puntos, a los que suma su tirada de 12, haciendo un total de 22"
+    assert (check(out, "tirada_de_maniobra")["total"], out.result["bono_rival"]) == (22, 3)
+    assert out.result["primero"] == "rival"
+    # "Dignitas (5) + Sombra (0) + 3 (por su tirada de Maniobra) + tirada (9) = 17"
+    assert check(out, "tirada_defensa")["total"] == 17
+    assert (out.result["ataque"], out.result["defensa"], out.result["afectado"]) == (22, 17, True)
+    assert changes(out) == {"dinamis.Virtus": (5, 2)}
+    (rival,) = out.characters
+    assert (rival.role, rival.changes) == ("rival", ())
+    assert "como el_hombre:" in render_text(out.trace)
+
+
+def test_the_combat_needs_its_rival(engine, menecma):
+    with pytest.raises(RequirementFailed, match="el rival: su hoja"):
+        engine.run("combate_teurgico", menecma, {"numina": GRITO}, dice=ForcedDice([5, 7]))
+
+
 def test_grito_baquico_cast_alone(engine, menecma):
     out = engine.run("usar_numina", menecma, {"numina": GRITO}, dice=ForcedDice([3, 4]))
     print(render_text(out.trace))

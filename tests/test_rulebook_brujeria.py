@@ -309,6 +309,42 @@ def test_resisted_simple_check(engine, lucia):
     assert dict(out.result) == {"gana": True, "nuestro": 8, "del_rival": 5, "repeticiones": 0}
 
 
+@pytest.mark.parametrize("dice", [[5, 3], [5, 5, 7, 2], [2, 10, 4], [1, 3, 8]])
+def test_resisted_against_a_characters_sheet_is_the_same_as_its_number(engine, lucia, ainhoa, dice):
+    # Ainhoa resists on her own sheet with her Destreza 3 + Pelea 1: the number the rival
+    # adds (4) was the workaround; the same dice give the same check.
+    mine = {"habilidad": "Pelea"}
+    by_number = engine.run("chequeo_resistido", lucia, {**mine, "rival": 4}, ForcedDice(dice))
+    by_sheet = engine.run("chequeo_resistido", lucia, {**mine, "contra": ainhoa}, ForcedDice(dice))
+    assert by_sheet.result == by_number.result
+    assert "como brujeria_bruja:" in render_text(by_sheet.trace)
+
+
+def test_resisted_against_a_character_with_its_own_attribute_and_skill(engine, lucia, ainhoa):
+    # Lucía's Destreza 3 + Sigilo 2 + die 5 = 10 against Ainhoa's Percepción 3 + Notar 3 +
+    # die 2 = 8: "Infiltrarse: Destreza + Sigilo contra Percepción + Notar".
+    params = {"habilidad": "Sigilo", "contra": ainhoa, "atributo_rival": "Percepción"}
+    params["habilidad_rival"] = "Notar"
+    out = engine.run("chequeo_resistido", lucia, params, ForcedDice([5, 2]))
+    assert dict(out.result) == {"gana": True, "nuestro": 10, "del_rival": 8, "repeticiones": 0}
+
+
+def test_melee_attack_against_a_character_hurts_its_sheet(engine, lucia, ainhoa):
+    # The example's blow (3 + 1 + 7 = 11 against 4 + 3 = 7, a punch of d4 3 × Fuerza 2),
+    # now against Ainhoa, who defends with her own Destreza 3 + Pelea 1 and takes the 6
+    # points of damage on her Vida (30 → 24).
+    out = engine.run(
+        "ataque_cuerpo_a_cuerpo", lucia, {"objetivo": ainhoa}, dice=ForcedDice([7, 3, 3])
+    )
+    print(render_text(out.trace))
+    assert (out.result["impacta"], out.result["del_rival"], out.result["daño"]) == (True, 7, 6)
+    assert out.changes == ()
+    (target,) = out.characters
+    assert [(c.path, c.before, c.after) for c in target.changes] == [("Vida", 30, 24)]
+    miss = engine.run("ataque_cuerpo_a_cuerpo", lucia, {"objetivo": ainhoa}, ForcedDice([2, 5]))
+    assert miss.result["impacta"] is False and miss.characters[0].changes == ()
+
+
 @pytest.mark.parametrize(
     ("dice", "won", "lost"),
     [

@@ -144,6 +144,53 @@ def test_arm_wrestling_example_opposed(engine):
     assert (out.result["total"], out.result["total_rival"], out.result["gana"]) == (12, 8, True)
 
 
+def test_arm_wrestling_between_two_sheets(engine):
+    # The same pulseada with B a character of its own (its Fuerza 4 on its sheet): the
+    # same dice give the same contest, both ways.
+    a, b = engine.sheet(data(JORGE, Fuerza=6)), engine.sheet(data(JORGE, Fuerza=4))
+    out, _ = run(engine, "tirada_enfrentada", a, {"atributo": "Fuerza", "contra": b}, [2, 8])
+    assert (out.result["total"], out.result["total_rival"], out.result["gana"]) == (8, 12, False)
+    out, _ = run(engine, "tirada_enfrentada", b, {"atributo": "Fuerza", "contra": a}, [8, 2])
+    assert (out.result["total"], out.result["total_rival"], out.result["gana"]) == (12, 8, True)
+    with pytest.raises(RequirementFailed, match="el rival"):
+        engine.run("tirada_enfrentada", a, {"atributo": "Fuerza"}, dice=ForcedDice([]))
+
+
+def test_initiative_against_another_sheet(engine):
+    ur, rival = engine.load_sheet(UR), engine.sheet(data(JORGE, Destreza=5))
+    out, _ = run(engine, "iniciativa", ur, {"contra": rival}, [3, 6, 4, 2])
+    assert (out.result["total"], out.result["total_rival"], out.result["primero"]) == (12, 7, True)
+
+
+def test_jorges_wound_dealt_by_an_attack_on_his_sheet(engine):
+    # «su adversario lo ataca con una espada que hace 4d6 + 3 de daño» (27: the dice show
+    # 6, 6, 6, 6) and it lands on the right arm (2d10: 6, then 3 «Brazo»). Jorge takes it
+    # on his own sheet (recibir_daño): «a los 27 puntos se le restan los 4 del CAF ... El
+    # brazo es inutilizado ... se aplica lo que resta, en este caso 17, a la vida».
+    adversario = engine.sheet(data(JORGE))
+    jorge = engine.sheet(data(JORGE, **{"Defensa general": 20}))
+    params = {"habilidad": "Espada", "atributo": "Fuerza", "arma": "Espada", "objetivo": jorge}
+    out, text = run(engine, "atacar", adversario, params, [5, 5, 5, 6, 3, 6, 6, 6, 6])
+    assert (out.result["objetivo"], out.result["total"], out.result["impacta"]) == (20, 29, True)
+    assert (out.result["zona"], out.result["punto"], out.result["daño"]) == (
+        "Brazo derecho",
+        "Brazo",
+        27,
+    )
+    assert out.changes == ()
+    (target,) = out.characters
+    assert {c.path: (c.before, c.after) for c in target.changes} == {
+        "Puntos.Brazo derecho": (4, 0),
+        "Vida": (15, -2),
+    }
+    assert "como objetivo:" in text  # (a sheet without a file: named by its role)
+    # without a sheet, DG is given and the damage is the defender's to apply, as before
+    by_number = {**params, "DG": 20}
+    del by_number["objetivo"]
+    out, _ = run(engine, "atacar", adversario, by_number, [5, 5, 5, 6, 3, 6, 6, 6, 6])
+    assert out.result["daño"] == 27 and out.characters == ()
+
+
 def test_initiative_is_opposed_dexterity_and_ties_reroll(engine):
     # «La tirada de iniciativa se considera una tirada enfrentada de destreza»
     sheet = engine.load_sheet(UR)  # Destreza 8

@@ -130,3 +130,20 @@ def test_a_parameter_name_that_is_not_a_text_is_a_parameter_error(engine, sheet)
     # an app (or a journal record) may give any key: the project's own error, not a crash
     with pytest.raises(ParameterError, match="has no parameter None"):
         engine.run("given", sheet, {None: 1})
+
+
+def test_default_of_a_field_naming_parameter_asks_whether_it_was_given():
+    book = dsl.load_text(
+        "sheet { attribute Fuerza, Destreza in 1..10 default 3\n skills in 0..5 default 0 }\n"
+        "check c(a: attribute) { roll d6 + a }\n"
+        "action x(h: skill = none, b: attribute = none) {\n"
+        "  let r = c(default(b, Destreza))\n"
+        "  result { h: default(h, 7), total: r.total }\n}",
+        "d.rules",
+    )
+    engine = Engine(book)
+    sheet = engine.sheet({"Destreza": 5})
+    out = engine.run("x", sheet, {}, ForcedDice([1]))
+    assert dict(out.result) == {"h": 7, "total": 6}  # not 0: h was not given; b is Destreza
+    out = engine.run("x", sheet, {"h": "Nadar", "b": "Fuerza"}, ForcedDice([1]))
+    assert dict(out.result) == {"h": 0, "total": 4}  # Nadar given (the sheet lacks it: 0)

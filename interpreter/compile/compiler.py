@@ -136,6 +136,13 @@ class Compiler(
                 self.ref(node.otherwise),
             )
             return lambda ctx: then(ctx) if condition(ctx) else otherwise(ctx)
+        if (
+            isinstance(node, n.Call)
+            and node.function == "default"
+            and self.bindings[id(node)].kind == "builtin"
+        ):  # `default(atributo_rival, atributo)`: the first field named, else the second
+            first, second = self.ref(node.args[0]), self.ref(node.args[1])
+            return lambda ctx: place if (place := first(ctx)) is not None else second(ctx)
         return self.expr(node)
 
     def value_or_ref(self, node, wanted: t.Type):

@@ -281,6 +281,15 @@ class Expressions:
                 return steps[min(max(moved, 0), len(steps) - 1)]
 
             return step
+        if name == "default" and self.names_a_field(node.args[0]):
+            # `default(habilidad, 0)`: a field-naming parameter not given reads as 0, so
+            # "not given" is asked of the name it holds, not of the value read
+            given, value, fallback = (
+                self.ref(node.args[0]),
+                self.expr(node.args[0]),
+                self.expr(node.args[1]),
+            )
+            return lambda ctx: value(ctx) if given(ctx) is not None else fallback(ctx)
         args = tuple(self.expr(a) for a in node.args)
         if name == "default":
             value, fallback = args
@@ -396,6 +405,8 @@ class Expressions:
                     b = as_number(b, rspan, f"the right side of {op}")
                 return compare(a, b)
 
+            compare_values.ints = compare  # for two whole numbers (the odds engine's lifts)
+
             def comparison(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
@@ -442,6 +453,10 @@ class Expressions:
 
             return multiply
         return lambda ctx: compute(left(ctx), right(ctx), ctx.limits)
+
+    def names_a_field(self, node) -> bool:
+        """Whether a node is a value naming a field (`atributo: attribute`), not a field."""
+        return self.type_of(node).kind == "ref" and names_a_field(node, self.bindings)
 
     def compared(self, node, other):
         """What `=` compares of one side: the name of the field a value names, when the

@@ -186,8 +186,44 @@ class Constant:
 
 def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work) -> tuple:
     """The joint answers of `evaluators` over `count` dice with these face weights, kept
-    at sorted positions [lo, hi) counted from the lowest: (answers → weight, denominator)."""
-    return evaluate_mixed([(weights, count)], lo, hi, evaluators, work)
+    at sorted positions [lo, hi) counted from the lowest: (answers → weight, denominator).
+    (evaluate_mixed for one kind of die, written out: the commonest case, and the hot
+    loop of every pool question.)"""
+    groups = [(face, ws[0]) for face, ws in face_groups([weights], evaluators)]
+    den = sum(weights.values())
+    states = {(count, tuple(e.start for e in evaluators)): 1}
+    done: dict = {}
+    rest = den
+    rows: dict = {}
+    for face, w in groups:
+        rest -= w
+        new: dict = {}
+        moves: dict = {}  # (state, kept) → the state after this face
+        powers = [1]
+        work.spend(len(states) * (count + 1))
+        for (left, state), x in states.items():
+            placed = count - left
+            if placed >= hi or left == 0:  # no kept position left to fill
+                done[state] = done.get(state, 0) + x * (w + rest) ** left
+                continue
+            row = rows.get(left)
+            if row is None:
+                row = rows[left] = [comb(left, c) for c in range(left + 1)]
+            while len(powers) <= left:
+                powers.append(powers[-1] * w)
+            for c in range(left + 1) if rest else (left,):
+                kept = min(placed + c, hi) - max(placed, lo)
+                moved = state
+                if kept > 0:
+                    moved = moves.get((state, kept))
+                    if moved is None:
+                        moved = moves[(state, kept)] = tuple(
+                            e.step(s, face, kept) for e, s in zip(evaluators, state)
+                        )
+                key = (left - c, moved)
+                new[key] = new.get(key, 0) + x * row[c] * powers[c]
+        states = new
+    return answers(states, done, evaluators), den**count
 
 
 def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tuple:
@@ -207,6 +243,7 @@ def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tup
     for face, ws in groups:
         rest = [r - w for r, w in zip(rest, ws)]
         new: dict = {}
+        moves: dict = {}  # (state, kept) → the state after this face: many lefts share one
         work.spend(len(states) * (count + 1))
         for (lefts, state), x in states.items():
             placed = count - sum(lefts)
@@ -221,17 +258,26 @@ def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tup
                 kept = min(placed + c, hi) - max(placed, lo)
                 moved = state
                 if kept > 0:
-                    moved = tuple(e.step(s, face, kept) for e, s in zip(evaluators, state))
+                    moved = moves.get((state, kept))
+                    if moved is None:
+                        moved = moves[(state, kept)] = tuple(
+                            e.step(s, face, kept) for e, s in zip(evaluators, state)
+                        )
                 key = (tuple(left - k for left, k in zip(lefts, shown)), moved)
                 new[key] = new.get(key, 0) + x * ways
         states = new
-    for (_, state), x in states.items():  # every die placed
+    return answers(states, done, evaluators), den
+
+
+def answers(states: dict, done: dict, evaluators: list) -> dict:
+    """The answers of the states every die has been placed in, with their weights."""
+    for (_, state), x in states.items():
         done[state] = done.get(state, 0) + x
     out: dict = {}
     for state, x in done.items():
         answer = tuple(e.final(s) for e, s in zip(evaluators, state))
         out[answer] = out.get(answer, 0) + x
-    return out, den
+    return out
 
 
 def splits(lefts: tuple, ws: list, rest: list, rows: dict):

@@ -161,11 +161,37 @@ def power_counts(dist, count: int, work: Budget):
     weights, den = dist
     if count <= 1 or len(weights) == 1:
         return power_sum(dist, count, work)
+    if set(weights) <= {0, 1 << SHIFT, 1}:  # each die a success, a failure or neither
+        return trinomial(weights, count, work), den**count
     high_f = max(key & LOW for key in weights)
     stride = count * high_f + 1
     packed = {(key >> SHIFT) * stride + (key & LOW): w for key, w in weights.items()}
     result, total = power_sum((packed, den), count, work)
     return {(key // stride) << SHIFT | key % stride: w for key, w in result.items()}, total
+
+
+def trinomial(weights: dict, count: int, work: Budget) -> dict:
+    """Of `count` dice each a success (weight ws), a failure (wf) or neither (wo): the
+    weight of s successes and f failures, C(n, s) C(n - s, f) ws^s wf^f wo^(n - s - f),
+    every one of the (n + 1)(n + 2) / 2 outcomes once, with a few products each."""
+    ws, wf, wo = weights.get(1 << SHIFT, 0), weights.get(1, 0), weights.get(0, 0)
+    work.spend((count + 1) * (count + 2) // 2 * 3)
+    power_f, power_o = [1], [1]
+    for _ in range(count):
+        power_f.append(power_f[-1] * wf)
+        power_o.append(power_o[-1] * wo)
+    out = {}
+    chosen = 1  # C(n, s) · ws^s
+    for s in range(count + 1):
+        rest = count - s
+        ways = chosen  # C(n, s) ws^s C(rest, f)
+        for f in range(rest + 1):
+            weight = ways * power_f[f] * power_o[rest - f]
+            if weight:
+                out[s << SHIFT | f] = weight
+            ways = ways * (rest - f) // (f + 1)
+        chosen = chosen * (count - s) // (s + 1) * ws
+    return out
 
 
 def power_merge(dist, count: int, merge, unit, work: Budget):

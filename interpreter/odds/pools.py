@@ -50,6 +50,7 @@ def pool_distribution(
     epsilon=DEFAULT_EPSILON,
     budget: int | Budget = DEFAULT_BUDGET,
     limit: int = DEFAULT_LIMITS.extra_per_die,
+    net: bool = False,
 ) -> Dist:
     """The exact distribution of one dice term.
 
@@ -67,12 +68,16 @@ def pool_distribution(
     of epsilon (`may_fail`) is followed exactly to the limit, and the mass missing from
     the weights is then the chance that the roll fails (and what epsilon leaves out of
     the other chains, less than a sliver of it).
+
+    `net`: only the total is wanted; a term that takes failures from its successes is
+    then counted by their difference alone (2n + 1 outcomes, not (n + 1)(n + 2) / 2),
+    and its outcomes are (total, None, None).
     """
     epsilon = Fraction(epsilon)
     if epsilon <= 0:
         raise ValueError("epsilon must be positive")
     work = budget if isinstance(budget, Budget) else Budget(budget)
-    term = Term(die, count, steps, work, limit)
+    term = Term(die, count, steps, work, limit, net)
     if count <= 0:  # as roll_pool: no dice, whatever the modifiers
         return term.outcomes({0: 1}, 1)
     if term.may_fail(epsilon):
@@ -175,7 +180,7 @@ class FaceValues(dict):
 class Term(Keeps):
     """A dice term's die, count and modifiers, read once, and the ways to compute it."""
 
-    def __init__(self, die, count: int, steps: tuple, work: Budget, limit: int):
+    def __init__(self, die, count: int, steps: tuple, work: Budget, limit: int, net=False):
         work.spend(die.size)
         faces = tuple(die.faces())
         self.faces, self.n, self.count, self.work = faces, len(faces), count, work
@@ -222,8 +227,11 @@ class Term(Keeps):
         self.counts = success is not None
         # the additive value of one kept face: the face; or its success (1 or 0); or, when
         # failures count too, successes << 32 | failures (both add up independently)
-        self.packed = self.counts and failure is not None
-        if self.packed:
+        self.packed = self.counts and failure is not None and not net
+        if net and self.counts and failure is not None:  # the difference alone
+            self.counts = False
+            self.value = FaceValues(lambda f: int(bool(success(f))) - int(bool(failure(f))))
+        elif self.packed:
             self.value = FaceValues(lambda f: (bool(success(f)) << SHIFT) | bool(failure(f)))
         elif self.counts:
             self.value = FaceValues(lambda f: int(bool(success(f))))

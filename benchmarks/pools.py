@@ -1,0 +1,216 @@
+"""Time exact odds of pool questions: rulebook against icepool 2.1.3, side by side, at every size.
+
+    /tmp/venv/bin/python benchmarks/pools.py [--repeat 5] [--only blades] [--max 20]
+
+The questions of the example games (examples/*.rules), each at every pool size:
+
+- blades N: the highest die and the number of 6s of Nd6 (N = 1..20);
+- ore N: the largest set of Nd10 (its width and height; N = 2..10);
+- shadowrun N: hits (5-6) and 1s of Nd6, for the glitch (N = 1..20);
+- year zero N: N base dice, pushed: successes and attribute damage (N = 1..10).
+
+Three times per case: `count`, the joint answers counted over multisets alone
+(interpreter.odds.pools.pool_answers; year zero has none); `odds`, the example's action
+end to end through `Engine.odds`; and icepool's, with a multiset_function over a Pool.
+Each is the first evaluation in a fresh process (icepool keeps every evaluation in caches
+its clear_cache does not empty, and a second call would time a lookup), after a warm-up
+on the smallest pool of the same game (imports, parsers, the rulebook loaded); the time
+is taken inside that process. The three take turns, round after round; the best of
+--repeat rounds is kept. Below 1, rulebook is faster.
+
+This is a benchmark, not a test: CI does not run it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import dsl
+from interpreter import Engine
+from interpreter.dice import Die
+from interpreter.odds.pools import pool_answers
+from interpreter.pool import Count, Highest, LargestSet, face_test
+from interpreter.values import Range
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+INSTALL = "/tmp/venv/bin/pip install icepool==2.1.3"
+
+
+def _icepool():
+    try:
+        import icepool
+    except ImportError:
+        print(f"icepool is needed for the comparison: {INSTALL}\n")
+        return None
+    if icepool.__version__ != "2.1.3":
+        print(f"note: icepool {icepool.__version__} (written for 2.1.3)\n")
+    return icepool
+
+
+def _cases(i, largest: int):
+    """(name, size, rulebook count, rulebook odds, icepool) for every case and size."""
+    d6, d10 = Die.of(6), Die.of(10)
+    books = {name: dsl.load(EXAMPLES / f"{name}.rules") for name in ("blades", "one_roll")}
+    books.update({name: dsl.load(EXAMPLES / f"{name}.rules") for name in ("shadowrun",)})
+    books["year_zero"] = dsl.load(EXAMPLES / "year_zero.rules")
+
+    def odds(book, action, **params):
+        def run():
+            engine = Engine(books[book])
+            return engine.odds(action, engine.sheet({}), params)
+
+        return run
+
+    blades = ore = shadowrun = None
+    if i is not None:
+
+        @i.multiset_function
+        def blades(pool):
+            return pool.highest(1).sum(), pool.keep_outcomes([6]).size()
+
+        @i.multiset_function
+        def shadowrun(pool):
+            return pool.keep_outcomes([5, 6]).size(), pool.keep_outcomes([1]).size()
+
+        def ore(n):
+            return i.d10.pool(n).largest_count_and_outcome()
+
+    def icepool_run(make):
+        if i is None:
+            return None
+
+        def run():
+            i.Pool.clear_cache()
+            return make()
+
+        return run
+
+    questions = (Highest(), Count(face_test(6)))
+    for n in range(1, min(largest, 20) + 1):
+        yield (
+            "blades",
+            n,
+            lambda n=n: pool_answers(d6, n, (), questions),
+            odds("blades", "act", dots=n),
+            icepool_run(lambda n=n: blades(i.d6.pool(n))),
+        )
+    for n in range(2, min(largest, 10) + 1):
+        yield (
+            "ore",
+            n,
+            lambda n=n: pool_answers(d10, n, (), (LargestSet(),)),
+            odds("one_roll", "act", dice=n),
+            icepool_run(lambda n=n: ore(n)),
+        )
+    hits = (Count(face_test(Range(5, 6))), Count(face_test(1)))
+    for n in range(1, min(largest, 20) + 1):
+        yield (
+            "shadowrun",
+            n,
+            lambda n=n: pool_answers(d6, n, (), hits),
+            odds("shadowrun", "act", pool=n, threshold=max(1, n // 3)),
+            icepool_run(lambda n=n: shadowrun(i.d6.pool(n))),
+        )
+    for n in range(1, min(largest, 10) + 1):
+        yield (
+            "year zero",
+            n,
+            None,
+            odds("year_zero", "roll_dice", base=n, push=True),
+            icepool_run(lambda n=n: year_zero_push(i, n)),
+        )
+
+
+def year_zero_push(i, n: int):
+    """icepool: n base dice pushed, (successes, attribute damage): each die alone is a 6,
+    a 1 or neither; the neithers are rolled again."""
+    die = i.d6.map(lambda f: i.Vector((int(f == 6), int(f == 1))))
+    again = i.d6.map(lambda f: i.Vector((int(f == 6), int(f == 1))))
+
+    def push(pair):
+        return pair if pair != i.Vector((0, 0)) else again
+
+    return n @ die.map(push)
+
+
+def _time(function) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def child(name: str, n: int, side: str) -> None:
+    """In a fresh process: warm up on the game's smallest pool, then time one run."""
+    i = _icepool() if side == "icepool" else None
+    cases = [c for c in _cases(i, 20) if c[0] == name]
+    index = {"count": 2, "odds": 3, "icepool": 4}[side]
+    cases[0][index]()  # imports, parsers, the rulebook: not what is timed
+    run = next(c for c in cases if c[1] == n)[index]
+    print(_time(run))
+
+
+def in_a_fresh_process(name: str, n: int, side: str) -> float:
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", name, str(n), side],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", default=None, help="cases whose name contains this")
+    parser.add_argument("--max", type=int, default=20, help="the largest pool size")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child[0], int(args.child[1]), args.child[2])
+        return 0
+    i = _icepool()
+    print("times in ms; best of", args.repeat, "rounds; ratio = rulebook odds / icepool\n")
+    print(f"{'case':14s} {'count':>8s} {'odds':>9s} {'icepool':>9s} {'ratio':>7s}")
+    ratios: dict = {}
+    worst: dict = {}
+    for name, n, count, odds, theirs in _cases(i, args.max):
+        if args.only and args.only not in name:
+            continue
+        runs = (("count", count), ("odds", odds), ("icepool", theirs))
+        sides = [side for side, run in runs if run is not None]
+        best: dict = {}
+        for _ in range(args.repeat):
+            for side in sides:
+                elapsed = in_a_fresh_process(name, n, side)
+                best[side] = min(best.get(side, elapsed), elapsed)
+        ratio = best["odds"] / best["icepool"] if "icepool" in best else None
+        if ratio is not None:
+            ratios.setdefault(name, []).append(ratio)
+        worst[name] = max(worst.get(name, 0), best["odds"])
+
+        def ms(key, best=best):
+            return f"{best[key] * 1e3:9.2f}" if key in best else f"{'-':>9s}"
+
+        shown = f"{ratio:7.2f}" if ratio is not None else f"{'-':>7s}"
+        print(f"{name + ' ' + str(n):14s} {ms('count')[1:]} {ms('odds')} {ms('icepool')} {shown}")
+    print("\nper game: geometric mean of the ratios; the slowest rulebook odds of any size")
+    for name, values in ratios.items():
+        mean = math.exp(sum(math.log(r) for r in values) / len(values))
+        print(
+            f"  {name:12s} {mean:6.3f} over {len(values)} sizes; slowest {worst[name] * 1e3:.1f} ms"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
