@@ -103,9 +103,27 @@ def arith(op: str, left_span, right_span, op_span):
         function = lifted.get(limits)
         if function is None:
             function = lifted[limits] = lambda a, b: compute(a, b, limits)
+            if op in WHOLE:  # the same on two whole numbers, without the other cases
+                function.ints = _on_ints(WHOLE[op], limits, op_span)
         return function
 
     return compute
+
+
+#: the operations that keep whole numbers whole
+WHOLE = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+
+
+def _on_ints(operation, limits, span):
+    bound = limits.number_bound
+
+    def on_ints(a: int, b: int) -> int:
+        value = operation(a, b)
+        if -bound < value < bound:
+            return value
+        raise too_long(limits, span)
+
+    return on_ints
 
 
 def power(base, exponent, limits, span):

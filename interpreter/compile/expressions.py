@@ -405,6 +405,8 @@ class Expressions:
                     b = as_number(b, rspan, f"the right side of {op}")
                 return compare(a, b)
 
+            compare_values.ints = compare  # for two whole numbers (the odds engine's lifts)
+
             def comparison(ctx):
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import attrs
@@ -11,17 +12,18 @@ from dsl.messages import tr
 from interpreter.choices import chooser_for
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
-from interpreter.limits import DEFAULT_LIMITS
+from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
 from interpreter.odds.bounds import Deadline, certain_limit, checked
 from interpreter.odds.distribution import LIFTS, Dist, mixture
-from interpreter.odds.explore import Explorer, Live, World, names_read
+from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.polynomials import (
     TooComplex,
 )
 from interpreter.odds.roller import LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled
 from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
+from interpreter.odds.worlds import Liveness
 from interpreter.runtime import Context, State, known
 from interpreter.values import Record
 
@@ -116,7 +118,7 @@ def action_odds(
 
 
 def _exact(engine, action, sheet, params, field, epsilon, budget, progress, deadline, choices):
-    limits = attrs.evolve(engine.limits, steps_per_run=10**12)
+    limits = counting_limits(engine.limits)
     roller = OddsRoller(epsilon, budget, limits, progress, deadline)
     token = LIFTS.set(LiftMemory(roller))
     try:
@@ -131,7 +133,7 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
     ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
-    explorer = Explorer(ctx, roller, epsilon)
+    explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler))
     start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}
 
@@ -156,25 +158,29 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
         return {o: mass.value() for o, mass in outcomes.items()}, explorer.omitted
     compiled, args, _shown = engine.prepare(action, sheet, params)
     start.env = dict(zip(compiled.names, args))
-    wanted = _result_names(compiled, field)
+    wanted = _result_names(compiled, field, explorer.names_read)
     worlds, failures = explorer.block(compiled.body, [start], wanted)
     for world, failure in failures:
         add(failure, world.weight)
 
+    chosen = tuple(
+        (name, fn) for name, fn in compiled.result or () if field is None or name == field
+    )
+    # the field asked for is one of the result's: the value itself (the new sheet is
+    # needed only when the run wrote to it: its resources settled, its `ensure` rules)
+    direct = field is not None and len(chosen) == 1
+
     def finish(ctx):
+        if direct and not ctx.state.own:
+            return known(ctx, chosen[0][1](ctx))
         result = None
         if compiled.result is not None:
-            fields = {}
-            for name, fn in compiled.result:
-                if field is None or name == field:
-                    fields[name] = known(ctx, fn(ctx))
-            result = Record(fields, kind="result")
+            result = Record({name: known(ctx, fn(ctx)) for name, fn in chosen}, kind="result")
         new_sheet, _changes = engine.commit(ctx, sheet)
         return field_outcome(result, new_sheet, field, compiled)
 
-    for world in worlds:
-        for after, outcome in explorer.explore(world, finish):
-            add(outcome, after.weight)
+    for weight, outcome in explorer.each(worlds, finish):
+        add(outcome, weight)
     return {o: mass.value() for o, mass in outcomes.items()}, explorer.omitted
 
 
@@ -198,7 +204,14 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
     return run
 
 
-def _result_names(compiled, field) -> Live:
+@functools.lru_cache(maxsize=32)
+def counting_limits(limits: Limits) -> Limits:
+    """The limits an exact computation runs under: the engine's, but no bound on the
+    statements one run executes (the explorer bounds its work with the budget instead)."""
+    return attrs.evolve(limits, steps_per_run=10**12)
+
+
+def _result_names(compiled, field, names_read) -> Live:
     live = Live({})
     if compiled.result is None:
         return live

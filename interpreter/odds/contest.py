@@ -79,7 +79,7 @@ class Contest(Unknown):
 def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
     """The record of `opposed` for sides distributed as `ours` and `theirs` (each a Dist,
     or a known value), in the opposed check's frame (its parameters in ctx.env). Pairs
-    less likely than `negligible` are left out (omitted mass)."""
+    less likely than 2**-negligible are left out (omitted mass)."""
     a = ours if type(ours) is Dist else Dist.point(ours)
     b = theirs if type(theirs) is Dist else Dist.point(theirs)
     span_a, span_b = opposed.node.ours.span, opposed.node.theirs.span
@@ -87,7 +87,7 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
     sides_b = _keyed(opposed, b, span_b)
     pairs = a.total * b.total
     # a pair less likely than this would be pruned by the explorer in this world
-    negligible = floor(negligible * pairs)
+    negligible = pairs >> negligible
     rerolling = opposed.rerolls_ties
     tied = 0
     decided: dict = {}

@@ -158,6 +158,11 @@ def _apply(function, values: tuple, cap: int | None = None) -> Dist:
         return values[0].map(function)
     if len(values) == 2:
         a, b = values
+        ints = getattr(function, "ints", None)  # the same function for two whole numbers
+        if ints is not None:
+            found = _on_ints(ints, a, b, cap)
+            if found is not None:
+                return found
         if type(a) is Dist:
             if type(b) is Dist:
                 return a.combine(b, function, cap)
@@ -167,6 +172,39 @@ def _apply(function, values: tuple, cap: int | None = None) -> Dist:
     for v in values:
         joint = joint.combine(v if type(v) is Dist else Dist.point(v), lambda t, x: (*t, x), cap)
     return joint.map(lambda t: function(*t))
+
+
+def _on_ints(ints, a, b, cap) -> Dist | None:
+    """function(a, b) through its whole-number version, when every value is an int (the
+    common case: a roll plus modifiers, compared with a target); else None."""
+    if type(a) is Dist and type(b) is int:
+        weights: dict = {}
+        for x, w in a.weights.items():
+            if type(x) is not int:
+                return None
+            r = ints(x, b)
+            weights[r] = weights.get(r, 0) + w
+        return Dist(weights, a.total)
+    if type(b) is Dist and type(a) is int:
+        weights = {}
+        for y, w in b.weights.items():
+            if type(y) is not int:
+                return None
+            r = ints(a, y)
+            weights[r] = weights.get(r, 0) + w
+        return Dist(weights, b.total)
+    if type(a) is Dist and type(b) is Dist:
+        if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
+            return None
+        weights = {}
+        for x, wa in a.weights.items():
+            for y, wb in b.weights.items():
+                r = ints(x, y)
+                weights[r] = weights.get(r, 0) + wa * wb
+            if cap is not None and len(weights) > cap:
+                raise TooComplex(too_many_outcomes(cap))
+        return Dist(weights, a.total * b.total).reduced()
+    return None
 
 
 def remembered(key: tuple, keep: tuple, compute):

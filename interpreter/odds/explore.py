@@ -14,6 +14,7 @@ from interpreter.odds.worlds import (
     Bound,
     Failure,
     Live,
+    Liveness,
     World,
     cuts_of,
     key_of,
@@ -36,7 +37,7 @@ def unread(statement, after: Live) -> bool:
     return name not in after.needs
 
 
-def live_before(node, after: Live) -> Live:
+def live_before(node, after: Live, names_read) -> Live:
     """What may be read before a statement, from what may be read after it: a name the
     statement gives a new value (`let x = ...`, `set x to ...` not reading x) is not read
     before it, whatever it held."""
@@ -52,12 +53,14 @@ def live_before(node, after: Live) -> Live:
 class Explorer(Passes):
     """Runs compiled statements over weighted worlds, branching where values are needed."""
 
-    def __init__(self, ctx: Context, roller, epsilon: Fraction):
+    def __init__(self, ctx: Context, roller, epsilon: Fraction, liveness: Liveness | None = None):
         self.ctx = ctx
         self.roller = roller
         self.prune = epsilon / 10**6
         self.lost = Mass()  # the probability left out: pruned, or cut short
-        self.liveness: dict = {}
+        liveness = liveness or Liveness()
+        self.liveness = liveness.blocks
+        self.names_read = liveness.names_read
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
 
@@ -102,6 +105,28 @@ class Explorer(Passes):
                 continue
             out.append((World(ctx.env, ctx.state, weight), result))
         return out
+
+    def each(self, worlds: list, run):
+        """(weight, outcome) of run(ctx) in each world: run once, directly, where it needs
+        no value that is not known yet (the usual end of an action: its result), else
+        explored as `explore` does."""
+        ctx, roller = self.ctx, self.roller
+        for world in worlds:
+            ctx.env = world.env  # read, not written: a call enters a frame of its own
+            ctx.state = world.state.copy()
+            ctx.depth = self.depth
+            ctx.calls = self.depth
+            roller.pins, roller.cursor = (), 0
+            roller.weight = world.weight
+            try:
+                result = run(ctx)
+            except Branch:
+                for after, outcome in self.explore(world, run):
+                    yield after.weight, outcome
+                continue
+            except STOPS as error:
+                result = stopped(error)
+            yield world.weight, result
 
     def branch(self, branch: Branch, weight: tuple, pins: tuple, world, stack, out) -> None:
         """A run that needs a value: one more run per value (or, for the value a `let`
@@ -227,17 +252,20 @@ class Explorer(Passes):
                 for value, weight in pairs:
                     if wanted is MISSING:
                         value = MISSING
-                    mass = values.get(value)
-                    if mass is None:
-                        values[value] = Mass(weight)
+                    found = values.get(value)
+                    if found is None:
+                        values[value] = weight  # a weight; a Mass once another one comes
+                    elif type(found) is Mass:
+                        found.add(weight)
                     else:
-                        mass.add(weight)
+                        values[value] = Mass(found)
+                        values[value].add(weight)
         out = []
         for prefix, (_env, state, values) in merged.items():
             kept = {k: v for k, v in zip(names, prefix[0]) if v is not MISSING}
-            for value, mass in values.items():
+            for value, weight in values.items():
                 env = kept if value is MISSING else {**kept, name: value}
-                out.append(World(env, state, mass.weight()))
+                out.append(World(env, state, weight.weight() if type(weight) is Mass else weight))
         return out, failed
 
     def if_(self, compiled, worlds: list, live_out: Live) -> tuple:
@@ -330,10 +358,10 @@ class Explorer(Passes):
             return after
         node = statement.node
         if not isinstance(node, n.If):
-            return live_before(node, after)
+            return live_before(node, after, self.names_read)
         live = self.block_before(statement.otherwise, after)
         for (_condition, body, _span), (condition, _body) in zip(statement.branches, node.branches):
-            live = live.union(self.block_before(body, after)).union(names_read(condition))
+            live = live.union(self.block_before(body, after)).union(self.names_read(condition))
         return live
 
     def block_before(self, statements: tuple, after: Live) -> Live:

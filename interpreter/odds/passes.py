@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, times
-from interpreter.odds.worlds import Failure, Live, World, names_read
+from interpreter.odds.worlds import Failure, Live, World
 from interpreter.runtime import MISSING, known
 from interpreter.values import Record
 
@@ -19,7 +19,7 @@ class Passes:
     def repeat(self, compiled, worlds: list, live_out: Live) -> tuple:
         """`repeat n times until c`: pass by pass, worlds merged after each statement, so
         that independent draws add up instead of multiplying the worlds."""
-        loop = live_out.union(names_read(compiled.node))  # what a later pass may read
+        loop = live_out.union(self.names_read(compiled.node))  # what a later pass may read
         failures: list = []
         by_times: dict = {}
         for world in worlds:
@@ -49,7 +49,7 @@ class Passes:
 
     def for_each(self, compiled, worlds: list, live_out: Live) -> tuple:
         """`for each x in list`: item by item, worlds merged as in `repeat`."""
-        loop = live_out.union(names_read(compiled.node))
+        loop = live_out.union(self.names_read(compiled.node))
         failures: list = []
         by_items: dict = {}
         for world in worlds:
@@ -111,7 +111,7 @@ class Passes:
         if action.result is not None:
             for field, expression in action.node.body[-1].fields:
                 if fields is None or field in fields:
-                    live = live.union(names_read(expression))
+                    live = live.union(self.names_read(expression))
         result = _result_of(action, fields)
         saved, self.lost = self.lost, Mass()
         self.depth += 1

@@ -10,8 +10,6 @@ else differs.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from interpreter.runtime import MISSING
 
 
@@ -39,47 +37,37 @@ class ReadMemory:
     def __init__(self):
         self.entries: dict = {}
 
-    def get(self, key, ctx, compute, negligible, keep=()):
-        """compute(negligible), or what it gave before for this key and a sheet that had
-        the same values in every field that computation read. `negligible`: how unlikely
-        an outcome may be and still be left out; an earlier result that left out only
-        less likely ones will do."""
+    def get(self, key, ctx, compute, cut: int, keep=()):
+        """compute(cut), or what it gave before for this key and a sheet that had the same
+        values in every field that computation read. `cut`: outcomes less likely than
+        2**-cut may be left out; an earlier result that left out only less likely ones
+        (a cut at least as deep) will do."""
         values = ctx.state.values
         if ctx.state.cast is not None:  # other characters' sheets: not watched, compared whole
             key = (key, ctx.state.snapshot()[1])
         found = self.entries.get(key)
         stale = None
         if found is not None:
-            for index, (read, threshold, result, _keep) in enumerate(found):
+            for index, (read, deep, result, _keep) in enumerate(found):
                 if all(_same(values.get(name, MISSING), seen) for name, seen in read):
-                    if threshold <= negligible:
+                    if deep >= cut:
                         return result
                     stale = index  # the same sheet, but it left out too much: again
-        negligible = coarser(negligible)
         state = ctx.state
         watched = state.copy()
         watched.values = WatchedValues(state.values)
         ctx.state = watched
         try:
-            result = compute(negligible)
+            result = compute(cut)
         finally:
             ctx.state = state
         read = tuple(watched.values.read.items())
-        entry = (read, negligible, result, keep)
+        entry = (read, cut, result, keep)
         if stale is not None:
             found[stale] = entry
         else:
             self.entries.setdefault(key, []).append(entry)
         return result
-
-
-def coarser(negligible: Fraction) -> Fraction:
-    """A power of 2**-16 at or below `negligible`: results computed for one world serve
-    the worlds up to that much more likely, instead of each computing its own."""
-    if negligible <= 0:
-        return Fraction(0)
-    bits = negligible.denominator.bit_length() - negligible.numerator.bit_length() + 1
-    return Fraction(1, 2 ** (16 * (bits // 16 + 1)))
 
 
 def _same(value, seen) -> bool:

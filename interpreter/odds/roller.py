@@ -149,8 +149,12 @@ class OddsRoller(PoolQuestions):
         # Each open-ended roll may leave out a hundredth of what the whole answer may,
         # so that an action with several such rolls still stays within `epsilon`.
         self.epsilon = epsilon / 100
-        # What the explorer leaves out as too unlikely to matter (interpreter.odds.explore).
+        # What the explorer leaves out as too unlikely to matter (interpreter.odds.explore),
+        # and a power of two at or below it: 2**-prune_bits.
         self.prune = epsilon / 10**6
+        self.prune_bits = (
+            self.prune.denominator.bit_length() - self.prune.numerator.bit_length() + 1
+        )
         # The `let` the explorer is running, what is read of it later and how deep in
         # calls it is: (name, Live, depth), so that a branch is over what is still read.
         self.binding = None
@@ -281,21 +285,23 @@ class OddsRoller(PoolQuestions):
             key, ctx, lambda cut: self._records(check, ctx, totals, cut), self.negligible(), totals
         )
 
-    def negligible(self) -> Fraction:
+    def negligible(self) -> int:
         """How unlikely an outcome may be, within the world being explored, and be left
-        out: the explorer would prune it in this world anyway."""
+        out (the explorer would prune it in this world anyway): below 2**-cut, the cut a
+        multiple of 16, so that what is computed for one world serves the worlds up to
+        2**16 times more likely."""
         n, d = self.weight
-        return self.prune * d / n
+        bits = self.prune_bits + n.bit_length() - d.bit_length() + 1
+        return 16 * (max(bits, 0) // 16 + 1)
 
-    def _records(self, check, ctx, totals: Dist, negligible: Fraction):
+    def _records(self, check, ctx, totals: Dist, negligible: int):
         saved = self.pins, self.cursor
         self.pins, self.cursor = (), 0  # nothing here may take a pinned value
         try:
             target = check.target(ctx) if check.target is not None else None
             if isinstance(target, Unknown):
                 return None
-            cut = negligible * totals.total
-            cut = cut.numerator // cut.denominator
+            cut = totals.total >> negligible
             weights: dict = {}
             for total, weight in totals.weights.items():
                 if weight > cut:
@@ -317,7 +323,7 @@ class OddsRoller(PoolQuestions):
             key, ctx, lambda cut: self._contest(opposed, ctx, cut), self.negligible()
         )
 
-    def _contest(self, opposed, ctx, negligible: Fraction):
+    def _contest(self, opposed, ctx, negligible: int):
         saved = self.pins, self.cursor
         self.pins, self.cursor = (), 0  # nothing here may take a pinned value
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import attrs
 
 from dsl import nodes as n
@@ -107,6 +109,35 @@ class Live:
 
     def __hash__(self) -> int:
         return hash(self._key)
+
+
+class Liveness:
+    """What the explorer works out about a rulebook's statements that is the same in every
+    computation: what each node reads, what each block still reads after each statement.
+    One per compiled rulebook (liveness_of), so that a computation does not walk the rules
+    again."""
+
+    def __init__(self):
+        self.reads: dict = {}  # id(node) → (node, Live)
+        self.blocks: dict = {}  # (id(statements), Live after) → [Live after each]
+
+    @classmethod
+    def of(cls, owner) -> Liveness:
+        """The Liveness kept for `owner` (a compiler) while it lives."""
+        found = _KEPT.get(owner)
+        if found is None:
+            found = _KEPT[owner] = cls()
+        return found
+
+    def names_read(self, node) -> Live:
+        found = self.reads.get(id(node))
+        if found is None:
+            found = self.reads[id(node)] = (node, names_read(node))
+        return found[1]
+
+
+#: each compiled rulebook's Liveness, kept while the compiler lives
+_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def names_read(node) -> Live:
