@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dsl.messages import tr
+from interpreter.journal.rerun import changed_path
 from interpreter.values import show
 
 #: widest result summary on a log line, in characters
@@ -33,12 +34,37 @@ def result_text(result, width: int | None = RESULT_WIDTH, language: str | None =
 
 
 def changes_text(changes, separator: str = ", ", language: str | None = None) -> str:
+    """`Vida 5 → 3, objetivo.Vida 7 → 1`: another character's values by its role."""
     if not changes:
         return tr("no changes").render(language)
     return separator.join(
-        f"{c['path']} {show_json(c['before'], language)} → {show_json(c['after'], language)}"
+        f"{changed_path(c)} {show_json(c['before'], language)} → {show_json(c['after'], language)}"
         for c in changes
     )
+
+
+def choices_text(choices, separator: str = ", ", language: str | None = None) -> str:
+    """`invocar=sí, defensa=esquivar (by objetivo, asked)`: each choice, who and how."""
+    out = []
+    for c in choices:
+        notes = []
+        if c.get("chooser") not in (None, "self"):
+            notes.append(tr("by {chooser}", chooser=c["chooser"]).render(language))
+        if c.get("how") in HOW:
+            notes.append(HOW[c["how"]].render(language))
+        note = f" ({', '.join(notes)})" if notes else ""
+        out.append(f"{c['name']}={show_json(c['value'], language)}{note}")
+    return separator.join(out) or tr("none").render(language)
+
+
+#: how a choice was made, as `show` says it
+HOW = {
+    "given": tr("answered in advance"),
+    "asked": tr("chosen at the table"),
+    "only": tr("the only option open"),
+    "recorded": tr("as recorded"),
+    "policy": tr("a policy"),
+}
 
 
 def show_json(value, language: str | None = None) -> str:

@@ -9,7 +9,7 @@ from interpreter.cli import history, options
 from interpreter.cli.log import stored_name
 from interpreter.cli.render import progress_bar
 from interpreter.journal import replay
-from interpreter.journal.replay import DICE, DIFFERENT, FAILED, SAME, summary
+from interpreter.journal.replay import CHOICES, DICE, DIFFERENT, FAILED, SAME, summary
 from interpreter.json_data import dumps, replay_data
 
 
@@ -18,10 +18,11 @@ def add_parser(commands) -> None:
         "replay",
         help=tr("re-run the journaled runs against another rulebook or a house rule"),
         description=tr(
-            "Re-run recorded runs with their recorded dice against OTHER "
-            "(an edited rulebook, a house rule) and report, run by run, "
-            "what would have come out differently and where the recorded "
-            "dice do not fit the new rules."
+            "Re-run recorded runs with their recorded dice and choices "
+            "against OTHER (an edited rulebook, a house rule) and report, "
+            "run by run, what would have come out differently (for every "
+            "character of the run) and where the recorded dice or choices "
+            "do not fit the new rules."
         ),
     )
     p.add_argument("--against", metavar="OTHER", required=True, help=tr("a .rules file or name"))
@@ -72,12 +73,14 @@ def cmd_replay(args) -> int:
         tr(
             (
                 "{len} runs: {value} the same, {value2} different, {value3} where "
-                "the recorded dice do not fit, {value4} that fail"
+                "the recorded dice do not fit, {value5} where the recorded choices "
+                "do not fit, {value4} that fail"
             ),
             len=len(report),
             value=counts[SAME],
             value2=counts[DIFFERENT],
             value3=counts[DICE],
+            value5=counts[CHOICES],
             value4=counts[FAILED],
         ).render(language)
     )
@@ -106,6 +109,7 @@ STATUSES = {
     SAME: tr("the same"),
     DIFFERENT: tr("different"),
     DICE: tr("dice do not fit"),
+    CHOICES: tr("choices do not fit"),
     FAILED: tr("fails"),
 }
 
@@ -117,6 +121,8 @@ def _line(run, language: str | None) -> str:
         return f"{head}  {status}: {translate(run.error, language)}"
     if run.status == DICE and run.result is None:
         return f"{head}  {status}: {translate(run.dice, language)}"
+    if run.status == CHOICES and run.result is None:
+        return f"{head}  {status}: {translate(run.choices_note, language)}"
     parts = []
     recorded = run.recorded_result if isinstance(run.recorded_result, dict) else {}
     new = run.result if isinstance(run.result, dict) else {}
@@ -135,4 +141,7 @@ def _line(run, language: str | None) -> str:
         )
     if run.dice:
         parts.append(tr("dice: {dice}", dice=translate(run.dice, language)).render(language))
+    if run.choices_note:
+        note = translate(run.choices_note, language)
+        parts.append(tr("choices: {choices}", choices=note).render(language))
     return f"{head}  {status}: " + "; ".join(parts or [STATUSES[SAME].render(language)])

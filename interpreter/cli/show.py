@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dsl.errors import RulebookError
-from dsl.messages import tr
+from dsl.messages import tr, translate
 from interpreter.cli import history, options
 from interpreter.engine import Engine
-from interpreter.journal.rerun import inputs_of, run_again
+from interpreter.journal.rerun import inputs_of, mismatches, run_again
 from interpreter.json_data import dumps, journal_entry_data
 from interpreter.trace import render_text
-from interpreter.values import to_json
 
 
 def add_parser(commands) -> None:
@@ -33,13 +32,15 @@ def cmd_show(args) -> int:
     language = options.language(args)
     with options.open_journal(args) as journal:
         entry = journal.entry(args.number)
-        trace, again, problem = None, None, None
+        trace, problem, differs = None, None, []
         if entry.kind == "run":
             try:
                 inputs = inputs_of(journal, entry)
                 engine = Engine.of(inputs.rulebook)
-                again, _ = run_again(engine, inputs)
-                trace = again.trace
+                again = run_again(engine, inputs)
+                trace = again.outcome.trace
+                record = {"result": entry.result, "changes": entry.changes}
+                differs = mismatches({**record, "choices": entry.choices}, again, engine)
             except RulebookError as error:
                 problem = error.message
         row = journal.rulebook_row(entry.rulebook) if entry.rulebook else None
@@ -86,6 +87,12 @@ def cmd_show(args) -> int:
         ).render(language)
     )
     print(tr("dice: {dice_text}", dice_text=history.dice_text(entry, language)).render(language))
+    if entry.choices:
+        print(
+            tr(
+                "choices: {choices}", choices=history.choices_text(entry.choices, language=language)
+            ).render(language)
+        )
     if entry.state == "pending":
         print(
             tr(
@@ -94,11 +101,12 @@ def cmd_show(args) -> int:
         )
     if trace is not None:
         print(render_text(trace, language))
-        if to_json(again.result) != entry.result:
+        if differs:
             print(
-                tr("note: run again, the record gives another result than the one recorded").render(
-                    language
-                )
+                tr(
+                    "note: run again, the record does not give what was recorded ({problems})",
+                    problems="; ".join(translate(d, language) for d in differs),
+                ).render(language)
             )
     else:
         print(tr("trace: not available ({problem})", problem=problem).render(language))
