@@ -13,6 +13,7 @@ from dsl.messages import tr
 from interpreter.errors import SheetChanged
 from interpreter.journal import JOURNAL_NAME, Journal, NoJournal, holding, save_run, undo
 from interpreter.journal import undone_by as undone_by_of
+from interpreter.json_data import log_data
 
 
 def save(library, engine, character: str, action: str, params: dict, dice, expect):
@@ -50,7 +51,7 @@ def history(library, character: str, limit: int = 50) -> list[dict]:
         stored = journal.stored_path(path)
         by = undone_by_of(journal.entries())
         entries = journal.entries(sheet=stored, newest_first=True, limit=limit)
-        return [entry.to_json(by.get(entry.id)) for entry in entries]
+        return log_data(entries, by)["entries"]  # as `rulebook log --json` gives them
 
 
 def undo_entry(library, number: int) -> dict:
