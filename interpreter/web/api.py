@@ -15,17 +15,26 @@ from starlette.responses import JSONResponse, StreamingResponse
 
 from dsl.errors import RulebookError, RulebookInvalid
 from dsl.messages import language_for, tr
+from interpreter.choices import Chooser
 from interpreter.dice import ForcedDice, SeededDice
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError, SheetError
-from interpreter.json_data import comparison_data, describe_data, odds_data, run_data
+from interpreter.json_data import (
+    Writer,
+    comparison_data,
+    describe_data,
+    odds_data,
+    run_data,
+    step_data,
+)
 from interpreter.odds import BUDGET, TRIALS, expression_odds
 from interpreter.values import to_json
 from interpreter.web import saving
 from interpreter.web.body import faces, field, json_body, unknown_fields
 from interpreter.web.errors import RequestError, diagnostic_json
 from interpreter.web.library import Library
-from interpreter.web.replay import DieNeeded, TypedSoFar
+from interpreter.web.replay import ChoiceNeeded, DieNeeded, TypedAnswers, TypedSoFar
+from interpreter.web.saving import Subject
 
 #: the most exact work and trials a client may ask of one odds computation
 MAX_BUDGET = 10 * BUDGET
@@ -33,8 +42,8 @@ MAX_TRIALS = 10 * TRIALS
 #: characters of rulebook text a request may carry (the largest shipped one is 50 000)
 MAX_TEXT = 256_000
 
-_RUN_FIELDS = {"rulebook", "text", "action", "character", "sheet", "params"}
-_RUN_FIELDS |= {"seed", "dice", "ask", "save", "expect", "lang"}
+_RUN_FIELDS = {"rulebook", "text", "action", "character", "sheet", "params", "targets"}
+_RUN_FIELDS |= {"seed", "dice", "ask", "choices", "answers", "save", "expect", "lang"}
 _ODDS_FIELDS = {"expression", "rulebook", "text", "action", "character", "sheet", "params"}
 _ODDS_FIELDS |= {"field", "compare", "budget", "trials", "seed", "progress", "lang"}
 
@@ -153,20 +162,72 @@ class Api:
         if save and character is None:
             raise RequestError(tr("saving needs a character: the sheet to write back"))
         dice = self._dice(body)
-        engine = Engine.of(self._book(body))
+        engine = self.workers.bounded(Engine.of(self._book(body)))
+        language = self._language(body, engine.rulebook)
+        answered = self._answered(body)
+        chooser = Chooser(field(body, "choices", dict, default={}), answered)
         expect = field(body, "expect", dict)
         try:
             if save:
                 outcome, saved = saving.save(
-                    self.library, engine, character, action, params, dice, expect
+                    self.library,
+                    engine,
+                    Subject(character, action, params, self._target_names(body)),
+                    dice,
+                    chooser,
+                    expect,
+                    answered,
                 )
             else:
-                outcome, saved = engine.run(action, self._sheet(body, engine), params, dice), None
-        except DieNeeded as need:
-            return need.to_json()
-        out = run_data(outcome, self._language(body, engine.rulebook))
+                sheet = self._sheet(body, engine)
+                targets = self._targets(body, engine)
+                outcome = engine.run(action, sheet, params, dice, targets=targets, choices=chooser)
+                if answered is not None:
+                    answered.finish()
+                saved = None
+        except (DieNeeded, ChoiceNeeded) as need:
+            return _needed(need, language)
+        out = run_data(outcome, language)
         if saved is not None:
             out["saved"] = saved
+        return out
+
+    def _answered(self, body: dict) -> TypedAnswers | None:
+        """The answers given so far to the choices asked in the page (`answers`: a choice
+        not answered yet stops the run and is asked for), or None (a choice of several
+        options not answered in advance is an error, as with the Python API)."""
+        answers = field(body, "answers", list)
+        return TypedAnswers(answers) if answers is not None else None
+
+    def _target_names(self, body: dict) -> dict:
+        """The other characters of a run by the parameter they are: role → character name."""
+        targets = field(body, "targets", dict, default={})
+        for role, name in targets.items():
+            if not isinstance(name, str):
+                raise RequestError(
+                    tr(
+                        "targets: {role} is a character's name (GET /api/characters) when "
+                        "the run is saved",
+                        role=role,
+                    )
+                )
+        return targets
+
+    def _targets(self, body: dict, engine) -> dict:
+        """role → Sheet: a character of the folder by name, or a sheet given as data."""
+        out = {}
+        for role, given in field(body, "targets", dict, default={}).items():
+            if isinstance(given, str):
+                out[role] = engine.load_sheet(self.library.character_path(given))
+            elif isinstance(given, dict):
+                out[role] = engine.sheet(given)
+            else:
+                raise RequestError(
+                    tr(
+                        "targets: {role} is a character's name or a sheet (an object)",
+                        role=role,
+                    )
+                )
         return out
 
     def _dice(self, body: dict):
@@ -340,6 +401,17 @@ def _text(body: dict, name: str, required: bool = False) -> str | None:
             status=413,
         )
     return text
+
+
+def _needed(need: DieNeeded | ChoiceNeeded, language: str) -> dict:
+    """A run stopped for a die or a choice: what it needs, and its trace so far (what was
+    rolled before the choice), in the run's language."""
+    writer = Writer(language)
+    out = need.to_json(language) if isinstance(need, ChoiceNeeded) else need.to_json()
+    out["language"] = language
+    steps = need.trace or []
+    out["trace"] = [step_data(s, writer, f"/trace/{i}") for i, s in enumerate(steps)]
+    return writer.finish(out)
 
 
 def _bounded(body: dict, name: str, default: int, most: int) -> int:
