@@ -28,6 +28,7 @@ from interpreter.json_data import (
     step_data,
 )
 from interpreter.odds import BUDGET, TRIALS, expression_odds
+from interpreter.sheet import Sheet
 from interpreter.values import to_json
 from interpreter.web import saving
 from interpreter.web.body import faces, field, json_body, unknown_fields
@@ -35,6 +36,7 @@ from interpreter.web.errors import RequestError, diagnostic_json
 from interpreter.web.library import Library
 from interpreter.web.replay import ChoiceNeeded, DieNeeded, TypedAnswers, TypedSoFar
 from interpreter.web.saving import Subject
+from interpreter.web.words import page_words
 
 #: the most exact work and trials a client may ask of one odds computation
 MAX_BUDGET = 10 * BUDGET
@@ -46,14 +48,17 @@ _RUN_FIELDS = {"rulebook", "text", "action", "character", "sheet", "params", "ta
 _RUN_FIELDS |= {"seed", "dice", "ask", "choices", "answers", "save", "expect", "lang"}
 _ODDS_FIELDS = {"expression", "rulebook", "text", "action", "character", "sheet", "params"}
 _ODDS_FIELDS |= {"field", "compare", "budget", "trials", "seed", "progress", "lang"}
+_ODDS_FIELDS |= {"targets", "choices", "best"}
+_EXPRESSION_FIELDS = {"expression", "budget", "trials", "seed", "progress", "lang"}
 
 
 class Api:
     """The handlers, over one Library (the folder) and one set of worker threads."""
 
-    def __init__(self, library: Library, workers):
+    def __init__(self, library: Library, workers, language: str | None = None):
         self.library = library
         self.workers = workers
+        self.page_language = language  # `serve --lang`: before each rulebook's own
 
     # ─── rulebooks and characters ───────────────────────────────────────────
 
@@ -266,7 +271,7 @@ class Api:
         }
         expression = field(body, "expression", str)
         if expression is not None:
-            extra = set(body) & {"rulebook", "text", "action", "character", "sheet", "compare"}
+            extra = set(body) & (_ODDS_FIELDS - _EXPRESSION_FIELDS)
             if extra:
                 raise RequestError(
                     tr("an expression's odds take no {fields}", fields=", ".join(sorted(extra))),
@@ -285,8 +290,14 @@ class Api:
         book = self._book(body)
         engine = Engine.of(book)
         sheet = self._sheet(body, engine)
+        params = {**params, **self._targets(body, engine)}  # the other characters' sheets
         if action not in book.checks and action not in book.rolls:
             engine.prepare(action, sheet, params)  # an unknown action or parameter: a 400 now
+        # The action's choices: answered in advance, the others the best for a goal.
+        options["choices"] = field(body, "choices", dict)
+        best = field(body, "best", str)
+        if best is not None:
+            options["best"] = best
         other = None
         if compare is not None:
             unknown_fields(compare, {"rulebook", "text", "params"})
@@ -314,6 +325,11 @@ class Api:
         other_engine = Engine.of(other)
         try:
             other_sheet = other_engine.sheet(sheet.to_data(), sheet.path)
+            # the other characters' sheets, read by the other rulebook too
+            params = {
+                k: other_engine.sheet(v.to_data(), v.path) if isinstance(v, Sheet) else v
+                for k, v in params.items()
+            }
         except RulebookError as error:
             raise ParameterError(
                 tr(
@@ -350,6 +366,17 @@ class Api:
 
     async def language(self, request):
         return JSONResponse({"keywords": KEYWORDS, "comment": "#"})
+
+    async def words(self, request):
+        """The page's words in its language: `?lang=`, else `serve --lang`, else the
+        rulebook's (`?rulebook=`), else English."""
+        query = request.query_params
+        reference = query.get("rulebook")
+        book = await self.workers.run(self.library.rulebook, reference) if reference else None
+        language = language_for(
+            query.get("lang"), self.page_language, book.language if book is not None else None
+        )
+        return JSONResponse({"language": language, "words": page_words(language)})
 
     # ─── shared ─────────────────────────────────────────────────────────────
 

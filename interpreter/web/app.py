@@ -44,7 +44,7 @@ def create_app(
     """
     library = Library(folder)
     workers = Workers(odds_seconds, run_seconds)
-    api = Api(library, workers)
+    api = Api(library, workers, language)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -67,6 +67,7 @@ def create_app(
         Route("/api/odds", api.odds, methods=["POST"]),
         Route("/api/check", api.check, methods=["POST"]),
         Route("/api/language", api.language),
+        Route("/api/words", api.words),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(
