@@ -7,13 +7,18 @@ import { el, show, t } from "./dom.js";
 
 const isCharacter = (param) => param.type.kind === "named" && param.type.name === "character";
 
-// The entries of the sheet's catalog a parameter takes one of (`choices_from`).
+// The entries of the sheet's catalog a parameter takes one of (`choices_from`), or, for
+// a skill of an open list (no fixed choices), the skills the sheet has (and the default).
 function catalogEntries(param, sheet) {
-  if (!param.choices_from || !sheet) return null;
-  const entries = sheet[param.choices_from];
-  if (Array.isArray(entries)) return entries.map(String);
-  if (entries && typeof entries === "object") return Object.keys(entries);
-  return null;
+  const from = param.choices_from || (param.type.name === "skill" ? "skills" : null);
+  if (!from || !sheet) return null;
+  const entries = sheet[from];
+  let names = null;
+  if (Array.isArray(entries)) names = entries.map(String);
+  else if (entries && typeof entries === "object") names = Object.keys(entries);
+  if (names && param.choices_from === null && typeof param.default === "string" &&
+      !names.includes(param.default)) names.unshift(param.default);
+  return names && names.length ? names : null;
 }
 
 const typeName = (param) => param.type.name || param.type.kind;
@@ -27,7 +32,8 @@ export function buildForm(container, params, sheet, characters = []) {
     const id = `param-${param.name}`;
     const initial = param.default === null ? undefined : param.default;
     const isList = param.type.kind === "list";
-    const choices = Array.isArray(param.choices) ? param.choices : catalogEntries(param, sheet);
+    const fixed = Array.isArray(param.choices) && param.choices.length ? param.choices : null;
+    const choices = fixed || catalogEntries(param, sheet);
     const shownDefault = param.default_expression ?? show(initial);
     let input;
     if (isCharacter(param)) {
