@@ -1,10 +1,10 @@
-"""The page's own words (its labels, buttons and what its scripts write), for the
-catalogue: the page shows them in the rulebook's language (GET /api/words).
+"""The page's own words, for the catalogue: shown in the rulebook's language (/api/words).
 
-The page is written in English (static/index.html marks its texts `data-tr`, the scripts
-write `t("...")` and `tn("...", "...", n)`); each of those texts is here, as a `tr`, so
-that `python -m dsl.catalogue` puts it in dsl/locale/*.po and the catalogue test keeps it
-translated. tests/test_web_words.py checks that the page uses no text missing here.
+Its labels, its buttons and what its scripts write: the page is written in English
+(static/index.html marks its texts `data-tr`, the scripts write `t("...")` and
+`tn("...", "...", n)`); each of those texts is here, as a `tr`, so that
+`python -m dsl.catalogue` puts it in dsl/locale/*.po and the catalogue test keeps it
+translated. tests/test_web_choices.py checks that the page uses no text missing here.
 """
 
 from __future__ import annotations
