@@ -179,7 +179,8 @@ def _raw_texts(path: Path) -> list[str]:
         if name.endswith(_ERRORS) and name[:1].isupper():
             texts = node.args[:1] + node.args[2:3]
             texts += [k.value for k in node.keywords if k.arg in ("message", "hint")]
-        elif name in ("error", "warning") and isinstance(func, ast.Attribute):  # the checker
+        elif name in ("error", "warning", "_error") and isinstance(func, ast.Attribute):
+            # the checker's diagnostics, the builder's syntax errors
             texts = node.args[:1] + node.args[2:3]
         elif name in ("step", "at") or name == "Step":
             texts = node.args[1:2]
@@ -214,11 +215,12 @@ def test_the_raw_text_finder_finds_raw_texts(tmp_path):
             "    raise SheetError(f'{x} is bad', None, 'use ' + x)\n"
             "    raise SheetError(tr('{x} is bad', x=x))\n"
             "    ctx.step('note', f'set {x}', None)\n"
+            "    raise self._error(f'the field `{x}` is given twice', x)\n"
             "    print('result:')\n"
             "    raise ParameterError(message)\n",
             encoding="utf-8",
         )
-        assert [w.rsplit(":", 1)[1] for w in _raw_texts(sample)] == ["2", "2", "4", "5"]
+        assert [w.rsplit(":", 1)[1] for w in _raw_texts(sample)] == ["2", "2", "4", "5", "6"]
     finally:
         sample.unlink()
 
