@@ -40,7 +40,7 @@ def add_parser(commands) -> None:
         "--all", action="store_true", help=tr("list the runs that came out the same too")
     )
     p.add_argument("--json", action="store_true", help=tr("print JSON"))
-    options.journal_option(p, "journal.sqlite in the current folder")
+    options.journal_option(p, here=True)
 
 
 def cmd_replay(args) -> int:

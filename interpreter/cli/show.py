@@ -27,7 +27,7 @@ def add_parser(commands) -> None:
         "number", type=int, metavar="N", help=tr("the run's number (see `rulebook log`)")
     )
     p.add_argument("--json", action="store_true", help=tr("print JSON"))
-    options.journal_option(p, "journal.sqlite in the current folder")
+    options.journal_option(p, here=True)
 
 
 def cmd_show(args) -> int:
