@@ -222,7 +222,9 @@ def test_edit_a_rule_and_see_diagnostics_and_the_odds_it_gives(page, server):
     expect(underline).to_have_text("Voluntat")
     expect(page.locator("#editor-status")).to_have_text(re.compile("^1 error"))
     underline.hover()
-    expect(page.locator(".cm-tooltip-lint")).to_contain_text("did you mean Voluntad?")
+    expect(page.locator(".cm-tooltip-lint")).to_contain_text(
+        "¿querías decir Voluntad?"
+    )  # in the rulebook's language
     # The edit's effect on an action's odds: the house rule's text in the editor.
     house = (ROOT / "rulebooks/brujeria_miedo_duro.rules").read_text(encoding="utf-8")
     editor.click()

@@ -270,3 +270,22 @@ def test_the_engine_bounds_a_runs_time_only_when_asked():
         bounded.run("slow", bounded.sheet({}), {}, SeededDice(1))
     with pytest.raises(ValueError):
         Limits(run_seconds=0)
+
+
+def test_the_editors_diagnostics_speak_the_rulebooks_language(client):
+    text = (ROOT / "rulebooks/brujeria.rules").read_text(encoding="utf-8")
+    broken = text + "\naction roto() {\n  let x = Voluntat\n}\n"
+    (finding,) = [
+        d
+        for d in client.post("/api/check", json={"text": broken}).json()["diagnostics"]
+        if d["severity"] == "error"
+    ]
+    assert finding["hint"] == "¿querías decir Voluntad?"
+    english = broken.replace('language "es"', 'language "en"', 1)
+    assert 'language "es"' in text
+    (finding,) = [
+        d
+        for d in client.post("/api/check", json={"text": english}).json()["diagnostics"]
+        if d["severity"] == "error"
+    ]
+    assert finding["hint"] == "did you mean Voluntad?"
