@@ -289,3 +289,22 @@ def test_the_editors_diagnostics_speak_the_rulebooks_language(client):
         if d["severity"] == "error"
     ]
     assert finding["hint"] == "did you mean Voluntad?"
+
+
+def test_a_skill_of_an_open_list_is_any_name_in_describe(client):
+    # Fate's skills are an open list: describe offers no (empty) enum that would refuse
+    # every skill; the page offers the character's own skills instead.
+    attack = next(
+        a for a in client.get("/api/rulebooks/fate").json()["actions"] if a["name"] == "attack"
+    )
+    skill = next(p for p in attack["params"] if p["name"] == "skill")
+    assert skill["choices"] is None and "enum" not in skill["schema"]
+    assert attack["choices"] == [
+        {
+            "name": "invoke",
+            "label": "Invoke an aspect for +2 (a fate point)?",
+            "options": ["no", "yes"],
+            "by": None,
+            "line": 59,
+        }
+    ]
