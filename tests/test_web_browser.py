@@ -24,6 +24,10 @@ from playwright.sync_api import expect, sync_playwright
 
 from interpreter.web import create_app
 
+# Every wait is on a condition; its bound is generous, for a loaded machine (the first
+# page loads every shipped rulebook): Playwright's own 5 s would fail a slow CI, not a bug.
+expect.set_options(timeout=60_000)
+
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "examples/games"
 CHROMIUM = os.environ.get("RULEBOOK_CHROMIUM", "/usr/bin/chromium")
