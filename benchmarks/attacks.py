@@ -25,7 +25,7 @@ from pathlib import Path
 TIMEOUT = 40
 MEMORY = 3 * 1024**3
 
-SHEET_BOOK = """
+SHEET = """
 sheet {
   attribute Fuerza in 1..10
   skill Pelea in 0..10
@@ -33,14 +33,20 @@ sheet {
   list Dones
   catalog Hechizos { grado: int }
 }
+"""
+SHEET_BOOK = (
+    SHEET
+    + """
 action subir(n: number = 1) { set Fuerza to 5  result { v: n } }
-action darlo() { add 5 to Dones  result { ok: yes } }
-action fraccion() { add 1/3 to Dones  result { ok: yes } }
 action entrada() { add "x" to Hechizos { grado: 1/3 }  result { ok: yes } }
 action go(atr: attribute = "Fuerza") { set atr to 3  result { v: atr + 1 } }
 check c(a: attribute) { roll d10 + a >= 5  nivel = Pelea }
 action lee() { result { v: c(Fuerza).nivel + 1 } }
 """
+)
+# refused by the checker now (a list of texts), so each in a rulebook of its own
+ADD_NUMBER = SHEET + "action darlo() { add 5 to Dones  result { ok: yes } }\n"
+ADD_FRACTION = SHEET + "action fraccion() { add 1/3 to Dones  result { ok: yes } }\n"
 
 GOOD_SHEET = "Fuerza: 5\nPelea: 2\n"
 
@@ -138,12 +144,12 @@ ATTACKS = [
     (
         "5 add 5 to Dones",
         ["run", "{d}/s.rules", "darlo", "--char", "{d}/ok.yaml", "--save"],
-        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+        {"s.rules": ADD_NUMBER, "ok.yaml": GOOD_SHEET},
     ),
     (
         "5 add fraction to list",
         ["run", "{d}/s.rules", "fraccion", "--char", "{d}/ok.yaml", "--save"],
-        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+        {"s.rules": ADD_FRACTION, "ok.yaml": GOOD_SHEET},
     ),
     (
         "5 fraction in catalog",
