@@ -33,6 +33,7 @@ SHEET = "Fuerza: 3\n"
 #: Linux capabilities (linux/capability.h): what lets root write and read past permissions
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2
 CAPABILITY_VERSION_3 = 0x20080522
+PR_CAPBSET_DROP = 24
 
 
 @pytest.fixture
@@ -48,8 +49,12 @@ def place(tmp_path):
 
 def without_root_override() -> None:
     """Give up CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (root stays root, and owns what it
-    owns): a folder's permissions then bind this process as they bind anyone."""
+    owns): a folder's permissions then bind this process, and what it executes, as they
+    bind anyone."""
     libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):  # not given back by exec
+        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
     header = (ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable; twice (caps 0-63)
     if libc.capget(header, data) != 0:
