@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import attrs
 
 #: the most digits Python turns into text (`sys.get_int_max_str_digits`'s default): a
@@ -39,6 +41,8 @@ class Limits:
     list_length: int = 10_000
     #: seconds of computing `rulebook odds` (Engine.odds) may take, exact work and sampling
     odds_seconds: float = 5.0
+    #: seconds one run may take (a server's bound on an untrusted rulebook; inf: none)
+    run_seconds: float = math.inf
     #: outcomes one distribution of the odds engine may hold (its memory bound)
     odds_outcomes: int = 100_000
     #: bytes of big-integer arithmetic one step of the odds engine may hold at once
@@ -52,8 +56,8 @@ class Limits:
         for field in attrs.fields(type(self)):
             if field.init and getattr(self, field.name) < 0:
                 raise ValueError(f"Limits.{field.name} cannot be negative")
-        if not self.odds_seconds > 0:  # NaN too: a deadline never reached
-            raise ValueError("Limits.odds_seconds must be positive")
+        if not (self.odds_seconds > 0 and self.run_seconds > 0):  # NaN too: never reached
+            raise ValueError("Limits.odds_seconds and Limits.run_seconds must be positive")
         for name in ("number_digits", "denominator_digits"):
             if getattr(self, name) > PRINTABLE_DIGITS:
                 raise ValueError(f"Limits.{name} cannot be more than {PRINTABLE_DIGITS}")
