@@ -120,10 +120,11 @@ def test_limits_refuse_numbers_too_long_to_print(name):
     assert len(str(widest.result["v"])) == 3909 and widest.result["v"] == 3**8192
 
 
+@pytest.mark.parametrize("name", ["odds_seconds", "run_seconds"])
 @pytest.mark.parametrize("seconds", [0, -1, float("nan")])
-def test_limits_refuse_an_odds_time_that_never_ends_or_never_starts(seconds):
-    with pytest.raises(ValueError, match="odds_seconds"):
-        Limits(odds_seconds=seconds)
+def test_limits_refuse_a_time_that_never_ends_or_never_starts(name, seconds):
+    with pytest.raises(ValueError, match=name):
+        Limits(**{name: seconds})
 
 
 # ─── 2. the odds engine honours the dice limits and has its own bounds ──────
