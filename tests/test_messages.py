@@ -165,6 +165,10 @@ def _is_raw_text(node) -> bool:
     return False
 
 
+#: the calls given what a value is (`the number of dice`), by the position of that text
+WHAT_IT_IS = {"want": 3, "as_number": 2, "as_whole": 3}
+
+
 def _raw_texts(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
@@ -179,8 +183,11 @@ def _raw_texts(path: Path) -> list[str]:
         if name.endswith(_ERRORS) and name[:1].isupper():
             texts = node.args[:1] + node.args[2:3]
             texts += [k.value for k in node.keywords if k.arg in ("message", "hint")]
-        elif name in ("error", "warning") and isinstance(func, ast.Attribute):  # the checker
+        elif name in ("error", "warning", "_error") and isinstance(func, ast.Attribute):
+            # the checker's diagnostics, the builder's syntax errors
             texts = node.args[:1] + node.args[2:3]
+        elif name in WHAT_IT_IS:  # a value's description, said when it is refused
+            texts = node.args[WHAT_IT_IS[name] : WHAT_IT_IS[name] + 1]
         elif name in ("step", "at") or name == "Step":
             texts = node.args[1:2]
         elif name == "print" or (name == "write" and "cli" in path.parts):
@@ -214,11 +221,13 @@ def test_the_raw_text_finder_finds_raw_texts(tmp_path):
             "    raise SheetError(f'{x} is bad', None, 'use ' + x)\n"
             "    raise SheetError(tr('{x} is bad', x=x))\n"
             "    ctx.step('note', f'set {x}', None)\n"
+            "    raise self._error(f'the field `{x}` is given twice', x)\n"
+            "    n = as_whole(ctx, x, None, 'the number of dice')\n"
             "    print('result:')\n"
             "    raise ParameterError(message)\n",
             encoding="utf-8",
         )
-        assert [w.rsplit(":", 1)[1] for w in _raw_texts(sample)] == ["2", "2", "4", "5"]
+        assert [w.rsplit(":", 1)[1] for w in _raw_texts(sample)] == ["2", "2", "4", "5", "6", "7"]
     finally:
         sample.unlink()
 
@@ -232,3 +241,66 @@ def test_the_help_of_a_command_speaks_the_language_asked_for(capsys):
     with pytest.raises(SystemExit):
         main(["run", "--help"])
     assert "an action, a check or a named roll" in capsys.readouterr().out
+
+
+def _words_in_place(path: Path) -> list[str]:
+    """Every text with words in a module of the command line that is not in the
+    catalogue: literals and f-strings outside tr()/tr_n(), docstrings and metavars."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            skip.add(id(body[0].value))  # a docstring
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            marked = node.args[: 2 if name == "tr_n" else 1] if name in ("tr", "tr_n") else []
+            marked += [k.value for k in node.keywords if k.arg in ("metavar", "dest")]
+            skip |= {id(n) for text in marked for n in ast.walk(text)}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.JoinedStr):  # a word glued to values is a text
+            text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+            skip |= {id(n) for n in ast.walk(node)}
+            words = r"[A-Za-z]{2,}"
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value  # one word alone may be a key; two are a text
+            words = r"[A-Za-z]{2,}[,;:.!?]?\s+[A-Za-z]"
+        else:
+            continue
+        lines = [line for line in text.splitlines() if not _COMMAND.match(line)]
+        if any(re.search(words, line) for line in lines):
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {text[:40]!r}")
+    return found
+
+
+#: a line that is a command to type (the examples), or an address
+_COMMAND = re.compile(r"\s*(rulebook |https?://)")
+
+
+def test_the_command_line_says_nothing_in_english_outside_the_catalogue():
+    found = []
+    for path in sorted((ROOT / "interpreter" / "cli").glob("*.py")):
+        found += _words_in_place(path)
+    assert found == [], "write texts for people with dsl.messages.tr (docs/messages.md)"
+
+
+def test_the_words_in_place_finder_finds_them(tmp_path):
+    # A test of the test: an f-string, a literal and a text joined later are found; a
+    # message, a docstring, a metavar and an example command are not.
+    sample = ROOT / "interpreter" / "cli" / "_sample_for_test.py"
+    try:
+        sample.write_text(
+            '"""A docstring."""\n'
+            "def f(p, x):\n"
+            "    head = f'{x}  fails: {x}'\n"
+            "    MARKS = {'problem': 'no changes'}\n"
+            "    p.add_argument('--x', metavar='NAME=VALUE | RULEBOOK', help=tr('the x'))\n"
+            "    return tr('one {x}', x=x), '  rulebook roll 2d6', 'x'\n",
+            encoding="utf-8",
+        )
+        assert [w.split(":")[1] for w in _words_in_place(sample)] == ["3", "4"]
+    finally:
+        sample.unlink()
