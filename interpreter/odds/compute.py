@@ -74,11 +74,12 @@ def _exact_expression(text, value, epsilon, budget, limits, deadline) -> Odds:
             parts.append((fraction(world.weight), dist))
     finally:
         LIFTS.reset(token)
-    dist = mixture(parts)
-    probabilities = {o: Fraction(w, dist.total) for o, w in dist.weights.items()}
-    omitted = 1 - sum(probabilities.values())
-    certain_limit(probabilities)
-    return Odds({"expression": text}, None, probabilities, True, omitted)
+    if len(parts) == 1 and parts[0][0] == 1:  # no branch: the value's own distribution
+        dist = parts[0][1]
+    else:
+        dist = mixture(parts)
+    certain_limit(dist.weights)
+    return Odds({"expression": text}, None, dist, True, dist.omitted)
 
 
 def action_odds(
