@@ -151,7 +151,7 @@ def chooser_for(choices) -> Chooser:
     """A Chooser from what an app gives: a Chooser, a mapping of answers, a callback
     `ask(question) → option`, a sequence of recorded choices, or None."""
     if choices is None:
-        return Chooser()
+        return NOBODY
     if isinstance(choices, Chooser):
         return choices
     if isinstance(choices, Mapping):
@@ -159,3 +159,7 @@ def chooser_for(choices) -> Chooser:
     if callable(choices):
         return Chooser(ask=choices)
     return Recorded(choices)
+
+
+#: the chooser of a run given no answers: a choice with one option open takes it
+NOBODY = Chooser()

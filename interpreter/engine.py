@@ -231,11 +231,13 @@ class Engine:
         an earlier run, or a Chooser. Without, a choice with one option open takes it,
         and one with several is a ParameterError. The Outcome's `choices` says what was
         chosen, by whom and how."""
-        params = dict(params or {})
-        for role, other in (targets or {}).items():
-            if role in params:
-                raise ParameterError(tr("{name} is given twice", name=role))
-            params[role] = other
+        params = params or {}
+        if targets:
+            params = dict(params)
+            for role, other in targets.items():
+                if role in params:
+                    raise ParameterError(tr("{name} is given twice", name=role))
+                params[role] = other
         return self._run(self.runnable(action), sheet, params, dice, chooser_for(choices))
 
     def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice, chooser=None) -> Outcome:
@@ -421,7 +423,7 @@ class Engine:
         maximum, `ensure` rules checked (a broken one raises, and nothing changes), on
         every character's sheet (the others' new sheets: `others_of`)."""
         state = ctx.state
-        for other in state.others():
+        for other in state.others() if state.cast is not None else ():
             if other.own:
                 ctx.state = other
                 try:
@@ -446,6 +448,8 @@ class Engine:
     def others_of(self, ctx: Context, args: tuple) -> tuple:
         """After `commit`: each other character given to the run, its new sheet and its
         changes (a character the run never changed keeps its sheet)."""
+        if ctx.state.cast is None and not any(type(v) is Character for v in args):
+            return ()
         out = []
         for value in args:
             if not isinstance(value, Character):

@@ -138,6 +138,18 @@ def test_a_literal_die_past_faces_per_die_is_refused_like_a_computed_one(express
     assert roll("d1000000", SeededDice(1)).total <= 1000000
 
 
+@pytest.mark.parametrize(
+    "expression", ["d100000000cs>=3", "d100000000000000x>=7", "2d99999999999rr<1"]
+)
+def test_the_checker_never_goes_through_a_huge_dies_faces(expression):
+    # warnings about a modifier no face meets are decided by the die's ends
+    with pytest.raises((LimitExceeded, dsl.RulebookError)):
+        roll(expression, SeededDice(1))
+    book_text = "action a() { result { v: d100000000000cs>=100000000001 } }"
+    warnings = dsl.load_text(book_text, "w.rules").warnings
+    assert any("never applies" in w.message for w in warnings)
+
+
 def test_a_term_too_big_to_count_is_sampled_within_the_time_limit():
     started = time.thread_time()
     odds = expression_odds("10000d6", seconds=0.5, trials=100_000)

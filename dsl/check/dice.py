@@ -94,8 +94,7 @@ class DiceChecks:
             condition = getattr(modifier, "condition", None)
             if faces is None or condition is None or not isinstance(condition.value, n.Literal):
                 continue
-            meet = [f for f in faces if compare(condition.op, f, condition.value.value)]
-            if not meet:
+            if not some_face_meets(faces, condition.op, condition.value.value):
                 self.warning(
                     tr(
                         "no face of this die is {condition}: `{modifier}` never applies",
@@ -144,6 +143,23 @@ def faces_of(sides):
     if sides == "F":
         return (-1, 0, 1)
     return None
+
+
+def some_face_meets(faces, op: str, value) -> bool:
+    """Whether any face meets `op value`: the faces 1..N decided by their ends (a die of
+    a million faces, or of more than any limit, is not gone through one by one)."""
+    if isinstance(faces, range):
+        low, high = faces.start, faces.stop - 1
+        if low > high:
+            return False
+        return {
+            ">=": high >= value,
+            "<=": low <= value,
+            ">": high > value,
+            "<": low < value,
+            "=": low <= value <= high and value == int(value),
+        }[op]
+    return any(compare(op, face, value) for face in faces)
 
 
 def compare(op: str, face, value) -> bool:

@@ -16,7 +16,6 @@ from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
 from interpreter.cli.run import cmd_run
-from interpreter.cli.serve import cmd_serve
 from interpreter.errors import EvaluationError
 from interpreter.json_data import dumps, error_data, usage_error_data
 from interpreter.limits import DEFAULT_LIMITS
@@ -365,6 +364,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def cmd_serve(args) -> int:
+    """`rulebook serve`: the web app (Starlette) is imported only by the command that needs it."""
+    from interpreter.cli import serve
+
+    return serve.cmd_serve(args)
 
 
 COMMANDS = {

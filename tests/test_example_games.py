@@ -1,0 +1,213 @@
+"""Five games a new user writes from the README and the reference (examples/games/): D&D
+5e, Fate Core, Blades in the Dark, Call of Cthulhu 7e and Powered by the Apocalypse, each
+without a workaround. Their rules' own numbers, with forced dice and exact odds."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import dsl
+from interpreter import Engine, ForcedDice, render_text
+
+GAMES = Path(__file__).resolve().parent.parent / "examples" / "games"
+FUDGE4 = {-4: 1, -3: 4, -2: 10, -1: 16, 0: 19, 1: 16, 2: 10, 3: 4, 4: 1}  # 4dF, over 81
+
+
+def game(name: str):
+    engine = Engine(dsl.load(GAMES / f"{name}.rules"))
+    return engine, lambda who: engine.load_sheet(GAMES / "characters" / f"{who}.yaml")
+
+
+@pytest.mark.parametrize("name", ["dnd5e", "fate", "blades_in_the_dark", "cthulhu", "pbta"])
+def test_every_game_loads_without_a_warning(name):
+    assert dsl.load(GAMES / f"{name}.rules").warnings == ()
+
+
+# ─── D&D 5e ─────────────────────────────────────────────────────────────────
+
+
+def test_dnd_a_natural_20_crits_and_doubles_the_damage_dice():
+    engine, sheet = game("dnd5e")
+    fighter, goblin = sheet("fighter"), sheet("goblin")
+    out = engine.run("attack", fighter, {"target": goblin}, ForcedDice([20, 5, 3]))
+    assert (out.result["degree"], out.result["damage"]) == ("critical", 5 + 3 + 3)
+    assert out.characters[0].after["Hit Points"] == 0
+    assert "Attack roll: natural 20 + bonus 6 = 26 vs 15 → critical" in render_text(out.trace)
+    miss = engine.run("attack", fighter, {"target": goblin}, ForcedDice([1]))
+    assert miss.result["degree"] == "miss" and miss.characters[0].changes == ()
+
+
+def test_dnd_the_odds_of_hitting_are_the_rules_not_the_arithmetic():
+    engine, sheet = game("dnd5e")
+    odds = engine.odds("attack_roll", engine.sheet({}), {"bonus": 20, "ac": 5}, field="success")
+    assert odds.probabilities == {False: Fraction(1, 20), True: Fraction(19, 20)}
+    fighter, goblin = sheet("fighter"), sheet("goblin")
+    # +6 against AC 15: a 9 or more hits; with advantage, the higher of two d20
+    odds = engine.odds("attack", fighter, {"target": goblin, "how": "advantage"}, field="degree")
+    assert odds.probabilities == {
+        "critical": Fraction(39, 400),
+        "hit": Fraction(297, 400),
+        "miss": Fraction(64, 400),
+    }
+
+
+def test_dnd_the_target_rolls_its_own_save():
+    engine, sheet = game("dnd5e")
+    fighter, goblin = sheet("fighter"), sheet("goblin")
+    # 8d6 = 28; the goblin's save: d20 11 + Dex +2 = 13 < 15, the full damage
+    out = engine.run(
+        "fireball", fighter, {"target": goblin}, ForcedDice([4, 4, 3, 3, 4, 4, 3, 3, 11])
+    )
+    assert dict(out.result) == {"saved": False, "damage": 28, "hit_points": 0}
+    odds = engine.odds("fireball", fighter, {"target": goblin}, field="damage")
+    assert odds.mean == Fraction(223, 10)  # 0.6 × 28 + 0.4 × E[floor(8d6 / 2)]
+
+
+# ─── Fate Core ──────────────────────────────────────────────────────────────
+
+
+def test_fate_the_four_outcomes_and_the_best_invoke():
+    engine, sheet = game("fate")
+    hero = sheet("hero")  # Athletics 2, 3 fate points; Fair (+2) opposition
+    plain = engine.odds(
+        "overcome", hero, {"skill": "Athletics"}, field="outcome", choices={"invoke": "no"}
+    )
+    assert plain.probabilities == {
+        "fail": Fraction(31, 81),
+        "tie": Fraction(19, 81),
+        "succeed": Fraction(26, 81),
+        "succeed with style": Fraction(5, 81),
+    }
+    style = engine.odds("overcome", hero, {"skill": "Athletics"}, field="outcome",
+                        best="outcome=succeed with style")  # fmt: skip
+    # invoking is worth it when it reaches +3: a roll of +1 or +2 (16 + 10 of 81 ways)
+    assert style.probabilities["succeed with style"] == Fraction(5 + 16 + 10, 81)
+
+
+def test_fate_an_attack_marks_the_targets_stress_and_consequences():
+    engine, sheet = game("fate")
+    hero, thug = sheet("hero"), sheet("thug")
+    # The defence is rolled first (it is the attack's opposition): the thug's Athletics 1 +
+    # [-1, 0, 0, 0] = 0; then Fight 4 + [1, 1, 0, 0] = 6. No invoke: 6 shifts, 1 into
+    # stress, a consequence of 5.
+    out = engine.run("attack", hero, {"target": thug}, ForcedDice([-1, 0, 0, 0, 1, 1, 0, 0]),
+                     choices={"invoke": "no"})  # fmt: skip
+    assert (out.result["outcome"], out.result["hit"]) == ("succeed with style", 6)
+    assert out.characters[0].after["Consequences"] == ("a consequence of 5",)
+
+
+# ─── Blades in the Dark ─────────────────────────────────────────────────────
+
+
+def test_blades_the_action_roll_reads_the_highest_die_and_two_sixes():
+    engine, sheet = game("blades_in_the_dark")
+    cutter = sheet("cutter")  # Skirmish 2
+    odds = engine.odds("act", cutter, {"action": "Skirmish"}, field="outcome",
+                       choices={"extra": "none", "resist": "no"})  # fmt: skip
+    assert odds.probabilities == {
+        "critical": Fraction(1, 36),
+        "full success": Fraction(10, 36),
+        "partial success": Fraction(16, 36),
+        "bad outcome": Fraction(9, 36),
+    }
+    zero = engine.odds("action_roll", engine.sheet({}), {"dice": 0}, field="degree")
+    assert "critical" not in zero.probabilities  # two dice, the lowest, no critical
+    assert zero.probabilities["full success"] == Fraction(1, 36)
+
+
+def test_blades_push_then_resist_costs_stress():
+    engine, sheet = game("blades_in_the_dark")
+    cutter = sheet("cutter")  # Stress 3; Prowess 3 (Prowl, Skirmish, Wreck)
+    out = engine.run("act", cutter, {"action": "Skirmish"}, ForcedDice([3, 5, 1, 4, 3, 2]),
+                     choices={"extra": "push", "resist": "yes"})  # fmt: skip
+    # push: +2 stress; 3d6 [3, 5, 1] a partial; resisting with Prowess 3d6 [4, 3, 2]: 6 - 4
+    assert dict(out.result) == {
+        "outcome": "partial success",
+        "highest": 5,
+        "resisted": True,
+        "stress": 3 + 2 + 2,
+    }
+    best = engine.odds("act", cutter, {"action": "Skirmish"}, field="outcome",
+                       best="outcome=full success", choices={"resist": "no"})  # fmt: skip
+    assert best.decisions[("extra", "push")] == 1  # +1d is always worth it for a 6
+
+
+# ─── Call of Cthulhu 7e ─────────────────────────────────────────────────────
+
+
+def test_cthulhu_six_degrees_from_one_percentile_roll():
+    engine, sheet = game("cthulhu")
+    harvey = sheet("investigator")  # Spot Hidden 45
+    odds = engine.odds("skill_roll", harvey, {"skill": "Spot Hidden"}, field="degree")
+
+    def degree(roll: int, skill: int = 45) -> str:  # the rulebook's table, by hand
+        if roll == 1:
+            return "critical"
+        if roll == 100 or (skill < 50 and roll >= 96):
+            return "fumble"
+        if roll <= skill // 5:
+            return "extreme"
+        if roll <= skill // 2:
+            return "hard"
+        return "regular" if roll <= skill else "failure"
+
+    # the tens die and the units die (00 and 0 are 100) are every roll from 1 to 100
+    expected: dict = {}
+    for roll in range(1, 101):
+        expected[degree(roll)] = expected.get(degree(roll), 0) + Fraction(1, 100)
+    assert odds.probabilities == expected
+    # a bonus die: the lower of two tens dice
+    bonus = engine.odds("skill_roll", harvey, {"skill": "Spot Hidden", "extra": 1}, field="success")
+    assert bonus.probabilities[True] > odds.probabilities["regular"] + Fraction(22, 100)
+
+
+def test_cthulhu_luck_is_spent_after_seeing_the_roll():
+    engine, sheet = game("cthulhu")
+    harvey = sheet("investigator")  # Luck 60
+    out = engine.run("roll_with_luck", harvey, {"skill": "Spot Hidden"}, ForcedDice([5, 2]),
+                     choices={"luck": "yes"})  # fmt: skip
+    assert dict(out.result) == {"success": True, "degree": "regular"}
+    assert [(c.path, c.before, c.after) for c in out.changes] == [("Luck", 60, 53)]
+    pushed = engine.odds("push", harvey, {"skill": "Spot Hidden"}, field="success",
+                         best="success")  # fmt: skip
+    assert pushed.probabilities[True] == Fraction(45, 100) + Fraction(50, 100) * Fraction(45, 100)
+
+
+def test_cthulhu_an_opposed_roll_between_two_sheets():
+    engine, sheet = game("cthulhu")
+    harvey, cultist = sheet("investigator"), sheet("cultist")  # Fighting 40 against 50
+    out = engine.run("opposed_roll", harvey, {"rival": cultist, "skill": "Fighting"},
+                     ForcedDice([0, 5, 3, 4]))  # fmt: skip
+    # 05 (extreme for 40: 8 or under) against 34 (regular for 50)
+    assert dict(out.result) == {"won": True, "mine": "extreme", "theirs": "regular"}
+
+
+# ─── Powered by the Apocalypse ──────────────────────────────────────────────
+
+
+def test_pbta_three_bands_and_a_cost_chosen_on_a_weak_hit():
+    engine, sheet = game("pbta")
+    driver = sheet("driver")  # Cool +2
+    odds = engine.odds("roll_plus", driver, {"stat": "Cool"}, field="degree")
+    assert odds.probabilities == {
+        "strong hit": Fraction(15, 36),  # 2d6 of 8 or more
+        "weak hit": Fraction(15, 36),  # 5, 6 or 7
+        "miss": Fraction(6, 36),
+    }
+    out = engine.run("act_under_fire", driver, {}, ForcedDice([3, 2]),
+                     choices={"cost": "a hard bargain"})  # fmt: skip
+    assert dict(out.result) == {"outcome": "weak hit", "did_it": True}
+    assert [(c.path, c.after) for c in out.changes] == [("Harm", 1)]
+
+
+def test_pbta_the_target_of_a_move_chooses_against_you():
+    engine, sheet = game("pbta")
+    driver, boss = sheet("driver"), sheet("gang_boss")
+    out = engine.run("go_aggro", driver, {"target": boss}, ForcedDice([4, 5]),
+                     choices={"answer": "cave"})  # fmt: skip
+    assert out.result["caved"] is True and out.choices[0].by == "target"
+    best = engine.odds("go_aggro", driver, {"target": boss}, field="caved", best="caved")
+    assert best.probabilities == {False: Fraction(1)}  # it never caves when it can choose
