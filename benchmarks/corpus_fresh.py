@@ -1,4 +1,4 @@
-"""The expression corpus in fresh processes: each first evaluation, rulebook against icepool and dyce.
+"""The expression corpus in fresh processes: first evaluations, rulebook against icepool, dyce.
 
     /tmp/venv/bin/python benchmarks/corpus_fresh.py               # 3 processes per side
     /tmp/venv/bin/python benchmarks/corpus_fresh.py --processes 5 --only d6
@@ -79,17 +79,15 @@ def main(argv=None) -> int:
     parser.add_argument("--processes", type=int, default=3, help="processes per side")
     parser.add_argument("--only", default=None, help="expressions containing this text")
     args = parser.parse_args(argv)
-    try:
-        import dyce  # noqa: F401
-        import icepool  # noqa: F401
-    except ImportError:
-        print("icepool and dyce are needed: /tmp/venv/bin/pip install icepool==2.1.3 dyce")
-        return 1
     import warnings
 
     warnings.simplefilter("ignore")
-    import dyce
-    import icepool
+    try:
+        import dyce
+        import icepool
+    except ImportError:
+        print("icepool and dyce are needed: /tmp/venv/bin/pip install icepool==2.1.3 dyce")
+        return 1
 
     print(f"first evaluation in a fresh process, ms (median of {args.processes} processes)")
     print(f"{'expression':20s} {'rulebook':>9s} {'icepool':>9s} {'dyce':>9s}")
