@@ -305,7 +305,7 @@ def test_a_saved_run_with_a_target_and_a_choice_replays_from_its_record(tmp_path
     record = tmp_path / "run.json"
     assert main(["export", "1", "--journal", journal, "-o", str(record)]) == 0
     data = json.loads(record.read_text(encoding="utf-8"))
-    assert data["choices"] == [{"name": "fuerza", "value": "sí", "chooser": "self"}]
+    assert data["choices"] == [{"name": "fuerza", "value": "sí", "chooser": "self", "how": "given"}]
     assert {s["role"] for s in data["sheets"]} == {"self", "objetivo"}
     capsys.readouterr()
     assert main(["verify", str(record)]) == 0  # the run again: its target, its choice

@@ -25,7 +25,7 @@ def add_parser(commands) -> None:
     )
     p.add_argument("number", type=int, metavar="N")
     p.add_argument("-o", "--output", metavar="FILE", help=tr("write to FILE (default: print it)"))
-    options.journal_option(p, "journal.sqlite in the current folder")
+    options.journal_option(p, here=True)
 
 
 def cmd_export(args) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from interpreter.journal.rerun import changed_path
 from interpreter.values import show
 
 #: widest result summary on a log line, in characters
@@ -29,11 +30,33 @@ def result_text(result, width: int | None = RESULT_WIDTH) -> str:
 
 
 def changes_text(changes, separator: str = ", ") -> str:
+    """`Vida 5 → 3, objetivo.Vida 7 → 1`: another character's values by its role."""
     if not changes:
         return "no changes"
     return separator.join(
-        f"{c['path']} {show_json(c['before'])} → {show_json(c['after'])}" for c in changes
+        f"{changed_path(c)} {show_json(c['before'])} → {show_json(c['after'])}" for c in changes
     )
+
+
+def choices_text(choices, separator: str = ", ") -> str:
+    """`invocar=sí, defensa=esquivar (by objetivo, asked)`: each choice, who and how."""
+    out = []
+    for c in choices:
+        notes = [f"by {c['chooser']}"] if c.get("chooser") not in (None, "self") else []
+        notes += [HOW[c["how"]]] if c.get("how") in HOW else []
+        note = f" ({', '.join(notes)})" if notes else ""
+        out.append(f"{c['name']}={show_json(c['value'])}{note}")
+    return separator.join(out) or "none"
+
+
+#: how a choice was made, as `show` says it
+HOW = {
+    "given": "answered in advance",
+    "asked": "chosen at the table",
+    "only": "the only option open",
+    "recorded": "as recorded",
+    "policy": "a policy",
+}
 
 
 def show_json(value) -> str:

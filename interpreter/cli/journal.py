@@ -33,7 +33,7 @@ def add_parser(commands) -> None:
     v.add_argument(
         "--rerun", action="store_true", help=tr("also run every run again from its record")
     )
-    options.journal_option(v, "journal.sqlite in the current folder")
+    options.journal_option(v, here=True)
 
 
 def cmd_journal(args) -> int:

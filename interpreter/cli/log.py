@@ -22,7 +22,7 @@ def add_parser(commands) -> None:
     p.add_argument("character", metavar="CHARACTER", nargs="?", help=tr("only this sheet's runs"))
     p.add_argument("--limit", type=int, metavar="N", help=tr("only the last N entries"))
     p.add_argument("--json", action="store_true", help=tr("print JSON"))
-    options.journal_option(p, "journal.sqlite in the current folder")
+    options.journal_option(p, here=True)
 
 
 def cmd_log(args) -> int:

@@ -8,8 +8,15 @@ import sys
 import weakref
 
 from dsl.errors import RulebookError
-from dsl.messages import available_languages, language_for, normalize_language, tr, translate
-from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify
+from dsl.messages import (
+    Message,
+    available_languages,
+    language_for,
+    normalize_language,
+    tr,
+    translate,
+)
+from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify, words
 from interpreter.cli.check import cmd_check
 from interpreter.cli.choosing import choose_option
 from interpreter.cli.describe import cmd_describe
@@ -24,7 +31,6 @@ from interpreter.limits import DEFAULT_LIMITS
 JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
 
 EXAMPLES = """\
-examples:
   rulebook roll "4d6kh3"
   rulebook roll "10d10cs>=6df=1" --dice 6,7,1,1,2,3,10,9,5,1 --json
   rulebook run arcana_mundi usar_numina --char menecma --set "numina=Grito Báquico"
@@ -44,28 +50,53 @@ class Parser(argparse.ArgumentParser):
     and whose help texts (written with `tr`) are in the language `--lang` asked for."""
 
     def __init__(self, *args, json_errors: bool = False, language: str | None = None, **kwargs):
-        if kwargs.get("description") is not None:
-            kwargs["description"] = translate(kwargs["description"], language)
+        for text in ("description", "epilog"):
+            if kwargs.get(text) is not None:
+                kwargs[text] = translate(kwargs[text], language)
         self.language = language  # before argparse adds its own --help
-        super().__init__(*args, **kwargs)
+        with words.speaking(language):  # argparse names its sections and --help here
+            super().__init__(*args, **kwargs)
         self.json_errors = json_errors
         self.register("action", "parsers", Commands)
 
+    def parse_args(self, args=None, namespace=None):
+        with words.speaking(self.language):
+            return super().parse_args(args, namespace)
+
+    def parse_known_args(self, args=None, namespace=None):
+        with words.speaking(self.language):
+            return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        with words.speaking(self.language):
+            return super().format_usage()
+
+    def format_help(self) -> str:
+        with words.speaking(self.language):
+            return super().format_help()
+
     def add_argument(self, *args, **kwargs):
+        if kwargs.get("type") in (int, float):  # its refusal in words, not `invalid int value`
+            kwargs["type"] = words.number(kwargs["type"])
         if isinstance(kwargs.get("help"), str):
             kwargs["help"] = translate(kwargs["help"], self.language)
         return super().add_argument(*args, **kwargs)
 
     def add_subparsers(self, **kwargs):
+        kwargs.setdefault(
+            "parser_class",
+            functools.partial(Parser, json_errors=self.json_errors, language=self.language),
+        )
         commands = super().add_subparsers(**kwargs)
         commands.language = self.language
         return commands
 
     def error(self, message: str):
         if self.json_errors:
-            print(dumps(usage_error_data(message)))
+            print(dumps(usage_error_data(message, self.language)))
             self.exit(2)
-        super().error(message)
+        with words.speaking(self.language):
+            super().error(message)
 
 
 class Commands(argparse._SubParsersAction):
@@ -86,14 +117,14 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         json_errors=json_errors,
         prog="rulebook",
         description=tr("Run tabletop role-playing rules written in the rulebook language."),
-        epilog=EXAMPLES,
+        epilog=Message.joined([tr("examples:"), "\n", EXAMPLES]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _language_option(parser, dest="lang_of_all")  # `rulebook --lang es COMMAND ...`
     commands = parser.add_subparsers(
         dest="command",
         metavar="COMMAND",
         required=True,
-        parser_class=functools.partial(Parser, json_errors=json_errors, language=language),
     )
 
     p = commands.add_parser(
@@ -199,7 +230,10 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         "--timeout",
         type=positive(float),
         metavar="SECONDS",
-        help=f"time allowed in all, exact and sampled (default {DEFAULT_LIMITS.odds_seconds:g})",
+        help=tr(
+            "time allowed in all, exact and sampled (default {seconds:g})",
+            seconds=DEFAULT_LIMITS.odds_seconds,
+        ),
     )
     _output_options(p)
 
@@ -233,18 +267,7 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
 
 def positive(kind):
     """An argparse type: a number of `kind` above zero (`--trials 0` means nothing)."""
-
-    def read(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(tr("{text} is not a number", text=text)) from None
-        if not value > 0 or value != value or value == float("inf"):
-            raise argparse.ArgumentTypeError(tr("{text}: give a number above 0", text=text))
-        return value
-
-    read.__name__ = kind.__name__
-    return read
+    return words.number(kind, above_zero=True)
 
 
 def _output_options(p) -> None:
@@ -263,10 +286,11 @@ def _output_options(p) -> None:
 SPEAKING: weakref.WeakSet = weakref.WeakSet()
 
 
-def _language_option(p) -> None:
+def _language_option(p, dest: str = "lang") -> None:
     SPEAKING.add(p)
     p.add_argument(
         "--lang",
+        dest=dest,
         metavar="LANG",
         type=_language,
         help=tr(
@@ -280,10 +304,12 @@ def _language(text: str) -> str:
     code = normalize_language(text)
     if code not in available_languages():
         raise argparse.ArgumentTypeError(
-            tr(
-                "{text}: the languages are {join}",
-                text=repr(text),
-                join=", ".join(available_languages()),
+            words.said(
+                tr(
+                    "{text}: the languages are {join}",
+                    text=repr(text),
+                    join=", ".join(available_languages()),
+                )
             )
         )
     return code
@@ -319,7 +345,10 @@ def _dice_options(p, ask: bool) -> None:
     group = p.add_mutually_exclusive_group()
     say = p.language
     group.add_argument(
-        "--seed", type=int, metavar="N", help=tr("reproducible random dice").render(say)
+        "--seed",
+        type=words.number(int),
+        metavar="N",
+        help=tr("reproducible random dice").render(say),
     )
     group.add_argument(
         "--dice",
@@ -348,10 +377,12 @@ def main(argv: list[str] | None = None) -> int:
     argv = options.expressions_with_a_minus(sys.argv[1:] if argv is None else list(argv))
     parser = build_parser(json_errors="--json" in argv, language=_language_asked(argv))
     args = parser.parse_args(argv)
+    if getattr(args, "lang", None) is None:  # a command's own --lang, else the one before it
+        args.lang = args.lang_of_all
+    language = args.lang
     try:
         return COMMANDS[args.command](args)
     except RulebookError as error:
-        language = getattr(args, "lang", None)
         if getattr(args, "json", False):
             print(dumps(error_data(error, language)))
         elif isinstance(error, EvaluationError) and args.command in ("run", "odds"):

@@ -197,8 +197,14 @@ def target_files(args, book, action: str | None) -> dict:
     return out
 
 
-def journal_option(p, default: str = "journal.sqlite in the sheet's folder") -> None:
-    p.add_argument("--journal", metavar="PATH", help=f"the journal (default: {default})")
+def journal_option(p, here: bool = False) -> None:
+    """`--journal PATH`: by default the journal of the sheet's folder, or (`here`) of
+    the current folder."""
+    if here:
+        said = tr("the journal (default: journal.sqlite in the current folder)")
+    else:
+        said = tr("the journal (default: journal.sqlite in the sheet's folder)")
+    p.add_argument("--journal", metavar="PATH", help=said)
 
 
 def open_journal(args):

@@ -9,7 +9,7 @@ from interpreter.cli import history, options
 from interpreter.cli.log import stored_name
 from interpreter.cli.render import progress_bar
 from interpreter.journal import replay
-from interpreter.journal.replay import DICE, DIFFERENT, FAILED, SAME, summary
+from interpreter.journal.replay import CHOICES, DICE, DIFFERENT, FAILED, SAME, summary
 
 
 def add_parser(commands) -> None:
@@ -17,10 +17,11 @@ def add_parser(commands) -> None:
         "replay",
         help=tr("re-run the journaled runs against another rulebook or a house rule"),
         description=tr(
-            "Re-run recorded runs with their recorded dice against OTHER "
-            "(an edited rulebook, a house rule) and report, run by run, "
-            "what would have come out differently and where the recorded "
-            "dice do not fit the new rules."
+            "Re-run recorded runs with their recorded dice and choices "
+            "against OTHER (an edited rulebook, a house rule) and report, "
+            "run by run, what would have come out differently (for every "
+            "character of the run) and where the recorded dice or choices "
+            "do not fit the new rules."
         ),
     )
     p.add_argument("--against", metavar="OTHER", required=True, help=tr("a .rules file or name"))
@@ -40,7 +41,7 @@ def add_parser(commands) -> None:
         "--all", action="store_true", help=tr("list the runs that came out the same too")
     )
     p.add_argument("--json", action="store_true", help=tr("print JSON"))
-    options.journal_option(p, "journal.sqlite in the current folder")
+    options.journal_option(p, here=True)
 
 
 def cmd_replay(args) -> int:
@@ -70,12 +71,14 @@ def cmd_replay(args) -> int:
         tr(
             (
                 "{len} runs: {value} the same, {value2} different, {value3} where "
-                "the recorded dice do not fit, {value4} that fail"
+                "the recorded dice do not fit, {value5} where the recorded choices "
+                "do not fit, {value4} that fail"
             ),
             len=len(report),
             value=counts[SAME],
             value2=counts[DIFFERENT],
             value3=counts[DICE],
+            value5=counts[CHOICES],
             value4=counts[FAILED],
         ).render(language)
     )
@@ -105,6 +108,8 @@ def _line(run) -> str:
         return f"{head}  fails: {run.error}"
     if run.status == DICE and run.result is None:
         return f"{head}  dice do not fit: {run.dice}"
+    if run.status == CHOICES and run.result is None:
+        return f"{head}  choices do not fit: {run.choices_note}"
     parts = []
     recorded = run.recorded_result if isinstance(run.recorded_result, dict) else {}
     new = run.result if isinstance(run.result, dict) else {}
@@ -120,4 +125,6 @@ def _line(run) -> str:
         parts.append(f"changes: {old_changes} ⇒ {new_changes}")
     if run.dice:
         parts.append(f"dice: {run.dice}")
+    if run.choices_note:
+        parts.append(f"choices: {run.choices_note}")
     return f"{head}  {run.status}: " + "; ".join(parts or ["the same"])

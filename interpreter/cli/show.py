@@ -8,9 +8,8 @@ from dsl.errors import RulebookError
 from dsl.messages import tr
 from interpreter.cli import history, options
 from interpreter.engine import Engine
-from interpreter.journal.rerun import inputs_of, run_again
+from interpreter.journal.rerun import inputs_of, mismatches, run_again
 from interpreter.trace import render_text
-from interpreter.values import to_json
 
 
 def add_parser(commands) -> None:
@@ -27,20 +26,22 @@ def add_parser(commands) -> None:
         "number", type=int, metavar="N", help=tr("the run's number (see `rulebook log`)")
     )
     p.add_argument("--json", action="store_true", help=tr("print JSON"))
-    options.journal_option(p, "journal.sqlite in the current folder")
+    options.journal_option(p, here=True)
 
 
 def cmd_show(args) -> int:
     language = options.language(args)
     with options.open_journal(args) as journal:
         entry = journal.entry(args.number)
-        trace, again, problem = None, None, None
+        trace, problem, differs = None, None, []
         if entry.kind == "run":
             try:
                 inputs = inputs_of(journal, entry)
                 engine = Engine.of(inputs.rulebook)
-                again, _ = run_again(engine, inputs)
-                trace = again.trace
+                again = run_again(engine, inputs)
+                trace = again.outcome.trace
+                record = {"result": entry.result, "changes": entry.changes}
+                differs = mismatches({**record, "choices": entry.choices}, again, engine)
             except RulebookError as error:
                 problem = error.message
         row = journal.rulebook_row(entry.rulebook) if entry.rulebook else None
@@ -102,6 +103,10 @@ def cmd_show(args) -> int:
         ).render(language)
     )
     print(tr("dice: {dice_text}", dice_text=history.dice_text(entry)).render(language))
+    if entry.choices:
+        print(
+            tr("choices: {choices}", choices=history.choices_text(entry.choices)).render(language)
+        )
     if entry.state == "pending":
         print(
             tr(
@@ -110,11 +115,12 @@ def cmd_show(args) -> int:
         )
     if trace is not None:
         print(render_text(trace, Engine.of(inputs.rulebook).language))
-        if to_json(again.result) != entry.result:
+        if differs:
             print(
-                tr("note: run again, the record gives another result than the one recorded").render(
-                    language
-                )
+                tr(
+                    "note: run again, the record does not give what was recorded ({problems})",
+                    problems="; ".join(differs),
+                ).render(language)
             )
     else:
         print(tr("trace: not available ({problem})", problem=problem).render(language))

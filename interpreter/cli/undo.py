@@ -23,7 +23,7 @@ def add_parser(commands) -> None:
         "number", type=int, metavar="N", nargs="?", help=tr("the run (default: the last)")
     )
     p.add_argument("--force", action="store_true", help=tr("undo even over later changes"))
-    options.journal_option(p, "journal.sqlite in the current folder")
+    options.journal_option(p, here=True)
 
 
 def cmd_undo(args) -> int:

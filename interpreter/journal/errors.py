@@ -1,4 +1,4 @@
-"""Errors of the journal: a missing or unreadable journal, a refused undo, a bad record."""
+"""Errors of the journal: missing or damaged, a refused undo, a bad record, misfit choices."""
 
 from __future__ import annotations
 
@@ -33,5 +33,14 @@ class RecordMismatch(JournalError):
     """A record that does not come out again as it was recorded. Exit code 4."""
 
     code = "record_mismatch"
+
+    exit_code = 4
+
+
+class ChoicesDoNotFit(JournalError):
+    """A recorded run's choices that the rules it runs again with do not take: a choice
+    it did not make, or an answer that is not an open option now. Exit code 4."""
+
+    code = "choices_do_not_fit"
 
     exit_code = 4

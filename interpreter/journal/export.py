@@ -4,7 +4,8 @@
 rulebook's texts and hash, the action, its parameters, each sheet's text before (and
 after), the dice with their origin and seed, the choices, the result and the changes.
 `verify_record(data)` checks the texts against their hashes, rebuilds the rulebook, runs
-the action with the recorded dice, and confirms the result, the changes and the sheet.
+the action with the recorded dice and choices, and confirms the result, the changes and
+the choices, and every character's sheet after the run.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dsl.messages import Message, tr
 from interpreter.engine import Engine
 from interpreter.journal.bundle import Bundle, Source, bundle_from_row, bundle_hash, rebuild
 from interpreter.journal.errors import JournalError, RecordMismatch
-from interpreter.journal.rerun import Inputs, run_again, sheet_for
+from interpreter.journal.rerun import Inputs, changes_of, mismatches, run_again
 from interpreter.journal.store import Journal
 from interpreter.sheet import text_digest
 from interpreter.values import to_json
@@ -70,9 +71,7 @@ def export_record(journal: Journal, number: int) -> dict:
         "seed": None if entry.seed is None else str(entry.seed),
         "choices": list(entry.choices),
         "result": entry.result,
-        "changes": [
-            {"path": c["path"], "before": c["before"], "after": c["after"]} for c in entry.changes
-        ],
+        "changes": [dict(c) for c in entry.changes],  # role, path, before, after
     }
 
 
@@ -140,6 +139,10 @@ def verify_record(data: dict) -> Verified:
         ) from None
     if "self" not in sheets:
         raise JournalError(tr("the record has no sheet for the acting character (role self)"))
+    if not _well_formed(data.get("changes"), {"path", "before", "after"}) or not _well_formed(
+        inputs.choices, {"name", "value"}
+    ):
+        raise JournalError(tr("the record's changes or choices are malformed"))
     if not sources or bundle_hash(sources) != bundle.hash:
         raise JournalError(tr("the record's rulebook texts do not match its hash: it was altered"))
     for role, text in afters.items():
@@ -152,32 +155,25 @@ def verify_record(data: dict) -> Verified:
     engine = Engine.of(book)
     inputs = attrs.evolve(inputs, rulebook=book)
     try:
-        outcome, dice = run_again(engine, inputs)
+        again = run_again(engine, inputs)
     except RulebookError as error:
         raise RecordMismatch(
             tr("the run does not go through again: {message}", message=error.message)
         ) from None
-    problems = []
-    result = to_json(outcome.result)
-    if result != data.get("result"):
-        problems.append(f"the result is {result}, the record says {data.get('result')}")
-    changes = [
-        {"path": c.path, "before": to_json(c.before), "after": to_json(c.after)}
-        for c in outcome.changes
-    ]
-    if changes != data.get("changes"):
-        problems.append(f"the changes are {changes}, the record says {data.get('changes')}")
-    if dice.left:
-        problems.append(f"{dice.left} recorded dice were not used")
-    path, text_format, _ = sheets["self"]
-    try:
-        recorded_after = sheet_for(engine, path, text_format, afters["self"])
-        if recorded_after.to_data() != outcome.sheet.to_data():
-            problems.append("the sheet after the run differs from the record's")
-    except RulebookError as error:
-        problems.append(f"the record's sheet after the run does not read: {error.message}")
+    record = {"result": data.get("result"), "changes": data["changes"], "choices": inputs.choices}
+    afters = {role: (*sheets[role][:2], text) for role, text in afters.items()}
+    problems = mismatches(record, again, engine, afters)
     if problems:
         raise RecordMismatch(
             tr("the record does not reproduce: {problems}", problems=Message.joined(problems, "; "))
         )
+    changes = changes_of(again.outcome)
+    result = to_json(again.outcome.result)
     return Verified(inputs.action, result, tuple(changes), bundle.hash)
+
+
+def _well_formed(items, keys: set) -> bool:
+    """A list of objects that have at least these keys (a record's changes, choices)."""
+    return isinstance(items, list | tuple) and all(
+        isinstance(item, dict) and keys <= item.keys() for item in items
+    )

@@ -3,8 +3,10 @@
 Each recorded run is run twice: with its own rulebook (rebuilt from the journal's texts,
 which also tells which die each recorded face was) and with the other one, on the sheet
 as it was before the run. The report says, run by run, whether the result and the
-changes would have been the same, and where the recorded dice do not fit the new rules:
-more dice needed than were rolled, fewer used, or a face the new die does not have.
+changes (of every character of the run) would have been the same, and where the
+recorded dice do not fit the new rules (more dice needed than were rolled, fewer used, or
+a face the new die does not have) or the recorded choices do not (a choice the run did
+not make, an answer that is no longer an open option, a recorded choice not made now).
 
 Only runs of the same game are replayed: runs recorded with the other rulebook, one it
 extends, or one of the same name or title (an edited copy); a named sheet's runs all.
@@ -22,11 +24,20 @@ import attrs
 from dsl.errors import RulebookError
 from interpreter.engine import Engine
 from interpreter.errors import DiceError
-from interpreter.journal.rerun import inputs_of, run_again, sheet_for
+from interpreter.journal.errors import ChoicesDoNotFit
+from interpreter.journal.rerun import (
+    changed_path,
+    changes_of,
+    choices_of,
+    inputs_of,
+    run_again,
+    sheet_for,
+)
 from interpreter.journal.store import Journal
-from interpreter.values import to_json
+from interpreter.values import show, to_json
 
 SAME, DIFFERENT, DICE, FAILED = "same", "different", "dice do not fit", "failed"
+CHOICES = "choices do not fit"
 
 
 @attrs.frozen
@@ -37,12 +48,15 @@ class ReplayedRun:
     at: str
     action: str
     sheet: str
-    status: str  # SAME | DIFFERENT | DICE | FAILED
+    status: str  # SAME | DIFFERENT | DICE | CHOICES | FAILED
     recorded_result: object
     result: object  # None when the run could not finish
-    recorded_changes: tuple
+    recorded_changes: tuple  # of dicts: role, path, before, after (every character's)
     changes: tuple
+    recorded_choices: tuple = ()  # of dicts: name, value, chooser, how
+    choices: tuple = ()  # the choices the replayed run made (the recorded ones, given again)
     dice: str | None = None  # what about the recorded dice does not fit
+    choices_note: str | None = None  # what about the recorded choices does not fit
     error: str | None = None  # why the run could not finish under the other rulebook
     differences: tuple = ()  # result fields and sheet paths that came out differently
 
@@ -108,30 +122,32 @@ def _within(entry, start, end) -> bool:
 
 
 def _replay_one(journal, entry, engine, carried) -> ReplayedRun:
-    recorded_changes = tuple(
-        {"path": c["path"], "before": c["before"], "after": c["after"]} for c in entry.changes
-    )
+    recorded_changes = tuple(dict(c) for c in entry.changes)
     base = {
         "entry": entry.id,
         "at": entry.at,
         "action": entry.action,
-        "sheet": entry.sheet().path if entry.sheet() else "",
+        "sheet": ", ".join(s.path for s in entry.sheets),
         "recorded_result": entry.result,
         "recorded_changes": recorded_changes,
+        "recorded_choices": tuple(dict(c) for c in entry.choices),
     }
     inputs = inputs_of(journal, entry)
     try:
-        _original, used = run_again(Engine.of(inputs.rulebook), inputs)
-        labels = used.dice
+        labels = run_again(Engine.of(inputs.rulebook), inputs).dice.dice
     except RulebookError:
         labels = []
     try:
         sheets = {role: sheet_for(engine, *state) for role, state in inputs.sheets.items()}
         if carried is not None:
             sheets = {role: carried.get(inputs.sheets[role][0], s) for role, s in sheets.items()}
-        outcome, dice = run_again(engine, inputs, sheets)
+        again = run_again(engine, inputs, sheets)
     except RulebookError as error:
-        status = DICE if isinstance(error, DiceError) else FAILED
+        status = FAILED
+        if isinstance(error, DiceError):
+            status = DICE
+        elif isinstance(error, ChoicesDoNotFit):
+            status = CHOICES
         note = error.message
         if status == DICE and labels:
             note += f" (the recorded run rolled {_dice_text(labels)})"
@@ -141,15 +157,15 @@ def _replay_one(journal, entry, engine, carried) -> ReplayedRun:
             result=None,
             changes=(),
             dice=note if status == DICE else None,
-            error=None if status == DICE else note,
+            choices_note=note if status == CHOICES else None,
+            error=note if status == FAILED else None,
         )
-    if carried is not None:
-        carried[inputs.sheets["self"][0]] = outcome.sheet
+    outcome, dice = again.outcome, again.dice
+    if carried is not None:  # every character of the run goes on as this run left it
+        for role, sheet in outcome.sheets.items():
+            carried[inputs.sheets[role][0]] = sheet
     result = to_json(outcome.result)
-    changes = tuple(
-        {"path": c.path, "before": to_json(c.before), "after": to_json(c.after)}
-        for c in outcome.changes
-    )
+    changes = tuple(changes_of(outcome))
     differences = _differences(entry.result, result, recorded_changes, changes)
     dice_note = None
     if dice.left:
@@ -157,26 +173,36 @@ def _replay_one(journal, entry, engine, carried) -> ReplayedRun:
             f"uses {dice.used} of the {len(inputs.dice)} recorded dice "
             f"({dice.left} fewer than the recorded run)"
         )
+    choices_note = None
+    if again.choices.left:
+        unused = ", ".join(f"{c['name']}={show(c['value'])}" for c in again.choices.left)
+        choices_note = f"does not make the recorded choices {unused}"
     status = DIFFERENT if differences else (DICE if dice_note else SAME)
+    if status == SAME and choices_note:
+        status = CHOICES
     return ReplayedRun(
         **base,
         status=status,
         result=result,
         changes=changes,
+        choices=tuple(choices_of(outcome)),
         dice=dice_note,
+        choices_note=choices_note,
         differences=tuple(differences),
     )
 
 
 def _differences(old_result, new_result, old_changes, new_changes) -> list[str]:
+    """The result fields and sheet values that differ: `Vida` on the acting character,
+    `objetivo.Vida` on another (as the rules name it)."""
     out = []
     old_result = old_result if isinstance(old_result, dict) else {}
     new_result = new_result if isinstance(new_result, dict) else {}
     for key in list(old_result) + [k for k in new_result if k not in old_result]:
         if old_result.get(key) != new_result.get(key):
             out.append(f"result.{key}")
-    old_after = {c["path"]: c["after"] for c in old_changes}
-    new_after = {c["path"]: c["after"] for c in new_changes}
+    old_after = {changed_path(c): c["after"] for c in old_changes}
+    new_after = {changed_path(c): c["after"] for c in new_changes}
     for path in list(old_after) + [p for p in new_after if p not in old_after]:
         if old_after.get(path, _UNCHANGED) != new_after.get(path, _UNCHANGED):
             out.append(path)
@@ -194,7 +220,7 @@ def _dice_text(labels: list[str]) -> str:
 
 
 def summary(report: list[ReplayedRun]) -> dict:
-    counts = {SAME: 0, DIFFERENT: 0, DICE: 0, FAILED: 0}
+    counts = {SAME: 0, DIFFERENT: 0, DICE: 0, CHOICES: 0, FAILED: 0}
     for run in report:
         counts[run.status] += 1
     return counts

@@ -1,20 +1,28 @@
-"""Running a recorded run again: its rulebook, its sheets, its parameters, its dice.
+"""Running a recorded run again: its rulebook, sheets, parameters, dice and choices.
 
 `show` rebuilds a run's trace this way, `replay` runs it against another rulebook, and
 `verify` confirms an exported record. `RecordedDice` hands out the recorded faces and,
-unlike forced dice, says how many a run used rather than failing when some are left.
+unlike forced dice, says how many a run used rather than failing when some are left;
+`RecordedChoices` answers each `choose` with the recorded answer of that name and says
+which were never asked for. `changes_of` and `choices_of` are a run's changes (of every
+character) and choices as the journal stores them; `mismatches` compares a run again
+with its record.
 """
 
 from __future__ import annotations
 
 import attrs
 
+from dsl.errors import RulebookError
 from dsl.messages import tr
+from interpreter.choices import Chooser, Question
 from interpreter.dice import DiceSource, Die
-from interpreter.errors import DiceError
+from interpreter.errors import ChoiceNotOpen, DiceError, ParameterError
 from interpreter.journal.bundle import bundle_from_row, rebuild
+from interpreter.journal.errors import ChoicesDoNotFit
 from interpreter.journal.store import Entry, Journal
 from interpreter.sheet import Sheet
+from interpreter.values import show, to_json
 
 #: the dice-source origin a recorded origin is shown as in a rebuilt trace
 TRACE_ORIGINS = {"seeded": "generated", "forced": "forced", "typed": "typed"}
@@ -66,6 +74,60 @@ class RecordedDice(DiceSource):
         return len(self.faces) - self.used
 
 
+class RecordedChoices(Chooser):
+    """The choices a run recorded, given again: each question gets the first unused
+    recorded answer of its name (a choice made twice, in order). A question the record
+    has no answer for takes its only open option, else raises ChoicesDoNotFit, as does a
+    recorded answer that is no longer an open option."""
+
+    def __init__(self, recorded):
+        super().__init__()
+        self.recorded = tuple(recorded)
+        self.taken = [False] * len(self.recorded)
+
+    def choose(self, question: Question) -> tuple:
+        for i, choice in enumerate(self.recorded):
+            if self.taken[i] or choice["name"] != question.name:
+                continue
+            self.taken[i] = True
+            try:
+                return question.option(choice["value"]), "recorded"
+            except (ParameterError, ChoiceNotOpen) as error:
+                raise ChoicesDoNotFit(
+                    tr(
+                        "the recorded choice {name}={value} does not fit: {message}",
+                        name=question.name,
+                        value=show(choice["value"]),
+                        message=error.message,
+                    ),
+                    question.span,
+                ) from None
+        if len(question.options) == 1:
+            return question.options[0], "only"
+        raise ChoicesDoNotFit(
+            tr(
+                "{name} is a choice the recorded run did not make ({options})",
+                name=question.name,
+                options=", ".join(show(o) for o in question.options),
+            ),
+            question.span,
+        )
+
+    @property
+    def left(self) -> list[dict]:
+        """The recorded choices no question asked for."""
+        return [c for c, taken in zip(self.recorded, self.taken, strict=True) if not taken]
+
+
+@attrs.frozen
+class Again:
+    """A recorded run run again: its outcome, and the dice and choices it took."""
+
+    outcome: object  # an engine Outcome
+    dice: RecordedDice
+    choices: RecordedChoices
+
+
 @attrs.frozen
 class Inputs:
     """What a recorded run needs to run again."""
@@ -92,15 +154,89 @@ def sheet_for(engine, stored_path: str, text_format: str, text: str) -> Sheet:
     return Sheet.from_text(text, engine.rulebook, stored_path, text_format, engine.limits)
 
 
-def run_again(engine, inputs: Inputs, sheets: dict | None = None):
-    """Run the recorded action on `engine`; (outcome, the dice source it drew from).
-    Raises what the run raises (a DiceError when the recorded dice do not fit)."""
+def run_again(engine, inputs: Inputs, sheets: dict | None = None) -> Again:
+    """Run the recorded action on `engine` with the recorded dice and choices. Raises
+    what the run raises (DiceError, ChoicesDoNotFit when the record does not fit)."""
     if sheets is None:
         sheets = {role: sheet_for(engine, *state) for role, state in inputs.sheets.items()}
     dice = RecordedDice(inputs.dice, inputs.origin)
+    choices = RecordedChoices(inputs.choices)
     others = {role: sheet for role, sheet in sheets.items() if role != "self"}
     params = {k: v for k, v in inputs.params.items() if k not in others}  # (shown by name)
     outcome = engine.run(
-        inputs.action, sheets["self"], params, dice, targets=others, choices=inputs.choices
+        inputs.action, sheets["self"], params, dice, targets=others, choices=choices
     )
-    return outcome, dice
+    return Again(outcome, dice, choices)
+
+
+def changes_of(outcome) -> list[dict]:
+    """Every change of a run, the acting character's (role `self`) then each other's."""
+    out = [_change("self", c) for c in outcome.changes]
+    for other in outcome.characters:
+        out += [_change(other.role, c) for c in other.changes]
+    return out
+
+
+def _change(role: str, change) -> dict:
+    return {
+        "role": role,
+        "path": change.path,
+        "before": to_json(change.before),
+        "after": to_json(change.after),
+    }
+
+
+def changed_path(change: dict) -> str:
+    """A change's place as the rules name it: `Vida`, or `objetivo.Vida` on another."""
+    role = change.get("role", "self")
+    return change["path"] if role == "self" else f"{role}.{change['path']}"
+
+
+def choices_of(outcome) -> list[dict]:
+    """Every choice of a run, in order: what, which option, who chose, how."""
+    return [
+        {"name": c.name, "value": to_json(c.value), "chooser": c.by or "self", "how": c.how}
+        for c in outcome.choices
+    ]
+
+
+def mismatches(record: dict, again: Again, engine, afters: dict | None = None) -> list[str]:
+    """How a run again differs from its record (`result`, `changes`, `choices`; `afters`
+    each role's sheet after the run, as (stored path, format, text)): empty when it
+    reproduces."""
+    outcome = again.outcome
+    problems = []
+    result = to_json(outcome.result)
+    if result != record.get("result"):
+        problems.append(f"the result is {result}, the record says {record.get('result')}")
+    changes = [_plain_change(c) for c in changes_of(outcome)]
+    recorded = [_plain_change(c) for c in record.get("changes") or ()]
+    if changes != recorded:
+        problems.append(f"the changes are {changes}, the record says {recorded}")
+    made = [_plain_choice(c) for c in choices_of(outcome)]
+    recorded_choices = [_plain_choice(c) for c in record.get("choices") or ()]
+    if made != recorded_choices:
+        problems.append(f"the choices are {made}, the record says {recorded_choices}")
+    if again.dice.left:
+        problems.append(f"{again.dice.left} recorded dice were not used")
+    if again.choices.left:
+        unused = ", ".join(f"{c['name']}={show(c['value'])}" for c in again.choices.left)
+        problems.append(f"recorded choices were not asked for ({unused})")
+    new_sheets = outcome.sheets
+    for role, (path, text_format, text) in (afters or {}).items():
+        try:
+            recorded_after = sheet_for(engine, path, text_format, text)
+        except RulebookError as error:
+            problems.append(f"the sheet of {role} after the run does not read: {error.message}")
+            continue
+        if role not in new_sheets or recorded_after.to_data() != new_sheets[role].to_data():
+            problems.append(f"the sheet of {role} after the run differs from the record's")
+    return problems
+
+
+def _plain_change(change: dict) -> tuple:
+    return (change.get("role", "self"), change["path"], change["before"], change["after"])
+
+
+def _plain_choice(choice: dict) -> tuple:
+    return (choice["name"], choice["value"], choice.get("chooser") or "self")

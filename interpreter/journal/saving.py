@@ -10,7 +10,9 @@ Under the lock of every folder involved (the journal's and each sheet's):
 4. each file is replaced atomically (temporary, fsync, rename, folder fsync);
 5. the entry is marked `applied`.
 A kill between 3 and 5 leaves a pending entry that the next save of the same file, or
-`rulebook journal verify`, completes; before 3, nothing happened at all.
+`rulebook journal verify`, completes; before 3, nothing happened at all. A file the file
+system refuses in 4 (read-only, full) puts back the files already replaced and drops the
+pending entry: every sheet of a run is saved, or none (`write_all`; undo uses it too).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from interpreter.errors import ParameterError
 from interpreter.journal.bundle import bundle_of
 from interpreter.journal.errors import JournalError
 from interpreter.journal.recovery import complete_pending
+from interpreter.journal.rerun import changes_of, choices_of
 from interpreter.journal.store import Journal
 from interpreter.sheet import (
     Sheet,
@@ -102,9 +105,7 @@ def save_run(
             journal,
             kind="run",
             sheets=[(role, target, fmt, start, text) for role, target, fmt, start, text, _ in plan],
-            changes=[
-                ("self", c.path, to_json(c.before), to_json(c.after)) for c in outcome.changes
-            ],
+            changes=[(c["role"], c["path"], c["before"], c["after"]) for c in changes_of(outcome)],
             rulebook=bundle_of(rulebook),
             action=outcome.action,
             params=to_json(dict(outcome.params)),
@@ -112,25 +113,50 @@ def save_run(
             dice=outcome.dice,
             origin=origin,
             seed=dice.seed if isinstance(dice, SeededDice) else None,
-            choices=[
-                {"name": c.name, "value": to_json(c.value), "chooser": c.by or "self"}
-                for c in getattr(outcome, "choices", ())
-            ],
+            choices=choices_of(outcome),
         )
-        for _, target, _, _, text, current in plan:
-            if text != current:
-                try:
-                    files.write_atomic(target, text)
-                except files.SaveError as error:
-                    error.hint = tr(
-                        "the run is in the journal ({journal}, run {number}): the next save of "
-                        "this sheet, or `rulebook journal verify`, writes it",
-                        journal=str(journal.path),
-                        number=number,
-                    )
-                    raise
-        journal.mark_applied(number)
+        write_all(journal, number, [(target, text, now) for _, target, _, _, text, now in plan])
     return number
+
+
+def write_all(journal: Journal, number: int, writes: list) -> None:
+    """Replace each file (target, new text, its text now: None if there is none) and mark
+    entry `number` applied. If the file system refuses one, the files already replaced
+    get their old text back and the pending entry is dropped: all of them, or none."""
+    for done, (target, text, current) in enumerate(writes):
+        if text == current:
+            continue
+        try:
+            files.write_atomic(target, text)
+        except files.SaveError as error:
+            if _put_back(writes[: done + 1]):
+                journal.discard(number)
+                error.hint = tr("nothing was saved: every sheet is as it was")
+            else:
+                error.hint = tr(
+                    "the run is in the journal ({journal}, run {number}): the next save of "
+                    "this sheet, or `rulebook journal verify`, writes it",
+                    journal=str(journal.path),
+                    number=number,
+                )
+            raise
+    journal.mark_applied(number)
+
+
+def _put_back(writes: list) -> bool:
+    """Each file as it was before (a file that did not exist removed again); whether
+    every one could be."""
+    for target, _, previous in reversed(writes):
+        try:
+            if read_current(target) == previous:
+                continue
+            if previous is None:
+                Path(target).unlink(missing_ok=True)
+            else:
+                files.write_atomic(target, previous)
+        except (OSError, files.SaveError):
+            return False
+    return True
 
 
 def _journaled(journal: Journal, **entry) -> int:

@@ -7,8 +7,9 @@ is refused rather than misread.
 Texts (rulebook files, sheet files) are stored once per content hash in `texts`. A run
 has one row in `runs`, one row per character in `run_sheets` (the acting character is
 role `self`; others are named by the parameter that took them), one row per change in
-`changes` and per decision in `choices`. `state` is `pending` from the moment the entry
-is written until every sheet file has been replaced, then `applied`.
+`changes` (every character's, in order) and per decision in `choices` (who chose, and
+how). `state` is `pending` from the moment the entry is written until every sheet file
+has been replaced, then `applied`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sqlite3
 from dsl.messages import tr
 from interpreter.journal.errors import JournalError
 
-VERSION = 1
+VERSION = 2
 
 _VERSION_1 = """
 CREATE TABLE texts (
@@ -75,8 +76,14 @@ CREATE TABLE choices (
 );
 """
 
+# Version 2: how each choice was made (given in advance, asked at the table, the only
+# option open...), as interpreter.choices.Choice.how says; NULL in runs of version 1.
+_VERSION_2 = """
+ALTER TABLE choices ADD COLUMN how TEXT;
+"""
+
 #: migrations[v] brings a journal at version v to v + 1
-MIGRATIONS: dict[int, str] = {0: _VERSION_1}
+MIGRATIONS: dict[int, str] = {0: _VERSION_1, 1: _VERSION_2}
 
 
 def migrate(connection: sqlite3.Connection, path: str) -> None:

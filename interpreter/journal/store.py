@@ -54,8 +54,8 @@ class Entry:
     seed: int | None
     undoes: int | None
     sheets: tuple  # of SheetState
-    changes: tuple  # of dicts: role, path, before, after
-    choices: tuple  # of dicts: name, value, chooser
+    changes: tuple  # of dicts: role, path, before, after (every character's, in order)
+    choices: tuple  # of dicts: name, value, chooser (a role), how (None before version 2)
 
     def sheet(self, role: str = "self") -> SheetState | None:
         return next((s for s in self.sheets if s.role == role), None)
@@ -77,6 +77,7 @@ class Entry:
             "params": self.params,
             "result": self.result,
             "changes": list(self.changes),
+            "choices": list(self.choices),
             "undoes": self.undoes,
             "undone_by": undone_by,
         }
@@ -221,14 +222,33 @@ class Journal:
                 )
             for seq, choice in enumerate(choices):
                 self.connection.execute(
-                    "INSERT INTO choices (run, seq, name, value, chooser) VALUES (?, ?, ?, ?, ?)",
-                    (number, seq, choice["name"], _json(choice["value"]), choice.get("chooser")),
+                    "INSERT INTO choices (run, seq, name, value, chooser, how) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        number,
+                        seq,
+                        choice["name"],
+                        _json(choice["value"]),
+                        choice.get("chooser"),
+                        choice.get("how"),
+                    ),
                 )
         return number
 
     def mark_applied(self, number: int) -> None:
         with self.transaction():
             self.connection.execute("UPDATE runs SET state = 'applied' WHERE id = ?", (number,))
+
+    def discard(self, number: int) -> None:
+        """Drop a pending entry whose files were all put back as they were (a save the
+        file system refused): as if it had never been written."""
+        with self.transaction():
+            if self.connection.execute(
+                "SELECT 1 FROM runs WHERE id = ? AND state = 'pending'", (number,)
+            ).fetchone():
+                for table in ("changes", "choices", "run_sheets"):
+                    self.connection.execute(f"DELETE FROM {table} WHERE run = ?", (number,))
+                self.connection.execute("DELETE FROM runs WHERE id = ?", (number,))
 
     # ─── reading ────────────────────────────────────────────────────────────
 
@@ -317,14 +337,15 @@ class Journal:
         changes = tuple(
             {"role": r[0], "path": r[1], "before": json.loads(r[2]), "after": json.loads(r[3])}
             for r in self.connection.execute(
-                "SELECT role, path, before, after FROM changes WHERE run = ? ORDER BY role, seq",
+                "SELECT role, path, before, after FROM changes WHERE run = ? ORDER BY seq",
                 (number,),
             )
         )
         choices = tuple(
-            {"name": r[0], "value": json.loads(r[1]), "chooser": r[2]}
+            {"name": r[0], "value": json.loads(r[1]), "chooser": r[2], "how": r[3]}
             for r in self.connection.execute(
-                "SELECT name, value, chooser FROM choices WHERE run = ? ORDER BY seq", (number,)
+                "SELECT name, value, chooser, how FROM choices WHERE run = ? ORDER BY seq",
+                (number,),
             )
         )
         return Entry(

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from dsl.errors import RulebookError
 from dsl.messages import tr
-from interpreter import files
 from interpreter.errors import SheetError
 from interpreter.journal.bundle import bundle_from_row, rebuild
 from interpreter.journal.errors import UndoRefused
-from interpreter.journal.saving import holding
+from interpreter.journal.saving import holding, write_all
 from interpreter.journal.store import Entry, Journal
 from interpreter.sheet import Sheet, parse_text, read_current
 from interpreter.values import to_json
@@ -123,10 +122,8 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
             undoes=target.id,
             action=target.action,
         )
-        for _, path, current, restored in plan:
-            if current != restored:
-                files.write_atomic(path, restored)
-        journal.mark_applied(number)
+        # every sheet back, or none (a refused file puts the others back)
+        write_all(journal, number, [(path, restored, now) for _, path, now, restored in plan])
     return number
 
 

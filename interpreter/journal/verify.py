@@ -6,7 +6,8 @@ one wrote, or the file was edited by hand in between: noted, never an error); th
 sheet file is what the journal last wrote (if not, it was edited since: noted). Repaired:
 saves a crash interrupted (`pending` entries are completed from the journal, which is
 the truth), and temporary files a killed save left behind. With `rerun`, every run is
-also run again from its record and must give the recorded result.
+also run again from its record (its dice and choices) and must give the recorded result,
+changes, choices and every character's sheet after it.
 """
 
 from __future__ import annotations
@@ -19,10 +20,9 @@ from dsl.errors import RulebookError
 from interpreter import files
 from interpreter.engine import Engine
 from interpreter.journal.recovery import complete_pending
-from interpreter.journal.rerun import inputs_of, run_again
+from interpreter.journal.rerun import inputs_of, mismatches, run_again
 from interpreter.journal.store import Journal
 from interpreter.sheet import read_current, text_digest
-from interpreter.values import to_json
 
 OK, NOTE, REPAIRED, PROBLEM = "ok", "note", "repaired", "problem"
 
@@ -128,9 +128,18 @@ def _reruns(journal: Journal, entries, progress) -> list[Finding]:
     for done, entry in enumerate(runs):
         try:
             inputs = inputs_of(journal, entry)
-            outcome, dice = run_again(Engine.of(inputs.rulebook), inputs)
-            if to_json(outcome.result) != entry.result or dice.left:
-                out.append(Finding(PROBLEM, f"run {entry.id}: does not reproduce its result"))
+            engine = Engine.of(inputs.rulebook)
+            again = run_again(engine, inputs)
+            record = {"result": entry.result, "changes": entry.changes, "choices": entry.choices}
+            afters = {s.role: (s.path, s.text_format, journal.text(s.after)) for s in entry.sheets}
+            problems = mismatches(record, again, engine, afters)
+            if problems:
+                out.append(
+                    Finding(
+                        PROBLEM,
+                        f"run {entry.id}: does not reproduce its record ({'; '.join(problems)})",
+                    )
+                )
         except RulebookError as error:
             out.append(Finding(PROBLEM, f"run {entry.id}: cannot run again ({error.message})"))
         if progress is not None:
