@@ -142,18 +142,3 @@ def test_failures_are_outcomes_of_their_own(brujeria):
     odds = engine.odds("defensa_con_esencia", rich, {"esencia": 999})
     assert all(isinstance(o, Failure) for o in odds.probabilities)
     assert odds.refused() is not None
-
-
-def test_long_fractions_only_when_asked_for(capsys):
-    # A resisted check's probability is a fraction of hundreds of digits (the series of
-    # tie rerolls): a row shows it with --fractions, not unasked; a short one always.
-    argv = ["odds", "brujeria", "chequeo_resistido", "--char", "brujeria_investigadora"]
-    argv += ["--set", "habilidad=Pelea", "--field", "gana", "--lang", "en"]
-    assert main(argv) == 0
-    rows = capsys.readouterr().out.splitlines()[2:]
-    assert rows and all("/" not in row for row in rows)
-    assert main([*argv, "--fractions"]) == 0
-    rows = capsys.readouterr().out.splitlines()[2:]
-    assert rows and all(len(row.split()[-1]) > 100 and "/" in row for row in rows)
-    assert main(["odds", "d6", "--lang", "en"]) == 0
-    assert capsys.readouterr().out.count("  1/6") == 6

@@ -69,11 +69,8 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
             row += f"  ± {odds.stderr(outcome) * 100:.3f}"
         row += f"  {bar}"
         if show_fractions:
-            shown = fraction_text(p)
-            if fractions:
-                row += f"  {shown or TOO_LONG.render(language)}"
-            elif shown is not None and len(shown) <= UNASKED_FRACTION:
-                row += f"  {shown}"  # unasked: only where it reads at a glance
+            shown = fraction_text(p) or TOO_LONG.render(language)
+            row += f"  {shown}"
         lines.append(row)
     if numeric:
         spread = tr(
@@ -99,8 +96,6 @@ def goal_text(goal):
     return tr("{field} = {value}", field=goal.field, value=goal.value)
 
 
-#: the longest exact fraction a row shows without --fractions (1/6, 91/216, not 400 digits)
-UNASKED_FRACTION = 40
 #: a probability whose exact fraction has too many digits to print
 TOO_LONG = tr("(a fraction too long to write out)")
 #: --fractions asked for odds that are sampled
