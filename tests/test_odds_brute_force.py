@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -294,3 +295,28 @@ action act() {
     odds = engine.odds("act", sheet, {}, field="R")
     assert odds.exact
     assert odds.probabilities == {1: Fraction(1, 3), 2: Fraction(1, 3), 3: Fraction(1, 3)}
+
+
+@pytest.mark.parametrize("tie", ["reroll", "ours", "theirs"])
+def test_the_verdict_alone_equals_brute_force(tie):
+    # Only `won` is read: the odds come from the sides' keys, without a record per pair
+    # of values; the same as running every sequence of dice (a tie rolled again once).
+    text = (
+        HEADER
+        + f"""
+opposed duel() {{
+  roll d6 + A
+  against d8
+  tie {tie}
+}}
+action verdict() {{
+  let r = duel()
+  result {{ won: r.won }}
+}}
+"""
+    )
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet({"A": 1, "B": 0})
+    odds = engine.odds("verdict", sheet, {})
+    assert odds.exact and odds.omitted == 0
+    assert counted(odds) == brute_force(engine, "verdict", sheet)
