@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.corpus import CORPUS  # noqa: E402
+from benchmarks.corpus import CORPUS, peers  # noqa: E402
 
 TARGETS = {"dyce": 1.0, "icepool": 0.5}
 
@@ -79,15 +79,10 @@ def main(argv=None) -> int:
     parser.add_argument("--processes", type=int, default=3, help="processes per side")
     parser.add_argument("--only", default=None, help="expressions containing this text")
     args = parser.parse_args(argv)
-    import warnings
-
-    warnings.simplefilter("ignore")
-    try:
-        import dyce
-        import icepool
-    except ImportError:
-        print("icepool and dyce are needed: /tmp/venv/bin/pip install icepool==2.1.3 dyce")
+    found = peers()
+    if found is None:
         return 1
+    icepool, dyce = found
 
     print(f"first evaluation in a fresh process, ms (median of {args.processes} processes)")
     print(f"{'expression':20s} {'rulebook':>9s} {'icepool':>9s} {'dyce':>9s}")
