@@ -84,7 +84,21 @@ class PoolValues:
         span = node.span
         if node.function == "count":
             test = self.expr(node.args[1])
-            return lambda ctx: kind(face_test(known(ctx, test(ctx))))
+            made: dict = {}  # by the test's value: the odds engine asks again and again
+
+            def count_question(ctx):
+                value = known(ctx, test(ctx))
+                try:
+                    return made[(type(value), value)]
+                except KeyError:
+                    found = kind(face_test(value))
+                    if len(made) < 64:
+                        made[(type(value), value)] = found
+                    return found
+                except TypeError:  # a value that cannot be a key: a new question
+                    return kind(face_test(value))
+
+            return count_question
         if len(node.args) == 1:
             question = kind()
             return lambda ctx: question
