@@ -55,6 +55,7 @@ def shown(text: str, dice) -> str:
             "{1d20 [11], 1d20 [10], 1d20 [20]}kh2cs>10 = 2",
         ),
         ("{1d6, 1d6}cs>=5df=1", [1, 6], "{1d6 [1], 1d6 [6]}cs>=5df=1 = 0"),
+        ("1d20 + 5[bonus]", [8], "1d20 [8] + 5[bonus] = 13"),  # a label on a number
         ("d{1,1,2,3}", [2], "d{1,1,2,3} [2] = 2"),
         ("d{-1,0,1}", [-1], "d{-1,0,1} [-1] = -1"),
         ("10 * d{0..9} + d{0..9}", [0, 7], "10 * d{0..9} [0] + d{0..9} [7] = 7"),
@@ -123,6 +124,13 @@ def test_this_languages_reading_stays():
         ("3d6f1", 4, "`f` is not a modifier here", "cs...df"),
         ("{4d6+3d8}cs>4", 10, "to count dice, count them in each term", "4d6cs>=5 + 3d8cs>=5"),
         ("{1d20, 1d20}cs>10kh1", 18, "a group keeps or drops before it counts", None),
+        # other rollers' spellings that do not parse: said at what differs, with ours
+        ("10d10>5f1", 6, "how Roll20 counts successes and failures", "10d10cs>=5df=1"),
+        ("2 + 6d6<2f6", 8, "how Roll20 counts successes and failures", "6d6cs<=2df=6"),
+        ("{1d20, 1d20}x", 13, "`x` is not a modifier of a group", "{3d6, 3d6, 3d6}cs>=10"),
+        ("{1d4, 1d6}cs>3ro1", 15, "`ro` is not a modifier of a group", "then may count"),
+        ("3 + (1d4, 1d6, 1d8)kh1", 5, "written with braces here", "{1d4, 1d6, 1d8}kh1"),
+        ("(1d4, 1d6)p1", 1, "written with braces here", "{1d4, 1d6}dl1"),
     ],
 )
 def test_a_wrong_modifier_is_an_error_at_it(text, column, message, hint):
@@ -131,6 +139,12 @@ def test_a_wrong_modifier_is_an_error_at_it(text, column, message, hint):
     error = caught.value
     assert error.span.column == column and message in error.message
     assert hint is None or hint in error.hint
+
+
+def test_a_spaced_label_says_where_a_label_goes():
+    with pytest.raises(RulebookError) as caught:
+        roll("1d20 [attack] + 5")
+    assert "1d20[attack]" in str(caught.value.render())
 
 
 def test_names_that_look_like_dice_without_a_count_stay_names():
