@@ -20,6 +20,11 @@ from interpreter.runtime import ChainRoll, Unknown, known, lift
 from interpreter.trace import dice_step
 from interpreter.values import Range, normalize
 
+#: what a value is, where a number is wanted (a refusal says it)
+A_ROLL_OF_A_GROUP = tr("a roll of a group")
+A_DIE_IN_THE_LIST = tr("a die in the list")
+HOW_MANY_TAKEN = tr("how many dice {function} takes")
+
 #: pool functions: name → (fewest, most arguments)
 POOL_FUNCTIONS = {"count": (2, 2), "highest": (1, 2), "lowest": (1, 2)}
 
@@ -56,7 +61,7 @@ def first(answers: tuple):
 def list_answer(question, items: tuple):
     if question.__class__.__name__ == "Count":
         return question.of_kept(items)
-    return of_list(question, tuple(as_number(i, None, "a die in the list") for i in items))
+    return of_list(question, tuple(as_number(i, None, A_DIE_IN_THE_LIST) for i in items))
 
 
 class PoolValues:
@@ -105,7 +110,7 @@ class PoolValues:
         how_many = self.expr(node.args[1])
 
         def question(ctx):
-            count = as_whole(ctx, how_many(ctx), span, f"how many dice {node.function} takes")
+            count = as_whole(ctx, how_many(ctx), span, HOW_MANY_TAKEN, function=node.function)
             if count < 0:
                 raise EvaluationError(
                     tr("{function} of {count} dice", function=node.function, count=count), span
@@ -123,8 +128,14 @@ class PoolValues:
     def let_pool(self, node: n.Let):
         """A `let` holding a pool: in a real run, the roll itself; in odds, the joint answers
         to what the rest of the definition asks of it."""
-        name = node.name
-        roll = self.roll_object(node.expr)
+        return self.bind_pool(node.name, node.expr)
+
+    def set_pool(self, node: n.Set):
+        """`set r to 2d6` of a name holding a pool: a new roll, asked what `r` is asked."""
+        return self.bind_pool(node.place.name, node.expr)
+
+    def bind_pool(self, name: str, expr):
+        roll = self.roll_object(expr)
         questions = self.questions_about(name)
 
         def let_pool(ctx):
@@ -228,9 +239,7 @@ class RollGroups:
                     steps = steps_of(ctx, keeps)
                     total = lift(lambda *known: kept_total(known, steps), *values)
                     return None, ChainRoll(label, [], total)
-                return [
-                    [as_number(v, span, "a roll of a group"), KEPT, False] for v in values
-                ], None
+                return [[as_number(v, span, A_ROLL_OF_A_GROUP), KEPT, False] for v in values], None
 
         def group(ctx):
             faces, counted = faces_of(ctx)
