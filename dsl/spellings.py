@@ -12,6 +12,8 @@ _TARGET_AND_FAILURE = re.compile(r"(\d*[dD]\d+)\s*(>|<)(\d+)f(\d+)")
 _GROUP_MODIFIER = re.compile(r"\{(?=[^{}\n]*[dD][\d%F(])[^{}\n:]*\}([a-zA-Z!][\w!<>=()-]*)")
 # d20's sets: `(1d4, 1d6, 1d8)kh1`, a group written with parentheses
 _D20_SET = re.compile(r"(?<![\w)])\(([^()\n]*,[^()\n]*)\)((?:kh|kl|ph|pl|k|p)\d*)")
+# Roll20's target number on a group: `{1d20, 1d20}>10` counts the rolls of 10 or more
+_GROUP_TARGET = re.compile(r"\{((?=[^{}\n]*[dD][\d%F(])[^{}\n:]*)\}(>|<)(\d+)")
 # the modifiers a group takes, which come before the one it does not
 _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?\d+|(?:kh|kl|dh|dl|k|d)\d*)*")
 
@@ -42,6 +44,21 @@ def other_spelling(text: str, position: int) -> tuple | None:
                 match.start(),
                 match.end(),
                 tr("as in {example}", example="{" + match.group(1).strip() + "}" + keep),
+            )
+    for match in _GROUP_TARGET.finditer(text, max(0, position - 200), position + 200):
+        if match.start() <= position < match.end():
+            inside, op, target = match.groups()
+            several = len([p for p in inside.split(",") if p.strip()]) > 1
+            ours = (
+                f"{{{inside}}}cs{op}={target}" if several else f"({inside.strip()}) {op}= {target}"
+            )
+            return (
+                tr(
+                    "in Roll20, `{op}{target}` after a group counts its rolls", op=op, target=target
+                ),
+                match.start(2),
+                match.end(3),
+                tr("here, write {ours}", ours=ours),
             )
     for match in _GROUP_MODIFIER.finditer(text, max(0, position - 200), position + 200):
         if match.start() <= position < match.end():

@@ -131,6 +131,8 @@ def test_this_languages_reading_stays():
         ("{1d4, 1d6}cs>3ro1", 15, "`ro` is not a modifier of a group", "then may count"),
         ("3 + (1d4, 1d6, 1d8)kh1", 5, "written with braces here", "{1d4, 1d6, 1d8}kh1"),
         ("(1d4, 1d6)p1", 1, "written with braces here", "{1d4, 1d6}dl1"),
+        ("{1d20, 1d20}>10", 13, "after a group counts its rolls", "{1d20, 1d20}cs>=10"),
+        ("{3d20+5}>21", 9, "after a group counts its rolls", "(3d20+5) >= 21"),
     ],
 )
 def test_a_wrong_modifier_is_an_error_at_it(text, column, message, hint):
