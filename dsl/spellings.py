@@ -6,6 +6,8 @@ import re
 
 from dsl.messages import tr
 
+# a chat command typed with its roll: `/r 1d20+5`, `/roll 4d6kh3` (Roll20, Foundry VTT)
+_CHAT_COMMAND = re.compile(r"\s*(/(?:r|roll|gmroll|gr|br|sr|w)\b)\s*")
 # Roll20's successes with failures: `10d10>5f1` (5 or more succeed, each 1 takes one away)
 _TARGET_AND_FAILURE = re.compile(r"(\d*[dD]\d+)\s*(>|<)(\d+)f(\d+)")
 # a group of dice with a modifier it does not take: `{1d20, 1d20}x`, `{2d6}kh1r1`
@@ -21,6 +23,14 @@ _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?\d+|(?:kh|kl|dh|dl|
 def other_spelling(text: str, position: int) -> tuple | None:
     """(message, start, end, hint) for a syntax error at `position` that is another roller's
     spelling, the span pointing at what differs; None if it is not one we know."""
+    command = _CHAT_COMMAND.match(text)
+    if command is not None and position <= command.end():
+        return (
+            tr("`{command}` is the chat's command, not part of the roll", command=command.group(1)),
+            command.start(1),
+            command.end(1),
+            tr("write the roll alone: {roll}", roll=text[command.end() :].strip() or "1d20"),
+        )
     for match in _TARGET_AND_FAILURE.finditer(text, max(0, position - 40), position + 40):
         if match.start(2) <= position <= match.end(4):
             term, op, target, failure = match.groups()

@@ -133,6 +133,9 @@ def test_this_languages_reading_stays():
         ("(1d4, 1d6)p1", 1, "written with braces here", "{1d4, 1d6}dl1"),
         ("{1d20, 1d20}>10", 13, "after a group counts its rolls", "{1d20, 1d20}cs>=10"),
         ("{3d20+5}>21", 9, "after a group counts its rolls", "(3d20+5) >= 21"),
+        ("/r 1d20+5", 1, "`/r` is the chat's command", "write the roll alone: 1d20+5"),
+        ("/roll 4d6kh3", 1, "`/roll` is the chat's command", "4d6kh3"),
+        ("8d100cs>95cf<5", 11, "counts its dice once", "write df: cs>95df<5"),
     ],
 )
 def test_a_wrong_modifier_is_an_error_at_it(text, column, message, hint):

@@ -270,9 +270,16 @@ class DiceTerms:
     def _check_counts(self, modifiers: list) -> None:
         counting = [m for m in modifiers if isinstance(m, n.CountSuccesses)]
         if len(counting) > 1:
+            hint = None
+            if counting[1].failures and not counting[0].failures:  # Roll20's `cs>95cf<5`
+                hint = tr(
+                    "to take a success away for each failure, write df: {example}",
+                    example=counting[0].span.text + "df" + counting[1].span.text[2:],
+                )
             raise self._error(
                 tr("a dice term counts its dice once (one of cs, cf, even, odd)"),
                 counting[1].span,
+                hint,
             )
         for index, modifier in enumerate(modifiers):
             if not isinstance(modifier, n.CountFailures):
