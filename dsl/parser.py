@@ -17,6 +17,7 @@ from lark.lexer import TerminalDef
 from dsl import cache as disk
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import Message, tr
+from dsl.spellings import other_spelling
 
 #: deepest nesting of brackets accepted; deeper text is refused before parsing, so that
 #: no later stage (building, checking, evaluating) can run out of Python stack.
@@ -167,6 +168,13 @@ def check_nesting(text: str, source: Source, offset: int = 0) -> None:
 
 
 def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int):
+    position = getattr(error, "pos_in_stream", None)
+    if isinstance(error, UnexpectedToken):
+        position = error.token.start_pos
+    other = other_spelling(text, position) if position is not None else None
+    if other is not None:  # `10d10>5f1`, `{1d20, 1d20}x`: said at what differs, with ours
+        message, start, end, hint = other
+        return RulebookSyntaxError(message, Span(source, offset + start, offset + end), hint)
     if isinstance(error, UnexpectedCharacters):
         start = offset + error.pos_in_stream
         char = text[error.pos_in_stream]

@@ -42,7 +42,7 @@ class Rolled:
 # ─── face tests: what `count(r, ...)` counts ────────────────────────────────
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class FaceTest:
     """Faces that count: each part is a value (equal to it) or a Range (within it)."""
 
@@ -70,7 +70,7 @@ def face_test(value) -> FaceTest:
 # ─── questions ──────────────────────────────────────────────────────────────
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Question:
     """One thing asked of a pool. `of_kept(kept)` answers it from the kept faces (sorted
     from lowest to highest) for the order-free questions; `of_roll` from the whole roll."""
@@ -84,7 +84,7 @@ class Question:
         raise NotImplementedError
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Total(Question):
     """The pool's value: the kept dice added up, or the successes counted."""
 
@@ -92,19 +92,19 @@ class Total(Question):
         return roll.total
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Successes(Question):
     def of_roll(self, roll: Rolled):
         return roll.successes
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Failures(Question):
     def of_roll(self, roll: Rolled):
         return roll.failures
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Dice(Question):
     """`r.dice`: the faces of the dice that stand, in the order rolled."""
 
@@ -114,7 +114,7 @@ class Dice(Question):
         return roll.standing()
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Kept(Question):
     ordered = True
 
@@ -122,7 +122,7 @@ class Kept(Question):
         return roll.kept_faces()
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Dropped(Question):
     ordered = True
 
@@ -130,7 +130,7 @@ class Dropped(Question):
         return tuple(f[0] for f in roll.all_faces() if f[1] == DROPPED)
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Sorted(Question):
     """`r.sorted`: the kept dice from lowest to highest."""
 
@@ -138,7 +138,7 @@ class Sorted(Question):
         return kept
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Count(Question):
     """`count(r, test)`: how many kept dice pass the test."""
 
@@ -149,7 +149,7 @@ class Count(Question):
         return sum(1 for face in kept if test(face))
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Highest(Question):
     """`highest(r)`: the highest kept die (none if there is none); `highest(r, n)`: the
     n highest, highest first."""
@@ -162,7 +162,7 @@ class Highest(Question):
         return tuple(reversed(kept[len(kept) - min(self.n, len(kept)) :]))
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Lowest(Question):
     """`lowest(r)`, `lowest(r, n)`: the same from the bottom, lowest first."""
 
@@ -174,7 +174,7 @@ class Lowest(Question):
         return kept[: self.n]
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Sets(Question):
     """`r.sets`: how many dice show each face, as {face, size} records, the largest set
     first (of two sets of one size, the higher face first)."""
@@ -183,7 +183,7 @@ class Sets(Question):
         return tuple(set_record(face, size) for face, size in sets_of(kept))
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class LargestSet(Question):
     """`r.largest_set`: the first of `r.sets` ({face: none, size: 0} for no dice)."""
 
@@ -232,10 +232,11 @@ class Answers(Rolled):
     sorted multiset of kept faces, which answers any order-free question; `missing(q)`
     is called for a question nobody said would be asked (the odds engine then refuses)."""
 
-    __slots__ = ("answers", "kept", "missing")
+    __slots__ = ("answers", "hashed", "kept", "missing")
 
     def __init__(self, answers: dict, kept: tuple | None, missing):
         self.answers, self.kept, self.missing = answers, kept, missing
+        self.hashed = None  # worlds are merged by their values: hashed again and again
 
     def answer(self, question: Question):
         found = self.answers.get(question, self)
@@ -261,7 +262,9 @@ class Answers(Rolled):
         return type(other) is Answers and self.answers == other.answers and self.kept == other.kept
 
     def __hash__(self) -> int:
-        return hash((frozenset(self.answers.items()), self.kept))
+        if self.hashed is None:
+            self.hashed = hash((frozenset(self.answers.items()), self.kept))
+        return self.hashed
 
     def __repr__(self) -> str:
         return f"Answers({self.answers!r})"

@@ -122,10 +122,13 @@ def year_zero(base: int, skill: int, gear: int, push: bool) -> dict:
     }
 
 
-@pytest.mark.parametrize("push", [False, True])
-def test_year_zero_roll_and_push_are_exact(push):
-    found = odds("year_zero", "roll_dice", base=3, skill=2, gear=2, push=push)
-    assert found.probabilities == year_zero(3, 2, 2, push)
+@pytest.mark.parametrize(
+    ("base", "skill", "gear", "push"),
+    [(3, 2, 2, False), (3, 2, 2, True), (1, 0, 0, True), (0, 2, 0, True), (5, 3, 2, True)],
+)
+def test_year_zero_roll_and_push_are_exact(base, skill, gear, push):
+    found = odds("year_zero", "roll_dice", base=base, skill=skill, gear=gear, push=push)
+    assert found.probabilities == year_zero(base, skill, gear, push)
 
 
 def test_year_zero_worked_push():

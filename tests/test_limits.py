@@ -35,6 +35,14 @@ from interpreter.odds import Failure, expression_odds
         ("3d3kh2x", 1),  # keeps, then explosions of the kept dice only
         ("2d3x>=2cs>=3", 2),  # explosions counted as successes
         ("2d4x=4rr=1", 2),  # two chains, one after the other
+        ("1d4!", 2),  # Roll20's spellings: explode on the top face
+        ("2d3!>2", 1),  # ... on 2 or more (Roll20's > is >=)
+        ("1d4!!", 2),  # compounding: the chain adds to one die
+        ("1d3!!>2", 1),
+        ("1d4!p", 2),  # penetrating: each extra die one less
+        ("2d3!p>2", 1),
+        ("2d4min3x=3", 2),  # a die raised by min explodes
+        ("{1d3x+1, 1d3}kh1", 1),  # a group whose roll may fail
     ],
 )
 def test_each_modifier_at_its_limit_is_what_the_roller_does(every_draw, text, limit):

@@ -46,6 +46,16 @@ def shown(text: str, dice) -> str:
         ("2d6[fire] + 1d4[cold]", [3, 4, 2], "2d6[fire] [3, 4] + 1d4[cold] [2] = 9"),
         ("{1d20+5, 1d20+3}kh1", [12, 19], "{1d20 [12]+5, 1d20 [19]+3}kh1 = 22"),
         ("{4d6+3d8}k4", [1, 2, 3, 4, 5, 6, 7], "{4d6 [1, 2, 3, 4]+3d8 [5, 6, 7]}k4 = 22"),
+        # a group counting its rolls (Foundry VTT): how many of them meet the condition
+        ("{1d20, 1d20, 1d20}cs>10", [11, 10, 20], "{1d20 [11], 1d20 [10], 1d20 [20]}cs>10 = 2"),
+        ("{1d20+2, 1d20}cf<=5", [3, 9], "{1d20 [3]+2, 1d20 [9]}cf<=5 = 1"),
+        (
+            "{1d20, 1d20, 1d20}kh2cs>10",
+            [11, 10, 20],
+            "{1d20 [11], 1d20 [10], 1d20 [20]}kh2cs>10 = 2",
+        ),
+        ("{1d6, 1d6}cs>=5df=1", [1, 6], "{1d6 [1], 1d6 [6]}cs>=5df=1 = 0"),
+        ("1d20 + 5[bonus]", [8], "1d20 [8] + 5[bonus] = 13"),  # a label on a number
         ("d{1,1,2,3}", [2], "d{1,1,2,3} [2] = 2"),
         ("d{-1,0,1}", [-1], "d{-1,0,1} [-1] = -1"),
         ("10 * d{0..9} + d{0..9}", [0, 7], "10 * d{0..9} [0] + d{0..9} [7] = 7"),
@@ -112,6 +122,20 @@ def test_this_languages_reading_stays():
         ("2 + 4d6kh3q", 11, "`q` is not a dice modifier", "the modifiers"),
         ("3d6kh>3", 4, "keeps or drops a number of dice", "k>3"),
         ("3d6f1", 4, "`f` is not a modifier here", "cs...df"),
+        ("{4d6+3d8}cs>4", 10, "to count dice, count them in each term", "4d6cs>=5 + 3d8cs>=5"),
+        ("{1d20, 1d20}cs>10kh1", 18, "a group keeps or drops before it counts", None),
+        # other rollers' spellings that do not parse: said at what differs, with ours
+        ("10d10>5f1", 6, "how Roll20 counts successes and failures", "10d10cs>=5df=1"),
+        ("2 + 6d6<2f6", 8, "how Roll20 counts successes and failures", "6d6cs<=2df=6"),
+        ("{1d20, 1d20}x", 13, "`x` is not a modifier of a group", "{3d6, 3d6, 3d6}cs>=10"),
+        ("{1d4, 1d6}cs>3ro1", 15, "`ro` is not a modifier of a group", "then may count"),
+        ("3 + (1d4, 1d6, 1d8)kh1", 5, "written with braces here", "{1d4, 1d6, 1d8}kh1"),
+        ("(1d4, 1d6)p1", 1, "written with braces here", "{1d4, 1d6}dl1"),
+        ("{1d20, 1d20}>10", 13, "after a group counts its rolls", "{1d20, 1d20}cs>=10"),
+        ("{3d20+5}>21", 9, "after a group counts its rolls", "(3d20+5) >= 21"),
+        ("/r 1d20+5", 1, "`/r` is the chat's command", "write the roll alone: 1d20+5"),
+        ("/roll 4d6kh3", 1, "`/roll` is the chat's command", "4d6kh3"),
+        ("8d100cs>95cf<5", 11, "counts its dice once", "write df: cs>95df<5"),
     ],
 )
 def test_a_wrong_modifier_is_an_error_at_it(text, column, message, hint):
@@ -119,7 +143,13 @@ def test_a_wrong_modifier_is_an_error_at_it(text, column, message, hint):
         roll(text)
     error = caught.value
     assert error.span.column == column and message in error.message
-    assert hint in error.hint
+    assert hint is None or hint in error.hint
+
+
+def test_a_spaced_label_says_where_a_label_goes():
+    with pytest.raises(RulebookError) as caught:
+        roll("1d20 [attack] + 5")
+    assert "1d20[attack]" in str(caught.value.render())
 
 
 def test_names_that_look_like_dice_without_a_count_stay_names():
@@ -180,6 +210,9 @@ def test_notes_are_printed_on_stderr(capsys):
         "{2d4+1d6}k2",
         "{1d4+1, 1d6}kh1",
         "{1d4, 1d4, 1d4}kl2",
+        "{1d4, 1d4+1, 1d4}cs>=3",
+        "{1d4, 1d4, 1d4}kh2cf<=2",
+        "{2d3, 1d6}cs>=4df=2",
         "2d4sd + 1",
         "d{0..3} ** 2 % 5",
         "highest(3d4min2, 2)",

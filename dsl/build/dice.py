@@ -274,9 +274,16 @@ class DiceTerms:
     def _check_counts(self, modifiers: list) -> None:
         counting = [m for m in modifiers if isinstance(m, n.CountSuccesses)]
         if len(counting) > 1:
+            hint = None
+            if counting[1].failures and not counting[0].failures:  # Roll20's `cs>95cf<5`
+                hint = tr(
+                    "to take a success away for each failure, write df: {example}",
+                    example=counting[0].span.text + "df" + counting[1].span.text[2:],
+                )
             raise self._error(
                 tr("a dice term counts its dice once (one of cs, cf, even, odd)"),
                 counting[1].span,
+                hint,
             )
         for index, modifier in enumerate(modifiers):
             if not isinstance(modifier, n.CountFailures):
@@ -325,13 +332,27 @@ class DiceTerms:
         self.notes = []
         modifiers, label = self._modifiers(text, close + 1, token, None)
         self.notes = []
+        counted = False
         for modifier in modifiers:
-            if not isinstance(modifier, n.Keep) or label is not None:
+            counts = isinstance(modifier, n.CountSuccesses | n.CountFailures)
+            if label is not None or not (counts or isinstance(modifier, n.Keep)):
                 raise self._error(
-                    tr("a group of rolls keeps or drops: kh, kl, dh, dl, k, d"),
+                    tr(
+                        "a group of rolls keeps or drops (kh, kl, dh, dl, k, d), then may count"
+                        " (cs, cf, df)"
+                    ),
                     modifier.span,
-                    AS_IN.fill(example="{1d20+5, 1d20+3}kh1, {4d6+3d8}k4"),
+                    AS_IN.fill(example="{1d20+5, 1d20+3}kh1, {4d6+3d8}k4, {3d6, 3d6, 3d6}cs>=10"),
                 )
+            if counts and len(items) == 1:
+                raise self._error(
+                    tr("a group of one roll keeps dice; to count dice, count them in each term"),
+                    modifier.span,
+                    AS_IN.fill(example="4d6cs>=5 + 3d8cs>=5"),
+                )
+            if counted and isinstance(modifier, n.Keep):
+                raise self._error(tr("a group keeps or drops before it counts"), modifier.span)
+            counted = counted or counts
         return n.RollGroup(tuple(items), tuple(modifiers), span=self._token_span(token))
 
 

@@ -69,6 +69,8 @@ class Expressions:
         return n.CharacterCall(subject, call, span=span)
 
     def _index(self, span, subject, *keys):
+        if is_labelled_number(subject, keys, span):  # `1d20 + 5[bonus]`, as Roll20 writes it
+            return n.Literal(subject.value, span=span)
         if isinstance(subject, WrittenName):
             subject = n.Name(subject.text, span=subject.span)
         return n.Index(subject, keys, span=span)
@@ -160,3 +162,15 @@ class Expressions:
         if all(isinstance(p, str) for p in parts):
             return n.Literal("".join(parts), span=span)
         return n.Text(tuple(parts), span=span)
+
+
+def is_labelled_number(subject, keys: tuple, span) -> bool:
+    """A number with a one-word label right after it (`5[bonus]`): a number cannot be
+    looked up, so the brackets are a label, as on a dice term."""
+    return (
+        isinstance(subject, n.Literal)
+        and is_number(subject.value)
+        and len(keys) == 1
+        and isinstance(keys[0], WrittenName | n.Name)
+        and span.text[len(subject.span.text) : len(subject.span.text) + 1] == "["
+    )

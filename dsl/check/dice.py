@@ -49,8 +49,10 @@ class DiceChecks:
                 node.items[0].span,
             )
         for modifier in node.modifiers:
-            if modifier.count is not None:
+            if isinstance(modifier, n.Keep) and modifier.count is not None:
                 self.want(modifier.count, scope, t.NUMBER, tr("how many dice to keep or drop"))
+            elif not isinstance(modifier, n.Keep) and modifier.condition.value is not None:
+                self.want(modifier.condition.value, scope, t.NUMBER, tr("a value to compare with"))
         return t.ROLL
 
     def pointless(self, node: n.Dice) -> None:

@@ -252,10 +252,17 @@ class ExpressionChecks:
             self.undefined(subject.name, subject.span, scope)
             return t.ANY
         self.expr(subject, scope)
+        hint = tr("tables, catalogs and resources kept per group can")
+        if isinstance(subject, n.Dice | n.RollGroup) and all(
+            isinstance(k, n.Name) for k in node.keys
+        ):  # d20's `1d20 [attack]`: a label, written here right after the term
+            label = " ".join(k.name for k in node.keys)
+            hint = tr(
+                "a label is written right after the term, with no space: {example}",
+                example=f"{subject.span.text}[{label}]",
+            )
         self.error(
-            tr("{text} cannot be looked up with [...]", text=subject.span.text),
-            node.span,
-            tr("tables, catalogs and resources kept per group can"),
+            tr("{text} cannot be looked up with [...]", text=subject.span.text), node.span, hint
         )
         return t.ANY
 

@@ -89,7 +89,21 @@ class PoolValues:
         span = node.span
         if node.function == "count":
             test = self.expr(node.args[1])
-            return lambda ctx: kind(face_test(known(ctx, test(ctx))))
+            made: dict = {}  # by the test's value: the odds engine asks again and again
+
+            def count_question(ctx):
+                value = known(ctx, test(ctx))
+                try:
+                    return made[(type(value), value)]
+                except KeyError:
+                    found = kind(face_test(value))
+                    if len(made) < 64:
+                        made[(type(value), value)] = found
+                    return found
+                except TypeError:  # a value that cannot be a key: a new question
+                    return kind(face_test(value))
+
+            return count_question
         if len(node.args) == 1:
             question = kind()
             return lambda ctx: question
@@ -231,10 +245,7 @@ class RollGroups:
             faces, counted = faces_of(ctx)
             if counted is not None:
                 return counted
-            for step in steps_of(ctx, keeps):
-                keep_dice(faces, step[1], step[2])
-            total = normalize(sum(f[0] for f in faces if f[1] == KEPT))
-            result = PoolRoll(label, faces, total)
+            result = PoolRoll(label, faces, *group_value(faces, steps_of(ctx, keeps)))
             if ctx.trace is not None and not ctx.quiet:
                 ctx.trace.append(dice_step(result, span, ctx.depth, ctx.roller.source.origin))
             return result
@@ -247,10 +258,28 @@ def steps_of(ctx, keeps: tuple) -> tuple:
 
 
 def kept_total(values: tuple, steps: tuple):
-    faces = [[v, KEPT, False] for v in values]
+    return group_value([[v, KEPT, False] for v in values], steps)[0]
+
+
+def group_value(faces: list, steps: tuple) -> tuple:
+    """(total, successes, failures) of a group's rolls (faces), after its keeps: the kept
+    rolls added up; or, when it counts (`{3d6, 3d6, 3d6}cs>=10`), the kept rolls meeting
+    the condition (successes less those meeting `df`'s; `cf`: those meeting it)."""
+    successes = failures = None  # as a dice term's: cs gives (s, s, 0), cf (f, None, f)
     for step in steps:
-        keep_dice(faces, step[1], step[2])
-    return normalize(sum(f[0] for f in faces if f[1] == KEPT))
+        if step[0] == "keep":
+            keep_dice(faces, step[1], step[2])
+            continue
+        meeting = sum(1 for f in faces if f[1] == KEPT and step[1](f[0]))
+        if step[0] == "successes":
+            successes, failures = meeting, 0
+        else:  # cf counts failures; df, after cs, takes one success away for each
+            failures = meeting
+    if failures is None:
+        return normalize(sum(f[0] for f in faces if f[1] == KEPT)), None, None
+    if successes is None:
+        return failures, None, failures
+    return successes - failures, successes, failures
 
 
 def added(node) -> list:

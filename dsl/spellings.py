@@ -1,0 +1,87 @@
+"""Other dice rollers' spellings that do not parse here: the error at them, with ours."""
+
+from __future__ import annotations
+
+import re
+
+from dsl.messages import tr
+
+# a chat command typed with its roll: `/r 1d20+5`, `/roll 4d6kh3` (Roll20, Foundry VTT)
+_CHAT_COMMAND = re.compile(r"\s*(/(?:r|roll|gmroll|gr|br|sr|w)\b)\s*")
+# Roll20's successes with failures: `10d10>5f1` (5 or more succeed, each 1 takes one away)
+_TARGET_AND_FAILURE = re.compile(r"(\d*[dD]\d+)\s*(>|<)(\d+)f(\d+)")
+# a group of dice with a modifier it does not take: `{1d20, 1d20}x`, `{2d6}kh1r1`
+_GROUP_MODIFIER = re.compile(r"\{(?=[^{}\n]*[dD][\d%F(])[^{}\n:]*\}([a-zA-Z!][\w!<>=()-]*)")
+# d20's sets: `(1d4, 1d6, 1d8)kh1`, a group written with parentheses
+_D20_SET = re.compile(r"(?<![\w)])\(([^()\n]*,[^()\n]*)\)((?:kh|kl|ph|pl|k|p)\d*)")
+# Roll20's target number on a group: `{1d20, 1d20}>10` counts the rolls of 10 or more
+_GROUP_TARGET = re.compile(r"\{((?=[^{}\n]*[dD][\d%F(])[^{}\n:]*)\}(>|<)(\d+)")
+# the modifiers a group takes, which come before the one it does not
+_GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?\d+|(?:kh|kl|dh|dl|k|d)\d*)*")
+
+
+def other_spelling(text: str, position: int) -> tuple | None:
+    """(message, start, end, hint) for a syntax error at `position` that is another roller's
+    spelling, the span pointing at what differs; None if it is not one we know."""
+    command = _CHAT_COMMAND.match(text)
+    if command is not None and position <= command.end():
+        return (
+            tr("`{command}` is the chat's command, not part of the roll", command=command.group(1)),
+            command.start(1),
+            command.end(1),
+            tr("write the roll alone: {roll}", roll=text[command.end() :].strip() or "1d20"),
+        )
+    for match in _TARGET_AND_FAILURE.finditer(text, max(0, position - 40), position + 40):
+        if match.start(2) <= position <= match.end(4):
+            term, op, target, failure = match.groups()
+            ours = f"{term}cs{op}={target}df={failure}"
+            return (
+                tr(
+                    "`{op}{target}f{failure}` is how Roll20 counts successes and failures",
+                    op=op,
+                    target=target,
+                    failure=failure,
+                ),
+                match.start(2),
+                match.end(4),
+                tr("here, write {ours}", ours=ours),
+            )
+    for match in _D20_SET.finditer(text, max(0, position - 200), position + 200):
+        if match.start() <= position < match.end():
+            keep = match.group(2).replace("ph", "dh").replace("pl", "dl").replace("p", "dl")
+            return (
+                tr("a group of rolls is written with braces here, not parentheses"),
+                match.start(),
+                match.end(),
+                tr("as in {example}", example="{" + match.group(1).strip() + "}" + keep),
+            )
+    for match in _GROUP_TARGET.finditer(text, max(0, position - 200), position + 200):
+        if match.start() <= position < match.end():
+            inside, op, target = match.groups()
+            several = len([p for p in inside.split(",") if p.strip()]) > 1
+            ours = (
+                f"{{{inside}}}cs{op}={target}" if several else f"({inside.strip()}) {op}= {target}"
+            )
+            return (
+                tr(
+                    "in Roll20, `{op}{target}` after a group counts its rolls", op=op, target=target
+                ),
+                match.start(2),
+                match.end(3),
+                tr("here, write {ours}", ours=ours),
+            )
+    for match in _GROUP_MODIFIER.finditer(text, max(0, position - 200), position + 200):
+        if match.start() <= position < match.end():
+            start = match.start(1) + _GROUP_TAKES.match(match.group(1)).end()
+            word = re.match(r"[a-zA-Z!]*", text[start:]).group() or text[start : start + 1]
+            return (
+                tr("`{modifier}` is not a modifier of a group", modifier=word),
+                start,
+                start + max(len(word), 1),
+                tr(
+                    "a group keeps or drops (kh, kl, dh, dl, k, d), then may count (cs, cf,"
+                    " df): {example}",
+                    example="{1d20+5, 1d20+3}kh1, {3d6, 3d6, 3d6}cs>=10",
+                ),
+            )
+    return None
