@@ -315,3 +315,56 @@ def test_the_roller_itself_answers_like_the_questions():
     assert Highest(2).of_roll(rolled) == (5, 5)
     assert Lowest().of_roll(rolled) == 2
     assert Count(face_test(1)).of_roll(rolled) == 0  # the 1 was dropped
+
+
+TABLE = """
+rulebook "Pool tables" { system "test" }
+table Effect by top {
+  1..3: "bad"
+  4..5: "mixed"
+  6: "good"
+}
+check bonus(skill: int) "Skill roll with a bonus die" {
+  let tens = lowest(2d{0..9})
+  let units = d{0..9}
+  roll (if tens = 0 and units = 0 then 100 else 10 * tens + units) <= skill
+}
+action look(n: int) {
+  let r = (n)d6
+  result { effect: Effect[highest(r)], sixes: count(r, 6) }
+}
+"""
+
+
+def test_a_pool_in_a_table_lookup_and_its_odds():
+    engine = Engine(dsl.load_text(TABLE, "table.rules"))
+    sheet = engine.sheet({})
+    out = engine.run("look", sheet, {"n": 2}, ForcedDice([5, 2]))
+    assert out.result == {"effect": "mixed", "sixes": 0}
+    assert engine.odds("look", sheet, {"n": 2}).probabilities == brute_force(
+        engine, "look", {"n": 2}, 2
+    )
+
+
+def test_call_of_cthulhus_bonus_die_is_every_roll_of_three_d10s():
+    engine = Engine(dsl.load_text(TABLE, "table.rules"))
+    odds = engine.odds("bonus", engine.sheet({}), {"skill": 45}, field="success")
+    expected: Counter = Counter()
+    for a, b, units in itertools.product(range(10), repeat=3):
+        tens = min(a, b)
+        value = 100 if tens == 0 and units == 0 else 10 * tens + units
+        expected[value <= 45] += Fraction(1, 1000)
+    assert odds.probabilities == dict(expected)
+
+
+def test_typed_in_dice_fill_a_pool(monkeypatch, capsys):
+    import io
+    from pathlib import Path
+
+    from interpreter.cli import main
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    monkeypatch.setattr("sys.stdin", io.StringIO("6\n3\n6\n"))
+    code = main(["run", str(examples / "blades.rules"), "act", "--set", "dots=3", "--ask"])
+    out = capsys.readouterr().out
+    assert code == 0 and "outcome critical" in out and "3d6 [6, 3, 6]" in out

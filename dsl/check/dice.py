@@ -9,6 +9,8 @@ from dsl.messages import tr
 
 #: comparisons that read as a count of dice in Roll20 (`10d10>6`: dice showing 6 or more)
 COUNTED_IN_ROLL20 = {">=": ">=", ">": ">=", "<=": "<=", "<": "<=", "=": "="}
+KEEPS_ALL = tr("`{modifier}` keeps {k} of {count} dice: all of them, so it changes nothing")
+DROPS_ALL = tr("`{modifier}` drops {k} of {count} dice: none is left, so the term is always 0")
 
 
 class DiceChecks:
@@ -65,32 +67,12 @@ class DiceChecks:
                 k = modifier.count.value if isinstance(modifier.count, n.Literal) else 1
                 if not isinstance(modifier.count, n.Literal | type(None)):
                     continue
-                if modifier.mode in ("kh", "kl") and k >= count:
-                    self.warning(
-                        tr(
-                            "`{modifier}` keeps {k} of {count} dice: all of them, so it changes "
-                            "nothing",
-                            modifier=modifier.span.text,
-                            k=k,
-                            count=count,
-                        ),
-                        modifier.span,
-                    )
-                elif modifier.mode in ("dh", "dl") and k >= count:
-                    self.warning(
-                        tr(
-                            "`{modifier}` drops {k} of {count} dice: none is left, so the term "
-                            "is always 0",
-                            modifier=modifier.span.text,
-                            k=k,
-                            count=count,
-                        ),
-                        modifier.span,
-                    )
-                if modifier.mode in ("kh", "kl"):
-                    count = min(count, k)
-                else:
-                    count = max(count - k, 0)
+                keeps = modifier.mode in ("kh", "kl")
+                if k >= count:
+                    pointless = KEEPS_ALL if keeps else DROPS_ALL
+                    found = pointless.fill(modifier=modifier.span.text, k=k, count=count)
+                    self.warning(found, modifier.span)
+                count = min(count, k) if keeps else max(count - k, 0)
             condition = getattr(modifier, "condition", None)
             if faces is None or condition is None or not isinstance(condition.value, n.Literal):
                 continue
