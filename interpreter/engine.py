@@ -334,8 +334,9 @@ class Engine:
         try:
             runnable(ctx, args)
             self.commit(ctx, sheet)
-        except EvaluationError:
-            pass  # a failed run's trace ends where it failed
+        except (EvaluationError, ParameterError):
+            # A failed run's trace ends where it failed (a choice nobody answered: there).
+            pass
         return steps
 
     def prepare(self, action: str, sheet: Sheet, params: dict) -> tuple:

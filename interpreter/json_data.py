@@ -91,6 +91,10 @@ def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
         for i, c in enumerate(outcome.characters)
     ]
     out["warnings"] = [w.text(warning) for warning in outcome.warnings]
+    out["choices"] = [
+        {**c.to_json(), "value": w.value(c.value, f"/choices/{i}/value")}
+        for i, c in enumerate(outcome.choices)
+    ]
     out["dice"] = list(outcome.dice)
     out["origin"] = outcome.origin
     steps = outcome.trace if trace else []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import attrs
 
 
@@ -35,6 +37,8 @@ class Limits:
     list_length: int = 10_000
     #: seconds of computing `rulebook odds` (Engine.odds) may take, exact work and sampling
     odds_seconds: float = 5.0
+    #: seconds one run may take (a server's bound on an untrusted rulebook; inf: none)
+    run_seconds: float = math.inf
     #: outcomes one distribution of the odds engine may hold (its memory bound)
     odds_outcomes: int = 100_000
     #: bytes of big-integer arithmetic one step of the odds engine may hold at once
@@ -48,8 +52,8 @@ class Limits:
         for field in attrs.fields(type(self)):
             if field.init and getattr(self, field.name) < 0:
                 raise ValueError(f"Limits.{field.name} cannot be negative")
-        if self.odds_seconds <= 0:
-            raise ValueError("Limits.odds_seconds must be positive")
+        if self.odds_seconds <= 0 or self.run_seconds <= 0:
+            raise ValueError("Limits.odds_seconds and Limits.run_seconds must be positive")
         object.__setattr__(self, "number_bound", 10**self.number_digits)
         object.__setattr__(self, "denominator_bound", 10**self.denominator_digits)
 

@@ -32,6 +32,9 @@ roller to `resolve` it. In a real run no value is ever unknown.
 
 from __future__ import annotations
 
+import math
+import time
+
 from dsl.messages import tr
 from interpreter.dice import DiceTray, Die, PoolRoll, check_term, roll_pool
 from interpreter.errors import EvaluationError
@@ -277,6 +280,9 @@ def sheet_of(ctx, place) -> tuple:
 
 # ─── the context ────────────────────────────────────────────────────────────
 
+#: statements run between two readings of the clock, when a run has a time bound
+STEPS_BETWEEN_CLOCKS = 256
+
 
 class Context:
     """Everything one evaluation reads and writes."""
@@ -286,12 +292,14 @@ class Context:
         "capture",
         "choices",
         "chooser",
+        "deadline",
         "depth",
         "env",
         "limits",
         "quiet",
         "roller",
         "state",
+        "step_bound",
         "steps",
         "trace",
     )
@@ -309,6 +317,13 @@ class Context:
         self.trace = trace
         self.env: dict = {}
         self.steps = 0
+        # Statements are counted against step_bound: the limit, or (with a time bound)
+        # the next count at which the clock is read (interpreter.compile.statements).
+        self.step_bound = limits.steps_per_run
+        self.deadline = None
+        if limits.run_seconds != math.inf:
+            self.deadline = time.monotonic() + limits.run_seconds
+            self.step_bound = min(limits.steps_per_run, STEPS_BETWEEN_CLOCKS)
         self.depth = 0  # how deep the trace indents
         self.calls = 0  # definitions calling one another now (against call_depth)
         self.capture: list | None = None  # dice a roll procedure's rule is watching

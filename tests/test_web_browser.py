@@ -25,6 +25,7 @@ from playwright.sync_api import expect, sync_playwright
 from interpreter.web import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
+GAMES = ROOT / "examples/games"
 CHROMIUM = os.environ.get("RULEBOOK_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(os.environ.get("RULEBOOK_ARTIFACTS", ROOT / "artifacts"))
 # As this machine's notes say: no sandbox as root, and no background connections.
@@ -50,6 +51,10 @@ def _free_port() -> int:
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("campaign")
     shutil.copy(ROOT / "rulebooks/characters/brujeria_investigadora.yaml", folder / "ana.yaml")
+    for game in ("fate.rules", "pbta.rules"):  # English rulebooks with choices and targets
+        shutil.copy(GAMES / game, folder / game)
+    for character in ("hero", "thug", "driver", "gang_boss"):
+        shutil.copy(GAMES / "characters" / f"{character}.yaml", folder / f"{character}.yaml")
     port = _free_port()
     config = uvicorn.Config(create_app(folder), host="127.0.0.1", port=port, log_level="warning")
     running = uvicorn.Server(config)
@@ -81,7 +86,7 @@ def page(browser, server, request):
     base, _folder = server
     context = browser.new_context(viewport={"width": 1300, "height": 1000})
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(60_000)  # a bound on each wait (they wait on conditions)
     failures: list[str] = []
     asked: list[str] = []
     page.on("pageerror", lambda error: failures.append(str(error)))
@@ -112,12 +117,13 @@ def test_run_an_action_with_typed_dice_and_save_it(page, server):
     page.select_option("#param-numina", "Grito Báquico")
     page.check('input[name="dice"][value="typed"]')
     page.click("#run")
+    # Arcana Mundi speaks Spanish: so does the page.
     expect(page.locator("#ask-prompt")).to_have_text(
-        f"Roll die 1: d10 (1–10) — line {roll_line}: 2d10"
+        f"Tira el dado 1: d10 (1–10) — línea {roll_line}: 2d10"
     )
     page.click("#ask-faces button:text-is('3')")  # a die button: the face shown
-    expect(page.locator("#ask-typed")).to_have_text("typed so far: 3")
-    expect(page.locator("#ask-prompt")).to_contain_text("Roll die 2")
+    expect(page.locator("#ask-typed")).to_have_text("escritos hasta ahora: 3")
+    expect(page.locator("#ask-prompt")).to_contain_text("Tira el dado 2")
     page.fill("#ask-input", "4")  # or typed in
     page.press("#ask-input", "Enter")
     expect(page.locator("#outcome")).to_be_visible()
@@ -125,7 +131,7 @@ def test_run_an_action_with_typed_dice_and_save_it(page, server):
     # The worked example: 20 against 15, three Virtus spent, the dice marked as typed in.
     expect(page.locator("#result")).to_contain_text("total20")
     expect(page.locator("#changes")).to_have_text("dinamis.Virtus: 5 → 2")
-    expect(page.locator("#dice")).to_have_text("dice: 3, 4 (typed in)")
+    expect(page.locator("#dice")).to_have_text("dados: 3, 4 (a mano)")
     expect(page.locator("#trace")).to_contain_text("capicua: [3, 4] = 7 (a mano)")
     virtus = page.locator('.resource[data-path="dinamis.Virtus"]')
     expect(virtus).to_have_class(re.compile("changed"))
@@ -139,13 +145,13 @@ def test_run_an_action_with_typed_dice_and_save_it(page, server):
     expect(page.locator("#editor .cm-activeLine")).to_contain_text("check tirada_basica(")
     # Saved (a shipped character: a copy in the folder), journaled, undone.
     page.click("#save-sheet")
-    expect(page.locator("#saved")).to_have_text("saved in menecma.yaml (journal entry 1)")
+    expect(page.locator("#saved")).to_have_text("guardado en menecma.yaml (entrada 1 del diario)")
     saved = yaml.safe_load((folder / "menecma.yaml").read_text(encoding="utf-8"))
     assert saved["dinamis"]["Virtus"] == 2
     entry = page.locator('#history li[data-entry="1"]')
     expect(entry).to_contain_text("usar_numina: dinamis.Virtus 5 → 2")
     entry.locator("button.undo").click()
-    expect(page.locator('#history li[data-entry="2"]')).to_contain_text("undo of run 1")
+    expect(page.locator('#history li[data-entry="2"]')).to_contain_text("deshace la tirada 1")
     expect(entry).to_have_class("undone")
     expect(virtus.locator(".value")).to_have_text("5 / 5")
 
@@ -162,7 +168,7 @@ def test_odds_drawn_as_bars_compared_with_a_house_rule(page, server):
     assert a.count() >= 6 and b.count() == a.count()  # a bar of each series per outcome
     expect(chart).to_contain_text("A: Brujería")
     expect(chart).to_contain_text("B: Brujería: miedo duro")
-    expect(page.locator("#odds-summary")).to_contain_text("A: exact, mean 16.700")
+    expect(page.locator("#odds-summary")).to_contain_text("A: exacto, media 16.700")
     # "At least": from the lowest outcome the bar is 100%.
     page.check('input[name="odds-view"][value="at-least"]')
     expect(chart.locator("text").nth(2)).to_have_text(re.compile("^≥ "))
@@ -176,26 +182,38 @@ def test_a_progress_bar_while_the_odds_are_computed(page, server):
     page.select_option("#action", "usar_numina")
     page.select_option("#param-numina", "Grito Báquico")
     page.fill("#odds-field", "success")
-    # Record every text the progress bar shows (it may come and go within a second).
+    # Record every text the progress line is given and every time the bar is shown: each
+    # mutation keeps the text node it added, so texts set in one burst are all seen.
     page.evaluate(
         """() => {
           window.progressSeen = [];
+          window.progressShown = false;
           const text = document.querySelector('#odds-progress-text');
-          new MutationObserver(() => window.progressSeen.push(text.textContent))
-            .observe(text, {childList: true, characterData: true, subtree: true});
+          new MutationObserver((records) => {
+            for (const r of records) for (const n of r.addedNodes) progressSeen.push(n.textContent);
+          }).observe(text, {childList: true});
+          const box = document.querySelector('#odds-progress');
+          new MutationObserver(() => { if (!box.hidden) window.progressShown = true; })
+            .observe(box, {attributes: true, attributeFilter: ['hidden']});
         }"""
     )
     page.click("#odds-button")
-    expect(page.locator("#odds-chart svg")).to_be_visible()
-    seen = page.evaluate("window.progressSeen")
-    assert any(re.fullmatch(r"exact: \d+ of 100000 units of work", s) for s in seen), seen
+    # Conditions, not times: the exact phase's progress is seen, then the chart is drawn.
+    page.wait_for_function(
+        "() => window.progressSeen.some("
+        "  (s) => /^exacto: \\d+ de \\d+ unidades de trabajo$/.test(s))",
+        timeout=90_000,
+    )
+    expect(page.locator("#odds-chart svg")).to_be_visible(timeout=90_000)
+    assert page.evaluate("window.progressShown")
+    assert page.evaluate("window.progressSeen")[0] == "calculando…"
     expect(page.locator("#odds-progress")).to_be_hidden()
     expect(page.locator("#odds-chart svg")).to_contain_text("sí")  # the rulebook speaks Spanish
 
 
 def test_edit_a_rule_and_see_diagnostics_and_the_odds_it_gives(page, server):
     open_page(page, server, "brujeria", "brujeria_investigadora")
-    expect(page.locator("#editor-status")).to_have_text(re.compile("^✓ checks"))
+    expect(page.locator("#editor-status")).to_have_text(re.compile("^✓ correcto"))
     editor = page.locator("#editor .cm-content")
     editor.click()
     page.keyboard.press("Control+End")
@@ -210,7 +228,7 @@ def test_edit_a_rule_and_see_diagnostics_and_the_odds_it_gives(page, server):
     editor.click()
     page.keyboard.press("Control+A")
     page.keyboard.insert_text(house)
-    expect(page.locator("#editor-status")).to_have_text(re.compile("^✓ checks"))
+    expect(page.locator("#editor-status")).to_have_text(re.compile("^✓ correcto"))
     expect(page.locator("#editor .cm-lintRange-error")).to_have_count(0)
     page.select_option("#action", "asustarse")
     page.fill("#odds-field", "Esencia")
@@ -218,3 +236,103 @@ def test_edit_a_rule_and_see_diagnostics_and_the_odds_it_gives(page, server):
     expect(page.locator("#odds-chart svg")).to_contain_text("B: Brujería: miedo duro (editado)")
     # Highlighting: keywords and dice terms are told apart.
     assert page.locator("#editor .cm-content span").count() > 50
+
+
+def choice_seed(page, server, body: dict) -> int:
+    """A seed whose run stops at a choice of several options (asked in the page)."""
+    base, _ = server
+    for seed in range(200):
+        answer = page.request.post(f"{base}/api/run", data={**body, "seed": seed, "answers": []})
+        if answer.json().get("need", {}).get("kind") == "choice":
+            return seed
+    raise AssertionError("no seed of 200 asks the choice")
+
+
+def test_a_choice_after_the_roll_answered_in_the_page_against_a_target(page, server):
+    _base, folder = server
+    body = {"rulebook": "fate", "action": "attack", "character": "hero"}
+    seed = choice_seed(
+        page, server, {**body, "targets": {"target": "thug"}, "params": {"skill": "Fight"}}
+    )
+    open_page(page, server, "fate", "hero")
+    expect(page.locator("header")).to_contain_text("Rulebook")  # an English rulebook
+    page.select_option("#action", "attack")
+    expect(page.locator("#action-choices")).to_have_text("asks during the run: invoke")
+    page.select_option("#param-target", "thug")  # the other character: the folder's
+    page.select_option("#param-skill", "Fight")
+    page.check('input[name="dice"][value="seed"]')
+    page.fill("#seed", str(seed))
+    page.click("#run")
+    # The choice comes after the roll: the page shows what was rolled, then asks.
+    choose = page.locator("#choose")
+    expect(choose).to_be_visible()
+    expect(page.locator("#choose-prompt")).to_have_text(
+        "invoke: Invoke an aspect for +2 (a fate point)?"
+    )
+    expect(page.locator("#choose-who")).to_have_text(re.compile(r"^hero decides \(line \d+\)$"))
+    expect(page.locator("#choose-trace")).to_contain_text("Roll: 4dF")
+    expect(page.locator("#choose-trace")).to_contain_text("as thug:")
+    expect(page.locator("#choose-options button")).to_have_text(["no", "yes"])
+    expect(page.locator("#outcome")).to_be_hidden()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "choice_asked.png"), full_page=True)
+    page.click("#choose-options button:text-is('yes')")
+    expect(page.locator("#outcome")).to_be_visible()
+    expect(choose).to_be_hidden()
+    expect(page.locator("#choices")).to_have_text(["invoke: yes — hero, chosen at the table"])
+    expect(page.locator("#trace")).to_contain_text("invoke: yes (chosen at the table)")
+    # Every character's changes: the fate point spent, the target's stress marked.
+    changes = page.locator("#changes li")
+    expect(changes.first).to_have_text("Fate Points: 3 → 2")
+    expect(page.locator('#changes li[data-role="target"]').first).to_have_text(
+        re.compile(r"^thug: Stress: 1 → 0$")
+    )
+    # Saved together, journaled: both files written.
+    page.click("#save-sheet")
+    expect(page.locator("#saved")).to_have_text(
+        re.compile(r"^saved in hero.yaml and thug.yaml \(journal entry \d+\)$")
+    )
+    hero = yaml.safe_load((folder / "hero.yaml").read_text(encoding="utf-8"))
+    thug = yaml.safe_load((folder / "thug.yaml").read_text(encoding="utf-8"))
+    assert (hero["Fate Points"], thug["Stress"]) == (2, 0)
+
+
+def test_the_other_character_decides_and_the_page_says_so(page, server):
+    body = {"rulebook": "pbta", "action": "go_aggro", "character": "driver"}
+    seed = choice_seed(page, server, {**body, "targets": {"target": "gang_boss"}})
+    open_page(page, server, "pbta", "driver")
+    page.select_option("#action", "go_aggro")
+    page.select_option("#param-target", "gang_boss")
+    page.check('input[name="dice"][value="seed"]')
+    page.fill("#seed", str(seed))
+    page.click("#run")
+    expect(page.locator("#choose-who")).to_have_text(re.compile(r"^gang_boss decides "))
+    expect(page.locator("#choose-options button").first).to_have_text("suck it up")
+    # The closed option (a weak hit's only) is said, not offered, on a strong hit.
+    page.click("#choose-options button:text-is('cave')")
+    expect(page.locator("#outcome")).to_be_visible()
+    expect(page.locator("#choices")).to_have_text(["answer: cave — gang_boss, chosen at the table"])
+    expect(page.locator("#result")).to_contain_text("cavedyes")
+
+
+def test_the_page_speaks_the_rulebooks_language(page, server):
+    open_page(page, server, "brujeria", "brujeria_investigadora")
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    expect(page.locator("header label").first).to_have_text(re.compile("^Reglamento"))
+    expect(page.locator("#run")).to_have_text("Tirar")
+    expect(page.locator("#odds-field")).to_have_attribute("placeholder", "el resultado entero")
+    expect(page.locator("footer")).to_contain_text("no se trae nada de fuera")
+    # Another rulebook, another language: the labels follow it.
+    page.select_option("#rulebook", "fate")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("#run")).to_have_text("Run")
+    expect(page.locator("#play-title")).to_have_text("Action")
+    # ?lang= asks for a language whatever the rulebook's (as --lang does).
+    base, _ = server
+    page.goto(f"{base}/?rulebook=brujeria&character=brujeria_investigadora&lang=en")
+    expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+    expect(page.locator("#run")).to_have_text("Run")
+    page.select_option("#action", "asustarse")
+    page.check('input[name="dice"][value="seed"]')
+    page.click("#run")
+    expect(page.locator("#dice")).to_have_text(re.compile(r"^dice: .* \(random\)$"))

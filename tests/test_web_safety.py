@@ -176,7 +176,7 @@ def test_every_answer_has_a_strict_content_security_policy(client):
         ({**RUN, "rulebook": "nope"}, 404, "no rulebook named 'nope'"),
         ({**RUN, "sheet": {"Fuerza": 99}}, 400, "not both"),
         ({**RUN, "character": None, "sheet": {"Fuerza": 99}}, 422, "Fuerza"),
-        ({**RUN, "dices": [1]}, 400, "did you mean dice?"),
+        ({**RUN, "dices": [1]}, 400, "did you mean dice"),  # (or choices)
         ({"rulebook": "brujeria"}, 400, "'action' is required"),
     ],
 )
@@ -281,3 +281,50 @@ def test_openapi_answers_are_the_shipped_json_schemas(client):
     assert run["422"]["content"]["application/json"]["schema"] == {
         "$ref": "urn:rulebook:schema:error"
     }
+
+
+def test_openapi_request_bodies_are_the_fields_each_endpoint_takes(client):
+    # Each documented body field is one the endpoint knows (never "unknown field"), and
+    # a field the document does not list is refused: the document and the app agree.
+    document = client.get("/openapi.json").json()
+    checked = 0
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            body = operation.get("requestBody")
+            if body is None:
+                continue
+            schema = body["content"]["application/json"]["schema"]
+            assert schema.get("additionalProperties") is False, (path, method)
+            address = path.replace("{name}", "brujeria_mine")
+            for name in schema["properties"]:
+                answer = client.request(method.upper(), address, json={name: None})
+                message = answer.json().get("error", {}).get("message", "")
+                assert "unknown field" not in message, (path, name, message)
+                checked += 1
+            stray = client.request(method.upper(), address, json={"zzz_not_a_field": 1})
+            assert stray.status_code == 400, (path, stray.json())
+            assert "unknown field" in stray.json()["error"]["message"]
+    assert checked >= 30
+    run = document["paths"]["/api/run"]["post"]["requestBody"]["content"]["application/json"]
+    assert {"targets", "choices", "answers", "lang"} <= set(run["schema"]["properties"])
+
+
+def test_a_run_that_needs_a_choice_answers_as_documented(client):
+    # The `need` answer validates against the schema the document gives for it.
+    import jsonschema
+    from referencing import Registry, Resource
+
+    from interpreter.json_data import schemas
+
+    document = client.get("/openapi.json").json()
+    answers = document["paths"]["/api/run"]["post"]["responses"]["200"]["content"]
+    need_schema = answers["application/json"]["schema"]["oneOf"][1]
+    registry = Registry().with_resources(
+        (id_, Resource.from_contents(contents)) for id_, contents in schemas().items()
+    )
+    validator = jsonschema.Draft202012Validator(need_schema, registry=registry)
+    body = {"rulebook": "arcana_mundi", "action": "usar_numina", "character": "menecma"}
+    body["params"] = {"numina": "Grito Báquico"}
+    die = client.post("/api/run", json={**body, "ask": True, "dice": []}).json()
+    assert list(validator.iter_errors(die)) == [] and die["need"]["kind"] == "die"
+    assert die["trace"][0]["text"].startswith("Usar una númina(")  # the run so far

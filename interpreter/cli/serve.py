@@ -22,7 +22,7 @@ def cmd_serve(args) -> int:
         raise ParameterError(
             tr("{folder}: no such folder", folder=args.folder), None, tr("serve an existing folder")
         )
-    app = create_app(folder, host=args.host)
+    app = create_app(folder, host=args.host, language=getattr(args, "lang", None))
     if args.host not in LOCAL_HOSTS and not args.host.startswith("127."):
         warning = tr(
             "warning: --host {host} opens the server beyond this machine: anyone who can "

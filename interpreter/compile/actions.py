@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.messages import tr
-from interpreter.compile.statements import run_block
+from interpreter.compile.statements import count_past_bound
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, known
 from interpreter.trace import Step, call_text
@@ -69,8 +69,8 @@ class CompiledAction(CallFrame):
         try:
             body = self.body
             ctx.steps += len(body)
-            if ctx.steps > ctx.limits.steps_per_run:
-                run_block(ctx, (), self.node.span)  # raises LimitExceeded
+            if ctx.steps > ctx.step_bound:
+                count_past_bound(ctx, self.node.span)
             for statement in body:
                 statement(ctx)
             result = None

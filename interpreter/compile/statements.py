@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from dsl import nodes as n
 from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
@@ -14,7 +16,15 @@ from interpreter.errors import (
     RequirementFailed,
     SheetError,
 )
-from interpreter.runtime import Unknown, as_bool, known, place_path, place_text, sheet_of
+from interpreter.runtime import (
+    STEPS_BETWEEN_CLOCKS,
+    Unknown,
+    as_bool,
+    known,
+    place_path,
+    place_text,
+    sheet_of,
+)
 from interpreter.sheet_schema import entry_value
 from interpreter.values import Record, is_number, show
 
@@ -475,13 +485,30 @@ def run_block(ctx, body: tuple, span) -> None:
     """Run statements, counting them against `steps_per_run` (loops count every pass)."""
     steps = ctx.steps + len(body)
     ctx.steps = steps
-    if steps > ctx.limits.steps_per_run:
+    if steps > ctx.step_bound:
+        count_past_bound(ctx, span)
+    for statement in body:
+        statement(ctx)
+
+
+def count_past_bound(ctx, span) -> None:
+    """The step count passed `ctx.step_bound`: the limit of statements, or the time to
+    read the clock of a run with a time bound (`run_seconds`)."""
+    limits = ctx.limits
+    if ctx.steps > limits.steps_per_run:
         raise LimitExceeded(
             tr(
                 "more than {limit} statements in one run (limit steps_per_run)",
-                limit=ctx.limits.steps_per_run,
+                limit=limits.steps_per_run,
             ),
             span,
         )
-    for statement in body:
-        statement(ctx)
+    if time.monotonic() > ctx.deadline:
+        raise LimitExceeded(
+            tr(
+                "the run took longer than {seconds} seconds (limit run_seconds)",
+                seconds=f"{limits.run_seconds:g}",
+            ),
+            span,
+        )
+    ctx.step_bound = min(limits.steps_per_run, ctx.steps + STEPS_BETWEEN_CLOCKS)

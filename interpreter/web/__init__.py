@@ -6,7 +6,9 @@ A thin shell over the public API (dsl.load, Engine, describe, odds), on Starlett
     api      the handlers: the same JSON as the command line's --json
     body     a request's JSON read and checked
     library  the server's folder: rulebooks and characters by name, never a path
-    replay   dice typed in one by one: the run replayed with the faces typed so far
+    replay   dice typed in and choices answered one by one: the run replayed each time
+    saving   saves journaled (every character's sheet, or none), history and undo
+    words    the page's own words, in the rulebook's language
     work     worker threads, the odds' time bound and progress
     guard    Host, size and cross-site checks; safe headers on every answer
     openapi  the API's description at /openapi.json

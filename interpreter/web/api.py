@@ -15,17 +15,28 @@ from starlette.responses import JSONResponse, StreamingResponse
 
 from dsl.errors import RulebookError, RulebookInvalid
 from dsl.messages import language_for, tr
+from interpreter.choices import Chooser
 from interpreter.dice import ForcedDice, SeededDice
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError, SheetError
-from interpreter.json_data import comparison_data, describe_data, odds_data, run_data
+from interpreter.json_data import (
+    Writer,
+    comparison_data,
+    describe_data,
+    odds_data,
+    run_data,
+    step_data,
+)
 from interpreter.odds import BUDGET, TRIALS, expression_odds
+from interpreter.sheet import Sheet
 from interpreter.values import to_json
 from interpreter.web import saving
 from interpreter.web.body import faces, field, json_body, unknown_fields
 from interpreter.web.errors import RequestError, diagnostic_json
 from interpreter.web.library import Library
-from interpreter.web.replay import DieNeeded, TypedSoFar
+from interpreter.web.replay import ChoiceNeeded, DieNeeded, TypedAnswers, TypedSoFar
+from interpreter.web.saving import Subject
+from interpreter.web.words import page_words
 
 #: the most exact work and trials a client may ask of one odds computation
 MAX_BUDGET = 10 * BUDGET
@@ -33,18 +44,21 @@ MAX_TRIALS = 10 * TRIALS
 #: characters of rulebook text a request may carry (the largest shipped one is 50 000)
 MAX_TEXT = 256_000
 
-_RUN_FIELDS = {"rulebook", "text", "action", "character", "sheet", "params"}
-_RUN_FIELDS |= {"seed", "dice", "ask", "save", "expect", "lang"}
+_RUN_FIELDS = {"rulebook", "text", "action", "character", "sheet", "params", "targets"}
+_RUN_FIELDS |= {"seed", "dice", "ask", "choices", "answers", "save", "expect", "lang"}
 _ODDS_FIELDS = {"expression", "rulebook", "text", "action", "character", "sheet", "params"}
 _ODDS_FIELDS |= {"field", "compare", "budget", "trials", "seed", "progress", "lang"}
+_ODDS_FIELDS |= {"targets", "choices", "best"}
+_EXPRESSION_FIELDS = {"expression", "budget", "trials", "seed", "progress", "lang"}
 
 
 class Api:
     """The handlers, over one Library (the folder) and one set of worker threads."""
 
-    def __init__(self, library: Library, workers):
+    def __init__(self, library: Library, workers, language: str | None = None):
         self.library = library
         self.workers = workers
+        self.page_language = language  # `serve --lang`: before each rulebook's own
 
     # ─── rulebooks and characters ───────────────────────────────────────────
 
@@ -153,20 +167,72 @@ class Api:
         if save and character is None:
             raise RequestError(tr("saving needs a character: the sheet to write back"))
         dice = self._dice(body)
-        engine = Engine.of(self._book(body))
+        engine = self.workers.bounded(Engine.of(self._book(body)))
+        language = self._language(body, engine.rulebook)
+        answered = self._answered(body)
+        chooser = Chooser(field(body, "choices", dict, default={}), answered)
         expect = field(body, "expect", dict)
         try:
             if save:
                 outcome, saved = saving.save(
-                    self.library, engine, character, action, params, dice, expect
+                    self.library,
+                    engine,
+                    Subject(character, action, params, self._target_names(body)),
+                    dice,
+                    chooser,
+                    expect,
+                    answered,
                 )
             else:
-                outcome, saved = engine.run(action, self._sheet(body, engine), params, dice), None
-        except DieNeeded as need:
-            return need.to_json()
-        out = run_data(outcome, self._language(body, engine.rulebook))
+                sheet = self._sheet(body, engine)
+                targets = self._targets(body, engine)
+                outcome = engine.run(action, sheet, params, dice, targets=targets, choices=chooser)
+                if answered is not None:
+                    answered.finish()
+                saved = None
+        except (DieNeeded, ChoiceNeeded) as need:
+            return _needed(need, language)
+        out = run_data(outcome, language)
         if saved is not None:
             out["saved"] = saved
+        return out
+
+    def _answered(self, body: dict) -> TypedAnswers | None:
+        """The answers given so far to the choices asked in the page (`answers`: a choice
+        not answered yet stops the run and is asked for), or None (a choice of several
+        options not answered in advance is an error, as with the Python API)."""
+        answers = field(body, "answers", list)
+        return TypedAnswers(answers) if answers is not None else None
+
+    def _target_names(self, body: dict) -> dict:
+        """The other characters of a run by the parameter they are: role → character name."""
+        targets = field(body, "targets", dict, default={})
+        for role, name in targets.items():
+            if not isinstance(name, str):
+                raise RequestError(
+                    tr(
+                        "targets: {role} is a character's name (GET /api/characters) when "
+                        "the run is saved",
+                        role=role,
+                    )
+                )
+        return targets
+
+    def _targets(self, body: dict, engine) -> dict:
+        """role → Sheet: a character of the folder by name, or a sheet given as data."""
+        out = {}
+        for role, given in field(body, "targets", dict, default={}).items():
+            if isinstance(given, str):
+                out[role] = engine.load_sheet(self.library.character_path(given))
+            elif isinstance(given, dict):
+                out[role] = engine.sheet(given)
+            else:
+                raise RequestError(
+                    tr(
+                        "targets: {role} is a character's name or a sheet (an object)",
+                        role=role,
+                    )
+                )
         return out
 
     def _dice(self, body: dict):
@@ -205,7 +271,7 @@ class Api:
         }
         expression = field(body, "expression", str)
         if expression is not None:
-            extra = set(body) & {"rulebook", "text", "action", "character", "sheet", "compare"}
+            extra = set(body) & (_ODDS_FIELDS - _EXPRESSION_FIELDS)
             if extra:
                 raise RequestError(
                     tr("an expression's odds take no {fields}", fields=", ".join(sorted(extra))),
@@ -224,8 +290,14 @@ class Api:
         book = self._book(body)
         engine = Engine.of(book)
         sheet = self._sheet(body, engine)
+        params = {**params, **self._targets(body, engine)}  # the other characters' sheets
         if action not in book.checks and action not in book.rolls:
             engine.prepare(action, sheet, params)  # an unknown action or parameter: a 400 now
+        # The action's choices: answered in advance, the others the best for a goal.
+        options["choices"] = field(body, "choices", dict)
+        best = field(body, "best", str)
+        if best is not None:
+            options["best"] = best
         other = None
         if compare is not None:
             unknown_fields(compare, {"rulebook", "text", "params"})
@@ -253,6 +325,11 @@ class Api:
         other_engine = Engine.of(other)
         try:
             other_sheet = other_engine.sheet(sheet.to_data(), sheet.path)
+            # the other characters' sheets, read by the other rulebook too
+            params = {
+                k: other_engine.sheet(v.to_data(), v.path) if isinstance(v, Sheet) else v
+                for k, v in params.items()
+            }
         except RulebookError as error:
             raise ParameterError(
                 tr(
@@ -289,6 +366,17 @@ class Api:
 
     async def language(self, request):
         return JSONResponse({"keywords": KEYWORDS, "comment": "#"})
+
+    async def words(self, request):
+        """The page's words in its language: `?lang=`, else `serve --lang`, else the
+        rulebook's (`?rulebook=`), else English."""
+        query = request.query_params
+        reference = query.get("rulebook")
+        book = await self.workers.run(self.library.rulebook, reference) if reference else None
+        language = language_for(
+            query.get("lang"), self.page_language, book.language if book is not None else None
+        )
+        return JSONResponse({"language": language, "words": page_words(language)})
 
     # ─── shared ─────────────────────────────────────────────────────────────
 
@@ -340,6 +428,17 @@ def _text(body: dict, name: str, required: bool = False) -> str | None:
             status=413,
         )
     return text
+
+
+def _needed(need: DieNeeded | ChoiceNeeded, language: str) -> dict:
+    """A run stopped for a die or a choice: what it needs, and its trace so far (what was
+    rolled before the choice), in the run's language."""
+    writer = Writer(language)
+    out = need.to_json(language) if isinstance(need, ChoiceNeeded) else need.to_json()
+    out["language"] = language
+    steps = need.trace or []
+    out["trace"] = [step_data(s, writer, f"/trace/{i}") for i, s in enumerate(steps)]
+    return writer.finish(out)
 
 
 def _bounded(body: dict, name: str, default: int, most: int) -> int:

@@ -19,7 +19,7 @@ from interpreter.web.errors import RequestError, ServerFailed, error_json, statu
 from interpreter.web.guard import MAX_BODY, Guard
 from interpreter.web.library import Library
 from interpreter.web.openapi import document
-from interpreter.web.work import ODDS_SECONDS, Workers
+from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS, Workers
 
 STATIC = Path(__file__).parent / "static"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -31,16 +31,20 @@ def create_app(
     host: str = "127.0.0.1",
     odds_seconds: float = ODDS_SECONDS,
     max_body: int = MAX_BODY,
+    run_seconds: float = RUN_SECONDS,
+    language: str | None = None,
 ):
     """The ASGI app serving FOLDER's rulebooks and characters (and the shipped ones).
 
     `host` is the address the server listens on: only its name (and, on loopback, the
     other names of this machine's loopback) is accepted in a request's Host header; a
-    server opened to every address ("0.0.0.0", "::") accepts any.
+    server opened to every address ("0.0.0.0", "::") accepts any. `odds_seconds` and
+    `run_seconds` bound the time of one odds computation and of one run; `language`
+    (`serve --lang`) is the page's language instead of each rulebook's own.
     """
     library = Library(folder)
-    workers = Workers(odds_seconds)
-    api = Api(library, workers)
+    workers = Workers(odds_seconds, run_seconds)
+    api = Api(library, workers, language)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -63,6 +67,7 @@ def create_app(
         Route("/api/odds", api.odds, methods=["POST"]),
         Route("/api/check", api.check, methods=["POST"]),
         Route("/api/language", api.language),
+        Route("/api/words", api.words),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

@@ -23,12 +23,31 @@ _RULEBOOK = {
         "names a shipped rulebook or one in the server's folder",
     },
 }
+_LANG = {
+    "type": "string",
+    "description": "the language of the answer's texts (en, es; by default the rulebook's)",
+}
+_CHOICES = {
+    "type": "object",
+    "description": "the action's choices (`choose`) answered in advance, by name (as "
+    "`--choose NAME=VALUE`)",
+    "additionalProperties": True,
+}
 _SUBJECT = {
     **_RULEBOOK,
     "action": {"type": "string", "description": "an action (or check, or named roll)"},
     "character": {**_NAME, "description": "a character's name (GET /api/characters)"},
     "sheet": {"type": "object", "description": "or the sheet itself, as a sheet file holds it"},
     "params": _PARAMS,
+    "targets": {
+        "type": "object",
+        "description": "the other characters of the run (as `--target NAME=FILE`), by the "
+        "action's `character` parameter they are: a character's name, or a sheet (an object; "
+        "not when saving)",
+        "additionalProperties": {"oneOf": [_NAME, {"type": "object"}]},
+    },
+    "choices": _CHOICES,
+    "lang": _LANG,
 }
 _RUN = {
     "type": "object",
@@ -47,6 +66,13 @@ _RUN = {
             "type": "boolean",
             "description": "dice typed in one by one (as `--ask`): while a die is missing "
             'the answer is `{"need": {...}}`, naming the die; send again with one more face',
+        },
+        "answers": {
+            "type": "array",
+            "description": "the choices asked during the run answered so far, in order: "
+            "while a choice not answered (nor in `choices`) has several options open, the "
+            'answer is `{"need": {"kind": "choice", ...}, "trace": [...]}`, the trace so far; '
+            "send again with one more answer",
         },
         "save": {
             "type": "boolean",
@@ -79,6 +105,11 @@ _ODDS = {
         "budget": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET},
         "trials": {"type": "integer", "minimum": 1, "maximum": MAX_TRIALS},
         "seed": {"type": "integer", "description": "the seed of sampling, when it samples"},
+        "best": {
+            "type": "string",
+            "description": "the choices not answered in `choices` taken as the best for a "
+            'goal (as `--best`): `"success"`, `"degree=critical"`, `"mean damage"`',
+        },
         "progress": {
             "type": "boolean",
             "description": 'stream lines of JSON: `{"progress": {phase, done, total}}`, '
@@ -98,24 +129,41 @@ _CHECK = {
 # The answers are the documents of interpreter/schemas/ (the `--json` output's schemas),
 # included whole under components/schemas and referred to by their `$id`.
 _ERROR = {"$ref": "urn:rulebook:schema:error"}
+_OPTION = {
+    "type": "object",
+    "required": ["value", "text"],
+    "description": "an option: its value, and as the rulebook's language shows it",
+    "properties": {"value": True, "text": {"type": "string"}},
+}
 _NEED = {
     "type": "object",
-    "required": ["need"],
-    "description": "the next die a run with typed-in dice needs",
+    "required": ["need", "trace"],
+    "description": "what a run with typed-in dice or answers needs next: a die, or a "
+    "choice (its open options, those closed now, who decides), with the trace so far",
     "properties": {
         "need": {
             "type": "object",
+            "required": ["kind", "position", "file", "line"],
             "properties": {
-                "kind": {"const": "die"},
+                "kind": {"enum": ["die", "choice"]},
                 "position": {"type": "integer"},
                 "die": {"type": "string"},
                 "low": {"type": "integer"},
                 "high": {"type": "integer"},
+                "roll": {"type": ["string", "null"]},
+                "name": {"type": "string"},
+                "label": {"type": ["string", "null"]},
+                "options": {"type": "array", "items": _OPTION},
+                "closed": {"type": "array", "items": _OPTION},
+                "by": {"type": ["string", "null"]},
+                "who": {"type": ["string", "null"]},
                 "file": {"type": ["string", "null"]},
                 "line": {"type": ["integer", "null"]},
-                "roll": {"type": ["string", "null"]},
             },
-        }
+        },
+        "language": {"type": "string"},
+        "trace": {"type": "array", "items": {"$ref": "urn:rulebook:schema:common#/$defs/step"}},
+        "fractions": {"type": "object"},
     },
 }
 
@@ -207,8 +255,9 @@ def document() -> dict:
                         "content": _json(
                             {
                                 "type": "object",
+                                "additionalProperties": False,
                                 "required": ["text"],
-                                "properties": {"text": {"type": "string"}},
+                                "properties": {"text": {"type": "string", "maxLength": MAX_TEXT}},
                             }
                         ),
                     },
@@ -272,8 +321,8 @@ def document() -> dict:
             "/api/run": _post(
                 "run an action (`rulebook run --json`)",
                 _RUN,
-                "the run: action, params, result, changes, sheet, trace, dice, origin; "
-                'or `{"need": {kind: "die", position, die, low, high, line}}`',
+                "the run: action, params, result, changes, characters, choices, sheet, "
+                'trace, dice, origin; or `{"need": {kind: "die" | "choice", ...}, trace}`',
                 {"oneOf": [_document("run"), _NEED]},
             ),
             "/api/odds": _post(
@@ -291,6 +340,17 @@ def document() -> dict:
                 "get": {
                     "summary": "the language's keywords (for highlighting)",
                     "responses": _answer("`{keywords, comment}`"),
+                }
+            },
+            "/api/words": {
+                "get": {
+                    "summary": "the page's words in a language: `lang`, else `serve --lang`, "
+                    "else the rulebook's",
+                    "parameters": [
+                        {**rulebook_query, "description": "the rulebook whose language"},
+                        {"name": "lang", "in": "query", "schema": _LANG},
+                    ],
+                    "responses": _answer("`{language, words: {English: translated}}`"),
                 }
             },
         },

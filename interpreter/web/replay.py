@@ -1,18 +1,21 @@
-"""Dice typed in one by one over HTTP: the run replayed with the faces typed so far.
+"""Dice typed in and choices answered one by one over HTTP: the run replayed each time.
 
-A run is deterministic given its dice, so the server keeps nothing between requests:
-the page sends the faces typed so far; the run goes as far as they take it, and either
-finishes (its outcome, its dice marked "typed in") or stops at the first die still
-missing, which the answer describes (which die, its faces, the rulebook line that rolls
-it) so that the person at the table rolls it and the page asks again with one more face.
-Nothing is changed by a run that stopped for a die.
+A run is deterministic given its dice and its choices, so the server keeps nothing
+between requests: the page sends the faces typed so far and the answers given so far;
+the run goes as far as they take it, and either finishes (its outcome, its dice marked
+"typed in", its choices "chosen at the table") or stops at the first die or choice
+still missing, which the answer describes (which die and its faces, or which choice,
+its open options and who decides; the rulebook line; the trace so far, so that the
+person sees what was rolled before choosing) and the page asks again with one more.
+Nothing is changed by a run that stopped for a die or a choice.
 """
 
 from __future__ import annotations
 
-from dsl.messages import tr, tr_n
+from dsl.messages import show_value, tr, tr_n
 from interpreter.dice import DiceSource, Die
-from interpreter.errors import DiceError
+from interpreter.errors import DiceError, EvaluationError, ParameterError
+from interpreter.values import to_json
 
 
 class DieNeeded(DiceError):
@@ -83,4 +86,70 @@ class TypedSoFar(DiceSource):
                 ),
                 None,
                 tr("take back the last faces typed"),
+            )
+
+
+class ChoiceNeeded(EvaluationError):
+    """The next choice of a run whose choices are answered in the page; not an error to
+    show (an EvaluationError, so that the run's trace up to it comes along)."""
+
+    code = "evaluation_error"
+
+    def __init__(self, question, position: int):
+        super().__init__(tr("choice {name} is to be made", name=question.name), question.span)
+        self.question = question
+        self.position = position
+
+    def to_json(self, language: str | None = None) -> dict:
+        """What the page asks: `{"need": {"kind": "choice", ...}}` (each option as its
+        value and as the rulebook's language shows it)."""
+        question = self.question
+
+        def options(values) -> list[dict]:
+            return [{"value": to_json(v), "text": show_value(v, language)} for v in values]
+
+        need = {
+            "kind": "choice",
+            "position": self.position,
+            "name": question.name,
+            "label": show_value(question.label, language) if question.label else None,
+            "options": options(question.options),
+            "closed": options(question.closed),
+            "by": question.by,
+            "who": question.who,
+            "file": None,
+            "line": None,
+        }
+        if question.span is not None:
+            need.update(file=question.span.source.name, line=question.span.line)
+        return {"need": need}
+
+
+class TypedAnswers:
+    """The answers given so far to the choices asked during a run, in order: the callback
+    of a Chooser (`ask`); past the last one, `ChoiceNeeded`."""
+
+    def __init__(self, answers: list):
+        self.answers = list(answers)
+        self.used = 0
+
+    def __call__(self, question):
+        if self.used >= len(self.answers):
+            raise ChoiceNeeded(question, self.used + 1)
+        answer = self.answers[self.used]
+        self.used += 1
+        return answer
+
+    def finish(self) -> None:
+        left = len(self.answers) - self.used
+        if left:
+            raise ParameterError(
+                tr_n(
+                    "{n} answer given beyond the choices the run asked: it asked {used}",
+                    "{n} answers given beyond the choices the run asked: it asked {used}",
+                    left,
+                    used=self.used,
+                ),
+                None,
+                tr("take back the last answers"),
             )

@@ -9,34 +9,62 @@ character is never written: its first save makes a copy in the folder.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from dsl.messages import tr
-from interpreter.errors import SheetChanged
+from interpreter.errors import ParameterError, SheetChanged
 from interpreter.journal import JOURNAL_NAME, Journal, NoJournal, holding, save_run, undo
 from interpreter.journal import undone_by as undone_by_of
+from interpreter.json_data import run_data
 
 
-def save(library, engine, character: str, action: str, params: dict, dice, expect):
-    """Run and save as one step; (the outcome, what was saved: as `rulebook run --save
-    --json` says it, the file's path, the journal's and the entry's number)."""
-    source = library.character_path(character)
-    target = library.save_target(character)
-    save_as = {"self": target} if target != source else None
+class Subject(NamedTuple):
+    """What a save runs: the acting character, the action and its parameters, and the
+    other characters of the run (role → character name)."""
+
+    character: str
+    action: str
+    params: dict
+    targets: dict
+
+
+def save(library, engine, subject: Subject, dice, chooser, expect, answered=None):
+    """Run and save as one step: every changed sheet (the acting character's and the
+    other characters') written, or none; (the outcome, what was saved: as `rulebook run
+    --save --json` says it, the file's path, the journal's and the entry's number)."""
+    roles = {"self": subject.character, **subject.targets}
+    sources = {role: library.character_path(name) for role, name in roles.items()}
+    saves_to = {role: library.save_target(name) for role, name in roles.items()}
+    save_as = {role: path for role, path in saves_to.items() if path != sources[role]}
+    files = list(saves_to.values())
+    if len({path.resolve() for path in files}) != len(files):  # two roles, one file
+        raise ParameterError(tr("two characters of the run are the same file: nothing saved"))
     journal_path = library.folder / JOURNAL_NAME
-    with Journal(journal_path) as journal, holding(journal, [target]):
-        sheet = engine.load_sheet(source)
-        outcome = engine.run(action, sheet, params, dice)
-        if expect is not None and _shown(outcome) != _shown_of(expect):
+    with Journal(journal_path) as journal, holding(journal, files):
+        sheets = {role: engine.load_sheet(path) for role, path in sources.items()}
+        sheet = sheets.pop("self")
+        outcome = engine.run(
+            subject.action, sheet, subject.params, dice, targets=sheets, choices=chooser
+        )
+        if answered is not None:
+            answered.finish()
+        if expect is not None and _shown(outcome, expect) != _shown_of(expect):
             raise SheetChanged(
                 tr(
                     "{character} is not as it was when this run was shown (saved elsewhere, "
                     "or edited): the run now comes out differently, so nothing was written",
-                    character=character,
+                    character=subject.character,
                 ),
                 hint=tr("run the action again on the sheet as it is now"),
-                path=str(source),
+                path=str(sources["self"]),
             )
-        number = save_run(journal, outcome, sheet, engine.rulebook, dice, save_as)
-    return outcome, {"path": str(target), "journal": str(journal_path), "entry": number}
+        before = {"self": sheet, **sheets}
+        number = save_run(journal, outcome, before, engine.rulebook, dice, save_as or None)
+    saved = {"path": str(saves_to["self"]), "journal": str(journal_path), "entry": number}
+    changed = [c.role for c in outcome.characters if c.changes]
+    if changed:
+        saved["others"] = {role: str(saves_to[role]) for role in changed}
+    return outcome, saved
 
 
 def history(library, character: str, limit: int = 50) -> list[dict]:
@@ -60,10 +88,14 @@ def undo_entry(library, number: int) -> dict:
         return journal.entry(done).to_json()
 
 
-def _shown(outcome) -> tuple:
-    data = outcome.to_json()
-    return data["result"], data["changes"]
+def _shown(outcome, expect: dict) -> tuple:
+    data = run_data(outcome, trace=False)
+    others = [(c["role"], c["changes"]) for c in data["characters"]]
+    return data["result"], data["changes"], others if "characters" in expect else None
 
 
 def _shown_of(expect: dict) -> tuple:
-    return expect.get("result"), expect.get("changes")
+    others = expect.get("characters")
+    if isinstance(others, list):
+        others = [(c.get("role"), c.get("changes")) for c in others if isinstance(c, dict)]
+    return expect.get("result"), expect.get("changes"), others

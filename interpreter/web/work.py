@@ -2,6 +2,8 @@
 
 Runs, checks and odds are CPU work, so they go to a small pool of threads (as many as
 the machine has cores, at most two at once for odds) and the server keeps answering.
+A run has a time bound too (`run_seconds`, read by the engine between statements), so
+that a hostile rulebook's run cannot hold a worker.
 An odds computation reports progress (the exact phase's work against its budget, then
 the samples drawn); the same callback enforces the time bound and stops the work when
 the client has gone, by raising the project's own LimitExceeded.
@@ -13,15 +15,21 @@ import asyncio
 import json
 import os
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
+
+import attrs
 
 from dsl.errors import RulebookError
 from dsl.messages import tr
+from interpreter.engine import Engine
 from interpreter.errors import LimitExceeded
 from interpreter.web.errors import error_json
 
 #: seconds an odds computation may take before it is stopped
 ODDS_SECONDS = 60.0
+#: seconds a run may take (an untrusted rulebook's run must not hold a worker)
+RUN_SECONDS = 10.0
 #: seconds between two progress reports sent to the page
 PROGRESS_EVERY = 0.1
 
@@ -29,12 +37,24 @@ PROGRESS_EVERY = 0.1
 class Workers:
     """The worker threads of one server: one pool for runs and checks, one for odds."""
 
-    def __init__(self, odds_seconds: float = ODDS_SECONDS):
+    def __init__(self, odds_seconds: float = ODDS_SECONDS, run_seconds: float = RUN_SECONDS):
         cores = os.cpu_count() or 2
         self.runs = ThreadPoolExecutor(max_workers=max(1, min(cores, 4)), thread_name_prefix="run")
         self.odds = ThreadPoolExecutor(max_workers=min(cores, 2), thread_name_prefix="odds")
         self.odds_seconds = odds_seconds
+        self.run_seconds = run_seconds
         self.stopping = False
+        self._bounded: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def bounded(self, engine: Engine) -> Engine:
+        """The rulebook's engine with the server's time bound on each run (`run_seconds`,
+        read between statements: a run stops with LimitExceeded, nothing changed)."""
+        book = engine.rulebook
+        found = self._bounded.get(book)
+        if found is None:
+            limits = attrs.evolve(engine.limits, run_seconds=self.run_seconds)
+            found = self._bounded[book] = Engine(book, limits)  # the compiled code is shared
+        return found
 
     async def run(self, job, *args):
         """`job(*args)` in a worker thread; its result, or the error it raised."""

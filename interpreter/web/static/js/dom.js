@@ -16,18 +16,37 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-// Values in the rulebook's language, as its trace shows them (yes/no: sí/no).
-const WORDS = { en: { yes: "yes", no: "no", none: "none" }, es: { yes: "sí", no: "no", none: "ninguno" } };
-let words = WORDS.en;
+// The page's words in the rulebook's language (GET /api/words: English → its words).
+// `t(text, {name: value})` as the server's `tr`: English in the code, `{name}` filled in.
+let words = {};
+export let language = "en";
 
-export function setLanguage(language) {
-  words = WORDS[language] || WORDS.en;
+export function setWords(answer) {
+  words = answer.words;
+  language = answer.language;
+  document.documentElement.lang = language;
+  for (const node of document.querySelectorAll("[data-tr]")) {
+    if (!node.dataset.tr) node.dataset.tr = node.textContent.trim();
+    node.textContent = t(node.dataset.tr);
+  }
+  for (const node of document.querySelectorAll("[data-tr-placeholder]")) {
+    node.placeholder = t(node.dataset.trPlaceholder);
+  }
 }
 
+export function t(text, params = {}) {
+  const template = words[text] || text;
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+// "{n} error" or "{n} errors" (English and Spanish both: one, or other).
+export const tn = (one, other, n, params = {}) => t(n === 1 ? one : other, { n, ...params });
+
+// A value in the page's language, as its trace shows them (yes/no: sí/no).
 export function show(value) {
-  if (value === true) return words.yes;
-  if (value === false) return words.no;
-  if (value === null || value === undefined) return words.none;
+  if (value === true) return t("yes");
+  if (value === false) return t("no");
+  if (value === null || value === undefined) return t("none");
   if (Array.isArray(value)) return value.map(show).join(", ");
   if (typeof value === "object") {
     return Object.entries(value).map(([k, v]) => `${k} ${show(v)}`).join(", ");

@@ -1,38 +1,52 @@
-// An action's form, built from `describe`: choices as selects, defaults filled in.
+// An action's form, built from `describe`: choices as selects, defaults filled in, the
+// other characters of the run (a `character` parameter) chosen among the folder's.
 // Only what the person changed (and what is required) is sent: a default the rulebook
 // computes (a formula: `default_expression`) stays the rulebook's to compute.
 
-import { el } from "./dom.js";
+import { el, show, t } from "./dom.js";
 
-// The entries of the sheet's catalog a parameter takes one of (`choices_from`).
+const isCharacter = (param) => param.type.kind === "named" && param.type.name === "character";
+
+// The entries of the sheet's catalog a parameter takes one of (`choices_from`), or, for
+// a skill of an open list (no fixed choices), the skills the sheet has (and the default).
 function catalogEntries(param, sheet) {
-  if (!param.choices_from || !sheet) return null;
-  const entries = sheet[param.choices_from];
-  if (Array.isArray(entries)) return entries.map(String);
-  if (entries && typeof entries === "object") return Object.keys(entries);
-  return null;
+  const from = param.choices_from || (param.type.name === "skill" ? "skills" : null);
+  if (!from || !sheet) return null;
+  const entries = sheet[from];
+  let names = null;
+  if (Array.isArray(entries)) names = entries.map(String);
+  else if (entries && typeof entries === "object") names = Object.keys(entries);
+  if (names && param.choices_from === null && typeof param.default === "string" &&
+      !names.includes(param.default)) names.unshift(param.default);
+  return names && names.length ? names : null;
 }
 
 const typeName = (param) => param.type.name || param.type.kind;
 
-// params: describe's parameters; sheet: the character's data (for catalog entries)
-export function buildForm(container, params, sheet) {
+// params: describe's parameters; sheet: the character's data (for catalog entries);
+// characters: the names of the characters a `character` parameter may be
+export function buildForm(container, params, sheet, characters = []) {
   container.replaceChildren();
   const fields = [];
   for (const param of params) {
     const id = `param-${param.name}`;
     const initial = param.default === null ? undefined : param.default;
     const isList = param.type.kind === "list";
-    const choices = Array.isArray(param.choices) ? param.choices : catalogEntries(param, sheet);
-    const shownDefault = param.default_expression ?? (initial === undefined ? "none" : initial);
+    const fixed = Array.isArray(param.choices) && param.choices.length ? param.choices : null;
+    const choices = fixed || catalogEntries(param, sheet);
+    const shownDefault = param.default_expression ?? show(initial);
     let input;
-    if (typeName(param) === "bool") {
+    if (isCharacter(param)) {
+      input = el("select", { id, name: param.name, class: "character" });
+      input.append(el("option", { value: "" }, param.required ? t("choose…") : t("none")));
+      for (const name of characters) input.append(el("option", { value: name }, name));
+    } else if (typeName(param) === "bool") {
       input = el("input", { id, type: "checkbox", name: param.name });
       input.checked = initial === true;
     } else if (choices) {
       input = el("select", { id, name: param.name, multiple: isList });
       if (!isList) {
-        const blank = param.required ? "choose…" : `default: ${shownDefault}`;
+        const blank = param.required ? t("choose…") : t("default: {value}", { value: shownDefault });
         input.append(el("option", { value: "" }, initial === undefined ? blank : ""));
       }
       for (const choice of choices) {
@@ -48,7 +62,7 @@ export function buildForm(container, params, sheet) {
       input = el("input", { id, type: "text", name: param.name });
       if (initial !== undefined && !isList) input.value = String(initial);
       else if (!param.required) input.placeholder = String(shownDefault);
-      if (isList) input.placeholder = "a, b, c";
+      if (isList) input.placeholder = t("a, b, c");
     }
     input.dataset.initial = JSON.stringify(read(input, param) ?? null);
     const type = param.required ? param.type.text : `${param.type.text} = ${shownDefault}`;
@@ -78,10 +92,20 @@ function read(input, param) {
 export function formValues(fields) {
   const params = {};
   for (const { param, input } of fields) {
+    if (isCharacter(param)) continue;
     const value = read(input, param);
     if (value === undefined) continue;
     if (!param.required && JSON.stringify(value) === input.dataset.initial) continue;
     params[param.name] = value;
   }
   return params;
+}
+
+// The other characters of the run: {parameter: character name}, those chosen.
+export function formTargets(fields) {
+  const targets = {};
+  for (const { param, input } of fields) {
+    if (isCharacter(param) && input.value) targets[param.name] = input.value;
+  }
+  return targets;
 }

@@ -1,9 +1,9 @@
 // The page: choose a rulebook and a character, run actions, see odds, edit the rules.
 
 import { ApiError, get, quote, send } from "./api.js";
-import { $, el, setLanguage, show } from "./dom.js";
+import { $, el, language, setWords, show, t, tn } from "./dom.js";
 import { RuleEditor } from "./editor.js";
-import { buildForm, formValues } from "./form.js";
+import { buildForm, formTargets, formValues } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
@@ -12,6 +12,7 @@ const state = {
   rulebooks: [], // GET /api/rulebooks
   rulebook: null, // its describe
   character: null, // GET /api/characters/{name}: {name, source, saves_to, sheet, resources}
+  characters: [], // GET /api/characters?rulebook=: the names a `character` parameter may be
   fields: [], // the action form's inputs
   lastRun: null, // {request, outcome}
   lastOdds: null,
@@ -65,11 +66,18 @@ async function loadRulebooks() {
   if (first) select.value = first.name;
 }
 
+// The page's words in the rulebook's language (or the one asked for: ?lang=, serve --lang).
+async function loadWords(name) {
+  const asked = new URLSearchParams(location.search).get("lang");
+  const query = `rulebook=${quote(name)}${asked ? `&lang=${quote(asked)}` : ""}`;
+  setWords(await get(`/api/words?${query}`));
+}
+
 async function chooseRulebook() {
   const name = $("#rulebook").value;
-  status(`loading ${name}…`);
-  state.rulebook = await get(`/api/rulebooks/${quote(name)}`);
-  setLanguage(state.rulebook.language);
+  await loadWords(name);
+  status(t("loading {name}…", { name }));
+  state.rulebook = await get(`/api/rulebooks/${quote(name)}?lang=${language}`);
   const actions = $("#action");
   const book = state.rulebook;
   actions.replaceChildren(
@@ -77,9 +85,11 @@ async function chooseRulebook() {
   );
   const { characters } = await get(`/api/characters?rulebook=${quote(name)}`);
   const characterSelect = $("#character");
+  state.characters = characters.map((c) => c.name);
   characterSelect.replaceChildren(
-    el("option", { value: "" }, "(no character)"),
-    ...characters.map((c) => el("option", { value: c.name }, c.source === "shipped" ? `${c.name} (shipped)` : c.name)),
+    el("option", { value: "" }, t("(no character)")),
+    ...characters.map((c) => el("option", { value: c.name },
+      c.source === "shipped" ? t("{name} (shipped)", { name: c.name }) : c.name)),
   );
   const fitting = characters.find((c) => c.rulebook !== null) || characters[0];
   const wanted = new URLSearchParams(location.search).get("character");
@@ -98,8 +108,8 @@ function fillCompare() {
   );
   const others = state.rulebooks.filter((r) => !r.error && r.name !== name && !related.includes(r));
   $("#compare").replaceChildren(
-    el("option", { value: "" }, "nothing"),
-    el("option", { value: "@editor" }, "the rules in the editor"),
+    el("option", { value: "" }, t("nothing")),
+    el("option", { value: "@editor" }, t("the rules in the editor")),
     ...related.map((r) => el("option", { value: r.name }, r.title)),
     ...others.map((r) => el("option", { value: r.name }, r.title)),
   );
@@ -111,7 +121,7 @@ async function chooseCharacter() {
     ? await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`)
     : null;
   renderSheet($("#sheet"), state.character);
-  $("#sheet-title").textContent = name ? `Character: ${name}` : "Character";
+  $("#sheet-title").textContent = name ? t("Character: {name}", { name }) : t("Character");
   chooseAction();
   await showHistory();
 }
@@ -124,18 +134,18 @@ async function showHistory() {
   box.hidden = entries.length === 0;
   $("#history").replaceChildren(...entries.map((entry) => {
     const changes = entry.changes.map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`);
-    const what = entry.kind === "undo" ? `undo of run ${entry.undoes}` : entry.action;
+    const what = entry.kind === "undo" ? t("undo of run {entry}", { entry: entry.undoes }) : entry.action;
     const standing = entry.kind === "run" && entry.state === "applied" && entry.undone_by === null;
     return el("li", { class: entry.undone_by !== null ? "undone" : null, dataset: { entry: entry.entry } },
       `#${entry.entry} ${entry.at.slice(0, 16).replace("T", " ")} ${what}: `,
-      changes.join(", ") || "no changes",
-      standing ? el("button", { type: "button", class: "undo", onclick: () => busy(() => undo(entry.entry)) }, "Undo") : null);
+      changes.join(", ") || t("no changes"),
+      standing ? el("button", { type: "button", class: "undo", onclick: () => busy(() => undo(entry.entry)) }, t("Undo")) : null);
   }));
 }
 
 async function undo(number) {
   await send("/api/undo", { entry: number });
-  status(`run ${number} undone`);
+  status(t("run {entry} undone", { entry: number }));
   await reloadCharacter();
 }
 
@@ -151,7 +161,12 @@ function chooseAction() {
   const name = $("#action").value;
   const item = book.actions.find((a) => a.name === name);
   $("#action-label").textContent = item && item.label ? item.label : "";
-  state.fields = item ? buildForm($("#params"), item.params, state.character && state.character.sheet) : [];
+  state.fields = item
+    ? buildForm($("#params"), item.params, state.character && state.character.sheet, state.characters)
+    : [];
+  const choices = item ? item.choices || [] : [];
+  $("#action-choices").textContent = choices.length
+    ? t("asks during the run: {choices}", { choices: choices.map((c) => c.name).join(", ") }) : "";
 }
 
 // ─── running ───────────────────────────────────────────────────────────────
@@ -159,26 +174,35 @@ function chooseAction() {
 function subject() {
   const request = { rulebook: $("#rulebook").value, action: $("#action").value, params: formValues(state.fields) };
   if (state.character) request.character = state.character.name;
+  const targets = formTargets(state.fields);
+  if (Object.keys(targets).length) request.targets = targets;
+  request.lang = language;
   return request;
+}
+
+// Who each character of the run is, for the page to say who chose what: {role: name}.
+function namesOf(request) {
+  return { self: request.character, ...(request.targets || {}) };
 }
 
 async function run() {
   const mode = document.querySelector('input[name="dice"]:checked').value;
-  const request = { ...subject(), ...diceOf(mode) };
-  const outcome = await runAction(request);
+  const request = { ...subject(), ...diceOf(mode), answers: [] };
+  const outcome = await runAction(request, namesOf(request), followLine);
   if (!outcome) return;
-  if (request.ask) request.dice = outcome.dice;
   state.lastRun = { request, outcome };
-  renderOutcome(outcome, followLine);
+  renderOutcome(outcome, namesOf(request), followLine);
   const keys = Object.keys(outcome.result || {});
   $("#odds-fields").replaceChildren(...keys.map((k) => el("option", { value: k })));
   if (!$("#odds-field").value && keys.includes("success")) $("#odds-field").value = "success";
   await showChangedSheet(outcome);
   const save = $("#save-sheet");
-  save.hidden = !state.character || !outcome.changes.length;
+  const changed = outcome.changes.length || (outcome.characters || []).some((c) => c.changes.length);
+  save.hidden = !state.character || !changed;
   if (state.character) {
+    const file = state.character.saves_to;
     save.textContent = state.character.source === "shipped"
-      ? `Save a copy as ${state.character.saves_to}` : `Save to ${state.character.saves_to}`;
+      ? t("Save a copy as {file}", { file }) : t("Save to {file}", { file });
   }
   $("#saved").textContent = "";
 }
@@ -196,10 +220,16 @@ async function showChangedSheet(outcome) {
 // it comes out as shown (the sheet may have changed since), journaled.
 async function save() {
   const { request, outcome } = state.lastRun;
-  const expect = { result: outcome.result, changes: outcome.changes };
+  const characters = (outcome.characters || []).map((c) => ({ role: c.role, changes: c.changes }));
+  const expect = { result: outcome.result, changes: outcome.changes, characters };
   const answer = await send("/api/run", { ...request, save: true, expect });
-  const file = answer.saved.path.split(/[\\/]/).pop();
-  $("#saved").textContent = `saved in ${file} (journal entry ${answer.saved.entry})`;
+  const fileOf = (path) => path.split(/[\\/]/).pop();
+  const file = fileOf(answer.saved.path);
+  const others = Object.values(answer.saved.others || {}).map(fileOf);
+  $("#saved").textContent = others.length
+    ? t("saved in {file} and {others} (journal entry {entry})",
+      { file, others: others.join(", "), entry: answer.saved.entry })
+    : t("saved in {file} (journal entry {entry})", { file, entry: answer.saved.entry });
   $("#save-sheet").hidden = true;
   const name = file.replace(/\.[^.]*$/, "");
   const option = [...$("#character").options].find((o) => o.value === name);
@@ -240,7 +270,9 @@ async function openInEditor(name) {
   const source = await get(`/api/rulebooks/${quote(name)}/source`);
   state.editing = name;
   editor.load(source.text, `${name}.rules`);
-  $("#editor-file").textContent = `${name}.rules (${source.source === "shipped" ? "shipped: save under a new name" : "in your folder"})`;
+  $("#editor-file").textContent = source.source === "shipped"
+    ? t("{file} (shipped: save under a new name)", { file: `${name}.rules` })
+    : t("{file} (in your folder)", { file: `${name}.rules` });
   $("#editor-name").value = source.source === "shipped" ? `${name}_mine` : name;
 }
 
@@ -253,17 +285,17 @@ function checked(result) {
   }
   const errors = result.diagnostics.filter((d) => d.severity === "error").length;
   const warnings = result.diagnostics.length - errors;
-  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const warned = warnings ? `, ${tn("{n} warning", "{n} warnings", warnings)}` : "";
   line.textContent = result.ok
-    ? `✓ checks${warnings ? `, ${plural(warnings, "warning")}` : ""}`
-    : `${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}`;
+    ? `${t("✓ checks")}${warned}`
+    : `${tn("{n} error", "{n} errors", errors)}${warned}`;
   line.className = result.ok ? "good" : "bad";
 }
 
 async function saveRules() {
   const name = $("#editor-name").value.trim();
   const answer = await send(`/api/rulebooks/${quote(name)}`, { text: editor.text }, "PUT");
-  status(`saved ${answer.file}`);
+  status(t("saved {file}", { file: answer.file }));
   await loadRulebooks();
   $("#rulebook").value = name;
   await chooseRulebook();
@@ -273,11 +305,11 @@ function newHouseRule() {
   const base = $("#rulebook").value;
   const title = state.rulebook.rulebook;
   editor.load(
-    `rulebook "${title}: reglas de la casa" extends ${base} {\n}\n\n# replace table Name { ... }\n`,
+    `rulebook "${title}: ${t("house rules")}" extends ${base} {\n}\n\n# replace table Name { ... }\n`,
     `${base}_casa.rules`,
   );
   state.editing = null;
-  $("#editor-file").textContent = `a new house rule on ${base}`;
+  $("#editor-file").textContent = t("a new house rule on {base}", { base });
   $("#editor-name").value = `${base}_casa`;
 }
 
@@ -308,5 +340,5 @@ async function start() {
 
 start().catch((error) => {
   showError(error);
-  status("could not start");
+  status(t("could not start"));
 });

@@ -3,7 +3,7 @@
 // The answer is the odds document of `rulebook odds --json` (or odds_comparison).
 
 import { errorText, stream } from "./api.js";
-import { $, el } from "./dom.js";
+import { $, el, show, t } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -21,7 +21,7 @@ export async function computeOdds(request) {
   const words = $("#odds-progress-text");
   box.hidden = false;
   bar.removeAttribute("value");
-  words.textContent = "computing…";
+  words.textContent = t("computing…");
   let answer = null;
   let failure = null;
   try {
@@ -31,8 +31,8 @@ export async function computeOdds(request) {
         bar.max = total;
         bar.value = done;
         words.textContent = phase === "exact"
-          ? `exact: ${done} of ${total} units of work`
-          : `sampling: ${done} of ${total} trials`;
+          ? t("exact: {done} of {total} units of work", { done, total })
+          : t("sampling: {done} of {total} trials", { done, total });
       } else if (line.result) answer = line.result;
       else if (line.error) failure = line.error;
     });
@@ -47,17 +47,14 @@ export async function computeOdds(request) {
   return answer;
 }
 
-// An outcome as people read it: numbers, yes/no in the answer's language, a record's
+// An outcome as people read it: numbers, yes/no in the page's language, a record's
 // fields, or why the action stopped.
-function label(outcome, language) {
-  if (outcome === true) return language === "es" ? "sí" : "yes";
-  if (outcome === false) return "no";
-  if (outcome === null) return language === "es" ? "ninguno" : "none";
-  if (typeof outcome === "object") {
+function label(outcome) {
+  if (outcome !== null && typeof outcome === "object") {
     if ("failure" in outcome) return `✗ ${outcome.failure}`;
-    return Object.entries(outcome).map(([k, v]) => `${k}=${label(v, language)}`).join(", ");
+    return Object.entries(outcome).map(([k, v]) => `${k}=${label(v)}`).join(", ");
   }
-  return String(outcome);
+  return show(outcome);
 }
 
 // Each series as a Map from an outcome's key to its probability, over the outcomes of
@@ -106,7 +103,7 @@ export function renderOdds(answer, view) {
   const legend = series.length > 1 ? 22 : 0;
   const height = legend + keys.length * row + 6;
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-label": cumulative ? "probability of at least each outcome" : "probability of each outcome" });
+    "aria-label": cumulative ? t("probability of at least each outcome") : t("probability of each outcome") });
   if (series.length > 1) {
     names.forEach((name, i) => {
       const x = labelWidth + i * 260;
@@ -120,7 +117,7 @@ export function renderOdds(answer, view) {
   }
   keys.forEach((key, i) => {
     const y = legend + i * row;
-    const word = label(outcomes.get(key), answer.language);
+    const word = label(outcomes.get(key));
     const shown = word.length > 22 ? word.slice(0, 21) + "…" : word;
     chart.append(svg("text", { x: labelWidth - 8, y: y + (row - gap) / 2 + 4, "text-anchor": "end" },
       (cumulative ? "≥ " : "") + shown));
@@ -141,9 +138,11 @@ export function renderOdds(answer, view) {
   $("#odds-chart").replaceChildren(chart);
   const summary = series.map(({ body }, i) => {
     const who = series.length > 1 ? `${i ? "B" : "A"}: ` : "";
-    const how = body.exact ? "exact" : `sampled, ${body.trials} trials`;
-    const mean = body.mean !== null && body.mean !== undefined ? `, mean ${body.mean.toFixed(3)}` : "";
-    const lost = body.omitted_mass ? `, omitted ${body.omitted_mass.toExponential(1)}` : "";
+    const how = body.exact ? t("exact") : t("sampled, {trials} trials", { trials: body.trials });
+    const mean = body.mean !== null && body.mean !== undefined
+      ? `, ${t("mean {mean}", { mean: body.mean.toFixed(3) })}` : "";
+    const lost = body.omitted_mass
+      ? `, ${t("omitted {mass}", { mass: body.omitted_mass.toExponential(1) })}` : "";
     return `${who}${how}${mean}${lost}`;
   });
   $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));

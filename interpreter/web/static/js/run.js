@@ -1,10 +1,11 @@
 // Running an action: random dice, a seed, or dice typed in one by one as the rules ask
-// for them (the server replays the run with the faces typed so far and names the next
-// die); then the result, the changes, the dice and the trace, each line linked to the
-// rulebook line it came from.
+// for them; choices answered when the action asks them, after seeing what was rolled (the
+// server replays the run with the faces and the answers so far and names what it needs
+// next); then the result, the changes of every character, who chose what, the dice and
+// the trace, each line linked to the rulebook line it came from.
 
 import { send } from "./api.js";
-import { $, el, show } from "./dom.js";
+import { $, el, show, t } from "./dom.js";
 
 // Where the dice come from: {seed} or {ask: true, dice: [...]}. A "random" run gets a
 // fresh seed here, so that saving it later runs it again with the very same dice.
@@ -16,39 +17,48 @@ export function diceOf(mode) {
   return { seed: word[0] * 2 ** 21 + (word[1] >>> 11) };
 }
 
-// Runs `request` (the body of POST /api/run); with typed dice, asks for each die in the
-// page until the run is complete. Resolves to the outcome, or null when cancelled.
-export async function runAction(request) {
-  if (!request.ask) return send("/api/run", request);
+// Runs `request` (the body of POST /api/run), asking in the page for each die (typed
+// dice) and each choice the run makes, until it is complete. Resolves to the outcome
+// (`request.dice` and `request.answers` then hold what was typed and answered), or null
+// when cancelled. `names` says who each character of the run is: {role: name}.
+export async function runAction(request, names, onLine) {
   const typed = [...(request.dice || [])];
-  for (;;) {
-    const answer = await send("/api/run", { ...request, dice: typed });
-    if (!answer.need) {
-      hideAsk();
-      return answer;
+  const answers = [...(request.answers || [])];
+  try {
+    for (;;) {
+      const body = { ...request, answers };
+      if (request.ask) body.dice = typed;
+      const answer = await send("/api/run", body);
+      if (!answer.need) {
+        request.answers = answers;
+        if (request.ask) request.dice = typed;
+        return answer;
+      }
+      const given = answer.need.kind === "choice"
+        ? await chooseFor(answer.need, answer.trace, answers, names, onLine)
+        : await askFor(answer.need, typed);
+      if (given === null) return null;
+      const list = answer.need.kind === "choice" ? answers : typed;
+      if (given === BACK) list.pop();
+      else list.push(given);
     }
-    const face = await askFor(answer.need, typed);
-    if (face === null) {
-      hideAsk();
-      return null;
-    }
-    if (face === "back") typed.pop();
-    else typed.push(face);
+  } finally {
+    $("#ask").hidden = true;
+    $("#choose").hidden = true;
   }
 }
 
-function hideAsk() {
-  $("#ask").hidden = true;
-}
+const BACK = Symbol("back");
 
-// Shows which die the rules need and waits for its face ("back": take one back).
+// Shows which die the rules need and waits for its face (BACK: take one back).
 function askFor(need, typed) {
+  $("#choose").hidden = true;
   return new Promise((resolve) => {
     const panel = $("#ask");
-    const where = need.line ? ` — line ${need.line}: ${need.roll}` : "";
-    $("#ask-prompt").textContent =
-      `Roll die ${need.position}: ${need.die} (${need.low}–${need.high})${where}`;
-    $("#ask-typed").textContent = typed.length ? `typed so far: ${typed.join(", ")}` : "";
+    const where = need.line ? t(" — line {line}: {roll}", { line: need.line, roll: need.roll }) : "";
+    $("#ask-prompt").textContent = t("Roll die {position}: {die} ({low}–{high})", need) + where;
+    $("#ask-typed").textContent = typed.length
+      ? t("typed so far: {faces}", { faces: typed.join(", ") }) : "";
     const input = $("#ask-input");
     input.min = need.low;
     input.max = need.high;
@@ -73,39 +83,96 @@ function askFor(need, typed) {
       event.preventDefault();
       const face = Number(input.value);
       if (Number.isInteger(face) && face >= need.low && face <= need.high) done(face);
-      else input.setCustomValidity(`a face of ${need.die}: ${need.low} to ${need.high}`);
+      else input.setCustomValidity(t("a face of {die}: {low} to {high}", need));
       input.reportValidity();
     };
     input.oninput = () => input.setCustomValidity("");
-    back.onclick = () => done("back");
+    back.onclick = () => done(BACK);
     cancel.onclick = () => done(null);
     panel.hidden = false;
     input.focus();
   });
 }
 
-const ORIGIN = { forced: "forced dice", typed: "typed in", generated: "random" };
+// Shows the choice the run makes now, who makes it and what was rolled so far, and waits
+// for an option (BACK: take the last answer back).
+function chooseFor(need, steps, answers, names, onLine) {
+  $("#ask").hidden = true;
+  return new Promise((resolve) => {
+    const who = need.by ? names[need.by] || need.who || need.by : names.self;
+    $("#choose-who").textContent = who
+      ? t("{who} decides (line {line})", { who, line: need.line })
+      : t("line {line}", { line: need.line });
+    $("#choose-prompt").textContent = need.label ? `${need.name}: ${need.label}` : need.name;
+    const done = (value) => {
+      back.onclick = cancel.onclick = null;
+      resolve(value);
+    };
+    $("#choose-options").replaceChildren(...need.options.map((option) =>
+      el("button", { type: "button", class: "option", dataset: { value: JSON.stringify(option.value) },
+        onclick: () => done(option.value) }, option.text)));
+    $("#choose-closed").textContent = need.closed.length
+      ? t("not open now: {options}", { options: need.closed.map((o) => o.text).join(", ") }) : "";
+    renderTrace($("#choose-trace"), steps, onLine);
+    const back = $("#choose-back");
+    const cancel = $("#choose-cancel");
+    back.disabled = answers.length === 0;
+    back.onclick = () => done(BACK);
+    cancel.onclick = () => done(null);
+    $("#choose").hidden = false;
+    $("#choose-options button").focus();
+  });
+}
 
-// The outcome in the page; onLine(file, line) when a trace line is followed.
-export function renderOutcome(outcome, onLine) {
+// Where the dice came from, and how a choice was made (`how`), in the page's words.
+const ORIGIN = () => ({ forced: t("forced dice"), typed: t("typed in"), generated: t("random") });
+const HOW = () => ({
+  given: t("answered in advance"),
+  asked: t("chosen at the table"),
+  only: t("the only option open"),
+  recorded: t("as chosen then"),
+  policy: t("the best choice for the goal"),
+});
+
+function changeItem(change, who) {
+  const text = `${change.path}: ${show(change.before)} → ${show(change.after)}`;
+  return el("li", { class: "change", dataset: { path: change.path, role: who ? who.role : "self" } },
+    who ? `${who.label}: ${text}` : text);
+}
+
+// The outcome in the page; names: {role: character name}; onLine(file, line) when a
+// trace line is followed.
+export function renderOutcome(outcome, names, onLine) {
   const result = $("#result");
   result.replaceChildren();
   for (const [name, value] of Object.entries(outcome.result || {})) {
     result.append(el("tr", {}, el("th", {}, name), el("td", {}, show(value))));
   }
-  if (!outcome.result) result.append(el("tr", {}, el("td", { class: "muted" }, "no result")));
+  if (!outcome.result) result.append(el("tr", {}, el("td", { class: "muted" }, t("no result"))));
   const changes = $("#changes");
-  changes.replaceChildren();
-  for (const change of outcome.changes) {
-    changes.append(el("li", { class: "change", dataset: { path: change.path } },
-      `${change.path}: ${show(change.before)} → ${show(change.after)}`));
+  changes.replaceChildren(...outcome.changes.map((change) => changeItem(change, null)));
+  for (const other of outcome.characters || []) {
+    changes.append(...other.changes.map((change) => changeItem(change, other)));
   }
-  if (!outcome.changes.length) changes.append(el("li", { class: "muted" }, "none"));
-  const dice = outcome.dice.length ? outcome.dice.join(", ") : "none";
-  $("#dice").textContent = `dice: ${dice} (${ORIGIN[outcome.origin] || outcome.origin})`;
-  const trace = $("#trace");
-  trace.replaceChildren();
-  for (const step of outcome.trace) {
+  if (!changes.children.length) changes.append(el("li", { class: "muted" }, t("none")));
+  const choices = outcome.choices || [];
+  $("#choices").replaceChildren(...choices.map((choice) => {
+    const who = choice.by ? names[choice.by] || choice.by : names.self || t("the acting character");
+    return el("li", { dataset: { choice: choice.name } },
+      t("{name}: {value} — {who}, {how}", { name: choice.name, value: show(choice.value), who,
+        how: HOW()[choice.how] || choice.how }));
+  }));
+  $("#choices-box").hidden = choices.length === 0;
+  const dice = outcome.dice.length ? outcome.dice.join(", ") : t("none");
+  $("#dice").textContent = t("dice: {dice} ({origin})",
+    { dice, origin: ORIGIN()[outcome.origin] || outcome.origin });
+  renderTrace($("#trace"), outcome.trace, onLine);
+  $("#outcome").hidden = false;
+}
+
+function renderTrace(list, steps, onLine) {
+  list.replaceChildren();
+  for (const step of steps) {
     const link = step.line
       ? el("a", {
           class: "line", href: "#editor", title: `${step.file}:${step.line}`,
@@ -113,9 +180,8 @@ export function renderOutcome(outcome, onLine) {
           onclick: (event) => { event.preventDefault(); onLine(step.file, step.line); },
         }, String(step.line))
       : el("span", { class: "line" }, "");
-    trace.append(el("li", { class: `step-${step.kind}` }, link,
+    list.append(el("li", { class: `step-${step.kind}` }, link,
       el("span", { class: "text", style: `padding-left:${(step.depth + 1) * 1.2}em` },
         step.text)));
   }
-  $("#outcome").hidden = false;
 }

@@ -1,6 +1,6 @@
 // The character's sheet: values in a table, resources as bars; what a run changed marked.
 
-import { el, show } from "./dom.js";
+import { el, show, t } from "./dom.js";
 
 function valueAt(sheet, path) {
   const [name, key] = path.split(".", 2);
@@ -12,7 +12,7 @@ function valueAt(sheet, path) {
 export function renderSheet(container, info, changed = new Set()) {
   container.replaceChildren();
   if (!info) {
-    container.append(el("p", { class: "muted" }, "No character."));
+    container.append(el("p", { class: "muted" }, t("No character.")));
     return;
   }
   const resourcePaths = new Set(info.resources.map((r) => r.path));
@@ -34,7 +34,8 @@ export function renderSheet(container, info, changed = new Set()) {
         },
         el("div", { class: "label" },
           el("span", {}, resource.path),
-          el("span", { class: "value", title: `from ${show(resource.min)} to ${show(resource.max)}` },
+          el("span", { class: "value",
+            title: t("from {low} to {high}", { low: show(resource.min), high: show(resource.max) }) },
             `${show(resource.value)} / ${show(resource.max)}`)),
         el("div", {
           class: "bar", role: "meter", "aria-label": resource.path,
@@ -63,7 +64,7 @@ export function renderSheet(container, info, changed = new Set()) {
   container.append(table);
   if (idle.rows.length) {
     container.append(el("details", {}, el("summary", { class: "muted" },
-      `${idle.rows.length} more at 0 or empty`), idle));
+      t("{n} more at 0 or empty", { n: idle.rows.length })), idle));
   }
 }
 
