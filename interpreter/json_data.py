@@ -1,8 +1,9 @@
 """Plain JSON data of what the interpreter answers: runs, rolls, odds, describe and errors.
 
 Every document is a JSON object with a `kind` ("run", "roll", "odds", "odds_comparison",
-"describe", "error") and follows its JSON Schema, shipped in `interpreter/schemas/`
-(`schema(kind)` gives it, ready for a validator). The rules that hold everywhere:
+"describe", "error"; the journal's "log", "journal_entry", "replay") and follows its JSON
+Schema, shipped in `interpreter/schemas/` (`schema(kind)` gives it, ready for a
+validator). The rules that hold everywhere:
 
 - A number is a JSON number: a whole number exactly, any other as its nearest double.
   The exact value of every number that is not whole is also in the document's
@@ -17,6 +18,7 @@ The command line's `--json`, the HTTP API and the journal all write these docume
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from importlib import resources
@@ -28,7 +30,17 @@ from interpreter.dice import KEPT
 from interpreter.values import plain
 
 #: the kinds of document, each with its schema file `<kind>.schema.json`
-KINDS = ("run", "roll", "odds", "odds_comparison", "describe", "error")
+KINDS = (
+    "run",
+    "roll",
+    "odds",
+    "odds_comparison",
+    "describe",
+    "error",
+    "log",
+    "journal_entry",
+    "replay",
+)
 
 
 class Writer:
@@ -275,6 +287,80 @@ def location_data(span: Span | None) -> dict | None:
         "end_column": end_column,
         "source_line": span.source.line_text(line),
     }
+
+
+# ─── the journal's commands ─────────────────────────────────────────────────
+
+#: how the journal keeps a fraction: as text (its lossless form, interpreter.values.to_json)
+STORED_FRACTION = re.compile(r"-?[0-9]+/[0-9]+")
+
+
+def stored_value(value):
+    """A value as the journal keeps it, back as a rulebook value (a "7/2" text is 7/2)."""
+    if isinstance(value, str) and STORED_FRACTION.fullmatch(value):
+        return Fraction(value)
+    if isinstance(value, list):
+        return [stored_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: stored_value(v) for k, v in value.items()}
+    return value
+
+
+def entry_data(entry, w: Writer, pointer: str, undone_by: int | None = None) -> dict:
+    """One journal entry (a saved run, or an undo) as `log` and `show` give it."""
+    return {
+        "entry": entry.id,
+        "at": entry.at,
+        "kind": entry.kind,
+        "state": entry.state,
+        "sheets": [s.path for s in entry.sheets],
+        "action": entry.action,
+        "params": w.value(stored_value(entry.params), f"{pointer}/params"),
+        "result": w.value(stored_value(entry.result), f"{pointer}/result"),
+        "changes": w.value(stored_value(list(entry.changes)), f"{pointer}/changes"),
+        "undoes": entry.undoes,
+        "undone_by": undone_by,
+    }
+
+
+def log_data(entries, undone_by: Mapping, language: str | None = None) -> dict:
+    """`rulebook log --json`: the journal's entries, newest first."""
+    w = Writer(language)
+    out = _head("log", language)
+    out["entries"] = [
+        entry_data(e, w, f"/entries/{i}", undone_by.get(e.id)) for i, e in enumerate(entries)
+    ]
+    return w.finish(out)
+
+
+def journal_entry_data(entry, rulebook, trace, language: str | None = None) -> dict:
+    """`rulebook show N --json`: one entry in full, with its trace run again (or null)."""
+    w = Writer(language)
+    out = _head("journal_entry", language)
+    out["entry"] = entry_data(entry, w, "/entry")
+    out["entry"].update(
+        rulebook=rulebook,
+        dice=list(entry.dice),
+        origin=entry.origin,
+        seed=entry.seed,
+        choices=w.value(stored_value(list(entry.choices)), "/entry/choices"),
+    )
+    out["trace"] = (
+        None if trace is None else [step_data(s, w, f"/trace/{i}") for i, s in enumerate(trace)]
+    )
+    return w.finish(out)
+
+
+def replay_data(report, against: dict, language: str | None = None) -> dict:
+    """`rulebook replay --json`: each recorded run against the other rules (`against`:
+    their title and path)."""
+    w = Writer(language)
+    out = _head("replay", language)
+    out["against"] = against
+    out["runs"] = [
+        w.value(stored_value(run.to_json()), f"/runs/{i}") for i, run in enumerate(report)
+    ]
+    return w.finish(out)
 
 
 # ─── the schemas ────────────────────────────────────────────────────────────

@@ -146,17 +146,22 @@ def test_log_lists_the_runs_newest_first(capsys, played):
     code, out, _ = run_cli(capsys, "log", "bruja")
     assert [line.split()[0] for line in out.splitlines()] == ["3"]
     code, out, _ = run_cli(capsys, "log", "--limit", "1", "--json")
-    (entry,) = json.loads(out)
-    assert entry["entry"] == 4 and entry["action"] == "asustarse"
+    document = json.loads(out)
+    (entry,) = document["entries"]
+    assert document["kind"] == "log" and entry["entry"] == 4 and entry["action"] == "asustarse"
 
 
 def test_show_rebuilds_the_trace_from_the_record(capsys, played):
-    code, out, _ = run_cli(capsys, "show", "1")
+    code, out, _ = run_cli(capsys, "show", "1")  # in the rulebook's language, as `run`
     assert code == 0
-    assert "action: asustarse(fuente=Ninguna, modificador=0)" in out
-    assert "dice: 1, 1, 1, 3  (forced)" in out
+    assert "acción: asustarse(fuente=Ninguna, modificador=0)" in out
+    assert "dados: 1, 1, 1, 3  (forzado)" in out
     assert "Chequeo complicado: abierta" in out and "(forzado)" in out
-    assert "changes: Esencia 19 → " in out
+    assert "cambios: Esencia 19 → " in out and "Inconsciente no → sí" in out
+    code, out, _ = run_cli(capsys, "show", "1", "--lang", "en")
+    assert "action: asustarse(fuente=Ninguna, modificador=0)" in out
+    assert "dice: 1, 1, 1, 3  (forced)" in out and out.count("(forced)") > 1  # the trace too
+    assert "changes: Esencia 19 → " in out and "Inconsciente no → yes" in out
     code, _, err = run_cli(capsys, "show", "99")
     assert code == 2 and "no run 99" in err
 
@@ -176,15 +181,18 @@ def test_undo_at_the_command_line(capsys, played):
 
 
 def test_replay_against_the_house_rule(capsys, played):
-    code, out, _ = run_cli(capsys, "replay", "--against", "brujeria_miedo_duro", "--all")
+    argv = ["replay", "--against", "brujeria_miedo_duro", "--all", "--lang", "en"]
+    code, out, _ = run_cli(capsys, *argv)
     assert code == 0 and out.startswith("replay against Brujería: miedo duro")
     assert "4 runs:" in out and "fail" in out
     lines = {line.split()[0]: line for line in out.splitlines()[1:-1]}
-    assert "recibir_daño  same" in lines["2"]
+    assert "recibir_daño  the same" in lines["2"]
+    code, out, _ = run_cli(capsys, *argv[:-2])  # the house rule's own language
+    assert code == 0 and "recibir_daño  igual" in out and "4 tiradas" in out
     code, out, _ = run_cli(
         capsys, "replay", "--against", "brujeria_miedo_duro", "--from", "2", "--to", "3", "--json"
     )
-    assert [run["entry"] for run in json.loads(out)] == [2, 3]
+    assert [run["entry"] for run in json.loads(out)["runs"]] == [2, 3]
 
 
 def test_export_and_verify(capsys, played):
@@ -224,7 +232,7 @@ def test_dice_typed_in_at_the_table_are_journaled_as_typed(capsys, table, monkey
     )
     assert code == 0 and "guardado lucia.yaml" in out
     code, out, _ = run_cli(capsys, "show", "1")
-    assert "dice: 1, 1, 1, 3  (typed in)" in out and "(a mano)" in out
+    assert "dados: 1, 1, 1, 3  (a mano)" in out
 
 
 def test_journal_commands_without_a_journal_say_so(capsys, table):

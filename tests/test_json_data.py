@@ -4,6 +4,7 @@ schema, numbers keep one JSON type, yes/no are booleans, errors carry a stable c
 from __future__ import annotations
 
 import json
+import shlex
 from fractions import Fraction
 from pathlib import Path
 
@@ -252,3 +253,86 @@ def test_yes_no_in_either_spelling_in_sheet_data_and_parameters():
     assert shown["preces"] is True
     same = engine.run("usar_numina", sheet, {**params, "preces": True}, dice=ForcedDice([3, 4]))
     assert same.params == shown
+
+
+# ─── every --json of the command line ───────────────────────────────────────
+
+CHOICES, DUEL = str(DATA / "choices.rules"), str(DATA / "duel.rules")
+#: a command line of every command that takes --json, in every shape its answer takes
+#: (with the journal's commands run after the saved runs above them)
+COMMAND_LINES = [
+    (kind, shlex.split(line.format(choices=CHOICES, duel=DUEL)))
+    for kind, line in [
+        ("roll", "roll 4d6kh3 --seed 1"),
+        ("roll", "roll 7/2"),
+        ("roll", "roll '{{1d20+5, 1d20+3}}kh1' --seed 2"),
+        ("roll", "roll 10d10cs>=6df=1 --seed 1"),
+        ("roll", "roll -2d4 --dice 1,3"),
+        ("run", "run arcana_mundi usar_numina --char menecma --set 'numina=Grito Báquico'"
+                " --seed 1"),
+        ("run", "run brujeria sencillo --char brujeria_investigadora --set atributo=Voluntad"
+                " --seed 1"),
+        ("run", "run brujeria abierta --char brujeria_investigadora --dice 10,6,3"),
+        ("run", "run {choices} superar --dice=-1,0,0,0 --choose invocar=sí"),
+        ("error", "run {choices} superar --dice=-1,0,0,0"),  # a choice nobody answers
+        ("run", "run {duel} atacar --char hero.yaml --target objetivo=orc.yaml --dice 15,3"
+                " --save --journal j.sqlite"),
+        ("run", "run {duel} echar_un_pulso --char hero.yaml --target rival=orc.yaml --dice 10,10"
+                " --save --journal j.sqlite"),
+        ("error", "run arcana_mundi usar_numina --char menecma --set 'numina=Grito Báquico'"
+                  " --set oficiantes=-1"),
+        ("odds", "odds 3d6"),
+        ("odds", "odds brujeria asustarse --char brujeria_investigadora --field superado"),
+        ("odds", "odds {choices} superar --field resultado --best éxito"),
+        ("odds", "odds brujeria asustarse --char brujeria_investigadora --field superado"
+                 " --budget 1 --trials 200"),
+        ("odds", "odds brujeria asustarse --char brujeria_investigadora --field superado"
+                 " --budget 1 --trials 100000000 --timeout 0.5"),
+        ("odds_comparison", "odds brujeria asustarse --char brujeria_investigadora"
+                            " --field superado --compare brujeria_miedo_duro"),
+        ("describe", "describe brujeria"),
+        ("error", "run brujeria nada"),
+        ("error", "roll 1000000000d6"),
+        ("error", "roll 2d6 --seed x"),
+        ("log", "log --journal j.sqlite"),
+        ("journal_entry", "show 1 --journal j.sqlite"),
+        ("journal_entry", "show 2 --journal j.sqlite --lang en"),
+        ("replay", "replay --against {duel} --journal j.sqlite"),
+        ("error", "show 9 --journal j.sqlite"),
+    ]
+]  # fmt: skip
+
+
+def test_every_json_the_command_line_prints_is_valid(tmp_path, monkeypatch, capsys):
+    for name in ("hero", "orc"):
+        (tmp_path / f"{name}.yaml").write_text(
+            (DATA / "characters" / f"{name}.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+        )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO(""))
+    sampled = set()
+    for kind, argv in COMMAND_LINES:
+        try:
+            code = main([*argv, "--json"])
+        except SystemExit as stopped:
+            code = stopped.code
+        captured = capsys.readouterr()
+        document = valid(json.loads(captured.out))
+        assert document["kind"] == kind, (argv, captured.out[:300])
+        assert (code == 0) == (kind != "error"), argv
+        if kind == "error":
+            assert document["error"]["exit_code"] == code and "error" not in captured.err
+        if kind == "odds" and not document["exact"]:
+            stopped = "límite de tiempo" in document["note"]
+            sampled.add("timeout" if stopped else "budget")
+    assert sampled == {"budget", "timeout"}  # both ways a sampled answer is reached
+
+
+def test_every_command_with_json_is_among_the_command_lines():
+    from interpreter.cli.main import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    with_json = {n for n, p in commands.items() if any("--json" in a.option_strings
+                                                      for a in p._actions)}  # fmt: skip
+    assert with_json == {argv[0] for _, argv in COMMAND_LINES}
+    assert {kind for kind, _ in COMMAND_LINES} == set(KINDS)

@@ -232,3 +232,66 @@ def test_the_help_of_a_command_speaks_the_language_asked_for(capsys):
     with pytest.raises(SystemExit):
         main(["run", "--help"])
     assert "an action, a check or a named roll" in capsys.readouterr().out
+
+
+def _words_in_place(path: Path) -> list[str]:
+    """Every text with words in a module of the command line that is not in the
+    catalogue: literals and f-strings outside tr()/tr_n(), docstrings and metavars."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            skip.add(id(body[0].value))  # a docstring
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            marked = node.args[: 2 if name == "tr_n" else 1] if name in ("tr", "tr_n") else []
+            marked += [k.value for k in node.keywords if k.arg in ("metavar", "dest")]
+            skip |= {id(n) for text in marked for n in ast.walk(text)}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.JoinedStr):  # a word glued to values is a text
+            text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+            skip |= {id(n) for n in ast.walk(node)}
+            words = r"[A-Za-z]{2,}"
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value  # one word alone may be a key; two are a text
+            words = r"[A-Za-z]{2,}[,;:.!?]?\s+[A-Za-z]"
+        else:
+            continue
+        lines = [line for line in text.splitlines() if not _COMMAND.match(line)]
+        if any(re.search(words, line) for line in lines):
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {text[:40]!r}")
+    return found
+
+
+#: a line that is a command to type (the examples), or an address
+_COMMAND = re.compile(r"\s*(rulebook |https?://)")
+
+
+def test_the_command_line_says_nothing_in_english_outside_the_catalogue():
+    found = []
+    for path in sorted((ROOT / "interpreter" / "cli").glob("*.py")):
+        found += _words_in_place(path)
+    assert found == [], "write texts for people with dsl.messages.tr (docs/messages.md)"
+
+
+def test_the_words_in_place_finder_finds_them(tmp_path):
+    # A test of the test: an f-string, a literal and a text joined later are found; a
+    # message, a docstring, a metavar and an example command are not.
+    sample = ROOT / "interpreter" / "cli" / "_sample_for_test.py"
+    try:
+        sample.write_text(
+            '"""A docstring."""\n'
+            "def f(p, x):\n"
+            "    head = f'{x}  fails: {x}'\n"
+            "    MARKS = {'problem': 'no changes'}\n"
+            "    p.add_argument('--x', metavar='NAME=VALUE | RULEBOOK', help=tr('the x'))\n"
+            "    return tr('one {x}', x=x), '  rulebook roll 2d6', 'x'\n",
+            encoding="utf-8",
+        )
+        assert [w.split(":")[1] for w in _words_in_place(sample)] == ["3", "4"]
+    finally:
+        sample.unlink()

@@ -313,7 +313,7 @@ def test_saves_are_journaled_with_history_and_undo(client, folder, capsys, monke
     assert (folder / "ana.yaml").read_text(encoding="utf-8") != before
     history = client.get("/api/characters/ana/history").json()["entries"]
     monkeypatch.chdir(folder)
-    assert history == cli_json(capsys, "log", "ana")  # the same JSON as `rulebook log`
+    assert history == cli_json(capsys, "log", "ana")["entries"]  # as `rulebook log --json`
     assert history[0]["action"] == "asustarse" and history[0]["undone_by"] is None
     undone = client.post("/api/undo", json={"entry": 1}).json()
     assert undone["kind"] == "undo" and undone["undoes"] == 1

@@ -112,7 +112,9 @@ def _field_detail(field: dict, say) -> str:
         detail = ", ".join(f"{k}: {v['text']}" for k, v in field["fields"].items())
     elif field.get("targets"):
         clocks = "; ".join(", ".join(clock) for clock in field["time"])
-        detail = f"on {', '.join(field['targets'])}; time {clocks}"
+        detail = say(
+            tr("on {targets}; time {clocks}", targets=", ".join(field["targets"]), clocks=clocks)
+        )
     elif field["kind"] == "resource":
         maximum = schema.get("maximum", schema.get("x-maximum-expression"))
         if field["per"]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dsl.messages import tr
+from dsl.messages import tr, translate
 from interpreter.cli import options
 from interpreter.journal import verify_journal
 
-MARKS = {"ok": "ok", "note": "note", "repaired": "repaired", "problem": "PROBLEM"}
+#: how sure each finding is, at the head of its line
+MARKS = {"ok": tr("ok"), "note": tr("note"), "repaired": tr("repaired"), "problem": tr("PROBLEM")}
 
 
 def add_parser(commands) -> None:
@@ -44,7 +45,8 @@ def cmd_journal(args) -> int:
         )
         path = journal.path
     for finding in report.findings:
-        print(f"{MARKS[finding.level]:>8}  {finding.text}")
+        mark = MARKS[finding.level].render(language)
+        print(f"{mark:>8}  {translate(finding.text, language)}")
     if not report.consistent:
         print(tr("{path}: problems remain", path=path).render(language))
         return 4

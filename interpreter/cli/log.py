@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from dsl.messages import tr
 from interpreter.cli import history, options
 from interpreter.journal import undone_by
+from interpreter.json_data import dumps, log_data
 
 
 def add_parser(commands) -> None:
@@ -33,8 +33,7 @@ def cmd_log(args) -> int:
         all_entries = journal.entries()
     by = undone_by(all_entries)
     if args.json:
-        data = [e.to_json(by.get(e.id)) for e in entries]
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(dumps(log_data(entries, by, language)))
         return 0
     if not entries:
         if args.character:
@@ -43,7 +42,7 @@ def cmd_log(args) -> int:
             print(tr("no saved runs").render(language))
         return 0
     for entry in entries:
-        print(history.log_line(entry, by))
+        print(history.log_line(entry, by, language))
     return 0
 
 

@@ -34,7 +34,7 @@ def cmd_odds(args) -> int:
             args.target,
             budget=budget,
             trials=args.trials or TRIALS,
-            progress=progress_bar(),
+            progress=progress_bar(language=options.language(args)),
             seconds=args.timeout,
         )
         options.print_warnings(args.target, options.language(args))
@@ -57,7 +57,7 @@ def cmd_odds(args) -> int:
     params.update(options.targets_of(args, book, engine, args.action))
     extra = {
         "trials": args.trials or TRIALS,
-        "progress": progress_bar(),
+        "progress": progress_bar(language=options.language(args, book)),
         "budget": budget,
         "seconds": args.timeout,
         "choices": answers_of(args.choose),

@@ -10,15 +10,19 @@ from interpreter.odds import Odds
 from interpreter.odds.answer import order_key, outcome_key
 from interpreter.values import fraction_text
 
+#: what a progress bar says it is doing, unless told otherwise
+SAMPLING = tr("sampling")
 
-def progress_bar(stream=sys.stderr):
+
+def progress_bar(stream=sys.stderr, language: str | None = None):
     """A progress bar on the terminal, shown once a computation passes a second."""
     if not stream.isatty():
         return None
 
-    def show_progress(done: int, total: int, elapsed: float, what: str = "sampling") -> None:
+    def show_progress(done: int, total: int, elapsed: float, what=SAMPLING) -> None:
         if elapsed < 1:
             return
+        what = translate(what, language)
         width = 30
         filled = width * min(done, total) // max(total, 1)
         stream.write(f"\r  {what} [{'#' * filled}{' ' * (width - filled)}] {done}/{total} ")

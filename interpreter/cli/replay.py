@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
+import functools
 
-from dsl.messages import tr
+from dsl.messages import tr, translate
 from interpreter.cli import history, options
 from interpreter.cli.log import stored_name
 from interpreter.cli.render import progress_bar
 from interpreter.journal import replay
 from interpreter.journal.replay import CHOICES, DICE, DIFFERENT, FAILED, SAME, summary
+from interpreter.json_data import dumps, replay_data
 
 
 def add_parser(commands) -> None:
@@ -45,8 +46,8 @@ def add_parser(commands) -> None:
 
 
 def cmd_replay(args) -> int:
-    language = options.language(args)
     other = options.load_rulebook(args.against)
+    language = options.language(args, other)
     with options.open_journal(args) as journal:
         sheet = stored_name(journal, args.character) if args.character else None
         report = replay(
@@ -56,16 +57,17 @@ def cmd_replay(args) -> int:
             end=_bound(args.end),
             sheet=sheet,
             chain=args.chain,
-            progress=_progress(),
+            progress=_progress(language),
         )
     if args.json:
-        print(json.dumps([run.to_json() for run in report], ensure_ascii=False, indent=2))
+        against = {"title": other.title, "path": other.path}
+        print(dumps(replay_data(report, against, language)))
         return 0
     print(tr("replay against {title}", title=other.title).render(language))
     for run in report:
         if run.status == SAME and not args.all:
             continue
-        print(_line(run))
+        print(_line(run, language))
     counts = summary(report)
     print(
         tr(
@@ -92,39 +94,54 @@ def _bound(text):
     return int(text) if text.strip().isdigit() else text.strip()
 
 
-def _progress():
-    bar = progress_bar()
+def _progress(language: str | None):
+    bar = progress_bar(language=language)
     if bar is None:
         return None
     import time
 
     started = time.monotonic()
-    return lambda done, total: bar(done, total, time.monotonic() - started, "replaying")
+    return lambda done, total: bar(done, total, time.monotonic() - started, tr("replaying"))
 
 
-def _line(run) -> str:
+#: each way a replayed run came out, as the report says it
+STATUSES = {
+    SAME: tr("the same"),
+    DIFFERENT: tr("different"),
+    DICE: tr("dice do not fit"),
+    CHOICES: tr("choices do not fit"),
+    FAILED: tr("fails"),
+}
+
+
+def _line(run, language: str | None) -> str:
     head = f"{run.entry:>5}  {run.at[:16].replace('T', ' ')}  {run.sheet}  {run.action}"
+    status = STATUSES[run.status].render(language)
     if run.status == FAILED:
-        return f"{head}  fails: {run.error}"
+        return f"{head}  {status}: {translate(run.error, language)}"
     if run.status == DICE and run.result is None:
-        return f"{head}  dice do not fit: {run.dice}"
+        return f"{head}  {status}: {translate(run.dice, language)}"
     if run.status == CHOICES and run.result is None:
-        return f"{head}  choices do not fit: {run.choices_note}"
+        return f"{head}  {status}: {translate(run.choices_note, language)}"
     parts = []
     recorded = run.recorded_result if isinstance(run.recorded_result, dict) else {}
     new = run.result if isinstance(run.result, dict) else {}
+    shown = functools.partial(history.show_json, language=language)
     for name in run.differences:
         if name.startswith("result."):
             key = name[len("result.") :]
-            parts.append(
-                f"{key} {history.show_json(recorded.get(key))} → {history.show_json(new.get(key))}"
-            )
-    old_changes = history.changes_text(run.recorded_changes)
-    new_changes = history.changes_text(run.changes)
+            parts.append(f"{key} {shown(recorded.get(key))} → {shown(new.get(key))}")
+    old_changes = history.changes_text(run.recorded_changes, language=language)
+    new_changes = history.changes_text(run.changes, language=language)
     if old_changes != new_changes:
-        parts.append(f"changes: {old_changes} ⇒ {new_changes}")
+        parts.append(
+            tr("changes: {before} ⇒ {after}", before=old_changes, after=new_changes).render(
+                language
+            )
+        )
     if run.dice:
-        parts.append(f"dice: {run.dice}")
+        parts.append(tr("dice: {dice}", dice=translate(run.dice, language)).render(language))
     if run.choices_note:
-        parts.append(f"choices: {run.choices_note}")
-    return f"{head}  {run.status}: " + "; ".join(parts or ["the same"])
+        note = translate(run.choices_note, language)
+        parts.append(tr("choices: {choices}", choices=note).render(language))
+    return f"{head}  {status}: " + "; ".join(parts or [STATUSES[SAME].render(language)])

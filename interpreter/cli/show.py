@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 from dsl.errors import RulebookError
-from dsl.messages import tr
+from dsl.messages import tr, translate
 from interpreter.cli import history, options
 from interpreter.engine import Engine
 from interpreter.journal.rerun import inputs_of, mismatches, run_again
+from interpreter.json_data import dumps, journal_entry_data
 from interpreter.trace import render_text
 
 
@@ -45,26 +44,11 @@ def cmd_show(args) -> int:
             except RulebookError as error:
                 problem = error.message
         row = journal.rulebook_row(entry.rulebook) if entry.rulebook else None
+    if trace is not None:  # the rulebook's own language, as `run` speaks
+        language = options.language(args, inputs.rulebook)
     if args.json:
-        data = {
-            "entry": entry.id,
-            "at": entry.at,
-            "kind": entry.kind,
-            "state": entry.state,
-            "rulebook": row and {"name": row["name"], "title": row["title"], "hash": row["hash"]},
-            "action": entry.action,
-            "params": entry.params,
-            "dice": list(entry.dice),
-            "origin": entry.origin,
-            "seed": entry.seed,
-            "choices": list(entry.choices),
-            "result": entry.result,
-            "changes": list(entry.changes),
-            "sheets": [s.path for s in entry.sheets],
-            "undoes": entry.undoes,
-            "trace": [step.to_json() for step in trace] if trace else None,
-        }
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        book = row and {"name": row["name"], "title": row["title"], "hash": row["hash"]}
+        print(dumps(journal_entry_data(entry, book, trace, language)))
         return 0
     print(
         tr(
@@ -90,22 +74,24 @@ def cmd_show(args) -> int:
             )
         )
         print(
-            tr("changes: {changes}", changes=history.changes_text(entry.changes, "; ")).render(
-                language
-            )
+            tr(
+                "changes: {changes}", changes=history.changes_text(entry.changes, "; ", language)
+            ).render(language)
         )
         return 0
     print(
         tr(
             "action: {action}({params_text})",
             action=entry.action,
-            params_text=history.params_text(entry.params),
+            params_text=history.params_text(entry.params, language),
         ).render(language)
     )
-    print(tr("dice: {dice_text}", dice_text=history.dice_text(entry)).render(language))
+    print(tr("dice: {dice_text}", dice_text=history.dice_text(entry, language)).render(language))
     if entry.choices:
         print(
-            tr("choices: {choices}", choices=history.choices_text(entry.choices)).render(language)
+            tr(
+                "choices: {choices}", choices=history.choices_text(entry.choices, language=language)
+            ).render(language)
         )
     if entry.state == "pending":
         print(
@@ -114,18 +100,24 @@ def cmd_show(args) -> int:
             ).render(language)
         )
     if trace is not None:
-        print(render_text(trace, Engine.of(inputs.rulebook).language))
+        print(render_text(trace, language))
         if differs:
             print(
                 tr(
                     "note: run again, the record does not give what was recorded ({problems})",
-                    problems="; ".join(differs),
+                    problems="; ".join(translate(d, language) for d in differs),
                 ).render(language)
             )
     else:
         print(tr("trace: not available ({problem})", problem=problem).render(language))
-    print(tr("result: {result}", result=history.result_text(entry.result, None)).render(language))
     print(
-        tr("changes: {changes}", changes=history.changes_text(entry.changes, "; ")).render(language)
+        tr("result: {result}", result=history.result_text(entry.result, None, language)).render(
+            language
+        )
+    )
+    print(
+        tr(
+            "changes: {changes}", changes=history.changes_text(entry.changes, "; ", language)
+        ).render(language)
     )
     return 0

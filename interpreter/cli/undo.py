@@ -31,12 +31,15 @@ def cmd_undo(args) -> int:
     with options.open_journal(args) as journal:
         number = undo(journal, args.number, force=args.force)
         entry = journal.entry(number)
-    target = f"run {entry.undoes}" + (f" ({entry.action})" if entry.action else "")
+    if entry.action:
+        target = tr("run {number} ({action})", number=entry.undoes, action=entry.action)
+    else:
+        target = tr("run {number}", number=entry.undoes)
     print(
         tr(
             "undid {target}: {changes_text}",
             target=target,
-            changes_text=history.changes_text(entry.changes),
+            changes_text=history.changes_text(entry.changes, language=language),
         ).render(language)
     )
     print(

@@ -38,13 +38,16 @@ def cmd_verify(args) -> int:
     )
     print(
         tr(
-            "  result: {result_text}", result_text=history.result_text(verified.result, None)
+            "  result: {result_text}",
+            result_text=history.result_text(verified.result, None, language),
         ).render(language)
     )
     print(
         tr(
             "  changes: {changes_text}",
-            changes_text=history.changes_text([dict(c) for c in verified.changes]),
+            changes_text=history.changes_text(
+                [dict(c) for c in verified.changes], language=language
+            ),
         ).render(language)
     )
     print(tr("  rulebook {value}", value=verified.rulebook[:12]).render(language))

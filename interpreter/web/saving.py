@@ -15,7 +15,7 @@ from dsl.messages import tr
 from interpreter.errors import ParameterError, SheetChanged
 from interpreter.journal import JOURNAL_NAME, Journal, NoJournal, holding, save_run, undo
 from interpreter.journal import undone_by as undone_by_of
-from interpreter.json_data import run_data
+from interpreter.json_data import log_data, run_data
 
 
 class Subject(NamedTuple):
@@ -78,7 +78,7 @@ def history(library, character: str, limit: int = 50) -> list[dict]:
         stored = journal.stored_path(path)
         by = undone_by_of(journal.entries())
         entries = journal.entries(sheet=stored, newest_first=True, limit=limit)
-        return [entry.to_json(by.get(entry.id)) for entry in entries]
+        return log_data(entries, by)["entries"]  # as `rulebook log --json` gives them
 
 
 def undo_entry(library, number: int) -> dict:
