@@ -4,6 +4,7 @@ without a workaround. Their rules' own numbers, with forced dice and exact odds.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from pathlib import Path
 
@@ -138,30 +139,55 @@ def test_blades_push_then_resist_costs_stress():
 # ─── Call of Cthulhu 7e ─────────────────────────────────────────────────────
 
 
-def test_cthulhu_six_degrees_from_one_percentile_roll():
+def cthulhu_degree(roll: int, skill: int) -> str:
+    """The rules' table of a percentile roll, by hand."""
+    if roll == 1:
+        return "critical"
+    if roll == 100 or (skill < 50 and roll >= 96):
+        return "fumble"
+    if roll <= skill // 5:
+        return "extreme"
+    if roll <= skill // 2:
+        return "hard"
+    return "regular" if roll <= skill else "failure"
+
+
+def cthulhu_rolls(extra: int) -> dict:
+    """Every percentile roll with `extra` bonus (or, below 0, penalty) dice, by hand: each
+    tens die makes a roll with the units die (00 and 0 are 100), the best (worst) is kept."""
+    n = 1 + abs(extra)
+    rolls: dict = {}
+    for tens in itertools.product(range(10), repeat=n):
+        for unit in range(10):
+            made = [100 if (t, unit) == (0, 0) else 10 * t + unit for t in tens]
+            kept = min(made) if extra >= 0 else max(made)
+            rolls[kept] = rolls.get(kept, 0) + Fraction(1, 10 ** (n + 1))
+    return rolls
+
+
+@pytest.mark.parametrize("extra", [0, 1, 2, -1, -2])
+@pytest.mark.parametrize("skill", ["Spot Hidden", "Library Use"])  # 45 and 70
+def test_cthulhu_six_degrees_from_one_percentile_roll(extra, skill):
+    engine, sheet = game("cthulhu")
+    harvey = sheet("investigator")
+    value = harvey.get(skill)
+    odds = engine.odds("skill_roll", harvey, {"skill": skill, "extra": extra}, field="degree")
+    expected: dict = {}
+    for roll, p in cthulhu_rolls(extra).items():
+        degree = cthulhu_degree(roll, value)
+        expected[degree] = expected.get(degree, 0) + p
+    assert odds.probabilities == expected
+
+
+def test_cthulhu_a_bonus_die_keeps_the_best_roll_of_a_units_zero():
     engine, sheet = game("cthulhu")
     harvey = sheet("investigator")  # Spot Hidden 45
-    odds = engine.odds("skill_roll", harvey, {"skill": "Spot Hidden"}, field="degree")
-
-    def degree(roll: int, skill: int = 45) -> str:  # the rulebook's table, by hand
-        if roll == 1:
-            return "critical"
-        if roll == 100 or (skill < 50 and roll >= 96):
-            return "fumble"
-        if roll <= skill // 5:
-            return "extreme"
-        if roll <= skill // 2:
-            return "hard"
-        return "regular" if roll <= skill else "failure"
-
-    # the tens die and the units die (00 and 0 are 100) are every roll from 1 to 100
-    expected: dict = {}
-    for roll in range(1, 101):
-        expected[degree(roll)] = expected.get(degree(roll), 0) + Fraction(1, 100)
-    assert odds.probabilities == expected
-    # a bonus die: the lower of two tens dice
-    bonus = engine.odds("skill_roll", harvey, {"skill": "Spot Hidden", "extra": 1}, field="success")
-    assert bonus.probabilities[True] > odds.probabilities["regular"] + Fraction(22, 100)
+    params = {"skill": "Spot Hidden", "extra": 1}
+    # tens [0, 3], units 0: 100 or 30, and the bonus die keeps the 30
+    assert engine.run("skill_roll", harvey, params, ForcedDice([0, 3, 0])).result["total"] == 30
+    params["extra"] = -1  # a penalty die keeps the 100: a fumble
+    out = engine.run("skill_roll", harvey, params, ForcedDice([0, 3, 0]))
+    assert (out.result["total"], out.result["degree"]) == (100, "fumble")
 
 
 def test_cthulhu_luck_is_spent_after_seeing_the_roll():
@@ -179,10 +205,28 @@ def test_cthulhu_luck_is_spent_after_seeing_the_roll():
 def test_cthulhu_an_opposed_roll_between_two_sheets():
     engine, sheet = game("cthulhu")
     harvey, cultist = sheet("investigator"), sheet("cultist")  # Fighting 40 against 50
-    out = engine.run("opposed_roll", harvey, {"rival": cultist, "skill": "Fighting"},
-                     ForcedDice([0, 5, 3, 4]))  # fmt: skip
+    params = {"rival": cultist, "skill": "Fighting"}
+    out = engine.run("opposed_roll", harvey, params, ForcedDice([0, 5, 3, 4]))
     # 05 (extreme for 40: 8 or under) against 34 (regular for 50)
     assert dict(out.result) == {"won": True, "mine": "extreme", "theirs": "regular"}
+    # both fail (a failure against a fumble): neither wins
+    out = engine.run("opposed_roll", harvey, params, ForcedDice([7, 7, 0, 0]))
+    assert dict(out.result) == {"won": False, "mine": "failure", "theirs": "fumble"}
+    # the same level: the higher skill wins, and the cultist's is higher
+    out = engine.run("opposed_roll", harvey, params, ForcedDice([3, 0, 4, 0]))
+    assert dict(out.result) == {"won": False, "mine": "regular", "theirs": "regular"}
+
+    # the exact chance of winning, every pair of rolls by hand
+    def level(degree: str) -> int:
+        return ["fumble", "failure", "regular", "hard", "extreme", "critical"].index(degree)
+
+    expected = Fraction(0)
+    for mine in range(1, 101):
+        for theirs in range(1, 101):
+            a, b = level(cthulhu_degree(mine, 40)), level(cthulhu_degree(theirs, 50))
+            expected += Fraction(1, 10000) * (a > 1 and a > b)  # ties go to the cultist's 50
+    odds = engine.odds("opposed_roll", harvey, params, field="won")
+    assert odds.probabilities[True] == expected
 
 
 # ─── Powered by the Apocalypse ──────────────────────────────────────────────

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 import dsl
@@ -147,3 +149,53 @@ def test_default_of_a_field_naming_parameter_asks_whether_it_was_given():
     assert dict(out.result) == {"h": 7, "total": 6}  # not 0: h was not given; b is Destreza
     out = engine.run("x", sheet, {"h": "Nadar", "b": "Fuerza"}, ForcedDice([1]))
     assert dict(out.result) == {"h": 0, "total": 4}  # Nadar given (the sheet lacks it: 0)
+
+
+# ─── a name holding a pool, set again ────────────────────────────────────────
+
+REROLL = """
+rulebook "Reroll" { }
+sheet { resource Puntos max 1 }
+action reroll() {
+  let r = 2d6
+  choose again "¿Otra vez?" {
+    option no
+    option sí cost 1 from Puntos { set r to 3d6 }
+  }
+  result { top: highest(r), total: r.total, dice: count(r, 1..) }
+}
+action reroll_always() {
+  let r = 1d4
+  if highest(r) < 3 { set r to 2d4 }
+  result { top: highest(r) }
+}
+"""
+
+
+def test_a_pool_set_to_a_new_roll_has_the_new_dice():
+    engine = Engine(dsl.load_text(REROLL, "reroll.rules"))
+    sheet = engine.sheet({})
+    out = engine.run("reroll", sheet, {}, ForcedDice([1, 2, 6, 5, 1]), choices={"again": "sí"})
+    assert dict(out.result) == {"top": 6, "total": 12, "dice": 3}
+    # the odds see the new dice too: the first d4, or the higher of two more on 1 or 2
+    odds = engine.odds("reroll_always", sheet, {}, field="top")
+    assert odds.probabilities == {
+        1: Fraction(1, 2) * Fraction(1, 16),
+        2: Fraction(1, 2) * Fraction(3, 16),
+        3: Fraction(1, 4) + Fraction(1, 2) * Fraction(5, 16),
+        4: Fraction(1, 4) + Fraction(1, 2) * Fraction(7, 16),
+    }
+    best = engine.odds("reroll", sheet, {}, field="top", best="mean top")
+    # the higher of 3d6 is 119/24 on average: rolled again when 2d6 show 4 or less
+    top_of_three = sum(Fraction(k * (k**3 - (k - 1) ** 3), 216) for k in range(1, 7))
+    assert top_of_three == Fraction(119, 24)
+    assert best.mean == Fraction(5 * 9 + 6 * 11, 36) + Fraction(16, 36) * top_of_three
+    assert best.decisions[("again", "sí")] == Fraction(16, 36)
+
+
+def test_a_pool_set_to_a_number_is_refused_with_what_to_write():
+    text = 'rulebook "x" { }\naction a() {\n  let r = 2d6\n  set r to r + 1\n}\n'
+    with pytest.raises(dsl.RulebookInvalid) as caught:
+        dsl.load_text(text, "x.rules")
+    assert "`r` holds a roll and its dice: set it to another roll" in str(caught.value)
+    assert "let r = d6 + 0" in caught.value.diagnostics[0].hint

@@ -82,6 +82,19 @@ class StatementChecks:
                 self.error(tr("`{name}` cannot be changed", name=node.place.name), node.place.span)
             self.bindings[id(node.place)] = Binding("local", node.place.name)
             self.types[id(node.place)] = type_
+            if kind == "roll" and value.kind != "roll":  # its dice are read as a pool
+                self.error(
+                    tr(
+                        "`{name}` holds a roll and its dice: set it to another roll",
+                        name=node.place.name,
+                    ),
+                    node.expr.span,
+                    tr(
+                        "to hold a number, let it hold the roll's total: `let {name} = d6 + 0`",
+                        name=node.place.name,
+                    ),
+                )
+                return
             if not t.fits(value, t.value_of(type_)) and value.kind != "none":
                 self.error(
                     tr(

@@ -109,8 +109,14 @@ class PoolValues:
     def let_pool(self, node: n.Let):
         """A `let` holding a pool: in a real run, the roll itself; in odds, the joint answers
         to what the rest of the definition asks of it."""
-        name = node.name
-        roll = self.roll_object(node.expr)
+        return self.bind_pool(node.name, node.expr)
+
+    def set_pool(self, node: n.Set):
+        """`set r to 2d6` of a name holding a pool: a new roll, asked what `r` is asked."""
+        return self.bind_pool(node.place.name, node.expr)
+
+    def bind_pool(self, name: str, expr):
+        roll = self.roll_object(expr)
         questions = self.questions_about(name)
 
         def let_pool(ctx):

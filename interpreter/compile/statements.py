@@ -101,6 +101,8 @@ class Statements:
             and self.type_of(node.place).kind != "ref"  # else: the field the name names
         ):
             name = node.place.name
+            if self.type_of(node.place).kind == "roll":
+                return self.set_pool(node)  # the new roll, with its dice
 
             def set_local(ctx):
                 ctx.env[name] = known(ctx, value(ctx))
