@@ -16,7 +16,7 @@ from lark.lexer import TerminalDef
 
 from dsl import cache as disk
 from dsl.errors import RulebookSyntaxError, Source, Span
-from dsl.messages import tr
+from dsl.messages import Message, tr
 
 #: deepest nesting of brackets accepted; deeper text is refused before parsing, so that
 #: no later stage (building, checking, evaluating) can run out of Python stack.
@@ -24,17 +24,17 @@ MAX_NESTING = 64
 
 # What a person would write, for each terminal Lark may say it expected.
 _EXPECTED = {
-    "NAME": "a name",
-    "QUOTED_NAME": "a 'quoted name'",
-    "NUMBER": "a number",
-    "STRING": 'a "text"',
-    "DICE": "dice (such as 2d6)",
-    "RANGE": "a range (such as 1..10)",
-    "NEG_KEY": "a negative number",
-    "COMPARE": "a comparison (>=, <=, >, <, !=)",
+    "NAME": tr("a name"),
+    "QUOTED_NAME": tr("a 'quoted name'"),
+    "NUMBER": tr("a number"),
+    "STRING": tr('a "text"'),
+    "DICE": tr("dice (such as 2d6)"),
+    "RANGE": tr("a range (such as 1..10)"),
+    "NEG_KEY": tr("a negative number"),
+    "COMPARE": tr("a comparison (>=, <=, >, <, !=)"),
     "EQUAL": "=",
-    "ADD_OP": "+ or -",
-    "MUL_OP": "* or /",
+    "ADD_OP": tr("+ or -"),
+    "MUL_OP": tr("* or /"),
     "MINUS": "-",
     "PLUS": "+",
     "LPAR": "(",
@@ -47,10 +47,10 @@ _EXPECTED = {
     "COLON": ":",
     "DOT": ".",
     "VBAR": "|",
-    "ROLL_SIGN": "add or subtract",
-    "TIE_RULE": "reroll, ours or theirs",
-    "HEADER_KEY": "system, source or language",
-    "$END": "the end of the text",
+    "ROLL_SIGN": tr("add or subtract"),
+    "TIE_RULE": tr("reroll, ours or theirs"),
+    "HEADER_KEY": tr("system, source or language"),
+    "$END": tr("the end of the text"),
 }
 _VALUE_STARTS = {"NAME", "QUOTED_NAME", "NUMBER", "STRING", "DICE", "GROUP", "LPAR", "LSQB"}
 
@@ -170,7 +170,7 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
             return RulebookSyntaxError(
                 tr("this quoted name is never closed with a matching '"), span
             )
-        message = f"unexpected character {char!r}"
+        message = tr("unexpected character {char}", char=repr(char))
         return RulebookSyntaxError(message, span, _expected_hint(error.allowed))
     if isinstance(error, UnexpectedToken):
         token = error.token
@@ -180,11 +180,11 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         if token.type == "$END":
             end = offset + len(text.rstrip())
             span = Span(source, end, end)
-            message = "the text ends too early"
+            message = tr("the text ends too early")
         else:
             start = offset + token.start_pos
             span = Span(source, start, start + max(1, len(token.value)))
-            message = f"unexpected {_describe_token(token)}"
+            message = tr("unexpected {token}", token=_describe_token(token))
         return RulebookSyntaxError(message, span, _expected_hint(error.accepts or error.expected))
     return RulebookSyntaxError(str(error), Span(source, offset, offset))
 
@@ -238,27 +238,27 @@ def _keyword_error(word: str, span: Span) -> RulebookSyntaxError:
     )
 
 
-def _describe_token(token) -> str:
+def _describe_token(token) -> Message | str:
     if token.type in ("NAME", "QUOTED_NAME"):
-        return f"name {token.value}"
+        return tr("name {value}", value=token.value)
     if token.type == "NUMBER":
-        return f"number {token.value}"
+        return tr("number {value}", value=token.value)
     if token.type == "STRING":
-        return f"text {token.value}"
+        return tr("text {value}", value=token.value)
     if token.type == "DICE":
-        return f"dice {token.value}"
+        return tr("dice {value}", value=token.value)
     return repr(token.value)
 
 
-def _expected_hint(names) -> str | None:
+def _expected_hint(names) -> Message | None:
     names = set(names or ())
     if not names:
         return None
     if names == {"$END"}:
-        return "expected an operator (such as + or *) or the end of the text"
+        return tr("expected an operator (such as + or *) or the end of the text")
     described = []
     if names & _VALUE_STARTS:
-        described.append("a value (a number, a name, dice or an expression in parentheses)")
+        described.append(tr("a value (a number, a name, dice or an expression in parentheses)"))
         names -= _VALUE_STARTS | {"MINUS", "PLUS", "NOT", "TRUE", "FALSE", "YES", "NO", "NONE"}
         names.discard("RANGE")  # a range is a value too (`count(r, 5..6)`)
         names -= {"IF"} if "THEN" not in names else set()
@@ -266,4 +266,4 @@ def _expected_hint(names) -> str | None:
         described.append(_EXPECTED.get(name, name.lower()))
     if len(described) > 8:
         described = [*described[:8], "..."]
-    return "expected " + ", ".join(dict.fromkeys(described))
+    return tr("expected {things}", things=Message.joined(dict.fromkeys(described), ", "))

@@ -165,6 +165,10 @@ def _is_raw_text(node) -> bool:
     return False
 
 
+#: the calls given what a value is (`the number of dice`), by the position of that text
+WHAT_IT_IS = {"want": 3, "as_number": 2, "as_whole": 3}
+
+
 def _raw_texts(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
@@ -179,8 +183,11 @@ def _raw_texts(path: Path) -> list[str]:
         if name.endswith(_ERRORS) and name[:1].isupper():
             texts = node.args[:1] + node.args[2:3]
             texts += [k.value for k in node.keywords if k.arg in ("message", "hint")]
-        elif name in ("error", "warning") and isinstance(func, ast.Attribute):  # the checker
+        elif name in ("error", "warning", "_error") and isinstance(func, ast.Attribute):
+            # the checker's diagnostics, the builder's syntax errors
             texts = node.args[:1] + node.args[2:3]
+        elif name in WHAT_IT_IS:  # a value's description, said when it is refused
+            texts = node.args[WHAT_IT_IS[name] : WHAT_IT_IS[name] + 1]
         elif name in ("step", "at") or name == "Step":
             texts = node.args[1:2]
         elif name == "print" or (name == "write" and "cli" in path.parts):
@@ -214,11 +221,13 @@ def test_the_raw_text_finder_finds_raw_texts(tmp_path):
             "    raise SheetError(f'{x} is bad', None, 'use ' + x)\n"
             "    raise SheetError(tr('{x} is bad', x=x))\n"
             "    ctx.step('note', f'set {x}', None)\n"
+            "    raise self._error(f'the field `{x}` is given twice', x)\n"
+            "    n = as_whole(ctx, x, None, 'the number of dice')\n"
             "    print('result:')\n"
             "    raise ParameterError(message)\n",
             encoding="utf-8",
         )
-        assert [w.rsplit(":", 1)[1] for w in _raw_texts(sample)] == ["2", "2", "4", "5"]
+        assert [w.rsplit(":", 1)[1] for w in _raw_texts(sample)] == ["2", "2", "4", "5", "6", "7"]
     finally:
         sample.unlink()
 

@@ -13,6 +13,7 @@ from dsl.build.walk import (
     unquote,
     whole_number,
 )
+from dsl.messages import tr
 
 
 class Definitions:
@@ -34,7 +35,7 @@ class Definitions:
         keys = [key for key, _ in fields]
         for key in set(keys):
             if keys.count(key) > 1:
-                raise self._error(f"the header gives `{key}` twice", span)
+                raise self._error(tr("the header gives `{key}` twice", key=key), span)
         return n.Header(title, extends, tuple(fields), span=span)
 
     def _extends(self, span, base):
@@ -133,14 +134,17 @@ class Definitions:
         low, _, high = token.value.partition("..")
         span = self._token_span(token)
         if not low and not high:
-            raise self._error("a range needs at least one end, as in 1..10 or 24..", span)
+            raise self._error(tr("a range needs at least one end, as in 1..10 or 24.."), span)
         result = n.Range(
             whole_number(low, span) if low else None,
             whole_number(high, span) if high else None,
             span=span,
         )
         if result.low is not None and result.high is not None and result.low > result.high:
-            raise self._error(f"this range is empty: {result.low} is above {result.high}", span)
+            raise self._error(
+                tr("this range is empty: {low} is above {high}", low=result.low, high=result.high),
+                span,
+            )
         return result
 
     # ─── rolls, ladders, formulas ───────────────────────────────────────────
@@ -171,7 +175,7 @@ class Definitions:
             if isinstance(step, n.Dice) and (
                 step.count is not None or step.modifiers or not isinstance(step.sides, int)
             ):
-                raise self._error("a ladder step is a single die such as d8", step.span)
+                raise self._error(tr("a ladder step is a single die such as d8"), step.span)
         return n.Ladder(name.text, tuple(values), span=name.span)
 
     def _negative_number(self, span, token):
@@ -199,14 +203,18 @@ class Definitions:
                 key = field.key
                 if key.kind != "value" or not isinstance(key.low, str) or field.rows:
                     raise self._error(
-                        "a record field is `name: value`",
+                        tr("a record field is `name: value`"),
                         key.span,
-                        "a table looked up by several keys names them all: `by zona, punto`",
+                        tr("a table looked up by several keys names them all: `by zona, punto`"),
                     )
                 if field.value is None:
-                    raise self._error(f"the field `{key.low}` needs a value", key.span)
+                    raise self._error(
+                        tr("the field `{name}` needs a value", name=key.low), key.span
+                    )
                 if any(key.low == name for name, _ in fields):
-                    raise self._error(f"the field `{key.low}` is given twice", key.span)
+                    raise self._error(
+                        tr("the field `{name}` is given twice", name=key.low), key.span
+                    )
                 fields.append((key.low, field.value))
             shaped.append(attrs.evolve(row, fields=tuple(fields), rows=()))
         return tuple(shaped)
@@ -251,29 +259,31 @@ class Definitions:
         for item in items:
             if isinstance(item, Tagged) and item.tag == "degrees":
                 if roll is None:
-                    raise self._error("a check's degrees come after its `roll`", item.span)
+                    raise self._error(tr("a check's degrees come after its `roll`"), item.span)
                 if degrees:
-                    raise self._error("a check has one `degrees` block", item.span)
+                    raise self._error(tr("a check has one `degrees` block"), item.span)
                 degrees = tuple(label for label, _, _ in item.value)
                 fields.append(("degree", self._degree_field(item)))
                 continue
             if isinstance(item, n.Let):
                 if roll is not None:
-                    raise self._error("a check's `let`s come before its `roll`", item.span)
+                    raise self._error(tr("a check's `let`s come before its `roll`"), item.span)
                 lets.append(item)
             elif item.tag == "roll":
                 if roll is not None:
-                    raise self._error("a check has one `roll`", item.span)
+                    raise self._error(tr("a check has one `roll`"), item.span)
                 roll = item
             else:
                 if roll is None:
-                    raise self._error("a check's result fields come after its `roll`", item.span)
+                    raise self._error(
+                        tr("a check's result fields come after its `roll`"), item.span
+                    )
                 fields.append(item.value)
         if roll is None:
             raise self._error(
-                f"check {name.text} has no `roll`",
+                tr("check {name} has no `roll`", name=name.text),
                 name.span,
-                "write `roll <dice and modifiers> >= <target>`",
+                tr("write `roll <dice and modifiers> >= <target>`"),
             )
         expr, comparison, target = roll.value, None, None
         if isinstance(expr, n.Binary) and expr.op in (">=", ">", "<=", "<"):
@@ -298,10 +308,10 @@ class Definitions:
         labels = [label for label, _, _ in rows]
         for i, (label, condition, row_span) in enumerate(rows):
             if labels.index(label) != i:
-                raise self._error(f"the degree `{label}` is listed twice", row_span)
+                raise self._error(tr("the degree `{label}` is listed twice", label=label), row_span)
             if condition is None and i != len(rows) - 1:
                 raise self._error(
-                    "`else` is the last degree: the ones after it are never reached", row_span
+                    tr("`else` is the last degree: the ones after it are never reached"), row_span
                 )
         last_label, last_condition, last_span = rows[-1]
         if last_condition is None:
@@ -338,11 +348,13 @@ class Definitions:
                 fields.append(item.value)
                 continue
             if item.tag in ("roll", "against") and parts[item.tag] is not None:
-                raise self._error(f"an opposed check has one `{item.tag}`", item.span)
+                raise self._error(tr("an opposed check has one `{tag}`", tag=item.tag), item.span)
             parts[item.tag] = item.value
         for tag in ("roll", "against"):
             if parts[tag] is None:
-                raise self._error(f"opposed check {name.text} has no `{tag}`", name.span)
+                raise self._error(
+                    tr("opposed check {name} has no `{tag}`", name=name.text, tag=tag), name.span
+                )
         return n.Opposed(
             name.text,
             params,
@@ -382,7 +394,7 @@ class Definitions:
     def _enum_type(self, span, *choices):
         texts = [self._choice_text(choice) for choice in choices]
         if len(set(texts)) != len(texts):
-            raise self._error("a choice is listed twice", span)
+            raise self._error(tr("a choice is listed twice"), span)
         return n.EnumType(tuple(texts), span=span)
 
     def _list_type(self, span, item):

@@ -13,6 +13,7 @@ from dsl.build.walk import (
     number_value,
 )
 from dsl.errors import Span
+from dsl.messages import tr
 
 
 class Expressions:
@@ -80,10 +81,14 @@ class Expressions:
             if isinstance(argument, Tagged):
                 key = argument.value[0]
                 if any(key == k for k, _ in named):
-                    raise self._error(f"the argument `{key}` is given twice", argument.span)
+                    raise self._error(
+                        tr("the argument `{key}` is given twice", key=key), argument.span
+                    )
                 named.append(argument.value)
             elif named:
-                raise self._error("a positional argument cannot follow a named one", argument.span)
+                raise self._error(
+                    tr("a positional argument cannot follow a named one"), argument.span
+                )
             else:
                 args.append(argument)
         return n.Call(name.text, tuple(args), tuple(named), span=span, name_span=name.span)
@@ -138,9 +143,9 @@ class Expressions:
                 if close < 0 or close >= len(raw) - 1:
                     start = self.offset + base + i
                     raise self._error(
-                        "this `{` is never closed with `}`",
+                        tr("this `{` is never closed with `}`"),
                         Span(self.source, start, start + 1),
-                        "write {{ for a brace in the text itself",
+                        tr("write {{ for a brace in the text itself"),
                     )
                 if buffer:
                     parts.append("".join(buffer))

@@ -74,7 +74,7 @@ class Statements:
         names = [name for name, _ in fields]
         for name in set(names):
             if names.count(name) > 1:
-                raise self._error(f"the result names `{name}` twice", span)
+                raise self._error(tr("the result names `{name}` twice", name=name), span)
         return n.Result(fields, span=span)
 
     def _result_field(self, span, name, expr):
@@ -118,7 +118,7 @@ class Statements:
         names = [name for name, _ in fields]
         for name in set(names):
             if names.count(name) > 1:
-                raise self._error(f"the field `{name}` is given twice", span)
+                raise self._error(tr("the field `{name}` is given twice", name=name), span)
         return fields
 
     def _effect(self, span, name, modifier, targets, duration):

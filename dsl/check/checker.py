@@ -117,7 +117,7 @@ class Checker(
         for derived in self.derived.values():
             self.in_definition(derived.name, lambda d=derived: self.expr(d.expr, Scope()))
         for ensure in self.ensures:
-            self.want(ensure.condition, Scope(), t.BOOL, "an `ensure` condition")
+            self.want(ensure.condition, Scope(), t.BOOL, tr("an `ensure` condition"))
         for definition in self.definitions:
             if not isinstance(definition, n.Sheet):
                 self.in_definition(definition.name, lambda d=definition: self.definition(d))

@@ -31,10 +31,10 @@ class ChoiceChecks:
         self.declare(scope, node.name, chosen, node.span)
         for option in node.options:
             if option.condition is not None:
-                self.want(option.condition, scope, t.BOOL, "an option's condition")
+                self.want(option.condition, scope, t.BOOL, tr("an option's condition"))
             if option.cost is not None:
                 amount, place = option.cost
-                self.want(amount, scope, t.NUMBER, "an option's cost")
+                self.want(amount, scope, t.NUMBER, tr("an option's cost"))
                 self.place(place, scope, ("attribute", "skill", "stat", "resource", "counter"))
             self.block(option.body, scope)
         if node.label is not None:

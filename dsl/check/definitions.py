@@ -81,7 +81,7 @@ class DefinitionChecks:
 
     def def_rolldef(self, node: n.RollDef) -> None:
         scope = self.params(node.params, Scope())
-        self.want(node.body, scope, t.NUMBER, "a roll")
+        self.want(node.body, scope, t.NUMBER, tr("a roll"))
         if node.rules and not isinstance(node.body, n.Dice):
             self.error(
                 tr("a roll with `then` rules starts from one dice term, such as 2d10"),
@@ -89,10 +89,10 @@ class DefinitionChecks:
             )
         rule_scope = scope.child(dict((k, ("local", v)) for k, v in ROLL_NAMES.items()))
         for rule in node.rules:
-            self.want(rule.condition, rule_scope, t.BOOL, "an `on` condition")
-            self.want(rule.extra, scope, t.NUMBER, "what a rule adds or subtracts")
+            self.want(rule.condition, rule_scope, t.BOOL, tr("an `on` condition"))
+            self.want(rule.extra, scope, t.NUMBER, tr("what a rule adds or subtracts"))
             if rule.again is not None:
-                self.want(rule.again, rule_scope, t.BOOL, "an `again while` condition")
+                self.want(rule.again, rule_scope, t.BOOL, tr("an `again while` condition"))
 
     def def_ladder(self, node: n.Ladder) -> None:
         values = [n.step_value(step) for step in node.steps]
@@ -113,10 +113,10 @@ class DefinitionChecks:
     def def_check(self, node: n.Check) -> None:
         scope = self.params(node.params, Scope())
         scope = self.lets(node.lets, scope)
-        self.want(node.roll, scope, t.NUMBER, "a check's roll")
+        self.want(node.roll, scope, t.NUMBER, tr("a check's roll"))
         fields = {"total": t.NUMBER}
         if node.comparison is not None:
-            self.want(node.target, scope, t.NUMBER, "a check's target")
+            self.want(node.target, scope, t.NUMBER, tr("a check's target"))
             fields.update(CHECK_NAMES)
         field_scope = scope.child({k: ("local", v) for k, v in fields.items()})
         self.check_fields(node.fields, field_scope, fields, OWN_OUTCOME)
@@ -243,6 +243,9 @@ class DefinitionChecks:
             tr("unknown type `{name}`", name=name),
             node.span,
             did_you_mean(name, choices)
-            or "types: " + ", ".join(PARAM_TYPES) + ", or a group, table, catalog or ladder name",
+            or tr(
+                "types: {types}, or a group, table, catalog or ladder name",
+                types=", ".join(PARAM_TYPES),
+            ),
         )
         return t.ANY

@@ -177,7 +177,7 @@ class ExpressionChecks:
                 tr("{text} has no field `{name}`", text=node.subject.span.text, name=node.name),
                 node.span,
                 did_you_mean(node.name, value.field_names())
-                or "it has: " + ", ".join(value.field_names()),
+                or tr("it has: {fields}", fields=", ".join(value.field_names())),
             )
             return t.ANY
         return field
@@ -231,7 +231,7 @@ class ExpressionChecks:
             self.use(definition.name)
             self.bindings[id(node)] = Binding("catalog_entry", definition.name, definition)
             for key in node.keys:
-                self.want(key, scope, t.TEXT, "a catalog entry's name")
+                self.want(key, scope, t.TEXT, tr("a catalog entry's name"))
             if isinstance(definition, n.Effects):
                 return t.record(
                     {
@@ -359,7 +359,7 @@ class ExpressionChecks:
         if node.named:
             self.error(tr("{name} takes no named arguments", name=name), node.span)
         if count < low or (high is not None and count > high):
-            expected = str(low) if low == high else f"at least {low}"
+            expected = str(low) if low == high else tr("at least {low}", low=low)
             self.error(
                 tr(
                     "{name} takes {expected} argument(s), not {count}",
@@ -384,7 +384,7 @@ class ExpressionChecks:
             for arg in node.args[1:]:
                 self.expr(arg, scope)
             if len(node.args) == 3:
-                self.want(node.args[2], scope, t.NUMBER, "the number of steps")
+                self.want(node.args[2], scope, t.NUMBER, tr("the number of steps"))
             values = [n.step_value(s) for s in definition.steps]
             return t.text_of(values) if values and isinstance(values[0], str) else t.NUMBER
         types = [self.expr(arg, scope) for arg in node.args]
@@ -471,16 +471,16 @@ class ExpressionChecks:
 
     def ex_unary(self, node: n.Unary, scope: Scope) -> t.Type:
         if node.op == "not":
-            self.want(node.operand, scope, t.BOOL, "what `not` negates")
+            self.want(node.operand, scope, t.BOOL, tr("what `not` negates"))
             return t.BOOL
-        self.want(node.operand, scope, t.NUMBER, "what `-` negates")
+        self.want(node.operand, scope, t.NUMBER, tr("what `-` negates"))
         return t.NUMBER
 
     def ex_binary(self, node: n.Binary, scope: Scope) -> t.Type:
         op = node.op
         if op in ("and", "or"):
-            self.want(node.left, scope, t.BOOL, f"each side of `{op}`")
-            self.want(node.right, scope, t.BOOL, f"each side of `{op}`")
+            self.want(node.left, scope, t.BOOL, tr("each side of `{op}`", op=op))
+            self.want(node.right, scope, t.BOOL, tr("each side of `{op}`", op=op))
             return t.BOOL
         left = self.expr(node.left, scope)
         right = self.expr(node.right, scope)
@@ -555,7 +555,7 @@ class ExpressionChecks:
                 tr('"{value}" is not one of the choices here', value=node.value),
                 node.span,
                 did_you_mean(node.value, choices)
-                or "the choices are: " + ", ".join(sorted(map(str, choices))),
+                or tr("the choices are: {choices}", choices=", ".join(sorted(map(str, choices)))),
             )
 
     def compared_as(self, node, type_: t.Type) -> t.Type:
@@ -571,7 +571,7 @@ class ExpressionChecks:
             and isinstance(node.value, str)
             and node.value in self.globals
         ):
-            return f"a name with spaces is written in single quotes: '{node.value}'"
+            return tr("a name with spaces is written in single quotes: '{name}'", name=node.value)
         return None
 
     def names_of_kind(self, kind: str):
@@ -581,5 +581,5 @@ class ExpressionChecks:
         return frozenset(name for name, f in self.fields.items() if n.kind_of(f) in kinds)
 
     def ex_ifexpr(self, node: n.IfExpr, scope: Scope) -> t.Type:
-        self.want(node.condition, scope, t.BOOL, "an `if` condition")
+        self.want(node.condition, scope, t.BOOL, tr("an `if` condition"))
         return t.join(self.expr(node.then, scope), self.expr(node.otherwise, scope))

@@ -26,15 +26,16 @@ class SheetChecks:
                 self.used.add(group.name)
                 scope = Scope(names={item.key_var: ("key", self.member_type(group))})
             self.in_definition(
-                item.name, lambda: self.want(item.maximum, scope, t.NUMBER, "a resource's maximum")
+                item.name,
+                lambda: self.want(item.maximum, scope, t.NUMBER, tr("a resource's maximum")),
             )
             if item.minimum is not None:
-                self.want(item.minimum, scope, t.NUMBER, "a resource's minimum")
+                self.want(item.minimum, scope, t.NUMBER, tr("a resource's minimum"))
         elif isinstance(item, n.Counter):
             self.constant_in_range(item.default, item.range, item.name)
         elif isinstance(item, n.Flag):
             if item.default is not None:
-                self.want(item.default, Scope(), t.BOOL, "a flag's default")
+                self.want(item.default, Scope(), t.BOOL, tr("a flag's default"))
                 if not isinstance(item.default, n.Literal):
                     self.error(
                         tr("the default of {name} is yes or no, written out", name=item.name),
@@ -61,7 +62,7 @@ class SheetChecks:
     def constant_in_range(self, default, range_: n.Range | None, name: str) -> None:
         if default is None:
             return
-        self.want(default, Scope(), t.NUMBER, f"the default of {name}")
+        self.want(default, Scope(), t.NUMBER, tr("the default of {name}", name=name))
         if not isinstance(default, n.Literal):
             self.error(
                 tr("the default of {name} is a number written out", name=name),

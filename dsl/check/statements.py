@@ -134,16 +134,16 @@ class StatementChecks:
         return type_
 
     def st_change(self, node: n.Change, scope: Scope) -> None:
-        self.want(node.amount, scope, t.NUMBER, f"the amount to {node.verb}")
+        self.want(node.amount, scope, t.NUMBER, tr("the amount to {verb}", verb=node.verb))
         self.place(node.place, scope, ("attribute", "skill", "stat", "resource", "counter"))
 
     def st_require(self, node: n.Require, scope: Scope) -> None:
-        self.want(node.condition, scope, t.BOOL, "a `require` condition")
+        self.want(node.condition, scope, t.BOOL, tr("a `require` condition"))
         self.expr(node.message, scope)
 
     def st_if(self, node: n.If, scope: Scope) -> None:
         for condition, body in node.branches:
-            self.want(condition, scope, t.BOOL, "an `if` condition")
+            self.want(condition, scope, t.BOOL, tr("an `if` condition"))
             self.block(body, scope)
         if node.otherwise is not None:
             self.block(node.otherwise, scope)
@@ -190,9 +190,9 @@ class StatementChecks:
         self.block(node.body, inner)
 
     def st_repeat(self, node: n.Repeat, scope: Scope) -> None:
-        self.want(node.count, scope, t.NUMBER, "a repeat count")
+        self.want(node.count, scope, t.NUMBER, tr("a repeat count"))
         if node.until is not None:
-            self.want(node.until, scope, t.BOOL, "an `until` condition")
+            self.want(node.until, scope, t.BOOL, tr("an `until` condition"))
         self.block(node.body, scope)
 
     def st_note(self, node: n.Note, scope: Scope) -> None:
@@ -207,7 +207,7 @@ class StatementChecks:
         if isinstance(catalog, n.Catalog):
             self.use(catalog.name)
             self.bindings[id(place)] = Binding("catalog", catalog.name, catalog)
-            self.want(node.item, scope, t.TEXT, "a catalog entry's name")
+            self.want(node.item, scope, t.TEXT, tr("a catalog entry's name"))
             declared = {f.name: f for f in catalog.fields}
             given = dict(node.fields or ())
             for name, expr in given.items():

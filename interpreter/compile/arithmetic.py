@@ -7,15 +7,23 @@ import operator
 from fractions import Fraction
 
 from dsl.errors import Span
-from dsl.messages import tr
+from dsl.messages import Message, tr
 from interpreter.bounds import bounded_list, bounded_number, too_long
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import Unknown, lift
 from interpreter.values import Record, normalize, type_name
 
+#: the sides of an operator and a function's arguments, as a refusal names them
+LEFT_SIDE = tr("the left side of {op}")
+RIGHT_SIDE = tr("the right side of {op}")
+AN_ARGUMENT = tr("an argument of {name}")
+THE_ARGUMENT = tr("the argument of {name}")
 
-def as_number(value, span: Span | None, what: str):
+
+def as_number(value, span: Span | None, what: Message, **params):
+    """The value as a number (a roll's total); else refused, saying `what` it is (a
+    message declared once, its `params` filled only when refusing)."""
     if type(value) is int or type(value) is Fraction:
         return value
     if isinstance(value, Rolled):
@@ -23,7 +31,7 @@ def as_number(value, span: Span | None, what: str):
     raise EvaluationError(
         tr(
             "{what} should be a number, not {type_name} ({value})",
-            what=what,
+            what=what.fill(**params) if params else what,
             type_name=type_name(value),
             value=value,
         ),
@@ -31,11 +39,12 @@ def as_number(value, span: Span | None, what: str):
     )
 
 
-def as_whole(ctx, value, span: Span | None, what: str) -> int:
+def as_whole(ctx, value, span: Span | None, what: Message, **params) -> int:
     if isinstance(value, Unknown):
         value = ctx.roller.resolve(value)
-    value = as_number(value, span, what)
+    value = as_number(value, span, what, **params)
     if type(value) is not int:
+        what = what.fill(**params) if params else what
         raise EvaluationError(
             tr("{what} should be a whole number, not {value}", what=what, value=value),
             span,
@@ -78,9 +87,9 @@ def arith(op: str, left_span, right_span, op_span):
         if op == "+" and type(a) is tuple and type(b) is tuple:
             return bounded_list(a + b, limits, op_span)  # lists are joined
         if type(a) is not int and type(a) is not Fraction:
-            a = as_number(a, left_span, f"the left side of {op}")
+            a = as_number(a, left_span, LEFT_SIDE, op=op)
         if type(b) is not int and type(b) is not Fraction:
-            b = as_number(b, right_span, f"the right side of {op}")
+            b = as_number(b, right_span, RIGHT_SIDE, op=op)
         if op == "+":
             value = a + b
         elif op == "-":
@@ -163,7 +172,7 @@ def minmax(function, args, span, name):
         if not items:
             raise EvaluationError(tr("{name} of an empty list", name=name), span)
         args = items
-    return function(as_number(a, span, f"an argument of {name}") for a in args)
+    return function(as_number(a, span, AN_ARGUMENT, name=name) for a in args)
 
 
 COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}

@@ -15,6 +15,12 @@ from interpreter.runtime import Unknown, known, place_text
 from interpreter.trace import Step, faces_text
 from interpreter.values import Record, normalize, show
 
+#: what a value is, where a number is wanted (a refusal says it)
+A_CHECKS_ROLL = tr("a check's roll")
+A_CHECKS_TARGET = tr("a check's target")
+THE_TERM = tr("the term {label}")
+A_SIDE = tr("a side of an opposed check")
+
 
 def _terms(node, sign: int = 1) -> list:
     """A sum flattened into signed terms: `a + b - c` → [(+1, a), (+1, b), (-1, c)]."""
@@ -101,12 +107,12 @@ class CompiledCheck(CallFrame):
         the author's, each passed through settle(ctx, value), which makes it known (the
         odds engine, asking for the records of every total at once, refuses instead)."""
         if type(total) is not int:
-            total = as_number(total, self.node.roll.span, "a check's roll")
+            total = as_number(total, self.node.roll.span, A_CHECKS_ROLL)
         env = ctx.env
         env["total"] = total
         if self.target is not None:
             if type(target) is not int:
-                target = as_number(target, self.node.target.span, "a check's target")
+                target = as_number(target, self.node.target.span, A_CHECKS_TARGET)
             success = self.compare(total, target)
             margin = total - target if self.upward else target - total
             env["target"], env["success"], env["margin"] = target, success, margin
@@ -263,7 +269,7 @@ def _explained_sum(ctx, terms) -> tuple:
                 label = label(ctx)
             text = f"{label} {show(value)}" if label != show(value) else show(value)
             said = f"{short} {show(value)}" if short is not None else text
-        value = as_number(value, None, f"the term {label}")
+        value = as_number(value, None, THE_TERM, label=label)
         total = normalize(total + value if sign > 0 else total - value)
         for parts, shown in ((brief, said), (detail, text)):
             if parts:
@@ -427,7 +433,7 @@ def _side(value, span) -> Record:
         if "total" not in value:
             raise EvaluationError(tr("each side of an opposed check needs a total"), span)
         return value
-    return Record({"total": as_number(value, span, "a side of an opposed check")})
+    return Record({"total": as_number(value, span, A_SIDE)})
 
 
 def _key(value):

@@ -11,6 +11,13 @@ from interpreter.runtime import known
 from interpreter.trace import dice_step
 from interpreter.values import show
 
+#: what a value is, where a number is wanted (a refusal says it)
+NUMBER_OF_FACES = tr("the number of faces")
+NUMBER_OF_DICE = tr("the number of dice")
+HOW_MANY_KEPT = tr("how many dice to keep or drop")
+A_FACE = tr("a face to compare with")
+MIN_OR_MAX = tr("the value of min or max")
+
 
 class DiceTerms:
     """How the Compiler turns a dice term into a closure rolling it."""
@@ -29,7 +36,7 @@ class DiceTerms:
             fixed_die, sides_fn = None, self.expr(sides)
 
             def die_of(ctx):
-                faces = as_whole(ctx, sides_fn(ctx), span, "the number of faces")
+                faces = as_whole(ctx, sides_fn(ctx), span, NUMBER_OF_FACES)
                 if faces < 1:
                     raise EvaluationError(
                         tr("a die needs at least one face, not {faces}", faces=faces), span
@@ -65,7 +72,7 @@ class DiceTerms:
             else:
                 how_many = count(ctx)
                 if type(how_many) is not int:
-                    how_many = as_whole(ctx, how_many, span, "the number of dice")
+                    how_many = as_whole(ctx, how_many, span, NUMBER_OF_DICE)
                 if how_many < 0:
                     raise EvaluationError(
                         tr("cannot roll {how_many} dice", how_many=how_many), span
@@ -125,7 +132,7 @@ class DiceTerms:
             mode = modifier.mode
 
             def keep(ctx, die):
-                k = as_whole(ctx, count(ctx), span, "how many dice to keep or drop")
+                k = as_whole(ctx, count(ctx), span, HOW_MANY_KEPT)
                 if k < 0:
                     raise EvaluationError(tr("cannot keep or drop {k} dice", k=k), span)
                 return ("keep", mode, k, span)
@@ -155,7 +162,7 @@ class DiceTerms:
         op = condition.op
 
         def step(ctx, die):
-            test = predicate(op, as_number(known(ctx, value(ctx)), span, "a face to compare with"))
+            test = predicate(op, as_number(known(ctx, value(ctx)), span, A_FACE))
             return (kind, once, test, span) if once is not None else (kind, test)
 
         return step
@@ -168,7 +175,7 @@ class DiceTerms:
         value = self.expr(modifier.value)
 
         def clamp(ctx, die):
-            limit = as_number(known(ctx, value(ctx)), span, "the value of min or max")
+            limit = as_number(known(ctx, value(ctx)), span, MIN_OR_MAX)
             return ("clamp", bound, limit)
 
         return clamp

@@ -11,6 +11,9 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_number, bounded_text, too_long
 from interpreter.compile.arithmetic import (
     COMPARISONS,
+    LEFT_SIDE,
+    RIGHT_SIDE,
+    THE_ARGUMENT,
     arith,
     as_number,
     as_whole,
@@ -29,6 +32,14 @@ from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.runtime import MISSING, as_bool, known, lift
 from interpreter.values import Range, Record, normalize, show
+
+#: what a value is, where a number is wanted (a refusal says it)
+NUMBER_OF_STEPS = tr("the number of steps")
+AN_ITEM_OF_SUM = tr("an item of sum")
+CLAMPED = tr("the value to clamp")
+CLAMP_LOW = tr("clamp's lower bound")
+CLAMP_HIGH = tr("clamp's upper bound")
+NEGATED = tr("what `-` negates")
 
 
 class Expressions:
@@ -277,7 +288,7 @@ class Expressions:
                         ),
                         span,
                     )
-                moved = steps.index(value) + as_whole(ctx, count(ctx), span, "the number of steps")
+                moved = steps.index(value) + as_whole(ctx, count(ctx), span, NUMBER_OF_STEPS)
                 return steps[min(max(moved, 0), len(steps) - 1)]
 
             return step
@@ -307,7 +318,7 @@ class Expressions:
                 values = tuple(known(ctx, v) for v in known(ctx, items(ctx)))
                 if not isinstance(values, tuple):
                     raise EvaluationError(tr("sum(...) adds up a list"), span)
-                value = sum(as_number(v, span, "an item of sum") for v in values)
+                value = sum(as_number(v, span, AN_ITEM_OF_SUM) for v in values)
                 return normalize(bounded_number(value, ctx.limits, span))
 
             return total
@@ -315,9 +326,9 @@ class Expressions:
             value, low, high = args
 
             def clamp_values(v, lo, hi):
-                v = as_number(v, span, "the value to clamp")
-                lo = as_number(lo, span, "clamp's lower bound")
-                hi = as_number(hi, span, "clamp's upper bound")
+                v = as_number(v, span, CLAMPED)
+                lo = as_number(lo, span, CLAMP_LOW)
+                hi = as_number(hi, span, CLAMP_HIGH)
                 if lo > hi:
                     raise EvaluationError(
                         tr(
@@ -336,7 +347,7 @@ class Expressions:
         ]
 
         def apply(v):
-            return function(as_number(v, span, f"the argument of {name}"))
+            return function(as_number(v, span, THE_ARGUMENT, name=name))
 
         return lifted1(apply, value)
 
@@ -353,7 +364,7 @@ class Expressions:
             return lifted1(negate, operand)
 
         def minus(value):
-            return -as_number(value, span, "what `-` negates")
+            return -as_number(value, span, NEGATED)
 
         return lifted1(minus, operand)
 
@@ -400,9 +411,9 @@ class Expressions:
 
             def compare_values(a, b):
                 if type(a) is not int:
-                    a = as_number(a, lspan, f"the left side of {op}")
+                    a = as_number(a, lspan, LEFT_SIDE, op=op)
                 if type(b) is not int:
-                    b = as_number(b, rspan, f"the right side of {op}")
+                    b = as_number(b, rspan, RIGHT_SIDE, op=op)
                 return compare(a, b)
 
             compare_values.ints = compare  # for two whole numbers (the odds engine's lifts)

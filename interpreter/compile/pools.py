@@ -20,6 +20,11 @@ from interpreter.runtime import ChainRoll, Unknown, known, lift
 from interpreter.trace import dice_step
 from interpreter.values import Range, normalize
 
+#: what a value is, where a number is wanted (a refusal says it)
+A_ROLL_OF_A_GROUP = tr("a roll of a group")
+A_DIE_IN_THE_LIST = tr("a die in the list")
+HOW_MANY_TAKEN = tr("how many dice {function} takes")
+
 #: pool functions: name → (fewest, most arguments)
 POOL_FUNCTIONS = {"count": (2, 2), "highest": (1, 2), "lowest": (1, 2)}
 
@@ -56,7 +61,7 @@ def first(answers: tuple):
 def list_answer(question, items: tuple):
     if question.__class__.__name__ == "Count":
         return question.of_kept(items)
-    return of_list(question, tuple(as_number(i, None, "a die in the list") for i in items))
+    return of_list(question, tuple(as_number(i, None, A_DIE_IN_THE_LIST) for i in items))
 
 
 class PoolValues:
@@ -91,7 +96,7 @@ class PoolValues:
         how_many = self.expr(node.args[1])
 
         def question(ctx):
-            count = as_whole(ctx, how_many(ctx), span, f"how many dice {node.function} takes")
+            count = as_whole(ctx, how_many(ctx), span, HOW_MANY_TAKEN, function=node.function)
             if count < 0:
                 raise EvaluationError(
                     tr("{function} of {count} dice", function=node.function, count=count), span
@@ -220,9 +225,7 @@ class RollGroups:
                     steps = steps_of(ctx, keeps)
                     total = lift(lambda *known: kept_total(known, steps), *values)
                     return None, ChainRoll(label, [], total)
-                return [
-                    [as_number(v, span, "a roll of a group"), KEPT, False] for v in values
-                ], None
+                return [[as_number(v, span, A_ROLL_OF_A_GROUP), KEPT, False] for v in values], None
 
         def group(ctx):
             faces, counted = faces_of(ctx)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dsl import nodes as n
-from dsl.messages import Message
+from dsl.messages import Message, tr
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
 from interpreter.dice import KEPT
@@ -11,6 +11,9 @@ from interpreter.errors import WENT_ON_PAST, ChainTooLong
 from interpreter.runtime import ChainRoll, as_bool
 from interpreter.trace import faces_text, origin_mark
 from interpreter.values import normalize, show
+
+#: what a value is, where a number is wanted (a refusal says it)
+WHAT_A_RULE_ADDS = tr("what a rule adds")
 
 
 def watch(env: dict, rolls: list, total) -> None:
@@ -107,7 +110,7 @@ class Procedure(CallFrame):
                         )
                     captured, ctx.capture = ctx.capture, []
                     try:
-                        value = as_number(extra(ctx), rule.extra.span, "what a rule adds")
+                        value = as_number(extra(ctx), rule.extra.span, WHAT_A_RULE_ADDS)
                         rolls = ctx.capture
                     finally:
                         ctx.capture = captured
