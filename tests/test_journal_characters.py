@@ -6,6 +6,7 @@ feed the recorded dice and choices back and see any divergence."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from interpreter.cli import main
 from interpreter.journal import (
     Journal,
     RecordMismatch,
+    UndoRefused,
     export_record,
     holding,
     replay,
@@ -130,7 +132,7 @@ def test_undo_puts_back_every_sheet_of_the_run(folder):
         number = undo(journal)
         assert texts(paths) == before
         entry = journal.entry(number)
-    assert {s.role for s in entry.sheets} == {"self", "objetivo", "aliado"}
+    assert {s.role for s in entry.sheets} == {"objetivo", "aliado"}  # the hero was unchanged
     assert sorted((c["role"], c["path"], c["after"]) for c in entry.changes) == [
         ("aliado", "Aguante", 2),
         ("objetivo", "Vida", 9),
@@ -189,6 +191,74 @@ def test_an_undo_the_file_system_refuses_changes_no_sheet(folder, monkeypatch):
         monkeypatch.setattr(file_ops, "write_atomic", real)
         undo(journal)  # the run is still there to undo
     assert texts(paths) != after
+
+
+def test_undo_refuses_when_a_later_run_changed_one_of_its_characters(folder):
+    paths = cast(folder)
+    with Journal.beside(paths["self"]) as journal:
+        first = {"defensa": "parar", "fuerza": "sí", "ayuda": "no"}
+        saved_run(journal, paths, ForcedDice([15]), first)
+        after_first = texts(paths)
+        # the second run changes only the orc (the hero and the ally it reads)
+        saved_run(
+            journal, paths, ForcedDice([15]), {"defensa": "parar", "fuerza": "no", "ayuda": "no"}
+        )
+        with pytest.raises(UndoRefused, match=r"a later run changed it too \(2\)"):
+            undo(journal, 1)
+        undo(journal, 2)
+        assert texts(paths) == after_first
+        # the orc's file edited by hand: an undo would throw the edit away
+        paths["objetivo"].write_text("# the target\nFuerza: 1\nVida: 1\n", encoding="utf-8")
+        with pytest.raises(UndoRefused, match=r"orc\.yaml: the file was edited"):
+            undo(journal, 1)
+        undo(journal, 1, force=True)
+    assert texts(paths) == {role: text.encode() for role, (_, text) in SHEETS.items()}
+
+
+def test_undo_leaves_a_character_the_run_only_read(folder):
+    paths = cast(folder)
+    with Journal.beside(paths["self"]) as journal:
+        # nobody helps: the ally is read, never changed
+        choices = {"defensa": "parar", "fuerza": "no", "ayuda": "no"}
+        saved_run(journal, paths, ForcedDice([15]), choices)
+        paths["aliado"].write_text('{"Fuerza": 6}\n', encoding="utf-8")  # edited since
+        number = undo(journal)
+        assert [s.role for s in journal.entry(number).sheets] == ["objetivo"]
+    assert paths["aliado"].read_text(encoding="utf-8") == '{"Fuerza": 6}\n'
+    assert paths["objetivo"].read_bytes() == SHEETS["objetivo"][1].encode()
+
+
+def test_a_save_killed_between_its_files_is_completed_by_journal_verify(folder):
+    paths = cast(folder)
+    choices = {"defensa": "parar", "fuerza": "sí", "ayuda": "sí"}
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child, killed after the first of three files
+        real, calls = file_ops.write_atomic, []
+
+        def dying(target, text, mode=None):
+            calls.append(target)
+            if len(calls) == 2:
+                os._exit(9)
+            real(target, text, mode)
+
+        file_ops.write_atomic = dying
+        try:
+            with Journal.beside(paths["self"]) as journal:
+                saved_run(journal, paths, ForcedDice([15, 13]), choices)
+        finally:
+            os._exit(0)
+    assert os.WEXITSTATUS(os.waitpid(pid, 0)[1]) == 9
+    with Journal.beside(paths["self"]) as journal:
+        (entry,) = journal.entries()
+        written = [
+            journal.file_of(s.path).read_text() == journal.text(s.after) for s in entry.sheets
+        ]
+        assert entry.state == "pending" and written.count(True) == 1
+        assert verify_journal(journal).consistent
+        entry = journal.entry(entry.id)
+        assert entry.state == "applied"
+        for state in entry.sheets:  # every sheet as the journal has it
+            assert journal.file_of(state.path).read_text() == journal.text(state.after)
 
 
 #: a session: for each run, the seed of its dice and the options picked at the table

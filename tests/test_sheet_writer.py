@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dsl
-from interpreter import Engine, ForcedDice, SeededDice
+from interpreter import Engine, ForcedDice, SeededDice, sheet_json
 from interpreter.errors import SheetChanged, ShippedSheet
 from interpreter.sheet import shipped_characters_folder
 from interpreter.sheet_writer import rewrite
@@ -174,41 +174,75 @@ def test_json_sheets_keep_key_order_and_indentation():
     new = {"z": 5, "a": {"k": 2}, "m": [1, 2]}
     out = rewrite(text, "json", data, new)
     assert list(json.loads(out)) == ["z", "a", "m"] and json.loads(out)["z"] == 5
-    assert out.startswith('{\n    "z": 5,') and out.endswith("}\n")
+    assert out == '{\n    "z": 5,\n    "a": {"k": 2},\n    "m": [1, 2]\n}\n'  # only the value
 
 
-values = st.one_of(
-    st.integers(-(10**6), 10**6),
-    st.booleans(),
-    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12),
+@pytest.mark.parametrize(
+    ("text", "new", "expected"),
+    [
+        # a one-line array that grew stays on one line; a nested object's new member
+        # goes after its siblings, with their indentation
+        (
+            '{\n  "Vida": 5,\n  "Lista": [1, 2],\n  "skills": {\n    "Notar": 2\n  }\n}\n',
+            {"Vida": 5, "Lista": [1, 2, 3], "skills": {"Notar": 2, "Huir": 1}},
+            '{\n  "Vida": 5,\n  "Lista": [1, 2, 3],\n  "skills": {\n    "Notar": 2,\n'
+            '    "Huir": 1\n  }\n}\n',
+        ),
+        # a compact file stays compact; a removed member goes with its comma
+        ('{"a":1,"b":2,"c":3}', {"a": 1, "c": 4}, '{"a":1,"c":4}'),
+        ('{"a": 1, "b": 2}', {"a": 1}, '{"a": 1}'),
+        ('{"a": 1, "b": 2}', {"b": 2}, '{"b": 2}'),
+        # escapes stay escapes; tabs stay tabs
+        (
+            '{\n\t"N": "Luc\\u00eda",\n\t"V": 1\n}',
+            {"N": "Lucía", "V": 2},
+            '{\n\t"N": "Luc\\u00eda",\n\t"V": 2\n}',
+        ),
+    ],
 )
+def test_json_sheets_get_only_the_changed_values(text, new, expected):
+    assert rewrite(text, "json", json.loads(text), new) == expected
+
+
+# (no booleans beside integers: a sheet types its values, so a 1 never becomes a true,
+# and Python's 1 == True would make such a change look like none)
+json_values = st.recursive(
+    st.one_of(st.integers(-1000, 1000), st.none(), st.text(max_size=5)),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+json_sheets = st.dictionaries(st.text(max_size=6), json_values, min_size=1, max_size=5)
 
 
 @given(
-    changes=st.dictionaries(
-        st.sampled_from(["Fuerza", "Nombre", "Vivo", "nuevo", "otro campo", "Lista"]),
-        st.one_of(values, st.lists(values, max_size=3)),
-        max_size=4,
-    )
+    old=json_sheets,
+    edits=st.dictionaries(st.text(max_size=6), json_values | st.just("<remove>"), max_size=4),
+    style=st.sampled_from([None, 0, 2, 4, "\t"]),
+    separators=st.sampled_from([None, (",", ":")]),
+    ascii_only=st.booleans(),
+    data=st.data(),
 )
-def test_any_change_reads_back_exactly_and_keeps_the_comments(changes):
-    text = (
-        "# cabecera\n"
-        "Fuerza: 3  # de la hoja\n"
-        "Nombre: 'Lucía'\n"
-        "Vivo: yes\n"
-        "Lista: [a, b]\n"
-        "Tabla:\n"
-        "  uno: {x: 1,\n"
-        "        y: 2}\n"
-        "# pie\n"
-    )
-    old = yaml.safe_load(text)
-    new = {**old, **changes}
-    out = rewrite(text, "yaml", old, new)
-    assert yaml.safe_load(out) == new
-    for comment in ("# cabecera", "# de la hoja", "# pie"):
-        assert comment in out
+def test_any_json_change_is_spliced_and_reads_back_exactly(
+    old, edits, style, separators, ascii_only, data
+):
+    text = json.dumps(old, indent=style, ensure_ascii=ascii_only, separators=separators) + "\n"
+    new = {k: v for k, v in {**old, **edits}.items() if v != "<remove>"}
+    for key, value in list(new.items()):  # and a change inside a nested object
+        if isinstance(value, dict) and value and data.draw(st.booleans()):
+            new[key] = {**value, data.draw(st.sampled_from(list(value))): data.draw(json_values)}
+    spliced = sheet_json.splice(text, new)
+    assert spliced is not None  # spliced, not written whole
+    assert json.dumps(json.loads(spliced)) == json.dumps(new)  # values, types, key order
+    out = rewrite(text, "json", old, new)
+    assert json.dumps(json.loads(out), sort_keys=True) == json.dumps(new, sort_keys=True)
+    if style is not None:  # each untouched top-level member keeps its own text
+        colon = ":" if separators else ": "
+        for key, value in old.items():
+            if key in new and new[key] == value and not isinstance(value, dict | list):
+                member = json.dumps(key, ensure_ascii=ascii_only) + colon
+                assert member + json.dumps(value, ensure_ascii=ascii_only) in spliced
 
 
 def test_a_file_changed_since_it_was_read_is_not_written(tmp_path, brujeria):

@@ -1,10 +1,12 @@
 """Undo: the sheets as they were before a run, written back and journaled as an entry.
 
 An undo is itself an entry (kind `undo`, naming the entry it undoes), so undoing an undo
-brings the run's effect back, and the history never loses anything. An undo is refused
-when a later entry that still stands changed one of the same sheets, or when the file
-was edited since the journal last wrote it: undoing then would throw that change away
-(`force` does it anyway; the journal still holds every text).
+brings the run's effect back, and the history never loses anything. Only the sheets the
+run changed are put back (another character it only read is left alone). An undo is
+refused when a later entry that still stands ran on one of those sheets (its result
+stood on the state undone), or when the file is no longer what the run wrote (edited
+since): undoing then would throw that away (`force` does it anyway; the journal still
+holds every text).
 """
 
 from __future__ import annotations
@@ -67,7 +69,9 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
                 hint=tr("undo the undo entry to bring it back, or pass --force"),
             )
         plan = []
-        for state in target.sheets:
+        # only the sheets the run changed: another character it read but left alone is
+        # not put back (nor does a later change to that one stand in the way)
+        for state in [s for s in target.sheets if s.before != s.after]:
             path = journal.file_of(state.path)
             later = [
                 e
@@ -76,10 +80,9 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
                 and e.state == "applied"
                 and e.id not in gone
                 and not (e.kind == "undo" and e.undoes in gone)  # a run and its undo cancel
-                and any(s.path == state.path for s in e.sheets)
+                and any(s.path == state.path for s in e.sheets)  # (a run that read it too)
             ]
             current = read_current(path)
-            latest = _latest_after(journal, entries, state.path)
             if not force:
                 if later:
                     numbers = ", ".join(str(e.id) for e in later)
@@ -95,7 +98,7 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
                         ),
                         hint=tr("undo {numbers} first, or pass --force", numbers=numbers),
                     )
-                if current != latest:
+                if current != journal.text(state.after):  # a hand edit since the run
                     raise UndoRefused(
                         tr(
                             "{path}: the file was edited since the journal last wrote it",
@@ -125,16 +128,6 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
         # every sheet back, or none (a refused file puts the others back)
         write_all(journal, number, [(path, restored, now) for _, path, now, restored in plan])
     return number
-
-
-def _latest_after(journal: Journal, entries: list[Entry], stored: str) -> str | None:
-    for entry in reversed(entries):
-        if entry.state != "applied":
-            continue
-        for state in entry.sheets:
-            if state.path == stored:
-                return journal.text(state.after)
-    return None
 
 
 def _changes(journal: Journal, target: Entry, state, current, restored) -> list[tuple]:
