@@ -350,11 +350,11 @@ def test_odds_of_an_action_with_a_choice_under_the_best_play(page, server):
     expect(page.locator("#best-box")).to_be_hidden()  # an action that asks nothing
     page.select_option("#rulebook", "fate")
     page.select_option("#character", "hero")
-    page.select_option("#action", "attack")
-    expect(page.locator("#best-box")).to_be_visible()  # attack asks `invoke`
-    page.select_option("#param-target", "thug")
-    page.fill("#odds-field", "hit")
-    page.fill("#odds-best", "mean hit")
+    page.select_option("#action", "overcome")
+    expect(page.locator("#best-box")).to_be_visible()  # overcome asks `invoke`
+    page.select_option("#param-skill", "Fight")
+    page.fill("#odds-field", "shifts")
+    page.fill("#odds-best", "mean shifts")
     page.click("#odds-button")
     chart = page.locator("#odds-chart svg")
     expect(chart).to_be_visible(timeout=90_000)
