@@ -404,7 +404,11 @@ def past_the_budget_by_its_shape(text: str) -> bool:
       pool that large;
     - an explosion between two keeps, the last dropping dice (`3d6kh2x>=5dl1`): every
       sum of the dice kept, besides the dropped ones, of pools that grow (a last keep
-      that keeps the top or bottom few is counted over those few, `1d4khx>=2kh`).
+      that keeps the top or bottom few is counted over those few, `1d4khx>=2kh`);
+    - one chain that goes on 2 times in 3 or more, before counting successes and failures
+      where an exploding face is a failure (`3d3x>=2cs>=0df>=0`): both counts of pools
+      followed to ~70 dice a die, a joint count (a failure that cannot explode, as in
+      `5d10x>=10cs>=6df=1`, is counted over the chain's ends only).
     """
     die, _count, steps = compile_term(text)
     kinds = [step[0] for step in steps]
@@ -418,6 +422,12 @@ def past_the_budget_by_its_shape(text: str) -> bool:
     long_chain = sum(map(steps[at][2], die.faces())) >= 0.8 * die.size
     if long_chain and keeps:
         return True
+    exploding = [face for face in die.faces() if steps[at][2](face)]
+    failures = [step[1] for step in steps[at:] if step[0] == "failures"]
+    if 3 * len(exploding) >= 2 * die.size and any(
+        is_failure(face) for is_failure in failures for face in exploding
+    ):
+        return True
     keeps_before = any(i < at for i in keeps)
     drops_after = any(i > at and steps[i][1] in ("dh", "dl") for i in keeps)
     return keeps_before and drops_after
@@ -428,6 +438,7 @@ def test_only_terms_of_those_shapes_are_past_the_budget():
     for text, exact in [
         ("2d6xx", "2d6x"),
         ("3d6kh2x>=5dl1", "3d6kh2x>=5kl1"),
+        ("3d3x>=2cs>=0df>=0", "3d3x>=2cs>=0df=1"),
         ("1d4khx>=2kh", None),
         ("2d4klx>=2kh1", None),
     ]:
