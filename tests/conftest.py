@@ -39,12 +39,6 @@ def showcase():
     return dsl.load(DATA / "showcase.rules")
 
 
-class _NeedDie(Exception):
-    def __init__(self, die):
-        super().__init__()
-        self.die = die
-
-
 def brute_force(run) -> dict:
     """Every way the dice can fall, each run for real: {outcome: probability}.
 
@@ -53,27 +47,15 @@ def brute_force(run) -> dict:
     oracle the exact odds are tested against (finite rolls only)."""
     from fractions import Fraction
 
-    from interpreter.dice import DiceSource
-
-    class Prefix(DiceSource):
-        origin = "forced"
-
-        def __init__(self, faces):
-            self.faces, self.next = faces, 0
-
-        def draw(self, die, position):
-            if self.next >= len(self.faces):
-                raise _NeedDie(die)
-            self.next += 1
-            return self.faces[self.next - 1]
+    from dice_prefix import NeedDie, PrefixDice
 
     out: dict = {}
     stack = [((), Fraction(1))]
     while stack:
         faces, p = stack.pop()
         try:
-            outcome = run(Prefix(faces))
-        except _NeedDie as need:
+            outcome = run(PrefixDice(faces))
+        except NeedDie as need:
             stack.extend(((*faces, f), p / need.die.size) for f in need.die.faces())
             continue
         out[outcome] = out.get(outcome, 0) + p

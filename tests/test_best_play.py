@@ -9,12 +9,12 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from dice_prefix import NeedDie, PrefixDice
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dsl
 from interpreter import Engine, RequirementFailed
-from interpreter.dice import DiceSource
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "examples" / "games"
@@ -52,29 +52,10 @@ action jugar(rival: character) "Jugar" {
 """
 
 
-class _NeedDie(Exception):
-    def __init__(self, die):
-        super().__init__()
-        self.die = die
-
-
 class _NeedChoice(Exception):
     def __init__(self, question):
         super().__init__()
         self.question = question
-
-
-class _Prefix(DiceSource):
-    origin = "forced"
-
-    def __init__(self, faces):
-        self.faces, self.next = faces, 0
-
-    def draw(self, die, position):
-        if self.next >= len(self.faces):
-            raise _NeedDie(die)
-        self.next += 1
-        return self.faces[self.next - 1]
 
 
 def oracle(run, value) -> Fraction:
@@ -91,8 +72,8 @@ def oracle(run, value) -> Fraction:
             return answer
 
         try:
-            result = run(_Prefix(faces), choose)
-        except _NeedDie as need:
+            result = run(PrefixDice(faces), choose)
+        except NeedDie as need:
             return (
                 sum((play((*faces, f), answers) for f in need.die.faces()), Fraction(0))
                 / need.die.size

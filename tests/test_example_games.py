@@ -136,6 +136,27 @@ def test_blades_push_then_resist_costs_stress():
     assert best.decisions[("extra", "push")] == 1  # +1d is always worth it for a 6
 
 
+def test_blades_a_devils_bargain_is_the_extra_die_without_the_stress():
+    engine, sheet = game("blades_in_the_dark")
+    cutter = sheet("cutter")  # Skirmish 2, Stress 3
+    params = {"action": "Skirmish"}
+    out = engine.run("act", cutter, params, ForcedDice([2, 6, 3]),
+                     choices={"extra": "bargain"})  # fmt: skip
+    assert dict(out.result) == {"outcome": "full success", "highest": 6, "resisted": False,
+                                "stress": 3}  # fmt: skip
+    assert "the GM names the devil's bargain" in render_text(out.trace)
+    # three dice: a 6 among them 1 - (5/6)^3; two 6s or more, 16 of 216 rolls
+    odds = engine.odds("act", cutter, params, field="outcome",
+                       choices={"extra": "bargain", "resist": "no"})  # fmt: skip
+    assert odds.probabilities["critical"] == Fraction(16, 216)
+    assert odds.probabilities["full success"] == 1 - Fraction(125, 216) - Fraction(16, 216)
+    assert odds.probabilities["bad outcome"] == Fraction(27, 216)
+    # pushing gives the same dice, for 2 stress: the mean stress tells them apart
+    push = engine.odds("act", cutter, params, field="stress",
+                       choices={"extra": "push", "resist": "no"})  # fmt: skip
+    assert push.probabilities == {5: Fraction(1)}
+
+
 # ─── Call of Cthulhu 7e ─────────────────────────────────────────────────────
 
 
