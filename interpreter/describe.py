@@ -177,7 +177,8 @@ def _choices(type_node, book: Rulebook):
     field = book.fields.get(name)
     if isinstance(field, n.Catalog):
         return field
-    return book.choices_of(name)
+    # None for an open list of skills (any name): an empty enum would refuse every value
+    return book.choices_of(name) or None
 
 
 def _table(table: n.Table) -> dict:

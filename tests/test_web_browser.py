@@ -24,6 +24,10 @@ from playwright.sync_api import expect, sync_playwright
 
 from interpreter.web import create_app
 
+# Every wait is on a condition; its bound is generous, for a loaded machine (the first
+# page loads every shipped rulebook): Playwright's own 5 s would fail a slow CI, not a bug.
+expect.set_options(timeout=60_000)
+
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "examples/games"
 CHROMIUM = os.environ.get("RULEBOOK_CHROMIUM", "/usr/bin/chromium")
@@ -222,7 +226,9 @@ def test_edit_a_rule_and_see_diagnostics_and_the_odds_it_gives(page, server):
     expect(underline).to_have_text("Voluntat")
     expect(page.locator("#editor-status")).to_have_text(re.compile("^1 error"))
     underline.hover()
-    expect(page.locator(".cm-tooltip-lint")).to_contain_text("did you mean Voluntad?")
+    expect(page.locator(".cm-tooltip-lint")).to_contain_text(
+        "¿querías decir Voluntad?"
+    )  # in the rulebook's language
     # The edit's effect on an action's odds: the house rule's text in the editor.
     house = (ROOT / "rulebooks/brujeria_miedo_duro.rules").read_text(encoding="utf-8")
     editor.click()

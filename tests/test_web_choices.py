@@ -270,3 +270,41 @@ def test_the_engine_bounds_a_runs_time_only_when_asked():
         bounded.run("slow", bounded.sheet({}), {}, SeededDice(1))
     with pytest.raises(ValueError):
         Limits(run_seconds=0)
+
+
+def test_the_editors_diagnostics_speak_the_rulebooks_language(client):
+    text = (ROOT / "rulebooks/brujeria.rules").read_text(encoding="utf-8")
+    broken = text + "\naction roto() {\n  let x = Voluntat\n}\n"
+    (finding,) = [
+        d
+        for d in client.post("/api/check", json={"text": broken}).json()["diagnostics"]
+        if d["severity"] == "error"
+    ]
+    assert finding["hint"] == "¿querías decir Voluntad?"
+    english = broken.replace('language "es"', 'language "en"', 1)
+    assert 'language "es"' in text
+    (finding,) = [
+        d
+        for d in client.post("/api/check", json={"text": english}).json()["diagnostics"]
+        if d["severity"] == "error"
+    ]
+    assert finding["hint"] == "did you mean Voluntad?"
+
+
+def test_a_skill_of_an_open_list_is_any_name_in_describe(client):
+    # Fate's skills are an open list: describe offers no (empty) enum that would refuse
+    # every skill; the page offers the character's own skills instead.
+    attack = next(
+        a for a in client.get("/api/rulebooks/fate").json()["actions"] if a["name"] == "attack"
+    )
+    skill = next(p for p in attack["params"] if p["name"] == "skill")
+    assert skill["choices"] is None and "enum" not in skill["schema"]
+    assert attack["choices"] == [
+        {
+            "name": "invoke",
+            "label": "Invoke an aspect for +2 (a fate point)?",
+            "options": ["no", "yes"],
+            "by": None,
+            "line": 59,
+        }
+    ]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import dsl
 from dsl.errors import CheckError, RulebookError, did_you_mean
-from dsl.load import MAX_EXTENDS, parse_cached, read
+from dsl.load import MAX_EXTENDS, language_written_in, parse_cached, read
 from dsl.messages import tr
 from interpreter import files
 from interpreter.errors import ParameterError
@@ -72,8 +72,7 @@ class Library:
             if kept is not None and kept[0] == _stamps(kept[1]):
                 return kept[1]
         text = read(path)
-        self.confine(text, str(path), path.parent)
-        book = dsl.load_text(text, str(path), folder=path.parent)
+        book = self._load(text, str(path), path.parent)
         with self._lock:
             self._books[path] = (_stamps(book), book)
         return book
@@ -85,12 +84,23 @@ class Library:
             kept = self._texts.get(key)
             if kept is not None and kept[0] == _stamps(kept[1]):
                 return kept[1]
-        self.confine(text, name, self.folder)
-        book = dsl.load_text(text, name, folder=self.folder)
+        book = self._load(text, name, self.folder)
         with self._lock:
             if len(self._texts) >= TEXTS_KEPT:
                 self._texts.pop(next(iter(self._texts)))
             self._texts[key] = (_stamps(book), book)
+        return book
+
+    def _load(self, text: str, name: str, folder: Path) -> dsl.Rulebook:
+        """Loaded as `dsl.load` does, its errors and warnings in the rulebook's language
+        (the editor's diagnostics of a Spanish rulebook are in Spanish)."""
+        try:
+            self.confine(text, name, folder)
+            book = dsl.load_text(text, name, folder=folder)
+        except RulebookError as error:
+            raise error.speak(language_written_in(text)) from None
+        for warning in book.warnings:
+            warning.speak(book.language)
         return book
 
     def name_of(self, book: dsl.Rulebook) -> str | None:
