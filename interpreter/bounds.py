@@ -14,10 +14,10 @@ def bounded_number(value, limits: Limits, span):
     """`value` (an int or a Fraction just computed), or LimitExceeded naming the limit."""
     bound = limits.number_bound
     if type(value) is int:
-        if -bound < value < bound:
+        if abs(value) < bound:  # abs: no -bound (a big int) made each time
             return value
         raise too_long(limits, span)
-    if not -bound < value.numerator < bound:
+    if not abs(value.numerator) < bound:
         raise too_long(limits, span)
     if value.denominator >= limits.denominator_bound:
         raise LimitExceeded(

@@ -104,18 +104,21 @@ class Outcome:
         changes: tuple,
         dice: tuple,
         origin: str,
-        replay: Callable[[], Trace],
-        **more: object,
+        replay: tuple,
+        kind: str = "action",
+        language: str = "en",
+        warnings: tuple = (),
+        characters: tuple = (),
+        choices: tuple = (),
+        before: Sheet | None = None,
     ):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
-        self.kind = more.get("kind", "action")
-        self.language = more.get("language", "en")
-        self.warnings = more.get("warnings", ())
-        self.characters = more.get("characters", ())  # CharacterOutcome of the others
-        self.choices = more.get("choices", ())  # interpreter.choices.Choice, in order
-        self.before = more.get("before", sheet)
-        self._replay = replay  # a function giving the trace, by running again
+        self.kind, self.language, self.warnings = kind, language, warnings
+        self.characters = characters  # CharacterOutcome of the others
+        self.choices = choices  # interpreter.choices.Choice, in order
+        self.before = sheet if before is None else before
+        self._replay = replay  # (a function giving the trace by running again, its arguments)
         self._trace = None
 
     @property
@@ -137,7 +140,8 @@ class Outcome:
     def trace(self) -> Trace:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
         if self._trace is None:
-            self._trace = self._replay()
+            replay, *arguments = self._replay
+            self._trace = replay(*arguments)
         return self._trace
 
     def to_json(self, language: str | None = None) -> dict:
@@ -153,12 +157,28 @@ def speaking(method):
     def speaks(self, *args, **kwargs):
         try:
             return method(self, *args, **kwargs)
-        except RulebookError as error:
-            raise error.speak(self.language) from None
-        except RecursionError:
-            raise LimitExceeded(TOO_DEEP).speak(self.language) from None
+        except (RulebookError, RecursionError) as error:
+            raise spoken(error, self.language) from None
 
     return speaks
+
+
+def spoken(error: Exception, language: str) -> RulebookError:
+    """The error to raise from an Engine method: the project's own, in the rulebook's
+    language (a RecursionError is the limit on calls inside one another)."""
+    if isinstance(error, RecursionError):
+        error = LimitExceeded(TOO_DEEP)
+    return error.speak(language)
+
+
+def with_targets(params: dict | None, targets: Mapping[str, Sheet]) -> dict:
+    """The parameters of a run with its other characters among them (by their role)."""
+    params = dict(params or {})
+    for role, other in targets.items():
+        if role in params:
+            raise ParameterError(tr("{name} is given twice", name=role))
+        params[role] = other
+    return params
 
 
 class RollCall:
@@ -173,17 +193,25 @@ class RollCall:
         return self.procedure.call(ctx, args).total
 
 
-@attrs.frozen
 class Runnable:
     """What `run` can run: an action, a check or a named roll, with its parameters."""
 
-    kind: str  # "action", "check" or "roll"
-    name: str
-    compiled: object  # compiled(ctx, args, span) → the result (a record, a total, None)
-    binder: Binder
+    __slots__ = ("binder", "characters", "compiled", "kind", "name", "span")
+
+    def __init__(self, kind: str, name: str, compiled, binder: Binder):
+        self.kind = kind  # "action", "check" or "roll"
+        self.name = name
+        self.compiled = compiled  # compiled(ctx, args, span) → the result (a record, a total)
+        self.binder = binder
+        self.span = compiled.node.span
+        #: whether other characters may be given to it (parameters of type character)
+        self.characters = any(
+            isinstance(p.type, n.NamedType) and p.type.name == "character"
+            for p in compiled.node.params
+        )
 
     def __call__(self, ctx, args):
-        return self.compiled(ctx, args, self.compiled.node.span)
+        return self.compiled(ctx, args, self.span)
 
 
 class Engine:
@@ -207,7 +235,6 @@ class Engine:
 
     # ─── running actions ────────────────────────────────────────────────────
 
-    @speaking
     def run(
         self,
         action: str,
@@ -231,14 +258,16 @@ class Engine:
         an earlier run, or a Chooser. Without, a choice with one option open takes it,
         and one with several is a ParameterError. The Outcome's `choices` says what was
         chosen, by whom and how."""
-        params = params or {}
-        if targets:
-            params = dict(params)
-            for role, other in targets.items():
-                if role in params:
-                    raise ParameterError(tr("{name} is given twice", name=role))
-                params[role] = other
-        return self._run(self.runnable(action), sheet, params, dice, chooser_for(choices))
+        # The hot path of the API: `speaking` written out, and nothing made that the run
+        # does not need (no chooser without choices, no copy of params without targets).
+        try:
+            runnable = self._runnables.get(action) or self.runnable(action)
+            if targets:
+                params = with_targets(params, targets)
+            chooser = chooser_for(choices) if choices is not None else None
+            return self._run(runnable, sheet, params or {}, dice, chooser)
+        except (RulebookError, RecursionError) as error:
+            raise spoken(error, self.language) from None
 
     def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice, chooser=None) -> Outcome:
         if sheet.rulebook is not self.rulebook:
@@ -248,35 +277,40 @@ class Engine:
         warnings = binder.warnings(sheet, params) if binder.open_skills else ()
         source = dice if dice is not None else SeededDice()
         roller = Roller(source, self.limits)
-        ctx = self.context(roller, sheet)
+        ctx = Context(roller, self.limits, State(sheet._values, self.compiler.open_default))
         ctx.chooser = chooser
         try:
-            result = runnable(ctx, args)
-            new_sheet, changes = self.commit(ctx, sheet)
-            others = self.others_of(ctx, args)
+            result = runnable.compiled(ctx, args, runnable.span)
+            state = ctx.state
+            if state.own or state.cast is not None:
+                new_sheet, changes = self.commit(ctx, sheet)
+                changes = tuple(changes)
+            else:  # nothing was written: the same sheet, nothing to check again
+                new_sheet, changes = sheet, ()
+            others = self.others_of(ctx, args) if runnable.characters else ()
             source.finish()
         except EvaluationError as error:
             faces, made = tuple(roller.drawn), tuple(ctx.choices)
-            error.replay = lambda: self._trace(
-                runnable, sheet, args, faces, shown, source.origin, made
+            error.replay = functools.partial(
+                self._trace, runnable, sheet, args, faces, shown, source.origin, made
             )
             raise
-        faces, made = tuple(roller.drawn), tuple(ctx.choices)
+        faces, made = tuple(roller.drawn), tuple(ctx.choices) if ctx.choices else ()
         return Outcome(
             runnable.name,
             shown,
             result,
             new_sheet,
-            tuple(changes),
+            changes,
             faces,
             source.origin,
-            lambda: self._trace(runnable, sheet, args, faces, shown, source.origin, made),
-            kind=runnable.kind,
-            language=self.language,
-            warnings=warnings,
-            characters=others,
-            before=sheet,
-            choices=made,
+            (self._trace, runnable, sheet, args, faces, shown, source.origin, made),
+            runnable.kind,
+            self.language,
+            warnings,
+            others,
+            made,
+            sheet,
         )
 
     def runnable(self, name: str) -> Runnable:

@@ -37,7 +37,7 @@ import time
 
 from dsl.messages import tr
 from interpreter.dice import DiceTray, Die, PoolRoll, check_term, roll_pool
-from interpreter.errors import EvaluationError
+from interpreter.errors import DiceError, EvaluationError
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
 from interpreter.trace import Step, faces_text
@@ -114,7 +114,8 @@ class State:
         self.own = False  # written to: `values` differ from the sheet's
         self.shared = False  # `values` are another State's too: copy them before writing
         self.before: dict = {}
-        self.copied: set = set()  # families (dinamis...) this State has a copy of
+        #: families (dinamis...) this State has a copy of (made on its first write)
+        self.copied: set | None = None
         self.open_default = open_default
         self.summary = ()  # the snapshot, while nothing is written (None: make it again)
         self.cast: dict | None = None
@@ -387,9 +388,18 @@ class Roller(DiceTray):
 
     def face(self, die: Die, span) -> int:
         """One plain die's face (the tray's `draw`, without a pool around it)."""
-        if die.size > self.limits.faces_per_die:
-            check_term(die, 1, self.limits, span)  # raises LimitExceeded
-        return self.draw(die, span)
+        limits, drawn = self.limits, self.drawn
+        if die.size > limits.faces_per_die or len(drawn) >= limits.dice_per_evaluation:
+            check_term(die, 1, limits, span)  # raises LimitExceeded for a die too large
+            return self.draw(die, span)  # raises LimitExceeded for one die too many
+        try:  # `draw`, written out: the commonest roll of all
+            face = self.source.draw(die, len(drawn) + 1)
+        except DiceError as error:
+            if error.span is None:
+                error.span = span
+            raise
+        drawn.append(face)
+        return face
 
     def chain(self, procedure, ctx) -> ChainRoll:
         return procedure.roll(ctx)

@@ -334,3 +334,68 @@ def test_a_failed_require_shows_the_trace_up_to_it(tmp_path, capsys):
     assert code == 4
     assert "d6 [2] = 2" in out and "rolled 2" in out and "never" not in out
     assert "too low: 2" in err
+
+
+# ─── a refused run: the trace up to the refusal, then the refusal, once ─────
+
+
+def test_a_refused_action_prints_the_trace_then_the_refusal_on_its_own_lines(capsys):
+    book = dsl.load("arcana_mundi")
+    lines = Path(book.path).read_text(encoding="utf-8").splitlines()
+    action = 1 + next(i for i, t in enumerate(lines) if t.startswith("action acumular_tributo("))
+    require = 1 + next(i for i, t in enumerate(lines) if "require puntos >= 0" in t)
+    code, out, err = run_cli(
+        capsys, "run", "arcana_mundi", "acumular_tributo", "--char", "menecma", "--set", "puntos=-1"
+    )
+    assert code == 4
+    assert out == (
+        "Arcana Mundi · acumular_tributo\n"
+        f"{action:>5} │ Acumular Tributo(puntos=-1, sombra_en=Impietas, de_dominatus=no)\n"
+    )
+    assert err == (
+        "los puntos de Tributo a acumular no pueden ser negativos\n"
+        f"    (en arcana_mundi.rules, línea {require})\n"
+    )
+
+
+NESTED = """rulebook "T" { language "en" }
+sheet { attribute A in 1..5 }
+check c() { roll d6 + A >= 4 }
+action a() "Try" {
+  let r = c()
+  require r.total > 20 else "too low"
+}
+action b() "Outer" {
+  do a()
+}
+"""
+
+
+def test_a_refusal_inside_a_called_action_keeps_the_calls_line(capsys, tmp_path):
+    rules, sheet = tmp_path / "t.rules", tmp_path / "s.yaml"
+    rules.write_text(NESTED, encoding="utf-8")
+    sheet.write_text("A: 2\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "run", str(rules), "b", "--char", str(sheet), "--dice", "3")
+    assert code == 4
+    assert out == (
+        "T · b\n"
+        "    8 │ Outer()\n"
+        "    4 │     Try()\n"
+        "    3 │       c: d6 [3] + A 2 = 5 vs 4 → success\n"
+        "    3 │         d6 [3] = 3 (forced)\n"
+    )
+    assert err == "too low\n    (at t.rules, line 6)\n"
+
+
+def test_dice_typed_from_a_pipe_end_their_question_line(capsys, tmp_path, monkeypatch):
+    rules, sheet = tmp_path / "t.rules", tmp_path / "s.yaml"
+    rules.write_text(NESTED, encoding="utf-8")
+    sheet.write_text("A: 2\n", encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", io.StringIO("3\n"))  # not a terminal: no echo
+    code, out, err = run_cli(capsys, "run", str(rules), "b", "--char", str(sheet), "--ask")
+    assert code == 4 and out.startswith("T · b\n    8 │ Outer()\n")
+    assert err == "die 1 (d6, 1..6)? 3\ntoo low\n    (at t.rules, line 6)\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # the input ends before the die
+    code, _, err = run_cli(capsys, "run", str(rules), "b", "--char", str(sheet), "--ask")
+    assert code == 4
+    assert err == "die 1 (d6, 1..6)? \nno face typed for die 1 (d6)\n    (at t.rules, line 3)\n"

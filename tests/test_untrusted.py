@@ -344,6 +344,19 @@ def test_chains_within_the_bounds_still_run_and_count():
         run(action_chain(30), "a0", limits=Limits(call_depth=20))
 
 
+def test_checks_along_a_chain_of_calls_count_against_call_depth():
+    # each action calls a check (returned from before the next call): the check's call
+    # must leave the count as it found it, so that the chain is still counted
+    check = "check ok() { roll d6 >= 1 }\n"
+    calls = [f"do a{i + 1}()" for i in range(29)] + ["note c.total"]
+    chain = "".join(
+        f"action a{i}() {{\n  let c = ok()\n  {call}\n}}\n" for i, call in enumerate(calls)
+    )
+    assert run(check + chain, "a0").result is None
+    with pytest.raises(LimitExceeded, match="call_depth"):
+        run(check + chain, "a0", limits=Limits(call_depth=20))
+
+
 def deep_stack(frames: int, function):
     return function() if frames == 0 else deep_stack(frames - 1, function)
 

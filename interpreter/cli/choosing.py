@@ -10,6 +10,7 @@ import sys
 
 from dsl.messages import show_value, tr
 from interpreter.choices import Chooser
+from interpreter.cli import options
 from interpreter.errors import ParameterError
 
 
@@ -44,19 +45,17 @@ def chooser_of(args, language: str | None) -> Chooser:
 
 def ask_choice(question, language: str | None = None):
     """Ask the person at the table which option they take."""
-    options = ", ".join(show_value(o, language) for o in question.options)
+    listed = ", ".join(show_value(o, language) for o in question.options)
     while True:
         asked = tr(
             "{name}{label} [{options}]? ",
             name=question.name,
             label=f": {question.label}" if question.label else "",
-            options=options,
+            options=listed,
         )
         if question.who is not None:
             asked = tr("{who} decides: {asked}", who=question.who, asked=asked)
-        sys.stderr.write(asked.render(language))
-        sys.stderr.flush()
-        line = sys.stdin.readline()
+        line = options.answer_to(asked.render(language))
         if not line:
             raise ParameterError(
                 tr("no answer typed for the choice {name}", name=question.name),

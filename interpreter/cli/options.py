@@ -54,6 +54,20 @@ def asker(language: str | None):
     return ask
 
 
+def answer_to(question: str) -> str:
+    """The line typed in answer to a question on the terminal ('' at the end of input).
+    Typed into a terminal, the answer ends the question's line; read from a pipe or a
+    file it is not echoed, so it is written after the question here (else the next
+    output would go on on the question's line)."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    if not sys.stdin.isatty():
+        sys.stderr.write(line.strip() + "\n")
+        sys.stderr.flush()
+    return line
+
+
 def ask_at_the_table(die, position: int, language: str | None = None) -> int:
     """Ask the person at the table what a physical die showed."""
     while True:
@@ -64,9 +78,7 @@ def ask_at_the_table(die, position: int, language: str | None = None) -> int:
             low=die.low,
             high=die.high,
         )
-        sys.stderr.write(question.render(language))
-        sys.stderr.flush()
-        line = sys.stdin.readline()
+        line = answer_to(question.render(language))
         if not line:
             raise DiceError(
                 tr("no face typed for die {position} ({die})", position=position, die=die.label)

@@ -64,7 +64,14 @@ class CompiledAction(CallFrame):
         self.label = node.label or node.name
 
     def __call__(self, ctx, args: tuple, span) -> Record | None:
-        saved = self.enter(ctx, args, span)
+        # `enter`, written out: every run calls its action
+        if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
+            saved = self.enter(ctx, args, span)
+        else:
+            saved = ctx.env
+            ctx.env = dict(zip(self.names, args))
+            ctx.depth += 1
+            ctx.calls += 1
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:
             body = self.body
@@ -82,20 +89,12 @@ class CompiledAction(CallFrame):
                         got = ctx.roller.resolve(got)
                     fields[name] = got
                 result = Record(fields, kind="result")
-            if ctx.trace is not None and ctx.depth > 1:
-                shown = call_text(self.label, zip(self.names, args))
-                ctx.depth -= 1
-                ctx.trace.insert(
-                    mark,
-                    Step.at(
-                        "call",
-                        shown,
-                        self.node.span,
-                        {"action": self.node.name},
-                        ctx.depth,
-                    ),
-                )
-                ctx.depth += 1
             return result
         finally:
-            self.leave(ctx, saved)
+            ctx.env = saved  # `leave`, written out
+            ctx.depth -= 1
+            ctx.calls -= 1
+            if ctx.trace is not None and ctx.depth > 0:  # a call's line, refused or not
+                shown = call_text(self.label, zip(self.names, args))
+                step = Step.at("call", shown, self.node.span, {"action": self.node.name}, ctx.depth)
+                ctx.trace.insert(mark, step)

@@ -128,7 +128,7 @@ def _on_ints(operation, limits, span):
 
     def on_ints(a: int, b: int) -> int:
         value = operation(a, b)
-        if -bound < value < bound:
+        if abs(value) < bound:
             return value
         raise too_long(limits, span)
 

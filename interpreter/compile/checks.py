@@ -57,12 +57,13 @@ class CompiledCheck(CallFrame):
 
     def __call__(self, ctx, args: tuple, span) -> Record:
         # `enter`, written out: a check is the commonest call of all
-        if ctx.depth >= ctx.limits.call_depth or ctx.roller.lifts:
+        if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
             saved = self.enter(ctx, args, span)
         else:
             saved = ctx.env
             ctx.env = dict(zip(self.names, args))
             ctx.depth += 1
+            ctx.calls += 1
         trace = ctx.trace
         mark = len(trace) if trace is not None else 0
         try:
@@ -100,7 +101,9 @@ class CompiledCheck(CallFrame):
                 ctx.depth += 1
             return record
         finally:
-            self.leave(ctx, saved)
+            ctx.env = saved  # `leave`, written out
+            ctx.depth -= 1
+            ctx.calls -= 1
 
     def record(self, ctx, total, target, settle) -> Record:
         """The check's record for a known total (and target): the built-in fields, then

@@ -433,7 +433,8 @@ class Expressions:
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
                     value = a + b
-                    if -(bound := ctx.limits.number_bound) < value < bound:
+                    # abs: no -bound (a big int) made each time
+                    if abs(value) < ctx.limits.number_bound:
                         return value
                     raise too_long(ctx.limits, span)
                 return compute(a, b, ctx.limits)
@@ -445,7 +446,7 @@ class Expressions:
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
                     value = a - b
-                    if -(bound := ctx.limits.number_bound) < value < bound:
+                    if abs(value) < ctx.limits.number_bound:
                         return value
                     raise too_long(ctx.limits, span)
                 return compute(a, b, ctx.limits)
@@ -457,7 +458,7 @@ class Expressions:
                 a, b = left(ctx), right(ctx)
                 if type(a) is int and type(b) is int:
                     value = a * b
-                    if -(bound := ctx.limits.number_bound) < value < bound:
+                    if abs(value) < ctx.limits.number_bound:
                         return value
                     raise too_long(ctx.limits, span)
                 return compute(a, b, ctx.limits)

@@ -154,16 +154,7 @@ class Keeps:
             return self.valued(pools, den, value)
 
         # all but the first lo: the first lo faces, and the sum of the others' values
-        def merge_rest(a, b):
-            faces = sorted(a[0] + b[0], reverse=high)
-            total = a[1] + b[1]
-            for face in faces[cap:]:
-                total += val[face]
-            return tuple(faces[:cap]), total
-
-        def leaf_rest(face):
-            return ({((face,), 0): 1} if cap else {((), val[face]): 1}), 1
-
+        leaf_rest, merge_rest = summed_rest(high, cap, val)
         weights, den = self.per_die(before, leaf_rest, merge_rest, delta)
         die: dict = {}
         for (faces, total), weight in weights.items():
@@ -310,7 +301,7 @@ class Keeps:
                 self.per_die(before, leaf, merge, delta), self.count, merge, (), work
             )
             middle = first + middle
-        for op in middle:
+        for i, op in enumerate(middle):
             weights, den = pool
             if op[0] == "keep":
                 _, mode, k = op
@@ -330,24 +321,71 @@ class Keeps:
                 work.spend(len(weights))
                 pool = out, den
                 continue
-            walker = Walker(self, (op,), leaf, merge, delta)
-            memo = {(): ({(): 1}, 1)}
+            # Dice meet an op one by one, so when the next op keeps the top (or bottom)
+            # k, only the top k of each group of dice matter: the pools stay that small
+            # (a chain of 100 extra dice is otherwise 100 faces sorted, in every order).
+            # When that keep is the last and drops the top (bottom) k, only those k and
+            # the sum of the others' values matter.
+            following = middle[i + 1] if i + 1 < len(middle) else None
+            grouped, leaf_of, start = merge, leaf, ()
+            if following is not None and following[0] == "keep":
+                _, mode, k = following
+                if mode in TOPS:
+                    grouped = capped(mode == "kh", k)
+                elif i + 2 == len(middle) and value is PLAIN:
+                    leaf_of, grouped = summed_rest(mode == "dh", k, self.value)
+                    start = ((), 0)
+            walker = Walker(self, (op,), leaf_of, grouped, delta)
+            memo = {(): ({start: 1}, 1)}
 
-            def of(faces, memo=memo, walker=walker):
+            def of(faces, memo=memo, walker=walker, grouped=grouped):
                 found = memo.get(faces)
                 if found is None:
                     found = memo[faces] = convolve(
-                        of(faces[:-1]), walker.face(0, faces[-1]), merge, work
+                        of(faces[:-1]), walker.face(0, faces[-1]), grouped, work
                     )
                 return found
 
             pool = mix([(weight, of(faces)) for faces, weight in weights.items()], den)
+            if start:  # the drop is made, and the sum of the rest is the value
+                totals: dict = {}
+                for (_, total), weight in pool[0].items():
+                    totals[total] = totals.get(total, 0) + weight
+                return totals, pool[1]
         weights, den = pool
         return self.valued(weights.items(), den, value)
 
 
 def merge_sorted(a: tuple, b: tuple) -> tuple:
     return tuple(sorted(a + b))
+
+
+#: the keeps that keep the top or the bottom k (not those that drop them)
+TOPS = ("kh", "kl")
+
+
+def summed_rest(high: bool, cap: int, value):
+    """(leaf, merge) of summaries (the top (high) or bottom `cap` faces, the sum of the
+    others' values): a pool that a keep will take all but those faces of."""
+
+    def merge_rest(a, b):
+        faces = sorted(a[0] + b[0], reverse=high)
+        total = a[1] + b[1]
+        for face in faces[cap:]:
+            total += value[face]
+        return tuple(faces[:cap]), total
+
+    def leaf_rest(face):
+        return ({((face,), 0): 1} if cap else {((), value[face]): 1}), 1
+
+    return leaf_rest, merge_rest
+
+
+def capped(high: bool, k: int):
+    """A merge of sorted tuples that keeps only their top (high) or bottom k faces."""
+    if high:
+        return lambda a, b: tuple(sorted(a + b)[-k:]) if k else ()
+    return lambda a, b: tuple(sorted(a + b)[:k])
 
 
 def keep_range(keeps, count: int):
