@@ -21,11 +21,15 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from test_untrusted_saves import without_root_override
+
 #: the wall-clock and address-space caps of one attack (generous: the goal is 1 s, 200 MB)
 TIMEOUT = 40
 MEMORY = 3 * 1024**3
 
-SHEET_BOOK = """
+SHEET = """
 sheet {
   attribute Fuerza in 1..10
   skill Pelea in 0..10
@@ -33,16 +37,24 @@ sheet {
   list Dones
   catalog Hechizos { grado: int }
 }
+"""
+SHEET_BOOK = (
+    SHEET
+    + """
 action subir(n: number = 1) { set Fuerza to 5  result { v: n } }
-action darlo() { add 5 to Dones  result { ok: yes } }
-action fraccion() { add 1/3 to Dones  result { ok: yes } }
 action entrada() { add "x" to Hechizos { grado: 1/3 }  result { ok: yes } }
 action go(atr: attribute = "Fuerza") { set atr to 3  result { v: atr + 1 } }
 check c(a: attribute) { roll d10 + a >= 5  nivel = Pelea }
 action lee() { result { v: c(Fuerza).nivel + 1 } }
 """
+)
+# refused by the checker now (a list of texts), so each in a rulebook of its own
+ADD_NUMBER = SHEET + "action darlo() { add 5 to Dones  result { ok: yes } }\n"
+ADD_FRACTION = SHEET + "action fraccion() { add 1/3 to Dones  result { ok: yes } }\n"
 
 GOOD_SHEET = "Fuerza: 5\nPelea: 2\n"
+CHANGING_SHEET = "Fuerza: 3\nPelea: 2\n"  # `subir` sets Fuerza to 5: a save has work to do
+SAVE_INTO_A_FILE = ["--save-as", "{d}/s.rules/n.yaml", "--journal", "{d}/j"]
 
 
 def chain(kind: str, count: int) -> str:
@@ -138,12 +150,12 @@ ATTACKS = [
     (
         "5 add 5 to Dones",
         ["run", "{d}/s.rules", "darlo", "--char", "{d}/ok.yaml", "--save"],
-        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+        {"s.rules": ADD_NUMBER, "ok.yaml": GOOD_SHEET},
     ),
     (
         "5 add fraction to list",
         ["run", "{d}/s.rules", "fraccion", "--char", "{d}/ok.yaml", "--save"],
-        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+        {"s.rules": ADD_FRACTION, "ok.yaml": GOOD_SHEET},
     ),
     (
         "5 fraction in catalog",
@@ -171,11 +183,26 @@ ATTACKS = [
         ["run", "{d}/s.rules", "subir", "--char", "{d}/d.yaml", "--json"],
         {"s.rules": SHEET_BOOK, "d.yaml": "rulebook: 2020-01-01\n" + GOOD_SHEET},
     ),
-    # 9. --save into a read-only folder
+    # 9. --save into a read-only folder (as root: without root's override), a full disk
     (
         "9 --save read-only",
         ["run", "{d}/s.rules", "subir", "--char", "{d}/ro/ok.yaml", "--save"],
-        {"s.rules": SHEET_BOOK, "ro/ok.yaml": GOOD_SHEET},
+        {"s.rules": SHEET_BOOK, "ro/ok.yaml": CHANGING_SHEET},
+    ),
+    (
+        "9 --save read-only, journal",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/ro/ok.yaml", "--save", "--journal", "{d}/j"],
+        {"s.rules": SHEET_BOOK, "ro/ok.yaml": CHANGING_SHEET},
+    ),
+    (
+        "9 --save full disk",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/full/ok.yaml", "--save"],
+        {"s.rules": SHEET_BOOK, "full/ok.yaml": CHANGING_SHEET},
+    ),
+    (
+        "9 --save-as into a file",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/ok.yaml", *SAVE_INTO_A_FILE],
+        {"s.rules": SHEET_BOOK, "ok.yaml": CHANGING_SHEET},
     ),
     # 11. smaller
     ('11 roll 1 in ""', ["roll", '1 in ""'], {}),
@@ -199,8 +226,18 @@ ATTACKS = [
 ]
 
 
-def limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+def limiting(files: dict):
+    """What the attack's process starts with: the memory cap; for a read-only folder, no
+    root override of permissions; for a full disk, no room to write a file."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+        if any(name.startswith("ro/") for name in files) and os.geteuid() == 0:
+            without_root_override()
+        if any(name.startswith("full/") for name in files):
+            resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.RLIM_INFINITY))
+
+    return limit
 
 
 def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple:
@@ -211,6 +248,7 @@ def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple
     readonly = folder / "ro"
     if readonly.exists():
         readonly.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    sheets = {name: text for name, text in files.items() if name.endswith(".yaml")}
     args = [a.replace("{d}", str(folder)) for a in argv]
     code = "import sys; from interpreter.cli import main; sys.exit(main())"
     env = dict(os.environ, XDG_CACHE_HOME=str(cache), COLUMNS="100")
@@ -219,7 +257,7 @@ def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple
         [sys.executable, "-c", code, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=limit_memory,
+        preexec_fn=limiting(files),
         env=env,
         text=True,
         errors="replace",
@@ -236,8 +274,11 @@ def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple
     seconds = time.monotonic() - started
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = usage.ru_utime + usage.ru_stime
+    changed = [n for n, text in sheets.items() if (folder / n).read_text("utf-8") != text]
     if "Traceback" in err:
         outcome = "TRACEBACK"
+    elif process.returncode != 0 and changed:
+        outcome = "CHANGED"  # an error, yet a sheet on disk is not as it was
     elif process.returncode < 0:
         outcome = "KILLED"
     elif process.returncode == 0:
@@ -251,11 +292,17 @@ def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple
 
 def main(argv: list[str]) -> int:
     wanted = argv[0] if argv else ""
-    print(f"{'attack':28} {'outcome':10} {'cpu s':>6} {'wall s':>6} {'MB':>5}  first line")
     bad = 0
     with tempfile.TemporaryDirectory() as cache:
-        with tempfile.TemporaryDirectory() as folder:  # warm the caches, as a user's are
-            run_attack(["roll", "d6"], {}, Path(folder), Path(cache))
+        for _ in range(2):  # warm the caches, as a user's are; then what starting costs
+            with tempfile.TemporaryDirectory() as folder:
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                run_attack(["roll", "d6"], {}, Path(folder), Path(cache))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        print(f"starting the command (`rulebook roll d6`) costs {start:.2f} s of CPU: an attack")
+        print("may take 1 s of CPU more than that\n")
+        print(f"{'attack':28} {'outcome':10} {'cpu s':>6} {'wall s':>6} {'MB':>5}  first line")
         for name, args, files in ATTACKS:
             if wanted not in name:
                 continue
@@ -273,11 +320,14 @@ def main(argv: list[str]) -> int:
                         f"{first[:80]}",
                         flush=True,
                     )
-                    good = outcome in ("ok", "error") and cpu < 1 and rss < 200 * 1024
+                    good = outcome in ("ok", "error") and cpu < start + 1 and rss < 200 * 1024
                     os._exit(0 if good else 1)
                 _, status = os.waitpid(pid, 0)
                 bad += os.waitstatus_to_exitcode(status) != 0
-    print(f"{bad} attack(s) over 1 s of CPU, over 200 MB, or not ended by the project's own error")
+    print(
+        f"{bad} attack(s) over 1 s of CPU past starting, over 200 MB, or not ended by the"
+        " project's own error with the sheets as they were"
+    )
     return 1 if bad else 0
 
 

@@ -189,7 +189,7 @@ class FolderLock:
                 return self
             fd = -1  # no flock here (Windows): the check that the file is unchanged remains
             if fcntl is not None:
-                fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+                fd = self._open_folder()
                 try:
                     self._flock(fd, deadline)
                 except BaseException:
@@ -200,6 +200,20 @@ class FolderLock:
             self.thread_lock.release()
             raise
         return self
+
+    def _open_folder(self) -> int:
+        """The folder's descriptor; a folder that is not there, or is a file, is a
+        SaveError (nothing can be saved in it, so nothing was)."""
+        try:
+            return os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError as error:
+            raise SaveError(
+                tr(
+                    "cannot be written ({value}); the file is as it was",
+                    value=error.strerror or error,
+                ),
+                path=str(self.folder),
+            ) from None
 
     def _flock(self, fd: int, deadline: float) -> None:
         delay = 0.001

@@ -6,6 +6,10 @@ import math
 
 import attrs
 
+#: the most digits Python turns into text (`sys.get_int_max_str_digits`'s default): a
+#: number any longer could be built but not printed, saved or sent
+PRINTABLE_DIGITS = 4300
+
 
 @attrs.frozen(cache_hash=True)
 class Limits:
@@ -52,8 +56,11 @@ class Limits:
         for field in attrs.fields(type(self)):
             if field.init and getattr(self, field.name) < 0:
                 raise ValueError(f"Limits.{field.name} cannot be negative")
-        if self.odds_seconds <= 0 or self.run_seconds <= 0:
+        if not (self.odds_seconds > 0 and self.run_seconds > 0):  # NaN too: never reached
             raise ValueError("Limits.odds_seconds and Limits.run_seconds must be positive")
+        for name in ("number_digits", "denominator_digits"):
+            if getattr(self, name) > PRINTABLE_DIGITS:
+                raise ValueError(f"Limits.{name} cannot be more than {PRINTABLE_DIGITS}")
         object.__setattr__(self, "number_bound", 10**self.number_digits)
         object.__setattr__(self, "denominator_bound", 10**self.denominator_digits)
 

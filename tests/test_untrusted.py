@@ -108,6 +108,25 @@ def test_limits_refuse_negative_bounds():
         Limits(number_digits=-1)
 
 
+@pytest.mark.parametrize("name", ["number_digits", "denominator_digits"])
+def test_limits_refuse_numbers_too_long_to_print(name):
+    # past Python's 4,300 digits a number is built but cannot be printed, saved or sent
+    with pytest.raises(ValueError, match=f"{name} cannot be more than 4300"):
+        Limits(**{name: 4301})
+    text = "action g() { let a = 3  repeat 13 times { set a to a * a }  result { v: a } }"
+    with pytest.raises(LimitExceeded, match="number_digits"):
+        run(text, "g")
+    widest = run(text, "g", limits=Limits(number_digits=4300, denominator_digits=4300))
+    assert len(str(widest.result["v"])) == 3909 and widest.result["v"] == 3**8192
+
+
+@pytest.mark.parametrize("name", ["odds_seconds", "run_seconds"])
+@pytest.mark.parametrize("seconds", [0, -1, float("nan")])
+def test_limits_refuse_a_time_that_never_ends_or_never_starts(name, seconds):
+    with pytest.raises(ValueError, match=name):
+        Limits(**{name: seconds})
+
+
 # ─── 2. the odds engine honours the dice limits and has its own bounds ──────
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 from fractions import Fraction
@@ -139,50 +138,6 @@ def test_json_sheet_errors_have_their_line_too(engine, tmp_path):
     with pytest.raises(SheetError, match="not valid JSON") as caught:
         load(engine, tmp_path, '{"Fuerza": 5,\n  "Pelea": }', "c.json")
     assert (caught.value.line, caught.value.column) == (2, 12)
-
-
-# ─── 9. saving into a folder that refuses ───────────────────────────────────
-
-
-def refuse_writes(monkeypatch, code=errno.EROFS):
-    """Make the file system refuse to create the save's temporary file."""
-    real_open = os.open
-
-    def refusing_open(path, flags, *args, **kwargs):
-        if flags & os.O_CREAT and ".rulebook-" in str(path):
-            raise OSError(code, os.strerror(code), str(path))
-        return real_open(path, flags, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", refusing_open)
-
-
-@pytest.mark.parametrize("code", [errno.EROFS, errno.ENOSPC, errno.EACCES])
-def test_a_save_the_file_system_refuses_is_an_error_and_the_sheet_is_as_it_was(
-    folder, capsys, monkeypatch, code
-):
-    sheet = folder / "c.yaml"
-    sheet.write_text("Fuerza: 3\n", encoding="utf-8")
-    refuse_writes(monkeypatch, code)
-    result = cli(capsys, "run", folder / "s.rules", "subir", "--char", sheet, "--save")
-    assert result[0] == 4 and "cannot be written" in result[2] and os.strerror(code) in result[2]
-    assert sheet.read_text(encoding="utf-8") == "Fuerza: 3\n"
-
-
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
-def test_a_save_into_a_read_only_folder_is_an_error(tmp_path, capsys):
-    (tmp_path / "s.rules").write_text(BOOK, encoding="utf-8")
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    (locked / "c.yaml").write_text("Fuerza: 3\n", encoding="utf-8")
-    locked.chmod(0o555)
-    try:
-        code, _, err = cli(
-            capsys, "run", tmp_path / "s.rules", "subir", "--char", locked / "c.yaml", "--save"
-        )
-    finally:
-        locked.chmod(0o755)
-    assert code in (3, 4) and "error" in err
-    assert (locked / "c.yaml").read_text(encoding="utf-8") == "Fuerza: 3\n"
 
 
 # ─── 6. `extends` reads only rulebooks: shipped ones, or files in its own folder ─
