@@ -342,3 +342,21 @@ def test_the_page_speaks_the_rulebooks_language(page, server):
     page.check('input[name="dice"][value="seed"]')
     page.click("#run")
     expect(page.locator("#dice")).to_have_text(re.compile(r"^dice: .* \(random\)$"))
+
+
+def test_odds_of_an_action_with_a_choice_under_the_best_play(page, server):
+    open_page(page, server, "pbta", "driver")
+    page.select_option("#action", "read_a_sitch")
+    expect(page.locator("#best-box")).to_be_hidden()  # an action that asks nothing
+    page.select_option("#rulebook", "fate")
+    page.select_option("#character", "hero")
+    page.select_option("#action", "attack")
+    expect(page.locator("#best-box")).to_be_visible()  # attack asks `invoke`
+    page.select_option("#param-target", "thug")
+    page.fill("#odds-field", "hit")
+    page.fill("#odds-best", "mean hit")
+    page.click("#odds-button")
+    chart = page.locator("#odds-chart svg")
+    expect(chart).to_be_visible(timeout=90_000)
+    expect(page.locator("#odds-summary")).to_contain_text(re.compile(r"^exact, mean \d"))
+    assert chart.locator("rect.bar-a[data-outcome]").count() >= 3

@@ -87,6 +87,7 @@ PAGE_WORDS = (
     tr("Run"),
     tr("Odds of"),
     tr("compared with"),
+    tr("choices: the best for"),
     tr("Odds"),
     tr("Enter"),
     tr("Take back the last die"),

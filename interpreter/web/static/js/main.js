@@ -165,6 +165,7 @@ function chooseAction() {
     ? buildForm($("#params"), item.params, state.character && state.character.sheet, state.characters)
     : [];
   const choices = item ? item.choices || [] : [];
+  $("#best-box").hidden = choices.length === 0;
   $("#action-choices").textContent = choices.length
     ? t("asks during the run: {choices}", { choices: choices.map((c) => c.name).join(", ") }) : "";
 }
@@ -251,6 +252,9 @@ async function odds(withEditor = false) {
   const request = subject();
   const target = $("#odds-field").value.trim();
   if (target) request.field = target;
+  // The action's choices in the odds: each the best for a goal (`success`, `mean hit`,
+  // `degree=critical`), computed exactly: the odds under the best play.
+  if (!$("#best-box").hidden) request.best = $("#odds-best").value.trim() || "success";
   const compare = withEditor ? "@editor" : $("#compare").value;
   if (compare === "@editor") request.compare = { text: editor.text };
   else if (compare) request.compare = { rulebook: compare };
