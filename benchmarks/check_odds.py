@@ -23,13 +23,13 @@ import argparse
 import math
 import sys
 import time
-import warnings
 from fractions import Fraction
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import dsl
+from benchmarks.corpus import peers
 from interpreter import Engine
 
 TARGET = 1.0
@@ -180,13 +180,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
-    warnings.simplefilter("ignore")
-    try:
-        import dyce
-        import icepool
-    except ImportError:
-        print("icepool and dyce are needed: /tmp/venv/bin/pip install icepool==2.1.3 dyce")
+    found = peers()
+    if found is None:
         return 1
+    icepool, dyce = found
     engine = Engine(dsl.load_text(BOOK))
     sheet = engine.sheet(SHEET)
     modifiers = list(MODIFIERS)

@@ -355,3 +355,19 @@ def _i_exploding_counts(i, dice):
     """icepool: (successes >= 8, failures = 1) of one d10 exploding on 10s."""
     chain = i.d10.explode([10], depth=depth(0.1, dice))
     return chain.map(lambda t: i.Vector((t // 10 + int(t % 10 >= 8), int(t % 10 == 1))))
+
+
+#: how to get the peers the benchmarks compare against
+INSTALL = "/tmp/venv/bin/pip install icepool==2.1.3 dyce"
+
+
+def peers():
+    """(icepool, dyce), imported with their warnings silenced; None (said) without them."""
+    warnings.simplefilter("ignore")
+    try:
+        import dyce
+        import icepool
+    except ImportError:
+        print(f"icepool and dyce are needed: {INSTALL}")
+        return None
+    return icepool, dyce

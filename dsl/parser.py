@@ -96,7 +96,7 @@ def _parser_from_cache(entry: str) -> Lark | None:
 
 def parse_tree(text: str, source: Source, start: str, offset: int = 0) -> lark.Tree:
     """Parse `text` (which sits at `offset` in `source`) from the start symbol `start`."""
-    _check_nesting(text, source, offset)
+    check_nesting(text, source, offset)
     try:
         return lark_parser().parse(text, start=start, on_error=_keyword_as_name)
     except UnexpectedInput as error:
@@ -122,8 +122,14 @@ def keywords() -> tuple[frozenset, frozenset]:
 
 def reads_as_dice(word: str) -> bool:
     """Whether a word is a dice term to the lexer (`d20`, `d6x`): never a name's use."""
+    return _dice_pattern().fullmatch(word) is not None
+
+
+@cache
+def _dice_pattern() -> re.Pattern:
+    """The grammar's own DICE terminal, compiled once."""
     pattern = next(t for t in lark_parser().terminals if t.name == "DICE").pattern
-    return re.fullmatch(pattern.to_regexp(), word) is not None
+    return re.compile(pattern.to_regexp())
 
 
 def _keyword_as_name(error: UnexpectedInput) -> bool:
@@ -144,7 +150,8 @@ def _keyword_as_name(error: UnexpectedInput) -> bool:
     return True
 
 
-def _check_nesting(text: str, source: Source, offset: int) -> None:
+def check_nesting(text: str, source: Source, offset: int = 0) -> None:
+    """Refuse brackets nested deeper than MAX_NESTING, before anything parses them."""
     depth = 0
     for position, char in enumerate(text):
         if char in "([{":

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 import dsl
+from benchmarks.corpus import CORPUS
 from dsl import nodes as n
-from dsl.build import parse_expression
-from dsl.errors import RulebookSyntaxError
-from dsl.parser import lark_parser
+from dsl.build import Builder, parse_expression
+from dsl.errors import RulebookSyntaxError, Source
+from dsl.parser import lark_parser, parse_tree
 
 
 def test_grammar_has_no_conflicts_in_strict_mode():
@@ -170,3 +171,46 @@ def test_a_quoted_keyword_is_a_name_everywhere():
         "q.rules",
     )
     assert [name for name, _ in book.checks["c"].fields] == ["roll"]
+
+
+# ─── a text that is one dice term: built from its token, as the parser would ──────────
+
+
+def _through_the_parser(text: str):
+    source = Source("<expression>", text)
+    return Builder(source).build(parse_tree(text, source, "expression"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    sorted(
+        {text for text, *_ in CORPUS}
+        | {
+            "4dF",
+            "d%",
+            "(2+1)d(3*2)",
+            "3d6[fire]",
+            "4d6!!",
+            "2d20kh1",
+            "10d10cs>=6df=1",
+            "(n)d10",
+            "d{1,1,2,3}",
+            "4d6ro<3kh3",
+            "5d10kh3cs>=6",
+        }
+    ),
+)
+def test_a_single_dice_term_is_built_as_the_parser_builds_it(text):
+    assert parse_expression(text) == _through_the_parser(text)
+
+
+@pytest.mark.parametrize("text", ["d0", "2d6cs>", "((((1))))d6", "3d6 + 2", "d6x kh1", "0d6"])
+def test_a_term_the_parser_refuses_is_refused_alike(text):
+    try:
+        expected = _through_the_parser(text)
+    except RulebookSyntaxError as error:
+        with pytest.raises(type(error)) as raised:
+            parse_expression(text)
+        assert str(raised.value) == str(error)
+    else:
+        assert parse_expression(text) == expected

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections import Counter
 from fractions import Fraction
 from math import comb
@@ -19,6 +20,8 @@ import dsl
 from interpreter import Engine, SeededDice, roll
 from interpreter.cli import main
 from interpreter.odds import EPSILON, expression_odds
+from interpreter.odds.bounds import Deadline
+from interpreter.odds.polynomials import TooComplex
 
 DATA = Path(__file__).resolve().parent / "data"
 CHARACTERS = Path(__file__).resolve().parent.parent / "rulebooks" / "characters"
@@ -269,3 +272,19 @@ def test_the_open_d10_and_the_doubles_report_less_than_1e_12_left_out(book, roll
     assert odds.exact
     assert 0 < odds.omitted < Fraction(1, 10**12)
     assert sum(odds.probabilities.values()) + odds.omitted == 1
+
+
+def test_a_deadline_passes_after_its_seconds_of_computing_and_not_before():
+    # The thread's clock is read only once the wall clock says the time may be up: the
+    # computation still gets all its seconds of computing, and stops once they are spent.
+    start = time.thread_time()
+    deadline = Deadline(0.05)
+    while not deadline.passed():
+        assert time.thread_time() - start < 10
+    assert time.thread_time() - start >= 0.05
+    with pytest.raises(TooComplex):
+        Deadline(0.0).check()
+    half = Deadline(60.0).part(0.5)
+    assert not half.passed()
+    half.check()  # no error: 30 s are left
+    assert 29 < half.at - time.thread_time() <= 30

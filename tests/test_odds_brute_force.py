@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -234,3 +235,88 @@ action act() {
         assert p == t**k * (1 - t)
     assert len(rerolls.probabilities) > 15  # followed while t^k is above 1e-18
     assert rerolls.omitted == won.omitted
+
+
+def test_a_draw_made_again_until_it_fits_is_counted_once_per_pass():
+    # A location rolled again while it falls where it must not (Pentagrama's «acertar en
+    # otro lado»): a pass's worlds differ only in the value the pass draws anew.
+    def engine_for(times: int) -> Engine:
+        return Engine(
+            dsl.load_text(
+                HEADER
+                + f"""
+action act() {{
+  let face = 0 + d4
+  repeat {times} times until face != 1 {{
+    set face to d4
+  }}
+  result {{ face: face }}
+}}
+"""
+            )
+        )
+
+    short = engine_for(3)
+    sheet = short.sheet({"A": 0, "B": 0})
+    odds = short.odds("act", sheet, {})
+    assert odds.exact and odds.omitted == 0
+    assert counted(odds) == brute_force(short, "act", sheet)
+    # 40 passes: what is still 1 after 41 draws stays 1; the tail too small to follow is
+    # the omitted mass
+    long = engine_for(40)
+    odds = long.odds("act", long.sheet({"A": 0, "B": 0}), {}, field="face")
+    assert odds.exact and 0 < odds.omitted < Fraction(1, 10**12)
+    stuck = Fraction(1, 4) ** 41
+    for face in (2, 3, 4):
+        assert odds.probability(face) == odds.probability(2)
+        assert abs(odds.probability(face) - (1 - stuck) / 3) <= odds.omitted
+    assert sum(odds.probabilities.values()) + odds.omitted == 1
+
+
+def test_a_resource_settled_against_the_maximum_each_run_wrote():
+    # Each end of the run is settled on the sheet it wrote (its resources kept within the
+    # new maximum): runs that wrote the same sheet share one settling, the others not.
+    text = """rulebook "Settled" {
+  system "odds of a sheet field after the run"
+  language "en"
+}
+sheet {
+  attribute A in 0..6
+  resource R max A
+}
+action act() {
+  set A to d3
+  gain 5 to R
+  result { a: A }
+}
+"""
+    engine = Engine(dsl.load_text(text))
+    sheet = engine.sheet({"A": 1, "R": 0})
+    odds = engine.odds("act", sheet, {}, field="R")
+    assert odds.exact
+    assert odds.probabilities == {1: Fraction(1, 3), 2: Fraction(1, 3), 3: Fraction(1, 3)}
+
+
+@pytest.mark.parametrize("tie", ["reroll", "ours", "theirs"])
+def test_the_verdict_alone_equals_brute_force(tie):
+    # Only `won` is read: the odds come from the sides' keys, without a record per pair
+    # of values; the same as running every sequence of dice (a tie rolled again once).
+    text = (
+        HEADER
+        + f"""
+opposed duel() {{
+  roll d6 + A
+  against d8
+  tie {tie}
+}}
+action verdict() {{
+  let r = duel()
+  result {{ won: r.won }}
+}}
+"""
+    )
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet({"A": 1, "B": 0})
+    odds = engine.odds("verdict", sheet, {})
+    assert odds.exact and odds.omitted == 0
+    assert counted(odds) == brute_force(engine, "verdict", sheet)

@@ -73,6 +73,10 @@ class DiceTerms:
     def _dice(self, span, token):
         return self._dice_term(token)
 
+    def dice_token(self, token: Token) -> n.Dice:
+        """The node of a DICE token (a whole dice term with its modifiers)."""
+        return self._dice_term(token)
+
     def _dice_term(self, token: Token) -> n.Dice:
         text = token.value
         head = HEAD.match(text)

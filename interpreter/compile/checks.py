@@ -399,13 +399,17 @@ class CompiledOpposed(CallFrame):
             self.node.span,
         )
 
+    def verdict(self, a: tuple, b: tuple) -> tuple:
+        """(won, tie) for the sides' keys `a` (ours) and `b` (theirs)."""
+        tie = a == b
+        return a > b or (tie and self.node.tie == "ours"), tie
+
     def record(self, ctx, ours: Record, theirs: Record, rerolls: int, settle, keys=None) -> Record:
         """The result once the comparison is decided (or tied, without `tie reroll`): the
         built-in fields, then the author's, each passed through settle(ctx, value).
         `keys`: the two sides' keys, when the caller has them already."""
         a, b = keys if keys is not None else (self.key(ours), self.key(theirs))
-        tie = a == b
-        won = a > b or (tie and self.node.tie == "ours")
+        won, tie = self.verdict(a, b)
         fields = {
             "ours": ours,
             "theirs": theirs,

@@ -10,6 +10,7 @@ from dsl import nodes as n
 from dsl.messages import show_value, tr
 from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
+from interpreter.odds.distribution import Dist
 from interpreter.odds.worlds import Failure
 from interpreter.runtime import MISSING
 from interpreter.values import YES_NO, Record, is_number, show
@@ -35,8 +36,8 @@ class Odds:
         self.note = note  # why it is sampled, and whether it stopped at the time limit
         self.field = field
         self.orders = orders  # the rulebook's orders of texts (text_orders)
-        key = order_key(probabilities, orders)
-        self.probabilities = dict(sorted(probabilities.items(), key=lambda kv: key(kv[0])))
+        self._given = probabilities  # outcome → probability, or a Dist (made into those
+        self._probabilities = None  # Fractions, in order, when first read)
         self.exact = exact
         self.omitted = omitted
         self.trials = trials
@@ -46,6 +47,19 @@ class Odds:
         self.decisions: dict = {}
 
     # ─── reading ────────────────────────────────────────────────────────────
+
+    @property
+    def probabilities(self) -> dict:
+        """Each outcome's probability (a Fraction), in the order outcomes are shown."""
+        found = self._probabilities
+        if found is None:
+            given = self._given
+            if isinstance(given, Dist):
+                total = given.total
+                given = {o: Fraction(w, total) for o, w in given.weights.items()}
+            key = order_key(given, self.orders)
+            found = self._probabilities = dict(sorted(given.items(), key=lambda kv: key(kv[0])))
+        return found
 
     def probability(self, outcome) -> Fraction:
         """P(outcome); yes/no may be asked as True/False or in words ("yes", "sí", "no")."""

@@ -25,34 +25,40 @@ def clock() -> float:
 
 
 class Deadline:
-    """The moment an odds computation (or one phase of it) must stop, in `clock` time."""
+    """The moment an odds computation (or one phase of it) must stop, in `clock` time.
 
-    __slots__ = ("at", "seconds", "skip")
+    A thread computes no faster than the wall clock runs: until the wall clock reaches
+    `wall`, the thread's own clock (a system call of some microseconds, which a small
+    answer would otherwise read several times) cannot have reached `at`."""
 
-    #: checks between two looks at the clock (each look is a system call)
-    EVERY = 8
+    __slots__ = ("at", "seconds", "wall")
 
-    def __init__(self, seconds: float, at: float | None = None):
+    def __init__(self, seconds: float, at: float | None = None, now: float | None = None):
         self.seconds = seconds
-        self.at = clock() + seconds if at is None else at
-        self.skip = 0
+        now = clock() if now is None else now
+        self.at = now + seconds if at is None else at
+        self.wall = time.perf_counter() + (self.at - now)
 
     def part(self, share: float) -> Deadline:
-        """A deadline `share` of the way from now to this one (the exact phase's)."""
-        now = clock()
-        return Deadline(self.seconds * share, now + max(0.0, self.at - now) * share)
+        """A deadline `share` of the way from now to this one (the exact phase's). What
+        is left of this one is taken as what is left of its wall-clock bound (at most the
+        thread's time left): it is asked for as soon as this one is made."""
+        left = max(0.0, self.wall - time.perf_counter())
+        now = self.at - left
+        return Deadline(self.seconds * share, now + left * share, now)
 
     def passed(self) -> bool:
-        return clock() >= self.at
+        if time.perf_counter() < self.wall:
+            return False
+        now = clock()
+        if now < self.at:
+            self.wall = time.perf_counter() + (self.at - now)
+            return False
+        return True
 
     def check(self) -> None:
-        """TooComplex once the deadline has passed (the exact phase gives up there); the
-        clock is read every few checks (each check is a small step of work)."""
-        if self.skip:
-            self.skip -= 1
-            return
-        self.skip = self.EVERY - 1
-        if clock() >= self.at:
+        """TooComplex once the deadline has passed (the exact phase gives up there)."""
+        if self.passed():
             raise TooComplex(
                 tr("the exact computation would take more than {seconds} s", seconds=self.seconds)
             )

@@ -23,7 +23,7 @@ from interpreter.odds.polynomials import (
 from interpreter.odds.roller import LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled
 from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
-from interpreter.odds.worlds import Liveness
+from interpreter.odds.worlds import STOPS, Liveness
 from interpreter.runtime import Context, State, known
 from interpreter.values import Record
 
@@ -74,11 +74,12 @@ def _exact_expression(text, value, epsilon, budget, limits, deadline) -> Odds:
             parts.append((fraction(world.weight), dist))
     finally:
         LIFTS.reset(token)
-    dist = mixture(parts)
-    probabilities = {o: Fraction(w, dist.total) for o, w in dist.weights.items()}
-    omitted = 1 - sum(probabilities.values())
-    certain_limit(probabilities)
-    return Odds({"expression": text}, None, probabilities, True, omitted)
+    if len(parts) == 1 and parts[0][0] == 1:  # no branch: the value's own distribution
+        dist = parts[0][1]
+    else:
+        dist = mixture(parts)
+    certain_limit(dist.weights)
+    return Odds({"expression": text}, None, dist, True, dist.omitted)
 
 
 def action_odds(
@@ -170,14 +171,25 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
     # needed only when the run wrote to it: its resources settled, its `ensure` rules)
     direct = field is not None and len(chosen) == 1
 
+    committed: dict = {}  # what the run wrote → the new sheet, or the error it stops with
+
     def finish(ctx):
         if direct and not ctx.state.own:
             return known(ctx, chosen[0][1](ctx))
         result = None
         if compiled.result is not None:
             result = Record({name: known(ctx, fn(ctx)) for name, fn in chosen}, kind="result")
-        new_sheet, _changes = engine.commit(ctx, sheet)
-        return field_outcome(result, new_sheet, field, compiled)
+        # the end of a run depends only on what it wrote: settled once per sheet written
+        written = ctx.state.snapshot()
+        found = committed.get(written)
+        if found is None:
+            try:
+                found = committed[written] = engine.commit(ctx, sheet)[0]
+            except STOPS as error:
+                found = committed[written] = error
+        if isinstance(found, BaseException):
+            raise found
+        return field_outcome(result, found, field, compiled)
 
     for weight, outcome in explorer.each(worlds, finish):
         add(outcome, weight)

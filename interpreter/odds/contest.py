@@ -33,16 +33,27 @@ class Contest(Unknown):
     of that pair; `series` the weight of each number of rerolls (None once the rerolls are
     in the records themselves); `stops` the (error, probability) of stopping at the
     limit. Only the explorer looks at `stops`: a value computed from a Contest by other
-    operations counts that mass as omitted."""
+    operations counts that mass as omitted.
 
-    __slots__ = ("_full", "decided", "prune", "series", "stops")
+    The records of every pair are made only when something reads more of them than the
+    verdict: `verdicts` (a Verdicts) gives `won` and `tie` from the sides' keys alone."""
 
-    def __init__(self, decided: Dist, series: tuple | None, stops: tuple = (), prune=0):
-        self.decided = decided
+    __slots__ = ("_decided", "_full", "prune", "series", "stops", "verdicts")
+
+    def __init__(self, decided, series: tuple | None, stops: tuple = (), prune=0, verdicts=None):
+        self._decided = decided  # a Dist, or a function making it when first read
         self.series = series
         self.stops = stops
         self.prune = prune  # records less likely than this are left out (omitted mass)
+        self.verdicts = verdicts
         self._full = None
+
+    @property
+    def decided(self) -> Dist:
+        found = self._decided
+        if type(found) is not Dist:
+            found = self._decided = found()
+        return found
 
     def dist(self) -> Dist:
         """Every record with its number of rerolls, as one distribution."""
@@ -65,15 +76,48 @@ class Contest(Unknown):
         return remembered(("contest", id(self), fields), (self,), lambda: self._project(fields))
 
     def _project(self, fields: tuple) -> Contest:
+        cut = self._cut(fields)
         if self.series is None:
-            return Contest(self.decided.project(fields), None, self.stops)
+            return Contest(cut, None, self.stops)
         if "rerolls" in fields:  # cut first, then one record per number of rerolls
-            cut = self.decided.project(fields)
             return Contest(_with_rerolls(cut, self.series, self.prune), None, self.stops)
         total = sum(self.series, Fraction(0))
-        cut = self.decided.project(fields)
         weights = {record: weight * total.numerator for record, weight in cut.weights.items()}
         return Contest(Dist(weights, cut.total * total.denominator).reduced(), None, self.stops)
+
+    def _cut(self, fields: tuple) -> Dist:
+        """The decided records cut down to `fields`: of the verdict alone, from the keys."""
+        unmade = type(self._decided) is not Dist
+        if unmade and self.verdicts is not None and VERDICT.issuperset(fields):
+            return self.verdicts.dist(fields)
+        return self.decided.project(fields)
+
+
+#: the fields of an opposed check's record its sides' keys decide alone
+VERDICT = frozenset(("won", "tie", "rerolls"))
+
+
+class Verdicts:
+    """The decided pairs of an opposed check grouped by the sides' keys: the
+    distribution of its verdict (`won`, `tie`) without a record per pair of values."""
+
+    __slots__ = ("opposed", "pairs", "rerolling", "sides_a", "sides_b")
+
+    def __init__(self, opposed, sides_a: dict, sides_b: dict, pairs: int, rerolling: bool):
+        self.opposed, self.sides_a, self.sides_b = opposed, sides_a, sides_b
+        self.pairs, self.rerolling = pairs, rerolling
+
+    def dist(self, fields: tuple) -> Dist:
+        weights: dict = {}
+        for key_a, (mass_a, _group) in self.sides_a.items():
+            for key_b, (mass_b, _group) in self.sides_b.items():
+                if self.rerolling and key_a == key_b:
+                    continue
+                won, tie = self.opposed.verdict(key_a, key_b)
+                found = {"won": won, "tie": tie, "rerolls": 0}  # no reroll in a decided pair
+                record = Record({f: found[f] for f in fields}, "opposed")
+                weights[record] = weights.get(record, 0) + mass_a * mass_b
+        return Dist(weights, self.pairs).reduced()
 
 
 def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
@@ -90,24 +134,38 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
     negligible = pairs >> negligible
     rerolling = opposed.rerolls_ties
     tied = 0
-    decided: dict = {}
-    for key_a, (mass_a, group_a) in sides_a.items():
-        for key_b, (mass_b, group_b) in sides_b.items():
-            if rerolling and key_a == key_b:
-                tied += mass_a * mass_b
-                continue
-            keys = (key_a, key_b)
-            for side_a, weight_a in group_a:
-                for side_b, weight_b in group_b:
-                    weight = weight_a * weight_b
-                    if weight < negligible:
-                        continue
-                    record = opposed.record(ctx, side_a, side_b, 0, settle, keys)
-                    decided[record] = decided.get(record, 0) + weight
+    if rerolling:
+        for key_a, (mass_a, _group) in sides_a.items():
+            found = sides_b.get(key_a)
+            if found is not None:
+                tied += mass_a * found[0]
+
+    def decided_records() -> Dist:
+        decided: dict = {}
+        for key_a, (_mass, group_a) in sides_a.items():
+            for key_b, (_mass, group_b) in sides_b.items():
+                if rerolling and key_a == key_b:
+                    continue
+                keys = (key_a, key_b)
+                for side_a, weight_a in group_a:
+                    for side_b, weight_b in group_b:
+                        weight = weight_a * weight_b
+                        if weight < negligible:
+                            continue
+                        record = opposed.record(ctx, side_a, side_b, 0, settle, keys)
+                        decided[record] = decided.get(record, 0) + weight
+        return Dist(decided, pairs).reduced()
+
     roller.work += 1 + len(sides_a) * len(sides_b) // 20
     limit = ctx.limits.tie_rerolls
+    verdicts = None
+    if opposed.fields:  # the author's fields read this frame: every record made now
+        decided = decided_records()
+    else:  # made when more than the verdict is read, in a frame of their own
+        decided = _in_own_frame(ctx, decided_records)
+        verdicts = Verdicts(opposed, sides_a, sides_b, pairs, rerolling)
     if not rerolling or tied == 0:
-        return Contest(Dist(decided, pairs).reduced(), None)
+        return Contest(decided, None, verdicts=verdicts)
     t = Fraction(tied, pairs)
     series = [Fraction(1)]
     while len(series) <= limit and series[-1] * t >= roller.prune:
@@ -117,10 +175,23 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
         stopped = series[-1] * t
         if stopped >= roller.prune:
             stops = ((opposed.still_tied(ctx), stopped),)
-    decided_dist = Dist(decided, pairs).reduced()
     if opposed.fields_read_rerolls:  # the author's fields differ with the rerolls
-        return Contest(_recomputed(opposed, ctx, decided_dist, series, settle), None, stops)
-    return Contest(decided_dist, tuple(series), stops, roller.prune)
+        return Contest(_recomputed(opposed, ctx, decided, series, settle), None, stops)
+    return Contest(decided, tuple(series), stops, roller.prune, verdicts)
+
+
+def _in_own_frame(ctx, make):
+    """`make` for later, run with an environment of its own (a record writes its fields
+    there: the frame it was counted in is gone by then)."""
+
+    def made():
+        saved, ctx.env = ctx.env, {}
+        try:
+            return make()
+        finally:
+            ctx.env = saved
+
+    return made
 
 
 def _keyed(opposed, dist: Dist, span) -> dict:

@@ -57,7 +57,7 @@ class Explorer(Passes):
     def __init__(self, ctx: Context, roller, epsilon: Fraction, liveness: Liveness | None = None):
         self.ctx = ctx
         self.roller = roller
-        self.prune = epsilon / 10**6
+        self.prune = roller.prune  # epsilon / 10**6
         self.lost = Mass()  # the probability left out: pruned, or cut short
         liveness = liveness or Liveness()
         self.liveness = liveness.blocks

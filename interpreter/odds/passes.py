@@ -29,6 +29,9 @@ class Passes:
                 else:
                     by_times.setdefault(passes, []).append(after)
         finished = []
+        # what a pass's body may read before its statements: worlds that differ only in
+        # values the body gives anew (`set loc to localizar()`) are one before it runs
+        entering = self.block_before(compiled.body, loop)
         for passes, group in sorted(by_times.items()):
             group = self.merge(group, loop)
             for _ in range(passes):
@@ -42,7 +45,7 @@ class Passes:
                 if not going:
                     group = []
                     break
-                group, failed = self.block(compiled.body, going, loop)
+                group, failed = self.block(compiled.body, self.merge(going, entering), loop)
                 failures.extend(failed)
             finished.extend(group)
         return finished, failures

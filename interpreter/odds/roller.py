@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from fractions import Fraction
 
@@ -147,14 +148,10 @@ class OddsRoller(PoolQuestions):
 
     def __init__(self, epsilon: Fraction, budget: int, limits, progress=None, deadline=None):
         # Each open-ended roll may leave out a hundredth of what the whole answer may,
-        # so that an action with several such rolls still stays within `epsilon`.
-        self.epsilon = epsilon / 100
-        # What the explorer leaves out as too unlikely to matter (interpreter.odds.explore),
-        # and a power of two at or below it: 2**-prune_bits.
-        self.prune = epsilon / 10**6
-        self.prune_bits = (
-            self.prune.denominator.bit_length() - self.prune.numerator.bit_length() + 1
-        )
+        # so that an action with several such rolls still stays within `epsilon`; what the
+        # explorer leaves out as too unlikely to matter (interpreter.odds.explore), and a
+        # power of two at or below it: 2**-prune_bits.
+        self.epsilon, self.prune, self.prune_bits = shares_of(epsilon)
         # The `let` the explorer is running, what is read of it later and how deep in
         # calls it is: (name, Live, depth), so that a branch is over what is still read.
         self.binding = None
@@ -352,6 +349,13 @@ class OddsRoller(PoolQuestions):
         if finishes is not None and not self.resolve(finishes):
             raise ChainTooLong(failure, procedure.node.span)
         return ChainRoll(procedure.name, [], dist)
+
+
+@functools.lru_cache(maxsize=16)
+def shares_of(epsilon: Fraction) -> tuple:
+    """(what one open-ended roll may leave out, what the explorer prunes, that as bits)."""
+    prune = epsilon / 10**6
+    return epsilon / 100, prune, prune.denominator.bit_length() - prune.numerator.bit_length() + 1
 
 
 def steps_key(die: Die, steps: tuple) -> tuple:

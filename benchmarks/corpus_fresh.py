@@ -1,0 +1,119 @@
+"""The expression corpus in fresh processes: first evaluations, rulebook against icepool, dyce.
+
+    /tmp/venv/bin/python benchmarks/corpus_fresh.py               # 3 processes per side
+    /tmp/venv/bin/python benchmarks/corpus_fresh.py --processes 5 --only d6
+
+What a person or an app meets first is one expression, once, in a process that has just
+started: no cache of that expression anywhere. For every expression of
+benchmarks/corpus.py and each library (rulebook's `expression_odds(text)`: parse,
+check, compile and count; icepool 2.1.3 and dyce: the corpus's builder of the same
+distribution), a new Python process imports the library, evaluates one warm-up roll that
+is not in the corpus (so that imports and one-time set-up are paid before timing), then
+times the first evaluation of the expression. The sides take turns, process after
+process; each time is the median over the processes. The summary gives the geometric
+means of the ratios over the expressions both sides can build (below 1: rulebook is
+faster). Targets (issue 12): at most 1x dyce and at most 0.5x icepool.
+
+This is a benchmark, not a test: CI does not run it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.corpus import CORPUS, peers  # noqa: E402
+
+TARGETS = {"dyce": 1.0, "icepool": 0.5}
+
+# One process: the side, the corpus index; prints the first evaluation's time in seconds.
+WORKER = r"""
+import gc, sys, time, warnings
+sys.path.insert(0, {root!r})
+warnings.simplefilter("ignore")
+side, index = sys.argv[1], int(sys.argv[2])
+from benchmarks.corpus import CORPUS
+text, build_icepool, build_dyce = CORPUS[index]
+import icepool, dyce
+if side == "rulebook":
+    from interpreter.odds import expression_odds
+    expression_odds("d4+1")
+    run = lambda: expression_odds(text)
+elif side == "icepool":
+    icepool.d4 + 1
+    run = lambda: build_icepool(icepool, dyce)
+else:
+    dyce.H(4) + 1
+    run = lambda: build_dyce(icepool, dyce)
+gc.collect()
+start = time.perf_counter()
+run()
+print(time.perf_counter() - start)
+"""
+
+
+def first_time(side: str, index: int) -> float:
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER.format(root=str(ROOT)), side, str(index)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def geomean(values):
+    values = [v for v in values if v]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--processes", type=int, default=3, help="processes per side")
+    parser.add_argument("--only", default=None, help="expressions containing this text")
+    args = parser.parse_args(argv)
+    found = peers()
+    if found is None:
+        return 1
+    icepool, dyce = found
+
+    print(f"first evaluation in a fresh process, ms (median of {args.processes} processes)")
+    print(f"{'expression':20s} {'rulebook':>9s} {'icepool':>9s} {'dyce':>9s}")
+    ratios: dict = {"icepool": [], "dyce": []}
+    for index, (text, _build_icepool, build_dyce) in enumerate(CORPUS):
+        if args.only and args.only not in text:
+            continue
+        sides = ["rulebook", "icepool"]
+        if build_dyce(icepool, dyce) is not None:
+            sides.append("dyce")
+        times: dict = {side: [] for side in sides}
+        for _ in range(args.processes):
+            for side in sides:
+                times[side].append(first_time(side, index))
+        median = {side: statistics.median(values) for side, values in times.items()}
+        for other in ("icepool", "dyce"):
+            if other in median:
+                ratios[other].append(median["rulebook"] / median[other])
+        shown = [f"{median[s] * 1e3:9.2f}" if s in median else f"{'-':>9s}" for s in
+                 ("rulebook", "icepool", "dyce")]  # fmt: skip
+        print(f"{text:20s} " + " ".join(shown), flush=True)
+    print("\ngeometric mean of time ratios (below 1: rulebook faster)")
+    for other, values in ratios.items():
+        mean = geomean(values)
+        if mean is not None:
+            print(
+                f"  rulebook/{other:8s} {mean:6.3f} over {len(values)} expressions "
+                f"(target <= {TARGETS[other]})"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
