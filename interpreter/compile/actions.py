@@ -64,14 +64,7 @@ class CompiledAction(CallFrame):
         self.label = node.label or node.name
 
     def __call__(self, ctx, args: tuple, span) -> Record | None:
-        # `enter`, written out: every run calls its action
-        if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
-            saved = self.enter(ctx, args, span)
-        else:
-            saved = ctx.env
-            ctx.env = dict(zip(self.names, args))
-            ctx.depth += 1
-            ctx.calls += 1
+        saved = self.enter(ctx, args, span)
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:
             body = self.body
