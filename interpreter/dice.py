@@ -25,6 +25,8 @@ from dsl.errors import Span
 from dsl.messages import tr
 from interpreter.errors import (
     EXPLODED_PAST,
+    FACES_EXPLODE,
+    FACES_REROLLED,
     REROLLED_PAST,
     ChainTooLong,
     DiceError,
@@ -373,7 +375,7 @@ def _explode(tray, die, faces, once, test, span, kind="explode") -> list:
     """Each kept die meeting the test rolls another (which may again, unless `once`); the
     test is of the face a die shows (a penetrating extra die counts one less)."""
     if not once:
-        always_true(die, test, span, "explodes")
+        always_true(die, test, span, FACES_EXPLODE)
     limit = tray.limits.extra_per_die
     out = []
     for face in faces:
@@ -418,7 +420,7 @@ def _sort(faces: list, descending: bool) -> list:
 
 def _reroll(tray, die, faces, once, test, span) -> list:
     if not once:
-        always_true(die, test, span, "is rerolled")
+        always_true(die, test, span, FACES_REROLLED)
     limit = tray.limits.extra_per_die
     out = []
     for face in faces:
@@ -438,7 +440,7 @@ def _reroll(tray, die, faces, once, test, span) -> list:
     return out
 
 
-def always_true(die: Die, test, span, what: str) -> None:
+def always_true(die: Die, test, span, what) -> None:
     """A condition every face meets would never stop: say so at once, not after 100 dice."""
     if die.size <= 1000 and all(test(face) for face in die.faces()):
         raise EvaluationError(

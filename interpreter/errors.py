@@ -60,6 +60,9 @@ class ChainTooLong(LimitExceeded):
 EXPLODED_PAST = tr("a die exploded more than {limit} times (limit extra_per_die)")
 REROLLED_PAST = tr("a die was rerolled more than {limit} times (limit extra_per_die)")
 WENT_ON_PAST = tr("roll {name} went on more than {limit} times (limit extra_per_die)")
+#: what every face of a die would do, when a condition holds for all of them (the roller
+#: and the odds engine refuse such a roll alike; `every face of d6 explodes`)
+FACES_EXPLODE, FACES_REROLLED = tr("explodes"), tr("is rerolled")
 
 
 class DiceError(EvaluationError):

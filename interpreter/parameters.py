@@ -133,9 +133,9 @@ class Binder:
         for name in params:
             if name not in self.known:
                 hint = did_you_mean(str(name), self.names) or (
-                    "parameters: " + ", ".join(self.names)
+                    tr("parameters: {names}", names=", ".join(self.names))
                     if self.names
-                    else "it takes no parameters"
+                    else tr("it takes no parameters")
                 )
                 raise ParameterError(
                     tr("{name} has no parameter {name2}", name=node.name, name2=repr(name)),
@@ -286,7 +286,9 @@ def convert(
             return value
         if value not in entries:
             hint = did_you_mean(str(value), entries) or (
-                "entries: " + ", ".join(entries) if entries else "the sheet has none"
+                tr("entries: {entries}", entries=", ".join(entries))
+                if entries
+                else tr("the sheet has none")
             )
             raise ParameterError(
                 tr(

@@ -145,6 +145,7 @@ _ERRORS = (
     "Refused",
     "Mismatch",
     "Journal",
+    "Complex",  # the odds engine's TooComplex: why an answer is sampled, said to the user
 )
 
 

@@ -171,7 +171,7 @@ class Search:
         engine, roller, compiled = self.engine, self.roller, self.compiled
         roller.work += 1
         if roller.work > roller.budget:
-            raise TooComplex(f"more than {roller.budget} units of work")
+            raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
         ctx = engine.context(roller, self.sheet)
         ctx.limits = self.limits
         ctx.chooser = self.chooser
@@ -191,7 +191,7 @@ class Search:
     def value(self, pins: tuple, depth: int) -> dict:
         """{outcome: probability}, given that the run got this far with these pins."""
         if depth > MAX_DEPTH:
-            raise TooComplex(f"more than {MAX_DEPTH} values and choices in one run")
+            raise TooComplex(tr("more than {depth} values and choices in one run", depth=MAX_DEPTH))
         try:
             return {self.run(pins): Fraction(1)}
         except Branch as branch:

@@ -57,7 +57,7 @@ def enumerate_draws(run, limits, leaves: int = ENUMERATION_LEAVES) -> Dist:
         prefix, probability = stack.pop()
         count += 1
         if count > leaves:
-            raise TooComplex(f"more than {leaves} ways the dice can fall")
+            raise TooComplex(tr("more than {leaves} ways the dice can fall", leaves=leaves))
         try:
             value = run(Roller(PrefixSource(prefix), limits))
         except NeedDie as need:

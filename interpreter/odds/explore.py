@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import nodes as n
+from dsl.messages import tr
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch
@@ -85,7 +86,7 @@ class Explorer(Passes):
             ctx.steps = 0
             if roller.work > roller.budget:
                 roller.report(done=True)
-                raise TooComplex(f"more than {roller.budget} units of work")
+                raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
             roller.deadline.check()
             if roller.progress is not None and roller.work >= roller.next_report:
                 roller.report()

@@ -6,7 +6,13 @@ import math
 from fractions import Fraction
 
 from dsl.messages import tr
-from interpreter.errors import EXPLODED_PAST, REROLLED_PAST, EvaluationError
+from interpreter.errors import (
+    EXPLODED_PAST,
+    FACES_EXPLODE,
+    FACES_REROLLED,
+    REROLLED_PAST,
+    EvaluationError,
+)
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.distribution import Dist
 from interpreter.odds.keeps import PLAIN, Keeps, keep_ends, keep_range
@@ -92,7 +98,7 @@ def pool_distribution(
         if missing < epsilon:
             return term.outcomes(weights, total)
         delta = delta * epsilon / (4 * missing)
-    raise TooComplex("the explosions of this term do not settle within epsilon")
+    raise TooComplex(tr("the explosions of this term do not settle within epsilon"))
 
 
 def reaches(h: int, n: int, limit: int, share: Fraction) -> bool:
@@ -197,7 +203,7 @@ class Term(Keeps):
             elif kind in CHAINS:
                 once, test = step[1], step[2]
                 if not once and all(test(face) for face in faces):
-                    what = "is rerolled" if kind == "reroll" else "explodes"
+                    what = FACES_REROLLED if kind == "reroll" else FACES_EXPLODE
                     raise EvaluationError(
                         tr(
                             (

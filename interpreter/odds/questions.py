@@ -10,6 +10,7 @@ holding a pool binds while counting.
 
 from __future__ import annotations
 
+from dsl.messages import tr
 from interpreter.dice import PoolRoll, roll_pool
 from interpreter.odds.distribution import Dist
 from interpreter.odds.enumerate import enumerate_draws
@@ -71,7 +72,9 @@ class PoolQuestions:
             return self.answers(rolls[0], questions)
         if all(type(q) is Total for q in questions):
             return chain.total.map(lambda total: (total,) * len(questions))
-        raise TooComplex(f"the dice of roll {chain.name} (more than one dice term) are not counted")
+        raise TooComplex(
+            tr("the dice of roll {name} (more than one dice term) are not counted", name=chain.name)
+        )
 
     def group(self, rolls: list, keeps: tuple, label: str) -> ChainRoll:
         """`{4d6+3d8}k4` counted: a pool known by its total (pool_answers does not take
@@ -93,7 +96,10 @@ class PoolQuestions:
         if questions is not None and any(q.ordered for q in questions):
             if type(roll) is ChainRoll:
                 raise TooComplex(
-                    f"the dice of roll {roll.name} in the order rolled are not counted"
+                    tr(
+                        "the dice of roll {name} in the order rolled are not counted",
+                        name=roll.name,
+                    )
                 )
             return thaw(self.resolve(self.rolls_of(roll)))
         asked = EVERYTHING if questions is None else questions
@@ -106,7 +112,12 @@ class PoolQuestions:
 
 
 def unasked(question):
-    raise TooComplex(f"{type(question).__name__.lower()} of a pool, asked where it cannot be seen")
+    raise TooComplex(
+        tr(
+            "{question} of a pool, asked where it cannot be seen",
+            question=type(question).__name__.lower(),
+        )
+    )
 
 
 def freeze(roll: PoolRoll) -> tuple:

@@ -53,7 +53,7 @@ class LiftMemory(dict):
         roller = self.roller
         roller.work += 1 + size // 20
         if roller.work > roller.budget:
-            raise TooComplex(f"more than {roller.budget} units of work")
+            raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
         roller.deadline.check()
         return roller.limits.odds_outcomes
 
