@@ -106,6 +106,14 @@ def test_a_roll_reading_no_sheet_needs_no_character(capsys):
     assert "needs a character" in capsys.readouterr().err
 
 
+
+def test_running_a_roll_reading_no_sheet_needs_no_character(capsys):
+    assert main(["run", "arcana_mundi", "capicua", "--dice", "3,4"]) == 0
+    assert "resultado: 7" in capsys.readouterr().out
+    assert main(["run", "arcana_mundi", "usar_numina", "--dice", "3,4", "--lang", "en"]) == 2
+    assert "needs a character" in capsys.readouterr().err
+
+
 def test_a_refused_action_exits_4_as_run_does(capsys):
     argv = ["brujeria", "defensa_con_esencia", "--char", "brujeria_investigadora"]
     assert main(["run", *argv]) == 4

@@ -27,7 +27,7 @@ def cmd_run(args) -> int:
         if saving:
             outcome, saved = _run_and_save(args, book, engine, language)
         else:
-            sheet = options.sheet_for(args, book, engine)
+            sheet = options.sheet_for(args, book, engine, args.action)
             targets = options.targets_of(args, book, engine, args.action)
             params = options.params_of(args.set)
             dice = options.dice_source(args, language)
