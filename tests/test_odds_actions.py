@@ -106,7 +106,6 @@ def test_a_roll_reading_no_sheet_needs_no_character(capsys):
     assert "needs a character" in capsys.readouterr().err
 
 
-
 def test_running_a_roll_reading_no_sheet_needs_no_character(capsys):
     assert main(["run", "arcana_mundi", "capicua", "--dice", "3,4"]) == 0
     assert "resultado: 7" in capsys.readouterr().out
