@@ -305,3 +305,22 @@ def test_the_words_in_place_finder_finds_them(tmp_path):
         assert [w.split(":")[1] for w in _words_in_place(sample)] == ["3", "4"]
     finally:
         sample.unlink()
+
+
+def test_the_journals_own_findings_are_in_the_rulebooks_language():
+    from interpreter.journal.recovery import Repair
+
+    repair = Repair(3, "bruja.yaml", "completed").describe()
+    assert (
+        repair
+        == "bruja.yaml: run 3, the save was interrupted: the sheet written as the journal has it"
+    )
+    assert repair.render("es") == (
+        "bruja.yaml: tirada 3, el guardado se interrumpió: la hoja escrita como la tiene el diario"
+    )
+    assert (
+        Repair(0, "x.yaml", "removed temporary")
+        .describe()
+        .render("es")
+        .startswith("x.yaml: se borró")
+    )

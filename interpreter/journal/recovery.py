@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import attrs
 
+from dsl.messages import tr
 from interpreter import files
 from interpreter.journal.store import Journal
 from interpreter.sheet import read_current
@@ -25,17 +26,28 @@ class Repair:
 
     def describe(self) -> str:
         texts = {
-            "completed": "the save was interrupted: the sheet written as the journal has it",
-            "already written": "the save was interrupted after the file was written: "
-            "entry marked as applied",
-            "conflict": "the save was interrupted and the file was changed since; "
-            "left as it is (--force writes the journal's version)",
-            "forced": "the save was interrupted and the file was changed since; "
-            "the journal's version written over it",
-            "removed temporary": "a temporary file a killed save left behind was removed",
+            "completed": tr("the save was interrupted: the sheet written as the journal has it"),
+            "already written": tr(
+                "the save was interrupted after the file was written: entry marked as applied"
+            ),
+            "conflict": tr(
+                "the save was interrupted and the file was changed since; "
+                "left as it is (--force writes the journal's version)"
+            ),
+            "forced": tr(
+                "the save was interrupted and the file was changed since; "
+                "the journal's version written over it"
+            ),
+            "removed temporary": tr("a temporary file a killed save left behind was removed"),
         }
-        where = f"run {self.entry}, " if self.entry else ""
-        return f"{self.sheet}: {where}{texts[self.what]}"
+        if self.entry:
+            return tr(
+                "{sheet}: run {entry}, {what}",
+                sheet=self.sheet,
+                entry=self.entry,
+                what=texts[self.what],
+            )
+        return tr("{sheet}: {what}", sheet=self.sheet, what=texts[self.what])
 
 
 def complete_pending(

@@ -22,6 +22,7 @@ from pathlib import Path
 import attrs
 
 from dsl.errors import RulebookError
+from dsl.messages import tr
 from interpreter.engine import Engine
 from interpreter.errors import DiceError
 from interpreter.journal.errors import ChoicesDoNotFit
@@ -169,14 +170,16 @@ def _replay_one(journal, entry, engine, carried) -> ReplayedRun:
     differences = _differences(entry.result, result, recorded_changes, changes)
     dice_note = None
     if dice.left:
-        dice_note = (
-            f"uses {dice.used} of the {len(inputs.dice)} recorded dice "
-            f"({dice.left} fewer than the recorded run)"
+        dice_note = tr(
+            "uses {used} of the {recorded} recorded dice ({left} fewer than the recorded run)",
+            used=dice.used,
+            recorded=len(inputs.dice),
+            left=dice.left,
         )
     choices_note = None
     if again.choices.left:
         unused = ", ".join(f"{c['name']}={show(c['value'])}" for c in again.choices.left)
-        choices_note = f"does not make the recorded choices {unused}"
+        choices_note = tr("does not make the recorded choices {unused}", unused=unused)
     status = DIFFERENT if differences else (DICE if dice_note else SAME)
     if status == SAME and choices_note:
         status = CHOICES

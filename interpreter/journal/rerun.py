@@ -208,29 +208,55 @@ def mismatches(record: dict, again: Again, engine, afters: dict | None = None) -
     problems = []
     result = to_json(outcome.result)
     if result != record.get("result"):
-        problems.append(f"the result is {result}, the record says {record.get('result')}")
+        problems.append(
+            tr(
+                "the result is {result}, the record says {recorded}",
+                result=str(result),
+                recorded=str(record.get("result")),
+            )
+        )
     changes = [_plain_change(c) for c in changes_of(outcome)]
     recorded = [_plain_change(c) for c in record.get("changes") or ()]
     if changes != recorded:
-        problems.append(f"the changes are {changes}, the record says {recorded}")
+        problems.append(
+            tr(
+                "the changes are {changes}, the record says {recorded}",
+                changes=str(changes),
+                recorded=str(recorded),
+            )
+        )
     made = [_plain_choice(c) for c in choices_of(outcome)]
     recorded_choices = [_plain_choice(c) for c in record.get("choices") or ()]
     if made != recorded_choices:
-        problems.append(f"the choices are {made}, the record says {recorded_choices}")
+        problems.append(
+            tr(
+                "the choices are {made}, the record says {recorded}",
+                made=str(made),
+                recorded=str(recorded_choices),
+            )
+        )
     if again.dice.left:
-        problems.append(f"{again.dice.left} recorded dice were not used")
+        problems.append(tr("{left} recorded dice were not used", left=again.dice.left))
     if again.choices.left:
         unused = ", ".join(f"{c['name']}={show(c['value'])}" for c in again.choices.left)
-        problems.append(f"recorded choices were not asked for ({unused})")
+        problems.append(tr("recorded choices were not asked for ({unused})", unused=unused))
     new_sheets = outcome.sheets
     for role, (path, text_format, text) in (afters or {}).items():
         try:
             recorded_after = sheet_for(engine, path, text_format, text)
         except RulebookError as error:
-            problems.append(f"the sheet of {role} after the run does not read: {error.message}")
+            problems.append(
+                tr(
+                    "the sheet of {role} after the run does not read: {message}",
+                    role=role,
+                    message=error.message,
+                )
+            )
             continue
         if role not in new_sheets or recorded_after.to_data() != new_sheets[role].to_data():
-            problems.append(f"the sheet of {role} after the run differs from the record's")
+            problems.append(
+                tr("the sheet of {role} after the run differs from the record's", role=role)
+            )
     return problems
 
 

@@ -283,7 +283,11 @@ class Journal:
         found = self.entries(numbers=[number])
         if not found:
             last = self.connection.execute("SELECT max(id) FROM runs").fetchone()[0]
-            hint = f"runs are numbered 1 to {last}" if last else "the journal is empty"
+            hint = (
+                tr("runs are numbered 1 to {last}", last=last)
+                if last
+                else tr("the journal is empty")
+            )
             raise NoJournal(tr("the journal has no run {number}", number=number), hint=hint)
         return found[0]
 

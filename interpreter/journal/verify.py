@@ -17,6 +17,7 @@ from contextlib import ExitStack
 import attrs
 
 from dsl.errors import RulebookError
+from dsl.messages import tr
 from interpreter import files
 from interpreter.engine import Engine
 from interpreter.journal.recovery import complete_pending
@@ -96,7 +97,11 @@ def _texts(journal: Journal) -> list[Finding]:
     out = []
     for digest, body in journal.connection.execute("SELECT hash, body FROM texts"):
         if text_digest(body) != digest:
-            out.append(Finding(PROBLEM, f"stored text {digest[:12]} does not match its hash"))
+            out.append(
+                Finding(
+                    PROBLEM, tr("stored text {digest} does not match its hash", digest=digest[:12])
+                )
+            )
     return out
 
 
