@@ -14,12 +14,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from dice_prefix import NeedDie, PrefixDice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dsl
 from interpreter import Engine, Limits
-from interpreter.dice import DiceSource
 from interpreter.errors import InsufficientResource, LimitExceeded, RequirementFailed
 from interpreter.odds import Failure
 
@@ -42,29 +42,6 @@ table Level by n {
 """
 
 
-class Needed(Exception):
-    def __init__(self, die):
-        super().__init__()
-        self.die = die
-
-
-class Prefix(DiceSource):
-    """These faces, then: say which die is needed next."""
-
-    origin = "forced"
-
-    def __init__(self, faces: tuple):
-        self.faces = faces
-        self.next = 0
-
-    def draw(self, die, position: int) -> int:
-        if self.next == len(self.faces):
-            raise Needed(die)
-        face = self.faces[self.next]
-        self.next += 1
-        return face
-
-
 def brute_force(engine, action: str, sheet) -> dict:
     """Each result's probability, over every sequence of faces a real run can draw."""
     out: dict = {}
@@ -72,8 +49,8 @@ def brute_force(engine, action: str, sheet) -> dict:
     while stack:
         faces, probability = stack.pop()
         try:
-            outcome = engine.run(action, sheet, {}, dice=Prefix(faces)).result
-        except Needed as need:
+            outcome = engine.run(action, sheet, {}, dice=PrefixDice(faces)).result
+        except NeedDie as need:
             die = need.die
             stack.extend(((*faces, f), probability / die.size) for f in die.faces())
             continue
