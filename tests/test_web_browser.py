@@ -265,6 +265,8 @@ def test_a_choice_after_the_roll_answered_in_the_page_against_a_target(page, ser
     page.select_option("#action", "attack")
     expect(page.locator("#action-choices")).to_have_text("asks during the run: invoke")
     page.select_option("#param-target", "thug")  # the other character: the folder's
+    # the form is built again once the character has loaded: its skills become a select
+    expect(page.locator("select#param-skill")).to_be_attached()
     page.select_option("#param-skill", "Fight")
     page.check('input[name="dice"][value="seed"]')
     page.fill("#seed", str(seed))
@@ -352,6 +354,8 @@ def test_odds_of_an_action_with_a_choice_under_the_best_play(page, server):
     page.select_option("#character", "hero")
     page.select_option("#action", "overcome")
     expect(page.locator("#best-box")).to_be_visible()  # overcome asks `invoke`
+    # the form is built again once the character has loaded: its skills become a select
+    expect(page.locator("select#param-skill")).to_be_attached()
     page.select_option("#param-skill", "Fight")
     page.fill("#odds-field", "shifts")
     page.fill("#odds-best", "mean shifts")
