@@ -307,20 +307,13 @@ def stored_value(value):
 
 
 def entry_data(entry, w: Writer, pointer: str, undone_by: int | None = None) -> dict:
-    """One journal entry (a saved run, or an undo) as `log` and `show` give it."""
-    return {
-        "entry": entry.id,
-        "at": entry.at,
-        "kind": entry.kind,
-        "state": entry.state,
-        "sheets": [s.path for s in entry.sheets],
-        "action": entry.action,
-        "params": w.value(stored_value(entry.params), f"{pointer}/params"),
-        "result": w.value(stored_value(entry.result), f"{pointer}/result"),
-        "changes": w.value(stored_value(list(entry.changes)), f"{pointer}/changes"),
-        "undoes": entry.undoes,
-        "undone_by": undone_by,
-    }
+    """One journal entry (a saved run, or an undo) as `log` and `show` give it: the
+    entry's own `to_json`, its stored values read back as numbers (choices: in `show`)."""
+    data = entry.to_json(undone_by)
+    del data["choices"]
+    for key in ("params", "result", "changes"):
+        data[key] = w.value(stored_value(data[key]), f"{pointer}/{key}")
+    return data
 
 
 def log_data(entries, undone_by: Mapping, language: str | None = None) -> dict:
