@@ -68,20 +68,27 @@ def _complete_resource(compiler, ctx, container: dict, key, place, path) -> None
 
 def resource_bounds(compiler, values: dict, limits: Limits) -> list[tuple]:
     """Every resource of a sheet as (path, value, minimum, maximum): for bars in a UI."""
-    book = compiler.book
     ctx = Context(Roller(ForcedDice(()), limits), limits, State(values, compiler.open_default))
     out = []
+    for _field, place in resource_places(compiler.book):
+        path = place if isinstance(place, str) else f"{place[0]}.{place[1]}"
+        low = compiler.resource_bound(ctx, place, "min")
+        high = compiler.resource_bound(ctx, place, "max")
+        out.append((path, ctx.state.read(place), low, high))
+    return out
+
+
+def resource_places(book):
+    """Every place a resource of the sheet holds, with its field: the resource's name, or
+    (name, key) for each key of a resource kept per group."""
     for name, field in book.fields.items():
         if not isinstance(field, n.Resource):
             continue
-        keys = [None] if field.key_group is None else list(book.groups[field.key_group].members)
-        for key in keys:
-            place = name if key is None else (name, key)
-            path = name if key is None else f"{name}.{key}"
-            low = compiler.resource_bound(ctx, place, "min")
-            high = compiler.resource_bound(ctx, place, "max")
-            out.append((path, ctx.state.read(place), low, high))
-    return out
+        if field.key_group is None:
+            yield field, name
+        else:
+            for key in book.groups[field.key_group].members:
+                yield field, (name, key)
 
 
 def settle(compiler, ctx: Context) -> None:
@@ -89,31 +96,26 @@ def settle(compiler, ctx: Context) -> None:
     check the `ensure` rules (a broken one fails the run, which then changes nothing)."""
     book = compiler.book
     state = ctx.state
-    for name, field in book.fields.items():
-        if not isinstance(field, n.Resource):
-            continue
-        keys = [None] if field.key_group is None else list(book.groups[field.key_group].members)
-        for key in keys:
-            place = name if key is None else (name, key)
-            mark = len(ctx.trace) if ctx.trace is not None else 0
-            high = compiler.resource_bound(ctx, place, "max")
-            value = state.read(place)
-            if value > high:
-                state.write(place, high)
-                if ctx.trace is not None:
-                    ctx.step(
-                        "change",
-                        tr(
-                            "{place}: {before} → {after} (its maximum is now {max})",
-                            place=place_text(place),
-                            before=value,
-                            after=high,
-                            max=high,
-                        ),
-                        field.span,
-                    )
-            elif ctx.trace is not None:  # a maximum that changed nothing: --verbose only
-                ctx.trace[mark:] = [attrs.evolve(s, verbose=True) for s in ctx.trace[mark:]]
+    for field, place in resource_places(book):
+        mark = len(ctx.trace) if ctx.trace is not None else 0
+        high = compiler.resource_bound(ctx, place, "max")
+        value = state.read(place)
+        if value > high:
+            state.write(place, high)
+            if ctx.trace is not None:
+                ctx.step(
+                    "change",
+                    tr(
+                        "{place}: {before} → {after} (its maximum is now {max})",
+                        place=place_text(place),
+                        before=value,
+                        after=high,
+                        max=high,
+                    ),
+                    field.span,
+                )
+        elif ctx.trace is not None:  # a maximum that changed nothing: --verbose only
+            ctx.trace[mark:] = [attrs.evolve(s, verbose=True) for s in ctx.trace[mark:]]
     for ensure in book.ensures:
         if _ensure(compiler, ensure)(ctx) is not True:
             raise EvaluationError(
