@@ -149,3 +149,28 @@ def test_failures_are_outcomes_of_their_own(brujeria):
     odds = engine.odds("defensa_con_esencia", rich, {"esencia": 999})
     assert all(isinstance(o, Failure) for o in odds.probabilities)
     assert odds.refused() is not None
+
+
+ENSURE = (
+    'rulebook "E" { }\nsheet { attribute A, B in 0..10\n'
+    'ensure A <= B else "A cannot pass B" }\n'
+    "action raise_a() { gain d4 to A\n result { a: A } }"
+)
+
+
+@pytest.mark.parametrize("field", [None, "a"])
+def test_a_broken_ensure_is_an_outcome_where_the_run_fails(field):
+    """A run whose end breaks an `ensure` fails (run raises there): odds count it as a
+    failure outcome with its probability, not as an error of the whole computation."""
+    from interpreter import EvaluationError, ForcedDice
+
+    engine = Engine(dsl.load_text(ENSURE, "e.rules"))
+    sheet = engine.sheet({"A": 0, "B": 2})
+    with pytest.raises(EvaluationError, match="A cannot pass B"):
+        engine.run("raise_a", sheet, {}, ForcedDice([3]))
+    odds = engine.odds("raise_a", sheet, {}, field)
+    failures = [o for o in odds.probabilities if isinstance(o, Failure)]
+    assert len(failures) == 1 and "A cannot pass B" in failures[0].message
+    assert odds.probability(failures[0]) == Fraction(1, 2)
+    kept = {o if field else o["a"]: p for o, p in odds.probabilities.items() if o not in failures}
+    assert kept == {1: Fraction(1, 4), 2: Fraction(1, 4)}

@@ -23,7 +23,7 @@ from interpreter.odds.polynomials import (
 from interpreter.odds.roller import LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled
 from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
-from interpreter.odds.worlds import STOPS, Liveness
+from interpreter.odds.worlds import Failure, Liveness, stopped
 from interpreter.runtime import Context, State, known
 from interpreter.values import Record
 
@@ -185,10 +185,10 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
         if found is None:
             try:
                 found = committed[written] = engine.commit(ctx, sheet)[0]
-            except STOPS as error:
-                found = committed[written] = error
-        if isinstance(found, BaseException):
-            raise found
+            except EvaluationError as error:  # a broken `ensure` too: the run fails there
+                found = committed[written] = stopped(error)
+        if type(found) is Failure:
+            return found
         return field_outcome(result, found, field, compiled)
 
     for weight, outcome in explorer.each(worlds, finish):
