@@ -7,6 +7,7 @@ command line's answers follow the rulebook's orders and words, and refuse as `ru
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from dsl.rulebook import reads_sheet
 from interpreter import Engine
 from interpreter.cli import main
 from interpreter.odds import Failure
+from interpreter.odds.marginals import JOINT_OUTCOMES, ByField
+from tests.test_json_data import valid
 
 CHARACTERS = Path(__file__).resolve().parent.parent / "rulebooks" / "characters"
 
@@ -178,7 +181,7 @@ def test_a_broken_ensure_is_an_outcome_where_the_run_fails(field):
 
 THREE_ROLLS = (
     'rulebook "T" { }\nsheet { attribute A in 0..10 }\n'
-    "action three() {\n let a = d100\n require a > 5 else \"too low\"\n"
+    'action three() {\n let a = d100\n require a > 5 else "too low"\n'
     " let b = d100 + A\n let c = d20\n result { a: a, b: b, c: c } }"
 )
 
@@ -186,10 +189,6 @@ THREE_ROLLS = (
 def test_a_joint_too_large_to_read_is_answered_field_by_field(capsys, tmp_path):
     """Three independent rolls: a joint of 95 × 100 × 20 outcomes, past the bound, so each
     field comes on its own, exact, the refusal's probability the same in each."""
-    from interpreter.odds.marginals import JOINT_OUTCOMES, ByField
-
-    from tests.test_json_data import valid
-
     engine = Engine(dsl.load_text(THREE_ROLLS, "t.rules"))
     sheet = engine.sheet({"A": 3})
     odds = engine.odds("three", sheet)
@@ -217,7 +216,7 @@ def test_a_joint_too_large_to_read_is_answered_field_by_field(capsys, tmp_path):
     text = capsys.readouterr().out
     assert "each field on its own" in text and text.count("three · ") == 3
     assert main(["odds", str(rules), "three", "--char", str(character), "--json"]) == 0
-    data = valid(__import__("json").loads(capsys.readouterr().out))
+    data = valid(json.loads(capsys.readouterr().out))
     assert data["outcomes"] == [] and data["note"] == str(odds.note)
     assert [f["field"] for f in data["fields"]] == ["a", "b", "c"]
     assert data["fields"][2]["outcomes"][0] == valid_row(data["fields"][2]["outcomes"][0])

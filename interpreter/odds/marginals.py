@@ -50,10 +50,11 @@ class ByField(Odds):
     def __init__(self, subject: dict, fields: dict, limit: int, proven: bool, orders=()):
         exact = all(odds.exact for odds in fields.values())
         omitted = max((odds.omitted for odds in fields.values()), default=Fraction(0))
-        if proven:
-            note = tr("each field on its own; the joint has more than {limit} outcomes", limit=limit)
-        else:
-            note = tr("each field on its own; the joint is more than the budget can count")
+        note = (
+            tr("each field on its own; the joint has more than {limit} outcomes", limit=limit)
+            if proven
+            else tr("each field on its own; the joint is more than the budget can count")
+        )
         super().__init__(subject, None, {}, exact, omitted, orders=orders, note=note)
         self.fields = fields
         self.limit = limit
