@@ -9,8 +9,9 @@ from pathlib import Path
 
 import dsl
 from dsl import nodes as n
-from dsl.errors import did_you_mean
+from dsl.errors import Diagnostic, Source, Span, did_you_mean
 from dsl.messages import language_for, tr
+from dsl.spellings import inline_roll
 from interpreter.dice import ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
 from interpreter.expression import expression_warnings
@@ -255,6 +256,11 @@ def print_warnings(expression: str, language) -> None:
     reads otherwise, a modifier that changes nothing), on stderr: stdout is the result."""
     for warning in expression_warnings(expression):
         print(warning.render(language), file=sys.stderr)
+    inline = inline_roll(expression)
+    if inline is not None:
+        message, start, end, hint = inline
+        span = Span(Source("<expression>", expression), start, end)
+        print(Diagnostic("warning", message, span, hint).render(language), file=sys.stderr)
 
 
 #: a dice expression given as an argument may start with a minus: `rulebook roll -1d6`
