@@ -53,7 +53,7 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         lines.append(f"  ({translate(odds.note, language)})")
     if fractions and not odds.exact:
         lines.append("  " + NO_FRACTIONS.render(language))
-    show_fractions = odds.exact and (fractions or len(odds.probabilities) <= 10)
+    show_fractions = odds.exact and (fractions or short_fractions(odds))
     numeric = odds.numeric()
     keys = {o: outcome_key(o, language) for o in odds.probabilities}
     width = max((len(k) for k in keys.values()), default=1)
@@ -85,6 +85,19 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         for (choice, option), p in odds.decisions.items():
             lines.append(f"    {choice} = {show_value(option, language)}  {float(p) * 100:8.4f}%")
     return "\n".join(lines)
+
+
+#: fractions are shown unasked for a few outcomes whose fractions a person can read
+SHORT_OUTCOMES = 10
+SHORT_DIGITS = 12
+
+
+def short_fractions(odds: Odds) -> bool:
+    """Whether every probability is a fraction short enough to show unasked (`1/36`, not
+    the 450 digits that the tail of an open-ended roll leaves)."""
+    return len(odds.probabilities) <= SHORT_OUTCOMES and all(
+        len(str(p.denominator)) <= SHORT_DIGITS for p in odds.probabilities.values()
+    )
 
 
 def goal_text(goal):

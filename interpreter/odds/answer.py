@@ -36,8 +36,10 @@ class Odds:
         self.note = note  # why it is sampled, and whether it stopped at the time limit
         self.field = field
         self.orders = orders  # the rulebook's orders of texts (text_orders)
-        self._given = probabilities  # outcome → probability, or a Dist (made into those
-        self._probabilities = None  # Fractions, in order, when first read)
+        # outcome → probability, or a Dist, or a function that gives the former (made
+        # into Fractions, in order, when first read)
+        self._given = probabilities
+        self._probabilities = None
         self.exact = exact
         self.omitted = omitted
         self.trials = trials
@@ -54,6 +56,8 @@ class Odds:
         found = self._probabilities
         if found is None:
             given = self._given
+            if callable(given):
+                given = given()
             if isinstance(given, Dist):
                 total = given.total
                 given = {o: Fraction(w, total) for o, w in given.weights.items()}

@@ -105,12 +105,13 @@ def action_odds(
     deadline = Deadline(checked(budget, trials, seconds or engine.limits.odds_seconds))
     orders = text_orders(engine.rulebook)
     try:
-        probabilities, omitted = _exact(
+        outcomes, omitted = _exact(
             engine, action, sheet, params, field, epsilon, budget, progress, deadline.part(0.5),
             choices,
         )  # fmt: skip
-        certain_limit(probabilities)
-        return Odds(subject, field, probabilities, True, omitted, orders=orders)
+        certain_limit(outcomes)  # outcome → its Mass: the Fractions are made when read
+        made = functools.partial(fractions_of, outcomes)
+        return Odds(subject, field, made, True, omitted, orders=orders)
     except TooComplex as reason:
         counts, done = sample_action(
             engine, action, sheet, params, field, trials, seed, progress, deadline, choices
@@ -156,7 +157,7 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
         run = _check_or_roll(engine, action, sheet, params, field)
         for world, outcome in explorer.explore(start, run):
             add(outcome, world.weight)
-        return {o: mass.value() for o, mass in outcomes.items()}, explorer.omitted
+        return outcomes, explorer.omitted
     compiled, args, _shown = engine.prepare(action, sheet, params)
     start.env = dict(zip(compiled.names, args))
     wanted = _result_names(compiled, field, explorer.names_read)
@@ -193,7 +194,7 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
 
     for weight, outcome in explorer.each(worlds, finish):
         add(outcome, weight)
-    return {o: mass.value() for o, mass in outcomes.items()}, explorer.omitted
+    return outcomes, explorer.omitted
 
 
 def _check_or_roll(engine, name: str, sheet, params: dict, field):
@@ -214,6 +215,11 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
         return pick(record, field)
 
     return run
+
+
+def fractions_of(outcomes: dict) -> dict:
+    """Each outcome's probability as a Fraction, from the Mass the explorer added up."""
+    return {outcome: mass.value() for outcome, mass in outcomes.items()}
 
 
 @functools.lru_cache(maxsize=32)

@@ -24,6 +24,8 @@ from interpreter.values import Record
 #: (an interpreter.odds.roller.LiftMemory; None outside an odds computation)
 LIFTS: ContextVar = ContextVar("lifts", default=None)
 
+_UNIFORM: dict = {}  # a range of faces → its uniform Dist (immutable, so shared)
+
 
 class Dist(Unknown):
     """An exact distribution: outcome → weight, over `total`. Immutable by convention."""
@@ -41,6 +43,13 @@ class Dist(Unknown):
 
     @classmethod
     def uniform(cls, values) -> Dist:
+        if type(values) is range:  # a die's faces: the same few dice, call after call
+            found = _UNIFORM.get(values)
+            if found is None:
+                if len(_UNIFORM) >= 64:
+                    _UNIFORM.clear()
+                found = _UNIFORM[values] = cls.uniform(tuple(values))
+            return found
         weights: dict = {}
         for value in values:
             weights[value] = weights.get(value, 0) + 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from fractions import Fraction
 
 from dsl.messages import tr
@@ -440,3 +441,67 @@ def group_total(terms: list, keeps: tuple, epsilon, limit: int) -> Dist:
     total = evaluator(Total(), lambda face: face, None, None)
     out, den = evaluate_mixed(pools, size - top_hi, size - top_lo, [total], work)
     return Dist({answer[0]: weight for answer, weight in out.items()}, den).reduced()
+
+
+# ─── terms counted before ───────────────────────────────────────────────────
+#
+# A term's distribution depends only on its die, count and modifiers (compiled once per
+# rulebook), epsilon and the bounds of the work: the same terms come back call after call
+# (the check of an action asked for again with another modifier, the dice of an
+# expression), so the odds roller keeps what was counted, within a bound on the memory
+# it holds. (pool_distribution and may_fail themselves count every time.)
+
+
+def counted_distribution(die, count, steps, epsilon, budget: Budget, limit, net=False) -> Dist:
+    """pool_distribution, kept for the next time the same term is asked for."""
+    key = ("term", die.key, count, steps, _exactly(epsilon), budget.limit, budget.max_bytes)
+    return remembered_term(
+        (*key, limit, net),
+        lambda: pool_distribution(die, count, steps, epsilon, budget, limit=limit, net=net),
+    )
+
+
+def counted_may_fail(die, count: int, steps: tuple, epsilon, limit: int) -> bool:
+    """may_fail, kept as counted_distribution keeps its terms."""
+    key = ("may fail", die.key, count, steps, _exactly(epsilon), limit)
+    return remembered_term(key, lambda: may_fail(die, count, steps, epsilon, limit))
+
+
+#: terms kept at most, and the (estimated) bytes of their weights
+TERMS_KEPT = 256
+TERM_BYTES_KEPT = 16 * 2**20
+
+_counted: dict = {}  # key → (answer, its bytes), the oldest first
+_counted_bytes = [0]
+_counted_lock = threading.Lock()
+
+
+def _exactly(number):
+    """A number as a key (a Fraction's hash takes a modular inverse: not each call)."""
+    if type(number) is Fraction:
+        return (number.numerator, number.denominator)
+    return number
+
+
+def remembered_term(key: tuple, compute):
+    """compute(), or what it gave before for the same key (an error is not kept: it
+    comes again)."""
+    try:
+        found = _counted.get(key)
+    except TypeError:  # a modifier that cannot be a key: counted every time
+        return compute()
+    if found is not None:
+        return found[0]
+    answer = compute()
+    size = 64
+    if type(answer) is Dist:
+        size += len(answer.weights) * (48 + answer.total.bit_length() // 8)
+    if size > TERM_BYTES_KEPT // 16:
+        return answer
+    with _counted_lock:
+        if key not in _counted:
+            _counted[key] = (answer, size)
+            _counted_bytes[0] += size
+            while len(_counted) > TERMS_KEPT or _counted_bytes[0] > TERM_BYTES_KEPT:
+                _counted_bytes[0] -= _counted.pop(next(iter(_counted)))[1]
+    return answer

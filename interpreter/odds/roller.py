@@ -14,7 +14,12 @@ from interpreter.odds.contest import Contest, contest
 from interpreter.odds.distribution import Dist, mixture
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
 from interpreter.odds.polynomials import Budget, TooComplex
-from interpreter.odds.pools import DEFAULT_BUDGET, limit_failures, may_fail, pool_distribution
+from interpreter.odds.pools import (
+    DEFAULT_BUDGET,
+    counted_distribution,
+    counted_may_fail,
+    limit_failures,
+)
 from interpreter.odds.questions import PoolQuestions
 from interpreter.odds.reads import ReadMemory
 from interpreter.odds.walker import CHAINS
@@ -77,7 +82,7 @@ class DistRoll:
     def __init__(self, roller, die: Die, count: int, steps: tuple):
         self.roller, self.die, self.count, self.steps = roller, die, count, steps
         self._dist = self._raw = self._total = self.finished = None
-        self.failure = may_fail(die, count, steps, roller.epsilon, roller.extra_per_die)
+        self.failure = counted_may_fail(die, count, steps, roller.epsilon, roller.extra_per_die)
 
     def raw(self) -> Dist:
         """The term's distribution; for a term that may fail at the roller's limit, what
@@ -239,14 +244,8 @@ class OddsRoller(PoolQuestions):
     def term_distribution(self, die, count, steps, net: bool = False) -> Dist:
         check_size(die.size, self.limits)
         try:
-            dist = pool_distribution(
-                die,
-                count,
-                steps,
-                self.epsilon,
-                self.budget_of_term(),
-                limit=self.limits.extra_per_die,
-                net=net,
+            dist = counted_distribution(  # counted once for every call that asks
+                die, count, steps, self.epsilon, self.budget_of_term(), self.extra_per_die, net
             )
             check_size(len(dist.weights), self.limits)
             return dist
