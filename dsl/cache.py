@@ -124,64 +124,93 @@ def prune(where: Path) -> None:
 
 def dumps(value, source: Source | None = None) -> bytes:
     """The encoding of `value` (spans must all be of `source`); NotCached if it holds a
-    value the encoding does not."""
-    return json.dumps(_encode(value, source), separators=(",", ":")).encode("utf-8")
+    value the encoding does not, or if it is certainly longer than MAX_ENTRY_BYTES (so
+    that an entry too large to keep is not encoded to the end only to be dropped)."""
+    encoder = _Encoder(source, MAX_ENTRY_BYTES)
+    data = json.dumps(encoder.encode(value), separators=(",", ":")).encode("utf-8")
+    if len(data) > MAX_ENTRY_BYTES:
+        raise NotCached("longer than an entry may be")
+    return data
 
 
 def loads(data: bytes, source: Source | None = None):
     """The value `dumps` encoded (spans made again over `source`); ValueError if the
-    data is not such an encoding."""
-    return _decode(json.loads(data.decode("utf-8")), source)
+    data is not such an encoding. Each JSON object is decoded as the parser meets it,
+    innermost first (`object_hook`): no second walk over what was read."""
+    return json.loads(data.decode("utf-8"), object_hook=_Decoder(source).tagged)
 
 
-def _encode(value, source):
-    if value is None or type(value) in (bool, int, str):
-        return value
-    kind = type(value)
-    if kind is list:
-        return [_encode(v, source) for v in value]
-    if kind is tuple:
-        return {"t": [_encode(v, source) for v in value]}
-    if kind is dict:
-        return {"d": [[_encode(k, source), _encode(v, source)] for k, v in value.items()]}
-    if kind is Fraction:
-        return {"q": [value.numerator, value.denominator]}
-    if kind is Span:
-        if value.source is not source:
-            raise NotCached("a span of another source")
-        return {"s": [value.start, value.end]}
-    if NODE_CLASSES.get(kind.__name__) is kind:
-        return {
-            "n": kind.__name__,
-            "f": [_encode(getattr(value, f.name), source) for f in attrs.fields(kind)],
-        }
-    raise NotCached(f"a {kind.__name__}")
+#: the field names of every node class, in order
+_FIELDS = {kind: tuple(f.name for f in attrs.fields(kind)) for kind in NODE_CLASSES.values()}
+#: the fewest bytes an encoded node or span takes: `{"n":"","f":[]}` and `{"s":[0,0]}`
+_NODE_BYTES = 15
+_SPAN_BYTES = 11
 
 
-def _decode(data, source):
-    if data is None or type(data) in (bool, int, str):
-        return data
-    if type(data) is list:
-        return [_decode(v, source) for v in data]
-    if type(data) is not dict or len(data) not in (1, 2):
-        raise ValueError("not a cache entry")
-    if "t" in data:
-        return tuple(_decode(v, source) for v in data["t"])
-    if "d" in data:
-        return {_decode(k, source): _decode(v, source) for k, v in data["d"]}
-    if "q" in data:
-        numerator, denominator = data["q"]
-        return Fraction(numerator, denominator)
-    if "s" in data:
-        start, end = data["s"]
-        if source is None or type(start) is not int or type(end) is not int:
-            raise ValueError("a span without its source")
-        return Span(source, start, end)
-    kind = NODE_CLASSES.get(data.get("n"))
-    fields = data.get("f")
-    if kind is None or type(fields) is not list or len(fields) != len(attrs.fields(kind)):
-        raise ValueError("not a node of dsl.nodes")
-    node = object.__new__(kind)
-    for field, value in zip(attrs.fields(kind), fields):
-        object.__setattr__(node, field.name, _decode(value, source))
-    return node
+class _Encoder:
+    """The JSON-ready form of a value, counting the fewest bytes it can take as it goes."""
+
+    def __init__(self, source: Source | None, most_bytes: int):
+        self.source = source
+        self.left = most_bytes  # bytes the entry may still take, at the least
+
+    def encode(self, value):
+        if value is None or type(value) in (bool, int, str):
+            return value
+        kind = type(value)
+        if kind is list:
+            return [self.encode(v) for v in value]
+        if kind is tuple:
+            return {"t": [self.encode(v) for v in value]}
+        if kind is dict:
+            return {"d": [[self.encode(k), self.encode(v)] for k, v in value.items()]}
+        if kind is Fraction:
+            return {"q": [value.numerator, value.denominator]}
+        if kind is Span:
+            if value.source is not self.source:
+                raise NotCached("a span of another source")
+            self.spend(_SPAN_BYTES)
+            return {"s": [value.start, value.end]}
+        fields = _FIELDS.get(kind)
+        if fields is not None:
+            self.spend(_NODE_BYTES + len(kind.__name__))
+            return {"n": kind.__name__, "f": [self.encode(getattr(value, f)) for f in fields]}
+        raise NotCached(f"a {kind.__name__}")
+
+    def spend(self, count: int) -> None:
+        self.left -= count
+        if self.left < 0:
+            raise NotCached("longer than an entry may be")
+
+
+class _Decoder:
+    """Each tagged JSON object back to its value."""
+
+    def __init__(self, source: Source | None):
+        self.source = source
+
+    def tagged(self, data: dict):
+        if len(data) == 1:
+            if "s" in data:
+                start, end = data["s"]
+                if self.source is None or type(start) is not int or type(end) is not int:
+                    raise ValueError("a span without its source")
+                return Span(self.source, start, end)
+            if "t" in data:
+                return tuple(data["t"])
+            if "d" in data:
+                return {key: value for key, value in data["d"]}
+            if "q" in data:
+                numerator, denominator = data["q"]
+                return Fraction(numerator, denominator)
+        kind = NODE_CLASSES.get(data.get("n"))
+        fields = data.get("f")
+        if len(data) != 2 or kind is None or type(fields) is not list:
+            raise ValueError("not a node of dsl.nodes")
+        names = _FIELDS[kind]
+        if len(fields) != len(names):
+            raise ValueError("not a node of dsl.nodes")
+        node = object.__new__(kind)
+        for name, value in zip(names, fields):
+            object.__setattr__(node, name, value)
+        return node

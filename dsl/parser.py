@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import operator
 import re
 from functools import cache
 from importlib import resources
 
 import lark
-from lark import Lark, Token
+from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
+from lark.parse_tree_builder import ParseTreeBuilder
 
 from dsl import cache as disk
 from dsl.errors import RulebookSyntaxError, Source, Span
@@ -60,28 +62,80 @@ def _grammar_text() -> str:
     return resources.files("grammar").joinpath("rulebook.lark").read_text(encoding="utf-8")
 
 
+class ParsedTree(Tree):
+    """A parse tree node that knows where its text is, as Lark's `propagate_positions`
+    would say, for a fraction of its cost (that option was half the time of a parse).
+
+    `start`..`end` is the text its rule read, from its first token to its last, those
+    the tree leaves out included (the `(` and `)` of `f(x)`). `start_pos`..`end_pos` is
+    the text of the outermost rule that returned it unchanged (a `?rule` that inlines it,
+    as `"(" expr ")"` does): the part of its parent's text it stands for. A token has
+    the same two attributes, so a parent reads either kind of child alike."""
+
+    start: int | None = None  # None: its rule read no text at all
+    end: int | None = None
+    start_pos: int | None = None
+    end_pos: int | None = None
+
+
 @cache
 def lark_parser(strict: bool = False) -> Lark:
     """The LALR parser for the whole language, built once; its tables are kept in the
-    user's cache folder as data (`dsl.cache`), since building them takes about a second."""
+    user's cache folder as data (`dsl.cache`), since building them takes about a second.
+    It builds ParsedTree nodes (see `_positioned`)."""
     grammar = _grammar_text()
-    options = dict(
-        parser="lalr",
-        start=["rulebook", "expression"],
-        propagate_positions=True,
-        maybe_placeholders=True,
-    )
+    options = dict(parser="lalr", start=["rulebook", "expression"], maybe_placeholders=True)
     if strict:  # conflicts and terminal collisions are errors (a test builds it this way)
-        return Lark(grammar, strict=True, **options)
+        return _positioned(Lark(grammar, strict=True, **options))
     digest = hashlib.sha256(f"{lark.__version__}\n{options}\n{grammar}".encode()).hexdigest()
     entry = f"parser-{digest[:32]}.json"
     found = _parser_from_cache(entry)
     if found is not None:
-        return found
+        return _positioned(found)
     parser = Lark(grammar, **options)
     with contextlib.suppress(disk.NotCached):
         disk.write(entry, disk.dumps(parser.memo_serialize([TerminalDef, Rule])))
+    return _positioned(parser)
+
+
+def _positioned(parser: Lark) -> Lark:
+    """`parser`, its tree-building callbacks replaced (in the table its LALR loop reads)
+    by Lark's own, building ParsedTree, each with the span step of `_with_span`; a rule
+    that only passes its one child on (`?sum: product`) is `operator.itemgetter(0)`:
+    no step in Python at all for most of the reductions of an expression."""
+    builder = ParseTreeBuilder(
+        parser.rules, ParsedTree, maybe_placeholders=parser.options.maybe_placeholders
+    )
+    built = builder.create_callback()
+    callbacks = parser.parser.parser_conf.callbacks
+    for rule in parser.rules:
+        callbacks[rule] = operator.itemgetter(0) if _passes_on(rule) else _with_span(built[rule])
     return parser
+
+
+def _passes_on(rule: Rule) -> bool:
+    """Whether a rule's tree is always its one child, as it was (`?sum: product`)."""
+    if not rule.options.expand1 or rule.alias or rule.options.empty_indices:
+        return False
+    if rule.options.keep_all_tokens or len(rule.expansion) != 1:
+        return False
+    (symbol,) = rule.expansion
+    return not symbol.name.startswith("_") and not (symbol.is_term and symbol.filter_out)
+
+
+def _with_span(build):
+    def callback(children: list):
+        value = build(children)
+        if type(value) is ParsedTree:
+            start = next((c.start_pos for c in children if c.start_pos is not None), None)
+            if start is not None:
+                end = next(c.end_pos for c in reversed(children) if c.end_pos is not None)
+                if value.start is None:  # made by this rule (not a child passed on)
+                    value.start, value.end = start, end
+                value.start_pos, value.end_pos = start, end
+        return value
+
+    return callback
 
 
 def _parser_from_cache(entry: str) -> Lark | None:
@@ -99,7 +153,7 @@ def parse_tree(text: str, source: Source, start: str, offset: int = 0) -> lark.T
     """Parse `text` (which sits at `offset` in `source`) from the start symbol `start`."""
     check_nesting(text, source, offset)
     try:
-        return lark_parser().parse(text, start=start, on_error=_keyword_as_name)
+        return lark_parser().parse(text, start=start, on_error=keyword_as_name)
     except UnexpectedInput as error:
         raise _syntax_error(error, text, source, offset) from None
     except LarkError as error:  # anything else Lark may raise is still a syntax error
@@ -133,7 +187,7 @@ def _dice_pattern() -> re.Pattern:
     return re.compile(pattern.to_regexp())
 
 
-def _keyword_as_name(error: UnexpectedInput) -> bool:
+def keyword_as_name(error: UnexpectedInput) -> bool:
     """A contextual keyword where the parser can take a name is a name (`check`, `roll`,
     `action` as names of parameters, fields and choices). The contextual lexer alone
     cannot always tell: LALR merges the states after a complete expression, so a word
@@ -237,7 +291,7 @@ def _parses_as_name(text: str, word: re.Match, token) -> bool:
     """Whether the text gets past this point with the keyword written as a 'quoted name'."""
     quoted = f"{text[: word.start(1)]}'{word.group(1)}'{text[word.end(1) :]}"
     try:
-        lark_parser().parse(quoted, start="rulebook", on_error=_keyword_as_name)
+        lark_parser().parse(quoted, start="rulebook", on_error=keyword_as_name)
     except UnexpectedInput as again:
         position = getattr(again, "pos_in_stream", None)
         if position is None and isinstance(again, UnexpectedToken):

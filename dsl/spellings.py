@@ -16,8 +16,26 @@ _GROUP_MODIFIER = re.compile(r"\{(?=[^{}\n]*[dD][\d%F(])[^{}\n:]*\}([a-zA-Z!][\w
 _D20_SET = re.compile(r"(?<![\w)])\(([^()\n]*,[^()\n]*)\)((?:kh|kl|ph|pl|k|p)\d*)")
 # Roll20's target number on a group: `{1d20, 1d20}>10` counts the rolls of 10 or more
 _GROUP_TARGET = re.compile(r"\{((?=[^{}\n]*[dD][\d%F(])[^{}\n:]*)\}(>|<)(\d+)")
+# AnyDice's position in a pool: `3@4d6` is the third highest of four dice
+_ANYDICE_AT = re.compile(r"(?<![\w)])(\d+)\s*@\s*(\d*[dD]\d+)")
+# Roll20's inline roll, typed as it is in the chat: `[[1d20+5]]`
+_INLINE_ROLL = re.compile(r"\s*\[\[(?P<roll>[^\[\]]*[dD][\d%F][^\[\]]*)\]\]\s*")
 # the modifiers a group takes, which come before the one it does not
 _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?\d+|(?:kh|kl|dh|dl|k|d)\d*)*")
+
+
+def inline_roll(text: str) -> tuple | None:
+    """(message, start, end, hint) when a whole expression is Roll20's inline roll
+    `[[1d20+5]]`: it parses here, as a list holding a list, which is seldom what was meant."""
+    match = _INLINE_ROLL.fullmatch(text)
+    if match is None:
+        return None
+    return (
+        tr("`[[...]]` is Roll20's inline roll; here it is a list holding a list"),
+        match.start(),
+        match.end(),
+        tr("to roll it, write {roll}", roll=match.group("roll").strip()),
+    )
 
 
 def other_spelling(text: str, position: int) -> tuple | None:
@@ -44,6 +62,20 @@ def other_spelling(text: str, position: int) -> tuple | None:
                 ),
                 match.start(2),
                 match.end(4),
+                tr("here, write {ours}", ours=ours),
+            )
+    for match in _ANYDICE_AT.finditer(text, max(0, position - 40), position + 40):
+        if match.start() <= position <= match.end():
+            place, pool = match.groups()
+            ours = f"highest({pool})" if place == "1" else f"lowest(highest({pool}, {place}))"
+            return (
+                tr(
+                    "`{place}@{pool}` is AnyDice's die at place {place} from the highest",
+                    place=place,
+                    pool=pool,
+                ),
+                match.start(),
+                match.end(),
                 tr("here, write {ours}", ours=ours),
             )
     for match in _D20_SET.finditer(text, max(0, position - 200), position + 200):

@@ -277,6 +277,36 @@ def is_shipped(path) -> bool:
         return False
 
 
+#: what `rulebook_named_in` says of a file that is not a character sheet at all
+NOT_A_SHEET = object()
+_NAMED_RULEBOOKS: dict = {}
+
+
+def rulebook_named_in(path: Path):
+    """The `rulebook:` a character file names (None if it names none), read once per
+    version of the file; NOT_A_SHEET for a file that is not a mapping (another
+    program's YAML or JSON in the same folder) or cannot be read."""
+    try:
+        info = path.stat()
+    except OSError:
+        return NOT_A_SHEET
+    key = (str(path), info.st_mtime_ns, info.st_size)
+    if key in _NAMED_RULEBOOKS:
+        return _NAMED_RULEBOOKS[key]
+    found = NOT_A_SHEET
+    if info.st_size <= MAX_SHEET_SIZE:
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = parse_text(text, format_of(path), str(path))
+        except (SheetError, OSError, UnicodeDecodeError):
+            data = None
+        if isinstance(data, dict):
+            named = data.get("rulebook")
+            found = named if isinstance(named, str) else None
+    _NAMED_RULEBOOKS[key] = found
+    return found
+
+
 def refuse_shipped(target: Path) -> None:
     if is_shipped(target):
         stem = Path(target).stem

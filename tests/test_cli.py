@@ -232,6 +232,19 @@ def test_parameters_and_actions_that_do_not_exist_exit_2(capsys, sheet_copy):
     assert code == 2 and "no file or shipped character" in err
 
 
+def test_a_missing_character_names_its_option_and_lists_only_its_games(capsys):
+    argv = ["run", "brujeria", "intentar", "--lang", "en"]
+    code, _, err = run_cli(
+        capsys, *argv, "--char", "brujeria_investigadora", "--target", "x=nobody"
+    )
+    assert code == 2 and "--target x: no file or shipped character named 'nobody'" in err
+    listed = err.split("shipped characters: ")[1].split()
+    assert {"brujeria_bruja,", "brujeria_investigadora,"} <= set(listed)
+    assert not any(name.startswith(("menecma", "jorge")) for name in listed)
+    code, _, err = run_cli(capsys, *argv)  # no --char for a game whose sheet needs one
+    assert code == 2 and "brujeria_investigadora" in err and "menecma" not in err
+
+
 def test_a_bad_sheet_exits_3_naming_the_field(capsys, tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("Strength: 3\nWits: 4\nFides: 13\n", encoding="utf-8")

@@ -5,6 +5,8 @@ and the odds of every new modifier equal to every draw of the real roller."""
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from fractions import Fraction
 
 import attrs
@@ -134,6 +136,8 @@ def test_this_languages_reading_stays():
         ("{1d20, 1d20}>10", 13, "after a group counts its rolls", "{1d20, 1d20}cs>=10"),
         ("{3d20+5}>21", 9, "after a group counts its rolls", "(3d20+5) >= 21"),
         ("/r 1d20+5", 1, "`/r` is the chat's command", "write the roll alone: 1d20+5"),
+        ("3@4d6", 1, "AnyDice's die at place 3", "lowest(highest(4d6, 3))"),
+        ("2 + 1@2d20", 5, "AnyDice's die at place 1", "highest(2d20)"),
         ("/roll 4d6kh3", 1, "`/roll` is the chat's command", "4d6kh3"),
         ("8d100cs>95cf<5", 11, "counts its dice once", "write df: cs>95df<5"),
     ],
@@ -225,3 +229,20 @@ def test_odds_of_each_new_modifier_are_every_draw_of_the_roller(every_draw, text
     assert odds.exact and odds.omitted == 0
     expected = every_draw(text, limits)
     assert odds.probabilities == expected, text
+
+
+def test_the_suggested_spelling_of_anydices_place_is_that_die():
+    # the third highest of 4d6, against every way four dice can fall
+    faces = range(1, 7)
+    counts = Counter(sorted(r, reverse=True)[2] for r in itertools.product(faces, repeat=4))
+    odds = expression_odds("lowest(highest(4d6, 3))")
+    assert {k: Fraction(v, 6**4) for k, v in counts.items()} == dict(odds.probabilities)
+
+
+def test_roll20s_inline_roll_is_read_as_written_with_a_warning(capsys):
+    assert main(["roll", "[[1d20+5]]", "--dice", "7"]) == 0
+    captured = capsys.readouterr()
+    assert "= [[12]]" in captured.out
+    assert "Roll20's inline roll" in captured.err and "write 1d20+5" in captured.err
+    assert main(["roll", "[[1, 2]]"]) == 0  # a list of numbers: nothing to say
+    assert "Roll20" not in capsys.readouterr().err

@@ -9,7 +9,7 @@ from lark import Token, Tree
 
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import tr
-from dsl.parser import parse_tree
+from dsl.parser import ParsedTree, parse_tree
 
 #: deepest expression tree accepted (a chain `a + b + c ...` counts one level per term)
 MAX_DEPTH = 200
@@ -55,6 +55,18 @@ _EXPRESSION_RULES = {
 }
 
 
+class _HandlerTable(dict):
+    """Rule name → the walk's method for it, filled as rules are met."""
+
+    def __init__(self, walk: type):
+        super().__init__()
+        self.walk = walk
+
+    def __missing__(self, rule: str):
+        method = self[rule] = getattr(self.walk, f"_{rule}")
+        return method
+
+
 def unquote(text: str) -> str:
     """A quoted token's text, its escapes (\\n, \\t, \\", \\\\) read."""
     body = text[1:-1]
@@ -72,6 +84,8 @@ def unquote(text: str) -> str:
 def number_value(text: str, span: Span):
     """A number token's value: an int, or an exact Fraction for a decimal (1.5 is 3/2)."""
     digits_within(text, span)
+    if text.isascii() and text.isdigit():  # most numbers: no Fraction to parse
+        return int(text)
     value = Fraction(text)
     return value.numerator if value.denominator == 1 else value
 
@@ -83,7 +97,7 @@ def whole_number(text: str, span: Span) -> int:
 
 
 def digits_within(text: str, span: Span) -> None:
-    if sum(c.isdigit() for c in text) > MAX_DIGITS:
+    if len(text) > MAX_DIGITS and sum(c.isdigit() for c in text) > MAX_DIGITS:
         raise RulebookSyntaxError(
             tr("a number of more than {max_digits} digits", max_digits=MAX_DIGITS),
             span,
@@ -103,21 +117,29 @@ class TreeWalk:
         self.offset = offset
 
     def build(self, root):
-        results: list = []  # (value, depth)
-        stack: list = [(root, False)]
+        values: list = []  # what each node and token built, in the order of the text
+        depths: list = []  # and how deep an expression each is
+        stack: list = [root]  # what is still to build; `(tree,)`: its children are built
+        handlers = self._handlers()
         while stack:
-            node, visited = stack.pop()
-            if not isinstance(node, Tree):
-                results.append((node, 0))
+            node = stack.pop()
+            if type(node) is not tuple:
+                if isinstance(node, Tree):
+                    stack.append((node,))
+                    stack.extend(reversed(node.children))
+                else:  # a token, or None for an absent optional part
+                    values.append(node)
+                    depths.append(0)
                 continue
-            if not visited:
-                stack.append((node, True))
-                stack.extend((child, False) for child in reversed(node.children))
-                continue
+            (node,) = node
             count = len(node.children)
-            built = results[len(results) - count :] if count else []
-            del results[len(results) - count :]
-            depth = 1 + max((d for _, d in built), default=0)
+            if count:
+                built = values[-count:]
+                del values[-count:]
+                depth = 1 + max(depths[-count:])
+                del depths[-count:]
+            else:
+                built, depth = [], 1
             span = self._tree_span(node)
             if depth > MAX_DEPTH and node.data in _EXPRESSION_RULES:
                 raise RulebookSyntaxError(
@@ -128,15 +150,23 @@ class TreeWalk:
                     span,
                     tr("split it with `let` into smaller parts"),
                 )
-            handler = getattr(self, f"_{node.data}")
-            results.append((handler(span, *[value for value, _ in built]), depth))
-        return results[0][0]
+            values.append(handlers[node.data](self, span, *built))
+            depths.append(depth)
+        return values[0]
 
-    def _tree_span(self, tree: Tree) -> Span:
-        meta = tree.meta
-        if getattr(meta, "empty", True):
+    @classmethod
+    def _handlers(cls) -> dict:
+        """The builder method of each grammar rule, `_rule`, looked up once per class."""
+        found = cls.__dict__.get("_handler_table")
+        if found is None:
+            found = _HandlerTable(cls)
+            cls._handler_table = found
+        return found
+
+    def _tree_span(self, tree: ParsedTree) -> Span:
+        if tree.start is None:  # a rule that read nothing
             return Span(self.source, self.offset, self.offset)
-        return Span(self.source, self.offset + meta.start_pos, self.offset + meta.end_pos)
+        return Span(self.source, self.offset + tree.start, self.offset + tree.end)
 
     def _token_span(self, token: Token) -> Span:
         start = self.offset + token.start_pos

@@ -138,13 +138,14 @@ class ExpressionChecks:
             sites[name] = max(sites.get(name, 0), self.depth - self.base)
 
     def undefined(
-        self, name: str, span: Span, scope: Scope, what: str = "name", functions: bool = True
+        self, name: str, span: Span, scope: Scope, unknown=None, functions: bool = True
     ) -> None:
+        """`unknown`: what the error says, `tr("unknown name `{name}`")` unless told."""
         candidates = set(scope.all_names()) | set(self.globals)
         if functions:
             candidates |= set(BUILTINS)
         self.error(
-            tr("unknown {what} `{name}`", what=what, name=name),
+            (unknown or tr("unknown name `{name}`")).fill(name=name),
             span,
             did_you_mean(name, candidates),
         )
@@ -278,7 +279,7 @@ class ExpressionChecks:
             return self.builtin(node, scope)
         definition = self.globals.get(name)
         if definition is None:
-            self.undefined(name, node.name_span, scope, "function")
+            self.undefined(name, node.name_span, scope, tr("unknown function `{name}`"))
             for arg in node.args:
                 self.expr(arg, scope)
             return t.ANY

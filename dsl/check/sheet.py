@@ -21,7 +21,7 @@ class SheetChecks:
             if item.key_group is not None:
                 group = self.groups.get(item.key_group)
                 if group is None:
-                    self.undefined(item.key_group, item.span, Scope(), "group")
+                    self.undefined(item.key_group, item.span, Scope(), tr("unknown group `{name}`"))
                     return
                 self.used.add(group.name)
                 scope = Scope(names={item.key_var: ("key", self.member_type(group))})
@@ -95,7 +95,7 @@ class SheetChecks:
                         group.span,
                     )
                 else:
-                    self.undefined(member, group.span, Scope(), "sheet field")
+                    self.undefined(member, group.span, Scope(), tr("unknown sheet field `{name}`"))
                 continue
             kinds.add(n.kind_of(field))
         if len(kinds) > 1:

@@ -24,7 +24,7 @@ def add_parser(commands) -> None:
 
 def cmd_new(args) -> int:
     language = options.language(args)
-    source = options.resolve_character(args.character, None)
+    source = options.resolve_character(args.character, None, "CHARACTER")
     target = Path(args.file)
     if source.suffix.lower() != target.suffix.lower() and target.suffix.lower() in (".json",):
         raise ParameterError(

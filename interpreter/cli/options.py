@@ -9,12 +9,13 @@ from pathlib import Path
 
 import dsl
 from dsl import nodes as n
-from dsl.errors import did_you_mean
+from dsl.errors import Diagnostic, Source, Span, did_you_mean
 from dsl.messages import language_for, tr
+from dsl.spellings import inline_roll
 from interpreter.dice import ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
 from interpreter.expression import expression_warnings
-from interpreter.sheet import Sheet
+from interpreter.sheet import NOT_A_SHEET, Sheet, rulebook_named_in
 
 
 def dice_source(args, language: str | None = None):
@@ -114,7 +115,9 @@ def load_rulebook(reference: str) -> dsl.Rulebook:
     return dsl.load(reference)
 
 
-def resolve_character(reference: str, book) -> Path:
+def resolve_character(reference: str, book, option: str = "--char") -> Path:
+    """The file of a character given on the command line: a path, or a shipped
+    character's name (whose own file is then read, never written)."""
     path = Path(reference)
     if path.is_file():
         return path
@@ -123,15 +126,36 @@ def resolve_character(reference: str, book) -> Path:
         candidate = folder / f"{reference}{suffix}"
         if candidate.exists():
             return candidate
-    known = sorted(p.stem for p in folder.glob("*.yaml")) + sorted(
-        p.stem for p in folder.glob("*.json")
-    )
+    known = shipped_characters(book)
     hint = did_you_mean(reference, known) or tr(
         "shipped characters: {names}", names=", ".join(known)
     )
     raise ParameterError(
-        tr("--char: no file or shipped character named {name}", name=repr(reference)), None, hint
+        tr(
+            "{option}: no file or shipped character named {name}",
+            option=option,
+            name=repr(reference),
+        ),
+        None,
+        hint,
     )
+
+
+def shipped_characters(book) -> list[str]:
+    """The shipped characters of `book`'s game (their `rulebook:` is the book or one it
+    extends, or they name none); every one when no book is given."""
+    games = set()
+    while book is not None:
+        games.add(Path(book.path).stem)
+        book = book.base
+    found = set()
+    for path in characters_folder().iterdir():
+        if path.suffix not in (".yaml", ".yml", ".json"):
+            continue
+        named = rulebook_named_in(path)
+        if named is not NOT_A_SHEET and (not games or named is None or named in games):
+            found.add(path.stem)
+    return sorted(found)
 
 
 def characters_folder() -> Path:
@@ -158,7 +182,7 @@ def sheet_for(args, book, engine, target: str | None = None) -> Sheet:
             empty = engine.empty_sheet(target) if target is not None else None
             if empty is not None:
                 return empty
-            shipped = sorted(p.stem for p in characters_folder().glob("*.y*ml"))
+            shipped = shipped_characters(book)
             raise ParameterError(
                 tr("{title} needs a character: {reason}", title=book.title, reason=error.message),
                 None,
@@ -205,7 +229,7 @@ def target_files(args, book, action: str | None) -> dict:
             )
         if name in out:
             raise ParameterError(tr("--target {name} is given twice", name=name))
-        out[name] = resolve_character(file.strip(), book)
+        out[name] = resolve_character(file.strip(), book, " ".join(("--target", name)))
     return out
 
 
@@ -232,6 +256,11 @@ def print_warnings(expression: str, language) -> None:
     reads otherwise, a modifier that changes nothing), on stderr: stdout is the result."""
     for warning in expression_warnings(expression):
         print(warning.render(language), file=sys.stderr)
+    inline = inline_roll(expression)
+    if inline is not None:
+        message, start, end, hint = inline
+        span = Span(Source("<expression>", expression), start, end)
+        print(Diagnostic("warning", message, span, hint).render(language), file=sys.stderr)
 
 
 #: a dice expression given as an argument may start with a minus: `rulebook roll -1d6`

@@ -22,7 +22,7 @@ from dsl.load import MAX_EXTENDS, language_written_in, parse_cached, read
 from dsl.messages import tr
 from interpreter import files
 from interpreter.errors import ParameterError
-from interpreter.sheet import MAX_SHEET_SIZE, parse_text
+from interpreter.sheet import NOT_A_SHEET, rulebook_named_in
 
 #: what a client may call a rulebook or a character: a file stem, never a path
 NAME = re.compile(r"[^\W_][\w-]{0,99}")
@@ -178,8 +178,8 @@ class Library:
                 current = current.base
         out = []
         for name, (path, source) in self.character_files().items():
-            rulebook = _rulebook_named_in(path)
-            if rulebook is _NOT_A_SHEET:
+            rulebook = rulebook_named_in(path)
+            if rulebook is NOT_A_SHEET:
                 continue
             if wanted is not None and rulebook is not None and rulebook not in wanted:
                 continue
@@ -209,7 +209,6 @@ class Library:
 _EXTENDS_HINT = tr(
     "a rulebook served here extends a shipped rulebook or one in the server's folder"
 )
-_NOT_A_SHEET = object()
 
 
 def _named(files: dict, name, unknown, listing) -> Path:
@@ -244,30 +243,3 @@ def _stamps(book) -> tuple:
             out.append((current.path, None, None))
         current = current.base
     return tuple(out)
-
-
-_SHEET_RULEBOOKS: dict = {}
-
-
-def _rulebook_named_in(path: Path):
-    """The `rulebook:` a character file names (None if it names none); _NOT_A_SHEET for
-    a file that is not a mapping (another program's YAML or JSON in the folder)."""
-    try:
-        info = path.stat()
-    except OSError:
-        return _NOT_A_SHEET
-    key = (str(path), info.st_mtime_ns, info.st_size)
-    if key in _SHEET_RULEBOOKS:
-        return _SHEET_RULEBOOKS[key]
-    found = _NOT_A_SHEET
-    if info.st_size <= MAX_SHEET_SIZE:
-        try:
-            text = path.read_text(encoding="utf-8")
-            data = parse_text(text, "json" if path.suffix == ".json" else "yaml", str(path))
-        except (RulebookError, OSError, UnicodeDecodeError):
-            data = None
-        if isinstance(data, dict):
-            named = data.get("rulebook")
-            found = named if isinstance(named, str) else None
-    _SHEET_RULEBOOKS[key] = found
-    return found
