@@ -19,10 +19,10 @@ from interpreter.odds.distribution import LIFTS, Dist, mixture
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.marginals import JointTooLarge, whole_or_by_field
 from interpreter.odds.polynomials import TooComplex
-from interpreter.odds.roller import LiftMemory, OddsRoller
+from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled
 from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
-from interpreter.odds.worlds import Failure, Liveness, stopped
+from interpreter.odds.worlds import STOPS, Failure, Liveness, stopped
 from interpreter.runtime import Context, State, known
 from interpreter.values import Record
 
@@ -62,6 +62,32 @@ def expression_odds(
 
 
 def _exact_expression(text, value, epsilon, budget, limits, deadline) -> Odds:
+    dist = at_once(value, epsilon, budget, limits, deadline)
+    if dist is None:  # it branches, or stops in some runs: world by world
+        dist = by_worlds(value, epsilon, budget, limits, deadline)
+    certain_limit(dist.weights)
+    return Odds({"expression": text}, None, dist, True, dist.omitted)
+
+
+def at_once(value, epsilon, budget, limits, deadline) -> Dist | None:
+    """The value's own distribution, from one run that needs no branch (most
+    expressions: `3d6`, `4d6kh3 + 2`): what the explorer's only world would give, without
+    the explorer. None when the run branches or stops."""
+    roller = OddsRoller(epsilon, budget, limits, deadline=deadline)
+    ctx = Context(roller, limits, State({}))
+    roller.work += 1  # the run, as the explorer counts it
+    deadline.check()
+    token = LIFTS.set(LiftMemory(roller))
+    try:
+        result = value(ctx)
+    except (Branch, *STOPS):
+        return None
+    finally:
+        LIFTS.reset(token)
+    return result if type(result) is Dist else Dist.point(result)
+
+
+def by_worlds(value, epsilon, budget, limits, deadline) -> Dist:
     roller = OddsRoller(epsilon, budget, limits, deadline=deadline)
     ctx = Context(roller, limits)
     explorer = Explorer(ctx, roller, epsilon)
@@ -74,11 +100,8 @@ def _exact_expression(text, value, epsilon, budget, limits, deadline) -> Odds:
     finally:
         LIFTS.reset(token)
     if len(parts) == 1 and parts[0][0] == 1:  # no branch: the value's own distribution
-        dist = parts[0][1]
-    else:
-        dist = mixture(parts)
-    certain_limit(dist.weights)
-    return Odds({"expression": text}, None, dist, True, dist.omitted)
+        return parts[0][1]
+    return mixture(parts)
 
 
 def action_odds(
