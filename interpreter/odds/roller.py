@@ -212,6 +212,8 @@ class OddsRoller(PoolQuestions):
             value = value.project(tuple(sorted(needed)))
         if type(value) is Contest:
             raise Branch(value.dist(), value.stops, name)
+        if binding[3] and needed is not MISSING and type(value) is Dist:
+            return value  # read once later: combined there, as a dice term written there
         raise Branch(value, (), name)
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:
