@@ -415,7 +415,7 @@ def test_two_draws_compared_are_counted_by_their_sums():
         "let p = d3 + B\n  let v = max([p, 2]) + min([p, 3])\n  result { f: v }",
         "let p = d3 + B\n  let v = p - p\n  result { f: v }",
         "let p = d3 + B\n  if p > 1 { set acc to p } else { set acc to 0 }\n  result { f: acc }",
-        "let p = d3 + B\n  let q = d3 + B\n  set acc to p\n  set acc to acc - q\n  result { f: acc }",
+        "let p = d3 + B\n  let q = d3 + B\n  set acc to p\n  set acc to acc - q\n  result { f: acc }",  # noqa: E501
     ],
 )
 def test_a_value_read_more_than_once_is_one_value(body):
