@@ -172,15 +172,31 @@ def test_undo_is_recorded_with_its_changes(journal, lucia):
 
 
 def test_undo_refuses_when_a_later_run_changed_the_sheet(journal, lucia):
-    first, second = play_session(journal, lucia, 2)
+    engine = brujeria()
+    first, _ = journaled_run(journal, engine, lucia, "recibir_daño", {"daño": "2"}, SeededDice(1))
+    params = {"atributo": "Percepción", "habilidad": "Notar"}
+    reading, _ = journaled_run(journal, engine, lucia, "chequeo_sencillo", params, SeededDice(2))
+    assert not journal.entry(reading).changes  # a check reads the sheet, changes nothing
+    third, _ = journaled_run(journal, engine, lucia, "recibir_daño", {"daño": "3"}, SeededDice(3))
     text = lucia.read_text(encoding="utf-8")
-    with pytest.raises(UndoRefused, match=f"later run changed it too \\({second}\\)") as caught:
+    # only the run that changed the sheet stands in the way, not the one that read it
+    with pytest.raises(UndoRefused, match=f"later run changed it too \\({third}\\)") as caught:
         undo(journal, first)
     assert caught.value.exit_code == 4
-    assert lucia.read_text(encoding="utf-8") == text and len(journal.entries()) == 2
+    assert lucia.read_text(encoding="utf-8") == text and len(journal.entries()) == 3
     undo(journal, first, force=True)
     before_first = journal.text(journal.entry(first).sheets[0].before)
     assert lucia.read_text(encoding="utf-8") == before_first
+
+
+def test_a_later_run_that_only_read_the_sheet_does_not_stop_an_undo(journal, lucia):
+    engine = brujeria()
+    before = lucia.read_text(encoding="utf-8")
+    first, _ = journaled_run(journal, engine, lucia, "recibir_daño", {"daño": "2"}, SeededDice(1))
+    params = {"atributo": "Percepción", "habilidad": "Notar"}
+    journaled_run(journal, engine, lucia, "chequeo_sencillo", params, SeededDice(2))
+    undo(journal, first)
+    assert lucia.read_text(encoding="utf-8") == before
 
 
 def test_undo_refuses_to_throw_away_a_hand_edit(journal, lucia):

@@ -15,9 +15,13 @@ from hypothesis import strategies as st
 
 import dsl
 from benchmarks.corpus import compile_term
+from dsl.errors import RulebookError
 from interpreter import Engine
+from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds import TooComplex, expression_odds, pool_distribution
+from interpreter.odds.bounds import Deadline
+from interpreter.odds.compute import BUDGET, at_once, by_worlds
 from interpreter.odds.polynomials import Budget
 from interpreter.odds.pools import counted_distribution, counted_may_fail, may_fail
 
@@ -86,3 +90,66 @@ def test_expressions_asked_again_give_the_same_distribution():
     for text in ("3d6", "2d20kh1+4", "d6x", "d10+d10"):
         first = expression_odds(text).probabilities
         assert expression_odds(text).probabilities == first
+
+
+# ─── an expression counted in one run, without the explorer ─────────────────
+
+TERM_TEXTS = st.sampled_from(
+    ["d6", "3d6", "2d20kh1", "4d6kh3", "d6x", "4dF", "d%", "3d6rr=1", "6d10cs>7", "2d6x>=5"]
+)
+PARTS = st.one_of(TERM_TEXTS, st.integers(-3, 12).map(str))
+EXPRESSIONS = st.one_of(
+    PARTS,
+    st.tuples(PARTS, st.sampled_from(["+", "-", "*", ">=", "<", "max"]), PARTS).map(
+        lambda t: f"max({t[0]}, {t[2]})" if t[1] == "max" else f"{t[0]} {t[1]} {t[2]}"
+    ),
+    st.tuples(st.integers(2, 5), st.sampled_from(["d4", "2d3", "d6x", "d{0,1,1}"])).map(
+        lambda t: f"({t[1]})d{t[0]}"
+    ),  # the count is a roll: the run branches on it
+    st.sampled_from(["d0", "0d6", "d6x=1x=2x=3x=4x=5x=6", "1000001d6", "d6 / 0", "d4d6"]),
+)
+
+
+def _outcome(compute):
+    try:
+        found = compute()
+    except RulebookError as error:
+        return ("refused", type(error).__name__, str(error))
+    except TooComplex:
+        return "too complex"
+    if found is None:
+        return None
+    total = found.total
+    return {o: Fraction(w, total) for o, w in found.weights.items()}
+
+
+@settings(max_examples=80, deadline=None)
+@given(EXPRESSIONS)
+def test_one_run_gives_what_the_explorer_gives(text):
+    limits = DEFAULT_LIMITS
+    try:
+        _node, value = compile_expression(text)
+    except RulebookError:
+        return  # refused before counting, the same for both
+    once = _outcome(lambda: at_once(value, EPS, BUDGET, limits, Deadline(60)))
+    worlds = _outcome(lambda: by_worlds(value, EPS, BUDGET, limits, Deadline(60)))
+    if once is not None:  # None: it branches, and the explorer answers it
+        assert once == worlds, text
+    first, again = (_answer(lambda: expression_odds(text).probabilities) for _ in range(2))
+    assert first == again, text  # and asked again (the terms kept): the same
+
+
+def _answer(compute):
+    try:
+        return compute()
+    except RulebookError as error:
+        return ("refused", type(error).__name__, str(error))
+
+
+def test_a_plain_term_is_counted_in_one_run_and_a_branching_one_by_worlds():
+    def once(text):
+        return at_once(compile_expression(text)[1], EPS, BUDGET, DEFAULT_LIMITS, Deadline(60))
+
+    four = once("4d6kh3 + 2")  # 13 on the three highest of 4d6: 172 of the 1296 rolls
+    assert four.weights[15] == 172 and four.total == 1296
+    assert once("(d4)d6") is None

@@ -364,3 +364,14 @@ def test_odds_of_an_action_with_a_choice_under_the_best_play(page, server):
     expect(chart).to_be_visible(timeout=90_000)
     expect(page.locator("#odds-summary")).to_contain_text(re.compile(r"^exact, mean \d"))
     assert chart.locator("rect.bar-a[data-outcome]").count() >= 3
+    best_play = page.locator("#odds-summary").text_content()
+    # the same choice answered in advance: never invoking is worse than the best play
+    page.select_option('select.odds-choice[data-choice="invoke"]', "no")
+    page.click("#odds-button")
+    expect(page.locator("#odds-summary")).not_to_have_text(best_play, timeout=90_000)
+    never = page.locator("#odds-summary").text_content()
+    assert never.startswith("exact") and mean_in(never) < mean_in(best_play)
+
+
+def mean_in(summary: str) -> float:
+    return float(re.search(r"mean (-?[\d.]+)", summary).group(1))

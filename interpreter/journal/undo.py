@@ -3,10 +3,10 @@
 An undo is itself an entry (kind `undo`, naming the entry it undoes), so undoing an undo
 brings the run's effect back, and the history never loses anything. Only the sheets the
 run changed are put back (another character it only read is left alone). An undo is
-refused when a later entry that still stands ran on one of those sheets (its result
-stood on the state undone), or when the file is no longer what the run wrote (edited
-since): undoing then would throw that away (`force` does it anyway; the journal still
-holds every text).
+refused when a later entry that still stands changed one of those sheets, or when the
+file is no longer what the run wrote (edited since): undoing then would throw that away
+(`force` does it anyway; the journal still holds every text). A later run that only
+read the sheet is no reason to refuse: writing the sheet back loses nothing of it.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
                 and e.state == "applied"
                 and e.id not in gone
                 and not (e.kind == "undo" and e.undoes in gone)  # a run and its undo cancel
-                and any(s.path == state.path for s in e.sheets)  # (a run that read it too)
+                and any(s.path == state.path and s.before != s.after for s in e.sheets)
             ]
             current = read_current(path)
             if not force:

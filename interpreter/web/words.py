@@ -88,6 +88,7 @@ PAGE_WORDS = (
     tr("Odds of"),
     tr("compared with"),
     tr("choices: the best for"),
+    tr("the best"),
     tr("Odds"),
     tr("Enter"),
     tr("Take back the last die"),

@@ -166,6 +166,13 @@ function chooseAction() {
     : [];
   const choices = item ? item.choices || [] : [];
   $("#best-box").hidden = choices.length === 0;
+  // each choice answered in advance for the odds, or left to the best play
+  $("#odds-choices").hidden = choices.length === 0;
+  $("#odds-choices").replaceChildren(...choices.map((choice) => el("label", {},
+    `${choice.name} `,
+    el("select", { class: "odds-choice", dataset: { choice: choice.name } },
+      el("option", { value: "" }, t("the best")),
+      ...choice.options.map((option) => el("option", { value: option }, option))))));
   $("#action-choices").textContent = choices.length
     ? t("asks during the run: {choices}", { choices: choices.map((c) => c.name).join(", ") }) : "";
 }
@@ -252,9 +259,13 @@ async function odds(withEditor = false) {
   const request = subject();
   const target = $("#odds-field").value.trim();
   if (target) request.field = target;
-  // The action's choices in the odds: each the best for a goal (`success`, `mean hit`,
-  // `degree=critical`), computed exactly: the odds under the best play.
+  // The action's choices in the odds: each answered in advance, or the best for a goal
+  // (`success`, `mean hit`, `degree=critical`), computed exactly: the odds under the best play.
   if (!$("#best-box").hidden) request.best = $("#odds-best").value.trim() || "success";
+  const answered = [...document.querySelectorAll("select.odds-choice")].filter((s) => s.value);
+  if (answered.length) {
+    request.choices = Object.fromEntries(answered.map((s) => [s.dataset.choice, s.value]));
+  }
   const compare = withEditor ? "@editor" : $("#compare").value;
   if (compare === "@editor") request.compare = { text: editor.text };
   else if (compare) request.compare = { rulebook: compare };
