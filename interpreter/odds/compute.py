@@ -17,6 +17,7 @@ from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
 from interpreter.odds.bounds import Deadline, certain_limit, checked
 from interpreter.odds.distribution import LIFTS, Dist, mixture
 from interpreter.odds.explore import Explorer, Live, World
+from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import (
     TooComplex,
 )
@@ -53,6 +54,9 @@ def expression_odds(
     limits = limits or DEFAULT_LIMITS
     deadline = Deadline(checked(budget, trials, seconds or limits.odds_seconds))
     try:
+        plain = plain_distribution(text, epsilon, limits, deadline.part(0.5))  # `3d6`
+        if plain is not None:
+            return Odds({"expression": text}, None, plain, True, plain.omitted)
         _node, value = compile_expression(text)
         return _exact_expression(text, value, epsilon, budget, limits, deadline.part(0.5))
     except RecursionError:
