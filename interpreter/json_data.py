@@ -187,6 +187,12 @@ def _odds_body(odds, w: Writer, base: str, out: dict) -> dict:
     out["omitted_mass"] = w.value(Fraction(odds.omitted), f"{base}/omitted_mass")
     out["trials"] = odds.trials
     out["note"] = w.text(odds.note)  # why it was sampled (a limit), and if it stopped short
+    fields = getattr(odds, "fields", None)
+    if fields is not None:  # the whole result field by field (interpreter.odds.marginals)
+        out["joint_outcomes_above"] = odds.limit if odds.proven else None
+        out["fields"] = [
+            _odds_body(f, w, f"{base}/fields/{i}", {}) for i, f in enumerate(fields.values())
+        ]
     if odds.goal is not None:  # the odds under the best play for a goal
         goal = odds.goal
         value = w.value(goal.value, f"{base}/goal/value")

@@ -7,6 +7,7 @@ command line's answers follow the rulebook's orders and words, and refuse as `ru
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from dsl.rulebook import reads_sheet
 from interpreter import Engine
 from interpreter.cli import main
 from interpreter.odds import Failure
+from interpreter.odds.marginals import JOINT_OUTCOMES, ByField
+from tests.test_json_data import valid
 
 CHARACTERS = Path(__file__).resolve().parent.parent / "rulebooks" / "characters"
 
@@ -149,3 +152,92 @@ def test_failures_are_outcomes_of_their_own(brujeria):
     odds = engine.odds("defensa_con_esencia", rich, {"esencia": 999})
     assert all(isinstance(o, Failure) for o in odds.probabilities)
     assert odds.refused() is not None
+
+
+ENSURE = (
+    'rulebook "E" { }\nsheet { attribute A, B in 0..10\n'
+    'ensure A <= B else "A cannot pass B" }\n'
+    "action raise_a() { gain d4 to A\n result { a: A } }"
+)
+
+
+@pytest.mark.parametrize("field", [None, "a"])
+def test_a_broken_ensure_is_an_outcome_where_the_run_fails(field):
+    """A run whose end breaks an `ensure` fails (run raises there): odds count it as a
+    failure outcome with its probability, not as an error of the whole computation."""
+    from interpreter import EvaluationError, ForcedDice
+
+    engine = Engine(dsl.load_text(ENSURE, "e.rules"))
+    sheet = engine.sheet({"A": 0, "B": 2})
+    with pytest.raises(EvaluationError, match="A cannot pass B"):
+        engine.run("raise_a", sheet, {}, ForcedDice([3]))
+    odds = engine.odds("raise_a", sheet, {}, field)
+    failures = [o for o in odds.probabilities if isinstance(o, Failure)]
+    assert len(failures) == 1 and "A cannot pass B" in failures[0].message
+    assert odds.probability(failures[0]) == Fraction(1, 2)
+    kept = {o if field else o["a"]: p for o, p in odds.probabilities.items() if o not in failures}
+    assert kept == {1: Fraction(1, 4), 2: Fraction(1, 4)}
+
+
+THREE_ROLLS = (
+    'rulebook "T" { }\nsheet { attribute A in 0..10 }\n'
+    'action three() {\n let a = d100\n require a > 5 else "too low"\n'
+    " let b = d100 + A\n let c = d20\n result { a: a, b: b, c: c } }"
+)
+
+
+def test_a_joint_too_large_to_read_is_answered_field_by_field(capsys, tmp_path):
+    """Three independent rolls: a joint of 95 × 100 × 20 outcomes, past the bound, so each
+    field comes on its own, exact, the refusal's probability the same in each."""
+    engine = Engine(dsl.load_text(THREE_ROLLS, "t.rules"))
+    sheet = engine.sheet({"A": 3})
+    odds = engine.odds("three", sheet)
+    assert isinstance(odds, ByField) and odds.exact
+    assert list(odds.fields) == ["a", "b", "c"] and "each field on its own" in str(odds.note)
+    refusal = Failure("too low")
+    for name, field in odds.fields.items():
+        assert field.field == name and field.exact
+        assert field.probability(refusal) == Fraction(5, 100)
+    assert odds.probability(refusal) == Fraction(5, 100)
+    assert odds.fields["a"].probabilities[6] == Fraction(1, 100)
+    assert odds.fields["b"].probabilities == {
+        **{b: Fraction(95, 100 * 100) for b in range(4, 104)},
+        refusal: Fraction(5, 100),
+    }
+    assert odds.fields["c"].probability(20) == Fraction(95, 100 * 20)
+    with pytest.raises(Exception, match="field by field"):
+        odds.probability({"a": 6, "b": 4, "c": 1})
+    # each field alone is what --field gives
+    assert engine.odds("three", sheet, field="c").probabilities == odds.fields["c"].probabilities
+    rules, character = tmp_path / "t.rules", tmp_path / "t.yaml"
+    rules.write_text(THREE_ROLLS, encoding="utf-8")
+    character.write_text("A: 3\n", encoding="utf-8")
+    assert main(["odds", str(rules), "three", "--char", str(character)]) == 0
+    text = capsys.readouterr().out
+    assert "each field on its own" in text and text.count("three · ") == 3
+    assert main(["odds", str(rules), "three", "--char", str(character), "--json"]) == 0
+    data = valid(json.loads(capsys.readouterr().out))
+    assert data["outcomes"] == [] and data["note"] == str(odds.note)
+    assert [f["field"] for f in data["fields"]] == ["a", "b", "c"]
+    assert data["fields"][2]["outcomes"][0] == valid_row(data["fields"][2]["outcomes"][0])
+    # a field of more outcomes than the bound: the joint surely has more too, said so
+    wide = THREE_ROLLS.replace("let b = d100 + A", "let b = d60 * 100 + d50")
+    engine = Engine(dsl.load_text(wide, "w.rules"))
+    odds = engine.odds("three", engine.sheet({"A": 0}))
+    assert isinstance(odds, ByField) and odds.proven and odds.exact
+    assert len(odds.fields["b"].probabilities) == 60 * 50 + 1
+    assert f"more than {JOINT_OUTCOMES} outcomes" in str(odds.note)
+    assert odds.to_json()["joint_outcomes_above"] == JOINT_OUTCOMES
+
+
+def valid_row(row: dict) -> dict:
+    assert row["outcome"] == 1 and row["probability"] == 95 / 2000
+    return row
+
+
+def test_a_joint_small_enough_stays_whole():
+    book = THREE_ROLLS.replace("d100", "d6").replace("d20", "d4")
+    engine = Engine(dsl.load_text(book, "t.rules"))
+    odds = engine.odds("three", engine.sheet({"A": 0}))
+    assert not hasattr(odds, "fields") and odds.exact
+    assert len(odds.probabilities) == 1 + 1 * 6 * 4  # a=6 only, b and c: every value

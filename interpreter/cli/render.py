@@ -35,7 +35,13 @@ def progress_bar(stream=sys.stderr, language: str | None = None):
 
 def to_text(odds: Odds, fractions: bool = False, language: str | None = None) -> str:
     """A row per outcome: probability, P(at least), a bar (as AnyDice draws them); the
-    outcomes in the output's language (yes/no as `rulebook run` shows them)."""
+    outcomes in the output's language (yes/no as `rulebook run` shows them). A whole
+    result answered field by field (interpreter.odds.marginals): why, then a table per
+    field."""
+    fields = getattr(odds, "fields", None)
+    if fields is not None:
+        head = f"{odds.subject.get('action')}\n  ({translate(odds.note, language)})"
+        return "\n\n".join([head, *(to_text(f, fractions, language) for f in fields.values())])
     lines = []
     subject = odds.subject.get("expression") or odds.subject.get("action")
     head = f"{subject}" + (f" · {odds.field}" if odds.field else "")

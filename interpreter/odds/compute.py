@@ -17,14 +17,13 @@ from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
 from interpreter.odds.bounds import Deadline, certain_limit, checked
 from interpreter.odds.distribution import LIFTS, Dist, mixture
 from interpreter.odds.explore import Explorer, Live, World
+from interpreter.odds.marginals import JointTooLarge, whole_or_by_field
 from interpreter.odds.plain import plain_distribution
-from interpreter.odds.polynomials import (
-    TooComplex,
-)
+from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled
 from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
-from interpreter.odds.worlds import STOPS, Liveness
+from interpreter.odds.worlds import STOPS, Failure, Liveness, stopped
 from interpreter.runtime import Context, State, known
 from interpreter.values import Record
 
@@ -129,36 +128,51 @@ def action_odds(
     default the engine's `limits.odds_seconds`), else sampled from real runs. `choices`
     answers the action's `choose` statements (a mapping: interpreter.choices)."""
     subject = {"action": action}
-    deadline = Deadline(checked(budget, trials, seconds or engine.limits.odds_seconds))
+    seconds = checked(budget, trials, seconds or engine.limits.odds_seconds)
     orders = text_orders(engine.rulebook)
-    try:
-        outcomes, omitted = _exact(
-            engine, action, sheet, params, field, epsilon, budget, progress, deadline.part(0.5),
-            choices,
-        )  # fmt: skip
-        certain_limit(outcomes)  # outcome → its Mass: the Fractions are made when read
-        made = functools.partial(fractions_of, outcomes)
-        return Odds(subject, field, made, True, omitted, orders=orders)
-    except TooComplex as reason:
-        counts, done = sample_action(
-            engine, action, sheet, params, field, trials, seed, progress, deadline, choices
-        )
-        return sampled(subject, field, counts, done, trials, deadline, reason, orders)
+
+    def count(field, share, cap, seconds):
+        """The exact odds of `field` with a share of the budget, else sampled; a `cap`
+        on the outcomes (the whole result's): past it (or the budget), never sampled."""
+        deadline = Deadline(seconds)
+        try:
+            outcomes, omitted = _exact(
+                engine, action, sheet, params, field, epsilon, max(budget // share, 1),
+                progress, deadline.part(0.5 if cap is None else 1.0), choices, cap,
+            )  # fmt: skip
+            certain_limit(outcomes)  # outcome → its Mass: the Fractions are made when read
+            made = functools.partial(fractions_of, outcomes)
+            return Odds(subject, field, made, True, omitted, orders=orders)
+        except TooComplex as reason:
+            if cap is not None:
+                raise
+            counts, done = sample_action(
+                engine, action, sheet, params, field, trials, seed, progress, deadline, choices
+            )
+            return sampled(subject, field, counts, done, trials, deadline, reason, orders)
+
+    if field is None:  # the whole result; field by field when its joint is too large
+        found = whole_or_by_field(engine.rulebook, action, count, seconds, subject, orders)
+        if found is not None:
+            return found
+    return count(field, 1, None, seconds)
 
 
-def _exact(engine, action, sheet, params, field, epsilon, budget, progress, deadline, choices):
+def _exact(engine, action, sheet, params, field, epsilon, budget, progress, deadline, choices, cap):
     limits = counting_limits(engine.limits)
     roller = OddsRoller(epsilon, budget, limits, progress, deadline)
     token = LIFTS.set(LiftMemory(roller))
     try:
         return _explore_action(
-            engine, action, sheet, params, field, epsilon, roller, limits, choices
+            engine, action, sheet, params, field, epsilon, roller, limits, choices, cap
         )
     finally:
         LIFTS.reset(token)
 
 
-def _explore_action(engine, action, sheet, params, field, epsilon, roller, limits, choices=None):
+def _explore_action(
+    engine, action, sheet, params, field, epsilon, roller, limits, choices=None, cap=None
+):
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
     ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
@@ -176,6 +190,8 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
         found = outcomes.get(outcome)
         if found is None:
             outcomes[outcome] = Mass(weight)
+            if cap is not None and len(outcomes) > cap:
+                raise JointTooLarge(tr("more than {cap} outcomes", cap=cap))
         else:
             found.add(weight)
 
@@ -213,10 +229,10 @@ def _explore_action(engine, action, sheet, params, field, epsilon, roller, limit
         if found is None:
             try:
                 found = committed[written] = engine.commit(ctx, sheet)[0]
-            except STOPS as error:
-                found = committed[written] = error
-        if isinstance(found, BaseException):
-            raise found
+            except EvaluationError as error:  # a broken `ensure` too: the run fails there
+                found = committed[written] = stopped(error)
+        if type(found) is Failure:
+            return found
         return field_outcome(result, found, field, compiled)
 
     for weight, outcome in explorer.each(worlds, finish):

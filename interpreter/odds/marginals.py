@@ -1,0 +1,108 @@
+"""A whole result too large to read: each result field's exact distribution on its own.
+
+The whole result of an action is the joint distribution of its fields. For an action
+that reports several independent rolls (five open-ended rolls: some 10^9 combinations)
+that joint has more outcomes than anyone can read, and more than can be counted in a
+second. Such an action is answered field by field: each field's own distribution (its
+marginal), exact, with the ways the action stops (its failures) in every one of them.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dsl import nodes as n
+from dsl.messages import tr
+from interpreter.errors import EvaluationError
+from interpreter.odds.answer import Odds
+from interpreter.odds.bounds import clock
+from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.worlds import Failure
+
+#: the most outcomes a whole result is shown with; past it, each field on its own
+JOINT_OUTCOMES = 2_000
+#: the share of the budget the joint may use before the fields are counted one by one
+JOINT_SHARE = 10
+
+
+class JointTooLarge(TooComplex):
+    """The whole result has more than JOINT_OUTCOMES outcomes (seen while counting)."""
+
+
+def result_fields(book, action: str) -> tuple:
+    """The names of an action's result fields (none for a check, a roll, or no result)."""
+    definition = book.actions.get(action)
+    body = definition.body if definition is not None else ()
+    if not body or not isinstance(body[-1], n.Result):
+        return ()
+    return tuple(name for name, _ in body[-1].fields)
+
+
+class ByField(Odds):
+    """The whole result of an action, answered field by field: `fields` maps each result
+    field to its own answer (an Odds of that field alone, its failures included: the
+    refusal's probability is the same in each). The joint of them has more than `limit`
+    outcomes (`proven`), or more than the budget could count (not `proven`).
+
+    `probabilities` of the whole is empty: a whole record's probability is not known
+    here (`probability` of one says so); each field's are in `fields[name]`."""
+
+    def __init__(self, subject: dict, fields: dict, limit: int, proven: bool, orders=()):
+        exact = all(odds.exact for odds in fields.values())
+        omitted = max((odds.omitted for odds in fields.values()), default=Fraction(0))
+        note = (
+            tr("each field on its own; the joint has more than {limit} outcomes", limit=limit)
+            if proven
+            else tr("each field on its own; the joint is more than the budget can count")
+        )
+        super().__init__(subject, None, {}, exact, omitted, orders=orders, note=note)
+        self.fields = fields
+        self.limit = limit
+        self.proven = proven
+
+    def probability(self, outcome) -> Fraction:
+        if isinstance(outcome, Failure):
+            return self.failures.get(outcome, Fraction(0))
+        raise EvaluationError(
+            tr(
+                "the whole result is answered field by field: ask one of {fields}",
+                fields=", ".join(self.fields),
+            )
+        )
+
+    @property
+    def failures(self) -> dict:
+        """Each way the action stops, with its probability (as in every field's answer)."""
+        first = next(iter(self.fields.values()), None)
+        if first is None:
+            return {}
+        return {o: p for o, p in first.probabilities.items() if isinstance(o, Failure)}
+
+
+def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, orders):
+    """The whole result's answer: `count(field, budget_share, outcome_cap, seconds)` for
+    the whole result (field None) when its joint has at most JOINT_OUTCOMES outcomes and
+    fits a share of the budget; else each field's on its own (a ByField). None when the
+    action has fewer than two result fields (nothing to split: the caller counts it)."""
+    names = result_fields(book, action)
+    if len(names) < 2:
+        return None
+    started = clock()
+    try:
+        return count(None, JOINT_SHARE, JOINT_OUTCOMES, seconds / (len(names) + 1))
+    except JointTooLarge:
+        proven = True
+    except TooComplex:
+        proven = False
+    fields: dict = {}
+    for name in names:  # each in the time left (a field past it is sampled, briefly)
+        fields[name] = count(name, 1, None, max(seconds - (clock() - started), 0.05))
+    if not proven:
+        sizes = [len(odds.probabilities) for odds in fields.values()]
+        proven = max(sizes) > JOINT_OUTCOMES
+        product = 1
+        for size in sizes:
+            product *= size
+        if product <= JOINT_OUTCOMES:  # small after all: the joint, as fields alone cannot say
+            return count(None, 1, None, max(seconds - (clock() - started), 0.01))
+    return ByField(subject, fields, JOINT_OUTCOMES, proven, orders)
