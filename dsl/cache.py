@@ -140,6 +140,24 @@ def loads(data: bytes, source: Source | None = None):
     return json.loads(data.decode("utf-8"), object_hook=_Decoder(source).tagged)
 
 
+def dumps_tree(node, source: Source) -> bytes:
+    """The encoding of an AST (nodes, spans of `source`, tuples, texts, numbers, None),
+    made by json's own encoder, which calls back only for a node, a span or a fraction
+    (a tuple is an array; an AST holds no list). NotCached as `dumps`."""
+    encoder = _Encoder(source, MAX_ENTRY_BYTES)
+    text = json.dumps(node, default=encoder.tagged, separators=(",", ":"), check_circular=False)
+    data = text.encode("utf-8")
+    if len(data) > MAX_ENTRY_BYTES:
+        raise NotCached("longer than an entry may be")
+    return data
+
+
+def loads_tree(data: bytes, source: Source):
+    """The AST `dumps_tree` encoded, its spans made again over `source` (ValueError if
+    the data is not such an encoding)."""
+    return json.loads(data.decode("utf-8"), object_hook=_Decoder(source).tree_node)
+
+
 #: the field names of every node class, in order
 _FIELDS = {kind: tuple(f.name for f in attrs.fields(kind)) for kind in NODE_CLASSES.values()}
 #: the fewest bytes an encoded node or span takes: `{"n":"","f":[]}` and `{"s":[0,0]}`
@@ -175,6 +193,23 @@ class _Encoder:
         if fields is not None:
             self.spend(_NODE_BYTES + len(kind.__name__))
             return {"n": kind.__name__, "f": [self.encode(getattr(value, f)) for f in fields]}
+        raise NotCached(f"a {kind.__name__}")
+
+    def tagged(self, value):
+        """`dumps_tree`'s form of what json does not write itself: {"Class": [fields]},
+        {"s": [start, end]} for a span, {"q": [numerator, denominator]}."""
+        kind = type(value)
+        if kind is Span:
+            if value.source is not self.source:
+                raise NotCached("a span of another source")
+            self.spend(_SPAN_BYTES)
+            return {"s": [value.start, value.end]}
+        fields = _FIELDS.get(kind)
+        if fields is not None:
+            self.spend(_NODE_BYTES + len(kind.__name__))
+            return {kind.__name__: [getattr(value, f) for f in fields]}
+        if kind is Fraction:
+            return {"q": [value.numerator, value.denominator]}
         raise NotCached(f"a {kind.__name__}")
 
     def spend(self, count: int) -> None:
@@ -214,3 +249,30 @@ class _Decoder:
         for name, value in zip(names, fields):
             object.__setattr__(node, name, value)
         return node
+
+    def tree_node(self, data: dict):
+        """A node, span or fraction of `dumps_tree`; the arrays in a node are tuples."""
+        if len(data) != 1:
+            raise ValueError("not a node of dsl.nodes")
+        ((tag, value),) = data.items()
+        if tag == "s":  # the most frequent: a span
+            start, end = value
+            if type(start) is not int or type(end) is not int:
+                raise ValueError("not a span")
+            return Span(self.source, start, end)
+        if tag == "q":
+            numerator, denominator = value
+            return Fraction(numerator, denominator)
+        kind = NODE_CLASSES.get(tag)
+        if kind is None or type(value) is not list or len(value) != len(_FIELDS[kind]):
+            raise ValueError("not a node of dsl.nodes")
+        node = object.__new__(kind)
+        for name, field in zip(_FIELDS[kind], value):
+            object.__setattr__(node, name, _tuples(field) if type(field) is list else field)
+        return node
+
+
+def _tuples(items: list) -> tuple:
+    if list in map(type, items):  # tuples within: each made one too
+        return tuple(_tuples(item) if type(item) is list else item for item in items)
+    return tuple(items)

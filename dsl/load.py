@@ -13,7 +13,15 @@ from dsl import cache
 from dsl import nodes as n
 from dsl.build import parse_rulebook_file
 from dsl.check import check_definitions
-from dsl.errors import TOO_DEEP, CheckError, RulebookError, Source, did_you_mean
+from dsl.errors import (
+    TOO_DEEP,
+    CheckError,
+    RulebookError,
+    RulebookSyntaxError,
+    Source,
+    Span,
+    did_you_mean,
+)
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
 
@@ -21,6 +29,18 @@ from dsl.rulebook import Rulebook
 MAX_EXTENDS = 8
 #: largest rulebook file read, in bytes
 MAX_FILE_SIZE = 2_000_000
+#: most words and symbols a rulebook's text may have outside its comments (see
+#: `count_words`), refused before parsing: what loading costs goes with them, about a
+#: second (of CPU, on a loaded 2-core machine) per 25 000 densely written ones. Six times
+#: the largest shipped rulebook (arcana_mundi has about 8 300). An app may pass its own.
+MAX_WORDS = 50_000
+
+# A word: letters and digits in a row; a symbol: any other character but a space. A
+# comment counts for nothing (`#` up to the end of its line, outside a quoted text); a
+# quoted text for the words inside it (its `{...}` parts are parsed too).
+_WORD = re.compile(r"\w+|\S")
+_QUOTED_OR_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|#[^\n]*')
+_SCAN = re.compile(r'("(?:[^"\\\n]|\\.)*")|(#[^\n]*)|\w+|\S')
 
 
 def shipped_rulebooks() -> dict[str, Path]:
@@ -138,15 +158,21 @@ def read(path: Path) -> str:
         ) from None
 
 
-def load(reference: str | Path, resolver: Resolver | None = None) -> Rulebook:
+def load(
+    reference: str | Path, resolver: Resolver | None = None, *, max_words: int = MAX_WORDS
+) -> Rulebook:
     """Parse and check a rulebook (a path or a shipped name); raise with positions if bad.
-    A house rule's `extends` is found by `resolver`, if given (see `extended`).
+    A house rule's `extends` is found by `resolver`, if given (see `extended`). A text
+    of more than `max_words` words and symbols (each of a house rule's chain) is refused
+    before it is parsed (see `count_words`).
 
     Its errors and warnings speak the rulebook's `language` (see `RulebookError.render`)."""
     path = resolve(reference)
     text = read(path)
     try:
-        book = load_text(text, str(path), folder=path.parent, resolver=resolver)
+        book = load_text(
+            text, str(path), folder=path.parent, resolver=resolver, max_words=max_words
+        )
     except RulebookError as error:
         raise error.speak(language_written_in(text)) from None
     for warning in book.warnings:
@@ -168,19 +194,21 @@ def load_text(
     name: str = "<rulebook>",
     folder: Path | None = None,
     resolver: Resolver | None = None,
+    *,
+    max_words: int = MAX_WORDS,
 ) -> Rulebook:
     """Parse and check rulebook text. A house rule's `extends` names a shipped rulebook,
     or a file inside `folder` (without a folder, only a shipped one); or whatever the
-    app's `resolver` says."""
+    app's `resolver` says. Each text is at most `max_words` words and symbols."""
     try:
-        return _loaded(text, name, folder, resolver, ())
+        return _loaded(text, name, folder, resolver, (), max_words)
     except RecursionError:  # an app deep in its own stack left too little of it
         raise CheckError(TOO_DEEP, None) from None
 
 
-def _loaded(text: str, name: str, folder, resolver, chain: tuple) -> Rulebook:
+def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int) -> Rulebook:
     """load_text, with the rulebooks already on the way (a house rule's bases)."""
-    parsed = parse_cached(text, name)
+    parsed = parse_cached(text, name, max_words)
     header = parsed.header
     if header is None or header.extends is None:
         definitions = [d.definition if isinstance(d, n.Replace) else d for d in parsed.definitions]
@@ -208,7 +236,7 @@ def _loaded(text: str, name: str, folder, resolver, chain: tuple) -> Rulebook:
             tr("{extends} extends itself, through other rulebooks", extends=header.extends),
             header.span,
         )
-    base = _loaded(base_text, base_name, base_folder, resolver, (*chain, key))
+    base = _loaded(base_text, base_name, base_folder, resolver, (*chain, key), max_words)
     definitions, changes = merge(_definitions_of(base), parsed.definitions)
     merged_header = n.Header(
         header.title,
@@ -222,8 +250,9 @@ def _loaded(text: str, name: str, folder, resolver, chain: tuple) -> Rulebook:
 _PARSED: dict = {}
 
 
-def parse_cached(text: str, name: str) -> n.RulebookFile:
-    """Parse a rulebook file, remembering the result by its text.
+def parse_cached(text: str, name: str, max_words: int = MAX_WORDS) -> n.RulebookFile:
+    """Parse a rulebook file, remembering the result by its text; a text of more than
+    `max_words` words and symbols is refused before anything else (`within_words`).
 
     Parsing is most of the cost of loading (a 1000-line rulebook takes a tenth of a
     second or more; reading its AST back, a few hundredths), so parsed files are kept in
@@ -231,6 +260,7 @@ def parse_cached(text: str, name: str) -> n.RulebookFile:
     key covers the text, its name and the front end's code, so a change to either parses
     again. Checking always runs.
     """
+    within_words(text, name, max_words)
     key = hashlib.sha256(f"{_FRONT_END}\n{name}\n{text}".encode()).hexdigest()
     found = _PARSED.get(key)
     if found is None:
@@ -239,11 +269,58 @@ def parse_cached(text: str, name: str) -> n.RulebookFile:
         if found is None:
             found = parse_rulebook_file(text, name)
             with contextlib.suppress(cache.NotCached, RecursionError):
-                cache.write(entry, cache.dumps(found, found.span.source))
+                cache.write(entry, cache.dumps_tree(found, found.span.source))
     if len(_PARSED) >= 64:
         _PARSED.pop(next(iter(_PARSED)))
     _PARSED[key] = found
     return found
+
+
+def count_words(text: str) -> int:
+    """The words and symbols of a rulebook's text, outside its comments: what its size is
+    measured in. A word is letters and digits in a row (`Fuerza`, `2d6`, `10`); a
+    symbol is any other character but a space (`(`, `+`, `"`); a comment is nothing;
+    a quoted text counts the words and symbols inside it."""
+    return len(_WORD.findall(_QUOTED_OR_COMMENT.sub(r"\1", text)))
+
+
+def within_words(text: str, name: str, max_words: int = MAX_WORDS) -> None:
+    """Refuse a text of more than `max_words` words and symbols, at the one past them."""
+    if len(text) <= max_words:  # every word or symbol is at least a character
+        return
+    count = count_words(text)
+    if count <= max_words:
+        return
+    span = _word_span(text, max_words, Source(name, text))
+    raise RulebookSyntaxError(
+        tr(
+            "this rulebook has {count} words and symbols, more than the limit "
+            "max_words ({max_words}): it is not parsed",
+            count=count,
+            max_words=max_words,
+        ),
+        span,
+        tr(
+            "split it into a rulebook and house rules that extend it, or an app may pass "
+            "a larger max_words to dsl.load"
+        ),
+    )
+
+
+def _word_span(text: str, skip: int, source: Source) -> Span:
+    """The span of the word or symbol that comes after the first `skip` of them."""
+    for found in _SCAN.finditer(text):
+        if found.group(2) is not None:  # a comment
+            continue
+        if found.group(1) is None:
+            words = [found]
+        else:  # a quoted text: the words inside it
+            words = list(_WORD.finditer(text, found.start(), found.end()))
+        if skip < len(words):
+            word = words[skip]
+            return Span(source, word.start(), word.end())
+        skip -= len(words)
+    return Span(source, len(text), len(text))
 
 
 def _from_cache(entry: str, name: str, text: str) -> n.RulebookFile | None:
@@ -251,7 +328,7 @@ def _from_cache(entry: str, name: str, text: str) -> n.RulebookFile | None:
     if data is None:
         return None
     try:
-        found = cache.loads(data, Source(name, text))
+        found = cache.loads_tree(data, Source(name, text))
     except (ValueError, TypeError, KeyError, RecursionError):  # not one of ours: parse again
         return None
     return found if isinstance(found, n.RulebookFile) else None

@@ -205,19 +205,23 @@ def keyword_as_name(error: UnexpectedInput) -> bool:
     return True
 
 
+_BRACKET = re.compile(r"[][(){}]")
+
+
 def check_nesting(text: str, source: Source, offset: int = 0) -> None:
     """Refuse brackets nested deeper than MAX_NESTING, before anything parses them."""
     depth = 0
-    for position, char in enumerate(text):
-        if char in "([{":
+    for bracket in _BRACKET.finditer(text):  # the brackets only, not every character
+        if bracket.group() in "([{":
             depth += 1
             if depth > MAX_NESTING:
+                position = bracket.start()
                 span = Span(source, offset + position, offset + position + 1)
                 raise RulebookSyntaxError(
                     tr("brackets are nested more than {max_nesting} deep", max_nesting=MAX_NESTING),
                     span,
                 )
-        elif char in ")]}":
+        else:
             depth -= 1
 
 

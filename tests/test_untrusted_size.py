@@ -1,0 +1,105 @@
+"""Issue 9's big texts: a rulebook's size is bounded before it is parsed (`max_words`),
+and what is loaded within the bound goes fast and is cached exactly."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import dsl
+from dsl import cache
+from dsl.load import MAX_WORDS, count_words, parse_cached
+from interpreter.cli import main
+
+HEADER = 'rulebook "big" {\n  language "en"\n}\n'
+
+
+def formulas(count: int) -> str:
+    """The issue's generator: `count` unused formulas."""
+    return HEADER + "".join(f"formula f{i}(x: int) = x + {i}\n" for i in range(count))
+
+
+@pytest.fixture(autouse=True)
+def cache_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_words_are_counted_outside_comments_and_inside_texts():
+    assert count_words("formula f(x: int) = x + 1") == 11
+    assert count_words("# a comment (with + symbols)\nx + 1  # and another") == 3
+    assert count_words('note "a {x + 1} # not a comment"') == 13
+    assert count_words("2d6 + Fuerza") == 3
+
+
+def test_every_shipped_rulebook_is_well_within_the_bound():
+    for name, path in dsl.shipped_rulebooks().items():
+        assert count_words(path.read_text(encoding="utf-8")) * 5 < MAX_WORDS, name
+
+
+def test_a_text_past_max_words_is_refused_before_parsing_where_it_passes(tmp_path, capsys):
+    text = formulas(20_000)  # 220 000 words and symbols, 678 KB
+    path = tmp_path / "big.rules"
+    path.write_text(text, encoding="utf-8")
+    started = time.process_time()
+    assert main(["check", str(path)]) != 0
+    assert time.process_time() - started < 0.5  # a parse of it would take seconds
+    err = capsys.readouterr().err
+    # formula i has 11 words and symbols, the header 10: word 50 001 is in formula 4544
+    assert f"{path}:4548:21:" in err and "formula f4544(x: int) = x + 4544" in err
+    assert "^" in err
+    assert "220010 words and symbols" in err and "max_words (50000)" in err
+
+
+def test_the_refusal_points_at_the_first_word_past_the_bound():
+    text = "table T {\n  a: 1\n  b: 2\n}\n"  # 11 words and symbols
+    with pytest.raises(dsl.RulebookSyntaxError, match="max_words") as caught:
+        dsl.load_text(text, "t.rules", max_words=6)
+    span = caught.value.span
+    assert (span.location(), text[span.start : span.end]) == ("t.rules:3:3", "b")
+
+
+def test_an_app_may_raise_the_bound_and_a_house_rules_base_is_bounded_too():
+    text = formulas(2000)
+    with pytest.raises(dsl.RulebookSyntaxError, match="max_words"):
+        dsl.load_text(text, "big.rules", max_words=5000)
+    assert len(dsl.load_text(text, "big.rules", max_words=30_000).formulas) == 2000
+    house = 'rulebook "h" extends base { }\n'
+    resolver = {"base": ("base", text)}.__getitem__
+    with pytest.raises(dsl.RulebookSyntaxError, match="max_words") as caught:
+        dsl.load_text(house, "h.rules", resolver=resolver, max_words=5000)
+    assert caught.value.span.source.name == "base"
+    book = dsl.load_text(house, "h.rules", resolver=resolver, max_words=30_000)
+    assert len(book.formulas) == 2000
+
+
+def test_a_cached_text_is_still_bounded():
+    text = formulas(1000)
+    parse_cached(text, "big.rules", max_words=30_000)
+    with pytest.raises(dsl.RulebookSyntaxError, match="max_words"):
+        parse_cached(text, "big.rules", max_words=1000)
+
+
+def test_the_ast_encoding_keeps_every_tuple_span_and_fraction():
+    text = 'formula f(x: int) = [x, 1.5, -2] + [(x)d6]\ntable T { 1..2: "a {1 + 1}" }\n'
+    parsed = parse_cached(text, "t.rules")
+    again = cache.loads_tree(cache.dumps_tree(parsed, parsed.span.source), parsed.span.source)
+    assert again == parsed and again is not parsed
+    planted = (b'{"Popen": []}', b'{"s": [1]}', b'{"Literal": [1]}', b"[1, 2", b'{"a": 1, "b": 2}')
+    for bad in planted:
+        with pytest.raises(ValueError):
+            cache.loads_tree(bad, parsed.span.source)
+
+
+def test_an_entry_past_its_bound_is_not_encoded_to_the_end(monkeypatch):
+    parsed = parse_cached(formulas(300), "big.rules")
+    size = len(cache.dumps_tree(parsed, parsed.span.source))
+    monkeypatch.setattr(cache, "MAX_ENTRY_BYTES", size // 10)
+    # a span of another text at the very end: encoding to the end would stop there instead
+    last = dsl.Span(dsl.Source("other", "x"), 0, 1)
+    with pytest.raises(cache.NotCached, match="longer than an entry may be"):
+        cache.dumps_tree((parsed, last), parsed.span.source)
+    monkeypatch.setattr(cache, "MAX_ENTRY_BYTES", size * 2)
+    with pytest.raises(cache.NotCached, match="another source"):
+        cache.dumps_tree((parsed, last), parsed.span.source)
