@@ -21,7 +21,9 @@ away does not count), the rulebook's parse, compile and the sheet's load not cou
 A parameter naming an entry of the character's catalog that this character lacks takes
 the first entry the character has; without one, the case cannot be asked (`n/a`).
 A line per case: the whole result's time, `exact` or `SAMPLED` (the exact computation
-went over its budget and the engine sampled) or the error, and how many outcomes; then
+went over its budget and the engine sampled) or the error, and how many outcomes (or, for
+a joint of more than interpreter.odds.marginals.JOINT_OUTCOMES, `N fields`: the whole
+result answered field by field, each field's exact distribution on its own); then
 the slowest field's time, and whether every field was exact. The summaries: how many
 are exact, the median and the worst time, and how many took 1 s or more.
 Targets (issue 12): all exact, each under 1 s, the median under 50 ms.
@@ -170,7 +172,8 @@ def timed(engine, action, sheet, params, field, args) -> tuple:
     try:
         odds = engine.odds(action, sheet, params, field, budget=args.budget, trials=args.trials)
         status = "exact" if odds.exact else "SAMPLED"
-        outcomes = len(odds.probabilities)
+        fields = getattr(odds, "fields", None)  # a joint too large: each field on its own
+        outcomes = len(odds.probabilities) if fields is None else f"{len(fields)} fields"
     except ParameterError as error:
         status = f"n/a: {error.message}"
     except RulebookError as error:
@@ -203,7 +206,7 @@ def main(argv=None) -> int:
         label = f"{name} {action} ({character.stem})"
         elapsed, status, outcomes = timed(engine, action, sheet, params, None, args)
         wholes.append((elapsed, status, label))
-        line = f"{elapsed * 1000:9.1f} ms {status:8} {outcomes:7d} out."
+        line = f"{elapsed * 1000:9.1f} ms {status:8} {outcomes!s:>9} out."
         if not args.no_fields and not status.startswith(("n/a", "error")):
             each = [
                 timed(engine, action, sheet, params, f, args) for f in result_fields(engine, action)

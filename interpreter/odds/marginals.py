@@ -21,8 +21,10 @@ from interpreter.odds.worlds import Failure
 
 #: the most outcomes a whole result is shown with; past it, each field on its own
 JOINT_OUTCOMES = 2_000
-#: the share of the budget the joint may use before the fields are counted one by one
+#: the share of the budget, and the most seconds, the joint may use before the fields are
+#: counted one by one (what it computed serves them: interpreter.odds.compute)
 JOINT_SHARE = 10
+JOINT_SECONDS = 0.25
 
 
 class JointTooLarge(TooComplex):
@@ -89,7 +91,9 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
         return None
     started = clock()
     try:
-        return count(None, JOINT_SHARE, JOINT_OUTCOMES, seconds / (len(names) + 1))
+        return count(
+            None, JOINT_SHARE, JOINT_OUTCOMES, min(seconds / (len(names) + 1), JOINT_SECONDS)
+        )
     except JointTooLarge:
         proven = True
     except TooComplex:
