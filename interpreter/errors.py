@@ -29,7 +29,8 @@ class EvaluationError(RulebookError):
         return steps
 
     def refusal(self, language: str | None = None, verbose: bool = False) -> str:
-        """What happened, then where: `No puedes gastar 3 de ...` / `(en x.rules, línea 4, columna 3)`."""
+        """What happened, then where: `No puedes gastar 3 de ...`, then
+        `(en x.rules, línea 4, columna 3)`."""
         language = language or self.language
         if verbose:
             return self.render(language)
