@@ -297,3 +297,134 @@ action verdict() {{
     odds = engine.odds("verdict", sheet, {})
     assert odds.exact and odds.omitted == 0
     assert counted(odds) == brute_force(engine, "verdict", sheet)
+
+
+ONCE_DEFINITIONS = """
+formula twice(x: int) = x + x
+
+check c(x: int = 0) "C" {
+  roll d3 + A + x >= 4
+}
+"""
+
+
+@st.composite
+def read_once(draw):
+    """An action of independent draws, each read once later or more often: compared,
+    subtracted, summed in an `if`'s branches, passed to a formula, read in a loop, a
+    list, a text, a `require`, kept in a `set`; the result reads some of them."""
+    values = ["A"]  # what a statement may read
+    body, dice = ["let acc = 0"], 0
+    for index in range(draw(st.integers(2, 6))):
+        name = f"v{index}"
+        p, q = draw(st.sampled_from(values)), draw(st.sampled_from(values))
+        kind = draw(
+            st.sampled_from(
+                ["die", "die", "check", "compare", "minus", "if", "formula", "loop", "list",
+                 "text", "require", "set", "twice"]
+            )
+        )  # fmt: skip
+        if kind in ("die", "check") and dice >= 4:
+            kind = "minus"
+        if kind == "die":
+            dice += 1
+            body.append(f"let {name} = d{draw(st.sampled_from([2, 3]))} + {p}")
+        elif kind == "check":
+            dice += 1
+            body.append(f"let {name}r = c({p})")
+            body.append(f"let {name} = {name}r.total")
+        elif kind == "compare":
+            body.append(f"let {name} = if {p} > {q} then 1 else 0")
+        elif kind == "minus":
+            body.append(f"let {name} = {p} - {q}")
+        elif kind == "if":
+            body.append(f"if {p} >= 3 {{ set acc to acc + {q} }} else {{ set acc to {q} - 1 }}")
+            name = "acc"
+        elif kind == "formula":
+            body.append(f"let {name} = twice({p})")
+        elif kind == "loop":
+            body.append(f"repeat 2 times {{ set acc to acc + {p} }}")
+            name = "acc"
+        elif kind == "list":
+            body.append(f"let {name} = max([{p}, {q}]) + min([{p}, 1])")
+        elif kind == "text":
+            body.append(f'require {q} > 2 else "{{{p}}}"')
+            name = q
+        elif kind == "require":
+            body.append(f'require {p} != 2 else "two"')
+            name = p
+        elif kind == "set":
+            body.append(f"set acc to {p} + {q}")
+            name = "acc"
+        else:
+            body.append(f"let {name} = {p} + {p}")
+        if name not in values:
+            values.append(name)
+    shown = draw(st.lists(st.sampled_from(values), min_size=1, max_size=3, unique=True))
+    fields = ", ".join(f"f{i}: {v}" for i, v in enumerate(shown))
+    action = "action act() {\n  " + "\n  ".join(body) + f"\n  result {{ {fields} }}\n}}\n"
+    return HEADER + ONCE_DEFINITIONS + action, {"A": draw(st.integers(0, 2)), "B": 0}
+
+
+def marginal(joint: dict, field: str) -> dict:
+    out: dict = {}
+    for outcome, p in joint.items():
+        value = outcome if isinstance(outcome, tuple) else outcome[field]
+        out[value] = out.get(value, 0) + p
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(read_once())
+def test_a_value_read_once_is_combined_where_it_is_read(case):
+    """A draw read once later stays a distribution until that read (as a dice term
+    written there would): each field alone and the whole result, against brute force."""
+    text, data = case
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet(data)
+    joint = brute_force(engine, "act", sheet)
+    whole = engine.odds("act", sheet, {})
+    assert whole.exact and counted(whole) == joint, text
+    for field in engine.rulebook.actions["act"].body[-1].fields:
+        odds = engine.odds("act", sheet, {}, field[0])
+        assert odds.exact and counted(odds) == marginal(joint, field[0]), (text, field[0])
+
+
+def test_two_draws_compared_are_counted_by_their_sums():
+    """`a > b`, `a >= b`, `a < b`, `a <= b` of two independent rolls read once: the
+    distributions combined by running sums, equal to every pair of faces."""
+    for op in (">", ">=", "<", "<="):
+        text = HEADER + (
+            "action duel() {\n  let a = 2d6 + A\n  let b = d10\n"
+            f"  let won = a {op} b\n  result {{ won: won, a: 1 }}\n}}\n"
+        )
+        engine = Engine(dsl.load_text(text), LIMITS)
+        sheet = engine.sheet({"A": 1, "B": 0})
+        joint = brute_force(engine, "duel", sheet)
+        odds = engine.odds("duel", sheet, {}, "won")
+        assert odds.exact and counted(odds) == marginal(joint, "won"), op
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "let p = d3 + B\n  repeat 2 times { set acc to acc + p }\n  result { f: acc }",
+        "let p = d3 + B\n  for each k in [1, 2] { set acc to acc + p * k }\n  result { f: acc }",
+        "let p = d3 + B\n  let v = twice(p)\n  result { f: v }",
+        'let p = d3 + B\n  require B > 0 else "{p}"\n  result { f: 1 }',
+        "let p = d3 + B\n  let v = max([p, 2]) + min([p, 3])\n  result { f: v }",
+        "let p = d3 + B\n  let v = p - p\n  result { f: v }",
+        "let p = d3 + B\n  if p > 1 { set acc to p } else { set acc to 0 }\n  result { f: acc }",
+        "let p = d3 + B\n  let q = d3 + B\n  set acc to p\n  set acc to acc - q\n  result { f: acc }",  # noqa: E501
+    ],
+)
+def test_a_value_read_more_than_once_is_one_value(body):
+    """A draw read twice (in a loop's passes, in a formula that reads its argument
+    twice, a list, a text, an `if` and its branch) is one value each time: against
+    brute force, field by field."""
+    text = HEADER + ONCE_DEFINITIONS + "action act() {\n  let acc = 0\n  " + body + "\n}\n"
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet({"A": 0, "B": 0})
+    joint = brute_force(engine, "act", sheet)
+    odds = engine.odds("act", sheet, {}, "f")
+    assert odds.exact and counted(odds) == marginal(joint, "f"), text

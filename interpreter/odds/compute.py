@@ -213,12 +213,17 @@ def _explore_action(
 
     committed: dict = {}  # what the run wrote → the new sheet, or the error it stops with
 
+    def value_of(ctx, fn):
+        # one field asked for: a distribution is added up as it is (not run once per value)
+        value = fn(ctx)
+        return value if direct and type(value) is Dist else known(ctx, value)
+
     def finish(ctx):
         if direct and not ctx.state.own:
-            return known(ctx, chosen[0][1](ctx))
+            return value_of(ctx, chosen[0][1])
         result = None
         if compiled.result is not None:
-            result = Record({name: known(ctx, fn(ctx)) for name, fn in chosen}, kind="result")
+            result = Record({name: value_of(ctx, fn) for name, fn in chosen}, kind="result")
         # the end of a run depends only on what it wrote: settled once per sheet written
         written = ctx.state.snapshot()
         found = committed.get(written)

@@ -16,6 +16,7 @@ from fractions import Fraction
 from math import gcd
 
 from interpreter.odds.bounds import too_many_outcomes
+from interpreter.odds.order import ORDERINGS, compared
 from interpreter.odds.polynomials import TooComplex
 from interpreter.runtime import Unknown
 from interpreter.values import Record
@@ -100,7 +101,9 @@ class Dist(Unknown):
                 return found[0]
         cap = None
         if memory is not None:
-            cap = memory.work(values)  # charged before: the work is bounded, not just counted
+            cap = memory.work(
+                values, function
+            )  # charged before: the work is bounded, not just counted
         result = _apply(function, values, cap)
         if key is not None:
             memory[key] = (result, values)  # the operands are kept, so their ids stay theirs
@@ -205,6 +208,9 @@ def _on_ints(ints, a, b, cap) -> Dist | None:
     if type(a) is Dist and type(b) is Dist:
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
+        if ints in ORDERINGS:  # a > b: by running sums (interpreter.odds.order)
+            weights, total = compared(ints, a, b)
+            return Dist(weights, total).reduced()
         weights = {}
         for x, wa in a.weights.items():
             for y, wb in b.weights.items():

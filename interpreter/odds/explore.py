@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl.messages import tr
+from interpreter.odds.distribution import Dist
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch
@@ -22,7 +23,7 @@ from interpreter.odds.worlds import (
     names_read,
     stopped,
 )
-from interpreter.runtime import MISSING, Context, as_bool
+from interpreter.runtime import MISSING, Context, Unknown, as_bool, known
 from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
@@ -36,6 +37,31 @@ def unread(statement, after: Live) -> bool:
     node = statement.node
     name = node.name if isinstance(node, n.Let) else node.place.name
     return name not in after.needs
+
+
+def once_set(statement, after: Live) -> bool:
+    """A `set` of a local name read once later (see Live.once)."""
+    name = getattr(statement, "local", None)
+    return name is not None and hasattr(statement, "value") and after.once(name)
+
+
+def unresolved_set(statement):
+    """A `set` of a local name that keeps a distribution as it is (the one later read
+    combines it, as it would a dice term written there); the compiled `set` (one value
+    per world) otherwise. Made once per statement."""
+    found = getattr(statement, "unresolved", None)
+    if found is None:
+        name, value = statement.local, statement.value
+
+        def found(ctx):
+            result = value(ctx)
+            if isinstance(result, Unknown) and type(result) is not Dist:
+                result = known(ctx, result)  # an opposed check: its ties, its failures
+            ctx.env[name] = result
+
+        found.node = statement.node
+        statement.unresolved = found
+    return found
 
 
 def live_before(node, after: Live, names_read) -> Live:
@@ -196,13 +222,15 @@ class Explorer(Passes):
             elif isinstance(node, n.Let):
                 # the roller branches only on what is read of the value later, and the
                 # worlds it makes are merged as they come (no merge after)
-                roller.binding = (node.name, live[index], self.depth)
+                roller.binding = (node.name, live[index], self.depth, live[index].once(node.name))
                 try:
                     worlds, failed = self.let(statement, worlds, live[index])
                 finally:
                     roller.binding = None
                 failures.extend(failed)
                 continue
+            elif once_set(statement, live[index]):
+                worlds, failed = self.atomic(unresolved_set(statement), worlds)
             else:
                 worlds, failed = self.atomic(statement, worlds)
             failures.extend(failed)
@@ -362,7 +390,7 @@ class Explorer(Passes):
             return live_before(node, after, self.names_read)
         live = self.block_before(statement.otherwise, after)
         for (_condition, body, _span), (condition, _body) in zip(statement.branches, node.branches):
-            live = live.union(self.block_before(body, after)).union(self.names_read(condition))
+            live = live.either(self.block_before(body, after)).union(self.names_read(condition))
         return live
 
     def block_before(self, statements: tuple, after: Live) -> Live:

@@ -13,6 +13,7 @@ from interpreter.odds.bounds import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
 from interpreter.odds.distribution import Dist, mixture
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
+from interpreter.odds.order import ORDERINGS
 from interpreter.odds.polynomials import Budget, TooComplex
 from interpreter.odds.pools import (
     DEFAULT_BUDGET,
@@ -48,13 +49,15 @@ class LiftMemory(dict):
         super().__init__()
         self.roller = roller
 
-    def work(self, values) -> int:
+    def work(self, values, function=None) -> int:
         """Charge combining `values` to the budget, before it is done; return how many
-        outcomes the result may hold (the memory bound)."""
+        outcomes the result may hold (the memory bound). Two numbers compared are
+        combined by running sums (interpreter.odds.order): their sizes added."""
         size = 1
+        compared = getattr(function, "ints", None) in ORDERINGS
         for value in values:
             if type(value) is Dist:
-                size *= len(value.weights)
+                size = size + len(value.weights) if compared else size * len(value.weights)
         roller = self.roller
         roller.work += 1 + size // 20
         if roller.work > roller.budget:
@@ -212,6 +215,8 @@ class OddsRoller(PoolQuestions):
             value = value.project(tuple(sorted(needed)))
         if type(value) is Contest:
             raise Branch(value.dist(), value.stops, name)
+        if binding[3] and needed is not MISSING and type(value) is Dist:
+            return value  # read once later: combined there, as a dice term written there
         raise Branch(value, (), name)
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:

@@ -80,29 +80,56 @@ def cuts_of(names: tuple, needs: dict) -> tuple:
 
 class Live:
     """What may still be read: each name, with the fields of it that are read (None when
-    the whole value is). Hashable, so that liveness can be remembered per block."""
+    the whole value is), and how often (`counts`: 1, or MANY: more than once, or where
+    it may be read many times: in a loop, a call's arguments, a text, a list, a choice).
+    Hashable, so that liveness can be remembered per block."""
 
-    __slots__ = ("_key", "needs")
+    __slots__ = ("_key", "counts", "needs")
 
-    def __init__(self, needs: dict):
+    def __init__(self, needs: dict, counts: dict | None = None):
         self.needs = needs
-        self._key = frozenset((k, None if v is None else frozenset(v)) for k, v in needs.items())
+        counts = counts or {}
+        self.counts = {name: counts.get(name, MANY) for name in needs}
+        self._key = (
+            frozenset((k, None if v is None else frozenset(v)) for k, v in needs.items()),
+            frozenset(self.counts.items()),
+        )
+
+    def once(self, name: str) -> bool:
+        """Whether `name` is read exactly once from here on (and not where a read may
+        happen many times): its value may then stay a distribution until that read, as
+        a dice term written there would."""
+        return self.counts.get(name) == 1
 
     def union(self, other: Live) -> Live:
-        needs = dict(self.needs)
+        """What is read here and then there (the reads of both counted)."""
+        return self.joined(other, lambda a, b: min(a + b, MANY))
+
+    def either(self, other: Live) -> Live:
+        """What is read here or there (branches of an `if`: the more often of the two)."""
+        return self.joined(other, max)
+
+    def joined(self, other: Live, count) -> Live:
+        needs, counts = dict(self.needs), dict(self.counts)
         for name, fields in other.needs.items():
             if name not in needs:
                 needs[name] = fields
-            elif needs[name] is None or fields is None:
+                counts[name] = other.counts[name]
+                continue
+            if needs[name] is None or fields is None:
                 needs[name] = None
             else:
                 needs[name] = needs[name] | fields
-        return Live(needs)
+            counts[name] = count(counts[name], other.counts[name])
+        return Live(needs, counts)
 
     def without(self, name: str) -> Live:
         if name not in self.needs:
             return self
-        return Live({k: v for k, v in self.needs.items() if k != name})
+        return Live(
+            {k: v for k, v in self.needs.items() if k != name},
+            {k: v for k, v in self.counts.items() if k != name},
+        )
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Live) and self._key == other._key
@@ -141,5 +168,34 @@ _KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def names_read(node) -> Live:
-    """Every name an AST node mentions, and which of its fields it reads."""
-    return Live(n.field_reads(node))
+    """Every name an AST node mentions, which of its fields it reads, and how often."""
+    return Live(n.field_reads(node), read_counts(node))
+
+
+#: a name read more than once, or where it may be read many times
+MANY = 2
+#: where a name's one mention may be read many times (a loop's body, a formula's or an
+#: action's arguments, read as often as the callee reads them), or kept whole without
+#: being read (a text, a list), or read where a choice is made (which must see it)
+REPEATED = (n.Repeat, n.ForEach, n.Call, n.CharacterCall, n.Text, n.ListLiteral, n.Choose, n.Match)
+SKIPPED = frozenset(("span", "name_span", "op_span"))
+
+
+def read_counts(node) -> dict:
+    """How often each name a node mentions is read: 1, or MANY."""
+    counts: dict = {}
+    stack = [(node, False)]
+    while stack:
+        item, many = stack.pop()
+        if isinstance(item, tuple | list):
+            stack.extend((inner, many) for inner in item)
+        elif isinstance(item, n.Name):
+            counts[item.name] = MANY if many else min(counts.get(item.name, 0) + 1, MANY)
+        elif attrs.has(type(item)):
+            many = many or isinstance(item, REPEATED)
+            stack.extend(
+                (getattr(item, f.name), many)
+                for f in attrs.fields(type(item))
+                if f.name not in SKIPPED
+            )
+    return counts
