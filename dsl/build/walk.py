@@ -164,8 +164,9 @@ class TreeWalk:
                 span = self._tree_span(at)
             return RulebookSyntaxError(
                 tr(
-                    "this chain of operations passes the limit MAX_DEPTH ({max_depth} levels) "
-                    "here: each operation of a chain such as `a + b + c ...` is a level",
+                    "this chain of operations is nested more than {max_depth} levels deep here "
+                    "(limit MAX_DEPTH): each operation of a chain such as `a + b + c ...` "
+                    "holds all those before it, one level more",
                     max_depth=MAX_DEPTH,
                 ),
                 span,
