@@ -62,8 +62,11 @@ class ExpressionCache:
         checker.expr(node, Scope())
         if any(d.severity == "error" for d in checker.diagnostics):
             raise RulebookInvalid(checker.diagnostics)
-        book = attrs.evolve(self.empty, bindings=checker.bindings, types=checker.types)
-        found = (node, Compiler(book).expr(node))
+        # The expression's names and types are all the compiler reads of a rulebook's
+        # bindings and types: given to it, over the empty rulebook (no copy of it made).
+        compiler = Compiler(self.empty)
+        compiler.bindings, compiler.types = checker.bindings, checker.types
+        found = (node, compiler.expr(node))
         if len(self.cache) >= self.size:
             oldest = next(iter(self.cache))
             del self.cache[oldest]

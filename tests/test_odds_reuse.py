@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,9 +20,10 @@ from dsl.errors import RulebookError
 from interpreter import Engine
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.odds import TooComplex, expression_odds, pool_distribution
+from interpreter.odds import TooComplex, compute, expression_odds, pool_distribution
 from interpreter.odds.bounds import Deadline
 from interpreter.odds.compute import BUDGET, at_once, by_worlds
+from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import Budget
 from interpreter.odds.pools import counted_distribution, counted_may_fail, may_fail
 
@@ -153,3 +155,51 @@ def test_a_plain_term_is_counted_in_one_run_and_a_branching_one_by_worlds():
     four = once("4d6kh3 + 2")  # 13 on the three highest of 4d6: 172 of the 1296 rolls
     assert four.weights[15] == 172 and four.total == 1296
     assert once("(d4)d6") is None
+
+
+# ─── plain dice straight from the text ──────────────────────────────────────
+
+PLAIN_TEXTS = st.one_of(
+    st.builds(
+        lambda count, sides: f"{count}d{sides}",
+        st.sampled_from(["", "1", "2", "3", "5", "12", "0", "01", "100", "10001"]),
+        st.sampled_from(["1", "2", "4", "6", "7", "20", "%", "100", "0", "06", "1001", "F"]),
+    ),
+    st.sampled_from(["d6 ", " 3d6", "3D6", "3d6+0", "d-6", "-d6", "3d6x", "d"]),
+)
+LIMITS = st.sampled_from(
+    [
+        DEFAULT_LIMITS,
+        attrs.evolve(DEFAULT_LIMITS, dice_per_term=3, faces_per_die=20, odds_outcomes=30),
+        attrs.evolve(DEFAULT_LIMITS, dice_per_evaluation=2),
+    ]
+)
+
+
+def _general(text, limits):
+    """expression_odds without the plain path: the parser, checker, compiler, explorer."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compute, "plain_distribution", lambda *args: None)
+        return _answered(text, limits)
+
+
+def _answered(text, limits):
+    try:
+        odds = expression_odds(text, limits=limits, trials=50, seconds=5)
+    except RulebookError as error:
+        return ("refused", type(error).__name__, str(error))
+    return (odds.exact, odds.probabilities if odds.exact else None, odds.omitted)
+
+
+@settings(max_examples=150, deadline=None)
+@given(PLAIN_TEXTS, LIMITS)
+def test_plain_dice_are_what_the_general_path_gives(text, limits):
+    assert _answered(text, limits) == _general(text, limits), text
+
+
+def test_plain_dice_are_read_without_the_parser():
+    plain = plain_distribution("3d6", EPS, DEFAULT_LIMITS, Deadline(60))
+    assert plain.weights[10] == 27 and plain.total == 216
+    assert plain_distribution("d%", EPS, DEFAULT_LIMITS, Deadline(60)).total == 100
+    for other in ("3d6+1", "4d6kh3", "0d6", "d0", "03d6", " d6"):
+        assert plain_distribution(other, EPS, DEFAULT_LIMITS, Deadline(60)) is None

@@ -18,6 +18,7 @@ from interpreter.odds.bounds import Deadline, certain_limit, checked
 from interpreter.odds.distribution import LIFTS, Dist, mixture
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.marginals import JointTooLarge, whole_or_by_field
+from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled
@@ -52,6 +53,9 @@ def expression_odds(
     limits = limits or DEFAULT_LIMITS
     deadline = Deadline(checked(budget, trials, seconds or limits.odds_seconds))
     try:
+        plain = plain_distribution(text, epsilon, limits, deadline.part(0.5))  # `3d6`
+        if plain is not None:
+            return Odds({"expression": text}, None, plain, True, plain.omitted)
         _node, value = compile_expression(text)
         return _exact_expression(text, value, epsilon, budget, limits, deadline.part(0.5))
     except RecursionError:
