@@ -130,6 +130,7 @@ def action_odds(
     subject = {"action": action}
     seconds = checked(budget, trials, seconds or engine.limits.odds_seconds)
     orders = text_orders(engine.rulebook)
+    shared: dict = {}  # the fields of one whole result share what each computed
 
     def count(field, share, cap, seconds):
         """The exact odds of `field` with a share of the budget, else sampled; a `cap`
@@ -138,7 +139,7 @@ def action_odds(
         try:
             outcomes, omitted = _exact(
                 engine, action, sheet, params, field, epsilon, max(budget // share, 1),
-                progress, deadline.part(0.5 if cap is None else 1.0), choices, cap,
+                progress, deadline.part(0.5 if cap is None else 1.0), choices, cap, shared,
             )  # fmt: skip
             certain_limit(outcomes)  # outcome → its Mass: the Fractions are made when read
             made = functools.partial(fractions_of, outcomes)
@@ -158,25 +159,39 @@ def action_odds(
     return count(field, 1, None, seconds)
 
 
-def _exact(engine, action, sheet, params, field, epsilon, budget, progress, deadline, choices, cap):
+def _exact(
+    engine, action, sheet, params, field, epsilon, budget, progress, deadline, choices, cap,
+    shared=None,
+):  # fmt: skip
     limits = counting_limits(engine.limits)
-    roller = OddsRoller(epsilon, budget, limits, progress, deadline)
-    token = LIFTS.set(LiftMemory(roller))
+    if not shared:
+        roller = OddsRoller(epsilon, budget, limits, progress, deadline)
+        memory = LiftMemory(roller)
+        if shared is not None:
+            shared.update(roller=roller, memory=memory, calls={})
+    else:  # another field of the same action: the distributions, records and calls found
+        roller, memory = shared["roller"], shared["memory"]  # so far serve it too
+        roller.restart(budget, deadline)
+    token = LIFTS.set(memory)
     try:
         return _explore_action(
-            engine, action, sheet, params, field, epsilon, roller, limits, choices, cap
-        )
+            engine, action, sheet, params, field, epsilon, roller, limits, choices, cap,
+            shared.get("calls") if shared else None,
+        )  # fmt: skip
     finally:
         LIFTS.reset(token)
 
 
 def _explore_action(
-    engine, action, sheet, params, field, epsilon, roller, limits, choices=None, cap=None
-):
+    engine, action, sheet, params, field, epsilon, roller, limits, choices=None, cap=None,
+    calls=None,
+):  # fmt: skip
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
     ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
     explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler))
+    if calls is not None:
+        explorer.calls = calls  # what called actions gave, for other fields of the action
     start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}
 

@@ -180,6 +180,13 @@ class OddsRoller(PoolQuestions):
         self.asked: dict = {}  # joint answers to pool questions, by term and questions
         self.read_memory = ReadMemory()  # checks' records, by what they read of the sheet
 
+    def restart(self, budget: int, deadline: Deadline) -> None:
+        """Count again, with a budget and a deadline of its own, keeping what was
+        computed (another field of the same action's result)."""
+        self.budget, self.deadline = budget, deadline
+        self.work, self.binding, self.weight = 0, None, ONE
+        self.next_report = 2000
+
     def report(self, done: bool = False) -> None:
         """Progress of the exact computation: its work against the budget."""
         if self.progress is not None:
