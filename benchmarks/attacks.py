@@ -57,6 +57,12 @@ CHANGING_SHEET = "Fuerza: 3\nPelea: 2\n"  # `subir` sets Fuerza to 5: a save has
 SAVE_INTO_A_FILE = ["--save-as", "{d}/s.rules/n.yaml", "--journal", "{d}/j"]
 
 
+def formulas(count: int) -> str:
+    """The issue's generator: a header, then `count` unused formulas."""
+    header = 'rulebook "big" {\n  language "en"\n}\n'
+    return header + "".join(f"formula f{i}(x: int) = x + {i}\n" for i in range(count))
+
+
 def chain(kind: str, count: int) -> str:
     """`count` formulas (or actions), each calling the next."""
     lines = []
@@ -210,6 +216,30 @@ ATTACKS = [
         "11 20000 unused formulas",
         ["check", "{d}/u.rules"],
         {"u.rules": "".join(f"formula f{i}(x: int) = x\n" for i in range(20000))},
+    ),
+    (  # the issue's own generator: refused by max_words before parsing
+        "11 20000 formulas, header",
+        ["check", "{d}/u.rules"],
+        {"u.rules": formulas(20_000)},
+    ),
+    (  # as densely written as the generator's, just within max_words: parsed and checked
+        "11 4540 formulas (max_words)",
+        ["check", "{d}/u.rules"],
+        {"u.rules": formulas(4540)},
+    ),
+    ("11 flat sum of 20000 terms", ["roll", "+".join(["1"] * 20000)], {}),
+    (
+        "11 yaml sheet 5000 deep",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/n.yaml"],
+        {"s.rules": SHEET_BOOK, "n.yaml": GOOD_SHEET + "Dones: " + "[" * 5000 + "]" * 5000 + "\n"},
+    ),
+    (
+        "11 json sheet 5000 deep",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/n.json"],
+        {
+            "s.rules": SHEET_BOOK,
+            "n.json": '{"Fuerza": 5, "Dones": ' + "[" * 5000 + "]" * 5000 + "}",
+        },
     ),
     ("11 --trials 0", ["odds", "d1000001rr=0", "--trials", "0"], {}),
     ("11 --budget -5", ["odds", "3d6", "--budget", "-5"], {}),

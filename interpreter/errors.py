@@ -29,14 +29,18 @@ class EvaluationError(RulebookError):
         return steps
 
     def refusal(self, language: str | None = None, verbose: bool = False) -> str:
-        """What happened, then where: `No puedes gastar 3 de ...` / `(en x.rules, línea 4)`."""
+        """What happened, then where: `No puedes gastar 3 de ...`, then
+        `(en x.rules, línea 4, columna 3)`."""
         language = language or self.language
         if verbose:
             return self.render(language)
         text = translate(self.message, language)
         if self.span is not None:
             file = self.span.source.name.replace("\\", "/").rsplit("/", 1)[-1]
-            where = tr("(at {file}, line {line})", file=file, line=self.span.line)
+            line, column = self.span.source.line_col(self.span.start)
+            where = tr(
+                "(at {file}, line {line}, column {column})", file=file, line=line, column=column
+            )
             text += "\n    " + where.render(language)
         if self.hint:
             text += "\n    " + translate(self.hint, language)

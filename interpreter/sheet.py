@@ -29,7 +29,7 @@ from interpreter import files, sheet_writer
 from interpreter.compile import Compiler
 from interpreter.errors import SheetChanged, SheetError, ShippedSheet
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.sheet_positions import MAX_NUMBER_TEXT, locate, place
+from interpreter.sheet_positions import MAX_NUMBER_TEXT, MAX_SHEET_NESTING, locate, place, too_deep
 from interpreter.sheet_rules import complete
 from interpreter.sheet_schema import META_KEYS, validate
 from interpreter.values import Record
@@ -372,7 +372,10 @@ def parse_text(text: str, text_format: str, path: str | None = None):
         failure = SheetError(tr("not valid YAML: {problem}", problem=problem), path=path)
         raise (place(failure, text, mark) if mark else failure) from None
     except RecursionError:
-        raise SheetError(tr("nested too deeply"), path=path) from None
+        failure = SheetError(
+            tr("nested more than {most} levels deep", most=MAX_SHEET_NESTING), path=path
+        )
+        raise too_deep(failure, text, _NoAliasLoader) from None
 
 
 class _LongNumber(ValueError):

@@ -9,6 +9,10 @@ from interpreter.errors import SheetError
 #: digits a number in a sheet file may have before it is even read (Python's own bound on
 #: turning text into an int; `Limits.number_digits` then applies to what was read)
 MAX_NUMBER_TEXT = 4300
+#: lists and mappings nested in one another that an error about nesting counts up to: a
+#: sheet is a few levels deep, and one nested past what Python's stack reads is refused
+#: at the line where its nesting passes this
+MAX_SHEET_NESTING = 100
 
 
 def locate(error: SheetError, text: str, loader) -> SheetError:
@@ -25,6 +29,23 @@ def locate(error: SheetError, text: str, loader) -> SheetError:
         return error
     start, end = found
     return place(error, text, start, end)
+
+
+def too_deep(error: SheetError, text: str, loader) -> SheetError:
+    """The error placed where the nesting first passes MAX_SHEET_NESTING, found from the
+    parser's events (reading them does not recurse; building the data does)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):  # JSON is YAML too
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_SHEET_NESTING:
+                    return place(error, text, event.start_mark)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        pass
+    return error
 
 
 def place(error: SheetError, text: str, start, end=None) -> SheetError:

@@ -357,6 +357,7 @@ def test_a_refused_action_prints_the_trace_then_the_refusal_on_its_own_lines(cap
     lines = Path(book.path).read_text(encoding="utf-8").splitlines()
     action = 1 + next(i for i, t in enumerate(lines) if t.startswith("action acumular_tributo("))
     require = 1 + next(i for i, t in enumerate(lines) if "require puntos >= 0" in t)
+    column = 1 + lines[require - 1].index("require")
     code, out, err = run_cli(
         capsys, "run", "arcana_mundi", "acumular_tributo", "--char", "menecma", "--set", "puntos=-1"
     )
@@ -367,7 +368,7 @@ def test_a_refused_action_prints_the_trace_then_the_refusal_on_its_own_lines(cap
     )
     assert err == (
         "los puntos de Tributo a acumular no pueden ser negativos\n"
-        f"    (en arcana_mundi.rules, línea {require})\n"
+        f"    (en arcana_mundi.rules, línea {require}, columna {column})\n"
     )
 
 
@@ -397,7 +398,7 @@ def test_a_refusal_inside_a_called_action_keeps_the_calls_line(capsys, tmp_path)
         "    3 │       c: d6 [3] + A 2 = 5 vs 4 → success\n"
         "    3 │         d6 [3] = 3 (forced)\n"
     )
-    assert err == "too low\n    (at t.rules, line 6)\n"
+    assert err == "too low\n    (at t.rules, line 6, column 3)\n"
 
 
 def test_dice_typed_from_a_pipe_end_their_question_line(capsys, tmp_path, monkeypatch):
@@ -407,8 +408,10 @@ def test_dice_typed_from_a_pipe_end_their_question_line(capsys, tmp_path, monkey
     monkeypatch.setattr("sys.stdin", io.StringIO("3\n"))  # not a terminal: no echo
     code, out, err = run_cli(capsys, "run", str(rules), "b", "--char", str(sheet), "--ask")
     assert code == 4 and out.startswith("T · b\n    8 │ Outer()\n")
-    assert err == "die 1 (d6, 1..6)? 3\ntoo low\n    (at t.rules, line 6)\n"
+    assert err == "die 1 (d6, 1..6)? 3\ntoo low\n    (at t.rules, line 6, column 3)\n"
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # the input ends before the die
     code, _, err = run_cli(capsys, "run", str(rules), "b", "--char", str(sheet), "--ask")
     assert code == 4
-    assert err == "die 1 (d6, 1..6)? \nno face typed for die 1 (d6)\n    (at t.rules, line 3)\n"
+    assert err == (
+        "die 1 (d6, 1..6)? \nno face typed for die 1 (d6)\n    (at t.rules, line 3, column 18)\n"
+    )

@@ -98,7 +98,7 @@ def test_a_refusal_says_what_happened_first_in_the_games_language(tmp_path, caps
     assert main(argv) == 4
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "No puedes gastar 3 de dinamis de Virtus: te quedan 2"
-    assert re.fullmatch(r"\(en arcana_mundi\.rules, línea \d+\)", lines[1].strip())
+    assert re.fullmatch(r"\(en arcana_mundi\.rules, línea \d+, columna \d+\)", lines[1].strip())
     assert main([*argv, "--verbose"]) == 4
     verbose = capsys.readouterr().err
     assert re.search(r"arcana_mundi\.rules:\d+:\d+: error: No puedes gastar", verbose)

@@ -103,3 +103,50 @@ def test_an_entry_past_its_bound_is_not_encoded_to_the_end(monkeypatch):
     monkeypatch.setattr(cache, "MAX_ENTRY_BYTES", size * 2)
     with pytest.raises(cache.NotCached, match="another source"):
         cache.dumps_tree((parsed, last), parsed.span.source)
+
+
+# ─── last wave's leftovers: long chains, deep sheets ────────────────────────
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [("+".join(["1"] * 300), "+"), (" and ".join(["x"] * 300), "x"), ("x or " * 300 + "x", "x")],
+    ids=["sum", "and", "or"],
+)
+def test_a_long_flat_chain_is_said_as_a_chain_at_the_operation_past_the_bound(text, where):
+    with pytest.raises(dsl.RulebookSyntaxError, match="chain of operations") as caught:
+        dsl.parse_expression(text)
+    error = caught.value
+    assert "nested more than 200 levels deep here (limit MAX_DEPTH)" in str(error)
+    assert error.span.text == where and 0 < error.span.start < len(text) - 10
+    assert "^" in error.render()
+
+
+def test_a_chain_within_the_bound_is_built_and_real_nesting_is_still_said_as_nesting():
+    assert dsl.parse_expression("+".join(["1"] * 150)).span.end == 299
+    with pytest.raises(dsl.RulebookSyntaxError, match="nested more than 200 levels") as caught:
+        dsl.parse_expression("-" * 300 + "1")
+    assert "chain" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "name, text, line, column",
+    [
+        ("deep.yaml", "Fuerza: 5\nDones: " + "[" * 5000 + "]" * 5000 + "\n", 2, 107),
+        ("deep.json", '{"Fuerza": 5,\n "Dones": ' + "[" * 5000 + "]" * 5000 + "}\n", 2, 110),
+        ("block.yaml", "Fuerza: 5\nDones:\n" + "- " * 3000 + "x\n", 3, 199),
+    ],
+)
+def test_a_sheet_nested_past_the_stack_is_refused_at_the_line_where_it_passes(
+    tmp_path, name, text, line, column
+):
+    from interpreter import Engine, SheetError
+
+    engine = Engine(dsl.load_text("sheet { attribute Fuerza in 1..10  list Dones }", "s.rules"))
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SheetError, match="nested more than 100 levels deep") as caught:
+        engine.load_sheet(path)
+    error = caught.value
+    assert (error.line, error.column) == (line, column)
+    assert f"{name}:{line}:{column}:" in error.render()

@@ -67,6 +67,10 @@ class _HandlerTable(dict):
         return method
 
 
+#: rules whose chains (`a + b + c`, `a and b and c`) nest one level per operation
+_CHAINS = {"binary", "and_", "or_"}
+
+
 def unquote(text: str) -> str:
     """A quoted token's text, its escapes (\\n, \\t, \\", \\\\) read."""
     body = text[1:-1]
@@ -142,17 +146,40 @@ class TreeWalk:
                 built, depth = [], 1
             span = self._tree_span(node)
             if depth > MAX_DEPTH and node.data in _EXPRESSION_RULES:
-                raise RulebookSyntaxError(
-                    tr(
-                        "this expression is nested more than {max_depth} levels deep",
-                        max_depth=MAX_DEPTH,
-                    ),
-                    span,
-                    tr("split it with `let` into smaller parts"),
-                )
+                raise self._too_deep(node, span)
             values.append(handlers[node.data](self, span, *built))
             depths.append(depth)
         return values[0]
+
+    def _too_deep(self, node: Tree, span: Span) -> RulebookSyntaxError:
+        """An expression past MAX_DEPTH. A chain of one operator (`1 + 1 + ... + 1`) is
+        said as such, at the operator where it passes the bound: every later stage walks
+        it one level per operation, so it is bounded as nesting is."""
+        first = node.children[0] if node.children else None
+        if node.data in _CHAINS and isinstance(first, Tree) and first.data == node.data:
+            at = node.children[1] if node.data == "binary" else node.children[-1]
+            if isinstance(at, Token):  # the operator (`and`, `or`: the operand after it)
+                span = self._token_span(at)
+            elif isinstance(at, ParsedTree) and at.start is not None:
+                span = self._tree_span(at)
+            return RulebookSyntaxError(
+                tr(
+                    "this chain of operations is nested more than {max_depth} levels deep here "
+                    "(limit MAX_DEPTH): each operation of a chain such as `a + b + c ...` "
+                    "holds all those before it, one level more",
+                    max_depth=MAX_DEPTH,
+                ),
+                span,
+                tr(
+                    "split it with `let` into shorter chains: "
+                    "`let first = a + b + ...`, then `first + ...`"
+                ),
+            )
+        return RulebookSyntaxError(
+            tr("this expression is nested more than {max_depth} levels deep", max_depth=MAX_DEPTH),
+            span,
+            tr("split it with `let` into smaller parts"),
+        )
 
     @classmethod
     def _handlers(cls) -> dict:
