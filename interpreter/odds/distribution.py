@@ -245,7 +245,7 @@ def _projected(dist: Dist, fields: tuple) -> Dist:
     others: dict = {}
     for value, weight in dist.weights.items():
         if type(value) is Record:
-            key = (value.kind, *(value.get(k) for k in fields))
+            key = (value.kind, *map(value.get, fields))
             try:
                 cut[key] = cut.get(key, 0) + weight
             except TypeError:  # a value only a record knows how to hash

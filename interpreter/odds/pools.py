@@ -463,6 +463,8 @@ def counted_distribution(die, count, steps, epsilon, budget: Budget, limit, net=
 
 def counted_may_fail(die, count: int, steps: tuple, epsilon, limit: int) -> bool:
     """may_fail, kept as counted_distribution keeps its terms."""
+    if die.size <= DEFAULT_BUDGET and not any(step[0] in CHAINS for step in steps):
+        return False  # no explosion nor reroll: nothing may go past the limit (no Term)
     key = ("may fail", die.key, count, steps, _exactly(epsilon), limit)
     return remembered_term(key, lambda: may_fail(die, count, steps, epsilon, limit))
 
