@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import weakref
 from fractions import Fraction
 
 import attrs
@@ -292,7 +293,22 @@ def counting_limits(limits: Limits) -> Limits:
     return attrs.evolve(limits, steps_per_run=10**12)
 
 
+#: compiled action → {field: what its result reads}, while the action lives
+_RESULT_READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _result_names(compiled, field, names_read) -> Live:
+    """What the result (or its field) reads: the same for every call of the action."""
+    kept = _RESULT_READS.get(compiled)
+    if kept is None:
+        kept = _RESULT_READS[compiled] = {}
+    found = kept.get(field)
+    if found is None:
+        found = kept[field] = _reads_of_result(compiled, field, names_read)
+    return found
+
+
+def _reads_of_result(compiled, field, names_read) -> Live:
     live = Live({})
     if compiled.result is None:
         return live

@@ -25,6 +25,9 @@ from interpreter.values import Record
 #: (an interpreter.odds.roller.LiftMemory; None outside an odds computation)
 LIFTS: ContextVar = ContextVar("lifts", default=None)
 
+#: no probability (the omitted mass of most distributions)
+NOTHING = Fraction(0)
+
 _UNIFORM: dict = {}  # a range of faces → its uniform Dist (immutable, so shared)
 
 
@@ -71,7 +74,9 @@ class Dist(Unknown):
         """Probability left out by cutting open-ended rolls short."""
         found = self._omitted
         if found is None:
-            found = self._omitted = 1 - Fraction(sum(self.weights.values()), self.total)
+            kept = sum(self.weights.values())
+            found = NOTHING if kept == self.total else 1 - Fraction(kept, self.total)
+            self._omitted = found
         return found
 
     def __len__(self) -> int:
