@@ -117,62 +117,67 @@ def prune(where: Path) -> None:
 
 # ─── the encoding: JSON, with tags for what JSON lacks ──────────────────────
 #
-# JSON objects appear only as tags: {"t": [...]} a tuple, {"d": [[k, v], ...]} a mapping
-# (keys of any type), {"q": [num, den]} a fraction, {"s": [start, end]} a span of the one
-# source being cached, {"n": "Class", "f": [...]} an AST node with its fields in order.
+# JSON objects appear only as tags of one key: {"Class": [...]} an AST node with its
+# fields in order, {"s": [start, end]} a span of the one source being cached, {"q": [num,
+# den]} a fraction; in `dumps` also {"t": [...]} a tuple and {"d": [[k, v], ...]} a
+# mapping (keys of any type). `dumps_tree` writes an AST, which holds tuples but no list
+# or mapping, as json's own encoder does: a tuple is an array, read back as a tuple.
 
 
 def dumps(value, source: Source | None = None) -> bytes:
-    """The encoding of `value` (spans must all be of `source`); NotCached if it holds a
-    value the encoding does not, or if it is certainly longer than MAX_ENTRY_BYTES (so
-    that an entry too large to keep is not encoded to the end only to be dropped)."""
-    encoder = _Encoder(source, MAX_ENTRY_BYTES)
-    data = json.dumps(encoder.encode(value), separators=(",", ":")).encode("utf-8")
-    if len(data) > MAX_ENTRY_BYTES:
-        raise NotCached("longer than an entry may be")
-    return data
+    """The encoding of any value of those (spans must all be of `source`); NotCached if
+    it holds a value the encoding does not, or if it is certainly longer than
+    MAX_ENTRY_BYTES (so that an entry too large to keep is not encoded to the end only to
+    be dropped)."""
+    return _bounded(json.dumps(_Encoder(source).encode(value), separators=(",", ":")))
 
 
 def loads(data: bytes, source: Source | None = None):
     """The value `dumps` encoded (spans made again over `source`); ValueError if the
     data is not such an encoding. Each JSON object is decoded as the parser meets it,
     innermost first (`object_hook`): no second walk over what was read."""
-    return json.loads(data.decode("utf-8"), object_hook=_Decoder(source).tagged)
+    return json.loads(data.decode("utf-8"), object_hook=_Decoder(source, False).tagged)
 
 
 def dumps_tree(node, source: Source) -> bytes:
     """The encoding of an AST (nodes, spans of `source`, tuples, texts, numbers, None),
-    made by json's own encoder, which calls back only for a node, a span or a fraction
-    (a tuple is an array; an AST holds no list). NotCached as `dumps`."""
-    encoder = _Encoder(source, MAX_ENTRY_BYTES)
-    text = json.dumps(node, default=encoder.tagged, separators=(",", ":"), check_circular=False)
+    made by json's own encoder, which calls back only for a node, a span or a fraction.
+    NotCached as `dumps`."""
+    encoder = _Encoder(source)
+    return _bounded(
+        json.dumps(node, default=encoder.tagged, separators=(",", ":"), check_circular=False)
+    )
+
+
+def loads_tree(data: bytes, source: Source):
+    """The AST `dumps_tree` encoded, its spans made again over `source` (ValueError if
+    the data is not such an encoding)."""
+    return json.loads(data.decode("utf-8"), object_hook=_Decoder(source, True).tagged)
+
+
+def _bounded(text: str) -> bytes:
     data = text.encode("utf-8")
     if len(data) > MAX_ENTRY_BYTES:
         raise NotCached("longer than an entry may be")
     return data
 
 
-def loads_tree(data: bytes, source: Source):
-    """The AST `dumps_tree` encoded, its spans made again over `source` (ValueError if
-    the data is not such an encoding)."""
-    return json.loads(data.decode("utf-8"), object_hook=_Decoder(source).tree_node)
-
-
 #: the field names of every node class, in order
 _FIELDS = {kind: tuple(f.name for f in attrs.fields(kind)) for kind in NODE_CLASSES.values()}
-#: the fewest bytes an encoded node or span takes: `{"n":"","f":[]}` and `{"s":[0,0]}`
-_NODE_BYTES = 15
+#: the fewest bytes an encoded node or span takes: `{"":[]}` and `{"s":[0,0]}`
+_NODE_BYTES = 7
 _SPAN_BYTES = 11
 
 
 class _Encoder:
     """The JSON-ready form of a value, counting the fewest bytes it can take as it goes."""
 
-    def __init__(self, source: Source | None, most_bytes: int):
+    def __init__(self, source: Source | None):
         self.source = source
-        self.left = most_bytes  # bytes the entry may still take, at the least
+        self.left = MAX_ENTRY_BYTES  # bytes the entry may still take, at the least
 
     def encode(self, value):
+        """`dumps`'s form of any value: containers tagged, and their items encoded too."""
         if value is None or type(value) in (bool, int, str):
             return value
         kind = type(value)
@@ -182,22 +187,12 @@ class _Encoder:
             return {"t": [self.encode(v) for v in value]}
         if kind is dict:
             return {"d": [[self.encode(k), self.encode(v)] for k, v in value.items()]}
-        if kind is Fraction:
-            return {"q": [value.numerator, value.denominator]}
-        if kind is Span:
-            if value.source is not self.source:
-                raise NotCached("a span of another source")
-            self.spend(_SPAN_BYTES)
-            return {"s": [value.start, value.end]}
-        fields = _FIELDS.get(kind)
-        if fields is not None:
-            self.spend(_NODE_BYTES + len(kind.__name__))
-            return {"n": kind.__name__, "f": [self.encode(getattr(value, f)) for f in fields]}
-        raise NotCached(f"a {kind.__name__}")
+        ((tag, fields),) = self.tagged(value).items()
+        return {tag: [self.encode(field) for field in fields]}
 
     def tagged(self, value):
-        """`dumps_tree`'s form of what json does not write itself: {"Class": [fields]},
-        {"s": [start, end]} for a span, {"q": [numerator, denominator]}."""
+        """A node, span or fraction as its tag and its fields (not encoded themselves:
+        json's encoder, or `encode`, goes on into them)."""
         kind = type(value)
         if kind is Span:
             if value.source is not self.source:
@@ -219,56 +214,39 @@ class _Encoder:
 
 
 class _Decoder:
-    """Each tagged JSON object back to its value."""
+    """Each tagged JSON object back to its value; with `tuples`, a node's arrays are
+    tuples (`dumps_tree`), else lists (`dumps` tags its tuples)."""
 
-    def __init__(self, source: Source | None):
+    def __init__(self, source: Source | None, tuples: bool):
         self.source = source
+        self.tuples = tuples
 
     def tagged(self, data: dict):
-        if len(data) == 1:
-            if "s" in data:
-                start, end = data["s"]
-                if self.source is None or type(start) is not int or type(end) is not int:
-                    raise ValueError("a span without its source")
-                return Span(self.source, start, end)
-            if "t" in data:
-                return tuple(data["t"])
-            if "d" in data:
-                return {key: value for key, value in data["d"]}
-            if "q" in data:
-                numerator, denominator = data["q"]
-                return Fraction(numerator, denominator)
-        kind = NODE_CLASSES.get(data.get("n"))
-        fields = data.get("f")
-        if len(data) != 2 or kind is None or type(fields) is not list:
-            raise ValueError("not a node of dsl.nodes")
-        names = _FIELDS[kind]
-        if len(fields) != len(names):
-            raise ValueError("not a node of dsl.nodes")
-        node = object.__new__(kind)
-        for name, value in zip(names, fields):
-            object.__setattr__(node, name, value)
-        return node
-
-    def tree_node(self, data: dict):
-        """A node, span or fraction of `dumps_tree`; the arrays in a node are tuples."""
         if len(data) != 1:
-            raise ValueError("not a node of dsl.nodes")
+            raise ValueError("not a cache entry")
         ((tag, value),) = data.items()
+        if type(value) is not list:
+            raise ValueError("not a cache entry")
         if tag == "s":  # the most frequent: a span
             start, end = value
-            if type(start) is not int or type(end) is not int:
-                raise ValueError("not a span")
+            if self.source is None or type(start) is not int or type(end) is not int:
+                raise ValueError("a span without its source")
             return Span(self.source, start, end)
+        if tag == "t" and not self.tuples:
+            return tuple(value)
+        if tag == "d" and not self.tuples:
+            return {key: item for key, item in value}
         if tag == "q":
             numerator, denominator = value
             return Fraction(numerator, denominator)
         kind = NODE_CLASSES.get(tag)
-        if kind is None or type(value) is not list or len(value) != len(_FIELDS[kind]):
+        if kind is None or len(value) != len(_FIELDS[kind]):
             raise ValueError("not a node of dsl.nodes")
         node = object.__new__(kind)
         for name, field in zip(_FIELDS[kind], value):
-            object.__setattr__(node, name, _tuples(field) if type(field) is list else field)
+            if self.tuples and type(field) is list:
+                field = _tuples(field)
+            object.__setattr__(node, name, field)
         return node
 
 
