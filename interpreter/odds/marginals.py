@@ -82,10 +82,15 @@ class ByField(Odds):
 
 
 def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, orders):
-    """The whole result's answer: `count(field, budget_share, outcome_cap, seconds)` for
-    the whole result (field None) when its joint has at most JOINT_OUTCOMES outcomes and
-    fits a share of the budget; else each field's on its own (a ByField). None when the
-    action has fewer than two result fields (nothing to split: the caller counts it)."""
+    """The whole result's answer. `count(field, budget_share, outcome_cap, seconds,
+    sample)` counts the whole result (field None) or a field: exactly, else (`sample`)
+    sampled, else TooComplex (an outcome cap also means not sampled).
+
+    The whole result when its joint has at most JOINT_OUTCOMES outcomes and fits a share
+    of the budget; else each field's on its own (a ByField): sampled where need be when
+    the joint surely has more outcomes; when that is not known, exact fields or else the
+    whole result as it always was (sampled). None when the action has fewer than two
+    result fields (nothing to split: the caller counts it)."""
     names = result_fields(book, action)
     if len(names) < 2:
         return None
@@ -99,8 +104,14 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
     except TooComplex:
         proven = False
     fields: dict = {}
-    for name in names:  # each in the time left (a field past it is sampled, briefly)
-        fields[name] = count(name, 1, None, max(seconds - (clock() - started), 0.05))
+    try:
+        for i, name in enumerate(names):  # each its share of the time left, at least
+            share = max(
+                (seconds - (clock() - started)) / (len(names) - i), seconds / 4 / len(names)
+            )
+            fields[name] = count(name, 1, None, share, proven)
+    except TooComplex:  # a field past its share, and the joint perhaps small: as it was
+        return count(None, 1, None, max(seconds - (clock() - started), seconds / 2))
     if not proven:
         sizes = [len(odds.probabilities) for odds in fields.values()]
         proven = max(sizes) > JOINT_OUTCOMES
@@ -108,5 +119,5 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
         for size in sizes:
             product *= size
         if product <= JOINT_OUTCOMES:  # small after all: the joint, as fields alone cannot say
-            return count(None, 1, None, max(seconds - (clock() - started), 0.01))
+            return count(None, 1, None, max(seconds - (clock() - started), seconds / 2))
     return ByField(subject, fields, JOINT_OUTCOMES, proven, orders)
