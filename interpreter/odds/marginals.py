@@ -103,15 +103,17 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
     except TooComplex:
         proven = False
     fields: dict = {}
-    for name in names:  # each in the time left, and at least a part of the whole
+    reserve = seconds / 4 / len(names)  # kept for each field still to come
+    for i, name in enumerate(names):  # each in the time left but the others' reserves
         left = seconds - (clock() - started)
-        fields[name] = count(name, 1, None, max(left, seconds / 2 / len(names)))
+        fields[name] = count(name, 1, None, max(left - (len(names) - i - 1) * reserve, reserve))
     if not proven:
         sizes = [len(odds.probabilities) for odds in fields.values()]
         proven = max(sizes) > JOINT_OUTCOMES
         product = 1
         for size in sizes:
             product *= size
-        if product <= JOINT_OUTCOMES:  # small after all: the joint, as fields alone cannot say
-            return count(None, 1, None, max(seconds - (clock() - started), seconds / 4))
+        left = seconds - (clock() - started)
+        if product <= JOINT_OUTCOMES and left > seconds / 4:  # small after all: the joint
+            return count(None, 1, None, left)
     return ByField(subject, fields, JOINT_OUTCOMES, proven, orders)
