@@ -217,7 +217,7 @@ def test_a_joint_too_large_to_read_is_answered_field_by_field(capsys, tmp_path):
     assert "each field on its own" in text and text.count("three · ") == 3
     assert main(["odds", str(rules), "three", "--char", str(character), "--json"]) == 0
     data = valid(json.loads(capsys.readouterr().out))
-    assert data["outcomes"] == [] and data["note"] == str(odds.note)
+    assert data["outcomes"] == [] and data["note"].startswith("each field on its own")
     assert [f["field"] for f in data["fields"]] == ["a", "b", "c"]
     assert data["fields"][2]["outcomes"][0] == valid_row(data["fields"][2]["outcomes"][0])
     # a field of more outcomes than the bound: the joint surely has more too, said so
