@@ -181,7 +181,7 @@ def load(
     return book
 
 
-_LANGUAGE = re.compile(r'^\s*language\s+"([^"\n]{1,20})"', re.MULTILINE)
+_LANGUAGE = re.compile(r'(?:^|\{)\s*language\s+"([^"\n]{1,20})"', re.MULTILINE)
 
 
 def language_written_in(text: str) -> str | None:
