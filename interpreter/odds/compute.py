@@ -133,22 +133,21 @@ def action_odds(
     orders = text_orders(engine.rulebook)
     shared: dict = {}  # the fields of one whole result share what each computed
 
-    def count(field, share, cap, seconds, sample=True):
-        """The exact odds of `field` with a share of the budget, else sampled (unless not
-        `sample`); a `cap` on the outcomes (the whole result's): past it (or the budget),
-        never sampled."""
+    def count(field, share, cap, seconds):
+        """The exact odds of `field` with a share of the budget, else sampled; a `cap`
+        on the outcomes (the whole result's): past it (or the budget), never sampled."""
         deadline = Deadline(seconds)
         try:
             outcomes, omitted = _exact(
                 engine, action, sheet, params, field, epsilon, max(budget // share, 1),
-                progress, deadline.part(0.5 if cap is None and sample else 1.0), choices, cap,
+                progress, deadline.part(0.5 if cap is None else 1.0), choices, cap,
                 shared,
             )  # fmt: skip
             certain_limit(outcomes)  # outcome → its Mass: the Fractions are made when read
             made = functools.partial(fractions_of, outcomes)
             return Odds(subject, field, made, True, omitted, orders=orders)
         except TooComplex as reason:
-            if cap is not None or not sample:
+            if cap is not None:
                 raise
             counts, done = sample_action(
                 engine, action, sheet, params, field, trials, seed, progress, deadline, choices

@@ -23,7 +23,7 @@ from interpreter.odds.worlds import Failure
 JOINT_OUTCOMES = 2_000
 #: the share of the budget, and the most seconds, the joint may use before the fields are
 #: counted one by one (what it computed serves them: interpreter.odds.compute)
-JOINT_SHARE = 10
+JOINT_SHARE = 4
 JOINT_SECONDS = 0.25
 
 
@@ -82,15 +82,14 @@ class ByField(Odds):
 
 
 def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, orders):
-    """The whole result's answer. `count(field, budget_share, outcome_cap, seconds,
-    sample)` counts the whole result (field None) or a field: exactly, else (`sample`)
-    sampled, else TooComplex (an outcome cap also means not sampled).
+    """The whole result's answer. `count(field, budget_share, outcome_cap, seconds)`
+    counts the whole result (field None) or a field: exactly, else sampled (never with
+    an outcome cap: TooComplex).
 
     The whole result when its joint has at most JOINT_OUTCOMES outcomes and fits a share
-    of the budget; else each field's on its own (a ByField): sampled where need be when
-    the joint surely has more outcomes; when that is not known, exact fields or else the
-    whole result as it always was (sampled). None when the action has fewer than two
-    result fields (nothing to split: the caller counts it)."""
+    of the budget; else each field's on its own (a ByField; a field past its share of the
+    time is sampled), unless the fields show the joint small after all. None when the
+    action has fewer than two result fields (nothing to split: the caller counts it)."""
     names = result_fields(book, action)
     if len(names) < 2:
         return None
@@ -104,14 +103,9 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
     except TooComplex:
         proven = False
     fields: dict = {}
-    try:
-        for i, name in enumerate(names):  # each its share of the time left, at least
-            share = max(
-                (seconds - (clock() - started)) / (len(names) - i), seconds / 4 / len(names)
-            )
-            fields[name] = count(name, 1, None, share, proven)
-    except TooComplex:  # a field past its share, and the joint perhaps small: as it was
-        return count(None, 1, None, max(seconds - (clock() - started), seconds / 2))
+    for name in names:  # each in the time left, and at least a part of the whole
+        left = seconds - (clock() - started)
+        fields[name] = count(name, 1, None, max(left, seconds / 2 / len(names)))
     if not proven:
         sizes = [len(odds.probabilities) for odds in fields.values()]
         proven = max(sizes) > JOINT_OUTCOMES
@@ -119,5 +113,5 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
         for size in sizes:
             product *= size
         if product <= JOINT_OUTCOMES:  # small after all: the joint, as fields alone cannot say
-            return count(None, 1, None, max(seconds - (clock() - started), seconds / 2))
+            return count(None, 1, None, max(seconds - (clock() - started), seconds / 4))
     return ByField(subject, fields, JOINT_OUTCOMES, proven, orders)
