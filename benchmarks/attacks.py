@@ -223,9 +223,9 @@ ATTACKS = [
         {"u.rules": formulas(20_000)},
     ),
     (  # as densely written as the generator's, just within max_words: parsed and checked
-        "11 4540 formulas (max_words)",
+        "11 1817 formulas (max_words)",
         ["check", "{d}/u.rules"],
-        {"u.rules": formulas(4540)},
+        {"u.rules": formulas(1817)},
     ),
     ("11 flat sum of 20000 terms", ["roll", "+".join(["1"] * 20000)], {}),
     (

@@ -31,9 +31,10 @@ MAX_EXTENDS = 8
 MAX_FILE_SIZE = 2_000_000
 #: most words and symbols a rulebook's text may have outside its comments (see
 #: `count_words`), refused before parsing: what loading costs goes with them, about a
-#: second (of CPU, on a loaded 2-core machine) per 25 000 densely written ones. Six times
-#: the largest shipped rulebook (arcana_mundi has about 8 300). An app may pass its own.
-MAX_WORDS = 50_000
+#: second (of CPU, on a 2-core machine) per 20 000 as densely written as they can be, so
+#: that any text within it is loaded and checked in about a second. Well over twice the
+#: largest shipped rulebook (arcana_mundi has about 8 300). An app may pass its own.
+MAX_WORDS = 20_000
 
 # A word: letters and digits in a row; a symbol: any other character but a space. A
 # comment counts for nothing (`#` up to the end of its line, outside a quoted text); a
@@ -180,7 +181,7 @@ def load(
     return book
 
 
-_LANGUAGE = re.compile(r'^\s*language\s+"([^"\n]{1,20})"', re.MULTILINE)
+_LANGUAGE = re.compile(r'(?:^|\{)\s*language\s+"([^"\n]{1,20})"', re.MULTILINE)
 
 
 def language_written_in(text: str) -> str | None:

@@ -115,6 +115,19 @@ def test_a_refusal_says_what_happened_first_in_the_games_language(tmp_path, caps
     assert raised.value.refusal().startswith("No puedes gastar 3 de dinamis de Virtus")
 
 
+@pytest.mark.parametrize(
+    "header",
+    ['rulebook "x" { language "es" }\n', 'rulebook "x" {\n  language "es"\n}\n'],
+    ids=["on one line", "on its own lines"],
+)
+def test_the_errors_of_a_rulebook_that_does_not_load_speak_its_language(tmp_path, capsys, header):
+    path = tmp_path / "x.rules"
+    path.write_text(header + "action a() { result { v: foo + 1, w: bar(2) } }\n", "utf-8")
+    assert main(["check", str(path)]) != 0
+    err = capsys.readouterr().err
+    assert "nombre desconocido: `foo`" in err and "función desconocida: `bar`" in err
+
+
 def test_a_spanish_rulebook_answers_in_spanish_and_lang_overrides(capsys):
     argv = ["run", "brujeria", "asustarse", "--char", "brujeria_investigadora", "--dice", "4"]
     assert main(argv) == 0

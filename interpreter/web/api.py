@@ -41,7 +41,7 @@ from interpreter.web.words import page_words
 #: the most exact work and trials a client may ask of one odds computation
 MAX_BUDGET = 10 * BUDGET
 MAX_TRIALS = 10 * TRIALS
-#: characters of rulebook text a request may carry (the largest shipped one is 50 000)
+#: characters of rulebook text a request may carry (the largest shipped one has 77 000)
 MAX_TEXT = 256_000
 
 _RUN_FIELDS = {"rulebook", "text", "action", "character", "sheet", "params", "targets"}
