@@ -29,7 +29,14 @@ from interpreter import files, sheet_writer
 from interpreter.compile import Compiler
 from interpreter.errors import SheetChanged, SheetError, ShippedSheet
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.sheet_positions import MAX_NUMBER_TEXT, MAX_SHEET_NESTING, locate, place, too_deep
+from interpreter.sheet_positions import (
+    MAX_NUMBER_TEXT,
+    MAX_SHEET_NESTING,
+    brackets_too_deep,
+    locate,
+    place,
+    too_deep,
+)
 from interpreter.sheet_rules import complete
 from interpreter.sheet_schema import META_KEYS, validate
 from interpreter.values import Record
@@ -354,6 +361,11 @@ def read_file(path: str | Path) -> tuple:
 def parse_text(text: str, text_format: str, path: str | None = None):
     """A sheet file's data; a file that is not valid YAML or JSON is a SheetError placed
     at the line and column where reading it failed."""
+    past = brackets_too_deep(text)
+    if past is not None:  # as the parser sees the text up to that bracket
+        failure = too_deep(_too_deep(path), text[: past + 1], _NoAliasLoader)
+        if failure is not None:
+            raise failure
     try:
         if text_format == "json":
             return json.loads(text, parse_int=_json_int)
@@ -372,10 +384,12 @@ def parse_text(text: str, text_format: str, path: str | None = None):
         failure = SheetError(tr("not valid YAML: {problem}", problem=problem), path=path)
         raise (place(failure, text, mark) if mark else failure) from None
     except RecursionError:
-        failure = SheetError(
-            tr("nested more than {most} levels deep", most=MAX_SHEET_NESTING), path=path
-        )
-        raise too_deep(failure, text, _NoAliasLoader) from None
+        failure = _too_deep(path)
+        raise too_deep(failure, text, _NoAliasLoader) or failure from None
+
+
+def _too_deep(path) -> SheetError:
+    return SheetError(tr("nested more than {most} levels deep", most=MAX_SHEET_NESTING), path=path)
 
 
 class _LongNumber(ValueError):

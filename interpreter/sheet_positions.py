@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import yaml
 
 from interpreter.errors import SheetError
@@ -31,9 +33,10 @@ def locate(error: SheetError, text: str, loader) -> SheetError:
     return place(error, text, start, end)
 
 
-def too_deep(error: SheetError, text: str, loader) -> SheetError:
+def too_deep(error: SheetError, text: str, loader) -> SheetError | None:
     """The error placed where the nesting first passes MAX_SHEET_NESTING, found from the
-    parser's events (reading them does not recurse; building the data does)."""
+    parser's events (reading them does not recurse; building the data does); None if it
+    never passes it."""
     depth = 0
     try:
         for event in yaml.parse(text, Loader=loader):  # JSON is YAML too
@@ -45,7 +48,44 @@ def too_deep(error: SheetError, text: str, loader) -> SheetError:
                 depth -= 1
     except yaml.YAMLError:
         pass
-    return error
+    return None
+
+
+def brackets_too_deep(text: str) -> int | None:
+    """Where a `[` or `{` opens a level past MAX_SHEET_NESTING, counting the text's
+    brackets outside quoted scalars and comments (None if none does). A cheap first look:
+    the YAML reader takes time growing with the square of such nesting, so the parser
+    then confirms it on the text up to that bracket alone (a bracket inside a plain
+    scalar may be counted here, which that confirmation sets right)."""
+    if text.count("[") + text.count("{") <= MAX_SHEET_NESTING:  # the common case, at once
+        return None
+    depth = 0
+    quote_ends = -1  # inside a quoted scalar up to here
+    for found in _SPECIAL.finditer(text):
+        at, char = found.start(), found.group()
+        if at < quote_ends:
+            continue
+        before = text[at - 1] if at else "\n"
+        if char in "\"'":
+            if before in " \t\n[{,:":
+                end = _QUOTE_END[char].match(text, at + 1)
+                quote_ends = len(text) if end is None else end.end()
+        elif char == "#":
+            if before in " \t\n":
+                end = text.find("\n", at)
+                quote_ends = len(text) if end < 0 else end
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_SHEET_NESTING:
+                return at
+        else:
+            depth = max(depth - 1, 0)
+    return None
+
+
+_SPECIAL = re.compile(r"[\[\]{}\"'#]")
+#: the end of a quoted scalar: `"` with backslash escapes, `'` with doubled quotes
+_QUOTE_END = {'"': re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL), "'": re.compile(r"(?:[^']|'')*'")}
 
 
 def place(error: SheetError, text: str, start, end=None) -> SheetError:

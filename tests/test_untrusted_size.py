@@ -150,3 +150,41 @@ def test_a_sheet_nested_past_the_stack_is_refused_at_the_line_where_it_passes(
     error = caught.value
     assert (error.line, error.column) == (line, column)
     assert f"{name}:{line}:{column}:" in error.render()
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("Fuerza: 5\nNota: '" + "[" * 500 + "'\n", "[" * 500),  # in a quoted text
+        ('Fuerza: 5\nNota: "\\"' + "{" * 500 + '"\n', '"' + "{" * 500),
+        ("Fuerza: 5\nNota: x # " + "[" * 500 + "\n", "x"),  # in a comment
+        ("Fuerza: 5\nNota: a" + "[" * 500 + "\n", "a" + "[" * 500),  # inside a plain text
+        ("Fuerza: 5\nNota: it's " + "[" * 500 + "\n", "it's " + "[" * 500),
+    ],
+    ids=["single quotes", "double quotes", "comment", "plain", "apostrophe"],
+)
+def test_brackets_that_are_not_nesting_never_count_as_nesting(text, value):
+    # the quick look at the brackets before the YAML reader (whose time grows with the
+    # square of flow nesting) may count these: the parser's own events set it right
+    from interpreter.sheet import parse_text
+
+    assert parse_text(text, "yaml", "n.yaml") == {"Fuerza": 5, "Nota": value}
+
+
+def test_flow_nesting_is_found_before_the_yaml_reader_reads_it_all(monkeypatch):
+    # only the text up to the first bracket past the bound reaches the parser
+    import yaml
+
+    from interpreter import SheetError
+    from interpreter.sheet import parse_text
+
+    seen = []
+    real = yaml.parse
+    monkeypatch.setattr(
+        yaml, "parse", lambda text, **kw: seen.append(len(text)) or real(text, **kw)
+    )
+    text = "Fuerza: 5\nDones: " + "[" * 5000 + "]" * 5000 + "\n"
+    with pytest.raises(SheetError, match="nested more than 100 levels deep") as caught:
+        parse_text(text, "yaml", "deep.yaml")
+    assert (caught.value.line, caught.value.column) == (2, 107)
+    assert seen == [len("Fuerza: 5\nDones: ") + 101]
