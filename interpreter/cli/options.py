@@ -229,7 +229,8 @@ def target_files(args, book, action: str | None) -> dict:
             )
         if name in out:
             raise ParameterError(tr("--target {name} is given twice", name=name))
-        out[name] = resolve_character(file.strip(), book, " ".join(("--target", name)))
+        option = " ".join(("--target", name))  # an option as typed: not words to translate
+        out[name] = resolve_character(file.strip(), book, option)
     return out
 
 

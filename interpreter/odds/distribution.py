@@ -106,9 +106,8 @@ class Dist(Unknown):
                 return found[0]
         cap = None
         if memory is not None:
-            cap = memory.work(
-                values, function
-            )  # charged before: the work is bounded, not just counted
+            # charged before: the work is bounded, not just counted
+            cap = memory.work(values, function)
         result = _apply(function, values, cap)
         if key is not None:
             memory[key] = (result, values)  # the operands are kept, so their ids stay theirs

@@ -23,16 +23,14 @@ def compared(comparison, a, b) -> tuple:
     values = sorted(b.weights)
     running = [0, *accumulate(b.weights[y] for y in values)]
     whole = running[-1]
+    # b's values below x (bisect_left) or at most x (bisect_right); above/at least: the rest
+    cut = bisect_left if side in ("below", "at_least") else bisect_right
+    upper = side in ("above", "at_least")
     yes = no = 0
     for x, wa in a.weights.items():
-        if side == "below":
-            count = running[bisect_left(values, x)]
-        elif side == "at_most":
-            count = running[bisect_right(values, x)]
-        elif side == "above":
-            count = whole - running[bisect_right(values, x)]
-        else:
-            count = whole - running[bisect_left(values, x)]
+        count = running[cut(values, x)]
+        if upper:
+            count = whole - count
         yes += wa * count
         no += wa * (whole - count)
     weights = {}

@@ -160,8 +160,9 @@ class OddsRoller(PoolQuestions):
         # explorer leaves out as too unlikely to matter (interpreter.odds.explore), and a
         # power of two at or below it: 2**-prune_bits.
         self.epsilon, self.prune, self.prune_bits = shares_of(epsilon)
-        # The `let` the explorer is running, what is read of it later and how deep in
-        # calls it is: (name, Live, depth), so that a branch is over what is still read.
+        # The `let` the explorer is running, what is read of it later, how deep in calls
+        # it is and whether it is read just once later: (name, Live, depth, once), so
+        # that a branch is over what is still read (and none for a value read once).
         self.binding = None
         self.weight = ONE  # the probability of the world being explored (the explorer's)
         self.progress = progress
