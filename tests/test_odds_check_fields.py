@@ -64,11 +64,17 @@ check c(x: int = 0, t: int = 2) "C" {{
     body.append(f"let r1 = c({draw(st.sampled_from(['0', '1', 'B']))}, t1)")
     if draw(st.booleans()):
         body.append(f"set B to {draw(st.sampled_from(['B + 1', 'd2', '0']))}")
-    body.append(f"let r2 = c({draw(st.sampled_from(['0', '1', 'B']))}, {draw(st.sampled_from(['t1', '2', 'd2']))})")  # noqa: E501
+    argument, target = st.sampled_from(["0", "1", "B"]), st.sampled_from(["t1", "2", "d2"])
+    body.append(f"let r2 = c({draw(argument)}, {draw(target)})")
     shown = [name for name, _, _ in chosen]
-    results = [f"a{i}: r1.{f}" for i, f in enumerate(draw(st.lists(st.sampled_from(shown), min_size=1, max_size=2, unique=True)))]  # noqa: E501
-    results += [f"b{i}: r2.{f}" for i, f in enumerate(draw(st.lists(st.sampled_from([*shown, "success"]), min_size=1, max_size=2, unique=True)))]  # noqa: E501
-    action = "action act() {\n  " + "\n  ".join(body) + f"\n  result {{ {', '.join(results)} }}\n}}\n"  # noqa: E501
+    first = draw(st.lists(st.sampled_from(shown), min_size=1, max_size=2, unique=True))
+    second = draw(
+        st.lists(st.sampled_from([*shown, "success"]), min_size=1, max_size=2, unique=True)
+    )
+    results = [f"a{i}: r1.{f}" for i, f in enumerate(first)]
+    results += [f"b{i}: r2.{f}" for i, f in enumerate(second)]
+    body.append(f"result {{ {', '.join(results)} }}")
+    action = "action act() {\n  " + "\n  ".join(body) + "\n}\n"
     return HEADER + check + action, {"A": draw(st.integers(0, 2)), "B": draw(st.integers(0, 2))}
 
 
