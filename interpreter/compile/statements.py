@@ -91,7 +91,44 @@ class Statements:
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread
         let.value, let.pure = value, self.changes_nothing(node.expr)
+        let.split = self.let_split(node) if declared is None or declared.kind != "ref" else None
         return let
+
+    def let_split(self, node: n.Let):
+        """`let x = if c then A else B` where A or B is an action called: the same as
+        `if c { let x = A } else { let x = B }`, given in the shape of a compiled `if`
+        (`branches`, `otherwise`) so that the odds engine splits the worlds on c and steps
+        through the action as through `let x = action(...)`. `run` never runs it: the let
+        evaluates its if expression itself. None for any other let."""
+        expr = node.expr
+        if not isinstance(expr, n.IfExpr) or not self.calls_an_action(expr):
+            return None
+
+        def branch(part) -> tuple:
+            return (self.statement(n.Let(node.name, part, span=node.span)),)
+
+        def split(ctx):
+            raise AssertionError("the odds engine's view of a let: never run")
+
+        condition = expr.condition
+        split.branches = ((self.expr(condition), branch(expr.then), condition.span),)
+        split.otherwise = branch(expr.otherwise)
+        return split
+
+    def calls_an_action(self, expr: n.IfExpr) -> bool:
+        """Whether a branch of an if expression (or of one nested in a branch) is an action
+        called, and none gives a pool (a pool's let keeps its dice: not split)."""
+        leaves, found = [expr.then, expr.otherwise], False
+        while leaves:
+            leaf = leaves.pop()
+            if isinstance(leaf, n.IfExpr):
+                leaves += [leaf.then, leaf.otherwise]
+            elif self.is_pool(leaf):
+                return False
+            elif isinstance(leaf, n.Call):
+                binding = self.bindings.get(id(leaf))
+                found = found or (binding is not None and binding.kind == "action")
+        return found
 
     def st_set(self, node: n.Set):
         value = self.expr(node.expr)
