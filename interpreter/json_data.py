@@ -18,7 +18,6 @@ The command line's `--json`, the HTTP API and the journal all write these docume
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from fractions import Fraction
 from importlib import resources
@@ -27,7 +26,7 @@ from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import translate
 from interpreter.describe import describe
 from interpreter.dice import KEPT
-from interpreter.values import plain
+from interpreter.values import FractionText, plain
 
 #: the kinds of document, each with its schema file `<kind>.schema.json`
 KINDS = (
@@ -297,14 +296,12 @@ def location_data(span: Span | None) -> dict | None:
 
 # ─── the journal's commands ─────────────────────────────────────────────────
 
-#: how the journal keeps a fraction: as text (its lossless form, interpreter.values.to_json)
-STORED_FRACTION = re.compile(r"-?[0-9]+/[0-9]+")
-
 
 def stored_value(value):
-    """A value as the journal keeps it, back as a rulebook value (a "7/2" text is 7/2)."""
-    if isinstance(value, str) and STORED_FRACTION.fullmatch(value):
-        return Fraction(value)
+    """A value as the journal keeps it (interpreter.values.to_json), back as a rulebook
+    value: a fraction's text (FractionText) is the fraction, any other text a text."""
+    if type(value) is FractionText:
+        return value.fraction()
     if isinstance(value, list):
         return [stored_value(v) for v in value]
     if isinstance(value, dict):

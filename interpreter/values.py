@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -217,11 +218,25 @@ def quoted(value) -> str:
     return text if len(text) <= 60 else text[:50] + "…" + text[-5:]
 
 
+class FractionText(str):
+    """A fraction as `to_json` gives it: the text "7/2", which stays a fraction for
+    whoever keeps it (the journal stores a text that reads the same, "1/2", escaped)."""
+
+    __slots__ = ()
+
+    def fraction(self) -> Fraction:
+        return Fraction(self)
+
+
+#: the form of a FractionText (a text of that form is not a fraction unless tagged)
+FRACTION_FORM = re.compile(r"-?[0-9]+/[0-9]+")
+
+
 def to_json(value):
-    """A value as JSON data: fractions as "7/2" strings, records as objects (the
-    journal's lossless form; documents for programs use `plain`)."""
+    """A value as JSON data: fractions as "7/2" strings (FractionText), records as
+    objects (the journal's lossless form; documents for programs use `plain`)."""
     if type(value) is Fraction:
-        return f"{value.numerator}/{value.denominator}"
+        return FractionText(f"{value.numerator}/{value.denominator}")
     if isinstance(value, tuple | list):
         return [to_json(v) for v in value]
     if isinstance(value, Record):

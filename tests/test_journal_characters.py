@@ -427,7 +427,7 @@ def test_a_version_1_journal_is_migrated_and_its_choices_read(folder):
     connection.commit()
     connection.close()
     with Journal(path) as journal:
-        assert journal.connection.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert journal.connection.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION
         (choice,) = journal.entry(1).choices
     assert choice == {"name": "defensa", "value": "parar", "chooser": "objetivo", "how": None}
 

@@ -19,7 +19,7 @@ import sqlite3
 from dsl.messages import tr
 from interpreter.journal.errors import JournalError
 
-VERSION = 2
+VERSION = 3
 
 _VERSION_1 = """
 CREATE TABLE texts (
@@ -82,8 +82,15 @@ _VERSION_2 = """
 ALTER TABLE choices ADD COLUMN how TEXT;
 """
 
+# Version 3: how a run's values are written (interpreter.journal.store.stored). NULL in
+# runs of versions 1 and 2: a fraction and a text that reads like one ("7/2") alike as
+# that text; 1: a text that reads like a fraction is escaped, so the two stay apart.
+_VERSION_3 = """
+ALTER TABLE runs ADD COLUMN value_form INTEGER;
+"""
+
 #: migrations[v] brings a journal at version v to v + 1
-MIGRATIONS: dict[int, str] = {0: _VERSION_1, 1: _VERSION_2}
+MIGRATIONS: dict[int, str] = {0: _VERSION_1, 1: _VERSION_2, 2: _VERSION_3}
 
 
 def migrate(connection: sqlite3.Connection, path: str) -> None:

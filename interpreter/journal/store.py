@@ -19,10 +19,15 @@ from dsl.messages import tr
 from interpreter.journal import schema
 from interpreter.journal.errors import JournalError, NoJournal
 from interpreter.sheet import text_digest
+from interpreter.values import FRACTION_FORM, FractionText
 
 JOURNAL_NAME = "journal.sqlite"
 #: how long a writer waits for another process's transaction, in milliseconds
 BUSY_TIMEOUT_MS = 30_000
+#: the form of the values a run is written with (schema.py, version 3): texts that read
+#: like a fraction, or begin with ESCAPE, are written after an ESCAPE
+VALUE_FORM = 1
+ESCAPE = "\x00"
 
 
 @attrs.frozen
@@ -186,18 +191,20 @@ class Journal:
                 digest = self.put_rulebook(rulebook)
             cursor = self.connection.execute(
                 "INSERT INTO runs (at, kind, state, rulebook, action, params, result, dice, "
-                "origin, seed, undoes) VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?)",
+                "origin, seed, undoes, value_form) "
+                "VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     datetime.now(UTC).isoformat(timespec="milliseconds"),
                     kind,
                     digest,
                     action,
-                    _json(params or {}),
-                    _json(result),
+                    _json(stored(params or {})),
+                    _json(stored(result)),
                     _json(list(dice)),
                     origin,
                     None if seed is None else str(seed),
                     undoes,
+                    VALUE_FORM,
                 ),
             )
             number = cursor.lastrowid
@@ -218,7 +225,7 @@ class Journal:
                 self.connection.execute(
                     "INSERT INTO changes (run, role, seq, path, before, after) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
-                    (number, role, seq, path, _json(before), _json(after)),
+                    (number, role, seq, path, _json(stored(before)), _json(stored(after))),
                 )
             for seq, choice in enumerate(choices):
                 self.connection.execute(
@@ -228,7 +235,7 @@ class Journal:
                         number,
                         seq,
                         choice["name"],
-                        _json(choice["value"]),
+                        _json(stored(choice["value"])),
                         choice.get("chooser"),
                         choice.get("how"),
                     ),
@@ -312,7 +319,7 @@ class Journal:
             args.append(state)
         query = (
             "SELECT runs.id, at, kind, state, runs.rulebook, rulebooks.name, action, params, "
-            "result, dice, origin, seed, undoes FROM runs "
+            "result, dice, origin, seed, undoes, value_form FROM runs "
             "LEFT JOIN rulebooks ON rulebooks.hash = runs.rulebook"
         )
         if where:
@@ -330,6 +337,11 @@ class Journal:
 
     def _entry(self, row) -> Entry:
         number = row[0]
+        escaped = row[13] == VALUE_FORM
+
+        def value(text: str):
+            return read_back(json.loads(text), escaped)
+
         sheets = tuple(
             SheetState(*r)
             for r in self.connection.execute(
@@ -339,14 +351,14 @@ class Journal:
             )
         )
         changes = tuple(
-            {"role": r[0], "path": r[1], "before": json.loads(r[2]), "after": json.loads(r[3])}
+            {"role": r[0], "path": r[1], "before": value(r[2]), "after": value(r[3])}
             for r in self.connection.execute(
                 "SELECT role, path, before, after FROM changes WHERE run = ? ORDER BY seq",
                 (number,),
             )
         )
         choices = tuple(
-            {"name": r[0], "value": json.loads(r[1]), "chooser": r[2], "how": r[3]}
+            {"name": r[0], "value": value(r[1]), "chooser": r[2], "how": r[3]}
             for r in self.connection.execute(
                 "SELECT name, value, chooser, how FROM choices WHERE run = ? ORDER BY seq",
                 (number,),
@@ -360,8 +372,8 @@ class Journal:
             rulebook=row[4],
             rulebook_name=row[5],
             action=row[6],
-            params=json.loads(row[7]),
-            result=json.loads(row[8]) if row[8] is not None else None,
+            params=value(row[7]),
+            result=value(row[8]) if row[8] is not None else None,
             dice=tuple(json.loads(row[9])),
             origin=row[10],
             seed=None if row[11] is None else int(row[11]),
@@ -399,6 +411,39 @@ class _Transaction:
             self.connection.execute("COMMIT")
         elif self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
+
+
+def stored(value):
+    """A value in the journal's lossless form (interpreter.values.to_json) as a run is
+    written: a fraction as its text ("7/2"); a text that reads like one, or begins with
+    ESCAPE, after an ESCAPE, so that it reads back as the text it is."""
+    if isinstance(value, str):
+        if type(value) is FractionText:
+            return str(value)
+        if value.startswith(ESCAPE) or FRACTION_FORM.fullmatch(value):
+            return ESCAPE + value
+        return value
+    if isinstance(value, list | tuple):
+        return [stored(v) for v in value]
+    if isinstance(value, dict):
+        return {k: stored(v) for k, v in value.items()}
+    return value
+
+
+def read_back(value, escaped: bool):
+    """A stored value as `stored` was given it: texts of the form "7/2" are fractions
+    (FractionText), an escaped text the text. `escaped` False: a run written before
+    version 3, where a text "7/2" and the fraction were written alike (read as the
+    fraction, the likelier)."""
+    if isinstance(value, str):
+        if escaped and value.startswith(ESCAPE):
+            return value[1:]
+        return FractionText(value) if FRACTION_FORM.fullmatch(value) else value
+    if isinstance(value, list):
+        return [read_back(v, escaped) for v in value]
+    if isinstance(value, dict):
+        return {k: read_back(v, escaped) for k, v in value.items()}
+    return value
 
 
 def _json(value) -> str:
