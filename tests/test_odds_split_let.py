@@ -1,6 +1,7 @@
 """Exact odds of `let x = if c then action(...) else ...` against brute force.
 
-The odds engine explores such a let as `if c { let x = action(...) } else { let x = ... }`
+The odds engine explores such a let (or `set x to` one) as
+`if c { let x = action(...) } else { let x = ... }`
 (the worlds split on c, the called action stepped through statement by statement, as
 `let x = action(...)` is): for generated actions (nested if expressions, a `require`
 failing inside the called action, a called action that writes the sheet, a rerolling
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_odds_brute_force import LIMITS, brute_force, counted, marginal
@@ -76,6 +78,8 @@ def splits(draw):
         "let g = c(0)",
         f"let x = if {condition} then {called} else {otherwise}",
     ]
+    if draw(st.booleans()):  # given anew, or kept: a `set` of one
+        body.append(f"set x to if {inner} then leaf(B) else x")
     fields = {"f": "if x = none then 0 else x.v", "b": "B"}
     if draw(st.booleans()):  # a second one, after the sheet the first may have written
         body.append("let z = if B > 0 then leaf(B) else pick(A)")
@@ -145,7 +149,15 @@ action act() {
     )
 
 
-def test_the_called_action_is_stepped_through_not_run_once_per_world():
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "let x = if g.success then sum_of_six() else none",
+        "let x = none\n  set x to if g.success then sum_of_six() else x",
+        "let x = if A > 5 then none else if g.success then sum_of_six() else none",
+    ],
+)
+def test_the_called_action_is_stepped_through_not_run_once_per_world(binding):
     # Six d6 summed one pass at a time: stepped through, the worlds are merged after each
     # pass (at most 31 sums); run whole inside the if expression, every sequence of the
     # six dice (46,656) is a run of its own. Within a budget far below the latter: exact.
@@ -159,10 +171,10 @@ action sum_of_six() {
 }
 action act() {
   let g = c(0)
-  let x = if g.success then sum_of_six() else none
+  BINDING
   result { t: if x = none then 0 else x.t }
 }
-"""
+""".replace("BINDING", binding)
     )
     engine = Engine(dsl.load_text(text))
     sheet = engine.sheet({"A": 1, "B": 0})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import attrs
+
 from dsl import nodes as n
 from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
@@ -91,24 +93,24 @@ class Statements:
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread
         let.value, let.pure = value, self.changes_nothing(node.expr)
-        let.split = self.let_split(node) if declared is None or declared.kind != "ref" else None
+        let.split = self.split_of(node) if declared is None or declared.kind != "ref" else None
         return let
 
-    def let_split(self, node: n.Let):
-        """`let x = if c then A else B` where A or B is an action called: the same as
-        `if c { let x = A } else { let x = B }`, given in the shape of a compiled `if`
-        (`branches`, `otherwise`) so that the odds engine splits the worlds on c and steps
-        through the action as through `let x = action(...)`. `run` never runs it: the let
-        evaluates its if expression itself. None for any other let."""
+    def split_of(self, node: n.Let | n.Set):
+        """`let x = if c then A else B` (or `set x to` it) where A or B is an action called:
+        the same as `if c { let x = A } else { let x = B }`, given in the shape of a
+        compiled `if` (`branches`, `otherwise`) so that the odds engine splits the worlds
+        on c and steps through the action as through `let x = action(...)`. `run` never
+        runs it: the statement evaluates its if expression itself. None otherwise."""
         expr = node.expr
         if not isinstance(expr, n.IfExpr) or not self.calls_an_action(expr):
             return None
 
         def branch(part) -> tuple:
-            return (self.statement(n.Let(node.name, part, span=node.span)),)
+            return (self.statement(attrs.evolve(node, expr=part)),)
 
         def split(ctx):
-            raise AssertionError("the odds engine's view of a let: never run")
+            raise AssertionError("the odds engine's view of a let or set: never run")
 
         condition = expr.condition
         split.branches = ((self.expr(condition), branch(expr.then), condition.span),)
@@ -147,6 +149,7 @@ class Statements:
             # for the odds engine (interpreter.odds.explore)
             set_local.value, set_local.local = value, name
             set_local.pure = self.changes_nothing(node.expr)
+            set_local.split = self.split_of(node)
             return set_local
         return self.set_field(node, value)
 

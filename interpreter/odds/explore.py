@@ -214,7 +214,7 @@ class Explorer(Passes):
             elif isinstance(node, n.ForEach):
                 worlds, failed = self.for_each(statement, worlds, live[index])
             elif getattr(statement, "split", None) is not None:
-                # `let x = if c then action(...) else ...`: as `if c { let x = action(...) }`
+                # `let x = if c then action(...) else ...` (or `set`): as `if c { let x = ... }`
                 worlds, failed = self.if_(statement.split, worlds, live[index])
             elif self.calls_in(statement) and (
                 isinstance(node, n.Let | n.Do) or getattr(statement, "local", None)
