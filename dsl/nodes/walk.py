@@ -115,6 +115,61 @@ def field_reads(node) -> dict:
     return needs
 
 
+def field_paths(node) -> dict:
+    """field_reads, along whole chains of fields: for each name, a dict of the fields
+    read of it, each to the dict of its own fields read (`r.ours.nivel.daño` reads only
+    `daño` of `nivel` of `ours` of `r`), None where a value is used whole. Iterated, a
+    name's dict gives its fields as field_reads does."""
+    inner = set()  # chains' inner links: the subject of a Field
+    for item in walk(node):
+        if isinstance(item, Field):
+            inner.add(id(item.subject))
+    paths: dict = {}
+    for item in walk(node):
+        if id(item) in inner:
+            continue
+        if isinstance(item, Name):
+            paths[item.name] = None
+        elif isinstance(item, Field):
+            chain = []
+            while isinstance(item, Field):
+                chain.append(item.name)
+                item = item.subject
+            if isinstance(item, Name):
+                _add_path(paths, item.name, chain[::-1])
+    return paths
+
+
+def _add_path(paths: dict, name: str, chain: list) -> None:
+    """Note `name.chain[0].chain[1]...` read (a value read whole stays whole)."""
+    level, key = paths, name
+    for field in chain:
+        if key in level and level[key] is None:
+            return
+        level = level.setdefault(key, {})
+        key = field
+    level[key] = None
+
+
+def path_cut(paths: dict) -> tuple:
+    """A name's field_paths as a hashable value: ((field, its own cut or None), ...),
+    in the fields' order."""
+    return tuple(
+        (field, None if inner is None else path_cut(inner))
+        for field, inner in sorted(paths.items(), key=lambda item: item[0])
+    )
+
+
+def merged_paths(first, second):
+    """What two field_paths of one name read together (None: the whole value)."""
+    if first is None or second is None:
+        return None
+    out = dict(first)
+    for field, inner in second.items():
+        out[field] = merged_paths(out[field], inner) if field in out else inner
+    return out
+
+
 DEFINITIONS = (Sheet, RollDef, Ladder, Formula, Table, Check, Opposed, Action)
 EXPRESSIONS = (
     Literal,

@@ -21,7 +21,9 @@ from __future__ import annotations
 from fractions import Fraction
 from math import floor, gcd
 
+from interpreter.odds.cuts import names_of, project
 from interpreter.odds.distribution import Dist, remembered
+from interpreter.odds.sides import SIDED, Sides
 from interpreter.runtime import Unknown
 from interpreter.values import Record
 
@@ -36,16 +38,17 @@ class Contest(Unknown):
     operations counts that mass as omitted.
 
     The records of every pair are made only when something reads more of them than the
-    verdict: `verdicts` (a Verdicts) gives `won` and `tie` from the sides' keys alone."""
+    verdict and the sides: `sides` (interpreter.odds.sides.Sides) gives `won`, `tie` and
+    the sides (cut down to what is read of them) without a record per pair."""
 
-    __slots__ = ("_decided", "_full", "prune", "series", "stops", "verdicts")
+    __slots__ = ("_decided", "_full", "prune", "series", "sides", "stops")
 
-    def __init__(self, decided, series: tuple | None, stops: tuple = (), prune=0, verdicts=None):
+    def __init__(self, decided, series: tuple | None, stops: tuple = (), prune=0, sides=None):
         self._decided = decided  # a Dist, or a function making it when first read
         self.series = series
         self.stops = stops
         self.prune = prune  # records less likely than this are left out (omitted mass)
-        self.verdicts = verdicts
+        self.sides = sides
         self._full = None
 
     @property
@@ -70,54 +73,28 @@ class Contest(Unknown):
         full = self.dist()
         return full.lift(function, tuple(full if v is self else v for v in values))
 
-    def project(self, fields: tuple) -> Contest:
-        """The records cut down to some fields; without `rerolls` among them, each decided
-        pair once, weighted by the whole series."""
-        return remembered(("contest", id(self), fields), (self,), lambda: self._project(fields))
+    def project(self, cut: tuple) -> Contest:
+        """The records cut down to `cut` (interpreter.odds.cuts); without `rerolls` among
+        its fields, each decided pair once, weighted by the whole series."""
+        return remembered(("contest", id(self), cut), (self,), lambda: self._project(cut))
 
-    def _project(self, fields: tuple) -> Contest:
-        cut = self._cut(fields)
+    def _project(self, cut: tuple) -> Contest:
+        part = self._cut(cut)
         if self.series is None:
-            return Contest(cut, None, self.stops)
-        if "rerolls" in fields:  # cut first, then one record per number of rerolls
-            return Contest(_with_rerolls(cut, self.series, self.prune), None, self.stops)
+            return Contest(part, None, self.stops)
+        if "rerolls" in names_of(cut):  # cut first, then one record per number of rerolls
+            return Contest(_with_rerolls(part, self.series, self.prune), None, self.stops)
         total = sum(self.series, Fraction(0))
-        weights = {record: weight * total.numerator for record, weight in cut.weights.items()}
-        return Contest(Dist(weights, cut.total * total.denominator).reduced(), None, self.stops)
+        weights = {record: weight * total.numerator for record, weight in part.weights.items()}
+        return Contest(Dist(weights, part.total * total.denominator).reduced(), None, self.stops)
 
-    def _cut(self, fields: tuple) -> Dist:
-        """The decided records cut down to `fields`: of the verdict alone, from the keys."""
+    def _cut(self, cut: tuple) -> Dist:
+        """The decided records cut down to `cut`: of the verdict and the sides alone,
+        from the sides (interpreter.odds.sides) without a record per pair."""
         unmade = type(self._decided) is not Dist
-        if unmade and self.verdicts is not None and VERDICT.issuperset(fields):
-            return self.verdicts.dist(fields)
-        return self.decided.project(fields)
-
-
-#: the fields of an opposed check's record its sides' keys decide alone
-VERDICT = frozenset(("won", "tie", "rerolls"))
-
-
-class Verdicts:
-    """The decided pairs of an opposed check grouped by the sides' keys: the
-    distribution of its verdict (`won`, `tie`) without a record per pair of values."""
-
-    __slots__ = ("opposed", "pairs", "rerolling", "sides_a", "sides_b")
-
-    def __init__(self, opposed, sides_a: dict, sides_b: dict, pairs: int, rerolling: bool):
-        self.opposed, self.sides_a, self.sides_b = opposed, sides_a, sides_b
-        self.pairs, self.rerolling = pairs, rerolling
-
-    def dist(self, fields: tuple) -> Dist:
-        weights: dict = {}
-        for key_a, (mass_a, _group) in self.sides_a.items():
-            for key_b, (mass_b, _group) in self.sides_b.items():
-                if self.rerolling and key_a == key_b:
-                    continue
-                won, tie = self.opposed.verdict(key_a, key_b)
-                found = {"won": won, "tie": tie, "rerolls": 0}  # no reroll in a decided pair
-                record = Record({f: found[f] for f in fields}, "opposed")
-                weights[record] = weights.get(record, 0) + mass_a * mass_b
-        return Dist(weights, self.pairs).reduced()
+        if unmade and self.sides is not None and SIDED.issuperset(names_of(cut)):
+            return self.sides.dist(cut)
+        return project(self.decided, cut)
 
 
 def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
@@ -158,14 +135,14 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
 
     roller.work += 1 + len(sides_a) * len(sides_b) // 20
     limit = ctx.limits.tie_rerolls
-    verdicts = None
+    sides = None
     if opposed.fields:  # the author's fields read this frame: every record made now
         decided = decided_records()
-    else:  # made when more than the verdict is read, in a frame of their own
+    else:  # made when more than the verdict and the sides are read, in a frame of their own
         decided = _in_own_frame(ctx, decided_records)
-        verdicts = Verdicts(opposed, sides_a, sides_b, pairs, rerolling)
+        sides = Sides(opposed, sides_a, sides_b, pairs, rerolling, roller)
     if not rerolling or tied == 0:
-        return Contest(decided, None, verdicts=verdicts)
+        return Contest(decided, None, sides=sides)
     t = Fraction(tied, pairs)
     series = [Fraction(1)]
     while len(series) <= limit and series[-1] * t >= roller.prune:
@@ -177,7 +154,7 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
             stops = ((opposed.still_tied(ctx), stopped),)
     if opposed.fields_read_rerolls:  # the author's fields differ with the rerolls
         return Contest(_recomputed(opposed, ctx, decided, series, settle), None, stops)
-    return Contest(decided, tuple(series), stops, roller.prune, verdicts)
+    return Contest(decided, tuple(series), stops, roller.prune, sides)
 
 
 def _in_own_frame(ctx, make):

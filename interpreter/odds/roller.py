@@ -7,10 +7,12 @@ import time
 from fractions import Fraction
 
 from dsl.messages import tr
+from dsl.nodes import path_cut
 from interpreter.dice import Die, check_term, roll_pool
 from interpreter.errors import ChainTooLong
 from interpreter.odds.bounds import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
+from interpreter.odds.cuts import flat, project
 from interpreter.odds.distribution import Dist, mixture
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
 from interpreter.odds.order import ORDERINGS
@@ -206,13 +208,14 @@ class OddsRoller(PoolQuestions):
 
     def bind(self, ctx, name: str, value, fields):
         """The value a `let` binds: one branch per value, of the fields read later (of a
-        top-level `let`, the explorer knows exactly which; else the compiler's guess)."""
+        top-level `let`, the explorer knows exactly which, and of those which of theirs;
+        else the compiler's guess)."""
         if self.cursor < len(self.pins):
             return self.resolve(value)
         binding = self.binding
         if binding is None or binding[0] != name or ctx.depth != binding[2]:
             if fields is not None:
-                value = value.project(fields)
+                value = project(value, flat(fields))
             return self.resolve(value)
         # The `let` statement the explorer is running: binding the value is all that is
         # left of it, so the explorer makes a world per value without running it again.
@@ -220,7 +223,7 @@ class OddsRoller(PoolQuestions):
         if needed is MISSING:  # never read again: one world, whatever it holds
             value = value.map(_nothing)
         elif needed is not None:
-            value = value.project(tuple(sorted(needed)))
+            value = project(value, path_cut(needed))
         if type(value) is Contest:
             raise Branch(value.dist(), value.stops, name)
         if binding[3] and needed is not MISSING and type(value) is Dist:

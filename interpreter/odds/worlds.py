@@ -79,9 +79,10 @@ def cuts_of(names: tuple, needs: dict) -> tuple:
 
 
 class Live:
-    """What may still be read: each name, with the fields of it that are read (None when
-    the whole value is), and how often (`counts`: 1, or MANY: more than once, or where
-    it may be read many times: in a loop, a call's arguments, a text, a list, a choice).
+    """What may still be read: each name, with the fields of it that are read, each with
+    its own fields read (dsl.nodes.field_paths; None where a value is read whole), and
+    how often (`counts`: 1, or MANY: more than once, or where it may be read many times:
+    in a loop, a call's arguments, a text, a list, a choice).
     Hashable, so that liveness can be remembered per block."""
 
     __slots__ = ("_key", "counts", "needs")
@@ -91,7 +92,7 @@ class Live:
         counts = counts or {}
         self.counts = {name: counts.get(name, MANY) for name in needs}
         self._key = (
-            frozenset((k, None if v is None else frozenset(v)) for k, v in needs.items()),
+            frozenset((k, None if v is None else n.path_cut(v)) for k, v in needs.items()),
             frozenset(self.counts.items()),
         )
 
@@ -116,10 +117,7 @@ class Live:
                 needs[name] = fields
                 counts[name] = other.counts[name]
                 continue
-            if needs[name] is None or fields is None:
-                needs[name] = None
-            else:
-                needs[name] = needs[name] | fields
+            needs[name] = n.merged_paths(needs[name], fields)
             counts[name] = count(counts[name], other.counts[name])
         return Live(needs, counts)
 
@@ -169,7 +167,7 @@ _KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def names_read(node) -> Live:
     """Every name an AST node mentions, which of its fields it reads, and how often."""
-    return Live(n.field_reads(node), read_counts(node))
+    return Live(n.field_paths(node), read_counts(node))
 
 
 #: a name read more than once, or where it may be read many times
