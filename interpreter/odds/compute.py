@@ -17,6 +17,7 @@ from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
 from interpreter.odds.bounds import Deadline, certain_limit, checked
 from interpreter.odds.contest import Contest
+from interpreter.odds.cuts import flat
 from interpreter.odds.distribution import LIFTS, Dist, mixture
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.marginals import JointTooLarge, whole_or_by_field
@@ -279,7 +280,7 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
     def run(ctx):
         record = check(ctx, args, check.node.span)
         if type(record) is Contest and field is not None:
-            record = record.project((field,))  # of the verdict alone: from the sides' keys
+            record = record.project(flat((field,)))  # the verdict, a side: from the sides
         if isinstance(record, Unknown) and type(record) is not Dist:
             record = known(ctx, record)  # an opposed check's records: its ties, its failures
         if type(record) is Dist:
