@@ -46,6 +46,13 @@ class CompiledCheck(CallFrame):
         self.roll = compiler.expr(node.roll)
         self.target = compiler.expr(node.target) if node.target is not None else None
         self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
+        # what the author's fields read of the check's own names (the record's built-in
+        # fields, its parameters, its lets): the odds engine computes them once per values
+        # (not the fields themselves, set before they are read, unless a parameter or a
+        # `let` has the name too)
+        own = {name for name, _ in node.fields} - set(self.names) - {let.name for let in node.lets}
+        reads = n.field_reads(tuple(e for _, e in node.fields))
+        self.fields_read = tuple(sorted(name for name in reads if name not in own))
         self.terms = tuple(_explain(compiler, sign, term) for sign, term in _terms(node.roll))
         self.label = node.label or node.name
         # `success` and `degree` are the trace's verdict, unless they are ordinary fields
@@ -105,10 +112,12 @@ class CompiledCheck(CallFrame):
             ctx.depth -= 1
             ctx.calls -= 1
 
-    def record(self, ctx, total, target, settle) -> Record:
+    def record(self, ctx, total, target, settle, memory=None) -> Record:
         """The check's record for a known total (and target): the built-in fields, then
         the author's, each passed through settle(ctx, value), which makes it known (the
-        odds engine, asking for the records of every total at once, refuses instead)."""
+        odds engine, asking for the records of every total at once, refuses instead).
+        `memory` (the odds engine's: interpreter.odds.records) gives the author's fields
+        again for the same values of what they read."""
         if type(total) is not int:
             total = as_number(total, self.node.roll.span, A_CHECKS_ROLL)
         env = ctx.env
@@ -122,6 +131,11 @@ class CompiledCheck(CallFrame):
             fields = {"total": total, "target": target, "success": success, "margin": margin}
         else:
             fields = {"total": total}
+        if memory is not None:
+            own = memory.fields(self, ctx, settle)
+            env.update(own)
+            fields.update(own)
+            return Record(fields, kind="check")
         for name, value in self.fields:
             env[name] = fields[name] = settle(ctx, value(ctx))
         return Record(fields, kind="check")

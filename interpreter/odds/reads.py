@@ -37,11 +37,11 @@ class ReadMemory:
     def __init__(self):
         self.entries: dict = {}
 
-    def get(self, key, ctx, compute, cut: int, keep=()):
+    def get(self, key, ctx, compute, cut: int, keep=(), seen=None):
         """compute(cut), or what it gave before for this key and a sheet that had the same
         values in every field that computation read. `cut`: outcomes less likely than
         2**-cut may be left out; an earlier result that left out only less likely ones
-        (a cut at least as deep) will do."""
+        (a cut at least as deep) will do. `seen`, a list: the fields read are added to it."""
         values = ctx.state.values
         if ctx.state.cast is not None:  # other characters' sheets: not watched, compared whole
             key = (key, ctx.state.snapshot()[1])
@@ -51,6 +51,7 @@ class ReadMemory:
             for index, (read, deep, result, _keep) in enumerate(found):
                 if all(_same(values.get(name, MISSING), seen) for name, seen in read):
                     if deep >= cut:
+                        _noted(ctx, read, seen)
                         return result
                     stale = index  # the same sheet, but it left out too much: again
         state = ctx.state
@@ -62,12 +63,23 @@ class ReadMemory:
         finally:
             ctx.state = state
         read = tuple(watched.values.read.items())
+        _noted(ctx, read, seen)
         entry = (read, cut, result, keep)
         if stale is not None:
             found[stale] = entry
         else:
             self.entries.setdefault(key, []).append(entry)
         return result
+
+
+def _noted(ctx, read: tuple, seen) -> None:
+    """What a remembered result read, read again where it is used: by a computation
+    being watched itself (a check's records around a check's own fields), and in `seen`."""
+    values = ctx.state.values
+    if type(values) is WatchedValues:
+        values.read.update(read)
+    if seen is not None:
+        seen.append(read)
 
 
 def _same(value, seen) -> bool:

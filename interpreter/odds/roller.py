@@ -25,6 +25,7 @@ from interpreter.odds.pools import (
 )
 from interpreter.odds.questions import PoolQuestions
 from interpreter.odds.reads import ReadMemory
+from interpreter.odds.records import FieldMemory
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
@@ -182,6 +183,7 @@ class OddsRoller(PoolQuestions):
         self.chains: dict = {}
         self.asked: dict = {}  # joint answers to pool questions, by term and questions
         self.read_memory = ReadMemory()  # checks' records, by what they read of the sheet
+        self.field_memory = FieldMemory()  # checks' own fields, by what they read
 
     def restart(self, budget: int, deadline: Deadline) -> None:
         """Count again, with a budget and a deadline of its own, keeping what was
@@ -317,7 +319,7 @@ class OddsRoller(PoolQuestions):
             weights: dict = {}
             for total, weight in totals.weights.items():
                 if weight > cut:
-                    record = check.record(ctx, total, target, _settled)
+                    record = check.record(ctx, total, target, _settled, self.field_memory)
                     weights[record] = weights.get(record, 0) + weight
             self.work += 1 + len(weights) // 20
             return Dist(weights, totals.total)

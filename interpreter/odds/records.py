@@ -1,0 +1,52 @@
+"""A check's own fields, computed once for the values they read, whatever the total.
+
+A check's record for each total (interpreter.odds.roller) holds the built-in fields and
+the author's (`puntos = puntos_de(margin)`). The author's fields mostly read the margin
+or the success alone, and a check against a target that is itself rolled is asked for
+the records of each total against each target: hundreds of thousands of records with a
+few hundred margins among them. So the author's fields are remembered by the values of
+the check's names they read (CompiledCheck.fields_read), the depth of calls (a formula
+too deep fails), and what they read of the sheet (interpreter.odds.reads).
+"""
+
+from __future__ import annotations
+
+from interpreter.odds.reads import ReadMemory
+from interpreter.runtime import MISSING
+
+
+class FieldMemory:
+    """The author's fields of checks' records, by what they read."""
+
+    def __init__(self):
+        self.memory = ReadMemory()
+        # what was computed without reading the sheet: the same on every sheet (the values
+        # it read are in the key, and decide every branch it took)
+        self.plain: dict = {}
+
+    def fields(self, check, ctx, settle) -> dict:
+        """The author's fields of `check`'s record in ctx.env (its built-in fields set)."""
+        env = ctx.env
+        values = tuple(env.get(name, MISSING) for name in check.fields_read)
+        try:
+            key = ("fields", id(check), ctx.calls, settle, values)
+            hash(key)
+        except TypeError:  # an unhashable value: by identity (kept alive with the entry)
+            key = ("fields", id(check), ctx.calls, settle, tuple(map(id, values)))
+        plain = ctx.state.cast is None
+        if plain:
+            found = self.plain.get(key)
+            if found is not None:
+                return found
+
+        def compute(_cut):
+            out = {}
+            for name, value in check.fields:
+                env[name] = out[name] = settle(ctx, value(ctx))
+            return out
+
+        read: list = []
+        found = self.memory.get(key, ctx, compute, 0, (check, values), read)
+        if plain and not read[0]:
+            self.plain[key] = found
+        return found

@@ -1,0 +1,142 @@
+"""A check's own fields remembered by what they read, against brute force.
+
+The odds engine computes the author's fields of a check's record (`p = f(margin)`) once
+for the values of what they read (interpreter.odds.records): the built-in fields, the
+check's parameters and lets, the depth of calls, and the sheet. For generated checks
+whose fields read each of those, called with targets that are rolls, arguments that
+change, and sheets written between the calls, the odds must equal, fraction for
+fraction, every sequence of dice run through the real engine.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_odds_brute_force import LIMITS, brute_force, counted, marginal
+
+import dsl
+from interpreter import Engine
+
+HEADER = """rulebook "Fields" {
+  system "a check's own fields against brute force"
+  language "en"
+}
+
+sheet {
+  attribute A, B in 0..9
+}
+
+formula half(m: int) = ceil(abs(m) / 2)
+formula plus_b(m: int) = m + B
+"""
+
+#: the author's fields a check may have: (name, expression, names of earlier fields it needs)
+FIELDS = (
+    ("p", "half(margin)", ()),
+    ("q", "if success then p else -p", ("p",)),
+    ("r", "plus_b(margin)", ()),
+    ("s", "total - x", ()),
+    ("u", "target + x", ()),
+    ("w", "if success then min(p, B) else 0", ("p",)),
+    ("k", "margin * bonus", ()),
+)
+
+
+@st.composite
+def checks_with_fields(draw):
+    """A check whose fields read some of the margin, the success, the total, the target,
+    a parameter, a `let` of the check, the sheet (directly or in a formula); an action
+    calling it against rolled targets, with the sheet changed between the calls."""
+    chosen = draw(st.lists(st.sampled_from(FIELDS), min_size=1, max_size=4, unique=True))
+    if any(needs for _, _, needs in chosen) and FIELDS[0] not in chosen:
+        chosen.append(FIELDS[0])  # `p`, which `q` and `w` read
+    chosen.sort(key=FIELDS.index)
+    fields = "\n  ".join(f"{name} = {expression}" for name, expression, _ in chosen)
+    die = draw(st.sampled_from([2, 3]))
+    check = f"""
+check c(x: int = 0, t: int = 2) "C" {{
+  let bonus = x + 1
+  roll d{die} + A + x >= t
+  {fields}
+}}
+"""
+    body = ["let t1 = d3"]
+    body.append(f"let r1 = c({draw(st.sampled_from(['0', '1', 'B']))}, t1)")
+    if draw(st.booleans()):
+        body.append(f"set B to {draw(st.sampled_from(['B + 1', 'd2', '0']))}")
+    argument, target = st.sampled_from(["0", "1", "B"]), st.sampled_from(["t1", "2", "d2"])
+    body.append(f"let r2 = c({draw(argument)}, {draw(target)})")
+    shown = [name for name, _, _ in chosen]
+    first = draw(st.lists(st.sampled_from(shown), min_size=1, max_size=2, unique=True))
+    second = draw(
+        st.lists(st.sampled_from([*shown, "success"]), min_size=1, max_size=2, unique=True)
+    )
+    results = [f"a{i}: r1.{f}" for i, f in enumerate(first)]
+    results += [f"b{i}: r2.{f}" for i, f in enumerate(second)]
+    body.append(f"result {{ {', '.join(results)} }}")
+    action = "action act() {\n  " + "\n  ".join(body) + "\n}\n"
+    return HEADER + check + action, {"A": draw(st.integers(0, 2)), "B": draw(st.integers(0, 2))}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(checks_with_fields())
+def test_a_checks_fields_remembered_by_what_they_read_equal_brute_force(case):
+    text, data = case
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet(data)
+    joint = brute_force(engine, "act", sheet)
+    whole = engine.odds("act", sheet, {})
+    assert whole.exact and counted(whole) == joint, text
+    for field, _ in engine.rulebook.actions["act"].body[-1].fields:
+        odds = engine.odds("act", sheet, {}, field)
+        assert odds.exact and counted(odds) == marginal(joint, field), (text, field)
+
+
+def test_a_field_reading_the_sheet_the_roll_does_not_read():
+    # The roll reads A alone; a field reads B (in a formula). The same call before and
+    # after B changes: its records are those of the sheet as it is at each call.
+    text = (
+        HEADER
+        + """
+check c(x: int = 0) "C" {
+  roll d3 + A + x >= 2
+  r = plus_b(margin)
+}
+action act() {
+  let r1 = c(0)
+  set B to B + d2
+  let r2 = c(0)
+  result { a: r1.r, b: r2.r }
+}
+"""
+    )
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet({"A": 0, "B": 1})
+    joint = brute_force(engine, "act", sheet)
+    assert counted(engine.odds("act", sheet, {})) == joint
+    assert counted(engine.odds("act", sheet, {}, "b")) == marginal(joint, "b")
+
+
+def test_fields_of_a_margin_shared_by_targets_that_are_rolls():
+    # A check against another roll's total (Arcana Mundi's tirada_consciencia): the
+    # same margins come again for every target; each record still has its own total.
+    text = (
+        HEADER
+        + """
+check against(contra: int) "Against" {
+  roll 2d3 + A >= contra
+  p = half(margin)
+}
+action act() {
+  let force = d4 + d2
+  let c = against(force)
+  result { success: c.success, p: c.p, total: c.total }
+}
+"""
+    )
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet({"A": 1, "B": 0})
+    joint = brute_force(engine, "act", sheet)
+    assert counted(engine.odds("act", sheet, {})) == joint
+    for field in ("success", "p", "total"):
+        assert counted(engine.odds("act", sheet, {}, field)) == marginal(joint, field)
