@@ -51,9 +51,6 @@ class Sides:
         theirs = _classes(self.sides_b, "theirs" in inner, inner.get("theirs"), shared)
         key = next(iter(self.sides_a))
         won_level, tie_level = self.opposed.verdict(key, key)  # of a tie (not rerolled)
-        verdicts = ((0, True, False), (2, False, False))
-        if not self.rerolling:
-            verdicts += ((1, won_level, tie_level),)
         pick = itemgetter(*(FIELDS.index(name) for name in names))
         if len(names) == 1:
             pick = _one(pick)
@@ -61,43 +58,71 @@ class Sides:
         # holds), made once for every computation of this roller
         made = shared.setdefault(("opposed", names), {})
         found: dict = {}  # what a record holds → [record, weight]
-        for side_a, side_b, masses in self.counted(ours, theirs):
-            for index, won, tie in verdicts:
-                weight = masses[index]
-                if not weight:
-                    continue
-                holds = pick((won, tie, 0, id(side_a), id(side_b)))
-                entry = found.get(holds)
-                if entry is not None:
-                    entry[1] += weight
-                    continue
-                record = made.get(holds)
-                if record is None:
-                    values = pick((won, tie, 0, side_a, side_b))
-                    record = made[holds] = Record(dict(zip(names, values)), "opposed")
-                found[holds] = [record, weight]
-        negligible = self.negligible
-        weights = {record: weight for record, weight in found.values() if weight >= negligible}
+
+        def add(side_a, side_b, won, tie, weight):
+            holds = pick((won, tie, 0, id(side_a), id(side_b)))
+            entry = found.get(holds)
+            if entry is not None:
+                entry[1] += weight
+                return
+            record = made.get(holds)
+            if record is None:
+                values = pick((won, tie, 0, side_a, side_b))
+                record = made[holds] = Record(dict(zip(names, values)), "opposed")
+            found[holds] = [record, weight]
+
+        level = not self.rerolling
+        negligible = max(self.negligible, 1)  # a part less likely: left out, as a pair would be
+        for side_a, side_b, more, same, less in self.counted(ours, theirs):
+            if more >= negligible:
+                add(side_a, side_b, True, False, more)
+            if less >= negligible:
+                add(side_a, side_b, False, False, less)
+            if same >= negligible and level:
+                add(side_a, side_b, won_level, tie_level, same)
+        weights = {record: weight for record, weight in found.values()}
         return Dist(weights, self.pairs)  # not reduced: see Contest.whole
 
-    def counted(self, ours: dict, theirs: dict):
-        """(class of ours, class of theirs, (mass of pairs where ours is ahead, level,
-        behind)) for every two classes: the other side's keys searched in the sorted
+    def counted(self, ours: dict, theirs: dict) -> list:
+        """(class of ours, class of theirs, mass of pairs where ours is ahead, level,
+        behind) for every two classes: the other side's keys searched in the sorted
         keys of the side with fewer searches to make."""
         searches_a = len(ours) * sum(len(keys) for keys in theirs.values())
         searches_b = len(theirs) * sum(len(keys) for keys in ours.values())
         charge(self.roller, min(searches_a, searches_b))
+        out = []
+        negligible = self.negligible  # two classes less likely than this together: no record
         if searches_a <= searches_b:
+            others = [(side, keys, sum(keys.values())) for side, keys in theirs.items()]
             for side_a, keys_a in ours.items():
-                ordered = _ordered(keys_a)
-                for side_b, keys_b in theirs.items():
-                    yield side_a, side_b, _against(ordered, keys_b)
+                keys, sums, whole = _ordered(keys_a)
+                for side_b, keys_b, mass_b in others:
+                    if whole * mass_b < negligible:
+                        continue
+                    more = same = less = 0
+                    for key, weight in keys_b.items():
+                        low = bisect_left(keys, key)
+                        high = bisect_right(keys, key, low)
+                        less += weight * sums[low]
+                        same += weight * (sums[high] - sums[low])
+                        more += weight * (whole - sums[high])
+                    out.append((side_a, side_b, more, same, less))
         else:
+            others = [(side, keys, sum(keys.values())) for side, keys in ours.items()]
             for side_b, keys_b in theirs.items():
-                ordered = _ordered(keys_b)
-                for side_a, keys_a in ours.items():
-                    more, same, less = _against(ordered, keys_a)  # theirs against ours
-                    yield side_a, side_b, (less, same, more)
+                keys, sums, whole = _ordered(keys_b)
+                for side_a, keys_a, mass_a in others:
+                    if whole * mass_a < negligible:
+                        continue
+                    more = same = less = 0  # of ours against theirs
+                    for key, weight in keys_a.items():
+                        low = bisect_left(keys, key)
+                        high = bisect_right(keys, key, low)
+                        more += weight * sums[low]
+                        same += weight * (sums[high] - sums[low])
+                        less += weight * (whole - sums[high])
+                    out.append((side_a, side_b, more, same, less))
+        return out
 
 
 def _one(pick):
@@ -136,17 +161,3 @@ def _ordered(keys: dict) -> tuple:
     ordered = sorted(keys)
     sums = [0, *accumulate(keys[key] for key in ordered)]
     return ordered, sums, sums[-1]
-
-
-def _against(ordered: tuple, others: dict) -> tuple:
-    """Of pairs (x from the sorted side, y from `others`): the mass where x > y, x == y,
-    x < y."""
-    keys, sums, whole = ordered
-    more = same = less = 0
-    for key, weight in others.items():
-        low = bisect_left(keys, key)
-        high = bisect_right(keys, key, low)
-        less += weight * sums[low]
-        same += weight * (sums[high] - sums[low])
-        more += weight * (whole - sums[high])
-    return more, same, less
