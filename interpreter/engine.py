@@ -245,8 +245,9 @@ class Engine:
         targets: Mapping[str, Sheet] | None = None,
         choices: Mapping | Callable | Sequence | Chooser | None = None,
     ) -> Outcome:
-        """Run an action (or a check, or a named roll); return its Outcome, or raise with
-        nothing changed. An EvaluationError raised carries the trace up to it (`.trace`).
+        """Run an action (or a check, an opposed check, a named roll); return its Outcome,
+        or raise with nothing changed. An EvaluationError raised carries the trace up to
+        it (`.trace`).
 
         `targets` are the other characters of the run, by the name of the action's
         parameter they are (`{"objetivo": orc_sheet}`; a Sheet given in `params` is the
@@ -314,7 +315,7 @@ class Engine:
         )
 
     def runnable(self, name: str) -> Runnable:
-        """The action, check or named roll of that name, compiled (once)."""
+        """The action, check, opposed check or named roll of that name, compiled (once)."""
         found = self._runnables.get(name)
         if found is not None:
             return found
@@ -323,14 +324,19 @@ class Engine:
             kind, compiled = "action", self.compiler.action(name)
         elif name in book.checks:
             kind, compiled = "check", self.compiler.check(name)
+        elif name in book.opposed:
+            kind, compiled = "opposed", self.compiler.opposed(name)
         elif name in book.rolls:
             kind, compiled = "roll", RollCall(self.compiler.roll_definition(name))
         else:
-            every = [*book.actions, *book.checks, *book.rolls]
+            every = [*book.actions, *book.checks, *book.opposed, *book.rolls]
             hint = did_you_mean(name, every) or ("actions: " + ", ".join(book.actions))
             raise ParameterError(
                 tr(
-                    "{rulebook} has no action {name!r} (nor a check or roll of that name)",
+                    (
+                        "{rulebook} has no action {name!r} "
+                        "(nor a check, opposed check or roll of that name)"
+                    ),
                     rulebook=book.title,
                     name=name,
                 ),
@@ -397,14 +403,17 @@ class Engine:
         return self.runnable(node.name).binder(sheet, params)
 
     def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
-        """A check's arguments, in declaration order (for the odds engine)."""
-        if check not in self.rulebook.checks:
+        """A check's (or an opposed check's) arguments, in declaration order (for the
+        odds engine)."""
+        book = self.rulebook
+        node = book.checks.get(check) or book.opposed.get(check)
+        if node is None:
             raise ParameterError(
-                tr("{title} has no check {check}", title=self.rulebook.title, check=repr(check)),
+                tr("{title} has no check {check}", title=book.title, check=repr(check)),
                 None,
-                did_you_mean(check, list(self.rulebook.checks)),
+                did_you_mean(check, [*book.checks, *book.opposed]),
             )
-        return self._arguments(self.rulebook.checks[check], sheet, params)[0]
+        return self._arguments(node, sheet, params)[0]
 
     def roll_arguments(self, roll_name: str, sheet: Sheet, params: dict) -> tuple:
         """A named roll's arguments, in declaration order (for the odds engine)."""

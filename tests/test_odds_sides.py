@@ -19,6 +19,8 @@ from test_odds_brute_force import brute_force, counted, marginal
 import dsl
 from dsl import nodes as n
 from interpreter import Engine, Limits
+from interpreter.odds import contest as contest_module
+from interpreter.odds.compute import EPSILON
 from interpreter.odds.cuts import cut_record
 from interpreter.values import Record
 
@@ -215,3 +217,49 @@ action act() {
     record = Record({"grade": Record({"bonus": 1, "label": "mid"}), "total": 4, "x": 0})
     cut = cut_record(record, n.path_cut(paths["k"]))
     assert cut == Record({"grade": Record({"bonus": 1}), "total": 4})
+
+
+OPEN_ENDED = (
+    HEADER
+    + """
+roll open = d10 then {
+  on die = 10: add d6 - 1, again while die = 6
+  on die = 1: subtract d6, again while die = 1
+}
+check c(x: int = 0) "C" {
+  roll open + A + x >= 9
+  grade = Grade[total]
+}
+opposed o(p: int) "O" {
+  roll c(0 - p)
+  against c(B)
+  compare success, total
+  tie reroll
+}
+action act() {
+  let p = d4
+  let r = o(p)
+  let b = if r.won then d4 else 0
+  result { theirs: r.theirs.total, won: r.won, bonus: r.ours.grade.bonus, b: b }
+}
+"""
+)
+
+
+@pytest.mark.parametrize("field", ["theirs", "won", "bonus", "b"])
+def test_open_ended_sides_agree_with_every_record_within_what_is_left_out(field, monkeypatch):
+    # Open-ended rolls (Brujería's): too many sequences of dice to run each, so the odds
+    # from the sides (what is too unlikely to follow left out as the explorer would) are
+    # compared with the odds from a record per pair; both exact, within their omitted mass.
+    engine = Engine(dsl.load_text(OPEN_ENDED))
+    sheet = engine.sheet({"A": 2, "B": 3})
+    sided = engine.odds("act", sheet, {}, field)
+    monkeypatch.setattr(contest_module, "SIDED", frozenset())  # every record made
+    fresh = Engine(dsl.load_text(OPEN_ENDED))
+    paired = fresh.odds("act", fresh.sheet({"A": 2, "B": 3}), {}, field)
+    assert sided.exact and paired.exact
+    assert 0 < sided.omitted < EPSILON and 0 < paired.omitted < EPSILON
+    slack = sided.omitted + paired.omitted
+    for outcome in set(sided.probabilities) | set(paired.probabilities):
+        assert abs(sided.probability(outcome) - paired.probability(outcome)) <= slack
+    assert sum(sided.probabilities.values()) + sided.omitted == 1

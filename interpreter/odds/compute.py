@@ -16,6 +16,8 @@ from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
 from interpreter.odds.bounds import Deadline, certain_limit, checked
+from interpreter.odds.contest import Contest
+from interpreter.odds.cuts import flat
 from interpreter.odds.distribution import LIFTS, Dist, mixture
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.marginals import JointTooLarge, whole_or_by_field
@@ -25,7 +27,7 @@ from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled
 from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
 from interpreter.odds.worlds import STOPS, Failure, Liveness, stopped
-from interpreter.runtime import Context, State, known
+from interpreter.runtime import Context, State, Unknown, known
 from interpreter.values import Record
 
 #: probability an open-ended roll may leave out
@@ -213,7 +215,7 @@ def _explore_action(
             found.add(weight)
 
     book = engine.rulebook
-    if action in book.checks or action in book.rolls:
+    if action in book.checks or action in book.opposed or action in book.rolls:
         run = _check_or_roll(engine, action, sheet, params, field)
         for world, outcome in explorer.explore(start, run):
             add(outcome, world.weight)
@@ -263,18 +265,24 @@ def _explore_action(
 
 
 def _check_or_roll(engine, name: str, sheet, params: dict, field):
-    """A check's record (or one field of it), or a named roll's total, as a run(ctx)."""
+    """A check's or an opposed check's record (or one field of it), or a named roll's
+    total, as a run(ctx)."""
     if name in engine.rulebook.rolls:
         procedure = engine.compiler.roll_definition(name)
         args = engine.roll_arguments(name, sheet, params)
         if field is not None:
             raise EvaluationError(tr("roll {name} gives a number: leave out --field", name=name))
         return lambda ctx: procedure.call(ctx, args).total
-    check = engine.compiler.check(name)
+    book = engine.rulebook
+    check = engine.compiler.check(name) if name in book.checks else engine.compiler.opposed(name)
     args = engine.check_arguments(name, sheet, params)
 
     def run(ctx):
         record = check(ctx, args, check.node.span)
+        if type(record) is Contest and field is not None:
+            record = record.project(flat((field,)))  # the verdict, a side: from the sides
+        if isinstance(record, Unknown) and type(record) is not Dist:
+            record = known(ctx, record)  # an opposed check's records: its ties, its failures
         if type(record) is Dist:
             return record.map(lambda r: pick(r, field))
         return pick(record, field)

@@ -23,7 +23,7 @@ from math import floor, gcd
 
 from interpreter.odds.cuts import names_of, project
 from interpreter.odds.distribution import Dist, remembered
-from interpreter.odds.sides import SIDED, Sides
+from interpreter.odds.sides import SIDED, Sides, charge
 from interpreter.runtime import Unknown
 from interpreter.values import Record
 
@@ -41,14 +41,21 @@ class Contest(Unknown):
     verdict and the sides: `sides` (interpreter.odds.sides.Sides) gives `won`, `tie` and
     the sides (cut down to what is read of them) without a record per pair."""
 
-    __slots__ = ("_decided", "_full", "prune", "series", "sides", "stops")
+    __slots__ = ("_decided", "_full", "prune", "roller", "series", "sides", "stops", "whole")
 
-    def __init__(self, decided, series: tuple | None, stops: tuple = (), prune=0, sides=None):
+    def __init__(self, decided, series: tuple | None, stops: tuple = (), prune=0, sides=None,
+                 roller=None, whole=None):  # fmt: skip
         self._decided = decided  # a Dist, or a function making it when first read
         self.series = series
+        # the series' sum as (numerator, denominator), over a power of the pairs' count
+        # and not reduced: the records of the same check counted with other modifiers
+        # (each in a world of its own) then have weights over one denominator, which the
+        # explorer adds up without finding a common one
+        self.whole = whole
         self.stops = stops
         self.prune = prune  # records less likely than this are left out (omitted mass)
         self.sides = sides
+        self.roller = roller  # whose budget and deadline the records are counted against
         self._full = None
 
     @property
@@ -63,7 +70,7 @@ class Contest(Unknown):
         if self.series is None:
             return self.decided
         if self._full is None:
-            self._full = _with_rerolls(self.decided, self.series, self.prune)
+            self._full = _with_rerolls(self.decided, self.series, self.prune, self.roller)
         return self._full
 
     def map(self, function) -> Contest:
@@ -83,10 +90,11 @@ class Contest(Unknown):
         if self.series is None:
             return Contest(part, None, self.stops)
         if "rerolls" in names_of(cut):  # cut first, then one record per number of rerolls
-            return Contest(_with_rerolls(part, self.series, self.prune), None, self.stops)
-        total = sum(self.series, Fraction(0))
-        weights = {record: weight * total.numerator for record, weight in part.weights.items()}
-        return Contest(Dist(weights, part.total * total.denominator).reduced(), None, self.stops)
+            rerolled = _with_rerolls(part, self.series, self.prune, self.roller)
+            return Contest(rerolled, None, self.stops)
+        numerator, denominator = self.whole
+        weights = {record: weight * numerator for record, weight in part.weights.items()}
+        return Contest(Dist(weights, part.total * denominator), None, self.stops)
 
     def _cut(self, cut: tuple) -> Dist:
         """The decided records cut down to `cut`: of the verdict and the sides alone,
@@ -140,7 +148,7 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
         decided = decided_records()
     else:  # made when more than the verdict and the sides are read, in a frame of their own
         decided = _in_own_frame(ctx, decided_records)
-        sides = Sides(opposed, sides_a, sides_b, pairs, rerolling, roller)
+        sides = Sides(opposed, sides_a, sides_b, pairs, rerolling, roller, negligible)
     if not rerolling or tied == 0:
         return Contest(decided, None, sides=sides)
     t = Fraction(tied, pairs)
@@ -154,7 +162,16 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
             stops = ((opposed.still_tied(ctx), stopped),)
     if opposed.fields_read_rerolls:  # the author's fields differ with the rerolls
         return Contest(_recomputed(opposed, ctx, decided, series, settle), None, stops)
-    return Contest(decided, tuple(series), stops, roller.prune, sides)
+    # the sum of (tied / pairs)**k for k < terms, over pairs**power: the power rounded up
+    # to a multiple of 8, so that checks whose ties are followed a few terms more or less
+    # (another modifier) still share the denominator
+    terms = len(series)
+    power = -(-(terms - 1) // 8) * 8
+    whole = (
+        sum(tied**k * pairs ** (power - k) for k in range(terms)),
+        pairs**power,
+    )
+    return Contest(decided, tuple(series), stops, roller.prune, sides, roller, whole)
 
 
 def _in_own_frame(ctx, make):
@@ -187,9 +204,9 @@ def _keyed(opposed, dist: Dist, span) -> dict:
     return out
 
 
-def _with_rerolls(decided: Dist, series: tuple, prune) -> Dist:
+def _with_rerolls(decided: Dist, series: tuple, prune, roller=None) -> Dist:
     """One record per decided pair and number of rerolls k, weighted by t^k (those less
-    likely than `prune` left out)."""
+    likely than `prune` left out); each k counted against the roller's budget."""
     denominator = 1
     for term in series:
         denominator = denominator * term.denominator // gcd(denominator, term.denominator)
@@ -198,6 +215,8 @@ def _with_rerolls(decided: Dist, series: tuple, prune) -> Dist:
     weights: dict = {}
     for k, term in enumerate(series):
         scale = term.numerator * (denominator // term.denominator)
+        if roller is not None:
+            charge(roller, len(decided.weights))
         for record, weight in decided.weights.items():
             weight *= scale
             if weight > negligible:

@@ -6,6 +6,15 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl.messages import tr
+from interpreter.odds.deferred import (
+    Deferred,
+    Mixer,
+    deferrable,
+    deferred_in,
+    expanded,
+    others_of,
+    shared,
+)
 from interpreter.odds.distribution import Dist
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex
@@ -90,6 +99,7 @@ class Explorer(Passes):
         self.names_read = liveness.names_read
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
+        self.mixer = None  # statements counted over a deferred value (once one is)
 
     @property
     def omitted(self) -> Fraction:
@@ -226,8 +236,11 @@ class Explorer(Passes):
                 # the roller branches only on what is read of the value later, and the
                 # worlds it makes are merged as they come (no merge after)
                 roller.binding = (node.name, live[index], self.depth, live[index].once(node.name))
+                defer = deferrable(statements, index, live, self)
+                if defer and self.mixer is None:
+                    self.mixer = Mixer(self)
                 try:
-                    worlds, failed = self.let(statement, worlds, live[index])
+                    worlds, failed = self.let(statement, worlds, live[index], defer)
                 finally:
                     roller.binding = None
                 failures.extend(failed)
@@ -249,10 +262,11 @@ class Explorer(Passes):
                 )
         return done, failed
 
-    def let(self, statement, worlds: list, live: Live) -> tuple:
+    def let(self, statement, worlds: list, live: Live, defer: bool = False) -> tuple:
         """`let name = ...` over worlds, merged as they come: worlds that agree on what is
         still read, the new value included, become one. The worlds of one value that is
-        not known yet (a Bound) are added without being made one by one."""
+        not known yet (a Bound) are added without being made one by one, or (`defer`:
+        the next statement alone reads it) kept whole (interpreter.odds.deferred)."""
         name = statement.node.name
         needs = live.needs
         present = {name}
@@ -264,34 +278,62 @@ class Explorer(Passes):
         keep = tuple(sorted(wanted)) if wanted is not MISSING and wanted is not None else None
         merged: dict = {}  # what else is still read → [env, state, {value: weights}]
         failed = []
-        for world in worlds:
+
+        def values_of(after) -> tuple:
+            """(value, weight) of the worlds one run ends in."""
+            if type(after) is Bound:
+                if defer:
+                    return ((Deferred(after.dist), after.weight),)
+                pairs = self.weighted(after.dist, after.weight)
+            else:
+                value = after.env.get(name, MISSING)
+                if keep is not None and type(value) is Record and len(value) > len(keep):
+                    value = Record({k: value.get(k) for k in keep}, value.kind)
+                pairs = ((value, after.weight),)
+            if wanted is MISSING:
+                return tuple((MISSING, weight) for _, weight in pairs)
+            return pairs
+
+        def add(env, state, pairs) -> None:
+            prefix = key_of(env, names, cuts, state)
+            found = merged.get(prefix)
+            if found is None:
+                found = merged[prefix] = [env, state, {}]
+            values = found[2]
+            for value, weight in pairs:
+                found = values.get(value)
+                if found is None:
+                    values[value] = weight  # a weight; a Mass once another one comes
+                elif type(found) is Mass:
+                    found.add(weight)
+                else:
+                    values[value] = Mass(found)
+                    values[value].add(weight)
+
+        reads = self.names_read(statement.node.expr).needs if self.mixer is not None else ()
+        counts = shared(worlds, reads) if reads else None
+        pending = list(worlds)
+        for world in pending:  # (a world per value added where a deferred one shares nothing)
+            held = deferred_in(world, reads) if reads else None
+            if held is not None and counts[world.env[held], others_of(world, held, reads)] < 2:
+                pending.extend(expanded(world, held, self))
+                continue
+            if held is not None:  # counted over the deferred value once, then weighted
+                relative, failures, lost = self.mixer.outcomes(
+                    statement, world, held, reads, values_of, (live, defer)
+                )
+                if lost[0]:
+                    self.lost.add(times(world.weight, *lost))
+                for failure, w in failures:
+                    weight = times(world.weight, *w)
+                    failed.append((World(world.env, world.state, weight), failure))
+                add(world.env, world.state, self.mixer.weighted(relative, world.weight))
+                continue
             for after, outcome in self.explore(world, statement):
                 if isinstance(outcome, Failure):
                     failed.append((after, outcome))
                     continue
-                prefix = key_of(after.env, names, cuts, after.state)
-                found = merged.get(prefix)
-                if found is None:
-                    found = merged[prefix] = [after.env, after.state, {}]
-                values = found[2]
-                if type(after) is Bound:
-                    pairs = self.weighted(after.dist, after.weight)
-                else:
-                    value = after.env.get(name, MISSING)
-                    if keep is not None and type(value) is Record and len(value) > len(keep):
-                        value = Record({k: value.get(k) for k in keep}, value.kind)
-                    pairs = ((value, after.weight),)
-                for value, weight in pairs:
-                    if wanted is MISSING:
-                        value = MISSING
-                    found = values.get(value)
-                    if found is None:
-                        values[value] = weight  # a weight; a Mass once another one comes
-                    elif type(found) is Mass:
-                        found.add(weight)
-                    else:
-                        values[value] = Mass(found)
-                        values[value].add(weight)
+                add(after.env, after.state, values_of(after))
         out = []
         for prefix, (_env, state, values) in merged.items():
             kept = {k: v for k, v in zip(names, prefix[0]) if v is not MISSING}

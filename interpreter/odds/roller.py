@@ -183,6 +183,7 @@ class OddsRoller(PoolQuestions):
         self.chains: dict = {}
         self.asked: dict = {}  # joint answers to pool questions, by term and questions
         self.read_memory = ReadMemory()  # checks' records, by what they read of the sheet
+        self.records: dict = {}  # records made once for every world holding an equal one
         self.field_memory = FieldMemory()  # checks' own fields, by what they read
 
     def restart(self, budget: int, deadline: Deadline) -> None:

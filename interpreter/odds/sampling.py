@@ -40,12 +40,13 @@ def sample_expression(text, trials, seed, limits, progress, deadline) -> tuple:
 def sample_action(
     engine, action, sheet, params, field, trials, seed, progress, deadline, choices=None
 ):
-    """The same over real runs of an action (a check, a roll): (counts, trials done)."""
+    """The same over real runs of an action (a check, an opposed check, a roll): (counts,
+    trials done)."""
     dice = SeededDice(seed)
     counts: Counter = Counter()
     started = time.monotonic()
     book = engine.rulebook
-    is_check = action in book.checks
+    is_check, is_opposed = action in book.checks, action in book.opposed
     done = 0
     for trial in range(trials):
         if deadline.passed():
@@ -55,6 +56,8 @@ def sample_action(
                 outcome = engine.run_roll(action, sheet, params, dice).result
             elif is_check:
                 outcome = pick(engine.run_check(action, sheet, params, dice).result, field)
+            elif is_opposed:
+                outcome = pick(engine.run(action, sheet, params, dice=dice).result, field)
             else:
                 out = engine.run(action, sheet, params, dice=dice, choices=choices)
                 outcome = field_outcome(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
+from operator import itemgetter
 
 from dsl.messages import tr
 from interpreter.odds.cuts import cut_record, names_of
@@ -21,66 +22,112 @@ from interpreter.odds.polynomials import TooComplex
 from interpreter.values import Record
 
 #: the fields of an opposed check's record its sides decide alone (no author's field)
-SIDED = frozenset(("won", "tie", "rerolls", "ours", "theirs"))
+FIELDS = ("won", "tie", "rerolls", "ours", "theirs")
+SIDED = frozenset(FIELDS)
 
 
 class Sides:
     """Both sides of an opposed check: key → [mass, [(side record, weight)]] each."""
 
-    __slots__ = ("opposed", "pairs", "rerolling", "roller", "sides_a", "sides_b")
+    __slots__ = ("negligible", "opposed", "pairs", "rerolling", "roller", "sides_a", "sides_b")
 
-    def __init__(self, opposed, sides_a: dict, sides_b: dict, pairs: int, rerolling, roller):
+    def __init__(self, opposed, sides_a: dict, sides_b: dict, pairs: int, rerolling, roller,
+                 negligible: int = 0):  # fmt: skip
         self.opposed, self.sides_a, self.sides_b = opposed, sides_a, sides_b
         self.pairs, self.rerolling, self.roller = pairs, rerolling, roller
+        # a record less likely than this (out of `pairs`) is left out, as the explorer
+        # would prune it in the world the check is counted for (its omitted mass)
+        self.negligible = negligible
 
     def dist(self, cut: tuple) -> Dist:
         """The decided pairs' records cut down to `cut` (fields of SIDED), with the weight
         of the pairs (ties left out when they are rerolled), out of every pair."""
-        inner = dict(cut)
-        names = names_of(cut)
-        ours = _classes(self.sides_a, "ours" in inner, inner.get("ours"))
-        theirs = _classes(self.sides_b, "theirs" in inner, inner.get("theirs"))
         if not self.sides_a or not self.sides_b:
             return Dist({}, self.pairs)
+        inner = dict(cut)
+        names = names_of(cut)
+        shared = self.roller.records  # equal records made once: later merges compare ids
+        ours = _classes(self.sides_a, "ours" in inner, inner.get("ours"), shared)
+        theirs = _classes(self.sides_b, "theirs" in inner, inner.get("theirs"), shared)
         key = next(iter(self.sides_a))
-        level = self.opposed.verdict(key, key)  # (won, tie) of a tie (not rerolled)
-        ahead, behind = (True, False), (False, False)
-        weights: dict = {}
+        won_level, tie_level = self.opposed.verdict(key, key)  # of a tie (not rerolled)
+        pick = itemgetter(*(FIELDS.index(name) for name in names))
+        if len(names) == 1:
+            pick = _one(pick)
+        # a record by what it holds (the sides by identity: each is the one `shared`
+        # holds), made once for every computation of this roller
+        made = shared.setdefault(("opposed", names), {})
+        found: dict = {}  # what a record holds → [record, weight]
 
-        def add(side_a, side_b, verdict, weight):
-            if not weight:
+        def add(side_a, side_b, won, tie, weight):
+            holds = pick((won, tie, 0, id(side_a), id(side_b)))
+            entry = found.get(holds)
+            if entry is not None:
+                entry[1] += weight
                 return
-            won, tie = verdict
-            found = {"won": won, "tie": tie, "rerolls": 0, "ours": side_a, "theirs": side_b}
-            record = Record({name: found[name] for name in names}, "opposed")
-            weights[record] = weights.get(record, 0) + weight
+            record = made.get(holds)
+            if record is None:
+                values = pick((won, tie, 0, side_a, side_b))
+                record = made[holds] = Record(dict(zip(names, values)), "opposed")
+            found[holds] = [record, weight]
 
-        for side_a, side_b, masses in self.counted(ours, theirs):
-            more, same, less = masses
-            add(side_a, side_b, ahead, more)
-            add(side_a, side_b, behind, less)
-            if not self.rerolling:
-                add(side_a, side_b, level, same)
-        return Dist(weights, self.pairs).reduced()
+        level = not self.rerolling
+        negligible = max(self.negligible, 1)  # a part less likely: left out, as a pair would be
+        for side_a, side_b, more, same, less in self.counted(ours, theirs):
+            if more >= negligible:
+                add(side_a, side_b, True, False, more)
+            if less >= negligible:
+                add(side_a, side_b, False, False, less)
+            if same >= negligible and level:
+                add(side_a, side_b, won_level, tie_level, same)
+        weights = {record: weight for record, weight in found.values()}
+        return Dist(weights, self.pairs)  # not reduced: see Contest.whole
 
-    def counted(self, ours: dict, theirs: dict):
-        """(class of ours, class of theirs, (mass of pairs where ours is ahead, level,
-        behind)) for every two classes: the other side's keys searched in the sorted
+    def counted(self, ours: dict, theirs: dict) -> list:
+        """(class of ours, class of theirs, mass of pairs where ours is ahead, level,
+        behind) for every two classes: the other side's keys searched in the sorted
         keys of the side with fewer searches to make."""
         searches_a = len(ours) * sum(len(keys) for keys in theirs.values())
         searches_b = len(theirs) * sum(len(keys) for keys in ours.values())
         charge(self.roller, min(searches_a, searches_b))
+        out = []
+        negligible = self.negligible  # two classes less likely than this together: no record
         if searches_a <= searches_b:
+            others = [(side, keys, sum(keys.values())) for side, keys in theirs.items()]
             for side_a, keys_a in ours.items():
-                ordered = _ordered(keys_a)
-                for side_b, keys_b in theirs.items():
-                    yield side_a, side_b, _against(ordered, keys_b)
+                keys, sums, whole = _ordered(keys_a)
+                for side_b, keys_b, mass_b in others:
+                    if whole * mass_b < negligible:
+                        continue
+                    more = same = less = 0
+                    for key, weight in keys_b.items():
+                        low = bisect_left(keys, key)
+                        high = bisect_right(keys, key, low)
+                        less += weight * sums[low]
+                        same += weight * (sums[high] - sums[low])
+                        more += weight * (whole - sums[high])
+                    out.append((side_a, side_b, more, same, less))
         else:
+            others = [(side, keys, sum(keys.values())) for side, keys in ours.items()]
             for side_b, keys_b in theirs.items():
-                ordered = _ordered(keys_b)
-                for side_a, keys_a in ours.items():
-                    more, same, less = _against(ordered, keys_a)  # theirs against ours
-                    yield side_a, side_b, (less, same, more)
+                keys, sums, whole = _ordered(keys_b)
+                for side_a, keys_a, mass_a in others:
+                    if whole * mass_a < negligible:
+                        continue
+                    more = same = less = 0  # of ours against theirs
+                    for key, weight in keys_a.items():
+                        low = bisect_left(keys, key)
+                        high = bisect_right(keys, key, low)
+                        more += weight * sums[low]
+                        same += weight * (sums[high] - sums[low])
+                        less += weight * (whole - sums[high])
+                    out.append((side_a, side_b, more, same, less))
+        return out
+
+
+def _one(pick):
+    """An itemgetter of one item, giving a tuple as one of several does."""
+    return lambda parts: (pick(parts),)
 
 
 def charge(roller, searches: int) -> None:
@@ -91,9 +138,10 @@ def charge(roller, searches: int) -> None:
     roller.deadline.check()
 
 
-def _classes(sides: dict, read: bool, cut) -> dict:
-    """A side's outcomes as read (cut down to `cut`; one class when it is not read), each
-    with its keys: {side as read: {key: weight}}."""
+def _classes(sides: dict, read: bool, cut, shared: dict) -> dict:
+    """A side's outcomes as read (cut down to `cut`, each the one record `shared` holds
+    equal to it; one class when it is not read), each with its keys: {side as read:
+    {key: weight}}."""
     out: dict = {}
     for key, (mass, group) in sides.items():
         if not read:
@@ -101,7 +149,9 @@ def _classes(sides: dict, read: bool, cut) -> dict:
             found[key] = found.get(key, 0) + mass
             continue
         for side, weight in group:
-            found = out.setdefault(cut_record(side, cut), {})
+            side = cut_record(side, cut)
+            side = shared.setdefault(side, side)
+            found = out.setdefault(side, {})
             found[key] = found.get(key, 0) + weight
     return out
 
@@ -111,17 +161,3 @@ def _ordered(keys: dict) -> tuple:
     ordered = sorted(keys)
     sums = [0, *accumulate(keys[key] for key in ordered)]
     return ordered, sums, sums[-1]
-
-
-def _against(ordered: tuple, others: dict) -> tuple:
-    """Of pairs (x from the sorted side, y from `others`): the mass where x > y, x == y,
-    x < y."""
-    keys, sums, whole = ordered
-    more = same = less = 0
-    for key, weight in others.items():
-        low = bisect_left(keys, key)
-        high = bisect_right(keys, key, low)
-        less += weight * sums[low]
-        same += weight * (sums[high] - sums[low])
-        more += weight * (whole - sums[high])
-    return more, same, less
