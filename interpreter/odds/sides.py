@@ -89,12 +89,13 @@ class Sides:
         keys of the side with fewer searches to make."""
         searches_a = len(ours) * sum(len(keys) for keys in theirs.values())
         searches_b = len(theirs) * sum(len(keys) for keys in ours.values())
-        charge(self.roller, min(searches_a, searches_b))
+        roller = self.roller
         out = []
         negligible = self.negligible  # two classes less likely than this together: no record
         if searches_a <= searches_b:
             others = [(side, keys, sum(keys.values())) for side, keys in theirs.items()]
             for side_a, keys_a in ours.items():
+                charge(roller, searches_a // len(ours))  # a class at a time: the deadline
                 keys, sums, whole = _ordered(keys_a)
                 for side_b, keys_b, mass_b in others:
                     if whole * mass_b < negligible:
@@ -110,6 +111,7 @@ class Sides:
         else:
             others = [(side, keys, sum(keys.values())) for side, keys in ours.items()]
             for side_b, keys_b in theirs.items():
+                charge(roller, searches_b // len(theirs))
                 keys, sums, whole = _ordered(keys_b)
                 for side_a, keys_a, mass_a in others:
                     if whole * mass_a < negligible:
