@@ -435,6 +435,10 @@ class Unknown:
         """Records cut down to some of their fields (what is left to read of them)."""
         raise NotImplementedError
 
+    def field(self, name: str, function) -> Unknown:
+        """The unknown value of the field `name` of each record, function(record)."""
+        return self.map(function)
+
 
 def lift(function, *values):
     """function(*values), where any value may be unknown (when computing odds)."""

@@ -140,3 +140,32 @@ action act() {
     assert counted(engine.odds("act", sheet, {})) == joint
     for field in ("success", "p", "total"):
         assert counted(engine.odds("act", sheet, {}, field)) == marginal(joint, field)
+
+
+def test_fields_of_one_distribution_of_records_each_its_own():
+    # Two fields of the same check's records (the same call: one distribution), each
+    # taken as a distribution where it is read: remembered by the distribution and the
+    # field, each is its own.
+    text = (
+        HEADER
+        + """
+check against(contra: int) "Against" {
+  roll 2d3 + A >= contra
+  p = half(margin)
+}
+action act() {
+  let force = d3
+  let p = against(force).p
+  let m = against(force).margin
+  set B to B + 1
+  let again = against(force).p + 0
+  result { p: p, m: m, again: again }
+}
+"""
+    )
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet({"A": 1, "B": 0})
+    joint = brute_force(engine, "act", sheet)
+    assert counted(engine.odds("act", sheet, {})) == joint
+    for field in ("p", "m", "again"):
+        assert counted(engine.odds("act", sheet, {}, field)) == marginal(joint, field)

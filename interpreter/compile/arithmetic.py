@@ -212,7 +212,7 @@ def field_of(record, name: str, span):
     if isinstance(record, Record):
         return record.get(name)
     if isinstance(record, Unknown):  # odds: the field of each record the check may give
-        return record.map(lambda r: field_of(r, name, span))
+        return record.field(name, lambda r: field_of(r, name, span))
     if isinstance(record, Rolled):
         return getattr(record, name, None)
     if record is None:

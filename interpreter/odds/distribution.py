@@ -117,6 +117,11 @@ class Dist(Unknown):
         """Records cut down to some of their fields (remembered, as `lift` is)."""
         return remembered(("project", id(self), fields), (self,), lambda: _projected(self, fields))
 
+    def field(self, name: str, function) -> Dist:
+        """The field `name` of each record, function(record): remembered, as `project` is
+        (a statement run again for each value it branches on reads it again)."""
+        return remembered(("field", id(self), name), (self,), lambda: self.map(function))
+
     # ─── building ───────────────────────────────────────────────────────────
 
     def map(self, function) -> Dist:
