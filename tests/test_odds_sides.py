@@ -54,6 +54,19 @@ READS = (
 )
 
 
+def agrees_with_brute_force(engine, sheet, note="") -> None:
+    """`act`'s whole result and each of its fields, exact and with nothing left out,
+    equal to every sequence of dice a real run can draw."""
+    joint = brute_force(engine, "act", sheet)
+    whole = engine.odds("act", sheet, {})
+    assert whole.exact and whole.omitted == 0, note
+    assert counted(whole) == joint, note
+    for field, _ in engine.rulebook.actions["act"].body[-1].fields:
+        odds = engine.odds("act", sheet, {}, field)
+        assert odds.exact and odds.omitted == 0, (note, field)
+        assert counted(odds) == marginal(joint, field), (note, field)
+
+
 @st.composite
 def duels(draw):
     """(rulebook text, sheet data, tie_rerolls): an opposed check of two checks (or a
@@ -109,13 +122,7 @@ action act() {{
 def test_an_opposed_check_read_by_its_sides_equals_brute_force(case):
     text, data, rerolls = case
     engine = Engine(dsl.load_text(text), Limits(tie_rerolls=rerolls))
-    sheet = engine.sheet(data)
-    joint = brute_force(engine, "act", sheet)
-    whole = engine.odds("act", sheet, {})
-    assert whole.exact and counted(whole) == joint, text
-    for field, _ in engine.rulebook.actions["act"].body[-1].fields:
-        odds = engine.odds("act", sheet, {}, field)
-        assert odds.exact and counted(odds) == marginal(joint, field), (text, field)
+    agrees_with_brute_force(engine, engine.sheet(data), text)
 
 
 @pytest.mark.parametrize("tie", ["reroll", "ours", "theirs"])
@@ -153,14 +160,7 @@ action act() {{
 """
     )
     engine = Engine(dsl.load_text(text), Limits(tie_rerolls=2))
-    sheet = engine.sheet({"A": 2, "B": 1})
-    joint = brute_force(engine, "act", sheet)
-    whole = engine.odds("act", sheet, {})
-    assert whole.exact and whole.omitted == 0
-    assert counted(whole) == joint
-    for field, _ in engine.rulebook.actions["act"].body[-1].fields:
-        odds = engine.odds("act", sheet, {}, field)
-        assert counted(odds) == marginal(joint, field), field
+    agrees_with_brute_force(engine, engine.sheet({"A": 2, "B": 1}))
 
 
 def test_a_check_record_cut_along_a_chain_equals_brute_force():
@@ -182,11 +182,7 @@ action act() {
 """
     )
     engine = Engine(dsl.load_text(text))
-    sheet = engine.sheet({"A": 1, "B": 0})
-    joint = brute_force(engine, "act", sheet)
-    assert counted(engine.odds("act", sheet, {})) == joint
-    for field in ("acc", "bonus"):
-        assert counted(engine.odds("act", sheet, {}, field)) == marginal(joint, field)
+    agrees_with_brute_force(engine, engine.sheet({"A": 1, "B": 0}))
 
 
 def test_field_paths_follow_chains_and_a_value_read_whole_stays_whole():

@@ -89,41 +89,24 @@ class Sides:
         keys of the side with fewer searches to make."""
         searches_a = len(ours) * sum(len(keys) for keys in theirs.values())
         searches_b = len(theirs) * sum(len(keys) for keys in ours.values())
-        roller = self.roller
-        out = []
+        flipped = searches_b < searches_a  # theirs sorted, ours searched in them
+        sorted_side, searched = (theirs, ours) if flipped else (ours, theirs)
+        others = [(side, keys, sum(keys.values())) for side, keys in searched.items()]
+        share = min(searches_a, searches_b) // len(sorted_side)
         negligible = self.negligible  # two classes less likely than this together: no record
-        if searches_a <= searches_b:
-            others = [(side, keys, sum(keys.values())) for side, keys in theirs.items()]
-            for side_a, keys_a in ours.items():
-                charge(roller, searches_a // len(ours))  # a class at a time: the deadline
-                keys, sums, whole = _ordered(keys_a)
-                for side_b, keys_b, mass_b in others:
-                    if whole * mass_b < negligible:
-                        continue
-                    more = same = less = 0
-                    for key, weight in keys_b.items():
-                        low = bisect_left(keys, key)
-                        high = bisect_right(keys, key, low)
-                        less += weight * sums[low]
-                        same += weight * (sums[high] - sums[low])
-                        more += weight * (whole - sums[high])
-                    out.append((side_a, side_b, more, same, less))
-        else:
-            others = [(side, keys, sum(keys.values())) for side, keys in ours.items()]
-            for side_b, keys_b in theirs.items():
-                charge(roller, searches_b // len(theirs))
-                keys, sums, whole = _ordered(keys_b)
-                for side_a, keys_a, mass_a in others:
-                    if whole * mass_a < negligible:
-                        continue
-                    more = same = less = 0  # of ours against theirs
-                    for key, weight in keys_a.items():
-                        low = bisect_left(keys, key)
-                        high = bisect_right(keys, key, low)
-                        more += weight * sums[low]
-                        same += weight * (sums[high] - sums[low])
-                        less += weight * (whole - sums[high])
-                    out.append((side_a, side_b, more, same, less))
+        out = []
+        for side, keys in sorted_side.items():
+            charge(self.roller, share)  # a class at a time: the budget, the deadline
+            ordered = _ordered(keys)
+            whole = ordered[2]
+            for other, other_keys, mass in others:
+                if whole * mass < negligible:
+                    continue
+                above, level, below = _against(ordered, other_keys)
+                if flipped:  # the sorted side is theirs: ours is ahead where it is below
+                    out.append((other, side, below, level, above))
+                else:
+                    out.append((side, other, above, level, below))
         return out
 
 
@@ -163,3 +146,17 @@ def _ordered(keys: dict) -> tuple:
     ordered = sorted(keys)
     sums = [0, *accumulate(keys[key] for key in ordered)]
     return ordered, sums, sums[-1]
+
+
+def _against(ordered: tuple, others: dict) -> tuple:
+    """Of pairs (x from the sorted side, y from `others`): the mass where x > y, x == y,
+    x < y."""
+    keys, sums, whole = ordered
+    above = level = below = 0
+    for key, weight in others.items():
+        low = bisect_left(keys, key)
+        high = bisect_right(keys, key, low)
+        below += weight * sums[low]
+        level += weight * (sums[high] - sums[low])
+        above += weight * (whole - sums[high])
+    return above, level, below
