@@ -28,17 +28,20 @@ class FieldMemory:
     def fields(self, check, ctx, settle) -> dict:
         """The author's fields of `check`'s record in ctx.env (its built-in fields set)."""
         env = ctx.env
-        values = tuple(env.get(name, MISSING) for name in check.fields_read)
-        try:
-            key = ("fields", id(check), ctx.calls, settle, values)
-            hash(key)
-        except TypeError:  # an unhashable value: by identity (kept alive with the entry)
-            key = ("fields", id(check), ctx.calls, settle, tuple(map(id, values)))
+        values = tuple([env.get(name, MISSING) for name in check.fields_read])
+        key = (id(check), ctx.calls, settle, values)
         plain = ctx.state.cast is None
-        if plain:
-            found = self.plain.get(key)
-            if found is not None:
-                return found
+        found = None
+        try:
+            if plain:
+                found = self.plain.get(key)
+            else:
+                hash(key)
+        except TypeError:  # an unhashable value: by identity (kept alive with the entry)
+            key = (id(check), ctx.calls, settle, tuple(map(id, values)))
+            plain = found = None  # (the plain table keeps no value alive: not there)
+        if found is not None:
+            return found
 
         def compute(_cut):
             out = {}
