@@ -1,8 +1,9 @@
-"""Exact odds of every action of every shipped rulebook, with each shipped character of its game.
+"""Exact odds of every action of the shipped rulebooks and example games, with each character.
 
     python benchmarks/all_actions.py                 # every case, one line each
     python benchmarks/all_actions.py --only brujeria --only pulso
     python benchmarks/all_actions.py --budget 20000 --slowest 10
+    python benchmarks/all_actions.py --part examples --no-fields
 
 The rulebooks (`rulebooks/*.rules`, house rules included) and the characters
 (`rulebooks/characters/*`, each naming its game with `rulebook:`) are read from the tree
@@ -28,6 +29,16 @@ the slowest field's time, and whether every field was exact. The summaries: how 
 are exact, the median and the worst time, and how many took 1 s or more.
 Targets (issue 12): all exact, each under 1 s, the median under 50 ms.
 
+After the shipped rulebooks, the example games (`--part` asks for one part only): the
+five of `examples/games/*.rules` (their characters in `examples/games/characters/`, each
+naming its game with `rulebook:`), then the seven of `examples/*.rules`, which have no
+character (an empty sheet; `n/a` if the rulebook's sheet needs something given). Of
+these, every action, check and opposed check is a case (the label names a check's or an
+opposed check's kind), with the parameters of `EXAMPLE_PARAMETERS` (the values the tests
+of those games and the README use), else derived as above; a parameter of kind
+`character` takes another character of the game (the first other one; itself when the
+game has one). Each part has its own summaries.
+
 This is a benchmark, not a test: CI does not run it.
 """
 
@@ -38,6 +49,7 @@ import ast
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,12 +60,64 @@ import yaml  # noqa: E402
 import dsl  # noqa: E402
 from dsl import nodes as n  # noqa: E402
 from dsl.errors import RulebookError  # noqa: E402
-from interpreter import Engine  # noqa: E402
+from interpreter import Engine, Sheet  # noqa: E402
 from interpreter.errors import ParameterError  # noqa: E402
 from interpreter.odds import BUDGET, TRIALS  # noqa: E402
 
 CHARACTERS = ROOT / "rulebooks" / "characters"
 TESTS = ROOT / "tests"
+EXAMPLES = ROOT / "examples"
+
+#: Sensible parameters of the example games, by rulebook and name: the values their tests
+#: (tests/test_example_games.py, tests/test_examples.py) and the README ask for.
+EXAMPLE_PARAMETERS = {
+    "dnd5e": {
+        "attack_roll": {"bonus": 6, "ac": 15},  # the fighter's +6 against the goblin's AC
+        "saving_throw": {"ability": "Dexterity", "dc": 15},  # the fireball's save
+    },
+    "fate": {
+        "overcome": {"skill": "Athletics"},
+        "roll_skill": {"skill": "Athletics", "opposition": 2},  # against Fair
+        "defend": {"skill": "Athletics"},
+    },
+    "blades_in_the_dark": {
+        "act": {"action": "Skirmish"},
+        "action_roll": {"dice": 2},  # the cutter's Skirmish
+        "resistance_roll": {"dice": 3},  # the cutter's Prowess
+    },
+    "cthulhu": {name: {"skill": "Spot Hidden"} for name in ("skill_roll", "roll_with_luck", "push")}
+    | {"opposed_roll": {"skill": "Fighting"}},
+    "pbta": {"roll_plus": {"stat": "Cool"}},
+    "blades": {"act": {"dots": 4}, "action_roll": {"dots": 4}}  # README
+    | {"resist": {"rating": 3}, "resistance": {"rating": 3}},
+    "cortex": {
+        "act": {"attribute": 8, "skill": 6, "distinction": 10},
+        "cortex": {"a": 8, "b": 6, "c": 10},
+    },
+    "one_roll": {"act": {"dice": 10}, "ore": {"dice": 10}},
+    "savage_worlds": {name: {"die": 8} for name in ("act", "act_roll20", "trait", "trait_roll20")},
+    "shadowrun": {name: {"pool": 12, "threshold": 4} for name in ("act", "test")},  # README
+    "vampire": {name: {"pool": 5, "hunger": 2, "difficulty": 3} for name in ("act", "test")},
+    "year_zero": {"roll_dice": {"base": 5, "skill": 3, "gear": 2, "push": True}},
+}
+
+#: The example games' choices (`choose`), answered in advance as their tests answer them.
+EXAMPLE_CHOICES = {
+    "blades_in_the_dark": {"act": {"extra": "push", "resist": "yes"}},
+    "cthulhu": {"roll_with_luck": {"luck": "yes"}, "push": {"pushed": "yes"}},
+    "fate": {"overcome": {"invoke": "no"}, "attack": {"invoke": "no"}},
+    "pbta": {"act_under_fire": {"cost": "a hard bargain"}, "go_aggro": {"answer": "cave"}},
+}
+
+#: And a case of each action with a choice played at its best for a goal (`best`): the
+#: tests' goals (fate's attack and act_under_fire have none there: the obvious one), with
+#: the choices the tests still answer.
+EXAMPLE_GOALS = {
+    "blades_in_the_dark": {"act": ("outcome=full success", {"resist": "no"})},
+    "cthulhu": {"roll_with_luck": ("success", {}), "push": ("success", {})},
+    "fate": {"overcome": ("outcome=succeed with style", {}), "attack": ("mean hit", {})},
+    "pbta": {"act_under_fire": ("did_it", {}), "go_aggro": ("caved", {})},
+}
 
 
 def game_of(book) -> str:
@@ -63,10 +127,10 @@ def game_of(book) -> str:
     return Path(book.path).stem
 
 
-def characters() -> dict[str, list[Path]]:
-    """Shipped characters by the game their sheet names."""
+def characters(folder: Path = CHARACTERS) -> dict[str, list[Path]]:
+    """The characters of a folder by the game their sheet names."""
     out: dict[str, list[Path]] = {}
-    for path in sorted(CHARACTERS.iterdir()):
+    for path in sorted(folder.iterdir()):
         if path.suffix not in (".yaml", ".yml", ".json"):
             continue
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -126,7 +190,13 @@ def derived_value(book, param: n.Param):
 
 def parameters(book, action: str, tested: dict) -> dict:
     params = dict(s.partition("=")[::2] for s in tested.get(action, []))
-    for param in book.actions[action].params:
+    return derived(book, action, params)
+
+
+def derived(book, name: str, params: dict) -> dict:
+    """The parameters, with a derived value for each required one not given."""
+    params = dict(params)
+    for param in book.definition(name).params:
         if param.default is None and param.name not in params:
             params[param.name] = derived_value(book, param)
     return params
@@ -135,12 +205,16 @@ def parameters(book, action: str, tested: dict) -> dict:
 def fitted(engine, action: str, sheet, params: dict) -> dict:
     """The parameters, with a catalog entry the character lacks replaced by one it has."""
     book = engine.rulebook
-    for param in book.actions[action].params:
+    for param in book.definition(action).params:
         name = getattr(param.type, "name", None)
         entries = sheet.get(name) if name in book.fields else None
         if isinstance(entries, dict) and params.get(param.name) not in entries and entries:
             params = {**params, param.name: next(iter(entries))}
     return params
+
+
+def chosen(label: str, only: list[str]) -> bool:
+    return all(word in label.split() for word in only)
 
 
 def cases(only: list[str]):
@@ -154,7 +228,7 @@ def cases(only: list[str]):
         for action in book.actions:
             for character in people.get(game, []):
                 label = f"{name} {action} {character.stem}"
-                if only and not all(word in label.split() for word in only):
+                if only and not chosen(label, only):
                     continue
                 yield (
                     name,
@@ -165,12 +239,55 @@ def cases(only: list[str]):
                 )
 
 
-def timed(engine, action, sheet, params, field, args) -> tuple:
-    """(CPU seconds, status, outcomes) of one odds computation."""
+def example_cases(only: list[str]):
+    """(label, engine, name, character path or None, params, the other characters, what
+    else Engine.odds is asked: choices, best) for every action, check and opposed check of
+    the example games, and each action with a choice again played at its best."""
+    people = characters(EXAMPLES / "games" / "characters")
+    for path in [*sorted(EXAMPLES.glob("games/*.rules")), *sorted(EXAMPLES.glob("*.rules"))]:
+        book = dsl.load(path)
+        engine = Engine(book)
+        game = path.stem
+        cast = people.get(game, [])
+        asked = []
+        for kind, names in (("", book.actions), ("check ", book.checks)):
+            asked += [(kind, name, {"choices": choices_of(game, name)}) for name in names]
+        asked += [("opposed ", name, {}) for name in book.opposed]
+        for name, (goal, answers) in EXAMPLE_GOALS.get(game, {}).items():
+            asked.append(("best ", name, {"best": goal, "choices": answers}))
+        for kind, name, ask in asked:
+            for character in cast or [None]:
+                who = character.stem if character is not None else "empty sheet"
+                label = f"{game} {kind}{name} ({who})"
+                if only and not chosen(label.replace("(", "").replace(")", ""), only):
+                    continue
+                params = derived(book, name, EXAMPLE_PARAMETERS.get(game, {}).get(name, {}))
+                others = [c for c in cast if c != character] or cast
+                yield label, engine, name, character, params, others, ask
+
+
+def choices_of(game: str, name: str) -> dict | None:
+    return EXAMPLE_CHOICES.get(game, {}).get(name)
+
+
+def with_characters(engine, name: str, params: dict, others: list, sheet_of) -> dict:
+    """A required parameter of kind `character`: another character of the game's sheet."""
+    for param in engine.rulebook.definition(name).params:
+        kind = getattr(param.type, "name", None)
+        if kind == "character" and param.default is None and others:
+            params = {**params, param.name: sheet_of(others[0])}
+    return params
+
+
+def timed(engine, action, sheet, params, field, args, ask=None) -> tuple:
+    """(CPU seconds, status, outcomes) of one odds computation; `ask`: the choices
+    answered, the goal of the best play."""
     started = time.process_time()
     outcomes = 0
     try:
-        odds = engine.odds(action, sheet, params, field, budget=args.budget, trials=args.trials)
+        odds = engine.odds(
+            action, sheet, params, field, budget=args.budget, trials=args.trials, **(ask or {})
+        )
         status = "exact" if odds.exact else "SAMPLED"
         fields = getattr(odds, "fields", None)  # a joint too large: each field on its own
         outcomes = len(odds.probabilities) if fields is None else f"{len(fields)} fields"
@@ -182,7 +299,16 @@ def timed(engine, action, sheet, params, field, args) -> tuple:
 
 
 def result_fields(engine, action: str) -> list[str]:
-    body = engine.rulebook.actions[action].body
+    """The fields of an action's result, or of a check's or an opposed check's record."""
+    book = engine.rulebook
+    if action in book.checks:
+        check = book.checks[action]
+        built = ["total"] + (["target", "success", "margin"] if check.target is not None else [])
+        return built + [name for name, _ in check.fields if name not in built]
+    if action in book.opposed:
+        built = ["won", "tie", "margin", "rerolls"]
+        return built + [name for name, _ in book.opposed[action].fields if name not in built]
+    body = book.actions[action].body
     return [name for name, _ in body[-1].fields] if body and isinstance(body[-1], n.Result) else []
 
 
@@ -193,42 +319,85 @@ def main(argv=None) -> int:
     parser.add_argument("--trials", type=int, default=TRIALS, help="trials when sampled")
     parser.add_argument("--slowest", type=int, default=5, help="list the N slowest at the end")
     parser.add_argument("--no-fields", action="store_true", help="the whole result only")
+    parser.add_argument(
+        "--part",
+        choices=("shipped", "examples"),
+        help="only the shipped rulebooks, or only the example games (default: both)",
+    )
     args = parser.parse_args(argv)
-    wholes, fields = [], []
-    sheets: dict = {}
+    parts = {"shipped": ([], []), "examples": ([], [])}
     print(f"{'whole result':>34}   {'each field':>22}")
-    for name, engine, action, character, params in cases(args.only):
-        key = (name, character)
-        if key not in sheets:
-            sheets[key] = engine.load_sheet(character)
-        sheet = sheets[key]
-        params = fitted(engine, action, sheet, params)
-        label = f"{name} {action} ({character.stem})"
-        elapsed, status, outcomes = timed(engine, action, sheet, params, None, args)
-        wholes.append((elapsed, status, label))
-        line = f"{elapsed * 1000:9.1f} ms {status:8} {outcomes!s:>9} out."
-        if not args.no_fields and not status.startswith(("n/a", "error")):
-            each = [
-                timed(engine, action, sheet, params, f, args) for f in result_fields(engine, action)
-            ]
-            if each:
-                worst = max(t for t, _, _ in each)
-                all_exact = all(s == "exact" for _, s, _ in each)
-                fields.extend(
-                    (t, s, f"{label} · {f}")
-                    for (t, s, _), f in zip(each, result_fields(engine, action))
-                )
-                line += f"   {worst * 1000:9.1f} ms {'exact' if all_exact else 'SAMPLED':8}"
-        shown = ", ".join(f"{k}={v}" for k, v in params.items())
-        print(f"{line}  {label}" + (f"  [{shown}]" if shown else ""), flush=True)
-    if not wholes:
+    if args.part != "examples":
+        sheets: dict = {}
+        for name, engine, action, character, params in cases(args.only):
+            key = (name, character)
+            if key not in sheets:
+                sheets[key] = engine.load_sheet(character)
+            sheet = sheets[key]
+            params = fitted(engine, action, sheet, params)
+            label = f"{name} {action} ({character.stem})"
+            measure(engine, action, sheet, params, label, args, *parts["shipped"], None)
+    if args.part != "shipped":
+        loaded: dict = {}
+
+        def sheet_of(engine, path):
+            if (id(engine), path) not in loaded:
+                loaded[id(engine), path] = engine.load_sheet(path)
+            return loaded[id(engine), path]
+
+        for label, engine, name, character, params, others, ask in example_cases(args.only):
+            sheet = sheet_of(engine, character) if character is not None else empty(engine, name)
+            if sheet is None:
+                parts["examples"][0].append((0.0, "n/a: the sheet needs a character", label))
+                print(f"{'':12} n/a: the sheet needs a character  {label}")
+                continue
+            params = with_characters(engine, name, params, others, partial(sheet_of, engine))
+            params = fitted(engine, name, sheet, params)
+            measure(engine, name, sheet, params, label, args, *parts["examples"], ask)
+    if not any(wholes for wholes, _ in parts.values()):
         print("no case matches")
         return 1
     print()
-    summary("whole result (Engine.odds with no field)", wholes, args.slowest)
-    if fields:
-        summary("each result field on its own (--field)", fields, args.slowest)
+    for part, (wholes, fields) in parts.items():
+        if wholes:
+            summary(f"{part}: whole result (Engine.odds with no field)", wholes, args.slowest)
+        if fields:
+            summary(f"{part}: each result field on its own (--field)", fields, args.slowest)
     return 0
+
+
+def empty(engine, name: str):
+    """An empty sheet, if the rulebook's sheet needs nothing given or `name` reads none."""
+    try:
+        return engine.sheet({})
+    except RulebookError:
+        return engine.empty_sheet(name)
+
+
+def measure(engine, action, sheet, params, label, args, wholes: list, fields: list, ask):
+    """Time one case, whole and field by field; print its line; add it to the rows."""
+    elapsed, status, outcomes = timed(engine, action, sheet, params, None, args, ask)
+    wholes.append((elapsed, status, label))
+    line = f"{elapsed * 1000:9.1f} ms {status:8} {outcomes!s:>9} out."
+    if not args.no_fields and not status.startswith(("n/a", "error")):
+        names = result_fields(engine, action)
+        each = [timed(engine, action, sheet, params, f, args, ask) for f in names]
+        if each:
+            worst = max(t for t, _, _ in each)
+            all_exact = all(s == "exact" for _, s, _ in each)
+            fields.extend((t, s, f"{label} · {f}") for (t, s, _), f in zip(each, names))
+            line += f"   {worst * 1000:9.1f} ms {'exact' if all_exact else 'SAMPLED':8}"
+    given = {**params, **((ask or {}).get("choices") or {})}
+    shown = ", ".join(f"{k}={shown_value(v)}" for k, v in given.items())
+    if ask and ask.get("best"):
+        shown += f"{'; ' if shown else ''}best {ask['best']}"
+    print(f"{line}  {label}" + (f"  [{shown}]" if shown else ""), flush=True)
+
+
+def shown_value(value) -> str:
+    """A parameter as the line shows it: a character by its file's name."""
+    path = getattr(value, "path", None)
+    return Path(path).stem if isinstance(value, Sheet) and path else str(value)
 
 
 def summary(what: str, rows: list, slowest: int) -> None:

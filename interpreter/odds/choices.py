@@ -23,6 +23,7 @@ from dsl.messages import tr
 from interpreter.choices import Chooser
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
+from interpreter.odds.decide import Decide, Nested, WorldSearch
 from interpreter.odds.distribution import LIFTS
 from interpreter.odds.explore import STOPS, Failure, stopped
 from interpreter.odds.polynomials import TooComplex
@@ -80,14 +81,6 @@ def _read(text: str):
     return number.numerator if number.denominator == 1 else number
 
 
-class Decide(Exception):
-    """A choice to make where no decision is pinned yet: the search tries each option."""
-
-    def __init__(self, question):
-        super().__init__()
-        self.question = question
-
-
 class BestChoices(Chooser):
     """The odds engine's chooser: answers given in advance stand; otherwise the decision
     pinned for this run (the search's), or a new decision node."""
@@ -128,8 +121,13 @@ def best_odds(
     roller = OddsRoller(epsilon, budget, limits, progress)
     token = LIFTS.set(LiftMemory(roller))
     try:
-        search = Search(engine, action, sheet, params, field, goal, answers, roller, limits)
-        outcomes = search.value((), 0)
+        try:  # over worlds, merged, when every choice is a statement of the body itself
+            over = WorldSearch(engine, action, sheet, params, field, goal, answers, roller, limits)
+            outcomes = over.outcomes()
+        except Nested:  # else run by run
+            roller.work, roller.pins, roller.cursor = 0, (), 0
+            search = Search(engine, action, sheet, params, field, goal, answers, roller, limits)
+            outcomes = search.value((), 0)
     except TooComplex as error:
         raise EvaluationError(
             tr(

@@ -1,0 +1,201 @@
+"""The best play searched over worlds: an action whose choices are statements of its own body.
+
+A run of the action is explored statement by statement, as for its plain odds
+(interpreter.odds.explore): the worlds that agree on everything still to be read are
+merged, so a choice is decided once per distinct situation (a few degrees of success,
+say), not once per sequence of dice that led there. At a `choose` of the action's own body
+each world (with every value it holds drawn: a player sees what was rolled) goes on once
+per open option, to the end, and the option that scores best for the goal is kept (of
+equal ones, the first; against the goal for a choice made `by` another character).
+Merged worlds hold the same future, so their best option is the same. A choice anywhere
+else (in a branch, a loop, a called action) or whose options hang on a value not drawn
+yet raises Nested: the search by runs (interpreter.odds.choices) makes it then.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dsl import nodes as n
+from interpreter.choices import Chooser
+from interpreter.errors import EvaluationError
+from interpreter.odds.answer import field_outcome
+from interpreter.odds.distribution import Dist
+from interpreter.odds.explore import Explorer, Live, World
+from interpreter.odds.weights import ONE, fraction
+from interpreter.odds.worlds import Liveness, cuts_of, key_of, stopped
+from interpreter.runtime import Unknown, known
+from interpreter.values import Record
+
+
+class Decide(Exception):
+    """A choice to make where no decision is pinned yet: the search tries each option."""
+
+    def __init__(self, question):
+        super().__init__()
+        self.question = question
+
+
+class Nested(Exception):
+    """A choice the search over worlds does not make (see the module's docstring)."""
+
+
+class WorldChooser(Chooser):
+    """Asks the search at the `choose` statement it is running (`expected`), and answers
+    there with the option it is trying (`forced`); any other question is Nested."""
+
+    def __init__(self, answers: dict | None = None):
+        super().__init__(answers)
+        self.expected = None
+        self.forced = None
+
+    def choose(self, question) -> tuple:
+        if question.name != self.expected:
+            raise Nested
+        if self.forced is None:
+            raise Decide(question)
+        if question.name in self.answers:
+            return self.forced, "given"
+        return self.forced, ("only" if len(question.options) == 1 else "policy")
+
+
+class WorldSearch:
+    """The expectimax over one action's worlds and the decisions of its own `choose`s."""
+
+    def __init__(self, engine, action, sheet, params, field, goal, answers, roller, limits):
+        self.engine, self.sheet, self.field, self.goal = engine, sheet, field, goal
+        self.compiled, args, _ = engine.prepare(action, sheet, params)
+        ctx = engine.context(roller, sheet)
+        ctx.limits = limits
+        self.chooser = ctx.chooser = WorldChooser(answers)
+        # a Liveness of its own: its blocks are keyed by the statements' ids, and the
+        # one-statement blocks below live only as long as this search
+        self.explorer = Explorer(ctx, roller, roller.epsilon, Liveness())
+        compiled = self.compiled
+        wanted = Live({})
+        if compiled.result is not None:
+            for _, expr in compiled.node.body[-1].fields:
+                wanted = wanted.union(self.explorer.names_read(expr))
+        self.body = tuple((statement,) for statement in compiled.body)
+        self.live = self.explorer.live_after(compiled.body, wanted)
+        self.start = World(dict(zip(compiled.names, args)), ctx.state, ONE)
+        self.memory: dict = {}  # (statement, what a world holds) → its outcomes, given it
+        self.before: dict = {}  # statement → what it and the rest may read
+
+    def outcomes(self) -> dict:
+        """{(the field reported, the goal's field, the choices made): probability}."""
+        return self.go(0, [self.start])
+
+    def go(self, index: int, worlds: list) -> dict:
+        """The outcomes of these worlds from the statement `index` of the body on (the
+        choices made from there on)."""
+        out: dict = {}
+        explorer, chooser = self.explorer, self.chooser
+        while index < len(self.body):
+            statement = self.body[index]
+            if isinstance(statement[0].node, n.Choose):
+                for world in self.drawn(worlds):
+                    weight = fraction(world.weight)
+                    for outcome, p in self.decide(index, world).items():
+                        add_to(out, outcome, weight * p)
+                return out
+            chooser.expected = chooser.forced = None
+            worlds, failures = explorer.block(statement, worlds, self.live[index])
+            for world, failure in failures:
+                add_to(out, (failure, failure, ()), fraction(world.weight))
+            index += 1
+        for weight, (reported, aimed) in explorer.each(worlds, self.finish):
+            add_to(out, (reported, aimed, ()), fraction(weight))
+        return out
+
+    def decide(self, index: int, world: World) -> dict:
+        """A `choose` statement in one world: the outcomes of its best option, given the
+        world (the same for every world that holds the same of what is still read)."""
+        key = (index, self.key(index, world))
+        found = self.memory.get(key)
+        if found is None:
+            found = self.memory[key] = self.best(index, World(world.env, world.state, ONE))
+        return found
+
+    def key(self, index: int, world: World) -> tuple:
+        """What a world holds of what the `choose` statement and the rest still read."""
+        before = self.before.get(index)
+        if before is None:
+            before = self.before[index] = self.explorer.live_before(
+                self.body[index][0], self.live[index]
+            )
+        names = tuple(sorted(k for k in world.env if k in before.needs))
+        return key_of(world.env, names, cuts_of(names, before.needs), world.state)
+
+    def best(self, index: int, world: World) -> dict:
+        statement, live = self.body[index], self.live[index]
+        name = statement[0].node.name
+        chooser, explorer = self.chooser, self.explorer
+        chooser.expected, chooser.forced = name, None
+        try:
+            explorer.block(statement, [world], live)
+        except Decide as decide:
+            if explorer.roller.pins:  # its options hang on a value the world holds not
+                raise Nested from None
+            question = decide.question
+        else:
+            raise Nested  # never asked (no option open is an error before the question)
+        if name in chooser.answers:
+            options = (question.option(chooser.answers[name]),)
+        else:
+            options = question.options
+        best = None
+        for option in options:
+            chooser.expected, chooser.forced = name, option
+            went, failures = explorer.block(statement, [world], live)
+            below: dict = {}
+            for (reported, aimed, made), p in self.go(index + 1, went).items():
+                add_to(below, (reported, aimed, ((name, option), *made)), p)
+            for failed, failure in failures:
+                add_to(below, (failure, failure, ((name, option),)), fraction(failed.weight))
+            if len(options) == 1:
+                return below
+            score = self.goal.score(below)
+            if question.by is not None:
+                score = -score  # the other side chooses against the goal
+            if best is None or score > best[0]:
+                best = (score, below)
+        return best[1]
+
+    def drawn(self, worlds: list) -> list:
+        """The worlds with every value they hold drawn (one still a distribution, kept
+        for the one place that reads it, is one world per value): a choice sees them."""
+        out = []
+        for world in worlds:
+            pending = [k for k, v in world.env.items() if isinstance(v, Unknown)]
+            if any(type(world.env[k]) is not Dist for k in pending):
+                raise Nested  # a value of another kind not known yet (an opposed check's)
+            if not pending:
+                out.append(world)
+                continue
+            name = pending[0]
+            split = [
+                World({**world.env, name: value}, world.state, weight)
+                for value, weight in self.explorer.weighted(world.env[name], world.weight)
+            ]
+            out.extend(self.drawn(split))
+        return out
+
+    def finish(self, ctx) -> tuple:
+        """The end of a run: (the field reported, the goal's field)."""
+        compiled = self.compiled
+        result = None
+        if compiled.result is not None:
+            values = {name: known(ctx, fn(ctx)) for name, fn in compiled.result}
+            result = Record(values, kind="result")
+        try:
+            new_sheet = self.engine.commit(ctx, self.sheet)[0]
+        except EvaluationError as error:  # a broken `ensure` too: the run fails there
+            failure = stopped(error)
+            return failure, failure
+        reported = field_outcome(result, new_sheet, self.field, compiled)
+        return reported, field_outcome(result, new_sheet, self.goal.field, compiled)
+
+
+def add_to(table: dict, key, p: Fraction) -> None:
+    table[key] = table.get(key, 0) + p
