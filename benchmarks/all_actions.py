@@ -37,7 +37,10 @@ these, every action, check and opposed check is a case (the label names a check'
 opposed check's kind), with the parameters of `EXAMPLE_PARAMETERS` (the values the tests
 of those games and the README use), else derived as above; a parameter of kind
 `character` takes another character of the game (the first other one; itself when the
-game has one). Each part has its own summaries.
+game has one). An action's choices (`choose`) are answered as its tests answer them
+(`EXAMPLE_CHOICES`), and each action with a choice is a case once more with its choices
+played at their best for a goal (`EXAMPLE_GOALS`; the label says `best`, the line the
+goal). Each part has its own summaries.
 
 This is a benchmark, not a test: CI does not run it.
 """

@@ -42,6 +42,32 @@ FIELDS = (
 )
 
 
+#: a check against a target that may be rolled
+AGAINST = (
+    HEADER
+    + """
+check against(contra: int) "Against" {
+  roll 2d3 + A >= contra
+  p = half(margin)
+}
+"""
+)
+
+
+def assert_counted_as_run(text: str, data: dict, fields=None) -> None:
+    """`act`'s whole result and each result field (or those named), exact and equal to
+    every sequence of dice run through the real engine."""
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet(data)
+    joint = brute_force(engine, "act", sheet)
+    whole = engine.odds("act", sheet, {})
+    assert whole.exact and counted(whole) == joint, text
+    names = fields or [name for name, _ in engine.rulebook.actions["act"].body[-1].fields]
+    for field in names:
+        odds = engine.odds("act", sheet, {}, field)
+        assert odds.exact and counted(odds) == marginal(joint, field), (text, field)
+
+
 @st.composite
 def checks_with_fields(draw):
     """A check whose fields read some of the margin, the success, the total, the target,
@@ -81,15 +107,7 @@ check c(x: int = 0, t: int = 2) "C" {{
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(checks_with_fields())
 def test_a_checks_fields_remembered_by_what_they_read_equal_brute_force(case):
-    text, data = case
-    engine = Engine(dsl.load_text(text), LIMITS)
-    sheet = engine.sheet(data)
-    joint = brute_force(engine, "act", sheet)
-    whole = engine.odds("act", sheet, {})
-    assert whole.exact and counted(whole) == joint, text
-    for field, _ in engine.rulebook.actions["act"].body[-1].fields:
-        odds = engine.odds("act", sheet, {}, field)
-        assert odds.exact and counted(odds) == marginal(joint, field), (text, field)
+    assert_counted_as_run(*case)
 
 
 def test_a_field_reading_the_sheet_the_roll_does_not_read():
@@ -110,23 +128,15 @@ action act() {
 }
 """
     )
-    engine = Engine(dsl.load_text(text), LIMITS)
-    sheet = engine.sheet({"A": 0, "B": 1})
-    joint = brute_force(engine, "act", sheet)
-    assert counted(engine.odds("act", sheet, {})) == joint
-    assert counted(engine.odds("act", sheet, {}, "b")) == marginal(joint, "b")
+    assert_counted_as_run(text, {"A": 0, "B": 1}, ["b"])
 
 
 def test_fields_of_a_margin_shared_by_targets_that_are_rolls():
     # A check against another roll's total (Arcana Mundi's tirada_consciencia): the
     # same margins come again for every target; each record still has its own total.
     text = (
-        HEADER
+        AGAINST
         + """
-check against(contra: int) "Against" {
-  roll 2d3 + A >= contra
-  p = half(margin)
-}
 action act() {
   let force = d4 + d2
   let c = against(force)
@@ -134,12 +144,7 @@ action act() {
 }
 """
     )
-    engine = Engine(dsl.load_text(text), LIMITS)
-    sheet = engine.sheet({"A": 1, "B": 0})
-    joint = brute_force(engine, "act", sheet)
-    assert counted(engine.odds("act", sheet, {})) == joint
-    for field in ("success", "p", "total"):
-        assert counted(engine.odds("act", sheet, {}, field)) == marginal(joint, field)
+    assert_counted_as_run(text, {"A": 1, "B": 0}, ("success", "p", "total"))
 
 
 def test_fields_of_one_distribution_of_records_each_its_own():
@@ -147,12 +152,8 @@ def test_fields_of_one_distribution_of_records_each_its_own():
     # taken as a distribution where it is read: remembered by the distribution and the
     # field, each is its own.
     text = (
-        HEADER
+        AGAINST
         + """
-check against(contra: int) "Against" {
-  roll 2d3 + A >= contra
-  p = half(margin)
-}
 action act() {
   let force = d3
   let p = against(force).p
@@ -163,9 +164,4 @@ action act() {
 }
 """
     )
-    engine = Engine(dsl.load_text(text), LIMITS)
-    sheet = engine.sheet({"A": 1, "B": 0})
-    joint = brute_force(engine, "act", sheet)
-    assert counted(engine.odds("act", sheet, {})) == joint
-    for field in ("p", "m", "again"):
-        assert counted(engine.odds("act", sheet, {}, field)) == marginal(joint, field)
+    assert_counted_as_run(text, {"A": 1, "B": 0}, ("p", "m", "again"))

@@ -12,22 +12,12 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import LIMITS, brute_force, counted, marginal
+from test_odds_check_fields import HEADER as FIELDS_HEADER
+from test_odds_check_fields import assert_counted_as_run
 
-import dsl
-from interpreter import Engine
-
-HEADER = """rulebook "Deferred" {
-  system "a value counted where it is read"
-  language "en"
-}
-
-sheet {
-  attribute A, B in 0..9
-}
-
-formula half(m: int) = ceil(abs(m) / 2)
-
+HEADER = (
+    FIELDS_HEADER
+    + """
 check against(contra: int, x: int = 0) "Against" {
   roll d3 + A + x >= contra
   p = half(margin)
@@ -43,6 +33,7 @@ opposed duel(k: int) "Duel" {
   tie reroll
 }
 """
+)
 
 #: what the value read next may be (the check's record read as `.total` where `t` is)
 VALUES = ("d3", "d2 + d2", "d2 + r", "force(r)", "force(0)")
@@ -84,15 +75,7 @@ def deferred_actions(draw):
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(deferred_actions())
 def test_a_value_read_by_the_next_statement_alone_equals_brute_force(case):
-    text, data = case
-    engine = Engine(dsl.load_text(text), LIMITS)
-    sheet = engine.sheet(data)
-    joint = brute_force(engine, "act", sheet)
-    whole = engine.odds("act", sheet, {})
-    assert whole.exact and counted(whole) == joint, text
-    for field, _ in engine.rulebook.actions["act"].body[-1].fields:
-        odds = engine.odds("act", sheet, {}, field)
-        assert odds.exact and counted(odds) == marginal(joint, field), (text, field)
+    assert_counted_as_run(*case)
 
 
 def test_the_statement_is_counted_again_for_each_sheet_it_reads():
@@ -111,12 +94,7 @@ action act() {
 }
 """
     )
-    engine = Engine(dsl.load_text(text), LIMITS)
-    sheet = engine.sheet({"A": 0, "B": 0})
-    joint = brute_force(engine, "act", sheet)
-    assert counted(engine.odds("act", sheet, {})) == joint
-    for field in ("success", "p"):
-        assert counted(engine.odds("act", sheet, {}, field)) == marginal(joint, field)
+    assert_counted_as_run(text, {"A": 0, "B": 0}, ("success", "p"))
 
 
 def test_a_called_actions_steps_counted_for_what_each_call_reads():
@@ -138,9 +116,4 @@ action act() {
 }
 """
     )
-    engine = Engine(dsl.load_text(text), LIMITS)
-    sheet = engine.sheet({"A": 1, "B": 0})
-    joint = brute_force(engine, "act", sheet)
-    assert counted(engine.odds("act", sheet, {})) == joint
-    for field in ("x", "y", "z"):
-        assert counted(engine.odds("act", sheet, {}, field)) == marginal(joint, field)
+    assert_counted_as_run(text, {"A": 1, "B": 0}, ("x", "y", "z"))

@@ -131,7 +131,7 @@ class CompiledCheck(CallFrame):
             fields = {"total": total, "target": target, "success": success, "margin": margin}
         else:
             fields = {"total": total}
-        if memory is not None:
+        if memory is not None and self.fields:
             own = memory.fields(self, ctx, settle)
             env.update(own)
             fields.update(own)
