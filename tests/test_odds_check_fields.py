@@ -10,6 +10,7 @@ fraction, every sequence of dice run through the real engine.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_odds_brute_force import LIMITS, brute_force, counted, marginal
@@ -165,3 +166,32 @@ action act() {
 """
     )
     assert_counted_as_run(text, {"A": 1, "B": 0}, ("p", "m", "again"))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "against(force)",  # the call is the value: its records cut down at once
+        "against(force).p + 0",  # a field of the call: the records whole
+        "against(against(force).total - 2)",  # the same check in its own argument
+        "against(twice(force))",  # a formula in the argument
+        "if force > 2 then against(force) else against(1)",  # not the value itself
+        "best(force)",  # a formula calling the check, which reads more of it
+    ],
+)
+def test_a_checks_records_cut_down_where_the_let_binds_them(value):
+    # Of `let c = ...`, only `c.success` and `c.p` are read later (and of the value that
+    # is not a record, the value): each reads what a real run would.
+    text = (
+        AGAINST
+        + """
+formula twice(x: int) = x + x
+formula best(x: int) = if against(x).margin > 0 then against(x) else against(1)
+action act() {
+  let force = d3
+  let c = VALUE
+  result { a: READ, force: force }
+}
+""".replace("VALUE", value).replace("READ", "c" if value.endswith("+ 0") else "c.success")
+    )
+    assert_counted_as_run(text, {"A": 1, "B": 0})

@@ -112,12 +112,13 @@ class CompiledCheck(CallFrame):
             ctx.depth -= 1
             ctx.calls -= 1
 
-    def record(self, ctx, total, target, settle, memory=None) -> Record:
+    def record(self, ctx, total, target, settle, memory=None, names=None) -> Record:
         """The check's record for a known total (and target): the built-in fields, then
         the author's, each passed through settle(ctx, value), which makes it known (the
         odds engine, asking for the records of every total at once, refuses instead).
         `memory` (the odds engine's: interpreter.odds.records) gives the author's fields
-        again for the same values of what they read."""
+        again for the same values of what they read; `names`, its values of those fields
+        alone (a tuple), which is all a caller reads of the record."""
         if type(total) is not int:
             total = as_number(total, self.node.roll.span, A_CHECKS_ROLL)
         env = ctx.env
@@ -135,9 +136,11 @@ class CompiledCheck(CallFrame):
             own = memory.fields(self, ctx, settle)
             env.update(own)
             fields.update(own)
-            return Record(fields, kind="check")
-        for name, value in self.fields:
-            env[name] = fields[name] = settle(ctx, value(ctx))
+        else:
+            for name, value in self.fields:
+                env[name] = fields[name] = settle(ctx, value(ctx))
+        if names is not None:
+            return tuple([fields.get(name) for name in names])
         return Record(fields, kind="check")
 
     def describe(self, ctx, shown: str, fields: dict) -> Message:

@@ -18,6 +18,7 @@ from interpreter.odds.deferred import (
 from interpreter.odds.distribution import Dist
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.records import direct_call
 from interpreter.odds.roller import Branch
 from interpreter.odds.weights import TIDY_BITS, Mass, below, times, times_fraction
 from interpreter.odds.worlds import (
@@ -236,13 +237,14 @@ class Explorer(Passes):
                 # the roller branches only on what is read of the value later, and the
                 # worlds it makes are merged as they come (no merge after)
                 roller.binding = (node.name, live[index], self.depth, live[index].once(node.name))
+                roller.direct = direct_call(node, live[index], self.depth)
                 defer = deferrable(statements, index, live, self)
                 if defer and self.mixer is None:
                     self.mixer = Mixer(self)
                 try:
                     worlds, failed = self.let(statement, worlds, live[index], defer)
                 finally:
-                    roller.binding = None
+                    roller.binding = roller.direct = None
                 failures.extend(failed)
                 continue
             elif once_set(statement, live[index]):

@@ -11,6 +11,7 @@ too deep fails), and what they read of the sheet (interpreter.odds.reads).
 
 from __future__ import annotations
 
+from dsl import nodes as n
 from interpreter.odds.reads import ReadMemory
 from interpreter.runtime import MISSING
 
@@ -50,3 +51,22 @@ class FieldMemory:
         if plain and not read[0]:
             self.plain[key] = found
         return found
+
+
+def direct_call(node, live, depth: int):
+    """For a `let` whose value is a call (`let c = against(force)`) whose arguments call
+    nothing else: (the callee's name, the fields of the value read later, `depth`), so that
+    a check called there gives its records cut down to those fields at once, not every
+    record made whole and cut down after (interpreter.odds.roller.check_records). None
+    when the value is read whole, not at all, or a field of it in part."""
+    expr = node.expr
+    if not isinstance(expr, n.Call):
+        return None
+    if any(isinstance(item, n.Call | n.CharacterCall) for item in n.walk((expr.args, expr.named))):
+        return None
+    needed = live.needs.get(node.name, MISSING)
+    if needed is MISSING or needed is None:
+        return None
+    if isinstance(needed, dict) and any(inner is not None for inner in needed.values()):
+        return None
+    return (expr.function, tuple(sorted(needed)), depth)

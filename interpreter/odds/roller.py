@@ -29,6 +29,7 @@ from interpreter.odds.records import FieldMemory
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
+from interpreter.values import Record
 
 
 class Branch(Exception):
@@ -167,6 +168,9 @@ class OddsRoller(PoolQuestions):
         # it is and whether it is read just once later: (name, Live, depth, once), so
         # that a branch is over what is still read (and none for a value read once).
         self.binding = None
+        # (a called definition's name, the fields read of its record, the depth) of the
+        # `let` being run, when its value is that call (interpreter.odds.records.direct_call)
+        self.direct = None
         self.weight = ONE  # the probability of the world being explored (the explorer's)
         self.progress = progress
         self.started = time.monotonic()
@@ -190,7 +194,7 @@ class OddsRoller(PoolQuestions):
         """Count again, with a budget and a deadline of its own, keeping what was
         computed (another field of the same action's result)."""
         self.budget, self.deadline = budget, deadline
-        self.work, self.binding, self.weight = 0, None, ONE
+        self.work, self.binding, self.weight, self.direct = 0, None, ONE, None
         self.next_report = 2000
 
     def report(self, done: bool = False) -> None:
@@ -295,9 +299,17 @@ class OddsRoller(PoolQuestions):
         # before its roll (a named die read by its fields) and on what they read of the
         # sheet as it is now.
         env = tuple(sorted((k, hashable(v)) for k, v in ctx.env.items()))
-        key = ("check", id(check), id(totals), args, env)
+        direct = self.direct  # the `let` being run binds this call's record: what it reads
+        names = None
+        if direct is not None and direct[0] == check.node.name and ctx.depth == direct[2] + 1:
+            names = direct[1]
+        key = ("check", id(check), id(totals), args, env, names)
         return self.read_memory.get(
-            key, ctx, lambda cut: self._records(check, ctx, totals, cut), self.negligible(), totals
+            key,
+            ctx,
+            lambda cut: self._records(check, ctx, totals, cut, names),
+            self.negligible(),
+            totals,
         )
 
     def negligible(self) -> int:
@@ -309,7 +321,7 @@ class OddsRoller(PoolQuestions):
         bits = self.prune_bits + n.bit_length() - d.bit_length() + 1
         return 16 * (max(bits, 0) // 16 + 1)
 
-    def _records(self, check, ctx, totals: Dist, negligible: int):
+    def _records(self, check, ctx, totals: Dist, negligible: int, names=None):
         saved = self.pins, self.cursor
         self.pins, self.cursor = (), 0  # nothing here may take a pinned value
         try:
@@ -318,11 +330,19 @@ class OddsRoller(PoolQuestions):
                 return None
             cut = totals.total >> negligible
             weights: dict = {}
-            for total, weight in totals.weights.items():
-                if weight > cut:
-                    record = check.record(ctx, total, target, _settled, self.field_memory)
-                    weights[record] = weights.get(record, 0) + weight
+            memory = self.field_memory
+            try:
+                for total, weight in totals.weights.items():
+                    if weight > cut:
+                        record = check.record(ctx, total, target, _settled, memory, names)
+                        weights[record] = weights.get(record, 0) + weight
+            except TypeError:  # a field's value only a record knows how to hash: whole
+                if names is None:
+                    raise
+                return self._records(check, ctx, totals, negligible)
             self.work += 1 + len(weights) // 20
+            if names is not None:  # the records cut down to what is read of them
+                weights = {Record(dict(zip(names, k)), "check"): w for k, w in weights.items()}
             return Dist(weights, totals.total)
         except Branch:
             return None
