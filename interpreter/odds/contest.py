@@ -112,8 +112,8 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
     a = ours if type(ours) is Dist else Dist.point(ours)
     b = theirs if type(theirs) is Dist else Dist.point(theirs)
     span_a, span_b = opposed.node.ours.span, opposed.node.theirs.span
-    sides_a = _keyed(opposed, a, span_a)
-    sides_b = _keyed(opposed, b, span_b)
+    sides_a = _keyed(opposed, a, span_a, roller.records)
+    sides_b = _keyed(opposed, b, span_b, roller.records)
     pairs = a.total * b.total
     # a pair less likely than this would be pruned by the explorer in this world
     negligible = pairs >> negligible
@@ -188,9 +188,19 @@ def _in_own_frame(ctx, make):
     return made
 
 
-def _keyed(opposed, dist: Dist, span) -> dict:
+def _keyed(opposed, dist: Dist, span, memory: dict) -> dict:
     """A side's outcomes grouped by what the comparison looks at: key → (mass, [(record,
-    weight)])."""
+    weight)]); once per side's distribution in a computation (`memory`: the other side
+    counted with several modifiers meets the same one each time)."""
+    found = memory.get(("keyed", id(opposed), id(dist), span.start))
+    if found is not None and found[0] is dist:
+        return found[1]
+    out = _grouped(opposed, dist, span)
+    memory[("keyed", id(opposed), id(dist), span.start)] = (dist, out)  # `dist` kept: its id
+    return out
+
+
+def _grouped(opposed, dist: Dist, span) -> dict:
     out: dict = {}
     for value, weight in dist.weights.items():
         side = opposed.side(value, span)

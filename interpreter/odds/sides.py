@@ -126,7 +126,17 @@ def charge(roller, searches: int) -> None:
 def _classes(sides: dict, read: bool, cut, shared: dict) -> dict:
     """A side's outcomes as read (cut down to `cut`, each the one record `shared` holds
     equal to it; one class when it is not read), each with its keys: {side as read:
-    {key: weight}}."""
+    {key: weight}}. Made once for a side (a check counted once for several modifiers of
+    the other side: its records the same object each time)."""
+    found = shared.get(("classes", id(sides), read, cut))
+    if found is not None and found[0] is sides:
+        return found[1]
+    out = _grouped(sides, read, cut, shared)
+    shared[("classes", id(sides), read, cut)] = (sides, out)  # `sides` kept: its id stays
+    return out
+
+
+def _grouped(sides: dict, read: bool, cut, shared: dict) -> dict:
     out: dict = {}
     for key, (mass, group) in sides.items():
         if not read:
