@@ -103,3 +103,31 @@ def test_the_shipped_resisted_check_on_its_own(capsys):
     code = main(["run", "brujeria", "resistido", *given, "--dice", "5,5"])
     out = capsys.readouterr().out
     assert code == 0 and "won no" in out and "theirs {total: 11" in out
+
+
+@pytest.mark.parametrize("tie", ["reroll", "ours"])
+def test_an_opposed_check_nothing_reads_still_stops_the_run_at_the_tie_limit(tie):
+    # Only `t` is asked for: the opposed check's record is read by nothing, but a run
+    # still stops when it is tied after `tie_rerolls` (1 here); that stop is an outcome.
+    text = (
+        HEADER
+        + f"""
+opposed duel(k: int) "Duel" {{
+  roll d2 + k
+  against d2 + B
+  tie {tie}
+}}
+action act() {{
+  let t = d3
+  let c = duel(t)
+  result {{ won: c.won, t: t }}
+}}
+"""
+    )
+    engine = Engine(dsl.load_text(text), LIMITS)
+    sheet = engine.sheet({"A": 0, "B": 0})
+    joint = brute_force(engine, "act", sheet)
+    odds = engine.odds("act", sheet, {}, "t")
+    assert odds.exact and counted(odds) == marginal(joint, "t")
+    stops = [o for o in counted(odds) if isinstance(o, tuple)]
+    assert len(stops) == (1 if tie == "reroll" else 0)
