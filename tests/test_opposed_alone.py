@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 from test_json_data import valid
-from test_odds_brute_force import HEADER, LIMITS, brute_force, counted
+from test_odds_brute_force import HEADER, LIMITS, brute_force, counted, marginal
 
 import dsl
 from interpreter import Engine, ForcedDice
@@ -32,14 +32,6 @@ opposed duel(m: int = 0) "Duel" {
 
 def engine_for(tie: str) -> Engine:
     return Engine(dsl.load_text(HEADER + OPPOSED.replace("{tie}", tie)), LIMITS)
-
-
-def marginal(joint: dict, field: str) -> dict:
-    out: dict = {}
-    for outcome, probability in joint.items():
-        value = outcome if isinstance(outcome, tuple) else outcome[field]
-        out[value] = out.get(value, 0) + probability
-    return out
 
 
 @pytest.mark.parametrize("tie", ["reroll", "ours", "theirs"])

@@ -68,6 +68,19 @@ class Goal:
                 total += p if str(value) == self.value else 0
         return total
 
+    def best(self, question, candidates) -> dict:
+        """Of the outcomes of each option (`candidates`, in the options' order), those of
+        the option that scores best for whoever chooses (the other side chooses against
+        the goal); of ties, the first."""
+        best = None
+        for outcomes in candidates:
+            score = self.score(outcomes)
+            if question.by is not None:
+                score = -score
+            if best is None or score > best[0]:
+                best = (score, outcomes)
+        return best[1]
+
 
 def _read(text: str):
     if text in ("yes", "true"):
@@ -212,15 +225,8 @@ class Search:
 
     def decision(self, question, pins: tuple, depth: int) -> dict:
         """A choice: the outcomes of the option that scores best (of ties, the first)."""
-        best = None
-        for option in question.options:
-            below = self.value((*pins, option), depth + 1)
-            score = self.goal.score(below)
-            if question.by is not None:
-                score = -score  # the other side chooses against the goal
-            if best is None or score > best[0]:
-                best = (score, below)
-        return best[1]
+        outcomes = (self.value((*pins, option), depth + 1) for option in question.options)
+        return self.goal.best(question, outcomes)
 
 
 def _made(ctx) -> tuple:

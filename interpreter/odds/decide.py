@@ -144,23 +144,20 @@ class WorldSearch:
             options = (question.option(chooser.answers[name]),)
         else:
             options = question.options
-        best = None
-        for option in options:
+
+        def below(option) -> dict:
             chooser.expected, chooser.forced = name, option
             went, failures = explorer.block(statement, [world], live)
-            below: dict = {}
+            outcomes: dict = {}
             for (reported, aimed, made), p in self.go(index + 1, went).items():
-                add_to(below, (reported, aimed, ((name, option), *made)), p)
+                add_to(outcomes, (reported, aimed, ((name, option), *made)), p)
             for failed, failure in failures:
-                add_to(below, (failure, failure, ((name, option),)), fraction(failed.weight))
-            if len(options) == 1:
-                return below
-            score = self.goal.score(below)
-            if question.by is not None:
-                score = -score  # the other side chooses against the goal
-            if best is None or score > best[0]:
-                best = (score, below)
-        return best[1]
+                add_to(outcomes, (failure, failure, ((name, option),)), fraction(failed.weight))
+            return outcomes
+
+        if len(options) == 1:
+            return below(options[0])
+        return self.goal.best(question, (below(option) for option in options))
 
     def drawn(self, worlds: list) -> list:
         """The worlds with every value they hold drawn (one still a distribution, kept
