@@ -374,6 +374,20 @@ def marginal(joint: dict, field: str) -> dict:
     return out
 
 
+def agrees_with_brute_force(engine, sheet, note="", fields=None) -> None:
+    """`act`'s whole result and each of its fields (or those named), exact and with
+    nothing left out, equal to every sequence of dice a real run can draw."""
+    joint = brute_force(engine, "act", sheet)
+    whole = engine.odds("act", sheet, {})
+    assert whole.exact and whole.omitted == 0, note
+    assert counted(whole) == joint, note
+    names = fields or [name for name, _ in engine.rulebook.actions["act"].body[-1].fields]
+    for field in names:
+        odds = engine.odds("act", sheet, {}, field)
+        assert odds.exact and odds.omitted == 0, (note, field)
+        assert counted(odds) == marginal(joint, field), (note, field)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(read_once())
 def test_a_value_read_once_is_combined_where_it_is_read(case):

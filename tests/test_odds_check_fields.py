@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import LIMITS, brute_force, counted, marginal
+from test_odds_brute_force import LIMITS, agrees_with_brute_force
 
 import dsl
 from interpreter import Engine
@@ -59,14 +59,7 @@ def assert_counted_as_run(text: str, data: dict, fields=None) -> None:
     """`act`'s whole result and each result field (or those named), exact and equal to
     every sequence of dice run through the real engine."""
     engine = Engine(dsl.load_text(text), LIMITS)
-    sheet = engine.sheet(data)
-    joint = brute_force(engine, "act", sheet)
-    whole = engine.odds("act", sheet, {})
-    assert whole.exact and counted(whole) == joint, text
-    names = fields or [name for name, _ in engine.rulebook.actions["act"].body[-1].fields]
-    for field in names:
-        odds = engine.odds("act", sheet, {}, field)
-        assert odds.exact and counted(odds) == marginal(joint, field), (text, field)
+    agrees_with_brute_force(engine, engine.sheet(data), text, fields)
 
 
 @st.composite

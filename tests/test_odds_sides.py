@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import brute_force, counted, marginal
+from test_odds_brute_force import agrees_with_brute_force
 
 import dsl
 from dsl import nodes as n
@@ -52,19 +52,6 @@ READS = (
     "r.theirs.success",
     "r.margin",
 )
-
-
-def agrees_with_brute_force(engine, sheet, note="") -> None:
-    """`act`'s whole result and each of its fields, exact and with nothing left out,
-    equal to every sequence of dice a real run can draw."""
-    joint = brute_force(engine, "act", sheet)
-    whole = engine.odds("act", sheet, {})
-    assert whole.exact and whole.omitted == 0, note
-    assert counted(whole) == joint, note
-    for field, _ in engine.rulebook.actions["act"].body[-1].fields:
-        odds = engine.odds("act", sheet, {}, field)
-        assert odds.exact and odds.omitted == 0, (note, field)
-        assert counted(odds) == marginal(joint, field), (note, field)
 
 
 @st.composite

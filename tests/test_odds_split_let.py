@@ -16,7 +16,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import LIMITS, brute_force, counted, marginal
+from test_odds_brute_force import LIMITS, agrees_with_brute_force, brute_force, counted
 
 import dsl
 from interpreter import Engine
@@ -97,14 +97,7 @@ def splits(draw):
 def test_an_if_expression_calling_actions_equals_brute_force(case):
     text, data = case
     engine = Engine(dsl.load_text(text), LIMITS)
-    sheet = engine.sheet(data)
-    joint = brute_force(engine, "act", sheet)
-    whole = engine.odds("act", sheet, {})
-    assert whole.exact and whole.omitted == 0, text
-    assert counted(whole) == joint, text
-    for field, _ in engine.rulebook.actions["act"].body[-1].fields:
-        odds = engine.odds("act", sheet, {}, field)
-        assert odds.exact and counted(odds) == marginal(joint, field), (text, field)
+    agrees_with_brute_force(engine, engine.sheet(data), text)
 
 
 def test_each_branch_and_the_failure_inside_are_where_brute_force_puts_them():
