@@ -15,12 +15,13 @@ each option is taken (`Odds.decisions`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
 
 import attrs
 
 from dsl.messages import tr
-from interpreter.choices import Chooser
+from interpreter.choices import Chooser, Question
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
 from interpreter.odds.decide import Decide, Nested, WorldSearch
@@ -68,7 +69,7 @@ class Goal:
                 total += p if str(value) == self.value else 0
         return total
 
-    def best(self, question, candidates) -> dict:
+    def best(self, question: Question, candidates: Iterable[dict]) -> dict:
         """Of the outcomes of each option (`candidates`, in the options' order), those of
         the option that scores best for whoever chooses (the other side chooses against
         the goal); of ties, the first."""
