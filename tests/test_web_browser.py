@@ -355,8 +355,11 @@ def test_odds_of_an_action_with_a_choice_under_the_best_play(page, server):
     page.select_option("#action", "overcome")
     expect(page.locator("#best-box")).to_be_visible()  # overcome asks `invoke`
     # the form is built again once the character has loaded: its skills become a select
+    # (once for the rulebook's first character, once for hero: wait until both are in)
     expect(page.locator("select#param-skill")).to_be_attached()
+    page.wait_for_load_state("networkidle")
     page.select_option("#param-skill", "Fight")
+    expect(page.locator("#param-skill")).to_have_value("Fight")
     page.fill("#odds-field", "shifts")
     page.fill("#odds-best", "mean shifts")
     page.click("#odds-button")
