@@ -188,3 +188,29 @@ action act() {
 """.replace("VALUE", value).replace("READ", "c" if value.endswith("+ 0") else "c.success")
     )
     assert_counted_as_run(text, {"A": 1, "B": 0})
+
+
+def test_fields_read_alone_and_the_authors_own_success():
+    # The action reads only `success` (the author's, which replaces the built-in one) in
+    # one check, and only built-in fields in the other: the records cut to what is read
+    # at once still give what a real run gives.
+    text = (
+        HEADER
+        + """
+check own(x: int = 0) "Own" {
+  roll d6 + A + x >= 4
+  success = total >= 6
+  half_ = half(total)
+}
+check plain(x: int = 0) "Plain" {
+  roll d4 + x >= 3
+  grade = plus_b(total)
+}
+action act() {
+  let a = own(1)
+  let b = plain(B)
+  result { own_success: a.success, plain_margin: b.margin }
+}
+"""
+    )
+    assert_counted_as_run(text, {"A": 1, "B": 1})

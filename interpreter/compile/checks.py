@@ -46,6 +46,7 @@ class CompiledCheck(CallFrame):
         self.roll = compiler.expr(node.roll)
         self.target = compiler.expr(node.target) if node.target is not None else None
         self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
+        self.field_names = frozenset(name for name, _ in node.fields)
         # what the author's fields read of the check's own names (the record's built-in
         # fields, its parameters, its lets): the odds engine computes them once per values
         # (not the fields themselves, set before they are read, unless a parameter or a
@@ -132,11 +133,12 @@ class CompiledCheck(CallFrame):
             fields = {"total": total, "target": target, "success": success, "margin": margin}
         else:
             fields = {"total": total}
-        if memory is not None and self.fields:
+        wanted = names is None or not self.field_names.isdisjoint(names)
+        if wanted and memory is not None and self.fields:
             own = memory.fields(self, ctx, settle)
             env.update(own)
             fields.update(own)
-        else:
+        elif wanted:  # (else the caller reads none of the author's fields: not computed)
             for name, value in self.fields:
                 env[name] = fields[name] = settle(ctx, value(ctx))
         if names is not None:

@@ -24,6 +24,16 @@ class FieldMemory:
         # what was computed without reading the sheet: the same on every sheet (the values
         # it read are in the key, and decide every branch it took)
         self.plain: dict = {}
+        self.asked: set = set()  # the checks whose records were asked for once already
+
+    def again(self, check) -> FieldMemory | None:
+        """This memory, for a check whose records are asked for again in this computation
+        (a check against a rolled target: once for each target); None the first time,
+        when nothing is there to reuse and remembering only costs."""
+        if id(check) in self.asked:
+            return self
+        self.asked.add(id(check))
+        return None
 
     def fields(self, check, ctx, settle) -> dict:
         """The author's fields of `check`'s record in ctx.env (its built-in fields set)."""

@@ -330,7 +330,7 @@ class OddsRoller(PoolQuestions):
                 return None
             cut = totals.total >> negligible
             weights: dict = {}
-            memory = self.field_memory
+            memory = self.field_memory.again(check)
             try:
                 for total, weight in totals.weights.items():
                     if weight > cut:
