@@ -24,7 +24,7 @@ from dsl.messages import tr
 from interpreter.choices import Chooser, Question
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
-from interpreter.odds.decide import Decide, Nested, WorldSearch
+from interpreter.odds.decide import Decide, Nested, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
 from interpreter.odds.explore import STOPS, Failure, stopped
 from interpreter.odds.polynomials import TooComplex
@@ -156,9 +156,9 @@ def best_odds(
     probabilities: dict = {}
     decisions: dict = {}
     for (reported, _, chosen), p in outcomes.items():
-        _add(probabilities, reported, p)
+        add_to(probabilities, reported, p)
         for made in chosen:  # every choice on the way, the only options open included
-            _add(decisions, made, p)
+            add_to(decisions, made, p)
     omitted = 1 - sum(probabilities.values(), Fraction(0))
     odds = Odds(
         {"action": action}, field, probabilities, True, omitted, orders=text_orders(engine.rulebook)
@@ -216,12 +216,12 @@ class Search:
         outcomes: dict = {}
         for error, probability in branch.stops:
             failure = stopped(error)
-            _add(outcomes, (failure, failure, ()), probability)
+            add_to(outcomes, (failure, failure, ()), probability)
         dist = branch.dist
         for value, weight in dist.weights.items():
             p = Fraction(weight, dist.total)
             for outcome, q in self.value((*pins, value), depth + 1).items():
-                _add(outcomes, outcome, p * q)
+                add_to(outcomes, outcome, p * q)
         return outcomes
 
     def decision(self, question, pins: tuple, depth: int) -> dict:
@@ -232,7 +232,3 @@ class Search:
 
 def _made(ctx) -> tuple:
     return tuple((c.name, c.value) for c in ctx.choices)
-
-
-def _add(table: dict, key, p) -> None:
-    table[key] = table.get(key, 0) + p

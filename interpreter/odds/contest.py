@@ -23,7 +23,7 @@ from math import floor, gcd
 
 from interpreter.odds.cuts import names_of, project
 from interpreter.odds.distribution import Dist, remembered
-from interpreter.odds.sides import SIDED, Sides, charge
+from interpreter.odds.sides import SIDED, Sides
 from interpreter.runtime import Unknown
 from interpreter.values import Record
 
@@ -226,7 +226,7 @@ def _with_rerolls(decided: Dist, series: tuple, prune, roller=None) -> Dist:
     for k, term in enumerate(series):
         scale = term.numerator * (denominator // term.denominator)
         if roller is not None:
-            charge(roller, len(decided.weights))
+            roller.charge(1 + len(decided.weights) // 20)
         for record, weight in decided.weights.items():
             weight *= scale
             if weight > negligible:

@@ -317,7 +317,8 @@ class Explorer(Passes):
         pending = list(worlds)
         for world in pending:  # (a world per value added where a deferred one shares nothing)
             held = deferred_in(world, reads) if reads else None
-            if held is not None and counts[world.env[held], others_of(world, held, reads)] < 2:
+            key = None if held is None else (world.env[held], others_of(world, held, reads))
+            if key is not None and counts.get(key, 0) < 2:  # (an expanded world: not counted)
                 pending.extend(expanded(world, held, self))
                 continue
             if held is not None:  # counted over the deferred value once, then weighted

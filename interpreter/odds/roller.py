@@ -62,12 +62,8 @@ class LiftMemory(dict):
         for value in values:
             if type(value) is Dist:
                 size = size + len(value.weights) if compared else size * len(value.weights)
-        roller = self.roller
-        roller.work += 1 + size // 20
-        if roller.work > roller.budget:
-            raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
-        roller.deadline.check()
-        return roller.limits.odds_outcomes
+        self.roller.charge(1 + size // 20)
+        return self.roller.limits.odds_outcomes
 
 
 class DistRoll:
@@ -189,6 +185,14 @@ class OddsRoller(PoolQuestions):
         self.read_memory = ReadMemory()  # checks' records, by what they read of the sheet
         self.records: dict = {}  # records made once for every world holding an equal one
         self.field_memory = FieldMemory()  # checks' own fields, by what they read
+
+    def charge(self, units: int) -> None:
+        """Count `units` of work against the budget before doing it, then look at the
+        deadline: TooComplex past either."""
+        self.work += units
+        if self.work > self.budget:
+            raise TooComplex(tr("more than {budget} units of work", budget=self.budget))
+        self.deadline.check()
 
     def restart(self, budget: int, deadline: Deadline) -> None:
         """Count again, with a budget and a deadline of its own, keeping what was

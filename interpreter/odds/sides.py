@@ -15,10 +15,8 @@ from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from operator import itemgetter
 
-from dsl.messages import tr
 from interpreter.odds.cuts import cut_record, names_of
 from interpreter.odds.distribution import Dist
-from interpreter.odds.polynomials import TooComplex
 from interpreter.values import Record
 
 #: the fields of an opposed check's record its sides decide alone (no author's field)
@@ -96,7 +94,7 @@ class Sides:
         negligible = self.negligible  # two classes less likely than this together: no record
         out = []
         for side, keys in sorted_side.items():
-            charge(self.roller, share)  # a class at a time: the budget, the deadline
+            self.roller.charge(1 + share // 20)  # a class at a time: budget, deadline
             ordered = _ordered(keys)
             whole = ordered[2]
             for other, other_keys, mass in others:
@@ -113,14 +111,6 @@ class Sides:
 def _one(pick):
     """An itemgetter of one item, giving a tuple as one of several does."""
     return lambda parts: (pick(parts),)
-
-
-def charge(roller, searches: int) -> None:
-    """Count `searches` against the roller's budget (and its deadline) before making them."""
-    roller.work += 1 + searches // 20
-    if roller.work > roller.budget:
-        raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
-    roller.deadline.check()
 
 
 def _classes(sides: dict, read: bool, cut, shared: dict) -> dict:
