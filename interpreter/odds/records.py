@@ -71,7 +71,6 @@ class FieldMemory:
             self.plain[key] = found
         return found
 
-
     def margins(self, check, ctx, target, names) -> dict | None:
         """Of a check against a whole-number target whose records are cut to `names`, and
         read neither the total nor the target (built-in or in the author's fields): the
