@@ -232,6 +232,8 @@ class OddsRoller(PoolQuestions):
         # left of it, so the explorer makes a world per value without running it again.
         needed = binding[1].needs.get(name, MISSING)
         if needed is MISSING:  # never read again: one world, whatever it holds
+            if type(value) is Contest:  # of an opposed check, where it stops: its sides alone
+                value = value.project(())
             value = value.map(_nothing)
         elif needed is not None:
             value = project(value, path_cut(needed))
