@@ -246,3 +246,47 @@ def test_open_ended_sides_agree_with_every_record_within_what_is_left_out(field,
     for outcome in set(sided.probabilities) | set(paired.probabilities):
         assert abs(sided.probability(outcome) - paired.probability(outcome)) <= slack
     assert sum(sided.probabilities.values()) + sided.omitted == 1
+
+
+@pytest.mark.parametrize("rerolls", [1, 2])
+@pytest.mark.parametrize("tie", ["reroll", "ours", "theirs"])
+@pytest.mark.parametrize("against", ["c(B)", "d3 + B - 1"])
+def test_an_opposed_check_nothing_reads_is_counted_for_where_it_stops_alone(
+    against, tie, rerolls, monkeypatch
+):
+    # Brujería's chase: `let r = carrera(...)` read by no field asked for (the sheet's
+    # speed is), yet a run stops when it is still tied at the limit. That stop (and the
+    # mass of the decided runs) comes from the sides' masses, not a record per pair.
+    text = (
+        HEADER
+        + f"""
+check c(x: int = 0) "C" {{
+  roll d3 + A + x >= 3
+  grade = Grade[total]
+}}
+opposed o(penalty: int) "O" {{
+  roll c(0 - penalty)
+  against {against}
+  compare total
+  tie {tie}
+}}
+action act() {{
+  let p = d2
+  let r = o(p)
+  result {{ p: p, speed: A }}
+}}
+"""
+    )
+    engine = Engine(dsl.load_text(text), Limits(tie_rerolls=rerolls))
+    sheet = engine.sheet({"A": 1, "B": 1})
+    agrees_with_brute_force(engine, sheet, text)
+    stops = [o for o in engine.odds("act", sheet, {}).probabilities if not isinstance(o, Record)]
+    assert len(stops) == (1 if tie == "reroll" else 0)
+
+    def no_record(*args, **kwargs):
+        raise AssertionError("a record made for a pair of sides nothing reads")
+
+    fresh = Engine(dsl.load_text(text), Limits(tie_rerolls=rerolls))
+    monkeypatch.setattr(type(fresh.compiler.opposed("o")), "record", no_record)
+    odds = fresh.odds("act", fresh.sheet({"A": 1, "B": 1}), {}, "speed")
+    assert odds.exact and odds.omitted == 0

@@ -247,6 +247,14 @@ def remembered(key: tuple, keep: tuple, compute):
     return found[0]
 
 
+def cut_already(dist: Dist, fields: tuple) -> None:
+    """Note that every record of `dist` holds `fields` (in order) and no other: its
+    projection onto them (Dist.project) is itself, not made again."""
+    memory = LIFTS.get()
+    if memory is not None:
+        memory[("project", id(dist), fields)] = (dist, (dist,))
+
+
 def _projected(dist: Dist, fields: tuple) -> Dist:
     """Records cut down to some of their fields (what is left to read of them): the
     records that agree on those fields merged first, then one record made for each."""

@@ -12,8 +12,13 @@ too deep fails), and what they read of the sheet (interpreter.odds.reads).
 from __future__ import annotations
 
 from dsl import nodes as n
-from interpreter.odds.reads import ReadMemory
+from interpreter.odds.reads import ReadMemory, WatchedValues
 from interpreter.runtime import MISSING
+
+#: a check's built-in fields that its margin decides (and the margin itself)
+BY_MARGIN = frozenset(("margin", "success"))
+#: what differs from total to total, or from target to target, besides the margin
+BY_TOTAL = frozenset(("total", "target"))
 
 
 class FieldMemory:
@@ -25,6 +30,7 @@ class FieldMemory:
         # it read are in the key, and decide every branch it took)
         self.plain: dict = {}
         self.asked: set = set()  # the checks whose records were asked for once already
+        self.shifts: dict = {}  # records that read the margin alone: by margin (margins)
 
     def again(self, check) -> FieldMemory | None:
         """This memory, for a check whose records are asked for again in this computation
@@ -64,6 +70,51 @@ class FieldMemory:
         if plain and not read[0]:
             self.plain[key] = found
         return found
+
+    def margins(self, check, ctx, target, names) -> dict | None:
+        """Of a check against a whole-number target whose records are cut to `names`, and
+        read neither the total nor the target (built-in or in the author's fields): the
+        records by margin, the same for every target (a check against another roll's
+        total: every target gives the same margins again); filled by `shifted`. None where
+        a record may depend on more than its margin and what is in the key."""
+        if names is None or type(target) is not int or ctx.state.cast is not None:
+            return None
+        if not BY_TOTAL.isdisjoint(names) or check.compare is None:
+            return None
+        values = ()
+        if not check.field_names.isdisjoint(names):  # the author's fields are computed
+            if not BY_TOTAL.isdisjoint(check.fields_read):
+                return None
+            env = ctx.env
+            values = tuple([env.get(name, MISSING) for name in check.fields_read])
+        key = (id(check), names, ctx.calls, values)
+        try:
+            found = self.shifts.get(key)
+        except TypeError:  # an unhashable value read: not remembered
+            return None
+        if found is None:
+            found = self.shifts[key] = {}
+        return found
+
+    def shifted(self, check, ctx, total: int, target: int, settle, memory, names, shifts):
+        """The record for `total` against `target`, kept in `shifts` (from `margins`) by its
+        margin unless computing it read the sheet (then it is this sheet's alone)."""
+        record = None
+        state = ctx.state
+        watched = state.copy()
+        watched.values = WatchedValues(state.values)
+        ctx.state = watched
+        try:
+            record = check.record(ctx, total, target, settle, memory, names)
+        finally:
+            ctx.state = state
+        read = watched.values.read
+        if read:
+            if type(state.values) is WatchedValues:  # a computation watched around this one
+                state.values.read.update(read)
+        else:
+            shifts[total - target if check.upward else target - total] = record
+        return record
 
 
 def direct_call(node, live, depth: int):

@@ -13,7 +13,7 @@ from interpreter.errors import ChainTooLong
 from interpreter.odds.bounds import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
 from interpreter.odds.cuts import flat, project
-from interpreter.odds.distribution import Dist, mixture
+from interpreter.odds.distribution import Dist, cut_already, mixture
 from interpreter.odds.enumerate import chain_distribution, enumerate_draws
 from interpreter.odds.order import ORDERINGS
 from interpreter.odds.polynomials import Budget, TooComplex
@@ -185,6 +185,7 @@ class OddsRoller(PoolQuestions):
         self.read_memory = ReadMemory()  # checks' records, by what they read of the sheet
         self.records: dict = {}  # records made once for every world holding an equal one
         self.field_memory = FieldMemory()  # checks' own fields, by what they read
+        self.cut_records: dict = {}  # (fields, their values) → a check's record cut to them
 
     def charge(self, units: int) -> None:
         """Count `units` of work against the budget before doing it, then look at the
@@ -232,6 +233,8 @@ class OddsRoller(PoolQuestions):
         # left of it, so the explorer makes a world per value without running it again.
         needed = binding[1].needs.get(name, MISSING)
         if needed is MISSING:  # never read again: one world, whatever it holds
+            if type(value) is Contest:  # of an opposed check, where it stops: its sides alone
+                value = value.project(())
             value = value.map(_nothing)
         elif needed is not None:
             value = project(value, path_cut(needed))
@@ -334,20 +337,42 @@ class OddsRoller(PoolQuestions):
                 return None
             cut = totals.total >> negligible
             weights: dict = {}
-            memory = self.field_memory.again(check)
+            fields = self.field_memory
+            memory = fields.again(check)
+            shifts = fields.margins(check, ctx, target, names)  # records by margin
+            upward = check.upward
             try:
                 for total, weight in totals.weights.items():
-                    if weight > cut:
+                    if weight <= cut:
+                        continue
+                    record = None
+                    if shifts is not None and type(total) is int:
+                        record = shifts.get(total - target if upward else target - total)
+                        if record is None:
+                            record = fields.shifted(
+                                check, ctx, total, target, _settled, memory, names, shifts
+                            )
+                    else:
                         record = check.record(ctx, total, target, _settled, memory, names)
-                        weights[record] = weights.get(record, 0) + weight
+                    weights[record] = weights.get(record, 0) + weight
             except TypeError:  # a field's value only a record knows how to hash: whole
                 if names is None:
                     raise
                 return self._records(check, ctx, totals, negligible)
             self.work += 1 + len(weights) // 20
-            if names is not None:  # the records cut down to what is read of them
-                weights = {Record(dict(zip(names, k)), "check"): w for k, w in weights.items()}
-            return Dist(weights, totals.total)
+            if names is None:
+                return Dist(weights, totals.total)
+            # the records cut down to what is read of them, each made once
+            made = self.cut_records
+            cut_down = {}
+            for values, w in weights.items():
+                record = made.get((names, values))
+                if record is None:
+                    record = made[names, values] = Record(dict(zip(names, values)), "check")
+                cut_down[record] = w
+            dist = Dist(cut_down, totals.total)
+            cut_already(dist, names)
+            return dist
         except Branch:
             return None
         finally:

@@ -49,9 +49,7 @@ class Sides:
         theirs = _classes(self.sides_b, "theirs" in inner, inner.get("theirs"), shared)
         key = next(iter(self.sides_a))
         won_level, tie_level = self.opposed.verdict(key, key)  # of a tie (not rerolled)
-        pick = itemgetter(*(FIELDS.index(name) for name in names))
-        if len(names) == 1:
-            pick = _one(pick)
+        pick = _picker(tuple(FIELDS.index(name) for name in names))
         # a record by what it holds (the sides by identity: each is the one `shared`
         # holds), made once for every computation of this roller
         made = shared.setdefault(("opposed", names), {})
@@ -108,9 +106,15 @@ class Sides:
         return out
 
 
-def _one(pick):
-    """An itemgetter of one item, giving a tuple as one of several does."""
-    return lambda parts: (pick(parts),)
+def _picker(indices: tuple):
+    """The parts at `indices`, as a tuple (of one part, or none: a check read for whether
+    it stops alone, one record holding nothing)."""
+    if len(indices) > 1:
+        return itemgetter(*indices)
+    if indices:
+        pick = itemgetter(indices[0])
+        return lambda parts: (pick(parts),)
+    return lambda parts: ()
 
 
 def _classes(sides: dict, read: bool, cut, shared: dict) -> dict:
