@@ -13,6 +13,7 @@ weighted into every world that holds the same.
 from __future__ import annotations
 
 from dsl import nodes as n
+from interpreter.odds.narrowing import Narrowing
 from interpreter.odds.reads import ReadMemory
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, times
@@ -94,17 +95,30 @@ class Mixer:
     def __init__(self, explorer):
         self.explorer = explorer
         self.memory = ReadMemory()
+        self.narrowing = Narrowing(explorer.roller)
 
-    def outcomes(self, statement, world: World, name: str, reads: dict, values_of, how) -> tuple:
+    def outcomes(
+        self, statement, world: World, name: str, reads: dict, values_of, how, narrowed=None
+    ) -> tuple:
         """([(value, weight)], [(Failure, weight)], weight lost) of running `statement` in
         `world` for each value of its deferred `name`, each weight relative to the
         world's. `values_of(after)` gives the (value, weight) pairs of one run's end, as
-        `how` says (what is read after the statement, and whether its value is deferred)."""
+        `how` says (what is read after the statement, and whether its value is deferred).
+        `narrowed` (Narrowing.of): the statement only compares the value, and is run over
+        intervals of it (interpreter.odds.narrowing), not once per value."""
         explorer = self.explorer
         ctx = explorer.ctx
         dist = world.env[name].dist
         others = tuple(world.env.get(other) for other in reads if other != name)
         key = (id(statement), id(dist), explorer.depth, how, others_of(world, name, reads))
+
+        def starts(state):
+            if narrowed is not None:
+                value, run, kept = self.narrowing.start(statement, *narrowed)
+                yield World({**world.env, name: value}, state, (kept, dist.total)), run
+                return
+            for value, weight in explorer.weighted(dist, ONE):
+                yield World({**world.env, name: value}, state, weight), statement
 
         def compute(_cut):
             state = ctx.state  # the world's sheet, watched: what the runs read of it
@@ -112,9 +126,8 @@ class Mixer:
             values: dict = {}
             failures: list = []
             try:
-                for value, weight in explorer.weighted(dist, ONE):
-                    start = World({**world.env, name: value}, state, weight)
-                    for after, outcome in explorer.explore(start, statement):
+                for start, run in starts(state):
+                    for after, outcome in explorer.explore(start, run):
                         if isinstance(outcome, Failure):
                             failures.append((outcome, after.weight))
                             continue

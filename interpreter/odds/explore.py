@@ -325,12 +325,13 @@ class Explorer(Passes):
         for world in pending:  # (a world per value added where a deferred one shares nothing)
             held = deferred_in(world, reads) if reads else None
             key = None if held is None else (world.env[held], others_of(world, held, reads))
-            if key is not None and counts.get(key, 0) < 2:  # (an expanded world: not counted)
-                pending.extend(expanded(world, held, self))
+            narrowed = None if held is None else self.mixer.narrowing.of(statement, held, world)
+            if key is not None and counts.get(key, 0) < 2 and narrowed is None:
+                pending.extend(expanded(world, held, self))  # (an expanded world: not counted)
                 continue
             if held is not None:  # counted over the deferred value once, then weighted
                 relative, failures, lost = self.mixer.outcomes(
-                    statement, world, held, reads, values_of, (live, defer)
+                    statement, world, held, reads, values_of, (live, defer), narrowed
                 )
                 if lost[0]:
                     self.lost.add(times(world.weight, *lost))
