@@ -107,6 +107,37 @@ def test_odds_are_what_odds_json_prints(client, capsys):
     assert client.post("/api/odds", json=body).json() == expected
 
 
+def test_checks_opposed_checks_and_rolls_run_and_have_odds_as_on_the_command_line(client, capsys):
+    who = {"rulebook": "brujeria", "character": "brujeria_investigadora"}
+    resisted = {**who, "action": "resistido", "params": {"atributo": "Fuerza"}, "field": "won"}
+    expected = cli_json(
+        capsys, "odds", "brujeria", "resistido", "--char", "brujeria_investigadora",
+        "--set", "atributo=Fuerza", "--field", "won",
+    )  # fmt: skip
+    assert client.post("/api/odds", json=resisted).json() == expected
+    del resisted["field"]
+    ran = client.post("/api/run", json={**resisted, "seed": 4}).json()
+    assert ran == cli_json(
+        capsys, "run", "brujeria", "resistido", "--char", "brujeria_investigadora",
+        "--set", "atributo=Fuerza", "--seed", "4",
+    )  # fmt: skip
+    # Brujería's open d10 reads no sheet: no character needed, as on the command line.
+    roll = {"rulebook": "brujeria", "action": "abierta"}
+    assert client.post("/api/odds", json=roll).json() == cli_json(
+        capsys, "odds", "brujeria", "abierta"
+    )
+    assert client.post("/api/run", json={**roll, "seed": 2}).json() == cli_json(
+        capsys, "run", "brujeria", "abierta", "--seed", "2"
+    )
+    # A check that reads the sheet still needs one, and an unknown name is said so.
+    check = {"rulebook": "brujeria", "action": "sencillo", "params": {"atributo": "Fuerza"}}
+    refused = client.post("/api/odds", json=check)
+    assert refused.status_code == 400 and "needs a character" in refused.json()["error"]["message"]
+    unknown = client.post("/api/odds", json={**who, "action": "resistid"})
+    assert unknown.status_code == 400
+    assert "resistido" in unknown.json()["error"]["hint"]  # did you mean …?
+
+
 def test_odds_compared_with_a_house_rule_are_what_compare_prints(client, capsys):
     body = {
         "rulebook": "brujeria",

@@ -378,3 +378,36 @@ def test_odds_of_an_action_with_a_choice_under_the_best_play(page, server):
 
 def mean_in(summary: str) -> float:
     return float(re.search(r"mean (-?[\d.]+)", summary).group(1))
+
+
+def test_checks_opposed_checks_and_rolls_are_offered_run_and_counted(page, server):
+    open_page(page, server, "brujeria", "brujeria_investigadora")
+    groups = page.locator("#action optgroup")
+    labels = [groups.nth(i).get_attribute("label") for i in range(groups.count())]
+    assert labels == ["Acciones", "Chequeos", "Chequeos enfrentados", "Tiradas"]
+    # An opposed check on its own: its form, a seeded run, its record, its odds.
+    page.select_option("#action", "resistido")
+    expect(page.locator("#action-label")).to_have_text("Chequeo resistido")
+    page.select_option("#param-atributo", "Fuerza")
+    page.check('input[name="dice"][value="seed"]')
+    page.click("#run")
+    expect(page.locator("#outcome")).to_be_visible()
+    for name in ("won", "tie", "margin", "ours", "theirs"):
+        expect(page.locator("#result th", has_text=re.compile(f"^{name}$"))).to_have_count(1)
+    page.fill("#odds-field", "won")
+    page.click("#odds-button")
+    chart = page.locator("#odds-chart svg")
+    expect(chart).to_be_visible(timeout=90_000)
+    expect(page.locator("#odds-summary")).to_contain_text(re.compile("^exacto"))
+    assert chart.locator("rect.bar-a[data-outcome]").count() == 2  # won: no / yes
+    # A named roll gives a number: shown as the result, and its odds with no field.
+    page.select_option("#action", "abierta")
+    page.click("#run")
+    expect(page.locator("#result td")).to_have_count(1)  # the new run's: one number
+    expect(page.locator("#result td")).to_have_text(re.compile(r"^-?\d+$"))
+    page.fill("#odds-field", "")
+    page.click("#odds-button")
+    base, _ = server
+    odds = page.request.post(f"{base}/api/odds", data={"rulebook": "brujeria", "action": "abierta"})
+    mean = odds.json()["mean"]  # the open d10: 5.38 (a 10 rolls again, a 1 takes away)
+    expect(page.locator("#odds-summary")).to_contain_text(f"exacto, media {mean:.3f}")

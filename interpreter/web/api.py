@@ -184,7 +184,7 @@ class Api:
                     answered,
                 )
             else:
-                sheet = self._sheet(body, engine)
+                sheet = self._sheet(body, engine, action)
                 targets = self._targets(body, engine)
                 outcome = engine.run(action, sheet, params, dice, targets=targets, choices=chooser)
                 if answered is not None:
@@ -289,10 +289,12 @@ class Api:
         compare = field(body, "compare", dict)
         book = self._book(body)
         engine = Engine.of(book)
-        sheet = self._sheet(body, engine)
+        sheet = self._sheet(body, engine, action)
         params = {**params, **self._targets(body, engine)}  # the other characters' sheets
-        if action not in book.checks and action not in book.rolls:
-            engine.prepare(action, sheet, params)  # an unknown action or parameter: a 400 now
+        if action in book.actions:
+            engine.prepare(action, sheet, params)  # an unknown parameter: a 400 now
+        else:
+            engine.runnable(action)  # not a check, opposed check nor roll either: a 400 now
         # The action's choices: answered in advance, the others the best for a goal.
         options["choices"] = field(body, "choices", dict)
         best = field(body, "best", str)
@@ -397,7 +399,9 @@ class Api:
             return self.library.rulebook_text(text, "<editor>")
         return self.library.rulebook(name)
 
-    def _sheet(self, body: dict, engine):
+    def _sheet(self, body: dict, engine, action: str | None = None):
+        """The character's sheet: named, given as data, or none (an empty sheet, when the
+        rulebook's sheet needs nothing given or `action` reads no sheet)."""
         character = field(body, "character", str)
         data = field(body, "sheet", dict)
         if character is not None and data is not None:
@@ -409,6 +413,9 @@ class Api:
         try:
             return engine.sheet({})  # a rulebook whose sheet needs nothing given
         except SheetError as error:
+            empty = engine.empty_sheet(action) if action is not None else None
+            if empty is not None:  # a roll such as Brujería's open d10
+                return empty
             raise ParameterError(
                 tr(
                     "{title} needs a character: {problem}",

@@ -35,7 +35,7 @@ _CHOICES = {
 }
 _SUBJECT = {
     **_RULEBOOK,
-    "action": {"type": "string", "description": "an action (or check, or named roll)"},
+    "action": {"type": "string", "description": "an action (or check, opposed check, named roll)"},
     "character": {**_NAME, "description": "a character's name (GET /api/characters)"},
     "sheet": {"type": "object", "description": "or the sheet itself, as a sheet file holds it"},
     "params": _PARAMS,

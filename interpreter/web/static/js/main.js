@@ -1,4 +1,4 @@
-// The page: choose a rulebook and a character, run actions, see odds, edit the rules.
+// The page: choose a rulebook and a character, run actions (checks, rolls), see odds, edit the rules.
 
 import { ApiError, get, quote, send } from "./api.js";
 import { $, el, language, setWords, show, t, tn } from "./dom.js";
@@ -78,11 +78,8 @@ async function chooseRulebook() {
   await loadWords(name);
   status(t("loading {name}…", { name }));
   state.rulebook = await get(`/api/rulebooks/${quote(name)}?lang=${language}`);
-  const actions = $("#action");
   const book = state.rulebook;
-  actions.replaceChildren(
-    ...book.actions.map((a) => el("option", { value: a.name }, a.label ? `${a.label} (${a.name})` : a.name)),
-  );
+  $("#action").replaceChildren(...runnableGroups(book));
   const { characters } = await get(`/api/characters?rulebook=${quote(name)}`);
   const characterSelect = $("#character");
   state.characters = characters.map((c) => c.name);
@@ -156,10 +153,33 @@ async function reloadCharacter() {
   await showHistory();
 }
 
+// What the page can run: the actions first, then the checks, the opposed checks and the
+// named rolls (each runs, and has odds, on its own), each kind a group of the list.
+const KINDS = [
+  ["actions", "Actions"],
+  ["checks", "Checks"],
+  ["opposed", "Opposed checks"],
+  ["rolls", "Rolls"],
+];
+
+function runnableGroups(book) {
+  const option = (item) => el("option", { value: item.name }, item.label ? `${item.label} (${item.name})` : item.name);
+  return KINDS.filter(([kind]) => (book[kind] || []).length)
+    .map(([kind, label]) => el("optgroup", { label: t(label) }, ...book[kind].map(option)));
+}
+
+function runnable(book, name) {
+  for (const [kind] of KINDS) {
+    const found = (book[kind] || []).find((item) => item.name === name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function chooseAction() {
   const book = state.rulebook;
   const name = $("#action").value;
-  const item = book.actions.find((a) => a.name === name);
+  const item = runnable(book, name);
   $("#action-label").textContent = item && item.label ? item.label : "";
   state.fields = item
     ? buildForm($("#params"), item.params, state.character && state.character.sheet, state.characters)

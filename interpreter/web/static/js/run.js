@@ -145,10 +145,16 @@ function changeItem(change, who) {
 export function renderOutcome(outcome, names, onLine) {
   const result = $("#result");
   result.replaceChildren();
-  for (const [name, value] of Object.entries(outcome.result || {})) {
-    result.append(el("tr", {}, el("th", {}, name), el("td", {}, show(value))));
+  const value = outcome.result;
+  if (value === null || value === undefined) {
+    result.append(el("tr", {}, el("td", { class: "muted" }, t("no result"))));
+  } else if (typeof value === "object" && !Array.isArray(value)) { // a record: its fields
+    for (const [name, field] of Object.entries(value)) {
+      result.append(el("tr", {}, el("th", {}, name), el("td", {}, show(field))));
+    }
+  } else { // a named roll's number
+    result.append(el("tr", {}, el("td", {}, show(value))));
   }
-  if (!outcome.result) result.append(el("tr", {}, el("td", { class: "muted" }, t("no result"))));
   const changes = $("#changes");
   changes.replaceChildren(...outcome.changes.map((change) => changeItem(change, null)));
   for (const other of outcome.characters || []) {
