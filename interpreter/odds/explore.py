@@ -232,11 +232,18 @@ class Explorer(Passes):
             ):
                 # an action called (`let x = a(...)`, `set x to a(...)`, `do a(...)`)
                 name = node.name if isinstance(node, n.Let) else getattr(statement, "local", None)
-                worlds, failed = self.called(statement, worlds, live[index], name)
+                rider = self.rider(statements, index, live_out) if isinstance(node, n.Let) else None
+                worlds, failed = self.called(statement, worlds, live[index], name, rider)
             elif isinstance(node, n.Let):
                 # the roller branches only on what is read of the value later, and the
                 # worlds it makes are merged as they come (no merge after)
-                roller.binding = (node.name, live[index], self.depth, live[index].once(node.name))
+                roller.binding = (
+                    node.name,
+                    live[index],
+                    self.depth,
+                    live[index].once(node.name),
+                    self.rider(statements, index, live_out),
+                )
                 roller.direct = direct_call(node, live[index], self.depth)
                 defer = deferrable(statements, index, live, self)
                 if defer and self.mixer is None:

@@ -6,6 +6,8 @@ multiplying the worlds: a loop pass by pass, a called action statement by statem
 
 from __future__ import annotations
 
+from interpreter.odds.distribution import Dist
+from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import Failure, Live, World
@@ -72,12 +74,13 @@ class Passes:
             finished.extend(group)
         return finished, failures
 
-    def called(self, statement, worlds: list, live_out: Live, name) -> tuple:
+    def called(self, statement, worlds: list, live_out: Live, name, rider=None) -> tuple:
         """`let name = action(...)`, `set name to action(...)` or `do action(...)` (name
         None): the called action's statements run one by one, as the caller's are, then
-        its result (the fields of it read later). What a call gives depends only on its
-        arguments and the sheet: it is explored once for each of those, then weighted
-        into every world that makes that call."""
+        its result (the fields of it read later; the `rider` field, read once later, left
+        a distribution where it is one: interpreter.odds.riders). What a call gives
+        depends only on its arguments and the sheet: it is explored once for each of
+        those, then weighted into every world that makes that call."""
         call = statement.value
         action, arguments = call.action, call.arguments
         wanted = MISSING if name is None else live_out.needs.get(name, MISSING)
@@ -88,10 +91,10 @@ class Passes:
                 if isinstance(args, Failure):
                     failures.append((after, args))
                     continue
-                key = (id(action), hashable(args), after.state.snapshot(), fields)
+                key = (id(action), hashable(args), after.state.snapshot(), fields, rider)
                 found = self.calls.get(key)
                 if found is None:
-                    found = self.calls[key] = self.call(action, args, after.state, fields)
+                    found = self.calls[key] = self.call(action, args, after.state, fields, rider)
                 ends, failed, lost = found
                 weight = after.weight
                 if lost[0]:
@@ -107,7 +110,7 @@ class Passes:
                     failures.append((World(after.env, after.state, times(weight, *w)), failure))
         return out, failures
 
-    def call(self, action, args: tuple, state, fields) -> tuple:
+    def call(self, action, args: tuple, state, fields, rider=None) -> tuple:
         """An action's outcomes for these arguments and this sheet, each with its
         probability: ([(sheet after, result, weight)], [(Failure, weight)], weight lost)."""
         live = Live({})
@@ -115,7 +118,7 @@ class Passes:
             for field, expression in action.node.body[-1].fields:
                 if fields is None or field in fields:
                     live = live.union(self.names_read(expression))
-        result = _result_of(action, fields)
+        result = _result_of(action, fields, rider)
         saved, self.lost = self.lost, Mass()
         self.depth += 1
         try:
@@ -139,6 +142,16 @@ class Passes:
             self.depth -= 1
             self.lost = saved
 
+    def rider(self, statements: tuple, index: int, live_out: Live) -> str | None:
+        """The field of the record the `let` statements[index] binds that rides
+        (interpreter.odds.riders), the same in every computation: remembered with the
+        blocks' liveness."""
+        key = ("rider", id(statements), index, live_out)
+        found = self.liveness.get(key, MISSING)
+        if found is MISSING:
+            found = self.liveness[key] = rider_of(statements, index, live_out, self.names_read)
+        return found
+
     def calls_in(self, statement) -> bool:
         """Whether a statement is a call of an action the explorer can run step by step
         (within the limit of calls inside one another)."""
@@ -150,9 +163,10 @@ def _known_all(ctx, values: tuple) -> tuple:
     return tuple(known(ctx, v) for v in values)
 
 
-def _result_of(action, fields):
+def _result_of(action, fields, rider=None):
     """A run(ctx) giving the called action's result: the `fields` of it read later (all
-    of them when None), as `rulebook odds --field` computes only the field asked for."""
+    of them when None), as `rulebook odds --field` computes only the field asked for;
+    the `rider` field's value kept a distribution where it is one (read once later)."""
 
     def result(ctx):
         if action.result is None:
@@ -160,7 +174,8 @@ def _result_of(action, fields):
         out = {}
         for field, value in action.result:
             if fields is None or field in fields:
-                out[field] = known(ctx, value(ctx))
+                found = value(ctx)
+                out[field] = found if field == rider and type(found) is Dist else known(ctx, found)
         return Record(out, kind="result")
 
     return result

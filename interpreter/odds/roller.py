@@ -26,6 +26,7 @@ from interpreter.odds.pools import (
 from interpreter.odds.questions import PoolQuestions
 from interpreter.odds.reads import ReadMemory
 from interpreter.odds.records import FieldMemory
+from interpreter.odds.riders import riding
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
@@ -161,8 +162,9 @@ class OddsRoller(PoolQuestions):
         # power of two at or below it: 2**-prune_bits.
         self.epsilon, self.prune, self.prune_bits = shares_of(epsilon)
         # The `let` the explorer is running, what is read of it later, how deep in calls
-        # it is and whether it is read just once later: (name, Live, depth, once), so
-        # that a branch is over what is still read (and none for a value read once).
+        # it is, whether it is read just once later, and which field of it rides
+        # (interpreter.odds.riders): (name, Live, depth, once, field or None), so that a
+        # branch is over what is still read (and none for a value read once).
         self.binding = None
         # (a called definition's name, the fields read of its record, the depth) of the
         # `let` being run, when its value is that call (interpreter.odds.records.direct_call)
@@ -242,6 +244,8 @@ class OddsRoller(PoolQuestions):
             raise Branch(value.dist(), value.stops, name)
         if binding[3] and needed is not MISSING and type(value) is Dist:
             return value  # read once later: combined there, as a dice term written there
+        if binding[4] is not None and type(value) is Dist:  # a field read once, past all
+            value = riding(value, binding[4])  # that still runs here (interpreter.odds.riders)
         raise Branch(value, (), name)
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:

@@ -82,18 +82,21 @@ class Live:
     """What may still be read: each name, with the fields of it that are read, each with
     its own fields read (dsl.nodes.field_paths; None where a value is read whole), and
     how often (`counts`: 1, or MANY: more than once, or where it may be read many times:
-    in a loop, a call's arguments, a text, a list, a choice).
+    in a loop, a call's arguments, a text, a list, a choice); `paths`: as often, each
+    field of a name (name, field) read as `name.field` (none there: not read so).
     Hashable, so that liveness can be remembered per block."""
 
-    __slots__ = ("_key", "counts", "needs")
+    __slots__ = ("_key", "counts", "needs", "paths")
 
     def __init__(self, needs: dict, counts: dict | None = None):
         self.needs = needs
         counts = counts or {}
         self.counts = {name: counts.get(name, MANY) for name in needs}
+        self.paths = {k: v for k, v in counts.items() if type(k) is tuple and k[0] in needs}
         self._key = (
             frozenset((k, None if v is None else n.path_cut(v)) for k, v in needs.items()),
             frozenset(self.counts.items()),
+            frozenset(self.paths.items()),
         )
 
     def once(self, name: str) -> bool:
@@ -101,6 +104,17 @@ class Live:
         happen many times): its value may then stay a distribution until that read, as
         a dice term written there would."""
         return self.counts.get(name) == 1
+
+    def once_field(self, name: str, field: str) -> bool:
+        """Whether `name.field` is read exactly once from here on (as `once`), and that
+        field of `name` nowhere else, however often its other fields are read."""
+        fields = self.needs.get(name)
+        return (
+            isinstance(fields, dict)
+            and field in fields
+            and fields[field] is None
+            and self.paths.get((name, field)) == 1
+        )
 
     def union(self, other: Live) -> Live:
         """What is read here and then there (the reads of both counted)."""
@@ -119,6 +133,9 @@ class Live:
                 continue
             needs[name] = n.merged_paths(needs[name], fields)
             counts[name] = count(counts[name], other.counts[name])
+        counts.update(self.paths)
+        for path, times in other.paths.items():  # (a field not read on one side: 0 there)
+            counts[path] = count(counts[path], times) if path in counts else times
         return Live(needs, counts)
 
     def without(self, name: str) -> Live:
@@ -126,7 +143,7 @@ class Live:
             return self
         return Live(
             {k: v for k, v in self.needs.items() if k != name},
-            {k: v for k, v in self.counts.items() if k != name},
+            {**{k: v for k, v in self.counts.items() if k != name}, **self.paths},
         )
 
     def __eq__(self, other) -> bool:
@@ -180,7 +197,8 @@ SKIPPED = frozenset(("span", "name_span", "op_span"))
 
 
 def read_counts(node) -> dict:
-    """How often each name a node mentions is read: 1, or MANY."""
+    """How often each name a node mentions is read: 1, or MANY; and each field of a name
+    read as `name.field`, by (name, field)."""
     counts: dict = {}
     stack = [(node, False)]
     while stack:
@@ -190,6 +208,9 @@ def read_counts(node) -> dict:
         elif isinstance(item, n.Name):
             counts[item.name] = MANY if many else min(counts.get(item.name, 0) + 1, MANY)
         elif attrs.has(type(item)):
+            if isinstance(item, n.Field) and isinstance(item.subject, n.Name):
+                path = (item.subject.name, item.name)
+                counts[path] = MANY if many else min(counts.get(path, 0) + 1, MANY)
             many = many or isinstance(item, REPEATED)
             stack.extend(
                 (getattr(item, f.name), many)
