@@ -135,32 +135,36 @@ def action_odds(
     orders = text_orders(engine.rulebook)
     shared: dict = {}  # the fields of one whole result share what each computed
 
-    def count(field, share, cap, seconds):
-        """The exact odds of `field` with a share of the budget, else sampled; a `cap`
-        on the outcomes (the whole result's): past it (or the budget), never sampled."""
+    def count(field, work, cap, seconds):
+        """(the exact odds of `field` within `work` units of work (None: the budget), else
+        sampled; the work it took). A `cap` on the outcomes (the whole result's): past it,
+        or past the work or the time, never sampled (TooComplex)."""
         deadline = Deadline(seconds)
         try:
             outcomes, omitted = _exact(
-                engine, action, sheet, params, field, epsilon, max(budget // share, 1),
-                progress, deadline.part(0.5 if cap is None else 1.0), choices, cap,
-                shared,
+                engine, action, sheet, params, field, epsilon, min(work or budget, budget),
+                progress, deadline.part(0.5 if cap is None else 1.0), choices, cap, shared,
             )  # fmt: skip
             certain_limit(outcomes)  # outcome → its Mass: the Fractions are made when read
             made = functools.partial(fractions_of, outcomes)
-            return Odds(subject, field, made, True, omitted, orders=orders)
+            return Odds(subject, field, made, True, omitted, orders=orders), spent()
         except TooComplex as reason:
             if cap is not None:
                 raise
             counts, done = sample_action(
                 engine, action, sheet, params, field, trials, seed, progress, deadline, choices
             )
-            return sampled(subject, field, counts, done, trials, deadline, reason, orders)
+            odds = sampled(subject, field, counts, done, trials, deadline, reason, orders)
+            return odds, spent()
+
+    def spent() -> int:
+        return shared["roller"].work if shared else 0
 
     if field is None:  # the whole result; field by field when its joint is too large
-        found = whole_or_by_field(engine.rulebook, action, count, seconds, subject, orders)
+        found = whole_or_by_field(engine.rulebook, action, count, seconds, subject, orders, budget)
         if found is not None:
             return found
-    return count(field, 1, None, seconds)
+    return count(field, None, None, seconds)[0]
 
 
 def _exact(

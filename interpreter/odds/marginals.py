@@ -25,6 +25,10 @@ JOINT_OUTCOMES = 2_000
 #: counted one by one (what it computed serves them: interpreter.odds.compute)
 JOINT_SHARE = 4
 JOINT_SECONDS = 0.25
+#: the work (interpreter.odds.roller: a statement run, some outcomes combined) the joint
+#: may use first when the result reads both sides of an opposed check: enough for small
+#: sides (a d6 against a d6), far less than pairing two open rolls takes
+SIDES_WORK = 1_250
 
 
 class JointTooLarge(TooComplex):
@@ -89,23 +93,45 @@ class ByField(Odds):
         return {o: p for o, p in first.probabilities.items() if isinstance(o, Failure)}
 
 
-def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, orders):
-    """The whole result's answer. `count(field, budget_share, outcome_cap, seconds)`
-    counts the whole result (field None) or a field: exactly, else sampled (never with
-    an outcome cap: TooComplex).
+def both_sides(book, action: str) -> bool:
+    """Whether the result is (or its fields read) both sides of one opposed check's
+    record, `r.ours…` and `r.theirs…`: two rolls made independently, which its joint
+    pairs (120 totals against 120: some 14,000 outcomes), while each side alone is cheap."""
+    if action in book.opposed:
+        return True
+    definition = book.actions.get(action)
+    body = definition.body if definition is not None else ()
+    if not body or not isinstance(body[-1], n.Result):
+        return False
+    sides: dict = {}
+    for _name, expr in body[-1].fields:
+        while isinstance(expr, n.Field) and isinstance(expr.subject, n.Field):
+            expr = expr.subject  # r.ours.total → r.ours
+        if isinstance(expr, n.Field) and isinstance(expr.subject, n.Name):
+            sides.setdefault(expr.subject.name, set()).add(expr.name)
+    return any({"ours", "theirs"} <= read for read in sides.values())
+
+
+def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, orders, budget):
+    """The whole result's answer. `count(field, work, outcome_cap, seconds)` counts the
+    whole result (field None) or a field within `work` (None: the whole `budget`), and
+    returns (its odds, the work it took): exactly, else sampled (never with an outcome
+    cap: TooComplex).
 
     The whole result when its joint has at most JOINT_OUTCOMES outcomes and fits a share
-    of the budget; else each field's on its own (a ByField; a field past its share of the
-    time is sampled), unless the fields show the joint small after all. None when the
-    action has fewer than two result fields (nothing to split: the caller counts it)."""
+    of the budget (SIDES_WORK when it pairs both sides of an opposed check: then no more
+    unless the fields show it small); else each field's on its own (a ByField; a field
+    past its share of the time is sampled), unless the fields show the joint small after
+    all. None when the action has fewer than two result fields (nothing to split: the
+    caller counts it)."""
     names = result_fields(book, action)
     if len(names) < 2:
         return None
     started = clock()
+    sides = both_sides(book, action)
+    first = SIDES_WORK if sides else budget // JOINT_SHARE
     try:
-        return count(
-            None, JOINT_SHARE, JOINT_OUTCOMES, min(seconds / (len(names) + 1), JOINT_SECONDS)
-        )
+        return count(None, first, JOINT_OUTCOMES, min(seconds / (len(names) + 1), JOINT_SECONDS))[0]
     except JointTooLarge:
         proven = True
     except TooComplex:
@@ -114,14 +140,19 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
     reserve = seconds / 4 / len(names)  # kept for each field still to come
     for i, name in enumerate(names):  # each in the time left but the others' reserves
         left = seconds - (clock() - started)
-        fields[name] = count(name, 1, None, max(left - (len(names) - i - 1) * reserve, reserve))
+        fields[name] = count(name, None, None, max(left - (len(names) - i - 1) * reserve, reserve))[
+            0
+        ]
     if not proven:
         sizes = [len(odds.probabilities) for odds in fields.values()]
-        proven = max(sizes) > JOINT_OUTCOMES
+        proven = max(sizes) > JOINT_OUTCOMES  # (a field sampled: some of its outcomes)
         product = 1
-        for size in sizes:
-            product *= size
+        for odds, size in zip(fields.values(), sizes):
+            product *= size if odds.exact else JOINT_OUTCOMES + 1
         left = seconds - (clock() - started)
         if product <= JOINT_OUTCOMES and left > seconds / 4:  # small after all: the joint
-            return count(None, 1, None, left)
+            try:
+                return count(None, None, JOINT_OUTCOMES, left)[0]
+            except TooComplex:  # (the fields are exact: they are the answer)
+                pass
     return ByField(subject, fields, JOINT_OUTCOMES, proven, orders)

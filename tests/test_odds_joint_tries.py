@@ -1,0 +1,167 @@
+"""A whole result's joint: when it is tried, with how much work, and when the fields answer."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from test_odds_actions import THREE_ROLLS
+from test_odds_brute_force import HEADER, LIMITS, brute_force, counted, marginal
+
+import dsl
+from interpreter import Engine
+from interpreter.odds.answer import Odds
+from interpreter.odds.marginals import (
+    JOINT_OUTCOMES,
+    JOINT_SHARE,
+    SIDES_WORK,
+    ByField,
+    JointTooLarge,
+    both_sides,
+    whole_or_by_field,
+)
+from interpreter.odds.polynomials import TooComplex
+
+#: an opposed check of two rolls of `d{faces}`, ties rerolled, and an action reading both
+#: sides of it (`after` runs once the check is made)
+SIDES = """
+check c(m: int = 0) "C" {{
+  roll d{faces} + A + m >= 5
+}}
+
+opposed duel(m: int = 0) "Duel" {{
+  roll c(m)
+  against c(B)
+  compare total
+  tie {tie}
+}}
+
+action act() {{
+  let r = duel(0)
+  {after}
+  result {{ won: r.won, ours: r.ours.total, theirs: r.theirs.total{more} }}
+}}
+"""
+
+
+def engine_for(faces: int, after: str = "", more: str = "", tie: str = "reroll") -> Engine:
+    text = HEADER + SIDES.format(faces=faces, after=after, more=more, tie=tie)
+    return Engine(dsl.load_text(text), LIMITS)
+
+
+def test_a_result_reading_both_sides_of_an_opposed_check_is_seen():
+    book = engine_for(6).rulebook
+    assert both_sides(book, "act") and both_sides(book, "duel")  # the check's own record
+    one_side = SIDES.format(faces=6, after="", more="", tie="ours").replace(
+        ", theirs: r.theirs.total", ""
+    )
+    assert not both_sides(dsl.load_text(HEADER + one_side), "act")
+    other_names = SIDES.format(faces=6, after="let s = duel(1)", more="", tie="ours")
+    other_names = other_names.replace("theirs: r.theirs", "theirs: s.theirs")
+    assert not both_sides(dsl.load_text(HEADER + other_names), "act")  # two checks' sides
+
+
+def test_small_sides_are_a_joint_equal_to_brute_force():
+    engine = engine_for(6)
+    sheet = engine.sheet({"A": 1, "B": 2})
+    whole = engine.odds("act", sheet)
+    assert not isinstance(whole, ByField) and whole.exact
+    assert counted(whole) == brute_force(engine, "act", sheet)
+
+
+def test_large_sides_are_each_field_on_its_own():
+    """50 totals against 50 (ties to ours): the joint pairs them, 2,500 outcomes, found
+    within the joint's first try (said so: `proven`); each field alone, exact, is what
+    brute force gives. Bounded by work, not time: the same form with any time limit."""
+    engine = engine_for(50, tie="ours")
+    sheet = engine.sheet({"A": 0, "B": 0})
+    joint = brute_force(engine, "act", sheet)
+    assert len(joint) > 2_000
+    for seconds in (2.0, 60.0):
+        whole = engine.odds("act", sheet, seconds=seconds)
+        assert isinstance(whole, ByField) and whole.exact and whole.proven
+        for name, answer in whole.fields.items():
+            assert counted(answer) == marginal(joint, name), name
+
+
+def test_large_sides_past_the_work_are_each_field_on_its_own_without_a_claim():
+    """The same sides, and a loop after the check in each of its worlds: the joint's
+    first try runs out of work before any outcome is known. Each field on its own, not
+    said to be more than JOINT_OUTCOMES (nothing proved it), whatever the time limit."""
+    loop = "let s = 0\n  repeat 60 times { set s to s + 1 }"
+    engine = engine_for(50, loop, ", s: s", tie="ours")
+    sheet = engine.sheet({"A": 0, "B": 0})
+    for seconds in (2.0, 60.0):
+        whole = engine.odds("act", sheet, seconds=seconds)
+        assert isinstance(whole, ByField) and whole.exact and not whole.proven
+        assert "more than the budget can count" in str(whole.note)
+        assert list(whole.fields) == ["won", "ours", "theirs", "s"]
+        assert (
+            len(whole.fields["ours"].probabilities) == 50 and whole.fields["s"].probability(60) == 1
+        )
+        ours = engine.odds("act", sheet, field="ours")
+        assert whole.fields["ours"].probabilities == ours.probabilities
+
+
+def test_sides_whose_fields_show_a_small_joint_are_a_joint_again():
+    """The joint takes more than SIDES_WORK (a loop after the check, in each of its
+    worlds), but its fields' sizes multiplied are small: the joint, counted again."""
+    engine = engine_for(6, "let s = 0\n  repeat 60 times { set s to s + r.ours.total }", ", s: s")
+    sheet = engine.sheet({"A": 1, "B": 2})
+    whole = engine.odds("act", sheet)
+    assert not isinstance(whole, ByField) and whole.exact
+    assert counted(whole) == brute_force(engine, "act", sheet)
+
+
+class Script:
+    """A `count` for whole_or_by_field that answers as told and notes what it was asked:
+    the joint raises `joint` (or gives 10 outcomes); field `name` has sizes[name]."""
+
+    def __init__(self, joint=None, sizes=None):
+        self.joint, self.sizes, self.calls = joint, sizes or {}, []
+
+    def __call__(self, field, work, cap, seconds):
+        self.calls.append((field, work, cap))
+        if field is None:
+            if self.joint is not None and len(self.calls) == 1:
+                raise self.joint
+            return Odds({}, None, {i: Fraction(1, 10) for i in range(10)}, True), 7
+        size = self.sizes[field]
+        return Odds({}, field, {i: Fraction(1, size) for i in range(size)}, True), 3
+
+
+def asked(book, action, script, budget=100_000):
+    return whole_or_by_field(book, action, script, 5.0, {}, (), budget)
+
+
+def test_the_first_try_at_a_joint_of_both_sides_has_little_work():
+    """Both sides: SIDES_WORK first, then each field, and no second try when their sizes
+    multiplied could make a joint past JOINT_OUTCOMES (nothing proves it: not `proven`);
+    a second try with the whole budget when they cannot."""
+    book = engine_for(6).rulebook
+    large = Script(TooComplex("work"), {"won": 2, "ours": 50, "theirs": 50})
+    answer = asked(book, "act", large)
+    assert isinstance(answer, ByField) and not answer.proven
+    assert large.calls == [
+        (None, SIDES_WORK, JOINT_OUTCOMES),
+        ("won", None, None),
+        ("ours", None, None),
+        ("theirs", None, None),
+    ]
+    small = Script(TooComplex("work"), {"won": 2, "ours": 6, "theirs": 6})
+    answer = asked(book, "act", small)
+    assert not isinstance(answer, ByField) and len(answer.probabilities) == 10
+    assert small.calls[-1] == (None, None, JOINT_OUTCOMES)  # raises rather than samples
+    found = Script(JointTooLarge("outcomes"), {"won": 2, "ours": 2, "theirs": 2})
+    answer = asked(book, "act", found)
+    assert isinstance(answer, ByField) and answer.proven and len(found.calls) == 4
+
+
+def test_other_joints_are_tried_with_a_share_of_the_budget():
+    book = dsl.load_text(THREE_ROLLS, "t.rules")
+    assert not both_sides(book, "three")
+    script = Script()
+    assert not isinstance(asked(book, "three", script, budget=80_000), ByField)
+    assert script.calls == [(None, 80_000 // JOINT_SHARE, JOINT_OUTCOMES)]
+    wide = Script(TooComplex("time"), {"a": 96, "b": 100, "c": 2_001})
+    answer = asked(book, "three", wide)
+    assert isinstance(answer, ByField) and answer.proven  # a field past the bound
