@@ -215,11 +215,11 @@ def _on_ints(ints, a, b, cap) -> Dist | None:
             weights[r] = weights.get(r, 0) + w
         return Dist(weights, b.total)
     if type(a) is Dist and type(b) is Dist:
+        if ints in ORDERINGS:  # a > b: by running sums (interpreter.odds.order), if numbers
+            found = compared(ints, a, b, LIFTS.get())
+            return None if found is None else Dist(*found).reduced()
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
-        if ints in ORDERINGS:  # a > b: by running sums (interpreter.odds.order)
-            weights, total = compared(ints, a, b)
-            return Dist(weights, total).reduced()
         weights = {}
         for x, wa in a.weights.items():
             for y, wb in b.weights.items():

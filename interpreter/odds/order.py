@@ -1,4 +1,11 @@
-"""Two independent whole-number distributions compared (`a > b`) by running sums."""
+"""Two independent whole-number distributions compared (`a > b`) by running sums.
+
+Within one computation the same comparison meets many pairs that are the same two
+shapes moved (`2d10 + bono` against `2d10 + defensa`, one pair per world): a > b
+depends only on the shapes and on how far apart they stand, so each distribution's
+shape (its values less its least, with their weights) is noted once, and the count is
+remembered by the two shapes and the gap between their least values.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +22,45 @@ ORDERINGS = {
 }
 
 
-def compared(comparison, a, b) -> tuple:
+def compared(comparison, a, b, memory=None):
+    """counted(comparison, a, b) if both hold whole numbers alone, else None; remembered
+    in `memory` (the computation's LiftMemory, or None) by the shapes of a and b and the
+    gap between them."""
+    if memory is None:
+        if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
+            return None
+        return counted(comparison, a, b)
+    shape_a, least_a = shape_of(a, memory)
+    shape_b, least_b = shape_of(b, memory)
+    if shape_a is None or shape_b is None:
+        return None
+    key = ("compared", comparison, shape_a, shape_b, least_a - least_b)
+    found = memory.get(key)
+    if found is None:
+        found = memory[key] = counted(comparison, a, b)
+    return found
+
+
+def shape_of(dist, memory) -> tuple:
+    """(an id of the distribution's shape, its least value), or (None, None) where it
+    holds something else than whole numbers: noted once per distribution (kept, so that
+    its id stays its own)."""
+    found = memory.get(("shape", id(dist)))
+    if found is None:
+        memory.work((dist,))  # charged: a sort of its values
+        if all(type(x) is int for x in dist.weights):
+            least = min(dist.weights)
+            values = sorted((v - least, w) for v, w in dist.weights.items())
+            key = ("shape of", dist.total, tuple(values))
+            canonical = memory.setdefault(key, key)  # the first such shape stands for all
+            found = (id(canonical), least, dist)
+        else:
+            found = (None, None, dist)
+        memory[("shape", id(dist))] = found
+    return found[0], found[1]
+
+
+def counted(comparison, a, b) -> tuple:
     """The weights of no/yes of comparison(x, y) for x ~ a and y ~ b independent, both
     Dists of whole numbers, and their total: for each x, the weight of the y's on its
     side, from running sums over b's sorted values (n log m, where pair by pair is n × m)."""

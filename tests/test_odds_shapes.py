@@ -1,0 +1,48 @@
+"""Two rolls compared in many worlds, remembered by shape and gap: against brute force.
+
+`a > b` of two independent distributions is counted by running sums once per pair of
+shapes and gap between their least values (interpreter.odds.order): worlds whose rolls
+are the same shapes moved by what each world holds share one count. Each comparison of
+such rolls, in worlds that move them by different amounts, must equal every sequence of
+dice run for real.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_odds_brute_force import HEADER, LIMITS, agrees_with_brute_force
+
+import dsl
+from interpreter import Engine
+
+
+@pytest.mark.parametrize("op", [">", ">=", "<", "<="])
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        ("d4 + d2 + k", "d4 + d2 + j"),  # one shape, moved by each world's k and j
+        ("d4 + d2 + k", "2 * j - d3"),  # two shapes, the second moved twice as far
+        ("d3 + k - j", "d3"),  # one side not moved
+    ],
+)
+def test_rolls_moved_by_each_world_compared_equal_brute_force(op, ours, theirs):
+    text = HEADER + (
+        "action act() {\n  let k = d3\n  let j = d3 + B\n"
+        f"  let a = {ours}\n  let b = {theirs}\n  let w = a {op} b\n"
+        "  result { w: w, k: k, j: j }\n}\n"
+    )
+    engine = Engine(dsl.load_text(text), LIMITS)
+    agrees_with_brute_force(engine, engine.sheet({"A": 0, "B": 1}), text)
+
+
+def test_different_comparisons_of_the_same_shapes_are_counted_apart():
+    # In one computation: `>` and then `<=`, `<`, `>=` of rolls of the same shapes
+    text = HEADER + (
+        "action act() {\n  let k = d3\n  let j = d2 + B\n"
+        "  let a = d3 + k\n  let b = d3 + j\n  let w = a > b\n"
+        "  let c = d3 + k\n  let e = d3 + j\n  let v = c <= e\n"
+        "  let f = d3 + j\n  let g = d3 + k\n  let u = f < g\n"
+        "  result { w: w, v: v, u: u, k: k, j: j }\n}\n"
+    )
+    engine = Engine(dsl.load_text(text), LIMITS)
+    agrees_with_brute_force(engine, engine.sheet({"A": 0, "B": 0}), text, ["w", "v", "u"])
