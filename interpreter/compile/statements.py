@@ -374,8 +374,10 @@ class Statements:
                 ctx.env[name] = value
                 run_block(ctx, body, span)
 
-        # for the odds engine, which runs the passes itself
+        # for the odds engine, which runs the passes itself (and skips a loop whose
+        # passes change nothing it looks at: interpreter.odds.explore Explorer.idle)
         for_each.items, for_each.var, for_each.body = items_of, name, body
+        for_each.pure = self.changes_nothing(node.items)
         return for_each
 
     def st_repeat(self, node: n.Repeat):

@@ -421,14 +421,20 @@ class Explorer(Passes):
     def idle(self, statement, after: Live) -> bool:
         """Whether running a statement can change nothing the odds look at: a note; a
         value nobody reads later, computed without calling an action; an `if` whose
-        branches hold nothing else (and whose conditions call no action either)."""
+        branches hold nothing else (and whose conditions call no action either); a
+        `for each` over a list computed so, whose passes hold nothing else. (A pass's
+        statements are idle when what follows the loop needs none of their values: then
+        nothing a pass writes is read by the next pass either, but by idle statements.)"""
         node = statement.node
         if isinstance(node, n.Note):
             return True
-        if isinstance(node, n.If):
+        if isinstance(node, n.If | n.ForEach):
             if not getattr(statement, "pure", False):
                 return False
-            blocks = [body for _, body, _ in statement.branches] + [statement.otherwise]
+            if isinstance(node, n.If):
+                blocks = [body for _, body, _ in statement.branches] + [statement.otherwise]
+            else:
+                blocks = [statement.body]
             return all(
                 self.idle(inner, live)
                 for block in blocks
