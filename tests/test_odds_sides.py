@@ -290,3 +290,39 @@ action act() {{
     monkeypatch.setattr(type(fresh.compiler.opposed("o")), "record", no_record)
     odds = fresh.odds("act", fresh.sheet({"A": 1, "B": 1}), {}, "speed")
     assert odds.exact and odds.omitted == 0
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "if not o(p).won { set acc to acc + 1 }",
+        "set acc to o(p).margin + 1",
+        "if o(p).ours.total - p > 2 { set acc to d2 }",
+    ],
+)
+def test_a_value_computed_from_an_opposed_check_keeps_its_stop_at_the_tie_limit(line):
+    # `not r.won`, `r.margin + 1`: the check's record taken through an operator still
+    # stops the run where the sides are tied at the limit (not mass left out).
+    text = (
+        HEADER
+        + f"""
+check c(x: int = 0) "C" {{
+  roll d3 + A + x >= 3
+  grade = Grade[total]
+}}
+opposed o(penalty: int) "O" {{
+  roll c(0 - penalty)
+  against d3 + B - 1
+  compare total
+  tie reroll
+}}
+action act() {{
+  let p = d2
+  let acc = 0
+  {line}
+  result {{ acc: acc, p: p }}
+}}
+"""
+    )
+    engine = Engine(dsl.load_text(text), Limits(tie_rerolls=1))
+    agrees_with_brute_force(engine, engine.sheet({"A": 1, "B": 1}), text)
