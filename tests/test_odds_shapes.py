@@ -10,10 +10,12 @@ dice run for real.
 from __future__ import annotations
 
 import pytest
+from dice_prefix import PrefixDice
 from test_odds_brute_force import HEADER, LIMITS, agrees_with_brute_force
 
 import dsl
-from interpreter import Engine
+from dsl.errors import RulebookError
+from interpreter import Engine, Limits
 
 
 @pytest.mark.parametrize("op", [">", ">=", "<", "<="])
@@ -46,3 +48,37 @@ def test_different_comparisons_of_the_same_shapes_are_counted_apart():
     )
     engine = Engine(dsl.load_text(text), LIMITS)
     agrees_with_brute_force(engine, engine.sheet({"A": 0, "B": 0}), text, ["w", "v", "u"])
+
+
+@pytest.mark.parametrize(
+    "chain",
+    [
+        "d4 + d2 + k - j + 0 + B",  # moved by each world's k and j, and by 0
+        "d4 + k - k",  # moved and moved back: the roll itself in every world
+        "d3 - j + 2 * k",  # moved by a product
+        "j - d3 + k",  # a number less the roll: the roll turned over, then moved
+    ],
+)
+def test_a_roll_moved_by_numbers_equals_brute_force(chain):
+    text = HEADER + (
+        "action act() {\n  let k = d3\n  let j = d2 + A\n"
+        f"  let a = {chain}\n  let w = a > k + 1\n"
+        "  result { a: a, w: w, k: k, j: j }\n}\n"
+    )
+    engine = Engine(dsl.load_text(text), LIMITS)
+    agrees_with_brute_force(engine, engine.sheet({"A": 1, "B": 2}), text)
+
+
+def test_a_roll_moved_past_the_limit_on_numbers_is_refused_as_a_run_refuses_it():
+    # numbers of at most 2 digits: d6 + 95 can pass 99, so counting refuses as the
+    # roll that passes it does, whichever world it moves in
+    text = HEADER + (
+        "action act() {\n  let k = d2\n  let a = d6 + 90 + k * 4\n  result { a: a, k: k }\n}\n"
+    )
+    engine = Engine(dsl.load_text(text), Limits(number_digits=2))
+    sheet = engine.sheet({"A": 0, "B": 0})
+    with pytest.raises(RulebookError) as counted:
+        engine.odds("act", sheet, {}, "a")
+    with pytest.raises(RulebookError) as run:
+        engine.run("act", sheet, {}, dice=PrefixDice((2, 6)))  # k = 2, the d6 a 6: 104
+    assert str(counted.value.message) == str(run.value.message)
