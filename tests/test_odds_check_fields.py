@@ -87,10 +87,14 @@ check c(x: int = 0, t: int = 2) "C" {{
     argument, target = st.sampled_from(["0", "1", "B"]), st.sampled_from(["t1", "2", "d2"])
     body.append(f"let r2 = c({draw(argument)}, {draw(target)})")
     shown = [name for name, _, _ in chosen]
-    first = draw(st.lists(st.sampled_from(shown), min_size=1, max_size=2, unique=True))
-    second = draw(
-        st.lists(st.sampled_from([*shown, "success"]), min_size=1, max_size=2, unique=True)
-    )
+    return both_read(draw, body, check, shown, [*shown, "success"])
+
+
+def both_read(draw, body: list, check: str, first: list, second: list) -> tuple:
+    """(rulebook text, sheet data): `act` of `body`, its result reading some of the
+    `first` fields of `r1` and of the `second` of `r2`."""
+    first = draw(st.lists(st.sampled_from(first), min_size=1, max_size=2, unique=True))
+    second = draw(st.lists(st.sampled_from(second), min_size=1, max_size=2, unique=True))
     results = [f"a{i}: r1.{f}" for i, f in enumerate(first)]
     results += [f"b{i}: r2.{f}" for i, f in enumerate(second)]
     body.append(f"result {{ {', '.join(results)} }}")

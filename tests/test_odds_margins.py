@@ -15,24 +15,10 @@ real engine.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import LIMITS, agrees_with_brute_force
-
-import dsl
-from interpreter import Engine
-
-HEADER = """rulebook "Margins" {
-  system "a check's records by margin against brute force"
-  language "en"
-}
-
-sheet {
-  attribute A, B in 0..9
-}
-
-formula half(m: int) = ceil(abs(m) / 2)
-"""
+from test_odds_check_fields import HEADER, assert_counted_as_run, both_read
 
 #: the author's fields a check may have: (name, expression)
 FIELDS = (
@@ -42,10 +28,6 @@ FIELDS = (
     ("k", "margin * bonus + x"),  # a `let` and a parameter of the check
     ("s", "total - 2"),  # the total: not by margin
 )
-
-
-def engine_of(text: str) -> Engine:
-    return Engine(dsl.load_text(text), LIMITS)
 
 
 @st.composite
@@ -71,29 +53,21 @@ check c(t: int, x: int = 0) "C" {{
         body.append(f"set B to {draw(st.sampled_from(['B + 1', '0', 'd2']))}")
     body.append(f"let t2 = d{draw(st.sampled_from([2, 3]))}")
     body.append(f"let r2 = c(t2 + 1, {draw(st.sampled_from(['0', '1', 'B']))})")
-    first = draw(st.lists(st.sampled_from(readable), min_size=1, max_size=2, unique=True))
-    second = draw(st.lists(st.sampled_from(readable), min_size=1, max_size=2, unique=True))
-    results = [f"a{i}: r1.{f}" for i, f in enumerate(first)]
-    results += [f"b{i}: r2.{f}" for i, f in enumerate(second)]
-    body.append(f"result {{ {', '.join(results)} }}")
-    action = "action act() {\n  " + "\n  ".join(body) + "\n}\n"
-    return HEADER + check + action, {"A": draw(st.integers(0, 2)), "B": draw(st.integers(0, 2))}
+    return both_read(draw, body, check, readable, readable)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(checks_against_rolls())
 def test_records_by_margin_equal_brute_force(case):
-    text, data = case
-    engine = engine_of(text)
-    agrees_with_brute_force(engine, engine.sheet(data), text)
+    assert_counted_as_run(*case)
 
 
-def test_a_field_reading_the_sheet_is_that_sheets_alone():
+#: (check and action, sheet): each a way a record kept by margin could go wrong
+CASES = {
     # `w` reads B where the check succeeds: the same margins against the second target
-    # come after B changed, and give that sheet's values (never the first sheet's).
-    text = (
-        HEADER
-        + """
+    # come after B changed, and give that sheet's values (never the first sheet's)
+    "a field reading the sheet is that sheet's alone": (
+        """
 check c(t: int) "C" {
   roll d4 + A <= t
   w = if success then min(margin, B) else 0
@@ -106,18 +80,12 @@ action act() {
   let r2 = c(t2)
   result { a: r1.w, b: r2.w }
 }
-"""
-    )
-    engine = engine_of(text)
-    agrees_with_brute_force(engine, engine.sheet({"A": 0, "B": 0}), text)
-
-
-def test_each_target_shares_the_margins_of_a_descending_check():
-    # Lower is better (`<=`): the margin is the target less the total; the records of
-    # every target are the same margins again, each as a real run gives it.
-    text = (
-        HEADER
-        + """
+""",
+        {"A": 0, "B": 0},
+    ),
+    # lower is better (`<=`): the margin is the target less the total
+    "the margins of a descending check": (
+        """
 check c(t: int, x: int = 0) "C" {
   roll d4 + A <= t
   p = half(margin) + x
@@ -127,18 +95,12 @@ action act() {
   let r = c(force, 1)
   result { p: r.p, success: r.success }
 }
-"""
-    )
-    engine = engine_of(text)
-    agrees_with_brute_force(engine, engine.sheet({"A": 1, "B": 0}), text)
-
-
-def test_the_records_of_each_argument_their_own():
-    # `k` reads a parameter and a `let` of the check: the same margins with another
-    # argument are other records.
-    text = (
-        HEADER
-        + """
+""",
+        {"A": 1, "B": 0},
+    ),
+    # `k` reads a parameter and a `let` of the check: another argument, other records
+    "the records of each argument their own": (
+        """
 check c(t: int, x: int = 0) "C" {
   let bonus = x + 1
   roll d4 + A >= t
@@ -151,19 +113,15 @@ action act() {
   let r2 = c(t2, 2)
   result { a: r1.k, b: r2.k }
 }
-"""
-    )
-    engine = engine_of(text)
-    agrees_with_brute_force(engine, engine.sheet({"A": 1, "B": 0}), text)
-
-
-def test_the_total_and_the_target_read_are_each_records_own():
-    # What is read holds the total (or the target): records differing there with the
-    # same margin are not one record.
-    for read in ("total", "target"):
-        text = (
-            HEADER
-            + """
+""",
+        {"A": 1, "B": 0},
+    ),
+}
+#: what is read holds the total (or the target): records differing there with the same
+#: margin are not one record
+for read in ("total", "target"):
+    CASES[f"the {read} read"] = (
+        """
 check c(t: int) "C" {
   roll d4 + A >= t
   p = half(margin)
@@ -173,7 +131,12 @@ action act() {
   let r = c(force)
   result { p: r.p, read: r.READ }
 }
-""".replace("READ", read)
-        )
-        engine = engine_of(text)
-        agrees_with_brute_force(engine, engine.sheet({"A": 1, "B": 0}), text)
+""".replace("READ", read),
+        {"A": 1, "B": 0},
+    )
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_records_by_margin_as_a_real_run_gives_them(name):
+    text, sheet = CASES[name]
+    assert_counted_as_run(HEADER + text, sheet)

@@ -135,13 +135,9 @@ def test_a_rider_as_a_real_run_reads_it(body):
     assert_counted_as_run(text, {"A": 1, "B": 1})
 
 
-def test_a_called_actions_rider_read_once_by_its_caller():
-    # usar_numina's `total` seen through combate_teurgico's `basica`: the callee's
-    # result keeps the rider a distribution, the caller reads it once.
-    text = (
-        HEADER
-        + DEFINITIONS
-        + """
+#: usar_numina's `total` seen through combate_teurgico's `basica`: a called action whose
+#: result's `total` rides, read by its callers
+INNER = """
 action inner(x: int = 0) {
   let r = c(x)
   let extra = 0
@@ -151,35 +147,21 @@ action inner(x: int = 0) {
   }
   result { total: r.total, success: r.success, extra: extra }
 }
-action act() {
-  let acc = 0
-  let v = inner(B)
-  if v.success { set acc to acc + d2 }
-  result { basica: v.total, acc: acc, extra: v.extra }
-}
 """
-    )
-    assert_counted_as_run(text, {"A": 0, "B": 1})
 
 
-def test_the_same_call_where_its_field_rides_and_where_it_does_not():
-    # The same call twice: its result's `total` rides in the first (read once), not in
-    # the second (read twice): what one gives is not the other's.
-    text = (
-        HEADER
-        + DEFINITIONS
-        + """
-action inner(x: int = 0) {
-  let r = c(x)
-  let extra = 0
-  if r.success { set extra to 1 }
-  result { total: r.total, extra: extra }
-}
-action act() {
-  let v = inner(B)
-  let w = inner(B)
-  result { one: v.total, two: w.total + w.total, extra: v.extra * v.extra + w.extra }
-}
-"""
-    )
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the callee's result keeps the rider a distribution, the caller reads it once
+        "let v = inner(B)\n  if v.success { set acc to acc + d2 }\n"
+        "  result { basica: v.total, acc: acc, extra: v.extra }",
+        # the same call twice: `total` rides in the first (read once), not in the second
+        # (read twice): what one gives is not the other's
+        "let v = inner(B)\n  let w = inner(B)\n"
+        "  result { one: v.total, two: w.total + w.total, extra: v.extra * v.extra + w.extra }",
+    ],
+)
+def test_a_called_actions_rider_read_by_its_caller(body):
+    text = HEADER + DEFINITIONS + INNER + "action act() {\n  let acc = 0\n  " + body + "\n}\n"
     assert_counted_as_run(text, {"A": 0, "B": 1})

@@ -85,8 +85,8 @@ class FieldMemory:
         if not check.field_names.isdisjoint(names):  # the author's fields are computed
             if not BY_TOTAL.isdisjoint(check.fields_read):
                 return None
-            env = ctx.env
-            values = tuple([env.get(name, MISSING) for name in check.fields_read])
+            env = ctx.env  # (what stays the same from total to total: not the margin)
+            values = tuple([env.get(n, MISSING) for n in check.fields_read if n not in BY_MARGIN])
         key = (id(check), names, ctx.calls, values)
         try:
             found = self.shifts.get(key)
@@ -99,20 +99,25 @@ class FieldMemory:
     def shifted(self, check, ctx, total: int, target: int, settle, memory, names, shifts):
         """The record for `total` against `target`, kept in `shifts` (from `margins`) by its
         margin unless computing it read the sheet (then it is this sheet's alone)."""
-        record = None
         state = ctx.state
-        watched = state.copy()
-        watched.values = WatchedValues(state.values)
-        ctx.state = watched
-        try:
-            record = check.record(ctx, total, target, settle, memory, names)
-        finally:
-            ctx.state = state
-        read = watched.values.read
-        if read:
-            if type(state.values) is WatchedValues:  # a computation watched around this one
-                state.values.read.update(read)
+        values = state.values
+        if type(values) is WatchedValues:  # watched already (the records remembered by
+            outer, values.read = values.read, {}  # what they read): what this one reads
+            try:
+                record = check.record(ctx, total, target, settle, memory, names)
+            finally:
+                read, values.read = values.read, outer
+                outer.update(read)
         else:
+            watched = state.copy()
+            watched.values = WatchedValues(values)
+            ctx.state = watched
+            try:
+                record = check.record(ctx, total, target, settle, memory, names)
+            finally:
+                ctx.state = state
+            read = watched.values.read
+        if not read:
             shifts[total - target if check.upward else target - total] = record
         return record
 
