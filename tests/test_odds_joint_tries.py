@@ -12,6 +12,7 @@ from interpreter import Engine
 from interpreter.odds.answer import Odds
 from interpreter.odds.marginals import (
     JOINT_OUTCOMES,
+    JOINT_SECONDS,
     JOINT_SHARE,
     SIDES_WORK,
     ByField,
@@ -117,10 +118,11 @@ class Script:
     the joint raises `joint` (or gives 10 outcomes); field `name` has sizes[name]."""
 
     def __init__(self, joint=None, sizes=None):
-        self.joint, self.sizes, self.calls = joint, sizes or {}, []
+        self.joint, self.sizes, self.calls, self.seconds = joint, sizes or {}, [], []
 
     def __call__(self, field, work, cap, seconds):
         self.calls.append((field, work, cap))
+        self.seconds.append(seconds)
         if field is None:
             if self.joint is not None and len(self.calls) == 1:
                 raise self.joint
@@ -141,6 +143,7 @@ def test_the_first_try_at_a_joint_of_both_sides_has_little_work():
     large = Script(TooComplex("work"), {"won": 2, "ours": 50, "theirs": 50})
     answer = asked(book, "act", large)
     assert isinstance(answer, ByField) and not answer.proven
+    assert large.seconds[0] == 5.0 / 4  # its share of the time: bounded by work alone
     assert large.calls == [
         (None, SIDES_WORK, JOINT_OUTCOMES),
         ("won", None, None),
@@ -162,6 +165,7 @@ def test_other_joints_are_tried_with_a_share_of_the_budget():
     script = Script()
     assert not isinstance(asked(book, "three", script, budget=80_000), ByField)
     assert script.calls == [(None, 80_000 // JOINT_SHARE, JOINT_OUTCOMES)]
+    assert script.seconds == [JOINT_SECONDS]
     wide = Script(TooComplex("time"), {"a": 96, "b": 100, "c": 2_001})
     answer = asked(book, "three", wide)
     assert isinstance(answer, ByField) and answer.proven  # a field past the bound

@@ -26,8 +26,10 @@ JOINT_OUTCOMES = 2_000
 JOINT_SHARE = 4
 JOINT_SECONDS = 0.25
 #: the work (interpreter.odds.roller: a statement run, some outcomes combined) the joint
-#: may use first when the result reads both sides of an opposed check: enough for small
-#: sides (a d6 against a d6), far less than pairing two open rolls takes
+#: may use first when the result reads both sides of an opposed check (and no more time
+#: than its share: JOINT_SECONDS does not apply): enough for small sides (a d6 against a
+#: d6: 15 units; Cthulhu's opposed roll: 850), not for Brujería's 120 totals against 120
+#: (1,600 and half a second), and a few hundredths of a second where it runs out
 SIDES_WORK = 1_250
 
 
@@ -129,9 +131,10 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
         return None
     started = clock()
     sides = both_sides(book, action)
-    first = SIDES_WORK if sides else budget // JOINT_SHARE
+    # both sides: bounded by work (the form the same on any machine), the time a safety
+    first, each = (SIDES_WORK, seconds) if sides else (budget // JOINT_SHARE, JOINT_SECONDS)
     try:
-        return count(None, first, JOINT_OUTCOMES, min(seconds / (len(names) + 1), JOINT_SECONDS))[0]
+        return count(None, first, JOINT_OUTCOMES, min(seconds / (len(names) + 1), each))[0]
     except JointTooLarge:
         proven = True
     except TooComplex:
@@ -139,10 +142,8 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
     fields: dict = {}
     reserve = seconds / 4 / len(names)  # kept for each field still to come
     for i, name in enumerate(names):  # each in the time left but the others' reserves
-        left = seconds - (clock() - started)
-        fields[name] = count(name, None, None, max(left - (len(names) - i - 1) * reserve, reserve))[
-            0
-        ]
+        left = max(seconds - (clock() - started) - (len(names) - i - 1) * reserve, reserve)
+        fields[name] = count(name, None, None, left)[0]
     if not proven:
         sizes = [len(odds.probabilities) for odds in fields.values()]
         proven = max(sizes) > JOINT_OUTCOMES  # (a field sampled: some of its outcomes)
