@@ -25,6 +25,7 @@ from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled
+from interpreter.odds.settled import settled_body
 from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
 from interpreter.odds.worlds import STOPS, Failure, Liveness, stopped
 from interpreter.runtime import Context, State, Unknown, known
@@ -227,7 +228,8 @@ def _explore_action(
     compiled, args, _shown = engine.prepare(action, sheet, params)
     start.env = dict(zip(compiled.names, args))
     wanted = _result_names(compiled, field, explorer.names_read)
-    worlds, failures = explorer.block(compiled.body, [start], wanted)
+    body = settled_body(engine.compiler, compiled, ctx, args)  # the ifs its arguments decide
+    worlds, failures = explorer.block(body, [start], wanted)
     for world, failure in failures:
         add(failure, world.weight)
 

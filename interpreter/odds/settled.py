@@ -1,0 +1,219 @@
+"""Branches the arguments settle: an `if` on parameters alone takes one way in every world.
+
+`if r.won and objetivo != none { do objetivo.recibir_daño(bruto, ...) }` with no target
+given can never run its body, but what the body reads (`bruto`, through it the attacker's
+damage bonus and the verdict) would otherwise be kept in every world before it: worlds of
+(their total × our bonus × the verdict) where the field asked for reads their total
+alone. So before an action's body is explored, each `if` whose condition the arguments
+decide (a part of it reading only parameters the body never binds again, and no dice, no
+sheet) is cut down to the branches some world can still take: the explorer then neither
+keeps what the others read nor runs them. The cut bodies are remembered per action and
+decision (the explorer remembers what each block reads by the block's identity).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl import nodes as n
+from dsl.errors import RulebookError
+from interpreter.runtime import Unknown
+
+#: the expressions a settled part of a condition may be made of
+PLAIN = (n.Literal, n.Name, n.Unary, n.Binary)
+#: operators that cannot refuse two values of the types the checker allowed
+SAFE = frozenset(("and", "or", "=", "!=", "<", "<=", ">", ">=", "+", "-", "*"))
+#: how many different cuts of one action are remembered (past it: its body as written)
+KEPT = 64
+
+
+def settled_body(compiler, compiled, ctx, args: tuple) -> tuple:
+    """`compiled.body` with each `if` the arguments decide cut down to the branches that
+    can still be taken (the body itself when none is decided)."""
+    tests = compiler.memo(("settled", compiled.node.name), lambda: Tests(compiler, compiled))
+    if not tests.conditions:
+        return compiled.body
+    saved, ctx.env = ctx.env, dict(zip(compiled.names, args))
+    try:
+        decisions = tuple(decide(ctx) for decide in tests.conditions.values())
+    finally:
+        ctx.env = saved
+    if not any(decision is not None for decision in decisions):
+        return compiled.body
+    found = tests.cut.get(decisions)
+    if found is None:
+        if len(tests.cut) >= KEPT:
+            return compiled.body
+        decided = dict(zip(tests.conditions, decisions))
+        found = tests.cut[decisions] = _block(compiler, compiled.body, decided)
+    return found
+
+
+class Tests:
+    """Of one action: for each condition of an `if` (in its body, or in a branch of one)
+    that its parameters may decide, a function of the context giving yes, no, or None
+    (not decided); and the bodies cut so far, by decisions."""
+
+    def __init__(self, compiler, compiled):
+        body = compiled.node.body
+        self.constants = frozenset(compiled.names) - _bound(body)
+        self.compiler = compiler
+        self.conditions: dict = {}  # id(condition node) → decide(ctx)
+        self.cut: dict = {}
+        self._collect(compiled.body)
+
+    def _collect(self, statements: tuple) -> None:
+        for statement in statements:
+            node = statement.node
+            if not isinstance(node, n.If):
+                continue
+            for (condition, _body), (_fn, block, _span) in zip(node.branches, statement.branches):
+                decide = self._decider(condition)
+                if decide is not None:
+                    self.conditions[id(condition)] = decide
+                self._collect(block)
+            self._collect(statement.otherwise)
+
+    def _decider(self, node):
+        """decide(ctx) → True, False or None for a condition, or None when no part of it
+        can be decided by the parameters."""
+        if isinstance(node, n.Binary) and node.op in ("and", "or"):
+            left, right = self._decider(node.left), self._decider(node.right)
+            if left is None and right is None:
+                return None
+            # the right part decides alone only where a run evaluating the left part
+            # first cannot stop or fail there (else its stop, its error would be lost)
+            first = self._harmless(node.left)
+            return _joined(node.op == "and", left, right, first)
+        if isinstance(node, n.Unary) and node.op == "not":
+            inner = self._decider(node.operand)
+            if inner is None:
+                return None
+            return lambda ctx: None if (value := inner(ctx)) is None else not value
+        if not self._plain(node):
+            return None
+        value = self.compiler.expr(node)
+
+        def decide(ctx):
+            try:
+                found = value(ctx)
+            except RulebookError:  # a run refuses it there, as it would
+                return None
+            if isinstance(found, Unknown) or type(found) is not bool:
+                return None
+            return found
+
+        return decide
+
+    def _plain(self, node) -> bool:
+        """Whether an expression reads nothing but the constant parameters (no sheet, no
+        dice, no call), through literals and operators."""
+        return self._harmless(node, self.constants)
+
+    def _harmless(self, node, names=None) -> bool:
+        """Whether evaluating an expression can neither stop a run nor fail: names (of
+        `names`, when given) not naming places on the sheet, their fields, literals, and
+        operators that cannot refuse two values of the types the checker allowed."""
+        for item in n.walk(node):
+            if isinstance(item, n.Field) and names is None:
+                continue
+            if not isinstance(item, PLAIN):
+                return False
+            if isinstance(item, n.Name):
+                binding = self.compiler.bindings.get(id(item))
+                if binding is None or binding.kind != "local":
+                    return False
+                if names is not None and item.name not in names:
+                    return False
+                if self.compiler.type_of(item).kind == "ref":  # a place: read on the sheet
+                    return False
+            if isinstance(item, n.Binary) and item.op not in SAFE:
+                return False
+        return True
+
+
+def _joined(both: bool, left, right, first_harmless: bool):
+    """`and` (both) or `or` of two parts, either of which may be undecided (None); the
+    right part settles the whole alone only when the left one is harmless to skip."""
+    settles = not both  # the value of one part that decides the whole
+
+    def decide(ctx):
+        a = left(ctx) if left is not None else None
+        if a is settles:
+            return settles
+        if a is None and not first_harmless:
+            return None
+        b = right(ctx) if right is not None else None
+        if b is settles:
+            return settles
+        if a is None or b is None:
+            return None
+        return not settles
+
+    return decide
+
+
+def _bound(body) -> frozenset:
+    """Every name the statements give a value to (a parameter given one again is not a
+    constant)."""
+    out = set()
+    for item in n.walk(body):
+        if isinstance(item, n.Let | n.Choose):
+            out.add(item.name)
+        elif isinstance(item, n.ForEach):
+            out.add(item.var)
+        elif isinstance(item, n.Set) and isinstance(item.place, n.Name):
+            out.add(item.place.name)
+    return frozenset(out)
+
+
+def _block(compiler, statements: tuple, decided: dict) -> tuple:
+    out = []
+    for statement in statements:
+        if isinstance(statement.node, n.If):
+            statement = _cut_if(compiler, statement, decided)
+            if statement is None:
+                continue
+        out.append(statement)
+    out = tuple(out)
+    return statements if out == statements else out  # (unchanged: the block as compiled)
+
+
+def _cut_if(compiler, statement, decided: dict):
+    """The `if` with the branches no world takes left out (None: it does nothing)."""
+    node = statement.node
+    branches, nodes = [], []
+    otherwise, otherwise_node = statement.otherwise, node.otherwise
+    for (condition, body_node), (fn, body, span) in zip(node.branches, statement.branches):
+        decision = decided.get(id(condition))
+        if decision is False:
+            continue
+        if decision is True:  # taken wherever the ones before are not
+            otherwise, otherwise_node = body, body_node
+            break
+        branches.append((fn, _block(compiler, body, decided), span))
+        nodes.append((condition, body_node))
+    otherwise = _block(compiler, otherwise, decided)
+    if not branches and not otherwise:
+        return None
+    unchanged = len(branches) == len(node.branches) and otherwise is statement.otherwise
+    if unchanged and all(a[1] is b[1] for a, b in zip(branches, statement.branches)):
+        return statement
+    shape = attrs.evolve(node, branches=tuple(nodes), otherwise=otherwise_node)
+    cut = SettledIf(shape, tuple(branches), otherwise)
+    cut.pure = all(compiler.changes_nothing(condition) for condition, _ in nodes)
+    return cut
+
+
+class SettledIf:
+    """An `if` cut down to the branches some world takes: the explorer's view alone (a
+    real run runs the `if` as written)."""
+
+    __slots__ = ("branches", "node", "otherwise", "pure")
+
+    def __init__(self, node: n.If, branches: tuple, otherwise: tuple):
+        self.node, self.branches, self.otherwise = node, branches, otherwise
+        self.pure = False
+
+    def __call__(self, ctx):
+        raise AssertionError("the odds engine's view of an if: never run")
