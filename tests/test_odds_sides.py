@@ -248,16 +248,10 @@ def test_open_ended_sides_agree_with_every_record_within_what_is_left_out(field,
     assert sum(sided.probabilities.values()) + sided.omitted == 1
 
 
-@pytest.mark.parametrize("rerolls", [1, 2])
-@pytest.mark.parametrize("tie", ["reroll", "ours", "theirs"])
-@pytest.mark.parametrize("against", ["c(B)", "d3 + B - 1"])
-def test_an_opposed_check_nothing_reads_is_counted_for_where_it_stops_alone(
-    against, tie, rerolls, monkeypatch
-):
-    # Brujería's chase: `let r = carrera(...)` read by no field asked for (the sheet's
-    # speed is), yet a run stops when it is still tied at the limit. That stop (and the
-    # mass of the decided runs) comes from the sides' masses, not a record per pair.
-    text = (
+def duel_text(against: str, tie: str, body: str) -> str:
+    """A check against `against`, an opposed check of it (its penalty passed in), and
+    an action of `body` and its result."""
+    return (
         HEADER
         + f"""
 check c(x: int = 0) "C" {{
@@ -271,12 +265,22 @@ opposed o(penalty: int) "O" {{
   tie {tie}
 }}
 action act() {{
-  let p = d2
-  let r = o(p)
-  result {{ p: p, speed: A }}
+  {body}
 }}
 """
     )
+
+
+@pytest.mark.parametrize("rerolls", [1, 2])
+@pytest.mark.parametrize("tie", ["reroll", "ours", "theirs"])
+@pytest.mark.parametrize("against", ["c(B)", "d3 + B - 1"])
+def test_an_opposed_check_nothing_reads_is_counted_for_where_it_stops_alone(
+    against, tie, rerolls, monkeypatch
+):
+    # Brujería's chase: `let r = carrera(...)` read by no field asked for (the sheet's
+    # speed is), yet a run stops when it is still tied at the limit. That stop (and the
+    # mass of the decided runs) comes from the sides' masses, not a record per pair.
+    text = duel_text(against, tie, "let p = d2\n  let r = o(p)\n  result { p: p, speed: A }")
     engine = Engine(dsl.load_text(text), Limits(tie_rerolls=rerolls))
     sheet = engine.sheet({"A": 1, "B": 1})
     agrees_with_brute_force(engine, sheet, text)
@@ -290,3 +294,20 @@ action act() {{
     monkeypatch.setattr(type(fresh.compiler.opposed("o")), "record", no_record)
     odds = fresh.odds("act", fresh.sheet({"A": 1, "B": 1}), {}, "speed")
     assert odds.exact and odds.omitted == 0
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "if not o(p).won { set acc to acc + 1 }",
+        "set acc to o(p).margin + 1",
+        "if o(p).ours.total - p > 2 { set acc to d2 }",
+    ],
+)
+def test_a_value_computed_from_an_opposed_check_keeps_its_stop_at_the_tie_limit(line):
+    # `not r.won`, `r.margin + 1`: the check's record taken through an operator still
+    # stops the run where the sides are tied at the limit (not mass left out).
+    body = f"let p = d2\n  let acc = 0\n  {line}\n  result {{ acc: acc, p: p }}"
+    text = duel_text("d3 + B - 1", "reroll", body)
+    engine = Engine(dsl.load_text(text), Limits(tie_rerolls=1))
+    agrees_with_brute_force(engine, engine.sheet({"A": 1, "B": 1}), text)

@@ -76,9 +76,17 @@ class Contest(Unknown):
     def map(self, function) -> Contest:
         return Contest(self.dist().map(function), None, self.stops)
 
-    def lift(self, function, values: tuple) -> Dist:
+    def lift(self, function, values: tuple) -> Dist | Contest:
+        """function(*values) over the records; where the run may stop at the tie limit
+        (and no other opposed check is among the values), a Contest still, holding that
+        stop (`not r.won`, `r.margin + 1`: read where the explorer sees it)."""
         full = self.dist()
-        return full.lift(function, tuple(full if v is self else v for v in values))
+        lifted = full.lift(function, tuple(full if v is self else v for v in values))
+        if not self.stops or any(type(v) is Contest and v is not self for v in values):
+            return lifted
+        return remembered(
+            ("stops", id(lifted)), (lifted,), lambda: Contest(lifted, None, self.stops)
+        )
 
     def project(self, cut: tuple) -> Contest:
         """The records cut down to `cut` (interpreter.odds.cuts); without `rerolls` among
