@@ -10,10 +10,12 @@ dice run for real.
 from __future__ import annotations
 
 import pytest
+from dice_prefix import PrefixDice
 from test_odds_brute_force import HEADER, LIMITS, agrees_with_brute_force
 
 import dsl
-from interpreter import Engine
+from dsl.errors import RulebookError
+from interpreter import Engine, Limits
 
 
 @pytest.mark.parametrize("op", [">", ">=", "<", "<="])
@@ -26,23 +28,60 @@ from interpreter import Engine
     ],
 )
 def test_rolls_moved_by_each_world_compared_equal_brute_force(op, ours, theirs):
-    text = HEADER + (
-        "action act() {\n  let k = d3\n  let j = d3 + B\n"
-        f"  let a = {ours}\n  let b = {theirs}\n  let w = a {op} b\n"
-        "  result { w: w, k: k, j: j }\n}\n"
+    acts(
+        f"let k = d3\n  let j = d3 + B\n  let a = {ours}\n  let b = {theirs}\n"
+        f"  let w = a {op} b\n  result {{ w: w, k: k, j: j }}",
+        {"A": 0, "B": 1},
     )
+
+
+def acts(body: str, data: dict, fields=None) -> None:
+    """`act` with this body, its odds against every sequence of dice run for real."""
+    text = HEADER + "action act() {\n  " + body + "\n}\n"
     engine = Engine(dsl.load_text(text), LIMITS)
-    agrees_with_brute_force(engine, engine.sheet({"A": 0, "B": 1}), text)
+    agrees_with_brute_force(engine, engine.sheet(data), text, fields)
 
 
 def test_different_comparisons_of_the_same_shapes_are_counted_apart():
     # In one computation: `>` and then `<=`, `<`, `>=` of rolls of the same shapes
-    text = HEADER + (
-        "action act() {\n  let k = d3\n  let j = d2 + B\n"
+    acts(
+        "let k = d3\n  let j = d2 + B\n"
         "  let a = d3 + k\n  let b = d3 + j\n  let w = a > b\n"
         "  let c = d3 + k\n  let e = d3 + j\n  let v = c <= e\n"
         "  let f = d3 + j\n  let g = d3 + k\n  let u = f < g\n"
-        "  result { w: w, v: v, u: u, k: k, j: j }\n}\n"
+        "  result { w: w, v: v, u: u, k: k, j: j }",
+        {"A": 0, "B": 0},
+        ["w", "v", "u"],
     )
-    engine = Engine(dsl.load_text(text), LIMITS)
-    agrees_with_brute_force(engine, engine.sheet({"A": 0, "B": 0}), text, ["w", "v", "u"])
+
+
+@pytest.mark.parametrize(
+    "chain",
+    [
+        "d4 + d2 + k - j + 0 + B",  # moved by each world's k and j, and by 0
+        "d4 + k - k",  # moved and moved back: the roll itself in every world
+        "d3 - j + 2 * k",  # moved by a product
+        "j - d3 + k",  # a number less the roll: the roll turned over, then moved
+    ],
+)
+def test_a_roll_moved_by_numbers_equals_brute_force(chain):
+    acts(
+        f"let k = d3\n  let j = d2 + A\n  let a = {chain}\n  let w = a > k + 1\n"
+        "  result { a: a, w: w, k: k, j: j }",
+        {"A": 1, "B": 2},
+    )
+
+
+def test_a_roll_moved_past_the_limit_on_numbers_is_refused_as_a_run_refuses_it():
+    # numbers of at most 2 digits: d6 + 90 + 4k can pass 99, so counting refuses as the
+    # roll that passes it does, whichever world it moves in
+    text = HEADER + (
+        "action act() {\n  let k = d2\n  let a = d6 + 90 + k * 4\n  result { a: a, k: k }\n}\n"
+    )
+    engine = Engine(dsl.load_text(text), Limits(number_digits=2))
+    sheet = engine.sheet({"A": 0, "B": 0})
+    with pytest.raises(RulebookError) as counted:
+        engine.odds("act", sheet, {}, "a")
+    with pytest.raises(RulebookError) as run:
+        engine.run("act", sheet, {}, dice=PrefixDice((2, 6)))  # k = 2, the d6 a 6: 104
+    assert str(counted.value.message) == str(run.value.message)

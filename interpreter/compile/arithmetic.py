@@ -132,6 +132,7 @@ def _on_ints(operation, limits, span):
             return value
         raise too_long(limits, span)
 
+    on_ints.operation = operation  # (the odds engine moves a distribution by a number once)
     return on_ints
 
 

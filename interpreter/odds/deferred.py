@@ -12,6 +12,8 @@ weighted into every world that holds the same.
 
 from __future__ import annotations
 
+from math import gcd
+
 from dsl import nodes as n
 from interpreter.odds.narrowing import Narrowing
 from interpreter.odds.reads import ReadMemory
@@ -128,6 +130,9 @@ class Mixer:
             try:
                 for start, run in starts(state):
                     for after, outcome in explorer.explore(start, run):
+                        if narrowed is not None:  # m1/kept × m2/m1 …: over the total, once
+                            common = gcd(*after.weight)
+                            after.weight = (after.weight[0] // common, after.weight[1] // common)
                         if isinstance(outcome, Failure):
                             failures.append((outcome, after.weight))
                             continue

@@ -16,7 +16,7 @@ from fractions import Fraction
 from math import gcd
 
 from interpreter.odds.bounds import too_many_outcomes
-from interpreter.odds.order import ORDERINGS, compared
+from interpreter.odds.order import ORDERINGS, compared, moved
 from interpreter.odds.polynomials import TooComplex
 from interpreter.runtime import Unknown
 from interpreter.values import Record
@@ -199,6 +199,9 @@ def _on_ints(ints, a, b, cap) -> Dist | None:
     """function(a, b) through its whole-number version, when every value is an int (the
     common case: a roll plus modifiers, compared with a target); else None."""
     if type(a) is Dist and type(b) is int:
+        found = moved(a, b, ints, LIFTS.get(), Dist)  # `roll + n`: one made per place
+        if found is not None:
+            return found
         weights: dict = {}
         for x, w in a.weights.items():
             if type(x) is not int:

@@ -1,10 +1,14 @@
-"""Two independent whole-number distributions compared (`a > b`) by running sums.
+"""Whole-number distributions as shapes moved: compared by running sums, moved once.
 
-Within one computation the same comparison meets many pairs that are the same two
-shapes moved (`2d10 + bono` against `2d10 + defensa`, one pair per world): a > b
-depends only on the shapes and on how far apart they stand, so each distribution's
-shape (its values less its least, with their weights) is noted once, and the count is
-remembered by the two shapes and the gap between their least values.
+Two independent distributions compared (`a > b`) are counted by running sums. Within
+one computation the same comparison meets many pairs that are the same two shapes
+moved (`2d10 + bono` against `2d10 + defensa`, one pair per world): a > b depends only
+on the shapes and on how far apart they stand, so each distribution's shape (its values
+less its least, with their weights) is noted once, and the count is remembered by the
+two shapes and the gap between their least values. Likewise a roll plus a chain of
+numbers (`capicua + Dignitas + maniobra + extra + ...`, each world its own `maniobra`)
+is made once per place it ends at: a distribution moved by a number remembers what it
+was moved from, and adding 0 gives it back.
 """
 
 from __future__ import annotations
@@ -84,3 +88,41 @@ def counted(comparison, a, b) -> tuple:
     if yes:
         weights[True] = yes
     return weights, a.total * b.total
+
+
+#: the whole-number operations that move a distribution (`x + n`, `x - n`)
+MOVES = {operator.add: 1, operator.sub: -1}
+
+
+def moved(dist, by: int, ints, memory, make):
+    """`dist` ⊕ `by` for `ints` (the whole-number version of `+` or `-`, marked with its
+    `operation`), remembered in `memory` by the distribution first moved and the place
+    it ends at; None where `dist` holds something else than whole numbers, or `ints`
+    is not a move. The extremes go through `ints` first: past the limits on numbers, it
+    refuses as it would for any value. `make(weights, total)` builds a distribution."""
+    sign = MOVES.get(getattr(ints, "operation", None))
+    if sign is None or memory is None:
+        return None
+    found = memory.get(("moved", id(dist)))
+    if found is None:
+        if not all(type(x) is int for x in dist.weights):
+            memory[("moved", id(dist))] = found = (None, 0, 0, 0, dist)
+        else:
+            memory.work((dist,))  # charged: a pass over its values
+            found = (dist, 0, min(dist.weights), max(dist.weights), dist)
+            memory[("moved", id(dist))] = found
+    base, offset, least, most, _ = found
+    if base is None:
+        return None
+    ints(least, by), ints(most, by)  # the limits, as every value would meet them
+    if by == 0:
+        return dist
+    place = offset + sign * by
+    key = ("moved to", id(base), place)
+    result = memory.get(key)
+    if result is None:
+        memory.work((base,))
+        result = make({x + place: w for x, w in base.weights.items()}, base.total)
+        memory[key] = result
+        memory[("moved", id(result))] = (base, place, least + sign * by, most + sign * by, result)
+    return result
