@@ -9,11 +9,13 @@ from test_odds_brute_force import HEADER, LIMITS, brute_force, counted, marginal
 
 import dsl
 from interpreter import Engine
+from interpreter.odds import marginals
 from interpreter.odds.answer import Odds
 from interpreter.odds.marginals import (
     JOINT_OUTCOMES,
     JOINT_SECONDS,
     JOINT_SHARE,
+    JOINT_WORLDS,
     SIDES_WORK,
     ByField,
     JointTooLarge,
@@ -119,10 +121,12 @@ class Script:
 
     def __init__(self, joint=None, sizes=None):
         self.joint, self.sizes, self.calls, self.seconds = joint, sizes or {}, [], []
+        self.worlds = []
 
-    def __call__(self, field, work, cap, seconds):
+    def __call__(self, field, work, cap, seconds, worlds=None):
         self.calls.append((field, work, cap))
         self.seconds.append(seconds)
+        self.worlds.append(worlds)
         if field is None:
             if self.joint is not None and len(self.calls) == 1:
                 raise self.joint
@@ -154,6 +158,8 @@ def test_the_first_try_at_a_joint_of_both_sides_has_little_work():
     answer = asked(book, "act", small)
     assert not isinstance(answer, ByField) and len(answer.probabilities) == 10
     assert small.calls[-1] == (None, None, JOINT_OUTCOMES)  # raises rather than samples
+    # only the first try is bounded by the worlds one `let` makes; the second is not
+    assert small.worlds == [JOINT_WORLDS, None, None, None, None]
     found = Script(JointTooLarge("outcomes"), {"won": 2, "ours": 2, "theirs": 2})
     answer = asked(book, "act", found)
     assert isinstance(answer, ByField) and answer.proven and len(found.calls) == 4
@@ -169,3 +175,45 @@ def test_other_joints_are_tried_with_a_share_of_the_budget():
     wide = Script(TooComplex("time"), {"a": 96, "b": 100, "c": 2_001})
     answer = asked(book, "three", wide)
     assert isinstance(answer, ByField) and answer.proven  # a field past the bound
+
+
+#: two rolls paired by one `let` (150 x 150 worlds: past JOINT_WORLDS), read by the result
+PAIRED = (
+    HEADER
+    + """
+action act() {
+  let a = d150
+  let b = d150
+  result { FIELDS }
+}
+"""
+)
+
+
+def test_a_let_making_more_worlds_than_a_joint_could_show_stops_its_first_try(monkeypatch):
+    """The first try stops at JOINT_WORLDS worlds, before the pairs are made (not by its
+    time: given all it wants, it would have counted the pairs to the end): each field on
+    its own, exact; nothing proved the joint's size."""
+    monkeypatch.setattr(marginals, "JOINT_SECONDS", 60.0)
+    engine = Engine(dsl.load_text(PAIRED.replace("FIELDS", "a: a, b: b")), LIMITS)
+    sheet = engine.sheet({"A": 0, "B": 0})
+    assert JOINT_WORLDS < 150 * 150
+    whole = engine.odds("act", sheet, seconds=60)
+    assert isinstance(whole, ByField) and whole.exact and not whole.proven
+    uniform = {face: Fraction(1, 150) for face in range(1, 151)}
+    assert whole.fields["a"].probabilities == whole.fields["b"].probabilities == uniform
+
+
+def test_fields_of_paired_rolls_that_show_a_small_joint_are_a_joint_again():
+    """The same pairs read only through two comparisons: the first try stops at the
+    worlds, the fields show four outcomes at most, and the joint is counted again,
+    unbounded by the worlds: equal to counting the 22,500 pairs."""
+    engine = Engine(dsl.load_text(PAIRED.replace("FIELDS", "higher: a > b, same: a = b")), LIMITS)
+    whole = engine.odds("act", engine.sheet({"A": 0, "B": 0}))
+    assert not isinstance(whole, ByField) and whole.exact
+    pairs: dict = {}
+    for a in range(1, 151):
+        for b in range(1, 151):
+            key = (a > b, a == b)
+            pairs[key] = pairs.get(key, 0) + Fraction(1, 150 * 150)
+    assert {(r["higher"], r["same"]): p for r, p in whole.probabilities.items()} == pairs

@@ -136,15 +136,17 @@ def action_odds(
     orders = text_orders(engine.rulebook)
     shared: dict = {}  # the fields of one whole result share what each computed
 
-    def count(field, work, cap, seconds):
+    def count(field, work, cap, seconds, worlds=None):
         """(the exact odds of `field` within `work` units of work (None: the budget), else
         sampled; the work it took). A `cap` on the outcomes (the whole result's): past it,
-        or past the work or the time, never sampled (TooComplex)."""
+        or past the work or the time, or past `worlds` made by one `let`, never sampled
+        (TooComplex)."""
         deadline = Deadline(seconds)
         try:
             outcomes, omitted = _exact(
                 engine, action, sheet, params, field, epsilon, min(work or budget, budget),
                 progress, deadline.part(0.5 if cap is None else 1.0), choices, cap, shared,
+                worlds,
             )  # fmt: skip
             certain_limit(outcomes)  # outcome → its Mass: the Fractions are made when read
             made = functools.partial(fractions_of, outcomes)
@@ -170,7 +172,7 @@ def action_odds(
 
 def _exact(
     engine, action, sheet, params, field, epsilon, budget, progress, deadline, choices, cap,
-    shared=None,
+    shared=None, worlds=None,
 ):  # fmt: skip
     limits = counting_limits(engine.limits)
     if not shared:
@@ -185,7 +187,7 @@ def _exact(
     try:
         return _explore_action(
             engine, action, sheet, params, field, epsilon, roller, limits, choices, cap,
-            shared.get("calls") if shared else None,
+            shared.get("calls") if shared else None, worlds,
         )  # fmt: skip
     finally:
         LIFTS.reset(token)
@@ -193,7 +195,7 @@ def _exact(
 
 def _explore_action(
     engine, action, sheet, params, field, epsilon, roller, limits, choices=None, cap=None,
-    calls=None,
+    calls=None, worlds=None,
 ):  # fmt: skip
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
@@ -201,6 +203,7 @@ def _explore_action(
     explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler))
     if calls is not None:
         explorer.calls = calls  # what called actions gave, for other fields of the action
+    explorer.most_worlds = worlds  # (a whole result's first try: see marginals)
     start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}
 

@@ -101,6 +101,9 @@ class Explorer(Passes):
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
         self.mixer = None  # statements counted over a deferred value (once one is)
+        #: the most worlds one `let` may make (a whole result's first try: a sign that its
+        #: joint is large, before the worlds are made), or None
+        self.most_worlds = None
 
     @property
     def omitted(self) -> Fraction:
@@ -303,6 +306,9 @@ class Explorer(Passes):
                 return tuple((MISSING, weight) for _, weight in pairs)
             return pairs
 
+        most = self.most_worlds
+        made = [0]  # the worlds made so far, when they are bounded
+
         def add(env, state, pairs) -> None:
             prefix = key_of(env, names, cuts, state)
             found = merged.get(prefix)
@@ -313,6 +319,10 @@ class Explorer(Passes):
                 found = values.get(value)
                 if found is None:
                     values[value] = weight  # a weight; a Mass once another one comes
+                    if most is not None:
+                        made[0] += 1
+                        if made[0] > most:
+                            raise TooComplex(tr("more than {most} worlds", most=most))
                 elif type(found) is Mass:
                     found.add(weight)
                 else:

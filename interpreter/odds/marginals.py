@@ -25,6 +25,10 @@ JOINT_OUTCOMES = 2_000
 #: counted one by one (what it computed serves them: interpreter.odds.compute)
 JOINT_SHARE = 4
 JOINT_SECONDS = 0.25
+#: the most worlds one `let` of that first try may make: ten times the outcomes shown
+#: (Arcana Mundi's combat pairs two open rolls, some 82,000 worlds; the largest joint
+#: counted whole, some 4,500)
+JOINT_WORLDS = 20_000
 #: the work (interpreter.odds.roller: a statement run, some outcomes combined) the joint
 #: may use first when the result reads both sides of an opposed check (and no more time
 #: than its share: JOINT_SECONDS does not apply): enough for small sides (a d6 against a
@@ -122,7 +126,9 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
 
     The whole result when its joint has at most JOINT_OUTCOMES outcomes and fits a share
     of the budget (SIDES_WORK when it pairs both sides of an opposed check: then no more
-    unless the fields show it small); else each field's on its own (a ByField; a field
+    unless the fields show it small), no `let` of it making more than JOINT_WORLDS worlds
+    (two open rolls paired: then no more either, unless the fields show it small); else
+    each field's on its own (a ByField; a field
     past its share of the time is sampled), unless the fields show the joint small after
     all. None when the action has fewer than two result fields (nothing to split: the
     caller counts it)."""
@@ -134,7 +140,8 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
     # both sides: bounded by work (the form the same on any machine), the time a safety
     first, each = (SIDES_WORK, seconds) if sides else (budget // JOINT_SHARE, JOINT_SECONDS)
     try:
-        return count(None, first, JOINT_OUTCOMES, min(seconds / (len(names) + 1), each))[0]
+        limit = min(seconds / (len(names) + 1), each)
+        return count(None, first, JOINT_OUTCOMES, limit, worlds=JOINT_WORLDS)[0]
     except JointTooLarge:
         proven = True
     except TooComplex:
