@@ -217,3 +217,43 @@ def test_fields_of_paired_rolls_that_show_a_small_joint_are_a_joint_again():
             key = (a > b, a == b)
             pairs[key] = pairs.get(key, 0) + Fraction(1, 150 * 150)
     assert {(r["higher"], r["same"]): p for r, p in whole.probabilities.items()} == pairs
+
+
+def test_once_a_field_is_sampled_the_others_come_from_one_sample_of_whole_results():
+    """The first field past counting: the fields still to come are not each tried and
+    sampled in a reserve of time (where a try running over its share leaves no time for
+    a single trial), but answered from one sample of whole results in the time left."""
+    book = dsl.load_text(THREE_ROLLS, "t.rules")
+    script = Script(TooComplex("time"), {"a": 95, "b": 100, "c": 20})
+    rough = Odds({}, "a", {1: Fraction(1)}, False, trials=10)
+    script.sizes = {}
+    asked_for = []
+
+    def count(field, work, cap, seconds, worlds=None):
+        if field == "a":
+            script.calls.append((field, work, cap))
+            return rough, 3
+        return script(field, work, cap, seconds, worlds)
+
+    def sample(names, seconds, reason):
+        asked_for.append((tuple(names), seconds > 0, "a" in str(reason.args[0])))
+        return {name: Odds({}, name, {0: Fraction(1)}, False, trials=10) for name in names}
+
+    answer = whole_or_by_field(book, "three", count, 5.0, {}, (), 100_000, sample)
+    assert isinstance(answer, ByField) and not answer.exact
+    assert [call[0] for call in script.calls] == [None, "a"]  # b and c never counted
+    assert asked_for == [(("b", "c"), True, True)]
+    assert answer.fields["a"] is rough
+
+
+def test_fields_sampled_from_one_sample_agree_with_the_whole_results_sampled():
+    engine = Engine(dsl.load_text(THREE_ROLLS, "t.rules"))
+    sheet = engine.sheet({"A": 3})
+    whole = engine.odds("three", sheet, budget=3, trials=400)
+    assert isinstance(whole, ByField) and not whole.exact
+    b, c = whole.fields["b"], whole.fields["c"]
+    assert b.trials == c.trials == 400 and "could not be counted exactly" in b.note
+    # the same trials: the refusal (a <= 5) as often in both, and each field's own counts
+    refused = [o for o in b.probabilities if not isinstance(o, int)]
+    assert refused and all(b.probabilities[o] == c.probabilities[o] for o in refused)
+    assert sum(b.probabilities.values()) == sum(c.probabilities.values()) == 1

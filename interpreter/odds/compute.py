@@ -24,7 +24,7 @@ from interpreter.odds.marginals import JointTooLarge, whole_or_by_field
 from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
-from interpreter.odds.sampling import sample_action, sample_expression, sampled
+from interpreter.odds.sampling import sample_action, sample_expression, sampled, sampled_fields
 from interpreter.odds.settled import settled_body
 from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
 from interpreter.odds.worlds import STOPS, Failure, Liveness, stopped
@@ -163,8 +163,18 @@ def action_odds(
     def spent() -> int:
         return shared["roller"].work if shared else 0
 
+    def sample(names, seconds, reason):
+        """`names`, each from one sample of whole results within `seconds`."""
+        deadline = Deadline(seconds)
+        counts, done = sample_action(
+            engine, action, sheet, params, None, trials, seed, progress, deadline, choices
+        )
+        return sampled_fields(subject, names, counts, done, trials, deadline, reason, orders)
+
     if field is None:  # the whole result; field by field when its joint is too large
-        found = whole_or_by_field(engine.rulebook, action, count, seconds, subject, orders, budget)
+        found = whole_or_by_field(
+            engine.rulebook, action, count, seconds, subject, orders, budget, sample
+        )
         if found is not None:
             return found
     return count(field, None, None, seconds)[0]

@@ -118,7 +118,9 @@ def both_sides(book, action: str) -> bool:
     return any({"ours", "theirs"} <= read for read in sides.values())
 
 
-def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, orders, budget):
+def whole_or_by_field(
+    book, action: str, count, seconds: float, subject: dict, orders, budget, sample=None
+):
     """The whole result's answer. `count(field, work, outcome_cap, seconds)` counts the
     whole result (field None) or a field within `work` (None: the whole `budget`), and
     returns (its odds, the work it took): exactly, else sampled (never with an outcome
@@ -131,7 +133,8 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
     each field's on its own (a ByField; a field
     past its share of the time is sampled), unless the fields show the joint small after
     all. None when the action has fewer than two result fields (nothing to split: the
-    caller counts it)."""
+    caller counts it). Once a field is sampled, `sample(names, seconds, reason)` answers
+    the fields still to come from one sample of whole results, in the time left."""
     names = result_fields(book, action)
     if len(names) < 2:
         return None
@@ -151,6 +154,13 @@ def whole_or_by_field(book, action: str, count, seconds: float, subject: dict, o
     for i, name in enumerate(names):  # each in the time left but the others' reserves
         left = max(seconds - (clock() - started) - (len(names) - i - 1) * reserve, reserve)
         fields[name] = count(name, None, None, left)[0]
+        rest = names[i + 1 :]
+        if not fields[name].exact and rest and sample is not None:
+            # past counting: the others would be sampled too, each in a reserve of time
+            left = max(seconds - (clock() - started), reserve)
+            why = TooComplex(tr("{field} could not be counted exactly in time", field=name))
+            fields.update(sample(rest, left, why))
+            break
     if not proven:
         sizes = [len(odds.probabilities) for odds in fields.values()]
         proven = max(sizes) > JOINT_OUTCOMES  # (a field sampled: some of its outcomes)

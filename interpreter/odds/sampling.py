@@ -12,7 +12,7 @@ from interpreter.errors import LimitExceeded
 from interpreter.expression import roll
 from interpreter.odds.answer import Odds, field_outcome, pick
 from interpreter.odds.bounds import certain_limit
-from interpreter.odds.worlds import STOPS, stopped
+from interpreter.odds.worlds import STOPS, Failure, stopped
 
 
 def sample_expression(text, trials, seed, limits, progress, deadline) -> tuple:
@@ -99,3 +99,15 @@ def sampled(subject, field, counts, done: int, wanted: int, deadline, reason, or
     probabilities = {o: Fraction(c, done) for o, c in counts.items()}
     certain_limit(probabilities)
     return Odds(subject, field, probabilities, False, Fraction(0), done, orders, note)
+
+
+def sampled_fields(subject, names, counts, done: int, wanted: int, deadline, reason, orders=()):
+    """Each of `names`, its answer from one sample of whole records (`counts`): the trials
+    that served one field serve them all (a stop is an outcome of each)."""
+    out = {}
+    for name in names:
+        marginal: Counter = Counter()
+        for outcome, count in counts.items():
+            marginal[outcome if isinstance(outcome, Failure) else pick(outcome, name)] += count
+        out[name] = sampled(subject, name, marginal, done, wanted, deadline, reason, orders)
+    return out
