@@ -22,9 +22,13 @@ from interpreter.odds.worlds import Failure
 #: the most outcomes a whole result is shown with; past it, each field on its own
 JOINT_OUTCOMES = 2_000
 #: the share of the budget, and the most seconds, the joint may use before the fields are
-#: counted one by one (what it computed serves them: interpreter.odds.compute)
+#: counted one by one (what it computed serves them: interpreter.odds.compute). A joint
+#: stopped short that the fields then show small is counted again (their time and its
+#: own): half a second lets the small joints of the shipped and example games finish
+#: (Year Zero's pushed roll takes 0.3 s; Nuevos Dioses' conflict 0.16 s), and a large
+#: one pairing rolls stops at JOINT_WORLDS well before it
 JOINT_SHARE = 4
-JOINT_SECONDS = 0.25
+JOINT_SECONDS = 0.5
 #: the most worlds one `let` of that first try may make: ten times the outcomes shown
 #: (Arcana Mundi's combat pairs two open rolls, some 82,000 worlds; the largest joint
 #: counted whole, some 4,500)
