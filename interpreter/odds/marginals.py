@@ -134,11 +134,11 @@ def whole_or_by_field(
     of the budget (SIDES_WORK when it pairs both sides of an opposed check: then no more
     unless the fields show it small), no `let` of it making more than JOINT_WORLDS worlds
     (two open rolls paired: then no more either, unless the fields show it small); else
-    each field's on its own (a ByField; a field
-    past its share of the time is sampled), unless the fields show the joint small after
-    all. None when the action has fewer than two result fields (nothing to split: the
-    caller counts it). Once a field is sampled, `sample(names, seconds, reason)` answers
-    the fields still to come from one sample of whole results, in the time left."""
+    each field's on its own (a ByField; a field past its share of the time is sampled),
+    unless the fields show the joint small after all. None when the action has fewer
+    than two result fields (nothing to split: the caller counts it). Once a field is
+    sampled, `sample(names, seconds, reason)` answers the fields still to come from one
+    sample of whole results, in the time left."""
     names = result_fields(book, action)
     if len(names) < 2:
         return None
