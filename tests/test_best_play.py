@@ -114,13 +114,17 @@ def game():
     return Engine(dsl.load_text(GAME, "best.rules"))
 
 
+#: the situations and goals the best play is checked in (here and over merged worlds)
+SITUATIONS = {
+    "puntos": st.integers(0, 3),
+    "fuerza": st.integers(0, 3),
+    "rival_fuerza": st.integers(0, 1),
+    "goal": st.sampled_from(["gana", "mean total", "mean margen", "total=6"]),
+}
+
+
 @settings(max_examples=20)  # each runs the oracle's every branch: a few tenths of a second
-@given(
-    puntos=st.integers(0, 3),
-    fuerza=st.integers(0, 3),
-    rival_fuerza=st.integers(0, 1),
-    goal=st.sampled_from(["gana", "mean total", "mean margen", "total=6"]),
-)
+@given(**SITUATIONS)
 def test_the_best_play_is_the_oracles(game, puntos, fuerza, rival_fuerza, goal):
     sheet = game.sheet({"Puntos": puntos, "Fuerza": fuerza})
     params = {"rival": game.sheet({"Fuerza": rival_fuerza})}

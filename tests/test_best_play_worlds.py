@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
-from test_best_play import goal_value, oracle
+from test_best_play import SITUATIONS, goal_value, oracle
 
 import dsl
 from interpreter import Engine
@@ -79,12 +78,7 @@ def value_of(odds, wanted, mean: bool) -> Fraction:
 
 
 @settings(max_examples=8, deadline=None)  # each runs the oracle down every branch
-@given(
-    puntos=st.integers(0, 3),
-    fuerza=st.integers(0, 3),
-    rival_fuerza=st.integers(0, 1),
-    goal=st.sampled_from(["gana", "mean total", "mean margen", "total=6"]),
-)
+@given(**SITUATIONS)
 def test_the_best_play_over_worlds_is_the_oracles(game, puntos, fuerza, rival_fuerza, goal):
     sheet = game.sheet({"Puntos": puntos, "Fuerza": fuerza})
     params = {"rival": game.sheet({"Fuerza": rival_fuerza})}

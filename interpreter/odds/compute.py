@@ -137,10 +137,9 @@ def action_odds(
     shared: dict = {}  # the fields of one whole result share what each computed
 
     def count(field, work, cap, seconds, worlds=None):
-        """(the exact odds of `field` within `work` units of work (None: the budget), else
-        sampled; the work it took). A `cap` on the outcomes (the whole result's): past it,
-        or past the work or the time, or past `worlds` made by one `let`, never sampled
-        (TooComplex)."""
+        """The exact odds of `field` within `work` units of work (None: the budget), else
+        sampled. A `cap` on the outcomes (the whole result's): past it, or past the work
+        or the time, or past `worlds` made by one `let`, never sampled (TooComplex)."""
         deadline = Deadline(seconds)
         try:
             outcomes, omitted = _exact(
@@ -150,18 +149,14 @@ def action_odds(
             )  # fmt: skip
             certain_limit(outcomes)  # outcome → its Mass: the Fractions are made when read
             made = functools.partial(fractions_of, outcomes)
-            return Odds(subject, field, made, True, omitted, orders=orders), spent()
+            return Odds(subject, field, made, True, omitted, orders=orders)
         except TooComplex as reason:
             if cap is not None:
                 raise
             counts, done = sample_action(
                 engine, action, sheet, params, field, trials, seed, progress, deadline, choices
             )
-            odds = sampled(subject, field, counts, done, trials, deadline, reason, orders)
-            return odds, spent()
-
-    def spent() -> int:
-        return shared["roller"].work if shared else 0
+            return sampled(subject, field, counts, done, trials, deadline, reason, orders)
 
     def sample(names, seconds, reason):
         """`names`, each from one sample of whole results within `seconds`."""
@@ -177,7 +172,7 @@ def action_odds(
         )
         if found is not None:
             return found
-    return count(field, None, None, seconds)[0]
+    return count(field, None, None, seconds)
 
 
 def _exact(

@@ -307,9 +307,10 @@ class Explorer(Passes):
             return pairs
 
         most = self.most_worlds
-        made = [0]  # the worlds made so far, when they are bounded
+        made = 0  # the worlds made so far, when they are bounded
 
         def add(env, state, pairs) -> None:
+            nonlocal made
             prefix = key_of(env, names, cuts, state)
             found = merged.get(prefix)
             if found is None:
@@ -320,8 +321,8 @@ class Explorer(Passes):
                 if found is None:
                     values[value] = weight  # a weight; a Mass once another one comes
                     if most is not None:
-                        made[0] += 1
-                        if made[0] > most:
+                        made += 1
+                        if made > most:
                             raise TooComplex(tr("more than {most} worlds", most=most))
                 elif type(found) is Mass:
                     found.add(weight)

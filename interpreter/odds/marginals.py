@@ -125,10 +125,9 @@ def both_sides(book, action: str) -> bool:
 def whole_or_by_field(
     book, action: str, count, seconds: float, subject: dict, orders, budget, sample=None
 ):
-    """The whole result's answer. `count(field, work, outcome_cap, seconds)` counts the
-    whole result (field None) or a field within `work` (None: the whole `budget`), and
-    returns (its odds, the work it took): exactly, else sampled (never with an outcome
-    cap: TooComplex).
+    """The whole result's answer. `count(field, work, outcome_cap, seconds, worlds=None)`
+    counts the whole result (field None) or a field within `work` (None: the whole
+    `budget`): exactly, else sampled (never with an outcome cap: TooComplex).
 
     The whole result when its joint has at most JOINT_OUTCOMES outcomes and fits a share
     of the budget (SIDES_WORK when it pairs both sides of an opposed check: then no more
@@ -148,7 +147,7 @@ def whole_or_by_field(
     first, each = (SIDES_WORK, seconds) if sides else (budget // JOINT_SHARE, JOINT_SECONDS)
     try:
         limit = min(seconds / (len(names) + 1), each)
-        return count(None, first, JOINT_OUTCOMES, limit, worlds=JOINT_WORLDS)[0]
+        return count(None, first, JOINT_OUTCOMES, limit, worlds=JOINT_WORLDS)
     except JointTooLarge:
         proven = True
     except TooComplex:
@@ -157,7 +156,7 @@ def whole_or_by_field(
     reserve = seconds / 4 / len(names)  # kept for each field still to come
     for i, name in enumerate(names):  # each in the time left but the others' reserves
         left = max(seconds - (clock() - started) - (len(names) - i - 1) * reserve, reserve)
-        fields[name] = count(name, None, None, left)[0]
+        fields[name] = count(name, None, None, left)
         rest = names[i + 1 :]
         if not fields[name].exact and rest and sample is not None:
             # past counting: the others would be sampled too, each in a reserve of time
@@ -174,7 +173,7 @@ def whole_or_by_field(
         left = seconds - (clock() - started)
         if product <= JOINT_OUTCOMES and left > seconds / 4:  # small after all: the joint
             try:
-                return count(None, None, JOINT_OUTCOMES, left)[0]
+                return count(None, None, JOINT_OUTCOMES, left)
             except TooComplex:  # (the fields are exact: they are the answer)
                 pass
     return ByField(subject, fields, JOINT_OUTCOMES, proven, orders)
