@@ -10,6 +10,7 @@ can draw: the whole result and each field.
 
 from __future__ import annotations
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,6 +18,8 @@ from test_odds_brute_force import HEADER, LIMITS, agrees_with_brute_force
 
 import dsl
 from interpreter import Engine
+from interpreter.dice import ForcedDice
+from interpreter.errors import LimitExceeded
 from interpreter.odds.settled import SettledIf, settled_body
 
 DEFINITIONS = """
@@ -126,3 +129,28 @@ def test_what_the_arguments_settle_and_what_they_do_not(condition, before, other
     else:
         assert len(ifs) == 1 and type(ifs[0]) is SettledIf and ifs[0].branches == kept
     agrees_with_brute_force(engine, sheet, text)
+
+
+def test_a_left_part_past_the_bound_on_numbers_is_not_skipped():
+    """`p * p > 0 and q != none`: with no q the right part alone would settle it, but a
+    run evaluates the left first, and with p this large it stops there (past the bound
+    on numbers): the odds stop there too, as a run does."""
+    text = (
+        HEADER
+        + """
+action act(p: int = 0, q: int = none) {
+  let x = d2 + 0
+  if p * p > 0 and q != none {
+    set x to x + 1
+  }
+  result { x: x }
+}
+"""
+    )
+    engine = Engine(dsl.load_text(text), attrs.evolve(LIMITS, number_digits=6))
+    sheet = engine.sheet({"A": 0, "B": 0})
+    with pytest.raises(LimitExceeded):
+        engine.run("act", sheet, {"p": 10**4}, dice=ForcedDice([1]))
+    with pytest.raises(LimitExceeded):  # every run stops there: the error itself
+        engine.odds("act", sheet, {"p": 10**4})
+    assert engine.odds("act", sheet, {"p": 10}).exact  # (a product within the bound)

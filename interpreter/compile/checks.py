@@ -51,7 +51,7 @@ class CompiledCheck(CallFrame):
         # fields, its parameters, its lets): the odds engine computes them once per values
         # (not the fields themselves, set before they are read, unless a parameter or a
         # `let` has the name too)
-        own = {name for name, _ in node.fields} - set(self.names) - {let.name for let in node.lets}
+        own = self.field_names - set(self.names) - {let.name for let in node.lets}
         reads = n.field_reads(tuple(e for _, e in node.fields))
         self.fields_read = tuple(sorted(name for name in reads if name not in own))
         self.terms = tuple(_explain(compiler, sign, term) for sign, term in _terms(node.roll))
@@ -113,7 +113,7 @@ class CompiledCheck(CallFrame):
             ctx.depth -= 1
             ctx.calls -= 1
 
-    def record(self, ctx, total, target, settle, memory=None, names=None) -> Record:
+    def record(self, ctx, total, target, settle, memory=None, names=None) -> Record | tuple:
         """The check's record for a known total (and target): the built-in fields, then
         the author's, each passed through settle(ctx, value), which makes it known (the
         odds engine, asking for the records of every total at once, refuses instead).

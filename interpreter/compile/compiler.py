@@ -70,10 +70,9 @@ class Compiler(
         return self.types.get(id(node), t.ANY)
 
     def changes_nothing(self, node) -> bool:
-        """Whether evaluating an expression leaves the sheet as it was and cannot stop the
-        run (it calls no action, and no opposed check that rerolls its ties: one may
-        still be tied at the limit): the odds engine may skip it when nothing reads its
-        value."""
+        """Whether evaluating an expression leaves the sheet as it was: it calls no action,
+        and no opposed check that rerolls its ties (one may be tied at the limit and stop
+        the run): the odds engine may skip it when nothing reads its value."""
         for item in n.walk(node):
             if isinstance(item, n.Call):
                 binding = self.bindings.get(id(item))

@@ -120,8 +120,13 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
     a = ours if type(ours) is Dist else Dist.point(ours)
     b = theirs if type(theirs) is Dist else Dist.point(theirs)
     span_a, span_b = opposed.node.ours.span, opposed.node.theirs.span
-    sides_a = _keyed(opposed, a, span_a, roller.records)
-    sides_b = _keyed(opposed, b, span_b, roller.records)
+    # (a known side is a new point each time: grouped as it comes, not remembered)
+    sides_a = (
+        _keyed(opposed, a, span_a, roller.records) if a is ours else _grouped(opposed, a, span_a)
+    )
+    sides_b = (
+        _keyed(opposed, b, span_b, roller.records) if b is theirs else _grouped(opposed, b, span_b)
+    )
     pairs = a.total * b.total
     # a pair less likely than this would be pruned by the explorer in this world
     negligible = pairs >> negligible

@@ -219,8 +219,7 @@ def _on_ints(ints, a, b, cap) -> Dist | None:
         return Dist(weights, b.total)
     if type(a) is Dist and type(b) is Dist:
         if ints in ORDERINGS:  # a > b: by running sums (interpreter.odds.order), if numbers
-            found = compared(ints, a, b, LIFTS.get())
-            return None if found is None else Dist(*found).reduced()
+            return compared(ints, a, b, LIFTS.get(), Dist)
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
         weights = {}

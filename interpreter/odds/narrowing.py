@@ -28,6 +28,7 @@ import attrs
 
 from dsl import nodes as n
 from interpreter.odds.distribution import Dist
+from interpreter.odds.order import ORDERINGS
 from interpreter.odds.worlds import SKIPPED
 from interpreter.runtime import Unknown, lift
 from interpreter.values import Record
@@ -37,7 +38,6 @@ COMPARED = frozenset((">", ">=", "<", "<=", "=", "!="))
 #: x OP y as y FLIPPED x, for a narrowed value standing on the right
 FLIPPED = {operator.gt: operator.lt, operator.ge: operator.le}
 FLIPPED.update({v: k for k, v in FLIPPED.items()})
-ORDERED = frozenset(FLIPPED)
 
 
 def path_to(node, name: str):
@@ -127,7 +127,7 @@ class Interval:
 
     def __init__(self, values: list, running: list, roller):
         self.values, self.running, self.roller = values, running, roller
-        self.lo, self.hi = 0, len(values)
+        self.reset()
 
     def reset(self) -> None:
         self.lo, self.hi = 0, len(self.values)
@@ -199,7 +199,7 @@ class Narrowed(Unknown):
             other = values[1 - mine]
             if type(other) is int:
                 compare = getattr(function, "ints", None)
-                if compare in ORDERED:
+                if compare in ORDERINGS:
                     return self.interval.ordered(compare if mine == 0 else FLIPPED[compare], other)
                 same = equality(function)
                 if same is not None:

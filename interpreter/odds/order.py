@@ -26,14 +26,14 @@ ORDERINGS = {
 }
 
 
-def compared(comparison, a, b, memory=None):
-    """counted(comparison, a, b) if both hold whole numbers alone, else None; remembered
-    in `memory` (the computation's LiftMemory, or None) by the shapes of a and b and the
-    gap between them."""
+def compared(comparison, a, b, memory, make):
+    """The distribution of comparison(x, y) (`make(weights, total)`, reduced) if a and b
+    both hold whole numbers alone, else None; remembered in `memory` (the computation's
+    LiftMemory, or None) by the shapes of a and b and the gap between them."""
     if memory is None:
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
-        return counted(comparison, a, b)
+        return make(*counted(comparison, a, b)).reduced()
     shape_a, least_a = shape_of(a, memory)
     shape_b, least_b = shape_of(b, memory)
     if shape_a is None or shape_b is None:
@@ -41,7 +41,7 @@ def compared(comparison, a, b, memory=None):
     key = ("compared", comparison, shape_a, shape_b, least_a - least_b)
     found = memory.get(key)
     if found is None:
-        found = memory[key] = counted(comparison, a, b)
+        found = memory[key] = make(*counted(comparison, a, b)).reduced()
     return found
 
 

@@ -349,7 +349,6 @@ class OddsRoller(PoolQuestions):
                 for total, weight in totals.weights.items():
                     if weight <= cut:
                         continue
-                    record = None
                     if shifts is not None and type(total) is int:
                         record = shifts.get(total - target if upward else target - total)
                         if record is None:

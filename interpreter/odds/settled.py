@@ -22,7 +22,10 @@ from interpreter.runtime import Unknown
 #: the expressions a settled part of a condition may be made of
 PLAIN = (n.Literal, n.Name, n.Unary, n.Binary)
 #: operators that cannot refuse two values of the types the checker allowed
-SAFE = frozenset(("and", "or", "=", "!=", "<", "<=", ">", ">=", "+", "-", "*"))
+SAFE = frozenset(("and", "or", "=", "!=", "<", "<=", ">", ">="))
+#: and with those refusing only past the bound on numbers (LimitExceeded): a part that
+#: settles a condition may hold them (an error there settles nothing), not a part skipped
+SETTLING = SAFE | {"+", "-", "*"}
 #: how many different cuts of one action are remembered (past it: its body as written)
 KEPT = 64
 
@@ -113,7 +116,9 @@ class Tests:
     def _harmless(self, node, names=None) -> bool:
         """Whether evaluating an expression can neither stop a run nor fail: names (of
         `names`, when given) not naming places on the sheet, their fields, literals, and
-        operators that cannot refuse two values of the types the checker allowed."""
+        operators that cannot refuse two values of the types the checker allowed (with
+        `names`: the settling ones, arithmetic too)."""
+        operators = SAFE if names is None else SETTLING
         for item in n.walk(node):
             if isinstance(item, n.Field) and names is None:
                 continue
@@ -127,7 +132,7 @@ class Tests:
                     return False
                 if self.compiler.type_of(item).kind == "ref":  # a place: read on the sheet
                     return False
-            if isinstance(item, n.Binary) and item.op not in SAFE:
+            if isinstance(item, n.Binary) and item.op not in operators:
                 return False
         return True
 

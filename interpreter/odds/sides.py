@@ -30,7 +30,7 @@ class Sides:
     __slots__ = ("negligible", "opposed", "pairs", "rerolling", "roller", "sides_a", "sides_b")
 
     def __init__(self, opposed, sides_a: dict, sides_b: dict, pairs: int, rerolling, roller,
-                 negligible: int = 0):  # fmt: skip
+                 negligible: int):  # fmt: skip
         self.opposed, self.sides_a, self.sides_b = opposed, sides_a, sides_b
         self.pairs, self.rerolling, self.roller = pairs, rerolling, roller
         # a record less likely than this (out of `pairs`) is left out, as the explorer
