@@ -256,6 +256,28 @@ ATTACKS = [
 ]
 
 
+# ─── issue 23: the attacks nobody had listed, one list per area ────────────────
+# (the server's attacks, which need a server running, are in benchmarks/serve_attacks.py)
+
+#: the front end: the grammar's terminals, the checker, sheets, parameters
+FRONT_END_ATTACKS: list = []
+
+
+#: runs: every evaluation counted, the trace bounded
+RUN_ATTACKS: list = []
+
+
+#: odds: the time limit kept, answers bounded, no traceback
+ODDS_ATTACKS: list = []
+
+
+#: files: records, journals, links; writes confined to their folder
+FILE_ATTACKS: list = []
+
+
+ATTACKS += FRONT_END_ATTACKS + RUN_ATTACKS + ODDS_ATTACKS + FILE_ATTACKS
+
+
 def limiting(files: dict):
     """What the attack's process starts with: the memory cap; for a read-only folder, no
     root override of permissions; for a full disk, no room to write a file."""
