@@ -66,7 +66,7 @@ def cmd_odds(args) -> int:
     odds = engine.odds(args.action, sheet, params, args.field, **extra)
     refused = odds.refused()
     if refused is not None and not args.compare:  # as `rulebook run` would: exit 4
-        if len(odds.probabilities) == 1 and refused.error is not None:
+        if odds.size == 1 and refused.error is not None:
             raise refused.error.speak(engine.language)
         _print(odds, args, book)
         return refused.error.exit_code if refused.error is not None else 4

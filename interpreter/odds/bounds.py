@@ -56,12 +56,25 @@ class Deadline:
             return False
         return True
 
+    def left(self) -> float:
+        """Seconds of computing left (0 once passed)."""
+        return max(0.0, self.at - clock())
+
     def check(self) -> None:
         """TooComplex once the deadline has passed (the exact phase gives up there)."""
         if self.passed():
-            raise TooComplex(
-                tr("the exact computation would take more than {seconds} s", seconds=self.seconds)
-            )
+            raise self.too_long()
+
+    def afford(self, seconds: float) -> None:
+        """TooComplex now when a step of `seconds`, which nothing can interrupt, would end
+        past the deadline."""
+        if seconds > self.left():
+            raise self.too_long()
+
+    def too_long(self) -> TooComplex:
+        return TooComplex(
+            tr("the exact computation would take more than {seconds} s", seconds=self.seconds)
+        )
 
 
 def check_size(size: int, limits) -> None:

@@ -147,9 +147,8 @@ def action_odds(
                 progress, deadline.part(0.5 if cap is None else 1.0), choices, cap, shared,
                 worlds,
             )  # fmt: skip
-            certain_limit(outcomes)  # outcome → its Mass: the Fractions are made when read
-            made = functools.partial(fractions_of, outcomes)
-            return Odds(subject, field, made, True, omitted, orders=orders)
+            certain_limit(outcomes)  # outcome → its Mass: whole weights, made when read
+            return Odds(subject, field, outcomes, True, omitted, orders=orders)
         except TooComplex as reason:
             if cap is not None:
                 raise
@@ -302,11 +301,6 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
         return pick(record, field)
 
     return run
-
-
-def fractions_of(outcomes: dict) -> dict:
-    """Each outcome's probability as a Fraction, from the Mass the explorer added up."""
-    return {outcome: mass.value() for outcome, mass in outcomes.items()}
 
 
 @functools.lru_cache(maxsize=32)

@@ -6,6 +6,7 @@ from fractions import Fraction
 from math import comb, gcd
 
 from interpreter.odds.polynomials import (
+    binomials,
     convolve,
     mix,
     order_sums,
@@ -100,10 +101,10 @@ class Keeps:
             new: dict = {}
             for j, acc in state.items():
                 remaining = count - j
-                row = rows.get(remaining)
-                if row is None:
-                    row = rows[remaining] = [comb(remaining, c) for c in range(remaining + 1)]
                 stay = b - j  # c < stay leaves position b unfilled (b <= count)
+                row = rows.get(remaining)
+                if row is None:  # C(remaining, c) for c < stay: all the loop reads
+                    row = rows[remaining] = binomials(remaining, stay)
                 taken = 0
                 wc = 1
                 if rest:  # else the dice not yet placed would have no face left to show

@@ -419,11 +419,11 @@ def face_weights(faces: tuple) -> dict:
     return weights
 
 
-def group_total(terms: list, keeps: tuple, epsilon, limit: int) -> Dist:
+def group_total(terms: list, keeps: tuple, epsilon, limit: int, budget=DEFAULT_BUDGET) -> Dist:
     """`{4d6+3d8}k4`: the distribution of the kept dice's sum over the dice of several
     terms (die, count, steps), counted as one mixed pool. NotImplementedError for terms
     whose dice are not independent draws (explosions, keeps, counts of their own)."""
-    work = Budget(DEFAULT_BUDGET)
+    work = budget if isinstance(budget, Budget) else Budget(budget)
     pools = []
     for die, count, steps in terms:
         term = Term(die, count, steps, work, limit)

@@ -49,7 +49,8 @@ class PoolQuestions:
                     roll.steps,
                     questions,
                     self.epsilon,
-                    limit=self.limits.extra_per_die,
+                    self.budget_of_term(),
+                    self.limits.extra_per_die,
                 )
             except NotImplementedError:
                 pass
@@ -84,7 +85,9 @@ class PoolQuestions:
         if found is None:
             terms = [(r.die, r.count, r.steps) for r in rolls]
             try:
-                total = group_total(terms, keeps, self.epsilon, self.limits.extra_per_die)
+                total = group_total(
+                    terms, keeps, self.epsilon, self.limits.extra_per_die, self.budget_of_term()
+                )
             except NotImplementedError as error:
                 raise TooComplex(str(error)) from None
             found = self.asked[key] = (total, rolls)
