@@ -31,7 +31,7 @@ from interpreter.cli import main as cli_main
 #: the overruns issue 23 measured (`--timeout 2`: 42 s, 57 s, over 60 s, 14 s)
 LISTED = ["10000d6x=6kh3", "{999d6+3d8}k4", "-(10000d4kh5)", "9999d10x0d10x"]
 COUNTS = ["1", "3", "12", "60", "300", "999", "2500", "9999", "10000"]
-FACES = ["2", "4", "6", "10", "20", "100", "1000", "100000", "F", "%"]
+FACES = ["2", "4", "6", "10", "20", "100", "1000", "100000", "1000000", "F", "%"]
 MODIFIERS = ["kh1", "kh3", "kh5", "kl2", "dh1", "dl3", "k4", "x", "x=6", "x>=5", "xo", "!!"]
 MODIFIERS += ["!p", "rr=1", "ro=1", "rr<=2", "cs>=4", "cf=1", "cs>=5df=1", "min3", "max4", "x0"]
 #: a child killed past this many times its timeout (wall clock): an overrun of its own

@@ -28,6 +28,10 @@ LIFTS: ContextVar = ContextVar("lifts", default=None)
 #: no probability (the omitted mass of most distributions)
 NOTHING = Fraction(0)
 
+#: bit-products (the bits of one number times the other's) the gcds of Dist.reduced may
+#: take: some 5 ms (two numbers of 60,000 bits)
+REDUCING = 4_000_000_000
+
 _UNIFORM: dict = {}  # a range of faces → its uniform Dist (immutable, so shared)
 
 
@@ -127,33 +131,53 @@ class Dist(Unknown):
     def map(self, function) -> Dist:
         """The distribution of function(outcome); equal results are merged."""
         weights: dict = {}
-        for outcome, weight in self.weights.items():
+        poll = polling() if len(self.weights) > POLLED else None
+        for i, (outcome, weight) in enumerate(self.weights.items()):
             result = function(outcome)
             weights[result] = weights.get(result, 0) + weight
+            if poll is not None and not i % POLLED:
+                poll()
         return Dist(weights, self.total)
 
     def combine(self, other: Dist, function, cap: int | None = None) -> Dist:
         """The distribution of function(a, b) for independent a ~ self, b ~ other; past
         `cap` outcomes (the odds engine's memory bound), TooComplex."""
         weights: dict = {}
+        poll = polling()
         for a, wa in self.weights.items():
             for b, wb in other.weights.items():
                 result = function(a, b)
                 weights[result] = weights.get(result, 0) + wa * wb
             if cap is not None and len(weights) > cap:
                 raise TooComplex(too_many_outcomes(cap))
+            poll()
         return Dist(weights, self.total * other.total).reduced()
 
     def reduced(self) -> Dist:
-        """The same distribution with the weights' common factor taken out."""
-        common = self.total
-        for weight in self.weights.values():
+        """The same distribution with the weights' common factor taken out, when finding
+        it is cheap: from the shortest weight first (often 1: done), and never past
+        REDUCING bit-products of gcds (each is a step nothing interrupts; a factor left
+        in changes no probability)."""
+        weights = self.weights
+        if not weights:
+            return self
+        smallest = min(weights.values(), key=int.bit_length)
+        left = REDUCING - self.total.bit_length() * smallest.bit_length()
+        if left < 0:
+            return self
+        common = gcd(self.total, smallest)
+        if common == 1:
+            return self
+        bits = common.bit_length()
+        for weight in weights.values():
+            left -= bits * weight.bit_length()
+            if left < 0:
+                return self
             common = gcd(common, weight)
             if common == 1:
                 return self
-        if common <= 1:
-            return self
-        return Dist({o: w // common for o, w in self.weights.items()}, self.total // common)
+            bits = common.bit_length()
+        return Dist({o: w // common for o, w in weights.items()}, self.total // common)
 
 
 def mixture(parts) -> Dist:
@@ -167,7 +191,9 @@ def mixture(parts) -> Dist:
             // gcd(denominator, probability.denominator * dist.total)
         )
     weights: dict = {}
+    poll = polling()
     for probability, dist in parts:
+        poll()
         scale = probability.numerator * (denominator // (probability.denominator * dist.total))
         for outcome, weight in dist.weights.items():
             weights[outcome] = weights.get(outcome, 0) + weight * scale
@@ -223,14 +249,31 @@ def _on_ints(ints, a, b, cap) -> Dist | None:
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
         weights = {}
+        poll = polling()
         for x, wa in a.weights.items():
             for y, wb in b.weights.items():
                 r = ints(x, y)
                 weights[r] = weights.get(r, 0) + wa * wb
             if cap is not None and len(weights) > cap:
                 raise TooComplex(too_many_outcomes(cap))
+            poll()
         return Dist(weights, a.total * b.total).reduced()
     return None
+
+
+#: outcomes a map goes through before it looks at the deadline
+POLLED = 4096
+
+
+def polling():
+    """The look at the deadline of the odds computation under way (LiftMemory.poll), or
+    nothing outside one: loops over outcomes call it every so many."""
+    memory = LIFTS.get()
+    return _nothing if memory is None else memory.poll
+
+
+def _nothing() -> None:
+    pass
 
 
 def remembered(key: tuple, keep: tuple, compute):

@@ -256,7 +256,9 @@ def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tup
                     settled *= (ws[t] + rest[t]) ** lefts[t]
                 done[state] = done.get(state, 0) + settled
                 continue
-            for shown, ways in splits(lefts, ws, rest, rows, work):
+            for i, (shown, ways) in enumerate(splits(lefts, ws, rest, rows, work)):
+                if not i & 1023:  # a state of several kinds may split a million ways
+                    work.poll()
                 c = sum(shown)
                 kept = min(placed + c, hi) - max(placed, lo)
                 moved = state

@@ -71,8 +71,9 @@ class Budget:
             )
 
 
-def mix(parts, outer: int):
-    """Σ coef · (weights / den) / outer, for (coef, (weights, den)) parts."""
+def mix(parts, outer: int, work: Budget | None = None):
+    """Σ coef · (weights / den) / outer, for (coef, (weights, den)) parts (spending their
+    sizes, part by part, when given a budget)."""
     common = 1
     for _, (_, den) in parts:
         if den != 1 and common % den:
@@ -80,6 +81,8 @@ def mix(parts, outer: int):
     out: dict = {}
     get = out.get
     for coef, (weights, den) in parts:
+        if work is not None:
+            work.spend(len(weights))
         scale = coef * (common // den)
         for key, weight in weights.items():
             out[key] = get(key, 0) + weight * scale

@@ -95,10 +95,10 @@ def pool_distribution(
     delta = epsilon / (4 * max(count, 1) * term.open_ended)
     for _ in range(8):
         weights, total = term.compute(delta)
-        missing = Fraction(total - sum(weights.values()), total)
-        if missing < epsilon:
+        missing = total - sum(weights.values())  # over total: compared, never reduced
+        if missing * epsilon.denominator < epsilon.numerator * total:
             return term.outcomes(weights, total)
-        delta = delta * epsilon / (4 * missing)
+        delta = delta * epsilon / (4 * Fraction(missing / total))  # (a float aims well enough)
     raise TooComplex(tr("the explosions of this term do not settle within epsilon"))
 
 
@@ -160,8 +160,8 @@ class Hits(frozenset):
     """The faces an op's test holds for; `face in hits` asks the test itself, so that a
     die showing what no face shows (a compounded 12) is tested too."""
 
-    def __new__(cls, faces, test):
-        hits = super().__new__(cls, (face for face in faces if test(face)))
+    def __new__(cls, faces, test, work: Budget | None = None):
+        hits = super().__new__(cls, (face for face in polled(faces, work) if test(face)))
         hits.test = test
         return hits
 
@@ -170,6 +170,13 @@ class Hits(frozenset):
 
     def __hash__(self) -> int:
         return frozenset.__hash__(self)
+
+
+def polled(faces, work: Budget | None):
+    """The faces, with a look at the deadline every 4,096 (a die may have a million)."""
+    if work is None or len(faces) <= 4096:
+        return faces
+    return (face for i, face in enumerate(faces) if i & 4095 or work.poll() is None)
 
 
 class FaceValues(dict):
@@ -203,7 +210,7 @@ class Term(Keeps):
                 ops.append(("keep", step[1], step[2]))
             elif kind in CHAINS:
                 once, test = step[1], step[2]
-                if not once and all(test(face) for face in faces):
+                if not once and all(test(face) for face in polled(faces, work)):
                     what = FACES_REROLLED if kind == "reroll" else FACES_EXPLODE
                     raise EvaluationError(
                         tr(
@@ -216,7 +223,7 @@ class Term(Keeps):
                         ),
                         step[3],
                     )
-                hits = Hits(faces, test)
+                hits = Hits(faces, test, work)
                 if hits or escapes:
                     ops.append((kind, once, hits))
                 escapes = escapes or kind in ("compound", "penetrate")
@@ -340,7 +347,7 @@ class Term(Keeps):
         if not ops and leaf == self.face_leaf:
             return face_weights(self.faces), self.n
         walker = Walker(self, ops, leaf, merge, delta)
-        return mix([(1, walker.face(0, face)) for face in self.faces], self.n)
+        return mix([(1, walker.face(0, face)) for face in self.faces], self.n, self.work)
 
 
 # ─── questions about the pool's kept dice (interpreter.pool) ────────────────

@@ -54,6 +54,10 @@ class LiftMemory(dict):
         super().__init__()
         self.roller = roller
 
+    def poll(self) -> None:
+        """A look at the deadline (interpreter.odds.bounds), from a loop over outcomes."""
+        self.roller.deadline.check()
+
     def work(self, values, function=None) -> int:
         """Charge combining `values` to the budget, before it is done; return how many
         outcomes the result may hold (the memory bound). Two numbers compared are
