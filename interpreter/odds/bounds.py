@@ -14,7 +14,12 @@ from __future__ import annotations
 import time
 
 from dsl.messages import tr
-from interpreter.errors import LimitExceeded, ParameterError
+from interpreter.errors import (
+    EvaluationError,
+    InsufficientResource,
+    ParameterError,
+    RequirementFailed,
+)
 from interpreter.odds.polynomials import TooComplex
 
 
@@ -89,13 +94,20 @@ def too_many_outcomes(limit: int):
 
 
 def certain_limit(probabilities: dict) -> None:
-    """A limit every run reaches (a die of more faces than faces_per_die) is not a
-    distribution but the error a real roll gives: raise it. (A limit some runs reach is
-    an outcome of its own, with its probability.)"""
+    """An error every run meets (a die of more faces than faces_per_die, a division by
+    zero whatever falls) is not a distribution but the error a real roll gives: raise
+    it. (An error some runs meet is an outcome of its own, with its probability; a
+    refusal at the table, a `require` or a short resource, is an outcome even when
+    certain: Odds.refused.)"""
     if len(probabilities) == 1:
         (outcome,) = probabilities
-        if isinstance(getattr(outcome, "error", None), LimitExceeded):
-            raise outcome.error
+        error = getattr(outcome, "error", None)
+        if isinstance(error, EvaluationError) and not isinstance(error, REFUSED):
+            raise error
+
+
+#: the errors a run stops with that are refusals at the table (Odds.refused)
+REFUSED = (RequirementFailed, InsufficientResource)
 
 
 def checked(budget: int, trials: int, seconds: float) -> float:

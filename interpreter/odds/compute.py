@@ -234,7 +234,7 @@ def _explore_action(
         return outcomes, explorer.omitted
     compiled, args, _shown = engine.prepare(action, sheet, params)
     start.env = dict(zip(compiled.names, args))
-    wanted = _result_names(compiled, field, explorer.names_read)
+    wanted = _result_names(compiled, field, explorer.names_read, explorer.safe)
     body = settled_body(engine.compiler, compiled, ctx, args)  # the ifs its arguments decide
     worlds, failures = explorer.block(body, [start], wanted)
     for world, failure in failures:
@@ -246,6 +246,9 @@ def _explore_action(
     # the field asked for is one of the result's: the value itself (the new sheet is
     # needed only when the run wrote to it: its resources settled, its `ensure` rules)
     direct = field is not None and len(chosen) == 1
+    # the other fields a run computes, that may stop it (`k1: 6 / (n - 1)` beside the
+    # `k2` asked for): computed too, in the run's order, their values left unread
+    before, after = _watched(compiled, field, explorer.safe)
 
     committed: dict = {}  # what the run wrote → the new sheet, or the error it stops with
 
@@ -255,11 +258,18 @@ def _explore_action(
         return value if direct and type(value) is Dist else known(ctx, value)
 
     def finish(ctx):
+        for fn in before:
+            fn(ctx)
         if direct and not ctx.state.own:
-            return value_of(ctx, chosen[0][1])
+            value = value_of(ctx, chosen[0][1])
+            for fn in after:
+                fn(ctx)
+            return value
         result = None
         if compiled.result is not None:
             result = Record({name: value_of(ctx, fn) for name, fn in chosen}, kind="result")
+        for fn in after:
+            fn(ctx)
         # the end of a run depends only on what it wrote: settled once per sheet written
         written = ctx.state.snapshot()
         found = committed.get(written)
@@ -314,22 +324,38 @@ def counting_limits(limits: Limits) -> Limits:
 _RESULT_READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _result_names(compiled, field, names_read) -> Live:
-    """What the result (or its field) reads: the same for every call of the action."""
+def _result_names(compiled, field, names_read, safe) -> Live:
+    """What the result (or its field, and the fields that may stop the run) reads: the
+    same for every call of the action."""
     kept = _RESULT_READS.get(compiled)
     if kept is None:
         kept = _RESULT_READS[compiled] = {}
     found = kept.get(field)
     if found is None:
-        found = kept[field] = _reads_of_result(compiled, field, names_read)
+        found = kept[field] = _reads_of_result(compiled, field, names_read, safe)
     return found
 
 
-def _reads_of_result(compiled, field, names_read) -> Live:
+def _reads_of_result(compiled, field, names_read, safe) -> Live:
     live = Live({})
     if compiled.result is None:
         return live
     for name, expr in compiled.node.body[-1].fields:
-        if field is None or name == field:
+        if field is None or name == field or not safe(expr):
             live = live.union(names_read(expr))
     return live
+
+
+def _watched(compiled, field, safe) -> tuple:
+    """The result fields other than `field` that a run computes before it and after it
+    (all of them before, for a field of the sheet), leaving out those that cannot fail;
+    each a run(ctx). None for the whole result (every field is computed)."""
+    if field is None or compiled.result is None:
+        return (), ()
+    before, after, seen = [], [], False
+    for (name, fn), (_, expr) in zip(compiled.result, compiled.node.body[-1].fields):
+        if name == field:
+            seen = True
+        elif not safe(expr):
+            (after if seen else before).append(fn)
+    return tuple(before), tuple(after)

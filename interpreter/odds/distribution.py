@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
 
+from interpreter.errors import EvaluationError
 from interpreter.odds.bounds import too_many_outcomes
 from interpreter.odds.order import ORDERINGS, compared, moved
 from interpreter.odds.polynomials import TooComplex
@@ -27,6 +28,8 @@ LIFTS: ContextVar = ContextVar("lifts", default=None)
 
 #: no probability (the omitted mass of most distributions)
 NOTHING = Fraction(0)
+#: what a lift remembers when the operation fails for some of its values
+FAILS = object()
 
 #: bit-products (the bits of one number times the other's) the gcds of Dist.reduced may
 #: take: some 5 ms (two numbers of 60,000 bits)
@@ -107,12 +110,23 @@ class Dist(Unknown):
             except TypeError:  # an unhashable operand: compute, do not remember
                 found, key = None, None
             if found is not None:
+                if found[0] is FAILS:
+                    return function(*memory.settle(values))
                 return found[0]
         cap = None
         if memory is not None:
             # charged before: the work is bounded, not just counted
             cap = memory.work(values, function)
-        result = _apply(function, values, cap)
+        try:
+            result = _apply(function, values, cap)
+        except EvaluationError:
+            if memory is None:
+                raise
+            # some values make it fail (`6 / (n - 1)` where n may be 1): a world per value
+            # (the explorer's branch), in which it fails as a real run would, or not
+            if key is not None:
+                memory[key] = (FAILS, values)
+            return function(*memory.settle(values))
         if key is not None:
             memory[key] = (result, values)  # the operands are kept, so their ids stay theirs
         return result

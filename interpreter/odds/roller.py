@@ -54,6 +54,12 @@ class LiftMemory(dict):
         super().__init__()
         self.roller = roller
 
+    def settle(self, values: tuple) -> tuple:
+        """The values of the world being explored, each distribution pinned (a branch
+        on it, the first time: interpreter.odds.explore)."""
+        resolve = self.roller.resolve
+        return tuple(resolve(v) if type(v) is Dist else v for v in values)
+
     def poll(self) -> None:
         """A look at the deadline (interpreter.odds.bounds), from a loop over outcomes."""
         self.roller.deadline.check()
