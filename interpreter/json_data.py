@@ -206,9 +206,12 @@ def _odds_body(odds, w: Writer, base: str, out: dict) -> dict:
             "min": w.value(low, f"{base}/range/min"),
             "max": w.value(high, f"{base}/range/max"),
         }
-    mean = odds.mean
-    out["mean"] = w.value(Fraction(mean), f"{base}/mean") if mean is not None else None
-    out["stdev"] = odds.stdev
+    spread = odds.spread() if numeric else None
+    out["mean"] = out["stdev"] = None
+    if spread is not None:  # the mean's exact fraction where the answer's are written
+        mean = odds.mean if exact is not None and exact.left > 0 else spread[0]
+        out["mean"] = w.value(mean, f"{base}/mean")
+        out["stdev"] = spread[1]
     out["omitted_mass"] = w.value(Fraction(odds.omitted), f"{base}/omitted_mass")
     out["trials"] = odds.trials
     out["note"] = w.text(odds.note)  # why it was sampled (a limit), and if it stopped short

@@ -63,3 +63,54 @@ def test_the_time_limit_is_kept(expression):
     assert "Traceback" not in err
     assert code in (0, 4), err  # an answer, or the error that no trial finished in time
     assert spent <= TIMEOUT * 1.1 + start + MARGIN, (spent, start, out[:300], err[-300:])
+
+
+HEAVY = """sheet {
+  attribute A in 1..10 default 3
+}
+action wide() {
+  let a = 10d10x
+  let b = 10d10x
+  let c = 10d10x
+  let d = 8d12x
+  let f = 200d6
+  result { a: a, b: b, c: c, d: d, f: f, g: a + b, h: c * d, j: a * f }
+}
+action loop(n: int = 40) {
+  let acc = 0
+  repeat n times {
+    let r = 3d6
+    if r > 10 {
+      set acc to acc + r
+    } else {
+      set acc to acc - d6
+    }
+  }
+  result { acc: acc }
+}
+action pairs() {
+  let a = 200d6
+  let b = 200d6
+  result { c: a * b, d: a - b }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["wide"],  # the whole result, field by field, each sampled in its share
+        ["loop"],
+        ["pairs", "--field", "c"],
+        ["loop", "--compare", "n=41"],  # two answers share the time
+        ["wide", "--json"],
+    ],
+)
+def test_the_time_limit_of_an_action_is_kept(tmp_path, args):
+    book = tmp_path / "heavy.rules"
+    book.write_text(HEAVY, encoding="utf-8")
+    start, code, _, _ = cpu_seconds("odds", "3d6", "--timeout", str(TIMEOUT))
+    assert code == 0
+    spent, code, out, err = cpu_seconds("odds", str(book), *args, "--timeout", str(TIMEOUT))
+    assert code == 0, err
+    assert spent <= TIMEOUT * 1.1 + start + MARGIN, (spent, start, out[:300], err[-300:])

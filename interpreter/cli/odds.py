@@ -55,11 +55,13 @@ def cmd_odds(args) -> int:
     sheet = options.sheet_for(args, book, engine, args.action)
     params = options.params_of(args.set)
     params.update(options.targets_of(args, book, engine, args.action))
+    seconds = args.timeout or engine.limits.odds_seconds
     extra = {
         "trials": args.trials or TRIALS,
         "progress": progress_bar(language=options.language(args, book)),
         "budget": budget,
-        "seconds": args.timeout,
+        # the time allowed in all: two answers compared share it
+        "seconds": seconds / 2 if args.compare else seconds,
         "choices": answers_of(args.choose),
         "best": args.best,
     }

@@ -102,11 +102,8 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
     if listed.left_out:
         lines.append("  " + listed_text(odds, listed, language))
     if numeric:
-        spread = tr(
-            "mean {mean:.4f}, standard deviation {stdev:.4f}",
-            mean=float(odds.mean),
-            stdev=odds.stdev,
-        )
+        mean, stdev = odds.spread()
+        spread = tr("mean {mean:.4f}, standard deviation {stdev:.4f}", mean=mean, stdev=stdev)
         lines.append("  " + spread.render(language))
     if odds.goal is not None:
         best = tr("choosing the best for {goal}:", goal=goal_text(odds.goal))
@@ -227,12 +224,10 @@ def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) ->
     if listed.above[0]:
         rest = [o for o in both.outcomes[first:] if o not in shown]
         lines.append(skipped(ABOVE, listed.above[0], rest))
-    if a.mean is not None and b.mean is not None:
+    if a.numeric() and b.numeric():
+        mean_a, mean_b = a.spread()[0], b.spread()[0]
         change = tr(
-            "mean {a:.4f} → {b:.4f} ({change:+.4f})",
-            a=float(a.mean),
-            b=float(b.mean),
-            change=float(b.mean - a.mean),
+            "mean {a:.4f} → {b:.4f} ({change:+.4f})", a=mean_a, b=mean_b, change=mean_b - mean_a
         )
         lines.append("  " + change.render(language))
     return "\n".join(lines)

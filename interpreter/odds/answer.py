@@ -164,6 +164,19 @@ class Odds:
         mass, first, second = moments
         return Fraction(mass * second - first * first) / (mass * mass)
 
+    def spread(self) -> tuple | None:
+        """(mean, standard deviation) as floats, for showing: each a division of whole
+        numbers (no Fraction of numbers of a million digits reduced); None unless
+        numeric."""
+        moments = self._moments()
+        if moments is None:
+            return None
+        mass, first, second = moments
+        if any(type(v) is not int for v in moments):  # outcomes that are fractions
+            return float(self.mean), self.stdev
+        variance = (mass * second - first * first) / (mass * mass)
+        return first / mass, math.sqrt(max(variance, 0.0))
+
     @property
     def stdev(self) -> float | None:
         """The standard deviation: the square root of `variance`, so a float."""

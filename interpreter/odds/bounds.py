@@ -61,6 +61,11 @@ class Deadline:
             return False
         return True
 
+    @property
+    def shown(self) -> float:
+        """The seconds as a message says them: three digits (0.205, not 0.20505652)."""
+        return float(f"{self.seconds:.3g}")
+
     def left(self) -> float:
         """Seconds of computing left (0 once passed)."""
         return max(0.0, self.at - clock())
@@ -78,7 +83,7 @@ class Deadline:
 
     def too_long(self) -> TooComplex:
         return TooComplex(
-            tr("the exact computation would take more than {seconds} s", seconds=self.seconds)
+            tr("the exact computation would take more than {seconds} s", seconds=self.shown)
         )
 
 

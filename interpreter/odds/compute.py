@@ -18,7 +18,7 @@ from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
 from interpreter.odds.bounds import Deadline, certain_limit, checked
 from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
-from interpreter.odds.distribution import LIFTS, Dist, mixture
+from interpreter.odds.distribution import LIFTS, Dist, weighed
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.marginals import JointTooLarge, whole_or_by_field
 from interpreter.odds.plain import plain_distribution
@@ -26,7 +26,7 @@ from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled, sampled_fields
 from interpreter.odds.settled import settled_body
-from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
+from interpreter.odds.weights import ONE, Mass, times
 from interpreter.odds.worlds import STOPS, Failure, Liveness, stopped
 from interpreter.runtime import Context, State, Unknown, known
 from interpreter.values import Record
@@ -104,12 +104,12 @@ def by_worlds(value, epsilon, budget, limits, deadline) -> Dist:
     try:
         for world, result in explorer.explore(World({}, State({}), ONE), value):
             dist = result if type(result) is Dist else Dist.point(result)
-            parts.append((fraction(world.weight), dist))
+            parts.append((world.weight, dist))  # (as whole numbers: no gcd of them yet)
+        if len(parts) == 1 and parts[0][0][0] == parts[0][0][1]:  # no branch: the value's
+            return parts[0][1]  # own distribution
+        return weighed(parts)
     finally:
         LIFTS.reset(token)
-    if len(parts) == 1 and parts[0][0] == 1:  # no branch: the value's own distribution
-        return parts[0][1]
-    return mixture(parts)
 
 
 def action_odds(
@@ -215,8 +215,9 @@ def _explore_action(
         if type(outcome) is Dist:  # a distribution still: each of its values, weighted
             for value, w in outcome.weights.items():
                 add(value, times(weight, w, outcome.total))
-            if outcome.omitted:
-                explorer.lost.add(times_fraction(weight, outcome.omitted))
+            missing = outcome.missing()
+            if missing:
+                explorer.lost.add(times(weight, missing, outcome.total))
             return
         found = outcomes.get(outcome)
         if found is None:

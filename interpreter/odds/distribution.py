@@ -19,6 +19,7 @@ from interpreter.errors import EvaluationError
 from interpreter.odds.bounds import too_many_outcomes
 from interpreter.odds.order import ORDERINGS, compared, moved
 from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.weights import at_most, least_common
 from interpreter.runtime import Unknown
 from interpreter.values import Record
 
@@ -78,13 +79,18 @@ class Dist(Unknown):
 
     @property
     def omitted(self) -> Fraction:
-        """Probability left out by cutting open-ended rolls short."""
+        """Probability left out by cutting open-ended rolls short (weights.at_most: exact,
+        or a hair above it where its fraction would take seconds to reduce)."""
         found = self._omitted
         if found is None:
-            kept = sum(self.weights.values())
-            found = NOTHING if kept == self.total else 1 - Fraction(kept, self.total)
+            missing = self.missing()
+            found = NOTHING if not missing else at_most(missing, self.total)
             self._omitted = found
         return found
+
+    def missing(self) -> int:
+        """The weight left out (over `total`), a whole number: what omitted reduces."""
+        return self.total - sum(self.weights.values())
 
     def __len__(self) -> int:
         return len(self.weights)
@@ -196,19 +202,22 @@ class Dist(Unknown):
 
 def mixture(parts) -> Dist:
     """Σ p_i · D_i for (probability as a Fraction, Dist) pairs."""
+    return weighed([((p.numerator, p.denominator), dist) for p, dist in parts])
+
+
+def weighed(parts) -> Dist:
+    """Σ p_i · D_i for (probability as a weight (numerator, denominator), Dist) pairs:
+    over a common denominator (the least, where finding it is cheap)."""
     denominator = 1
-    for probability, dist in parts:
-        denominator = (
-            denominator
-            * probability.denominator
-            * dist.total
-            // gcd(denominator, probability.denominator * dist.total)
-        )
+    for (_, d), dist in parts:
+        below = d * dist.total
+        if denominator % below:
+            denominator = least_common(denominator, below)
     weights: dict = {}
     poll = polling()
-    for probability, dist in parts:
+    for (n, d), dist in parts:
         poll()
-        scale = probability.numerator * (denominator // (probability.denominator * dist.total))
+        scale = n * (denominator // (d * dist.total))
         for outcome, weight in dist.weights.items():
             weights[outcome] = weights.get(outcome, 0) + weight * scale
     return Dist(weights, denominator).reduced()

@@ -20,7 +20,7 @@ from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.records import direct_call
 from interpreter.odds.roller import Branch
-from interpreter.odds.weights import TIDY_BITS, Mass, below, times, times_fraction
+from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
 from interpreter.odds.worlds import (
     STOPS,
     Bound,
@@ -111,7 +111,7 @@ class Explorer(Passes):
 
     @property
     def omitted(self) -> Fraction:
-        return self.lost.value()
+        return at_most(*self.lost.weight())
 
     def explore(self, world: World, run) -> list:
         """Run `run(ctx)` in `world` once per combination of the values it needs.
@@ -178,16 +178,21 @@ class Explorer(Passes):
         binds, a world per value at once), each with its probability."""
         dist = branch.dist
         prune = self.prune
-        missing = dist.omitted  # of the distribution's mass: where the run stops, and lost
-        for error, probability in branch.stops:
-            missing -= probability
-            p = times_fraction(weight, probability)
-            if below(p, prune):
-                self.lost.add(p)
-            else:
-                out.append((World(world.env, world.state, p), stopped(error)))
-        if missing:
-            self.lost.add(times_fraction(weight, missing))
+        if branch.stops:  # of the distribution's mass: where the run stops, and lost
+            missing = dist.omitted
+            for error, probability in branch.stops:
+                missing -= probability
+                p = times_fraction(weight, probability)
+                if below(p, prune):
+                    self.lost.add(p)
+                else:
+                    out.append((World(world.env, world.state, p), stopped(error)))
+            if missing:
+                self.lost.add(times_fraction(weight, missing))
+        else:  # lost: as whole numbers (dist.omitted would reduce a Fraction of them)
+            missing = dist.missing()
+            if missing:
+                self.lost.add(times(weight, missing, dist.total))
         if not dist.weights or not weight[0]:
             return
         if branch.bound is not None:  # the value of a `let`, the last thing it needed

@@ -14,7 +14,8 @@ their probability. The whole distribution stays in the Python API (`Odds.probabi
 from __future__ import annotations
 
 from fractions import Fraction
-from math import gcd
+
+from interpreter.odds.weights import least_common
 
 #: outcomes an answer lists at most (its text table, its JSON); past it, the window of
 #: that many outcomes side by side that holds the most probability, and a count of the rest
@@ -75,7 +76,7 @@ def table_of(given, sort) -> Table:
     common = 1
     for denominator in {d for _, d in pairs.values()}:
         if common % denominator:
-            common = common * denominator // gcd(common, denominator)
+            common = least_common(common, denominator)
     outcomes = sort(list(pairs))
     numerators = []
     for outcome in outcomes:
@@ -87,7 +88,7 @@ def table_of(given, sort) -> Table:
 def side_by_side(a: Table, b: Table, sort) -> Table:
     """Two answers' outcomes in one table (`--compare`), each weighed by its probability
     in either: their sum, over one denominator."""
-    common = a.total * b.total // gcd(a.total, b.total)
+    common = least_common(a.total, b.total)
     scale_a, scale_b = common // a.total, common // b.total
     weights: dict = {}
     for table, scale in ((a, scale_a), (b, scale_b)):

@@ -159,7 +159,7 @@ def sampled(subject, field, counts, done: int, wanted: int, deadline, reason, or
         raise LimitExceeded(
             tr(
                 "not one trial finished within the time limit of {seconds} s (limit odds_seconds)",
-                seconds=deadline.seconds,
+                seconds=deadline.shown,
             ),
             None,
             tr("give it more time with --timeout SECONDS"),
@@ -169,7 +169,7 @@ def sampled(subject, field, counts, done: int, wanted: int, deadline, reason, or
         note = tr(
             "sampled: {why}; stopped at the time limit ({seconds} s) after {done} trials",
             why=why,
-            seconds=deadline.seconds,
+            seconds=deadline.shown,
             done=done,
         )
     else:
