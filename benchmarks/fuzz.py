@@ -1,7 +1,10 @@
 """The long fuzzing run: many generated expressions, rulebooks and mutated sheets, counted.
 
     python benchmarks/fuzz.py                 # 2000 cases of each kind
-    python benchmarks/fuzz.py 20000 --odds    # more, computing odds too (slower)
+    python benchmarks/fuzz.py 20000 --odds    # more, computing odds too (slower), and
+                                              # a quarter as many generated actions whose
+                                              # fields' odds are held against the whole's
+                                              # and brute force (tests/fuzz_odds_cases.py)
 
 Prints how each kind of case ended: "ok", or the project's error it raised (by class);
 any other exception is a bug: it is counted as such and its case printed. The cases are
@@ -28,6 +31,7 @@ from fuzz_cases import (
     try_rulebook,
     try_sheet,
 )
+from fuzz_odds_cases import actions, check_action
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -68,6 +72,23 @@ def run(label: str, strategy, attempt, count: int) -> int:
     return len(bugs)
 
 
+class WrongAnswer(Exception):
+    """The odds of a generated action disagree: a field with the whole, or the whole with
+    brute force (counted as a bug, with its case)."""
+
+
+def wrong_answers(check):
+    """check(case), a wrong answer (AssertionError) raised as a WrongAnswer."""
+
+    def attempt(case):
+        try:
+            return check(case)
+        except AssertionError as error:
+            raise WrongAnswer(str(error)[:2000]) from None
+
+    return attempt
+
+
 def main(argv: list[str]) -> int:
     count = int(argv[0]) if argv and argv[0].isdigit() else 2000
     odds = "--odds" in argv
@@ -85,7 +106,9 @@ def main(argv: list[str]) -> int:
         count,
     )
     bugs += run("sheets", sheets(), lambda case: try_sheet(engine, *case), count)
-    print(f"{bugs} case(s) ended in an exception that is not the project's own")
+    if odds:  # each field's answer against the whole's, and brute force where it can
+        bugs += run("odds of actions", actions(), wrong_answers(check_action), count // 4)
+    print(f"{bugs} case(s) ended in an exception that is not the project's own, or a wrong answer")
     return 1 if bugs else 0
 
 

@@ -55,12 +55,14 @@ def expression_odds(
     sampled when counting would pass the budget or the time limit (`seconds`, by default
     `limits.odds_seconds`: the exact phase gets half of it, sampling the rest)."""
     limits = limits or DEFAULT_LIMITS
-    deadline = Deadline(checked(budget, trials, seconds or limits.odds_seconds))
+    seconds = checked(budget, trials, seconds or limits.odds_seconds)
+    deadline = Deadline(seconds)
     try:
         plain = plain_distribution(text, epsilon, limits, deadline.part(0.5))  # `3d6`
         if plain is not None:
             return Odds({"expression": text}, None, plain, True, plain.omitted)
         _node, value = compile_expression(text)
+        deadline = Deadline(seconds)  # from here: reading the text is the front end's
         return _exact_expression(text, value, epsilon, budget, limits, deadline.part(0.5))
     except RecursionError:
         raise LimitExceeded(TOO_DEEP) from None

@@ -9,7 +9,7 @@ from fractions import Fraction
 from dsl.messages import tr
 from dsl.nodes import path_cut
 from interpreter.dice import Die, check_term, roll_pool
-from interpreter.errors import ChainTooLong
+from interpreter.errors import ChainTooLong, EvaluationError
 from interpreter.odds.bounds import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
 from interpreter.odds.cuts import flat, project
@@ -386,8 +386,8 @@ class OddsRoller(PoolQuestions):
             dist = Dist(cut_down, totals.total)
             cut_already(dist, names)
             return dist
-        except Branch:
-            return None
+        except (Branch, EvaluationError):  # a field failing on some totals: the caller
+            return None  # branches on the total, and fails where a real run would
         finally:
             self.pins, self.cursor = saved
 
@@ -409,7 +409,7 @@ class OddsRoller(PoolQuestions):
             if type(ours) is Contest or type(theirs) is Contest:
                 return None
             return contest(opposed, ctx, ours, theirs, self, _settled, negligible)
-        except Branch:
+        except (Branch, EvaluationError):  # (a field failing on some rolls: see _records)
             return None
         finally:
             self.pins, self.cursor = saved
