@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from starlette.testclient import TestClient
+from web_client import page_client
 
 from interpreter.cli.main import main
 from interpreter.web import create_app
@@ -31,7 +31,7 @@ def folder(tmp_path):
 
 @pytest.fixture
 def client(folder):
-    with TestClient(create_app(folder), base_url=BASE) as client:
+    with page_client(create_app(folder), base_url=BASE) as client:
         yield client
 
 
@@ -205,7 +205,7 @@ def test_typed_dice_that_do_not_fit_are_refused(client):
 @given(seed=st.integers(0, 2**32))
 def test_typing_a_seeded_runs_dice_replays_it(seed):
     # The replay invariant: asked die by die, the faces of any seeded run lead to that run.
-    with TestClient(create_app(ROOT / "rulebooks"), base_url=BASE) as client:
+    with page_client(create_app(ROOT / "rulebooks"), base_url=BASE) as client:
         body = {
             "rulebook": "brujeria",
             "action": "asustarse",
@@ -247,7 +247,7 @@ def test_sampling_reports_its_trials(client):
 
 
 def test_odds_past_the_time_limit_stop_with_the_projects_error(folder):
-    with TestClient(create_app(folder, odds_seconds=0), base_url=BASE) as client:
+    with page_client(create_app(folder, odds_seconds=0), base_url=BASE) as client:
         body = {**USAR, "params": NUMINA, "field": "success"}
         answer = client.post("/api/odds", json=body)
         assert answer.status_code == 422 and answer.json()["error"]["code"] == "limit_exceeded"

@@ -244,11 +244,18 @@ def test_edit_a_rule_and_see_diagnostics_and_the_odds_it_gives(page, server):
     assert page.locator("#editor .cm-content span").count() > 50
 
 
+def posting(page, base: str) -> dict:
+    """The headers a request that posts carries: the CSRF token the page is served with."""
+    return {"x-csrf-token": page.request.get(f"{base}/api/session").json()["csrf_token"]}
+
+
 def choice_seed(page, server, body: dict) -> int:
     """A seed whose run stops at a choice of several options (asked in the page)."""
     base, _ = server
+    headers = posting(page, base)
     for seed in range(200):
-        answer = page.request.post(f"{base}/api/run", data={**body, "seed": seed, "answers": []})
+        data = {**body, "seed": seed, "answers": []}
+        answer = page.request.post(f"{base}/api/run", data=data, headers=headers)
         if answer.json().get("need", {}).get("kind") == "choice":
             return seed
     raise AssertionError("no seed of 200 asks the choice")
@@ -408,6 +415,10 @@ def test_checks_opposed_checks_and_rolls_are_offered_run_and_counted(page, serve
     page.fill("#odds-field", "")
     page.click("#odds-button")
     base, _ = server
-    odds = page.request.post(f"{base}/api/odds", data={"rulebook": "brujeria", "action": "abierta"})
+    odds = page.request.post(
+        f"{base}/api/odds",
+        data={"rulebook": "brujeria", "action": "abierta"},
+        headers=posting(page, base),
+    )
     mean = odds.json()["mean"]  # the open d10: 5.38 (a 10 rolls again, a 1 takes away)
     expect(page.locator("#odds-summary")).to_contain_text(f"exacto, media {mean:.3f}")

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.routing import Route
-from starlette.testclient import TestClient
+from web_client import page_client
 
 from interpreter.web import create_app
 from interpreter.web.api import MAX_TEXT
@@ -30,7 +30,7 @@ def folder(tmp_path):
 
 @pytest.fixture
 def client(folder):
-    with TestClient(create_app(folder), base_url=BASE) as client:
+    with page_client(create_app(folder), base_url=BASE) as client:
         yield client
 
 
@@ -108,9 +108,9 @@ def test_saves_write_only_in_the_folder(client, folder):
 
 
 def test_large_bodies_and_texts_are_refused(folder):
-    with TestClient(create_app(folder, max_body=10_000), base_url=BASE) as small:
+    with page_client(create_app(folder, max_body=10_000), base_url=BASE) as small:
         error_of(small.post("/api/check", json={"text": "#" * 20_000}), 413)
-    with TestClient(create_app(folder), base_url=BASE) as client:
+    with page_client(create_app(folder), base_url=BASE) as client:
         error_of(client.post("/api/check", json={"text": "#" * (MAX_TEXT + 1)}), 413)
 
 
@@ -148,11 +148,6 @@ def test_a_foreign_host_name_is_refused(client):
     # DNS rebinding: a page whose name now points at 127.0.0.1 sends its own Host.
     error_of(client.get("/api/rulebooks", headers={"host": "evil.example:8000"}), 400)
     assert client.get("/api/rulebooks", headers={"host": "localhost:8000"}).status_code == 200
-
-
-def test_a_server_opened_on_purpose_takes_any_host(folder):
-    with TestClient(create_app(folder, host="0.0.0.0"), base_url="http://192.0.2.7:8000") as c:
-        assert c.get("/api/language").status_code == 200
 
 
 def test_every_answer_has_a_strict_content_security_policy(client):
@@ -226,7 +221,7 @@ _NAMES = st.sampled_from(
     st.dictionaries(_FIELDS, _JSON | _NAMES, max_size=6), st.sampled_from(["run", "odds", "check"])
 )
 def test_any_body_gets_an_answer_never_a_traceback(body, endpoint):
-    with TestClient(
+    with page_client(
         create_app(ROOT / "tests/data"), base_url=BASE, raise_server_exceptions=False
     ) as c:
         answer = c.post(f"/api/{endpoint}", json=body)

@@ -170,8 +170,9 @@ _NEED = {
 
 def _errors(*codes: int) -> dict:
     words = {
-        400: "a bad request or parameter",
-        403: "a cross-site request",
+        400: "a bad request or parameter, or a Host this server does not answer to",
+        401: "no token, or not the server's (a server bound beyond loopback asks for one)",
+        403: "a cross-site request, or one without the CSRF token (`X-CSRF-Token`)",
         404: "no rulebook or character of that name",
         409: "a save or undo refused by the files' state (changed since, busy, a later run)",
         413: "a body or text too large",
@@ -201,7 +202,7 @@ def _post(summary: str, schema: dict, answer: str, answers: dict | None = None) 
             "requestBody": {"required": True, "content": _json(schema)},
             "responses": {
                 **_answer(answer, answers),
-                **_errors(400, 403, 404, 409, 413, 415, 422),
+                **_errors(400, 401, 403, 404, 409, 413, 415, 422),
             },
         }
     }
@@ -229,9 +230,22 @@ def document() -> dict:
             "title": "rulebook",
             "version": package_version,
             "description": "Tabletop rules run, counted and checked: the same JSON as the "
-            "command line's `--json`. Requests that post anything must be JSON.",
+            "command line's `--json`. Requests that post anything must be JSON and carry the "
+            "CSRF token (`X-CSRF-Token`, from GET /api/session). A server bound beyond "
+            "loopback asks every request for its token: `Authorization: Bearer TOKEN`.",
         },
+        "security": [{}, {"token": []}],
         "paths": {
+            "/api/session": {
+                "get": {
+                    "summary": "the CSRF token every request that posts must carry, and "
+                    "whether the server asks for its token",
+                    "responses": {
+                        **_answer("`{csrf_token, token_required}`"),
+                        **_errors(401),
+                    },
+                }
+            },
             "/api/rulebooks": {
                 "get": {
                     "summary": "the rulebooks offered: shipped and the server's folder",
@@ -354,5 +368,14 @@ def document() -> dict:
                 }
             },
         },
-        "components": {"schemas": {s["$id"].rsplit(":", 1)[1]: s for s in schemas().values()}},
+        "components": {
+            "schemas": {s["$id"].rsplit(":", 1)[1]: s for s in schemas().values()},
+            "securitySchemes": {
+                "token": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "the token `rulebook serve` printed (or was given)",
+                }
+            },
+        },
     }
