@@ -166,6 +166,8 @@ class Api:
         character = field(body, "character", str)
         if save and character is None:
             raise RequestError(tr("saving needs a character: the sheet to write back"))
+        if save:
+            saving.refuse_unsaved(body)
         dice = self._dice(body)
         engine = self.workers.bounded(Engine.of(self._book(body)))
         language = self._language(body, engine.rulebook)

@@ -16,6 +16,7 @@ from interpreter.errors import ParameterError, SheetChanged
 from interpreter.journal import JOURNAL_NAME, Journal, NoJournal, holding, save_run, undo
 from interpreter.journal import undone_by as undone_by_of
 from interpreter.json_data import log_data, run_data
+from interpreter.web.errors import RequestError
 
 
 class Subject(NamedTuple):
@@ -65,6 +66,28 @@ def save(library, engine, subject: Subject, dice, chooser, expect, answered=None
     if changed:
         saved["others"] = {role: str(saves_to[role]) for role in changed}
     return outcome, saved
+
+
+def refuse_unsaved(body: dict) -> None:
+    """A run is saved only with rules and sheets the folder holds: never a rulebook's text
+    given in the request (an edit not saved: the journal would name rules nobody can
+    open) nor a sheet given as data (it is not the character's file)."""
+    if body.get("text") is not None:
+        raise RequestError(
+            tr(
+                "a run of rules given as text (an edit not saved) is not saved into a "
+                "character: save the rulebook first, then run it by its name"
+            ),
+            tr(
+                "the editor's Save writes the rulebook into the folder (PUT "
+                "/api/rulebooks/NAME); then run with rulebook: NAME and save"
+            ),
+        )
+    if body.get("sheet") is not None:
+        raise RequestError(
+            tr("a sheet given as data (sheet) is not saved: name the character instead"),
+            tr("character: NAME, a character of the folder (GET /api/characters)"),
+        )
 
 
 def history(library, character: str, limit: int = 50) -> list[dict]:
