@@ -422,3 +422,53 @@ def test_checks_opposed_checks_and_rolls_are_offered_run_and_counted(page, serve
     )
     mean = odds.json()["mean"]  # the open d10: 5.38 (a 10 rolls again, a 1 takes away)
     expect(page.locator("#odds-summary")).to_contain_text(f"exacto, media {mean:.3f}")
+
+
+def test_a_rulebook_saved_over_meanwhile_is_not_lost_and_a_save_is_undone(page, server):
+    base, folder = server
+    house = 'rulebook "Casa del test" extends brujeria {\n}\n'
+    (folder / "casa_test.rules").write_text(house, encoding="utf-8")
+    open_page(page, server, "casa_test", "brujeria_investigadora")
+    expect(page.locator("#editor-file")).to_contain_text("casa_test.rules")
+    expect(page.locator("#editor-name")).to_have_value("casa_test")
+    # someone else saves the rulebook while it is open in the page
+    headers = posting(page, base)
+    version = page.request.get(f"{base}/api/rulebooks/casa_test/source").json()["version"]
+    theirs = house + "# their edit\n"
+    answer = page.request.put(
+        f"{base}/api/rulebooks/casa_test",
+        data={"text": theirs},
+        headers={**headers, "if-match": version},
+    )
+    assert answer.status == 200
+    editor = page.locator("#editor .cm-content")
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("# my edit\n")
+    page.click("#editor-save")
+    # (the page speaks the house rule's language: Brujería's Spanish)
+    expect(page.locator("#error")).to_contain_text(
+        "casa_test.rules lo cambió otra persona desde que lo abriste: no se guardó nada"
+    )
+    assert (folder / "casa_test.rules").read_text(encoding="utf-8") == theirs
+    # opened again, the edit is made on their text, saved, journaled, and undone
+    page.select_option("#rulebook", "brujeria")
+    page.select_option("#rulebook", "casa_test")
+    expect(page.locator("#editor .cm-content")).to_contain_text("# their edit")
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("# my edit\n")
+    page.click("#editor-save")
+    expect(page.locator("#editor-saved")).to_contain_text(
+        re.compile(r"^guardado casa_test\.rules \(entrada \d+ del diario\)")
+    )
+    assert (folder / "casa_test.rules").read_text(encoding="utf-8") == theirs + "# my edit\n"
+    page.click("#editor-saved button.undo")
+    expect(page.locator("#status")).to_contain_text("deshecho el guardado de casa_test.rules")
+    assert (folder / "casa_test.rules").read_text(encoding="utf-8") == theirs
+    # a new name that is another rulebook of the folder: refused, nothing written
+    page.fill("#editor-name", "fate")
+    before = (folder / "fate.rules").read_text(encoding="utf-8")
+    page.click("#editor-save")
+    expect(page.locator("#error")).to_contain_text("fate.rules ya está en tu carpeta")
+    assert (folder / "fate.rules").read_text(encoding="utf-8") == before

@@ -21,7 +21,6 @@ import dsl
 from dsl.errors import RulebookError, did_you_mean
 from dsl.load import language_written_in, read
 from dsl.messages import tr
-from interpreter import files
 from interpreter.errors import ParameterError
 from interpreter.sheet import NOT_A_SHEET, rulebook_named_in
 
@@ -38,6 +37,23 @@ class NotFound(ParameterError):
     """A rulebook or character name the server does not offer (HTTP 404)."""
 
     code = "not_found"
+
+
+class VersionRequired(ParameterError):
+    """A rulebook file saved over without naming the version it replaces (HTTP 428)."""
+
+    code = "version_required"
+
+
+class VersionMismatch(ParameterError):
+    """A rulebook file saved over that is not the version named any more (HTTP 412)."""
+
+    code = "version_mismatch"
+
+
+def version_of(text: str) -> str:
+    """A rulebook file's version, as its ETag: the hash of its text, quoted."""
+    return '"' + hashlib.sha256(text.encode("utf-8")).hexdigest() + '"'
 
 
 class Library:
@@ -110,8 +126,9 @@ class Library:
                 return name
         return None
 
-    def save_rulebook(self, name: str, text: str) -> Path:
-        """Write a rulebook into the folder as NAME.rules, if it loads; never a shipped one."""
+    def rulebook_target(self, name: str, text: str) -> Path:
+        """Where a rulebook saved as NAME is written (FOLDER/NAME.rules), once its text
+        loads; never a shipped rulebook, never through a link."""
         _check_name(name)
         if name in dsl.shipped_rulebooks():
             raise ParameterError(
@@ -120,8 +137,16 @@ class Library:
                 tr("save it under another name; a house rule starts `extends {name}`", name=name),
             )
         target = self.folder / f"{name}.rules"
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            raise ParameterError(
+                tr(
+                    "{file} in the folder is a link or not a file: it is not written",
+                    file=target.name,
+                ),
+                None,
+                tr("save under another name"),
+            )
         self.rulebook_text(text, str(target))  # raises with every diagnostic if it is bad
-        files.write_atomic(target, text)
         return target
 
     # ─── characters ─────────────────────────────────────────────────────────

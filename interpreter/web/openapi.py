@@ -175,10 +175,12 @@ def _errors(*codes: int) -> dict:
         403: "a cross-site request, or one without the CSRF token (`X-CSRF-Token`)",
         404: "no rulebook or character of that name",
         409: "a save or undo refused by the files' state (changed since, busy, a later run)",
+        412: "a rulebook saved over that changed since the version named (If-Match)",
         413: "a body or text too large",
         415: "a body that is not JSON",
         422: "a rulebook, sheet or expression that is not valid, or an evaluation that "
         "could not finish (a limit, a failed `require`, a short resource, the time limit)",
+        428: "a rulebook saved over without naming the version it replaces (If-Match)",
     }
     return {str(code): {"description": words[code], "content": _json(_ERROR)} for code in codes}
 
@@ -262,8 +264,19 @@ def document() -> dict:
                     },
                 },
                 "put": {
-                    "summary": "save a rulebook's text in the server's folder (if it checks)",
-                    "parameters": [_name_parameter("the rulebook")],
+                    "summary": "save a rulebook's text in the server's folder (if it checks), "
+                    "journaled: undone with POST /api/undo",
+                    "parameters": [
+                        _name_parameter("the rulebook"),
+                        {
+                            "name": "If-Match",
+                            "in": "header",
+                            "schema": {"type": "string"},
+                            "description": "the version replaced: the ETag of GET "
+                            "/api/rulebooks/{name}/source; needed over a file that exists "
+                            "(428 without it, 412 if the file changed since)",
+                        },
+                    ],
                     "requestBody": {
                         "required": True,
                         "content": _json(
@@ -275,14 +288,26 @@ def document() -> dict:
                             }
                         ),
                     },
-                    "responses": {**_answer("`{saved, file}`"), **_errors(400, 403, 413, 422)},
+                    "responses": {
+                        **_answer(
+                            "`{saved, file, entry, version}`: the journal's entry, "
+                            "the new version (also the answer's ETag)"
+                        ),
+                        **_errors(400, 401, 403, 412, 413, 422, 428),
+                    },
                 },
             },
             "/api/rulebooks/{name}/source": {
                 "get": {
                     "summary": "a rulebook's text",
                     "parameters": [_name_parameter("the rulebook")],
-                    "responses": {**_answer("`{name, source, path, text}`"), **_errors(404)},
+                    "responses": {
+                        **_answer(
+                            "`{name, source, path, text, version}`: `version` is also "
+                            "the answer's ETag, what a save over it names (If-Match)"
+                        ),
+                        **_errors(404),
+                    },
                 }
             },
             "/api/characters": {
@@ -313,7 +338,8 @@ def document() -> dict:
                 }
             },
             "/api/undo": _post(
-                "undo a saved run (`rulebook undo N`): its sheets as they were before it",
+                "undo a saved run (`rulebook undo N`): its sheets as they were before it; or "
+                "a rulebook's save: its text before",
                 {
                     "type": "object",
                     "additionalProperties": False,
