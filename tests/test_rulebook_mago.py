@@ -1062,8 +1062,7 @@ CLI_RUNS = {
     "efecto": (
         "mago_ignacio",
         [
-            "esfera_mayor=Fuerzas",
-            "esferas=Cardinal",
+            "esferas=Fuerzas,Cardinal",
             "vulgar=yes",
             "circunstancias=distracción,cerca de un nodo",
             "quintaesencia=1",
