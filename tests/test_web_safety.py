@@ -240,7 +240,9 @@ def test_openapi_describes_every_route_of_the_api(client):
     described = {
         (path, method.upper()) for path, item in document["paths"].items() for method in item
     }
-    app = client.app.app  # inside the guard
+    app = client.app
+    while not hasattr(app, "routes"):  # inside the guard and the other middleware
+        app = app.app
     served = {
         (route.path, method)
         for route in app.routes

@@ -22,6 +22,7 @@ from interpreter.web.errors import RequestError, ServerFailed, error_json, statu
 from interpreter.web.guard import MAX_BODY, Guard
 from interpreter.web.library import Library
 from interpreter.web.openapi import document
+from interpreter.web.paths import PublicPaths
 from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS, Workers
 
 STATIC = Path(__file__).parent / "static"
@@ -100,7 +101,7 @@ def create_app(
     )
     app.state.library = library
     app.state.workers = workers
-    return Guard(app, access, max_body)
+    return Guard(PublicPaths(app, library.folder), access, max_body)
 
 
 async def openapi(request):
