@@ -418,3 +418,21 @@ def test_serve_refuses_a_weak_token_or_a_bad_name(folder, options, words):
     process = _serve(folder, "--port", str(_free_port("127.0.0.1")), *options)
     _out, err = process.communicate(timeout=120)
     assert process.returncode == 2 and words in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("origin", "status"),
+    [
+        ("http://127.0.0.1:8000", 200),
+        ("https://127.0.0.1:8000", 200),  # an HTTPS proxy in front, same name and port
+        ("http://127.0.0.1:8001", 403),  # another server of this machine
+        ("http://127.0.0.1:8000.evil.example", 403),
+        ("http://evil.example", 403),
+        ("null", 403),
+        ("file://127.0.0.1:8000", 403),
+    ],
+)
+def test_only_the_servers_own_origin_posts(folder, origin, status):
+    with page_client(create_app(folder)) as c:
+        answer = c.post("/api/run", json=RUN, headers={"origin": origin})
+        assert answer.status_code == status, answer.text

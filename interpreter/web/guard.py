@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import json
-from urllib.parse import parse_qsl, quote, urlencode
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from dsl.messages import tr
 from interpreter.web.access import CSRF_HEADER, Access
@@ -108,8 +108,7 @@ class Guard:
                 status=403,
             )
         origin = headers.get("origin")
-        scheme = scope.get("scheme", "http")
-        if origin is not None and origin != f"{scheme}://{host}":
+        if origin is not None and not _same_origin(origin, host):
             return Forbidden(
                 tr(
                     "a request from another origin ({origin}): this server only takes "
@@ -209,6 +208,16 @@ def _unauthorized() -> Unauthorized:
         ),
         status=401,
     )
+
+
+def _same_origin(origin: str, host: str) -> bool:
+    """Whether a request's Origin is this server as the request names it (its Host): the
+    same host and port, over HTTP or HTTPS (a proxy in front may speak HTTPS)."""
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and parts.netloc.lower() == host.strip().lower()
 
 
 def _headers(scope) -> dict[str, str]:
