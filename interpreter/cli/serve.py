@@ -17,6 +17,7 @@ from interpreter.web.access import (
     check_host_name,
     is_loopback,
     token_from_environment,
+    with_token,
 )
 
 
@@ -60,7 +61,7 @@ def cmd_serve(args) -> int:
         told = tr(
             "open this address (it carries the server's token: give it only to the people "
             "at your table):\n  {address}",
-            address=f"{address}?token={token}",
+            address=with_token(address, token),
         )
         print(told.render(language))
     elif token is not None:
@@ -83,8 +84,7 @@ def cmd_serve(args) -> int:
     print(tr("press Ctrl+C to stop").render(language))
     sys.stdout.flush()
     if not args.no_browser:
-        local = f"http://{_local(args.host)}:{args.port}/"
-        local += f"?token={token}" if token is not None else ""
+        local = with_token(f"http://{_local(args.host)}:{args.port}/", token)
         threading.Thread(target=_open_when_up, args=(server, local), daemon=True).start()
     server.run()
     return 0 if server.started else 1

@@ -24,6 +24,7 @@ import secrets
 import socket
 from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import urlencode
 
 import attrs
 
@@ -210,6 +211,11 @@ def _address(text: str):
         return ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
         return None
+
+
+def with_token(address: str, token: str | None) -> str:
+    """The address to open: with the token the page takes into its cookie (if any)."""
+    return address if token is None else f"{address}?{urlencode({'token': token})}"
 
 
 def token_from_environment() -> str | None:
