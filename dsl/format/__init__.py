@@ -15,6 +15,7 @@ from dsl.errors import RulebookError, Source
 from dsl.format.document import formatted
 from dsl.format.layout import WIDTH
 from dsl.format.same import same_tree
+from dsl.format.terms import tidy_terms
 from dsl.format.tokens import stream
 from dsl.load import MAX_WORDS, within_words
 from dsl.messages import tr
@@ -37,6 +38,7 @@ def format_text(text: str, name: str = "<rulebook>", *, max_words: int = MAX_WOR
     tree = parse_tree(text, source, "rulebook")
     before = Builder(source).build(tree)
     tokens, comments = stream(text, tree)
+    tidy_terms(tokens)
     out = formatted(text, tokens, comments, WIDTH)
     try:
         after = parse_rulebook_file(out, name)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
-
 from dsl.format.breaking import broken
-from dsl.format.layout import WIDTH, Line, State, indent_of, lay_out, lines_of, spacing
+from dsl.format.layout import WIDTH, State, indent_of, lay_out, lines_of
+from dsl.format.rows import find_runs
 from dsl.format.tokens import Comment, Tok
 
 #: the gap between code and a comment after it (the least, when comments are aligned)
@@ -15,7 +14,7 @@ COMMENT_GAP = 2
 def formatted(text: str, tokens: list[Tok], comments: list[Comment], width: int = WIDTH) -> str:
     """The text of a parsed rulebook in the canonical layout (docs/formatting.md)."""
     lines = lines_of(text, tokens, comments)
-    _align_entries(lines)
+    find_runs(lines)
     out: list[tuple[str, str | None]] = []  # (code, comment after it); ("", None) is blank
     waiting: list[Comment | None] = []  # comment lines and blank lines before the next code
     state = State()
@@ -24,6 +23,8 @@ def formatted(text: str, tokens: list[Tok], comments: list[Comment], width: int 
             waiting.append(line.comment)
             continue
         indent = indent_of(line.tokens, state)
+        if line.run is not None and not line.run.decided:
+            line.run.decide(indent, width)
         inner = state.stack[-1].inside() if line.tokens[0].kind in ")]}" else indent
         _flush(out, waiting, max(0, inner))
         code, _, after = lay_out(line.tokens, state, indent, line.pad, line.body)
@@ -74,55 +75,3 @@ def _align_comments(texts: list[str], out: list, run: list[int]) -> None:
     column = max(len(out[i][0].rstrip()) for i in run) + COMMENT_GAP
     for i in run:
         texts[i] = out[i][0].rstrip().ljust(column) + out[i][1]
-
-
-def _align_entries(lines: list[Line]) -> None:
-    """Align the columns of a table's rows written one a line: their values start in one
-    column, and so do their cells' `{` where they have one; in each run of such lines
-    of one table (a blank line ends a run)."""
-    stack = [0]
-    runs: dict[int, list[tuple[Line, int, int, int]]] = {}
-
-    def close(frame: int) -> None:
-        run = runs.pop(frame, [])
-        keys = max((key for _, key, _, _ in run), default=0)
-        values = max((value for _, _, value, brace in run if brace), default=0)
-        for line, key, value, brace in run:
-            line.pad = keys - key
-            if brace:
-                line.body = (brace, values - value)
-
-    for line in lines:
-        tokens = line.tokens
-        if not tokens:
-            if line.comment is None:
-                for frame in list(runs):
-                    close(frame)
-            continue
-        first = tokens[0]
-        if first.item:
-            if first.entry and len(tokens) > 2 and tokens[1].key_colon:
-                brace, value = _cell_body(tokens)
-                runs.setdefault(stack[-1], []).append((line, len(first.text), value, brace))
-            else:
-                close(stack[-1])
-        for token in tokens:
-            if token.kind in ("(", "{", "["):
-                stack.append(id(token))
-            elif token.kind in (")", "}", "]") and len(stack) > 1:
-                close(stack.pop())
-    for frame in list(runs):
-        close(frame)
-
-
-def _cell_body(tokens: list[Tok]) -> tuple[int, int]:
-    """(index of the `{` of a row's cell body on its line, or 0; the width of the value
-    before it)."""
-    for index in range(2, len(tokens)):
-        token = tokens[index]
-        if token.kind == "{" and token.owner is not None and token.owner.data == "cell_body":
-            value = tokens[2:index]
-            width = sum(len(t.text) for t in value)
-            width += sum(len(spacing(a, b)) for a, b in itertools.pairwise(value))
-            return (index, width) if index > 2 else (0, 0)
-    return 0, 0

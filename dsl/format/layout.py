@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import attrs
 
+from dsl.format.spacing import spacing
 from dsl.format.tokens import Comment, Tok
 
 #: columns a line may take before it is broken (where a break makes it fit)
@@ -19,7 +20,6 @@ CONTINUATION = 2
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = frozenset(_OPENERS.values())
-_NO_SPACE_BEFORE = frozenset((",", ":", ")", "]", "."))
 
 
 @attrs.frozen
@@ -60,8 +60,7 @@ class Line:
     comment: Comment | None
     pad: int = 0  # spaces after a table row's key, so that the values align
     body: tuple[int, int] = (0, 0)  # (index of the `{` of the row's cell, spaces before it)
-    code: str = ""  # the laid-out code, indentation included
-    keep_apart: bool = False  # (a piece of a broken line is never a comment's run)
+    run: object = None  # the table rows it is aligned with (dsl.format.rows.Run)
 
 
 def lines_of(text: str, tokens: list[Tok], comments: list[Comment]) -> list[Line]:
@@ -73,24 +72,6 @@ def lines_of(text: str, tokens: list[Tok], comments: list[Comment]) -> list[Line
     for comment in comments:
         lines[comment.line].comment = comment
     return lines
-
-
-def spacing(before: Tok | None, token: Tok) -> str:
-    """The space written between two tokens of a line: none or one (two between items
-    of a block written on one line, `{ gain 2 to Stress  set bonus to 1 }`)."""
-    if before is None:
-        return ""
-    if token.kind in _NO_SPACE_BEFORE or before.kind in ("(", "[", "."):
-        return ""
-    if before.role == "unary":
-        return " " if token.kind == "RANGE" else ""  # `- 2..5` is not the range `-2..5`
-    if token.kind == "(" and token.role == "call":
-        return " " if before.text == "d" else ""  # `d (x)`, a call: `d(x)` is dice
-    if token.item and before.kind not in ("{", ","):  # statements side by side
-        return "  "
-    if token.kind == "[" and token.role == "index":
-        return " " if before.kind in ("DICE", "GROUP") else ""  # `2d6[x]` is a label
-    return " "
 
 
 def indent_of(tokens: list[Tok], state: State) -> int:
