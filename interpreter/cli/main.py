@@ -18,6 +18,7 @@ from dsl.messages import (
 )
 from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify, words
 from interpreter.cli import fmt as formatting
+from interpreter.cli import lsp as language_server
 from interpreter.cli.check import cmd_check
 from interpreter.cli.choosing import choose_option
 from interpreter.cli.describe import cmd_describe
@@ -31,7 +32,7 @@ from interpreter.limits import DEFAULT_LIMITS
 #: the journal's commands, each in its own module with `add_parser` and `cmd_<name>`
 JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
 #: the commands for writing rules in an editor
-EDITOR_COMMANDS = (formatting,)
+EDITOR_COMMANDS = (formatting, language_server)
 
 EXAMPLES = """\
   rulebook roll "4d6kh3"
@@ -424,6 +425,7 @@ COMMANDS = {
     "verify": verify.cmd_verify,
     "journal": journal.cmd_journal,
     "fmt": formatting.cmd_fmt,
+    "lsp": language_server.cmd_lsp,
 }
 
 
