@@ -1,4 +1,4 @@
-"""A document checked as `rulebook check` checks it: the rulebook, or why it is not one.
+"""A document checked as `rulebook check` checks it.
 
 Everything an editor asks about one text is computed once per version of that text and
 kept (a few documents at a time): its parse index, the checked rulebook if it checks,

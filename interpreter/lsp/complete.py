@@ -1,5 +1,7 @@
-"""What completing at a place offers: keywords, names in scope, sheet fields, a table's
-rows after `Tabla[`, a record's fields after `.`, a call's parameters and their choices."""
+"""What completing at a place offers.
+
+Keywords, names in scope, sheet fields; a table's rows after `Tabla[`, a record's fields
+after `.`, a call's parameters and their choices inside `f(`."""
 
 from __future__ import annotations
 

@@ -1,12 +1,16 @@
-"""What hovering shows: a keyword's reference entry, a name's definition, a dice term's
-exact distribution in a line."""
+"""What hovering shows.
+
+A keyword's reference entry, a name's definition, a dice term's exact distribution in a
+line."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from dsl.errors import RulebookError
 from dsl.messages import tr, translate
+from dsl.parser import keywords
 from interpreter.lsp.analysis import analyse
 from interpreter.lsp.navigate import Place, definition
 from interpreter.lsp.reference import keyword_entry
@@ -19,14 +23,15 @@ ODDS_SECONDS = 0.5
 FACES_SHOWN = 20
 #: tokens that are the grammar's words although the tree keeps them
 KEYWORD_TOKENS = frozenset(("HEADER_KEY", "TIE_RULE", "ROLL_SIGN", "ADD", "SUBTRACT"))
+_WORD = re.compile(r"[^\W\d]\w*")
 
 
 def hover(text: str, path: str, offset: int) -> dict | None:
     """{start, end, markdown} for the token at `offset`, or None."""
     analysis = analyse(text, path)
     token = analysis.index.token_at(offset)
-    if token is None:
-        return None
+    if token is None:  # a text that does not parse: its keywords are still known
+        return _keyword_at(text, offset)
     markdown = None
     if token.kind == "word" or token.kind in KEYWORD_TOKENS:
         markdown = keyword_entry(token.text)
@@ -122,3 +127,13 @@ def _number(value) -> str:
         exact = f" ({value})" if value.denominator <= 1000 else ""
         return f"{float(value):.3f}".rstrip("0").rstrip(".") + exact
     return str(value)
+
+
+def _keyword_at(text: str, offset: int) -> dict | None:
+    for found in _WORD.finditer(text, max(0, offset - 40), offset + 40):
+        if found.start() <= offset <= found.end():
+            entry = keyword_entry(found.group()) if found.group() in keywords()[0] else None
+            if entry is None:
+                return None
+            return {"start": found.start(), "end": found.end(), "markdown": entry}
+    return None

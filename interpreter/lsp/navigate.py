@@ -1,5 +1,7 @@
-"""Go to a name's definition, find its uses, rename it: in the document and in the
-rulebooks it extends (a house rule's base, shipped or beside it)."""
+"""A name's definition, its uses, its renaming.
+
+In the document and in the rulebooks it extends (a house rule's base, shipped or beside
+it)."""
 
 from __future__ import annotations
 

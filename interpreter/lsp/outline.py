@@ -1,5 +1,6 @@
-"""The outline of a rulebook: its header, its sheet and the sheet's fields, its rolls,
-tables, checks and actions, each with where it is."""
+"""The outline of a rulebook, each part with where it is.
+
+Its header, its sheet and the sheet's fields, its rolls, tables, checks and actions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Character offsets into a text, and the (line, character) positions editors speak in:
+"""Character offsets into a text, and the positions editors speak in.
+
 LSP and the browser count a character in UTF-16 code units (an emoji is two)."""
 
 from __future__ import annotations
