@@ -58,6 +58,12 @@ def test_every_rulebook_of_the_repository_formats_faithfully(path):
     assert -text.count("\n\n\n") <= added <= 3 * too_long
 
 
+def test_the_shipped_rulebooks_and_examples_are_formatted(capsys):
+    # What CI checks (it runs this test): `rulebook fmt --check` over them.
+    shipped = [ROOT / "rulebooks", ROOT / "examples"]
+    assert main(["fmt", "--check", *map(str, shipped)]) == 0, capsys.readouterr().out
+
+
 # ─── the layout, rule by rule ───────────────────────────────────────────────
 
 

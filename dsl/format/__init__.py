@@ -26,7 +26,7 @@ class FormatError(RulebookError):
     """The layout would have changed what the rulebook says (a bug of the formatter: the
     text is left as it was)."""
 
-    code = "format_error"
+    code = "internal_error"
 
 
 def format_text(text: str, name: str = "<rulebook>", *, max_words: int = MAX_WORDS) -> str:

@@ -35,12 +35,16 @@ def add_parser(commands) -> None:
     mode.add_argument(
         "--check",
         action="store_true",
-        help=tr("change nothing; list the files not in the layout and exit 1 if there are any"),
+        help=tr(
+            "change nothing; list the files not in the layout and exit 1 if there are any"
+        ).render(p.language),
     )
     mode.add_argument(
         "--diff",
         action="store_true",
-        help=tr("change nothing; print what would change, and exit 1 if anything would"),
+        help=tr("change nothing; print what would change, and exit 1 if anything would").render(
+            p.language
+        ),
     )
 
 

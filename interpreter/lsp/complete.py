@@ -53,21 +53,37 @@ def completions(text: str, path: str, offset: int) -> dict:
 
 
 def _parsed(text: str, path: str, offset: int) -> Analysis:
-    """The analysis of the text, or, when the line being typed keeps it from parsing,
-    of the text without that line (the same length: offsets stay); its rulebook, if it
-    does not check, the last version's that did."""
+    """The analysis of the text; when the line being typed keeps it from parsing, of the
+    text without that line (blanked: offsets stay) and with its open brackets closed at
+    the end; else the last version that parsed. Its rulebook, if it does not check, is
+    the last version's that did."""
     analysis = analyse(text, path)
     if analysis.index.tree is None:
         line_start = text.rfind("\n", 0, offset) + 1
         line_end = text.find("\n", offset)
         line_end = len(text) if line_end < 0 else line_end
         blanked = text[:line_start] + " " * (line_end - line_start) + text[line_end:]
-        analysis = analyse(blanked, path)
+        analysis = analyse(blanked + _closers(blanked), path)
     if analysis.index.tree is None and last_parsed(path) is not None:
         analysis = attrs.evolve(analysis, index=last_parsed(path))
     if analysis.book is None:
         analysis = attrs.evolve(analysis, book=last_checked(path))
     return analysis
+
+
+_SKIPPED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*')
+_PAIRS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _closers(text: str) -> str:
+    """What closes the brackets left open in `text` (texts and comments aside)."""
+    stack: list[str] = []
+    for char in _SKIPPED.sub("", text):
+        if char in _PAIRS:
+            stack.append(_PAIRS[char])
+        elif char in ")]}" and stack and stack[-1] == char:
+            stack.pop()
+    return "\n" + "".join(reversed(stack)) if stack else ""
 
 
 def _item(label: str, kind: str, detail: str = "", insert: str | None = None) -> dict:

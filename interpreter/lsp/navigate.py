@@ -98,7 +98,7 @@ def references(text: str, path: str, offset: int, declaration: bool = True) -> l
 class RenameError(RulebookError):
     """A rename that cannot be done: said why."""
 
-    code = "rename_error"
+    code = "invalid_input"
 
 
 def rename(text: str, path: str, offset: int, new_name: str) -> dict[str, list[tuple]]:
