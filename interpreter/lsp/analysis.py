@@ -7,6 +7,7 @@ its diagnostics in the rulebook's own language.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import attrs
@@ -33,6 +34,7 @@ class Analysis:
     language: str | None
 
 
+_LOCK = threading.Lock()
 _KEPT: dict[tuple[str, str], Analysis] = {}
 _CHECKED: dict[str, Rulebook] = {}  # the last version of each document that checked
 _PARSED: dict[str, Index] = {}  # and the last that parsed
@@ -49,11 +51,14 @@ def last_parsed(path: str) -> Index | None:
     return _PARSED.get(path)
 
 
-def _remember(kept: dict, path: str, value) -> None:
-    kept.pop(path, None)
-    kept[path] = value
-    if len(kept) > KEPT:
-        kept.pop(next(iter(kept)))
+def _remember(kept: dict, key, value) -> None:
+    """Keep `value` under `key`, the oldest of more than KEPT going (the page's server
+    answers from several threads: one at a time here)."""
+    with _LOCK:
+        kept.pop(key, None)
+        kept[key] = value
+        while len(kept) > KEPT:
+            kept.pop(next(iter(kept)))
 
 
 def analyse(text: str, path: str = "<editor>") -> Analysis:
@@ -76,11 +81,9 @@ def analyse(text: str, path: str = "<editor>") -> Analysis:
     except RecursionError:  # an app's (the server's) stack: said as the checker says it
         findings = [RulebookError(dsl.errors.TOO_DEEP)]
     analysis = Analysis(text, path, index_of(text, path), book, findings, language)
+    _remember(_KEPT, key, analysis)
     if book is not None:
         _remember(_CHECKED, path, book)
     if analysis.index.tree is not None:
         _remember(_PARSED, path, analysis.index)
-    if len(_KEPT) >= KEPT:
-        _KEPT.pop(next(iter(_KEPT)))
-    _KEPT[key] = analysis
     return analysis
