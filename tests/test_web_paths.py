@@ -141,6 +141,14 @@ def test_no_answer_holds_a_path_of_the_server(folder):
         assert {d["location"]["file"] for d in checked["diagnostics"]} == {"roto.rules"}
         ask("POST", "/api/check", json={"text": CASA, "name": "casa.rules"})
         ask("POST", "/api/sheet", json={"rulebook": "casa", "sheet": ana})
+        editing = {"text": CASA, "name": "casa.rules"}
+        ask("POST", "/api/editor", json={**editing, "what": "outline"})
+        for word in ("1d6", "veces", "brujeria"):  # a dice term, a parameter, the base
+            at = CASA.index(word) + 1
+            ask("POST", "/api/editor", json={**editing, "what": "hover", "position": at})
+        at = CASA.index("miedo }")
+        ask("POST", "/api/editor", json={**editing, "what": "complete", "position": at})
+        ask("POST", "/api/editor", json={**editing, "what": "rename"}, status=400)
         ask("POST", "/api/sheet", json={"rulebook": "casa", "sheet": {"Fuerza": "x"}}, status=422)
         # ─── saving, the journal, undo
         none_yet = ask("POST", "/api/undo", json={"entry": 1}, status=422)
