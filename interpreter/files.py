@@ -105,6 +105,22 @@ def write_atomic(target: Path, text: str, mode: int | None = None) -> None:
         ) from None
 
 
+def write_or_remove(target: Path, text: str | None) -> None:
+    """`write_atomic`, or (text None) the file taken away: the journal putting back a
+    file that did not exist (an undo of the save that made a rulebook file)."""
+    if text is not None:
+        write_atomic(target, text)
+        return
+    try:
+        Path(target).unlink(missing_ok=True)
+        fsync_folder(Path(target).parent)
+    except OSError as error:
+        raise SaveError(
+            tr("cannot be removed ({value}); the file is as it was", value=error.strerror or error),
+            path=str(target),
+        ) from None
+
+
 def _write_atomic(target: Path, text: str, mode: int | None) -> None:
     temporary = temporary_name(target)
     if mode is None and target.exists():

@@ -259,7 +259,28 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         "--host",
         default="127.0.0.1",
         metavar="H",
-        help=tr("the address to listen on (default: 127.0.0.1, this machine only)"),
+        help=tr(
+            "the address to listen on (default: 127.0.0.1, this machine only); any other "
+            "asks every request for a token"
+        ),
+    )
+    p.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help=tr(
+            "the token the server asks for (default: $RULEBOOK_TOKEN, else one made and "
+            "printed when --host is not loopback)"
+        ),
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=tr(
+            "a name the browser may use for this server besides its addresses and this "
+            "machine's names (repeatable)"
+        ),
     )
     p.add_argument("--no-browser", action="store_true", help=tr("do not open the browser"))
     for module in JOURNAL_COMMANDS + EDITOR_COMMANDS:

@@ -33,6 +33,14 @@ MAX_RECORD_SIZE = 20_000_000
 
 def export_record(journal: Journal, number: int) -> dict:
     entry = journal.entry(number)
+    if entry.kind == "rulebook":
+        raise JournalError(
+            tr(
+                "entry {number} saved the rulebook {name}, not a run: only a run is exported",
+                number=number,
+                name=entry.action,
+            )
+        )
     if entry.kind != "run":
         raise JournalError(
             tr(

@@ -71,7 +71,7 @@ def complete_pending(
                 what = "completed" if not_written else "forced"
                 if not dry_run:
                     files.remove_strays(target.parent, target.name)
-                    files.write_atomic(target, after)
+                    files.write_or_remove(target, after)
                 repairs.append(Repair(entry.id, state.path, what))
             else:
                 repairs.append(Repair(entry.id, state.path, "conflict"))

@@ -119,6 +119,39 @@ def save_run(
     return number
 
 
+def save_file(journal: Journal, target: Path, text: str, name: str, check=None) -> int | None:
+    """Save a rulebook file's new text, journaled (an entry of kind `rulebook`: its text
+    before, none if the file is new, and after), so that `undo` puts it back; under the
+    folder's lock. `check(current)` (the file's text now, or None) may refuse the save,
+    seeing the file as nothing else can change it. Returns the entry's number, or None
+    when the file already holds `text`. Line ends are written as the file reads back
+    (`\n`: a text file is read with universal newlines), so that the journal's text after
+    is the file's text."""
+    target = Path(target)
+    text = lines_as_read(text)
+    with holding(journal, [target]):
+        files.remove_strays(target.parent, target.name)
+        current = read_current(target)
+        if check is not None:
+            check(current)
+        if current == text:
+            return None
+        number = _journaled(
+            journal,
+            kind="rulebook",
+            sheets=[("rulebook", target, "rules", current, text)],
+            changes=[],
+            action=name,
+        )
+        write_all(journal, number, [(target, text, current)])
+    return number
+
+
+def lines_as_read(text: str) -> str:
+    """`text` as a file holding it reads back (`\r\n` and `\r` are `\n`)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def write_all(journal: Journal, number: int, writes: list) -> None:
     """Replace each file (target, new text, its text now: None if there is none) and mark
     entry `number` applied. If the file system refuses one, the files already replaced
@@ -127,7 +160,7 @@ def write_all(journal: Journal, number: int, writes: list) -> None:
         if text == current:
             continue
         try:
-            files.write_atomic(target, text)
+            files.write_or_remove(target, text)
         except files.SaveError as error:
             if _put_back(writes[: done + 1]):
                 journal.discard(number)

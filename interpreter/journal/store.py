@@ -32,22 +32,23 @@ ESCAPE = "\x00"
 
 @attrs.frozen
 class SheetState:
-    """One character's sheet in one entry: its file, and its text before and after."""
+    """One character's sheet in one entry (or a rulebook file: role "rulebook", format
+    "rules"): its file, and its text before and after."""
 
     role: str  # "self" for the acting character; another's parameter name
     path: str  # as stored: relative to the journal's folder when inside it
     text_format: str
-    before: str  # hash of the text the run started from
-    after: str  # hash of the text written
+    before: str | None  # hash of the text the run started from (None: no file yet)
+    after: str | None  # hash of the text written (None: the file taken away)
 
 
 @attrs.frozen
 class Entry:
-    """One saved run (or undo) as the journal holds it."""
+    """One saved run (or undo, or rulebook file saved over) as the journal holds it."""
 
     id: int
     at: str
-    kind: str  # "run" | "undo"
+    kind: str  # "run" | "undo" | "rulebook"
     state: str  # "pending" | "applied"
     rulebook: str | None  # hash
     rulebook_name: str | None
@@ -149,7 +150,9 @@ class Journal:
     def transaction(self):
         return _Transaction(self.connection)
 
-    def put_text(self, text: str) -> str:
+    def put_text(self, text: str | None) -> str | None:
+        if text is None:  # no file (before it was made, or after an undo took it away)
+            return None
         digest = text_digest(text)
         self.connection.execute(
             "INSERT OR IGNORE INTO texts (hash, body) VALUES (?, ?)", (digest, text)
@@ -186,8 +189,8 @@ class Journal:
     ) -> int:
         """Write a `pending` entry (one transaction); return its number."""
         with self.transaction():
-            digest = rulebook if isinstance(rulebook, str) or rulebook is None else None
-            if digest is None:
+            digest = rulebook  # a hash already stored, or None (a rulebook file's save)
+            if rulebook is not None and not isinstance(rulebook, str):
                 digest = self.put_rulebook(rulebook)
             cursor = self.connection.execute(
                 "INSERT INTO runs (at, kind, state, rulebook, action, params, result, dice, "

@@ -1,5 +1,9 @@
 """Undo: the sheets as they were before a run, written back and journaled as an entry.
 
+A rulebook file saved over from the server's editor (an entry of kind `rulebook`) is
+undone the same way: its text before is put back (a file that did not exist is taken
+away again).
+
 An undo is itself an entry (kind `undo`, naming the entry it undoes), so undoing an undo
 brings the run's effect back, and the history never loses anything. Only the sheets the
 run changed are put back (another character it only read is left alone). An undo is
@@ -43,11 +47,12 @@ def undone_by(entries: list[Entry]) -> dict[int, int]:
 
 
 def default_target(journal: Journal) -> Entry:
-    """The last run whose effect still stands."""
+    """The last run (or rulebook saved over) whose effect still stands."""
     entries = journal.entries()
     gone = undone(entries)
     for entry in reversed(entries):
-        if entry.kind == "run" and entry.state == "applied" and entry.id not in gone:
+        standing = entry.state == "applied" and entry.id not in gone
+        if entry.kind in ("run", "rulebook") and standing:
             return entry
     raise UndoRefused(tr("there is no run to undo"), hint=tr("`rulebook log` lists the runs"))
 
@@ -132,7 +137,10 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
 
 def _changes(journal: Journal, target: Entry, state, current, restored) -> list[tuple]:
     """What the undo changes on one sheet, read with the rulebook of the run (so that a
-    field the file leaves out shows its value, not its absence)."""
+    field the file leaves out shows its value, not its absence); a rulebook file has no
+    fields: its text is put back whole."""
+    if state.text_format == "rules":
+        return []
     try:
         book = rebuild(bundle_from_row(journal.rulebook_row(target.rulebook), journal.text))
         now = Sheet.from_text(current, book, state.path, state.text_format).to_data()

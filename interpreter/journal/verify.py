@@ -121,8 +121,11 @@ def _chain(journal: Journal, entries, path: str) -> list[Finding]:
         return out
     current = read_current(journal.file_of(path))
     if current is None:
-        out.append(Finding(NOTE, f"{path}: the file is gone (entry {previous[0]} wrote it last)"))
-    elif text_digest(current) != previous[1]:
+        if previous[1] is not None:  # (None: the entry took the file away, an undo)
+            out.append(
+                Finding(NOTE, f"{path}: the file is gone (entry {previous[0]} wrote it last)")
+            )
+    elif previous[1] is None or text_digest(current) != previous[1]:
         out.append(Finding(NOTE, f"{path}: edited since entry {previous[0]} wrote it"))
     return out
 

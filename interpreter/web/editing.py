@@ -9,11 +9,8 @@ the folder's rulebooks and the shipped ones, as everywhere in the page.
 
 from __future__ import annotations
 
-import contextlib
-
 from starlette.responses import JSONResponse
 
-from dsl.errors import RulebookSyntaxError
 from dsl.messages import tr
 from interpreter.lsp.complete import completions
 from interpreter.lsp.hover import hover
@@ -49,9 +46,9 @@ class Editing:
         return JSONResponse(await self.workers.run(self._answer, text, name, position, what))
 
     def _answer(self, text: str, name: str, position: int, what: str) -> dict:
+        # As a file of the folder: its `extends` reads a shipped rulebook or a file inside
+        # the folder, nothing else (dsl.load.extended), and says the same of the rest.
         path = str(self.library.folder / f"{_plain(name)}.rules")
-        with contextlib.suppress(RulebookSyntaxError):  # being typed: answered all the same
-            self.library.confine(text, path, self.library.folder)
         offset = utf16_to_offset(text, max(0, position))
         if what == "outline":
             return {"outline": [_symbol(text, s) for s in outline(text, path)]}
