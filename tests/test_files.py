@@ -15,7 +15,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
     target = tmp_path / "sheet.yaml"
     target.write_text("old\n", encoding="utf-8")
 
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken)
@@ -41,10 +41,16 @@ def test_the_folder_is_fsynced_after_the_rename(tmp_path, monkeypatch):
     target = tmp_path / "sheet.yaml"
     events = []
     real_replace = os.replace
-    monkeypatch.setattr(os, "replace", lambda a, b: (events.append("rename"), real_replace(a, b)))
-    monkeypatch.setattr(files, "fsync_folder", lambda folder: events.append(("fsync", folder)))
+    monkeypatch.setattr(
+        os, "replace", lambda a, b, **k: (events.append("rename"), real_replace(a, b, **k))
+    )
+
+    def fsync(folder):  # the folder's descriptor: the very folder the file is in
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{folder}")))
+
+    monkeypatch.setattr(files, "fsync_folder", fsync)
     files.write_atomic(target, "new\n")
-    assert events == ["rename", ("fsync", tmp_path)]
+    assert events == ["rename", ("fsync", str(tmp_path))]
     assert target.read_text(encoding="utf-8") == "new\n"
 
 
