@@ -138,7 +138,7 @@ class Refused(SaveError):
     """A file that is a symbolic link, lies behind one, or is not a regular file: never
     read for a save, never written (a save never writes through a link). Exit code 4."""
 
-    code = "link_refused"
+    code = "file_refused"
 
 
 class Inside:
