@@ -204,14 +204,15 @@ class Inside:
 
     # ─── reading ──────────────────────────────────────────────────────────
 
-    def is_link(self) -> bool:
-        """Whether the file itself is a symbolic link (a folder on the way that is one
-        raises Refused)."""
-        fd = self._open_folder()
+    def refuse_link(self) -> None:
+        """Raise Refused if the file, or a folder on the way below the root, is a symbolic
+        link (a folder that is not there is no refusal: a write says so)."""
         try:
-            return stat.S_ISLNK(_lstat(self.parts[-1], fd).st_mode)
-        except FileNotFoundError:
-            return False
+            fd = self._open_folder()
+        except OSError:
+            return
+        try:
+            self._refuse_link(fd, self.parts[-1])
         finally:
             os.close(fd)
 
@@ -324,23 +325,33 @@ class Inside:
         finally:
             os.close(folder)
 
+    def strays(self, any_target: bool = False) -> list[Path]:
+        """The temporaries killed saves of this file (`any_target`: of any file of its
+        folder) left behind, listed through the folder's descriptor."""
+        return self._strays(any_target, remove=False)
+
     def remove_strays(self, any_target: bool = False) -> list[Path]:
-        """Remove the temporaries killed saves of this file (`any_target`: of any file of
-        its folder) left behind; call only while holding the folder's lock."""
+        """Remove what `strays` lists; call only while holding the folder's lock."""
+        return self._strays(any_target, remove=True)
+
+    def _strays(self, any_target: bool, remove: bool) -> list[Path]:
         prefix = "." if any_target else f".{self.parts[-1]}{TEMPORARY_MARK}"
         try:
             folder = self._open_folder()
         except OSError:
             return []
-        removed = []
+        found = []
         try:
             for name in sorted(n for n in os.listdir(folder) if _is_stray(n, prefix)):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(name, dir_fd=folder)
-                    removed.append(self.folder / name)
+                if remove:
+                    try:
+                        os.unlink(name, dir_fd=folder)  # (a link there: the link itself)
+                    except FileNotFoundError:
+                        continue
+                found.append(self.folder / name)
         finally:
             os.close(folder)
-        return removed
+        return found
 
     # ─── the way there ────────────────────────────────────────────────────
 
@@ -362,7 +373,8 @@ class Inside:
         return fd
 
     def _refuse_link(self, folder: int, name: str) -> None:
-        """Raise Refused if `name` in `folder` is a symbolic link."""
+        """Raise Refused if `name` in `folder` (the file, or a folder on the way) is a
+        symbolic link."""
         try:
             info = _lstat(name, folder)
         except OSError:
@@ -373,15 +385,19 @@ class Inside:
             leads_to = os.readlink(name, dir_fd=folder)
         except OSError:
             leads_to = "?"
-        raise Refused(
-            tr(
-                "{name} is a symbolic link (to {leads_to}): a save never writes through one",
+        if name == self.parts[-1]:
+            message = tr(
+                "a symbolic link (to {leads_to}): a save never writes through one",
+                leads_to=leads_to,
+            )
+        else:
+            message = tr(
+                "the folder {name} on the way is a symbolic link (to {leads_to}): nothing is "
+                "read or written through one",
                 name=name,
                 leads_to=leads_to,
-            ),
-            hint=tr("name the file itself, not a link to it"),
-            path=str(self),
-        )
+            )
+        raise Refused(message, hint=tr("name the file itself, not a link to it"), path=str(self))
 
 
 def _lstat(name: str, folder: int) -> os.stat_result:
