@@ -17,7 +17,6 @@ pending entry: every sheet of a run is saved, or none (`write_all`; undo uses it
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -108,8 +107,7 @@ def save_run(
             for role in after
         ]
         origin = ORIGINS.get(outcome.origin, outcome.origin)
-        number = _journaled(
-            journal,
+        number = journal.add_entry(
             kind="run",
             sheets=[(role, target, fmt, start, text) for role, target, fmt, start, text, _ in plan],
             changes=[(c["role"], c["path"], c["before"], c["after"]) for c in changes_of(outcome)],
@@ -181,21 +179,6 @@ def _put_back(writes: list) -> bool:
         except (OSError, RulebookError):
             return False
     return True
-
-
-def _journaled(journal: Journal, **entry) -> int:
-    """journal.add_entry, with a journal the file system will not let us write (a
-    read-only folder, a full disk) said as such; nothing was saved then."""
-    try:
-        return journal.add_entry(**entry)
-    except sqlite3.Error as error:
-        raise JournalError(
-            tr(
-                "{path}: cannot be written ({error}); nothing was saved",
-                path=journal.path,
-                error=error,
-            )
-        ) from None
 
 
 def sheets_of(outcome) -> dict:

@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 import stat
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -133,9 +134,25 @@ class Journal:
 
     # ─── writing ────────────────────────────────────────────────────────────
 
-    def transaction(self):
+    @contextmanager
+    def transaction(self, nothing_saved: bool = False):
+        """One transaction; what SQLite refuses (a read-only folder, a full disk, a
+        damaged or hostile file) a JournalError (`nothing_saved`: and said so)."""
         self._steps[0] = 0
-        return _Transaction(self.connection)
+        try:
+            with _Transaction(self.connection) as connection:
+                yield connection
+        except sqlite3.Error as error:
+            said = (
+                tr(
+                    "{path}: cannot be written ({error}); nothing was saved",
+                    path=self.path,
+                    error=error,
+                )
+                if nothing_saved
+                else tr("{path}: cannot be written ({error})", path=self.path, error=error)
+            )
+            raise JournalError(said) from None
 
     def put_text(self, text: str) -> str:
         digest = text_digest(text)
@@ -173,7 +190,7 @@ class Journal:
         undoes: int | None = None,
     ) -> int:
         """Write a `pending` entry (one transaction); return its number."""
-        with self.transaction():
+        with self.transaction(nothing_saved=True):
             digest = rulebook if isinstance(rulebook, str) or rulebook is None else None
             if digest is None:
                 digest = self.put_rulebook(rulebook)
@@ -266,6 +283,14 @@ class Journal:
                 )
             )
         return body
+
+    def stored_texts(self) -> list[tuple]:
+        """Every (hash, text) the journal keeps, as stored: a hash or a body that is not
+        a text is given as None (`journal verify` says so)."""
+        return [
+            (digest if isinstance(digest, str) else None, body if isinstance(body, str) else None)
+            for digest, body in self._all("SELECT hash, body FROM texts")
+        ]
 
     def rulebook_row(self, digest: str) -> dict:
         row = self._one(

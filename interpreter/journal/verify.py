@@ -119,12 +119,11 @@ def _locks(journal: Journal, places) -> ExitStack:
 
 def _texts(journal: Journal) -> list[Finding]:
     out = []
-    for digest, body in journal.connection.execute("SELECT hash, body FROM texts"):
-        if text_digest(body) != digest:
+    for digest, body in journal.stored_texts():
+        if digest is None or body is None or text_digest(body) != digest:
+            shown = (digest or "?")[:12]
             out.append(
-                Finding(
-                    PROBLEM, tr("stored text {digest} does not match its hash", digest=digest[:12])
-                )
+                Finding(PROBLEM, tr("stored text {digest} does not match its hash", digest=shown))
             )
     return out
 
