@@ -100,7 +100,6 @@ class Binder:
                 else None
             )
             if choices:
-
                 return lambda v, sheet: v if among(v, choices) else general(v, sheet)
         return general
 
