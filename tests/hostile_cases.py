@@ -428,3 +428,83 @@ def journal_edits() -> st.SearchStrategy:
         st.integers(0, 5),
         st.sampled_from(sorted(HOSTILE_SQL)) | json_values().map(json.dumps),
     ).map(lambda t: (*t[0], t[1], t[2]))
+
+
+# ─── the fuzzers' cases: several mutations at once, and the text itself cut up ──
+
+#: pieces of text a fuzzed record gets spliced in
+SPLICES = ['"', "\\", "\\u", "d800", "[", "]", "{", "}", ",", ":", "9" * 50, "../", "/", "null"]
+
+
+def record_fuzz(record: str) -> st.SearchStrategy:
+    """A record mutated several times: fields (record_text's mutations), then its text
+    cut and spliced at a few places (("splice", where in 0..1, how much to cut, what))."""
+    splice = st.tuples(
+        st.just("splice"),
+        st.floats(0, 1),
+        st.integers(0, 3),
+        st.sampled_from(SPLICES) | st.text(max_size=4),
+    )
+    return st.lists(record_mutations(record) | splice, min_size=1, max_size=4)
+
+
+def fuzzed_record(record: str, mutations: list) -> str:
+    """The record's text after each mutation in turn (one that no longer applies, such
+    as a field the text no longer has, is skipped)."""
+    text = record
+    for mutation in mutations:
+        if mutation[0] == "splice":
+            _, where, cut, piece = mutation
+            at = int(where * len(text))
+            text = text[:at] + piece + text[at + cut :]
+            continue
+        with contextlib.suppress(ValueError, KeyError, IndexError, TypeError, RecursionError):
+            text = record_text(text, mutation)
+    return text
+
+
+def journal_fuzz() -> st.SearchStrategy:
+    """A journal edited a few times: columns given hostile values, rows deleted or
+    copied (("delete" | "copy", table, row))."""
+    rows = st.tuples(
+        st.sampled_from(["delete", "copy"]),
+        st.sampled_from(sorted({table for table, _ in COLUMNS})),
+        st.integers(0, 5),
+    )
+    return st.lists(journal_edits() | rows, min_size=1, max_size=3)
+
+
+def fuzz_journal(campaign: Campaign, edits: list) -> list[str]:
+    """try_journal after every edit but the last is made (the last is try_journal's)."""
+    for edit in edits[:-1]:
+        if edit[0] in ("delete", "copy"):
+            _rows(campaign.journal, *edit)
+        else:
+            table, column, row, value = edit
+            value = HOSTILE_SQL.get(value, value) if isinstance(value, str) else value
+            if isinstance(value, str):
+                value = campaign.outside_names(value)
+            edit_journal(campaign.journal, table, column, row, value)
+    last = edits[-1]
+    if last[0] in ("delete", "copy"):
+        _rows(campaign.journal, *last)
+        last = ("runs", "at", 99, "2026")  # (a row that is not there: no change)
+    return try_journal(campaign, last)
+
+
+def _rows(path: Path, how: str, table: str, row: int) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA foreign_keys = OFF")
+        which = f"(SELECT rowid FROM {table} ORDER BY rowid LIMIT 1 OFFSET {int(row)})"
+        if how == "delete":
+            connection.execute(f"DELETE FROM {table} WHERE rowid = {which}")
+        else:
+            columns = [r[1] for r in connection.execute(f"PRAGMA table_info({table})")]
+            names = ", ".join(columns)
+            connection.execute(
+                f"INSERT OR IGNORE INTO {table} ({names}) "
+                f"SELECT {names} FROM {table} WHERE rowid = {which}"
+            )
+    finally:
+        connection.close()
