@@ -379,3 +379,41 @@ def test_a_journal_names_only_plain_relative_files(tmp_path, name):
             return
         assert place.path.resolve().is_relative_to(tmp_path.resolve()) or "link" in name
         assert ".." not in place.parts and not os.path.isabs(place.name)
+
+
+# ─── a lone surrogate in a sheet ─────────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    "name, text, where",
+    [
+        ("s.json", '{\n "rulebook": "brujeria",\n "Pelea": "x\\ud800"\n}\n', "s.json:3:13"),
+        ("s.yaml", 'rulebook: brujeria\nPelea: "x\\udc00"\n', "s.yaml:2:10"),
+        ("s.yaml", 'Pelea: "x\\U0000d800"\n', "s.yaml:1:10"),
+    ],
+)
+def test_a_lone_surrogate_in_a_sheet_is_a_sheet_error_where_it_is(tmp_path, name, text, where):
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    code, out = cli(["run", "brujeria", "asustarse", "--char", tmp_path / name, "--seed", "1"])
+    assert code == 3 and f"{where}: error: a lone surrogate (not a character)" in out, out
+
+
+def test_a_pair_of_surrogates_is_one_character_and_reads(tmp_path):
+    from interpreter.sheet import parse_text
+
+    assert parse_text('{"a": "\\ud83d\\ude00"}', "json") == {"a": "\U0001f600"}
+
+
+def test_a_sheet_with_a_lone_surrogate_printed_as_json_is_our_error(tmp_path):
+    import subprocess
+    import sys
+
+    data = {"rulebook": "brujeria\ud800", "Fuerza": 2}
+    (tmp_path / "s.json").write_text(json.dumps(data), encoding="utf-8")
+    argv = ["run", "brujeria", "asustarse", "--char", str(tmp_path / "s.json"), "--json"]
+    code = "import sys; from interpreter.cli import main; sys.exit(main())"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, errors="replace"
+    )
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr
+    assert json.loads(done.stdout)["error"]["code"] == "invalid_sheet"
