@@ -61,7 +61,7 @@ def test_verify_writes_no_file_at_the_name_a_record_gives_its_rulebook(campaign,
     path.write_text(record, encoding="utf-8")
     before = campaign.snapshot()
     with campaign.inside():
-        code, out = cli(["verify", path])
+        code, out = cli(["--lang", "en", "verify", path])
     # the texts match their hash: the run is verified from them, in memory
     assert code == 0 and "verified: asustarse gives the recorded result" in out, out
     assert campaign.snapshot() == before
@@ -71,7 +71,9 @@ def test_verify_writes_no_file_at_the_name_a_record_gives_its_rulebook(campaign,
 
 def test_verify_rebuilds_a_house_rule_from_the_records_own_texts(campaign):
     with campaign.inside():
-        code, out = cli(["export", "2", "--journal", campaign.journal])  # miedo duro
+        code, out = cli(
+            ["--lang", "en", "export", "2", "--journal", campaign.journal]
+        )  # miedo duro
     assert code == 0
     data = json.loads(out)
     assert [s["extends"] for s in data["rulebook"]["sources"]] == ["brujeria", None]
@@ -98,7 +100,7 @@ def test_verify_rebuilds_a_house_rule_from_the_records_own_texts(campaign):
 def test_a_record_beyond_the_bounds_exits_3_with_what_and_where(campaign, raw, said):
     path = campaign.root / "bad.json"
     path.write_text(with_value(campaign.record, ("result",), raw), encoding="utf-8")
-    code, out = cli(["verify", path])
+    code, out = cli(["--lang", "en", "verify", path])
     assert code == 3 and said in out and "not a JSON record" in out, out
 
 
@@ -124,11 +126,11 @@ def test_a_field_of_the_wrong_type_is_named(campaign, field, raw, said):
 def test_a_record_that_is_not_utf8_or_too_large_exits_3(campaign, monkeypatch):
     path = campaign.root / "bad.json"
     path.write_bytes(b'{"format": "\xed\xa0\x80"}')  # a surrogate, encoded
-    assert cli(["verify", path])[0] == 3
+    assert cli(["--lang", "en", "verify", path])[0] == 3
     monkeypatch.setattr("interpreter.journal.export.MAX_RECORD_SIZE", 100)
     monkeypatch.setattr("interpreter.cli.verify.MAX_RECORD_SIZE", 100)
     path.write_text(campaign.record, encoding="utf-8")
-    code, out = cli(["verify", path])
+    code, out = cli(["--lang", "en", "verify", path])
     assert code == 3 and "larger than 100 bytes" in out
 
 
@@ -156,7 +158,7 @@ def test_undo_of_an_entry_naming_a_file_out_of_the_folder_writes_nothing(campaig
     edit_journal(campaign.journal, "run_sheets", "sheet", 0, campaign.outside_names(name))
     before, kept = campaign.snapshot(), victim(campaign)
     with campaign.inside():
-        code, out = cli(["undo", "1", "--force", "--journal", campaign.journal])
+        code, out = cli(["--lang", "en", "undo", "1", "--force", "--journal", campaign.journal])
     assert code in (3, 4) and "Traceback" not in out
     assert ("not a file in its folder" in out) or ("symbolic link" in out), out
     assert campaign.snapshot() == before and victim(campaign) == kept
@@ -180,7 +182,9 @@ def test_journal_verify_completes_no_pending_save_out_of_the_folder(campaign, na
     edit_journal(campaign.journal, "runs", "state", 0, "pending")
     before = campaign.snapshot()
     with campaign.inside():
-        code, out = cli(["journal", "verify", "--force", "--journal", campaign.journal])
+        code, out = cli(
+            ["--lang", "en", "journal", "verify", "--force", "--journal", campaign.journal]
+        )
     assert code == 4 and "PROBLEM" in out and "not completed" in out, out
     assert campaign.snapshot() == before
     # and the folder's own sheets are still saved: a hostile entry blocks nothing else
@@ -198,7 +202,7 @@ def test_a_journal_that_is_a_link_is_refused(campaign):
     with campaign.inside():
         code, out = save("--char", "lucia.yaml", "--save")
         assert code == 3 and "a symbolic link" in out, out
-        code, out = cli(["undo"])
+        code, out = cli(["--lang", "en", "undo"])
         assert code == 3 and "a symbolic link" in out, out
     assert campaign.snapshot() == before
 
@@ -214,21 +218,24 @@ def test_a_journal_whose_views_loop_stops_at_the_step_bound(campaign, monkeypatc
     )
     connection.close()
     monkeypatch.setattr(journal_store, "MAX_STEPS", 5_000_000)  # (the default: minutes)
-    code, out = cli(["log", "--journal", campaign.journal])
+    code, out = cli(["--lang", "en", "log", "--journal", campaign.journal])
     assert code == 3 and "more than 5000000 steps" in out, out
 
 
 def test_a_value_past_the_size_bound_is_refused_unread(campaign, monkeypatch):
     edit_journal(campaign.journal, "runs", "params", 0, json.dumps({"x": "y" * 5000}))
     monkeypatch.setattr(journal_store, "MAX_VALUE_BYTES", 1000)
-    code, out = cli(["log", "--journal", campaign.journal])
+    code, out = cli(["--lang", "en", "log", "--journal", campaign.journal])
     assert code == 3 and "too big" in out, out
 
 
-def test_a_run_with_no_acting_sheet_is_a_damaged_entry(campaign):
+def test_a_run_with_no_acting_sheet_is_not_run_again(campaign):
     edit_journal(campaign.journal, "run_sheets", "role", 0, "objetivo")
-    code, out = cli(["show", "1", "--journal", campaign.journal])
-    assert code == 3 and "entry 1 is damaged" in out and "self" in out, out
+    code, out = cli(["--lang", "en", "show", "1", "--journal", campaign.journal])
+    assert code == 0 and "trace: not available" in out, out
+    assert "run 1 has no sheet of the acting character (self)" in out
+    code, out = cli(["--lang", "en", "journal", "verify", "--rerun", "--journal", campaign.journal])
+    assert code == 4 and "run 1: cannot run again" in out, out
 
 
 @HOSTILE
@@ -242,7 +249,7 @@ def test_every_column_of_a_journal_with_a_hostile_value_gives_our_errors_only(tm
 
 
 def save(*extra) -> tuple[int, str]:
-    return cli(["run", "brujeria", "asustarse", "--dice", "1,1,1,3", *extra])
+    return cli(["--lang", "en", "run", "brujeria", "asustarse", "--dice", "1,1,1,3", *extra])
 
 
 def agree(journal_path, folder) -> None:
@@ -332,9 +339,9 @@ def test_a_folder_swapped_for_a_link_midway_is_never_followed(campaign, monkeypa
     assert (campaign.outside / "ana.yaml").read_text(encoding="utf-8") == "not to be touched\n"
     monkeypatch.undo()
     with campaign.inside():  # the journal names party/ana.yaml: a link now, never followed
-        code, out = cli(["journal", "verify", "--journal", campaign.journal])
+        code, out = cli(["--lang", "en", "journal", "verify", "--journal", campaign.journal])
         assert code == 4 and "the folder party on the way is a symbolic link" in out, out
-        code, out = cli(["undo", "--journal", campaign.journal])
+        code, out = cli(["--lang", "en", "undo", "--journal", campaign.journal])
         assert code == 4 and "symbolic link" in out, out
     assert (campaign.outside / "ana.yaml").read_text(encoding="utf-8") == "not to be touched\n"
 
@@ -394,7 +401,9 @@ def test_a_journal_names_only_plain_relative_files(tmp_path, name):
 )
 def test_a_lone_surrogate_in_a_sheet_is_a_sheet_error_where_it_is(tmp_path, name, text, where):
     (tmp_path / name).write_text(text, encoding="utf-8")
-    code, out = cli(["run", "brujeria", "asustarse", "--char", tmp_path / name, "--seed", "1"])
+    code, out = cli(
+        ["--lang", "en", "run", "brujeria", "asustarse", "--char", tmp_path / name, "--seed", "1"]
+    )
     assert code == 3 and f"{where}: error: a lone surrogate (not a character)" in out, out
 
 

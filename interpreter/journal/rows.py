@@ -114,8 +114,6 @@ def entry_of(row, sheets, changes, choices) -> Entry:
     roles = [_text(r[0], "run_sheets.role") for r in sheets]
     if len(set(roles)) != len(roles):
         raise Damaged("run_sheets.role", tr("a role given twice"))
-    if row[2] == "run" and "self" not in roles:
-        raise Damaged("run_sheets.role", tr("a run with no sheet of the acting character (self)"))
     return Entry(
         id=_whole(row[0], "id"),
         at=_text(row[1], "at"),
