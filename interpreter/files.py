@@ -204,15 +204,17 @@ class Inside:
 
     # ─── reading ──────────────────────────────────────────────────────────
 
-    def refuse_link(self) -> None:
-        """Raise Refused if the file, or a folder on the way below the root, is a symbolic
-        link (a folder that is not there is no refusal: a write says so)."""
+    def refuse_link(self, leaf: bool = True) -> None:
+        """Raise Refused if a folder on the way below the root, or (`leaf`) the file
+        itself, is a symbolic link (a folder that is not there is no refusal: a write
+        says so)."""
         try:
             fd = self._open_folder()
         except OSError:
             return
         try:
-            self._refuse_link(fd, self.parts[-1])
+            if leaf:
+                self._refuse_link(fd, self.parts[-1])
         finally:
             os.close(fd)
 

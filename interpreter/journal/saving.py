@@ -46,6 +46,8 @@ def holding(journal: Journal, paths=()):
     here, before anything is read or run.
     """
     places = [_place(journal, p) for p in paths]
+    for place in places:  # (a folder out of reach through a link is never even locked)
+        place.refuse_link(leaf=False)
     folders = [journal.folder] + [place.folder for place in places]
     with ExitStack() as stack:
         for lock in files.lock_folders(folders):

@@ -21,7 +21,7 @@ from interpreter.errors import ParameterError
 from interpreter.journal import rows, schema
 from interpreter.journal.errors import JournalError, NoJournal
 from interpreter.journal.rows import ESCAPE, VALUE_FORM, Entry, SheetState, read_back
-from interpreter.sheet import text_digest
+from interpreter.sheet import MAX_SHEET_SIZE, text_digest
 from interpreter.values import FRACTION_FORM, FractionText
 
 __all__ = ["ESCAPE", "JOURNAL_NAME", "VALUE_FORM", "Entry", "Journal", "SheetState", "read_back"]
@@ -36,8 +36,8 @@ MAX_VALUE_BYTES = 32_000_000
 #: hostile journal's views or triggers could loop; the largest journal's check is far less
 MAX_STEPS = 2_000_000_000
 _STEPS_PER_CALL = 100_000
-#: the texts and JSON a journal holds about a sheet, read back to check a save, at most
-MAX_SHEET_BYTES = 1_000_000
+#: bytes of a sheet file read back to check a save or an undo, at most (as any sheet)
+MAX_SHEET_BYTES = MAX_SHEET_SIZE
 
 
 class Journal:
@@ -97,8 +97,9 @@ class Journal:
         return self._root
 
     def stored_path(self, path: str | Path) -> str:
-        """How a sheet file is named in the journal: relative to its folder. (A file
-        outside it, as a lookup, gets its absolute path, which names no entry's sheet.)"""
+        """How a sheet file is named in the journal, to look it up: relative to its
+        folder (a file outside it gets its absolute path, as journals written before
+        saves were confined to the folder named one; no save names one so now)."""
         resolved = Path(path).resolve()
         try:
             return resolved.relative_to(self.root).as_posix()
@@ -390,7 +391,7 @@ class Journal:
     def sheet_paths(self) -> list[str]:
         """Every sheet name the journal's entries give (each checked where it is used)."""
         names = self._all("SELECT DISTINCT sheet FROM run_sheets")
-        return [r[0] if isinstance(r[0], str) else repr(r[0]) for r in names]
+        return [r[0] for r in names if isinstance(r[0], str)]  # (entries() says the rest)
 
     def integrity(self) -> list[str]:
         """SQLite's own check of the file, and of the references between tables."""

@@ -98,13 +98,19 @@ def _strays(place: files.Inside, repair: bool) -> list[Finding]:
 
 def _places(journal: Journal, stored: list[str]) -> tuple[dict, list[Finding]]:
     """The file of each sheet name the journal gives, and a problem for each name that
-    is not a file below its folder (never read, never written)."""
+    is not a file below its folder, or lies behind a folder that is a link (never
+    locked, read or written)."""
     places, refused = {}, []
     for name in stored:
         try:
-            places[name] = journal.place_of(name)
+            place = journal.place_of(name)
+            place.refuse_link(leaf=False)  # (its folder is locked: never one out of reach)
         except RulebookError as error:
-            refused.append(Finding(PROBLEM, error.message))
+            refused.append(
+                Finding(PROBLEM, tr("{name}: {message}", name=name, message=error.message))
+            )
+            continue
+        places[name] = place
     return places, refused
 
 
