@@ -15,6 +15,7 @@ from starlette.staticfiles import StaticFiles
 from dsl.errors import RulebookError
 from dsl.messages import language_for, tr
 from interpreter.web.api import Api
+from interpreter.web.editing import Editing
 from interpreter.web.errors import RequestError, ServerFailed, error_json, status_of
 from interpreter.web.guard import MAX_BODY, Guard
 from interpreter.web.library import Library
@@ -66,6 +67,7 @@ def create_app(
         Route("/api/run", api.run, methods=["POST"]),
         Route("/api/odds", api.odds, methods=["POST"]),
         Route("/api/check", api.check, methods=["POST"]),
+        Route("/api/editor", Editing(library, workers).answer, methods=["POST"]),
         Route("/api/language", api.language),
         Route("/api/words", api.words),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -126,6 +126,21 @@ _CHECK = {
         "name": {"type": "string", "description": "the name diagnostics give the text"},
     },
 }
+_EDITOR = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["text", "what"],
+    "properties": {
+        "text": {"type": "string", "maxLength": 500_000},
+        "name": {"type": "string", "description": "the rulebook's name in the folder"},
+        "position": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "where, in UTF-16 code units from the start (as a browser counts)",
+        },
+        "what": {"enum": ["complete", "hover", "outline"]},
+    },
+}
 # The answers are the documents of interpreter/schemas/ (the `--json` output's schemas),
 # included whole under components/schemas and referred to by their `$id`.
 _ERROR = {"$ref": "urn:rulebook:schema:error"}
@@ -335,6 +350,12 @@ def document() -> dict:
                 "check a rulebook's text: every diagnostic",
                 _CHECK,
                 "`{ok, title, diagnostics: [{severity, message, hint, line, column, ...}]}`",
+            ),
+            "/api/editor": _post(
+                "what the page's editor offers at a place (the language server's answers)",
+                _EDITOR,
+                "`{from, to, items: [{label, kind, detail, insert}]}`, `{hover: {from, to, "
+                "markdown}}` or `{outline: [{name, kind, from, line, children}]}`",
             ),
             "/api/language": {
                 "get": {

@@ -108,6 +108,7 @@ PAGE_WORDS = (
     tr("exactly"),
     tr("at least"),
     tr("Rules"),
+    tr("Outline"),
     tr("New house rule"),
     tr("Save as"),
     tr("Odds with this edit"),
