@@ -24,6 +24,7 @@ from interpreter.journal import (
     verify_journal,
 )
 from interpreter.journal.recovery import complete_pending
+from interpreter.sheet import text_digest
 
 OLD = 'rulebook "Casa" extends brujeria {\n}\n'
 NEW = 'rulebook "Casa" extends brujeria {\n}\ntable Nueva { a: 1 }\n'
@@ -136,14 +137,15 @@ def test_a_version_3_journal_is_migrated_with_its_entries(tmp_path):
     connection = sqlite3.connect(path)
     script = schema.MIGRATIONS[0] + schema.MIGRATIONS[1] + schema.MIGRATIONS[2]
     connection.executescript(script + "PRAGMA user_version = 3;")
-    connection.execute("INSERT INTO texts VALUES ('a', 'x: 1'), ('b', 'x: 2')")
+    a, b = text_digest("x: 1"), text_digest("x: 2")  # (a text is checked against its hash)
+    connection.execute("INSERT INTO texts VALUES (?, 'x: 1'), (?, 'x: 2')", (a, b))
     connection.execute(
         "INSERT INTO runs (id, at, kind, state, action) VALUES (1, 't', 'run', 'applied', 'act')"
     )
     connection.execute(
         "INSERT INTO runs (id, at, kind, state, undoes) VALUES (2, 't', 'undo', 'applied', 1)"
     )
-    connection.execute("INSERT INTO run_sheets VALUES (1, 'self', 'a.yaml', 'yaml', 'a', 'b')")
+    connection.execute("INSERT INTO run_sheets VALUES (1, 'self', 'a.yaml', 'yaml', ?, ?)", (a, b))
     connection.commit()
     connection.close()
     with Journal(path) as journal:
@@ -156,7 +158,7 @@ def test_a_version_3_journal_is_migrated_with_its_entries(tmp_path):
         # the foreign keys still hold after the tables were made anew
         with pytest.raises(sqlite3.IntegrityError):
             journal.connection.execute(
-                "INSERT INTO run_sheets VALUES (9, 'self', 'b.yaml', 'yaml', 'a', 'b')"
+                "INSERT INTO run_sheets VALUES (9, 'self', 'b.yaml', 'yaml', ?, ?)", (a, b)
             )
         save_file(journal, tmp_path / "casa.rules", NEW, "casa")  # and takes the new kind
 

@@ -21,8 +21,8 @@ from interpreter.errors import SheetError
 from interpreter.journal.bundle import bundle_from_row, rebuild
 from interpreter.journal.errors import UndoRefused
 from interpreter.journal.saving import holding, write_all
-from interpreter.journal.store import Entry, Journal
-from interpreter.sheet import Sheet, parse_text, read_current
+from interpreter.journal.store import MAX_FILE_BYTES, Entry, Journal
+from interpreter.sheet import Sheet, parse_text
 from interpreter.values import to_json
 
 
@@ -61,8 +61,10 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
     """Put every sheet of entry `number` (by default the last standing run) back as it
     was before it; return the new undo entry's number."""
     target = journal.entry(number) if number is not None else default_target(journal)
-    paths = [journal.file_of(s.path) for s in target.sheets]
-    with holding(journal, paths):
+    # every file the entry names, checked before anything is read or written: a name
+    # below the journal's folder, reached without a link (a JournalError otherwise)
+    places = {s.path: journal.place_of(s.path) for s in target.sheets}
+    with holding(journal, list(places.values())):
         target = journal.entry(target.id)  # as it is now that nothing else can write
         if target.state != "applied":
             raise UndoRefused(tr("run {id} was never completed; nothing to undo", id=target.id))
@@ -77,7 +79,7 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
         # only the sheets the run changed: another character it read but left alone is
         # not put back (nor does a later change to that one stand in the way)
         for state in [s for s in target.sheets if s.before != s.after]:
-            path = journal.file_of(state.path)
+            path = places.get(state.path) or journal.place_of(state.path)
             later = [
                 e
                 for e in entries
@@ -87,7 +89,7 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
                 and not (e.kind == "undo" and e.undoes in gone)  # a run and its undo cancel
                 and any(s.path == state.path and s.before != s.after for s in e.sheets)
             ]
-            current = read_current(path)
+            current = path.read(MAX_FILE_BYTES)
             if not force:
                 if later:
                     numbers = ", ".join(str(e.id) for e in later)
