@@ -206,7 +206,7 @@ def _explore_action(
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
     ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
-    explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler))
+    explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler, limits))
     if calls is not None:
         explorer.calls = calls  # what called actions gave, for other fields of the action
     explorer.most_worlds = worlds  # (a whole result's first try: see marginals)

@@ -163,19 +163,25 @@ class Liveness:
     One per compiled rulebook (liveness_of), so that a computation does not walk the rules
     again."""
 
-    def __init__(self, compiler=None):
+    def __init__(self, compiler=None, sums_fail: bool = True):
         self.reads: dict = {}  # id(node) → (node, Live)
         self.blocks: dict = {}  # (id(statements), Live after) → [Live after each]
         self.safe: dict = {}  # id(node) → (node, whether it cannot fail)
         self.compiler = compiler  # its types and bindings (cannot_fail)
+        self.sums_fail = sums_fail  # whether a sum may pass number_digits (sums_may_fail)
 
     @classmethod
-    def of(cls, owner) -> Liveness:
-        """The Liveness kept for `owner` (a compiler) while it lives."""
+    def of(cls, owner, limits=None) -> Liveness:
+        """The Liveness kept for `owner` (a compiler) while it lives, for computations
+        under `limits` (whether a sum may fail: sums_may_fail)."""
         found = _KEPT.get(owner)
         if found is None:
-            found = _KEPT[owner] = cls(owner)
-        return found
+            found = _KEPT[owner] = {}
+        sums_fail = limits is None or sums_may_fail(limits)
+        kept = found.get(sums_fail)
+        if kept is None:
+            kept = found[sums_fail] = cls(owner, sums_fail)
+        return kept
 
     def cannot_fail(self, node) -> bool:
         """cannot_fail(node), by the compiler's types and what its calls call, found once."""
@@ -187,7 +193,10 @@ class Liveness:
                 kind_of = self.kind_of
                 callee = self.callee
             self.safe[id(node)] = (node, False)  # (a definition calling itself: may fail)
-            found = self.safe[id(node)] = (node, cannot_fail(node, kind_of, callee))
+            found = self.safe[id(node)] = (
+                node,
+                cannot_fail(node, kind_of, callee, self.sums_fail),
+            )
         return found[1]
 
     def kind_of(self, node) -> str:
@@ -272,20 +281,34 @@ def read_counts(node) -> dict:
 
 #: comparisons that never fail between two numbers
 ORDERED = ("<", "<=", ">", ">=")
-#: arithmetic that never fails on two numbers but past `number_digits`, which only
-#: numbers within a factor of two of that bound reach (products, powers and quotients,
-#: which fail on other numbers too, are never taken to be safe)
+#: sums and differences: they fail only past `number_digits` (sums_may_fail)
 ADDED = ("+", "-")
+#: digits of room a number needs between a fraction's denominator and number_digits for
+#: its sums never to be taken to fail
+ROOM = 100
+
+
+def sums_may_fail(limits) -> bool:
+    """Whether a sum of two numbers should be taken to fail on some values under these
+    limits. A sum fails only past `number_digits` (of a fraction: its numerator, which
+    grows with the denominator, at most `denominator_digits`): with ROOM digits to spare
+    beyond the denominators, only numbers within a factor of 10**ROOM of that bound pass
+    it (products and powers, which do fail, or a sheet holding such numbers), and sums
+    are taken not to fail; under tighter limits (number_digits 4: 9999 + 1) they may."""
+    return limits.number_digits < limits.denominator_digits + ROOM
+
+
 #: dice modifiers that never make a roll fail (explosions and rerolls may pass
 #: extra_per_die on some rolls)
 SAFE_MODIFIERS = (n.Keep, n.CountSuccesses, n.CountFailures, n.Sort)
 
 
-def cannot_fail(expr, kind_of=None, callee=None) -> bool:
+def cannot_fail(expr, kind_of=None, callee=None, sums_fail: bool = True) -> bool:
     """Whether computing an expression can never stop a run, by the static types
     `kind_of(node)` gives (the compiler's: "number", "bool", ...; without them, only
     what needs none): a value written, a name, a field of a record, a text of those, two
-    values compared for equality, numbers compared or added up, yes/no joined (`and`,
+    values compared for equality, numbers compared (and added, where sums_fail is
+    false: sums_may_fail), yes/no joined (`and`,
     `or`, `not`), an `if` of those, a dice term of fixed dice that keeps or counts them,
     a call with arguments of those of a definition made of those (`callee(call)`: the
     expressions of what it calls, None when it may fail). Any other (lookups, products,
@@ -308,7 +331,7 @@ def cannot_fail(expr, kind_of=None, callee=None) -> bool:
             stack += node.items
         elif isinstance(node, n.Unary) and kind(node.operand) == TYPED[node.op]:
             stack.append(node.operand)
-        elif isinstance(node, n.Binary) and _safe_operator(node, kind):
+        elif isinstance(node, n.Binary) and _safe_operator(node, kind, sums_fail):
             stack += (node.left, node.right)
         elif isinstance(node, n.IfExpr) and kind(node.condition) == "bool":
             stack += (node.condition, node.then, node.otherwise)
@@ -336,11 +359,13 @@ def cannot_fail(expr, kind_of=None, callee=None) -> bool:
 TYPED = {"not": "bool", "-": "number"}
 
 
-def _safe_operator(node, kind) -> bool:
+def _safe_operator(node, kind, sums_fail: bool) -> bool:
     op = node.op
     if op in ("=", "!="):
         return True
     kinds = (kind(node.left), kind(node.right))
     if op in ("and", "or"):
         return kinds == ("bool", "bool")
+    if op in ADDED and sums_fail:
+        return False
     return op in ORDERED + ADDED and kinds == ("number", "number")
