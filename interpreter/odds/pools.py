@@ -113,21 +113,26 @@ def reaches(h: int, n: int, limit: int, share: Fraction) -> bool:
     return h**limit * share.denominator >= share.numerator * n**limit
 
 
-def may_fail(die, count: int, steps: tuple, epsilon, limit: int) -> bool:
+def may_fail(die, count: int, steps: tuple, epsilon, limit: int, work=None) -> bool:
     """Whether this term may go past `limit` (extra_per_die) with more than a sliver of
-    epsilon: pool_distribution then counts to the limit, and misses that chance."""
-    term = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+    epsilon: pool_distribution then counts to the limit, and misses that chance. (`work`:
+    a Budget whose deadline it looks at, reading a die of many faces.)"""
+    term = Term(die, count, steps, work or Budget(DEFAULT_BUDGET), limit)
     return count > 0 and term.may_fail(Fraction(epsilon))
 
 
-def limit_failures(die, count: int, steps: tuple, epsilon, limit: int, missing: Fraction):
+def limit_failures(
+    die, count: int, steps: tuple, epsilon, limit: int, missing: Fraction, budget_of=None
+):
     """(the roller's error, its chance) for each way this term may fail at the limit,
     given the chance `missing` that it fails at all. The roller applies the modifiers
     one after another, each over every die, so the first modifier whose chain goes too
     far says why: the chance of failing by the first k modifiers is what the term misses
-    when only their chains are followed to the limit."""
+    when only their chains are followed to the limit. (`budget_of()`: a Budget for each
+    count, with the caller's deadline.)"""
     epsilon = Fraction(epsilon)
-    term = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+    budget_of = budget_of or (lambda: Budget(DEFAULT_BUDGET))
+    term = Term(die, count, steps, budget_of(), limit)
     term.may_fail(epsilon)
     binding = [op for op in term.ops if op in term.to_limit]
     groups: list = []  # (kind, the binding ops up to the end of this group)
@@ -143,7 +148,7 @@ def limit_failures(die, count: int, steps: tuple, epsilon, limit: int, missing: 
         if number == len(groups) - 1:
             failing = missing
         else:
-            part = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+            part = Term(die, count, steps, budget_of(), limit)
             part.to_limit = upto
             weights, total = part.compute(delta)
             failing = Fraction(total - sum(weights.values()), total)
@@ -468,12 +473,12 @@ def counted_distribution(die, count, steps, epsilon, budget: Budget, limit, net=
     )
 
 
-def counted_may_fail(die, count: int, steps: tuple, epsilon, limit: int) -> bool:
+def counted_may_fail(die, count: int, steps: tuple, epsilon, limit: int, work=None) -> bool:
     """may_fail, kept as counted_distribution keeps its terms."""
     if die.size <= DEFAULT_BUDGET and not any(step[0] in CHAINS for step in steps):
         return False  # no explosion nor reroll: nothing may go past the limit (no Term)
     key = ("may fail", die.key, count, steps, _exactly(epsilon), limit)
-    return remembered_term(key, lambda: may_fail(die, count, steps, epsilon, limit))
+    return remembered_term(key, lambda: may_fail(die, count, steps, epsilon, limit, work))
 
 
 #: terms kept at most, and the (estimated) bytes of their weights

@@ -96,7 +96,9 @@ class DistRoll:
     def __init__(self, roller, die: Die, count: int, steps: tuple):
         self.roller, self.die, self.count, self.steps = roller, die, count, steps
         self._dist = self._raw = self._total = self.finished = None
-        self.failure = counted_may_fail(die, count, steps, roller.epsilon, roller.extra_per_die)
+        self.failure = counted_may_fail(
+            die, count, steps, roller.epsilon, roller.extra_per_die, roller.budget_of_term()
+        )
 
     def raw(self) -> Dist:
         """The term's distribution; for a term that may fail at the roller's limit, what
@@ -130,6 +132,7 @@ class DistRoll:
             self.roller.epsilon,
             self.roller.extra_per_die,
             missing,
+            self.roller.budget_of_term,
         )
         parts = [(1 - missing, Dist.point(True))]
         parts += [(chance, Dist.point(message)) for message, chance in ways if chance]
