@@ -44,6 +44,13 @@ class Deadline:
         self.at = now + seconds if at is None else at
         self.wall = time.perf_counter() + (self.at - now)
 
+    @classmethod
+    def answering(cls, seconds: float) -> Deadline:
+        """The deadline of an answer of `seconds`: its computing stops ANSWER_SHARE of them
+        early, kept for making the answer up (its table, its text or JSON)."""
+        now = clock()
+        return cls(seconds, now + seconds * (1 - ANSWER_SHARE), now)
+
     def part(self, share: float) -> Deadline:
         """A deadline `share` of the way from now to this one (the exact phase's). What
         is left of this one is taken as what is left of its wall-clock bound (at most the
@@ -85,6 +92,11 @@ class Deadline:
         return TooComplex(
             tr("the exact computation would take more than {seconds} s", seconds=self.shown)
         )
+
+
+#: the share of an answer's time kept for making it up once the computing stops (some
+#: tens of milliseconds for the largest tables: outcomes sorted, 200 of them written)
+ANSWER_SHARE = 0.05
 
 
 def check_size(size: int, limits) -> None:

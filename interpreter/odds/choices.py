@@ -136,7 +136,7 @@ def best_odds(
         raise EvaluationError(tr("{name} makes no choices: only an action does", name=action))
     limits = attrs.evolve(engine.limits, steps_per_run=10**12)
     seconds = checked(budget, 1, seconds or limits.odds_seconds)
-    roller = OddsRoller(epsilon, budget, limits, progress, Deadline(seconds))
+    roller = OddsRoller(epsilon, budget, limits, progress, Deadline.answering(seconds))
     token = LIFTS.set(LiftMemory(roller))
     try:
         try:  # over worlds, merged, when every choice is a statement of the body itself

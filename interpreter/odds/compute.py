@@ -56,13 +56,13 @@ def expression_odds(
     `limits.odds_seconds`: the exact phase gets half of it, sampling the rest)."""
     limits = limits or DEFAULT_LIMITS
     seconds = checked(budget, trials, seconds or limits.odds_seconds)
-    deadline = Deadline(seconds)
+    deadline = Deadline.answering(seconds)
     try:
         plain = plain_distribution(text, epsilon, limits, deadline.part(0.5))  # `3d6`
         if plain is not None:
             return Odds({"expression": text}, None, plain, True, plain.omitted)
         _node, value = compile_expression(text)
-        deadline = Deadline(seconds)  # from here: reading the text is the front end's
+        deadline = Deadline.answering(seconds)  # from here: reading the text is the front end's
         return _exact_expression(text, value, epsilon, budget, limits, deadline.part(0.5))
     except RecursionError:
         raise LimitExceeded(TOO_DEEP) from None
@@ -142,7 +142,7 @@ def action_odds(
         """The exact odds of `field` within `work` units of work (None: the budget), else
         sampled. A `cap` on the outcomes (the whole result's): past it, or past the work
         or the time, or past `worlds` made by one `let`, never sampled (TooComplex)."""
-        deadline = Deadline(seconds)
+        deadline = Deadline.answering(seconds)
         try:
             outcomes, omitted = _exact(
                 engine, action, sheet, params, field, epsilon, min(work or budget, budget),
@@ -161,7 +161,7 @@ def action_odds(
 
     def sample(names, seconds, reason):
         """`names`, each from one sample of whole results within `seconds`."""
-        deadline = Deadline(seconds)
+        deadline = Deadline.answering(seconds)
         counts, done = sample_action(
             engine, action, sheet, params, None, trials, seed, progress, deadline, choices
         )

@@ -15,6 +15,7 @@ from interpreter.errors import LimitExceeded
 from interpreter.expression import roll
 from interpreter.odds.answer import Odds, field_outcome, pick
 from interpreter.odds.bounds import certain_limit
+from interpreter.odds.distribution import Dist
 from interpreter.odds.worlds import STOPS, Failure, stopped
 
 
@@ -174,9 +175,9 @@ def sampled(subject, field, counts, done: int, wanted: int, deadline, reason, or
         )
     else:
         note = tr("sampled: {why}", why=why)
-    probabilities = {o: Fraction(c, done) for o, c in counts.items()}
-    certain_limit(probabilities)
-    return Odds(subject, field, probabilities, False, Fraction(0), done, orders, note)
+    certain_limit(counts)
+    found = Dist(dict(counts), done)  # each count over the trials (no Fraction made yet)
+    return Odds(subject, field, found, False, Fraction(0), done, orders, note)
 
 
 def sampled_fields(subject, names, counts, done: int, wanted: int, deadline, reason, orders=()):
