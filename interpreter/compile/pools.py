@@ -246,8 +246,9 @@ class RollGroups:
             if counted is not None:
                 return counted
             result = PoolRoll(label, faces, *group_value(faces, steps_of(ctx, keeps)))
-            if ctx.trace is not None and not ctx.quiet:
-                ctx.trace.append(dice_step(result, span, ctx.depth, ctx.roller.source.origin))
+            if ctx.trace is not None and not ctx.quiet and ctx.trace.wants():
+                origin, length = ctx.roller.source.origin, ctx.limits.shown_length
+                ctx.trace.append(dice_step(result, span, ctx.depth, origin, length))
             return result
 
         return group
