@@ -12,6 +12,7 @@ import attrs
 
 from dsl import nodes as n
 from dsl.messages import tr
+from interpreter.bounds import cells
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.dice import PoolRoll, keep_dice
 from interpreter.errors import EvaluationError
@@ -81,7 +82,15 @@ class PoolValues:
         first_arg = node.args[0]
         subject = self.roll_object(first_arg) if self.is_pool(first_arg) else self.expr(first_arg)
         question = self.question_of(node)
-        return lambda ctx: ask(ctx, subject(ctx), question(ctx))
+        span = node.span
+
+        def pool_function(ctx):
+            found = subject(ctx)
+            if type(found) is tuple:  # a list: sorted, gone through
+                ctx.count(cells(found, ctx.limits.value_size), span)
+            return ask(ctx, found, question(ctx))
+
+        return pool_function
 
     def question_of(self, node: n.Call):
         """A closure giving the Question a pool function call asks."""
