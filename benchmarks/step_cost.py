@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import dsl  # noqa: E402
-from dsl.errors import RulebookError  # noqa: E402
-from interpreter import Engine, SeededDice  # noqa: E402
+import dsl
+from dsl.errors import RulebookError
+from interpreter import Engine, SeededDice
 
 #: a loop of a million passes, for the operation in it
 MANY = "repeat 1000 times {{ repeat 1000 times {{ {body} }} }}"
