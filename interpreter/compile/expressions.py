@@ -37,6 +37,7 @@ from interpreter.compile.pools import POOL_FUNCTIONS
 from interpreter.compile.tables import text_keyed
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
+from interpreter.pool import Rolled
 from interpreter.runtime import MISSING, Unknown, as_bool, known, lift
 from interpreter.values import Range, Record, normalize, show
 
@@ -88,8 +89,8 @@ class Expressions:
 
                 return read_named
             return lambda ctx: ctx.env[name]
-        if kind == "roll":
-            return lambda ctx: ctx.env[name].total
+        if kind == "roll":  # a pool's total (a roll kept in a list is its total already)
+            return lambda ctx: v.total if isinstance(v := ctx.env[name], Rolled) else v
         if kind == "key":
             return lambda ctx: ctx.state.read(ctx.env[name])
         if kind == "field":
@@ -170,6 +171,13 @@ class Expressions:
             return self.dice(node)
         if isinstance(node, n.RollGroup):
             return self.roll_group(node)
+        if isinstance(node, n.IfExpr):  # the pool of the branch taken, counted as it is
+            condition, span = self.expr(node.condition), node.condition.span
+            then, otherwise = (
+                charged(self.roll_object(part), self.cost(part), part.span)
+                for part in (node.then, node.otherwise)
+            )
+            return lambda ctx: then(ctx) if as_bool(ctx, condition(ctx), span) else otherwise(ctx)
         if isinstance(node, n.Name) and binding.kind == "rolldef":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, ())

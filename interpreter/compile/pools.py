@@ -30,8 +30,9 @@ HOW_MANY_TAKEN = tr("how many dice {function} takes")
 POOL_FUNCTIONS = {"count": (2, 2), "highest": (1, 2), "lowest": (1, 2)}
 
 
-def ask(ctx, subject, question):
-    """The answer of a pool (or of a list, for the pool functions) to a question."""
+def ask(ctx, subject, question, span=None):
+    """The answer of a pool (or of a list, for the pool functions) to a question (`span`:
+    where it is asked, for the error when the subject is neither)."""
     if isinstance(subject, Rolled):
         if type(subject) is ChainRoll and isinstance(subject.total, Unknown):
             return ask_chain(ctx, subject, question)
@@ -42,7 +43,7 @@ def ask(ctx, subject, question):
         return lift(lambda items: list_answer(question, items), subject)
     if ctx.roller.lifts:  # odds: a dice term's distribution
         return ctx.roller.answers(subject, (question,)).map(first)
-    raise EvaluationError(tr("{subject} is not a pool of dice or a list", subject=subject))
+    raise EvaluationError(tr("{subject} is not a pool of dice or a list", subject=subject), span)
 
 
 def ask_chain(ctx, chain: ChainRoll, question):
@@ -75,7 +76,8 @@ class PoolValues:
     def pool_field(self, node: n.Field):
         subject = self.roll_object(node.subject)
         question = FIELDS[node.name]
-        return lambda ctx: ask(ctx, subject(ctx), question)
+        span = node.span
+        return lambda ctx: ask(ctx, subject(ctx), question, span)
 
     def pool_function(self, node: n.Call):
         """`count(r, 6)`, `highest(r)`, `lowest(r, 2)`: of a pool, or of a list."""
@@ -88,7 +90,7 @@ class PoolValues:
             found = subject(ctx)
             if type(found) is tuple:  # a list: sorted, gone through
                 ctx.count(cells(found, ctx.limits.value_size), span)
-            return ask(ctx, found, question(ctx))
+            return ask(ctx, found, question(ctx), span)
 
         return pool_function
 
