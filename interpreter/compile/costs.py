@@ -67,6 +67,9 @@ class Costs:
             if kind is n.Call:
                 stack.extend(self._call_parts(item))
                 continue
+            if kind is n.Index:  # its subject names the table: looked up, not evaluated
+                stack.extend(item.keys)
+                continue
             for field in attrs.fields(kind):
                 if field.name not in _NOT_PARTS:
                     stack.append(getattr(item, field.name))

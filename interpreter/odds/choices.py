@@ -186,6 +186,7 @@ class Search:
             raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
         ctx = engine.context(roller, self.sheet)
         ctx.limits = self.limits
+        ctx.on_clock(lambda: roller.deadline.check())  # the time limit within a run too
         ctx.chooser = self.chooser
         roller.pins, roller.cursor = pins, 0
         try:

@@ -81,6 +81,7 @@ def at_once(value, epsilon, budget, limits, deadline) -> Dist | None:
     the explorer. None when the run branches or stops."""
     roller = OddsRoller(epsilon, budget, limits, deadline=deadline)
     ctx = Context(roller, limits, State({}))
+    ctx.on_clock(deadline.check)  # the time limit read within the run too
     roller.work += 1  # the run, as the explorer counts it
     deadline.check()
     token = LIFTS.set(LiftMemory(roller))

@@ -96,6 +96,8 @@ class Explorer(Passes):
     def __init__(self, ctx: Context, roller, epsilon: Fraction, liveness: Liveness | None = None):
         self.ctx = ctx
         self.roller = roller
+        # the time limit read within a run too (every STEPS_BETWEEN_CLOCKS steps of it)
+        ctx.on_clock(lambda: roller.deadline.check())
         self.prune = roller.prune  # epsilon / 10**6
         self.lost = Mass()  # the probability left out: pruned, or cut short
         liveness = liveness or Liveness()
