@@ -27,7 +27,7 @@ class Limits:
     #: operation, call, table read, loop pass, branch and dice term, and each cell of a
     #: value an operation goes through; also of one sheet's check, one parameter's default,
     #: one world of the odds engine
-    steps_per_run: int = 1_000_000
+    steps_per_run: int = 250_000
     #: passes one `repeat` may make
     repeat_count: int = 1_000
     #: checks, actions and formulas that may be calling one another at once

@@ -22,12 +22,12 @@ from interpreter.web import create_app
 DOUBLED = """action go() {
   let s = "ab"
   repeat 15 times { set s to "{s}{s}" }
-  repeat 500 times { repeat 400 times { note s } }
+  repeat 200 times { repeat 300 times { note s } }
   result { n: size(s) }
 }
 """
 #: the trace's steps: the action's line, then one note of 65,536 characters per pass
-NOTES = 500 * 400
+NOTES = 200 * 300
 
 #: what the doubling rulebook's trace may take at most, with the default limits: 1,000
 #: steps of at most ~`shown_length` characters each (and their data, in JSON)
@@ -87,7 +87,7 @@ def test_a_server_answers_the_attack_in_bounded_size(tmp_path):
 
 
 def test_a_failed_runs_trace_is_bounded_too():
-    text = DOUBLED.replace("repeat 500 times", "repeat 1000 times { repeat 5 times")
+    text = DOUBLED.replace("repeat 200 times", "repeat 1000 times { repeat 5 times")
     text = text.replace("note s } }", "note s } } }")
     engine = Engine(dsl.load_text(text, "doubled.rules"))
     with pytest.raises(LimitExceeded, match="steps_per_run") as stopped:
