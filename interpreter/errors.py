@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dsl.errors import KINDS, RulebookError
+from dsl.errors import KINDS, RulebookError, Span
 from dsl.messages import Message, tr, translate
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.shown import glimpse
@@ -45,7 +45,7 @@ class EvaluationError(RulebookError):
     replay = None  # set by the Engine: a function giving the trace up to the error
     steps = None  # set by the Engine: the steps the run took up to the error
 
-    def __init__(self, message: str, span=None, hint: str | None = None):
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
         super().__init__(quoting(message), span, hint)
 
     @property

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from starlette.testclient import TestClient
+from web_client import page_client
 
 import dsl
 from interpreter import Engine, Limits, SeededDice, render_text
@@ -79,7 +79,7 @@ def test_in_spanish_too():
 
 def test_a_server_answers_the_attack_in_bounded_size(tmp_path):
     (tmp_path / "doubled.rules").write_text(DOUBLED, encoding="utf-8")
-    with TestClient(create_app(tmp_path), base_url="http://127.0.0.1:8000") as client:
+    with page_client(create_app(tmp_path)) as client:
         answer = client.post("/api/run", json={"rulebook": "doubled", "action": "go"})
     assert answer.status_code == 200
     assert len(answer.content) < JSON_BYTES
