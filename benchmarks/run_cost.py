@@ -186,7 +186,7 @@ def compare(args) -> int:
                 best[side] = found
             else:
                 for label, row in found.items():
-                    if row[1] < best[side][label][1]:
+                    if label not in best[side] or row[1] < best[side][label][1]:
                         best[side][label] = row
     this, other = best["this"], best["other"]
     common = [label for label in this if label in other]
