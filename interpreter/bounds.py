@@ -9,6 +9,7 @@ from fractions import Fraction
 from dsl.messages import tr
 from interpreter.errors import LimitExceeded
 from interpreter.limits import Limits
+from interpreter.values import Record
 
 
 def bounded_number(value, limits: Limits, span):
@@ -96,7 +97,12 @@ def cells(value, cap: int) -> int:
             stack.extend(item)
         elif kind is Fraction:
             count += 1 + ((item.numerator.bit_length() + item.denominator.bit_length()) >> 8)
-        elif isinstance(item, Mapping):  # its names shown too
+        elif kind is Record:  # its names shown too
+            count += 1
+            fields = item._fields
+            stack.extend(fields)
+            stack.extend(fields.values())
+        elif isinstance(item, Mapping):
             count += 1
             stack.extend(item.keys())
             stack.extend(item.values())
@@ -114,6 +120,20 @@ def bounded_value(ctx, value, span):
     its cells counted as steps: building it went through them."""
     ctx.count(size_within(value, ctx.limits, span), span)
     return value
+
+
+#: the values that hold other values: what makes one value larger than its rules
+NESTED = frozenset({tuple, list, dict, Record})
+
+
+def bounded_record(ctx, record: Record, span) -> Record:
+    """A record just built: `bounded_value` when a field holds a list or a record (of
+    numbers, yes/no and texts only, it is no larger than the rules that wrote it, each
+    text within `text_length`: nothing to go through)."""
+    for value in record._fields.values():
+        if type(value) in NESTED:
+            return bounded_value(ctx, record, span)
+    return record
 
 
 def size_within(value, limits: Limits, span) -> int:

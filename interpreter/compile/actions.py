@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.messages import tr
-from interpreter.bounds import bounded_value
+from interpreter.bounds import bounded_record
 from interpreter.compile.costs import block_cost
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
@@ -86,7 +86,7 @@ class CompiledAction(CallFrame):
                     if isinstance(got, Unknown):
                         got = ctx.roller.resolve(got)
                     fields[name] = got
-                result = bounded_value(ctx, Record(fields, kind="result"), self.node.span)
+                result = bounded_record(ctx, Record(fields, kind="result"), self.node.span)
             return result
         finally:
             ctx.env = saved  # `leave`, written out

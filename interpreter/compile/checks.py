@@ -8,7 +8,7 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
-from interpreter.bounds import bounded_value
+from interpreter.bounds import bounded_record
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
 from interpreter.errors import EvaluationError, LimitExceeded
@@ -155,9 +155,7 @@ class CompiledCheck(CallFrame):
                 env[name] = fields[name] = settle(ctx, value(ctx))
         if names is not None:
             return tuple([fields.get(name) for name in names])
-        if not self.fields:  # its own fields only: numbers and yes/no
-            return Record(fields, kind="check")
-        return bounded_value(ctx, Record(fields, kind="check"), self.node.span)
+        return bounded_record(ctx, Record(fields, kind="check"), self.node.span)
 
     def describe(self, ctx, shown: str, fields: dict) -> Message:
         """The check's line: `Label: terms = total vs target → verdict, field value`. The
@@ -462,7 +460,7 @@ class CompiledOpposed(CallFrame):
         ctx.env.update(fields)
         for name, value in self.fields:
             ctx.env[name] = fields[name] = settle(ctx, value(ctx))
-        return bounded_value(ctx, Record(fields, kind="opposed"), self.node.span)
+        return bounded_record(ctx, Record(fields, kind="opposed"), self.node.span)
 
 
 def _group(ctx, rounds: list, span) -> None:
