@@ -220,7 +220,10 @@ def test_a_long_text_held_many_times_stops_at_value_size():
 
 
 def test_a_record_holding_a_list_counts_its_cells():
-    text = "action go(n: int) { let l = [1, 2, 3]  repeat n times { set l to l + l }  result { l: l } }"
+    text = (
+        "action go(n: int) { let l = [1, 2, 3]  repeat n times { set l to l + l }"
+        "  result { l: l } }"
+    )
     engine = engine_of(text)
 
     def steps(n: int) -> int:
