@@ -107,41 +107,54 @@ def _record(record, room: int) -> tuple:
 def glimpse_data(value, length: int):
     """A value of a step's data (its JSON) cut as `glimpse` cuts its text: a long text's
     first `length` characters then what was left out; a long list's first items then a
-    text saying how many more; a record's first fields then `…`: how many more."""
+    text saying how many more; a record's first fields then `…`: how many more. The value
+    itself when it is short."""
     kind = type(value)
     if kind is int or kind is bool or value is None or kind is Fraction:
         return value
     if kind is str and len(value) <= length:
         return value
-    return _data(value, length)[0]
+    if (kind is list or kind is tuple) and len(value) * 24 <= length:  # a few dice
+        if all(type(v) is int and v.bit_length() < 64 for v in value):
+            return value
+    data, _, whole = _data(value, length)
+    return value if whole else data
 
 
 def _data(value, room: int) -> tuple:
-    """(the data, about how many characters its text takes)."""
+    """(the data, about how many characters its text takes, whether it is all of it)."""
+    kind = type(value)
+    if kind is int or kind is bool or value is None:
+        return value, 4, True
     if isinstance(value, str):
         if len(value) <= room:
-            return value, len(value)
+            return value, len(value), True
         cut = max(room, 0)
-        return Message.joined([value[:cut], more_characters(len(value) - cut)]), cut + 20
-    if type(value) is tuple or type(value) is list:
-        out, used = [], 1
+        left = len(value) - cut
+        return Message.joined([value[:cut], more_characters(left)]), cut + 20, False
+    if kind is tuple or kind is list:
+        out, used, whole = [], 1, True
         for i, item in enumerate(value):
             if used >= room:
                 out.append(more_items(len(value) - i))
+                whole = False
                 break
-            data, size = _data(item, room - used)
+            data, size, all_of_it = _data(item, room - used)
             out.append(data)
             used += size + 2
-        return out, used
+            whole = whole and all_of_it
+        return out, used, whole
     if isinstance(value, Mapping):
-        found, used = {}, 1
+        found, used, whole = {}, 1, True
         names = list(value)
         for i, name in enumerate(names):
             if used >= room:
                 found["…"] = more_items(len(names) - i)
+                whole = False
                 break
-            data, size = _data(value[name], room - used - len(str(name)))
+            data, size, all_of_it = _data(value[name], room - used - len(str(name)))
             found[name] = data
             used += len(str(name)) + size + 4
-        return found, used
-    return value, len(show_value(value))
+            whole = whole and all_of_it
+        return found, used, whole
+    return value, len(show_value(value)), True

@@ -8,7 +8,7 @@ from __future__ import annotations
 import attrs
 
 from dsl.errors import Span
-from dsl.messages import Message, show_value, tr, tr_n, translate
+from dsl.messages import Message, tr, tr_n, translate
 from interpreter.dice import DROPPED, KEPT, REROLLED, PoolRoll
 from interpreter.shown import glimpse, glimpse_data, more_characters, more_items
 from interpreter.values import to_json
@@ -135,19 +135,26 @@ class Trace(list):
         """The step with its data cut to `shown_length` characters a value (at most
         DATA_ROOM of them in all), and its text and detail to TEXT_ROOM."""
         length = self.length
-        changed = {}
+        changed: dict = {}
         if step.data:
-            data, room = {}, DATA_ROOM * length
+            data, room = None, DATA_ROOM * length
             for name, value in step.data.items():
+                kind = type(value)
+                if kind is int or kind is bool or value is None:  # (digits: bounded)
+                    continue
+                if kind is str and len(value) <= length:
+                    room -= len(value)
+                    continue
                 cut = glimpse_data(value, max(0, min(length, room)))
-                room -= length if cut is not value else len(show_value(value))
-                data[name] = cut
+                room -= length
                 if cut is not value:
-                    changed["data"] = data
+                    if data is None:
+                        data = changed["data"] = dict(step.data)
+                    data[name] = cut
+        room = TEXT_ROOM * length
         for part in ("text", "detail"):
             text = getattr(step, part)
-            if text is not None and len(text) > TEXT_ROOM * length:
-                room = TEXT_ROOM * length
+            if text is not None and len(text) > room:
                 changed[part] = Message.joined([text[:room], more_characters(len(text) - room)])
         return attrs.evolve(step, **changed) if changed else step
 
