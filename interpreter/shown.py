@@ -114,9 +114,9 @@ def glimpse_data(value, length: int):
         return value
     if kind is str and len(value) <= length:
         return value
-    if (kind is list or kind is tuple) and len(value) * 24 <= length:  # a few dice
-        if all(type(v) is int and v.bit_length() < 64 for v in value):
-            return value
+    few = (kind is list or kind is tuple) and len(value) * 24 <= length  # a few dice, say
+    if few and all(type(v) is int and v.bit_length() < 64 for v in value):
+        return value
     data, _, whole = _data(value, length)
     return value if whole else data
 
