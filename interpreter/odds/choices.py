@@ -27,7 +27,7 @@ from interpreter.odds.answer import Odds, field_outcome, text_orders
 from interpreter.odds.bounds import Deadline, checked
 from interpreter.odds.decide import Decide, Nested, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
-from interpreter.odds.explore import STOPS, Failure, stopped
+from interpreter.odds.explore import STEPS_PER_WORK, STOPS, Failure, stopped
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 
@@ -134,7 +134,7 @@ def best_odds(
     the engine's odds_seconds)."""
     if action not in engine.rulebook.actions:
         raise EvaluationError(tr("{name} makes no choices: only an action does", name=action))
-    limits = attrs.evolve(engine.limits, steps_per_run=10**12)
+    limits = engine.limits  # each run within steps_per_run, as a real one
     seconds = checked(budget, 1, seconds or limits.odds_seconds)
     roller = OddsRoller(epsilon, budget, limits, progress, Deadline.answering(seconds))
     token = LIFTS.set(LiftMemory(roller))
@@ -188,6 +188,7 @@ class Search:
         roller.charge(1)  # the budget, and a look at the deadline
         ctx = engine.context(roller, self.sheet)
         ctx.limits = self.limits
+        ctx.on_clock(lambda: roller.deadline.check())  # the time limit within a run too
         ctx.chooser = self.chooser
         roller.pins, roller.cursor = pins, 0
         try:
@@ -197,7 +198,7 @@ class Search:
             failure = stopped(error)
             return failure, failure, _made(ctx)
         finally:
-            roller.work += ctx.steps
+            roller.work += ctx.steps // STEPS_PER_WORK
         reported = field_outcome(result, new_sheet, self.field, compiled)
         aimed = field_outcome(result, new_sheet, self.goal.field, compiled)
         return reported, aimed, _made(ctx)
