@@ -76,19 +76,18 @@ def test_a_parameter_naming_a_field_set_to_a_roll(body):
 
 
 def test_a_pool_on_one_branch_and_a_die_on_the_other():
-    # `r` is a pool where C holds, the die's number where it does not: its total is
-    # the odds of either, as the sheet says
+    # `r` is a pool where C holds, the die where it does not: its total, its highest die
+    # and a count of it, each as a real run gives them (and the total, the odds of
+    # either term written alone)
     engine = engine_of(
-        "action act() {\n  let r = if C then 2d20kh1 else d20\n  result { t: r, u: r + 1 }\n}\n"
+        "action act() {\n  let r = if C then 2d20kh1 else d20\n"
+        "  result { t: r, u: r + 1, h: highest(r), n: count(r, 20) }\n}\n"
     )
     for flag, written in ((True, "2d20kh1"), (False, "d20")):
         sheet = engine.sheet({"C": flag})
+        agrees_with_brute_force(engine, sheet, written)
         alone = expression_odds(written).probabilities
         assert engine.odds("act", sheet, {}, "t").probabilities == alone
-        moved = {o + 1: p for o, p in alone.items()}
-        assert engine.odds("act", sheet, {}, "u").probabilities == moved
-        whole = engine.odds("act", sheet, {})
-        assert {o["t"]: p for o, p in whole.probabilities.items()} == alone
 
 
 # ─── a failure in one field is every field's ────────────────────────────────
@@ -148,3 +147,18 @@ def iter_dice(*faces):
     from dice_prefix import PrefixDice
 
     return PrefixDice(faces)
+
+
+def test_a_value_that_is_no_dice_term_answers_its_total_alone():
+    # where a pool is expected but a plain value comes (a lone die's distribution, a
+    # number): its total is counted, any other question is left to sampling
+    from interpreter.odds.distribution import Dist
+    from interpreter.odds.polynomials import TooComplex
+    from interpreter.odds.questions import value_answers
+    from interpreter.pool import Highest, Total
+
+    die = Dist.uniform(range(1, 7))
+    assert value_answers(die, (Total(), Total())).weights == {(f, f): 1 for f in range(1, 7)}
+    assert value_answers(4, (Total(),)).weights == {(4,): 1}
+    with pytest.raises(TooComplex, match="highest"):
+        value_answers(die, (Total(), Highest()))
