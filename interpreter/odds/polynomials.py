@@ -149,6 +149,12 @@ def unit_seconds() -> float:
     return _UNIT_SECONDS[0]
 
 
+def power_bytes(base: int, count: int) -> int:
+    """Bytes enough for base ** count (and for any number below it), found without making
+    it: base ** count may be megabytes, seconds of multiplying nothing interrupts."""
+    return base.bit_length() * count // 8 + 1
+
+
 def to_int(coeffs: list, width: int) -> int:
     return int.from_bytes(b"".join([c.to_bytes(width, "little") for c in coeffs]), "little")
 
@@ -171,7 +177,7 @@ def dense_product(wa: dict, wb: dict, work: Budget):
     na, nb = max(wa) - la + 1, max(wb) - lb + 1
     if na + nb > 8 * (len(wa) + len(wb)) + 64:  # too sparse to pay off
         return None
-    width = (sum(wa.values()) * sum(wb.values())).bit_length() // 8 + 1
+    width = (sum(wa.values()).bit_length() + sum(wb.values()).bit_length()) // 8 + 1
     length = na + nb - 1
     work.hold(2 * length * width)
     work.step(product_cost(length * width) + length)
@@ -187,11 +193,14 @@ def power_sum(dist, count: int, work: Budget):
         return dist
     if len(weights) == 1:
         ((key, weight),) = weights.items()
+        size = power_bytes(den, count)
+        work.hold(2 * size)
+        work.step(2 * product_cost(size))
         return {key * count: weight**count}, den**count
     low, high = min(weights), max(weights)
     span = high - low + 1
     length = count * (span - 1) + 1
-    width = (sum(weights.values()) ** count).bit_length() // 8 + 1
+    width = power_bytes(sum(weights.values()), count)
     work.hold(2 * length * width)
     work.step(2 * product_cost(length * width // 2) + length)
     power = to_int(dense(weights, low, span), width) ** count
@@ -249,7 +258,7 @@ def order_sums(order, weights, suffix, count: int, a: int, b: int, shift: dict, 
     """order_statistics for int values: each state's sums are one big int, the weight of
     sum k at bit k * width, so that adding m dice of one face is a shift."""
     low = min(shift[f] for f in order)
-    width = ((suffix[0] ** count).bit_length() // 8 + 1) * 8
+    width = power_bytes(suffix[0], count) * 8
     step = {f: (shift[f] - low) * width for f in order}
     length = (b - a) * (max(shift[f] for f in order) - low) + 1
     work.hold(b * length * width // 8)
