@@ -39,9 +39,10 @@ MAX_WORDS = 20_000
 # A word: letters and digits in a row; a symbol: any other character but a space. A
 # comment counts for nothing (`#` up to the end of its line, outside a quoted text); a
 # quoted text for the words inside it (its `{...}` parts are parsed too).
-_WORD = re.compile(r"\w+|\S")
-_QUOTED_OR_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|#[^\n]*')
-_SCAN = re.compile(r'("(?:[^"\\\n]|\\.)*")|(#[^\n]*)|\w+|\S')
+_WORD = re.compile(r"\w++|\S")
+_QUOTED = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'  # possessive: no backtracking, no stack per character
+_QUOTED_OR_COMMENT = re.compile(rf"({_QUOTED})|#[^\n]*+")
+_SCAN = re.compile(rf"({_QUOTED})|(#[^\n]*+)|\w++|\S")
 
 
 def shipped_rulebooks() -> dict[str, Path]:
@@ -181,7 +182,9 @@ def load(
     return book
 
 
-_LANGUAGE = re.compile(r'(?:^|\{)\s*language\s+"([^"\n]{1,20})"', re.MULTILINE)
+# `[ \t]*` (not `\s*`) before the word: a search from every line start would otherwise
+# scan every blank line after it again
+_LANGUAGE = re.compile(r'(?:^|\{)[ \t]*+language\s++"([^"\n]{1,20})"', re.MULTILINE)
 
 
 def language_written_in(text: str) -> str | None:
