@@ -283,12 +283,17 @@ def _misplaced_keyword(error: UnexpectedToken, text: str, source: Source, offset
             return RulebookSyntaxError(message, span, hint)
         return _keyword_error(token.value, span)
     if token.type in ("EQUAL", "COLON") and token.start_pos is not None:
-        before = re.search(r"([^\W\d]\w*)\s*$", text[: token.start_pos])
+        # the word just before it (a keyword is short: the last 64 characters hold it)
+        before = _LAST_WORD.search(text, max(0, token.start_pos - 64), token.start_pos)
         if before and before.group(1) in words and _parses_as_name(text, before, token):
             word = before.group(1)
             start = offset + before.start(1)
             return _keyword_error(word, Span(source, start, start + len(word)))
     return None
+
+
+#: the word a text ends with (after it, spaces only); a word begins after no word character
+_LAST_WORD = re.compile(r"(?<!\w)([^\W\d]\w*+)\s*+\Z")
 
 
 def _parses_as_name(text: str, word: re.Match, token) -> bool:

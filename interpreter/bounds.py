@@ -87,9 +87,11 @@ def bounded_text(text: str, limits: Limits, span) -> str:
     return text
 
 
+# the digits 0-9 alone (`\d` would read any script's digits as these)
 _NUMBER_TEXT = re.compile(
-    r"(?P<sign>[+-]?)(?P<digits>\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<exponent>[+-]?\d{1,9}))?"
-    r"|[+-]?\d+/\d+"
+    r"(?P<sign>[+-]?)(?P<digits>[0-9]++(?:\.[0-9]*+)?|\.[0-9]++)"
+    r"(?:[eE](?P<exponent>[+-]?[0-9]{1,9}))?"
+    r"|[+-]?[0-9]++/[0-9]++"
 )
 
 

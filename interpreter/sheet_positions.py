@@ -85,7 +85,10 @@ def brackets_too_deep(text: str) -> int | None:
 
 _SPECIAL = re.compile(r"[\[\]{}\"'#]")
 #: the end of a quoted scalar: `"` with backslash escapes, `'` with doubled quotes
-_QUOTE_END = {'"': re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL), "'": re.compile(r"(?:[^']|'')*'")}
+_QUOTE_END = {
+    '"': re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL),
+    "'": re.compile(r"[^']*+(?:''[^']*+)*+'"),
+}
 
 
 def place(error: SheetError, text: str, start, end=None) -> SheetError:

@@ -265,7 +265,7 @@ def print_warnings(expression: str, language) -> None:
 
 
 #: a dice expression given as an argument may start with a minus: `rulebook roll -1d6`
-NEGATIVE_EXPRESSION = re.compile(r"-[\d(d{]")
+NEGATIVE_EXPRESSION = re.compile(r"-[0-9(d{]")
 
 
 def expressions_with_a_minus(argv: list) -> list:
