@@ -7,6 +7,7 @@ from bisect import bisect_right
 import attrs
 
 from dsl.messages import tr, tr_n, translate
+from dsl.suggest import closest
 
 
 @attrs.frozen
@@ -191,14 +192,12 @@ class RulebookInvalid(RulebookError):
 
 
 def did_you_mean(name: str, candidates) -> str | None:
-    """A `did you mean ...?` hint for a misspelled name, or None."""
-    import difflib
-
-    folded = {c.casefold(): c for c in candidates}
-    close = difflib.get_close_matches(name.casefold(), list(folded), n=3, cutoff=0.6)
+    """A `did you mean ...?` hint for a misspelled name, or None (`dsl.suggest`: the
+    work it takes is bounded)."""
+    close = closest(name, candidates)
     if not close:
         return None
-    names = [_quote(folded[c]) for c in close]
+    names = [_quote(c) for c in close]
     if len(names) == 1:
         return tr("did you mean {name}?", name=names[0])
     return tr("did you mean {names} or {last}?", names=", ".join(names[:-1]), last=names[-1])

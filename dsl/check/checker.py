@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl import suggest
 from dsl import types as t
 from dsl.check.characters import CharacterChecks
 from dsl.check.choices import ChoiceChecks
@@ -26,7 +27,8 @@ def check_definitions(
     """Check merged definitions; raise RulebookInvalid on any error, else the Rulebook."""
     checker = Checker(definitions)
     try:
-        checker.run()
+        with suggest.budget():  # every hint of this check together, in bounded work
+            checker.run()
     except RecursionError:  # the static bounds keep well within the stack; an app deep in
         raise CheckError(TOO_DEEP, None) from None  # its own may still run out: say so
     errors = [d for d in checker.diagnostics if d.severity == "error"]
