@@ -101,7 +101,9 @@ class DiceTerms:
         if sides_text.startswith("{"):
             return self._listed_faces(sides_text, token.start_pos + head.start("sides"))
         sides = self._dice_value(head, "sides", token)
-        if isinstance(sides, n.Literal):
+        if (
+            isinstance(sides, n.Literal) and type(sides.value) is int
+        ):  # (1.5) stays: the checker says so
             sides = sides.value
             if sides < 1:
                 raise self._error(tr("a die needs at least one face"), self._token_span(token))
