@@ -8,6 +8,7 @@ import attrs
 
 from dsl.messages import tr, tr_n, translate
 from dsl.suggest import closest
+from dsl.unicode_text import DIRECTION_CONTROLS
 
 
 @attrs.frozen
@@ -82,11 +83,22 @@ class Span:
         end_line, end_col = self.source.line_col(max(self.start, self.end))
         width = (end_col - col) if end_line == line else len(text) - col + 1
         caret = " " * (col - 1) + "^" * max(1, width)
-        return f"    {text}\n    {caret}"
+        return f"    {shown(text)}\n    {caret}"
 
     def to(self, other: Span) -> Span:
         """The span from this one's start to the other's end."""
         return Span(self.source, self.start, max(self.end, other.end))
+
+
+def shown(line: str) -> str:
+    """A line as an excerpt shows it: a control that would reorder how the line around
+    it is shown (or the terminal's next lines) is shown as �, one character as it was."""
+    if line.isascii():
+        return line
+    return line.translate(_SHOWN)
+
+
+_SHOWN = dict.fromkeys(map(ord, DIRECTION_CONTROLS), "\ufffd")
 
 
 #: Python's stack running out while checking or evaluating: the static bounds keep rules

@@ -20,6 +20,7 @@ from dsl import cache as disk
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import Message, tr
 from dsl.spellings import other_spelling
+from dsl.unicode_text import digits_refused, other_digit
 
 #: deepest nesting of brackets accepted; deeper text is refused before parsing, so that
 #: no later stage (building, checking, evaluating) can run out of Python stack.
@@ -206,6 +207,8 @@ def keyword_as_name(error: UnexpectedInput) -> bool:
 
 
 _BRACKET = re.compile(r"[][(){}]")
+#: the letters and digits from a place on
+_WORD = re.compile(r"\w*+")
 
 
 def check_nesting(text: str, source: Source, offset: int = 0) -> None:
@@ -237,6 +240,11 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         start = offset + error.pos_in_stream
         char = text[error.pos_in_stream]
         span = Span(source, start, start + 1)
+        word = _WORD.match(text, error.pos_in_stream).group()
+        refused = digits_refused(word)
+        if refused is not None:  # `١٢٣`, `3d٦`: no number, no dice
+            at = start + word.index(other_digit(word))
+            return RulebookSyntaxError(refused, Span(source, at, at + 1))
         if char == '"':
             return RulebookSyntaxError(tr('this text is never closed with a matching "'), span)
         if char == "'":

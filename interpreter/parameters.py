@@ -8,6 +8,7 @@ from dsl import nodes as n
 from dsl.errors import did_you_mean
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
+from dsl.unicode_text import digits_refused
 from interpreter.bounds import number_fits, read_number
 from interpreter.dice import ForcedDice
 from interpreter.errors import ParameterError
@@ -238,6 +239,9 @@ def convert(
         return character(name, value, book)
     if kind in ("int", "number"):
         if isinstance(value, str):
+            refused = digits_refused(value)
+            if refused is not None:
+                raise ParameterError(tr("{where}: {problem}", where=where, problem=refused))
             try:
                 number = read_number(value, limits)
             except ValueError as error:
@@ -311,8 +315,11 @@ def convert(
             if kind == "skill" and book.open_skills is not None and isinstance(value, str):
                 return value
             choices = sorted(choices, key=str)
-            hint = did_you_mean(str(value), [str(c) for c in choices]) or tr(
-                "choices: {choices}", choices=", ".join(map(str, choices))
+            refused = digits_refused(value) if isinstance(value, str) else None
+            hint = (
+                refused
+                or did_you_mean(str(value), [str(c) for c in choices])
+                or tr("choices: {choices}", choices=", ".join(map(str, choices)))
             )
             raise ParameterError(
                 tr(

@@ -11,6 +11,7 @@ from dsl.check.definitions import DefinitionChecks
 from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
+from dsl.check.lookalikes import LookalikeChecks
 from dsl.check.scope import BUILTINS, CALL_NESTING, MAX_CALL_NESTING, Scope
 from dsl.check.sheet import SheetChecks
 from dsl.check.statements import StatementChecks
@@ -70,6 +71,7 @@ class Checker(
     CharacterChecks,
     ChoiceChecks,
     WholeChecks,
+    LookalikeChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""
 
@@ -126,6 +128,7 @@ class Checker(
         if not self.check_cycles():
             self.check_nesting()
         self.check_unused()
+        self.check_lookalikes()
         self.diagnostics.sort(
             key=lambda d: (d.span.source.name, d.span.start) if d.span else ("", 0)
         )
