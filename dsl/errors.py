@@ -8,7 +8,7 @@ import attrs
 
 from dsl.messages import tr, tr_n, translate
 from dsl.suggest import closest
-from dsl.unicode_text import DIRECTION_CONTROLS
+from dsl.unicode_text import DIRECTION_CONTROLS, describe, look_alike
 
 
 @attrs.frozen
@@ -209,6 +209,14 @@ def did_you_mean(name: str, candidates) -> str | None:
     close = closest(name, candidates)
     if not close:
         return None
+    char = look_alike(name, close[0])
+    if char is not None:  # `Fuеrza` for `Fuerza`: the letter that only looks the same
+        return tr(
+            "did you mean {name}? ({written} has {char})",
+            name=_quote(close[0]),
+            written=name,
+            char=describe(char),
+        )
     names = [_quote(c) for c in close]
     if len(names) == 1:
         return tr("did you mean {name}?", name=names[0])

@@ -26,6 +26,7 @@ from interpreter import files, sheet_reading, sheet_writer
 from interpreter.compile import Compiler
 from interpreter.errors import SheetChanged, SheetError, ShippedSheet
 from interpreter.limits import DEFAULT_LIMITS, Limits
+from interpreter.sheet_keys import key_warnings
 from interpreter.sheet_rules import complete
 from interpreter.sheet_schema import META_KEYS, validate
 from interpreter.values import Record
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # for the type hints only
 class Sheet:
     """A character: field values checked against a rulebook's sheet schema. Immutable."""
 
-    __slots__ = ("_values", "meta", "path", "rulebook", "text", "text_format")
+    __slots__ = ("_values", "meta", "path", "rulebook", "text", "text_format", "warnings")
 
     def __init__(
         self,
@@ -58,6 +59,9 @@ class Sheet:
         self.path = path
         self.text_format = text_format
         self.text = text  # the file's text as read (None: not read from a file)
+        #: what the file says that may not be what it seems (interpreter.sheet_keys),
+        #: each a SheetWarning placed at its line and column
+        self.warnings: tuple = ()
 
     @property
     def values(self) -> Mapping:
@@ -116,9 +120,11 @@ class Sheet:
             )
         data, places = sheet_reading.read(text, text_format, path)
         try:
-            return cls.from_data(data, rulebook, path, text_format, limits, text)
+            sheet = cls.from_data(data, rulebook, path, text_format, limits, text)
         except SheetError as error:  # placed from the reading's own nodes: not read again
             raise places.locate(error) from None
+        sheet.warnings = tuple(places.locate(w) for w in key_warnings(data, rulebook, path))
+        return sheet
 
     @classmethod
     def from_data(

@@ -195,14 +195,21 @@ def sheet_for(args, book, engine, target: str | None = None) -> Sheet:
                 None,
                 tr("pass --char FILE, or a shipped character: {names}", names=", ".join(shipped)),
             ) from None
-    return engine.load_sheet(resolve_character(args.char, book))
+    return shown(engine.load_sheet(resolve_character(args.char, book)), args, book)
 
 
 def targets_of(args, book, engine, action: str | None) -> dict:
     """The other characters of a run, from `--target NAME=FILE` (NAME may be left out when
     the action has one character parameter): parameter name → Sheet."""
     files = target_files(args, book, action)
-    return {role: engine.load_sheet(path) for role, path in files.items()}
+    return {role: shown(engine.load_sheet(path), args, book) for role, path in files.items()}
+
+
+def shown(sheet: Sheet, args, book) -> Sheet:
+    """The sheet, its warnings printed on stderr (stdout is the result)."""
+    for warning in sheet.warnings:
+        print(warning.render(language(args, book)), file=sys.stderr)
+    return sheet
 
 
 def target_files(args, book, action: str | None) -> dict:
