@@ -92,13 +92,15 @@ class Span:
 
 def shown(line: str) -> str:
     """A line as an excerpt shows it: a control that would reorder how the line around
-    it is shown (or the terminal's next lines) is shown as �, one character as it was."""
+    it is shown (or the terminal's next lines), or half a character that no output can
+    hold, is shown as �, one character as it was."""
     if line.isascii():
         return line
     return line.translate(_SHOWN)
 
 
 _SHOWN = dict.fromkeys(map(ord, DIRECTION_CONTROLS), "\ufffd")
+_SHOWN.update(dict.fromkeys(range(0xD800, 0xE000), "\ufffd"))
 
 
 #: Python's stack running out while checking or evaluating: the static bounds keep rules

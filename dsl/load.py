@@ -24,6 +24,7 @@ from dsl.errors import (
 )
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
+from dsl.unicode_text import half_character, lone_surrogate
 
 #: how many rulebooks a house rule may stand on, one on another
 MAX_EXTENDS = 8
@@ -265,7 +266,12 @@ def parse_cached(text: str, name: str, max_words: int = MAX_WORDS) -> n.Rulebook
     again. Checking always runs.
     """
     within_words(text, name, max_words)
-    key = hashlib.sha256(f"{_FRONT_END}\n{name}\n{text}".encode()).hexdigest()
+    half = lone_surrogate(text)
+    if half is not None:  # (a file read never holds one; an app's text may)
+        span = Span(Source(name, text), half, half + 1)
+        raise RulebookSyntaxError(half_character(text[half]), span)
+    key = f"{_FRONT_END}\n{name}\n{text}".encode("utf-8", "surrogatepass")  # (a name's may)
+    key = hashlib.sha256(key).hexdigest()
     found = _PARSED.get(key)
     if found is None:
         entry = f"ast-{key[:32]}.json"

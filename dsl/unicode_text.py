@@ -49,6 +49,27 @@ def digits_refused(text: str) -> Message | None:
     )
 
 
+# ─── half characters ─────────────────────────────────────────────────────────
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> int | None:
+    """Where `text` holds half of a character (a lone surrogate, as a JSON escape
+    `\\ud800` or undecodable bytes given to Python make), which no file can hold."""
+    if text.isascii():
+        return None
+    found = _SURROGATE.search(text)
+    return None if found is None else found.start()
+
+
+def half_character(char: str) -> Message:
+    return tr(
+        "{name} is half of a character (a lone surrogate): no text can hold it",
+        name=f"U+{ord(char):04X}",
+    )
+
+
 # ─── direction controls and invisible characters ─────────────────────────────
 
 

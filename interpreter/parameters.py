@@ -8,7 +8,7 @@ from dsl import nodes as n
 from dsl.errors import did_you_mean
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
-from dsl.unicode_text import digits_refused
+from dsl.unicode_text import digits_refused, half_character, lone_surrogate
 from interpreter.bounds import number_fits, read_number
 from interpreter.dice import ForcedDice
 from interpreter.errors import ParameterError
@@ -207,6 +207,9 @@ def convert(
     where = tr("parameter {name}", name=name)
     if value is None:
         return None
+    if isinstance(value, str) and lone_surrogate(value) is not None:  # undecodable bytes typed in
+        half = value[lone_surrogate(value)]
+        raise ParameterError(tr("{where}: {problem}", where=where, problem=half_character(half)))
     if isinstance(type_node, n.EnumType):
         if value not in type_node.choices:
             raise ParameterError(

@@ -19,6 +19,7 @@ from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
 from dsl.messages import tr
+from dsl.unicode_text import half_character, lone_surrogate
 from interpreter.errors import SheetError
 from interpreter.sheet_positions import (
     MAX_NUMBER_TEXT,
@@ -104,6 +105,11 @@ def read(text: str, text_format: str, path: str | None = None) -> tuple:
     """(data, places): a sheet file's data, and `places.locate(error)`, which places a
     SheetError about a field at the field's key and value in the text. A file that is
     not valid YAML or JSON is a SheetError placed where reading it failed."""
+    half = lone_surrogate(text)
+    if half is not None:  # (a file read never holds one; an app's text may)
+        line, column = text.count("\n", 0, half) + 1, half - text.rfind("\n", 0, half)
+        failure = SheetError(half_character(text[half]), path=path)
+        raise failure.at(line, column, line_at(text, half))
     past = brackets_too_deep(text)
     if past is not None:  # as the parser sees the text up to that bracket
         failure = too_deep(too_deep_error(path), text[: past + 1], Loader)
@@ -112,14 +118,15 @@ def read(text: str, text_format: str, path: str | None = None) -> tuple:
     try:
         if text_format == "json":
             data = json.loads(text, parse_int=_json_int, object_pairs_hook=_json_object)
-            return data, JsonPlaces(text)
-        loader = Loader(text)
-        try:
-            root = loader.get_single_node()
-            data = loader.construct_document(root) if root is not None else None
-        finally:
-            loader.dispose()
-        return data, YamlPlaces(text, root)
+            places = JsonPlaces(text)
+        else:
+            loader = Loader(text)
+            try:
+                root = loader.get_single_node()
+                data = loader.construct_document(root) if root is not None else None
+            finally:
+                loader.dispose()
+            places = YamlPlaces(text, root)
     except json.JSONDecodeError as error:
         failure = SheetError(tr("not valid JSON: {msg}", msg=error.msg), path=path)
         raise failure.at(error.lineno, error.colno, line_at(text, error.pos)) from None
@@ -135,6 +142,32 @@ def read(text: str, text_format: str, path: str | None = None) -> tuple:
     except RecursionError:
         failure = too_deep_error(path)
         raise too_deep(failure, text, Loader) or failure from None
+    if "\\u" in text or "\\U" in text:
+        half = _half_character(data)
+        if half is not None:  # an escape of half a character: no file could hold it again
+            where, char = half
+            raise places.locate(SheetError(half_character(char), where or None, path=path))
+    return data, places
+
+
+def _half_character(data):
+    """(dotted path, character) of the first lone surrogate in the data's texts, or None."""
+    stack = [(data, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            at = lone_surrogate(value)
+            if at is not None:
+                return where, value[at]
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                path = f"{where}.{key}" if where else str(key)
+                if isinstance(key, str) and lone_surrogate(key) is not None:
+                    return where, key[lone_surrogate(key)]
+                stack.append((item, path))
+        elif isinstance(value, list):
+            stack.extend((item, where) for item in value)
+    return None
 
 
 def _json_int(digits: str) -> int:
