@@ -192,6 +192,15 @@ def _dice_pattern() -> re.Pattern:
     return re.compile(pattern.to_regexp())
 
 
+@cache
+def _dice_run() -> re.Pattern:
+    """The DICE terminal without its last condition (that no letter, digit or _ follows
+    the term): where a term that failed only for that would have ended."""
+    pattern = _dice_pattern().pattern
+    assert pattern.endswith("(?!\\w)")
+    return re.compile(pattern[: -len("(?!\\w)")])
+
+
 def keyword_as_name(error: UnexpectedInput) -> bool:
     """A contextual keyword where the parser can take a name is a name (`check`, `roll`,
     `action` as names of parameters, fields and choices). The contextual lexer alone
@@ -249,6 +258,18 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         if refused is not None:  # `١٢٣`, `3d٦`: no number, no dice
             at = start + word.index(other_digit(word))
             return RulebookSyntaxError(refused, Span(source, at, at + 1))
+        term = _dice_run().match(text, error.pos_in_stream)
+        if term is not None and term.end() < len(text):  # `5d6kh1_`: a term runs into `_`
+            at = offset + term.end()
+            return RulebookSyntaxError(
+                tr(
+                    "the dice term {term} runs into {char}, which no modifier takes",
+                    term=term.group(),
+                    char=repr(text[term.end()]),
+                ),
+                Span(source, at, at + 1),
+                tr("end the term with a space or an operator, as in {example}", example="2d6 + x"),
+            )
         if char == '"':
             return RulebookSyntaxError(tr('this text is never closed with a matching "'), span)
         if char == "'":
