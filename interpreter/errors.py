@@ -142,6 +142,7 @@ class SheetWarning(SheetError):
     """Something a sheet file says that may not be what it seems (a key that only looks
     like a field's name): shown, not raised (`Sheet.warnings`)."""
 
+    code = "invalid_sheet"
     kind = "warning"
 
 
