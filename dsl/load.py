@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
 from collections.abc import Callable
 from importlib import resources
@@ -24,7 +25,7 @@ from dsl.errors import (
 )
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
-from dsl.unicode_text import half_character, lone_surrogate
+from dsl.unicode_text import HALF_CHARACTER, lone_surrogate
 
 #: how many rulebooks a house rule may stand on, one on another
 MAX_EXTENDS = 8
@@ -92,12 +93,15 @@ RulebookError. It replaces the default (shipped names, files beside the house ru
 def extended(reference: str, folder: Path | None, span) -> tuple[str, str]:
     """What `extends` may read by default: a shipped rulebook by name, or a `.rules` file
     by a relative path inside the extending file's own folder (no absolute path, no
-    `..` out of it, no link leading out of it). Returns (name, text)."""
+    `..` out of it, no link leading out of it). Returns (name, text).
+
+    Every reference it does not read gets the same message, whether the file it names is
+    missing, outside the folder or not a rulebook: the message never tells whether a
+    file exists where the rulebook may not look (a server's client would learn it)."""
     shipped = shipped_rulebooks()
     if reference in shipped:
         return str(shipped[reference]), read(shipped[reference])
     names = tr("shipped rulebooks: {names}", names=", ".join(sorted(shipped)))
-    path = Path(reference)
     if folder is None:
         raise CheckError(
             tr(
@@ -108,38 +112,43 @@ def extended(reference: str, folder: Path | None, span) -> tuple[str, str]:
             span,
             did_you_mean(reference, list(shipped)) or names,
         )
-    if path.is_absolute() or path.suffix != ".rules":
+    target = _inside(Path(folder), reference)
+    if target is None:
         raise CheckError(
             tr(
-                "`extends {name}`: a house rule extends a shipped rulebook by its name, or a "
-                ".rules file by a path inside its own folder",
+                "`extends {name}`: no shipped rulebook of that name, and no .rules file of "
+                "that path inside this rulebook's folder",
                 name=reference,
             ),
             span,
-            names,
-        )
-    root = folder.resolve()
-    target = (root / path).resolve()
-    if root not in target.parents:
-        raise CheckError(
-            tr(
-                "`extends {name}` leads out of the house rule's own folder ({folder})",
-                name=reference,
-                folder=str(folder),
+            did_you_mean(reference, list(shipped))
+            or tr(
+                "a house rule extends a shipped rulebook by its name, or a .rules file by a "
+                "relative path inside its own folder (no absolute path, no `..` out of it, no "
+                "link leading out of it); {names}",
+                names=names,
             ),
-            span,
-            tr("put the base rulebook beside the house rule, or in a folder under it"),
         )
-    if not target.is_file():
-        raise CheckError(
-            tr(
-                "no rulebook file {name} beside this one, and no shipped rulebook of that name",
-                name=reference,
-            ),
-            span,
-            did_you_mean(reference, list(shipped)) or names,
-        )
-    return str(folder / path), read(target)
+    return str(Path(folder) / reference), read(target)
+
+
+def _inside(folder: Path, reference: str) -> Path | None:
+    """The `.rules` file `reference` names inside `folder`, or None: an absolute path, a
+    path out of the folder (by `..` or by a link) or no such file. Paths that leave the
+    folder as written are refused before the file system is asked anything."""
+    path = Path(reference)
+    if path.is_absolute() or path.suffix != ".rules" or "\0" in reference:
+        return None
+    if os.path.normpath(reference).split(os.sep)[0] == os.pardir:
+        return None
+    try:
+        root = folder.resolve()
+        target = (root / path).resolve()
+        if root not in target.parents or not target.is_file():
+            return None
+    except (OSError, RuntimeError, ValueError):  # unreadable, a loop of links
+        return None
+    return target
 
 
 def read(path: Path) -> str:
@@ -269,7 +278,7 @@ def parse_cached(text: str, name: str, max_words: int = MAX_WORDS) -> n.Rulebook
     half = lone_surrogate(text)
     if half is not None:  # (a file read never holds one; an app's text may)
         span = Span(Source(name, text), half, half + 1)
-        raise RulebookSyntaxError(half_character(text[half]), span)
+        raise RulebookSyntaxError(HALF_CHARACTER, span)
     key = f"{_FRONT_END}\n{name}\n{text}".encode("utf-8", "surrogatepass")  # (a name's may)
     key = hashlib.sha256(key).hexdigest()
     found = _PARSED.get(key)

@@ -20,7 +20,7 @@ from dsl import cache as disk
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import Message, tr
 from dsl.spellings import other_spelling
-from dsl.unicode_text import digits_refused, half_character, lone_surrogate, other_digit
+from dsl.unicode_text import HALF_CHARACTER, digits_refused, lone_surrogate, other_digit
 
 #: deepest nesting of brackets accepted; deeper text is refused before parsing, so that
 #: no later stage (building, checking, evaluating) can run out of Python stack.
@@ -156,7 +156,7 @@ def parse_tree(text: str, source: Source, start: str, offset: int = 0) -> lark.T
     half = lone_surrogate(text)
     if half is not None:  # (a text read from a file never holds one; an app's may)
         span = Span(source, offset + half, offset + half + 1)
-        raise RulebookSyntaxError(half_character(text[half]), span)
+        raise RulebookSyntaxError(HALF_CHARACTER, span)
     try:
         return lark_parser().parse(text, start=start, on_error=keyword_as_name)
     except UnexpectedInput as error:

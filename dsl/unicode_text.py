@@ -63,11 +63,8 @@ def lone_surrogate(text: str) -> int | None:
     return None if found is None else found.start()
 
 
-def half_character(char: str) -> Message:
-    return tr(
-        "{name} is half of a character (a lone surrogate): no text can hold it",
-        name=f"U+{ord(char):04X}",
-    )
+#: what half a character is called where it is refused
+HALF_CHARACTER = tr("a lone surrogate (not a character)")
 
 
 # ─── direction controls and invisible characters ─────────────────────────────

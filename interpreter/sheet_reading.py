@@ -12,6 +12,7 @@ the places of its members are found only when an error needs one.
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
 from yaml.composer import Composer
@@ -19,7 +20,7 @@ from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
 from dsl.messages import tr
-from dsl.unicode_text import half_character, lone_surrogate
+from dsl.unicode_text import HALF_CHARACTER, lone_surrogate
 from interpreter.errors import SheetError
 from interpreter.sheet_positions import (
     MAX_NUMBER_TEXT,
@@ -108,7 +109,7 @@ def read(text: str, text_format: str, path: str | None = None) -> tuple:
     half = lone_surrogate(text)
     if half is not None:  # (a file read never holds one; an app's text may)
         line, column = text.count("\n", 0, half) + 1, half - text.rfind("\n", 0, half)
-        failure = SheetError(half_character(text[half]), path=path)
+        failure = SheetError(HALF_CHARACTER, path=path)
         raise failure.at(line, column, line_at(text, half))
     past = brackets_too_deep(text)
     if past is not None:  # as the parser sees the text up to that bracket
@@ -143,31 +144,39 @@ def read(text: str, text_format: str, path: str | None = None) -> tuple:
         failure = too_deep_error(path)
         raise too_deep(failure, text, Loader) or failure from None
     if "\\u" in text or "\\U" in text:
-        half = _half_character(data)
-        if half is not None:  # an escape of half a character: no file could hold it again
-            where, char = half
-            raise places.locate(SheetError(half_character(char), where or None, path=path))
+        _no_lone_surrogate(data, text, path)
     return data, places
 
 
-def _half_character(data):
-    """(dotted path, character) of the first lone surrogate in the data's texts, or None."""
-    stack = [(data, "")]
+# an escaped pair (a character), or one escape of a surrogate alone: \ud800, \U0000d800
+_SURROGATE_ESCAPE = re.compile(
+    r"(?P<pair>\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?P<lone>\\u[dD][89a-fA-F][0-9a-fA-F]{2}|\\U0000[dD][89a-fA-F][0-9a-fA-F]{2})"
+)
+
+
+def _no_lone_surrogate(data, text: str, path) -> None:
+    """Unless a text in the data holds a lone surrogate (an escape such as `\\ud800`: not
+    a character, which no UTF-8 file holds and nothing can print): a SheetError at the
+    line and column its escape is written at."""
+    stack = [data]
     while stack:
-        value, where = stack.pop()
-        if isinstance(value, str):
-            at = lone_surrogate(value)
-            if at is not None:
-                return where, value[at]
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                path = f"{where}.{key}" if where else str(key)
-                if isinstance(key, str) and lone_surrogate(key) is not None:
-                    return where, key[lone_surrogate(key)]
-                stack.append((item, path))
-        elif isinstance(value, list):
-            stack.extend((item, where) for item in value)
-    return None
+        item = stack.pop()
+        if isinstance(item, str):
+            if lone_surrogate(item) is not None:
+                break
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    else:
+        return
+    failure = SheetError(HALF_CHARACTER, path=path)
+    at = next((m.start() for m in _SURROGATE_ESCAPE.finditer(text) if m.group("lone")), -1)
+    if at < 0:
+        raise failure
+    raise failure.at(text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), line_at(text, at))
 
 
 def _json_int(digits: str) -> int:

@@ -33,7 +33,7 @@ from interpreter.values import to_json
 from interpreter.web import saving
 from interpreter.web.body import faces, field, json_body, unknown_fields
 from interpreter.web.errors import RequestError, diagnostic_json
-from interpreter.web.library import Library
+from interpreter.web.library import Library, version_of
 from interpreter.web.replay import ChoiceNeeded, DieNeeded, TypedAnswers, TypedSoFar
 from interpreter.web.saving import Subject
 from interpreter.web.words import page_words
@@ -90,15 +90,18 @@ class Api:
         path = self.library.rulebook_path(name)
         source = self.library.rulebook_files()[name][1]
         text = await self.workers.run(path.read_text, "utf-8")
-        return JSONResponse({"name": name, "source": source, "path": str(path), "text": text})
+        version = version_of(text)  # what a save over it names (If-Match)
+        out = {"name": name, "source": source, "path": str(path), "text": text, "version": version}
+        return JSONResponse(out, headers={"etag": version, "cache-control": "no-cache"})
 
     async def save_rulebook(self, request):
         body = await json_body(request)
         unknown_fields(body, {"text"})
         text = _text(body, "text", required=True)
         name = request.path_params["name"]
-        target = await self.workers.run(self.library.save_rulebook, name, text)
-        return JSONResponse({"saved": name, "file": target.name})
+        if_match = request.headers.get("if-match")
+        saved = await self.workers.run(saving.save_rulebook, self.library, name, text, if_match)
+        return JSONResponse(saved, headers={"etag": saved["version"]})
 
     async def characters(self, request):
         reference = request.query_params.get("rulebook")
@@ -166,6 +169,8 @@ class Api:
         character = field(body, "character", str)
         if save and character is None:
             raise RequestError(tr("saving needs a character: the sheet to write back"))
+        if save:
+            saving.refuse_unsaved(body)
         dice = self._dice(body)
         engine = self.workers.bounded(Engine.of(self._book(body)))
         language = self._language(body, engine.rulebook)
