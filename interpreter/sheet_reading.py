@@ -137,6 +137,9 @@ def read(text: str, text_format: str, path: str | None = None) -> tuple:
         raise _duplicate(text, text_format, path, error) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+        escape = _lone_escape(text)
+        if escape >= 0 and (mark is None or escape <= mark.index):  # libyaml refuses it so
+            raise _half_character_at(text, escape, path) from None
         problem = getattr(error, "problem", None) or str(error)
         failure = SheetError(tr("not valid YAML: {problem}", problem=problem), path=path)
         raise (place(failure, text, mark) if mark else failure) from None
@@ -172,11 +175,20 @@ def _no_lone_surrogate(data, text: str, path) -> None:
             stack.extend(item)
     else:
         return
-    failure = SheetError(HALF_CHARACTER, path=path)
-    at = next((m.start() for m in _SURROGATE_ESCAPE.finditer(text) if m.group("lone")), -1)
+    at = _lone_escape(text)
     if at < 0:
-        raise failure
-    raise failure.at(text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), line_at(text, at))
+        raise SheetError(HALF_CHARACTER, path=path)
+    raise _half_character_at(text, at, path)
+
+
+def _lone_escape(text: str) -> int:
+    """Where the first escape of a lone surrogate is written (-1: none)."""
+    return next((m.start() for m in _SURROGATE_ESCAPE.finditer(text) if m.group("lone")), -1)
+
+
+def _half_character_at(text: str, at: int, path) -> SheetError:
+    failure = SheetError(HALF_CHARACTER, path=path)
+    return failure.at(text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), line_at(text, at))
 
 
 def _json_int(digits: str) -> int:
