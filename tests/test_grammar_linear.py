@@ -281,3 +281,21 @@ def test_digits_other_than_ascii_are_no_number_nor_dice():
     assert dice().fullmatch("3d٦") is None
     assert terminals()["NUMBER"].fullmatch("١٢٣") is None
     assert terminals()["NUMBER"].fullmatch("123") is not None
+
+
+@pytest.mark.parametrize("length", [100_000, 1_600_000])
+def test_a_long_text_literal_is_read_in_memory_proportional_to_it(length):
+    # 1.9 MB of text between quotes took 578 MB (a state per character in the matcher's
+    # stack, a list of one-character texts in the builder): now a few copies of it
+    import tracemalloc
+
+    dsl.load_text('action a() { result { v: "x" } }\n')  # (the parser built before)
+    text = 'action a() { result { v: "' + "x" * length + '" } }\n'
+    tracemalloc.start()
+    try:
+        book = dsl.load_text(text, f"long{length}.rules")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(book.actions["a"].body[0].fields[0][1].value) == length
+    assert peak < 6 * length
