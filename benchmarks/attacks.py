@@ -376,8 +376,153 @@ FRONT_END_ATTACKS: list = [
 ]
 
 
+def doubling(step: str, first: str, action: str, count: int = 30) -> str:
+    """`first`, then `count` definitions each using the one below twice: 2**count
+    evaluations of `first` unless every one is counted."""
+    lines = [first] + [step.format(i=i, j=i - 1) for i in range(1, count + 1)]
+    return "\n".join(lines) + "\n" + action.replace("N", str(count)) + "\n"
+
+
+FORMULAS = doubling(
+    "formula f{i}(x: int) = f{j}(x) + f{j}(x)",
+    "formula f0(x: int) = x + 1",
+    "action go() { let r = fN(1) + d6  result { r: r } }",
+)
+CHECKS = doubling(
+    "check c{i}(x: int = 1) {{ roll c{j}(x).total + c{j}(x).total >= 1 }}",
+    "check c0(x: int = 1) { roll d6 + x >= 1 }",
+    "action go() { result { v: cN(1).total } }",
+)
+ROLLS = doubling("roll r{i} = r{j} + r{j}", "roll r0 = 0d6", "action go() { result { v: rN } }")
+DERIVED = doubling(
+    "  derived v{i} = v{j} + v{j}", "sheet {\n  attribute A in 1..10\n  derived v0 = A", ""
+)
+DOUBLED_TEXT = (
+    'action go() { let s = "ab"  repeat 15 times { set s to "{s}{s}" }'
+    "  repeat 1000 times { repeat 1000 times { note s } }  result { n: 1 } }\n"
+)
+POOLS_IN_LISTS = (
+    "action a() { let t = 0  for each x in [d6, d8] { set t to t + x }  result { t: t } }\n"
+    "action b(w: bool = yes) { let r = if w then 2d20kh1 else d20  result { r: r } }\n"
+)
+
 #: runs: every evaluation counted, the trace bounded
-RUN_ATTACKS: list = []
+RUN_ATTACKS: list = [
+    ("23 formulas 2**30", ["run", "{d}/f.rules", "go"], {"f.rules": FORMULAS}),
+    ("23 formulas 2**30 odds", ["odds", "{d}/f.rules", "go"], {"f.rules": FORMULAS}),
+    (
+        "23 ifs 2**30",
+        ["run", "{d}/i.rules", "go"],
+        {
+            "i.rules": doubling(
+                "formula f{i}(x: int) = if x > 0 then f{j}(x) + f{j}(x) else 0",
+                "formula f0(x: int) = x + 1",
+                "action go() { result { v: fN(1) } }",
+            )
+        },
+    ),
+    (
+        "23 and 2**30",
+        ["run", "{d}/b.rules", "go"],
+        {
+            "b.rules": doubling(
+                "formula f{i}(x: int) = f{j}(x) and f{j}(x)",
+                "formula f0(x: int) = x > 0",
+                "action go() { result { v: fN(1) } }",
+            )
+        },
+    ),
+    (
+        "23 actions 2**30",
+        ["run", "{d}/a.rules", "go"],
+        {
+            "a.rules": doubling(
+                "action a{i}() {{ do a{j}()  do a{j}() }}",
+                'action a0() { note "x" }',
+                "action go() { do aN()  result { v: 1 } }",
+            )
+        },
+    ),
+    (
+        "23 tables 2**30",
+        ["run", "{d}/t.rules", "go"],
+        {
+            "t.rules": doubling(
+                "table T{i} by k {{ else: T{j}[k] + T{j}[k] }}",
+                "table T0 by k { else: k + 1 }",
+                "action go() { result { v: TN[1] } }",
+            )
+        },
+    ),
+    ("23 checks 2**30", ["run", "{d}/c.rules", "go"], {"c.rules": CHECKS}),
+    ("23 checks 2**30 odds", ["odds", "{d}/c.rules", "go"], {"c.rules": CHECKS}),
+    (
+        "23 opposed 2**30",
+        ["run", "{d}/o.rules", "go"],
+        {
+            "o.rules": doubling(
+                "opposed o{i}(x: int = 1) {{ roll o{j}(x).margin + o{j}(x).margin  against 1 }}",
+                "opposed o0(x: int = 1) { roll d6  against d6 }",
+                "action go() { result { v: oN(1).won } }",
+            )
+        },
+    ),
+    ("23 named rolls 2**30", ["run", "{d}/r.rules", "go"], {"r.rules": ROLLS}),
+    ("23 named rolls 2**30 odds", ["odds", "{d}/r.rules", "go"], {"r.rules": ROLLS}),
+    (
+        "23 derived 2**30",
+        ["run", "{d}/v.rules", "go", "--char", "{d}/a.yaml"],
+        {"v.rules": DERIVED + "}\naction go() { result { v: v30 } }\n", "a.yaml": "A: 2\n"},
+    ),
+    (
+        "23 ensure 2**30",
+        ["run", "{d}/v.rules", "go", "--char", "{d}/a.yaml"],
+        {
+            "v.rules": DERIVED + '  ensure v30 > 0 else "x"\n}\naction go() { result { v: 1 } }\n',
+            "a.yaml": "A: 2\n",
+        },
+    ),
+    (
+        "23 parameter default 2**30",
+        ["run", "{d}/p.rules", "go"],
+        {"p.rules": FORMULAS.replace("action go()", "action go(p: int = f30(1))")},
+    ),
+    (
+        "23 trace doubled, ends",
+        ["run", "{d}/d.rules", "go", "--json"],
+        {"d.rules": DOUBLED_TEXT.replace("1000 times", "200 times")},
+    ),
+    ("23 trace doubled", ["run", "{d}/d.rules", "go"], {"d.rules": DOUBLED_TEXT}),
+    ("23 trace doubled --json", ["run", "{d}/d.rules", "go", "--json"], {"d.rules": DOUBLED_TEXT}),
+    (
+        "23 trace of a list, 1e6 lets",
+        ["run", "{d}/l.rules", "go"],
+        {
+            "l.rules": "action go() { let l = [1,2,3,4,5,6,7,8,9,10]  repeat 9 times"
+            " { set l to l + l }  repeat 1000 times { repeat 1000 times { let x = l } }"
+            "  result { n: 1 } }\n"
+        },
+    ),
+    (
+        "23 list [l, l] nested",
+        ["run", "{d}/n.rules", "go"],
+        {
+            "n.rules": "action go() { let l = [1]  repeat 60 times { set l to [l, l] }"
+            "  result { l: l } }\n"
+        },
+    ),
+    (
+        "23 a text held 8192 times",
+        ["run", "{d}/h.rules", "go", "--json"],
+        {
+            "h.rules": 'action go() { let s = "ab"  repeat 15 times { set s to "{s}{s}" }'
+            "  let l = [s]  repeat 13 times { set l to l + l }  result { l: l } }\n"
+        },
+    ),
+    ("23 die in a list in a loop", ["run", "{d}/p.rules", "a"], {"p.rules": POOLS_IN_LISTS}),
+    ("23 if between pools", ["run", "{d}/p.rules", "b"], {"p.rules": POOLS_IN_LISTS}),
+    ("23 if between pools odds", ["odds", "{d}/p.rules", "b"], {"p.rules": POOLS_IN_LISTS}),
+]
 
 
 #: odds: the time limit kept, answers bounded, no traceback

@@ -2,9 +2,34 @@
 
 from __future__ import annotations
 
-from dsl.errors import KINDS, RulebookError
+from dsl.errors import KINDS, RulebookError, Span
 from dsl.errors import shown as seen
-from dsl.messages import tr, translate
+from dsl.messages import Message, tr, translate
+from interpreter.limits import DEFAULT_LIMITS
+from interpreter.shown import glimpse
+
+#: characters of one value an evaluation error quotes (longer: cut, `… N more
+#: characters`): the default `Limits.shown_length`
+QUOTED = DEFAULT_LIMITS.shown_length
+
+
+def quoting(message):
+    """A message whose values are cut to QUOTED characters each (a text of 100,000
+    characters, a list of 10,000 items, in `a condition must be yes or no, not ...`)."""
+    if message is None or len(message) <= 2 * QUOTED:
+        return message
+    if isinstance(message, Message):
+        if message.parts is not None:
+            parts = [
+                quoting(p) if isinstance(p, Message) else glimpse(p, QUOTED) for p in message.parts
+            ]
+            return Message.joined(parts, message.separator)
+        params = {
+            name: quoting(value) if isinstance(value, Message) else glimpse(value, QUOTED)
+            for name, value in message.params.items()
+        }
+        return Message(message.template, params, message.plural, message.count)
+    return glimpse(str(message), QUOTED)  # a text the rules made (a `require`'s message)
 
 
 class EvaluationError(RulebookError):
@@ -19,6 +44,10 @@ class EvaluationError(RulebookError):
     exit_code = 4
     code = "evaluation_error"
     replay = None  # set by the Engine: a function giving the trace up to the error
+    steps = None  # set by the Engine: the steps the run took up to the error
+
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
+        super().__init__(quoting(message), span, hint)
 
     @property
     def trace(self) -> list | None:
