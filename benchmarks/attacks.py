@@ -261,8 +261,119 @@ ATTACKS = [
 # ─── issue 23: the attacks nobody had listed, one list per area ────────────────
 # (the server's attacks, which need a server running, are in benchmarks/serve_attacks.py)
 
+
+def misspelled(known: int, unknown: int) -> str:
+    """`known` formulas, and `unknown` more each naming a formula that is not there."""
+    lines = [f"formula known_{i:04d}(x: int) = x" for i in range(known)]
+    lines += [f"formula bad_{i:04d}(x: int) = unknown_{i:04d}" for i in range(unknown)]
+    return "\n".join(lines) + "\n"
+
+
+def doubling(kind: str, levels: int) -> str:
+    """Each level using the one below twice (2^levels evaluations if it ran)."""
+    first, line, use = {
+        "table": (
+            "table t0 { 1..6: 1, else: 0 }",
+            "table t{i} {{ 1..6: t{j}[1] + t{j}[2], else: 0 }}",
+            "t{n}[1]",
+        ),
+        "check": (
+            "check c0(x: int) { roll d6 + x >= 4 }",
+            "check c{i}(x: int) {{ roll d6 >= 4  a = c{j}(x).success  b = c{j}(x).success }}",
+            "c{n}(1).success",
+        ),
+        "roll": ("roll r0 = d6", "roll r{i} = r{j} + r{j}", "r{n}"),
+        "if": (
+            "formula g0(x: int) = x",
+            "formula g{i}(x: int) = if x > 0 then g{j}(x) else g{j}(x)",
+            "g{n}(1)",
+        ),
+    }[kind]
+    lines = [first] + [line.format(i=i, j=i - 1) for i in range(1, levels + 1)]
+    lines.append(f"action go() {{ result {{ v: {use.format(n=levels)} }} }}")
+    return "\n".join(lines) + "\n"
+
+
+BIG_LIST = "Dones: [" + ", ".join(f"d{i}" for i in range(120_000)) + "]\n"
+LOOKALIKES = (
+    "sheet {\n  attribute Fuerza in 1..10\n  attribute Fu\u0435rza in 1..10\n}\n"
+    "# a comment \u202e hiding what follows\naction a() { result { v: Fuerza } }\n"
+)
+
 #: the front end: the grammar's terminals, the checker, sheets, parameters
-FRONT_END_ATTACKS: list = []
+FRONT_END_ATTACKS: list = [
+    ("23 roll 5d6aaa…_ (30 a)", ["roll", "1 + 5d6" + "a" * 30 + "_"], {}),
+    (
+        "23 dice term of 1.9 MB",
+        ["check", "{d}/dice.rules"],
+        {"dice.rules": "action a() { result { v: 1d%" + "a1" * 950_000 + " } }\n"},
+    ),
+    (
+        "23 text literal of 1.9 MB",
+        ["check", "{d}/lit.rules"],
+        {"lit.rules": 'action a() { result { v: "' + "x" * 1_900_000 + '" } }\n'},
+    ),
+    ("23 did-you-mean, 63 KB", ["check", "{d}/dym.rules"], {"dym.rules": misspelled(880, 880)}),
+    (
+        "23 sheet error, 1 MB YAML",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/big.yaml"],
+        {"s.rules": SHEET_BOOK, "big.yaml": GOOD_SHEET + BIG_LIST + "Fuerzas: 3\n"},
+    ),
+    (
+        "23 sheet error, 1 MB JSON",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/big.json"],
+        {
+            "s.rules": SHEET_BOOK,
+            "big.json": '{"Fuerza": 5, "Dones": ['
+            + ", ".join(f'"d{i}"' for i in range(100_000))
+            + '], "Fuerzas": 3}',
+        },
+    ),
+    ('23 roll "d(1.5)"', ["roll", "d(1.5)"], {}),
+    ('23 roll "4d6kh(1.5)"', ["roll", "4d6kh(1.5)"], {}),
+    (
+        "23 sheet key twice, YAML",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/dup.yaml"],
+        {"s.rules": SHEET_BOOK, "dup.yaml": GOOD_SHEET + "Fuerza: 3\n"},
+    ),
+    (
+        "23 sheet key twice, JSON",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/dup.json"],
+        {"s.rules": SHEET_BOOK, "dup.json": '{"Fuerza": 5, "Pelea": 2, "Fuerza": 3}'},
+    ),
+    ("23 look-alike name, RLO", ["check", "{d}/l.rules"], {"l.rules": LOOKALIKES}),
+    (
+        "23 look-alike sheet key",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/l.yaml"],
+        {"s.rules": SHEET_BOOK, "l.yaml": "Fu\u0435rza: 5\nPelea: 2\n"},
+    ),
+    (
+        "23 --set n=١٢٣",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/ok.yaml", "--set", "n=١٢٣"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    ("23 --dice ٦", ["roll", "d6", "--dice", "٦"], {}),
+    ("23 roll 3d٦", ["roll", "3d٦"], {}),
+    (
+        "23 sheet value ١٢",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/d.yaml"],
+        {"s.rules": SHEET_BOOK, "d.yaml": "Fuerza: ١٢\nPelea: 2\n"},
+    ),
+    (
+        "23 lone surrogate, JSON --json",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/h.json", "--json"],
+        {"s.rules": SHEET_BOOK, "h.json": '{"Fuerza": 5, "Pelea": 2, "Dones": ["\\ud800"]}'},
+    ),
+    *(
+        (f"23 {kind}s doubling, 30 deep", ["check", "{d}/x.rules"], {"x.rules": doubling(kind, 30)})
+        for kind in ("table", "check", "roll", "if")
+    ),
+    (
+        "23 20 000 blank lines, error",
+        ["check", "{d}/b.rules"],
+        {"b.rules": "\n" * 20_000 + "action a( {\n"},
+    ),
+]
 
 
 def doubling(step: str, first: str, action: str, count: int = 30) -> str:

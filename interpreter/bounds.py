@@ -167,9 +167,11 @@ def too_long_text(limits: Limits, span) -> LimitExceeded:
     )
 
 
+# the digits 0-9 alone (`\d` would read any script's digits as these)
 _NUMBER_TEXT = re.compile(
-    r"(?P<sign>[+-]?)(?P<digits>\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<exponent>[+-]?\d{1,9}))?"
-    r"|[+-]?\d+/\d+"
+    r"(?P<sign>[+-]?)(?P<digits>[0-9]++(?:\.[0-9]*+)?|\.[0-9]++)"
+    r"(?:[eE](?P<exponent>[+-]?[0-9]{1,9}))?"
+    r"|[+-]?[0-9]++/[0-9]++"
 )
 
 

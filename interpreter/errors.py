@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dsl.errors import KINDS, RulebookError, Span
+from dsl.errors import shown as seen
 from dsl.messages import Message, tr, translate
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.shown import glimpse
@@ -155,14 +156,23 @@ class SheetError(RulebookError):
         where = self.path or ""
         if self.line is not None:
             where = f"{where or '<sheet>'}:{self.line}:{self.column}"
-        head = f"{translate(KINDS['error'], language)}: {translate(self.message, language)}"
+        kind = translate(KINDS.get(self.kind, self.kind), language)
+        head = f"{kind}: {translate(self.message, language)}"
         text = f"{where}: {head}" if where else head
         if self.line is not None:
-            shown = self.line_text[: max(100, self.column + 20)]  # a long line, cut short
+            shown = seen(self.line_text[: max(100, self.column + 20)])  # a long line, cut short
             width = max(1, min(self.width, len(shown) - self.column + 1))
             caret = " " * (self.column - 1) + "^" * width
             text += f"\n    {shown}\n    {caret}"
         return text + (f"\n    {translate(self.hint, language)}" if self.hint else "")
+
+
+class SheetWarning(SheetError):
+    """Something a sheet file says that may not be what it seems (a key that only looks
+    like a field's name): shown, not raised (`Sheet.warnings`)."""
+
+    code = "invalid_sheet"
+    kind = "warning"
 
 
 class SheetChanged(SheetError):

@@ -177,7 +177,7 @@ class DiceTerms:
         value = self.expr(modifier.value)
 
         def clamp(ctx, die):
-            limit = as_number(known(ctx, value(ctx)), span, MIN_OR_MAX)
+            limit = as_whole(ctx, known(ctx, value(ctx)), span, MIN_OR_MAX)  # a face
             return ("clamp", bound, limit)
 
         return clamp
