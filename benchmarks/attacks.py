@@ -525,8 +525,83 @@ RUN_ATTACKS: list = [
 ]
 
 
-#: odds: the time limit kept, answers bounded, no traceback
-ODDS_ATTACKS: list = []
+#: odds: the time limit kept, answers bounded, no traceback (each with --timeout 0.5: the
+#: promise is that time plus 10%, and start-up)
+QUICK = ["--timeout", "0.5"]
+GROUP_LOOP = """sheet {
+  attribute Fuerza, Agilidad in 1..10 default 3
+  group Stats = Fuerza, Agilidad
+  flag c
+}
+action loop() {
+  for each s in Stats {
+    let r = d6
+    set s to r
+  }
+  result { t: Fuerza + Agilidad }
+}
+action named(p: attribute = "Fuerza") {
+  let x = d6
+  set p to x
+  result { v: Fuerza }
+}
+action pool_or_die() {
+  let r = if c then 2d20kh1 else d20
+  result { t: r }
+}
+action fails() {
+  let n = d6
+  result { k1: 6 / (n - 1), k2: 1 }
+}
+action wide() {
+  let n = d6
+  result { k1: 6 / (n - 1), k2: 10d10x, k3: 8d12x, k4: 200d6 }
+}
+"""
+ODDS_ATTACKS: list = [
+    ("23 odds 10000d6x=6kh3", ["odds", "10000d6x=6kh3", *QUICK], {}),
+    ("23 odds {999d6+3d8}k4", ["odds", "{999d6+3d8}k4", *QUICK], {}),
+    ("23 odds -(10000d4kh5)", ["odds", "-(10000d4kh5)", *QUICK], {}),
+    ("23 odds 9999d10x0d10x", ["odds", "9999d10x0d10x", *QUICK], {}),
+    # found by benchmarks/odds_timeout.py: comb rows, gcds, splits, faces one by one
+    ("23 odds 9999d100kh1", ["odds", "9999d100kh1", *QUICK], {}),
+    (
+        "23 odds {300d2+9999d100}kh2*..",
+        ["odds", "{300d2+9999d100}kh2 * 2500d100kh5x>=5", *QUICK],
+        {},
+    ),
+    ("23 odds 12dF/10000d10cf=1..", ["odds", "12dFmin3k4 / 10000d10cf=1x>=5rr<=2", *QUICK], {}),
+    ("23 odds {10000d20+60d6}kh2..", ["odds", "{10000d20+60d6+1d100}kh2 + 12d6", *QUICK], {}),
+    ("23 odds 2500d100000kh3kh1xo", ["odds", "2500d100000kh3kh1xo", *QUICK], {}),
+    ("23 odds 3d10x+300d6k4/..", ["odds", "3d10x + 300d6k4 / 12d2x0kh3x=6", *QUICK], {}),
+    # answers bounded: 200 outcomes listed (7.5 MB before)
+    ("23 odds d100000", ["odds", "d100000", *QUICK], {}),
+    ("23 odds d100000 --json", ["odds", "d100000", "--json", *QUICK], {}),
+    ("23 odds 1000d6 --fractions", ["odds", "1000d6", "--fractions", *QUICK], {}),
+    # tracebacks and a wrong answer
+    (
+        "23 odds for each over a group",
+        ["odds", "{d}/g.rules", "loop", *QUICK],
+        {"g.rules": GROUP_LOOP},
+    ),
+    ("23 odds set p to a roll", ["odds", "{d}/g.rules", "named", *QUICK], {"g.rules": GROUP_LOOP}),
+    (
+        "23 odds pool or die",
+        ["odds", "{d}/g.rules", "pool_or_die", *QUICK],
+        {"g.rules": GROUP_LOOP},
+    ),
+    (
+        "23 odds --field k2 of a failure",
+        ["odds", "{d}/g.rules", "fails", "--field", "k2", *QUICK],
+        {"g.rules": GROUP_LOOP},
+    ),
+    (
+        "23 odds field by field, failing",
+        ["odds", "{d}/g.rules", "wide", "--json", *QUICK],
+        {"g.rules": GROUP_LOOP},
+    ),
+    ("23 odds 6 / (d6 - 1)", ["odds", "6 / (d6 - 1)", *QUICK], {}),
+]
 
 
 #: files: records, journals, links; writes confined to their folder. An attack's files

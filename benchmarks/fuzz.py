@@ -1,7 +1,10 @@
 """The long fuzzing run: many generated expressions, rulebooks, sheets and inputs, counted.
 
     python benchmarks/fuzz.py                 # 2000 cases of each kind
-    python benchmarks/fuzz.py 20000 --odds    # more, computing odds too (slower)
+    python benchmarks/fuzz.py 20000 --odds    # more, computing odds too (slower), and
+                                              # a quarter as many generated actions whose
+                                              # fields' odds are held against the whole's
+                                              # and brute force (tests/fuzz_odds_cases.py)
     python benchmarks/fuzz.py 500 --files     # only records and journals (a tenth as many)
 
 Prints how each kind of case ended: "ok", or the project's error it raised (by class);
@@ -40,6 +43,7 @@ from fuzz_inputs import (
     try_odd_sheet,
     try_parameters,
 )
+from fuzz_odds_cases import actions, check_action
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -78,6 +82,23 @@ def run(label: str, strategy, attempt, count: int) -> int:
     for case, where in bugs[:5]:
         print(f"  BUG on {case!r}\n{where}")
     return len(bugs)
+
+
+class WrongAnswer(Exception):
+    """The odds of a generated action disagree: a field with the whole, or the whole with
+    brute force (counted as a bug, with its case)."""
+
+
+def wrong_answers(check):
+    """check(case), a wrong answer (AssertionError) raised as a WrongAnswer."""
+
+    def attempt(case):
+        try:
+            return check(case)
+        except AssertionError as error:
+            raise WrongAnswer(str(error)[:2000]) from None
+
+    return attempt
 
 
 def files(count: int) -> int:
@@ -140,7 +161,9 @@ def main(argv: list[str]) -> int:
     bugs += run("odd rulebooks", odd_rulebooks(), try_odd_rulebook, count)
     bugs += run("odd parameters", odd_parameters(), try_parameters, count)
     bugs += files(count // 10)  # (each case plays a whole campaign's commands: slower)
-    print(f"{bugs} case(s) ended in an exception that is not the project's own")
+    if odds:  # each field's answer against the whole's, and brute force where it can
+        bugs += run("odds of actions", actions(), wrong_answers(check_action), count // 4)
+    print(f"{bugs} case(s) ended in an exception that is not the project's own, or a wrong answer")
     return 1 if bugs else 0
 
 

@@ -555,8 +555,8 @@ class Engine:
         if best is None:
             return action_odds(self, action, sheet, params or {}, field, choices=choices, **options)
         goal = best if isinstance(best, Goal) else Goal.parse(best)
-        for sampling_only in ("trials", "seed", "seconds"):  # the best play is exact, or
-            options.pop(sampling_only, None)  # refused (past its budget): never sampled
+        for sampling_only in ("trials", "seed"):  # the best play is exact, or refused
+            options.pop(sampling_only, None)  # (past its budget or its time): never sampled
         epsilon, budget = options.pop("epsilon", EPSILON), options.pop("budget", BUDGET)
         return best_odds(
             self,

@@ -167,22 +167,51 @@ def _odds_body(odds, w: Writer, base: str, out: dict) -> dict:
     out["exact"] = odds.exact
     numeric = odds.numeric()
     out["numeric"] = numeric
+    # at most LISTED_OUTCOMES outcomes (interpreter.odds.listing), their exact fractions
+    # while they stay within FRACTION_CHARS; what is left out is counted
+    listed = odds.listing()
+    table = listed.table
+    total, mass = table.total, table.mass
+    exact = odds.fractions()
+    beyond = 1 - odds.omitted - Fraction(mass, total) if total else Fraction(0)
+
+    def probability(weight: int, pointer: str, extra=Fraction(0)):
+        value = exact.of(weight) if exact is not None else None
+        if value is None:
+            return weight / total + float(extra)
+        return w.value(value + extra if extra else value, pointer)
+
     outcomes = []
-    at_least = Fraction(1) - odds.omitted
-    for i, (outcome, p) in enumerate(odds.probabilities.items()):
+    for i, (outcome, p, before) in enumerate(listed.rows):
         at = f"{base}/outcomes/{i}"
         item = {
             "outcome": _outcome(outcome, w, f"{at}/outcome"),
-            "probability": w.value(Fraction(p), f"{at}/probability"),
-            "at_least": w.value(at_least, f"{at}/at_least") if numeric else None,
+            "probability": probability(p, f"{at}/probability"),
+            "at_least": probability(mass - before, f"{at}/at_least", beyond) if numeric else None,
             "stderr": odds.stderr(outcome),
         }
-        at_least -= p
         outcomes.append(item)
     out["outcomes"] = outcomes
-    mean = odds.mean
-    out["mean"] = w.value(Fraction(mean), f"{base}/mean") if mean is not None else None
-    out["stdev"] = odds.stdev
+    out["outcome_count"] = len(table)
+    out["left_out"] = None
+    if listed.left_out:
+        out["left_out"] = {
+            where: {"outcomes": count, "probability": weight / total}
+            for where, (count, weight) in (("before", listed.below), ("after", listed.above))
+        }
+    out["range"] = None
+    if numeric:
+        low, high = table.outcomes[0], table.outcomes[-1]
+        out["range"] = {
+            "min": w.value(low, f"{base}/range/min"),
+            "max": w.value(high, f"{base}/range/max"),
+        }
+    spread = odds.spread() if numeric else None
+    out["mean"] = out["stdev"] = None
+    if spread is not None:  # the mean's exact fraction where the answer's are written
+        mean = odds.mean if exact is not None and exact.left > 0 else spread[0]
+        out["mean"] = w.value(mean, f"{base}/mean")
+        out["stdev"] = spread[1]
     out["omitted_mass"] = w.value(Fraction(odds.omitted), f"{base}/omitted_mass")
     out["trials"] = odds.trials
     out["note"] = w.text(odds.note)  # why it was sampled (a limit), and if it stopped short

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import dsl
 from interpreter import Engine, Limits
-from interpreter.errors import InsufficientResource, LimitExceeded, RequirementFailed
+from interpreter.errors import EvaluationError
 from interpreter.odds import Failure
 
 LIMITS = Limits(tie_rerolls=1)
@@ -54,7 +54,7 @@ def brute_force(engine, action: str, sheet) -> dict:
             die = need.die
             stack.extend(((*faces, f), probability / die.size) for f in die.faces())
             continue
-        except (RequirementFailed, InsufficientResource, LimitExceeded) as error:
+        except EvaluationError as error:  # a run stopped there: an outcome of the odds too
             outcome = ("fails", str(error.message))
         out[outcome] = out.get(outcome, 0) + probability
     return out

@@ -55,18 +55,20 @@ def cmd_odds(args) -> int:
     sheet = options.sheet_for(args, book, engine, args.action)
     params = options.params_of(args.set)
     params.update(options.targets_of(args, book, engine, args.action))
+    seconds = args.timeout or engine.limits.odds_seconds
     extra = {
         "trials": args.trials or TRIALS,
         "progress": progress_bar(language=options.language(args, book)),
         "budget": budget,
-        "seconds": args.timeout,
+        # the time allowed in all: two answers compared share it
+        "seconds": seconds / 2 if args.compare else seconds,
         "choices": answers_of(args.choose),
         "best": args.best,
     }
     odds = engine.odds(args.action, sheet, params, args.field, **extra)
     refused = odds.refused()
     if refused is not None and not args.compare:  # as `rulebook run` would: exit 4
-        if len(odds.probabilities) == 1 and refused.error is not None:
+        if odds.size == 1 and refused.error is not None:
             raise refused.error.speak(engine.language)
         _print(odds, args, book)
         return refused.error.exit_code if refused.error is not None else 4

@@ -5,9 +5,17 @@ from __future__ import annotations
 import sys
 from fractions import Fraction
 
-from dsl.messages import show_value, tr, translate
+from dsl.messages import show_value, tr, tr_n, translate
 from interpreter.odds import Odds
-from interpreter.odds.answer import order_key, outcome_key
+from interpreter.odds.answer import in_order, outcome_key
+from interpreter.odds.listing import (
+    LISTED_OUTCOMES,
+    REDUCED_BITS,
+    Fractions,
+    listing,
+    side_by_side,
+)
+from interpreter.odds.worlds import Failure
 from interpreter.values import fraction_text
 
 #: what a progress bar says it is doing, unless told otherwise
@@ -35,7 +43,9 @@ def progress_bar(stream=sys.stderr, language: str | None = None):
 
 def to_text(odds: Odds, fractions: bool = False, language: str | None = None) -> str:
     """A row per outcome: probability, P(at least), a bar (as AnyDice draws them); the
-    outcomes in the output's language (yes/no as `rulebook run` shows them). A whole
+    outcomes in the output's language (yes/no as `rulebook run` shows them). At most
+    LISTED_OUTCOMES rows (interpreter.odds.listing): the likeliest outcomes side by side,
+    a line for those left out before and after them, and the summary of all. A whole
     result answered field by field (interpreter.odds.marginals): why, then a table per
     field."""
     fields = getattr(odds, "fields", None)
@@ -59,31 +69,41 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         lines.append(f"  ({translate(odds.note, language)})")
     if fractions and not odds.exact:
         lines.append("  " + NO_FRACTIONS.render(language))
-    show_fractions = odds.exact and (fractions or short_fractions(odds))
+    listed = odds.listing()
+    table = listed.table
+    total = table.total
+    exact = Fractions(total) if odds.exact and (fractions or short_fractions(odds)) else None
     numeric = odds.numeric()
-    keys = {o: outcome_key(o, language) for o in odds.probabilities}
+    keys = {o: outcome_key(o, language) for o, _, _ in listed.rows}
     width = max((len(k) for k in keys.values()), default=1)
-    peak = max(odds.probabilities.values(), default=Fraction(1)) or Fraction(1)
-    at_least = Fraction(1) - odds.omitted
-    for outcome, p in odds.probabilities.items():
-        bar = "█" * round(40 * p / peak)
-        row = f"  {keys[outcome]:>{width}}  {float(p) * 100:8.4f}%"
+    peak = max((w for _, w, _ in listed.rows), default=1) or 1
+    beyond = float(1 - odds.omitted - Fraction(table.mass, total)) if total else 0.0
+    if listed.below[0]:
+        count, weight = listed.below
+        lines.append("  " + left_out(BELOW, count, f"{weight / total:.4%}", language))
+    for outcome, w, before in listed.rows:
+        bar = "█" * round(40 * w / peak)
+        row = f"  {keys[outcome]:>{width}}  {w / total * 100:8.4f}%"
         if numeric:
-            row += f"  ≥ {float(at_least) * 100:8.4f}%"
-            at_least -= p
+            row += f"  ≥ {((table.mass - before) / total + beyond) * 100:8.4f}%"
         if not odds.exact:
             row += f"  ± {odds.stderr(outcome) * 100:.3f}"
         row += f"  {bar}"
-        if show_fractions:
-            shown = fraction_text(p) or TOO_LONG.render(language)
+        if exact is not None:
+            value = exact.of(w)
+            shown = (fraction_text(value) if value is not None else None) or TOO_LONG.render(
+                language
+            )
             row += f"  {shown}"
         lines.append(row)
+    if listed.above[0]:
+        count, weight = listed.above
+        lines.append("  " + left_out(ABOVE, count, f"{weight / total:.4%}", language))
+    if listed.left_out:
+        lines.append("  " + listed_text(odds, listed, language))
     if numeric:
-        spread = tr(
-            "mean {mean:.4f}, standard deviation {stdev:.4f}",
-            mean=float(odds.mean),
-            stdev=odds.stdev,
-        )
+        mean, stdev = odds.spread()
+        spread = tr("mean {mean:.4f}, standard deviation {stdev:.4f}", mean=mean, stdev=stdev)
         lines.append("  " + spread.render(language))
     if odds.goal is not None:
         best = tr("choosing the best for {goal}:", goal=goal_text(odds.goal))
@@ -91,6 +111,50 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         for (choice, option), p in odds.decisions.items():
             lines.append(f"    {choice} = {show_value(option, language)}  {float(p) * 100:8.4f}%")
     return "\n".join(lines)
+
+
+#: the outcomes left out of a listing before its rows, and after them
+BELOW = "below"
+ABOVE = "above"
+
+
+def left_out(where: str, count: int, percent: str, language: str | None) -> str:
+    """`… 24900 more outcomes before these (0.0012%)`."""
+    if where == BELOW:
+        text = tr_n(
+            "… {n} more outcome before these ({percent})",
+            "… {n} more outcomes before these ({percent})",
+            count,
+            percent=percent,
+        )
+    else:
+        text = tr_n(
+            "… {n} more outcome after these ({percent})",
+            "… {n} more outcomes after these ({percent})",
+            count,
+            percent=percent,
+        )
+    return text.render(language)
+
+
+def listed_text(odds: Odds, listed, language: str | None) -> str:
+    """`200 of 50001 outcomes listed, 99.9976% of the probability; from 10000 to 60000`."""
+    table = listed.table
+    shown = sum(w for _, w, _ in listed.rows)
+    text = tr(
+        "{listed} of {size} outcomes listed, {percent} of the probability",
+        listed=len(listed.rows),
+        size=len(table),
+        percent=f"{shown / table.total:.4%}",
+    )
+    if odds.numeric():
+        text = tr(
+            "{listed}; from {low} to {high}",
+            listed=text,
+            low=table.outcomes[0],
+            high=table.outcomes[-1],
+        )
+    return text.render(language)
 
 
 #: fractions are shown unasked for a few outcomes whose fractions a person can read
@@ -101,9 +165,9 @@ SHORT_DIGITS = 12
 def short_fractions(odds: Odds) -> bool:
     """Whether every probability is a fraction short enough to show unasked (`1/36`, not
     the 450 digits that the tail of an open-ended roll leaves)."""
-    return len(odds.probabilities) <= SHORT_OUTCOMES and all(
-        len(str(p.denominator)) <= SHORT_DIGITS for p in odds.probabilities.values()
-    )
+    if odds.size > SHORT_OUTCOMES or odds.table.total.bit_length() > REDUCED_BITS:
+        return False
+    return all(p.denominator < 10**SHORT_DIGITS for p in odds.probabilities.values())
 
 
 def goal_text(goal):
@@ -125,29 +189,45 @@ NO_FRACTIONS = tr(
 
 
 def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) -> str:
-    """Two distributions side by side, with the change in each probability and the mean."""
-    seen = set(a.probabilities) | set(b.probabilities)
-    outcomes = sorted(seen, key=order_key(seen, a.orders or b.orders))
-    keys = {o: outcome_key(o, language) for o in outcomes}
+    """Two distributions side by side, with the change in each probability and the mean:
+    at most LISTED_OUTCOMES rows (those side by side most likely in either), the others
+    counted."""
+    ta, tb = a.table, b.table
+    both = side_by_side(ta, tb, lambda seen: in_order(seen, a.orders or b.orders))
+    listed = listing(both, LISTED_OUTCOMES, lambda o: isinstance(o, Failure))
+    keys = {o: outcome_key(o, language) for o, _, _ in listed.rows}
     width = max((len(k) for k in keys.values()), default=1)
     lines = [
         f"  A: {translate(names[0], language)}",
         f"  B: {translate(names[1], language)}",
         f"  {'':>{width}}  {'A':>12}  {'B':>12}  {'B - A':>10}",
     ]
-    for outcome in outcomes:
-        pa, pb = a.probability(outcome), b.probability(outcome)
-        delta = float(pb - pa) * 100
+
+    def chance(table, outcome) -> float:
+        return (table.weight(outcome) or 0) / table.total
+
+    def skipped(where: str, count: int, outcomes) -> str:
+        pa = sum(chance(ta, o) for o in outcomes) * 100
+        pb = sum(chance(tb, o) for o in outcomes) * 100
+        return "  " + left_out(where, count, f"A {pa:.4f}%, B {pb:.4f}%", language)
+
+    shown = {o for o, _, _ in listed.rows}
+    first = both.outcomes.index(listed.rows[0][0]) if listed.rows else 0
+    if listed.below[0]:
+        lines.append(skipped(BELOW, listed.below[0], both.outcomes[:first]))
+    for outcome, _, _ in listed.rows:
+        pa, pb = chance(ta, outcome), chance(tb, outcome)
         lines.append(
-            f"  {keys[outcome]:>{width}}  {float(pa) * 100:11.4f}%  "
-            f"{float(pb) * 100:11.4f}%  {delta:+9.4f}%"
+            f"  {keys[outcome]:>{width}}  {pa * 100:11.4f}%  "
+            f"{pb * 100:11.4f}%  {(pb - pa) * 100:+9.4f}%"
         )
-    if a.mean is not None and b.mean is not None:
+    if listed.above[0]:
+        rest = [o for o in both.outcomes[first:] if o not in shown]
+        lines.append(skipped(ABOVE, listed.above[0], rest))
+    if a.numeric() and b.numeric():
+        mean_a, mean_b = a.spread()[0], b.spread()[0]
         change = tr(
-            "mean {a:.4f} → {b:.4f} ({change:+.4f})",
-            a=float(a.mean),
-            b=float(b.mean),
-            change=float(b.mean - a.mean),
+            "mean {a:.4f} → {b:.4f} ({change:+.4f})", a=mean_a, b=mean_b, change=mean_b - mean_a
         )
         lines.append("  " + change.render(language))
     return "\n".join(lines)

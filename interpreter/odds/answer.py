@@ -10,7 +10,14 @@ from dsl import nodes as n
 from dsl.messages import show_value, tr
 from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
-from interpreter.odds.distribution import Dist
+from interpreter.odds.listing import (
+    LISTED_OUTCOMES,
+    Fractions,
+    Listing,
+    Table,
+    listing,
+    table_of,
+)
 from interpreter.odds.worlds import Failure
 from interpreter.runtime import MISSING
 from interpreter.values import YES_NO, Record, is_number, show
@@ -36,9 +43,11 @@ class Odds:
         self.note = note  # why it is sampled, and whether it stopped at the time limit
         self.field = field
         self.orders = orders  # the rulebook's orders of texts (text_orders)
-        # outcome → probability, or a Dist, or a function that gives the former (made
-        # into Fractions, in order, when first read)
+        # outcome → probability, or a Dist, or outcome → its Mass (interpreter.odds.weights):
+        # made into a Table (whole weights, in order) when first read, and into Fractions
+        # only when `probabilities` is
         self._given = probabilities
+        self._table = None
         self._probabilities = None
         self.exact = exact
         self.omitted = omitted
@@ -51,69 +60,122 @@ class Odds:
     # ─── reading ────────────────────────────────────────────────────────────
 
     @property
-    def probabilities(self) -> dict:
-        """Each outcome's probability (a Fraction), in the order outcomes are shown."""
-        found = self._probabilities
+    def table(self) -> Table:
+        """The outcomes in the order shown, with whole weights over one denominator
+        (interpreter.odds.listing): what the summaries and the listing read."""
+        found = self._table
         if found is None:
             given = self._given
             if callable(given):
                 given = given()
-            if isinstance(given, Dist):
-                total = given.total
-                given = {o: Fraction(w, total) for o, w in given.weights.items()}
-            key = order_key(given, self.orders)
-            found = self._probabilities = dict(sorted(given.items(), key=lambda kv: key(kv[0])))
+            orders = self.orders
+            found = self._table = table_of(given, lambda outcomes: in_order(outcomes, orders))
         return found
+
+    @property
+    def probabilities(self) -> dict:
+        """Each outcome's probability (a Fraction), in the order outcomes are shown:
+        the whole distribution (an answer shows at most LISTED_OUTCOMES: `listing`)."""
+        found = self._probabilities
+        if found is None:
+            table = self.table
+            found = self._probabilities = {
+                o: table.fraction(w) for o, w in zip(table.outcomes, table.weights)
+            }
+        return found
+
+    @property
+    def size(self) -> int:
+        """How many outcomes the answer has."""
+        return len(self.table)
+
+    def listing(self, limit: int = LISTED_OUTCOMES) -> Listing:
+        """The outcomes to show: all, or the `limit` side by side that hold the most
+        probability and the action's failures, with what was left out (listing.Listing)."""
+        return listing(self.table, limit, _is_failure)
+
+    def fractions(self) -> Fractions | None:
+        """The exact fractions an answer writes of its outcomes, within FRACTION_CHARS in
+        all (listing.Fractions); None when sampled (estimates are not exact fractions)."""
+        return Fractions(self.table.total) if self.exact else None
 
     def probability(self, outcome) -> Fraction:
         """P(outcome); yes/no may be asked as True/False or in words ("yes", "sí", "no")."""
-        found = self.probabilities.get(outcome)
+        table = self.table
+        found = table.weight(outcome)
         if found is None and isinstance(outcome, str):
-            found = self.probabilities.get(as_outcome(outcome))
-        return found if found is not None else Fraction(0)
+            found = table.weight(as_outcome(outcome))
+        return table.fraction(found) if found is not None else Fraction(0)
 
     def refused(self) -> Failure | None:
         """When every way the action can go ends in a failure (a `require` that no dice
         change, a resource the sheet lacks): the likeliest of them; else None."""
-        if not self.probabilities or not all(isinstance(o, Failure) for o in self.probabilities):
+        table = self.table
+        if not table.outcomes or not all(isinstance(o, Failure) for o in table.outcomes):
             return None
-        return max(self.probabilities, key=self.probabilities.__getitem__)
+        return table.outcomes[max(range(len(table)), key=table.weights.__getitem__)]
 
     def numeric(self) -> bool:
-        return bool(self.probabilities) and all(
-            is_number(o) and not isinstance(o, bool) for o in self.probabilities
-        )
+        outcomes = self.table.outcomes
+        return bool(outcomes) and all(is_number(o) and not isinstance(o, bool) for o in outcomes)
 
     def at_least(self, x) -> Fraction:
         """P(outcome >= x), for numbers (and yes/no, where no < yes)."""
         key = outcome_order(as_outcome(x))
-        return sum(
-            (p for o, p in self.probabilities.items() if outcome_order(o) >= key), Fraction(0)
-        )
+        return self._sum(lambda o: outcome_order(o) >= key)
 
     def at_most(self, x) -> Fraction:
         """P(outcome <= x)."""
         key = outcome_order(as_outcome(x))
-        return sum(
-            (p for o, p in self.probabilities.items() if outcome_order(o) <= key), Fraction(0)
-        )
+        return self._sum(lambda o: outcome_order(o) <= key)
+
+    def _sum(self, holds) -> Fraction:
+        table = self.table
+        return table.fraction(sum(w for o, w in zip(table.outcomes, table.weights) if holds(o)))
+
+    def _moments(self) -> tuple | None:
+        """(mass, Σ weight × outcome, Σ weight × outcome²) of a numeric answer, in whole
+        numbers where the outcomes are (one Fraction at the end, not one per outcome)."""
+        if not self.numeric():
+            return None
+        table = self.table
+        first = second = 0
+        for o, w in zip(table.outcomes, table.weights):
+            moved = o * w
+            first += moved
+            second += moved * o
+        return table.mass, first, second
 
     @property
     def mean(self) -> Fraction | None:
         """The mean over the outcomes computed (the omitted mass is left out)."""
-        if not self.numeric():
+        moments = self._moments()
+        if moments is None:
             return None
-        mass = sum(self.probabilities.values())
-        return sum(o * p for o, p in self.probabilities.items()) / mass
+        mass, first, _ = moments
+        return Fraction(first) / mass
 
     @property
     def variance(self) -> Fraction | None:
         """The exact variance over the outcomes computed (None unless numeric)."""
-        mean = self.mean
-        if mean is None:
+        moments = self._moments()
+        if moments is None:
             return None
-        mass = sum(self.probabilities.values())
-        return sum(p * (o - mean) ** 2 for o, p in self.probabilities.items()) / mass
+        mass, first, second = moments
+        return Fraction(mass * second - first * first) / (mass * mass)
+
+    def spread(self) -> tuple | None:
+        """(mean, standard deviation) as floats, for showing: each a division of whole
+        numbers (no Fraction of numbers of a million digits reduced); None unless
+        numeric."""
+        moments = self._moments()
+        if moments is None:
+            return None
+        mass, first, second = moments
+        if any(type(v) is not int for v in moments):  # outcomes that are fractions
+            return float(self.mean), self.stdev
+        variance = (mass * second - first * first) / (mass * mass)
+        return first / mass, math.sqrt(max(variance, 0.0))
 
     @property
     def stdev(self) -> float | None:
@@ -123,12 +185,14 @@ class Odds:
 
     def quantile(self, q) -> object:
         """The smallest outcome x with P(outcome <= x) >= q."""
-        running = Fraction(0)
-        for outcome, p in self.probabilities.items():
-            running += p
-            if running >= q:
+        table = self.table
+        target = Fraction(q) * table.total
+        running = 0
+        for outcome, w in zip(table.outcomes, table.weights):
+            running += w
+            if running >= target:
                 return outcome
-        return next(reversed(self.probabilities)) if self.probabilities else None
+        return table.outcomes[-1] if table.outcomes else None
 
     def stderr(self, outcome) -> float | None:
         """The standard error of a sampled probability (None when exact)."""
@@ -214,6 +278,17 @@ def _table_orders(rows, orders: list) -> None:
     for row in rows:
         if row.rows:
             _table_orders(row.rows, orders)
+
+
+def in_order(outcomes: list, orders: tuple) -> list:
+    """Outcomes in the order shown (order_key); whole numbers, the commonest, as they are."""
+    if all(type(o) is int for o in outcomes):
+        return sorted(outcomes)
+    return sorted(outcomes, key=order_key(outcomes, orders))
+
+
+def _is_failure(outcome) -> bool:
+    return isinstance(outcome, Failure)
 
 
 def order_key(outcomes, orders: tuple):

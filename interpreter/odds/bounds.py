@@ -14,7 +14,12 @@ from __future__ import annotations
 import time
 
 from dsl.messages import tr
-from interpreter.errors import LimitExceeded, ParameterError
+from interpreter.errors import (
+    EvaluationError,
+    InsufficientResource,
+    ParameterError,
+    RequirementFailed,
+)
 from interpreter.odds.polynomials import TooComplex
 
 
@@ -39,6 +44,13 @@ class Deadline:
         self.at = now + seconds if at is None else at
         self.wall = time.perf_counter() + (self.at - now)
 
+    @classmethod
+    def answering(cls, seconds: float) -> Deadline:
+        """The deadline of an answer of `seconds`: its computing stops ANSWER_SHARE of them
+        early, kept for making the answer up (its table, its text or JSON)."""
+        now = clock()
+        return cls(seconds, now + seconds * (1 - ANSWER_SHARE), now)
+
     def part(self, share: float) -> Deadline:
         """A deadline `share` of the way from now to this one (the exact phase's). What
         is left of this one is taken as what is left of its wall-clock bound (at most the
@@ -56,12 +68,35 @@ class Deadline:
             return False
         return True
 
+    @property
+    def shown(self) -> float:
+        """The seconds as a message says them: three digits (0.205, not 0.20505652)."""
+        return float(f"{self.seconds:.3g}")
+
+    def left(self) -> float:
+        """Seconds of computing left (0 once passed)."""
+        return max(0.0, self.at - clock())
+
     def check(self) -> None:
         """TooComplex once the deadline has passed (the exact phase gives up there)."""
         if self.passed():
-            raise TooComplex(
-                tr("the exact computation would take more than {seconds} s", seconds=self.seconds)
-            )
+            raise self.too_long()
+
+    def afford(self, seconds: float) -> None:
+        """TooComplex now when a step of `seconds`, which nothing can interrupt, would end
+        past the deadline."""
+        if seconds > self.left():
+            raise self.too_long()
+
+    def too_long(self) -> TooComplex:
+        return TooComplex(
+            tr("the exact computation would take more than {seconds} s", seconds=self.shown)
+        )
+
+
+#: the share of an answer's time kept for making it up once the computing stops (some
+#: tens of milliseconds for the largest tables: outcomes sorted, 200 of them written)
+ANSWER_SHARE = 0.05
 
 
 def check_size(size: int, limits) -> None:
@@ -76,13 +111,20 @@ def too_many_outcomes(limit: int):
 
 
 def certain_limit(probabilities: dict) -> None:
-    """A limit every run reaches (a die of more faces than faces_per_die) is not a
-    distribution but the error a real roll gives: raise it. (A limit some runs reach is
-    an outcome of its own, with its probability.)"""
+    """An error every run meets (a die of more faces than faces_per_die, a division by
+    zero whatever falls) is not a distribution but the error a real roll gives: raise
+    it. (An error some runs meet is an outcome of its own, with its probability; a
+    refusal at the table, a `require` or a short resource, is an outcome even when
+    certain: Odds.refused.)"""
     if len(probabilities) == 1:
         (outcome,) = probabilities
-        if isinstance(getattr(outcome, "error", None), LimitExceeded):
-            raise outcome.error
+        error = getattr(outcome, "error", None)
+        if isinstance(error, EvaluationError) and not isinstance(error, REFUSED):
+            raise error
+
+
+#: the errors a run stops with that are refusals at the table (Odds.refused)
+REFUSED = (RequirementFailed, InsufficientResource)
 
 
 def checked(budget: int, trials: int, seconds: float) -> float:

@@ -24,6 +24,7 @@ from dsl.messages import tr
 from interpreter.choices import Chooser, Question
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
+from interpreter.odds.bounds import Deadline, checked
 from interpreter.odds.decide import Decide, Nested, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
 from interpreter.odds.explore import STEPS_PER_WORK, STOPS, Failure, stopped
@@ -126,13 +127,16 @@ def best_odds(
     epsilon: Fraction,
     budget: int,
     progress=None,
+    seconds: float | None = None,
 ) -> Odds:
     """The distribution of an action's result field when every choice is the best for
-    `goal` (answers given in advance stand)."""
+    `goal` (answers given in advance stand), within `seconds` of computing (by default
+    the engine's odds_seconds)."""
     if action not in engine.rulebook.actions:
         raise EvaluationError(tr("{name} makes no choices: only an action does", name=action))
     limits = engine.limits  # each run within steps_per_run, as a real one
-    roller = OddsRoller(epsilon, budget, limits, progress)
+    seconds = checked(budget, 1, seconds or limits.odds_seconds)
+    roller = OddsRoller(epsilon, budget, limits, progress, Deadline.answering(seconds))
     token = LIFTS.set(LiftMemory(roller))
     try:
         try:  # over worlds, merged, when every choice is a statement of the body itself
@@ -181,9 +185,7 @@ class Search:
         """One run with these values and decisions pinned: its outcome, (the field
         reported, the goal's field, the choices made)."""
         engine, roller, compiled = self.engine, self.roller, self.compiled
-        roller.work += 1
-        if roller.work > roller.budget:
-            raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
+        roller.charge(1)  # the budget, and a look at the deadline
         ctx = engine.context(roller, self.sheet)
         ctx.limits = self.limits
         ctx.on_clock(lambda: roller.deadline.check())  # the time limit within a run too

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import weakref
 from fractions import Fraction
 
@@ -16,7 +15,7 @@ from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
 from interpreter.odds.bounds import Deadline, certain_limit, checked
 from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
-from interpreter.odds.distribution import LIFTS, Dist, mixture
+from interpreter.odds.distribution import LIFTS, Dist, weighed
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.marginals import JointTooLarge, whole_or_by_field
 from interpreter.odds.plain import plain_distribution
@@ -24,7 +23,7 @@ from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled, sampled_fields
 from interpreter.odds.settled import settled_body
-from interpreter.odds.weights import ONE, Mass, fraction, times, times_fraction
+from interpreter.odds.weights import ONE, Mass, times
 from interpreter.odds.worlds import STOPS, Failure, Liveness, stopped
 from interpreter.runtime import Context, State, Unknown, known
 from interpreter.values import Record
@@ -53,12 +52,14 @@ def expression_odds(
     sampled when counting would pass the budget or the time limit (`seconds`, by default
     `limits.odds_seconds`: the exact phase gets half of it, sampling the rest)."""
     limits = limits or DEFAULT_LIMITS
-    deadline = Deadline(checked(budget, trials, seconds or limits.odds_seconds))
+    seconds = checked(budget, trials, seconds or limits.odds_seconds)
+    deadline = Deadline.answering(seconds)
     try:
         plain = plain_distribution(text, epsilon, limits, deadline.part(0.5))  # `3d6`
         if plain is not None:
             return Odds({"expression": text}, None, plain, True, plain.omitted)
         _node, value = compile_expression(text)
+        deadline = Deadline.answering(seconds)  # from here: reading the text is the front end's
         return _exact_expression(text, value, epsilon, budget, limits, deadline.part(0.5))
     except RecursionError:
         raise LimitExceeded(TOO_DEEP) from None
@@ -103,12 +104,12 @@ def by_worlds(value, epsilon, budget, limits, deadline) -> Dist:
     try:
         for world, result in explorer.explore(World({}, State({}), ONE), value):
             dist = result if type(result) is Dist else Dist.point(result)
-            parts.append((fraction(world.weight), dist))
+            parts.append((world.weight, dist))  # (as whole numbers: no gcd of them yet)
+        if len(parts) == 1 and parts[0][0][0] == parts[0][0][1]:  # no branch: the value's
+            return parts[0][1]  # own distribution
+        return weighed(parts)
     finally:
         LIFTS.reset(token)
-    if len(parts) == 1 and parts[0][0] == 1:  # no branch: the value's own distribution
-        return parts[0][1]
-    return mixture(parts)
 
 
 def action_odds(
@@ -139,16 +140,15 @@ def action_odds(
         """The exact odds of `field` within `work` units of work (None: the budget), else
         sampled. A `cap` on the outcomes (the whole result's): past it, or past the work
         or the time, or past `worlds` made by one `let`, never sampled (TooComplex)."""
-        deadline = Deadline(seconds)
+        deadline = Deadline.answering(seconds)
         try:
             outcomes, omitted = _exact(
                 engine, action, sheet, params, field, epsilon, min(work or budget, budget),
                 progress, deadline.part(0.5 if cap is None else 1.0), choices, cap, shared,
                 worlds,
             )  # fmt: skip
-            certain_limit(outcomes)  # outcome → its Mass: the Fractions are made when read
-            made = functools.partial(fractions_of, outcomes)
-            return Odds(subject, field, made, True, omitted, orders=orders)
+            certain_limit(outcomes)  # outcome → its Mass: whole weights, made when read
+            return Odds(subject, field, outcomes, True, omitted, orders=orders)
         except TooComplex as reason:
             if cap is not None:
                 raise
@@ -159,7 +159,7 @@ def action_odds(
 
     def sample(names, seconds, reason):
         """`names`, each from one sample of whole results within `seconds`."""
-        deadline = Deadline(seconds)
+        deadline = Deadline.answering(seconds)
         counts, done = sample_action(
             engine, action, sheet, params, None, trials, seed, progress, deadline, choices
         )
@@ -204,7 +204,7 @@ def _explore_action(
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
     ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
-    explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler))
+    explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler, limits))
     if calls is not None:
         explorer.calls = calls  # what called actions gave, for other fields of the action
     explorer.most_worlds = worlds  # (a whole result's first try: see marginals)
@@ -215,8 +215,9 @@ def _explore_action(
         if type(outcome) is Dist:  # a distribution still: each of its values, weighted
             for value, w in outcome.weights.items():
                 add(value, times(weight, w, outcome.total))
-            if outcome.omitted:
-                explorer.lost.add(times_fraction(weight, outcome.omitted))
+            missing = outcome.missing()
+            if missing:
+                explorer.lost.add(times(weight, missing, outcome.total))
             return
         found = outcomes.get(outcome)
         if found is None:
@@ -234,7 +235,7 @@ def _explore_action(
         return outcomes, explorer.omitted
     compiled, args, _shown = engine.prepare(action, sheet, params)
     start.env = dict(zip(compiled.names, args))
-    wanted = _result_names(compiled, field, explorer.names_read)
+    wanted = _result_names(compiled, field, explorer.names_read, explorer.safe)
     body = settled_body(engine.compiler, compiled, ctx, args)  # the ifs its arguments decide
     worlds, failures = explorer.block(body, [start], wanted)
     for world, failure in failures:
@@ -246,6 +247,9 @@ def _explore_action(
     # the field asked for is one of the result's: the value itself (the new sheet is
     # needed only when the run wrote to it: its resources settled, its `ensure` rules)
     direct = field is not None and len(chosen) == 1
+    # the other fields a run computes, that may stop it (`k1: 6 / (n - 1)` beside the
+    # `k2` asked for): computed too, in the run's order, their values left unread
+    before, after = _watched(compiled, field, explorer.safe)
 
     committed: dict = {}  # what the run wrote → the new sheet, or the error it stops with
 
@@ -255,11 +259,18 @@ def _explore_action(
         return value if direct and type(value) is Dist else known(ctx, value)
 
     def finish(ctx):
+        for fn in before:
+            fn(ctx)
         if direct and not ctx.state.own:
-            return value_of(ctx, chosen[0][1])
+            value = value_of(ctx, chosen[0][1])
+            for fn in after:
+                fn(ctx)
+            return value
         result = None
         if compiled.result is not None:
             result = Record({name: value_of(ctx, fn) for name, fn in chosen}, kind="result")
+        for fn in after:
+            fn(ctx)
         # the end of a run depends only on what it wrote: settled once per sheet written
         written = ctx.state.snapshot()
         found = committed.get(written)
@@ -303,11 +314,6 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
     return run
 
 
-def fractions_of(outcomes: dict) -> dict:
-    """Each outcome's probability as a Fraction, from the Mass the explorer added up."""
-    return {outcome: mass.value() for outcome, mass in outcomes.items()}
-
-
 def counting_limits(limits: Limits) -> Limits:
     """The limits an exact computation runs under: the engine's (the explorer counts each
     world's steps afresh, `Context.recount`: each within steps_per_run, as a real run)."""
@@ -318,22 +324,38 @@ def counting_limits(limits: Limits) -> Limits:
 _RESULT_READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _result_names(compiled, field, names_read) -> Live:
-    """What the result (or its field) reads: the same for every call of the action."""
+def _result_names(compiled, field, names_read, safe) -> Live:
+    """What the result (or its field, and the fields that may stop the run) reads: the
+    same for every call of the action."""
     kept = _RESULT_READS.get(compiled)
     if kept is None:
         kept = _RESULT_READS[compiled] = {}
     found = kept.get(field)
     if found is None:
-        found = kept[field] = _reads_of_result(compiled, field, names_read)
+        found = kept[field] = _reads_of_result(compiled, field, names_read, safe)
     return found
 
 
-def _reads_of_result(compiled, field, names_read) -> Live:
+def _reads_of_result(compiled, field, names_read, safe) -> Live:
     live = Live({})
     if compiled.result is None:
         return live
     for name, expr in compiled.node.body[-1].fields:
-        if field is None or name == field:
+        if field is None or name == field or not safe(expr):
             live = live.union(names_read(expr))
     return live
+
+
+def _watched(compiled, field, safe) -> tuple:
+    """The result fields other than `field` that a run computes before it and after it
+    (all of them before, for a field of the sheet), leaving out those that cannot fail;
+    each a run(ctx). None for the whole result (every field is computed)."""
+    if field is None or compiled.result is None:
+        return (), ()
+    before, after, seen = [], [], False
+    for (name, fn), (_, expr) in zip(compiled.result, compiled.node.body[-1].fields):
+        if name == field:
+            seen = True
+        elif not safe(expr):
+            (after if seen else before).append(fn)
+    return tuple(before), tuple(after)

@@ -23,7 +23,7 @@ from interpreter.odds.answer import field_outcome
 from interpreter.odds.distribution import Dist
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.weights import ONE, fraction
-from interpreter.odds.worlds import Liveness, cuts_of, key_of, stopped
+from interpreter.odds.worlds import Liveness, cuts_of, key_of, stopped, sums_may_fail
 from interpreter.runtime import Unknown, known
 from interpreter.values import Record
 
@@ -70,7 +70,8 @@ class WorldSearch:
         self.chooser = ctx.chooser = WorldChooser(answers)
         # a Liveness of its own: its blocks are keyed by the statements' ids, and the
         # one-statement blocks below live only as long as this search
-        self.explorer = Explorer(ctx, roller, roller.epsilon, Liveness())
+        liveness = Liveness(engine.compiler, sums_may_fail(limits))
+        self.explorer = Explorer(ctx, roller, roller.epsilon, liveness)
         compiled = self.compiled
         wanted = Live({})
         if compiled.result is not None:

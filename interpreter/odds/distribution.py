@@ -15,9 +15,11 @@ from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
 
+from interpreter.errors import EvaluationError
 from interpreter.odds.bounds import too_many_outcomes
 from interpreter.odds.order import ORDERINGS, compared, moved
 from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.weights import at_most, least_common
 from interpreter.runtime import Unknown
 from interpreter.values import Record
 
@@ -27,6 +29,12 @@ LIFTS: ContextVar = ContextVar("lifts", default=None)
 
 #: no probability (the omitted mass of most distributions)
 NOTHING = Fraction(0)
+#: what a lift remembers when the operation fails for some of its values
+FAILS = object()
+
+#: bit-products (the bits of one number times the other's) the gcds of Dist.reduced may
+#: take: some 5 ms (two numbers of 60,000 bits)
+REDUCING = 4_000_000_000
 
 _UNIFORM: dict = {}  # a range of faces → its uniform Dist (immutable, so shared)
 
@@ -71,13 +79,18 @@ class Dist(Unknown):
 
     @property
     def omitted(self) -> Fraction:
-        """Probability left out by cutting open-ended rolls short."""
+        """Probability left out by cutting open-ended rolls short (weights.at_most: exact,
+        or a hair above it where its fraction would take seconds to reduce)."""
         found = self._omitted
         if found is None:
-            kept = sum(self.weights.values())
-            found = NOTHING if kept == self.total else 1 - Fraction(kept, self.total)
+            missing = self.missing()
+            found = NOTHING if not missing else at_most(missing, self.total)
             self._omitted = found
         return found
+
+    def missing(self) -> int:
+        """The weight left out (over `total`), a whole number: what omitted reduces."""
+        return self.total - sum(self.weights.values())
 
     def __len__(self) -> int:
         return len(self.weights)
@@ -103,12 +116,23 @@ class Dist(Unknown):
             except TypeError:  # an unhashable operand: compute, do not remember
                 found, key = None, None
             if found is not None:
+                if found[0] is FAILS:
+                    return function(*memory.settle(values))
                 return found[0]
         cap = None
         if memory is not None:
             # charged before: the work is bounded, not just counted
             cap = memory.work(values, function)
-        result = _apply(function, values, cap)
+        try:
+            result = _apply(function, values, cap)
+        except EvaluationError:
+            if memory is None:
+                raise
+            # some values make it fail (`6 / (n - 1)` where n may be 1): a world per value
+            # (the explorer's branch), in which it fails as a real run would, or not
+            if key is not None:
+                memory[key] = (FAILS, values)
+            return function(*memory.settle(values))
         if key is not None:
             memory[key] = (result, values)  # the operands are kept, so their ids stay theirs
         return result
@@ -127,48 +151,73 @@ class Dist(Unknown):
     def map(self, function) -> Dist:
         """The distribution of function(outcome); equal results are merged."""
         weights: dict = {}
-        for outcome, weight in self.weights.items():
+        poll = polling() if len(self.weights) > POLLED else None
+        for i, (outcome, weight) in enumerate(self.weights.items()):
             result = function(outcome)
             weights[result] = weights.get(result, 0) + weight
+            if poll is not None and not i % POLLED:
+                poll()
         return Dist(weights, self.total)
 
     def combine(self, other: Dist, function, cap: int | None = None) -> Dist:
         """The distribution of function(a, b) for independent a ~ self, b ~ other; past
         `cap` outcomes (the odds engine's memory bound), TooComplex."""
         weights: dict = {}
+        poll = polling()
         for a, wa in self.weights.items():
             for b, wb in other.weights.items():
                 result = function(a, b)
                 weights[result] = weights.get(result, 0) + wa * wb
             if cap is not None and len(weights) > cap:
                 raise TooComplex(too_many_outcomes(cap))
+            poll()
         return Dist(weights, self.total * other.total).reduced()
 
     def reduced(self) -> Dist:
-        """The same distribution with the weights' common factor taken out."""
-        common = self.total
-        for weight in self.weights.values():
+        """The same distribution with the weights' common factor taken out, when finding
+        it is cheap: from the shortest weight first (often 1: done), and never past
+        REDUCING bit-products of gcds (each is a step nothing interrupts; a factor left
+        in changes no probability)."""
+        weights = self.weights
+        if not weights:
+            return self
+        smallest = min(weights.values(), key=int.bit_length)
+        left = REDUCING - self.total.bit_length() * smallest.bit_length()
+        if left < 0:
+            return self
+        common = gcd(self.total, smallest)
+        if common == 1:
+            return self
+        bits = common.bit_length()
+        for weight in weights.values():
+            left -= bits * weight.bit_length()
+            if left < 0:
+                return self
             common = gcd(common, weight)
             if common == 1:
                 return self
-        if common <= 1:
-            return self
-        return Dist({o: w // common for o, w in self.weights.items()}, self.total // common)
+            bits = common.bit_length()
+        return Dist({o: w // common for o, w in weights.items()}, self.total // common)
 
 
 def mixture(parts) -> Dist:
     """Σ p_i · D_i for (probability as a Fraction, Dist) pairs."""
+    return weighed([((p.numerator, p.denominator), dist) for p, dist in parts])
+
+
+def weighed(parts) -> Dist:
+    """Σ p_i · D_i for (probability as a weight (numerator, denominator), Dist) pairs:
+    over a common denominator (the least, where finding it is cheap)."""
     denominator = 1
-    for probability, dist in parts:
-        denominator = (
-            denominator
-            * probability.denominator
-            * dist.total
-            // gcd(denominator, probability.denominator * dist.total)
-        )
+    for (_, d), dist in parts:
+        below = d * dist.total
+        if denominator % below:
+            denominator = least_common(denominator, below)
     weights: dict = {}
-    for probability, dist in parts:
-        scale = probability.numerator * (denominator // (probability.denominator * dist.total))
+    poll = polling()
+    for (n, d), dist in parts:
+        poll()
+        scale = n * (denominator // (d * dist.total))
         for outcome, weight in dist.weights.items():
             weights[outcome] = weights.get(outcome, 0) + weight * scale
     return Dist(weights, denominator).reduced()
@@ -223,14 +272,31 @@ def _on_ints(ints, a, b, cap) -> Dist | None:
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
         weights = {}
+        poll = polling()
         for x, wa in a.weights.items():
             for y, wb in b.weights.items():
                 r = ints(x, y)
                 weights[r] = weights.get(r, 0) + wa * wb
             if cap is not None and len(weights) > cap:
                 raise TooComplex(too_many_outcomes(cap))
+            poll()
         return Dist(weights, a.total * b.total).reduced()
     return None
+
+
+#: outcomes a map goes through before it looks at the deadline
+POLLED = 4096
+
+
+def polling():
+    """The look at the deadline of the odds computation under way (LiftMemory.poll), or
+    nothing outside one: loops over outcomes call it every so many."""
+    memory = LIFTS.get()
+    return _nothing if memory is None else memory.poll
+
+
+def _nothing() -> None:
+    pass
 
 
 def remembered(key: tuple, keep: tuple, compute):

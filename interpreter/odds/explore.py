@@ -20,7 +20,7 @@ from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.records import direct_call
 from interpreter.odds.roller import Branch
-from interpreter.odds.weights import TIDY_BITS, Mass, below, times, times_fraction
+from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
 from interpreter.odds.worlds import (
     STOPS,
     Bound,
@@ -28,6 +28,7 @@ from interpreter.odds.worlds import (
     Live,
     Liveness,
     World,
+    cannot_fail,
     cuts_of,
     key_of,
     names_read,
@@ -42,14 +43,15 @@ __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
 STEPS_PER_WORK = 64
 
 
-def unread(statement, after: Live) -> bool:
+def unread(statement, after: Live, safe=cannot_fail) -> bool:
     """A `let` (or a `set` of a local name) whose value nothing reads later, and whose
-    expression changes nothing on the sheet: the odds engine skips it."""
+    expression changes nothing on the sheet and cannot fail (`safe`: a run it would stop
+    must stop here too): the odds engine skips it."""
     if not getattr(statement, "pure", False):
         return False
     node = statement.node
     name = node.name if isinstance(node, n.Let) else node.place.name
-    return name not in after.needs
+    return name not in after.needs and safe(node.expr)
 
 
 def once_set(statement, after: Live) -> bool:
@@ -77,13 +79,14 @@ def unresolved_set(statement):
     return found
 
 
-def live_before(node, after: Live, names_read) -> Live:
+def live_before(node, after: Live, names_read, local: bool = True) -> Live:
     """What may be read before a statement, from what may be read after it: a name the
     statement gives a new value (`let x = ...`, `set x to ...` not reading x) is not read
-    before it, whatever it held."""
+    before it, whatever it held. A `set` of the field a name names (a parameter `p:
+    attribute`, the name of a `for each` over a group: not `local`) reads the name."""
     if isinstance(node, n.Let):
         return after.without(node.name).union(names_read(node.expr))
-    if isinstance(node, n.Set) and isinstance(node.place, n.Name):
+    if isinstance(node, n.Set) and isinstance(node.place, n.Name) and local:
         reads = names_read(node.expr)
         if node.place.name not in reads.needs:
             return after.without(node.place.name).union(reads)
@@ -103,6 +106,7 @@ class Explorer(Passes):
         liveness = liveness or Liveness()
         self.liveness = liveness.blocks
         self.names_read = liveness.names_read
+        self.safe = liveness.cannot_fail  # whether an expression can never stop a run
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
         self.mixer = None  # statements counted over a deferred value (once one is)
@@ -112,7 +116,7 @@ class Explorer(Passes):
 
     @property
     def omitted(self) -> Fraction:
-        return self.lost.value()
+        return at_most(*self.lost.weight())
 
     def explore(self, world: World, run) -> list:
         """Run `run(ctx)` in `world` once per combination of the values it needs.
@@ -180,16 +184,21 @@ class Explorer(Passes):
         binds, a world per value at once), each with its probability."""
         dist = branch.dist
         prune = self.prune
-        missing = dist.omitted  # of the distribution's mass: where the run stops, and lost
-        for error, probability in branch.stops:
-            missing -= probability
-            p = times_fraction(weight, probability)
-            if below(p, prune):
-                self.lost.add(p)
-            else:
-                out.append((World(world.env, world.state, p), stopped(error)))
-        if missing:
-            self.lost.add(times_fraction(weight, missing))
+        if branch.stops:  # of the distribution's mass: where the run stops, and lost
+            missing = dist.omitted
+            for error, probability in branch.stops:
+                missing -= probability
+                p = times_fraction(weight, probability)
+                if below(p, prune):
+                    self.lost.add(p)
+                else:
+                    out.append((World(world.env, world.state, p), stopped(error)))
+            if missing:
+                self.lost.add(times_fraction(weight, missing))
+        else:  # lost: as whole numbers (dist.omitted would reduce a Fraction of them)
+            missing = dist.missing()
+            if missing:
+                self.lost.add(times(weight, missing, dist.total))
         if not dist.weights or not weight[0]:
             return
         if branch.bound is not None:  # the value of a `let`, the last thing it needed
@@ -450,14 +459,18 @@ class Explorer(Passes):
                 return False
             if isinstance(node, n.If):
                 blocks = [body for _, body, _ in statement.branches] + [statement.otherwise]
+                tested = [condition for condition, _ in node.branches]
             else:
                 blocks = [statement.body]
+                tested = [node.items]
+            if not all(self.safe(expr) for expr in tested):
+                return False
             return all(
                 self.idle(inner, live)
                 for block in blocks
                 for inner, live in zip(block, self.live_after(block, after))
             )
-        return unread(statement, after)
+        return unread(statement, after, self.safe)
 
     def live_before(self, statement, after: Live) -> Live:
         """What may be read before a statement, from what may be read after it: for an
@@ -466,7 +479,10 @@ class Explorer(Passes):
             return after
         node = statement.node
         if not isinstance(node, n.If):
-            return live_before(node, after, self.names_read)
+            # a `set` compiled as a local's (`local`) gives the name a new value; any
+            # other may write the field the name's value names (a pool's, kept live
+            # too, merges a little less)
+            return live_before(node, after, self.names_read, hasattr(statement, "local"))
         live = self.block_before(statement.otherwise, after)
         for (_condition, body, _span), (condition, _body) in zip(statement.branches, node.branches):
             live = live.either(self.block_before(body, after)).union(self.names_read(condition))

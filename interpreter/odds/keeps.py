@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 from math import comb, gcd
 
 from interpreter.odds.polynomials import (
+    binomials,
     convolve,
     mix,
     order_sums,
@@ -100,10 +100,10 @@ class Keeps:
             new: dict = {}
             for j, acc in state.items():
                 remaining = count - j
-                row = rows.get(remaining)
-                if row is None:
-                    row = rows[remaining] = [comb(remaining, c) for c in range(remaining + 1)]
                 stay = b - j  # c < stay leaves position b unfilled (b <= count)
+                row = rows.get(remaining)
+                if row is None:  # C(remaining, c) for c < stay: all the loop reads
+                    row = rows[remaining] = binomials(remaining, stay)
                 taken = 0
                 wc = 1
                 if rest:  # else the dice not yet placed would have no face left to show
@@ -173,6 +173,7 @@ class Keeps:
                             sum(val[face] for face in faces[cap:]),
                         )
                     faces, shift = found
+                    work.spend(len(a1))  # (convolve spends nothing on a point)
                     product, _ = convolve((a1, 1), (a2, 1), None, work)
                     target = out.get(faces)
                     if target is None:
@@ -219,7 +220,9 @@ class Keeps:
 
         merge = None if value is not None else merge_sorted
         parts = []
-        tail = Fraction(1)
+        # P(X > x), times n^(count + x): whole numbers (a Fraction would take a gcd of
+        # numbers of thousands of digits at every x)
+        tail, scale = n**count, n**count
         target = delta * max(count, 1)
         x = 0
         while True:
@@ -232,13 +235,18 @@ class Keeps:
             # P(X = x) = C(count + x - 1, x) (h/n)^x (m/n)^count
             ways = comb(count + x - 1, x) if count else int(x == 0)
             parts.append((x, ways * h**x * m**count, convolve(first, second, merge, work)))
-            tail -= Fraction(ways * h**x * m**count, n ** (count + x))
-            if tail <= target or not count:
+            tail -= ways * h**x * m**count
+            if tail * target.denominator <= target.numerator * scale or not count:
                 break
             x += 1
+            tail, scale = tail * n, scale * n
             work.spend(x * n)
         top = parts[-1][0]
-        return mix([(coef * n ** (top - x), dist) for x, coef, dist in parts], n ** (count + top))
+        return mix(
+            [(coef * n ** (top - x), dist) for x, coef, dist in parts],
+            n ** (count + top),
+            self.work,
+        )
 
     def valued(self, pools, den: int, value):
         """Mix Σ value(face) over each pool's faces, weighted as given."""
@@ -263,7 +271,7 @@ class Keeps:
                 found = memo[faces] = convolve(of(faces[:-1]), value[faces[-1]], None, self.work)
             return found
 
-        return mix([(weight, of(tuple(faces))) for faces, weight in pools], den)
+        return mix([(weight, of(tuple(faces))) for faces, weight in pools], den, self.work)
 
     # ── anything else: the sorted pool itself ──
 
@@ -346,7 +354,7 @@ class Keeps:
                     )
                 return found
 
-            pool = mix([(weight, of(faces)) for faces, weight in weights.items()], den)
+            pool = mix([(weight, of(faces)) for faces, weight in weights.items()], den, self.work)
             if start:  # the drop is made, and the sum of the rest is the value
                 totals: dict = {}
                 for (_, total), weight in pool[0].items():

@@ -165,7 +165,7 @@ def whole_or_by_field(
             fields.update(sample(rest, left, why))
             break
     if not proven:
-        sizes = [len(odds.probabilities) for odds in fields.values()]
+        sizes = [odds.size for odds in fields.values()]
         proven = max(sizes) > JOINT_OUTCOMES  # (a field sampled: some of its outcomes)
         product = 1
         for odds, size in zip(fields.values(), sizes):

@@ -19,8 +19,8 @@ defines it; tests hold the two together.
 from __future__ import annotations
 
 import itertools
-from math import comb
 
+from interpreter.odds.polynomials import binomials
 from interpreter.pool import (
     Count,
     Failures,
@@ -200,15 +200,15 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
         new: dict = {}
         moves: dict = {}  # (state, kept) → the state after this face
         powers = [1]
-        work.spend(len(states) * (count + 1))
         for (left, state), x in states.items():
+            work.spend(left + 1)  # (and a look at the deadline, state by state)
             placed = count - left
             if placed >= hi or left == 0:  # no kept position left to fill
                 done[state] = done.get(state, 0) + x * (w + rest) ** left
                 continue
             row = rows.get(left)
             if row is None:
-                row = rows[left] = [comb(left, c) for c in range(left + 1)]
+                row = rows[left] = binomials(left, left + 1, work)
             while len(powers) <= left:
                 powers.append(powers[-1] * w)
             for c in range(left + 1) if rest else (left,):
@@ -244,8 +244,11 @@ def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tup
         rest = [r - w for r, w in zip(rest, ws)]
         new: dict = {}
         moves: dict = {}  # (state, kept) → the state after this face: many lefts share one
-        work.spend(len(states) * (count + 1))
         for (lefts, state), x in states.items():
+            ways = 1
+            for left in lefts:
+                ways *= left + 1
+            work.spend(ways)  # the splits below, at most (and a look at the deadline)
             placed = count - sum(lefts)
             if placed >= hi or placed == count:  # no kept position left to fill
                 settled = x
@@ -253,7 +256,9 @@ def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tup
                     settled *= (ws[t] + rest[t]) ** lefts[t]
                 done[state] = done.get(state, 0) + settled
                 continue
-            for shown, ways in splits(lefts, ws, rest, rows):
+            for i, (shown, ways) in enumerate(splits(lefts, ws, rest, rows, work)):
+                if not i & 1023:  # a state of several kinds may split a million ways
+                    work.poll()
                 c = sum(shown)
                 kept = min(placed + c, hi) - max(placed, lo)
                 moved = state
@@ -280,7 +285,7 @@ def answers(states: dict, done: dict, evaluators: list) -> dict:
     return out
 
 
-def splits(lefts: tuple, ws: list, rest: list, rows: dict):
+def splits(lefts: tuple, ws: list, rest: list, rows: dict, work):
     """How many dice of each kind show this face, and the ways: Π C(r, c) · w^c. A kind
     with no face after this one puts all its dice here."""
     choices = []
@@ -292,11 +297,13 @@ def splits(lefts: tuple, ws: list, rest: list, rows: dict):
         else:
             row = rows.get(left)
             if row is None:
-                row = rows[left] = [comb(left, c) for c in range(left + 1)]
+                row = rows[left] = binomials(left, left + 1, work)
             ways, power = [], 1
             for c in range(left + 1):
                 ways.append((c, row[c] * power))
                 power *= w
+                if not c & 255:
+                    work.poll()
             choices.append(ways)
     if len(choices) == 1:
         for c, ways in choices[0]:

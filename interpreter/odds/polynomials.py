@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from math import comb, gcd
+import random
+import time
+from math import gcd
 
 from dsl.messages import tr
 
@@ -17,7 +19,12 @@ class TooComplex(Exception):
 class Budget:
     """The work (units of about 0.1 µs) one term may take; with the odds engine's bounds
     (interpreter.odds.bounds), also the bytes one big-integer step may hold and a deadline
-    (anything with `check()`, raising TooComplex once it has passed)."""
+    (anything with `check()`, raising TooComplex once it has passed, and `afford(seconds)`,
+    raising it now for a step that could not end before it).
+
+    Loops look at the deadline through `spend` and `poll`, a few times in every
+    millisecond of work; a step no loop can interrupt (one product of big integers) is
+    refused beforehand by `step` when it would not end in the time left."""
 
     __slots__ = ("deadline", "left", "limit", "max_bytes")
 
@@ -37,6 +44,18 @@ class Budget:
         if self.deadline is not None:
             self.deadline.check()
 
+    def poll(self) -> None:
+        """Look at the deadline (a loop doing work its upfront `spend` counted)."""
+        if self.deadline is not None:
+            self.deadline.check()
+
+    def step(self, units: int) -> None:
+        """Spend `units` on one step that cannot be interrupted: refused now when it
+        would not end before the deadline, at this machine's speed (unit_seconds)."""
+        self.spend(units)
+        if self.deadline is not None and units > STEP_UNITS:
+            self.deadline.afford(units * unit_seconds())
+
     def exceeded(self):
         return tr("the exact distribution needs more than {limit} units of work", limit=self.limit)
 
@@ -52,8 +71,9 @@ class Budget:
             )
 
 
-def mix(parts, outer: int):
-    """Σ coef · (weights / den) / outer, for (coef, (weights, den)) parts."""
+def mix(parts, outer: int, work: Budget | None = None):
+    """Σ coef · (weights / den) / outer, for (coef, (weights, den)) parts (spending their
+    sizes, part by part, when given a budget)."""
     common = 1
     for _, (_, den) in parts:
         if den != 1 and common % den:
@@ -61,6 +81,8 @@ def mix(parts, outer: int):
     out: dict = {}
     get = out.get
     for coef, (weights, den) in parts:
+        if work is not None:
+            work.spend(len(weights))
         scale = coef * (common // den)
         for key, weight in weights.items():
             out[key] = get(key, 0) + weight * scale
@@ -106,6 +128,33 @@ def product_cost(size: int) -> int:
     return int((size * 8 / 60) ** 1.585 / 9)
 
 
+#: units of one step below which its time is not weighed against the time left (1 ms)
+STEP_UNITS = 10_000
+_UNIT_SECONDS: list = []
+
+
+def unit_seconds() -> float:
+    """Seconds one unit of product_cost takes on this machine, at worst: a product of two
+    8 KB integers timed once (the best of three: a millisecond or two), doubled for
+    safety (product_cost is an estimate, and the machine may slow down)."""
+    if not _UNIT_SECONDS:
+        rng = random.Random(0)
+        a, b = rng.getrandbits(1 << 16), rng.getrandbits(1 << 16)
+        best = float("inf")
+        for _ in range(3):
+            started = time.thread_time()
+            _ = a * b
+            best = min(best, time.thread_time() - started)
+        _UNIT_SECONDS.append(2 * max(best, 1e-6) / product_cost(1 << 14))
+    return _UNIT_SECONDS[0]
+
+
+def power_bytes(base: int, count: int) -> int:
+    """Bytes enough for base ** count (and for any number below it), found without making
+    it: base ** count may be megabytes, seconds of multiplying nothing interrupts."""
+    return base.bit_length() * count // 8 + 1
+
+
 def to_int(coeffs: list, width: int) -> int:
     return int.from_bytes(b"".join([c.to_bytes(width, "little") for c in coeffs]), "little")
 
@@ -128,10 +177,10 @@ def dense_product(wa: dict, wb: dict, work: Budget):
     na, nb = max(wa) - la + 1, max(wb) - lb + 1
     if na + nb > 8 * (len(wa) + len(wb)) + 64:  # too sparse to pay off
         return None
-    width = (sum(wa.values()) * sum(wb.values())).bit_length() // 8 + 1
+    width = (sum(wa.values()).bit_length() + sum(wb.values()).bit_length()) // 8 + 1
     length = na + nb - 1
     work.hold(2 * length * width)
-    work.spend(product_cost(length * width) + length)
+    work.step(product_cost(length * width) + length)
     product = to_int(dense(wa, la, na), width) * to_int(dense(wb, lb, nb), width)
     low = la + lb
     return {low + i: c for i, c in enumerate(from_int(product, length, width)) if c}
@@ -144,13 +193,16 @@ def power_sum(dist, count: int, work: Budget):
         return dist
     if len(weights) == 1:
         ((key, weight),) = weights.items()
+        size = power_bytes(den, count)
+        work.hold(2 * size)
+        work.step(2 * product_cost(size))
         return {key * count: weight**count}, den**count
     low, high = min(weights), max(weights)
     span = high - low + 1
     length = count * (span - 1) + 1
-    width = (sum(weights.values()) ** count).bit_length() // 8 + 1
+    width = power_bytes(sum(weights.values()), count)
     work.hold(2 * length * width)
-    work.spend(2 * product_cost(length * width // 2) + length)
+    work.step(2 * product_cost(length * width // 2) + length)
     power = to_int(dense(weights, low, span), width) ** count
     base = low * count
     return {base + i: c for i, c in enumerate(from_int(power, length, width)) if c}, den**count
@@ -206,7 +258,7 @@ def order_sums(order, weights, suffix, count: int, a: int, b: int, shift: dict, 
     """order_statistics for int values: each state's sums are one big int, the weight of
     sum k at bit k * width, so that adding m dice of one face is a shift."""
     low = min(shift[f] for f in order)
-    width = ((suffix[0] ** count).bit_length() // 8 + 1) * 8
+    width = power_bytes(suffix[0], count) * 8
     step = {f: (shift[f] - low) * width for f in order}
     length = (b - a) * (max(shift[f] for f in order) - low) + 1
     work.hold(b * length * width // 8)
@@ -218,10 +270,11 @@ def order_sums(order, weights, suffix, count: int, a: int, b: int, shift: dict, 
         w, rest, bits = weights[f], suffix[index + 1], step[f]
         new: dict = {}
         for j, acc in state.items():
+            work.poll()
             remaining = count - j
             row = rows.get(remaining)
-            if row is None:
-                row = rows[remaining] = [comb(remaining, c) for c in range(remaining + 1)]
+            if row is None:  # C(remaining, c) for the c < b - j the loop reads, no more
+                row = rows[remaining] = binomials(remaining, b - j)
             top = max(j, a)
             taken = 0
             wc = 1
@@ -245,6 +298,18 @@ def order_sums(order, weights, suffix, count: int, a: int, b: int, shift: dict, 
     return out
 
 
+def binomials(n: int, k: int, work: Budget | None = None) -> list:
+    """C(n, c) for c < k, each from the one before (a row of 10,000 dice is not made
+    whole when a keep reads its first few; when it is, with a look at the deadline
+    every so many)."""
+    row = [1]
+    for c in range(1, min(k, n + 1)):
+        row.append(row[-1] * (n - c + 1) // c)
+        if work is not None and not c & 255:
+            work.spend(256)
+    return row
+
+
 def geometric(stop, go, terms: int, work: Budget):
     """Σ_{k<terms} go^k · stop for sums, by doubling: with T_m = Σ_{k<m} G^k g^(m-1-k) and
     P_m = G^m (go = G / g), T_2m = T_m (g^m + P_m) and T_m+1 = g T_m + P_m."""
@@ -253,7 +318,7 @@ def geometric(stop, go, terms: int, work: Budget):
     span = max(big) - min(big) + 1
     size = terms * span * (terms * g.bit_length() // 8 + 1)
     work.hold(2 * size)
-    work.spend(product_cost(size))
+    work.step(product_cost(size))
     t, p, m = {0: 1}, big, 1
     bits = bin(terms)[3:]
     for index, bit in enumerate(bits):

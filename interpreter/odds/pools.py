@@ -95,10 +95,10 @@ def pool_distribution(
     delta = epsilon / (4 * max(count, 1) * term.open_ended)
     for _ in range(8):
         weights, total = term.compute(delta)
-        missing = Fraction(total - sum(weights.values()), total)
-        if missing < epsilon:
+        missing = total - sum(weights.values())  # over total: compared, never reduced
+        if missing * epsilon.denominator < epsilon.numerator * total:
             return term.outcomes(weights, total)
-        delta = delta * epsilon / (4 * missing)
+        delta = delta * epsilon / (4 * Fraction(missing / total))  # (a float aims well enough)
     raise TooComplex(tr("the explosions of this term do not settle within epsilon"))
 
 
@@ -113,21 +113,26 @@ def reaches(h: int, n: int, limit: int, share: Fraction) -> bool:
     return h**limit * share.denominator >= share.numerator * n**limit
 
 
-def may_fail(die, count: int, steps: tuple, epsilon, limit: int) -> bool:
+def may_fail(die, count: int, steps: tuple, epsilon, limit: int, work=None) -> bool:
     """Whether this term may go past `limit` (extra_per_die) with more than a sliver of
-    epsilon: pool_distribution then counts to the limit, and misses that chance."""
-    term = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+    epsilon: pool_distribution then counts to the limit, and misses that chance. (`work`:
+    a Budget whose deadline it looks at, reading a die of many faces.)"""
+    term = Term(die, count, steps, work or Budget(DEFAULT_BUDGET), limit)
     return count > 0 and term.may_fail(Fraction(epsilon))
 
 
-def limit_failures(die, count: int, steps: tuple, epsilon, limit: int, missing: Fraction):
+def limit_failures(
+    die, count: int, steps: tuple, epsilon, limit: int, missing: Fraction, budget_of=None
+):
     """(the roller's error, its chance) for each way this term may fail at the limit,
     given the chance `missing` that it fails at all. The roller applies the modifiers
     one after another, each over every die, so the first modifier whose chain goes too
     far says why: the chance of failing by the first k modifiers is what the term misses
-    when only their chains are followed to the limit."""
+    when only their chains are followed to the limit. (`budget_of()`: a Budget for each
+    count, with the caller's deadline.)"""
     epsilon = Fraction(epsilon)
-    term = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+    budget_of = budget_of or (lambda: Budget(DEFAULT_BUDGET))
+    term = Term(die, count, steps, budget_of(), limit)
     term.may_fail(epsilon)
     binding = [op for op in term.ops if op in term.to_limit]
     groups: list = []  # (kind, the binding ops up to the end of this group)
@@ -143,7 +148,7 @@ def limit_failures(die, count: int, steps: tuple, epsilon, limit: int, missing: 
         if number == len(groups) - 1:
             failing = missing
         else:
-            part = Term(die, count, steps, Budget(DEFAULT_BUDGET), limit)
+            part = Term(die, count, steps, budget_of(), limit)
             part.to_limit = upto
             weights, total = part.compute(delta)
             failing = Fraction(total - sum(weights.values()), total)
@@ -160,8 +165,8 @@ class Hits(frozenset):
     """The faces an op's test holds for; `face in hits` asks the test itself, so that a
     die showing what no face shows (a compounded 12) is tested too."""
 
-    def __new__(cls, faces, test):
-        hits = super().__new__(cls, (face for face in faces if test(face)))
+    def __new__(cls, faces, test, work: Budget | None = None):
+        hits = super().__new__(cls, (face for face in polled(faces, work) if test(face)))
         hits.test = test
         return hits
 
@@ -170,6 +175,13 @@ class Hits(frozenset):
 
     def __hash__(self) -> int:
         return frozenset.__hash__(self)
+
+
+def polled(faces, work: Budget | None):
+    """The faces, with a look at the deadline every 4,096 (a die may have a million)."""
+    if work is None or len(faces) <= 4096:
+        return faces
+    return (face for i, face in enumerate(faces) if i & 4095 or work.poll() is None)
 
 
 class FaceValues(dict):
@@ -203,7 +215,7 @@ class Term(Keeps):
                 ops.append(("keep", step[1], step[2]))
             elif kind in CHAINS:
                 once, test = step[1], step[2]
-                if not once and all(test(face) for face in faces):
+                if not once and all(test(face) for face in polled(faces, work)):
                     what = FACES_REROLLED if kind == "reroll" else FACES_EXPLODE
                     raise EvaluationError(
                         tr(
@@ -216,7 +228,7 @@ class Term(Keeps):
                         ),
                         step[3],
                     )
-                hits = Hits(faces, test)
+                hits = Hits(faces, test, work)
                 if hits or escapes:
                     ops.append((kind, once, hits))
                 escapes = escapes or kind in ("compound", "penetrate")
@@ -340,7 +352,7 @@ class Term(Keeps):
         if not ops and leaf == self.face_leaf:
             return face_weights(self.faces), self.n
         walker = Walker(self, ops, leaf, merge, delta)
-        return mix([(1, walker.face(0, face)) for face in self.faces], self.n)
+        return mix([(1, walker.face(0, face)) for face in self.faces], self.n, self.work)
 
 
 # ─── questions about the pool's kept dice (interpreter.pool) ────────────────
@@ -419,11 +431,11 @@ def face_weights(faces: tuple) -> dict:
     return weights
 
 
-def group_total(terms: list, keeps: tuple, epsilon, limit: int) -> Dist:
+def group_total(terms: list, keeps: tuple, epsilon, limit: int, budget=DEFAULT_BUDGET) -> Dist:
     """`{4d6+3d8}k4`: the distribution of the kept dice's sum over the dice of several
     terms (die, count, steps), counted as one mixed pool. NotImplementedError for terms
     whose dice are not independent draws (explosions, keeps, counts of their own)."""
-    work = Budget(DEFAULT_BUDGET)
+    work = budget if isinstance(budget, Budget) else Budget(budget)
     pools = []
     for die, count, steps in terms:
         term = Term(die, count, steps, work, limit)
@@ -461,12 +473,12 @@ def counted_distribution(die, count, steps, epsilon, budget: Budget, limit, net=
     )
 
 
-def counted_may_fail(die, count: int, steps: tuple, epsilon, limit: int) -> bool:
+def counted_may_fail(die, count: int, steps: tuple, epsilon, limit: int, work=None) -> bool:
     """may_fail, kept as counted_distribution keeps its terms."""
     if die.size <= DEFAULT_BUDGET and not any(step[0] in CHAINS for step in steps):
         return False  # no explosion nor reroll: nothing may go past the limit (no Term)
     key = ("may fail", die.key, count, steps, _exactly(epsilon), limit)
-    return remembered_term(key, lambda: may_fail(die, count, steps, epsilon, limit))
+    return remembered_term(key, lambda: may_fail(die, count, steps, epsilon, limit, work))
 
 
 #: terms kept at most, and the (estimated) bytes of their weights

@@ -38,6 +38,8 @@ class PoolQuestions:
     def count_answers(self, roll, questions: tuple) -> Dist:
         if type(roll) is ChainRoll:
             return self.chain_answers(roll, questions)
+        if not is_term(roll):
+            return value_answers(roll, questions)
         if all(type(q) in COUNTED for q in questions):
             places = [SUMMARY[type(q)] for q in questions]
             return roll.dist.map(lambda o: tuple(o[i] for i in places))
@@ -49,7 +51,8 @@ class PoolQuestions:
                     roll.steps,
                     questions,
                     self.epsilon,
-                    limit=self.limits.extra_per_die,
+                    self.budget_of_term(),
+                    self.limits.extra_per_die,
                 )
             except NotImplementedError:
                 pass
@@ -84,7 +87,9 @@ class PoolQuestions:
         if found is None:
             terms = [(r.die, r.count, r.steps) for r in rolls]
             try:
-                total = group_total(terms, keeps, self.epsilon, self.limits.extra_per_die)
+                total = group_total(
+                    terms, keeps, self.epsilon, self.limits.extra_per_die, self.budget_of_term()
+                )
             except NotImplementedError as error:
                 raise TooComplex(str(error)) from None
             found = self.asked[key] = (total, rolls)
@@ -101,14 +106,37 @@ class PoolQuestions:
                         name=roll.name,
                     )
                 )
+            if not is_term(roll):
+                value_answers(roll, questions)  # (TooComplex)
             return thaw(self.resolve(self.rolls_of(roll)))
         asked = EVERYTHING if questions is None else questions
-        if type(roll) is ChainRoll and questions is None:
+        if questions is None and (type(roll) is ChainRoll or not is_term(roll)):
             asked = (Total(),)
         values = self.resolve(self.answers(roll, asked))
         answers = dict(zip(asked, values))
         kept = answers.pop(Sorted()) if questions is None and Sorted() in answers else None
         return Answers(answers, kept, unasked)
+
+
+def is_term(roll) -> bool:
+    """Whether a pool value is one dice term's (the odds roller's DistRoll: a die, a
+    count, modifiers), which every question can be asked of."""
+    return hasattr(roll, "die") and hasattr(roll, "steps")
+
+
+def value_answers(value, questions: tuple) -> Dist:
+    """What a value that is no dice term answers where a pool was expected (a lone die's
+    distribution, a number: `let r = if c then 2d20kh1 else d20` on the branch of the
+    die): its total alone; any other question is left to sampling (TooComplex)."""
+    if all(type(q) is Total for q in questions):
+        dist = value if type(value) is Dist else Dist.point(value)
+        return dist.map(lambda total: (total,) * len(questions))
+    raise TooComplex(
+        tr(
+            "{question} of a value that is not one roll of dice is not counted",
+            question=next(type(q).__name__.lower() for q in questions if type(q) is not Total),
+        )
+    )
 
 
 def unasked(question):

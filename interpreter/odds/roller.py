@@ -9,7 +9,7 @@ from fractions import Fraction
 from dsl.messages import tr
 from dsl.nodes import path_cut
 from interpreter.dice import Die, check_term, roll_pool
-from interpreter.errors import ChainTooLong
+from interpreter.errors import ChainTooLong, EvaluationError
 from interpreter.odds.bounds import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
 from interpreter.odds.cuts import flat, project
@@ -54,6 +54,16 @@ class LiftMemory(dict):
         super().__init__()
         self.roller = roller
 
+    def settle(self, values: tuple) -> tuple:
+        """The values of the world being explored, each distribution pinned (a branch
+        on it, the first time: interpreter.odds.explore)."""
+        resolve = self.roller.resolve
+        return tuple(resolve(v) if type(v) is Dist else v for v in values)
+
+    def poll(self) -> None:
+        """A look at the deadline (interpreter.odds.bounds), from a loop over outcomes."""
+        self.roller.deadline.check()
+
     def work(self, values, function=None) -> int:
         """Charge combining `values` to the budget, before it is done; return how many
         outcomes the result may hold (the memory bound). Two numbers compared are
@@ -86,7 +96,9 @@ class DistRoll:
     def __init__(self, roller, die: Die, count: int, steps: tuple):
         self.roller, self.die, self.count, self.steps = roller, die, count, steps
         self._dist = self._raw = self._total = self.finished = None
-        self.failure = counted_may_fail(die, count, steps, roller.epsilon, roller.extra_per_die)
+        self.failure = counted_may_fail(
+            die, count, steps, roller.epsilon, roller.extra_per_die, roller.budget_of_term()
+        )
 
     def raw(self) -> Dist:
         """The term's distribution; for a term that may fail at the roller's limit, what
@@ -120,6 +132,7 @@ class DistRoll:
             self.roller.epsilon,
             self.roller.extra_per_die,
             missing,
+            self.roller.budget_of_term,
         )
         parts = [(1 - missing, Dist.point(True))]
         parts += [(chance, Dist.point(message)) for message, chance in ways if chance]
@@ -376,8 +389,8 @@ class OddsRoller(PoolQuestions):
             dist = Dist(cut_down, totals.total)
             cut_already(dist, names)
             return dist
-        except Branch:
-            return None
+        except (Branch, EvaluationError):  # a field failing on some totals: the caller
+            return None  # branches on the total, and fails where a real run would
         finally:
             self.pins, self.cursor = saved
 
@@ -399,7 +412,7 @@ class OddsRoller(PoolQuestions):
             if type(ours) is Contest or type(theirs) is Contest:
                 return None
             return contest(opposed, ctx, ours, theirs, self, _settled, negligible)
-        except Branch:
+        except (Branch, EvaluationError):  # (a field failing on some rolls: see _records)
             return None
         finally:
             self.pins, self.cursor = saved

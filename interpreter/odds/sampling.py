@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from fractions import Fraction
+
+import attrs
 
 from dsl.messages import tr
 from interpreter.dice import SeededDice
@@ -12,13 +15,74 @@ from interpreter.errors import LimitExceeded
 from interpreter.expression import roll
 from interpreter.odds.answer import Odds, field_outcome, pick
 from interpreter.odds.bounds import certain_limit
+from interpreter.odds.distribution import Dist
 from interpreter.odds.worlds import STOPS, Failure, stopped
+
+
+class TimeUp(Exception):
+    """The deadline passed in the middle of a trial: it is not counted."""
+
+
+class TimedDice(SeededDice):
+    """The sampler's dice: a look at the deadline every DRAWS_BETWEEN_CLOCKS draws, so that
+    one trial of a hundred thousand dice (and their explosions) stops there too."""
+
+    def __init__(self, seed: int, deadline):
+        super().__init__(seed)
+        self.deadline = deadline
+        self.draws = 0
+
+    def draw(self, die, position: int) -> int:
+        self.draws += 1
+        if not self.draws % DRAWS_BETWEEN_CLOCKS and self.deadline.passed():
+            raise TimeUp
+        return super().draw(die, position)
+
+
+#: dice drawn between two looks at the clock (some tenths of a millisecond)
+DRAWS_BETWEEN_CLOCKS = 1024
+#: how often (a share of the sampling's time) the runs' own time bound is made again
+BOUND_REMADE = 0.05
+
+
+class RunBound:
+    """What a trial's run may take: `run_seconds` at most the time left to the deadline
+    (a run that passes it stops at its next look at the clock: interpreter.runtime), made
+    again each time BOUND_REMADE of the time has passed. A run's seconds are wall-clock
+    seconds, never fewer than the computing seconds a deadline counts: a run cut by its
+    bound has not passed the deadline by more than that share."""
+
+    def __init__(self, limits, deadline):
+        self.limits, self.deadline = limits, deadline
+        self.step = deadline.seconds * BOUND_REMADE
+        self.bound = None
+        self.made = limits
+        self.until = -1.0  # the time left below which the bound is made again
+
+    def now(self):
+        """The limits of the next trial (its start: `self.started`)."""
+        left = self.deadline.left()
+        if left < self.until or self.bound is None:
+            self.until = left - self.step
+            if left < self.limits.run_seconds:
+                self.bound = max(left, 1e-3)
+                self.made = attrs.evolve(self.limits, run_seconds=self.bound)
+            else:
+                self.bound, self.made = math.inf, self.limits
+        self.started = time.monotonic()
+        return self.made
+
+    def cut(self) -> bool:
+        """Whether the run just ended may have been stopped by this bound (not its own)."""
+        return time.monotonic() - self.started >= self.bound or self.deadline.passed()
 
 
 def sample_expression(text, trials, seed, limits, progress, deadline) -> tuple:
     """Monte Carlo over the real roller, for expressions too complex to count exactly:
-    (counts, trials done), stopping at the deadline."""
-    dice = SeededDice(seed)
+    (counts, trials done), stopping at the deadline (a trial it cuts short is not
+    counted)."""
+    dice = TimedDice(seed, deadline)
+    bound = RunBound(limits, deadline)
     counts: Counter = Counter()
     started = time.monotonic()
     done = 0
@@ -26,8 +90,12 @@ def sample_expression(text, trials, seed, limits, progress, deadline) -> tuple:
         if deadline.passed():
             break
         try:
-            counts[roll(text, dice, limits).total] += 1
+            counts[roll(text, dice, bound.now()).total] += 1
+        except TimeUp:
+            break
         except STOPS as error:  # the dice went past a limit: an outcome too
+            if bound.cut():
+                break
             counts[stopped(error)] += 1
         done += 1
         if progress is not None and trial % 1024 == 0:
@@ -42,7 +110,9 @@ def sample_action(
 ):
     """The same over real runs of an action (a check, an opposed check, a roll): (counts,
     trials done)."""
-    dice = SeededDice(seed)
+    dice = TimedDice(seed, deadline)
+    bound = RunBound(engine.limits, deadline)
+    engines: dict = {}  # limits → an engine of the same rulebook that runs under them
     counts: Counter = Counter()
     started = time.monotonic()
     book = engine.rulebook
@@ -51,19 +121,28 @@ def sample_action(
     for trial in range(trials):
         if deadline.passed():
             break
+        limits = bound.now()
+        runner = engine if limits is engine.limits else engines.get(limits)
+        if runner is None:
+            engines.clear()
+            runner = engines[limits] = type(engine)(engine.rulebook, limits)
         try:
             if action in book.rolls:
-                outcome = engine.run_roll(action, sheet, params, dice).result
+                outcome = runner.run_roll(action, sheet, params, dice).result
             elif is_check:
-                outcome = pick(engine.run_check(action, sheet, params, dice).result, field)
+                outcome = pick(runner.run_check(action, sheet, params, dice).result, field)
             elif is_opposed:
-                outcome = pick(engine.run(action, sheet, params, dice=dice).result, field)
+                outcome = pick(runner.run(action, sheet, params, dice=dice).result, field)
             else:
-                out = engine.run(action, sheet, params, dice=dice, choices=choices)
+                out = runner.run(action, sheet, params, dice=dice, choices=choices)
                 outcome = field_outcome(
                     out.result, out.sheet, field, engine.compiler.action(action)
                 )
+        except TimeUp:
+            break
         except STOPS as error:  # as the exact phase counts them: an outcome of its own
+            if bound.cut():
+                break
             outcome = stopped(error)
         counts[outcome] += 1
         done += 1
@@ -81,7 +160,7 @@ def sampled(subject, field, counts, done: int, wanted: int, deadline, reason, or
         raise LimitExceeded(
             tr(
                 "not one trial finished within the time limit of {seconds} s (limit odds_seconds)",
-                seconds=deadline.seconds,
+                seconds=deadline.shown,
             ),
             None,
             tr("give it more time with --timeout SECONDS"),
@@ -91,14 +170,14 @@ def sampled(subject, field, counts, done: int, wanted: int, deadline, reason, or
         note = tr(
             "sampled: {why}; stopped at the time limit ({seconds} s) after {done} trials",
             why=why,
-            seconds=deadline.seconds,
+            seconds=deadline.shown,
             done=done,
         )
     else:
         note = tr("sampled: {why}", why=why)
-    probabilities = {o: Fraction(c, done) for o, c in counts.items()}
-    certain_limit(probabilities)
-    return Odds(subject, field, probabilities, False, Fraction(0), done, orders, note)
+    certain_limit(counts)
+    found = Dist(dict(counts), done)  # each count over the trials (no Fraction made yet)
+    return Odds(subject, field, found, False, Fraction(0), done, orders, note)
 
 
 def sampled_fields(subject, names, counts, done: int, wanted: int, deadline, reason, orders=()):

@@ -35,6 +35,8 @@ class Walker:
         if found is not None:
             return found
         ops = self.ops
+        if not len(self.memo) & 1023:  # a die of a million faces: a look at the deadline
+            self.term.work.poll()
         if i == len(ops):
             found = self.leaf(face)
         elif ops[i][0] == "clamp":
@@ -48,7 +50,9 @@ class Walker:
                 found = self.extra(i)
             elif kind == "compound":  # one die: its face and all it rolled, added up
                 sums, den = self.extra(i)
-                found = mix([(w, self.face(i + 1, face + s)) for s, w in sums.items()], den)
+                found = mix(
+                    [(w, self.face(i + 1, face + s)) for s, w in sums.items()], den, self.term.work
+                )
             else:
                 found = convolve(self.face(i + 1, face), self.extra(i), self.merge, self.term.work)
         self.memo[key] = found
@@ -78,12 +82,18 @@ class Walker:
             found = self.rerolls_to_limit(i)
         elif kind == "reroll" and not once:  # rolled until it misses: uniform over the misses
             misses = [f for f in faces if f not in hits]
-            found = mix([(1, self.face(i + 1, f)) for f in misses], len(misses))
+            found = mix([(1, self.face(i + 1, f)) for f in misses], len(misses), self.term.work)
         elif once:
-            found = mix([(1, self.face(i + 1, f + shift)) for f in faces], n)
+            found = mix([(1, self.face(i + 1, f + shift)) for f in faces], n, self.term.work)
         else:
-            stop = mix([(1, self.face(i + 1, f + shift)) for f in faces if f not in hits], n)
-            go = mix([(1, self.face(i + 1, f + shift)) for f in faces if f in hits], n)
+            stop = mix(
+                [(1, self.face(i + 1, f + shift)) for f in faces if f not in hits],
+                n,
+                self.term.work,
+            )
+            go = mix(
+                [(1, self.face(i + 1, f + shift)) for f in faces if f in hits], n, self.term.work
+            )
             found = self.series(stop, go, self.ops[i] in term.to_limit)
         self.chains[i] = found
         return found
@@ -97,7 +107,7 @@ class Walker:
         h = sum(1 for f in faces if f in hits)
         reach = sum(h**k * n ** (limit - 1 - k) for k in range(limit))
         misses = [f for f in faces if f not in hits]
-        return mix([(reach, self.face(i + 1, f)) for f in misses], n**limit)
+        return mix([(reach, self.face(i + 1, f)) for f in misses], n**limit, self.term.work)
 
     def series(self, stop, go, to_limit: bool, sums: bool = False):
         """Σ_k go^k · stop over k < K, the first K with mass(go)^K <= delta: what is left
@@ -129,4 +139,4 @@ class Walker:
             term = convolve(go, term, merge, work)
             parts.append((1, term))
         work.spend(sum(len(t[1][0]) for t in parts))
-        return mix(parts, 1)
+        return mix(parts, 1, self.term.work)

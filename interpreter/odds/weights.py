@@ -18,13 +18,18 @@ from math import gcd
 ONE = (1, 1)
 #: bits a denominator may reach before its common factor with the numerator is taken out
 TIDY_BITS = 4096
+#: bit-products (the bits of one number times the other's) past which that common factor
+#: is not looked for: a gcd of two numbers of a million bits is seconds nothing can
+#: interrupt (a factor left in changes no probability)
+TIDY_WORK = 4_000_000_000
 
 
 def times(weight: tuple, numerator: int, denominator: int) -> tuple:
     """weight × numerator / denominator."""
     n, d = weight
     n, d = n * numerator, d * denominator
-    if d.bit_length() > TIDY_BITS:
+    bits = d.bit_length()
+    if bits > TIDY_BITS and bits * n.bit_length() <= TIDY_WORK:
         common = gcd(n, d)
         return n // common, d // common
     return n, d
@@ -36,6 +41,29 @@ def times_fraction(weight: tuple, probability: Fraction) -> tuple:
 
 def fraction(weight: tuple) -> Fraction:
     return Fraction(*weight)
+
+
+def least_common(a: int, b: int) -> int:
+    """A common multiple of a and b: the least, when finding it is cheap (TIDY_WORK),
+    else their product."""
+    if a == 1 or b == 1 or a.bit_length() * b.bit_length() > TIDY_WORK:
+        return a * b if a != b else a
+    return a * b // gcd(a, b)
+
+
+#: the bits of the denominator an omitted mass is rounded up to, when its exact fraction
+#: would take too long to reduce
+ROUNDED_BITS = 128
+
+
+def at_most(numerator: int, denominator: int) -> Fraction:
+    """numerator / denominator as a Fraction: exact where reducing it is cheap (TIDY_WORK),
+    else rounded up to a multiple of 2**-ROUNDED_BITS (for a mass left out: never less
+    than what was left out, never more by a 10**38th)."""
+    if numerator.bit_length() * denominator.bit_length() <= TIDY_WORK:
+        return Fraction(numerator, denominator)
+    scale = 1 << ROUNDED_BITS
+    return Fraction(-(-numerator * scale // denominator), scale)
 
 
 def below(weight: tuple, threshold: Fraction) -> bool:
@@ -72,7 +100,7 @@ class Mass:
             return numerator, denominator
         common = 1
         for denominator in parts:
-            common = common * denominator // gcd(common, denominator)
+            common = least_common(common, denominator)
         total = sum(numerator * (common // denominator) for denominator, numerator in parts.items())
         return times((total, common), 1, 1)
 

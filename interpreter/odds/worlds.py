@@ -7,7 +7,8 @@ import weakref
 import attrs
 
 from dsl import nodes as n
-from interpreter.errors import InsufficientResource, LimitExceeded, RequirementFailed
+from dsl.types import value_of
+from interpreter.errors import EvaluationError
 from interpreter.odds.roller import hashable
 from interpreter.runtime import MISSING, State
 from interpreter.values import Record
@@ -47,8 +48,11 @@ class Bound(World):
         self.name, self.dist = name, dist
 
 
-#: what stops a run partway (every other error stops the whole computation)
-STOPS = (RequirementFailed, InsufficientResource, LimitExceeded)
+#: what stops a run partway: every error a real run may meet there (a failed `require`,
+#: a short resource, a limit, a division by zero on some rolls), an outcome of its own
+#: with its probability, in every field's answer as in the whole result's (an error met
+#: in every run is that error: bounds.certain_limit)
+STOPS = (EvaluationError,)
 
 
 def stopped(error) -> Failure:
@@ -159,17 +163,72 @@ class Liveness:
     One per compiled rulebook (liveness_of), so that a computation does not walk the rules
     again."""
 
-    def __init__(self):
+    def __init__(self, compiler=None, sums_fail: bool = True):
         self.reads: dict = {}  # id(node) → (node, Live)
         self.blocks: dict = {}  # (id(statements), Live after) → [Live after each]
+        self.safe: dict = {}  # id(node) → (node, whether it cannot fail)
+        self.compiler = compiler  # its types and bindings (cannot_fail)
+        self.sums_fail = sums_fail  # whether a sum may pass number_digits (sums_may_fail)
 
     @classmethod
-    def of(cls, owner) -> Liveness:
-        """The Liveness kept for `owner` (a compiler) while it lives."""
+    def of(cls, owner, limits=None) -> Liveness:
+        """The Liveness kept for `owner` (a compiler) while it lives, for computations
+        under `limits` (whether a sum may fail: sums_may_fail)."""
         found = _KEPT.get(owner)
         if found is None:
-            found = _KEPT[owner] = cls()
-        return found
+            found = _KEPT[owner] = {}
+        sums_fail = limits is None or sums_may_fail(limits)
+        kept = found.get(sums_fail)
+        if kept is None:
+            kept = found[sums_fail] = cls(owner, sums_fail)
+        return kept
+
+    def cannot_fail(self, node) -> bool:
+        """cannot_fail(node), by the compiler's types and what its calls call, found once."""
+        found = self.safe.get(id(node))
+        if found is None:
+            compiler = self.compiler
+            kind_of = callee = None
+            if compiler is not None:
+                kind_of = self.kind_of
+                callee = self.callee
+            self.safe[id(node)] = (node, False)  # (a definition calling itself: may fail)
+            found = self.safe[id(node)] = (
+                node,
+                cannot_fail(node, kind_of, callee, self.sums_fail),
+            )
+        return found[1]
+
+    def kind_of(self, node) -> str:
+        """The kind of the value a node gives, read (a field named: its value; a roll:
+        its total)."""
+        return value_of(self.compiler.type_of(node)).kind
+
+    def callee(self, call) -> tuple | None:
+        """What a call computes besides its arguments, when that cannot fail: () for a
+        function of the language, a formula's body, a check's expressions (its named
+        rolls taken not to fail: a chain past extra_per_die, far below epsilon where one
+        is written, is left out where nothing reads the roll); else None."""
+        binding = self.compiler.bindings.get(id(call))
+        if binding is None:
+            return None
+        if binding.kind == "builtin":
+            return ()
+        definition = binding.node
+        if binding.kind == "formula":
+            body = (definition.body,)
+        elif binding.kind == "check":
+            body = (
+                *(let.expr for let in definition.lets),
+                definition.roll,
+                definition.target,
+                *(expr for _, expr in definition.fields),
+            )
+        elif binding.kind == "roll":
+            return ()
+        else:  # an action, an opposed check (its ties may reach the limit)
+            return None
+        return () if all(self.cannot_fail(expr) for expr in body) else None
 
     def names_read(self, node) -> Live:
         found = self.reads.get(id(node))
@@ -218,3 +277,95 @@ def read_counts(node) -> dict:
                 if f.name not in SKIPPED
             )
     return counts
+
+
+#: comparisons that never fail between two numbers
+ORDERED = ("<", "<=", ">", ">=")
+#: sums and differences: they fail only past `number_digits` (sums_may_fail)
+ADDED = ("+", "-")
+#: digits of room a number needs between a fraction's denominator and number_digits for
+#: its sums never to be taken to fail
+ROOM = 100
+
+
+def sums_may_fail(limits) -> bool:
+    """Whether a sum of two numbers should be taken to fail on some values under these
+    limits. A sum fails only past `number_digits` (of a fraction: its numerator, which
+    grows with the denominator, at most `denominator_digits`): with ROOM digits to spare
+    beyond the denominators, only numbers within a factor of 10**ROOM of that bound pass
+    it (products and powers, which do fail, or a sheet holding such numbers), and sums
+    are taken not to fail; under tighter limits (number_digits 4: 9999 + 1) they may."""
+    return limits.number_digits < limits.denominator_digits + ROOM
+
+
+#: dice modifiers that never make a roll fail (explosions and rerolls may pass
+#: extra_per_die on some rolls)
+SAFE_MODIFIERS = (n.Keep, n.CountSuccesses, n.CountFailures, n.Sort)
+
+
+def cannot_fail(expr, kind_of=None, callee=None, sums_fail: bool = True) -> bool:
+    """Whether computing an expression can never stop a run, by the static types
+    `kind_of(node)` gives (the compiler's: "number", "bool", ...; without them, only
+    what needs none): a value written, a name, a field of a record, a text of those, two
+    values compared for equality, numbers compared (and added, where sums_fail is
+    false: sums_may_fail), yes/no joined (`and`,
+    `or`, `not`), an `if` of those, a dice term of fixed dice that keeps or counts them,
+    a call with arguments of those of a definition made of those (`callee(call)`: the
+    expressions of what it calls, None when it may fail). Any other (lookups, products,
+    quotients, explosions) may fail on some values: the odds engine computes it even
+    where its value is never read (a run it stops is stopped in every field's answer)."""
+
+    def kind(node) -> str:
+        return kind_of(node) if kind_of is not None else "any"
+
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node is None or isinstance(node, n.Literal | n.Name | str):
+            continue
+        if isinstance(node, n.Field) and kind(node.subject) in ("record", "roll"):
+            stack.append(node.subject)
+        elif isinstance(node, n.Text):
+            stack += node.parts
+        elif isinstance(node, n.ListLiteral):
+            stack += node.items
+        elif isinstance(node, n.Unary) and kind(node.operand) == TYPED[node.op]:
+            stack.append(node.operand)
+        elif isinstance(node, n.Binary) and _safe_operator(node, kind, sums_fail):
+            stack += (node.left, node.right)
+        elif isinstance(node, n.IfExpr) and kind(node.condition) == "bool":
+            stack += (node.condition, node.then, node.otherwise)
+        elif isinstance(node, n.Call):
+            inside = callee(node) if callee is not None else None
+            if inside is None:
+                return False
+            stack += node.args
+            stack += (value for _, value in node.named)
+            stack += inside
+        elif isinstance(node, n.CharacterCall):
+            stack += (node.character, node.call)
+        elif isinstance(node, n.Dice):
+            fixed = node.count is None or isinstance(node.count, n.Literal)
+            if not fixed or not isinstance(node.sides, int | tuple | str):
+                return False
+            if not all(isinstance(m, SAFE_MODIFIERS) for m in node.modifiers):
+                return False
+        else:
+            return False
+    return True
+
+
+#: what a unary operator's operand must be for it never to fail
+TYPED = {"not": "bool", "-": "number"}
+
+
+def _safe_operator(node, kind, sums_fail: bool) -> bool:
+    op = node.op
+    if op in ("=", "!="):
+        return True
+    kinds = (kind(node.left), kind(node.right))
+    if op in ("and", "or"):
+        return kinds == ("bool", "bool")
+    if op in ADDED and sums_fail:
+        return False
+    return op in ORDERED + ADDED and kinds == ("number", "number")
