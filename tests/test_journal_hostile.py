@@ -238,6 +238,11 @@ def test_a_run_with_no_acting_sheet_is_not_run_again(campaign):
     assert code == 4 and "run 1: cannot run again" in out, out
 
 
+def test_a_run_that_names_no_rulebook_gives_our_errors_only(tmp_path):
+    # a NULL rulebook is a rulebook file's save (the journal takes it): on a run, hostile
+    try_journal(Campaign.made().copy(tmp_path / "j"), ("runs", "rulebook", 0, "NULL"))
+
+
 @HOSTILE
 @given(edit=journal_edits())
 def test_every_column_of_a_journal_with_a_hostile_value_gives_our_errors_only(tmp_path, edit):

@@ -297,7 +297,9 @@ class Journal:
             for digest, body in self._all("SELECT hash, body FROM texts")
         ]
 
-    def rulebook_row(self, digest: str) -> dict:
+    def rulebook_row(self, digest: str | None) -> dict:
+        if not isinstance(digest, str):  # a run's entry that names none (a hand-made row)
+            raise JournalError(tr("{path}: the entry names no rulebook", path=self.path))
         row = self._one(
             "SELECT name, title, path, sources FROM rulebooks WHERE hash = ?", (digest,)
         )
