@@ -33,6 +33,7 @@ def create_app(
     max_body: int = MAX_BODY,
     run_seconds: float = RUN_SECONDS,
     language: str | None = None,
+    workers: dict | None = None,
 ):
     """The ASGI app serving FOLDER's rulebooks and characters (and the shipped ones).
 
@@ -40,16 +41,18 @@ def create_app(
     other names of this machine's loopback) is accepted in a request's Host header; a
     server opened to every address ("0.0.0.0", "::") accepts any. `odds_seconds` and
     `run_seconds` bound the time of one odds computation and of one run; `language`
-    (`serve --lang`) is the page's language instead of each rulebook's own.
+    (`serve --lang`) is the page's language instead of each rulebook's own; `workers`
+    the worker processes' options (interpreter.web.work.Workers: `quick`, `heavy`).
     """
-    library = Library(folder)
-    workers = Workers(odds_seconds, run_seconds)
-    api = Api(library, workers, language)
+    library = Library(folder)  # the folder checked here; each worker process has its own
+    workers = Workers(library.folder, odds_seconds, run_seconds, language, **(workers or {}))
+    api = Api(workers)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        await workers.start()
         yield
-        workers.shutdown()
+        await workers.stop()
 
     routes = [
         Route("/", page),

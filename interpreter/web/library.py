@@ -35,6 +35,9 @@ BOOKS_TEXT = 1_000_000
 TEXTS_TEXT = 1_000_000
 
 
+_SHIPPED = Bounded(BOOKS_TEXT)  # a shipped rulebook's path → (file stamps, Rulebook)
+
+
 class NotFound(ParameterError):
     """A rulebook or character name the server does not offer (HTTP 404)."""
 
@@ -68,12 +71,15 @@ class Library:
     def rulebook(self, name: str) -> dsl.Rulebook:
         """A rulebook by name, checked; compiled once while its files do not change."""
         path = self.rulebook_path(name)
-        kept = self._books.get(path)
+        # The shipped rulebooks are the same for every folder: kept once per process
+        # (a server's worker processes start with them loaded: interpreter.web.preload).
+        books = _SHIPPED if path in dsl.shipped_rulebooks().values() else self._books
+        kept = books.get(path)
         if kept is not None and kept[0] == _stamps(kept[1]):
             return kept[1]
         text = read(path)
         book = self._load(text, str(path), path.parent)
-        self._books.put(path, (_stamps(book), book), text_size(book))
+        books.put(path, (_stamps(book), book), text_size(book))
         return book
 
     def rulebook_text(self, text: str, name: str = "<editor>") -> dsl.Rulebook:
