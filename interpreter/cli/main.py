@@ -257,6 +257,27 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         help=tr("the address to listen on (default: 127.0.0.1, this machine only)"),
     )
     p.add_argument("--no-browser", action="store_true", help=tr("do not open the browser"))
+    p.add_argument(
+        "--workers",
+        type=positive(int),
+        default=2,
+        metavar="N",
+        help=tr("processes for quick requests (default: 2)"),
+    )
+    p.add_argument(
+        "--heavy",
+        type=positive(int),
+        default=None,
+        metavar="N",
+        help=tr("long computations run at once, the others wait their turn (default: the cores)"),
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=positive(float),
+        default=5.0,
+        metavar="SECONDS",
+        help=tr("seconds a request's headers, then its body, may take to arrive (default: 5)"),
+    )
     for module in JOURNAL_COMMANDS:
         module.add_parser(commands)
     for command in commands.choices.values():  # every command speaks a language

@@ -11,6 +11,10 @@ from dsl.messages import language_for, tr
 from interpreter.errors import ParameterError
 from interpreter.web import create_app
 from interpreter.web.app import LOCAL_HOSTS
+from interpreter.web.protocol import REQUEST_SECONDS, timed_protocol
+
+#: connections (and requests being answered) the server holds at once
+MAX_CONNECTIONS = 256
 
 
 def cmd_serve(args) -> int:
@@ -22,7 +26,8 @@ def cmd_serve(args) -> int:
         raise ParameterError(
             tr("{folder}: no such folder", folder=args.folder), None, tr("serve an existing folder")
         )
-    app = create_app(folder, host=args.host, language=getattr(args, "lang", None))
+    workers = {"quick": getattr(args, "workers", 2), "heavy": getattr(args, "heavy", None)}
+    app = create_app(folder, host=args.host, language=getattr(args, "lang", None), workers=workers)
     if args.host not in LOCAL_HOSTS and not args.host.startswith("127."):
         warning = tr(
             "warning: --host {host} opens the server beyond this machine: anyone who can "
@@ -35,13 +40,18 @@ def cmd_serve(args) -> int:
     if args.host in ("0.0.0.0", "::"):
         shown = "127.0.0.1"
     address = f"http://{shown}:{args.port}/"
+    # Slow or idle clients cannot hold the server: a request's headers and body must
+    # arrive in time, an idle connection is closed after 5 s, one address holds at most
+    # PER_ADDRESS connections of the server's MAX_CONNECTIONS (interpreter.web.protocol),
+    # and a request's headers are at most 64 KB.
     config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
         log_level="warning",
+        http=timed_protocol(getattr(args, "request_timeout", REQUEST_SECONDS)),
         timeout_keep_alive=5,
-        limit_concurrency=64,
+        limit_concurrency=MAX_CONNECTIONS,
         h11_max_incomplete_event_size=64 * 1024,
     )
     server = uvicorn.Server(config)
