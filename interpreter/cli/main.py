@@ -272,6 +272,20 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         help=tr("long computations run at once, the others wait their turn (default: the cores)"),
     )
     p.add_argument(
+        "--run-timeout",
+        type=positive(float),
+        default=10.0,
+        metavar="SECONDS",
+        help=tr("seconds one run may take, its answer included (default: 10)"),
+    )
+    p.add_argument(
+        "--odds-timeout",
+        type=positive(float),
+        default=60.0,
+        metavar="SECONDS",
+        help=tr("seconds one odds computation may take, its answer included (default: 60)"),
+    )
+    p.add_argument(
         "--request-timeout",
         type=positive(float),
         default=5.0,

@@ -12,6 +12,7 @@ from interpreter.errors import ParameterError
 from interpreter.web import create_app
 from interpreter.web.app import LOCAL_HOSTS
 from interpreter.web.protocol import REQUEST_SECONDS, timed_protocol
+from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS
 
 #: connections (and requests being answered) the server holds at once
 MAX_CONNECTIONS = 256
@@ -27,7 +28,14 @@ def cmd_serve(args) -> int:
             tr("{folder}: no such folder", folder=args.folder), None, tr("serve an existing folder")
         )
     workers = {"quick": getattr(args, "workers", 2), "heavy": getattr(args, "heavy", None)}
-    app = create_app(folder, host=args.host, language=getattr(args, "lang", None), workers=workers)
+    app = create_app(
+        folder,
+        host=args.host,
+        language=getattr(args, "lang", None),
+        workers=workers,
+        run_seconds=getattr(args, "run_timeout", RUN_SECONDS),
+        odds_seconds=getattr(args, "odds_timeout", ODDS_SECONDS),
+    )
     if args.host not in LOCAL_HOSTS and not args.host.startswith("127."):
         warning = tr(
             "warning: --host {host} opens the server beyond this machine: anyone who can "
