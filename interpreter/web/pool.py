@@ -410,25 +410,12 @@ class Pool:
         if job.ready_at is None:
             if ran <= self.load_seconds + self.grace:
                 return
-            error = LimitExceeded(
-                tr(
-                    "this request's work took longer than {seconds} seconds (the server's "
-                    "time limit)",
-                    seconds=f"{self.load_seconds:g}",
-                )
-            )
+            error = work_too_long(self.load_seconds)
         else:
             if ran - job.ready_at <= job.seconds + self.grace:
                 return
-            error = job.too_long() if job.too_long is not None else None
-            if error is None:
-                error = LimitExceeded(
-                    tr(
-                        "this request's work took longer than {seconds} seconds (the "
-                        "server's time limit)",
-                        seconds=f"{job.seconds:g}",
-                    )
-                )
+            too_long = job.too_long or (lambda: work_too_long(job.seconds))
+            error = too_long()
         job.fail(error)
         self._kill(job.worker)
 
@@ -487,6 +474,15 @@ class Pool:
         job.turn = now
         waiting.remove(job)
         running.append(job)
+
+
+def work_too_long(seconds: float) -> LimitExceeded:
+    return LimitExceeded(
+        tr(
+            "this request's work took longer than {seconds} seconds (the server's time limit)",
+            seconds=f"{seconds:g}",
+        )
+    )
 
 
 def start_fork_server() -> None:
