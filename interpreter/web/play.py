@@ -16,6 +16,7 @@ from interpreter.choices import Chooser
 from interpreter.dice import ForcedDice, SeededDice
 from interpreter.engine import ENGINES_TEXT, Engine
 from interpreter.errors import ParameterError
+from interpreter.expression import compile_expression
 from interpreter.json_data import Writer, comparison_data, odds_data, run_data, step_data
 from interpreter.odds import BUDGET, TRIALS, expression_odds
 from interpreter.sheet import Sheet
@@ -148,7 +149,13 @@ def odds(work: Work, args: dict) -> dict:
         if len(expression) > 1000:
             raise RequestError(tr("the expression is longer than {most} characters", most=1000))
         language = language_for(field(body, "lang", str))
-        _streamed(work, body)
+        work.stream = field(body, "progress", bool, default=False)
+        try:  # parsed and checked within the bound of checking inputs, not of the work
+            compile_expression(expression)
+        except (RulebookError, RecursionError):
+            work.ready()  # said as the work's answer, as it always was
+            raise
+        work.ready()
         odds = expression_odds(expression, progress=work.progress, **options)
         return odds_data(odds, language)
     action = field(body, "action", str, required=True)

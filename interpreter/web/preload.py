@@ -1,5 +1,6 @@
-"""What every worker process of the server starts with: the engine imported, the parser
-built and the shipped rulebooks loaded, once, in the process they are forked from.
+"""What a server's worker processes start with: the engine, the parser, the shipped rulebooks.
+
+Imported, built and loaded once, in the process the workers are forked from.
 
 Imported by multiprocessing's fork server (interpreter.web.pool), so that a worker that
 replaces one the server stopped answers at once. Nothing here may fail: a rulebook that
