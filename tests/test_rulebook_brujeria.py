@@ -860,16 +860,58 @@ def test_exhaustion_check(engine, bruno):
 
 def test_essence_below_zero_and_below_minus_29(engine, bruno):
     # "Reserva de Esencia < 0 => Chequeo Complicado de Voluntad - 1 por cada 5 Puntos de
-    # Esencia por debajo de 0. Si falla, -1 temporal a 1 Atributo Mental."  -31: -6; state
-    # -10: 5 + 4 - 6 - 10 = -7, fails: Percepción 3 → 2.
+    # Esencia por debajo de 0. Si falla, -1 temporal a 1 Atributo Mental."  -31: -7 (rounded
+    # up: the LECTURA, tested below); state -10: 5 + 4 - 7 - 10 = -8, fails: Percepción 3 → 2.
     # "< -29 => Chequeo de Constitución + Voluntad - 3 - 1 por cada 10 puntos de Esencia por
-    # debajo de -30; si falla, muere": 9 + 8 - 3 - 0 - 10 = 4, dies.
+    # debajo de -30; si falla, muere": 9 + 8 - 3 - 1 - 10 = 3, dies.
     out = engine.run(
         "estado_de_esencia", bruno, {"atributo": "Percepción"}, dice=ForcedDice([5, 9])
     )
     print(render_text(out.trace))
     assert dict(out.result) == {"superado": False, "vive": False, "penalizador": -3}
     assert changed(out) == {"Percepción": (3, 2), "Muerto": (False, True)}
+
+
+@pytest.mark.parametrize(
+    ("esencia", "dice", "superado"),
+    [
+        # -12: 12 points below 0, "- 1 por cada 5" rounded up: -3. Voluntad 3, state -3
+        # ("Reserva de Esencia < 2 => ... -3 a cualquier Chequeo"). Die 10 + (2 - 1) = 11:
+        # 11 + 3 - 3 - 3 = 8, fails (rounded down, -2, it would be 9 and pass).
+        (-12, (10, 2), False),
+        (-12, (10, 3), True),  # 12 + 3 - 3 - 3 = 9
+        # -10: two whole fives, -2 either way: 11 + 3 - 2 - 3 = 9.
+        (-10, (10, 2), True),
+        # -1: the first point below 0 already costs 1: 9 + 3 - 1 - 3 = 8 (rounded down, 9).
+        (-1, (9,), False),
+    ],
+)
+def test_essence_below_zero_rounds_up(engine, esencia, dice, superado):
+    # 001_b0065a84f383bd6c.txt line 159: "Reserva de Esencia < 0 (imposible
+    # voluntariamente) => Chequeo Complicado de Voluntad - 1 por cada 5 Puntos de Esencia
+    # por debajo de 0". LECTURA: rounded up, as the same phrase under Disipación (line
+    # 168: "- 1 por cada 5 puntos de Esencia (redondeando hacia arriba)").
+    lucia = variant(engine, LUCIA, Esencia=esencia)
+    out = engine.run("estado_de_esencia", lucia, {}, dice=ForcedDice(list(dice)))
+    print(render_text(out.trace))
+    assert out.result["superado"] is superado
+    assert out.dice == dice
+
+
+@pytest.mark.parametrize(("esencia", "vive"), [(-30, True), (-31, False)])
+def test_essence_below_minus_30_rounds_up(engine, esencia, vive):
+    # Line 160: "Reserva de Esencia < -29 => Chequeo de Constitución + Voluntad - 3 - 1 por
+    # cada 10 puntos de Esencia por debajo de -30": rounded up as well (the LECTURA): -30
+    # is no point below -30 (0), -31 one (-1; rounded down it would be 0). Bruno: the first
+    # check (die 5) fails either way; the second, Constitución 4 + Voluntad 4, state -10
+    # (Vida < 6 -5, Resistencia < 6 -2, Esencia < 2 -3): die 10 + (5 - 1) = 14:
+    # 14 + 8 - 3 - 10 = 9 lives at -30; 8 at -31, dies.
+    sheet = variant(engine, BRUNO, Esencia=esencia)
+    out = engine.run("estado_de_esencia", sheet, {}, dice=ForcedDice([5, 10, 5]))
+    print(render_text(out.trace))
+    assert out.result["superado"] is False
+    assert out.result["vive"] is vive
+    assert out.dice == (5, 10, 5)
 
 
 def test_essence_recovery(engine, bruno):

@@ -8,9 +8,12 @@ worked example (Cardinal 2 + Fuerzas 3) is reproduced with forced dice.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import dsl
 import interpreter
@@ -125,8 +128,18 @@ EXITO, FALLO, FRACASO = (8, 9, 2), (2, 3, 4), (2, 1, 3)
         (True, True, FALLO, False, False, 4, 8),
     ],
 )
+# The example's spheres named both ways: the major one named, or only the spheres given
+# (the highest is derived from them; naming Cardinal is refused: below).
+@pytest.mark.parametrize(
+    "spheres",
+    [
+        {"esfera_mayor": "Fuerzas", "esferas": ["Cardinal"]},
+        {"esferas": ["Cardinal", "Fuerzas"]},
+    ],
+    ids=["major-named", "derived"],
+)
 def test_worked_example_paradox(
-    engine, ignacio, vulgar, testigos, dice, exito, botch, paradoja, dificultad
+    engine, ignacio, spheres, vulgar, testigos, dice, exito, botch, paradoja, dificultad
 ):
     # liberar=no: the points stay on the counter (the release is tested below).
     out = run(
@@ -134,8 +147,7 @@ def test_worked_example_paradox(
         "efecto",
         ignacio,
         dice,
-        esfera_mayor="Fuerzas",
-        esferas=["Cardinal"],
+        **spheres,
         vulgar=vulgar,
         testigos=testigos,
         liberar=False,
@@ -148,6 +160,96 @@ def test_worked_example_paradox(
     expected = [Change("Paradoja", 0, paradoja)] if paradoja else []
     assert list(out.changes) == expected
     assert ignacio["Paradoja"] == 0  # the input sheet is never changed
+
+
+def test_a_failed_coincidental_effect_is_not_a_botch(engine, ignacio):
+    # 003_eb554acca8009c05.txt line 11: paradox comes "a través de magia vulgar o de un
+    # fallo en algún efecto coincidente"; the accumulation system (lines 13-17) gives a
+    # coincidental effect points only as "Un fracaso coincidente otorga tantos puntos de
+    # Paradoja como nivel de la esfera más alta utilizada) (1xE)", and the steps (lines
+    # 41-43) part "¿Ha fallado?" from "¿Ha fracasado?". The LECTURA reads line 11's
+    # "fallo" as that botch: a plain coincidental failure (2, 3, 4: no success, no 1)
+    # notes 0, like a success; the botch (2, 1, 3) notes E = 3.
+    failed = run(engine, "efecto", ignacio, FALLO, esferas=["Cardinal", "Fuerzas"])
+    assert (failed.result["success"], failed.result["botch"]) == (False, False)
+    assert failed.result["paradox"] == 0 and list(failed.changes) == []
+    botched = run(
+        engine, "efecto", ignacio, FRACASO, esferas=["Cardinal", "Fuerzas"], liberar=False
+    )
+    assert (botched.result["success"], botched.result["botch"]) == (False, True)
+    assert list(botched.changes) == [Change("Paradoja", 0, 3)]
+
+
+def test_naming_a_lower_sphere_major_is_refused(engine, ignacio):
+    # 003_eb554acca8009c05.txt lines 13-15: "si un mago emplea Cardenal 2 y Fuerzas 3 para
+    # un efecto fatuo, acumulas 3 puntos de Paradoja"; line 37: "Vulgar sin testigos:
+    # Mayor esfera + 4". Naming Cardinal the major sphere would give 2 and 6: refused,
+    # saying which sphere is the highest.
+    with pytest.raises(interpreter.RequirementFailed) as refused:
+        run(engine, "efecto", ignacio, EXITO, esfera_mayor="Cardinal", esferas=["Fuerzas"])
+    message = str(refused.value)
+    assert "Cardinal (2) no es la esfera mayor del efecto: Fuerzas tiene 3" in message
+    assert "nivel" in message
+    # An effect that uses Fuerzas below 3 says so with `nivel`: Cardinal 2 is then the
+    # highest, E = 2: 2 points, difficulty 2 + 4.
+    out = run(
+        engine,
+        "efecto",
+        ignacio,
+        EXITO,
+        esfera_mayor="Cardinal",
+        nivel=2,
+        esferas=["Fuerzas"],
+        vulgar=True,
+        liberar=False,
+    )
+    assert (out.result["paradox"], out.result["dificultad"]) == (2, 6)
+    # The same level without naming the major sphere.
+    out = run(
+        engine, "efecto", ignacio, EXITO, nivel=2, esferas=["Fuerzas", "Cardinal"], vulgar=True
+    )
+    assert (out.result["paradox"], out.result["dificultad"]) == (2, 6)
+
+
+def test_the_effect_needs_its_spheres(engine, ignacio):
+    with pytest.raises(interpreter.RequirementFailed, match="qué esferas usa el efecto"):
+        run(engine, "efecto", ignacio, EXITO, vulgar=True)
+    # A level the mage has in none of the effect's spheres (Fuerzas 3 is the highest).
+    with pytest.raises(interpreter.RequirementFailed, match="no tiene ese nivel"):
+        run(engine, "efecto", ignacio, EXITO, esferas=["Cardinal", "Fuerzas"], nivel=4)
+    with pytest.raises(interpreter.RequirementFailed, match="no conoce una de las esferas"):
+        run(engine, "efecto", ignacio, EXITO, esfera_mayor="Vida", esferas=["Fuerzas"])
+
+
+SPHERES = ["Cardinal", "Correspondencia", "Entropía", "Espíritu", "Fuerzas"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    levels=st.lists(st.integers(1, 3), min_size=len(SPHERES), max_size=len(SPHERES)),
+    used=st.lists(st.sampled_from(SPHERES), min_size=1, max_size=4, unique=True),
+    vulgar=st.booleans(),
+)
+def test_the_major_sphere_is_the_highest_used(engine, levels, used, vulgar):
+    # E is the highest level among the effect's spheres, whatever their order; naming the
+    # highest one changes nothing; naming a lower one (without `nivel`) is refused.
+    mage = sheet_of(engine, Areté=3, **dict(zip(SPHERES, levels)))
+    rating = dict(zip(SPHERES, levels))
+    E = max(rating[s] for s in used)
+    params = {"vulgar": vulgar, "liberar": False}
+    derived = run(engine, "efecto", mage, EXITO, esferas=used, **params)
+    assert derived.result["dificultad"] == E + (4 if vulgar else 3)
+    assert derived.result["paradox"] == (E if vulgar else 0)
+    backwards = run(engine, "efecto", mage, EXITO, esferas=used[::-1], **params)
+    assert backwards.result == derived.result
+    for major in used:
+        others = [s for s in used if s != major]
+        if rating[major] == E:
+            named = run(engine, "efecto", mage, EXITO, esfera_mayor=major, esferas=others, **params)
+            assert named.result == derived.result
+        else:
+            with pytest.raises(interpreter.RequirementFailed, match="no es la esfera mayor"):
+                run(engine, "efecto", mage, EXITO, esfera_mayor=major, esferas=others, **params)
 
 
 def test_paradox_accumulates_on_the_counter(engine, ignacio):
@@ -385,12 +487,15 @@ def test_circumstances_repeat_up_to_their_range(engine, ignacio):
 
 def test_focus(engine, ada):
     # Mente and Correspondencia are free of focus for Ada: going without is no penalty.
+    # Mente 3 is the major sphere: the effect uses Correspondencia at 3 or less (Ada has 4),
+    # which `nivel` says (without it, Correspondencia 4 would be the highest sphere used).
     out = run(
         engine,
         "efecto",
         ada,
         (2,) * 6,
         esfera_mayor="Mente",
+        nivel=3,
         esferas=["Correspondencia"],
         foco=False,
     )
@@ -768,6 +873,36 @@ def test_antimagia(engine, ignacio):
         run(engine, "antimagia", ignacio, (8, 8), quintaesencia=4)
 
 
+def test_antimagia_needs_cardinal_2_and_rolls_cardinal(engine):
+    # 003_eb554acca8009c05.txt line 27: "Antimagia: Tira Cardinal (mínimo 2) como reserva
+    # de dados contra dificultad 8". LECTURA: Cardinal 2 is a requisite and the pool is
+    # Cardinal, not a floor of two dice: Cardinal 0 or 1 is refused (it does not roll 2).
+    for cardinal in (0, 1):
+        weak = sheet_of(engine, Cardinal=cardinal)
+        with pytest.raises(interpreter.RequirementFailed, match="Cardinal 2 como mínimo"):
+            run(engine, "antimagia", weak, (8, 8), quintaesencia=1)
+    # Cardinal 2, 3: that many dice at 8 (8 and 10 succeed, 7 does not; a 1 cancels one).
+    two = run(engine, "antimagia", sheet_of(engine, Cardinal=2), (8, 7), quintaesencia=3)
+    assert two.dice == (8, 7) and two.result["éxitos"] == 1
+    three = run(
+        engine,
+        "antimagia",
+        sheet_of(engine, Cardinal=3),
+        (8, 10, 1),
+        quintaesencia=3,
+    )
+    assert three.dice == (8, 10, 1) and three.result["éxitos"] == 1
+    # Exactly, two dice at 8: a die succeeds with 3/10 (8, 9, 10) and is neither a success
+    # nor a 1 with 6/10 (2 to 7): two successes 9/100, one (and a die of 2 to 7) 36/100,
+    # the rest none.
+    odds = engine.odds("antimagia", sheet_of(engine, Cardinal=2), {"quintaesencia": 2}, "éxitos")
+    assert odds.exact
+    hit, blank = Fraction(3, 10), Fraction(6, 10)
+    assert odds.probability(2) == hit * hit == Fraction(9, 100)
+    assert odds.probability(1) == 2 * hit * blank == Fraction(36, 100)
+    assert odds.probability(0) == Fraction(55, 100)
+
+
 def test_unweaving_is_extended(engine, ignacio):
     # Target 2 successes: 2 + 0 + 1 = 3, more than 2, after three rolls.
     out = run(
@@ -927,8 +1062,7 @@ CLI_RUNS = {
     "efecto": (
         "mago_ignacio",
         [
-            "esfera_mayor=Fuerzas",
-            "esferas=Cardinal",
+            "esferas=Fuerzas,Cardinal",
             "vulgar=yes",
             "circunstancias=distracción,cerca de un nodo",
             "quintaesencia=1",

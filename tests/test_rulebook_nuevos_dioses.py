@@ -337,6 +337,63 @@ def test_scale_is_worked_out_from_the_people_affected(engine, god):
         )
 
 
+def test_more_than_one_resource_needs_a_scale_more(engine, god):
+    # 004_6f7899df18db6ae9.txt line 189: "during a conflict, affecting 100 soldiers would be a
+    # Miracle with a scale factor of +2. Affecting more than one such resource would require
+    # a factor of +3." Reading 5: two bodies of 100 soldiers are two resources, a scale more
+    # than their 200 heads need (village): territory. The baseline is 3 (individual).
+    one = engine.run("coste", god, {**BASE, "afectados": 100})
+    assert (one.result["escala"], one.result["suma"]) == ("aldea", 3 + 2)
+    two = engine.run("coste", god, {**BASE, "afectados": 200, "recursos": 2})
+    assert (two.result["escala"], two.result["suma"]) == ("territorio", 3 + 3)
+    assert two.result["total"] == 10 * 6
+    # One body of 200 is one resource: a village still.
+    whole = engine.run("coste", god, {**BASE, "afectados": 200})
+    assert (whole.result["escala"], whole.result["suma"]) == ("aldea", 3 + 2)
+    with pytest.raises(interpreter.RequirementFailed, match="en 2 recursos: hace falta territorio"):
+        engine.run("coste", god, {**BASE, "afectados": 200, "recursos": 2, "escala": "aldea"})
+    # The scale needed never goes past continent.
+    huge = engine.run("coste", god, {**BASE, "afectados": 200000, "recursos": 2})
+    assert huge.result["escala"] == "continente"
+    for wrong, message in [
+        ({"afectados": 3, "recursos": 4}, "no caben en 3 personas"),
+        ({"afectados": 3, "recursos": 0}, "al menos a un recurso"),
+        ({"recursos": 2}, "cuántas personas afecta"),
+    ]:
+        with pytest.raises(interpreter.RequirementFailed, match=message):
+            engine.run("coste", god, {**BASE, **wrong})
+    # Casting spends the text's factor: 10 × 6.
+    cast = engine.run("lanzar", god, {**BASE, "afectados": 200, "recursos": 2})
+    assert cast.result["total"] == 60
+    assert list(cast.changes) == [interpreter.Change("Creencia", 120, 60)]
+
+
+def test_more_than_one_resource_in_a_conflict(engine, god):
+    # Line 189 again, in a conflict: two bodies of 100 need territory, which is then no
+    # scale above theirs: the mortals keep their d8 (paid for one body of 200, territory is
+    # one scale more than a village: d8 → d6). Two groups of 100, ten dice a side each.
+    params = {"poder": "significativo", "dado_mortal": 8, "mortales": 200}
+    two = engine.run("conflicto", god, {**params, "recursos": 2}, dice=ForcedDice([8] * 40))
+    assert (two.result["escala"], two.result["dado_mortal"]) == ("territorio", 8)
+    assert two.result["grupos"] == 2 and len(two.dice) == 40
+    bought = engine.run(
+        "conflicto", god, {**params, "escala": "territorio"}, dice=ForcedDice([6] * 40)
+    )
+    assert (bought.result["escala"], bought.result["dado_mortal"]) == ("territorio", 6)
+    with pytest.raises(interpreter.RequirementFailed, match="hace falta territorio"):
+        engine.run("conflicto", god, {**params, "recursos": 2, "escala": "aldea"})
+    with pytest.raises(interpreter.RequirementFailed, match="cada recurso tiene al menos uno"):
+        engine.run("conflicto", god, {**params, "mortales": 1, "recursos": 2})
+    # Converting goes through the same conflict.
+    converted = engine.run(
+        "convertir",
+        god,
+        {"poder": "significativo", "espíritu": 8, "mortales": 200, "recursos": 2},
+        dice=ForcedDice([8] * 40),
+    )
+    assert converted.result["grupos"] == 2
+
+
 def test_cost_factor_never_below_1(engine, god):
     # "* The cost factor cannot drop below 1." Instant +0, primary domain -2, harmony -1,
     # own land +0, individual +0: -3, so 1.
