@@ -69,7 +69,8 @@ HEAVY_NICE = 10
 #: seconds between two looks at the jobs running
 TICK = 0.05
 
-CONTEXT = multiprocessing.get_context("forkserver")
+FORK_SERVER = "forkserver" in multiprocessing.get_all_start_methods()  # POSIX
+CONTEXT = multiprocessing.get_context("forkserver" if FORK_SERVER else "spawn")
 
 
 class Job:
@@ -488,8 +489,9 @@ def work_too_long(seconds: float) -> LimitExceeded:
 def start_fork_server() -> None:
     """The process workers are forked from, with the engine loaded and the shipped
     rulebooks checked (interpreter.web.preload): a worker starts in milliseconds."""
-    CONTEXT.set_forkserver_preload(["interpreter.web.preload"])
-    multiprocessing.forkserver.ensure_running()
+    if FORK_SERVER:
+        CONTEXT.set_forkserver_preload(["interpreter.web.preload"])
+        multiprocessing.forkserver.ensure_running()
 
 
 def _signal(process, number: int) -> None:
