@@ -55,7 +55,9 @@ def measure(code: Path | None, requests: int, every: int) -> list[tuple]:
                     failures.append(f"{path}: {status} {answer[:120]!r}")
                 if (i + 1) % every == 0:
                     own, below = server.memory()
-                    samples.append((i + 1, own, sum(below), max(below, default=0), len(below)))
+                    sample = (i + 1, own, sum(below), max(below, default=0), len(below))
+                    samples.append(sample)
+                    print("  sampled:", *(f"{v:.0f}" for v in sample), flush=True)
 
         threads = [threading.Thread(target=client, args=(f"127.0.0.{n}",)) for n in (2, 3)]
         for thread in threads:
