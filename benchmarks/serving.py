@@ -41,8 +41,10 @@ class Server:
         command = [sys.executable, "-m", "interpreter.cli.main", "serve", str(self.folder)]
         command += ["--port", str(self.port), "--no-browser", *self.options]
         env = {**os.environ, "PYTHONPATH": str(self.code)}
+        # Its messages to a file: a pipe nobody reads would fill and stop the server.
+        self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            command, env=env, cwd=self.code, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            command, env=env, cwd=self.code, stdout=subprocess.DEVNULL, stderr=self.log
         )
         deadline = time.monotonic() + 60
         while True:
@@ -60,6 +62,11 @@ class Server:
             self.process.wait(30)
         except subprocess.TimeoutExpired:
             self.process.kill()
+        self.log.seek(0)
+        said = self.log.read().decode("utf-8", "replace").strip()
+        if said:
+            print(f"(the server said: {said[:2000]})", file=sys.stderr)
+        self.log.close()
 
     @property
     def pid(self) -> int:

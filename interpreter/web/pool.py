@@ -33,6 +33,7 @@ import contextlib
 import logging
 import multiprocessing
 import multiprocessing.forkserver
+import multiprocessing.spawn
 import os
 import signal
 import socket
@@ -71,6 +72,23 @@ TICK = 0.05
 
 FORK_SERVER = "forkserver" in multiprocessing.get_all_start_methods()  # POSIX
 CONTEXT = multiprocessing.get_context("forkserver" if FORK_SERVER else "spawn")
+WORKER_NAME = "rulebook-worker"
+
+
+def _preparation_data(name: str) -> dict:
+    """What multiprocessing sends a new process, but for a worker, without the program's
+    main module: a worker runs interpreter.web.worker.main only, so running `__main__`
+    again in every worker (the command line's, a script's) is work for nothing, and
+    warnings on the server's terminal each time one starts."""
+    data = _PREPARATION_DATA(name)
+    if name == WORKER_NAME:
+        data.pop("init_main_from_path", None)
+        data.pop("init_main_from_name", None)
+    return data
+
+
+_PREPARATION_DATA = multiprocessing.spawn.get_preparation_data
+multiprocessing.spawn.get_preparation_data = _preparation_data
 
 
 class Job:
@@ -257,7 +275,7 @@ class Pool:
         process = CONTEXT.Process(
             target=worker_main,
             args=(theirs, self.folder, self.settings),
-            name="rulebook-worker",
+            name=WORKER_NAME,
             daemon=True,
         )
         try:
