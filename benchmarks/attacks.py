@@ -12,6 +12,7 @@ security model is that every attack ends in `ok` or `error` within 1 s and 200 M
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import stat
@@ -23,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+import yaml
 from test_untrusted_saves import without_root_override
 
 #: the wall-clock and address-space caps of one attack (generous: the goal is 1 s, 200 MB)
@@ -271,8 +273,209 @@ RUN_ATTACKS: list = []
 ODDS_ATTACKS: list = []
 
 
-#: files: records, journals, links; writes confined to their folder
-FILE_ATTACKS: list = []
+#: files: records, journals, links; writes confined to their folder. An attack's files
+#: may lie outside its folder ("../outside/victim.yaml"), be symbolic links (Link) or be
+#: made when it runs (Made: a record exported, a journal with an entry edited); after it,
+#: nothing outside the folder may have changed (else the outcome is ESCAPED).
+class Link(str):
+    """A symbolic link the attack's folder holds, to this target."""
+
+
+class Made:
+    """A file made as the attack starts, by `make(folder)` (text or bytes)."""
+
+    def __init__(self, make):
+        self.make = make
+
+
+LUCIA = (
+    (Path(__file__).resolve().parent.parent / "rulebooks" / "characters")
+    .joinpath("brujeria_investigadora.yaml")
+    .read_text(encoding="utf-8")
+)
+
+
+def _campaign():
+    from hostile_cases import Campaign
+
+    return Campaign.made()
+
+
+def record(mutation: tuple) -> Made:
+    """A record of a played run, with one mutation (tests/hostile_cases.record_text); an
+    `{outside}` in it names the attack's outside folder (the hash made to match)."""
+
+    def make(folder: Path) -> str:
+        from hostile_cases import record_text, rehashed
+
+        text = record_text(_campaign().record, mutation)
+        if "{outside}" in text:
+            text = text.replace("{outside}", str(folder.parent / "outside"))
+            text = json.dumps(rehashed(json.loads(text)), ensure_ascii=False)
+        return text
+
+    return Made(make)
+
+
+def journal(*edits: tuple) -> Made:
+    """The journal of a played campaign (its sheets are the folder's: `lucia.yaml`,
+    `hero.yaml`, `orc.yaml`), each edit (table, column, row, value) made to it; an
+    `{outside}` in a value names the attack's outside folder."""
+
+    def make(folder: Path) -> bytes:
+        import shutil
+
+        from hostile_cases import edit_journal
+
+        made = _campaign()
+        for name in ("lucia.yaml", "hero.yaml", "orc.yaml"):
+            if not os.path.lexists(folder / name):  # (the attack's own file, or link, stays)
+                shutil.copyfile(made.folder / name, folder / name)
+        path = folder / ".journal-being-made"
+        shutil.copyfile(made.journal, path)
+        for table, column, row, value in edits:
+            if isinstance(value, str):
+                value = value.replace("{outside}", str(folder.parent / "outside"))
+            edit_journal(path, table, column, row, value)
+        data = path.read_bytes()
+        path.unlink()
+        return data
+
+    return Made(make)
+
+
+OUTSIDE = {"../outside/victim.yaml": LUCIA + "# the victim's own line, which no save writes\n"}
+J = ["--journal", "{d}/journal.sqlite"]
+ENTRY_OUT = ("run_sheets", "sheet", 0, "../outside/victim.yaml")
+PENDING = ("runs", "state", 0, "pending")
+
+FILE_ATTACKS: list = [
+    # `rulebook verify` writes the record's first text at the name the record gives
+    (
+        "23 verify: a name with ..",
+        ["verify", "{d}/r.json"],
+        {"r.json": record(("rename", "../../outside/pwned.txt")), **OUTSIDE},
+    ),
+    (
+        "23 verify: an absolute name",
+        ["verify", "{d}/r.json"],
+        {"r.json": record(("rename", "{outside}/pwned.txt")), **OUTSIDE},
+    ),
+    (
+        "23 verify: a sheet named ..",
+        ["verify", "{d}/r.json"],
+        {"r.json": record(("value", ("sheets", 0, "path"), '"../outside/victim.yaml"'))},
+    ),
+    # records past the bounds: a 5,000-digit number, nested 100,000 deep, a surrogate
+    (
+        "23 verify: 5000 digits",
+        ["verify", "{d}/r.json"],
+        {"r.json": record(("value", ("result",), "5000 digits"))},
+    ),
+    (
+        "23 verify: nested 100000",
+        ["verify", "{d}/r.json"],
+        {"r.json": record(("value", ("params",), "nested 100000"))},
+    ),
+    (
+        "23 verify: lone surrogate",
+        ["verify", "{d}/r.json"],
+        {"r.json": record(("value", ("origin",), "lone high surrogate"))},
+    ),
+    (
+        "23 verify: a key twice",
+        ["verify", "{d}/r.json"],
+        {"r.json": record(("value", ("params",), "a key twice"))},
+    ),
+    (
+        "23 verify: dice of a text",
+        ["verify", "{d}/r.json"],
+        {"r.json": record(("value", ("dice",), '"../outside/victim.yaml"'))},
+    ),
+    # a journal entry naming a file out of the folder: undo, journal verify, the server's
+    (
+        "23 undo: an entry names ..",
+        ["undo", "1", "--force", *J],
+        {"journal.sqlite": journal(ENTRY_OUT), **OUTSIDE},
+    ),
+    (
+        "23 undo: an absolute entry",
+        ["undo", "1", "--force", *J],
+        {
+            "journal.sqlite": journal(("run_sheets", "sheet", 0, "{outside}/victim.yaml")),
+            **OUTSIDE,
+        },
+    ),
+    (
+        "23 undo: through a linked folder",
+        ["undo", "1", "--force", *J],
+        {
+            "journal.sqlite": journal(("run_sheets", "sheet", 0, "link/victim.yaml")),
+            "link": Link("../outside"),
+            **OUTSIDE,
+        },
+    ),
+    (
+        "23 undo: the sheet a link",
+        ["undo", "1", "--force", *J],
+        {"lucia.yaml": Link("../outside/victim.yaml"), "journal.sqlite": journal(), **OUTSIDE},
+    ),
+    (
+        "23 journal verify: pending ..",
+        ["journal", "verify", "--force", *J],
+        {"journal.sqlite": journal(ENTRY_OUT, PENDING), **OUTSIDE},
+    ),
+    (
+        "23 journal verify --rerun",
+        ["journal", "verify", "--rerun", "--force", *J],
+        {
+            "journal.sqlite": journal(ENTRY_OUT, PENDING, ("runs", "params", 1, "9" * 5000)),
+            **OUTSIDE,
+        },
+    ),
+    (
+        "23 a save completes pending ..",
+        ["run", "brujeria", "asustarse", "--char", "{d}/lucia.yaml", "--seed", "1", "--save"],
+        {"journal.sqlite": journal(ENTRY_OUT, PENDING), **OUTSIDE},
+    ),
+    (
+        "23 replay: a hostile journal",
+        ["replay", "--against", "brujeria", *J],
+        {"journal.sqlite": journal(("rulebooks", "sources", 0, "[" * 100_000)), **OUTSIDE},
+    ),
+    (
+        "23 log: a blob for a name",
+        ["log", *J],
+        {"journal.sqlite": journal(("run_sheets", "sheet", 0, b"\xff")), **OUTSIDE},
+    ),
+    # saves through a symbolic link
+    (
+        "23 --save through a link",
+        ["run", "brujeria", "asustarse", "--char", "{d}/lucia.yaml", "--seed", "1", "--save"],
+        {"lucia.yaml": Link("../outside/victim.yaml"), **OUTSIDE},
+    ),
+    (
+        "23 --save-as onto a link",
+        ["run", "brujeria", "asustarse", "--char", "{d}/ana.yaml", "--save-as", "{d}/b.yaml"],
+        {"ana.yaml": LUCIA, "b.yaml": Link("../outside/new.yaml"), **OUTSIDE},
+    ),
+    (
+        "23 journal.sqlite a link",
+        ["run", "brujeria", "asustarse", "--char", "{d}/ana.yaml", "--seed", "1", "--save"],
+        {"ana.yaml": LUCIA, "journal.sqlite": Link("../outside/j.sqlite"), **OUTSIDE},
+    ),
+    (
+        "23 --journal elsewhere",
+        ["run", "brujeria", "asustarse", "--char", "{d}/../outside/victim.yaml", "--save", *J],
+        {**OUTSIDE},
+    ),
+    # a lone surrogate in a JSON sheet, printed as JSON
+    (
+        "23 json sheet surrogate",
+        ["run", "brujeria", "asustarse", "--char", "{d}/s.json", "--seed", "1", "--json"],
+        {"s.json": json.dumps({**yaml.safe_load(LUCIA), "rulebook": "brujeria\ud800"})},
+    ),
+]
 
 
 ATTACKS += FRONT_END_ATTACKS + RUN_ATTACKS + ODDS_ATTACKS + FILE_ATTACKS
@@ -296,11 +499,24 @@ def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple
     for name, text in files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if isinstance(text, Link):
+            path.symlink_to(text)
+            continue
+        if isinstance(text, Made):
+            text = text.make(folder)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    outside = _around(folder)
     readonly = folder / "ro"
     if readonly.exists():
         readonly.chmod(stat.S_IRUSR | stat.S_IXUSR)
-    sheets = {name: text for name, text in files.items() if name.endswith(".yaml")}
+    sheets = {
+        name: text
+        for name, text in files.items()
+        if name.endswith(".yaml") and isinstance(text, str) and not isinstance(text, Link)
+    }
     args = [a.replace("{d}", str(folder)) for a in argv]
     code = "import sys; from interpreter.cli import main; sys.exit(main())"
     env = dict(os.environ, XDG_CACHE_HOME=str(cache), COLUMNS="100")
@@ -329,6 +545,8 @@ def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple
     changed = [n for n, text in sheets.items() if (folder / n).read_text("utf-8") != text]
     if "Traceback" in err:
         outcome = "TRACEBACK"
+    elif _around(folder) != outside:
+        outcome = "ESCAPED"  # a file outside the attack's folder written, or removed
     elif process.returncode != 0 and changed:
         outcome = "CHANGED"  # an error, yet a sheet on disk is not as it was
     elif process.returncode < 0:
@@ -342,14 +560,31 @@ def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple
     return outcome, seconds, cpu, usage.ru_maxrss, (err or out)
 
 
+def _around(folder: Path) -> dict:
+    """Everything beside the attack's folder, in the folder made for it alone: each
+    file's bytes, each link's target."""
+    seen = {}
+    for path in sorted(folder.parent.rglob("*")):
+        if path == folder or folder in path.parents:
+            continue
+        if path.is_symlink():
+            seen[str(path)] = os.readlink(path)
+        elif path.is_file():
+            seen[str(path)] = path.read_bytes()
+        else:
+            seen[str(path)] = "folder"
+    return seen
+
+
 def main(argv: list[str]) -> int:
     wanted = argv[0] if argv else ""
     bad = 0
     with tempfile.TemporaryDirectory() as cache:
         for _ in range(2):  # warm the caches, as a user's are; then what starting costs
-            with tempfile.TemporaryDirectory() as folder:
+            with tempfile.TemporaryDirectory() as around:
+                (Path(around) / "d").mkdir()
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                run_attack(["roll", "d6"], {}, Path(folder), Path(cache))
+                run_attack(["roll", "d6"], {}, Path(around) / "d", Path(cache))
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         print(f"starting the command (`rulebook roll d6`) costs {start:.2f} s of CPU: an attack")
@@ -358,7 +593,9 @@ def main(argv: list[str]) -> int:
         for name, args, files in ATTACKS:
             if wanted not in name:
                 continue
-            with tempfile.TemporaryDirectory() as folder:
+            with tempfile.TemporaryDirectory() as around:
+                folder = str(Path(around) / "d")  # (beside it, nothing may change)
+                os.mkdir(folder)
                 # a fork per attack, so that RUSAGE_CHILDREN covers that attack alone
                 pid = os.fork()
                 if pid == 0:
@@ -366,7 +603,7 @@ def main(argv: list[str]) -> int:
                         args, files, Path(folder), Path(cache)
                     )
                     first = next((line for line in text.splitlines() if line.strip()), "")
-                    first = first.replace(folder, "…")
+                    first = first.replace(folder, "…").replace(around, "…")
                     print(
                         f"{name:28} {outcome:10} {cpu:6.2f} {wall:6.2f} {rss / 1024:5.0f}  "
                         f"{first[:80]}",
@@ -378,7 +615,8 @@ def main(argv: list[str]) -> int:
                 bad += os.waitstatus_to_exitcode(status) != 0
     print(
         f"{bad} attack(s) over 1 s of CPU past starting, over 200 MB, or not ended by the"
-        " project's own error with the sheets as they were"
+        " project's own error with the sheets as they were and nothing outside its folder"
+        " written"
     )
     return 1 if bad else 0
 

@@ -2,6 +2,7 @@
 
     python benchmarks/fuzz.py                 # 2000 cases of each kind
     python benchmarks/fuzz.py 20000 --odds    # more, computing odds too (slower)
+    python benchmarks/fuzz.py 500 --files     # only records and journals (a tenth as many)
 
 Prints how each kind of case ended: "ok", or the project's error it raised (by class);
 any other exception is a bug: it is counted as such and its case printed. The cases are
@@ -68,9 +69,45 @@ def run(label: str, strategy, attempt, count: int) -> int:
     return len(bugs)
 
 
+def files(count: int) -> int:
+    """Records and journals (issue 23), mutated as tests/test_fuzz_records.py does: each
+    case on a fresh copy of a played campaign, `verify` run on a record, every command
+    that reads entries on a journal (log, show, export, undo, replay, journal verify
+    --rerun, the server's history and undo). A file written outside the campaign's
+    folder fails the case's own check: it is counted as a bug too."""
+    from tempfile import TemporaryDirectory
+
+    from hostile_cases import (
+        Campaign,
+        fuzz_journal,
+        fuzzed_record,
+        journal_fuzz,
+        record_fuzz,
+        try_record,
+    )
+
+    made = Campaign.made()
+
+    def record(mutations) -> str:
+        with TemporaryDirectory() as root:
+            return try_record(made.copy(Path(root) / "c"), fuzzed_record(made.record, mutations))
+
+    def journal(edits) -> str:  # how the commands ended, each kind once
+        with TemporaryDirectory() as root:
+            ends = fuzz_journal(made.copy(Path(root) / "c"), edits)
+        return ", ".join(sorted({e if not e.isdigit() else f"exit {e}" for e in ends}))
+
+    bugs = run("records", record_fuzz(made.record), record, count)
+    return bugs + run("journals", journal_fuzz(), journal, max(1, count // 10))
+
+
 def main(argv: list[str]) -> int:
     count = int(argv[0]) if argv and argv[0].isdigit() else 2000
     odds = "--odds" in argv
+    if "--files" in argv:
+        bugs = files(count)
+        print(f"{bugs} case(s) ended in an exception that is not the project's own")
+        return 1 if bugs else 0
     engine = sheet_engine()
     bugs = run(
         "expressions",
@@ -85,6 +122,7 @@ def main(argv: list[str]) -> int:
         count,
     )
     bugs += run("sheets", sheets(), lambda case: try_sheet(engine, *case), count)
+    bugs += files(count // 10)  # (each case plays a whole campaign's commands: slower)
     print(f"{bugs} case(s) ended in an exception that is not the project's own")
     return 1 if bugs else 0
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
 from collections.abc import Callable
 from importlib import resources
@@ -91,12 +92,15 @@ RulebookError. It replaces the default (shipped names, files beside the house ru
 def extended(reference: str, folder: Path | None, span) -> tuple[str, str]:
     """What `extends` may read by default: a shipped rulebook by name, or a `.rules` file
     by a relative path inside the extending file's own folder (no absolute path, no
-    `..` out of it, no link leading out of it). Returns (name, text)."""
+    `..` out of it, no link leading out of it). Returns (name, text).
+
+    Every reference it does not read gets the same message, whether the file it names is
+    missing, outside the folder or not a rulebook: the message never tells whether a
+    file exists where the rulebook may not look (a server's client would learn it)."""
     shipped = shipped_rulebooks()
     if reference in shipped:
         return str(shipped[reference]), read(shipped[reference])
     names = tr("shipped rulebooks: {names}", names=", ".join(sorted(shipped)))
-    path = Path(reference)
     if folder is None:
         raise CheckError(
             tr(
@@ -107,38 +111,43 @@ def extended(reference: str, folder: Path | None, span) -> tuple[str, str]:
             span,
             did_you_mean(reference, list(shipped)) or names,
         )
-    if path.is_absolute() or path.suffix != ".rules":
+    target = _inside(Path(folder), reference)
+    if target is None:
         raise CheckError(
             tr(
-                "`extends {name}`: a house rule extends a shipped rulebook by its name, or a "
-                ".rules file by a path inside its own folder",
+                "`extends {name}`: no shipped rulebook of that name, and no .rules file of "
+                "that path inside this rulebook's folder",
                 name=reference,
             ),
             span,
-            names,
-        )
-    root = folder.resolve()
-    target = (root / path).resolve()
-    if root not in target.parents:
-        raise CheckError(
-            tr(
-                "`extends {name}` leads out of the house rule's own folder ({folder})",
-                name=reference,
-                folder=str(folder),
+            did_you_mean(reference, list(shipped))
+            or tr(
+                "a house rule extends a shipped rulebook by its name, or a .rules file by a "
+                "relative path inside its own folder (no absolute path, no `..` out of it, no "
+                "link leading out of it); {names}",
+                names=names,
             ),
-            span,
-            tr("put the base rulebook beside the house rule, or in a folder under it"),
         )
-    if not target.is_file():
-        raise CheckError(
-            tr(
-                "no rulebook file {name} beside this one, and no shipped rulebook of that name",
-                name=reference,
-            ),
-            span,
-            did_you_mean(reference, list(shipped)) or names,
-        )
-    return str(folder / path), read(target)
+    return str(Path(folder) / reference), read(target)
+
+
+def _inside(folder: Path, reference: str) -> Path | None:
+    """The `.rules` file `reference` names inside `folder`, or None: an absolute path, a
+    path out of the folder (by `..` or by a link) or no such file. Paths that leave the
+    folder as written are refused before the file system is asked anything."""
+    path = Path(reference)
+    if path.is_absolute() or path.suffix != ".rules" or "\0" in reference:
+        return None
+    if os.path.normpath(reference).split(os.sep)[0] == os.pardir:
+        return None
+    try:
+        root = folder.resolve()
+        target = (root / path).resolve()
+        if root not in target.parents or not target.is_file():
+            return None
+    except (OSError, RuntimeError, ValueError):  # unreadable, a loop of links
+        return None
+    return target
 
 
 def read(path: Path) -> str:

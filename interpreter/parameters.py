@@ -100,7 +100,7 @@ class Binder:
                 else None
             )
             if choices:
-                return lambda v, sheet: v if v in choices else general(v, sheet)
+                return lambda v, sheet: v if among(v, choices) else general(v, sheet)
         return general
 
     def __call__(self, sheet: Sheet, params: dict) -> tuple:
@@ -207,7 +207,7 @@ def convert(
     if value is None:
         return None
     if isinstance(type_node, n.EnumType):
-        if value not in type_node.choices:
+        if not among(value, type_node.choices):
             raise ParameterError(
                 tr(
                     "{where}: {quoted} is not one of {join}",
@@ -284,7 +284,7 @@ def convert(
         entries = (sheet.get(kind) or {}) if sheet is not None else {}
         if isinstance(value, Record):
             return value
-        if value not in entries:
+        if not among(value, entries):
             hint = did_you_mean(str(value), entries) or (
                 tr("entries: {entries}", entries=", ".join(entries))
                 if entries
@@ -303,11 +303,11 @@ def convert(
         return entries[value]
     choices = choices_for(kind, book)
     if choices is not None:
-        if isinstance(value, str) and value not in choices:
+        if isinstance(value, str) and not among(value, choices):
             number = maybe_number(value, limits)
             if number in choices:
                 value = number
-        if value not in choices:
+        if not among(value, choices):
             if kind == "skill" and book.open_skills is not None and isinstance(value, str):
                 return value
             choices = sorted(choices, key=str)
@@ -325,6 +325,15 @@ def convert(
                 hint,
             )
     return value
+
+
+def among(value, choices) -> bool:
+    """`value in choices`, where a list or a mapping (which no set of choices can hold:
+    unhashable) is simply not among them."""
+    try:
+        return value in choices
+    except TypeError:
+        return False
 
 
 def list_items(text: str) -> list[str]:

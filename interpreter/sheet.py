@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -368,8 +369,8 @@ def parse_text(text: str, text_format: str, path: str | None = None):
             raise failure
     try:
         if text_format == "json":
-            return json.loads(text, parse_int=_json_int)
-        return yaml.load(text, Loader=_NoAliasLoader)
+            return _no_lone_surrogate(json.loads(text, parse_int=_json_int), text, path)
+        return _no_lone_surrogate(yaml.load(text, Loader=_NoAliasLoader), text, path)
     except json.JSONDecodeError as error:
         lines = text.split("\n")
         line_text = lines[error.lineno - 1] if error.lineno <= len(lines) else ""
@@ -386,6 +387,47 @@ def parse_text(text: str, text_format: str, path: str | None = None):
     except RecursionError:
         failure = _too_deep(path)
         raise too_deep(failure, text, _NoAliasLoader) or failure from None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# an escaped pair (a character), or one escape of a surrogate alone: \ud800, \U0000d800
+_SURROGATE_ESCAPE = re.compile(
+    r"(?P<pair>\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?P<lone>\\u[dD][89a-fA-F][0-9a-fA-F]{2}|\\U0000[dD][89a-fA-F][0-9a-fA-F]{2})"
+)
+
+
+def _no_lone_surrogate(data, text: str, path):
+    """`data`, unless a text in it holds a lone surrogate (an escape such as `\ud800`:
+    not a character, which no UTF-8 file holds and nothing can print): a SheetError at
+    the line and column it is written at."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                break
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    else:
+        return data
+    failure = SheetError(tr("a lone surrogate (not a character)"), path=path)
+    found = _SURROGATE.search(text)
+    at = found.start() if found else -1
+    for match in _SURROGATE_ESCAPE.finditer(text):
+        if match.group("lone") and (at < 0 or match.start() < at):
+            at = match.start()
+            break
+    if at < 0:
+        raise failure
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    shown = text[start : end if end >= 0 else len(text)]  # (a raw surrogate shown escaped)
+    shown = shown.encode("utf-8", "backslashreplace").decode("utf-8")
+    raise failure.at(text.count("\n", 0, at) + 1, at - start + 1, shown)
 
 
 def _too_deep(path) -> SheetError:

@@ -9,13 +9,14 @@ import time
 import pytest
 
 from interpreter import files
+from interpreter.errors import SheetError
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
     target = tmp_path / "sheet.yaml"
     target.write_text("old\n", encoding="utf-8")
 
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken)
@@ -41,10 +42,16 @@ def test_the_folder_is_fsynced_after_the_rename(tmp_path, monkeypatch):
     target = tmp_path / "sheet.yaml"
     events = []
     real_replace = os.replace
-    monkeypatch.setattr(os, "replace", lambda a, b: (events.append("rename"), real_replace(a, b)))
-    monkeypatch.setattr(files, "fsync_folder", lambda folder: events.append(("fsync", folder)))
+    monkeypatch.setattr(
+        os, "replace", lambda a, b, **k: (events.append("rename"), real_replace(a, b, **k))
+    )
+
+    def fsync(folder):  # the folder's descriptor: the very folder the file is in
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{folder}")))
+
+    monkeypatch.setattr(files, "fsync_folder", fsync)
     files.write_atomic(target, "new\n")
-    assert events == ["rename", ("fsync", tmp_path)]
+    assert events == ["rename", ("fsync", str(tmp_path))]
     assert target.read_text(encoding="utf-8") == "new\n"
 
 
@@ -101,3 +108,72 @@ def test_a_lock_held_too_long_by_another_process_is_an_error(tmp_path):
     os.waitpid(pid, 0)
     with files.FolderLock(tmp_path, timeout=1):  # free again once it is gone
         pass
+
+
+# ─── never through a link (issue 23) ────────────────────────────────────────
+
+
+def test_a_write_never_goes_through_a_link(tmp_path):
+    (tmp_path / "real.yaml").write_text("real\n", encoding="utf-8")
+    (tmp_path / "link.yaml").symlink_to("real.yaml")
+    with pytest.raises(files.Refused, match=r"a symbolic link \(to real\.yaml\)"):
+        files.write_atomic(tmp_path / "link.yaml", "new\n")
+    assert (tmp_path / "real.yaml").read_text(encoding="utf-8") == "real\n"
+    assert (tmp_path / "link.yaml").is_symlink()
+    assert sorted(os.listdir(tmp_path)) == ["link.yaml", "real.yaml"]  # no temporary left
+
+
+def test_a_new_file_is_never_made_over_a_link_even_a_dangling_one(tmp_path):
+    (tmp_path / "new.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    with pytest.raises(files.Refused):
+        files.create_exclusive(tmp_path / "new.yaml", "x\n")
+    assert not (tmp_path / "nowhere.yaml").exists()
+    files.create_exclusive(tmp_path / "other.yaml", "x\n")
+    with pytest.raises(FileExistsError):
+        files.create_exclusive(tmp_path / "other.yaml", "y\n")
+    assert (tmp_path / "other.yaml").read_text(encoding="utf-8") == "x\n"
+
+
+@pytest.mark.parametrize(
+    "name, why",
+    [
+        ("../x.yaml", "`..` leads out of the folder"),
+        ("a/../../x.yaml", "`..` leads out of the folder"),
+        ("/etc/x.yaml", "an absolute path"),
+        ("", "an empty name"),
+        ("a//b.yaml", "not a plain relative name"),
+        ("./a.yaml", "not a plain relative name"),
+        ("a\x00b", "not a file name"),
+        ("x" * 2000, "not a file name"),
+        ("a/" * 40 + "b", "not a plain relative name"),
+    ],
+)
+def test_a_name_below_a_folder_is_plain_and_relative(tmp_path, name, why):
+    with pytest.raises(ValueError, match=why.replace("(", "\\(")):
+        files.Inside.named(tmp_path, name)
+
+
+def test_a_folder_on_the_way_that_is_a_link_is_never_followed(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "x.yaml").write_text("out\n", encoding="utf-8")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "sub").symlink_to("../out")
+    place = files.Inside.named(tmp_path / "in", "sub/x.yaml")
+    with pytest.raises(files.Refused, match="the folder sub on the way is a symbolic link"):
+        place.read(100)
+    with pytest.raises(files.Refused):
+        files.write_atomic(place, "new\n")
+    with pytest.raises(files.Refused):
+        place.remove_strays()
+    assert (tmp_path / "out" / "x.yaml").read_text(encoding="utf-8") == "out\n"
+
+
+def test_a_read_takes_only_a_regular_file_within_its_size(tmp_path):
+    os.mkfifo(tmp_path / "pipe.yaml")  # a reader of a pipe would wait forever
+    with pytest.raises(files.Refused, match="not a regular file"):
+        files.Inside.named(tmp_path, "pipe.yaml").read(100)
+    (tmp_path / "big.yaml").write_text("x" * 101, encoding="utf-8")
+    with pytest.raises(SheetError, match="larger than 100 bytes"):
+        files.Inside.named(tmp_path, "big.yaml").read(100)
+    assert files.Inside.named(tmp_path, "none.yaml").read(100) is None
+    assert files.Inside.named(tmp_path, "no/such/folder.yaml").read(100) is None

@@ -183,7 +183,7 @@ def test_a_pending_save_is_completed_by_the_next_save_of_the_sheet(tmp_path):
     engine = brujeria()
 
     def work():  # pragma: no cover - the child
-        os.replace = lambda *a: os._exit(137)
+        os.replace = lambda *a, **k: os._exit(137)
         with Journal.beside(path) as journal:
             journaled_run(journal, engine, path, "asustarse", {}, ForcedDice([1, 1, 1, 3]))
 

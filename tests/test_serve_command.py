@@ -34,14 +34,15 @@ def _serve(folder: Path, *options: str):
     return process, port, first
 
 
-def _get(url: str, timeout: float = 20.0):
+def _get(url: str, timeout: float = 20.0, headers: dict | None = None):
     # The server needs a moment after its first line: retry until it answers (bounded).
     import time
 
     deadline = time.monotonic() + timeout
     while True:
         try:
-            with urllib.request.urlopen(url, timeout=5) as answer:
+            request = urllib.request.Request(url, headers=headers or {})
+            with urllib.request.urlopen(request, timeout=5) as answer:
                 return answer.status, answer.read()
         except OSError:
             if time.monotonic() > deadline:
@@ -68,12 +69,16 @@ def test_serve_listens_on_this_machine_and_says_where(tmp_path):
 def test_serve_warns_when_opened_beyond_this_machine(tmp_path):
     process, port, _first = _serve(tmp_path, "--host", "0.0.0.0")
     try:
-        status, _ = _get(f"http://127.0.0.1:{port}/api/language")
+        process.stdout.readline()  # "open this address (it carries the server's token ...):"
+        printed = process.stdout.readline().strip()
+        token = printed.split("?token=", 1)[1]
+        bearer = {"Authorization": f"Bearer {token}"}
+        status, _ = _get(f"http://127.0.0.1:{port}/api/language", headers=bearer)
         assert status == 200
     finally:
         process.terminate()
         _out, errors = process.communicate(timeout=20)
-    assert "warning: --host 0.0.0.0 opens the server beyond this machine" in errors
+    assert "warning: --host 0.0.0.0 opens the server to the network" in errors
 
 
 def test_serve_refuses_a_missing_folder(tmp_path, capsys):
@@ -84,6 +89,10 @@ def test_serve_refuses_a_missing_folder(tmp_path, capsys):
 def test_serve_options_and_defaults():
     args = build_parser().parse_args(["serve"])
     assert (args.folder, args.port, args.host, args.no_browser) == (".", 8000, "127.0.0.1", False)
+    assert (args.token, args.allow_host) == (None, [])
+    more = ["serve", "--allow-host", "a.local", "--allow-host", "b.local", "--token", "t" * 20]
+    args = build_parser().parse_args(more)
+    assert (args.token, args.allow_host) == ("t" * 20, ["a.local", "b.local"])
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve", "--port", "x"])
 

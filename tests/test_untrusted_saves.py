@@ -108,7 +108,8 @@ def test_a_save_into_a_read_only_folder_is_an_error_even_for_root(place):
     sheets = place / "sheets"
     sheets.chmod(0o555)
     argv = ["run", place / "s.rules", "subir", "--char", sheets / "c.yaml", "--save"]
-    code, err = in_child([*argv, "--journal", place / "journal" / "j.sqlite"])
+    # the journal above the sheets: a journal keeps the sheets of its folder and below
+    code, err = in_child([*argv, "--journal", place / "j.sqlite"])
     assert code == 4 and "cannot be written (Permission denied); the file is as it was" in err, err
     assert "nothing was saved: every sheet is as it was" in err
     as_it_was(sheets)
@@ -119,7 +120,7 @@ def test_a_save_into_a_read_only_folder_is_an_error_even_for_root(place):
 
 
 def test_a_journal_on_a_full_disk_saves_nothing(place):
-    journal = place / "journal" / "j.sqlite"
+    journal = place / "j.sqlite"  # above the sheets (a journal keeps its folder's)
     argv = ["run", place / "s.rules", "subir", "--char", place / "sheets" / "c.yaml", "--save"]
     code, err = in_child([*argv, "--journal", journal], file_size=2048)
     assert code == 3 and f"{journal}: " in err, err  # no room to make it
@@ -132,7 +133,7 @@ def test_a_journal_on_a_full_disk_saves_nothing(place):
 
 
 def test_a_save_into_a_file_as_if_it_were_a_folder_is_an_error(place, capsys):
-    journal = place / "journal" / "j.sqlite"
+    journal = place / "j.sqlite"  # above the sheets (a journal keeps its folder's)
     for target in (place / "s.rules" / "new.yaml", place / "nowhere" / "new.yaml"):
         code = main(
             [
@@ -205,7 +206,7 @@ def test_a_save_refused_at_any_stage_leaves_the_sheet_as_it_was(place, capsys, m
     if stage == "fsync" and not Path("/proc/self/fd").is_dir():
         pytest.skip("finding a descriptor's file needs /proc")
     sheets = place / "sheets"
-    journal = place / "journal" / "j.sqlite"
+    journal = place / "j.sqlite"  # above the sheets (a journal keeps its folder's)
     reason = refuse_at(monkeypatch, stage)
     argv = ["run", place / "s.rules", "subir", "--char", sheets / "c.yaml", "--save"]
     code = main([str(a) for a in [*argv, "--journal", journal]])

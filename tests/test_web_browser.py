@@ -244,11 +244,18 @@ def test_edit_a_rule_and_see_diagnostics_and_the_odds_it_gives(page, server):
     assert page.locator("#editor .cm-content span").count() > 50
 
 
+def posting(page, base: str) -> dict:
+    """The headers a request that posts carries: the CSRF token the page is served with."""
+    return {"x-csrf-token": page.request.get(f"{base}/api/session").json()["csrf_token"]}
+
+
 def choice_seed(page, server, body: dict) -> int:
     """A seed whose run stops at a choice of several options (asked in the page)."""
     base, _ = server
+    headers = posting(page, base)
     for seed in range(200):
-        answer = page.request.post(f"{base}/api/run", data={**body, "seed": seed, "answers": []})
+        data = {**body, "seed": seed, "answers": []}
+        answer = page.request.post(f"{base}/api/run", data=data, headers=headers)
         if answer.json().get("need", {}).get("kind") == "choice":
             return seed
     raise AssertionError("no seed of 200 asks the choice")
@@ -408,6 +415,60 @@ def test_checks_opposed_checks_and_rolls_are_offered_run_and_counted(page, serve
     page.fill("#odds-field", "")
     page.click("#odds-button")
     base, _ = server
-    odds = page.request.post(f"{base}/api/odds", data={"rulebook": "brujeria", "action": "abierta"})
+    odds = page.request.post(
+        f"{base}/api/odds",
+        data={"rulebook": "brujeria", "action": "abierta"},
+        headers=posting(page, base),
+    )
     mean = odds.json()["mean"]  # the open d10: 5.38 (a 10 rolls again, a 1 takes away)
     expect(page.locator("#odds-summary")).to_contain_text(f"exacto, media {mean:.3f}")
+
+
+def test_a_rulebook_saved_over_meanwhile_is_not_lost_and_a_save_is_undone(page, server):
+    base, folder = server
+    house = 'rulebook "Casa del test" extends brujeria {\n}\n'
+    (folder / "casa_test.rules").write_text(house, encoding="utf-8")
+    open_page(page, server, "casa_test", "brujeria_investigadora")
+    expect(page.locator("#editor-file")).to_contain_text("casa_test.rules")
+    expect(page.locator("#editor-name")).to_have_value("casa_test")
+    # someone else saves the rulebook while it is open in the page
+    headers = posting(page, base)
+    version = page.request.get(f"{base}/api/rulebooks/casa_test/source").json()["version"]
+    theirs = house + "# their edit\n"
+    answer = page.request.put(
+        f"{base}/api/rulebooks/casa_test",
+        data={"text": theirs},
+        headers={**headers, "if-match": version},
+    )
+    assert answer.status == 200
+    editor = page.locator("#editor .cm-content")
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("# my edit\n")
+    page.click("#editor-save")
+    # (the page speaks the house rule's language: Brujería's Spanish)
+    expect(page.locator("#error")).to_contain_text(
+        "casa_test.rules lo cambió otra persona desde que lo abriste: no se guardó nada"
+    )
+    assert (folder / "casa_test.rules").read_text(encoding="utf-8") == theirs
+    # opened again, the edit is made on their text, saved, journaled, and undone
+    page.select_option("#rulebook", "brujeria")
+    page.select_option("#rulebook", "casa_test")
+    expect(page.locator("#editor .cm-content")).to_contain_text("# their edit")
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("# my edit\n")
+    page.click("#editor-save")
+    expect(page.locator("#editor-saved")).to_contain_text(
+        re.compile(r"^guardado casa_test\.rules \(entrada \d+ del diario\)")
+    )
+    assert (folder / "casa_test.rules").read_text(encoding="utf-8") == theirs + "# my edit\n"
+    page.click("#editor-saved button.undo")
+    expect(page.locator("#status")).to_contain_text("deshecho el guardado de casa_test.rules")
+    assert (folder / "casa_test.rules").read_text(encoding="utf-8") == theirs
+    # a new name that is another rulebook of the folder: refused, nothing written
+    page.fill("#editor-name", "fate")
+    before = (folder / "fate.rules").read_text(encoding="utf-8")
+    page.click("#editor-save")
+    expect(page.locator("#error")).to_contain_text("fate.rules ya está en tu carpeta")
+    assert (folder / "fate.rules").read_text(encoding="utf-8") == before

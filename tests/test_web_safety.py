@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.routing import Route
-from starlette.testclient import TestClient
+from web_client import page_client
 
 from interpreter.web import create_app
 from interpreter.web.api import MAX_TEXT
@@ -30,7 +30,7 @@ def folder(tmp_path):
 
 @pytest.fixture
 def client(folder):
-    with TestClient(create_app(folder), base_url=BASE) as client:
+    with page_client(create_app(folder), base_url=BASE) as client:
         yield client
 
 
@@ -62,7 +62,7 @@ def test_extends_outside_the_folder_is_refused(client, folder):
         answer = client.post("/api/check", json={"text": text}).json()
         assert answer["ok"] is False
         [finding] = answer["diagnostics"]
-        assert "outside the server's folder" in finding["message"]
+        assert "no .rules file of that path inside" in finding["message"]
         assert finding["location"]["line"] == 1
         error_of(client.post("/api/run", json={**RUN, "text": text, "rulebook": None}), 422)
         error_of(client.put("/api/rulebooks/h", json={"text": text}), 422)
@@ -74,7 +74,7 @@ def test_a_folder_rulebook_extending_outside_is_refused_too(client, folder):
     (folder / "middle.rules").write_text('rulebook "M" extends "../secret.rules" {\n}\n')
     (folder / "top.rules").write_text('rulebook "T" extends "middle.rules" {\n}\n')
     error = error_of(client.get("/api/rulebooks/top"), 422)
-    assert "outside the server's folder" in error["message"]
+    assert "no .rules file of that path inside" in error["message"]
 
 
 def test_links_leading_out_of_the_folder_are_not_listed(client, folder):
@@ -108,9 +108,9 @@ def test_saves_write_only_in_the_folder(client, folder):
 
 
 def test_large_bodies_and_texts_are_refused(folder):
-    with TestClient(create_app(folder, max_body=10_000), base_url=BASE) as small:
+    with page_client(create_app(folder, max_body=10_000), base_url=BASE) as small:
         error_of(small.post("/api/check", json={"text": "#" * 20_000}), 413)
-    with TestClient(create_app(folder), base_url=BASE) as client:
+    with page_client(create_app(folder), base_url=BASE) as client:
         error_of(client.post("/api/check", json={"text": "#" * (MAX_TEXT + 1)}), 413)
 
 
@@ -148,11 +148,6 @@ def test_a_foreign_host_name_is_refused(client):
     # DNS rebinding: a page whose name now points at 127.0.0.1 sends its own Host.
     error_of(client.get("/api/rulebooks", headers={"host": "evil.example:8000"}), 400)
     assert client.get("/api/rulebooks", headers={"host": "localhost:8000"}).status_code == 200
-
-
-def test_a_server_opened_on_purpose_takes_any_host(folder):
-    with TestClient(create_app(folder, host="0.0.0.0"), base_url="http://192.0.2.7:8000") as c:
-        assert c.get("/api/language").status_code == 200
 
 
 def test_every_answer_has_a_strict_content_security_policy(client):
@@ -226,7 +221,7 @@ _NAMES = st.sampled_from(
     st.dictionaries(_FIELDS, _JSON | _NAMES, max_size=6), st.sampled_from(["run", "odds", "check"])
 )
 def test_any_body_gets_an_answer_never_a_traceback(body, endpoint):
-    with TestClient(
+    with page_client(
         create_app(ROOT / "tests/data"), base_url=BASE, raise_server_exceptions=False
     ) as c:
         answer = c.post(f"/api/{endpoint}", json=body)
@@ -245,7 +240,9 @@ def test_openapi_describes_every_route_of_the_api(client):
     described = {
         (path, method.upper()) for path, item in document["paths"].items() for method in item
     }
-    app = client.app.app  # inside the guard
+    app = client.app
+    while not hasattr(app, "routes"):  # inside the guard and the other middleware
+        app = app.app
     served = {
         (route.path, method)
         for route in app.routes

@@ -10,7 +10,9 @@ export {
   highlightSpecialChars,
   drawSelection,
   Decoration,
+  hoverTooltip,
 } from "@codemirror/view";
+export { autocompletion, startCompletion, completionStatus } from "@codemirror/autocomplete";
 export { history, defaultKeymap, historyKeymap, indentWithTab } from "@codemirror/commands";
 export {
   StreamLanguage,

@@ -85,6 +85,9 @@ def log_line(entry, undone_by: dict, language: str | None = None) -> str:
     if entry.kind == "undo":
         what = tr("undo of run {number}", number=entry.undoes).render(language)
         tail = changes_text(entry.changes, language=language)
+    elif entry.kind == "rulebook":  # a rulebook file saved from `rulebook serve`'s editor
+        what = tr("rulebook {name} saved", name=entry.action).render(language)
+        tail = tr("its text before kept").render(language)
     else:
         what = entry.action
         result = result_text(entry.result, language=language)

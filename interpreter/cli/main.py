@@ -17,6 +17,8 @@ from dsl.messages import (
     translate,
 )
 from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify, words
+from interpreter.cli import fmt as formatting
+from interpreter.cli import lsp as language_server
 from interpreter.cli.check import cmd_check
 from interpreter.cli.choosing import choose_option
 from interpreter.cli.describe import cmd_describe
@@ -29,6 +31,8 @@ from interpreter.limits import DEFAULT_LIMITS
 
 #: the journal's commands, each in its own module with `add_parser` and `cmd_<name>`
 JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
+#: the commands for writing rules in an editor
+EDITOR_COMMANDS = (formatting, language_server)
 
 EXAMPLES = """\
   rulebook roll "4d6kh3"
@@ -42,6 +46,7 @@ EXAMPLES = """\
   rulebook run brujeria asustarse --char lucia.yaml --save
   rulebook log && rulebook undo
   rulebook replay --against brujeria_miedo_duro
+  rulebook fmt my_rules/ && rulebook fmt --check rulebooks/
 """
 
 
@@ -254,7 +259,28 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         "--host",
         default="127.0.0.1",
         metavar="H",
-        help=tr("the address to listen on (default: 127.0.0.1, this machine only)"),
+        help=tr(
+            "the address to listen on (default: 127.0.0.1, this machine only); any other "
+            "asks every request for a token"
+        ),
+    )
+    p.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help=tr(
+            "the token the server asks for (default: $RULEBOOK_TOKEN, else one made and "
+            "printed when --host is not loopback)"
+        ),
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=tr(
+            "a name the browser may use for this server besides its addresses and this "
+            "machine's names (repeatable)"
+        ),
     )
     p.add_argument("--no-browser", action="store_true", help=tr("do not open the browser"))
     p.add_argument(
@@ -292,7 +318,7 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         metavar="SECONDS",
         help=tr("seconds a request's headers, then its body, may take to arrive (default: 5)"),
     )
-    for module in JOURNAL_COMMANDS:
+    for module in JOURNAL_COMMANDS + EDITOR_COMMANDS:
         module.add_parser(commands)
     for command in commands.choices.values():  # every command speaks a language
         if command not in SPEAKING:
@@ -454,6 +480,8 @@ COMMANDS = {
     "export": export.cmd_export,
     "verify": verify.cmd_verify,
     "journal": journal.cmd_journal,
+    "fmt": formatting.cmd_fmt,
+    "lsp": language_server.cmd_lsp,
 }
 
 

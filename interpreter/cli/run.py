@@ -12,7 +12,9 @@ from interpreter.cli import options
 from interpreter.cli.choosing import chooser_of
 from interpreter.engine import Engine
 from interpreter.errors import EvaluationError, ParameterError
+from interpreter.files import Inside
 from interpreter.journal import JOURNAL_NAME, Journal, holding, save_run
+from interpreter.journal.store import place_below
 from interpreter.json_data import dumps, run_data
 from interpreter.sheet import refuse_shipped
 from interpreter.trace import render_text
@@ -121,6 +123,7 @@ def _run_and_save(args, book, engine, language):
     source = options.resolve_character(args.char, book)
     target = Path(args.save_as) if args.save_as is not None else source
     refuse_shipped(target)  # before any die is rolled
+    Inside.beside(target).refuse_link()  # a save never writes through a link
     if args.save_as is not None and target.exists():
         raise ParameterError(
             tr("--save-as {path}: the file exists", path=str(target)),
@@ -140,6 +143,8 @@ def _run_and_save(args, book, engine, language):
     files = [target, *others.values()]
     if len({p.resolve() for p in files}) != len(files):  # two roles, one file: which wins?
         raise ParameterError(tr("--save: two characters of the run are the same file"))
+    for path in files:  # each a file the journal may name, before the journal is made
+        place_below(journal_path.parent, path)
     with Journal(journal_path) as journal:
         # Dice typed in at the table take a person's time: the folder is not held while
         # they are asked for (a save in between makes this one refuse, exit 4).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 import webbrowser
@@ -10,7 +11,14 @@ from pathlib import Path
 from dsl.messages import language_for, tr
 from interpreter.errors import ParameterError
 from interpreter.web import create_app
-from interpreter.web.app import LOCAL_HOSTS
+from interpreter.web.access import (
+    EVERY_ADDRESS,
+    TOKEN_ENV,
+    check_host_name,
+    is_loopback,
+    token_from_environment,
+    with_token,
+)
 from interpreter.web.protocol import REQUEST_SECONDS, timed_protocol
 from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS
 
@@ -27,6 +35,8 @@ def cmd_serve(args) -> int:
         raise ParameterError(
             tr("{folder}: no such folder", folder=args.folder), None, tr("serve an existing folder")
         )
+    given = args.token if args.token is not None else token_from_environment()
+    allowed = [check_host_name(name) for name in args.allow_host]
     workers = {"quick": getattr(args, "workers", 2), "heavy": getattr(args, "heavy", None)}
     app = create_app(
         folder,
@@ -35,19 +45,11 @@ def cmd_serve(args) -> int:
         workers=workers,
         run_seconds=getattr(args, "run_timeout", RUN_SECONDS),
         odds_seconds=getattr(args, "odds_timeout", ODDS_SECONDS),
+        token=given,
+        allow_hosts=allowed,
     )
-    if args.host not in LOCAL_HOSTS and not args.host.startswith("127."):
-        warning = tr(
-            "warning: --host {host} opens the server beyond this machine: anyone who can "
-            "reach it can run rules and save sheets in {folder}; there is no password",
-            host=args.host,
-            folder=str(folder.resolve()),
-        )
-        print(warning.render(language), file=sys.stderr)
-    shown = f"[{args.host}]" if ":" in args.host else args.host
-    if args.host in ("0.0.0.0", "::"):
-        shown = "127.0.0.1"
-    address = f"http://{shown}:{args.port}/"
+    token = app.access.token
+    address = f"http://{_shown(args.host)}:{args.port}/"
     # Slow or idle clients cannot hold the server: a request's headers and body must
     # arrive in time, an idle connection is closed after 5 s, one address holds at most
     # PER_ADDRESS connections of the server's MAX_CONNECTIONS (interpreter.web.protocol),
@@ -69,12 +71,57 @@ def cmd_serve(args) -> int:
         address=address,
     )
     print(serving.render(language))
+    if token is not None and given is None:
+        told = tr(
+            "open this address (it carries the server's token: give it only to the people "
+            "at your table):\n  {address}",
+            address=with_token(address, token),
+        )
+        print(told.render(language))
+    elif token is not None:
+        told = tr(
+            "open {address}?token=TOKEN with the token you gave (--token or ${variable}); "
+            "a program sends Authorization: Bearer TOKEN",
+            address=address,
+            variable=TOKEN_ENV,
+        )
+        print(told.render(language))
+    if not is_loopback(args.host):
+        warning = tr(
+            "warning: --host {host} opens the server to the network: whoever has the token "
+            "can run rules and save characters and rulebooks in {folder}; the connection is "
+            "plain HTTP, not encrypted: use it only on a network you trust",
+            host=args.host,
+            folder=str(folder.resolve()),
+        )
+        print(warning.render(language), file=sys.stderr)
     print(tr("press Ctrl+C to stop").render(language))
     sys.stdout.flush()
     if not args.no_browser:
-        threading.Thread(target=_open_when_up, args=(server, address), daemon=True).start()
+        local = with_token(f"http://{_local(args.host)}:{args.port}/", token)
+        threading.Thread(target=_open_when_up, args=(server, local), daemon=True).start()
     server.run()
     return 0 if server.started else 1
+
+
+def _shown(host: str) -> str:
+    """The address to give the people at the table: on every address, the one this
+    machine reaches the network by (else its name)."""
+    if host in EVERY_ADDRESS:
+        family = socket.AF_INET6 if host == "::" else socket.AF_INET
+        probe = "2001:db8::1" if host == "::" else "192.0.2.1"
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))  # no packet is sent: the route is looked up
+                host = s.getsockname()[0]
+        except OSError:
+            host = socket.gethostname()
+    return f"[{host}]" if ":" in host else host
+
+
+def _local(host: str) -> str:
+    """The address this machine's own browser opens."""
+    return "127.0.0.1" if host in EVERY_ADDRESS else _shown(host)
 
 
 def _open_when_up(server, address: str) -> None:

@@ -79,6 +79,16 @@ def cmd_show(args) -> int:
             ).render(language)
         )
         return 0
+    if entry.kind == "rulebook":
+        print(
+            tr(
+                "rulebook {name} saved: its text before is kept in the journal "
+                "(`rulebook undo {number}` puts it back)",
+                name=entry.action,
+                number=entry.id,
+            ).render(language)
+        )
+        return 0
     print(
         tr(
             "action: {action}({params_text})",

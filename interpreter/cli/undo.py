@@ -31,7 +31,10 @@ def cmd_undo(args) -> int:
     with options.open_journal(args) as journal:
         number = undo(journal, args.number, force=args.force)
         entry = journal.entry(number)
-    if entry.action:
+        undone = journal.entry(entry.undoes)
+    if undone.kind == "rulebook":
+        target = tr("the save of rulebook {name} ({number})", name=entry.action, number=undone.id)
+    elif entry.action:
         target = tr("run {number} ({action})", number=entry.undoes, action=entry.action)
     else:
         target = tr("run {number}", number=entry.undoes)

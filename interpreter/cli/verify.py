@@ -7,7 +7,8 @@ from pathlib import Path
 from dsl.messages import tr
 from interpreter.cli import history, options
 from interpreter.errors import ParameterError
-from interpreter.journal import read_record, verify_record
+from interpreter.journal import JournalError, read_record, verify_record
+from interpreter.journal.export import MAX_RECORD_SIZE
 
 
 def add_parser(commands) -> None:
@@ -27,11 +28,16 @@ def add_parser(commands) -> None:
 def cmd_verify(args) -> int:
     language = options.language(args)
     try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        with Path(args.file).open("rb") as handle:  # (a record past the bound is not read)
+            data = handle.read(MAX_RECORD_SIZE + 1)
+    except OSError as error:
         raise ParameterError(
-            tr("{file}: cannot be read ({error})", file=args.file, error=error)
+            tr("{file}: cannot be read ({error})", file=args.file, error=error.strerror)
         ) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise JournalError(tr("{file}: not a record (not UTF-8 text)", file=args.file)) from None
     verified = verify_record(read_record(text))
     print(
         tr("verified: {action} gives the recorded result", action=verified.action).render(language)

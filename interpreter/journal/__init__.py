@@ -8,6 +8,7 @@ with holding(journal, ["lucia.yaml"]):                # no other save comes betw
     number = save_run(journal, outcome, sheet, engine.rulebook, dice)
 journal.entries(newest_first=True)                   # the history, as Entry values
 undo(journal)                                         # the sheet as before the last run
+save_file(journal, "casa.rules", text, "casa")       # a rulebook saved over, undone alike
 replay(journal, dsl.load("brujeria_miedo_duro"))     # what a house rule would change
 export_record(journal, number); verify_record(data)  # a run as self-contained JSON
 verify_journal(journal)                               # check, and repair after a crash
@@ -16,7 +17,7 @@ verify_journal(journal)                               # check, and repair after 
 from interpreter.journal.errors import JournalError, NoJournal, RecordMismatch, UndoRefused
 from interpreter.journal.export import export_record, read_record, verify_record
 from interpreter.journal.replay import ReplayedRun, replay
-from interpreter.journal.saving import holding, save_run
+from interpreter.journal.saving import holding, lines_as_read, save_file, save_run
 from interpreter.journal.store import JOURNAL_NAME, Entry, Journal, SheetState
 from interpreter.journal.undo import undo, undone, undone_by
 from interpreter.journal.verify import verify_journal
@@ -33,8 +34,10 @@ __all__ = [
     "UndoRefused",
     "export_record",
     "holding",
+    "lines_as_read",
     "read_record",
     "replay",
+    "save_file",
     "save_run",
     "undo",
     "undone",

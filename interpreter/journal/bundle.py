@@ -3,18 +3,16 @@
 A house rule is its own file and the files it `extends`, so the bundle lists them all,
 the house rule first, each with the `extends` reference it was written with. The hash
 covers names and texts, so two different rulebooks never share one. `rebuild` turns a
-stored bundle back into a checked Rulebook without reading the files it came from (they
-may have changed since): the texts are laid out in a private temporary folder, named as
-their `extends` references name them.
+stored bundle back into a checked Rulebook from its texts alone, in memory: the files it
+came from may have changed since, and a record's or a journal's names are never paths to
+read or write (`extends` is answered by the bundle's own next text).
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
-import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import attrs
 
@@ -76,55 +74,63 @@ def bundle_from_row(row: dict, text_of) -> Bundle:
 
 
 def rebuild(bundle: Bundle) -> dsl.Rulebook:
-    """The checked rulebook of a stored bundle: the file it was loaded from if that file
-    still has the same texts, else the stored texts themselves."""
-    found = _REBUILT.get(bundle.hash)
+    """The checked rulebook of a stored bundle, from its own texts alone: nothing is read
+    from a file and nothing written (its names are only names, shown in traces). Each
+    `extends` is answered with the bundle's next text, so the rulebook is the one the
+    bundle holds whatever files are here now."""
+    key = (bundle.hash, bundle.path)
+    found = _REBUILT.get(key)
     if found is not None:
         return found
-    if bundle_hash(bundle.sources) != bundle.hash:
+    if not bundle.sources or bundle_hash(bundle.sources) != bundle.hash:
         raise RulebookError(
             tr("the stored texts of {name} do not match their hash", name=bundle.name)
         )
-    book = None
-    try:
-        candidate = dsl.load(bundle.path)
-        if bundle_of(candidate).hash == bundle.hash:
-            book = candidate
-    except RulebookError:
-        pass
-    if book is None:
-        book = _from_texts(bundle)
+    chain = _Chain(bundle)
+    book = dsl.load_text(bundle.sources[0].text, bundle.path, resolver=chain)
+    if chain.given != len(bundle.sources):
+        raise RulebookError(
+            tr(
+                "the stored texts of {name} do not fit together: {count} of them are "
+                "extended by none",
+                name=bundle.name,
+                count=len(bundle.sources) - chain.given,
+            )
+        )
     if len(_REBUILT) >= 16:
         _REBUILT.pop(next(iter(_REBUILT)))
-    _REBUILT[bundle.hash] = book
+    _REBUILT[key] = book
     return book
 
 
-def _from_texts(bundle: Bundle) -> dsl.Rulebook:
-    with tempfile.TemporaryDirectory(prefix="rulebook-replay-") as folder:
-        root = Path(folder).resolve()
-        sources = bundle.sources
-        here = root
-        for source, base in itertools.pairwise(sources):
-            # the base is found under the very name the `extends` line gives, beside it
-            target = (here / source.extends).resolve()
-            here = target.parent
-            if root not in target.parents:
-                raise RulebookError(
-                    tr(
-                        (
-                            "{name}: `extends {extends}` cannot be rebuilt from the "
-                            "journal (it names a file outside its folder)"
-                        ),
-                        name=bundle.name,
-                        extends=source.extends,
-                    )
+class _Chain:
+    """The resolver of a bundle's `extends`: the first gets the bundle's second text,
+    the next its third, and so on, each under the name it had (a shipped rulebook's
+    file, or the path beside the file that extends it)."""
+
+    def __init__(self, bundle: Bundle):
+        self.bundle = bundle
+        self.given = 1
+        self.names = [bundle.path]
+
+    def __call__(self, reference: str) -> tuple[str, str]:
+        sources = self.bundle.sources
+        if self.given >= len(sources) or sources[self.given - 1].extends != reference:
+            raise RulebookError(
+                tr(
+                    "{name}: `extends {extends}` names no text the journal keeps of it",
+                    name=self.bundle.name,
+                    extends=reference,
                 )
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(base.text, encoding="utf-8")
-        main = root / sources[0].file
-        main.write_text(sources[0].text, encoding="utf-8")
-        return dsl.load_text(sources[0].text, bundle.path, folder=root)
+            )
+        shipped = dsl.shipped_rulebooks()
+        if reference in shipped:
+            name = str(shipped[reference])
+        else:
+            name = str(PurePosixPath(self.names[-1]).parent / reference)
+        self.names.append(name)
+        self.given += 1
+        return name, sources[self.given - 1].text
 
 
 def _texts_in(book: dsl.Rulebook) -> dict[str, str]:

@@ -6,23 +6,28 @@ its sheets, the file is the text after the run (the rename happened), the text b
 means the file was changed by hand since the crash: that is a conflict, reported and
 left alone (`force` writes the journal's text over it). When every sheet is settled the
 entry is marked `applied`. Call with the folders' locks held.
+
+A sheet an entry names is a file below the journal's folder, reached without following
+a link (`Journal.place_of`); an entry naming anything else (an absolute path, `..`, a
+link) is `refused`: nothing is read or written there, and the entry stays pending.
 """
 
 from __future__ import annotations
 
 import attrs
 
+from dsl.errors import RulebookError
 from dsl.messages import tr
 from interpreter import files
-from interpreter.journal.store import Journal
-from interpreter.sheet import read_current
+from interpreter.journal.store import MAX_FILE_BYTES, Journal
 
 
 @attrs.frozen
 class Repair:
     entry: int
     sheet: str
-    what: str  # "completed" | "already written" | "conflict" | "removed temporary"
+    what: str  # "completed" | "already written" | "conflict" | "forced" | "refused"
+    why: str = ""  # what was refused
 
     def describe(self) -> str:
         texts = {
@@ -39,6 +44,7 @@ class Repair:
                 "the journal's version written over it"
             ),
             "removed temporary": tr("a temporary file a killed save left behind was removed"),
+            "refused": tr("the save was interrupted; not completed: {why}", why=self.why),
         }
         if self.entry:
             return tr(
@@ -60,22 +66,30 @@ def complete_pending(
             continue
         settled = True
         for state in entry.sheets:
-            target = journal.file_of(state.path)
-            current = read_current(target)
-            after = journal.text(state.after)
-            if current == after:
-                repairs.append(Repair(entry.id, state.path, "already written"))
-                continue
-            not_written = current is None or current == journal.text(state.before)
-            if not_written or force:
-                what = "completed" if not_written else "forced"
-                if not dry_run:
-                    files.remove_strays(target.parent, target.name)
-                    files.write_atomic(target, after)
-                repairs.append(Repair(entry.id, state.path, what))
-            else:
-                repairs.append(Repair(entry.id, state.path, "conflict"))
-                settled = False
+            try:
+                repairs.append(_settle(journal, entry, state, force, dry_run))
+            except RulebookError as error:  # a name out of the folder, a link, unreadable
+                repairs.append(Repair(entry.id, state.path, "refused", error.message))
+            settled = settled and repairs[-1].what not in ("conflict", "refused")
         if settled and not dry_run:
             journal.mark_applied(entry.id)
     return repairs
+
+
+def _settle(journal: Journal, entry, state, force: bool, dry_run: bool) -> Repair:
+    target = journal.place_of(state.path)
+    current = target.read(MAX_FILE_BYTES)
+    after = journal.text(state.after)
+    if current == after:
+        return Repair(entry.id, state.path, "already written")
+    if not (current is None or current == journal.text(state.before) or force):
+        return Repair(entry.id, state.path, "conflict")
+    what = "completed" if current is None or current == journal.text(state.before) else "forced"
+    if not dry_run:
+        with files.FolderLock(target.folder):  # (re-entrant: the caller may hold it)
+            target.remove_strays()
+            if after is None:  # the entry took the file away (an undo of its making)
+                target.remove()
+            else:
+                files.write_atomic(target, after)
+    return Repair(entry.id, state.path, what)

@@ -19,7 +19,7 @@ from interpreter.choices import Chooser, Question
 from interpreter.dice import DiceSource, Die
 from interpreter.errors import ChoiceNotOpen, DiceError, ParameterError
 from interpreter.journal.bundle import bundle_from_row, rebuild
-from interpreter.journal.errors import ChoicesDoNotFit
+from interpreter.journal.errors import ChoicesDoNotFit, JournalError
 from interpreter.journal.store import Entry, Journal
 from interpreter.sheet import Sheet
 from interpreter.values import show, to_json
@@ -142,6 +142,14 @@ class Inputs:
 
 
 def inputs_of(journal: Journal, entry: Entry) -> Inputs:
+    if entry.sheet("self") is None:
+        raise JournalError(
+            tr(
+                "{path}: run {number} has no sheet of the acting character (self)",
+                path=journal.path,
+                number=entry.id,
+            )
+        )
     row = journal.rulebook_row(entry.rulebook)
     book = rebuild(bundle_from_row(row, journal.text))
     sheets = {s.role: (s.path, s.text_format, journal.text(s.before)) for s in entry.sheets}

@@ -17,11 +17,11 @@ pending entry: every sheet of a run is saved, or none (`write_all`; undo uses it
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from dsl.errors import RulebookError
 from dsl.messages import tr
 from interpreter import files
 from interpreter.dice import SeededDice
@@ -30,14 +30,8 @@ from interpreter.journal.bundle import bundle_of
 from interpreter.journal.errors import JournalError
 from interpreter.journal.recovery import complete_pending
 from interpreter.journal.rerun import changes_of, choices_of
-from interpreter.journal.store import Journal
-from interpreter.sheet import (
-    Sheet,
-    changed_since_read,
-    format_of,
-    read_current,
-    refuse_shipped,
-)
+from interpreter.journal.store import MAX_FILE_BYTES, Journal
+from interpreter.sheet import Sheet, changed_since_read, format_of, refuse_shipped
 from interpreter.values import to_json
 
 #: a dice source's `origin` as the journal names it
@@ -48,13 +42,23 @@ ORIGINS = {"generated": "seeded", "forced": "forced", "typed": "typed"}
 def holding(journal: Journal, paths=()):
     """Hold the locks a save of `paths` needs, with their pending entries completed, so
     that reading a sheet, running and saving is one step no other save can come between.
+    Each file must be one the journal may name (below its folder, not a link): checked
+    here, before anything is read or run.
     """
-    folders = [journal.folder] + [Path(p).resolve().parent for p in paths]
+    places = [_place(journal, p) for p in paths]
+    for place in places:  # (a folder out of reach through a link is never even locked)
+        place.refuse_link(leaf=False)
+    folders = [journal.folder] + [place.folder for place in places]
     with ExitStack() as stack:
         for lock in files.lock_folders(folders):
             stack.enter_context(lock)
-        repairs = complete_pending(journal, [journal.stored_path(p) for p in paths])
-        conflicts = [r for r in repairs if r.what == "conflict"]
+        names = [place.name for place in places]
+        repairs = complete_pending(journal, names)
+        # (a refused sheet the save does not write, such as an entry's hostile name, is
+        # left for `rulebook journal verify` to report)
+        conflicts = [
+            r for r in repairs if r.what == "conflict" or (r.what == "refused" and r.sheet in names)
+        ]
         if conflicts:
             raise JournalError(
                 conflicts[0].describe(),
@@ -63,6 +67,10 @@ def holding(journal: Journal, paths=()):
                 ),
             )
         yield
+
+
+def _place(journal: Journal, path) -> files.Inside:
+    return path if isinstance(path, files.Inside) else journal.place_for(path)
 
 
 def save_run(
@@ -93,16 +101,15 @@ def save_run(
             raise ParameterError(
                 tr("{role}: the sheet has no file to save to (give a file)", role=role)
             )
-        targets[role] = Path(target)
-        refuse_shipped(targets[role])
+        refuse_shipped(Path(target))
+        targets[role] = journal.place_for(target)
     with holding(journal, list(targets.values())):
         plan = [
             _planned(role, before[role], after[role], targets[role], role in save_as)
             for role in after
         ]
         origin = ORIGINS.get(outcome.origin, outcome.origin)
-        number = _journaled(
-            journal,
+        number = journal.add_entry(
             kind="run",
             sheets=[(role, target, fmt, start, text) for role, target, fmt, start, text, _ in plan],
             changes=[(c["role"], c["path"], c["before"], c["after"]) for c in changes_of(outcome)],
@@ -119,16 +126,54 @@ def save_run(
     return number
 
 
+def save_file(journal: Journal, target: str | Path, text: str, name: str, check=None) -> int | None:
+    """Save a rulebook file's new text, journaled (an entry of kind `rulebook`: its text
+    before, none if the file is new, and after), so that `undo` puts it back; under the
+    folder's lock. `check(current)` (the file's text now, or None) may refuse the save,
+    seeing the file as nothing else can change it. Returns the entry's number, or None
+    when the file already holds `text`. Line ends are written as the file reads back
+    (`\n`: a text file is read with universal newlines), so that the journal's text after
+    is the file's text."""
+    place = journal.place_for(target)
+    text = lines_as_read(text)
+    with holding(journal, [place]):
+        place.remove_strays()
+        current = place.read(MAX_FILE_BYTES)
+        if check is not None:
+            check(current)
+        if current == text:
+            return None
+        number = journal.add_entry(
+            kind="rulebook",
+            sheets=[("rulebook", place, "rules", current, text)],
+            changes=[],
+            action=name,
+        )
+        write_all(journal, number, [(place, text, current)])
+    return number
+
+
+def lines_as_read(text: str) -> str:
+    """`text` as a file holding it reads back (`\r\n` and `\r` are `\n`)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def write_all(journal: Journal, number: int, writes: list) -> None:
-    """Replace each file (target, new text, its text now: None if there is none) and mark
-    entry `number` applied. If the file system refuses one, the files already replaced
-    get their old text back and the pending entry is dropped: all of them, or none."""
+    """Replace each file (an Inside, its new text, its text now: None if there is none)
+    and mark entry `number` applied. A file that was not there is created only if it is
+    still not there. If the file system refuses one, the files already replaced get
+    their old text back and the pending entry is dropped: all of them, or none."""
     for done, (target, text, current) in enumerate(writes):
         if text == current:
             continue
         try:
-            files.write_atomic(target, text)
-        except files.SaveError as error:
+            if text is None:  # an undo of the save that made the file
+                _remove(target)
+            elif current is None:
+                _create(target, text)
+            else:
+                files.write_atomic(target, text)
+        except RulebookError as error:  # refused: read-only, full, a link, a new file there
             if _put_back(writes[: done + 1]):
                 journal.discard(number)
                 error.hint = tr("nothing was saved: every sheet is as it was")
@@ -143,35 +188,43 @@ def write_all(journal: Journal, number: int, writes: list) -> None:
     journal.mark_applied(number)
 
 
+def _create(target: files.Inside, text: str) -> None:
+    """A new file, never one that appeared since it was found missing (nor a link)."""
+    try:
+        target.write(text, new=True)
+    except FileExistsError:
+        raise changed_since_read(target.path) from None
+    except OSError as error:
+        raise files.SaveError(
+            tr("cannot be written ({value}); the file is as it was", value=error.strerror or error),
+            path=str(target),
+        ) from None
+
+
+def _remove(target: files.Inside) -> None:
+    try:
+        target.remove()
+    except OSError as error:
+        raise files.SaveError(
+            tr("cannot be removed ({value}); the file is as it was", value=error.strerror or error),
+            path=str(target),
+        ) from None
+
+
 def _put_back(writes: list) -> bool:
     """Each file as it was before (a file that did not exist removed again); whether
     every one could be."""
     for target, _, previous in reversed(writes):
         try:
-            if read_current(target) == previous:
+            if target.read(MAX_FILE_BYTES) == previous:
                 continue
             if previous is None:
-                Path(target).unlink(missing_ok=True)
+                target.remove()
             else:
                 files.write_atomic(target, previous)
-        except (OSError, files.SaveError):
+        except (OSError, RulebookError):
             return False
     return True
-
-
-def _journaled(journal: Journal, **entry) -> int:
-    """journal.add_entry, with a journal the file system will not let us write (a
-    read-only folder, a full disk) said as such; nothing was saved then."""
-    try:
-        return journal.add_entry(**entry)
-    except sqlite3.Error as error:
-        raise JournalError(
-            tr(
-                "{path}: cannot be written ({error}); nothing was saved",
-                path=journal.path,
-                error=error,
-            )
-        ) from None
 
 
 def sheets_of(outcome) -> dict:
@@ -182,24 +235,27 @@ def sheets_of(outcome) -> dict:
     return {"self": outcome.sheet}
 
 
-def _planned(role: str, before: Sheet, after: Sheet, target: Path, new_file: bool):
+def _planned(role: str, before: Sheet, after: Sheet, target: files.Inside, new_file: bool):
     """(role, target, format, text the run started from, text to write, file now)."""
-    files.remove_strays(target.parent, target.name)
-    current = read_current(target)
+    target.remove_strays()
+    current = target.read(MAX_FILE_BYTES)
     if new_file:
         if current is not None:
             raise ParameterError(
-                tr("--save-as {target}: the file exists", target=target),
+                tr("--save-as {target}: the file exists", target=str(target)),
                 None,
-                tr("save into it with --char {target} --save, or name a new file", target=target),
+                tr(
+                    "save into it with --char {target} --save, or name a new file",
+                    target=str(target),
+                ),
             )
     elif before.text is not None and current != before.text:
-        raise changed_since_read(target)
+        raise changed_since_read(target.path)
     start = before.text if before.text is not None else current
     if start is None:
-        start = before.dumps(format_of(target))
-    if format_of(target) != before.text_format:
-        text = after.dumps(format_of(target))
+        start = before.dumps(format_of(target.path))
+    if format_of(target.path) != before.text_format:
+        text = after.dumps(format_of(target.path))
     else:
         text = after.file_text(before, start)
-    return role, target, format_of(target), start, text, current
+    return role, target, format_of(target.path), start, text, current

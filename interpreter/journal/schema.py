@@ -9,7 +9,9 @@ has one row in `runs`, one row per character in `run_sheets` (the acting charact
 role `self`; others are named by the parameter that took them), one row per change in
 `changes` (every character's, in order) and per decision in `choices` (who chose, and
 how). `state` is `pending` from the moment the entry is written until every sheet file
-has been replaced, then `applied`.
+has been replaced, then `applied`. A rulebook file saved over (`rulebook serve`'s editor)
+is an entry of kind `rulebook`: its one file, role `rulebook`, format `rules`, its text
+before (none: the file was made) and after (none: an undo took it away again).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sqlite3
 from dsl.messages import tr
 from interpreter.journal.errors import JournalError
 
-VERSION = 3
+VERSION = 4
 
 _VERSION_1 = """
 CREATE TABLE texts (
@@ -89,8 +91,49 @@ _VERSION_3 = """
 ALTER TABLE runs ADD COLUMN value_form INTEGER;
 """
 
+# Version 4: a rulebook file saved over is journaled too (kind `rulebook`, a file of format
+# `rules`), and a file's text before or after may be none (made, or taken away by an
+# undo). SQLite changes no CHECK in place: both tables are made anew and filled.
+_VERSION_4 = """
+CREATE TABLE runs_4 (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('run', 'undo', 'rulebook')),
+    state TEXT NOT NULL CHECK (state IN ('pending', 'applied')),
+    rulebook TEXT REFERENCES rulebooks (hash),
+    action TEXT,
+    params TEXT NOT NULL DEFAULT '{}',
+    result TEXT,
+    dice TEXT NOT NULL DEFAULT '[]',
+    origin TEXT NOT NULL DEFAULT 'none',
+    seed TEXT,
+    undoes INTEGER REFERENCES runs (id),
+    value_form INTEGER
+);
+INSERT INTO runs_4 (id, at, kind, state, rulebook, action, params, result, dice, origin,
+    seed, undoes, value_form)
+    SELECT id, at, kind, state, rulebook, action, params, result, dice, origin, seed, undoes,
+    value_form FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_4 RENAME TO runs;
+CREATE TABLE run_sheets_4 (
+    run INTEGER NOT NULL REFERENCES runs (id),
+    role TEXT NOT NULL,
+    sheet TEXT NOT NULL,
+    format TEXT NOT NULL CHECK (format IN ('yaml', 'json', 'rules')),
+    before TEXT REFERENCES texts (hash),
+    after TEXT REFERENCES texts (hash),
+    PRIMARY KEY (run, role)
+);
+INSERT INTO run_sheets_4 (run, role, sheet, format, before, after)
+    SELECT run, role, sheet, format, before, after FROM run_sheets;
+DROP TABLE run_sheets;
+ALTER TABLE run_sheets_4 RENAME TO run_sheets;
+CREATE INDEX run_sheets_by_sheet ON run_sheets (sheet, run);
+"""
+
 #: migrations[v] brings a journal at version v to v + 1
-MIGRATIONS: dict[int, str] = {0: _VERSION_1, 1: _VERSION_2, 2: _VERSION_3}
+MIGRATIONS: dict[int, str] = {0: _VERSION_1, 1: _VERSION_2, 2: _VERSION_3, 3: _VERSION_4}
 
 
 def migrate(connection: sqlite3.Connection, path: str) -> None:
@@ -109,6 +152,20 @@ def migrate(connection: sqlite3.Connection, path: str) -> None:
             ),
             hint=tr("upgrade rulebook to read it"),
         )
+    if version == VERSION:
+        return
+    # A step may make a table anew (version 4): the foreign keys are off while it is
+    # dropped and made again (SQLite's way; a pragma that only works outside a
+    # transaction). Rows are copied as they are: nothing a reference named is lost.
+    keys = connection.execute("PRAGMA foreign_keys").fetchone()[0]
+    connection.execute("PRAGMA foreign_keys = OFF")
+    try:
+        _steps(connection, version)
+    finally:
+        connection.execute(f"PRAGMA foreign_keys = {'ON' if keys else 'OFF'}")
+
+
+def _steps(connection: sqlite3.Connection, version: int) -> None:
     while version < VERSION:
         script = MIGRATIONS[version]
         # One transaction per step (the connection is in autocommit mode, so this is the

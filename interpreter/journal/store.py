@@ -10,82 +10,36 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-import attrs
-
+from dsl.load import MAX_FILE_SIZE
 from dsl.messages import tr
-from interpreter.journal import schema
+from interpreter import files
+from interpreter.errors import ParameterError
+from interpreter.journal import rows, schema
 from interpreter.journal.errors import JournalError, NoJournal
-from interpreter.sheet import text_digest
+from interpreter.journal.rows import ESCAPE, VALUE_FORM, Entry, SheetState, read_back
+from interpreter.sheet import MAX_SHEET_SIZE, text_digest
 from interpreter.values import FRACTION_FORM, FractionText
+
+__all__ = ["ESCAPE", "JOURNAL_NAME", "VALUE_FORM", "Entry", "Journal", "SheetState", "read_back"]
 
 JOURNAL_NAME = "journal.sqlite"
 #: how long a writer waits for another process's transaction, in milliseconds
 BUSY_TIMEOUT_MS = 30_000
-#: the form of the values a run is written with (schema.py, version 3): texts that read
-#: like a fraction, or begin with ESCAPE, are written after an ESCAPE
-VALUE_FORM = 1
-ESCAPE = "\x00"
-
-
-@attrs.frozen
-class SheetState:
-    """One character's sheet in one entry: its file, and its text before and after."""
-
-    role: str  # "self" for the acting character; another's parameter name
-    path: str  # as stored: relative to the journal's folder when inside it
-    text_format: str
-    before: str  # hash of the text the run started from
-    after: str  # hash of the text written
-
-
-@attrs.frozen
-class Entry:
-    """One saved run (or undo) as the journal holds it."""
-
-    id: int
-    at: str
-    kind: str  # "run" | "undo"
-    state: str  # "pending" | "applied"
-    rulebook: str | None  # hash
-    rulebook_name: str | None
-    action: str | None
-    params: dict
-    result: object
-    dice: tuple
-    origin: str
-    seed: int | None
-    undoes: int | None
-    sheets: tuple  # of SheetState
-    changes: tuple  # of dicts: role, path, before, after (every character's, in order)
-    choices: tuple  # of dicts: name, value, chooser (a role), how (None before version 2)
-
-    def sheet(self, role: str = "self") -> SheetState | None:
-        return next((s for s in self.sheets if s.role == role), None)
-
-    def sheet_of(self, stored_path: str) -> SheetState | None:
-        """This entry's state of one sheet file, if it touched it."""
-        return next((s for s in self.sheets if s.path == stored_path), None)
-
-    def to_json(self, undone_by: int | None = None) -> dict:
-        """The entry as `rulebook log --json` prints it (`undone_by`: the undo that took
-        it back, if one did)."""
-        return {
-            "entry": self.id,
-            "at": self.at,
-            "kind": self.kind,
-            "state": self.state,
-            "sheets": [s.path for s in self.sheets],
-            "action": self.action,
-            "params": self.params,
-            "result": self.result,
-            "changes": list(self.changes),
-            "choices": list(self.choices),
-            "undoes": self.undoes,
-            "undone_by": undone_by,
-        }
+#: bytes of one value the journal holds (a text, a row's JSON), at most: a rulebook file
+#: is at most 2 MB and a sheet 1 MB; a hostile journal's larger value is refused unread
+MAX_VALUE_BYTES = 32_000_000
+#: SQLite's steps (virtual machine instructions) one statement may take, at most: a
+#: hostile journal's views or triggers could loop; the largest journal's check is far less
+MAX_STEPS = 2_000_000_000
+_STEPS_PER_CALL = 100_000
+#: bytes of a file read back to check a save or an undo, at most: as any sheet, or as any
+#: rulebook file (a rulebook saved over is journaled too)
+MAX_FILE_BYTES = max(MAX_SHEET_SIZE, MAX_FILE_SIZE)
 
 
 class Journal:
@@ -94,7 +48,10 @@ class Journal:
     def __init__(self, path: str | Path, create: bool = True):
         self.path = Path(path)
         self.folder = self.path.parent
-        if not create and not self.path.exists():
+        self._root: Path | None = None
+        self._steps = [0]  # SQLite's steps of the statement under way (see _bounded)
+        exists = _journal_file(self.path)
+        if not create and not exists:
             raise NoJournal(
                 tr("no journal at {path}", path=self.path),
                 hint=tr(
@@ -106,12 +63,13 @@ class Journal:
             self.connection = sqlite3.connect(
                 self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
             )
+            _bounded(self.connection, self._steps)
             self.connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self.connection.execute("PRAGMA journal_mode = WAL")
             self.connection.execute("PRAGMA synchronous = FULL")
             self.connection.execute("PRAGMA foreign_keys = ON")
             schema.migrate(self.connection, str(self.path))
-        except sqlite3.DatabaseError as error:
+        except sqlite3.Error as error:
             raise JournalError(
                 tr("{path}: not a readable journal ({error})", path=self.path, error=error)
             ) from None
@@ -132,24 +90,76 @@ class Journal:
 
     # ─── paths ──────────────────────────────────────────────────────────────
 
+    @property
+    def root(self) -> Path:
+        """The journal's folder, as it is (its links resolved once): every sheet it names
+        is a file below it."""
+        if self._root is None:
+            self._root = self.folder.resolve()
+        return self._root
+
     def stored_path(self, path: str | Path) -> str:
-        """How a sheet file is named in the journal: relative to its folder if inside."""
+        """How a sheet file is named in the journal, to look it up: relative to its
+        folder (a file outside it gets its absolute path, as journals written before
+        saves were confined to the folder named one; no save names one so now)."""
         resolved = Path(path).resolve()
         try:
-            return resolved.relative_to(self.folder.resolve()).as_posix()
+            return resolved.relative_to(self.root).as_posix()
         except ValueError:
             return str(resolved)
 
+    def place_for(self, path: str | Path) -> files.Inside:
+        """Where a save of the sheet file `path` writes, and the name the journal gives
+        it (see `place_below`)."""
+        return place_below(self.folder, path, self.root)
+
+    def place_of(self, stored: str) -> files.Inside:
+        """The file an entry names: a plain relative name below the journal's folder
+        (reached without following a link), never a path taken as it is; a JournalError
+        for anything else (an absolute path, `..`)."""
+        try:
+            return files.Inside.named(self.root, stored)
+        except ValueError as error:
+            raise JournalError(
+                tr(
+                    "{path}: the journal names the sheet {name}, which is not a file in its "
+                    "folder ({reason}): nothing is read or written there",
+                    path=self.path,
+                    name=repr(stored)[:200],
+                    reason=error.args[0],
+                ),
+                hint=tr("an entry only a hand or another program wrote; see `rulebook log`"),
+            ) from None
+
     def file_of(self, stored: str) -> Path:
-        path = Path(stored)
-        return path if path.is_absolute() else self.folder / path
+        """The path of a file an entry names (checked as `place_of` checks it)."""
+        return self.place_of(stored).path
 
     # ─── writing ────────────────────────────────────────────────────────────
 
-    def transaction(self):
-        return _Transaction(self.connection)
+    @contextmanager
+    def transaction(self, nothing_saved: bool = False):
+        """One transaction; what SQLite refuses (a read-only folder, a full disk, a
+        damaged or hostile file) a JournalError (`nothing_saved`: and said so)."""
+        self._steps[0] = 0
+        try:
+            with _Transaction(self.connection) as connection:
+                yield connection
+        except sqlite3.Error as error:
+            said = (
+                tr(
+                    "{path}: cannot be written ({error}); nothing was saved",
+                    path=self.path,
+                    error=error,
+                )
+                if nothing_saved
+                else tr("{path}: cannot be written ({error})", path=self.path, error=error)
+            )
+            raise JournalError(said) from None
 
-    def put_text(self, text: str) -> str:
+    def put_text(self, text: str | None) -> str | None:
+        if text is None:  # no file (before it was made, or after an undo took it away)
+            return None
         digest = text_digest(text)
         self.connection.execute(
             "INSERT OR IGNORE INTO texts (hash, body) VALUES (?, ?)", (digest, text)
@@ -172,7 +182,7 @@ class Journal:
         self,
         *,
         kind: str,
-        sheets: list,  # of (role, path, format, before text, after text)
+        sheets: list,  # of (role, file: an Inside or a path, format, text before, after)
         changes: list,  # of (role, path, before, after), JSON values
         rulebook=None,  # a Bundle, or the hash of one already stored
         action: str | None = None,
@@ -185,9 +195,9 @@ class Journal:
         undoes: int | None = None,
     ) -> int:
         """Write a `pending` entry (one transaction); return its number."""
-        with self.transaction():
-            digest = rulebook if isinstance(rulebook, str) or rulebook is None else None
-            if digest is None:
+        with self.transaction(nothing_saved=True):
+            digest = rulebook  # a hash already stored, or None (a rulebook file's save)
+            if rulebook is not None and not isinstance(rulebook, str):
                 digest = self.put_rulebook(rulebook)
             cursor = self.connection.execute(
                 "INSERT INTO runs (at, kind, state, rulebook, action, params, result, dice, "
@@ -215,7 +225,7 @@ class Journal:
                     (
                         number,
                         role,
-                        self.stored_path(path),
+                        (path if isinstance(path, files.Inside) else self.place_for(path)).name,
                         text_format,
                         self.put_text(before),
                         self.put_text(after),
@@ -260,36 +270,58 @@ class Journal:
     # ─── reading ────────────────────────────────────────────────────────────
 
     def text(self, digest: str | None) -> str | None:
+        """A stored text by its hash; a text that does not match it is refused."""
         if digest is None:
             return None
-        row = self.connection.execute("SELECT body FROM texts WHERE hash = ?", (digest,)).fetchone()
+        row = self._one("SELECT body FROM texts WHERE hash = ?", (digest,))
         if row is None:
             raise JournalError(
-                tr("{path}: the text {value} is missing", path=self.path, value=digest[:12])
+                tr("{path}: the text {value} is missing", path=self.path, value=str(digest)[:12])
             )
-        return row[0]
+        body = row[0]
+        if not isinstance(body, str) or text_digest(body) != digest:
+            raise JournalError(
+                tr(
+                    "{path}: stored text {digest} does not match its hash",
+                    path=self.path,
+                    digest=str(digest)[:12],
+                )
+            )
+        return body
+
+    def stored_texts(self) -> list[tuple]:
+        """Every (hash, text) the journal keeps, as stored: a hash or a body that is not
+        a text is given as None (`journal verify` says so)."""
+        return [
+            (digest if isinstance(digest, str) else None, body if isinstance(body, str) else None)
+            for digest, body in self._all("SELECT hash, body FROM texts")
+        ]
 
     def rulebook_row(self, digest: str) -> dict:
-        row = self.connection.execute(
+        row = self._one(
             "SELECT name, title, path, sources FROM rulebooks WHERE hash = ?", (digest,)
-        ).fetchone()
+        )
         if row is None:
             raise JournalError(
                 tr("{path}: the rulebook {value} is missing", path=self.path, value=digest[:12])
             )
-        name, title, path, sources = row
-        return {
-            "hash": digest,
-            "name": name,
-            "title": title,
-            "path": path,
-            "sources": json.loads(sources),
-        }
+        try:
+            return rows.rulebook_of(digest, row)
+        except rows.Damaged as damaged:
+            raise JournalError(
+                tr(
+                    "{path}: the rulebook {value} is damaged ({column}: {reason})",
+                    path=self.path,
+                    value=digest[:12],
+                    column=damaged.column,
+                    reason=damaged.reason,
+                )
+            ) from None
 
     def entry(self, number: int) -> Entry:
         found = self.entries(numbers=[number])
         if not found:
-            last = self.connection.execute("SELECT max(id) FROM runs").fetchone()[0]
+            last = self._one("SELECT max(id) FROM runs")[0]
             hint = (
                 tr("runs are numbered 1 to {last}", last=last)
                 if last
@@ -327,73 +359,77 @@ class Journal:
         query += " ORDER BY runs.id" + (" DESC" if newest_first else "")
         if limit is not None:
             query += f" LIMIT {int(limit)}"
-        try:
-            rows = self.connection.execute(query, args).fetchall()
-            return [self._entry(row) for row in rows]
-        except (sqlite3.DatabaseError, ValueError, TypeError) as error:
-            raise JournalError(
-                tr("{path}: a damaged entry ({error})", path=self.path, error=error)
-            ) from None
+        return [self._entry(row) for row in self._all(query, args)]
 
     def _entry(self, row) -> Entry:
         number = row[0]
-        escaped = row[13] == VALUE_FORM
-
-        def value(text: str):
-            return read_back(json.loads(text), escaped)
-
-        sheets = tuple(
-            SheetState(*r)
-            for r in self.connection.execute(
-                "SELECT role, sheet, format, before, after FROM run_sheets WHERE run = ? "
-                "ORDER BY role != 'self', role",
-                (number,),
+        try:
+            return rows.entry_of(
+                row,
+                self._all(
+                    "SELECT role, sheet, format, before, after FROM run_sheets WHERE run = ? "
+                    "ORDER BY role != 'self', role",
+                    (number,),
+                ),
+                self._all(
+                    "SELECT role, path, before, after FROM changes WHERE run = ? ORDER BY seq",
+                    (number,),
+                ),
+                self._all(
+                    "SELECT name, value, chooser, how FROM choices WHERE run = ? ORDER BY seq",
+                    (number,),
+                ),
             )
-        )
-        changes = tuple(
-            {"role": r[0], "path": r[1], "before": value(r[2]), "after": value(r[3])}
-            for r in self.connection.execute(
-                "SELECT role, path, before, after FROM changes WHERE run = ? ORDER BY seq",
-                (number,),
-            )
-        )
-        choices = tuple(
-            {"name": r[0], "value": value(r[1]), "chooser": r[2], "how": r[3]}
-            for r in self.connection.execute(
-                "SELECT name, value, chooser, how FROM choices WHERE run = ? ORDER BY seq",
-                (number,),
-            )
-        )
-        return Entry(
-            id=number,
-            at=row[1],
-            kind=row[2],
-            state=row[3],
-            rulebook=row[4],
-            rulebook_name=row[5],
-            action=row[6],
-            params=value(row[7]),
-            result=value(row[8]) if row[8] is not None else None,
-            dice=tuple(json.loads(row[9])),
-            origin=row[10],
-            seed=None if row[11] is None else int(row[11]),
-            undoes=row[12],
-            sheets=sheets,
-            changes=changes,
-            choices=choices,
-        )
+        except rows.Damaged as damaged:
+            raise JournalError(
+                tr(
+                    "{path}: entry {number} is damaged ({column}: {reason})",
+                    path=self.path,
+                    number=str(number)[:40],
+                    column=damaged.column,
+                    reason=damaged.reason,
+                ),
+                hint=tr("an entry only a hand or another program wrote; see `rulebook log`"),
+            ) from None
 
     def sheet_paths(self) -> list[str]:
-        return [r[0] for r in self.connection.execute("SELECT DISTINCT sheet FROM run_sheets")]
+        """Every sheet name the journal's entries give (each checked where it is used)."""
+        names = self._all("SELECT DISTINCT sheet FROM run_sheets")
+        return [r[0] for r in names if isinstance(r[0], str)]  # (entries() says the rest)
 
     def integrity(self) -> list[str]:
         """SQLite's own check of the file, and of the references between tables."""
-        problems = [r[0] for r in self.connection.execute("PRAGMA integrity_check") if r[0] != "ok"]
+        problems = [r[0] for r in self._all("PRAGMA integrity_check") if r[0] != "ok"]
         problems += [
             f"{r[0]} row {r[1]} refers to a missing {r[2]}"
-            for r in self.connection.execute("PRAGMA foreign_key_check")
+            for r in self._all("PRAGMA foreign_key_check")
         ]
         return problems
+
+    def _all(self, query: str, args=()) -> list:
+        """The rows of a query; what SQLite refuses to give (a value past
+        MAX_VALUE_BYTES, text that is not UTF-8, a statement past MAX_STEPS, a damaged
+        file) a JournalError."""
+        self._steps[0] = 0
+        try:
+            return self.connection.execute(query, args).fetchall()
+        except (sqlite3.Error, OverflowError) as error:
+            if self._steps[0] > MAX_STEPS:
+                raise JournalError(
+                    tr(
+                        "{path}: reading it took more than {most} steps (a view or a trigger "
+                        "that loops?): not a journal rulebook wrote",
+                        path=self.path,
+                        most=MAX_STEPS,
+                    )
+                ) from None
+            raise JournalError(
+                tr("{path}: a damaged entry ({error})", path=self.path, error=str(error)[:200])
+            ) from None
+
+    def _one(self, query: str, args=()):
+        found = self._all(query, args)
+        return found[0] if found else None
 
 
 class _Transaction:
@@ -430,22 +466,6 @@ def stored(value):
     return value
 
 
-def read_back(value, escaped: bool):
-    """A stored value as `stored` was given it: texts of the form "7/2" are fractions
-    (FractionText), an escaped text the text. `escaped` False: a run written before
-    version 3, where a text "7/2" and the fraction were written alike (read as the
-    fraction, the likelier)."""
-    if isinstance(value, str):
-        if escaped and value.startswith(ESCAPE):
-            return value[1:]
-        return FractionText(value) if FRACTION_FORM.fullmatch(value) else value
-    if isinstance(value, list):
-        return [read_back(v, escaped) for v in value]
-    if isinstance(value, dict):
-        return {k: read_back(v, escaped) for k, v in value.items()}
-    return value
-
-
 def _json(value) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
@@ -453,3 +473,70 @@ def _json(value) -> str:
 def default_journal(folder: str | Path | None = None) -> Path:
     """`journal.sqlite` in `folder` (the current folder by default)."""
     return Path(folder if folder is not None else os.getcwd()) / JOURNAL_NAME
+
+
+def place_below(folder: Path, path: str | Path, root: Path | None = None) -> files.Inside:
+    """The sheet file `path` as the journal of `folder` names it, to be saved: a file
+    below the folder that is not a symbolic link (Refused: a save never writes through
+    one), else a ParameterError (a journal keeps the sheets of its own folder). The links
+    of the folders on the way, which the person or app named, are resolved once."""
+    path = Path(path)
+    files.Inside.beside(path).refuse_link()
+    root = root if root is not None else folder.resolve()
+    real = path.parent.resolve() / path.name
+    try:
+        return files.Inside.named(root, real.relative_to(root).as_posix())
+    except ValueError:
+        raise ParameterError(
+            tr(
+                "{path} is not in the journal's folder ({folder}): a journal keeps the "
+                "sheets of its own folder and the folders below it",
+                path=str(path),
+                folder=str(root),
+            ),
+            hint=tr(
+                "keep a campaign's sheets under one folder, or pass --journal with the "
+                "journal of a folder that holds them"
+            ),
+        ) from None
+
+
+def _journal_file(path: Path) -> bool:
+    """Whether a journal file is there; one that is a symbolic link, or not a regular
+    file, is refused: a journal is written only as a file itself."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as error:
+        raise JournalError(
+            tr("{path}: not a readable journal ({error})", path=path, error=error.strerror)
+        ) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise JournalError(
+            tr(
+                "{path}: a symbolic link (to {target}); a journal is written only as a file "
+                "itself, never through a link",
+                path=path,
+                target=os.readlink(path),
+            ),
+            hint=tr("pass --journal with the file the link leads to"),
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise JournalError(tr("{path}: not a journal file", path=path))
+    return True
+
+
+def _bounded(connection: sqlite3.Connection, steps: list) -> None:
+    """A connection that reads a hostile file within bounds: no value past
+    MAX_VALUE_BYTES, no statement past MAX_STEPS (counted in `steps[0]`, which the
+    journal sets back to 0 before each statement or transaction), no function with side
+    effects run by the file's own views or triggers."""
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+    connection.execute("PRAGMA trusted_schema = OFF")
+
+    def count() -> int:
+        steps[0] += _STEPS_PER_CALL
+        return 1 if steps[0] > MAX_STEPS else 0  # non-zero: SQLite stops the statement
+
+    connection.set_progress_handler(count, _STEPS_PER_CALL)

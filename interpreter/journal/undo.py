@@ -1,5 +1,9 @@
 """Undo: the sheets as they were before a run, written back and journaled as an entry.
 
+A rulebook file saved over from the server's editor (an entry of kind `rulebook`) is
+undone the same way: its text before is put back (a file that did not exist is taken
+away again).
+
 An undo is itself an entry (kind `undo`, naming the entry it undoes), so undoing an undo
 brings the run's effect back, and the history never loses anything. Only the sheets the
 run changed are put back (another character it only read is left alone). An undo is
@@ -17,8 +21,8 @@ from interpreter.errors import SheetError
 from interpreter.journal.bundle import bundle_from_row, rebuild
 from interpreter.journal.errors import UndoRefused
 from interpreter.journal.saving import holding, write_all
-from interpreter.journal.store import Entry, Journal
-from interpreter.sheet import Sheet, parse_text, read_current
+from interpreter.journal.store import MAX_FILE_BYTES, Entry, Journal
+from interpreter.sheet import Sheet, parse_text
 from interpreter.values import to_json
 
 
@@ -43,11 +47,12 @@ def undone_by(entries: list[Entry]) -> dict[int, int]:
 
 
 def default_target(journal: Journal) -> Entry:
-    """The last run whose effect still stands."""
+    """The last run (or rulebook saved over) whose effect still stands."""
     entries = journal.entries()
     gone = undone(entries)
     for entry in reversed(entries):
-        if entry.kind == "run" and entry.state == "applied" and entry.id not in gone:
+        standing = entry.state == "applied" and entry.id not in gone
+        if entry.kind in ("run", "rulebook") and standing:
             return entry
     raise UndoRefused(tr("there is no run to undo"), hint=tr("`rulebook log` lists the runs"))
 
@@ -56,8 +61,10 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
     """Put every sheet of entry `number` (by default the last standing run) back as it
     was before it; return the new undo entry's number."""
     target = journal.entry(number) if number is not None else default_target(journal)
-    paths = [journal.file_of(s.path) for s in target.sheets]
-    with holding(journal, paths):
+    # every file the entry names, checked before anything is read or written: a name
+    # below the journal's folder, reached without a link (a JournalError otherwise)
+    places = {s.path: journal.place_of(s.path) for s in target.sheets}
+    with holding(journal, list(places.values())):
         target = journal.entry(target.id)  # as it is now that nothing else can write
         if target.state != "applied":
             raise UndoRefused(tr("run {id} was never completed; nothing to undo", id=target.id))
@@ -72,7 +79,7 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
         # only the sheets the run changed: another character it read but left alone is
         # not put back (nor does a later change to that one stand in the way)
         for state in [s for s in target.sheets if s.before != s.after]:
-            path = journal.file_of(state.path)
+            path = places.get(state.path) or journal.place_of(state.path)
             later = [
                 e
                 for e in entries
@@ -82,7 +89,7 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
                 and not (e.kind == "undo" and e.undoes in gone)  # a run and its undo cancel
                 and any(s.path == state.path and s.before != s.after for s in e.sheets)
             ]
-            current = read_current(path)
+            current = path.read(MAX_FILE_BYTES)
             if not force:
                 if later:
                     numbers = ", ".join(str(e.id) for e in later)
@@ -132,7 +139,10 @@ def undo(journal: Journal, number: int | None = None, force: bool = False) -> in
 
 def _changes(journal: Journal, target: Entry, state, current, restored) -> list[tuple]:
     """What the undo changes on one sheet, read with the rulebook of the run (so that a
-    field the file leaves out shows its value, not its absence)."""
+    field the file leaves out shows its value, not its absence); a rulebook file has no
+    fields: its text is put back whole."""
+    if state.text_format == "rules":
+        return []
     try:
         book = rebuild(bundle_from_row(journal.rulebook_row(target.rulebook), journal.text))
         now = Sheet.from_text(current, book, state.path, state.text_format).to_data()

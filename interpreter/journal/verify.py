@@ -22,8 +22,8 @@ from interpreter import files
 from interpreter.engine import Engine
 from interpreter.journal.recovery import complete_pending
 from interpreter.journal.rerun import inputs_of, mismatches, run_again
-from interpreter.journal.store import Journal
-from interpreter.sheet import read_current, text_digest
+from interpreter.journal.store import JOURNAL_NAME, MAX_FILE_BYTES, Journal
+from interpreter.sheet import text_digest
 
 OK, NOTE, REPAIRED, PROBLEM = "ok", "note", "repaired", "problem"
 
@@ -54,28 +54,24 @@ def verify_journal(
     problems = journal.integrity()
     findings += [Finding(PROBLEM, f"database: {p}") for p in problems]
     stored = journal.sheet_paths()
-    with _locks(journal, stored):
+    places, refused = _places(journal, stored)
+    findings += refused
+    with _locks(journal, places.values()):
         for repair_done in complete_pending(journal, None, force=force, dry_run=not repair):
-            level = PROBLEM if repair_done.what == "conflict" or not repair else REPAIRED
+            level = (
+                PROBLEM if repair_done.what in ("conflict", "refused") or not repair else REPAIRED
+            )
             if repair_done.what == "already written" and repair:
                 level = REPAIRED
             findings.append(Finding(level, repair_done.describe()))
-        folders = {journal.file_of(p).parent for p in stored} | {journal.folder}
+        folders = {place.folder: place for place in places.values()}
+        folders.setdefault(journal.folder, files.Inside(journal.folder, (JOURNAL_NAME,)))
         for folder in sorted(folders):
-            for stray in files.stray_temporaries(folder):
-                if repair:
-                    stray.unlink(missing_ok=True)
-                findings.append(
-                    Finding(
-                        REPAIRED if repair else PROBLEM,
-                        f"{stray.name}: a temporary file a killed save left behind"
-                        + (" (removed)" if repair else ""),
-                    )
-                )
+            findings += _strays(folders[folder], repair)
         findings += _texts(journal)
         entries = journal.entries()
-        for path in stored:
-            findings += _chain(journal, [e for e in entries if e.sheet_of(path)], path)
+        for path, place in places.items():
+            findings += _chain(journal, [e for e in entries if e.sheet_of(path)], path, place)
         if rerun:
             findings += _reruns(journal, entries, progress)
     if not any(f.level in (PROBLEM, REPAIRED) for f in findings):
@@ -84,10 +80,44 @@ def verify_journal(
     return Report(tuple(findings))
 
 
-def _locks(journal: Journal, stored: list[str]) -> ExitStack:
+def _strays(place: files.Inside, repair: bool) -> list[Finding]:
+    """The temporaries killed saves left in a sheet's folder (removed, with `repair`)."""
+    try:
+        strays = place.remove_strays(any_target=True) if repair else place.strays(True)
+    except RulebookError as error:  # a folder on the way that is a link: left alone
+        return [Finding(PROBLEM, f"{place.name}: {error.message}")]
+    return [
+        Finding(
+            REPAIRED if repair else PROBLEM,
+            f"{stray.name}: a temporary file a killed save left behind"
+            + (" (removed)" if repair else ""),
+        )
+        for stray in strays
+    ]
+
+
+def _places(journal: Journal, stored: list[str]) -> tuple[dict, list[Finding]]:
+    """The file of each sheet name the journal gives, and a problem for each name that
+    is not a file below its folder, or lies behind a folder that is a link (never
+    locked, read or written)."""
+    places, refused = {}, []
+    for name in stored:
+        try:
+            place = journal.place_of(name)
+            place.refuse_link(leaf=False)  # (its folder is locked: never one out of reach)
+        except RulebookError as error:
+            refused.append(
+                Finding(PROBLEM, tr("{name}: {message}", name=name, message=error.message))
+            )
+            continue
+        places[name] = place
+    return places, refused
+
+
+def _locks(journal: Journal, places) -> ExitStack:
     """Every folder's lock (completing pending entries is this command's own work)."""
     stack = ExitStack()
-    folders = [journal.folder] + [journal.file_of(p).parent for p in stored]
+    folders = [journal.folder] + [place.folder for place in places]
     for lock in files.lock_folders(folders):
         stack.enter_context(lock)
     return stack
@@ -95,17 +125,16 @@ def _locks(journal: Journal, stored: list[str]) -> ExitStack:
 
 def _texts(journal: Journal) -> list[Finding]:
     out = []
-    for digest, body in journal.connection.execute("SELECT hash, body FROM texts"):
-        if text_digest(body) != digest:
+    for digest, body in journal.stored_texts():
+        if digest is None or body is None or text_digest(body) != digest:
+            shown = (digest or "?")[:12]
             out.append(
-                Finding(
-                    PROBLEM, tr("stored text {digest} does not match its hash", digest=digest[:12])
-                )
+                Finding(PROBLEM, tr("stored text {digest} does not match its hash", digest=shown))
             )
     return out
 
 
-def _chain(journal: Journal, entries, path: str) -> list[Finding]:
+def _chain(journal: Journal, entries, path: str, place: files.Inside) -> list[Finding]:
     out = []
     previous = None
     for entry in entries:
@@ -119,10 +148,16 @@ def _chain(journal: Journal, entries, path: str) -> list[Finding]:
         previous = (entry.id, state.after)
     if previous is None:
         return out
-    current = read_current(journal.file_of(path))
+    try:
+        current = place.read(MAX_FILE_BYTES)
+    except RulebookError as error:  # a link, not a regular file, too large, not UTF-8
+        return [*out, Finding(PROBLEM, f"{path}: {error.message}")]
     if current is None:
-        out.append(Finding(NOTE, f"{path}: the file is gone (entry {previous[0]} wrote it last)"))
-    elif text_digest(current) != previous[1]:
+        if previous[1] is not None:  # (None: the entry took the file away, an undo)
+            out.append(
+                Finding(NOTE, f"{path}: the file is gone (entry {previous[0]} wrote it last)")
+            )
+    elif previous[1] is None or text_digest(current) != previous[1]:
         out.append(Finding(NOTE, f"{path}: edited since entry {previous[0]} wrote it"))
     return out
 

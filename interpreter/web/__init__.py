@@ -15,7 +15,9 @@ A thin shell over the public API (dsl.load, Engine, describe, odds), on Starlett
     replay   dice typed in and choices answered one by one: the run replayed each time
     saving   saves journaled (every character's sheet, or none), history and undo
     words    the page's own words, in the rulebook's language
-    guard    Host, size and cross-site checks; safe headers on every answer
+    guard    Host, token, cross-site and CSRF checks, sizes; safe headers on every answer
+    access   who may use the server: its Host names, its token, its CSRF token
+    paths    no path of the server in an answer: files named as the client knows them
     protocol slow clients: request timeouts, connections per address (uvicorn's h11)
     openapi  the API's description at /openapi.json
     errors   the project's errors as 4xx answers

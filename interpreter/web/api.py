@@ -44,7 +44,11 @@ class Api:
     async def save_rulebook(self, request):
         body = await json_body(request)
         unknown_fields(body, {"text"})
-        args = {"name": request.path_params["name"], "body": body}
+        args = {
+            "name": request.path_params["name"],
+            "body": body,
+            "if_match": request.headers.get("if-match"),  # the version it replaces
+        }
         return await self.workers.answer(request, "save_rulebook", args, writes=True)
 
     async def characters(self, request):

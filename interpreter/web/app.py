@@ -3,26 +3,30 @@
 from __future__ import annotations
 
 import contextlib
+import html
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from dsl.errors import RulebookError
 from dsl.messages import language_for, tr
+from interpreter.web.access import access_for
 from interpreter.web.api import Api
+from interpreter.web.editing import Editing
 from interpreter.web.errors import RequestError, ServerFailed, error_json, status_of
 from interpreter.web.guard import MAX_BODY, Guard
 from interpreter.web.library import Library
 from interpreter.web.openapi import document
+from interpreter.web.paths import PublicPaths
 from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS, Workers
 
 STATIC = Path(__file__).parent / "static"
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 log = logging.getLogger("rulebook.web")
 
 
@@ -33,17 +37,21 @@ def create_app(
     max_body: int = MAX_BODY,
     run_seconds: float = RUN_SECONDS,
     language: str | None = None,
+    token: str | None = None,
+    allow_hosts: Iterable[str] = (),
     workers: dict | None = None,
 ):
     """The ASGI app serving FOLDER's rulebooks and characters (and the shipped ones).
 
-    `host` is the address the server listens on: only its name (and, on loopback, the
-    other names of this machine's loopback) is accepted in a request's Host header; a
-    server opened to every address ("0.0.0.0", "::") accepts any. `odds_seconds` and
-    `run_seconds` bound the time of one odds computation and of one run; `language`
+    `host` is the address the server listens on. A request's Host header must name
+    it, localhost, one of this machine's names or addresses, or one of `allow_hosts`.
+    Bound to anything but loopback, the server asks every request for a token: `token`,
+    or one made here (the app's `access.token`, for the address to print). `odds_seconds`
+    and `run_seconds` bound the time of one odds computation and of one run; `language`
     (`serve --lang`) is the page's language instead of each rulebook's own; `workers`
     the worker processes' options (interpreter.web.work.Workers: `quick`, `heavy`).
     """
+    access = access_for(host, token, allow_hosts)
     library = Library(folder)  # the folder checked here; each worker process has its own
     workers = Workers(library.folder, odds_seconds, run_seconds, language, **(workers or {}))
     api = Api(workers)
@@ -54,8 +62,21 @@ def create_app(
         yield
         await workers.stop()
 
+    async def page(request):
+        # The page carries the CSRF token its scripts send with every request that posts.
+        text = (STATIC / "index.html").read_text(encoding="utf-8")
+        text = text.replace("{{csrf_token}}", html.escape(access.csrf), 1)
+        return HTMLResponse(text, headers={"cache-control": "no-store"})
+
+    async def session(request):
+        return JSONResponse(
+            {"csrf_token": access.csrf, "token_required": access.token is not None},
+            headers={"cache-control": "no-store"},
+        )
+
     routes = [
         Route("/", page),
+        Route("/api/session", session),
         Route("/openapi.json", openapi),
         Route("/api/rulebooks", api.rulebooks),
         Route("/api/rulebooks/{name}", api.rulebook),
@@ -69,6 +90,7 @@ def create_app(
         Route("/api/run", api.run, methods=["POST"]),
         Route("/api/odds", api.odds, methods=["POST"]),
         Route("/api/check", api.check, methods=["POST"]),
+        Route("/api/editor", Editing(workers).answer, methods=["POST"]),
         Route("/api/language", api.language),
         Route("/api/words", api.words),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -84,19 +106,7 @@ def create_app(
     )
     app.state.library = library
     app.state.workers = workers
-    return Guard(app, allowed_hosts(host), max_body)
-
-
-def allowed_hosts(host: str) -> set[str] | None:
-    if host in ("0.0.0.0", "::", ""):
-        return None
-    if host in LOCAL_HOSTS or host.startswith("127."):
-        return LOCAL_HOSTS | {host}
-    return {host}
-
-
-async def page(request):
-    return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
+    return Guard(PublicPaths(app, library.folder), access, max_body)
 
 
 async def openapi(request):

@@ -13,7 +13,7 @@ from interpreter.errors import ParameterError, SheetChanged
 from interpreter.files import FileBusy
 from interpreter.journal import UndoRefused
 from interpreter.json_data import error_data
-from interpreter.web.library import NotFound
+from interpreter.web.library import NotFound, VersionMismatch, VersionRequired
 
 
 class RequestError(RulebookError):
@@ -35,12 +35,17 @@ class ServerFailed(RequestError):
 
 def status_of(error: RulebookError) -> int:
     """400 a bad request or parameter; 404 an unknown name; 409 a save or undo the files'
-    state refuses; 422 a rulebook, sheet or expression that is not valid, or an
-    evaluation that could not finish."""
+    state refuses; 412 a rulebook saved over that changed since the version named; 428
+    one saved over naming no version; 422 a rulebook, sheet or expression that is not
+    valid, or an evaluation that could not finish."""
     if isinstance(error, RequestError):
         return error.status
     if isinstance(error, NotFound):
         return 404
+    if isinstance(error, VersionMismatch):
+        return 412
+    if isinstance(error, VersionRequired):
+        return 428
     if isinstance(error, SheetChanged | FileBusy | UndoRefused):
         return 409
     if isinstance(error, ParameterError):

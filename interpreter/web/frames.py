@@ -22,12 +22,14 @@ JOB = b"J"
 PROGRESS = b"P"
 #: a worker → the server: the inputs are checked, the work proper starts
 READY = b"Y"
+#: a worker → the server: headers of the answer to come (JSON: name → value)
+HEADERS = b"H"
 #: a worker → the server: the job's answer (its status, the body's bytes)
 DONE = b"D"
 #: a worker → the server: it stops after this job (its memory grew past its bound)
 RETIRING = b"Q"
 
-KINDS = {JOB, PROGRESS, READY, DONE, RETIRING}
+KINDS = {JOB, PROGRESS, READY, HEADERS, DONE, RETIRING}
 
 
 def frame(kind: bytes, payload: bytes = b"", status: int = 0) -> bytes:

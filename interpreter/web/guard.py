@@ -1,20 +1,26 @@
-"""What every request passes first: its Host, its size, where it came from; safe headers.
+"""What every request passes first: its Host, its token, where it came from, its size.
 
-- Host: only the names the server was bound to (a page on another site that rebinds its
-  own name to 127.0.0.1 is refused: DNS rebinding).
-- Size: a body over `max_body` bytes is refused (413) before it is read whole.
+- Host: only the names of this server (interpreter.web.access): a page on another site
+  that rebinds its own name to this machine's address is refused (DNS rebinding).
+- Token: when the server has one (bound beyond loopback, or given), every request must
+  carry it (401 otherwise); `?token=` in an address sets the page's cookie and is taken
+  out of the address at once (a redirect).
 - Cross-site requests: a request that changes or computes anything (any method but GET,
   HEAD, OPTIONS) must be JSON (`Content-Type: application/json`, which a cross-site form
-  cannot send without a CORS preflight this server never grants), and must come from the
-  server's own page (`Origin` and `Sec-Fetch-Site`, when the browser sends them).
+  cannot send without a CORS preflight this server never grants), must come from the
+  server's own page (`Origin` and `Sec-Fetch-Site`, when the browser sends them), and
+  must carry the server's CSRF token (`X-CSRF-Token`; 403 otherwise).
+- Size: a body over `max_body` bytes is refused (413) before it is read whole.
 - Every answer carries a Content-Security-Policy allowing nothing but the server itself.
 """
 
 from __future__ import annotations
 
 import json
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from dsl.messages import tr
+from interpreter.web.access import CSRF_HEADER, Access
 from interpreter.web.errors import RequestError, error_json
 
 #: bytes a request body may have (a rulebook text of MAX_TEXT characters, escaped)
@@ -38,15 +44,17 @@ HEADERS = [
 class Guard:
     """ASGI middleware: the checks above, then the app."""
 
-    def __init__(self, app, hosts: set[str] | None, max_body: int = MAX_BODY):
+    def __init__(self, app, access: Access, max_body: int = MAX_BODY):
         self.app = app
-        self.hosts = hosts  # None: any Host (the server was opened to the network on purpose)
+        self.access = access
         self.max_body = max_body
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
+        if scope["type"] == "websocket":  # none is served: refused before anything is read
+            return await send({"type": "websocket.close", "code": 1008})
+        if scope["type"] != "http":  # the lifespan's start and stop
             return await self.app(scope, receive, send)
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = _headers(scope)
 
         async def send_safe(message):
             if message["type"] == "http.response.start":
@@ -57,6 +65,12 @@ class Guard:
         refusal = self.refusal(scope, headers)
         if refusal is not None:
             return await _answer(send_safe, refusal)
+        if self.access.token is not None and scope["method"] in SAFE_METHODS:
+            given = _query(scope).get("token")
+            if given is not None:  # the address printed: into the cookie, out of the address
+                if not self.access.is_token(given):
+                    return await _answer(send_safe, _unauthorized())
+                return await self.take_token(scope, send_safe)
         if scope["method"] in SAFE_METHODS:
             return await self.app(scope, receive, send_safe)
         body = await self.read_body(receive, headers)
@@ -75,23 +89,27 @@ class Guard:
 
     def refusal(self, scope, headers: dict) -> RequestError | None:
         host = headers.get("host", "")
-        if self.hosts is not None and _host_name(host) not in self.hosts:
+        if not self.access.allows_host(host):
             return RequestError(
                 tr("this server does not answer to the host {host}", host=repr(host)),
-                tr("open it at the address `rulebook serve` printed"),
+                tr(
+                    "open it at the address `rulebook serve` printed, or start it with "
+                    "--allow-host NAME for a name of your own"
+                ),
             )
+        if self.access.token is not None and not self.authorized(scope, headers):
+            return _unauthorized()
         if scope["method"] in SAFE_METHODS:
             return None
         site = headers.get("sec-fetch-site")
         if site is not None and site not in ("same-origin", "none"):
-            return RequestError(
+            return Forbidden(
                 tr("a cross-site request: this server only takes requests from its own page"),
                 status=403,
             )
         origin = headers.get("origin")
-        scheme = scope.get("scheme", "http")
-        if origin is not None and origin != f"{scheme}://{host}":
-            return RequestError(
+        if origin is not None and not _same_origin(origin, host):
+            return Forbidden(
                 tr(
                     "a request from another origin ({origin}): this server only takes "
                     "requests from its own page",
@@ -105,7 +123,48 @@ class Guard:
                 tr("the body must be JSON, sent with Content-Type: application/json"),
                 status=415,
             )
+        if not self.access.is_csrf(headers.get(CSRF_HEADER)):
+            return Forbidden(
+                tr("a request that posts must carry this server's CSRF token (X-CSRF-Token)"),
+                tr(
+                    "reload the page (it is served with the token); a program reads it at "
+                    "GET /api/session"
+                ),
+                status=403,
+            )
         return None
+
+    def authorized(self, scope, headers: dict) -> bool:
+        """The token in `Authorization: Bearer`, in the page's cookie, or (a GET of an
+        address `rulebook serve` printed) in `?token=`."""
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and self.access.is_token(given.strip()):
+            return True
+        if self.access.is_token(_cookie(headers.get("cookie", ""), self.access.cookie)):
+            return True
+        return scope["method"] in SAFE_METHODS and self.access.is_token(_query(scope).get("token"))
+
+    async def take_token(self, scope, send) -> None:
+        """The page opened with `?token=` (checked already): the token goes into its
+        cookie, and the browser is sent to the same address without it (so that it is in
+        no address bar, history or bookmark)."""
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), True)
+        rest = urlencode([(k, v) for k, v in query if k != "token"])
+        # this server's own path, never another site's (`//evil.example`, `/\evil.example`)
+        location = "/" + quote(scope["path"].lstrip("/"), safe="/") + (f"?{rest}" if rest else "")
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 303,
+                "headers": [
+                    (b"location", location.encode("ascii")),
+                    (b"set-cookie", self.access.set_cookie()),
+                    (b"cache-control", b"no-store"),
+                    (b"content-length", b"0"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": b""})
 
     async def read_body(self, receive, headers: dict) -> bytes | RequestError:
         too_large = RequestError(
@@ -128,24 +187,72 @@ class Guard:
                 return b"".join(chunks)
 
 
-def _host_name(host: str) -> str:
-    """`127.0.0.1:8000` → `127.0.0.1`; `[::1]:8000` → `::1`."""
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+class Unauthorized(RequestError):
+    """A request without the server's token (HTTP 401)."""
+
+    code = "unauthorized"
+
+
+class Forbidden(RequestError):
+    """A request from another site, or without the CSRF token (HTTP 403)."""
+
+    code = "forbidden"
+
+
+def _unauthorized() -> Unauthorized:
+    return Unauthorized(
+        tr("this server asks for its token, and the request carries none that fits"),
+        tr(
+            "open the address `rulebook serve` printed (it ends in ?token=...); a "
+            "program sends the header Authorization: Bearer TOKEN"
+        ),
+        status=401,
+    )
+
+
+def _same_origin(origin: str, host: str) -> bool:
+    """Whether a request's Origin is this server as the request names it (its Host): the
+    same host and port, over HTTP or HTTPS (a proxy in front may speak HTTPS)."""
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and parts.netloc.lower() == host.strip().lower()
+
+
+def _headers(scope) -> dict[str, str]:
+    """The request's headers by lower-case name (a repeated one joined, cookies by `;`)."""
+    out: dict[str, str] = {}
+    for key, value in scope["headers"]:
+        name, text = key.decode("latin-1").lower(), value.decode("latin-1")
+        if name in out:
+            text = out[name] + ("; " if name == "cookie" else ", ") + text
+        out[name] = text
+    return out
+
+
+def _query(scope) -> dict[str, str]:
+    return dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+
+
+def _cookie(header: str, name: str) -> str | None:
+    """The value of cookie `name` in a Cookie header (the last one of that name)."""
+    found = None
+    for part in header.split(";"):
+        key, equals, value = part.strip().partition("=")
+        if equals and key == name:
+            found = value.strip().strip('"')
+    return found
 
 
 async def _answer(send, error: RequestError) -> None:
     body = json.dumps(error_json(error), ensure_ascii=False).encode("utf-8")
-    await send(
-        {
-            "type": "http.response.start",
-            "status": error.status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"cache-control", b"no-store"),
-            ],
-        }
-    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store"),
+    ]
+    if error.status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="rulebook"'))
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -21,7 +21,7 @@ from interpreter.values import to_json
 from interpreter.web import saving
 from interpreter.web.body import field
 from interpreter.web.errors import RequestError, diagnostic_json
-from interpreter.web.library import Library
+from interpreter.web.library import Library, version_of
 from interpreter.web.words import page_words
 
 #: characters of rulebook text a request may carry (the largest shipped one has 77 000)
@@ -65,6 +65,13 @@ class Work:
             self.tell(b"P", line({"progress": {"phase": phase, "done": done, "total": total}}))
 
 
+class Answer:
+    """A job's answer with headers of its own (an ETag): `document` is what is sent."""
+
+    def __init__(self, document: dict, headers: dict):
+        self.document, self.headers = document, headers
+
+
 def odds_too_long(seconds: float) -> LimitExceeded:
     return LimitExceeded(
         tr(
@@ -106,20 +113,22 @@ def rulebook(work: Work, args: dict) -> dict:
     return describe_data(book, language_of(args, book))
 
 
-def rulebook_source(work: Work, args: dict) -> dict:
+def rulebook_source(work: Work, args: dict) -> Answer:
     name = args["name"]
     path = work.library.rulebook_path(name)
     source = work.library.rulebook_files()[name][1]
     text = path.read_text("utf-8")
-    return {"name": name, "source": source, "path": str(path), "text": text}
+    version = version_of(text)  # what a save over it names (If-Match)
+    out = {"name": name, "source": source, "path": str(path), "text": text, "version": version}
+    return Answer(out, {"etag": version, "cache-control": "no-cache"})
 
 
-def save_rulebook(work: Work, args: dict) -> dict:
+def save_rulebook(work: Work, args: dict) -> Answer:
     body = args["body"]
     text = text_field(body, "text", required=True)
     name = args["name"]
-    target = work.library.save_rulebook(name, text)
-    return {"saved": name, "file": target.name}
+    saved = saving.save_rulebook(work.library, name, text, args.get("if_match"))
+    return Answer(saved, {"etag": saved["version"]})
 
 
 def characters(work: Work, args: dict) -> dict:

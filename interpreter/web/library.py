@@ -3,8 +3,9 @@
 The client names things; it never gives a path. A name is a file's stem (`brujeria`,
 `menecma`); the folder's files come first, then the shipped ones. Nothing outside the
 folder is read or written: files are listed from it (symbolic links leading out are
-left out), and a rulebook's `extends` chain is followed before loading, refusing a base
-that is a path outside the folder (a shipped base is always allowed).
+left out), and a rulebook's `extends` reads a shipped rulebook or a `.rules` file inside
+its own folder (dsl.load.extended: the same message for a file missing and a file it
+may not read).
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from pathlib import Path
 
 import dsl
 from dsl.bounded import Bounded, text_size
-from dsl.errors import CheckError, RulebookError, did_you_mean
-from dsl.load import MAX_EXTENDS, language_written_in, parse_cached, read
+from dsl.errors import RulebookError, did_you_mean
+from dsl.load import language_written_in, read
 from dsl.messages import tr
-from interpreter import files
 from interpreter.errors import ParameterError
 from interpreter.sheet import NOT_A_SHEET, rulebook_named_in
 
@@ -42,6 +42,23 @@ class NotFound(ParameterError):
     """A rulebook or character name the server does not offer (HTTP 404)."""
 
     code = "not_found"
+
+
+class VersionRequired(ParameterError):
+    """A rulebook file saved over without naming the version it replaces (HTTP 428)."""
+
+    code = "version_required"
+
+
+class VersionMismatch(ParameterError):
+    """A rulebook file saved over that is not the version named any more (HTTP 412)."""
+
+    code = "version_mismatch"
+
+
+def version_of(text: str) -> str:
+    """A rulebook file's version, as its ETag: the hash of its text, quoted."""
+    return '"' + hashlib.sha256(text.encode("utf-8")).hexdigest() + '"'
 
 
 class Library:
@@ -96,7 +113,6 @@ class Library:
         """Loaded as `dsl.load` does, its errors and warnings in the rulebook's language
         (the editor's diagnostics of a Spanish rulebook are in Spanish)."""
         try:
-            self.confine(text, name, folder)
             book = dsl.load_text(text, name, folder=folder)
         except RulebookError as error:
             raise error.speak(language_written_in(text)) from None
@@ -111,31 +127,9 @@ class Library:
                 return name
         return None
 
-    def confine(self, text: str, name: str, folder: Path) -> None:
-        """Refuse an `extends` chain that leaves the folder (before anything is loaded)."""
-        shipped = dsl.shipped_rulebooks()
-        for _ in range(MAX_EXTENDS + 1):
-            header = parse_cached(text, name).header
-            if header is None or header.extends is None:
-                return
-            reference = header.extends
-            # The order dsl.load.resolve looks in: beside the file, the path itself, shipped.
-            candidate = folder / reference
-            if candidate.is_file():
-                base = candidate.resolve()
-                if not base.is_relative_to(self.folder):
-                    raise CheckError(_outside(reference), header.span, _EXTENDS_HINT)
-            elif Path(reference).is_file():
-                raise CheckError(_outside(reference), header.span, _EXTENDS_HINT)
-            elif reference in shipped:
-                return  # the shipped rulebooks extend only one another
-            else:
-                return  # loading says that no such rulebook exists, with a hint
-            text, name, folder = read(base), str(base), base.parent
-        # Deeper than loading allows: loading says so, with the position.
-
-    def save_rulebook(self, name: str, text: str) -> Path:
-        """Write a rulebook into the folder as NAME.rules, if it loads; never a shipped one."""
+    def rulebook_target(self, name: str, text: str) -> Path:
+        """Where a rulebook saved as NAME is written (FOLDER/NAME.rules), once its text
+        loads; never a shipped rulebook, never through a link."""
         _check_name(name)
         if name in dsl.shipped_rulebooks():
             raise ParameterError(
@@ -144,8 +138,16 @@ class Library:
                 tr("save it under another name; a house rule starts `extends {name}`", name=name),
             )
         target = self.folder / f"{name}.rules"
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            raise ParameterError(
+                tr(
+                    "{file} in the folder is a link or not a file: it is not written",
+                    file=target.name,
+                ),
+                None,
+                tr("save under another name"),
+            )
         self.rulebook_text(text, str(target))  # raises with every diagnostic if it is bad
-        files.write_atomic(target, text)
         return target
 
     # ─── characters ─────────────────────────────────────────────────────────
@@ -207,20 +209,11 @@ class Library:
         return out
 
 
-_EXTENDS_HINT = tr(
-    "a rulebook served here extends a shipped rulebook or one in the server's folder"
-)
-
-
 def _named(files: dict, name, unknown, listing) -> Path:
     """The file offered under `name`, or NotFound with a did-you-mean (else the list)."""
     if not isinstance(name, str) or name not in files:
         raise NotFound(unknown, None, did_you_mean(str(name), list(files)) or listing)
     return files[name][0]
-
-
-def _outside(reference: str):
-    return tr("`extends {reference}` names a file outside the server's folder", reference=reference)
 
 
 def _check_name(name) -> None:

@@ -126,6 +126,21 @@ _CHECK = {
         "name": {"type": "string", "description": "the name diagnostics give the text"},
     },
 }
+_EDITOR = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["text", "what"],
+    "properties": {
+        "text": {"type": "string", "maxLength": 500_000},
+        "name": {"type": "string", "description": "the rulebook's name in the folder"},
+        "position": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "where, in UTF-16 code units from the start (as a browser counts)",
+        },
+        "what": {"enum": ["complete", "hover", "outline"]},
+    },
+}
 # The answers are the documents of interpreter/schemas/ (the `--json` output's schemas),
 # included whole under components/schemas and referred to by their `$id`.
 _ERROR = {"$ref": "urn:rulebook:schema:error"}
@@ -170,14 +185,17 @@ _NEED = {
 
 def _errors(*codes: int) -> dict:
     words = {
-        400: "a bad request or parameter",
-        403: "a cross-site request",
+        400: "a bad request or parameter, or a Host this server does not answer to",
+        401: "no token, or not the server's (a server bound beyond loopback asks for one)",
+        403: "a cross-site request, or one without the CSRF token (`X-CSRF-Token`)",
         404: "no rulebook or character of that name",
         409: "a save or undo refused by the files' state (changed since, busy, a later run)",
+        412: "a rulebook saved over that changed since the version named (If-Match)",
         413: "a body or text too large",
         415: "a body that is not JSON",
         422: "a rulebook, sheet or expression that is not valid, or an evaluation that "
         "could not finish (a limit, a failed `require`, a short resource, the time limit)",
+        428: "a rulebook saved over without naming the version it replaces (If-Match)",
     }
     return {str(code): {"description": words[code], "content": _json(_ERROR)} for code in codes}
 
@@ -201,7 +219,7 @@ def _post(summary: str, schema: dict, answer: str, answers: dict | None = None) 
             "requestBody": {"required": True, "content": _json(schema)},
             "responses": {
                 **_answer(answer, answers),
-                **_errors(400, 403, 404, 409, 413, 415, 422),
+                **_errors(400, 401, 403, 404, 409, 413, 415, 422),
             },
         }
     }
@@ -229,9 +247,22 @@ def document() -> dict:
             "title": "rulebook",
             "version": package_version,
             "description": "Tabletop rules run, counted and checked: the same JSON as the "
-            "command line's `--json`. Requests that post anything must be JSON.",
+            "command line's `--json`. Requests that post anything must be JSON and carry the "
+            "CSRF token (`X-CSRF-Token`, from GET /api/session). A server bound beyond "
+            "loopback asks every request for its token: `Authorization: Bearer TOKEN`.",
         },
+        "security": [{}, {"token": []}],
         "paths": {
+            "/api/session": {
+                "get": {
+                    "summary": "the CSRF token every request that posts must carry, and "
+                    "whether the server asks for its token",
+                    "responses": {
+                        **_answer("`{csrf_token, token_required}`"),
+                        **_errors(401),
+                    },
+                }
+            },
             "/api/rulebooks": {
                 "get": {
                     "summary": "the rulebooks offered: shipped and the server's folder",
@@ -248,8 +279,19 @@ def document() -> dict:
                     },
                 },
                 "put": {
-                    "summary": "save a rulebook's text in the server's folder (if it checks)",
-                    "parameters": [_name_parameter("the rulebook")],
+                    "summary": "save a rulebook's text in the server's folder (if it checks), "
+                    "journaled: undone with POST /api/undo",
+                    "parameters": [
+                        _name_parameter("the rulebook"),
+                        {
+                            "name": "If-Match",
+                            "in": "header",
+                            "schema": {"type": "string"},
+                            "description": "the version replaced: the ETag of GET "
+                            "/api/rulebooks/{name}/source; needed over a file that exists "
+                            "(428 without it, 412 if the file changed since)",
+                        },
+                    ],
                     "requestBody": {
                         "required": True,
                         "content": _json(
@@ -261,14 +303,26 @@ def document() -> dict:
                             }
                         ),
                     },
-                    "responses": {**_answer("`{saved, file}`"), **_errors(400, 403, 413, 422)},
+                    "responses": {
+                        **_answer(
+                            "`{saved, file, entry, version}`: the journal's entry, "
+                            "the new version (also the answer's ETag)"
+                        ),
+                        **_errors(400, 401, 403, 412, 413, 422, 428),
+                    },
                 },
             },
             "/api/rulebooks/{name}/source": {
                 "get": {
                     "summary": "a rulebook's text",
                     "parameters": [_name_parameter("the rulebook")],
-                    "responses": {**_answer("`{name, source, path, text}`"), **_errors(404)},
+                    "responses": {
+                        **_answer(
+                            "`{name, source, path, text, version}`: `version` is also "
+                            "the answer's ETag, what a save over it names (If-Match)"
+                        ),
+                        **_errors(404),
+                    },
                 }
             },
             "/api/characters": {
@@ -299,7 +353,8 @@ def document() -> dict:
                 }
             },
             "/api/undo": _post(
-                "undo a saved run (`rulebook undo N`): its sheets as they were before it",
+                "undo a saved run (`rulebook undo N`): its sheets as they were before it; or "
+                "a rulebook's save: its text before",
                 {
                     "type": "object",
                     "additionalProperties": False,
@@ -336,6 +391,12 @@ def document() -> dict:
                 _CHECK,
                 "`{ok, title, diagnostics: [{severity, message, hint, line, column, ...}]}`",
             ),
+            "/api/editor": _post(
+                "what the page's editor offers at a place (the language server's answers)",
+                _EDITOR,
+                "`{from, to, items: [{label, kind, detail, insert}]}`, `{hover: {from, to, "
+                "markdown}}` or `{outline: [{name, kind, from, line, children}]}`",
+            ),
             "/api/language": {
                 "get": {
                     "summary": "the language's keywords (for highlighting)",
@@ -354,5 +415,14 @@ def document() -> dict:
                 }
             },
         },
-        "components": {"schemas": {s["$id"].rsplit(":", 1)[1]: s for s in schemas().values()}},
+        "components": {
+            "schemas": {s["$id"].rsplit(":", 1)[1]: s for s in schemas().values()},
+            "securitySchemes": {
+                "token": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "the token `rulebook serve` printed (or was given)",
+                }
+            },
+        },
     }

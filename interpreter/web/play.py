@@ -50,6 +50,8 @@ def run(work: Work, args: dict) -> dict:
     character = field(body, "character", str)
     if save and character is None:
         raise RequestError(tr("saving needs a character: the sheet to write back"))
+    if save:
+        saving.refuse_unsaved(body)
     dice = _dice(body)
     engine = bounded_engine(Engine.of(book_of(work, body)), work.run_seconds)
     language = language_of(body, engine.rulebook)

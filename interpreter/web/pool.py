@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import multiprocessing
 import multiprocessing.forkserver
@@ -123,6 +124,7 @@ class Job:
         self.ready_at: float | None = None  # seconds it had run when its inputs were checked
         self.paused_at = 0.0
         self.heavy = False
+        self.headers: dict[str, str] = {}  # of its answer, when the job gives some
 
     def running(self, now: float) -> float:
         """Seconds it has run, in every turn."""
@@ -316,6 +318,8 @@ class Pool:
                 continue
             elif kind == frames.PROGRESS:
                 job.lines.put_nowait(payload)
+            elif kind == frames.HEADERS:
+                job.headers = _headers(payload)
             elif kind == frames.READY:
                 job.ready_at = job.running(time.monotonic())
                 job.stream = job.streams
@@ -510,6 +514,17 @@ def start_fork_server() -> None:
     if FORK_SERVER:
         CONTEXT.set_forkserver_preload(["interpreter.web.preload"])
         multiprocessing.forkserver.ensure_running()
+
+
+def _headers(payload: bytes) -> dict[str, str]:
+    """Headers a worker gives its answer: names and values that are texts, else none."""
+    try:
+        given = json.loads(payload)
+    except ValueError:
+        return {}
+    if not isinstance(given, dict):
+        return {}
+    return {k: v for k, v in given.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 def _signal(process, number: int) -> None:

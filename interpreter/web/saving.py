@@ -1,10 +1,12 @@
-"""Saves from the page, journaled: history and undo of the folder's characters.
+"""Saves from the page, journaled: history and undo of the folder's characters and rulebooks.
 
 A save runs the action again, with the very dice the page showed (a seed, or the faces
 typed in), under the folder's lock, and writes the sheet and its journal entry together
 (interpreter.journal; the journal is FOLDER/journal.sqlite). If the run no longer comes
 out as the page showed it (the sheet was changed since), nothing is written. A shipped
-character is never written: its first save makes a copy in the folder.
+character is never written: its first save makes a copy in the folder. A rulebook saved
+over names the version it replaces (If-Match), and its old text goes into the journal:
+undone like a run.
 """
 
 from __future__ import annotations
@@ -13,9 +15,20 @@ from typing import NamedTuple
 
 from dsl.messages import tr
 from interpreter.errors import ParameterError, SheetChanged
-from interpreter.journal import JOURNAL_NAME, Journal, NoJournal, holding, save_run, undo
+from interpreter.journal import (
+    JOURNAL_NAME,
+    Journal,
+    NoJournal,
+    holding,
+    lines_as_read,
+    save_file,
+    save_run,
+    undo,
+)
 from interpreter.journal import undone_by as undone_by_of
 from interpreter.json_data import log_data, run_data
+from interpreter.web.errors import RequestError
+from interpreter.web.library import VersionMismatch, VersionRequired, version_of
 
 
 class Subject(NamedTuple):
@@ -65,6 +78,92 @@ def save(library, engine, subject: Subject, dice, chooser, expect, answered=None
     if changed:
         saved["others"] = {role: str(saves_to[role]) for role in changed}
     return outcome, saved
+
+
+def refuse_unsaved(body: dict) -> None:
+    """A run is saved only with rules and sheets the folder holds: never a rulebook's text
+    given in the request (an edit not saved: the journal would name rules nobody can
+    open) nor a sheet given as data (it is not the character's file)."""
+    if body.get("text") is not None:
+        raise RequestError(
+            tr(
+                "a run of rules given as text (an edit not saved) is not saved into a "
+                "character: save the rulebook first, then run it by its name"
+            ),
+            tr(
+                "the editor's Save writes the rulebook into the folder (PUT "
+                "/api/rulebooks/NAME); then run with rulebook: NAME and save"
+            ),
+        )
+    if body.get("sheet") is not None:
+        raise RequestError(
+            tr("a sheet given as data (sheet) is not saved: name the character instead"),
+            tr("character: NAME, a character of the folder (GET /api/characters)"),
+        )
+
+
+def save_rulebook(library, name: str, text: str, if_match: str | None) -> dict:
+    """Write a rulebook into the folder as NAME.rules, journaled and undoable. Over a file
+    that exists, `if_match` must name the version it replaces (the ETag its source's GET
+    gave): none is a VersionRequired (428), another a VersionMismatch (412); nothing is
+    written then. What was saved: the name, the file, the journal's entry and the new
+    version (entry None: the file held that text already)."""
+    text = lines_as_read(text)  # as the file reads back: its version is the one given
+    target = library.rulebook_target(name, text)  # checked before the lock is taken
+    wanted = _versions(if_match)
+
+    def check(current: str | None) -> None:
+        if current is None:
+            if wanted is not None:
+                raise VersionMismatch(
+                    tr(
+                        "{file} is not in the folder any more (removed since it was read): "
+                        "nothing was written",
+                        file=target.name,
+                    ),
+                    None,
+                    tr("save it again without If-Match to make it anew"),
+                )
+            return
+        if wanted is None:
+            raise VersionRequired(
+                tr(
+                    "{file} is in the folder already: saving over it needs the version it "
+                    "replaces (If-Match), so that no one's edit is lost unseen",
+                    file=target.name,
+                ),
+                None,
+                tr(
+                    "send If-Match with the ETag of GET /api/rulebooks/{name}/source (the "
+                    "page: open the rulebook, then save your edit)",
+                    name=name,
+                ),
+            )
+        if version_of(current) not in wanted:
+            raise VersionMismatch(
+                tr(
+                    "{file} was changed since that version was read (saved by someone "
+                    "else, or edited): nothing was written",
+                    file=target.name,
+                ),
+                None,
+                tr(
+                    "read it again (GET /api/rulebooks/{name}/source) and make the edit on it",
+                    name=name,
+                ),
+            )
+
+    with Journal(library.folder / JOURNAL_NAME) as journal:
+        number = save_file(journal, target, text, name, check)
+    return {"saved": name, "file": target.name, "entry": number, "version": version_of(text)}
+
+
+def _versions(if_match: str | None) -> set[str] | None:
+    """The versions an If-Match header names (strong ETags only: a weak one never
+    matches); None without one. `*` names no version: refused as if none were given."""
+    if if_match is None or not if_match.strip() or if_match.strip() == "*":
+        return None
+    return {tag.strip() for tag in if_match.split(",") if tag.strip().startswith('"')}
 
 
 def history(library, character: str, limit: int = 50) -> list[dict]:

@@ -42,6 +42,16 @@ PAGE_WORDS = (
     tr("{n} error"),
     tr("{n} errors"),
     tr("saved {file}"),
+    tr("saved {file} (journal entry {entry})"),
+    tr("the save of {file} undone"),
+    tr(
+        "{file} was changed by someone else since you opened it: nothing was saved. Keep "
+        "your edit (copy it), open the rulebook again and make it there."
+    ),
+    tr(
+        "{file} is in your folder already: nothing was saved. Open it (choose it above) to "
+        "save your edit over it, or save under another name."
+    ),
     tr("house rules"),
     tr("a new house rule on {base}"),
     tr("could not start"),
@@ -108,6 +118,7 @@ PAGE_WORDS = (
     tr("exactly"),
     tr("at least"),
     tr("Rules"),
+    tr("Outline"),
     tr("New house rule"),
     tr("Save as"),
     tr("Odds with this edit"),

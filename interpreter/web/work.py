@@ -67,7 +67,7 @@ class Workers:
         self.pool.submit(job)
         if not await self._awaited(request, job, job.done):
             return _gone()
-        return _response(*job.done.result())
+        return _response(*job.done.result(), job.headers)
 
     async def odds(self, request, body: dict) -> Response:
         """Odds: the answer, or with `progress`, a stream once the inputs are checked."""
@@ -153,10 +153,13 @@ async def _disconnected(receive) -> None:
         pass
 
 
-def _response(status: int, body: bytes) -> Response:
+def _response(status: int, body: bytes, headers: dict | None = None) -> Response:
     # As app.project_error and app.unexpected_error answer (a 500 is not marked no-store).
-    headers = {"cache-control": "no-store"} if 400 <= status < 500 else None
-    return Response(body, status, headers=headers, media_type="application/json")
+    if 400 <= status < 500:
+        headers = {"cache-control": "no-store"}
+    elif status != 200:
+        headers = None
+    return Response(body, status, headers=headers or None, media_type="application/json")
 
 
 def _gone() -> Response:

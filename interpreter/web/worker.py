@@ -22,7 +22,7 @@ import socket
 from dsl.errors import TOO_DEEP, RulebookError
 from dsl.messages import tr
 from interpreter.errors import LimitExceeded
-from interpreter.web import frames, jobs, play
+from interpreter.web import editing, frames, jobs, play
 from interpreter.web.errors import ServerFailed, error_json, status_of
 from interpreter.web.library import Library
 
@@ -43,6 +43,7 @@ JOBS = {
     "words": jobs.words,
     "run": play.run,
     "odds": play.odds,
+    "editor": editing.editor,
 }
 
 
@@ -81,7 +82,13 @@ def one(sock: socket.socket, table: dict, library: Library, settings: dict, job:
     # twice every bound the server gives the job.
     signal.setitimer(signal.ITIMER_PROF, 2 * job.get("seconds", 600) + 5)
     try:
-        status, body = 200, render(table[job["job"]](work, job["args"]), work, job)
+        answer = table[job["job"]](work, job["args"])
+        if isinstance(answer, jobs.Answer):
+            body = render(answer.document, work, job)
+            tell(frames.HEADERS, compact(answer.headers))
+        else:
+            body = render(answer, work, job)
+        status = 200
     except RulebookError as error:
         status, body = failed(error, work, job)
     except RecursionError:

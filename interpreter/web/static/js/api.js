@@ -23,15 +23,24 @@ async function answer(response) {
   return data;
 }
 
+// The server's CSRF token, served with the page: every request that posts carries it
+// (the server refuses one without it). The server's own token, if it asks for one, is in
+// a cookie the page's scripts cannot read, sent by the browser itself.
+const CSRF = document.querySelector('meta[name="csrf-token"]')?.content || "";
+
+function posting(headers = {}) {
+  return { "content-type": "application/json", "x-csrf-token": CSRF, ...headers };
+}
+
 export async function get(path) {
   return answer(await fetch(path, { headers: { accept: "application/json" } }));
 }
 
-export async function send(path, body, method = "POST") {
+export async function send(path, body, method = "POST", headers = {}) {
   return answer(
     await fetch(path, {
       method,
-      headers: { "content-type": "application/json", accept: "application/json" },
+      headers: posting({ accept: "application/json", ...headers }),
       body: JSON.stringify(body),
     }),
   );
@@ -41,7 +50,7 @@ export async function send(path, body, method = "POST") {
 export async function stream(path, body, onLine) {
   const response = await fetch(path, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: posting(),
     body: JSON.stringify(body),
   });
   if (!response.ok) return answer(response);

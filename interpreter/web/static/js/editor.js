@@ -8,6 +8,7 @@ import {
   searchKeymap, highlightSelectionMatches, tags,
 } from "../vendor/codemirror.js";
 import { send } from "./api.js";
+import { assists, showOutline } from "./assist.js";
 
 // The rulebook language for highlighting: comments, texts, quoted names, dice terms,
 // numbers, the grammar's keywords (sent by the server, read from the grammar itself).
@@ -97,6 +98,7 @@ export class RuleEditor {
         return [];
       }
       this.onChecked(result);
+      showOutline(() => this.name, view.state, (line) => this.showLine(line));
       return diagnosticsOf(result, view.state.doc, this.name);
     };
     this.view = new EditorView({
@@ -107,7 +109,7 @@ export class RuleEditor {
           lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(),
           drawSelection(), highlightActiveLine(), bracketMatching(), highlightSelectionMatches(),
           rulebookLanguage(keywords), syntaxHighlighting(style),
-          lintGutter(), linter(check, { delay: 350 }),
+          lintGutter(), linter(check, { delay: 350 }), assists(() => this.name),
           keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, indentWithTab]),
           EditorView.lineWrapping,
         ],

@@ -17,6 +17,7 @@ const state = {
   lastRun: null, // {request, outcome}
   lastOdds: null,
   editing: null, // the name of the rulebook in the editor
+  version: null, // its version as read (the ETag a save over it names: If-Match)
 };
 
 function status(text) {
@@ -304,6 +305,7 @@ let editor;
 async function openInEditor(name) {
   const source = await get(`/api/rulebooks/${quote(name)}/source`);
   state.editing = name;
+  state.version = source.version;
   editor.load(source.text, `${name}.rules`);
   $("#editor-file").textContent = source.source === "shipped"
     ? t("{file} (shipped: save under a new name)", { file: `${name}.rules` })
@@ -327,13 +329,49 @@ function checked(result) {
   line.className = result.ok ? "good" : "bad";
 }
 
+// Saves the editor's text as NAME.rules. Over the rulebook opened, it names the version
+// read (If-Match): if someone else saved it meanwhile, nothing is written and the page
+// says so; over another rulebook of the folder, it is refused (open that one first).
 async function saveRules() {
   const name = $("#editor-name").value.trim();
-  const answer = await send(`/api/rulebooks/${quote(name)}`, { text: editor.text }, "PUT");
-  status(t("saved {file}", { file: answer.file }));
+  const file = `${name}.rules`;
+  const over = name === state.editing && state.version ? { "if-match": state.version } : {};
+  let answer;
+  try {
+    answer = await send(`/api/rulebooks/${quote(name)}`, { text: editor.text }, "PUT", over);
+  } catch (error) {
+    if (!(error instanceof ApiError) || ![412, 428].includes(error.status)) throw error;
+    const text = error.status === 412
+      ? t("{file} was changed by someone else since you opened it: nothing was saved. Keep your edit (copy it), open the rulebook again and make it there.", { file })
+      : t("{file} is in your folder already: nothing was saved. Open it (choose it above) to save your edit over it, or save under another name.", { file });
+    throw Object.assign(new Error(text), { text });
+  }
   await loadRulebooks();
   $("#rulebook").value = name;
   await chooseRulebook();
+  status(t("saved {file}", { file: answer.file }));
+  showRulesSaved(answer);
+}
+
+// What a rulebook's save left: its journal entry, with an undo (the text before back).
+function showRulesSaved(answer) {
+  const box = $("#editor-saved");
+  if (answer.entry === null) {
+    box.replaceChildren();
+    return;
+  }
+  const undoSave = async () => {
+    await send("/api/undo", { entry: answer.entry });
+    box.replaceChildren();
+    await loadRulebooks();
+    const kept = state.rulebooks.some((r) => r.name === answer.saved);
+    if (kept) $("#rulebook").value = answer.saved;
+    await chooseRulebook();
+    status(t("the save of {file} undone", { file: answer.file }));
+  };
+  box.replaceChildren(
+    t("saved {file} (journal entry {entry})", { file: answer.file, entry: answer.entry }), " ",
+    el("button", { type: "button", class: "undo", onclick: () => busy(undoSave) }, t("Undo")));
 }
 
 function newHouseRule() {

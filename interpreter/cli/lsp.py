@@ -1,0 +1,24 @@
+"""`rulebook lsp`: the language server for editors, on standard input and output."""
+
+from __future__ import annotations
+
+from dsl.messages import tr
+
+
+def add_parser(commands) -> None:
+    commands.add_parser(
+        "lsp",
+        help=tr("the language server for editors (LSP, on standard input and output)"),
+        description=tr(
+            "Speak the Language Server Protocol on standard input and output: diagnostics as "
+            "you type, hover, completion, go to definition, references, rename, the outline, "
+            "quick fixes and formatting. An editor starts it (editors/vscode/)."
+        ),
+    )
+
+
+def cmd_lsp(args) -> int:
+    from interpreter.lsp.server import serve  # pygls is loaded only by the command
+
+    serve()
+    return 0
