@@ -261,12 +261,268 @@ ATTACKS = [
 # ─── issue 23: the attacks nobody had listed, one list per area ────────────────
 # (the server's attacks, which need a server running, are in benchmarks/serve_attacks.py)
 
-#: the front end: the grammar's terminals, the checker, sheets, parameters
-FRONT_END_ATTACKS: list = []
 
+def misspelled(known: int, unknown: int) -> str:
+    """`known` formulas, and `unknown` more each naming a formula that is not there."""
+    lines = [f"formula known_{i:04d}(x: int) = x" for i in range(known)]
+    lines += [f"formula bad_{i:04d}(x: int) = unknown_{i:04d}" for i in range(unknown)]
+    return "\n".join(lines) + "\n"
+
+
+def doubling(kind: str, levels: int) -> str:
+    """Each level using the one below twice (2^levels evaluations if it ran)."""
+    first, line, use = {
+        "table": (
+            "table t0 { 1..6: 1, else: 0 }",
+            "table t{i} {{ 1..6: t{j}[1] + t{j}[2], else: 0 }}",
+            "t{n}[1]",
+        ),
+        "check": (
+            "check c0(x: int) { roll d6 + x >= 4 }",
+            "check c{i}(x: int) {{ roll d6 >= 4  a = c{j}(x).success  b = c{j}(x).success }}",
+            "c{n}(1).success",
+        ),
+        "roll": ("roll r0 = d6", "roll r{i} = r{j} + r{j}", "r{n}"),
+        "if": (
+            "formula g0(x: int) = x",
+            "formula g{i}(x: int) = if x > 0 then g{j}(x) else g{j}(x)",
+            "g{n}(1)",
+        ),
+    }[kind]
+    lines = [first] + [line.format(i=i, j=i - 1) for i in range(1, levels + 1)]
+    lines.append(f"action go() {{ result {{ v: {use.format(n=levels)} }} }}")
+    return "\n".join(lines) + "\n"
+
+
+BIG_LIST = "Dones: [" + ", ".join(f"d{i}" for i in range(120_000)) + "]\n"
+LOOKALIKES = (
+    "sheet {\n  attribute Fuerza in 1..10\n  attribute Fu\u0435rza in 1..10\n}\n"
+    "# a comment \u202e hiding what follows\naction a() { result { v: Fuerza } }\n"
+)
+
+#: the front end: the grammar's terminals, the checker, sheets, parameters
+FRONT_END_ATTACKS: list = [
+    ("23 roll 5d6aaa…_ (30 a)", ["roll", "1 + 5d6" + "a" * 30 + "_"], {}),
+    (
+        "23 dice term of 1.9 MB",
+        ["check", "{d}/dice.rules"],
+        {"dice.rules": "action a() { result { v: 1d%" + "a1" * 950_000 + " } }\n"},
+    ),
+    (
+        "23 text literal of 1.9 MB",
+        ["check", "{d}/lit.rules"],
+        {"lit.rules": 'action a() { result { v: "' + "x" * 1_900_000 + '" } }\n'},
+    ),
+    ("23 did-you-mean, 63 KB", ["check", "{d}/dym.rules"], {"dym.rules": misspelled(880, 880)}),
+    (
+        "23 sheet error, 1 MB YAML",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/big.yaml"],
+        {"s.rules": SHEET_BOOK, "big.yaml": GOOD_SHEET + BIG_LIST + "Fuerzas: 3\n"},
+    ),
+    (
+        "23 sheet error, 1 MB JSON",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/big.json"],
+        {
+            "s.rules": SHEET_BOOK,
+            "big.json": '{"Fuerza": 5, "Dones": ['
+            + ", ".join(f'"d{i}"' for i in range(100_000))
+            + '], "Fuerzas": 3}',
+        },
+    ),
+    ('23 roll "d(1.5)"', ["roll", "d(1.5)"], {}),
+    ('23 roll "4d6kh(1.5)"', ["roll", "4d6kh(1.5)"], {}),
+    (
+        "23 sheet key twice, YAML",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/dup.yaml"],
+        {"s.rules": SHEET_BOOK, "dup.yaml": GOOD_SHEET + "Fuerza: 3\n"},
+    ),
+    (
+        "23 sheet key twice, JSON",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/dup.json"],
+        {"s.rules": SHEET_BOOK, "dup.json": '{"Fuerza": 5, "Pelea": 2, "Fuerza": 3}'},
+    ),
+    ("23 look-alike name, RLO", ["check", "{d}/l.rules"], {"l.rules": LOOKALIKES}),
+    (
+        "23 look-alike sheet key",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/l.yaml"],
+        {"s.rules": SHEET_BOOK, "l.yaml": "Fu\u0435rza: 5\nPelea: 2\n"},
+    ),
+    (
+        "23 --set n=١٢٣",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/ok.yaml", "--set", "n=١٢٣"],
+        {"s.rules": SHEET_BOOK, "ok.yaml": GOOD_SHEET},
+    ),
+    ("23 --dice ٦", ["roll", "d6", "--dice", "٦"], {}),
+    ("23 roll 3d٦", ["roll", "3d٦"], {}),
+    (
+        "23 sheet value ١٢",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/d.yaml"],
+        {"s.rules": SHEET_BOOK, "d.yaml": "Fuerza: ١٢\nPelea: 2\n"},
+    ),
+    (
+        "23 lone surrogate, JSON --json",
+        ["run", "{d}/s.rules", "subir", "--char", "{d}/h.json", "--json"],
+        {"s.rules": SHEET_BOOK, "h.json": '{"Fuerza": 5, "Pelea": 2, "Dones": ["\\ud800"]}'},
+    ),
+    *(
+        (f"23 {kind}s doubling, 30 deep", ["check", "{d}/x.rules"], {"x.rules": doubling(kind, 30)})
+        for kind in ("table", "check", "roll", "if")
+    ),
+    (
+        "23 20 000 blank lines, error",
+        ["check", "{d}/b.rules"],
+        {"b.rules": "\n" * 20_000 + "action a( {\n"},
+    ),
+]
+
+
+def doubling(step: str, first: str, action: str, count: int = 30) -> str:
+    """`first`, then `count` definitions each using the one below twice: 2**count
+    evaluations of `first` unless every one is counted."""
+    lines = [first] + [step.format(i=i, j=i - 1) for i in range(1, count + 1)]
+    return "\n".join(lines) + "\n" + action.replace("N", str(count)) + "\n"
+
+
+FORMULAS = doubling(
+    "formula f{i}(x: int) = f{j}(x) + f{j}(x)",
+    "formula f0(x: int) = x + 1",
+    "action go() { let r = fN(1) + d6  result { r: r } }",
+)
+CHECKS = doubling(
+    "check c{i}(x: int = 1) {{ roll c{j}(x).total + c{j}(x).total >= 1 }}",
+    "check c0(x: int = 1) { roll d6 + x >= 1 }",
+    "action go() { result { v: cN(1).total } }",
+)
+ROLLS = doubling("roll r{i} = r{j} + r{j}", "roll r0 = 0d6", "action go() { result { v: rN } }")
+DERIVED = doubling(
+    "  derived v{i} = v{j} + v{j}", "sheet {\n  attribute A in 1..10\n  derived v0 = A", ""
+)
+DOUBLED_TEXT = (
+    'action go() { let s = "ab"  repeat 15 times { set s to "{s}{s}" }'
+    "  repeat 1000 times { repeat 1000 times { note s } }  result { n: 1 } }\n"
+)
+POOLS_IN_LISTS = (
+    "action a() { let t = 0  for each x in [d6, d8] { set t to t + x }  result { t: t } }\n"
+    "action b(w: bool = yes) { let r = if w then 2d20kh1 else d20  result { r: r } }\n"
+)
 
 #: runs: every evaluation counted, the trace bounded
-RUN_ATTACKS: list = []
+RUN_ATTACKS: list = [
+    ("23 formulas 2**30", ["run", "{d}/f.rules", "go"], {"f.rules": FORMULAS}),
+    ("23 formulas 2**30 odds", ["odds", "{d}/f.rules", "go"], {"f.rules": FORMULAS}),
+    (
+        "23 ifs 2**30",
+        ["run", "{d}/i.rules", "go"],
+        {
+            "i.rules": doubling(
+                "formula f{i}(x: int) = if x > 0 then f{j}(x) + f{j}(x) else 0",
+                "formula f0(x: int) = x + 1",
+                "action go() { result { v: fN(1) } }",
+            )
+        },
+    ),
+    (
+        "23 and 2**30",
+        ["run", "{d}/b.rules", "go"],
+        {
+            "b.rules": doubling(
+                "formula f{i}(x: int) = f{j}(x) and f{j}(x)",
+                "formula f0(x: int) = x > 0",
+                "action go() { result { v: fN(1) } }",
+            )
+        },
+    ),
+    (
+        "23 actions 2**30",
+        ["run", "{d}/a.rules", "go"],
+        {
+            "a.rules": doubling(
+                "action a{i}() {{ do a{j}()  do a{j}() }}",
+                'action a0() { note "x" }',
+                "action go() { do aN()  result { v: 1 } }",
+            )
+        },
+    ),
+    (
+        "23 tables 2**30",
+        ["run", "{d}/t.rules", "go"],
+        {
+            "t.rules": doubling(
+                "table T{i} by k {{ else: T{j}[k] + T{j}[k] }}",
+                "table T0 by k { else: k + 1 }",
+                "action go() { result { v: TN[1] } }",
+            )
+        },
+    ),
+    ("23 checks 2**30", ["run", "{d}/c.rules", "go"], {"c.rules": CHECKS}),
+    ("23 checks 2**30 odds", ["odds", "{d}/c.rules", "go"], {"c.rules": CHECKS}),
+    (
+        "23 opposed 2**30",
+        ["run", "{d}/o.rules", "go"],
+        {
+            "o.rules": doubling(
+                "opposed o{i}(x: int = 1) {{ roll o{j}(x).margin + o{j}(x).margin  against 1 }}",
+                "opposed o0(x: int = 1) { roll d6  against d6 }",
+                "action go() { result { v: oN(1).won } }",
+            )
+        },
+    ),
+    ("23 named rolls 2**30", ["run", "{d}/r.rules", "go"], {"r.rules": ROLLS}),
+    ("23 named rolls 2**30 odds", ["odds", "{d}/r.rules", "go"], {"r.rules": ROLLS}),
+    (
+        "23 derived 2**30",
+        ["run", "{d}/v.rules", "go", "--char", "{d}/a.yaml"],
+        {"v.rules": DERIVED + "}\naction go() { result { v: v30 } }\n", "a.yaml": "A: 2\n"},
+    ),
+    (
+        "23 ensure 2**30",
+        ["run", "{d}/v.rules", "go", "--char", "{d}/a.yaml"],
+        {
+            "v.rules": DERIVED + '  ensure v30 > 0 else "x"\n}\naction go() { result { v: 1 } }\n',
+            "a.yaml": "A: 2\n",
+        },
+    ),
+    (
+        "23 parameter default 2**30",
+        ["run", "{d}/p.rules", "go"],
+        {"p.rules": FORMULAS.replace("action go()", "action go(p: int = f30(1))")},
+    ),
+    (
+        "23 trace doubled, ends",
+        ["run", "{d}/d.rules", "go", "--json"],
+        {"d.rules": DOUBLED_TEXT.replace("1000 times", "200 times")},
+    ),
+    ("23 trace doubled", ["run", "{d}/d.rules", "go"], {"d.rules": DOUBLED_TEXT}),
+    ("23 trace doubled --json", ["run", "{d}/d.rules", "go", "--json"], {"d.rules": DOUBLED_TEXT}),
+    (
+        "23 trace of a list, 1e6 lets",
+        ["run", "{d}/l.rules", "go"],
+        {
+            "l.rules": "action go() { let l = [1,2,3,4,5,6,7,8,9,10]  repeat 9 times"
+            " { set l to l + l }  repeat 1000 times { repeat 1000 times { let x = l } }"
+            "  result { n: 1 } }\n"
+        },
+    ),
+    (
+        "23 list [l, l] nested",
+        ["run", "{d}/n.rules", "go"],
+        {
+            "n.rules": "action go() { let l = [1]  repeat 60 times { set l to [l, l] }"
+            "  result { l: l } }\n"
+        },
+    ),
+    (
+        "23 a text held 8192 times",
+        ["run", "{d}/h.rules", "go", "--json"],
+        {
+            "h.rules": 'action go() { let s = "ab"  repeat 15 times { set s to "{s}{s}" }'
+            "  let l = [s]  repeat 13 times { set l to l + l }  result { l: l } }\n"
+        },
+    ),
+    ("23 die in a list in a loop", ["run", "{d}/p.rules", "a"], {"p.rules": POOLS_IN_LISTS}),
+    ("23 if between pools", ["run", "{d}/p.rules", "b"], {"p.rules": POOLS_IN_LISTS}),
+    ("23 if between pools odds", ["odds", "{d}/p.rules", "b"], {"p.rules": POOLS_IN_LISTS}),
+]
 
 
 #: odds: the time limit kept, answers bounded, no traceback

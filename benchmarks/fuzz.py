@@ -1,4 +1,4 @@
-"""The long fuzzing run: many generated expressions, rulebooks and mutated sheets, counted.
+"""The long fuzzing run: many generated expressions, rulebooks, sheets and inputs, counted.
 
     python benchmarks/fuzz.py                 # 2000 cases of each kind
     python benchmarks/fuzz.py 20000 --odds    # more, computing odds too (slower)
@@ -6,7 +6,8 @@
 
 Prints how each kind of case ended: "ok", or the project's error it raised (by class);
 any other exception is a bug: it is counted as such and its case printed. The cases are
-the strategies of tests/fuzz_cases.py (tests/test_fuzz.py runs a few in CI). Also the
+the strategies of tests/fuzz_cases.py and tests/fuzz_inputs.py (tests/test_fuzz.py and
+tests/test_fuzz_inputs.py run a few in CI). Also the
 slowest case of each kind, in seconds of CPU.
 """
 
@@ -28,6 +29,16 @@ from fuzz_cases import (
     try_expression,
     try_rulebook,
     try_sheet,
+)
+from fuzz_inputs import (
+    backtracking_dice,
+    odd_parameters,
+    odd_rulebooks,
+    odd_sheets,
+    try_dice,
+    try_odd_rulebook,
+    try_odd_sheet,
+    try_parameters,
 )
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -122,6 +133,12 @@ def main(argv: list[str]) -> int:
         count,
     )
     bugs += run("sheets", sheets(), lambda case: try_sheet(engine, *case), count)
+    # the front end's inputs (issue 23): keys given twice, odd Unicode, other scripts'
+    # digits, dice terms built to backtrack
+    bugs += run("odd sheets", odd_sheets(), lambda case: try_odd_sheet(engine, *case), count)
+    bugs += run("backtracking dice", backtracking_dice(), try_dice, count)
+    bugs += run("odd rulebooks", odd_rulebooks(), try_odd_rulebook, count)
+    bugs += run("odd parameters", odd_parameters(), try_parameters, count)
     bugs += files(count // 10)  # (each case plays a whole campaign's commands: slower)
     print(f"{bugs} case(s) ended in an exception that is not the project's own")
     return 1 if bugs else 0

@@ -7,6 +7,8 @@ from bisect import bisect_right
 import attrs
 
 from dsl.messages import tr, tr_n, translate
+from dsl.suggest import closest
+from dsl.unicode_text import DIRECTION_CONTROLS, describe, look_alike
 
 
 @attrs.frozen
@@ -81,11 +83,24 @@ class Span:
         end_line, end_col = self.source.line_col(max(self.start, self.end))
         width = (end_col - col) if end_line == line else len(text) - col + 1
         caret = " " * (col - 1) + "^" * max(1, width)
-        return f"    {text}\n    {caret}"
+        return f"    {shown(text)}\n    {caret}"
 
     def to(self, other: Span) -> Span:
         """The span from this one's start to the other's end."""
         return Span(self.source, self.start, max(self.end, other.end))
+
+
+def shown(line: str) -> str:
+    """A line as an excerpt shows it: a control that would reorder how the line around
+    it is shown (or the terminal's next lines), or half a character that no output can
+    hold, is shown as �, one character as it was."""
+    if line.isascii():
+        return line
+    return line.translate(_SHOWN)
+
+
+_SHOWN = dict.fromkeys(map(ord, DIRECTION_CONTROLS), "\ufffd")
+_SHOWN.update(dict.fromkeys(range(0xD800, 0xE000), "\ufffd"))
 
 
 #: Python's stack running out while checking or evaluating: the static bounds keep rules
@@ -191,14 +206,20 @@ class RulebookInvalid(RulebookError):
 
 
 def did_you_mean(name: str, candidates) -> str | None:
-    """A `did you mean ...?` hint for a misspelled name, or None."""
-    import difflib
-
-    folded = {c.casefold(): c for c in candidates}
-    close = difflib.get_close_matches(name.casefold(), list(folded), n=3, cutoff=0.6)
+    """A `did you mean ...?` hint for a misspelled name, or None (`dsl.suggest`: the
+    work it takes is bounded)."""
+    close = closest(name, candidates)
     if not close:
         return None
-    names = [_quote(folded[c]) for c in close]
+    char = look_alike(name, close[0])
+    if char is not None:  # `Fuеrza` for `Fuerza`: the letter that only looks the same
+        return tr(
+            "did you mean {name}? ({written} has {char})",
+            name=_quote(close[0]),
+            written=name,
+            char=describe(char),
+        )
+    names = [_quote(c) for c in close]
     if len(names) == 1:
         return tr("did you mean {name}?", name=names[0])
     return tr("did you mean {names} or {last}?", names=", ".join(names[:-1]), last=names[-1])

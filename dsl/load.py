@@ -26,6 +26,7 @@ from dsl.errors import (
 )
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
+from dsl.unicode_text import HALF_CHARACTER, lone_surrogate
 
 #: how many rulebooks a house rule may stand on, one on another
 MAX_EXTENDS = 8
@@ -41,9 +42,10 @@ MAX_WORDS = 20_000
 # A word: letters and digits in a row; a symbol: any other character but a space. A
 # comment counts for nothing (`#` up to the end of its line, outside a quoted text); a
 # quoted text for the words inside it (its `{...}` parts are parsed too).
-_WORD = re.compile(r"\w+|\S")
-_QUOTED_OR_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|#[^\n]*')
-_SCAN = re.compile(r'("(?:[^"\\\n]|\\.)*")|(#[^\n]*)|\w+|\S')
+_WORD = re.compile(r"\w++|\S")
+_QUOTED = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'  # possessive: no backtracking, no stack per character
+_QUOTED_OR_COMMENT = re.compile(rf"({_QUOTED})|#[^\n]*+")
+_SCAN = re.compile(rf"({_QUOTED})|(#[^\n]*+)|\w++|\S")
 
 
 def shipped_rulebooks() -> dict[str, Path]:
@@ -191,7 +193,9 @@ def load(
     return book
 
 
-_LANGUAGE = re.compile(r'(?:^|\{)\s*language\s+"([^"\n]{1,20})"', re.MULTILINE)
+# `[ \t]*` (not `\s*`) before the word: a search from every line start would otherwise
+# scan every blank line after it again
+_LANGUAGE = re.compile(r'(?:^|\{)[ \t]*+language\s++"([^"\n]{1,20})"', re.MULTILINE)
 
 
 def language_written_in(text: str) -> str | None:
@@ -275,7 +279,12 @@ def parse_cached(text: str, name: str, max_words: int = MAX_WORDS) -> n.Rulebook
     again. Checking always runs.
     """
     within_words(text, name, max_words)
-    key = hashlib.sha256(f"{_FRONT_END}\n{name}\n{text}".encode()).hexdigest()
+    half = lone_surrogate(text)
+    if half is not None:  # (a file read never holds one; an app's text may)
+        span = Span(Source(name, text), half, half + 1)
+        raise RulebookSyntaxError(HALF_CHARACTER, span)
+    key = f"{_FRONT_END}\n{name}\n{text}".encode("utf-8", "surrogatepass")  # (a name's may)
+    key = hashlib.sha256(key).hexdigest()
     found = _PARSED.get(key)
     if found is None:
         entry = f"ast-{key[:32]}.json"

@@ -20,6 +20,7 @@ from dsl import cache as disk
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import Message, tr
 from dsl.spellings import other_spelling
+from dsl.unicode_text import HALF_CHARACTER, digits_refused, lone_surrogate, other_digit
 
 #: deepest nesting of brackets accepted; deeper text is refused before parsing, so that
 #: no later stage (building, checking, evaluating) can run out of Python stack.
@@ -152,6 +153,10 @@ def _parser_from_cache(entry: str) -> Lark | None:
 def parse_tree(text: str, source: Source, start: str, offset: int = 0) -> lark.Tree:
     """Parse `text` (which sits at `offset` in `source`) from the start symbol `start`."""
     check_nesting(text, source, offset)
+    half = lone_surrogate(text)
+    if half is not None:  # (a text read from a file never holds one; an app's may)
+        span = Span(source, offset + half, offset + half + 1)
+        raise RulebookSyntaxError(HALF_CHARACTER, span)
     try:
         return lark_parser().parse(text, start=start, on_error=keyword_as_name)
     except UnexpectedInput as error:
@@ -187,6 +192,15 @@ def _dice_pattern() -> re.Pattern:
     return re.compile(pattern.to_regexp())
 
 
+@cache
+def _dice_run() -> re.Pattern:
+    """The DICE terminal without its last condition (that no letter, digit or _ follows
+    the term): where a term that failed only for that would have ended."""
+    pattern = _dice_pattern().pattern
+    assert pattern.endswith("(?!\\w)")
+    return re.compile(pattern[: -len("(?!\\w)")])
+
+
 def keyword_as_name(error: UnexpectedInput) -> bool:
     """A contextual keyword where the parser can take a name is a name (`check`, `roll`,
     `action` as names of parameters, fields and choices). The contextual lexer alone
@@ -206,6 +220,8 @@ def keyword_as_name(error: UnexpectedInput) -> bool:
 
 
 _BRACKET = re.compile(r"[][(){}]")
+#: the letters and digits from a place on
+_WORD = re.compile(r"\w*+")
 
 
 def check_nesting(text: str, source: Source, offset: int = 0) -> None:
@@ -237,6 +253,23 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         start = offset + error.pos_in_stream
         char = text[error.pos_in_stream]
         span = Span(source, start, start + 1)
+        word = _WORD.match(text, error.pos_in_stream).group()
+        refused = digits_refused(word)
+        if refused is not None:  # `١٢٣`, `3d٦`: no number, no dice
+            at = start + word.index(other_digit(word))
+            return RulebookSyntaxError(refused, Span(source, at, at + 1))
+        term = _dice_run().match(text, error.pos_in_stream)
+        if term is not None and term.end() < len(text):  # `5d6kh1_`: a term runs into `_`
+            at = offset + term.end()
+            return RulebookSyntaxError(
+                tr(
+                    "the dice term {term} runs into {char}, which no modifier takes",
+                    term=term.group(),
+                    char=repr(text[term.end()]),
+                ),
+                Span(source, at, at + 1),
+                tr("end the term with a space or an operator, as in {example}", example="2d6 + x"),
+            )
         if char == '"':
             return RulebookSyntaxError(tr('this text is never closed with a matching "'), span)
         if char == "'":
@@ -283,12 +316,17 @@ def _misplaced_keyword(error: UnexpectedToken, text: str, source: Source, offset
             return RulebookSyntaxError(message, span, hint)
         return _keyword_error(token.value, span)
     if token.type in ("EQUAL", "COLON") and token.start_pos is not None:
-        before = re.search(r"([^\W\d]\w*)\s*$", text[: token.start_pos])
+        # the word just before it (a keyword is short: the last 64 characters hold it)
+        before = _LAST_WORD.search(text, max(0, token.start_pos - 64), token.start_pos)
         if before and before.group(1) in words and _parses_as_name(text, before, token):
             word = before.group(1)
             start = offset + before.start(1)
             return _keyword_error(word, Span(source, start, start + len(word)))
     return None
+
+
+#: the word a text ends with (after it, spaces only); a word begins after no word character
+_LAST_WORD = re.compile(r"(?<!\w)([^\W\d]\w*+)\s*+\Z")
 
 
 def _parses_as_name(text: str, word: re.Match, token) -> bool:

@@ -1,4 +1,7 @@
-"""Other dice rollers' spellings that do not parse here: the error at them, with ours."""
+"""Other dice rollers' spellings that do not parse here: the error at them, with ours.
+
+Each pattern is read without backtracking over what it cannot give back (`*+`, `++`), so
+that it costs time in proportion to the text it looks at (tests/test_grammar_linear.py)."""
 
 from __future__ import annotations
 
@@ -7,21 +10,23 @@ import re
 from dsl.messages import tr
 
 # a chat command typed with its roll: `/r 1d20+5`, `/roll 4d6kh3` (Roll20, Foundry VTT)
-_CHAT_COMMAND = re.compile(r"\s*(/(?:r|roll|gmroll|gr|br|sr|w)\b)\s*")
+_CHAT_COMMAND = re.compile(r"\s*+(/(?:r|roll|gmroll|gr|br|sr|w)\b)\s*+")
 # Roll20's successes with failures: `10d10>5f1` (5 or more succeed, each 1 takes one away)
-_TARGET_AND_FAILURE = re.compile(r"(\d*[dD]\d+)\s*(>|<)(\d+)f(\d+)")
+_TARGET_AND_FAILURE = re.compile(r"(?<![0-9])([0-9]*+[dD][0-9]++)\s*+([><])([0-9]++)f([0-9]++)")
 # a group of dice with a modifier it does not take: `{1d20, 1d20}x`, `{2d6}kh1r1`
-_GROUP_MODIFIER = re.compile(r"\{(?=[^{}\n]*[dD][\d%F(])[^{}\n:]*\}([a-zA-Z!][\w!<>=()-]*)")
+_GROUP_MODIFIER = re.compile(r"\{(?=[^{}\n]*[dD][0-9%F(])[^{}\n:]*+\}([a-zA-Z!][\w!<>=()-]*+)")
 # d20's sets: `(1d4, 1d6, 1d8)kh1`, a group written with parentheses
-_D20_SET = re.compile(r"(?<![\w)])\(([^()\n]*,[^()\n]*)\)((?:kh|kl|ph|pl|k|p)\d*)")
+_D20_SET = re.compile(r"(?<![\w)])\(([^(),\n]*+,[^()\n]*+)\)((?:kh|kl|ph|pl|k|p)[0-9]*+)")
 # Roll20's target number on a group: `{1d20, 1d20}>10` counts the rolls of 10 or more
-_GROUP_TARGET = re.compile(r"\{((?=[^{}\n]*[dD][\d%F(])[^{}\n:]*)\}(>|<)(\d+)")
+_GROUP_TARGET = re.compile(r"\{((?=[^{}\n]*[dD][0-9%F(])[^{}\n:]*+)\}([><])([0-9]++)")
 # AnyDice's position in a pool: `3@4d6` is the third highest of four dice
-_ANYDICE_AT = re.compile(r"(?<![\w)])(\d+)\s*@\s*(\d*[dD]\d+)")
+_ANYDICE_AT = re.compile(r"(?<![\w)])([0-9]++)\s*+@\s*+([0-9]*+[dD][0-9]++)")
 # Roll20's inline roll, typed as it is in the chat: `[[1d20+5]]`
-_INLINE_ROLL = re.compile(r"\s*\[\[(?P<roll>[^\[\]]*[dD][\d%F][^\[\]]*)\]\]\s*")
+_INLINE_ROLL = re.compile(r"\s*+\[\[(?P<roll>(?=[^\[\]]*[dD][0-9%F])[^\[\]]*+)\]\]\s*+")
 # the modifiers a group takes, which come before the one it does not
-_GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?\d+|(?:kh|kl|dh|dl|k|d)\d*)*")
+_GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?[0-9]++|(?:kh|kl|dh|dl|k|d)[0-9]*+)*+")
+# the letters of a modifier a group does not take
+_MODIFIER_WORD = re.compile(r"[a-zA-Z!]*+")
 
 
 def inline_roll(text: str) -> tuple | None:
@@ -105,7 +110,7 @@ def other_spelling(text: str, position: int) -> tuple | None:
     for match in _GROUP_MODIFIER.finditer(text, max(0, position - 200), position + 200):
         if match.start() <= position < match.end():
             start = match.start(1) + _GROUP_TAKES.match(match.group(1)).end()
-            word = re.match(r"[a-zA-Z!]*", text[start:]).group() or text[start : start + 1]
+            word = _MODIFIER_WORD.match(text, start).group() or text[start : start + 1]
             return (
                 tr("`{modifier}` is not a modifier of a group", modifier=word),
                 start,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from fractions import Fraction
 
 from dsl.messages import tr
 from interpreter.errors import LimitExceeded
 from interpreter.limits import Limits
+from interpreter.values import Record
 
 
 def bounded_number(value, limits: Limits, span):
@@ -75,21 +77,101 @@ def long_list(limits: Limits):
     )
 
 
-def bounded_text(text: str, limits: Limits, span) -> str:
-    if len(text) > limits.text_length:
+def cells(value, cap: int) -> int:
+    """The cells of a value, counted until they pass `cap`: what going through it costs
+    (showing it, comparing it, adding it up) and how large it is. A cell is an item of a
+    list or a record (the lists and records inside it counted through, however often
+    they are held), 64 characters of a text, 77 digits of a number; anything else is one.
+    """
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is int:
+            count += 1 + (item.bit_length() >> 8)
+        elif kind is str:
+            count += 1 + (len(item) >> 6)
+        elif kind is tuple or kind is list:
+            count += 1
+            stack.extend(item)
+        elif kind is Fraction:
+            count += 1 + ((item.numerator.bit_length() + item.denominator.bit_length()) >> 8)
+        elif kind is Record:  # its names shown too
+            count += 1
+            fields = item._fields
+            stack.extend(fields)
+            stack.extend(fields.values())
+        elif isinstance(item, Mapping):
+            count += 1
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, str):  # a text for people (a Message)
+            count += 1 + (len(item) >> 6)
+        else:
+            count += 1
+        if count > cap:
+            break
+    return count
+
+
+def bounded_value(ctx, value, span):
+    """A list or record just built, within `value_size` (else LimitExceeded naming it),
+    its cells counted as steps: building it went through them."""
+    ctx.count(size_within(value, ctx.limits, span), span)
+    return value
+
+
+#: the values that hold other values: what makes one value larger than its rules
+NESTED = frozenset({tuple, list, dict, Record})
+
+
+def bounded_record(ctx, record: Record, span) -> Record:
+    """A record just built: `bounded_value` when a field holds a list or a record (of
+    numbers, yes/no and texts only, it is no larger than the rules that wrote it, each
+    text within `text_length`: nothing to go through)."""
+    for value in record._fields.values():
+        if type(value) in NESTED:
+            return bounded_value(ctx, record, span)
+    return record
+
+
+def size_within(value, limits: Limits, span) -> int:
+    """The cells of a value built, or LimitExceeded when they are more than `value_size`."""
+    size = cells(value, limits.value_size)
+    if size > limits.value_size:
         raise LimitExceeded(
             tr(
-                "a text longer than {text_length} characters (limit text_length)",
-                text_length=limits.text_length,
+                "a value of more than {value_size} cells (limit value_size)",
+                value_size=limits.value_size,
             ),
             span,
+            tr("a cell is an item of a list or a record, or 64 characters of a text"),
         )
+    return size
+
+
+def bounded_text(text: str, limits: Limits, span) -> str:
+    if len(text) > limits.text_length:
+        raise too_long_text(limits, span)
     return text
 
 
+def too_long_text(limits: Limits, span) -> LimitExceeded:
+    return LimitExceeded(
+        tr(
+            "a text longer than {text_length} characters (limit text_length)",
+            text_length=limits.text_length,
+        ),
+        span,
+    )
+
+
+# the digits 0-9 alone (`\d` would read any script's digits as these)
 _NUMBER_TEXT = re.compile(
-    r"(?P<sign>[+-]?)(?P<digits>\d+(?:\.\d*)?|\.\d+)(?:[eE](?P<exponent>[+-]?\d{1,9}))?"
-    r"|[+-]?\d+/\d+"
+    r"(?P<sign>[+-]?)(?P<digits>[0-9]++(?:\.[0-9]*+)?|\.[0-9]++)"
+    r"(?:[eE](?P<exponent>[+-]?[0-9]{1,9}))?"
+    r"|[+-]?[0-9]++/[0-9]++"
 )
 
 

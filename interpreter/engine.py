@@ -94,6 +94,7 @@ class Outcome:
         "params",
         "result",
         "sheet",
+        "steps",
         "warnings",
     )
 
@@ -122,6 +123,7 @@ class Outcome:
         self.before = sheet if before is None else before
         self._replay = replay  # (a function giving the trace by running again, its arguments)
         self._trace = None
+        self.steps = 0  # the steps of evaluation it took (against Limits.steps_per_run)
 
     @property
     def sheets(self) -> dict:
@@ -296,9 +298,10 @@ class Engine:
             error.replay = functools.partial(
                 self._trace, runnable, sheet, args, faces, shown, source.origin, made
             )
+            error.steps = ctx.steps
             raise
         faces, made = tuple(roller.drawn), tuple(ctx.choices) if ctx.choices else ()
-        return Outcome(
+        outcome = Outcome(
             runnable.name,
             shown,
             result,
@@ -314,6 +317,8 @@ class Engine:
             made,
             sheet,
         )
+        outcome.steps = ctx.steps
+        return outcome
 
     def runnable(self, name: str) -> Runnable:
         """The action, check, opposed check or named roll of that name, compiled (once)."""
@@ -356,12 +361,12 @@ class Engine:
     def _trace(self, runnable: Runnable, sheet, args, faces, shown, origin, made) -> Trace:
         """The run again with its own dice and choices, traced; up to the error, if it
         failed."""
-        steps = Trace(language=self.language)
+        steps = Trace(language=self.language, limits=self.limits)
         compiled = runnable.compiled
         steps.append(
             Step(
                 "action" if runnable.kind == "action" else "run",
-                call_text(compiled.label, shown.items()),
+                call_text(compiled.label, shown.items(), self.limits.shown_length),
                 compiled.node.span.line,
                 {runnable.kind: runnable.name},
                 -1,
@@ -378,7 +383,7 @@ class Engine:
         except (EvaluationError, ParameterError):
             # A failed run's trace ends where it failed (a choice nobody answered: there).
             pass
-        return steps
+        return steps.close()
 
     def prepare(self, action: str, sheet: Sheet, params: dict) -> tuple:
         """(compiled action, its arguments, the parameters as shown) for a run."""

@@ -2,8 +2,34 @@
 
 from __future__ import annotations
 
-from dsl.errors import KINDS, RulebookError
-from dsl.messages import tr, translate
+from dsl.errors import KINDS, RulebookError, Span
+from dsl.errors import shown as seen
+from dsl.messages import Message, tr, translate
+from interpreter.limits import DEFAULT_LIMITS
+from interpreter.shown import glimpse
+
+#: characters of one value an evaluation error quotes (longer: cut, `… N more
+#: characters`): the default `Limits.shown_length`
+QUOTED = DEFAULT_LIMITS.shown_length
+
+
+def quoting(message):
+    """A message whose values are cut to QUOTED characters each (a text of 100,000
+    characters, a list of 10,000 items, in `a condition must be yes or no, not ...`)."""
+    if message is None or len(message) <= 2 * QUOTED:
+        return message
+    if isinstance(message, Message):
+        if message.parts is not None:
+            parts = [
+                quoting(p) if isinstance(p, Message) else glimpse(p, QUOTED) for p in message.parts
+            ]
+            return Message.joined(parts, message.separator)
+        params = {
+            name: quoting(value) if isinstance(value, Message) else glimpse(value, QUOTED)
+            for name, value in message.params.items()
+        }
+        return Message(message.template, params, message.plural, message.count)
+    return glimpse(str(message), QUOTED)  # a text the rules made (a `require`'s message)
 
 
 class EvaluationError(RulebookError):
@@ -18,6 +44,10 @@ class EvaluationError(RulebookError):
     exit_code = 4
     code = "evaluation_error"
     replay = None  # set by the Engine: a function giving the trace up to the error
+    steps = None  # set by the Engine: the steps the run took up to the error
+
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
+        super().__init__(quoting(message), span, hint)
 
     @property
     def trace(self) -> list | None:
@@ -126,14 +156,23 @@ class SheetError(RulebookError):
         where = self.path or ""
         if self.line is not None:
             where = f"{where or '<sheet>'}:{self.line}:{self.column}"
-        head = f"{translate(KINDS['error'], language)}: {translate(self.message, language)}"
+        kind = translate(KINDS.get(self.kind, self.kind), language)
+        head = f"{kind}: {translate(self.message, language)}"
         text = f"{where}: {head}" if where else head
         if self.line is not None:
-            shown = self.line_text[: max(100, self.column + 20)]  # a long line, cut short
+            shown = seen(self.line_text[: max(100, self.column + 20)])  # a long line, cut short
             width = max(1, min(self.width, len(shown) - self.column + 1))
             caret = " " * (self.column - 1) + "^" * width
             text += f"\n    {shown}\n    {caret}"
         return text + (f"\n    {translate(self.hint, language)}" if self.hint else "")
+
+
+class SheetWarning(SheetError):
+    """Something a sheet file says that may not be what it seems (a key that only looks
+    like a field's name): shown, not raised (`Sheet.warnings`)."""
+
+    code = "invalid_sheet"
+    kind = "warning"
 
 
 class SheetChanged(SheetError):

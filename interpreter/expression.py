@@ -10,6 +10,7 @@ from dsl.errors import TOO_DEEP, RulebookInvalid
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
 from interpreter.compile import Compiler
+from interpreter.compile.costs import charged
 from interpreter.dice import DiceSource, SeededDice
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.limits import DEFAULT_LIMITS, Limits
@@ -66,7 +67,9 @@ class ExpressionCache:
         # bindings and types: given to it, over the empty rulebook (no copy of it made).
         compiler = Compiler(self.empty)
         compiler.bindings, compiler.types = checker.bindings, checker.types
-        found = (node, compiler.expr(node))
+        # counted as a block is: what it always evaluates, when it runs (its branches,
+        # as they are taken)
+        found = (node, charged(compiler.expr(node), compiler.cost(node), node.span))
         if len(self.cache) >= self.size:
             oldest = next(iter(self.cache))
             del self.cache[oldest]

@@ -23,8 +23,11 @@ class Limits:
     dice_per_evaluation: int = 100_000
     #: faces a die may have
     faces_per_die: int = 1_000_000
-    #: statements one action may execute, counting every pass through a loop
-    steps_per_run: int = 100_000
+    #: steps of evaluation one run may take (README: "what a step is"): each statement,
+    #: operation, call, table read, loop pass, branch and dice term, and each cell of a
+    #: value an operation goes through; also of one sheet's check, one parameter's default,
+    #: one world of the odds engine
+    steps_per_run: int = 250_000
     #: passes one `repeat` may make
     repeat_count: int = 1_000
     #: checks, actions and formulas that may be calling one another at once
@@ -39,10 +42,17 @@ class Limits:
     denominator_digits: int = 100
     #: items of a list an evaluation builds (a list on the sheet, a `let` list, a catalog)
     list_length: int = 10_000
+    #: cells of one list or record an evaluation builds, counting those of the lists,
+    #: records and texts inside it (a cell: an item, 64 characters of a text, 77 digits)
+    value_size: int = 100_000
     #: seconds of computing `rulebook odds` (Engine.odds) may take, exact work and sampling
     odds_seconds: float = 5.0
     #: seconds one run may take (a server's bound on an untrusted rulebook; inf: none)
     run_seconds: float = math.inf
+    #: steps a trace shows; past them, one more line says how many were left out
+    trace_steps: int = 1_000
+    #: characters of one value a trace step or an error shows; past them, cut short
+    shown_length: int = 300
     #: outcomes one distribution of the odds engine may hold (its memory bound)
     odds_outcomes: int = 100_000
     #: bytes of big-integer arithmetic one step of the odds engine may hold at once

@@ -8,6 +8,7 @@ from dsl import nodes as n
 from dsl.errors import did_you_mean
 from dsl.messages import tr
 from dsl.rulebook import Rulebook
+from dsl.unicode_text import HALF_CHARACTER, digits_refused, lone_surrogate
 from interpreter.bounds import number_fits, read_number
 from interpreter.dice import ForcedDice
 from interpreter.errors import ParameterError
@@ -206,6 +207,8 @@ def convert(
     where = tr("parameter {name}", name=name)
     if value is None:
         return None
+    if isinstance(value, str) and lone_surrogate(value) is not None:  # undecodable bytes typed in
+        raise ParameterError(tr("{where}: {problem}", where=where, problem=HALF_CHARACTER))
     if isinstance(type_node, n.EnumType):
         if not among(value, type_node.choices):
             raise ParameterError(
@@ -238,6 +241,9 @@ def convert(
         return character(name, value, book)
     if kind in ("int", "number"):
         if isinstance(value, str):
+            refused = digits_refused(value)
+            if refused is not None:
+                raise ParameterError(tr("{where}: {problem}", where=where, problem=refused))
             try:
                 number = read_number(value, limits)
             except ValueError as error:
@@ -311,8 +317,11 @@ def convert(
             if kind == "skill" and book.open_skills is not None and isinstance(value, str):
                 return value
             choices = sorted(choices, key=str)
-            hint = did_you_mean(str(value), [str(c) for c in choices]) or tr(
-                "choices: {choices}", choices=", ".join(map(str, choices))
+            refused = digits_refused(value) if isinstance(value, str) else None
+            hint = (
+                refused
+                or did_you_mean(str(value), [str(c) for c in choices])
+                or tr("choices: {choices}", choices=", ".join(map(str, choices)))
             )
             raise ParameterError(
                 tr(

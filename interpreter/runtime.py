@@ -37,7 +37,7 @@ import time
 
 from dsl.messages import tr
 from interpreter.dice import DiceTray, Die, PoolRoll, check_term, roll_pool
-from interpreter.errors import DiceError, EvaluationError
+from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
 from interpreter.trace import Step, faces_text
@@ -281,18 +281,33 @@ def sheet_of(ctx, place) -> tuple:
 
 # ─── the context ────────────────────────────────────────────────────────────
 
-#: statements run between two readings of the clock, when a run has a time bound
-STEPS_BETWEEN_CLOCKS = 256
+#: steps counted between two readings of the clock, when an evaluation has a time bound
+STEPS_BETWEEN_CLOCKS = 1024
 
 
 class Context:
-    """Everything one evaluation reads and writes."""
+    """Everything one evaluation reads and writes.
+
+    It counts the evaluation's steps (its fuel: `steps`, against `limits.steps_per_run`):
+    every compiled closure that does work adds what it does, in the same two lines,
+
+        ctx.steps += cost
+        if ctx.steps > ctx.step_bound:
+            count_past_bound(ctx, span)
+
+    where `cost` is known when the rules are compiled wherever it can be (a block's
+    statements, a formula's body: one addition for all of them), and `span` is what the
+    error points at. `step_bound` is the limit, or, when a clock must be read (a time
+    bound, `run_seconds`; a check of the odds engine's, `on_clock`), the next count at
+    which it is read: the common case costs one addition and one comparison.
+    """
 
     __slots__ = (
         "calls",
         "capture",
         "choices",
         "chooser",
+        "clock",
         "deadline",
         "depth",
         "env",
@@ -318,10 +333,9 @@ class Context:
         self.trace = trace
         self.env: dict = {}
         self.steps = 0
-        # Statements are counted against step_bound: the limit, or (with a time bound)
-        # the next count at which the clock is read (interpreter.compile.statements).
         self.step_bound = limits.steps_per_run
         self.deadline = None
+        self.clock = None  # called every STEPS_BETWEEN_CLOCKS steps (`on_clock`)
         if limits.run_seconds != math.inf:
             self.deadline = time.monotonic() + limits.run_seconds
             self.step_bound = min(limits.steps_per_run, STEPS_BETWEEN_CLOCKS)
@@ -335,6 +349,56 @@ class Context:
     def step(self, kind: str, text: str, span, detail=None, verbose=False, **data) -> None:
         """Note a step in the trace (`detail`, `verbose`: see `Step`)."""
         self.trace.append(Step.at(kind, text, span, data, self.depth, detail, verbose))
+
+    def count(self, steps: int, span) -> None:
+        """Count `steps` more (where a closure has no faster way: see the class)."""
+        self.steps += steps
+        if self.steps > self.step_bound:
+            count_past_bound(self, span)
+
+    def recount(self) -> int:
+        """The steps counted since the count started, and a new count from 0: for a
+        caller that runs many evaluations in one context (the odds engine's worlds), each
+        within the limit on its own."""
+        steps, self.steps = self.steps, 0
+        self.step_bound = self.limits.steps_per_run
+        if self.deadline is not None or self.clock is not None:
+            self.step_bound = min(self.step_bound, STEPS_BETWEEN_CLOCKS)
+        return steps
+
+    def on_clock(self, check) -> None:
+        """Call `check()` every STEPS_BETWEEN_CLOCKS steps from now on: a bound of the
+        caller's own (the odds engine's time limit), which it enforces by raising."""
+        self.clock = check
+        self.step_bound = min(self.step_bound, self.steps + STEPS_BETWEEN_CLOCKS)
+
+
+def count_past_bound(ctx: Context, span) -> None:
+    """The step count passed `ctx.step_bound`: past the limit, the error naming it; else
+    the time to read the clock (`run_seconds`, and the caller's own: `on_clock`)."""
+    limits = ctx.limits
+    if ctx.steps > limits.steps_per_run:
+        raise LimitExceeded(
+            tr(
+                "more than {limit} steps of evaluation (limit steps_per_run)",
+                limit=limits.steps_per_run,
+            ),
+            span,
+        )
+    if ctx.deadline is not None and time.monotonic() > ctx.deadline:
+        raise LimitExceeded(
+            tr(
+                "the run took longer than {seconds} seconds (limit run_seconds)",
+                seconds=f"{limits.run_seconds:g}",
+            ),
+            span,
+        )
+    if ctx.clock is not None:
+        ctx.clock()
+    if ctx.deadline is None and ctx.clock is None:
+        ctx.step_bound = limits.steps_per_run
+    else:
+        ctx.step_bound = min(limits.steps_per_run, ctx.steps + STEPS_BETWEEN_CLOCKS)
 
 
 # ─── rolling for real ───────────────────────────────────────────────────────
@@ -369,10 +433,11 @@ class ChainRoll(Rolled):
     def all_faces(self) -> list:
         return [face for _, rolls, _ in self.parts for roll in rolls for face in roll.faces]
 
-    def faces_text(self) -> str:
+    def faces_text(self, length: int | None = None) -> str:
+        """Each roll's faces, with signs (each cut to about `length` characters)."""
         out = []
         for i, (sign, rolls, _value) in enumerate(self.parts):
-            faces = " ".join(faces_text(r) for r in rolls) or "[]"
+            faces = " ".join(faces_text(r, length) for r in rolls) or "[]"
             out.append(faces if i == 0 else f"{'+' if sign > 0 else '-'} {faces}")
         return " ".join(out)
 

@@ -15,56 +15,24 @@ the folder's lock (`interpreter.files`). A shipped character is never written.
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-import yaml
-
 from dsl.messages import tr
-from interpreter import files, sheet_writer
+from interpreter import files, sheet_reading, sheet_writer
 from interpreter.compile import Compiler
 from interpreter.errors import SheetChanged, SheetError, ShippedSheet
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.sheet_positions import (
-    MAX_NUMBER_TEXT,
-    MAX_SHEET_NESTING,
-    brackets_too_deep,
-    locate,
-    place,
-    too_deep,
-)
+from interpreter.sheet_keys import key_warnings
 from interpreter.sheet_rules import complete
 from interpreter.sheet_schema import META_KEYS, validate
 from interpreter.values import Record
 
 #: largest sheet file read, in bytes
 MAX_SHEET_SIZE = 1_000_000
-
-
-class _NoAliasLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing anchors and aliases (no billion-laughs sheets) and
-    numbers too long to read."""
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None, None, tr("aliases are not allowed"), event.start_mark
-            )
-        return super().compose_node(parent, index)
-
-    def construct_yaml_int(self, node):
-        if len(node.value) > MAX_NUMBER_TEXT:
-            raise _LongNumber(node.value[:20], node.start_mark)
-        return super().construct_yaml_int(node)
-
-
-_NoAliasLoader.add_constructor("tag:yaml.org,2002:int", _NoAliasLoader.construct_yaml_int)
 
 
 if TYPE_CHECKING:  # for the type hints only
@@ -74,7 +42,7 @@ if TYPE_CHECKING:  # for the type hints only
 class Sheet:
     """A character: field values checked against a rulebook's sheet schema. Immutable."""
 
-    __slots__ = ("_values", "meta", "path", "rulebook", "text", "text_format")
+    __slots__ = ("_values", "meta", "path", "rulebook", "text", "text_format", "warnings")
 
     def __init__(
         self,
@@ -91,6 +59,9 @@ class Sheet:
         self.path = path
         self.text_format = text_format
         self.text = text  # the file's text as read (None: not read from a file)
+        #: what the file says that may not be what it seems (interpreter.sheet_keys),
+        #: each a SheetWarning placed at its line and column
+        self.warnings: tuple = ()
 
     @property
     def values(self) -> Mapping:
@@ -147,11 +118,13 @@ class Sheet:
                 tr("larger than {max_sheet_size} characters", max_sheet_size=MAX_SHEET_SIZE),
                 path=path,
             )
-        data = parse_text(text, text_format, path)
+        data, places = sheet_reading.read(text, text_format, path)
         try:
-            return cls.from_data(data, rulebook, path, text_format, limits, text)
-        except SheetError as error:
-            raise locate(error, text, _NoAliasLoader) from None
+            sheet = cls.from_data(data, rulebook, path, text_format, limits, text)
+        except SheetError as error:  # placed from the reading's own nodes: not read again
+            raise places.locate(error) from None
+        sheet.warnings = tuple(places.locate(w) for w in key_warnings(data, rulebook, path))
+        return sheet
 
     @classmethod
     def from_data(
@@ -360,108 +333,9 @@ def read_file(path: str | Path) -> tuple:
 
 
 def parse_text(text: str, text_format: str, path: str | None = None):
-    """A sheet file's data; a file that is not valid YAML or JSON is a SheetError placed
-    at the line and column where reading it failed."""
-    past = brackets_too_deep(text)
-    if past is not None:  # as the parser sees the text up to that bracket
-        failure = too_deep(_too_deep(path), text[: past + 1], _NoAliasLoader)
-        if failure is not None:
-            raise failure
-    try:
-        if text_format == "json":
-            return _no_lone_surrogate(json.loads(text, parse_int=_json_int), text, path)
-        return _no_lone_surrogate(yaml.load(text, Loader=_NoAliasLoader), text, path)
-    except json.JSONDecodeError as error:
-        lines = text.split("\n")
-        line_text = lines[error.lineno - 1] if error.lineno <= len(lines) else ""
-        raise SheetError(tr("not valid JSON: {msg}", msg=error.msg), path=path).at(
-            error.lineno, error.colno, line_text
-        ) from None
-    except _LongNumber as error:
-        raise _long_number(text, path, error) from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-        problem = getattr(error, "problem", None) or str(error)
-        failure = SheetError(tr("not valid YAML: {problem}", problem=problem), path=path)
-        raise (place(failure, text, mark) if mark else failure) from None
-    except RecursionError:
-        failure = _too_deep(path)
-        raise too_deep(failure, text, _NoAliasLoader) or failure from None
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-# an escaped pair (a character), or one escape of a surrogate alone: \ud800, \U0000d800
-_SURROGATE_ESCAPE = re.compile(
-    r"(?P<pair>\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-    r"|(?P<lone>\\u[dD][89a-fA-F][0-9a-fA-F]{2}|\\U0000[dD][89a-fA-F][0-9a-fA-F]{2})"
-)
-
-
-def _no_lone_surrogate(data, text: str, path):
-    """`data`, unless a text in it holds a lone surrogate (an escape such as `\ud800`:
-    not a character, which no UTF-8 file holds and nothing can print): a SheetError at
-    the line and column it is written at."""
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                break
-        elif isinstance(item, dict):
-            stack.extend(item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    else:
-        return data
-    failure = SheetError(tr("a lone surrogate (not a character)"), path=path)
-    found = _SURROGATE.search(text)
-    at = found.start() if found else -1
-    for match in _SURROGATE_ESCAPE.finditer(text):
-        if match.group("lone") and (at < 0 or match.start() < at):
-            at = match.start()
-            break
-    if at < 0:
-        raise failure
-    start = text.rfind("\n", 0, at) + 1
-    end = text.find("\n", at)
-    shown = text[start : end if end >= 0 else len(text)]  # (a raw surrogate shown escaped)
-    shown = shown.encode("utf-8", "backslashreplace").decode("utf-8")
-    raise failure.at(text.count("\n", 0, at) + 1, at - start + 1, shown)
-
-
-def _too_deep(path) -> SheetError:
-    return SheetError(tr("nested more than {most} levels deep", most=MAX_SHEET_NESTING), path=path)
-
-
-class _LongNumber(ValueError):
-    """A number in a sheet file longer than MAX_NUMBER_TEXT digits: its first digits, and
-    where it is (a YAML mark; JSON gives none, so it is found by its digits)."""
-
-    def __init__(self, start: str, mark=None):
-        super().__init__(start)
-        self.mark = mark
-
-
-def _json_int(digits: str) -> int:
-    if len(digits) > MAX_NUMBER_TEXT:
-        raise _LongNumber(digits[:20])
-    return int(digits)
-
-
-def _long_number(text: str, path, error: _LongNumber) -> SheetError:
-    failure = SheetError(
-        tr("a number of more than {max_number_text} digits", max_number_text=MAX_NUMBER_TEXT),
-        path=path,
-    )
-    if error.mark is not None:
-        return place(failure, text, error.mark)
-    at = text.find(error.args[0])
-    if at < 0:
-        return failure
-    line = text.count("\n", 0, at)
-    column = at - (text.rfind("\n", 0, at) + 1)
-    return failure.at(line + 1, column + 1, text.split("\n")[line], 20)
+    """A sheet file's data; a file that is not valid YAML or JSON (or gives a key twice)
+    is a SheetError placed at the line and column where reading it failed."""
+    return sheet_reading.read(text, text_format, path)[0]
 
 
 def _plain(value):

@@ -6,6 +6,7 @@ import re
 
 import yaml
 
+from dsl.messages import tr
 from interpreter.errors import SheetError
 
 #: digits a number in a sheet file may have before it is even read (Python's own bound on
@@ -17,20 +18,8 @@ MAX_NUMBER_TEXT = 4300
 MAX_SHEET_NESTING = 100
 
 
-def locate(error: SheetError, text: str, loader) -> SheetError:
-    """The error placed at its field's key and value in the file's text, when it has a
-    field that can be found there (a broken file is found by the parser instead)."""
-    if error.line is not None or not error.field or text is None:
-        return error
-    try:
-        root = yaml.compose(text, Loader=loader)  # JSON is read as the YAML it also is
-    except (yaml.YAMLError, RecursionError, ValueError):
-        return error
-    found = find(root, error.field) or find(root, f"skills.{error.field}")
-    if found is None:
-        return error
-    start, end = found
-    return place(error, text, start, end)
+def too_deep_error(path) -> SheetError:
+    return SheetError(tr("nested more than {most} levels deep", most=MAX_SHEET_NESTING), path=path)
 
 
 def too_deep(error: SheetError, text: str, loader) -> SheetError | None:
@@ -85,17 +74,25 @@ def brackets_too_deep(text: str) -> int | None:
 
 _SPECIAL = re.compile(r"[\[\]{}\"'#]")
 #: the end of a quoted scalar: `"` with backslash escapes, `'` with doubled quotes
-_QUOTE_END = {'"': re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL), "'": re.compile(r"(?:[^']|'')*'")}
+_QUOTE_END = {
+    '"': re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL),
+    "'": re.compile(r"[^']*+(?:''[^']*+)*+'"),
+}
 
 
 def place(error: SheetError, text: str, start, end=None) -> SheetError:
     """The error at a parser's mark (and up to another one, on the same line)."""
-    lines = text.split("\n")
-    line_text = lines[start.line] if start.line < len(lines) else ""
     width = 1
     if end is not None and end.line == start.line:
         width = max(1, end.column - start.column)
-    return error.at(start.line + 1, start.column + 1, line_text, width)
+    return error.at(start.line + 1, start.column + 1, line_at(text, start.index), width)
+
+
+def line_at(text: str, offset: int) -> str:
+    """The line of `text` that holds `offset` (found from it, not by splitting the text)."""
+    offset = max(0, min(offset, len(text)))
+    end = text.find("\n", offset)
+    return text[text.rfind("\n", 0, offset) + 1 : end if end >= 0 else len(text)]
 
 
 def find(node, path: str):

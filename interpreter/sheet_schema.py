@@ -5,6 +5,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.errors import did_you_mean
 from dsl.messages import tr
+from dsl.unicode_text import digits_refused
 from interpreter.bounds import long_denominator, long_list, long_number, number_fits
 from interpreter.errors import SheetError
 from interpreter.limits import DEFAULT_LIMITS, Limits
@@ -73,6 +74,12 @@ def _within_limits(value, where: str, limits: Limits, path) -> None:
                 _within_limits(item, f"{where}.{key}", limits, path)
 
 
+def digits_hint(value):
+    """For a text where a number goes: the digit in it that is not one of 0-9, if any
+    (`١٢٣` is 123 to Python's int, and to no one reading the sheet as numbers)."""
+    return digits_refused(value) if isinstance(value, str) else None
+
+
 def numerator(value) -> int:
     return value if type(value) is int else value.numerator
 
@@ -116,7 +123,8 @@ def _number_in(value, range_: n.Range | None, where: str, path) -> int:
         raise SheetError(
             tr("{where}: {quoted} is not a whole number", where=where, quoted=quoted(value)),
             where,
-            path=path,
+            digits_hint(value),
+            path,
         )
     if range_ is not None:
         if range_.low is not None and value < range_.low:
@@ -294,7 +302,8 @@ def _effects(field: n.Effects, raw, rulebook, path) -> dict:
                     "{where}.modifier: {value} is not a number", where=where, value=quoted(modifier)
                 ),
                 where,
-                path=path,
+                digits_hint(modifier),
+                path,
             )
         # (not `on`: YAML reads an unquoted `on` as yes)
         on = entry.get("targets", [])
@@ -381,7 +390,8 @@ def _typed(type_node, value, where: str, rulebook, path):
             raise SheetError(
                 tr("{where}: {quoted} is not a number", where=where, quoted=quoted(value)),
                 where,
-                path=path,
+                digits_hint(value),
+                path,
             )
         if type(value) is not int:  # a sheet file holds whole numbers (YAML has no 7/2)
             raise SheetError(

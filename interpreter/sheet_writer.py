@@ -25,6 +25,7 @@ import yaml
 from dsl.messages import tr
 from interpreter import sheet_json
 from interpreter.errors import SheetError
+from interpreter.sheet_reading import Loader
 
 _BOOL_WORDS = {"yes": ("yes", "no"), "true": ("true", "false"), "on": ("on", "off")}
 _BOOL_WORDS.update({v[1]: v for v in list(_BOOL_WORDS.values())})
@@ -134,7 +135,7 @@ class _YamlSplicer:
         self.order = order
         self.edits: list[tuple[int, int, str]] = []
         try:
-            self.root = yaml.compose(text, Loader=yaml.SafeLoader)
+            self.root = yaml.compose(text, Loader=Loader)  # libyaml's, when there
         except yaml.YAMLError as error:
             raise SheetError(
                 tr("the sheet file is no longer valid YAML: {error}", error=error)

@@ -10,6 +10,7 @@ import attrs
 from dsl.errors import Span
 from dsl.messages import Message, tr, tr_n, translate
 from interpreter.dice import DROPPED, KEPT, REROLLED, PoolRoll
+from interpreter.shown import glimpse, glimpse_data, more_characters, more_items
 from interpreter.values import to_json
 
 #: how a roll's dice are marked when nobody should take them for a random roll
@@ -72,29 +73,127 @@ class Step:
 
 class Trace(list):
     """The steps of a run, in order, and the language they are shown in by default (the
-    rulebook's)."""
+    rulebook's).
 
-    def __init__(self, steps=(), language: str | None = None):
+    Given `limits`, it is bounded: it keeps the first `trace_steps` steps and counts the
+    others (`omitted`; `close` adds a last step saying how many); each step's values are
+    cut to about `shown_length` characters (the data of its JSON; its text is made of
+    values cut so where it is written, `interpreter.shown.glimpse`, and a text longer
+    than TEXT_ROOM of them is cut too)."""
+
+    def __init__(self, steps=(), language: str | None = None, limits=None):
         super().__init__(steps)
         self.language = language
+        self.most = limits.trace_steps if limits is not None else None
+        self.length = limits.shown_length if limits is not None else None
+        self.omitted = 0
+
+    def wants(self) -> bool:
+        """Whether a step added now would be kept: else it is counted out at once, and
+        whoever asked need not make it (a full trace costs a run nothing more)."""
+        if self.most is None or len(self) < self.most:
+            return True
+        self.omitted += 1
+        return False
+
+    def wants_at(self, index: int) -> bool:
+        """`wants`, for a step inserted at `index` (a heading over the steps from there)."""
+        if self.most is None or index < self.most:
+            return True
+        self.omitted += 1
+        return False
+
+    def append(self, step: Step) -> None:
+        if self.most is None:
+            super().append(step)
+        elif len(self) < self.most:
+            super().append(self.bounded(step))
+        else:
+            self.omitted += 1
+
+    def insert(self, index: int, step: Step) -> None:
+        if self.most is None:
+            super().insert(index, step)
+        elif index >= self.most:
+            self.omitted += 1
+        else:  # a heading over steps kept: the last step kept goes
+            super().insert(index, self.bounded(step))
+            self.trim()
+
+    def __setitem__(self, index, steps) -> None:
+        super().__setitem__(index, steps)
+        if self.most is not None:
+            self.trim()
+
+    def trim(self) -> None:
+        """Past `trace_steps` (headings put over steps kept): the last ones counted out."""
+        while len(self) > self.most:
+            self.pop()
+            self.omitted += 1
+
+    def bounded(self, step: Step) -> Step:
+        """The step with its data cut to `shown_length` characters a value (at most
+        DATA_ROOM of them in all), and its text and detail to TEXT_ROOM."""
+        length = self.length
+        changed: dict = {}
+        if step.data:
+            data, room = None, DATA_ROOM * length
+            for name, value in step.data.items():
+                kind = type(value)
+                if kind is int or kind is bool or value is None:  # (digits: bounded)
+                    continue
+                if kind is str and len(value) <= length:
+                    room -= len(value)
+                    continue
+                cut = glimpse_data(value, max(0, min(length, room)))
+                room -= length
+                if cut is not value:
+                    if data is None:
+                        data = changed["data"] = dict(step.data)
+                    data[name] = cut
+        room = TEXT_ROOM * length
+        for part in ("text", "detail"):
+            text = getattr(step, part)
+            if text is not None and len(text) > room:
+                changed[part] = Message.joined([text[:room], more_characters(len(text) - room)])
+        return attrs.evolve(step, **changed) if changed else step
+
+    def close(self) -> Trace:
+        """The trace as shown: with, past `trace_steps`, a last step saying how many more
+        there were (in text and JSON alike)."""
+        if self.omitted:
+            count = self.omitted
+            text = tr_n("… {n} more step", "… {n} more steps", count)
+            super().append(Step("more", text, None, {"steps": count}, 0))
+            self.omitted = 0
+        return self
 
 
-def faces_text(roll: PoolRoll) -> str:
-    """`[6, 5, 3, ~~1~~]`: struck faces were dropped or rerolled; `6!` exploded."""
-    parts = []
-    for face, status, exploded in roll.faces:
+#: how many `shown_length`s a step's text (its data, all its values) may take
+TEXT_ROOM = 8
+DATA_ROOM = 8
+
+
+def faces_text(roll: PoolRoll, length: int | None = None) -> str:
+    """`[6, 5, 3, ~~1~~]`: struck faces were dropped or rerolled; `6!` exploded. With a
+    `length`, the faces that fit in about that many characters, then how many more."""
+    parts, used = [], 0
+    for i, (face, status, exploded) in enumerate(roll.faces):
+        if length is not None and used > length:
+            return "[" + ", ".join(parts) + f", {more_items(len(roll.faces) - i)}]"
         text = str(face)
         if exploded:
             text += "!"
         if status in (DROPPED, REROLLED):
             text = f"~~{text}~~"
         parts.append(text)
+        used += len(text) + 2
     return "[" + ", ".join(parts) + "]"
 
 
-def roll_text(roll: PoolRoll) -> Message:
+def roll_text(roll: PoolRoll, length: int | None = None) -> Message:
     """`4d6kh3 [6, 5, 3, ~~1~~]`, with successes counted where the term counts them."""
-    text = f"{roll.label} {faces_text(roll)}"
+    text = f"{roll.label} {faces_text(roll, length)}"
     if roll.successes is None:
         return Message.joined([text], "")
     counts = [tr_n("{n} success", "{n} successes", roll.successes)]
@@ -122,11 +221,13 @@ def render_text(steps: list[Step], language: str | None = None, verbose: bool = 
     return "\n".join(lines)
 
 
-def call_text(label: str, params) -> Message:
-    """`Usar una númina(numina=Grito Báquico, preces=no)`: values in the output's language."""
+def call_text(label: str, params, length: int | None = None) -> Message:
+    """`Usar una númina(numina=Grito Báquico, preces=no)`: values in the output's language
+    (each cut to about `length` characters, when given: `interpreter.shown.glimpse`)."""
     parts: list = [label, "("]
     for i, (name, value) in enumerate(params):
-        parts += [", " if i else "", name, "=", value]
+        shown = value if length is None else glimpse(value, length)
+        parts += [", " if i else "", name, "=", shown]
     return Message.joined([*parts, ")"])
 
 
@@ -136,11 +237,12 @@ def origin_mark(origin: str) -> Message:
     return Message.joined([" (", mark, ")"] if mark is not None else [], "")
 
 
-def dice_step(roll: PoolRoll, span, depth: int, origin: str) -> Step:
+def dice_step(roll: PoolRoll, span, depth: int, origin: str, length: int | None = None) -> Step:
+    """A roll's step (its faces cut to about `length` characters, when given)."""
     kept = [f[0] for f in roll.faces if f[1] == KEPT]
     return Step.at(
         "roll",
-        Message.joined([roll_text(roll), " = ", roll.total, origin_mark(origin)], ""),
+        Message.joined([roll_text(roll, length), " = ", roll.total, origin_mark(origin)], ""),
         span,
         {
             "dice": roll.label,

@@ -281,7 +281,7 @@ def test_the_trace_is_the_replay_of_the_run(engine, sheet):
 @pytest.mark.parametrize(
     "limit, action, message",
     [
-        ({"steps_per_run": 4}, "wrestle", "steps_per_run"),
+        ({"steps_per_run": 40}, "wrestle", "steps_per_run"),  # it takes about 100
         ({"repeat_count": 2}, "wrestle", "repeat_count"),
         ({"call_depth": 1}, "chain", "call_depth"),
         ({"dice_per_evaluation": 3}, "chain", "dice_per_evaluation"),

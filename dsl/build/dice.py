@@ -19,10 +19,14 @@ from dsl.build.walk import whole_number
 from dsl.errors import Span
 from dsl.messages import tr
 
-PAREN = r"\((?:[^()\n]|\([^()\n]*\))*\)"
-HEAD = re.compile(rf"(?P<count>\d+|{PAREN})?[dD](?P<sides>\d+|%|[Ff]|{PAREN}|\{{[^{{}}\n]*\}})")
-UNIT = re.compile(rf"(?P<name>[a-zA-Z]+|!!?p?)(?P<op>>=|<=|<|>|=)?(?P<value>-?\d+|{PAREN})?")
-LABEL = re.compile(r"\[(?P<label>[^\[\]\n]*)\]")
+PAREN = r"\((?:[^()\n]++|\([^()\n]*+\))*+\)"
+HEAD = re.compile(
+    rf"(?P<count>[0-9]++|{PAREN})?[dD](?P<sides>[0-9]++|%|[Ff]|{PAREN}|\{{[^{{}}\n]*+\}})"
+)
+UNIT = re.compile(rf"(?P<name>[a-zA-Z]++|!!?p?)(?P<op>>=|<=|<|>|=)?(?P<value>-?[0-9]++|{PAREN})?")
+LABEL = re.compile(r"\[(?P<label>[^\[\]\n]*+)\]")
+#: a listed face: a whole number, or a range of them (`0..9`)
+FACE = re.compile(r"(-?[0-9]++)(?:\.\.(-?[0-9]++))?")
 
 #: most faces a die of listed faces may list (d{1..1000000} is a d1000000: write that)
 MAX_LISTED = 10_000
@@ -97,7 +101,9 @@ class DiceTerms:
         if sides_text.startswith("{"):
             return self._listed_faces(sides_text, token.start_pos + head.start("sides"))
         sides = self._dice_value(head, "sides", token)
-        if isinstance(sides, n.Literal):
+        if (
+            isinstance(sides, n.Literal) and type(sides.value) is int
+        ):  # (1.5) stays: the checker says so
             sides = sides.value
             if sides < 1:
                 raise self._error(tr("a die needs at least one face"), self._token_span(token))
@@ -111,7 +117,7 @@ class DiceTerms:
             item = part.strip()
             where = Span(self.source, self.offset + position, self.offset + position + len(part))
             position += len(part) + 1
-            match = re.fullmatch(r"(-?\d+)(?:\.\.(-?\d+))?", item)
+            match = FACE.fullmatch(item)
             if match is None:
                 raise self._error(
                     tr("a listed face is a whole number or a range, not `{item}`", item=item),

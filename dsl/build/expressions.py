@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lark import Token
 
 from dsl import nodes as n
@@ -14,6 +16,9 @@ from dsl.build.walk import (
 )
 from dsl.errors import Span
 from dsl.messages import tr
+
+#: what a quoted text's characters are read in pieces between: an escape, a brace
+_TEXT_SPECIAL = re.compile(r"\\|\{\{|\}\}|\{")
 
 
 class Expressions:
@@ -130,20 +135,30 @@ class Expressions:
         raw = token.value
         base = token.start_pos
         parts: list = []
-        buffer: list[str] = []
-        i = 1
-        while i < len(raw) - 1:
-            char = raw[i]
-            if char == "\\" and i + 1 < len(raw) - 1:
-                buffer.append(ESCAPES.get(raw[i + 1], raw[i + 1]))
-                i += 2
-            elif raw.startswith("{{", i) or raw.startswith("}}", i):
-                buffer.append(char)
-                i += 2
-            elif char == "{":
-                close = raw.find("}", i)
-                if close < 0 or close >= len(raw) - 1:
-                    start = self.offset + base + i
+        buffer: list[str] = []  # pieces of text between the special characters, not characters
+        i, end = 1, len(raw) - 1
+        while i < end:
+            found = _TEXT_SPECIAL.search(raw, i, end)
+            at = end if found is None else found.start()
+            if at > i:
+                buffer.append(raw[i:at])
+            if found is None:
+                break
+            special = found.group()
+            if special == "\\":
+                if at + 1 < end:
+                    buffer.append(ESCAPES.get(raw[at + 1], raw[at + 1]))
+                    i = at + 2
+                else:
+                    buffer.append(special)
+                    i = at + 1
+            elif special != "{":  # `{{` or `}}`: a brace of the text itself
+                buffer.append(special[0])
+                i = at + 2
+            else:
+                close = raw.find("}", at)
+                if close < 0 or close >= end:
+                    start = self.offset + base + at
                     raise self._error(
                         tr("this `{` is never closed with `}`"),
                         Span(self.source, start, start + 1),
@@ -152,11 +167,8 @@ class Expressions:
                 if buffer:
                     parts.append("".join(buffer))
                     buffer = []
-                parts.append(self._sub_expression(raw[i + 1 : close], base + i + 1))
+                parts.append(self._sub_expression(raw[at + 1 : close], base + at + 1))
                 i = close + 1
-            else:
-                buffer.append(char)
-                i += 1
         if buffer:
             parts.append("".join(buffer))
         if all(isinstance(p, str) for p in parts):

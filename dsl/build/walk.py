@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import attrs
@@ -74,15 +75,12 @@ _CHAINS = {"binary", "and_", "or_"}
 def unquote(text: str) -> str:
     """A quoted token's text, its escapes (\\n, \\t, \\", \\\\) read."""
     body = text[1:-1]
-    out, i = [], 0
-    while i < len(body):
-        if body[i] == "\\" and i + 1 < len(body):
-            out.append(ESCAPES.get(body[i + 1], body[i + 1]))
-            i += 2
-        else:
-            out.append(body[i])
-            i += 1
-    return "".join(out)
+    if "\\" not in body:
+        return body
+    return _ESCAPE.sub(lambda found: ESCAPES.get(found[1], found[1]), body)
+
+
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 
 
 def number_value(text: str, span: Span):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl import suggest
 from dsl import types as t
 from dsl.check.characters import CharacterChecks
 from dsl.check.choices import ChoiceChecks
@@ -10,6 +11,7 @@ from dsl.check.definitions import DefinitionChecks
 from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
+from dsl.check.lookalikes import LookalikeChecks
 from dsl.check.scope import BUILTINS, CALL_NESTING, MAX_CALL_NESTING, Scope
 from dsl.check.sheet import SheetChecks
 from dsl.check.statements import StatementChecks
@@ -26,7 +28,8 @@ def check_definitions(
     """Check merged definitions; raise RulebookInvalid on any error, else the Rulebook."""
     checker = Checker(definitions)
     try:
-        checker.run()
+        with suggest.budget():  # every hint of this check together, in bounded work
+            checker.run()
     except RecursionError:  # the static bounds keep well within the stack; an app deep in
         raise CheckError(TOO_DEEP, None) from None  # its own may still run out: say so
     errors = [d for d in checker.diagnostics if d.severity == "error"]
@@ -68,6 +71,7 @@ class Checker(
     CharacterChecks,
     ChoiceChecks,
     WholeChecks,
+    LookalikeChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""
 
@@ -124,6 +128,7 @@ class Checker(
         if not self.check_cycles():
             self.check_nesting()
         self.check_unused()
+        self.check_lookalikes()
         self.diagnostics.sort(
             key=lambda d: (d.span.source.name, d.span.start) if d.span else ("", 0)
         )

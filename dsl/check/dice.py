@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.build.walk import is_number
 from dsl.check.scope import Scope
 from dsl.messages import tr
 
 #: comparisons that read as a count of dice in Roll20 (`10d10>6`: dice showing 6 or more)
 COUNTED_IN_ROLL20 = {">=": ">=", ">": ">=", "<=": "<=", "<": "<=", "=": "="}
+NUMBER_OF_DICE = tr("the number of dice")
+NUMBER_OF_FACES = tr("the number of faces")
+HOW_MANY_KEPT = tr("how many dice to keep or drop")
+MIN_OR_MAX = tr("the value of min or max")
+WHOLE = tr("{what} should be a whole number, not {value}")
 KEEPS_ALL = tr("`{modifier}` keeps {k} of {count} dice: all of them, so it changes nothing")
 DROPS_ALL = tr("`{modifier}` drops {k} of {count} dice: none is left, so the term is always 0")
 
@@ -18,18 +24,22 @@ class DiceChecks:
 
     def ex_dice(self, node: n.Dice, scope: Scope) -> t.Type:
         if node.count is not None:
-            self.want(node.count, scope, t.NUMBER, tr("the number of dice"))
+            self.want(node.count, scope, t.NUMBER, NUMBER_OF_DICE)
+            self.whole(node.count, NUMBER_OF_DICE)
         if not isinstance(node.sides, int | str | tuple):
-            self.want(node.sides, scope, t.NUMBER, tr("the number of faces"))
+            self.want(node.sides, scope, t.NUMBER, NUMBER_OF_FACES)
+            self.whole(node.sides, NUMBER_OF_FACES)
         for modifier in node.modifiers:
             value = getattr(modifier, "count", None)
             condition = getattr(modifier, "condition", None)
             if value is not None:
-                self.want(value, scope, t.NUMBER, tr("how many dice to keep or drop"))
+                self.want(value, scope, t.NUMBER, HOW_MANY_KEPT)
+                self.kept(value)
             if condition is not None and condition.value is not None:
                 self.want(condition.value, scope, t.NUMBER, tr("a face to compare with"))
-            if isinstance(modifier, n.Clamp):
-                self.want(modifier.value, scope, t.NUMBER, tr("the value of min or max"))
+            if isinstance(modifier, n.Clamp):  # a face: whole, as faces are
+                self.want(modifier.value, scope, t.NUMBER, MIN_OR_MAX)
+                self.whole(modifier.value, MIN_OR_MAX)
         for message, hint, span in node.notes:
             self.warning(message, span, hint)
         self.pointless(node)
@@ -50,10 +60,27 @@ class DiceChecks:
             )
         for modifier in node.modifiers:
             if isinstance(modifier, n.Keep) and modifier.count is not None:
-                self.want(modifier.count, scope, t.NUMBER, tr("how many dice to keep or drop"))
+                self.want(modifier.count, scope, t.NUMBER, HOW_MANY_KEPT)
+                self.kept(modifier.count)
             elif not isinstance(modifier, n.Keep) and modifier.condition.value is not None:
                 self.want(modifier.condition.value, scope, t.NUMBER, tr("a value to compare with"))
         return t.ROLL
+
+    def whole(self, node, what) -> None:
+        """A number written where a whole number goes (`d(1.5)`, `4d6kh(1.5)`): an error
+        here, rather than when the rule runs (or a wrong answer from the odds)."""
+        if isinstance(node, n.Literal) and is_number(node.value) and type(node.value) is not int:
+            self.error(
+                WHOLE.fill(what=what, value=node.value),
+                node.span,
+                tr("round it explicitly with floor, ceil or round"),
+            )
+
+    def kept(self, node) -> None:
+        """How many dice to keep or drop, when written: a whole number, not below 0."""
+        self.whole(node, HOW_MANY_KEPT)
+        if isinstance(node, n.Literal) and is_number(node.value) and node.value < 0:
+            self.error(tr("cannot keep or drop {k} dice", k=node.value), node.span)
 
     def pointless(self, node: n.Dice) -> None:
         """Warnings for modifiers that can change nothing: `2d6kh5`, `10d10cs>=11`."""

@@ -12,6 +12,7 @@ from dsl.check.wording import arguments, describe_definition, how_to_use, signat
 from dsl.errors import Span, did_you_mean
 from dsl.messages import tr
 from dsl.rulebook import Binding, names_a_field
+from dsl.unicode_text import digits_refused
 
 
 class ExpressionChecks:
@@ -147,7 +148,7 @@ class ExpressionChecks:
         self.error(
             (unknown or tr("unknown name `{name}`")).fill(name=name),
             span,
-            did_you_mean(name, candidates),
+            digits_refused(name) or did_you_mean(name, candidates),
         )
 
     def ex_field(self, node: n.Field, scope: Scope) -> t.Type:

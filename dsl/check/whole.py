@@ -84,7 +84,7 @@ class WholeChecks:
             self.error(
                 tr(
                     "`{name}` nests {depth} levels deep with what it calls ({chain}); "
-                    "at most {limit}",
+                    "at most {limit} (limit MAX_CALL_NESTING)",
                     name=name,
                     depth=cost[name],
                     chain=" → ".join(chain),

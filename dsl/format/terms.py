@@ -15,7 +15,7 @@ from dsl.parser import parse_tree
 
 # A parenthesised part of a term (two levels, as the grammar's DICE terminal has them),
 # or a list of faces.
-_PART = re.compile(r"\((?:[^()\n]|\([^()\n]*\))*\)|\{[-\d\s,.]*\}")
+_PART = re.compile(r"\((?:[^()\n]++|\([^()\n]*+\))*+\)|\{[-0-9\s,.]*+\}")  # (as DICE's)
 # The label that may end a term: a text, kept as written.
 _LABEL = re.compile(r"\[[^\[\]\n]*\]$")
 

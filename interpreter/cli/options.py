@@ -12,6 +12,7 @@ from dsl import nodes as n
 from dsl.errors import Diagnostic, Source, Span, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.spellings import inline_roll
+from dsl.unicode_text import digits_refused
 from interpreter.dice import ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
 from interpreter.expression import expression_warnings
@@ -27,13 +28,13 @@ def dice_source(args, language: str | None = None):
 
 
 def faces_of(text: str) -> list[int]:
+    """The faces of `--dice 6,5,3,1`: whole numbers written with the digits 0-9 (Python's
+    int would read `١٢` and `1_0` too)."""
     faces = []
     for position, part in enumerate(text.replace(" ", "").split(","), 1):
         if not part:
             continue
-        try:
-            faces.append(int(part))
-        except ValueError:
+        if WHOLE_NUMBER.fullmatch(part) is None:
             raise ParameterError(
                 tr(
                     "--dice: value {position} ({part}) is not a whole number",
@@ -41,9 +42,14 @@ def faces_of(text: str) -> list[int]:
                     part=repr(part),
                 ),
                 None,
-                tr("write the faces as 6,5,3,1"),
-            ) from None
+                digits_refused(part) or tr("write the faces as 6,5,3,1"),
+            )
+        faces.append(int(part))
     return faces
+
+
+#: a whole number as typed in: a sign, then the digits 0-9
+WHOLE_NUMBER = re.compile(r"[+-]?[0-9]++")
 
 
 def asker(language: str | None):
@@ -85,12 +91,13 @@ def ask_at_the_table(die, position: int, language: str | None = None) -> int:
                 tr("no face typed for die {position} ({die})", position=position, die=die.label)
             )
         text = line.strip()
-        try:
-            value = int(text)
-        except ValueError:
-            answer = tr("{text} is not a number; type the face the die shows", text=repr(text))
+        if WHOLE_NUMBER.fullmatch(text) is None:
+            answer = digits_refused(text) or tr(
+                "{text} is not a number; type the face the die shows", text=repr(text)
+            )
             sys.stderr.write(f"  {answer.render(language)}\n")
             continue
+        value = int(text)
         if die.has(value):
             return value
         answer = tr("{value} is not a face of {die}", value=value, die=die.label)
@@ -188,14 +195,21 @@ def sheet_for(args, book, engine, target: str | None = None) -> Sheet:
                 None,
                 tr("pass --char FILE, or a shipped character: {names}", names=", ".join(shipped)),
             ) from None
-    return engine.load_sheet(resolve_character(args.char, book))
+    return shown(engine.load_sheet(resolve_character(args.char, book)), args, book)
 
 
 def targets_of(args, book, engine, action: str | None) -> dict:
     """The other characters of a run, from `--target NAME=FILE` (NAME may be left out when
     the action has one character parameter): parameter name → Sheet."""
     files = target_files(args, book, action)
-    return {role: engine.load_sheet(path) for role, path in files.items()}
+    return {role: shown(engine.load_sheet(path), args, book) for role, path in files.items()}
+
+
+def shown(sheet: Sheet, args, book) -> Sheet:
+    """The sheet, its warnings printed on stderr (stdout is the result)."""
+    for warning in sheet.warnings:
+        print(warning.render(language(args, book)), file=sys.stderr)
+    return sheet
 
 
 def target_files(args, book, action: str | None) -> dict:
@@ -265,7 +279,7 @@ def print_warnings(expression: str, language) -> None:
 
 
 #: a dice expression given as an argument may start with a minus: `rulebook roll -1d6`
-NEGATIVE_EXPRESSION = re.compile(r"-[\d(d{]")
+NEGATIVE_EXPRESSION = re.compile(r"-[0-9(d{]")
 
 
 def expressions_with_a_minus(argv: list) -> list:

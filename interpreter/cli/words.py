@@ -16,6 +16,7 @@ import contextvars
 import threading
 
 from dsl.messages import catalogue_for, tr, tr_n
+from dsl.unicode_text import digits_refused
 
 #: argparse's texts for the person at the command line (its msgids, written as argparse
 #: writes them, `%`-placeholders and all); its errors of programming stay in English
@@ -80,6 +81,9 @@ def number(kind: type, above_zero: bool = False):
     """An argparse type reading a number of `kind` (int or float), refused in words."""
 
     def read(text: str):
+        refused = digits_refused(text)  # int() and float() would read `١٢` as 12
+        if refused is not None:
+            raise argparse.ArgumentTypeError(said(refused))
         try:
             value = kind(text)
         except ValueError:

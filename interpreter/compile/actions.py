@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.messages import tr
-from interpreter.compile.statements import count_past_bound
+from interpreter.bounds import bounded_record
+from interpreter.compile.costs import block_cost
 from interpreter.errors import LimitExceeded
-from interpreter.runtime import Unknown, known
+from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.trace import Step, call_text
 from interpreter.values import Record
 
@@ -62,16 +63,20 @@ class CompiledAction(CallFrame):
             else None
         )
         self.label = node.label or node.name
+        #: steps of its own, counted on entry: its statements and its result's expressions
+        self.cost = block_cost(self.body) + (
+            compiler.cost([e for _, e in result.fields]) if result is not None else 0
+        )
 
     def __call__(self, ctx, args: tuple, span) -> Record | None:
         saved = self.enter(ctx, args, span)
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:
-            body = self.body
-            ctx.steps += len(body)
-            if ctx.steps > ctx.step_bound:
-                count_past_bound(ctx, self.node.span)
-            for statement in body:
+            counted = ctx.steps + self.cost
+            ctx.steps = counted
+            if counted > ctx.step_bound:
+                count_past_bound(ctx, span or self.node.span)
+            for statement in self.body:
                 statement(ctx)
             result = None
             if self.result is not None:
@@ -81,13 +86,14 @@ class CompiledAction(CallFrame):
                     if isinstance(got, Unknown):
                         got = ctx.roller.resolve(got)
                     fields[name] = got
-                result = Record(fields, kind="result")
+                result = bounded_record(ctx, Record(fields, kind="result"), self.node.span)
             return result
         finally:
             ctx.env = saved  # `leave`, written out
             ctx.depth -= 1
             ctx.calls -= 1
-            if ctx.trace is not None and ctx.depth > 0:  # a call's line, refused or not
-                shown = call_text(self.label, zip(self.names, args))
+            # a call's line, refused or not
+            if ctx.trace is not None and ctx.depth > 0 and ctx.trace.wants_at(mark):
+                shown = call_text(self.label, zip(self.names, args), ctx.limits.shown_length)
                 step = Step.at("call", shown, self.node.span, {"action": self.node.name}, ctx.depth)
                 ctx.trace.insert(mark, step)

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from dsl.errors import Span
 from dsl.messages import Message, tr
-from interpreter.bounds import bounded_list, bounded_number, too_long
+from interpreter.bounds import bounded_list, bounded_number, size_within, too_long
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import Unknown, lift
@@ -84,8 +84,10 @@ def arith(op: str, left_span, right_span, op_span):
     def compute(a, b, limits):
         if isinstance(a, Unknown) or isinstance(b, Unknown):
             return lift(with_limits(limits), a, b)
-        if op == "+" and type(a) is tuple and type(b) is tuple:
-            return bounded_list(a + b, limits, op_span)  # lists are joined
+        if op == "+" and type(a) is tuple and type(b) is tuple:  # lists are joined
+            joined = bounded_list(a + b, limits, op_span)
+            size_within(joined, limits, op_span)
+            return joined
         if type(a) is not int and type(a) is not Fraction:
             a = as_number(a, left_span, LEFT_SIDE, op=op)
         if type(b) is not int and type(b) is not Fraction:

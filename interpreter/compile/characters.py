@@ -62,7 +62,7 @@ class Characters:
         def call_as(ctx):
             character = character_of(ctx, who(ctx), span)
             args = values(ctx)
-            if ctx.trace is None:
+            if ctx.trace is None or not ctx.trace.wants():
                 return on_sheet_of(ctx, character, lambda ctx: target(ctx, args, call_span))
             ctx.step("character", tr("as {who}:", who=character.label), span, role=character.role)
             ctx.depth += 1  # what it does, under whom it does it

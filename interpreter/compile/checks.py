@@ -8,10 +8,12 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
+from interpreter.bounds import bounded_record
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
 from interpreter.errors import EvaluationError, LimitExceeded
-from interpreter.runtime import Unknown, known, place_text
+from interpreter.runtime import Unknown, count_past_bound, known, place_text
+from interpreter.shown import glimpse
 from interpreter.trace import Step, faces_text
 from interpreter.values import Record, normalize, show
 
@@ -62,6 +64,12 @@ class CompiledCheck(CallFrame):
         self.comparison = node.comparison
         self.compare = COMPARISONS.get(node.comparison)
         self.upward = node.comparison in (">=", ">")
+        #: steps of its own, counted on entry: its lets, roll, target and fields
+        self.cost = (
+            sum(compiler.statement_cost(let) for let in node.lets)
+            + compiler.cost((node.roll, node.target))
+            + compiler.cost([e for _, e in node.fields])
+        )
 
     def __call__(self, ctx, args: tuple, span) -> Record:
         # `enter`, written out: a check is the commonest call of all
@@ -75,6 +83,10 @@ class CompiledCheck(CallFrame):
         trace = ctx.trace
         mark = len(trace) if trace is not None else 0
         try:
+            counted = ctx.steps + self.cost
+            ctx.steps = counted
+            if counted > ctx.step_bound:
+                count_past_bound(ctx, span or self.node.span)
             for _, let in self.lets:
                 let(ctx)
             if trace is None:
@@ -93,7 +105,7 @@ class CompiledCheck(CallFrame):
                 if type(target) is not int:
                     target = known(ctx, target)
             record = self.record(ctx, total, target, known)
-            if ctx.trace is not None:
+            if ctx.trace is not None and ctx.trace.wants_at(mark):
                 ctx.depth -= 1
                 ctx.trace.insert(
                     mark,
@@ -143,7 +155,7 @@ class CompiledCheck(CallFrame):
                 env[name] = fields[name] = settle(ctx, value(ctx))
         if names is not None:
             return tuple([fields.get(name) for name in names])
-        return Record(fields, kind="check")
+        return bounded_record(ctx, Record(fields, kind="check"), self.node.span)
 
     def describe(self, ctx, shown: str, fields: dict) -> Message:
         """The check's line: `Label: terms = total vs target → verdict, field value`. The
@@ -164,15 +176,16 @@ class CompiledCheck(CallFrame):
                         comparison=self.comparison,
                     )
                 )
+        length = ctx.limits.shown_length
         verdict = None
         if self.node.degrees and fields.get("degree") is not None:
-            verdict = fields["degree"]  # the rulebook's own word
+            verdict = glimpse(fields["degree"], length)  # the rulebook's own word
         elif "success" in fields:
             verdict = SUCCESS if fields["success"] else FAILURE
         if verdict is not None:
             parts.append(tr(" → {verdict}", verdict=verdict))
         extra = [
-            tr("{name} {value}", name=name, value=fields[name])
+            tr("{name} {value}", name=name, value=glimpse(fields[name], length))
             for name in dict(self.fields)
             if name not in ("success", "degree") or name in self.plain_fields
         ]
@@ -271,12 +284,13 @@ def _explained_sum(ctx, terms) -> tuple:
         if kind == "roll":
             roll = fn(ctx)
             value = roll.total
-            text = f"{label} {faces_text(roll)}" if label else f"{roll.label} {faces_text(roll)}"
+            faces = faces_text(roll, ctx.limits.shown_length)
+            text = f"{label} {faces}" if label else f"{roll.label} {faces}"
             said = text
         elif kind == "chain":
             roll = fn(ctx)
             value = roll.total
-            text = f"{label} {roll.faces_text()}"
+            text = f"{label} {roll.faces_text(ctx.limits.shown_length)}"
             # a roll that went on: its value here, its arithmetic in its own step
             said = text if len(roll.parts) <= 1 else f"{label} {show(value)}"
         elif kind == "ref":
@@ -327,6 +341,9 @@ class CompiledOpposed(CallFrame):
         self.theirs = compiler.expr(node.theirs)
         self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
         self.label = node.label or node.name
+        #: steps of its own: its fields on entry, its two sides on every roll
+        self.cost = compiler.cost([e for _, e in node.fields])
+        self.sides_cost = compiler.cost((node.ours, node.theirs))
         self.rerolls_ties = node.tie == "reroll"
         # whether the author's fields look at `rerolls` (else it is independent of them)
         self.fields_read_rerolls = "rerolls" in n.field_reads(tuple(e for _, e in node.fields))
@@ -335,13 +352,16 @@ class CompiledOpposed(CallFrame):
         saved = self.enter(ctx, args, span)
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:
+            ctx.count(self.cost, span or self.node.span)
             if ctx.roller.lifts:  # odds: both sides' distributions combined at once
+                ctx.count(self.sides_cost, span or self.node.span)
                 records = ctx.roller.opposed_records(self, ctx, args)
                 if records is not None:
                     return records
             rerolls = 0
             rounds = []  # where each roll of both sides starts in the trace, when tracing
             while True:
+                ctx.count(self.sides_cost, span or self.node.span)
                 if ctx.trace is not None:
                     rounds.append(len(ctx.trace))
                 ours = self.side(known(ctx, self.ours(ctx)), self.node.ours.span)
@@ -374,7 +394,7 @@ class CompiledOpposed(CallFrame):
                 )
                 _group(ctx, rounds, self.node.span)
             record = self.record(ctx, ours, theirs, rerolls, known)
-            if ctx.trace is not None:
+            if ctx.trace is not None and ctx.trace.wants_at(mark):
                 won, tie = record["won"], record["tie"]
                 if tie:
                     verdict = tr("tie, wins") if won else tr("tie, loses")
@@ -440,7 +460,7 @@ class CompiledOpposed(CallFrame):
         ctx.env.update(fields)
         for name, value in self.fields:
             ctx.env[name] = fields[name] = settle(ctx, value(ctx))
-        return Record(fields, kind="opposed")
+        return bounded_record(ctx, Record(fields, kind="opposed"), self.node.span)
 
 
 def _group(ctx, rounds: list, span) -> None:

@@ -13,6 +13,7 @@ from dsl.messages import tr
 from interpreter.choices import Choice, Chooser, Question
 from interpreter.compile.arithmetic import as_whole
 from interpreter.compile.characters import character_of
+from interpreter.compile.costs import block_cost
 from interpreter.compile.statements import run_block
 from interpreter.errors import EvaluationError
 from interpreter.runtime import as_bool
@@ -41,7 +42,7 @@ class Choices:
 
         def choose(ctx):
             open_, closed = [], []
-            for value, is_open, _pay, _body in options:
+            for value, is_open, _pay, _body, _steps in options:
                 (open_ if is_open(ctx) else closed).append(value)
             if not open_:
                 raise EvaluationError(tr("{name}: no option is open", name=name), span)
@@ -60,7 +61,7 @@ class Choices:
             if ctx.choices is not None:
                 ctx.choices.append(Choice(name, value, question.by, how))
             ctx.env[name] = value
-            if ctx.trace is not None:
+            if ctx.trace is not None and ctx.trace.wants():
                 text = (
                     tr("{name}: {value} ({how})", name=name, value=value, how=HOW[how])
                     if character is None
@@ -73,31 +74,35 @@ class Choices:
                     )
                 )
                 ctx.step("choice", text, span, choice=name, value=value, by=question.by, how=how)
-            for option_value, _open, pay, body in options:
+            for option_value, _open, pay, body, steps in options:
                 if option_value == value and type(option_value) is type(value):
                     if pay is not None:
                         pay(ctx)
-                    run_block(ctx, body, span)
+                    run_block(ctx, body, steps, span)
                     return
 
         return choose
 
     def compile_option(self, option: n.Option) -> tuple:
-        """(value, is_open(ctx), pay(ctx) or None, body)."""
+        """(value, is_open(ctx), pay(ctx) or None, body, the steps of paying and of the
+        body's statements)."""
         condition = self.expr(option.condition) if option.condition is not None else None
         cspan = option.condition.span if option.condition is not None else None
-        affordable, pay = None, None
+        affordable, pay, steps = None, None, 0
         if option.cost is not None:
             amount, place = option.cost
-            pay = self.st_change(n.Change("spend", amount, place, span=option.span))
+            spend = n.Change("spend", amount, place, span=option.span)
+            pay = self.st_change(spend)
             affordable = self.affordable(amount, place)
+            steps = self.statement_cost(spend)
+        body = self.block(option.body)
 
         def is_open(ctx):
             if condition is not None and not as_bool(ctx, condition(ctx), cspan):
                 return False
             return affordable is None or affordable(ctx)
 
-        return option.value.value, is_open, pay, self.block(option.body)
+        return option.value.value, is_open, pay, body, steps + block_cost(body)
 
     def affordable(self, amount_node, place_node):
         """Whether spending the amount from the place would not fail (its minimum kept)."""

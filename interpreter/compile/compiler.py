@@ -19,6 +19,7 @@ from interpreter.compile.actions import CompiledAction, too_deep
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.choices import Choices
+from interpreter.compile.costs import Costs, charged
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
 from interpreter.compile.expressions import Expressions
@@ -26,10 +27,11 @@ from interpreter.compile.pools import PoolValues, RollGroups
 from interpreter.compile.procedures import Procedure
 from interpreter.compile.statements import Statements
 from interpreter.compile.tables import Tables
-from interpreter.runtime import Elsewhere, known, place_text
+from interpreter.runtime import Elsewhere, count_past_bound, known, place_text
 
 
 class Compiler(
+    Costs,
     Expressions,
     DiceTerms,
     PoolValues,
@@ -99,6 +101,7 @@ class Compiler(
         """A closure running one statement; `.node` is the statement it was compiled from."""
         compiled = _STATEMENTS[type(node)](self, node)
         compiled.node = node  # the odds engine walks statements by their nodes
+        compiled.cost = self.statement_cost(node)  # its own steps (interpreter.compile.costs)
         return compiled
 
     def ref(self, node):
@@ -134,8 +137,8 @@ class Compiler(
         if isinstance(node, n.IfExpr):
             condition, then, otherwise = (
                 self.expr(node.condition),
-                self.ref(node.then),
-                self.ref(node.otherwise),
+                charged(self.ref(node.then), self.cost(node.then), node.then.span),
+                charged(self.ref(node.otherwise), self.cost(node.otherwise), node.otherwise.span),
             )
             return lambda ctx: then(ctx) if condition(ctx) else otherwise(ctx)
         if (
@@ -143,7 +146,8 @@ class Compiler(
             and node.function == "default"
             and self.bindings[id(node)].kind == "builtin"
         ):  # `default(atributo_rival, atributo)`: the first field named, else the second
-            first, second = self.ref(node.args[0]), self.ref(node.args[1])
+            first = self.ref(node.args[0])
+            second = charged(self.ref(node.args[1]), self.cost(node.args[1]), node.args[1].span)
             return lambda ctx: place if (place := first(ctx)) is not None else second(ctx)
         return self.expr(node)
 
@@ -163,9 +167,11 @@ class Compiler(
 
     def derived(self, name: str):
         def build():
-            body = self.expr(self.book.derived[name].expr)
+            expr = self.book.derived[name].expr
+            body, steps, span = self.expr(expr), self.cost(expr), expr.span
 
             def derived(ctx):
+                ctx.count(steps, span)
                 saved, ctx.env = ctx.env, {}
                 try:
                     return body(ctx)
@@ -183,8 +189,13 @@ class Compiler(
             formula = self.book.formulas[name]
             names = tuple(p.name for p in formula.params)
             body = self.expr(formula.body)
+            steps = self.cost(formula.body)  # the body's, counted once per call
 
             def call(ctx, args, span=None):
+                counted = ctx.steps + steps
+                ctx.steps = counted
+                if counted > ctx.step_bound:
+                    count_past_bound(ctx, span or formula.span)
                 if ctx.calls >= ctx.limits.call_depth:  # formulas count, as checks do
                     raise too_deep(ctx, span)
                 if ctx.roller.lifts:
@@ -239,10 +250,11 @@ class Compiler(
         expr = resource.maximum if which == "max" else resource.minimum
         if expr is None:
             return lambda ctx, key: 0
-        body = self.expr(expr)
+        body, steps, span = self.expr(expr), self.cost(expr), expr.span
         var = resource.key_var
 
         def bound(ctx, key):
+            ctx.count(steps, span)
             saved, ctx.env = ctx.env, ({var: key} if var else {})
             try:
                 return body(ctx)

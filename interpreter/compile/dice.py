@@ -86,11 +86,13 @@ class DiceTerms:
             result = ctx.roller.pool(die, how_many, steps, span, label)
             if ctx.capture is not None:
                 ctx.capture.append(result)
-            if ctx.trace is not None and not ctx.quiet:
+            if ctx.trace is not None and not ctx.quiet and ctx.trace.wants():
                 if describe is not None:
                     result.label = describe(ctx, how_many, die, steps)
                 origin = ctx.roller.source.origin
-                ctx.trace.append(dice_step(result, span, ctx.depth, origin))
+                ctx.trace.append(
+                    dice_step(result, span, ctx.depth, origin, ctx.limits.shown_length)
+                )
             return result
 
         return roll
@@ -175,7 +177,7 @@ class DiceTerms:
         value = self.expr(modifier.value)
 
         def clamp(ctx, die):
-            limit = as_number(known(ctx, value(ctx)), span, MIN_OR_MAX)
+            limit = as_whole(ctx, known(ctx, value(ctx)), span, MIN_OR_MAX)  # a face
             return ("clamp", bound, limit)
 
         return clamp

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.messages import tr
+from interpreter.bounds import bounded_number, check_length
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.errors import EvaluationError
 from interpreter.runtime import known
+from interpreter.shown import glimpse
 from interpreter.values import Record, normalize
 
 NAME_IS_TEXT = tr("an effect's name is a text, not {value}")
@@ -80,17 +82,21 @@ class LastingEffects:
             )
             amount = as_whole(ctx, amount_fn(ctx), node.amount.span, LENGTH)
             on = tuple(t if declared else ctx.env[t] for t, declared in targets)
+            shown = glimpse(name, ctx.limits.shown_length)
             if amount <= 0:
-                if ctx.trace is not None:
-                    ctx.step("note", NO_EFFECT.fill(name=name, amount=amount, unit=unit), span)
+                if ctx.trace is not None and ctx.trace.wants():
+                    ctx.step("note", NO_EFFECT.fill(name=shown, amount=amount, unit=unit), span)
                 return
             fields = {"name": name, "modifier": modifier, "targets": on}
             record = Record({**fields, "left": amount * length, "unit": base}, kind=store.name)
-            before = ctx.state.read(store.name).get(name)
+            effects = ctx.state.read(store.name)
+            before = effects.get(name)
+            if before is None:  # one more: the sheet's effects are a list too
+                check_length(len(effects) + 1, ctx.limits, span)
             ctx.state.write((store.name, name), record)
-            if ctx.trace is not None:
+            if ctx.trace is not None and ctx.trace.wants():
                 text = APPLIED.fill(
-                    name=name,
+                    name=shown,
                     modifier=MODIFIER_PART.fill(modifier=modifier) if modifier else "",
                     targets=TARGETS_PART.fill(targets=", ".join(on)) if on else "",
                     amount=amount,
@@ -119,9 +125,11 @@ class LastingEffects:
             if amount < 0:
                 raise EvaluationError(NO_RETURN.fill(amount=amount, unit=unit), span)
             elapsed = amount * length
-            if ctx.trace is not None:
+            if ctx.trace is not None and ctx.trace.wants():
                 ctx.step("note", PASS.fill(amount=amount, unit=unit), span)
-            for name, effect in list(ctx.state.read(store.name).items()):
+            effects = list(ctx.state.read(store.name).items())
+            ctx.count(len(effects), span)  # it goes through every effect on
+            for name, effect in effects:
                 if effect["unit"] != base or elapsed == 0:
                     continue
                 left = effect["left"] - elapsed
@@ -129,10 +137,10 @@ class LastingEffects:
                 path = f"{store.name}.{name}"
                 if left <= 0:
                     ctx.state.remove(place)
-                    if ctx.trace is not None:
+                    if ctx.trace is not None and ctx.trace.wants():
                         ctx.step(
                             "change",
-                            ENDS.fill(name=name),
+                            ENDS.fill(name=glimpse(name, ctx.limits.shown_length)),
                             span,
                             path=path,
                             before=effect,
@@ -141,9 +149,10 @@ class LastingEffects:
                     continue
                 record = Record({**effect, "left": left}, kind=store.name)
                 ctx.state.write(place, record)
-                if ctx.trace is not None:
+                if ctx.trace is not None and ctx.trace.wants():
                     amount_left, unit_left = in_largest_unit(store, base, left)
-                    text = LEFT.fill(name=name, amount=amount_left, unit=unit_left)
+                    shown = glimpse(name, ctx.limits.shown_length)
+                    text = LEFT.fill(name=shown, amount=amount_left, unit=unit_left)
                     ctx.step("change", text, span, path=path, before=effect, after=record)
 
         return pass_time
@@ -156,15 +165,16 @@ class LastingEffects:
         def end(ctx):
             name = known(ctx, name_fn(ctx))
             effect = ctx.state.read(store.name).get(name)
+            shown = glimpse(name, ctx.limits.shown_length)
             if effect is None:
-                if ctx.trace is not None:
-                    ctx.step("note", NOT_ON.fill(name=name), span)
+                if ctx.trace is not None and ctx.trace.wants():
+                    ctx.step("note", NOT_ON.fill(name=shown), span)
                 return
             ctx.state.remove((store.name, name))
-            if ctx.trace is not None:
+            if ctx.trace is not None and ctx.trace.wants():
                 ctx.step(
                     "change",
-                    END.fill(name=name),
+                    END.fill(name=shown),
                     span,
                     path=f"{store.name}.{name}",
                     before=effect,
@@ -183,13 +193,12 @@ class LastingEffects:
 
             def total(ctx):
                 wanted = {known(ctx, a(ctx)) for a in args}
-                return normalize(
-                    sum(
-                        e["modifier"]
-                        for e in ctx.state.read(store.name).values()
-                        if wanted.intersection(e["targets"])
-                    )
+                effects = ctx.state.read(store.name)
+                ctx.count(len(effects), node.span)  # it goes through every effect on
+                value = sum(
+                    e["modifier"] for e in effects.values() if wanted.intersection(e["targets"])
                 )
+                return normalize(bounded_number(value, ctx.limits, node.span))
 
             return total
         (effect_name,) = args

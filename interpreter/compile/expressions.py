@@ -8,7 +8,14 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.messages import language_for, tr
 from dsl.rulebook import names_a_field
-from interpreter.bounds import bounded_number, bounded_text, too_long
+from interpreter.bounds import (
+    bounded_list,
+    bounded_number,
+    bounded_value,
+    cells,
+    too_long,
+    too_long_text,
+)
 from interpreter.compile.arithmetic import (
     COMPARISONS,
     LEFT_SIDE,
@@ -20,17 +27,18 @@ from interpreter.compile.arithmetic import (
     equal,
     field_of,
     lifted1,
-    lifted2,
     minmax,
     round_half_away,
     tuple_of,
     unequal,
 )
+from interpreter.compile.costs import charged
 from interpreter.compile.pools import POOL_FUNCTIONS
 from interpreter.compile.tables import text_keyed
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
-from interpreter.runtime import MISSING, as_bool, known, lift
+from interpreter.pool import Rolled
+from interpreter.runtime import MISSING, Unknown, as_bool, known, lift
 from interpreter.values import Range, Record, normalize, show
 
 #: what a value is, where a number is wanted (a refusal says it)
@@ -56,16 +64,14 @@ class Expressions:
         language = language_for(self.book.language)
 
         def text(ctx):
-            out = "".join(
-                p if isinstance(p, str) else show(known(ctx, p(ctx)), language) for p in parts
-            )
-            return bounded_text(out, ctx.limits, span)
+            return built_text(ctx, parts, language, span)
 
         return text
 
     def ex_listliteral(self, node: n.ListLiteral):
         items = tuple(self.expr(i) for i in node.items)
-        return lambda ctx: tuple(known(ctx, i(ctx)) for i in items)
+        span = node.span
+        return lambda ctx: bounded_value(ctx, tuple([known(ctx, i(ctx)) for i in items]), span)
 
     def ex_name(self, node: n.Name):
         binding = self.bindings[id(node)]
@@ -83,8 +89,8 @@ class Expressions:
 
                 return read_named
             return lambda ctx: ctx.env[name]
-        if kind == "roll":
-            return lambda ctx: ctx.env[name].total
+        if kind == "roll":  # a pool's total (a roll kept in a list is its total already)
+            return lambda ctx: v.total if isinstance(v := ctx.env[name], Rolled) else v
         if kind == "key":
             return lambda ctx: ctx.state.read(ctx.env[name])
         if kind == "field":
@@ -97,8 +103,14 @@ class Expressions:
         if kind == "group":
             members = self.book.groups[name].members
             return lambda ctx: tuple(ctx.state.read(m) for m in members)
-        if kind == "catalog":
-            return lambda ctx: tuple(ctx.state.values[name])
+        if kind == "catalog":  # its entries' names: a list made of them, counted
+
+            def names_of(ctx):
+                entries = ctx.state.values[name]
+                ctx.count(len(entries), node.span)
+                return tuple(entries)
+
+            return names_of
         if kind == "rolldef":
             procedure = self.roll_definition(name)
             return lambda ctx: procedure.call(ctx, ()).total
@@ -159,6 +171,13 @@ class Expressions:
             return self.dice(node)
         if isinstance(node, n.RollGroup):
             return self.roll_group(node)
+        if isinstance(node, n.IfExpr):  # the pool of the branch taken, counted as it is
+            condition, span = self.expr(node.condition), node.condition.span
+            then, otherwise = (
+                charged(self.roll_object(part), self.cost(part), part.span)
+                for part in (node.then, node.otherwise)
+            )
+            return lambda ctx: then(ctx) if as_bool(ctx, condition(ctx), span) else otherwise(ctx)
         if isinstance(node, n.Name) and binding.kind == "rolldef":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, ())
@@ -298,26 +317,39 @@ class Expressions:
             given, value, fallback = (
                 self.ref(node.args[0]),
                 self.expr(node.args[0]),
-                self.expr(node.args[1]),
+                charged(self.expr(node.args[1]), self.cost(node.args[1]), node.args[1].span),
             )
             return lambda ctx: value(ctx) if given(ctx) is not None else fallback(ctx)
         args = tuple(self.expr(a) for a in node.args)
-        if name == "default":
-            value, fallback = args
+        if name == "default":  # the fallback counts when it is used
+            value = args[0]
+            fallback = charged(args[1], self.cost(node.args[1]), node.args[1].span)
             return lambda ctx: v if (v := known(ctx, value(ctx))) is not None else fallback(ctx)
         if name == "size":
             (items,) = args
             return lambda ctx: len(known(ctx, items(ctx)))
         if name in ("min", "max"):
             function = min if name == "min" else max
+            if len(args) == 1:  # of a list: it goes through the list
+                (items,) = args
+
+                def of_list(ctx):
+                    values = items(ctx)
+                    if type(values) is tuple:
+                        ctx.count(cells(values, ctx.limits.value_size), span)
+                    return minmax(function, [values], span, name)
+
+                return of_list
             return lambda ctx: minmax(function, [a(ctx) for a in args], span, name)
         if name == "sum":
             (items,) = args
 
             def total(ctx):
-                values = tuple(known(ctx, v) for v in known(ctx, items(ctx)))
-                if not isinstance(values, tuple):
+                listed = known(ctx, items(ctx))
+                if not isinstance(listed, tuple):
                     raise EvaluationError(tr("sum(...) adds up a list"), span)
+                ctx.count(cells(listed, ctx.limits.value_size), span)
+                values = tuple(known(ctx, v) for v in listed)
                 value = sum(as_number(v, span, AN_ITEM_OF_SUM) for v in values)
                 return normalize(bounded_number(value, ctx.limits, span))
 
@@ -370,9 +402,10 @@ class Expressions:
 
     def ex_binary(self, node: n.Binary):
         op = node.op
-        if op in ("and", "or"):
-            left, right = self.expr(node.left), self.expr(node.right)
+        if op in ("and", "or"):  # the right side counts when it is needed
             lspan, rspan = node.left.span, node.right.span
+            left = self.expr(node.left)
+            right = charged(self.expr(node.right), self.cost(node.right), rspan)
             if op == "and":
                 return lambda ctx: (
                     as_bool(ctx, left(ctx), lspan) and as_bool(ctx, right(ctx), rspan)
@@ -380,9 +413,7 @@ class Expressions:
             return lambda ctx: as_bool(ctx, left(ctx), lspan) or as_bool(ctx, right(ctx), rspan)
         if op in ("=", "!="):
             left, right = self.compared(node.left, node.right), self.compared(node.right, node.left)
-            if op == "=":
-                return lifted2(equal, left, right)
-            return lifted2(unequal, left, right)
+            return compared_by(equal if op == "=" else unequal, left, right, node.op_span)
         if op == "in":
             left, right = self.naming(node.left), self.naming(node.right)
             span = node.right.span
@@ -395,6 +426,7 @@ class Expressions:
                     raise EvaluationError(
                         tr("`in` looks in a list, not in {container}", container=container), span
                     )
+                ctx.count(cells(container, ctx.limits.value_size), span)  # it looks through
                 item = known(ctx, left(ctx))
                 if type(container) is str and type(item) is not str:
                     raise EvaluationError(
@@ -437,6 +469,8 @@ class Expressions:
                     if abs(value) < ctx.limits.number_bound:
                         return value
                     raise too_long(ctx.limits, span)
+                if type(a) is tuple and type(b) is tuple:  # two lists joined: counted
+                    return bounded_value(ctx, bounded_list(a + b, ctx.limits, span), span)
                 return compute(a, b, ctx.limits)
 
             return add
@@ -483,7 +517,11 @@ class Expressions:
 
     def ex_ifexpr(self, node: n.IfExpr):
         condition = self.expr(node.condition)
-        then, otherwise = self.expr(node.then), self.expr(node.otherwise)
+        # the branch taken counts as it is evaluated
+        then = charged(self.expr(node.then), self.cost(node.then), node.then.span)
+        otherwise = charged(
+            self.expr(node.otherwise), self.cost(node.otherwise), node.otherwise.span
+        )
         span = node.condition.span
         return lambda ctx: then(ctx) if as_bool(ctx, condition(ctx), span) else otherwise(ctx)
 
@@ -506,3 +544,44 @@ class Expressions:
 
             return face
         return lambda ctx: roll(ctx).total
+
+
+def built_text(ctx, parts: tuple, language, span) -> str:
+    """A text with {…} parts: each value shown in it counts its cells, the text built
+    its characters (a step per 64), and it stays within `text_length` as it grows (a
+    list shown is measured before it is written out)."""
+    limits = ctx.limits
+    room = limits.text_length
+    out = []
+    for part in parts:
+        if type(part) is not str:
+            value = known(ctx, part(ctx))
+            if type(value) is not str and type(value) is not int:
+                size = cells(value, limits.value_size)
+                ctx.count(size, span)
+                if size > room:  # at least one character per cell: too long to write
+                    raise too_long_text(limits, span)
+            part = show(value, language)
+        room -= len(part)
+        if room < 0:
+            raise too_long_text(limits, span)
+        out.append(part)
+    text = "".join(out)
+    ctx.count(len(text) >> 6, span)
+    return text
+
+
+def compared_by(compare, left, right, span):
+    """`=` or `!=`: going through a list or a record compared counts its cells."""
+
+    def apply(ctx):
+        a, b = left(ctx), right(ctx)
+        if isinstance(a, Unknown) or isinstance(b, Unknown):
+            return lift(compare, a, b)
+        if type(a) is tuple or isinstance(a, Record):
+            ctx.count(cells(a, ctx.limits.value_size), span)
+        elif type(a) is str and len(a) > 64:
+            ctx.count(len(a) >> 6, span)
+        return compare(a, b)
+
+    return apply

@@ -12,6 +12,7 @@ import attrs
 
 from dsl import nodes as n
 from dsl.messages import tr
+from interpreter.bounds import cells
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.dice import PoolRoll, keep_dice
 from interpreter.errors import EvaluationError
@@ -29,8 +30,9 @@ HOW_MANY_TAKEN = tr("how many dice {function} takes")
 POOL_FUNCTIONS = {"count": (2, 2), "highest": (1, 2), "lowest": (1, 2)}
 
 
-def ask(ctx, subject, question):
-    """The answer of a pool (or of a list, for the pool functions) to a question."""
+def ask(ctx, subject, question, span=None):
+    """The answer of a pool (or of a list, for the pool functions) to a question (`span`:
+    where it is asked, for the error when the subject is neither)."""
     if isinstance(subject, Rolled):
         if type(subject) is ChainRoll and isinstance(subject.total, Unknown):
             return ask_chain(ctx, subject, question)
@@ -41,7 +43,7 @@ def ask(ctx, subject, question):
         return lift(lambda items: list_answer(question, items), subject)
     if ctx.roller.lifts:  # odds: a dice term's distribution
         return ctx.roller.answers(subject, (question,)).map(first)
-    raise EvaluationError(tr("{subject} is not a pool of dice or a list", subject=subject))
+    raise EvaluationError(tr("{subject} is not a pool of dice or a list", subject=subject), span)
 
 
 def ask_chain(ctx, chain: ChainRoll, question):
@@ -74,14 +76,23 @@ class PoolValues:
     def pool_field(self, node: n.Field):
         subject = self.roll_object(node.subject)
         question = FIELDS[node.name]
-        return lambda ctx: ask(ctx, subject(ctx), question)
+        span = node.span
+        return lambda ctx: ask(ctx, subject(ctx), question, span)
 
     def pool_function(self, node: n.Call):
         """`count(r, 6)`, `highest(r)`, `lowest(r, 2)`: of a pool, or of a list."""
         first_arg = node.args[0]
         subject = self.roll_object(first_arg) if self.is_pool(first_arg) else self.expr(first_arg)
         question = self.question_of(node)
-        return lambda ctx: ask(ctx, subject(ctx), question(ctx))
+        span = node.span
+
+        def pool_function(ctx):
+            found = subject(ctx)
+            if type(found) is tuple:  # a list: sorted, gone through
+                ctx.count(cells(found, ctx.limits.value_size), span)
+            return ask(ctx, found, question(ctx), span)
+
+        return pool_function
 
     def question_of(self, node: n.Call):
         """A closure giving the Question a pool function call asks."""
@@ -246,8 +257,9 @@ class RollGroups:
             if counted is not None:
                 return counted
             result = PoolRoll(label, faces, *group_value(faces, steps_of(ctx, keeps)))
-            if ctx.trace is not None and not ctx.quiet:
-                ctx.trace.append(dice_step(result, span, ctx.depth, ctx.roller.source.origin))
+            if ctx.trace is not None and not ctx.quiet and ctx.trace.wants():
+                origin, length = ctx.roller.source.origin, ctx.limits.shown_length
+                ctx.trace.append(dice_step(result, span, ctx.depth, origin, length))
             return result
 
         return group

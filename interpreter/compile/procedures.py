@@ -51,8 +51,15 @@ class Procedure(CallFrame):
             for r in node.rules
         )
         self.shapes = {id(r): shape_of(r.extra) for r in node.rules}
+        #: steps: its roll's, on entry; a rule's condition when tested; an extra's each time
+        self.cost = compiler.cost(node.body)
+        self.rule_costs = {
+            id(r): (compiler.cost(r.condition), compiler.cost((r.extra, r.again)))
+            for r in node.rules
+        }
 
-    def call(self, ctx, args: tuple):
+    def call(self, ctx, args: tuple, span=None):
+        ctx.count(self.cost, span or self.node.span)
         saved = self.enter(ctx, args, self.node.span)
         try:
             if not self.rules:
@@ -69,10 +76,11 @@ class Procedure(CallFrame):
                 result = ctx.roller.chain(self, ctx)
         finally:
             self.leave(ctx, saved)
-        if ctx.trace is not None and not ctx.quiet:
+        if ctx.trace is not None and not ctx.quiet and ctx.trace.wants():
             origin = ctx.roller.source.origin
             mark = origin_mark(origin)
-            faces = Message.joined([f"{self.name}: {result.faces_text()} = ", result.total, mark])
+            rolled = result.faces_text(ctx.limits.shown_length)
+            faces = Message.joined([f"{self.name}: {rolled} = ", result.total, mark])
             shown = result.arithmetic
             text = faces
             if shown is not None:  # each step with its own arithmetic; the faces: --verbose
@@ -94,14 +102,18 @@ class Procedure(CallFrame):
         try:
             base = self.base(ctx)
             parts = [(1, [base], base.total)]
-            shown = [term_text(base)] if ctx.trace is not None else None
+            length = ctx.limits.shown_length
+            shown = [term_text(base, length)] if ctx.trace is not None else None
             total = base.total
             watch(ctx.env, [base], base.total)
             for condition, sign, extra, again, rule in self.rules:
+                tested, added = self.rule_costs[id(rule)]
+                ctx.count(tested, rule.condition.span)
                 if not as_bool(ctx, condition(ctx), rule.condition.span):
                     continue
                 extras = 0
                 while True:
+                    ctx.count(added, rule.span)
                     extras += 1
                     if extras > ctx.limits.extra_per_die:
                         raise ChainTooLong(
@@ -117,7 +129,7 @@ class Procedure(CallFrame):
                     total = normalize(total + sign * value)
                     parts.append((sign, rolls, value))
                     if shown is not None:
-                        step = part_text(self.shapes[id(rule)], rolls, value)
+                        step = part_text(self.shapes[id(rule)], rolls, value, length)
                         shown.append(("+ " if sign > 0 else "- ") + step)
                     if again is None:
                         break
@@ -140,14 +152,15 @@ def shape_of(node) -> tuple:
     return text, tuple(holes)
 
 
-def term_text(roll) -> str:
-    """A term's faces as a sum's part: `6` for one die, `[3, 4]` for several."""
+def term_text(roll, length: int | None = None) -> str:
+    """A term's faces as a sum's part: `6` for one die, `[3, 4]` for several (cut to
+    about `length` characters, when given)."""
     if len(roll.faces) == 1 and roll.faces[0][1] == KEPT and not roll.faces[0][2]:
         return str(roll.faces[0][0])
-    return faces_text(roll)
+    return faces_text(roll, length)
 
 
-def part_text(shape: tuple, rolls: list, value) -> str:
+def part_text(shape: tuple, rolls: list, value, length: int | None = None) -> str:
     """One extra with its own arithmetic: `d6 - 1` that showed 6 is `(6−1)`."""
     text, holes = shape
     if len(holes) != len(rolls):  # the rule rolled other dice than it shows: the value
@@ -155,7 +168,7 @@ def part_text(shape: tuple, rolls: list, value) -> str:
     out, last = [], 0
     for (start, end), roll in zip(holes, rolls):
         out.append(text[last:start])
-        out.append(term_text(roll))
+        out.append(term_text(roll, length))
         last = end
     out.append(text[last:])
     written = "".join(out)

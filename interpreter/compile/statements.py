@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import time
-
 import attrs
 
 from dsl import nodes as n
 from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
-from interpreter.bounds import bounded_list, check_length
+from interpreter.bounds import bounded_list, bounded_value, cells, check_length
 from interpreter.compile.arithmetic import as_whole, equal
+from interpreter.compile.costs import block_cost
 from interpreter.errors import (
     EvaluationError,
     InsufficientResource,
@@ -19,15 +18,16 @@ from interpreter.errors import (
     SheetError,
 )
 from interpreter.runtime import (
-    STEPS_BETWEEN_CLOCKS,
     Unknown,
     as_bool,
+    count_past_bound,
     known,
     place_path,
     place_text,
     sheet_of,
 )
 from interpreter.sheet_schema import entry_value
+from interpreter.shown import glimpse
 from interpreter.values import Record, is_number, show
 
 #: what a change of a resource says in the trace, by its verb
@@ -82,13 +82,19 @@ class Statements:
                 result = ctx.roller.bind(ctx, name, result, keep)
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
-            if ctx.trace is not None and not quiet and not isinstance(result, Record):
+            if (
+                ctx.trace is not None
+                and not quiet
+                and not isinstance(result, Record)
+                and ctx.trace.wants()
+            ):
                 # In the rules' words: the author's name for the value; the expression
                 # behind it is the detail (--verbose).
-                text = Message.joined([name, " = ", result], "")
+                shown = glimpse(result, ctx.limits.shown_length)
+                text = Message.joined([name, " = ", shown], "")
                 detail = None
-                if source != show(result):
-                    detail = Message.joined([name, " = ", source, " = ", result], "")
+                if source != show(shown):
+                    detail = Message.joined([name, " = ", source, " = ", shown], "")
                 ctx.step("let", text, span, detail, name=name, value=result)
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread
@@ -172,13 +178,14 @@ class Statements:
                 clamped = new
             before = ctx.state.read(where)
             ctx.state.write(where, clamped)
-            if ctx.trace is not None:
+            if ctx.trace is not None and ctx.trace.wants():
+                length = ctx.limits.shown_length
                 if clamped == new:
                     text = tr(
                         "set {place}: {before} → {after}",
                         place=place_text(where),
-                        before=before,
-                        after=clamped,
+                        before=glimpse(before, length),
+                        after=glimpse(clamped, length),
                     )
                 else:
                     text = tr(
@@ -269,7 +276,7 @@ class Statements:
                 if low is not None and after < low:
                     after, note = low, tr(" (stops at its minimum {low})", low=low)
             ctx.state.write(where, after)
-            if ctx.trace is not None:
+            if ctx.trace is not None and ctx.trace.wants():
                 text = CHANGED[verb].fill(
                     amount=amount, place=place_text(where), before=before, after=after
                 )
@@ -300,11 +307,21 @@ class Statements:
         branches = tuple((self.expr(c), self.block(body), c.span) for c, body in node.branches)
         otherwise = self.block(node.otherwise) if node.otherwise is not None else ()
         span = node.span
+        # each condition counts when it is tested; the branch taken, as it runs
+        tested = tuple(
+            (condition, body, cspan, self.cost(c), block_cost(body))
+            for (condition, body, cspan), (c, _) in zip(branches, node.branches)
+        )
+        otherwise_cost = block_cost(otherwise)
 
         def if_(ctx):
-            for condition, body, cspan in branches:
+            for condition, body, cspan, steps, body_steps in tested:
+                counted = ctx.steps + steps
+                ctx.steps = counted
+                if counted > ctx.step_bound:
+                    count_past_bound(ctx, cspan)
                 decided = as_bool(ctx, condition(ctx), cspan)
-                if ctx.trace is not None:
+                if ctx.trace is not None and ctx.trace.wants():
                     ctx.step(
                         "if",
                         tr("if {condition} → {value}", condition=cspan.text, value=decided),
@@ -312,9 +329,9 @@ class Statements:
                         verbose=True,  # its effect is in the steps that follow
                     )
                 if decided:
-                    run_block(ctx, body, span)
+                    run_block(ctx, body, body_steps, span)
                     return
-            run_block(ctx, otherwise, span)
+            run_block(ctx, otherwise, otherwise_cost, span)
 
         # for the odds engine (interpreter.odds.explore)
         if_.branches, if_.otherwise = branches, otherwise
@@ -325,33 +342,41 @@ class Statements:
         subject = self.expr(node.subject)
         if self.type_of(node.subject).kind == "ref" and names_a_field(node.subject, self.bindings):
             subject = self.ref(node.subject)  # a value naming a field: matched by the name
-        cases = tuple(
-            (tuple(self.expr(v) for v in values), self.block(body)) for values, body in node.cases
-        )
+        cases = []
+        for values, body in node.cases:  # each case's values count when they are compared
+            block = self.block(body)
+            steps = self.cost(values)
+            cases.append((tuple(self.expr(v) for v in values), block, steps, block_cost(block)))
         otherwise = self.block(node.otherwise) if node.otherwise is not None else ()
+        otherwise_cost = block_cost(otherwise)
         span = node.subject.span
 
         def match(ctx):
             value = known(ctx, subject(ctx))
-            for values, body in cases:
+            if type(value) is tuple or isinstance(value, Record):
+                ctx.count(cells(value, ctx.limits.value_size), span)
+            for values, body, steps, body_steps in cases:
+                ctx.count(steps, span)
                 if any(equal(value, known(ctx, v(ctx))) for v in values):
-                    if ctx.trace is not None:
+                    if ctx.trace is not None and ctx.trace.wants():
+                        shown = glimpse(value, ctx.limits.shown_length)
                         ctx.step(
                             "match",
-                            tr("match {subject} = {value}", subject=span.text, value=value),
+                            tr("match {subject} = {value}", subject=span.text, value=shown),
                             span,
                             verbose=True,
                         )
-                    run_block(ctx, body, span)
+                    run_block(ctx, body, body_steps, span)
                     return
-            if ctx.trace is not None:
+            if ctx.trace is not None and ctx.trace.wants():
+                shown = glimpse(value, ctx.limits.shown_length)
                 ctx.step(
                     "match",
-                    tr("match {subject} = {value} → else", subject=span.text, value=value),
+                    tr("match {subject} = {value} → else", subject=span.text, value=shown),
                     span,
                     verbose=True,
                 )
-            run_block(ctx, otherwise, span)
+            run_block(ctx, otherwise, otherwise_cost, span)
 
         return match
 
@@ -369,10 +394,12 @@ class Statements:
                 )
             return values
 
+        per_pass = 1 + block_cost(body)  # a pass counts, its body empty or not
+
         def for_each(ctx):
             for value in items_of(ctx):
                 ctx.env[name] = value
-                run_block(ctx, body, span)
+                run_block(ctx, body, per_pass, span)
 
         # for the odds engine, which runs the passes itself (and skips a loop whose
         # passes change nothing it looks at: interpreter.odds.explore Explorer.idle)
@@ -402,11 +429,14 @@ class Statements:
         def done(ctx) -> bool:
             return until is not None and as_bool(ctx, until(ctx), node.until.span)
 
+        per_pass = 1 + block_cost(body) + (self.cost(node.until) if until is not None else 0)
+
         def repeat(ctx):
             for _ in range(times_of(ctx)):
+                ctx.count(per_pass, span)
                 if done(ctx):
                     break
-                run_block(ctx, body, span)
+                run_block(ctx, body, 0, span)
 
         # for the odds engine, which runs the passes itself
         repeat.times, repeat.done, repeat.body = times_of, done, body
@@ -418,8 +448,8 @@ class Statements:
 
         def note(ctx):
             value = known(ctx, text(ctx))
-            if ctx.trace is not None:
-                ctx.step("note", show(value), span, note=value)
+            if ctx.trace is not None and ctx.trace.wants():
+                ctx.step("note", show(glimpse(value, ctx.limits.shown_length)), span, note=value)
 
         return note
 
@@ -464,15 +494,17 @@ class Statements:
                 check_length(len(entries) + 1, ctx.limits, span)
                 values = {k: field_value(ctx, name, k, f, *more) for k, f, *more in fields}
                 entry = Record({"name": name, **values}, kind=catalog)
+                bounded_value(ctx, {**entries, name: entry}, span)  # the catalog, as it grows
                 ctx.state.write((catalog, name), entry)
-                if ctx.trace is not None:
+                if ctx.trace is not None and ctx.trace.wants():
+                    length = ctx.limits.shown_length
                     ctx.step(
                         "change",
                         tr(
                             "add {name} to {catalog}: {entry}",
-                            name=name,
+                            name=glimpse(name, length),
                             catalog=catalog,
-                            entry=entry,
+                            entry=glimpse(entry, length),
                         ),
                         span,
                         path=f"{catalog}.{name}",
@@ -486,7 +518,7 @@ class Statements:
 
             def add_local(ctx):
                 items = (*ctx.env[local], known(ctx, item(ctx)))
-                ctx.env[local] = bounded_list(items, ctx.limits, span)
+                ctx.env[local] = bounded_value(ctx, bounded_list(items, ctx.limits, span), span)
 
             return add_local
         place = self.ref(place_node)
@@ -501,12 +533,16 @@ class Statements:
                     item_span,
                 )
             before = ctx.state.read(where)
-            after = bounded_list((*before, value), ctx.limits, span)
+            after = bounded_value(ctx, bounded_list((*before, value), ctx.limits, span), span)
             ctx.state.write(where, after)
-            if ctx.trace is not None:
+            if ctx.trace is not None and ctx.trace.wants():
                 ctx.step(
                     "change",
-                    tr("add {value} to {place}", value=value, place=place_text(where)),
+                    tr(
+                        "add {value} to {place}",
+                        value=glimpse(value, ctx.limits.shown_length),
+                        place=place_text(where),
+                    ),
                     span,
                     path=place_path(where),
                     before=before,
@@ -525,34 +561,12 @@ class Statements:
         return do
 
 
-def run_block(ctx, body: tuple, span) -> None:
-    """Run statements, counting them against `steps_per_run` (loops count every pass)."""
-    steps = ctx.steps + len(body)
-    ctx.steps = steps
-    if steps > ctx.step_bound:
+def run_block(ctx, body: tuple, steps: int, span) -> None:
+    """Run statements, counting `steps` first (their own: `block_cost`, and the pass's
+    when a loop runs them; what they evaluate besides counts as it runs)."""
+    counted = ctx.steps + steps
+    ctx.steps = counted
+    if counted > ctx.step_bound:
         count_past_bound(ctx, span)
     for statement in body:
         statement(ctx)
-
-
-def count_past_bound(ctx, span) -> None:
-    """The step count passed `ctx.step_bound`: the limit of statements, or the time to
-    read the clock of a run with a time bound (`run_seconds`)."""
-    limits = ctx.limits
-    if ctx.steps > limits.steps_per_run:
-        raise LimitExceeded(
-            tr(
-                "more than {limit} statements in one run (limit steps_per_run)",
-                limit=limits.steps_per_run,
-            ),
-            span,
-        )
-    if time.monotonic() > ctx.deadline:
-        raise LimitExceeded(
-            tr(
-                "the run took longer than {seconds} seconds (limit run_seconds)",
-                seconds=f"{limits.run_seconds:g}",
-            ),
-            span,
-        )
-    ctx.step_bound = min(limits.steps_per_run, ctx.steps + STEPS_BETWEEN_CLOCKS)

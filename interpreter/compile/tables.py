@@ -7,8 +7,10 @@ from bisect import bisect_right
 
 from dsl import nodes as n
 from dsl.messages import tr
+from interpreter.compile.costs import charged
 from interpreter.errors import EvaluationError
 from interpreter.runtime import MISSING, known
+from interpreter.shown import glimpse
 from interpreter.values import Record, is_number, show
 
 
@@ -48,11 +50,12 @@ class Tables:
                     value = node.value(ctx, dict(zip(keys, key_values)), wanted)
             else:
                 value = node.summary(ctx, dict(zip(keys, key_values)))
-            if ctx.trace is not None:
-                shown = ", ".join(show(k) for k in key_values)
+            if ctx.trace is not None and ctx.trace.wants():
+                length = ctx.limits.shown_length
+                shown = ", ".join(show(glimpse(k, length)) for k in key_values)
                 ctx.step(
                     "lookup",
-                    f"{title}[{shown}] → {show(value)}",
+                    f"{title}[{shown}] → {show(glimpse(value, length))}",
                     span,
                     table=title,
                     key=list(key_values),
@@ -68,7 +71,9 @@ class Tables:
         built = []
         for row in rows:
             if depth < levels - 1:
-                label = self.expr(row.value) if row.value is not None else None
+                label = None
+                if row.value is not None:  # counted when it is computed
+                    label = charged(self.expr(row.value), self.cost(row.value), row.value.span)
                 built.append(
                     (
                         row.key,
@@ -80,9 +85,16 @@ class Tables:
         return Rows(built)
 
     def _cell(self, row: n.Row, record: bool):
-        value = self.expr(row.value) if row.value is not None else None
-        fields = tuple((name, self.expr(e), self.may_roll(e)) for name, e in row.fields)
         constant = is_constant(row.value) and all(is_constant(e) for _, e in row.fields)
+
+        def part(expr):
+            """A part's closure: counting its steps when computed (a cell is computed on
+            lookup), unless the cell is constant (computed once, when compiled)."""
+            compiled = self.expr(expr)
+            return compiled if constant else charged(compiled, self.cost(expr), expr.span)
+
+        value = part(row.value) if row.value is not None else None
+        fields = tuple((name, part(e), self.may_roll(e)) for name, e in row.fields)
         return Cell(value, self.may_roll(row.value), fields, record, constant)
 
     def may_roll(self, node) -> bool:
@@ -114,7 +126,7 @@ class Cell:
         self.value_fn, self.label_rolls = value_fn, label_rolls
         self.fields, self.record = fields, record
         self.cached = MISSING
-        if constant:
+        if constant:  # literals only: computed once, without a run
             self.cached = self.compute(None, {}, None)
 
     def compute(self, ctx, env, wanted):

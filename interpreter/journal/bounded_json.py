@@ -25,9 +25,9 @@ MAX_DIGITS = 4300
 
 # a text in quotes (its escapes skipped whole), or one bracket; an unrolled loop, so that
 # a long text is one match, not a match per character
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_TOKEN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[\[\]{}]')  # (possessive: no state per escape)
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-_QUOTED = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_QUOTED = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 _BRACKET = re.compile(r"[\[\]{}]")
 _CHUNK = 1 << 20
 # a \u escape of a surrogate: half of a pair, or a lone one (or an escaped backslash

@@ -18,9 +18,11 @@ from interpreter.lsp.index import LOCAL_KINDS
 #: most items one completion offers
 MOST = 400
 
-_PREFIX = re.compile(r"[\w']*$")
-_INDEXED = re.compile(r"(\w+|'[^'\n]+')\s*\[\s*\"?$")
-_CALLED = re.compile(r"(\w+|'[^'\n]+')\s*\($")
+# (each begins where a word begins, and takes what it takes for good: a search of a long
+# line is linear, not a scan of the rest of a word from each of its letters)
+_PREFIX = re.compile(r"(?<![\w'])[\w']*+$")
+_INDEXED = re.compile(r"((?<!\w)\w++|'[^'\n]++')\s*+\[\s*+\"?$")
+_CALLED = re.compile(r"((?<!\w)\w++|'[^'\n]++')\s*+\($")
 _WORD = re.compile(r"[^\W\d]\w*")
 
 
@@ -71,7 +73,7 @@ def _parsed(text: str, path: str, offset: int) -> Analysis:
     return analysis
 
 
-_SKIPPED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*')
+_SKIPPED = re.compile(r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"|\'[^\'\n]*+\'|#[^\n]*+')
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
 
 

@@ -26,7 +26,7 @@ from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
 from interpreter.odds.decide import Decide, Nested, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
-from interpreter.odds.explore import STOPS, Failure, stopped
+from interpreter.odds.explore import STEPS_PER_WORK, STOPS, Failure, stopped
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 
@@ -131,7 +131,7 @@ def best_odds(
     `goal` (answers given in advance stand)."""
     if action not in engine.rulebook.actions:
         raise EvaluationError(tr("{name} makes no choices: only an action does", name=action))
-    limits = attrs.evolve(engine.limits, steps_per_run=10**12)
+    limits = engine.limits  # each run within steps_per_run, as a real one
     roller = OddsRoller(epsilon, budget, limits, progress)
     token = LIFTS.set(LiftMemory(roller))
     try:
@@ -186,6 +186,7 @@ class Search:
             raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
         ctx = engine.context(roller, self.sheet)
         ctx.limits = self.limits
+        ctx.on_clock(lambda: roller.deadline.check())  # the time limit within a run too
         ctx.chooser = self.chooser
         roller.pins, roller.cursor = pins, 0
         try:
@@ -195,7 +196,7 @@ class Search:
             failure = stopped(error)
             return failure, failure, _made(ctx)
         finally:
-            roller.work += ctx.steps
+            roller.work += ctx.steps // STEPS_PER_WORK
         reported = field_outcome(result, new_sheet, self.field, compiled)
         aimed = field_outcome(result, new_sheet, self.goal.field, compiled)
         return reported, aimed, _made(ctx)

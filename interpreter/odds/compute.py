@@ -6,8 +6,6 @@ import functools
 import weakref
 from fractions import Fraction
 
-import attrs
-
 from dsl.errors import TOO_DEEP
 from dsl.messages import tr
 from interpreter.choices import chooser_for
@@ -83,6 +81,7 @@ def at_once(value, epsilon, budget, limits, deadline) -> Dist | None:
     the explorer. None when the run branches or stops."""
     roller = OddsRoller(epsilon, budget, limits, deadline=deadline)
     ctx = Context(roller, limits, State({}))
+    ctx.on_clock(deadline.check)  # the time limit read within the run too
     roller.work += 1  # the run, as the explorer counts it
     deadline.check()
     token = LIFTS.set(LiftMemory(roller))
@@ -309,11 +308,10 @@ def fractions_of(outcomes: dict) -> dict:
     return {outcome: mass.value() for outcome, mass in outcomes.items()}
 
 
-@functools.lru_cache(maxsize=32)
 def counting_limits(limits: Limits) -> Limits:
-    """The limits an exact computation runs under: the engine's, but no bound on the
-    statements one run executes (the explorer bounds its work with the budget instead)."""
-    return attrs.evolve(limits, steps_per_run=10**12)
+    """The limits an exact computation runs under: the engine's (the explorer counts each
+    world's steps afresh, `Context.recount`: each within steps_per_run, as a real run)."""
+    return limits
 
 
 #: compiled action → {field: what its result reads}, while the action lives

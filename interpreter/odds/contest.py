@@ -152,6 +152,9 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
                             continue
                         record = opposed.record(ctx, side_a, side_b, 0, settle, keys)
                         decided[record] = decided.get(record, 0) + weight
+                        # each record counted on its own (against steps_per_run), as a
+                        # world is; their work, in the budget above
+                        ctx.recount()
         return Dist(decided, pairs).reduced()
 
     roller.work += 1 + len(sides_a) * len(sides_b) // 20

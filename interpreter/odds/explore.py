@@ -38,6 +38,9 @@ from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
 
+#: steps of evaluation (runtime.Context.steps: nodes, not statements) in one unit of work
+STEPS_PER_WORK = 64
+
 
 def unread(statement, after: Live) -> bool:
     """A `let` (or a `set` of a local name) whose value nothing reads later, and whose
@@ -93,6 +96,8 @@ class Explorer(Passes):
     def __init__(self, ctx: Context, roller, epsilon: Fraction, liveness: Liveness | None = None):
         self.ctx = ctx
         self.roller = roller
+        # the time limit read within a run too (every STEPS_BETWEEN_CLOCKS steps of it)
+        ctx.on_clock(lambda: roller.deadline.check())
         self.prune = roller.prune  # epsilon / 10**6
         self.lost = Mass()  # the probability left out: pruned, or cut short
         liveness = liveness or Liveness()
@@ -120,10 +125,10 @@ class Explorer(Passes):
         stack = [((), world.weight)]
         while stack:
             pins, weight = stack.pop()
-            # Work: one per run, plus every statement it executed (ctx.steps), so that
-            # the budget follows the time taken, whatever the rules look like.
-            roller.work += 1 + ctx.steps
-            ctx.steps = 0
+            # Work: one per run, plus the steps it took (ctx.recount(), which starts each
+            # run's count afresh: each within steps_per_run), so that the budget follows
+            # the time taken, whatever the rules look like.
+            roller.work += 1 + ctx.recount() // STEPS_PER_WORK
             if roller.work > roller.budget:
                 roller.report(done=True)
                 raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
@@ -153,6 +158,7 @@ class Explorer(Passes):
         explored as `explore` does."""
         ctx, roller = self.ctx, self.roller
         for world in worlds:
+            roller.work += ctx.recount() // STEPS_PER_WORK  # each world within the limit
             ctx.env = world.env  # read, not written: a call enters a frame of its own
             ctx.state = world.state.copy()
             ctx.depth = self.depth
