@@ -79,3 +79,21 @@ JOBS = {
     "allocate": allocate,
     "crash": crash,
 }
+
+
+def _serve_jobs() -> dict:
+    """The server's own jobs, but odds of the expression "spin forever": work that only
+    a kill ends (tests/test_web_server.py serves with these)."""
+    from interpreter.web import play
+    from interpreter.web.worker import JOBS as SERVED
+
+    def odds(work, args) -> dict:
+        if args["body"].get("expression") == SPIN:
+            spin(work, {})
+        return play.odds(work, args)
+
+    return {**SERVED, "odds": odds}
+
+
+SPIN = "spin forever"
+SERVE_JOBS = _serve_jobs()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from starlette.testclient import TestClient
+from web_client import page_client
 
 from interpreter.web import create_app
 from interpreter.web.body import MAX_DIGITS
@@ -35,7 +35,8 @@ ROUTES = [
 def client(tmp_path_factory):
     folder = tmp_path_factory.mktemp("campaign")
     shutil.copy(ROOT / "rulebooks/characters/brujeria_investigadora.yaml", folder / "ana.yaml")
-    with TestClient(create_app(folder), base_url=BASE, raise_server_exceptions=False) as client:
+    app = create_app(folder)
+    with page_client(app, base_url=BASE, raise_server_exceptions=False) as client:
         yield client
 
 

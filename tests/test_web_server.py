@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -26,43 +27,49 @@ from interpreter.sheet import text_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 120.0
-# A run that keeps a worker busy within every count limit for minutes (test_web_choices).
-SLOW = """rulebook "Slow" {
-}
-
-action slow() {
-  let s = "%s"
-  repeat 9 times { set s to "{s}{s}" }
-  repeat 1000 times {
-    repeat 90 times { let t = "{s}{s}" }
-  }
-  result { n: 1 }
-}
-""" % ("x" * 90)
+# `rulebook serve` itself, with one change: the odds of "spin forever" are work that never
+# ends (tests/pool_jobs.py), so that only a kill can stop it.
+LAUNCH = """
+import sys
+from interpreter.cli import serve
+from interpreter.cli.main import main
+made = serve.create_app
+def create_app(*args, **kwargs):
+    kwargs["workers"] = {**kwargs.get("workers", {}), "jobs": "pool_jobs:SERVE_JOBS"}
+    return made(*args, **kwargs)
+serve.create_app = create_app
+sys.exit(main(["serve", *sys.argv[1:]]))
+"""
+SPIN = {"expression": "spin forever"}
+CSRF: dict = {}
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("campaign")
     shutil.copy(ROOT / "rulebooks/characters/brujeria_investigadora.yaml", folder / "ana.yaml")
-    (folder / "slow.rules").write_text(SLOW, encoding="utf-8")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [sys.executable, "-m", "interpreter.cli.main", "serve", str(folder)]
+    command = [sys.executable, "-c", LAUNCH, str(folder)]
     options = ["--port", str(port), "--no-browser", "--request-timeout", "1"]
-    options += ["--run-timeout", "600"]  # SLOW runs for minutes: only a kill stops it
-    process = subprocess.Popen([*command, *options], stdout=subprocess.PIPE, text=True)
+    options += ["--odds-timeout", "600"]  # a spin is stopped by its client going, or not
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    process = subprocess.Popen(
+        [*command, *options], stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT
+    )
     process.stdout.readline()
     deadline = time.monotonic() + WAIT
     while True:
         try:
-            if request(port, "GET", "/api/language")[0] == 200:
+            status, session = request(port, "GET", "/api/session")
+            if status == 200:
                 break
         except OSError:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
+    CSRF["x-csrf-token"] = session["csrf_token"]  # as the page sends it
     yield port, folder, process
     process.terminate()
     process.wait(WAIT)
@@ -81,6 +88,7 @@ def raw_request(port: int, method: str, path: str, body=None) -> bytes:
     head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n"
     if body is not None:
         head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+        head += "".join(f"{k}: {v}\r\n" for k, v in CSRF.items())
     return head.encode() + b"\r\n" + data
 
 
@@ -177,14 +185,14 @@ def test_one_address_cannot_take_every_connection(server):
 def test_a_client_that_goes_away_stops_its_work(server):
     port, _folder, process = server
     sock = connect(port, "127.0.0.8")
-    sock.sendall(raw_request(port, "POST", "/api/run", {"rulebook": "slow", "action": "slow"}))
-    # Past its slice the run is heavy: its process runs at a lower priority (nice 10).
+    sock.sendall(raw_request(port, "POST", "/api/odds", SPIN))
+    # Past its slice the job is heavy: its process runs at a lower priority (nice 10).
     [worker] = until(
         lambda: [p for p, nice in descendants(process.pid).items() if nice > 0],
-        "the slow run's process became heavy",
+        "the endless job's process became heavy",
     )
-    sock.close()  # minutes of work left: only the client going away ends it now
-    until(lambda: worker not in descendants(process.pid), "the slow run's process ended")
+    sock.close()  # it never ends by itself: only the client going away ends it
+    until(lambda: worker not in descendants(process.pid), "the endless job's process ended")
     assert request(port, "GET", "/api/language")[0] == 200
 
 
@@ -193,24 +201,24 @@ def test_heavy_work_does_not_hold_cheap_requests(server):
     slow = []
     for i in range(6):  # more than the quick lane, from two clients
         sock = connect(port, f"127.0.0.{9 + i % 2}")
-        sock.sendall(raw_request(port, "POST", "/api/run", {"rulebook": "slow", "action": "slow"}))
+        sock.sendall(raw_request(port, "POST", "/api/odds", SPIN))
         slow.append(sock)
     until(
         lambda: len([n for n in descendants(process.pid).values() if n > 0]) >= 2,
-        "the slow runs became heavy",
+        "the endless jobs became heavy",
     )
     odds = {"expression": "3d6"}
     for _ in range(5):
         status, body = request(port, "POST", "/api/odds", odds, source="127.0.0.11")
         assert status == 200 and body["outcomes"][0]["outcome"] == 3
-    for sock in slow:  # none of the slow runs had finished: going away stops them
+    for sock in slow:  # none of the endless jobs had finished: going away stops them
         sock.setblocking(False)
         with pytest.raises(BlockingIOError):
             sock.recv(1)
         sock.close()
     until(
         lambda: not [n for n in descendants(process.pid).values() if n > 0],
-        "the slow runs ended",
+        "the endless jobs ended",
     )
 
 
