@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: port → the headers the server's own page sends (its CSRF token; none before it had one)
+PAGE_HEADERS: dict[int, dict] = {}
 
 
 class Server:
@@ -50,6 +52,11 @@ class Server:
         while True:
             try:
                 if call(self.port, "GET", "/api/language", timeout=5)[0] == 200:
+                    status, session, _ = call(self.port, "GET", "/api/session", timeout=5)
+                    if status == 200:  # the page's CSRF token, sent as the page sends it
+                        PAGE_HEADERS[self.port] = {
+                            "X-CSRF-Token": json.loads(session)["csrf_token"]
+                        }
                     return self
             except OSError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
@@ -85,7 +92,7 @@ def call(port: int, method: str, path: str, body=None, source="127.0.0.1", timeo
         "127.0.0.1", port, timeout=timeout, source_address=(source, 0)
     )
     try:
-        headers = {"Host": f"127.0.0.1:{port}"}
+        headers = {"Host": f"127.0.0.1:{port}", **PAGE_HEADERS.get(port, {})}
         data = None
         if body is not None:
             data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")

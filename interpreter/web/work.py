@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 
 from starlette.responses import Response, StreamingResponse
 
@@ -53,13 +54,28 @@ class Workers:
             "rss": WORKER_RSS,
             "jobs": jobs,
         }
-        self.pool = Pool(folder, settings, quick=quick, heavy=heavy)
+        self._made = (folder, settings, {"quick": quick, "heavy": heavy})
+        # One pool per event loop: an app served by two loops at once (two test clients)
+        # must not wait in one loop for what another loop's pool is told.
+        self._pools: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @property
+    def pool(self) -> Pool:
+        """The pool of the running event loop, made on first use."""
+        loop = asyncio.get_running_loop()
+        pool = self._pools.get(loop)
+        if pool is None:
+            folder, settings, options = self._made
+            pool = self._pools[loop] = Pool(folder, settings, **options)
+        return pool
 
     async def start(self) -> None:
         await self.pool.start()
 
     async def stop(self) -> None:
-        await self.pool.close()
+        pool = self._pools.pop(asyncio.get_running_loop(), None)
+        if pool is not None:
+            await pool.close()
 
     async def answer(self, request, name: str, args: dict, writes: bool = False) -> Response:
         """The job's answer, as the worker rendered it."""
