@@ -123,7 +123,6 @@ class Job:
         self.turn: float | None = None  # when its running turn began (None: not running)
         self.ready_at: float | None = None  # seconds it had run when its inputs were checked
         self.paused_at = 0.0
-        self.heavy = False
         self.headers: dict[str, str] = {}  # of its answer, when the job gives some
 
     def running(self, now: float) -> float:
@@ -446,7 +445,6 @@ class Pool:
         """A job past its slice: its process leaves the quick lane, at a lower priority."""
         self.quick.discard(worker)
         worker.lane = "heavy"
-        job.heavy = True
         self.heavy.append(job)
         with contextlib.suppress(OSError, AttributeError):  # gone, or no priorities here
             os.setpriority(os.PRIO_PROCESS, worker.process.pid, HEAVY_NICE)
