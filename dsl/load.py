@@ -12,6 +12,7 @@ from pathlib import Path
 
 from dsl import cache
 from dsl import nodes as n
+from dsl.bounded import Bounded
 from dsl.build import parse_rulebook_file
 from dsl.check import check_definitions
 from dsl.errors import (
@@ -261,7 +262,10 @@ def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int
     return check_definitions(merged_header, definitions, name, changes, base)
 
 
-_PARSED: dict = {}
+#: characters of rulebook text whose parsed files are kept in memory (a parsed file holds
+#: about 14 bytes per character of its text)
+PARSED_TEXT = 1_000_000
+_PARSED = Bounded(PARSED_TEXT, count=64)
 
 
 def parse_cached(text: str, name: str, max_words: int = MAX_WORDS) -> n.RulebookFile:
@@ -289,10 +293,7 @@ def parse_cached(text: str, name: str, max_words: int = MAX_WORDS) -> n.Rulebook
             found = parse_rulebook_file(text, name)
             with contextlib.suppress(cache.NotCached, RecursionError):
                 cache.write(entry, cache.dumps_tree(found, found.span.source))
-    if len(_PARSED) >= 64:
-        _PARSED.pop(next(iter(_PARSED)))
-    _PARSED[key] = found
-    return found
+    return _PARSED.put(key, found, len(text))
 
 
 def count_words(text: str) -> int:

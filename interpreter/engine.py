@@ -20,13 +20,13 @@ only its public methods (`prepare`, `context`, `commit`, `run`, `run_check`, `ru
 from __future__ import annotations
 
 import functools
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
 
 from dsl import nodes as n
+from dsl.bounded import Bounded
 from dsl.errors import TOO_DEEP, RulebookError, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook, reads_sheet
@@ -45,7 +45,9 @@ from interpreter.sheet import Sheet
 from interpreter.sheet_rules import resource_bounds, settle
 from interpreter.trace import Step, Trace, call_text
 
-_ENGINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: characters of rulebook text whose engines are kept by `Engine.of`
+ENGINES_TEXT = 1_000_000
+_ENGINES = Bounded(ENGINES_TEXT, count=64)
 
 
 @attrs.frozen
@@ -229,11 +231,10 @@ class Engine:
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
-        """The engine of a rulebook, compiled once and kept while the rulebook lives."""
-        engine = _ENGINES.get(rulebook)
-        if engine is None:
-            engine = _ENGINES[rulebook] = cls(rulebook)
-        return engine
+        """The engine of a rulebook, compiled once and kept while it is among the engines
+        used last (`ENGINES_TEXT` characters of their rulebooks' texts: a server given a
+        new text on every edit keeps only the last ones)."""
+        return _ENGINES.of(rulebook, cls)
 
     # ─── running actions ────────────────────────────────────────────────────
 

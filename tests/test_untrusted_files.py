@@ -9,6 +9,7 @@ from fractions import Fraction
 import pytest
 
 import dsl
+from dsl.bounded import Bounded
 from interpreter import Engine, ParameterError, SheetError
 from interpreter.cli import main
 
@@ -222,7 +223,7 @@ def cache_home(tmp_path, monkeypatch):
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     load_module = importlib.import_module("dsl.load")
-    monkeypatch.setattr(load_module, "_PARSED", {})
+    monkeypatch.setattr(load_module, "_PARSED", Bounded(load_module.PARSED_TEXT))
     return tmp_path / "rulebook"
 
 

@@ -283,6 +283,41 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         ),
     )
     p.add_argument("--no-browser", action="store_true", help=tr("do not open the browser"))
+    p.add_argument(
+        "--workers",
+        type=positive(int),
+        default=2,
+        metavar="N",
+        help=tr("processes for quick requests (default: 2)"),
+    )
+    p.add_argument(
+        "--heavy",
+        type=positive(int),
+        default=None,
+        metavar="N",
+        help=tr("long computations run at once, the others wait their turn (default: the cores)"),
+    )
+    p.add_argument(
+        "--run-timeout",
+        type=positive(float),
+        default=10.0,
+        metavar="SECONDS",
+        help=tr("seconds one run may take, its answer included (default: 10)"),
+    )
+    p.add_argument(
+        "--odds-timeout",
+        type=positive(float),
+        default=60.0,
+        metavar="SECONDS",
+        help=tr("seconds one odds computation may take, its answer included (default: 60)"),
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=positive(float),
+        default=5.0,
+        metavar="SECONDS",
+        help=tr("seconds a request's headers, then its body, may take to arrive (default: 5)"),
+    )
     for module in JOURNAL_COMMANDS + EDITOR_COMMANDS:
         module.add_parser(commands)
     for command in commands.choices.values():  # every command speaks a language

@@ -19,6 +19,11 @@ from interpreter.web.access import (
     token_from_environment,
     with_token,
 )
+from interpreter.web.protocol import REQUEST_SECONDS, timed_protocol
+from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS
+
+#: connections (and requests being answered) the server holds at once
+MAX_CONNECTIONS = 256
 
 
 def cmd_serve(args) -> int:
@@ -32,22 +37,31 @@ def cmd_serve(args) -> int:
         )
     given = args.token if args.token is not None else token_from_environment()
     allowed = [check_host_name(name) for name in args.allow_host]
+    workers = {"quick": getattr(args, "workers", 2), "heavy": getattr(args, "heavy", None)}
     app = create_app(
         folder,
         host=args.host,
         language=getattr(args, "lang", None),
+        workers=workers,
+        run_seconds=getattr(args, "run_timeout", RUN_SECONDS),
+        odds_seconds=getattr(args, "odds_timeout", ODDS_SECONDS),
         token=given,
         allow_hosts=allowed,
     )
     token = app.access.token
     address = f"http://{_shown(args.host)}:{args.port}/"
+    # Slow or idle clients cannot hold the server: a request's headers and body must
+    # arrive in time, an idle connection is closed after 5 s, one address holds at most
+    # PER_ADDRESS connections of the server's MAX_CONNECTIONS (interpreter.web.protocol),
+    # and a request's headers are at most 64 KB.
     config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
         log_level="warning",
+        http=timed_protocol(getattr(args, "request_timeout", REQUEST_SECONDS)),
         timeout_keep_alive=5,
-        limit_concurrency=64,
+        limit_concurrency=MAX_CONNECTIONS,
         h11_max_incomplete_event_size=64 * 1024,
     )
     server = uvicorn.Server(config)

@@ -11,10 +11,9 @@ procedures compile into the objects of their own modules.
 
 from __future__ import annotations
 
-import weakref
-
 from dsl import nodes as n
 from dsl import types as t
+from dsl.bounded import Bounded
 from dsl.rulebook import Rulebook, names_a_field
 from interpreter.compile.actions import CompiledAction, too_deep
 from interpreter.compile.characters import Characters, on_sheet_of
@@ -62,11 +61,9 @@ class Compiler(
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Compiler:
-        """The compiler of a rulebook, made once and kept while the rulebook lives."""
-        compiler = _COMPILERS.get(rulebook)
-        if compiler is None:
-            compiler = _COMPILERS[rulebook] = cls(rulebook)
-        return compiler
+        """The compiler of a rulebook, made once and kept while it is among the rulebooks
+        compiled last (`COMPILED_TEXT` characters of their texts)."""
+        return _COMPILERS.of(rulebook, cls)
 
     def type_of(self, node) -> t.Type:
         return self.types.get(id(node), t.ANY)
@@ -267,7 +264,9 @@ class Compiler(
         return bound
 
 
-_COMPILERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: characters of rulebook text whose compilers are kept (each holds the closures it made)
+COMPILED_TEXT = 1_000_000
+_COMPILERS = Bounded(COMPILED_TEXT, count=64)
 
 _EXPRESSIONS = {
     n.Literal: Compiler.ex_literal,

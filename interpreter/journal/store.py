@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 import stat
+import time
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +43,10 @@ _STEPS_PER_CALL = 100_000
 MAX_FILE_BYTES = max(MAX_SHEET_SIZE, MAX_FILE_SIZE)
 
 
+def _unreadable(path: Path, error: Exception) -> JournalError:
+    return JournalError(tr("{path}: not a readable journal ({error})", path=path, error=error))
+
+
 class Journal:
     """A campaign's journal. Safe to use from several processes at once."""
 
@@ -59,20 +64,37 @@ class Journal:
                     "... --save`; or pass --journal PATH"
                 ),
             )
+        # Two processes opening a new journal at once (a server's workers saving in one
+        # folder) may find it locked while the other sets it up, where SQLite does not
+        # wait (switching to WAL): opened again until the busy timeout.
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                self.connection = self._opened()
+                return
+            except sqlite3.OperationalError as error:
+                busy = "locked" in str(error) or "busy" in str(error)
+                if not busy or time.monotonic() > deadline:
+                    raise _unreadable(self.path, error) from None
+                time.sleep(0.02)
+            except sqlite3.Error as error:
+                raise _unreadable(self.path, error) from None
+
+    def _opened(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(
+            self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
+        )
         try:
-            self.connection = sqlite3.connect(
-                self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
-            )
-            _bounded(self.connection, self._steps)
-            self.connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.connection.execute("PRAGMA journal_mode = WAL")
-            self.connection.execute("PRAGMA synchronous = FULL")
-            self.connection.execute("PRAGMA foreign_keys = ON")
-            schema.migrate(self.connection, str(self.path))
-        except sqlite3.Error as error:
-            raise JournalError(
-                tr("{path}: not a readable journal ({error})", path=self.path, error=error)
-            ) from None
+            _bounded(connection, self._steps)
+            connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = FULL")
+            connection.execute("PRAGMA foreign_keys = ON")
+            schema.migrate(connection, str(self.path))
+        except BaseException:
+            connection.close()
+            raise
+        return connection
 
     @classmethod
     def beside(cls, sheet_path: str | Path, create: bool = True) -> Journal:

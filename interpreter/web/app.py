@@ -39,6 +39,7 @@ def create_app(
     language: str | None = None,
     token: str | None = None,
     allow_hosts: Iterable[str] = (),
+    workers: dict | None = None,
 ):
     """The ASGI app serving FOLDER's rulebooks and characters (and the shipped ones).
 
@@ -47,17 +48,19 @@ def create_app(
     Bound to anything but loopback, the server asks every request for a token: `token`,
     or one made here (the app's `access.token`, for the address to print). `odds_seconds`
     and `run_seconds` bound the time of one odds computation and of one run; `language`
-    (`serve --lang`) is the page's language instead of each rulebook's own.
+    (`serve --lang`) is the page's language instead of each rulebook's own; `workers`
+    the worker processes' options (interpreter.web.work.Workers: `quick`, `heavy`).
     """
     access = access_for(host, token, allow_hosts)
-    library = Library(folder)
-    workers = Workers(odds_seconds, run_seconds)
-    api = Api(library, workers, language)
+    library = Library(folder)  # the folder checked here; each worker process has its own
+    workers = Workers(library.folder, odds_seconds, run_seconds, language, **(workers or {}))
+    api = Api(workers)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        await workers.start()
         yield
-        workers.shutdown()
+        await workers.stop()
 
     async def page(request):
         # The page carries the CSRF token its scripts send with every request that posts.
@@ -87,7 +90,7 @@ def create_app(
         Route("/api/run", api.run, methods=["POST"]),
         Route("/api/odds", api.odds, methods=["POST"]),
         Route("/api/check", api.check, methods=["POST"]),
-        Route("/api/editor", Editing(library, workers).answer, methods=["POST"]),
+        Route("/api/editor", Editing(workers).answer, methods=["POST"]),
         Route("/api/language", api.language),
         Route("/api/words", api.words),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

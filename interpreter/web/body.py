@@ -1,15 +1,38 @@
-"""A request's JSON body read and its fields checked: a clear 400, never a traceback."""
+"""A request's JSON body read and its fields checked: a clear 400, never a traceback.
+
+Only JSON as RFC 8259 has it, with what a client could use to break the server
+refused while it is read: a number of more digits than a run may hold (Python would
+take quadratic time to read it, or refuse it with a ValueError), NaN and Infinity (not
+JSON), a number too large for a float, an object giving a key twice (which value was
+meant?), a text holding half of a UTF-16 surrogate pair (no character: it could not be
+written back), nesting deeper than `MAX_DEPTH`.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 
 from dsl.errors import did_you_mean
 from dsl.messages import tr
+from interpreter.limits import DEFAULT_LIMITS
 from interpreter.web.errors import RequestError
 
 #: nesting of a request's JSON, at most (parameters hold lists, sheets hold mappings)
 MAX_DEPTH = 32
+#: digits of a number in a request, at most (a run refuses more: `Limits.number_digits`)
+MAX_DIGITS = DEFAULT_LIMITS.number_digits
+#: characters of a key or text quoted in an error message
+SHOWN = 60
+
+
+class _Refused(Exception):
+    """Raised from inside json.loads by the hooks below, with the error to answer."""
+
+    def __init__(self, error: RequestError):
+        super().__init__(error.message)
+        self.error = error
+
 
 _TYPE_NAMES = {
     str: tr("a text"),
@@ -25,7 +48,15 @@ async def json_body(request) -> dict:
     """The body as a JSON object (the size was bounded by the guard before this)."""
     raw = await request.body()
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(
+            raw.decode("utf-8"),
+            parse_int=_integer,
+            parse_float=_real,
+            parse_constant=_constant,
+            object_pairs_hook=_object,
+        )
+    except _Refused as refused:
+        raise refused.error from None
     except UnicodeDecodeError:
         raise RequestError(tr("the body is not UTF-8 text")) from None
     except json.JSONDecodeError as error:
@@ -46,6 +77,65 @@ async def json_body(request) -> dict:
     if _depth(data) > MAX_DEPTH:
         raise RequestError(tr("the body is nested more than {most} levels deep", most=MAX_DEPTH))
     return data
+
+
+def _integer(text: str) -> int:
+    _digits(len(text) - text.startswith("-"))
+    return int(text)
+
+
+def _real(text: str) -> float:
+    if len(text) > MAX_DIGITS:
+        _digits(sum(c.isdigit() for c in text))
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(
+            RequestError(
+                tr("the body holds a number too large to be read: {number}", number=_shown(text))
+            )
+        )
+    return value
+
+
+def _digits(digits: int) -> None:
+    if digits > MAX_DIGITS:
+        raise _Refused(
+            RequestError(
+                tr(
+                    "the body holds a number of {digits} digits, more than {most}",
+                    digits=digits,
+                    most=MAX_DIGITS,
+                )
+            )
+        )
+
+
+def _constant(text: str):
+    raise _Refused(
+        RequestError(
+            tr("the body holds {value}, which is not a number in JSON", value=text),
+            tr("JSON has no NaN nor Infinity"),
+        )
+    )
+
+
+def _object(pairs: list) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Refused(
+                RequestError(
+                    tr("the body gives the key {key} twice", key=_shown(key)),
+                    tr("give each key once: which value was meant is not known"),
+                )
+            )
+        out[key] = value
+    return out
+
+
+def _shown(text: str) -> str:
+    """A key or a number as a message quotes it: short, a lone surrogate escaped."""
+    return json.dumps(text if len(text) <= SHOWN else text[:SHOWN] + "…")
 
 
 def field(body: dict, name: str, kind: type, required: bool = False, default=None):
@@ -97,17 +187,38 @@ def faces(body: dict, name: str = "dice") -> list[int] | None:
 
 
 def _depth(value) -> int:
-    stack, deepest = [(value, 1)], 0
+    """How deep the body nests; a text or key that is not Unicode text is refused."""
+    stack, deepest = [(value, 1, ())], 0
     while stack:
-        item, depth = stack.pop()
+        item, depth, where = stack.pop()
         deepest = max(deepest, depth)
         if depth > MAX_DEPTH:
             return depth
         if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
+            for key, inner in item.items():
+                _text(key, (*where, key))
+                stack.append((inner, depth + 1, (*where, key)))
         elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
+            stack.extend((inner, depth + 1, (*where, i)) for i, inner in enumerate(item))
+        elif isinstance(item, str):
+            _text(item, where)
     return deepest
+
+
+def _text(text: str, where: tuple) -> None:
+    """Refuse a text holding half of a surrogate pair (`"\\ud800"` alone)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in where)[1:]
+        raise RequestError(
+            tr(
+                "the body's {where} holds {escape}, half of a surrogate pair: not a character",
+                where=_shown(path or "?"),
+                escape=json.dumps(text[error.start]),
+            ),
+            tr("send whole characters (a pair of surrogates, or the character itself)"),
+        ) from None
 
 
 def _json_type(value):

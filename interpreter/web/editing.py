@@ -9,8 +9,6 @@ the folder's rulebooks and the shipped ones, as everywhere in the page.
 
 from __future__ import annotations
 
-from starlette.responses import JSONResponse
-
 from dsl.messages import tr
 from interpreter.lsp.complete import completions
 from interpreter.lsp.hover import hover
@@ -26,10 +24,9 @@ MAX_TEXT = 500_000
 
 
 class Editing:
-    """The handler of `POST /api/editor`, on the server's library and worker threads."""
+    """The handler of `POST /api/editor`: its body checked, its work a worker's job."""
 
-    def __init__(self, library, workers):
-        self.library = library
+    def __init__(self, workers):
         self.workers = workers
 
     async def answer(self, request):
@@ -43,22 +40,27 @@ class Editing:
             raise RequestError(tr("what: one of {choices}", choices=", ".join(QUESTIONS)))
         position = field(body, "position", int, default=0)
         name = field(body, "name", str, default="editor")
-        return JSONResponse(await self.workers.run(self._answer, text, name, position, what))
+        args = {"text": text, "name": name, "position": position, "what": what}
+        return await self.workers.answer(request, "editor", args)
 
-    def _answer(self, text: str, name: str, position: int, what: str) -> dict:
-        # As a file of the folder: its `extends` reads a shipped rulebook or a file inside
-        # the folder, nothing else (dsl.load.extended), and says the same of the rest.
-        path = str(self.library.folder / f"{_plain(name)}.rules")
-        offset = utf16_to_offset(text, max(0, position))
-        if what == "outline":
-            return {"outline": [_symbol(text, s) for s in outline(text, path)]}
-        if what == "hover":
-            found = hover(text, path, offset)
-            if found is None:
-                return {"hover": None}
-            return {"hover": {**_span(text, found), "markdown": found["markdown"]}}
-        found = completions(text, path, offset)
-        return {**_span(text, found), "items": found["items"]}
+
+def editor(work, args: dict) -> dict:
+    """The job of `POST /api/editor` (in a worker process): the outline, a hover or the
+    completions at a position."""
+    text, name, position, what = args["text"], args["name"], args["position"], args["what"]
+    # As a file of the folder: its `extends` reads a shipped rulebook or a file inside
+    # the folder, nothing else (dsl.load.extended), and says the same of the rest.
+    path = str(work.library.folder / f"{_plain(name)}.rules")
+    offset = utf16_to_offset(text, max(0, position))
+    if what == "outline":
+        return {"outline": [_symbol(text, s) for s in outline(text, path)]}
+    if what == "hover":
+        found = hover(text, path, offset)
+        if found is None:
+            return {"hover": None}
+        return {"hover": {**_span(text, found), "markdown": found["markdown"]}}
+    found = completions(text, path, offset)
+    return {**_span(text, found), "items": found["items"]}
 
 
 def _plain(name: str) -> str:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import threading
 from importlib import resources
 from pathlib import Path
 
 import dsl
+from dsl.bounded import Bounded, text_size
 from dsl.errors import RulebookError, did_you_mean
 from dsl.load import language_written_in, read
 from dsl.messages import tr
@@ -29,8 +29,13 @@ NAME = re.compile(r"[^\W_][\w-]{0,99}")
 CHARACTER_SUFFIXES = (".yaml", ".yml", ".json")
 #: files of one kind listed from the folder, at most
 MAX_FILES = 500
-#: rulebooks given as text (the editor's), kept compiled
-TEXTS_KEPT = 16
+#: characters of rulebook text kept checked: the folder's and shipped rulebooks', and
+#: apart, the texts given in requests (the editor's: a new one on every edit)
+BOOKS_TEXT = 1_000_000
+TEXTS_TEXT = 1_000_000
+
+
+_SHIPPED = Bounded(BOOKS_TEXT)  # a shipped rulebook's path → (file stamps, Rulebook)
 
 
 class NotFound(ParameterError):
@@ -64,9 +69,8 @@ class Library:
         if not self.folder.is_dir():
             raise ParameterError(tr("{folder}: not a folder", folder=str(folder)))
         self.shipped_characters = Path(str(resources.files("rulebooks.characters")))
-        self._books: dict = {}  # path → (file stamps, Rulebook)
-        self._texts: dict = {}  # sha256 of a text → Rulebook
-        self._lock = threading.Lock()
+        self._books = Bounded(BOOKS_TEXT)  # path → (file stamps, Rulebook)
+        self._texts = Bounded(TEXTS_TEXT)  # sha256 of a text → (file stamps, Rulebook)
 
     # ─── rulebooks ──────────────────────────────────────────────────────────
 
@@ -84,28 +88,25 @@ class Library:
     def rulebook(self, name: str) -> dsl.Rulebook:
         """A rulebook by name, checked; compiled once while its files do not change."""
         path = self.rulebook_path(name)
-        with self._lock:
-            kept = self._books.get(path)
-            if kept is not None and kept[0] == _stamps(kept[1]):
-                return kept[1]
+        # The shipped rulebooks are the same for every folder: kept once per process
+        # (a server's worker processes start with them loaded: interpreter.web.preload).
+        books = _SHIPPED if path in dsl.shipped_rulebooks().values() else self._books
+        kept = books.get(path)
+        if kept is not None and kept[0] == _stamps(kept[1]):
+            return kept[1]
         text = read(path)
         book = self._load(text, str(path), path.parent)
-        with self._lock:
-            self._books[path] = (_stamps(book), book)
+        books.put(path, (_stamps(book), book), text_size(book))
         return book
 
     def rulebook_text(self, text: str, name: str = "<editor>") -> dsl.Rulebook:
         """A rulebook given as text (a house rule being written); its bases from the folder."""
         key = hashlib.sha256(f"{name}\n{text}".encode()).hexdigest()
-        with self._lock:
-            kept = self._texts.get(key)
-            if kept is not None and kept[0] == _stamps(kept[1]):
-                return kept[1]
+        kept = self._texts.get(key)
+        if kept is not None and kept[0] == _stamps(kept[1]):
+            return kept[1]
         book = self._load(text, name, self.folder)
-        with self._lock:
-            if len(self._texts) >= TEXTS_KEPT:
-                self._texts.pop(next(iter(self._texts)))
-            self._texts[key] = (_stamps(book), book)
+        self._texts.put(key, (_stamps(book), book), text_size(book))
         return book
 
     def _load(self, text: str, name: str, folder: Path) -> dsl.Rulebook:

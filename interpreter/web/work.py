@@ -1,141 +1,182 @@
-"""The engine's work off the event loop: worker threads, a time bound, progress as it goes.
+"""A request's work handed to the worker processes, and its answer written back.
 
-Runs, checks and odds are CPU work, so they go to a small pool of threads (as many as
-the machine has cores, at most two at once for odds) and the server keeps answering.
-A run has a time bound too (`run_seconds`, read by the engine between statements), so
-that a hostile rulebook's run cannot hold a worker.
-An odds computation reports progress (the exact phase's work against its budget, then
-the samples drawn); the same callback enforces the time bound and stops the work when
-the client has gone, by raising the project's own LimitExceeded.
+The event loop only reads a request, gives its job to the pool (interpreter.web.pool:
+lanes, turns by client, bounds kept by killing the process) and writes the bytes the
+worker rendered; while it waits it listens for the client going away, which cancels
+the job. An odds request with `progress` streams lines of JSON once its inputs are
+checked: `{"progress": ...}` as the work goes, then `{"result": ...}` or `{"error": ...}`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import time
+import contextlib
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 
-import attrs
+from starlette.responses import Response, StreamingResponse
 
-from dsl.errors import RulebookError
-from dsl.messages import tr
-from interpreter.engine import Engine
+from dsl.messages import language_for, tr
 from interpreter.errors import LimitExceeded
-from interpreter.web.errors import error_json
+from interpreter.web.jobs import odds_too_long
+from interpreter.web.pool import Job, Pool
 
 #: seconds an odds computation may take before it is stopped
 ODDS_SECONDS = 60.0
 #: seconds a run may take (an untrusted rulebook's run must not hold a worker)
 RUN_SECONDS = 10.0
-#: seconds between two progress reports sent to the page
-PROGRESS_EVERY = 0.1
+#: bytes of address space a worker process may take
+WORKER_MEMORY = 2 * 2**30
+#: bytes a worker may hold after a job and still take the next one
+WORKER_RSS = 300 * 2**20
 
 
 class Workers:
-    """The worker threads of one server: one pool for runs and checks, one for odds."""
+    """The worker processes of one server, as its handlers use them."""
 
-    def __init__(self, odds_seconds: float = ODDS_SECONDS, run_seconds: float = RUN_SECONDS):
-        cores = os.cpu_count() or 2
-        self.runs = ThreadPoolExecutor(max_workers=max(1, min(cores, 4)), thread_name_prefix="run")
-        self.odds = ThreadPoolExecutor(max_workers=min(cores, 2), thread_name_prefix="odds")
+    def __init__(
+        self,
+        folder,
+        odds_seconds: float = ODDS_SECONDS,
+        run_seconds: float = RUN_SECONDS,
+        language: str | None = None,
+        quick: int = 2,
+        heavy: int | None = None,
+        memory: int = WORKER_MEMORY,
+        jobs: str = "interpreter.web.worker:JOBS",
+    ):
         self.odds_seconds = odds_seconds
         self.run_seconds = run_seconds
-        self.stopping = False
-        self._bounded: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        settings = {
+            "run_seconds": run_seconds,
+            "odds_seconds": odds_seconds,
+            "language": language,
+            "memory": memory,
+            "rss": WORKER_RSS,
+            "jobs": jobs,
+        }
+        self._made = (folder, settings, {"quick": quick, "heavy": heavy})
+        # One pool per event loop: an app served by two loops at once (two test clients)
+        # must not wait in one loop for what another loop's pool is told.
+        self._pools: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-    def bounded(self, engine: Engine) -> Engine:
-        """The rulebook's engine with the server's time bound on each run (`run_seconds`,
-        read between statements: a run stops with LimitExceeded, nothing changed)."""
-        book = engine.rulebook
-        found = self._bounded.get(book)
-        if found is None:
-            limits = attrs.evolve(engine.limits, run_seconds=self.run_seconds)
-            found = self._bounded[book] = Engine(book, limits)  # the compiled code is shared
-        return found
-
-    async def run(self, job, *args):
-        """`job(*args)` in a worker thread; its result, or the error it raised."""
-        return await asyncio.get_running_loop().run_in_executor(self.runs, job, *args)
-
-    def clock(self, report=None) -> Clock:
-        return Clock(self, report)
-
-    async def odds_json(self, job) -> dict:
-        """`job(progress)` (an odds computation) in an odds thread, its answer as JSON."""
-        clock = self.clock()
+    @property
+    def pool(self) -> Pool:
+        """The pool of the running event loop, made on first use."""
         loop = asyncio.get_running_loop()
+        pool = self._pools.get(loop)
+        if pool is None:
+            folder, settings, options = self._made
+            pool = self._pools[loop] = Pool(folder, settings, **options)
+        return pool
+
+    async def start(self) -> None:
+        await self.pool.start()
+
+    async def stop(self) -> None:
+        pool = self._pools.pop(asyncio.get_running_loop(), None)
+        if pool is not None:
+            await pool.close()
+
+    async def answer(self, request, name: str, args: dict, writes: bool = False) -> Response:
+        """The job's answer, as the worker rendered it."""
+        job = self._job(request, name, args, writes=writes)
+        self.pool.submit(job)
+        if not await self._awaited(request, job, job.done):
+            return _gone()
+        return _response(*job.done.result(), job.headers)
+
+    async def odds(self, request, body: dict) -> Response:
+        """Odds: the answer, or with `progress`, a stream once the inputs are checked."""
+        streams = body.get("progress") is True
+        job = self._job(request, "odds", {"body": body}, streams=streams)
+        self.pool.submit(job)
+        if not await self._awaited(request, job, job.ready if streams else job.done):
+            return _gone()
+        if not job.stream:  # the answer, or an error found in the inputs
+            if not await self._awaited(request, job, job.done):
+                return _gone()
+            return _response(*job.done.result())
+        return StreamingResponse(self._lines(job), media_type="application/x-ndjson")
+
+    def _job(self, request, name: str, args: dict, writes=False, streams=False) -> Job:
+        # Errors speak the request's language (`lang`), as app.project_error says them.
+        asked = getattr(request.state, "lang", None)
+        lang = asked or request.query_params.get("lang")
+        seconds, too_long = self.run_seconds, None
+        if name == "run":
+            too_long = self._run_too_long
+        elif name == "odds":
+            seconds, too_long = self.odds_seconds, self._odds_too_long
+        client = request.client.host if request.client is not None else ""
+        return Job(
+            name,
+            args,
+            client=client,
+            seconds=seconds,
+            too_long=too_long,
+            lang=language_for(lang) if lang else None,
+            stream_lang=asked,
+            writes=writes,
+            streams=streams,
+        )
+
+    def _run_too_long(self) -> LimitExceeded:
+        return LimitExceeded(
+            tr(
+                "the run took longer than {seconds} seconds (limit run_seconds)",
+                seconds=f"{self.run_seconds:g}",
+            )
+        )
+
+    def _odds_too_long(self) -> LimitExceeded:
+        return odds_too_long(self.odds_seconds)
+
+    async def _awaited(self, request, job: Job, future: asyncio.Future) -> bool:
+        """Wait for `future`; False (and the job cancelled) if the client goes first."""
+        gone = asyncio.ensure_future(_disconnected(request.receive))
         try:
-            return await loop.run_in_executor(self.odds, job, clock.progress)
+            await asyncio.wait({future, gone}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            clock.cancelled = True
+            if not gone.done():
+                gone.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await gone
+        if future.done():
+            return True
+        self.pool.cancel(job)
+        return False
 
-    async def odds_stream(self, job, language: str | None = None):
-        """Lines of JSON: `{"progress": ...}` as the work goes, then `{"result": ...}` or
-        `{"error": ...}` (the status line has gone out before the work can fail)."""
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue = asyncio.Queue()
-
-        def report(message: dict) -> None:
-            loop.call_soon_threadsafe(queue.put_nowait, message)
-
-        clock = self.clock(report)
-        future = loop.run_in_executor(self.odds, job, clock.progress)
+    async def _lines(self, job: Job):
+        """A stream's lines: progress as it comes, then the last line."""
         try:
             while True:
-                getter = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait({getter, future}, return_when="FIRST_COMPLETED")
-                if getter in done:
-                    yield _line(getter.result())
+                getter = asyncio.ensure_future(job.lines.get())
+                await asyncio.wait({getter, job.done}, return_when=asyncio.FIRST_COMPLETED)
+                if getter.done():
+                    yield getter.result()
                     continue
                 getter.cancel()
-                while not queue.empty():
-                    yield _line(queue.get_nowait())
+                while not job.lines.empty():
+                    yield job.lines.get_nowait()
                 break
-            try:
-                yield _line({"result": future.result()})
-            except RulebookError as error:
-                yield _line(error_json(error, language))
+            yield job.done.result()[1]
         finally:
-            clock.cancelled = True  # the client went away: the thread stops at its next report
-
-    def shutdown(self) -> None:
-        self.stopping = True
-        self.runs.shutdown(wait=False, cancel_futures=True)
-        self.odds.shutdown(wait=False, cancel_futures=True)
+            self.pool.cancel(job)  # the client went away: its work stops
 
 
-class Clock:
-    """One computation's time bound, and where its progress goes."""
-
-    def __init__(self, workers: Workers, report=None):
-        self.workers = workers
-        self.report = report
-        self.started = time.monotonic()
-        self.last = 0.0
-        self.cancelled = False
-
-    def progress(self, done: int, total: int, elapsed: float, what: str = "sampling") -> None:
-        now = time.monotonic()
-        if self.cancelled or self.workers.stopping:
-            raise LimitExceeded(tr("the odds computation was stopped: its request is gone"))
-        seconds = self.workers.odds_seconds
-        if now - self.started > seconds:
-            raise LimitExceeded(
-                tr(
-                    "the odds took longer than {seconds} seconds (the server's time limit)",
-                    seconds=f"{seconds:g}",
-                ),
-                None,
-                tr("ask for fewer trials or a smaller budget, or simplify the question"),
-            )
-        if self.report is not None and (now - self.last >= PROGRESS_EVERY or done >= total):
-            self.last = now
-            phase = "exact" if what == "exact" else "sampling"
-            self.report({"progress": {"phase": phase, "done": done, "total": total}})
+async def _disconnected(receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
-def _line(message: dict) -> bytes:
-    return (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+def _response(status: int, body: bytes, headers: dict | None = None) -> Response:
+    # As app.project_error and app.unexpected_error answer (a 500 is not marked no-store).
+    if 400 <= status < 500:
+        headers = {"cache-control": "no-store"}
+    elif status != 200:
+        headers = None
+    return Response(body, status, headers=headers or None, media_type="application/json")
+
+
+def _gone() -> Response:
+    return Response(b"", 400)

@@ -1,0 +1,85 @@
+"""Messages between the server and its worker processes: a kind, a status and bytes.
+
+Each frame is a header (a kind letter, an HTTP status, the payload's length) and its
+payload, over one socket per worker. The server sends jobs; a worker sends back what the
+server needs to answer: progress, that the job's inputs are checked (the time bound of
+its work starts then), and the answer's bytes, already rendered. JSON both ways, never
+pickles: the server reads nothing from a worker but data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import struct
+
+_HEADER = struct.Struct(">cHQ")
+
+#: the server → a worker: a job to run (JSON: its id, name, arguments and bounds)
+JOB = b"J"
+#: a worker → the server: progress, as the line a stream sends
+PROGRESS = b"P"
+#: a worker → the server: the inputs are checked, the work proper starts
+READY = b"Y"
+#: a worker → the server: headers of the answer to come (JSON: name → value)
+HEADERS = b"H"
+#: a worker → the server: the job's answer (its status, the body's bytes)
+DONE = b"D"
+#: a worker → the server: it stops after this job (its memory grew past its bound)
+RETIRING = b"Q"
+
+KINDS = {JOB, PROGRESS, READY, HEADERS, DONE, RETIRING}
+
+
+def frame(kind: bytes, payload: bytes = b"", status: int = 0) -> bytes:
+    return _HEADER.pack(kind, status, len(payload)) + payload
+
+
+def send(sock: socket.socket, kind: bytes, payload: bytes = b"", status: int = 0) -> None:
+    """Send one frame on a blocking socket (a worker's side)."""
+    sock.sendall(frame(kind, payload, status))
+
+
+def receive(sock: socket.socket) -> tuple[bytes, int, bytes] | None:
+    """One frame from a blocking socket (a worker's side); None once the server is gone."""
+    header = _exactly(sock, _HEADER.size)
+    if header is None:
+        return None
+    kind, status, length = _HEADER.unpack(header)
+    payload = _exactly(sock, length) if length else b""
+    if payload is None:
+        return None
+    return kind, status, payload
+
+
+async def read(reader: asyncio.StreamReader, most: int) -> tuple[bytes, int, bytes] | None:
+    """One frame from a worker (the server's side), or None when the worker is gone or
+    sends something that is not a frame of at most `most` bytes."""
+    try:
+        header = await reader.readexactly(_HEADER.size)
+        kind, status, length = _HEADER.unpack(header)
+        if kind not in KINDS or length > most:
+            return None
+        payload = await reader.readexactly(length) if length else b""
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return None
+    return kind, status, payload
+
+
+def job_frame(message: dict) -> bytes:
+    return frame(JOB, json.dumps(message, ensure_ascii=False).encode("utf-8"))
+
+
+def _exactly(sock: socket.socket, size: int) -> bytes | None:
+    chunks, left = [], size
+    while left:
+        try:
+            chunk = sock.recv(min(left, 1 << 20))
+        except (ConnectionError, OSError):
+            return None
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,179 @@
+"""Connections that cannot hold the server: a request arrives in time, an answer is read.
+
+uvicorn's HTTP/1.1 protocol (h11), with what it lacks against a slow or hostile client:
+
+- a request's headers must arrive within `request_seconds` of the connection (or of
+  the previous answer on it), and its body within `request_seconds` of its headers;
+  else the client gets a 408 (the project's error document) and the connection is
+  closed. A connection kept open without a request is closed as quietly;
+- an answer the client stops reading for `send_seconds` is abandoned (its connection
+  closed): a client cannot make the server hold answers it never takes;
+- one address holds at most `per_address` connections: more are answered 503 and
+  closed, so that one client's connections cannot fill the server's (`limit_concurrency`).
+"""
+
+from __future__ import annotations
+
+import json
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from dsl.messages import tr
+from interpreter.web.errors import RequestError, error_json
+
+#: seconds a request's headers, then its body, may take to arrive
+REQUEST_SECONDS = 5.0
+#: seconds an answer may wait for its client to read on
+SEND_SECONDS = 30.0
+#: connections one address may hold at once
+PER_ADDRESS = 32
+
+
+class TimedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with the bounds above."""
+
+    request_seconds = REQUEST_SECONDS
+    send_seconds = SEND_SECONDS
+    per_address = PER_ADDRESS
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._waiting = None  # the timer of the request or body awaited
+        self._awaited = None  # which: "headers" or "body"
+        self._stalled = None  # the timer of an answer the client does not read
+        self._seen = None  # the request whose headers arrived last
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        address = self.client[0] if self.client else None
+        held = sum(
+            1 for c in self.connections if getattr(c, "client", None) and c.client[0] == address
+        )
+        if address is not None and held > self.per_address:
+            refusal = RequestError(
+                tr(
+                    "too many connections from {address} (at most {most})",
+                    address=address,
+                    most=self.per_address,
+                ),
+                tr("close the connections you no longer use"),
+                status=503,
+            )
+            self._refuse(refusal)
+            return
+        self._expect()
+
+    def connection_lost(self, exc) -> None:
+        self._cancel()
+        if self._stalled is not None:
+            self._stalled.cancel()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._follow()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._expect()
+            self._follow()
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._stalled is None:
+            self._stalled = self.loop.call_later(self.send_seconds, self._abandon)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+
+    # ─── the timers ─────────────────────────────────────────────────────────
+
+    def _expect(self) -> None:
+        """The next request's headers are awaited from now."""
+        self._wait("headers")
+
+    def _follow(self) -> None:
+        """A request's headers came: its body is awaited; the body came: nothing is."""
+        cycle = self.cycle
+        if cycle is None:
+            return
+        if cycle is not self._seen:
+            self._seen = cycle
+            self._cancel()
+            if cycle.more_body:
+                self._wait("body")
+        elif not cycle.more_body and self._awaited == "body":
+            self._cancel()
+
+    def _wait(self, what: str) -> None:
+        self._cancel()
+        self._waiting = self.loop.call_later(self.request_seconds, self._late, what)
+        self._awaited = what
+
+    def _cancel(self) -> None:
+        if self._waiting is not None:
+            self._waiting.cancel()
+        self._waiting = self._awaited = None
+
+    def _late(self, what: str) -> None:
+        self._waiting = self._awaited = None
+        if self.transport.is_closing():
+            return
+        idle = self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]
+        if what == "headers" and idle:  # nothing of a request at all: just close
+            self.transport.close()
+            return
+        cycle = self.cycle if what == "body" else None
+        if cycle is not None:  # the handler waiting for the body hears the client went
+            cycle.disconnected = True
+            cycle.message_event.set()
+            if cycle.response_started:
+                self.transport.close()
+                return
+        late = RequestError(
+            tr(
+                "the request did not arrive within {seconds} seconds: the connection is closed",
+                seconds=f"{self.request_seconds:g}",
+            ),
+            tr("send the whole request at once"),
+            status=408,
+        )
+        self._refuse(late)
+
+    def _abandon(self) -> None:
+        self._stalled = None
+        if not self.transport.is_closing():
+            self.transport.abort()
+
+    def _refuse(self, error: RequestError) -> None:
+        """Answer `error` (as the project's error document) and close the connection."""
+        self._cancel()
+        body = json.dumps(error_json(error), ensure_ascii=False).encode("utf-8")
+        reason = {408: b"Request Timeout", 503: b"Service Unavailable"}.get(error.status, b"")
+        head = b"HTTP/1.1 %d %s\r\n" % (error.status, reason)
+        head += b"content-type: application/json\r\ncache-control: no-store\r\n"
+        head += b"content-length: %d\r\nconnection: close\r\n\r\n" % len(body)
+        self.transport.write(head + body)
+        self.transport.close()
+
+
+def timed_protocol(
+    request_seconds: float = REQUEST_SECONDS,
+    send_seconds: float = SEND_SECONDS,
+    per_address: int = PER_ADDRESS,
+) -> type:
+    """The protocol class for uvicorn (`Config(http=...)`), with these bounds."""
+    return type(
+        "TimedH11Protocol",
+        (TimedH11Protocol,),
+        {
+            "request_seconds": request_seconds,
+            "send_seconds": send_seconds,
+            "per_address": per_address,
+        },
+    )

@@ -1,0 +1,173 @@
+"""A worker process of the server: jobs read from its socket, run, their answers sent back.
+
+Everything a request asks of the engine runs here, never in the server's own process:
+parsing and checking a text, describing, running, odds, reading sheets. The server can
+stop a worker at any moment (a job past its time bound, a client gone): it kills the
+process, which no regular expression, big multiplication or answer being built can
+delay. A worker renders its answer itself (the bytes the client gets), so that the time
+it takes counts in its job's bound; it keeps its own caches (bounded, dsl.bounded) and
+stops after a job that left it holding more than `settings["rss"]` bytes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import os
+import resource
+import signal
+import socket
+
+from dsl.errors import TOO_DEEP, RulebookError
+from dsl.messages import tr
+from interpreter.errors import LimitExceeded
+from interpreter.web import editing, frames, jobs, play
+from interpreter.web.errors import ServerFailed, error_json, status_of
+from interpreter.web.library import Library
+
+log = logging.getLogger("rulebook.web")
+
+#: the jobs a worker runs, by name
+JOBS = {
+    "rulebooks": jobs.rulebooks,
+    "rulebook": jobs.rulebook,
+    "rulebook_source": jobs.rulebook_source,
+    "save_rulebook": jobs.save_rulebook,
+    "characters": jobs.characters,
+    "character": jobs.character,
+    "sheet": jobs.sheet,
+    "history": jobs.history,
+    "undo": jobs.undo,
+    "check": jobs.check,
+    "words": jobs.words,
+    "run": play.run,
+    "odds": play.odds,
+    "editor": editing.editor,
+}
+
+
+def main(sock: socket.socket, folder: str, settings: dict) -> None:
+    """A worker's life: one job after another until the server closes its socket."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C stops the server, which stops us
+    signal.signal(signal.SIGPROF, signal.SIG_DFL)  # the backstop below ends the process
+    _bound_memory(settings.get("memory"))
+    module, _, name = settings.get("jobs", "interpreter.web.worker:JOBS").partition(":")
+    table = getattr(importlib.import_module(module), name)
+    library = Library(folder)
+    while True:
+        received = frames.receive(sock)
+        if received is None:
+            return  # the server is gone
+        kind, _status, payload = received
+        if kind != frames.JOB:
+            continue
+        status, body = one(sock, table, library, settings, json.loads(payload))
+        retiring = _resident() > settings.get("rss", 1 << 62)
+        if retiring:  # said first: the server gives this process no other job
+            frames.send(sock, frames.RETIRING)
+        frames.send(sock, frames.DONE, body, status)
+        if retiring:
+            return
+
+
+def one(sock: socket.socket, table: dict, library: Library, settings: dict, job: dict):
+    """Run one job: its answer's status and body."""
+
+    def tell(kind: bytes, payload: bytes = b"") -> None:
+        frames.send(sock, kind, payload)
+
+    work = jobs.Work(library, settings, tell)
+    # A backstop for a server that died without stopping us: our own CPU time, past
+    # twice every bound the server gives the job.
+    signal.setitimer(signal.ITIMER_PROF, 2 * job.get("seconds", 600) + 5)
+    try:
+        answer = table[job["job"]](work, job["args"])
+        if isinstance(answer, jobs.Answer):
+            body = render(answer.document, work, job)
+            tell(frames.HEADERS, compact(answer.headers))
+        else:
+            body = render(answer, work, job)
+        status = 200
+    except RulebookError as error:
+        status, body = failed(error, work, job)
+    except RecursionError:
+        status, body = failed(LimitExceeded(TOO_DEEP), work, job)
+    except MemoryError:
+        status, body = failed(_too_much_memory(settings), work, job)
+    except Exception as error:  # a bug: logged in full here, a plain message out
+        log.exception("unexpected error in job %s", job.get("job"))
+        status, body = 500, compact(error_json(unexpected(error)))
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    return status, body
+
+
+def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
+    """The answer's bytes: as Starlette's JSONResponse writes them, or a stream's last
+    line; refused past the largest answer the server sends."""
+    body = jobs.line({"result": answer}) if work.stream else compact(answer)
+    most = job.get("most", 1 << 62)
+    if len(body) > most:
+        raise LimitExceeded(
+            tr(
+                "the answer would be {size} bytes, more than the {most} the server sends",
+                size=len(body),
+                most=most,
+            ),
+            None,
+            tr("ask for less: a smaller trace, fewer outcomes"),
+        )
+    return body
+
+
+def failed(error: RulebookError, work: jobs.Work, job: dict) -> tuple[int, bytes]:
+    """An error's status and document: the error answer, or once a stream's status line
+    is out, its last line (`{"error": ...}`), both in the language the request asked."""
+    if work.stream:
+        return 200, jobs.line(error_json(error, job.get("stream_lang")))
+    return status_of(error), compact(error_json(error, job.get("lang")))
+
+
+def unexpected(error: Exception) -> ServerFailed:
+    return ServerFailed(
+        tr(
+            "the server failed on this request ({kind}); this is a bug in rulebook, not "
+            "in your input: its log has the details",
+            kind=type(error).__name__,
+        ),
+        status=500,
+    )
+
+
+def compact(document: dict) -> bytes:
+    """JSON as Starlette's JSONResponse renders it (a NaN is refused: a ValueError)."""
+    return json.dumps(
+        document, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode("utf-8")
+
+
+def _too_much_memory(settings: dict) -> LimitExceeded:
+    return LimitExceeded(
+        tr(
+            "the work needed more memory than the server gives one request ({most} MB)",
+            most=settings.get("memory", 0) // 2**20,
+        )
+    )
+
+
+def _bound_memory(most: int | None) -> None:
+    """The address space a worker may take: past it, a MemoryError, answered as a limit."""
+    if most:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard == resource.RLIM_INFINITY or hard > most:
+            resource.setrlimit(resource.RLIMIT_AS, (most, hard))
+
+
+def _resident() -> int:
+    """Bytes of memory the process holds now (Linux), else its peak."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
