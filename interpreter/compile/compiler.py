@@ -26,6 +26,7 @@ from interpreter.compile.expressions import Expressions
 from interpreter.compile.pools import PoolValues, RollGroups
 from interpreter.compile.procedures import Procedure
 from interpreter.compile.statements import Statements
+from interpreter.compile.symbols import SymbolTerms
 from interpreter.compile.tables import Tables
 from interpreter.runtime import Elsewhere, count_past_bound, known, place_text
 
@@ -36,6 +37,7 @@ class Compiler(
     DiceTerms,
     PoolValues,
     RollGroups,
+    SymbolTerms,
     Tables,
     Statements,
     LastingEffects,
@@ -283,6 +285,7 @@ _EXPRESSIONS = {
     n.Dice: Compiler.ex_dice,
     n.Range: Compiler.range_value,
     n.RollGroup: Compiler.ex_rollgroup,
+    n.SymbolDice: Compiler.ex_symboldice,
 }
 _STATEMENTS = {
     n.Let: Compiler.st_let,

@@ -30,6 +30,7 @@ from interpreter.odds.riders import riding
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
+from interpreter.symbols import pool_counts, pool_record
 from interpreter.values import Record
 
 
@@ -279,6 +280,23 @@ class OddsRoller(PoolQuestions):
                 if outcome is not True:  # as the real roller would, this often
                     raise ChainTooLong(outcome, span)
         return found
+
+    def symbols(self, die, count: int, span) -> tuple:
+        """A pool of symbol dice: (the distribution of its record, None: no faces to show)."""
+        key = (die.key, count)
+        found = self.pools.get(key)
+        if found is None:
+            check_term(die, count, self.limits, span)
+            self.dice += count
+            if self.dice > self.limits.dice_per_evaluation:
+                raise TooComplex(tr("more dice than one evaluation may draw"))
+            weights = pool_counts(die, count, self.charge)
+            check_size(len(weights), self.limits)
+            symbols = die.symbols
+            found = self.pools[key] = Dist(
+                {pool_record(symbols, c): w for c, w in weights.items()}, die.size**count
+            )
+        return found, None
 
     def budget_of_term(self) -> Budget:
         """A dice term's own budget: work, bytes at once, and the deadline."""
