@@ -199,8 +199,15 @@ class Definitions:
     def _blank_face(self, span):
         return n.DieFace((), span=span)
 
-    def _die_face(self, span, *symbols):
-        return n.DieFace(tuple(symbols), span=span)
+    def _die_face(self, span, *parts):
+        for part in parts:
+            if isinstance(part, Token) and part.value != "+":
+                raise self._error(
+                    tr("a face's symbols are joined with +, not {sign}", sign=part.value),
+                    self._token_span(part),
+                    tr("as in success + advantage"),
+                )
+        return n.DieFace(tuple(p for p in parts if not isinstance(p, Token)), span=span)
 
     def _face_symbol(self, span, count, name):
         how_many = 1
