@@ -452,8 +452,9 @@ class Roller(DiceTray):
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> PoolRoll:
         return roll_pool(self, die, count, steps, span, label)
 
-    def symbols(self, die, count: int, span) -> tuple:
-        """A pool of symbol dice: (its record, the faces' names in draw order)."""
+    def symbols(self, die, count: int, span, projection=None) -> tuple:
+        """A pool of symbol dice: (its record, the faces' names in draw order); the odds'
+        `projection` (the sums read of it) is for counting, and a real roll has no use."""
         return roll_symbols(self, die, count, span)
 
     def face(self, die: Die, span) -> int:

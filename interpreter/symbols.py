@@ -143,15 +143,16 @@ def symbols_step(label: str, names: list, record: Record, span, depth: int, orig
 NOT_A_FACE = tr("{value} is not a face of {label}: its faces are {faces}")
 
 
-def pool_counts(die: SymbolDie, count: int, poll=None) -> dict:
-    """The exact distribution of the symbols `count` dice of `die` show: {counts: ways},
-    out of size**count. Counted over multisets of faces, never ordered rolls: walking the
-    die's distinct faces in turn, c of the r dice still to place show this face, in
-    C(r, c) · w**c ways (w: how many of its faces show it)."""
+def pool_counts(face_values: tuple, count: int, poll=None) -> dict:
+    """The exact distribution of the sum of `count` dice whose faces are `face_values`
+    (tuples of whole numbers: a symbol die's counts, or sums of them): {sum: ways}, out of
+    len(face_values)**count. Counted over multisets of faces, never ordered rolls: walking
+    the distinct faces in turn, c of the r dice still to place show this face, in
+    C(r, c) · w**c ways (w: how many of the die's faces show it)."""
     faces: dict = {}
-    for counts in die.counts:
+    for counts in face_values:
         faces[counts] = faces.get(counts, 0) + 1
-    width = len(die.symbols)
+    width = len(face_values[0])
     states = {(count, (0,) * width): 1}
     distinct = list(faces.items())
     for index, (face, weight) in enumerate(distinct):

@@ -11,6 +11,7 @@ from dsl.messages import Message, tr
 from interpreter.bounds import bounded_list, bounded_number, size_within, too_long
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
+from interpreter.compile.symbol_forms import Forms, joined_forms
 from interpreter.symbols import is_pool
 from interpreter.symbols import joined as joined_pools
 from interpreter.runtime import Unknown, lift
@@ -92,6 +93,8 @@ def arith(op: str, left_span, right_span, op_span):
             return joined
         if op == "+" and is_pool(a) and is_pool(b):  # two pools of symbol dice as one
             return joined_pools(a, b)
+        if op == "+" and type(a) is Forms and type(b) is Forms:  # as the odds count them
+            return joined_forms(a, b)
         if type(a) is not int and type(a) is not Fraction:
             a = as_number(a, left_span, LEFT_SIDE, op=op)
         if type(b) is not int and type(b) is not Fraction:

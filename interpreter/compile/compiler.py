@@ -53,6 +53,7 @@ class Compiler(
         self.compiled: dict[tuple, object] = {}
         self.reads: list[dict] = []  # what the callable being compiled reads, innermost last
         self.bodies: list = []  # the text of the callable being compiled, innermost last
+        self.symbol_terms, self.symbol_sums = self.symbol_forms()
         skills = rulebook.open_skills
         self.open_default = 0
         if skills is not None:
@@ -97,6 +98,8 @@ class Compiler(
     def expr(self, node):
         """A closure computing the node's value (reading the sheet through any ref)."""
         handler = _EXPRESSIONS[type(node)]
+        if self.symbol_sums and id(node) in self.symbol_sums:  # a sum the odds count
+            return self.symbol_sum(node, handler(self, node))
         return handler(self, node)
 
     def statement(self, node):

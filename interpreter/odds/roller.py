@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from functools import partial
 import time
 from fractions import Fraction
 
@@ -30,6 +31,7 @@ from interpreter.odds.riders import riding
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
+from interpreter.compile.symbol_forms import Forms
 from interpreter.symbols import pool_counts, pool_record
 from interpreter.values import Record
 
@@ -281,21 +283,28 @@ class OddsRoller(PoolQuestions):
                     raise ChainTooLong(outcome, span)
         return found
 
-    def symbols(self, die, count: int, span) -> tuple:
-        """A pool of symbol dice: (the distribution of its record, None: no faces to show)."""
-        key = (die.key, count)
+    def symbols(self, die, count: int, span, projection=None) -> tuple:
+        """A pool of symbol dice: (the distribution of its record, or of the sums read of
+        it where `projection` gives them (interpreter.compile.symbol_forms); None: no faces
+        to show)."""
+        key = (die.key, count, projection)
         found = self.pools.get(key)
         if found is None:
             check_term(die, count, self.limits, span)
             self.dice += count
             if self.dice > self.limits.dice_per_evaluation:
                 raise TooComplex(tr("more dice than one evaluation may draw"))
-            weights = pool_counts(die, count, self.charge)
+            if projection is None:
+                faces, make = die.counts, partial(pool_record, die.symbols)
+            else:
+                faces = tuple(
+                    tuple(sum(c * f for c, f in zip(form, face, strict=True)) for form in projection)
+                    for face in die.counts
+                )
+                make = Forms
+            weights = pool_counts(faces, count, self.charge)
             check_size(len(weights), self.limits)
-            symbols = die.symbols
-            found = self.pools[key] = Dist(
-                {pool_record(symbols, c): w for c, w in weights.items()}, die.size**count
-            )
+            found = self.pools[key] = Dist({make(c): w for c, w in weights.items()}, die.size**count)
         return found, None
 
     def budget_of_term(self) -> Budget:
