@@ -399,9 +399,7 @@ def _definitions_of(rulebook: Rulebook) -> list:
 def merge(base: list, house: tuple) -> tuple[list, list]:
     """A house rule's definitions on top of its base: `replace` swaps, new names add."""
     merged = list(base)
-    by_name = {
-        d.name: i for i, d in enumerate(merged) if not isinstance(d, n.Sheet | n.Symbols)
-    }
+    by_name = {d.name: i for i, d in enumerate(merged) if not isinstance(d, n.Sheet | n.Symbols)}
     sheet_names = {
         item.name
         for d in merged

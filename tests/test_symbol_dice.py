@@ -49,7 +49,11 @@ def errors_of(text: str) -> list:
     with pytest.raises(RulebookError) as caught:
         dsl.load_text(text, "bad.rules")
     found = getattr(caught.value, "diagnostics", None) or [caught.value]
-    return [(d.span.line, d.span.column, d.message) for d in found if getattr(d, "severity", "error") == "error"]
+    return [
+        (d.span.line, d.span.column, d.message)
+        for d in found
+        if getattr(d, "severity", "error") == "error"
+    ]
 
 
 # ─── a roll, and its trace ──────────────────────────────────────────────────
@@ -151,12 +155,13 @@ def test_pools_and_their_fields_are_typed():
 
 def test_fudge_dice_stay_fudge_dice_and_a_die_may_start_with_f():
     book = dsl.load_text(
-        "symbols fate\ndie Fate { blank, fate }\n"
-        "check c() { roll (2dFate).fate + 4dF + 4dFkh2 }\n",
+        "symbols fate\ndie Fate { blank, fate }\ncheck c() { roll (2dFate).fate + 4dF + 4dFkh2 }\n",
         "f.rules",
     )
     engine = Engine(book)
-    out = engine.run("c", engine.sheet({}), {}, ForcedDice(["fate", "blank", 1, 1, 1, 1, 0, 0, 1, 1]))
+    out = engine.run(
+        "c", engine.sheet({}), {}, ForcedDice(["fate", "blank", 1, 1, 1, 1, 0, 0, 1, 1])
+    )
     assert out.result["total"] == 1 + 4 + 2
 
 
@@ -187,7 +192,10 @@ faces = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=1, ma
 @given(first=faces, second=faces, n1=st.integers(0, 3), n2=st.integers(0, 2), whole=st.booleans())
 def test_exact_odds_equal_brute_force_enumeration(first, second, n1, n2, whole):
     def die(name, faces_):
-        written = [" + ".join(f"{c} {s}" for c, s in zip(f, "ab", strict=True) if c) or "blank" for f in faces_]
+        written = [
+            " + ".join(f"{c} {s}" for c, s in zip(f, "ab", strict=True) if c) or "blank"
+            for f in faces_
+        ]
         return f"die {name} {{ {', '.join(written)} }}\n"
 
     # `whole`: the pool is also read whole (no sums to count): counted symbol by symbol
@@ -224,7 +232,9 @@ def test_the_multiset_count_equals_the_product_of_the_dice():
         assert counted == dict(rolled)
 
 
-GENESYS_DICE = {  # Genesys Core Rulebook, "The Dice": (success, advantage, triumph, failure, threat, despair)
+# Genesys Core Rulebook, "The Dice": s success, a advantage, t triumph, f failure, h threat,
+# d despair
+GENESYS_DICE = {
     "Boost": ["", "", "s", "sa", "aa", "a"],
     "Setback": ["", "", "f", "f", "h", "h"],
     "Ability": ["", "s", "s", "ss", "a", "a", "sa", "aa"],

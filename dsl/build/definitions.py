@@ -15,7 +15,6 @@ from dsl.build.walk import (
 )
 from dsl.messages import tr
 
-
 #: most times one face may show one symbol (`3 success`)
 MAX_SYMBOLS_ON_FACE = 9
 

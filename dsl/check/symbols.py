@@ -30,14 +30,15 @@ class SymbolChecks:
                 )
             elif name in POOL_FIELDS:
                 self.error(
-                    tr("`{name}` is a field of every pool of symbol dice: name the symbol "
-                       "otherwise", name=name),
+                    tr(
+                        "`{name}` is a field of every pool of symbol dice: name the symbol "
+                        "otherwise",
+                        name=name,
+                    ),
                     span,
                 )
             elif len(self.symbols) >= MAX_SYMBOLS:
-                self.error(
-                    tr("at most {most} symbols (limit MAX_SYMBOLS)", most=MAX_SYMBOLS), span
-                )
+                self.error(tr("at most {most} symbols (limit MAX_SYMBOLS)", most=MAX_SYMBOLS), span)
             else:
                 self.symbols[name] = span
 
@@ -71,9 +72,9 @@ class SymbolChecks:
     def ex_symboldice(self, node: n.SymbolDice, scope: Scope) -> t.Type:
         self.want(node.count, scope, t.NUMBER, NUMBER_OF_DICE)
         self.whole(node.count, NUMBER_OF_DICE)
-        if isinstance(node.count, n.Literal) and type(node.count.value) is int:
-            if node.count.value < 0:
-                self.error(tr("cannot roll {how_many} dice", how_many=node.count.value), node.span)
+        count = node.count
+        if isinstance(count, n.Literal) and type(count.value) is int and count.value < 0:
+            self.error(tr("cannot roll {how_many} dice", how_many=count.value), node.span)
         die = self.by_kind["die"].get(node.die)
         if die is None:
             dice = list(self.by_kind["die"])
@@ -81,8 +82,11 @@ class SymbolChecks:
                 tr("there is no die named `{name}`", name=node.die),
                 node.span,
                 did_you_mean(node.die, dice)
-                or (tr("the dice: {names}", names=", ".join(dice)) if dice else
-                    tr("declare it: die {name} {{ blank, success }}", name=node.die)),
+                or (
+                    tr("the dice: {names}", names=", ".join(dice))
+                    if dice
+                    else tr("declare it: die {name} {{ blank, success }}", name=node.die)
+                ),
             )
             return t.ANY
         self.use(node.die)

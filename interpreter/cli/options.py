@@ -59,7 +59,9 @@ def faces_of(text: str) -> list:
 #: a whole number as typed in: a sign, then the digits 0-9
 WHOLE_NUMBER = re.compile(r"[+-]?[0-9]++")
 #: a symbol die's face as typed in: `success + advantage`, `2 advantage`, `blank`
-SYMBOL_FACE = re.compile(r"(?:[0-9]{1,2} ++)?[^\W\d]\w*+(?: *+\+ *+(?:[0-9]{1,2} ++)?[^\W\d]\w*+)*+")
+SYMBOL_FACE = re.compile(
+    r"(?:[0-9]{1,2} ++)?[^\W\d]\w*+(?: *+\+ *+(?:[0-9]{1,2} ++)?[^\W\d]\w*+)*+"
+)
 
 
 def asker(language: str | None):

@@ -82,7 +82,7 @@ def find_forms(definition, bindings: dict, types: dict, symbols: tuple) -> tuple
         coefficients = tuple(coeffs for coeffs, _constant in found.values())
         for term in pool_terms:
             terms[id(term)] = coefficients
-        for k, (node_id, (coeffs, constant)) in enumerate(found.items()):
+        for k, (node_id, (_coeffs, constant)) in enumerate(found.items()):
             sums[node_id] = (name, k, constant)
     return terms, sums
 

@@ -69,11 +69,11 @@ class SymbolTerms:
             if how_many < 0:
                 raise EvaluationError(tr("cannot roll {how_many} dice", how_many=how_many), span)
             record, names = ctx.roller.symbols(die, how_many, span, projection)
-            if names is not None and ctx.trace is not None and not ctx.quiet:
-                if ctx.trace.wants():
-                    shown = label if literal else f"{label} = {how_many}d{die.label}"
-                    origin = ctx.roller.source.origin
-                    ctx.trace.append(symbols_step(shown, names, record, span, ctx.depth, origin))
+            trace = ctx.trace
+            if names is not None and trace is not None and not ctx.quiet and trace.wants():
+                shown = label if literal else f"{label} = {how_many}d{die.label}"
+                origin = ctx.roller.source.origin
+                trace.append(symbols_step(shown, names, record, span, ctx.depth, origin))
             return record
 
         return roll

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
-from functools import partial
 import time
 from fractions import Fraction
+from functools import partial
 
 from dsl.messages import tr
 from dsl.nodes import path_cut
+from interpreter.compile.symbol_forms import Forms
 from interpreter.dice import Die, check_term, roll_pool
 from interpreter.errors import ChainTooLong, EvaluationError
 from interpreter.odds.bounds import Deadline, check_size
@@ -31,7 +32,6 @@ from interpreter.odds.riders import riding
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
-from interpreter.compile.symbol_forms import Forms
 from interpreter.symbols import pool_counts, pool_record
 from interpreter.values import Record
 
@@ -298,13 +298,17 @@ class OddsRoller(PoolQuestions):
                 faces, make = die.counts, partial(pool_record, die.symbols)
             else:
                 faces = tuple(
-                    tuple(sum(c * f for c, f in zip(form, face, strict=True)) for form in projection)
+                    tuple(
+                        sum(c * f for c, f in zip(form, face, strict=True)) for form in projection
+                    )
                     for face in die.counts
                 )
                 make = Forms
             weights = pool_counts(faces, count, self.charge)
             check_size(len(weights), self.limits)
-            found = self.pools[key] = Dist({make(c): w for c, w in weights.items()}, die.size**count)
+            found = self.pools[key] = Dist(
+                {make(c): w for c, w in weights.items()}, die.size**count
+            )
         return found, None
 
     def budget_of_term(self) -> Budget:
