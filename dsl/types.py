@@ -87,9 +87,8 @@ ROLL = Type(
 
 
 def symbol_pool(symbols) -> Type:
-    """A pool of symbol dice: how many of each symbol it shows, and its faces as texts."""
+    """A pool of symbol dice: how many of each symbol it shows."""
     fields = {name: NUMBER for name in symbols}
-    fields["dice"] = Type("list", item=TEXT)
     return Type("symbols", fields=tuple(sorted(fields.items())))
 
 

@@ -9,7 +9,7 @@ symbol: how many the pool shows in all. A face is typed in, or forced, by its sy
 
 from __future__ import annotations
 
-from dsl.messages import Message, tr
+from dsl.messages import Message
 from interpreter.dice import Die, check_term
 from interpreter.trace import Step, origin_mark
 from interpreter.values import Record
@@ -138,9 +138,6 @@ def symbols_step(label: str, names: list, record: Record, span, depth: int, orig
         },
         depth,
     )
-
-
-NOT_A_FACE = tr("{value} is not a face of {label}: its faces are {faces}")
 
 
 def pool_counts(face_values: tuple, count: int, poll=None) -> dict:

@@ -12,8 +12,6 @@ from dsl.messages import tr
 MAX_SYMBOLS = 32
 #: most faces a die of symbols may have
 MAX_SYMBOL_FACES = 100
-#: the fields of a symbol pool besides its symbols' counts
-POOL_FIELDS = ("dice",)
 NUMBER_OF_DICE = tr("the number of dice")
 
 
@@ -27,15 +25,6 @@ class SymbolChecks:
                     tr("the symbol `{name}` is declared twice", name=name),
                     span,
                     tr("the first is at {location}", location=self.symbols[name].location()),
-                )
-            elif name in POOL_FIELDS:
-                self.error(
-                    tr(
-                        "`{name}` is a field of every pool of symbol dice: name the symbol "
-                        "otherwise",
-                        name=name,
-                    ),
-                    span,
                 )
             elif len(self.symbols) >= MAX_SYMBOLS:
                 self.error(tr("at most {most} symbols (limit MAX_SYMBOLS)", most=MAX_SYMBOLS), span)
@@ -85,7 +74,7 @@ class SymbolChecks:
                 or (
                     tr("the dice: {names}", names=", ".join(dice))
                     if dice
-                    else tr("declare it: die {name} {{ blank, success }}", name=node.die)
+                    else tr("no die is declared: declare one with `die`")
                 ),
             )
             return t.ANY
