@@ -17,6 +17,9 @@ from dsl import nodes as n
 
 #: most forms counted for one pool (past it, the pool is counted symbol by symbol)
 MAX_FORMS = 8
+#: largest coefficient or constant of a form (a larger one: the sum is computed as written,
+#: within the limits on numbers a run has)
+MAX_COEFFICIENT = 10**6
 
 
 @attrs.frozen
@@ -133,7 +136,9 @@ def linear(node, name: str, symbols: tuple):
         return tuple(int(s == node.name) for s in symbols), 0
     if isinstance(node, n.Literal):
         value = node.value
-        return ((0,) * len(symbols), value) if type(value) is int else None
+        if type(value) is not int or abs(value) > MAX_COEFFICIENT:
+            return None
+        return (0,) * len(symbols), value
     if isinstance(node, n.Unary) and node.op == "-":
         inner = linear(node.operand, name, symbols)
         return None if inner is None else _scaled(inner, -1)
@@ -150,9 +155,16 @@ def linear(node, name: str, symbols: tuple):
         return None
     sign = 1 if node.op == "+" else -1
     coeffs = tuple(a + sign * b for a, b in zip(left[0], right[0], strict=True))
-    return coeffs, left[1] + sign * right[1]
+    return _bounded((coeffs, left[1] + sign * right[1]))
 
 
 def _scaled(form, factor: int):
     coeffs, constant = form
-    return tuple(c * factor for c in coeffs), constant * factor
+    return _bounded((tuple(c * factor for c in coeffs), constant * factor))
+
+
+def _bounded(form):
+    coeffs, constant = form
+    if max(map(abs, (*coeffs, constant))) > MAX_COEFFICIENT:
+        return None
+    return form
