@@ -9,6 +9,8 @@ symbol: how many the pool shows in all. A face is typed in, or forced, by its sy
 
 from __future__ import annotations
 
+import attrs
+
 from dsl.messages import Message
 from interpreter.dice import Die, check_term
 from interpreter.trace import Step, origin_mark
@@ -87,6 +89,18 @@ def parse_face(text: str, symbols: tuple) -> tuple | None:
             return None
         counts[words[0]] += how_many
     return tuple(counts.values())
+
+
+@attrs.frozen
+class Forms:
+    """What the odds hold of a pool of symbol dice whose rules read only sums of its
+    symbols (interpreter.compile.symbol_forms): the value of each sum."""
+
+    values: tuple
+
+
+def joined_forms(a: Forms, b: Forms) -> Forms:
+    return Forms(tuple(x + y for x, y in zip(a.values, b.values, strict=True)))
 
 
 def pool_record(symbols: tuple, counts) -> Record:

@@ -20,15 +20,17 @@ from interpreter.sheet import NOT_A_SHEET, Sheet, rulebook_named_in
 from interpreter.symbols import SymbolDie
 
 
-def dice_source(args, language: str | None = None):
+def dice_source(args, language: str | None = None, symbols: bool = False):
+    """The dice of the options; `symbols`: a rulebook with dice of symbols, whose faces
+    `--dice` may give by their symbols."""
     if getattr(args, "ask", False):
         return TypedDice(asker(language or getattr(args, "lang", None)))
     if args.dice is not None:
-        return ForcedDice(faces_of(args.dice))
+        return ForcedDice(faces_of(args.dice, symbols))
     return SeededDice(args.seed)
 
 
-def faces_of(text: str) -> list:
+def faces_of(text: str, symbols: bool = False) -> list:
     """The faces of `--dice 6,5,3,1`: whole numbers written with the digits 0-9 (Python's
     int would read `١٢` and `1_0` too); a symbol die's face by its symbols
     (`success+advantage`, `2 advantage`, `blank`), which the die reads when drawn."""
@@ -37,7 +39,7 @@ def faces_of(text: str) -> list:
         part = written.strip()
         if not part:
             continue
-        if SYMBOL_FACE.fullmatch(part) is not None:
+        if symbols and SYMBOL_FACE.fullmatch(part) is not None:
             faces.append(" ".join(part.split()))
             continue
         part = part.replace(" ", "")
@@ -50,7 +52,11 @@ def faces_of(text: str) -> list:
                 ),
                 None,
                 digits_refused(part)
-                or tr("write the faces as 6,5,3,1 (a symbol die's as success+advantage)"),
+                or (
+                    tr("write the faces as 6,5,3,1 (a symbol die's as success+advantage)")
+                    if symbols
+                    else tr("write the faces as 6,5,3,1")
+                ),
             )
         faces.append(int(part))
     return faces

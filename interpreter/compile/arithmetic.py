@@ -9,11 +9,10 @@ from fractions import Fraction
 from dsl.errors import Span
 from dsl.messages import Message, tr
 from interpreter.bounds import bounded_list, bounded_number, size_within, too_long
-from interpreter.compile.symbol_forms import Forms, joined_forms
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import Unknown, lift
-from interpreter.symbols import is_pool
+from interpreter.symbols import Forms, is_pool, joined_forms
 from interpreter.symbols import joined as joined_pools
 from interpreter.values import Record, normalize, type_name
 

@@ -22,17 +22,6 @@ MAX_FORMS = 8
 MAX_COEFFICIENT = 10**6
 
 
-@attrs.frozen
-class Forms:
-    """What the odds hold of a pool of symbol dice: the value of each form read of it."""
-
-    values: tuple
-
-
-def joined_forms(a: Forms, b: Forms) -> Forms:
-    return Forms(tuple(x + y for x, y in zip(a.values, b.values, strict=True)))
-
-
 def children(node):
     for field in attrs.fields(type(node)):
         if field.name in ("span", "name_span", "op_span", "notes"):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.arithmetic import as_whole
-from interpreter.compile.symbol_forms import Forms, find_forms
+from interpreter.compile.symbol_forms import find_forms
 from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, lift
-from interpreter.symbols import SymbolDie, symbols_step
+from interpreter.symbols import Forms, SymbolDie, symbols_step
 
 NUMBER_OF_DICE = tr("the number of dice")
 

@@ -9,7 +9,6 @@ from functools import partial
 
 from dsl.messages import tr
 from dsl.nodes import path_cut
-from interpreter.compile.symbol_forms import Forms
 from interpreter.dice import Die, check_term, roll_pool
 from interpreter.errors import ChainTooLong, EvaluationError
 from interpreter.odds.bounds import Deadline, check_size
@@ -32,7 +31,7 @@ from interpreter.odds.riders import riding
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
-from interpreter.symbols import pool_counts, pool_record
+from interpreter.symbols import Forms, pool_counts, pool_record
 from interpreter.values import Record
 
 
