@@ -1,6 +1,6 @@
-"""Five games a new user writes from the README and the reference (examples/games/): D&D
-5e, Fate Core, Blades in the Dark, Call of Cthulhu 7e and Powered by the Apocalypse, each
-without a workaround. Their rules' own numbers, with forced dice and exact odds."""
+"""Six games a new user writes from the README and the reference (examples/games/): D&D
+5e, Fate Core, Blades in the Dark, Call of Cthulhu 7e, Powered by the Apocalypse and
+Genesys, each without a workaround. Their rules' own numbers, with forced dice and exact odds."""
 
 from __future__ import annotations
 
