@@ -159,7 +159,8 @@ def pool_counts(face_values: tuple, count: int, poll=None) -> dict:
     (tuples of whole numbers: a symbol die's counts, or sums of them): {sum: ways}, out of
     len(face_values)**count. Counted over multisets of faces, never ordered rolls: walking
     the distinct faces in turn, c of the r dice still to place show this face, in
-    C(r, c) · w**c ways (w: how many of the die's faces show it)."""
+    C(r, c) · w**c ways (w: how many of the die's faces show it). `poll(work, states)` is
+    called before each face (the odds engine's budget and bound on outcomes)."""
     faces: dict = {}
     for counts in face_values:
         faces[counts] = faces.get(counts, 0) + 1
@@ -169,9 +170,9 @@ def pool_counts(face_values: tuple, count: int, poll=None) -> dict:
     for index, (face, weight) in enumerate(distinct):
         last = index == len(distinct) - 1
         after: dict = {}
+        if poll is not None:  # the work this face takes, and the states there are now
+            poll(sum(left + 1 for left, _ in states), len(states))
         for (left, totals), ways in states.items():
-            if poll is not None:
-                poll(left + 1)
             choices = range(left, left + 1) if last else range(left + 1)
             binomial = 1
             for c in choices:

@@ -303,7 +303,12 @@ class OddsRoller(PoolQuestions):
                     for face in die.counts
                 )
                 make = Forms
-            weights = pool_counts(faces, count, self.charge)
+
+            def poll(work: int, states: int) -> None:
+                self.charge(work)
+                check_size(states, self.limits)
+
+            weights = pool_counts(faces, count, poll)
             check_size(len(weights), self.limits)
             found = self.pools[key] = Dist(
                 {make(c): w for c, w in weights.items()}, die.size**count
