@@ -90,11 +90,11 @@ def arith(op: str, left_span, right_span, op_span):
             joined = bounded_list(a + b, limits, op_span)
             size_within(joined, limits, op_span)
             return joined
-        if op == "+" and is_pool(a) and is_pool(b):  # two pools of symbol dice as one
-            return joined_pools(a, b)
-        if op == "+" and type(a) is Forms and type(b) is Forms:  # as the odds count them
-            return joined_forms(a, b)
         if type(a) is not int and type(a) is not Fraction:
+            if op == "+" and is_pool(a) and is_pool(b):  # two pools of symbol dice as one
+                return joined_pools(a, b)
+            if op == "+" and type(a) is Forms and type(b) is Forms:  # as the odds count them
+                return joined_forms(a, b)
             a = as_number(a, left_span, LEFT_SIDE, op=op)
         if type(b) is not int and type(b) is not Fraction:
             b = as_number(b, right_span, RIGHT_SIDE, op=op)
