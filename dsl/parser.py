@@ -52,7 +52,7 @@ _EXPECTED = {
     "DOT": ".",
     "VBAR": "|",
     "ROLL_SIGN": tr("add or subtract"),
-    "TIE_RULE": tr("reroll, ours or theirs"),
+    "TIE_RULE": tr("reroll, ours, theirs or none"),
     "HEADER_KEY": tr("system, source or language"),
     "$END": tr("the end of the text"),
 }
