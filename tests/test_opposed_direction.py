@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -180,3 +183,16 @@ def test_the_odds_agree_with_every_run(text, a, b):
         odds = engine.odds("act", sheet, {}, field)
         assert odds.exact, field
         assert counted(odds) == marginal(joint, field), (text, field)
+
+
+def test_the_references_example_does_what_it_says():
+    text = (Path(__file__).resolve().parent.parent / "grammar" / "README.md").read_text("utf-8")
+    start = text.index("A GURPS Quick Contest")
+    block = re.search(r"^```\n(.*?)^```$", text[start:], flags=re.S | re.M).group(1)
+    prelude = "rulebook \"R\" { }\nsheet { skill Sword, 'Weapon Skill' in 1..99 default 14 }\n"
+    engine = Engine(dsl.load_text(prelude + block))
+    sheet = engine.sheet({"Sword": 14, "Weapon Skill": 45})
+    quick = engine.run("quick", sheet, {"rival": 10}, dice=ForcedDice([4, 4, 4, 3, 3, 3]))
+    assert quick.result["won"] is True and quick.result["margin"] == 1
+    attack = engine.run("attack", sheet, {"defence": 35}, dice=ForcedDice([12, 47]))
+    assert attack.result["won"] is True and attack.result["margin"] == 4
