@@ -196,3 +196,38 @@ def test_the_references_example_does_what_it_says():
     assert quick.result["won"] is True and quick.result["margin"] == 1
     attack = engine.run("attack", sheet, {"defence": 35}, dice=ForcedDice([12, 47]))
     assert attack.result["won"] is True and attack.result["margin"] == 4
+
+
+# issue 30: `against rival.roll_under(rival_skill)` rolled the rival against the hero's skill
+def reference_book(change=None):
+    text = (Path(__file__).resolve().parent.parent / "grammar" / "README.md").read_text("utf-8")
+    start = text.index("check bajo(valor: int)")
+    block = "\n".join(line.strip() for line in text[start : text.index("```", start)].splitlines())
+    if change is not None:
+        block = block.replace("rival.bajo(suya)", change)
+    sheet = "sheet { attribute Destreza in 1..20 default 10  skills in 0..20 default 0 }\n"
+    return dsl.load_text('rulebook "R" { }\n' + sheet + block)
+
+
+def read_warnings(book) -> list:
+    return [str(w.message) for w in book.warnings if "sheet" in str(w.message)]
+
+
+def test_a_field_read_for_another_character_is_warned_with_both_readings():
+    (warned,) = [w for w in reference_book().warnings if "on this character's" in str(w.message)]
+    assert "`suya` names a skill" in str(warned.message) and warned.span.text == "suya"
+    named = read_warnings(reference_book("rival.bajo(Destreza)"))
+    assert any("`Destreza` is this character's Destreza, not rival.Destreza" in m for m in named)
+    assert not read_warnings(reference_book("rival.bajo(Destreza + 0)"))
+    assert not read_warnings(reference_book("rival.bajo(rival.Destreza)"))
+
+
+def test_a_parameter_naming_a_field_reads_it_on_the_other_sheet():
+    book = reference_book("rival.bajo_en(suya)")
+    assert not read_warnings(book)
+    engine = Engine(book)
+    hero = engine.sheet({"Destreza": 15, "skills": {"Sigilo": 14}})
+    rival = engine.sheet({"Destreza": 5, "skills": {"Sigilo": 4}})
+    dice = ForcedDice([3, 3, 3, 2, 2, 2])
+    run = engine.run("vigilar", hero, {"suya": "Sigilo"}, dice=dice, targets={"rival": rival})
+    assert run.result["theirs"]["target"] == 4  # the rival's Sigilo, not the hero's 14
