@@ -1,0 +1,111 @@
+"""Issue 30, item 7: the smaller gaps met writing real games, each with its test."""
+
+from __future__ import annotations
+
+import pytest
+
+import dsl
+from dsl.errors import RulebookError
+from interpreter import ChoiceNotOpen, Engine, ForcedDice, render_text
+from interpreter.cli import main
+
+MOMENTUM = """
+rulebook "Momentum" { }
+sheet { resource Momentum max 10 }
+check act() "Act" { roll d6 >= 4 }
+action go() "Go" {
+  let c = act()
+  let x = c.total
+  choose burn "Burn momentum ({x} rolled, {Momentum} left)?" {
+    option yes if Momentum > x cost 4 from Momentum { note "burned" }
+    option no
+  }
+  set x to x + 1
+  result { t: x }
+}
+"""
+
+
+def momentum(value: int):
+    engine = Engine(dsl.load_text(MOMENTUM))
+    return engine, engine.sheet({"Momentum": value})
+
+
+def test_a_choose_question_shows_its_values():
+    engine, sheet = momentum(5)
+    asked = []
+    engine.run("go", sheet, {}, dice=ForcedDice([2]), choices=lambda q: asked.append(q) or "no")
+    assert [q.label for q in asked] == ["Burn momentum (2 rolled, 5 left)?"]
+    # described as written: its values are known when it runs
+    (go,) = [a for a in engine.describe()["actions"] if a["name"] == "go"]
+    assert go["choices"][0]["label"] == "Burn momentum ({x} rolled, {Momentum} left)?"
+
+
+@pytest.mark.parametrize(
+    ("points", "die", "why"),
+    [(5, 6, "its condition does not hold"), (3, 1, "its cost cannot be paid")],
+)
+def test_a_refused_answer_says_why_and_ends_the_trace_there(points, die, why):
+    engine, sheet = momentum(points)
+    with pytest.raises(ChoiceNotOpen) as refused:
+        engine.run("go", sheet, {}, dice=ForcedDice([die]), choices={"burn": "yes"})
+    assert why in str(refused.value.message)
+    text = render_text(refused.value.trace)
+    assert "burn:" not in text  # not "burn: no (the only option open)", as if chosen
+    assert "act" in text.lower()  # what happened before it is there
+
+
+def test_a_local_set_is_in_the_working_of_the_trace():
+    engine, sheet = momentum(5)
+    out = engine.run("go", sheet, {}, dice=ForcedDice([3]), choices={"burn": "no"})
+    assert "x = x + 1 = 4" in render_text(out.trace, verbose=True)
+    assert "x + 1" not in render_text(out.trace)
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("check c() {\n  let x = 1\n  set x to 2\n  roll d6 >= x\n}", "a check takes only `let`"),
+        ("check c() {\n  roll d6 >= 3\n  spend 1 from X\n}", "a check takes only `let`"),
+        ("opposed o() {\n  roll d6\n  against d6\n  note \"x\"\n}", "an opposed check takes"),
+    ],
+)
+def test_a_statement_in_a_check_says_what_a_check_takes(body, said):
+    with pytest.raises(RulebookError) as error:
+        dsl.load_text('rulebook "S" { }\n' + body)
+    message = str(error.value)
+    assert said in message and "is a keyword" not in message
+
+
+def test_checks_and_opposed_checks_are_used_by_running_them():
+    book = dsl.load_text(
+        'rulebook "C" { }\ncheck under(v: int) { roll 3d6 <= v }\n'
+        "opposed contest() { roll under(15)  against under(15) }\ntable T { 1: 2 }\n"
+    )
+    unused = [str(w.message) for w in book.warnings if "never used" in str(w.message)]
+    assert unused == ["table `T` is never used"]
+
+
+DEGREES = """
+rulebook "D" { }
+check skill_roll(skill: int) "Skill roll" {
+  roll d100 <= skill
+  degrees {
+    critical: total = 1
+    fumble: total = 100
+    extreme: total <= floor(skill / 5)
+    hard: total <= floor(skill / 2)
+    regular: success
+    failure: else
+  }
+}
+"""
+
+
+def test_degrees_are_listed_in_the_order_declared(tmp_path, capsys):
+    path = tmp_path / "d.rules"
+    path.write_text(DEGREES, encoding="utf-8")
+    assert main(["odds", str(path), "skill_roll", "--set", "skill=50", "--field", "degree"]) == 0
+    out = capsys.readouterr().out
+    shown = [line.split()[0] for line in out.splitlines()[2:] if line.strip()]
+    assert shown == ["critical", "fumble", "extreme", "hard", "regular", "failure"]
