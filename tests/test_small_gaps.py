@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
+from test_odds_brute_force import brute_force, counted, marginal
 
 import dsl
 from dsl.errors import RulebookError
 from interpreter import ChoiceNotOpen, Engine, ForcedDice, render_text
 from interpreter.cli import main
+from interpreter.dice import TypedDice
 
 MOMENTUM = """
 rulebook "Momentum" { }
@@ -109,3 +113,46 @@ def test_degrees_are_listed_in_the_order_declared(tmp_path, capsys):
     out = capsys.readouterr().out
     shown = [line.split()[0] for line in out.splitlines()[2:] if line.strip()]
     assert shown == ["critical", "fumble", "extreme", "hard", "regular", "failure"]
+
+
+# Call of Cthulhu's Sanity loss "1/1d6": 1 on a success, 1d6 on a failure (issue 30)
+LOSS = """
+rulebook "Sanity" { }
+sheet { counter San in 0..99 default 50 }
+table Loss { '1/1d6': { pass: 1, fail: d6 } }
+check sanity() "Sanity" { roll d10 <= San / 10 }
+action act(loss: Loss = "1/1d6") "Scare" {
+  let c = sanity()
+  let passed = c.success
+  let l = Loss[loss]
+  let lost = if passed then l.pass else l.fail + l.fail - l.fail
+  result { lost: lost }
+}
+"""
+
+
+def test_a_table_cell_is_rolled_only_when_read():
+    engine = Engine(dsl.load_text(LOSS))
+    sheet = engine.sheet({"San": 50})
+    passed = engine.run("act", sheet, {}, dice=ForcedDice([3]))  # no d6: never read
+    assert passed.result["lost"] == 1
+    assert "d6 [" not in render_text(passed.trace)
+    failed = engine.run("act", sheet, {}, dice=ForcedDice([9, 4]))  # one d6, read twice
+    assert failed.result["lost"] == 4
+    asked = []
+
+    def ask(die, index):
+        asked.append(die)
+        return 3
+
+    engine.run("act", sheet, {}, dice=TypedDice(ask))
+    assert len(asked) == 1  # the d10 alone: the d6 nobody needs is not asked for
+
+
+def test_the_odds_of_a_cell_rolled_when_read_agree_with_every_run():
+    engine = Engine(dsl.load_text(LOSS))
+    sheet = engine.sheet({"San": 50})
+    joint = brute_force(engine, "act", sheet)
+    odds = engine.odds("act", sheet, {}, "lost")
+    assert odds.exact and counted(odds) == marginal(joint, "lost")
+    assert marginal(joint, "lost")[1] == Fraction(1, 2) + Fraction(1, 12)

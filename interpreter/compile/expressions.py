@@ -34,7 +34,7 @@ from interpreter.compile.arithmetic import (
 )
 from interpreter.compile.costs import charged
 from interpreter.compile.pools import POOL_FUNCTIONS
-from interpreter.compile.tables import text_keyed
+from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
@@ -147,7 +147,8 @@ class Expressions:
             def local_field(ctx):  # `c.total`: the commonest field access, in one step
                 record = ctx.env[local]
                 if type(record) is Record:
-                    return record._fields.get(name)
+                    value = record._fields.get(name)
+                    return value.force(ctx) if type(value) is Pending else value
                 return field_of(record, name, span)
 
             return local_field
@@ -187,9 +188,10 @@ class Expressions:
             return lambda ctx: procedure.call(ctx, values(ctx))
         return self.expr(node)
 
-    def ex_index(self, node: n.Index, wanted: frozenset | None = None):
+    def ex_index(self, node: n.Index, wanted: frozenset | None = None, lazy: bool = False):
         """A lookup; of a table's record, `wanted` are the fields read of it (None: all),
-        so that a field with dice nobody reads is never rolled."""
+        so that a field with dice nobody reads is never rolled; `lazy`: those with dice
+        rolled when first read (a `let` whose record is only read field by field)."""
         binding = self.bindings[id(node)]
         span = node.span
         if binding.kind == "table":
@@ -203,7 +205,7 @@ class Expressions:
             lookup = self.table(binding.name)
             key_values = tuple_of(keys)
             if wanted is not None:
-                return lambda ctx: lookup(ctx, key_values(ctx), span, wanted)
+                return lambda ctx: lookup(ctx, key_values(ctx), span, wanted, lazy)
             return lambda ctx: lookup(ctx, key_values(ctx), span)
         if binding.kind == "family":
             place = self.ref(node)

@@ -70,7 +70,8 @@ class Statements:
         elif isinstance(node.expr, n.Index) and self.bindings[id(node.expr)].kind == "table":
             unread = bool(self.reads) and name not in self.reads[-1]
             wanted = frozenset() if unread else (frozenset(read) if read is not None else None)
-            value = self.ex_index(node.expr, wanted)
+            # read only field by field: its cells with dice rolled when (if) first read
+            value = self.ex_index(node.expr, wanted, lazy=wanted is not None)
         else:
             value = self.expr(node.expr)
         quiet = isinstance(node.expr, n.Literal)
