@@ -333,8 +333,25 @@ def _misplaced_keyword(error: UnexpectedToken, text: str, source: Source, offset
 
 #: the statements of an action, which a check's or an opposed check's body does not take
 STATEMENT_WORDS = frozenset(
-    "SET SPEND GAIN LOSE REQUIRE IF MATCH FOR REPEAT RESULT NOTE DO ADD EFFECT PASS END "
-    "CHOOSE".split()
+    [
+        "SET",
+        "SPEND",
+        "GAIN",
+        "LOSE",
+        "REQUIRE",
+        "IF",
+        "MATCH",
+        "FOR",
+        "REPEAT",
+        "RESULT",
+        "NOTE",
+        "DO",
+        "ADD",
+        "EFFECT",
+        "PASS",
+        "END",
+        "CHOOSE",
+    ]
 )
 
 
