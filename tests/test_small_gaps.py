@@ -71,7 +71,7 @@ def test_a_local_set_is_in_the_working_of_the_trace():
     [
         ("check c() {\n  let x = 1\n  set x to 2\n  roll d6 >= x\n}", "a check takes only `let`"),
         ("check c() {\n  roll d6 >= 3\n  spend 1 from X\n}", "a check takes only `let`"),
-        ("opposed o() {\n  roll d6\n  against d6\n  note \"x\"\n}", "an opposed check takes"),
+        ('opposed o() {\n  roll d6\n  against d6\n  note "x"\n}', "an opposed check takes"),
     ],
 )
 def test_a_statement_in_a_check_says_what_a_check_takes(body, said):
@@ -156,3 +156,26 @@ def test_the_odds_of_a_cell_rolled_when_read_agree_with_every_run():
     odds = engine.odds("act", sheet, {}, "lost")
     assert odds.exact and counted(odds) == marginal(joint, "lost")
     assert marginal(joint, "lost")[1] == Fraction(1, 2) + Fraction(1, 12)
+
+
+# a pool chosen by a condition is a pool (exploding or not): its dice, its questions
+POOLS = """
+rulebook "Pools" { }
+roll explode(n: int) = (n)d10x
+action act(c: bool, d: bool) "Act" {
+  let r = if c then 2d4x else if d then explode(1) else 2d4
+  result { top: highest(r), tens: count(r, 4), sets: r.sets, total: r.total }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("c", "d", "dice", "top"),
+    [(True, False, [4, 2, 1], 4), (False, True, [10, 3], 10), (False, False, [3, 2], 3)],
+)
+def test_a_pool_valued_if_is_a_pool(c, d, dice, top):
+    book = dsl.load_text(POOLS)
+    assert book.warnings == ()
+    engine = Engine(book)
+    out = engine.run("act", engine.sheet({}), {"c": c, "d": d}, dice=ForcedDice(dice))
+    assert out.result["top"] == top and out.result["total"] == sum(dice)
