@@ -179,3 +179,62 @@ def test_a_pool_valued_if_is_a_pool(c, d, dice, top):
     engine = Engine(book)
     out = engine.run("act", engine.sheet({}), {"c": c, "d": d}, dice=ForcedDice(dice))
     assert out.result["top"] == top and out.result["total"] == sum(dice)
+
+
+ITEMS = """
+rulebook "Items" { }
+sheet { list Gear }
+action act(n: text = "12") "Act" {
+  let s = 4d4.sorted
+  let rest = without(s, s[1])
+  result { low: s[1], high: s[-1], rest: sum(rest), gear: join(Gear, ", "), n: number(n) + 1 }
+}
+"""
+
+
+def test_an_item_by_position_a_list_without_one_texts_joined_and_read():
+    engine = Engine(dsl.load_text(ITEMS))
+    sheet = engine.sheet({"Gear": ["rope", "lamp"]})
+    out = engine.run("act", sheet, {"n": "-1.5"}, dice=ForcedDice([3, 1, 4, 1]))
+    assert out.result == {
+        "low": 1,
+        "high": 4,
+        "rest": 8,
+        "gear": "rope, lamp",
+        "n": Fraction(-1, 2),
+    }
+    # 4d4, the lowest dropped: exact, as every run
+    joint = brute_force(engine, "act", sheet)
+    odds = engine.odds("act", sheet, {}, "rest")
+    assert odds.exact and counted(odds) == marginal(joint, "rest")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("s[5]", "no item at 5"),
+        ("s[0]", "no item at 0"),
+        ('number("abc")', "'abc' is not a number"),
+    ],
+)
+def test_a_bad_item_or_number_is_an_error_at_its_place(text, said):
+    book = dsl.load_text(ITEMS.replace("sum(rest)", text))
+    engine = Engine(book)
+    with pytest.raises(RulebookError) as error:
+        engine.run("act", engine.sheet({}), {}, dice=ForcedDice([3, 1, 4, 1]))
+    assert said in str(error.value.message) and error.value.span.line == 7
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('join(3, ", ")', "takes a list first"),
+        ("number(3)", "reads a text as a number"),
+        ('s["a"]', "a position in a list"),
+        ("without(s)", "without takes 2 argument(s)"),
+    ],
+)
+def test_lists_and_texts_are_typed_by_the_checker(text, said):
+    with pytest.raises(RulebookError) as error:
+        dsl.load_text(ITEMS.replace("sum(rest)", text))
+    assert said in str(error.value)

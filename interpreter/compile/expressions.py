@@ -6,6 +6,7 @@ import math
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.items import ITEM_FUNCTIONS
 from dsl.messages import language_for, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import (
@@ -192,7 +193,9 @@ class Expressions:
         """A lookup; of a table's record, `wanted` are the fields read of it (None: all),
         so that a field with dice nobody reads is never rolled; `lazy`: those with dice
         rolled when first read (a `let` whose record is only read field by field)."""
-        binding = self.bindings[id(node)]
+        binding = self.bindings.get(id(node))
+        if binding is None:  # a list's item, by its position
+            return self.list_item(node)
         span = node.span
         if binding.kind == "table":
             # A value naming a field looks up a table of texts by the field's name, and
@@ -292,6 +295,8 @@ class Expressions:
             return self.pool_function(node)
         if name in ("effects", "active", "effect_modifier"):
             return self.effect_read(node)
+        if name in ITEM_FUNCTIONS:
+            return self.item_function(node)
         if name == "step":
             ladder = self.book.ladders[node.args[0].name]
             steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
