@@ -27,7 +27,7 @@ def test_a_roll_under_contest_is_won_by_the_lower_roll():
     engine = Engine(dsl.load_text(CONTEST))
     outcome = engine.run("contest", engine.sheet({}), {}, dice=ForcedDice([3, 3, 3, 4, 4, 4]))
     assert outcome.result["won"] is True and outcome.result["margin"] == 3
-    assert "Contest: 9 vs 12 → wins" in render_text(outcome.trace)
+    assert "Contest: 9 vs 12 (margin 6 vs 3) → wins" in render_text(outcome.trace)
 
 
 # GURPS 4e, p. B348, Quick Contests: "the winner is the one who succeeded by the most or

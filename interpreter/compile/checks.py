@@ -418,6 +418,15 @@ class CompiledOpposed(CallFrame):
                     theirs=theirs["total"],
                     verdict=verdict,
                 )
+                if not self.node.compare and self.compared != ("total",):
+                    text = tr(
+                        "{label}: {ours} vs {theirs} ({compared}) → {verdict}",
+                        label=self.label,
+                        ours=ours["total"],
+                        theirs=theirs["total"],
+                        compared=self.compared_text(ours, theirs, ctx.limits.shown_length),
+                        verdict=verdict,
+                    )
                 ctx.depth -= 1
                 ctx.trace.insert(
                     mark,
@@ -451,6 +460,15 @@ class CompiledOpposed(CallFrame):
         if name == "total" and self.under[which] and _is_number(value):
             return (1, -value)
         return _key(value)
+
+    def compared_text(self, ours: Record, theirs: Record, length: int) -> str:
+        """What the default comparison looked at, when it is not the totals: `margin 0
+        vs 1`, `degree hard vs regular, margin 3 vs 1`."""
+        return ", ".join(
+            f"{name} {show(glimpse(ours.get(name), length))} vs "
+            f"{show(glimpse(theirs.get(name), length))}"
+            for name in self.compared
+        )
 
     def margin(self, ours: Record, theirs: Record):
         """By how much ours is ahead, in the first compared measure that is a number on
