@@ -58,7 +58,8 @@ def test_a_quick_contest_compares_margins_and_a_tie_stands():
 
 # Call of Cthulhu 7e, p. 91: "the side with the higher level of success wins"; equal
 # levels, the higher skill. The degrees are declared for precedence (fumble early), and
-# ranked: successes first-declared best, failures last-declared best.
+# ranked: successes first-declared best, failures last-declared best. Without `compare`,
+# degrees then margins (tested below).
 COC = """
 rulebook "Opposed" { }
 sheet { skill Spot, Stealth in 1..99 default 50 }
@@ -73,7 +74,11 @@ check skill_roll(skill: skill) "Skill roll" {
     failure: else
   }
 }
-opposed spot() "Spot" { roll skill_roll(Spot)  against skill_roll(Stealth) }
+opposed spot() "Spot" {
+  roll skill_roll(Spot)
+  against skill_roll(Stealth)
+  compare degree, target   # equal levels: the higher skill
+}
 """
 
 
@@ -84,15 +89,14 @@ opposed spot() "Spot" { roll skill_roll(Spot)  against skill_roll(Stealth) }
         (100, 60, False),
         (5, 20, True),  # extreme beats hard, whatever the totals
         (30, 1, False),  # hard loses to a critical
-        (45, 41, True),  # both regular (Spot 50, Stealth 45): margins 5 and 4
-        (45, 40, True),  # margins 5 and 5: rolled again, a hard 10 beats a failed 90
+        (45, 40, True),  # both regular (Spot 50, Stealth 45): the higher skill wins
+        (99, 99, True),  # Spot 50 fails a 99, Stealth 45 fumbles it
     ],
 )
 def test_degrees_rank_before_margins(ours, theirs, won):
     engine = Engine(dsl.load_text(COC))
     sheet = engine.sheet({"Spot": 50, "Stealth": 45})
-    again = [10, 90] if (ours, theirs) == (45, 40) else []
-    outcome = engine.run("spot", sheet, {}, dice=ForcedDice([ours, theirs, *again]))
+    outcome = engine.run("spot", sheet, {}, dice=ForcedDice([ours, theirs]))
     assert outcome.result["won"] is won
 
 
@@ -112,6 +116,17 @@ opposed attack(defence: int) "Attack" {
   tie reroll
 }
 """
+
+
+def test_by_default_degrees_then_margins():
+    engine = Engine(dsl.load_text(COC.replace("compare degree, target", "")))
+    sheet = engine.sheet({"Spot": 50, "Stealth": 45})
+    # both regular: margins 5 (50 - 45) and 4 (45 - 41); then equal margins are rerolled
+    assert engine.run("spot", sheet, {}, dice=ForcedDice([45, 41])).result["won"] is True
+    tied = engine.run("spot", sheet, {}, dice=ForcedDice([45, 40, 30, 20]))
+    # then a regular 30 (of 50) against a hard 20 (of 45)
+    assert tied.result["rerolls"] == 1 and tied.result["won"] is False
+    assert tied.result["margin"] == 20 - 25  # in margins: ours by 20, theirs by 25
 
 
 def test_warhammer_success_levels_are_the_margin():
