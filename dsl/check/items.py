@@ -1,5 +1,4 @@
-"""Checks of lists and texts taken apart: an item by position, a list without an item,
-texts joined, a text read as a number."""
+"""Checks of lists and texts taken apart: list[1], without, join, number."""
 
 from __future__ import annotations
 

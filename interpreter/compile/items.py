@@ -1,5 +1,4 @@
-"""Compiling lists and texts taken apart: an item by position, a list without an item,
-texts joined, a text read as a number."""
+"""Compiling lists and texts taken apart: list[1], without, join, number."""
 
 from __future__ import annotations
 
