@@ -381,6 +381,7 @@ def _definitions_of(rulebook: Rulebook) -> list:
     out: list = []
     if sheet_items:
         out.append(n.Sheet(tuple(sheet_items), span=sheet_items[0].span))
+    out.extend(rulebook.symbol_declarations)
     for table in (
         rulebook.rolls,
         rulebook.ladders,
@@ -389,6 +390,7 @@ def _definitions_of(rulebook: Rulebook) -> list:
         rulebook.checks,
         rulebook.opposed,
         rulebook.actions,
+        rulebook.dice,
     ):
         out.extend(table.values())
     return out
@@ -397,7 +399,7 @@ def _definitions_of(rulebook: Rulebook) -> list:
 def merge(base: list, house: tuple) -> tuple[list, list]:
     """A house rule's definitions on top of its base: `replace` swaps, new names add."""
     merged = list(base)
-    by_name = {d.name: i for i, d in enumerate(merged) if not isinstance(d, n.Sheet)}
+    by_name = {d.name: i for i, d in enumerate(merged) if not isinstance(d, n.Sheet | n.Symbols)}
     sheet_names = {
         item.name
         for d in merged
@@ -412,6 +414,11 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
             if isinstance(new, n.Sheet):
                 raise CheckError(
                     tr("a sheet is not replaced; a house rule's sheet block adds fields"),
+                    definition.span,
+                )
+            if isinstance(new, n.Symbols):
+                raise CheckError(
+                    tr("symbols are not replaced; a house rule's `symbols` adds symbols"),
                     definition.span,
                 )
             if new.name not in by_name:
@@ -442,6 +449,9 @@ def merge(base: list, house: tuple) -> tuple[list, list]:
                 _same_signature(old, new)
             merged[by_name[new.name]] = new
             changes.append(("replaced", n.kind_of(new), new.name))
+        elif isinstance(definition, n.Symbols):
+            merged.append(definition)
+            changes.extend(("added", "symbol", name) for name, _ in definition.names)
         elif isinstance(definition, n.Sheet):
             for item in definition.items:
                 if getattr(item, "name", None) in sheet_names:

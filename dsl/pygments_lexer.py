@@ -31,7 +31,7 @@ def _terminal(name: str) -> str:
 KEYWORDS = sorted(set(re.findall(r'"([a-z]+)"', _GRAMMAR)), key=lambda w: (-len(w), w))
 CONSTANTS = ("true", "false", "yes", "no", "none")
 OPERATOR_WORDS = ("and", "or", "not", "in")
-DEFINITIONS = ("table", "check", "action", "formula", "roll", "ladder", "opposed")
+DEFINITIONS = ("table", "check", "action", "formula", "roll", "ladder", "opposed", "die")
 
 
 class RulebookLexer(RegexLexer):

@@ -40,6 +40,13 @@ class Rulebook:
     warnings: tuple
     changes: tuple  # what a house rule did: ("replaced" | "added", kind, name)
     base: Rulebook | None = None
+    dice: dict = attrs.Factory(dict)  # dice of symbol faces by name: DieDef
+    symbol_declarations: tuple = ()  # the `symbols` lines: n.Symbols
+
+    @property
+    def symbols(self) -> tuple:
+        """The symbols declared for dice of symbol faces, in order (each once)."""
+        return tuple(dict.fromkeys(name for d in self.symbol_declarations for name, _ in d.names))
 
     @property
     def language(self) -> str:

@@ -15,7 +15,7 @@ from dsl.messages import tr
 
 @attrs.frozen
 class Type:
-    kind: str  # number bool text none list record ref roll range character any
+    kind: str  # number bool text none list record ref roll symbols range character any
     choices: frozenset | None = None  # text: the texts it can be (None: any text)
     item: Type | None = None  # list: the type of its items
     fields: tuple | None = None  # record: sorted (name, Type) pairs (None: unknown fields)
@@ -58,6 +58,7 @@ KIND_WORDS = {
     "record": tr("record"),
     "list": tr("list"),
     "roll": tr("roll"),
+    "symbols": tr("symbol dice"),
 }
 
 NUMBER = Type("number")
@@ -83,6 +84,12 @@ ROLL = Type(
         ("total", NUMBER),
     ),
 )
+
+
+def symbol_pool(symbols) -> Type:
+    """A pool of symbol dice: how many of each symbol it shows."""
+    fields = {name: NUMBER for name in symbols}
+    return Type("symbols", fields=tuple(sorted(fields.items())))
 
 
 def text_of(choices) -> Type:

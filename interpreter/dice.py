@@ -86,6 +86,14 @@ class Die:
             return self.low <= value <= self.high
         return value in self.listed
 
+    def read(self, value):
+        """The face `value` names (forced or typed in), or None if it names none."""
+        return value if self.has(value) else None
+
+    def faces_text(self) -> str:
+        """Its faces as a message lists them: `1..6`."""
+        return f"{self.low}..{self.high}"
+
     def __repr__(self) -> str:
         return self.label
 
@@ -154,21 +162,18 @@ class ForcedDice(DiceSource):
             )
         value = self.values[self._next]
         self._next += 1
-        if not _is_face(value, die):
+        face = die.read(value)
+        if face is None:
             raise DiceError(
                 tr(
-                    (
-                        "forced value {next} is {value}, which is not a "
-                        "face of {label} ({low}..{high})"
-                    ),
+                    "forced value {next} is {value}, which is not a face of {label} ({faces})",
                     next=self._next,
                     value=value,
                     label=die.label,
-                    low=die.low,
-                    high=die.high,
+                    faces=die.faces_text(),
                 )
             )
-        return value
+        return face
 
     def finish(self) -> None:
         left = len(self.values) - self._next
@@ -201,7 +206,8 @@ class TypedDice(DiceSource):
     def draw(self, die: Die, position: int) -> int:
         """The face of the `position`-th die drawn (1-based), within the die's range."""
         value = self.ask(die, position)
-        if not _is_face(value, die):
+        face = die.read(value)
+        if face is None:
             raise DiceError(
                 tr(
                     "die {position}: {value} is not a face of {label}",
@@ -210,11 +216,7 @@ class TypedDice(DiceSource):
                     label=die.label,
                 )
             )
-        return value
-
-
-def _is_face(value, die: Die) -> bool:
-    return die.has(value)
+        return face
 
 
 # ─── the tray: every draw of one evaluation goes through it ─────────────────

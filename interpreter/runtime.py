@@ -40,6 +40,7 @@ from interpreter.dice import DiceTray, Die, PoolRoll, check_term, roll_pool
 from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
+from interpreter.symbols import roll_symbols
 from interpreter.trace import Step, faces_text
 
 #: a key a mapping does not hold (distinct from every value, `none` included)
@@ -450,6 +451,11 @@ class Roller(DiceTray):
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> PoolRoll:
         return roll_pool(self, die, count, steps, span, label)
+
+    def symbols(self, die, count: int, span, projection=None) -> tuple:
+        """A pool of symbol dice: (its record, the faces' names in draw order); the odds'
+        `projection` (the sums read of it) is for counting, and a real roll has no use."""
+        return roll_symbols(self, die, count, span)
 
     def face(self, die: Die, span) -> int:
         """One plain die's face (the tray's `draw`, without a pool around it)."""

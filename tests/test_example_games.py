@@ -1,6 +1,6 @@
-"""Five games a new user writes from the README and the reference (examples/games/): D&D
-5e, Fate Core, Blades in the Dark, Call of Cthulhu 7e and Powered by the Apocalypse, each
-without a workaround. Their rules' own numbers, with forced dice and exact odds."""
+"""Six games a new user writes from the README and the reference (examples/games/): D&D
+5e, Fate Core, Blades in the Dark, Call of Cthulhu 7e, Powered by the Apocalypse and
+Genesys, each without a workaround. Their rules' own numbers, with forced dice and exact odds."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ def game(name: str):
     return engine, lambda who: engine.load_sheet(GAMES / "characters" / f"{who}.yaml")
 
 
-@pytest.mark.parametrize("name", ["dnd5e", "fate", "blades_in_the_dark", "cthulhu", "pbta"])
+@pytest.mark.parametrize(
+    "name", ["dnd5e", "fate", "blades_in_the_dark", "cthulhu", "pbta", "genesys"]
+)
 def test_every_game_loads_without_a_warning(name):
     assert dsl.load(GAMES / f"{name}.rules").warnings == ()
 
@@ -276,3 +278,40 @@ def test_pbta_the_target_of_a_move_chooses_against_you():
     assert out.result["caved"] is True and out.choices[0].by == "target"
     best = engine.odds("go_aggro", driver, {"target": boss}, field="caved", best="caved")
     assert best.probabilities == {False: Fraction(1)}  # it never caves when it can choose
+
+
+# ─── Genesys ────────────────────────────────────────────────────────────────
+
+
+def test_genesys_a_pool_of_symbols_cancels_and_counts_its_triumphs():
+    # "Each failure cancels one success ... Each threat cancels one advantage"; a Triumph
+    # counts as a success as well, and stays (Genesys Core Rulebook, Interpreting the Pool)
+    engine, sheet = game("genesys")
+    pilot = sheet("pilot")  # Agility 3, Piloting 2: 2 Proficiency, 1 Ability
+    params = {"characteristic": "Agility", "skill": "Piloting", "difficulty": "Hard"}
+    dice = ["2 advantage", "triumph", "2 success", "failure + threat", "2 threat", "failure"]
+    out = engine.run("attempt", pilot, {**params, "upgrades": 1}, ForcedDice(dice))
+    # 3 successes (one a Triumph) against 2 failures; 2 advantages against 3 threats
+    assert dict(out.result) == {
+        "success": True,
+        "net": 1,
+        "advantage": -1,
+        "triumph": 1,
+        "despair": 0,
+    }
+    text = render_text(out.trace)
+    assert "(yellow)dProficiency = 2dProficiency [triumph, success+success]" in text
+    assert "= 2dDifficulty [failure+threat, threat+threat] = failure 1, threat 3" in text
+    assert "(red)dChallenge = 1dChallenge [failure] = failure 1 (forced)" in text
+    # Two threats left over cost a point of strain.
+    out = engine.run(
+        "attempt", pilot, params, ForcedDice(["blank", "blank", "blank"] + ["2 threat"] * 3)
+    )
+    assert out.result["advantage"] == -6 and [(c.path, c.after) for c in out.changes] == [
+        ("Strain", 1)
+    ]
+    # 2 Proficiency and 1 Ability against 2 Difficulty: 6455 rolls in 9216 succeed
+    # (every ordered roll of the 12 × 12 × 8 × 8 × 8 faces, counted apart)
+    odds = engine.odds("skill_check", pilot, {"characteristic": "Agility", "skill": "Piloting"},
+                       field="success")  # fmt: skip
+    assert odds.probabilities[True] == Fraction(6455, 9216)

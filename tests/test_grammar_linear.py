@@ -259,20 +259,31 @@ DICE_TERMS = st.tuples(
 @example("3d6kh(1)_")
 @example("2d6!=7")
 @example("d6!!p")
+@example("1dF_")
+@example("2dBoost")
 def test_the_dice_terminal_reads_every_term_as_the_old_one_did(text):
     """Where the new terminal matches, it matches what the old one did; it refuses only
     a term the old one cut before an operator, because what came after it ran into a
     character no modifier takes (`3d6kh(1)_` was `3d6kh`, then `(1)_`, a syntax error
-    further on). And a text is one whole term for both or for neither."""
+    further on). And a text is one whole term for both or for neither. The one exception:
+    a count, `d` and a name, a pool of a declared die of symbols (`2dBoost`, `1dF_`), which
+    the old one refused."""
     old, new = re.compile(OLD_DICE), dice()
     for start in range(min(len(text), 4)):
         before, after = old.match(text, start), new.match(text, start)
-        if after is not None:
-            assert before is not None and after.group() == before.group(), text
-        elif before is not None:
+        if after is not None and (before is None or after.group() != before.group()):
+            assert SYMBOL_POOL.fullmatch(after.group()), text
+        elif after is None and before is not None:
             assert text[before.end()] in "!<>=-(", text
     whole = old.match(text)
-    assert (new.fullmatch(text) is not None) == (whole is not None and whole.end() == len(text))
+    if not SYMBOL_POOL.fullmatch(text):
+        assert (new.fullmatch(text) is not None) == (whole is not None and whole.end() == len(text))
+
+
+#: a pool of a die of symbols, which the dice terminal reads since symbol dice were added
+SYMBOL_POOL = re.compile(
+    r"(?:[0-9]++|\((?:[^()\n]++|\([^()\n]*+\))*+\))[dD][^\W\d]\w*+(?:\[[^\[\]\n]*+\])?"
+)
 
 
 def test_digits_other_than_ascii_are_no_number_nor_dice():

@@ -3,6 +3,7 @@ its game's rules give; every command the page shows prints the lines shown."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from fractions import Fraction
@@ -62,6 +63,7 @@ def test_every_section_has_a_recipe_and_a_command():
         "Spending a resource after the roll",
         "Opposed checks between characters",
         "Roll-under contests",
+        "Symbol dice",
     ]
     assert {title for title, _, _ in commands()} == set(found)
 
@@ -218,3 +220,30 @@ def test_a_roll_under_contest_is_won_by_the_better_margin():
     out = engine.run("sneak_past", sheet, {"guard": 10}, dice=ForcedDice([4, 4, 4, 3, 3, 3]))
     assert out.result == {"unseen": False, "by": -1, "stalemate": False}
     assert "Quick contest: 12 vs 9 (margin 0 vs 1) → loses" in render_text(out.trace)
+
+
+def test_symbol_dice_cancel_and_count_exactly():
+    engine = recipe("Symbol dice")
+    sheet = engine.sheet({})
+    # a success and a Triumph (which counts as one as well), nothing against them
+    dice = ForcedDice(["success + advantage", "triumph"])
+    out = engine.run("skill", sheet, {"green": 1, "yellow": 1, "purple": 0}, dice)
+    assert (out.result["total"], out.result["advantage"], out.result["triumph"]) == (2, 1, 1)
+    # 3 successes (a Triumph among them) against 3 failures; no advantage against 3 threats
+    dice = ForcedDice(["2 success", "triumph", "2 failure", "failure + threat", "2 threat"])
+    out = engine.run("skill", sheet, {"green": 1, "yellow": 1, "purple": 3}, dice)
+    assert (out.result["success"], out.result["advantage"]) == (False, -3)
+    assert "3dDifficulty [failure+failure, failure+threat, threat+threat]" in render_text(out.trace)
+    # exact: every ordered roll of one Ability, one Proficiency and two Difficulty dice
+    faces = {
+        "A": ["", "s", "s", "ss", "a", "a", "sa", "aa"],
+        "P": ["", "s", "s", "ss", "ss", "a", "sa", "sa", "sa", "aa", "aa", "t"],
+        "D": ["", "f", "ff", "h", "h", "h", "hh", "fh"],
+    }
+    wins = rolls = 0
+    for roll in itertools.product(faces["A"], faces["P"], faces["D"], faces["D"]):
+        shown = "".join(roll)
+        rolls += 1
+        wins += shown.count("s") + shown.count("t") - shown.count("f") >= 1
+    odds = engine.odds("skill", sheet, {"green": 1, "yellow": 1, "purple": 2}, field="success")
+    assert odds.probabilities[True] == Fraction(wins, rolls)

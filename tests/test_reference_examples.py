@@ -109,3 +109,17 @@ def test_a_choice_after_the_roll(engine):
                        best="resultado=éxito con estilo")  # fmt: skip
     # 4dF + 1 - 2 of 3 or more is a roll of 4: invoking reaches it from 2 and 3 too
     assert best.probabilities["éxito con estilo"] == Fraction(1 + 4 + 10, 81)
+
+
+def test_symbol_dice_as_the_reference_shows_them():
+    book = dsl.load_text(example("## Symbol dice"), "symbols.rules")
+    engine = Engine(book)
+    sheet = engine.sheet({})
+    dice = ForcedDice(["success+advantage", "blank", "threat", "failure"])
+    out = engine.run("skill", sheet, {"boost": 2, "setback": 0}, dice)
+    quote = "(boost)dBoost = 2dBoost [success+advantage, blank] = success 1, advantage 1"
+    assert quote in render_text(out.trace) and reference_says(quote)
+    assert (out.result["success"], out.result["advantage"]) == (False, 0)
+    # 1 Boost and 2 Setback: a success (2 faces in 6) and no failure (2 in 6, twice)
+    odds = engine.odds("skill", sheet, {"boost": 1, "setback": 2}, field="success")
+    assert odds.probabilities[True] == Fraction(2, 6) * Fraction(4, 6) ** 2

@@ -15,6 +15,9 @@ from dsl.build.walk import (
 )
 from dsl.messages import tr
 
+#: most times one face may show one symbol (`3 success`)
+MAX_SYMBOLS_ON_FACE = 9
+
 
 class Definitions:
     """The definitions' builders (part of the Builder)."""
@@ -183,6 +186,42 @@ class Definitions:
 
     def _formula(self, span, name, params, body):
         return n.Formula(name.text, params, body, span=name.span)
+
+    # ─── symbol dice ────────────────────────────────────────────────────────
+
+    def _symbols(self, span, names):
+        return n.Symbols(tuple((name.text, name.span) for name in names), span=span)
+
+    def _die(self, span, name, *faces):
+        return n.DieDef(name.text, tuple(faces), span=name.span)
+
+    def _blank_face(self, span):
+        return n.DieFace((), span=span)
+
+    def _die_face(self, span, *parts):
+        for part in parts:
+            if isinstance(part, Token) and part.value != "+":
+                raise self._error(
+                    tr("a face's symbols are joined with +, not {sign}", sign=part.value),
+                    self._token_span(part),
+                    tr("as in success + advantage"),
+                )
+        return n.DieFace(tuple(p for p in parts if not isinstance(p, Token)), span=span)
+
+    def _face_symbol(self, span, count, name):
+        how_many = 1
+        if count is not None:
+            how_many = number_value(count.value, span)
+            if type(how_many) is not int or not 1 <= how_many <= MAX_SYMBOLS_ON_FACE:
+                raise self._error(
+                    tr(
+                        "a face shows each symbol 1 to {most} times",
+                        most=MAX_SYMBOLS_ON_FACE,
+                    ),
+                    span,
+                    tr("as in 2 advantage"),
+                )
+        return (name.text, how_many, span)
 
     # ─── tables ─────────────────────────────────────────────────────────────
 

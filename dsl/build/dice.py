@@ -16,7 +16,7 @@ from lark import Token
 
 from dsl import nodes as n
 from dsl.build.walk import whole_number
-from dsl.errors import Span
+from dsl.errors import RulebookSyntaxError, Span
 from dsl.messages import tr
 
 PAREN = r"\((?:[^()\n]++|\([^()\n]*+\))*+\)"
@@ -24,6 +24,10 @@ HEAD = re.compile(
     rf"(?P<count>[0-9]++|{PAREN})?[dD](?P<sides>[0-9]++|%|[Ff]|{PAREN}|\{{[^{{}}\n]*+\}})"
 )
 UNIT = re.compile(rf"(?P<name>[a-zA-Z]++|!!?p?)(?P<op>>=|<=|<|>|=)?(?P<value>-?[0-9]++|{PAREN})?")
+#: `2dBoost`, `(n)dAbility[label]`: a pool of a declared die of symbol faces
+NAMED = re.compile(
+    rf"(?P<count>[0-9]++|{PAREN})[dD](?P<die>[^\W\d]\w*+)(?:\[(?P<label>[^\[\]\n]*+)\])?"
+)
 LABEL = re.compile(r"\[(?P<label>[^\[\]\n]*+)\]")
 #: a listed face: a whole number, or a range of them (`0..9`)
 FACE = re.compile(r"(-?[0-9]++)(?:\.\.(-?[0-9]++))?")
@@ -81,9 +85,29 @@ class DiceTerms:
         """The node of a DICE token (a whole dice term with its modifiers)."""
         return self._dice_term(token)
 
-    def _dice_term(self, token: Token) -> n.Dice:
+    def _dice_term(self, token: Token) -> n.Dice | n.SymbolDice:
         text = token.value
         head = HEAD.match(text)
+        named = NAMED.fullmatch(text)
+        if named is not None:
+            die = named.group("die")
+            if head is None:
+                return self._symbol_dice(named, token)
+            if die not in ("F", "f"):  # `2dFate`: Fudge dice only if the rest are modifiers
+                try:
+                    return self._plain_term(token, head)
+                except RulebookSyntaxError:
+                    return self._symbol_dice(named, token)
+        return self._plain_term(token, head)
+
+    def _symbol_dice(self, named, token: Token) -> n.SymbolDice:
+        count = self._dice_value(named, "count", token)
+        label = named.group("label")
+        span = self._token_span(token)
+        return n.SymbolDice(count, named.group("die"), label.strip() if label else None, span=span)
+
+    def _plain_term(self, token: Token, head) -> n.Dice:
+        text = token.value
         count = self._dice_value(head, "count", token)
         sides = self._sides(head, token)
         self.notes = []

@@ -16,6 +16,7 @@ from dsl.check.lookalikes import LookalikeChecks
 from dsl.check.scope import BUILTINS, CALL_NESTING, MAX_CALL_NESTING, Scope
 from dsl.check.sheet import SheetChecks
 from dsl.check.statements import StatementChecks
+from dsl.check.symbols import SymbolChecks
 from dsl.check.tables import TableChecks
 from dsl.check.whole import WholeChecks
 from dsl.errors import TOO_DEEP, CheckError, Diagnostic, RulebookInvalid, Span
@@ -53,6 +54,8 @@ def check_definitions(
         checks=checker.by_kind["check"],
         opposed=checker.by_kind["opposed"],
         actions=checker.by_kind["action"],
+        dice=checker.by_kind["die"],
+        symbol_declarations=tuple(d for d in definitions if isinstance(d, n.Symbols)),
         bindings=checker.bindings,
         types=checker.types,
         warnings=tuple(checker.diagnostics),
@@ -70,6 +73,7 @@ class Checker(
     ExpressionChecks,
     ItemChecks,
     DiceChecks,
+    SymbolChecks,
     CharacterChecks,
     ChoiceChecks,
     WholeChecks,
@@ -87,9 +91,11 @@ class Checker(
         self.groups: dict[str, n.Group] = {}
         self.derived: dict[str, n.Derived] = {}
         self.ensures: list[n.Ensure] = []
+        self.symbols: dict = {}  # the declared symbols, in order: name → Span
         self.open_skills: n.OpenSkills | None = None
         self.by_kind: dict[str, dict] = {
-            k: {} for k in ("roll", "ladder", "formula", "table", "check", "opposed", "action")
+            k: {}
+            for k in ("roll", "ladder", "formula", "table", "check", "opposed", "action", "die")
         }
         self.used: set[str] = set()
         self.calls: dict[str, set[str]] = {}
@@ -125,7 +131,7 @@ class Checker(
         for ensure in self.ensures:
             self.want(ensure.condition, Scope(), t.BOOL, tr("an `ensure` condition"))
         for definition in self.definitions:
-            if not isinstance(definition, n.Sheet):
+            if not isinstance(definition, n.Sheet | n.Symbols):
                 self.in_definition(definition.name, lambda d=definition: self.definition(d))
         if not self.check_cycles():
             self.check_nesting()
@@ -164,6 +170,9 @@ class Checker(
                 if isinstance(item, n.Ensure):
                     self.ensures.append(item)
                     continue
+                if isinstance(item, n.Symbols):
+                    self.collect_symbols(item)
+                    continue
                 name = item.name
                 if name in BUILTINS:
                     self.error(
@@ -186,7 +195,14 @@ class Checker(
                     self.derived[name] = item
                 elif isinstance(
                     item,
-                    n.RollDef | n.Ladder | n.Formula | n.Table | n.Check | n.Opposed | n.Action,
+                    n.RollDef
+                    | n.Ladder
+                    | n.Formula
+                    | n.Table
+                    | n.Check
+                    | n.Opposed
+                    | n.Action
+                    | n.DieDef,
                 ):
                     self.by_kind[n.kind_of(item)][name] = item
                 else:

@@ -162,7 +162,7 @@ class ExpressionChecks:
         value = t.value_of(subject) if subject.kind != "roll" else subject
         if value.kind == "any":
             return t.ANY
-        if value.kind not in ("record", "roll"):
+        if value.kind not in ("record", "roll", "symbols"):
             self.error(
                 tr(
                     "{text} is {describe}, which has no fields",
@@ -499,6 +499,8 @@ class ExpressionChecks:
             return t.list_of(
                 t.join(t.value_of(left).item or t.ANY, t.value_of(right).item or t.ANY)
             )
+        if op == "+" and (pooled := self.symbol_sum(left, right)) is not None:
+            return pooled
         if op in (">=", "<=", ">", "<"):
             self.note_counted(node)
         if op in ("+", "-", "*", "/", "**", "%", ">=", "<=", ">", "<"):

@@ -14,6 +14,7 @@ DEFINITIONS = {
     "check": (tr("a check"), tr("check")),
     "opposed": (tr("an opposed check"), tr("opposed check")),
     "action": (tr("an action"), tr("action")),
+    "die": (tr("a die"), tr("die")),
     "group": (tr("a group"), tr("group")),
     "catalog": (tr("a catalog"), tr("catalog")),
     "derived": (tr("a derived value"), tr("derived value")),

@@ -170,8 +170,8 @@ def _gap(text, start, end, owner, depth, tokens, comments, role: str = "") -> No
             token.role = "call"
         elif word == "[" and data in INDEX_OPENERS:
             token.role = "index"
-        elif word in ("-", "+"):  # binary ones are ADD_OP: a literal sign is a unary one
-            token.role = "unary"
+        elif word in ("-", "+") and data not in ("die_face",):  # binary ones are ADD_OP: a literal
+            token.role = "unary"  # sign is a unary one (but the `+` joining a face's symbols)
         elif word == ":" and data == "entry":
             token.key_colon = True
         tokens.append(token)

@@ -109,3 +109,40 @@ class RollGroup:
     items: tuple
     modifiers: tuple
     span: Span = span_field()
+
+
+@attrs.frozen
+class SymbolDice:
+    """`2dBoost`, `(n)dAbility`: a pool of dice of a declared `die` of symbol faces;
+    `count` is an expression, `die` the die's name."""
+
+    count: object
+    die: str
+    label: str | None = None
+    span: Span = span_field()
+
+
+@attrs.frozen
+class Symbols:
+    """`symbols success, advantage, failure`: the symbols a die's faces may show."""
+
+    names: tuple  # (name, Span) pairs, in the order declared
+    span: Span = span_field()
+
+
+@attrs.frozen
+class DieFace:
+    """One face of a symbol die: `blank` (no symbol), `success + advantage`, `2 advantage`.
+    `symbols` holds (symbol, how many, Span) in the order written."""
+
+    symbols: tuple
+    span: Span = span_field()
+
+
+@attrs.frozen
+class DieDef:
+    """`die Boost { blank, success, success + advantage, 2 advantage }`."""
+
+    name: str
+    faces: tuple
+    span: Span = span_field()

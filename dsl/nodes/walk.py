@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from dsl.nodes.definitions import Action, Check, Formula, Ladder, Opposed, RollDef, Table
-from dsl.nodes.dice import Dice, RollGroup
+from dsl.nodes.dice import Dice, DieDef, RollGroup, SymbolDice, Symbols
 from dsl.nodes.expressions import (
     Binary,
     Call,
@@ -69,6 +69,7 @@ _KINDS = {
     Check: "check",
     Opposed: "opposed",
     Action: "action",
+    DieDef: "die",
 }
 
 
@@ -170,7 +171,7 @@ def merged_paths(first, second):
     return out
 
 
-DEFINITIONS = (Sheet, RollDef, Ladder, Formula, Table, Check, Opposed, Action)
+DEFINITIONS = (Sheet, RollDef, Ladder, Formula, Table, Check, Opposed, Action, Symbols, DieDef)
 EXPRESSIONS = (
     Literal,
     Text,
@@ -186,6 +187,7 @@ EXPRESSIONS = (
     Dice,
     Range,
     RollGroup,
+    SymbolDice,
 )
 STATEMENTS = (
     Let,

@@ -17,23 +17,32 @@ from interpreter.dice import ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
 from interpreter.expression import expression_warnings
 from interpreter.sheet import NOT_A_SHEET, Sheet, rulebook_named_in
+from interpreter.symbols import SymbolDie
 
 
-def dice_source(args, language: str | None = None):
+def dice_source(args, language: str | None = None, symbols: bool = False):
+    """The dice of the options; `symbols`: a rulebook with dice of symbols, whose faces
+    `--dice` may give by their symbols."""
     if getattr(args, "ask", False):
         return TypedDice(asker(language or getattr(args, "lang", None)))
     if args.dice is not None:
-        return ForcedDice(faces_of(args.dice))
+        return ForcedDice(faces_of(args.dice, symbols))
     return SeededDice(args.seed)
 
 
-def faces_of(text: str) -> list[int]:
+def faces_of(text: str, symbols: bool = False) -> list:
     """The faces of `--dice 6,5,3,1`: whole numbers written with the digits 0-9 (Python's
-    int would read `١٢` and `1_0` too)."""
-    faces = []
-    for position, part in enumerate(text.replace(" ", "").split(","), 1):
+    int would read `١٢` and `1_0` too); a symbol die's face by its symbols
+    (`success+advantage`, `2 advantage`, `blank`), which the die reads when drawn."""
+    faces: list = []
+    for position, written in enumerate(text.split(","), 1):
+        part = written.strip()
         if not part:
             continue
+        if symbols and SYMBOL_FACE.fullmatch(part) is not None:
+            faces.append(" ".join(part.split()))
+            continue
+        part = part.replace(" ", "")
         if WHOLE_NUMBER.fullmatch(part) is None:
             raise ParameterError(
                 tr(
@@ -42,7 +51,12 @@ def faces_of(text: str) -> list[int]:
                     part=repr(part),
                 ),
                 None,
-                digits_refused(part) or tr("write the faces as 6,5,3,1"),
+                digits_refused(part)
+                or (
+                    tr("write the faces as 6,5,3,1 (a symbol die's as success+advantage)")
+                    if symbols
+                    else tr("write the faces as 6,5,3,1")
+                ),
             )
         faces.append(int(part))
     return faces
@@ -50,6 +64,10 @@ def faces_of(text: str) -> list[int]:
 
 #: a whole number as typed in: a sign, then the digits 0-9
 WHOLE_NUMBER = re.compile(r"[+-]?[0-9]++")
+#: a symbol die's face as typed in: `success + advantage`, `2 advantage`, `blank`
+SYMBOL_FACE = re.compile(
+    r"(?:[0-9]{1,2} ++)?[^\W\d]\w*+(?: *+\+ *+(?:[0-9]{1,2} ++)?[^\W\d]\w*+)*+"
+)
 
 
 def asker(language: str | None):
@@ -77,6 +95,8 @@ def answer_to(question: str) -> str:
 
 def ask_at_the_table(die, position: int, language: str | None = None) -> int:
     """Ask the person at the table what a physical die showed."""
+    if isinstance(die, SymbolDie):
+        return ask_symbols(die, position, language)
     while True:
         question = tr(
             "die {position} ({die}, {low}..{high})? ",
@@ -101,6 +121,33 @@ def ask_at_the_table(die, position: int, language: str | None = None) -> int:
         if die.has(value):
             return value
         answer = tr("{value} is not a face of {die}", value=value, die=die.label)
+        sys.stderr.write(f"  {answer.render(language)}\n")
+
+
+def ask_symbols(die: SymbolDie, position: int, language: str | None) -> int:
+    """Ask what a die of symbols showed: its symbols (`success+advantage`, `blank`)."""
+    while True:
+        question = tr(
+            "die {position} ({die}: {faces})? ",
+            position=position,
+            die=die.label,
+            faces=die.faces_text(),
+        )
+        line = answer_to(question.render(language))
+        if not line:
+            raise DiceError(
+                tr("no face typed for die {position} ({die})", position=position, die=die.label)
+            )
+        text = line.strip()
+        face = die.read(int(text) if WHOLE_NUMBER.fullmatch(text) else text)
+        if face is not None:
+            return face
+        answer = tr(
+            "{text} is not a face of {die}: type its symbols, as in {example}",
+            text=repr(text),
+            die=die.label,
+            example=die.names[-1],
+        )
         sys.stderr.write(f"  {answer.render(language)}\n")
 
 

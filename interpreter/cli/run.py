@@ -32,7 +32,7 @@ def cmd_run(args) -> int:
             sheet = options.sheet_for(args, book, engine, args.action)
             targets = options.targets_of(args, book, engine, args.action)
             params = options.params_of(args.set)
-            dice = options.dice_source(args, language)
+            dice = options.dice_source(args, language, symbols=bool(book.dice))
             choices = chooser_of(args, language)
             outcome = engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
             saved = None
@@ -134,7 +134,7 @@ def _run_and_save(args, book, engine, language):
             ),
         )
     journal_path = Path(args.journal) if args.journal else target.resolve().parent / JOURNAL_NAME
-    dice = options.dice_source(args, language)
+    dice = options.dice_source(args, language, symbols=bool(book.dice))
     params = options.params_of(args.set)
     save_as = {"self": target} if args.save_as is not None else None
     others = options.target_files(args, book, args.action)

@@ -12,6 +12,8 @@ from interpreter.bounds import bounded_list, bounded_number, size_within, too_lo
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import Unknown, lift
+from interpreter.symbols import Forms, is_pool, joined_forms
+from interpreter.symbols import joined as joined_pools
 from interpreter.values import Record, normalize, type_name
 
 #: the sides of an operator and a function's arguments, as a refusal names them
@@ -89,6 +91,10 @@ def arith(op: str, left_span, right_span, op_span):
             size_within(joined, limits, op_span)
             return joined
         if type(a) is not int and type(a) is not Fraction:
+            if op == "+" and is_pool(a) and is_pool(b):  # two pools of symbol dice as one
+                return joined_pools(a, b)
+            if op == "+" and type(a) is Forms and type(b) is Forms:  # as the odds count them
+                return joined_forms(a, b)
             a = as_number(a, left_span, LEFT_SIDE, op=op)
         if type(b) is not int and type(b) is not Fraction:
             b = as_number(b, right_span, RIGHT_SIDE, op=op)

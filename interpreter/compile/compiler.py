@@ -27,6 +27,7 @@ from interpreter.compile.items import Items
 from interpreter.compile.pools import PoolValues, RollGroups
 from interpreter.compile.procedures import Procedure
 from interpreter.compile.statements import Statements
+from interpreter.compile.symbols import SymbolTerms
 from interpreter.compile.tables import Tables
 from interpreter.runtime import Elsewhere, count_past_bound, known, place_text
 
@@ -38,6 +39,7 @@ class Compiler(
     DiceTerms,
     PoolValues,
     RollGroups,
+    SymbolTerms,
     Tables,
     Statements,
     LastingEffects,
@@ -53,6 +55,7 @@ class Compiler(
         self.compiled: dict[tuple, object] = {}
         self.reads: list[dict] = []  # what the callable being compiled reads, innermost last
         self.bodies: list = []  # the text of the callable being compiled, innermost last
+        self.symbol_terms, self.symbol_sums = self.symbol_forms()
         skills = rulebook.open_skills
         self.open_default = 0
         if skills is not None:
@@ -97,6 +100,8 @@ class Compiler(
     def expr(self, node):
         """A closure computing the node's value (reading the sheet through any ref)."""
         handler = _EXPRESSIONS[type(node)]
+        if self.symbol_sums and id(node) in self.symbol_sums:  # a sum the odds count
+            return self.symbol_sum(node, handler(self, node))
         return handler(self, node)
 
     def statement(self, node):
@@ -285,6 +290,7 @@ _EXPRESSIONS = {
     n.Dice: Compiler.ex_dice,
     n.Range: Compiler.range_value,
     n.RollGroup: Compiler.ex_rollgroup,
+    n.SymbolDice: Compiler.ex_symboldice,
 }
 _STATEMENTS = {
     n.Let: Compiler.st_let,

@@ -33,6 +33,7 @@ EXPRESSIONS = (
     n.Dice,
     n.Range,
     n.RollGroup,
+    n.SymbolDice,
 )
 
 #: fields of a node that are not parts evaluated

@@ -30,6 +30,7 @@ DEFINITIONS = {
     "group": "group",
     "derived": "derived",
     "resource": "resource",
+    "die": "die",
 }
 #: sheet items that define every name of their list
 SHEET_LISTS = {
@@ -39,6 +40,7 @@ SHEET_LISTS = {
     "flag": "flag",
     "text_field": "text",
     "list_field": "list",
+    "symbols": "symbol",
 }
 #: rules that define a name local to the definition they are in (their first name)
 LOCALS = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import time
 from fractions import Fraction
+from functools import partial
 
 from dsl.messages import tr
 from dsl.nodes import path_cut
@@ -30,6 +31,7 @@ from interpreter.odds.riders import riding
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
 from interpreter.runtime import MISSING, ChainRoll, Unknown
+from interpreter.symbols import Forms, pool_counts, pool_record
 from interpreter.values import Record
 
 
@@ -279,6 +281,39 @@ class OddsRoller(PoolQuestions):
                 if outcome is not True:  # as the real roller would, this often
                     raise ChainTooLong(outcome, span)
         return found
+
+    def symbols(self, die, count: int, span, projection=None) -> tuple:
+        """A pool of symbol dice: (the distribution of its record, or of the sums read of
+        it where `projection` gives them (interpreter.compile.symbol_forms); None: no faces
+        to show)."""
+        key = (die.key, count, projection)
+        found = self.pools.get(key)
+        if found is None:
+            check_term(die, count, self.limits, span)
+            self.dice += count
+            if self.dice > self.limits.dice_per_evaluation:
+                raise TooComplex(tr("more dice than one evaluation may draw"))
+            if projection is None:
+                faces, make = die.counts, partial(pool_record, die.symbols)
+            else:
+                faces = tuple(
+                    tuple(
+                        sum(c * f for c, f in zip(form, face, strict=True)) for form in projection
+                    )
+                    for face in die.counts
+                )
+                make = Forms
+
+            def poll(work: int, states: int) -> None:
+                self.charge(work)
+                check_size(states, self.limits)
+
+            weights = pool_counts(faces, count, poll)
+            check_size(len(weights), self.limits)
+            found = self.pools[key] = Dist(
+                {make(c): w for c, w in weights.items()}, die.size**count
+            )
+        return found, None
 
     def budget_of_term(self) -> Budget:
         """A dice term's own budget: work, bytes at once, and the deadline."""

@@ -165,6 +165,11 @@ _NEED = {
                 "die": {"type": "string"},
                 "low": {"type": "integer"},
                 "high": {"type": "integer"},
+                "faces": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "a die of symbols: its faces' symbols, face 1 first",
+                },
                 "roll": {"type": ["string", "null"]},
                 "name": {"type": "string"},
                 "label": {"type": ["string", "null"]},

@@ -40,6 +40,9 @@ class DieNeeded(DiceError):
             "line": None,
             "roll": None,
         }
+        names = getattr(self.die, "names", None)
+        if names is not None:  # a die of symbols: each face (by position) by its symbols
+            need["faces"] = list(names)
         if self.span is not None:  # the dice tray tells where the die is rolled
             need.update(file=self.span.source.name, line=self.span.line, roll=self.span.text)
         return {"need": need}

@@ -14,7 +14,8 @@ import { assists, showOutline } from "./assist.js";
 // numbers, the grammar's keywords (sent by the server, read from the grammar itself).
 function rulebookLanguage(keywords) {
   const words = new Set(keywords);
-  const definers = new Set(["action", "check", "opposed", "table", "formula", "roll", "ladder"]);
+  const definers = new Set(["action", "check", "opposed", "table", "formula", "roll", "ladder",
+    "die"]);
   return StreamLanguage.define({
     name: "rulebook",
     startState: () => ({ defining: false }),
@@ -29,6 +30,8 @@ function rulebookLanguage(keywords) {
       if (stream.match(/(?:\d+)?d(?:\d+|%|F)(?:[a-z]{1,2}|[<>=!]{1,2}|-?\d+)*(?![\p{L}\p{N}_])/u)) {
         return "atom";
       }
+      // a pool of a die of symbols: `2dBoost`, `(n)dAbility` (its count always written)
+      if (stream.match(/(?:\d+|\([^()\n]*\))d[\p{L}_][\p{L}\p{N}_]*/u)) return "atom";
       if (stream.match(/(?:-?\d+)?\.\.(?:-?\d+)?|\d+(?:\.\d+)?/)) return "number";
       const word = stream.match(/[\p{L}_][\p{L}\p{N}_]*/u);
       if (word) {

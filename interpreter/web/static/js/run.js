@@ -69,7 +69,16 @@ function askFor(need, typed) {
       form.onsubmit = back.onclick = cancel.onclick = null;
       resolve(value);
     };
-    if (need.high - need.low < 20) {
+    if (need.faces) {
+      // a die of symbols: one button per face, by its symbols (the face's position is sent)
+      const seen = new Set();
+      need.faces.forEach((name, i) => {
+        if (seen.has(name)) return;
+        seen.add(name);
+        faces.append(el("button", { type: "button", class: "face", onclick: () => done(i + 1) },
+          name));
+      });
+    } else if (need.high - need.low < 20) {
       for (let face = need.low; face <= need.high; face++) {
         faces.append(el("button", { type: "button", class: "face", onclick: () => done(face) },
           String(face)));

@@ -1,0 +1,79 @@
+"""Compiling pools of symbol dice (`2dAbility + 1dDifficulty`): rolled through ctx.roller."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl.messages import tr
+from interpreter.compile.arithmetic import as_whole
+from interpreter.compile.symbol_forms import find_forms
+from interpreter.errors import EvaluationError
+from interpreter.runtime import Unknown, lift
+from interpreter.symbols import Forms, SymbolDie, symbols_step
+
+NUMBER_OF_DICE = tr("the number of dice")
+
+
+class SymbolTerms:
+    """How the Compiler turns `2dBoost` into a closure rolling it (part of the Compiler)."""
+
+    def symbol_die(self, name: str) -> SymbolDie:
+        """The die a `die` definition declares, made once."""
+        key = ("die", name)
+        die = self.compiled.get(key)
+        if die is None:
+            die = self.compiled[key] = SymbolDie.of(self.book.dice[name], self.book.symbols)
+        return die
+
+    def symbol_forms(self) -> tuple[dict, dict]:
+        """The sums of symbols each definition reads of its pools (symbol_forms)."""
+        terms: dict = {}
+        sums: dict = {}
+        book = self.book
+        if not book.dice:
+            return terms, sums
+        for table in (book.checks, book.opposed, book.actions, book.formulas, book.rolls):
+            for definition in table.values():
+                found = find_forms(definition, self.bindings, self.types, book.symbols)
+                terms.update(found[0])
+                sums.update(found[1])
+        return terms, sums
+
+    def symbol_sum(self, node, original):
+        """A sum of symbols read of a pool: from its form, where the odds counted forms."""
+        name, k, constant = self.symbol_sums[id(node)]
+
+        def from_form(forms):
+            return forms.values[k] + constant if type(forms) is Forms else None
+
+        def read(ctx):
+            value = ctx.env.get(name)
+            if type(value) is Forms:
+                return value.values[k] + constant
+            if isinstance(value, Unknown):
+                return lift(from_form, value)
+            return original(ctx)
+
+        return read
+
+    def ex_symboldice(self, node: n.SymbolDice):
+        projection = self.symbol_terms.get(id(node))
+        die = self.symbol_die(node.die)
+        count, span = self.expr(node.count), node.span
+        literal = isinstance(node.count, n.Literal)
+        label = node.label or span.text
+
+        def roll(ctx):
+            how_many = count(ctx)
+            if type(how_many) is not int:
+                how_many = as_whole(ctx, how_many, span, NUMBER_OF_DICE)
+            if how_many < 0:
+                raise EvaluationError(tr("cannot roll {how_many} dice", how_many=how_many), span)
+            record, names = ctx.roller.symbols(die, how_many, span, projection)
+            trace = ctx.trace
+            if names is not None and trace is not None and not ctx.quiet and trace.wants():
+                shown = label if literal else f"{label} = {how_many}d{die.label}"
+                origin = ctx.roller.source.origin
+                trace.append(symbols_step(shown, names, record, span, ctx.depth, origin))
+            return record
+
+        return roll
