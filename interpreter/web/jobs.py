@@ -13,6 +13,7 @@ import json
 import time
 
 from dsl.errors import RulebookError, RulebookInvalid
+from dsl.load import read
 from dsl.messages import language_for, tr
 from interpreter.engine import Engine
 from interpreter.errors import LimitExceeded, ParameterError, SheetError
@@ -117,7 +118,7 @@ def rulebook_source(work: Work, args: dict) -> Answer:
     name = args["name"]
     path = work.library.rulebook_path(name)
     source = work.library.rulebook_files()[name][1]
-    text = path.read_text("utf-8")
+    text = read(path)  # (a named pipe put there meanwhile is refused, never waited on)
     version = version_of(text)  # what a save over it names (If-Match)
     out = {"name": name, "source": source, "path": str(path), "text": text, "version": version}
     return Answer(out, {"etag": version, "cache-control": "no-cache"})
