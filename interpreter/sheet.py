@@ -144,7 +144,9 @@ class Sheet:
         meta = {k: data[k] for k in META_KEYS if k in data}
         values = validate(data, rulebook, path, limits)
         complete(Compiler.of(rulebook), values, limits, path)
-        return cls(rulebook, values, meta, path, text_format, text)
+        sheet = cls(rulebook, values, meta, path, text_format, text)
+        sheet.warnings = tuple(key_warnings(data, rulebook, path))  # (placed by from_text)
+        return sheet
 
     # ─── writing ────────────────────────────────────────────────────────────
 

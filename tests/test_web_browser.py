@@ -501,3 +501,25 @@ def test_odds_past_the_listed_outcomes_say_how_many_were_left_out(page, server):
         gone = left[side]
         percent = f"{gone['probability'] * 100:.2f}%"
         expect(note).to_have_text(f"… {gone['outcomes']} more outcomes ({percent} in all)")
+
+
+def test_a_sheets_warnings_are_shown_with_the_sheet_the_run_and_the_odds(page, server):
+    _base, folder = server
+    (folder / "look.rules").write_text(
+        "# a rulebook with open skills\nsheet {\n  attribute Fuerza in 1..10\n"
+        "  skills in 0..10 default 0\n}\naction golpe() { let x = d6  result { total: x } }\n",
+        encoding="utf-8",
+    )
+    lookalike = "Pel\u0435a"  # a Cyrillic е beside the Latin Pelea
+    (folder / "lookalike.yaml").write_text(
+        f"rulebook: look\nFuerza: 3\nskills:\n  Pelea: 2\n  {lookalike}: 3\n", encoding="utf-8"
+    )
+    open_page(page, server, "look", "lookalike")
+    warning = re.compile(f"{lookalike}.*U\\+0435")
+    expect(page.locator("#sheet-warnings")).to_contain_text(warning)
+    page.select_option("#action", "golpe")
+    page.click("#run")
+    expect(page.locator("#run-warnings")).to_contain_text(warning)
+    page.fill("#odds-field", "total")
+    page.click("#odds-button")
+    expect(page.locator("#odds-warnings")).to_contain_text(warning)

@@ -152,6 +152,7 @@ def character(work: Work, args: dict) -> dict:
         "saves_to": library.save_target(name).name,
     }
     out.update(sheet_json(engine, sheet))
+    out["warnings"] = sheet_warnings([sheet], language_of(args, book))
     return out
 
 
@@ -272,6 +273,13 @@ def targets_of(work: Work, body: dict, engine) -> dict:
                 tr("targets: {role} is a character's name or a sheet (an object)", role=role)
             )
     return out
+
+
+def sheet_warnings(sheets, language: str | None) -> list[str]:
+    """What the sheets of a request say that may not be what it seems (a key that only
+    looks like a field's name, a direction control in one: `Sheet.warnings`), each as
+    the command line prints it, in the answer's language."""
+    return [warning.render(language) for sheet in sheets for warning in sheet.warnings]
 
 
 def sheet_json(engine, sheet) -> dict:

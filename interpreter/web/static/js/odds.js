@@ -3,7 +3,7 @@
 // The answer is the odds document of `rulebook odds --json` (or odds_comparison).
 
 import { errorText, stream } from "./api.js";
-import { $, el, show, t, tn } from "./dom.js";
+import { $, el, show, showWarnings, t, tn } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -165,6 +165,7 @@ export function renderOdds(answer, view) {
     return `${who}${how}${mean}${lost}`;
   });
   $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));
+  showWarnings($("#odds-warnings"), answer.warnings);
   $("#odds-view").hidden = !numeric;
   $("#odds").hidden = false;
 }
