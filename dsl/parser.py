@@ -52,7 +52,7 @@ _EXPECTED = {
     "DOT": ".",
     "VBAR": "|",
     "ROLL_SIGN": tr("add or subtract"),
-    "TIE_RULE": tr("reroll, ours or theirs"),
+    "TIE_RULE": tr("reroll, ours, theirs or none"),
     "HEADER_KEY": tr("system, source or language"),
     "$END": tr("the end of the text"),
 }
@@ -303,6 +303,12 @@ def _misplaced_keyword(error: UnexpectedToken, text: str, source: Source, offset
     expected = set(error.accepts or error.expected or ())
     if error.interactive_parser is not None and token.value in words:
         expected = set(error.interactive_parser.accepts())  # the state's own, not its lexer's
+    inside = _definition_items(expected)
+    if inside is not None and token.value in words and token.type in STATEMENT_WORDS:
+        start = offset + token.start_pos
+        span = Span(source, start, start + len(token.value))
+        message, hint = inside
+        return RulebookSyntaxError(message.fill(word=token.value), span, hint)
     if token.type != "NAME" and token.value in words and "NAME" in expected:
         start = offset + token.start_pos
         span = Span(source, start, start + len(token.value))
@@ -322,6 +328,52 @@ def _misplaced_keyword(error: UnexpectedToken, text: str, source: Source, offset
             word = before.group(1)
             start = offset + before.start(1)
             return _keyword_error(word, Span(source, start, start + len(word)))
+    return None
+
+
+#: the statements of an action, which a check's or an opposed check's body does not take
+STATEMENT_WORDS = frozenset(
+    [
+        "SET",
+        "SPEND",
+        "GAIN",
+        "LOSE",
+        "REQUIRE",
+        "IF",
+        "MATCH",
+        "FOR",
+        "REPEAT",
+        "RESULT",
+        "NOTE",
+        "DO",
+        "ADD",
+        "EFFECT",
+        "PASS",
+        "END",
+        "CHOOSE",
+    ]
+)
+
+
+def _definition_items(expected: set):
+    """What a check's (or an opposed check's) body takes, when the parser is at one of its
+    items: the message for a statement written there, and the hint."""
+    if "DEGREES" in expected and "LET" in expected:
+        return tr(
+            "a check takes only `let`, `roll`, fields (`name = ...`) and `degrees`: `{word}` "
+            "is a statement of actions"
+        ), tr(
+            "name a new value with `let` (`let y = x + 1`), or compute it in a field; to "
+            "change the sheet or decide, call the check from an action"
+        )
+    if "AGAINST" in expected or ("COMPARE" in expected and "TIE" in expected):
+        return tr(
+            "an opposed check takes only `roll`, `against`, `compare`, `tie` and fields "
+            "(`name = ...`): `{word}` is a statement of actions"
+        ), tr(
+            "compute a value in a field; to change the sheet or decide, call the opposed "
+            "check from an action"
+        )
     return None
 
 

@@ -37,6 +37,8 @@ class Question:
     by: str | None  # the role of the character who decides (None: the acting one)
     who: str | None  # how the trace names that character
     span: object = attrs.field(eq=False, repr=False, default=None)
+    #: why each closed option is closed, in `closed`'s order: "condition" or "cost"
+    why: tuple = attrs.field(eq=False, repr=False, default=())
 
     def option(self, answer: object) -> object:
         """The option an answer names (a text from a command line: `2` is the number 2)."""
@@ -45,15 +47,15 @@ class Question:
                 return option
             if isinstance(answer, str) and show(option) == answer.strip():
                 return option
-        if any(answer == c or show(c) == str(answer).strip() for c in self.closed):
-            raise ChoiceNotOpen(
-                tr(
-                    "{name}: {answer} cannot be chosen now (its condition or its cost)",
-                    name=self.name,
-                    answer=str(answer),
-                ),
-                self.span,
-            )
+        for index, closed in enumerate(self.closed):
+            if answer == closed or show(closed) == str(answer).strip():
+                why = self.why[index] if index < len(self.why) else None
+                message = REFUSED.get(why, REFUSED[None])
+                error = ChoiceNotOpen(message.fill(name=self.name, answer=str(answer)), self.span)
+                # the answer refused, as the run's replay meets it again (its trace ends
+                # there, not on another option taken in its place)
+                error.refused = Choice(self.name, answer, self.by, "given")
+                raise error
         every = [show(o) for o in (*self.options, *self.closed)]
         raise ParameterError(
             tr(
@@ -65,6 +67,14 @@ class Question:
             None,
             did_you_mean(str(answer), every) or _without_accents(str(answer), every),
         )
+
+
+#: an answer given in advance to an option closed now, by what closes it
+REFUSED = {
+    "condition": tr("{name}: {answer} cannot be chosen now (its condition does not hold)"),
+    "cost": tr("{name}: {answer} cannot be chosen now (its cost cannot be paid)"),
+    None: tr("{name}: {answer} cannot be chosen now (its condition or its cost)"),
+}
 
 
 def _without_accents(answer: str, options: list) -> str | None:

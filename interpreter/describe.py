@@ -73,7 +73,7 @@ def _action(node: n.Action, book: Rulebook) -> dict:
     out["choices"] = [
         {
             "name": choose.name,
-            "label": choose.label.value if choose.label is not None else None,
+            "label": _question(choose.label),
             "options": [option.value.value for option in choose.options],
             "by": choose.by,
             "line": choose.span.line,
@@ -82,6 +82,15 @@ def _action(node: n.Action, book: Rulebook) -> dict:
         if isinstance(choose, n.Choose)
     ]
     return out
+
+
+def _question(label) -> str | None:
+    """A choice's question as written (its `{...}` parts as they are: known when it runs)."""
+    if label is None:
+        return None
+    if isinstance(label, n.Literal):
+        return label.value
+    return label.span.text[1:-1]
 
 
 def _check(node: n.Check, book: Rulebook) -> dict:

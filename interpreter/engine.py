@@ -34,7 +34,13 @@ from interpreter.choices import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
-from interpreter.errors import EvaluationError, LimitExceeded, ParameterError, SheetError
+from interpreter.errors import (
+    ChoiceNotOpen,
+    EvaluationError,
+    LimitExceeded,
+    ParameterError,
+    SheetError,
+)
 from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
@@ -295,6 +301,8 @@ class Engine:
             source.finish()
         except EvaluationError as error:
             faces, made = tuple(roller.drawn), tuple(ctx.choices)
+            if isinstance(error, ChoiceNotOpen) and error.refused is not None:
+                made += (error.refused,)  # the replay is refused there again
             error.replay = functools.partial(
                 self._trace, runnable, sheet, args, faces, shown, source.origin, made
             )

@@ -116,6 +116,7 @@ class ChoiceNotOpen(RequirementFailed):
     cost) closes at that moment: like a `require` that fails, the run changes nothing."""
 
     code = "choice_not_open"
+    refused = None  # the answer refused (interpreter.choices.Choice), for the replay
 
 
 class InsufficientResource(EvaluationError):

@@ -61,6 +61,7 @@ def test_every_section_has_a_recipe_and_a_command():
         "Exploding pools",
         "Spending a resource after the roll",
         "Opposed checks between characters",
+        "Roll-under contests",
     ]
     assert {title for title, _, _ in commands()} == set(found)
 
@@ -189,3 +190,31 @@ def test_an_opposed_check_between_two_sheets_and_the_rivals_choice():
     odds = engine.odds("challenge", strong, {"rival": rival}, field="won",
                        choices={"answer": "give in"})  # fmt: skip
     assert abs(odds.probability(True) - Fraction(21, 31)) <= odds.omitted < Fraction(1, 10**12)
+
+
+def test_a_roll_under_contest_is_won_by_the_better_margin():
+    """GURPS 4e, p. B348: both roll 3d6 under their skill; the larger margin wins, and a
+    tie stands. Counted pair by pair of totals, as the page says."""
+    engine = recipe("Roll-under contests")
+    sheet = engine.sheet({})  # Stealth 12
+    totals: dict = {}
+    for a in range(1, 7):
+        for b in range(1, 7):
+            for c in range(1, 7):
+                totals[a + b + c] = totals.get(a + b + c, 0) + Fraction(1, 216)
+    for guard in (8, 10, 12, 15):
+        won = sum(p * q for x, p in totals.items() for y, q in totals.items() if 12 - x > guard - y)
+        tie = sum(
+            p * q for x, p in totals.items() for y, q in totals.items() if 12 - x == guard - y
+        )
+        assert engine.odds("sneak_past", sheet, {"guard": guard}, "unseen").probabilities == {
+            True: won,
+            False: 1 - won,
+        }
+        assert (
+            engine.odds("sneak_past", sheet, {"guard": guard}, "stalemate").probabilities[True]
+            == tie
+        )
+    out = engine.run("sneak_past", sheet, {"guard": 10}, dice=ForcedDice([4, 4, 4, 3, 3, 3]))
+    assert out.result == {"unseen": False, "by": -1, "stalemate": False}
+    assert "Quick contest: 12 vs 9 (margin 0 vs 1) → loses" in render_text(out.trace)

@@ -341,7 +341,8 @@ class Definitions:
         return Tagged("field", (name.text, expr), span)
 
     def _opposed(self, span, name, params, label, *items):
-        parts = {"roll": None, "against": None, "compare": ("total",), "tie": "reroll"}
+        # `compare` left out: the default, which depends on the sides (dsl.opposed)
+        parts = {"roll": None, "against": None, "compare": (), "tie": "reroll"}
         fields = []
         for item in items:
             if item.tag == "field":
@@ -378,6 +379,9 @@ class Definitions:
 
     def _opposed_tie(self, span, token):
         return Tagged("tie", str(token), span)
+
+    def _opposed_tie_none(self, span):
+        return Tagged("tie", "none", span)
 
     def _action(self, span, name, params, label, body):
         return n.Action(name.text, params, label, body, span=name.span)

@@ -90,7 +90,10 @@ class Statements:
                 raise self._error(
                     tr("the option {value} is listed twice", value=values[i]), option.value.span
                 )
-        label_node = n.Literal(label, span=span) if label is not None else None
+        # the question, a text like any other: `"Burn momentum ({x} now)?"` shows x's value
+        label_node = None
+        if label is not None:
+            label_node = self._text_node(label, self._token_span(label))
         return n.Choose(
             name.text, by.text if by is not None else None, label_node, options, span=span
         )

@@ -62,7 +62,71 @@ class CharacterChecks:
                 ),
                 node.call.name_span,
             )
-        return self.expr(node.call, scope)
+        type_ = self.expr(node.call, scope)
+        if isinstance(definition, callable_kinds):
+            self.read_for_another(node, definition)
+        return type_
+
+    def read_for_another(self, node: n.CharacterCall, definition) -> None:
+        """A field read for a number parameter of a call made for another character
+        (`rival.roll_under(Observation)`, `value: int`) is read on the caller's sheet,
+        where a skill named for another character is almost always meant on its own: a
+        warning naming both readings. (A parameter naming a field, `s: skill`, is given
+        the name, read on the other character's sheet: no warning.)"""
+        given = dict(zip((p.name for p in definition.params), node.call.args))
+        given.update(node.call.named)
+        who = node.character.span.text
+        for param in definition.params:
+            arg = given.get(param.name)
+            if arg is None or not isinstance(arg, n.Name):
+                continue
+            if self.type_of(param.type).kind == "ref":
+                continue  # the name is given: read on the other character's sheet
+            binding = self.bindings.get(id(arg))
+            read = self.types.get(id(arg))
+            if binding is None or read is None or read.kind != "ref":
+                continue
+            if binding.kind not in ("field", "derived", "local"):
+                continue
+            if binding.kind == "local":  # a parameter naming a field, read as a number
+                self.warning(
+                    tr(
+                        "`{arg}` names a {kind}, read on this character's sheet, not on "
+                        "{who}'s: {name} takes `{param}` as a number",
+                        arg=arg.name,
+                        kind=read.ref,
+                        who=who,
+                        name=node.call.function,
+                        param=param.name,
+                    ),
+                    arg.span,
+                    tr(
+                        "for {who}'s own, give {name} a parameter that names a field "
+                        "(`{param}: {kind}`)",
+                        who=who,
+                        name=node.call.function,
+                        param=param.name,
+                        kind=read.ref,
+                    ),
+                )
+                continue
+            self.warning(
+                tr(
+                    "`{arg}` is this character's {arg}, not {who}.{arg}: {name} takes "
+                    "`{param}` as a number, read on the caller's sheet",
+                    arg=arg.name,
+                    who=who,
+                    name=node.call.function,
+                    param=param.name,
+                ),
+                arg.span,
+                tr(
+                    "for {who}'s own, write `{who}.{arg}`; for this character's, "
+                    "`{arg} + 0` says so",
+                    who=who,
+                    arg=arg.name,
+                ),
+            )
 
     def character_param(self, param: n.Param) -> None:
         """The acting character is `self` (in a run's outcome and its journal)."""

@@ -11,6 +11,7 @@ from dsl.check.definitions import DefinitionChecks
 from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
+from dsl.check.items import ItemChecks
 from dsl.check.lookalikes import LookalikeChecks
 from dsl.check.scope import BUILTINS, CALL_NESTING, MAX_CALL_NESTING, Scope
 from dsl.check.sheet import SheetChecks
@@ -67,6 +68,7 @@ class Checker(
     StatementChecks,
     EffectChecks,
     ExpressionChecks,
+    ItemChecks,
     DiceChecks,
     CharacterChecks,
     ChoiceChecks,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 
 from dsl import nodes as n
+from dsl import opposed
 from dsl import types as t
 from dsl.check.scope import CHECK_NAMES, OWN_OUTCOME, PARAM_TYPES, ROLL_NAMES, Scope
 from dsl.check.wording import describe_definition
@@ -179,7 +180,8 @@ class DefinitionChecks:
                     side.span,
                 )
             sides.append(value if value.kind == "record" else t.record({"total": t.NUMBER}))
-        for name in node.compare:
+        self.opposed_directions(node)
+        for name in opposed.compared(node, self.bindings):
             for side, expr in zip(sides, (node.ours, node.theirs)):
                 if side.fields is not None and side.field(name) is None:
                     self.error(
@@ -198,6 +200,33 @@ class DefinitionChecks:
         field_scope = scope.child({k: ("local", v) for k, v in fields.items()})
         self.check_fields(node.fields, field_scope, fields)
         self.result_types[node.name] = t.record(fields)
+
+    def opposed_directions(self, node: n.Opposed) -> None:
+        """A side rolled under its target in one branch and over it in another, or totals
+        compared of a side rolled under and one not: an error (no order says which wins). Only
+        `total` depends on the direction: `margin` and `success` say it already."""
+        if "total" not in opposed.compared(node, self.bindings):
+            return  # the other keys say the same whichever way the sides roll
+        found = []
+        for expr in (node.ours, node.theirs):
+            way = opposed.direction(opposed.side_checks(expr, self.bindings))
+            if way == "mixed":
+                self.error(
+                    tr(
+                        "this side rolls under its target in one branch and not in another: "
+                        "which roll is the better cannot be told"
+                    ),
+                    expr.span,
+                )
+            found.append(way)
+        if set(found) == {"under", "over"}:
+            self.error(
+                tr(
+                    "one side rolls under its target and the other not: their totals cannot "
+                    "be compared (compare `margin`, or fields of your own)"
+                ),
+                node.theirs.span,
+            )
 
     def def_action(self, node: n.Action) -> None:
         scope = self.params(node.params, Scope())

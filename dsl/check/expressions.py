@@ -7,6 +7,7 @@ from fractions import Fraction
 from dsl import nodes as n
 from dsl import types as t
 from dsl.check.effects import EFFECT_READS
+from dsl.check.items import ITEM_FUNCTIONS
 from dsl.check.scope import BUILTINS, Scope
 from dsl.check.wording import arguments, describe_definition, how_to_use, signature_of
 from dsl.errors import Span, did_you_mean
@@ -253,7 +254,8 @@ class ExpressionChecks:
         ):
             self.undefined(subject.name, subject.span, scope)
             return t.ANY
-        self.expr(subject, scope)
+        if t.value_of(listed := self.expr(subject, scope)).kind == "list":
+            return self.list_item(node, listed, scope)
         hint = tr("tables, catalogs and resources kept per group can")
         if isinstance(subject, n.Dice | n.RollGroup) and all(
             isinstance(k, n.Name) for k in node.keys
@@ -361,8 +363,8 @@ class ExpressionChecks:
 
     def builtin(self, node: n.Call, scope: Scope) -> t.Type:
         name = node.function
-        if name in EFFECT_READS:
-            return self.effect_read(node, scope)
+        if name in EFFECT_READS or name in ITEM_FUNCTIONS:
+            return (self.effect_read if name in EFFECT_READS else self.item_function)(node, scope)
         low, high = BUILTINS[name]
         count = len(node.args)
         if node.named:

@@ -32,6 +32,10 @@ BUILTINS = {
     "effects": (1, None),
     "active": (1, 1),
     "effect_modifier": (1, 1),
+    # lists and texts taken apart (dsl.check.items)
+    "without": (2, 2),
+    "join": (1, 2),
+    "number": (1, 1),
 }
 
 #: names a check's fields can use, and what they are

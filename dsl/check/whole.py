@@ -95,10 +95,13 @@ class WholeChecks:
             )
 
     def check_unused(self) -> None:
+        # actions, checks and opposed checks are used by running them (`rulebook run`)
         for name, definition in self.globals.items():
             if isinstance(
                 definition,
                 n.Action
+                | n.Check
+                | n.Opposed
                 | n.Stat
                 | n.Resource
                 | n.Counter

@@ -146,7 +146,8 @@ class Check:
 
 @attrs.frozen
 class Opposed:
-    """Two rolls compared; `tie` is "reroll", "ours" or "theirs"."""
+    """Two rolls compared; `tie` is "reroll", "ours", "theirs" or "none" (the tie stands:
+    nobody wins); `compare` is empty when not written (the default: dsl.opposed)."""
 
     name: str
     params: tuple

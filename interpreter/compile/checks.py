@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import attrs
 
 from dsl import nodes as n
+from dsl import opposed
 from dsl import types as t
 from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
@@ -345,6 +348,12 @@ class CompiledOpposed(CallFrame):
         self.cost = compiler.cost([e for _, e in node.fields])
         self.sides_cost = compiler.cost((node.ours, node.theirs))
         self.rerolls_ties = node.tie == "reroll"
+        # what is compared, and how each side rolls (dsl.opposed): a roll-under side's
+        # `total` is better the lower, a degree by its rank among its check's
+        self.compared = opposed.compared(node, compiler.bindings)
+        ways = [opposed.side_checks(e, compiler.bindings) for e in (node.ours, node.theirs)]
+        self.under = tuple(opposed.direction(checks) == "under" for checks in ways)
+        self.degrees = tuple(opposed.degrees(checks) for checks in ways)
         # whether the author's fields look at `rerolls` (else it is independent of them)
         self.fields_read_rerolls = "rerolls" in n.field_reads(tuple(e for _, e in node.fields))
 
@@ -366,7 +375,7 @@ class CompiledOpposed(CallFrame):
                     rounds.append(len(ctx.trace))
                 ours = self.side(known(ctx, self.ours(ctx)), self.node.ours.span)
                 theirs = self.side(known(ctx, self.theirs(ctx)), self.node.theirs.span)
-                if not self.rerolls_ties or self.key(ours) != self.key(theirs):
+                if not self.rerolls_ties or self.key(ours, 0) != self.key(theirs, 1):
                     break
                 rerolls += 1
                 if rerolls > ctx.limits.tie_rerolls:
@@ -396,7 +405,9 @@ class CompiledOpposed(CallFrame):
             record = self.record(ctx, ours, theirs, rerolls, known)
             if ctx.trace is not None and ctx.trace.wants_at(mark):
                 won, tie = record["won"], record["tie"]
-                if tie:
+                if tie and self.node.tie == "none":
+                    verdict = tr("tie, nobody wins")
+                elif tie:
                     verdict = tr("tie, wins") if won else tr("tie, loses")
                 else:
                     verdict = tr("wins") if won else tr("loses")
@@ -407,6 +418,15 @@ class CompiledOpposed(CallFrame):
                     theirs=theirs["total"],
                     verdict=verdict,
                 )
+                if not self.node.compare and self.compared != ("total",):
+                    text = tr(
+                        "{label}: {ours} vs {theirs} ({compared}) → {verdict}",
+                        label=self.label,
+                        ours=ours["total"],
+                        theirs=theirs["total"],
+                        compared=self.compared_text(ours, theirs, ctx.limits.shown_length),
+                        verdict=verdict,
+                    )
                 ctx.depth -= 1
                 ctx.trace.insert(
                     mark,
@@ -427,9 +447,39 @@ class CompiledOpposed(CallFrame):
         """One side's value as a record with a total (a plain number is `{total}`)."""
         return _side(value, span)
 
-    def key(self, side: Record) -> tuple:
-        """What the comparison looks at, in order: the `compare` fields of a side."""
-        return tuple(_key(side.get(k)) for k in self.node.compare)
+    def key(self, side: Record, which: int = 0) -> tuple:
+        """What the comparison looks at, in order: the compared fields of a side (`which`:
+        0 ours, 1 theirs), each better the higher (a roll-under side's total reversed, a
+        degree by its rank)."""
+        return tuple(self.measure(side, name, which) for name in self.compared)
+
+    def measure(self, side: Record, name: str, which: int):
+        value = side.get(name)
+        if name == "degree" and any(self.degrees):
+            return opposed.degree_rank(self.degrees[which], value, side.get("success"))
+        if name == "total" and self.under[which] and _is_number(value):
+            return (1, -value)
+        return _key(value)
+
+    def compared_text(self, ours: Record, theirs: Record, length: int) -> str:
+        """What the default comparison looked at, when it is not the totals: `margin 0
+        vs 1`, `degree hard vs regular, margin 3 vs 1`."""
+        return ", ".join(
+            f"{name} {show(glimpse(ours.get(name), length))} vs "
+            f"{show(glimpse(theirs.get(name), length))}"
+            for name in self.compared
+        )
+
+    def margin(self, ours: Record, theirs: Record):
+        """By how much ours is ahead, in the first compared measure that is a number on
+        both sides (a roll-under side's total reversed); else in their totals."""
+        for name in (*self.compared, "total"):
+            a, b = ours.get(name), theirs.get(name)
+            if name != "degree" and _is_number(a) and _is_number(b):
+                a = self.measure(ours, name, 0)[1]
+                b = self.measure(theirs, name, 1)[1]
+                return normalize(a - b)
+        return normalize(ours["total"] - theirs["total"])
 
     def still_tied(self, ctx) -> LimitExceeded:
         """The error a run stops with when the sides are still tied at the limit."""
@@ -439,7 +489,8 @@ class CompiledOpposed(CallFrame):
         )
 
     def verdict(self, a: tuple, b: tuple) -> tuple:
-        """(won, tie) for the sides' keys `a` (ours) and `b` (theirs)."""
+        """(won, tie) for the sides' keys `a` (ours) and `b` (theirs): a tie is won with
+        `tie ours`, lost with `tie theirs`, and stands with `tie none` (nobody wins)."""
         tie = a == b
         return a > b or (tie and self.node.tie == "ours"), tie
 
@@ -447,14 +498,14 @@ class CompiledOpposed(CallFrame):
         """The result once the comparison is decided (or tied, without `tie reroll`): the
         built-in fields, then the author's, each passed through settle(ctx, value).
         `keys`: the two sides' keys, when the caller has them already."""
-        a, b = keys if keys is not None else (self.key(ours), self.key(theirs))
+        a, b = keys if keys is not None else (self.key(ours, 0), self.key(theirs, 1))
         won, tie = self.verdict(a, b)
         fields = {
             "ours": ours,
             "theirs": theirs,
             "won": won,
             "tie": tie,
-            "margin": normalize(ours["total"] - theirs["total"]),
+            "margin": self.margin(ours, theirs),
             "rerolls": rerolls,
         }
         ctx.env.update(fields)
@@ -484,3 +535,7 @@ def _side(value, span) -> Record:
 
 def _key(value):
     return (0, value) if isinstance(value, bool) else (1, value)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | Fraction) and not isinstance(value, bool)

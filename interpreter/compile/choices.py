@@ -41,9 +41,14 @@ class Choices:
         name, span = node.name, node.span
 
         def choose(ctx):
-            open_, closed = [], []
-            for value, is_open, _pay, _body, _steps in options:
-                (open_ if is_open(ctx) else closed).append(value)
+            open_, closed, why = [], [], []
+            for value, closed_by, _pay, _body, _steps in options:
+                reason = closed_by(ctx)
+                if reason is None:
+                    open_.append(value)
+                else:
+                    closed.append(value)
+                    why.append(reason)
             if not open_:
                 raise EvaluationError(tr("{name}: no option is open", name=name), span)
             character = character_of(ctx, who(ctx), span) if who is not None else None
@@ -55,6 +60,7 @@ class Choices:
                 character.role if character is not None else None,
                 character.label if character is not None else None,
                 span,
+                tuple(why),
             )
             chooser = ctx.chooser if ctx.chooser is not None else NOBODY_CHOOSES
             value, how = chooser.choose(question)
@@ -84,8 +90,8 @@ class Choices:
         return choose
 
     def compile_option(self, option: n.Option) -> tuple:
-        """(value, is_open(ctx), pay(ctx) or None, body, the steps of paying and of the
-        body's statements)."""
+        """(value, closed_by(ctx) (None when open), pay(ctx) or None, body, the steps of
+        paying and of the body's statements)."""
         condition = self.expr(option.condition) if option.condition is not None else None
         cspan = option.condition.span if option.condition is not None else None
         affordable, pay, steps = None, None, 0
@@ -97,12 +103,13 @@ class Choices:
             steps = self.statement_cost(spend)
         body = self.block(option.body)
 
-        def is_open(ctx):
+        def closed_by(ctx):
+            """None when the option is open; else what closes it: "condition", "cost"."""
             if condition is not None and not as_bool(ctx, condition(ctx), cspan):
-                return False
-            return affordable is None or affordable(ctx)
+                return "condition"
+            return None if affordable is None or affordable(ctx) else "cost"
 
-        return option.value.value, is_open, pay, body, steps + block_cost(body)
+        return option.value.value, closed_by, pay, body, steps + block_cost(body)
 
     def affordable(self, amount_node, place_node):
         """Whether spending the amount from the place would not fail (its minimum kept)."""

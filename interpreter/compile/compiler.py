@@ -23,6 +23,7 @@ from interpreter.compile.costs import Costs, charged
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
 from interpreter.compile.expressions import Expressions
+from interpreter.compile.items import Items
 from interpreter.compile.pools import PoolValues, RollGroups
 from interpreter.compile.procedures import Procedure
 from interpreter.compile.statements import Statements
@@ -33,6 +34,7 @@ from interpreter.runtime import Elsewhere, count_past_bound, known, place_text
 class Compiler(
     Costs,
     Expressions,
+    Items,
     DiceTerms,
     PoolValues,
     RollGroups,

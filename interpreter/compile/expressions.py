@@ -6,6 +6,7 @@ import math
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.items import ITEM_FUNCTIONS
 from dsl.messages import language_for, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import (
@@ -34,7 +35,7 @@ from interpreter.compile.arithmetic import (
 )
 from interpreter.compile.costs import charged
 from interpreter.compile.pools import POOL_FUNCTIONS
-from interpreter.compile.tables import text_keyed
+from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
@@ -147,7 +148,8 @@ class Expressions:
             def local_field(ctx):  # `c.total`: the commonest field access, in one step
                 record = ctx.env[local]
                 if type(record) is Record:
-                    return record._fields.get(name)
+                    value = record._fields.get(name)
+                    return value.force(ctx) if type(value) is Pending else value
                 return field_of(record, name, span)
 
             return local_field
@@ -187,10 +189,13 @@ class Expressions:
             return lambda ctx: procedure.call(ctx, values(ctx))
         return self.expr(node)
 
-    def ex_index(self, node: n.Index, wanted: frozenset | None = None):
+    def ex_index(self, node: n.Index, wanted: frozenset | None = None, lazy: bool = False):
         """A lookup; of a table's record, `wanted` are the fields read of it (None: all),
-        so that a field with dice nobody reads is never rolled."""
-        binding = self.bindings[id(node)]
+        so that a field with dice nobody reads is never rolled; `lazy`: those with dice
+        rolled when first read (a `let` whose record is only read field by field)."""
+        binding = self.bindings.get(id(node))
+        if binding is None:  # a list's item, by its position
+            return self.list_item(node)
         span = node.span
         if binding.kind == "table":
             # A value naming a field looks up a table of texts by the field's name, and
@@ -203,7 +208,7 @@ class Expressions:
             lookup = self.table(binding.name)
             key_values = tuple_of(keys)
             if wanted is not None:
-                return lambda ctx: lookup(ctx, key_values(ctx), span, wanted)
+                return lambda ctx: lookup(ctx, key_values(ctx), span, wanted, lazy)
             return lambda ctx: lookup(ctx, key_values(ctx), span)
         if binding.kind == "family":
             place = self.ref(node)
@@ -290,6 +295,8 @@ class Expressions:
             return self.pool_function(node)
         if name in ("effects", "active", "effect_modifier"):
             return self.effect_read(node)
+        if name in ITEM_FUNCTIONS:
+            return self.item_function(node)
         if name == "step":
             ladder = self.book.ladders[node.args[0].name]
             steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]

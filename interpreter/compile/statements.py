@@ -70,7 +70,8 @@ class Statements:
         elif isinstance(node.expr, n.Index) and self.bindings[id(node.expr)].kind == "table":
             unread = bool(self.reads) and name not in self.reads[-1]
             wanted = frozenset() if unread else (frozenset(read) if read is not None else None)
-            value = self.ex_index(node.expr, wanted)
+            # read only field by field: its cells with dice rolled when (if) first read
+            value = self.ex_index(node.expr, wanted, lazy=wanted is not None)
         else:
             value = self.expr(node.expr)
         quiet = isinstance(node.expr, n.Literal)
@@ -149,8 +150,18 @@ class Statements:
             if self.type_of(node.place).kind == "roll":
                 return self.set_pool(node)  # the new roll, with its dice
 
+            source, span = node.expr.span.text, node.span
+
             def set_local(ctx):
-                ctx.env[name] = known(ctx, value(ctx))
+                ctx.env[name] = new = known(ctx, value(ctx))
+                if ctx.trace is not None and ctx.trace.wants():
+                    # a step of the working (--verbose): `x = 4`, as computed `x = x + 1 = 4`
+                    shown = glimpse(new, ctx.limits.shown_length)
+                    text = Message.joined([name, " = ", shown], "")
+                    detail = None
+                    if source != show(shown):
+                        detail = Message.joined([name, " = ", source, " = ", shown], "")
+                    ctx.step("set", text, span, detail, verbose=True, name=name, value=new)
 
             # for the odds engine (interpreter.odds.explore)
             set_local.value, set_local.local = value, name

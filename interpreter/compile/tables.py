@@ -9,7 +9,7 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.costs import charged
 from interpreter.errors import EvaluationError
-from interpreter.runtime import MISSING, known
+from interpreter.runtime import MISSING, Unknown, known, lift
 from interpreter.shown import glimpse
 from interpreter.values import Record, is_number, show
 
@@ -26,7 +26,7 @@ class Tables:
         keys = table.keys
         title = table.name
 
-        def lookup(ctx, key_values: tuple, span, wanted=None):
+        def lookup(ctx, key_values: tuple, span, wanted=None, lazy=False):
             if ctx.roller.lifts:
                 key_values = tuple(known(ctx, k) for k in key_values)
             node = root
@@ -47,19 +47,24 @@ class Tables:
             if type(node) is Cell:
                 value = node.cached
                 if value is MISSING:
-                    value = node.value(ctx, dict(zip(keys, key_values)), wanted)
+                    lazy = lazy and not ctx.roller.lifts  # (odds: every cell's distribution)
+                    value = node.value(ctx, dict(zip(keys, key_values)), wanted, lazy)
             else:
                 value = node.summary(ctx, dict(zip(keys, key_values)))
             if ctx.trace is not None and ctx.trace.wants():
                 length = ctx.limits.shown_length
                 shown = ", ".join(show(glimpse(k, length)) for k in key_values)
+                seen = value
+                if type(value) is Record and any(type(v) is Pending for v in value.values()):
+                    # the cells not rolled yet: shown when (if) they are read
+                    seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
                 ctx.step(
                     "lookup",
-                    f"{title}[{shown}] → {show(glimpse(value, length))}",
+                    f"{title}[{shown}] → {show(glimpse(seen, length))}",
                     span,
                     table=title,
                     key=list(key_values),
-                    value=value,
+                    value=seen,
                 )
             return value
 
@@ -129,7 +134,7 @@ class Cell:
         if constant:  # literals only: computed once, without a run
             self.cached = self.compute(None, {}, None)
 
-    def compute(self, ctx, env, wanted):
+    def compute(self, ctx, env, wanted, lazy=False):
         if not self.record:
             return self.value_fn(ctx) if self.value_fn is not None else None
         fields = {}
@@ -140,18 +145,48 @@ class Cell:
             if value is not None:
                 fields["label"] = value
         for name, fn, rolls in self.fields:
-            if not rolls or wanted is None or name in wanted:
+            if rolls and lazy and wanted is not None and name in wanted:
+                fields[name] = Pending(fn, env)  # rolled when first read
+            elif not rolls or wanted is None or name in wanted:
                 fields[name] = fn(ctx)
+        if ctx is not None and ctx.roller.lifts:
+            unknown = [k for k, v in fields.items() if isinstance(v, Unknown)]
+            if unknown:  # odds: a distribution of rows, each die one roll however often read
+                names = tuple(fields)
+                return lift(
+                    lambda *values: Record(dict(zip(names, values)), kind="row"),
+                    *fields.values(),
+                )
         return Record(fields, kind="row")
 
-    def value(self, ctx, env, wanted=None):
+    def value(self, ctx, env, wanted=None, lazy=False):
         if self.cached is not MISSING:
             return self.cached
         saved, ctx.env = ctx.env, env
         try:
-            return self.compute(ctx, env, wanted)
+            return self.compute(ctx, env, wanted, lazy)
         finally:
             ctx.env = saved
+
+
+class Pending:
+    """A cell's field with dice, in a row a `let` keeps and reads only field by field
+    (`let l = Loss[k]` ... `if passed then l.pass else l.fail`): rolled when first read,
+    the same value on every later read, never rolled (nor asked for) if never read."""
+
+    __slots__ = ("env", "fn", "value")
+
+    def __init__(self, fn, env: dict):
+        self.fn, self.env, self.value = fn, env, MISSING
+
+    def force(self, ctx):
+        if self.value is MISSING:
+            saved, ctx.env = ctx.env, self.env
+            try:
+                self.value = self.fn(ctx)
+            finally:
+                ctx.env = saved
+        return self.value
 
     def summary(self, ctx, env):
         return self.value(ctx, env)

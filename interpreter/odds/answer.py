@@ -242,7 +242,8 @@ _ORDERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def text_orders(book) -> tuple:
     """The rulebook's own orders of texts, each a tuple: the labels of each table's rows
-    and its text keys, in the order written; each list of choices; each group's members;
+    and its text keys, in the order written; each list of choices; each check's degrees;
+    each group's members;
     the sheet's fields. Outcomes that are texts are shown in the first of these orders
     that holds them all (else alphabetically)."""
     found = _ORDERS.get(book)
@@ -261,6 +262,8 @@ def text_orders(book) -> tuple:
                 choices = getattr(param.type, "choices", None)
                 if choices:
                     orders.append(tuple(choices))
+        # each check's degrees, as declared (`critical, fumble, extreme, ...`)
+        orders.extend(tuple(check.degrees) for check in book.checks.values())
         orders.extend(tuple(group.members) for group in book.groups.values())
         orders.append(tuple(book.fields))
         found = _ORDERS[book] = tuple(o for o in orders if o)

@@ -122,10 +122,14 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
     span_a, span_b = opposed.node.ours.span, opposed.node.theirs.span
     # (a known side is a new point each time: grouped as it comes, not remembered)
     sides_a = (
-        _keyed(opposed, a, span_a, roller.records) if a is ours else _grouped(opposed, a, span_a)
+        _keyed(opposed, a, span_a, roller.records, 0)
+        if a is ours
+        else _grouped(opposed, a, span_a, 0)
     )
     sides_b = (
-        _keyed(opposed, b, span_b, roller.records) if b is theirs else _grouped(opposed, b, span_b)
+        _keyed(opposed, b, span_b, roller.records, 1)
+        if b is theirs
+        else _grouped(opposed, b, span_b, 1)
     )
     pairs = a.total * b.total
     # a pair less likely than this would be pruned by the explorer in this world
@@ -204,23 +208,24 @@ def _in_own_frame(ctx, make):
     return made
 
 
-def _keyed(opposed, dist: Dist, span, memory: dict) -> dict:
+def _keyed(opposed, dist: Dist, span, memory: dict, which: int) -> dict:
     """A side's outcomes grouped by what the comparison looks at: key → (mass, [(record,
     weight)]); once per side's distribution in a computation (`memory`: the other side
-    counted with several modifiers meets the same one each time)."""
-    found = memory.get(("keyed", id(opposed), id(dist), span.start))
+    counted with several modifiers meets the same one each time). `which`: 0 ours, 1
+    theirs (a side's keys follow its own direction)."""
+    found = memory.get(("keyed", id(opposed), id(dist), span.start, which))
     if found is not None and found[0] is dist:
         return found[1]
-    out = _grouped(opposed, dist, span)
-    memory[("keyed", id(opposed), id(dist), span.start)] = (dist, out)  # `dist` kept: its id
+    out = _grouped(opposed, dist, span, which)
+    memory[("keyed", id(opposed), id(dist), span.start, which)] = (dist, out)  # `dist` kept
     return out
 
 
-def _grouped(opposed, dist: Dist, span) -> dict:
+def _grouped(opposed, dist: Dist, span, which: int) -> dict:
     out: dict = {}
     for value, weight in dist.weights.items():
         side = opposed.side(value, span)
-        key = opposed.key(side)
+        key = opposed.key(side, which)
         found = out.get(key)
         if found is None:
             out[key] = [weight, [(side, weight)]]

@@ -1,0 +1,68 @@
+"""Checks of lists and texts taken apart: list[1], without, join, number."""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl import types as t
+from dsl.check.scope import BUILTINS, Scope
+from dsl.messages import tr
+from dsl.rulebook import Binding
+
+#: the built-ins of lists and texts
+ITEM_FUNCTIONS = frozenset(("without", "join", "number"))
+
+
+class ItemChecks:
+    """A list's item (`dice[1]`), `without`, `join`, `number` (part of the Checker)."""
+
+    def list_item(self, node: n.Index, listed: t.Type, scope: Scope) -> t.Type:
+        """`dice[1]`: the first item of a list, `dice[-1]` the last."""
+        if len(node.keys) != 1:
+            self.error(tr("an item of a list is taken by one position: `list[1]`"), node.span)
+        for key in node.keys:
+            self.want(key, scope, t.NUMBER, tr("a position in a list"))
+        item = t.value_of(listed).item
+        return item if item is not None else t.ANY
+
+    def item_function(self, node: n.Call, scope: Scope) -> t.Type:
+        name = node.function
+        low, high = BUILTINS[name]
+        self.bindings[id(node)] = Binding("builtin", name)
+        if node.named or not low <= len(node.args) <= high:
+            self.error(
+                tr("{name} takes {low} argument(s)", name=name, low=low)
+                if low == high
+                else tr("{name} takes {low} to {high} argument(s)", name=name, low=low, high=high),
+                node.span,
+                USES[name],
+            )
+            for arg in node.args:
+                self.expr(arg, scope)
+            return t.ANY
+        types = [self.expr(arg, scope) for arg in node.args]
+        first = t.value_of(types[0])
+        if name == "number":
+            if first.kind not in ("text", "any"):
+                self.error(tr("number(...) reads a text as a number"), node.args[0].span)
+            return t.NUMBER
+        if first.kind not in ("list", "any"):
+            self.error(
+                tr(
+                    "{name}(...) takes a list first, not {given}", name=name, given=first.describe()
+                ),
+                node.args[0].span,
+                USES[name],
+            )
+        if name == "join":
+            if len(types) == 2 and t.value_of(types[1]).kind not in ("text", "any"):
+                self.error(tr("the separator of join(...) is a text"), node.args[1].span)
+            return t.TEXT
+        return first if first.kind == "list" else t.list_of(t.ANY)
+
+
+#: how each is written, for a message
+USES = {
+    "without": tr("without(list, item): the list without the first item equal to it"),
+    "join": tr('join(list, ", "): its items as one text, the separator between them'),
+    "number": tr('number("12"): the number a text writes'),
+}

@@ -1,0 +1,240 @@
+"""Issue 30, item 7: the smaller gaps met writing real games, each with its test."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from test_odds_brute_force import brute_force, counted, marginal
+
+import dsl
+from dsl.errors import RulebookError
+from interpreter import ChoiceNotOpen, Engine, ForcedDice, render_text
+from interpreter.cli import main
+from interpreter.dice import TypedDice
+
+MOMENTUM = """
+rulebook "Momentum" { }
+sheet { resource Momentum max 10 }
+check act() "Act" { roll d6 >= 4 }
+action go() "Go" {
+  let c = act()
+  let x = c.total
+  choose burn "Burn momentum ({x} rolled, {Momentum} left)?" {
+    option yes if Momentum > x cost 4 from Momentum { note "burned" }
+    option no
+  }
+  set x to x + 1
+  result { t: x }
+}
+"""
+
+
+def momentum(value: int):
+    engine = Engine(dsl.load_text(MOMENTUM))
+    return engine, engine.sheet({"Momentum": value})
+
+
+def test_a_choose_question_shows_its_values():
+    engine, sheet = momentum(5)
+    asked = []
+    engine.run("go", sheet, {}, dice=ForcedDice([2]), choices=lambda q: asked.append(q) or "no")
+    assert [q.label for q in asked] == ["Burn momentum (2 rolled, 5 left)?"]
+    # described as written: its values are known when it runs
+    (go,) = [a for a in engine.describe()["actions"] if a["name"] == "go"]
+    assert go["choices"][0]["label"] == "Burn momentum ({x} rolled, {Momentum} left)?"
+
+
+@pytest.mark.parametrize(
+    ("points", "die", "why"),
+    [(5, 6, "its condition does not hold"), (3, 1, "its cost cannot be paid")],
+)
+def test_a_refused_answer_says_why_and_ends_the_trace_there(points, die, why):
+    engine, sheet = momentum(points)
+    with pytest.raises(ChoiceNotOpen) as refused:
+        engine.run("go", sheet, {}, dice=ForcedDice([die]), choices={"burn": "yes"})
+    assert why in str(refused.value.message)
+    text = render_text(refused.value.trace)
+    assert "burn:" not in text  # not "burn: no (the only option open)", as if chosen
+    assert "act" in text.lower()  # what happened before it is there
+
+
+def test_a_local_set_is_in_the_working_of_the_trace():
+    engine, sheet = momentum(5)
+    out = engine.run("go", sheet, {}, dice=ForcedDice([3]), choices={"burn": "no"})
+    assert "x = x + 1 = 4" in render_text(out.trace, verbose=True)
+    assert "x + 1" not in render_text(out.trace)
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("check c() {\n  let x = 1\n  set x to 2\n  roll d6 >= x\n}", "a check takes only `let`"),
+        ("check c() {\n  roll d6 >= 3\n  spend 1 from X\n}", "a check takes only `let`"),
+        ('opposed o() {\n  roll d6\n  against d6\n  note "x"\n}', "an opposed check takes"),
+    ],
+)
+def test_a_statement_in_a_check_says_what_a_check_takes(body, said):
+    with pytest.raises(RulebookError) as error:
+        dsl.load_text('rulebook "S" { }\n' + body)
+    message = str(error.value)
+    assert said in message and "is a keyword" not in message
+
+
+def test_checks_and_opposed_checks_are_used_by_running_them():
+    book = dsl.load_text(
+        'rulebook "C" { }\ncheck under(v: int) { roll 3d6 <= v }\n'
+        "opposed contest() { roll under(15)  against under(15) }\ntable T { 1: 2 }\n"
+    )
+    unused = [str(w.message) for w in book.warnings if "never used" in str(w.message)]
+    assert unused == ["table `T` is never used"]
+
+
+DEGREES = """
+rulebook "D" { }
+check skill_roll(skill: int) "Skill roll" {
+  roll d100 <= skill
+  degrees {
+    critical: total = 1
+    fumble: total = 100
+    extreme: total <= floor(skill / 5)
+    hard: total <= floor(skill / 2)
+    regular: success
+    failure: else
+  }
+}
+"""
+
+
+def test_degrees_are_listed_in_the_order_declared(tmp_path, capsys):
+    path = tmp_path / "d.rules"
+    path.write_text(DEGREES, encoding="utf-8")
+    assert main(["odds", str(path), "skill_roll", "--set", "skill=50", "--field", "degree"]) == 0
+    out = capsys.readouterr().out
+    shown = [line.split()[0] for line in out.splitlines()[2:] if line.strip()]
+    assert shown == ["critical", "fumble", "extreme", "hard", "regular", "failure"]
+
+
+# Call of Cthulhu's Sanity loss "1/1d6": 1 on a success, 1d6 on a failure (issue 30)
+LOSS = """
+rulebook "Sanity" { }
+sheet { counter San in 0..99 default 50 }
+table Loss { '1/1d6': { pass: 1, fail: d6 } }
+check sanity() "Sanity" { roll d10 <= San / 10 }
+action act(loss: Loss = "1/1d6") "Scare" {
+  let c = sanity()
+  let passed = c.success
+  let l = Loss[loss]
+  let lost = if passed then l.pass else l.fail + l.fail - l.fail
+  result { lost: lost }
+}
+"""
+
+
+def test_a_table_cell_is_rolled_only_when_read():
+    engine = Engine(dsl.load_text(LOSS))
+    sheet = engine.sheet({"San": 50})
+    passed = engine.run("act", sheet, {}, dice=ForcedDice([3]))  # no d6: never read
+    assert passed.result["lost"] == 1
+    assert "d6 [" not in render_text(passed.trace)
+    failed = engine.run("act", sheet, {}, dice=ForcedDice([9, 4]))  # one d6, read twice
+    assert failed.result["lost"] == 4
+    asked = []
+
+    def ask(die, index):
+        asked.append(die)
+        return 3
+
+    engine.run("act", sheet, {}, dice=TypedDice(ask))
+    assert len(asked) == 1  # the d10 alone: the d6 nobody needs is not asked for
+
+
+def test_the_odds_of_a_cell_rolled_when_read_agree_with_every_run():
+    engine = Engine(dsl.load_text(LOSS))
+    sheet = engine.sheet({"San": 50})
+    joint = brute_force(engine, "act", sheet)
+    odds = engine.odds("act", sheet, {}, "lost")
+    assert odds.exact and counted(odds) == marginal(joint, "lost")
+    assert marginal(joint, "lost")[1] == Fraction(1, 2) + Fraction(1, 12)
+
+
+# a pool chosen by a condition is a pool (exploding or not): its dice, its questions
+POOLS = """
+rulebook "Pools" { }
+roll explode(n: int) = (n)d10x
+action act(c: bool, d: bool) "Act" {
+  let r = if c then 2d4x else if d then explode(1) else 2d4
+  result { top: highest(r), tens: count(r, 4), sets: r.sets, total: r.total }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("c", "d", "dice", "top"),
+    [(True, False, [4, 2, 1], 4), (False, True, [10, 3], 10), (False, False, [3, 2], 3)],
+)
+def test_a_pool_valued_if_is_a_pool(c, d, dice, top):
+    book = dsl.load_text(POOLS)
+    assert book.warnings == ()
+    engine = Engine(book)
+    out = engine.run("act", engine.sheet({}), {"c": c, "d": d}, dice=ForcedDice(dice))
+    assert out.result["top"] == top and out.result["total"] == sum(dice)
+
+
+ITEMS = """
+rulebook "Items" { }
+sheet { list Gear }
+action act(n: text = "12") "Act" {
+  let s = 4d4.sorted
+  let rest = without(s, s[1])
+  result { low: s[1], high: s[-1], rest: sum(rest), gear: join(Gear, ", "), n: number(n) + 1 }
+}
+"""
+
+
+def test_an_item_by_position_a_list_without_one_texts_joined_and_read():
+    engine = Engine(dsl.load_text(ITEMS))
+    sheet = engine.sheet({"Gear": ["rope", "lamp"]})
+    out = engine.run("act", sheet, {"n": "-1.5"}, dice=ForcedDice([3, 1, 4, 1]))
+    assert out.result == {
+        "low": 1,
+        "high": 4,
+        "rest": 8,
+        "gear": "rope, lamp",
+        "n": Fraction(-1, 2),
+    }
+    # 4d4, the lowest dropped: exact, as every run
+    joint = brute_force(engine, "act", sheet)
+    odds = engine.odds("act", sheet, {}, "rest")
+    assert odds.exact and counted(odds) == marginal(joint, "rest")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("s[5]", "no item at 5"),
+        ("s[0]", "no item at 0"),
+        ('number("abc")', "'abc' is not a number"),
+    ],
+)
+def test_a_bad_item_or_number_is_an_error_at_its_place(text, said):
+    book = dsl.load_text(ITEMS.replace("sum(rest)", text))
+    engine = Engine(book)
+    with pytest.raises(RulebookError) as error:
+        engine.run("act", engine.sheet({}), {}, dice=ForcedDice([3, 1, 4, 1]))
+    assert said in str(error.value.message) and error.value.span.line == 7
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('join(3, ", ")', "takes a list first"),
+        ("number(3)", "reads a text as a number"),
+        ('s["a"]', "a position in a list"),
+        ("without(s)", "without takes 2 argument(s)"),
+    ],
+)
+def test_lists_and_texts_are_typed_by_the_checker(text, said):
+    with pytest.raises(RulebookError) as error:
+        dsl.load_text(ITEMS.replace("sum(rest)", text))
+    assert said in str(error.value)
