@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import stat
 import subprocess
@@ -612,6 +613,10 @@ class Link(str):
     """A symbolic link the attack's folder holds, to this target."""
 
 
+class Fifo:
+    """A named pipe the attack's folder holds (reading one waits for a writer forever)."""
+
+
 class Made:
     """A file made as the attack starts, by `make(folder)` (text or bytes)."""
 
@@ -675,6 +680,14 @@ def journal(*edits: tuple) -> Made:
     return Made(make)
 
 
+#: a rulebook whose texts hold a terminal's controls: clear the screen, a right-to-left
+#: override, a C1 control sequence introducer, a bell
+ESCAPES = (
+    'action a(t: text = "p\x1b[2Jq") {\n'
+    '  result { v: "x\x1b]52;c;cHduZWQ=\x07\u202e\x9b2J", t: t }\n}\n'
+)
+#: what no output may hold raw (a tab and a new line are layout)
+RAW_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 OUTSIDE = {"../outside/victim.yaml": LUCIA + "# the victim's own line, which no save writes\n"}
 J = ["--journal", "{d}/journal.sqlite"]
 ENTRY_OUT = ("run_sheets", "sheet", 0, "../outside/victim.yaml")
@@ -800,6 +813,30 @@ FILE_ATTACKS: list = [
         ["run", "brujeria", "asustarse", "--char", "{d}/../outside/victim.yaml", "--save", *J],
         {**OUTSIDE},
     ),
+    # named pipes named like a rulebook, a sheet or a record: refused, never waited on
+    ("23 check a named pipe", ["check", "{d}/p.rules"], {"p.rules": Fifo()}),
+    ("23 odds a named pipe", ["odds", "{d}/p.rules", "a"], {"p.rules": Fifo()}),
+    (
+        "23 --char a named pipe",
+        ["run", "brujeria", "asustarse", "--char", "{d}/p.yaml", "--seed", "1"],
+        {"p.yaml": Fifo()},
+    ),
+    ("23 verify a named pipe", ["verify", "{d}/r.json"], {"r.json": Fifo()}),
+    ("23 fmt a named pipe", ["fmt", "{d}/p.rules"], {"p.rules": Fifo()}),
+    ("23 new from a named pipe", ["new", "{d}/p.yaml", "{d}/n.yaml"], {"p.yaml": Fifo()}),
+    (
+        "23 extends a named pipe",
+        ["check", "{d}/h.rules"],
+        {"p.rules": Fifo(), "h.rules": 'rulebook "H" extends "p.rules" {\n}\n'},
+    ),
+    # terminal controls in texts, names, a sheet and errors: shown escaped (else RAW)
+    ("23 ESC in texts, run", ["run", "{d}/e.rules", "a", "--verbose"], {"e.rules": ESCAPES}),
+    ("23 ESC in an error", ["check", "{d}/b.rules"], {"b.rules": ESCAPES + "\x1b[2J\n"}),
+    (
+        "23 ESC in a sheet",
+        ["run", "{d}/e.rules", "a", "--char", "{d}/e.yaml"],
+        {"e.rules": ESCAPES, "e.yaml": 'rulebook: e\n"Fuerza\\e[2J": 5\n'},
+    ),
     # a lone surrogate in a JSON sheet, printed as JSON
     (
         "23 json sheet surrogate",
@@ -833,6 +870,9 @@ def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple
         if isinstance(text, Link):
             path.symlink_to(text)
             continue
+        if isinstance(text, Fifo):
+            os.mkfifo(path)
+            continue
         if isinstance(text, Made):
             text = text.make(folder)
         if isinstance(text, bytes):
@@ -846,7 +886,10 @@ def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple
     sheets = {
         name: text
         for name, text in files.items()
-        if name.endswith(".yaml") and isinstance(text, str) and not isinstance(text, Link)
+        if name.endswith(".yaml")
+        and isinstance(text, str)
+        and not isinstance(text, Link)
+        and not isinstance(text, Fifo)
     }
     args = [a.replace("{d}", str(folder)) for a in argv]
     code = "import sys; from interpreter.cli import main; sys.exit(main())"
@@ -876,6 +919,8 @@ def run_attack(argv: list[str], files: dict, folder: Path, cache: Path) -> tuple
     changed = [n for n, text in sheets.items() if (folder / n).read_text("utf-8") != text]
     if "Traceback" in err:
         outcome = "TRACEBACK"
+    elif RAW_CONTROLS.search(out + err):
+        outcome = "RAW"  # a control character printed as it is: the terminal obeys it
     elif _around(folder) != outside:
         outcome = "ESCAPED"  # a file outside the attack's folder written, or removed
     elif process.returncode != 0 and changed:

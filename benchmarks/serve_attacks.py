@@ -15,6 +15,9 @@ project's error code), "s" how long (wall seconds: the machine's other load coun
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
+import os
 import socket
 import sys
 import threading
@@ -23,7 +26,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serving import ROOT, Server, call, campaign, checkout, error_code, percentile
+from serving import (
+    PAGE_HEADERS,
+    ROOT,
+    Server,
+    call,
+    campaign,
+    checkout,
+    error_code,
+    percentile,
+)
 
 CHEAP = ("POST", "/api/odds", {"expression": "3d6"})
 # A 400-byte run whose trace doubles a text, then notes it 1,000 times (~160 MB of JSON).
@@ -176,6 +188,157 @@ def bodies(server: Server) -> tuple[str, float]:
     return ", ".join(out), time.perf_counter() - started
 
 
+def raw(port: int, method: str, path: str, body=None, headers=None, timeout=60.0):
+    """(status, body) of one request with exactly these headers (no page's CSRF token
+    unless given): what a client that is not the page sends."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        sent = {"Host": f"127.0.0.1:{port}", **(headers or {})}
+        data = body if body is None or isinstance(body, bytes) else json.dumps(body).encode()
+        connection.request(method, path, body=data, headers=sent)
+        answer = connection.getresponse()
+        return answer.status, answer.read()
+    finally:
+        connection.close()
+
+
+RUN = {"rulebook": "brujeria", "action": "asustarse", "character": "ana", "seed": 1}
+TOKEN = "a-token-of-the-attacks-0123456789abcdef"
+
+
+def lan(server: Server) -> tuple[str, float]:
+    """A server opened to the LAN (--host 0.0.0.0 with a token): a request without the
+    token, one with it naming another site's Host (DNS rebinding), one as the page."""
+    started = time.perf_counter()
+    with Server(campaign(), "--host", "0.0.0.0", "--token", TOKEN) as opened:
+        bearer = {"Authorization": f"Bearer {TOKEN}"}
+        none = raw(opened.port, "GET", "/api/rulebooks")[0]
+        rebound = raw(
+            opened.port, "GET", "/api/rulebooks", None, {**bearer, "Host": "evil.example"}
+        )
+        fine = raw(opened.port, "GET", "/api/rulebooks", None, bearer)[0]
+    told = f"no token {none}, Host evil.example {rebound[0]} {error_code(rebound[1])}"
+    return f"{told}, with the token {fine}", time.perf_counter() - started
+
+
+def cross_site(server: Server) -> tuple[str, float]:
+    """Writes as another site's page would send them: no CSRF token, another Origin,
+    Sec-Fetch-Site cross-site, a form's Content-Type."""
+    started = time.perf_counter()
+    page = {**PAGE_HEADERS[server.port], "Content-Type": "application/json"}
+    tries = {
+        "no CSRF": {"Content-Type": "application/json"},
+        "Origin": {**page, "Origin": "http://evil.example"},
+        "cross-site": {**page, "Sec-Fetch-Site": "cross-site"},
+        "text/plain": {**page, "Content-Type": "text/plain"},
+    }
+    out = [f"{name} {raw(server.port, 'POST', '/api/run', RUN, h)[0]}" for name, h in tries.items()]
+    return ", ".join(out), time.perf_counter() - started
+
+
+def overwrites(server: Server) -> tuple[str, float]:
+    """A folder rulebook saved over without naming the version it replaces, or naming
+    another; an editor's text run and saved into a folder character."""
+    started = time.perf_counter()
+    page = {**PAGE_HEADERS[server.port], "Content-Type": "application/json"}
+    text = {"text": "action a() { result { v: 1 } }"}
+    first = raw(server.port, "PUT", "/api/rulebooks/mine", text, page)[0]
+    blind = raw(server.port, "PUT", "/api/rulebooks/mine", text, page)[0]
+    stale = raw(server.port, "PUT", "/api/rulebooks/mine", text, {**page, "If-Match": '"x"'})[0]
+    adhoc = {**text, "action": "a", "character": "ana", "save": True}
+    saved = raw(server.port, "POST", "/api/run", adhoc, page)
+    return (
+        f"new {first}, no If-Match {blind}, stale {stale}, "
+        f"ad-hoc save {saved[0]} {error_code(saved[1])}"
+    ), time.perf_counter() - started
+
+
+def machine_told(server: Server) -> tuple[str, float]:
+    """Answers that might name the server's files: the listings, a source, a saved run's
+    trace, an error, the journal; and `extends` of a file that exists outside the folder
+    beside one that does not (two messages would tell which files exist)."""
+    started = time.perf_counter()
+    secret = server.folder.parent / f"{server.folder.name}-secret.rules"
+    secret.write_text('rulebook "S" {\n}\n', encoding="utf-8")
+    answers = [
+        call(server.port, "GET", "/api/rulebooks")[1],
+        call(server.port, "GET", "/api/rulebooks/brujeria/source")[1],
+        call(server.port, "POST", "/api/run", {**RUN, "save": True})[1],
+        call(server.port, "GET", "/api/characters/ana/history")[1],
+        call(server.port, "POST", "/api/run", {"text": "action a() { result { v: x } }"})[1],
+    ]
+    messages = set()
+    for reference in (str(secret), str(secret) + ".none", f"../{secret.name}", "../none.rules"):
+        text = f'rulebook "H" extends "{reference}" {{\n}}\n'
+        answer = call(server.port, "POST", "/api/check", {"text": text})[1]
+        answers.append(answer)
+        messages.add(answer.decode("utf-8").replace(json.dumps(reference)[1:-1], "REF"))
+    places = (str(server.folder), str(ROOT), str(Path.home()))
+    told = sum(a.decode("utf-8", "replace").count(p) for a in answers[:5] for p in places)
+    secret.unlink()
+    return f"absolute paths {told}, extends messages {len(messages)}", time.perf_counter() - started
+
+
+def twice_placed(server: Server) -> tuple[str, float]:
+    """A key given twice in a body of almost 1 MB: refused naming where each is, found off the
+    event loop (the client meanwhile says whether others waited)."""
+    filler = ", ".join(f'"k{i}": [1]' for i in range(60_000))
+    body = '{"expression": "3d6", "params": {' + filler + ', "k7": 1}}'
+    status, answer, took = call(server.port, "POST", "/api/odds", body.encode())
+    message = json.loads(answer)["error"]["message"] if status != 200 else ""
+    return f"{status} {'both places named' if 'column' in message else message[:40]}", took
+
+
+def slow_and_gone(server: Server) -> tuple[str, float]:
+    """Headers sent a byte at a time (never finished in time), then a client that asks
+    for heavy odds and goes away: when the first is answered, and whether the work of
+    the second stops (a cheap request after it)."""
+    started = time.perf_counter()
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=1)
+    got = b""
+    for byte in b"GET /api/rulebooks HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 60:
+        try:
+            sock.sendall(bytes([byte]))
+            got = sock.recv(100)
+        except TimeoutError:
+            continue
+        except OSError:
+            break
+        if got:
+            break
+    sock.close()
+    trickled = time.perf_counter() - started
+    body = json.dumps({"expression": "10000d6x=6kh3"}).encode()
+    heavy = socket.create_connection(("127.0.0.1", server.port))
+    head = (
+        f"POST /api/odds HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        f"X-CSRF-Token: {PAGE_HEADERS[server.port]['X-CSRF-Token']}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    heavy.sendall(head.encode() + body)
+    time.sleep(1)
+    heavy.close()
+    time.sleep(1)
+    cheap = [call(server.port, *CHEAP)[2] for _ in range(3)]
+    status = got.split(b" ", 2)[1].decode() if got.count(b" ") >= 2 else "nothing"
+    return (
+        f"trickle answered {status} after {trickled:.1f} s; after a client left: cheap "
+        f"{max(cheap):.2f} s, busy workers {server.busy()}"
+    ), time.perf_counter() - started
+
+
+def pipes(server: Server) -> tuple[str, float]:
+    """Named pipes in the folder, named as a rulebook and a character: the listings."""
+    os.mkfifo(server.folder / "pipe.rules")
+    os.mkfifo(server.folder / "pipe.yaml")
+    started = time.perf_counter()
+    statuses = [
+        call(server.port, "GET", path, timeout=60)[0]
+        for path in ("/api/rulebooks", "/api/characters", "/api/rulebooks/pipe/source")
+    ]
+    return f"listings and source: {statuses}", time.perf_counter() - started
+
+
 ATTACKS = [
     ("backtracking odds", backtracking),
     ("trace doubling in /api/run", trace),
@@ -183,6 +346,13 @@ ATTACKS = [
     ("memory: 300 new texts", new_texts),
     ("heavy odds, cheap requests", starving),
     ("extreme JSON bodies", bodies),
+    ("LAN: token and Host", lan),
+    ("cross-site writes", cross_site),
+    ("overwrites and ad-hoc saves", overwrites),
+    ("paths and extends told", machine_told),
+    ("a key twice in 0.9 MB", twice_placed),
+    ("slow client, client gone", slow_and_gone),
+    ("named pipes in the folder", pipes),
 ]
 
 

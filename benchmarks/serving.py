@@ -48,20 +48,26 @@ class Server:
         self.process = subprocess.Popen(
             command, env=env, cwd=self.code, stdout=subprocess.DEVNULL, stderr=self.log
         )
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120  # (a loaded machine starts slowly)
+        if "--token" in self.options:  # asked of every request, as the page's cookie is
+            token = self.options[self.options.index("--token") + 1]
+            PAGE_HEADERS[self.port] = {"Authorization": f"Bearer {token}"}
         while True:
             try:
                 if call(self.port, "GET", "/api/language", timeout=5)[0] == 200:
                     status, session, _ = call(self.port, "GET", "/api/session", timeout=5)
                     if status == 200:  # the page's CSRF token, sent as the page sends it
                         PAGE_HEADERS[self.port] = {
-                            "X-CSRF-Token": json.loads(session)["csrf_token"]
+                            **PAGE_HEADERS.get(self.port, {}),
+                            "X-CSRF-Token": json.loads(session)["csrf_token"],
                         }
                     return self
             except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError("the server did not start") from None
-                time.sleep(0.1)
+                pass
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                self.__exit__()
+                raise RuntimeError("the server did not start")
+            time.sleep(0.1)
 
     def __exit__(self, *exc) -> None:
         self.process.terminate()
@@ -78,6 +84,14 @@ class Server:
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    def busy(self, seconds: float = 1.0) -> int:
+        """How many processes below the server use more than half a core over `seconds`
+        (a worker still computing for a client that went away counts)."""
+        below = descendants(self.pid)
+        before = {p: cpu_seconds(p) for p in below}
+        time.sleep(seconds)
+        return sum(cpu_seconds(p) - before[p] > seconds / 2 for p in below)
 
     def memory(self) -> tuple[float, list[float]]:
         """MB resident: the server's own, and each process below it (its workers; the
@@ -131,6 +145,15 @@ def descendants(pid: int) -> list[int]:
                 found.append(child)
                 changed = True
     return sorted(found)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds a process has used (user and system); 0 for one that is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mb(pid: int) -> float:

@@ -27,6 +27,7 @@ import attrs
 
 from dsl import nodes as n
 from dsl.errors import Source, Span
+from dsl.reading import read_regular
 
 #: most files the cache folder holds, and most bytes in all, and in one entry
 MAX_ENTRIES = 64
@@ -69,7 +70,7 @@ def read(name: str) -> bytes | None:
         status = path.stat()
         if status.st_uid != os.getuid() or status.st_size > MAX_ENTRY_BYTES:
             return None
-        data = path.read_bytes()
+        data = read_regular(path, MAX_ENTRY_BYTES, follow=False)
         os.utime(path)  # recently used: pruned last
         return data
     except OSError:

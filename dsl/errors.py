@@ -91,16 +91,21 @@ class Span:
 
 
 def shown(line: str) -> str:
-    """A line as an excerpt shows it: a control that would reorder how the line around
-    it is shown (or the terminal's next lines), or half a character that no output can
-    hold, is shown as �, one character as it was."""
-    if line.isascii():
+    """A line as an excerpt shows it, one character for one (the caret stays under its
+    place): a terminal's control (ESC, CR, NUL, DEL) as its picture (␛, ␍, ␀, ␡); a C1
+    control, a control that would reorder how the line around it is shown (or the
+    terminal's next lines), or half a character that no output can hold, as �."""
+    if line.isascii() and line.isprintable():
         return line
     return line.translate(_SHOWN)
 
 
 _SHOWN = dict.fromkeys(map(ord, DIRECTION_CONTROLS), "\ufffd")
 _SHOWN.update(dict.fromkeys(range(0xD800, 0xE000), "\ufffd"))
+_SHOWN.update({code: chr(0x2400 + code) for code in range(0x20) if chr(code) != "\t"})
+_SHOWN[0x7F] = "\u2421"
+_SHOWN.update(dict.fromkeys(range(0x80, 0xA0), "\ufffd"))
+_SHOWN.update(dict.fromkeys((0x2028, 0x2029), "\ufffd"))
 
 
 #: Python's stack running out while checking or evaluating: the static bounds keep rules

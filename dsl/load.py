@@ -25,6 +25,7 @@ from dsl.errors import (
     did_you_mean,
 )
 from dsl.messages import tr
+from dsl.reading import TooLarge, read_text
 from dsl.rulebook import Rulebook
 from dsl.unicode_text import HALF_CHARACTER, lone_surrogate
 
@@ -62,8 +63,8 @@ def resolve(reference: str | Path) -> Path:
     """The file of a rulebook named on a command line or by an app: a path to a `.rules`
     file, or the name of a shipped rulebook."""
     path = Path(reference)
-    if path.is_file():
-        return rulebook_file(path)
+    if path.is_file() or (path.suffix == ".rules" and os.path.lexists(path)):
+        return rulebook_file(path)  # (a pipe or a folder of that name: `read` says so)
     shipped = shipped_rulebooks()
     name = str(reference)
     if name in shipped:
@@ -153,16 +154,14 @@ def _inside(folder: Path, reference: str) -> Path | None:
 
 
 def read(path: Path) -> str:
+    """A rulebook file's text: a regular file of at most MAX_FILE_SIZE bytes of UTF-8
+    (a named pipe or a device is refused, never waited on)."""
     try:
-        if path.stat().st_size > MAX_FILE_SIZE:
-            raise RulebookError(
-                tr(
-                    "{path}: larger than {max_file_size} bytes",
-                    path=path,
-                    max_file_size=MAX_FILE_SIZE,
-                )
-            )
-        return path.read_text(encoding="utf-8")
+        return read_text(path, MAX_FILE_SIZE)
+    except TooLarge:
+        raise RulebookError(
+            tr("{path}: larger than {max_file_size} bytes", path=path, max_file_size=MAX_FILE_SIZE)
+        ) from None
     except UnicodeDecodeError:
         raise RulebookError(tr("{path}: not UTF-8 text", path=path)) from None
     except OSError as error:

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from dsl.messages import tr
+from dsl.reading import read_up_to
 from interpreter.errors import SheetError
 
 try:  # POSIX; elsewhere saves rely on the check that the file did not change
@@ -243,7 +244,7 @@ class Inside:
                         tr("larger than {max_sheet_size} bytes", max_sheet_size=max_size),
                         path=str(self),
                     )
-                data = _read_up_to(fd, max_size + 1)
+                data = read_up_to(fd, max_size + 1)
             finally:
                 os.close(fd)
         except OSError as error:
@@ -412,17 +413,6 @@ def _exists(name: str, folder: int) -> bool:
     except FileNotFoundError:
         return False
     return True
-
-
-def _read_up_to(fd: int, size: int) -> bytes:
-    chunks, left = [], size
-    while left > 0:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 # ─── the folder lock ────────────────────────────────────────────────────────

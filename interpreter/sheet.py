@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from dsl.messages import tr
+from dsl.reading import TooLarge, read_text
 from interpreter import files, sheet_reading, sheet_writer
 from interpreter.compile import Compiler
 from interpreter.errors import SheetChanged, SheetError, ShippedSheet
@@ -143,7 +144,9 @@ class Sheet:
         meta = {k: data[k] for k in META_KEYS if k in data}
         values = validate(data, rulebook, path, limits)
         complete(Compiler.of(rulebook), values, limits, path)
-        return cls(rulebook, values, meta, path, text_format, text)
+        sheet = cls(rulebook, values, meta, path, text_format, text)
+        sheet.warnings = tuple(key_warnings(data, rulebook, path))  # (placed by from_text)
+        return sheet
 
     # ─── writing ────────────────────────────────────────────────────────────
 
@@ -232,11 +235,15 @@ def format_of(path) -> str:
 def read_current(target: Path) -> str | None:
     """The file's text now (None if there is none), for the check before a save."""
     try:
-        return target.read_text(encoding="utf-8")
+        return read_text(target, MAX_SHEET_SIZE)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as error:
-        raise SheetError(tr("cannot be read ({error})", error=error), path=str(target)) from None
+    except UnicodeDecodeError:
+        raise SheetError(tr("not UTF-8 text"), path=str(target)) from None
+    except OSError as error:
+        raise SheetError(
+            tr("cannot be read ({strerror})", strerror=error.strerror or error), path=str(target)
+        ) from None
 
 
 def changed_since_read(target: Path) -> SheetChanged:
@@ -277,7 +284,7 @@ def rulebook_named_in(path: Path):
     found = NOT_A_SHEET
     if info.st_size <= MAX_SHEET_SIZE:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path, MAX_SHEET_SIZE)
             data = parse_text(text, format_of(path), str(path))
         except (SheetError, OSError, UnicodeDecodeError):
             data = None
@@ -317,12 +324,12 @@ def read_file(path: str | Path) -> tuple:
     """A sheet file's text and format ("yaml", or "json" by its suffix)."""
     path = Path(path)
     try:
-        if path.stat().st_size > MAX_SHEET_SIZE:
-            raise SheetError(
-                tr("larger than {max_sheet_size} bytes", max_sheet_size=MAX_SHEET_SIZE),
-                path=str(path),
-            )
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, MAX_SHEET_SIZE)
+    except TooLarge:
+        raise SheetError(
+            tr("larger than {max_sheet_size} bytes", max_sheet_size=MAX_SHEET_SIZE),
+            path=str(path),
+        ) from None
     except UnicodeDecodeError:
         raise SheetError(tr("not UTF-8 text"), path=str(path)) from None
     except OSError as error:

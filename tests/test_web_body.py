@@ -80,11 +80,58 @@ def test_a_lone_surrogate_is_refused_saying_where(client):
     assert answer.status_code != 500 and "surrogate" not in answer.text
 
 
-def test_a_key_given_twice_is_refused_naming_it(client):
-    error = refused(client, RUN % '"seed": 1, "seed": 2')
-    assert error["message"] == 'the body gives the key "seed" twice'
-    error = refused(client, RUN % '"params": {"fuente": "a", "fuente": "b"}')
-    assert '"fuente"' in error["message"]
+def test_a_key_given_twice_is_refused_naming_it_and_both_places(client):
+    raw = RUN % '"seed": 1, "seed": 2'
+    first, second = raw.index('"seed"') + 1, raw.rindex('"seed"') + 1
+    error = refused(client, raw)
+    assert error["message"] == (
+        f'the body gives the key "seed" twice: at line 1, column {first} and at line 1, '
+        f"column {second}"
+    )
+    # On other lines, spelled with an escape, past braces and keys inside texts and in
+    # other objects (the same key in two objects is no repeat).
+    raw = (
+        '{\n "params": {"a": "{\\"fuente\\": }", "b": {"fuente": 1},\n  "fuente": 2,\n'
+        ' "fu\\u0065nte": 3}}'
+    )
+    assert json.loads(raw.replace('"fu\\u0065nte": 3', '"x": 3'))  # valid JSON but for that
+    error = refused(client, raw)
+    assert '"fuente" twice: at line 3, column 3 and at line 4, column 2' in error["message"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "\\u0061", "{", "}"]), min_size=2, max_size=12))
+def test_the_places_named_are_the_keys_given_twice(parts):
+    from interpreter.web.body import _places_of_twice
+
+    # An object of keys (a brace opens one inside, and closes it), every value 0.
+    text, depth = "{", 1
+    for part in parts:
+        if part == "{":
+            text, depth = text + f'"o{len(text)}": {{', depth + 1
+        elif part == "}" and depth > 1:
+            text, depth = text + '"z": 0}, ', depth - 1
+        elif part != "}":
+            text += f'"{part}": 0, '
+    text += '"end": 0' + "}" * depth
+    found = _places_of_twice(text)
+    try:
+        json.loads(text, object_pairs_hook=_no_twice)
+        assert found is None
+    except KeyError:  # (the first repeat in the text, not necessarily the decoder's)
+        key, first, second = found
+        assert first < second
+        for line, column in (first, second):
+            at = text.splitlines()[line - 1][column - 1 :]
+            assert json.JSONDecoder().raw_decode(at)[0] == key
+
+
+def _no_twice(pairs):
+    keys = [key for key, _ in pairs]
+    for key in keys:
+        if keys.count(key) > 1:
+            raise KeyError(key)
+    return dict(pairs)
 
 
 def test_every_route_refuses_them_the_same(client):

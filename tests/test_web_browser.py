@@ -472,3 +472,54 @@ def test_a_rulebook_saved_over_meanwhile_is_not_lost_and_a_save_is_undone(page, 
     page.click("#editor-save")
     expect(page.locator("#error")).to_contain_text("fate.rules ya está en tu carpeta")
     assert (folder / "fate.rules").read_text(encoding="utf-8") == before
+
+
+def test_odds_past_the_listed_outcomes_say_how_many_were_left_out(page, server):
+    base, folder = server
+    (folder / "wide.rules").write_text(
+        "# a rulebook whose odds have more outcomes than an answer lists\n"
+        "action ancho() { result { total: 3d100 } }\n",
+        encoding="utf-8",
+    )
+    answer = page.request.post(
+        f"{base}/api/odds",
+        data={"rulebook": "wide", "action": "ancho", "field": "total"},
+        headers={"X-CSRF-Token": page.request.get(f"{base}/api/session").json()["csrf_token"]},
+    ).json()
+    left = answer["left_out"]  # 298 outcomes: 200 listed, 98 left out, on both sides
+    count = left["before"]["outcomes"] + left["after"]["outcomes"]
+    assert len(answer["outcomes"]) == 200 and count == 98
+    open_page(page, server, "wide", "")
+    page.select_option("#action", "ancho")
+    page.fill("#odds-field", "total")
+    page.click("#odds-button")
+    chart = page.locator("#odds-chart svg")
+    expect(chart.locator("rect.bar-a[data-outcome]")).to_have_count(200)
+    notes = chart.locator("text.left-out")
+    expect(notes).to_have_count(2)
+    for side, note in zip(("before", "after"), notes.all(), strict=True):
+        gone = left[side]
+        percent = f"{gone['probability'] * 100:.2f}%"
+        expect(note).to_have_text(f"… {gone['outcomes']} more outcomes ({percent} in all)")
+
+
+def test_a_sheets_warnings_are_shown_with_the_sheet_the_run_and_the_odds(page, server):
+    _base, folder = server
+    (folder / "look.rules").write_text(
+        "# a rulebook with open skills\nsheet {\n  attribute Fuerza in 1..10\n"
+        "  skills in 0..10 default 0\n}\naction golpe() { let x = d6  result { total: x } }\n",
+        encoding="utf-8",
+    )
+    lookalike = "Pel\u0435a"  # a Cyrillic е beside the Latin Pelea
+    (folder / "lookalike.yaml").write_text(
+        f"rulebook: look\nFuerza: 3\nskills:\n  Pelea: 2\n  {lookalike}: 3\n", encoding="utf-8"
+    )
+    open_page(page, server, "look", "lookalike")
+    warning = re.compile(f"{lookalike}.*U\\+0435")
+    expect(page.locator("#sheet-warnings")).to_contain_text(warning)
+    page.select_option("#action", "golpe")
+    page.click("#run")
+    expect(page.locator("#run-warnings")).to_contain_text(warning)
+    page.fill("#odds-field", "total")
+    page.click("#odds-button")
+    expect(page.locator("#odds-warnings")).to_contain_text(warning)

@@ -199,5 +199,26 @@ def test_a_link_in_the_folder_is_never_written_through(client, folder, tmp_path_
     outside.write_text(CASA, encoding="utf-8")
     (folder / "casa.rules").symlink_to(outside)
     answer = put(client, "casa", CASA_2)
-    assert answer.status_code == 400 and "link" in answer.json()["error"]["message"]
+    assert answer.status_code == 409 and "link" in answer.json()["error"]["message"]
+    assert answer.json()["error"]["code"] == "file_refused"
     assert outside.read_text(encoding="utf-8") == CASA and journal_entries(client, folder) == []
+
+
+def test_a_character_saved_through_a_link_is_a_conflict_with_the_file(client, folder):
+    """A link in the folder to a sheet in the folder: listed, read, never written through
+    (409: the request is fine, the file as it is refuses it)."""
+    (folder / "real").mkdir()
+    real = folder / "real" / "ana.yaml"
+    real.write_text(
+        (ROOT / "rulebooks/characters/brujeria_investigadora.yaml").read_text(encoding="utf-8")
+    )
+    (folder / "linked.yaml").symlink_to(real)
+    before = real.read_bytes()
+    run = {"rulebook": "brujeria", "action": "asustarse", "character": "linked", "seed": 1}
+    assert client.post("/api/run", json=run).status_code == 200  # read through it: fine
+    answer = client.post("/api/run", json={**run, "save": True})
+    assert answer.status_code == 409, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "file_refused" and "link" in error["message"]
+    assert str(folder) not in answer.text  # the folder's path is not told
+    assert real.read_bytes() == before and (folder / "linked.yaml").is_symlink()

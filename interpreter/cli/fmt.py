@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from dsl.format import format_text
 from dsl.load import read, rulebook_file
 from dsl.messages import tr
 from interpreter.cli import options
+from interpreter.cli.terminal import unescaped
 from interpreter.errors import ParameterError
 from interpreter.files import write_atomic
 
@@ -71,7 +73,7 @@ def _files(paths: list[str]) -> list[Path | None]:
         path = Path(name)
         if path.is_dir():
             out.extend(sorted(p for p in path.rglob("*.rules") if p.is_file()))
-        elif path.is_file():
+        elif os.path.lexists(path):  # (a named pipe, a link: reading it says what it is)
             out.append(rulebook_file(path))
         else:
             raise ParameterError(tr("{path}: no such file or folder", path=name))
@@ -97,7 +99,7 @@ def _format_one(path: Path | None, args, language: str | None) -> int:
             return UNFORMATTED
         return 0
     if path is None:
-        sys.stdout.write(new)
+        unescaped(sys.stdout).write(new)  # the file's own text, as a file would hold it
     elif new != text:
         write_atomic(path, new)
         print(tr("{path}: formatted", path=name).render(language))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
 from dsl.messages import tr
+from interpreter.cli.terminal import unescaped
 
 
 def add_parser(commands) -> None:
@@ -20,5 +23,6 @@ def add_parser(commands) -> None:
 def cmd_lsp(args) -> int:
     from interpreter.lsp.server import serve  # pygls is loaded only by the command
 
+    sys.stdout = unescaped(sys.stdout)  # its standard output is the protocol, as it is
     serve()
     return 0

@@ -25,6 +25,7 @@ from interpreter.cli.describe import cmd_describe
 from interpreter.cli.odds import cmd_odds
 from interpreter.cli.roll import cmd_roll
 from interpreter.cli.run import cmd_run
+from interpreter.cli.terminal import Shown
 from interpreter.errors import EvaluationError
 from interpreter.json_data import dumps, error_data, usage_error_data
 from interpreter.limits import DEFAULT_LIMITS
@@ -436,6 +437,15 @@ def _language_asked(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = options.expressions_with_a_minus(sys.argv[1:] if argv is None else list(argv))
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Shown(out), Shown(err)  # control characters shown, not obeyed
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(json_errors="--json" in argv, language=_language_asked(argv))
     args = parser.parse_args(argv)
     if getattr(args, "lang", None) is None:  # a command's own --lang, else the one before it

@@ -8,6 +8,7 @@ from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.errors import ParameterError
 from interpreter.files import create_exclusive
+from interpreter.sheet import read_file
 
 
 def add_parser(commands) -> None:
@@ -30,8 +31,9 @@ def cmd_new(args) -> int:
         raise ParameterError(
             tr("{target}: {name} is YAML; name the copy .yaml", target=target, name=source.name)
         )
+    text, _ = read_file(source)  # a regular file of a sheet's size, never a named pipe
     try:
-        create_exclusive(target, source.read_text(encoding="utf-8"))
+        create_exclusive(target, text)
     except FileExistsError:
         raise ParameterError(
             tr("{target}: the file exists", target=target), None, tr("name a new file")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from importlib import resources
@@ -169,14 +170,18 @@ def load_rulebook(reference: str) -> dsl.Rulebook:
     return dsl.load(reference)
 
 
+#: what a character sheet file's name ends in
+SHEET_SUFFIXES = (".yaml", ".yml", ".json")
+
+
 def resolve_character(reference: str, book, option: str = "--char") -> Path:
     """The file of a character given on the command line: a path, or a shipped
     character's name (whose own file is then read, never written)."""
     path = Path(reference)
-    if path.is_file():
-        return path
+    if path.is_file() or (path.suffix.lower() in SHEET_SUFFIXES and os.path.lexists(path)):
+        return path  # (a named pipe or a folder of that name: reading it says so)
     folder = characters_folder()
-    for suffix in (".yaml", ".yml", ".json"):
+    for suffix in SHEET_SUFFIXES:
         candidate = folder / f"{reference}{suffix}"
         if candidate.exists():
             return candidate
@@ -204,7 +209,7 @@ def shipped_characters(book) -> list[str]:
         book = book.base
     found = set()
     for path in characters_folder().iterdir():
-        if path.suffix not in (".yaml", ".yml", ".json"):
+        if path.suffix not in SHEET_SUFFIXES:
             continue
         named = rulebook_named_in(path)
         if named is not NOT_A_SHEET and (not games or named is None or named in games):

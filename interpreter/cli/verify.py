@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from dsl.messages import tr
+from dsl.reading import TooLarge, read_regular
 from interpreter.cli import history, options
 from interpreter.errors import ParameterError
 from interpreter.journal import JournalError, read_record, verify_record
@@ -27,9 +26,12 @@ def add_parser(commands) -> None:
 
 def cmd_verify(args) -> int:
     language = options.language(args)
-    try:
-        with Path(args.file).open("rb") as handle:  # (a record past the bound is not read)
-            data = handle.read(MAX_RECORD_SIZE + 1)
+    try:  # (a record past the bound is not read; a named pipe is never waited on)
+        data = read_regular(args.file, MAX_RECORD_SIZE)
+    except TooLarge:
+        raise JournalError(
+            tr("the record is larger than {max_record_size} bytes", max_record_size=MAX_RECORD_SIZE)
+        ) from None
     except OSError as error:
         raise ParameterError(
             tr("{file}: cannot be read ({error})", file=args.file, error=error.strerror)

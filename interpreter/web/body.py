@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
+
+import anyio.to_thread
 
 from dsl.errors import did_you_mean
 from dsl.messages import tr
@@ -44,12 +47,17 @@ _TYPE_NAMES = {
 }
 
 
+class _Twice(Exception):
+    """A key given twice in one object (where, the text says: `_places_of_twice`)."""
+
+
 async def json_body(request) -> dict:
     """The body as a JSON object (the size was bounded by the guard before this)."""
     raw = await request.body()
     try:
+        text = raw.decode("utf-8")
         data = json.loads(
-            raw.decode("utf-8"),
+            text,
             parse_int=_integer,
             parse_float=_real,
             parse_constant=_constant,
@@ -57,6 +65,9 @@ async def json_body(request) -> dict:
         )
     except _Refused as refused:
         raise refused.error from None
+    except _Twice as twice:  # (found in the text off the event loop: up to a second)
+        places = await anyio.to_thread.run_sync(_places_of_twice, text)
+        raise _given_twice(twice.args[0], places) from None
     except UnicodeDecodeError:
         raise RequestError(tr("the body is not UTF-8 text")) from None
     except json.JSONDecodeError as error:
@@ -123,14 +134,58 @@ def _object(pairs: list) -> dict:
     out: dict = {}
     for key, value in pairs:
         if key in out:
-            raise _Refused(
-                RequestError(
-                    tr("the body gives the key {key} twice", key=_shown(key)),
-                    tr("give each key once: which value was meant is not known"),
-                )
-            )
+            raise _Twice(key)
         out[key] = value
     return out
+
+
+def _given_twice(key: str, places) -> RequestError:
+    hint = tr("give each key once: which value was meant is not known")
+    if places is None:
+        return RequestError(tr("the body gives the key {key} twice", key=_shown(key)), hint)
+    key, first, second = places
+    return RequestError(
+        tr(
+            "the body gives the key {key} twice: at line {line}, column {column} and at "
+            "line {second_line}, column {second_column}",
+            key=_shown(key),
+            line=first[0],
+            column=first[1],
+            second_line=second[0],
+            second_column=second[1],
+        ),
+        hint,
+    )
+
+
+#: a JSON text (a key when a colon follows it), or a brace: what `_places_of_twice` reads
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*+"(\s*+:)?|[{}]')
+
+
+def _places_of_twice(text: str):
+    """(key, (line, column) of its first, (line, column) of its second) for the first
+    key given twice in one object of a JSON text (None: none found). One pass over the
+    text, each object's keys in a set while it is open."""
+    stack: list[dict] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token == "{":
+            stack.append({})
+        elif token == "}":
+            if stack:
+                stack.pop()
+        elif match.group(1) is not None and stack:
+            quoted = token[: match.start(1) - match.start()]
+            key = json.loads(quoted) if "\\" in quoted else quoted[1:-1]
+            seen = stack[-1]
+            if key in seen:
+                return key, _line_column(text, seen[key]), _line_column(text, match.start())
+            seen[key] = match.start()
+    return None
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
 
 
 def _shown(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dsl.errors import RulebookError
 from interpreter.errors import ParameterError, SheetChanged
-from interpreter.files import FileBusy
+from interpreter.files import FileBusy, Refused
 from interpreter.journal import UndoRefused
 from interpreter.json_data import error_data
 from interpreter.web.library import NotFound, VersionMismatch, VersionRequired
@@ -35,9 +35,11 @@ class ServerFailed(RequestError):
 
 def status_of(error: RulebookError) -> int:
     """400 a bad request or parameter; 404 an unknown name; 409 a save or undo the files'
-    state refuses; 412 a rulebook saved over that changed since the version named; 428
-    one saved over naming no version; 422 a rulebook, sheet or expression that is not
-    valid, or an evaluation that could not finish."""
+    state refuses (changed since read, busy, a later run, a symbolic link or a file that
+    is not a regular one where the file is: `files.Refused`); 412 a rulebook saved over
+    that changed since the version named; 428 one saved over naming no version; 422 a
+    rulebook, sheet or expression that is not valid, or an evaluation that could not
+    finish."""
     if isinstance(error, RequestError):
         return error.status
     if isinstance(error, NotFound):
@@ -46,8 +48,8 @@ def status_of(error: RulebookError) -> int:
         return 412
     if isinstance(error, VersionRequired):
         return 428
-    if isinstance(error, SheetChanged | FileBusy | UndoRefused):
-        return 409
+    if isinstance(error, SheetChanged | FileBusy | UndoRefused | Refused):
+        return 409  # the request is fine; the file as it is now refuses it (a link there)
     if isinstance(error, ParameterError):
         return 400
     return 422

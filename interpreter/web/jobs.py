@@ -13,6 +13,7 @@ import json
 import time
 
 from dsl.errors import RulebookError, RulebookInvalid
+from dsl.load import read
 from dsl.messages import language_for, tr
 from interpreter.engine import Engine
 from interpreter.errors import LimitExceeded, ParameterError, SheetError
@@ -117,7 +118,7 @@ def rulebook_source(work: Work, args: dict) -> Answer:
     name = args["name"]
     path = work.library.rulebook_path(name)
     source = work.library.rulebook_files()[name][1]
-    text = path.read_text("utf-8")
+    text = read(path)  # (a named pipe put there meanwhile is refused, never waited on)
     version = version_of(text)  # what a save over it names (If-Match)
     out = {"name": name, "source": source, "path": str(path), "text": text, "version": version}
     return Answer(out, {"etag": version, "cache-control": "no-cache"})
@@ -151,6 +152,7 @@ def character(work: Work, args: dict) -> dict:
         "saves_to": library.save_target(name).name,
     }
     out.update(sheet_json(engine, sheet))
+    out["warnings"] = sheet_warnings([sheet], language_of(args, book))
     return out
 
 
@@ -271,6 +273,13 @@ def targets_of(work: Work, body: dict, engine) -> dict:
                 tr("targets: {role} is a character's name or a sheet (an object)", role=role)
             )
     return out
+
+
+def sheet_warnings(sheets, language: str | None) -> list[str]:
+    """What the sheets of a request say that may not be what it seems (a key that only
+    looks like a field's name, a direction control in one: `Sheet.warnings`), each as
+    the command line prints it, in the answer's language."""
+    return [warning.render(language) for sheet in sheets for warning in sheet.warnings]
 
 
 def sheet_json(engine, sheet) -> dict:

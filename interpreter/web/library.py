@@ -22,6 +22,7 @@ from dsl.errors import RulebookError, did_you_mean
 from dsl.load import language_written_in, read
 from dsl.messages import tr
 from interpreter.errors import ParameterError
+from interpreter.files import Refused
 from interpreter.sheet import NOT_A_SHEET, rulebook_named_in
 
 #: what a client may call a rulebook or a character: a file stem, never a path
@@ -139,13 +140,13 @@ class Library:
             )
         target = self.folder / f"{name}.rules"
         if target.is_symlink() or (target.exists() and not target.is_file()):
-            raise ParameterError(
+            raise Refused(  # the file's state refuses the save (409), as a sheet's link does
                 tr(
                     "{file} in the folder is a link or not a file: it is not written",
                     file=target.name,
                 ),
-                None,
-                tr("save under another name"),
+                hint=tr("save under another name"),
+                path=str(target),
             )
         self.rulebook_text(text, str(target))  # raises with every diagnostic if it is bad
         return target

@@ -194,7 +194,10 @@ def _errors(*codes: int) -> dict:
         401: "no token, or not the server's (a server bound beyond loopback asks for one)",
         403: "a cross-site request, or one without the CSRF token (`X-CSRF-Token`)",
         404: "no rulebook or character of that name",
-        409: "a save or undo refused by the files' state (changed since, busy, a later run)",
+        409: (
+            "a save or undo refused by the files' state (changed since, busy, a later run, "
+            "a symbolic link or not a regular file where the file is)"
+        ),
         412: "a rulebook saved over that changed since the version named (If-Match)",
         413: "a body or text too large",
         415: "a body that is not JSON",
@@ -313,7 +316,7 @@ def document() -> dict:
                             "`{saved, file, entry, version}`: the journal's entry, "
                             "the new version (also the answer's ETag)"
                         ),
-                        **_errors(400, 401, 403, 412, 413, 422, 428),
+                        **_errors(400, 401, 403, 409, 412, 413, 422, 428),
                     },
                 },
             },

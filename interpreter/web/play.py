@@ -23,7 +23,14 @@ from interpreter.sheet import Sheet
 from interpreter.web import saving
 from interpreter.web.body import faces, field, unknown_fields
 from interpreter.web.errors import RequestError
-from interpreter.web.jobs import Work, book_of, language_of, sheet_of, targets_of
+from interpreter.web.jobs import (
+    Work,
+    book_of,
+    language_of,
+    sheet_of,
+    sheet_warnings,
+    targets_of,
+)
 from interpreter.web.replay import ChoiceNeeded, DieNeeded, TypedAnswers, TypedSoFar
 from interpreter.web.saving import Subject
 
@@ -61,6 +68,7 @@ def run(work: Work, args: dict) -> dict:
     try:
         if save:
             subject = Subject(character, action, params, _target_names(body))
+            read = [sheet_of(work, body, engine, action), *targets_of(work, body, engine).values()]
             work.ready()
             outcome, saved = saving.save(
                 work.library, engine, subject, dice, chooser, expect, answered
@@ -68,6 +76,7 @@ def run(work: Work, args: dict) -> dict:
         else:
             sheet = sheet_of(work, body, engine, action)
             targets = targets_of(work, body, engine)
+            read = [sheet, *targets.values()]
             work.ready()
             outcome = engine.run(action, sheet, params, dice, targets=targets, choices=chooser)
             if answered is not None:
@@ -76,6 +85,7 @@ def run(work: Work, args: dict) -> dict:
     except (DieNeeded, ChoiceNeeded) as need:
         return _needed(need, language)
     out = run_data(outcome, language)
+    out["warnings"] = [*sheet_warnings(read, language), *out["warnings"]]
     if saved is not None:
         out["saved"] = saved
     return out
@@ -183,11 +193,15 @@ def odds(work: Work, args: dict) -> dict:
         other, names = _other(work, compare, book, engine, sheet, params)
     language = language_of(body, book)
     _streamed(work, body)
+    warned = sheet_warnings(
+        [sheet, *(v for v in params.values() if isinstance(v, Sheet))], language
+    )
+    warned = {"warnings": warned} if warned else {}  # (as `odds --json` when there are none)
     a = engine.odds(action, sheet, params, target, progress=work.progress, **options)
     if other is None:
-        return odds_data(a, language)
+        return {**odds_data(a, language), **warned}
     b = other[0].odds(action, other[1], other[2], target, progress=work.progress, **options)
-    return comparison_data(a, b, names, language)
+    return {**comparison_data(a, b, names, language), **warned}
 
 
 def _streamed(work: Work, body: dict) -> None:

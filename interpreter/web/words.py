@@ -56,6 +56,8 @@ PAGE_WORDS = (
     tr("a new house rule on {base}"),
     tr("could not start"),
     tr("computing…"),
+    tr("… {n} more outcome ({p} in all)"),
+    tr("… {n} more outcomes ({p} in all)"),
     tr("exact: {done} of {total} units of work"),
     tr("sampling: {done} of {total} trials"),
     tr("probability of at least each outcome"),

@@ -54,4 +54,12 @@ export function show(value) {
   return String(value);
 }
 
+// What an answer warns about (`warnings`: a sheet's key that only looks like a field's
+// name, a direction control in one, a parameter's misspelled skill), one item each, in
+// `list` (a <ul>), hidden when there is none.
+export function showWarnings(list, warnings) {
+  list.replaceChildren(...(warnings || []).map((text) => el("li", {}, text)));
+  list.hidden = !list.children.length;
+}
+
 export const $ = (selector) => document.querySelector(selector);

@@ -3,7 +3,7 @@
 // The answer is the odds document of `rulebook odds --json` (or odds_comparison).
 
 import { errorText, stream } from "./api.js";
-import { $, el, show, t } from "./dom.js";
+import { $, el, show, showWarnings, t, tn } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -83,6 +83,20 @@ function seriesOf(answer) {
   return { keys: ordered, outcomes, series, numeric: numbers.length === keys.length };
 }
 
+// What an answer left out of its list (it lists at most 200 outcomes: `left_out`, the
+// outcomes before the listed ones and after them, each with how many and their
+// probability in all): one line for each side that left any out, for each series.
+function leftOut(series, side) {
+  return series.flatMap(({ body }, i) => {
+    const gone = body.left_out && body.left_out[side];
+    if (!gone || !gone.outcomes) return [];
+    const who = series.length > 1 ? `${i ? "B" : "A"}: ` : "";
+    const p = `${(gone.probability * 100).toFixed(2)}%`;
+    return [who + tn("… {n} more outcome ({p} in all)", "… {n} more outcomes ({p} in all)",
+      gone.outcomes, { p })];
+  });
+}
+
 export function renderOdds(answer, view) {
   const { keys, outcomes, series, numeric } = seriesOf(answer);
   const names = answer.names || [null];
@@ -100,8 +114,9 @@ export function renderOdds(answer, view) {
   const peak = Math.max(1e-12, ...values.flatMap((v) => [...v.values()]));
   const labelWidth = 150, right = 150, width = 760, plot = width - labelWidth - right;
   const bar = 14, gap = 6, row = bar * series.length + gap;
-  const legend = series.length > 1 ? 22 : 0;
-  const height = legend + keys.length * row + 6;
+  const above = leftOut(series, "before"), below = leftOut(series, "after");
+  const legend = (series.length > 1 ? 22 : 0) + above.length * 18;
+  const height = legend + keys.length * row + below.length * 18 + 6;
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
     "aria-label": cumulative ? t("probability of at least each outcome") : t("probability of each outcome") });
   if (series.length > 1) {
@@ -111,6 +126,10 @@ export function renderOdds(answer, view) {
       chart.append(svg("text", { x: x + 18, y: 14 }, (i ? "B: " : "A: ") + name));
     });
   }
+  above.forEach((note, i) => chart.append(svg("text",
+    { x: labelWidth, y: legend - (above.length - i) * 18 + 13, class: "left-out" }, note)));
+  below.forEach((note, i) => chart.append(svg("text",
+    { x: labelWidth, y: legend + keys.length * row + i * 18 + 13, class: "left-out" }, note)));
   for (let tick = 0; tick <= 4; tick++) {
     const x = labelWidth + (plot * tick) / 4;
     chart.append(svg("line", { x1: x, x2: x, y1: legend, y2: height, class: "grid" }));
@@ -146,6 +165,7 @@ export function renderOdds(answer, view) {
     return `${who}${how}${mean}${lost}`;
   });
   $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));
+  showWarnings($("#odds-warnings"), answer.warnings);
   $("#odds-view").hidden = !numeric;
   $("#odds").hidden = false;
 }

@@ -5,7 +5,7 @@
 // the trace, each line linked to the rulebook line it came from.
 
 import { send } from "./api.js";
-import { $, el, show, t } from "./dom.js";
+import { $, el, show, showWarnings, t } from "./dom.js";
 
 // Where the dice come from: {seed} or {ask: true, dice: [...]}. A "random" run gets a
 // fresh seed here, so that saving it later runs it again with the very same dice.
@@ -152,6 +152,7 @@ function changeItem(change, who) {
 // The outcome in the page; names: {role: character name}; onLine(file, line) when a
 // trace line is followed.
 export function renderOutcome(outcome, names, onLine) {
+  showWarnings($("#run-warnings"), outcome.warnings);
   const result = $("#result");
   result.replaceChildren();
   const value = outcome.result;

@@ -1,6 +1,6 @@
 // The character's sheet: values in a table, resources as bars; what a run changed marked.
 
-import { el, show, t } from "./dom.js";
+import { el, show, showWarnings, t } from "./dom.js";
 
 function valueAt(sheet, path) {
   const [name, key] = path.split(".", 2);
@@ -14,6 +14,11 @@ export function renderSheet(container, info, changed = new Set()) {
   if (!info) {
     container.append(el("p", { class: "muted" }, t("No character.")));
     return;
+  }
+  if (info.warnings && info.warnings.length) {
+    const warned = el("ul", { class: "warnings", id: "sheet-warnings" });
+    showWarnings(warned, info.warnings);
+    container.append(warned);
   }
   const resourcePaths = new Set(info.resources.map((r) => r.path));
   const resourceNames = new Set(info.resources.map((r) => r.path.split(".")[0]));
