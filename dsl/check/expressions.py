@@ -397,7 +397,7 @@ class ExpressionChecks:
             values = [n.step_value(s) for s in definition.steps]
             return t.text_of(values) if values and isinstance(values[0], str) else t.NUMBER
         types = [self.expr(arg, scope) for arg in node.args]
-        if name in ("count", "highest", "lowest"):
+        if name in ("count", "highest", "lowest", "most_sets"):
             return self.pool_function(node, types)
         if name == "default":
             return t.join(types[0], types[1]) if len(types) == 2 else t.ANY
@@ -458,6 +458,18 @@ class ExpressionChecks:
                         "count(pool, faces) counts the dice showing a face (6), a range of "
                         "faces (5..6, 5..) or a list of them ([1, 2]), not {describe}",
                         describe=types[1].describe(),
+                    ),
+                    node.args[1].span,
+                )
+            return t.NUMBER
+        if name == "most_sets":
+            if len(types) == 2 and t.value_of(types[1]).kind not in ("number", "list", "any"):
+                self.error(
+                    tr(
+                        "most_sets(pool, at_least) splits the dice into sets adding up to at "
+                        "least a number (10), or to a list of rising numbers ([10, 15]: a set "
+                        "of 15 counts twice), not {describe}",
+                        describe=t.value_of(types[1]).describe(),
                     ),
                     node.args[1].span,
                 )

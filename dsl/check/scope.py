@@ -28,6 +28,7 @@ BUILTINS = {
     "count": (2, 2),
     "highest": (1, 2),
     "lowest": (1, 2),
+    "most_sets": (2, 2),
     # lasting effects (dsl.check.effects): sum by target, whether one is on, its modifier
     "effects": (1, None),
     "active": (1, 1),
