@@ -74,7 +74,13 @@ def _action(node: n.Action, book: Rulebook) -> dict:
         {
             "name": choose.name,
             "label": choose.label.value if choose.label is not None else None,
-            "options": [option.value.value for option in choose.options],
+            "options": [option.value.value for option in choose.options if option.each is None],
+            # options built from a list when the run reaches the choice: `d in r.sorted`
+            "options_from": [
+                f"{option.each[0]} in {option.each[1].span.text}"
+                for option in choose.options
+                if option.each is not None
+            ],
             "by": choose.by,
             "line": choose.span.line,
         }
