@@ -29,6 +29,8 @@ BUILTINS = {
     "highest": (1, 2),
     "lowest": (1, 2),
     "most_sets": (2, 2),
+    "without": (2, 2),
+    "subsets": (1, 1),
     # lasting effects (dsl.check.effects): sum by target, whether one is on, its modifier
     "effects": (1, None),
     "active": (1, 1),

@@ -12,12 +12,13 @@ import attrs
 
 from dsl import nodes as n
 from dsl.messages import tr
+from interpreter.bounds import check_length
 from interpreter.choices import Choice, Chooser, Question
 from interpreter.compile.arithmetic import as_whole
 from interpreter.compile.characters import character_of
 from interpreter.compile.costs import block_cost
 from interpreter.compile.statements import run_block
-from interpreter.errors import EvaluationError, LimitExceeded
+from interpreter.errors import EvaluationError
 from interpreter.runtime import as_bool, known
 from interpreter.values import Range
 
@@ -30,7 +31,7 @@ HOW = {
     "policy": tr("the best choice for the goal"),
 }
 
-NOBODY_CHOOSES = Chooser()
+NOBODY_CHOOSES = Chooser()  # a run given no answers: only a choice with one option open
 
 
 def _key(value) -> tuple:
@@ -41,22 +42,13 @@ def option_items(ctx, items, span) -> tuple:
     """The items `option each` offers: a list's, or a range's (both ends given)."""
     items = known(ctx, items)
     if type(items) is Range and items.low is not None and items.high is not None:
-        count = items.high - items.low + 1
-        if count > ctx.limits.list_length:
-            raise LimitExceeded(
-                tr(
-                    "{count} options is more than {limit} (limit list_length)",
-                    count=count,
-                    limit=ctx.limits.list_length,
-                ),
-                span,
-            )
+        check_length(max(items.high - items.low + 1, 0), ctx.limits, span)
         return tuple(range(items.low, items.high + 1))
     if type(items) is not tuple:
         raise EvaluationError(
             tr("`option each` goes over a list or a range, not {value}", value=items), span
         )
-    return tuple(known(ctx, item) for item in items)  # a run given no answers: only a choice with one option open
+    return tuple(known(ctx, item) for item in items)
 
 
 class Choices:

@@ -8,6 +8,8 @@ answers alone (`ctx.roller.answers`).
 
 from __future__ import annotations
 
+import itertools
+
 import attrs
 
 from dsl import nodes as n
@@ -153,7 +155,7 @@ class PoolValues:
             numbers = tuple(as_number(i, span, AT_LEAST) for i in items)
             found = made.get(numbers)
             if found is None:
-                if not numbers or any(a >= b for a, b in zip(numbers, numbers[1:])):
+                if not numbers or any(a >= b for a, b in itertools.pairwise(numbers)):
                     raise EvaluationError(
                         tr("most_sets: the sizes of sets should rise ({sizes})", sizes=value),
                         span,
