@@ -71,22 +71,28 @@ def _action(node: n.Action, book: Rulebook) -> dict:
     them in advance or a table to ask them."""
     out = _callable(node, book)
     out["choices"] = [
-        {
-            "name": choose.name,
-            "label": choose.label.value if choose.label is not None else None,
-            "options": [option.value.value for option in choose.options if option.each is None],
-            # options built from a list when the run reaches the choice: `d in r.sorted`
-            "options_from": [
-                f"{option.each[0]} in {option.each[1].span.text}"
-                for option in choose.options
-                if option.each is not None
-            ],
-            "by": choose.by,
-            "line": choose.span.line,
-        }
-        for choose in n.walk(node.body)
-        if isinstance(choose, n.Choose)
+        _choice(choose) for choose in n.walk(node.body) if isinstance(choose, n.Choose)
     ]
+    return out
+
+
+def _choice(choose: n.Choose) -> dict:
+    """A `choose`: its name, text, options, who decides, line; `options_from`, for
+    options built from a list as the run reaches it (`d in r.sorted`)."""
+    out = {
+        "name": choose.name,
+        "label": choose.label.value if choose.label is not None else None,
+        "options": [option.value.value for option in choose.options if option.each is None],
+        "by": choose.by,
+        "line": choose.span.line,
+    }
+    built = [
+        f"{option.each[0]} in {option.each[1].span.text}"
+        for option in choose.options
+        if option.each is not None
+    ]
+    if built:
+        out["options_from"] = built
     return out
 
 
