@@ -23,6 +23,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable
 
+from dsl.bounded import Bounded
 from dsl.messages import tr
 from interpreter.errors import EvaluationError
 
@@ -178,10 +179,20 @@ class Grouping:
         return best
 
 
+#: answers kept for lists of dice asked again (the odds engine asks most_sets of a list
+#: once per world: the same few dice again and again), in dice held
+ANSWERS_KEPT = 200_000
+_ANSWERS = Bounded(ANSWERS_KEPT, count=ANSWERS_KEPT)
+
+
 def most_sets(faces, thresholds: tuple) -> int:
     """The most a split of these faces into sets counts (a real run's answer)."""
+    key = (tuple(sorted(faces)), thresholds)
+    found = _ANSWERS.get(key)
+    if found is not None:
+        return found
     try:
-        return Grouping(thresholds).best(tuple(sorted(faces)))
+        found = Grouping(thresholds).best(key[0])
     except TooMuchGrouping:
         raise EvaluationError(
             tr(
@@ -189,3 +200,4 @@ def most_sets(faces, thresholds: tuple) -> int:
                 count=len(faces),
             )
         ) from None
+    return _ANSWERS.put(key, found, len(key[0]) + len(thresholds))
