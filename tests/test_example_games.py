@@ -22,7 +22,9 @@ def game(name: str):
     return engine, lambda who: engine.load_sheet(GAMES / "characters" / f"{who}.yaml")
 
 
-@pytest.mark.parametrize("name", ["dnd5e", "fate", "blades_in_the_dark", "cthulhu", "pbta"])
+@pytest.mark.parametrize(
+    "name", ["dnd5e", "fate", "blades_in_the_dark", "cthulhu", "pbta", "seventh_sea"]
+)
 def test_every_game_loads_without_a_warning(name):
     assert dsl.load(GAMES / f"{name}.rules").warnings == ()
 
@@ -276,3 +278,25 @@ def test_pbta_the_target_of_a_move_chooses_against_you():
     assert out.result["caved"] is True and out.choices[0].by == "target"
     best = engine.odds("go_aggro", driver, {"target": boss}, field="caved", best="caved")
     assert best.probabilities == {False: Fraction(1)}  # it never caves when it can choose
+
+
+# ─── 7th Sea, second edition ───────────────────────────────────────────────
+
+
+def test_seventh_sea_raises_are_the_best_grouping_of_the_dice():
+    engine, sheet = game("seventh_sea")
+    valentina = sheet("swashbuckler")  # Finesse 3, Weaponry 3, Athletics 4
+    params = {"trait": "Finesse", "skill": "Weaponry"}
+    # 7, 6, 4, 3, 2, 1: 7 + 3, 6 + 4, 2 + 1 left over: two Raises (7 + 6 first finds one)
+    out = engine.run("attempt", valentina, params, ForcedDice([7, 6, 4, 3, 2, 1]))
+    assert out.result["raises"] == 2
+    # Athletics 4: a set of 15 is two Raises: 9 + 6 (two), 5 + 5 + 3 + 2 (two), 1 left;
+    # sets of 10 alone would make three (9 + 1, 6 + 3 + 2... 5 + 5)
+    athletics = {"trait": "Finesse", "skill": "Athletics"}
+    out = engine.run("attempt", valentina, athletics, ForcedDice([9, 6, 5, 5, 3, 2, 1]))
+    assert out.result["raises"] == 4
+    # rank 3: the player rerolls the die of their choice (the 2, which became an 8)
+    out = engine.run(
+        "act", valentina, params, ForcedDice([9, 6, 5, 3, 2, 1, 8]), choices={"reroll": 2}
+    )
+    assert dict(out.result) == {"raises": 3, "dice": (1, 3, 5, 6, 9, 8)}
