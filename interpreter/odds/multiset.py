@@ -152,23 +152,44 @@ class MostSetsOf(ByFace):
 
     def __init__(self, thresholds):
         self.grouping = Grouping(thresholds)
+        self.solved: dict = {}  # the faces left → their best split
 
     def bind(self, work) -> None:
         """Count the search's steps as work (and look at the deadline)."""
         self.grouping.spend = lambda: work.spend(SEARCH_STEP_WORK)
 
     def step(self, state, face, c):
+        # grouping.add on the state's tuple itself: faces come from the lowest up, so a
+        # new face goes at the end, and only a pair's lower die is taken from before it
         score, pairs = state
-        left = dict(pairs)
-        score, c = self.grouping.add(score, left, face, c)
-        if c:
-            left[face] = c
-        return score, tuple(sorted(left.items()))
+        grouping = self.grouping
+        if face <= 0:
+            return state
+        if grouping.worth(face) == grouping.top:
+            return score + grouping.top * c, pairs
+        if grouping.pairs:
+            other = grouping.ts[-1] - face
+            if other == face:
+                score, c = score + grouping.top * (c // 2), c % 2
+            else:
+                for i, (held, k) in enumerate(pairs):
+                    if held == other:
+                        paired = min(c, k)
+                        score, c = score + grouping.top * paired, c - paired
+                        kept = ((held, k - paired),) if k > paired else ()
+                        pairs = pairs[:i] + kept + pairs[i + 1 :]
+                        break
+        return score, ((*pairs, (face, c)) if c else pairs)
 
     def final(self, state):
         score, pairs = state
+        solved = self.solved.get(pairs)
+        if solved is not None:
+            return score + solved
         try:
-            return score + self.grouping.solve_left(tuple(f for f, c in pairs for _ in range(c)))
+            solved = self.grouping.solve_left(tuple(f for f, c in pairs for _ in range(c)))
+            self.solved[pairs] = solved
+            return score + solved
         except TooMuchGrouping:
             raise TooComplex(tr("more sets to try than most_sets looks at")) from None
 
