@@ -42,7 +42,10 @@ class Question:
     occurrence: int = attrs.field(eq=False, default=0)
 
     def option(self, answer: object) -> object:
-        """The option an answer names (a text from a command line: `2` is the number 2)."""
+        """The option an answer names (a text from a command line: `2` is the number 2; a
+        JSON list, an option built from a list of dice)."""
+        if type(answer) is list:
+            answer = tuple(answer)
         for option in self.options:
             if answer == option and type(answer) is type(option):
                 return option

@@ -104,6 +104,9 @@ def test_subsets_as_options_and_without(engine):
     assert out.result["raises"] == 2
     made = [(c.name, c.value) for c in out.choices]
     assert made == [("set_of", (1, 4)), ("set_of", (2, 3))]
+    # as JSON gives them (the page, the HTTP API): lists
+    out = run(engine, "group", 4, [1, 4, 2, 3], {"set_of#1": [1, 4], "set_of#2": [2, 3]})
+    assert out.result["raises"] == 2
 
 
 def test_options_must_come_from_a_list():
