@@ -39,9 +39,15 @@ class Question:
     span: object = attrs.field(eq=False, repr=False, default=None)
     #: why each closed option is closed, in `closed`'s order: "condition" or "cost"
     why: tuple = attrs.field(eq=False, repr=False, default=())
+    #: the how-manieth time this choice is asked in the run (1 the first; 0: not counted,
+    #: no answer given in advance names an occurrence)
+    occurrence: int = attrs.field(eq=False, default=0)
 
     def option(self, answer: object) -> object:
-        """The option an answer names (a text from a command line: `2` is the number 2)."""
+        """The option an answer names (a text from a command line: `2` is the number 2; a
+        JSON list, an option built from a list of dice)."""
+        if type(answer) is list:
+            answer = tuple(answer)
         for option in self.options:
             if answer == option and type(answer) is type(option):
                 return option
@@ -103,17 +109,50 @@ class Choice:
         return {"name": self.name, "value": self.value, "by": self.by, "how": self.how}
 
 
+def occurrence_key(key) -> tuple:
+    """`place#2` → ("place", 2): an answer for the second time `place` is asked; `place`
+    → ("place", 0), an answer for every time. Refused: `place#`, `place#0`, `place#x`."""
+    name, hash_, number = str(key).rpartition("#")
+    if not hash_:
+        return str(key), 0
+    digits = number.strip()
+    if not (digits.isascii() and digits.isdigit()) or int(digits) < 1 or len(digits) > 9:
+        raise ParameterError(
+            tr(
+                "{key}: an answer for one time a choice is asked is written NAME#N=VALUE, "
+                "N from 1 (place#2=1: the second time)",
+                key=str(key),
+            )
+        )
+    return name.strip(), int(digits)
+
+
 class Chooser:
-    """Answers a run's questions: from answers given in advance (by the choice's name),
-    then, when only one option is open, that one; else from `ask(question)`. With
-    neither, a question with several options open is a ParameterError (nothing changes)."""
+    """Answers a run's questions: from answers given in advance (by the choice's name, or
+    by its name and the time it is asked: `place#2`, which comes first), then, when only
+    one option is open, that one; else from `ask(question)`. With neither, a question
+    with several options open is a ParameterError (nothing changes)."""
 
     def __init__(self, answers: Mapping | None = None, ask: Callable | None = None):
-        self.answers = dict(answers or {})
+        self.answers = {}
+        self.by_occurrence = False  # whether an answer names the time its choice is asked
+        for key, value in dict(answers or {}).items():
+            name, occurrence = occurrence_key(key)
+            self.answers[(name, occurrence) if occurrence else name] = value
+            self.by_occurrence = self.by_occurrence or occurrence > 0
         self.ask = ask
+
+    def given(self, question: Question) -> bool:
+        """Whether an answer was given in advance for this question."""
+        return (question.name, question.occurrence) in self.answers or (
+            question.name in self.answers
+        )
 
     def choose(self, question: Question) -> tuple:
         """(the option chosen, how)."""
+        once = (question.name, question.occurrence)
+        if once in self.answers:
+            return question.option(self.answers[once]), "given"
         if question.name in self.answers:
             return question.option(self.answers[question.name]), "given"
         if len(question.options) == 1:

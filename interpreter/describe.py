@@ -71,15 +71,7 @@ def _action(node: n.Action, book: Rulebook) -> dict:
     them in advance or a table to ask them."""
     out = _callable(node, book)
     out["choices"] = [
-        {
-            "name": choose.name,
-            "label": _question(choose.label),
-            "options": [option.value.value for option in choose.options],
-            "by": choose.by,
-            "line": choose.span.line,
-        }
-        for choose in n.walk(node.body)
-        if isinstance(choose, n.Choose)
+        _choice(choose) for choose in n.walk(node.body) if isinstance(choose, n.Choose)
     ]
     return out
 
@@ -91,6 +83,26 @@ def _question(label) -> str | None:
     if isinstance(label, n.Literal):
         return label.value
     return label.span.text[1:-1]
+
+
+def _choice(choose: n.Choose) -> dict:
+    """A `choose`: its name, text, options, who decides, line; `options_from`, for
+    options built from a list as the run reaches it (`d in r.sorted`)."""
+    out = {
+        "name": choose.name,
+        "label": _question(choose.label),
+        "options": [option.value.value for option in choose.options if option.each is None],
+        "by": choose.by,
+        "line": choose.span.line,
+    }
+    built = [
+        f"{option.each[0]} in {option.each[1].span.text}"
+        for option in choose.options
+        if option.each is not None
+    ]
+    if built:
+        out["options_from"] = built
+    return out
 
 
 def _check(node: n.Check, book: Rulebook) -> dict:

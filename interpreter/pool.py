@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import attrs
 
+from interpreter.grouping import most_sets as grouped
 from interpreter.values import Range, Record
 
 KEPT, DROPPED, REROLLED = "kept", "dropped", "rerolled"
@@ -192,6 +193,18 @@ class LargestSet(Question):
         return set_record(*found[0]) if found else set_record(None, 0)
 
 
+@attrs.frozen(cache_hash=True)
+class MostSets(Question):
+    """`most_sets(r, 10)`, `most_sets(r, [10, 15])`: the most the kept dice count when
+    split into sets, a set adding up to at least the k-th threshold counting k
+    (interpreter.grouping)."""
+
+    thresholds: tuple
+
+    def of_kept(self, kept: tuple):
+        return grouped(kept, self.thresholds)
+
+
 def sets_of(kept: tuple) -> list:
     sizes: dict = {}
     for face in kept:
@@ -217,7 +230,7 @@ FIELDS = {
 }
 
 #: the pool functions: name → the question's class
-FUNCTIONS = {"count": Count, "highest": Highest, "lowest": Lowest}
+FUNCTIONS = {"count": Count, "highest": Highest, "lowest": Lowest, "most_sets": MostSets}
 
 
 def of_list(question: Question, items: tuple):

@@ -23,7 +23,8 @@ def game(name: str):
 
 
 @pytest.mark.parametrize(
-    "name", ["dnd5e", "fate", "blades_in_the_dark", "cthulhu", "pbta", "genesys"]
+    "name",
+    ["dnd5e", "fate", "blades_in_the_dark", "cthulhu", "pbta", "genesys", "seventh_sea"],
 )
 def test_every_game_loads_without_a_warning(name):
     assert dsl.load(GAMES / f"{name}.rules").warnings == ()
@@ -315,3 +316,25 @@ def test_genesys_a_pool_of_symbols_cancels_and_counts_its_triumphs():
     odds = engine.odds("skill_check", pilot, {"characteristic": "Agility", "skill": "Piloting"},
                        field="success")  # fmt: skip
     assert odds.probabilities[True] == Fraction(6455, 9216)
+
+
+# ─── 7th Sea, second edition ───────────────────────────────────────────────
+
+
+def test_seventh_sea_raises_are_the_best_grouping_of_the_dice():
+    engine, sheet = game("seventh_sea")
+    valentina = sheet("swashbuckler")  # Finesse 3, Weaponry 3, Athletics 4
+    params = {"trait": "Finesse", "skill": "Weaponry"}
+    # 7, 6, 4, 3, 2, 1: 7 + 3, 6 + 4, 2 + 1 left over: two Raises (7 + 6 first finds one)
+    out = engine.run("attempt", valentina, params, ForcedDice([7, 6, 4, 3, 2, 1]))
+    assert out.result["raises"] == 2
+    # Athletics 4: a set of 15 is two Raises: 9 + 6 (two), 5 + 5 + 3 + 2 (two), 1 left;
+    # sets of 10 alone would make three (9 + 1, 6 + 3 + 2... 5 + 5)
+    athletics = {"trait": "Finesse", "skill": "Athletics"}
+    out = engine.run("attempt", valentina, athletics, ForcedDice([9, 6, 5, 5, 3, 2, 1]))
+    assert out.result["raises"] == 4
+    # rank 3: the player rerolls the die of their choice (the 2, which became an 8)
+    out = engine.run(
+        "act", valentina, params, ForcedDice([9, 6, 5, 3, 2, 1, 8]), choices={"reroll": 2}
+    )
+    assert dict(out.result) == {"raises": 3, "dice": (1, 3, 5, 6, 9, 8)}

@@ -64,6 +64,7 @@ def test_every_section_has_a_recipe_and_a_command():
         "Opposed checks between characters",
         "Roll-under contests",
         "Symbol dice",
+        "Choosing among the dice",
     ]
     assert {title for title, _, _ in commands()} == set(found)
 
@@ -247,3 +248,23 @@ def test_symbol_dice_cancel_and_count_exactly():
         wins += shown.count("s") + shown.count("t") - shown.count("f") >= 1
     odds = engine.odds("skill", sheet, {"green": 1, "yellow": 1, "purple": 2}, field="success")
     assert odds.probabilities[True] == Fraction(wins, rolls)
+
+
+def test_raises_are_the_best_grouping_and_the_best_die_is_rerolled():
+    engine = recipe("Choosing among the dice")
+    expert = engine.sheet({"Finesse": 1, "Weaponry": 4})  # five d10, sets of 15 count twice
+    params = {"trait": "Finesse", "skill": "Weaponry"}
+    out = engine.run_check("risk", expert, params, ForcedDice([10, 5, 5, 5, 1]))
+    assert out.result["total"] == 3  # 10 + 5 (two Raises), 5 + 5 (one): a greedy 10 alone, 2
+    two = engine.sheet({"Finesse": 2, "Weaponry": 0})
+    odds = engine.odds("risk", two, {"trait": "Finesse", "skill": "Weaponry"}, field="total")
+    pairs = [(a, b) for a in range(1, 11) for b in range(1, 11)]
+    raises = [(a >= 10) + (b >= 10) if a >= 10 or b >= 10 else int(a + b >= 10) for a, b in pairs]
+    assert odds.probabilities == {k: Fraction(raises.count(k), 100) for k in set(raises)}
+    rank3 = engine.sheet({"Wits": 1, "Weaponry": 3})  # four dice, one rerolled
+    params = {"trait": "Wits", "skill": "Weaponry"}
+    out = engine.run("act", rank3, params, ForcedDice([9, 6, 2, 2, 1]), choices={"reroll": 6})
+    assert dict(out.result) == {"raises": 1, "dice": (2, 2, 9, 1)}
+    best = engine.odds("act", rank3, params, field="raises", best="mean raises")
+    plain = engine.odds("act", rank3, params, field="raises", choices={"reroll": "no"})
+    assert best.exact and best.mean > plain.mean

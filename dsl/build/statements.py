@@ -84,9 +84,9 @@ class Statements:
         return n.Note(expr, span=span)
 
     def _choose(self, span, name, by, label, *options):
-        values = [option.value.value for option in options]
+        values = [option.value.value if option.each is None else option for option in options]
         for i, option in enumerate(options):
-            if values.index(values[i]) != i:
+            if option.each is None and values.index(values[i]) != i:
                 raise self._error(
                     tr("the option {value} is listed twice", value=values[i]), option.value.span
                 )
@@ -104,6 +104,9 @@ class Statements:
         if not isinstance(value, n.Literal):  # a text with {…} parts
             raise self._error(tr("an option is a word, a text or a number"), value.span)
         return n.Option(value, condition, cost, body or (), span=span)
+
+    def _option_each(self, span, name, items, condition, cost, body):
+        return n.Option(None, condition, cost, body or (), (name.text, items), span=span)
 
     def _option_cost(self, span, amount, place):
         return (amount, self._place(place))

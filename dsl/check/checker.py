@@ -13,6 +13,7 @@ from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
 from dsl.check.items import ItemChecks
 from dsl.check.lookalikes import LookalikeChecks
+from dsl.check.pools import PoolChecks
 from dsl.check.scope import BUILTINS, CALL_NESTING, MAX_CALL_NESTING, Scope
 from dsl.check.sheet import SheetChecks
 from dsl.check.statements import StatementChecks
@@ -78,6 +79,7 @@ class Checker(
     ChoiceChecks,
     WholeChecks,
     LookalikeChecks,
+    PoolChecks,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""
 

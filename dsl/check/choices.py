@@ -24,12 +24,27 @@ class ChoiceChecks:
                     node.span,
                     tr("the acting character decides when `by` is left out"),
                 )
-        values = [option.value.value for option in node.options]
+        values = [option.value.value for option in node.options if option.each is None]
         numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
         chosen = t.NUMBER if numbers else t.text_of(str(v) for v in values)
+        items = {}  # an option built from a list: the list's items' type
+        for option in node.options:
+            if option.each is not None:
+                items[id(option)] = self.option_items(option, scope)
+        if items:
+            kinds = {t.value_of(item).kind for item in items.values()}
+            if kinds == {"number"} and numbers:
+                chosen = t.NUMBER
+            elif values or len(kinds) > 1:
+                chosen = t.ANY
+            else:
+                chosen = next(iter(items.values()))
         # the name holds the option chosen: in the options' statements, and after
         self.declare(scope, node.name, chosen, node.span)
         for option in node.options:
+            if option.each is not None:
+                outer, scope = scope, scope.child()
+                self.declare(scope, option.each[0], items[id(option)], option.span)
             if option.condition is not None:
                 self.want(option.condition, scope, t.BOOL, tr("an option's condition"))
             if option.cost is not None:
@@ -37,5 +52,24 @@ class ChoiceChecks:
                 self.want(amount, scope, t.NUMBER, tr("an option's cost"))
                 self.place(place, scope, ("attribute", "skill", "stat", "resource", "counter"))
             self.block(option.body, scope)
+            if option.each is not None:
+                scope = outer
         if node.label is not None:
             self.expr(node.label, scope)
+
+    def option_items(self, option: n.Option, scope: Scope) -> t.Type:
+        """The type of the items of `option each x in LIST` (a list, or a range)."""
+        _name, items = option.each
+        found = t.value_of(self.expr(items, scope))
+        if found.kind == "range":
+            return t.NUMBER
+        if found.kind not in ("list", "any"):
+            self.error(
+                tr(
+                    "`option each` offers the items of a list (r.sorted, [1, 2, 3]) or a "
+                    "range (1..5), not {describe}",
+                    describe=found.describe(),
+                ),
+                items.span,
+            )
+        return found.item or t.ANY

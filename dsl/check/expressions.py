@@ -399,8 +399,10 @@ class ExpressionChecks:
             values = [n.step_value(s) for s in definition.steps]
             return t.text_of(values) if values and isinstance(values[0], str) else t.NUMBER
         types = [self.expr(arg, scope) for arg in node.args]
-        if name in ("count", "highest", "lowest"):
+        if name in ("count", "highest", "lowest", "most_sets"):
             return self.pool_function(node, types)
+        if name in ("without", "subsets"):
+            return self.list_function(node, types)
         if name == "default":
             return t.join(types[0], types[1]) if len(types) == 2 else t.ANY
         if name == "size":
@@ -426,55 +428,6 @@ class ExpressionChecks:
                     arg.span,
                     self.quote_hint(arg),
                 )
-        return t.NUMBER
-
-    def pool_function(self, node: n.Call, types: list) -> t.Type:
-        """`count(pool, test)`, `highest(pool)`, `lowest(pool, n)`: of a pool or a list."""
-        name = node.function
-        if not types:
-            return t.ANY
-        subject = types[0]
-        if subject.kind != "roll" and t.value_of(subject).kind not in ("list", "any"):
-            self.error(
-                tr(
-                    (
-                        "{name}(...) looks at the dice of a pool (a dice term, a named roll, a "
-                        "`let` holding one) or at a list, not at {describe}"
-                    ),
-                    name=name,
-                    describe=t.value_of(subject).describe(),
-                ),
-                node.args[0].span,
-                tr("as in {name}(5d6{value})", name=name, value=", 6" if name == "count" else ""),
-            )
-        if name == "count":
-            if len(types) == 2 and t.value_of(types[1]).kind not in (
-                "number",
-                "range",
-                "list",
-                "text",
-                "any",
-            ):
-                self.error(
-                    tr(
-                        "count(pool, faces) counts the dice showing a face (6), a range of "
-                        "faces (5..6, 5..) or a list of them ([1, 2]), not {describe}",
-                        describe=types[1].describe(),
-                    ),
-                    node.args[1].span,
-                )
-            return t.NUMBER
-        if len(types) == 2:
-            if not t.fits(types[1], t.NUMBER):
-                self.error(
-                    tr(
-                        "how many dice {name} takes should be a number, not {describe}",
-                        name=name,
-                        describe=t.value_of(types[1]).describe(),
-                    ),
-                    node.args[1].span,
-                )
-            return t.list_of(t.NUMBER)
         return t.NUMBER
 
     def ex_range(self, node: n.Range, scope: Scope) -> t.Type:

@@ -1,4 +1,4 @@
-"""Checks of lists and texts taken apart: list[1], without, join, number."""
+"""Checks of lists and texts taken apart: list[1], join, number."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from dsl.messages import tr
 from dsl.rulebook import Binding
 
 #: the built-ins of lists and texts
-ITEM_FUNCTIONS = frozenset(("without", "join", "number"))
+ITEM_FUNCTIONS = frozenset(("join", "number"))  # `without`: dsl.check.pools
 
 
 class ItemChecks:
-    """A list's item (`dice[1]`), `without`, `join`, `number` (part of the Checker)."""
+    """A list's item (`dice[1]`), `join`, `number` (part of the Checker)."""
 
     def list_item(self, node: n.Index, listed: t.Type, scope: Scope) -> t.Type:
         """`dice[1]`: the first item of a list, `dice[-1]` the last."""
@@ -62,7 +62,6 @@ class ItemChecks:
 
 #: how each is written, for a message
 USES = {
-    "without": tr("without(list, item): the list without the first item equal to it"),
     "join": tr('join(list, ", "): its items as one text, the separator between them'),
     "number": tr('number("12"): the number a text writes'),
 }

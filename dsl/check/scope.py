@@ -28,12 +28,14 @@ BUILTINS = {
     "count": (2, 2),
     "highest": (1, 2),
     "lowest": (1, 2),
+    "most_sets": (2, 2),
+    "without": (2, 2),
+    "subsets": (1, 1),
     # lasting effects (dsl.check.effects): sum by target, whether one is on, its modifier
     "effects": (1, None),
     "active": (1, 1),
     "effect_modifier": (1, 1),
     # lists and texts taken apart (dsl.check.items)
-    "without": (2, 2),
     "join": (1, 2),
     "number": (1, 1),
 }

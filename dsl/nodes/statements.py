@@ -140,6 +140,9 @@ class Option:
     condition: object  # expression or None
     cost: object  # (amount, place) or None
     body: tuple
+    # `option each d in r.sorted`: (the name, the list) — an option for each item, the
+    # item named in the condition, the cost and the body; `value` is None
+    each: object = None
     span: Span = span_field()
 
 

@@ -8,15 +8,19 @@ odds mode) answers with one of the open options; the choice is kept on the conte
 
 from __future__ import annotations
 
+import attrs
+
 from dsl import nodes as n
 from dsl.messages import tr
+from interpreter.bounds import check_length
 from interpreter.choices import Choice, Chooser, Question
 from interpreter.compile.arithmetic import as_whole
 from interpreter.compile.characters import character_of
 from interpreter.compile.costs import block_cost
 from interpreter.compile.statements import run_block
 from interpreter.errors import EvaluationError
-from interpreter.runtime import as_bool
+from interpreter.runtime import as_bool, known
+from interpreter.values import Range
 
 #: how the trace says who chose, by `Choice.how`
 HOW = {
@@ -30,11 +34,29 @@ HOW = {
 NOBODY_CHOOSES = Chooser()  # a run given no answers: only a choice with one option open
 
 
+def _key(value) -> tuple:
+    return (type(value), value)
+
+
+def option_items(ctx, items, span) -> tuple:
+    """The items `option each` offers: a list's, or a range's (both ends given)."""
+    items = known(ctx, items)
+    if type(items) is Range and items.low is not None and items.high is not None:
+        check_length(max(items.high - items.low + 1, 0), ctx.limits, span)
+        return tuple(range(items.low, items.high + 1))
+    if type(items) is not tuple:
+        raise EvaluationError(
+            tr("`option each` goes over a list or a range, not {value}", value=items), span
+        )
+    return tuple(known(ctx, item) for item in items)
+
+
 class Choices:
     """The Compiler's handler of `choose` (part of the Compiler)."""
 
     def st_choose(self, node: n.Choose):
         options = tuple(self.compile_option(option) for option in node.options)
+        offered = self.offered(node, options)
         label = self.expr(node.label) if node.label is not None else None
         by = node.by  # a character parameter (or a name bound to one): a local name
         who = (lambda ctx: ctx.env.get(by)) if by is not None else None
@@ -42,7 +64,10 @@ class Choices:
 
         def choose(ctx):
             open_, closed, why = [], [], []
-            for value, closed_by, _pay, _body, _steps in options:
+            listed = offered(ctx)
+            for value, closed_by, _pay, _body, _steps, var in listed:
+                if var is not None:
+                    ctx.env[var] = value
                 reason = closed_by(ctx)
                 if reason is None:
                     open_.append(value)
@@ -63,6 +88,9 @@ class Choices:
                 tuple(why),
             )
             chooser = ctx.chooser if ctx.chooser is not None else NOBODY_CHOOSES
+            if getattr(chooser, "by_occurrence", False) and ctx.choices is not None:
+                asked = sum(1 for made in ctx.choices if made.name == name)
+                question = attrs.evolve(question, occurrence=asked + 1)
             value, how = chooser.choose(question)
             if ctx.choices is not None:
                 ctx.choices.append(Choice(name, value, question.by, how))
@@ -80,14 +108,48 @@ class Choices:
                     )
                 )
                 ctx.step("choice", text, span, choice=name, value=value, by=question.by, how=how)
-            for option_value, _open, pay, body, steps in options:
+            for option_value, _open, pay, body, steps, var in listed:
                 if option_value == value and type(option_value) is type(value):
+                    if var is not None:
+                        ctx.env[var] = value
                     if pay is not None:
                         pay(ctx)
                     run_block(ctx, body, steps, span)
                     return
 
         return choose
+
+    def offered(self, node: n.Choose, options: tuple):
+        """A closure listing the options of a run: (value, closed_by, pay, body, steps, the
+        name an option built from a list gives its item, or None), an option `each` item
+        of its list once (the first time it comes)."""
+        built = []
+        for option, compiled in zip(node.options, options):
+            if option.each is None:
+                built.append((None, None, (*compiled, None)))
+            else:
+                var, items = option.each
+                built.append((var, self.naming(items), compiled))
+        span = node.span
+        if all(var is None for var, _, _ in built):
+            fixed = [entry for _, _, entry in built]
+            return lambda ctx: fixed
+
+        def offered(ctx):
+            listed, seen = [], set()
+            for var, items, entry in built:
+                if var is None:
+                    listed.append(entry)
+                    seen.add(_key(entry[0]))
+                    continue
+                _value, closed_by, pay, body, steps = entry
+                for item in option_items(ctx, items(ctx), span):
+                    if _key(item) not in seen:
+                        seen.add(_key(item))
+                        listed.append((item, closed_by, pay, body, steps, var))
+            return listed
+
+        return offered
 
     def compile_option(self, option: n.Option) -> tuple:
         """(value, closed_by(ctx) (None when open), pay(ctx) or None, body, the steps of
@@ -109,7 +171,8 @@ class Choices:
                 return "condition"
             return None if affordable is None or affordable(ctx) else "cost"
 
-        return option.value.value, closed_by, pay, body, steps + block_cost(body)
+        value = option.value.value if option.value is not None else None
+        return value, closed_by, pay, body, steps + block_cost(body)
 
     def affordable(self, amount_node, place_node):
         """Whether spending the amount from the place would not fail (its minimum kept)."""

@@ -108,6 +108,8 @@ class Costs:
             parts = [node.label]
             for option in node.options:
                 parts += [option.condition, option.cost]
+                if option.each is not None:
+                    parts.append(option.each[1])
             return 1 + self.cost(parts)
         return 1 + self.cost(
             [getattr(node, f.name) for f in attrs.fields(kind) if f.name not in _NOT_PARTS]

@@ -34,6 +34,7 @@ from interpreter.compile.arithmetic import (
     unequal,
 )
 from interpreter.compile.costs import charged
+from interpreter.compile.lists import list_function
 from interpreter.compile.pools import POOL_FUNCTIONS
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die
@@ -332,6 +333,8 @@ class Expressions:
             value = args[0]
             fallback = charged(args[1], self.cost(node.args[1]), node.args[1].span)
             return lambda ctx: v if (v := known(ctx, value(ctx))) is not None else fallback(ctx)
+        if name in ("without", "subsets"):
+            return list_function(name, args, span)
         if name == "size":
             (items,) = args
             return lambda ctx: len(known(ctx, items(ctx)))

@@ -1,4 +1,4 @@
-"""Compiling lists and texts taken apart: list[1], without, join, number."""
+"""Compiling lists and texts taken apart: list[1], join, number."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ A_POSITION = tr("a position in a list")
 
 
 class Items:
-    """A list's item (`dice[1]`), `without`, `join`, `number` (part of the Compiler)."""
+    """A list's item (`dice[1]`), `join`, `number` (part of the Compiler)."""
 
     def list_item(self, node: n.Index):
         """`dice[1]`: the first item, `dice[-1]` the last; a position past the list's
@@ -70,18 +70,6 @@ class Items:
             ctx.count(cells(value, ctx.limits.value_size), span)
             return value
 
-        if name == "without":
-            unwanted = args[1]
-
-            def without(ctx):
-                values, gone = listed(ctx), known(ctx, unwanted(ctx))
-                for index, value in enumerate(values):
-                    value = known(ctx, value)
-                    if value == gone and isinstance(value, bool) == isinstance(gone, bool):
-                        return values[:index] + values[index + 1 :]
-                return values
-
-            return without
         separator = args[1] if len(args) == 2 else None
 
         def join(ctx):

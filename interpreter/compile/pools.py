@@ -8,6 +8,8 @@ answers alone (`ctx.roller.answers`).
 
 from __future__ import annotations
 
+import itertools
+
 import attrs
 
 from dsl import nodes as n
@@ -16,7 +18,16 @@ from interpreter.bounds import cells
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.dice import PoolRoll, keep_dice
 from interpreter.errors import EvaluationError
-from interpreter.pool import FIELDS, FUNCTIONS, KEPT, Rolled, Total, face_test, of_list
+from interpreter.pool import (
+    FIELDS,
+    FUNCTIONS,
+    KEPT,
+    MostSets,
+    Rolled,
+    Total,
+    face_test,
+    of_list,
+)
 from interpreter.runtime import ChainRoll, Unknown, known, lift
 from interpreter.trace import dice_step
 from interpreter.values import Range, normalize
@@ -25,9 +36,10 @@ from interpreter.values import Range, normalize
 A_ROLL_OF_A_GROUP = tr("a roll of a group")
 A_DIE_IN_THE_LIST = tr("a die in the list")
 HOW_MANY_TAKEN = tr("how many dice {function} takes")
+AT_LEAST = tr("what a set adds up to")
 
 #: pool functions: name → (fewest, most arguments)
-POOL_FUNCTIONS = {"count": (2, 2), "highest": (1, 2), "lowest": (1, 2)}
+POOL_FUNCTIONS = {"count": (2, 2), "highest": (1, 2), "lowest": (1, 2), "most_sets": (2, 2)}
 
 
 def ask(ctx, subject, question, span=None):
@@ -115,6 +127,8 @@ class PoolValues:
                     return kind(face_test(value))
 
             return count_question
+        if node.function == "most_sets":
+            return self.most_sets_question(node)
         if len(node.args) == 1:
             question = kind()
             return lambda ctx: question
@@ -127,6 +141,34 @@ class PoolValues:
                     tr("{function} of {count} dice", function=node.function, count=count), span
                 )
             return kind(count)
+
+        return question
+
+    def most_sets_question(self, node: n.Call):
+        """`most_sets(r, 10)`, `most_sets(r, [10, 15])`: the thresholds, rising, above 0."""
+        at_least, span = self.expr(node.args[1]), node.args[1].span
+        made: dict = {}
+
+        def question(ctx):
+            value = known(ctx, at_least(ctx))
+            items = value if type(value) is tuple else (value,)
+            numbers = tuple(as_number(i, span, AT_LEAST) for i in items)
+            found = made.get(numbers)
+            if found is None:
+                if not numbers or any(a >= b for a, b in itertools.pairwise(numbers)):
+                    raise EvaluationError(
+                        tr("most_sets: the sizes of sets should rise ({sizes})", sizes=value),
+                        span,
+                    )
+                if numbers[0] <= 0:
+                    raise EvaluationError(
+                        tr("most_sets: a set should add up to more than 0 ({sizes})", sizes=value),
+                        span,
+                    )
+                found = MostSets(numbers)
+                if len(made) < 64:
+                    made[numbers] = found
+            return found
 
         return question
 

@@ -105,7 +105,7 @@ class BestChoices(Chooser):
         self.roller = roller
 
     def choose(self, question) -> tuple:
-        if question.name in self.answers or len(question.options) == 1:
+        if self.given(question) or len(question.options) == 1:
             return super().choose(question)
         roller = self.roller
         if roller.cursor < len(roller.pins):

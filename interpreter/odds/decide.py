@@ -54,7 +54,7 @@ class WorldChooser(Chooser):
             raise Nested
         if self.forced is None:
             raise Decide(question)
-        if question.name in self.answers:
+        if self.given(question):
             return self.forced, "given"
         return self.forced, ("only" if len(question.options) == 1 else "policy")
 
@@ -68,6 +68,8 @@ class WorldSearch:
         ctx = engine.context(roller, sheet)
         ctx.limits = limits
         self.chooser = ctx.chooser = WorldChooser(answers)
+        if self.chooser.by_occurrence:  # answers by the time a choice is asked: run by run
+            raise Nested
         # a Liveness of its own: its blocks are keyed by the statements' ids, and the
         # one-statement blocks below live only as long as this search
         liveness = Liveness(engine.compiler, sums_may_fail(limits))
@@ -141,7 +143,7 @@ class WorldSearch:
             question = decide.question
         else:
             raise Nested  # never asked (no option open is an error before the question)
-        if name in chooser.answers:
+        if chooser.given(question):
             options = (question.option(chooser.answers[name]),)
         else:
             options = question.options

@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import itertools
 
-from interpreter.odds.polynomials import binomials
+from dsl.messages import tr
+from interpreter.grouping import Grouping, TooMuchGrouping
+from interpreter.odds.polynomials import TooComplex, binomials
 from interpreter.pool import (
     Count,
     Failures,
     Highest,
     LargestSet,
     Lowest,
+    MostSets,
     Sets,
     Sorted,
     Successes,
@@ -140,6 +143,57 @@ class LargestSetOf(ByFace):
         return set_record(state[1], state[0])
 
 
+class MostSetsOf(ByFace):
+    """The reductions of interpreter.grouping made face by face (the state: what they
+    counted, and the faces left to place, as sorted (face, how many) pairs); the search,
+    with one memory, for what is left at the end."""
+
+    start = (0, ())
+
+    def __init__(self, thresholds):
+        self.grouping = Grouping(thresholds)
+        self.solved: dict = {}  # the faces left → their best split
+
+    def bind(self, work) -> None:
+        """Count the search's steps as work (and look at the deadline)."""
+        self.grouping.spend = lambda: work.spend(SEARCH_STEP_WORK)
+
+    def step(self, state, face, c):
+        # grouping.add on the state's tuple itself: faces come from the lowest up, so a
+        # new face goes at the end, and only a pair's lower die is taken from before it
+        score, pairs = state
+        grouping = self.grouping
+        if face <= 0:
+            return state
+        if grouping.worth(face) == grouping.top:
+            return score + grouping.top * c, pairs
+        if grouping.pairs:
+            other = grouping.ts[-1] - face
+            if other == face:
+                score, c = score + grouping.top * (c // 2), c % 2
+            else:
+                for i, (held, k) in enumerate(pairs):
+                    if held == other:
+                        paired = min(c, k)
+                        score, c = score + grouping.top * paired, c - paired
+                        kept = ((held, k - paired),) if k > paired else ()
+                        pairs = pairs[:i] + kept + pairs[i + 1 :]
+                        break
+        return score, ((*pairs, (face, c)) if c else pairs)
+
+    def final(self, state):
+        score, pairs = state
+        solved = self.solved.get(pairs)
+        if solved is not None:
+            return score + solved
+        try:
+            solved = self.grouping.solve_left(tuple(f for f, c in pairs for _ in range(c)))
+            self.solved[pairs] = solved
+            return score + solved
+        except TooMuchGrouping:
+            raise TooComplex(tr("more sets to try than most_sets looks at")) from None
+
+
 def evaluator(question, value, success, failure):
     """The evaluator of one order-free question, for a term whose kept faces add
     value(face) to its total, and count success(face) and failure(face)."""
@@ -162,6 +216,8 @@ def evaluator(question, value, success, failure):
         return SetsOf()
     if kind is LargestSet:
         return LargestSetOf()
+    if kind is MostSets:
+        return MostSetsOf(question.thresholds)
     raise NotImplementedError(kind.__name__)
 
 
@@ -183,12 +239,23 @@ class Constant:
 
 # ─── the walk ───────────────────────────────────────────────────────────────
 
+#: work (units of about 0.1 µs) one step of most_sets' search counts for
+SEARCH_STEP_WORK = 30
+
+
+def bind(evaluators: list, work) -> None:
+    """Evaluators that work at the end (most_sets' search) count it in the budget."""
+    for e in evaluators:
+        if hasattr(e, "bind"):
+            e.bind(work)
+
 
 def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work) -> tuple:
     """The joint answers of `evaluators` over `count` dice with these face weights, kept
     at sorted positions [lo, hi) counted from the lowest: (answers → weight, denominator).
     (evaluate_mixed for one kind of die, written out: the commonest case, and the hot
     loop of every pool question.)"""
+    bind(evaluators, work)
     groups = [(face, ws[0]) for face, ws in face_groups([weights], evaluators)]
     den = sum(weights.values())
     states = {(count, tuple(e.start for e in evaluators)): 1}
@@ -229,6 +296,7 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
 def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tuple:
     """The same for a pool of several kinds of dice, (face weights, how many) each (as
     `{4d6+3d8}k4`): at each face, c_t of the r_t dice of each kind show it."""
+    bind(evaluators, work)
     groups = face_groups([weights for weights, _ in pools], evaluators)
     kinds = range(len(pools))
     count = sum(n for _, n in pools)
