@@ -70,7 +70,7 @@ class WorldSearch:
         self.chooser = ctx.chooser = WorldChooser(answers)
         # a Liveness of its own: its blocks are keyed by the statements' ids, and the
         # one-statement blocks below live only as long as this search
-        liveness = Liveness(engine.compiler, sums_may_fail(limits))
+        liveness = Liveness(engine.compiler, sums_may_fail(limits), limits)
         self.explorer = Explorer(ctx, roller, roller.epsilon, liveness)
         compiled = self.compiled
         wanted = Live({})
