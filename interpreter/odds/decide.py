@@ -23,7 +23,7 @@ from interpreter.odds.answer import field_outcome
 from interpreter.odds.distribution import Dist
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.weights import ONE, fraction
-from interpreter.odds.worlds import Liveness, cuts_of, key_of, stopped, sums_may_fail
+from interpreter.odds.worlds import Failure, Liveness, cuts_of, key_of, stopped, sums_may_fail
 from interpreter.runtime import Unknown, known
 from interpreter.values import Record
 
@@ -105,7 +105,9 @@ class WorldSearch:
             for world, failure in failures:
                 add_to(out, (failure, failure, ()), fraction(world.weight))
             index += 1
-        for weight, (reported, aimed) in explorer.each(worlds, self.finish):
+        for weight, ended in explorer.each(worlds, self.finish):
+            # (a result that fails to compute: a Failure, reported and aimed at alike)
+            reported, aimed = (ended, ended) if isinstance(ended, Failure) else ended
             add_to(out, (reported, aimed, ()), fraction(weight))
         return out
 
