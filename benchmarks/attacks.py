@@ -559,6 +559,25 @@ action wide() {
   result { k1: 6 / (n - 1), k2: 10d10x, k3: 8d12x, k4: 200d6 }
 }
 """
+UNREAD = (
+    doubling("formula f{i}(x: int) = f{j}(x) + f{j}(x)", "formula f0(x: int) = x", "")
+    + doubling("action a{i}() {{ do a{j}()  do a{j}() }}", 'action a0() { note "x" }', "")
+    + "action unread() { let u = f30(1)  result { v: 1 } }\n"
+    + "action called() { do a30()  result { v: 1 } }\n"
+    + "action behind() { let n = d3  if n = 3 { let u = f30(n) }  result { n: n, one: 1 } }\n"
+)
+MARGINS = """opposed o1() { roll d6  against d6 }
+opposed o2() { roll d6  against d6 }
+opposed both() { roll o1().margin + o2().margin  against d6 }
+opposed big(x: int = 0) { roll d6 + x  against d6  tie ours }
+action sides() { let r = both()  result { won: r.won } }
+action arg() { let m = o1().margin + o2().margin  let r = big(m)  result { won: r.won } }
+"""
+NONE_PLACE = """sheet {
+  attribute A, B in 0..10 default 1
+}
+action none(p: attribute = none) { set p to 3  result { a: A } }
+"""
 ODDS_ATTACKS: list = [
     ("23 odds 10000d6x=6kh3", ["odds", "10000d6x=6kh3", *QUICK], {}),
     ("23 odds {999d6+3d8}k4", ["odds", "{999d6+3d8}k4", *QUICK], {}),
@@ -602,6 +621,38 @@ ODDS_ATTACKS: list = [
         {"g.rules": GROUP_LOOP},
     ),
     ("23 odds 6 / (d6 - 1)", ["odds", "6 / (d6 - 1)", *QUICK], {}),
+    # a statement nothing reads, past the step limit: the run's failure, not "none 100%"
+    ("23 odds unread let f30", ["odds", "{d}/u.rules", "unread", *QUICK], {"u.rules": UNREAD}),
+    ("23 odds do a30", ["odds", "{d}/u.rules", "called", *QUICK], {"u.rules": UNREAD}),
+    (
+        "23 odds unread behind a roll --field",
+        ["odds", "{d}/u.rules", "behind", "--field", "one", *QUICK],
+        {"u.rules": UNREAD},
+    ),
+    # two opposed checks' margins summed: refused ("not Contest"), or exact and wrong
+    (
+        "23 odds a side of two margins",
+        ["odds", "{d}/o.rules", "sides", *QUICK],
+        {"o.rules": MARGINS},
+    ),
+    (
+        "23 odds two margins as argument",
+        ["odds", "{d}/o.rules", "arg", *QUICK],
+        {"o.rules": MARGINS},
+    ),
+    # a place left none written: a TypeError in `bounds`
+    ("23 run set of a none place", ["run", "{d}/n.rules", "none"], {"n.rules": NONE_PLACE}),
+    (
+        "23 odds set of a none place",
+        ["odds", "{d}/n.rules", "none", *QUICK],
+        {"n.rules": NONE_PLACE},
+    ),
+    # best play, a result field failing on one roll: a TypeError
+    (
+        "23 odds --best of a failing field",
+        ["odds", "{d}/g.rules", "fails", "--field", "k2", "--best", "k2", *QUICK],
+        {"g.rules": GROUP_LOOP},
+    ),
 ]
 
 

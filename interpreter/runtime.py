@@ -280,6 +280,25 @@ def sheet_of(ctx, place) -> tuple:
     return ctx.state, place
 
 
+def to_write(place, span, shown: str):
+    """`place` (a closure giving the place a `set`, a change or an `add` writes), refusing
+    what names no field (`none`: a parameter `p: attribute = none` left out, a family's
+    key none; a value read from one): the rulebook's error, at `span` (`shown`: how the
+    rules wrote the place)."""
+
+    def where(ctx):
+        found = place(ctx)
+        own = found.place if type(found) is Elsewhere else found
+        if type(own) is str or (type(own) is tuple and len(own) == 2 and own[1] is not None):
+            return found
+        value = "none" if own is None or type(own) is tuple else own
+        raise EvaluationError(
+            tr("{place} names no field to change: it is {value}", place=shown, value=value), span
+        )
+
+    return where
+
+
 # ─── the context ────────────────────────────────────────────────────────────
 
 #: steps counted between two readings of the clock, when an evaluation has a time bound

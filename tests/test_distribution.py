@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from fractions import Fraction
 from math import comb
 from pathlib import Path
@@ -171,23 +170,16 @@ def test_a_term_past_the_budget_is_too_complex():
         "10d10xo=5kh9",  # every 9 highest of them
         "2d6x=6x=6",
     ):  # explosions inside explosions: huge denominators
-        start = time.perf_counter()
-        with pytest.raises(TooComplex):
+        with pytest.raises(TooComplex):  # at the default budget of counted work
             dist(text)
-        assert time.perf_counter() - start < 5
     assert dist("2d6x=6x=6", Fraction(1, 10**6)).omitted < Fraction(1, 10**6)
 
 
-def test_success_pools_take_milliseconds():
+def test_success_pools_take_little_work():
+    # counted, not timed (benchmarks/pools.py times them): within a budget of a thousand
+    # units, where a pool of 20 dice counted die by die would need far more
     die, count, steps = compile_term("20d10cs>=6df=1")
-    best = min(_elapsed(lambda: pool_distribution(die, count, steps, EPS)) for _ in range(3))
-    assert best < 0.05
-
-
-def _elapsed(function) -> float:
-    start = time.perf_counter()
-    function()
-    return time.perf_counter() - start
+    assert pool_distribution(die, count, steps, EPS, budget=1000).total > 0
 
 
 # ─── the oracle: every way the real roller can draw ─────────────────────────

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from test_odds_brute_force import agrees_with_brute_force
+from test_odds_brute_force import agrees_with_brute_force, brute_force, counted, marginal
 
 import dsl
 from dsl.errors import RulebookError
@@ -162,3 +162,46 @@ def test_a_value_that_is_no_dice_term_answers_its_total_alone():
     assert value_answers(4, (Total(),)).weights == {(4,): 1}
     with pytest.raises(TooComplex, match="highest"):
         value_answers(die, (Total(), Highest()))
+
+
+# ─── values read from two opposed checks that may stop at the tie limit ─────
+
+OPPOSED = """opposed o1() { roll d2  against d2 }
+opposed o2() { roll d2 + 1  against d3 }
+opposed big(x: int = 0) { roll d2 + x  against 1  tie ours }
+opposed both() { roll o1().margin + o2().margin  against d2  tie ours }
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a side rolling the sum of two margins: refused ("should be a number, not Contest")
+        "let r = both()\n  result { won: r.won, m: r.margin }",
+        # the sum as an argument, and other ways of combining two checks: wrong, exactly
+        "let m = o1().margin + o2().margin\n  let r = big(m)\n  result { won: r.won }",
+        "let m = o1().margin * o2().margin\n  result { m: m }",
+        "let m = o1().margin - o2().margin + o1().margin\n  result { m: m }",
+        "let w = o1().won and o2().won\n  result { w: w }",
+    ],
+)
+def test_a_value_of_two_opposed_checks_that_may_stop(body):
+    engine = Engine(dsl.load_text(SHEET + OPPOSED + f"action act() {{\n  {body}\n}}\n"), LIMITS)
+    agrees_with_brute_force(engine, engine.sheet({}), body)
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        "result { v: n, w: if n = 3 then 1 / 0 else 0 }",  # a field failing on one roll
+        "result { v: 6 / (n - 1) }",
+    ],
+)
+def test_best_play_counts_a_result_that_fails_as_the_run_does(result):
+    # (was: TypeError "cannot unpack non-iterable Failure object")
+    engine = engine_of(f"action act() {{\n  let n = d3\n  {result}\n}}\n")
+    sheet = engine.sheet({})
+    joint = brute_force(engine, "act", sheet)
+    for field in [name for name, _ in engine.rulebook.actions["act"].body[-1].fields]:
+        best = engine.odds("act", sheet, {}, field, best=field)
+        assert counted(best) == marginal(joint, field)

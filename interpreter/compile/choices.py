@@ -178,7 +178,7 @@ class Choices:
         """Whether spending the amount from the place would not fail (its minimum kept)."""
         amount_fn, place, bounds = (
             self.expr(amount_node),
-            self.ref(place_node),
+            self.written(place_node),
             self.bounds_of(place_node),
         )
 

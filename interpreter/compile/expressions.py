@@ -226,7 +226,7 @@ class Expressions:
                         tr(
                             "the sheet has no {catalog} entry named {name}",
                             catalog=catalog,
-                            name=repr(name),
+                            name=repr(name) if isinstance(name, str) else show(name),
                         ),
                         span,
                     )

@@ -25,6 +25,7 @@ from interpreter.runtime import (
     place_path,
     place_text,
     sheet_of,
+    to_write,
 )
 from interpreter.sheet_schema import entry_value
 from interpreter.shown import glimpse
@@ -173,7 +174,7 @@ class Statements:
     def set_field(self, node: n.Set, value):
         """`set` of a field on the sheet (or the one a parameter names), within its bounds."""
         span = node.span
-        place = self.ref(node.place)
+        place = self.written(node.place)
         bounds = self.bounds_of(node.place)
 
         def set_field(ctx):
@@ -217,6 +218,11 @@ class Statements:
 
         return set_field
 
+    def written(self, place_node):
+        """A closure giving the place a statement writes; a place that is none refused."""
+        shown = place_node.name if isinstance(place_node, n.Name) else tr("the place")
+        return to_write(self.ref(place_node), place_node.span, shown)
+
     def bounds_of(self, place_node):
         """A closure giving (low, high) for a place: a resource's min/max, a stat's range."""
 
@@ -244,7 +250,7 @@ class Statements:
 
     def st_change(self, node: n.Change):
         amount_fn = self.expr(node.amount)
-        place = self.ref(node.place)
+        place = self.written(node.place)
         bounds = self.bounds_of(node.place)
         span = node.span
         verb = node.verb
@@ -532,7 +538,7 @@ class Statements:
                 ctx.env[local] = bounded_value(ctx, bounded_list(items, ctx.limits, span), span)
 
             return add_local
-        place = self.ref(place_node)
+        place = self.written(place_node)
         item_span = node.item.span
 
         def add_item(ctx):

@@ -81,12 +81,18 @@ class Contest(Unknown):
         (and no other opposed check is among the values), a Contest still, holding that
         stop (`not r.won`, `r.margin + 1`: read where the explorer sees it)."""
         full = self.dist()
-        lifted = full.lift(function, tuple(full if v is self else v for v in values))
-        if not self.stops or any(type(v) is Contest and v is not self for v in values):
+        contests = {id(v): v for v in values if type(v) is Contest}  # (self among them)
+        if len(contests) == 1:
+            lifted = full.lift(function, tuple(full if v is self else v for v in values))
+            stops = self.stops
+        else:  # `a.margin + b.margin`: each check's records, and where either stops
+            lifted = full.lift(
+                function, tuple(v.dist() if type(v) is Contest else v for v in values)
+            )
+            stops = _either_stops(contests.values())
+        if not stops:
             return lifted
-        return remembered(
-            ("stops", id(lifted)), (lifted,), lambda: Contest(lifted, None, self.stops)
-        )
+        return remembered(("stops", id(lifted)), (lifted,), lambda: Contest(lifted, None, stops))
 
     def project(self, cut: tuple) -> Contest:
         """The records cut down to `cut` (interpreter.odds.cuts); without `rerolls` among
@@ -219,6 +225,20 @@ def _keyed(opposed, dist: Dist, span, memory: dict, which: int) -> dict:
     out = _grouped(opposed, dist, span, which)
     memory[("keyed", id(opposed), id(dist), span.start, which)] = (dist, out)  # `dist` kept
     return out
+
+
+def _either_stops(contests) -> tuple:
+    """Where a value read from several opposed checks stops, as a run computing them in
+    turn would: each check's stops, in the runs the ones before it did not stop."""
+    stops = []
+    going = Fraction(1)
+    for contest in contests:
+        stopped = Fraction(0)
+        for error, probability in contest.stops:
+            stops.append((error, going * probability))
+            stopped += probability
+        going *= 1 - stopped
+    return tuple(stops)
 
 
 def _grouped(opposed, dist: Dist, span, which: int) -> dict:

@@ -23,7 +23,7 @@ from interpreter.odds.answer import field_outcome
 from interpreter.odds.distribution import Dist
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.weights import ONE, fraction
-from interpreter.odds.worlds import Liveness, cuts_of, key_of, stopped, sums_may_fail
+from interpreter.odds.worlds import Failure, Liveness, cuts_of, key_of, stopped, sums_may_fail
 from interpreter.runtime import Unknown, known
 from interpreter.values import Record
 
@@ -72,7 +72,7 @@ class WorldSearch:
             raise Nested
         # a Liveness of its own: its blocks are keyed by the statements' ids, and the
         # one-statement blocks below live only as long as this search
-        liveness = Liveness(engine.compiler, sums_may_fail(limits))
+        liveness = Liveness(engine.compiler, sums_may_fail(limits), limits)
         self.explorer = Explorer(ctx, roller, roller.epsilon, liveness)
         compiled = self.compiled
         wanted = Live({})
@@ -107,7 +107,9 @@ class WorldSearch:
             for world, failure in failures:
                 add_to(out, (failure, failure, ()), fraction(world.weight))
             index += 1
-        for weight, (reported, aimed) in explorer.each(worlds, self.finish):
+        for weight, ended in explorer.each(worlds, self.finish):
+            # (a result that fails to compute: a Failure, reported and aimed at alike)
+            reported, aimed = (ended, ended) if isinstance(ended, Failure) else ended
             add_to(out, (reported, aimed, ()), fraction(weight))
         return out
 

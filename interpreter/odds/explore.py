@@ -107,6 +107,7 @@ class Explorer(Passes):
         self.liveness = liveness.blocks
         self.names_read = liveness.names_read
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
+        self.within_steps = liveness.within_steps  # whether a node cannot pass the limit
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
         self.mixer = None  # statements counted over a deferred value (once one is)

@@ -156,7 +156,12 @@ class Passes:
         """Whether a statement is a call of an action the explorer can run step by step
         (within the limit of calls inside one another)."""
         action = getattr(getattr(statement, "value", None), "action", None)
-        return action is not None and self.depth + 2 < self.ctx.limits.call_depth
+        if action is None or self.depth + 2 >= self.ctx.limits.call_depth:
+            return False
+        # one that may pass the step limit: run whole, each run counting all its steps
+        # (step by step, each statement's are counted on their own, and what a call
+        # gives is found once for every world making it)
+        return self.within_steps(action.node)
 
 
 def _known_all(ctx, values: tuple) -> tuple:

@@ -9,7 +9,9 @@ import attrs
 from dsl import nodes as n
 from dsl.types import value_of
 from interpreter.errors import EvaluationError
+from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.roller import hashable
+from interpreter.odds.steps import StepBounds
 from interpreter.runtime import MISSING, State
 from interpreter.values import Record
 
@@ -163,12 +165,16 @@ class Liveness:
     One per compiled rulebook (liveness_of), so that a computation does not walk the rules
     again."""
 
-    def __init__(self, compiler=None, sums_fail: bool = True):
+    def __init__(self, compiler=None, sums_fail: bool = True, limits=None):
         self.reads: dict = {}  # id(node) → (node, Live)
         self.blocks: dict = {}  # (id(statements), Live after) → [Live after each]
         self.safe: dict = {}  # id(node) → (node, whether it cannot fail)
         self.compiler = compiler  # its types and bindings (cannot_fail)
         self.sums_fail = sums_fail  # whether a sum may pass number_digits (sums_may_fail)
+        limits = limits if limits is not None else DEFAULT_LIMITS
+        self.step_limit = limits.steps_per_run
+        # the most steps a node may count: one that may pass the limit may fail
+        self.steps = StepBounds(compiler, limits) if compiler is not None else None
 
     @classmethod
     def of(cls, owner, limits=None) -> Liveness:
@@ -177,10 +183,10 @@ class Liveness:
         found = _KEPT.get(owner)
         if found is None:
             found = _KEPT[owner] = {}
-        sums_fail = limits is None or sums_may_fail(limits)
-        kept = found.get(sums_fail)
+        limits = limits if limits is not None else DEFAULT_LIMITS
+        kept = found.get(limits)
         if kept is None:
-            kept = found[sums_fail] = cls(owner, sums_fail)
+            kept = found[limits] = cls(owner, sums_may_fail(limits), limits)
         return kept
 
     def cannot_fail(self, node) -> bool:
@@ -193,10 +199,20 @@ class Liveness:
                 kind_of = self.kind_of
                 callee = self.callee
             self.safe[id(node)] = (node, False)  # (a definition calling itself: may fail)
-            found = self.safe[id(node)] = (
-                node,
-                cannot_fail(node, kind_of, callee, self.sums_fail),
-            )
+            safe = cannot_fail(node, kind_of, callee, self.sums_fail)
+            safe = safe and self.within_steps(node)  # nor pass the step limit
+            found = self.safe[id(node)] = (node, safe)
+        return found[1]
+
+    def within_steps(self, node) -> bool:
+        """Whether evaluating `node` can never count more than the step limit (steps.py),
+        found once."""
+        if self.steps is None:
+            return True
+        key = ("steps", id(node))
+        found = self.safe.get(key)
+        if found is None:
+            found = self.safe[key] = (node, self.steps.most(node) <= self.step_limit)
         return found[1]
 
     def kind_of(self, node) -> str:

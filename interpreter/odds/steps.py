@@ -1,0 +1,159 @@
+"""The most steps a piece of rules may take: what the odds engine may leave unrun.
+
+A statement nothing reads may be skipped only if it cannot stop the run, and a run stops
+when its steps pass `steps_per_run` (issue 23: `let r = f30(1)`, each formula calling the
+one below twice, stops every run, and its odds must say so). `StepBounds.most` bounds
+what evaluating a node may count, from above: each node in it, every branch of it, the
+body of every definition it names (formulas, checks, opposed checks, named rolls, tables,
+derived fields, actions), each found once, loops and rerolls at their limits. It is never
+below what a run counts (interpreter.compile.costs); it may be far above, so that a
+statement it cannot clear is computed, never wrongly skipped.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from dsl import nodes as n
+from dsl.types import value_of
+
+#: the bound past which a count is not followed further (far above any step limit)
+MOST = 2**64
+
+#: definitions a name, call or lookup may evaluate (their bodies counted where named)
+DEFINITIONS = (n.Formula, n.Check, n.Opposed, n.Action, n.RollDef, n.Table, n.Derived)
+
+#: kinds of value an operation goes through in one step whatever their size
+SMALL_KINDS = ("number", "bool")
+#: operations that go through the cells of a value of another kind (a list, a text, a
+#: record) when one of them, or of their parts, is one
+VALUED = (n.Binary, n.Unary, n.Text, n.ListLiteral, n.Call, n.Index, n.Field, n.RollGroup)
+
+_SKIPPED = frozenset(("span", "name_span", "op_span", "unit_span", "notes"))
+
+
+class StepBounds:
+    """`most(node)` under a compiler's bindings and types and a run's limits, each
+    definition's bound found once."""
+
+    def __init__(self, compiler, limits):
+        self.compiler = compiler
+        self.limits = limits
+        self.found: dict = {}  # id(definition) → (definition, its bound)
+
+    def most(self, node) -> int:
+        """The most steps evaluating `node` (an expression, a statement, a block) may
+        count, MOST at most."""
+        found = self.found
+        pending = [d for d in self._named(node) if id(d) not in found]
+        opened: set = set()
+        # definitions before those naming them, without recursion (a chain of thousands);
+        # one naming itself, or one still open, is counted as MOST by those naming it
+        while pending:
+            definition = pending[-1]
+            if id(definition) in found:
+                pending.pop()
+                continue
+            if id(definition) not in opened:
+                opened.add(id(definition))
+                pending.extend(
+                    d for d in self._named(definition) if id(d) not in found and id(d) not in opened
+                )
+                continue
+            pending.pop()
+            found[id(definition)] = (definition, self._own(definition, top=True))
+        return self._own(node, top=isinstance(node, DEFINITIONS))
+
+    def _named(self, node) -> list:
+        """The definitions `node` names (a body's own name for itself excluded)."""
+        bindings = self.compiler.bindings
+        out = []
+        for item in n.walk(node):
+            binding = bindings.get(id(item))
+            if binding is None:
+                continue
+            definition = binding.node
+            if isinstance(definition, DEFINITIONS) and definition is not node:
+                out.append(definition)
+        return out
+
+    def _own(self, node, top: bool = False) -> int:
+        """Steps of `node`'s nodes, each definition named counted at its bound found
+        (MOST where none is yet: one naming itself)."""
+        limits, bindings, found = self.limits, self.compiler.bindings, self.found
+        total = 0
+        stack = [(node, 1)]
+        while stack:
+            item, times = stack.pop()
+            if isinstance(item, tuple | list):
+                stack.extend((inner, times) for inner in item)
+                continue
+            kind = type(item)
+            if not attrs.has(kind):
+                continue
+            if isinstance(item, DEFINITIONS) and not (top and item is node):
+                entry = found.get(id(item))
+                total += times * (entry[1] if entry is not None else MOST)
+                if total >= MOST:
+                    return MOST
+                continue
+            own = 1 + self._cells(item)
+            binding = bindings.get(id(item))
+            if binding is not None and isinstance(binding.node, DEFINITIONS):
+                if binding.node is node:
+                    return MOST  # a definition naming itself
+                entry = found.get(id(binding.node))
+                own += entry[1] if entry is not None else MOST
+            total += times * own
+            if total >= MOST:
+                return MOST
+            inner = times
+            if kind is n.Repeat:
+                inner = times * (_literal(item.count, limits.repeat_count) + 1)
+            elif kind is n.ForEach:
+                items = item.items
+                passes = len(items.items) if type(items) is n.ListLiteral else limits.list_length
+                inner = times * (passes + 1)
+            elif kind is n.RollDef:
+                inner = times * (limits.extra_per_die + 1)
+            elif kind is n.Opposed:
+                inner = times * (limits.tie_rerolls + 1)
+            for field in attrs.fields(kind):
+                if field.name not in _SKIPPED:
+                    stack.append((getattr(item, field.name), inner))
+        return min(total, MOST)
+
+    def _cells(self, item) -> int:
+        """What an operation may go through beyond its own step: a dice term its dice
+        (each may explode or reroll up to extra_per_die times), a text, a list, a call of
+        the language or an operation on values other than numbers and yes/no, the most
+        cells a value may hold (else, those of its parts)."""
+        limits = self.limits
+        if isinstance(item, n.Dice):
+            count = 1 if item.count is None else _literal(item.count, limits.dice_per_term)
+            if any(isinstance(m, n.Explode | n.Reroll) for m in item.modifiers):
+                return count * (limits.extra_per_die + 1)
+            return count
+        if isinstance(item, VALUED):
+            parts = [
+                getattr(item, f.name) for f in attrs.fields(type(item)) if f.name not in _SKIPPED
+            ]
+            for part in parts:
+                if isinstance(part, tuple):
+                    if any(attrs.has(type(p)) and self._kind(p) not in SMALL_KINDS for p in part):
+                        return limits.value_size
+                elif attrs.has(type(part)) and self._kind(part) not in SMALL_KINDS:
+                    return limits.value_size
+            return len(parts) + sum(len(p) for p in parts if isinstance(p, tuple))
+        return 0
+
+    def _kind(self, node) -> str:
+        return value_of(self.compiler.type_of(node)).kind
+
+
+def _literal(node, most: int) -> int:
+    """The whole number a node writes, at most `most`; else `most`."""
+    value = node.value if isinstance(node, n.Literal) else None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= most:
+        return most
+    return value
