@@ -141,6 +141,8 @@ class Goal:
 
 
 def _read(text: str):
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]  # `degree="critical"`: the text itself
     if text in ("yes", "true"):
         return True
     if text in ("no", "false"):
@@ -274,7 +276,7 @@ class _Compiler:
             return logic
         function = ARITHMETIC.get(op)
         if function is None:  # `in`: a goal holds no ranges nor lists
-            raise ParameterError(tr("a goal cannot use {op}", op=op), node.op_span)
+            raise ParameterError(tr("a goal cannot use {op}", op=op), node.span)
 
         def arithmetic(result, after):
             a = _number(left(result, after), node.left)
@@ -287,10 +289,10 @@ class _Compiler:
 
     def compared(self, node, other):
         """A side of `=`: a word that names nothing (`degree = critical`) is that text."""
-        if isinstance(node, n.Name) and self.where(node.name) is None:
-            if _path(other) is not None or isinstance(other, n.Literal):
-                name = node.name
-                return lambda result, after: name
+        named = _path(other) is not None or isinstance(other, n.Literal)
+        if isinstance(node, n.Name) and self.where(node.name) is None and named:
+            name = node.name
+            return lambda result, after: name
         return self.expr(node)
 
     def where(self, path: str) -> str | None:
@@ -329,11 +331,21 @@ class _Compiler:
         name, args = node.function, node.args
         if name in ("spent", "left"):
             if len(args) != 1:
-                raise ParameterError(tr("{name}(...) takes one value of the sheet", name=name), node.span)
+                raise ParameterError(
+                    tr("{name}(...) takes one value of the sheet", name=name), node.span
+                )
             (arg,) = args
-            path = arg.value if isinstance(arg, n.Literal) and isinstance(arg.value, str) else _path(arg)
+            path = (
+                arg.value
+                if isinstance(arg, n.Literal) and isinstance(arg.value, str)
+                else _path(arg)
+            )
             before = self.sheet.get(path, MISSING) if path is not None else MISSING
-            if before is MISSING or isinstance(before, bool) or not isinstance(before, int | Fraction):
+            if (
+                before is MISSING
+                or isinstance(before, bool)
+                or not isinstance(before, int | Fraction)
+            ):
                 raise ParameterError(
                     tr(
                         "{name}(...) takes a number of the sheet (a resource, a counter): "
@@ -407,7 +419,9 @@ def _number(value, node):
 def _truth(value, node) -> bool:
     if isinstance(value, bool):
         return value
-    raise EvaluationError(tr("the goal needs yes or no here, not {value}", value=repr(value)), node.span)
+    raise EvaluationError(
+        tr("the goal needs yes or no here, not {value}", value=repr(value)), node.span
+    )
 
 
 def _same(a, b) -> bool:
