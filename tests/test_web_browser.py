@@ -385,9 +385,7 @@ def test_odds_of_an_action_with_a_choice_under_the_best_play(page, server):
     page.select_option('select.odds-choice[data-choice="invoke"]', "")
     page.fill("#odds-best", "mean shifts - spent('Fate Points') * 3")
     page.click("#odds-button")
-    expect(page.locator("#odds-summary")).to_contain_text(
-        "the best play is worth", timeout=90_000
-    )
+    expect(page.locator("#odds-summary")).to_contain_text("the best play is worth", timeout=90_000)
 
 
 def mean_in(summary: str) -> float:
