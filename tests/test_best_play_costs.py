@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_best_play import GAME, oracle
+from test_best_play import GAME, GAMES, oracle
 from web_client import page_client
 
 import dsl
@@ -291,3 +291,28 @@ def test_the_http_api_takes_a_goal_of_costs(tmp_path):
         assert data["decisions"] == [{"choice": "effort", "option": 0, "probability": 1}]
         answer = client.post("/api/odds", json={**body, "best": "success - spent(Migth)/10"})
         assert answer.status_code == 400 and "did you mean Might?" in answer.text
+
+
+@pytest.fixture(scope="module")
+def ironsworn():
+    engine = Engine(dsl.load(GAMES / "ironsworn.rules"))
+    assert engine.rulebook.warnings == ()
+    return engine
+
+
+@settings(max_examples=6)  # each runs the oracle's 600 rolls and both answers
+@given(
+    momentum=st.integers(-6, 10),
+    iron=st.integers(1, 3),
+    price=st.fractions(min_value=0, max_value=1, max_denominator=4),
+)
+def test_ironsworn_momentum_kept_at_any_price_against_the_oracle(ironsworn, momentum, iron, price):
+    sheet = ironsworn.sheet({"Iron": iron, "Momentum": momentum})
+    params = {"stat": "Iron"}
+    goal = f"mean rank + left(Momentum) * {price.numerator} / {price.denominator}"
+    found, _ = worth(ironsworn, "face_danger", sheet, params, goal, "outcome")
+
+    def formula(r, b, a):
+        return r["rank"] + a.get("Momentum") * price
+
+    assert found == oracles_worth(ironsworn, "face_danger", sheet, params, formula)
