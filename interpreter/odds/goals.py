@@ -14,8 +14,9 @@ node kinds, never by Python: nothing but numbers, yes/no and texts comes out of 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
+from typing import Any
 
 import attrs
 
@@ -81,7 +82,7 @@ class Goal:
         _check_kinds(node)
         return cls(None, None, True, whole, node)
 
-    def aimer(self, compiled, sheet):
+    def aimer(self, compiled: Any, sheet: Any) -> Callable:
         """`aim(result, new_sheet)`: what a run that ended with them is worth to the goal
         (the field's value, or the expression's), for one action (`compiled`) run on
         `sheet`; the expression's names are checked here, once."""
@@ -96,7 +97,7 @@ class Goal:
 
         return aim
 
-    def worth(self, aimed) -> Fraction:
+    def worth(self, aimed: object) -> Fraction:
         """What one outcome's aimed value counts for (of a run that stopped: 0)."""
         if isinstance(aimed, Failure):
             return Fraction(0)
