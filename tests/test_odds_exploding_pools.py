@@ -196,7 +196,7 @@ def test_every_sorted_pool_of_two_exploding_dice():
 def test_the_recipes_blades_pool_of_exploding_dice_is_no_error():
     """The issue's own: `rulebook odds` stopped at 'a die exploded more than 100 times'."""
     odds = engine_odds("2d6x", "highest", 6)
-    assert odds.probability(6) == 1 - Fraction(25, 36)
+    assert 0 <= 1 - Fraction(25, 36) - odds.probability(6) <= odds.omitted  # the cut chains
     assert odds.probability(1) == Fraction(1, 36)
     assert 0 < odds.omitted < EPS  # the chains of 6s, cut as the total's are
 
