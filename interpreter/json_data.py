@@ -224,7 +224,13 @@ def _odds_body(odds, w: Writer, base: str, out: dict) -> dict:
     if odds.goal is not None:  # the odds under the best play for a goal
         goal = odds.goal
         value = w.value(goal.value, f"{base}/goal/value")
-        out["goal"] = {"field": goal.field, "value": value, "mean": goal.mean}
+        out["goal"] = {
+            "field": goal.field,
+            "value": value,
+            "mean": goal.mean,
+            "expression": goal.expression,
+            "worth": w.value(odds.goal_worth, f"{base}/goal/worth"),
+        }
         out["decisions"] = [
             {
                 "choice": choice,

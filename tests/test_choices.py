@@ -212,7 +212,13 @@ def test_the_best_play_on_the_command_line(capsys):
     code = main(["odds", str(RULES), "superar", "--field", "resultado", "--best", "éxito",
                  "--json"])  # fmt: skip
     data = json.loads(capsys.readouterr().out)
-    assert code == 0 and data["goal"] == {"field": "éxito", "value": True, "mean": False}
+    assert code == 0 and data["goal"] == {
+        "field": "éxito",
+        "value": True,
+        "mean": False,
+        "expression": None,  # a plain goal
+        "worth": pytest.approx(22 / 27),  # the chance of éxito under the best play
+    }
     assert {d["option"]: d["probability"] for d in data["decisions"]} == {
         "no": pytest.approx(46 / 81),
         "sí": pytest.approx(35 / 81),

@@ -61,6 +61,7 @@ def test_every_section_has_a_recipe_and_a_command():
         "Degrees of success",
         "Exploding pools",
         "Spending a resource after the roll",
+        "Best play that weighs a cost",
         "Opposed checks between characters",
         "Roll-under contests",
         "Symbol dice",
@@ -268,3 +269,30 @@ def test_raises_are_the_best_grouping_and_the_best_die_is_rerolled():
     best = engine.odds("act", rank3, params, field="raises", best="mean raises")
     plain = engine.odds("act", rank3, params, field="raises", choices={"reroll": "no"})
     assert best.exact and best.mean > plain.mean
+
+
+def test_momentum_is_burned_only_where_it_is_worth_what_is_lost():
+    """The recipe is Ironsworn's file, and its best play is the one found by hand."""
+    title = "Best play that weighs a cost"
+    (text,) = [b for b in sections()[title] if not b.startswith("$ ")]
+    assert text == (ROOT / "examples/games/ironsworn.rules").read_text(encoding="utf-8")
+    engine = recipe(title)
+    sheet = engine.sheet({"Iron": 3, "Momentum": 8})
+    odds = engine.odds("face_danger", sheet, {"stat": "Iron"}, field="rank",
+                       best="mean rank + left(Momentum)/3")  # fmt: skip
+    # by hand: burn when the rank it adds is worth more than the momentum it costs
+    worth, burned = Fraction(0), Fraction(0)
+
+    def value(score, momentum, challenge):
+        rank = sum(score > c for c in challenge)
+        after = momentum + {2: 1, 1: -1, 0: 0}[rank]
+        return rank + Fraction(max(-6, min(10, after)), 3)
+
+    for d6, c1, c2 in itertools.product(range(1, 7), range(1, 11), range(1, 11)):
+        score = min(10, d6 + 3)
+        keep = value(score, 8, (c1, c2))
+        burn = value(8, 2, (c1, c2)) if score < 8 else keep
+        worth += max(keep, burn) / 600
+        burned += Fraction(burn > keep, 600)
+    assert odds.goal_worth == worth
+    assert odds.decisions[("burn", "yes")] == burned

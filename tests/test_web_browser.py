@@ -381,6 +381,11 @@ def test_odds_of_an_action_with_a_choice_under_the_best_play(page, server):
     expect(page.locator("#odds-summary")).not_to_have_text(best_play, timeout=90_000)
     never = page.locator("#odds-summary").text_content()
     assert never.startswith("exact") and mean_in(never) < mean_in(best_play)
+    # a goal that weighs the fate point spent: what the best play is worth to it
+    page.select_option('select.odds-choice[data-choice="invoke"]', "")
+    page.fill("#odds-best", "mean shifts - spent('Fate Points') * 3")
+    page.click("#odds-button")
+    expect(page.locator("#odds-summary")).to_contain_text("the best play is worth", timeout=90_000)
 
 
 def mean_in(summary: str) -> float:

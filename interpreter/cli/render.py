@@ -107,6 +107,14 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         lines.append("  " + spread.render(language))
     if odds.goal is not None:
         best = tr("choosing the best for {goal}:", goal=goal_text(odds.goal))
+        if odds.goal.expression is not None:  # what it is worth: the expression's mean
+            worth = odds.goal_worth
+            best = tr(
+                "choosing the best for {goal} (worth {worth:.4f} = {fraction}):",
+                goal=goal_text(odds.goal),
+                worth=float(worth),
+                fraction=str(worth) if worth.denominator < 10**12 else "…",
+            )
         lines.append("  " + best.render(language))
         for (choice, option), p in odds.decisions.items():
             lines.append(f"    {choice} = {show_value(option, language)}  {float(p) * 100:8.4f}%")
@@ -172,11 +180,7 @@ def short_fractions(odds: Odds) -> bool:
 
 def goal_text(goal):
     """`success`, `degree = critical`, `mean damage`: a goal as it was asked for."""
-    if goal.mean:
-        return tr("mean {field}", field=goal.field)
-    if goal.value is True:
-        return goal.field
-    return tr("{field} = {value}", field=goal.field, value=goal.value)
+    return goal.shown
 
 
 #: a probability whose exact fraction has too many digits to print

@@ -53,9 +53,11 @@ class Odds:
         self.omitted = omitted
         self.trials = trials
         #: under the best play for a goal (interpreter.odds.choices): the goal, and how
-        #: often each option of each choice is taken, {(choice, option): probability}
+        #: often each option of each choice is taken, {(choice, option): probability},
+        #: and what the play is worth to the goal (its probability, or its mean)
         self.goal = None
         self.decisions: dict = {}
+        self.goal_worth = None
 
     # ─── reading ────────────────────────────────────────────────────────────
 

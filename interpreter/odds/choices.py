@@ -15,85 +15,22 @@ each option is taken (`Odds.decisions`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from fractions import Fraction
 
-import attrs
-
 from dsl.messages import tr
-from interpreter.choices import Chooser, Question
+from interpreter.choices import Chooser
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
 from interpreter.odds.bounds import Deadline, checked
-from interpreter.odds.decide import Decide, Nested, WorldSearch, add_to
+from interpreter.odds.decide import Decide, Nested, Unread, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
-from interpreter.odds.explore import STEPS_PER_WORK, STOPS, Failure, stopped
+from interpreter.odds.explore import STEPS_PER_WORK, STOPS, stopped
+from interpreter.odds.goals import Goal
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 
 #: how deep the tree of values and decisions may go (each level is one pinned value)
 MAX_DEPTH = 400
-
-
-@attrs.frozen
-class Goal:
-    """What the best choice is best for: the probability that `field` is `value` (yes by
-    default), or with `mean`, the expectation of a numeric field."""
-
-    field: str
-    value: object = True
-    mean: bool = False
-
-    @classmethod
-    def parse(cls, text: str) -> Goal:
-        """`success`, `degree=critical`, `mean damage` (also `mean:damage`)."""
-        text = text.strip()
-        for prefix in ("mean ", "mean:"):
-            if text.startswith(prefix):
-                return cls(text[len(prefix) :].strip(), None, True)
-        field, equals, value = text.partition("=")
-        if not equals:
-            return cls(field.strip())
-        return cls(field.strip(), _read(value.strip()))
-
-    def score(self, outcomes: dict) -> Fraction:
-        """The goal's value over (reported, goal field, choices) outcomes: a run that
-        stops counts as missing the goal (and as 0 for a mean)."""
-        total = Fraction(0)
-        for (_, value, _), p in outcomes.items():
-            if self.mean:
-                if isinstance(value, int | Fraction) and not isinstance(value, bool):
-                    total += p * value
-            elif value == self.value and type(value) is type(self.value):
-                total += p
-            elif isinstance(self.value, str) and not isinstance(value, bool | Failure):
-                total += p if str(value) == self.value else 0
-        return total
-
-    def best(self, question: Question, candidates: Iterable[dict]) -> dict:
-        """Of the outcomes of each option (`candidates`, in the options' order), those of
-        the option that scores best for whoever chooses (the other side chooses against
-        the goal); of ties, the first."""
-        best = None
-        for outcomes in candidates:
-            score = self.score(outcomes)
-            if question.by is not None:
-                score = -score
-            if best is None or score > best[0]:
-                best = (score, outcomes)
-        return best[1]
-
-
-def _read(text: str):
-    if text in ("yes", "true"):
-        return True
-    if text in ("no", "false"):
-        return False
-    try:
-        number = Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        return text
-    return number.numerator if number.denominator == 1 else number
 
 
 class BestChoices(Chooser):
@@ -147,14 +84,9 @@ def best_odds(
             search = Search(engine, action, sheet, params, field, goal, answers, roller, limits)
             outcomes = search.value((), 0)
     except TooComplex as error:
-        raise EvaluationError(
-            tr(
-                "the best choices take more work than the budget allows ({reason})",
-                reason=str(error),
-            ),
-            None,
-            tr("allow more with --budget, or answer some choices with --choose"),
-        ) from None
+        raise too_complex(error, roller) from None
+    except Unread as unread:
+        raise unread.error from None
     finally:
         LIFTS.reset(token)
     probabilities: dict = {}
@@ -169,7 +101,23 @@ def best_odds(
     )
     odds.decisions = decisions
     odds.goal = goal
+    odds.goal_worth = goal.score(outcomes)
     return odds
+
+
+def too_complex(error: TooComplex, roller: OddsRoller) -> EvaluationError:
+    """The best play given up: past its time (--timeout), or past its budget (--budget)."""
+    if roller.deadline.passed():
+        return EvaluationError(
+            tr("the best choices take more time than allowed ({reason})", reason=str(error)),
+            None,
+            tr("allow more with --timeout SECONDS, or answer some choices with --choose"),
+        )
+    return EvaluationError(
+        tr("the best choices take more work than the budget allows ({reason})", reason=str(error)),
+        None,
+        tr("allow more with --budget N, or answer some choices with --choose"),
+    )
 
 
 class Search:
@@ -180,6 +128,7 @@ class Search:
         self.compiled, self.args, _ = engine.prepare(action, sheet, params)
         self.roller, self.limits = roller, limits
         self.chooser = BestChoices(roller, answers)
+        self.aim = goal.aimer(self.compiled, sheet)
 
     def run(self, pins: tuple):
         """One run with these values and decisions pinned: its outcome, (the field
@@ -200,8 +149,7 @@ class Search:
         finally:
             roller.work += ctx.steps // STEPS_PER_WORK
         reported = field_outcome(result, new_sheet, self.field, compiled)
-        aimed = field_outcome(result, new_sheet, self.goal.field, compiled)
-        return reported, aimed, _made(ctx)
+        return reported, self.aim(result, new_sheet), _made(ctx)
 
     def value(self, pins: tuple, depth: int) -> dict:
         """{outcome: probability}, given that the run got this far with these pins."""

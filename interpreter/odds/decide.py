@@ -40,6 +40,15 @@ class Nested(Exception):
     """A choice the search over worlds does not make (see the module's docstring)."""
 
 
+class Unread(Exception):
+    """An error reading the field asked for, or the goal, at the end of a run (a field
+    the result does not hold, a goal that divides by zero): the question's error."""
+
+    def __init__(self, error: EvaluationError):
+        super().__init__()
+        self.error = error
+
+
 class WorldChooser(Chooser):
     """Asks the search at the `choose` statement it is running (`expected`), and answers
     there with the option it is trying (`forced`); any other question is Nested."""
@@ -70,6 +79,7 @@ class WorldSearch:
         self.chooser = ctx.chooser = WorldChooser(answers)
         if self.chooser.by_occurrence:  # answers by the time a choice is asked: run by run
             raise Nested
+        self.aim = goal.aimer(self.compiled, sheet)
         # a Liveness of its own: its blocks are keyed by the statements' ids, and the
         # one-statement blocks below live only as long as this search
         liveness = Liveness(engine.compiler, sums_may_fail(limits), limits)
@@ -195,8 +205,11 @@ class WorldSearch:
         except EvaluationError as error:  # a broken `ensure` too: the run fails there
             failure = stopped(error)
             return failure, failure
-        reported = field_outcome(result, new_sheet, self.field, compiled)
-        return reported, field_outcome(result, new_sheet, self.goal.field, compiled)
+        try:  # the question's errors, not the run's: past the explorer, which stops on these
+            reported = field_outcome(result, new_sheet, self.field, compiled)
+            return reported, self.aim(result, new_sheet)
+        except EvaluationError as error:
+            raise Unread(error) from None
 
 
 def add_to(table: dict, key, p: Fraction) -> None:

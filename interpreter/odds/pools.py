@@ -16,6 +16,7 @@ from interpreter.errors import (
 )
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.distribution import Dist
+from interpreter.odds.exploding import exploding_answers
 from interpreter.odds.keeps import PLAIN, Keeps, keep_ends, keep_range
 from interpreter.odds.multiset import Constant, evaluate, evaluate_mixed, evaluator
 from interpreter.odds.polynomials import (
@@ -378,16 +379,8 @@ def pool_answers(
     if count > 0:
         term.may_fail(Fraction(epsilon))
     ops = term.ops
-    if any(op[0] in GROWS for op in ops):
-        raise NotImplementedError("explosions change how many dice there are")
     keeps = [i for i, op in enumerate(ops) if op[0] == "keep"]
-    before, lo, hi = ops, 0, count
-    if keeps:
-        before, middle = ops[: keeps[0]], ops[keeps[0] :]
-        if any(op[0] != "keep" for op in middle):
-            raise NotImplementedError("a reroll after a keep")
-        top_lo, top_hi = keep_range(middle, count)
-        lo, hi = count - top_hi, count - top_lo
+    before, middle = (ops[: keeps[0]], ops[keeps[0] :]) if keeps else (ops, ())
     success = failure = None
     for step in steps:
         if step[0] == "successes":
@@ -395,12 +388,33 @@ def pool_answers(
         elif step[0] == "failures":
             failure = step[1]
     evaluators = [evaluator_for(q, success, failure) for q in questions]
-    if before:
-        weights, _ = term.per_die(before, term.face_leaf, None, None)
-    else:
-        weights = face_weights(term.faces)
-    out, den = evaluate(weights, max(count, 0), lo, hi, evaluators, work)
-    return Dist(out, den).reduced()
+    if any(op[0] in GROWS for op in before):  # explosions change how many dice there are
+        return exploding_answers(term, before, middle, evaluators, epsilon)
+    if any(op[0] != "keep" for op in middle):
+        raise NotImplementedError("a reroll after a keep")
+    lo, hi = 0, count
+    if middle:
+        top_lo, top_hi = keep_range(middle, count)
+        lo, hi = count - top_hi, count - top_lo
+    if not before:
+        out, den = evaluate(face_weights(term.faces), max(count, 0), lo, hi, evaluators, work)
+        return Dist(out, den).reduced()
+    # each die's face after its rerolls, compounding or clamps: an open-ended one (`!!`)
+    # followed until less than epsilon is left out of the pool, and that mass omitted; a
+    # chain that may reach the roller's limit (to_limit) counted where it does not
+    epsilon = Fraction(epsilon)
+    delta = epsilon / (4 * max(count, 1) * max(term.open_ended, 1))
+    for _ in range(8):
+        weights, total = term.per_die(before, term.face_leaf, None, delta)
+        kept = sum(weights.values())
+        if term.to_limit or not term.open_ended:
+            total = kept
+        missing = 1 - Fraction(kept, total) ** max(count, 0)
+        if missing < epsilon:
+            out, _ = evaluate(weights, max(count, 0), lo, hi, evaluators, work)
+            return Dist(out, total ** max(count, 0)).reduced()
+        delta = delta * epsilon / (4 * missing)
+    raise TooComplex(tr("the explosions of this term do not settle within epsilon"))
 
 
 def evaluator_for(question, success, failure):

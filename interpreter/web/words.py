@@ -66,6 +66,7 @@ PAGE_WORDS = (
     tr("sampled, {trials} trials"),
     tr("mean {mean}"),
     tr("omitted {mass}"),
+    tr("the best play is worth {worth} to {goal}"),
     tr(" — line {line}: {roll}"),
     tr("Roll die {position}: {die} ({low}–{high})"),
     tr("typed so far: {faces}"),

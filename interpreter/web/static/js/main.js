@@ -281,7 +281,8 @@ async function odds(withEditor = false) {
   const target = $("#odds-field").value.trim();
   if (target) request.field = target;
   // The action's choices in the odds: each answered in advance, or the best for a goal
-  // (`success`, `mean hit`, `degree=critical`), computed exactly: the odds under the best play.
+  // (`success`, `mean hit`, `degree=critical`, `success - spent(Effort)/10`), computed
+  // exactly: the odds under the best play.
   if (!$("#best-box").hidden) request.best = $("#odds-best").value.trim() || "success";
   const answered = [...document.querySelectorAll("select.odds-choice")].filter((s) => s.value);
   if (answered.length) {

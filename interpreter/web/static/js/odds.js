@@ -162,7 +162,11 @@ export function renderOdds(answer, view) {
       ? `, ${t("mean {mean}", { mean: body.mean.toFixed(3) })}` : "";
     const lost = body.omitted_mass
       ? `, ${t("omitted {mass}", { mass: body.omitted_mass.toExponential(1) })}` : "";
-    return `${who}${how}${mean}${lost}`;
+    // a goal that weighs costs: what the best play is worth to it (its expectation)
+    const goal = body.goal && body.goal.expression
+      ? `, ${t("the best play is worth {worth} to {goal}",
+        { worth: body.goal.worth.toFixed(4), goal: body.goal.expression })}` : "";
+    return `${who}${how}${mean}${lost}${goal}`;
   });
   $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));
   showWarnings($("#odds-warnings"), answer.warnings);
