@@ -271,7 +271,7 @@ class Engine:
         # The hot path of the API: `speaking` written out, and nothing made that the run
         # does not need (no chooser without choices, no copy of params without targets).
         try:
-            runnable = self._runnables.get(action) or self.runnable(action)
+            runnable = self.runnable(action)
             if targets:
                 params = with_targets(params, targets)
             chooser = chooser_for(choices) if choices is not None else None
@@ -330,6 +330,10 @@ class Engine:
 
     def runnable(self, name: str) -> Runnable:
         """The action, check, opposed check or named roll of that name, compiled (once)."""
+        if type(name) is not str:  # from an app or a journal entry: never hashed or compared
+            raise ParameterError(
+                tr("an action is named by a text, not {given}", given=type(name).__name__)
+            )
         found = self._runnables.get(name)
         if found is not None:
             return found

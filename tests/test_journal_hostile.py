@@ -431,3 +431,9 @@ def test_a_sheet_with_a_lone_surrogate_printed_as_json_is_our_error(tmp_path):
     )
     assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr
     assert json.loads(done.stdout)["error"]["code"] == "invalid_sheet"
+
+
+@pytest.mark.parametrize("value", ["NULL", "1.5", "a blob"])
+def test_a_run_that_names_no_action_gives_our_errors_only(tmp_path, value):
+    # found by the hostile-journal property: a NULL action reached the did-you-mean as None
+    try_journal(Campaign.made().copy(tmp_path / "j"), ("runs", "action", 0, value))
