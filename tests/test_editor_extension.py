@@ -126,3 +126,32 @@ def test_the_package_registers_the_lexer_and_the_docs_use_it(tmp_path):
     pdoc.pdoc("dsl", output_directory=tmp_path)
     page = (tmp_path / "dsl.html").read_text(encoding="utf-8")
     assert '<span class="k">roll</span>' in page or '<span class="kd">roll</span>' in page
+
+
+def _fenced(path: Path) -> list[tuple[str, str]]:
+    """(the fence's language, the block's text) of every fenced block of a Markdown page."""
+    blocks, lines, i = [], path.read_text(encoding="utf-8").split("\n"), 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
+            blocks.append((lines[i][3:].strip(), "\n".join(lines[i + 1 : end])))
+            i = end
+        i += 1
+    return blocks
+
+
+PAGES = [ROOT / "README.md", ROOT / "grammar/README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_pages_rulebook_blocks_are_marked_and_lexed_without_error(page):
+    """A rulebook's text on a page is fenced as ```rulebook (Pygments and GitHub-style
+    renderers highlight it with this lexer), and the lexer reads it all."""
+    starts = ("rulebook ", "sheet {", "check ", "action ", "formula ", "table ", "opposed ")
+    for language, text in _fenced(page):
+        first = next((ln for ln in text.splitlines() if ln.strip()), "")
+        if language == "" and first.startswith(starts):
+            pytest.fail(f"{page.name}: a rulebook's block without ```rulebook: {first!r}")
+        if language == "rulebook":
+            tokens = RulebookLexer().get_tokens(text)
+            assert [value for kind, value in tokens if kind in Error] == [], first

@@ -203,7 +203,7 @@ def test_the_odds_agree_with_every_run(text, a, b):
 def test_the_references_example_does_what_it_says():
     text = (Path(__file__).resolve().parent.parent / "grammar" / "README.md").read_text("utf-8")
     start = text.index("A GURPS Quick Contest")
-    block = re.search(r"^```\n(.*?)^```$", text[start:], flags=re.S | re.M).group(1)
+    block = re.search(r"^```(?:rulebook)?\n(.*?)^```$", text[start:], flags=re.S | re.M).group(1)
     prelude = "rulebook \"R\" { }\nsheet { skill Sword, 'Weapon Skill' in 1..99 default 14 }\n"
     engine = Engine(dsl.load_text(prelude + block))
     sheet = engine.sheet({"Sword": 14, "Weapon Skill": 45})

@@ -24,7 +24,7 @@ def sections() -> dict:
     out = {}
     for part in PAGE.read_text(encoding="utf-8").split("\n## ")[1:]:
         title, _, body = part.partition("\n")
-        out[title.strip()] = re.findall(r"^```\n(.*?)^```$", body, flags=re.S | re.M)
+        out[title.strip()] = re.findall(r"^```(?:rulebook)?\n(.*?)^```$", body, flags=re.S | re.M)
     return out
 
 

@@ -45,7 +45,7 @@ def example(heading: str) -> str:
     """The first code block under a heading of the reference."""
     text = REFERENCE.read_text(encoding="utf-8")
     start = text.index(f"\n{heading}\n")
-    return re.search(r"^```\n(.*?)^```$", text[start:], flags=re.S | re.M).group(1)
+    return re.search(r"^```(?:rulebook)?\n(.*?)^```$", text[start:], flags=re.S | re.M).group(1)
 
 
 def reference_says(quote: str) -> bool:
