@@ -57,12 +57,20 @@ def cpu_seconds(*args: str) -> tuple:
 
 @pytest.mark.parametrize("expression", LISTED + GENERATED)
 def test_the_time_limit_is_kept(expression):
-    start, code, _, _ = cpu_seconds("odds", "3d6", "--timeout", str(TIMEOUT))
-    assert code == 0
-    spent, code, out, err = cpu_seconds("odds", expression, "--timeout", str(TIMEOUT))
-    assert "Traceback" not in err
-    assert code in (0, 4), err  # an answer, or the error that no trial finished in time
-    assert spent <= TIMEOUT * 1.1 + start + MARGIN, (spent, start, out[:300], err[-300:])
+    # One measure of CPU time on a shared machine varies by half (seen: the same command
+    # 1.33 to 2.04 s at a commit of this session's start): an overrun must show twice,
+    # each against its own start-up, to be the command's and not the machine's
+    seen = []
+    for _attempt in range(2):
+        start, code, _, _ = cpu_seconds("odds", "3d6", "--timeout", str(TIMEOUT))
+        assert code == 0
+        spent, code, out, err = cpu_seconds("odds", expression, "--timeout", str(TIMEOUT))
+        assert "Traceback" not in err
+        assert code in (0, 4), err  # an answer, or the error that no trial finished in time
+        if spent <= TIMEOUT * 1.1 + start + MARGIN:
+            return
+        seen.append((spent, start, out[:300], err[-300:]))
+    pytest.fail(f"over T x 1.1 + start-up + {MARGIN} twice: {seen}")
 
 
 HEAVY = """sheet {
