@@ -34,11 +34,12 @@ QUESTIONS = {
 
 def engine_for(term: str, question: str, kept: bool = False) -> Engine:
     """An action asking `question` (a name of QUESTIONS, or the text itself) of `term`."""
+    fields = f"value: {QUESTIONS.get(question, question)}" + (", kept: r.sorted" if kept else "")
     text = (
         'rulebook "Pools" { }\n'
         'action ask() "Ask" {\n'
         f"  let r = {term}\n"
-        f"  result {{ value: {QUESTIONS.get(question, question)}{', kept: r.sorted' if kept else ''} }}\n"
+        f"  result {{ {fields} }}\n"
         "}\n"
     )
     # a time limit far past the work: a loaded machine must not sample
