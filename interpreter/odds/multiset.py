@@ -39,10 +39,14 @@ from interpreter.pool import (
 
 # ─── evaluators: one per question, over faces from the lowest up ────────────
 # key(face): faces with equal keys, side by side, may be walked as one;
-# step(state, face, c): c > 0 kept dice show `face`; final(state): the answer.
+# step(state, face, c): c > 0 kept dice show `face`; final(state): the answer;
+# any_order: the faces may come in any order (every die kept), and order(face), where
+# given, is the order that keeps the states few (interpreter.grouping's pairs side by side).
 
 
 class CountOf:
+    any_order = True
+
     def __init__(self, test):
         self.test = test
         self.start = 0
@@ -60,6 +64,8 @@ class CountOf:
 class SumOf:
     """The total, successes or failures: each kept face adds its value."""
 
+    any_order = True
+
     def __init__(self, value):
         self.value = value
         self.start = 0
@@ -76,6 +82,8 @@ class SumOf:
 
 class ByFace:
     """Questions that tell faces apart (highest, lowest, sorted, sets)."""
+
+    any_order = False
 
     def key(self, face):
         return face
@@ -149,6 +157,7 @@ class MostSetsOf(ByFace):
     with one memory, for what is left at the end."""
 
     start = (0, ())
+    any_order = True
 
     def __init__(self, thresholds):
         self.grouping = Grouping(thresholds)
@@ -158,9 +167,15 @@ class MostSetsOf(ByFace):
         """Count the search's steps as work (and look at the deadline)."""
         self.grouping.spend = lambda: work.spend(SEARCH_STEP_WORK)
 
+    def order(self, face):
+        """A face beside the face it pairs with (1, 9, 2, 8, ... for sets of 10): the
+        state then holds only what is left of each pair, not every lower face."""
+        other = self.grouping.ts[-1] - face
+        return (min(face, other), face) if self.grouping.pairs else (face, face)
+
     def step(self, state, face, c):
-        # grouping.add on the state's tuple itself: faces come from the lowest up, so a
-        # new face goes at the end, and only a pair's lower die is taken from before it
+        # grouping.add on the state's tuple itself (its faces sorted, each once): a face
+        # takes the dice it pairs with from the faces before it, then joins them
         score, pairs = state
         grouping = self.grouping
         if face <= 0:
@@ -179,7 +194,12 @@ class MostSetsOf(ByFace):
                         kept = ((held, k - paired),) if k > paired else ()
                         pairs = pairs[:i] + kept + pairs[i + 1 :]
                         break
-        return score, ((*pairs, (face, c)) if c else pairs)
+        if not c:
+            return score, pairs
+        at = 0
+        while at < len(pairs) and pairs[at][0] < face:
+            at += 1
+        return score, (*pairs[:at], (face, c), *pairs[at:])
 
     def final(self, state):
         score, pairs = state
@@ -226,6 +246,7 @@ class Constant:
     that does not count them: none)."""
 
     start = None
+    any_order = True
 
     def key(self, face):
         return None
@@ -256,7 +277,8 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
     (evaluate_mixed for one kind of die, written out: the commonest case, and the hot
     loop of every pool question.)"""
     bind(evaluators, work)
-    groups = [(face, ws[0]) for face, ws in face_groups([weights], evaluators)]
+    full = lo <= 0 and hi >= count
+    groups = [(face, ws[0]) for face, ws in face_groups([weights], evaluators, full)]
     den = sum(weights.values())
     states = {(count, tuple(e.start for e in evaluators)): 1}
     done: dict = {}
@@ -297,9 +319,10 @@ def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tup
     """The same for a pool of several kinds of dice, (face weights, how many) each (as
     `{4d6+3d8}k4`): at each face, c_t of the r_t dice of each kind show it."""
     bind(evaluators, work)
-    groups = face_groups([weights for weights, _ in pools], evaluators)
-    kinds = range(len(pools))
     count = sum(n for _, n in pools)
+    full = lo <= 0 and hi >= count
+    groups = face_groups([weights for weights, _ in pools], evaluators, full)
+    kinds = range(len(pools))
     den = 1
     for weights, n in pools:
         den *= sum(weights.values()) ** n
@@ -384,12 +407,19 @@ def splits(lefts: tuple, ws: list, rest: list, rows: dict, work):
         yield tuple(c for c, _ in combo), ways
 
 
-def face_groups(pools: list, evaluators: list) -> list:
+def face_groups(pools: list, evaluators: list, full: bool = False) -> list:
     """(face, [weight in each kind of die]) from the lowest face up, neighbours every
-    evaluator treats alike walked as one (the first face of a group stands for it)."""
+    evaluator treats alike walked as one (the first face of a group stands for it).
+    `full`: every die is kept; if every evaluator takes the faces in any order, they
+    come in the order the evaluators prefer."""
     groups: list = []
     last = None
-    for face in sorted({f for weights in pools for f, w in weights.items() if w}):
+    faces = sorted({f for weights in pools for f, w in weights.items() if w})
+    if full and all(e.any_order for e in evaluators):
+        ordering = [e.order for e in evaluators if hasattr(e, "order")]
+        if ordering:
+            faces.sort(key=lambda f: (*(order(f) for order in ordering), f))
+    for face in faces:
         ws = [weights.get(face, 0) for weights in pools]
         key = tuple(e.key(face) for e in evaluators)
         if groups and key == last:
