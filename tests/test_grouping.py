@@ -101,9 +101,7 @@ def test_odds_over_multisets_are_those_of_every_roll(sides, count, thresholds):
     thresholds=st.sampled_from([(10,), (10, 15), (7,), (5, 8)]),
     other=st.sampled_from(["total", "highest", "fives"]),
 )
-def test_most_sets_asked_with_another_question_against_every_roll(
-    faces, count, thresholds, other
-):
+def test_most_sets_asked_with_another_question_against_every_roll(faces, count, thresholds, other):
     """The walk takes a pair's faces side by side when every question takes any order
     (most_sets with a total or a count), from the lowest up otherwise (with highest)."""
     question, answer = {
