@@ -570,6 +570,7 @@ def test_a_choice_asked_once_per_die_is_answered_each_time_apart(page, server):
         ["into: 1 — the acting character, chosen at the table",
          "into: 2 — the acting character, chosen at the table"]
     )  # fmt: skip
+
     def shown(name: str) -> int:
         row = page.locator("#result tr", has=page.locator("th", has_text=re.compile(f"^{name}$")))
         return int(row.locator("td").text_content())
