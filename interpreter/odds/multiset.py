@@ -8,9 +8,11 @@ questions see each face once, with how many kept dice show it, so their states s
 (a count, the highest face so far, the largest set so far), and the work is about
 faces × N² × states, whatever the number of ordered rolls (6^20 for 20d6).
 
-Two refinements: neighbouring faces every question treats alike (2, 3 and 4 for "count
+Three refinements: neighbouring faces every question treats alike (2, 3 and 4 for "count
 the 1s and the 5s and 6s") are walked as one; once every kept position is filled, the
-dice left cannot matter, and their weight is taken at once.
+dice left cannot matter, and their weight is taken at once; when every die is kept and
+every question takes the faces in any order, they come in the order that keeps the states
+few (most_sets: a face beside the face it pairs with).
 
 Each question's evaluator here must agree with `Question.of_kept` (interpreter.pool), which
 defines it; tests hold the two together.
