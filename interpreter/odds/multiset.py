@@ -42,8 +42,9 @@ from interpreter.pool import (
 # ─── evaluators: one per question, over faces from the lowest up ────────────
 # key(face): faces with equal keys, side by side, may be walked as one;
 # step(state, face, c): c > 0 kept dice show `face`; final(state): the answer;
-# any_order: the faces may come in any order (every die kept), and order(face), where
-# given, is the order that keeps the states few (interpreter.grouping's pairs side by side).
+# any_order: the faces may come in any order (every die kept), and order(face, faces),
+# where given, is the order that keeps the states few (interpreter.grouping's pairs side
+# by side).
 
 
 class CountOf:
@@ -169,11 +170,15 @@ class MostSetsOf(ByFace):
         """Count the search's steps as work (and look at the deadline)."""
         self.grouping.spend = lambda: work.spend(SEARCH_STEP_WORK)
 
-    def order(self, face):
-        """A face beside the face it pairs with (1, 9, 2, 8, ... for sets of 10): the
-        state then holds only what is left of each pair, not every lower face."""
-        other = self.grouping.ts[-1] - face
-        return (min(face, other), face) if self.grouping.pairs else (face, face)
+    def order(self, face, faces):
+        """A face beside the face it pairs with (1, 9, 2, 8, ... for sets of 10), and the
+        faces that pair with none of `faces` last: the states then hold what is left of
+        each pair, and every multiset of the others only at the end."""
+        grouping = self.grouping
+        other = grouping.ts[-1] - face
+        if grouping.worth(face) == grouping.top or (grouping.pairs and other in faces):
+            return (0, min(face, other), face)
+        return (1, face, face)
 
     def step(self, state, face, c):
         # grouping.add on the state's tuple itself (its faces sorted, each once): a face
@@ -420,7 +425,8 @@ def face_groups(pools: list, evaluators: list, full: bool = False) -> list:
     if full and all(e.any_order for e in evaluators):
         ordering = [e.order for e in evaluators if hasattr(e, "order")]
         if ordering:
-            faces.sort(key=lambda f: (*(order(f) for order in ordering), f))
+            present = frozenset(faces)
+            faces.sort(key=lambda f: (*(order(f, present) for order in ordering), f))
     for face in faces:
         ws = [weights.get(face, 0) for weights in pools]
         key = tuple(e.key(face) for e in evaluators)
