@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from contextlib import nullcontext
 from pathlib import Path
 
 from dsl.errors import RulebookError
@@ -12,7 +11,7 @@ from interpreter.cli import options
 from interpreter.cli.choosing import chooser_of
 from interpreter.engine import Engine
 from interpreter.errors import EvaluationError, ParameterError
-from interpreter.journal import JOURNAL_NAME, Journal, holding, save_run
+from interpreter.journal import JOURNAL_NAME, run_and_save
 from interpreter.journal.store import place_below
 from interpreter.json_data import dumps, run_data
 from interpreter.safe_files import Inside
@@ -136,7 +135,6 @@ def _run_and_save(args, book, engine, language):
     journal_path = Path(args.journal) if args.journal else target.resolve().parent / JOURNAL_NAME
     dice = options.dice_source(args, language, symbols=bool(book.dice))
     params = options.params_of(args.set)
-    save_as = {"self": target} if args.save_as is not None else None
     others = options.target_files(args, book, args.action)
     for path in others.values():
         refuse_shipped(path)
@@ -145,23 +143,27 @@ def _run_and_save(args, book, engine, language):
         raise ParameterError(tr("--save: two characters of the run are the same file"))
     for path in files:  # each a file the journal may name, before the journal is made
         place_below(journal_path.parent, path)
-    with Journal(journal_path) as journal:
-        # Dice typed in at the table take a person's time: the folder is not held while
-        # they are asked for (a save in between makes this one refuse, exit 4).
-        held = holding(journal, files) if not (args.ask or _asks(args)) else nullcontext()
-        with held:
-            sheet = engine.load_sheet(source)
-            targets = options.targets_of(args, book, engine, args.action)
-            choices = chooser_of(args, language)
-            outcome = engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
-            # every changed sheet is written, or none: the journal entry holds them all
-            before = {"self": sheet, **targets}
-            number = save_run(journal, outcome, before, book, dice, save_as)
-        saved = {"path": str(target), "journal": str(journal.path), "entry": number}
-        changed = [c.role for c in outcome.characters if c.changes]
-        if changed:
-            saved["others"] = {role: str(others[role]) for role in changed}
-        return outcome, saved
+
+    def load(role, path):
+        sheet = engine.load_sheet(path)
+        return sheet if role == "self" else options.shown(sheet, args, book)
+
+    def run(sheet, targets):
+        choices = chooser_of(args, language)
+        return engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
+
+    # Dice typed in at the table take a person's time: the folder is not held while
+    # they are asked for (a save in between makes this one refuse, exit 4).
+    return run_and_save(
+        journal_path,
+        {"self": source, **others},
+        {"self": target, **others},
+        run,
+        book,
+        dice,
+        load=load,
+        hold=not (args.ask or _asks(args)),
+    )
 
 
 def _asks(args) -> bool:
