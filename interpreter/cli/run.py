@@ -7,8 +7,8 @@ from pathlib import Path
 
 from dsl.errors import RulebookError
 from dsl.messages import Message, show_value, tr, translate
-from interpreter.cli import options
-from interpreter.cli.choosing import chooser_of
+from interpreter.cli import arguments, options
+from interpreter.cli.choosing import choose_option, chooser_of
 from interpreter.engine import Engine
 from interpreter.errors import EvaluationError, ParameterError
 from interpreter.journal import JOURNAL_NAME, run_and_save
@@ -17,6 +17,44 @@ from interpreter.json_data import dumps, run_data
 from interpreter.safe_files import Inside
 from interpreter.sheets.character import refuse_shipped
 from interpreter.trace import render_text
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "run",
+        help=tr("run an action (or a check, or a named roll) against a character"),
+        description=tr(
+            "Run an action of a rulebook against a character; or one of "
+            "its checks, or one of its named rolls."
+        ),
+    )
+    p.add_argument("rulebook", metavar="RULEBOOK", help=tr("a .rules file or a shipped rulebook"))
+    p.add_argument("action", metavar="ACTION", help=tr("an action, a check or a named roll"))
+    arguments.run_options(p)
+    choose_option(p)
+    arguments.dice_options(p, ask=True)
+    arguments.output_options(p)
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help=tr(
+            "the whole trace (every lookup and value), and where in the "
+            "rulebook a refusal comes from"
+        ),
+    )
+    p.add_argument(
+        "--save",
+        action="store_true",
+        help=tr("write the changed values back into --char and journal the run"),
+    )
+    p.add_argument(
+        "--save-as",
+        metavar="FILE",
+        help=tr(
+            "write the changed sheet to a new FILE (a copy of a shipped character) and journal it"
+        ),
+    )
+    options.journal_option(p)
 
 
 def cmd_run(args) -> int:
