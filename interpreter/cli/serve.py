@@ -95,12 +95,18 @@ def add_parser(commands) -> None:
     )
 
 
+def create_app(*args, **kwargs):
+    """The web app (interpreter.web.create_app), imported only when the server starts."""
+    from interpreter.web import create_app as make
+
+    return make(*args, **kwargs)
+
+
 def cmd_serve(args) -> int:
     # The web app (Starlette, uvicorn) is imported only when the server starts: every
     # other command's parser is built with this one, and starts faster without it.
     import uvicorn
 
-    from interpreter.web import create_app
     from interpreter.web.access import (
         TOKEN_ENV,
         check_host_name,
