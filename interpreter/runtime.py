@@ -241,11 +241,6 @@ class State:
         return other
 
 
-def _place_of(path: str):
-    name, _, key = path.partition(".")
-    return (name, key) if key else name
-
-
 def _freeze(value):
     if isinstance(value, dict):
         return tuple(sorted(value.items()))

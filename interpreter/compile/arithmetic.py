@@ -67,18 +67,6 @@ def lifted1(function, operand):
     return apply
 
 
-def lifted2(function, left, right):
-    """The same for two operands (a real run never meets a distribution: one test each)."""
-
-    def apply(ctx):
-        a, b = left(ctx), right(ctx)
-        if isinstance(a, Unknown) or isinstance(b, Unknown):
-            return lift(function, a, b)
-        return function(a, b)
-
-    return apply
-
-
 def arith(op: str, left_span, right_span, op_span):
     """compute(a, b, limits): a + b, a - b, a * b or a / b, exact, within the limits on
     numbers and lists (`interpreter.bounds`), lifted over distributions."""
