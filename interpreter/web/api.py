@@ -14,6 +14,7 @@ from importlib import resources
 
 from starlette.responses import JSONResponse
 
+from interpreter.version import versioned
 from interpreter.web.body import json_body, unknown_fields
 from interpreter.web.jobs import MAX_TEXT
 from interpreter.web.play import MAX_BUDGET, MAX_TRIALS, ODDS_FIELDS, RUN_FIELDS
@@ -98,7 +99,7 @@ class Api:
         return await self.workers.answer(request, "check", {"body": body})
 
     async def language(self, request):
-        return JSONResponse({"keywords": KEYWORDS, "comment": "#"})
+        return JSONResponse(versioned({"keywords": KEYWORDS, "comment": "#"}))
 
     async def words(self, request):
         """The page's words in its language: `?lang=`, else `serve --lang`, else the

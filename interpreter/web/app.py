@@ -16,6 +16,7 @@ from starlette.staticfiles import StaticFiles
 
 from dsl.errors import RulebookError
 from dsl.messages import language_for, tr
+from interpreter.version import versioned
 from interpreter.web.access import access_for
 from interpreter.web.api import Api
 from interpreter.web.editing import Editing
@@ -70,7 +71,7 @@ def create_app(
 
     async def session(request):
         return JSONResponse(
-            {"csrf_token": access.csrf, "token_required": access.token is not None},
+            versioned({"csrf_token": access.csrf, "token_required": access.token is not None}),
             headers={"cache-control": "no-store"},
         )
 

@@ -85,7 +85,8 @@ def odds_too_long(seconds: float) -> LimitExceeded:
 
 
 def line(message: dict) -> bytes:
-    """One line of a stream of JSON lines."""
+    """One line of a stream of JSON lines (its last line carries a document, and with it
+    the package's version: `{"result": ...}` or the error's)."""
     return (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
 
 
