@@ -296,25 +296,7 @@ class Expressions:
             return self.item_function(node)
         if name == "step":
             ladder = self.book.ladders[node.args[0].name]
-            steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
-            start, count = self.naming(node.args[1]), self.expr(node.args[2])
-
-            def step(ctx):
-                value = known(ctx, start(ctx))
-                if value not in steps:
-                    raise EvaluationError(
-                        tr(
-                            "{value} is not a step of ladder {name} ({join})",
-                            value=value,
-                            name=ladder.name,
-                            join=", ".join(map(show, steps)),
-                        ),
-                        span,
-                    )
-                moved = steps.index(value) + as_whole(ctx, count(ctx), span, NUMBER_OF_STEPS)
-                return steps[min(max(moved, 0), len(steps) - 1)]
-
-            return step
+            return ladder_step(ladder, self.naming(node.args[1]), self.expr(node.args[2]), span)
         if name == "default" and self.names_a_field(node.args[0]):
             # `default(habilidad, 0)`: a field-naming parameter not given reads as 0, so
             # "not given" is asked of the name it holds, not of the value read
@@ -361,24 +343,7 @@ class Expressions:
 
             return total
         if name == "clamp":
-            value, low, high = args
-
-            def clamp_values(v, lo, hi):
-                v = as_number(v, span, CLAMPED)
-                lo = as_number(lo, span, CLAMP_LOW)
-                hi = as_number(hi, span, CLAMP_HIGH)
-                if lo > hi:
-                    raise EvaluationError(
-                        tr(
-                            "clamp between {lo} and {hi}: the lower bound is above the upper",
-                            lo=lo,
-                            hi=hi,
-                        ),
-                        span,
-                    )
-                return min(max(v, lo), hi)
-
-            return lambda ctx: lift(clamp_values, value(ctx), low(ctx), high(ctx))
+            return clamped(*args, span)
         (value,) = args
         function = {"floor": math.floor, "ceil": math.ceil, "abs": abs, "round": round_half_away}[
             name
@@ -523,6 +488,50 @@ def built_text(ctx, parts: tuple, language, span) -> str:
     text = "".join(out)
     ctx.count(len(text) >> 6, span)
     return text
+
+
+def ladder_step(ladder: n.Ladder, start, count, span):
+    """`step(ladder, start, n)`: the step n places up (down) the ladder from `start`,
+    held at its ends."""
+    steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
+
+    def step(ctx):
+        value = known(ctx, start(ctx))
+        if value not in steps:
+            raise EvaluationError(
+                tr(
+                    "{value} is not a step of ladder {name} ({join})",
+                    value=value,
+                    name=ladder.name,
+                    join=", ".join(map(show, steps)),
+                ),
+                span,
+            )
+        moved = steps.index(value) + as_whole(ctx, count(ctx), span, NUMBER_OF_STEPS)
+        return steps[min(max(moved, 0), len(steps) - 1)]
+
+    return step
+
+
+def clamped(value, low, high, span):
+    """`clamp(value, low, high)`, lifted over distributions."""
+
+    def clamp_values(v, lo, hi):
+        v = as_number(v, span, CLAMPED)
+        lo = as_number(lo, span, CLAMP_LOW)
+        hi = as_number(hi, span, CLAMP_HIGH)
+        if lo > hi:
+            raise EvaluationError(
+                tr(
+                    "clamp between {lo} and {hi}: the lower bound is above the upper",
+                    lo=lo,
+                    hi=hi,
+                ),
+                span,
+            )
+        return min(max(v, lo), hi)
+
+    return lambda ctx: lift(clamp_values, value(ctx), low(ctx), high(ctx))
 
 
 def compared_by(compare, left, right, span):
