@@ -466,7 +466,7 @@ class Roller(DiceTray):
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> PoolRoll:
         return roll_pool(self, die, count, steps, span, label)
 
-    def symbols(self, die, count: int, span, projection=None) -> tuple:
+    def symbols(self, die, count: int, span, projection=None) -> tuple:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         """A pool of symbol dice: (its record, the faces' names in draw order); the odds'
         `projection` (the sums read of it) is for counting, and a real roll has no use."""
         return roll_symbols(self, die, count, span)
@@ -489,12 +489,12 @@ class Roller(DiceTray):
     def chain(self, procedure, ctx) -> ChainRoll:
         return procedure.roll(ctx)
 
-    def resolve(self, value):
+    def resolve(self, value):  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         raise AssertionError("an unknown value reached a real run")
 
     answers = settle = resolve  # a real pool answers its questions itself
 
-    def bind(self, ctx, name, value, fields):
+    def bind(self, ctx, name, value, fields):  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         return self.resolve(value)
 
 
@@ -520,7 +520,7 @@ class Unknown:
         """Records cut down to some of their fields (what is left to read of them)."""
         raise NotImplementedError
 
-    def field(self, name: str, function) -> Unknown:
+    def field(self, name: str, function) -> Unknown:  # noqa: ARG002 (an Unknown value's interface: runtime.UnknownValue)
         """The unknown value of the field `name` of each record, function(record)."""
         return self.map(function)
 

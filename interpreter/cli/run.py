@@ -148,7 +148,7 @@ def _run_and_save(args, book, engine, language):
     with Journal(journal_path) as journal:
         # Dice typed in at the table take a person's time: the folder is not held while
         # they are asked for (a save in between makes this one refuse, exit 4).
-        held = holding(journal, files) if not (args.ask or _asks(args)) else nullcontext()
+        held = holding(journal, files) if not (args.ask or _asks()) else nullcontext()
         with held:
             sheet = engine.load_sheet(source)
             targets = options.targets_of(args, book, engine, args.action)
@@ -164,7 +164,7 @@ def _run_and_save(args, book, engine, language):
         return outcome, saved
 
 
-def _asks(args) -> bool:
+def _asks() -> bool:
     """Whether the run may ask a person at the table (a choice not answered with
     --choose): which choices an action makes is known only as it runs."""
     return sys.stdin.isatty()

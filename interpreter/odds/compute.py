@@ -98,7 +98,7 @@ def at_once(value, epsilon, budget, limits, deadline) -> Dist | None:
 def by_worlds(value, epsilon, budget, limits, deadline) -> Dist:
     roller = OddsRoller(epsilon, budget, limits, deadline=deadline)
     ctx = Context(roller, limits)
-    explorer = Explorer(ctx, roller, epsilon)
+    explorer = Explorer(ctx, roller)
     parts = []
     token = LIFTS.set(LiftMemory(roller))
     try:
@@ -190,7 +190,7 @@ def _exact(
     token = LIFTS.set(memory)
     try:
         return _explore_action(
-            engine, action, sheet, params, field, epsilon, roller, limits, choices, cap,
+            engine, action, sheet, params, field, roller, limits, choices, cap,
             shared.get("calls") if shared else None, worlds,
         )  # fmt: skip
     finally:
@@ -198,13 +198,13 @@ def _exact(
 
 
 def _explore_action(
-    engine, action, sheet, params, field, epsilon, roller, limits, choices=None, cap=None,
+    engine, action, sheet, params, field, roller, limits, choices=None, cap=None,
     calls=None, worlds=None,
 ):  # fmt: skip
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
     ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
-    explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler, limits))
+    explorer = Explorer(ctx, roller, Liveness.of(engine.compiler, limits))
     if calls is not None:
         explorer.calls = calls  # what called actions gave, for other fields of the action
     explorer.most_worlds = worlds  # (a whole result's first try: see marginals)

@@ -96,12 +96,12 @@ def live_before(node, after: Live, names_read, local: bool = True) -> Live:
 class Explorer(Passes):
     """Runs compiled statements over weighted worlds, branching where values are needed."""
 
-    def __init__(self, ctx: Context, roller, epsilon: Fraction, liveness: Liveness | None = None):
+    def __init__(self, ctx: Context, roller, liveness: Liveness | None = None):
         self.ctx = ctx
         self.roller = roller
         # the time limit read within a run too (every STEPS_BETWEEN_CLOCKS steps of it)
         ctx.on_clock(lambda: roller.deadline.check())
-        self.prune = roller.prune  # epsilon / 10**6
+        self.prune = roller.prune  # the roller's epsilon / 10**6: the one mass cut
         self.lost = Mass()  # the probability left out: pruned, or cut short
         liveness = liveness or Liveness()
         self.liveness = liveness.blocks

@@ -98,7 +98,7 @@ class Api:
         unknown_fields(body, {"text", "name"})
         return await self.workers.answer(request, "check", {"body": body})
 
-    async def language(self, request):
+    async def language(self, request):  # noqa: ARG002 (Starlette calls every endpoint with its request)
         return JSONResponse(versioned({"keywords": KEYWORDS, "comment": "#"}))
 
     async def words(self, request):

@@ -52,7 +52,7 @@ class Work:
             self.started = time.monotonic()
             self.tell(b"Y")
 
-    def progress(self, done: int, total: int, elapsed: float, what: str = "sampling") -> None:
+    def progress(self, done: int, total: int, elapsed: float, what: str = "sampling") -> None:  # noqa: ARG002 (the odds report progress as (done, total, elapsed, what))
         """An odds computation's report: past the time bound, the project's own error;
         for a stream, a line of progress now and then."""
         now = time.monotonic()
@@ -93,7 +93,7 @@ def line(message: dict) -> bytes:
 # ─── rulebooks and characters ───────────────────────────────────────────────
 
 
-def rulebooks(work: Work, args: dict) -> dict:
+def rulebooks(work: Work, args: dict) -> dict:  # noqa: ARG001 (every job is called as job(work, args): worker.JOBS)
     library = work.library
     out = []
     for name, (path, source) in library.rulebook_files().items():
