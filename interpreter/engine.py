@@ -46,7 +46,7 @@ from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
 from interpreter.odds.best_play import Goal, best_odds
 from interpreter.parameters import Binder
-from interpreter.runtime import Character, Context, Roller, State
+from interpreter.runtime import Character, Context, Roller, RollerProtocol, State
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.trace import Step, Trace, call_text
@@ -378,7 +378,7 @@ class Engine:
             hint = "actions: " + ", ".join(self.rulebook.actions)
         return ParameterError(message, None, hint)
 
-    def context(self, roller: Roller, sheet: Sheet, trace: list | None = None) -> Context:
+    def context(self, roller: RollerProtocol, sheet: Sheet, trace: list | None = None) -> Context:
         """A fresh run context over a sheet, with this roller (real, or the odds one)."""
         state = State(sheet._values, self.compiler.open_default)
         return Context(roller, self.limits, state, trace)

@@ -34,7 +34,7 @@ from interpreter.odds.worlds import (
     names_read,
     stopped,
 )
-from interpreter.runtime import MISSING, Context, Unknown, as_bool, known
+from interpreter.runtime import MISSING, Context, CountingRoller, Unknown, as_bool, known
 from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
@@ -96,7 +96,7 @@ def live_before(node, after: Live, names_read, local: bool = True) -> Live:
 class Explorer(Passes):
     """Runs compiled statements over weighted worlds, branching where values are needed."""
 
-    def __init__(self, ctx: Context, roller, liveness: Liveness | None = None):
+    def __init__(self, ctx: Context, roller: CountingRoller, liveness: Liveness | None = None):
         self.ctx = ctx
         self.roller = roller
         # the time limit read within a run too (every STEPS_BETWEEN_CLOCKS steps of it)
