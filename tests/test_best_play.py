@@ -5,16 +5,15 @@ by exact fractions. Goals: a yes/no field, a field's value, a field's expectatio
 
 from __future__ import annotations
 
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from dice_prefix import NeedDie, PrefixDice
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle import best_play
 
 import dsl
-from interpreter import Engine, RequirementFailed
+from interpreter import Engine
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "examples" / "games"
@@ -52,42 +51,6 @@ action jugar(rival: character) "Jugar" {
 """
 
 
-class _NeedChoice(Exception):
-    def __init__(self, question):
-        super().__init__()
-        self.question = question
-
-
-def oracle(run, value) -> Fraction:
-    """The value of optimal play: `run(dice, choose)` runs the action; `value(result)` is
-    what the goal makes of its result (a failed run: `value(None)`)."""
-
-    def play(faces: tuple, answers: tuple) -> Fraction:
-        given = iter(answers)
-
-        def choose(question):
-            answer = next(given, None)
-            if answer is None:
-                raise _NeedChoice(question)
-            return answer
-
-        try:
-            result = run(PrefixDice(faces), choose)
-        except NeedDie as need:
-            return (
-                sum((play((*faces, f), answers) for f in need.die.faces()), Fraction(0))
-                / need.die.size
-            )
-        except _NeedChoice as need:
-            values = [play(faces, (*answers, o)) for o in need.question.options]
-            return min(values) if need.question.by else max(values)
-        except RequirementFailed:
-            return Fraction(value(None))
-        return Fraction(value(result))
-
-    return play((), ())
-
-
 def goal_value(field: str, wanted=True, mean: bool = False):
     def value(result):
         if result is None:
@@ -106,7 +69,7 @@ def best_of(engine, action, sheet, params, field, goal, wanted=True, mean=False)
     def run(dice, choose):
         return engine.run(action, sheet, params, dice, choices=choose).result
 
-    return found, oracle(run, goal_value(field, wanted, mean))
+    return found, best_play(run, goal_value(field, wanted, mean))
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ can draw; where every run fails, the odds refuse with the run's error."""
 from __future__ import annotations
 
 import pytest
-from test_odds_brute_force import agrees_with_brute_force, brute_force, counted
+from oracle import action_outcomes, agrees_with_brute_force, counted
 
 import dsl
 from interpreter import Engine, LimitExceeded, Limits, SeededDice
@@ -143,7 +143,7 @@ def test_other_failures_of_an_unread_statement_are_counted(line):
     engine = engine_of("table Small by k {\n  1..2: 5\n}\n", action)
     sheet = engine.sheet({})
     agrees_with_brute_force(engine, sheet, line)
-    assert any(isinstance(k, tuple) for k in brute_force(engine, "act", sheet)), line
+    assert any(isinstance(k, tuple) for k in action_outcomes(engine, "act", sheet)), line
 
 
 def test_a_cheap_unread_statement_is_still_skipped_and_a_costly_one_not():

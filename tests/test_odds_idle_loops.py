@@ -7,7 +7,8 @@ from fractions import Fraction
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import LIMITS, agrees_with_brute_force
+from oracle import agrees_with_brute_force
+from test_odds_brute_force import LIMITS
 
 import dsl
 from interpreter import Engine

@@ -15,7 +15,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import HEADER, LIMITS, agrees_with_brute_force
+from oracle import agrees_with_brute_force
+from test_odds_brute_force import HEADER, LIMITS
 
 import dsl
 from interpreter import Engine

@@ -16,7 +16,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import LIMITS, agrees_with_brute_force, brute_force, counted
+from oracle import action_outcomes, agrees_with_brute_force, counted
+from test_odds_brute_force import LIMITS
 
 import dsl
 from interpreter import Engine
@@ -126,7 +127,7 @@ action act() {
     )
     engine = Engine(dsl.load_text(text), LIMITS)
     sheet = engine.sheet({"A": 1, "B": 0})
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     odds = counted(engine.odds("act", sheet, {}))
     assert odds == joint
     by_hand = {

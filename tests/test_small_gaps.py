@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from test_odds_brute_force import brute_force, counted, marginal
+from oracle import action_outcomes, counted, marginal
 
 import dsl
 from dsl.errors import RulebookError
@@ -152,7 +152,7 @@ def test_a_table_cell_is_rolled_only_when_read():
 def test_the_odds_of_a_cell_rolled_when_read_agree_with_every_run():
     engine = Engine(dsl.load_text(LOSS))
     sheet = engine.sheet({"San": 50})
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     odds = engine.odds("act", sheet, {}, "lost")
     assert odds.exact and counted(odds) == marginal(joint, "lost")
     assert marginal(joint, "lost")[1] == Fraction(1, 2) + Fraction(1, 12)
@@ -204,7 +204,7 @@ def test_an_item_by_position_a_list_without_one_texts_joined_and_read():
         "n": Fraction(-1, 2),
     }
     # 4d4, the lowest dropped: exact, as every run
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     odds = engine.odds("act", sheet, {}, "rest")
     assert odds.exact and counted(odds) == marginal(joint, "rest")
 
