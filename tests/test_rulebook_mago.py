@@ -1,9 +1,10 @@
 """Mage: the Ascension house rules (rulebooks/mago.rules) against its source.
 
-Source: /work/shared/seeds/003_eb554acca8009c05.txt (a Spanish digest) and the pool rule in
-/work/shared/seeds/README.md ("each die at or above the difficulty is a success, each 1
+Source: Mago: la Ascensión, a Spanish digest of house rules, and the pool rule of the
+game's public description ("each die at or above the difficulty is a success, each 1
 cancels a success, and no successes with at least one 1 is a botch"). Every number of the
-worked example (Cardinal 2 + Fuerzas 3) is reproduced with forced dice.
+worked example (Cardinal 2 + Fuerzas 3) is reproduced with forced dice in
+tests/examples/mago.yaml (run by tests/test_worked_examples.py).
 """
 
 from __future__ import annotations
@@ -100,70 +101,14 @@ def test_rulebook_loads_without_warnings(book):
 # ─── worked example: "Cardenal 2 y Fuerzas 3" ───────────────────────────────
 
 # Areté 3 throws three dice; an estándar action needs 2 successes. 8 and 9 reach every
-# difficulty of the example (6 coincidental, 7 vulgar, 8 vulgar with witnesses);
-# 2, 3, 4 reach none and show no 1 (a plain failure, not a botch); 2, 1, 3 reach none and
-# show a 1: a FRACASO (botch).
+# difficulty of the example; 2, 3, 4 reach none and show no 1 (a plain failure, not a
+# botch); 2, 1, 3 reach none and show a 1: a FRACASO (botch). The example's own numbers
+# (Cardinal 2 + Fuerzas 3) are a table: tests/examples/mago.yaml.
 EXITO, FALLO, FRACASO = (8, 9, 2), (2, 3, 4), (2, 1, 3)
 
 
-@pytest.mark.parametrize(
-    ("vulgar", "testigos", "dice", "exito", "botch", "paradoja", "dificultad"),
-    [
-        # "Un efecto coincidente exitoso no acumula paradoja. (0)"
-        (False, False, EXITO, True, False, 0, 6),
-        # "si un mago emplea Cardenal 2 y Fuerzas 3 para un efecto fatuo, acumulas 3"
-        (True, False, EXITO, True, False, 3, 7),
-        # "con testigos ... (Ej: en el caso anterior acumularía 4 puntos de paradoja)"
-        (True, True, EXITO, True, False, 4, 8),
-        # "Un fracaso coincidente otorga tantos puntos ... como nivel de la esfera" (1xE)
-        (False, False, FRACASO, False, True, 3, 6),
-        # "Un fracaso vulgar sin testigos ... (Ej: ... acumularía también 4 puntos)"
-        (True, False, FRACASO, False, True, 4, 7),
-        # "Un fracaso vulgar con testigos ... (Ej: el pobre diablo ... tendría 8 puntos)"
-        (True, True, FRACASO, False, True, 8, 8),
-        # "¿Ha fallado? Observa como el efecto se desvanece. Apunta la paradoja respectiva":
-        # a plain failure (no botch) notes the paradox of the effect it tried.
-        (False, False, FALLO, False, False, 0, 6),
-        (True, False, FALLO, False, False, 3, 7),
-        (True, True, FALLO, False, False, 4, 8),
-    ],
-)
-# The example's spheres named both ways: the major one named, or only the spheres given
-# (the highest is derived from them; naming Cardinal is refused: below).
-@pytest.mark.parametrize(
-    "spheres",
-    [
-        {"esfera_mayor": "Fuerzas", "esferas": ["Cardinal"]},
-        {"esferas": ["Cardinal", "Fuerzas"]},
-    ],
-    ids=["major-named", "derived"],
-)
-def test_worked_example_paradox(
-    engine, ignacio, spheres, vulgar, testigos, dice, exito, botch, paradoja, dificultad
-):
-    # liberar=no: the points stay on the counter (the release is tested below).
-    out = run(
-        engine,
-        "efecto",
-        ignacio,
-        dice,
-        **spheres,
-        vulgar=vulgar,
-        testigos=testigos,
-        liberar=False,
-    )
-    assert out.result["success"] is exito
-    assert out.result["botch"] is botch
-    assert out.result["paradox"] == paradoja
-    assert out.result["dificultad"] == dificultad
-    assert out.sheet["Paradoja"] == paradoja
-    expected = [Change("Paradoja", 0, paradoja)] if paradoja else []
-    assert list(out.changes) == expected
-    assert ignacio["Paradoja"] == 0  # the input sheet is never changed
-
-
 def test_a_failed_coincidental_effect_is_not_a_botch(engine, ignacio):
-    # 003_eb554acca8009c05.txt line 11: paradox comes "a través de magia vulgar o de un
+    # the digest, line 11: paradox comes "a través de magia vulgar o de un
     # fallo en algún efecto coincidente"; the accumulation system (lines 13-17) gives a
     # coincidental effect points only as "Un fracaso coincidente otorga tantos puntos de
     # Paradoja como nivel de la esfera más alta utilizada) (1xE)", and the steps (lines
@@ -181,7 +126,7 @@ def test_a_failed_coincidental_effect_is_not_a_botch(engine, ignacio):
 
 
 def test_naming_a_lower_sphere_major_is_refused(engine, ignacio):
-    # 003_eb554acca8009c05.txt lines 13-15: "si un mago emplea Cardenal 2 y Fuerzas 3 para
+    # the digest, lines 13-15: "si un mago emplea Cardenal 2 y Fuerzas 3 para
     # un efecto fatuo, acumulas 3 puntos de Paradoja"; line 37: "Vulgar sin testigos:
     # Mayor esfera + 4". Naming Cardinal the major sphere would give 2 and 6: refused,
     # saying which sphere is the highest.
@@ -874,7 +819,7 @@ def test_antimagia(engine, ignacio):
 
 
 def test_antimagia_needs_cardinal_2_and_rolls_cardinal(engine):
-    # 003_eb554acca8009c05.txt line 27: "Antimagia: Tira Cardinal (mínimo 2) como reserva
+    # the digest, line 27: "Antimagia: Tira Cardinal (mínimo 2) como reserva
     # de dados contra dificultad 8". LECTURA: Cardinal 2 is a requisite and the pool is
     # Cardinal, not a floor of two dice: Cardinal 0 or 1 is refused (it does not roll 2).
     for cardinal in (0, 1):
