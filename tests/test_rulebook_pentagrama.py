@@ -1,7 +1,7 @@
-"""Pentagrama (seeds/002_c3e681dd3841ef01.txt): every worked example, with forced dice.
+"""Pentagrama (the house rules of a forum game): its rules, with forced dice.
 
-Each test cites the passage it reproduces. The trace of each worked example is printed
-(`pytest -s` shows it).
+The worked examples of Jorge and Ur are a table, tests/examples/pentagrama.yaml (run by
+tests/test_worked_examples.py). Each test here cites the passage it reproduces.
 """
 
 from __future__ import annotations
@@ -320,69 +320,6 @@ def test_every_location_resolves_to_a_zone_of_the_sheet(engine):
 # ─── daño: CAF, puntos del miembro, multiplicador ──────────────────────────
 
 
-def test_jorge_damage_example(engine):
-    # «a los 27 puntos se le restan los 4 del CAF ... 23 ... se restan a esos 23 puntos los
-    # 4 que quedaban del brazo ... quedan 19 ... se los multiplica por ... 1 para el brazo,
-    # luego se le restan los otros 2 puntos ... en este caso 17, a la vida»
-    sheet = engine.load_sheet(JORGE)
-    assert (sheet["CAF lesión"], sheet["CAF vida"]) == (4, 2)
-    assert sheet["Brazo derecho"] == 8
-    assert sheet["Puntos"]["Brazo derecho"] == 4
-    out, text = run(engine, "recibir_daño", sheet, {"daño": 27, "zona": "Brazo derecho"})
-    r = out.result
-    assert r["recibido"] == 27
-    assert r["tras_lesión"] == 23
-    assert r["al_miembro"] == 4
-    assert r["sobrante"] == 19
-    assert r["multiplicado"] == 19
-    assert r["a_vida"] == 17
-    assert r["inutilizado"] is True  # «El brazo es inutilizado»
-    assert r["letal"] is True  # «dejando al pj en un estado letal»
-    assert changes(out) == {"Puntos.Brazo derecho": (4, 0), "Vida": (15, -2)}
-    assert out.sheet["Puntos"]["Brazo derecho"] == 0
-    assert out.sheet["Vida"] == -2
-    for line in (
-        "tras_lesión = max(0, recibido - c_lesión) = 23",
-        "sobrante = tras_lesión - al_miembro = 19",
-        "a_vida = max(0, multiplicado - c_vida) = 17",
-        "pierde 17 de Vida: 15 → -2",
-        "estado letal",
-    ):
-        assert line in text
-    assert sheet["Vida"] == 15  # the input sheet is untouched
-
-
-def test_jorge_example_from_the_attack_roll(engine):
-    # «Su adversario lo ataca con una espada que hace 4d6 + 3 de daño, el ataque tiene éxito
-    # y la tirada de daño es excelente obteniendo un total de 27»
-    adversario = engine.load_sheet(JORGE)  # the same sword
-    out, _ = run(
-        engine,
-        "atacar_zona",
-        adversario,
-        {
-            "habilidad": "Espada",
-            "atributo": "Fuerza",
-            "arma": "Espada",
-            "DG": 10,
-            "zona": "Brazo derecho",
-            "suerte_rival": 5,
-        },
-        [9, 9, 9, 3, 6, 6, 6, 6],
-    )
-    # attack 3d10 [9, 9, 9] + 8 + 6 = 41 > 10 + 5; spot d10 [3] = Brazo; damage 27
-    assert out.result["impacta"] is True
-    assert (out.result["zona"], out.result["punto"]) == ("Brazo derecho", "Brazo")
-    assert out.result["daño"] == 27
-    herido, _ = run(
-        engine,
-        "recibir_daño",
-        engine.load_sheet(JORGE),
-        {"daño": out.result["daño"], "zona": out.result["zona"]},
-    )
-    assert herido.result["a_vida"] == 17
-
-
 def test_the_lethal_state_rolls_against_death_then_unconsciousness(engine):
     # Jorge after the example: «17, a la vida dejando al pj en un estado letal y debiendo
     # realizar una tirada de salvación contra muerte y, de superarla, otra de inconsciencia».
@@ -447,55 +384,6 @@ def test_multiplier_and_spiritual_damage(engine):
     # life stops at its minimum, − Vida máxima
     out, _ = run(engine, "recibir_daño", sheet, {"daño": 40, "zona": "Cabeza"})
     assert (out.result["a_vida"], out.sheet["Vida"]) == (88, -15)
-
-
-# ─── acciones por turno ─────────────────────────────────────────────────────
-
-
-def test_ur_extra_reload_needs_a_dexterity_check_at_plus_one(engine):
-    # «Decide entonces utilizar una acción extra para volver a cargar su arco, algo que
-    # normalmente no necesitaría una tirada, ahora requiere que supere una tirada de
-    # atributo Destreza. Lanza con un +1 y logra un valor total inferior a su destreza»
-    sheet = engine.load_sheet(UR)
-    assert (sheet["APT"], sheet["Destreza"]) == (2, 8)
-    out, text = run(
-        engine, "acción_sin_tirada", sheet, {"acción": 3, "qué": "recargar el arco"}, [5]
-    )
-    assert out.result["extra"] is True
-    assert out.result["modificador"] == 1
-    assert out.result["total"] == 6
-    assert out.result["logra"] is True
-    assert "d10 [5] + modificador 1 = 6 contra 8 (<=) → éxito" in text
-    # within his two actions, loading needs no roll
-    out, _ = run(engine, "acción_sin_tirada", sheet, {"acción": 2, "qué": "cargar"}, [])
-    assert (out.result["logra"], out.result["extra"], list(out.dice)) == (True, False, [])
-    # a second extra action is two levels harder («acumulativo»)
-    out, _ = run(engine, "acción_sin_tirada", sheet, {"acción": 4}, [7])
-    assert (out.result["modificador"], out.result["total"], out.result["logra"]) == (2, 9, False)
-
-
-def test_ur_extra_attack_is_one_level_harder(engine):
-    # «utilizar una acción extra para disparar. Por ser su primera acción extra la tirada
-    # de ataque tiene una dificultad más pasando de media a compleja, Ur consigue acertar»
-    sheet = engine.load_sheet(UR)
-    params = {
-        "habilidad": "Arco",
-        "atributo": "Destreza",
-        "arma": "Arco largo",
-        "DG": 10,
-        "dificultad": "media",
-    }
-    out, text = run(engine, "atacar", sheet, {**params, "acción": 1}, [1, 1, 1, 2, 4, 4, 3])
-    assert out.result["nivel"] == "media"
-    assert out.result["objetivo"] == 15
-    out, text = run(engine, "atacar", sheet, {**params, "acción": 3}, [5, 5, 5, 2, 4, 4, 3])
-    assert out.result["nivel"] == "compleja"
-    assert out.result["objetivo"] == 20  # DG 10 + compleja 10
-    # 3d10 [5, 5, 5] + Destreza 8 + tercer triángulo 6 = 29 > 20: «consigue acertar»
-    assert (out.result["total"], out.result["impacta"]) == (29, True)
-    assert (out.result["zona"], out.result["punto"]) == ("Torso", "Pecho")
-    assert out.result["daño"] == 4 + 3 + 2
-    assert "nivel = subir(dificultad, extras(acción) - ventaja()) = compleja" in text
 
 
 # ─── the three ways to attack ──────────────────────────────────────────────

@@ -10,7 +10,7 @@ list of claims. A claim quotes its passage (`says`) and states what the run must
 - `changes`: every change to the sheet, {path: [before, after]}, nothing else;
 - `characters`: every change to each other character's sheet, {role: {path: [before, after]}};
 - `sheet`: these paths of the sheet after the run, with these values;
-- `notes`: notes the trace holds; `trace`: texts its rendering shows;
+- `notes`: notes the trace holds; `trace`: texts its rendering shows (plain or verbose);
 - `dice`: every face drawn, in order; `rolls`: the faces of each dice term rolled;
 - `raises`: {error: the project's error class, match: a pattern of its message}.
 
@@ -175,7 +175,7 @@ def _hold(out, claim: dict) -> None:
             for note in expected:
                 assert note in held, (says, note, held)
         elif key == "trace":
-            shown = render_text(out.trace)
+            shown = render_text(out.trace) + "\n" + render_text(out.trace, verbose=True)
             for text in expected:
                 assert text in shown, (says, text)
         elif key == "dice":
