@@ -101,7 +101,7 @@ def action_outcomes(engine, action: str, sheet, params=None, ways: int | None = 
     return every_roll(run, ways)
 
 
-def best_play(run, value) -> Fraction:
+def optimal_play(run, value) -> Fraction:
     """The value of optimal play: `run(dice, choose)` runs the action, `value(result)` is
     what the goal makes of its result (a run that fails a requirement: `value(None)`).
     Each die is averaged over its faces; each question takes its best answer (the

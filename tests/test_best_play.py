@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracle import best_play
+from oracle import optimal_play
 
 import dsl
 from interpreter import Engine
@@ -69,7 +69,7 @@ def best_of(engine, action, sheet, params, field, goal, wanted=True, mean=False)
     def run(dice, choose):
         return engine.run(action, sheet, params, dice, choices=choose).result
 
-    return found, best_play(run, goal_value(field, wanted, mean))
+    return found, optimal_play(run, goal_value(field, wanted, mean))
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from oracle import best_play
+from oracle import optimal_play
 from test_best_play import SITUATIONS, goal_value
 
 import dsl
@@ -97,7 +97,7 @@ def test_the_best_play_over_worlds_is_the_oracles(game, puntos, fuerza, rival_fu
     def run(dice, choose):
         return game.run("jugar", sheet, params, dice, choices=choose).result
 
-    assert value_of(odds, wanted, mean) == best_play(run, goal_value(field, wanted, mean))
+    assert value_of(odds, wanted, mean) == optimal_play(run, goal_value(field, wanted, mean))
 
 
 def run_by_run(monkeypatch, game, *args, **kwargs):
@@ -137,7 +137,7 @@ def test_a_choice_sees_a_die_rolled_before_it_though_read_after_it(game, worlds_
 
         return game.run("jugar", sheet, params, dice, choices=answer).result
 
-    assert found.probability(True) == best_play(run, goal_value("gana"))
+    assert found.probability(True) == optimal_play(run, goal_value("gana"))
 
 
 def test_an_example_games_push_is_searched_over_worlds(worlds_only):
