@@ -1,8 +1,9 @@
 """Brujería (rulebooks/brujeria.rules) and its house rule brujeria_miedo_duro.rules.
 
-Source: /work/shared/seeds/001_b0065a84f383bd6c.txt ("Reglas de Brujería", the Spanish
-WitchCraft, Unisystem). The text has no worked examples with numbers, so each rule is
-reproduced with forced dice at its boundaries: the open d10, every success level, the fear
+Source: «Reglas de Brujería» (the Spanish WitchCraft, Unisystem). The text has no worked
+examples with numbers, so each rule is reproduced with forced dice at its boundaries; its
+own tables (the open d10, every success level, the difficulty modifiers) are data in
+tests/examples/brujeria.yaml (run by tests/test_worked_examples.py); here the fear
 table, the crowd effect, the dissipation mishaps, the resisted checks, the thresholds of
 Vida, Resistencia and Esencia. Each test names the passage it checks.
 """
@@ -116,42 +117,7 @@ def test_a_mundane_has_no_channelling(engine):
 # tirar acumulativamente."  Lucía's simple Voluntad check adds 2 × 3 = 6 to the die.
 
 
-def test_open_d10_ten_then_six_then_three(engine, lucia):
-    out = engine.run("chequeo_sencillo", lucia, {}, dice=ForcedDice([10, 6, 3]))
-    print(render_text(out.trace))
-    assert out.result["total"] == 10 + 5 + 2 + 6 == 23
-    assert out.result["nivel"] == "Extraordinario"
-    # "10 + (6-1) + (3-1)": each extra with its own arithmetic (the faces: --verbose)
-    assert "abierta: 10 + (6−1) + (3−1) = 17" in render_text(out.trace)
-    assert "abierta: [10] + [6] + [3] = 17" in render_text(out.trace, verbose=True)
-
-
-def test_open_d10_one_then_one_then_four(engine, lucia):
-    out = engine.run("chequeo_sencillo", lucia, {}, dice=ForcedDice([1, 1, 4]))
-    print(render_text(out.trace))
-    assert out.result["total"] == 1 - 1 - 4 + 6 == 2
-    assert out.result["éxito"] is False
-    assert "abierta: 1 - 1 - 4 = -4" in render_text(out.trace)
-    assert "abierta: [1] - [1] - [4] = -4" in render_text(out.trace, verbose=True)
-
-
-@pytest.mark.parametrize(
-    ("dice", "die_total"),
-    [
-        ([10, 5], 10 + 4),  # the d6 is not a 6: no more dice
-        ([10, 1], 10 + 0),  # 1D6-1 can add nothing
-        ([10, 6, 6, 1], 10 + 5 + 5 + 0),
-        ([1, 2], 1 - 2),  # the d6 is not a 1: no more dice
-        ([1, 6], 1 - 6),
-        ([1, 1, 1, 6], 1 - 1 - 1 - 6),
-        ([2], 2),
-        ([9], 9),
-    ],
-)
-def test_open_d10_chains(engine, lucia, dice, die_total):
-    out = engine.run("chequeo_sencillo", lucia, {}, dice=ForcedDice(dice))
-    assert out.result["total"] == die_total + 6
-    assert list(out.dice) == dice
+# Every row of the open d10: tests/examples/brujeria.yaml.
 
 
 # ─── success levels ───────────────────────────────────────────────────────────
@@ -160,55 +126,7 @@ def test_open_d10_chains(engine, lucia, dice, die_total):
 # +1 a las consideraciones anteriores."  Success is ">= 9" (the table's 9-10 row succeeds).
 # Lucía's complicated Inteligencia check: die 5 + Inteligencia 4 + modificador.
 
-LEVELS = [
-    (8, "Fallo", 0, 0),
-    (9, "Válido", 1, 0),
-    (10, "Válido", 1, 0),
-    (11, "Decente", 2, 1),
-    (12, "Decente", 2, 1),
-    (13, "Bueno", 3, 2),
-    (14, "Bueno", 3, 2),
-    (15, "Muy Bueno", 4, 3),
-    (16, "Muy Bueno", 4, 3),
-    (17, "Excelente", 5, 4),
-    (20, "Excelente", 5, 4),
-    (21, "Extraordinario", 6, 5),
-    (23, "Extraordinario", 6, 5),
-    (24, "Alucinante", 7, 6),  # the first +3 band above 23 has started
-    (26, "Alucinante", 7, 6),
-    (27, "Alucinante", 8, 7),  # a second band
-    (29, "Alucinante", 8, 7),
-    (30, "Alucinante", 9, 8),
-    (33, "Alucinante", 10, 9),
-]
-
-
-@pytest.mark.parametrize(("total", "label", "levels", "social"), LEVELS)
-def test_success_levels(engine, lucia, total, label, levels, social):
-    out = engine.run("chequeo_complicado", lucia, {"modificador": total - 9}, dice=ForcedDice([5]))
-    assert out.result["total"] == total
-    assert out.result["éxito"] is (total >= 9)
-    assert out.result["nivel"] == label
-    assert out.result["niveles"] == levels
-    assert out.result["social"] == social
-
-
-def test_difficulty_modifiers(engine, lucia):
-    # "Fácil: +5. Moderado: +3. Normal: +1. Desafiante: sin modificador. Difícil: -2.
-    # Muy difícil: -5. Heroico: -9. Casi imposible: -10."
-    expected = {
-        "Fácil": 5,
-        "Moderado": 3,
-        "Normal": 1,
-        "Desafiante": 0,
-        "Difícil": -2,
-        "Muy difícil": -5,
-        "Heroico": -9,
-        "Casi imposible": -10,
-    }
-    for name, modifier in expected.items():
-        out = engine.run("chequeo_complicado", lucia, {"dificultad": name}, dice=ForcedDice([5]))
-        assert out.result["total"] == 5 + 4 + modifier, name
+# Every row of the table, and the difficulty modifiers: tests/examples/brujeria.yaml.
 
 
 def test_routine_needs_no_roll_unless_unusual(engine, lucia):
