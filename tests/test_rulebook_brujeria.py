@@ -805,10 +805,10 @@ def test_essence_below_zero_and_below_minus_29(engine, bruno):
     ],
 )
 def test_essence_below_zero_rounds_up(engine, esencia, dice, superado):
-    # 001_b0065a84f383bd6c.txt line 159: "Reserva de Esencia < 0 (imposible
+    # «Reglas de Brujería», Pérdida de Esencia: "Reserva de Esencia < 0 (imposible
     # voluntariamente) => Chequeo Complicado de Voluntad - 1 por cada 5 Puntos de Esencia
-    # por debajo de 0". LECTURA: rounded up, as the same phrase under Disipación (line
-    # 168: "- 1 por cada 5 puntos de Esencia (redondeando hacia arriba)").
+    # por debajo de 0". LECTURA: rounded up, as the same phrase under Magia, Disipación:
+    # "- 1 por cada 5 puntos de Esencia (redondeando hacia arriba)".
     lucia = variant(engine, LUCIA, Esencia=esencia)
     out = engine.run("estado_de_esencia", lucia, {}, dice=ForcedDice(list(dice)))
     print(render_text(out.trace))

@@ -108,12 +108,11 @@ EXITO, FALLO, FRACASO = (8, 9, 2), (2, 3, 4), (2, 1, 3)
 
 
 def test_a_failed_coincidental_effect_is_not_a_botch(engine, ignacio):
-    # the digest, line 11: paradox comes "a través de magia vulgar o de un
-    # fallo en algún efecto coincidente"; the accumulation system (lines 13-17) gives a
-    # coincidental effect points only as "Un fracaso coincidente otorga tantos puntos de
-    # Paradoja como nivel de la esfera más alta utilizada) (1xE)", and the steps (lines
-    # 41-43) part "¿Ha fallado?" from "¿Ha fracasado?". The LECTURA reads line 11's
-    # "fallo" as that botch: a plain coincidental failure (2, 3, 4: no success, no 1)
+    # the digest, "La Paradoja": paradox comes "a través de magia vulgar o de un fallo en
+    # algún efecto coincidente"; its accumulation system gives a coincidental effect
+    # points only as "Un fracaso coincidente otorga tantos puntos de Paradoja como nivel
+    # de la esfera más alta utilizada) (1xE)", and "Reglas de Efectos Mágicos" part "¿Ha
+    # fallado?" from "¿Ha fracasado?". The LECTURA reads that "fallo" as the botch: a plain coincidental failure (2, 3, 4: no success, no 1)
     # notes 0, like a success; the botch (2, 1, 3) notes E = 3.
     failed = run(engine, "efecto", ignacio, FALLO, esferas=["Cardinal", "Fuerzas"])
     assert (failed.result["success"], failed.result["botch"]) == (False, False)
@@ -126,9 +125,9 @@ def test_a_failed_coincidental_effect_is_not_a_botch(engine, ignacio):
 
 
 def test_naming_a_lower_sphere_major_is_refused(engine, ignacio):
-    # the digest, lines 13-15: "si un mago emplea Cardenal 2 y Fuerzas 3 para
-    # un efecto fatuo, acumulas 3 puntos de Paradoja"; line 37: "Vulgar sin testigos:
-    # Mayor esfera + 4". Naming Cardinal the major sphere would give 2 and 6: refused,
+    # the digest, "La Paradoja": "si un mago emplea Cardenal 2 y Fuerzas 3 para un efecto
+    # fatuo, acumulas 3 puntos de Paradoja"; "Reglas de Efectos Mágicos": "Vulgar sin
+    # testigos: Mayor esfera + 4". Naming Cardinal the major sphere would give 2 and 6: refused,
     # saying which sphere is the highest.
     with pytest.raises(interpreter.RequirementFailed) as refused:
         run(engine, "efecto", ignacio, EXITO, esfera_mayor="Cardinal", esferas=["Fuerzas"])
@@ -819,7 +818,7 @@ def test_antimagia(engine, ignacio):
 
 
 def test_antimagia_needs_cardinal_2_and_rolls_cardinal(engine):
-    # the digest, line 27: "Antimagia: Tira Cardinal (mínimo 2) como reserva
+    # the digest, "Contramagia": "Antimagia: Tira Cardinal (mínimo 2) como reserva
     # de dados contra dificultad 8". LECTURA: Cardinal 2 is a requisite and the pool is
     # Cardinal, not a floor of two dice: Cardinal 0 or 1 is refused (it does not roll 2).
     for cardinal in (0, 1):

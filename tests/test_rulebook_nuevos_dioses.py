@@ -233,7 +233,7 @@ def test_scale_is_worked_out_from_the_people_affected(engine, god):
 
 
 def test_more_than_one_resource_needs_a_scale_more(engine, god):
-    # 004_6f7899df18db6ae9.txt line 189: "during a conflict, affecting 100 soldiers would be a
+    # New Gods of Mankind, Table 5-5, Scale: "during a conflict, affecting 100 soldiers would be a
     # Miracle with a scale factor of +2. Affecting more than one such resource would require
     # a factor of +3." Reading 5: two bodies of 100 soldiers are two resources, a scale more
     # than their 200 heads need (village): territory. The baseline is 3 (individual).
