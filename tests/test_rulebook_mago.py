@@ -112,7 +112,8 @@ def test_a_failed_coincidental_effect_is_not_a_botch(engine, ignacio):
     # algún efecto coincidente"; its accumulation system gives a coincidental effect
     # points only as "Un fracaso coincidente otorga tantos puntos de Paradoja como nivel
     # de la esfera más alta utilizada) (1xE)", and "Reglas de Efectos Mágicos" part "¿Ha
-    # fallado?" from "¿Ha fracasado?". The LECTURA reads that "fallo" as the botch: a plain coincidental failure (2, 3, 4: no success, no 1)
+    # fallado?" from "¿Ha fracasado?". The LECTURA reads that "fallo" as the botch: a
+    # plain coincidental failure (2, 3, 4: no success, no 1)
     # notes 0, like a success; the botch (2, 1, 3) notes E = 3.
     failed = run(engine, "efecto", ignacio, FALLO, esferas=["Cardinal", "Fuerzas"])
     assert (failed.result["success"], failed.result["botch"]) == (False, False)
