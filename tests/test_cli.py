@@ -11,19 +11,19 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cli_helpers import command, run_cli
 
 import dsl
-from interpreter.cli import main
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 RULES = str(DATA / "showcase.rules")
 
 
-def run_cli(capsys, *argv):
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+def cast(capsys, sheet, spell: str, dice: str, *extra):
+    """`rulebook run` of the showcase's cast_spell on a sheet, with forced dice."""
+    line = f"run {RULES} cast_spell --char {sheet} --set spell={spell} --dice '{dice}'"
+    return command(capsys, line, *extra)
 
 
 # ─── run ────────────────────────────────────────────────────────────────────
@@ -38,38 +38,14 @@ def sheet_copy(tmp_path):
 
 def test_spending_more_than_the_sheet_holds_exits_4_and_saves_nothing(capsys, sheet_copy):
     before = sheet_copy.read_bytes()
-    code, _, err = run_cli(
-        capsys,
-        "run",
-        RULES,
-        "cast_spell",
-        "--char",
-        str(sheet_copy),
-        "--set",
-        "spell=Drown",
-        "--dice",
-        "",
-        "--save",
-    )
+    code, _, err = cast(capsys, sheet_copy, "Drown", "", "--save")
     assert code == 4
     assert "You cannot spend 12 dinamis[Virtus]: you have 5" in err
     assert sheet_copy.read_bytes() == before
 
 
 def test_save_writes_the_new_sheet_in_its_format(capsys, sheet_copy):
-    code, out, _ = run_cli(
-        capsys,
-        "run",
-        RULES,
-        "cast_spell",
-        "--char",
-        str(sheet_copy),
-        "--set",
-        "spell=Fireball",
-        "--dice",
-        "3,4",
-        "--save",
-    )
+    code, out, _ = cast(capsys, sheet_copy, "Fireball", "3,4", "--save")
     assert code == 0 and f"saved {sheet_copy}" in out
     import yaml
 
