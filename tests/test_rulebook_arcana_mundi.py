@@ -282,13 +282,7 @@ def test_combat_dinamis_added_and_failed_cast_skips_the_attack(engine, menecma):
 
 @pytest.mark.parametrize(
     ("faces", "total", "bonus"),
-    [
-        ([1, 3], 10, 1),
-        ([2, 3], 11, 2),
-        ([4, 5], 15, 2),
-        ([6, 8], 20, 2),
-        ([7, 8], 21, 3),
-    ],
+    [([1, 3], 10, 1), ([2, 3], 11, 2), ([4, 5], 15, 2), ([6, 8], 20, 2), ([7, 8], 21, 3)],
 )
 def test_maneuver_bonus_per_ten_or_fraction(engine, menecma, faces, total, bonus):
     # "de 1 a 10 se obtiene +1, de 11 a 20 se obtiene +2, etc." (22 → +3, 15 → +2)
@@ -1060,12 +1054,7 @@ def test_rolls_with_a_quality(engine, menecma):
 
 
 def berserker(engine, menecma):
-    return variant(
-        engine,
-        menecma,
-        Bellum=2,
-        Dominatus=["Furia", *menecma["Dominatus"]],
-    )
+    return variant(engine, menecma, Bellum=2, Dominatus=["Furia", *menecma["Dominatus"]])
 
 
 def test_furia_needs_the_maneuver_before_the_attack(engine, menecma):
@@ -1104,11 +1093,7 @@ def test_a_dominatus_against_a_target(engine, menecma):
     out = engine.run(
         "combate_con_dominatus",
         menecma,
-        {
-            "dominatus": "El lenguaje del reino animal",
-            "maniobra_rival": 10,
-            "dignitas_rival": 5,
-        },
+        {"dominatus": "El lenguaje del reino animal", "maniobra_rival": 10, "dignitas_rival": 5},
         dice=ForcedDice([5, 7, 4, 5, 5, 6, 4, 5]),
     )
     print(render_text(out.trace))

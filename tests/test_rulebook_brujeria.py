@@ -16,14 +16,7 @@ import pytest
 import yaml
 
 import dsl
-from interpreter import (
-    Engine,
-    ForcedDice,
-    RequirementFailed,
-    SeededDice,
-    SheetError,
-    render_text,
-)
+from interpreter import Engine, ForcedDice, RequirementFailed, SeededDice, SheetError, render_text
 from interpreter.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -527,12 +520,7 @@ def test_ranged_attack_example(engine, lucia):
 
 @pytest.mark.parametrize(
     ("range_", "check", "multiplier"),
-    [
-        ("A bocajarro", 1, 4),
-        ("Corto", 0, 3),
-        ("Largo", -3, 2),
-        ("Extremo", -6, 1),
-    ],
+    [("A bocajarro", 1, 4), ("Corto", 0, 3), ("Largo", -3, 2), ("Extremo", -6, 1)],
 )
 def test_ranged_attack_by_range(engine, lucia, range_, check, multiplier):
     # "A bocajarro: +1 al Chequeo y al Multiplicador de Daño. Corto: sin modificadores. Largo:
@@ -737,11 +725,7 @@ def test_objects(engine, lucia):
 
 @pytest.mark.parametrize(
     ("kind", "periods", "lost"),
-    [
-        ("Extenuante", 3, 3),
-        ("Dura", 3, 12),
-        ("Frenética", 2, 8),
-    ],
+    [("Extenuante", 3, 3), ("Dura", 3, 12), ("Frenética", 2, 8)],
 )
 def test_exertion(engine, lucia, kind, periods, lost):
     # "extenuante ... 1 punto de Resistencia/10 minutos ... realmente duras ... 4 puntos de
@@ -1071,18 +1055,7 @@ def test_sources_of_essence(engine, ainhoa):
 
 @pytest.mark.parametrize(
     ("members", "increase"),
-    [
-        (1, 0),
-        (2, 0),
-        (3, 45),
-        (4, 45),
-        (5, 60),
-        (7, 105),
-        (9, 90),
-        (11, 100),
-        (13, 132),
-        (20, 132),
-    ],
+    [(1, 0), (2, 0), (3, 45), (4, 45), (5, 60), (7, 105), (9, 90), (11, 100), (13, 132), (20, 132)],
 )
 def test_group_magic_table(engine, ainhoa, members, increase):
     # "3 => 45, 5 => 60, 7 => 105, 9 => 90, 11 => 100, 13 => 132"
@@ -1205,15 +1178,7 @@ def test_house_rule_run_differs_only_where_the_table_differs(engine, hard, lucia
 
 @pytest.mark.parametrize(
     ("total", "essence", "endurance"),
-    [
-        (8, 2, 0),
-        (7, 4, 0),
-        (6, 8, 0),
-        (5, 12, 0),
-        (4, 16, 40),
-        (3, 20, 0),
-        (2, 20, 0),
-    ],
+    [(8, 2, 0), (7, 4, 0), (6, 8, 0), (5, 12, 0), (4, 16, 40), (3, 20, 0), (2, 20, 0)],
 )
 def test_house_rule_fear_rows(hard, total, essence, endurance):
     sheet = hard.load_sheet(LUCIA)

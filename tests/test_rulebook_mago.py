@@ -829,13 +829,7 @@ def test_antimagia_needs_cardinal_2_and_rolls_cardinal(engine):
     # Cardinal 2, 3: that many dice at 8 (8 and 10 succeed, 7 does not; a 1 cancels one).
     two = run(engine, "antimagia", sheet_of(engine, Cardinal=2), (8, 7), quintaesencia=3)
     assert two.dice == (8, 7) and two.result["éxitos"] == 1
-    three = run(
-        engine,
-        "antimagia",
-        sheet_of(engine, Cardinal=3),
-        (8, 10, 1),
-        quintaesencia=3,
-    )
+    three = run(engine, "antimagia", sheet_of(engine, Cardinal=3), (8, 10, 1), quintaesencia=3)
     assert three.dice == (8, 10, 1) and three.result["éxitos"] == 1
     # Exactly, two dice at 8: a die succeeds with 3/10 (8, 9, 10) and is neither a success
     # nor a 1 with 6/10 (2 to 7): two successes 9/100, one (and a die of 2 to 7) 36/100,

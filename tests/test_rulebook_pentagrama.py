@@ -29,6 +29,9 @@ CHARACTERS = ROOT / "rulebooks" / "characters"
 JORGE = CHARACTERS / "jorge.yaml"
 UR = CHARACTERS / "ur.yaml"
 MAESTRA = CHARACTERS / "pentagrama_maestra.yaml"
+#: the weapons of the examples: Ur's long bow, Jorge's sword
+UR_BOW = {"habilidad": "Arco", "atributo": "Destreza", "arma": "Arco largo"}
+JORGE_SWORD = {"habilidad": "Espada", "atributo": "Fuerza", "arma": "Espada"}
 
 
 @pytest.fixture(scope="module")
@@ -407,14 +410,7 @@ def test_attack_at_a_zone_lucky_roll_on_failure(engine):
     # «decide entonces apuntar a la cabeza con lo que la dificultad asciende a media»;
     # «En caso de fallar se hará una tirada de suerte enfrentada»
     sheet = engine.load_sheet(JORGE)  # Suerte 5
-    params = {
-        "habilidad": "Espada",
-        "atributo": "Fuerza",
-        "arma": "Espada",
-        "DG": 20,
-        "zona": "Cabeza",
-        "suerte_rival": 5,
-    }
+    params = {**JORGE_SWORD, "DG": 20, "zona": "Cabeza", "suerte_rival": 5}
     # fails (3 + 8 + 6 = 17 ≤ 25); luck 7 + 5 = 12 against 2 + 5 = 7: hits elsewhere (2d10)
     out, _ = run(engine, "atacar_zona", sheet, params, [1, 1, 1, 7, 2, 8, 6, 1, 2, 3, 4])
     r = out.result
@@ -435,15 +431,7 @@ def test_attack_at_a_specific_spot(engine):
     # ataque contra una dificultad compleja y, de tener éxito, el daño se efectúa
     # directamente en ese punto sin hacer tirada de localización alguna»
     sheet = engine.load_sheet(UR)
-    params = {
-        "habilidad": "Arco",
-        "atributo": "Destreza",
-        "arma": "Arco largo",
-        "DG": 10,
-        "zona": "Cabeza",
-        "punto": "Ojo derecho",
-        "suerte_rival": 5,
-    }
+    params = {**UR_BOW, "DG": 10, "zona": "Cabeza", "punto": "Ojo derecho", "suerte_rival": 5}
     out, _ = run(engine, "atacar_punto", sheet, params, [4, 4, 4, 6, 6])
     r = out.result
     assert (r["nivel"], r["objetivo"], r["total"], r["impacta"]) == ("compleja", 20, 26, True)
@@ -458,14 +446,7 @@ def test_hitting_elsewhere_never_lands_where_it_was_aimed(engine):
     # acierta en otro lado o no»: aimed at the head, the location roll 1, 5 (the left eye)
     # is the head again, so it is rolled again: 2, 3 (the chest).
     sheet = engine.load_sheet(JORGE)
-    params = {
-        "habilidad": "Espada",
-        "atributo": "Fuerza",
-        "arma": "Espada",
-        "DG": 20,
-        "zona": "Cabeza",
-        "suerte_rival": 5,
-    }
+    params = {**JORGE_SWORD, "DG": 20, "zona": "Cabeza", "suerte_rival": 5}
     out, text = run(engine, "atacar_zona", sheet, params, [1, 1, 1, 7, 2, 1, 5, 2, 3, 1, 1, 1, 1])
     assert (out.result["en_otro_lado"], out.result["zona"], out.result["punto"]) == (
         True,
@@ -475,15 +456,7 @@ def test_hitting_elsewhere_never_lands_where_it_was_aimed(engine):
     assert "se vuelve a tirar" in text
     # Aimed at the right eye, the same eye is not «otro lado», the left eye is.
     ur = engine.load_sheet(UR)
-    spot = {
-        "habilidad": "Arco",
-        "atributo": "Destreza",
-        "arma": "Arco largo",
-        "DG": 30,
-        "zona": "Cabeza",
-        "punto": "Ojo derecho",
-        "suerte_rival": 2,
-    }
+    spot = {**UR_BOW, "DG": 30, "zona": "Cabeza", "punto": "Ojo derecho", "suerte_rival": 2}
     out, _ = run(engine, "atacar_punto", ur, spot, [1, 1, 1, 5, 1, 1, 4, 1, 5, 3, 3])
     assert (out.result["zona"], out.result["punto"]) == ("Cabeza", "Ojo izquierdo")
 
@@ -493,15 +466,7 @@ def test_any_spot_of_a_zone_can_be_aimed_at(engine):
     # de presión, etc.»: «yugular» is not in the location table, but it is a spot of the
     # head; it is aimed at like any other (fácil + 2 = compleja).
     ur = engine.load_sheet(UR)
-    params = {
-        "habilidad": "Arco",
-        "atributo": "Destreza",
-        "arma": "Arco largo",
-        "DG": 10,
-        "zona": "Cabeza",
-        "punto": "yugular",
-        "suerte_rival": 5,
-    }
+    params = {**UR_BOW, "DG": 10, "zona": "Cabeza", "punto": "yugular", "suerte_rival": 5}
     out, text = run(engine, "atacar_punto", ur, params, [4, 4, 4, 6, 6])
     assert (out.result["nivel"], out.result["impacta"], out.result["punto"]) == (
         "compleja",
@@ -568,15 +533,7 @@ def test_block_lowers_the_next_attack_one_level(engine):
     )
     assert (out.result["total"], out.result["bloquea"]) == (21, True)
     assert changes(out) == {"Ventaja": (False, True)}
-    ataque = {
-        "habilidad": "Espada",
-        "atributo": "Fuerza",
-        "arma": "Espada",
-        "DG": 10,
-        "zona": "Cabeza",
-        "punto": "Cuello",
-        "suerte_rival": 5,
-    }
+    ataque = {**JORGE_SWORD, "DG": 10, "zona": "Cabeza", "punto": "Cuello", "suerte_rival": 5}
     out2, _ = run(engine, "atacar_punto", out.sheet, ataque, [1, 1, 1, 1, 1, 1, 1])
     assert out2.result["nivel"] == "media"  # compleja − 1
     assert changes(out2) == {"Ventaja": (True, False)}  # used up
