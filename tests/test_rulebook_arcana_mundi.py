@@ -68,6 +68,23 @@ def notes(out) -> list[str]:
     return [step.data["note"] for step in out.trace if step.kind == "note"]
 
 
+#: a grade-3 don of Fides (Inteligencia), beside Menecma's own núminas
+DON_MAYOR = {
+    "grado": 3,
+    "misterio": "Hierofanía",
+    "manifestación": "don",
+    "dignitas": "Fides",
+    "característica": "Inteligencia",
+}
+
+
+def with_numinas(menecma, **numinas) -> dict:
+    """Menecma's data with more núminas (by name)."""
+    data = menecma.to_data()
+    data["Núminas"] = {**data["Núminas"], **numinas}
+    return data
+
+
 def variant(engine, menecma, **fields):
     """Menecma's sheet with some fields changed (for tests beyond the worked examples)."""
     data = menecma.to_data()
@@ -429,16 +446,7 @@ def test_tributo_becomes_sombra_per_ten(engine, menecma):
 
 def test_failed_caerimonia_gives_five_tributo_per_point(engine, menecma):
     # Caerimonia 10 + [1, 2] = 13 vs... grade 3 needs a grade-3 don: a variant númina.
-    data = menecma.to_data()
-    data["Núminas"] = dict(data["Núminas"])
-    data["Núminas"]["Don mayor"] = {
-        "grado": 3,
-        "misterio": "Hierofanía",
-        "manifestación": "don",
-        "dignitas": "Fides",
-        "característica": "Inteligencia",
-    }
-    sheet = engine.sheet(data)
+    sheet = engine.sheet(with_numinas(menecma, **{"Don mayor": DON_MAYOR}))
     # Sacrificium 11 + 12 = 23 vs 15 → +2; caerimonia 10 + 3 = 13 vs 15 → 1 point of failure:
     # +5 Tributo (3 → 8); cost 3 Fides; basic 13 + 2 + 13 = 28 vs 15 → 3 points.
     out = engine.run(
@@ -529,17 +537,17 @@ def test_grade_one_doubled_follows_the_formula(engine, menecma):
 
 
 def test_lustracion_needs_dignitas_and_its_date(engine, menecma):
-    data = menecma.to_data()
-    data["Núminas"] = dict(data["Núminas"])
-    data["Núminas"]["Lustración"] = {
+    lustracion = {
+        **DON_MAYOR,
         "grado": 2,
-        "misterio": "Hierofanía",
         "manifestación": "lustración",
-        "dignitas": "Virtus",
         "característica": "Carisma",
     }
-    data["Núminas"]["Lustración de Fides"] = dict(data["Núminas"]["Lustración"], dignitas="Fides")
-    sheet = engine.sheet(data)
+    numinas = {
+        "Lustración": {**lustracion, "dignitas": "Virtus"},
+        "Lustración de Fides": lustracion,
+    }
+    sheet = engine.sheet(with_numinas(menecma, **numinas))
     with pytest.raises(RequirementFailed):  # Virtus 1 < grade 2
         engine.run("usar_numina", sheet, {"numina": "Lustración"}, dice=ForcedDice([5, 7] * 3))
     with pytest.raises(RequirementFailed):
@@ -561,16 +569,7 @@ def test_lustracion_needs_dignitas_and_its_date(engine, menecma):
 
 
 def test_don_for_another_splits_the_cost(engine, menecma):
-    data = menecma.to_data()
-    data["Núminas"] = dict(data["Núminas"])
-    data["Núminas"]["Don mayor"] = {
-        "grado": 3,
-        "misterio": "Hierofanía",
-        "manifestación": "don",
-        "dignitas": "Fides",
-        "característica": "Inteligencia",
-    }
-    sheet = engine.sheet(data)
+    sheet = engine.sheet(with_numinas(menecma, **{"Don mayor": DON_MAYOR}))
     # Sacrificium 23 vs 15 → 2; caerimonia 10 + 6 = 16 vs 15 → 1: cost 3 - 1 = 2, halved: 1.
     out = engine.run(
         "usar_numina",
@@ -902,9 +901,8 @@ def test_dignidad_extraordinaria_raises_one_maximum_to_twelve(engine, menecma):
 def test_a_dignitas_is_not_a_characteristic(engine, menecma):
     # "la Característica que entra en juego con la númina (que se especifica en cada una de
     # ellas)": Fuerza ... Carisma, never Virtus, Gravitas or Fides.
-    data = menecma.to_data()
-    data["Núminas"] = dict(data["Núminas"])
-    data["Núminas"]["Rara"] = dict(data["Núminas"]["Gephyrismos"], característica="Fides")
+    gephyrismos = menecma.to_data()["Núminas"]["Gephyrismos"]
+    data = with_numinas(menecma, Rara={**gephyrismos, "característica": "Fides"})
     with pytest.raises(SheetError, match="Fides"):
         engine.sheet(data)
     with pytest.raises(ParameterError):

@@ -71,6 +71,9 @@ def sheet_of(engine, **changes):
 
 
 SIDE_EFFECT = "Efecto secundario de la Paradoja"
+#: countermagic against an effect of Fuerzas: offensive, or reflecting it
+OFFENSIVE = {"forma": "ofensiva", "esferas": ["Fuerzas"]}
+REFLECT = {"forma": "reflejar", "esferas": ["Fuerzas"]}
 
 
 def side_effect(sheet) -> tuple:
@@ -689,15 +692,7 @@ def test_side_effect_is_outside_the_cap_and_reaches_every_action(engine):
     out = run(engine, "contramagia", hit, (9, 10, 2), esferas=["Fuerzas"], exitos_atacante=2)
     assert out.result["éxitos"] == 1
     # Offensive countermagic to reflect, 9 + 3 = 12: two thresholds eat both 10s.
-    out = run(
-        engine,
-        "contramagia",
-        hit,
-        (10, 10, 2),
-        forma="reflejar",
-        esferas=["Fuerzas"],
-        exitos_atacante=1,
-    )
+    out = run(engine, "contramagia", hit, (10, 10, 2), **REFLECT, exitos_atacante=1)
     assert out.result["éxitos"] == 0
     # Resisting Mind at 6 + 3 = 9.
     out = run(engine, "resistir_mente", hit, (8, 9, 9, 2, 2, 2), exitos_atacante=2)
@@ -754,33 +749,17 @@ def test_basic_countermagic(engine, ignacio):
 
 
 def test_offensive_countermagic_and_reflection(engine, ignacio):
-    out = run(
-        engine,
-        "contramagia",
-        ignacio,
-        (8, 7, 10),
-        forma="ofensiva",
-        esferas=["Fuerzas"],
-        exitos_atacante=1,
-    )
+    out = run(engine, "contramagia", ignacio, (8, 7, 10), **OFFENSIVE, exitos_atacante=1)
     assert out.result["éxitos"] == 2
     assert out.result["contra_lanzador"] == 0
     # "9 para devolver el efecto": 8 no longer counts; the excess counts against the caster.
-    out = run(
-        engine,
-        "contramagia",
-        ignacio,
-        (9, 8, 10),
-        forma="reflejar",
-        esferas=["Fuerzas"],
-        exitos_atacante=1,
-    )
+    out = run(engine, "contramagia", ignacio, (9, 8, 10), **REFLECT, exitos_atacante=1)
     assert out.result["éxitos"] == 2
     assert out.result["anulados"] == 1
     assert out.result["contra_lanzador"] == 1
     no_prime = sheet_of(engine, Cardinal=0)
     with pytest.raises(interpreter.RequirementFailed):  # "y Cardinal 1"
-        run(engine, "contramagia", no_prime, (9, 9, 9), forma="ofensiva", esferas=["Fuerzas"])
+        run(engine, "contramagia", no_prime, (9, 9, 9), **OFFENSIVE)
 
 
 def test_sphere_against_sphere_needs_no_spheres(engine):
