@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from hypothesis import HealthCheck, given, settings
+
+import dsl
+from interpreter import Engine, Limits
 from interpreter.dice import DiceSource
 from interpreter.errors import EvaluationError, RequirementFailed
 from interpreter.odds import Failure
@@ -165,3 +169,24 @@ def agrees_with_brute_force(engine, sheet, note="", fields=None) -> None:
         odds = engine.odds("act", sheet, {}, field)
         assert odds.exact and odds.omitted == 0, (note, field)
         assert counted(odds) == marginal(joint, field), (note, field)
+
+
+#: ties rerolled at most once, so that every sequence of dice is finite (and the stop at
+#: the limit is an outcome of its own on both sides)
+TIE_ONCE = Limits(tie_rerolls=1)
+
+
+def assert_counted_as_run(text: str, data: dict, fields=None, limits=TIE_ONCE) -> None:
+    """A rulebook's `act` on a sheet (its data): whole and field by field (or the fields
+    named), exact and equal to every sequence of dice run through the real engine."""
+    engine = Engine(dsl.load_text(text), limits)
+    agrees_with_brute_force(engine, engine.sheet(data), text, fields)
+
+
+def against_brute_force(cases, examples: int):
+    """The property test's decorator: `examples` (rulebook text, sheet data) cases drawn
+    from `cases`, with no deadline (each runs every way its dice can fall)."""
+    chosen = settings(
+        max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
+    return lambda test: chosen(given(cases)(test))
