@@ -27,7 +27,8 @@ from hostile_cases import (
     with_rehashed_sources,
     with_value,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
+from profiles import fewer
 
 from dsl.errors import RulebookError
 from interpreter import files
@@ -35,11 +36,7 @@ from interpreter.journal import Journal, JournalError, read_record, verify_recor
 from interpreter.journal import store as journal_store
 
 #: each case copies a campaign and runs every command on it: a few dozen in CI
-HOSTILE = settings(
-    max_examples=max(12, settings().max_examples // 4),
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+HOSTILE = fewer(4, 12, HealthCheck.function_scoped_fixture)
 
 
 @pytest.fixture
