@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import command, run_seeded
 
 import dsl
 from interpreter import (
@@ -819,28 +820,13 @@ def test_cli_runs_every_action(engine, capsys, monkeypatch, tmp_path):
     )
     for action, sets in CLI_SETS.items():
         character = berserker if action in SPECIAL else MENECMA
-        argv = ["run", str(RULES), action, "--char", str(character), "--seed", "11"]
-        for pair in sets:
-            argv += ["--set", pair]
-        assert main(argv) == 0, f"{action}: {capsys.readouterr().err}"
-        assert "resultado:" in capsys.readouterr().out
+        assert "resultado:" in run_seeded(capsys, RULES, action, character, sets, 11)
 
 
 def test_cli_shipped_names_and_json(capsys):
-    argv = [
-        "run",
-        "arcana_mundi",
-        "usar_numina",
-        "--char",
-        "menecma",
-        "--set",
-        "numina=La fortaleza de Perséfone",
-        "--dice",
-        "5,7,5,6,4,5",
-        "--json",
-    ]
-    assert main(argv) == 0
-    out = capsys.readouterr().out
+    line = "run arcana_mundi usar_numina --char menecma --dice 5,7,5,6,4,5 --json"
+    code, out, _ = command(capsys, line, "--set", "numina=La fortaleza de Perséfone")
+    assert code == 0
     assert '"success": true' in out and '"points": 5' in out
 
 

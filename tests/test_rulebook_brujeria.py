@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_helpers import run_seeded
 
 import dsl
 from interpreter import Engine, ForcedDice, RequirementFailed, SeededDice, SheetError, render_text
@@ -1262,11 +1263,7 @@ def loaded_once(book, house, monkeypatch):
 @pytest.mark.parametrize("action", sorted(CLI_CASES))
 def test_every_action_runs_from_the_command_line(rules, action, capsys, loaded_once):
     character, params = CLI_CASES[action]
-    argv = ["run", str(rules), action, "--char", character, "--seed", "2024"]
-    for pair in params:
-        argv += ["--set", pair]
-    assert cli_main(argv) == 0
-    printed = capsys.readouterr().out
+    printed = run_seeded(capsys, rules, action, character, params, 2024)
     assert f"· {action}" in printed
     assert "resultado: " in printed
 

@@ -13,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_seeded
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -1020,9 +1021,5 @@ def test_every_action_runs_from_the_command_line(action, book, capsys, monkeypat
         lambda reference: book if reference == str(RULES) else dsl.load(reference),
     )
     character, params = CLI_RUNS[action]
-    argv = ["run", str(RULES), action, "--char", character, "--seed", "2024"]
-    for param in params:
-        argv += ["--set", param]
-    assert interpreter.cli.main(argv) == 0
-    printed = capsys.readouterr().out
+    printed = run_seeded(capsys, RULES, action, character, params, 2024)
     assert "resultado:" in printed

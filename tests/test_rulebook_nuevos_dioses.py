@@ -7,11 +7,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_seeded
 
 import dsl
 import interpreter
 from interpreter import Engine, ForcedDice, SeededDice, render_text
-from interpreter.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rulebooks" / "nuevos_dioses.rules"
@@ -671,11 +671,7 @@ def test_the_cli_covers_every_action(book):
 
 @pytest.mark.parametrize("action", sorted(CLI_PARAMS))
 def test_every_action_runs_from_the_command_line(action, capsys):
-    argv = ["run", str(RULES), action, "--char", str(GOD), "--seed", "7"]
-    for pair in CLI_PARAMS[action]:
-        argv += ["--set", pair]
-    assert cli_main(argv) == 0
-    printed = capsys.readouterr().out
+    printed = run_seeded(capsys, RULES, action, GOD, CLI_PARAMS[action], 7)
     assert f"New Gods of Mankind · {action}" in printed
     assert "resultado: " in printed
 

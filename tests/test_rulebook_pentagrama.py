@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_helpers import run_seeded
 
 import dsl
 from interpreter import (
@@ -844,11 +845,7 @@ def test_every_action_runs_from_the_command_line(action, cached_load, capsys, tm
     if action == "salvación":  # Jorge after the example: in a lethal state
         character = tmp_path / "jorge_herido.yaml"
         character.write_text(JORGE.read_text(encoding="utf-8") + "Vida: -2\n", encoding="utf-8")
-    argv = ["run", str(RULES), action, "--char", str(character), "--seed", "7"]
-    for setting in settings:
-        argv += ["--set", setting]
-    assert main(argv) == 0
-    printed = capsys.readouterr().out
+    printed = run_seeded(capsys, RULES, action, character, settings, 7)
     assert f"Pentagrama · {action}" in printed
     assert "resultado:" in printed
 
