@@ -13,7 +13,7 @@ import pytest
 from cli_helpers import command, run_cli
 
 from interpreter.cli import main
-from interpreter.sheet import shipped_characters_folder
+from interpreter.sheets.character import shipped_characters_folder
 
 SHIPPED = shipped_characters_folder()
 ROOT = Path(__file__).resolve().parent.parent
