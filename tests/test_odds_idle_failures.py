@@ -102,6 +102,11 @@ def test_an_unread_statement_that_always_passes_it_stops_the_odds_as_the_run(sta
     engine = engine_of(
         definitions, f"action act() {{\n  let spare = 0\n  {line}\n  result {{ v: 1 }}\n}}\n"
     )
+    fails_past_the_steps_as_the_run_does(engine)
+
+
+def fails_past_the_steps_as_the_run_does(engine) -> None:
+    """`act` fails at the step limit when run, and its odds (whole, and of `v`) too."""
     sheet = engine.sheet({})
     with pytest.raises(LimitExceeded, match="limit steps_per_run"):
         engine.run("act", sheet, {}, SeededDice(1))
@@ -115,12 +120,7 @@ ACTIONS = chain("action a{i}() {{ do a{j}()  do a{j}() }}", 'action a0() { note 
 
 def test_an_action_called_past_the_step_limit_fails_as_the_run_does():
     engine = engine_of(ACTIONS, f"action act() {{\n  do a{N}()\n  result {{ v: 1 }}\n}}\n")
-    sheet = engine.sheet({})
-    with pytest.raises(LimitExceeded, match="limit steps_per_run"):
-        engine.run("act", sheet, {}, SeededDice(1))
-    for field in (None, "v"):
-        with pytest.raises(LimitExceeded, match="limit steps_per_run"):
-            engine.odds("act", sheet, {}, field)
+    fails_past_the_steps_as_the_run_does(engine)
     # behind a roll: the run's failure 1 time in 3, in every field
     behind = engine_of(
         ACTIONS,
