@@ -18,15 +18,18 @@ from interpreter import Engine
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "examples" / "games"
 
-# A small game with every kind of decision: a reroll with a cost and a condition, a
-# choice taken again only if a die allows it, and the rival's choice against us.
-GAME = """
-rulebook "Best play" { }
+#: the sheet and the check of the best-play games (here and in test_best_play_worlds.py)
+SHEET_AND_CHECK = """
 sheet {
   resource Puntos max 3
   counter Fuerza in 0..3 default 1
 }
 check prueba(n: int) "Prueba" { roll d6 + n >= 6 }
+"""
+
+# A small game with every kind of decision: a reroll with a cost and a condition, a
+# choice taken again only if a die allows it, and the rival's choice against us.
+JUGAR = """
 action jugar(rival: character) "Jugar" {
   let a = d4 + 0                    # a number: it is set to numbers below
   choose primero "¿Repetir el d4?" {
@@ -49,6 +52,7 @@ action jugar(rival: character) "Jugar" {
   result { gana: total >= 6, total: total, margen: total - 6 }
 }
 """
+GAME = 'rulebook "Best play" { }' + SHEET_AND_CHECK + JUGAR
 
 
 def goal_value(field: str, wanted=True, mean: bool = False):

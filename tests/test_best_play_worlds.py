@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from oracle import optimal_play
-from test_best_play import SITUATIONS, goal_value
+from test_best_play import SHEET_AND_CHECK, SITUATIONS, goal_value
 
 import dsl
 from interpreter import Engine
@@ -22,13 +22,7 @@ GAMES = Path(__file__).resolve().parent.parent / "examples" / "games"
 # Every choice is a statement of the body: a reroll with a cost and a condition, a second
 # one that hangs on a die rolled before it but read only after it (`oculto`: the player
 # sees it), a refusal after a choice, and the rival's choice against us.
-GAME = """
-rulebook "Best play over worlds" { }
-sheet {
-  resource Puntos max 3
-  counter Fuerza in 0..3 default 1
-}
-check prueba(n: int) "Prueba" { roll d6 + n >= 6 }
+JUGAR = """
 action jugar(rival: character) "Jugar" {
   let a = d4 + 0
   let oculto = 0
@@ -53,6 +47,7 @@ action jugar(rival: character) "Jugar" {
   result { gana: total >= 6, total: total, margen: total - 6 }
 }
 """
+GAME = 'rulebook "Best play over worlds" { }' + SHEET_AND_CHECK + JUGAR
 
 
 @pytest.fixture(scope="module")
