@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import pytest
 from oracle import action_outcomes, counted, marginal
+from test_outcomes import CTHULHU
 
 import dsl
 from dsl.errors import RulebookError
@@ -90,26 +91,10 @@ def test_checks_and_opposed_checks_are_used_by_running_them():
     assert unused == ["table `T` is never used"]
 
 
-DEGREES = """
-rulebook "D" { }
-check skill_roll(skill: int) "Skill roll" {
-  roll d100 <= skill
-  degrees {
-    critical: total = 1
-    fumble: total = 100
-    extreme: total <= floor(skill / 5)
-    hard: total <= floor(skill / 2)
-    regular: success
-    failure: else
-  }
-}
-"""
-
-
 def test_degrees_are_listed_in_the_order_declared(tmp_path, capsys):
     path = tmp_path / "d.rules"
-    path.write_text(DEGREES, encoding="utf-8")
-    assert main(["odds", str(path), "skill_roll", "--set", "skill=50", "--field", "degree"]) == 0
+    path.write_text(CTHULHU, encoding="utf-8")  # critical, fumble, extreme, ... declared
+    assert main(["odds", str(path), "skill", "--set", "value=50", "--field", "degree"]) == 0
     out = capsys.readouterr().out
     shown = [line.split()[0] for line in out.splitlines()[2:] if line.strip()]
     assert shown == ["critical", "fumble", "extreme", "hard", "regular", "failure"]
