@@ -51,14 +51,6 @@ def test_the_shipped_god(god):
 # ─── worked examples: tests/examples/nuevos_dioses.yaml; here what is not one run ─
 
 
-def test_saboteurs_dice_sizes_are_d8_and_d6(engine, god):
-    params = {"poder": "significativo", "dado_mortal": 6, "mortales": 5}
-    with pytest.raises(interpreter.DiceError, match="d8"):  # a d8 has no 9
-        engine.run("conflicto", god, params, dice=ForcedDice([9, 1, 1, 1, 1] + [1] * 5))
-    with pytest.raises(interpreter.DiceError, match="d6"):  # a d6 has no 7
-        engine.run("conflicto", god, params, dice=ForcedDice([8] * 5 + [7, 1, 1, 1, 1]))
-
-
 def test_coal_miners_costed_apart_and_combined_agree(engine, god):
     # "Calculate the cost for each one separately, then add them together." (the worked
     # numbers, 10 + 6 = 16, are in tests/examples/nuevos_dioses.yaml)
