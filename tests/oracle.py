@@ -4,6 +4,10 @@ choice can take), each run for real, with the exact probability of each outcome.
 A run is given `PrefixDice`: the faces tried so far, then `NeedDie` naming the die it
 asked for next, so the oracle tries every face of that die (depth first). Only finite
 rolls can be listed; `ways` bounds how many runs the oracle may make.
+
+every_roll, every_roll_cut: any run; action_outcomes: an engine's action; optimal_play:
+the best answer to every choice. agrees_with_brute_force, assert_counted_as_run and the
+decorator against_brute_force hold the odds engine's answers to the oracle's.
 """
 
 from __future__ import annotations
