@@ -9,9 +9,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from dice_prefix import NeedDie, PrefixDice
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle import NeedDie, PrefixDice
 
 import dsl
 from interpreter import Engine, Limits
