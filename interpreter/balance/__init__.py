@@ -1,0 +1,1 @@
+"""Balance studies: questions asked of many runs at once (whole encounters, sweeps)."""

@@ -1,0 +1,185 @@
+"""Whole encounters: who wins, in how many rounds, with what left; exact or sampled.
+
+    engine.encounter("examples/games/encounters/ogre.yaml")        # Engine.encounter
+    answer.exact, answer.reason            # counted state by state, or why it was sampled
+    answer.winners()                       # {side or None (undecided): probability}
+    answer.rounds(), answer.mean_rounds()  # when it ended
+    answer.left("party")                   # {healths left: probability} where party won
+    answer.interval("party")               # 95% Wilson interval (sampled); exact: (p, p)
+
+The chain (encounter_chain) is tried first; past its limits, or where a turn's odds are not
+exact, the encounter is sampled (encounter_sampled) and the answer says so and why.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from pathlib import Path
+
+from dsl.messages import tr
+from interpreter.balance.encounter_chain import NotCounted, count_exactly
+from interpreter.balance.encounter_file import Encounter, encounter_from_data
+from interpreter.balance.encounter_sampled import sample
+from interpreter.errors import ParameterError
+from interpreter.sheet import parse_text, read_file
+
+#: trials of a sampled encounter unless asked otherwise
+TRIALS = 2_000
+#: the normal quantile of the 95% intervals of sampled answers
+Z95 = 1.959963984540054
+METHODS = ("auto", "exact", "sampled")
+
+
+class EncounterOdds:
+    """The tally of an encounter's ends, {(winner or None, rounds, state): weight}: exact
+    probabilities (Fractions), or a sample's counts out of `trials`."""
+
+    def __init__(self, encounter: Encounter, tally: dict, exact: bool, reason=None, trials=None):
+        self.sides = encounter.sides
+        self.names = tuple(c.name for c in encounter.combatants)
+        self.max_rounds = encounter.rounds
+        self.tally, self.exact, self.reason, self.trials = tally, exact, reason, trials
+
+    def _share(self, weight):
+        return weight if self.exact else Fraction(weight, self.trials)
+
+    def _sum(self, holds) -> Fraction:
+        return sum((self._share(w) for key, w in self.tally.items() if holds(key)), Fraction(0))
+
+    def winners(self) -> dict:
+        """Each side's probability of winning, and None's: undecided after the last round."""
+        return {s: self._sum(lambda k, s=s: k[0] == s) for s in (*self.sides, None)}
+
+    def rounds(self) -> dict:
+        """{rounds: probability that the encounter stopped after that many}."""
+        out: dict = {}
+        for (_, n, _), w in sorted(self.tally.items(), key=lambda kw: kw[0][1]):
+            out[n] = out.get(n, Fraction(0)) + self._share(w)
+        return out
+
+    def mean_rounds(self) -> Fraction:
+        return sum((n * p for n, p in self.rounds().items()), Fraction(0))
+
+    def left(self, side) -> dict:
+        """{each combatant's health at the end: probability}, over the ends `side` won."""
+        out: dict = {}
+        for (winner, _, state), w in self.tally.items():
+            if winner == side:
+                out[state] = out.get(state, Fraction(0)) + self._share(w)
+        return dict(sorted(out.items(), key=lambda sp: -sp[1]))
+
+    def interval(self, side) -> tuple:
+        """The 95% interval of P(side wins): Wilson's for a sample; (p, p) when exact."""
+        p = self.winners()[side]
+        if self.exact:
+            return p, p
+        return wilson(p, self.trials)
+
+    def rounds_interval(self) -> tuple:
+        """The 95% interval of the mean number of rounds (normal); (m, m) when exact."""
+        mean = self.mean_rounds()
+        if self.exact:
+            return mean, mean
+        second = sum((n * n * p for n, p in self.rounds().items()), Fraction(0))
+        half = Z95 * math.sqrt(max(0.0, float(second - mean * mean)) / self.trials)
+        return float(mean) - half, float(mean) + half
+
+    def to_json(self) -> dict:
+        """Plain data: exact probabilities as "n/d" texts beside their floats."""
+
+        def number(p):
+            if self.exact:
+                return {"probability": float(p), "exact": f"{p.numerator}/{p.denominator}"}
+            return {"probability": float(p)}
+
+        winners = []
+        for side, p in self.winners().items():
+            low, high = self.interval(side)
+            item = {"side": side, **number(p)}
+            if not self.exact:
+                item["interval"] = [float(low), float(high)]
+            winners.append(item)
+        low, high = self.rounds_interval()
+        data = {
+            "method": "exact" if self.exact else "sampled",
+            "reason": None if self.reason is None else str(self.reason),
+            "trials": self.trials,
+            "combatants": list(self.names),
+            "max_rounds": self.max_rounds,
+            "winners": winners,
+            "mean_rounds": float(self.mean_rounds()),
+            "rounds": [{"rounds": n, **number(p)} for n, p in self.rounds().items()],
+            "left": {
+                str(side): [
+                    {"health": dict(zip(self.names, state)), **number(p)}
+                    for state, p in self.left(side).items()
+                ]
+                for side in self.sides
+            },
+        }
+        if not self.exact:
+            data["mean_rounds_interval"] = [low, high]
+        return data
+
+
+def wilson(p: Fraction, n: int) -> tuple:
+    """Wilson's 95% score interval of a proportion `p` seen in `n` trials."""
+    p, z2 = float(p), Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def encounter_odds(
+    engine,
+    description,
+    *,
+    method: str = "auto",
+    trials: int = TRIALS,
+    seed: int = 0,
+    workers: int = 1,
+    seconds: float | None = None,
+    folder: str | Path | None = None,
+) -> EncounterOdds:
+    """An encounter's answer. `description`: an encounter file's path, its plain data
+    (sheets as paths from `folder`, shipped characters' names, or Sheets), or an
+    Encounter. `method`: "exact" (or refused, saying why), "sampled", or "auto" (exact
+    where the chain fits its limits). `workers` processes share a sample (same numbers
+    on any count); `seconds` bounds each turn's odds computation."""
+    if method not in METHODS:
+        raise ParameterError(tr("method: one of {names}", names=", ".join(METHODS)))
+    source = None
+    if isinstance(description, (str, Path)):  # a file: its data, its sheets from its folder
+        path = Path(description)
+        text, text_format = read_file(path)
+        description, folder = parse_text(text, text_format, str(path)), path.parent
+    if isinstance(description, Encounter):
+        encounter = description
+    else:
+        folder = Path(folder) if folder is not None else None
+        encounter = encounter_from_data(description, engine, folder)
+        if _plain(description):
+            source = (description, folder)
+    reason = None
+    if method != "sampled":
+        try:
+            tally = count_exactly(engine, encounter, seconds=seconds)
+            return EncounterOdds(encounter, tally, True)
+        except NotCounted as refused:
+            if method == "exact":
+                raise ParameterError(
+                    tr("the encounter cannot be counted exactly: {why}", why=refused.reason)
+                ) from None
+            reason = refused.reason
+    tally = sample(engine, encounter, trials, seed, workers, source)
+    return EncounterOdds(encounter, tally, False, reason or tr("sampling was asked for"), trials)
+
+
+def _plain(data) -> bool:
+    """Whether data is plain (what a worker process can be handed)."""
+    if isinstance(data, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in data.items())
+    if isinstance(data, list):
+        return all(_plain(v) for v in data)
+    return data is None or isinstance(data, (str, int, float, bool))
