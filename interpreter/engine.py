@@ -30,6 +30,7 @@ from dsl.bounded import Bounded
 from dsl.errors import TOO_DEEP, RulebookError, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook, reads_sheet
+from interpreter.balance.encounter import encounter_odds
 from interpreter.choices import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.describe import describe
@@ -545,6 +546,12 @@ class Engine:
     def describe(self) -> dict:
         """Actions, parameters, checks, rolls, tables and the sheet, as plain data."""
         return describe(self.rulebook)
+
+    @speaking
+    def encounter(self, description, **options):
+        """A whole encounter's odds (who wins, in how many rounds, with what left): exact
+        where its states are few, else sampled, saying why: interpreter.balance.encounter."""
+        return encounter_odds(self, description, **options)
 
     @speaking
     def odds(

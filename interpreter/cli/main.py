@@ -17,6 +17,7 @@ from dsl.messages import (
     translate,
 )
 from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify, words
+from interpreter.cli import encounter as encounters
 from interpreter.cli import fmt as formatting
 from interpreter.cli import lsp as language_server
 from interpreter.cli.check import cmd_check
@@ -34,6 +35,8 @@ from interpreter.limits import DEFAULT_LIMITS
 JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
 #: the commands for writing rules in an editor
 EDITOR_COMMANDS = (formatting, language_server)
+#: the commands of balance studies
+BALANCE_COMMANDS = (encounters,)
 
 EXAMPLES = """\
   rulebook roll "4d6kh3"
@@ -48,6 +51,7 @@ EXAMPLES = """\
   rulebook log && rulebook undo
   rulebook replay --against brujeria_miedo_duro
   rulebook fmt my_rules/ && rulebook fmt --check rulebooks/
+  rulebook encounter examples/games/encounters/duel.yaml
 """
 
 
@@ -319,7 +323,7 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         metavar="SECONDS",
         help=tr("seconds a request's headers, then its body, may take to arrive (default: 5)"),
     )
-    for module in JOURNAL_COMMANDS + EDITOR_COMMANDS:
+    for module in JOURNAL_COMMANDS + EDITOR_COMMANDS + BALANCE_COMMANDS:
         module.add_parser(commands)
     for command in commands.choices.values():  # every command speaks a language
         if command not in SPEAKING:
@@ -492,6 +496,7 @@ COMMANDS = {
     "journal": journal.cmd_journal,
     "fmt": formatting.cmd_fmt,
     "lsp": language_server.cmd_lsp,
+    "encounter": encounters.cmd_encounter,
 }
 
 

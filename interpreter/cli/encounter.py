@@ -1,0 +1,117 @@
+"""`rulebook encounter FILE`: a whole encounter's odds, who wins in how many rounds, as text
+or JSON."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import dsl
+from dsl.messages import tr
+from interpreter.balance.encounter import TRIALS
+from interpreter.balance.encounter_file import rulebook_reference
+from interpreter.cli import options, words
+from interpreter.engine import Engine
+from interpreter.json_data import dumps
+from interpreter.sheet import parse_text, read_file
+
+#: the ends of each winning side shown by what is left (the JSON has them all)
+SHOWN_LEFT = 5
+
+EXAMPLES = """\
+examples:
+  rulebook encounter examples/games/encounters/duel.yaml
+  rulebook encounter examples/games/encounters/ogre.yaml --json
+  rulebook encounter rulebooks/encounters/brujeria_pelea.yaml --trials 4000 --workers 2
+  rulebook encounter examples/games/encounters/duel.yaml --sampled --seed 7
+"""
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "encounter",
+        help=tr("odds of a whole encounter: who wins, in how many rounds, with what left"),
+        description=tr(
+            "Rounds of two sides' actions until one side falls or the rounds run out, "
+            "counted exactly state by state where the states are few, else sampled with "
+            "a 95% interval (it says which, and why). FILE is an encounter's YAML: "
+            "see docs/encounters.md."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE", help=tr("the encounter's description (YAML)"))
+    way = p.add_mutually_exclusive_group()
+    way.add_argument("--exact", action="store_true", help=tr("count exactly, or refuse"))
+    way.add_argument("--sampled", action="store_true", help=tr("sample, even if it could count"))
+    number = words.number(int, above_zero=True)
+    p.add_argument(
+        "--trials", type=number, metavar="N", help=tr("trials when sampling (default 2000)")
+    )
+    p.add_argument("--seed", type=int, default=0, metavar="N", help=tr("the samples' seed"))
+    p.add_argument(
+        "--workers", type=number, default=1, metavar="N", help=tr("processes sharing a sample")
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=tr("print JSON (errors too, on stdout, with a stable code)"),
+    )
+
+
+def cmd_encounter(args) -> int:
+    language = options.language(args)
+    path = Path(args.file)
+    text, text_format = read_file(path)
+    data = parse_text(text, text_format, str(path))
+    engine = Engine.of(dsl.load(rulebook_reference(data, path.parent)))
+    method = "exact" if args.exact else "sampled" if args.sampled else "auto"
+    answer = engine.encounter(
+        data,
+        folder=path.parent,
+        method=method,
+        trials=args.trials or TRIALS,
+        seed=args.seed,
+        workers=args.workers,
+    )
+    if args.json:
+        print(dumps(answer.to_json()))
+        return 0
+    for line in text_lines(answer, language):
+        print(line)
+    return 0
+
+
+def text_lines(answer, language: str) -> list:
+    """The answer for people: the method, each side's chance, the rounds, what is left."""
+
+    def say(text, **values) -> str:
+        return tr(text, **values).render(language)
+
+    if answer.exact:
+        lines = [say("exact: every state counted")]
+    else:
+        why = answer.reason.render(language) if hasattr(answer.reason, "render") else answer.reason
+        lines = [say("sampled ({trials} trials): {why}", trials=answer.trials, why=why)]
+    for side, p in answer.winners().items():
+        name = side if side is not None else say("undecided after {n} rounds", n=answer.max_rounds)
+        shown = f"{float(p):8.2%}"
+        if answer.exact:
+            shown += f"  ({p.numerator}/{p.denominator})" if len(str(p)) <= 40 else ""
+        else:
+            low, high = answer.interval(side)
+            shown += f"  [{low:.2%} – {high:.2%}]"
+        lines.append(f"  {name}: {shown}")
+    low, high = answer.rounds_interval()
+    mean = f"{float(answer.mean_rounds()):.3f}"
+    if not answer.exact:
+        mean += f" [{low:.3f} – {high:.3f}]"
+    lines.append(say("mean rounds: {mean}", mean=mean))
+    for side in answer.sides:
+        if answer.left(side):
+            lines.append(say("{side} wins, with left:", side=side))
+        for state, p in list(answer.left(side).items())[:SHOWN_LEFT]:
+            left = ", ".join(f"{n} {h}" for n, h in zip(answer.names, state))
+            lines.append(f"  {float(p):7.2%}  {left}")
+    return lines
+
