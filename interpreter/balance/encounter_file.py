@@ -62,6 +62,7 @@ class Combatant:
     health: str  # its field that falls
     falls_at: int  # it is down when its health is at or below this
     initiative: int  # higher acts first; ties in the file's order
+    listed: int = 0  # its place in the file (a rival strikes the first listed standing)
 
     def start(self) -> int:
         """Its health when the encounter starts."""
@@ -74,7 +75,17 @@ class Combatant:
                     field=repr(self.health),
                 )
             )
-        return max(value, self.falls_at)
+        if value <= self.falls_at:
+            raise ParameterError(
+                tr(
+                    "{name} starts down: its {field} is {value}, at or below {line}",
+                    name=self.name,
+                    field=self.health,
+                    value=value,
+                    line=self.falls_at,
+                )
+            )
+        return value
 
 
 @attrs.frozen
@@ -88,7 +99,8 @@ class Encounter:
     def of_side(self, side: str) -> tuple:
         """The indexes of a side's combatants, in the file's order (whom a rival targets
         first)."""
-        return tuple(sorted(i for i, c in enumerate(self.combatants) if c.side == side))
+        found = [i for i, c in enumerate(self.combatants) if c.side == side]
+        return tuple(sorted(found, key=lambda i: self.combatants[i].listed))
 
     def rival_of(self, side: str) -> str:
         return self.sides[1] if side == self.sides[0] else self.sides[0]
@@ -125,7 +137,8 @@ def encounter_from_data(data, engine, folder: Path | None = None) -> Encounter:
                 raise ParameterError(
                     tr("more than {count} combatants", count=MAX_COMBATANTS),
                 )
-            combatants.append(_combatant(member, str(side), health, falls_at, engine, folder))
+            found = _combatant(member, str(side), health, falls_at, engine, folder)
+            combatants.append(attrs.evolve(found, listed=len(combatants)))
     names = [c.name for c in combatants]
     for name in names:
         if names.count(name) > 1:

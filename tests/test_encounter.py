@@ -1,0 +1,191 @@
+"""Whole encounters (interpreter.balance): the exact chain against an independent count,
+samples within their interval of it, the same numbers on 1 worker or 2, bad input refused
+with the project's errors."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from functools import lru_cache
+
+import pytest
+
+import dsl
+from interpreter.balance import encounter_chain
+from interpreter.balance.encounter import encounter_odds, wilson
+from interpreter.cli import main
+from interpreter.engine import Engine
+from dsl.errors import RulebookError
+from interpreter.errors import ParameterError
+
+# A tiny game: a blow of 1d3-1 damage (0, 1 or 2), or 1d2 with a heavy weapon when the
+# striker is wounded (health 1): the odds of a turn depend on the state.
+TINY = """\
+rulebook "Tiny" { language "en" }
+sheet {
+  counter Health in 0..10 default 3
+  counter Heavy in 0..1 default 0
+}
+action strike() "Strike" {
+  let blow = if Heavy = 1 and Health = 1 then d2 else d3 - 1
+  result { damage: blow }
+}
+"""
+
+
+def tiny_engine():
+    return Engine(dsl.load_text(TINY, "tiny.rules"))
+
+
+def tiny(engine, a=2, b=3, heavy=1, rounds=4) -> dict:
+    sheet = engine.sheet
+    side = {"action": "strike", "damage": "damage"}
+    return {
+        "rounds": rounds,
+        "health": "Health",
+        "sides": {
+            "left": [{**side, "name": "a", "sheet": sheet({"Health": a, "Heavy": heavy})}],
+            "right": [{**side, "name": "b", "sheet": sheet({"Health": b})}],
+        },
+    }
+
+
+def blows(health: int, heavy: int) -> dict:
+    """The tiny game's damage distribution, written out by hand from its rules."""
+    if heavy and health == 1:
+        return {1: Fraction(1, 2), 2: Fraction(1, 2)}
+    return {0: Fraction(1, 3), 1: Fraction(1, 3), 2: Fraction(1, 3)}
+
+
+def brute(a: int, b: int, heavy: int, rounds: int) -> dict:
+    """{(winner, round, (a, b)): probability}, by recursion over every turn's blows."""
+
+    @lru_cache(maxsize=None)
+    def walk(a, b, round_number, turn):
+        if round_number > rounds:
+            return {(None, rounds, (a, b)): Fraction(1)}
+        out: dict = {}
+        striker_health, striker_heavy = (a, heavy) if turn == 0 else (b, 0)
+        for damage, p in blows(striker_health, striker_heavy).items():
+            na, nb = (a, max(0, b - damage)) if turn == 0 else (max(0, a - damage), b)
+            if nb == 0 or na == 0:
+                ends = {("left" if nb == 0 else "right", round_number, (na, nb)): Fraction(1)}
+            else:
+                ends = walk(na, nb, round_number + (turn == 1), 1 - turn)
+            for key, q in ends.items():
+                out[key] = out.get(key, 0) + p * q
+        return out
+
+    return walk(a, b, 1, 0)
+
+
+@pytest.mark.parametrize(("a", "b", "heavy", "rounds"), [(2, 3, 1, 4), (1, 1, 1, 1), (3, 2, 0, 6)])
+def test_the_chain_equals_an_independent_count(a, b, heavy, rounds):
+    engine = tiny_engine()
+    answer = encounter_odds(engine, tiny(engine, a, b, heavy, rounds), method="exact")
+    assert answer.exact and answer.reason is None
+    assert answer.tally == brute(a, b, heavy, rounds)
+    assert sum(answer.winners().values()) == 1
+    assert sum(answer.rounds().values()) == 1
+
+
+def test_the_state_changes_the_odds():
+    # with the heavy weapon when wounded, "a" never misses at health 1: the answer moves
+    engine = tiny_engine()
+    light = encounter_odds(engine, tiny(engine, heavy=0), method="exact").winners()
+    heavy = encounter_odds(engine, tiny(engine, heavy=1), method="exact").winners()
+    assert heavy["left"] > light["left"]
+
+
+def test_a_sample_holds_the_exact_answer_within_its_interval():
+    engine = tiny_engine()
+    exact = encounter_odds(engine, tiny(engine), method="exact")
+    sampled = encounter_odds(engine, tiny(engine), method="sampled", trials=3000, seed=5)
+    assert not sampled.exact and sampled.trials == 3000
+    for side in ("left", "right", None):
+        low, high = sampled.interval(side)
+        assert low <= exact.winners()[side] <= high, side
+    low, high = sampled.rounds_interval()
+    assert low <= exact.mean_rounds() <= high
+
+
+def test_wilson_interval_of_a_known_case():
+    # 0 successes in 100: the interval still has room above 0 (not the Wald's [0, 0])
+    low, high = wilson(Fraction(0), 100)
+    assert low < 1e-12 and 0.03 < high < 0.04
+
+
+def test_one_worker_or_two_give_the_same_numbers(tmp_path):
+    (tmp_path / "tiny.rules").write_text(TINY, encoding="utf-8")
+    (tmp_path / "a.yaml").write_text("rulebook: tiny\nHealth: 3\nHeavy: 1\n", encoding="utf-8")
+    (tmp_path / "b.yaml").write_text("rulebook: tiny\nHealth: 4\n", encoding="utf-8")
+    side = {"action": "strike", "damage": "damage"}
+    data = {
+        "rulebook": "tiny.rules",
+        "health": "Health",
+        "sides": {"L": [{**side, "sheet": "a.yaml"}], "R": [{**side, "sheet": "b.yaml"}]},
+    }
+    engine = Engine(dsl.load(tmp_path / "tiny.rules"))
+    one = encounter_odds(engine, data, folder=tmp_path, method="sampled", trials=1200, seed=3)
+    two = encounter_odds(
+        engine, data, folder=tmp_path, method="sampled", trials=1200, seed=3, workers=2
+    )
+    assert one.tally == two.tally
+    other = encounter_odds(engine, data, folder=tmp_path, method="sampled", trials=1200, seed=4)
+    assert other.tally != one.tally  # the seed is used
+
+
+def test_past_a_limit_it_samples_and_says_why(monkeypatch):
+    engine = tiny_engine()
+    monkeypatch.setattr(encounter_chain, "MAX_TURN_ODDS", 2)
+    answer = encounter_odds(engine, tiny(engine), trials=200)
+    assert not answer.exact and "turns to count" in str(answer.reason)
+    with pytest.raises(ParameterError, match="cannot be counted exactly"):
+        encounter_odds(engine, tiny(engine), method="exact")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.pop("sides"), "exactly two sides"),
+        (lambda d: d["sides"].update(third=d["sides"]["left"]), "exactly two sides"),
+        (lambda d: d.update(rounds=10**6), "rounds"),
+        (lambda d: d.update(rounds="many"), "rounds"),
+        (lambda d: d.update(speed=3), "unknown key"),
+        (lambda d: d["sides"]["left"][0].update(action="fly"), "not an action"),
+        (lambda d: d["sides"]["left"][0].update(params={"x": [1]}), "plain values"),
+        (lambda d: d["sides"]["left"][0].pop("damage"), "damage"),
+        (lambda d: d["sides"]["left"][0].update(sheet="/nowhere.yaml"), "no file"),
+        (lambda d: d["sides"].update(left=[]), "a list of combatants"),
+        (lambda d: d["sides"]["right"][0].update(name="a"), "two combatants"),
+        (lambda d: d.update(health="Heavy", falls_at=5), "Heavy"),
+    ],
+)
+def test_bad_descriptions_are_the_projects_errors(change, message):
+    engine = tiny_engine()
+    data = tiny(engine)
+    change(data)
+    with pytest.raises(ParameterError, match=message):
+        encounter_odds(engine, data, method="exact")
+
+
+def test_a_damage_that_is_not_a_number_is_refused():
+    engine = tiny_engine()
+    data = tiny(engine)
+    data["sides"]["left"][0]["damage"] = "nothing"
+    with pytest.raises(RulebookError, match="nothing"):
+        encounter_odds(engine, data, trials=10)
+
+
+def test_the_command_line_speaks_json_and_errors(tmp_path, capsys):
+    assert main(["encounter", "examples/games/encounters/duel.yaml", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["method"] == "exact" and data["reason"] is None
+    total = sum(Fraction(w["exact"]) for w in data["winners"])
+    assert total == 1
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("rulebook: brujeria\nsides: {}\n", encoding="utf-8")
+    assert main(["encounter", str(bad), "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "invalid_parameter"
+    assert main(["encounter", str(tmp_path / "none.yaml")]) == 3
+    assert "cannot be read" in capsys.readouterr().err
