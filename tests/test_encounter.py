@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
 import dsl
+from dsl.errors import RulebookError
 from interpreter.balance import encounter_chain
 from interpreter.balance.encounter import encounter_odds, wilson
 from interpreter.cli import main
 from interpreter.engine import Engine
-from dsl.errors import RulebookError
 from interpreter.errors import ParameterError
 
 # A tiny game: a blow of 1d3-1 damage (0, 1 or 2), or 1d2 with a heavy weapon when the
@@ -60,7 +60,7 @@ def blows(health: int, heavy: int) -> dict:
 def brute(a: int, b: int, heavy: int, rounds: int) -> dict:
     """{(winner, round, (a, b)): probability}, by recursion over every turn's blows."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def walk(a, b, round_number, turn):
         if round_number > rounds:
             return {(None, rounds, (a, b)): Fraction(1)}

@@ -25,7 +25,7 @@ import attrs
 
 from dsl.messages import tr
 from interpreter.errors import ParameterError
-from interpreter.sheet import Sheet, parse_text, read_file, shipped_characters_folder
+from interpreter.sheet import Sheet, shipped_characters_folder
 
 #: rounds an encounter may last before it stops undecided
 MAX_ROUNDS = 1000
@@ -144,9 +144,7 @@ def encounter_from_data(data, engine, folder: Path | None = None) -> Encounter:
         if names.count(name) > 1:
             raise ParameterError(tr("two combatants are named {name}", name=repr(name)))
     ordered = sorted(range(len(combatants)), key=lambda i: (-combatants[i].initiative, i))
-    return Encounter(
-        tuple(str(s) for s in sides), tuple(combatants[i] for i in ordered), rounds
-    )
+    return Encounter(tuple(str(s) for s in sides), tuple(combatants[i] for i in ordered), rounds)
 
 
 def _combatant(data, side: str, health, falls_at: int, engine, folder) -> Combatant:

@@ -73,7 +73,7 @@ def struck(encounter, state: tuple, target: int, damage: int) -> tuple:
     """The state after `target` loses `damage` from its health."""
     line = encounter.combatants[target].falls_at
     health = max(line, state[target] - damage)
-    return state[:target] + (health,) + state[target + 1 :]
+    return (*state[:target], health, *state[target + 1 :])
 
 
 def start_state(encounter) -> tuple:

@@ -114,4 +114,3 @@ def text_lines(answer, language: str) -> list:
             left = ", ".join(f"{n} {h}" for n, h in zip(answer.names, state))
             lines.append(f"  {float(p):7.2%}  {left}")
     return lines
-

@@ -16,8 +16,8 @@ from dsl.messages import (
     tr,
     translate,
 )
-from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify, words
 from interpreter.cli import encounter as encounters
+from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify, words
 from interpreter.cli import fmt as formatting
 from interpreter.cli import lsp as language_server
 from interpreter.cli.check import cmd_check
