@@ -5,8 +5,11 @@ with the project's errors."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from fractions import Fraction
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -189,3 +192,29 @@ def test_the_command_line_speaks_json_and_errors(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["error"]["code"] == "invalid_parameter"
     assert main(["encounter", str(tmp_path / "none.yaml")]) == 3
     assert "cannot be read" in capsys.readouterr().err
+
+
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "encounters.md"
+
+
+def page_commands() -> list:
+    """(argv, the lines shown under it) of every `$ rulebook` command on docs/encounters.md."""
+    blocks = re.findall(r"^```console\n(.*?)^```$", PAGE.read_text(encoding="utf-8"), re.S | re.M)
+    out = []
+    for block in blocks:
+        command, *lines = block.splitlines()
+        argv = shlex.split(command.removeprefix("$ "))
+        assert argv[0] == "rulebook"
+        out.append((argv[1:], lines))
+    return out
+
+
+def test_the_page_shows_its_commands():
+    assert len(page_commands()) == 3
+
+
+@pytest.mark.parametrize(("argv", "shown"), page_commands())
+def test_every_command_on_the_page_prints_what_it_shows(argv, shown, capsys):
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[: len(shown)] == shown

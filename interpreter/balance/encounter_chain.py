@@ -37,6 +37,8 @@ class NotCounted(Exception):
 def count_exactly(engine, encounter, *, seconds: float | None = None) -> dict:
     """{(winner or None, rounds, final state): probability}, exact; raises NotCounted."""
     start = turns.start_state(encounter)
+    if possible_turns(encounter, start) > MAX_TURN_ODDS:  # known before any is counted
+        raise NotCounted(tr("more than {count} turns to count", count=MAX_TURN_ODDS))
     alive = {start: Fraction(1)}
     ended: dict = {}
     odds_of = _TurnOdds(engine, encounter, seconds)
@@ -69,6 +71,18 @@ def count_exactly(engine, encounter, *, seconds: float | None = None) -> dict:
     for state, mass in alive.items():
         ended[(None, encounter.rounds, state)] = mass
     return ended
+
+
+def possible_turns(encounter, start: tuple) -> int:
+    """How many distinct turns the chain may have to count: each standing health of an
+    actor, times each standing health of a rival when its sheet is given to the action."""
+    standing = [h - c.falls_at for c, h in zip(encounter.combatants, start)]
+    total = 0
+    for index, actor in enumerate(encounter.combatants):
+        rivals = encounter.of_side(encounter.rival_of(actor.side))
+        per_rival = (standing[t] if actor.target is not None else 1 for t in rivals)
+        total += standing[index] * sum(per_rival)
+    return total
 
 
 def _check_size(alive: dict) -> None:
