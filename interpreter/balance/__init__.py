@@ -1,1 +1,6 @@
-"""Balance studies: questions asked of many runs at once (whole encounters, sweeps)."""
+"""Balance studies: many cases of the engine's work (sweeps, whole encounters), run in
+parallel and merged exactly."""
+
+from interpreter.balance.parallel import map_tasks, task_seed
+
+__all__ = ["map_tasks", "task_seed"]

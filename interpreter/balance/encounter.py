@@ -138,15 +138,19 @@ def encounter_odds(
     method: str = "auto",
     trials: int = TRIALS,
     seed: int = 0,
-    workers: int = 1,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress=None,
     seconds: float | None = None,
     folder: str | Path | None = None,
 ) -> EncounterOdds:
     """An encounter's answer. `description`: an encounter file's path, its plain data
     (sheets as paths from `folder`, shipped characters' names, or Sheets), or an
     Encounter. `method`: "exact" (or refused, saying why), "sampled", or "auto" (exact
-    where the chain fits its limits). `workers` processes share a sample (same numbers
-    on any count); `seconds` bounds each turn's odds computation."""
+    where the chain fits its limits). `workers` processes (None: one per core), or the
+    Dask cluster at `scheduler` ("tcp://host:port"), share a sample: the same numbers on
+    any count; `progress(done, total)` counts its tasks. `seconds` bounds each turn's
+    odds computation."""
     if method not in METHODS:
         raise ParameterError(tr("method: one of {names}", names=", ".join(METHODS)))
     source = None
@@ -172,7 +176,7 @@ def encounter_odds(
                     tr("the encounter cannot be counted exactly: {why}", why=refused.reason)
                 ) from None
             reason = refused.reason
-    tally = sample(engine, encounter, trials, seed, workers, source)
+    tally = sample(engine, encounter, trials, seed, workers, source, scheduler, progress)
     return EncounterOdds(encounter, tally, False, reason or tr("sampling was asked for"), trials)
 
 

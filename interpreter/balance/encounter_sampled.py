@@ -1,21 +1,21 @@
 """An encounter sampled: real seeded runs, merged by their counts, the same on 1 worker or N.
 
-Trial `j` rolls all its dice from its own seed (`trial_seed(seed, j)`), whatever task it
-falls in: the trials are split into tasks of `TASK_TRIALS` and the tasks' tallies added,
-so any number of workers gives the same numbers. Each trial plays the turns exactly as
+Trial `j` rolls all its dice from its own seed (`task_seed(seed, j)`, the balance
+package's), whatever task it falls in: the trials are split into tasks of `TASK_TRIALS`
+(`map_tasks` hands them to a process pool or a Dask cluster) and the tasks' tallies
+added, so any number of workers gives the same numbers. Each trial plays the turns exactly as
 the chain counts them (interpreter.balance.turns), with `Engine.run` and real dice.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 
 import dsl
 from dsl.messages import tr
 from interpreter.balance import turns
 from interpreter.balance.encounter_file import encounter_from_data
+from interpreter.balance.parallel import map_tasks, task_seed
 from interpreter.dice import SeededDice
 from interpreter.errors import ParameterError
 
@@ -25,12 +25,6 @@ MAX_TRIALS = 10_000_000
 TASK_TRIALS = 500
 #: worker processes a sampled encounter may use
 MAX_WORKERS = 64
-
-
-def trial_seed(seed: int, trial: int) -> int:
-    """The seed of one trial: a hash of the run's seed and the trial's number."""
-    digest = hashlib.blake2b(f"{seed}/{trial}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
 
 
 def play(engine, encounter, dice) -> tuple:
@@ -69,29 +63,35 @@ def play_trials(engine, encounter, seed: int, first: int, count: int) -> Counter
     """The tally of trials first .. first + count - 1."""
     tally: Counter = Counter()
     for trial in range(first, first + count):
-        tally[play(engine, encounter, SeededDice(trial_seed(seed, trial)))] += 1
+        tally[play(engine, encounter, SeededDice(task_seed(seed, trial)))] += 1
     return tally
 
 
-def sample(engine, encounter, trials: int, seed: int, workers: int = 1, source=None) -> Counter:
-    """{(winner or None, rounds, final state): count} of `trials` seeded trials. With
-    `workers` > 1 and the encounter's `source` (its plain data and folder: what a worker
-    reads it again from), the tasks run in that many processes."""
+def sample(
+    engine, encounter, trials: int, seed: int, workers=1, source=None, scheduler=None, progress=None
+) -> Counter:
+    """{(winner or None, rounds, final state): count} of `trials` seeded trials. With the
+    encounter's `source` (its plain data and folder: what a worker reads it again from),
+    the tasks go to `workers` processes (None: one per core), or to the Dask cluster at
+    `scheduler`; without it, they run here. `progress(done, total)` counts tasks."""
     if type(trials) is not int or not 1 <= trials <= MAX_TRIALS:
         raise ParameterError(tr("trials: from 1 to {count}", count=MAX_TRIALS))
-    if type(workers) is not int or not 1 <= workers <= MAX_WORKERS:
+    if workers is not None and (type(workers) is not int or not 1 <= workers <= MAX_WORKERS):
         raise ParameterError(tr("workers: from 1 to {count}", count=MAX_WORKERS))
     tasks = [(first, min(TASK_TRIALS, trials - first)) for first in range(0, trials, TASK_TRIALS)]
     tally: Counter = Counter()
-    if workers == 1 or source is None or len(tasks) == 1:
-        for first, count in tasks:
+    if source is None:  # (Sheets given as objects: no worker can read them again)
+        for done, (first, count) in enumerate(tasks, 1):
             tally.update(play_trials(engine, encounter, seed, first, count))
+            if progress is not None:
+                progress(done, len(tasks))
         return tally
     data, folder = source
     jobs = [(type(engine), engine.rulebook.path, data, folder, seed, f, c) for f, c in tasks]
-    with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-        for part in pool.map(run_task, jobs):
-            tally.update(part)
+    for part in map_tasks(
+        run_task, jobs, workers=workers, scheduler=scheduler, on_progress=progress
+    ):
+        tally.update(part)
     return tally
 
 

@@ -4,6 +4,7 @@ or JSON."""
 from __future__ import annotations
 
 import argparse
+import time
 from pathlib import Path
 
 import dsl
@@ -11,6 +12,7 @@ from dsl.messages import tr
 from interpreter.balance.encounter import TRIALS
 from interpreter.balance.encounter_file import rulebook_reference
 from interpreter.cli import options, words
+from interpreter.cli.render import progress_bar
 from interpreter.engine import Engine
 from interpreter.json_data import dumps
 from interpreter.sheet import parse_text, read_file
@@ -24,6 +26,7 @@ examples:
   rulebook encounter examples/games/encounters/ogre.yaml --json
   rulebook encounter rulebooks/encounters/brujeria_pelea.yaml --trials 4000 --workers 2
   rulebook encounter examples/games/encounters/duel.yaml --sampled --seed 7
+  rulebook encounter examples/games/encounters/ogre.yaml --scheduler tcp://10.0.0.5:8786
 """
 
 
@@ -50,7 +53,15 @@ def add_parser(commands) -> None:
     )
     p.add_argument("--seed", type=int, default=0, metavar="N", help=tr("the samples' seed"))
     p.add_argument(
-        "--workers", type=number, default=1, metavar="N", help=tr("processes sharing a sample")
+        "--workers",
+        type=number,
+        metavar="N",
+        help=tr("processes sharing a sample (default: one per core)"),
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help=tr("sample on this Dask distributed cluster instead"),
     )
     p.add_argument(
         "--json",
@@ -73,6 +84,8 @@ def cmd_encounter(args) -> int:
         trials=args.trials or TRIALS,
         seed=args.seed,
         workers=args.workers,
+        scheduler=args.scheduler,
+        progress=_progress(language),
     )
     if args.json:
         print(dumps(answer.to_json()))
@@ -80,6 +93,15 @@ def cmd_encounter(args) -> int:
     for line in text_lines(answer, language):
         print(line)
     return 0
+
+
+def _progress(language: str):
+    """The sample's tasks done, on a terminal (interpreter.cli.render's bar)."""
+    bar = progress_bar(language=language)
+    if bar is None:
+        return None
+    started = time.monotonic()
+    return lambda done, total: bar(done, total, time.monotonic() - started)
 
 
 def text_lines(answer, language: str) -> list:
