@@ -1,5 +1,4 @@
-"""One turn of an encounter, the same whether counted or rolled: who acts, on whom, and
-what the blow leaves.
+"""One turn of an encounter, the same counted or rolled: who acts, on whom, what is left.
 
 A state is the tuple of every combatant's health, in turn order. On its turn a standing
 combatant takes its action on its own sheet (its health at the state's value) against the

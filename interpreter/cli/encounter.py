@@ -1,5 +1,4 @@
-"""`rulebook encounter FILE`: a whole encounter's odds, who wins in how many rounds, as text
-or JSON."""
+"""`rulebook encounter FILE`: who wins a whole encounter, in how many rounds, with what left."""
 
 from __future__ import annotations
 
