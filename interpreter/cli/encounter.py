@@ -70,11 +70,11 @@ def add_parser(commands) -> None:
 
 
 def cmd_encounter(args) -> int:
-    language = options.language(args)
     path = Path(args.file)
     text, text_format = read_file(path)
     data = parse_text(text, text_format, str(path))
     engine = Engine.of(dsl.load(rulebook_reference(data, path.parent)))
+    language = options.language(args, engine.rulebook)
     method = "exact" if args.exact else "sampled" if args.sampled else "auto"
     answer = engine.encounter(
         data,
@@ -106,16 +106,18 @@ def _progress(language: str):
 def text_lines(answer, language: str) -> list:
     """The answer for people: the method, each side's chance, the rounds, what is left."""
 
-    def say(text, **values) -> str:
-        return tr(text, **values).render(language)
+    def say(message) -> str:
+        return message.render(language)
 
     if answer.exact:
-        lines = [say("exact: every state counted")]
+        lines = [say(tr("exact: every state counted"))]
     else:
         why = answer.reason.render(language) if hasattr(answer.reason, "render") else answer.reason
-        lines = [say("sampled ({trials} trials): {why}", trials=answer.trials, why=why)]
+        lines = [say(tr("sampled ({trials} trials): {why}", trials=answer.trials, why=why))]
     for side, p in answer.winners().items():
-        name = side if side is not None else say("undecided after {n} rounds", n=answer.max_rounds)
+        name = (
+            side if side is not None else say(tr("undecided after {n} rounds", n=answer.max_rounds))
+        )
         shown = f"{float(p):8.2%}"
         if answer.exact:
             shown += f"  ({p.numerator}/{p.denominator})" if len(str(p)) <= 40 else ""
@@ -127,10 +129,10 @@ def text_lines(answer, language: str) -> list:
     mean = f"{float(answer.mean_rounds()):.3f}"
     if not answer.exact:
         mean += f" [{low:.3f} – {high:.3f}]"
-    lines.append(say("mean rounds: {mean}", mean=mean))
+    lines.append(say(tr("mean rounds: {mean}", mean=mean)))
     for side in answer.sides:
         if answer.left(side):
-            lines.append(say("{side} wins, with left:", side=side))
+            lines.append(say(tr("{side} wins, with left:", side=side)))
         for state, p in list(answer.left(side).items())[:SHOWN_LEFT]:
             left = ", ".join(f"{n} {h}" for n, h in zip(answer.names, state))
             lines.append(f"  {float(p):7.2%}  {left}")
