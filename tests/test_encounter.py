@@ -17,6 +17,8 @@ import dsl
 from dsl.errors import RulebookError
 from interpreter.balance import encounter_chain
 from interpreter.balance.encounter import encounter_odds, wilson
+from interpreter.balance.encounter_file import encounter_from_data
+from interpreter.balance.health_reads import may_read
 from interpreter.cli import main
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
@@ -210,7 +212,7 @@ def page_commands() -> list:
 
 
 def test_the_page_shows_its_commands():
-    assert len(page_commands()) == 3
+    assert len(page_commands()) == 4
 
 
 @pytest.mark.parametrize(("argv", "shown"), page_commands())
@@ -218,3 +220,37 @@ def test_every_command_on_the_page_prints_what_it_shows(argv, shown, capsys):
     assert main(argv) == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[: len(shown)] == shown
+
+
+def test_which_rules_read_a_health():
+    dnd = dsl.load("examples/games/dnd5e.rules")
+    assert not may_read(dnd, "Hit Points", "damage")  # written by `lose`, shown in a result
+    assert may_read(dnd, "Hit Points", "hit_points")  # the result field taken reads it
+    assert may_read(dnd, "Hit Points", "damage", (("how", "Hit Points"),))  # given as a value
+    assert may_read(dsl.load("brujeria"), "Vida", "daño")  # the wound penalty: Vida < 6
+    assert may_read(tiny_engine().rulebook, "Health", "damage")  # Heavy = 1 and Health = 1
+    by_parameter = TINY.replace("action strike()", "action strike(r: counter = none)")
+    assert may_read(dsl.load_text(by_parameter.replace("Health = 1", "Heavy = 1")), "Health", "x")
+    only_lost = TINY.replace("and Health = 1", "").replace(
+        "  result", "  lose 1 from Health\n  result"
+    )
+    assert not may_read(dsl.load_text(only_lost), "Health", "damage")
+
+
+def test_counting_once_per_pair_where_no_rule_reads_a_health_changes_nothing(monkeypatch):
+    engine = Engine(dsl.load("examples/games/dnd5e.rules"))
+    goblin = engine.load_sheet("examples/games/characters/goblin.yaml")
+    side = {"sheet": goblin, "action": "attack", "target": "target", "damage": "damage"}
+    data = {
+        "health": "Hit Points",
+        "rounds": 6,
+        "sides": {"a": [{**side, "name": "a"}], "b": [{**side, "name": "b"}]},
+    }
+    once = encounter_odds(engine, data, method="exact")
+    assert encounter_chain.health_reads(engine.rulebook, encounter_from_data(data, engine)) == (
+        (False, False),
+        (False, False),
+    )
+    monkeypatch.setattr(encounter_chain, "health_reads", lambda book, e: ((True, True),) * 2)
+    every = encounter_odds(engine, data, method="exact")
+    assert every.tally == once.tally

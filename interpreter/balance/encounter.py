@@ -37,7 +37,10 @@ class EncounterOdds:
 
     def __init__(self, encounter: Encounter, tally: dict, exact: bool, reason=None, trials=None):
         self.sides = encounter.sides
-        self.names = tuple(c.name for c in encounter.combatants)
+        people = encounter.combatants
+        #: the combatants in the file's order: how `names` and `left` list them
+        self.listed = tuple(sorted(range(len(people)), key=lambda i: people[i].listed))
+        self.names = tuple(people[i].name for i in self.listed)
         self.max_rounds = encounter.rounds
         self.tally, self.exact, self.reason, self.trials = tally, exact, reason, trials
 
@@ -62,11 +65,13 @@ class EncounterOdds:
         return sum((n * p for n, p in self.rounds().items()), Fraction(0))
 
     def left(self, side) -> dict:
-        """{each combatant's health at the end: probability}, over the ends `side` won."""
+        """{each combatant's health at the end, in the file's order: probability}, over
+        the ends `side` won."""
         out: dict = {}
         for (winner, _, state), w in self.tally.items():
             if winner == side:
-                out[state] = out.get(state, Fraction(0)) + self._share(w)
+                healths = tuple(state[i] for i in self.listed)
+                out[healths] = out.get(healths, Fraction(0)) + self._share(w)
         return dict(sorted(out.items(), key=lambda sp: -sp[1]))
 
     def interval(self, side) -> tuple:

@@ -11,13 +11,16 @@ encounter is sampled instead.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from dsl.messages import tr
 from interpreter.balance import turns
+from interpreter.balance.health_reads import may_read
 
-#: states (healths of everyone) alive at once between two turns
-MAX_STATES = 20_000
+#: states (healths of everyone) an encounter could pass through: every standing health
+#: of each combatant, and down, multiplied together
+MAX_STATES = 50_000
 #: distinct turns (actor, its health, rival, its health) whose odds are computed
 MAX_TURN_ODDS = 3_000
 #: state-by-outcome steps of the whole chain
@@ -37,11 +40,14 @@ class NotCounted(Exception):
 def count_exactly(engine, encounter, *, seconds: float | None = None) -> dict:
     """{(winner or None, rounds, final state): probability}, exact; raises NotCounted."""
     start = turns.start_state(encounter)
-    if possible_turns(encounter, start) > MAX_TURN_ODDS:  # known before any is counted
+    reads = health_reads(engine.rulebook, encounter)
+    if math.prod(h - c.falls_at + 1 for c, h in zip(encounter.combatants, start)) > MAX_STATES:
+        raise NotCounted(tr("more than {count} states", count=MAX_STATES))
+    if possible_turns(encounter, start, reads) > MAX_TURN_ODDS:  # known before counting
         raise NotCounted(tr("more than {count} turns to count", count=MAX_TURN_ODDS))
     alive = {start: Fraction(1)}
     ended: dict = {}
-    odds_of = _TurnOdds(engine, encounter, seconds)
+    odds_of = _TurnOdds(engine, encounter, seconds, reads)
     steps = 0
     for round_number in range(1, encounter.rounds + 1):
         for index in range(len(encounter.combatants)):
@@ -73,38 +79,53 @@ def count_exactly(engine, encounter, *, seconds: float | None = None) -> dict:
     return ended
 
 
-def possible_turns(encounter, start: tuple) -> int:
-    """How many distinct turns the chain may have to count: each standing health of an
-    actor, times each standing health of a rival when its sheet is given to the action."""
+def health_reads(book, encounter) -> tuple:
+    """For each combatant: (whether its action may read its own health, whether it may
+    read its rival's), the rival's only when its sheet is given (health_reads.may_read)."""
+    out = []
+    for actor in encounter.combatants:
+        rivals = encounter.of_side(encounter.rival_of(actor.side))
+        own = may_read(book, actor.health, actor.damage, actor.params)
+        rival = actor.target is not None and any(
+            may_read(book, encounter.combatants[t].health, actor.damage, actor.params)
+            for t in rivals
+        )
+        out.append((own, rival))
+    return tuple(out)
+
+
+def possible_turns(encounter, start: tuple, reads: tuple) -> int:
+    """How many distinct turns the chain may have to count: for each actor and rival,
+    each standing health of either that its action may read."""
     standing = [h - c.falls_at for c, h in zip(encounter.combatants, start)]
     total = 0
     for index, actor in enumerate(encounter.combatants):
+        own, rival = reads[index]
         rivals = encounter.of_side(encounter.rival_of(actor.side))
-        per_rival = (standing[t] if actor.target is not None else 1 for t in rivals)
-        total += standing[index] * sum(per_rival)
+        per_rival = sum(standing[t] if rival else 1 for t in rivals)
+        total += (standing[index] if own else 1) * per_rival
     return total
 
 
 def _check_size(alive: dict) -> None:
-    if len(alive) > MAX_STATES:
-        raise NotCounted(tr("more than {count} states at once", count=MAX_STATES))
     for mass in alive.values():
         if mass.denominator.bit_length() > MAX_DIGITS * 3.33:
             raise NotCounted(tr("probabilities of more than {count} digits", count=MAX_DIGITS))
 
 
 class _TurnOdds:
-    """A turn's ((damage, probability), ...) by what it depends on: the actor and its
-    health, and the rival and its health when the action is given the rival's sheet."""
+    """A turn's ((damage, probability), ...) by what it depends on: the actor, and its
+    health if its rules may read it; the rival, and its health if the action is given
+    the rival's sheet and may read it."""
 
-    def __init__(self, engine, encounter, seconds):
+    def __init__(self, engine, encounter, seconds, reads: tuple):
         self.engine, self.encounter, self.seconds = engine, encounter, seconds
+        self.reads = reads
         self.known: dict = {}
 
     def __call__(self, state: tuple, index: int, target: int) -> tuple:
-        actor = self.encounter.combatants[index]
-        rival_health = state[target] if actor.target is not None else None
-        key = (index, state[index], target, rival_health)
+        own, rival = self.reads[index]
+        key = (index, state[index] if own else None, target, state[target] if rival else None)
         found = self.known.get(key)
         if found is None:
             if len(self.known) >= MAX_TURN_ODDS:
