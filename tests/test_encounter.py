@@ -11,7 +11,9 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
+import jsonschema
 import pytest
+from referencing import Registry, Resource
 
 import dsl
 from dsl.errors import RulebookError
@@ -22,6 +24,7 @@ from interpreter.balance.health_reads import may_read
 from interpreter.cli import main
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
+from interpreter.json_data import schema, schemas
 
 # A tiny game: a blow of 1d3-1 damage (0, 1 or 2), or 1d2 with a heavy weapon when the
 # striker is wounded (health 1): the odds of a turn depend on the state.
@@ -182,16 +185,34 @@ def test_a_damage_that_is_not_a_number_is_refused():
         encounter_odds(engine, data, trials=10)
 
 
+def valid(document: dict) -> dict:
+    """The document, checked against its shipped JSON Schema."""
+    registry = Registry().with_resources(
+        (id_, Resource.from_contents(contents)) for id_, contents in schemas().items()
+    )
+    validator = jsonschema.Draft202012Validator(schema(document["kind"]), registry=registry)
+    errors = [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(document)]
+    assert not errors, errors[:5]
+    return document
+
+
 def test_the_command_line_speaks_json_and_errors(tmp_path, capsys):
     assert main(["encounter", "examples/games/encounters/duel.yaml", "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["method"] == "exact" and data["reason"] is None
-    total = sum(Fraction(w["exact"]) for w in data["winners"])
-    assert total == 1
+    data = valid(json.loads(capsys.readouterr().out))
+    assert data["method"] == "exact" and data["reason"] is None and data["trials"] is None
+    exact = [Fraction(data["fractions"][f"/winners/{i}/probability"]) for i in range(3)]
+    assert sum(exact) == 1
+    assert [w["side"] for w in data["winners"]] == ["hero", "goblin", None]
+    args = ["encounter", "examples/games/encounters/duel.yaml", "--json", "--sampled"]
+    assert main([*args, "--trials", "300", "--seed", "2"]) == 0
+    data = valid(json.loads(capsys.readouterr().out))
+    assert data["method"] == "sampled" and data["trials"] == 300 and data["fractions"] == {}
+    low, high = data["winners"][0]["interval"]
+    assert low <= data["winners"][0]["probability"] <= high
     bad = tmp_path / "bad.yaml"
     bad.write_text("rulebook: brujeria\nsides: {}\n", encoding="utf-8")
     assert main(["encounter", str(bad), "--json"]) == 2
-    assert json.loads(capsys.readouterr().out)["error"]["code"] == "invalid_parameter"
+    assert valid(json.loads(capsys.readouterr().out))["error"]["code"] == "invalid_parameter"
     assert main(["encounter", str(tmp_path / "none.yaml")]) == 3
     assert "cannot be read" in capsys.readouterr().err
 

@@ -22,6 +22,7 @@ from interpreter.balance.encounter_chain import NotCounted, count_exactly
 from interpreter.balance.encounter_file import Encounter, encounter_from_data
 from interpreter.balance.encounter_sampled import sample
 from interpreter.errors import ParameterError
+from interpreter.json_data import encounter_data
 from interpreter.sheet import parse_text, read_file
 
 #: trials of a sampled encounter unless asked otherwise
@@ -90,42 +91,9 @@ class EncounterOdds:
         half = Z95 * math.sqrt(max(0.0, float(second - mean * mean)) / self.trials)
         return float(mean) - half, float(mean) + half
 
-    def to_json(self) -> dict:
-        """Plain data: exact probabilities as "n/d" texts beside their floats."""
-
-        def number(p):
-            if self.exact:
-                return {"probability": float(p), "exact": f"{p.numerator}/{p.denominator}"}
-            return {"probability": float(p)}
-
-        winners = []
-        for side, p in self.winners().items():
-            low, high = self.interval(side)
-            item = {"side": side, **number(p)}
-            if not self.exact:
-                item["interval"] = [float(low), float(high)]
-            winners.append(item)
-        low, high = self.rounds_interval()
-        data = {
-            "method": "exact" if self.exact else "sampled",
-            "reason": None if self.reason is None else str(self.reason),
-            "trials": self.trials,
-            "combatants": list(self.names),
-            "max_rounds": self.max_rounds,
-            "winners": winners,
-            "mean_rounds": float(self.mean_rounds()),
-            "rounds": [{"rounds": n, **number(p)} for n, p in self.rounds().items()],
-            "left": {
-                str(side): [
-                    {"health": dict(zip(self.names, state)), **number(p)}
-                    for state, p in self.left(side).items()
-                ]
-                for side in self.sides
-            },
-        }
-        if not self.exact:
-            data["mean_rounds_interval"] = [low, high]
-        return data
+    def to_json(self, language: str | None = None) -> dict:
+        """Plain JSON data (interpreter.json_data.encounter_data, its schema "encounter")."""
+        return encounter_data(self, language)
 
 
 def wilson(p: Fraction, n: int) -> tuple:
@@ -133,7 +101,8 @@ def wilson(p: Fraction, n: int) -> tuple:
     p, z2 = float(p), Z95 * Z95
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # (it always holds p: kept so where rounding would put an end a hair past it)
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def encounter_odds(

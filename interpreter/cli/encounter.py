@@ -87,7 +87,7 @@ def cmd_encounter(args) -> int:
         progress=_progress(language),
     )
     if args.json:
-        print(dumps(answer.to_json()))
+        print(dumps(answer.to_json(language)))
         return 0
     for line in text_lines(answer, language):
         print(line)
