@@ -23,7 +23,7 @@ from interpreter.balance.encounter_file import Encounter, encounter_from_data
 from interpreter.balance.encounter_sampled import sample
 from interpreter.errors import ParameterError
 from interpreter.json_data import encounter_data
-from interpreter.sheet import parse_text, read_file
+from interpreter.sheets.character import parse_text, read_file
 
 #: trials of a sampled encounter unless asked otherwise
 TRIALS = 2_000

@@ -25,7 +25,7 @@ import attrs
 
 from dsl.messages import tr
 from interpreter.errors import ParameterError
-from interpreter.sheet import Sheet, shipped_characters_folder
+from interpreter.sheets.character import Sheet, shipped_characters_folder
 
 #: rounds an encounter may last before it stops undecided
 MAX_ROUNDS = 1000

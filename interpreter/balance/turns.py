@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dsl.messages import tr
 from interpreter.errors import ParameterError
-from interpreter.sheet import Sheet
+from interpreter.sheets.character import Sheet
 
 
 def standing(encounter, state: tuple, index: int) -> bool:

@@ -14,7 +14,7 @@ from interpreter.cli import options, words
 from interpreter.cli.render import progress_bar
 from interpreter.engine import Engine
 from interpreter.json_data import dumps
-from interpreter.sheet import parse_text, read_file
+from interpreter.sheets.character import parse_text, read_file
 
 #: the ends of each winning side shown by what is left (the JSON has them all)
 SHOWN_LEFT = 5
