@@ -123,24 +123,44 @@ def test_wilson_interval_of_a_known_case():
     assert low < 1e-12 and 0.03 < high < 0.04
 
 
-def test_one_worker_or_two_give_the_same_numbers(tmp_path):
-    (tmp_path / "tiny.rules").write_text(TINY, encoding="utf-8")
-    (tmp_path / "a.yaml").write_text("rulebook: tiny\nHealth: 3\nHeavy: 1\n", encoding="utf-8")
-    (tmp_path / "b.yaml").write_text("rulebook: tiny\nHealth: 4\n", encoding="utf-8")
+def tiny_files(folder) -> dict:
+    """The tiny game's rulebook and two sheets as files, and an encounter's data of them."""
+    (folder / "tiny.rules").write_text(TINY, encoding="utf-8")
+    (folder / "a.yaml").write_text("rulebook: tiny\nHealth: 3\nHeavy: 1\n", encoding="utf-8")
+    (folder / "b.yaml").write_text("rulebook: tiny\nHealth: 4\n", encoding="utf-8")
     side = {"action": "strike", "damage": "damage"}
-    data = {
+    return {
         "rulebook": "tiny.rules",
         "health": "Health",
         "sides": {"L": [{**side, "sheet": "a.yaml"}], "R": [{**side, "sheet": "b.yaml"}]},
     }
+
+
+def test_one_worker_or_two_give_the_same_numbers(tmp_path):
+    data = tiny_files(tmp_path)
     engine = Engine(dsl.load(tmp_path / "tiny.rules"))
-    one = encounter_odds(engine, data, folder=tmp_path, method="sampled", trials=1200, seed=3)
+    asked = {"folder": tmp_path, "method": "sampled", "trials": 1200}
+    one = encounter_odds(engine, data, seed=3, workers=1, **asked)
+    seen = []
     two = encounter_odds(
-        engine, data, folder=tmp_path, method="sampled", trials=1200, seed=3, workers=2
+        engine, data, seed=3, workers=2, progress=lambda *p: seen.append(p), **asked
     )
     assert one.tally == two.tally
-    other = encounter_odds(engine, data, folder=tmp_path, method="sampled", trials=1200, seed=4)
+    assert seen[-1] == (3, 3)  # three tasks of TASK_TRIALS
+    other = encounter_odds(engine, data, seed=4, workers=1, **asked)
     assert other.tally != one.tally  # the seed is used
+
+
+def test_a_dask_cluster_gives_the_same_numbers(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    data = tiny_files(tmp_path)
+    engine = Engine(dsl.load(tmp_path / "tiny.rules"))
+    asked = {"folder": tmp_path, "method": "sampled", "trials": 1200, "seed": 9}
+    with distributed.LocalCluster(
+        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
+        on_cluster = encounter_odds(engine, data, scheduler=cluster.scheduler_address, **asked)
+    assert on_cluster.tally == encounter_odds(engine, data, workers=1, **asked).tally
 
 
 def test_past_a_limit_it_samples_and_says_why(monkeypatch):
