@@ -25,7 +25,7 @@ MAX_STATES = 50_000
 MAX_TURN_ODDS = 3_000
 #: state-by-outcome steps of the whole chain
 MAX_STEPS = 3_000_000
-#: decimal digits of a probability's denominator (past it, fractions grow too costly)
+#: decimal digits of the states' common denominator (past it, numbers grow too costly)
 MAX_DIGITS = 400
 
 
@@ -45,24 +45,37 @@ def count_exactly(engine, encounter, *, seconds: float | None = None) -> dict:
         raise NotCounted(tr("more than {count} states", count=MAX_STATES))
     if possible_turns(encounter, start, reads) > MAX_TURN_ODDS:  # known before counting
         raise NotCounted(tr("more than {count} turns to count", count=MAX_TURN_ODDS))
-    alive = {start: Fraction(1)}
+    # whole numbers over one common denominator, `scale` (a Fraction per state and step
+    # spent most of the time in gcds): a state's probability is its mass / scale
+    alive, scale = {start: 1}, 1
     ended: dict = {}
     odds_of = _TurnOdds(engine, encounter, seconds, reads)
     steps = 0
     for round_number in range(1, encounter.rounds + 1):
         for index in range(len(encounter.combatants)):
-            following: dict = {}
+            moves, common = [], 1
             for state, mass in alive.items():
                 if not turns.standing(encounter, state, index):
-                    following[state] = following.get(state, 0) + mass
+                    moves.append((state, mass, None, None))
                     continue
                 target = turns.target_of(encounter, state, index)
-                for damage, p in odds_of(state, index, target):
-                    steps += 1
+                odds = odds_of(state, index, target)
+                common = math.lcm(common, odds[0])
+                moves.append((state, mass, target, odds))
+            following: dict = {}
+            for state, mass, target, odds in moves:
+                if odds is None:  # down: it does not act
+                    following[state] = following.get(state, 0) + mass * common
+                    continue
+                denominator, outcomes = odds
+                mass *= common // denominator
+                steps += len(outcomes)
+                for damage, weight in outcomes:
                     after = turns.struck(encounter, state, target, damage)
-                    following[after] = following.get(after, 0) + mass * p
+                    following[after] = following.get(after, 0) + mass * weight
             if steps > MAX_STEPS:
                 raise NotCounted(tr("more than {count} steps", count=MAX_STEPS))
+            scale *= common
             alive = {}
             for state, mass in following.items():
                 side = turns.winner(encounter, state)
@@ -70,12 +83,12 @@ def count_exactly(engine, encounter, *, seconds: float | None = None) -> dict:
                     alive[state] = mass
                 else:
                     key = (side, round_number, state)
-                    ended[key] = ended.get(key, 0) + mass
-            _check_size(alive)
+                    ended[key] = ended.get(key, 0) + Fraction(mass, scale)
+            alive, scale = _reduced(alive, scale)
         if not alive:
             break
     for state, mass in alive.items():
-        ended[(None, encounter.rounds, state)] = mass
+        ended[(None, encounter.rounds, state)] = Fraction(mass, scale)
     return ended
 
 
@@ -107,10 +120,14 @@ def possible_turns(encounter, start: tuple, reads: tuple) -> int:
     return total
 
 
-def _check_size(alive: dict) -> None:
-    for mass in alive.values():
-        if mass.denominator.bit_length() > MAX_DIGITS * 3.33:
-            raise NotCounted(tr("probabilities of more than {count} digits", count=MAX_DIGITS))
+def _reduced(alive: dict, scale: int) -> tuple:
+    """The masses and their scale divided by what they share; refused past MAX_DIGITS."""
+    shared = math.gcd(scale, *alive.values())
+    if shared > 1:
+        alive, scale = {state: mass // shared for state, mass in alive.items()}, scale // shared
+    if len(str(scale)) > MAX_DIGITS:
+        raise NotCounted(tr("probabilities of more than {count} digits", count=MAX_DIGITS))
+    return alive, scale
 
 
 class _TurnOdds:
@@ -124,6 +141,7 @@ class _TurnOdds:
         self.known: dict = {}
 
     def __call__(self, state: tuple, index: int, target: int) -> tuple:
+        """(a common denominator, ((damage, its probability's numerator over it), ...))."""
         own, rival = self.reads[index]
         key = (index, state[index] if own else None, target, state[target] if rival else None)
         found = self.known.get(key)
@@ -155,4 +173,5 @@ class _TurnOdds:
                     )
                 )
             out.append((value, p))
-        return tuple(out)
+        denominator = math.lcm(*(p.denominator for _, p in out)) if out else 1
+        return denominator, tuple((v, p.numerator * (denominator // p.denominator)) for v, p in out)
