@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import dsl
-from dsl.messages import tr
+from dsl.messages import Message, tr
 from interpreter.balance.encounter import TRIALS
 from interpreter.balance.encounter_file import rulebook_reference
 from interpreter.cli import options, words
@@ -20,10 +20,9 @@ from interpreter.sheets.character import parse_text, read_file
 SHOWN_LEFT = 5
 
 EXAMPLES = """\
-examples:
   rulebook encounter examples/games/encounters/duel.yaml
   rulebook encounter examples/games/encounters/ogre.yaml --json
-  rulebook encounter rulebooks/encounters/brujeria_pelea.yaml --trials 4000 --workers 2
+  rulebook encounter examples/encounters/brujeria_pelea.yaml --trials 4000 --workers 2
   rulebook encounter examples/games/encounters/duel.yaml --sampled --seed 7
   rulebook encounter examples/games/encounters/ogre.yaml --scheduler tcp://10.0.0.5:8786
 """
@@ -33,19 +32,29 @@ def add_parser(commands) -> None:
     p = commands.add_parser(
         "encounter",
         help=tr("odds of a whole encounter: who wins, in how many rounds, with what left"),
-        description=tr(
-            "Rounds of two sides' actions until one side falls or the rounds run out, "
-            "counted exactly state by state where the states are few, else sampled with "
-            "a 95% interval (it says which, and why). FILE is an encounter's YAML: "
-            "see docs/encounters.md."
+        description=Message.joined(
+            [
+                tr("Rounds of two sides' actions until one side falls or the rounds run out:"),
+                "\n",
+                tr("who wins, in how many rounds, with what left. Counted exactly where the"),
+                "\n",
+                tr("states are few, else sampled with 95% intervals (it says which, and why)."),
+                "\n",
+                tr("FILE is an encounter's description in YAML: see docs/encounters.md."),
+            ]
         ),
-        epilog=EXAMPLES,
+        epilog=Message.joined([tr("examples:"), "\n", EXAMPLES]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", metavar="FILE", help=tr("the encounter's description (YAML)"))
     way = p.add_mutually_exclusive_group()
-    way.add_argument("--exact", action="store_true", help=tr("count exactly, or refuse"))
-    way.add_argument("--sampled", action="store_true", help=tr("sample, even if it could count"))
+    say = p.language  # (a group's arguments are not translated by the parser: said here)
+    way.add_argument(
+        "--exact", action="store_true", help=tr("count exactly, or refuse").render(say)
+    )
+    way.add_argument(
+        "--sampled", action="store_true", help=tr("sample, even if it could count").render(say)
+    )
     number = words.number(int, above_zero=True)
     p.add_argument(
         "--trials", type=number, metavar="N", help=tr("trials when sampling (default 2000)")

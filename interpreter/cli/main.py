@@ -51,7 +51,6 @@ EXAMPLES = """\
   rulebook log && rulebook undo
   rulebook replay --against brujeria_miedo_duro
   rulebook fmt my_rules/ && rulebook fmt --check rulebooks/
-  rulebook encounter examples/games/encounters/duel.yaml
 """
 
 
