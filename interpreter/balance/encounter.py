@@ -155,9 +155,17 @@ def encounter_odds(
 
 
 def _plain(data) -> bool:
-    """Whether data is plain (what a worker process can be handed)."""
-    if isinstance(data, dict):
-        return all(isinstance(k, str) and _plain(v) for k, v in data.items())
-    if isinstance(data, list):
-        return all(_plain(v) for v in data)
-    return data is None or isinstance(data, (str, int, float, bool))
+    """Whether data is plain (what a worker process can be handed); walked with a stack,
+    not recursion, however deep a file nests it."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if not all(isinstance(key, str) for key in item):
+                return False
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif not (item is None or isinstance(item, (str, int, float, bool))):
+            return False
+    return True

@@ -10,6 +10,7 @@ the chain counts them (interpreter.balance.turns), with `Engine.run` and real di
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import dsl
 from dsl.messages import tr
@@ -80,7 +81,8 @@ def sample(
         raise ParameterError(tr("workers: from 1 to {count}", count=MAX_WORKERS))
     tasks = [(first, min(TASK_TRIALS, trials - first)) for first in range(0, trials, TASK_TRIALS)]
     tally: Counter = Counter()
-    if source is None:  # (Sheets given as objects: no worker can read them again)
+    if source is None or not Path(engine.rulebook.path).is_file():
+        # (Sheets given as objects, or a rulebook given as text: no worker can read them)
         for done, (first, count) in enumerate(tasks, 1):
             tally.update(play_trials(engine, encounter, seed, first, count))
             if progress is not None:
