@@ -295,3 +295,52 @@ def test_counting_once_per_pair_where_no_rule_reads_a_health_changes_nothing(mon
     monkeypatch.setattr(encounter_chain, "health_reads", lambda book, e: ((True, True),) * 2)
     every = encounter_odds(engine, data, method="exact")
     assert every.tally == once.tally
+
+
+def brute_many(people: list, rounds: int) -> dict:
+    """Any number of combatants (name, side, health, heavy, initiative), written out from
+    the rules of a turn on their own: the order by initiative then the file's, the rival
+    struck the first standing in the file's order; {(winner, round, healths in turn
+    order): probability}."""
+    order = sorted(range(len(people)), key=lambda i: (-people[i][4], i))
+
+    @cache
+    def walk(healths, round_number, turn):
+        if round_number > rounds:
+            return {(None, rounds, tuple(healths[i] for i in order)): Fraction(1)}
+        actor = order[turn]
+        after_turn = (round_number + (turn == len(order) - 1), (turn + 1) % len(order))
+        if healths[actor] <= 0:
+            return walk(healths, *after_turn)
+        side = people[actor][1]
+        target = next(i for i, p in enumerate(people) if p[1] != side and healths[i] > 0)
+        out: dict = {}
+        for damage, p in blows(healths[actor], people[actor][3]).items():
+            hit = list(healths)
+            hit[target] = max(0, hit[target] - damage)
+            up = {people[i][1] for i in range(len(people)) if hit[i] > 0}
+            if len(up) == 1:
+                ends = {(up.pop(), round_number, tuple(hit[i] for i in order)): Fraction(1)}
+            else:
+                ends = walk(tuple(hit), *after_turn)
+            for key, q in ends.items():
+                out[key] = out.get(key, 0) + p * q
+        return out
+
+    return walk(tuple(p[2] for p in people), 1, 0)
+
+
+def test_two_against_one_in_initiative_order_equals_an_independent_count():
+    engine = tiny_engine()
+    people = [("x", "L", 2, 1, 0), ("y", "L", 1, 0, 5), ("z", "R", 4, 1, 2)]
+    sides: dict = {"L": [], "R": []}
+    for name, side, health, heavy, initiative in people:
+        sheet = engine.sheet({"Health": health, "Heavy": heavy})
+        sides[side].append(
+            {"name": name, "sheet": sheet, "action": "strike", "damage": "damage",
+             "initiative": initiative}
+        )  # fmt: skip
+    data = {"rounds": 5, "health": "Health", "sides": sides}
+    answer = encounter_odds(engine, data, method="exact")
+    assert answer.tally == brute_many(people, 5)
+    assert answer.names == ("x", "y", "z")  # listed in the file's order
