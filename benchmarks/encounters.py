@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's packages, whatever is installed
 
 import dsl  # noqa: E402
-from interpreter.balance.encounter import encounter_odds  # noqa: E402
-from interpreter.balance.encounter_file import rulebook_reference  # noqa: E402
+from interpreter.balance.encounters.answering import encounter_odds  # noqa: E402
+from interpreter.balance.encounters.description import rulebook_reference  # noqa: E402
 from interpreter.engine import Engine  # noqa: E402
 from interpreter.sheets.character import parse_text, read_file  # noqa: E402
 

@@ -401,9 +401,9 @@ def replay_data(report, against: dict, language: str | None = None) -> dict:
 
 
 def encounter_data(answer, language: str | None = None) -> dict:
-    """A whole encounter's answer (interpreter.balance.encounter.EncounterOdds): who wins,
-    in how many rounds, with what left; exact fractions in `fractions`, or a sample's
-    estimates with their 95% intervals."""
+    """A whole encounter's answer (an EncounterOdds of interpreter.balance.encounters):
+    who wins, in how many rounds, with what left; exact fractions in `fractions`, or a
+    sample's estimates with their 95% intervals."""
     w = Writer(language)
     out = _head("encounter", language)
     exact = answer.exact

@@ -17,10 +17,10 @@ from referencing import Registry, Resource
 
 import dsl
 from dsl.errors import RulebookError
-from interpreter.balance import encounter_chain
-from interpreter.balance.encounter import encounter_odds, wilson
-from interpreter.balance.encounter_file import encounter_from_data
-from interpreter.balance.health_reads import may_read
+from interpreter.balance.encounters import chain as encounter_chain
+from interpreter.balance.encounters.answering import encounter_odds, wilson
+from interpreter.balance.encounters.description import encounter_from_data
+from interpreter.balance.encounters.health_reads import may_read
 from interpreter.cli import main
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError

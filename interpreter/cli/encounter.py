@@ -8,8 +8,8 @@ from pathlib import Path
 
 import dsl
 from dsl.messages import Message, tr
-from interpreter.balance.encounter import TRIALS
-from interpreter.balance.encounter_file import rulebook_reference
+from interpreter.balance.encounters.answering import TRIALS
+from interpreter.balance.encounters.description import rulebook_reference
 from interpreter.cli import options, words
 from interpreter.cli.render import progress_bar
 from interpreter.engine import Engine

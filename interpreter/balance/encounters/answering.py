@@ -7,8 +7,8 @@
     answer.left("party")                   # {healths left: probability} where party won
     answer.interval("party")               # 95% Wilson interval (sampled); exact: (p, p)
 
-The chain (encounter_chain) is tried first; past its limits, or where a turn's odds are not
-exact, the encounter is sampled (encounter_sampled) and the answer says so and why.
+The chain (encounters.chain) is tried first; past its limits, or where a turn's odds are not
+exact, the encounter is sampled (encounters.trials) and the answer says so and why.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from dsl.messages import tr
-from interpreter.balance.encounter_chain import NotCounted, count_exactly
-from interpreter.balance.encounter_file import Encounter, encounter_from_data
-from interpreter.balance.encounter_sampled import sample
+from interpreter.balance.encounters.chain import NotCounted, count_exactly
+from interpreter.balance.encounters.description import Encounter, encounter_from_data
+from interpreter.balance.encounters.trials import sample
 from interpreter.errors import ParameterError
 from interpreter.json_data import encounter_data
 from interpreter.sheets.character import parse_text, read_file

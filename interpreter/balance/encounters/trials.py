@@ -4,7 +4,7 @@ Trial `j` rolls all its dice from its own seed (`task_seed(seed, j)`, the balanc
 package's), whatever task it falls in: the trials are split into tasks of `TASK_TRIALS`
 (`map_tasks` hands them to a process pool or a Dask cluster) and the tasks' tallies
 added, so any number of workers gives the same numbers. Each trial plays the turns exactly as
-the chain counts them (interpreter.balance.turns), with `Engine.run` and real dice.
+the chain counts them (interpreter.balance.encounters.turns), with `Engine.run` and real dice.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import dsl
 from dsl.messages import tr
-from interpreter.balance import turns
-from interpreter.balance.encounter_file import encounter_from_data
+from interpreter.balance.encounters import turns
+from interpreter.balance.encounters.description import encounter_from_data
 from interpreter.balance.parallel import map_tasks, task_seed
 from interpreter.dice import SeededDice
 from interpreter.errors import ParameterError

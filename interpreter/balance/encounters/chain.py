@@ -1,6 +1,6 @@
 """An encounter counted exactly: an absorbing Markov chain walked turn by turn in Fractions.
 
-The state is every combatant's health (interpreter.balance.turns). A turn's transitions
+The state is every combatant's health (interpreter.balance.encounters.turns). A turn's transitions
 from a state are the exact odds of the acting combatant's damage (`Engine.odds` of that
 result field, its sheet and its rival's at the state's health), each remembered by what
 it depends on. Mass moves forward turn by turn; a state where one side has fallen is
@@ -15,8 +15,8 @@ import math
 from fractions import Fraction
 
 from dsl.messages import tr
-from interpreter.balance import turns
-from interpreter.balance.health_reads import may_read
+from interpreter.balance.encounters import turns
+from interpreter.balance.encounters.health_reads import may_read
 
 #: states (healths of everyone) an encounter could pass through: every standing health
 #: of each combatant, and down, multiplied together
