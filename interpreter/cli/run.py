@@ -200,11 +200,11 @@ def _run_and_save(args, book, engine, language):
         book,
         dice,
         load=load,
-        hold=not (args.ask or _asks(args)),
+        hold=not (args.ask or _asks()),
     )
 
 
-def _asks(args) -> bool:
+def _asks() -> bool:
     """Whether the run may ask a person at the table (a choice not answered with
     --choose): which choices an action makes is known only as it runs."""
     return sys.stdin.isatty()
