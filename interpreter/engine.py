@@ -583,3 +583,15 @@ class Engine:
             budget=budget,
             **options,
         )
+
+    def sweep(self, action: str, characters, *, compare=(), **options) -> list[dict]:
+        """The odds of `action` over a grid (interpreter.balance.sweep): a list of rows,
+        one dict per case (`pandas.DataFrame(rows)` reads it), for `characters` (Sheets,
+        or (label, Sheet) pairs), the `params` and sheet values (`vary`) given as lists,
+        in this rulebook and each of `compare` (Rulebooks such as house rules)."""
+        from interpreter.balance.sweep import labelled, sweep
+
+        others = [(book.title, type(self)(book, self.limits)) for book in compare]
+        return sweep(
+            [(self.rulebook.title, self), *others], action, labelled(characters), **options
+        )
