@@ -1,5 +1,7 @@
-"""A sweep: the exact odds of one action over a grid of characters, parameters, sheet
-values and rulebooks, each case a task for `map_tasks`, kept in a cache by its hash.
+"""A sweep: the exact odds of one action over a grid of cases, run by `map_tasks`.
+
+The grid is characters, parameters, sheet values and rulebooks; each case is a task,
+kept in a cache by its hash.
 
 The Engine is never imported here (it is above this package: `Engine.sweep` calls
 `sweep`): the engine's class travels with each task, and a worker process builds its
