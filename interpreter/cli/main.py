@@ -19,6 +19,7 @@ from dsl.messages import (
 from interpreter.cli import export, journal, log, new, options, replay, show, undo, verify, words
 from interpreter.cli import fmt as formatting
 from interpreter.cli import lsp as language_server
+from interpreter.cli import sweep as sweeping
 from interpreter.cli.check import cmd_check
 from interpreter.cli.choosing import choose_option
 from interpreter.cli.describe import cmd_describe
@@ -42,6 +43,7 @@ EXAMPLES = """\
   rulebook check rulebooks/*.rules
   rulebook describe brujeria
   rulebook odds "3d6"
+  rulebook sweep brujeria chequeo_sencillo --char brujeria_bruja --field éxito --vary Voluntad=1..6
   rulebook serve my_campaign/
   rulebook new brujeria_investigadora lucia.yaml
   rulebook run brujeria asustarse --char lucia.yaml --save
@@ -319,7 +321,7 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         metavar="SECONDS",
         help=tr("seconds a request's headers, then its body, may take to arrive (default: 5)"),
     )
-    for module in JOURNAL_COMMANDS + EDITOR_COMMANDS:
+    for module in (sweeping, *JOURNAL_COMMANDS, *EDITOR_COMMANDS):
         module.add_parser(commands)
     for command in commands.choices.values():  # every command speaks a language
         if command not in SPEAKING:
@@ -492,6 +494,7 @@ COMMANDS = {
     "journal": journal.cmd_journal,
     "fmt": formatting.cmd_fmt,
     "lsp": language_server.cmd_lsp,
+    "sweep": sweeping.cmd_sweep,
 }
 
 
