@@ -24,7 +24,7 @@ from interpreter.errors import (
 )
 from interpreter.expression import RollResult, roll
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.odds.choices import Goal
+from interpreter.odds.best_play import Goal
 from interpreter.sheet import Sheet
 from interpreter.trace import Step, render_text
 

@@ -44,7 +44,7 @@ from interpreter.errors import (
 from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
-from interpreter.odds.choices import Goal, best_odds
+from interpreter.odds.best_play import Goal, best_odds
 from interpreter.parameters import Binder, convert
 from interpreter.runtime import Character, Context, Roller, State
 from interpreter.sheet import Sheet
