@@ -21,13 +21,11 @@ from interpreter.files import write_atomic
 from interpreter.sheet import NOT_A_SHEET, rulebook_named_in
 
 EXAMPLES = """\
-examples:
-  rulebook sweep brujeria chequeo_sencillo --char brujeria_bruja --field éxito \\
-      --param modificador=-3..3 --vary Voluntad=1..6 --csv out.csv --picture out.svg
-  rulebook sweep brujeria asustarse --char rulebooks/characters/ --param fuente=all \\
-      --field niveles --compare brujeria_miedo_duro --parquet fear.parquet
-  rulebook sweep brujeria chequeo_sencillo --char brujeria_bruja --field éxito \\
-      --param dificultad=all --scheduler tcp://10.0.0.5:8786
+  rulebook sweep brujeria chequeo_sencillo --char brujeria_bruja --field éxito --vary Voluntad=1..6
+  rulebook sweep brujeria asustarse --char rulebooks/characters/ --param fuente=all --field turnos
+  rulebook sweep brujeria chequeo_sencillo --char brujeria_bruja --field éxito --csv out.csv
+  rulebook sweep brujeria asustarse --char bruja.yaml --field turnos --compare brujeria_miedo_duro
+  rulebook sweep brujeria asustarse --char bruja.yaml --field turnos --scheduler tcp://10.0.0.5:8786
 """
 
 
