@@ -1,5 +1,6 @@
-"""A sweep's picture: one field against one or two varied inputs, a panel per rulebook
-(lines, or a heatmap for two inputs), drawn by matplotlib (Agg) as SVG or PNG."""
+"""A sweep's picture: one field against one or two varied inputs, as SVG or PNG.
+
+A panel per rulebook (lines, or a heatmap for two inputs), drawn by matplotlib (Agg)."""
 
 from __future__ import annotations
 

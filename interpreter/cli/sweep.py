@@ -1,5 +1,6 @@
-"""`rulebook sweep RULEBOOK ACTION`: the exact odds of an action over a grid, as a table
-(CSV, Parquet) and a picture (SVG, PNG)."""
+"""`rulebook sweep RULEBOOK ACTION`: the exact odds of an action over a grid.
+
+As a table (CSV, Parquet) and a picture (SVG, PNG)."""
 
 from __future__ import annotations
 
