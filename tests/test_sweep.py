@@ -17,7 +17,7 @@ import dsl
 import interpreter
 from interpreter.balance.cache import SweepCache
 from interpreter.cli import main
-from interpreter.sheet import parse_text
+from interpreter.sheets.character import parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
 WITCH = ROOT / "rulebooks" / "characters" / "brujeria_bruja.yaml"

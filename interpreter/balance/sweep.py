@@ -21,7 +21,7 @@ from interpreter.balance.cache import SweepCache, package_version
 from interpreter.balance.parallel import map_tasks, task_seed
 from interpreter.errors import ParameterError
 from interpreter.journal.bundle import bundle_of, rebuild
-from interpreter.sheet import parse_text
+from interpreter.sheets.character import parse_text
 from interpreter.values import Record
 
 #: most cases one sweep may have

@@ -18,8 +18,8 @@ from interpreter.cli import options, words
 from interpreter.cli.options import SHEET_SUFFIXES
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
-from interpreter.files import write_atomic
-from interpreter.sheet import NOT_A_SHEET, rulebook_named_in
+from interpreter.safe_files import write_atomic
+from interpreter.sheets.character import NOT_A_SHEET, rulebook_named_in
 
 EXAMPLES = """\
   rulebook sweep brujeria chequeo_sencillo --char brujeria_bruja --field éxito --vary Voluntad=1..6
