@@ -4,6 +4,7 @@ A panel per rulebook (lines, or a heatmap for two inputs), drawn by matplotlib (
 
 from __future__ import annotations
 
+import io
 import itertools
 from pathlib import Path
 
@@ -52,12 +53,25 @@ def plotted(rows: list[dict], column: str | None) -> str:
 
 
 def draw(rows: list[dict], path: str | Path, column=None, x=None, y=None) -> None:
-    """Draw `column` against the input `x` (and `y`: a heatmap), one panel per rulebook."""
+    """Draw `column` against the input `x` (and `y`: a heatmap), one panel per rulebook,
+    into the file `path` (.svg or .png)."""
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise ParameterError(
             tr("--picture {path}: name a .svg or .png file", path=str(path)), None, None
         )
+    figure(rows, column, x, y).savefig(path, format=path.suffix[1:].lower())
+
+
+def svg_text(rows: list[dict], column=None, x=None, y=None) -> str:
+    """The picture as SVG text (for a page)."""
+    out = io.StringIO()
+    figure(rows, column, x, y).savefig(out, format="svg")
+    return out.getvalue()
+
+
+def figure(rows: list[dict], column=None, x=None, y=None):
+    """The matplotlib Figure of `draw` (no display: the Agg backend's canvas)."""
     column = plotted(rows, column)
     names = inputs_of(rows)
     moving = [n for n in varied(rows, names) if n != "rulebook"]
@@ -82,14 +96,11 @@ def draw(rows: list[dict], path: str | Path, column=None, x=None, y=None) -> Non
                 others=", ".join(others),
             )
         )
-    import matplotlib
-
-    matplotlib.use("Agg")  # no display: files only
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # a Figure made directly draws on Agg: no display
 
     books = list(dict.fromkeys(row["rulebook"] for row in rows))
-    figure = Figure(figsize=(5 * len(books), 4), layout="constrained")
-    axes = figure.subplots(1, len(books), squeeze=False, sharey=True)[0]
+    drawn = Figure(figsize=(5 * len(books), 4), layout="constrained")
+    axes = drawn.subplots(1, len(books), squeeze=False, sharey=True)[0]
     label = column.removesuffix(" float")
     for panel, book in zip(axes, books):
         mine = [row for row in rows if row["rulebook"] == book]
@@ -97,11 +108,11 @@ def draw(rows: list[dict], path: str | Path, column=None, x=None, y=None) -> Non
             _lines(panel, mine, column, x, others)
         else:
             image = _heatmap(panel, mine, column, x, y)
-            figure.colorbar(image, ax=panel, label=label)
+            drawn.colorbar(image, ax=panel, label=label)
         panel.set_title(str(book))
         panel.set_xlabel(x)
         panel.set_ylabel(y if y is not None else label)
-    figure.savefig(path, format=path.suffix[1:].lower())
+    return drawn
 
 
 def _values(rows, name) -> list:

@@ -22,7 +22,7 @@ import socket
 from dsl.errors import TOO_DEEP, RulebookError
 from dsl.messages import tr
 from interpreter.errors import LimitExceeded
-from interpreter.web import editing, frames, jobs, play
+from interpreter.web import editing, frames, jobs, play, sweeping
 from interpreter.web.errors import ServerFailed, error_json, status_of
 from interpreter.web.library import Library
 
@@ -43,6 +43,7 @@ JOBS = {
     "words": jobs.words,
     "run": play.run,
     "odds": play.odds,
+    "sweep": sweeping.sweep,
     "editor": editing.editor,
 }
 
