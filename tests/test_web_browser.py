@@ -528,3 +528,18 @@ def test_a_sheets_warnings_are_shown_with_the_sheet_the_run_and_the_odds(page, s
     page.fill("#odds-field", "total")
     page.click("#odds-button")
     expect(page.locator("#odds-warnings")).to_contain_text(warning)
+
+
+def test_a_sweep_drawn_beside_a_house_rule(page, server):
+    open_page(page, server, "brujeria", "brujeria_investigadora")
+    page.select_option("#action", "chequeo_sencillo")
+    page.fill("#odds-field", "éxito")
+    page.select_option("#compare", "brujeria_miedo_duro")
+    page.fill("#sweep-over", "modificador=-2..2; Voluntad=1..3")
+    page.click("#sweep-button")
+    picture = page.locator("#sweep-picture")
+    expect(picture).to_be_visible()
+    expect(page.locator("#sweep-summary")).to_have_text("30 casos")  # 5 x 3 x 2 rulebooks
+    assert picture.get_attribute("src").startswith("data:image/svg+xml")
+    assert picture.evaluate("image => image.naturalWidth") > 100  # the SVG drew
+    assert "P(éxito=yes)" in picture.get_attribute("alt")
