@@ -584,14 +584,13 @@ class Engine:
             **options,
         )
 
-    def sweep(self, action: str, characters, *, compare=(), **options) -> list[dict]:
+    def sweep(
+        self, action: str, characters: Sheet | Sequence, *, compare: Sequence = (), **options
+    ) -> list[dict]:
         """The odds of `action` over a grid (interpreter.balance.sweep): a list of rows,
         one dict per case (`pandas.DataFrame(rows)` reads it), for `characters` (Sheets,
         or (label, Sheet) pairs), the `params` and sheet values (`vary`) given as lists,
         in this rulebook and each of `compare` (Rulebooks such as house rules)."""
-        from interpreter.balance.sweep import labelled, sweep
+        from interpreter.balance.sweep import engines_of, labelled, sweep
 
-        others = [(book.title, type(self)(book, self.limits)) for book in compare]
-        return sweep(
-            [(self.rulebook.title, self), *others], action, labelled(characters), **options
-        )
+        return sweep(engines_of(self, compare), action, labelled(characters), **options)

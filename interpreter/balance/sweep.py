@@ -318,6 +318,12 @@ def column_of(field, outcome) -> str:
     return f"P({field}={shown})" if field else f"P({shown})"
 
 
+def engines_of(engine, compare) -> list:
+    """(title, engine) of the rulebook swept and of each compared (same class and limits)."""
+    others = [(book.title, type(engine)(book, engine.limits)) for book in compare]
+    return [(engine.rulebook.title, engine), *others]
+
+
 def labelled(characters) -> list:
     """(label, character) pairs: a sheet named by its file's name, else by its place."""
     if not isinstance(characters, list | tuple):
