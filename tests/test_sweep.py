@@ -256,3 +256,21 @@ def test_the_progress_line_only_on_a_terminal():
     show(10, 10)
     assert "3/10 cases done, 7 left" in stream.getvalue()
     assert stream.getvalue().endswith("\n")
+
+
+def test_a_case_the_rules_refuse_is_a_row_that_says_why(capsys):
+    code, out, err = run_cli(
+        capsys, "sweep", "brujeria", "chequeo_sencillo", "--char", "brujeria_bruja",
+        "--field", "éxito", "--param", "modificador=a,2", "--no-cache", "--workers", "1",
+    )  # fmt: skip
+    assert code == 0
+    refused, counted = read_csv(out)
+    assert "modificador" in refused["error"] and "\n" not in refused["error"]
+    assert refused["P(éxito=yes)"] == "" and refused["exact"] == ""
+    assert counted["error"] == "" and counted["exact"] == "yes"
+    assert "1 of 2 cases failed" in err or "1 de 2 casos" in err
+    code, _, err = run_cli(
+        capsys, "sweep", "brujeria", "chequeo_sencillo", "--char", "brujeria_bruja",
+        "--field", "éxito", "--param", "modificador=a,b", "--no-cache", "--workers", "1",
+    )  # fmt: skip
+    assert code == 4 and "Traceback" not in err

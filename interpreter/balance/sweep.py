@@ -82,7 +82,8 @@ def run_case(task: tuple) -> dict:
     except NeedsField:
         raise
     except RulebookError as error:  # a case the rules refuse: its row says why
-        return {"outcomes": [], "mean": None, "exact": True, "trials": None, "error": str(error)}
+        said = str(error).splitlines()[0]  # the message's line (a table's cell), no caret
+        return {"outcomes": [], "mean": None, "exact": True, "trials": None, "error": said}
     exact = bool(odds.exact)
     return {"outcomes": found, "mean": mean, "exact": exact, "trials": odds.trials, "error": None}
 
@@ -276,7 +277,7 @@ def _rows(cases: list, answers: list, field, asked: list | None) -> list[dict]:
         mean = answer["mean"]
         row["mean"] = mean
         row["mean float"] = None if mean is None else float(mean)
-        row["exact"] = answer["exact"]
+        row["exact"] = answer["exact"] if answer["error"] is None else None
         row["trials"] = answer["trials"]
         row["error"] = answer["error"]
         rows.append(row)

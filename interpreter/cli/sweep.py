@@ -184,17 +184,16 @@ def cmd_sweep(args) -> int:
     if not wrote:
         sys.stdout.write(csv_text(rows))
     failed = [row["error"] for row in rows if row["error"] is not None]
-    if failed:
-        print(
-            tr(
-                "{count} of {total} cases failed; the first: {error}",
-                count=len(failed),
-                total=len(rows),
-                error=failed[0],
-            ).render(language),
-            file=sys.stderr,
-        )
-    return 0
+    if not failed:
+        return 0
+    said = tr(
+        "{count} of {total} cases failed; the first: {error}",
+        count=len(failed),
+        total=len(rows),
+        error=failed[0],
+    )
+    print(said.render(language), file=sys.stderr)
+    return 4 if len(failed) == len(rows) else 0  # as `rulebook odds`: nothing could be counted
 
 
 def _write(target: str, text: str) -> None:
