@@ -9,6 +9,9 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+from dsl.messages import tr
+from interpreter.errors import ParameterError
+
 #: seconds of work a chunk of tasks aims at in a local process pool: long enough that
 #: pickling a chunk and its answers is a small part of it, short enough to balance
 POOL_CHUNK_SECONDS = 0.25
@@ -20,6 +23,8 @@ CLUSTER_CHUNK_SECONDS = 1.0
 CHUNKS_PER_WORKER = 4
 #: a chunk never holds more tasks than this, however quick each is
 MAX_CHUNK = 10_000
+#: seconds to wait for a Dask scheduler to answer before saying it does not
+CONNECT_SECONDS = 10
 
 Progress = Callable[[int, int], None]
 
@@ -133,9 +138,23 @@ def _in_pool(
 def _on_cluster(
     function: Callable, tasks: list, address: str, seconds: float, report: Callable
 ) -> list:
-    from distributed import Client, as_completed  # only a cluster's user needs Dask
-
-    with Client(address) as client:
+    try:
+        from distributed import Client, as_completed  # only a cluster's user needs Dask
+    except ImportError:
+        raise ParameterError(
+            tr("a Dask cluster needs Dask distributed: pip install 'rulebook[balance]'")
+        ) from None
+    try:
+        client = Client(address, timeout=CONNECT_SECONDS)
+    except (OSError, ValueError, TypeError) as error:
+        raise ParameterError(
+            tr(
+                "no Dask scheduler answers at {address} ({reason})",
+                address=repr(address),
+                reason=str(error),
+            )
+        ) from None
+    with client:
         workers = max(1, sum(client.nthreads().values()))
         size = chunk_size(len(tasks), workers, seconds, CLUSTER_CHUNK_SECONDS)
         chunks = _chunks(tasks, size)

@@ -9,7 +9,7 @@ import itertools
 from pathlib import Path
 
 from dsl.messages import tr
-from interpreter.balance.table import cell
+from interpreter.balance.table import cell, needed
 from interpreter.errors import ParameterError
 
 #: most lines one panel draws (the other varied inputs' combinations)
@@ -96,7 +96,8 @@ def figure(rows: list[dict], column=None, x=None, y=None):
                 others=", ".join(others),
             )
         )
-    from matplotlib.figure import Figure  # a Figure made directly draws on Agg: no display
+    # a Figure made directly (not by pyplot) draws on Agg: no display
+    Figure = needed("matplotlib.figure").Figure
 
     books = list(dict.fromkeys(row["rulebook"] for row in rows))
     drawn = Figure(figsize=(5 * len(books), 4), layout="constrained")

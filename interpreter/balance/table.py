@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import csv
+import importlib
 import io
 from fractions import Fraction
 from pathlib import Path
+
+from dsl.messages import tr
+from interpreter.errors import ParameterError
 
 
 def columns_of(rows: list[dict]) -> list[str]:
@@ -43,7 +47,7 @@ def csv_text(rows: list[dict]) -> str:
 def arrow_table(rows: list[dict]):
     """The rows as a pyarrow Table: each column of one type (fractions as text, so they
     stay exact; a column of mixed kinds as text)."""
-    import pyarrow  # only the Parquet output needs it
+    pyarrow = needed("pyarrow")  # only the Parquet output needs it
 
     columns = {}
     for name in columns_of(rows):
@@ -63,6 +67,14 @@ def arrow_table(rows: list[dict]):
 
 
 def write_parquet(rows: list[dict], path: str | Path) -> None:
-    import pyarrow.parquet
+    needed("pyarrow.parquet").write_table(arrow_table(rows), str(path))
 
-    pyarrow.parquet.write_table(arrow_table(rows), str(path))
+
+def needed(module: str):
+    """An optional package's module (the `balance` extra), or the project's error saying so."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ParameterError(
+            tr("{module} is not installed: pip install 'rulebook[balance]'", module=module)
+        ) from None
