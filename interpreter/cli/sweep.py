@@ -30,6 +30,15 @@ EXAMPLES = """\
 """
 
 
+class _ExamplesKept(argparse.HelpFormatter):
+    """The description filled to the terminal's width; the examples kept line by line."""
+
+    def _fill_text(self, text, width, indent):
+        if text.lstrip().startswith("rulebook "):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
 def add_parser(commands) -> None:
     p = commands.add_parser(
         "sweep",
@@ -42,7 +51,7 @@ def add_parser(commands) -> None:
             "interrupted sweep resumes and a repeated one is free."
         ),
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_ExamplesKept,
     )
     p.add_argument("rulebook", metavar="RULEBOOK")
     p.add_argument("action", metavar="ACTION")
