@@ -274,3 +274,14 @@ def test_a_case_the_rules_refuse_is_a_row_that_says_why(capsys):
         "--field", "éxito", "--param", "modificador=a,b", "--no-cache", "--workers", "1",
     )  # fmt: skip
     assert code == 4 and "Traceback" not in err
+
+
+def test_sampled_cases_draw_the_same_dice_on_any_number_of_workers(base):
+    # Past its budget a case is sampled, each with a seed split from its own hash: the
+    # same rows in one process, in a pool of two, and again.
+    grid = {"params": {"modificador": [0, 1, 2, 3]}, "field": "total", "budget": 1, "trials": 300}
+    alone = base.sweep("chequeo_sencillo", witch_with(base), workers=1, **grid)
+    assert all(not row["exact"] and row["trials"] == 300 for row in alone)
+    assert len({row["mean"] for row in alone}) == 4
+    assert base.sweep("chequeo_sencillo", witch_with(base), workers=2, **grid) == alone
+    assert base.sweep("chequeo_sencillo", witch_with(base), workers=1, **grid) == alone
