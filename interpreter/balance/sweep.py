@@ -107,6 +107,8 @@ def _engine(engine_class, limits, bundle):
 class NeedsField(ParameterError):
     """An action whose result is a record, swept without a field."""
 
+    code = "invalid_parameter"  # (a parameter of the sweep: its field)
+
 
 def _plain(outcome, field):
     """An outcome as the table keeps it: yes/no, a whole number or a text."""
