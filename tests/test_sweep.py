@@ -15,7 +15,7 @@ import pytest
 
 import dsl
 import interpreter
-from interpreter.balance.cache import SweepCache
+from interpreter.balance.case_cache import SweepCache
 from interpreter.cli import main
 from interpreter.sheets.character import parse_text
 

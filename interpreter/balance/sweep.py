@@ -17,7 +17,7 @@ from fractions import Fraction
 from dsl.errors import RulebookError
 from dsl.messages import show_value, tr
 from interpreter.balance import grid
-from interpreter.balance.cache import SweepCache, package_version
+from interpreter.balance.case_cache import SweepCache, package_version
 from interpreter.balance.parallel import map_tasks, task_seed
 from interpreter.errors import ParameterError
 from interpreter.journal.bundle import bundle_of, rebuild
@@ -77,7 +77,7 @@ def run_case(task: tuple) -> dict:
     try:
         sheet = engine.sheet(data, label)
         odds = engine.odds(action, sheet, params, field, **options)
-        found = [(_plain(outcome, field), p) for outcome, p in odds.probabilities.items()]
+        found = [(_plain(outcome), p) for outcome, p in odds.probabilities.items()]
         mean = odds.mean
     except NeedsField:
         raise
@@ -110,7 +110,7 @@ class NeedsField(ParameterError):
     code = "invalid_parameter"  # (a parameter of the sweep: its field)
 
 
-def _plain(outcome, field):
+def _plain(outcome):
     """An outcome as the table keeps it: yes/no, a whole number or a text."""
     if isinstance(outcome, Record):
         names = ", ".join(k for k in outcome if k != "name")

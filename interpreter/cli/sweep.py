@@ -11,7 +11,7 @@ from pathlib import Path
 import dsl
 from dsl.messages import tr
 from interpreter.balance import grid
-from interpreter.balance.cache import SweepCache
+from interpreter.balance.case_cache import SweepCache
 from interpreter.balance.picture import draw
 from interpreter.balance.table import csv_text, write_parquet
 from interpreter.cli import options, words

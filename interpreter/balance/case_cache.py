@@ -14,10 +14,10 @@ import json
 import os
 import re
 from fractions import Fraction
-from importlib import metadata
 from pathlib import Path
 
 from dsl.reading import read_regular
+from interpreter.version import VERSION
 
 #: most bytes of one case's file (its outcomes' probabilities as exact fractions)
 MAX_CASE_BYTES = 2_000_000
@@ -36,10 +36,8 @@ class Refused(Exception):
 
 
 def package_version() -> str:
-    try:
-        return metadata.version("rulebook")
-    except metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
-        return "unknown"
+    """The version a kept case was computed by (a new version computes them again)."""
+    return VERSION
 
 
 def default_folder() -> Path:
