@@ -17,6 +17,7 @@ from interpreter.cli import (
     arguments,
     check,
     describe,
+    encounter,
     export,
     journal,
     log,
@@ -40,13 +41,15 @@ from interpreter.errors import EvaluationError
 from interpreter.json_data import dumps, error_data, usage_error_data
 
 #: the commands for a game: each in its own module with `add_parser` and `cmd_<name>`
-PLAY_COMMANDS = (roll, run, check, describe, odds, sweep, serve)
+PLAY_COMMANDS = (roll, run, check, describe, odds, serve)
 #: the journal's commands
 JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
 #: the commands for writing rules in an editor
 EDITOR_COMMANDS = (formatting, language_server)
+#: the commands of balance studies
+BALANCE_COMMANDS = (sweep, encounter)
 #: every command, in the order `rulebook --help` lists them
-COMMAND_MODULES = PLAY_COMMANDS + JOURNAL_COMMANDS + EDITOR_COMMANDS
+COMMAND_MODULES = PLAY_COMMANDS + JOURNAL_COMMANDS + EDITOR_COMMANDS + BALANCE_COMMANDS
 
 EXAMPLES = """\
   rulebook roll "4d6kh3"
