@@ -593,3 +593,18 @@ def test_a_choice_asked_once_per_die_is_answered_each_time_apart(page, server):
     expect(summary).to_contain_text(re.compile(r"^exact, mean 2\.50*\b"), timeout=90_000)
     bars = page.locator("#odds-chart svg rect.bar-a[data-outcome]")
     expect(bars).to_have_count(4)  # the second die: 1 to 4 alike
+
+
+def test_a_sweep_drawn_beside_a_house_rule(page, server):
+    open_page(page, server, "brujeria", "brujeria_investigadora")
+    page.select_option("#action", "chequeo_sencillo")
+    page.fill("#odds-field", "éxito")
+    page.select_option("#compare", "brujeria_miedo_duro")
+    page.fill("#sweep-over", "modificador=-2..2; Voluntad=1..3")
+    page.click("#sweep-button")
+    picture = page.locator("#sweep-picture")
+    expect(picture).to_be_visible()
+    expect(page.locator("#sweep-summary")).to_have_text("30 casos")  # 5 x 3 x 2 rulebooks
+    assert picture.get_attribute("src").startswith("data:image/svg+xml")
+    assert picture.evaluate("image => image.naturalWidth") > 100  # the SVG drew
+    assert "P(éxito=yes)" in picture.get_attribute("alt")

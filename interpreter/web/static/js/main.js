@@ -5,6 +5,7 @@ import { $, el, language, setWords, show, t, tn } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { buildForm, formTargets, formValues } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
+import { sweep } from "./sweep.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
 
@@ -334,6 +335,17 @@ async function odds(withEditor = false) {
   renderOdds(state.lastOdds, oddsView());
 }
 
+// The odds over a grid of one or two inputs, the chosen rulebook compared beside.
+async function sweepOdds() {
+  const request = subject();
+  const target = $("#odds-field").value.trim();
+  if (target) request.field = target;
+  const compare = $("#compare").value;
+  if (compare && compare !== "@editor") request.compare = [compare];
+  const names = state.fields.map(({ param }) => param.name);
+  await sweep(request, $("#sweep-over").value, names);
+}
+
 function oddsView() {
   return document.querySelector('input[name="odds-view"]:checked').value;
 }
@@ -440,6 +452,7 @@ async function start() {
   });
   $("#odds-button").addEventListener("click", () => busy(() => odds()));
   $("#editor-odds").addEventListener("click", () => busy(() => odds(true)));
+  $("#sweep-button").addEventListener("click", () => busy(sweepOdds));
   $("#save-sheet").addEventListener("click", () => busy(save));
   $("#editor-save").addEventListener("click", () => busy(saveRules));
   $("#editor-house").addEventListener("click", newHouseRule);
