@@ -14,14 +14,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from dice_prefix import NeedDie, PrefixDice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracle import action_outcomes, counted, marginal
 
 import dsl
 from interpreter import Engine, Limits
-from interpreter.errors import EvaluationError
-from interpreter.odds import Failure
 
 LIMITS = Limits(tie_rerolls=1)
 
@@ -40,31 +38,6 @@ table Level by n {
   5..: "high"
 }
 """
-
-
-def brute_force(engine, action: str, sheet) -> dict:
-    """Each result's probability, over every sequence of faces a real run can draw."""
-    out: dict = {}
-    stack = [((), Fraction(1))]
-    while stack:
-        faces, probability = stack.pop()
-        try:
-            outcome = engine.run(action, sheet, {}, dice=PrefixDice(faces)).result
-        except NeedDie as need:
-            die = need.die
-            stack.extend(((*faces, f), probability / die.size) for f in die.faces())
-            continue
-        except EvaluationError as error:  # a run stopped there: an outcome of the odds too
-            outcome = ("fails", str(error.message))
-        out[outcome] = out.get(outcome, 0) + probability
-    return out
-
-
-def counted(odds) -> dict:
-    return {
-        (("fails", str(o.message)) if isinstance(o, Failure) else o): p
-        for o, p in odds.probabilities.items()
-    }
 
 
 #: the statements an action is made of (an opposed check twice as often: its ties)
@@ -154,7 +127,7 @@ def test_exact_odds_equal_brute_force_over_every_dice_sequence(case):
     sheet = engine.sheet(data)
     odds = engine.odds("act", sheet, {})
     assert odds.exact and odds.omitted == 0, text
-    assert counted(odds) == brute_force(engine, "act", sheet), text
+    assert counted(odds) == action_outcomes(engine, "act", sheet), text
 
 
 def test_a_tie_at_the_limit_is_an_outcome_of_its_own():
@@ -176,7 +149,7 @@ action act() {
     engine = Engine(dsl.load_text(text), LIMITS)
     sheet = engine.sheet({"A": 0, "B": 0})
     odds = counted(engine.odds("act", sheet, {}))
-    assert odds == brute_force(engine, "act", sheet)
+    assert odds == action_outcomes(engine, "act", sheet)
     stops = [p for o, p in odds.items() if isinstance(o, tuple)]
     assert stops == [Fraction(1, 4)]  # tied twice: 1/2 * 1/2
     assert sum(odds.values()) == 1
@@ -237,7 +210,7 @@ action act() {{
     sheet = short.sheet({"A": 0, "B": 0})
     odds = short.odds("act", sheet, {})
     assert odds.exact and odds.omitted == 0
-    assert counted(odds) == brute_force(short, "act", sheet)
+    assert counted(odds) == action_outcomes(short, "act", sheet)
     # 40 passes: what is still 1 after 41 draws stays 1; the tail too small to follow is
     # the omitted mass
     long = engine_for(40)
@@ -296,7 +269,7 @@ action verdict() {{
     sheet = engine.sheet({"A": 1, "B": 0})
     odds = engine.odds("verdict", sheet, {})
     assert odds.exact and odds.omitted == 0
-    assert counted(odds) == brute_force(engine, "verdict", sheet)
+    assert counted(odds) == action_outcomes(engine, "verdict", sheet)
 
 
 ONCE_DEFINITIONS = """
@@ -366,28 +339,6 @@ def read_once(draw):
     return HEADER + ONCE_DEFINITIONS + action, {"A": draw(st.integers(0, 2)), "B": 0}
 
 
-def marginal(joint: dict, field: str) -> dict:
-    out: dict = {}
-    for outcome, p in joint.items():
-        value = outcome if isinstance(outcome, tuple) else outcome[field]
-        out[value] = out.get(value, 0) + p
-    return out
-
-
-def agrees_with_brute_force(engine, sheet, note="", fields=None) -> None:
-    """`act`'s whole result and each of its fields (or those named), exact and with
-    nothing left out, equal to every sequence of dice a real run can draw."""
-    joint = brute_force(engine, "act", sheet)
-    whole = engine.odds("act", sheet, {})
-    assert whole.exact and whole.omitted == 0, note
-    assert counted(whole) == joint, note
-    names = fields or [name for name, _ in engine.rulebook.actions["act"].body[-1].fields]
-    for field in names:
-        odds = engine.odds("act", sheet, {}, field)
-        assert odds.exact and odds.omitted == 0, (note, field)
-        assert counted(odds) == marginal(joint, field), (note, field)
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(read_once())
 def test_a_value_read_once_is_combined_where_it_is_read(case):
@@ -396,7 +347,7 @@ def test_a_value_read_once_is_combined_where_it_is_read(case):
     text, data = case
     engine = Engine(dsl.load_text(text), LIMITS)
     sheet = engine.sheet(data)
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     whole = engine.odds("act", sheet, {})
     assert whole.exact and counted(whole) == joint, text
     for field in engine.rulebook.actions["act"].body[-1].fields:
@@ -414,7 +365,7 @@ def test_two_draws_compared_are_counted_by_their_sums():
         )
         engine = Engine(dsl.load_text(text), LIMITS)
         sheet = engine.sheet({"A": 1, "B": 0})
-        joint = brute_force(engine, "duel", sheet)
+        joint = action_outcomes(engine, "duel", sheet)
         odds = engine.odds("duel", sheet, {}, "won")
         assert odds.exact and counted(odds) == marginal(joint, "won"), op
 
@@ -439,6 +390,6 @@ def test_a_value_read_more_than_once_is_one_value(body):
     text = HEADER + ONCE_DEFINITIONS + "action act() {\n  let acc = 0\n  " + body + "\n}\n"
     engine = Engine(dsl.load_text(text), LIMITS)
     sheet = engine.sheet({"A": 0, "B": 0})
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     odds = engine.odds("act", sheet, {}, "f")
     assert odds.exact and counted(odds) == marginal(joint, "f"), text

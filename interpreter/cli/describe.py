@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from dsl.messages import show_value, tr
-from interpreter.cli import options
+from interpreter.cli import arguments, options
 from interpreter.describe import describe
 from interpreter.json_data import describe_data, dumps
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "describe",
+        help=tr("list a rulebook's actions, checks, tables, sheet"),
+        description=tr(
+            "What a rulebook offers: actions and their parameters, checks, tables and the sheet."
+        ),
+    )
+    p.add_argument("rulebook", metavar="RULEBOOK")
+    arguments.output_options(p)
 
 
 def cmd_describe(args) -> int:
