@@ -130,23 +130,17 @@ def test_exact_odds_equal_brute_force_over_every_dice_sequence(case):
     assert counted(odds) == action_outcomes(engine, "act", sheet), text
 
 
+def tied_dice(sides: int) -> str:
+    """A rulebook whose action reads an opposed check of two d`sides`, ties rerolled."""
+    return HEADER + (
+        f"opposed flip() {{\n  roll d{sides}\n  against d{sides}\n  tie reroll\n}}\n"
+        "action act() {\n  let r = flip()\n  result { won: r.won, rerolls: r.rerolls }\n}\n"
+    )
+
+
 def test_a_tie_at_the_limit_is_an_outcome_of_its_own():
     # Two d2 that tie half the time: after one reroll (the limit here) a run stops.
-    text = (
-        HEADER
-        + """
-opposed flip() {
-  roll d2
-  against d2
-  tie reroll
-}
-action act() {
-  let r = flip()
-  result { won: r.won, rerolls: r.rerolls }
-}
-"""
-    )
-    engine = Engine(dsl.load_text(text), LIMITS)
+    engine = Engine(dsl.load_text(tied_dice(2)), LIMITS)
     sheet = engine.sheet({"A": 0, "B": 0})
     odds = counted(engine.odds("act", sheet, {}))
     assert odds == action_outcomes(engine, "act", sheet)
@@ -159,21 +153,7 @@ def test_ties_are_the_sum_of_the_geometric_series_with_the_default_limit():
     # Two d6: a tie 1/6 of the time. Won and lost are equally likely, and k rerolls
     # happen with probability t^k (1 - t); what is left out (the terms too small to
     # follow, the stop at the 100th reroll) is the omitted mass, below 1e-12.
-    text = (
-        HEADER
-        + """
-opposed even() {
-  roll d6
-  against d6
-  tie reroll
-}
-action act() {
-  let r = even()
-  result { won: r.won, rerolls: r.rerolls }
-}
-"""
-    )
-    engine = Engine(dsl.load_text(text))
+    engine = Engine(dsl.load_text(tied_dice(6)))
     sheet = engine.sheet({"A": 0, "B": 0})
     won = engine.odds("act", sheet, {}, field="won")
     assert won.exact and won.probability(True) == won.probability(False)

@@ -106,6 +106,7 @@ PAGE_WORDS = (
     tr("compared with"),
     tr("choices: the best for"),
     tr("the best"),
+    tr("answer its N-th time apart"),
     tr("Odds"),
     tr("Enter"),
     tr("Take back the last die"),
