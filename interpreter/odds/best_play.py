@@ -21,7 +21,7 @@ from dsl.messages import tr
 from interpreter.choices import Chooser
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
-from interpreter.odds.budget import Deadline, checked
+from interpreter.odds.budget import Deadline, SafetyStop, checked
 from interpreter.odds.decide import Decide, Nested, Unread, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
 from interpreter.odds.explore import STEPS_PER_WORK, STOPS, stopped
@@ -67,13 +67,15 @@ def best_odds(
     seconds: float | None = None,
 ) -> Odds:
     """The distribution of an action's result field when every choice is the best for
-    `goal` (answers given in advance stand), within `seconds` of computing (by default
-    the engine's odds_seconds)."""
+    `goal` (answers given in advance stand), within `budget` units of work (what decides,
+    the same on any machine); `seconds` of computing (by default the engine's
+    odds_seconds) only as a safety stop (interpreter.odds.budget.SafetyStop)."""
     if action not in engine.rulebook.actions:
         raise EvaluationError(tr("{name} makes no choices: only an action does", name=action))
     limits = engine.limits  # each run within steps_per_run, as a real one
     seconds = checked(budget, 1, seconds or limits.odds_seconds)
-    roller = OddsRoller(epsilon, budget, limits, progress, Deadline.answering(seconds))
+    safety = Deadline.answering(seconds).safety_stop(1.0)  # nothing to sample after it
+    roller = OddsRoller(epsilon, budget, limits, progress, safety)
     token = LIFTS.set(LiftMemory(roller))
     try:
         try:  # over worlds, merged, when every choice is a statement of the body itself
@@ -106,8 +108,9 @@ def best_odds(
 
 
 def too_complex(error: TooComplex, roller: OddsRoller) -> EvaluationError:
-    """The best play given up: past its time (--timeout), or past its budget (--budget)."""
-    if roller.deadline.passed():
+    """The best play given up: past its budget (--budget), or stopped by its time limit
+    (--timeout), the safety stop for work the budget does not count."""
+    if isinstance(error, SafetyStop):
         return EvaluationError(
             tr("the best choices take more time than allowed ({reason})", reason=str(error)),
             None,
