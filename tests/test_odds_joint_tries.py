@@ -127,7 +127,7 @@ class Script:
     def spent(self) -> int:
         return self.used
 
-    def __call__(self, field, work=None, cap=None, worlds=None):
+    def __call__(self, field, work=None, cap=None, worlds=None, exact_only=False):
         self.calls.append((field, work, cap))
         self.worlds.append(worlds)
         self.used += self.cost
@@ -242,31 +242,31 @@ def test_fields_of_paired_rolls_that_show_a_small_joint_are_a_joint_again():
     assert {(r["higher"], r["same"]): p for r, p in whole.probabilities.items()} == pairs
 
 
-def test_once_a_field_is_sampled_the_others_come_from_one_sample_of_whole_results():
-    """The first field past counting: the fields still to come are not each tried and
-    sampled in a reserve of time (where a try running over its share leaves no time for
-    a single trial), but answered from one sample of whole results in the time left."""
+def test_once_a_field_is_past_counting_it_and_the_others_come_from_one_sample():
+    """The first field past counting: it and the fields still to come are not each
+    sampled (the first would take the time left, leaving the others not one trial), but
+    answered from one sample of whole results in the time left, saying which field and
+    why."""
     book = dsl.load_text(THREE_ROLLS, "t.rules")
-    script = Script(TooComplex("work"))  # the joint stops; no field is counted by it
-    rough = Odds({}, "a", {1: Fraction(1)}, False, trials=10)
+    script = Script(TooComplex("work"), {"a": 2, "b": 3, "c": 4})
     asked_for = []
 
-    def count(field, work=None, cap=None, worlds=None):
-        if field == "a":  # the first field: sampled
+    def count(field, work=None, cap=None, worlds=None, exact_only=False):
+        if field == "b":  # the second field: past counting
             script.calls.append((field, work, cap))
-            return rough
+            assert exact_only  # it raises, rather than samples on its own
+            raise TooComplex("more than 9 units of work")
         return script(field, work, cap, worlds)
 
     def sample(names, reason):
-        why = str(reason.args[0])
-        asked_for.append((tuple(names), why.startswith("a could not")))
+        asked_for.append((tuple(names), str(reason.args[0])))
         return {name: Odds({}, name, {0: Fraction(1)}, False, trials=10) for name in names}
 
     answer = whole_or_by_field(book, "three", count, {}, (), 100_000, script.spent, sample)
     assert isinstance(answer, ByField) and not answer.exact
-    assert [call[0] for call in script.calls] == [None, "a"]  # b and c never counted
-    assert asked_for == [(("b", "c"), True)]
-    assert answer.fields["a"] is rough
+    assert [call[0] for call in script.calls] == [None, "a", "b"]  # c never counted
+    assert asked_for == [(("b", "c"), "b could not be counted exactly: more than 9 units of work")]
+    assert answer.fields["a"].exact and not answer.fields["b"].exact
 
 
 def test_fields_sampled_from_one_sample_agree_with_the_whole_results_sampled():

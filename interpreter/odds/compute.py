@@ -141,10 +141,10 @@ def action_odds(
     safety = deadline.safety_stop()  # the exact phases', as a last resort
     spent = [0]  # the work done so far, every exact phase of this answer
 
-    def count(field, work=None, cap=None, worlds=None):
+    def count(field, work=None, cap=None, worlds=None, exact_only=False):
         """The exact odds of `field` within `work` units of work (None: the budget), else
         sampled. A `cap` on the outcomes (the whole result's): past it, or past the work,
-        or past `worlds` made by one `let`, never sampled (TooComplex)."""
+        or past `worlds` made by one `let`, never sampled (TooComplex); nor `exact_only`."""
         try:
             outcomes, omitted = _exact(
                 engine, action, sheet, params, field, epsilon, min(work or budget, budget),
@@ -153,7 +153,7 @@ def action_odds(
             certain_limit(outcomes)  # outcome → its Mass: whole weights, made when read
             return Odds(subject, field, outcomes, True, omitted, orders=orders)
         except TooComplex as reason:
-            if cap is not None:
+            if cap is not None or exact_only:
                 raise
             counts, done = sample_action(
                 engine, action, sheet, params, field, trials, seed, progress, deadline, choices

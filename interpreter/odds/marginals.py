@@ -119,9 +119,10 @@ def both_sides(book, action: str) -> bool:
 
 
 def whole_or_by_field(book, action: str, count, subject: dict, orders, budget, spent, sample=None):
-    """The whole result's answer. `count(field, work=None, cap=None, worlds=None)` counts
-    the whole result (field None) or a field within `work` units (None: the whole
-    `budget`): exactly, else sampled (never with an outcome cap: TooComplex); `spent()`
+    """The whole result's answer. `count(field, work=None, cap=None, worlds=None,
+    exact_only=False)` counts the whole result (field None) or a field within `work` units
+    (None: the whole `budget`): exactly, else sampled (never with an outcome cap, nor
+    `exact_only`: TooComplex); `spent()`
     is the work every count has done so far. Every decision here is by counted work, so
     that the answer's form is the same on any machine.
 
@@ -131,9 +132,9 @@ def whole_or_by_field(book, action: str, count, subject: dict, orders, budget, s
     (two open rolls paired: then no more either, unless the fields show it small); else
     each field's on its own (a ByField), the fields sharing the budget left, each within
     what the others have left it. None when the action has fewer than two result fields
-    (nothing to split: the caller counts it). Once a field is sampled (past the budget),
-    `sample(names, reason)` answers the fields still to come from one sample of whole
-    results, in the time left."""
+    (nothing to split: the caller counts it). Once a field cannot be counted (past the
+    budget), `sample(names, reason)` answers it and the fields still to come from one
+    sample of whole results, in the time left."""
     names = result_fields(book, action)
     if len(names) < 2:
         return None
@@ -147,14 +148,18 @@ def whole_or_by_field(book, action: str, count, subject: dict, orders, budget, s
     fields: dict = {}
     for i, name in enumerate(names):
         left = max(budget - spent(), 1)  # the budget is the whole answer's, shared
-        fields[name] = count(name, left)
-        rest = names[i + 1 :]
-        if not fields[name].exact and rest and sample is not None:
-            # past counting: the others would be sampled too, from one sample
+        if sample is None:
+            fields[name] = count(name, left)
+            continue
+        try:
+            fields[name] = count(name, left, exact_only=True)
+        except TooComplex as reason:
+            # past counting: this field and the others from one sample of whole results
+            # (each field sampled on its own would leave the next no time)
             why = TooComplex(
-                tr("{field} could not be counted exactly within the budget", field=name)
+                tr("{field} could not be counted exactly: {reason}", field=name, reason=reason)
             )
-            fields.update(sample(rest, why))
+            fields.update(sample(names[i:], why))
             break
     if not proven:
         sizes = [odds.size for odds in fields.values()]
