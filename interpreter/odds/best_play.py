@@ -18,7 +18,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl.messages import tr
-from interpreter.choices import Chooser
+from interpreter.choosers import Chooser
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
 from interpreter.odds.budget import Deadline, SafetyStop, checked

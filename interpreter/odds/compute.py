@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from dsl.errors import TOO_DEEP
 from dsl.messages import tr
-from interpreter.choices import chooser_for
+from interpreter.choosers import chooser_for
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS, Limits
@@ -132,7 +132,7 @@ def action_odds(
     parameters; exact when it fits the budget (counted work: the same answer on any
     machine), else sampled from real runs within the time limit (`seconds`, by default
     the engine's `limits.odds_seconds`; the exact phase meets it only as a safety stop).
-    `choices` answers the action's `choose` statements (a mapping: interpreter.choices)."""
+    `choices` answers the action's `choose` statements (a mapping: interpreter.choosers)."""
     subject = {"action": action}
     seconds = checked(budget, trials, seconds or engine.limits.odds_seconds)
     orders = text_orders(engine.rulebook)
@@ -207,7 +207,7 @@ def _explore_action(
 ):  # fmt: skip
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
-    ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
+    ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choosers)
     explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler, limits))
     if calls is not None:
         explorer.calls = calls  # what called actions gave, for other fields of the action

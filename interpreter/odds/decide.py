@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import nodes as n
-from interpreter.choices import Chooser
+from interpreter.choosers import Chooser
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import field_outcome
 from interpreter.odds.distribution import Dist
