@@ -21,7 +21,7 @@ from dsl.messages import tr
 from interpreter.choosers import Chooser
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
-from interpreter.odds.budget import Deadline, SafetyStop, checked
+from interpreter.odds.budget import Deadline, SafetyStop, checked, watch
 from interpreter.odds.decide import Decide, Nested, Unread, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
 from interpreter.odds.explore import STEPS_PER_WORK, STOPS, stopped
@@ -140,7 +140,7 @@ class Search:
         roller.charge(1)  # the budget, and a look at the deadline
         ctx = engine.context(roller, self.sheet)
         ctx.limits = self.limits
-        ctx.on_clock(lambda: roller.deadline.check())  # the time limit within a run too
+        watch(ctx, lambda: roller.deadline.check())  # the safety stop within a run too
         ctx.chooser = self.chooser
         roller.pins, roller.cursor = pins, 0
         try:

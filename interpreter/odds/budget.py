@@ -106,6 +106,15 @@ class Deadline:
         )
 
 
+def watch(ctx, check) -> None:
+    """Bound an exact phase's run context as the exact phase is bounded: by counted work,
+    and by the clock only through `check` (its safety stop, read every few thousand
+    steps). A run's own wall-clock bound (`run_seconds`, a server's) is lifted: read over
+    a whole exploration, it would make "the run took longer" an outcome of the odds."""
+    ctx.deadline = None
+    ctx.on_clock(check)
+
+
 class SafetyStop(TooComplex):
     """The exact phase stopped by the clock, not by its budget: the one answer whose form
     depends on the machine, and that says so (work the budget counts too cheaply, or a

@@ -12,7 +12,7 @@ from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
-from interpreter.odds.budget import Deadline, certain_limit, checked
+from interpreter.odds.budget import Deadline, certain_limit, checked, watch
 from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
 from interpreter.odds.distribution import LIFTS, Dist, weighed
@@ -83,7 +83,7 @@ def at_once(value, epsilon, budget, limits, deadline) -> Dist | None:
     the explorer. None when the run branches or stops."""
     roller = OddsRoller(epsilon, budget, limits, deadline=deadline)
     ctx = Context(roller, limits, State({}))
-    ctx.on_clock(deadline.check)  # the time limit read within the run too
+    watch(ctx, deadline.check)  # the safety stop read within the run too
     roller.work += 1  # the run, as the explorer counts it
     deadline.check()
     token = LIFTS.set(LiftMemory(roller))
