@@ -10,25 +10,21 @@ from dsl.check.items import ITEM_FUNCTIONS
 from dsl.messages import language_for, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import (
-    bounded_list,
     bounded_number,
     bounded_value,
     cells,
-    too_long,
     too_long_text,
 )
 from interpreter.compile.arithmetic import (
-    COMPARISONS,
-    LEFT_SIDE,
-    RIGHT_SIDE,
     THE_ARGUMENT,
-    arith,
+    arithmetic,
     as_number,
     as_whole,
     equal,
     field_of,
     lifted1,
     minmax,
+    ordering,
     round_half_away,
     tuple_of,
     unequal,
@@ -300,25 +296,7 @@ class Expressions:
             return self.item_function(node)
         if name == "step":
             ladder = self.book.ladders[node.args[0].name]
-            steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
-            start, count = self.naming(node.args[1]), self.expr(node.args[2])
-
-            def step(ctx):
-                value = known(ctx, start(ctx))
-                if value not in steps:
-                    raise EvaluationError(
-                        tr(
-                            "{value} is not a step of ladder {name} ({join})",
-                            value=value,
-                            name=ladder.name,
-                            join=", ".join(map(show, steps)),
-                        ),
-                        span,
-                    )
-                moved = steps.index(value) + as_whole(ctx, count(ctx), span, NUMBER_OF_STEPS)
-                return steps[min(max(moved, 0), len(steps) - 1)]
-
-            return step
+            return ladder_step(ladder, self.naming(node.args[1]), self.expr(node.args[2]), span)
         if name == "default" and self.names_a_field(node.args[0]):
             # `default(habilidad, 0)`: a field-naming parameter not given reads as 0, so
             # "not given" is asked of the name it holds, not of the value read
@@ -365,24 +343,7 @@ class Expressions:
 
             return total
         if name == "clamp":
-            value, low, high = args
-
-            def clamp_values(v, lo, hi):
-                v = as_number(v, span, CLAMPED)
-                lo = as_number(lo, span, CLAMP_LOW)
-                hi = as_number(hi, span, CLAMP_HIGH)
-                if lo > hi:
-                    raise EvaluationError(
-                        tr(
-                            "clamp between {lo} and {hi}: the lower bound is above the upper",
-                            lo=lo,
-                            hi=hi,
-                        ),
-                        span,
-                    )
-                return min(max(v, lo), hi)
-
-            return lambda ctx: lift(clamp_values, value(ctx), low(ctx), high(ctx))
+            return clamped(*args, span)
         (value,) = args
         function = {"floor": math.floor, "ceil": math.ceil, "abs": abs, "round": round_half_away}[
             name
@@ -412,103 +373,51 @@ class Expressions:
 
     def ex_binary(self, node: n.Binary):
         op = node.op
-        if op in ("and", "or"):  # the right side counts when it is needed
-            lspan, rspan = node.left.span, node.right.span
-            left = self.expr(node.left)
-            right = charged(self.expr(node.right), self.cost(node.right), rspan)
-            if op == "and":
-                return lambda ctx: (
-                    as_bool(ctx, left(ctx), lspan) and as_bool(ctx, right(ctx), rspan)
-                )
-            return lambda ctx: as_bool(ctx, left(ctx), lspan) or as_bool(ctx, right(ctx), rspan)
+        if op in ("and", "or"):
+            return self.logical(node)
         if op in ("=", "!="):
             left, right = self.compared(node.left, node.right), self.compared(node.right, node.left)
             return compared_by(equal if op == "=" else unequal, left, right, node.op_span)
         if op == "in":
-            left, right = self.naming(node.left), self.naming(node.right)
-            span = node.right.span
-
-            def contains(ctx):
-                container = known(ctx, right(ctx))
-                if type(container) is Range:
-                    return container.holds(known(ctx, left(ctx)))
-                if not isinstance(container, tuple | str):
-                    raise EvaluationError(
-                        tr("`in` looks in a list, not in {container}", container=container), span
-                    )
-                ctx.count(cells(container, ctx.limits.value_size), span)  # it looks through
-                item = known(ctx, left(ctx))
-                if type(container) is str and type(item) is not str:
-                    raise EvaluationError(
-                        tr("`in` a text looks for a text, not for {value}", value=item),
-                        node.left.span,
-                    )
-                return item in container
-
-            return contains
+            return self.contains(node)
         left, right = self.expr(node.left), self.expr(node.right)
         if op in (">=", "<=", ">", "<"):
-            compare = COMPARISONS[op]
-            lspan, rspan = node.left.span, node.right.span
+            return ordering(node, left, right)
+        return arithmetic(node, left, right)
 
-            def compare_values(a, b):
-                if type(a) is not int:
-                    a = as_number(a, lspan, LEFT_SIDE, op=op)
-                if type(b) is not int:
-                    b = as_number(b, rspan, RIGHT_SIDE, op=op)
-                return compare(a, b)
+    def logical(self, node: n.Binary):
+        """`and`, `or`: the right side counts when it is needed."""
+        op = node.op
+        lspan, rspan = node.left.span, node.right.span
+        left = self.expr(node.left)
+        right = charged(self.expr(node.right), self.cost(node.right), rspan)
+        if op == "and":
+            return lambda ctx: as_bool(ctx, left(ctx), lspan) and as_bool(ctx, right(ctx), rspan)
+        return lambda ctx: as_bool(ctx, left(ctx), lspan) or as_bool(ctx, right(ctx), rspan)
 
-            compare_values.ints = compare  # for two whole numbers (the odds engine's lifts)
+    def contains(self, node: n.Binary):
+        """`item in container`: a list, a range, or a text in a text."""
+        left, right = self.naming(node.left), self.naming(node.right)
+        span = node.right.span
 
-            def comparison(ctx):
-                a, b = left(ctx), right(ctx)
-                if type(a) is int and type(b) is int:
-                    return compare(a, b)
-                return lift(compare_values, a, b)
+        def contains(ctx):
+            container = known(ctx, right(ctx))
+            if type(container) is Range:
+                return container.holds(known(ctx, left(ctx)))
+            if not isinstance(container, tuple | str):
+                raise EvaluationError(
+                    tr("`in` looks in a list, not in {container}", container=container), span
+                )
+            ctx.count(cells(container, ctx.limits.value_size), span)  # it looks through
+            item = known(ctx, left(ctx))
+            if type(container) is str and type(item) is not str:
+                raise EvaluationError(
+                    tr("`in` a text looks for a text, not for {value}", value=item),
+                    node.left.span,
+                )
+            return item in container
 
-            return comparison
-        compute = arith(op, node.left.span, node.right.span, node.op_span)
-        span = node.op_span
-        if op == "+":
-
-            def add(ctx):
-                a, b = left(ctx), right(ctx)
-                if type(a) is int and type(b) is int:
-                    value = a + b
-                    # abs: no -bound (a big int) made each time
-                    if abs(value) < ctx.limits.number_bound:
-                        return value
-                    raise too_long(ctx.limits, span)
-                if type(a) is tuple and type(b) is tuple:  # two lists joined: counted
-                    return bounded_value(ctx, bounded_list(a + b, ctx.limits, span), span)
-                return compute(a, b, ctx.limits)
-
-            return add
-        if op == "-":
-
-            def subtract(ctx):
-                a, b = left(ctx), right(ctx)
-                if type(a) is int and type(b) is int:
-                    value = a - b
-                    if abs(value) < ctx.limits.number_bound:
-                        return value
-                    raise too_long(ctx.limits, span)
-                return compute(a, b, ctx.limits)
-
-            return subtract
-        if op == "*":
-
-            def multiply(ctx):
-                a, b = left(ctx), right(ctx)
-                if type(a) is int and type(b) is int:
-                    value = a * b
-                    if abs(value) < ctx.limits.number_bound:
-                        return value
-                    raise too_long(ctx.limits, span)
-                return compute(a, b, ctx.limits)
-
-            return multiply
-        return lambda ctx: compute(left(ctx), right(ctx), ctx.limits)
+        return contains
 
     def names_a_field(self, node) -> bool:
         """Whether a node is a value naming a field (`atributo: attribute`), not a field."""
@@ -579,6 +488,50 @@ def built_text(ctx, parts: tuple, language, span) -> str:
     text = "".join(out)
     ctx.count(len(text) >> 6, span)
     return text
+
+
+def ladder_step(ladder: n.Ladder, start, count, span):
+    """`step(ladder, start, n)`: the step n places up (down) the ladder from `start`,
+    held at its ends."""
+    steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
+
+    def step(ctx):
+        value = known(ctx, start(ctx))
+        if value not in steps:
+            raise EvaluationError(
+                tr(
+                    "{value} is not a step of ladder {name} ({join})",
+                    value=value,
+                    name=ladder.name,
+                    join=", ".join(map(show, steps)),
+                ),
+                span,
+            )
+        moved = steps.index(value) + as_whole(ctx, count(ctx), span, NUMBER_OF_STEPS)
+        return steps[min(max(moved, 0), len(steps) - 1)]
+
+    return step
+
+
+def clamped(value, low, high, span):
+    """`clamp(value, low, high)`, lifted over distributions."""
+
+    def clamp_values(v, lo, hi):
+        v = as_number(v, span, CLAMPED)
+        lo = as_number(lo, span, CLAMP_LOW)
+        hi = as_number(hi, span, CLAMP_HIGH)
+        if lo > hi:
+            raise EvaluationError(
+                tr(
+                    "clamp between {lo} and {hi}: the lower bound is above the upper",
+                    lo=lo,
+                    hi=hi,
+                ),
+                span,
+            )
+        return min(max(v, lo), hi)
+
+    return lambda ctx: lift(clamp_values, value(ctx), low(ctx), high(ctx))
 
 
 def compared_by(compare, left, right, span):

@@ -86,7 +86,7 @@ def best_odds(
             search = Search(engine, action, sheet, params, field, goal, answers, roller, limits)
             outcomes = search.value((), 0)
     except TooComplex as error:
-        raise too_complex(error, roller) from None
+        raise too_complex(error) from None
     except Unread as unread:
         raise unread.error from None
     finally:
@@ -107,7 +107,7 @@ def best_odds(
     return odds
 
 
-def too_complex(error: TooComplex, roller: OddsRoller) -> EvaluationError:
+def too_complex(error: TooComplex) -> EvaluationError:
     """The best play given up: past its budget (--budget), or stopped by its time limit
     (--timeout), the safety stop for work the budget does not count."""
     if isinstance(error, SafetyStop):

@@ -23,8 +23,8 @@ JOINT_OUTCOMES = 2_000
 #: the share of the budget the joint may use before the fields are counted one by one
 #: (what it computed serves them: interpreter.odds.compute). A joint stopped short that
 #: the fields then show small is counted again, in the budget they left: a quarter lets
-#: the small joints of the shipped and example games finish (Year Zero's pushed roll,
-#: Nuevos Dioses' conflict), and a large one pairing rolls stops at JOINT_WORLDS before it
+#: the small joints of the shipped and example games finish (their costs:
+#: benchmarks/all_actions.py), and a large one pairing rolls stops at JOINT_WORLDS before it
 JOINT_SHARE = 4
 #: the most worlds one `let` of that first try may make: ten times the outcomes shown
 #: (Arcana Mundi's combat pairs two open rolls, some 82,000 worlds; the largest joint
@@ -33,7 +33,7 @@ JOINT_WORLDS = 20_000
 #: the work (interpreter.odds.roller: a statement run, some outcomes combined) the joint
 #: may use first when the result reads both sides of an opposed check: enough for small
 #: sides (a d6 against a d6: 15 units; Cthulhu's opposed roll: 850), not for Brujería's
-#: 120 totals against 120 (1,600), and a few hundredths of a second where it runs out
+#: 120 totals against 120 (1,600), and little work where it runs out
 SIDES_WORK = 1_250
 
 
