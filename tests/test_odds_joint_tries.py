@@ -14,7 +14,6 @@ from interpreter.odds import marginals
 from interpreter.odds.answer import Odds
 from interpreter.odds.marginals import (
     JOINT_OUTCOMES,
-    JOINT_SECONDS,
     JOINT_SHARE,
     JOINT_WORLDS,
     SIDES_WORK,
@@ -118,16 +117,21 @@ def test_sides_whose_fields_show_a_small_joint_are_a_joint_again():
 
 class Script:
     """A `count` for whole_or_by_field that answers as told and notes what it was asked:
-    the joint raises `joint` (or gives 10 outcomes); field `name` has sizes[name]."""
+    the joint raises `joint` (or gives 10 outcomes); field `name` has sizes[name]; each
+    count spends `cost` units of work (`spent`)."""
 
-    def __init__(self, joint=None, sizes=None):
-        self.joint, self.sizes, self.calls, self.seconds = joint, sizes or {}, [], []
+    def __init__(self, joint=None, sizes=None, cost=0):
+        self.joint, self.sizes, self.calls, self.cost = joint, sizes or {}, [], cost
         self.worlds = []
+        self.used = 0
 
-    def __call__(self, field, work, cap, seconds, worlds=None):
+    def spent(self) -> int:
+        return self.used
+
+    def __call__(self, field, work=None, cap=None, worlds=None, exact_only=False):
         self.calls.append((field, work, cap))
-        self.seconds.append(seconds)
         self.worlds.append(worlds)
+        self.used += self.cost
         if field is None:
             if self.joint is not None and len(self.calls) == 1:
                 raise self.joint
@@ -137,7 +141,7 @@ class Script:
 
 
 def asked(book, action, script, budget=100_000):
-    return whole_or_by_field(book, action, script, 5.0, {}, (), budget)
+    return whole_or_by_field(book, action, script, {}, (), budget, script.spent)
 
 
 def test_the_first_try_at_a_joint_of_both_sides_has_little_work():
@@ -148,17 +152,16 @@ def test_the_first_try_at_a_joint_of_both_sides_has_little_work():
     large = Script(TooComplex("work"), {"won": 2, "ours": 50, "theirs": 50})
     answer = asked(book, "act", large)
     assert isinstance(answer, ByField) and not answer.proven
-    assert large.seconds[0] == 5.0 / 4  # its share of the time: bounded by work alone
-    assert large.calls == [
+    assert large.calls == [  # bounded by work alone (no time: the same on any machine)
         (None, SIDES_WORK, JOINT_OUTCOMES),
-        ("won", None, None),
-        ("ours", None, None),
-        ("theirs", None, None),
+        ("won", 100_000, None),
+        ("ours", 100_000, None),
+        ("theirs", 100_000, None),
     ]
     small = Script(TooComplex("work"), {"won": 2, "ours": 6, "theirs": 6})
     answer = asked(book, "act", small)
     assert not isinstance(answer, ByField) and len(answer.probabilities) == 10
-    assert small.calls[-1] == (None, None, JOINT_OUTCOMES)  # raises rather than samples
+    assert small.calls[-1] == (None, 100_000, JOINT_OUTCOMES)  # raises rather than samples
     # only the first try is bounded by the worlds one `let` makes; the second is not
     assert small.worlds == [JOINT_WORLDS, None, None, None, None]
     found = Script(JointTooLarge("outcomes"), {"won": 2, "ours": 2, "theirs": 2})
@@ -172,10 +175,30 @@ def test_other_joints_are_tried_with_a_share_of_the_budget():
     script = Script()
     assert not isinstance(asked(book, "three", script, budget=80_000), ByField)
     assert script.calls == [(None, 80_000 // JOINT_SHARE, JOINT_OUTCOMES)]
-    assert script.seconds == [JOINT_SECONDS]
-    wide = Script(TooComplex("time"), {"a": 96, "b": 100, "c": 2_001})
+    wide = Script(TooComplex("work"), {"a": 96, "b": 100, "c": 2_001})
     answer = asked(book, "three", wide)
     assert isinstance(answer, ByField) and answer.proven  # a field past the bound
+
+
+def test_the_fields_share_the_budget_left():
+    """Each field is counted within what the joint's try and the fields before it left
+    of the one budget (counted work, never time); the joint counted again, if at all,
+    in what is left after them."""
+    book = dsl.load_text(THREE_ROLLS, "t.rules")
+    script = Script(TooComplex("work"), {"a": 2, "b": 3, "c": 4}, cost=10_000)
+    answer = asked(book, "three", script, budget=80_000)
+    assert not isinstance(answer, ByField)  # 24 outcomes at most: the joint again
+    assert script.calls == [
+        (None, 20_000, JOINT_OUTCOMES),
+        ("a", 70_000, None),
+        ("b", 60_000, None),
+        ("c", 50_000, None),
+        (None, 40_000, JOINT_OUTCOMES),
+    ]
+    spent = Script(TooComplex("work"), {"a": 2, "b": 3, "c": 4}, cost=20_000)
+    answer = asked(book, "three", spent, budget=80_000)
+    assert isinstance(answer, ByField)  # no budget left for the joint: the fields stand
+    assert [work for _, work, _ in spent.calls] == [20_000, 60_000, 40_000, 20_000]
 
 
 #: two rolls paired by one `let` (150 x 150 worlds: past JOINT_WORLDS), read by the result
@@ -193,9 +216,9 @@ action act() {
 
 def test_a_let_making_more_worlds_than_a_joint_could_show_stops_its_first_try(monkeypatch):
     """The first try stops at JOINT_WORLDS worlds, before the pairs are made (not by its
-    time: given all it wants, it would have counted the pairs to the end): each field on
+    work: given all it wants, it would have counted the pairs to the end): each field on
     its own, exact; nothing proved the joint's size."""
-    monkeypatch.setattr(marginals, "JOINT_SECONDS", 60.0)
+    monkeypatch.setattr(marginals, "JOINT_SHARE", 1)
     engine = Engine(dsl.load_text(PAIRED.replace("FIELDS", "a: a, b: b")), LIMITS)
     sheet = engine.sheet({"A": 0, "B": 0})
     assert JOINT_WORLDS < 150 * 150
@@ -220,31 +243,31 @@ def test_fields_of_paired_rolls_that_show_a_small_joint_are_a_joint_again():
     assert {(r["higher"], r["same"]): p for r, p in whole.probabilities.items()} == pairs
 
 
-def test_once_a_field_is_sampled_the_others_come_from_one_sample_of_whole_results():
-    """The first field past counting: the fields still to come are not each tried and
-    sampled in a reserve of time (where a try running over its share leaves no time for
-    a single trial), but answered from one sample of whole results in the time left."""
+def test_once_a_field_is_past_counting_it_and_the_others_come_from_one_sample():
+    """The first field past counting: it and the fields still to come are not each
+    sampled (the first would take the time left, leaving the others not one trial), but
+    answered from one sample of whole results in the time left, saying which field and
+    why."""
     book = dsl.load_text(THREE_ROLLS, "t.rules")
-    script = Script(TooComplex("time"))  # the joint stops; no field is counted by it
-    rough = Odds({}, "a", {1: Fraction(1)}, False, trials=10)
+    script = Script(TooComplex("work"), {"a": 2, "b": 3, "c": 4})
     asked_for = []
 
-    def count(field, work, cap, seconds, worlds=None):
-        if field == "a":  # the first field: sampled
+    def count(field, work=None, cap=None, worlds=None, exact_only=False):
+        if field == "b":  # the second field: past counting
             script.calls.append((field, work, cap))
-            return rough
-        return script(field, work, cap, seconds, worlds)
+            assert exact_only  # it raises, rather than samples on its own
+            raise TooComplex("more than 9 units of work")
+        return script(field, work, cap, worlds)
 
-    def sample(names, seconds, reason):
-        why = str(reason.args[0])
-        asked_for.append((tuple(names), seconds > 0, why.startswith("a could not")))
+    def sample(names, reason):
+        asked_for.append((tuple(names), str(reason.args[0])))
         return {name: Odds({}, name, {0: Fraction(1)}, False, trials=10) for name in names}
 
-    answer = whole_or_by_field(book, "three", count, 5.0, {}, (), 100_000, sample)
+    answer = whole_or_by_field(book, "three", count, {}, (), 100_000, script.spent, sample)
     assert isinstance(answer, ByField) and not answer.exact
-    assert [call[0] for call in script.calls] == [None, "a"]  # b and c never counted
-    assert asked_for == [(("b", "c"), True, True)]
-    assert answer.fields["a"] is rough
+    assert [call[0] for call in script.calls] == [None, "a", "b"]  # c never counted
+    assert asked_for == [(("b", "c"), "b could not be counted exactly: more than 9 units of work")]
+    assert answer.fields["a"].exact and not answer.fields["b"].exact
 
 
 def test_fields_sampled_from_one_sample_agree_with_the_whole_results_sampled():

@@ -21,7 +21,7 @@ from dsl.messages import tr
 from interpreter.choosers import Chooser
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
-from interpreter.odds.budget import Deadline, checked
+from interpreter.odds.budget import Deadline, SafetyStop, checked, watch
 from interpreter.odds.decide import Decide, Nested, Unread, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
 from interpreter.odds.explore import STEPS_PER_WORK, STOPS, stopped
@@ -67,13 +67,15 @@ def best_odds(
     seconds: float | None = None,
 ) -> Odds:
     """The distribution of an action's result field when every choice is the best for
-    `goal` (answers given in advance stand), within `seconds` of computing (by default
-    the engine's odds_seconds)."""
+    `goal` (answers given in advance stand), within `budget` units of work (what decides,
+    the same on any machine); `seconds` of computing (by default the engine's
+    odds_seconds) only as a safety stop (interpreter.odds.budget.SafetyStop)."""
     if action not in engine.rulebook.actions:
         raise EvaluationError(tr("{name} makes no choices: only an action does", name=action))
     limits = engine.limits  # each run within steps_per_run, as a real one
     seconds = checked(budget, 1, seconds or limits.odds_seconds)
-    roller = OddsRoller(epsilon, budget, limits, progress, Deadline.answering(seconds))
+    safety = Deadline.answering(seconds).safety_stop(1.0)  # nothing to sample after it
+    roller = OddsRoller(epsilon, budget, limits, progress, safety)
     token = LIFTS.set(LiftMemory(roller))
     try:
         try:  # over worlds, merged, when every choice is a statement of the body itself
@@ -84,7 +86,7 @@ def best_odds(
             search = Search(engine, action, sheet, params, field, goal, answers, roller, limits)
             outcomes = search.value((), 0)
     except TooComplex as error:
-        raise too_complex(error, roller) from None
+        raise too_complex(error) from None
     except Unread as unread:
         raise unread.error from None
     finally:
@@ -105,9 +107,10 @@ def best_odds(
     return odds
 
 
-def too_complex(error: TooComplex, roller: OddsRoller) -> EvaluationError:
-    """The best play given up: past its time (--timeout), or past its budget (--budget)."""
-    if roller.deadline.passed():
+def too_complex(error: TooComplex) -> EvaluationError:
+    """The best play given up: past its budget (--budget), or stopped by its time limit
+    (--timeout), the safety stop for work the budget does not count."""
+    if isinstance(error, SafetyStop):
         return EvaluationError(
             tr("the best choices take more time than allowed ({reason})", reason=str(error)),
             None,
@@ -137,7 +140,7 @@ class Search:
         roller.charge(1)  # the budget, and a look at the deadline
         ctx = engine.context(roller, self.sheet)
         ctx.limits = self.limits
-        ctx.on_clock(lambda: roller.deadline.check())  # the time limit within a run too
+        watch(ctx, lambda: roller.deadline.check())  # the safety stop within a run too
         ctx.chooser = self.chooser
         roller.pins, roller.cursor = pins, 0
         try:

@@ -12,7 +12,7 @@ from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
-from interpreter.odds.budget import Deadline, certain_limit, checked
+from interpreter.odds.budget import Deadline, certain_limit, checked, watch
 from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
 from interpreter.odds.distribution import LIFTS, Dist, weighed
@@ -49,18 +49,19 @@ def expression_odds(
     seconds: float | None = None,
 ) -> Odds:
     """The exact distribution of a dice expression such as `3d6` or `10d10cs>=6df=1`;
-    sampled when counting would pass the budget or the time limit (`seconds`, by default
-    `limits.odds_seconds`: the exact phase gets half of it, sampling the rest)."""
+    sampled when counting would pass the budget (counted work: the same on any machine),
+    within the time limit (`seconds`, by default `limits.odds_seconds`, which bounds
+    sampling; the exact phase meets it only as a safety stop: interpreter.odds.budget)."""
     limits = limits or DEFAULT_LIMITS
     seconds = checked(budget, trials, seconds or limits.odds_seconds)
     deadline = Deadline.answering(seconds)
     try:
-        plain = plain_distribution(text, epsilon, limits, deadline.part(0.5))  # `3d6`
+        plain = plain_distribution(text, epsilon, limits, deadline.safety_stop())  # `3d6`
         if plain is not None:
             return Odds({"expression": text}, None, plain, True, plain.omitted)
         _node, value = compile_expression(text)
         deadline = Deadline.answering(seconds)  # from here: reading the text is the front end's
-        return _exact_expression(text, value, epsilon, budget, limits, deadline.part(0.5))
+        return _exact_expression(text, value, epsilon, budget, limits, deadline.safety_stop())
     except RecursionError:
         raise LimitExceeded(TOO_DEEP) from None
     except TooComplex as reason:
@@ -82,7 +83,7 @@ def at_once(value, epsilon, budget, limits, deadline) -> Dist | None:
     the explorer. None when the run branches or stops."""
     roller = OddsRoller(epsilon, budget, limits, deadline=deadline)
     ctx = Context(roller, limits, State({}))
-    ctx.on_clock(deadline.check)  # the time limit read within the run too
+    watch(ctx, deadline.check)  # the safety stop read within the run too
     roller.work += 1  # the run, as the explorer counts it
     deadline.check()
     token = LIFTS.set(LiftMemory(roller))
@@ -128,38 +129,39 @@ def action_odds(
     choices=None,
 ) -> Odds:
     """The distribution of an action's (or a check's) result field for a sheet and
-    parameters; exact when it fits the budget and half the time limit (`seconds`, by
-    default the engine's `limits.odds_seconds`), else sampled from real runs. `choices`
-    answers the action's `choose` statements (a mapping: interpreter.choosers)."""
+    parameters; exact when it fits the budget (counted work: the same answer on any
+    machine), else sampled from real runs within the time limit (`seconds`, by default
+    the engine's `limits.odds_seconds`; the exact phase meets it only as a safety stop).
+    `choices` answers the action's `choose` statements (a mapping: interpreter.choosers)."""
     subject = {"action": action}
     seconds = checked(budget, trials, seconds or engine.limits.odds_seconds)
     orders = text_orders(engine.rulebook)
     shared: dict = {}  # the fields of one whole result share what each computed
+    deadline = Deadline.answering(seconds)  # sampling's, and all the answer's
+    safety = deadline.safety_stop()  # the exact phases', as a last resort
+    spent = [0]  # the work done so far, every exact phase of this answer
 
-    def count(field, work, cap, seconds, worlds=None):
+    def count(field, work=None, cap=None, worlds=None, exact_only=False):
         """The exact odds of `field` within `work` units of work (None: the budget), else
-        sampled. A `cap` on the outcomes (the whole result's): past it, or past the work
-        or the time, or past `worlds` made by one `let`, never sampled (TooComplex)."""
-        deadline = Deadline.answering(seconds)
+        sampled. A `cap` on the outcomes (the whole result's): past it, or past the work,
+        or past `worlds` made by one `let`, never sampled (TooComplex); nor `exact_only`."""
         try:
             outcomes, omitted = _exact(
                 engine, action, sheet, params, field, epsilon, min(work or budget, budget),
-                progress, deadline.part(0.5 if cap is None else 1.0), choices, cap, shared,
-                worlds,
+                progress, safety, choices, cap, shared, worlds, spent,
             )  # fmt: skip
             certain_limit(outcomes)  # outcome → its Mass: whole weights, made when read
             return Odds(subject, field, outcomes, True, omitted, orders=orders)
         except TooComplex as reason:
-            if cap is not None:
+            if cap is not None or exact_only:
                 raise
             counts, done = sample_action(
                 engine, action, sheet, params, field, trials, seed, progress, deadline, choices
             )
             return sampled(subject, field, counts, done, trials, deadline, reason, orders)
 
-    def sample(names, seconds, reason):
-        """`names`, each from one sample of whole results within `seconds`."""
-        deadline = Deadline.answering(seconds)
+    def sample(names, reason):
+        """`names`, each from one sample of whole results in the time left."""
         counts, done = sample_action(
             engine, action, sheet, params, None, trials, seed, progress, deadline, choices
         )
@@ -167,16 +169,16 @@ def action_odds(
 
     if field is None:  # the whole result; field by field when its joint is too large
         found = whole_or_by_field(
-            engine.rulebook, action, count, seconds, subject, orders, budget, sample
+            engine.rulebook, action, count, subject, orders, budget, lambda: spent[0], sample
         )
         if found is not None:
             return found
-    return count(field, None, None, seconds)
+    return count(field)
 
 
 def _exact(
     engine, action, sheet, params, field, epsilon, budget, progress, deadline, choices, cap,
-    shared=None, worlds=None,
+    shared=None, worlds=None, spent=None,
 ):  # fmt: skip
     limits = counting_limits(engine.limits)
     if not shared:
@@ -195,6 +197,8 @@ def _exact(
         )  # fmt: skip
     finally:
         LIFTS.reset(token)
+        if spent is not None:  # (past the budget too: what it took to find out)
+            spent[0] += min(roller.work, roller.budget)
 
 
 def _explore_action(

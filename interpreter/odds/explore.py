@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl.messages import tr
+from interpreter.odds.budget import watch
 from interpreter.odds.deferred import (
     Deferred,
     Mixer,
@@ -99,8 +100,8 @@ class Explorer(Passes):
     def __init__(self, ctx: Context, roller: CountingRoller, liveness: Liveness | None = None):
         self.ctx = ctx
         self.roller = roller
-        # the time limit read within a run too (every STEPS_BETWEEN_CLOCKS steps of it)
-        ctx.on_clock(lambda: roller.deadline.check())
+        # the safety stop read within a run too (every STEPS_BETWEEN_CLOCKS steps of it)
+        watch(ctx, lambda: roller.deadline.check())
         self.prune = roller.prune  # the roller's epsilon / 10**6: the one mass cut
         self.lost = Mass()  # the probability left out: pruned, or cut short
         liveness = liveness or Liveness()

@@ -15,29 +15,25 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds
-from interpreter.odds.budget import clock
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.worlds import Failure
 
 #: the most outcomes a whole result is shown with; past it, each field on its own
 JOINT_OUTCOMES = 2_000
-#: the share of the budget, and the most seconds, the joint may use before the fields are
-#: counted one by one (what it computed serves them: interpreter.odds.compute). A joint
-#: stopped short that the fields then show small is counted again (their time and its
-#: own): half a second lets the small joints of the shipped and example games finish
-#: (their times: benchmarks/all_actions.py), and a large one pairing rolls stops at JOINT_WORLDS
-#: well before it
+#: the share of the budget the joint may use before the fields are counted one by one
+#: (what it computed serves them: interpreter.odds.compute). A joint stopped short that
+#: the fields then show small is counted again, in the budget they left: a quarter lets
+#: the small joints of the shipped and example games finish (their costs:
+#: benchmarks/all_actions.py), and a large one pairing rolls stops at JOINT_WORLDS before it
 JOINT_SHARE = 4
-JOINT_SECONDS = 0.5
 #: the most worlds one `let` of that first try may make: ten times the outcomes shown
 #: (Arcana Mundi's combat pairs two open rolls, some 82,000 worlds; the largest joint
 #: counted whole, some 4,500)
 JOINT_WORLDS = 20_000
 #: the work (interpreter.odds.roller: a statement run, some outcomes combined) the joint
-#: may use first when the result reads both sides of an opposed check (and no more time
-#: than its share: JOINT_SECONDS does not apply): enough for small sides (a d6 against a
-#: d6: 15 units; Cthulhu's opposed roll: 850), not for Brujería's 120 totals against 120
-#: (1,600), and little time where it runs out
+#: may use first when the result reads both sides of an opposed check: enough for small
+#: sides (a d6 against a d6: 15 units; Cthulhu's opposed roll: 850), not for Brujería's
+#: 120 totals against 120 (1,600), and little work where it runs out
 SIDES_WORK = 1_250
 
 
@@ -122,47 +118,48 @@ def both_sides(book, action: str) -> bool:
     return any({"ours", "theirs"} <= read for read in sides.values())
 
 
-def whole_or_by_field(
-    book, action: str, count, seconds: float, subject: dict, orders, budget, sample=None
-):
-    """The whole result's answer. `count(field, work, outcome_cap, seconds, worlds=None)`
-    counts the whole result (field None) or a field within `work` (None: the whole
-    `budget`): exactly, else sampled (never with an outcome cap: TooComplex).
+def whole_or_by_field(book, action: str, count, subject: dict, orders, budget, spent, sample=None):
+    """The whole result's answer. `count(field, work=None, cap=None, worlds=None,
+    exact_only=False)` counts the whole result (field None) or a field within `work` units
+    (None: the whole `budget`): exactly, else sampled (never with an outcome cap, nor
+    `exact_only`: TooComplex); `spent()`
+    is the work every count has done so far. Every decision here is by counted work, so
+    that the answer's form is the same on any machine.
 
     The whole result when its joint has at most JOINT_OUTCOMES outcomes and fits a share
     of the budget (SIDES_WORK when it pairs both sides of an opposed check: then no more
     unless the fields show it small), no `let` of it making more than JOINT_WORLDS worlds
     (two open rolls paired: then no more either, unless the fields show it small); else
-    each field's on its own (a ByField; a field past its share of the time is sampled),
-    unless the fields show the joint small after all. None when the action has fewer
-    than two result fields (nothing to split: the caller counts it). Once a field is
-    sampled, `sample(names, seconds, reason)` answers the fields still to come from one
+    each field's on its own (a ByField), the fields sharing the budget left, each within
+    what the others have left it. None when the action has fewer than two result fields
+    (nothing to split: the caller counts it). Once a field cannot be counted (past the
+    budget), `sample(names, reason)` answers it and the fields still to come from one
     sample of whole results, in the time left."""
     names = result_fields(book, action)
     if len(names) < 2:
         return None
-    started = clock()
-    sides = both_sides(book, action)
-    # both sides: bounded by work (the form the same on any machine), the time a safety
-    first, each = (SIDES_WORK, seconds) if sides else (budget // JOINT_SHARE, JOINT_SECONDS)
+    first = SIDES_WORK if both_sides(book, action) else budget // JOINT_SHARE
     try:
-        limit = min(seconds / (len(names) + 1), each)
-        return count(None, first, JOINT_OUTCOMES, limit, worlds=JOINT_WORLDS)
+        return count(None, first, JOINT_OUTCOMES, worlds=JOINT_WORLDS)
     except JointTooLarge:
         proven = True
     except TooComplex:
         proven = False
     fields: dict = {}
-    reserve = seconds / 4 / len(names)  # kept for each field still to come
-    for i, name in enumerate(names):  # each in the time left but the others' reserves
-        left = max(seconds - (clock() - started) - (len(names) - i - 1) * reserve, reserve)
-        fields[name] = count(name, None, None, left)
-        rest = names[i + 1 :]
-        if not fields[name].exact and rest and sample is not None:
-            # past counting: the others would be sampled too, each in a reserve of time
-            left = max(seconds - (clock() - started), reserve)
-            why = TooComplex(tr("{field} could not be counted exactly in time", field=name))
-            fields.update(sample(rest, left, why))
+    for i, name in enumerate(names):
+        left = max(budget - spent(), 1)  # the budget is the whole answer's, shared
+        if sample is None:
+            fields[name] = count(name, left)
+            continue
+        try:
+            fields[name] = count(name, left, exact_only=True)
+        except TooComplex as reason:
+            # past counting: this field and the others from one sample of whole results
+            # (each field sampled on its own would leave the next no time)
+            why = TooComplex(
+                tr("{field} could not be counted exactly: {reason}", field=name, reason=reason)
+            )
+            fields.update(sample(names[i:], why))
             break
     if not proven:
         sizes = [odds.size for odds in fields.values()]
@@ -170,10 +167,10 @@ def whole_or_by_field(
         product = 1
         for odds, size in zip(fields.values(), sizes):
             product *= size if odds.exact else JOINT_OUTCOMES + 1
-        left = seconds - (clock() - started)
-        if product <= JOINT_OUTCOMES and left > seconds / 4:  # small after all: the joint
+        left = budget - spent()
+        if product <= JOINT_OUTCOMES and left > 0:  # small after all: the joint
             try:
-                return count(None, None, JOINT_OUTCOMES, left)
+                return count(None, left, JOINT_OUTCOMES)
             except TooComplex:  # (the fields are exact: they are the answer)
                 pass
     return ByField(subject, fields, JOINT_OUTCOMES, proven, orders)

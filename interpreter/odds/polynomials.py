@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-import time
 from math import gcd
 
 from dsl.messages import tr
@@ -19,12 +17,13 @@ class TooComplex(Exception):
 class Budget:
     """The work (units of about 0.1 µs) one term may take; with the odds engine's bounds
     (interpreter.odds.budget), also the bytes one big-integer step may hold and a deadline
-    (anything with `check()`, raising TooComplex once it has passed, and `afford(seconds)`,
-    raising it now for a step that could not end before it).
+    (anything with `check()`, raising TooComplex once it has passed: the exact phase's
+    safety stop).
 
-    Loops look at the deadline through `spend` and `poll`, a few times in every
-    millisecond of work; a step no loop can interrupt (one product of big integers) is
-    refused beforehand by `step` when it would not end in the time left."""
+    Whether a term is counted exactly is decided by the units alone, the same on every
+    machine: a step no loop can interrupt (one product of big integers) is counted
+    beforehand by `step`, against the same limit. Loops look at the deadline through
+    `spend` and `poll`, a few times in every millisecond of work."""
 
     __slots__ = ("deadline", "left", "limit", "max_bytes")
 
@@ -50,11 +49,9 @@ class Budget:
             self.deadline.check()
 
     def step(self, units: int) -> None:
-        """Spend `units` on one step that cannot be interrupted: refused now when it
-        would not end before the deadline, at this machine's speed (unit_seconds)."""
+        """Spend `units` on one step that cannot be interrupted (refused beforehand, by
+        its count, when it would pass the budget)."""
         self.spend(units)
-        if self.deadline is not None and units > STEP_UNITS:
-            self.deadline.afford(units * unit_seconds())
 
     def exceeded(self):
         return tr("the exact distribution needs more than {limit} units of work", limit=self.limit)
@@ -126,27 +123,6 @@ def product_cost(size: int) -> int:
     """Work units (about 0.1 µs each) of multiplying two ints of `size` bytes in all
     (Karatsuba: about 11 ns per 30-bit digit to the power 1.585)."""
     return int((size * 8 / 60) ** 1.585 / 9)
-
-
-#: units of one step below which its time is not weighed against the time left (1 ms)
-STEP_UNITS = 10_000
-_UNIT_SECONDS: list = []
-
-
-def unit_seconds() -> float:
-    """Seconds one unit of product_cost takes on this machine, at worst: a product of two
-    8 KB integers timed once (the best of three: a millisecond or two), doubled for
-    safety (product_cost is an estimate, and the machine may slow down)."""
-    if not _UNIT_SECONDS:
-        rng = random.Random(0)
-        a, b = rng.getrandbits(1 << 16), rng.getrandbits(1 << 16)
-        best = float("inf")
-        for _ in range(3):
-            started = time.thread_time()
-            _ = a * b
-            best = min(best, time.thread_time() - started)
-        _UNIT_SECONDS.append(2 * max(best, 1e-6) / product_cost(1 << 14))
-    return _UNIT_SECONDS[0]
 
 
 def power_bytes(base: int, count: int) -> int:

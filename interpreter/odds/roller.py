@@ -190,8 +190,8 @@ class OddsRoller(PoolQuestions):
         self.next_report = 2000
         self.budget = budget
         self.limits = limits
-        # the exact phase's deadline (interpreter.odds.budget): past it, TooComplex
-        self.deadline = deadline if deadline is not None else Deadline(limits.odds_seconds)
+        # the exact phase's safety stop (interpreter.odds.budget): past it, SafetyStop
+        self.deadline = deadline or Deadline(limits.odds_seconds).safety_stop(1.0)
         self.dice = 0  # base dice of the terms asked for (against dice_per_evaluation)
         self.work = 0
         self.pins: tuple = ()
