@@ -11,16 +11,18 @@ from dsl.check.definitions import DefinitionChecks
 from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
+from dsl.check.functions import FunctionChecks
 from dsl.check.items import ItemChecks
 from dsl.check.lookalikes import LookalikeChecks
 from dsl.check.pools import PoolChecks
-from dsl.check.scope import BUILTINS, CALL_NESTING, MAX_CALL_NESTING, Scope
+from dsl.check.scope import CALL_NESTING, MAX_CALL_NESTING, Scope
 from dsl.check.sheet import SheetChecks
 from dsl.check.statements import StatementChecks
 from dsl.check.symbols import SymbolChecks
 from dsl.check.tables import TableChecks
 from dsl.check.whole import WholeChecks
 from dsl.errors import TOO_DEEP, CheckError, Diagnostic, RulebookInvalid, Span
+from dsl.functions import FUNCTIONS
 from dsl.messages import tr
 from dsl.rulebook import Binding, Rulebook
 
@@ -72,6 +74,7 @@ class Checker(
     StatementChecks,
     EffectChecks,
     ExpressionChecks,
+    FunctionChecks,
     ItemChecks,
     DiceChecks,
     SymbolChecks,
@@ -176,7 +179,7 @@ class Checker(
                     self.collect_symbols(item)
                     continue
                 name = item.name
-                if name in BUILTINS:
+                if name in FUNCTIONS:
                     self.error(
                         tr("`{name}` is a built-in function; choose another name", name=name),
                         item.span,
