@@ -1,0 +1,175 @@
+"""Exact odds against brute force for actions made of every kind of statement and expression.
+
+tests/test_odds_brute_force.py draws checks, opposed checks, lets, ifs, loops and tables;
+this draws the rest: unary minus, roll groups, symbol dice, another character's check,
+`match`, `spend`/`gain`/`lose`, `do`, `add`, lasting effects (`effect`, `pass`, `end`,
+`effects(...)`), `choose` answered in advance. The odds engine's distribution of the
+action's result must equal, fraction for fraction, the real engine run once per way the
+dice can fall (tests/test_nodes_handled.py checks that every node class is drawn by
+some such generator).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dice_prefix import NeedDie, PrefixDice
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dsl
+from dsl import nodes as n
+from interpreter import Engine, Limits
+from interpreter.errors import EvaluationError
+from interpreter.odds import Failure
+
+DEFINITIONS = """rulebook "Every kind" {
+  system "odds against brute force"
+  language "en"
+}
+
+symbols golpe, escudo
+die S { 1 golpe, 1 escudo + 1 golpe, blank }
+
+sheet {
+  attribute A in 0..6 default 1
+  resource Vida max 4
+  effects Efectos on acciones
+    time turno, ronda = 2 turno
+}
+
+check c(x: int = 0) "C" {
+  roll d3 + x >= 3
+}
+
+action otra(k: int) "Otra" {
+  gain k to Vida
+  result { k: k }
+}
+"""
+
+#: the statements an action is made of, beyond those of test_odds_brute_force
+KINDS = (
+    "unary",
+    "group",
+    "symbols",
+    "rival",
+    "match",
+    "change",
+    "do",
+    "add",
+    "effect",
+    "pass",
+    "end",
+    "choose",
+)
+#: every `choose` is answered 2 in advance (an option closed there fails the run)
+ANSWER = 2
+
+
+@st.composite
+def every_kind(draw) -> str:
+    """The text of a rulebook whose action `act(rival: character)` is a few statements of
+    the kinds above over small dice, its result reading what they left."""
+    numbers = ["1", "acc", "A"]
+    body = ["let acc = 0", "let bag = [0]"]
+    kinds = draw(st.lists(st.sampled_from(KINDS), min_size=2, max_size=4))
+    for index, kind in enumerate(kinds):
+        name = f"v{index}"
+        number = draw(st.sampled_from(numbers))
+        if kind == "unary":
+            body.append(f"let {name} = -d2 + {number}")
+            numbers.append(name)
+        elif kind == "group":
+            body.append(f"let {name} = {{d2, d3}}kh1")
+            numbers.append(name)
+        elif kind == "symbols":
+            body.append(f"let {name} = 1dS")
+            numbers.append(f"{name}.golpe - {name}.escudo")
+        elif kind == "rival":
+            body.append(f"let {name} = rival.c({number})")
+            numbers.append(f"{name}.total")
+        elif kind == "match":
+            body.append(
+                f"match d3 {{ case 1 {{ set acc to acc + {number} }} "
+                f'case 2, 3 {{ set acc to acc - 1 }} else {{ note "none" }} }}'
+            )
+        elif kind == "change":
+            verb = draw(st.sampled_from(["gain d2 to", "lose d2 from", "spend d2 from"]))
+            body.append(f"{verb} Vida")
+        elif kind == "do":
+            body.append("do otra(d2 - 1)")
+        elif kind == "add":
+            body.append(f"add d2 + {number} to bag")
+        elif kind == "effect":
+            body.append(
+                f'effect "Miedo" modifier -d2 on acciones for {draw(st.integers(1, 3))} turno'
+            )
+        elif kind == "pass":
+            body.append(f"pass d2 {draw(st.sampled_from(['turno', 'ronda']))}")
+        elif kind == "end":
+            body.append('if d2 = 1 { end "Miedo" }')
+        else:
+            body.append(
+                f'choose q{index} "Which?" {{ option 1 option 2 if acc >= 1 {{ '
+                f"set acc to acc + d2 }} }}"
+            )
+    result = (
+        f"acc: acc + {draw(st.sampled_from(numbers))}, bag: sum(bag), vida: Vida, "
+        'miedo: effects("acciones"), on: active("Miedo")'
+    )
+    action = (
+        "action act(rival: character) {\n  "
+        + "\n  ".join(body)
+        + f"\n  result {{ {result} }}\n}}\n"
+    )
+    return DEFINITIONS + action
+
+
+def outcome_of(engine, sheet, params, faces, choices):
+    try:
+        return engine.run("act", sheet, params, PrefixDice(faces), choices=choices).result
+    except EvaluationError as error:  # a run stopped there: an outcome of the odds too
+        return ("fails", str(error.message))
+
+
+def brute_force(engine, sheet, params, choices) -> dict:
+    """Each result's probability, over every sequence of faces a real run can draw."""
+    out: dict = {}
+    stack = [((), Fraction(1))]
+    while stack:
+        faces, probability = stack.pop()
+        try:
+            outcome = outcome_of(engine, sheet, params, faces, choices)
+        except NeedDie as need:
+            die = need.die
+            stack.extend(((*faces, f), probability / die.size) for f in die.faces())
+            continue
+        out[outcome] = out.get(outcome, 0) + probability
+    return out
+
+
+def case_of(text: str):
+    engine = Engine(dsl.load_text(text, "every.rules"), Limits(tie_rerolls=1))
+    sheet = engine.sheet({"A": 1, "Vida": 1})
+    params = {"rival": engine.sheet({"A": 2})}
+    asked = n.walk(engine.rulebook.actions["act"])
+    choices = {node.name: ANSWER for node in asked if isinstance(node, n.Choose)}
+    return engine, sheet, params, choices
+
+
+@settings(
+    max_examples=max(10, settings().max_examples // 4),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(every_kind())
+def test_every_kind_of_statement_counts_as_every_run_of_the_dice(text):
+    engine, sheet, params, choices = case_of(text)
+    odds = engine.odds("act", sheet, params, choices=choices)
+    assert odds.exact and odds.omitted == 0, text
+    counted = {
+        (("fails", str(o.message)) if isinstance(o, Failure) else o): p
+        for o, p in odds.probabilities.items()
+    }
+    assert counted == brute_force(engine, sheet, params, choices), text
