@@ -1,12 +1,12 @@
 """Exact odds against brute force for actions made of every kind of statement and expression.
 
 tests/test_odds_brute_force.py draws checks, opposed checks, lets, ifs, loops and tables;
-this draws the rest: unary minus, roll groups, symbol dice, another character's check,
-`match`, `spend`/`gain`/`lose`, `do`, `add`, lasting effects (`effect`, `pass`, `end`,
-`effects(...)`), `choose` answered in advance. The odds engine's distribution of the
-action's result must equal, fraction for fraction, the real engine run once per way the
-dice can fall (tests/test_nodes_handled.py checks that every node class is drawn by
-some such generator).
+this draws the rest: unary minus, roll groups, symbol dice, named rolls with `then` rules,
+ladders, another character's check, `match`, `spend`/`gain`/`lose`, `do`, `add`, lasting
+effects (`effect`, `pass`, `end`, `effects(...)`), `choose` answered in advance. The odds
+engine's distribution of the action's result must equal, fraction for fraction, the real
+engine run once per way the dice can fall (tests/test_nodes_handled.py checks that every
+node class is drawn by some such generator).
 """
 
 from __future__ import annotations
@@ -42,6 +42,12 @@ check c(x: int = 0) "C" {
   roll d3 + x >= 3
 }
 
+ladder Paso = d2, d3, d4
+
+roll abierta(n: int) = (n)d2 then {
+  on die = 2: add d2
+}
+
 action otra(k: int) "Otra" {
   gain k to Vida
   result { k: k }
@@ -62,6 +68,8 @@ KINDS = (
     "pass",
     "end",
     "choose",
+    "roll",
+    "ladder",
 )
 #: every `choose` is answered 2 in advance (an option closed there fails the run)
 ANSWER = 2
@@ -109,6 +117,12 @@ def every_kind(draw) -> str:
             body.append(f"pass d2 {draw(st.sampled_from(['turno', 'ronda']))}")
         elif kind == "end":
             body.append('if d2 = 1 { end "Miedo" }')
+        elif kind == "roll":
+            body.append(f"let {name} = abierta(d2)")
+            numbers.append(name)
+        elif kind == "ladder":
+            body.append(f"let {name} = step(Paso, 3, d3 - 2)")
+            numbers.append(name)
         else:
             body.append(
                 f'choose q{index} "Which?" {{ option 1 option 2 if acc >= 1 {{ '
