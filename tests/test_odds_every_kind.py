@@ -70,7 +70,11 @@ KINDS = (
     "choose",
     "roll",
     "ladder",
+    "modified",
 )
+#: dice terms with each modifier (bounded: an explosion explodes once)
+MODIFIED = ("2d3kh1", "2d3dl1", "2d2xo", "2d3ro=1", "2d3min2", "2d3max2", "3d2cs>=2")
+MODIFIED += ("3d3cs>=2df=1", "3d2cf=1", "2d3s", "d{1,1,3}", "{2d2+d3}k2")
 #: every `choose` is answered 2 in advance (an option closed there fails the run)
 ANSWER = 2
 
@@ -119,6 +123,9 @@ def every_kind(draw) -> str:
             body.append('if d2 = 1 { end "Miedo" }')
         elif kind == "roll":
             body.append(f"let {name} = abierta(d2)")
+            numbers.append(name)
+        elif kind == "modified":
+            body.append(f"let {name} = {draw(st.sampled_from(MODIFIED))}")
             numbers.append(name)
         elif kind == "ladder":
             body.append(f"let {name} = step(Paso, 3, d3 - 2)")
