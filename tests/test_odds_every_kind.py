@@ -82,14 +82,13 @@ KINDS = (
     "choose",
     "roll",
     "ladder",
-    "modified",
     "sheet",
     "catalog",
     "formula",
 )
 #: statements on the sheet's other fields (too many blows break its `ensure`: the run fails)
 ON_THE_SHEET = ("gain d2 to Golpes", "set Herido to d2 = 2", 'add "x" to Notas', "set A to d3")
-#: dice terms with each modifier (bounded: an explosion explodes once)
+#: dice terms with each modifier, one in every action (bounded: an explosion explodes once)
 MODIFIED = ("2d3kh1", "2d3dl1", "2d2xo", "2d3ro=1", "2d3min2", "2d3max2", "3d2cs>=2")
 MODIFIED += ("3d3cs>=2df=1", "3d2cf=1", "2d3s", "d{1,1,3}", "{2d2+d3}k2")
 #: every `choose` is answered 2 in advance (an option closed there fails the run)
@@ -100,8 +99,8 @@ ANSWER = 2
 def every_kind(draw) -> str:
     """The text of a rulebook whose action `act(rival: character)` is a few statements of
     the kinds above over small dice, its result reading what they left."""
-    numbers = ["1", "acc", "A"]
-    body = ["let acc = 0", "let bag = [0]"]
+    numbers = ["1", "acc", "A", "m"]
+    body = ["let acc = 0", "let bag = [0]", f"let m = {draw(st.sampled_from(MODIFIED))}"]
     kinds = draw(st.lists(st.sampled_from(KINDS), min_size=2, max_size=4))
     for index, kind in enumerate(kinds):
         name = f"v{index}"
@@ -140,9 +139,6 @@ def every_kind(draw) -> str:
             body.append('if d2 = 1 { end "Miedo" }')
         elif kind == "roll":
             body.append(f"let {name} = abierta(d2)")
-            numbers.append(name)
-        elif kind == "modified":
-            body.append(f"let {name} = {draw(st.sampled_from(MODIFIED))}")
             numbers.append(name)
         elif kind == "sheet":
             body.append(draw(st.sampled_from(ON_THE_SHEET)))
