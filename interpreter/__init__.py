@@ -9,7 +9,7 @@ out = engine.run("usar_numina", sheet, {"numina": "Grito Báquico"},
 out.result, out.sheet, out.changes, out.trace
 """
 
-from interpreter.choices import Choice, Chooser, Question
+from interpreter.choosers import Choice, Chooser, Question
 from interpreter.dice import DiceSource, ForcedDice, SeededDice, TypedDice
 from interpreter.engine import Change, CharacterOutcome, Engine, Outcome
 from interpreter.errors import (
@@ -24,8 +24,8 @@ from interpreter.errors import (
 )
 from interpreter.expression import RollResult, roll
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.odds.choices import Goal
-from interpreter.sheet import Sheet
+from interpreter.odds.best_play import Goal
+from interpreter.sheets.character import Sheet
 from interpreter.trace import Step, render_text
 
 __all__ = [

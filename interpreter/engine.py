@@ -30,7 +30,7 @@ from dsl.bounded import Bounded
 from dsl.errors import TOO_DEEP, RulebookError, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook, reads_sheet
-from interpreter.choices import Chooser, Recorded, chooser_for
+from interpreter.choosers import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
@@ -44,11 +44,11 @@ from interpreter.errors import (
 from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
-from interpreter.odds.choices import Goal, best_odds
+from interpreter.odds.best_play import Goal, best_odds
 from interpreter.parameters import Binder, convert
 from interpreter.runtime import Character, Context, Roller, State
-from interpreter.sheet import Sheet
-from interpreter.sheet_rules import resource_bounds, settle
+from interpreter.sheets.character import Sheet
+from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.trace import Step, Trace, call_text
 
 #: characters of rulebook text whose engines are kept by `Engine.of`
@@ -125,7 +125,7 @@ class Outcome:
         self.changes, self.dice, self.origin = changes, dice, origin
         self.kind, self.language, self.warnings = kind, language, warnings
         self.characters = characters  # CharacterOutcome of the others
-        self.choices = choices  # interpreter.choices.Choice, in order
+        self.choices = choices  # interpreter.choosers.Choice, in order
         self.before = sheet if before is None else before
         self._replay = replay  # (a function giving the trace by running again, its arguments)
         self._trace = None
@@ -264,7 +264,7 @@ class Engine:
 
         `choices` answers the run's `choose` statements: a mapping of answers by the
         choice's name (`{"invocar": "sí"}`), a callback `ask(question) → option` (a
-        person at the table: interpreter.choices.Question), a sequence of the choices of
+        person at the table: interpreter.choosers.Question), a sequence of the choices of
         an earlier run, or a Chooser. Without, a choice with one option open takes it,
         and one with several is a ParameterError. The Outcome's `choices` says what was
         chosen, by whom and how."""

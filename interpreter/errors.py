@@ -116,7 +116,7 @@ class ChoiceNotOpen(RequirementFailed):
     cost) closes at that moment: like a `require` that fails, the run changes nothing."""
 
     code = "choice_not_open"
-    refused = None  # the answer refused (interpreter.choices.Choice), for the replay
+    refused = None  # the answer refused (interpreter.choosers.Choice), for the replay
 
 
 class InsufficientResource(EvaluationError):
@@ -141,7 +141,7 @@ class SheetError(RulebookError):
         self.field = field
         self.path = path
         #: where in the file (1-based), when known: the line, the column, the line's text
-        #: and how many characters the caret covers (interpreter.sheet_positions)
+        #: and how many characters the caret covers (interpreter.sheets.field_positions)
         self.line: int | None = None
         self.column: int | None = None
         self.line_text: str = ""

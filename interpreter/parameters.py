@@ -14,7 +14,7 @@ from interpreter.dice import ForcedDice
 from interpreter.errors import ParameterError
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.runtime import Character, Roller
-from interpreter.sheet import Sheet
+from interpreter.sheets.character import Sheet
 from interpreter.values import Record, is_number, quoted
 
 

@@ -363,7 +363,7 @@ class Context:
         self.calls = 0  # definitions calling one another now (against call_depth)
         self.capture: list | None = None  # dice a roll procedure's rule is watching
         self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
-        self.chooser = None  # who answers a `choose` (interpreter.choices; None: nobody)
+        self.chooser = None  # who answers a `choose` (interpreter.choosers; None: nobody)
         self.choices: list | None = []  # the choices made, in order
 
     def step(self, kind: str, text: str, span, detail=None, verbose=False, **data) -> None:

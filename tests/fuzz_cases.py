@@ -257,7 +257,7 @@ def sheets(draw) -> tuple[str, str]:
 
 
 def try_sheet(engine: Engine, text: str, text_format: str) -> str:
-    from interpreter.sheet import Sheet
+    from interpreter.sheets.character import Sheet
 
     try:
         sheet = Sheet.from_text(text, engine.rulebook, f"fuzz.{text_format}", text_format, LIMITS)

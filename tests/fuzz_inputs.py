@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import dsl
 from dsl.errors import RulebookError
 from interpreter import Engine, SeededDice, roll
-from interpreter.sheet import Sheet
+from interpreter.sheets.character import Sheet
 
 #: characters that read otherwise than they are: direction controls, invisible ones,
 #: Cyrillic and Greek look-alikes of Latin letters, other scripts' digits, half characters

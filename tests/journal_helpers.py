@@ -7,7 +7,7 @@ from pathlib import Path
 import dsl
 from interpreter import Engine, SeededDice
 from interpreter.journal import Journal, holding, save_run
-from interpreter.sheet import shipped_characters_folder
+from interpreter.sheets.character import shipped_characters_folder
 
 
 def character(folder: Path, name: str = "brujeria_investigadora", as_name: str = "lucia"):

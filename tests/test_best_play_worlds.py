@@ -14,7 +14,7 @@ from test_best_play import SITUATIONS, goal_value, oracle
 
 import dsl
 from interpreter import Engine
-from interpreter.odds import choices, decide
+from interpreter.odds import best_play, decide
 
 GAMES = Path(__file__).resolve().parent.parent / "examples" / "games"
 
@@ -66,7 +66,7 @@ def worlds_only(monkeypatch):
     def refused(*args, **kwargs):
         raise AssertionError("searched run by run")
 
-    monkeypatch.setattr(choices.Search, "value", refused)
+    monkeypatch.setattr(best_play.Search, "value", refused)
 
 
 def value_of(odds, wanted, mean: bool) -> Fraction:
@@ -85,12 +85,12 @@ def test_the_best_play_over_worlds_is_the_oracles(game, puntos, fuerza, rival_fu
     mean = goal.startswith("mean ")
     field = goal.split()[1] if mean else goal.partition("=")[0]
     wanted = 6 if goal == "total=6" else True
-    original = choices.Search.value
-    choices.Search.value = None  # the worlds' search must answer (no fixture: hypothesis)
+    original = best_play.Search.value
+    best_play.Search.value = None  # the worlds' search must answer (no fixture: hypothesis)
     try:
         odds = game.odds("jugar", sheet, params, field=field, best=goal)
     finally:
-        choices.Search.value = original
+        best_play.Search.value = original
     assert odds.exact
 
     def run(dice, choose):

@@ -20,7 +20,7 @@ from interpreter import (
     RequirementFailed,
     render_text,
 )
-from interpreter.choices import Choice, Question
+from interpreter.choosers import Choice, Question
 from interpreter.cli import main
 from interpreter.describe import describe
 

@@ -16,7 +16,7 @@ from web_client import page_client
 import dsl
 from dsl.errors import RulebookError
 from interpreter import Engine, ForcedDice, render_text
-from interpreter.choices import Chooser
+from interpreter.choosers import Chooser
 from interpreter.cli.main import main
 from interpreter.errors import ChoiceNotOpen, ParameterError
 from interpreter.grouping import most_sets

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.cli import main
-from interpreter.sheet import shipped_characters_folder
+from interpreter.sheets.character import shipped_characters_folder
 
 SHIPPED = shipped_characters_folder()
 ROOT = Path(__file__).resolve().parent.parent

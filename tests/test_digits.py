@@ -21,7 +21,7 @@ from interpreter.cli.options import faces_of
 from interpreter.errors import ParameterError, SheetError
 from interpreter.expression import roll
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.sheet import Sheet
+from interpreter.sheets.character import Sheet
 
 #: every decimal digit of Unicode that is not 0-9 (Arabic-Indic, Devanagari, fullwidth...)
 OTHER_DIGITS = [c for c in map(chr, range(sys.maxunicode + 1)) if c.isdecimal() and not c.isascii()]

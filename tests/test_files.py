@@ -1,4 +1,4 @@
-"""Files that must not be lost (interpreter.files): atomic writes, folder fsync, the lock."""
+"""Files that must not be lost (interpreter.safe_files): atomic writes, folder fsync, the lock."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from interpreter import files
+from interpreter import safe_files
 from interpreter.errors import SheetError
 
 
@@ -20,8 +20,8 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken)
-    with pytest.raises(files.SaveError, match="No space left on device"):
-        files.write_atomic(target, "new\n")
+    with pytest.raises(safe_files.SaveError, match="No space left on device"):
+        safe_files.write_atomic(target, "new\n")
     assert target.read_text(encoding="utf-8") == "old\n"
     assert os.listdir(tmp_path) == ["sheet.yaml"]
 
@@ -34,7 +34,7 @@ def test_an_interrupted_write_leaves_no_temporary(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        files.write_atomic(target, "new\n")
+        safe_files.write_atomic(target, "new\n")
     assert os.listdir(tmp_path) == []
 
 
@@ -49,8 +49,8 @@ def test_the_folder_is_fsynced_after_the_rename(tmp_path, monkeypatch):
     def fsync(folder):  # the folder's descriptor: the very folder the file is in
         events.append(("fsync", os.readlink(f"/proc/self/fd/{folder}")))
 
-    monkeypatch.setattr(files, "fsync_folder", fsync)
-    files.write_atomic(target, "new\n")
+    monkeypatch.setattr(safe_files, "fsync_folder", fsync)
+    safe_files.write_atomic(target, "new\n")
     assert events == ["rename", ("fsync", str(tmp_path))]
     assert target.read_text(encoding="utf-8") == "new\n"
 
@@ -59,29 +59,29 @@ def test_the_mode_of_the_file_is_kept(tmp_path):
     target = tmp_path / "sheet.yaml"
     target.write_text("old\n", encoding="utf-8")
     target.chmod(0o600)
-    files.write_atomic(target, "new\n")
+    safe_files.write_atomic(target, "new\n")
     assert target.stat().st_mode & 0o777 == 0o600
 
 
 def test_strays_of_killed_saves_are_found_and_removed(tmp_path):
     (tmp_path / "sheet.yaml").write_text("x", encoding="utf-8")
-    stray = files.temporary_name(tmp_path / "sheet.yaml")
+    stray = safe_files.temporary_name(tmp_path / "sheet.yaml")
     stray.write_text("half", encoding="utf-8")
     (tmp_path / ".hidden").write_text("not ours", encoding="utf-8")
-    assert files.stray_temporaries(tmp_path) == [stray]
-    assert files.remove_strays(tmp_path, "sheet.yaml") == [stray]
+    assert safe_files.stray_temporaries(tmp_path) == [stray]
+    assert safe_files.remove_strays(tmp_path, "sheet.yaml") == [stray]
     assert sorted(os.listdir(tmp_path)) == [".hidden", "sheet.yaml"]
 
 
-@pytest.mark.skipif(files.fcntl is None, reason="flock is POSIX")
+@pytest.mark.skipif(safe_files.fcntl is None, reason="flock is POSIX")
 def test_the_folder_lock_serialises_and_is_reentrant(tmp_path):
     order = []
-    with files.FolderLock(tmp_path):
-        with files.FolderLock(tmp_path):  # the same process again: no deadlock
+    with safe_files.FolderLock(tmp_path):
+        with safe_files.FolderLock(tmp_path):  # the same process again: no deadlock
             order.append("outer")
 
         def other():
-            with files.FolderLock(tmp_path):
+            with safe_files.FolderLock(tmp_path):
                 order.append("other")
 
         thread = threading.Thread(target=other)
@@ -97,16 +97,16 @@ def test_a_lock_held_too_long_by_another_process_is_an_error(tmp_path):
     ready_read, ready_write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child holds the lock for a while
-        with files.FolderLock(tmp_path):
+        with safe_files.FolderLock(tmp_path):
             os.write(ready_write, b"!")
             time.sleep(1)
         os._exit(0)
     os.read(ready_read, 1)
-    with pytest.raises(files.FileBusy) as caught, files.FolderLock(tmp_path, timeout=0.1):
+    with pytest.raises(safe_files.FileBusy) as caught, safe_files.FolderLock(tmp_path, timeout=0.1):
         pass
     assert caught.value.exit_code == 4
     os.waitpid(pid, 0)
-    with files.FolderLock(tmp_path, timeout=1):  # free again once it is gone
+    with safe_files.FolderLock(tmp_path, timeout=1):  # free again once it is gone
         pass
 
 
@@ -116,8 +116,8 @@ def test_a_lock_held_too_long_by_another_process_is_an_error(tmp_path):
 def test_a_write_never_goes_through_a_link(tmp_path):
     (tmp_path / "real.yaml").write_text("real\n", encoding="utf-8")
     (tmp_path / "link.yaml").symlink_to("real.yaml")
-    with pytest.raises(files.Refused, match=r"a symbolic link \(to real\.yaml\)"):
-        files.write_atomic(tmp_path / "link.yaml", "new\n")
+    with pytest.raises(safe_files.Refused, match=r"a symbolic link \(to real\.yaml\)"):
+        safe_files.write_atomic(tmp_path / "link.yaml", "new\n")
     assert (tmp_path / "real.yaml").read_text(encoding="utf-8") == "real\n"
     assert (tmp_path / "link.yaml").is_symlink()
     assert sorted(os.listdir(tmp_path)) == ["link.yaml", "real.yaml"]  # no temporary left
@@ -125,12 +125,12 @@ def test_a_write_never_goes_through_a_link(tmp_path):
 
 def test_a_new_file_is_never_made_over_a_link_even_a_dangling_one(tmp_path):
     (tmp_path / "new.yaml").symlink_to(tmp_path / "nowhere.yaml")
-    with pytest.raises(files.Refused):
-        files.create_exclusive(tmp_path / "new.yaml", "x\n")
+    with pytest.raises(safe_files.Refused):
+        safe_files.create_exclusive(tmp_path / "new.yaml", "x\n")
     assert not (tmp_path / "nowhere.yaml").exists()
-    files.create_exclusive(tmp_path / "other.yaml", "x\n")
+    safe_files.create_exclusive(tmp_path / "other.yaml", "x\n")
     with pytest.raises(FileExistsError):
-        files.create_exclusive(tmp_path / "other.yaml", "y\n")
+        safe_files.create_exclusive(tmp_path / "other.yaml", "y\n")
     assert (tmp_path / "other.yaml").read_text(encoding="utf-8") == "x\n"
 
 
@@ -150,7 +150,7 @@ def test_a_new_file_is_never_made_over_a_link_even_a_dangling_one(tmp_path):
 )
 def test_a_name_below_a_folder_is_plain_and_relative(tmp_path, name, why):
     with pytest.raises(ValueError, match=why.replace("(", "\\(")):
-        files.Inside.named(tmp_path, name)
+        safe_files.Inside.named(tmp_path, name)
 
 
 def test_a_folder_on_the_way_that_is_a_link_is_never_followed(tmp_path):
@@ -158,22 +158,22 @@ def test_a_folder_on_the_way_that_is_a_link_is_never_followed(tmp_path):
     (tmp_path / "out" / "x.yaml").write_text("out\n", encoding="utf-8")
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "sub").symlink_to("../out")
-    place = files.Inside.named(tmp_path / "in", "sub/x.yaml")
-    with pytest.raises(files.Refused, match="the folder sub on the way is a symbolic link"):
+    place = safe_files.Inside.named(tmp_path / "in", "sub/x.yaml")
+    with pytest.raises(safe_files.Refused, match="the folder sub on the way is a symbolic link"):
         place.read(100)
-    with pytest.raises(files.Refused):
-        files.write_atomic(place, "new\n")
-    with pytest.raises(files.Refused):
+    with pytest.raises(safe_files.Refused):
+        safe_files.write_atomic(place, "new\n")
+    with pytest.raises(safe_files.Refused):
         place.remove_strays()
     assert (tmp_path / "out" / "x.yaml").read_text(encoding="utf-8") == "out\n"
 
 
 def test_a_read_takes_only_a_regular_file_within_its_size(tmp_path):
     os.mkfifo(tmp_path / "pipe.yaml")  # a reader of a pipe would wait forever
-    with pytest.raises(files.Refused, match="not a regular file"):
-        files.Inside.named(tmp_path, "pipe.yaml").read(100)
+    with pytest.raises(safe_files.Refused, match="not a regular file"):
+        safe_files.Inside.named(tmp_path, "pipe.yaml").read(100)
     (tmp_path / "big.yaml").write_text("x" * 101, encoding="utf-8")
     with pytest.raises(SheetError, match="larger than 100 bytes"):
-        files.Inside.named(tmp_path, "big.yaml").read(100)
-    assert files.Inside.named(tmp_path, "none.yaml").read(100) is None
-    assert files.Inside.named(tmp_path, "no/such/folder.yaml").read(100) is None
+        safe_files.Inside.named(tmp_path, "big.yaml").read(100)
+    assert safe_files.Inside.named(tmp_path, "none.yaml").read(100) is None
+    assert safe_files.Inside.named(tmp_path, "no/such/folder.yaml").read(100) is None

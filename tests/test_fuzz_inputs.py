@@ -21,7 +21,7 @@ from hypothesis import given
 from test_fuzz import FUZZ
 
 from interpreter.errors import SheetError
-from interpreter.sheet import Sheet
+from interpreter.sheets.character import Sheet
 
 ENGINE = sheet_engine()
 

@@ -191,7 +191,7 @@ def test_every_pattern_is_found():
         "dsl.spellings._INLINE_ROLL",
         "dsl.build.dice.UNIT",
         "dsl.parser._LAST_WORD",
-        "interpreter.sheet_positions._QUOTE_END",
+        "interpreter.sheets.field_positions._QUOTE_END",
         "interpreter.bounds._NUMBER_TEXT",
     ):
         assert name in names

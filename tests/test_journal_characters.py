@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import dsl
 from interpreter import Engine, ForcedDice, SeededDice
-from interpreter import files as file_ops
+from interpreter import safe_files as file_ops
 from interpreter.cli import main
 from interpreter.journal import (
     Journal,

@@ -16,8 +16,8 @@ import pytest
 from journal_helpers import brujeria, character, journaled_run
 
 from interpreter import ForcedDice, SeededDice
-from interpreter.files import stray_temporaries
 from interpreter.journal import Journal, verify_journal
+from interpreter.safe_files import stray_temporaries
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork (POSIX)")
 
@@ -144,7 +144,7 @@ def test_a_crash_at_each_step_of_a_save_is_repaired(tmp_path, point, kept):
         os._exit(137)
 
     def work():  # pragma: no cover - the child
-        import interpreter.files as files
+        import interpreter.safe_files as safe_files
         from interpreter.journal.store import Journal as Store
 
         real_add = Store.add_entry
@@ -155,7 +155,7 @@ def test_a_crash_at_each_step_of_a_save_is_repaired(tmp_path, point, kept):
         elif point.startswith("with the temporary"):
             os.replace = die
         elif point.startswith("after the rename"):
-            files.fsync_folder = die
+            safe_files.fsync_folder = die
         else:
             Store.mark_applied = die
         with Journal.beside(path) as journal:

@@ -30,7 +30,7 @@ from hostile_cases import (
 from hypothesis import HealthCheck, given, settings
 
 from dsl.errors import RulebookError
-from interpreter import files
+from interpreter import safe_files
 from interpreter.journal import Journal, JournalError, read_record, verify_record
 from interpreter.journal import store as journal_store
 
@@ -304,7 +304,7 @@ def test_a_link_swapped_in_before_the_rename_is_replaced_not_written_through(cam
 
     def fsync_then_swap(fd):  # the temporary is written: now the attacker's link
         real_fsync(fd)
-        if not swapped and files.TEMPORARY_MARK in os.readlink(f"/proc/self/fd/{fd}"):
+        if not swapped and safe_files.TEMPORARY_MARK in os.readlink(f"/proc/self/fd/{fd}"):
             sheet.unlink()
             sheet.symlink_to("../outside/victim.yaml")
             swapped.append(True)
@@ -330,7 +330,7 @@ def test_a_folder_swapped_for_a_link_midway_is_never_followed(campaign, monkeypa
 
     def fsync_then_swap(fd):
         real_fsync(fd)
-        if not swapped and files.TEMPORARY_MARK in os.readlink(f"/proc/self/fd/{fd}"):
+        if not swapped and safe_files.TEMPORARY_MARK in os.readlink(f"/proc/self/fd/{fd}"):
             party.rename(campaign.folder / "party_kept")
             party.symlink_to("../outside")
             swapped.append(True)
@@ -413,7 +413,7 @@ def test_a_lone_surrogate_in_a_sheet_is_a_sheet_error_where_it_is(tmp_path, name
 
 
 def test_a_pair_of_surrogates_is_one_character_and_reads(tmp_path):
-    from interpreter.sheet import parse_text
+    from interpreter.sheets.character import parse_text
 
     assert parse_text('{"a": "\\ud83d\\ude00"}', "json") == {"a": "\U0001f600"}
 

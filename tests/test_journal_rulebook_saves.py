@@ -24,7 +24,7 @@ from interpreter.journal import (
     verify_journal,
 )
 from interpreter.journal.recovery import complete_pending
-from interpreter.sheet import text_digest
+from interpreter.sheets.character import text_digest
 
 OLD = 'rulebook "Casa" extends brujeria {\n}\n'
 NEW = 'rulebook "Casa" extends brujeria {\n}\ntable Nueva { a: 1 }\n'

@@ -16,7 +16,7 @@ from dsl.check.lookalikes import MAX_CHARACTER_WARNINGS
 from dsl.errors import did_you_mean
 from dsl.load import shipped_rulebooks
 from dsl.unicode_text import DIRECTION_CONTROLS, describe
-from interpreter.sheet import Sheet
+from interpreter.sheets.character import Sheet
 
 
 def warnings_of(text: str) -> list:

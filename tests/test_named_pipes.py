@@ -18,7 +18,7 @@ import dsl
 from dsl.errors import RulebookError
 from dsl.reading import NotRegular, TooLarge, read_regular, read_text
 from interpreter.errors import SheetError
-from interpreter.sheet import Sheet, read_current, read_file, rulebook_named_in
+from interpreter.sheets.character import Sheet, read_current, read_file, rulebook_named_in
 from interpreter.web import create_app
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,7 @@ import dsl
 from interpreter import Engine, SeededDice, roll
 from interpreter.cli import main
 from interpreter.odds import EPSILON, expression_odds
-from interpreter.odds.bounds import Deadline
+from interpreter.odds.budget import Deadline
 from interpreter.odds.polynomials import TooComplex
 
 DATA = Path(__file__).resolve().parent / "data"

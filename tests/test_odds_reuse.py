@@ -21,7 +21,7 @@ from interpreter import Engine
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds import TooComplex, compute, expression_odds, pool_distribution
-from interpreter.odds.bounds import Deadline
+from interpreter.odds.budget import Deadline
 from interpreter.odds.compute import BUDGET, at_once, by_worlds
 from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import Budget

@@ -13,7 +13,7 @@ from interpreter import Engine, ForcedDice
 from interpreter.cli import main
 from interpreter.json_data import odds_data
 from interpreter.odds.marginals import ByField
-from interpreter.sheet import shipped_characters_folder
+from interpreter.sheets.character import shipped_characters_folder
 
 OPPOSED = """
 check c(m: int = 0) "C" {

@@ -18,7 +18,7 @@ from interpreter import Engine, ForcedDice, roll
 from interpreter.dice import DiceTray, Die, predicate, roll_pool
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds import expression_odds
-from interpreter.odds.enumerate import enumerate_draws
+from interpreter.odds.draws import enumerate_draws
 from interpreter.odds.pools import pool_answers
 from interpreter.pool import (
     Count,

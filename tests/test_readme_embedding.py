@@ -7,7 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
-from interpreter.choices import Choice
+from interpreter.choosers import Choice
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""Sheet files read once (interpreter.sheet_reading): a key given twice refused with both
+"""Sheet files read once (interpreter.sheets.parsing): a key given twice refused with both
 places, an error about a field placed without reading the file again, YAML and JSON."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dsl
-from interpreter import sheet_reading
 from interpreter.errors import SheetError
-from interpreter.sheet import Sheet
+from interpreter.sheets import parsing
+from interpreter.sheets.character import Sheet
 
 BOOK = dsl.load_text(
     """
@@ -73,15 +73,15 @@ def test_any_key_given_twice_is_found_where_it_is_written(keys, data):
     order = [*keys[:at], twice, *keys[at:]]
     lines = [f"{key}: {i}" for i, key in enumerate(order)]
     text = "\n".join(lines) + "\n"
-    with pytest.raises(sheet_reading.Duplicate) as caught:
-        yaml.load(text, Loader=sheet_reading.Loader)
+    with pytest.raises(parsing.Duplicate) as caught:
+        yaml.load(text, Loader=parsing.Loader)
     assert caught.value.key == twice
     assert text[caught.value.first :].startswith(f"{twice}: {keys.index(twice)}")
     assert text[caught.value.second :].startswith(f"{twice}: {at}")
     # JSON: the same keys, one member a line
     members = ",\n".join(f" {json.dumps(key)}: {i}" for i, key in enumerate(order))
     json_text = "{\n" + members + "\n}"
-    error = sheet_reading._duplicate(json_text, "json", None, sheet_reading.Duplicate(twice))
+    error = parsing._duplicate(json_text, "json", None, parsing.Duplicate(twice))
     assert (error.line, error.column) == (at + 2, 2)
     assert f"at {keys.index(twice) + 2}:2 and" in error.message.render()
 
@@ -89,7 +89,7 @@ def test_any_key_given_twice_is_found_where_it_is_written(keys, data):
 def counting(monkeypatch) -> list:
     """Each time a sheet's text is composed (YAML) or decoded (JSON) from now on."""
     calls: list = []
-    compose = sheet_reading.Loader.get_single_node
+    compose = parsing.Loader.get_single_node
     loads = json.loads
 
     def composed(self):
@@ -100,9 +100,9 @@ def counting(monkeypatch) -> list:
         calls.append("json")
         return loads(*args, **kwargs)
 
-    monkeypatch.setattr(sheet_reading.Loader, "get_single_node", composed)
+    monkeypatch.setattr(parsing.Loader, "get_single_node", composed)
     monkeypatch.setattr(yaml, "compose", lambda *a, **k: calls.append("compose"))
-    monkeypatch.setattr(sheet_reading.json, "loads", decoded)
+    monkeypatch.setattr(parsing.json, "loads", decoded)
     return calls
 
 

@@ -1,4 +1,4 @@
-"""Saving a sheet writes only the changed values into its own text (interpreter.sheet_writer)."""
+"""Saving a sheet writes only the changed values into its own text (interpreter.sheets.writer)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dsl
-from interpreter import Engine, ForcedDice, SeededDice, sheet_json
+from interpreter import Engine, ForcedDice, SeededDice
 from interpreter.errors import SheetChanged, ShippedSheet
-from interpreter.sheet import shipped_characters_folder
-from interpreter.sheet_writer import rewrite
+from interpreter.sheets import json_splice
+from interpreter.sheets.character import shipped_characters_folder
+from interpreter.sheets.writer import rewrite
 
 SHIPPED = shipped_characters_folder()
 
@@ -232,7 +233,7 @@ def test_any_json_change_is_spliced_and_reads_back_exactly(
     for key, value in list(new.items()):  # and a change inside a nested object
         if isinstance(value, dict) and value and data.draw(st.booleans()):
             new[key] = {**value, data.draw(st.sampled_from(list(value))): data.draw(json_values)}
-    spliced = sheet_json.splice(text, new)
+    spliced = json_splice.splice(text, new)
     assert spliced is not None  # spliced, not written whole
     assert json.dumps(json.loads(spliced)) == json.dumps(new)  # values, types, key order
     out = rewrite(text, "json", old, new)

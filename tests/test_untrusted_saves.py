@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import files
+from interpreter import safe_files
 from interpreter.cli import main
 from interpreter.journal.store import Journal
 
@@ -101,7 +101,7 @@ def in_child(argv, file_size: int | None = None) -> tuple[int, str]:
 
 def as_it_was(folder: Path) -> None:
     assert (folder / "c.yaml").read_text(encoding="utf-8") == SHEET
-    assert not files.stray_temporaries(folder), "a temporary was left beside the sheet"
+    assert not safe_files.stray_temporaries(folder), "a temporary was left beside the sheet"
 
 
 def test_a_save_into_a_read_only_folder_is_an_error_even_for_root(place):
@@ -173,7 +173,7 @@ def refuse_at(monkeypatch, stage: str) -> str:
     real_open, real_fdopen, real_fsync, real_replace = os.open, os.fdopen, os.fsync, os.replace
 
     def ours(path) -> bool:
-        return files.TEMPORARY_MARK in str(path)
+        return safe_files.TEMPORARY_MARK in str(path)
 
     def refusing_open(path, flags, *args, **kwargs):
         if ours(path) and flags & os.O_CREAT:

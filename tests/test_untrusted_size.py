@@ -170,7 +170,7 @@ def test_a_sheet_nested_past_the_stack_is_refused_at_the_line_where_it_passes(
 def test_brackets_that_are_not_nesting_never_count_as_nesting(text, value):
     # the quick look at the brackets before the YAML reader (whose time grows with the
     # square of flow nesting) may count these: the parser's own events set it right
-    from interpreter.sheet import parse_text
+    from interpreter.sheets.character import parse_text
 
     assert parse_text(text, "yaml", "n.yaml") == {"Fuerza": 5, "Nota": value}
 
@@ -180,7 +180,7 @@ def test_flow_nesting_is_found_before_the_yaml_reader_reads_it_all(monkeypatch):
     import yaml
 
     from interpreter import SheetError
-    from interpreter.sheet import parse_text
+    from interpreter.sheets.character import parse_text
 
     seen = []
     real = yaml.parse

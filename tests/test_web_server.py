@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.journal import Journal
-from interpreter.sheet import text_digest
+from interpreter.sheets.character import text_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 120.0

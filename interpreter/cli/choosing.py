@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from dsl.messages import show_value, tr
-from interpreter.choices import Chooser
+from interpreter.choosers import Chooser
 from interpreter.cli import options
 from interpreter.errors import ParameterError
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.errors import ParameterError
-from interpreter.files import write_atomic
 from interpreter.journal import export_record
+from interpreter.safe_files import write_atomic
 
 
 def add_parser(commands) -> None:

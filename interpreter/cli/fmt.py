@@ -14,7 +14,7 @@ from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.cli.terminal import unescaped
 from interpreter.errors import ParameterError
-from interpreter.files import write_atomic
+from interpreter.safe_files import write_atomic
 
 #: the exit code of `--check` and `--diff` when a file is not in the layout (as gofmt -l,
 #: ruff format --check): 0 all formatted, 3 a file that does not parse

@@ -7,8 +7,8 @@ from pathlib import Path
 from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.errors import ParameterError
-from interpreter.files import create_exclusive
-from interpreter.sheet import read_file
+from interpreter.safe_files import create_exclusive
+from interpreter.sheets.character import read_file
 
 
 def add_parser(commands) -> None:

@@ -17,7 +17,7 @@ from dsl.unicode_text import digits_refused
 from interpreter.dice import ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
 from interpreter.expression import expression_warnings
-from interpreter.sheet import NOT_A_SHEET, Sheet, rulebook_named_in
+from interpreter.sheets.character import NOT_A_SHEET, Sheet, rulebook_named_in
 from interpreter.symbols import SymbolDie
 
 

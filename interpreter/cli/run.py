@@ -12,11 +12,11 @@ from interpreter.cli import options
 from interpreter.cli.choosing import chooser_of
 from interpreter.engine import Engine
 from interpreter.errors import EvaluationError, ParameterError
-from interpreter.files import Inside
 from interpreter.journal import JOURNAL_NAME, Journal, holding, save_run
 from interpreter.journal.store import place_below
 from interpreter.json_data import dumps, run_data
-from interpreter.sheet import refuse_shipped
+from interpreter.safe_files import Inside
+from interpreter.sheets.character import refuse_shipped
 from interpreter.trace import render_text
 
 

@@ -19,7 +19,7 @@ from interpreter.compile.actions import CompiledAction, too_deep
 from interpreter.compile.builtins import BUILTINS
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
-from interpreter.compile.choices import Choices
+from interpreter.compile.choose import Choices
 from interpreter.compile.costs import Costs, charged
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects

@@ -27,7 +27,7 @@ from interpreter.runtime import (
     sheet_of,
     to_write,
 )
-from interpreter.sheet_schema import entry_value
+from interpreter.sheets.validation import entry_value
 from interpreter.shown import glimpse
 from interpreter.values import Record, is_number, show
 

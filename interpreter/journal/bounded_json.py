@@ -18,7 +18,7 @@ import re
 from dsl.messages import Message, tr
 
 #: levels of lists and objects, at most: a record's own four, and a run's values in them
-#: (a sheet nests at most 100: interpreter.sheet_positions.MAX_SHEET_NESTING)
+#: (a sheet nests at most 100: interpreter.sheets.field_positions.MAX_SHEET_NESTING)
 MAX_NESTING = 128
 #: digits of a number, at most: the most a run may build (Limits.number_digits at most)
 MAX_DIGITS = 4300

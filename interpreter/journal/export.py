@@ -21,7 +21,7 @@ from interpreter.journal.bundle import Bundle, Source, bundle_from_row, bundle_h
 from interpreter.journal.errors import JournalError, RecordMismatch
 from interpreter.journal.rerun import Inputs, changes_of, mismatches, run_again
 from interpreter.journal.store import Journal
-from interpreter.sheet import text_digest
+from interpreter.sheets.character import text_digest
 from interpreter.values import to_json
 
 FORMAT = "rulebook-run"

@@ -18,7 +18,7 @@ import attrs
 
 from dsl.errors import RulebookError
 from dsl.messages import tr
-from interpreter import files
+from interpreter import safe_files
 from interpreter.journal.store import MAX_FILE_BYTES, Journal
 
 
@@ -86,10 +86,10 @@ def _settle(journal: Journal, entry, state, force: bool, dry_run: bool) -> Repai
         return Repair(entry.id, state.path, "conflict")
     what = "completed" if current is None or current == journal.text(state.before) else "forced"
     if not dry_run:
-        with files.FolderLock(target.folder):  # (re-entrant: the caller may hold it)
+        with safe_files.FolderLock(target.folder):  # (re-entrant: the caller may hold it)
             target.remove_strays()
             if after is None:  # the entry took the file away (an undo of its making)
                 target.remove()
             else:
-                files.write_atomic(target, after)
+                safe_files.write_atomic(target, after)
     return Repair(entry.id, state.path, what)

@@ -15,13 +15,13 @@ import attrs
 
 from dsl.errors import RulebookError
 from dsl.messages import tr
-from interpreter.choices import Chooser, Question
+from interpreter.choosers import Chooser, Question
 from interpreter.dice import DiceSource, Die
 from interpreter.errors import ChoiceNotOpen, DiceError, ParameterError
 from interpreter.journal.bundle import bundle_from_row, rebuild
 from interpreter.journal.errors import ChoicesDoNotFit, JournalError
 from interpreter.journal.store import Entry, Journal
-from interpreter.sheet import Sheet
+from interpreter.sheets.character import Sheet
 from interpreter.values import show, to_json
 
 #: the dice-source origin a recorded origin is shown as in a rebuilt trace

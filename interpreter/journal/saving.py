@@ -23,7 +23,7 @@ from pathlib import Path
 
 from dsl.errors import RulebookError
 from dsl.messages import tr
-from interpreter import files
+from interpreter import safe_files
 from interpreter.dice import SeededDice
 from interpreter.errors import ParameterError
 from interpreter.journal.bundle import bundle_of
@@ -31,7 +31,7 @@ from interpreter.journal.errors import JournalError
 from interpreter.journal.recovery import complete_pending
 from interpreter.journal.rerun import changes_of, choices_of
 from interpreter.journal.store import MAX_FILE_BYTES, Journal
-from interpreter.sheet import Sheet, changed_since_read, format_of, refuse_shipped
+from interpreter.sheets.character import Sheet, changed_since_read, format_of, refuse_shipped
 from interpreter.values import to_json
 
 #: a dice source's `origin` as the journal names it
@@ -50,7 +50,7 @@ def holding(journal: Journal, paths=()):
         place.refuse_link(leaf=False)
     folders = [journal.folder] + [place.folder for place in places]
     with ExitStack() as stack:
-        for lock in files.lock_folders(folders):
+        for lock in safe_files.lock_folders(folders):
             stack.enter_context(lock)
         names = [place.name for place in places]
         repairs = complete_pending(journal, names)
@@ -69,8 +69,8 @@ def holding(journal: Journal, paths=()):
         yield
 
 
-def _place(journal: Journal, path) -> files.Inside:
-    return path if isinstance(path, files.Inside) else journal.place_for(path)
+def _place(journal: Journal, path) -> safe_files.Inside:
+    return path if isinstance(path, safe_files.Inside) else journal.place_for(path)
 
 
 def save_run(
@@ -172,7 +172,7 @@ def write_all(journal: Journal, number: int, writes: list) -> None:
             elif current is None:
                 _create(target, text)
             else:
-                files.write_atomic(target, text)
+                safe_files.write_atomic(target, text)
         except RulebookError as error:  # refused: read-only, full, a link, a new file there
             if _put_back(writes[: done + 1]):
                 journal.discard(number)
@@ -188,24 +188,24 @@ def write_all(journal: Journal, number: int, writes: list) -> None:
     journal.mark_applied(number)
 
 
-def _create(target: files.Inside, text: str) -> None:
+def _create(target: safe_files.Inside, text: str) -> None:
     """A new file, never one that appeared since it was found missing (nor a link)."""
     try:
         target.write(text, new=True)
     except FileExistsError:
         raise changed_since_read(target.path) from None
     except OSError as error:
-        raise files.SaveError(
+        raise safe_files.SaveError(
             tr("cannot be written ({value}); the file is as it was", value=error.strerror or error),
             path=str(target),
         ) from None
 
 
-def _remove(target: files.Inside) -> None:
+def _remove(target: safe_files.Inside) -> None:
     try:
         target.remove()
     except OSError as error:
-        raise files.SaveError(
+        raise safe_files.SaveError(
             tr("cannot be removed ({value}); the file is as it was", value=error.strerror or error),
             path=str(target),
         ) from None
@@ -221,7 +221,7 @@ def _put_back(writes: list) -> bool:
             if previous is None:
                 target.remove()
             else:
-                files.write_atomic(target, previous)
+                safe_files.write_atomic(target, previous)
         except (OSError, RulebookError):
             return False
     return True
@@ -235,7 +235,7 @@ def sheets_of(outcome) -> dict:
     return {"self": outcome.sheet}
 
 
-def _planned(role: str, before: Sheet, after: Sheet, target: files.Inside, new_file: bool):
+def _planned(role: str, before: Sheet, after: Sheet, target: safe_files.Inside, new_file: bool):
     """(role, target, format, text the run started from, text to write, file now)."""
     target.remove_strays()
     current = target.read(MAX_FILE_BYTES)

@@ -79,7 +79,7 @@ CREATE TABLE choices (
 """
 
 # Version 2: how each choice was made (given in advance, asked at the table, the only
-# option open...), as interpreter.choices.Choice.how says; NULL in runs of version 1.
+# option open...), as interpreter.choosers.Choice.how says; NULL in runs of version 1.
 _VERSION_2 = """
 ALTER TABLE choices ADD COLUMN how TEXT;
 """

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from dsl.load import MAX_FILE_SIZE
 from dsl.messages import tr
-from interpreter import files
+from interpreter import safe_files
 from interpreter.errors import ParameterError
 from interpreter.journal import rows, schema
 from interpreter.journal.errors import JournalError, NoJournal
 from interpreter.journal.rows import ESCAPE, VALUE_FORM, Entry, SheetState, read_back
-from interpreter.sheet import MAX_SHEET_SIZE, text_digest
+from interpreter.sheets.character import MAX_SHEET_SIZE, text_digest
 from interpreter.values import FRACTION_FORM, FractionText
 
 __all__ = ["ESCAPE", "JOURNAL_NAME", "VALUE_FORM", "Entry", "Journal", "SheetState", "read_back"]
@@ -130,17 +130,17 @@ class Journal:
         except ValueError:
             return str(resolved)
 
-    def place_for(self, path: str | Path) -> files.Inside:
+    def place_for(self, path: str | Path) -> safe_files.Inside:
         """Where a save of the sheet file `path` writes, and the name the journal gives
         it (see `place_below`)."""
         return place_below(self.folder, path, self.root)
 
-    def place_of(self, stored: str) -> files.Inside:
+    def place_of(self, stored: str) -> safe_files.Inside:
         """The file an entry names: a plain relative name below the journal's folder
         (reached without following a link), never a path taken as it is; a JournalError
         for anything else (an absolute path, `..`)."""
         try:
-            return files.Inside.named(self.root, stored)
+            return safe_files.Inside.named(self.root, stored)
         except ValueError as error:
             raise JournalError(
                 tr(
@@ -247,7 +247,9 @@ class Journal:
                     (
                         number,
                         role,
-                        (path if isinstance(path, files.Inside) else self.place_for(path)).name,
+                        (
+                            path if isinstance(path, safe_files.Inside) else self.place_for(path)
+                        ).name,
                         text_format,
                         self.put_text(before),
                         self.put_text(after),
@@ -499,17 +501,17 @@ def default_journal(folder: str | Path | None = None) -> Path:
     return Path(folder if folder is not None else os.getcwd()) / JOURNAL_NAME
 
 
-def place_below(folder: Path, path: str | Path, root: Path | None = None) -> files.Inside:
+def place_below(folder: Path, path: str | Path, root: Path | None = None) -> safe_files.Inside:
     """The sheet file `path` as the journal of `folder` names it, to be saved: a file
     below the folder that is not a symbolic link (Refused: a save never writes through
     one), else a ParameterError (a journal keeps the sheets of its own folder). The links
     of the folders on the way, which the person or app named, are resolved once."""
     path = Path(path)
-    files.Inside.beside(path).refuse_link()
+    safe_files.Inside.beside(path).refuse_link()
     root = root if root is not None else folder.resolve()
     real = path.parent.resolve() / path.name
     try:
-        return files.Inside.named(root, real.relative_to(root).as_posix())
+        return safe_files.Inside.named(root, real.relative_to(root).as_posix())
     except ValueError:
         raise ParameterError(
             tr(

@@ -22,7 +22,7 @@ from interpreter.journal.bundle import bundle_from_row, rebuild
 from interpreter.journal.errors import UndoRefused
 from interpreter.journal.saving import holding, write_all
 from interpreter.journal.store import MAX_FILE_BYTES, Entry, Journal
-from interpreter.sheet import Sheet, parse_text
+from interpreter.sheets.character import Sheet, parse_text
 from interpreter.values import to_json
 
 

@@ -18,12 +18,12 @@ import attrs
 
 from dsl.errors import RulebookError
 from dsl.messages import tr
-from interpreter import files
+from interpreter import safe_files
 from interpreter.engine import Engine
 from interpreter.journal.recovery import complete_pending
 from interpreter.journal.rerun import inputs_of, mismatches, run_again
 from interpreter.journal.store import JOURNAL_NAME, MAX_FILE_BYTES, Journal
-from interpreter.sheet import text_digest
+from interpreter.sheets.character import text_digest
 
 OK, NOTE, REPAIRED, PROBLEM = "ok", "note", "repaired", "problem"
 
@@ -65,7 +65,7 @@ def verify_journal(
                 level = REPAIRED
             findings.append(Finding(level, repair_done.describe()))
         folders = {place.folder: place for place in places.values()}
-        folders.setdefault(journal.folder, files.Inside(journal.folder, (JOURNAL_NAME,)))
+        folders.setdefault(journal.folder, safe_files.Inside(journal.folder, (JOURNAL_NAME,)))
         for folder in sorted(folders):
             findings += _strays(folders[folder], repair)
         findings += _texts(journal)
@@ -80,7 +80,7 @@ def verify_journal(
     return Report(tuple(findings))
 
 
-def _strays(place: files.Inside, repair: bool) -> list[Finding]:
+def _strays(place: safe_files.Inside, repair: bool) -> list[Finding]:
     """The temporaries killed saves left in a sheet's folder (removed, with `repair`)."""
     try:
         strays = place.remove_strays(any_target=True) if repair else place.strays(True)
@@ -118,7 +118,7 @@ def _locks(journal: Journal, places) -> ExitStack:
     """Every folder's lock (completing pending entries is this command's own work)."""
     stack = ExitStack()
     folders = [journal.folder] + [place.folder for place in places]
-    for lock in files.lock_folders(folders):
+    for lock in safe_files.lock_folders(folders):
         stack.enter_context(lock)
     return stack
 
@@ -134,7 +134,7 @@ def _texts(journal: Journal) -> list[Finding]:
     return out
 
 
-def _chain(journal: Journal, entries, path: str, place: files.Inside) -> list[Finding]:
+def _chain(journal: Journal, entries, path: str, place: safe_files.Inside) -> list[Finding]:
     out = []
     previous = None
     for entry in entries:

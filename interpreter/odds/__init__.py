@@ -27,7 +27,7 @@ the real engine and says so (`exact: false`, `trials`, standard errors: `samplin
     distribution  Dist, the exact distributions computed with
     polynomials   convolution and powers of distributions, by big integers
     pools         one dice term's distribution; keeps and walker: its keeps, its chains
-    roller        the odds roller; enumerate: rolls counted through the real roller
+    roller        the odds roller; draws: rolls counted through the real roller
     explore       branching and merging; worlds: what a world holds, what is read
     passes        loops and called actions, a step at a time; weights: exact weights
     contest       opposed checks; reads: results remembered by what they read

@@ -52,7 +52,7 @@ class Odds:
         self.exact = exact
         self.omitted = omitted
         self.trials = trials
-        #: under the best play for a goal (interpreter.odds.choices): the goal, and how
+        #: under the best play for a goal (interpreter.odds.best_play): the goal, and how
         #: often each option of each choice is taken, {(choice, option): probability},
         #: and what the play is worth to the goal (its probability, or its mean)
         self.goal = None

@@ -7,12 +7,12 @@ from fractions import Fraction
 
 from dsl.errors import TOO_DEEP
 from dsl.messages import tr
-from interpreter.choices import chooser_for
+from interpreter.choosers import chooser_for
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
-from interpreter.odds.bounds import Deadline, certain_limit, checked
+from interpreter.odds.budget import Deadline, certain_limit, checked
 from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
 from interpreter.odds.distribution import LIFTS, Dist, weighed
@@ -130,7 +130,7 @@ def action_odds(
     """The distribution of an action's (or a check's) result field for a sheet and
     parameters; exact when it fits the budget and half the time limit (`seconds`, by
     default the engine's `limits.odds_seconds`), else sampled from real runs. `choices`
-    answers the action's `choose` statements (a mapping: interpreter.choices)."""
+    answers the action's `choose` statements (a mapping: interpreter.choosers)."""
     subject = {"action": action}
     seconds = checked(budget, trials, seconds or engine.limits.odds_seconds)
     orders = text_orders(engine.rulebook)
@@ -203,7 +203,7 @@ def _explore_action(
 ):  # fmt: skip
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
-    ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choices)
+    ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choosers)
     explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler, limits))
     if calls is not None:
         explorer.calls = calls  # what called actions gave, for other fields of the action

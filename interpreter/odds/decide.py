@@ -9,7 +9,7 @@ per open option, to the end, and the option that scores best for the goal is kep
 equal ones, the first; against the goal for a choice made `by` another character).
 Merged worlds hold the same future, so their best option is the same. A choice anywhere
 else (in a branch, a loop, a called action) or whose options hang on a value not drawn
-yet raises Nested: the search by runs (interpreter.odds.choices) makes it then.
+yet raises Nested: the search by runs (interpreter.odds.best_play) makes it then.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import nodes as n
-from interpreter.choices import Chooser
+from interpreter.choosers import Chooser
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import field_outcome
 from interpreter.odds.distribution import Dist

@@ -16,7 +16,7 @@ from fractions import Fraction
 from math import gcd
 
 from interpreter.errors import EvaluationError
-from interpreter.odds.bounds import too_many_outcomes
+from interpreter.odds.budget import too_many_outcomes
 from interpreter.odds.order import ORDERINGS, compared, moved
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.weights import at_most, least_common

@@ -24,7 +24,7 @@ from dsl import nodes as n
 from dsl.build import parse_expression
 from dsl.errors import did_you_mean
 from dsl.messages import tr
-from interpreter.choices import Question
+from interpreter.choosers import Question
 from interpreter.errors import EvaluationError, ParameterError
 from interpreter.odds.answer import field_outcome
 from interpreter.odds.worlds import Failure

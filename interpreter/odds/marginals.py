@@ -15,7 +15,7 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds
-from interpreter.odds.bounds import clock
+from interpreter.odds.budget import clock
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.worlds import Failure
 

@@ -18,7 +18,7 @@ class TooComplex(Exception):
 
 class Budget:
     """The work (units of about 0.1 µs) one term may take; with the odds engine's bounds
-    (interpreter.odds.bounds), also the bytes one big-integer step may hold and a deadline
+    (interpreter.odds.budget), also the bytes one big-integer step may hold and a deadline
     (anything with `check()`, raising TooComplex once it has passed, and `afford(seconds)`,
     raising it now for a step that could not end before it).
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dsl.messages import tr
 from interpreter.dice import PoolRoll, roll_pool
 from interpreter.odds.distribution import Dist
-from interpreter.odds.enumerate import enumerate_draws
+from interpreter.odds.draws import enumerate_draws
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.pools import group_total, pool_answers
 from interpreter.pool import COUNTED, Answers, Failures, Sorted, Successes, Total

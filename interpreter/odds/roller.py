@@ -11,11 +11,11 @@ from dsl.messages import tr
 from dsl.nodes import path_cut
 from interpreter.dice import Die, check_term, roll_pool
 from interpreter.errors import ChainTooLong, EvaluationError
-from interpreter.odds.bounds import Deadline, check_size
+from interpreter.odds.budget import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
 from interpreter.odds.cuts import flat, project
 from interpreter.odds.distribution import Dist, cut_already, mixture
-from interpreter.odds.enumerate import chain_distribution, enumerate_draws
+from interpreter.odds.draws import chain_distribution, enumerate_draws
 from interpreter.odds.order import ORDERINGS
 from interpreter.odds.polynomials import Budget, TooComplex
 from interpreter.odds.pools import (
@@ -63,7 +63,7 @@ class LiftMemory(dict):
         return tuple(resolve(v) if type(v) is Dist else v for v in values)
 
     def poll(self) -> None:
-        """A look at the deadline (interpreter.odds.bounds), from a loop over outcomes."""
+        """A look at the deadline (interpreter.odds.budget), from a loop over outcomes."""
         self.roller.deadline.check()
 
     def work(self, values, function=None) -> int:
@@ -190,7 +190,7 @@ class OddsRoller(PoolQuestions):
         self.next_report = 2000
         self.budget = budget
         self.limits = limits
-        # the exact phase's deadline (interpreter.odds.bounds): past it, TooComplex
+        # the exact phase's deadline (interpreter.odds.budget): past it, TooComplex
         self.deadline = deadline if deadline is not None else Deadline(limits.odds_seconds)
         self.dice = 0  # base dice of the terms asked for (against dice_per_evaluation)
         self.work = 0

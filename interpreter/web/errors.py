@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dsl.errors import RulebookError
 from interpreter.errors import ParameterError, SheetChanged
-from interpreter.files import FileBusy, Refused
 from interpreter.journal import UndoRefused
 from interpreter.json_data import error_data
+from interpreter.safe_files import FileBusy, Refused
 from interpreter.web.library import NotFound, VersionMismatch, VersionRequired
 
 

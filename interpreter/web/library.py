@@ -22,8 +22,8 @@ from dsl.errors import RulebookError, did_you_mean
 from dsl.load import language_written_in, read
 from dsl.messages import tr
 from interpreter.errors import ParameterError
-from interpreter.files import Refused
-from interpreter.sheet import NOT_A_SHEET, rulebook_named_in
+from interpreter.safe_files import Refused
+from interpreter.sheets.character import NOT_A_SHEET, rulebook_named_in
 
 #: what a client may call a rulebook or a character: a file stem, never a path
 NAME = re.compile(r"[^\W_][\w-]{0,99}")

@@ -21,7 +21,7 @@ import dsl
 import grammar
 import interpreter
 import rulebooks
-from interpreter.sheet import shipped_characters_folder
+from interpreter.sheets.character import shipped_characters_folder
 
 #: answers whose bodies are rewritten (a streamed one line by line)
 JSON_TYPES = (b"application/json", b"application/x-ndjson")

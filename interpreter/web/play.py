@@ -12,14 +12,14 @@ import attrs
 from dsl.bounded import Bounded, text_size
 from dsl.errors import RulebookError
 from dsl.messages import language_for, tr
-from interpreter.choices import Chooser
+from interpreter.choosers import Chooser
 from interpreter.dice import ForcedDice, SeededDice
 from interpreter.engine import ENGINES_TEXT, Engine
 from interpreter.errors import ParameterError
 from interpreter.expression import compile_expression
 from interpreter.json_data import Writer, comparison_data, odds_data, run_data, step_data
 from interpreter.odds import BUDGET, TRIALS, expression_odds
-from interpreter.sheet import Sheet
+from interpreter.sheets.character import Sheet
 from interpreter.web import saving
 from interpreter.web.body import faces, field, unknown_fields
 from interpreter.web.errors import RequestError

@@ -1,7 +1,7 @@
 """Compiling `choose`: the options open now, the run's chooser asked, the one chosen run.
 
 An option is open when its condition holds and its cost can be paid (a `spend` of it
-would not fail). The run's `Chooser` (interpreter.choices; the odds engine's policy in
+would not fail). The run's `Chooser` (interpreter.choosers; the odds engine's policy in
 odds mode) answers with one of the open options; the choice is kept on the context
 (`ctx.choices`) and in the trace, the cost is spent, then the option's statements run.
 """
@@ -13,7 +13,7 @@ import attrs
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.bounds import check_length
-from interpreter.choices import Choice, Chooser, Question
+from interpreter.choosers import Choice, Chooser, Question
 from interpreter.compile.arithmetic import as_whole
 from interpreter.compile.characters import character_of
 from interpreter.compile.costs import block_cost

@@ -10,7 +10,7 @@ YAML is spliced by position: PyYAML's composer gives every node's start and end 
 text. (A round-trip library would do too, but ruamel.yaml re-flows multi-line flow
 mappings such as the shipped menecma.yaml's: more than the changed values.) A new key
 goes after its mapping's last entry, in the style of its siblings; a list that grew gets
-its new items after its last. JSON is spliced the same way (interpreter.sheet_json).
+its new items after its last. JSON is spliced the same way (interpreter.sheets.json_splice).
 
 The caller checks the result by reading it back (`Sheet` does, before anything is
 written): a splice that would not give exactly the new values is never saved.
@@ -23,9 +23,9 @@ import json
 import yaml
 
 from dsl.messages import tr
-from interpreter import sheet_json
 from interpreter.errors import SheetError
-from interpreter.sheet_reading import Loader
+from interpreter.sheets import json_splice
+from interpreter.sheets.parsing import Loader
 
 _BOOL_WORDS = {"yes": ("yes", "no"), "true": ("true", "false"), "on": ("on", "off")}
 _BOOL_WORDS.update({v[1]: v for v in list(_BOOL_WORDS.values())})
@@ -82,7 +82,7 @@ def _rewrite_json(text: str, old: dict, new: dict, order: list) -> str:
             items = list(doc.items())
             position = [k for k, _ in items].index(after) + 1
             doc = dict([*items[:position], (key, value), *items[position:]])
-    spliced = sheet_json.splice(text, doc)
+    spliced = json_splice.splice(text, doc)
     if spliced is not None:
         return spliced
     # a file the splice cannot place values in (a key given twice): written whole, in

@@ -7,9 +7,9 @@ A sheet file is a mapping of field names to values. Resources give their current
 may name the rulebook the sheet is for.
 
 Saving writes back only the values that changed, into the file's own text (comments,
-order and style kept: `interpreter.sheet_writer`), after checking that the file is still
+order and style kept: `interpreter.sheets.writer`), after checking that the file is still
 what was read; it is atomic (a temporary file, fsync, rename, folder fsync) and holds
-the folder's lock (`interpreter.files`). A shipped character is never written.
+the folder's lock (`interpreter.safe_files`). A shipped character is never written.
 """
 
 from __future__ import annotations
@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING
 
 from dsl.messages import tr
 from dsl.reading import TooLarge, read_text
-from interpreter import files, sheet_reading, sheet_writer
+from interpreter import safe_files
 from interpreter.compile import Compiler
 from interpreter.errors import SheetChanged, SheetError, ShippedSheet
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.sheet_keys import key_warnings
-from interpreter.sheet_rules import complete
-from interpreter.sheet_schema import META_KEYS, validate
+from interpreter.sheets import parsing, writer
+from interpreter.sheets.key_warnings import key_warnings
+from interpreter.sheets.rules import complete
+from interpreter.sheets.validation import META_KEYS, validate
 from interpreter.values import Record
 
 #: largest sheet file read, in bytes
@@ -60,7 +61,7 @@ class Sheet:
         self.path = path
         self.text_format = text_format
         self.text = text  # the file's text as read (None: not read from a file)
-        #: what the file says that may not be what it seems (interpreter.sheet_keys),
+        #: what the file says that may not be what it seems (interpreter.sheets.key_warnings),
         #: each a SheetWarning placed at its line and column
         self.warnings: tuple = ()
 
@@ -119,7 +120,7 @@ class Sheet:
                 tr("larger than {max_sheet_size} characters", max_sheet_size=MAX_SHEET_SIZE),
                 path=path,
             )
-        data, places = sheet_reading.read(text, text_format, path)
+        data, places = parsing.read(text, text_format, path)
         try:
             sheet = cls.from_data(data, rulebook, path, text_format, limits, text)
         except SheetError as error:  # placed from the reading's own nodes: not read again
@@ -166,7 +167,7 @@ class Sheet:
 
     def dumps(self, text_format: str | None = None) -> str:
         """The whole sheet as a new file's text (for a sheet that has no file yet)."""
-        return sheet_writer.render_new(self.to_data(), text_format or self.text_format)
+        return writer.render_new(self.to_data(), text_format or self.text_format)
 
     def file_text(self, base: Sheet | None = None, current: str | None = None) -> str:
         """The text to save: `current` (the file as it is, by default the text `base`
@@ -178,7 +179,7 @@ class Sheet:
             return self.dumps()
         if base.text is None or current != base.text:
             base = Sheet.from_text(current, self.rulebook, self.path, base.text_format)
-        text = sheet_writer.rewrite(
+        text = writer.rewrite(
             current, base.text_format, base.to_data(), self.to_data(), self.rulebook.fields
         )
         self.check_written(text, base.text_format)
@@ -214,8 +215,8 @@ class Sheet:
         refuse_shipped(target)
         base = base if base is not None else self
         same_file = base.path is not None and Path(base.path).resolve() == target.resolve()
-        with files.FolderLock(target.parent):
-            files.remove_strays(target.parent, target.name)
+        with safe_files.FolderLock(target.parent):
+            safe_files.remove_strays(target.parent, target.name)
             current = read_current(target)
             if same_file and base.text is not None and current != base.text:
                 raise changed_since_read(target)
@@ -224,7 +225,7 @@ class Sheet:
                 text = self.dumps(format_of(target))
             else:
                 text = self.file_text(base, source)
-            files.write_atomic(target, text)
+            safe_files.write_atomic(target, text)
         return text
 
 
@@ -342,7 +343,7 @@ def read_file(path: str | Path) -> tuple:
 def parse_text(text: str, text_format: str, path: str | None = None):
     """A sheet file's data; a file that is not valid YAML or JSON (or gives a key twice)
     is a SheetError placed at the line and column where reading it failed."""
-    return sheet_reading.read(text, text_format, path)[0]
+    return parsing.read(text, text_format, path)[0]
 
 
 def _plain(value):

@@ -84,7 +84,7 @@ def numerator(value) -> int:
     return value if type(value) is int else value.numerator
 
 
-_LATER = object()  # resources: filled in from their maximum (interpreter.sheet_rules)
+_LATER = object()  # resources: filled in from their maximum (interpreter.sheets.rules)
 
 
 def _unknown(key: str, rulebook, path):

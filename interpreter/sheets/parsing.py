@@ -22,7 +22,7 @@ from yaml.resolver import Resolver
 from dsl.messages import tr
 from dsl.unicode_text import HALF_CHARACTER, lone_surrogate
 from interpreter.errors import SheetError
-from interpreter.sheet_positions import (
+from interpreter.sheets.field_positions import (
     MAX_NUMBER_TEXT,
     brackets_too_deep,
     find,

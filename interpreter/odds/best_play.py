@@ -18,10 +18,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl.messages import tr
-from interpreter.choices import Chooser
+from interpreter.choosers import Chooser
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds, field_outcome, text_orders
-from interpreter.odds.bounds import Deadline, checked
+from interpreter.odds.budget import Deadline, checked
 from interpreter.odds.decide import Decide, Nested, Unread, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
 from interpreter.odds.explore import STEPS_PER_WORK, STOPS, stopped

@@ -1,0 +1,5 @@
+"""Balance studies: many cases of the engine's work, run in parallel and merged exactly."""
+
+from interpreter.balance.parallel import map_tasks, task_seed
+
+__all__ = ["map_tasks", "task_seed"]
