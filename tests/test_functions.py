@@ -21,6 +21,7 @@ from interpreter import Engine, Limits
 from interpreter.compile.builtins import BUILTINS, COUNTED, POOL_QUESTIONS
 from interpreter.errors import EvaluationError
 from interpreter.lsp.complete import completions
+from interpreter.lsp.hover import hover
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "grammar" / "README.md"
@@ -115,6 +116,15 @@ def test_the_editor_completes_every_function(name):
     offset = text.index(f"v: {name}") + 3 + len(name)
     found = completions(text, "f.rules", offset)["items"]
     assert any(item["label"] == name and item["kind"] == "function" for item in found)
+
+
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_hovering_on_a_function_shows_its_entry(name):
+    text = HEADER % EXAMPLES[name]
+    offset = text.index(f"{name}(", text.index("v: ")) + 1
+    shown = hover(text, "f.rules", offset)
+    assert shown is not None and f"**{name}**" in shown["markdown"]
+    assert FUNCTIONS[name].meaning in shown["markdown"]
 
 
 def check_errors(expression: str) -> list[str]:
