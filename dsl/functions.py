@@ -1,7 +1,7 @@
 """The built-in functions every rulebook has: names, arity, types and reference text, once.
 
 The checker (dsl.check), the language reference's table (grammar/README.md, printed by
-`python -m dsl.functions --reference`) and the completion of the editor read this
+`python -m dsl.function_table --reference`) and the completion of the editor read this
 registry; the back end registers how each one is compiled and how the odds engine counts
 it under the same names (interpreter.compile.builtins), and a test holds the two together.
 To add a function: its entry here, its type rule in dsl.check (if none of the rules below
@@ -9,8 +9,6 @@ fits), its entry in interpreter.compile.builtins, the reference's table regenera
 """
 
 from __future__ import annotations
-
-import sys
 
 import attrs
 
@@ -223,7 +221,7 @@ _ALL = (
 FUNCTIONS: dict[str, Function] = {f.name: f for f in _ALL}
 
 #: the reference's table starts after this line and ends at the first line not a row
-TABLE_MARK = "<!-- functions: made by `python -m dsl.functions --reference` -->"
+TABLE_MARK = "<!-- functions: made by `python -m dsl.function_table --reference` -->"
 
 
 def reference_table() -> str:
@@ -246,15 +244,3 @@ def table_in(text: str) -> str | None:
             break
         rows.append(line)
     return "".join(rows)
-
-
-def main(argv: list[str]) -> int:
-    if argv != ["--reference"]:
-        print("usage: python -m dsl.functions --reference", file=sys.stderr)
-        return 2
-    sys.stdout.write(reference_table())
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -95,12 +95,12 @@ def test_every_type_rule_has_its_check():
 def test_the_references_table_is_the_registrys():
     written = table_in(REFERENCE.read_text(encoding="utf-8"))
     assert written is not None, "grammar/README.md lost the mark of its table of functions"
-    assert written == reference_table(), "run: python -m dsl.functions --reference"
+    assert written == reference_table(), "run: python -m dsl.function_table --reference"
 
 
 def test_the_table_is_printed_by_the_module():
     printed = subprocess.run(
-        [sys.executable, "-m", "dsl.functions", "--reference"],
+        [sys.executable, "-m", "dsl.function_table", "--reference"],
         capture_output=True,
         text=True,
         cwd=ROOT,
