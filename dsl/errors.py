@@ -145,7 +145,7 @@ class RulebookError(Exception):
             self.language = language
         return self
 
-    def render(self, language: str | None = None, verbose: bool = False) -> str:
+    def render(self, language: str | None = None, verbose: bool = False) -> str:  # noqa: ARG002 (every error renders with (language, verbose))
         """As a compiler prints it: `file:line:col: error: message`, the line and a caret
         (`verbose` matters only to errors that print shorter without it)."""
         language = language or self.language
@@ -206,7 +206,7 @@ class RulebookInvalid(RulebookError):
             diagnostic.speak(language)
         return super().speak(language)
 
-    def render(self, language: str | None = None, verbose: bool = False) -> str:
+    def render(self, language: str | None = None, verbose: bool = False) -> str:  # noqa: ARG002 (every error renders with (language, verbose))
         return "\n".join(d.render(language or self.language) for d in self.diagnostics)
 
 

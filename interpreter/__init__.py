@@ -27,6 +27,7 @@ from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.best_play import Goal
 from interpreter.sheets.character import Sheet
 from interpreter.trace import Step, render_text
+from interpreter.version import VERSION as __version__
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -54,6 +55,7 @@ __all__ = [
     "SheetError",
     "Step",
     "TypedDice",
+    "__version__",
     "render_text",
     "roll",
 ]

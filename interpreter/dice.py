@@ -131,7 +131,7 @@ class SeededDice(DiceSource):
         self.seed = seed
         self._bits = random.Random(seed).getrandbits
 
-    def draw(self, die: Die, position: int) -> int:
+    def draw(self, die: Die, position: int) -> int:  # noqa: ARG002 (a DiceSource draws with (die, position))
         """The face of the `position`-th die drawn (1-based), within the die's range."""
         n, k = die.size, die.bits  # k = n.bit_length()
         r = self._bits(k)
@@ -149,7 +149,7 @@ class ForcedDice(DiceSource):
         self.values = tuple(values)
         self._next = 0
 
-    def draw(self, die: Die, position: int) -> int:
+    def draw(self, die: Die, position: int) -> int:  # noqa: ARG002 (a DiceSource draws with (die, position))
         """The face of the `position`-th die drawn (1-based), within the die's range."""
         if self._next >= len(self.values):
             raise DiceError(

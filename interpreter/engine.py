@@ -45,8 +45,8 @@ from interpreter.json_data import run_data
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
 from interpreter.odds.best_play import Goal, best_odds
-from interpreter.parameters import Binder, convert
-from interpreter.runtime import Character, Context, Roller, State
+from interpreter.parameters import Binder
+from interpreter.runtime import Character, Context, Roller, RollerProtocol, State
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.trace import Step, Trace, call_text
@@ -199,7 +199,7 @@ class RollCall:
         self.node = procedure.node
         self.label = procedure.name
 
-    def __call__(self, ctx, args, span):
+    def __call__(self, ctx, args, span):  # noqa: ARG002 (every runnable is called with (ctx, args, span))
         return self.procedure.call(ctx, args).total
 
 
@@ -348,24 +348,37 @@ class Engine:
             kind, compiled = "roll", RollCall(self.compiler.roll_definition(name))
         else:
             every = [*book.actions, *book.checks, *book.opposed, *book.rolls]
-            hint = did_you_mean(name, every) or ("actions: " + ", ".join(book.actions))
-            raise ParameterError(
-                tr(
-                    (
-                        "{rulebook} has no action {name!r} "
-                        "(nor a check, opposed check or roll of that name)"
-                    ),
-                    rulebook=book.title,
-                    name=name,
-                ),
-                None,
-                hint,
-            )
+            raise self._no_such("runnable", name, every)
         found = Runnable(kind, name, compiled, Binder(self, compiled.node))
         self._runnables[name] = found
         return found
 
-    def context(self, roller: Roller, sheet: Sheet, trace: list | None = None) -> Context:
+    def _no_such(self, kind: str, name: str, among) -> ParameterError:
+        """The error for a name the rulebook has no `kind` of ("runnable": no action,
+        check, opposed check nor roll), hinted with the closest of the names `among`
+        (for actions, else the list of them)."""
+        title = self.rulebook.title
+        if kind == "check":
+            message = tr("{title} has no check {check}", title=title, check=repr(name))
+        elif kind == "roll":
+            message = tr("{title} has no roll {roll_name}", title=title, roll_name=repr(name))
+        elif kind == "action":
+            message = tr("{title} has no action {action}", title=title, action=repr(name))
+        else:
+            message = tr(
+                (
+                    "{rulebook} has no action {name!r} "
+                    "(nor a check, opposed check or roll of that name)"
+                ),
+                rulebook=title,
+                name=name,
+            )
+        hint = did_you_mean(name, list(among))
+        if not hint and kind in ("action", "runnable"):
+            hint = "actions: " + ", ".join(self.rulebook.actions)
+        return ParameterError(message, None, hint)
+
+    def context(self, roller: RollerProtocol, sheet: Sheet, trace: list | None = None) -> Context:
         """A fresh run context over a sheet, with this roller (real, or the odds one)."""
         state = State(sheet._values, self.compiler.open_default)
         return Context(roller, self.limits, state, trace)
@@ -400,16 +413,7 @@ class Engine:
     def prepare(self, action: str, sheet: Sheet, params: dict) -> tuple:
         """(compiled action, its arguments, the parameters as shown) for a run."""
         if action not in self.rulebook.actions:
-            hint = did_you_mean(action, list(self.rulebook.actions)) or (
-                "actions: " + ", ".join(self.rulebook.actions)
-            )
-            raise ParameterError(
-                tr(
-                    "{title} has no action {action}", title=self.rulebook.title, action=repr(action)
-                ),
-                None,
-                hint,
-            )
+            raise self._no_such("action", action, self.rulebook.actions)
         args, shown = self._arguments(self.rulebook.actions[action], sheet, params)
         return self.compiler.action(action), args, shown
 
@@ -426,11 +430,7 @@ class Engine:
         book = self.rulebook
         node = book.checks.get(check) or book.opposed.get(check)
         if node is None:
-            raise ParameterError(
-                tr("{title} has no check {check}", title=book.title, check=repr(check)),
-                None,
-                did_you_mean(check, [*book.checks, *book.opposed]),
-            )
+            raise self._no_such("check", check, [*book.checks, *book.opposed])
         return self._arguments(node, sheet, params)[0]
 
     def roll_arguments(self, roll_name: str, sheet: Sheet, params: dict) -> tuple:
@@ -448,15 +448,7 @@ class Engine:
         """Roll one of the rulebook's named rolls (`abierta`, `capicua`); its Outcome,
         whose result is the roll's total."""
         if roll_name not in self.rulebook.rolls:
-            raise ParameterError(
-                tr(
-                    "{title} has no roll {roll_name}",
-                    title=self.rulebook.title,
-                    roll_name=repr(roll_name),
-                ),
-                None,
-                did_you_mean(roll_name, list(self.rulebook.rolls)),
-            )
+            raise self._no_such("roll", roll_name, self.rulebook.rolls)
         return self._run(self.runnable(roll_name), sheet, params or {}, dice)
 
     @speaking
@@ -466,17 +458,8 @@ class Engine:
         """Roll one check (no action around it); its Outcome, whose result is the check's
         record (total, success, margin and the check's own fields)."""
         if check not in self.rulebook.checks:
-            raise ParameterError(
-                tr("{title} has no check {check}", title=self.rulebook.title, check=repr(check)),
-                None,
-                did_you_mean(check, list(self.rulebook.checks)),
-            )
+            raise self._no_such("check", check, self.rulebook.checks)
         return self._run(self.runnable(check), sheet, params or {}, dice)
-
-    def param_value(self, param: n.Param, value: object, sheet: Sheet | None) -> object:
-        """A parameter's value, checked against its type; texts (from a command line)
-        are read as the type says."""
-        return convert(param.name, param.type, value, self.rulebook, sheet, self.limits)
 
     # ─── the sheet ──────────────────────────────────────────────────────────
 

@@ -152,7 +152,7 @@ class SheetError(RulebookError):
         self.line, self.column, self.line_text, self.width = line, column, line_text, width
         return self
 
-    def render(self, language: str | None = None, verbose: bool = False) -> str:
+    def render(self, language: str | None = None, verbose: bool = False) -> str:  # noqa: ARG002 (every error renders with (language, verbose))
         language = language or self.language
         where = self.path or ""
         if self.line is not None:

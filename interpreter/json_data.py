@@ -27,6 +27,7 @@ from dsl.messages import translate
 from interpreter.describe import describe
 from interpreter.dice import KEPT
 from interpreter.values import FractionText, plain
+from interpreter.version import VERSION, VERSION_FIELD
 
 #: the kinds of document, each with its schema file `<kind>.schema.json`
 KINDS = (
@@ -62,7 +63,7 @@ class Writer:
 
 
 def _head(kind: str, language: str | None) -> dict:
-    return {"kind": kind, "language": language or "en"}
+    return {"kind": kind, VERSION_FIELD: VERSION, "language": language or "en"}
 
 
 # ─── runs ───────────────────────────────────────────────────────────────────

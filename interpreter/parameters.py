@@ -210,18 +210,7 @@ def convert(
     if isinstance(value, str) and lone_surrogate(value) is not None:  # undecodable bytes typed in
         raise ParameterError(tr("{where}: {problem}", where=where, problem=HALF_CHARACTER))
     if isinstance(type_node, n.EnumType):
-        if not among(value, type_node.choices):
-            raise ParameterError(
-                tr(
-                    "{where}: {quoted} is not one of {join}",
-                    where=where,
-                    quoted=quoted(value),
-                    join=", ".join(type_node.choices),
-                ),
-                None,
-                did_you_mean(str(value), type_node.choices),
-            )
-        return value
+        return _enum_value(where, type_node, value)
     if isinstance(type_node, n.ListType):
         if isinstance(value, str):
             value = list_items(value)
@@ -240,100 +229,135 @@ def convert(
     if kind == "character":
         return character(name, value, book)
     if kind in ("int", "number"):
-        if isinstance(value, str):
-            refused = digits_refused(value)
-            if refused is not None:
-                raise ParameterError(tr("{where}: {problem}", where=where, problem=refused))
-            try:
-                number = read_number(value, limits)
-            except ValueError as error:
-                raise ParameterError(
-                    tr("{where}: {problem}", where=where, problem=error.args[0])
-                ) from None
-            if number is None:
-                raise ParameterError(
-                    tr("{where}: {quoted} is not a number", where=where, quoted=quoted(value))
-                )
-            value = number
-        if not is_number(value):
-            raise ParameterError(
-                tr("{where}: {quoted} is not a number", where=where, quoted=quoted(value))
-            )
-        if not number_fits(value, limits):
-            raise ParameterError(
-                tr(
-                    "{where}: a number of more than {number_digits} digits (limit number_digits)",
-                    where=where,
-                    number_digits=limits.number_digits,
-                )
-            )
-        if kind == "int" and not isinstance(value, int):
-            raise ParameterError(
-                tr("{where}: {value} is not a whole number", where=where, value=value)
-            )
-        return value
+        return _number_value(where, kind, value, limits)
     if kind == "bool":
-        if isinstance(value, str):
-            lowered = value.strip().lower()
-            if lowered in ("yes", "true", "sí", "si", "1"):
-                return True
-            if lowered in ("no", "false", "0"):
-                return False
-        if not isinstance(value, bool):
-            raise ParameterError(
-                tr("{where}: {quoted} is not yes or no", where=where, quoted=quoted(value))
-            )
-        return value
+        return _yes_no(where, value)
     if kind == "text":
         return str(value)
     if kind in book.fields and isinstance(book.fields[kind], n.Catalog):
-        entries = (sheet.get(kind) or {}) if sheet is not None else {}
-        if isinstance(value, Record):
-            return value
-        if not among(value, entries):
-            hint = did_you_mean(str(value), entries) or (
-                tr("entries: {entries}", entries=", ".join(entries))
-                if entries
-                else tr("the sheet has none")
-            )
-            raise ParameterError(
-                tr(
-                    "{where}: the sheet has no {kind} entry {quoted}",
-                    where=where,
-                    kind=kind,
-                    quoted=quoted(value),
-                ),
-                None,
-                hint,
-            )
-        return entries[value]
-    choices = choices_for(kind, book)
-    if choices is not None:
-        if isinstance(value, str) and not among(value, choices):
-            number = maybe_number(value, limits)
-            if number in choices:
-                value = number
-        if not among(value, choices):
-            if kind == "skill" and book.open_skills is not None and isinstance(value, str):
-                return value
-            choices = sorted(choices, key=str)
-            refused = digits_refused(value) if isinstance(value, str) else None
-            hint = (
-                refused
-                or did_you_mean(str(value), [str(c) for c in choices])
-                or tr("choices: {choices}", choices=", ".join(map(str, choices)))
-            )
-            raise ParameterError(
-                tr(
-                    "{where}: {quoted} is not one of its choices ({kind})",
-                    where=where,
-                    quoted=quoted(value),
-                    kind=kind,
-                ),
-                None,
-                hint,
-            )
+        return _catalog_entry(where, kind, value, sheet)
+    return _choice(where, kind, value, book, limits)
+
+
+def _enum_value(where, type_node, value):
+    if not among(value, type_node.choices):
+        raise ParameterError(
+            tr(
+                "{where}: {quoted} is not one of {join}",
+                where=where,
+                quoted=quoted(value),
+                join=", ".join(type_node.choices),
+            ),
+            None,
+            did_you_mean(str(value), type_node.choices),
+        )
     return value
+
+
+def _number_value(where, kind: str, value, limits):
+    """An `int` or `number` parameter: a number, or a text read as one."""
+    if isinstance(value, str):
+        refused = digits_refused(value)
+        if refused is not None:
+            raise ParameterError(tr("{where}: {problem}", where=where, problem=refused))
+        try:
+            number = read_number(value, limits)
+        except ValueError as error:
+            raise ParameterError(
+                tr("{where}: {problem}", where=where, problem=error.args[0])
+            ) from None
+        if number is None:
+            raise ParameterError(
+                tr("{where}: {quoted} is not a number", where=where, quoted=quoted(value))
+            )
+        value = number
+    if not is_number(value):
+        raise ParameterError(
+            tr("{where}: {quoted} is not a number", where=where, quoted=quoted(value))
+        )
+    if not number_fits(value, limits):
+        raise ParameterError(
+            tr(
+                "{where}: a number of more than {number_digits} digits (limit number_digits)",
+                where=where,
+                number_digits=limits.number_digits,
+            )
+        )
+    if kind == "int" and not isinstance(value, int):
+        raise ParameterError(tr("{where}: {value} is not a whole number", where=where, value=value))
+    return value
+
+
+def _yes_no(where, value) -> bool:
+    """A `bool` parameter: yes/no, or a text that spells one (`sí`, `true`, `0`)."""
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in ("yes", "true", "sí", "si", "1"):
+            return True
+        if lowered in ("no", "false", "0"):
+            return False
+    if not isinstance(value, bool):
+        raise ParameterError(
+            tr("{where}: {quoted} is not yes or no", where=where, quoted=quoted(value))
+        )
+    return value
+
+
+def _catalog_entry(where, kind: str, value, sheet: Sheet | None):
+    """A parameter typed by a catalog on the sheet: the entry of that name."""
+    entries = (sheet.get(kind) or {}) if sheet is not None else {}
+    if isinstance(value, Record):
+        return value
+    if not among(value, entries):
+        hint = did_you_mean(str(value), entries) or (
+            tr("entries: {entries}", entries=", ".join(entries))
+            if entries
+            else tr("the sheet has none")
+        )
+        raise ParameterError(
+            tr(
+                "{where}: the sheet has no {kind} entry {quoted}",
+                where=where,
+                kind=kind,
+                quoted=quoted(value),
+            ),
+            None,
+            hint,
+        )
+    return entries[value]
+
+
+def _choice(where, kind: str, value, book: Rulebook, limits):
+    """A parameter of a named type with choices (attributes, skills, a table's keys):
+    one of them (a number typed as text read as one); any other type takes the value."""
+    choices = choices_for(kind, book)
+    if choices is None:
+        return value
+    if isinstance(value, str) and not among(value, choices):
+        number = maybe_number(value, limits)
+        if number in choices:
+            value = number
+    if among(value, choices):
+        return value
+    if kind == "skill" and book.open_skills is not None and isinstance(value, str):
+        return value
+    choices = sorted(choices, key=str)
+    refused = digits_refused(value) if isinstance(value, str) else None
+    hint = (
+        refused
+        or did_you_mean(str(value), [str(c) for c in choices])
+        or tr("choices: {choices}", choices=", ".join(map(str, choices)))
+    )
+    raise ParameterError(
+        tr(
+            "{where}: {quoted} is not one of its choices ({kind})",
+            where=where,
+            quoted=quoted(value),
+            kind=kind,
+        ),
+        None,
+        hint,
+    )
 
 
 def among(value, choices) -> bool:

@@ -7,34 +7,24 @@ local names (`env`), the trace, the limits, and the dice through `ctx.roller`.
 Two rollers exist. `Roller` rolls for real, every die from a dice source. The odds
 engine (interpreter.odds) brings its own roller, which answers a dice term with its
 distribution instead of faces. That is the whole seam between running and counting:
-the odds engine runs the very same closures, and the run side never imports it. What a
-roller provides (the roller protocol):
+the odds engine runs the very same closures, and the run side never imports it. What
+every roller provides is `RollerProtocol`; what a roller that lifts (the odds engine's)
+provides besides, `CountingRoller`.
 
-    lifts                  True when it may hand out unknown values (the odds roller)
-    source                 the dice source (its `origin`: generated, forced, typed)
-    pool(die, count, steps, span, label)   one dice term: a PoolRoll (or its distribution)
-    face(die, span)        one plain die's face (or its distribution)
-    chain(procedure, ctx)  a roll procedure (`roll x = d10 then {...}`): a ChainRoll
-    resolve(unknown)       a concrete value where the rules need one (the odds engine
-                           branches there, running the statement once per value)
-    answers(roll, questions)  the joint answers of questions about a pool (odds: a
-                           distribution of answer tuples; interpreter.pool)
-    settle(roll, questions)   a pool bound by `let`, as the world being explored has it
-    bind(ctx, name, unknown, fields)  the value a `let` binds, known (the odds engine
-                           branches on it, cut down to the `fields` of it read later)
-    check_records(check, ctx, args, totals)  the odds of a check's record, or None
-    opposed_records(opposed, ctx, args)  the odds of an opposed check's record, or None
-
-An `Unknown` is a value only the odds roller makes (a distribution over values). The
-closures never look inside one: they apply an operation over it with `lift`, or ask the
-roller to `resolve` it. In a real run no value is ever unknown.
+An `Unknown` is a value only the odds roller makes (a distribution over values): what
+it offers is `UnknownValue`, and `Unknown` is the class every such value is an instance
+of (what `isinstance` asks, at the speed of a class check). The closures never look
+inside one: they apply an operation over it with `lift`, or ask the roller to `resolve`
+it. In a real run no value is ever unknown.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from typing import Any, Protocol, runtime_checkable
 
+from dsl.errors import Span
 from dsl.messages import tr
 from interpreter.dice import DiceTray, Die, PoolRoll, check_term, roll_pool
 from interpreter.errors import DiceError, EvaluationError, LimitExceeded
@@ -241,11 +231,6 @@ class State:
         return other
 
 
-def _place_of(path: str):
-    name, _, key = path.partition(".")
-    return (name, key) if key else name
-
-
 def _freeze(value):
     if isinstance(value, dict):
         return tuple(sorted(value.items()))
@@ -342,7 +327,7 @@ class Context:
 
     def __init__(
         self,
-        roller,
+        roller: RollerProtocol,
         limits: Limits,
         state: State | None = None,
         trace: list | None = None,
@@ -471,7 +456,7 @@ class Roller(DiceTray):
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> PoolRoll:
         return roll_pool(self, die, count, steps, span, label)
 
-    def symbols(self, die, count: int, span, projection=None) -> tuple:
+    def symbols(self, die, count: int, span, projection=None) -> tuple:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         """A pool of symbol dice: (its record, the faces' names in draw order); the odds'
         `projection` (the sums read of it) is for counting, and a real roll has no use."""
         return roll_symbols(self, die, count, span)
@@ -494,38 +479,98 @@ class Roller(DiceTray):
     def chain(self, procedure, ctx) -> ChainRoll:
         return procedure.roll(ctx)
 
-    def resolve(self, value):
+    def resolve(self, value):  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         raise AssertionError("an unknown value reached a real run")
 
     answers = settle = resolve  # a real pool answers its questions itself
 
-    def bind(self, ctx, name, value, fields):
+    def bind(self, ctx, name, value, fields):  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         return self.resolve(value)
+
+
+# ─── the roller protocol ────────────────────────────────────────────────────
+
+
+@runtime_checkable
+class RollerProtocol(Protocol):
+    """What every roller gives the compiled closures (`ctx.roller`): `Roller` for real
+    runs, `interpreter.odds.roller.OddsRoller` for counting."""
+
+    #: True when it may hand out unknown values (the odds roller)
+    lifts: bool
+
+    #: one dice term: a PoolRoll (or, counting, its distribution)
+    def pool(self, die: Die, count: int, steps: tuple, span: Span | None, label: str) -> Any: ...
+    #: a pool of symbol dice: (its record, the faces' names in draw order)
+    def symbols(self, die, count: int, span: Span | None, projection=None) -> tuple: ...
+    #: one plain die's face (or its distribution)
+    def face(self, die: Die, span: Span | None) -> Any: ...
+    #: a roll procedure (`roll x = d10 then {...}`)
+    def chain(self, procedure, ctx: Context) -> ChainRoll: ...
+    #: a concrete value where the rules need one (the odds engine branches there, running the
+    #: statement once per value)
+    def resolve(self, value: UnknownValue) -> Any: ...
+    #: the value a `let` binds, known (the odds engine branches on it, cut down to the `fields` of
+    #: it read later)
+    def bind(self, ctx: Context, name: str, value: UnknownValue, fields) -> Any: ...
+
+
+@runtime_checkable
+class CountingRoller(RollerProtocol, Protocol):
+    """What a roller that lifts (`lifts` True: the odds engine's) gives besides."""
+
+    #: the joint answers of questions about a pool: a distribution of answer tuples
+    #: (interpreter.pool)
+    def answers(self, roll, questions: tuple) -> UnknownValue: ...
+    #: a pool bound by `let`, as the world being explored has it
+    def settle(self, roll, questions: tuple | None) -> Any: ...
+    #: several dice terms kept together (`{4d6+3d8}k4`)
+    def group(self, rolls: list, keeps: tuple, label: str) -> ChainRoll: ...
+    #: the odds of a check's record at once, or None
+    def check_records(self, check, ctx: Context, args: tuple, totals: UnknownValue) -> Any: ...
+    #: the odds of an opposed check's record at once, or None
+    def opposed_records(self, opposed, ctx: Context, args: tuple) -> Any: ...
 
 
 # ─── values not known yet ───────────────────────────────────────────────────
 
 
+@runtime_checkable
+class UnknownValue(Protocol):
+    """What a value not known yet offers (a distribution: interpreter.odds.Dist)."""
+
+    #: the unknown value of function(value)
+    def map(self, function) -> UnknownValue: ...
+    #: the unknown value of function(*values), where `values` holds self
+    def lift(self, function, values: tuple) -> UnknownValue: ...
+    #: records cut down to some of their fields (what is left to read of them)
+    def project(self, fields: tuple) -> UnknownValue: ...
+    #: the unknown value of the field `name` of each record, function(record)
+    def field(self, name: str, function) -> UnknownValue: ...
+
+
 class Unknown:
-    """A value only the odds engine makes: a distribution over possible values.
+    """A value only the odds engine makes: a distribution over possible values, an
+    `UnknownValue` (not a subclass of the Protocol: `isinstance(x, Unknown)`, asked on
+    every value a closure meets, stays a plain class check).
 
     The subclass (interpreter.odds.Dist) says how an operation applies over it."""
 
     __slots__ = ()
 
-    def map(self, function) -> Unknown:
+    def map(self, function) -> UnknownValue:
         """The unknown value of function(value)."""
         raise NotImplementedError
 
-    def lift(self, function, values: tuple) -> Unknown:
+    def lift(self, function, values: tuple) -> UnknownValue:
         """The unknown value of function(*values), where `values` holds self."""
         raise NotImplementedError
 
-    def project(self, fields: tuple) -> Unknown:
+    def project(self, fields: tuple) -> UnknownValue:
         """Records cut down to some of their fields (what is left to read of them)."""
         raise NotImplementedError
 
-    def field(self, name: str, function) -> Unknown:
+    def field(self, name: str, function) -> UnknownValue:  # noqa: ARG002 (an Unknown value's interface: runtime.UnknownValue)
         """The unknown value of the field `name` of each record, function(record)."""
         return self.map(function)
 

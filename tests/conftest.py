@@ -39,32 +39,12 @@ def showcase():
     return dsl.load(DATA / "showcase.rules")
 
 
-def brute_force(run) -> dict:
-    """Every way the dice can fall, each run for real: {outcome: probability}.
-
-    `run(dice)` runs something with the dice source it is given and returns the
-    outcome; a run needing a die past the prefix is run again once per face. The
-    oracle the exact odds are tested against (finite rolls only)."""
-    from fractions import Fraction
-
-    from dice_prefix import NeedDie, PrefixDice
-
-    out: dict = {}
-    stack = [((), Fraction(1))]
-    while stack:
-        faces, p = stack.pop()
-        try:
-            outcome = run(PrefixDice(faces))
-        except NeedDie as need:
-            stack.extend(((*faces, f), p / need.die.size) for f in need.die.faces())
-            continue
-        out[outcome] = out.get(outcome, 0) + p
-    return out
-
-
 @pytest.fixture(scope="session")
 def exhaustive():
-    return brute_force
+    """The oracle: {outcome: probability} of run(dice) over every way the dice fall."""
+    from oracle import every_roll
+
+    return every_roll
 
 
 @pytest.fixture(scope="session")

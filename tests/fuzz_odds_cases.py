@@ -13,16 +13,12 @@ project's error) and raises AssertionError on a wrong answer.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-from dice_prefix import NeedDie, PrefixDice
 from hypothesis import strategies as st
+from oracle import action_outcomes, keyed, marginal
 
 import dsl
 from dsl.errors import RulebookError
 from interpreter import Engine, Limits
-from interpreter.errors import EvaluationError
-from interpreter.odds.worlds import Failure
 
 #: tight limits: a run stops early (and a failure is an outcome like any other)
 LIMITS = Limits(tie_rerolls=1, number_digits=4, repeat_count=5, list_length=20)
@@ -46,7 +42,6 @@ check c(x: int = 0) "C" {
   q = 6 / (total - 2)
 }
 """
-
 
 #: a statement that does nothing the odds see
 NOTE = 'note "nothing"'
@@ -139,7 +134,7 @@ def check_action(text: str) -> str:
     joint = keyed(whole.probabilities)
     for name, odds in answers.items():
         assert keyed(odds.probabilities) == marginal(joint, name), (name, text)
-    listed = brute_force(engine, sheet)
+    listed = action_outcomes(engine, "act", sheet, ways=BRUTE_FORCE_WAYS)
     if listed is None:
         return "ok"
     assert whole.omitted == 0, text
@@ -147,41 +142,3 @@ def check_action(text: str) -> str:
     if any(type(outcome) is tuple for outcome in joint):
         return "brute force, failing in some runs"
     return "brute force"
-
-
-def keyed(probabilities: dict) -> dict:
-    """Outcomes comparable with brute force's: a failure by its message."""
-    return {
-        (("fails", str(o.message)) if isinstance(o, Failure) else o): p
-        for o, p in probabilities.items()
-    }
-
-
-def marginal(joint: dict, field: str) -> dict:
-    out: dict = {}
-    for outcome, p in joint.items():
-        value = outcome if isinstance(outcome, tuple) else outcome[field]
-        out[value] = out.get(value, 0) + p
-    return out
-
-
-def brute_force(engine, sheet) -> dict | None:
-    """Each result's probability over every way the dice can fall, a real run each (a
-    run that fails: its message); None past BRUTE_FORCE_WAYS ways."""
-    out: dict = {}
-    stack = [((), Fraction(1))]
-    ways = 0
-    while stack:
-        faces, p = stack.pop()
-        ways += 1
-        if ways > BRUTE_FORCE_WAYS:
-            return None
-        try:
-            outcome = engine.run("act", sheet, {}, dice=PrefixDice(faces)).result
-        except NeedDie as need:
-            stack.extend(((*faces, f), p / need.die.size) for f in need.die.faces())
-            continue
-        except EvaluationError as error:
-            outcome = ("fails", str(error.message))
-        out[outcome] = out.get(outcome, 0) + p
-    return out

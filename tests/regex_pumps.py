@@ -100,10 +100,8 @@ def item_samples(item) -> list[str]:
     if op is c.BRANCH:
         found = [s for branch in av[1] for s in samples(branch)[:2]]
         return found[:SAMPLES]
-    if op is c.SUBPATTERN:
-        return samples(av[3])
-    if op is c.ATOMIC_GROUP:
-        return samples(av)
+    if op in (c.SUBPATTERN, c.ATOMIC_GROUP):
+        return samples(group_body(op, av))
     if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
         low, _high, body = av
         once = samples(body)
@@ -111,6 +109,11 @@ def item_samples(item) -> list[str]:
             return ["", *once[: SAMPLES - 1]]
         return [s * low for s in once]
     return [""]  # AT, ASSERT, ASSERT_NOT, GROUPREF: nothing consumed here
+
+
+def group_body(op, av):
+    """The sequence inside a group: a capturing one's, or an atomic one's."""
+    return av[3] if op is c.SUBPATTERN else av
 
 
 def pumps(seq) -> list[tuple[str, str, str]]:
@@ -131,10 +134,8 @@ def item_pumps(item) -> list[tuple[str, str, str]]:
     op, av = item
     if op is c.BRANCH:
         return [p for branch in av[1] for p in pumps(branch)]
-    if op is c.SUBPATTERN:
-        return pumps(av[3])
-    if op is c.ATOMIC_GROUP:
-        return pumps(av)
+    if op in (c.SUBPATTERN, c.ATOMIC_GROUP):
+        return pumps(group_body(op, av))
     if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
         low, high, body = av
         found = []

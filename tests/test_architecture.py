@@ -9,6 +9,10 @@ there is one, else to a.b.
 from __future__ import annotations
 
 import ast
+import builtins
+import importlib
+import sys
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -52,15 +56,19 @@ class _Imports(ast.NodeVisitor):
         self.edges: set[str] = set()
         self.private: list[str] = []
         self.aliases: dict[str, str] = {}  # a local name bound to a project module
+        self.outside: set[str] = set()  # top-level names of the modules imported from outside
+        self.bound: list[tuple[str, str]] = []  # (a local name, the project module it names)
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             target = _target(alias.name)
             if target is None:
+                self.outside.add(alias.name.split(".")[0])
                 continue
             self.edges.add(target)
             if alias.asname:
                 self.aliases[alias.asname] = target
+                self.bound.append((alias.asname, target))
             else:  # `import a.b` binds `a`
                 top = alias.name.split(".")[0]
                 self.aliases.setdefault(top, _target(top) or target)
@@ -72,12 +80,15 @@ class _Imports(ast.NodeVisitor):
             package = package[: len(package) - node.level + 1]
             base = ".".join([*package, base] if base else package)
         if _target(base) is None:
+            if not node.level and base:
+                self.outside.add(base.split(".")[0])
             return
         for alias in node.names:
             full = f"{base}.{alias.name}"
             if full in MODULES:
                 self.edges.add(full)
                 self.aliases[alias.asname or alias.name] = full
+                self.bound.append((alias.asname or alias.name, full))
                 continue
             target = _target(base)
             self.edges.add(target)
@@ -215,6 +226,171 @@ def test_the_web_shell_stands_on_the_core_alone():
     assert {m for m in importers if not _within(m, "interpreter.web")} == {"interpreter.cli.serve"}
     web = [m for m in MODULES if _within(m, "interpreter.web")]
     assert web and not any(_within(e, "interpreter.cli") for m in web for e in GRAPH[m])
+
+
+# ─── names: a module's name tells its job, once ────────────────────────────────────
+
+#: the stages a construct goes through: a construct has a module of its name in each
+#: (docs/architecture.md, "To add a construct"), so these names repeat by design
+CONSTRUCT_STAGES = ("dsl.build", "dsl.nodes", "dsl.check", "interpreter.compile")
+
+#: every other name two modules (or packages) share: all of them, and why it reads well
+SAME_NAMES = {
+    "dice": (
+        {"dsl.build.dice", "dsl.check.dice", "dsl.nodes.dice", "interpreter.compile.dice"}
+        | {"interpreter.dice"},
+        "the construct's stages, and what its compiled form rolls: the run's dice",
+    ),
+    "symbols": (
+        {"dsl.check.symbols", "interpreter.compile.symbols", "interpreter.symbols"},
+        "the construct's stages, and the symbol dice a run rolls and shows",
+    ),
+    "pools": (
+        {"dsl.check.pools", "interpreter.compile.pools", "interpreter.odds.pools"},
+        "the construct's stages, and its exact distribution in the odds engine",
+    ),
+    "errors": (
+        {"dsl.errors", "interpreter.errors", "interpreter.journal.errors"}
+        | {"interpreter.web.errors"},
+        "each layer's own errors, always imported by their package's name",
+    ),
+    "describe": (
+        {"interpreter.describe", "interpreter.cli.describe"},
+        "`rulebook describe`: the command's front of the core's module",
+    ),
+    "check": ({"dsl.check", "interpreter.cli.check"}, "`rulebook check`: its front"),
+    "odds": ({"interpreter.odds", "interpreter.cli.odds"}, "`rulebook odds`: its front"),
+    "lsp": ({"interpreter.lsp", "interpreter.cli.lsp"}, "`rulebook lsp`: its front"),
+    "journal": (
+        {"interpreter.journal", "interpreter.cli.journal"},
+        "`rulebook journal`: its front",
+    ),
+    "export": ({"interpreter.journal.export", "interpreter.cli.export"}, "a command's front"),
+    "replay": ({"interpreter.journal.replay", "interpreter.cli.replay"}, "a command's front"),
+    "undo": ({"interpreter.journal.undo", "interpreter.cli.undo"}, "a command's front"),
+    "verify": ({"interpreter.journal.verify", "interpreter.cli.verify"}, "a command's front"),
+    "saving": (
+        {"interpreter.journal.saving", "interpreter.web.saving"},
+        "the page's saves, a front of the journal's (journal.run_and_save)",
+    ),
+    "words": (
+        {"interpreter.cli.words", "interpreter.web.words"},
+        "each shell's own words in the game's language: argparse's, the page's",
+    ),
+}
+
+#: modules named like a builtin, a standard library module or a library the project
+#: imports, and why the name stays: `from interpreter import compile` would hide the
+#: builtin in that module, so no import binds such a name (the test below)
+NAMED_LIKE_OUTSIDE = {
+    "dsl.types": "the language's static types; always imported as dsl.types",
+    "dsl.format": "the `rulebook fmt` stage; imported by its modules' full names",
+    "interpreter.compile": "the compiling stage; imported by its modules' full names",
+    "interpreter.trace": "a run's trace, the docs' word; the stdlib's tracer is never used",
+}
+
+#: names a reader takes for something else: builtins, the standard library, and every
+#: library the project imports
+OUTSIDE_NAMES = (
+    {name for name in dir(builtins) if not name.startswith("_")}
+    | set(sys.stdlib_module_names)
+    | {name for imports in IMPORTS.values() for name in imports.outside}
+)
+
+
+def _name(module: str) -> str:
+    return module.rpartition(".")[2]
+
+
+def _shared_names(modules) -> dict[str, set[str]]:
+    """Names that two or more modules or packages have, outside the construct stages."""
+    by_name = defaultdict(set)
+    for module in modules:
+        if "." in module:  # (the top-level packages are the project's own names)
+            by_name[_name(module)].add(module)
+    return {
+        name: found
+        for name, found in by_name.items()
+        if len(found) > 1 and not all(m.rpartition(".")[0] in CONSTRUCT_STAGES for m in found)
+    }
+
+
+def _named_like_outside(modules, outside: set[str]) -> set[str]:
+    return {module for module in modules if "." in module and _name(module) in outside}
+
+
+def test_the_name_rules_find_what_they_forbid():
+    # A test of the test: a second `choices`, a module named like a builtin, a stage's.
+    planted = ["a.choices", "a.b.choices", "a.odds.enumerate", "dsl.check.dice", "dsl.nodes.dice"]
+    assert _shared_names(planted) == {"choices": {"a.choices", "a.b.choices"}}
+    assert _shared_names([*planted, "a.dice"])["dice"] == {"a.dice", *planted[3:]}
+    assert _named_like_outside(planted, OUTSIDE_NAMES) == {"a.odds.enumerate"}
+    assert {"enumerate", "json", "yaml", "lark"} <= OUTSIDE_NAMES
+
+
+def test_no_two_modules_share_a_name_unless_it_is_said_why():
+    found = _shared_names(MODULES)
+    listed = {name: modules for name, (modules, _) in SAME_NAMES.items()}
+    assert found == listed, "a name given twice: rename one, or say why in SAME_NAMES"
+
+
+def test_no_module_is_named_like_a_builtin_or_a_library_unless_it_is_said_why():
+    found = _named_like_outside(MODULES, OUTSIDE_NAMES)
+    assert found == set(NAMED_LIKE_OUTSIDE), "rename it, or say why in NAMED_LIKE_OUTSIDE"
+
+
+def test_no_import_hides_a_builtin_or_a_library_behind_a_project_module():
+    # `from interpreter import compile` makes `compile` the package in that module.
+    hiding = [
+        f"{module}: {name} ({target})"
+        for module, imports in IMPORTS.items()
+        for name, target in imports.bound
+        if name in OUTSIDE_NAMES
+    ]
+    assert hiding == []
+
+
+def _families(modules, size: int = 3) -> dict[str, set[str]]:
+    """Modules of one package named by one word (`sheet`, `sheet_json`, `sheet_keys`, ...),
+    `size` or more of them: a family that wants a package of its own."""
+    by_word = defaultdict(set)
+    for module in modules:
+        package, _, name = module.rpartition(".")
+        by_word[f"{package}.{name.split('_')[0]}"].add(module)
+    return {word: found for word, found in by_word.items() if len(found) >= size}
+
+
+def test_a_family_of_modules_is_a_package():
+    planted = ["a.sheet", "a.sheet_json", "a.sheet_keys", "a.json_data", "a.b.sheet_x"]
+    assert _families(planted) == {"a.sheet": {"a.sheet", "a.sheet_json", "a.sheet_keys"}}
+    assert _families(MODULES) == {}
+
+
+def test_every_command_is_its_own_module_with_its_parser():
+    # `rulebook NAME` is interpreter/cli/NAME.py: its parser (`add_parser`) and what it
+    # runs (`cmd_NAME`) side by side; cli.main only registers them.
+    cli_main = importlib.import_module("interpreter.cli.main")  # (cli.main: the function)
+    parser = cli_main.build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    for name in commands:
+        module = MODULES.get(f"interpreter.cli.{name}")
+        assert module is not None, f"rulebook {name}: no interpreter/cli/{name}.py"
+        defined = {
+            node.name
+            for node in ast.parse(module.read_text(encoding="utf-8")).body
+            if isinstance(node, ast.FunctionDef)
+        }
+        assert {"add_parser", f"cmd_{name}"} <= defined, name
+    tree = ast.parse(MODULES["interpreter.cli.main"].read_text(encoding="utf-8"))
+    named_there = [
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "attr", None) == "add_parser"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    ]
+    assert named_there == []
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

@@ -5,29 +5,31 @@ by exact fractions. Goals: a yes/no field, a field's value, a field's expectatio
 
 from __future__ import annotations
 
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from dice_prefix import NeedDie, PrefixDice
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle import optimal_play
 
 import dsl
-from interpreter import Engine, RequirementFailed
+from interpreter import Engine
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "examples" / "games"
 
-# A small game with every kind of decision: a reroll with a cost and a condition, a
-# choice taken again only if a die allows it, and the rival's choice against us.
-GAME = """
-rulebook "Best play" { }
+#: the sheet and the check of the best-play games (here and in test_best_play_worlds.py)
+SHEET_AND_CHECK = """
 sheet {
   resource Puntos max 3
   counter Fuerza in 0..3 default 1
 }
 check prueba(n: int) "Prueba" { roll d6 + n >= 6 }
+"""
+
+# A small game with every kind of decision: a reroll with a cost and a condition, a
+# choice taken again only if a die allows it, and the rival's choice against us.
+JUGAR = """
 action jugar(rival: character) "Jugar" {
   let a = d4 + 0                    # a number: it is set to numbers below
   choose primero "¿Repetir el d4?" {
@@ -50,42 +52,7 @@ action jugar(rival: character) "Jugar" {
   result { gana: total >= 6, total: total, margen: total - 6 }
 }
 """
-
-
-class _NeedChoice(Exception):
-    def __init__(self, question):
-        super().__init__()
-        self.question = question
-
-
-def oracle(run, value) -> Fraction:
-    """The value of optimal play: `run(dice, choose)` runs the action; `value(result)` is
-    what the goal makes of its result (a failed run: `value(None)`)."""
-
-    def play(faces: tuple, answers: tuple) -> Fraction:
-        given = iter(answers)
-
-        def choose(question):
-            answer = next(given, None)
-            if answer is None:
-                raise _NeedChoice(question)
-            return answer
-
-        try:
-            result = run(PrefixDice(faces), choose)
-        except NeedDie as need:
-            return (
-                sum((play((*faces, f), answers) for f in need.die.faces()), Fraction(0))
-                / need.die.size
-            )
-        except _NeedChoice as need:
-            values = [play(faces, (*answers, o)) for o in need.question.options]
-            return min(values) if need.question.by else max(values)
-        except RequirementFailed:
-            return Fraction(value(None))
-        return Fraction(value(result))
-
-    return play((), ())
+GAME = 'rulebook "Best play" { }' + SHEET_AND_CHECK + JUGAR
 
 
 def goal_value(field: str, wanted=True, mean: bool = False):
@@ -106,7 +73,7 @@ def best_of(engine, action, sheet, params, field, goal, wanted=True, mean=False)
     def run(dice, choose):
         return engine.run(action, sheet, params, dice, choices=choose).result
 
-    return found, oracle(run, goal_value(field, wanted, mean))
+    return found, optimal_play(run, goal_value(field, wanted, mean))
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_best_play import GAME, GAMES, oracle
+from oracle import optimal_play
+from test_best_play import GAME, GAMES
 from web_client import page_client
 
 import dsl
@@ -46,7 +47,7 @@ def oracles_worth(engine, action, sheet, params, formula) -> Fraction:
             return 0
         return formula(outcome.result, sheet, outcome.sheet)
 
-    return oracle(run, value)
+    return optimal_play(run, value)
 
 
 def spent(before, after, path):

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from test_best_play import SITUATIONS, goal_value, oracle
+from oracle import optimal_play
+from test_best_play import SHEET_AND_CHECK, SITUATIONS, goal_value
 
 import dsl
 from interpreter import Engine
@@ -21,13 +22,7 @@ GAMES = Path(__file__).resolve().parent.parent / "examples" / "games"
 # Every choice is a statement of the body: a reroll with a cost and a condition, a second
 # one that hangs on a die rolled before it but read only after it (`oculto`: the player
 # sees it), a refusal after a choice, and the rival's choice against us.
-GAME = """
-rulebook "Best play over worlds" { }
-sheet {
-  resource Puntos max 3
-  counter Fuerza in 0..3 default 1
-}
-check prueba(n: int) "Prueba" { roll d6 + n >= 6 }
+JUGAR = """
 action jugar(rival: character) "Jugar" {
   let a = d4 + 0
   let oculto = 0
@@ -52,6 +47,7 @@ action jugar(rival: character) "Jugar" {
   result { gana: total >= 6, total: total, margen: total - 6 }
 }
 """
+GAME = 'rulebook "Best play over worlds" { }' + SHEET_AND_CHECK + JUGAR
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +92,7 @@ def test_the_best_play_over_worlds_is_the_oracles(game, puntos, fuerza, rival_fu
     def run(dice, choose):
         return game.run("jugar", sheet, params, dice, choices=choose).result
 
-    assert value_of(odds, wanted, mean) == oracle(run, goal_value(field, wanted, mean))
+    assert value_of(odds, wanted, mean) == optimal_play(run, goal_value(field, wanted, mean))
 
 
 def run_by_run(monkeypatch, game, *args, **kwargs):
@@ -136,7 +132,7 @@ def test_a_choice_sees_a_die_rolled_before_it_though_read_after_it(game, worlds_
 
         return game.run("jugar", sheet, params, dice, choices=answer).result
 
-    assert found.probability(True) == oracle(run, goal_value("gana"))
+    assert found.probability(True) == optimal_play(run, goal_value("gana"))
 
 
 def test_an_example_games_push_is_searched_over_worlds(worlds_only):

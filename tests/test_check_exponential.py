@@ -13,101 +13,66 @@ import dsl
 from dsl.check import Checker
 from dsl.check.scope import MAX_CALL_NESTING
 
+#: each shape: (level 0, level i using level j = i - 1 twice, what the action reads of
+#: level n, or None where the levels are actions themselves); `{{`, `}}` are braces
+SHAPES = {
+    "formulas": (
+        "formula f0(x: int) = x + 1",
+        "formula f{i}(x: int) = f{j}(x) + f{j}(x)",
+        "f{n}(1)",
+    ),
+    "tables": (
+        "table t0 { 1..6: 1, else: 0 }",
+        "table t{i} {{ 1..6: t{j}[1] + t{j}[2], else: 0 }}",
+        "t{n}[1]",
+    ),
+    "checks": (
+        "check c0(x: int) { roll d6 + x >= 4 }",
+        "check c{i}(x: int) {{ roll d6 + x >= 4  a = c{j}(x).success  b = c{j}(x).success }}",
+        "c{n}(1).success",
+    ),
+    "opposed": (
+        "opposed o0(x: int) { roll d6 + x  against d6 }",
+        "opposed o{i}(x: int) {{ roll d6 + o{j}(x).margin  against d6 + o{j}(x).margin }}",
+        "o{n}(1).margin",
+    ),
+    "rolls": ("roll r0 = d6", "roll r{i} = r{j} + r{j}", "r{n}"),
+    "groups": ("roll r0 = d6", "roll r{i} = {{r{j}, r{j}}}kh1", "r{n}"),
+    "if_expressions": (
+        "formula g0(x: int) = x",
+        "formula g{i}(x: int) = if x > 0 then g{j}(x) else g{j}(x - 1)",
+        "g{n}(1)",
+    ),
+    "if_statements": (
+        'action a0() { note "x" }',
+        "action a{i}() {{ if yes {{ do a{j}() }} else {{ do a{j}() }} }}",
+        None,
+    ),
+    "matches": (
+        'action a0(x: int) { note "x" }',
+        "action a{i}(x: int) {{ match x {{ case 1 {{ do a{j}(x) }} case 2 {{ do a{j}(x) }} }} }}",
+        None,
+    ),
+    "texts": (
+        'formula s0(x: int) = "a"',
+        'formula s{i}(x: int) = "{{s{j}(x)}}{{s{j}(x)}}"',
+        "s{n}(1)",
+    ),
+    "dice_counts": (
+        "formula q0(x: int) = 1",
+        "formula q{i}(x: int) = (q{j}(x))d6 + (q{j}(x))d6",
+        "q{n}(1)",
+    ),
+}
 
-def formulas(n: int) -> str:
-    lines = ["formula f0(x: int) = x + 1"]
-    lines += [f"formula f{i}(x: int) = f{i - 1}(x) + f{i - 1}(x)" for i in range(1, n + 1)]
-    return "\n".join(lines) + f"\naction go() {{ result {{ v: f{n}(1) }} }}\n"
 
-
-def tables(n: int) -> str:
-    lines = ["table t0 { 1..6: 1, else: 0 }"]
-    lines += [f"table t{i} {{ 1..6: t{i - 1}[1] + t{i - 1}[2], else: 0 }}" for i in range(1, n + 1)]
-    return "\n".join(lines) + f"\naction go() {{ result {{ v: t{n}[1] }} }}\n"
-
-
-def checks(n: int) -> str:
-    lines = ["check c0(x: int) { roll d6 + x >= 4 }"]
-    lines += [
-        f"check c{i}(x: int) {{ roll d6 + x >= 4  a = c{i - 1}(x).success  "
-        f"b = c{i - 1}(x).success }}"
-        for i in range(1, n + 1)
-    ]
-    return "\n".join(lines) + f"\naction go() {{ result {{ v: c{n}(1).success }} }}\n"
-
-
-def opposed(n: int) -> str:
-    lines = ["opposed o0(x: int) { roll d6 + x  against d6 }"]
-    lines += [
-        f"opposed o{i}(x: int) {{ roll d6 + o{i - 1}(x).margin  against d6 + o{i - 1}(x).margin }}"
-        for i in range(1, n + 1)
-    ]
-    return "\n".join(lines) + f"\naction go() {{ result {{ v: o{n}(1).margin }} }}\n"
-
-
-def rolls(n: int) -> str:
-    lines = ["roll r0 = d6"] + [f"roll r{i} = r{i - 1} + r{i - 1}" for i in range(1, n + 1)]
-    return "\n".join(lines) + f"\naction go() {{ result {{ v: r{n} }} }}\n"
-
-
-def groups(n: int) -> str:
-    lines = ["roll r0 = d6"] + [f"roll r{i} = {{r{i - 1}, r{i - 1}}}kh1" for i in range(1, n + 1)]
-    return "\n".join(lines) + f"\naction go() {{ result {{ v: r{n} }} }}\n"
-
-
-def if_expressions(n: int) -> str:
-    lines = ["formula g0(x: int) = x"]
-    lines += [
-        f"formula g{i}(x: int) = if x > 0 then g{i - 1}(x) else g{i - 1}(x - 1)"
-        for i in range(1, n + 1)
-    ]
-    return "\n".join(lines) + f"\naction go() {{ result {{ v: g{n}(1) }} }}\n"
-
-
-def if_statements(n: int) -> str:
-    lines = ['action a0() { note "x" }']
-    lines += [
-        f"action a{i}() {{ if yes {{ do a{i - 1}() }} else {{ do a{i - 1}() }} }}"
-        for i in range(1, n + 1)
-    ]
+def nested(shape: str, n: int) -> str:
+    """A rulebook of `shape` with n levels over level 0, and an action reading the top."""
+    first, step, read = SHAPES[shape]
+    lines = [first] + [step.format(i=i, j=i - 1) for i in range(1, n + 1)]
+    if read is not None:
+        lines.append(f"action go() {{ result {{ v: {read.format(n=n)} }} }}")
     return "\n".join(lines) + "\n"
-
-
-def matches(n: int) -> str:
-    lines = ['action a0(x: int) { note "x" }']
-    lines += [
-        f"action a{i}(x: int) {{ match x {{ case 1 {{ do a{i - 1}(x) }} "
-        f"case 2 {{ do a{i - 1}(x) }} }} }}"
-        for i in range(1, n + 1)
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def texts(n: int) -> str:
-    lines = ['formula s0(x: int) = "a"']
-    lines += [f'formula s{i}(x: int) = "{{s{i - 1}(x)}}{{s{i - 1}(x)}}"' for i in range(1, n + 1)]
-    return "\n".join(lines) + f"\naction go() {{ result {{ v: s{n}(1) }} }}\n"
-
-
-def dice_counts(n: int) -> str:
-    lines = ["formula q0(x: int) = 1"]
-    lines += [f"formula q{i}(x: int) = (q{i - 1}(x))d6 + (q{i - 1}(x))d6" for i in range(1, n + 1)]
-    return "\n".join(lines) + f"\naction go() {{ result {{ v: q{n}(1) }} }}\n"
-
-
-SHAPES = [
-    formulas,
-    tables,
-    checks,
-    opposed,
-    rolls,
-    groups,
-    if_expressions,
-    if_statements,
-    matches,
-    texts,
-    dice_counts,
-]
 
 
 def visits(text: str, monkeypatch) -> tuple[int, str]:
@@ -130,18 +95,18 @@ def visits(text: str, monkeypatch) -> tuple[int, str]:
     return count[0], ended
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda shape: shape.__name__)
+@pytest.mark.parametrize("shape", SHAPES)
 def test_each_level_using_the_one_below_twice_is_checked_in_linear_work(shape, monkeypatch):
-    small, ended = visits(shape(4), monkeypatch)
+    small, ended = visits(nested(shape, 4), monkeypatch)
     assert ended == "ok", ended
-    large, _ = visits(shape(16), monkeypatch)
+    large, _ = visits(nested(shape, 16), monkeypatch)
     # linear: 16 levels cost about four times 4 levels (2¹⁶/2⁴ were it exponential)
     assert large <= 5 * small, (small, large)
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda shape: shape.__name__)
+@pytest.mark.parametrize("shape", SHAPES)
 def test_past_the_nesting_bound_it_is_refused_after_linear_work(shape, monkeypatch):
-    small, _ = visits(shape(4), monkeypatch)
-    deep, ended = visits(shape(MAX_CALL_NESTING), monkeypatch)
+    small, _ = visits(nested(shape, 4), monkeypatch)
+    deep, ended = visits(nested(shape, MAX_CALL_NESTING), monkeypatch)
     assert ended != "ok" and "MAX_CALL_NESTING" in ended, ended
     assert deep <= 2 * small * MAX_CALL_NESTING / 4

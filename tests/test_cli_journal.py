@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import command, run_cli
 
 from interpreter.cli import main
 from interpreter.sheets.character import shipped_characters_folder
@@ -18,10 +19,8 @@ SHIPPED = shipped_characters_folder()
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+#: Menecma casts Grito Báquico (a 7: one point of success, 3 Virtus of 5 spent)
+GRITO = "run arcana_mundi usar_numina --set 'numina=Grito Báquico' --dice 3,4"
 
 
 @pytest.fixture
@@ -39,19 +38,7 @@ def fright(capsys, sheet="lucia.yaml", dice="1,1,1,3", *extra):
 
 def test_save_on_a_shipped_character_exits_2_and_says_how_to_copy_it(capsys, table):
     before = (SHIPPED / "menecma.yaml").read_bytes()
-    code, out, err = run_cli(
-        capsys,
-        "run",
-        "arcana_mundi",
-        "usar_numina",
-        "--char",
-        "menecma",
-        "--set",
-        "numina=Grito Báquico",
-        "--dice",
-        "3,4",
-        "--save",
-    )
+    code, out, err = command(capsys, f"{GRITO} --char menecma --save")
     assert code == 2 and out == ""
     assert "nunca se escribe" in err  # the rulebook is Spanish
     assert "rulebook new menecma menecma.yaml" in err and "--save-as FILE" in err
@@ -64,19 +51,7 @@ def test_new_then_save_writes_only_the_changed_value_and_journals_it(capsys, tab
     assert code == 0 and "created menecma.yaml" in out
     original = (SHIPPED / "menecma.yaml").read_text(encoding="utf-8")
     assert (table / "menecma.yaml").read_text(encoding="utf-8") == original
-    code, out, _ = run_cli(
-        capsys,
-        "run",
-        "arcana_mundi",
-        "usar_numina",
-        "--char",
-        "menecma.yaml",
-        "--set",
-        "numina=Grito Báquico",
-        "--dice",
-        "3,4",
-        "--save",
-    )
+    code, out, _ = command(capsys, f"{GRITO} --char menecma.yaml --save")
     assert code == 0 and "guardado menecma.yaml (diario " in out and "tirada 1)" in out
     saved = (table / "menecma.yaml").read_text(encoding="utf-8")
     assert saved == original.replace("Fides: 3\n", "Fides: 3\ndinamis:\n  Virtus: 2\n")
@@ -86,23 +61,13 @@ def test_new_then_save_writes_only_the_changed_value_and_journals_it(capsys, tab
 
 
 def test_save_as_writes_a_new_file_and_refuses_an_existing_one(capsys, table):
-    args = (
-        "run",
-        "arcana_mundi",
-        "usar_numina",
-        "--char",
-        "menecma",
-        "--set",
-        "numina=Grito Báquico",
-        "--dice",
-        "3,4",
-    )
-    code, out, _ = run_cli(capsys, *args, "--save-as", "mine.yaml")
+    args = f"{GRITO} --char menecma"
+    code, out, _ = command(capsys, args, "--save-as", "mine.yaml")
     assert code == 0 and "guardado mine.yaml" in out
     assert "Virtus: 2" in (table / "mine.yaml").read_text(encoding="utf-8")
-    code, _, err = run_cli(capsys, *args, "--save-as", "mine.yaml")
+    code, _, err = command(capsys, args, "--save-as", "mine.yaml")
     assert code == 2 and "el fichero ya existe" in err
-    code, _, err = run_cli(capsys, *args, "--save-as", "x.yaml", "--save")
+    code, _, err = command(capsys, args, "--save-as", "x.yaml", "--save")
     assert code == 2
 
 
@@ -119,18 +84,8 @@ def played(capsys, table):
     run_cli(capsys, "new", "brujeria_investigadora", "lucia.yaml")
     run_cli(capsys, "new", "brujeria_bruja", "bruja.yaml")
     fright(capsys)  # 1
-    run_cli(
-        capsys,
-        "run",
-        "brujeria",
-        "recibir_daño",
-        "--char",
-        "lucia.yaml",
-        "--set",
-        "daño=4",
-        "--dice",
-        "",
-        "--save",
+    command(
+        capsys, "run brujeria recibir_daño --char lucia.yaml --set daño=4 --dice '' --save"
     )  # 2
     fright(capsys, "bruja.yaml", "7")  # 3
     fright(capsys, "lucia.yaml", "2")  # 4

@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from oracle import every_roll_cut
 
 from dsl.errors import RulebookError
-from interpreter.dice import DiceSource, DiceTray, Die, roll_pool
+from interpreter.dice import DiceTray, roll_pool
 from interpreter.errors import EvaluationError
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds import Dist, TooComplex, pool_distribution
@@ -185,49 +186,15 @@ def test_success_pools_take_little_work():
 # ─── the oracle: every way the real roller can draw ─────────────────────────
 
 
-class _Need(Exception):
-    def __init__(self, die: Die):
-        super().__init__()
-        self.die = die
-
-
-class _Prefix(DiceSource):
-    """The faces of a prefix in order; past its end, ask for the die that is needed."""
-
-    origin = "forced"
-
-    def __init__(self, prefix: tuple):
-        self.prefix, self.next = prefix, 0
-
-    def draw(self, die: Die, position: int) -> int:
-        if self.next == len(self.prefix):
-            raise _Need(die)
-        self.next += 1
-        return self.prefix[self.next - 1]
-
-
 def brute_force(die, count, steps, max_draws: int):
     """(probability of each outcome over the sequences of at most max_draws faces,
     the probability of the sequences cut there)."""
-    found: dict = {}
-    cut = Fraction(0)
-    stack = [((), Fraction(1))]
-    while stack:
-        prefix, p = stack.pop()
-        try:
-            roll = roll_pool(
-                DiceTray(_Prefix(prefix), DEFAULT_LIMITS), die, count, steps, None, "term"
-            )
-        except _Need as need:
-            if len(prefix) >= max_draws:
-                cut += p
-                continue
-            step = p / need.die.size
-            stack.extend(((*prefix, face), step) for face in need.die.faces())
-            continue
-        key = (roll.total, roll.successes, roll.failures)
-        found[key] = found.get(key, 0) + p
-    return found, cut
+
+    def run(dice):
+        roll = roll_pool(DiceTray(dice, DEFAULT_LIMITS), die, count, steps, None, "term")
+        return (roll.total, roll.successes, roll.failures)
+
+    return every_roll_cut(run, max_draws)
 
 
 def agree_with_the_roller(text: str, extra: int) -> None:

@@ -296,3 +296,21 @@ def test_limits_stop_a_run_and_change_nothing(sheet, limit, action, message):
         engine.run(action, engine.sheet(before), {}, SeededDice(1))
     assert error.value.exit_code == 4 and error.value.span is not None
     assert sheet.to_data() == before
+
+
+@pytest.mark.parametrize(
+    ("ask", "message", "hint"),
+    [
+        (lambda e, s: e.run("scar", s, {}), "has no action 'scar' (nor a check", "scare"),
+        (lambda e, s: e.prepare("scar", s, {}), "has no action 'scar'", "scare"),
+        (lambda e, s: e.prepare("zzz", s, {}), "has no action 'zzz'", "actions: scare, "),
+        (lambda e, s: e.run_check("simpel", s), "has no check 'simpel'", "simple"),
+        (lambda e, s: e.check_arguments("contes", s, {}), "has no check 'contes'", "contest"),
+        (lambda e, s: e.run_roll("opne", s), "has no roll 'opne'", "open"),
+    ],
+)
+def test_a_name_the_rulebook_lacks_is_named_with_the_closest(engine, sheet, ask, message, hint):
+    with pytest.raises(ParameterError) as raised:
+        ask(engine, sheet)
+    assert message in str(raised.value)
+    assert hint in str(raised.value.hint)

@@ -16,15 +16,12 @@ from fuzz_cases import (
     try_rulebook,
     try_sheet,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
+from profiles import fewer
 
 #: a few examples each in CI (the profile's count, cut down: every case may compute odds)
-FUZZ = settings(
-    max_examples=max(10, settings().max_examples // 3),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+FUZZ = fewer(3, 10, HealthCheck.filter_too_much)
 
 
 @FUZZ

@@ -5,14 +5,11 @@ long run, with counts, is benchmarks/fuzz.py --odds)."""
 from __future__ import annotations
 
 from fuzz_odds_cases import actions, check_action
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, find, given
+from profiles import fewer
 
 #: a few examples in CI (each computes the odds of an action whole and field by field)
-FUZZ = settings(
-    max_examples=max(10, settings().max_examples // 3),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+FUZZ = fewer(3, 10, HealthCheck.filter_too_much)
 
 
 @FUZZ

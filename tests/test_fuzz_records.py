@@ -20,13 +20,10 @@ from hostile_cases import (
     try_record,
 )
 from hypothesis import HealthCheck, given, settings
+from profiles import fewer
 
 #: a few examples each in CI (each copies a campaign; a journal's runs every command)
-FUZZ = settings(
-    max_examples=max(10, settings().max_examples // 4),
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+FUZZ = fewer(4, 10, HealthCheck.function_scoped_fixture)
 
 
 @FUZZ

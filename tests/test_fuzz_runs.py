@@ -12,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import json
 
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, find, given
 from hypothesis import strategies as st
+from profiles import fewer
 
 import dsl
 from dsl.errors import RulebookError
@@ -33,11 +34,7 @@ LIMITS = Limits(
 )
 ODDS = {"trials": 50, "budget": 2_000}
 
-FUZZ = settings(
-    max_examples=max(10, settings().max_examples // 2),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+FUZZ = fewer(2, 10, HealthCheck.filter_too_much)
 
 HEAD = """
 sheet {

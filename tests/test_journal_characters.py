@@ -42,6 +42,8 @@ SHEETS = {
     "aliado": ("ally.json", '{\n    "Fuerza": 4,\n    "Aguante": 2\n}\n'),
 }
 ENGINE = Engine.of(dsl.load(RULES))
+#: the choices of a run that changes the target and the ally (the hero is unchanged)
+PARRY_HELPED = {"defensa": "parar", "fuerza": "no", "ayuda": "sí"}
 
 
 def cast(folder: Path) -> dict[str, Path]:
@@ -122,12 +124,7 @@ def test_undo_puts_back_every_sheet_of_the_run(folder):
     paths = cast(folder)
     before = texts(paths)
     with Journal.beside(paths["self"]) as journal:
-        saved_run(
-            journal,
-            paths,
-            ForcedDice([15, 13]),
-            {"defensa": "parar", "fuerza": "no", "ayuda": "sí"},
-        )
+        saved_run(journal, paths, ForcedDice([15, 13]), PARRY_HELPED)
         assert texts(paths) != before
         number = undo(journal)
         assert texts(paths) == before
@@ -167,12 +164,7 @@ def test_a_save_the_file_system_refuses_writes_no_sheet_and_no_entry(folder, mon
 def test_an_undo_the_file_system_refuses_changes_no_sheet(folder, monkeypatch):
     paths = cast(folder)
     with Journal.beside(paths["self"]) as journal:
-        saved_run(
-            journal,
-            paths,
-            ForcedDice([15, 13]),
-            {"defensa": "parar", "fuerza": "no", "ayuda": "sí"},
-        )
+        saved_run(journal, paths, ForcedDice([15, 13]), PARRY_HELPED)
         after = texts(paths)
         real = file_ops.write_atomic
         calls = []

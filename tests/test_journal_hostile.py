@@ -27,7 +27,8 @@ from hostile_cases import (
     with_rehashed_sources,
     with_value,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
+from profiles import fewer
 
 from dsl.errors import RulebookError
 from interpreter import safe_files
@@ -35,11 +36,7 @@ from interpreter.journal import Journal, JournalError, read_record, verify_recor
 from interpreter.journal import store as journal_store
 
 #: each case copies a campaign and runs every command on it: a few dozen in CI
-HOSTILE = settings(
-    max_examples=max(12, settings().max_examples // 4),
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+HOSTILE = fewer(4, 12, HealthCheck.function_scoped_fixture)
 
 
 @pytest.fixture
@@ -296,22 +293,34 @@ def test_save_as_onto_a_link_even_a_dangling_one_is_refused(campaign, to):
     assert campaign.snapshot() == before and os.readlink(campaign.folder / "copy.yaml") == to
 
 
+def once_the_temporary_is_written(monkeypatch, swap) -> list:
+    """Call `swap()` once, when a save's temporary file is first synced (written, not yet
+    renamed): where an attacker would swap a path. The list returned holds True once it
+    has run."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("finding a descriptor's file needs /proc")
+    real_fsync = os.fsync
+    swapped: list = []
+
+    def fsync_then_swap(fd):
+        real_fsync(fd)
+        if not swapped and safe_files.TEMPORARY_MARK in os.readlink(f"/proc/self/fd/{fd}"):
+            swap()
+            swapped.append(True)
+
+    monkeypatch.setattr(os, "fsync", fsync_then_swap)
+    return swapped
+
+
 def test_a_link_swapped_in_before_the_rename_is_replaced_not_written_through(campaign, monkeypatch):
     sheet = campaign.folder / "lucia.yaml"
     kept = victim(campaign)
-    real_fsync = os.fsync
-    swapped = []
 
-    def fsync_then_swap(fd):  # the temporary is written: now the attacker's link
-        real_fsync(fd)
-        if not swapped and safe_files.TEMPORARY_MARK in os.readlink(f"/proc/self/fd/{fd}"):
-            sheet.unlink()
-            sheet.symlink_to("../outside/victim.yaml")
-            swapped.append(True)
+    def swap():  # the temporary is written: now the attacker's link
+        sheet.unlink()
+        sheet.symlink_to("../outside/victim.yaml")
 
-    if not os.path.isdir("/proc/self/fd"):
-        pytest.skip("finding a descriptor's file needs /proc")
-    monkeypatch.setattr(os, "fsync", fsync_then_swap)
+    swapped = once_the_temporary_is_written(monkeypatch, swap)
     with campaign.inside():
         code, out = save("--char", "lucia.yaml", "--save")
     assert swapped and code == 0, out
@@ -325,19 +334,12 @@ def test_a_folder_swapped_for_a_link_midway_is_never_followed(campaign, monkeypa
     party.mkdir()
     (party / "ana.yaml").write_bytes((campaign.folder / "lucia.yaml").read_bytes())
     (campaign.outside / "ana.yaml").write_text("not to be touched\n", encoding="utf-8")
-    real_fsync = os.fsync
-    swapped = []
 
-    def fsync_then_swap(fd):
-        real_fsync(fd)
-        if not swapped and safe_files.TEMPORARY_MARK in os.readlink(f"/proc/self/fd/{fd}"):
-            party.rename(campaign.folder / "party_kept")
-            party.symlink_to("../outside")
-            swapped.append(True)
+    def swap():
+        party.rename(campaign.folder / "party_kept")
+        party.symlink_to("../outside")
 
-    if not os.path.isdir("/proc/self/fd"):
-        pytest.skip("finding a descriptor's file needs /proc")
-    monkeypatch.setattr(os, "fsync", fsync_then_swap)
+    swapped = once_the_temporary_is_written(monkeypatch, swap)
     with campaign.inside():
         code, out = save("--char", "party/ana.yaml", "--save", "--journal", campaign.journal)
     assert swapped and code == 0, out

@@ -14,14 +14,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from dice_prefix import NeedDie, PrefixDice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracle import action_outcomes, counted, marginal
 
 import dsl
 from interpreter import Engine, Limits
-from interpreter.errors import EvaluationError
-from interpreter.odds import Failure
 
 LIMITS = Limits(tie_rerolls=1)
 
@@ -40,31 +38,6 @@ table Level by n {
   5..: "high"
 }
 """
-
-
-def brute_force(engine, action: str, sheet) -> dict:
-    """Each result's probability, over every sequence of faces a real run can draw."""
-    out: dict = {}
-    stack = [((), Fraction(1))]
-    while stack:
-        faces, probability = stack.pop()
-        try:
-            outcome = engine.run(action, sheet, {}, dice=PrefixDice(faces)).result
-        except NeedDie as need:
-            die = need.die
-            stack.extend(((*faces, f), probability / die.size) for f in die.faces())
-            continue
-        except EvaluationError as error:  # a run stopped there: an outcome of the odds too
-            outcome = ("fails", str(error.message))
-        out[outcome] = out.get(outcome, 0) + probability
-    return out
-
-
-def counted(odds) -> dict:
-    return {
-        (("fails", str(o.message)) if isinstance(o, Failure) else o): p
-        for o, p in odds.probabilities.items()
-    }
 
 
 #: the statements an action is made of (an opposed check twice as often: its ties)
@@ -154,29 +127,23 @@ def test_exact_odds_equal_brute_force_over_every_dice_sequence(case):
     sheet = engine.sheet(data)
     odds = engine.odds("act", sheet, {})
     assert odds.exact and odds.omitted == 0, text
-    assert counted(odds) == brute_force(engine, "act", sheet), text
+    assert counted(odds) == action_outcomes(engine, "act", sheet), text
+
+
+def tied_dice(sides: int) -> str:
+    """A rulebook whose action reads an opposed check of two d`sides`, ties rerolled."""
+    return HEADER + (
+        f"opposed flip() {{\n  roll d{sides}\n  against d{sides}\n  tie reroll\n}}\n"
+        "action act() {\n  let r = flip()\n  result { won: r.won, rerolls: r.rerolls }\n}\n"
+    )
 
 
 def test_a_tie_at_the_limit_is_an_outcome_of_its_own():
     # Two d2 that tie half the time: after one reroll (the limit here) a run stops.
-    text = (
-        HEADER
-        + """
-opposed flip() {
-  roll d2
-  against d2
-  tie reroll
-}
-action act() {
-  let r = flip()
-  result { won: r.won, rerolls: r.rerolls }
-}
-"""
-    )
-    engine = Engine(dsl.load_text(text), LIMITS)
+    engine = Engine(dsl.load_text(tied_dice(2)), LIMITS)
     sheet = engine.sheet({"A": 0, "B": 0})
     odds = counted(engine.odds("act", sheet, {}))
-    assert odds == brute_force(engine, "act", sheet)
+    assert odds == action_outcomes(engine, "act", sheet)
     stops = [p for o, p in odds.items() if isinstance(o, tuple)]
     assert stops == [Fraction(1, 4)]  # tied twice: 1/2 * 1/2
     assert sum(odds.values()) == 1
@@ -186,21 +153,7 @@ def test_ties_are_the_sum_of_the_geometric_series_with_the_default_limit():
     # Two d6: a tie 1/6 of the time. Won and lost are equally likely, and k rerolls
     # happen with probability t^k (1 - t); what is left out (the terms too small to
     # follow, the stop at the 100th reroll) is the omitted mass, below 1e-12.
-    text = (
-        HEADER
-        + """
-opposed even() {
-  roll d6
-  against d6
-  tie reroll
-}
-action act() {
-  let r = even()
-  result { won: r.won, rerolls: r.rerolls }
-}
-"""
-    )
-    engine = Engine(dsl.load_text(text))
+    engine = Engine(dsl.load_text(tied_dice(6)))
     sheet = engine.sheet({"A": 0, "B": 0})
     won = engine.odds("act", sheet, {}, field="won")
     assert won.exact and won.probability(True) == won.probability(False)
@@ -237,7 +190,7 @@ action act() {{
     sheet = short.sheet({"A": 0, "B": 0})
     odds = short.odds("act", sheet, {})
     assert odds.exact and odds.omitted == 0
-    assert counted(odds) == brute_force(short, "act", sheet)
+    assert counted(odds) == action_outcomes(short, "act", sheet)
     # 40 passes: what is still 1 after 41 draws stays 1; the tail too small to follow is
     # the omitted mass
     long = engine_for(40)
@@ -296,7 +249,7 @@ action verdict() {{
     sheet = engine.sheet({"A": 1, "B": 0})
     odds = engine.odds("verdict", sheet, {})
     assert odds.exact and odds.omitted == 0
-    assert counted(odds) == brute_force(engine, "verdict", sheet)
+    assert counted(odds) == action_outcomes(engine, "verdict", sheet)
 
 
 ONCE_DEFINITIONS = """
@@ -366,28 +319,6 @@ def read_once(draw):
     return HEADER + ONCE_DEFINITIONS + action, {"A": draw(st.integers(0, 2)), "B": 0}
 
 
-def marginal(joint: dict, field: str) -> dict:
-    out: dict = {}
-    for outcome, p in joint.items():
-        value = outcome if isinstance(outcome, tuple) else outcome[field]
-        out[value] = out.get(value, 0) + p
-    return out
-
-
-def agrees_with_brute_force(engine, sheet, note="", fields=None) -> None:
-    """`act`'s whole result and each of its fields (or those named), exact and with
-    nothing left out, equal to every sequence of dice a real run can draw."""
-    joint = brute_force(engine, "act", sheet)
-    whole = engine.odds("act", sheet, {})
-    assert whole.exact and whole.omitted == 0, note
-    assert counted(whole) == joint, note
-    names = fields or [name for name, _ in engine.rulebook.actions["act"].body[-1].fields]
-    for field in names:
-        odds = engine.odds("act", sheet, {}, field)
-        assert odds.exact and odds.omitted == 0, (note, field)
-        assert counted(odds) == marginal(joint, field), (note, field)
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(read_once())
 def test_a_value_read_once_is_combined_where_it_is_read(case):
@@ -396,7 +327,7 @@ def test_a_value_read_once_is_combined_where_it_is_read(case):
     text, data = case
     engine = Engine(dsl.load_text(text), LIMITS)
     sheet = engine.sheet(data)
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     whole = engine.odds("act", sheet, {})
     assert whole.exact and counted(whole) == joint, text
     for field in engine.rulebook.actions["act"].body[-1].fields:
@@ -414,7 +345,7 @@ def test_two_draws_compared_are_counted_by_their_sums():
         )
         engine = Engine(dsl.load_text(text), LIMITS)
         sheet = engine.sheet({"A": 1, "B": 0})
-        joint = brute_force(engine, "duel", sheet)
+        joint = action_outcomes(engine, "duel", sheet)
         odds = engine.odds("duel", sheet, {}, "won")
         assert odds.exact and counted(odds) == marginal(joint, "won"), op
 
@@ -439,6 +370,6 @@ def test_a_value_read_more_than_once_is_one_value(body):
     text = HEADER + ONCE_DEFINITIONS + "action act() {\n  let acc = 0\n  " + body + "\n}\n"
     engine = Engine(dsl.load_text(text), LIMITS)
     sheet = engine.sheet({"A": 0, "B": 0})
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     odds = engine.odds("act", sheet, {}, "f")
     assert odds.exact and counted(odds) == marginal(joint, "f"), text

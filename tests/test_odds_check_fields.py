@@ -11,12 +11,8 @@ fraction, every sequence of dice run through the real engine.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import LIMITS, agrees_with_brute_force
-
-import dsl
-from interpreter import Engine
+from oracle import against_brute_force, assert_counted_as_run
 
 HEADER = """rulebook "Fields" {
   system "a check's own fields against brute force"
@@ -53,13 +49,6 @@ check against(contra: int) "Against" {
 }
 """
 )
-
-
-def assert_counted_as_run(text: str, data: dict, fields=None) -> None:
-    """`act`'s whole result and each result field (or those named), exact and equal to
-    every sequence of dice run through the real engine."""
-    engine = Engine(dsl.load_text(text), LIMITS)
-    agrees_with_brute_force(engine, engine.sheet(data), text, fields)
 
 
 @st.composite
@@ -102,8 +91,7 @@ def both_read(draw, body: list, check: str, first: list, second: list) -> tuple:
     return HEADER + check + action, {"A": draw(st.integers(0, 2)), "B": draw(st.integers(0, 2))}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(checks_with_fields())
+@against_brute_force(checks_with_fields(), 40)
 def test_a_checks_fields_remembered_by_what_they_read_equal_brute_force(case):
     assert_counted_as_run(*case)
 

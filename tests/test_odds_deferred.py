@@ -10,10 +10,9 @@ check tied past its limit), the odds must equal every sequence of dice run for r
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracle import against_brute_force, assert_counted_as_run
 from test_odds_check_fields import HEADER as FIELDS_HEADER
-from test_odds_check_fields import assert_counted_as_run
 
 HEADER = (
     FIELDS_HEADER
@@ -72,8 +71,7 @@ def deferred_actions(draw):
     return text, {"A": draw(st.integers(0, 2)), "B": draw(st.integers(0, 2))}
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(deferred_actions())
+@against_brute_force(deferred_actions(), 50)
 def test_a_value_read_by_the_next_statement_alone_equals_brute_force(case):
     assert_counted_as_run(*case)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from test_odds_brute_force import agrees_with_brute_force, brute_force, counted, marginal
+from oracle import PrefixDice, action_outcomes, agrees_with_brute_force, counted, marginal
 
 import dsl
 from dsl.errors import RulebookError
@@ -144,8 +144,6 @@ def test_an_expression_that_fails_on_some_rolls():
 
 
 def iter_dice(*faces):
-    from dice_prefix import PrefixDice
-
     return PrefixDice(faces)
 
 
@@ -201,7 +199,7 @@ def test_best_play_counts_a_result_that_fails_as_the_run_does(result):
     # (was: TypeError "cannot unpack non-iterable Failure object")
     engine = engine_of(f"action act() {{\n  let n = d3\n  {result}\n}}\n")
     sheet = engine.sheet({})
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     for field in [name for name, _ in engine.rulebook.actions["act"].body[-1].fields]:
         best = engine.odds("act", sheet, {}, field, best=field)
         assert counted(best) == marginal(joint, field)

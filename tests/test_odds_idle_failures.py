@@ -7,7 +7,7 @@ can draw; where every run fails, the odds refuse with the run's error."""
 from __future__ import annotations
 
 import pytest
-from test_odds_brute_force import agrees_with_brute_force, brute_force, counted
+from oracle import action_outcomes, agrees_with_brute_force, counted
 
 import dsl
 from interpreter import Engine, LimitExceeded, Limits, SeededDice
@@ -102,6 +102,11 @@ def test_an_unread_statement_that_always_passes_it_stops_the_odds_as_the_run(sta
     engine = engine_of(
         definitions, f"action act() {{\n  let spare = 0\n  {line}\n  result {{ v: 1 }}\n}}\n"
     )
+    fails_past_the_steps_as_the_run_does(engine)
+
+
+def fails_past_the_steps_as_the_run_does(engine) -> None:
+    """`act` fails at the step limit when run, and its odds (whole, and of `v`) too."""
     sheet = engine.sheet({})
     with pytest.raises(LimitExceeded, match="limit steps_per_run"):
         engine.run("act", sheet, {}, SeededDice(1))
@@ -115,12 +120,7 @@ ACTIONS = chain("action a{i}() {{ do a{j}()  do a{j}() }}", 'action a0() { note 
 
 def test_an_action_called_past_the_step_limit_fails_as_the_run_does():
     engine = engine_of(ACTIONS, f"action act() {{\n  do a{N}()\n  result {{ v: 1 }}\n}}\n")
-    sheet = engine.sheet({})
-    with pytest.raises(LimitExceeded, match="limit steps_per_run"):
-        engine.run("act", sheet, {}, SeededDice(1))
-    for field in (None, "v"):
-        with pytest.raises(LimitExceeded, match="limit steps_per_run"):
-            engine.odds("act", sheet, {}, field)
+    fails_past_the_steps_as_the_run_does(engine)
     # behind a roll: the run's failure 1 time in 3, in every field
     behind = engine_of(
         ACTIONS,
@@ -143,7 +143,7 @@ def test_other_failures_of_an_unread_statement_are_counted(line):
     engine = engine_of("table Small by k {\n  1..2: 5\n}\n", action)
     sheet = engine.sheet({})
     agrees_with_brute_force(engine, sheet, line)
-    assert any(isinstance(k, tuple) for k in brute_force(engine, "act", sheet)), line
+    assert any(isinstance(k, tuple) for k in action_outcomes(engine, "act", sheet)), line
 
 
 def test_a_cheap_unread_statement_is_still_skipped_and_a_costly_one_not():

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import LIMITS, agrees_with_brute_force
+from oracle import against_brute_force, agrees_with_brute_force, assert_counted_as_run
+from test_odds_brute_force import LIMITS
 
 import dsl
 from interpreter import Engine
@@ -63,12 +63,9 @@ action act() {{
     return text, {"A": draw(st.integers(0, 3))}
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(loops())
+@against_brute_force(loops(), 80)
 def test_a_loop_whose_passes_no_field_reads_is_skipped_only_then(case):
-    text, data = case
-    engine = Engine(dsl.load_text(text), LIMITS)
-    agrees_with_brute_force(engine, engine.sheet(data), text)
+    assert_counted_as_run(*case)
 
 
 def test_a_loop_that_may_stop_the_run_is_counted_for_a_field_it_does_not_feed():

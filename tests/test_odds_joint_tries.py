@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from oracle import action_outcomes, counted, marginal
 from test_odds_actions import THREE_ROLLS
-from test_odds_brute_force import HEADER, LIMITS, brute_force, counted, marginal
+from test_odds_brute_force import HEADER, LIMITS
 
 import dsl
 from interpreter import Engine
@@ -68,7 +69,7 @@ def test_small_sides_are_a_joint_equal_to_brute_force():
     sheet = engine.sheet({"A": 1, "B": 2})
     whole = engine.odds("act", sheet)
     assert not isinstance(whole, ByField) and whole.exact
-    assert counted(whole) == brute_force(engine, "act", sheet)
+    assert counted(whole) == action_outcomes(engine, "act", sheet)
 
 
 def test_large_sides_are_each_field_on_its_own():
@@ -77,7 +78,7 @@ def test_large_sides_are_each_field_on_its_own():
     brute force gives. Bounded by work, not time: the same form with any time limit."""
     engine = engine_for(50, tie="ours")
     sheet = engine.sheet({"A": 0, "B": 0})
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     assert len(joint) > 2_000
     for seconds in (2.0, 60.0):
         whole = engine.odds("act", sheet, seconds=seconds)
@@ -112,7 +113,7 @@ def test_sides_whose_fields_show_a_small_joint_are_a_joint_again():
     sheet = engine.sheet({"A": 1, "B": 2})
     whole = engine.odds("act", sheet)
     assert not isinstance(whole, ByField) and whole.exact
-    assert counted(whole) == brute_force(engine, "act", sheet)
+    assert counted(whole) == action_outcomes(engine, "act", sheet)
 
 
 class Script:

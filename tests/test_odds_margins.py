@@ -16,9 +16,9 @@ real engine.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_check_fields import HEADER, assert_counted_as_run, both_read
+from oracle import against_brute_force, assert_counted_as_run
+from test_odds_check_fields import HEADER, both_read
 
 #: the author's fields a check may have: (name, expression)
 FIELDS = (
@@ -56,8 +56,7 @@ check c(t: int, x: int = 0) "C" {{
     return both_read(draw, body, check, readable, readable)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(checks_against_rolls())
+@against_brute_force(checks_against_rolls(), 40)
 def test_records_by_margin_equal_brute_force(case):
     assert_counted_as_run(*case)
 

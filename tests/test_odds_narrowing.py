@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import HEADER, LIMITS, agrees_with_brute_force
+from oracle import against_brute_force, agrees_with_brute_force, assert_counted_as_run
+from test_odds_brute_force import HEADER, LIMITS
 
 import dsl
 from interpreter import Engine
@@ -77,12 +77,9 @@ def compared_actions(draw):
     return text, {"A": draw(st.integers(0, 3)), "B": draw(st.integers(0, 3))}
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(compared_actions())
+@against_brute_force(compared_actions(), 80)
 def test_a_value_only_compared_equals_brute_force(case):
-    text, data = case
-    engine = Engine(dsl.load_text(text), LIMITS)
-    agrees_with_brute_force(engine, engine.sheet(data), text)
+    assert_counted_as_run(*case)
 
 
 def ladder(left: str, op: str, right: str) -> str:

@@ -13,12 +13,9 @@ through the real engine.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import HEADER, LIMITS, agrees_with_brute_force
-
-import dsl
-from interpreter import Engine
+from oracle import against_brute_force, assert_counted_as_run
+from test_odds_brute_force import HEADER
 
 DEFINITIONS = """
 formula twice(x: int) = x + x
@@ -97,13 +94,7 @@ def data(draw) -> dict:
     return {"A": draw(st.integers(0, 2)), "B": draw(st.integers(0, 2))}
 
 
-def assert_counted_as_run(text: str, sheet: dict) -> None:
-    engine = Engine(dsl.load_text(text), LIMITS)
-    agrees_with_brute_force(engine, engine.sheet(sheet), text)
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(actions())
+@against_brute_force(actions(), 60)
 def test_a_field_riding_in_its_record_equals_brute_force(case):
     assert_counted_as_run(*case)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import attrs
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import HEADER, LIMITS, agrees_with_brute_force
+from oracle import against_brute_force, agrees_with_brute_force, assert_counted_as_run
+from test_odds_brute_force import HEADER, LIMITS
 
 import dsl
 from interpreter import Engine
@@ -75,12 +75,9 @@ def settled_actions(draw):
     return HEADER + DEFINITIONS + action, sheet
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(settled_actions())
+@against_brute_force(settled_actions(), 80)
 def test_ifs_settled_by_the_arguments_equal_brute_force(case):
-    text, data = case
-    engine = Engine(dsl.load_text(text), LIMITS)
-    agrees_with_brute_force(engine, engine.sheet(data), text)
+    assert_counted_as_run(*case)
 
 
 def action_text(condition: str, before: str = "", otherwise: str = "") -> str:

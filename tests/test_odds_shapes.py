@@ -12,8 +12,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from dice_prefix import PrefixDice
-from test_odds_brute_force import HEADER, LIMITS, agrees_with_brute_force
+from oracle import PrefixDice, agrees_with_brute_force
+from test_odds_brute_force import HEADER, LIMITS
 
 import dsl
 from dsl.errors import RulebookError

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import agrees_with_brute_force
+from oracle import agrees_with_brute_force
 
 import dsl
 from dsl import nodes as n

@@ -14,9 +14,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_odds_brute_force import LIMITS, agrees_with_brute_force, brute_force, counted
+from oracle import (
+    action_outcomes,
+    against_brute_force,
+    assert_counted_as_run,
+    counted,
+)
+from test_odds_brute_force import LIMITS
 
 import dsl
 from interpreter import Engine
@@ -74,10 +79,7 @@ def splits(draw):
             ]
         )
     )
-    body = [
-        "let g = c(0)",
-        f"let x = if {condition} then {called} else {otherwise}",
-    ]
+    body = ["let g = c(0)", f"let x = if {condition} then {called} else {otherwise}"]
     if draw(st.booleans()):  # given anew, or kept: a `set` of one
         body.append(f"set x to if {inner} then leaf(B) else x")
     fields = {"f": "if x = none then 0 else x.v", "b": "B"}
@@ -92,12 +94,9 @@ def splits(draw):
     return HEADER + leaf + pick + act, sheet
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(splits())
+@against_brute_force(splits(), 40)
 def test_an_if_expression_calling_actions_equals_brute_force(case):
-    text, data = case
-    engine = Engine(dsl.load_text(text), LIMITS)
-    agrees_with_brute_force(engine, engine.sheet(data), text)
+    assert_counted_as_run(*case)
 
 
 def test_each_branch_and_the_failure_inside_are_where_brute_force_puts_them():
@@ -126,7 +125,7 @@ action act() {
     )
     engine = Engine(dsl.load_text(text), LIMITS)
     sheet = engine.sheet({"A": 1, "B": 0})
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     odds = counted(engine.odds("act", sheet, {}))
     assert odds == joint
     by_hand = {

@@ -5,8 +5,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from oracle import action_outcomes, counted, marginal
 from test_json_data import valid
-from test_odds_brute_force import HEADER, LIMITS, brute_force, counted, marginal
+from test_odds_brute_force import HEADER, LIMITS
 
 import dsl
 from interpreter import Engine, ForcedDice
@@ -54,7 +55,7 @@ def test_an_opposed_check_runs_on_its_own(tie):
 def test_its_odds_equal_brute_force_field_by_field(tie, field):
     engine = engine_for(tie)
     sheet = engine.sheet({"A": 1, "B": 2})
-    joint = brute_force(engine, "duel", sheet)  # every sequence of dice, ties once again
+    joint = action_outcomes(engine, "duel", sheet)  # every sequence of dice, ties once again
     odds = engine.odds("duel", sheet, {}, field)
     assert odds.exact
     if field is None and isinstance(odds, ByField):
@@ -118,7 +119,7 @@ action act() {{
     )
     engine = Engine(dsl.load_text(text), LIMITS)
     sheet = engine.sheet({"A": 0, "B": 0})
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     odds = engine.odds("act", sheet, {}, "t")
     assert odds.exact and counted(odds) == marginal(joint, "t")
     stops = [o for o in counted(odds) if isinstance(o, tuple)]

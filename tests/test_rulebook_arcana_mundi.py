@@ -1,8 +1,9 @@
-"""Arcana Mundi: the rulebook reproduces the worked examples of its source text.
+"""Arcana Mundi: the rulebook against the rules of its source text.
 
-Source: /work/shared/seeds/000_a1b6883d42d8225b.txt ("El poder de la Teúrgia"), with the
-2d10 "capicúa" roll from /work/shared/seeds/README.md. Every number the two worked
-examples state is asserted here with forced dice; 2d10 faces are chosen so that they are
+Source: Arcana Mundi (Nosolorol), the article «El poder de la Teúrgia», with the 2d10
+"capicúa" roll of the game's public description. The numbers of the two worked examples
+are a table, tests/examples/arcana_mundi.yaml (run by tests/test_worked_examples.py);
+here, the rules around them, with forced dice: 2d10 faces are chosen so that they are
 not doubles (12 = [5, 7], 11 = [5, 6], 9 = [4, 5], 7 = [3, 4]) unless a test wants the chain.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import command, run_seeded
 
 import dsl
 from interpreter import (
@@ -32,15 +34,6 @@ MENECMA = ROOT / "rulebooks" / "characters" / "menecma.yaml"
 
 FORTALEZA = "La fortaleza de Perséfone"
 GRITO = "Grito Báquico"
-#: "+5 a nuestra Defensa Teúrgica contra poderes sobrenaturales de fantasmas" for "cinco
-#: estaciones", on the sheet (kept in days: a season of three months is 91)
-FORTALEZA_EFFECT = {
-    "name": FORTALEZA,
-    "modifier": 5,
-    "targets": ("defensa contra fantasmas",),
-    "left": 5 * 91,
-    "unit": "día",
-}
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +67,23 @@ def changes(out) -> dict:
 
 def notes(out) -> list[str]:
     return [step.data["note"] for step in out.trace if step.kind == "note"]
+
+
+#: a grade-3 don of Fides (Inteligencia), beside Menecma's own núminas
+DON_MAYOR = {
+    "grado": 3,
+    "misterio": "Hierofanía",
+    "manifestación": "don",
+    "dignitas": "Fides",
+    "característica": "Inteligencia",
+}
+
+
+def with_numinas(menecma, **numinas) -> dict:
+    """Menecma's data with more núminas (by name)."""
+    data = menecma.to_data()
+    data["Núminas"] = {**data["Núminas"], **numinas}
+    return data
 
 
 def variant(engine, menecma, **fields):
@@ -230,176 +240,7 @@ def test_narrative_qualities_are_reported_in_numbers(engine, menecma):
 # ─── the roll ───────────────────────────────────────────────────────────────
 
 
-@pytest.mark.parametrize(
-    ("faces", "roll"),
-    [
-        ([5, 7], 12),  # no double
-        ([5, 5, 3, 4], 17),  # a double is rolled again and added
-        ([5, 5, 3, 3, 6, 2], 24),  # ... repeatedly
-        ([1, 1, 3, 4], -5),  # a double 1: the extra roll is subtracted
-        ([1, 1, 2, 2, 3, 4], -9),  # ... again while the extra roll is a double
-    ],
-)
-def test_capicua(engine, menecma, faces, roll):
-    out = engine.run(
-        "tirada", menecma, {"característica": "Cultura", "dificultad": 5}, dice=ForcedDice(faces)
-    )
-    print(render_text(out.trace))
-    assert out.result["total"] == 8 + roll
-    assert list(out.dice) == faces
-
-
-@pytest.mark.parametrize(
-    ("total", "difficulty", "success", "points"),
-    [
-        (23, 5, True, 4),  # sacrificium of example 1: "23: 4 puntos éxito"
-        (21, 5, True, 4),  # caerimonia of example 1: "21: 4 puntos de éxito"
-        (30, 5, True, 5),  # basic roll of example 1: "30: 5 puntos de éxito"
-        (20, 15, True, 1),  # basic roll of example 2: "20, contra dificultad 15 ... 1 punto"
-        (15, 15, True, 0),  # meeting the difficulty: a success without points
-        (14, 15, False, 1),  # one point of failure per 5, or fraction
-        (10, 15, False, 1),
-        (9, 15, False, 2),
-    ],
-)
-def test_points_one_per_five_or_fraction(engine, menecma, total, difficulty, success, points):
-    # Cultura 8 + a modifier + 11 ([5, 6], not a double).
-    params = {"característica": "Cultura", "dificultad": difficulty, "modificador": total - 19}
-    out = engine.run("tirada", menecma, params, dice=ForcedDice([5, 6]))
-    assert out.result["total"] == total
-    assert out.result["success"] is success
-    assert out.result["points"] == points
-
-
-# ─── worked example 1: La fortaleza de Perséfone ────────────────────────────
-
-
-def test_example_fortaleza_de_persefone(engine, menecma):
-    # Sacrificium 12 = [5, 7], caerimonia 11 = [5, 6], basic roll 9 = [4, 5].
-    out = engine.run(
-        "usar_numina", menecma, {"numina": FORTALEZA}, dice=ForcedDice([5, 7, 5, 6, 4, 5])
-    )
-    print(render_text(out.trace))
-
-    # "Corpus religio (3) + Sacrificio (0) + Cultura (8), contra dificultad 5 ...
-    # 11 + 12 = 23: 4 puntos éxito"
-    sacrificium = check(out, "tirada_sacrificium")
-    assert (sacrificium["total"], sacrificium["target"]) == (23, 5)
-    assert sacrificium["success"] is True and sacrificium["puntos"] == 4
-    # "Corpus religio (3) + Ceremonia (0) + Inteligencia (7), contra dificultad 5 ...
-    # 10 + 11 = 21: 4 puntos de éxito"
-    caerimonia = check(out, "tirada_caerimonia")
-    assert (caerimonia["total"], caerimonia["target"]) == (21, 5)
-    assert caerimonia["success"] is True and caerimonia["puntos"] == 4
-    # "Corpus religio (3) + Hierofanía (3) + Inteligencia (7) + Sacrificium (+4) +
-    # Caerimonia (+4), contra dificultad 5 ... 21 + 9 = 30: 5 puntos de éxito"
-    basica = check(out, "tirada_basica")
-    assert (basica["total"], basica["target"], basica["puntos"]) == (30, 5, 5)
-    assert out.result["success"] is True
-    assert out.result["points"] == 5
-    assert out.result["total"] == 30
-    assert out.result["dificultad"] == 5
-
-    # "como el coste de esta númina es sólo 1, lo dejamos ahí (se debe gastar al menos 1
-    # punto). Menecma tenía 3 puntos de Fides, y ahora tiene 2."
-    assert out.result["coste"] == 1
-    # "el tiempo de preparación básico es de 1 día por grado de la númina"
-    assert (out.result["tiempo"], out.result["unidad"]) == (1, "días")
-    # "perdemos automáticamente una casilla de rendimiento"; the Fides dinamis follows its
-    # maximum (5 x 2); her 3 Tributo come from dominatus: the sacrificium removes none.
-    # ... and the +5 itself stays on her sheet for those five seasons (of 91 days).
-    assert changes(out) == {
-        "Fides": (3, 2),
-        "Casillas de rendimiento": (10, 9),
-        "dinamis.Fides": (15, 10),
-        "Efectos.La fortaleza de Perséfone": (None, FORTALEZA_EFFECT),
-    }
-    assert out.sheet.get("Tributo") == 3
-    # "durante tantas estaciones como la puntuación de Dignitates (ahora tiene 5 puntos ...)
-    # tendremos +5 a nuestra Defensa Teúrgica contra poderes sobrenaturales de fantasmas"
-    effect = (
-        "+5 a la Defensa teúrgica contra los poderes sobrenaturales de los fantasmas "
-        "durante 5 estaciones"
-    )
-    assert out.result["efecto"] == effect
-    assert effect in notes(out)
-    # The input sheet is never changed.
-    assert menecma.get("Fides") == 3
-
-
-# ─── worked example 2: Grito Báquico in a theurgic combat ───────────────────
-
-
-def test_example_grito_baquico_combat(engine, menecma):
-    # His maneuver 12 = [5, 7], hers 9 = [4, 5], basic roll 7 = [3, 4], attack 11 = [5, 6],
-    # his defence 9 = [4, 5].
-    out = engine.run(
-        "combate_teurgico",
-        menecma,
-        {"numina": GRITO, "maniobra_rival": 10, "dignitas_rival": 5},
-        dice=ForcedDice([5, 7, 4, 5, 3, 4, 5, 6, 4, 5]),
-    )
-    print(render_text(out.trace))
-
-    # "El hombre tiene 10 puntos, a los que suma su tirada de 12, haciendo un total de 22
-    # puntos (obtiene, por tanto, un +3)"
-    rival = check(out, "tirada_maniobra_rival")
-    assert (rival["total"], rival["bono"]) == (22, 3)
-    # "sumando su Dignitas (6), su Sombra (0) y su tirada (9), para un total de 15
-    # (obteniendo un +2). Menecma ha perdido, así que el hombre actuará primero."
-    maniobra = check(out, "tirada_maniobra")
-    assert (maniobra["total"], maniobra["bono"]) == (15, 2)
-    assert out.result["primero"] == "rival"
-    # "Paga el coste de la númina, que son 3 puntos de dinamis de Virtus; tenía 5, así que
-    # ahora le quedan 2."
-    assert changes(out) == {"dinamis.Virtus": (5, 2)}
-    # "Corpus religio (3) + Hierofanía (3) + Carisma (7) + tirada (7) = 20, contra
-    # dificultad 15 (númina de grado 3): ... obteniendo 1 punto de éxito."
-    basica = check(out, "tirada_basica")
-    assert (basica["total"], basica["target"], basica["puntos"]) == (20, 15, 1)
-    assert out.result["success"] is True
-    assert out.result["points"] == 1
-    # "Dignitas (6) + Sombra (0) + Grado de la númina (2) +2 (por su tirada de Maniobra
-    # teúrgica) + Tirada (11) = 21". LECTURA (the rulebook, at tirada_ataque): Grito Báquico
-    # is a grade-3 númina (its cost, its difficulty 15) and the rule is "Dignitas + Sombra +
-    # grado de la númina", so the attack is 6 + 0 + 3 + 2 + 11 = 22, not 21. The outcome is
-    # the same (22 > 17).
-    ataque = check(out, "tirada_ataque")
-    assert ataque["total"] == 22
-    assert out.result["ataque"] == 22
-    # "Dignitas (5) + Sombra (0) + 3 (por su tirada de Maniobra) + tirada (9) = 17"
-    defensa = check(out, "tirada_defensa_rival")
-    assert defensa["total"] == 17
-    assert out.result["defensa"] == 17
-    # "No ha superado la tirada de Menecma ... el hombre adquiere 1 punto en la Cualidad de
-    # locura durante todo el día."
-    assert out.result["afectado"] is True
-    assert "el objetivo adquiere 1 punto(s) en la Cualidad Locura durante todo el día" in notes(out)
-
-
-def test_example_grito_baquico_combat_against_the_mans_own_sheet(engine, menecma):
-    # The same example with "el hombre" as a character of his own (el_hombre.yaml: his
-    # Maniobra 10, his Dignitas 5 and Sombra 0): his maneuver and his defence are rolled
-    # on his sheet, not given as numbers. The same dice give the same numbers.
-    hombre = engine.load_sheet(ROOT / "rulebooks" / "characters" / "el_hombre.yaml")
-    out = engine.run(
-        "combate_teurgico",
-        menecma,
-        {"numina": GRITO},
-        dice=ForcedDice([5, 7, 4, 5, 3, 4, 5, 6, 4, 5]),
-        targets={"rival": hombre},
-    )
-    print(render_text(out.trace))
-    # "El hombre tiene 10 puntos, a los que suma su tirada de 12, haciendo un total de 22"
-    assert (check(out, "tirada_de_maniobra")["total"], out.result["bono_rival"]) == (22, 3)
-    assert out.result["primero"] == "rival"
-    # "Dignitas (5) + Sombra (0) + 3 (por su tirada de Maniobra) + tirada (9) = 17"
-    assert check(out, "tirada_defensa")["total"] == 17
-    assert (out.result["ataque"], out.result["defensa"], out.result["afectado"]) == (22, 17, True)
-    assert changes(out) == {"dinamis.Virtus": (5, 2)}
-    (rival,) = out.characters
-    assert (rival.role, rival.changes) == ("rival", ())
-    assert "como el_hombre:" in render_text(out.trace)
+# The roll, the points and the two worked examples: tests/examples/arcana_mundi.yaml.
 
 
 def test_the_combat_needs_its_rival(engine, menecma):
@@ -459,13 +300,7 @@ def test_combat_dinamis_added_and_failed_cast_skips_the_attack(engine, menecma):
 
 @pytest.mark.parametrize(
     ("faces", "total", "bonus"),
-    [
-        ([1, 3], 10, 1),
-        ([2, 3], 11, 2),
-        ([4, 5], 15, 2),
-        ([6, 8], 20, 2),
-        ([7, 8], 21, 3),
-    ],
+    [([1, 3], 10, 1), ([2, 3], 11, 2), ([4, 5], 15, 2), ([6, 8], 20, 2), ([7, 8], 21, 3)],
 )
 def test_maneuver_bonus_per_ten_or_fraction(engine, menecma, faces, total, bonus):
     # "de 1 a 10 se obtiene +1, de 11 a 20 se obtiene +2, etc." (22 → +3, 15 → +2)
@@ -612,16 +447,7 @@ def test_tributo_becomes_sombra_per_ten(engine, menecma):
 
 def test_failed_caerimonia_gives_five_tributo_per_point(engine, menecma):
     # Caerimonia 10 + [1, 2] = 13 vs... grade 3 needs a grade-3 don: a variant númina.
-    data = menecma.to_data()
-    data["Núminas"] = dict(data["Núminas"])
-    data["Núminas"]["Don mayor"] = {
-        "grado": 3,
-        "misterio": "Hierofanía",
-        "manifestación": "don",
-        "dignitas": "Fides",
-        "característica": "Inteligencia",
-    }
-    sheet = engine.sheet(data)
+    sheet = engine.sheet(with_numinas(menecma, **{"Don mayor": DON_MAYOR}))
     # Sacrificium 11 + 12 = 23 vs 15 → +2; caerimonia 10 + 3 = 13 vs 15 → 1 point of failure:
     # +5 Tributo (3 → 8); cost 3 Fides; basic 13 + 2 + 13 = 28 vs 15 → 3 points.
     out = engine.run(
@@ -712,17 +538,17 @@ def test_grade_one_doubled_follows_the_formula(engine, menecma):
 
 
 def test_lustracion_needs_dignitas_and_its_date(engine, menecma):
-    data = menecma.to_data()
-    data["Núminas"] = dict(data["Núminas"])
-    data["Núminas"]["Lustración"] = {
+    lustracion = {
+        **DON_MAYOR,
         "grado": 2,
-        "misterio": "Hierofanía",
         "manifestación": "lustración",
-        "dignitas": "Virtus",
         "característica": "Carisma",
     }
-    data["Núminas"]["Lustración de Fides"] = dict(data["Núminas"]["Lustración"], dignitas="Fides")
-    sheet = engine.sheet(data)
+    numinas = {
+        "Lustración": {**lustracion, "dignitas": "Virtus"},
+        "Lustración de Fides": lustracion,
+    }
+    sheet = engine.sheet(with_numinas(menecma, **numinas))
     with pytest.raises(RequirementFailed):  # Virtus 1 < grade 2
         engine.run("usar_numina", sheet, {"numina": "Lustración"}, dice=ForcedDice([5, 7] * 3))
     with pytest.raises(RequirementFailed):
@@ -744,16 +570,7 @@ def test_lustracion_needs_dignitas_and_its_date(engine, menecma):
 
 
 def test_don_for_another_splits_the_cost(engine, menecma):
-    data = menecma.to_data()
-    data["Núminas"] = dict(data["Núminas"])
-    data["Núminas"]["Don mayor"] = {
-        "grado": 3,
-        "misterio": "Hierofanía",
-        "manifestación": "don",
-        "dignitas": "Fides",
-        "característica": "Inteligencia",
-    }
-    sheet = engine.sheet(data)
+    sheet = engine.sheet(with_numinas(menecma, **{"Don mayor": DON_MAYOR}))
     # Sacrificium 23 vs 15 → 2; caerimonia 10 + 6 = 16 vs 15 → 1: cost 3 - 1 = 2, halved: 1.
     out = engine.run(
         "usar_numina",
@@ -1003,28 +820,13 @@ def test_cli_runs_every_action(engine, capsys, monkeypatch, tmp_path):
     )
     for action, sets in CLI_SETS.items():
         character = berserker if action in SPECIAL else MENECMA
-        argv = ["run", str(RULES), action, "--char", str(character), "--seed", "11"]
-        for pair in sets:
-            argv += ["--set", pair]
-        assert main(argv) == 0, f"{action}: {capsys.readouterr().err}"
-        assert "resultado:" in capsys.readouterr().out
+        assert "resultado:" in run_seeded(capsys, RULES, action, character, sets, 11)
 
 
 def test_cli_shipped_names_and_json(capsys):
-    argv = [
-        "run",
-        "arcana_mundi",
-        "usar_numina",
-        "--char",
-        "menecma",
-        "--set",
-        "numina=La fortaleza de Perséfone",
-        "--dice",
-        "5,7,5,6,4,5",
-        "--json",
-    ]
-    assert main(argv) == 0
-    out = capsys.readouterr().out
+    line = "run arcana_mundi usar_numina --char menecma --dice 5,7,5,6,4,5 --json"
+    code, out, _ = command(capsys, line, "--set", "numina=La fortaleza de Perséfone")
+    assert code == 0
     assert '"success": true' in out and '"points": 5' in out
 
 
@@ -1085,9 +887,8 @@ def test_dignidad_extraordinaria_raises_one_maximum_to_twelve(engine, menecma):
 def test_a_dignitas_is_not_a_characteristic(engine, menecma):
     # "la Característica que entra en juego con la númina (que se especifica en cada una de
     # ellas)": Fuerza ... Carisma, never Virtus, Gravitas or Fides.
-    data = menecma.to_data()
-    data["Núminas"] = dict(data["Núminas"])
-    data["Núminas"]["Rara"] = dict(data["Núminas"]["Gephyrismos"], característica="Fides")
+    gephyrismos = menecma.to_data()["Núminas"]["Gephyrismos"]
+    data = with_numinas(menecma, Rara={**gephyrismos, "característica": "Fides"})
     with pytest.raises(SheetError, match="Fides"):
         engine.sheet(data)
     with pytest.raises(ParameterError):
@@ -1237,12 +1038,7 @@ def test_rolls_with_a_quality(engine, menecma):
 
 
 def berserker(engine, menecma):
-    return variant(
-        engine,
-        menecma,
-        Bellum=2,
-        Dominatus=["Furia", *menecma["Dominatus"]],
-    )
+    return variant(engine, menecma, Bellum=2, Dominatus=["Furia", *menecma["Dominatus"]])
 
 
 def test_furia_needs_the_maneuver_before_the_attack(engine, menecma):
@@ -1281,11 +1077,7 @@ def test_a_dominatus_against_a_target(engine, menecma):
     out = engine.run(
         "combate_con_dominatus",
         menecma,
-        {
-            "dominatus": "El lenguaje del reino animal",
-            "maniobra_rival": 10,
-            "dignitas_rival": 5,
-        },
+        {"dominatus": "El lenguaje del reino animal", "maniobra_rival": 10, "dignitas_rival": 5},
         dice=ForcedDice([5, 7, 4, 5, 5, 6, 4, 5]),
     )
     print(render_text(out.trace))

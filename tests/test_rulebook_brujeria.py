@@ -1,8 +1,9 @@
 """Brujería (rulebooks/brujeria.rules) and its house rule brujeria_miedo_duro.rules.
 
-Source: /work/shared/seeds/001_b0065a84f383bd6c.txt ("Reglas de Brujería", the Spanish
-WitchCraft, Unisystem). The text has no worked examples with numbers, so each rule is
-reproduced with forced dice at its boundaries: the open d10, every success level, the fear
+Source: «Reglas de Brujería» (the Spanish WitchCraft, Unisystem). The text has no worked
+examples with numbers, so each rule is reproduced with forced dice at its boundaries; its
+own tables (the open d10, every success level, the difficulty modifiers) are data in
+tests/examples/brujeria.yaml (run by tests/test_worked_examples.py); here the fear
 table, the crowd effect, the dissipation mishaps, the resisted checks, the thresholds of
 Vida, Resistencia and Esencia. Each test names the passage it checks.
 """
@@ -13,16 +14,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_helpers import run_seeded
 
 import dsl
-from interpreter import (
-    Engine,
-    ForcedDice,
-    RequirementFailed,
-    SeededDice,
-    SheetError,
-    render_text,
-)
+from interpreter import Engine, ForcedDice, RequirementFailed, SeededDice, SheetError, render_text
 from interpreter.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,42 +111,7 @@ def test_a_mundane_has_no_channelling(engine):
 # tirar acumulativamente."  Lucía's simple Voluntad check adds 2 × 3 = 6 to the die.
 
 
-def test_open_d10_ten_then_six_then_three(engine, lucia):
-    out = engine.run("chequeo_sencillo", lucia, {}, dice=ForcedDice([10, 6, 3]))
-    print(render_text(out.trace))
-    assert out.result["total"] == 10 + 5 + 2 + 6 == 23
-    assert out.result["nivel"] == "Extraordinario"
-    # "10 + (6-1) + (3-1)": each extra with its own arithmetic (the faces: --verbose)
-    assert "abierta: 10 + (6−1) + (3−1) = 17" in render_text(out.trace)
-    assert "abierta: [10] + [6] + [3] = 17" in render_text(out.trace, verbose=True)
-
-
-def test_open_d10_one_then_one_then_four(engine, lucia):
-    out = engine.run("chequeo_sencillo", lucia, {}, dice=ForcedDice([1, 1, 4]))
-    print(render_text(out.trace))
-    assert out.result["total"] == 1 - 1 - 4 + 6 == 2
-    assert out.result["éxito"] is False
-    assert "abierta: 1 - 1 - 4 = -4" in render_text(out.trace)
-    assert "abierta: [1] - [1] - [4] = -4" in render_text(out.trace, verbose=True)
-
-
-@pytest.mark.parametrize(
-    ("dice", "die_total"),
-    [
-        ([10, 5], 10 + 4),  # the d6 is not a 6: no more dice
-        ([10, 1], 10 + 0),  # 1D6-1 can add nothing
-        ([10, 6, 6, 1], 10 + 5 + 5 + 0),
-        ([1, 2], 1 - 2),  # the d6 is not a 1: no more dice
-        ([1, 6], 1 - 6),
-        ([1, 1, 1, 6], 1 - 1 - 1 - 6),
-        ([2], 2),
-        ([9], 9),
-    ],
-)
-def test_open_d10_chains(engine, lucia, dice, die_total):
-    out = engine.run("chequeo_sencillo", lucia, {}, dice=ForcedDice(dice))
-    assert out.result["total"] == die_total + 6
-    assert list(out.dice) == dice
+# Every row of the open d10: tests/examples/brujeria.yaml.
 
 
 # ─── success levels ───────────────────────────────────────────────────────────
@@ -160,55 +120,7 @@ def test_open_d10_chains(engine, lucia, dice, die_total):
 # +1 a las consideraciones anteriores."  Success is ">= 9" (the table's 9-10 row succeeds).
 # Lucía's complicated Inteligencia check: die 5 + Inteligencia 4 + modificador.
 
-LEVELS = [
-    (8, "Fallo", 0, 0),
-    (9, "Válido", 1, 0),
-    (10, "Válido", 1, 0),
-    (11, "Decente", 2, 1),
-    (12, "Decente", 2, 1),
-    (13, "Bueno", 3, 2),
-    (14, "Bueno", 3, 2),
-    (15, "Muy Bueno", 4, 3),
-    (16, "Muy Bueno", 4, 3),
-    (17, "Excelente", 5, 4),
-    (20, "Excelente", 5, 4),
-    (21, "Extraordinario", 6, 5),
-    (23, "Extraordinario", 6, 5),
-    (24, "Alucinante", 7, 6),  # the first +3 band above 23 has started
-    (26, "Alucinante", 7, 6),
-    (27, "Alucinante", 8, 7),  # a second band
-    (29, "Alucinante", 8, 7),
-    (30, "Alucinante", 9, 8),
-    (33, "Alucinante", 10, 9),
-]
-
-
-@pytest.mark.parametrize(("total", "label", "levels", "social"), LEVELS)
-def test_success_levels(engine, lucia, total, label, levels, social):
-    out = engine.run("chequeo_complicado", lucia, {"modificador": total - 9}, dice=ForcedDice([5]))
-    assert out.result["total"] == total
-    assert out.result["éxito"] is (total >= 9)
-    assert out.result["nivel"] == label
-    assert out.result["niveles"] == levels
-    assert out.result["social"] == social
-
-
-def test_difficulty_modifiers(engine, lucia):
-    # "Fácil: +5. Moderado: +3. Normal: +1. Desafiante: sin modificador. Difícil: -2.
-    # Muy difícil: -5. Heroico: -9. Casi imposible: -10."
-    expected = {
-        "Fácil": 5,
-        "Moderado": 3,
-        "Normal": 1,
-        "Desafiante": 0,
-        "Difícil": -2,
-        "Muy difícil": -5,
-        "Heroico": -9,
-        "Casi imposible": -10,
-    }
-    for name, modifier in expected.items():
-        out = engine.run("chequeo_complicado", lucia, {"dificultad": name}, dice=ForcedDice([5]))
-        assert out.result["total"] == 5 + 4 + modifier, name
+# Every row of the table, and the difficulty modifiers: tests/examples/brujeria.yaml.
 
 
 def test_routine_needs_no_roll_unless_unusual(engine, lucia):
@@ -609,12 +521,7 @@ def test_ranged_attack_example(engine, lucia):
 
 @pytest.mark.parametrize(
     ("range_", "check", "multiplier"),
-    [
-        ("A bocajarro", 1, 4),
-        ("Corto", 0, 3),
-        ("Largo", -3, 2),
-        ("Extremo", -6, 1),
-    ],
+    [("A bocajarro", 1, 4), ("Corto", 0, 3), ("Largo", -3, 2), ("Extremo", -6, 1)],
 )
 def test_ranged_attack_by_range(engine, lucia, range_, check, multiplier):
     # "A bocajarro: +1 al Chequeo y al Multiplicador de Daño. Corto: sin modificadores. Largo:
@@ -819,11 +726,7 @@ def test_objects(engine, lucia):
 
 @pytest.mark.parametrize(
     ("kind", "periods", "lost"),
-    [
-        ("Extenuante", 3, 3),
-        ("Dura", 3, 12),
-        ("Frenética", 2, 8),
-    ],
+    [("Extenuante", 3, 3), ("Dura", 3, 12), ("Frenética", 2, 8)],
 )
 def test_exertion(engine, lucia, kind, periods, lost):
     # "extenuante ... 1 punto de Resistencia/10 minutos ... realmente duras ... 4 puntos de
@@ -887,10 +790,10 @@ def test_essence_below_zero_and_below_minus_29(engine, bruno):
     ],
 )
 def test_essence_below_zero_rounds_up(engine, esencia, dice, superado):
-    # 001_b0065a84f383bd6c.txt line 159: "Reserva de Esencia < 0 (imposible
+    # «Reglas de Brujería», Pérdida de Esencia: "Reserva de Esencia < 0 (imposible
     # voluntariamente) => Chequeo Complicado de Voluntad - 1 por cada 5 Puntos de Esencia
-    # por debajo de 0". LECTURA: rounded up, as the same phrase under Disipación (line
-    # 168: "- 1 por cada 5 puntos de Esencia (redondeando hacia arriba)").
+    # por debajo de 0". LECTURA: rounded up, as the same phrase under Magia, Disipación:
+    # "- 1 por cada 5 puntos de Esencia (redondeando hacia arriba)".
     lucia = variant(engine, LUCIA, Esencia=esencia)
     out = engine.run("estado_de_esencia", lucia, {}, dice=ForcedDice(list(dice)))
     print(render_text(out.trace))
@@ -1153,18 +1056,7 @@ def test_sources_of_essence(engine, ainhoa):
 
 @pytest.mark.parametrize(
     ("members", "increase"),
-    [
-        (1, 0),
-        (2, 0),
-        (3, 45),
-        (4, 45),
-        (5, 60),
-        (7, 105),
-        (9, 90),
-        (11, 100),
-        (13, 132),
-        (20, 132),
-    ],
+    [(1, 0), (2, 0), (3, 45), (4, 45), (5, 60), (7, 105), (9, 90), (11, 100), (13, 132), (20, 132)],
 )
 def test_group_magic_table(engine, ainhoa, members, increase):
     # "3 => 45, 5 => 60, 7 => 105, 9 => 90, 11 => 100, 13 => 132"
@@ -1287,15 +1179,7 @@ def test_house_rule_run_differs_only_where_the_table_differs(engine, hard, lucia
 
 @pytest.mark.parametrize(
     ("total", "essence", "endurance"),
-    [
-        (8, 2, 0),
-        (7, 4, 0),
-        (6, 8, 0),
-        (5, 12, 0),
-        (4, 16, 40),
-        (3, 20, 0),
-        (2, 20, 0),
-    ],
+    [(8, 2, 0), (7, 4, 0), (6, 8, 0), (5, 12, 0), (4, 16, 40), (3, 20, 0), (2, 20, 0)],
 )
 def test_house_rule_fear_rows(hard, total, essence, endurance):
     sheet = hard.load_sheet(LUCIA)
@@ -1379,11 +1263,7 @@ def loaded_once(book, house, monkeypatch):
 @pytest.mark.parametrize("action", sorted(CLI_CASES))
 def test_every_action_runs_from_the_command_line(rules, action, capsys, loaded_once):
     character, params = CLI_CASES[action]
-    argv = ["run", str(rules), action, "--char", character, "--seed", "2024"]
-    for pair in params:
-        argv += ["--set", pair]
-    assert cli_main(argv) == 0
-    printed = capsys.readouterr().out
+    printed = run_seeded(capsys, rules, action, character, params, 2024)
     assert f"· {action}" in printed
     assert "resultado: " in printed
 

@@ -1,9 +1,10 @@
 """Mage: the Ascension house rules (rulebooks/mago.rules) against its source.
 
-Source: /work/shared/seeds/003_eb554acca8009c05.txt (a Spanish digest) and the pool rule in
-/work/shared/seeds/README.md ("each die at or above the difficulty is a success, each 1
+Source: Mago: la Ascensión, a Spanish digest of house rules, and the pool rule of the
+game's public description ("each die at or above the difficulty is a success, each 1
 cancels a success, and no successes with at least one 1 is a botch"). Every number of the
-worked example (Cardinal 2 + Fuerzas 3) is reproduced with forced dice.
+worked example (Cardinal 2 + Fuerzas 3) is reproduced with forced dice in
+tests/examples/mago.yaml (run by tests/test_worked_examples.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_seeded
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,6 +72,9 @@ def sheet_of(engine, **changes):
 
 
 SIDE_EFFECT = "Efecto secundario de la Paradoja"
+#: countermagic against an effect of Fuerzas: offensive, or reflecting it
+OFFENSIVE = {"forma": "ofensiva", "esferas": ["Fuerzas"]}
+REFLECT = {"forma": "reflejar", "esferas": ["Fuerzas"]}
 
 
 def side_effect(sheet) -> tuple:
@@ -100,75 +105,19 @@ def test_rulebook_loads_without_warnings(book):
 # ─── worked example: "Cardenal 2 y Fuerzas 3" ───────────────────────────────
 
 # Areté 3 throws three dice; an estándar action needs 2 successes. 8 and 9 reach every
-# difficulty of the example (6 coincidental, 7 vulgar, 8 vulgar with witnesses);
-# 2, 3, 4 reach none and show no 1 (a plain failure, not a botch); 2, 1, 3 reach none and
-# show a 1: a FRACASO (botch).
+# difficulty of the example; 2, 3, 4 reach none and show no 1 (a plain failure, not a
+# botch); 2, 1, 3 reach none and show a 1: a FRACASO (botch). The example's own numbers
+# (Cardinal 2 + Fuerzas 3) are a table: tests/examples/mago.yaml.
 EXITO, FALLO, FRACASO = (8, 9, 2), (2, 3, 4), (2, 1, 3)
 
 
-@pytest.mark.parametrize(
-    ("vulgar", "testigos", "dice", "exito", "botch", "paradoja", "dificultad"),
-    [
-        # "Un efecto coincidente exitoso no acumula paradoja. (0)"
-        (False, False, EXITO, True, False, 0, 6),
-        # "si un mago emplea Cardenal 2 y Fuerzas 3 para un efecto fatuo, acumulas 3"
-        (True, False, EXITO, True, False, 3, 7),
-        # "con testigos ... (Ej: en el caso anterior acumularía 4 puntos de paradoja)"
-        (True, True, EXITO, True, False, 4, 8),
-        # "Un fracaso coincidente otorga tantos puntos ... como nivel de la esfera" (1xE)
-        (False, False, FRACASO, False, True, 3, 6),
-        # "Un fracaso vulgar sin testigos ... (Ej: ... acumularía también 4 puntos)"
-        (True, False, FRACASO, False, True, 4, 7),
-        # "Un fracaso vulgar con testigos ... (Ej: el pobre diablo ... tendría 8 puntos)"
-        (True, True, FRACASO, False, True, 8, 8),
-        # "¿Ha fallado? Observa como el efecto se desvanece. Apunta la paradoja respectiva":
-        # a plain failure (no botch) notes the paradox of the effect it tried.
-        (False, False, FALLO, False, False, 0, 6),
-        (True, False, FALLO, False, False, 3, 7),
-        (True, True, FALLO, False, False, 4, 8),
-    ],
-)
-# The example's spheres named both ways: the major one named, or only the spheres given
-# (the highest is derived from them; naming Cardinal is refused: below).
-@pytest.mark.parametrize(
-    "spheres",
-    [
-        {"esfera_mayor": "Fuerzas", "esferas": ["Cardinal"]},
-        {"esferas": ["Cardinal", "Fuerzas"]},
-    ],
-    ids=["major-named", "derived"],
-)
-def test_worked_example_paradox(
-    engine, ignacio, spheres, vulgar, testigos, dice, exito, botch, paradoja, dificultad
-):
-    # liberar=no: the points stay on the counter (the release is tested below).
-    out = run(
-        engine,
-        "efecto",
-        ignacio,
-        dice,
-        **spheres,
-        vulgar=vulgar,
-        testigos=testigos,
-        liberar=False,
-    )
-    assert out.result["success"] is exito
-    assert out.result["botch"] is botch
-    assert out.result["paradox"] == paradoja
-    assert out.result["dificultad"] == dificultad
-    assert out.sheet["Paradoja"] == paradoja
-    expected = [Change("Paradoja", 0, paradoja)] if paradoja else []
-    assert list(out.changes) == expected
-    assert ignacio["Paradoja"] == 0  # the input sheet is never changed
-
-
 def test_a_failed_coincidental_effect_is_not_a_botch(engine, ignacio):
-    # 003_eb554acca8009c05.txt line 11: paradox comes "a través de magia vulgar o de un
-    # fallo en algún efecto coincidente"; the accumulation system (lines 13-17) gives a
-    # coincidental effect points only as "Un fracaso coincidente otorga tantos puntos de
-    # Paradoja como nivel de la esfera más alta utilizada) (1xE)", and the steps (lines
-    # 41-43) part "¿Ha fallado?" from "¿Ha fracasado?". The LECTURA reads line 11's
-    # "fallo" as that botch: a plain coincidental failure (2, 3, 4: no success, no 1)
+    # the digest, "La Paradoja": paradox comes "a través de magia vulgar o de un fallo en
+    # algún efecto coincidente"; its accumulation system gives a coincidental effect
+    # points only as "Un fracaso coincidente otorga tantos puntos de Paradoja como nivel
+    # de la esfera más alta utilizada) (1xE)", and "Reglas de Efectos Mágicos" part "¿Ha
+    # fallado?" from "¿Ha fracasado?". The LECTURA reads that "fallo" as the botch: a
+    # plain coincidental failure (2, 3, 4: no success, no 1)
     # notes 0, like a success; the botch (2, 1, 3) notes E = 3.
     failed = run(engine, "efecto", ignacio, FALLO, esferas=["Cardinal", "Fuerzas"])
     assert (failed.result["success"], failed.result["botch"]) == (False, False)
@@ -181,9 +130,9 @@ def test_a_failed_coincidental_effect_is_not_a_botch(engine, ignacio):
 
 
 def test_naming_a_lower_sphere_major_is_refused(engine, ignacio):
-    # 003_eb554acca8009c05.txt lines 13-15: "si un mago emplea Cardenal 2 y Fuerzas 3 para
-    # un efecto fatuo, acumulas 3 puntos de Paradoja"; line 37: "Vulgar sin testigos:
-    # Mayor esfera + 4". Naming Cardinal the major sphere would give 2 and 6: refused,
+    # the digest, "La Paradoja": "si un mago emplea Cardenal 2 y Fuerzas 3 para un efecto
+    # fatuo, acumulas 3 puntos de Paradoja"; "Reglas de Efectos Mágicos": "Vulgar sin
+    # testigos: Mayor esfera + 4". Naming Cardinal the major sphere would give 2 and 6: refused,
     # saying which sphere is the highest.
     with pytest.raises(interpreter.RequirementFailed) as refused:
         run(engine, "efecto", ignacio, EXITO, esfera_mayor="Cardinal", esferas=["Fuerzas"])
@@ -744,15 +693,7 @@ def test_side_effect_is_outside_the_cap_and_reaches_every_action(engine):
     out = run(engine, "contramagia", hit, (9, 10, 2), esferas=["Fuerzas"], exitos_atacante=2)
     assert out.result["éxitos"] == 1
     # Offensive countermagic to reflect, 9 + 3 = 12: two thresholds eat both 10s.
-    out = run(
-        engine,
-        "contramagia",
-        hit,
-        (10, 10, 2),
-        forma="reflejar",
-        esferas=["Fuerzas"],
-        exitos_atacante=1,
-    )
+    out = run(engine, "contramagia", hit, (10, 10, 2), **REFLECT, exitos_atacante=1)
     assert out.result["éxitos"] == 0
     # Resisting Mind at 6 + 3 = 9.
     out = run(engine, "resistir_mente", hit, (8, 9, 9, 2, 2, 2), exitos_atacante=2)
@@ -809,33 +750,17 @@ def test_basic_countermagic(engine, ignacio):
 
 
 def test_offensive_countermagic_and_reflection(engine, ignacio):
-    out = run(
-        engine,
-        "contramagia",
-        ignacio,
-        (8, 7, 10),
-        forma="ofensiva",
-        esferas=["Fuerzas"],
-        exitos_atacante=1,
-    )
+    out = run(engine, "contramagia", ignacio, (8, 7, 10), **OFFENSIVE, exitos_atacante=1)
     assert out.result["éxitos"] == 2
     assert out.result["contra_lanzador"] == 0
     # "9 para devolver el efecto": 8 no longer counts; the excess counts against the caster.
-    out = run(
-        engine,
-        "contramagia",
-        ignacio,
-        (9, 8, 10),
-        forma="reflejar",
-        esferas=["Fuerzas"],
-        exitos_atacante=1,
-    )
+    out = run(engine, "contramagia", ignacio, (9, 8, 10), **REFLECT, exitos_atacante=1)
     assert out.result["éxitos"] == 2
     assert out.result["anulados"] == 1
     assert out.result["contra_lanzador"] == 1
     no_prime = sheet_of(engine, Cardinal=0)
     with pytest.raises(interpreter.RequirementFailed):  # "y Cardinal 1"
-        run(engine, "contramagia", no_prime, (9, 9, 9), forma="ofensiva", esferas=["Fuerzas"])
+        run(engine, "contramagia", no_prime, (9, 9, 9), **OFFENSIVE)
 
 
 def test_sphere_against_sphere_needs_no_spheres(engine):
@@ -874,7 +799,7 @@ def test_antimagia(engine, ignacio):
 
 
 def test_antimagia_needs_cardinal_2_and_rolls_cardinal(engine):
-    # 003_eb554acca8009c05.txt line 27: "Antimagia: Tira Cardinal (mínimo 2) como reserva
+    # the digest, "Contramagia": "Antimagia: Tira Cardinal (mínimo 2) como reserva
     # de dados contra dificultad 8". LECTURA: Cardinal 2 is a requisite and the pool is
     # Cardinal, not a floor of two dice: Cardinal 0 or 1 is refused (it does not roll 2).
     for cardinal in (0, 1):
@@ -884,13 +809,7 @@ def test_antimagia_needs_cardinal_2_and_rolls_cardinal(engine):
     # Cardinal 2, 3: that many dice at 8 (8 and 10 succeed, 7 does not; a 1 cancels one).
     two = run(engine, "antimagia", sheet_of(engine, Cardinal=2), (8, 7), quintaesencia=3)
     assert two.dice == (8, 7) and two.result["éxitos"] == 1
-    three = run(
-        engine,
-        "antimagia",
-        sheet_of(engine, Cardinal=3),
-        (8, 10, 1),
-        quintaesencia=3,
-    )
+    three = run(engine, "antimagia", sheet_of(engine, Cardinal=3), (8, 10, 1), quintaesencia=3)
     assert three.dice == (8, 10, 1) and three.result["éxitos"] == 1
     # Exactly, two dice at 8: a die succeeds with 3/10 (8, 9, 10) and is neither a success
     # nor a 1 with 6/10 (2 to 7): two successes 9/100, one (and a die of 2 to 7) 36/100,
@@ -1102,9 +1021,5 @@ def test_every_action_runs_from_the_command_line(action, book, capsys, monkeypat
         lambda reference: book if reference == str(RULES) else dsl.load(reference),
     )
     character, params = CLI_RUNS[action]
-    argv = ["run", str(RULES), action, "--char", character, "--seed", "2024"]
-    for param in params:
-        argv += ["--set", param]
-    assert interpreter.cli.main(argv) == 0
-    printed = capsys.readouterr().out
+    printed = run_seeded(capsys, RULES, action, character, params, 2024)
     assert "resultado:" in printed

@@ -1,5 +1,5 @@
-"""New Gods of Mankind (rulebooks/nuevos_dioses.rules): the worked examples of the source,
-004_6f7899df18db6ae9.txt, with forced dice, and the tables, floors and caps around them."""
+"""New Gods of Mankind (rulebooks/nuevos_dioses.rules): the tables, floors and caps around
+the worked examples of the book (those are a table: tests/examples/nuevos_dioses.yaml)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_seeded
 
 import dsl
 import interpreter
 from interpreter import Engine, ForcedDice, SeededDice, render_text
-from interpreter.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rulebooks" / "nuevos_dioses.rules"
@@ -38,10 +38,6 @@ def rolls(out):
     return [step.data["faces"] for step in out.trace if step.kind == "roll"]
 
 
-def notes(out):
-    return [step.text for step in out.trace if step.kind == "note"]
-
-
 def test_the_rulebook_checks_clean(book):
     assert not book.warnings, [w.render() for w in book.warnings]
 
@@ -52,135 +48,26 @@ def test_the_shipped_god(god):
     assert set(god["Milagros"]) == {"Llama eterna del santuario", "Muralla de la ciudad"}
 
 
-# ─── worked examples ────────────────────────────────────────────────────────
+# ─── worked examples: tests/examples/nuevos_dioses.yaml; here what is not one run ─
 
 
-def test_saboteurs_roll_5d6_against_the_gods_5d8(engine, god):
-    # "You cast the Miracle as a significant innovation. It's individual scale, so the
-    # saboteurs will be rolling 5d6 (their Body is d6) to resist. ... (So, in the above
-    # example, you roll 5d8.)"
-    god_faces, mortal_faces = [8, 7, 6, 5, 4], [1, 2, 3, 4, 5]
-    out = engine.run(
-        "conflicto",
-        god,
-        {"poder": "significativo", "dado_mortal": 6, "mortales": 5},
-        dice=ForcedDice(god_faces + mortal_faces),
-    )
-    print(render_text(out.trace))
-    r = out.result
-    assert r["grupos"] == 1  # five saboteurs: one group of 10 (or portion thereof)
-    assert r["dados_por_grupo"] == 5
-    assert r["dado_dios"] == 8  # significant innovation: d8
-    assert r["dado_mortal"] == 6  # their Body is d6
-    assert rolls(out) == [god_faces, mortal_faces]  # 5 dice a side, exactly ten drawn
-    assert "grupo 1 (5 mortales): tiran 5d6; el dios, 5d8" in notes(out)
-    terms = [step.text for step in out.trace if step.kind == "roll"]
-    assert "= 5d8 [8, 7, 6, 5, 4] = 30" in terms[0]
-    assert "= 5d6 [1, 2, 3, 4, 5] = 15" in terms[1]
-    # reading 2: totals, 30 against 15, the ceiling absorbs them
-    assert r["grupos_vencidos"] == 1 and r["afectados"] == 5
-    assert not out.changes
-
-
-def test_saboteurs_dice_sizes_are_d8_and_d6(engine, god):
-    params = {"poder": "significativo", "dado_mortal": 6, "mortales": 5}
-    with pytest.raises(interpreter.DiceError, match="d8"):  # a d8 has no 9
-        engine.run("conflicto", god, params, dice=ForcedDice([9, 1, 1, 1, 1] + [1] * 5))
-    with pytest.raises(interpreter.DiceError, match="d6"):  # a d6 has no 7
-        engine.run("conflicto", god, params, dice=ForcedDice([8] * 5 + [7, 1, 1, 1, 1]))
-
-
-def test_saboteurs_individual_scale_adds_nothing_to_the_cost_factor(engine, god):
-    # "It's individual scale": Scale, Individual (1) +0. Destruction is in balance for
-    # Ardentia (+0); an instant Miracle (+0) in her own city (+0), outside her domains.
-    out = engine.run("coste", god, {"coste_base": 3, "estilo": "destrucción"})
-    print(render_text(out.trace))
-    assert out.result["suma"] == 0
-    assert out.result["factor"] == 1
-    assert out.result["total"] == 3
-
-
-def test_coal_miners_body_d8_plus_2_costs_added(engine, god):
-    # "give these constructs a Body of d8+2, that's a significant innovation (to create the
-    # coal miners with a Body of d8) and a significant alteration (to give them a bonus of
-    # +2). Calculate the cost for each one separately, then add them together."
-    # Base costs are inputs (5 and 3). Factor: one season +2, mining is a secondary domain
-    # -1, Transformation in balance +0, her own mine +0, household +1 = 2.
+def test_coal_miners_costed_apart_and_combined_agree(engine, god):
+    # "Calculate the cost for each one separately, then add them together." (the worked
+    # numbers, 10 + 6 = 16, are in tests/examples/nuevos_dioses.yaml)
     aspects = {
         "estilo": "transformación",
         "duración": "una estación",
         "dominios": ["minería"],
         "escala": "hogar",
     }
-    out = engine.run(
-        "crear_seres",
-        god,
-        {
-            "poder": "significativo",
-            "alteración": "significativo",
-            "coste_innovación": 5,
-            "coste_alteración": 3,
-            **aspects,
-        },
-    )
-    print(render_text(out.trace))
-    r = out.result
-    assert r["dado"] == 8
-    assert r["bonus"] == 2
-    assert r["texto"] == "d8+2"
-    assert r["coste_innovación"] == 10  # 5 × 2
-    assert r["coste_alteración"] == 6  # 3 × 2
-    assert r["total"] == 16
-    assert [(c.path, c.before, c.after) for c in out.changes] == [("Creencia", 120, 104)]
-    # each part costed on its own gives the same numbers
     alone = [engine.run("coste", god, {"coste_base": b, **aspects}).result["total"] for b in (5, 3)]
     assert alone == [10, 6]
-    # and the general combined Miracle agrees
     combined = engine.run("lanzar_combinado", god, {"costes_base": [5, 3], **aspects})
     print(render_text(combined.trace))
     assert combined.result["partes"] == 2
     assert list(combined.result["costes"]) == [10, 6]
     assert combined.result["total"] == 16
     assert combined.sheet["Creencia"] == 104
-
-
-def test_legendary_innovation_neanderthal_giant_has_d12s(engine, god):
-    # "if you cast a legendary innovation to create an enormous, Neanderthal giant, it has
-    # d12s for Body, Mind, and Spirit."
-    out = engine.run("innovación", god, {"poder": "legendario"})
-    print(render_text(out.trace))
-    assert out.result["Cuerpo"] == 12
-    assert out.result["Mente"] == 12
-    assert out.result["Espíritu"] == 12
-    assert out.result["texto"] == "d12"
-
-
-def test_bonus_plus_4_on_a_d6_is_capped_at_plus_3(engine, god):
-    # "a d6 can have a maximum bonus of +3 (and a maximum penalty of –3)"
-    out = engine.run("bonificar", god, {"poder": "legendario", "dado": 6})
-    print(render_text(out.trace))
-    assert out.result["pedido"] == 4
-    assert out.result["bonus"] == 3
-    assert out.result["tope"] == 3
-    assert out.result["texto"] == "d6+3"
-    penalty = engine.run(
-        "bonificar", god, {"poder": "legendario", "dado": 6, "sentido": "penalización"}
-    )
-    assert penalty.result["bonus"] == -3
-    assert penalty.result["texto"] == "d6-3"
-
-
-def test_a_d10_can_have_up_to_plus_5(engine, god):
-    # "A d10 can have a maximum bonus of +5."
-    out = engine.run("bonificar", god, {"poder": "menor", "dado": 10, "bonus_previo": 4})
-    print(render_text(out.trace))
-    assert out.result["bonus"] == 5
-    assert out.result["texto"] == "d10+5"
-    over = engine.run("bonificar", god, {"poder": "mayor", "dado": 10, "bonus_previo": 3})
-    assert over.result["pedido"] == 6
-    assert over.result["bonus"] == 5
-    legendary = engine.run("bonificar", god, {"poder": "legendario", "dado": 10})
-    assert legendary.result["bonus"] == 4  # +4 fits under a d10's +5
 
 
 # ─── tables ─────────────────────────────────────────────────────────────────
@@ -338,7 +225,7 @@ def test_scale_is_worked_out_from_the_people_affected(engine, god):
 
 
 def test_more_than_one_resource_needs_a_scale_more(engine, god):
-    # 004_6f7899df18db6ae9.txt line 189: "during a conflict, affecting 100 soldiers would be a
+    # New Gods of Mankind, Table 5-5, Scale: "during a conflict, affecting 100 soldiers would be a
     # Miracle with a scale factor of +2. Affecting more than one such resource would require
     # a factor of +3." Reading 5: two bodies of 100 soldiers are two resources, a scale more
     # than their 200 heads need (village): territory. The baseline is 3 (individual).
@@ -776,11 +663,7 @@ def test_the_cli_covers_every_action(book):
 
 @pytest.mark.parametrize("action", sorted(CLI_PARAMS))
 def test_every_action_runs_from_the_command_line(action, capsys):
-    argv = ["run", str(RULES), action, "--char", str(GOD), "--seed", "7"]
-    for pair in CLI_PARAMS[action]:
-        argv += ["--set", pair]
-    assert cli_main(argv) == 0
-    printed = capsys.readouterr().out
+    printed = run_seeded(capsys, RULES, action, GOD, CLI_PARAMS[action], 7)
     assert f"New Gods of Mankind · {action}" in printed
     assert "resultado: " in printed
 

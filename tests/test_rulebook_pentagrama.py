@@ -1,7 +1,7 @@
-"""Pentagrama (seeds/002_c3e681dd3841ef01.txt): every worked example, with forced dice.
+"""Pentagrama (the house rules of a forum game): its rules, with forced dice.
 
-Each test cites the passage it reproduces. The trace of each worked example is printed
-(`pytest -s` shows it).
+The worked examples of Jorge and Ur are a table, tests/examples/pentagrama.yaml (run by
+tests/test_worked_examples.py). Each test here cites the passage it reproduces.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_helpers import run_seeded
 
 import dsl
 from interpreter import (
@@ -29,6 +30,9 @@ CHARACTERS = ROOT / "rulebooks" / "characters"
 JORGE = CHARACTERS / "jorge.yaml"
 UR = CHARACTERS / "ur.yaml"
 MAESTRA = CHARACTERS / "pentagrama_maestra.yaml"
+#: the weapons of the examples: Ur's long bow, Jorge's sword
+UR_BOW = {"habilidad": "Arco", "atributo": "Destreza", "arma": "Arco largo"}
+JORGE_SWORD = {"habilidad": "Espada", "atributo": "Fuerza", "arma": "Espada"}
 
 
 @pytest.fixture(scope="module")
@@ -320,69 +324,6 @@ def test_every_location_resolves_to_a_zone_of_the_sheet(engine):
 # ─── daño: CAF, puntos del miembro, multiplicador ──────────────────────────
 
 
-def test_jorge_damage_example(engine):
-    # «a los 27 puntos se le restan los 4 del CAF ... 23 ... se restan a esos 23 puntos los
-    # 4 que quedaban del brazo ... quedan 19 ... se los multiplica por ... 1 para el brazo,
-    # luego se le restan los otros 2 puntos ... en este caso 17, a la vida»
-    sheet = engine.load_sheet(JORGE)
-    assert (sheet["CAF lesión"], sheet["CAF vida"]) == (4, 2)
-    assert sheet["Brazo derecho"] == 8
-    assert sheet["Puntos"]["Brazo derecho"] == 4
-    out, text = run(engine, "recibir_daño", sheet, {"daño": 27, "zona": "Brazo derecho"})
-    r = out.result
-    assert r["recibido"] == 27
-    assert r["tras_lesión"] == 23
-    assert r["al_miembro"] == 4
-    assert r["sobrante"] == 19
-    assert r["multiplicado"] == 19
-    assert r["a_vida"] == 17
-    assert r["inutilizado"] is True  # «El brazo es inutilizado»
-    assert r["letal"] is True  # «dejando al pj en un estado letal»
-    assert changes(out) == {"Puntos.Brazo derecho": (4, 0), "Vida": (15, -2)}
-    assert out.sheet["Puntos"]["Brazo derecho"] == 0
-    assert out.sheet["Vida"] == -2
-    for line in (
-        "tras_lesión = max(0, recibido - c_lesión) = 23",
-        "sobrante = tras_lesión - al_miembro = 19",
-        "a_vida = max(0, multiplicado - c_vida) = 17",
-        "pierde 17 de Vida: 15 → -2",
-        "estado letal",
-    ):
-        assert line in text
-    assert sheet["Vida"] == 15  # the input sheet is untouched
-
-
-def test_jorge_example_from_the_attack_roll(engine):
-    # «Su adversario lo ataca con una espada que hace 4d6 + 3 de daño, el ataque tiene éxito
-    # y la tirada de daño es excelente obteniendo un total de 27»
-    adversario = engine.load_sheet(JORGE)  # the same sword
-    out, _ = run(
-        engine,
-        "atacar_zona",
-        adversario,
-        {
-            "habilidad": "Espada",
-            "atributo": "Fuerza",
-            "arma": "Espada",
-            "DG": 10,
-            "zona": "Brazo derecho",
-            "suerte_rival": 5,
-        },
-        [9, 9, 9, 3, 6, 6, 6, 6],
-    )
-    # attack 3d10 [9, 9, 9] + 8 + 6 = 41 > 10 + 5; spot d10 [3] = Brazo; damage 27
-    assert out.result["impacta"] is True
-    assert (out.result["zona"], out.result["punto"]) == ("Brazo derecho", "Brazo")
-    assert out.result["daño"] == 27
-    herido, _ = run(
-        engine,
-        "recibir_daño",
-        engine.load_sheet(JORGE),
-        {"daño": out.result["daño"], "zona": out.result["zona"]},
-    )
-    assert herido.result["a_vida"] == 17
-
-
 def test_the_lethal_state_rolls_against_death_then_unconsciousness(engine):
     # Jorge after the example: «17, a la vida dejando al pj en un estado letal y debiendo
     # realizar una tirada de salvación contra muerte y, de superarla, otra de inconsciencia».
@@ -449,55 +390,6 @@ def test_multiplier_and_spiritual_damage(engine):
     assert (out.result["a_vida"], out.sheet["Vida"]) == (88, -15)
 
 
-# ─── acciones por turno ─────────────────────────────────────────────────────
-
-
-def test_ur_extra_reload_needs_a_dexterity_check_at_plus_one(engine):
-    # «Decide entonces utilizar una acción extra para volver a cargar su arco, algo que
-    # normalmente no necesitaría una tirada, ahora requiere que supere una tirada de
-    # atributo Destreza. Lanza con un +1 y logra un valor total inferior a su destreza»
-    sheet = engine.load_sheet(UR)
-    assert (sheet["APT"], sheet["Destreza"]) == (2, 8)
-    out, text = run(
-        engine, "acción_sin_tirada", sheet, {"acción": 3, "qué": "recargar el arco"}, [5]
-    )
-    assert out.result["extra"] is True
-    assert out.result["modificador"] == 1
-    assert out.result["total"] == 6
-    assert out.result["logra"] is True
-    assert "d10 [5] + modificador 1 = 6 contra 8 (<=) → éxito" in text
-    # within his two actions, loading needs no roll
-    out, _ = run(engine, "acción_sin_tirada", sheet, {"acción": 2, "qué": "cargar"}, [])
-    assert (out.result["logra"], out.result["extra"], list(out.dice)) == (True, False, [])
-    # a second extra action is two levels harder («acumulativo»)
-    out, _ = run(engine, "acción_sin_tirada", sheet, {"acción": 4}, [7])
-    assert (out.result["modificador"], out.result["total"], out.result["logra"]) == (2, 9, False)
-
-
-def test_ur_extra_attack_is_one_level_harder(engine):
-    # «utilizar una acción extra para disparar. Por ser su primera acción extra la tirada
-    # de ataque tiene una dificultad más pasando de media a compleja, Ur consigue acertar»
-    sheet = engine.load_sheet(UR)
-    params = {
-        "habilidad": "Arco",
-        "atributo": "Destreza",
-        "arma": "Arco largo",
-        "DG": 10,
-        "dificultad": "media",
-    }
-    out, text = run(engine, "atacar", sheet, {**params, "acción": 1}, [1, 1, 1, 2, 4, 4, 3])
-    assert out.result["nivel"] == "media"
-    assert out.result["objetivo"] == 15
-    out, text = run(engine, "atacar", sheet, {**params, "acción": 3}, [5, 5, 5, 2, 4, 4, 3])
-    assert out.result["nivel"] == "compleja"
-    assert out.result["objetivo"] == 20  # DG 10 + compleja 10
-    # 3d10 [5, 5, 5] + Destreza 8 + tercer triángulo 6 = 29 > 20: «consigue acertar»
-    assert (out.result["total"], out.result["impacta"]) == (29, True)
-    assert (out.result["zona"], out.result["punto"]) == ("Torso", "Pecho")
-    assert out.result["daño"] == 4 + 3 + 2
-    assert "nivel = subir(dificultad, extras(acción) - ventaja()) = compleja" in text
-
-
 # ─── the three ways to attack ──────────────────────────────────────────────
 
 
@@ -519,14 +411,7 @@ def test_attack_at_a_zone_lucky_roll_on_failure(engine):
     # «decide entonces apuntar a la cabeza con lo que la dificultad asciende a media»;
     # «En caso de fallar se hará una tirada de suerte enfrentada»
     sheet = engine.load_sheet(JORGE)  # Suerte 5
-    params = {
-        "habilidad": "Espada",
-        "atributo": "Fuerza",
-        "arma": "Espada",
-        "DG": 20,
-        "zona": "Cabeza",
-        "suerte_rival": 5,
-    }
+    params = {**JORGE_SWORD, "DG": 20, "zona": "Cabeza", "suerte_rival": 5}
     # fails (3 + 8 + 6 = 17 ≤ 25); luck 7 + 5 = 12 against 2 + 5 = 7: hits elsewhere (2d10)
     out, _ = run(engine, "atacar_zona", sheet, params, [1, 1, 1, 7, 2, 8, 6, 1, 2, 3, 4])
     r = out.result
@@ -547,15 +432,7 @@ def test_attack_at_a_specific_spot(engine):
     # ataque contra una dificultad compleja y, de tener éxito, el daño se efectúa
     # directamente en ese punto sin hacer tirada de localización alguna»
     sheet = engine.load_sheet(UR)
-    params = {
-        "habilidad": "Arco",
-        "atributo": "Destreza",
-        "arma": "Arco largo",
-        "DG": 10,
-        "zona": "Cabeza",
-        "punto": "Ojo derecho",
-        "suerte_rival": 5,
-    }
+    params = {**UR_BOW, "DG": 10, "zona": "Cabeza", "punto": "Ojo derecho", "suerte_rival": 5}
     out, _ = run(engine, "atacar_punto", sheet, params, [4, 4, 4, 6, 6])
     r = out.result
     assert (r["nivel"], r["objetivo"], r["total"], r["impacta"]) == ("compleja", 20, 26, True)
@@ -570,14 +447,7 @@ def test_hitting_elsewhere_never_lands_where_it_was_aimed(engine):
     # acierta en otro lado o no»: aimed at the head, the location roll 1, 5 (the left eye)
     # is the head again, so it is rolled again: 2, 3 (the chest).
     sheet = engine.load_sheet(JORGE)
-    params = {
-        "habilidad": "Espada",
-        "atributo": "Fuerza",
-        "arma": "Espada",
-        "DG": 20,
-        "zona": "Cabeza",
-        "suerte_rival": 5,
-    }
+    params = {**JORGE_SWORD, "DG": 20, "zona": "Cabeza", "suerte_rival": 5}
     out, text = run(engine, "atacar_zona", sheet, params, [1, 1, 1, 7, 2, 1, 5, 2, 3, 1, 1, 1, 1])
     assert (out.result["en_otro_lado"], out.result["zona"], out.result["punto"]) == (
         True,
@@ -587,15 +457,7 @@ def test_hitting_elsewhere_never_lands_where_it_was_aimed(engine):
     assert "se vuelve a tirar" in text
     # Aimed at the right eye, the same eye is not «otro lado», the left eye is.
     ur = engine.load_sheet(UR)
-    spot = {
-        "habilidad": "Arco",
-        "atributo": "Destreza",
-        "arma": "Arco largo",
-        "DG": 30,
-        "zona": "Cabeza",
-        "punto": "Ojo derecho",
-        "suerte_rival": 2,
-    }
+    spot = {**UR_BOW, "DG": 30, "zona": "Cabeza", "punto": "Ojo derecho", "suerte_rival": 2}
     out, _ = run(engine, "atacar_punto", ur, spot, [1, 1, 1, 5, 1, 1, 4, 1, 5, 3, 3])
     assert (out.result["zona"], out.result["punto"]) == ("Cabeza", "Ojo izquierdo")
 
@@ -605,15 +467,7 @@ def test_any_spot_of_a_zone_can_be_aimed_at(engine):
     # de presión, etc.»: «yugular» is not in the location table, but it is a spot of the
     # head; it is aimed at like any other (fácil + 2 = compleja).
     ur = engine.load_sheet(UR)
-    params = {
-        "habilidad": "Arco",
-        "atributo": "Destreza",
-        "arma": "Arco largo",
-        "DG": 10,
-        "zona": "Cabeza",
-        "punto": "yugular",
-        "suerte_rival": 5,
-    }
+    params = {**UR_BOW, "DG": 10, "zona": "Cabeza", "punto": "yugular", "suerte_rival": 5}
     out, text = run(engine, "atacar_punto", ur, params, [4, 4, 4, 6, 6])
     assert (out.result["nivel"], out.result["impacta"], out.result["punto"]) == (
         "compleja",
@@ -680,15 +534,7 @@ def test_block_lowers_the_next_attack_one_level(engine):
     )
     assert (out.result["total"], out.result["bloquea"]) == (21, True)
     assert changes(out) == {"Ventaja": (False, True)}
-    ataque = {
-        "habilidad": "Espada",
-        "atributo": "Fuerza",
-        "arma": "Espada",
-        "DG": 10,
-        "zona": "Cabeza",
-        "punto": "Cuello",
-        "suerte_rival": 5,
-    }
+    ataque = {**JORGE_SWORD, "DG": 10, "zona": "Cabeza", "punto": "Cuello", "suerte_rival": 5}
     out2, _ = run(engine, "atacar_punto", out.sheet, ataque, [1, 1, 1, 1, 1, 1, 1])
     assert out2.result["nivel"] == "media"  # compleja − 1
     assert changes(out2) == {"Ventaja": (True, False)}  # used up
@@ -999,11 +845,7 @@ def test_every_action_runs_from_the_command_line(action, cached_load, capsys, tm
     if action == "salvación":  # Jorge after the example: in a lethal state
         character = tmp_path / "jorge_herido.yaml"
         character.write_text(JORGE.read_text(encoding="utf-8") + "Vida: -2\n", encoding="utf-8")
-    argv = ["run", str(RULES), action, "--char", str(character), "--seed", "7"]
-    for setting in settings:
-        argv += ["--set", setting]
-    assert main(argv) == 0
-    printed = capsys.readouterr().out
+    printed = run_seeded(capsys, RULES, action, character, settings, 7)
     assert f"Pentagrama · {action}" in printed
     assert "resultado:" in printed
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from test_odds_brute_force import brute_force, counted, marginal
+from oracle import action_outcomes, counted, marginal
+from test_outcomes import CTHULHU
 
 import dsl
 from dsl.errors import RulebookError
@@ -90,26 +91,10 @@ def test_checks_and_opposed_checks_are_used_by_running_them():
     assert unused == ["table `T` is never used"]
 
 
-DEGREES = """
-rulebook "D" { }
-check skill_roll(skill: int) "Skill roll" {
-  roll d100 <= skill
-  degrees {
-    critical: total = 1
-    fumble: total = 100
-    extreme: total <= floor(skill / 5)
-    hard: total <= floor(skill / 2)
-    regular: success
-    failure: else
-  }
-}
-"""
-
-
 def test_degrees_are_listed_in_the_order_declared(tmp_path, capsys):
     path = tmp_path / "d.rules"
-    path.write_text(DEGREES, encoding="utf-8")
-    assert main(["odds", str(path), "skill_roll", "--set", "skill=50", "--field", "degree"]) == 0
+    path.write_text(CTHULHU, encoding="utf-8")  # critical, fumble, extreme, ... declared
+    assert main(["odds", str(path), "skill", "--set", "value=50", "--field", "degree"]) == 0
     out = capsys.readouterr().out
     shown = [line.split()[0] for line in out.splitlines()[2:] if line.strip()]
     assert shown == ["critical", "fumble", "extreme", "hard", "regular", "failure"]
@@ -152,7 +137,7 @@ def test_a_table_cell_is_rolled_only_when_read():
 def test_the_odds_of_a_cell_rolled_when_read_agree_with_every_run():
     engine = Engine(dsl.load_text(LOSS))
     sheet = engine.sheet({"San": 50})
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     odds = engine.odds("act", sheet, {}, "lost")
     assert odds.exact and counted(odds) == marginal(joint, "lost")
     assert marginal(joint, "lost")[1] == Fraction(1, 2) + Fraction(1, 12)
@@ -204,7 +189,7 @@ def test_an_item_by_position_a_list_without_one_texts_joined_and_read():
         "n": Fraction(-1, 2),
     }
     # 4d4, the lowest dropped: exact, as every run
-    joint = brute_force(engine, "act", sheet)
+    joint = action_outcomes(engine, "act", sheet)
     odds = engine.odds("act", sheet, {}, "rest")
     assert odds.exact and counted(odds) == marginal(joint, "rest")
 

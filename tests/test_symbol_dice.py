@@ -19,7 +19,7 @@ from interpreter import Engine, ForcedDice, TypedDice, render_text
 from interpreter.cli import main
 from interpreter.errors import DiceError, LimitExceeded
 from interpreter.symbols import SymbolDie, pool_counts
-from interpreter.web.replay import DieNeeded
+from interpreter.web.typed_answers import DieNeeded
 
 ROOT = Path(__file__).resolve().parent.parent
 GENESYS = ROOT / "examples" / "games" / "genesys.rules"

@@ -32,11 +32,17 @@ def raises_at(error_type, text, action, limit, where, **options):
 # ─── 1. values have a size bound ────────────────────────────────────────────
 
 
-def test_a_number_squared_again_and_again_stops_at_number_digits():
-    text = (
-        "action grow() { let a = 2  repeat 1000 times { set a to a * a }  result { big: a > 0 } }"
-    )
-    raises_at(LimitExceeded, text, "grow", "number_digits", "attack.rules:1:59")
+#: (a value that grows without end, the limit that stops it, where)
+GROWING = [
+    ("let a = 2  repeat 1000 times { set a to a * a }  result { big: a > 0 }", "number_digits", 59),
+    ("let l = [1]  repeat 1000 times { set l to l + l }  result { n: size(l) }", "list_length", 61),
+]
+
+
+@pytest.mark.parametrize(("body", "limit", "column"), GROWING, ids=["squared", "joined"])
+def test_a_value_grown_again_and_again_stops_at_its_limit(body, limit, column):
+    text = f"action grow() {{ {body} }}"
+    raises_at(LimitExceeded, text, "grow", limit, f"attack.rules:1:{column}")
 
 
 def test_a_sum_doubled_again_and_again_stops_at_number_digits():
@@ -53,13 +59,6 @@ def test_a_fraction_whose_denominator_doubles_stops_at_denominator_digits():
     )
     error = raises_at(LimitExceeded, text, "grow", "denominator_digits", "attack.rules:1:63")
     assert "round it" in error.hint
-
-
-def test_a_list_joined_with_itself_stops_at_list_length():
-    text = (
-        "action grow() { let l = [1]  repeat 1000 times { set l to l + l }  result { n: size(l) } }"
-    )
-    raises_at(LimitExceeded, text, "grow", "list_length", "attack.rules:1:61")
 
 
 def test_a_let_list_added_to_stops_at_list_length():

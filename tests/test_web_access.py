@@ -334,7 +334,8 @@ def _lines_until(process: subprocess.Popen, needle: str) -> list[str]:
     raise AssertionError(f"`serve` ended without printing {needle!r}: {lines}")
 
 
-def _stop(process: subprocess.Popen) -> str:
+def stop_serving(process: subprocess.Popen) -> str:
+    """Stop a `rulebook serve` as Ctrl-C does; what it wrote to standard error."""
     process.send_signal(signal.SIGINT)
     try:
         _out, err = process.communicate(timeout=60)
@@ -374,7 +375,7 @@ def test_serve_prints_the_address_with_its_token_and_warns(folder):
         assert _get(f"http://127.0.0.1:{port}/", {"cookie": cookie}).status == 200
         assert _get(f"http://127.0.0.1:{port}/api/rulebooks").status == 401
     finally:
-        err = _stop(process)
+        err = stop_serving(process)
     assert "warning: --host 0.0.0.0 opens the server to the network" in err
     assert "not encrypted" in err
 
@@ -392,7 +393,7 @@ def test_serve_with_a_token_given_does_not_print_it(folder):
         bearer = {"authorization": f"Bearer {token}"}
         assert _get(f"http://127.0.0.1:{port}/api/rulebooks", bearer).status == 200
     finally:
-        _stop(process)
+        stop_serving(process)
 
 
 def test_serve_on_loopback_asks_for_no_token(folder):
@@ -403,7 +404,7 @@ def test_serve_on_loopback_asks_for_no_token(folder):
         assert not any("token" in line for line in lines)
         assert _get(f"http://127.0.0.1:{port}/api/rulebooks").status == 200
     finally:
-        err = _stop(process)
+        err = stop_serving(process)
     assert "warning" not in err
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import http.client
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 from playwright.sync_api import expect, sync_playwright
+from test_web_access import stop_serving
 from test_web_browser import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS
 
 from interpreter.web.access import is_loopback, machine_names
@@ -84,13 +84,7 @@ def served(tmp_path_factory):
     assert printed is not None, lines
     assert printed.startswith(f"http://{ADDRESS}:{port}/?token=")
     yield printed, folder
-    process.send_signal(signal.SIGINT)
-    try:
-        _out, err = process.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        _out, err = process.communicate()
-    assert "opens the server to the network" in err
+    assert "opens the server to the network" in stop_serving(process)
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The server's worker processes (interpreter.web.pool): a job stuck where no thread could
+"""The server's worker processes (interpreter.web.worker_pool): a job stuck where no thread could
 stop it is killed at its bound and its process replaced; a client gone cancels its job;
 quick jobs never wait behind heavy ones; heavy jobs take turns by client; memory bounded.
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.errors import LimitExceeded
-from interpreter.web.pool import Job, Pool
+from interpreter.web.worker_pool import Job, Pool
 
 #: seconds a test waits for something that must happen, before it fails (not a measure)
 WAIT = 120.0

@@ -127,7 +127,7 @@ class DefinitionChecks:
         for let in lets:
             declared = self.let_type(let.expr, scope)
             self.types[id(let)] = declared
-            self.declare(scope, let.name, declared, let.span, let.expr)
+            self.declare(scope, let.name, declared, let.span)
         return scope
 
     def check_fields(self, items, scope: Scope, fields: dict, own=()) -> None:

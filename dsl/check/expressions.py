@@ -44,7 +44,7 @@ class ExpressionChecks:
         self.types[id(node)] = type_
         return type_
 
-    def ex_literal(self, node: n.Literal, scope: Scope) -> t.Type:
+    def ex_literal(self, node: n.Literal, scope: Scope) -> t.Type:  # noqa: ARG002 (dispatched as ex_<node>(node, scope))
         value = node.value
         if value is None:
             return t.NONE
@@ -360,7 +360,7 @@ class ExpressionChecks:
                 )
             self.text_fits(arg, wanted)
 
-    def ex_range(self, node: n.Range, scope: Scope) -> t.Type:
+    def ex_range(self, node: n.Range, scope: Scope) -> t.Type:  # noqa: ARG002 (dispatched as ex_<node>(node, scope))
         return t.RANGE
 
     def ex_unary(self, node: n.Unary, scope: Scope) -> t.Type:

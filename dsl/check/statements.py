@@ -37,7 +37,7 @@ class StatementChecks:
         finally:
             self.depth -= 2
 
-    def declare(self, scope: Scope, name: str, type_: t.Type, span: Span, expr=None) -> None:
+    def declare(self, scope: Scope, name: str, type_: t.Type, span: Span) -> None:
         if name in scope.names or scope.lookup(name) is not None:
             self.error(
                 tr("`{name}` is already defined here", name=name),
@@ -71,7 +71,7 @@ class StatementChecks:
     def st_let(self, node: n.Let, scope: Scope) -> None:
         declared = self.let_type(node.expr, scope)
         self.types[id(node)] = declared
-        self.declare(scope, node.name, declared, node.span, node.expr)
+        self.declare(scope, node.name, declared, node.span)
 
     def st_set(self, node: n.Set, scope: Scope) -> None:
         value = self.expr(node.expr, scope)
@@ -269,5 +269,5 @@ class StatementChecks:
                 tr('write the item as a text: "{...}"'),
             )
 
-    def st_result(self, node: n.Result, scope: Scope) -> None:  # placed by block()
+    def st_result(self, node: n.Result, scope: Scope) -> None:  # noqa: ARG002 (dispatched as st_<node>(node, scope)); placed by block()
         raise AssertionError("result is checked by block()")

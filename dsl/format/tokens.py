@@ -137,17 +137,17 @@ def _opening_brace(text: str, node: ParsedTree, children: list) -> int | None:
     for child in children:
         start, end = child.start_pos, child.end_pos
         found = text.find("{", position, start)
-        if found >= 0 and _is_punctuation(text, position, start, found):
+        if found >= 0 and _is_punctuation(text, position, found):
             return found
         position = end
     found = text.find("{", position, node.end)
-    if found >= 0 and _is_punctuation(text, position, node.end, found):
+    if found >= 0 and _is_punctuation(text, position, found):
         return found
     return None
 
 
-def _is_punctuation(text: str, start: int, end: int, found: int) -> bool:
-    """Whether the `{` at `found`, in a gap from start to end, is not inside a comment."""
+def _is_punctuation(text: str, start: int, found: int) -> bool:
+    """Whether the `{` at `found`, in a gap from `start`, is not inside a comment."""
     line_start = text.rfind("\n", start, found) + 1
     return "#" not in text[max(start, line_start) : found]
 

@@ -7,7 +7,17 @@ import sys
 import dsl
 from dsl.errors import RulebookError
 from dsl.messages import tr, tr_n
-from interpreter.cli import options
+from interpreter.cli import arguments, options
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "check",
+        help=tr("check rulebooks and print their diagnostics"),
+        description=tr("Check rulebooks: every error and warning."),
+    )
+    p.add_argument("rulebooks", metavar="RULEBOOK", nargs="+")
+    arguments.language_option(p)
 
 
 def cmd_check(args) -> int:

@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from dsl.messages import show_value, tr
-from interpreter.cli import options
+from interpreter.cli import arguments, options
 from interpreter.describe import describe
 from interpreter.json_data import describe_data, dumps
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "describe",
+        help=tr("list a rulebook's actions, checks, tables, sheet"),
+        description=tr(
+            "What a rulebook offers: actions and their parameters, checks, tables and the sheet."
+        ),
+    )
+    p.add_argument("rulebook", metavar="RULEBOOK")
+    arguments.output_options(p)
 
 
 def cmd_describe(args) -> int:
@@ -32,7 +44,16 @@ def describe_text(info: dict, language: str | None = None) -> str:
         for change in info["changes"]:
             lines.append(f"    {change['change']} {change['kind']} {change['name']}")
     lines.append("")
-    lines.append(say(tr("actions:")))
+    lines.extend(_actions_lines(info, say, language))
+    lines.extend(_checks_lines(info, say, language))
+    lines.extend(_definitions_lines(info, say))
+    lines.append("")
+    lines.extend(_sheet_lines(info, say))
+    return "\n".join(lines)
+
+
+def _actions_lines(info: dict, say, language: str | None) -> list[str]:
+    lines = [say(tr("actions:"))]
     for action in info["actions"]:
         label = f"  ({action['label']})" if action["label"] else ""
         lines.append(f"  {action['name']}{label}")
@@ -47,6 +68,11 @@ def describe_text(info: dict, language: str | None = None) -> str:
                     tr("choose {name}{by}: {options}", name=choice["name"], by=by, options=options)
                 )
             )
+    return lines
+
+
+def _checks_lines(info: dict, say, language: str | None) -> list[str]:
+    lines = []
     for title, key in ((say(tr("checks:")), "checks"), (say(tr("opposed checks:")), "opposed")):
         if info[key]:
             lines.append("")
@@ -62,6 +88,12 @@ def describe_text(info: dict, language: str | None = None) -> str:
                     if item["degrees"]:
                         extra += say(tr("; degrees {names}", names=", ".join(item["degrees"])))
                 lines.append(f"  {item['name']}({params}){extra}")
+    return lines
+
+
+def _definitions_lines(info: dict, say) -> list[str]:
+    """The rolls, tables and ladders, a line each."""
+    lines = []
     if info["rolls"]:
         lines.append("")
         rolls = ", ".join(f"{r['name']} ({r['dice']})" for r in info["rolls"])
@@ -86,8 +118,11 @@ def describe_text(info: dict, language: str | None = None) -> str:
             for ladder in info["ladders"]
         )
         lines.append(say(tr("ladders: {ladders}", ladders=ladders)))
-    lines.append("")
-    lines.append(say(tr("sheet:")))
+    return lines
+
+
+def _sheet_lines(info: dict, say) -> list[str]:
+    lines = [say(tr("sheet:"))]
     for field in info["sheet"]["fields"]:
         lines.append(f"  {field['kind']} {field['name']}" + _field_detail(field, say))
     skills = info["sheet"]["open_skills"]
@@ -97,7 +132,7 @@ def describe_text(info: dict, language: str | None = None) -> str:
         lines.append("  " + say(tr("derived {name} = {expression}", name=name, expression=expr)))
     for rule in info["sheet"]["rules"]:
         lines.append("  " + say(tr("rule: {rule}", rule=rule)))
-    return "\n".join(lines)
+    return lines
 
 
 def _range_text(range_: dict) -> str:

@@ -20,7 +20,7 @@ def add_parser(commands) -> None:
     )
 
 
-def cmd_lsp(args) -> int:
+def cmd_lsp(args) -> int:  # noqa: ARG001 (every command's handler takes its parsed arguments)
     from interpreter.lsp.server import serve  # pygls is loaded only by the command
 
     sys.stdout = unescaped(sys.stdout)  # its standard output is the protocol, as it is

@@ -7,13 +7,65 @@ from pathlib import Path
 import dsl
 from dsl.errors import RulebookError
 from dsl.messages import tr
-from interpreter.cli import options
-from interpreter.cli.choosing import answers_of
+from interpreter.cli import arguments, options
+from interpreter.cli.choosing import answers_of, choose_option
 from interpreter.cli.render import compare_text, progress_bar, to_text
 from interpreter.engine import Engine
 from interpreter.errors import ParameterError
 from interpreter.json_data import comparison_data, dumps, odds_data
+from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds import BUDGET, TRIALS, expression_odds
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "odds",
+        help=tr("exact odds of a dice expression or of an action's result"),
+        description=tr(
+            "The exact probability of each outcome: `rulebook odds EXPR` "
+            "or `rulebook odds RULEBOOK ACTION --field NAME`."
+        ),
+    )
+    p.add_argument("target", metavar="EXPR | RULEBOOK")
+    p.add_argument("action", metavar="ACTION", nargs="?")
+    arguments.run_options(p)
+    choose_option(p)
+    p.add_argument(
+        "--best",
+        metavar="GOAL",
+        help=tr(
+            "answer every other choice with the best one for GOAL, exactly: a yes/no field "
+            "(`success`), FIELD=VALUE (`degree=critical`), or `mean FIELD`"
+        ),
+    )
+    p.add_argument("--field", metavar="NAME", help=tr("the result field (or sheet path) to study"))
+    p.add_argument(
+        "--compare",
+        metavar="OTHER",
+        help=tr(
+            "another rulebook (such as a house rule), or NAME=VALUE,... parameters, to compare with"
+        ),
+    )
+    p.add_argument("--fractions", action="store_true", help=tr("show exact fractions"))
+    p.add_argument(
+        "--budget",
+        type=arguments.positive(int),
+        metavar="N",
+        help=tr("exact work allowed before falling back to sampling"),
+    )
+    p.add_argument(
+        "--trials", type=arguments.positive(int), metavar="N", help=tr("trials when sampling")
+    )
+    p.add_argument(
+        "--timeout",
+        type=arguments.positive(float),
+        metavar="SECONDS",
+        help=tr(
+            "time allowed in all, exact and sampled (default {seconds:g})",
+            seconds=DEFAULT_LIMITS.odds_seconds,
+        ),
+    )
+    arguments.output_options(p)
 
 
 def _is_rulebook(reference: str) -> bool:

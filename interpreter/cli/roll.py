@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-from interpreter.cli import options
+from dsl.messages import tr
+from interpreter.cli import arguments, options
 from interpreter.expression import roll
 from interpreter.json_data import dumps, roll_data
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "roll",
+        help=tr("roll a dice expression"),
+        description=tr("Roll a dice expression such as 4d6kh3 + 2."),
+    )
+    p.add_argument("expression", metavar="EXPR")
+    arguments.dice_options(p, ask=False)
+    arguments.output_options(p)
 
 
 def cmd_roll(args) -> int:

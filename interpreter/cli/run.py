@@ -3,21 +3,58 @@
 from __future__ import annotations
 
 import sys
-from contextlib import nullcontext
 from pathlib import Path
 
 from dsl.errors import RulebookError
 from dsl.messages import Message, show_value, tr, translate
-from interpreter.cli import options
-from interpreter.cli.choosing import chooser_of
+from interpreter.cli import arguments, options
+from interpreter.cli.choosing import choose_option, chooser_of
 from interpreter.engine import Engine
 from interpreter.errors import EvaluationError, ParameterError
-from interpreter.journal import JOURNAL_NAME, Journal, holding, save_run
+from interpreter.journal import JOURNAL_NAME, run_and_save
 from interpreter.journal.store import place_below
 from interpreter.json_data import dumps, run_data
 from interpreter.safe_files import Inside
 from interpreter.sheets.character import refuse_shipped
 from interpreter.trace import render_text
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "run",
+        help=tr("run an action (or a check, or a named roll) against a character"),
+        description=tr(
+            "Run an action of a rulebook against a character; or one of "
+            "its checks, or one of its named rolls."
+        ),
+    )
+    p.add_argument("rulebook", metavar="RULEBOOK", help=tr("a .rules file or a shipped rulebook"))
+    p.add_argument("action", metavar="ACTION", help=tr("an action, a check or a named roll"))
+    arguments.run_options(p)
+    choose_option(p)
+    arguments.dice_options(p, ask=True)
+    arguments.output_options(p)
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help=tr(
+            "the whole trace (every lookup and value), and where in the "
+            "rulebook a refusal comes from"
+        ),
+    )
+    p.add_argument(
+        "--save",
+        action="store_true",
+        help=tr("write the changed values back into --char and journal the run"),
+    )
+    p.add_argument(
+        "--save-as",
+        metavar="FILE",
+        help=tr(
+            "write the changed sheet to a new FILE (a copy of a shipped character) and journal it"
+        ),
+    )
+    options.journal_option(p)
 
 
 def cmd_run(args) -> int:
@@ -136,7 +173,6 @@ def _run_and_save(args, book, engine, language):
     journal_path = Path(args.journal) if args.journal else target.resolve().parent / JOURNAL_NAME
     dice = options.dice_source(args, language, symbols=bool(book.dice))
     params = options.params_of(args.set)
-    save_as = {"self": target} if args.save_as is not None else None
     others = options.target_files(args, book, args.action)
     for path in others.values():
         refuse_shipped(path)
@@ -145,26 +181,30 @@ def _run_and_save(args, book, engine, language):
         raise ParameterError(tr("--save: two characters of the run are the same file"))
     for path in files:  # each a file the journal may name, before the journal is made
         place_below(journal_path.parent, path)
-    with Journal(journal_path) as journal:
-        # Dice typed in at the table take a person's time: the folder is not held while
-        # they are asked for (a save in between makes this one refuse, exit 4).
-        held = holding(journal, files) if not (args.ask or _asks(args)) else nullcontext()
-        with held:
-            sheet = engine.load_sheet(source)
-            targets = options.targets_of(args, book, engine, args.action)
-            choices = chooser_of(args, language)
-            outcome = engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
-            # every changed sheet is written, or none: the journal entry holds them all
-            before = {"self": sheet, **targets}
-            number = save_run(journal, outcome, before, book, dice, save_as)
-        saved = {"path": str(target), "journal": str(journal.path), "entry": number}
-        changed = [c.role for c in outcome.characters if c.changes]
-        if changed:
-            saved["others"] = {role: str(others[role]) for role in changed}
-        return outcome, saved
+
+    def load(role, path):
+        sheet = engine.load_sheet(path)
+        return sheet if role == "self" else options.shown(sheet, args, book)
+
+    def run(sheet, targets):
+        choices = chooser_of(args, language)
+        return engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
+
+    # Dice typed in at the table take a person's time: the folder is not held while
+    # they are asked for (a save in between makes this one refuse, exit 4).
+    return run_and_save(
+        journal_path,
+        {"self": source, **others},
+        {"self": target, **others},
+        run,
+        book,
+        dice,
+        load=load,
+        hold=not (args.ask or _asks()),
+    )
 
 
-def _asks(args) -> bool:
+def _asks() -> bool:
     """Whether the run may ask a person at the table (a choice not answered with
     --choose): which choices an action makes is known only as it runs."""
     return sys.stdin.isatty()

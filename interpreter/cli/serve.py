@@ -9,25 +9,113 @@ import webbrowser
 from pathlib import Path
 
 from dsl.messages import language_for, tr
+from interpreter.cli import arguments
 from interpreter.errors import ParameterError
-from interpreter.web import create_app
-from interpreter.web.access import (
-    EVERY_ADDRESS,
-    TOKEN_ENV,
-    check_host_name,
-    is_loopback,
-    token_from_environment,
-    with_token,
-)
-from interpreter.web.protocol import REQUEST_SECONDS, timed_protocol
-from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS
 
 #: connections (and requests being answered) the server holds at once
 MAX_CONNECTIONS = 256
 
 
+def add_parser(commands) -> None:
+    p = commands.add_parser(
+        "serve",
+        help=tr("the page in a browser, and the HTTP API"),
+        description=tr(
+            "Serve a page to run actions, see odds and edit rules in a "
+            "browser, and the HTTP API under /api (described at "
+            "/openapi.json). FOLDER holds your rulebooks (.rules) and "
+            "characters (.yaml, .json); the shipped ones are always "
+            "there."
+        ),
+    )
+    p.add_argument("folder", metavar="FOLDER", nargs="?", default=".", help=tr("default: here"))
+    p.add_argument("--port", type=int, default=8000, metavar="N", help=tr("default: 8000"))
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="H",
+        help=tr(
+            "the address to listen on (default: 127.0.0.1, this machine only); any other "
+            "asks every request for a token"
+        ),
+    )
+    p.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help=tr(
+            "the token the server asks for (default: $RULEBOOK_TOKEN, else one made and "
+            "printed when --host is not loopback)"
+        ),
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=tr(
+            "a name the browser may use for this server besides its addresses and this "
+            "machine's names (repeatable)"
+        ),
+    )
+    p.add_argument("--no-browser", action="store_true", help=tr("do not open the browser"))
+    p.add_argument(
+        "--workers",
+        type=arguments.positive(int),
+        default=2,
+        metavar="N",
+        help=tr("processes for quick requests (default: 2)"),
+    )
+    p.add_argument(
+        "--heavy",
+        type=arguments.positive(int),
+        default=None,
+        metavar="N",
+        help=tr("long computations run at once, the others wait their turn (default: the cores)"),
+    )
+    p.add_argument(
+        "--run-timeout",
+        type=arguments.positive(float),
+        default=10.0,
+        metavar="SECONDS",
+        help=tr("seconds one run may take, its answer included (default: 10)"),
+    )
+    p.add_argument(
+        "--odds-timeout",
+        type=arguments.positive(float),
+        default=60.0,
+        metavar="SECONDS",
+        help=tr("seconds one odds computation may take, its answer included (default: 60)"),
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=arguments.positive(float),
+        default=5.0,
+        metavar="SECONDS",
+        help=tr("seconds a request's headers, then its body, may take to arrive (default: 5)"),
+    )
+
+
+def create_app(*args, **kwargs):
+    """The web app (interpreter.web.create_app), imported only when the server starts."""
+    from interpreter.web import create_app as make
+
+    return make(*args, **kwargs)
+
+
 def cmd_serve(args) -> int:
-    import uvicorn  # only this command needs the server
+    # The web app (Starlette, uvicorn) is imported only when the server starts: every
+    # other command's parser is built with this one, and starts faster without it.
+    import uvicorn
+
+    from interpreter.web.access import (
+        TOKEN_ENV,
+        check_host_name,
+        is_loopback,
+        token_from_environment,
+        with_token,
+    )
+    from interpreter.web.protocol import REQUEST_SECONDS, timed_protocol
+    from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS
 
     language = language_for(getattr(args, "lang", None))
     folder = Path(args.folder)
@@ -107,6 +195,8 @@ def cmd_serve(args) -> int:
 def _shown(host: str) -> str:
     """The address to give the people at the table: on every address, the one this
     machine reaches the network by (else its name)."""
+    from interpreter.web.access import EVERY_ADDRESS
+
     if host in EVERY_ADDRESS:
         family = socket.AF_INET6 if host == "::" else socket.AF_INET
         probe = "2001:db8::1" if host == "::" else "192.0.2.1"
@@ -121,6 +211,8 @@ def _shown(host: str) -> str:
 
 def _local(host: str) -> str:
     """The address this machine's own browser opens."""
+    from interpreter.web.access import EVERY_ADDRESS
+
     return "127.0.0.1" if host in EVERY_ADDRESS else _shown(host)
 
 

@@ -6,9 +6,16 @@ import math
 import operator
 from fractions import Fraction
 
+from dsl import nodes as n
 from dsl.errors import Span
 from dsl.messages import Message, tr
-from interpreter.bounds import bounded_list, bounded_number, size_within, too_long
+from interpreter.bounds import (
+    bounded_list,
+    bounded_number,
+    bounded_value,
+    size_within,
+    too_long,
+)
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import Unknown, lift
@@ -63,18 +70,6 @@ def lifted1(function, operand):
         if isinstance(value, Unknown):
             return lift(function, value)
         return function(value)
-
-    return apply
-
-
-def lifted2(function, left, right):
-    """The same for two operands (a real run never meets a distribution: one test each)."""
-
-    def apply(ctx):
-        a, b = left(ctx), right(ctx)
-        if isinstance(a, Unknown) or isinstance(b, Unknown):
-            return lift(function, a, b)
-        return function(a, b)
 
     return apply
 
@@ -229,3 +224,75 @@ def field_of(record, name: str, span):
             tr("there is nothing here to take `{name}` from (none)", name=name), span
         )
     raise EvaluationError(tr("{record} has no field `{name}`", record=record, name=name), span)
+
+
+def ordering(node: n.Binary, left, right):
+    """`>=`, `<=`, `>`, `<` between two compiled sides."""
+    op = node.op
+    compare = COMPARISONS[op]
+    lspan, rspan = node.left.span, node.right.span
+
+    def compare_values(a, b):
+        if type(a) is not int:
+            a = as_number(a, lspan, LEFT_SIDE, op=op)
+        if type(b) is not int:
+            b = as_number(b, rspan, RIGHT_SIDE, op=op)
+        return compare(a, b)
+
+    compare_values.ints = compare  # for two whole numbers (the odds engine's lifts)
+
+    def comparison(ctx):
+        a, b = left(ctx), right(ctx)
+        if type(a) is int and type(b) is int:
+            return compare(a, b)
+        return lift(compare_values, a, b)
+
+    return comparison
+
+
+def arithmetic(node: n.Binary, left, right):
+    """`+`, `-`, `*`, `/`, ... between two compiled sides: whole numbers at once, the
+    rest through `arith` (fractions, lists, distributions)."""
+    op = node.op
+    compute = arith(op, node.left.span, node.right.span, node.op_span)
+    span = node.op_span
+    if op == "+":
+
+        def add(ctx):
+            a, b = left(ctx), right(ctx)
+            if type(a) is int and type(b) is int:
+                value = a + b
+                # abs: no -bound (a big int) made each time
+                if abs(value) < ctx.limits.number_bound:
+                    return value
+                raise too_long(ctx.limits, span)
+            if type(a) is tuple and type(b) is tuple:  # two lists joined: counted
+                return bounded_value(ctx, bounded_list(a + b, ctx.limits, span), span)
+            return compute(a, b, ctx.limits)
+
+        return add
+    if op == "-":
+
+        def subtract(ctx):
+            a, b = left(ctx), right(ctx)
+            if type(a) is int and type(b) is int:
+                value = a - b
+                if abs(value) < ctx.limits.number_bound:
+                    return value
+                raise too_long(ctx.limits, span)
+            return compute(a, b, ctx.limits)
+
+        return subtract
+    if op == "*":
+
+        def multiply(ctx):
+            a, b = left(ctx), right(ctx)
+            if type(a) is int and type(b) is int:
+                value = a * b
+                if abs(value) < ctx.limits.number_bound:
+                    return value
+                raise too_long(ctx.limits, span)
+            return compute(a, b, ctx.limits)
+
+        return multiply
+    return lambda ctx: compute(left(ctx), right(ctx), ctx.limits)

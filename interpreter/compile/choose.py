@@ -179,7 +179,7 @@ class Choices:
         amount_fn, place, bounds = (
             self.expr(amount_node),
             self.written(place_node),
-            self.bounds_of(place_node),
+            self.place_bounds(),
         )
 
         def can_pay(ctx):

@@ -113,7 +113,7 @@ class DiceTerms:
                 values.append((prefix, self.expr(value)))
         text = node.span.text
 
-        def describe(ctx, how_many, die, steps):
+        def describe(ctx, how_many, die, steps):  # noqa: ARG001 (called as every dice term's describe(ctx, how_many, die, steps))
             parts = [f"{how_many}{die.label}"]
             for prefix, value in values:
                 shown = "" if value is None else show(known(ctx, value(ctx)))
@@ -133,7 +133,7 @@ class DiceTerms:
             count = self.expr(modifier.count)
             mode = modifier.mode
 
-            def keep(ctx, die):
+            def keep(ctx, die):  # noqa: ARG001 (a modifier's step is called as step(ctx, die))
                 k = as_whole(ctx, count(ctx), span, HOW_MANY_KEPT)
                 if k < 0:
                     raise EvaluationError(tr("cannot keep or drop {k} dice", k=k), span)
@@ -163,7 +163,7 @@ class DiceTerms:
         value = self.expr(condition.value)
         op = condition.op
 
-        def step(ctx, die):
+        def step(ctx, die):  # noqa: ARG001 (a modifier's step is called as step(ctx, die))
             test = predicate(op, as_number(known(ctx, value(ctx)), span, A_FACE))
             return (kind, once, test, span) if once is not None else (kind, test)
 
@@ -176,7 +176,7 @@ class DiceTerms:
             return ("clamp", bound, modifier.value.value)
         value = self.expr(modifier.value)
 
-        def clamp(ctx, die):
+        def clamp(ctx, die):  # noqa: ARG001 (a modifier's step is called as step(ctx, die))
             limit = as_whole(ctx, known(ctx, value(ctx)), span, MIN_OR_MAX)  # a face
             return ("clamp", bound, limit)
 

@@ -7,21 +7,17 @@ from dsl import types as t
 from dsl.messages import language_for, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import (
-    bounded_list,
     bounded_value,
     cells,
-    too_long,
     too_long_text,
 )
 from interpreter.compile.arithmetic import (
-    COMPARISONS,
-    LEFT_SIDE,
-    RIGHT_SIDE,
-    arith,
+    arithmetic,
     as_number,
     equal,
     field_of,
     lifted1,
+    ordering,
     tuple_of,
     unequal,
 )
@@ -35,11 +31,6 @@ from interpreter.runtime import MISSING, Unknown, as_bool, known, lift
 from interpreter.values import Range, Record, show
 
 #: what a value is, where a number is wanted (a refusal says it)
-NUMBER_OF_STEPS = tr("the number of steps")
-AN_ITEM_OF_SUM = tr("an item of sum")
-CLAMPED = tr("the value to clamp")
-CLAMP_LOW = tr("clamp's lower bound")
-CLAMP_HIGH = tr("clamp's upper bound")
 NEGATED = tr("what `-` negates")
 
 
@@ -299,103 +290,51 @@ class Expressions:
 
     def ex_binary(self, node: n.Binary):
         op = node.op
-        if op in ("and", "or"):  # the right side counts when it is needed
-            lspan, rspan = node.left.span, node.right.span
-            left = self.expr(node.left)
-            right = charged(self.expr(node.right), self.cost(node.right), rspan)
-            if op == "and":
-                return lambda ctx: (
-                    as_bool(ctx, left(ctx), lspan) and as_bool(ctx, right(ctx), rspan)
-                )
-            return lambda ctx: as_bool(ctx, left(ctx), lspan) or as_bool(ctx, right(ctx), rspan)
+        if op in ("and", "or"):
+            return self.logical(node)
         if op in ("=", "!="):
             left, right = self.compared(node.left, node.right), self.compared(node.right, node.left)
             return compared_by(equal if op == "=" else unequal, left, right, node.op_span)
         if op == "in":
-            left, right = self.naming(node.left), self.naming(node.right)
-            span = node.right.span
-
-            def contains(ctx):
-                container = known(ctx, right(ctx))
-                if type(container) is Range:
-                    return container.holds(known(ctx, left(ctx)))
-                if not isinstance(container, tuple | str):
-                    raise EvaluationError(
-                        tr("`in` looks in a list, not in {container}", container=container), span
-                    )
-                ctx.count(cells(container, ctx.limits.value_size), span)  # it looks through
-                item = known(ctx, left(ctx))
-                if type(container) is str and type(item) is not str:
-                    raise EvaluationError(
-                        tr("`in` a text looks for a text, not for {value}", value=item),
-                        node.left.span,
-                    )
-                return item in container
-
-            return contains
+            return self.contains(node)
         left, right = self.expr(node.left), self.expr(node.right)
         if op in (">=", "<=", ">", "<"):
-            compare = COMPARISONS[op]
-            lspan, rspan = node.left.span, node.right.span
+            return ordering(node, left, right)
+        return arithmetic(node, left, right)
 
-            def compare_values(a, b):
-                if type(a) is not int:
-                    a = as_number(a, lspan, LEFT_SIDE, op=op)
-                if type(b) is not int:
-                    b = as_number(b, rspan, RIGHT_SIDE, op=op)
-                return compare(a, b)
+    def logical(self, node: n.Binary):
+        """`and`, `or`: the right side counts when it is needed."""
+        op = node.op
+        lspan, rspan = node.left.span, node.right.span
+        left = self.expr(node.left)
+        right = charged(self.expr(node.right), self.cost(node.right), rspan)
+        if op == "and":
+            return lambda ctx: as_bool(ctx, left(ctx), lspan) and as_bool(ctx, right(ctx), rspan)
+        return lambda ctx: as_bool(ctx, left(ctx), lspan) or as_bool(ctx, right(ctx), rspan)
 
-            compare_values.ints = compare  # for two whole numbers (the odds engine's lifts)
+    def contains(self, node: n.Binary):
+        """`item in container`: a list, a range, or a text in a text."""
+        left, right = self.naming(node.left), self.naming(node.right)
+        span = node.right.span
 
-            def comparison(ctx):
-                a, b = left(ctx), right(ctx)
-                if type(a) is int and type(b) is int:
-                    return compare(a, b)
-                return lift(compare_values, a, b)
+        def contains(ctx):
+            container = known(ctx, right(ctx))
+            if type(container) is Range:
+                return container.holds(known(ctx, left(ctx)))
+            if not isinstance(container, tuple | str):
+                raise EvaluationError(
+                    tr("`in` looks in a list, not in {container}", container=container), span
+                )
+            ctx.count(cells(container, ctx.limits.value_size), span)  # it looks through
+            item = known(ctx, left(ctx))
+            if type(container) is str and type(item) is not str:
+                raise EvaluationError(
+                    tr("`in` a text looks for a text, not for {value}", value=item),
+                    node.left.span,
+                )
+            return item in container
 
-            return comparison
-        compute = arith(op, node.left.span, node.right.span, node.op_span)
-        span = node.op_span
-        if op == "+":
-
-            def add(ctx):
-                a, b = left(ctx), right(ctx)
-                if type(a) is int and type(b) is int:
-                    value = a + b
-                    # abs: no -bound (a big int) made each time
-                    if abs(value) < ctx.limits.number_bound:
-                        return value
-                    raise too_long(ctx.limits, span)
-                if type(a) is tuple and type(b) is tuple:  # two lists joined: counted
-                    return bounded_value(ctx, bounded_list(a + b, ctx.limits, span), span)
-                return compute(a, b, ctx.limits)
-
-            return add
-        if op == "-":
-
-            def subtract(ctx):
-                a, b = left(ctx), right(ctx)
-                if type(a) is int and type(b) is int:
-                    value = a - b
-                    if abs(value) < ctx.limits.number_bound:
-                        return value
-                    raise too_long(ctx.limits, span)
-                return compute(a, b, ctx.limits)
-
-            return subtract
-        if op == "*":
-
-            def multiply(ctx):
-                a, b = left(ctx), right(ctx)
-                if type(a) is int and type(b) is int:
-                    value = a * b
-                    if abs(value) < ctx.limits.number_bound:
-                        return value
-                    raise too_long(ctx.limits, span)
-                return compute(a, b, ctx.limits)
-
-            return multiply
-        return lambda ctx: compute(left(ctx), right(ctx), ctx.limits)
+        return contains
 
     def names_a_field(self, node) -> bool:
         """Whether a node is a value naming a field (`atributo: attribute`), not a field."""

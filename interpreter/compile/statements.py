@@ -117,7 +117,7 @@ class Statements:
         def branch(part) -> tuple:
             return (self.statement(attrs.evolve(node, expr=part)),)
 
-        def split(ctx):
+        def split(ctx):  # noqa: ARG001 (a compiled statement is called with its ctx)
             raise AssertionError("the odds engine's view of a let or set: never run")
 
         condition = expr.condition
@@ -175,7 +175,7 @@ class Statements:
         """`set` of a field on the sheet (or the one a parameter names), within its bounds."""
         span = node.span
         place = self.written(node.place)
-        bounds = self.bounds_of(node.place)
+        bounds = self.place_bounds()
 
         def set_field(ctx):
             where = place(ctx)
@@ -223,8 +223,9 @@ class Statements:
         shown = place_node.name if isinstance(place_node, n.Name) else tr("the place")
         return to_write(self.ref(place_node), place_node.span, shown)
 
-    def bounds_of(self, place_node):
-        """A closure giving (low, high) for a place: a resource's min/max, a stat's range."""
+    def place_bounds(self):
+        """A closure giving (low, high) for the place it is given at run time (`where`): a
+        resource's min/max, a stat's range."""
 
         def bounds(ctx, where):
             _, own = sheet_of(ctx, where)  # another character's field: its own bounds
@@ -251,7 +252,7 @@ class Statements:
     def st_change(self, node: n.Change):
         amount_fn = self.expr(node.amount)
         place = self.written(node.place)
-        bounds = self.bounds_of(node.place)
+        bounds = self.place_bounds()
         span = node.span
         verb = node.verb
 

@@ -23,6 +23,7 @@ from interpreter.journal.rerun import Inputs, changes_of, mismatches, run_again
 from interpreter.journal.store import Journal
 from interpreter.sheets.character import text_digest
 from interpreter.values import to_json
+from interpreter.version import VERSION, VERSION_FIELD
 
 FORMAT = "rulebook-run"
 FORMAT_VERSION = 1
@@ -54,6 +55,7 @@ def export_record(journal: Journal, number: int) -> dict:
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
+        VERSION_FIELD: VERSION,
         "entry": entry.id,
         "at": entry.at,
         "rulebook": {

@@ -37,7 +37,7 @@ class RecordedDice(DiceSource):
         self.used = 0
         self.dice: list[str] = []  # the label of each die drawn
 
-    def draw(self, die: Die, position: int) -> int:
+    def draw(self, die: Die, position: int) -> int:  # noqa: ARG002 (a DiceSource draws with (die, position))
         if self.used >= len(self.faces):
             raise DiceError(
                 tr(

@@ -18,7 +18,7 @@ pending entry: every sheet of a run is saved, or none (`write_all`; undo uses it
 from __future__ import annotations
 
 from collections.abc import Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 
 from dsl.errors import RulebookError
@@ -124,6 +124,45 @@ def save_run(
         )
         write_all(journal, number, [(target, text, now) for _, target, _, _, text, now in plan])
     return number
+
+
+def run_and_save(
+    journal_path: str | Path,
+    sources: Mapping[str, Path],
+    save_to: Mapping[str, Path],
+    run,
+    rulebook,
+    dice,
+    *,
+    load,
+    hold: bool = True,
+) -> tuple:
+    """Read every character's sheet, run and save as one step: the command line's
+    `rulebook run --save` and the page's save both go through here.
+
+    `sources` and `save_to` name, by role (`self`: the acting character), the file each
+    sheet is read from and the one it is written to (another: a new file). `load(role,
+    path)` reads a sheet; `run(sheet, targets)` runs the action and may refuse its outcome
+    (an error) before anything is written. With `hold`, no other save comes between the
+    reading and the writing (off while dice are typed in at the table: a save in between
+    makes this one refuse). Returns the outcome and what was saved: the acting
+    character's file, the journal, the entry's number, and the other characters' files
+    that changed (`others`)."""
+    save_as = {role: path for role, path in save_to.items() if path != sources[role]}
+    with Journal(journal_path) as journal:
+        held = holding(journal, list(save_to.values())) if hold else nullcontext()
+        with held:
+            sheets = {role: load(role, path) for role, path in sources.items()}
+            sheet = sheets.pop("self")
+            outcome = run(sheet, sheets)
+            # every changed sheet is written, or none: the journal entry holds them all
+            before = {"self": sheet, **sheets}
+            number = save_run(journal, outcome, before, rulebook, dice, save_as or None)
+    saved = {"path": str(save_to["self"]), "journal": str(journal.path), "entry": number}
+    changed = [c.role for c in outcome.characters if c.changes]
+    if changed:
+        saved["others"] = {role: str(save_to[role]) for role in changed}
+    return outcome, saved
 
 
 def save_file(journal: Journal, target: str | Path, text: str, name: str, check=None) -> int | None:

@@ -20,9 +20,9 @@ from dsl.load import MAX_FILE_SIZE
 from dsl.messages import tr
 from interpreter import safe_files
 from interpreter.errors import ParameterError
-from interpreter.journal import rows, schema
+from interpreter.journal import entries, schema
+from interpreter.journal.entries import ESCAPE, VALUE_FORM, Entry, SheetState, read_back
 from interpreter.journal.errors import JournalError, NoJournal
-from interpreter.journal.rows import ESCAPE, VALUE_FORM, Entry, SheetState, read_back
 from interpreter.sheets.character import MAX_SHEET_SIZE, text_digest
 from interpreter.values import FRACTION_FORM, FractionText
 
@@ -332,8 +332,8 @@ class Journal:
                 tr("{path}: the rulebook {value} is missing", path=self.path, value=digest[:12])
             )
         try:
-            return rows.rulebook_of(digest, row)
-        except rows.Damaged as damaged:
+            return entries.rulebook_of(digest, row)
+        except entries.Damaged as damaged:
             raise JournalError(
                 tr(
                     "{path}: the rulebook {value} is damaged ({column}: {reason})",
@@ -390,7 +390,7 @@ class Journal:
     def _entry(self, row) -> Entry:
         number = row[0]
         try:
-            return rows.entry_of(
+            return entries.entry_of(
                 row,
                 self._all(
                     "SELECT role, sheet, format, before, after FROM run_sheets WHERE run = ? "
@@ -406,7 +406,7 @@ class Journal:
                     (number,),
                 ),
             )
-        except rows.Damaged as damaged:
+        except entries.Damaged as damaged:
             raise JournalError(
                 tr(
                     "{path}: entry {number} is damaged ({column}: {reason})",

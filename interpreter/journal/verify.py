@@ -71,7 +71,7 @@ def verify_journal(
         findings += _texts(journal)
         entries = journal.entries()
         for path, place in places.items():
-            findings += _chain(journal, [e for e in entries if e.sheet_of(path)], path, place)
+            findings += _chain([e for e in entries if e.sheet_of(path)], path, place)
         if rerun:
             findings += _reruns(journal, entries, progress)
     if not any(f.level in (PROBLEM, REPAIRED) for f in findings):
@@ -134,7 +134,7 @@ def _texts(journal: Journal) -> list[Finding]:
     return out
 
 
-def _chain(journal: Journal, entries, path: str, place: safe_files.Inside) -> list[Finding]:
+def _chain(entries, path: str, place: safe_files.Inside) -> list[Finding]:
     out = []
     previous = None
     for entry in entries:

@@ -1,7 +1,7 @@
 """`rulebook lsp`: the language server, over standard input and output (pygls).
 
 Only the wiring to the protocol is here: every answer is computed by the feature
-modules (`diagnostics`, `hover`, `complete`, `navigate`, `outline`, `actions`) from a
+modules (`diagnostics`, `hover`, `complete`, `navigate`, `outline`, `fixes`) from a
 document's text and a character offset, the same code the page's editor asks through
 `POST /api/editor`.
 """
@@ -15,7 +15,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from dsl.errors import RulebookError
 from dsl.format import format_text
 from dsl.messages import translate
-from interpreter.lsp import actions, complete, diagnostics, hover, navigate, outline
+from interpreter.lsp import complete, diagnostics, fixes, hover, navigate, outline
 from interpreter.lsp.positions import offset_of, position_of
 
 SEVERITY = {"error": t.DiagnosticSeverity.Error, "warning": t.DiagnosticSeverity.Warning}
@@ -186,7 +186,7 @@ def on_code_action(ls, params: t.CodeActionParams) -> list[t.CodeAction]:
     text, path = _document(uri)
     start, end = _offset(text, params.range.start), _offset(text, params.range.end)
     out = []
-    for fix in actions.quick_fixes(text, path, start, end):
+    for fix in fixes.quick_fixes(text, path, start, end):
         edit = t.TextEdit(range=_range(text, fix["start"], fix["end"]), new_text=fix["new_text"])
         out.append(
             t.CodeAction(

@@ -227,10 +227,6 @@ def as_outcome(outcome):
     return outcome
 
 
-def numeric_outcome(outcome) -> bool:
-    return is_number(outcome) and not isinstance(outcome, bool)
-
-
 def outcome_order(outcome):
     """A sort key for a single value: numbers by size, no before yes, texts by their
     spelling (an Odds orders texts as its rulebook does: order_key)."""

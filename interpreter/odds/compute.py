@@ -98,7 +98,7 @@ def at_once(value, epsilon, budget, limits, deadline) -> Dist | None:
 def by_worlds(value, epsilon, budget, limits, deadline) -> Dist:
     roller = OddsRoller(epsilon, budget, limits, deadline=deadline)
     ctx = Context(roller, limits)
-    explorer = Explorer(ctx, roller, epsilon)
+    explorer = Explorer(ctx, roller)
     parts = []
     token = LIFTS.set(LiftMemory(roller))
     try:
@@ -190,7 +190,7 @@ def _exact(
     token = LIFTS.set(memory)
     try:
         return _explore_action(
-            engine, action, sheet, params, field, epsilon, roller, limits, choices, cap,
+            engine, action, sheet, params, field, roller, limits, choices, cap,
             shared.get("calls") if shared else None, worlds,
         )  # fmt: skip
     finally:
@@ -198,18 +198,41 @@ def _exact(
 
 
 def _explore_action(
-    engine, action, sheet, params, field, epsilon, roller, limits, choices=None, cap=None,
+    engine, action, sheet, params, field, roller, limits, choices=None, cap=None,
     calls=None, worlds=None,
 ):  # fmt: skip
     ctx = engine.context(roller, sheet)
     ctx.limits = limits
     ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choosers)
-    explorer = Explorer(ctx, roller, epsilon, Liveness.of(engine.compiler, limits))
+    explorer = Explorer(ctx, roller, Liveness.of(engine.compiler, limits))
     if calls is not None:
         explorer.calls = calls  # what called actions gave, for other fields of the action
     explorer.most_worlds = worlds  # (a whole result's first try: see marginals)
     start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}
+    add = _outcome_adder(outcomes, explorer, cap)
+    book = engine.rulebook
+    if action in book.checks or action in book.opposed or action in book.rolls:
+        run = _check_or_roll(engine, action, sheet, params, field)
+        for world, outcome in explorer.explore(start, run):
+            add(outcome, world.weight)
+        return outcomes, explorer.omitted
+    compiled, args, _shown = engine.prepare(action, sheet, params)
+    start.env = dict(zip(compiled.names, args))
+    wanted = _result_names(compiled, field, explorer.names_read, explorer.safe)
+    body = settled_body(engine.compiler, compiled, ctx, args)  # the ifs its arguments decide
+    worlds, failures = explorer.block(body, [start], wanted)
+    for world, failure in failures:
+        add(failure, world.weight)
+    finish = _finisher(engine, compiled, sheet, field, explorer)
+    for weight, outcome in explorer.each(worlds, finish):
+        add(outcome, weight)
+    return outcomes, explorer.omitted
+
+
+def _outcome_adder(outcomes: dict, explorer, cap):
+    """add(outcome, weight) into `outcomes` (outcome → its Mass); a distribution still,
+    each of its values; past `cap` outcomes, JointTooLarge."""
 
     def add(outcome, weight):
         if type(outcome) is Dist:  # a distribution still: each of its values, weighted
@@ -227,20 +250,12 @@ def _explore_action(
         else:
             found.add(weight)
 
-    book = engine.rulebook
-    if action in book.checks or action in book.opposed or action in book.rolls:
-        run = _check_or_roll(engine, action, sheet, params, field)
-        for world, outcome in explorer.explore(start, run):
-            add(outcome, world.weight)
-        return outcomes, explorer.omitted
-    compiled, args, _shown = engine.prepare(action, sheet, params)
-    start.env = dict(zip(compiled.names, args))
-    wanted = _result_names(compiled, field, explorer.names_read, explorer.safe)
-    body = settled_body(engine.compiler, compiled, ctx, args)  # the ifs its arguments decide
-    worlds, failures = explorer.block(body, [start], wanted)
-    for world, failure in failures:
-        add(failure, world.weight)
+    return add
 
+
+def _finisher(engine, compiled, sheet, field, explorer):
+    """finish(ctx): the end of one run of an explored action, its outcome (the field
+    asked for, or the whole result; the failure it stops with)."""
     chosen = tuple(
         (name, fn) for name, fn in compiled.result or () if field is None or name == field
     )
@@ -283,9 +298,7 @@ def _explore_action(
             return found
         return field_outcome(result, found, field, compiled)
 
-    for weight, outcome in explorer.each(worlds, finish):
-        add(outcome, weight)
-    return outcomes, explorer.omitted
+    return finish
 
 
 def _check_or_roll(engine, name: str, sheet, params: dict, field):

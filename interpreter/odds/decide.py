@@ -83,7 +83,7 @@ class WorldSearch:
         # a Liveness of its own: its blocks are keyed by the statements' ids, and the
         # one-statement blocks below live only as long as this search
         liveness = Liveness(engine.compiler, sums_may_fail(limits), limits)
-        self.explorer = Explorer(ctx, roller, roller.epsilon, liveness)
+        self.explorer = Explorer(ctx, roller, liveness)
         compiled = self.compiled
         wanted = Live({})
         if compiled.result is not None:

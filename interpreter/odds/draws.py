@@ -33,7 +33,7 @@ class PrefixSource:
         self.prefix = prefix
         self.next = 0
 
-    def draw(self, die: Die, position: int) -> int:
+    def draw(self, die: Die, position: int) -> int:  # noqa: ARG002 (a DiceSource draws with (die, position))
         if self.next >= len(self.prefix):
             raise NeedDie(die)
         face = self.prefix[self.next][0]

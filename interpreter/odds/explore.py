@@ -34,7 +34,7 @@ from interpreter.odds.worlds import (
     names_read,
     stopped,
 )
-from interpreter.runtime import MISSING, Context, Unknown, as_bool, known
+from interpreter.runtime import MISSING, Context, CountingRoller, Unknown, as_bool, known
 from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
@@ -96,12 +96,12 @@ def live_before(node, after: Live, names_read, local: bool = True) -> Live:
 class Explorer(Passes):
     """Runs compiled statements over weighted worlds, branching where values are needed."""
 
-    def __init__(self, ctx: Context, roller, epsilon: Fraction, liveness: Liveness | None = None):
+    def __init__(self, ctx: Context, roller: CountingRoller, liveness: Liveness | None = None):
         self.ctx = ctx
         self.roller = roller
         # the time limit read within a run too (every STEPS_BETWEEN_CLOCKS steps of it)
         ctx.on_clock(lambda: roller.deadline.check())
-        self.prune = roller.prune  # epsilon / 10**6
+        self.prune = roller.prune  # the roller's epsilon / 10**6: the one mass cut
         self.lost = Mass()  # the probability left out: pruned, or cut short
         liveness = liveness or Liveness()
         self.liveness = liveness.blocks
@@ -304,48 +304,10 @@ class Explorer(Passes):
         cuts = cuts_of(names, needs)
         wanted = needs.get(name, MISSING)
         keep = tuple(sorted(wanted)) if wanted is not MISSING and wanted is not None else None
-        merged: dict = {}  # what else is still read → [env, state, {value: weights}]
+        made = _LetWorlds(names, cuts, self.most_worlds)
+        add = made.add
+        values_of = _values_of(self, name, keep, wanted, defer)
         failed = []
-
-        def values_of(after) -> tuple:
-            """(value, weight) of the worlds one run ends in."""
-            if type(after) is Bound:
-                if defer:
-                    return ((Deferred(after.dist), after.weight),)
-                pairs = self.weighted(after.dist, after.weight)
-            else:
-                value = after.env.get(name, MISSING)
-                if keep is not None and type(value) is Record and len(value) > len(keep):
-                    value = Record({k: value.get(k) for k in keep}, value.kind)
-                pairs = ((value, after.weight),)
-            if wanted is MISSING:
-                return tuple((MISSING, weight) for _, weight in pairs)
-            return pairs
-
-        most = self.most_worlds
-        made = 0  # the worlds made so far, when they are bounded
-
-        def add(env, state, pairs) -> None:
-            nonlocal made
-            prefix = key_of(env, names, cuts, state)
-            found = merged.get(prefix)
-            if found is None:
-                found = merged[prefix] = [env, state, {}]
-            values = found[2]
-            for value, weight in pairs:
-                found = values.get(value)
-                if found is None:
-                    values[value] = weight  # a weight; a Mass once another one comes
-                    if most is not None:
-                        made += 1
-                        if made > most:
-                            raise TooComplex(tr("more than {most} worlds", most=most))
-                elif type(found) is Mass:
-                    found.add(weight)
-                else:
-                    values[value] = Mass(found)
-                    values[value].add(weight)
-
         reads = self.names_read(statement.node.expr).needs if self.mixer is not None else ()
         counts = shared(worlds, reads) if reads else None
         pending = list(worlds)
@@ -372,13 +334,7 @@ class Explorer(Passes):
                     failed.append((after, outcome))
                     continue
                 add(after.env, after.state, values_of(after))
-        out = []
-        for prefix, (_env, state, values) in merged.items():
-            kept = {k: v for k, v in zip(names, prefix[0]) if v is not MISSING}
-            for value, weight in values.items():
-                env = kept if value is MISSING else {**kept, name: value}
-                out.append(World(env, state, weight.weight() if type(weight) is Mass else weight))
-        return out, failed
+        return made.worlds(name), failed
 
     def if_(self, compiled, worlds: list, live_out: Live) -> tuple:
 
@@ -494,3 +450,70 @@ class Explorer(Passes):
         if not statements:
             return after
         return self.live_before(statements[0], self.live_after(statements, after)[0])
+
+
+def _values_of(explorer, name: str, keep, wanted, defer: bool):
+    """values_of(after): the (value, weight) pairs of the worlds one run of a `let` ends
+    in (a Bound's values weighted, or kept whole when deferred; a record cut to the
+    fields read later; MISSING when nothing reads the name)."""
+
+    def values_of(after) -> tuple:
+        if type(after) is Bound:
+            if defer:
+                return ((Deferred(after.dist), after.weight),)
+            pairs = explorer.weighted(after.dist, after.weight)
+        else:
+            value = after.env.get(name, MISSING)
+            if keep is not None and type(value) is Record and len(value) > len(keep):
+                value = Record({k: value.get(k) for k in keep}, value.kind)
+            pairs = ((value, after.weight),)
+        if wanted is MISSING:
+            return tuple((MISSING, weight) for _, weight in pairs)
+        return pairs
+
+    return values_of
+
+
+class _LetWorlds:
+    """The worlds a `let` makes, merged as they come: by what else is still read
+    (`names`, cut to `cuts`), then by the new value; at most `most` of them (None: no
+    bound), past it TooComplex."""
+
+    __slots__ = ("cuts", "made", "merged", "most", "names")
+
+    def __init__(self, names: tuple, cuts, most: int | None):
+        self.names, self.cuts, self.most = names, cuts, most
+        self.made = 0  # the worlds made so far, when they are bounded
+        self.merged: dict = {}  # what else is still read → [env, state, {value: weights}]
+
+    def add(self, env, state, pairs) -> None:
+        prefix = key_of(env, self.names, self.cuts, state)
+        found = self.merged.get(prefix)
+        if found is None:
+            found = self.merged[prefix] = [env, state, {}]
+        values = found[2]
+        most = self.most
+        for value, weight in pairs:
+            found = values.get(value)
+            if found is None:
+                values[value] = weight  # a weight; a Mass once another one comes
+                if most is not None:
+                    self.made += 1
+                    if self.made > most:
+                        raise TooComplex(tr("more than {most} worlds", most=most))
+            elif type(found) is Mass:
+                found.add(weight)
+            else:
+                values[value] = Mass(found)
+                values[value].add(weight)
+
+    def worlds(self, name: str) -> list:
+        """The worlds made, the new value under `name` (unless nothing reads it)."""
+        out = []
+        names = self.names
+        for prefix, (_env, state, values) in self.merged.items():
+            kept = {k: v for k, v in zip(names, prefix[0]) if v is not MISSING}
+            for value, weight in values.items():
+                env = kept if value is MISSING else {**kept, name: value}
+                out.append(World(env, state, weight.weight() if type(weight) is Mass else weight))
+        return out

@@ -315,7 +315,7 @@ class _Compiler:
             return lambda result, after: after.get(path)
         first, *rest = path.split(".")
 
-        def field(result, after):
+        def field(result, after):  # noqa: ARG001 (a goal's reader is called with (result, after))
             value = result[first] if result is not None else None
             for key in rest:
                 if not isinstance(value, Record) or key not in value:

@@ -17,6 +17,66 @@ from interpreter.odds.walker import GROWS, Walker
 PLAIN = "plain"
 
 
+def _kept_values(order, value, term_value) -> tuple:
+    """How order_statistics adds up the kept faces: (mode, shift, scaled, scale).
+
+    "faces": the kept faces themselves (value None); "points": each face adds one number
+    (`shift[face]`: the term's own values, or a value that is one number a face);
+    "dists": each face adds a distribution, all of them over one common denominator
+    (`scaled[face]`, `scale`)."""
+    if value is None:
+        return "faces", None, None, 1
+    if value is PLAIN:
+        return "points", term_value, None, 1
+    if all(len(value[f][0]) == 1 and value[f][1] == 1 for f in order):
+        return "points", {f: next(iter(value[f][0])) for f in order}, None, 1
+    scale = 1
+    for f in order:
+        d = value[f][1]
+        scale = scale * d // gcd(scale, d)
+    scaled = {}
+    for f in order:
+        w, d = value[f]
+        factor = scale // d
+        scaled[f] = ({k: x * factor for k, x in w.items()}, scale)
+    return "dists", None, scaled, scale
+
+
+def _adder(mode: str, shift, scaled, work):
+    """order_statistics' step: add(target, acc, f, m, coef) adds to `target` the sums
+    `acc` with m more kept dice showing face f, weighed by coef."""
+    powers = {f: [({0: 1}, 1)] for f in scaled} if mode == "dists" else None
+
+    def add(target, acc, f, m, coef):
+        get = target.get
+        work.spend(len(acc))
+        if mode == "points":
+            s = shift[f] * m
+            for k, x in acc.items():
+                target[k + s] = get(k + s, 0) + x * coef
+            return
+        if mode == "faces":
+            more = (f,) * m
+            for k, x in acc.items():
+                target[k + more] = get(k + more, 0) + x * coef
+            return
+        pw = powers[f]
+        while len(pw) <= m:
+            pw.append(convolve(pw[-1], scaled[f], None, work))
+        gm = pw[m][0]
+        if len(gm) == 1:
+            ((kg, xg),) = gm.items()
+            c2 = coef * xg
+            for k, x in acc.items():
+                target[k + kg] = get(k + kg, 0) + x * c2
+            return
+        product, _ = convolve((acc, 1), (gm, 1), None, work)
+        for k, x in product.items():
+            target[k] = get(k, 0) + x * coef
+
+    return add
+
+
 class Keeps:
     """How a Term (interpreter.odds.pools) keeps or drops dice: the methods by shape."""
 
@@ -39,26 +99,7 @@ class Keeps:
         else:
             order, a, b = sorted(weights), count - hi, count - lo
         order = [face for face in order if weights[face]]
-        scale = 1
-        if value is None:
-            mode = "faces"
-        elif value is PLAIN:
-            mode = "points"
-            shift = self.value
-        elif all(len(value[f][0]) == 1 and value[f][1] == 1 for f in order):
-            mode = "points"
-            shift = {f: next(iter(value[f][0])) for f in order}
-        else:
-            mode = "dists"
-            for f in order:
-                d = value[f][1]
-                scale = scale * d // gcd(scale, d)
-            scaled = {}
-            for f in order:
-                w, d = value[f]
-                factor = scale // d
-                scaled[f] = ({k: x * factor for k, x in w.items()}, scale)
-            powers = {f: [({0: 1}, 1)] for f in order}
+        mode, shift, scaled, scale = _kept_values(order, value, self.value)
         suffix = [0] * (len(order) + 1)
         for i in range(len(order) - 1, -1, -1):
             suffix[i] = suffix[i + 1] + weights[order[i]]
@@ -67,34 +108,7 @@ class Keeps:
         rows = {}
         state = {0: {() if mode == "faces" else 0: 1}}
         final: dict = {}
-
-        def add(target, acc, f, m, coef):
-            get = target.get
-            work.spend(len(acc))
-            if mode == "points":
-                s = shift[f] * m
-                for k, x in acc.items():
-                    target[k + s] = get(k + s, 0) + x * coef
-                return
-            if mode == "faces":
-                more = (f,) * m
-                for k, x in acc.items():
-                    target[k + more] = get(k + more, 0) + x * coef
-                return
-            pw = powers[f]
-            while len(pw) <= m:
-                pw.append(convolve(pw[-1], scaled[f], None, work))
-            gm = pw[m][0]
-            if len(gm) == 1:
-                ((kg, xg),) = gm.items()
-                c2 = coef * xg
-                for k, x in acc.items():
-                    target[k + kg] = get(k + kg, 0) + x * c2
-                return
-            product, _ = convolve((acc, 1), (gm, 1), None, work)
-            for k, x in product.items():
-                target[k] = get(k, 0) + x * coef
-
+        add = _adder(mode, shift, scaled, work)
         for index, f in enumerate(order):
             w, rest = weights[f], suffix[index + 1]
             new: dict = {}
@@ -312,22 +326,7 @@ class Keeps:
         for i, op in enumerate(middle):
             weights, den = pool
             if op[0] == "keep":
-                _, mode, k = op
-                out: dict = {}
-                for faces, weight in weights.items():
-                    size = len(faces)
-                    k2 = min(k, size)
-                    if mode == "kh":
-                        kept = faces[size - k2 :]
-                    elif mode == "kl":
-                        kept = faces[:k2]
-                    elif mode == "dh":
-                        kept = faces[: size - k2]
-                    else:
-                        kept = faces[k2:]
-                    out[kept] = out.get(kept, 0) + weight
-                work.spend(len(weights))
-                pool = out, den
+                pool = kept_faces(weights, op[1], op[2], work), den
                 continue
             # Dice meet an op one by one, so when the next op keeps the top (or bottom)
             # k, only the top k of each group of dice matter: the pools stay that small
@@ -362,6 +361,26 @@ class Keeps:
                 return totals, pool[1]
         weights, den = pool
         return self.valued(weights.items(), den, value)
+
+
+def kept_faces(weights: dict, mode: str, k: int, work) -> dict:
+    """The weights of sorted pools (tuples of faces, lowest first) after a keep: kh, kl,
+    dh or dl of k dice (all of a smaller pool)."""
+    out: dict = {}
+    for faces, weight in weights.items():
+        size = len(faces)
+        k2 = min(k, size)
+        if mode == "kh":
+            kept = faces[size - k2 :]
+        elif mode == "kl":
+            kept = faces[:k2]
+        elif mode == "dh":
+            kept = faces[: size - k2]
+        else:
+            kept = faces[k2:]
+        out[kept] = out.get(kept, 0) + weight
+    work.spend(len(weights))
+    return out
 
 
 def merge_sorted(a: tuple, b: tuple) -> tuple:

@@ -25,8 +25,8 @@ JOINT_OUTCOMES = 2_000
 #: counted one by one (what it computed serves them: interpreter.odds.compute). A joint
 #: stopped short that the fields then show small is counted again (their time and its
 #: own): half a second lets the small joints of the shipped and example games finish
-#: (Year Zero's pushed roll takes 0.3 s; Nuevos Dioses' conflict 0.16 s), and a large
-#: one pairing rolls stops at JOINT_WORLDS well before it
+#: (their times: benchmarks/all_actions.py), and a large one pairing rolls stops at JOINT_WORLDS
+#: well before it
 JOINT_SHARE = 4
 JOINT_SECONDS = 0.5
 #: the most worlds one `let` of that first try may make: ten times the outcomes shown
@@ -37,7 +37,7 @@ JOINT_WORLDS = 20_000
 #: may use first when the result reads both sides of an opposed check (and no more time
 #: than its share: JOINT_SECONDS does not apply): enough for small sides (a d6 against a
 #: d6: 15 units; Cthulhu's opposed roll: 850), not for Brujería's 120 totals against 120
-#: (1,600 and half a second), and a few hundredths of a second where it runs out
+#: (1,600), and little time where it runs out
 SIDES_WORK = 1_250
 
 

@@ -177,7 +177,7 @@ class Narrowed(Unknown):
     def __init__(self, interval: Interval, path: tuple, depth: int = 0):
         self.interval, self.path, self.depth = interval, path, depth
 
-    def field(self, name: str, function):
+    def field(self, name: str, function):  # noqa: ARG002 (an Unknown value's interface: runtime.UnknownValue)
         if self.depth < len(self.path) and name == self.path[self.depth]:
             return Narrowed(self.interval, self.path, self.depth + 1)
         raise AssertionError("a narrowed value read through another path")  # narrowing_of
@@ -185,7 +185,7 @@ class Narrowed(Unknown):
     def map(self, function):
         return Dist.point(function(self.value()))
 
-    def project(self, fields: tuple):
+    def project(self, fields: tuple):  # noqa: ARG002 (an Unknown value's interface: runtime.UnknownValue)
         raise AssertionError("a narrowed value kept whole")  # narrowing_of: only compared
 
     def value(self) -> int:

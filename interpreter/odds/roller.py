@@ -263,7 +263,7 @@ class OddsRoller(PoolQuestions):
             value = riding(value, binding[4])  # that still runs here (interpreter.odds.riders)
         raise Branch(value, (), name)
 
-    def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:
+    def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         key = (die.key, count, steps_key(die, steps))
         found = self.pools.get(key)
         if found is None:
@@ -504,11 +504,11 @@ def hashable(value):
         return id(value)
 
 
-def _nothing(value):
+def _nothing(value):  # noqa: ARG001 (a function mapped over a distribution's values)
     return None
 
 
-def _settled(ctx, value):
+def _settled(ctx, value):  # noqa: ARG001 (a check's record reads its fields as settled(ctx, value))
     """A field of a check's record, which must not need dice of its own (see _records)."""
     if isinstance(value, Unknown):
         raise Branch(value)

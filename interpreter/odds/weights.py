@@ -87,9 +87,6 @@ class Mass:
         parts, denominator = self.parts, weight[1]
         parts[denominator] = parts.get(denominator, 0) + weight[0]
 
-    def add_fraction(self, probability: Fraction) -> None:
-        self.add((probability.numerator, probability.denominator))
-
     def weight(self) -> tuple:
         """The sum, as a weight."""
         parts = self.parts

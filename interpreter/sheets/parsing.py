@@ -134,7 +134,7 @@ def read(text: str, text_format: str, path: str | None = None) -> tuple:
     except LongNumber as error:
         raise _long_number(text, path, error) from None
     except Duplicate as error:
-        raise _duplicate(text, text_format, path, error) from None
+        raise _duplicate(text, path, error) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         escape = _lone_escape(text)
@@ -219,7 +219,7 @@ def _long_number(text: str, path, error: LongNumber) -> SheetError:
     return failure.at(line, at - text.rfind("\n", 0, at), line_at(text, at), 20)
 
 
-def _duplicate(text: str, text_format: str, path, error: Duplicate) -> SheetError:
+def _duplicate(text: str, path, error: Duplicate) -> SheetError:
     """The second of two same keys, with where the first is (line:column of each)."""
     first, second = error.first, error.second
     if first is None:  # JSON: the first object holding a key twice, found in the text

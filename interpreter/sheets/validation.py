@@ -43,7 +43,7 @@ def validate(data: dict, rulebook, path: str | None, limits: Limits = DEFAULT_LI
         values[key] = _field_value(field, raw, rulebook, path)
     for name, field in fields.items():
         if name not in values:
-            value = _default(field, rulebook, path)
+            value = _default(field, path)
             if value is not _LATER:
                 values[name] = value
     return values
@@ -440,7 +440,7 @@ def entry_value(type_node, value, where: str, rulebook):
     return _typed(type_node, value, where, rulebook, None)
 
 
-def _default(field, rulebook, path):
+def _default(field, path):
     """A field the sheet file leaves out (the checker makes every default a constant)."""
     if isinstance(field, n.Stat):
         if field.default is not None:

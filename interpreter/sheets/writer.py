@@ -241,7 +241,7 @@ class _YamlSplicer:
         column = dash - self.text.rfind("\n", 0, dash) - 1
         if old is not None and len(new) > len(old) and new[: len(old)] == old:
             at = self.line_end(_last_end(items[-1]))
-            added = "".join("\n" + " " * column + "- " + _item(v, column) for v in new[len(old) :])
+            added = "".join("\n" + " " * column + "- " + _item(v) for v in new[len(old) :])
             self.edits.append((at, at, added))
             return
         end = self.line_end(_last_end(items[-1]))
@@ -387,7 +387,7 @@ def _flow(value) -> str:
     return _scalar(value, None, True)
 
 
-def _item(value, column: int) -> str:
+def _item(value) -> str:
     """A new block-sequence item's text after its `- `."""
     if isinstance(value, dict | list) and value:
         return _flow(value)
@@ -409,5 +409,5 @@ def _block(value, column: int) -> str:
                 flat = _flow(item) if isinstance(item, dict | list) else _scalar(item)
                 lines.append(f"{pad}{key_text}: {flat}")
     else:
-        lines = [f"{pad}- {_item(item, column)}" for item in value]
+        lines = [f"{pad}- {_item(item)}" for item in value]
     return "\n".join(lines) + "\n"

@@ -6,14 +6,15 @@ A thin shell over the public API (dsl.load, Engine, describe, odds), on Starlett
     api      the handlers: a request read, its job handed to the workers
     body     a request's JSON read and checked
     work     a job given to the worker processes, its answer (or stream) written back
-    pool     the worker processes: quick and heavy lanes, turns by client, bounds kept
+    worker_pool  the worker processes: quick and heavy lanes, turns by client, bounds kept
     worker   a worker process: jobs in, rendered answers out (frames: its messages;
              preload: what every worker is forked with)
     jobs     each request's work as a function of plain data (play: runs and odds),
              answering the same JSON as the command line's --json
     library  the server's folder: rulebooks and characters by name, never a path
-    replay   dice typed in and choices answered one by one: the run replayed each time
-    saving   saves journaled (every character's sheet, or none), history and undo
+    typed_answers  dice typed in and choices answered one by one: the run replayed each time
+    saving   saves journaled (journal.run_and_save: every character's sheet, or none),
+             history and undo
     words    the page's own words, in the rulebook's language
     guard    Host, token, cross-site and CSRF checks, sizes; safe headers on every answer
     access   who may use the server: its Host names, its token, its CSRF token

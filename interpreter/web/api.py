@@ -14,6 +14,7 @@ from importlib import resources
 
 from starlette.responses import JSONResponse
 
+from interpreter.version import versioned
 from interpreter.web.body import json_body, unknown_fields
 from interpreter.web.jobs import MAX_TEXT
 from interpreter.web.play import MAX_BUDGET, MAX_TRIALS, ODDS_FIELDS, RUN_FIELDS
@@ -97,8 +98,8 @@ class Api:
         unknown_fields(body, {"text", "name"})
         return await self.workers.answer(request, "check", {"body": body})
 
-    async def language(self, request):
-        return JSONResponse({"keywords": KEYWORDS, "comment": "#"})
+    async def language(self, request):  # noqa: ARG002 (Starlette calls every endpoint with its request)
+        return JSONResponse(versioned({"keywords": KEYWORDS, "comment": "#"}))
 
     async def words(self, request):
         """The page's words in its language: `?lang=`, else `serve --lang`, else the

@@ -16,6 +16,7 @@ from starlette.staticfiles import StaticFiles
 
 from dsl.errors import RulebookError
 from dsl.messages import language_for, tr
+from interpreter.version import versioned
 from interpreter.web.access import access_for
 from interpreter.web.api import Api
 from interpreter.web.editing import Editing
@@ -57,20 +58,20 @@ def create_app(
     api = Api(workers)
 
     @contextlib.asynccontextmanager
-    async def lifespan(app):
+    async def lifespan(app):  # noqa: ARG001 (Starlette calls the lifespan with its app)
         await workers.start()
         yield
         await workers.stop()
 
-    async def page(request):
+    async def page(request):  # noqa: ARG001 (Starlette calls every endpoint with its request)
         # The page carries the CSRF token its scripts send with every request that posts.
         text = (STATIC / "index.html").read_text(encoding="utf-8")
         text = text.replace("{{csrf_token}}", html.escape(access.csrf), 1)
         return HTMLResponse(text, headers={"cache-control": "no-store"})
 
-    async def session(request):
+    async def session(request):  # noqa: ARG001 (Starlette calls every endpoint with its request)
         return JSONResponse(
-            {"csrf_token": access.csrf, "token_required": access.token is not None},
+            versioned({"csrf_token": access.csrf, "token_required": access.token is not None}),
             headers={"cache-control": "no-store"},
         )
 
@@ -109,7 +110,7 @@ def create_app(
     return Guard(PublicPaths(app, library.folder), access, max_body)
 
 
-async def openapi(request):
+async def openapi(request):  # noqa: ARG001 (Starlette calls every endpoint with its request)
     return JSONResponse(document())
 
 

@@ -52,7 +52,7 @@ class Work:
             self.started = time.monotonic()
             self.tell(b"Y")
 
-    def progress(self, done: int, total: int, elapsed: float, what: str = "sampling") -> None:
+    def progress(self, done: int, total: int, elapsed: float, what: str = "sampling") -> None:  # noqa: ARG002 (the odds report progress as (done, total, elapsed, what))
         """An odds computation's report: past the time bound, the project's own error;
         for a stream, a line of progress now and then."""
         now = time.monotonic()
@@ -85,14 +85,15 @@ def odds_too_long(seconds: float) -> LimitExceeded:
 
 
 def line(message: dict) -> bytes:
-    """One line of a stream of JSON lines."""
+    """One line of a stream of JSON lines (its last line carries a document, and with it
+    the package's version: `{"result": ...}` or the error's)."""
     return (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 # ─── rulebooks and characters ───────────────────────────────────────────────
 
 
-def rulebooks(work: Work, args: dict) -> dict:
+def rulebooks(work: Work, args: dict) -> dict:  # noqa: ARG001 (every job is called as job(work, args): worker.JOBS)
     library = work.library
     out = []
     for name, (path, source) in library.rulebook_files().items():

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 from interpreter.json_data import schemas
+from interpreter.version import VERSION
 from interpreter.web.api import MAX_BUDGET, MAX_TEXT, MAX_TRIALS
 
 _NAME = {"type": "string", "pattern": r"^[^\W_][\w-]{0,99}$"}
@@ -239,10 +238,6 @@ def _name_parameter(what: str) -> dict:
 
 def document() -> dict:
     """The OpenAPI document: every route of /api, its body and its answers."""
-    try:
-        package_version = version("rulebook")
-    except PackageNotFoundError:
-        package_version = "0"
     rulebook_query = {
         "name": "rulebook",
         "in": "query",
@@ -253,7 +248,7 @@ def document() -> dict:
         "openapi": "3.1.0",
         "info": {
             "title": "rulebook",
-            "version": package_version,
+            "version": VERSION,
             "description": "Tabletop rules run, counted and checked: the same JSON as the "
             "command line's `--json`. Requests that post anything must be JSON and carry the "
             "CSRF token (`X-CSRF-Token`, from GET /api/session). A server bound beyond "

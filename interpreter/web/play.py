@@ -31,8 +31,8 @@ from interpreter.web.jobs import (
     sheet_warnings,
     targets_of,
 )
-from interpreter.web.replay import ChoiceNeeded, DieNeeded, TypedAnswers, TypedSoFar
 from interpreter.web.saving import Subject
+from interpreter.web.typed_answers import ChoiceNeeded, DieNeeded, TypedAnswers, TypedSoFar
 
 #: the most exact work and trials a client may ask of one odds computation
 MAX_BUDGET = 10 * BUDGET

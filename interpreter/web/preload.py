@@ -2,7 +2,7 @@
 
 Imported, built and loaded once, in the process the workers are forked from.
 
-Imported by multiprocessing's fork server (interpreter.web.pool), so that a worker that
+Imported by multiprocessing's fork server (interpreter.web.worker_pool), so that a worker that
 replaces one the server stopped answers at once. Nothing here may fail: a rulebook that
 does not load is loaded again, and says why, when a request asks for it.
 """

@@ -19,10 +19,9 @@ from interpreter.journal import (
     JOURNAL_NAME,
     Journal,
     NoJournal,
-    holding,
     lines_as_read,
+    run_and_save,
     save_file,
-    save_run,
     undo,
 )
 from interpreter.journal import undone_by as undone_by_of
@@ -48,16 +47,13 @@ def save(library, engine, subject: Subject, dice, chooser, expect, answered=None
     roles = {"self": subject.character, **subject.targets}
     sources = {role: library.character_path(name) for role, name in roles.items()}
     saves_to = {role: library.save_target(name) for role, name in roles.items()}
-    save_as = {role: path for role, path in saves_to.items() if path != sources[role]}
     files = list(saves_to.values())
     if len({path.resolve() for path in files}) != len(files):  # two roles, one file
         raise ParameterError(tr("two characters of the run are the same file: nothing saved"))
-    journal_path = library.folder / JOURNAL_NAME
-    with Journal(journal_path) as journal, holding(journal, files):
-        sheets = {role: engine.load_sheet(path) for role, path in sources.items()}
-        sheet = sheets.pop("self")
+
+    def run(sheet, targets):
         outcome = engine.run(
-            subject.action, sheet, subject.params, dice, targets=sheets, choices=chooser
+            subject.action, sheet, subject.params, dice, targets=targets, choices=chooser
         )
         if answered is not None:
             answered.finish()
@@ -71,13 +67,17 @@ def save(library, engine, subject: Subject, dice, chooser, expect, answered=None
                 hint=tr("run the action again on the sheet as it is now"),
                 path=str(sources["self"]),
             )
-        before = {"self": sheet, **sheets}
-        number = save_run(journal, outcome, before, engine.rulebook, dice, save_as or None)
-    saved = {"path": str(saves_to["self"]), "journal": str(journal_path), "entry": number}
-    changed = [c.role for c in outcome.characters if c.changes]
-    if changed:
-        saved["others"] = {role: str(saves_to[role]) for role in changed}
-    return outcome, saved
+        return outcome
+
+    return run_and_save(
+        library.folder / JOURNAL_NAME,
+        sources,
+        saves_to,
+        run,
+        engine.rulebook,
+        dice,
+        load=lambda role, path: engine.load_sheet(path),
+    )
 
 
 def refuse_unsaved(body: dict) -> None:

@@ -1,6 +1,6 @@
 """A request's work handed to the worker processes, and its answer written back.
 
-The event loop only reads a request, gives its job to the pool (interpreter.web.pool:
+The event loop only reads a request, gives its job to the pool (interpreter.web.worker_pool:
 lanes, turns by client, bounds kept by killing the process) and writes the bytes the
 worker rendered; while it waits it listens for the client going away, which cancels
 the job. An odds request with `progress` streams lines of JSON once its inputs are
@@ -18,7 +18,7 @@ from starlette.responses import Response, StreamingResponse
 from dsl.messages import language_for, tr
 from interpreter.errors import LimitExceeded
 from interpreter.web.jobs import odds_too_long
-from interpreter.web.pool import Job, Pool
+from interpreter.web.worker_pool import Job, Pool
 
 #: seconds an odds computation may take before it is stopped
 ODDS_SECONDS = 60.0

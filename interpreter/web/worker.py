@@ -22,6 +22,7 @@ import socket
 from dsl.errors import TOO_DEEP, RulebookError
 from dsl.messages import tr
 from interpreter.errors import LimitExceeded
+from interpreter.version import versioned
 from interpreter.web import editing, frames, jobs, play
 from interpreter.web.errors import ServerFailed, error_json, status_of
 from interpreter.web.library import Library
@@ -106,7 +107,7 @@ def one(sock: socket.socket, table: dict, library: Library, settings: dict, job:
 def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
     """The answer's bytes: as Starlette's JSONResponse writes them, or a stream's last
     line; refused past the largest answer the server sends."""
-    body = jobs.line({"result": answer}) if work.stream else compact(answer)
+    body = jobs.line({"result": answer}) if work.stream else compact(versioned(answer))
     most = job.get("most", 1 << 62)
     if len(body) > most:
         raise LimitExceeded(
