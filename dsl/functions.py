@@ -3,9 +3,9 @@
 The checker (dsl.check), the language reference's table (grammar/README.md, printed by
 `python -m dsl.function_table --reference`) and the completion of the editor read this
 registry; the back end registers how each one is compiled and how the odds engine counts
-it under the same names (interpreter.compile.builtins), and a test holds the two together.
+it under the same names (interpreter.compile.builtin_functions), and a test holds the two together.
 To add a function: its entry here, its type rule in dsl.check (if none of the rules below
-fits), its entry in interpreter.compile.builtins, the reference's table regenerated.
+fits), its entry in interpreter.compile.builtin_functions, the reference's table regenerated.
 """
 
 from __future__ import annotations

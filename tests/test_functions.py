@@ -1,6 +1,7 @@
-"""The registry of built-in functions (dsl.functions, interpreter.compile.builtins): one list
-of names that the checker, the compiler, the odds engine, the editor and the reference's
-table all follow; each function's odds what brute force over the real roller gives."""
+"""The registry of built-in functions (dsl.functions, interpreter.compile.builtin_functions):
+one list of names that the checker, the compiler, the odds engine, the editor and the
+reference's table all follow; each function's odds what brute force over the real roller
+gives."""
 
 from __future__ import annotations
 
@@ -10,15 +11,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from fuzz_odds_cases import brute_force, keyed
+from oracle import action_outcomes, keyed
 
 import dsl
+from dsl.check.builtin_calls import OWN_ARITY, TYPE_RULES
 from dsl.check.checker import Checker
-from dsl.check.functions import OWN_ARITY, TYPE_RULES
 from dsl.errors import RulebookError
 from dsl.functions import FUNCTIONS, RULES, reference_table, table_in
 from interpreter import Engine, Limits
-from interpreter.compile.builtins import BUILTINS, COUNTED, POOL_QUESTIONS
+from interpreter.compile.builtin_functions import BUILTINS, COUNTED, POOL_QUESTIONS
 from interpreter.errors import EvaluationError
 from interpreter.lsp.complete import completions
 from interpreter.lsp.hover import hover
@@ -180,7 +181,7 @@ def test_each_functions_odds_are_what_the_real_roller_gives(name):
         }
     )
     odds = engine.odds("act", sheet, {})
-    listed = brute_force(engine, sheet)
+    listed = action_outcomes(engine, "act", sheet, ways=3_000)
     assert listed is not None and odds.exact and odds.omitted == 0
     assert keyed(odds.probabilities) == listed
     assert len(listed) > 1, "the example's value should depend on its dice"

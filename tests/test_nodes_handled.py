@@ -52,7 +52,7 @@ DEFINITION_COMPILERS = {
     n.RollDef: "roll_definition",
     n.Table: "table",
     n.Sheet: None,  # its fields are data: the sheet (interpreter.sheet) reads and keeps them
-    n.Ladder: None,  # its steps are data, read by step(...) (interpreter.compile.builtins)
+    n.Ladder: None,  # its steps are data, read by step(...) (interpreter.compile.builtin_functions)
     n.Symbols: None,  # names: the symbol dice that show them are compiled (compile.symbols)
     n.DieDef: None,  # a die's faces: data the symbol dice roll (interpreter.compile.symbols)
 }

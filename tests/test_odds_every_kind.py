@@ -11,17 +11,14 @@ node class is drawn by some such generator).
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-from dice_prefix import NeedDie, PrefixDice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracle import counted, every_roll, failed
 
 import dsl
 from dsl import nodes as n
 from interpreter import Engine, Limits
 from interpreter.errors import EvaluationError
-from interpreter.odds import Failure
 
 DEFINITIONS = """rulebook "Every kind" {
   system "odds against brute force"
@@ -169,27 +166,16 @@ def every_kind(draw) -> str:
     return DEFINITIONS + action
 
 
-def outcome_of(engine, sheet, params, faces, choices):
-    try:
-        return engine.run("act", sheet, params, PrefixDice(faces), choices=choices).result
-    except EvaluationError as error:  # a run stopped there: an outcome of the odds too
-        return ("fails", str(error.message))
-
-
 def brute_force(engine, sheet, params, choices) -> dict:
     """Each result's probability, over every sequence of faces a real run can draw."""
-    out: dict = {}
-    stack = [((), Fraction(1))]
-    while stack:
-        faces, probability = stack.pop()
+
+    def run(dice):
         try:
-            outcome = outcome_of(engine, sheet, params, faces, choices)
-        except NeedDie as need:
-            die = need.die
-            stack.extend(((*faces, f), probability / die.size) for f in die.faces())
-            continue
-        out[outcome] = out.get(outcome, 0) + probability
-    return out
+            return engine.run("act", sheet, params, dice, choices=choices).result
+        except EvaluationError as error:  # a run stopped there: an outcome of the odds too
+            return failed(error)
+
+    return every_roll(run)
 
 
 def case_of(text: str):
@@ -213,11 +199,7 @@ def test_every_kind_of_statement_counts_as_every_run_of_the_dice(text):
     try:
         odds = engine.odds("act", sheet, params, choices=choices)
     except EvaluationError as error:  # every run fails alike: the odds say so as a run would
-        assert listed == {("fails", str(error.message)): 1}, text
+        assert listed == {failed(error): 1}, text
         return
     assert odds.exact and odds.omitted == 0, text
-    counted = {
-        (("fails", str(o.message)) if isinstance(o, Failure) else o): p
-        for o, p in odds.probabilities.items()
-    }
-    assert counted == listed, text
+    assert counted(odds) == listed, text

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl import suggest
 from dsl import types as t
+from dsl.check.builtin_calls import FunctionChecks
 from dsl.check.characters import CharacterChecks
 from dsl.check.choices import ChoiceChecks
 from dsl.check.definitions import DefinitionChecks
 from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
-from dsl.check.functions import FunctionChecks
 from dsl.check.items import ItemChecks
 from dsl.check.lookalikes import LookalikeChecks
 from dsl.check.pools import PoolChecks

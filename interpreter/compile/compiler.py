@@ -16,7 +16,7 @@ from dsl import types as t
 from dsl.bounded import Bounded
 from dsl.rulebook import Rulebook, names_a_field
 from interpreter.compile.actions import CompiledAction, too_deep
-from interpreter.compile.builtins import BUILTINS
+from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.choose import Choices

@@ -21,7 +21,7 @@ from interpreter.compile.arithmetic import (
     tuple_of,
     unequal,
 )
-from interpreter.compile.builtins import BUILTINS
+from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.costs import charged
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die
@@ -219,7 +219,7 @@ class Expressions:
 
     def ex_call(self, node: n.Call):
         binding = self.bindings[id(node)]
-        if binding.kind == "builtin":  # interpreter.compile.builtins
+        if binding.kind == "builtin":  # interpreter.compile.builtin_functions
             return BUILTINS[node.function].compile(self, node)
         definition = binding.node
         values = tuple_of(self.arguments(node, definition.params))

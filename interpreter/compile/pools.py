@@ -16,7 +16,7 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.bounds import cells
 from interpreter.compile.arithmetic import as_number, as_whole
-from interpreter.compile.builtins import POOL_QUESTIONS
+from interpreter.compile.builtin_functions import POOL_QUESTIONS
 from interpreter.dice import PoolRoll, keep_dice
 from interpreter.errors import EvaluationError
 from interpreter.pool import (
