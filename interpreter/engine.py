@@ -30,6 +30,7 @@ from dsl.bounded import Bounded
 from dsl.errors import TOO_DEEP, RulebookError, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook, reads_sheet
+from interpreter.balance.encounters.answering import EncounterOdds, encounter_odds
 from interpreter.choosers import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.describe import describe
@@ -528,6 +529,13 @@ class Engine:
     def describe(self) -> dict:
         """Actions, parameters, checks, rolls, tables and the sheet, as plain data."""
         return describe(self.rulebook)
+
+    @speaking
+    def encounter(self, description: str | Path | Mapping, **options) -> EncounterOdds:
+        """A whole encounter's odds (who wins, in how many rounds, with what left): exact
+        where its states are few, else sampled, saying why: interpreter.balance.encounters.answering
+        (`description`: a file, its data, or an Encounter; `options`: encounter_odds's)."""
+        return encounter_odds(self, description, **options)
 
     @speaking
     def odds(

@@ -40,7 +40,10 @@ KINDS = (
     "log",
     "journal_entry",
     "replay",
+    "encounter",
 )
+#: ends listed by what is left, for each side, in an encounter's document (the most likely)
+LISTED_ENDS = 200
 
 
 class Writer:
@@ -392,6 +395,51 @@ def replay_data(report, against: dict, language: str | None = None) -> dict:
     out["runs"] = [
         w.value(stored_value(run.to_json()), f"/runs/{i}") for i, run in enumerate(report)
     ]
+    return w.finish(out)
+
+
+# ─── encounters ─────────────────────────────────────────────────────────────
+
+
+def encounter_data(answer, language: str | None = None) -> dict:
+    """A whole encounter's answer (an EncounterOdds of interpreter.balance.encounters):
+    who wins, in how many rounds, with what left; exact fractions in `fractions`, or a
+    sample's estimates with their 95% intervals."""
+    w = Writer(language)
+    out = _head("encounter", language)
+    exact = answer.exact
+
+    def number(p, pointer: str):
+        return w.value(p, pointer) if exact else float(p)
+
+    out["method"] = "exact" if exact else "sampled"
+    out["reason"] = w.text(answer.reason)
+    out["trials"] = answer.trials
+    out["sides"] = list(answer.sides)
+    out["combatants"] = list(answer.names)
+    out["max_rounds"] = answer.max_rounds
+    winners = []
+    for i, (side, p) in enumerate(answer.winners().items()):
+        low, high = answer.interval(side)
+        interval = None if exact else [float(low), float(high)]
+        item = {"side": side, "probability": number(p, f"/winners/{i}/probability")}
+        winners.append({**item, "interval": interval})
+    out["winners"] = winners
+    out["mean_rounds"] = number(answer.mean_rounds(), "/mean_rounds")
+    low, high = answer.rounds_interval()
+    out["mean_rounds_interval"] = None if exact else [float(low), float(high)]
+    out["rounds"] = [
+        {"rounds": n, "probability": number(p, f"/rounds/{i}/probability")}
+        for i, (n, p) in enumerate(answer.rounds().items())
+    ]
+    left = []
+    for side in answer.sides:
+        ends = list(answer.left(side).items())
+        for healths, p in ends[:LISTED_ENDS]:
+            pointer = f"/left/{len(left)}/probability"
+            health = dict(zip(answer.names, healths))
+            left.append({"side": side, "health": health, "probability": number(p, pointer)})
+    out["left"] = left
     return w.finish(out)
 
 

@@ -258,10 +258,11 @@ def test_yes_no_in_either_spelling_in_sheet_data_and_parameters():
 # ─── every --json of the command line ───────────────────────────────────────
 
 CHOICES, DUEL = str(DATA / "choices.rules"), str(DATA / "duel.rules")
+FIGHT = str(DATA.parent.parent / "examples" / "games" / "encounters" / "duel.yaml")
 #: a command line of every command that takes --json, in every shape its answer takes
 #: (with the journal's commands run after the saved runs above them)
 COMMAND_LINES = [
-    (kind, shlex.split(line.format(choices=CHOICES, duel=DUEL)))
+    (kind, shlex.split(line.format(choices=CHOICES, duel=DUEL, fight=FIGHT)))
     for kind, line in [
         ("roll", "roll 4d6kh3 --seed 1"),
         ("roll", "roll 7/2"),
@@ -299,6 +300,9 @@ COMMAND_LINES = [
         ("journal_entry", "show 2 --journal j.sqlite --lang en"),
         ("replay", "replay --against {duel} --journal j.sqlite"),
         ("error", "show 9 --journal j.sqlite"),
+        ("encounter", "encounter {fight}"),
+        ("encounter", "encounter {fight} --sampled --trials 50 --lang es"),
+        ("error", "encounter {fight} --sampled --workers 100"),
     ]
 ]  # fmt: skip
 

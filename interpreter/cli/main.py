@@ -17,6 +17,7 @@ from interpreter.cli import (
     arguments,
     check,
     describe,
+    encounter,
     export,
     journal,
     log,
@@ -44,8 +45,10 @@ PLAY_COMMANDS = (roll, run, check, describe, odds, serve)
 JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
 #: the commands for writing rules in an editor
 EDITOR_COMMANDS = (formatting, language_server)
+#: the commands of balance studies
+BALANCE_COMMANDS = (encounter,)
 #: every command, in the order `rulebook --help` lists them
-COMMAND_MODULES = PLAY_COMMANDS + JOURNAL_COMMANDS + EDITOR_COMMANDS
+COMMAND_MODULES = PLAY_COMMANDS + JOURNAL_COMMANDS + EDITOR_COMMANDS + BALANCE_COMMANDS
 
 EXAMPLES = """\
   rulebook roll "4d6kh3"
