@@ -574,3 +574,14 @@ class Engine:
             budget=budget,
             **options,
         )
+
+    def sweep(
+        self, action: str, characters: Sheet | Sequence, *, compare: Sequence = (), **options
+    ) -> list[dict]:
+        """The odds of `action` over a grid (interpreter.balance.sweep): a list of rows,
+        one dict per case (`pandas.DataFrame(rows)` reads it), for `characters` (Sheets,
+        or (label, Sheet) pairs), the `params` and sheet values (`vary`) given as lists,
+        in this rulebook and each of `compare` (Rulebooks such as house rules)."""
+        from interpreter.balance.sweep import engines_of, labelled, sweep
+
+        return sweep(engines_of(self, compare), action, labelled(characters), **options)

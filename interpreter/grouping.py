@@ -133,7 +133,7 @@ class Grouping:
             raise TooMuchGrouping
         if self.spend is not None:
             self.spend()
-        bound = self.bound(total)
+        most = self.bound(total)
         distinct: list = []  # [face, how many], highest first, of the dice below the highest
         for face in reversed(faces[:-1]):
             if distinct and distinct[-1][0] == face:
@@ -142,7 +142,7 @@ class Grouping:
                 distinct.append([face, 1])
         used = [0] * len(distinct)
         best = 0
-        worth, top, solve = self.worth, self.top, self.solve
+        worth, top, solve, bound, whole = self.worth, self.top, self.solve, self.bound, total
 
         def rest() -> tuple:
             out = []
@@ -153,11 +153,13 @@ class Grouping:
         def extend(start: int, total, value: int, raised: bool) -> bool:
             """Sets holding the highest die and these dice; True once the bound is met."""
             nonlocal best
-            if raised:
+            # the rest can add no more than its bound: a set that cannot beat the best
+            # so far is not looked into
+            if raised and value + bound(whole - total) > best:
                 found = value + solve(rest())
                 if found > best:
                     best = found
-                    if best >= bound:
+                    if best >= most:
                         return True
             if value >= top:
                 return False

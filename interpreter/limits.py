@@ -76,3 +76,10 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+#: cases one sweep asked of the server may have (`POST /api/sweep`): each is an odds
+#: computation, run one after another in one worker process
+WEB_SWEEP_CASES = 400
+#: the time one sweep asked of the server may take, in odds computations' time bounds
+#: (`serve --odds-timeout`): the whole sweep is stopped past it
+WEB_SWEEP_ODDS_TIMES = 12

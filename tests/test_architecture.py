@@ -260,6 +260,10 @@ SAME_NAMES = {
     ),
     "check": ({"dsl.check", "interpreter.cli.check"}, "`rulebook check`: its front"),
     "odds": ({"interpreter.odds", "interpreter.cli.odds"}, "`rulebook odds`: its front"),
+    "sweep": (
+        {"interpreter.balance.sweep", "interpreter.cli.sweep"},
+        "`rulebook sweep`: its front",
+    ),
     "lsp": ({"interpreter.lsp", "interpreter.cli.lsp"}, "`rulebook lsp`: its front"),
     "journal": (
         {"interpreter.journal", "interpreter.cli.journal"},

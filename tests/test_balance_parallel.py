@@ -83,3 +83,10 @@ def test_chunks_follow_the_measured_time_and_leave_every_worker_several():
     assert chunk_size(1000, 2, 0.0, 0.25) == 1000 // (2 * CHUNKS_PER_WORKER)
     assert chunk_size(10, 4, 0.0001, 0.25) == 1
     assert chunk_size(1000, 2, 5.0, 0.25) == 1
+
+
+def test_a_scheduler_that_does_not_answer_is_the_projects_error():
+    from interpreter.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="no Dask scheduler answers at 'nonsense'"):
+        map_tasks(fails_on, range(3), scheduler="nonsense")

@@ -20,7 +20,7 @@ from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.grouping import Grouping, most_sets, pairs_hold
 from interpreter.odds.pools import pool_answers
-from interpreter.pool import MostSets
+from interpreter.pool import Count, Highest, MostSets, Total, face_test
 
 
 @functools.lru_cache(maxsize=4096)
@@ -89,6 +89,32 @@ def test_odds_over_multisets_are_those_of_every_roll(sides, count, thresholds):
     for roll in itertools.product(range(1, sides + 1), repeat=count):
         counted[(brute(roll, thresholds),)] += 1
     total = sides**count
+    assert {k: Fraction(w, dist.total) for k, w in dist.weights.items()} == {
+        k: Fraction(w, total) for k, w in counted.items()
+    }
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    faces=st.lists(st.integers(-1, 9), min_size=2, max_size=6),
+    count=st.integers(1, 4),
+    thresholds=st.sampled_from([(10,), (10, 15), (7,), (5, 8)]),
+    other=st.sampled_from(["total", "highest", "fives"]),
+)
+def test_most_sets_asked_with_another_question_against_every_roll(faces, count, thresholds, other):
+    """The walk takes a pair's faces side by side when every question takes any order
+    (most_sets with a total or a count), from the lowest up otherwise (with highest)."""
+    question, answer = {
+        "total": (Total(), sum),
+        "highest": (Highest(None), max),
+        "fives": (Count(face_test(5)), lambda roll: roll.count(5)),
+    }[other]
+    die = Die.listing(tuple(faces))
+    dist = pool_answers(die, count, (), (MostSets(thresholds), question))
+    counted: Counter = Counter()
+    for roll in itertools.product(faces, repeat=count):
+        counted[(brute(roll, thresholds), answer(roll))] += 1
+    total = len(faces) ** count
     assert {k: Fraction(w, dist.total) for k, w in dist.weights.items()} == {
         k: Fraction(w, total) for k, w in counted.items()
     }

@@ -12,6 +12,7 @@ from test_odds_brute_force import HEADER, LIMITS
 import dsl
 from interpreter import Engine, ForcedDice
 from interpreter.cli import main
+from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
 from interpreter.odds.marginals import ByField
 from interpreter.sheets.character import shipped_characters_folder
@@ -66,6 +67,18 @@ def test_its_odds_equal_brute_force_field_by_field(tie, field):
     else:
         assert counted(odds) == marginal(joint, field)
     assert sum(odds.probabilities.values()) + odds.omitted == 1
+
+
+@pytest.mark.parametrize("tie", ["reroll", "ours"])
+def test_a_field_it_lacks_is_refused_naming_those_it_has(tie):
+    # Cut by a name its records lack, every record read `none`: "none 100%", exact.
+    engine = engine_for(tie)
+    sheet = engine.sheet({"A": 1, "B": 2})
+    with pytest.raises(EvaluationError) as refused:
+        engine.odds("duel", sheet, {}, "lvel")
+    assert "'lvel'" in str(refused.value) and "won, tie, margin, rerolls, level" in str(
+        refused.value
+    )
 
 
 def test_the_shipped_resisted_check_on_its_own(capsys):

@@ -81,7 +81,7 @@ def test_any_key_given_twice_is_found_where_it_is_written(keys, data):
     # JSON: the same keys, one member a line
     members = ",\n".join(f" {json.dumps(key)}: {i}" for i, key in enumerate(order))
     json_text = "{\n" + members + "\n}"
-    error = parsing._duplicate(json_text, "json", None, parsing.Duplicate(twice))
+    error = parsing._duplicate(json_text, None, parsing.Duplicate(twice))
     assert (error.line, error.column) == (at + 2, 2)
     assert f"at {keys.index(twice) + 2}:2 and" in error.message.render()
 

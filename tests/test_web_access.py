@@ -22,6 +22,7 @@ from starlette.testclient import TestClient
 from web_client import page_client
 
 from interpreter.errors import ParameterError
+from interpreter.version import VERSION
 from interpreter.web import create_app
 from interpreter.web.access import access_for, host_name, machine_names
 
@@ -257,7 +258,12 @@ def test_a_request_that_posts_needs_the_csrf_token(folder):
     base = "http://127.0.0.1:8000"
     with TestClient(app, base_url=base) as c:
         session = c.get("/api/session").json()
-        assert session == {"csrf_token": app.access.csrf, "token_required": False}
+        # the session's answer, as every answer, carries the version (issue 31)
+        assert session == {
+            "csrf_token": app.access.csrf,
+            "token_required": False,
+            "rulebook_version": VERSION,
+        }
         for headers in ({}, {"x-csrf-token": ""}, {"x-csrf-token": app.access.csrf + "x"}):
             error = error_of(c.post("/api/run", json=RUN, headers=headers), 403, "forbidden")
             assert "X-CSRF-Token" in error["message"] and "/api/session" in error["hint"]

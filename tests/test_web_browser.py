@@ -528,3 +528,83 @@ def test_a_sheets_warnings_are_shown_with_the_sheet_the_run_and_the_odds(page, s
     page.fill("#odds-field", "total")
     page.click("#odds-button")
     expect(page.locator("#odds-warnings")).to_contain_text(warning)
+
+
+#: a choice asked once per die (issue 30): each time answered apart, in a run and in the odds
+PLACED = """rulebook "Placed" { language "en" }
+action place() "Place each die" {
+  let r = 2d4
+  let first = 0
+  let second = 0
+  for each d in r.dice {
+    choose into "Which set for {d}?" {
+      option none
+      option each s in 1..2 {
+        if s = 1 { set first to first + d } else { set second to second + d }
+      }
+    }
+  }
+  result { first: first, second: second }
+}
+"""
+
+
+def test_a_choice_asked_once_per_die_is_answered_each_time_apart(page, server):
+    _base, folder = server
+    (folder / "placed.rules").write_text(PLACED, encoding="utf-8")
+    open_page(page, server, "placed", "")
+    page.select_option("#action", "place")
+    expect(page.locator("#action-choices")).to_have_text("asks during the run: into")
+    # A run asks the choice for each die in turn: the first die to set 1, the second to 2.
+    page.check('input[name="dice"][value="seed"]')
+    page.fill("#seed", "3")
+    page.click("#run")
+    prompt = page.locator("#choose-prompt")
+    expect(prompt).to_have_text(re.compile(r"^into: Which set for [1-4]\?$"))
+    page.click("#choose-options button:text-is('1')")
+    expect(page.locator("#choose-back")).to_be_visible()
+    expect(page.locator("#choose-trace")).to_contain_text("into: 1 (chosen at the table)")
+    page.click("#choose-options button:text-is('2')")
+    expect(page.locator("#outcome")).to_be_visible()
+    expect(page.locator("#choices li")).to_have_text(
+        ["into: 1 — the acting character, chosen at the table",
+         "into: 2 — the acting character, chosen at the table"]
+    )  # fmt: skip
+
+    def shown(name: str) -> int:
+        row = page.locator("#result tr", has=page.locator("th", has_text=re.compile(f"^{name}$")))
+        return int(row.locator("td").text_content())
+
+    first, second = shown("first"), shown("second")
+    assert 1 <= first <= 4 and 1 <= second <= 4  # one die in each set
+    # The odds: every time answered 1, nothing is ever in the second set...
+    page.fill("#odds-field", "second")
+    page.fill("#odds-best", "mean first")
+    page.fill('input.odds-choice[data-choice="into"]', "1")
+    page.click("#odds-button")
+    summary = page.locator("#odds-summary")
+    expect(summary).to_contain_text(re.compile(r"^exact, mean 0(\.0+)?\b"), timeout=90_000)
+    # ...and the second time answered apart (`into#2`), the second die is there.
+    page.click('button.odds-apart[data-choice="into"]')
+    row = page.locator("label.odds-occurrence")
+    expect(row.locator("input.odds-time")).to_have_value("2")
+    row.locator("input.odds-choice").fill("2")
+    page.click("#odds-button")
+    expect(summary).to_contain_text(re.compile(r"^exact, mean 2\.50*\b"), timeout=90_000)
+    bars = page.locator("#odds-chart svg rect.bar-a[data-outcome]")
+    expect(bars).to_have_count(4)  # the second die: 1 to 4 alike
+
+
+def test_a_sweep_drawn_beside_a_house_rule(page, server):
+    open_page(page, server, "brujeria", "brujeria_investigadora")
+    page.select_option("#action", "chequeo_sencillo")
+    page.fill("#odds-field", "éxito")
+    page.select_option("#compare", "brujeria_miedo_duro")
+    page.fill("#sweep-over", "modificador=-2..2; Voluntad=1..3")
+    page.click("#sweep-button")
+    picture = page.locator("#sweep-picture")
+    expect(picture).to_be_visible()
+    expect(page.locator("#sweep-summary")).to_have_text("30 casos")  # 5 x 3 x 2 rulebooks
+    assert picture.get_attribute("src").startswith("data:image/svg+xml")
+    assert picture.evaluate("image => image.naturalWidth") > 100  # the SVG drew
+    assert "P(éxito=yes)" in picture.get_attribute("alt")

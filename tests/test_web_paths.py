@@ -135,6 +135,11 @@ def test_no_answer_holds_a_path_of_the_server(folder):
         ask("POST", "/api/odds", json={"rulebook": "casa", "action": "temblar", "field": "miedo"})
         ask("POST", "/api/odds", json={"expression": "3d6", "progress": True})
         ask("POST", "/api/odds", json={**run, "seed": None, "params": {"veces": 0}}, status=200)
+        sweep = {"rulebook": "casa", "action": "temblar", "character": "ana", "field": "miedo"}
+        swept = ask("POST", "/api/sweep", json={**sweep, "params": {"veces": "0..2"}})
+        assert [row["veces"] for row in swept["rows"]] == [0, 1, 2]
+        assert swept["rows"][0]["P(miedo=fails: Hay que temblar al menos una vez)"] == "1/1"
+        ask("POST", "/api/sweep", json={**sweep, "compare": ["roto"]}, status=422)
         checked = ask(
             "POST", "/api/check", json={"text": 'rulebook "X" extends "roto.rules" {\n}\n'}
         )

@@ -9,6 +9,9 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+from dsl.messages import tr
+from interpreter.errors import ParameterError
+
 #: seconds of work a chunk of tasks aims at in a local process pool: long enough that
 #: pickling a chunk and its answers is a small part of it, short enough to balance
 POOL_CHUNK_SECONDS = 0.25
@@ -20,6 +23,8 @@ CLUSTER_CHUNK_SECONDS = 1.0
 CHUNKS_PER_WORKER = 4
 #: a chunk never holds more tasks than this, however quick each is
 MAX_CHUNK = 10_000
+#: seconds to wait for a Dask scheduler to answer before saying it does not
+CONNECT_SECONDS = 10
 
 Progress = Callable[[int, int], None]
 
@@ -38,6 +43,7 @@ def map_tasks(
     workers: int | None = None,
     scheduler: str | None = None,
     on_progress: Progress | None = None,
+    on_answer: Callable[[int, object], None] | None = None,
 ) -> list:
     """`[function(task) for task in tasks]`, in the order of `tasks`, computed in parallel.
 
@@ -46,11 +52,19 @@ def map_tasks(
     `workers=1` runs everything in this process; by default a local process pool of
     `os.cpu_count()` workers; `scheduler="tcp://host:port"` sends the work to that Dask
     distributed cluster. The first task runs here, and its time sets how many tasks go in
-    each chunk sent to a worker. `on_progress(done, total)` is called as tasks finish.
+    each chunk sent to a worker. `on_progress(done, total)` is called as tasks finish, and
+    `on_answer(index, answer)` with each task's answer as it arrives (to keep it).
     An exception raised by `function` is raised here (the remaining work is cancelled)."""
     tasks = list(tasks)
     total = len(tasks)
-    report = on_progress or (lambda done, total: None)
+    progress = on_progress or (lambda done, total: None)
+    keep = on_answer or (lambda index, answer: None)
+
+    def report(done: int, total: int, start: int = 0, answers: Sequence = ()) -> None:
+        for offset, answer in enumerate(answers):
+            keep(start + offset, answer)
+        progress(done, total)
+
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     if total == 0:
@@ -60,7 +74,7 @@ def map_tasks(
     started = time.perf_counter()
     first = function(tasks[0])
     seconds = time.perf_counter() - started
-    report(1, total)
+    report(1, total, 0, [first])
     rest = tasks[1:]
     if not rest:
         return [first]
@@ -88,19 +102,19 @@ def _chunks(tasks: list, size: int) -> list[list]:
     return [tasks[i : i + size] for i in range(0, len(tasks), size)]
 
 
-def _in_process(function: Callable, tasks: list, report: Progress) -> list:
+def _in_process(function: Callable, tasks: list, report: Callable) -> list:
     answers = []
     for task in tasks:
         answers.append(function(task))
-        report(len(answers), len(tasks))
+        report(len(answers), len(tasks), len(answers) - 1, answers[-1:])
     return answers
 
 
 def _in_pool(
-    function: Callable, tasks: list, workers: int, seconds: float, report: Progress
+    function: Callable, tasks: list, workers: int, seconds: float, report: Callable
 ) -> list:
     size = chunk_size(len(tasks), workers, seconds, POOL_CHUNK_SECONDS)
-    chunks = _chunks(tasks, size)
+    chunks = _chunks(tasks, size)  # of the tasks after the first: task i + 1 of all
     answers: list = [None] * len(chunks)
     done = 1  # the first task, run here
     total = len(tasks) + 1
@@ -113,7 +127,7 @@ def _in_pool(
                     index = pending.pop(future)
                     answers[index] = future.result()
                     done += len(chunks[index])
-                    report(done, total)
+                    report(done, total, 1 + index * size, answers[index])
         except BaseException:
             for future in pending:
                 future.cancel()
@@ -122,11 +136,25 @@ def _in_pool(
 
 
 def _on_cluster(
-    function: Callable, tasks: list, address: str, seconds: float, report: Progress
+    function: Callable, tasks: list, address: str, seconds: float, report: Callable
 ) -> list:
-    from distributed import Client, as_completed  # only a cluster's user needs Dask
-
-    with Client(address) as client:
+    try:
+        from distributed import Client, as_completed  # only a cluster's user needs Dask
+    except ImportError:
+        raise ParameterError(
+            tr("a Dask cluster needs Dask distributed: pip install 'rulebook[balance]'")
+        ) from None
+    try:
+        client = Client(address, timeout=CONNECT_SECONDS)
+    except (OSError, ValueError, TypeError) as error:
+        raise ParameterError(
+            tr(
+                "no Dask scheduler answers at {address} ({reason})",
+                address=repr(address),
+                reason=str(error),
+            )
+        ) from None
+    with client:
         workers = max(1, sum(client.nthreads().values()))
         size = chunk_size(len(tasks), workers, seconds, CLUSTER_CHUNK_SECONDS)
         chunks = _chunks(tasks, size)
@@ -139,7 +167,7 @@ def _on_cluster(
                 index = index_of[future.key]
                 answers[index] = future.result()
                 done += len(chunks[index])
-                report(done, len(tasks) + 1)
+                report(done, len(tasks) + 1, 1 + index * size, answers[index])
         except BaseException:
             client.cancel(futures)
             raise

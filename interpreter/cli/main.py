@@ -29,6 +29,7 @@ from interpreter.cli import (
     run,
     serve,
     show,
+    sweep,
     undo,
     verify,
     words,
@@ -46,7 +47,7 @@ JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
 #: the commands for writing rules in an editor
 EDITOR_COMMANDS = (formatting, language_server)
 #: the commands of balance studies
-BALANCE_COMMANDS = (encounter,)
+BALANCE_COMMANDS = (sweep, encounter)
 #: every command, in the order `rulebook --help` lists them
 COMMAND_MODULES = PLAY_COMMANDS + JOURNAL_COMMANDS + EDITOR_COMMANDS + BALANCE_COMMANDS
 
@@ -57,6 +58,7 @@ EXAMPLES = """\
   rulebook check rulebooks/*.rules
   rulebook describe brujeria
   rulebook odds "3d6"
+  rulebook sweep brujeria chequeo_sencillo --char brujeria_bruja --field éxito --vary Voluntad=1..6
   rulebook serve my_campaign/
   rulebook new brujeria_investigadora lucia.yaml
   rulebook run brujeria asustarse --char lucia.yaml --save

@@ -313,6 +313,8 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
     book = engine.rulebook
     check = engine.compiler.check(name) if name in book.checks else engine.compiler.opposed(name)
     args = engine.check_arguments(name, sheet, params)
+    if name in book.opposed and field is not None:
+        _opposed_has(check, field)  # a cut by a name it lacks would read `none` everywhere
 
     def run(ctx):
         record = check(ctx, args, check.node.span)
@@ -325,6 +327,23 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
         return pick(record, field)
 
     return run
+
+
+#: the fields every opposed check's record has, beside its author's (compile.checks)
+OPPOSED_FIELDS = ("ours", "theirs", "won", "tie", "margin", "rerolls")
+
+
+def _opposed_has(opposed, field: str) -> None:
+    """Refuse a field the opposed check's record does not have, naming those it has."""
+    names = [*OPPOSED_FIELDS, *(name for name, _value in opposed.fields)]
+    if field not in names:
+        raise EvaluationError(
+            tr(
+                "the result has no field {field}; it has {fields}",
+                field=repr(field),
+                fields=", ".join(names),
+            )
+        )
 
 
 def counting_limits(limits: Limits) -> Limits:

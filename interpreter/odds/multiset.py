@@ -8,9 +8,11 @@ questions see each face once, with how many kept dice show it, so their states s
 (a count, the highest face so far, the largest set so far), and the work is about
 faces × N² × states, whatever the number of ordered rolls (6^20 for 20d6).
 
-Two refinements: neighbouring faces every question treats alike (2, 3 and 4 for "count
+Three refinements: neighbouring faces every question treats alike (2, 3 and 4 for "count
 the 1s and the 5s and 6s") are walked as one; once every kept position is filled, the
-dice left cannot matter, and their weight is taken at once.
+dice left cannot matter, and their weight is taken at once; when every die is kept and
+every question takes the faces in any order, they come in the order that keeps the states
+few (most_sets: a face beside the face it pairs with).
 
 Each question's evaluator here must agree with `Question.of_kept` (interpreter.pool), which
 defines it; tests hold the two together.
@@ -39,10 +41,15 @@ from interpreter.pool import (
 
 # ─── evaluators: one per question, over faces from the lowest up ────────────
 # key(face): faces with equal keys, side by side, may be walked as one;
-# step(state, face, c): c > 0 kept dice show `face`; final(state): the answer.
+# step(state, face, c): c > 0 kept dice show `face`; final(state): the answer;
+# any_order: the faces may come in any order (every die kept), and order(face, faces),
+# where given, is the order that keeps the states few (interpreter.grouping's pairs side
+# by side).
 
 
 class CountOf:
+    any_order = True
+
     def __init__(self, test):
         self.test = test
         self.start = 0
@@ -60,6 +67,8 @@ class CountOf:
 class SumOf:
     """The total, successes or failures: each kept face adds its value."""
 
+    any_order = True
+
     def __init__(self, value):
         self.value = value
         self.start = 0
@@ -76,6 +85,8 @@ class SumOf:
 
 class ByFace:
     """Questions that tell faces apart (highest, lowest, sorted, sets)."""
+
+    any_order = False
 
     def key(self, face):
         return face
@@ -149,6 +160,7 @@ class MostSetsOf(ByFace):
     with one memory, for what is left at the end."""
 
     start = (0, ())
+    any_order = True
 
     def __init__(self, thresholds):
         self.grouping = Grouping(thresholds)
@@ -158,9 +170,19 @@ class MostSetsOf(ByFace):
         """Count the search's steps as work (and look at the deadline)."""
         self.grouping.spend = lambda: work.spend(SEARCH_STEP_WORK)
 
+    def order(self, face, faces):
+        """A face beside the face it pairs with (1, 9, 2, 8, ... for sets of 10), and the
+        faces that pair with none of `faces` last: the states then hold what is left of
+        each pair, and every multiset of the others only at the end."""
+        grouping = self.grouping
+        other = grouping.ts[-1] - face
+        if grouping.worth(face) == grouping.top or (grouping.pairs and other in faces):
+            return (0, min(face, other), face)
+        return (1, face, face)
+
     def step(self, state, face, c):
-        # grouping.add on the state's tuple itself: faces come from the lowest up, so a
-        # new face goes at the end, and only a pair's lower die is taken from before it
+        # grouping.add on the state's tuple itself (its faces sorted, each once): a face
+        # takes the dice it pairs with from the faces before it, then joins them
         score, pairs = state
         grouping = self.grouping
         if face <= 0:
@@ -179,7 +201,12 @@ class MostSetsOf(ByFace):
                         kept = ((held, k - paired),) if k > paired else ()
                         pairs = pairs[:i] + kept + pairs[i + 1 :]
                         break
-        return score, ((*pairs, (face, c)) if c else pairs)
+        if not c:
+            return score, pairs
+        at = 0
+        while at < len(pairs) and pairs[at][0] < face:
+            at += 1
+        return score, (*pairs[:at], (face, c), *pairs[at:])
 
     def final(self, state):
         score, pairs = state
@@ -226,6 +253,7 @@ class Constant:
     that does not count them: none)."""
 
     start = None
+    any_order = True
 
     def key(self, face):  # noqa: ARG002 (a pool question's key, step and final)
         return None
@@ -256,7 +284,8 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
     (evaluate_mixed for one kind of die, written out: the commonest case, and the hot
     loop of every pool question.)"""
     bind(evaluators, work)
-    groups = [(face, ws[0]) for face, ws in face_groups([weights], evaluators)]
+    full = lo <= 0 and hi >= count
+    groups = [(face, ws[0]) for face, ws in face_groups([weights], evaluators, full)]
     den = sum(weights.values())
     states = {(count, tuple(e.start for e in evaluators)): 1}
     done: dict = {}
@@ -297,9 +326,10 @@ def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tup
     """The same for a pool of several kinds of dice, (face weights, how many) each (as
     `{4d6+3d8}k4`): at each face, c_t of the r_t dice of each kind show it."""
     bind(evaluators, work)
-    groups = face_groups([weights for weights, _ in pools], evaluators)
-    kinds = range(len(pools))
     count = sum(n for _, n in pools)
+    full = lo <= 0 and hi >= count
+    groups = face_groups([weights for weights, _ in pools], evaluators, full)
+    kinds = range(len(pools))
     den = 1
     for weights, n in pools:
         den *= sum(weights.values()) ** n
@@ -384,12 +414,20 @@ def splits(lefts: tuple, ws: list, rest: list, rows: dict, work):
         yield tuple(c for c, _ in combo), ways
 
 
-def face_groups(pools: list, evaluators: list) -> list:
+def face_groups(pools: list, evaluators: list, full: bool = False) -> list:
     """(face, [weight in each kind of die]) from the lowest face up, neighbours every
-    evaluator treats alike walked as one (the first face of a group stands for it)."""
+    evaluator treats alike walked as one (the first face of a group stands for it).
+    `full`: every die is kept; if every evaluator takes the faces in any order, they
+    come in the order the evaluators prefer."""
     groups: list = []
     last = None
-    for face in sorted({f for weights in pools for f, w in weights.items() if w}):
+    faces = sorted({f for weights in pools for f, w in weights.items() if w})
+    if full and all(e.any_order for e in evaluators):
+        ordering = [e.order for e in evaluators if hasattr(e, "order")]
+        if ordering:
+            present = frozenset(faces)
+            faces.sort(key=lambda f: (*(order(f, present) for order in ordering), f))
+    for face in faces:
         ws = [weights.get(face, 0) for weights in pools]
         key = tuple(e.key(face) for e in evaluators)
         if groups and key == last:

@@ -370,8 +370,9 @@ def pool_answers(
 ):
     """The joint distribution of order-free questions' answers about one dice term, as a
     Dist of answer tuples, counted over multisets (interpreter.odds.multiset). Raises
-    NotImplementedError for terms whose dice are not independent draws kept at fixed
-    sorted positions (explosions; rerolls after a keep): the caller enumerates those.
+    Explosions, in any order with the other modifiers, are counted in parts of
+    independent dice (interpreter.odds.exploding). NotImplementedError for a reroll or
+    clamp after a keep in a pool that does not explode: the caller enumerates those.
     A term that may fail at the roller's limit (limit_failure) is counted in the worlds
     where it does not: the answers are conditioned on the roll finishing."""
     work = budget if isinstance(budget, Budget) else Budget(budget)
@@ -388,8 +389,8 @@ def pool_answers(
         elif step[0] == "failures":
             failure = step[1]
     evaluators = [evaluator_for(q, success, failure) for q in questions]
-    if any(op[0] in GROWS for op in before):  # explosions change how many dice there are
-        return exploding_answers(term, before, middle, evaluators, epsilon)
+    if any(op[0] in GROWS for op in ops):  # explosions change how many dice there are
+        return exploding_answers(term, evaluators, epsilon)
     if any(op[0] != "keep" for op in middle):
         raise NotImplementedError("a reroll after a keep")
     lo, hi = 0, count

@@ -91,6 +91,11 @@ class Api:
         unknown_fields(body, ODDS_FIELDS)
         return await self.workers.odds(request, body)
 
+    async def sweep(self, request):
+        """The odds of an action over a grid (interpreter.web.sweeping), bounded in cases."""
+        body = await json_body(request)
+        return await self.workers.answer(request, "sweep", {"body": body})
+
     # ─── checking ───────────────────────────────────────────────────────────
 
     async def check(self, request):

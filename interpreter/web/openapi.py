@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from interpreter.json_data import schemas
+from interpreter.limits import WEB_SWEEP_CASES
 from interpreter.version import VERSION
 from interpreter.web.api import MAX_BUDGET, MAX_TEXT, MAX_TRIALS
 
@@ -114,6 +115,44 @@ _ODDS = {
             "description": 'stream lines of JSON: `{"progress": {phase, done, total}}`, '
             'then `{"result": ...}` or `{"error": ...}`',
         },
+    },
+}
+_VALUES = {
+    "description": "one value, a list of values, a range `LOW..HIGH` or `all` (its choices)",
+}
+_SWEEP = {
+    "type": "object",
+    "additionalProperties": False,
+    "description": "the grid of `rulebook sweep`: at most "
+    f"{WEB_SWEEP_CASES} cases (characters x params x vary x rulebooks)",
+    "properties": {
+        **_RULEBOOK,
+        "action": _SUBJECT["action"],
+        "character": _SUBJECT["character"],
+        "characters": {"type": "array", "items": _NAME, "description": "or several"},
+        "sheet": _SUBJECT["sheet"],
+        "params": {"type": "object", "additionalProperties": _VALUES},
+        "vary": {
+            "type": "object",
+            "description": "sheet values by field (as `--vary`)",
+            "additionalProperties": _VALUES,
+        },
+        "compare": {"type": "array", "items": _NAME, "description": "rulebooks side by side"},
+        "field": {"type": "string", "description": "the result field (or sheet path) to study"},
+        "outcomes": {"type": "array", "items": {"type": "string"}},
+        "picture": {
+            "type": "object",
+            "additionalProperties": False,
+            "description": "draw it: the answer's `svg`",
+            "properties": {
+                "x": {"type": "string"},
+                "y": {"type": "string"},
+                "plot": {"type": "string"},
+            },
+        },
+        "budget": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET},
+        "trials": {"type": "integer", "minimum": 1, "maximum": MAX_TRIALS},
+        "lang": _LANG,
     },
 }
 _CHECK = {
@@ -388,6 +427,11 @@ def document() -> dict:
                 _ODDS,
                 "the distribution; `{a, b, names}` when compared",
                 {"oneOf": [_document("odds"), _document("odds_comparison")]},
+            ),
+            "/api/sweep": _post(
+                "exact odds over a grid (`rulebook sweep`)",
+                _SWEEP,
+                '`{columns, rows: [{input: value, ..., P(field=outcome): "n/d", ...}], svg}`',
             ),
             "/api/check": _post(
                 "check a rulebook's text: every diagnostic",

@@ -12,6 +12,10 @@ from __future__ import annotations
 from dsl.messages import tr
 
 PAGE_WORDS = (
+    tr("Sweep over"),
+    tr("Sweep"),
+    tr("{n} cases"),
+    tr("write NAME=VALUES, such as modificador=-3..3"),
     tr("yes"),
     tr("no"),
     tr("none"),
@@ -106,6 +110,7 @@ PAGE_WORDS = (
     tr("compared with"),
     tr("choices: the best for"),
     tr("the best"),
+    tr("answer its N-th time apart"),
     tr("Odds"),
     tr("Enter"),
     tr("Take back the last die"),

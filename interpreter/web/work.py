@@ -17,6 +17,7 @@ from starlette.responses import Response, StreamingResponse
 
 from dsl.messages import language_for, tr
 from interpreter.errors import LimitExceeded
+from interpreter.limits import WEB_SWEEP_ODDS_TIMES
 from interpreter.web.jobs import odds_too_long
 from interpreter.web.worker_pool import Job, Pool
 
@@ -107,6 +108,9 @@ class Workers:
             too_long = self._run_too_long
         elif name == "odds":
             seconds, too_long = self.odds_seconds, self._odds_too_long
+        elif name == "sweep":
+            seconds = self.odds_seconds * WEB_SWEEP_ODDS_TIMES
+            too_long = self._sweep_too_long
         client = request.client.host if request.client is not None else ""
         return Job(
             name,
@@ -130,6 +134,16 @@ class Workers:
 
     def _odds_too_long(self) -> LimitExceeded:
         return odds_too_long(self.odds_seconds)
+
+    def _sweep_too_long(self) -> LimitExceeded:
+        return LimitExceeded(
+            tr(
+                "the sweep took longer than {seconds} seconds (the server's time limit)",
+                seconds=f"{self.odds_seconds * WEB_SWEEP_ODDS_TIMES:g}",
+            ),
+            None,
+            tr("sweep fewer cases"),
+        )
 
     async def _awaited(self, request, job: Job, future: asyncio.Future) -> bool:
         """Wait for `future`; False (and the job cancelled) if the client goes first."""

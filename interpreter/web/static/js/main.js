@@ -5,6 +5,7 @@ import { $, el, language, setWords, show, t, tn } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { buildForm, formTargets, formValues } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
+import { sweep } from "./sweep.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
 
@@ -187,15 +188,56 @@ function chooseAction() {
     : [];
   const choices = item ? item.choices || [] : [];
   $("#best-box").hidden = choices.length === 0;
-  // each choice answered in advance for the odds, or left to the best play
+  // each choice answered in advance for the odds, or left to the best play; a choice
+  // asked more than once (in a loop) may be answered apart for its N-th time (`name#N`)
   $("#odds-choices").hidden = choices.length === 0;
-  $("#odds-choices").replaceChildren(...choices.map((choice) => el("label", {},
-    `${choice.name} `,
-    el("select", { class: "odds-choice", dataset: { choice: choice.name } },
-      el("option", { value: "" }, t("the best")),
-      ...choice.options.map((option) => el("option", { value: option }, option))))));
+  $("#odds-choices").replaceChildren(...choices.map((choice) => {
+    const times = el("span", { class: "odds-times" });
+    const apart = el("button", {
+      type: "button", class: "odds-apart", dataset: { choice: choice.name },
+      onclick: () => times.append(occurrenceRow(choice, times.children.length + 2)),
+    }, t("answer its N-th time apart"));
+    return el("span", { class: "odds-choice-box" },
+      el("label", {}, `${choice.name} `, answerField(choice)), " ", apart, times);
+  }));
   $("#action-choices").textContent = choices.length
     ? t("asks during the run: {choices}", { choices: choices.map((c) => c.name).join(", ") }) : "";
+}
+
+// An answer given in advance to a choice: its options, or, for options built from the
+// roll (`option each d in r.sorted`), any value typed in (its fixed options suggested).
+function answerField(choice) {
+  const data = { choice: choice.name };
+  if ((choice.options_from || []).length) {
+    const list = `odds-options-${choice.name}`;
+    return el("span", {},
+      el("input", { class: "odds-choice short", dataset: data, list, placeholder: t("the best") }),
+      el("datalist", { id: list }, ...choice.options.map((option) => el("option", { value: option }))));
+  }
+  return el("select", { class: "odds-choice", dataset: data },
+    el("option", { value: "" }, t("the best")),
+    ...choice.options.map((option) => el("option", { value: option }, option)));
+}
+
+// A row answering the N-th time a choice is asked: its number, and the answer.
+function occurrenceRow(choice, next) {
+  return el("label", { class: "odds-occurrence" },
+    `${choice.name} #`,
+    el("input", { type: "number", min: 1, step: 1, value: next, class: "odds-time tiny", dataset: { choice: choice.name } }),
+    " ", answerField(choice));
+}
+
+// The answers given in advance: {name: value} for every time, {"name#N": value} for one.
+function answersInAdvance() {
+  const answers = {};
+  for (const field of document.querySelectorAll("#odds-choices .odds-choice")) {
+    const value = field.value.trim();
+    if (!value) continue;
+    const row = field.closest(".odds-occurrence");
+    const time = row ? row.querySelector("input.odds-time").value.trim() : "";
+    answers[time ? `${field.dataset.choice}#${time}` : field.dataset.choice] = value;
+  }
+  return answers;
 }
 
 // ─── running ───────────────────────────────────────────────────────────────
@@ -284,15 +326,24 @@ async function odds(withEditor = false) {
   // (`success`, `mean hit`, `degree=critical`, `success - spent(Effort)/10`), computed
   // exactly: the odds under the best play.
   if (!$("#best-box").hidden) request.best = $("#odds-best").value.trim() || "success";
-  const answered = [...document.querySelectorAll("select.odds-choice")].filter((s) => s.value);
-  if (answered.length) {
-    request.choices = Object.fromEntries(answered.map((s) => [s.dataset.choice, s.value]));
-  }
+  const answered = answersInAdvance();
+  if (Object.keys(answered).length) request.choices = answered;
   const compare = withEditor ? "@editor" : $("#compare").value;
   if (compare === "@editor") request.compare = { text: editor.text };
   else if (compare) request.compare = { rulebook: compare };
   state.lastOdds = await computeOdds(request);
   renderOdds(state.lastOdds, oddsView());
+}
+
+// The odds over a grid of one or two inputs, the chosen rulebook compared beside.
+async function sweepOdds() {
+  const request = subject();
+  const target = $("#odds-field").value.trim();
+  if (target) request.field = target;
+  const compare = $("#compare").value;
+  if (compare && compare !== "@editor") request.compare = [compare];
+  const names = state.fields.map(({ param }) => param.name);
+  await sweep(request, $("#sweep-over").value, names);
 }
 
 function oddsView() {
@@ -401,6 +452,7 @@ async function start() {
   });
   $("#odds-button").addEventListener("click", () => busy(() => odds()));
   $("#editor-odds").addEventListener("click", () => busy(() => odds(true)));
+  $("#sweep-button").addEventListener("click", () => busy(sweepOdds));
   $("#save-sheet").addEventListener("click", () => busy(save));
   $("#editor-save").addEventListener("click", () => busy(saveRules));
   $("#editor-house").addEventListener("click", newHouseRule);
