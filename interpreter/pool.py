@@ -229,9 +229,6 @@ FIELDS = {
     "largest_set": LargestSet(),
 }
 
-#: the pool functions: name → the question's class
-FUNCTIONS = {"count": Count, "highest": Highest, "lowest": Lowest, "most_sets": MostSets}
-
 
 def of_list(question: Question, items: tuple):
     """A pool function applied to a list of numbers (`highest([a, b, c], 2)`)."""

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import dsl
 from dsl.errors import RulebookError
+from dsl.functions import FUNCTIONS as BUILTINS
 from interpreter import Engine, Limits, SeededDice, roll
 from interpreter.odds import expression_odds
 
@@ -38,7 +39,12 @@ DICE_COUNTS = ["", "0", "1", "3", "12", "100000", "(2)", "(1+1)"]
 DICE_SIDES = ["1", "2", "6", "20", "%", "F", "1000001", "(3)", "(0)"]
 MODIFIERS = ["", "kh1", "kl2", "dh1", "dl3", "k2", "x", "xo", "x>=5", "rr=1", "ro<=2", "cs>=4"]
 MODIFIERS += ["cs>=4df=1", "x>=1", "rr>=1", "k(2)", "cs>=(3)"]
-FUNCTIONS = ["floor", "ceil", "round", "abs", "size", "sum", "min", "max", "clamp", "default"]
+#: the built-in functions of values (not of pools, lists, ladders, effects): from the registry
+FUNCTIONS = [
+    name
+    for name, function in BUILTINS.items()
+    if function.rule in ("numbers", "aggregate", "size", "fallback")
+]
 JUNK = list("()[]{}+-*/<>=!\"'.,:;dDkKxX0123456789 ")
 
 

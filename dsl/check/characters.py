@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
-from dsl.check.scope import BUILTINS, Scope
+from dsl.check.scope import Scope
 from dsl.errors import did_you_mean
+from dsl.functions import FUNCTIONS
 from dsl.messages import tr
 from dsl.rulebook import Binding
 
@@ -52,7 +53,7 @@ class CharacterChecks:
         name = node.call.function
         callable_kinds = n.Formula | n.Check | n.Opposed | n.Action | n.RollDef
         definition = self.globals.get(name)
-        builtin = definition is None and name in BUILTINS
+        builtin = definition is None and name in FUNCTIONS
         if builtin or (definition is not None and not isinstance(definition, callable_kinds)):
             self.error(
                 tr(

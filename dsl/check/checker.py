@@ -5,6 +5,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl import suggest
 from dsl import types as t
+from dsl.check.builtin_calls import FunctionChecks
 from dsl.check.characters import CharacterChecks
 from dsl.check.choices import ChoiceChecks
 from dsl.check.definitions import DefinitionChecks
@@ -14,13 +15,14 @@ from dsl.check.expressions import ExpressionChecks
 from dsl.check.items import ItemChecks
 from dsl.check.lookalikes import LookalikeChecks
 from dsl.check.pools import PoolChecks
-from dsl.check.scope import BUILTINS, CALL_NESTING, MAX_CALL_NESTING, Scope
+from dsl.check.scope import CALL_NESTING, MAX_CALL_NESTING, Scope
 from dsl.check.sheet import SheetChecks
 from dsl.check.statements import StatementChecks
 from dsl.check.symbols import SymbolChecks
 from dsl.check.tables import TableChecks
 from dsl.check.whole import WholeChecks
 from dsl.errors import TOO_DEEP, CheckError, Diagnostic, RulebookInvalid, Span
+from dsl.functions import FUNCTIONS
 from dsl.messages import tr
 from dsl.rulebook import Binding, Rulebook
 
@@ -72,6 +74,7 @@ class Checker(
     StatementChecks,
     EffectChecks,
     ExpressionChecks,
+    FunctionChecks,
     ItemChecks,
     DiceChecks,
     SymbolChecks,
@@ -176,7 +179,7 @@ class Checker(
                     self.collect_symbols(item)
                     continue
                 name = item.name
-                if name in BUILTINS:
+                if name in FUNCTIONS:
                     self.error(
                         tr("`{name}` is a built-in function; choose another name", name=name),
                         item.span,

@@ -6,11 +6,9 @@ from dsl import nodes as n
 from dsl import types as t
 from dsl.check.scope import Scope
 from dsl.errors import Span, did_you_mean
+from dsl.functions import FUNCTIONS
 from dsl.messages import tr
 from dsl.rulebook import Binding
-
-#: the built-in functions that read lasting effects: name → the type they give
-EFFECT_READS = {"effects": t.NUMBER, "active": t.BOOL, "effect_modifier": t.NUMBER}
 
 #: what each part of the statements is, for the type errors
 EFFECT_NAME = tr("an effect's name")
@@ -174,7 +172,7 @@ class EffectChecks:
                 )
             for arg in node.args:
                 self.want(arg, scope, t.TEXT, EFFECT_NAME)
-            return EFFECT_READS[name]
+            return FUNCTIONS[name].result
         if not node.args:
             self.error(tr("effects(...) takes the targets it sums the modifiers of"), node.span)
         for arg in node.args:

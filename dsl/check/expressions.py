@@ -6,11 +6,10 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl import types as t
-from dsl.check.effects import EFFECT_READS
-from dsl.check.items import ITEM_FUNCTIONS
-from dsl.check.scope import BUILTINS, Scope
+from dsl.check.scope import Scope
 from dsl.check.wording import arguments, describe_definition, how_to_use, signature_of
 from dsl.errors import Span, did_you_mean
+from dsl.functions import FUNCTIONS
 from dsl.messages import tr
 from dsl.rulebook import Binding, names_a_field
 from dsl.unicode_text import digits_refused
@@ -145,7 +144,7 @@ class ExpressionChecks:
         """`unknown`: what the error says, `tr("unknown name `{name}`")` unless told."""
         candidates = set(scope.all_names()) | set(self.globals)
         if functions:
-            candidates |= set(BUILTINS)
+            candidates |= set(FUNCTIONS)
         self.error(
             (unknown or tr("unknown name `{name}`")).fill(name=name),
             span,
@@ -278,7 +277,7 @@ class ExpressionChecks:
 
     def ex_call(self, node: n.Call, scope: Scope) -> t.Type:
         name = node.function
-        if name in BUILTINS and scope.lookup(name) is None and name not in self.globals:
+        if name in FUNCTIONS and scope.lookup(name) is None and name not in self.globals:
             return self.builtin(node, scope)
         definition = self.globals.get(name)
         if definition is None:
@@ -360,75 +359,6 @@ class ExpressionChecks:
                     self.quote_hint(arg),
                 )
             self.text_fits(arg, wanted)
-
-    def builtin(self, node: n.Call, scope: Scope) -> t.Type:
-        name = node.function
-        if name in EFFECT_READS or name in ITEM_FUNCTIONS:
-            return (self.effect_read if name in EFFECT_READS else self.item_function)(node, scope)
-        low, high = BUILTINS[name]
-        count = len(node.args)
-        if node.named:
-            self.error(tr("{name} takes no named arguments", name=name), node.span)
-        if count < low or (high is not None and count > high):
-            expected = str(low) if low == high else tr("at least {low}", low=low)
-            self.error(
-                tr(
-                    "{name} takes {expected} argument(s), not {count}",
-                    name=name,
-                    expected=expected,
-                    count=count,
-                ),
-                node.span,
-            )
-        self.bindings[id(node)] = Binding("builtin", name)
-        if name == "step":
-            ladder = node.args[0] if node.args else None
-            definition = self.globals.get(ladder.name) if isinstance(ladder, n.Name) else None
-            if not isinstance(definition, n.Ladder):
-                self.error(
-                    tr("step(...) moves along a ladder: step(Ladder, from, steps)"),
-                    ladder.span if ladder is not None else node.span,
-                )
-                return t.ANY
-            self.use(definition.name)
-            self.bindings[id(ladder)] = Binding("ladder", definition.name, definition)
-            for arg in node.args[1:]:
-                self.expr(arg, scope)
-            if len(node.args) == 3:
-                self.want(node.args[2], scope, t.NUMBER, tr("the number of steps"))
-            values = [n.step_value(s) for s in definition.steps]
-            return t.text_of(values) if values and isinstance(values[0], str) else t.NUMBER
-        types = [self.expr(arg, scope) for arg in node.args]
-        if name in ("count", "highest", "lowest", "most_sets"):
-            return self.pool_function(node, types)
-        if name in ("without", "subsets"):
-            return self.list_function(node, types)
-        if name == "default":
-            return t.join(types[0], types[1]) if len(types) == 2 else t.ANY
-        if name == "size":
-            if types and t.value_of(types[0]).kind not in ("list", "text", "any"):
-                self.error(tr("size(...) counts the items of a list"), node.args[0].span)
-            return t.NUMBER
-        if name in ("min", "max", "sum") and count == 1:
-            value = t.value_of(types[0])
-            if value.kind not in ("list", "any"):
-                self.error(
-                    tr("{name} of one value needs a list (or give several values)", name=name),
-                    node.args[0].span,
-                )
-            return t.NUMBER
-        for arg, type_ in zip(node.args, types):
-            if not t.fits(type_, t.NUMBER):
-                self.error(
-                    tr(
-                        "{name} works on numbers, not {describe}",
-                        name=name,
-                        describe=t.value_of(type_).describe(),
-                    ),
-                    arg.span,
-                    self.quote_hint(arg),
-                )
-        return t.NUMBER
 
     def ex_range(self, node: n.Range, scope: Scope) -> t.Type:  # noqa: ARG002 (dispatched as ex_<node>(node, scope))
         return t.RANGE

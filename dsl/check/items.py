@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
-from dsl.check.scope import BUILTINS, Scope
+from dsl.check.scope import Scope
+from dsl.functions import FUNCTIONS
 from dsl.messages import tr
 from dsl.rulebook import Binding
-
-#: the built-ins of lists and texts
-ITEM_FUNCTIONS = frozenset(("join", "number"))  # `without`: dsl.check.pools
 
 
 class ItemChecks:
@@ -26,7 +24,7 @@ class ItemChecks:
 
     def item_function(self, node: n.Call, scope: Scope) -> t.Type:
         name = node.function
-        low, high = BUILTINS[name]
+        low, high = FUNCTIONS[name].fewest, FUNCTIONS[name].most
         self.bindings[id(node)] = Binding("builtin", name)
         if node.named or not low <= len(node.args) <= high:
             self.error(

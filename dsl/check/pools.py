@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.scope import Scope
 from dsl.messages import tr
 
 
@@ -11,9 +12,10 @@ class PoolChecks:
     """The checks of the functions that look at a pool's dice, or a list (part of the
     Checker)."""
 
-    def pool_function(self, node: n.Call, types: list) -> t.Type:
+    def pool_function(self, node: n.Call, scope: Scope) -> t.Type:
         """`count(pool, test)`, `highest(pool)`, `lowest(pool, n)`: of a pool or a list."""
         name = node.function
+        types = [self.expr(arg, scope) for arg in node.args]
         if not types:
             return t.ANY
         subject = types[0]
@@ -72,10 +74,11 @@ class PoolChecks:
             return t.list_of(t.NUMBER)
         return t.NUMBER
 
-    def list_function(self, node: n.Call, types: list) -> t.Type:
+    def list_function(self, node: n.Call, scope: Scope) -> t.Type:
         """`without(list, items)`: the list less those items (one each); `subsets(list)`:
         every different choice of some of its items."""
         name = node.function
+        types = [self.expr(arg, scope) for arg in node.args]
         if not types:
             return t.ANY
         subject = t.value_of(types[0])

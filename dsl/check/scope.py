@@ -1,10 +1,9 @@
-"""Local names and the names every rulebook has: built-in functions, fields, types."""
+"""Local names and the names every rulebook has: fields, types (functions: dsl.functions)."""
 
 from __future__ import annotations
 
 from dsl import types as t
 
-#: functions every rulebook has: name → (fewest, most arguments; None for no limit)
 #: deepest a definition may nest with everything it calls: a level per expression, two
 #: per statement, and at each call CALL_NESTING more and the callee's own nesting. Checking,
 #: compiling and evaluating recurse in Python by about two frames per level; this keeps
@@ -12,33 +11,6 @@ from dsl import types as t
 MAX_CALL_NESTING = 200
 #: what entering a called definition (a formula, a check, an action) adds to the nesting
 CALL_NESTING = 3
-
-BUILTINS = {
-    "floor": (1, 1),
-    "ceil": (1, 1),
-    "round": (1, 1),
-    "abs": (1, 1),
-    "min": (1, None),
-    "max": (1, None),
-    "clamp": (3, 3),
-    "sum": (1, 1),
-    "size": (1, 1),
-    "default": (2, 2),
-    "step": (3, 3),
-    "count": (2, 2),
-    "highest": (1, 2),
-    "lowest": (1, 2),
-    "most_sets": (2, 2),
-    "without": (2, 2),
-    "subsets": (1, 1),
-    # lasting effects (dsl.check.effects): sum by target, whether one is on, its modifier
-    "effects": (1, None),
-    "active": (1, 1),
-    "effect_modifier": (1, 1),
-    # lists and texts taken apart (dsl.check.items)
-    "join": (1, 2),
-    "number": (1, 1),
-}
 
 #: names a check's fields can use, and what they are
 CHECK_NAMES = {"total": t.NUMBER, "target": t.NUMBER, "success": t.BOOL, "margin": t.NUMBER}

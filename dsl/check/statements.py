@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
-from dsl.check.scope import BUILTINS, Scope
+from dsl.check.scope import Scope
 from dsl.errors import Span, did_you_mean
+from dsl.functions import FUNCTIONS
 from dsl.messages import tr
 from dsl.rulebook import Binding, names_a_field
 
@@ -45,7 +46,7 @@ class StatementChecks:
             )
         self.not_global(name, span, "name")
         self.not_dice(name, span)
-        if name in BUILTINS:
+        if name in FUNCTIONS:
             self.error(tr("`{name}` is a built-in function; choose another name", name=name), span)
         kind = "roll" if type_.kind == "roll" else "local"
         scope.names[name] = (kind, type_)

@@ -16,6 +16,7 @@ from dsl import types as t
 from dsl.bounded import Bounded
 from dsl.rulebook import Rulebook, names_a_field
 from interpreter.compile.actions import CompiledAction, too_deep
+from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.choose import Choices
@@ -150,12 +151,10 @@ class Compiler(
             return lambda ctx: then(ctx) if condition(ctx) else otherwise(ctx)
         if (
             isinstance(node, n.Call)
-            and node.function == "default"
             and self.bindings[id(node)].kind == "builtin"
-        ):  # `default(atributo_rival, atributo)`: the first field named, else the second
-            first = self.ref(node.args[0])
-            second = charged(self.ref(node.args[1]), self.cost(node.args[1]), node.args[1].span)
-            return lambda ctx: place if (place := first(ctx)) is not None else second(ctx)
+            and (named := BUILTINS[node.function].place) is not None
+        ):  # `default(atributo_rival, atributo)`: a place the call names
+            return named(self, node)
         return self.expr(node)
 
     def value_or_ref(self, node, wanted: t.Type):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import attrs
 
 from dsl import nodes as n
+from dsl.functions import FUNCTIONS
 from interpreter.runtime import count_past_bound
 
 #: the node classes that are evaluated (each one step); others (a dice modifier) are
@@ -81,9 +82,11 @@ class Costs:
         each parameter not given (`default`'s fallback: only when it is used)."""
         binding = self.bindings.get(id(call))
         if binding is None or binding.kind == "builtin":
-            if call.function == "default":
-                return [call.args[0]]
-            return [*call.args, *(e for _, e in call.named)]
+            function = FUNCTIONS.get(call.function)
+            lazy = function.lazy if function is not None else ()
+            return [a for i, a in enumerate(call.args) if i not in lazy] + [
+                e for _, e in call.named
+            ]
         parts = [*call.args, *(e for _, e in call.named)]
         params = getattr(binding.node, "params", ())
         given = {p.name for p in params[: len(call.args)]} | {name for name, _ in call.named}

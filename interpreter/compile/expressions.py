@@ -2,49 +2,35 @@
 
 from __future__ import annotations
 
-import math
-
 from dsl import nodes as n
 from dsl import types as t
-from dsl.check.items import ITEM_FUNCTIONS
 from dsl.messages import language_for, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import (
-    bounded_number,
     bounded_value,
     cells,
     too_long_text,
 )
 from interpreter.compile.arithmetic import (
-    THE_ARGUMENT,
     arithmetic,
     as_number,
-    as_whole,
     equal,
     field_of,
     lifted1,
-    minmax,
     ordering,
-    round_half_away,
     tuple_of,
     unequal,
 )
+from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.costs import charged
-from interpreter.compile.lists import list_function
-from interpreter.compile.pools import POOL_FUNCTIONS
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import MISSING, Unknown, as_bool, known, lift
-from interpreter.values import Range, Record, normalize, show
+from interpreter.values import Range, Record, show
 
 #: what a value is, where a number is wanted (a refusal says it)
-NUMBER_OF_STEPS = tr("the number of steps")
-AN_ITEM_OF_SUM = tr("an item of sum")
-CLAMPED = tr("the value to clamp")
-CLAMP_LOW = tr("clamp's lower bound")
-CLAMP_HIGH = tr("clamp's upper bound")
 NEGATED = tr("what `-` negates")
 
 
@@ -233,8 +219,8 @@ class Expressions:
 
     def ex_call(self, node: n.Call):
         binding = self.bindings[id(node)]
-        if binding.kind == "builtin":
-            return self.builtin(node)
+        if binding.kind == "builtin":  # interpreter.compile.builtin_functions
+            return BUILTINS[node.function].compile(self, node)
         definition = binding.node
         values = tuple_of(self.arguments(node, definition.params))
         span = node.span
@@ -284,75 +270,6 @@ class Expressions:
             if name in self.book.groups:
                 return t.ref("stat", name)
         return t.ANY
-
-    def builtin(self, node: n.Call):
-        name = node.function
-        span = node.span
-        if name in POOL_FUNCTIONS:
-            return self.pool_function(node)
-        if name in ("effects", "active", "effect_modifier"):
-            return self.effect_read(node)
-        if name in ITEM_FUNCTIONS:
-            return self.item_function(node)
-        if name == "step":
-            ladder = self.book.ladders[node.args[0].name]
-            return ladder_step(ladder, self.naming(node.args[1]), self.expr(node.args[2]), span)
-        if name == "default" and self.names_a_field(node.args[0]):
-            # `default(habilidad, 0)`: a field-naming parameter not given reads as 0, so
-            # "not given" is asked of the name it holds, not of the value read
-            given, value, fallback = (
-                self.ref(node.args[0]),
-                self.expr(node.args[0]),
-                charged(self.expr(node.args[1]), self.cost(node.args[1]), node.args[1].span),
-            )
-            return lambda ctx: value(ctx) if given(ctx) is not None else fallback(ctx)
-        args = tuple(self.expr(a) for a in node.args)
-        if name == "default":  # the fallback counts when it is used
-            value = args[0]
-            fallback = charged(args[1], self.cost(node.args[1]), node.args[1].span)
-            return lambda ctx: v if (v := known(ctx, value(ctx))) is not None else fallback(ctx)
-        if name in ("without", "subsets"):
-            return list_function(name, args, span)
-        if name == "size":
-            (items,) = args
-            return lambda ctx: len(known(ctx, items(ctx)))
-        if name in ("min", "max"):
-            function = min if name == "min" else max
-            if len(args) == 1:  # of a list: it goes through the list
-                (items,) = args
-
-                def of_list(ctx):
-                    values = items(ctx)
-                    if type(values) is tuple:
-                        ctx.count(cells(values, ctx.limits.value_size), span)
-                    return minmax(function, [values], span, name)
-
-                return of_list
-            return lambda ctx: minmax(function, [a(ctx) for a in args], span, name)
-        if name == "sum":
-            (items,) = args
-
-            def total(ctx):
-                listed = known(ctx, items(ctx))
-                if not isinstance(listed, tuple):
-                    raise EvaluationError(tr("sum(...) adds up a list"), span)
-                ctx.count(cells(listed, ctx.limits.value_size), span)
-                values = tuple(known(ctx, v) for v in listed)
-                value = sum(as_number(v, span, AN_ITEM_OF_SUM) for v in values)
-                return normalize(bounded_number(value, ctx.limits, span))
-
-            return total
-        if name == "clamp":
-            return clamped(*args, span)
-        (value,) = args
-        function = {"floor": math.floor, "ceil": math.ceil, "abs": abs, "round": round_half_away}[
-            name
-        ]
-
-        def apply(v):
-            return function(as_number(v, span, THE_ARGUMENT, name=name))
-
-        return lifted1(apply, value)
 
     def ex_unary(self, node: n.Unary):
         operand = self.expr(node.operand)
@@ -488,50 +405,6 @@ def built_text(ctx, parts: tuple, language, span) -> str:
     text = "".join(out)
     ctx.count(len(text) >> 6, span)
     return text
-
-
-def ladder_step(ladder: n.Ladder, start, count, span):
-    """`step(ladder, start, n)`: the step n places up (down) the ladder from `start`,
-    held at its ends."""
-    steps = [s.sides if isinstance(s, n.Dice) else s.value for s in ladder.steps]
-
-    def step(ctx):
-        value = known(ctx, start(ctx))
-        if value not in steps:
-            raise EvaluationError(
-                tr(
-                    "{value} is not a step of ladder {name} ({join})",
-                    value=value,
-                    name=ladder.name,
-                    join=", ".join(map(show, steps)),
-                ),
-                span,
-            )
-        moved = steps.index(value) + as_whole(ctx, count(ctx), span, NUMBER_OF_STEPS)
-        return steps[min(max(moved, 0), len(steps) - 1)]
-
-    return step
-
-
-def clamped(value, low, high, span):
-    """`clamp(value, low, high)`, lifted over distributions."""
-
-    def clamp_values(v, lo, hi):
-        v = as_number(v, span, CLAMPED)
-        lo = as_number(lo, span, CLAMP_LOW)
-        hi = as_number(hi, span, CLAMP_HIGH)
-        if lo > hi:
-            raise EvaluationError(
-                tr(
-                    "clamp between {lo} and {hi}: the lower bound is above the upper",
-                    lo=lo,
-                    hi=hi,
-                ),
-                span,
-            )
-        return min(max(v, lo), hi)
-
-    return lambda ctx: lift(clamp_values, value(ctx), low(ctx), high(ctx))
 
 
 def compared_by(compare, left, right, span):

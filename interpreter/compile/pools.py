@@ -16,11 +16,11 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.bounds import cells
 from interpreter.compile.arithmetic import as_number, as_whole
+from interpreter.compile.builtin_functions import POOL_QUESTIONS
 from interpreter.dice import PoolRoll, keep_dice
 from interpreter.errors import EvaluationError
 from interpreter.pool import (
     FIELDS,
-    FUNCTIONS,
     KEPT,
     MostSets,
     Rolled,
@@ -37,9 +37,6 @@ A_ROLL_OF_A_GROUP = tr("a roll of a group")
 A_DIE_IN_THE_LIST = tr("a die in the list")
 HOW_MANY_TAKEN = tr("how many dice {function} takes")
 AT_LEAST = tr("what a set adds up to")
-
-#: pool functions: name → (fewest, most arguments)
-POOL_FUNCTIONS = {"count": (2, 2), "highest": (1, 2), "lowest": (1, 2), "most_sets": (2, 2)}
 
 
 def ask(ctx, subject, question, span=None):
@@ -108,7 +105,7 @@ class PoolValues:
 
     def question_of(self, node: n.Call):
         """A closure giving the Question a pool function call asks."""
-        kind = FUNCTIONS[node.function]
+        kind = POOL_QUESTIONS[node.function]
         span = node.span
         if node.function == "count":
             test = self.expr(node.args[1])
@@ -251,7 +248,7 @@ def pool_uses(body, name: str) -> list:
         if isinstance(item, n.Name) and item.name == name:
             if isinstance(parent, n.Field) and parent.subject is item:
                 uses.append(parent)
-            elif isinstance(parent, n.Call) and parent.function in FUNCTIONS and parent.args:
+            elif isinstance(parent, n.Call) and parent.function in POOL_QUESTIONS and parent.args:
                 uses.append(parent if parent.args[0] is item else item)
             else:
                 uses.append(item)

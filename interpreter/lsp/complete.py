@@ -10,7 +10,8 @@ import re
 import attrs
 
 from dsl import nodes as n
-from dsl.check.scope import BUILTINS, CHECK_NAMES, ROLL_NAMES
+from dsl.check.scope import CHECK_NAMES, ROLL_NAMES
+from dsl.functions import FUNCTIONS
 from dsl.parser import keywords
 from interpreter.lsp.analysis import Analysis, analyse, last_checked, last_parsed
 from interpreter.lsp.index import LOCAL_KINDS
@@ -133,7 +134,7 @@ def _names(analysis: Analysis, offset: int) -> list[dict]:
             (book.ladders, "ladder"),
         ):
             out.extend(_item(name, _kind(kind), kind) for name in table)
-    out += [_item(name, "function", "built-in") for name in BUILTINS]
+    out += [_item(name, "function", "built-in") for name in FUNCTIONS]
     out += [_item(name, "variable", "built-in") for name in {**CHECK_NAMES, **ROLL_NAMES}]
     return out
 

@@ -13,7 +13,7 @@ from dsl.messages import tr, translate
 from dsl.parser import keywords
 from interpreter.lsp.analysis import analyse
 from interpreter.lsp.navigate import Place, definition
-from interpreter.lsp.reference import keyword_entry
+from interpreter.lsp.reference import function_entry, keyword_entry
 from interpreter.odds import expression_odds
 
 #: the exact work a hover may spend on a dice term's odds, and the seconds (CPU)
@@ -39,7 +39,10 @@ def hover(text: str, path: str, offset: int) -> dict | None:
         markdown = dice_line(token.text, analysis.language)
     elif token.kind in ("NAME", "QUOTED_NAME"):
         place = definition(text, path, offset)
-        markdown = describe(place, analysis) if place is not None else None
+        if place is not None:
+            markdown = describe(place, analysis)
+        else:  # a built-in function's name: its entry in the registry
+            markdown = function_entry(token.text)
     if markdown is None:
         return None
     return {"start": token.start, "end": token.end, "markdown": markdown}

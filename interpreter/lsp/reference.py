@@ -6,6 +6,8 @@ import re
 from functools import cache
 from importlib import resources
 
+from dsl.functions import FUNCTIONS
+
 #: sections of the reference a keyword belongs to, where its heading does not name it
 SECTIONS = {
     "rulebook": "The header",
@@ -75,6 +77,18 @@ def keyword_entry(word: str) -> str | None:
             text = paragraph
         text += f"\n\n*{heading}* (grammar/README.md)"
     return f"**{word}**\n\n{text}"
+
+
+def function_entry(name: str) -> str | None:
+    """Markdown for a built-in function, from its registry entry (dsl.functions)."""
+    function = FUNCTIONS.get(name)
+    if function is None:
+        return None
+    forms = ", ".join(f"`{form}`" for form in function.forms)
+    return (
+        f"**{name}** (built-in function)\n\n{forms} → {function.gives_text()}\n\n"
+        f"{function.meaning}\n\n*Built-in functions* (grammar/README.md)"
+    )
 
 
 def _section_of(word: str) -> tuple[str, str] | None:
