@@ -9,6 +9,7 @@ from test_odds_actions import THREE_ROLLS
 from test_odds_brute_force import HEADER, LIMITS
 
 import dsl
+from dsl.messages import translate
 from interpreter import Engine
 from interpreter.odds import marginals
 from interpreter.odds.answer import Odds
@@ -277,6 +278,9 @@ def test_fields_sampled_from_one_sample_agree_with_the_whole_results_sampled():
     assert isinstance(whole, ByField) and not whole.exact
     b, c = whole.fields["b"], whole.fields["c"]
     assert b.trials == c.trials == 400 and "could not be counted exactly" in b.note
+    # the reason within the note is said in the rulebook's language too (it was English)
+    said = translate(b.note, "es")
+    assert "no pudo contarse exactamente: más de" in said and "units" not in said, said
     # the same trials: the refusal (a <= 5) as often in both, and each field's own counts
     refused = [o for o in b.probabilities if not isinstance(o, int)]
     assert refused and all(b.probabilities[o] == c.probabilities[o] for o in refused)

@@ -156,8 +156,9 @@ def whole_or_by_field(book, action: str, count, subject: dict, orders, budget, s
         except TooComplex as reason:
             # past counting: this field and the others from one sample of whole results
             # (each field sampled on its own would leave the next no time)
+            said = reason.args[0] if reason.args else str(reason)  # a Message: its language
             why = TooComplex(
-                tr("{field} could not be counted exactly: {reason}", field=name, reason=reason)
+                tr("{field} could not be counted exactly: {reason}", field=name, reason=said)
             )
             fields.update(sample(names[i:], why))
             break
