@@ -186,9 +186,12 @@ def resolve_character(reference: str, book, option: str = "--char") -> Path:
         if candidate.exists():
             return candidate
     known = shipped_characters(book)
-    hint = did_you_mean(reference, known) or tr(
-        "shipped characters: {names}", names=", ".join(known)
-    )
+    if known:
+        hint = did_you_mean(reference, known) or tr(
+            "shipped characters: {names}", names=", ".join(known)
+        )
+    else:  # (a rulebook of the user's own: only a file can be meant)
+        hint = tr("no character is shipped for this rulebook: give a sheet's file")
     raise ParameterError(
         tr(
             "{option}: no file or shipped character named {name}",
