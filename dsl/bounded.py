@@ -67,7 +67,7 @@ class Bounded:
             self.size -= item[1]
             return item[0]
 
-    def keys(self) -> list:
+    def kept(self) -> list:
         """The keys kept now, least recently used first."""
         with self._lock:
             return list(self._items)

@@ -201,7 +201,7 @@ class Library:
             self._sheets.clear()
             return
         gone = {str(path) for path in paths}
-        for key in [key for key in self._sheets.keys() if key[0] in gone]:
+        for key in [key for key in self._sheets.kept() if key[0] in gone]:
             self._sheets.pop(key)
 
     def characters(self, book: dsl.Rulebook | None = None) -> list[dict]:
