@@ -50,7 +50,7 @@ from interpreter.parameters import Binder
 from interpreter.runtime import Character, Context, Roller, RollerProtocol, State
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
-from interpreter.trace import Step, Trace, call_text
+from interpreter.trace import Later, Step, Trace, call_text
 
 #: characters of rulebook text whose engines are kept by `Engine.of`
 ENGINES_TEXT = 1_000_000
@@ -392,7 +392,7 @@ class Engine:
         steps.append(
             Step(
                 "action" if runnable.kind == "action" else "run",
-                call_text(compiled.label, shown.items(), self.limits.shown_length),
+                Later(call_text, compiled.label, tuple(shown.items()), self.limits.shown_length),
                 compiled.node.span.line,
                 {runnable.kind: runnable.name},
                 -1,
