@@ -31,7 +31,8 @@ from interpreter.compile.statements import Statements
 from interpreter.compile.symbols import SymbolTerms
 from interpreter.compile.tables import Tables
 from interpreter.compiled import Shape, Statement
-from interpreter.runtime import Elsewhere, count_past_bound, known, place_text
+from interpreter.runtime import count_past_bound, known
+from interpreter.state import Elsewhere, place_text
 
 
 class Compiler(

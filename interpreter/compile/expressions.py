@@ -28,7 +28,8 @@ from interpreter.compiled import ActionCall
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
-from interpreter.runtime import MISSING, Unknown, as_bool, known, lift
+from interpreter.runtime import Unknown, as_bool, known, lift
+from interpreter.state import MISSING
 from interpreter.values import Range, Record, show
 
 #: what a value is, where a number is wanted (a refusal says it)
