@@ -30,8 +30,8 @@ from dsl import nodes as n
 from interpreter.compiled import Operation
 from interpreter.odds.distribution import Dist
 from interpreter.odds.order import ORDERINGS
-from interpreter.odds.worlds import SKIPPED
-from interpreter.runtime import MISSING, Unknown, lift
+from interpreter.runtime import Unknown, lift
+from interpreter.state import MISSING
 from interpreter.values import Record
 
 #: the operators a narrowed value may stand on a side of
@@ -95,9 +95,7 @@ def narrowing_of(expr, name: str):
                     guards.add(root)
                 paths.add(left if left is not None else right)
                 continue  # (the other side does not mention it)
-        stack.extend(
-            getattr(item, f.name) for f in attrs.fields(type(item)) if f.name not in SKIPPED
-        )
+        stack.extend(n.parts(item))
     if len(paths) != 1:
         return None
     return paths.pop(), frozenset(guards)
