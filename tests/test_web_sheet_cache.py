@@ -123,3 +123,50 @@ def test_a_file_gone_is_an_error_again(folder, engine):
     path.unlink()
     with pytest.raises(dsl.RulebookError):
         library.sheet(engine, path)
+
+
+# ─── the folder's listing ───────────────────────────────────────────────────
+
+OLD = 10**18  # a stamp long past (a folder changed just now is listed every time)
+
+
+@pytest.fixture
+def globs(monkeypatch):
+    """The folders listed (Path.glob), from now on."""
+    listed: list[str] = []
+    glob = Path.glob
+
+    def counting(self, pattern):
+        listed.append(pattern)
+        return glob(self, pattern)
+
+    monkeypatch.setattr(Path, "glob", counting)
+    return listed
+
+
+def test_the_folder_is_listed_again_only_when_it_changes(folder, globs):
+    library = Library(folder)
+    os.utime(folder, ns=(OLD, OLD))
+    assert "ana" in library.character_files()
+    before = len(globs)
+    assert "ana" in library.character_files()
+    assert len(globs) == before  # neither this folder nor the shipped one listed again
+    shutil.copy(ANA, folder / "bob.yaml")  # the folder changes: listed again
+    assert "bob" in library.character_files()
+    (folder / "bob.yaml").unlink()
+    assert "bob" not in library.character_files()
+
+
+def test_a_listing_with_a_link_is_made_every_time(folder, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside")
+    shutil.copy(ANA, outside / "eve.yaml")
+    (folder / "sub").mkdir()
+    shutil.copy(ANA, folder / "sub" / "x.yaml")
+    (folder / "eve.yaml").symlink_to(folder / "sub" / "x.yaml")  # a link inside: listed
+    library = Library(folder)
+    os.utime(folder, ns=(OLD, OLD))
+    assert "eve" in library.character_files()
+    # where the link leads changes, the folder itself unchanged: now out of the folder
+    (folder / "sub" / "x.yaml").unlink()
+    (folder / "sub" / "x.yaml").symlink_to(outside / "eve.yaml")
+    assert "eve" not in library.character_files()

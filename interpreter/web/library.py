@@ -10,6 +10,7 @@ may not read).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -79,6 +80,7 @@ class Library:
         self.shipped_characters = Path(str(resources.files("rulebooks.characters")))
         self._books = Bounded(BOOKS_TEXT)  # path → (file stamps, Rulebook)
         self._texts = Bounded(TEXTS_TEXT)  # sha256 of a text → (file stamps, Rulebook)
+        self._listings: dict = {}  # a pattern → (the folder's stamp, its files)
         # (path, rulebook, limits) → (rulebook, file stamp, text if racy, Sheet)
         self._sheets = Bounded(SHEETS_TEXT)
 
@@ -234,25 +236,43 @@ class Library:
     # ─── the folder ─────────────────────────────────────────────────────────
 
     def _listed(self, pattern: str) -> list[Path]:
-        out = []
+        """The folder's files of a pattern (`*.rules`), as named, inside the folder: listed
+        again when the folder changes (an entry made, removed or renamed changes its
+        stamp); a listing with a link in it, every time (where a link leads may change
+        without its folder changing)."""
+        stamp = _folder_stamp(self.folder)
+        kept = self._listings.get(pattern)
+        if kept is not None and stamp is not None and kept[0] == stamp:
+            return kept[1]
+        out, links = [], False
         for path in sorted(self.folder.glob(pattern))[:MAX_FILES]:
             if not NAME.fullmatch(path.stem) or not path.is_file():
                 continue
+            links = links or path.is_symlink()
             if path.resolve().is_relative_to(self.folder):
                 out.append(path)
+        if not links:
+            self._listings[pattern] = (stamp, out)
         return out
 
 
 _LISTED: dict = {}  # a shipped folder → (its stamp, its listing)
 
 
-def _listing_of(folder: Path, make) -> dict:
-    """A shipped folder's listing, made again only when the folder changes (its stamp)."""
+def _folder_stamp(folder: Path) -> tuple | None:
+    """What tells that a folder's entries changed; None if it cannot be read."""
     try:
         info = os.stat(folder)
-        stamp = (info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
     except OSError:
-        stamp = None
+        return None
+    if time.time_ns() - info.st_mtime_ns < RACY_NS:  # changed just now: listed again
+        return None
+    return (info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _listing_of(folder: Path, make) -> dict:
+    """A shipped folder's listing, made again only when the folder changes (its stamp)."""
+    stamp = _folder_stamp(folder)
     kept = _LISTED.get((folder, make))
     if kept is not None and stamp is not None and kept[0] == stamp:
         return kept[1]
@@ -263,8 +283,12 @@ def _listing_of(folder: Path, make) -> dict:
 
 def _shipped_rulebooks() -> dict[str, Path]:
     """dsl.shipped_rulebooks(), listed again only when their folder changes."""
-    folder = Path(str(resources.files("rulebooks")))
-    return _listing_of(folder, _list_rulebooks)
+    return _listing_of(_shipped_folder(), _list_rulebooks)
+
+
+@functools.cache
+def _shipped_folder() -> Path:
+    return Path(str(resources.files("rulebooks")))
 
 
 def _list_rulebooks(folder: Path) -> dict[str, Path]:  # noqa: ARG001 (a listing of `folder`: _listing_of)
