@@ -80,6 +80,7 @@ class Outcome:
         characters: tuple = (),
         choices: tuple = (),
         before: Sheet | None = None,
+        trace: Trace | None = None,
     ):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
@@ -88,7 +89,7 @@ class Outcome:
         self.choices = choices  # interpreter.choosers.Choice, in order
         self.before = sheet if before is None else before
         self._replay = replay  # (a function giving the trace by running again, its arguments)
-        self._trace = None
+        self._trace = trace  # recorded as the run went (Engine.run(trace=True)), else None
         self.steps = 0  # the steps of evaluation it took (against Limits.steps_per_run)
 
     @property
