@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import ClassVar, TypeGuard
 
 import attrs
 from lark import Token, Tree
 
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import tr
+from dsl.nodes.base import Number
 from dsl.parser import ParsedTree, parse_tree
 
 #: deepest expression tree accepted (a chain `a + b + c ...` counts one level per term)
@@ -107,12 +109,15 @@ def digits_within(text: str, span: Span) -> None:
         )
 
 
-def is_number(value) -> bool:
+def is_number(value: object) -> TypeGuard[Number]:
     return isinstance(value, int | Fraction) and not isinstance(value, bool)
 
 
 class TreeWalk:
     """The iterative walk over a parse tree, calling `_rule(span, *children)` per node."""
+
+    #: each class's own table of builder methods (made on first use: `_handlers`)
+    _handler_table: ClassVar[_HandlerTable]
 
     def __init__(self, source: Source, offset: int = 0):
         self.source = source
@@ -189,12 +194,12 @@ class TreeWalk:
         return found
 
     def _tree_span(self, tree: ParsedTree) -> Span:
-        if tree.start is None:  # a rule that read nothing
+        if tree.start is None or tree.end is None:  # a rule that read nothing
             return Span(self.source, self.offset, self.offset)
         return Span(self.source, self.offset + tree.start, self.offset + tree.end)
 
     def _token_span(self, token: Token) -> Span:
-        start = self.offset + token.start_pos
+        start = self.offset + (token.start_pos or 0)  # (a token of the parser's has one)
         return Span(self.source, start, start + len(token.value))
 
     def _sub_expression(self, text: str, offset: int):
