@@ -16,6 +16,7 @@ from interpreter.bounds import (
     size_within,
     too_long,
 )
+from interpreter.compile.host import with_parts
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import Unknown, lift
@@ -114,9 +115,9 @@ def arith(op: str, left_span, right_span, op_span):
     def with_limits(limits):
         function = lifted.get(limits)
         if function is None:
-            function = lifted[limits] = lambda a, b: compute(a, b, limits)
-            if op in WHOLE:  # the same on two whole numbers, without the other cases
-                function.ints = _on_ints(WHOLE[op], limits, op_span)
+            # on two whole numbers, `ints`: the same without the other cases
+            parts = {"ints": _on_ints(WHOLE[op], limits, op_span)} if op in WHOLE else {}
+            function = lifted[limits] = with_parts(lambda a, b: compute(a, b, limits), **parts)
         return function
 
     return compute
@@ -135,8 +136,8 @@ def _on_ints(operation, limits, span):
             return value
         raise too_long(limits, span)
 
-    on_ints.operation = operation  # (the odds engine moves a distribution by a number once)
-    return on_ints
+    # (the odds engine moves a distribution by a number once)
+    return with_parts(on_ints, operation=operation)
 
 
 def power(base, exponent, limits, span):
@@ -239,7 +240,7 @@ def ordering(node: n.Binary, left, right):
             b = as_number(b, rspan, RIGHT_SIDE, op=op)
         return compare(a, b)
 
-    compare_values.ints = compare  # for two whole numbers (the odds engine's lifts)
+    with_parts(compare_values, ints=compare)  # for two whole numbers (the odds engine's lifts)
 
     def comparison(ctx):
         a, b = left(ctx), right(ctx)

@@ -23,6 +23,7 @@ from interpreter.compile.arithmetic import (
 )
 from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.costs import charged
+from interpreter.compile.host import CompilerHost, with_parts
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
@@ -35,7 +36,7 @@ from interpreter.values import Range, Record, show
 NEGATED = tr("what `-` negates")
 
 
-class Expressions:
+class Expressions(CompilerHost):
     """The expression handlers of the Compiler, one per node class."""
 
     def ex_literal(self, node: n.Literal):
@@ -150,7 +151,7 @@ class Expressions:
         """The pool value itself (not just its total): a dice term's PoolRoll, a named
         roll's ChainRoll, a `let` holding one; for its fields and the trace."""
         binding = self.bindings.get(id(node))
-        if isinstance(node, n.Name) and binding.kind == "roll":
+        if isinstance(node, n.Name) and binding is not None and binding.kind == "roll":
             name = node.name
             return lambda ctx: ctx.env[name]
         if isinstance(node, n.Dice):
@@ -164,7 +165,7 @@ class Expressions:
                 for part in (node.then, node.otherwise)
             )
             return lambda ctx: then(ctx) if as_bool(ctx, condition(ctx), span) else otherwise(ctx)
-        if isinstance(node, n.Name) and binding.kind == "rolldef":
+        if isinstance(node, n.Name) and binding is not None and binding.kind == "rolldef":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, ())
         if isinstance(node, n.Call) and binding is not None and binding.kind == "roll":
@@ -241,8 +242,7 @@ class Expressions:
                 return action(ctx, values(ctx), span)
 
             # the odds engine runs a called action's statements itself, one by one
-            call_action.action, call_action.arguments = action, values
-            return call_action
+            return with_parts(call_action, action=action, arguments=values)
         if binding.kind == "roll":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, values(ctx)).total

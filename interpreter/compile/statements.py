@@ -10,6 +10,7 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_list, bounded_value, cells, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.compile.costs import block_cost
+from interpreter.compile.host import CompilerHost, with_parts
 from interpreter.errors import (
     EvaluationError,
     InsufficientResource,
@@ -41,7 +42,7 @@ NEGATIVE = {
 }
 
 
-class Statements:
+class Statements(CompilerHost):
     """The statement handlers of the Compiler, one per node class."""
 
     def block(self, statements) -> tuple:
@@ -92,9 +93,8 @@ class Statements:
                 ctx.step("let", text, span, detail, name=name, value=result)
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread
-        let.value, let.pure = value, self.changes_nothing(node.expr)
-        let.split = self.split_of(node) if declared is None or declared.kind != "ref" else None
-        return let
+        split = self.split_of(node) if declared is None or declared.kind != "ref" else None
+        return with_parts(let, value=value, pure=self.changes_nothing(node.expr), split=split)
 
     def split_of(self, node: n.Let | n.Set):
         """`let x = if c then A else B` (or `set x to` it) where A or B is an action called:
@@ -113,9 +113,11 @@ class Statements:
             raise AssertionError("the odds engine's view of a let or set: never run")
 
         condition = expr.condition
-        split.branches = ((self.expr(condition), branch(expr.then), condition.span),)
-        split.otherwise = branch(expr.otherwise)
-        return split
+        return with_parts(
+            split,
+            branches=((self.expr(condition), branch(expr.then), condition.span),),
+            otherwise=branch(expr.otherwise),
+        )
 
     def calls_an_action(self, expr: n.IfExpr) -> bool:
         """Whether a branch of an if expression (or of one nested in a branch) is an action
@@ -157,10 +159,13 @@ class Statements:
                     ctx.step("set", text, span, detail, verbose=True, name=name, value=new)
 
             # for the odds engine (interpreter.odds.explore)
-            set_local.value, set_local.local = value, name
-            set_local.pure = self.changes_nothing(node.expr)
-            set_local.split = self.split_of(node)
-            return set_local
+            return with_parts(
+                set_local,
+                value=value,
+                local=name,
+                pure=self.changes_nothing(node.expr),
+                split=self.split_of(node),
+            )
         return self.set_field(node, value)
 
     def set_field(self, node: n.Set, value):
@@ -344,9 +349,8 @@ class Statements:
             run_block(ctx, otherwise, otherwise_cost, span)
 
         # for the odds engine (interpreter.odds.explore)
-        if_.branches, if_.otherwise = branches, otherwise
-        if_.pure = all(self.changes_nothing(c) for c, _ in node.branches)
-        return if_
+        pure = all(self.changes_nothing(c) for c, _ in node.branches)
+        return with_parts(if_, branches=branches, otherwise=otherwise, pure=pure)
 
     def st_match(self, node: n.Match):
         subject = self.expr(node.subject)
@@ -413,9 +417,8 @@ class Statements:
 
         # for the odds engine, which runs the passes itself (and skips a loop whose
         # passes change nothing it looks at: interpreter.odds.explore Explorer.idle)
-        for_each.items, for_each.var, for_each.body = items_of, name, body
-        for_each.pure = self.changes_nothing(node.items)
-        return for_each
+        pure = self.changes_nothing(node.items)
+        return with_parts(for_each, items=items_of, var=name, body=body, pure=pure)
 
     def st_repeat(self, node: n.Repeat):
         count = self.expr(node.count)
@@ -449,8 +452,7 @@ class Statements:
                 run_block(ctx, body, 0, span)
 
         # for the odds engine, which runs the passes itself
-        repeat.times, repeat.done, repeat.body = times_of, done, body
-        return repeat
+        return with_parts(repeat, times=times_of, done=done, body=body)
 
     def st_note(self, node: n.Note):
         text = self.expr(node.text)
@@ -567,8 +569,8 @@ class Statements:
         def do(ctx):
             call(ctx)
 
-        do.value = call  # for the odds engine (an action called: interpreter.odds.explore)
-        return do
+        # for the odds engine (an action called: interpreter.odds.explore)
+        return with_parts(do, value=call)
 
 
 def run_block(ctx, body: tuple, steps: int, span) -> None:
