@@ -8,6 +8,7 @@ from lark import Token
 from dsl import nodes as n
 from dsl.build.walk import (
     Tagged,
+    TreeWalk,
     WrittenName,
     number_value,
     unquote,
@@ -19,7 +20,7 @@ from dsl.messages import tr
 MAX_SYMBOLS_ON_FACE = 9
 
 
-class Definitions:
+class Definitions(TreeWalk):
     """The definitions' builders (part of the Builder)."""
 
     # ─── files and headers ──────────────────────────────────────────────────

@@ -15,7 +15,7 @@ import re
 from lark import Token
 
 from dsl import nodes as n
-from dsl.build.walk import whole_number
+from dsl.build.walk import TreeWalk, whole_number
 from dsl.errors import RulebookSyntaxError, Span
 from dsl.messages import tr
 
@@ -75,7 +75,7 @@ ROLL20_LESS = tr(
 )
 
 
-class DiceTerms:
+class DiceTerms(TreeWalk):
     """The dice terms' builders (part of the Builder)."""
 
     def _dice(self, span, token):

@@ -10,6 +10,7 @@ from dsl import nodes as n
 from dsl.build.walk import (
     ESCAPES,
     Tagged,
+    TreeWalk,
     WrittenName,
     is_number,
     number_value,
@@ -21,7 +22,7 @@ from dsl.messages import tr
 _TEXT_SPECIAL = re.compile(r"\\|\{\{|\}\}|\{")
 
 
-class Expressions:
+class Expressions(TreeWalk):
     """The expressions' builders (part of the Builder)."""
 
     # ─── expressions ────────────────────────────────────────────────────────

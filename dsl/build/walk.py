@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import ClassVar, TypeGuard
+from typing import TYPE_CHECKING, ClassVar, TypeGuard
 
 import attrs
 from lark import Token, Tree
 
+from dsl import nodes as n
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import tr
 from dsl.nodes.base import Number
@@ -114,7 +115,9 @@ def is_number(value: object) -> TypeGuard[Number]:
 
 
 class TreeWalk:
-    """The iterative walk over a parse tree, calling `_rule(span, *children)` per node."""
+    """The iterative walk over a parse tree, calling `_rule(span, *children)` per node:
+    the host of the builder modules (dsl.build's `Builder` joins them), which declares
+    what each calls on another."""
 
     #: each class's own table of builder methods (made on first use: `_handlers`)
     _handler_table: ClassVar[_HandlerTable]
@@ -210,3 +213,11 @@ class TreeWalk:
 
     def _error(self, message: str, span: Span, hint: str | None = None):
         return RulebookSyntaxError(message, span, hint)
+
+    if TYPE_CHECKING:  # what one builder module calls on another (defined there)
+        # dsl.build.expressions
+        def _text_node(self, token, span): ...
+        def _character_call(self, span, subject, call): ...
+
+        # dsl.build.definitions
+        def _range(self, token: Token) -> n.Range: ...
