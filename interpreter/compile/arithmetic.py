@@ -16,7 +16,7 @@ from interpreter.bounds import (
     size_within,
     too_long,
 )
-from interpreter.compile.host import with_parts
+from interpreter.compiled import Operation
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import Unknown, lift
@@ -115,9 +115,13 @@ def arith(op: str, left_span, right_span, op_span):
     def with_limits(limits):
         function = lifted.get(limits)
         if function is None:
-            # on two whole numbers, `ints`: the same without the other cases
-            parts = {"ints": _on_ints(WHOLE[op], limits, op_span)} if op in WHOLE else {}
-            function = lifted[limits] = with_parts(lambda a, b: compute(a, b, limits), **parts)
+            # with the same on two whole numbers, without the other cases (for the odds)
+            whole = WHOLE.get(op)
+            function = lifted[limits] = Operation(
+                lambda a, b: compute(a, b, limits),
+                _on_ints(whole, limits, op_span) if whole is not None else None,
+                whole if whole in (operator.add, operator.sub) else None,
+            )
         return function
 
     return compute
@@ -136,8 +140,7 @@ def _on_ints(operation, limits, span):
             return value
         raise too_long(limits, span)
 
-    # (the odds engine moves a distribution by a number once)
-    return with_parts(on_ints, operation=operation)
+    return on_ints
 
 
 def power(base, exponent, limits, span):
@@ -233,14 +236,15 @@ def ordering(node: n.Binary, left, right):
     compare = COMPARISONS[op]
     lspan, rspan = node.left.span, node.right.span
 
-    def compare_values(a, b):
+    def on_numbers(a, b):
         if type(a) is not int:
             a = as_number(a, lspan, LEFT_SIDE, op=op)
         if type(b) is not int:
             b = as_number(b, rspan, RIGHT_SIDE, op=op)
         return compare(a, b)
 
-    with_parts(compare_values, ints=compare)  # for two whole numbers (the odds engine's lifts)
+    # with the same for two whole numbers (the odds engine's lifts)
+    compare_values = Operation(on_numbers, compare)
 
     def comparison(ctx):
         a, b = left(ctx), right(ctx)

@@ -23,8 +23,9 @@ from interpreter.compile.arithmetic import (
 )
 from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.costs import charged
-from interpreter.compile.host import CompilerHost, with_parts
+from interpreter.compile.host import CompilerHost
 from interpreter.compile.tables import Pending, text_keyed
+from interpreter.compiled import ActionCall
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
@@ -236,13 +237,8 @@ class Expressions(CompilerHost):
             opposed = self.opposed(binding.name)
             return lambda ctx: opposed(ctx, values(ctx), span)
         if binding.kind == "action":
-            action = self.action(binding.name)
-
-            def call_action(ctx):
-                return action(ctx, values(ctx), span)
-
             # the odds engine runs a called action's statements itself, one by one
-            return with_parts(call_action, action=action, arguments=values)
+            return ActionCall(self.action(binding.name), values, span)
         if binding.kind == "roll":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, values(ctx)).total

@@ -11,22 +11,13 @@ declaration).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from dsl import nodes as n
 from dsl import types as t
 from dsl.build.walk import is_number
 from dsl.rulebook import Rulebook
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def with_parts(function: F, **parts: object) -> F:
-    """`function` (a compiled closure) carrying `parts` as attributes: what the odds
-    engine reads of a compiled statement to run it a step at a time (an `if`'s
-    `branches`, a loop's `body`, a `let`'s `value`: docs/architecture.md, the seam)."""
-    vars(function).update(parts)
-    return function
+from interpreter.compiled import Shape, Statement
 
 
 class CompilerHost:
@@ -76,7 +67,8 @@ class CompilerHost:
     if TYPE_CHECKING:  # what one part calls on another (defined there)
         # interpreter.compile.compiler
         def expr(self, node): ...
-        def statement(self, node): ...
+        def statement(self, node) -> Statement: ...
+        def shaped(self, node, run, shape: Shape) -> Statement: ...
         def ref(self, node): ...
         def value_or_ref(self, node, wanted: t.Type): ...
         def naming(self, node): ...

@@ -10,7 +10,8 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_list, bounded_value, cells, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.compile.costs import block_cost
-from interpreter.compile.host import CompilerHost, with_parts
+from interpreter.compile.host import CompilerHost
+from interpreter.compiled import ActionCall, Binding, Branch, Branches, Called, Loop, Repeat
 from interpreter.errors import (
     EvaluationError,
     InsufficientResource,
@@ -94,14 +95,16 @@ class Statements(CompilerHost):
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread
         split = self.split_of(node) if declared is None or declared.kind != "ref" else None
-        return with_parts(let, value=value, pure=self.changes_nothing(node.expr), split=split)
+        pure = self.changes_nothing(node.expr)
+        call = value if type(value) is ActionCall else None
+        return self.shaped(node, let, Binding(name, value, pure, False, split, call))
 
-    def split_of(self, node: n.Let | n.Set):
+    def split_of(self, node: n.Let | n.Set) -> Branches | None:
         """`let x = if c then A else B` (or `set x to` it) where A or B is an action called:
         the same as `if c { let x = A } else { let x = B }`, given in the shape of a
-        compiled `if` (`branches`, `otherwise`) so that the odds engine splits the worlds
-        on c and steps through the action as through `let x = action(...)`. `run` never
-        runs it: the statement evaluates its if expression itself. None otherwise."""
+        compiled `if` (Branches) so that the odds engine splits the worlds on c and steps
+        through the action as through `let x = action(...)`. `run` never runs it: the
+        statement evaluates its if expression itself. None otherwise."""
         expr = node.expr
         if not isinstance(expr, n.IfExpr) or not self.calls_an_action(expr):
             return None
@@ -109,15 +112,9 @@ class Statements(CompilerHost):
         def branch(part) -> tuple:
             return (self.statement(attrs.evolve(node, expr=part)),)
 
-        def split(ctx):  # noqa: ARG001 (a compiled statement is called with its ctx)
-            raise AssertionError("the odds engine's view of a let or set: never run")
-
         condition = expr.condition
-        return with_parts(
-            split,
-            branches=((self.expr(condition), branch(expr.then), condition.span),),
-            otherwise=branch(expr.otherwise),
-        )
+        first = Branch(self.expr(condition), branch(expr.then), condition.span)
+        return Branches((first,), branch(expr.otherwise), False)
 
     def calls_an_action(self, expr: n.IfExpr) -> bool:
         """Whether a branch of an if expression (or of one nested in a branch) is an action
@@ -159,13 +156,9 @@ class Statements(CompilerHost):
                     ctx.step("set", text, span, detail, verbose=True, name=name, value=new)
 
             # for the odds engine (interpreter.odds.explore)
-            return with_parts(
-                set_local,
-                value=value,
-                local=name,
-                pure=self.changes_nothing(node.expr),
-                split=self.split_of(node),
-            )
+            pure, split = self.changes_nothing(node.expr), self.split_of(node)
+            call = value if type(value) is ActionCall else None
+            return self.shaped(node, set_local, Binding(name, value, pure, True, split, call))
         return self.set_field(node, value)
 
     def set_field(self, node: n.Set, value):
@@ -350,7 +343,8 @@ class Statements(CompilerHost):
 
         # for the odds engine (interpreter.odds.explore)
         pure = all(self.changes_nothing(c) for c, _ in node.branches)
-        return with_parts(if_, branches=branches, otherwise=otherwise, pure=pure)
+        shape = Branches(tuple(Branch(*branch) for branch in branches), otherwise, pure)
+        return self.shaped(node, if_, shape)
 
     def st_match(self, node: n.Match):
         subject = self.expr(node.subject)
@@ -418,7 +412,7 @@ class Statements(CompilerHost):
         # for the odds engine, which runs the passes itself (and skips a loop whose
         # passes change nothing it looks at: interpreter.odds.explore Explorer.idle)
         pure = self.changes_nothing(node.items)
-        return with_parts(for_each, items=items_of, var=name, body=body, pure=pure)
+        return self.shaped(node, for_each, Loop(items_of, name, body, pure))
 
     def st_repeat(self, node: n.Repeat):
         count = self.expr(node.count)
@@ -452,7 +446,7 @@ class Statements(CompilerHost):
                 run_block(ctx, body, 0, span)
 
         # for the odds engine, which runs the passes itself
-        return with_parts(repeat, times=times_of, done=done, body=body)
+        return self.shaped(node, repeat, Repeat(times_of, done, body))
 
     def st_note(self, node: n.Note):
         text = self.expr(node.text)
@@ -570,7 +564,7 @@ class Statements(CompilerHost):
             call(ctx)
 
         # for the odds engine (an action called: interpreter.odds.explore)
-        return with_parts(do, value=call)
+        return self.shaped(node, do, Called(call if type(call) is ActionCall else None))
 
 
 def run_block(ctx, body: tuple, steps: int, span) -> None:
@@ -581,4 +575,4 @@ def run_block(ctx, body: tuple, steps: int, span) -> None:
     if counted > ctx.step_bound:
         count_past_bound(ctx, span)
     for statement in body:
-        statement(ctx)
+        statement.run(ctx)
