@@ -81,8 +81,8 @@ class Bounded:
         return key in self._items
 
 
-_DEFINITIONS = ("actions", "checks", "opposed", "rolls", "formulas", "tables", "ladders")
-_DEFINITIONS += ("fields", "groups", "derived")
+_DEFINITIONS: tuple[str, ...] = ("actions", "checks", "opposed", "rolls", "formulas")
+_DEFINITIONS += ("tables", "ladders", "fields", "groups", "derived")
 
 
 def text_size(rulebook) -> int:

@@ -11,6 +11,7 @@ this language's meaning and carries a note naming the spelling for the other one
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from lark import Token
 
@@ -81,7 +82,7 @@ class DiceTerms(TreeWalk):
     def _dice(self, span, token):
         return self._dice_term(token)
 
-    def dice_token(self, token: Token) -> n.Dice:
+    def dice_token(self, token: Token) -> n.Dice | n.SymbolDice:
         """The node of a DICE token (a whole dice term with its modifiers)."""
         return self._dice_term(token)
 
@@ -110,7 +111,7 @@ class DiceTerms(TreeWalk):
         text = token.value
         count = self._dice_value(head, "count", token)
         sides = self._sides(head, token)
-        self.notes = []
+        self.notes: list[Any] = []  # what the modifiers say of other rollers' spellings
         modifiers, label = self._modifiers(text, head.end(), token, count)
         notes, self.notes = tuple(self.notes), []
         span = self._token_span(token)
@@ -329,7 +330,7 @@ class DiceTerms(TreeWalk):
                 raise self._error(tr("a dice term has one `df`"), modifier.span)
 
     def _part_span(self, token: Token, start: int, end: int) -> Span:
-        base = self.offset + token.start_pos
+        base = self.offset + (token.start_pos or 0)  # (a token of the parser's has one)
         return Span(self.source, base + start, base + end)
 
     def _dice_value(self, match, group: str, token: Token):

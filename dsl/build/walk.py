@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import TYPE_CHECKING, ClassVar, TypeGuard
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 import attrs
 from lark import Token, Tree
@@ -34,7 +34,7 @@ class Tagged:
     """A tagged piece of a larger construct (a check's `roll`, an `else` block, ...)."""
 
     tag: str
-    value: object
+    value: Any  # what the tagged piece built (each tag's own)
     span: Span
 
 
