@@ -164,7 +164,7 @@ class SheetError(RulebookError):
         kind = translate(KINDS.get(self.kind, self.kind), language)
         head = f"{kind}: {translate(self.message, language)}"
         text = f"{where}: {head}" if where else head
-        if self.line is not None:
+        if self.line is not None and self.column is not None:
             shown = seen(self.line_text[: max(100, self.column + 20)])  # a long line, cut short
             width = max(1, min(self.width, len(shown) - self.column + 1))
             caret = " " * (self.column - 1) + "^" * width
