@@ -21,6 +21,7 @@ import json
 from collections.abc import Mapping
 from fractions import Fraction
 from importlib import resources
+from typing import Any
 
 from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import translate
@@ -308,10 +309,10 @@ def _error(error: RulebookError, w: Writer) -> dict:
         "hint": w.text(error.hint),
         "location": location_data(error.span),
     }
-    if getattr(error, "field", None) is not None:
-        out["field"] = error.field
-    if getattr(error, "path", None) is not None:
-        out["file"] = error.path
+    if (field := getattr(error, "field", None)) is not None:
+        out["field"] = field
+    if (path := getattr(error, "path", None)) is not None:
+        out["file"] = path
     if isinstance(error, RulebookInvalid):
         out["diagnostics"] = [{"severity": d.severity, **_error(d, w)} for d in error.diagnostics]
     return out
@@ -432,7 +433,7 @@ def encounter_data(answer, language: str | None = None) -> dict:
         {"rounds": n, "probability": number(p, f"/rounds/{i}/probability")}
         for i, (n, p) in enumerate(answer.rounds().items())
     ]
-    left = []
+    left: list[Any] = []
     for side in answer.sides:
         ends = list(answer.left(side).items())
         for healths, p in ends[:LISTED_ENDS]:

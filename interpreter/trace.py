@@ -5,6 +5,8 @@ A trace is data (a list of `Step`); turning it into text or JSON is done here, a
 
 from __future__ import annotations
 
+from typing import SupportsIndex
+
 import attrs
 
 from dsl.errors import Span
@@ -111,7 +113,7 @@ class Trace(list):
         else:
             self.omitted += 1
 
-    def insert(self, index: int, step: Step) -> None:
+    def insert(self, index: SupportsIndex, step: Step) -> None:
         if self.most is None:
             super().insert(index, step)
         elif index >= self.most:
@@ -127,7 +129,8 @@ class Trace(list):
 
     def trim(self) -> None:
         """Past `trace_steps` (headings put over steps kept): the last ones counted out."""
-        while len(self) > self.most:
+        most = self.most
+        while most is not None and len(self) > most:
             self.pop()
             self.omitted += 1
 
@@ -135,6 +138,8 @@ class Trace(list):
         """The step with its data cut to `shown_length` characters a value (at most
         DATA_ROOM of them in all), and its text and detail to TEXT_ROOM."""
         length = self.length
+        if length is None:  # (an unbounded trace keeps its steps whole)
+            return step
         changed: dict = {}
         if step.data:
             data, room = None, DATA_ROOM * length
@@ -177,7 +182,8 @@ DATA_ROOM = 8
 def faces_text(roll: PoolRoll, length: int | None = None) -> str:
     """`[6, 5, 3, ~~1~~]`: struck faces were dropped or rerolled; `6!` exploded. With a
     `length`, the faces that fit in about that many characters, then how many more."""
-    parts, used = [], 0
+    parts: list[str] = []
+    used = 0
     for i, (face, status, exploded) in enumerate(roll.faces):
         if length is not None and used > length:
             return "[" + ", ".join(parts) + f", {more_items(len(roll.faces) - i)}]"
