@@ -189,8 +189,11 @@ def _cut_if(compiler, statement, decided: dict):
     node = statement.node
     branches, nodes = [], []
     otherwise, otherwise_node = statement.otherwise, node.otherwise
+    untested = 0  # (a run tests them: their steps, at most)
     for (condition, body_node), (fn, body, span) in zip(node.branches, statement.branches):
         decision = decided.get(id(condition))
+        if decision is not None:
+            untested += compiler.cost(condition)
         if decision is False:
             continue
         if decision is True:  # taken wherever the ones before are not
@@ -205,7 +208,7 @@ def _cut_if(compiler, statement, decided: dict):
     if unchanged and all(a[1] is b[1] for a, b in zip(branches, statement.branches)):
         return statement
     shape = attrs.evolve(node, branches=tuple(nodes), otherwise=otherwise_node)
-    cut = SettledIf(shape, tuple(branches), otherwise)
+    cut = SettledIf(shape, tuple(branches), otherwise, statement.cost, untested)
     cut.pure = all(compiler.changes_nothing(condition) for condition, _ in nodes)
     return cut
 
@@ -214,11 +217,13 @@ class SettledIf:
     """An `if` cut down to the branches some world takes: the explorer's view alone (a
     real run runs the `if` as written)."""
 
-    __slots__ = ("branches", "node", "otherwise", "pure")
+    __slots__ = ("branches", "cost", "node", "otherwise", "pure", "untested")
 
-    def __init__(self, node: n.If, branches: tuple, otherwise: tuple):
+    def __init__(self, node: n.If, branches: tuple, otherwise: tuple, cost=0, untested=0):
         self.node, self.branches, self.otherwise = node, branches, otherwise
         self.pure = False
+        self.cost = cost  # the `if`'s own steps (its compiled statement's)
+        self.untested = untested  # the most steps the conditions left out may count
 
     def __call__(self, ctx):  # noqa: ARG002 (a compiled statement is called with its ctx)
         raise AssertionError("the odds engine's view of an if: never run")
