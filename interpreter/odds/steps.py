@@ -122,9 +122,7 @@ class StepBounds:
                 inner = times * (limits.extra_per_die + 1)
             elif kind is n.Opposed:
                 inner = times * (limits.tie_rerolls + 1)
-            for field in attrs.fields(kind):
-                if field.name not in _SKIPPED:
-                    stack.append((getattr(item, field.name), inner))
+            stack.extend((part, inner) for part in n.parts(item, _SKIPPED))
         return min(total, MOST)
 
     def _cells(self, item) -> int:
@@ -141,9 +139,7 @@ class StepBounds:
         if type(item) is n.Text:
             return self._text(item)
         if isinstance(item, VALUED):
-            parts = [
-                getattr(item, f.name) for f in attrs.fields(type(item)) if f.name not in _SKIPPED
-            ]
+            parts = n.parts(item, _SKIPPED)
             for part in parts:
                 if isinstance(part, tuple):
                     if any(attrs.has(type(p)) and self._kind(p) not in SMALL_KINDS for p in part):
