@@ -125,14 +125,14 @@ class Context:
         if self.steps > self.step_bound:
             count_past_bound(self, span)
 
-    def recount(self) -> int:
-        """The steps counted since the count started, and a new count from 0: for a
-        caller that runs many evaluations in one context (the odds engine's worlds), each
-        within the limit on its own."""
-        steps, self.steps = self.steps, 0
+    def recount(self, start: int = 0) -> int:
+        """The steps counted since the count started, and a new count from `start`: for a
+        caller that runs many evaluations in one context (the odds engine's worlds, each
+        taking a run up at the steps it had counted)."""
+        steps, self.steps = self.steps, start
         self.step_bound = self.limits.steps_per_run
         if self.deadline is not None or self.clock is not None:
-            self.step_bound = min(self.step_bound, STEPS_BETWEEN_CLOCKS)
+            self.step_bound = min(self.step_bound, start + STEPS_BETWEEN_CLOCKS)
         return steps
 
     def on_clock(self, check: Callable[[], object]) -> None:
