@@ -24,7 +24,6 @@ from importlib import resources
 
 from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import translate
-from interpreter.describe import describe
 from interpreter.dice import KEPT
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
@@ -270,6 +269,8 @@ def describe_data(book, language: str | None = None) -> dict:
     """A rulebook's actions, checks, rolls, tables and sheet (`interpreter.describe`)."""
     w = Writer(language)
     out = _head("describe", language or book.language)
+    from interpreter.describe import describe  # (a rolled expression's JSON needs none)
+
     out.update(w.value(describe(book), ""))
     return w.finish(out)
 
