@@ -25,7 +25,6 @@ from typing import Any
 
 from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import translate
-from interpreter.describe import describe
 from interpreter.dice import KEPT
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
@@ -271,6 +270,8 @@ def describe_data(book, language: str | None = None) -> dict:
     """A rulebook's actions, checks, rolls, tables and sheet (`interpreter.describe`)."""
     w = Writer(language)
     out = _head("describe", language or book.language)
+    from interpreter.describe import describe  # (a rolled expression's JSON needs none)
+
     out.update(w.value(describe(book), ""))
     return w.finish(out)
 

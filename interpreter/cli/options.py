@@ -7,18 +7,19 @@ import re
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dsl
-from dsl import nodes as n
 from dsl.errors import Diagnostic, Source, Span, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.spellings import inline_roll
 from dsl.unicode_text import digits_refused
 from interpreter.dice import ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
-from interpreter.expression import expression_warnings
-from interpreter.sheets.character import NOT_A_SHEET, Sheet, rulebook_named_in
-from interpreter.symbols import SymbolDie
+
+if TYPE_CHECKING:  # (what a command does not use is not imported: `rulebook roll d20`)
+    from interpreter.sheets.character import Sheet
+    from interpreter.symbols import SymbolDie
 
 
 def dice_source(args, language: str | None = None, symbols: bool = False):
@@ -96,6 +97,8 @@ def answer_to(question: str) -> str:
 
 def ask_at_the_table(die, position: int, language: str | None = None) -> int:
     """Ask the person at the table what a physical die showed."""
+    from interpreter.symbols import SymbolDie
+
     if isinstance(die, SymbolDie):
         return ask_symbols(die, position, language)
     while True:
@@ -206,6 +209,8 @@ def resolve_character(reference: str, book, option: str = "--char") -> Path:
 def shipped_characters(book) -> list[str]:
     """The shipped characters of `book`'s game (their `rulebook:` is the book or one it
     extends, or they name none); every one when no book is given."""
+    from interpreter.sheets.character import NOT_A_SHEET, rulebook_named_in
+
     games = set()
     while book is not None:
         games.add(Path(book.path).stem)
@@ -272,6 +277,8 @@ def target_files(args, book, action: str | None) -> dict:
     pairs = getattr(args, "targets", None) or []
     if not pairs:
         return {}
+    from dsl import nodes as n
+
     definition = book.definition(action) if action else None
     roles = [
         p.name
@@ -324,6 +331,8 @@ def open_journal(args):
 def print_warnings(expression: str, language) -> None:
     """What the checker noted about a dice expression (a spelling another dice roller
     reads otherwise, a modifier that changes nothing), on stderr: stdout is the result."""
+    from interpreter.expression import expression_warnings
+
     for warning in expression_warnings(expression):
         print(warning.render(language), file=sys.stderr)
     inline = inline_roll(expression)
