@@ -50,7 +50,7 @@ from interpreter.runtime import Context, Roller, RollerProtocol
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.state import Character, State
-from interpreter.trace import Step, Trace, call_text
+from interpreter.trace import Later, Step, Trace, call_text
 
 #: an action's parameters, by name (as given; as shown)
 Params: TypeAlias = dict[str, Any]
@@ -297,7 +297,7 @@ class Engine:
         steps.append(
             Step(
                 "action" if runnable.kind == "action" else "run",
-                call_text(compiled.label, shown.items(), self.limits.shown_length),
+                Later(call_text, compiled.label, tuple(shown.items()), self.limits.shown_length),
                 compiled.node.span.line,
                 {runnable.kind: runnable.name},
                 -1,
