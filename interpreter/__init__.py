@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from interpreter.choosers import Choice, Chooser, Question
     from interpreter.dice import DiceSource, ForcedDice, SeededDice, TypedDice
     from interpreter.engine import Engine
-    from interpreter.outcome import Change, CharacterOutcome, Outcome
     from interpreter.errors import (
         ChoiceNotOpen,
         DiceError,
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
     from interpreter.expression import RollResult, roll
     from interpreter.limits import DEFAULT_LIMITS, Limits
     from interpreter.odds.best_play import Goal
+    from interpreter.outcome import Change, CharacterOutcome, Outcome
     from interpreter.sheets.character import Sheet
     from interpreter.trace import Step, render_text
 
