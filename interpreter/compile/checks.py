@@ -15,8 +15,9 @@ from interpreter.bounds import bounded_record
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
 from interpreter.errors import EvaluationError, LimitExceeded
-from interpreter.runtime import Unknown, count_past_bound, known, place_text
+from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
+from interpreter.state import place_text
 from interpreter.trace import Step, faces_text
 from interpreter.values import Record, normalize, show
 

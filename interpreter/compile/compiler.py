@@ -30,7 +30,8 @@ from interpreter.compile.procedures import Procedure
 from interpreter.compile.statements import Statements
 from interpreter.compile.symbols import SymbolTerms
 from interpreter.compile.tables import Tables
-from interpreter.runtime import Elsewhere, count_past_bound, known, place_text
+from interpreter.runtime import count_past_bound, known
+from interpreter.state import Elsewhere, place_text
 
 
 class Compiler(

@@ -27,7 +27,8 @@ from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
-from interpreter.runtime import MISSING, Unknown, as_bool, known, lift
+from interpreter.runtime import Unknown, as_bool, known, lift
+from interpreter.state import MISSING
 from interpreter.values import Range, Record, show
 
 #: what a value is, where a number is wanted (a refusal says it)

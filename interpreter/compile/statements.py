@@ -17,18 +17,10 @@ from interpreter.errors import (
     RequirementFailed,
     SheetError,
 )
-from interpreter.runtime import (
-    Unknown,
-    as_bool,
-    count_past_bound,
-    known,
-    place_path,
-    place_text,
-    sheet_of,
-    to_write,
-)
+from interpreter.runtime import Unknown, as_bool, count_past_bound, known
 from interpreter.sheets.validation import entry_value
 from interpreter.shown import glimpse
+from interpreter.state import place_path, place_text, sheet_of, to_write
 from interpreter.values import Record, is_number, show
 
 #: what a change of a resource says in the trace, by its verb

@@ -19,7 +19,7 @@ from interpreter.odds.listing import (
     table_of,
 )
 from interpreter.odds.worlds import Failure
-from interpreter.runtime import MISSING
+from interpreter.state import MISSING
 from interpreter.values import YES_NO, Record, is_number, show
 
 # ─── answers ────────────────────────────────────────────────────────────────

@@ -25,7 +25,8 @@ from interpreter.odds.sampling import sample_action, sample_expression, sampled,
 from interpreter.odds.settled import settled_body
 from interpreter.odds.weights import ONE, Mass, times
 from interpreter.odds.worlds import STOPS, Failure, Liveness, stopped
-from interpreter.runtime import Context, State, Unknown, known
+from interpreter.runtime import Context, Unknown, known
+from interpreter.state import State
 from interpreter.values import Record
 
 #: probability an open-ended roll may leave out

@@ -35,7 +35,8 @@ from interpreter.odds.worlds import (
     names_read,
     stopped,
 )
-from interpreter.runtime import MISSING, Context, CountingRoller, Unknown, as_bool, known
+from interpreter.runtime import Context, CountingRoller, Unknown, as_bool, known
+from interpreter.state import MISSING
 from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]

@@ -11,7 +11,8 @@ from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import Failure, Live, World
-from interpreter.runtime import MISSING, known
+from interpreter.runtime import known
+from interpreter.state import MISSING
 from interpreter.values import Record
 
 

@@ -30,7 +30,8 @@ from interpreter.odds.records import FieldMemory
 from interpreter.odds.riders import riding
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
-from interpreter.runtime import MISSING, ChainRoll, Unknown
+from interpreter.runtime import ChainRoll, Unknown
+from interpreter.state import MISSING
 from interpreter.symbols import Forms, pool_counts, pool_record
 from interpreter.values import Record
 

@@ -12,7 +12,7 @@ from interpreter.errors import EvaluationError
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.roller import hashable
 from interpreter.odds.steps import StepBounds
-from interpreter.runtime import MISSING, State
+from interpreter.state import MISSING, State
 from interpreter.values import Record
 
 
