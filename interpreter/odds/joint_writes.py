@@ -27,8 +27,9 @@ from interpreter.odds.roller import LiftMemory, OddsRoller
 from interpreter.odds.settled import settled_body
 from interpreter.odds.weights import ONE, Mass, times
 from interpreter.odds.worlds import Liveness, stopped
-from interpreter.runtime import Character, known
+from interpreter.runtime import known
 from interpreter.sheets.character import Sheet
+from interpreter.state import Character
 
 #: what a run that wrote nothing wrote
 NOTHING = ()
