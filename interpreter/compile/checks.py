@@ -45,7 +45,7 @@ class CompiledCheck(CallFrame):
         compiler.reads.append(n.field_reads((node.lets, node.roll, node.target, node.fields)))
         compiler.bodies.append((node.lets, node.roll, node.target, node.fields))
         try:
-            self.lets = tuple((let.name, compiler.st_let(let)) for let in node.lets)
+            self.lets = tuple((let.name, compiler.statement(let).run) for let in node.lets)
         finally:
             compiler.reads.pop()
             compiler.bodies.pop()
