@@ -452,6 +452,12 @@ class Engine:
         (`description`: a file, its data, or an Encounter; `options`: encounter_odds's)."""
         return encounter_odds(self, description, **options)
 
+    def counting(self):
+        """Exact counts a whole encounter needs: interpreter.odds.joint_writes.Counting."""
+        from interpreter.odds.joint_writes import Counting
+
+        return Counting(self)
+
     @speaking
     def odds(
         self,

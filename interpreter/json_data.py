@@ -41,6 +41,7 @@ KINDS = (
     "journal_entry",
     "replay",
     "encounter",
+    "sweep",
 )
 #: ends listed by what is left, for each side, in an encounter's document (the most likely)
 LISTED_ENDS = 200
@@ -442,6 +443,20 @@ def encounter_data(answer, language: str | None = None) -> dict:
             health = dict(zip(answer.names, healths))
             left.append({"side": side, "health": health, "probability": number(p, pointer)})
     out["left"] = left
+    return w.finish(out)
+
+
+def sweep_data(rows: list, action: str, language: str | None = None) -> dict:
+    """A sweep's table (interpreter.balance.sweep): its columns in order, and a row per
+    case, each probability a number with its exact fraction in `fractions`."""
+    w = Writer(language)
+    out = _head("sweep", language)
+    out["action"] = action
+    seen: dict = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    out["columns"] = list(seen)
+    out["rows"] = [w.value(dict(row), f"/rows/{i}") for i, row in enumerate(rows)]
     return w.finish(out)
 
 
