@@ -19,6 +19,7 @@ import threading
 import attrs
 
 from dsl.messages import tr
+from interpreter.errors import ParameterError
 from interpreter.web.access import Access, cookie_value
 from interpreter.web.errors import RequestError
 from interpreter.web.guard import Forbidden
@@ -79,8 +80,10 @@ def shown_code(code: str) -> str:
 def check_code(code: str) -> str:
     plain = plain_code(code)
     if not 6 <= len(plain) <= 32 or len(plain) != len(code.replace("-", "").replace(" ", "")):
-        raise RequestError(
-            tr("a table's code is 6 to 32 letters and digits (dashes and spaces are ignored)")
+        raise ParameterError(
+            tr("a table's code is 6 to 32 letters and digits (dashes and spaces are ignored)"),
+            None,
+            tr("leave --code out and `rulebook serve` makes one"),
         )
     return plain
 

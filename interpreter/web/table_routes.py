@@ -7,7 +7,8 @@ player picks, the running log, its live stream (server-sent events), and the joi
   gets the join link and code.
 - `POST /api/table/character` `{rulebook, character}`: a player's pick, once (the game
   master's pages follow it); a character another player holds is refused.
-- `GET /api/table/log?after=N`: the events after N that the role may see.
+- `GET /api/table/log?after=N`: the events after N that the role may see (without
+  `after`: the latest).
 - `GET /api/table/events`: the same, as they happen (`text/event-stream`; `Last-Event-ID`
   resumes); each stream ends after STREAM_SECONDS and the browser opens it again.
 - `GET /api/table/qr.svg`: the join link as a QR code (segno), drawn here as SVG.
@@ -126,7 +127,8 @@ def table_routes(table: Table, access, library, language: str | None = None) -> 
 
     async def log(request):
         role = _role(request)
-        after = _number(request.query_params.get("after", "0"))
+        given = request.query_params.get("after")
+        after = _number(given) if given is not None else None  # None: the latest
         events = table.store.events_after(table.name, after, role.gm)
         return JSONResponse(
             versioned({"events": [e.to_json() for e in events]}),

@@ -62,7 +62,7 @@ class TableStore(Protocol):
 
     def add_event(self, table: str, kind: str, audience: str, who: str, data: dict) -> int: ...
 
-    def events_after(self, table: str, after: int, gm: bool) -> list[Event]: ...
+    def events_after(self, table: str, after: int | None, gm: bool) -> list[Event]: ...
 
     def add_seat(self, table: str, secret: str, code: str, player: str) -> None: ...
 
@@ -113,7 +113,8 @@ class JournalTableStore:
             )
             return int(cursor.lastrowid)
 
-    def events_after(self, table: str, after: int, gm: bool) -> list[Event]:
+    def events_after(self, table: str, after: int | None, gm: bool) -> list[Event]:
+        """The events after number `after` (None: the latest MAX_EVENTS_READ), oldest first."""
         journal = self._opened(create=False)
         if journal is None:
             return []
@@ -121,9 +122,11 @@ class JournalTableStore:
         rows = journal._all(
             "SELECT id, at, kind, audience, who, data FROM table_events WHERE table_name = ? "
             f"AND id > ? AND audience IN ({', '.join('?' * len(audiences))}) "
-            "ORDER BY id LIMIT ?",
-            (table, after, *audiences, MAX_EVENTS_READ),
+            f"ORDER BY id {'DESC' if after is None else ''} LIMIT ?",
+            (table, after or 0, *audiences, MAX_EVENTS_READ),
         )
+        if after is None:
+            rows.reverse()
         out = []
         for id_, at, kind, audience, who, data in rows:
             try:

@@ -8,6 +8,7 @@ import { computeOdds, renderOdds } from "./odds.js";
 import { sweep } from "./sweep.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
+import { narrowToPlayer, pickCharacter, readTable, showTable, table } from "./table.js";
 
 const state = {
   rulebooks: [], // GET /api/rulebooks
@@ -93,6 +94,7 @@ async function chooseRulebook() {
   const fitting = characters.find((c) => c.rulebook !== null) || characters[0];
   const wanted = new URLSearchParams(location.search).get("character");
   characterSelect.value = characters.some((c) => c.name === wanted) ? wanted : fitting ? fitting.name : "";
+  if (table.character && state.characters.includes(table.character)) characterSelect.value = table.character;
   fillCompare();
   await chooseCharacter();
   await openInEditor(name);
@@ -259,6 +261,7 @@ function namesOf(request) {
 async function run() {
   const mode = document.querySelector('input[name="dice"]:checked').value;
   const request = { ...subject(), ...diceOf(mode), answers: [] };
+  if (table.role === "gm" && $("#secret").checked) request.secret = true;
   const outcome = await runAction(request, namesOf(request), followLine);
   if (!outcome) return;
   state.lastRun = { request, outcome };
@@ -293,7 +296,14 @@ async function save() {
   const { request, outcome } = state.lastRun;
   const characters = (outcome.characters || []).map((c) => ({ role: c.role, changes: c.changes }));
   const expect = { result: outcome.result, changes: outcome.changes, characters };
-  const answer = await send("/api/run", { ...request, save: true, expect });
+  let answer;
+  try {
+    answer = await send("/api/run", { ...request, save: true, expect });
+  } catch (error) {
+    // the sheet changed since this run was shown (another page saved): shown again now
+    if (error instanceof ApiError && error.status === 409) await reloadCharacter();
+    throw error;
+  }
   const fileOf = (path) => path.split(/[\\/]/).pop();
   const file = fileOf(answer.saved.path);
   const others = Object.values(answer.saved.others || {}).map(fileOf);
@@ -459,9 +469,25 @@ async function start() {
   for (const radio of document.querySelectorAll('input[name="odds-view"]')) {
     radio.addEventListener("change", () => state.lastOdds && renderOdds(state.lastOdds, oddsView()));
   }
+  $("#table-pick").addEventListener("click", () => busy(async () => {
+    await pickCharacter();
+    narrowToPlayer();
+    await chooseRulebook();
+  }));
   await loadRulebooks();
+  await readTable();
+  narrowToPlayer();
   await chooseRulebook();
+  await showTable({ told });
   document.body.dataset.ready = "yes";
+}
+
+// Another page's save or undo of the character shown: shown again as it is now.
+function told(event) {
+  const shown = state.character && state.character.name;
+  if (!shown || !["saved", "undo"].includes(event.kind)) return;
+  const named = [event.character, ...Object.values(event.targets || {}), ...(event.characters || []), ...(event.others || [])];
+  if (named.includes(shown)) busy(reloadCharacter);
 }
 
 start().catch((error) => {
