@@ -128,7 +128,7 @@ def cmd_serve(args) -> int:
         with_token,
     )
     from interpreter.web.protocol import REQUEST_SECONDS, timed_protocol
-    from interpreter.web.table_roles import shown_code
+    from interpreter.web.tabletop.roles import shown_code
     from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS
 
     language = language_for(getattr(args, "lang", None))

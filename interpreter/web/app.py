@@ -25,9 +25,9 @@ from interpreter.web.guard import MAX_BODY, Guard
 from interpreter.web.library import Library
 from interpreter.web.openapi import document
 from interpreter.web.paths import PublicPaths
-from interpreter.web.table_doors import TableDoors
-from interpreter.web.table_roles import make_table
-from interpreter.web.table_routes import table_routes
+from interpreter.web.tabletop.addresses import table_routes
+from interpreter.web.tabletop.doors import TableDoors
+from interpreter.web.tabletop.roles import make_table
 from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS, Workers
 
 STATIC = Path(__file__).parent / "static"

@@ -48,7 +48,7 @@ class Guard:
         self.app = app
         self.access = access
         self.max_body = max_body
-        # the shared table (interpreter.web.table_roles): a player's seat is a door too, to a
+        # the shared table (interpreter.web.tabletop.roles): a player's seat is a door too, to a
         # player's rights only; who the request is goes on in `scope["state"]["role"]`
         self.table = table
 

@@ -33,9 +33,9 @@ from dsl.messages import language_for, tr
 from interpreter.version import versioned
 from interpreter.web.body import field, json_body, unknown_fields
 from interpreter.web.errors import RequestError
-from interpreter.web.table_roles import MAX_PLAYER, Role, Table, shown_code
+from interpreter.web.tabletop.roles import MAX_PLAYER, Role, Table, shown_code
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parent.parent / "static"
 #: seconds one event stream lasts before the browser opens it again (no stream is forever)
 STREAM_SECONDS = 300.0
 #: seconds between two looks at the store for events another server process kept

@@ -23,7 +23,7 @@ from interpreter.errors import ParameterError
 from interpreter.web.access import Access, cookie_value
 from interpreter.web.errors import RequestError
 from interpreter.web.guard import Forbidden
-from interpreter.web.table_store import Seat, TableStore
+from interpreter.web.tabletop.events import Seat, TableStore
 
 #: the letters a join code is made of (none that reads like another: no 0/O, 1/I/L)
 CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -56,7 +56,7 @@ def make_table(
     (one made when none is given), its events and seats in the folder's journal."""
     from pathlib import Path
 
-    from interpreter.web.table_store import JournalTableStore
+    from interpreter.web.tabletop.events import JournalTableStore
 
     folder = Path(folder)
     name = name or folder.resolve().name or "rulebook"

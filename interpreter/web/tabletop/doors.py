@@ -3,7 +3,7 @@ save, undo and choice that went through is told to the table (its running log).
 
 The guard (interpreter.web.guard) has said who the request is (`scope["state"]["role"]`);
 here its body is read (whole already: the guard read it within its bound), checked
-against the role's rights (interpreter.web.table_roles), `secret` taken out of a game master's
+against the role's rights (interpreter.web.tabletop.roles), `secret` taken out of a game master's
 run, and the answer, once sent, told as an event.
 """
 
@@ -14,7 +14,7 @@ import json
 from starlette.responses import JSONResponse
 
 from interpreter.web.errors import error_json
-from interpreter.web.table_roles import Table
+from interpreter.web.tabletop.roles import Table
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 #: bytes of an answer kept to tell the table (a larger one is told without its details)
