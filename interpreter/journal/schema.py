@@ -133,7 +133,7 @@ CREATE INDEX run_sheets_by_sheet ON run_sheets (sheet, run);
 """
 
 # Version 5: a shared table's running log of the evening and its players' seats
-# (interpreter.web.table_store): kept beside the runs, so that several server processes
+# (interpreter.web.tabletop.events): kept beside the runs, so that several server processes
 # serving one folder share one table.
 _VERSION_5 = """
 CREATE TABLE table_events (

@@ -1,5 +1,7 @@
-"""The table's addresses: the join page and the join, who I am at the table, the character a
-player picks, the running log, its live stream (server-sent events), and the join link's QR.
+"""The table's addresses: joining, who I am, a player's pick, the log, its live stream, the QR.
+
+The join page and the join, who the request is at the table, the character a player
+picks, the running log, its live stream (server-sent events), and the join link's QR.
 
 - `GET /join`: the page a player opens from the link or the QR (the code filled in).
 - `POST /api/table/join` `{code, player}`: a seat (its cookie), for the table's code only.

@@ -1,5 +1,7 @@
-"""The table's doors inside the guard: what a player may not do is refused, and every run,
-save, undo and choice that went through is told to the table (its running log).
+"""The table's doors inside the guard: a player's refusals, and what went through told.
+
+What a player may not do is refused, and every run, save, undo and choice that went
+through is told to the table (its running log).
 
 The guard (interpreter.web.guard) has said who the request is (`scope["state"]["role"]`);
 here its body is read (whole already: the guard read it within its bound), checked

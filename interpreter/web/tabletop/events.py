@@ -1,4 +1,4 @@
-"""The shared table's events and seats, kept behind a small interface (SQLite: the journal's).
+"""The table's events and seats, kept behind a small interface (SQLite: the journal's).
 
 `TableStore` is what the table needs of a store: append an event, read the events after
 one, make a seat, find it by its secret, give it a character. `JournalTableStore` keeps

@@ -1,5 +1,7 @@
-"""The shared table: its name and join code, who a request is (game master or player), what
-a player may do, and the evening's events told to every open page.
+"""The shared table: its code, who a request is, what a player may do, the events told.
+
+Its name and join code, who a request is (game master or player), what a player may do,
+and the evening's events told to every open page.
 
 Roles: the game master (the server's token, or anyone on a server that asks none) sees
 and does everything; a player joined with the table's code (a seat: a cookie of its own)
