@@ -76,7 +76,17 @@ class TableDoors:
             return
         event = _event(kind, parsed if isinstance(parsed, dict) else {}, out, path)
         if event is not None:
+            event[1]["page"] = _page(scope)
             self.table.tell(event[0], role.who if role else "", event[1], secret=secret)
+
+
+def _page(scope) -> str | None:
+    """The page that sent the request (its own mark, `X-Rulebook-Page`), if it is one."""
+    for key, value in scope["headers"]:
+        if key.lower() == b"x-rulebook-page":
+            mark = value.decode("latin-1")
+            return mark if mark.isalnum() and len(mark) <= 32 else None
+    return None
 
 
 def _told(method: str, path: str) -> str | None:

@@ -1,6 +1,6 @@
 // The page: choose a rulebook and a character, run actions (checks, rolls), see odds, edit the rules.
 
-import { ApiError, get, quote, send } from "./api.js";
+import { ApiError, PAGE, get, quote, send } from "./api.js";
 import { $, el, language, setWords, show, t, tn } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { buildForm, formTargets, formValues } from "./form.js";
@@ -485,7 +485,7 @@ async function start() {
 // Another page's save or undo of the character shown: shown again as it is now.
 function told(event) {
   const shown = state.character && state.character.name;
-  if (!shown || !["saved", "undo"].includes(event.kind)) return;
+  if (!shown || event.page === PAGE || !["saved", "undo"].includes(event.kind)) return;
   const named = [event.character, ...Object.values(event.targets || {}), ...(event.characters || []), ...(event.others || [])];
   if (named.includes(shown)) busy(reloadCharacter);
 }
