@@ -8,7 +8,7 @@ import { computeOdds, renderOdds } from "./odds.js";
 import { sweep } from "./sweep.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
-import { narrowToPlayer, pickCharacter, readTable, showTable, table } from "./table.js";
+import { narrowToPlayer, pickCharacter, readTable, renderTable, showTable, table } from "./table.js";
 
 const state = {
   rulebooks: [], // GET /api/rulebooks
@@ -98,6 +98,7 @@ async function chooseRulebook() {
   fillCompare();
   await chooseCharacter();
   await openInEditor(name);
+  renderTable();
   status(book.rulebook);
 }
 

@@ -6,7 +6,7 @@
 import { get, send, quote } from "./api.js";
 import { $, el, show, t } from "./dom.js";
 
-export const table = { role: "gm", character: null, rulebook: null, about: null };
+export const table = { role: "gm", character: null, rulebook: null, about: null, events: [] };
 
 // Reads who this page is (before the rulebook is chosen: a player's is theirs).
 export async function readTable() {
@@ -21,7 +21,16 @@ export async function readTable() {
 
 // Shows the table (in the page's words, loaded by then) and follows its events.
 export async function showTable(hooks) {
+  const { events } = await get("/api/table/log");
+  table.events = events;
+  renderTable();
+  listen(events.length ? events[events.length - 1].id : 0, hooks);
+}
+
+// The table's panel in the page's words (again when they change: another rulebook).
+export function renderTable() {
   const about = table.about;
+  if (!about) return;
   $("#table-name").textContent = about.table;
   $("#table-role").textContent = about.role === "gm"
     ? t("you are the game master")
@@ -31,14 +40,12 @@ export async function showTable(hooks) {
     $("#table-link").textContent = about.join;
     $("#table-link").href = about.join;
     $("#table-code").textContent = about.code;
-    $("#table-qr").src = "/api/table/qr.svg";
+    if (!$("#table-qr").getAttribute("src")) $("#table-qr").src = "/api/table/qr.svg";
   }
   $("#secret-box").hidden = about.role !== "gm";
   renderParty(about.party);
-  const { events } = await get("/api/table/log");
   $("#table-log").replaceChildren();
-  for (const event of events) addToLog(event);
-  listen(events.length ? events[events.length - 1].id : 0, hooks);
+  for (const event of table.events) addToLog(event, false);
 }
 
 // A player's page: their rulebook and character, fixed; before they pick, a button to.
@@ -78,7 +85,10 @@ function listen(after, hooks) {
     const event = JSON.parse(message.data);
     addToLog(event);
     if (event.kind === "joined" || event.kind === "seat") {
-      get("/api/table").then((about) => renderParty(about.party)).catch(() => {});
+      get("/api/table").then((about) => {
+        table.about.party = about.party;
+        renderParty(about.party);
+      }).catch(() => {});
     }
     hooks.told(event);
   };
@@ -116,9 +126,16 @@ function lineOf(event) {
   }
 }
 
-function addToLog(event) {
+// MAX_LOG: the lines the page keeps (the journal keeps them all)
+const MAX_LOG = 500;
+
+function addToLog(event, kept = true) {
   const log = $("#table-log");
   if (log.querySelector(`[data-event="${event.id}"]`)) return;
+  if (kept) {
+    table.events.push(event);
+    if (table.events.length > MAX_LOG) table.events.shift();
+  }
   const time = (event.at || "").slice(11, 16);
   const secret = event.audience === "gm" ? el("span", { class: "secret" }, t("secret")) : null;
   log.prepend(el("li", { dataset: { event: event.id, kind: event.kind } }, `${time} `, secret, secret ? " " : "", lineOf(event)));
