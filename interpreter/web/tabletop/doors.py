@@ -12,12 +12,16 @@ run, and the answer, once sent, told as an event.
 from __future__ import annotations
 
 import json
+import logging
+import sqlite3
 
 from starlette.responses import JSONResponse
 
+from dsl.errors import RulebookError
 from interpreter.web.errors import error_json
 from interpreter.web.tabletop.roles import Table
 
+log = logging.getLogger("rulebook.web")
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 #: bytes of an answer kept to tell the table (a larger one is told without its details)
 MAX_TOLD = 2_000_000
@@ -42,8 +46,8 @@ class TableDoors:
             body = await _whole(receive)
             try:
                 parsed = json.loads(body)
-            except (ValueError, UnicodeDecodeError):
-                parsed = None  # the app says what is wrong with it
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                parsed = None  # the app says what is wrong with it (a player's: refused)
         refusal = self.table.refusal(role, method, path, parsed)
         if refusal is not None:
             answer = JSONResponse(error_json(refusal), refusal.status)
@@ -77,7 +81,12 @@ class TableDoors:
         event = _event(kind, parsed if isinstance(parsed, dict) else {}, out, path)
         if event is not None:
             event[1]["page"] = _page(scope)
-            self.table.tell(event[0], role.who if role else "", event[1], secret=secret)
+            try:
+                self.table.tell(event[0], role.who if role else "", event[1], secret=secret)
+            except (RulebookError, OSError, sqlite3.Error) as error:
+                # the answer went out already; a folder that cannot keep the log (read
+                # only, a full disk) says so on the server's terminal
+                log.warning("the table's log could not keep an event: %s", error)
 
 
 def _page(scope) -> str | None:
