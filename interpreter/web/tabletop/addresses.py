@@ -108,7 +108,7 @@ def table_routes(table: Table, access, library, language: str | None = None) -> 
         unknown_fields(body, {"rulebook", "character"})
         rulebook = field(body, "rulebook", str, required=True)
         character = field(body, "character", str, required=True)
-        if role.gm:
+        if role.gm or role.seat is None or role.secret is None:
             raise RequestError(tr("the game master plays every character: nothing to pick"))
         if role.seat.character is not None:
             raise RequestError(

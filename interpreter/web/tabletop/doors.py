@@ -59,7 +59,8 @@ class TableDoors:
         kind = _told(method, path)
         if method in SAFE_METHODS or kind is None:
             return await self.app(scope, _replay(body, receive), send)
-        answered = {"status": 0, "chunks": [], "size": 0}
+        answered = {"status": 0, "size": 0}
+        chunks: list[bytes] = []
 
         async def send_kept(message):
             if message["type"] == "http.response.start":
@@ -68,14 +69,14 @@ class TableDoors:
                 chunk = message.get("body", b"")
                 answered["size"] += len(chunk)
                 if answered["size"] <= MAX_TOLD:
-                    answered["chunks"].append(chunk)
+                    chunks.append(chunk)
             await send(message)
 
         await self.app(scope, _replay(body, receive), send_kept)
         if answered["status"] != 200 or answered["size"] > MAX_TOLD:
             return
         try:
-            out = json.loads(b"".join(answered["chunks"]))
+            out = json.loads(b"".join(chunks))
         except (ValueError, UnicodeDecodeError):
             return
         event = _event(kind, parsed if isinstance(parsed, dict) else {}, out, path)
@@ -117,7 +118,7 @@ def _event(kind: str, body: dict, out, path: str) -> tuple[str, dict] | None:
     if kind == "rulebook":
         return "rulebook", {"rulebook": path.rsplit("/", 1)[-1], "entry": out.get("entry")}
     need = out.get("need")
-    subject = {
+    subject: dict = {
         "rulebook": body.get("rulebook"),
         "character": body.get("character"),
         "action": body.get("action"),
@@ -129,7 +130,8 @@ def _event(kind: str, body: dict, out, path: str) -> tuple[str, dict] | None:
         question = {k: need.get(k) for k in ("name", "label", "who", "by")}
         return "choice", {**subject, "question": question}
     saved = out.get("saved") if isinstance(out.get("saved"), dict) else None
-    changes = out.get("changes") if isinstance(out.get("changes"), list) else []
+    changes = out.get("changes")
+    changes = changes if isinstance(changes, list) else []
     data = {
         **subject,
         "params": out.get("params"),

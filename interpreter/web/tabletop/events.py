@@ -64,6 +64,8 @@ class TableStore(Protocol):
 
     def events_after(self, table: str, after: int | None, gm: bool) -> list[Event]: ...
 
+    def last_event(self, table: str) -> int: ...
+
     def add_seat(self, table: str, secret: str, code: str, player: str) -> None: ...
 
     def seat(self, table: str, secret: str, code: str) -> Seat | None: ...
@@ -94,6 +96,11 @@ class JournalTableStore:
             journal = self._journals[threading.get_ident()] = Journal(self.path)
         return journal
 
+    def _writing(self) -> Journal:
+        journal = self._opened(create=True)
+        assert journal is not None  # (made when it was not there)
+        return journal
+
     def close(self) -> None:
         journal = self._journals.pop(threading.get_ident(), None)
         if journal is not None:
@@ -104,7 +111,7 @@ class JournalTableStore:
         if len(text) > MAX_EVENT_CHARS:
             data = {k: v for k, v in data.items() if k not in ("result", "dice", "changes")}
             text = json.dumps({**data, "cut": True}, ensure_ascii=False)[:MAX_EVENT_CHARS]
-        journal = self._opened(create=True)
+        journal = self._writing()
         with journal.transaction() as connection:
             cursor = connection.execute(
                 "INSERT INTO table_events (table_name, at, kind, audience, who, data) "
@@ -145,7 +152,7 @@ class JournalTableStore:
         return int(row[0] or 0) if row else 0
 
     def add_seat(self, table: str, secret: str, code: str, player: str) -> None:
-        journal = self._opened(create=True)
+        journal = self._writing()
         with journal.transaction() as connection:
             connection.execute(
                 "INSERT INTO table_seats (secret, table_name, code, player, at) "
@@ -165,7 +172,7 @@ class JournalTableStore:
         return Seat(*row) if row else None
 
     def claim(self, table: str, secret: str, rulebook: str, character: str) -> None:
-        journal = self._opened(create=True)
+        journal = self._writing()
         with journal.transaction() as connection:
             connection.execute(
                 "UPDATE table_seats SET rulebook = ?, character = ? "

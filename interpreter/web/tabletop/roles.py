@@ -168,7 +168,7 @@ class Table:
             return None
         if any(method == m and path.startswith(p) for m, p in GAME_MASTERS_ONLY):
             return _forbidden(tr("only the game master may do this at the table"))
-        if method == "POST" and path == "/api/run":
+        if method == "POST" and path == "/api/run" and role.seat is not None:
             return self._run_refusal(role.seat, body)
         return None
 
