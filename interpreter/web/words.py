@@ -156,6 +156,9 @@ PAGE_WORDS = (
     tr("saved (journal entry {entry})"),
     tr("dice {dice}"),
     tr("secret"),
+    # typed dice: whose and what for (static/js/run.js)
+    tr("{who} — {what}: "),
+    tr("for {who}: "),
 )
 
 
