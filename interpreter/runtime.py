@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from dsl.errors import Span
 from dsl.messages import tr
-from interpreter.dice import DiceTray, Die, PoolRoll, check_term, roll_pool
+from interpreter.dice import AskingDice, DiceTray, Die, PoolRoll, check_term, roll_pool
 from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
@@ -242,6 +242,8 @@ class Roller(DiceTray):
     def face(self, die: Die, span: Span | None) -> int:
         """One plain die's face (the tray's `draw`, without a pool around it)."""
         limits, drawn = self.limits, self.drawn
+        if isinstance(self.source, AskingDice):  # a person is told what the die is for
+            return self.draw(die, span)
         if die.size > limits.faces_per_die or len(drawn) >= limits.dice_per_evaluation:
             check_term(die, 1, limits, span)  # raises LimitExceeded for a die too large
             return self.draw(die, span)  # raises LimitExceeded for one die too many
