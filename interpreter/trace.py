@@ -5,6 +5,9 @@ A trace is data (a list of `Step`); turning it into text or JSON is done here, a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, SupportsIndex
+
 import attrs
 
 from dsl.errors import Span
@@ -24,11 +27,15 @@ class Later:
 
     __slots__ = ("args", "length", "made", "make", "room")
 
-    def __init__(self, make, *args):
-        self.make, self.args, self.made = make, args, None
-        self.room = self.length = None  # a trace's bounds, cut to when made (Trace.bounded)
+    def __init__(self, make: Callable[..., Any], *args: Any) -> None:
+        self.make: Callable[..., Any] | None = make
+        self.args: tuple[Any, ...] = args
+        self.made: Any = None
+        # a trace's bounds, cut to when made (Trace.bounded)
+        self.room: int | None = None
+        self.length: int | None = None
 
-    def value(self):
+    def value(self) -> Any:
         if self.make is not None:
             made = self.make(*self.args)
             if self.room is not None:
@@ -36,7 +43,7 @@ class Later:
             if self.length is not None:
                 made = _cut_data(made, self.length)
             self.made = made
-            self.make = self.args = None
+            self.make, self.args = None, ()
         return self.made
 
     def __eq__(self, other) -> bool:
@@ -69,38 +76,38 @@ class Step:
     """
 
     kind: str
-    _text: str = attrs.field(alias="text")
+    _text: str | Later = attrs.field(alias="text")
     line: int | None = None
-    _data: dict = attrs.field(factory=dict, alias="data")
+    _data: dict | Later = attrs.field(factory=dict, alias="data")
     depth: int = 0
     file: str | None = None  # the rulebook file of the line (a house rule has two)
-    _detail: str | None = attrs.field(default=None, alias="detail")
+    _detail: str | Later | None = attrs.field(default=None, alias="detail")
     verbose: bool = False
 
     @property
     def text(self) -> str:
         text = self._text
-        return text.value() if type(text) is Later else text
+        return text.value() if isinstance(text, Later) else text
 
     @property
     def data(self) -> dict:
         data = self._data
-        return data.value() if type(data) is Later else data
+        return data.value() if isinstance(data, Later) else data
 
     @property
     def detail(self) -> str | None:
         detail = self._detail
-        return detail.value() if type(detail) is Later else detail
+        return detail.value() if isinstance(detail, Later) else detail
 
     @classmethod
     def at(
         cls,
         kind: str,
-        text: str,
+        text: str | Later,
         span: Span | None,
         data: dict,
         depth: int,
-        detail: str | None = None,
+        detail: str | Later | None = None,
         verbose: bool = False,
     ) -> Step:
         """A step at a span of the rulebook (its line and file)."""
@@ -166,7 +173,7 @@ class Trace(list):
         else:
             self.omitted += 1
 
-    def insert(self, index: int, step: Step) -> None:
+    def insert(self, index: SupportsIndex, step: Step) -> None:
         if self.most is None:
             super().insert(index, step)
         elif index >= self.most:
@@ -182,7 +189,8 @@ class Trace(list):
 
     def trim(self) -> None:
         """Past `trace_steps` (headings put over steps kept): the last ones counted out."""
-        while len(self) > self.most:
+        most = self.most
+        while most is not None and len(self) > most:
             self.pop()
             self.omitted += 1
 
@@ -191,9 +199,11 @@ class Trace(list):
         DATA_ROOM of them in all), and its text and detail to TEXT_ROOM; cut when read,
         for a part made when read (`Later`)."""
         length = self.length
+        if length is None:  # (bounded only with limits: `most` and `length` together)
+            return step
         changed = False
-        data = step._data
-        if type(data) is Later:  # (made for this step: cut as it is made)
+        data: dict | Later = step._data
+        if isinstance(data, Later):  # (made for this step: cut as it is made)
             data.length = length
         else:
             for value in data.values():
@@ -205,12 +215,12 @@ class Trace(list):
                     break
         room = TEXT_ROOM * length
         text = step._text
-        if type(text) is Later:
+        if isinstance(text, Later):
             text.room = room
         elif len(text) > room:
             text, changed = _cut_text(text, room), True
         detail = step._detail
-        if type(detail) is Later:
+        if isinstance(detail, Later):
             detail.room = room
         elif detail is not None and len(detail) > room:
             detail, changed = _cut_text(detail, room), True
@@ -266,7 +276,8 @@ def _cut_text(text, room: int):
 def faces_text(roll: PoolRoll, length: int | None = None) -> str:
     """`[6, 5, 3, ~~1~~]`: struck faces were dropped or rerolled; `6!` exploded. With a
     `length`, the faces that fit in about that many characters, then how many more."""
-    parts, used = [], 0
+    parts: list[str] = []
+    used = 0
     for i, (face, status, exploded) in enumerate(roll.faces):
         if length is not None and used > length:
             return "[" + ", ".join(parts) + f", {more_items(len(roll.faces) - i)}]"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import overload
 
 import attrs
 
@@ -66,7 +67,7 @@ class CompiledCheck(CallFrame):
         # (a `degree` without a degrees block)
         self.plain_fields = frozenset() if node.degrees else frozenset({"degree"})
         self.comparison = node.comparison
-        self.compare = COMPARISONS.get(node.comparison)
+        self.compare = COMPARISONS.get(node.comparison or "", _compares_nothing)
         self.upward = node.comparison in (">=", ">")
         #: steps of its own, counted on entry: its lets, roll, target and fields
         self.cost = (
@@ -95,7 +96,7 @@ class CompiledCheck(CallFrame):
                 let(ctx)
             if trace is None:
                 total = self.roll(ctx)
-                shown = computed = None
+                shown = computed = ""  # (read only when tracing)
             else:
                 total, shown, computed = _explained_sum(ctx, self.terms)
             if isinstance(total, Unknown):  # odds: the record for each total, if fields allow
@@ -130,6 +131,10 @@ class CompiledCheck(CallFrame):
             ctx.depth -= 1
             ctx.calls -= 1
 
+    @overload
+    def record(self, ctx, total, target, settle, memory=None, names: None = None) -> Record: ...
+    @overload
+    def record(self, ctx, total, target, settle, memory, names: tuple) -> tuple: ...
     def record(self, ctx, total, target, settle, memory=None, names=None) -> Record | tuple:
         """The check's record for a known total (and target): the built-in fields, then
         the author's, each passed through settle(ctx, value), which makes it known (the
@@ -177,7 +182,7 @@ class CompiledCheck(CallFrame):
         head = tr(
             "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
         )
-        parts = [head]
+        parts: list[str] = [head]
         if self.target is not None:
             if self.comparison == ">=":
                 parts.append(tr(" vs {target}", target=fields["target"]))
@@ -287,6 +292,11 @@ def _label(compiler, node):
     return label
 
 
+def _compares_nothing(total, target):
+    """A check without a target compares nothing (its `compare` is never called)."""
+    raise AssertionError(f"a check without a comparison compared {total} with {target}")
+
+
 def _explained_sum(ctx, terms) -> tuple:
     """Evaluate a check's roll term by term, naming each: `Hierofanía 3 + 2d10 [3, 4]`.
     The total, the terms in the rules' words, and as the rules compute them (--verbose):
@@ -389,7 +399,7 @@ class CompiledOpposed(CallFrame):
                 if records is not None:
                     return records
             rerolls = 0
-            rounds = []  # where each roll of both sides starts in the trace, when tracing
+            rounds: list = []  # where each roll of both sides starts in the trace, when tracing
             while True:
                 ctx.count(self.sides_cost, span or self.node.span)
                 if ctx.trace is not None:

@@ -10,6 +10,7 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_list, bounded_value, cells, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.compile.costs import block_cost
+from interpreter.compile.host import CompilerHost
 from interpreter.compiled import ActionCall, Binding, Branch, Branches, Called, Loop, Repeat
 from interpreter.errors import (
     EvaluationError,
@@ -43,7 +44,7 @@ NEGATIVE = {
 }
 
 
-class Statements:
+class Statements(CompilerHost):
     """The statement handlers of the Compiler, one per node class."""
 
     def block(self, statements) -> tuple:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from collections.abc import Sequence
 
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.costs import charged
+from interpreter.compile.host import CompilerHost
 from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
@@ -16,7 +18,7 @@ from interpreter.trace import Later
 from interpreter.values import Record, is_number, show
 
 
-class Tables:
+class Tables(CompilerHost):
     """How the Compiler turns a table into a lookup closure."""
 
     def table(self, name: str):
@@ -188,9 +190,6 @@ class Pending:
                 ctx.env = saved
         return self.value
 
-    def summary(self, ctx, env):
-        return self.value(ctx, env)
-
 
 class SubTable:
     """A row of a table looked up by several keys: a label and the next level's rows."""
@@ -251,7 +250,8 @@ class Rows:
 
 def text_keyed(table: n.Table) -> list[bool]:
     """For each level of a table, whether its keys are texts."""
-    out, rows = [], table.rows
+    out: list[bool] = []
+    rows: Sequence = table.rows
     for _ in range(max(1, len(table.keys))):
         out.append(any(r.key.kind == "value" and isinstance(r.key.low, str) for r in rows))
         rows = [sub for r in rows for sub in r.rows]
