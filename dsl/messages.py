@@ -168,8 +168,10 @@ def show_value(value, language: str | None = None) -> str:
 # ─── catalogues and the choice of language ──────────────────────────────────
 
 
+@functools.cache
 def available_languages() -> tuple[str, ...]:
-    """The languages messages can be shown in: English and every catalogue shipped."""
+    """The languages messages can be shown in: English and every catalogue shipped (read
+    once: the catalogues are the package's)."""
     folder = resources.files("dsl") / "locale"
     found = sorted(entry.name[:-3] for entry in folder.iterdir() if entry.name.endswith(".po"))
     return (SOURCE_LANGUAGE, *found)
