@@ -6,6 +6,7 @@ A trace is data (a list of `Step`); turning it into text or JSON is done here, a
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any, SupportsIndex
 
 import attrs
@@ -206,13 +207,17 @@ class Trace(list):
         if isinstance(data, Later):  # (made for this step: cut as it is made)
             data.length = length
         else:
-            for value in data.values():
+            for value in data.values():  # (what `glimpse_data` keeps as it is: left so)
                 kind = type(value)
-                if kind is int or kind is bool or value is None:
+                if kind is int or kind is bool or value is None or kind is Fraction:
                     continue
-                if kind is not str or len(value) > length:
-                    data, changed = Later(_cut_data, data, length), True
-                    break
+                if kind is str and len(value) <= length:
+                    continue
+                few = (kind is list or kind is tuple) and len(value) * 24 <= length
+                if few and all(type(v) is int and v.bit_length() < 64 for v in value):
+                    continue
+                data, changed = Later(_cut_data, data, length), True
+                break
         room = TEXT_ROOM * length
         text = step._text
         if isinstance(text, Later):
