@@ -10,7 +10,9 @@
 A run works on a copy of the sheet; if anything fails (a `require`, a `spend` of more
 than the sheet holds, a limit) it raises and the caller still holds the untouched sheet.
 The trace is built on demand by running again with the same dice, which the run recorded:
-runs are deterministic given their dice, so the replay is the run.
+runs are deterministic given their dice, so the replay is the run. A caller that will read
+it asks for it with the run instead (`run(..., trace=True)`: recorded as the run goes);
+either way a step's text is written only when it is read (interpreter.trace.Later).
 
 The Engine sits above both halves: it runs compiled rules (interpreter.compile, through
 interpreter.runtime) and hands itself to the odds engine (interpreter.odds), which uses
