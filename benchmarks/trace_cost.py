@@ -59,6 +59,8 @@ def timed(work) -> float:
 
 
 def case_times(engine, name, sheet, params, choices, seeds: int) -> dict:
+    for trace in (False, True):  # warm: what a first run compiles or reads is not counted
+        [o.trace for o in runs(engine, name, sheet, params, choices, 1, trace)]
     plain = timed(lambda: runs(engine, name, sheet, params, choices, seeds, False))
     recorded = timed(lambda: runs(engine, name, sheet, params, choices, seeds, True))
     outs = runs(engine, name, sheet, params, choices, seeds, False)
