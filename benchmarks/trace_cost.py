@@ -28,12 +28,19 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
+import os
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# another tree's code (a checkout of an older commit: `git archive REV | tar -x -C DIR`),
+# measured with this script: TRACE_COST_ROOT=DIR (its runs replayed only, if its
+# Engine.run cannot record a trace)
+if os.environ.get("TRACE_COST_ROOT"):
+    os.environ["RUN_COST_ROOT"] = os.environ["TRACE_COST_ROOT"]  # (run_cost.py's cases too)
+sys.path.insert(0, os.environ.get("TRACE_COST_ROOT") or str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import run_cost  # noqa: E402
@@ -43,12 +50,11 @@ from interpreter import SeededDice  # noqa: E402
 
 
 def runs(engine, name, sheet, params, choices, seeds: int, trace: bool) -> list:
+    asked = {"trace": True} if trace else {}
     out = []
     for seed in range(seeds):
         with contextlib.suppress(RulebookError):  # (a run that fails: not timed)
-            out.append(
-                engine.run(name, sheet, params, SeededDice(seed), choices=choices, trace=trace)
-            )
+            out.append(engine.run(name, sheet, params, SeededDice(seed), choices=choices, **asked))
     return out
 
 
@@ -58,20 +64,23 @@ def timed(work) -> float:
     return time.process_time() - started
 
 
-def case_times(engine, name, sheet, params, choices, seeds: int) -> dict:
-    for trace in (False, True):  # warm: what a first run compiles or reads is not counted
+def case_times(engine, name, sheet, params, choices, seeds: int, records: bool) -> dict:
+    for trace in (False, records):  # warm: what a first run compiles or reads is not counted
         [o.trace for o in runs(engine, name, sheet, params, choices, 1, trace)]
     plain = timed(lambda: runs(engine, name, sheet, params, choices, seeds, False))
-    recorded = timed(lambda: runs(engine, name, sheet, params, choices, seeds, True))
+    recorded = timed(lambda: runs(engine, name, sheet, params, choices, seeds, records))
     outs = runs(engine, name, sheet, params, choices, seeds, False)
     replayed = timed(lambda: [o.trace for o in outs])
     language = engine.language
 
     def show():
-        for o in runs(engine, name, sheet, params, choices, seeds, True):
+        for o in runs(engine, name, sheet, params, choices, seeds, records):
             [step.to_json(language) for step in o.trace]
 
-    return {"run": plain, "recorded": recorded, "replayed": replayed, "shown": timed(show)}
+    shown = timed(show)
+    if not records:  # (a tree whose runs cannot record: its trace replayed, then shown)
+        recorded, shown = plain + replayed, shown + replayed
+    return {"run": plain, "recorded": recorded, "replayed": replayed, "shown": shown}
 
 
 def main(argv=None) -> int:
@@ -80,6 +89,11 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, default=20, help="runs of each case, each way")
     args = parser.parse_args(argv)
     run_cost.recipes = lambda: iter(())  # (the recipes' cases: run_cost.py's own)
+    from interpreter import Engine
+
+    records = "trace" in inspect.signature(Engine.run).parameters
+    if not records:
+        print("(this tree's runs cannot record their trace: recorded is run + replayed)")
     totals = {"run": 0.0, "recorded": 0.0, "replayed": 0.0, "shown": 0.0}
     ratios = []
     for label, engine, name, sheet, params, choices in run_cost.cases(args.only):
@@ -87,7 +101,7 @@ def main(argv=None) -> int:
             engine.runnable(name).binder(sheet, params)
         except RulebookError:
             continue
-        times = case_times(engine, name, sheet, params, choices, args.seeds)
+        times = case_times(engine, name, sheet, params, choices, args.seeds, records)
         for way, seconds in times.items():
             totals[way] += seconds
         ratios.append((times["recorded"] / max(times["run"], 1e-9), label))
