@@ -69,6 +69,11 @@ class Bounded:
             self.size -= item[1]
             return item[0]
 
+    def kept(self) -> list:
+        """The keys kept now, least recently used first."""
+        with self._lock:
+            return list(self._items)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

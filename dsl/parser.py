@@ -191,9 +191,23 @@ def reads_as_dice(word: str) -> bool:
 
 @cache
 def _dice_pattern() -> re.Pattern:
-    """The grammar's own DICE terminal, compiled once."""
-    pattern = next(t for t in lark_parser().terminals if t.name == "DICE").pattern
-    return re.compile(pattern.to_regexp())
+    """The grammar's own DICE terminal, compiled once: read from the grammar's text as
+    Lark reads it (its `\\n` a line break), without building the parser (which the checker
+    would otherwise build to tell a dice term from a name; tests/test_grammar.py checks
+    it is Lark's own)."""
+    return re.compile(dice_terminal(_grammar_text()))
+
+
+#: the DICE terminal's line in the grammar: `DICE.3: /.../` (no flags)
+_DICE_LINE = re.compile(r"^DICE(?:\.[0-9]+)?: */(.*)/$", re.MULTILINE)
+
+
+def dice_terminal(grammar: str) -> str:
+    """The regular expression of the grammar's DICE terminal, as Lark's `to_regexp`."""
+    found = _DICE_LINE.search(grammar)
+    if found is None:
+        raise ValueError("the grammar has no DICE terminal")
+    return re.sub(r"(?<!\\)((?:\\\\)*)\\n", lambda m: m.group(1) + "\n", found.group(1))
 
 
 @cache

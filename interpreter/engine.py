@@ -50,7 +50,7 @@ from interpreter.runtime import Context, Roller, RollerProtocol
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.state import Character, State
-from interpreter.trace import Step, Trace, call_text
+from interpreter.trace import Later, Step, Trace, call_text
 
 #: an action's parameters, by name (as given; as shown)
 Params: TypeAlias = dict[str, Any]
@@ -297,7 +297,7 @@ class Engine:
         steps.append(
             Step(
                 "action" if runnable.kind == "action" else "run",
-                call_text(compiled.label, shown.items(), self.limits.shown_length),
+                Later(call_text, compiled.label, tuple(shown.items()), self.limits.shown_length),
                 compiled.node.span.line,
                 {runnable.kind: runnable.name},
                 -1,
@@ -451,6 +451,12 @@ class Engine:
         where its states are few, else sampled, saying why: interpreter.balance.encounters.answering
         (`description`: a file, its data, or an Encounter; `options`: encounter_odds's)."""
         return encounter_odds(self, description, **options)
+
+    def counting(self):
+        """Exact counts a whole encounter needs: interpreter.odds.joint_writes.Counting."""
+        from interpreter.odds.joint_writes import Counting
+
+        return Counting(self)
 
     @speaking
     def odds(

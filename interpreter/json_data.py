@@ -25,7 +25,6 @@ from typing import Any
 
 from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import translate
-from interpreter.describe import describe
 from interpreter.dice import KEPT
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
@@ -42,6 +41,7 @@ KINDS = (
     "journal_entry",
     "replay",
     "encounter",
+    "sweep",
 )
 #: ends listed by what is left, for each side, in an encounter's document (the most likely)
 LISTED_ENDS = 200
@@ -271,6 +271,8 @@ def describe_data(book, language: str | None = None) -> dict:
     """A rulebook's actions, checks, rolls, tables and sheet (`interpreter.describe`)."""
     w = Writer(language)
     out = _head("describe", language or book.language)
+    from interpreter.describe import describe  # (a rolled expression's JSON needs none)
+
     out.update(w.value(describe(book), ""))
     return w.finish(out)
 
@@ -441,6 +443,20 @@ def encounter_data(answer, language: str | None = None) -> dict:
             health = dict(zip(answer.names, healths))
             left.append({"side": side, "health": health, "probability": number(p, pointer)})
     out["left"] = left
+    return w.finish(out)
+
+
+def sweep_data(rows: list, action: str, language: str | None = None) -> dict:
+    """A sweep's table (interpreter.balance.sweep): its columns in order, and a row per
+    case, each probability a number with its exact fraction in `fractions`."""
+    w = Writer(language)
+    out = _head("sweep", language)
+    out["action"] = action
+    seen: dict = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    out["columns"] = list(seen)
+    out["rows"] = [w.value(dict(row), f"/rows/{i}") for i, row in enumerate(rows)]
     return w.finish(out)
 
 

@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from dsl.errors import Span
 from dsl.messages import tr
-from interpreter.dice import DiceTray, Die, PoolRoll, check_term, roll_pool
+from interpreter.dice import AskingDice, DiceTray, Die, PoolRoll, check_term, roll_pool
 from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
@@ -125,14 +125,14 @@ class Context:
         if self.steps > self.step_bound:
             count_past_bound(self, span)
 
-    def recount(self) -> int:
-        """The steps counted since the count started, and a new count from 0: for a
-        caller that runs many evaluations in one context (the odds engine's worlds), each
-        within the limit on its own."""
-        steps, self.steps = self.steps, 0
+    def recount(self, start: int = 0) -> int:
+        """The steps counted since the count started, and a new count from `start`: for a
+        caller that runs many evaluations in one context (the odds engine's worlds, each
+        taking a run up at the steps it had counted)."""
+        steps, self.steps = self.steps, start
         self.step_bound = self.limits.steps_per_run
         if self.deadline is not None or self.clock is not None:
-            self.step_bound = min(self.step_bound, STEPS_BETWEEN_CLOCKS)
+            self.step_bound = min(self.step_bound, start + STEPS_BETWEEN_CLOCKS)
         return steps
 
     def on_clock(self, check: Callable[[], object]) -> None:
@@ -242,6 +242,8 @@ class Roller(DiceTray):
     def face(self, die: Die, span: Span | None) -> int:
         """One plain die's face (the tray's `draw`, without a pool around it)."""
         limits, drawn = self.limits, self.drawn
+        if isinstance(self.source, AskingDice):  # a person is told what the die is for
+            return self.draw(die, span)
         if die.size > limits.faces_per_die or len(drawn) >= limits.dice_per_evaluation:
             check_term(die, 1, limits, span)  # raises LimitExceeded for a die too large
             return self.draw(die, span)  # raises LimitExceeded for one die too many

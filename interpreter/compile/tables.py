@@ -14,6 +14,7 @@ from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
 from interpreter.state import MISSING
+from interpreter.trace import Later
 from interpreter.values import Record, is_number, show
 
 
@@ -55,15 +56,13 @@ class Tables(CompilerHost):
             else:
                 value = node.summary(ctx, dict(zip(keys, key_values)))
             if ctx.trace is not None and ctx.trace.wants():
-                length = ctx.limits.shown_length
-                shown = ", ".join(show(glimpse(k, length)) for k in key_values)
                 seen = value
                 if type(value) is Record and any(type(v) is Pending for v in value.values()):
                     # the cells not rolled yet: shown when (if) they are read
                     seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
                 ctx.step(
                     "lookup",
-                    f"{title}[{shown}] → {show(glimpse(seen, length))}",
+                    Later(_lookup_text, title, tuple(key_values), seen, ctx.limits.shown_length),
                     span,
                     table=title,
                     key=list(key_values),
@@ -267,3 +266,9 @@ def has_fields(rows, levels: int, depth: int = 0) -> bool:
 
 def is_constant(node) -> bool:
     return node is None or isinstance(node, n.Literal)
+
+
+def _lookup_text(title: str, key_values: tuple, seen, length: int) -> str:
+    """A lookup's step: `Table[key, ...] → value` (each cut short when long: `glimpse`)."""
+    shown = ", ".join(show(glimpse(k, length)) for k in key_values)
+    return f"{title}[{shown}] → {show(glimpse(seen, length))}"
