@@ -34,7 +34,7 @@ from interpreter.limits import Limits
 from interpreter.pool import Rolled
 from interpreter.state import State
 from interpreter.symbols import roll_symbols
-from interpreter.trace import Step, Trace, faces_text
+from interpreter.trace import Later, Step, Trace, faces_text
 
 # ─── the context ────────────────────────────────────────────────────────────
 
@@ -108,9 +108,9 @@ class Context:
     def step(
         self,
         kind: str,
-        text: str,
+        text: str | Later,
         span: Span | None,
-        detail: str | None = None,
+        detail: str | Later | None = None,
         verbose: bool = False,
         **data: Any,
     ) -> None:
