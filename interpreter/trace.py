@@ -87,16 +87,19 @@ class Step:
 
     @property
     def text(self) -> str:
+        """What the step says, in the rulebook's words (made when first read)."""
         text = self._text
         return text.value() if type(text) is Later else text
 
     @property
     def data(self) -> dict:
+        """The numbers for JSON consumers (made when first read)."""
         data = self._data
         return data.value() if type(data) is Later else data
 
     @property
     def detail(self) -> str | None:
+        """The step as the rules compute it (`--verbose`), or None (made when first read)."""
         detail = self._detail
         return detail.value() if type(detail) is Later else detail
 
