@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from typing import Any
 
 import attrs
 
@@ -206,7 +207,7 @@ class _Decoder:
         kind = CLASSES.get(tag)
         if kind is None or len(value) != len(_FIELDS[kind]):
             raise ValueError("not a node, a type or a binding")
-        made = object.__new__(kind)
+        made: Any = object.__new__(kind)
         for name, field in zip(_FIELDS[kind], value, strict=True):
             if type(field) is list:
                 if name in _SPAN_FIELDS:

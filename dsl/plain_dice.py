@@ -17,6 +17,7 @@ every roll of it is the full pipeline's (the same dice, total, detail, JSON).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 #: most terms a plain expression may have (past it, the parser's way)
 MAX_TERMS = 32
@@ -41,7 +42,7 @@ def read(text: str) -> tuple | None:
     mode None or "kh", "kl", "dh", "dl" written at `at`, k None for 1."""
     if len(text) > 400 or PLAIN.fullmatch(text) is None:
         return None
-    terms = []
+    terms: list[tuple[int, int, int, Any]] = []
     for found in _PART.finditer(text):
         sign = -1 if found.group(1) == "-" else 1
         start = found.start(2) if found.group(2) else found.start(3) - 1
@@ -65,7 +66,8 @@ def as_node(text: str, terms: tuple, name: str = "<expression>"):
     from dsl.errors import Source, Span
 
     source = Source(name, text)
-    node = None
+    node: Any = None
+    term: Any
     for sign, start, end, value in terms:
         span = Span(source, start, end)
         if isinstance(value, int):

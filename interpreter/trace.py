@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, SupportsIndex
+from typing import Any, SupportsIndex, final
 
 import attrs
 
@@ -21,6 +21,7 @@ from interpreter.values import to_json
 ORIGIN_MARKS = {"forced": tr("forced"), "typed": tr("typed in")}
 
 
+@final
 class Later:
     """A step's text, detail or data made only when it is read (the trace is shown):
     `make(*args)`, once. What it is made of is immutable (values, texts, rolls), read
@@ -28,17 +29,17 @@ class Later:
 
     __slots__ = ("args", "length", "made", "make", "room")
 
-    def __init__(self, make: Callable[..., Any], *args: Any) -> None:
+    def __init__(self, make: Callable[..., Any], *args: Any):
         self.make: Callable[..., Any] | None = make
-        self.args: tuple[Any, ...] = args
+        self.args: tuple[Any, ...] | None = args
         self.made: Any = None
-        # a trace's bounds, cut to when made (Trace.bounded)
+        #: a trace's bounds, cut to when made (Trace.bounded)
         self.room: int | None = None
         self.length: int | None = None
 
     def value(self) -> Any:
         if self.make is not None:
-            made = self.make(*self.args)
+            made = self.make(*(self.args or ()))
             if self.room is not None:
                 made = _cut_text(made, self.room)
             if self.length is not None:
@@ -87,16 +88,19 @@ class Step:
 
     @property
     def text(self) -> str:
+        """What the step says, in the rulebook's words (made when first read)."""
         text = self._text
         return text.value() if isinstance(text, Later) else text
 
     @property
     def data(self) -> dict:
+        """The numbers for JSON consumers (made when first read)."""
         data = self._data
         return data.value() if isinstance(data, Later) else data
 
     @property
     def detail(self) -> str | None:
+        """The step as the rules compute it (`--verbose`), or None (made when first read)."""
         detail = self._detail
         return detail.value() if isinstance(detail, Later) else detail
 
@@ -106,7 +110,7 @@ class Step:
         kind: str,
         text: str | Later,
         span: Span | None,
-        data: dict,
+        data: dict | Later,
         depth: int,
         detail: str | Later | None = None,
         verbose: bool = False,
@@ -200,7 +204,7 @@ class Trace(list):
         DATA_ROOM of them in all), and its text and detail to TEXT_ROOM; cut when read,
         for a part made when read (`Later`)."""
         length = self.length
-        if length is None:  # (bounded only with limits: `most` and `length` together)
+        if length is None:  # (an unbounded trace keeps its steps whole)
             return step
         changed = False
         data: dict | Later = step._data

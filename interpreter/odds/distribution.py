@@ -11,9 +11,11 @@ operations over it with `lift`, which combines independent distributions.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
+from typing import Any, TypeAlias
 
 from interpreter.compiled import Operation
 from interpreter.errors import EvaluationError
@@ -21,12 +23,15 @@ from interpreter.odds.budget import too_many_outcomes
 from interpreter.odds.order import ORDERINGS, compared, moved
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.weights import at_most, least_common
-from interpreter.runtime import Unknown
+from interpreter.runtime import Unknown, UnknownValue
 from interpreter.values import Record
+
+#: a distribution's table: outcome → its whole-number weight
+Weights: TypeAlias = dict[Any, int]
 
 #: the odds engine's memory of distributions already combined, while it computes
 #: (an interpreter.odds.roller.LiftMemory; None outside an odds computation)
-LIFTS: ContextVar = ContextVar("lifts", default=None)
+LIFTS: ContextVar[Any] = ContextVar("lifts", default=None)
 
 #: no probability (the omitted mass of most distributions)
 NOTHING = Fraction(0)
@@ -37,7 +42,7 @@ FAILS = object()
 #: take: some 5 ms (two numbers of 60,000 bits)
 REDUCING = 4_000_000_000
 
-_UNIFORM: dict = {}  # a range of faces → its uniform Dist (immutable, so shared)
+_UNIFORM: dict[range, Dist] = {}  # a range of faces → its uniform Dist (immutable, so shared)
 
 
 class Dist(Unknown):
@@ -45,17 +50,17 @@ class Dist(Unknown):
 
     __slots__ = ("_omitted", "total", "weights")
 
-    def __init__(self, weights: dict, total: int):
+    def __init__(self, weights: Weights, total: int):
         self.weights = weights
         self.total = total
-        self._omitted = None
+        self._omitted: Fraction | None = None
 
     @classmethod
-    def point(cls, value) -> Dist:
+    def point(cls, value: Any) -> Dist:
         return cls({value: 1}, 1)
 
     @classmethod
-    def uniform(cls, values) -> Dist:
+    def uniform(cls, values: Iterable[Any]) -> Dist:
         if type(values) is range:  # a die's faces: the same few dice, call after call
             found = _UNIFORM.get(values)
             if found is None:
@@ -63,17 +68,17 @@ class Dist(Unknown):
                     _UNIFORM.clear()
                 found = _UNIFORM[values] = cls.uniform(tuple(values))
             return found
-        weights: dict = {}
+        weights: Weights = {}
         for value in values:
             weights[value] = weights.get(value, 0) + 1
         return cls(weights, sum(weights.values()))
 
     # ─── reading ────────────────────────────────────────────────────────────
 
-    def probability(self, outcome) -> Fraction:
+    def probability(self, outcome: Any) -> Fraction:
         return Fraction(self.weights.get(outcome, 0), self.total)
 
-    def items(self):
+    def items(self) -> list[tuple[Any, Fraction]]:
         """(outcome, probability as a Fraction) pairs."""
         total = self.total
         return [(outcome, Fraction(weight, total)) for outcome, weight in self.weights.items()]
@@ -103,7 +108,7 @@ class Dist(Unknown):
 
     # ─── the unknown-value protocol (interpreter.runtime.Unknown) ────────────
 
-    def lift(self, function, values: tuple) -> Dist:
+    def lift(self, function: Callable[..., Any], values: tuple[Any, ...]) -> Any:
         """The distribution of function(*values) over independent values (self among
         them). The odds engine runs a statement again for each value it branches on, so
         the same distributions meet the same operations again: each result is remembered
@@ -138,20 +143,20 @@ class Dist(Unknown):
             memory[key] = (result, values)  # the operands are kept, so their ids stay theirs
         return result
 
-    def project(self, fields: tuple) -> Dist:
+    def project(self, fields: tuple[str, ...]) -> Dist:
         """Records cut down to some of their fields (remembered, as `lift` is)."""
         return remembered(("project", id(self), fields), (self,), lambda: _projected(self, fields))
 
-    def field(self, name: str, function) -> Dist:
+    def field(self, name: str, function: Callable[[Any], Any]) -> Dist:
         """The field `name` of each record, function(record): remembered, as `project` is
         (a statement run again for each value it branches on reads it again)."""
         return remembered(("field", id(self), name), (self,), lambda: self.map(function))
 
     # ─── building ───────────────────────────────────────────────────────────
 
-    def map(self, function) -> Dist:
+    def map(self, function: Callable[[Any], Any]) -> Dist:
         """The distribution of function(outcome); equal results are merged."""
-        weights: dict = {}
+        weights: Weights = {}
         poll = polling() if len(self.weights) > POLLED else None
         for i, (outcome, weight) in enumerate(self.weights.items()):
             result = function(outcome)
@@ -160,10 +165,12 @@ class Dist(Unknown):
                 poll()
         return Dist(weights, self.total)
 
-    def combine(self, other: Dist, function, cap: int | None = None) -> Dist:
+    def combine(
+        self, other: Dist, function: Callable[[Any, Any], Any], cap: int | None = None
+    ) -> Dist:
         """The distribution of function(a, b) for independent a ~ self, b ~ other; past
         `cap` outcomes (the odds engine's memory bound), TooComplex."""
-        weights: dict = {}
+        weights: Weights = {}
         poll = polling()
         for a, wa in self.weights.items():
             for b, wb in other.weights.items():
@@ -201,12 +208,12 @@ class Dist(Unknown):
         return Dist({o: w // common for o, w in weights.items()}, self.total // common)
 
 
-def mixture(parts) -> Dist:
+def mixture(parts: Iterable[tuple[Fraction, Dist]]) -> Dist:
     """Σ p_i · D_i for (probability as a Fraction, Dist) pairs."""
     return weighed([((p.numerator, p.denominator), dist) for p, dist in parts])
 
 
-def weighed(parts) -> Dist:
+def weighed(parts: list[tuple[tuple[int, int], Dist]]) -> Dist:
     """Σ p_i · D_i for (probability as a weight (numerator, denominator), Dist) pairs:
     over a common denominator (the least, where finding it is cheap)."""
     denominator = 1
@@ -214,7 +221,7 @@ def weighed(parts) -> Dist:
         below = d * dist.total
         if denominator % below:
             denominator = least_common(denominator, below)
-    weights: dict = {}
+    weights: Weights = {}
     poll = polling()
     for (n, d), dist in parts:
         poll()
@@ -224,12 +231,14 @@ def weighed(parts) -> Dist:
     return Dist(weights, denominator).reduced()
 
 
-def _apply(function, values: tuple, cap: int | None = None) -> Dist:
+def _apply(function: Callable[..., Any], values: tuple[Any, ...], cap: int | None = None) -> Dist:
     if len(values) == 1:
-        return values[0].map(function)
+        only: Dist = values[0]  # (the one value: a Dist, since it lifts)
+        return only.map(function)
     if len(values) == 2:
         a, b = values
-        ints = move = None
+        ints: Callable[[int, int], Any] | None = None
+        move: Callable[[int, int], int] | None = None
         if type(function) is Operation:  # with the same for two whole numbers
             ints, move, function = function.ints, function.move, function.apply
         if ints is not None:
@@ -240,21 +249,30 @@ def _apply(function, values: tuple, cap: int | None = None) -> Dist:
             if type(b) is Dist:
                 return a.combine(b, function, cap)
             return a.map(lambda x: function(x, b))
-        return b.map(lambda y: function(a, y))
+        lifted: Dist = b  # (one of them is a distribution: it lifts)
+        return lifted.map(lambda y: function(a, y))
     joint = Dist.point(())
     for v in values:
         joint = joint.combine(v if type(v) is Dist else Dist.point(v), lambda t, x: (*t, x), cap)
     return joint.map(lambda t: function(*t))
 
 
-def _on_ints(ints, move, a, b, cap) -> Dist | None:
+def _on_ints(
+    ints: Callable[[int, int], Any],
+    move: Callable[[int, int], int] | None,
+    a: Any,
+    b: Any,
+    cap: int | None,
+) -> Dist | None:
     """function(a, b) through its whole-number version, when every value is an int (the
     common case: a roll plus modifiers, compared with a target); else None."""
     if type(a) is Dist and type(b) is int:
-        found = moved(a, b, ints, move, LIFTS.get(), Dist)  # `roll + n`: one made per place
+        found: Dist | None = moved(
+            a, b, ints, move, LIFTS.get(), Dist
+        )  # `roll + n`: one made per place
         if found is not None:
             return found
-        weights: dict = {}
+        weights: Weights = {}
         for x, w in a.weights.items():
             if type(x) is not int:
                 return None
@@ -271,7 +289,8 @@ def _on_ints(ints, move, a, b, cap) -> Dist | None:
         return Dist(weights, b.total)
     if type(a) is Dist and type(b) is Dist:
         if ints in ORDERINGS:  # a > b: by running sums (interpreter.odds.order), if numbers
-            return compared(ints, a, b, LIFTS.get(), Dist)
+            ordered: Dist | None = compared(ints, a, b, LIFTS.get(), Dist)
+            return ordered
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
         weights = {}
@@ -291,18 +310,21 @@ def _on_ints(ints, move, a, b, cap) -> Dist | None:
 POLLED = 4096
 
 
-def polling():
+def polling() -> Callable[[], object]:
     """The look at the deadline of the odds computation under way (LiftMemory.poll), or
     nothing outside one: loops over outcomes call it every so many."""
     memory = LIFTS.get()
-    return _nothing if memory is None else memory.poll
+    if memory is None:
+        return _nothing
+    poll: Callable[[], object] = memory.poll
+    return poll
 
 
 def _nothing() -> None:
     pass
 
 
-def remembered(key: tuple, keep: tuple, compute):
+def remembered(key: tuple[Any, ...], keep: tuple[Any, ...], compute: Callable[[], Dist]) -> Dist:
     """compute(), or what it gave before for the same key, within one odds computation.
     `keep` holds the objects whose ids are in the key, so that their ids stay theirs."""
     memory = LIFTS.get()
@@ -315,10 +337,11 @@ def remembered(key: tuple, keep: tuple, compute):
     if found is None:
         memory.work(keep)  # charged to the odds engine's budget, by the sizes involved
         found = memory[key] = (compute(), keep)
-    return found[0]
+    made: Dist = found[0]
+    return made
 
 
-def cut_already(dist: Dist, fields: tuple) -> None:
+def cut_already(dist: Dist, fields: tuple[str, ...]) -> None:
     """Note that every record of `dist` holds `fields` (in order) and no other: its
     projection onto them (Dist.project) is itself, not made again."""
     memory = LIFTS.get()
@@ -326,11 +349,11 @@ def cut_already(dist: Dist, fields: tuple) -> None:
         memory[("project", id(dist), fields)] = (dist, (dist,))
 
 
-def _projected(dist: Dist, fields: tuple) -> Dist:
+def _projected(dist: Dist, fields: tuple[str, ...]) -> Dist:
     """Records cut down to some of their fields (what is left to read of them): the
     records that agree on those fields merged first, then one record made for each."""
-    cut: dict = {}
-    others: dict = {}
+    cut: dict[tuple[Any, ...], int] = {}
+    others: Weights = {}
     for value, weight in dist.weights.items():
         if type(value) is Record:
             key = (value.kind, *map(value.get, fields))
@@ -345,3 +368,8 @@ def _projected(dist: Dist, fields: tuple) -> Dist:
         record = Record(dict(zip(fields, values)), kind)
         others[record] = others.get(record, 0) + weight
     return Dist(others, dist.total)
+
+
+# What mypy checks of the seam's protocol, at no cost at run time: a Dist is an
+# UnknownValue (interpreter.runtime).
+_UNKNOWN: type[UnknownValue] = Dist

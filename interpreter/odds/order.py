@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import operator
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from itertools import accumulate
+from typing import Any
 
 #: the comparisons counted this way: how each counts b's values below a value x
 ORDERINGS = {
@@ -26,7 +28,9 @@ ORDERINGS = {
 }
 
 
-def compared(comparison, a, b, memory, make):
+def compared(
+    comparison: Callable[..., Any], a: Any, b: Any, memory: Any, make: Callable[..., Any]
+) -> Any:
     """The distribution of comparison(x, y) (`make(weights, total)`, reduced) if a and b
     both hold whole numbers alone, else None; remembered in `memory` (the computation's
     LiftMemory, or None) by the shapes of a and b and the gap between them."""
@@ -94,14 +98,21 @@ def counted(comparison, a, b) -> tuple:
 MOVES = {operator.add: 1, operator.sub: -1}
 
 
-def moved(dist, by: int, ints, move, memory, make):
+def moved(
+    dist: Any,
+    by: int,
+    ints: Callable[[int, int], Any],
+    move: Callable[[int, int], int] | None,
+    memory: Any,
+    make: Callable[..., Any],
+) -> Any:
     """`dist` ⊕ `by` for `ints` (the whole-number version of `+` or `-`: `move`, the
     operation it is, interpreter.compiled.Operation), remembered in `memory` by the
     distribution first moved and the place it ends at; None where `dist` holds something
     else than whole numbers, or `ints` is not a move. The extremes go through `ints`
     first: past the limits on numbers, it refuses as it would for any value.
     `make(weights, total)` builds a distribution."""
-    sign = MOVES.get(move)
+    sign = MOVES.get(move) if move is not None else None
     if sign is None or memory is None:
         return None
     found = memory.get(("moved", id(dist)))

@@ -31,7 +31,7 @@ from interpreter.odds.records import FieldMemory
 from interpreter.odds.riders import riding
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
-from interpreter.runtime import ChainRoll, Unknown
+from interpreter.runtime import ChainRoll, CountingRoller, Unknown
 from interpreter.state import MISSING
 from interpreter.symbols import Forms, pool_counts, pool_record
 from interpreter.values import Record
@@ -515,3 +515,8 @@ def _settled(ctx, value):  # noqa: ARG001 (a check's record reads its fields as 
     if isinstance(value, Unknown):
         raise Branch(value)
     return value
+
+
+# What mypy checks of the seam's protocol, at no cost at run time: the odds engine's
+# roller is a CountingRoller (interpreter.runtime).
+_COUNTING: type[CountingRoller] = OddsRoller
