@@ -1,0 +1,53 @@
+"""Sums of many dice counted coefficient by coefficient (Miller's recurrence for the powers
+of a die's polynomial): equal to every way the dice fall, and the only way 1024d6 fits a
+small budget."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracle import every_roll
+
+from interpreter import roll
+from interpreter.odds import expression_odds
+from interpreter.odds.polynomials import Budget, power_coefficients
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 4), min_size=1, max_size=5),
+    st.integers(1, 4),
+    st.integers(1, 5),
+)
+def test_the_recurrence_counts_every_way_independent_draws_add_up(rest, first, count):
+    weights = [first, *rest]  # a face of weight w: w ways to roll it; the lowest face: some
+    brute: dict = {}
+    for draw in itertools.product(range(len(weights)), repeat=count):
+        ways = 1
+        for face in draw:
+            ways *= weights[face]
+        brute[sum(draw)] = brute.get(sum(draw), 0) + ways
+    coeffs = power_coefficients(weights, count, Budget(10**9))
+    assert {k: c for k, c in enumerate(coeffs) if c} == {k: w for k, w in brute.items() if w}
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(1, 4), st.integers(2, 6))
+def test_the_recurrence_agrees_with_the_real_roller(count, sides):
+    runs = every_roll(lambda dice: roll(f"{count}d{sides}", dice).total)
+    coeffs = power_coefficients([1] * sides, count, Budget(10**9))
+    counted = {count + k: Fraction(c, sides**count) for k, c in enumerate(coeffs)}
+    assert counted == runs
+
+
+def test_a_thousand_dice_are_counted_exactly_within_a_small_budget():
+    # one big-integer power of 1024d6's polynomial is ~3e7 units; the recurrence ~2e5
+    odds = expression_odds("1024d6", budget=5_000)
+    assert odds.exact and odds.omitted == 0
+    assert odds.probability(1024) == Fraction(1, 6**1024)
+    assert odds.probability(1025) == Fraction(1024, 6**1024)
+    assert odds.mean == 3584
+    assert odds.probability(1024 + 3) == odds.probability(6144 - 3)
