@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from oracle import every_roll
 
 from interpreter import roll
+from interpreter.bounds import cells
 from interpreter.odds import expression_odds
 from interpreter.odds.polynomials import Budget, power_coefficients
+from interpreter.values import Record
 
 
 @settings(max_examples=60, deadline=None)
@@ -51,3 +53,39 @@ def test_a_thousand_dice_are_counted_exactly_within_a_small_budget():
     assert odds.probability(1025) == Fraction(1024, 6**1024)
     assert odds.mean == 3584
     assert odds.probability(1024 + 3) == odds.probability(6144 - 3)
+
+
+def _reference_cells(value) -> int:
+    """`cells` as its docstring says, walked through every time (no record remembers)."""
+    if type(value) is int:
+        return 1 + (value.bit_length() >> 8)
+    if type(value) is str:
+        return 1 + (len(value) >> 6)
+    if type(value) is tuple:
+        return 1 + sum(_reference_cells(item) for item in value)
+    if type(value) is Record:
+        inner = value._fields
+        return 1 + sum(_reference_cells(k) + _reference_cells(v) for k, v in inner.items())
+    return 1
+
+
+_FLAT = st.one_of(st.integers(-(2**600), 2**600), st.booleans(), st.none(), st.text(max_size=140))
+_VALUES = st.recursive(
+    _FLAT,
+    lambda inner: st.one_of(
+        st.tuples(inner, inner),
+        st.dictionaries(st.text(min_size=1, max_size=70), inner, max_size=4).map(Record),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_VALUES)
+def test_records_counted_once_keep_their_size(value):
+    # the sides of an opposed check are counted once and remembered (interpreter.bounds)
+    wrapped = Record({"ours": value, "theirs": value, "won": True})
+    expected = _reference_cells(wrapped)
+    assert cells(wrapped, 10**6) == expected
+    assert cells(wrapped, 10**6) == expected  # again, from what the records remember
+    assert cells(Record({"again": wrapped}), 10**6) == expected + 1 + 1
