@@ -11,7 +11,7 @@ out.result, out.sheet, out.changes, out.trace
 
 from interpreter.choosers import Choice, Chooser, Question
 from interpreter.dice import DiceSource, ForcedDice, SeededDice, TypedDice
-from interpreter.engine import Change, CharacterOutcome, Engine, Outcome
+from interpreter.engine import Engine
 from interpreter.errors import (
     ChoiceNotOpen,
     DiceError,
@@ -25,6 +25,7 @@ from interpreter.errors import (
 from interpreter.expression import RollResult, roll
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.best_play import Goal
+from interpreter.outcome import Change, CharacterOutcome, Outcome
 from interpreter.sheets.character import Sheet
 from interpreter.trace import Step, render_text
 from interpreter.version import VERSION as __version__

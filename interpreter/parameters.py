@@ -13,8 +13,9 @@ from interpreter.bounds import number_fits, read_number
 from interpreter.dice import ForcedDice
 from interpreter.errors import ParameterError
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.runtime import Character, Roller
+from interpreter.runtime import Roller
 from interpreter.sheets.character import Sheet
+from interpreter.state import Character
 from interpreter.values import Record, is_number, quoted
 
 

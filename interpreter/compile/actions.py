@@ -77,7 +77,7 @@ class CompiledAction(CallFrame):
             if counted > ctx.step_bound:
                 count_past_bound(ctx, span or self.node.span)
             for statement in self.body:
-                statement(ctx)
+                statement.run(ctx)
             result = None
             if self.result is not None:
                 fields = {}

@@ -13,7 +13,8 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.arithmetic import tuple_of
 from interpreter.errors import EvaluationError
-from interpreter.runtime import Character, Elsewhere, known
+from interpreter.runtime import known
+from interpreter.state import Character, Elsewhere
 
 
 def character_of(ctx, value, span) -> Character:

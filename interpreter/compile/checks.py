@@ -15,8 +15,9 @@ from interpreter.bounds import bounded_record
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
 from interpreter.errors import EvaluationError, LimitExceeded
-from interpreter.runtime import Unknown, count_past_bound, known, place_text
+from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
+from interpreter.state import place_text
 from interpreter.trace import Step, faces_text
 from interpreter.values import Record, normalize, show
 
@@ -44,7 +45,7 @@ class CompiledCheck(CallFrame):
         compiler.reads.append(n.field_reads((node.lets, node.roll, node.target, node.fields)))
         compiler.bodies.append((node.lets, node.roll, node.target, node.fields))
         try:
-            self.lets = tuple((let.name, compiler.st_let(let)) for let in node.lets)
+            self.lets = tuple((let.name, compiler.statement(let).run) for let in node.lets)
         finally:
             compiler.reads.pop()
             compiler.bodies.pop()

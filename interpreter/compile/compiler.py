@@ -30,7 +30,9 @@ from interpreter.compile.procedures import Procedure
 from interpreter.compile.statements import Statements
 from interpreter.compile.symbols import SymbolTerms
 from interpreter.compile.tables import Tables
-from interpreter.runtime import Elsewhere, count_past_bound, known, place_text
+from interpreter.compiled import Shape, Statement
+from interpreter.runtime import count_past_bound, known
+from interpreter.state import Elsewhere, place_text
 
 
 class Compiler(
@@ -105,12 +107,17 @@ class Compiler(
             return self.symbol_sum(node, handler(self, node))
         return handler(self, node)
 
-    def statement(self, node):
-        """A closure running one statement; `.node` is the statement it was compiled from."""
-        compiled = _STATEMENTS[type(node)](self, node)
-        compiled.node = node  # the odds engine walks statements by their nodes
-        compiled.cost = self.statement_cost(node)  # its own steps (interpreter.compile.costs)
-        return compiled
+    def statement(self, node) -> Statement:
+        """One statement compiled (interpreter.compiled): its run, its node, its own steps
+        (interpreter.compile.costs) and its shape, what the odds engine may do with it."""
+        made = _STATEMENTS[type(node)](self, node)
+        if type(made) is Statement:
+            return made
+        return Statement(made, node, self.statement_cost(node))
+
+    def shaped(self, node, run, shape: Shape) -> Statement:
+        """A statement compiled with a shape the odds engine reads (interpreter.compiled)."""
+        return Statement(run, node, self.statement_cost(node), shape)
 
     def ref(self, node):
         """A closure computing the place a ref-typed node names (a field, or (family, key))."""

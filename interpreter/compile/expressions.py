@@ -24,10 +24,12 @@ from interpreter.compile.arithmetic import (
 from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.costs import charged
 from interpreter.compile.tables import Pending, text_keyed
+from interpreter.compiled import ActionCall
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
-from interpreter.runtime import MISSING, Unknown, as_bool, known, lift
+from interpreter.runtime import Unknown, as_bool, known, lift
+from interpreter.state import MISSING
 from interpreter.values import Range, Record, show
 
 #: what a value is, where a number is wanted (a refusal says it)
@@ -234,14 +236,8 @@ class Expressions:
             opposed = self.opposed(binding.name)
             return lambda ctx: opposed(ctx, values(ctx), span)
         if binding.kind == "action":
-            action = self.action(binding.name)
-
-            def call_action(ctx):
-                return action(ctx, values(ctx), span)
-
             # the odds engine runs a called action's statements itself, one by one
-            call_action.action, call_action.arguments = action, values
-            return call_action
+            return ActionCall(self.action(binding.name), values, span)
         if binding.kind == "roll":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, values(ctx)).total

@@ -9,8 +9,9 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.costs import charged
 from interpreter.errors import EvaluationError
-from interpreter.runtime import MISSING, Unknown, known, lift
+from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
+from interpreter.state import MISSING
 from interpreter.values import Record, is_number, show
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from math import gcd
 
 from dsl import nodes as n
+from interpreter.compiled import Binding
 from interpreter.odds.narrowing import Narrowing
 from interpreter.odds.reads import ReadMemory
 from interpreter.odds.roller import hashable
@@ -45,13 +46,14 @@ def deferrable(statements: tuple, index: int, live: list, explorer) -> bool:
     if index + 1 >= len(statements) or name in live[index + 1].needs:
         return False
     following = statements[index + 1]
-    node = following.node
+    node, shape = following.node, following.shape
     return (
         isinstance(node, n.Let)
+        and type(shape) is Binding
         and node.name != name
         and node.name in live[index + 1].needs
-        and getattr(following, "pure", False)
-        and getattr(following, "split", None) is None
+        and shape.pure
+        and shape.split is None
         and not explorer.calls_in(following)
         and name in explorer.names_read(node.expr).needs
     )
@@ -112,7 +114,7 @@ class Mixer:
         ctx = explorer.ctx
         dist = world.env[name].dist
         others = tuple(world.env.get(other) for other in reads if other != name)
-        key = (id(statement), id(dist), explorer.depth, how, others_of(world, name, reads))
+        key = (statement.number, id(dist), explorer.depth, how, others_of(world, name, reads))
 
         def starts(state):
             if narrowed is not None:
@@ -120,7 +122,7 @@ class Mixer:
                 yield World({**world.env, name: value}, state, (kept, dist.total)), run
                 return
             for value, weight in explorer.weighted(dist, ONE):
-                yield World({**world.env, name: value}, state, weight), statement
+                yield World({**world.env, name: value}, state, weight), statement.run
 
         def compute(_cut):
             state = ctx.state  # the world's sheet, watched: what the runs read of it

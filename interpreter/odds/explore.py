@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl.messages import tr
+from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
 from interpreter.odds.budget import watch
 from interpreter.odds.deferred import (
     Deferred,
@@ -35,7 +36,8 @@ from interpreter.odds.worlds import (
     names_read,
     stopped,
 )
-from interpreter.runtime import MISSING, Context, CountingRoller, Unknown, as_bool, known
+from interpreter.runtime import Context, CountingRoller, Unknown, as_bool, known
+from interpreter.state import MISSING
 from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
@@ -44,40 +46,35 @@ __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
 STEPS_PER_WORK = 64
 
 
-def unread(statement, after: Live, safe=cannot_fail) -> bool:
+def unread(statement: Statement, after: Live, safe=cannot_fail) -> bool:
     """A `let` (or a `set` of a local name) whose value nothing reads later, and whose
     expression changes nothing on the sheet and cannot fail (`safe`: a run it would stop
     must stop here too): the odds engine skips it."""
-    if not getattr(statement, "pure", False):
+    shape = statement.shape
+    if type(shape) is not Binding or not shape.pure:
         return False
-    node = statement.node
-    name = node.name if isinstance(node, n.Let) else node.place.name
-    return name not in after.needs and safe(node.expr)
+    return shape.name not in after.needs and safe(statement.node.expr)
 
 
-def once_set(statement, after: Live) -> bool:
+def once_set(statement: Statement, after: Live) -> bool:
     """A `set` of a local name read once later (see Live.once)."""
-    name = getattr(statement, "local", None)
-    return name is not None and hasattr(statement, "value") and after.once(name)
+    shape = statement.shape
+    return type(shape) is Binding and shape.local and after.once(shape.name)
 
 
-def unresolved_set(statement):
-    """A `set` of a local name that keeps a distribution as it is (the one later read
-    combines it, as it would a dice term written there); the compiled `set` (one value
-    per world) otherwise. Made once per statement."""
-    found = getattr(statement, "unresolved", None)
-    if found is None:
-        name, value = statement.local, statement.value
+def unresolved_set(binding: Binding):
+    """The run of a `set` of a local name that keeps a distribution as it is (the one
+    later read combines it, as it would a dice term written there); the compiled `set`
+    gives one value per world."""
+    name, value = binding.name, binding.value
 
-        def found(ctx):
-            result = value(ctx)
-            if isinstance(result, Unknown) and type(result) is not Dist:
-                result = known(ctx, result)  # an opposed check: its ties, its failures
-            ctx.env[name] = result
+    def unresolved(ctx):
+        result = value(ctx)
+        if isinstance(result, Unknown) and type(result) is not Dist:
+            result = known(ctx, result)  # an opposed check: its ties, its failures
+        ctx.env[name] = result
 
-        found.node = statement.node
-        statement.unresolved = found
-    return found
+    return unresolved
 
 
 def live_before(node, after: Live, names_read, local: bool = True) -> Live:
@@ -235,25 +232,25 @@ class Explorer(Passes):
         live = self.live_after(statements, live_out)
         roller = self.roller
         for index, statement in enumerate(statements):
-            node = statement.node
+            node, shape = statement.node, statement.shape
             if self.idle(statement, live[index]):
                 continue  # a line in the trace, a value nobody reads: nothing odds can see
-            if isinstance(node, n.If):
-                worlds, failed = self.if_(statement, worlds, live[index])
-            elif isinstance(node, n.Repeat):
-                worlds, failed = self.repeat(statement, worlds, live[index])
-            elif isinstance(node, n.ForEach):
-                worlds, failed = self.for_each(statement, worlds, live[index])
-            elif getattr(statement, "split", None) is not None:
+            kind = type(shape)
+            if kind is Branches:
+                worlds, failed = self.if_(shape, worlds, live[index])
+            elif kind is Repeat:
+                worlds, failed = self.repeat(statement.node, shape, worlds, live[index])
+            elif kind is Loop:
+                worlds, failed = self.for_each(statement.node, shape, worlds, live[index])
+            elif kind is Binding and shape.split is not None:
                 # `let x = if c then action(...) else ...` (or `set`): as `if c { let x = ... }`
-                worlds, failed = self.if_(statement.split, worlds, live[index])
-            elif self.calls_in(statement) and (
-                isinstance(node, n.Let | n.Do) or getattr(statement, "local", None)
-            ):
+                worlds, failed = self.if_(shape.split, worlds, live[index])
+            elif self.calls_in(statement):
                 # an action called (`let x = a(...)`, `set x to a(...)`, `do a(...)`)
-                name = node.name if isinstance(node, n.Let) else getattr(statement, "local", None)
-                rider = self.rider(statements, index, live_out) if isinstance(node, n.Let) else None
-                worlds, failed = self.called(statement, worlds, live[index], name, rider)
+                name = shape.name if kind is Binding else None
+                let = kind is Binding and not shape.local
+                rider = self.rider(statements, index, live_out) if let else None
+                worlds, failed = self.called(shape.call, worlds, live[index], name, rider)
             elif isinstance(node, n.Let):
                 # the roller branches only on what is read of the value later, and the
                 # worlds it makes are merged as they come (no merge after)
@@ -275,17 +272,18 @@ class Explorer(Passes):
                 failures.extend(failed)
                 continue
             elif once_set(statement, live[index]):
-                worlds, failed = self.atomic(unresolved_set(statement), worlds)
+                worlds, failed = self.atomic(unresolved_set(shape), worlds)
             else:
-                worlds, failed = self.atomic(statement, worlds)
+                worlds, failed = self.atomic(statement.run, worlds)
             failures.extend(failed)
             worlds = self.merge(worlds, live[index])
         return worlds, failures
 
-    def atomic(self, statement, worlds: list) -> tuple:
+    def atomic(self, run, worlds: list) -> tuple:
+        """run(ctx) in every world: (worlds it went on in, failed outcomes)."""
         done, failed = [], []
         for world in worlds:
-            for after, outcome in self.explore(world, statement):
+            for after, outcome in self.explore(world, run):
                 (failed if isinstance(outcome, Failure) else done).append(
                     (after, outcome) if isinstance(outcome, Failure) else after
                 )
@@ -330,19 +328,20 @@ class Explorer(Passes):
                     failed.append((World(world.env, world.state, weight), failure))
                 add(world.env, world.state, self.mixer.weighted(relative, world.weight))
                 continue
-            for after, outcome in self.explore(world, statement):
+            for after, outcome in self.explore(world, statement.run):
                 if isinstance(outcome, Failure):
                     failed.append((after, outcome))
                     continue
                 add(after.env, after.state, values_of(after))
         return made.worlds(name), failed
 
-    def if_(self, compiled, worlds: list, live_out: Live) -> tuple:
-
+    def if_(self, compiled: Branches, worlds: list, live_out: Live) -> tuple:
+        """An `if` over worlds: each branch's block over the worlds that take it."""
         results, failures = [], []
         remaining = worlds
-        for condition, body, span in compiled.branches:
+        for branch in compiled.branches:
             yes, no = [], []
+            condition, span, body = branch.condition, branch.span, branch.body
             for world in remaining:
                 runs = self.explore(world, lambda ctx, c=condition, s=span: as_bool(ctx, c(ctx), s))
                 for after, decided in runs:
@@ -390,7 +389,7 @@ class Explorer(Passes):
 
     def live_after(self, statements: tuple, live_out: Live) -> list:
         """For each statement, what later statements may still read."""
-        key = (id(statements), live_out)
+        key = (block_key(statements), live_out)
         found = self.liveness.get(key)
         if found is None:
             found = []
@@ -409,17 +408,17 @@ class Explorer(Passes):
         `for each` over a list computed so, whose passes hold nothing else. (A pass's
         statements are idle when what follows the loop needs none of their values: then
         nothing a pass writes is read by the next pass either, but by idle statements.)"""
-        node = statement.node
+        node, shape = statement.node, statement.shape
         if isinstance(node, n.Note):
             return True
-        if isinstance(node, n.If | n.ForEach):
-            if not getattr(statement, "pure", False):
+        if type(shape) is Branches or type(shape) is Loop:
+            if not shape.pure:
                 return False
-            if isinstance(node, n.If):
-                blocks = [body for _, body, _ in statement.branches] + [statement.otherwise]
+            if type(shape) is Branches:
+                blocks = [branch.body for branch in shape.branches] + [shape.otherwise]
                 tested = [condition for condition, _ in node.branches]
             else:
-                blocks = [statement.body]
+                blocks = [shape.body]
                 tested = [node.items]
             if not all(self.safe(expr) for expr in tested):
                 return False
@@ -435,15 +434,17 @@ class Explorer(Passes):
         `if`, what its branches read before their statements (each as its block would)."""
         if self.idle(statement, after):
             return after
-        node = statement.node
-        if not isinstance(node, n.If):
+        node, shape = statement.node, statement.shape
+        if type(shape) is not Branches:
             # a `set` compiled as a local's (`local`) gives the name a new value; any
             # other may write the field the name's value names (a pool's, kept live
             # too, merges a little less)
-            return live_before(node, after, self.names_read, hasattr(statement, "local"))
-        live = self.block_before(statement.otherwise, after)
-        for (_condition, body, _span), (condition, _body) in zip(statement.branches, node.branches):
-            live = live.either(self.block_before(body, after)).union(self.names_read(condition))
+            local = type(shape) is Binding and shape.local
+            return live_before(node, after, self.names_read, local)
+        live = self.block_before(shape.otherwise, after)
+        for branch, (condition, _body) in zip(shape.branches, node.branches):
+            live = live.either(self.block_before(branch.body, after))
+            live = live.union(self.names_read(condition))
         return live
 
     def block_before(self, statements: tuple, after: Live) -> Live:

@@ -6,22 +6,24 @@ multiplying the worlds: a loop pass by pass, a called action statement by statem
 
 from __future__ import annotations
 
+from interpreter.compiled import ActionCall, Binding, Called, Loop, Repeat, Statement, block_key
 from interpreter.odds.distribution import Dist
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import Failure, Live, World
-from interpreter.runtime import MISSING, known
+from interpreter.runtime import known
+from interpreter.state import MISSING
 from interpreter.values import Record
 
 
 class Passes:
     """The explorer's loops and calls (mixed into interpreter.odds.explore.Explorer)."""
 
-    def repeat(self, compiled, worlds: list, live_out: Live) -> tuple:
-        """`repeat n times until c`: pass by pass, worlds merged after each statement, so
-        that independent draws add up instead of multiplying the worlds."""
-        loop = live_out.union(self.names_read(compiled.node))  # what a later pass may read
+    def repeat(self, node, compiled: Repeat, worlds: list, live_out: Live) -> tuple:
+        """`repeat n times until c` (`node`): pass by pass, worlds merged after each
+        statement, so that independent draws add up instead of multiplying the worlds."""
+        loop = live_out.union(self.names_read(node))  # what a later pass may read
         failures: list = []
         by_times: dict = {}
         for world in worlds:
@@ -52,9 +54,9 @@ class Passes:
             finished.extend(group)
         return finished, failures
 
-    def for_each(self, compiled, worlds: list, live_out: Live) -> tuple:
-        """`for each x in list`: item by item, worlds merged as in `repeat`."""
-        loop = live_out.union(self.names_read(compiled.node))
+    def for_each(self, node, compiled: Loop, worlds: list, live_out: Live) -> tuple:
+        """`for each x in list` (`node`): item by item, worlds merged as in `repeat`."""
+        loop = live_out.union(self.names_read(node))
         failures: list = []
         by_items: dict = {}
         for world in worlds:
@@ -74,14 +76,13 @@ class Passes:
             finished.extend(group)
         return finished, failures
 
-    def called(self, statement, worlds: list, live_out: Live, name, rider=None) -> tuple:
+    def called(self, call: ActionCall, worlds: list, live_out: Live, name, rider=None) -> tuple:
         """`let name = action(...)`, `set name to action(...)` or `do action(...)` (name
         None): the called action's statements run one by one, as the caller's are, then
         its result (the fields of it read later; the `rider` field, read once later, left
         a distribution where it is one: interpreter.odds.riders). What a call gives
         depends only on its arguments and the sheet: it is explored once for each of
         those, then weighted into every world that makes that call."""
-        call = statement.value
         action, arguments = call.action, call.arguments
         wanted = MISSING if name is None else live_out.needs.get(name, MISSING)
         fields = () if wanted is MISSING else tuple(wanted) if wanted is not None else None
@@ -91,7 +92,7 @@ class Passes:
                 if isinstance(args, Failure):
                     failures.append((after, args))
                     continue
-                key = (id(action), hashable(args), after.state.snapshot(), fields, rider)
+                key = (action.node.name, hashable(args), after.state.snapshot(), fields, rider)
                 found = self.calls.get(key)
                 if found is None:
                     found = self.calls[key] = self.call(action, args, after.state, fields, rider)
@@ -146,18 +147,21 @@ class Passes:
         """The field of the record the `let` statements[index] binds that rides
         (interpreter.odds.riders), the same in every computation: remembered with the
         blocks' liveness."""
-        key = ("rider", id(statements), index, live_out)
+        key = ("rider", block_key(statements), index, live_out)
         found = self.liveness.get(key, MISSING)
         if found is MISSING:
             found = self.liveness[key] = rider_of(statements, index, live_out, self.names_read)
         return found
 
-    def calls_in(self, statement) -> bool:
+    def calls_in(self, statement: Statement) -> bool:
         """Whether a statement is a call of an action the explorer can run step by step
         (within the limit of calls inside one another)."""
-        action = getattr(getattr(statement, "value", None), "action", None)
-        if action is None or self.depth + 2 >= self.ctx.limits.call_depth:
+        shape = statement.shape
+        if type(shape) is not Binding and type(shape) is not Called:
             return False
+        if shape.call is None or self.depth + 2 >= self.ctx.limits.call_depth:
+            return False
+        action = shape.call.action
         # one that may pass the step limit: run whole, each run counting all its steps
         # (step by step, each statement's are counted on their own, and what a call
         # gives is found once for every world making it)

@@ -118,9 +118,7 @@ class StepBounds:
                 inner = times * (limits.extra_per_die + 1)
             elif kind is n.Opposed:
                 inner = times * (limits.tie_rerolls + 1)
-            for field in attrs.fields(kind):
-                if field.name not in _SKIPPED:
-                    stack.append((getattr(item, field.name), inner))
+            stack.extend((part, inner) for part in n.parts(item, _SKIPPED))
         return min(total, MOST)
 
     def _cells(self, item) -> int:
@@ -135,9 +133,7 @@ class StepBounds:
                 return count * (limits.extra_per_die + 1)
             return count
         if isinstance(item, VALUED):
-            parts = [
-                getattr(item, f.name) for f in attrs.fields(type(item)) if f.name not in _SKIPPED
-            ]
+            parts = n.parts(item, _SKIPPED)
             for part in parts:
                 if isinstance(part, tuple):
                     if any(attrs.has(type(p)) and self._kind(p) not in SMALL_KINDS for p in part):

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 
 import attrs
 
 from dsl import nodes as n
 from dsl.types import value_of
-from interpreter.errors import EvaluationError
+from interpreter.errors import EvaluationError, InsufficientResource, RequirementFailed
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.roller import hashable
 from interpreter.odds.steps import StepBounds
-from interpreter.runtime import MISSING, State
+from interpreter.state import MISSING, State
 from interpreter.values import Record
 
 
@@ -53,12 +54,29 @@ class Bound(World):
 #: what stops a run partway: every error a real run may meet there (a failed `require`,
 #: a short resource, a limit, a division by zero on some rolls), an outcome of its own
 #: with its probability, in every field's answer as in the whole result's (an error met
-#: in every run is that error: bounds.certain_limit)
+#: in every run is that error: certain_limit)
 STOPS = (EvaluationError,)
 
 
-def stopped(error) -> Failure:
+def stopped(error: EvaluationError) -> Failure:
     return Failure(error.message, error)
+
+
+def certain_limit(probabilities: Mapping[object, object]) -> None:
+    """An error every run meets (a die of more faces than faces_per_die, a division by
+    zero whatever falls) is not a distribution but the error a real roll gives: raise
+    it. (An error some runs meet is an outcome of its own, with its probability; a
+    refusal at the table, a `require` or a short resource, is an outcome even when
+    certain: Odds.refused.)"""
+    if len(probabilities) == 1:
+        (outcome,) = probabilities
+        error = outcome.error if isinstance(outcome, Failure) else None
+        if isinstance(error, EvaluationError) and not isinstance(error, REFUSED):
+            raise error
+
+
+#: the errors a run stops with that are refusals at the table (Odds.refused)
+REFUSED = (RequirementFailed, InsufficientResource)
 
 
 def key_of(env: dict, names: tuple, cuts: tuple, state: State) -> tuple:
@@ -268,7 +286,6 @@ MANY = 2
 #: action's arguments, read as often as the callee reads them), or kept whole without
 #: being read (a text, a list), or read where a choice is made (which must see it)
 REPEATED = (n.Repeat, n.ForEach, n.Call, n.CharacterCall, n.Text, n.ListLiteral, n.Choose, n.Match)
-SKIPPED = frozenset(("span", "name_span", "op_span"))
 
 
 def read_counts(node) -> dict:
@@ -287,11 +304,7 @@ def read_counts(node) -> dict:
                 path = (item.subject.name, item.name)
                 counts[path] = MANY if many else min(counts.get(path, 0) + 1, MANY)
             many = many or isinstance(item, REPEATED)
-            stack.extend(
-                (getattr(item, f.name), many)
-                for f in attrs.fields(type(item))
-                if f.name not in SKIPPED
-            )
+            stack.extend((part, many) for part in n.parts(item))
     return counts
 
 

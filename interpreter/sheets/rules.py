@@ -15,7 +15,8 @@ from dsl.messages import tr
 from interpreter.dice import ForcedDice
 from interpreter.errors import EvaluationError, SheetError
 from interpreter.limits import Limits
-from interpreter.runtime import Context, Roller, State, place_text
+from interpreter.runtime import Context, Roller
+from interpreter.state import State, place_text
 
 
 def complete(compiler, values: dict, limits: Limits, path: str | None) -> None:
