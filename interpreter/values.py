@@ -24,7 +24,7 @@ class Record(Mapping):
         self._fields = fields  # a fresh dict, owned by the record from now on
         self.kind = kind
         self._hash = None
-        self._cells = None  # its size once counted (interpreter.bounds.cells), if flat
+        self._cells: int | None = None  # its size once counted (interpreter.bounds.cells), if flat
 
     def get(self, name, default=None):
         return self._fields.get(name, default)

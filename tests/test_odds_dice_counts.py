@@ -89,3 +89,38 @@ def test_records_counted_once_keep_their_size(value):
     assert cells(wrapped, 10**6) == expected
     assert cells(wrapped, 10**6) == expected  # again, from what the records remember
     assert cells(Record({"again": wrapped}), 10**6) == expected + 1 + 1
+
+
+# ─── a group of values kept at once ─────────────────────────────────────────
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.sampled_from(["1d4", "1d3 + 1", "2d2", "1d6 - 2", "3"]), min_size=2, max_size=3),
+    st.sampled_from(["kh", "kl", "dh", "dl"]),
+    st.integers(1, 3),
+)
+def test_a_group_of_values_kept_counts_every_way_they_fall(items, mode, k):
+    text = "{" + ", ".join(items) + "}" + f"{mode}{k}"
+    runs = every_roll(lambda dice: roll(text, dice).total)
+    odds = expression_odds(text)
+    assert odds.exact and odds.omitted == 0
+    assert {o: p for o, p in odds.probabilities.items()} == runs, text
+
+
+def test_open_ended_values_kept_leave_out_what_each_leaves_out():
+    # Savage Worlds' trait die and wild die: each explodes; the higher is kept
+    odds = expression_odds("{1d8!, 1d6!}kh1")
+    assert odds.exact and 0 < odds.omitted < Fraction(1, 10**9)
+    # below 6 neither die has exploded: P(max = m) = P(d8 <= m) P(d6 <= m) - ...
+    for m in range(1, 6):
+        assert odds.probability(m) == Fraction(m * m - (m - 1) * (m - 1), 48)
+
+
+def test_values_kept_at_once_fit_a_budget_their_combinations_do_not():
+    # a million combinations of three d100s; counted face by face, a few thousand steps
+    odds = expression_odds("{1d100, 1d100 + 1, 1d100}kh2", budget=1_000)
+    assert odds.exact and odds.omitted == 0
+    assert odds.probability(2) == 0  # below the least two can be: 1 and 2
+    assert odds.probability(3) == Fraction(1, 10**6)  # 1, 2 and 1 alone
+    assert odds.probability(201) == Fraction(1, 100) * (1 - Fraction(99, 100) ** 2)
