@@ -9,11 +9,12 @@ from fractions import Fraction
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracle import every_roll
+from oracle import assert_counted_as_run, every_roll
 
-from interpreter import roll
+import dsl
+from interpreter import Engine, roll
 from interpreter.bounds import cells
-from interpreter.odds import expression_odds
+from interpreter.odds import distribution, expression_odds, sums
 from interpreter.odds.polynomials import Budget, power_coefficients
 from interpreter.values import Record
 
@@ -46,8 +47,9 @@ def test_the_recurrence_agrees_with_the_real_roller(count, sides):
 
 
 def test_a_thousand_dice_are_counted_exactly_within_a_small_budget():
-    # one big-integer power of 1024d6's polynomial is ~3e7 units; the recurrence ~2e5
-    odds = expression_odds("1024d6", budget=5_000)
+    # a dice term's own budget is 10**7 units (pools.DEFAULT_BUDGET): one big-integer
+    # power of 1024d6's polynomial is ~3e7 of them, the recurrence ~2e5
+    odds = expression_odds("1024d6")
     assert odds.exact and odds.omitted == 0
     assert odds.probability(1024) == Fraction(1, 6**1024)
     assert odds.probability(1025) == Fraction(1024, 6**1024)
@@ -108,6 +110,19 @@ def test_a_group_of_values_kept_counts_every_way_they_fall(items, mode, k):
     assert {o: p for o, p in odds.probabilities.items()} == runs, text
 
 
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(st.sampled_from(["1d4", "1d3 + 1", "2d2", "1d6 - 2", "3"]), min_size=2, max_size=3),
+    st.sampled_from(["max", "min"]),
+)
+def test_the_greatest_or_least_of_values_counts_every_way_they_fall(items, name):
+    text = f"{name}({', '.join(items)})"  # counted as `{...}kh1` / `{...}kl1` is
+    runs = every_roll(lambda dice: roll(text, dice).total)
+    odds = expression_odds(text)
+    assert odds.exact and odds.omitted == 0
+    assert dict(odds.probabilities) == runs, text
+
+
 def test_open_ended_values_kept_leave_out_what_each_leaves_out():
     # Savage Worlds' trait die and wild die: each explodes; the higher is kept
     odds = expression_odds("{1d8!, 1d6!}kh1")
@@ -124,3 +139,45 @@ def test_values_kept_at_once_fit_a_budget_their_combinations_do_not():
     assert odds.probability(2) == 0  # below the least two can be: 1 and 2
     assert odds.probability(3) == Fraction(1, 10**6)  # 1, 2 and 1 alone
     assert odds.probability(201) == Fraction(1, 100) * (1 - Fraction(99, 100) ** 2)
+
+
+# ─── sums of two distributions by one product ───────────────────────────────
+
+SUMS = """
+rulebook "Sums" { language "en" }
+symbols a, b
+die P { blank, a, 2 a + b }
+die Q { b, a + b, a }
+action act(x: int = 0) "Act" {
+  let r = (2)dP + (x + 1)dQ
+  let n = 2d4 + x
+  let m = n + 1d6
+  result { net: r.a - r.b, bs: r.b, m: m }
+}
+"""
+
+
+def test_sums_by_one_product_equal_every_way_the_dice_fall(monkeypatch):
+    calls = []
+    for name in ("int_sums", "form_sums"):
+        real = getattr(distribution, name)
+
+        def spy(wa, wb, real=real, name=name):
+            found = real(wa, wb)
+            calls.append((name, found is not None))
+            return found
+
+        monkeypatch.setattr(distribution, name, spy)
+    monkeypatch.setattr(sums, "PAIRS", 0)  # every sum by a product, however small
+    assert_counted_as_run(SUMS, {})
+    assert ("int_sums", True) in calls and ("form_sums", True) in calls
+
+
+def test_sums_by_one_product_fit_where_pairs_do_not():
+    # 80 d6 summed with 80 d8: 401 × 561 pairs (some 11,000 units of the budget); one
+    # product of two big numbers (some 2,000)
+    engine = Engine(dsl.load_text(SUMS.replace("2d4 + x", "80d6 + x").replace("1d6", "80d8")))
+    odds = engine.odds("act", engine.sheet({}), {}, "m", budget=5_000)
+    assert odds.exact and odds.omitted == 0
+    assert odds.probability(160) == Fraction(1, 6**80 * 8**80)
+    assert odds.probability(161) == Fraction(160, 6**80 * 8**80)

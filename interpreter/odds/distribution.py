@@ -11,6 +11,7 @@ operations over it with `lift`, which combines independent distributions.
 
 from __future__ import annotations
 
+import operator
 from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
@@ -20,6 +21,7 @@ from interpreter.errors import EvaluationError
 from interpreter.odds.budget import too_many_outcomes
 from interpreter.odds.order import ORDERINGS, compared, moved
 from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.sums import form_sums, int_sums
 from interpreter.odds.weights import at_most, least_common
 from interpreter.runtime import Unknown
 from interpreter.values import Record
@@ -238,6 +240,10 @@ def _apply(function, values: tuple, cap: int | None = None) -> Dist:
                 return found
         if type(a) is Dist:
             if type(b) is Dist:
+                if move is operator.add:  # two pools' symbol sums added, sum by sum
+                    found = form_sums(a.weights, b.weights)
+                    if found is not None:
+                        return Dist(found, a.total * b.total).reduced()
                 return a.combine(b, function, cap)
             return a.map(lambda x: function(x, b))
         return b.map(lambda y: function(a, y))
@@ -274,6 +280,12 @@ def _on_ints(ints, move, a, b, cap) -> Dist | None:
             return compared(ints, a, b, LIFTS.get(), Dist)
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
+        if move is operator.add:  # the sums at the ends within the limits: all of them are
+            ints(min(a.weights), min(b.weights))
+            ints(max(a.weights), max(b.weights))
+            found = int_sums(a.weights, b.weights)
+            if found is not None:
+                return Dist(found, a.total * b.total).reduced()
         weights = {}
         poll = polling()
         for x, wa in a.weights.items():
