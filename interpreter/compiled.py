@@ -160,3 +160,21 @@ def never_run(ctx: Context) -> None:  # noqa: ARG001 (a statement's run is given
 def block_key(block: tuple[Statement, ...]) -> tuple[int, ...]:
     """The value a block of statements is remembered by: its statements' numbers."""
     return tuple(statement.number for statement in block)
+
+
+class NodeNumbers:
+    """A number for each AST node of one rulebook met (a few made from them besides),
+    the key of what is remembered of it (what it reads, whether it can fail). A node
+    has no number of its own: the checker's tables are keyed by its identity, and so is
+    this one, which keeps the node so that its identity stays its own."""
+
+    __slots__ = ("numbers",)
+
+    def __init__(self) -> None:
+        self.numbers: dict[int, tuple[int, object]] = {}
+
+    def of(self, node: object) -> int:
+        found = self.numbers.get(id(node))
+        if found is None:
+            found = self.numbers[id(node)] = (len(self.numbers) + 1, node)
+        return found[0]

@@ -76,6 +76,10 @@ class Compiler(
     def type_of(self, node) -> t.Type:
         return self.types.get(id(node), t.ANY)
 
+    def binding_of(self, node):
+        """What the checker found a name or a call names (dsl.rulebook Binding), or None."""
+        return self.bindings.get(id(node))
+
     def changes_nothing(self, node) -> bool:
         """Whether evaluating an expression leaves the sheet as it was: it calls no action,
         and no opposed check that rerolls its ties (one may be tied at the limit and stop

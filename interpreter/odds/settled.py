@@ -128,7 +128,7 @@ class Tests:
             if not isinstance(item, PLAIN):
                 return False
             if isinstance(item, n.Name):
-                binding = self.compiler.bindings.get(id(item))
+                binding = self.compiler.binding_of(item)
                 if binding is None or binding.kind != "local":
                     return False
                 if names is not None and item.name not in names:

@@ -9,6 +9,7 @@ import attrs
 
 from dsl import nodes as n
 from dsl.types import value_of
+from interpreter.compiled import NodeNumbers
 from interpreter.errors import EvaluationError, InsufficientResource, RequirementFailed
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.roller import hashable
@@ -184,9 +185,11 @@ class Liveness:
     again."""
 
     def __init__(self, compiler=None, sums_fail: bool = True, limits=None):
-        self.reads: dict = {}  # id(node) → (node, Live)
-        self.blocks: dict = {}  # (id(statements), Live after) → [Live after each]
-        self.safe: dict = {}  # id(node) → (node, whether it cannot fail)
+        # what is remembered of a node, by its number (interpreter.compiled.NodeNumbers)
+        self.numbers = NodeNumbers()
+        self.reads: dict = {}  # node's number → Live
+        self.blocks: dict = {}  # (block_key(statements), Live after) → [Live after each]
+        self.safe: dict = {}  # node's number → whether it cannot fail
         self.compiler = compiler  # its types and bindings (cannot_fail)
         self.sums_fail = sums_fail  # whether a sum may pass number_digits (sums_may_fail)
         limits = limits if limits is not None else DEFAULT_LIMITS
@@ -209,29 +212,30 @@ class Liveness:
 
     def cannot_fail(self, node) -> bool:
         """cannot_fail(node), by the compiler's types and what its calls call, found once."""
-        found = self.safe.get(id(node))
+        key = self.numbers.of(node)
+        found = self.safe.get(key)
         if found is None:
             compiler = self.compiler
             kind_of = callee = None
             if compiler is not None:
                 kind_of = self.kind_of
                 callee = self.callee
-            self.safe[id(node)] = (node, False)  # (a definition calling itself: may fail)
-            safe = cannot_fail(node, kind_of, callee, self.sums_fail)
-            safe = safe and self.within_steps(node)  # nor pass the step limit
-            found = self.safe[id(node)] = (node, safe)
-        return found[1]
+            self.safe[key] = False  # (a definition calling itself: may fail)
+            found = cannot_fail(node, kind_of, callee, self.sums_fail)
+            found = found and self.within_steps(node)  # nor pass the step limit
+            self.safe[key] = found
+        return found
 
     def within_steps(self, node) -> bool:
         """Whether evaluating `node` can never count more than the step limit (steps.py),
         found once."""
         if self.steps is None:
             return True
-        key = ("steps", id(node))
+        key = ("steps", self.numbers.of(node))
         found = self.safe.get(key)
         if found is None:
-            found = self.safe[key] = (node, self.steps.most(node) <= self.step_limit)
-        return found[1]
+            found = self.safe[key] = self.steps.most(node) <= self.step_limit
+        return found
 
     def kind_of(self, node) -> str:
         """The kind of the value a node gives, read (a field named: its value; a roll:
@@ -243,7 +247,7 @@ class Liveness:
         function of the language, a formula's body, a check's expressions (its named
         rolls taken not to fail: a chain past extra_per_die, far below epsilon where one
         is written, is left out where nothing reads the roll); else None."""
-        binding = self.compiler.bindings.get(id(call))
+        binding = self.compiler.binding_of(call)
         if binding is None:
             return None
         if binding.kind == "builtin":
@@ -265,10 +269,11 @@ class Liveness:
         return () if all(self.cannot_fail(expr) for expr in body) else None
 
     def names_read(self, node) -> Live:
-        found = self.reads.get(id(node))
+        key = self.numbers.of(node)
+        found = self.reads.get(key)
         if found is None:
-            found = self.reads[id(node)] = (node, names_read(node))
-        return found[1]
+            found = self.reads[key] = names_read(node)
+        return found
 
 
 #: each compiled rulebook's Liveness, kept while the compiler lives
