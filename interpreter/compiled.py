@@ -41,7 +41,7 @@ class ActionCall:
     action's statements itself, one by one, from its `arguments`."""
 
     action: Any  # interpreter.compile.actions.CompiledAction (.body, .result, .names, .node)
-    arguments: Callable[[Context], tuple]
+    arguments: Callable[[Context], tuple[Any, ...]]
     span: Span | None
 
     def __call__(self, ctx: Context) -> Any:
@@ -119,7 +119,7 @@ class Loop:
     """`for each var in items { body }`: `items(ctx)` the values, one pass each; `pure`:
     computing them changes nothing on the sheet."""
 
-    items: Callable[[Context], tuple]
+    items: Callable[[Context], tuple[Any, ...]]
     var: str
     body: tuple[Statement, ...]
     pure: bool

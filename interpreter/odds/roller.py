@@ -501,7 +501,7 @@ def steps_key(die: Die, steps: tuple) -> tuple:
     return tuple(out)
 
 
-def hashable(value):
+def hashable(value: object) -> object:
     try:
         hash(value)
         return value

@@ -12,6 +12,8 @@ statement it cannot clear is computed, never wrongly skipped.
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from dsl import nodes as n
@@ -42,7 +44,7 @@ class StepBounds:
     """`most(node)` under a compiler's bindings and types and a run's limits, each
     definition's bound found once."""
 
-    def __init__(self, compiler, limits):
+    def __init__(self, compiler: Any, limits: Any) -> None:
         self.compiler = compiler
         self.limits = limits
         self.found: dict = {}  # a definition's kind and name (key_of) → its bound
