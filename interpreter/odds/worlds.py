@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -22,12 +22,16 @@ from interpreter.state import MISSING, State
 from interpreter.values import Record
 
 if TYPE_CHECKING:
+    from interpreter.compiled import Statement
     from interpreter.odds.distribution import Dist
+    from interpreter.runtime import Context
 
 #: a world's names and their values
 Env = dict[str, Any]
 #: a probability as whole numbers (numerator, denominator): interpreter.odds.weights
 Weight = tuple[int, int]
+#: the steps counted by the runs a world stands for: (fewest, most)
+Steps = tuple[int, int]
 
 
 @attrs.frozen
@@ -79,12 +83,12 @@ class Bound(World):
         self.name, self.dist = name, dist
 
 
-def spread(a: tuple, b: tuple) -> tuple:
+def spread(a: Steps, b: Steps) -> Steps:
     """The steps of a world standing for runs that counted `a` and `b` (merged)."""
     return (min(a[0], b[0]), max(a[1], b[1]))
 
 
-def unclear(ctx) -> None:
+def unclear(ctx: Context) -> None:
     """Runs that took different steps to get here were merged, and some of them pass the
     step limit from here and others may not: past what the worlds tell apart."""
     raise TooComplex(
@@ -95,12 +99,12 @@ def unclear(ctx) -> None:
     )
 
 
-def block_steps(statements: tuple) -> int:
+def block_steps(statements: tuple[Statement, ...]) -> int:
     """The steps a run counts entering a block: its compiled statements' own (`cost`)."""
     return sum(statement.cost for statement in statements)
 
 
-def plus(steps: tuple, fewest: int, most: int | None = None) -> tuple:
+def plus(steps: Steps, fewest: int, most: int | None = None) -> Steps:
     """`steps` and then between `fewest` and `most` (`fewest` when None) more."""
     return (steps[0] + fewest, steps[1] + (fewest if most is None else most))
 
@@ -508,13 +512,18 @@ class LetWorlds:
 
     __slots__ = ("cuts", "made", "merged", "most", "names")
 
-    def __init__(self, names: tuple, cuts, most: int | None):
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        cuts: tuple[tuple[int, tuple[str, ...]], ...],
+        most: int | None,
+    ) -> None:
         self.names, self.cuts, self.most = names, cuts, most
         self.made = 0  # the worlds made so far, when they are bounded
         #: what else is still read → [env, state, {value: weights}, steps]
-        self.merged: dict = {}
+        self.merged: dict[Any, list[Any]] = {}
 
-    def add(self, env, state, pairs, steps: tuple) -> None:
+    def add(self, env: Env, state: State, pairs: Iterable[tuple[Any, Any]], steps: Steps) -> None:
         prefix = key_of(env, self.names, self.cuts, state)
         found = self.merged.get(prefix)
         if found is None:
@@ -537,7 +546,7 @@ class LetWorlds:
                 values[value] = Mass(found)
                 values[value].add(weight)
 
-    def worlds(self, name: str) -> list:
+    def worlds(self, name: str) -> list[World]:
         """The worlds made, the new value under `name` (unless nothing reads it)."""
         out = []
         names = self.names
