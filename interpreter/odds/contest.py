@@ -23,7 +23,7 @@ from math import floor, gcd
 
 from interpreter.odds.cuts import names_of, project
 from interpreter.odds.distribution import Dist, remembered
-from interpreter.odds.keys import next_number
+from interpreter.odds.keys import Same, next_number
 from interpreter.odds.sides import SIDED, Sides
 from interpreter.runtime import Unknown
 from interpreter.values import Record
@@ -104,7 +104,8 @@ class Contest(Unknown):
             stops = _either_stops(contests.values())
         if not stops:
             return lifted
-        return remembered(("stops", lifted.number), (lifted,), lambda: Contest(lifted, None, stops))
+        held = lifted.number if type(lifted) is Dist else Same(lifted)
+        return remembered(("stops", held), (lifted,), lambda: Contest(lifted, None, stops))
 
     def project(self, cut: tuple) -> Contest:
         """The records cut down to `cut` (interpreter.odds.cuts); without `rerolls` among

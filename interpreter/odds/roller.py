@@ -367,7 +367,9 @@ class OddsRoller(PoolQuestions):
         names = None
         if direct is not None and direct[0] == check.node.name and ctx.depth == direct[2] + 1:
             names = direct[1]
-        key = ("check", check.node.name, totals.number, args, env, names)
+        # the totals by their number (a Dist's, a Contest's), else held in the key
+        held = totals.number if type(totals) is Dist or type(totals) is Contest else Same(totals)
+        key = ("check", check.node.name, held, args, env, names)
         return self.read_memory.get(
             key,
             ctx,
