@@ -294,7 +294,7 @@ def _on_ints(
             a, b, ints, move, LIFTS.get(), Dist
         )  # `roll + n`: one made per place
         if found is not None:
-            return cast(Dist, found)
+            return found
         weights: Weights = {}
         for x, w in a.weights.items():
             if type(x) is not int:
@@ -338,8 +338,7 @@ def polling() -> Callable[[], None]:
     memory = LIFTS.get()
     if memory is None:
         return _nothing
-    poll: Callable[[], object] = memory.poll
-    return poll
+    return memory.poll
 
 
 def _nothing() -> None:
