@@ -11,6 +11,7 @@ operations over it with `lift`, which combines independent distributions.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Hashable, Iterable
 from contextvars import ContextVar
 from fractions import Fraction
@@ -23,6 +24,7 @@ from interpreter.odds.budget import too_many_outcomes
 from interpreter.odds.keys import next_number
 from interpreter.odds.order import ORDERINGS, compared, moved
 from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.sums import form_sums, int_sums
 from interpreter.odds.weights import at_most, least_common
 from interpreter.runtime import Unknown, UnknownValue
 from interpreter.values import Record
@@ -271,6 +273,10 @@ def _apply(function: Callable[..., Any], values: tuple[Any, ...], cap: int | Non
                 return found
         if type(a) is Dist:
             if type(b) is Dist:
+                if move is operator.add:  # two pools' symbol sums added, sum by sum
+                    sums = form_sums(a.weights, b.weights)
+                    if sums is not None:
+                        return Dist(sums, a.total * b.total).reduced()
                 return a.combine(b, function, cap)
             return a.map(lambda x: function(x, b))
         return cast(Dist, b.map(lambda y: function(a, y)))
@@ -315,6 +321,12 @@ def _on_ints(
             return cast("Dist | None", compared(ints, a, b, LIFTS.get(), Dist))
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
+        if move is operator.add:  # the sums at the ends within the limits: all of them are
+            ints(min(a.weights), min(b.weights))
+            ints(max(a.weights), max(b.weights))
+            sums = int_sums(a.weights, b.weights)
+            if sums is not None:
+                return Dist(sums, a.total * b.total).reduced()
         weights = {}
         poll = polling()
         for x, wa in a.weights.items():
