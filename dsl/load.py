@@ -288,8 +288,8 @@ def parse_cached(text: str, name: str, max_words: int = MAX_WORDS) -> n.Rulebook
     if half is not None:  # (a file read never holds one; an app's text may)
         span = Span(Source(name, text), half, half + 1)
         raise RulebookSyntaxError(HALF_CHARACTER, span)
-    key = f"{_FRONT_END}\n{name}\n{text}".encode("utf-8", "surrogatepass")  # (a name's may)
-    key = hashlib.sha256(key).hexdigest()
+    written = f"{_FRONT_END}\n{name}\n{text}".encode("utf-8", "surrogatepass")  # (a name's may)
+    key = hashlib.sha256(written).hexdigest()
     found = _PARSED.get(key)
     if found is None:
         entry = f"ast-{key[:32]}.json"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from interpreter.choosers import Choice, Chooser, Question
     from interpreter.dice import DiceSource, ForcedDice, SeededDice, TypedDice
-    from interpreter.engine import Change, CharacterOutcome, Engine, Outcome
+    from interpreter.engine import Engine
     from interpreter.errors import (
         ChoiceNotOpen,
         DiceError,
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from interpreter.expression import RollResult, roll
     from interpreter.limits import DEFAULT_LIMITS, Limits
     from interpreter.odds.best_play import Goal
+    from interpreter.outcome import Change, CharacterOutcome, Outcome
     from interpreter.sheets.character import Sheet
     from interpreter.trace import Step, render_text
 
@@ -46,10 +47,10 @@ _EXPORTS = {
     "ForcedDice": "interpreter.dice",
     "SeededDice": "interpreter.dice",
     "TypedDice": "interpreter.dice",
-    "Change": "interpreter.engine",
-    "CharacterOutcome": "interpreter.engine",
+    "Change": "interpreter.outcome",
+    "CharacterOutcome": "interpreter.outcome",
     "Engine": "interpreter.engine",
-    "Outcome": "interpreter.engine",
+    "Outcome": "interpreter.outcome",
     "ChoiceNotOpen": "interpreter.errors",
     "DiceError": "interpreter.errors",
     "EvaluationError": "interpreter.errors",

@@ -18,9 +18,10 @@ from test_odds_brute_force import HEADER, LIMITS
 
 import dsl
 from interpreter import Engine
+from interpreter.compiled import never_run
 from interpreter.dice import ForcedDice
 from interpreter.errors import LimitExceeded
-from interpreter.odds.settled import SettledIf, settled_body
+from interpreter.odds.settled import settled_body
 
 DEFINITIONS = """
 check c(x: int = 0) "C" {
@@ -121,10 +122,10 @@ def test_what_the_arguments_settle_and_what_they_do_not(condition, before, other
     elif kept == "all":
         assert body is compiled.body
     elif kept == "always":
-        assert len(ifs) == 1 and type(ifs[0]) is SettledIf and ifs[0].branches == ()
-        assert len(ifs[0].otherwise) == 1  # the branch's body, in every world
+        assert len(ifs) == 1 and ifs[0].run is never_run and ifs[0].shape.branches == ()
+        assert len(ifs[0].shape.otherwise) == 1  # the branch's body, in every world
     else:
-        assert len(ifs) == 1 and type(ifs[0]) is SettledIf and ifs[0].branches == kept
+        assert len(ifs) == 1 and ifs[0].run is never_run and ifs[0].shape.branches == kept
     agrees_with_brute_force(engine, sheet, text)
 
 

@@ -140,6 +140,13 @@ def test_no_answer_holds_a_path_of_the_server(folder):
         assert [row["veces"] for row in swept["rows"]] == [0, 1, 2]
         assert swept["rows"][0]["P(miedo=fails: Hay que temblar al menos una vez)"] == "1/1"
         ask("POST", "/api/sweep", json={**sweep, "compare": ["roto"]}, status=422)
+        blow = {"sheet": "ana", "action": "ataque_cuerpo_a_cuerpo", "damage": "daño"}
+        fight = {"rulebook": "casa", "health": "Vida", "rounds": 3, "trials": 20}
+        fight["sides"] = {"a": [{**blow, "name": "a"}], "b": [{**blow, "name": "b"}]}
+        fought = ask("POST", "/api/encounter", json=fight)
+        assert fought["kind"] == "encounter" and fought["method"] == "sampled"
+        fight["sides"]["b"][0]["sheet"] = "mala"
+        ask("POST", "/api/encounter", json=fight, status=422)
         checked = ask(
             "POST", "/api/check", json={"text": 'rulebook "X" extends "roto.rules" {\n}\n'}
         )
@@ -157,7 +164,8 @@ def test_no_answer_holds_a_path_of_the_server(folder):
         ask("POST", "/api/sheet", json={"rulebook": "casa", "sheet": {"Fuerza": "x"}}, status=422)
         # ─── saving, the journal, undo
         none_yet = ask("POST", "/api/undo", json={"entry": 1}, status=422)
-        assert "journal.sqlite" in none_yet["error"]["message"]
+        # (the journal is there already: it keeps the table's log of the runs above)
+        assert none_yet["error"]["message"] == "the journal has no run 1"
         saved = ask("POST", "/api/run", json={**run, "save": True})
         assert (
             saved["saved"]["path"] == "ana.yaml" and saved["saved"]["journal"] == "journal.sqlite"
@@ -213,6 +221,16 @@ def test_no_answer_holds_a_path_of_the_server(folder):
         # ─── a request refused before any route: still no path
         ask("POST", "/api/run", json={**run, "nope": 1}, status=400)
         ask("DELETE", "/api/run", json={}, status=405)
+        # ─── the shared table (its log holds the runs above)
+        ask("GET", "/join")
+        ask("GET", "/api/table")
+        ask("GET", "/api/table/log")
+        ask("GET", "/api/table/qr.svg")
+        ask("POST", "/api/table/join", json={"code": "NOT-THE-CODE", "player": "x"}, status=403)
+        pick = {"rulebook": "casa", "character": "ana"}
+        ask("POST", "/api/table/character", json=pick, status=400)  # (the game master)
+        # the stream's messages are the log's events (asked above), as they come
+        walk.routes.add(("/api/table/events", "GET"))
     # every route of the API was asked
     inner = app
     while not hasattr(inner, "routes"):

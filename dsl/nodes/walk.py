@@ -80,6 +80,16 @@ def kind_of(node) -> str:
     return _KINDS.get(type(node), "definition")
 
 
+#: the fields of a node that are positions, not parts of it
+SPANS = frozenset(("span", "name_span", "op_span"))
+
+
+def parts(node, skipped: frozenset = SPANS) -> list:
+    """A node's fields but the `skipped` ones (its positions), in their order: the nodes,
+    tuples of them and plain values it is made of."""
+    return [getattr(node, f.name) for f in attrs.fields(type(node)) if f.name not in skipped]
+
+
 def walk(node):
     """Every node under `node` (itself included), in no particular order."""
     stack = [node]
@@ -89,11 +99,7 @@ def walk(node):
             stack.extend(item)
         elif attrs.has(type(item)):
             yield item
-            stack.extend(
-                getattr(item, f.name)
-                for f in attrs.fields(type(item))
-                if f.name not in ("span", "name_span", "op_span")
-            )
+            stack.extend(parts(item))
 
 
 def field_reads(node) -> dict:

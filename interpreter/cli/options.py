@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 import dsl
 from dsl.errors import Diagnostic, Source, Span, did_you_mean
 from dsl.messages import language_for, tr
+from dsl.rulebook import defined_at
 from dsl.spellings import inline_roll
 from dsl.unicode_text import digits_refused
-from interpreter.dice import ForcedDice, SeededDice, TypedDice
+from interpreter.dice import Asked, ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
 
 if TYPE_CHECKING:  # (what a command does not use is not imported: `rulebook roll d20`)
@@ -22,11 +23,12 @@ if TYPE_CHECKING:  # (what a command does not use is not imported: `rulebook rol
     from interpreter.symbols import SymbolDie
 
 
-def dice_source(args, language: str | None = None, symbols: bool = False):
+def dice_source(args, language: str | None = None, symbols: bool = False, book=None):
     """The dice of the options; `symbols`: a rulebook with dice of symbols, whose faces
-    `--dice` may give by their symbols."""
+    `--dice` may give by their symbols; `book`, the rulebook whose check, roll or action
+    a die typed in is for (`--ask` says it)."""
     if getattr(args, "ask", False):
-        return TypedDice(asker(language or getattr(args, "lang", None)))
+        return TypedDice(asker(language or getattr(args, "lang", None), book), tell=True)
     if args.dice is not None:
         return ForcedDice(faces_of(args.dice, symbols))
     return SeededDice(args.seed)
@@ -72,11 +74,13 @@ SYMBOL_FACE = re.compile(
 )
 
 
-def asker(language: str | None):
-    """A function asking the person at the table, in `language`, what each die showed."""
+def asker(language: str | None, book=None):
+    """A function asking the person at the table, in `language`, what each die showed
+    (and whose it is, what for and why: `Asked`, the definition it is in `book`)."""
 
-    def ask(die, position: int) -> int:
-        return ask_at_the_table(die, position, language)
+    def ask(die, position: int, asked: Asked | None = None) -> int:
+        what = defined_at(book, asked.span) if book is not None and asked is not None else None
+        return ask_at_the_table(die, position, language, asked, what)
 
     return ask
 
@@ -95,12 +99,26 @@ def answer_to(question: str) -> str:
     return line
 
 
-def ask_at_the_table(die, position: int, language: str | None = None) -> int:
-    """Ask the person at the table what a physical die showed."""
+def ask_at_the_table(
+    die,
+    position: int,
+    language: str | None = None,
+    asked: Asked | None = None,
+    what: str | None = None,
+) -> int:
+    """Ask the person at the table what a physical die showed (and, when `asked` says,
+    whose die it is, `what` it is rolled for and why: "for thug", "Defend", "the 10
+    exploded")."""
     from interpreter.symbols import SymbolDie
 
     if isinstance(die, SymbolDie):
         return ask_symbols(die, position, language)
+    said = []
+    if asked is not None and asked.who is not None:
+        whose = tr("{what} for {who}", what=what, who=asked.who) if what else None
+        said.append((whose or tr("for {who}", who=asked.who)).render(language))
+    if asked is not None and asked.why is not None:
+        said.append(asked.why.render(language))
     while True:
         question = tr(
             "die {position} ({die}, {low}..{high})? ",
@@ -109,6 +127,15 @@ def ask_at_the_table(die, position: int, language: str | None = None) -> int:
             low=die.low,
             high=die.high,
         )
+        if said:
+            question = tr(
+                "die {position} ({die}, {low}..{high}), {context}? ",
+                position=position,
+                die=die.label,
+                low=die.low,
+                high=die.high,
+                context="; ".join(said),
+            )
         line = answer_to(question.render(language))
         if not line:
             raise DiceError(

@@ -67,7 +67,7 @@ def cmd_run(args) -> int:
             sheet = options.sheet_for(args, book, engine, args.action)
             targets = options.targets_of(args, book, engine, args.action)
             params = options.params_of(args.set)
-            dice = options.dice_source(args, language, symbols=bool(book.dice))
+            dice = options.dice_source(args, language, symbols=bool(book.dice), book=book)
             choices = chooser_of(args, language)
             outcome = engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
             saved = None
@@ -173,7 +173,7 @@ def _run_and_save(args, book, engine, language):
             ),
         )
     journal_path = Path(args.journal) if args.journal else target.resolve().parent / JOURNAL_NAME
-    dice = options.dice_source(args, language, symbols=bool(book.dice))
+    dice = options.dice_source(args, language, symbols=bool(book.dice), book=book)
     params = options.params_of(args.set)
     others = options.target_files(args, book, args.action)
     for path in others.values():

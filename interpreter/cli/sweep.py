@@ -13,6 +13,7 @@ from dsl.messages import tr
 from interpreter.cli import options, words
 from interpreter.cli.options import SHEET_SUFFIXES
 from interpreter.errors import ParameterError
+from interpreter.json_data import dumps, sweep_data
 from interpreter.safe_files import write_atomic
 
 EXAMPLES = """\
@@ -95,6 +96,11 @@ def add_parser(commands) -> None:
     )
     add("--csv", metavar="FILE", help=tr("write the table as CSV (`-`: standard output)"))
     add("--parquet", metavar="FILE", help=tr("write the table as Parquet"))
+    add(
+        "--json",
+        action="store_true",
+        help=tr("print the table as JSON (a document of kind sweep) instead of CSV"),
+    )
     add(
         "--picture",
         action="append",
@@ -190,7 +196,9 @@ def cmd_sweep(args) -> int:
     for picture in args.picture:
         draw(rows, picture, args.plot, args.x, args.y)
         wrote = True
-    if not wrote:
+    if args.json:
+        print(dumps(sweep_data(rows, args.action, language)))
+    elif not wrote:
         sys.stdout.write(csv_text(rows))
     failed = [row["error"] for row in rows if row["error"] is not None]
     if not failed:

@@ -15,6 +15,8 @@ from interpreter.values import Record
 class CallFrame:
     """Shared by checks, opposed checks, actions and roll procedures: frames and depth."""
 
+    names: tuple[str, ...]  # the parameters' names, in order (each subclass sets them)
+
     def enter(self, ctx, args: tuple, span):
         if ctx.calls >= ctx.limits.call_depth:
             raise too_deep(ctx, span)
@@ -77,7 +79,7 @@ class CompiledAction(CallFrame):
             if counted > ctx.step_bound:
                 count_past_bound(ctx, span or self.node.span)
             for statement in self.body:
-                statement(ctx)
+                statement.run(ctx)
             result = None
             if self.result is not None:
                 fields = {}

@@ -16,6 +16,7 @@ from interpreter.bounds import (
     size_within,
     too_long,
 )
+from interpreter.compiled import Operation
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import Unknown, lift
@@ -114,9 +115,13 @@ def arith(op: str, left_span, right_span, op_span):
     def with_limits(limits):
         function = lifted.get(limits)
         if function is None:
-            function = lifted[limits] = lambda a, b: compute(a, b, limits)
-            if op in WHOLE:  # the same on two whole numbers, without the other cases
-                function.ints = _on_ints(WHOLE[op], limits, op_span)
+            # with the same on two whole numbers, without the other cases (for the odds)
+            whole = WHOLE.get(op)
+            function = lifted[limits] = Operation(
+                lambda a, b: compute(a, b, limits),
+                _on_ints(whole, limits, op_span) if whole is not None else None,
+                whole if whole in (operator.add, operator.sub) else None,
+            )
         return function
 
     return compute
@@ -135,7 +140,6 @@ def _on_ints(operation, limits, span):
             return value
         raise too_long(limits, span)
 
-    on_ints.operation = operation  # (the odds engine moves a distribution by a number once)
     return on_ints
 
 
@@ -232,14 +236,15 @@ def ordering(node: n.Binary, left, right):
     compare = COMPARISONS[op]
     lspan, rspan = node.left.span, node.right.span
 
-    def compare_values(a, b):
+    def on_numbers(a, b):
         if type(a) is not int:
             a = as_number(a, lspan, LEFT_SIDE, op=op)
         if type(b) is not int:
             b = as_number(b, rspan, RIGHT_SIDE, op=op)
         return compare(a, b)
 
-    compare_values.ints = compare  # for two whole numbers (the odds engine's lifts)
+    # with the same for two whole numbers (the odds engine's lifts)
+    compare_values = Operation(on_numbers, compare)
 
     def comparison(ctx):
         a, b = left(ctx), right(ctx)

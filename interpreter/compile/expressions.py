@@ -23,18 +23,21 @@ from interpreter.compile.arithmetic import (
 )
 from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.costs import charged
+from interpreter.compile.host import CompilerHost
 from interpreter.compile.tables import Pending, text_keyed
+from interpreter.compiled import ActionCall
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
-from interpreter.runtime import MISSING, Unknown, as_bool, known, lift
+from interpreter.runtime import Unknown, as_bool, known, lift
+from interpreter.state import MISSING
 from interpreter.values import Range, Record, show
 
 #: what a value is, where a number is wanted (a refusal says it)
 NEGATED = tr("what `-` negates")
 
 
-class Expressions:
+class Expressions(CompilerHost):
     """The expression handlers of the Compiler, one per node class."""
 
     def ex_literal(self, node: n.Literal):
@@ -149,7 +152,7 @@ class Expressions:
         """The pool value itself (not just its total): a dice term's PoolRoll, a named
         roll's ChainRoll, a `let` holding one; for its fields and the trace."""
         binding = self.bindings.get(id(node))
-        if isinstance(node, n.Name) and binding.kind == "roll":
+        if isinstance(node, n.Name) and binding is not None and binding.kind == "roll":
             name = node.name
             return lambda ctx: ctx.env[name]
         if isinstance(node, n.Dice):
@@ -163,7 +166,7 @@ class Expressions:
                 for part in (node.then, node.otherwise)
             )
             return lambda ctx: then(ctx) if as_bool(ctx, condition(ctx), span) else otherwise(ctx)
-        if isinstance(node, n.Name) and binding.kind == "rolldef":
+        if isinstance(node, n.Name) and binding is not None and binding.kind == "rolldef":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, ())
         if isinstance(node, n.Call) and binding is not None and binding.kind == "roll":
@@ -234,14 +237,8 @@ class Expressions:
             opposed = self.opposed(binding.name)
             return lambda ctx: opposed(ctx, values(ctx), span)
         if binding.kind == "action":
-            action = self.action(binding.name)
-
-            def call_action(ctx):
-                return action(ctx, values(ctx), span)
-
             # the odds engine runs a called action's statements itself, one by one
-            call_action.action, call_action.arguments = action, values
-            return call_action
+            return ActionCall(self.action(binding.name), values, span)
         if binding.kind == "roll":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, values(ctx)).total

@@ -10,6 +10,8 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_list, bounded_value, cells, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.compile.costs import block_cost
+from interpreter.compile.host import CompilerHost
+from interpreter.compiled import ActionCall, Binding, Branch, Branches, Called, Loop, Repeat
 from interpreter.errors import (
     EvaluationError,
     InsufficientResource,
@@ -17,18 +19,11 @@ from interpreter.errors import (
     RequirementFailed,
     SheetError,
 )
-from interpreter.runtime import (
-    Unknown,
-    as_bool,
-    count_past_bound,
-    known,
-    place_path,
-    place_text,
-    sheet_of,
-    to_write,
-)
+from interpreter.runtime import Unknown, as_bool, count_past_bound, known
 from interpreter.sheets.validation import entry_value
 from interpreter.shown import glimpse
+from interpreter.state import place_path, place_text, sheet_of, to_write
+from interpreter.trace import Later, let_detail, let_text
 from interpreter.values import Record, is_number, show
 
 #: what a change of a resource says in the trace, by its verb
@@ -49,7 +44,7 @@ NEGATIVE = {
 }
 
 
-class Statements:
+class Statements(CompilerHost):
     """The statement handlers of the Compiler, one per node class."""
 
     def block(self, statements) -> tuple:
@@ -91,25 +86,24 @@ class Statements:
                 and ctx.trace.wants()
             ):
                 # In the rules' words: the author's name for the value; the expression
-                # behind it is the detail (--verbose).
-                shown = glimpse(result, ctx.limits.shown_length)
-                text = Message.joined([name, " = ", shown], "")
-                detail = None
-                if source != show(shown):
-                    detail = Message.joined([name, " = ", source, " = ", shown], "")
+                # behind it is the detail (--verbose). Both written when read.
+                shown = Later(glimpse, result, ctx.limits.shown_length)
+                text = Later(let_text, name, shown)
+                detail = Later(let_detail, name, source, shown)
                 ctx.step("let", text, span, detail, name=name, value=result)
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread
-        let.value, let.pure = value, self.changes_nothing(node.expr)
-        let.split = self.split_of(node) if declared is None or declared.kind != "ref" else None
-        return let
+        split = self.split_of(node) if declared is None or declared.kind != "ref" else None
+        pure = self.changes_nothing(node.expr)
+        call = value if type(value) is ActionCall else None
+        return self.shaped(node, let, Binding(name, value, pure, False, split, call))
 
-    def split_of(self, node: n.Let | n.Set):
+    def split_of(self, node: n.Let | n.Set) -> Branches | None:
         """`let x = if c then A else B` (or `set x to` it) where A or B is an action called:
         the same as `if c { let x = A } else { let x = B }`, given in the shape of a
-        compiled `if` (`branches`, `otherwise`) so that the odds engine splits the worlds
-        on c and steps through the action as through `let x = action(...)`. `run` never
-        runs it: the statement evaluates its if expression itself. None otherwise."""
+        compiled `if` (Branches) so that the odds engine splits the worlds on c and steps
+        through the action as through `let x = action(...)`. `run` never runs it: the
+        statement evaluates its if expression itself. None otherwise."""
         expr = node.expr
         if not isinstance(expr, n.IfExpr) or not self.calls_an_action(expr):
             return None
@@ -117,13 +111,9 @@ class Statements:
         def branch(part) -> tuple:
             return (self.statement(attrs.evolve(node, expr=part)),)
 
-        def split(ctx):  # noqa: ARG001 (a compiled statement is called with its ctx)
-            raise AssertionError("the odds engine's view of a let or set: never run")
-
         condition = expr.condition
-        split.branches = ((self.expr(condition), branch(expr.then), condition.span),)
-        split.otherwise = branch(expr.otherwise)
-        return split
+        first = Branch(self.expr(condition), branch(expr.then), condition.span)
+        return Branches((first,), branch(expr.otherwise), False)
 
     def calls_an_action(self, expr: n.IfExpr) -> bool:
         """Whether a branch of an if expression (or of one nested in a branch) is an action
@@ -165,10 +155,9 @@ class Statements:
                     ctx.step("set", text, span, detail, verbose=True, name=name, value=new)
 
             # for the odds engine (interpreter.odds.explore)
-            set_local.value, set_local.local = value, name
-            set_local.pure = self.changes_nothing(node.expr)
-            set_local.split = self.split_of(node)
-            return set_local
+            pure, split = self.changes_nothing(node.expr), self.split_of(node)
+            call = value if type(value) is ActionCall else None
+            return self.shaped(node, set_local, Binding(name, value, pure, True, split, call))
         return self.set_field(node, value)
 
     def set_field(self, node: n.Set, value):
@@ -352,9 +341,9 @@ class Statements:
             run_block(ctx, otherwise, otherwise_cost, span)
 
         # for the odds engine (interpreter.odds.explore)
-        if_.branches, if_.otherwise = branches, otherwise
-        if_.pure = all(self.changes_nothing(c) for c, _ in node.branches)
-        return if_
+        pure = all(self.changes_nothing(c) for c, _ in node.branches)
+        shape = Branches(tuple(Branch(*branch) for branch in branches), otherwise, pure)
+        return self.shaped(node, if_, shape)
 
     def st_match(self, node: n.Match):
         subject = self.expr(node.subject)
@@ -421,9 +410,8 @@ class Statements:
 
         # for the odds engine, which runs the passes itself (and skips a loop whose
         # passes change nothing it looks at: interpreter.odds.explore Explorer.idle)
-        for_each.items, for_each.var, for_each.body = items_of, name, body
-        for_each.pure = self.changes_nothing(node.items)
-        return for_each
+        pure = self.changes_nothing(node.items)
+        return self.shaped(node, for_each, Loop(items_of, name, body, pure))
 
     def st_repeat(self, node: n.Repeat):
         count = self.expr(node.count)
@@ -457,8 +445,7 @@ class Statements:
                 run_block(ctx, body, 0, span)
 
         # for the odds engine, which runs the passes itself
-        repeat.times, repeat.done, repeat.body = times_of, done, body
-        return repeat
+        return self.shaped(node, repeat, Repeat(times_of, done, body))
 
     def st_note(self, node: n.Note):
         text = self.expr(node.text)
@@ -575,8 +562,8 @@ class Statements:
         def do(ctx):
             call(ctx)
 
-        do.value = call  # for the odds engine (an action called: interpreter.odds.explore)
-        return do
+        # for the odds engine (an action called: interpreter.odds.explore)
+        return self.shaped(node, do, Called(call if type(call) is ActionCall else None))
 
 
 def run_block(ctx, body: tuple, steps: int, span) -> None:
@@ -587,4 +574,4 @@ def run_block(ctx, body: tuple, steps: int, span) -> None:
     if counted > ctx.step_bound:
         count_past_bound(ctx, span)
     for statement in body:
-        statement(ctx)
+        statement.run(ctx)

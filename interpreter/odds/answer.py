@@ -19,7 +19,7 @@ from interpreter.odds.listing import (
     table_of,
 )
 from interpreter.odds.worlds import Failure
-from interpreter.runtime import MISSING
+from interpreter.state import MISSING
 from interpreter.values import YES_NO, Record, is_number, show
 
 # ─── answers ────────────────────────────────────────────────────────────────
@@ -256,10 +256,9 @@ def text_orders(book) -> tuple:
             *book.rolls.values(),
             *book.formulas.values(),
         ):
-            for param in getattr(definition, "params", ()):
-                choices = getattr(param.type, "choices", None)
-                if choices:
-                    orders.append(tuple(choices))
+            for param in definition.params:
+                if isinstance(param.type, n.EnumType) and param.type.choices:
+                    orders.append(tuple(param.type.choices))
         # each check's degrees, as declared (`critical, fumble, extreme, ...`)
         orders.extend(tuple(check.degrees) for check in book.checks.values())
         orders.extend(tuple(group.members) for group in book.groups.values())

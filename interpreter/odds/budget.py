@@ -19,10 +19,7 @@ import time
 
 from dsl.messages import tr
 from interpreter.errors import (
-    EvaluationError,
-    InsufficientResource,
     ParameterError,
-    RequirementFailed,
 )
 from interpreter.odds.polynomials import TooComplex
 
@@ -145,23 +142,6 @@ def check_size(size: int, limits) -> None:
 
 def too_many_outcomes(limit: int):
     return tr("more than {limit} outcomes in one distribution (limit odds_outcomes)", limit=limit)
-
-
-def certain_limit(probabilities: dict) -> None:
-    """An error every run meets (a die of more faces than faces_per_die, a division by
-    zero whatever falls) is not a distribution but the error a real roll gives: raise
-    it. (An error some runs meet is an outcome of its own, with its probability; a
-    refusal at the table, a `require` or a short resource, is an outcome even when
-    certain: Odds.refused.)"""
-    if len(probabilities) == 1:
-        (outcome,) = probabilities
-        error = getattr(outcome, "error", None)
-        if isinstance(error, EvaluationError) and not isinstance(error, REFUSED):
-            raise error
-
-
-#: the errors a run stops with that are refusals at the table (Odds.refused)
-REFUSED = (RequirementFailed, InsufficientResource)
 
 
 def checked(budget: int, trials: int, seconds: float) -> float:

@@ -12,7 +12,7 @@ from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
-from interpreter.odds.budget import Deadline, certain_limit, checked, watch
+from interpreter.odds.budget import Deadline, checked, watch
 from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
 from interpreter.odds.distribution import LIFTS, Dist, weighed
@@ -24,8 +24,17 @@ from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled, sampled_fields
 from interpreter.odds.settled import settled_body
 from interpreter.odds.weights import ONE, Mass, times
-from interpreter.odds.worlds import STOPS, Failure, Liveness, stopped
-from interpreter.runtime import Context, State, Unknown, known
+from interpreter.odds.worlds import (
+    STOPS,
+    Failure,
+    Liveness,
+    block_steps,
+    certain_limit,
+    plus,
+    stopped,
+)
+from interpreter.runtime import Context, Unknown, known
+from interpreter.state import State
 from interpreter.values import Record
 
 #: probability an open-ended roll may leave out
@@ -223,6 +232,7 @@ def _explore_action(
         return outcomes, explorer.omitted
     compiled, args, _shown = engine.prepare(action, sheet, params)
     start.env = dict(zip(compiled.names, args))
+    start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
     wanted = _result_names(compiled, field, explorer.names_read, explorer.safe)
     body = settled_body(engine.compiler, compiled, ctx, args)  # the ifs its arguments decide
     worlds, failures = explorer.block(body, [start], wanted)

@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
 
+from interpreter.compiled import Operation
 from interpreter.errors import EvaluationError
 from interpreter.odds.budget import too_many_outcomes
 from interpreter.odds.order import ORDERINGS, compared, moved
@@ -228,9 +229,11 @@ def _apply(function, values: tuple, cap: int | None = None) -> Dist:
         return values[0].map(function)
     if len(values) == 2:
         a, b = values
-        ints = getattr(function, "ints", None)  # the same function for two whole numbers
+        ints = move = None
+        if type(function) is Operation:  # with the same for two whole numbers
+            ints, move, function = function.ints, function.move, function.apply
         if ints is not None:
-            found = _on_ints(ints, a, b, cap)
+            found = _on_ints(ints, move, a, b, cap)
             if found is not None:
                 return found
         if type(a) is Dist:
@@ -244,11 +247,11 @@ def _apply(function, values: tuple, cap: int | None = None) -> Dist:
     return joint.map(lambda t: function(*t))
 
 
-def _on_ints(ints, a, b, cap) -> Dist | None:
+def _on_ints(ints, move, a, b, cap) -> Dist | None:
     """function(a, b) through its whole-number version, when every value is an int (the
     common case: a roll plus modifiers, compared with a target); else None."""
     if type(a) is Dist and type(b) is int:
-        found = moved(a, b, ints, LIFTS.get(), Dist)  # `roll + n`: one made per place
+        found = moved(a, b, ints, move, LIFTS.get(), Dist)  # `roll + n`: one made per place
         if found is not None:
             return found
         weights: dict = {}

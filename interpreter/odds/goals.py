@@ -28,7 +28,7 @@ from interpreter.choosers import Question
 from interpreter.errors import EvaluationError, ParameterError
 from interpreter.odds.answer import field_outcome
 from interpreter.odds.worlds import Failure
-from interpreter.runtime import MISSING
+from interpreter.state import MISSING
 from interpreter.values import Record
 
 #: the name a goal's text is shown under in an error (`best:1:11: error: ...`)

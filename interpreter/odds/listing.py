@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from interpreter.odds.weights import least_common
+from interpreter.odds.distribution import Dist
+from interpreter.odds.weights import Mass, least_common
 
 #: outcomes an answer lists at most (its text table, its JSON); past it, the window of
 #: that many outcomes side by side that holds the most probability, and a count of the rest
@@ -62,13 +63,13 @@ def table_of(given, sort) -> Table:
     """The table of what an Odds was given: a Dist (weights over a total), outcomes with
     their Mass (interpreter.odds.weights), or with their probability (a Fraction);
     `sort(outcomes)` puts them in the order shown."""
-    weights = getattr(given, "weights", None)
-    if weights is not None and isinstance(getattr(given, "total", None), int):  # a Dist
+    if isinstance(given, Dist):
+        weights = given.weights
         outcomes = sort(list(weights))
         return Table(outcomes, [weights[o] for o in outcomes], given.total)
     pairs = {}
     for outcome, value in given.items():
-        if hasattr(value, "weight"):  # a Mass
+        if isinstance(value, Mass):
             pairs[outcome] = value.weight()
         else:
             value = Fraction(value)

@@ -274,7 +274,7 @@ SEARCH_STEP_WORK = 30
 def bind(evaluators: list, work) -> None:
     """Evaluators that work at the end (most_sets' search) count it in the budget."""
     for e in evaluators:
-        if hasattr(e, "bind"):
+        if isinstance(e, MostSetsOf):  # (the one evaluator with a search of its own)
             e.bind(work)
 
 
@@ -423,7 +423,7 @@ def face_groups(pools: list, evaluators: list, full: bool = False) -> list:
     last = None
     faces = sorted({f for weights in pools for f, w in weights.items() if w})
     if full and all(e.any_order for e in evaluators):
-        ordering = [e.order for e in evaluators if hasattr(e, "order")]
+        ordering = [e.order for e in evaluators if isinstance(e, MostSetsOf)]
         if ordering:
             present = frozenset(faces)
             faces.sort(key=lambda f: (*(order(f, present) for order in ordering), f))

@@ -27,10 +27,11 @@ from itertools import accumulate
 import attrs
 
 from dsl import nodes as n
+from interpreter.compiled import Operation
 from interpreter.odds.distribution import Dist
 from interpreter.odds.order import ORDERINGS
-from interpreter.odds.worlds import SKIPPED
 from interpreter.runtime import Unknown, lift
+from interpreter.state import MISSING
 from interpreter.values import Record
 
 #: the operators a narrowed value may stand on a side of
@@ -94,9 +95,7 @@ def narrowing_of(expr, name: str):
                     guards.add(root)
                 paths.add(left if left is not None else right)
                 continue  # (the other side does not mention it)
-        stack.extend(
-            getattr(item, f.name) for f in attrs.fields(type(item)) if f.name not in SKIPPED
-        )
+        stack.extend(n.parts(item))
     if len(paths) != 1:
         return None
     return paths.pop(), frozenset(guards)
@@ -198,7 +197,7 @@ class Narrowed(Unknown):
             mine = 0 if values[0] is self else 1
             other = values[1 - mine]
             if type(other) is int:
-                compare = getattr(function, "ints", None)
+                compare = function.ints if type(function) is Operation else None
                 if compare in ORDERINGS:
                     return self.interval.ordered(compare if mine == 0 else FLIPPED[compare], other)
                 same = equality(function)
@@ -224,17 +223,16 @@ class Narrowing:
 
     def __init__(self, roller):
         self.roller = roller
-        self.statements: dict = {}  # (id(statement), name) → (statement, narrowing_of)
+        self.statements: dict = {}  # (statement's number, name) → narrowing_of
         self.sorted: dict = {}  # (id(dist), path) → (dist, projected)
 
     def of(self, statement, name: str, world):
         """The statement's path and the projection of `world`'s deferred `name`, if the
         statement may count over it narrowed; else None."""
-        key = (id(statement), name)
-        found = self.statements.get(key)
-        if found is None:
-            found = self.statements[key] = (statement, narrowing_of(statement.node.expr, name))
-        how = found[1]
+        key = (statement.number, name)
+        how = self.statements.get(key, MISSING)
+        if how is MISSING:
+            how = self.statements[key] = narrowing_of(statement.node.expr, name)
         if how is None:
             return None
         path, guards = how
@@ -259,6 +257,6 @@ class Narrowing:
 
         def run(ctx):
             interval.reset()
-            return statement(ctx)
+            return statement.run(ctx)
 
         return Narrowed(interval, path), run, running[-1]

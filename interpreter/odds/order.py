@@ -94,13 +94,14 @@ def counted(comparison, a, b) -> tuple:
 MOVES = {operator.add: 1, operator.sub: -1}
 
 
-def moved(dist, by: int, ints, memory, make):
-    """`dist` ⊕ `by` for `ints` (the whole-number version of `+` or `-`, marked with its
-    `operation`), remembered in `memory` by the distribution first moved and the place
-    it ends at; None where `dist` holds something else than whole numbers, or `ints`
-    is not a move. The extremes go through `ints` first: past the limits on numbers, it
-    refuses as it would for any value. `make(weights, total)` builds a distribution."""
-    sign = MOVES.get(getattr(ints, "operation", None))
+def moved(dist, by: int, ints, move, memory, make):
+    """`dist` ⊕ `by` for `ints` (the whole-number version of `+` or `-`: `move`, the
+    operation it is, interpreter.compiled.Operation), remembered in `memory` by the
+    distribution first moved and the place it ends at; None where `dist` holds something
+    else than whole numbers, or `ints` is not a move. The extremes go through `ints`
+    first: past the limits on numbers, it refuses as it would for any value.
+    `make(weights, total)` builds a distribution."""
+    sign = MOVES.get(move)
     if sign is None or memory is None:
         return None
     found = memory.get(("moved", id(dist)))

@@ -10,7 +10,7 @@ else differs.
 
 from __future__ import annotations
 
-from interpreter.runtime import MISSING
+from interpreter.state import MISSING
 
 
 class WatchedValues(dict):

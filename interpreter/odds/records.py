@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from interpreter.odds.reads import ReadMemory, WatchedValues
-from interpreter.runtime import MISSING
+from interpreter.state import MISSING
 
 #: a check's built-in fields that its margin decides (and the margin itself)
 BY_MARGIN = frozenset(("margin", "success"))

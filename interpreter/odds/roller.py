@@ -9,6 +9,7 @@ from functools import partial
 
 from dsl.messages import tr
 from dsl.nodes import path_cut
+from interpreter.compiled import Operation
 from interpreter.dice import Die, check_term, roll_pool
 from interpreter.errors import ChainTooLong, EvaluationError
 from interpreter.odds.budget import Deadline, check_size
@@ -30,7 +31,8 @@ from interpreter.odds.records import FieldMemory
 from interpreter.odds.riders import riding
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
-from interpreter.runtime import MISSING, ChainRoll, Unknown
+from interpreter.runtime import ChainRoll, Unknown
+from interpreter.state import MISSING
 from interpreter.symbols import Forms, pool_counts, pool_record
 from interpreter.values import Record
 
@@ -71,7 +73,7 @@ class LiftMemory(dict):
         outcomes the result may hold (the memory bound). Two numbers compared are
         combined by running sums (interpreter.odds.order): their sizes added."""
         size = 1
-        compared = getattr(function, "ints", None) in ORDERINGS
+        compared = type(function) is Operation and function.ints in ORDERINGS
         for value in values:
             if type(value) is Dist:
                 size = size + len(value.weights) if compared else size * len(value.weights)

@@ -14,9 +14,8 @@ from interpreter.dice import SeededDice
 from interpreter.errors import LimitExceeded
 from interpreter.expression import roll
 from interpreter.odds.answer import Odds, field_outcome, pick
-from interpreter.odds.budget import certain_limit
 from interpreter.odds.distribution import Dist
-from interpreter.odds.worlds import STOPS, Failure, stopped
+from interpreter.odds.worlds import STOPS, Failure, certain_limit, stopped
 
 
 class TimeUp(Exception):

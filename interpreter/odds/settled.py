@@ -17,6 +17,7 @@ import attrs
 
 from dsl import nodes as n
 from dsl.errors import RulebookError
+from interpreter.compiled import Branches, Statement, never_run
 from interpreter.runtime import Unknown
 
 #: the expressions a settled part of a condition may be made of
@@ -61,21 +62,23 @@ class Tests:
         body = compiled.node.body
         self.constants = frozenset(compiled.names) - _bound(body)
         self.compiler = compiler
-        self.conditions: dict = {}  # id(condition node) → decide(ctx)
+        self.conditions: dict = {}  # (if's number, branch's index) → decide(ctx)
         self.cut: dict = {}
         self._collect(compiled.body)
 
     def _collect(self, statements: tuple) -> None:
         for statement in statements:
-            node = statement.node
-            if not isinstance(node, n.If):
+            node, shape = statement.node, statement.shape
+            if type(shape) is not Branches:
                 continue
-            for (condition, _body), (_fn, block, _span) in zip(node.branches, statement.branches):
+            for index, ((condition, _body), branch) in enumerate(
+                zip(node.branches, shape.branches)
+            ):
                 decide = self._decider(condition)
                 if decide is not None:
-                    self.conditions[id(condition)] = decide
-                self._collect(block)
-            self._collect(statement.otherwise)
+                    self.conditions[(statement.number, index)] = decide
+                self._collect(branch.body)
+            self._collect(shape.otherwise)
 
     def _decider(self, node):
         """decide(ctx) → True, False or None for a condition, or None when no part of it
@@ -175,7 +178,7 @@ def _bound(body) -> frozenset:
 def _block(compiler, statements: tuple, decided: dict) -> tuple:
     out = []
     for statement in statements:
-        if isinstance(statement.node, n.If):
+        if type(statement.shape) is Branches:
             statement = _cut_if(compiler, statement, decided)
             if statement is None:
                 continue
@@ -184,41 +187,33 @@ def _block(compiler, statements: tuple, decided: dict) -> tuple:
     return statements if out == statements else out  # (unchanged: the block as compiled)
 
 
-def _cut_if(compiler, statement, decided: dict):
-    """The `if` with the branches no world takes left out (None: it does nothing)."""
-    node = statement.node
+def _cut_if(compiler, statement: Statement, decided: dict) -> Statement | None:
+    """The `if` with the branches no world takes left out (None: it does nothing): a
+    statement of the explorer's alone, never run (a real run runs the `if` as written)."""
+    node, shape = statement.node, statement.shape
     branches, nodes = [], []
-    otherwise, otherwise_node = statement.otherwise, node.otherwise
-    for (condition, body_node), (fn, body, span) in zip(node.branches, statement.branches):
-        decision = decided.get(id(condition))
+    otherwise, otherwise_node = shape.otherwise, node.otherwise
+    pairs = zip(node.branches, shape.branches)
+    untested = 0  # (a run tests them: their steps, at most)
+    for index, ((condition, body_node), branch) in enumerate(pairs):
+        decision = decided.get((statement.number, index))
+        if decision is not None:
+            untested += compiler.cost(condition)
         if decision is False:
             continue
         if decision is True:  # taken wherever the ones before are not
-            otherwise, otherwise_node = body, body_node
+            otherwise, otherwise_node = branch.body, body_node
             break
-        branches.append((fn, _block(compiler, body, decided), span))
+        branches.append(attrs.evolve(branch, body=_block(compiler, branch.body, decided)))
         nodes.append((condition, body_node))
     otherwise = _block(compiler, otherwise, decided)
     if not branches and not otherwise:
         return None
-    unchanged = len(branches) == len(node.branches) and otherwise is statement.otherwise
-    if unchanged and all(a[1] is b[1] for a, b in zip(branches, statement.branches)):
+    unchanged = len(branches) == len(node.branches) and otherwise is shape.otherwise
+    if unchanged and all(a.body is b.body for a, b in zip(branches, shape.branches)):
         return statement
-    shape = attrs.evolve(node, branches=tuple(nodes), otherwise=otherwise_node)
-    cut = SettledIf(shape, tuple(branches), otherwise)
-    cut.pure = all(compiler.changes_nothing(condition) for condition, _ in nodes)
-    return cut
-
-
-class SettledIf:
-    """An `if` cut down to the branches some world takes: the explorer's view alone (a
-    real run runs the `if` as written)."""
-
-    __slots__ = ("branches", "node", "otherwise", "pure")
-
-    def __init__(self, node: n.If, branches: tuple, otherwise: tuple):
-        self.node, self.branches, self.otherwise = node, branches, otherwise
-        self.pure = False
-
-    def __call__(self, ctx):  # noqa: ARG002 (a compiled statement is called with its ctx)
-        raise AssertionError("the odds engine's view of an if: never run")
+    cut_node = attrs.evolve(node, branches=tuple(nodes), otherwise=otherwise_node)
+    pure = all(compiler.changes_nothing(condition) for condition, _ in nodes)
+    return Statement(
+        never_run, cut_node, statement.cost, Branches(tuple(branches), otherwise, pure, untested)
+    )

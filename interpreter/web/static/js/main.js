@@ -1,13 +1,15 @@
 // The page: choose a rulebook and a character, run actions (checks, rolls), see odds, edit the rules.
 
-import { ApiError, get, quote, send } from "./api.js";
+import { ApiError, PAGE, get, quote, send } from "./api.js";
 import { $, el, language, setWords, show, t, tn } from "./dom.js";
 import { RuleEditor } from "./editor.js";
-import { buildForm, formTargets, formValues } from "./form.js";
+import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
 import { sweep } from "./sweep.js";
+import { encounter, fillRivals } from "./encounter.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
+import { narrowToPlayer, pickCharacter, readTable, renderTable, showTable, table } from "./table.js";
 
 const state = {
   rulebooks: [], // GET /api/rulebooks
@@ -85,6 +87,7 @@ async function chooseRulebook() {
   const { characters } = await get(`/api/characters?rulebook=${quote(name)}`);
   const characterSelect = $("#character");
   state.characters = characters.map((c) => c.name);
+  fillRivals(state.characters);
   characterSelect.replaceChildren(
     el("option", { value: "" }, t("(no character)")),
     ...characters.map((c) => el("option", { value: c.name },
@@ -93,9 +96,11 @@ async function chooseRulebook() {
   const fitting = characters.find((c) => c.rulebook !== null) || characters[0];
   const wanted = new URLSearchParams(location.search).get("character");
   characterSelect.value = characters.some((c) => c.name === wanted) ? wanted : fitting ? fitting.name : "";
+  if (table.character && state.characters.includes(table.character)) characterSelect.value = table.character;
   fillCompare();
   await chooseCharacter();
   await openInEditor(name);
+  renderTable();
   status(book.rulebook);
 }
 
@@ -259,6 +264,7 @@ function namesOf(request) {
 async function run() {
   const mode = document.querySelector('input[name="dice"]:checked').value;
   const request = { ...subject(), ...diceOf(mode), answers: [] };
+  if (table.role === "gm" && $("#secret").checked) request.secret = true;
   const outcome = await runAction(request, namesOf(request), followLine);
   if (!outcome) return;
   state.lastRun = { request, outcome };
@@ -293,7 +299,14 @@ async function save() {
   const { request, outcome } = state.lastRun;
   const characters = (outcome.characters || []).map((c) => ({ role: c.role, changes: c.changes }));
   const expect = { result: outcome.result, changes: outcome.changes, characters };
-  const answer = await send("/api/run", { ...request, save: true, expect });
+  let answer;
+  try {
+    answer = await send("/api/run", { ...request, save: true, expect });
+  } catch (error) {
+    // the sheet changed since this run was shown (another page saved): shown again now
+    if (error instanceof ApiError && error.status === 409) await reloadCharacter();
+    throw error;
+  }
   const fileOf = (path) => path.split(/[\\/]/).pop();
   const file = fileOf(answer.saved.path);
   const others = Object.values(answer.saved.others || {}).map(fileOf);
@@ -344,6 +357,12 @@ async function sweepOdds() {
   if (compare && compare !== "@editor") request.compare = [compare];
   const names = state.fields.map(({ param }) => param.name);
   await sweep(request, $("#sweep-over").value, names);
+}
+
+// The chosen character against a rival, round after round: who wins (encounter.js).
+async function fight() {
+  const roles = state.fields.filter(({ param }) => isCharacter(param)).map(({ param }) => param.name);
+  await encounter(subject(), roles);
 }
 
 function oddsView() {
@@ -453,15 +472,32 @@ async function start() {
   $("#odds-button").addEventListener("click", () => busy(() => odds()));
   $("#editor-odds").addEventListener("click", () => busy(() => odds(true)));
   $("#sweep-button").addEventListener("click", () => busy(sweepOdds));
+  $("#encounter-button").addEventListener("click", () => busy(fight));
   $("#save-sheet").addEventListener("click", () => busy(save));
   $("#editor-save").addEventListener("click", () => busy(saveRules));
   $("#editor-house").addEventListener("click", newHouseRule);
   for (const radio of document.querySelectorAll('input[name="odds-view"]')) {
     radio.addEventListener("change", () => state.lastOdds && renderOdds(state.lastOdds, oddsView()));
   }
+  $("#table-pick").addEventListener("click", () => busy(async () => {
+    await pickCharacter();
+    narrowToPlayer();
+    await chooseRulebook();
+  }));
   await loadRulebooks();
+  await readTable();
+  narrowToPlayer();
   await chooseRulebook();
+  await showTable({ told });
   document.body.dataset.ready = "yes";
+}
+
+// Another page's save or undo of the character shown: shown again as it is now.
+function told(event) {
+  const shown = state.character && state.character.name;
+  if (!shown || event.page === PAGE || !["saved", "undo"].includes(event.kind)) return;
+  const named = [event.character, ...Object.values(event.targets || {}), ...(event.characters || []), ...(event.others || [])];
+  if (named.includes(shown)) busy(reloadCharacter);
 }
 
 start().catch((error) => {
