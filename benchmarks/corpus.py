@@ -104,8 +104,9 @@ def _y_keep(y, die, count, which):
 
 
 def _i_counts(i, sides, success, failure=None):
-    """icepool: (successes, failures) of one die, as a Vector so that sums add both."""
-    return i.d(sides).map(lambda f: i.Vector((int(success(f)), int(failure(f)) if failure else 0)))
+    """icepool: one die's successes less its failures: what the term's total is (not the
+    joint (successes, failures), which no expression here asks for)."""
+    return i.d(sides).map(lambda f: int(success(f)) - (int(failure(f)) if failure else 0))
 
 
 def _y_counts(y, die, success, failure=None):
@@ -327,7 +328,7 @@ CORPUS = [
     (
         "6d10x=10cs>=8df=1",
         lambda i, y: 6 @ _i_exploding_counts(i, 6),
-        lambda i, y: None,
+        lambda i, y: 6 @ _y_exploding_counts(y, 6),
     ),
     # keep, then count the kept dice (the counts only grow with the face, so counting
     # before keeping the highest is the same)
@@ -352,9 +353,14 @@ def _y_exploding_successes(y, dice):
 
 
 def _i_exploding_counts(i, dice):
-    """icepool: (successes >= 8, failures = 1) of one d10 exploding on 10s."""
+    """icepool: successes (>= 8) less failures (= 1) of one d10 exploding on 10s."""
     chain = i.d10.explode([10], depth=depth(0.1, dice))
-    return chain.map(lambda t: i.Vector((t // 10 + int(t % 10 >= 8), int(t % 10 == 1))))
+    return chain.map(lambda t: t // 10 + int(t % 10 >= 8) - int(t % 10 == 1))
+
+
+def _y_exploding_counts(y, dice):
+    chain = _yx(y, 10, lambda f: f == 10, dice)
+    return chain.apply(lambda t: t // 10 + int(t % 10 >= 8) - int(t % 10 == 1))
 
 
 #: how to get the peers the benchmarks compare against

@@ -12,7 +12,15 @@ is not in the corpus (so that imports and one-time set-up are paid before timing
 times the first evaluation of the expression. The sides take turns, process after
 process; each time is the median over the processes. The summary gives the geometric
 means of the ratios over the expressions both sides can build (below 1: rulebook is
-faster). Targets (issue 12): at most 1x dyce and at most 0.5x icepool.
+faster). Targets (issues 12 and 24): every expression at most 2x the faster of icepool
+and dyce; geometric means at most 1x dyce and at most 0.5x icepool.
+
+Each peer is given its best formulation of what the expression means (the term's total):
+a sum `n @ die`, a pool's `highest`/`lowest` for keeps, `explode`/`reroll` with the depth
+that leaves out less than 1e-12, and for success counting with failures subtracted
+(`cs>=6df=1`) one die's successes less its failures as a number, summed: the joint
+(successes, failures) Vectors it was given before (issue 24) cost icepool (n+1)(n+2)/2
+outcomes for what is one number.
 
 This is a benchmark, not a test: CI does not run it.
 """

@@ -9,12 +9,14 @@ them as its worlds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, TypeAlias, final
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, final
 
 from dsl.errors import Span
 from dsl.messages import tr
-from dsl.nodes.base import Number
 from interpreter.errors import EvaluationError
+
+if TYPE_CHECKING:  # (the AST's package: not imported by a run's sheet, nor `rulebook roll`)
+    from dsl.nodes.base import Number
 
 #: a key a mapping does not hold (distinct from every value, `none` included)
 MISSING = object()

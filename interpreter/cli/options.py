@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 import dsl
 from dsl.errors import Diagnostic, Source, Span, did_you_mean
 from dsl.messages import language_for, tr
-from dsl.rulebook import defined_at
 from dsl.spellings import inline_roll
 from dsl.unicode_text import digits_refused
 from interpreter.dice import Asked, ForcedDice, SeededDice, TypedDice
@@ -79,6 +78,8 @@ def asker(language: str | None, book=None):
     (and whose it is, what for and why: `Asked`, the definition it is in `book`)."""
 
     def ask(die, position: int, asked: Asked | None = None) -> int:
+        from dsl.rulebook import defined_at  # (the AST: only when a die is asked for)
+
         what = defined_at(book, asked.span) if book is not None and asked is not None else None
         return ask_at_the_table(die, position, language, asked, what)
 
