@@ -340,6 +340,18 @@ CORPUS = [
 ]
 
 
+#: small expressions of a few terms (issue 24: a first call built Lark's lexer), each
+#: peer's best formulation: its own floor division, abs, highest and lowest of dice
+SMALL = [
+    ("floor(3d6/2)", lambda i, y: (3 @ i.d6) // 2, lambda i, y: (3 @ y.H(6)) // 2),
+    ("ceil(3d6/2)", lambda i, y: -((-(3 @ i.d6)) // 2), lambda i, y: -((-(3 @ y.H(6))) // 2)),
+    ("max(1d20, 1d20)", lambda i, y: i.highest(i.d20, i.d20), lambda i, y: _y_keep(y, 20, 2, -1)),
+    ("min(1d20, 1d20)", lambda i, y: i.lowest(i.d20, i.d20), lambda i, y: _y_keep(y, 20, 2, 0)),
+    ("abs(1d6 - 1d6)", lambda i, y: abs(i.d6 - i.d6), lambda i, y: abs(y.H(6) - y.H(6))),
+    ("floor((2d6 + 3) / 2)", lambda i, y: (2 @ i.d6 + 3) // 2, lambda i, y: (2 @ y.H(6) + 3) // 2),
+]
+
+
 def _i_exploding_successes(i, dice):
     """icepool: successes (>= 8) of one d10 exploding on 10s (each extra die counts too)."""
     chain = i.d10.explode([10], depth=depth(0.1, dice))
