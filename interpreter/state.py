@@ -15,7 +15,7 @@ from dsl.errors import Span
 from dsl.messages import tr
 from interpreter.errors import EvaluationError
 
-if TYPE_CHECKING:  # (the AST's package: not imported by a run's sheet, nor `rulebook roll`)
+if TYPE_CHECKING:  # (`rulebook roll d20` imports no AST node: tests/test_plain_dice.py)
     from dsl.nodes.base import Number
 
 #: a key a mapping does not hold (distinct from every value, `none` included)

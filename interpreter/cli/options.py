@@ -78,7 +78,7 @@ def asker(language: str | None, book=None):
     (and whose it is, what for and why: `Asked`, the definition it is in `book`)."""
 
     def ask(die, position: int, asked: Asked | None = None) -> int:
-        from dsl.rulebook import defined_at  # (the AST: only when a die is asked for)
+        from dsl.rulebook import defined_at  # (plain dice typed in need no rulebook's nodes)
 
         what = defined_at(book, asked.span) if book is not None and asked is not None else None
         return ask_at_the_table(die, position, language, asked, what)
