@@ -223,7 +223,10 @@ class _SmallReader:
 
     def dice(self, written: str, start: int, span):
         end = start + len(written)
-        count, sides, mode, k = _SMALL_DICE.fullmatch(written).groups()
+        matched = _SMALL_DICE.fullmatch(written)
+        if matched is None:
+            raise NotSmall
+        count, sides, mode, k = matched.groups()
         if mode is not None and not 1 <= (1 if k is None else int(k)) < int(count or 1):
             raise NotSmall  # a keep of all, a drop of all: the checker says so
         count_node = None
