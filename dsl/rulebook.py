@@ -146,3 +146,19 @@ def names_a_field(node, bindings: dict) -> bool:
         binding = bindings.get(id(node))
         return binding is None or binding.kind != "character_field"
     return False
+
+
+def defined_at(book: Rulebook, span) -> str | None:
+    """The check, roll or action whose definition holds `span` (the last definition of
+    its file that starts before it): its label, else its name."""
+    if span is None:
+        return None
+    found, start = None, -1
+    for kind in (book.checks, book.opposed, book.rolls, book.actions, book.formulas):
+        for name, node in kind.items():
+            at = getattr(node, "span", None)
+            if at is None or at.source is not span.source or not start < at.start <= span.start:
+                continue
+            label = getattr(node, "label", None)
+            found, start = (label if isinstance(label, str) and label else name), at.start
+    return found

@@ -20,9 +20,10 @@ from __future__ import annotations
 import operator
 import random
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from dsl.errors import Span
-from dsl.messages import tr
+from dsl.messages import Message, tr
 from interpreter.errors import (
     EXPLODED_PAST,
     FACES_EXPLODE,
@@ -195,17 +196,37 @@ class ForcedDice(DiceSource):
         return ForcedDice(self.values)
 
 
-class TypedDice(DiceSource):
-    """Dice rolled by hand: `ask(die, position)` returns the face a person read."""
+class Asked:
+    """What a die asked of a person is for: where it is rolled (`span`), why (`why`: the
+    face that exploded, the rule that rolls it), whose (`who`: another character's name,
+    None for the acting one's)."""
+
+    __slots__ = ("span", "who", "why")
+
+    def __init__(self, span: Span | None, why: Message | None, who: str | None):
+        self.span, self.why, self.who = span, why, who
+
+
+class AskingDice(DiceSource):
+    """A source that asks a person: the tray tells it, before each die, what the die is
+    for (`asking`), so that the person is told whose die it is and why."""
+
+    asking: Asked | None = None
+
+
+class TypedDice(AskingDice):
+    """Dice rolled by hand: `ask(die, position)` returns the face a person read; with
+    `tell`, `ask(die, position, asked)` is also told what the die is for (`Asked`)."""
 
     origin = "typed"
 
-    def __init__(self, ask: Callable[[Die, int], int]):
+    def __init__(self, ask: Callable[..., int], tell: bool = False):
         self.ask = ask
+        self.tell = tell
 
     def draw(self, die: Die, position: int) -> int:
         """The face of the `position`-th die drawn (1-based), within the die's range."""
-        value = self.ask(die, position)
+        value = self.ask(die, position, self.asking) if self.tell else self.ask(die, position)
         face = die.read(value)
         if face is None:
             raise DiceError(
@@ -225,13 +246,17 @@ class TypedDice(DiceSource):
 class DiceTray:
     """Draws from a source under the limits, and records every face in draw order."""
 
-    __slots__ = ("drawn", "limits", "source")
+    __slots__ = ("drawn", "limits", "source", "who", "why")
 
     def __init__(self, source: DiceSource, limits: Limits):
         self.source, self.limits = source, limits
         self.drawn: list[int] = []
+        #: whose dice are rolled now (another character's name; None: the acting one's),
+        #: and why (a rule of a roll procedure), for a source that asks a person
+        self.who: str | None = None
+        self.why: Message | None = None
 
-    def draw(self, die: Die, span: Span | None) -> int:
+    def draw(self, die: Die, span: Span | None, why: Message | None = None) -> int:
         if len(self.drawn) >= self.limits.dice_per_evaluation:
             raise LimitExceeded(
                 tr(
@@ -243,6 +268,8 @@ class DiceTray:
                 ),
                 span,
             )
+        if isinstance(self.source, AskingDice):
+            self.source.asking = Asked(span, why or self.why, self.who)
         try:
             face = self.source.draw(die, len(self.drawn) + 1)
         except DiceError as error:
@@ -264,6 +291,8 @@ class PoolRoll(Rolled):
     """
 
     __slots__ = ("faces", "failures", "label", "successes", "total")
+    successes: Any  # (a slot: the count of successes, or None)
+    failures: Any
 
     def __init__(self, label, faces, total, successes=None, failures=None):
         self.label, self.faces, self.total = label, faces, total
@@ -293,7 +322,7 @@ def roll_pool(
     limits = tray.limits
     check_term(die, count, limits, span)
     draw = tray.draw
-    faces = [[draw(die, span), KEPT, False] for _ in range(count)]
+    faces: list[list[Any]] = [[draw(die, span), KEPT, False] for _ in range(count)]
     success_test = failure_test = None
     counted_as_failures = False
     for step in steps:
@@ -389,7 +418,7 @@ def _explode(tray, die, faces, once, test, span, kind="explode") -> list:
             if extra >= limit:
                 raise ChainTooLong(EXPLODED_PAST.fill(limit=limit), span)
             current[2] = True
-            shown = tray.draw(die, span)
+            shown = tray.draw(die, span, tr("the {face} exploded", face=shown))
             extra += 1
             if kind == "compound":  # one die, its face the sum of all it rolled
                 face[0] += shown
@@ -434,7 +463,8 @@ def _reroll(tray, die, faces, once, test, span) -> list:
             if extra >= limit:
                 raise ChainTooLong(REROLLED_PAST.fill(limit=limit), span)
             current[1] = REROLLED
-            current = [tray.draw(die, span), KEPT, False]
+            again = tr("the {face} is rolled again", face=current[0])
+            current = [tray.draw(die, span, again), KEPT, False]
             out.append(current)
             extra += 1
             if once:

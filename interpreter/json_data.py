@@ -21,10 +21,10 @@ import json
 from collections.abc import Mapping
 from fractions import Fraction
 from importlib import resources
+from typing import Any
 
 from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import translate
-from interpreter.describe import describe
 from interpreter.dice import KEPT
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
@@ -271,6 +271,8 @@ def describe_data(book, language: str | None = None) -> dict:
     """A rulebook's actions, checks, rolls, tables and sheet (`interpreter.describe`)."""
     w = Writer(language)
     out = _head("describe", language or book.language)
+    from interpreter.describe import describe  # (a rolled expression's JSON needs none)
+
     out.update(w.value(describe(book), ""))
     return w.finish(out)
 
@@ -309,10 +311,10 @@ def _error(error: RulebookError, w: Writer) -> dict:
         "hint": w.text(error.hint),
         "location": location_data(error.span),
     }
-    if getattr(error, "field", None) is not None:
-        out["field"] = error.field
-    if getattr(error, "path", None) is not None:
-        out["file"] = error.path
+    if (field := getattr(error, "field", None)) is not None:
+        out["field"] = field
+    if (path := getattr(error, "path", None)) is not None:
+        out["file"] = path
     if isinstance(error, RulebookInvalid):
         out["diagnostics"] = [{"severity": d.severity, **_error(d, w)} for d in error.diagnostics]
     return out
@@ -433,7 +435,7 @@ def encounter_data(answer, language: str | None = None) -> dict:
         {"rounds": n, "probability": number(p, f"/rounds/{i}/probability")}
         for i, (n, p) in enumerate(answer.rounds().items())
     ]
-    left = []
+    left: list[Any] = []
     for side in answer.sides:
         ends = list(answer.left(side).items())
         for healths, p in ends[:LISTED_ENDS]:

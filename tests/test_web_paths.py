@@ -164,7 +164,8 @@ def test_no_answer_holds_a_path_of_the_server(folder):
         ask("POST", "/api/sheet", json={"rulebook": "casa", "sheet": {"Fuerza": "x"}}, status=422)
         # ─── saving, the journal, undo
         none_yet = ask("POST", "/api/undo", json={"entry": 1}, status=422)
-        assert "journal.sqlite" in none_yet["error"]["message"]
+        # (the journal is there already: it keeps the table's log of the runs above)
+        assert none_yet["error"]["message"] == "the journal has no run 1"
         saved = ask("POST", "/api/run", json={**run, "save": True})
         assert (
             saved["saved"]["path"] == "ana.yaml" and saved["saved"]["journal"] == "journal.sqlite"
@@ -220,6 +221,16 @@ def test_no_answer_holds_a_path_of_the_server(folder):
         # ─── a request refused before any route: still no path
         ask("POST", "/api/run", json={**run, "nope": 1}, status=400)
         ask("DELETE", "/api/run", json={}, status=405)
+        # ─── the shared table (its log holds the runs above)
+        ask("GET", "/join")
+        ask("GET", "/api/table")
+        ask("GET", "/api/table/log")
+        ask("GET", "/api/table/qr.svg")
+        ask("POST", "/api/table/join", json={"code": "NOT-THE-CODE", "player": "x"}, status=403)
+        pick = {"rulebook": "casa", "character": "ana"}
+        ask("POST", "/api/table/character", json=pick, status=400)  # (the game master)
+        # the stream's messages are the log's events (asked above), as they come
+        walk.routes.add(("/api/table/events", "GET"))
     # every route of the API was asked
     inner = app
     while not hasattr(inner, "routes"):

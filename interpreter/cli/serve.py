@@ -57,6 +57,19 @@ def add_parser(commands) -> None:
             "machine's names (repeatable)"
         ),
     )
+    p.add_argument(
+        "--table",
+        metavar="NAME",
+        help=tr("the shared table's name (default: the folder's name)"),
+    )
+    p.add_argument(
+        "--code",
+        metavar="CODE",
+        help=tr(
+            "the code players join the table with (default: one made and printed; "
+            "a new code seats everyone anew)"
+        ),
+    )
     p.add_argument("--no-browser", action="store_true", help=tr("do not open the browser"))
     p.add_argument(
         "--workers",
@@ -115,9 +128,11 @@ def cmd_serve(args) -> int:
         with_token,
     )
     from interpreter.web.protocol import REQUEST_SECONDS, timed_protocol
+    from interpreter.web.tabletop.roles import shown_code
     from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS
 
     language = language_for(getattr(args, "lang", None))
+    address = f"http://{_shown(args.host)}:{args.port}/"
     folder = Path(args.folder)
     if not folder.is_dir():
         raise ParameterError(
@@ -135,9 +150,13 @@ def cmd_serve(args) -> int:
         odds_seconds=getattr(args, "odds_timeout", ODDS_SECONDS),
         token=given,
         allow_hosts=allowed,
+        table={
+            "name": getattr(args, "table", None),
+            "code": getattr(args, "code", None),
+            "address": address,
+        },
     )
     token = app.access.token
-    address = f"http://{_shown(args.host)}:{args.port}/"
     # Slow or idle clients cannot hold the server: a request's headers and body must
     # arrive in time, an idle connection is closed after 5 s, one address holds at most
     # PER_ADDRESS connections of the server's MAX_CONNECTIONS (interpreter.web.protocol),
@@ -151,6 +170,9 @@ def cmd_serve(args) -> int:
         timeout_keep_alive=5,
         limit_concurrency=MAX_CONNECTIONS,
         h11_max_incomplete_event_size=64 * 1024,
+        # the table's open event streams (each ends by itself within minutes) do not
+        # hold Ctrl+C: closed after this many seconds
+        timeout_graceful_shutdown=2,
     )
     server = uvicorn.Server(config)
     serving = tr(
@@ -183,6 +205,15 @@ def cmd_serve(args) -> int:
             folder=str(folder.resolve()),
         )
         print(warning.render(language), file=sys.stderr)
+    table = app.table
+    joining = tr(
+        "table {table}: players join at {link} (the code {code}; its QR code is on the "
+        "game master's page)",
+        table=table.name,
+        link=table.join_link(address),
+        code=shown_code(table.code),
+    )
+    print(joining.render(language))
     print(tr("press Ctrl+C to stop").render(language))
     sys.stdout.flush()
     if not args.no_browser:

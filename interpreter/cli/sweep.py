@@ -10,17 +10,11 @@ from pathlib import Path
 
 import dsl
 from dsl.messages import tr
-from interpreter.balance import grid
-from interpreter.balance.case_cache import SweepCache
-from interpreter.balance.picture import draw
-from interpreter.balance.table import csv_text, write_parquet
 from interpreter.cli import options, words
 from interpreter.cli.options import SHEET_SUFFIXES
-from interpreter.engine import Engine
 from interpreter.errors import ParameterError
 from interpreter.json_data import dumps, sweep_data
 from interpreter.safe_files import write_atomic
-from interpreter.sheets.character import NOT_A_SHEET, rulebook_named_in
 
 EXAMPLES = """\
   rulebook sweep brujeria chequeo_sencillo --char brujeria_bruja --field éxito --vary Voluntad=1..6
@@ -159,6 +153,12 @@ def add_parser(commands) -> None:
 
 
 def cmd_sweep(args) -> int:
+    from interpreter.balance import grid
+    from interpreter.balance.case_cache import SweepCache
+    from interpreter.balance.picture import draw
+    from interpreter.balance.table import csv_text, write_parquet
+    from interpreter.engine import Engine
+
     book = dsl.load(args.rulebook)
     engine = Engine.of(book)
     language = options.language(args, book)
@@ -254,6 +254,8 @@ def _characters(args, book, engine) -> list:
 
 def _of_game(path: Path, book) -> bool:
     """A sheet of `book`'s game: it names the book or one it extends, or none."""
+    from interpreter.sheets.character import NOT_A_SHEET, rulebook_named_in
+
     games = set()
     while book is not None:
         games.add(Path(book.path).stem)

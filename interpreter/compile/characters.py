@@ -12,6 +12,8 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.arithmetic import tuple_of
+from interpreter.compile.host import CompilerHost
+from interpreter.dice import DiceTray
 from interpreter.errors import EvaluationError
 from interpreter.runtime import known
 from interpreter.state import Character, Elsewhere
@@ -29,13 +31,19 @@ def on_sheet_of(ctx, character: Character, run):
     """run(ctx) with the character's working sheet as the run's own."""
     saved = ctx.state
     ctx.state = saved.of(character)
+    tray = ctx.roller if isinstance(ctx.roller, DiceTray) else None  # real dice: say whose
+    whose = tray.who if tray is not None else None
+    if tray is not None:
+        tray.who = character.label
     try:
         return run(ctx)
     finally:
         ctx.state = saved
+        if tray is not None:
+            tray.who = whose
 
 
-class Characters:
+class Characters(CompilerHost):
     """The Compiler's handlers of other characters (part of the Compiler)."""
 
     def character_place(self, node: n.Field):

@@ -6,7 +6,7 @@ from dsl import nodes as n
 from dsl.messages import Message, tr
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
-from interpreter.dice import KEPT
+from interpreter.dice import KEPT, DiceTray
 from interpreter.errors import WENT_ON_PAST, ChainTooLong
 from interpreter.runtime import ChainRoll, as_bool
 from interpreter.trace import faces_text, origin_mark
@@ -100,6 +100,8 @@ class Procedure(CallFrame):
         """The procedure itself, with real dice (the odds engine has its own `chain`)."""
         ctx.quiet += 1
         try:
+            if self.base is None:  # (`call` runs a procedure without rules itself)
+                raise AssertionError("a roll procedure without rules reached `roll`")
             base = self.base(ctx)
             parts = [(1, [base], base.total)]
             length = ctx.limits.shown_length
@@ -121,11 +123,22 @@ class Procedure(CallFrame):
                             rule.span,
                         )
                     captured, ctx.capture = ctx.capture, []
+                    tray = ctx.roller if isinstance(ctx.roller, DiceTray) else None
+                    if tray is not None:  # a person typing the dice is told why this one
+                        shown_by = rule.condition if extras == 1 else rule.again
+                        tray.why = tr(
+                            "{roll}: the die showed {face} ({condition})",
+                            roll=self.name,
+                            condition=shown_by.span.text,
+                            face=show(ctx.env.get("die")),
+                        )
                     try:
                         value = as_number(extra(ctx), rule.extra.span, WHAT_A_RULE_ADDS)
                         rolls = ctx.capture
                     finally:
                         ctx.capture = captured
+                        if tray is not None:
+                            tray.why = None
                     total = normalize(total + sign * value)
                     parts.append((sign, rolls, value))
                     if shown is not None:

@@ -21,7 +21,7 @@ import sqlite3
 from dsl.messages import tr
 from interpreter.journal.errors import JournalError
 
-VERSION = 4
+VERSION = 5
 
 _VERSION_1 = """
 CREATE TABLE texts (
@@ -132,8 +132,39 @@ ALTER TABLE run_sheets_4 RENAME TO run_sheets;
 CREATE INDEX run_sheets_by_sheet ON run_sheets (sheet, run);
 """
 
+# Version 5: a shared table's running log of the evening and its players' seats
+# (interpreter.web.tabletop.events): kept beside the runs, so that several server processes
+# serving one folder share one table.
+_VERSION_5 = """
+CREATE TABLE table_events (
+    id INTEGER PRIMARY KEY,
+    table_name TEXT NOT NULL,
+    at TEXT NOT NULL,               -- UTC, ISO 8601
+    kind TEXT NOT NULL,             -- run | saved | undo | rulebook | choice | joined
+    audience TEXT NOT NULL CHECK (audience IN ('all', 'gm')),
+    who TEXT NOT NULL,              -- the player's name, or empty: the game master
+    data TEXT NOT NULL              -- JSON: character, action, dice, result, ...
+);
+CREATE INDEX table_events_by_table ON table_events (table_name, id);
+CREATE TABLE table_seats (
+    secret TEXT PRIMARY KEY,        -- sha256 of the seat's cookie (never the cookie)
+    table_name TEXT NOT NULL,
+    code TEXT NOT NULL,             -- sha256 of the table's code it joined with
+    player TEXT NOT NULL,
+    rulebook TEXT,
+    character TEXT,
+    at TEXT NOT NULL
+);
+"""
+
 #: migrations[v] brings a journal at version v to v + 1
-MIGRATIONS: dict[int, str] = {0: _VERSION_1, 1: _VERSION_2, 2: _VERSION_3, 3: _VERSION_4}
+MIGRATIONS: dict[int, str] = {
+    0: _VERSION_1,
+    1: _VERSION_2,
+    2: _VERSION_3,
+    3: _VERSION_4,
+    4: _VERSION_5,
+}
 
 
 def migrate(connection: sqlite3.Connection, path: str) -> None:

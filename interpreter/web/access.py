@@ -213,6 +213,16 @@ def _address(text: str):
         return None
 
 
+def cookie_value(header: str, name: str) -> str | None:
+    """The value of cookie `name` in a Cookie header (the last one of that name)."""
+    found = None
+    for part in header.split(";"):
+        key, equals, value = part.strip().partition("=")
+        if equals and key == name:
+            found = value.strip().strip('"')
+    return found
+
+
 def with_token(address: str, token: str | None) -> str:
     """The address to open: with the token the page takes into its cookie (if any)."""
     return address if token is None else f"{address}?{urlencode({'token': token})}"

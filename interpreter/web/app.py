@@ -25,6 +25,9 @@ from interpreter.web.guard import MAX_BODY, Guard
 from interpreter.web.library import Library
 from interpreter.web.openapi import document
 from interpreter.web.paths import PublicPaths
+from interpreter.web.tabletop.addresses import table_routes
+from interpreter.web.tabletop.doors import TableDoors
+from interpreter.web.tabletop.roles import make_table
 from interpreter.web.work import ODDS_SECONDS, RUN_SECONDS, Workers
 
 STATIC = Path(__file__).parent / "static"
@@ -41,6 +44,7 @@ def create_app(
     token: str | None = None,
     allow_hosts: Iterable[str] = (),
     workers: dict | None = None,
+    table: dict | None = None,
 ):
     """The ASGI app serving FOLDER's rulebooks and characters (and the shipped ones).
 
@@ -50,12 +54,15 @@ def create_app(
     or one made here (the app's `access.token`, for the address to print). `odds_seconds`
     and `run_seconds` bound the time of one odds computation and of one run; `language`
     (`serve --lang`) is the page's language instead of each rulebook's own; `workers`
-    the worker processes' options (interpreter.web.work.Workers: `quick`, `heavy`).
+    the worker processes' options (interpreter.web.work.Workers: `quick`, `heavy`);
+    `table` the shared table's `name` (default: the folder's), `code` (default: one made
+    here, `app.table.code`) and `address` (the join link's base, as printed).
     """
     access = access_for(host, token, allow_hosts)
     library = Library(folder)  # the folder checked here; each worker process has its own
     workers = Workers(library.folder, odds_seconds, run_seconds, language, **(workers or {}))
     api = Api(workers)
+    table = make_table(library.folder, **(table or {}))
 
     @contextlib.asynccontextmanager
     async def lifespan(app):  # noqa: ARG001 (Starlette calls the lifespan with its app)
@@ -96,6 +103,7 @@ def create_app(
         Route("/api/editor", Editing(workers).answer, methods=["POST"]),
         Route("/api/language", api.language),
         Route("/api/words", api.words),
+        *table_routes(table, access, library, language),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(
@@ -109,7 +117,8 @@ def create_app(
     )
     app.state.library = library
     app.state.workers = workers
-    return Guard(PublicPaths(app, library.folder), access, max_body)
+    app.state.table = table
+    return Guard(TableDoors(PublicPaths(app, library.folder), table), access, max_body, table)
 
 
 async def openapi(request):  # noqa: ARG001 (Starlette calls every endpoint with its request)

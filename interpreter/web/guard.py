@@ -20,7 +20,7 @@ import json
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from dsl.messages import tr
-from interpreter.web.access import CSRF_HEADER, Access
+from interpreter.web.access import CSRF_HEADER, Access, cookie_value
 from interpreter.web.errors import RequestError, error_json
 
 #: bytes a request body may have (a rulebook text of MAX_TEXT characters, escaped)
@@ -44,10 +44,13 @@ HEADERS = [
 class Guard:
     """ASGI middleware: the checks above, then the app."""
 
-    def __init__(self, app, access: Access, max_body: int = MAX_BODY):
+    def __init__(self, app, access: Access, max_body: int = MAX_BODY, table=None):
         self.app = app
         self.access = access
         self.max_body = max_body
+        # the shared table (interpreter.web.tabletop.roles): a player's seat is a door too, to a
+        # player's rights only; who the request is goes on in `scope["state"]["role"]`
+        self.table = table
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "websocket":  # none is served: refused before anything is read
@@ -97,7 +100,13 @@ class Guard:
                     "--allow-host NAME for a name of your own"
                 ),
             )
-        if self.access.token is not None and not self.authorized(scope, headers):
+        holds_token = self.access.token is not None and self.authorized(scope, headers)
+        if self.table is not None:
+            role = self.table.role_of(headers, self.access, holds_token)
+            scope.setdefault("state", {})["role"] = role
+            if role is None and not self.table.is_open(scope["method"], scope["path"]):
+                return _unauthorized()
+        elif self.access.token is not None and not holds_token:
             return _unauthorized()
         if scope["method"] in SAFE_METHODS:
             return None
@@ -140,7 +149,7 @@ class Guard:
         scheme, _, given = headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and self.access.is_token(given.strip()):
             return True
-        if self.access.is_token(_cookie(headers.get("cookie", ""), self.access.cookie)):
+        if self.access.is_token(cookie_value(headers.get("cookie", ""), self.access.cookie)):
             return True
         return scope["method"] in SAFE_METHODS and self.access.is_token(_query(scope).get("token"))
 
@@ -233,16 +242,6 @@ def _headers(scope) -> dict[str, str]:
 
 def _query(scope) -> dict[str, str]:
     return dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-
-
-def _cookie(header: str, name: str) -> str | None:
-    """The value of cookie `name` in a Cookie header (the last one of that name)."""
-    found = None
-    for part in header.split(";"):
-        key, equals, value = part.strip().partition("=")
-        if equals and key == name:
-            found = value.strip().strip('"')
-    return found
 
 
 async def _answer(send, error: RequestError) -> None:

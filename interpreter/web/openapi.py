@@ -6,6 +6,7 @@ from interpreter.json_data import schemas
 from interpreter.limits import WEB_SWEEP_CASES
 from interpreter.version import VERSION
 from interpreter.web.api import MAX_BUDGET, MAX_TEXT, MAX_TRIALS
+from interpreter.web.tabletop.described import table_paths
 
 _NAME = {"type": "string", "pattern": r"^[^\W_][\w-]{0,99}$"}
 _PARAMS = {
@@ -505,6 +506,7 @@ def document() -> dict:
                     "responses": _answer("`{language, words: {English: translated}}`"),
                 }
             },
+            **table_paths(_post, _answer, _errors),
         },
         "components": {
             "schemas": {s["$id"].rsplit(":", 1)[1]: s for s in schemas().values()},

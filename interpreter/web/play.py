@@ -83,7 +83,7 @@ def run(work: Work, args: dict) -> dict:
                 answered.finish()
             saved = None
     except (DieNeeded, ChoiceNeeded) as need:
-        return _needed(need, language)
+        return _needed(need, language, engine.rulebook)
     out = run_data(outcome, language)
     out["warnings"] = [*sheet_warnings(read, language), *out["warnings"]]
     if saved is not None:
@@ -127,11 +127,11 @@ def _dice(body: dict):
     return SeededDice(seed)
 
 
-def _needed(need: DieNeeded | ChoiceNeeded, language: str) -> dict:
+def _needed(need: DieNeeded | ChoiceNeeded, language: str, book=None) -> dict:
     """A run stopped for a die or a choice: what it needs, and its trace so far (what was
     rolled before the choice), in the run's language."""
     writer = Writer(language)
-    out = need.to_json(language) if isinstance(need, ChoiceNeeded) else need.to_json()
+    out = need.to_json(language) if isinstance(need, ChoiceNeeded) else need.to_json(language, book)
     out["language"] = language
     steps = need.trace or []
     out["trace"] = [step_data(s, writer, f"/trace/{i}") for i, s in enumerate(steps)]

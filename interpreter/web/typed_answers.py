@@ -13,7 +13,8 @@ Nothing is changed by a run that stopped for a die or a choice.
 from __future__ import annotations
 
 from dsl.messages import show_value, tr, tr_n
-from interpreter.dice import DiceSource, Die
+from dsl.rulebook import defined_at
+from interpreter.dice import Asked, AskingDice, Die
 from interpreter.errors import DiceError, EvaluationError, ParameterError
 from interpreter.values import to_json
 
@@ -23,13 +24,17 @@ class DieNeeded(DiceError):
 
     code = "dice_error"
 
-    def __init__(self, die: Die, position: int):
+    def __init__(self, die: Die, position: int, asked: Asked | None = None):
         super().__init__(tr("die {position} ({die}) is needed", position=position, die=die.label))
         self.die = die
         self.position = position
+        self.asked = asked
 
-    def to_json(self) -> dict:
-        """What the page asks for: `{"need": {"kind": "die", ...}}`."""
+    def to_json(self, language: str | None = None, book=None) -> dict:
+        """What the page asks for: `{"need": {"kind": "die", ...}}`; whose die it is
+        (`who`: another character's name, or null), why (`why`: the face that exploded,
+        the rule that rolls it, or null) and what it is rolled for (`for`: the label or
+        name of the check, roll or action of the rulebook `book` it is written in)."""
         need = {
             "kind": "die",
             "position": self.position,
@@ -45,10 +50,15 @@ class DieNeeded(DiceError):
             need["faces"] = list(names)
         if self.span is not None:  # the dice tray tells where the die is rolled
             need.update(file=self.span.source.name, line=self.span.line, roll=self.span.text)
+        asked = self.asked
+        need["who"] = asked.who if asked is not None else None
+        why = asked.why if asked is not None else None
+        need["why"] = why.render(language) if why is not None else None
+        need["for"] = defined_at(book, self.span) if book is not None else None
         return {"need": need}
 
 
-class TypedSoFar(DiceSource):
+class TypedSoFar(AskingDice):
     """The faces typed so far, in draw order; past the last one, `DieNeeded`."""
 
     origin = "typed"
@@ -59,7 +69,7 @@ class TypedSoFar(DiceSource):
 
     def draw(self, die: Die, position: int) -> int:
         if self.used >= len(self.faces):
-            raise DieNeeded(die, position)
+            raise DieNeeded(die, position, self.asking)
         face = self.faces[self.used]
         self.used += 1
         if not (die.low <= face <= die.high):

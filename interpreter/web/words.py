@@ -145,6 +145,31 @@ PAGE_WORDS = (
     tr("API"),
     tr("licences of the bundled code"),
     tr("the whole result"),
+    # the shared table (static/js/table.js)
+    tr("Table"),
+    tr("Players join at"),
+    tr("with the code"),
+    tr("Play this character"),
+    tr("Party"),
+    tr("The evening"),
+    tr("secret: for the game master only"),
+    tr("you are the game master"),
+    tr("you are {player}"),
+    tr("{player} plays {character}"),
+    tr("{player} (no character yet)"),
+    tr("the game master"),
+    tr("{who} joined the table"),
+    tr("{who} plays {character}"),
+    tr("{who} undid run {entry}"),
+    tr("{who} saved the rulebook {rulebook}"),
+    tr("{who}: {action} waits for a choice: {name}"),
+    tr("{who} ({character}): {action}"),
+    tr("saved (journal entry {entry})"),
+    tr("dice {dice}"),
+    tr("secret"),
+    # typed dice: whose and what for (static/js/run.js)
+    tr("{who} — {what}: "),
+    tr("for {who}: "),
 )
 
 

@@ -28,8 +28,12 @@ async function answer(response) {
 // a cookie the page's scripts cannot read, sent by the browser itself.
 const CSRF = document.querySelector('meta[name="csrf-token"]')?.content || "";
 
+// This page's own mark, sent with what it posts: the table's log says which page did what,
+// so that a page does not refresh itself for what it did (static/js/table.js).
+export const PAGE = Math.random().toString(36).slice(2, 12);
+
 function posting(headers = {}) {
-  return { "content-type": "application/json", "x-csrf-token": CSRF, ...headers };
+  return { "content-type": "application/json", "x-csrf-token": CSRF, "x-rulebook-page": PAGE, ...headers };
 }
 
 export async function get(path) {

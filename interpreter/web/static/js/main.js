@@ -1,6 +1,6 @@
 // The page: choose a rulebook and a character, run actions (checks, rolls), see odds, edit the rules.
 
-import { ApiError, get, quote, send } from "./api.js";
+import { ApiError, PAGE, get, quote, send } from "./api.js";
 import { $, el, language, setWords, show, t, tn } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
@@ -9,6 +9,7 @@ import { sweep } from "./sweep.js";
 import { encounter, fillRivals } from "./encounter.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
+import { narrowToPlayer, pickCharacter, readTable, renderTable, showTable, table } from "./table.js";
 
 const state = {
   rulebooks: [], // GET /api/rulebooks
@@ -95,9 +96,11 @@ async function chooseRulebook() {
   const fitting = characters.find((c) => c.rulebook !== null) || characters[0];
   const wanted = new URLSearchParams(location.search).get("character");
   characterSelect.value = characters.some((c) => c.name === wanted) ? wanted : fitting ? fitting.name : "";
+  if (table.character && state.characters.includes(table.character)) characterSelect.value = table.character;
   fillCompare();
   await chooseCharacter();
   await openInEditor(name);
+  renderTable();
   status(book.rulebook);
 }
 
@@ -261,6 +264,7 @@ function namesOf(request) {
 async function run() {
   const mode = document.querySelector('input[name="dice"]:checked').value;
   const request = { ...subject(), ...diceOf(mode), answers: [] };
+  if (table.role === "gm" && $("#secret").checked) request.secret = true;
   const outcome = await runAction(request, namesOf(request), followLine);
   if (!outcome) return;
   state.lastRun = { request, outcome };
@@ -295,7 +299,14 @@ async function save() {
   const { request, outcome } = state.lastRun;
   const characters = (outcome.characters || []).map((c) => ({ role: c.role, changes: c.changes }));
   const expect = { result: outcome.result, changes: outcome.changes, characters };
-  const answer = await send("/api/run", { ...request, save: true, expect });
+  let answer;
+  try {
+    answer = await send("/api/run", { ...request, save: true, expect });
+  } catch (error) {
+    // the sheet changed since this run was shown (another page saved): shown again now
+    if (error instanceof ApiError && error.status === 409) await reloadCharacter();
+    throw error;
+  }
   const fileOf = (path) => path.split(/[\\/]/).pop();
   const file = fileOf(answer.saved.path);
   const others = Object.values(answer.saved.others || {}).map(fileOf);
@@ -468,9 +479,25 @@ async function start() {
   for (const radio of document.querySelectorAll('input[name="odds-view"]')) {
     radio.addEventListener("change", () => state.lastOdds && renderOdds(state.lastOdds, oddsView()));
   }
+  $("#table-pick").addEventListener("click", () => busy(async () => {
+    await pickCharacter();
+    narrowToPlayer();
+    await chooseRulebook();
+  }));
   await loadRulebooks();
+  await readTable();
+  narrowToPlayer();
   await chooseRulebook();
+  await showTable({ told });
   document.body.dataset.ready = "yes";
+}
+
+// Another page's save or undo of the character shown: shown again as it is now.
+function told(event) {
+  const shown = state.character && state.character.name;
+  if (!shown || event.page === PAGE || !["saved", "undo"].includes(event.kind)) return;
+  const named = [event.character, ...Object.values(event.targets || {}), ...(event.characters || []), ...(event.others || [])];
+  if (named.includes(shown)) busy(reloadCharacter);
 }
 
 start().catch((error) => {

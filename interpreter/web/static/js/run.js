@@ -56,7 +56,11 @@ function askFor(need, typed) {
   return new Promise((resolve) => {
     const panel = $("#ask");
     const where = need.line ? t(" — line {line}: {roll}", { line: need.line, roll: need.roll }) : "";
-    $("#ask-prompt").textContent = t("Roll die {position}: {die} ({low}–{high})", need) + where;
+    // whose die and what for ("thug — Defend: "), and why ("the 10 exploded")
+    const whose = need.for && need.who ? t("{who} — {what}: ", { who: need.who, what: need.for })
+      : need.for ? `${need.for}: ` : need.who ? t("for {who}: ", { who: need.who }) : "";
+    const why = need.why ? ` (${need.why})` : "";
+    $("#ask-prompt").textContent = whose + t("Roll die {position}: {die} ({low}–{high})", need) + why + where;
     $("#ask-typed").textContent = typed.length
       ? t("typed so far: {faces}", { faces: typed.join(", ") }) : "";
     const input = $("#ask-input");

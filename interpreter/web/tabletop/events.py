@@ -1,0 +1,196 @@
+"""The table's events and seats, kept behind a small interface (SQLite: the journal's).
+
+`TableStore` is what the table needs of a store: append an event, read the events after
+one, make a seat, find it by its secret, give it a character. `JournalTableStore` keeps
+them in the folder's journal database (tables `table_events`, `table_seats`: schema
+version 5), so that several server processes serving one folder share one table; another
+store (PostgreSQL) only has to answer the same five questions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+import attrs
+
+from interpreter.journal.store import JOURNAL_NAME, Journal
+
+#: events one read gives at most (a page that was away catches up in several reads)
+MAX_EVENTS_READ = 200
+#: characters of one event's JSON at most (a huge result is cut, said so in the event)
+MAX_EVENT_CHARS = 20_000
+
+
+@attrs.frozen
+class Event:
+    """One line of the evening's log: who did what, for whom (`audience`: all, gm)."""
+
+    id: int
+    at: str
+    kind: str
+    audience: str
+    who: str
+    data: dict
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "at": self.at,
+            "kind": self.kind,
+            "audience": self.audience,
+            "who": self.who,
+            **self.data,
+        }
+
+
+@attrs.frozen
+class Seat:
+    """A player at the table: their name and the character they play (None: not chosen)."""
+
+    player: str
+    rulebook: str | None
+    character: str | None
+
+
+class TableStore(Protocol):
+    """What a table keeps: its events and its seats."""
+
+    def add_event(self, table: str, kind: str, audience: str, who: str, data: dict) -> int: ...
+
+    def events_after(self, table: str, after: int | None, gm: bool) -> list[Event]: ...
+
+    def last_event(self, table: str) -> int: ...
+
+    def add_seat(self, table: str, secret: str, code: str, player: str) -> None: ...
+
+    def seat(self, table: str, secret: str, code: str) -> Seat | None: ...
+
+    def claim(self, table: str, secret: str, rulebook: str, character: str) -> None: ...
+
+    def seats(self, table: str, code: str) -> list[Seat]: ...
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+class JournalTableStore:
+    """The table's events and seats in the folder's `journal.sqlite` (made on first use)."""
+
+    def __init__(self, folder: str | Path):
+        self.path = Path(folder) / JOURNAL_NAME
+        # one connection per thread (SQLite's connections stay in the thread that made
+        # them: an app served by two event loops at once, as two test clients do)
+        self._journals: dict[int, Journal] = {}
+
+    def _opened(self, create: bool) -> Journal | None:
+        journal = self._journals.get(threading.get_ident())
+        if journal is None:
+            if not create and not self.path.exists():
+                return None
+            journal = self._journals[threading.get_ident()] = Journal(self.path)
+        return journal
+
+    def _writing(self) -> Journal:
+        journal = self._opened(create=True)
+        assert journal is not None  # (made when it was not there)
+        return journal
+
+    def close(self) -> None:
+        journal = self._journals.pop(threading.get_ident(), None)
+        if journal is not None:
+            journal.close()
+
+    def add_event(self, table: str, kind: str, audience: str, who: str, data: dict) -> int:
+        text = json.dumps(data, ensure_ascii=False)
+        if len(text) > MAX_EVENT_CHARS:
+            data = {k: v for k, v in data.items() if k not in ("result", "dice", "changes")}
+            text = json.dumps({**data, "cut": True}, ensure_ascii=False)[:MAX_EVENT_CHARS]
+        journal = self._writing()
+        with journal.transaction() as connection:
+            cursor = connection.execute(
+                "INSERT INTO table_events (table_name, at, kind, audience, who, data) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (table, _now(), kind, audience, who, text),
+            )
+            return int(cursor.lastrowid)
+
+    def events_after(self, table: str, after: int | None, gm: bool) -> list[Event]:
+        """The events after number `after` (None: the latest MAX_EVENTS_READ), oldest first."""
+        journal = self._opened(create=False)
+        if journal is None:
+            return []
+        audiences = ("all", "gm") if gm else ("all",)
+        rows = journal._all(
+            "SELECT id, at, kind, audience, who, data FROM table_events WHERE table_name = ? "
+            f"AND id > ? AND audience IN ({', '.join('?' * len(audiences))}) "
+            f"ORDER BY id {'DESC' if after is None else ''} LIMIT ?",
+            (table, after or 0, *audiences, MAX_EVENTS_READ),
+        )
+        if after is None:
+            rows.reverse()
+        out = []
+        for id_, at, kind, audience, who, data in rows:
+            try:
+                parsed = json.loads(data)
+            except (TypeError, ValueError):
+                parsed = {}
+            data = parsed if isinstance(parsed, dict) else {}
+            out.append(Event(id_, at, kind, audience, who, data))
+        return out
+
+    def last_event(self, table: str) -> int:
+        journal = self._opened(create=False)
+        if journal is None:
+            return 0
+        row = journal._one("SELECT MAX(id) FROM table_events WHERE table_name = ?", (table,))
+        return int(row[0] or 0) if row else 0
+
+    def add_seat(self, table: str, secret: str, code: str, player: str) -> None:
+        journal = self._writing()
+        with journal.transaction() as connection:
+            connection.execute(
+                "INSERT INTO table_seats (secret, table_name, code, player, at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (digest(secret), table, digest(code), player, _now()),
+            )
+
+    def seat(self, table: str, secret: str, code: str) -> Seat | None:
+        journal = self._opened(create=False)
+        if journal is None:
+            return None
+        row = journal._one(
+            "SELECT player, rulebook, character FROM table_seats "
+            "WHERE secret = ? AND table_name = ? AND code = ?",
+            (digest(secret), table, digest(code)),
+        )
+        return Seat(*row) if row else None
+
+    def claim(self, table: str, secret: str, rulebook: str, character: str) -> None:
+        journal = self._writing()
+        with journal.transaction() as connection:
+            connection.execute(
+                "UPDATE table_seats SET rulebook = ?, character = ? "
+                "WHERE secret = ? AND table_name = ?",
+                (rulebook, character, digest(secret), table),
+            )
+
+    def seats(self, table: str, code: str) -> list[Seat]:
+        journal = self._opened(create=False)
+        if journal is None:
+            return []
+        rows = journal._all(
+            "SELECT player, rulebook, character FROM table_seats "
+            "WHERE table_name = ? AND code = ? ORDER BY at LIMIT ?",
+            (table, digest(code), MAX_EVENTS_READ),
+        )
+        return [Seat(*row) for row in rows]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
