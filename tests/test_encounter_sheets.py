@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 
 import dsl
+from dsl.errors import RulebookError
 from interpreter.balance.encounters import chain as encounter_chain
 from interpreter.balance.encounters.answering import encounter_odds
 from interpreter.balance.encounters.description import encounter_from_data
@@ -17,7 +18,6 @@ from interpreter.balance.encounters.health_reads import may_write
 from interpreter.balance.encounters.trials import play
 from interpreter.dice import DiceSource
 from interpreter.engine import Engine
-from interpreter.errors import ParameterError
 
 # A caster with one point of Mana: while it lasts a zap does 1d4 and spends it, then 1d2-1.
 # A brute marks its rival Dazed (rival's own blows do 1 less while dazed, once).
@@ -181,7 +181,7 @@ def test_a_health_a_rule_writes_is_counted_with_it():
 def test_an_initiative_that_gives_no_number_is_the_projects_error(method):
     engine, data = spells(rounds=2, initiative=("2d4 - 1", 0))
     assert encounter_odds(engine, data, method=method, trials=20).exact == (method == "exact")
-    for text in ("'first'", "1d6 > 3"):
+    for text in ('"first"', "1d6 > 3"):
         _, data = spells(rounds=2, initiative=(text, 0), engine=engine)
-        with pytest.raises(ParameterError, match="initiative"):
+        with pytest.raises(RulebookError, match=r"initiative|not a number"):
             encounter_odds(engine, data, method=method, trials=20)
