@@ -159,6 +159,7 @@ PAGE_WORDS = (
     # typed dice: whose and what for (static/js/run.js)
     tr("{who} — {what}: "),
     tr("for {who}: "),
+    tr("the action's own"),
 )
 
 

@@ -336,7 +336,10 @@ async function odds(withEditor = false) {
   // The action's choices in the odds: each answered in advance, or the best for a goal
   // (`success`, `mean hit`, `degree=critical`, `success - spent(Effort)/10`), computed
   // exactly: the odds under the best play.
-  if (!$("#best-box").hidden) request.best = $("#odds-best").value.trim() || "success";
+  // Left empty, the server takes the action's own: its first yes/no field, else its
+  // first number's mean (interpreter/web/play.py: default_goal).
+  const goal = $("#odds-best").value.trim();
+  if (!$("#best-box").hidden && goal) request.best = goal;
   const answered = answersInAdvance();
   if (Object.keys(answered).length) request.choices = answered;
   const compare = withEditor ? "@editor" : $("#compare").value;
