@@ -17,18 +17,44 @@ table Dificultad {
 ```
 """
 
-from dsl.build import parse_expression
-from dsl.errors import (
-    CheckError,
-    Diagnostic,
-    RulebookError,
-    RulebookInvalid,
-    RulebookSyntaxError,
-    Source,
-    Span,
-)
-from dsl.load import load, load_text, resolve, shipped_rulebooks
-from dsl.rulebook import Rulebook
+from __future__ import annotations
+
+import importlib
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dsl.build import parse_expression
+    from dsl.errors import (
+        CheckError,
+        Diagnostic,
+        RulebookError,
+        RulebookInvalid,
+        RulebookSyntaxError,
+        Source,
+        Span,
+    )
+    from dsl.load import load, load_text, resolve, shipped_rulebooks
+    from dsl.rulebook import Rulebook
+
+#: where each public name lives: imported on first use (`import dsl` alone costs nothing, so
+#: that `rulebook roll d20` and `rulebook --help` never build the parser or the checker)
+_EXPORTS = {
+    "parse_expression": "dsl.build",
+    "CheckError": "dsl.errors",
+    "Diagnostic": "dsl.errors",
+    "RulebookError": "dsl.errors",
+    "RulebookInvalid": "dsl.errors",
+    "RulebookSyntaxError": "dsl.errors",
+    "Source": "dsl.errors",
+    "Span": "dsl.errors",
+    "load": "dsl.load",
+    "load_text": "dsl.load",
+    "resolve": "dsl.load",
+    "shipped_rulebooks": "dsl.load",
+    "Rulebook": "dsl.rulebook",
+}
 
 __all__ = [
     "CheckError",
@@ -45,3 +71,31 @@ __all__ = [
     "resolve",
     "shipped_rulebooks",
 ]
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module the first time it is asked for."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dsl' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(ModuleType):
+    """The package `dsl`, whose `load` stays the function `dsl.load.load` when the module
+    of the same name is imported (Python sets a package's attribute to each submodule it
+    imports)."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "load" and isinstance(value, ModuleType):
+            value = value.load
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

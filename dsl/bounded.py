@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
 
 
 class Bounded:
@@ -49,7 +51,7 @@ class Bounded:
                 self.size -= gone
         return value
 
-    def of(self, rulebook, make):
+    def of(self, rulebook: Any, make: Callable[[Any], Any]) -> Any:
         """What `make(rulebook)` made for this very rulebook object (kept by identity,
         under its text's size: `text_size`), made now if it is not kept."""
         found = self.get(id(rulebook))
@@ -67,6 +69,11 @@ class Bounded:
             self.size -= item[1]
             return item[0]
 
+    def kept(self) -> list:
+        """The keys kept now, least recently used first."""
+        with self._lock:
+            return list(self._items)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
@@ -79,8 +86,8 @@ class Bounded:
         return key in self._items
 
 
-_DEFINITIONS = ("actions", "checks", "opposed", "rolls", "formulas", "tables", "ladders")
-_DEFINITIONS += ("fields", "groups", "derived")
+_DEFINITIONS: tuple[str, ...] = ("actions", "checks", "opposed", "rolls", "formulas")
+_DEFINITIONS += ("tables", "ladders", "fields", "groups", "derived")
 
 
 def text_size(rulebook) -> int:

@@ -61,14 +61,16 @@ def messages_in(path: Path) -> tuple[list[Found], list[str]]:
         marker = node.func.id if isinstance(node.func, ast.Name) else None
         if marker not in MARKERS:
             continue
-        texts = node.args[: MARKERS[marker]]
-        if len(texts) < MARKERS[marker] or not all(
-            isinstance(t, ast.Constant) and isinstance(t.value, str) for t in texts
-        ):
+        texts = [
+            t.value
+            for t in node.args[: MARKERS[marker]]
+            if isinstance(t, ast.Constant) and isinstance(t.value, str)
+        ]
+        if len(texts) < MARKERS[marker]:
             bad.append(f"{name}:{node.lineno}: {marker}(...) needs literal text")
             continue
-        plural = texts[1].value if marker == "tr_n" else None
-        found.append(Found(texts[0].value, plural, name, node.lineno))
+        plural = texts[1] if marker == "tr_n" else None
+        found.append(Found(texts[0], plural, name, node.lineno))
     return found, bad
 
 
@@ -106,7 +108,8 @@ def problems(path: Path, found: list[Found]) -> list[str]:
         if entry is None:
             out.append(f"{path.name}: missing {item.msgid!r} ({where})")
             continue
-        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        given = entry.string
+        strings = tuple(given) if isinstance(given, tuple | list) else (given or "",)
         if not all(strings) or entry.fuzzy:
             out.append(f"{path.name}: untranslated {item.msgid!r} ({where})")
             continue

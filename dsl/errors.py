@@ -17,7 +17,7 @@ class Source:
 
     name: str
     text: str = attrs.field(repr=False)
-    _starts: list | None = attrs.field(default=None, init=False, eq=False, repr=False)
+    _starts: list[int] | None = attrs.field(default=None, init=False, eq=False, repr=False)
 
     def line_col(self, offset: int) -> tuple[int, int]:
         """1-based line and column of a character offset."""
@@ -28,15 +28,16 @@ class Source:
 
     def _line_starts(self) -> list[int]:
         # Computed once per source, on first use (a trace asks for many lines).
-        if getattr(self, "_starts", None) is None:
-            starts = [0]
+        found = self._starts
+        if found is None:
+            found = [0]
             find = self.text.find
             position = find("\n")
             while position >= 0:
-                starts.append(position + 1)
+                found.append(position + 1)
                 position = find("\n", position + 1)
-            object.__setattr__(self, "_starts", starts)
-        return self._starts
+            object.__setattr__(self, "_starts", found)
+        return found
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line (found from the line starts: many errors in one

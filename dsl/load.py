@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -10,7 +11,7 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-from dsl import cache
+from dsl import cache, checked_cache
 from dsl import nodes as n
 from dsl.bounded import Bounded
 from dsl.build import parse_rulebook_file
@@ -222,6 +223,10 @@ def load_text(
 
 def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int) -> Rulebook:
     """load_text, with the rulebooks already on the way (a house rule's bases)."""
+    entry = checked_entry(text, name)
+    book = _checked_from_cache(entry, name, text, max_words)
+    if book is not None:
+        return book
     parsed = parse_cached(text, name, max_words)
     header = parsed.header
     if header is None or header.extends is None:
@@ -232,7 +237,11 @@ def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int
                 replaced.span,
                 tr('start with `rulebook "..." extends base { }`'),
             )
-        return check_definitions(header, definitions, name)
+        book = check_definitions(header, definitions, name)
+        with contextlib.suppress(cache.NotCached, RecursionError):
+            data = checked_cache.dumps(book, count_words(text), parsed.span.source)
+            cache.write(entry, data)
+        return book
     if len(chain) >= MAX_EXTENDS:
         raise CheckError(
             tr("more than {max_extends} rulebooks extend one another", max_extends=MAX_EXTENDS),
@@ -282,8 +291,8 @@ def parse_cached(text: str, name: str, max_words: int = MAX_WORDS) -> n.Rulebook
     if half is not None:  # (a file read never holds one; an app's text may)
         span = Span(Source(name, text), half, half + 1)
         raise RulebookSyntaxError(HALF_CHARACTER, span)
-    key = f"{_FRONT_END}\n{name}\n{text}".encode("utf-8", "surrogatepass")  # (a name's may)
-    key = hashlib.sha256(key).hexdigest()
+    written = f"{_FRONT_END}\n{name}\n{text}".encode("utf-8", "surrogatepass")  # (a name's may)
+    key = hashlib.sha256(written).hexdigest()
     found = _PARSED.get(key)
     if found is None:
         entry = f"ast-{key[:32]}.json"
@@ -351,6 +360,42 @@ def _from_cache(entry: str, name: str, text: str) -> n.RulebookFile | None:
     except (ValueError, TypeError, KeyError, RecursionError):  # not one of ours: parse again
         return None
     return found if isinstance(found, n.RulebookFile) else None
+
+
+def checked_entry(text: str, name: str) -> str:
+    """The name of the cache entry of a checked rulebook: a hash of its text, its name,
+    and the front end's code (`checker_version`)."""
+    key = f"{checker_version()}\n{name}\n{text}".encode("utf-8", "surrogatepass")
+    return f"checked-{hashlib.sha256(key).hexdigest()[:32]}.json"
+
+
+def _checked_from_cache(entry: str, name: str, text: str, max_words: int) -> Rulebook | None:
+    """The checked rulebook kept under `entry`, if there is one, it decodes, and it has
+    at most `max_words` words (else None: it is loaded the long way, which says why)."""
+    data = cache.read(entry)
+    if data is None:
+        return None
+    try:
+        return checked_cache.loads(data, Source(name, text), max_words)
+    except (ValueError, TypeError, KeyError, RecursionError):  # not one of ours: check again
+        return None
+
+
+@functools.cache
+def checker_version() -> str:
+    """What a checked rulebook depends on besides its text: every module of the front end,
+    the grammar, and the package's version (`interpreter/version.py`), by their sizes
+    and times of change (as Python's own bytecode cache), with `_FRONT_END`."""
+    digest = hashlib.sha256(_FRONT_END.encode())
+    here = Path(__file__).parent
+    files = sorted(here.rglob("*.py"))
+    files += [here.parent / "interpreter" / "version.py"]
+    files += [Path(str(resources.files("grammar").joinpath("rulebook.lark")))]
+    for path in files:
+        with contextlib.suppress(OSError):
+            status = path.stat()
+            digest.update(f"{path.name} {status.st_size} {status.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def _front_end_version() -> str:

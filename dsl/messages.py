@@ -35,7 +35,7 @@ class Message(str):
 
     template: str
     plural: str | None
-    count: int | None
+    count: int | None  # type: ignore[assignment]  # (a plural's count: str.count is never used on a Message)
     params: dict
     parts: tuple | None
     separator: str
@@ -83,7 +83,7 @@ class Message(str):
         if self.plural is None:
             template = catalogue.gettext(self.template)
         else:
-            template = catalogue.ngettext(self.template, self.plural, self.count)
+            template = catalogue.ngettext(self.template, self.plural, self.count or 0)
         try:
             return _format(template, self.params, language)
         except (KeyError, IndexError, ValueError):  # a broken translation: the English

@@ -12,7 +12,7 @@ from importlib import resources
 import lark
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-from lark.grammar import Rule
+from lark.grammar import Rule, Terminal
 from lark.lexer import TerminalDef
 from lark.parse_tree_builder import ParseTreeBuilder
 
@@ -110,7 +110,8 @@ def _positioned(parser: Lark) -> Lark:
     built = builder.create_callback()
     callbacks = parser.parser.parser_conf.callbacks
     for rule in parser.rules:
-        callbacks[rule] = operator.itemgetter(0) if _passes_on(rule) else _with_span(built[rule])
+        # (Lark keys its callbacks by Rule, whatever its annotation says)
+        callbacks[rule] = operator.itemgetter(0) if _passes_on(rule) else _with_span(built[rule])  # type: ignore[index]
     return parser
 
 
@@ -121,7 +122,9 @@ def _passes_on(rule: Rule) -> bool:
     if rule.options.keep_all_tokens or len(rule.expansion) != 1:
         return False
     (symbol,) = rule.expansion
-    return not symbol.name.startswith("_") and not (symbol.is_term and symbol.filter_out)
+    return not symbol.name.startswith("_") and not (
+        isinstance(symbol, Terminal) and symbol.filter_out
+    )
 
 
 def _with_span(build):
@@ -150,7 +153,7 @@ def _parser_from_cache(entry: str) -> Lark | None:
         return None
 
 
-def parse_tree(text: str, source: Source, start: str, offset: int = 0) -> lark.Tree:
+def parse_tree(text: str, source: Source, start: str, offset: int = 0) -> ParsedTree:
     """Parse `text` (which sits at `offset` in `source`) from the start symbol `start`."""
     check_nesting(text, source, offset)
     half = lone_surrogate(text)
@@ -158,7 +161,8 @@ def parse_tree(text: str, source: Source, start: str, offset: int = 0) -> lark.T
         span = Span(source, offset + half, offset + half + 1)
         raise RulebookSyntaxError(HALF_CHARACTER, span)
     try:
-        return lark_parser().parse(text, start=start, on_error=keyword_as_name)
+        tree: ParsedTree = lark_parser().parse(text, start=start, on_error=keyword_as_name)  # type: ignore[assignment]  # (its trees are ParsedTrees: lark_parser)
+        return tree
     except UnexpectedInput as error:
         raise _syntax_error(error, text, source, offset) from None
     except LarkError as error:  # anything else Lark may raise is still a syntax error
@@ -187,9 +191,23 @@ def reads_as_dice(word: str) -> bool:
 
 @cache
 def _dice_pattern() -> re.Pattern:
-    """The grammar's own DICE terminal, compiled once."""
-    pattern = next(t for t in lark_parser().terminals if t.name == "DICE").pattern
-    return re.compile(pattern.to_regexp())
+    """The grammar's own DICE terminal, compiled once: read from the grammar's text as
+    Lark reads it (its `\\n` a line break), without building the parser (which the checker
+    would otherwise build to tell a dice term from a name; tests/test_grammar.py checks
+    it is Lark's own)."""
+    return re.compile(dice_terminal(_grammar_text()))
+
+
+#: the DICE terminal's line in the grammar: `DICE.3: /.../` (no flags)
+_DICE_LINE = re.compile(r"^DICE(?:\.[0-9]+)?: */(.*)/$", re.MULTILINE)
+
+
+def dice_terminal(grammar: str) -> str:
+    """The regular expression of the grammar's DICE terminal, as Lark's `to_regexp`."""
+    found = _DICE_LINE.search(grammar)
+    if found is None:
+        raise ValueError("the grammar has no DICE terminal")
+    return re.sub(r"(?<!\\)((?:\\\\)*)\\n", lambda m: m.group(1) + "\n", found.group(1))
 
 
 @cache
@@ -249,11 +267,12 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
     if other is not None:  # `10d10>5f1`, `{1d20, 1d20}x`: said at what differs, with ours
         message, start, end, hint = other
         return RulebookSyntaxError(message, Span(source, offset + start, offset + end), hint)
-    if isinstance(error, UnexpectedCharacters):
+    if isinstance(error, UnexpectedCharacters) and error.pos_in_stream is not None:
         start = offset + error.pos_in_stream
         char = text[error.pos_in_stream]
         span = Span(source, start, start + 1)
-        word = _WORD.match(text, error.pos_in_stream).group()
+        read = _WORD.match(text, error.pos_in_stream)
+        word = read.group() if read else ""
         refused = digits_refused(word)
         if refused is not None:  # `١٢٣`, `3d٦`: no number, no dice
             at = start + word.index(other_digit(word))
@@ -419,7 +438,7 @@ def _expected_hint(names) -> Message | None:
         return None
     if names == {"$END"}:
         return tr("expected an operator (such as + or *) or the end of the text")
-    described = []
+    described: list[str] = []
     if names & _VALUE_STARTS:
         described.append(tr("a value (a number, a name, dice or an expression in parentheses)"))
         names -= _VALUE_STARTS | {"MINUS", "PLUS", "NOT", "TRUE", "FALSE", "YES", "NO", "NONE"}

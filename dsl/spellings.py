@@ -109,8 +109,10 @@ def other_spelling(text: str, position: int) -> tuple | None:
             )
     for match in _GROUP_MODIFIER.finditer(text, max(0, position - 200), position + 200):
         if match.start() <= position < match.end():
-            start = match.start(1) + _GROUP_TAKES.match(match.group(1)).end()
-            word = _MODIFIER_WORD.match(text, start).group() or text[start : start + 1]
+            taken = _GROUP_TAKES.match(match.group(1))  # (both match, if only nothing)
+            start = match.start(1) + (taken.end() if taken else 0)
+            read = _MODIFIER_WORD.match(text, start)
+            word = (read.group() if read else "") or text[start : start + 1]
             return (
                 tr("`{modifier}` is not a modifier of a group", modifier=word),
                 start,

@@ -127,7 +127,7 @@ REF_VALUES = {
 def value_of(t: Type) -> Type:
     """The type of a value once any ref in it has been read."""
     if t.kind == "ref":
-        return REF_VALUES.get(t.ref, ANY)
+        return REF_VALUES.get(t.ref, ANY) if t.ref is not None else ANY
     if t.kind == "roll":
         return NUMBER
     return t

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
-from dsl.errors import did_you_mean
+from dsl.errors import Span, did_you_mean
 from dsl.messages import tr
 from interpreter.errors import ChoiceNotOpen, ParameterError
 from interpreter.values import show
@@ -36,7 +36,7 @@ class Question:
     closed: tuple  # the options not open now (their condition fails, or their cost)
     by: str | None  # the role of the character who decides (None: the acting one)
     who: str | None  # how the trace names that character
-    span: object = attrs.field(eq=False, repr=False, default=None)
+    span: Span | None = attrs.field(eq=False, repr=False, default=None)
     #: why each closed option is closed, in `closed`'s order: "condition" or "cost"
     why: tuple = attrs.field(eq=False, repr=False, default=())
     #: the how-manieth time this choice is asked in the run (1 the first; 0: not counted,

@@ -89,6 +89,9 @@ class Branches:
     branches: tuple[Branch, ...]
     otherwise: tuple[Statement, ...]
     pure: bool
+    #: the most steps conditions left out of this view may count (a run tests them:
+    #: interpreter.odds.settled); 0 for an `if` as compiled
+    untested: int = 0
 
 
 @attrs.frozen(eq=False)

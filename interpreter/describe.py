@@ -10,6 +10,8 @@ and `x-maximum-expression` (computed from the sheet, shown as written).
 
 from __future__ import annotations
 
+from typing import Any
+
 from dsl import nodes as n
 from dsl.rulebook import Rulebook
 
@@ -81,8 +83,8 @@ def _question(label) -> str | None:
     if label is None:
         return None
     if isinstance(label, n.Literal):
-        return label.value
-    return label.span.text[1:-1]
+        return str(label.value)
+    return str(label.span.text[1:-1])
 
 
 def _choice(choose: n.Choose) -> dict:
@@ -255,7 +257,9 @@ def _sheet(book: Rulebook) -> dict:
 
 def _field(field, book: Rulebook) -> dict:
     """One sheet field: its kind, its bounds as numbers, and its JSON Schema."""
-    item = {"name": field.name, "kind": n.kind_of(field), "range": None, "per": None}
+    item: dict[str, Any] = {"name": field.name, "kind": n.kind_of(field), "range": None}
+    item["per"] = None
+    schema: dict[str, Any]
     if isinstance(field, n.Stat):
         item["range"] = _range(field.range)
         schema = _range_schema(field.range, "integer")
@@ -327,7 +331,7 @@ def _range(range_: n.Range) -> dict:
 
 
 def _range_schema(range_: n.Range, kind: str) -> dict:
-    schema = {"type": kind}
+    schema: dict[str, Any] = {"type": kind}
     if range_.low is not None:
         schema["minimum"] = range_.low
     if range_.high is not None:

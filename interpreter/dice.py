@@ -20,6 +20,7 @@ from __future__ import annotations
 import operator
 import random
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from dsl.errors import Span
 from dsl.messages import Message, tr
@@ -290,6 +291,8 @@ class PoolRoll(Rolled):
     """
 
     __slots__ = ("faces", "failures", "label", "successes", "total")
+    successes: Any  # (a slot: the count of successes, or None)
+    failures: Any
 
     def __init__(self, label, faces, total, successes=None, failures=None):
         self.label, self.faces, self.total = label, faces, total
@@ -319,7 +322,7 @@ def roll_pool(
     limits = tray.limits
     check_term(die, count, limits, span)
     draw = tray.draw
-    faces = [[draw(die, span), KEPT, False] for _ in range(count)]
+    faces: list[list[Any]] = [[draw(die, span), KEPT, False] for _ in range(count)]
     success_test = failure_test = None
     counted_as_failures = False
     for step in steps:

@@ -20,17 +20,19 @@ only its public methods (`prepare`, `context`, `commit`, `run`, `run_check`, `ru
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypeAlias
 
 from dsl import nodes as n
 from dsl.bounded import Bounded
-from dsl.errors import RulebookError, did_you_mean
+from dsl.errors import RulebookError, Span, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook, reads_sheet
 from interpreter.balance.encounters.answering import EncounterOdds, encounter_odds
 from interpreter.choosers import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
+from interpreter.compile.procedures import Procedure
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
 from interpreter.errors import (
@@ -48,14 +50,17 @@ from interpreter.runtime import Context, Roller, RollerProtocol
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.state import Character, State
-from interpreter.trace import Step, Trace, call_text
+from interpreter.trace import Later, Step, Trace, call_text
+
+#: an action's parameters, by name (as given; as shown)
+Params: TypeAlias = dict[str, Any]
 
 #: characters of rulebook text whose engines are kept by `Engine.of`
 ENGINES_TEXT = 1_000_000
 _ENGINES = Bounded(ENGINES_TEXT, count=64)
 
 
-def with_targets(params: dict | None, targets: Mapping[str, Sheet]) -> dict:
+def with_targets(params: Params | None, targets: Mapping[str, Sheet]) -> Params:
     """The parameters of a run with its other characters among them (by their role)."""
     params = dict(params or {})
     for role, other in targets.items():
@@ -65,15 +70,23 @@ def with_targets(params: dict | None, targets: Mapping[str, Sheet]) -> dict:
     return params
 
 
+def _state_of(ctx: Context) -> State:
+    """The working sheet of a run's context (every context an Engine makes has one)."""
+    state = ctx.state
+    if state is None:
+        raise AssertionError("a run's context without its working sheet")
+    return state
+
+
 class RollCall:
     """A named roll called the way actions and checks are: (ctx, args, span) → its total."""
 
-    def __init__(self, procedure):
+    def __init__(self, procedure: Procedure):
         self.procedure = procedure
         self.node = procedure.node
         self.label = procedure.name
 
-    def __call__(self, ctx, args, span):  # noqa: ARG002 (every runnable is called with (ctx, args, span))
+    def __call__(self, ctx: Context, args: tuple[Any, ...], span: Span | None) -> Any:  # noqa: ARG002 (every runnable is called with (ctx, args, span))
         return self.procedure.call(ctx, args).total
 
 
@@ -82,7 +95,7 @@ class Runnable:
 
     __slots__ = ("binder", "characters", "compiled", "kind", "name", "span")
 
-    def __init__(self, kind: str, name: str, compiled, binder: Binder):
+    def __init__(self, kind: str, name: str, compiled: Any, binder: Binder):
         self.kind = kind  # "action", "check" or "roll"
         self.name = name
         self.compiled = compiled  # compiled(ctx, args, span) → the result (a record, a total)
@@ -94,7 +107,7 @@ class Runnable:
             for p in compiled.node.params
         )
 
-    def __call__(self, ctx, args):
+    def __call__(self, ctx: Context, args: tuple[Any, ...]) -> Any:
         return self.compiled(ctx, args, self.span)
 
 
@@ -107,14 +120,16 @@ class Engine:
         #: the language of its texts (the rulebook's `language`, if it has a catalogue)
         self.language = language_for(rulebook.language)
         self.compiler = Compiler.of(rulebook)
-        self._runnables: dict = {}  # name → Runnable (an action, check or roll, and its binder)
+        #: name → Runnable (an action, check or roll, and its binder)
+        self._runnables: dict[str, Runnable] = {}
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
         """The engine of a rulebook, compiled once and kept while it is among the engines
         used last (`ENGINES_TEXT` characters of their rulebooks' texts: a server given a
         new text on every edit keeps only the last ones)."""
-        return _ENGINES.of(rulebook, cls)
+        engine: Engine = _ENGINES.of(rulebook, cls)
+        return engine
 
     # ─── running actions ────────────────────────────────────────────────────
 
@@ -122,11 +137,11 @@ class Engine:
         self,
         action: str,
         sheet: Sheet,
-        params: dict | None = None,
+        params: Params | None = None,
         dice: DiceSource | None = None,
         *,
         targets: Mapping[str, Sheet] | None = None,
-        choices: Mapping | Callable | Sequence | Chooser | None = None,
+        choices: Mapping[str, Any] | Callable[..., Any] | Sequence[Any] | Chooser | None = None,
     ) -> Outcome:
         """Run an action (or a check, an opposed check, a named roll); return its Outcome,
         or raise with nothing changed. An EvaluationError raised carries the trace up to
@@ -153,7 +168,14 @@ class Engine:
         except (RulebookError, RecursionError) as error:
             raise spoken(error, self.language) from None
 
-    def _run(self, runnable: Runnable, sheet: Sheet, params: dict, dice, chooser=None) -> Outcome:
+    def _run(
+        self,
+        runnable: Runnable,
+        sheet: Sheet,
+        params: Params,
+        dice: DiceSource | None,
+        chooser: Chooser | None = None,
+    ) -> Outcome:
         if sheet.rulebook is not self.rulebook:
             raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
         binder = runnable.binder
@@ -161,20 +183,21 @@ class Engine:
         warnings = binder.warnings(sheet, params) if binder.open_skills else ()
         source = dice if dice is not None else SeededDice()
         roller = Roller(source, self.limits)
-        ctx = Context(roller, self.limits, State(sheet._values, self.compiler.open_default))
+        state = State(sheet._values, self.compiler.open_default)
+        ctx = Context(roller, self.limits, state)
         ctx.chooser = chooser
+        changes: tuple[Change, ...]
         try:
             result = runnable.compiled(ctx, args, runnable.span)
-            state = ctx.state
             if state.own or state.cast is not None:
-                new_sheet, changes = self.commit(ctx, sheet)
-                changes = tuple(changes)
+                new_sheet, written = self.commit(ctx, sheet)
+                changes = tuple(written)
             else:  # nothing was written: the same sheet, nothing to check again
                 new_sheet, changes = sheet, ()
             others = self.others_of(ctx, args) if runnable.characters else ()
             source.finish()
         except EvaluationError as error:
-            faces, made = tuple(roller.drawn), tuple(ctx.choices)
+            faces, made = tuple(roller.drawn), tuple(ctx.choices or ())
             if isinstance(error, ChoiceNotOpen) and error.refused is not None:
                 made += (error.refused,)  # the replay is refused there again
             error.replay = functools.partial(
@@ -227,7 +250,7 @@ class Engine:
         self._runnables[name] = found
         return found
 
-    def _no_such(self, kind: str, name: str, among) -> ParameterError:
+    def _no_such(self, kind: str, name: str, among: Iterable[str]) -> ParameterError:
         """The error for a name the rulebook has no `kind` of ("runnable": no action,
         check, opposed check nor roll), hinted with the closest of the names `among`
         (for actions, else the list of them)."""
@@ -252,12 +275,21 @@ class Engine:
             hint = "actions: " + ", ".join(self.rulebook.actions)
         return ParameterError(message, None, hint)
 
-    def context(self, roller: RollerProtocol, sheet: Sheet, trace: list | None = None) -> Context:
+    def context(self, roller: RollerProtocol, sheet: Sheet, trace: Trace | None = None) -> Context:
         """A fresh run context over a sheet, with this roller (real, or the odds one)."""
         state = State(sheet._values, self.compiler.open_default)
         return Context(roller, self.limits, state, trace)
 
-    def _trace(self, runnable: Runnable, sheet, args, faces, shown, origin, made) -> Trace:
+    def _trace(
+        self,
+        runnable: Runnable,
+        sheet: Sheet,
+        args: tuple[Any, ...],
+        faces: tuple[int, ...],
+        shown: Params,
+        origin: str,
+        made: tuple[Any, ...],
+    ) -> Trace:
         """The run again with its own dice and choices, traced; up to the error, if it
         failed."""
         steps = Trace(language=self.language, limits=self.limits)
@@ -265,7 +297,7 @@ class Engine:
         steps.append(
             Step(
                 "action" if runnable.kind == "action" else "run",
-                call_text(compiled.label, shown.items(), self.limits.shown_length),
+                Later(call_text, compiled.label, tuple(shown.items()), self.limits.shown_length),
                 compiled.node.span.line,
                 {runnable.kind: runnable.name},
                 -1,
@@ -284,21 +316,22 @@ class Engine:
             pass
         return steps.close()
 
-    def prepare(self, action: str, sheet: Sheet, params: dict) -> tuple:
+    def prepare(self, action: str, sheet: Sheet, params: Params) -> tuple[Any, ...]:
         """(compiled action, its arguments, the parameters as shown) for a run."""
         if action not in self.rulebook.actions:
             raise self._no_such("action", action, self.rulebook.actions)
         args, shown = self._arguments(self.rulebook.actions[action], sheet, params)
         return self.compiler.action(action), args, shown
 
-    def _arguments(self, node, sheet: Sheet, params: dict) -> tuple:
+    def _arguments(self, node: Any, sheet: Sheet, params: Params) -> tuple[Any, Params]:
         """Parameter values in declaration order (defaults filled in), and how to show
         them; unknown, missing or ill-typed parameters are ParameterErrors."""
         if sheet.rulebook is not self.rulebook:
             raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
-        return self.runnable(node.name).binder(sheet, params)
+        args, shown = self.runnable(node.name).binder(sheet, params)
+        return args, shown
 
-    def check_arguments(self, check: str, sheet: Sheet, params: dict) -> tuple:
+    def check_arguments(self, check: str, sheet: Sheet, params: Params) -> Any:
         """A check's (or an opposed check's) arguments, in declaration order (for the
         odds engine)."""
         book = self.rulebook
@@ -307,7 +340,7 @@ class Engine:
             raise self._no_such("check", check, [*book.checks, *book.opposed])
         return self._arguments(node, sheet, params)[0]
 
-    def roll_arguments(self, roll_name: str, sheet: Sheet, params: dict) -> tuple:
+    def roll_arguments(self, roll_name: str, sheet: Sheet, params: Params) -> Any:
         """A named roll's arguments, in declaration order (for the odds engine)."""
         return self._arguments(self.rulebook.rolls[roll_name], sheet, params)[0]
 
@@ -316,7 +349,7 @@ class Engine:
         self,
         roll_name: str,
         sheet: Sheet,
-        params: dict | None = None,
+        params: Params | None = None,
         dice: DiceSource | None = None,
     ) -> Outcome:
         """Roll one of the rulebook's named rolls (`abierta`, `capicua`); its Outcome,
@@ -327,7 +360,11 @@ class Engine:
 
     @speaking
     def run_check(
-        self, check: str, sheet: Sheet, params: dict | None = None, dice: DiceSource | None = None
+        self,
+        check: str,
+        sheet: Sheet,
+        params: Params | None = None,
+        dice: DiceSource | None = None,
     ) -> Outcome:
         """Roll one check (no action around it); its Outcome, whose result is the check's
         record (total, success, margin and the check's own fields)."""
@@ -337,11 +374,11 @@ class Engine:
 
     # ─── the sheet ──────────────────────────────────────────────────────────
 
-    def commit(self, ctx: Context, sheet: Sheet) -> tuple:
+    def commit(self, ctx: Context, sheet: Sheet) -> tuple[Sheet, list[Change]]:
         """End of a run: (the new sheet, its changes); resources kept within their new
         maximum, `ensure` rules checked (a broken one raises, and nothing changes), on
         every character's sheet (the others' new sheets: `others_of`)."""
-        state = ctx.state
+        state = _state_of(ctx)
         for other in state.others() if state.cast is not None else ():
             if other.own:
                 ctx.state = other
@@ -364,16 +401,17 @@ class Engine:
             return None
         return Sheet(self.rulebook, {})
 
-    def others_of(self, ctx: Context, args: tuple) -> tuple:
+    def others_of(self, ctx: Context, args: tuple[Any, ...]) -> tuple[CharacterOutcome, ...]:
         """After `commit`: each other character given to the run, its new sheet and its
         changes (a character the run never changed keeps its sheet)."""
-        if ctx.state.cast is None and not any(type(v) is Character for v in args):
+        cast = _state_of(ctx).cast
+        if cast is None and not any(type(v) is Character for v in args):
             return ()
         out = []
         for value in args:
             if not isinstance(value, Character):
                 continue
-            state = (ctx.state.cast or {}).get(value.role)
+            state = (cast or {}).get(value.role)
             before = value.sheet
             if state is None or not state.own:
                 out.append(CharacterOutcome(value.role, value.label, before, before, ()))
@@ -384,7 +422,9 @@ class Engine:
         return tuple(out)
 
     @speaking
-    def sheet(self, data: dict, path: str | None = None, text_format: str = "yaml") -> Sheet:
+    def sheet(
+        self, data: dict[str, Any], path: str | None = None, text_format: str = "yaml"
+    ) -> Sheet:
         """A sheet from plain data (as a YAML or JSON file would give)."""
         return Sheet.from_data(data, self.rulebook, path, text_format, self.limits)
 
@@ -393,34 +433,42 @@ class Engine:
         """A sheet file (YAML, or JSON by its suffix), checked against the rulebook."""
         return Sheet.load(path, self.rulebook, self.limits)
 
-    def resources(self, sheet: Sheet) -> list[tuple]:
+    def resources(self, sheet: Sheet) -> list[tuple[Any, ...]]:
         """The sheet's resources as (path, value, minimum, maximum), maxima computed."""
         return resource_bounds(self.compiler, sheet._values, self.limits)
 
     # ─── other questions an app may ask ─────────────────────────────────────
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         """Actions, parameters, checks, rolls, tables and the sheet, as plain data."""
         return describe(self.rulebook)
 
     @speaking
-    def encounter(self, description: str | Path | Mapping, **options) -> EncounterOdds:
+    def encounter(
+        self, description: str | Path | Mapping[str, Any], **options: Any
+    ) -> EncounterOdds:
         """A whole encounter's odds (who wins, in how many rounds, with what left): exact
         where its states are few, else sampled, saying why: interpreter.balance.encounters.answering
         (`description`: a file, its data, or an Encounter; `options`: encounter_odds's)."""
         return encounter_odds(self, description, **options)
+
+    def counting(self):
+        """Exact counts a whole encounter needs: interpreter.odds.joint_writes.Counting."""
+        from interpreter.odds.joint_writes import Counting
+
+        return Counting(self)
 
     @speaking
     def odds(
         self,
         action: str,
         sheet: Sheet,
-        params: dict | None = None,
+        params: Params | None = None,
         field: str | None = None,
         *,
-        choices: Mapping | None = None,
+        choices: Mapping[str, Any] | None = None,
         best: Goal | str | None = None,
-        **options,
+        **options: Any,
     ) -> Odds:
         """The distribution of an action's (check's, roll's) result field: `interpreter.odds`.
 
@@ -449,8 +497,13 @@ class Engine:
         )
 
     def sweep(
-        self, action: str, characters: Sheet | Sequence, *, compare: Sequence = (), **options
-    ) -> list[dict]:
+        self,
+        action: str,
+        characters: Sheet | Sequence[Any],
+        *,
+        compare: Sequence[Rulebook] = (),
+        **options: Any,
+    ) -> list[dict[str, Any]]:
         """The odds of `action` over a grid (interpreter.balance.sweep): a list of rows,
         one dict per case (`pandas.DataFrame(rows)` reads it), for `characters` (Sheets,
         or (label, Sheet) pairs), the `params` and sheet values (`vary`) given as lists,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from dsl.errors import KINDS, RulebookError, Span
 from dsl.errors import shown as seen
 from dsl.messages import Message, tr, translate
@@ -43,8 +46,9 @@ class EvaluationError(RulebookError):
 
     exit_code = 4
     code = "evaluation_error"
-    replay = None  # set by the Engine: a function giving the trace up to the error
-    steps = None  # set by the Engine: the steps the run took up to the error
+    #: set by the Engine: a function giving the trace up to the error
+    replay: Callable[[], Any] | None = None
+    steps: int | None = None  # set by the Engine: the steps the run took up to the error
 
     def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
         super().__init__(quoting(message), span, hint)
@@ -116,7 +120,7 @@ class ChoiceNotOpen(RequirementFailed):
     cost) closes at that moment: like a `require` that fails, the run changes nothing."""
 
     code = "choice_not_open"
-    refused = None  # the answer refused (interpreter.choosers.Choice), for the replay
+    refused: Any = None  # the answer refused (interpreter.choosers.Choice), for the replay
 
 
 class InsufficientResource(EvaluationError):
@@ -160,7 +164,7 @@ class SheetError(RulebookError):
         kind = translate(KINDS.get(self.kind, self.kind), language)
         head = f"{kind}: {translate(self.message, language)}"
         text = f"{where}: {head}" if where else head
-        if self.line is not None:
+        if self.line is not None and self.column is not None:
             shown = seen(self.line_text[: max(100, self.column + 20)])  # a long line, cut short
             width = max(1, min(self.width, len(shown) - self.column + 1))
             caret = " " * (self.column - 1) + "^" * width

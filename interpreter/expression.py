@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import attrs
 
-from dsl.build import parse_expression
-from dsl.check import Checker, Scope, check_definitions
-from dsl.errors import TOO_DEEP, RulebookInvalid
+from dsl import plain_dice
+from dsl.errors import TOO_DEEP, Source, Span
 from dsl.messages import tr
-from dsl.rulebook import Rulebook
-from interpreter.compile import Compiler
-from interpreter.compile.costs import charged
-from interpreter.dice import DiceSource, SeededDice
+from interpreter.dice import DiceSource, Die, SeededDice
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.runtime import Context, Roller
@@ -50,12 +46,20 @@ class ExpressionCache:
         self.size = size
         self.cache: dict = {}
         self.warnings: dict = {}  # the checker's warnings, by text (a spelling read otherwise)
-        self.empty: Rulebook | None = None
+        self.empty = None  # the empty rulebook the compiler stands on, made once
 
     def compile(self, text: str):
         found = self.cache.get(text)
         if found is not None:
             return found
+        # the whole front end and the compiler, imported when an expression needs them
+        # (plain dice never do: `roll`)
+        from dsl.build import parse_expression
+        from dsl.check import Checker, Scope, check_definitions
+        from dsl.errors import RulebookInvalid
+        from interpreter.compile import Compiler
+        from interpreter.compile.costs import charged
+
         node = parse_expression(text)
         if self.empty is None:
             self.empty = check_definitions(None, [], "<expression>")
@@ -105,6 +109,10 @@ def roll(
     expression: str, dice: DiceSource | None = None, limits: Limits = DEFAULT_LIMITS
 ) -> RollResult:
     """Roll a dice expression such as `4d6kh3 + 2`; raise a RulebookError if it is bad."""
+    if limits is DEFAULT_LIMITS:
+        terms = plain_dice.read(expression)
+        if terms is not None:
+            return roll_plain(expression, terms, dice if dice is not None else SeededDice())
     try:
         node, value = compile_expression(expression)
         source = dice if dice is not None else SeededDice()
@@ -121,6 +129,28 @@ def roll(
     return RollResult(expression, total, tuple(roller.drawn), source.origin, tuple(roller.terms))
 
 
+def roll_plain(expression: str, terms: tuple, source: DiceSource) -> RollResult:
+    """A plain dice expression (`dsl.plain_dice.read`'s terms) rolled as the compiled
+    expression rolls it: each term in order through the same roller, the same dice, the
+    same result (tests/test_plain_dice.py compares them), without the parser, the
+    checker or the compiler. Within the default limits: its dice are at most
+    MAX_TERMS * 999, its faces 9999."""
+    roller = TermRecorder(source, DEFAULT_LIMITS)
+    text = Source("<expression>", expression)
+    total = 0
+    for sign, start, end, value in terms:
+        if type(value) is not int:
+            count, sides, mode, k, at = value
+            span = Span(text, start, end)
+            steps: tuple = ()
+            if mode is not None:
+                steps = (("keep", mode, 1 if k is None else k, Span(text, at, end)),)
+            value = roller.pool(Die.of(sides), count or 1, steps, span, span.text).total
+        total += sign * value
+    source.finish()
+    return RollResult(expression, total, tuple(roller.drawn), source.origin, tuple(roller.terms))
+
+
 def compile_expression(text: str) -> tuple:
     """(node, closure) for a dice expression: parsed, checked and compiled once per text."""
     return EXPRESSIONS.compile(text)
@@ -128,6 +158,9 @@ def compile_expression(text: str) -> tuple:
 
 def expression_warnings(text: str) -> tuple:
     """The checker's warnings about a dice expression: a modifier that changes nothing, a
-    spelling another dice roller reads otherwise (`10d10>=6` counts dice in Roll20)."""
+    spelling another dice roller reads otherwise (`10d10>=6` counts dice in Roll20).
+    Plain dice have none (`dsl.plain_dice`)."""
+    if plain_dice.read(text) is not None:
+        return ()
     EXPRESSIONS.compile(text)
     return EXPRESSIONS.warnings.get(text, ())

@@ -84,7 +84,7 @@ class Grouping:
         counts: dict = {}
         for face in faces:
             counts[face] = counts.get(face, 0) + 1
-        score, left = 0, {}
+        score, left = 0, dict[int, int]()
         for face in sorted(counts):
             score, c = self.add(score, left, face, counts[face])
             if c:

@@ -21,10 +21,10 @@ import json
 from collections.abc import Mapping
 from fractions import Fraction
 from importlib import resources
+from typing import Any
 
 from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import translate
-from interpreter.describe import describe
 from interpreter.dice import KEPT
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
@@ -41,6 +41,7 @@ KINDS = (
     "journal_entry",
     "replay",
     "encounter",
+    "sweep",
 )
 #: ends listed by what is left, for each side, in an encounter's document (the most likely)
 LISTED_ENDS = 200
@@ -270,6 +271,8 @@ def describe_data(book, language: str | None = None) -> dict:
     """A rulebook's actions, checks, rolls, tables and sheet (`interpreter.describe`)."""
     w = Writer(language)
     out = _head("describe", language or book.language)
+    from interpreter.describe import describe  # (a rolled expression's JSON needs none)
+
     out.update(w.value(describe(book), ""))
     return w.finish(out)
 
@@ -308,10 +311,10 @@ def _error(error: RulebookError, w: Writer) -> dict:
         "hint": w.text(error.hint),
         "location": location_data(error.span),
     }
-    if getattr(error, "field", None) is not None:
-        out["field"] = error.field
-    if getattr(error, "path", None) is not None:
-        out["file"] = error.path
+    if (field := getattr(error, "field", None)) is not None:
+        out["field"] = field
+    if (path := getattr(error, "path", None)) is not None:
+        out["file"] = path
     if isinstance(error, RulebookInvalid):
         out["diagnostics"] = [{"severity": d.severity, **_error(d, w)} for d in error.diagnostics]
     return out
@@ -432,7 +435,7 @@ def encounter_data(answer, language: str | None = None) -> dict:
         {"rounds": n, "probability": number(p, f"/rounds/{i}/probability")}
         for i, (n, p) in enumerate(answer.rounds().items())
     ]
-    left = []
+    left: list[Any] = []
     for side in answer.sides:
         ends = list(answer.left(side).items())
         for healths, p in ends[:LISTED_ENDS]:
@@ -440,6 +443,20 @@ def encounter_data(answer, language: str | None = None) -> dict:
             health = dict(zip(answer.names, healths))
             left.append({"side": side, "health": health, "probability": number(p, pointer)})
     out["left"] = left
+    return w.finish(out)
+
+
+def sweep_data(rows: list, action: str, language: str | None = None) -> dict:
+    """A sweep's table (interpreter.balance.sweep): its columns in order, and a row per
+    case, each probability a number with its exact fraction in `fractions`."""
+    w = Writer(language)
+    out = _head("sweep", language)
+    out["action"] = action
+    seen: dict = {}
+    for row in rows:
+        seen.update(dict.fromkeys(row))
+    out["columns"] = list(seen)
+    out["rows"] = [w.value(dict(row), f"/rows/{i}") for i, row in enumerate(rows)]
     return w.finish(out)
 
 

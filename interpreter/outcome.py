@@ -6,6 +6,8 @@ by running again with the run's own dice)."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import attrs
 
@@ -14,6 +16,8 @@ from interpreter.errors import LimitExceeded
 from interpreter.json_data import run_data
 from interpreter.sheets.character import Sheet
 from interpreter.trace import Trace
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @attrs.frozen
@@ -33,7 +37,7 @@ class CharacterOutcome:
     label: str  # how the trace names it (its sheet's file name)
     before: Sheet
     after: Sheet
-    changes: tuple  # of Change
+    changes: tuple[Change, ...]
 
 
 class Outcome:
@@ -67,18 +71,18 @@ class Outcome:
     def __init__(
         self,
         action: str,
-        params: dict,
+        params: dict[str, Any],
         result: object,
         sheet: Sheet,
-        changes: tuple,
-        dice: tuple,
+        changes: tuple[Change, ...],
+        dice: tuple[int, ...],
         origin: str,
-        replay: tuple,
+        replay: tuple[Any, ...],
         kind: str = "action",
         language: str = "en",
-        warnings: tuple = (),
-        characters: tuple = (),
-        choices: tuple = (),
+        warnings: tuple[Any, ...] = (),
+        characters: tuple[CharacterOutcome, ...] = (),
+        choices: tuple[Any, ...] = (),
         before: Sheet | None = None,
     ):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
@@ -88,16 +92,16 @@ class Outcome:
         self.choices = choices  # interpreter.choosers.Choice, in order
         self.before = sheet if before is None else before
         self._replay = replay  # (a function giving the trace by running again, its arguments)
-        self._trace = None
+        self._trace: Trace | None = None
         self.steps = 0  # the steps of evaluation it took (against Limits.steps_per_run)
 
     @property
-    def sheets(self) -> dict:
+    def sheets(self) -> dict[str, Sheet]:
         """Every character's new sheet, by role: `self` (the acting one) and the others."""
         return {"self": self.sheet, **{c.role: c.after for c in self.characters}}
 
     @property
-    def sheets_before(self) -> dict:
+    def sheets_before(self) -> dict[str, Sheet]:
         """Every character's sheet as the run was given it, by role."""
         return {"self": self.before, **{c.role: c.before for c in self.characters}}
 
@@ -109,33 +113,34 @@ class Outcome:
     @property
     def trace(self) -> Trace:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
-        if self._trace is None:
+        found = self._trace
+        if found is None:
             replay, *arguments = self._replay
-            self._trace = replay(*arguments)
-        return self._trace
+            found = self._trace = replay(*arguments)
+        return found
 
-    def to_json(self, language: str | None = None) -> dict:
+    def to_json(self, language: str | None = None) -> dict[str, Any]:
         """The plain JSON data of this run (schema: run), texts in `language` (by
         default the rulebook's)."""
         return run_data(self, language or self.language)
 
 
-def speaking(method):
+def speaking(method: F) -> F:
     """An Engine method whose errors speak the rulebook's language (`RulebookError.render`)."""
 
     @functools.wraps(method)
-    def speaks(self, *args, **kwargs):
+    def speaks(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
         except (RulebookError, RecursionError) as error:
             raise spoken(error, self.language) from None
 
-    return speaks
+    return cast(F, speaks)  # (the same signature: functools.wraps)
 
 
-def spoken(error: Exception, language: str) -> RulebookError:
+def spoken(error: RulebookError | RecursionError, language: str) -> RulebookError:
     """The error to raise from an Engine method: the project's own, in the rulebook's
     language (a RecursionError is the limit on calls inside one another)."""
     if isinstance(error, RecursionError):
-        error = LimitExceeded(TOO_DEEP)
+        return LimitExceeded(TOO_DEEP).speak(language)
     return error.speak(language)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 from dsl import nodes as n
 from dsl.errors import did_you_mean
@@ -23,7 +24,7 @@ class Binder:
     """An action's (or check's) parameters, prepared once: for each, how to check a
     value given for it, and its default when it is left out."""
 
-    def __init__(self, engine, node):
+    def __init__(self, engine: Any, node: Any) -> None:
         self.engine = engine
         self.node = node
         self.names = [p.name for p in node.params]

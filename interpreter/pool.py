@@ -12,6 +12,8 @@ sorted dice) are *order-free*; `dice`, `kept` and `dropped` list faces in the or
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import attrs
 
 from interpreter.grouping import most_sets as grouped
@@ -25,6 +27,16 @@ class Rolled:
     `failures` and `faces`: [face, status, exploded] lists in the order shown."""
 
     __slots__ = ()
+    # each subclass's own (slots or properties; counting, a total may be a distribution)
+    total: Any
+    faces: list
+
+    if TYPE_CHECKING:
+
+        @property
+        def successes(self) -> Any: ...
+        @property
+        def failures(self) -> Any: ...
 
     def standing(self) -> tuple:
         """The faces of the dice that stand (kept or dropped; not those rolled again)."""
@@ -246,7 +258,7 @@ class Answers(Rolled):
 
     def __init__(self, answers: dict, kept: tuple | None, missing):
         self.answers, self.kept, self.missing = answers, kept, missing
-        self.hashed = None  # worlds are merged by their values: hashed again and again
+        self.hashed: int | None = None  # worlds are merged by their values: hashed again and again
 
     def answer(self, question: Question):
         found = self.answers.get(question, self)

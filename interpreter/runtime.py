@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from dsl.errors import Span
@@ -33,7 +34,7 @@ from interpreter.limits import Limits
 from interpreter.pool import Rolled
 from interpreter.state import State
 from interpreter.symbols import roll_symbols
-from interpreter.trace import Step, faces_text
+from interpreter.trace import Step, Trace, faces_text
 
 # ─── the context ────────────────────────────────────────────────────────────
 
@@ -81,55 +82,67 @@ class Context:
         roller: RollerProtocol,
         limits: Limits,
         state: State | None = None,
-        trace: list | None = None,
+        trace: Trace | None = None,
     ):
         self.roller = roller
         self.limits = limits
         self.state = state
         self.trace = trace
-        self.env: dict = {}
+        self.env: dict[str, Any] = {}
         self.steps = 0
         self.step_bound = limits.steps_per_run
-        self.deadline = None
-        self.clock = None  # called every STEPS_BETWEEN_CLOCKS steps (`on_clock`)
+        self.deadline: float | None = None
+        self.clock: Callable[[], object] | None = (
+            None  # called every STEPS_BETWEEN_CLOCKS steps (`on_clock`)
+        )
         if limits.run_seconds != math.inf:
             self.deadline = time.monotonic() + limits.run_seconds
             self.step_bound = min(limits.steps_per_run, STEPS_BETWEEN_CLOCKS)
         self.depth = 0  # how deep the trace indents
         self.calls = 0  # definitions calling one another now (against call_depth)
-        self.capture: list | None = None  # dice a roll procedure's rule is watching
+        self.capture: list[Any] | None = None  # dice a roll procedure's rule is watching
         self.quiet = 0  # > 0 inside a roll procedure, which traces its dice itself
-        self.chooser = None  # who answers a `choose` (interpreter.choosers; None: nobody)
-        self.choices: list | None = []  # the choices made, in order
+        self.chooser: Any = None  # who answers a `choose` (interpreter.choosers; None: nobody)
+        self.choices: list[Any] | None = []  # the choices made, in order
 
-    def step(self, kind: str, text: str, span, detail=None, verbose=False, **data) -> None:
-        """Note a step in the trace (`detail`, `verbose`: see `Step`)."""
+    def step(
+        self,
+        kind: str,
+        text: str,
+        span: Span | None,
+        detail: str | None = None,
+        verbose: bool = False,
+        **data: Any,
+    ) -> None:
+        """Note a step in the trace (`detail`, `verbose`: see `Step`); only while tracing."""
+        if self.trace is None:
+            raise AssertionError("a step noted in a run that is not traced")
         self.trace.append(Step.at(kind, text, span, data, self.depth, detail, verbose))
 
-    def count(self, steps: int, span) -> None:
+    def count(self, steps: int, span: Span | None) -> None:
         """Count `steps` more (where a closure has no faster way: see the class)."""
         self.steps += steps
         if self.steps > self.step_bound:
             count_past_bound(self, span)
 
-    def recount(self) -> int:
-        """The steps counted since the count started, and a new count from 0: for a
-        caller that runs many evaluations in one context (the odds engine's worlds), each
-        within the limit on its own."""
-        steps, self.steps = self.steps, 0
+    def recount(self, start: int = 0) -> int:
+        """The steps counted since the count started, and a new count from `start`: for a
+        caller that runs many evaluations in one context (the odds engine's worlds, each
+        taking a run up at the steps it had counted)."""
+        steps, self.steps = self.steps, start
         self.step_bound = self.limits.steps_per_run
         if self.deadline is not None or self.clock is not None:
-            self.step_bound = min(self.step_bound, STEPS_BETWEEN_CLOCKS)
+            self.step_bound = min(self.step_bound, start + STEPS_BETWEEN_CLOCKS)
         return steps
 
-    def on_clock(self, check) -> None:
+    def on_clock(self, check: Callable[[], object]) -> None:
         """Call `check()` every STEPS_BETWEEN_CLOCKS steps from now on: a bound of the
         caller's own (the odds engine's time limit), which it enforces by raising."""
         self.clock = check
         self.step_bound = min(self.step_bound, self.steps + STEPS_BETWEEN_CLOCKS)
 
 
-def count_past_bound(ctx: Context, span) -> None:
+def count_past_bound(ctx: Context, span: Span | None) -> None:
     """The step count passed `ctx.step_bound`: past the limit, the error naming it; else
     the time to read the clock (`run_seconds`, and the caller's own: `on_clock`)."""
     limits = ctx.limits
@@ -167,26 +180,32 @@ class ChainRoll(Rolled):
 
     __slots__ = ("arithmetic", "name", "parts", "total")
 
-    def __init__(self, name: str, parts: list, total, arithmetic: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        parts: list[tuple[int, list[Any], Any]],
+        total: Any,
+        arithmetic: str | None = None,
+    ):
         self.name, self.parts, self.total = name, parts, total
         #: each step with its own arithmetic, `10 + (6−1) + (2−1)` (None: only faces)
         self.arithmetic = arithmetic
 
     @property
-    def successes(self):
+    def successes(self) -> Any:
         return self._counted("successes")
 
     @property
-    def failures(self):
+    def failures(self) -> Any:
         return self._counted("failures")
 
-    def _counted(self, which: str):
+    def _counted(self, which: str) -> Any:
         rolls = [roll for _, rolls, _ in self.parts for roll in rolls]
         if len(self.parts) != 1 or len(rolls) != 1:
             return None
         return getattr(rolls[0], which)
 
-    def all_faces(self) -> list:
+    def all_faces(self) -> list[Any]:
         return [face for _, rolls, _ in self.parts for roll in rolls for face in roll.faces]
 
     def faces_text(self, length: int | None = None) -> str:
@@ -204,15 +223,23 @@ class Roller(DiceTray):
     __slots__ = ()
     lifts = False  # never hands out unknown values (the odds engine's roller does)
 
-    def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> PoolRoll:
+    def pool(
+        self, die: Die, count: int, steps: tuple[Any, ...], span: Span | None, label: str
+    ) -> PoolRoll:
         return roll_pool(self, die, count, steps, span, label)
 
-    def symbols(self, die, count: int, span, projection=None) -> tuple:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
+    def symbols(
+        self,
+        die: Any,
+        count: int,
+        span: Span | None,
+        projection: object = None,  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
+    ) -> tuple[Any, ...]:
         """A pool of symbol dice: (its record, the faces' names in draw order); the odds'
         `projection` (the sums read of it) is for counting, and a real roll has no use."""
         return roll_symbols(self, die, count, span)
 
-    def face(self, die: Die, span) -> int:
+    def face(self, die: Die, span: Span | None) -> int:
         """One plain die's face (the tray's `draw`, without a pool around it)."""
         limits, drawn = self.limits, self.drawn
         if isinstance(self.source, AskingDice):  # a person is told what the die is for
@@ -229,15 +256,16 @@ class Roller(DiceTray):
         drawn.append(face)
         return face
 
-    def chain(self, procedure, ctx) -> ChainRoll:
-        return procedure.roll(ctx)
+    def chain(self, procedure: Any, ctx: Context) -> ChainRoll:
+        roll: ChainRoll = procedure.roll(ctx)
+        return roll
 
-    def resolve(self, value):  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
+    def resolve(self, value: object) -> Any:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         raise AssertionError("an unknown value reached a real run")
 
     answers = settle = resolve  # a real pool answers its questions itself
 
-    def bind(self, ctx, name, value, fields):  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
+    def bind(self, ctx: Context, name: str, value: Any, fields: object) -> Any:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         return self.resolve(value)
 
 
@@ -253,19 +281,23 @@ class RollerProtocol(Protocol):
     lifts: bool
 
     #: one dice term: a PoolRoll (or, counting, its distribution)
-    def pool(self, die: Die, count: int, steps: tuple, span: Span | None, label: str) -> Any: ...
+    def pool(
+        self, die: Die, count: int, steps: tuple[Any, ...], span: Span | None, label: str
+    ) -> Any: ...
     #: a pool of symbol dice: (its record, the faces' names in draw order)
-    def symbols(self, die, count: int, span: Span | None, projection=None) -> tuple: ...
+    def symbols(
+        self, die: Any, count: int, span: Span | None, projection: object = None
+    ) -> tuple[Any, ...]: ...
     #: one plain die's face (or its distribution)
     def face(self, die: Die, span: Span | None) -> Any: ...
     #: a roll procedure (`roll x = d10 then {...}`)
-    def chain(self, procedure, ctx: Context) -> ChainRoll: ...
+    def chain(self, procedure: Any, ctx: Context) -> ChainRoll: ...
     #: a concrete value where the rules need one (the odds engine branches there, running the
     #: statement once per value)
-    def resolve(self, value: UnknownValue) -> Any: ...
+    def resolve(self, value: Any) -> Any: ...
     #: the value a `let` binds, known (the odds engine branches on it, cut down to the `fields` of
     #: it read later)
-    def bind(self, ctx: Context, name: str, value: UnknownValue, fields) -> Any: ...
+    def bind(self, ctx: Context, name: str, value: Any, fields: Any) -> Any: ...
 
 
 @runtime_checkable
@@ -274,15 +306,17 @@ class CountingRoller(RollerProtocol, Protocol):
 
     #: the joint answers of questions about a pool: a distribution of answer tuples
     #: (interpreter.pool)
-    def answers(self, roll, questions: tuple) -> UnknownValue: ...
+    def answers(self, roll: Any, questions: tuple[Any, ...]) -> UnknownValue: ...
     #: a pool bound by `let`, as the world being explored has it
-    def settle(self, roll, questions: tuple | None) -> Any: ...
+    def settle(self, roll: Any, questions: tuple[Any, ...] | None) -> Any: ...
     #: several dice terms kept together (`{4d6+3d8}k4`)
-    def group(self, rolls: list, keeps: tuple, label: str) -> ChainRoll: ...
+    def group(self, rolls: list[Any], keeps: tuple[Any, ...], label: str) -> ChainRoll: ...
     #: the odds of a check's record at once, or None
-    def check_records(self, check, ctx: Context, args: tuple, totals: UnknownValue) -> Any: ...
+    def check_records(
+        self, check: Any, ctx: Context, args: tuple[Any, ...], totals: UnknownValue
+    ) -> Any: ...
     #: the odds of an opposed check's record at once, or None
-    def opposed_records(self, opposed, ctx: Context, args: tuple) -> Any: ...
+    def opposed_records(self, opposed: Any, ctx: Context, args: tuple[Any, ...]) -> Any: ...
 
 
 # ─── values not known yet ───────────────────────────────────────────────────
@@ -293,13 +327,13 @@ class UnknownValue(Protocol):
     """What a value not known yet offers (a distribution: interpreter.odds.Dist)."""
 
     #: the unknown value of function(value)
-    def map(self, function) -> UnknownValue: ...
+    def map(self, function: Callable[[Any], Any]) -> UnknownValue: ...
     #: the unknown value of function(*values), where `values` holds self
-    def lift(self, function, values: tuple) -> UnknownValue: ...
+    def lift(self, function: Callable[..., Any], values: tuple[Any, ...]) -> UnknownValue: ...
     #: records cut down to some of their fields (what is left to read of them)
-    def project(self, fields: tuple) -> UnknownValue: ...
+    def project(self, fields: tuple[str, ...]) -> UnknownValue: ...
     #: the unknown value of the field `name` of each record, function(record)
-    def field(self, name: str, function) -> UnknownValue: ...
+    def field(self, name: str, function: Callable[[Any], Any]) -> UnknownValue: ...
 
 
 class Unknown:
@@ -311,24 +345,24 @@ class Unknown:
 
     __slots__ = ()
 
-    def map(self, function) -> UnknownValue:
+    def map(self, function: Callable[[Any], Any]) -> UnknownValue:
         """The unknown value of function(value)."""
         raise NotImplementedError
 
-    def lift(self, function, values: tuple) -> UnknownValue:
+    def lift(self, function: Callable[..., Any], values: tuple[Any, ...]) -> UnknownValue:
         """The unknown value of function(*values), where `values` holds self."""
         raise NotImplementedError
 
-    def project(self, fields: tuple) -> UnknownValue:
+    def project(self, fields: tuple[str, ...]) -> UnknownValue:
         """Records cut down to some of their fields (what is left to read of them)."""
         raise NotImplementedError
 
-    def field(self, name: str, function) -> UnknownValue:  # noqa: ARG002 (an Unknown value's interface: runtime.UnknownValue)
+    def field(self, name: str, function: Callable[[Any], Any]) -> UnknownValue:  # noqa: ARG002 (an Unknown value's interface: runtime.UnknownValue)
         """The unknown value of the field `name` of each record, function(record)."""
         return self.map(function)
 
 
-def lift(function, *values):
+def lift(function: Callable[..., Any], *values: Any) -> Any:
     """function(*values), where any value may be unknown (when computing odds)."""
     for value in values:
         if isinstance(value, Unknown):
@@ -336,17 +370,24 @@ def lift(function, *values):
     return function(*values)
 
 
-def known(ctx: Context, value):
+def known(ctx: Context, value: Any) -> Any:
     """A value that must be known now: in odds mode, where the engine branches."""
     if isinstance(value, Unknown):
         return ctx.roller.resolve(value)
     return value
 
 
-def as_bool(ctx: Context, value, span) -> bool:
+def as_bool(ctx: Context, value: Any, span: Span | None) -> bool:
     """A condition's value: yes or no, or an error at the condition."""
     if value is True or value is False:
         return value
     if isinstance(value, Unknown):
         return as_bool(ctx, ctx.roller.resolve(value), span)
     raise EvaluationError(tr("a condition must be yes or no, not {value}", value=value), span)
+
+
+# What mypy checks of the protocols, at no cost at run time: the real roller is a
+# RollerProtocol, and every Unknown an UnknownValue (interpreter.odds declares its
+# own roller a CountingRoller, and Dist, an Unknown, in the same way).
+_REAL_ROLLER: type[RollerProtocol] = Roller
+_UNKNOWN: type[UnknownValue] = Unknown

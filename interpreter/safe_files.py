@@ -34,7 +34,7 @@ from interpreter.errors import SheetError
 try:  # POSIX; elsewhere saves rely on the check that the file did not change
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # (no module: every use asks `if fcntl`)
 
 #: how long a save waits for another save in the same folder to finish, in seconds
 LOCK_TIMEOUT = 30.0

@@ -8,8 +8,15 @@ them as its worlds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, final
+
+from dsl.errors import Span
 from dsl.messages import tr
 from interpreter.errors import EvaluationError
+
+if TYPE_CHECKING:  # (`rulebook roll d20` imports no AST node: tests/test_plain_dice.py)
+    from dsl.nodes.base import Number
 
 #: a key a mapping does not hold (distinct from every value, `none` included)
 MISSING = object()
@@ -24,7 +31,7 @@ class Character:
 
     __slots__ = ("role", "sheet")
 
-    def __init__(self, role: str, sheet):
+    def __init__(self, role: str, sheet: Any):  # an interpreter.sheets Sheet (above this)
         self.role, self.sheet = role, sheet
 
     @property
@@ -35,7 +42,7 @@ class Character:
             return self.role
         return str(path).replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Character) and (other.role, other.sheet) == (self.role, self.sheet)
 
     def __hash__(self) -> int:
@@ -47,13 +54,20 @@ class Character:
     __repr__ = __str__
 
 
+@final
 class Elsewhere:
     """A place on another character's sheet: `objetivo.Vida`."""
 
     __slots__ = ("character", "place")
 
-    def __init__(self, character: Character, place):
+    def __init__(self, character: Character, place: OwnPlace):
         self.character, self.place = character, place
+
+
+#: a place on a sheet: a field's name, or a (family, key) pair; or one on another
+#: character's sheet
+OwnPlace: TypeAlias = str | tuple[str, Any]
+Place: TypeAlias = OwnPlace | Elsewhere
 
 
 class State:
@@ -78,16 +92,19 @@ class State:
         "who",
     )
 
-    def __init__(self, values: dict, open_default: int = 0, who: Character | None = None):
+    def __init__(
+        self, values: dict[str, Any], open_default: Number = 0, who: Character | None = None
+    ):
         self.values = values
         self.own = False  # written to: `values` differ from the sheet's
         self.shared = False  # `values` are another State's too: copy them before writing
-        self.before: dict = {}
+        self.before: dict[str, Any] = {}
         #: families (dinamis...) this State has a copy of (made on its first write)
-        self.copied: set | None = None
+        self.copied: set[str] | None = None
         self.open_default = open_default
-        self.summary = ()  # the snapshot, while nothing is written (None: make it again)
-        self.cast: dict | None = None
+        #: the snapshot, while nothing is written (None: make it again)
+        self.summary: tuple[Any, ...] | None = ()
+        self.cast: dict[str, State] | None = None
         self.who = who  # None: the acting character
 
     def of(self, character: Character) -> State:
@@ -102,11 +119,11 @@ class State:
             cast[character.role] = found
         return found
 
-    def others(self) -> list:
+    def others(self) -> list[State]:
         """The other characters' states (those the run looked at), in the order met."""
         return [s for role, s in (self.cast or {}).items() if role != "self"]
 
-    def read(self, place):
+    def read(self, place: Place | None) -> Any:
         if place is None:
             return 0
         if type(place) is str:
@@ -116,51 +133,54 @@ class State:
             return self.of(place.character).read(place.place)
         return self.values[place[0]][place[1]]
 
-    def write(self, place, value) -> None:
+    def _own_values(self) -> set[str]:
+        """Make `values` this State's own before a write (copied on the first one): the
+        families copied so far."""
+        copied = self.copied
+        if copied is None or not self.own or self.shared:
+            self.values = dict(self.values)
+            self.own = True
+            self.shared = False
+            copied = self.copied = set()
+        return copied
+
+    def write(self, place: Place, value: Any) -> None:
         if type(place) is Elsewhere:
             self.of(place.character).write(place.place, value)
             return
         self.summary = None
-        if not self.own or self.shared:
-            self.values = dict(self.values)
-            self.own = True
-            self.shared = False
-            self.copied = set()
-        if type(place) is str:
+        copied = self._own_values()
+        if isinstance(place, str):
             path = place
             old = self.values.get(place, self.open_default)
             self.values[place] = value
         else:
             name, key = place
-            if name not in self.copied:
+            if name not in copied:
                 self.values[name] = dict(self.values[name])
-                self.copied.add(name)
+                copied.add(name)
             path = f"{name}.{key}"
             old = self.values[name].get(key)
             self.values[name][key] = value
         self.before.setdefault(path, old)
 
-    def remove(self, place: tuple) -> None:
+    def remove(self, place: tuple[str, Any] | Elsewhere) -> None:
         """Take an entry out of a mapping on the sheet (a lasting effect that ends)."""
         if type(place) is Elsewhere:
-            self.of(place.character).remove(place.place)
+            self.of(place.character).remove(place.place)  # type: ignore[arg-type]  # (an entry)
             return
         name, key = place
         if key not in self.values[name]:
             return
-        if not self.own or self.shared:
-            self.values = dict(self.values)
-            self.own = True
-            self.shared = False
-            self.copied = set()
-        if name not in self.copied:
+        copied = self._own_values()
+        if name not in copied:
             self.values[name] = dict(self.values[name])
-            self.copied.add(name)
+            copied.add(name)
         self.summary = None
         old = self.values[name].pop(key)
         self.before.setdefault(f"{name}.{key}", old)
 
-    def changes(self) -> list[tuple]:
+    def changes(self) -> list[tuple[str, Any, Any]]:
         out = []
         for path, before in self.before.items():
             name, _, key = path.partition(".")
@@ -169,15 +189,21 @@ class State:
                 out.append((path, before, after))
         return out
 
-    def snapshot(self) -> tuple:
+    def snapshot(self) -> tuple[Any, ...]:
         """A hashable summary of what changed (the odds engine merges equal worlds), on
         every character's sheet."""
         own = self.snapshot_own()
         if self.cast is None:
             return own
-        return (own, tuple((s.who.role, s.snapshot_own()) for s in self.others() if s.before))
+        others = tuple((s.role, s.snapshot_own()) for s in self.others() if s.before)
+        return (own, others)
 
-    def snapshot_own(self) -> tuple:
+    @property
+    def role(self) -> str:
+        """Whose state this is: an other character's role, or "self"."""
+        return "self" if self.who is None else self.who.role
+
+    def snapshot_own(self) -> tuple[Any, ...]:
         found = self.summary
         if found is None:
             found = self.summary = tuple(
@@ -185,7 +211,7 @@ class State:
             )
         return found
 
-    def _current(self, path: str):
+    def _current(self, path: str) -> Any:
         """What a written place holds now (None for an entry taken out)."""
         name, _, key = path.partition(".")
         return self.values[name].get(key) if key else self.read(name)
@@ -197,7 +223,7 @@ class State:
         cast = {role: state.copy_own() for role, state in self.cast.items()}
         for state in cast.values():
             state.cast = cast
-        return cast["self"] if self.who is None else cast[self.who.role]
+        return cast[self.role]
 
     def copy_own(self) -> State:
         """This character's state again, the two copying the values on their first write."""
@@ -209,13 +235,13 @@ class State:
         return other
 
 
-def _freeze(value):
+def _freeze(value: Any) -> Any:
     if isinstance(value, dict):
         return tuple(sorted(value.items()))
     return value
 
 
-def place_text(place) -> str:
+def place_text(place: Place) -> str:
     """A place as a person reads it: `Esencia`, `dinamis[Virtus]` (in Spanish `dinamis de
     Virtus`: a Message), `orco.Vida` (on another character's sheet)."""
     if type(place) is str:
@@ -225,7 +251,7 @@ def place_text(place) -> str:
     return tr("{field}[{key}]", field=place[0], key=place[1])
 
 
-def place_path(place) -> str:
+def place_path(place: Place) -> str:
     """A place as a path in the sheet's data: `Esencia`, `dinamis.Virtus` (another
     character's: `objetivo:Vida`, its role first)."""
     if type(place) is str:
@@ -235,25 +261,34 @@ def place_path(place) -> str:
     return f"{place[0]}.{place[1]}"
 
 
-def sheet_of(ctx, place) -> tuple:
+class OnSheets(Protocol):
+    """What reads a place's sheet: a run's context (interpreter.runtime.Context)."""
+
+    state: State | None
+
+
+def sheet_of(ctx: OnSheets, place: Place) -> tuple[State, OwnPlace]:
     """(the state a place is on, the place there): `Elsewhere` unwrapped, for what must
     be computed on that character's sheet (its resource's maximum, its ranges)."""
+    state = ctx.state
+    if state is None:  # (a run that writes has its sheet)
+        raise AssertionError("a place on a sheet, in a run without one")
     if type(place) is Elsewhere:
-        return ctx.state.of(place.character), place.place
-    return ctx.state, place
+        return state.of(place.character), place.place
+    return state, place
 
 
-def to_write(place, span, shown: str):
+def to_write(place: Callable[[Any], Any], span: Span | None, shown: str) -> Callable[[Any], Place]:
     """`place` (a closure giving the place a `set`, a change or an `add` writes), refusing
     what names no field (`none`: a parameter `p: attribute = none` left out, a family's
     key none; a value read from one): the rulebook's error, at `span` (`shown`: how the
     rules wrote the place)."""
 
-    def where(ctx):
+    def where(ctx: Any) -> Place:
         found = place(ctx)
         own = found.place if type(found) is Elsewhere else found
         if type(own) is str or (type(own) is tuple and len(own) == 2 and own[1] is not None):
-            return found
+            return found  # type: ignore[no-any-return]  # (a place: checked just above)
         value = "none" if own is None or type(own) is tuple else own
         raise EvaluationError(
             tr("{place} names no field to change: it is {value}", place=shown, value=value), span

@@ -5,16 +5,57 @@ A trace is data (a list of `Step`); turning it into text or JSON is done here, a
 
 from __future__ import annotations
 
+from typing import SupportsIndex
+
 import attrs
 
 from dsl.errors import Span
-from dsl.messages import Message, tr, tr_n, translate
+from dsl.messages import Message, show_value, tr, tr_n, translate
 from interpreter.dice import DROPPED, KEPT, REROLLED, PoolRoll
 from interpreter.shown import glimpse, glimpse_data, more_characters, more_items
 from interpreter.values import to_json
 
 #: how a roll's dice are marked when nobody should take them for a random roll
 ORIGIN_MARKS = {"forced": tr("forced"), "typed": tr("typed in")}
+
+
+class Later:
+    """A step's text, detail or data made only when it is read (the trace is shown):
+    `make(*args)`, once. What it is made of is immutable (values, texts, rolls), read
+    from the run as it was; it equals what it makes."""
+
+    __slots__ = ("args", "length", "made", "make", "room")
+
+    def __init__(self, make, *args):
+        self.make, self.args, self.made = make, args, None
+        self.room = self.length = None  # a trace's bounds, cut to when made (Trace.bounded)
+
+    def value(self):
+        if self.make is not None:
+            made = self.make(*self.args)
+            if self.room is not None:
+                made = _cut_text(made, self.room)
+            if self.length is not None:
+                made = _cut_data(made, self.length)
+            self.made = made
+            self.make = self.args = None
+        return self.made
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Later):
+            other = other.value()
+        return self.value() == other
+
+    def __hash__(self) -> int:
+        return hash(self.value())
+
+    def __repr__(self) -> str:
+        return repr(self.value())
+
+
+def made(part):
+    """A step's part as it is read: a `Later` made now, anything else as it is."""
+    return part.value() if type(part) is Later else part
 
 
 @attrs.frozen
@@ -26,16 +67,32 @@ class Step:
     it came from; `data` carries the numbers for JSON consumers. `detail` is the step as
     the rules compute it (the expression behind a value), shown with `--verbose`;
     a `verbose` step (a condition tested, a maximum computed again) only then.
+    A run records its steps' text, detail and data as `Later`s: made when first read.
     """
 
     kind: str
-    text: str
+    _text: str = attrs.field(alias="text")
     line: int | None = None
-    data: dict = attrs.field(factory=dict)
+    _data: dict = attrs.field(factory=dict, alias="data")
     depth: int = 0
     file: str | None = None  # the rulebook file of the line (a house rule has two)
-    detail: str | None = None
+    _detail: str | None = attrs.field(default=None, alias="detail")
     verbose: bool = False
+
+    @property
+    def text(self) -> str:
+        text = self._text
+        return text.value() if type(text) is Later else text
+
+    @property
+    def data(self) -> dict:
+        data = self._data
+        return data.value() if type(data) is Later else data
+
+    @property
+    def detail(self) -> str | None:
+        detail = self._detail
+        return detail.value() if type(detail) is Later else detail
 
     @classmethod
     def at(
@@ -111,7 +168,7 @@ class Trace(list):
         else:
             self.omitted += 1
 
-    def insert(self, index: int, step: Step) -> None:
+    def insert(self, index: SupportsIndex, step: Step) -> None:
         if self.most is None:
             super().insert(index, step)
         elif index >= self.most:
@@ -127,36 +184,42 @@ class Trace(list):
 
     def trim(self) -> None:
         """Past `trace_steps` (headings put over steps kept): the last ones counted out."""
-        while len(self) > self.most:
+        most = self.most
+        while most is not None and len(self) > most:
             self.pop()
             self.omitted += 1
 
     def bounded(self, step: Step) -> Step:
         """The step with its data cut to `shown_length` characters a value (at most
-        DATA_ROOM of them in all), and its text and detail to TEXT_ROOM."""
+        DATA_ROOM of them in all), and its text and detail to TEXT_ROOM; cut when read,
+        for a part made when read (`Later`)."""
         length = self.length
-        changed: dict = {}
-        if step.data:
-            data, room = None, DATA_ROOM * length
-            for name, value in step.data.items():
+        changed = False
+        data = step._data
+        if type(data) is Later:  # (made for this step: cut as it is made)
+            data.length = length
+        else:
+            for value in data.values():
                 kind = type(value)
-                if kind is int or kind is bool or value is None:  # (digits: bounded)
+                if kind is int or kind is bool or value is None:
                     continue
-                if kind is str and len(value) <= length:
-                    room -= len(value)
-                    continue
-                cut = glimpse_data(value, max(0, min(length, room)))
-                room -= length
-                if cut is not value:
-                    if data is None:
-                        data = changed["data"] = dict(step.data)
-                    data[name] = cut
+                if kind is not str or len(value) > length:
+                    data, changed = Later(_cut_data, data, length), True
+                    break
         room = TEXT_ROOM * length
-        for part in ("text", "detail"):
-            text = getattr(step, part)
-            if text is not None and len(text) > room:
-                changed[part] = Message.joined([text[:room], more_characters(len(text) - room)])
-        return attrs.evolve(step, **changed) if changed else step
+        text = step._text
+        if type(text) is Later:
+            text.room = room
+        elif len(text) > room:
+            text, changed = _cut_text(text, room), True
+        detail = step._detail
+        if type(detail) is Later:
+            detail.room = room
+        elif detail is not None and len(detail) > room:
+            detail, changed = _cut_text(detail, room), True
+        if not changed:
+            return step
+        return Step(step.kind, text, step.line, data, step.depth, step.file, detail, step.verbose)
 
     def close(self) -> Trace:
         """The trace as shown: with, past `trace_steps`, a last step saying how many more
@@ -174,10 +237,40 @@ TEXT_ROOM = 8
 DATA_ROOM = 8
 
 
+def _cut_data(data, length: int) -> dict:
+    """A step's data with each value cut to about `length` characters (DATA_ROOM of them
+    in all)."""
+    data = made(data)
+    cut_data, room = None, DATA_ROOM * length
+    for name, value in data.items():
+        kind = type(value)
+        if kind is int or kind is bool or value is None:  # (digits: bounded)
+            continue
+        if kind is str and len(value) <= length:
+            room -= len(value)
+            continue
+        cut = glimpse_data(value, max(0, min(length, room)))
+        room -= length
+        if cut is not value:
+            if cut_data is None:
+                cut_data = dict(data)
+            cut_data[name] = cut
+    return data if cut_data is None else cut_data
+
+
+def _cut_text(text, room: int):
+    """A step's text (or detail) cut to `room` characters, and how many more there were."""
+    text = made(text)
+    if text is not None and len(text) > room:
+        return Message.joined([text[:room], more_characters(len(text) - room)])
+    return text
+
+
 def faces_text(roll: PoolRoll, length: int | None = None) -> str:
     """`[6, 5, 3, ~~1~~]`: struck faces were dropped or rerolled; `6!` exploded. With a
     `length`, the faces that fit in about that many characters, then how many more."""
-    parts, used = [], 0
+    parts: list[str] = []
+    used = 0
     for i, (face, status, exploded) in enumerate(roll.faces):
         if length is not None and used > length:
             return "[" + ", ".join(parts) + f", {more_items(len(roll.faces) - i)}]"
@@ -242,7 +335,7 @@ def dice_step(roll: PoolRoll, span, depth: int, origin: str, length: int | None 
     kept = [f[0] for f in roll.faces if f[1] == KEPT]
     return Step.at(
         "roll",
-        Message.joined([roll_text(roll, length), " = ", roll.total, origin_mark(origin)], ""),
+        Later(_dice_text, roll, origin, length),
         span,
         {
             "dice": roll.label,
@@ -253,3 +346,22 @@ def dice_step(roll: PoolRoll, span, depth: int, origin: str, length: int | None 
         },
         depth,
     )
+
+
+def _dice_text(roll: PoolRoll, origin: str, length: int | None) -> Message:
+    """A roll's step: `4d6kh3 [6, 5, 3, ~~1~~] = 14`, and where its dice came from."""
+    return Message.joined([roll_text(roll, length), " = ", roll.total, origin_mark(origin)], "")
+
+
+def let_text(name: str, shown: Later) -> Message:
+    """A `let`'s step: `name = value` (the value cut short when long: `glimpse`)."""
+    return Message.joined([name, " = ", shown.value()], "")
+
+
+def let_detail(name: str, source: str, shown: Later) -> Message | None:
+    """A `let`'s step as the rules compute it (`name = expression = value`), when the
+    expression is not the value itself."""
+    value = shown.value()
+    if source == show_value(value):
+        return None
+    return Message.joined([name, " = ", source, " = ", value], "")

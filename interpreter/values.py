@@ -23,7 +23,7 @@ class Record(Mapping):
     def __init__(self, fields: dict, kind: str = "record"):
         self._fields = fields  # a fresh dict, owned by the record from now on
         self.kind = kind
-        self._hash = None
+        self._hash: int | None = None
 
     def get(self, name, default=None):
         return self._fields.get(name, default)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import dsl
@@ -9,13 +11,23 @@ from benchmarks.corpus import CORPUS
 from dsl import nodes as n
 from dsl.build import Builder, parse_expression
 from dsl.errors import RulebookSyntaxError, Source
-from dsl.parser import lark_parser, parse_tree
+from dsl.parser import dice_terminal, lark_parser, parse_tree
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_grammar_has_no_conflicts_in_strict_mode():
     # strict=True turns shift/reduce conflicts and terminal collisions into errors.
     parser = lark_parser(strict=True)
     assert parser.options.parser == "lalr"
+
+
+def test_the_dice_terminal_read_from_the_grammar_is_larks_own():
+    # the checker tells a dice term from a name with it, without building the parser
+    grammar = (ROOT / "grammar" / "rulebook.lark").read_text(encoding="utf-8")
+    dice = next(t for t in lark_parser().terminals if t.name == "DICE").pattern
+    assert dice_terminal(grammar) == dice.to_regexp()
+    assert "\n" in dice_terminal(grammar)  # `\\n` in the grammar: a line break, as in Lark
 
 
 @pytest.mark.parametrize(

@@ -301,6 +301,9 @@ COMMAND_LINES = [
         ("replay", "replay --against {duel} --journal j.sqlite"),
         ("error", "show 9 --journal j.sqlite"),
         ("encounter", "encounter {fight}"),
+        ("sweep", "sweep brujeria chequeo_sencillo --char brujeria_bruja --field éxito"
+                  " --param dificultad=Normal,Heroico --vary Voluntad=1..2 --no-cache"
+                  " --workers 1"),
         ("encounter", "encounter {fight} --sampled --trials 50 --lang es"),
         ("error", "encounter {fight} --sampled --workers 100"),
     ]

@@ -140,6 +140,13 @@ def test_no_answer_holds_a_path_of_the_server(folder):
         assert [row["veces"] for row in swept["rows"]] == [0, 1, 2]
         assert swept["rows"][0]["P(miedo=fails: Hay que temblar al menos una vez)"] == "1/1"
         ask("POST", "/api/sweep", json={**sweep, "compare": ["roto"]}, status=422)
+        blow = {"sheet": "ana", "action": "ataque_cuerpo_a_cuerpo", "damage": "daño"}
+        fight = {"rulebook": "casa", "health": "Vida", "rounds": 3, "trials": 20}
+        fight["sides"] = {"a": [{**blow, "name": "a"}], "b": [{**blow, "name": "b"}]}
+        fought = ask("POST", "/api/encounter", json=fight)
+        assert fought["kind"] == "encounter" and fought["method"] == "sampled"
+        fight["sides"]["b"][0]["sheet"] = "mala"
+        ask("POST", "/api/encounter", json=fight, status=422)
         checked = ask(
             "POST", "/api/check", json={"text": 'rulebook "X" extends "roto.rules" {\n}\n'}
         )

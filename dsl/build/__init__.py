@@ -17,12 +17,12 @@ from dsl.build.definitions import Definitions
 from dsl.build.dice import DiceTerms
 from dsl.build.expressions import Expressions
 from dsl.build.statements import Statements
-from dsl.build.walk import MAX_DEPTH, TreeWalk
+from dsl.build.walk import MAX_DEPTH
 from dsl.errors import Source
 from dsl.parser import check_nesting, parse_tree, reads_as_dice
 
 
-class Builder(TreeWalk, Definitions, Statements, Expressions, DiceTerms):
+class Builder(Definitions, Statements, Expressions, DiceTerms):
     """Builds nodes from a parse tree: one method per grammar rule, `_rule(span, *children)`."""
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 from lark import Token
 
 from dsl import nodes as n
 from dsl.build.walk import (
     Tagged,
+    TreeWalk,
     WrittenName,
     number_value,
     unquote,
@@ -19,7 +22,7 @@ from dsl.messages import tr
 MAX_SYMBOLS_ON_FACE = 9
 
 
-class Definitions:
+class Definitions(TreeWalk):
     """The definitions' builders (part of the Builder)."""
 
     # ─── files and headers ──────────────────────────────────────────────────
@@ -237,7 +240,7 @@ class Definitions:
             if depth < levels - 1:
                 shaped.append(attrs.evolve(row, rows=self._shape_rows(row.rows, depth + 1, levels)))
                 continue
-            fields = []
+            fields: list[Any] = []
             for field in row.rows:
                 key = field.key
                 if key.kind != "value" or not isinstance(key.low, str) or field.rows:
@@ -268,7 +271,7 @@ class Definitions:
 
     def _range_key(self, span, token):
         r = self._range(token)
-        return n.Key("range", r.low, r.high, span=r.span)
+        return n.Key("range", r.low, r.high, span=r.span if r.span is not None else span)
 
     def _number_key(self, span, token):
         span = self._token_span(token)
@@ -353,6 +356,7 @@ class Definitions:
                     tr("`else` is the last degree: the ones after it are never reached"), row_span
                 )
         last_label, last_condition, last_span = rows[-1]
+        value: Any
         if last_condition is None:
             value, rows = n.Literal(last_label, span=last_span), rows[:-1]
         else:
@@ -381,7 +385,7 @@ class Definitions:
 
     def _opposed(self, span, name, params, label, *items):
         # `compare` left out: the default, which depends on the sides (dsl.opposed)
-        parts = {"roll": None, "against": None, "compare": (), "tie": "reroll"}
+        parts: dict[str, Any] = {"roll": None, "against": None, "compare": (), "tie": "reroll"}
         fields = []
         for item in items:
             if item.tag == "field":

@@ -11,11 +11,12 @@ this language's meaning and carries a note naming the spelling for the other one
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from lark import Token
 
 from dsl import nodes as n
-from dsl.build.walk import whole_number
+from dsl.build.walk import TreeWalk, whole_number
 from dsl.errors import RulebookSyntaxError, Span
 from dsl.messages import tr
 
@@ -75,13 +76,13 @@ ROLL20_LESS = tr(
 )
 
 
-class DiceTerms:
+class DiceTerms(TreeWalk):
     """The dice terms' builders (part of the Builder)."""
 
     def _dice(self, span, token):
         return self._dice_term(token)
 
-    def dice_token(self, token: Token) -> n.Dice:
+    def dice_token(self, token: Token) -> n.Dice | n.SymbolDice:
         """The node of a DICE token (a whole dice term with its modifiers)."""
         return self._dice_term(token)
 
@@ -110,7 +111,7 @@ class DiceTerms:
         text = token.value
         count = self._dice_value(head, "count", token)
         sides = self._sides(head, token)
-        self.notes = []
+        self.notes: list[Any] = []  # what the modifiers say of other rollers' spellings
         modifiers, label = self._modifiers(text, head.end(), token, count)
         notes, self.notes = tuple(self.notes), []
         span = self._token_span(token)
@@ -329,7 +330,7 @@ class DiceTerms:
                 raise self._error(tr("a dice term has one `df`"), modifier.span)
 
     def _part_span(self, token: Token, start: int, end: int) -> Span:
-        base = self.offset + token.start_pos
+        base = self.offset + (token.start_pos or 0)  # (a token of the parser's has one)
         return Span(self.source, base + start, base + end)
 
     def _dice_value(self, match, group: str, token: Token):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from lark import Token
 
@@ -10,6 +11,7 @@ from dsl import nodes as n
 from dsl.build.walk import (
     ESCAPES,
     Tagged,
+    TreeWalk,
     WrittenName,
     is_number,
     number_value,
@@ -21,7 +23,7 @@ from dsl.messages import tr
 _TEXT_SPECIAL = re.compile(r"\\|\{\{|\}\}|\{")
 
 
-class Expressions:
+class Expressions(TreeWalk):
     """The expressions' builders (part of the Builder)."""
 
     # ─── expressions ────────────────────────────────────────────────────────
@@ -81,7 +83,8 @@ class Expressions:
         return n.Index(subject, keys, span=span)
 
     def _call(self, span, name, *arguments):
-        args, named = [], []
+        args: list[Any] = []
+        named: list[tuple[str, Any]] = []
         for argument in arguments:
             if argument is None:
                 continue
@@ -133,7 +136,7 @@ class Expressions:
         if not isinstance(token, Token):  # already unquoted (a text_literal)
             return n.Literal(token, span=span)
         raw = token.value
-        base = token.start_pos
+        base = token.start_pos or 0  # (a token of the parser's has one)
         parts: list = []
         buffer: list[str] = []  # pieces of text between the special characters, not characters
         i, end = 1, len(raw) - 1

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.build.walk import (
     Tagged,
+    TreeWalk,
     WrittenName,
 )
 from dsl.messages import tr
 
 
-class Statements:
+class Statements(TreeWalk):
     """The statements' builders (part of the Builder)."""
 
     def _block(self, span, *statements):

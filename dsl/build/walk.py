@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 import attrs
 from lark import Token, Tree
 
+from dsl import nodes as n
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import tr
+from dsl.nodes.base import Number
 from dsl.parser import ParsedTree, parse_tree
 
 #: deepest expression tree accepted (a chain `a + b + c ...` counts one level per term)
@@ -31,7 +34,7 @@ class Tagged:
     """A tagged piece of a larger construct (a check's `roll`, an `else` block, ...)."""
 
     tag: str
-    value: object
+    value: Any  # what the tagged piece built (each tag's own)
     span: Span
 
 
@@ -107,12 +110,17 @@ def digits_within(text: str, span: Span) -> None:
         )
 
 
-def is_number(value) -> bool:
+def is_number(value: object) -> TypeGuard[Number]:
     return isinstance(value, int | Fraction) and not isinstance(value, bool)
 
 
 class TreeWalk:
-    """The iterative walk over a parse tree, calling `_rule(span, *children)` per node."""
+    """The iterative walk over a parse tree, calling `_rule(span, *children)` per node:
+    the host of the builder modules (dsl.build's `Builder` joins them), which declares
+    what each calls on another."""
+
+    #: each class's own table of builder methods (made on first use: `_handlers`)
+    _handler_table: ClassVar[_HandlerTable]
 
     def __init__(self, source: Source, offset: int = 0):
         self.source = source
@@ -189,12 +197,12 @@ class TreeWalk:
         return found
 
     def _tree_span(self, tree: ParsedTree) -> Span:
-        if tree.start is None:  # a rule that read nothing
+        if tree.start is None or tree.end is None:  # a rule that read nothing
             return Span(self.source, self.offset, self.offset)
         return Span(self.source, self.offset + tree.start, self.offset + tree.end)
 
     def _token_span(self, token: Token) -> Span:
-        start = self.offset + token.start_pos
+        start = self.offset + (token.start_pos or 0)  # (a token of the parser's has one)
         return Span(self.source, start, start + len(token.value))
 
     def _sub_expression(self, text: str, offset: int):
@@ -205,3 +213,11 @@ class TreeWalk:
 
     def _error(self, message: str, span: Span, hint: str | None = None):
         return RulebookSyntaxError(message, span, hint)
+
+    if TYPE_CHECKING:  # what one builder module calls on another (defined there)
+        # dsl.build.expressions
+        def _text_node(self, token, span): ...
+        def _character_call(self, span, subject, call): ...
+
+        # dsl.build.definitions
+        def _range(self, token: Token) -> n.Range: ...

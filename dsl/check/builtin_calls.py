@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.functions import FUNCTIONS
 from dsl.messages import tr
@@ -25,7 +26,7 @@ TYPE_RULES = {
 OWN_ARITY = frozenset(("effects", "items"))
 
 
-class FunctionChecks:
+class FunctionChecks(CheckerHost):
     """The built-in functions' checks (part of the Checker): the type rules of
     dsl.functions, each a method named in TYPE_RULES."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.errors import did_you_mean
 from dsl.functions import FUNCTIONS
@@ -14,7 +15,7 @@ from dsl.rulebook import Binding
 FIELD_KINDS = (n.Stat, n.Resource, n.Counter, n.Flag, n.TextField, n.ListField)
 
 
-class CharacterChecks:
+class CharacterChecks(CheckerHost):
     """The checks of other characters' fields and calls (part of the Checker)."""
 
     def character_field(self, node: n.Field) -> t.Type:
@@ -85,7 +86,7 @@ class CharacterChecks:
                 continue  # the name is given: read on the other character's sheet
             binding = self.bindings.get(id(arg))
             read = self.types.get(id(arg))
-            if binding is None or read is None or read.kind != "ref":
+            if binding is None or not isinstance(read, t.Type) or read.kind != "ref":
                 continue
             if binding.kind not in ("field", "derived", "local"):
                 continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from dsl import nodes as n
 from dsl import suggest
 from dsl import types as t
@@ -12,19 +14,20 @@ from dsl.check.definitions import DefinitionChecks
 from dsl.check.dice import DiceChecks
 from dsl.check.effects import EffectChecks
 from dsl.check.expressions import ExpressionChecks
+from dsl.check.host import CheckerHost
 from dsl.check.items import ItemChecks
 from dsl.check.lookalikes import LookalikeChecks
 from dsl.check.pools import PoolChecks
-from dsl.check.scope import CALL_NESTING, MAX_CALL_NESTING, Scope
+from dsl.check.scope import Scope
 from dsl.check.sheet import SheetChecks
 from dsl.check.statements import StatementChecks
 from dsl.check.symbols import SymbolChecks
 from dsl.check.tables import TableChecks
 from dsl.check.whole import WholeChecks
-from dsl.errors import TOO_DEEP, CheckError, Diagnostic, RulebookInvalid, Span
+from dsl.errors import TOO_DEEP, CheckError, RulebookInvalid
 from dsl.functions import FUNCTIONS
 from dsl.messages import tr
-from dsl.rulebook import Binding, Rulebook
+from dsl.rulebook import Rulebook
 
 
 def check_definitions(
@@ -83,45 +86,9 @@ class Checker(
     WholeChecks,
     LookalikeChecks,
     PoolChecks,
+    CheckerHost,
 ):
     """Every static check of a rulebook; `run()` fills `diagnostics`, `bindings`, `types`."""
-
-    def __init__(self, definitions: list):
-        self.definitions = definitions
-        self.diagnostics: list[Diagnostic] = []
-        self.bindings: dict[int, Binding] = {}
-        self.types: dict[int, t.Type] = {}
-        self.globals: dict[str, object] = {}
-        self.fields: dict[str, object] = {}
-        self.groups: dict[str, n.Group] = {}
-        self.derived: dict[str, n.Derived] = {}
-        self.ensures: list[n.Ensure] = []
-        self.symbols: dict = {}  # the declared symbols, in order: name → Span
-        self.open_skills: n.OpenSkills | None = None
-        self.by_kind: dict[str, dict] = {
-            k: {}
-            for k in ("roll", "ladder", "formula", "table", "check", "opposed", "action", "die")
-        }
-        self.used: set[str] = set()
-        self.calls: dict[str, set[str]] = {}
-        self.current: str | None = None  # the definition being checked (for call cycles)
-        self.result_types: dict[str, t.Type] = {}
-        self.done: set[str] = set()
-        self.in_progress: set[str] = set()
-        # How deep expressions and statements nest (whole.check_nesting): the checker's
-        # depth now, where the definition being checked began, the deepest it reached;
-        # each definition's own nesting, and how deep it is where it calls each callee.
-        self.depth = self.base = self.deepest = 0
-        self.nesting: dict[str, int] = {}
-        self.sites: dict[str, dict[str, int]] = {}
-
-    # ─── reporting ──────────────────────────────────────────────────────────
-
-    def error(self, message: str, span: Span | None, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic("error", message, span, hint))
-
-    def warning(self, message: str, span: Span | None, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic("warning", message, span, hint))
 
     # ─── the whole rulebook ─────────────────────────────────────────────────
 
@@ -132,12 +99,12 @@ class Checker(
         for group in self.groups.values():
             self.group(group)
         for derived in self.derived.values():
-            self.in_definition(derived.name, lambda d=derived: self.expr(d.expr, Scope()))
+            self.in_definition(derived.name, functools.partial(self.expr, derived.expr, Scope()))
         for ensure in self.ensures:
             self.want(ensure.condition, Scope(), t.BOOL, tr("an `ensure` condition"))
         for definition in self.definitions:
             if not isinstance(definition, n.Sheet | n.Symbols):
-                self.in_definition(definition.name, lambda d=definition: self.definition(d))
+                self.in_definition(definition.name, functools.partial(self.definition, definition))
         if not self.check_cycles():
             self.check_nesting()
         self.check_unused()
@@ -145,22 +112,6 @@ class Checker(
         self.diagnostics.sort(
             key=lambda d: (d.span.source.name, d.span.start) if d.span else ("", 0)
         )
-
-    def in_definition(self, name: str, check) -> None:
-        if self.current is not None and self.depth > MAX_CALL_NESTING:
-            return  # too deep to follow a call now: checked in its turn (and check_nesting says)
-        previous, self.current = self.current, name
-        saved = self.base, self.deepest, self.depth
-        if previous is not None:  # a call followed: entering the callee nests deeper too
-            self.depth += CALL_NESTING
-        self.base = self.deepest = self.depth
-        self.calls.setdefault(name, set())
-        try:
-            check()
-        finally:
-            self.nesting[name] = max(self.nesting.get(name, 0), self.deepest - self.base)
-            self.current = previous
-            self.base, self.deepest, self.depth = saved
 
     def collect(self) -> None:
         """Every top-level name, once: sheet fields and definitions share one namespace."""

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.messages import tr
 
 
-class ChoiceChecks:
+class ChoiceChecks(CheckerHost):
     """The checks of a decision taken during an action (part of the Checker)."""
 
     def st_choose(self, node: n.Choose, scope: Scope) -> None:

@@ -7,6 +7,7 @@ import attrs
 from dsl import nodes as n
 from dsl import opposed
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import CHECK_NAMES, OWN_OUTCOME, PARAM_TYPES, ROLL_NAMES, Scope
 from dsl.check.wording import describe_definition
 from dsl.errors import Span, did_you_mean
@@ -14,7 +15,7 @@ from dsl.messages import tr
 from dsl.parser import reads_as_dice
 
 
-class DefinitionChecks:
+class DefinitionChecks(CheckerHost):
     """The definitions' checks (part of the Checker)."""
 
     # ─── definitions ────────────────────────────────────────────────────────

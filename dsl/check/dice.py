@@ -5,8 +5,10 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl import types as t
 from dsl.build.walk import is_number
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.messages import tr
+from dsl.nodes.base import Number
 
 #: comparisons that read as a count of dice in Roll20 (`10d10>6`: dice showing 6 or more)
 COUNTED_IN_ROLL20 = {">=": ">=", ">": ">=", "<=": "<=", "<": "<=", "=": "="}
@@ -19,7 +21,7 @@ KEEPS_ALL = tr("`{modifier}` keeps {k} of {count} dice: all of them, so it chang
 DROPS_ALL = tr("`{modifier}` drops {k} of {count} dice: none is left, so the term is always 0")
 
 
-class DiceChecks:
+class DiceChecks(CheckerHost):
     """The dice terms' checks (part of the Checker)."""
 
     def ex_dice(self, node: n.Dice, scope: Scope) -> t.Type:
@@ -85,17 +87,22 @@ class DiceChecks:
     def pointless(self, node: n.Dice) -> None:
         """Warnings for modifiers that can change nothing: `2d6kh5`, `10d10cs>=11`."""
         faces = faces_of(node.sides)
-        count = node.count.value if isinstance(node.count, n.Literal) else None
+        count: Number | None = None  # how many dice there are, when written
         if node.count is None:
             count = 1
+        elif isinstance(node.count, n.Literal) and is_number(node.count.value):
+            count = node.count.value
         grown = False  # an explosion may have added dice: counts are not known
         for modifier in node.modifiers:
             if isinstance(modifier, n.Explode) and modifier.style != "compound":
                 grown = True
             if isinstance(modifier, n.Keep) and count is not None and not grown:
-                k = modifier.count.value if isinstance(modifier.count, n.Literal) else 1
-                if not isinstance(modifier.count, n.Literal | type(None)):
-                    continue
+                written = modifier.count
+                k: Number = 1  # none written: one
+                if written is not None:
+                    if not (isinstance(written, n.Literal) and is_number(written.value)):
+                        continue
+                    k = written.value
                 keeps = modifier.mode in ("kh", "kl")
                 if k >= count:
                     pointless = KEEPS_ALL if keeps else DROPS_ALL

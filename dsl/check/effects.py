@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.errors import Span, did_you_mean
 from dsl.functions import FUNCTIONS
@@ -18,7 +19,7 @@ TIME_PASSING = tr("how much time passes")
 ENDING = tr("the name of the effect that ends")
 
 
-class EffectChecks:
+class EffectChecks(CheckerHost):
     """Lasting effects' checks (part of the Checker)."""
 
     def effects_store(self) -> n.Effects | None:
@@ -172,14 +173,15 @@ class EffectChecks:
                 )
             for arg in node.args:
                 self.want(arg, scope, t.TEXT, EFFECT_NAME)
-            return FUNCTIONS[name].result
+            result = FUNCTIONS[name].result  # (None: a type rule's, which these have not)
+            return result if result is not None else t.ANY
         if not node.args:
             self.error(tr("effects(...) takes the targets it sums the modifiers of"), node.span)
         for arg in node.args:
             type_ = self.expr(arg, scope)
             if isinstance(arg, n.Literal) and isinstance(arg.value, str):
-                known = store is None or arg.value in store.targets or arg.value in self.fields
-                if not known:
+                known = arg.value in store.targets or arg.value in self.fields if store else True
+                if store is not None and not known:
                     self.not_a_target(store, arg.value, arg.span)
             elif not (type_.kind == "ref" or t.fits(type_, t.TEXT)):
                 self.error(

@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.check.wording import arguments, describe_definition, how_to_use, signature_of
 from dsl.errors import Span, did_you_mean
@@ -15,7 +16,7 @@ from dsl.rulebook import Binding, names_a_field
 from dsl.unicode_text import digits_refused
 
 
-class ExpressionChecks:
+class ExpressionChecks(CheckerHost):
     """The expressions' checks (part of the Checker)."""
 
     def want(self, node, scope: Scope, wanted: t.Type, what: str) -> t.Type:
@@ -442,7 +443,7 @@ class ExpressionChecks:
         if not (isinstance(node, n.Literal) and isinstance(node.value, str)):
             return
         choices = wanted.choices
-        if wanted.kind == "ref" and wanted.group is None and choices is None:
+        if wanted.kind == "ref" and wanted.ref and wanted.group is None and choices is None:
             choices = self.names_of_kind(wanted.ref)
             if choices is None:
                 return

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.functions import FUNCTIONS
 from dsl.messages import tr
 from dsl.rulebook import Binding
 
 
-class ItemChecks:
+class ItemChecks(CheckerHost):
     """A list's item (`dice[1]`), `join`, `number` (part of the Checker)."""
 
     def list_item(self, node: n.Index, listed: t.Type, scope: Scope) -> t.Type:
@@ -26,7 +27,7 @@ class ItemChecks:
         name = node.function
         low, high = FUNCTIONS[name].fewest, FUNCTIONS[name].most
         self.bindings[id(node)] = Binding("builtin", name)
-        if node.named or not low <= len(node.args) <= high:
+        if node.named or len(node.args) < low or (high is not None and len(node.args) > high):
             self.error(
                 tr("{name} takes {low} argument(s)", name=name, low=low)
                 if low == high

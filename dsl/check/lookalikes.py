@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 
+from dsl.check.host import CheckerHost
 from dsl.errors import Span
-from dsl.messages import tr, tr_n
+from dsl.messages import Message, tr, tr_n
 from dsl.unicode_text import (
     describe,
     direction_controls,
@@ -26,7 +27,7 @@ MAX_CHARACTER_WARNINGS = 50
 _NAMES = re.compile(r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"|#[^\n]*+|\'([^\'\n]++)\'|([^\W\d]\w*+)')
 
 
-class LookalikeChecks:
+class LookalikeChecks(CheckerHost):
     """The characters' checks (part of the Checker)."""
 
     def check_lookalikes(self) -> None:
@@ -93,7 +94,7 @@ class LookalikeChecks:
         by_look: dict[str, list[str]] = {}
         for name in names:
             by_look.setdefault(skeleton(name), []).append(name)
-        found = []
+        found: list[tuple[Message, Span, Message | None]] = []
         for group in by_look.values():
             if len(group) < 2:
                 continue
@@ -122,7 +123,7 @@ class LookalikeChecks:
 def name_warnings(name: str, span: Span, mixed: bool = True) -> list:
     """A name that holds a character no one sees, or (`mixed`) letters of scripts not
     written together."""
-    found = []
+    found: list[tuple[Message, Span, Message | None]] = []
     hidden = hidden_in_name(name)
     if hidden is not None:
         found.append(

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.messages import tr
 
 
-class PoolChecks:
+class PoolChecks(CheckerHost):
     """The checks of the functions that look at a pool's dice, or a list (part of the
     Checker)."""
 

@@ -40,7 +40,7 @@ class Scope:
         self.names: dict[str, tuple[str, t.Type]] = dict(names or {})
 
     def lookup(self, name: str):
-        scope = self
+        scope: Scope | None = self
         while scope is not None:
             if name in scope.names:
                 return scope.names[name]
@@ -48,7 +48,8 @@ class Scope:
         return None
 
     def all_names(self) -> list[str]:
-        out, scope = [], self
+        out: list[str] = []
+        scope: Scope | None = self
         while scope is not None:
             out.extend(scope.names)
             scope = scope.parent

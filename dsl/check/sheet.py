@@ -6,11 +6,12 @@ import attrs
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.messages import tr
 
 
-class SheetChecks:
+class SheetChecks(CheckerHost):
     """The sheet's checks (part of the Checker)."""
 
     def sheet_item(self, item) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.errors import Span, did_you_mean
 from dsl.functions import FUNCTIONS
@@ -11,7 +12,7 @@ from dsl.messages import tr
 from dsl.rulebook import Binding, names_a_field
 
 
-class StatementChecks:
+class StatementChecks(CheckerHost):
     """The statements' checks (part of the Checker)."""
 
     def block(self, statements, scope: Scope, top: bool = False, action=None) -> None:
@@ -110,12 +111,13 @@ class StatementChecks:
         place = self.place(
             node.place, scope, ("attribute", "skill", "stat", "resource", "counter", "flag", "text")
         )
-        if place is not None and not t.fits(value, t.REF_VALUES.get(place.ref, t.ANY)):
+        held = t.REF_VALUES.get(place.ref, t.ANY) if place and place.ref else t.ANY
+        if place is not None and not t.fits(value, held):
             self.error(
                 tr(
                     "{text} holds {describe}, not {describe2}",
                     text=node.place.span.text,
-                    describe=t.REF_VALUES[place.ref].describe(),
+                    describe=held.describe(),
                     describe2=t.value_of(value).describe(),
                 ),
                 node.expr.span,

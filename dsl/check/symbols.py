@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.errors import did_you_mean
 from dsl.messages import tr
@@ -15,7 +16,7 @@ MAX_SYMBOL_FACES = 100
 NUMBER_OF_DICE = tr("the number of dice")
 
 
-class SymbolChecks:
+class SymbolChecks(CheckerHost):
     """The symbol dice's checks (part of the Checker)."""
 
     def collect_symbols(self, node: n.Symbols) -> None:

@@ -6,12 +6,13 @@ import itertools
 
 from dsl import nodes as n
 from dsl import types as t
+from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.errors import did_you_mean
 from dsl.messages import tr
 
 
-class TableChecks:
+class TableChecks(CheckerHost):
     """The tables' checks (part of the Checker)."""
 
     def def_table(self, node: n.Table) -> None:

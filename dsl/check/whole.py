@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dsl import nodes as n
+from dsl.check.host import CheckerHost
 from dsl.check.scope import CALL_NESTING, MAX_CALL_NESTING
 from dsl.check.wording import kind_word
 from dsl.messages import tr
 
 
-class WholeChecks:
+class WholeChecks(CheckerHost):
     """Whole-rulebook checks (part of the Checker)."""
 
     def check_cycles(self) -> bool:
@@ -76,8 +77,8 @@ class WholeChecks:
         called_by_too_deep = {c for name in too_deep for c in self.sites.get(name, {})}
         for name in sorted(too_deep - called_by_too_deep):
             chain = [name]
-            while via.get(chain[-1]) is not None:
-                chain.append(via[chain[-1]])
+            while (step := via.get(chain[-1])) is not None:
+                chain.append(step)
             if len(chain) > 8:
                 chain = [*chain[:3], "…", *chain[-2:]]
             node = self.globals.get(name)

@@ -6,6 +6,8 @@ again from its tokens, and only a line too long to read is broken (`dsl.format.b
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import attrs
 
 from dsl.format.spacing import spacing
@@ -52,6 +54,14 @@ class State:
     closed: int = 0
 
 
+class Aligned(Protocol):
+    """Table rows laid out together (dsl.format.rows.Run): their columns decided once."""
+
+    decided: bool
+
+    def decide(self, indent: int, width: int) -> None: ...
+
+
 @attrs.define
 class Line:
     """One source line: its tokens, its comment, and what layout decided for it."""
@@ -60,7 +70,7 @@ class Line:
     comment: Comment | None
     pad: int = 0  # spaces after a table row's key, so that the values align
     body: tuple[int, int] = (0, 0)  # (index of the `{` of the row's cell, spaces before it)
-    run: object = None  # the table rows it is aligned with (dsl.format.rows.Run)
+    run: Aligned | None = None  # the table rows it is aligned with
 
 
 def lines_of(text: str, tokens: list[Tok], comments: list[Comment]) -> list[Line]:

@@ -6,6 +6,8 @@ Nodes compare without their `span` already; a few keep other spans among their f
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from dsl.errors import Span
@@ -13,7 +15,7 @@ from dsl.errors import Span
 
 def same_tree(first: object, second: object) -> bool:
     """Whether two ASTs (or parts of them) are equal but for positions (iterative)."""
-    work = [(first, second)]
+    work: list[tuple[Any, Any]] = [(first, second)]
     while work:
         a, b = work.pop()
         if isinstance(a, Span) and isinstance(b, Span):

@@ -10,6 +10,7 @@ owner (the rule it belongs to) and role (a call's `(`, a block's `{`, a unary `-
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import attrs
 from lark import Token
@@ -109,7 +110,8 @@ def _walk(text: str, root: ParsedTree, tokens: list[Tok], comments: list[Comment
 
 def _opened(text: str, node: ParsedTree, depth: int) -> list[tuple]:
     """The work items of one node's text, in order: its gaps, tokens and children."""
-    children = [c for c in node.children if c is not None and c.start_pos is not None]
+    every: list[Any] = node.children  # tokens and ParsedTrees, both with their positions
+    children = [c for c in every if c is not None and c.start_pos is not None]
     brace = _opening_brace(text, node, children) if node.data != "rulebook" else -1
     out: list[tuple] = []
     position = node.start
@@ -146,10 +148,10 @@ def _opening_brace(text: str, node: ParsedTree, children: list) -> int | None:
     return None
 
 
-def _is_punctuation(text: str, start: int, found: int) -> bool:
+def _is_punctuation(text: str, start: int | None, found: int) -> bool:
     """Whether the `{` at `found`, in a gap from `start`, is not inside a comment."""
     line_start = text.rfind("\n", start, found) + 1
-    return "#" not in text[max(start, line_start) : found]
+    return "#" not in text[max(start or 0, line_start) : found]
 
 
 def _gap(text, start, end, owner, depth, tokens, comments, role: str = "") -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any, TypeAlias
 
 import attrs
 
@@ -13,3 +14,10 @@ def span_field():
 
 
 Number = int | Fraction
+
+#: a node a field holds where the grammar puts an expression (any class of
+#: dsl.nodes.expressions or dsl.nodes.dice; a type or a definition where the field says so):
+#: every reader dispatches on its class (`isinstance`, a handler found by class), which a
+#: union of forty classes would make mypy ask of each attribute read first, so it is `Any`
+#: by name
+Expression: TypeAlias = Any

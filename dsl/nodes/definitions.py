@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from dsl.errors import Span
-from dsl.nodes.base import span_field
+from dsl.nodes.base import Expression, span_field
 from dsl.nodes.sheet import Range
 
 # ─── types and parameters ───────────────────────────────────────────────────
@@ -29,15 +29,15 @@ class EnumType:
 
 @attrs.frozen
 class ListType:
-    item: object
+    item: Expression
     span: Span = span_field()
 
 
 @attrs.frozen
 class Param:
     name: str
-    type: object
-    default: object  # expression or None (required)
+    type: Expression
+    default: Expression  # expression or None (required)
     span: Span = span_field()
 
 
@@ -48,10 +48,10 @@ class Param:
 class RollRule:
     """`on die = 10: add d6 - 1, again while die = 6`."""
 
-    condition: object
+    condition: Expression
     sign: int  # +1 add, -1 subtract
-    extra: object
-    again: object  # expression or None
+    extra: Expression
+    again: Expression  # expression or None
     span: Span = span_field()
 
 
@@ -59,7 +59,7 @@ class RollRule:
 class RollDef:
     name: str
     params: tuple
-    body: object
+    body: Expression
     rules: tuple
     span: Span = span_field()
 
@@ -77,7 +77,7 @@ class Ladder:
 class Formula:
     name: str
     params: tuple
-    body: object
+    body: Expression
     span: Span = span_field()
 
 
@@ -86,8 +86,8 @@ class Key:
     """A table row key: a value, a range (`low`/`high` may be open), or `else`."""
 
     kind: str  # "value", "range", "else"
-    low: object = None
-    high: object = None
+    low: Expression = None
+    high: Expression = None
     span: Span = span_field()
 
     def describe(self) -> str:
@@ -105,7 +105,7 @@ class Row:
     """A row: its key, and a cell that holds a value, record fields, or a sub-table."""
 
     key: Key
-    value: object  # expression or None
+    value: Expression  # expression or None
     fields: tuple  # of (name, expression)
     rows: tuple  # sub-table rows (two-level tables), else ()
     span: Span = span_field()
@@ -136,9 +136,9 @@ class Check:
     params: tuple
     label: str | None
     lets: tuple  # of Let
-    roll: object
+    roll: Expression
     comparison: str | None
-    target: object
+    target: Expression
     fields: tuple  # of (name, expression)
     degrees: tuple = ()  # the labels of the `degrees` block, in order
     span: Span = span_field()
@@ -152,8 +152,8 @@ class Opposed:
     name: str
     params: tuple
     label: str | None
-    ours: object
-    theirs: object
+    ours: Expression
+    theirs: Expression
     compare: tuple
     tie: str
     fields: tuple

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from dsl.errors import Span
-from dsl.nodes.base import span_field
+from dsl.nodes.base import Expression, span_field
 
 
 @attrs.frozen
@@ -14,7 +14,7 @@ class Condition:
     (None for `even` and `odd`, whose `op` says which)."""
 
     op: str
-    value: object
+    value: Expression
     span: Span = span_field()
 
 
@@ -23,7 +23,7 @@ class Keep:
     """`khK`, `klK`, `dhK`, `dlK`: keep or drop the K highest or lowest dice."""
 
     mode: str  # "kh", "kl", "dh", "dl"
-    count: object  # expression, or None for 1
+    count: Expression  # expression, or None for 1
     span: Span = span_field()
 
 
@@ -71,7 +71,7 @@ class Clamp:
     """`min2`, `max5`: each die below (above) the value counts as the value."""
 
     bound: str  # "min" or "max"
-    value: object  # expression
+    value: Expression  # expression
     span: Span = span_field()
 
 
@@ -93,8 +93,8 @@ class Dice:
     which the checker reports as warnings.
     """
 
-    count: object  # expression or None for one die
-    sides: object
+    count: Expression  # expression or None for one die
+    sides: Expression
     modifiers: tuple
     label: str | None = None
     notes: tuple = attrs.field(default=(), eq=False, repr=False)
@@ -116,7 +116,7 @@ class SymbolDice:
     """`2dBoost`, `(n)dAbility`: a pool of dice of a declared `die` of symbol faces;
     `count` is an expression, `die` the die's name."""
 
-    count: object
+    count: Expression
     die: str
     label: str | None = None
     span: Span = span_field()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from dsl.errors import Span
-from dsl.nodes.base import span_field
+from dsl.nodes.base import Expression, span_field
 
 
 @attrs.frozen
@@ -32,14 +32,14 @@ class Name:
 
 @attrs.frozen
 class Field:
-    subject: object
+    subject: Expression
     name: str
     span: Span = span_field()
 
 
 @attrs.frozen
 class Index:
-    subject: object
+    subject: Expression
     keys: tuple
     span: Span = span_field()
 
@@ -56,7 +56,7 @@ class Call:
 @attrs.frozen
 class Unary:
     op: str  # "-" or "not"
-    operand: object
+    operand: Expression
     span: Span = span_field()
 
 
@@ -65,17 +65,17 @@ class Binary:
     """Arithmetic, comparison, `and`, `or`, `in`; `op_span` points at the operator."""
 
     op: str
-    left: object
-    right: object
+    left: Expression
+    right: Expression
     span: Span = span_field()
     op_span: Span = span_field()
 
 
 @attrs.frozen
 class IfExpr:
-    condition: object
-    then: object
-    otherwise: object
+    condition: Expression
+    then: Expression
+    otherwise: Expression
     span: Span = span_field()
 
 
@@ -89,6 +89,6 @@ class ListLiteral:
 class CharacterCall:
     """`objetivo.salvación(Destreza)`: a call made for another character, on its sheet."""
 
-    character: object
+    character: Expression
     call: Call
     span: Span = span_field()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from dsl.errors import Span
-from dsl.nodes.base import span_field
+from dsl.nodes.base import Expression, span_field
 
 
 @attrs.frozen
@@ -20,7 +20,7 @@ class Header:
 class Replace:
     """`replace table Miedo ...` in a house rule: a definition taking the base's place."""
 
-    definition: object
+    definition: Expression
     span: Span = span_field()
 
 

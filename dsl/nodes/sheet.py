@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from dsl.errors import Span
-from dsl.nodes.base import Number, span_field
+from dsl.nodes.base import Expression, Number, span_field
 
 
 @attrs.frozen
@@ -30,7 +30,7 @@ class Stat:
     kind: str  # "attribute" or "skill"
     name: str
     range: Range
-    default: object  # expression or None
+    default: Expression  # expression or None
     span: Span = span_field()
 
 
@@ -39,7 +39,7 @@ class OpenSkills:
     """`skills in 0..10 default 0`: any other skill name a sheet lists is allowed."""
 
     range: Range
-    default: object
+    default: Expression
     span: Span = span_field()
 
 
@@ -54,8 +54,8 @@ class Resource:
     name: str
     key_var: str | None
     key_group: str | None
-    maximum: object
-    minimum: object  # expression or None for 0
+    maximum: Expression
+    minimum: Expression  # expression or None for 0
     span: Span = span_field()
 
 
@@ -65,14 +65,14 @@ class Counter:
 
     name: str
     range: Range | None
-    default: object
+    default: Expression
     span: Span = span_field()
 
 
 @attrs.frozen
 class Flag:
     name: str
-    default: object
+    default: Expression
     span: Span = span_field()
 
 
@@ -111,7 +111,7 @@ class Derived:
     """A value computed from the sheet, never stored: `derived Dignitas = ...`."""
 
     name: str
-    expr: object
+    expr: Expression
     span: Span = span_field()
 
 
@@ -119,7 +119,7 @@ class Derived:
 class Ensure:
     """A rule every sheet must keep: `ensure Areté <= Voluntad else "..."`."""
 
-    condition: object
+    condition: Expression
     message: str
     span: Span = span_field()
 

@@ -5,21 +5,21 @@ from __future__ import annotations
 import attrs
 
 from dsl.errors import Span
-from dsl.nodes.base import span_field
+from dsl.nodes.base import Expression, span_field
 from dsl.nodes.expressions import Call
 
 
 @attrs.frozen
 class Let:
     name: str
-    expr: object
+    expr: Expression
     span: Span = span_field()
 
 
 @attrs.frozen
 class Set:
-    place: object
-    expr: object
+    place: Expression
+    expr: Expression
     span: Span = span_field()
 
 
@@ -28,15 +28,15 @@ class Change:
     """`spend`, `gain` or `lose` an amount of a place on the sheet."""
 
     verb: str
-    amount: object
-    place: object
+    amount: Expression
+    place: Expression
     span: Span = span_field()
 
 
 @attrs.frozen
 class Require:
-    condition: object
-    message: object  # Text or Literal
+    condition: Expression
+    message: Expression  # Text or Literal
     span: Span = span_field()
 
 
@@ -49,7 +49,7 @@ class If:
 
 @attrs.frozen
 class Match:
-    subject: object
+    subject: Expression
     cases: tuple  # of (values, body)
     otherwise: tuple | None
     span: Span = span_field()
@@ -58,15 +58,15 @@ class Match:
 @attrs.frozen
 class ForEach:
     var: str
-    items: object
+    items: Expression
     body: tuple
     span: Span = span_field()
 
 
 @attrs.frozen
 class Repeat:
-    count: object
-    until: object  # expression or None
+    count: Expression
+    until: Expression  # expression or None
     body: tuple
     span: Span = span_field()
 
@@ -79,7 +79,7 @@ class Result:
 
 @attrs.frozen
 class Note:
-    text: object
+    text: Expression
     span: Span = span_field()
 
 
@@ -93,8 +93,8 @@ class Do:
 class Add:
     """`add x to Lista`, or `add "Nombre" to Catálogo { campo: valor, ... }`."""
 
-    item: object
-    place: object
+    item: Expression
+    place: Expression
     fields: tuple | None  # an entry's fields, when the place is a catalog
     span: Span = span_field()
 
@@ -104,10 +104,10 @@ class Effect:
     """`effect "Temblores" modifier -2 on acciones for 2 turno`: a lasting effect on the
     sheet (taking the place of one of the same name), until its time has passed."""
 
-    name: object
-    modifier: object  # expression or None (0)
+    name: Expression
+    modifier: Expression  # expression or None (0)
     targets: tuple  # of (name, span): a declared target, or a local naming a field
-    amount: object  # how many units it lasts (`until escena` is 1)
+    amount: Expression  # how many units it lasts (`until escena` is 1)
     unit: str
     unit_span: Span
     span: Span = span_field()
@@ -117,7 +117,7 @@ class Effect:
 class PassTime:
     """`pass 1 turno`: time passes on the sheet's lasting effects of that unit's clock."""
 
-    amount: object
+    amount: Expression
     unit: str
     unit_span: Span
     span: Span = span_field()
@@ -127,7 +127,7 @@ class PassTime:
 class EndEffect:
     """`end "Ventaja"`: a lasting effect ends now (nothing happens if it is not on)."""
 
-    name: object
+    name: Expression
     span: Span = span_field()
 
 
@@ -136,13 +136,13 @@ class Option:
     """One option of a `choose`: its value, and when it is offered, what it costs, what
     it does (`option sí if PuntosDestino > 0 cost 1 from PuntosDestino { ... }`)."""
 
-    value: object  # a Literal: the text or number the choice's name holds once chosen
-    condition: object  # expression or None
-    cost: object  # (amount, place) or None
+    value: Expression  # a Literal: the text or number the choice's name holds once chosen
+    condition: Expression  # expression or None
+    cost: Expression  # (amount, place) or None
     body: tuple
     # `option each d in r.sorted`: (the name, the list) — an option for each item, the
     # item named in the condition, the cost and the body; `value` is None
-    each: object = None
+    each: Expression = None
     span: Span = span_field()
 
 
@@ -153,6 +153,6 @@ class Choose:
 
     name: str
     by: str | None
-    label: object  # Literal or None
+    label: Expression  # Literal or None
     options: tuple  # of Option
     span: Span = span_field()

@@ -7,11 +7,14 @@ terminal as `--ask` asks for dice. (`--best GOAL`, for the odds, is an option of
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from dsl.messages import show_value, tr
-from interpreter.choosers import Chooser
 from interpreter.cli import options
 from interpreter.errors import ParameterError
+
+if TYPE_CHECKING:
+    from interpreter.choosers import Chooser
 
 
 def choose_option(p) -> None:
@@ -40,6 +43,8 @@ def answers_of(pairs: list[str]) -> dict:
 
 def chooser_of(args, language: str | None) -> Chooser:
     """Answers given with --choose; any other choice is asked on the terminal."""
+    from interpreter.choosers import Chooser
+
     return Chooser(answers_of(args.choose), lambda question: ask_choice(question, language))
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dsl.messages import show_value, tr
 from interpreter.cli import arguments, options
-from interpreter.describe import describe
 from interpreter.json_data import describe_data, dumps
 
 
@@ -21,6 +20,8 @@ def add_parser(commands) -> None:
 
 
 def cmd_describe(args) -> int:
+    from interpreter.describe import describe
+
     book = options.load_rulebook(args.rulebook)
     language = options.language(args, book)
     if args.json:

@@ -8,13 +8,8 @@ from pathlib import Path
 
 import dsl
 from dsl.messages import Message, tr
-from interpreter.balance.encounters.answering import TRIALS
-from interpreter.balance.encounters.description import rulebook_reference
 from interpreter.cli import options, words
-from interpreter.cli.render import progress_bar
-from interpreter.engine import Engine
 from interpreter.json_data import dumps
-from interpreter.sheets.character import parse_text, read_file
 
 #: the ends of each winning side shown by what is left (the JSON has them all)
 SHOWN_LEFT = 5
@@ -79,6 +74,11 @@ def add_parser(commands) -> None:
 
 
 def cmd_encounter(args) -> int:
+    from interpreter.balance.encounters.answering import TRIALS
+    from interpreter.balance.encounters.description import rulebook_reference
+    from interpreter.engine import Engine
+    from interpreter.sheets.character import parse_text, read_file
+
     path = Path(args.file)
     text, text_format = read_file(path)
     data = parse_text(text, text_format, str(path))
@@ -105,6 +105,8 @@ def cmd_encounter(args) -> int:
 
 def _progress(language: str):
     """The sample's tasks done, on a terminal (interpreter.cli.render's bar)."""
+    from interpreter.cli.render import progress_bar
+
     bar = progress_bar(language=language)
     if bar is None:
         return None

@@ -8,7 +8,6 @@ from pathlib import Path
 from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.errors import ParameterError
-from interpreter.journal import export_record
 from interpreter.safe_files import write_atomic
 
 
@@ -29,6 +28,8 @@ def add_parser(commands) -> None:
 
 
 def cmd_export(args) -> int:
+    from interpreter.journal import export_record
+
     language = options.language(args)
     with options.open_journal(args) as journal:
         record = export_record(journal, args.number)

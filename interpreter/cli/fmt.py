@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 
 from dsl.errors import RulebookError
-from dsl.format import format_text
-from dsl.load import read, rulebook_file
 from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.cli.terminal import unescaped
@@ -65,6 +63,8 @@ def cmd_fmt(args) -> int:
 def _files(paths: list[str]) -> list[Path | None]:
     """The files named: a folder's .rules files (sorted, its subfolders' too); None is
     standard input."""
+    from dsl.load import rulebook_file
+
     out: list[Path | None] = []
     for name in paths:
         if name == "-":
@@ -81,6 +81,9 @@ def _files(paths: list[str]) -> list[Path | None]:
 
 
 def _format_one(path: Path | None, args, language: str | None) -> int:
+    from dsl.format import format_text
+    from dsl.load import read
+
     if path is None:
         text, name = sys.stdin.read(), "<stdin>"
     else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dsl.messages import tr
-from interpreter.journal.rerun import changed_path
 from interpreter.values import show
 
 #: widest result summary on a log line, in characters
@@ -35,6 +34,8 @@ def result_text(result, width: int | None = RESULT_WIDTH, language: str | None =
 
 def changes_text(changes, separator: str = ", ", language: str | None = None) -> str:
     """`Vida 5 → 3, objetivo.Vida 7 → 1`: another character's values by its role."""
+    from interpreter.journal.rerun import changed_path
+
     if not changes:
         return tr("no changes").render(language)
     return separator.join(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dsl.messages import tr, translate
 from interpreter.cli import options
-from interpreter.journal import verify_journal
 
 #: how sure each finding is, at the head of its line
 MARKS = {"ok": tr("ok"), "note": tr("note"), "repaired": tr("repaired"), "problem": tr("PROBLEM")}
@@ -38,6 +37,8 @@ def add_parser(commands) -> None:
 
 
 def cmd_journal(args) -> int:
+    from interpreter.journal import verify_journal
+
     language = options.language(args)
     with options.open_journal(args) as journal:
         report = verify_journal(

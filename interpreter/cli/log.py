@@ -6,7 +6,6 @@ from pathlib import Path
 
 from dsl.messages import tr
 from interpreter.cli import history, options
-from interpreter.journal import undone_by
 from interpreter.json_data import dumps, log_data
 
 
@@ -26,6 +25,8 @@ def add_parser(commands) -> None:
 
 
 def cmd_log(args) -> int:
+    from interpreter.journal import undone_by
+
     language = options.language(args)
     with options.open_journal(args) as journal:
         sheet = stored_name(journal, args.character) if args.character else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import sys
 
 from dsl.errors import RulebookError
@@ -13,43 +14,31 @@ from dsl.messages import (
     tr,
     translate,
 )
-from interpreter.cli import (
-    arguments,
-    check,
-    describe,
-    encounter,
-    export,
-    journal,
-    log,
-    new,
-    odds,
-    options,
-    replay,
-    roll,
-    run,
-    serve,
-    show,
-    sweep,
-    undo,
-    verify,
-    words,
-)
-from interpreter.cli import fmt as formatting
-from interpreter.cli import lsp as language_server
+from interpreter.cli import arguments, options, words
 from interpreter.cli.terminal import Shown
 from interpreter.errors import EvaluationError
-from interpreter.json_data import dumps, error_data, usage_error_data
 
-#: the commands for a game: each in its own module with `add_parser` and `cmd_<name>`
-PLAY_COMMANDS = (roll, run, check, describe, odds, serve)
+# Each command is `rulebook NAME`, in interpreter/cli/NAME.py with `add_parser` and
+# `cmd_NAME`; a module is imported when its command is asked for (or when `--help` lists
+# them all), and imports what its command runs only when it runs.
+#: the commands for a game
+PLAY_COMMANDS = ("roll", "run", "check", "describe", "odds", "serve")
 #: the journal's commands
-JOURNAL_COMMANDS = (new, log, show, undo, replay, export, verify, journal)
+JOURNAL_COMMANDS = ("new", "log", "show", "undo", "replay", "export", "verify", "journal")
 #: the commands for writing rules in an editor
-EDITOR_COMMANDS = (formatting, language_server)
+EDITOR_COMMANDS = ("fmt", "lsp")
 #: the commands of balance studies
-BALANCE_COMMANDS = (sweep, encounter)
+BALANCE_COMMANDS = ("sweep", "encounter")
 #: every command, in the order `rulebook --help` lists them
-COMMAND_MODULES = PLAY_COMMANDS + JOURNAL_COMMANDS + EDITOR_COMMANDS + BALANCE_COMMANDS
+COMMAND_NAMES = PLAY_COMMANDS + JOURNAL_COMMANDS + EDITOR_COMMANDS + BALANCE_COMMANDS
+
+
+def command_module(name: str):
+    """The module of `rulebook NAME`: interpreter/cli/NAME.py."""
+    if name not in COMMAND_NAMES:
+        raise ValueError(f"no command {name!r}")
+    return importlib.import_module(f"interpreter.cli.{name}")
+
 
 EXAMPLES = """\
   rulebook roll "4d6kh3"
@@ -116,6 +105,8 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         if self.json_errors:
+            from interpreter.json_data import dumps, usage_error_data
+
             print(dumps(usage_error_data(message, self.language)))
             self.exit(2)
         with words.speaking(self.language):
@@ -133,8 +124,12 @@ class Commands(argparse._SubParsersAction):
         return super().add_parser(name, **kwargs)
 
 
-def build_parser(json_errors: bool = False, language: str | None = None) -> argparse.ArgumentParser:
-    """The `rulebook` command's parser; its help in `language` (English by default)."""
+def build_parser(
+    json_errors: bool = False, language: str | None = None, only: str | None = None
+) -> argparse.ArgumentParser:
+    """The `rulebook` command's parser; its help in `language` (English by default).
+    With `only`, the parser of that one command alone (what a command line naming it
+    needs: the others' modules are not imported)."""
     parser = Parser(
         language=language,
         json_errors=json_errors,
@@ -150,8 +145,8 @@ def build_parser(json_errors: bool = False, language: str | None = None) -> argp
         required=True,
     )
 
-    for module in COMMAND_MODULES:
-        module.add_parser(commands)
+    for name in COMMAND_NAMES if only is None else (only,):
+        command_module(name).add_parser(commands)
     for command in commands.choices.values():  # every command speaks a language
         if command not in arguments.SPEAKING:
             arguments.language_option(command)
@@ -168,6 +163,20 @@ def _language_asked(argv: list[str]) -> str | None:
     return None
 
 
+def _command_asked(argv: list[str]) -> str | None:
+    """The command a command line names first, if nothing but `--lang` comes before it
+    (`rulebook --help roll` asks for the whole list)."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--lang":
+            skip = True
+        elif not arg.startswith("--lang="):
+            return arg if arg in COMMAND_NAMES else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = options.expressions_with_a_minus(sys.argv[1:] if argv is None else list(argv))
     out, err = sys.stdout, sys.stderr
@@ -179,15 +188,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    parser = build_parser(json_errors="--json" in argv, language=_language_asked(argv))
+    parser = build_parser(
+        json_errors="--json" in argv, language=_language_asked(argv), only=_command_asked(argv)
+    )
     args = parser.parse_args(argv)
     if getattr(args, "lang", None) is None:  # a command's own --lang, else the one before it
         args.lang = args.lang_of_all
     language = args.lang
     try:
-        return COMMANDS[args.command](args)
+        return getattr(command_module(args.command), "cmd_" + args.command)(args)
     except RulebookError as error:
         if getattr(args, "json", False):
+            from interpreter.json_data import dumps, error_data
+
             print(dumps(error_data(error, language)))
         elif isinstance(error, EvaluationError) and args.command in ("run", "odds"):
             print(error.refusal(language, getattr(args, "verbose", False)), file=sys.stderr)
@@ -199,14 +212,6 @@ def _main(argv: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
-
-
-#: `rulebook NAME` runs `cmd_NAME` of its module, interpreter/cli/NAME.py
-COMMANDS = {
-    name: getattr(module, "cmd_" + name)
-    for module in COMMAND_MODULES
-    for name in [module.__name__.rpartition(".")[2]]
-}
 
 
 if __name__ == "__main__":

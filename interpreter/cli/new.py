@@ -8,7 +8,6 @@ from dsl.messages import tr
 from interpreter.cli import options
 from interpreter.errors import ParameterError
 from interpreter.safe_files import create_exclusive
-from interpreter.sheets.character import read_file
 
 
 def add_parser(commands) -> None:
@@ -24,6 +23,8 @@ def add_parser(commands) -> None:
 
 
 def cmd_new(args) -> int:
+    from interpreter.sheets.character import read_file
+
     language = options.language(args)
     source = options.resolve_character(args.character, None, "CHARACTER")
     target = Path(args.file)

@@ -9,12 +9,9 @@ from dsl.errors import RulebookError
 from dsl.messages import tr
 from interpreter.cli import arguments, options
 from interpreter.cli.choosing import answers_of, choose_option
-from interpreter.cli.render import compare_text, progress_bar, to_text
-from interpreter.engine import Engine
 from interpreter.errors import ParameterError
 from interpreter.json_data import comparison_data, dumps, odds_data
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.odds import BUDGET, TRIALS, expression_odds
 
 
 def add_parser(commands) -> None:
@@ -75,6 +72,10 @@ def _is_rulebook(reference: str) -> bool:
 
 
 def cmd_odds(args) -> int:
+    from interpreter.cli.render import compare_text, progress_bar, to_text
+    from interpreter.engine import Engine
+    from interpreter.odds import BUDGET, TRIALS, expression_odds
+
     args.target = args.target.strip()  # ` -2d4`: see options.expressions_with_a_minus
     budget = args.budget or BUDGET
     if args.action is None and not _is_rulebook(args.target):
@@ -141,6 +142,8 @@ def cmd_odds(args) -> int:
 
 def _other(args, book, engine, sheet, params, extra):
     """The distribution to compare with: another rulebook, or other parameters."""
+    from interpreter.engine import Engine
+
     compare = args.compare
     if "=" in compare and not _is_rulebook(compare):
         changed = dict(params)
@@ -173,6 +176,8 @@ def _other(args, book, engine, sheet, params, extra):
 
 
 def _print(odds, args, book=None) -> None:
+    from interpreter.cli.render import to_text
+
     if args.json:
         print(dumps(odds_data(odds, options.language(args, book))))
     else:

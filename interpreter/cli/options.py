@@ -7,19 +7,19 @@ import re
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dsl
-from dsl import nodes as n
 from dsl.errors import Diagnostic, Source, Span, did_you_mean
 from dsl.messages import language_for, tr
-from dsl.rulebook import defined_at
 from dsl.spellings import inline_roll
 from dsl.unicode_text import digits_refused
 from interpreter.dice import Asked, ForcedDice, SeededDice, TypedDice
 from interpreter.errors import DiceError, ParameterError, SheetError
-from interpreter.expression import expression_warnings
-from interpreter.sheets.character import NOT_A_SHEET, Sheet, rulebook_named_in
-from interpreter.symbols import SymbolDie
+
+if TYPE_CHECKING:  # (what a command does not use is not imported: `rulebook roll d20`)
+    from interpreter.sheets.character import Sheet
+    from interpreter.symbols import SymbolDie
 
 
 def dice_source(args, language: str | None = None, symbols: bool = False, book=None):
@@ -78,6 +78,8 @@ def asker(language: str | None, book=None):
     (and whose it is, what for and why: `Asked`, the definition it is in `book`)."""
 
     def ask(die, position: int, asked: Asked | None = None) -> int:
+        from dsl.rulebook import defined_at  # (plain dice typed in need no rulebook's nodes)
+
         what = defined_at(book, asked.span) if book is not None and asked is not None else None
         return ask_at_the_table(die, position, language, asked, what)
 
@@ -108,6 +110,8 @@ def ask_at_the_table(
     """Ask the person at the table what a physical die showed (and, when `asked` says,
     whose die it is, `what` it is rolled for and why: "for thug", "Defend", "the 10
     exploded")."""
+    from interpreter.symbols import SymbolDie
+
     if isinstance(die, SymbolDie):
         return ask_symbols(die, position, language)
     said = []
@@ -233,6 +237,8 @@ def resolve_character(reference: str, book, option: str = "--char") -> Path:
 def shipped_characters(book) -> list[str]:
     """The shipped characters of `book`'s game (their `rulebook:` is the book or one it
     extends, or they name none); every one when no book is given."""
+    from interpreter.sheets.character import NOT_A_SHEET, rulebook_named_in
+
     games = set()
     while book is not None:
         games.add(Path(book.path).stem)
@@ -299,6 +305,8 @@ def target_files(args, book, action: str | None) -> dict:
     pairs = getattr(args, "targets", None) or []
     if not pairs:
         return {}
+    from dsl import nodes as n
+
     definition = book.definition(action) if action else None
     roles = [
         p.name
@@ -351,6 +359,8 @@ def open_journal(args):
 def print_warnings(expression: str, language) -> None:
     """What the checker noted about a dice expression (a spelling another dice roller
     reads otherwise, a modifier that changes nothing), on stderr: stdout is the result."""
+    from interpreter.expression import expression_warnings
+
     for warning in expression_warnings(expression):
         print(warning.render(language), file=sys.stderr)
     inline = inline_roll(expression)

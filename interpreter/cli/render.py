@@ -22,8 +22,10 @@ from interpreter.values import fraction_text
 SAMPLING = tr("sampling")
 
 
-def progress_bar(stream=sys.stderr, language: str | None = None):
-    """A progress bar on the terminal, shown once a computation passes a second."""
+def progress_bar(stream=None, language: str | None = None):
+    """A progress bar on the terminal (stderr, unless `stream`), shown once a computation
+    passes a second."""
+    stream = sys.stderr if stream is None else stream
     if not stream.isatty():
         return None
 

@@ -6,10 +6,6 @@ import functools
 
 from dsl.messages import tr, translate
 from interpreter.cli import history, options
-from interpreter.cli.log import stored_name
-from interpreter.cli.render import progress_bar
-from interpreter.journal import replay
-from interpreter.journal.replay import CHOICES, DICE, DIFFERENT, FAILED, SAME, summary
 from interpreter.json_data import dumps, replay_data
 
 
@@ -46,6 +42,10 @@ def add_parser(commands) -> None:
 
 
 def cmd_replay(args) -> int:
+    from interpreter.cli.log import stored_name
+    from interpreter.journal import replay
+    from interpreter.journal.replay import CHOICES, DICE, DIFFERENT, FAILED, SAME, summary
+
     other = options.load_rulebook(args.against)
     language = options.language(args, other)
     with options.open_journal(args) as journal:
@@ -95,6 +95,8 @@ def _bound(text):
 
 
 def _progress(language: str | None):
+    from interpreter.cli.render import progress_bar
+
     bar = progress_bar(language=language)
     if bar is None:
         return None
@@ -104,19 +106,24 @@ def _progress(language: str | None):
     return lambda done, total: bar(done, total, time.monotonic() - started, tr("replaying"))
 
 
-#: each way a replayed run came out, as the report says it
-STATUSES = {
-    SAME: tr("the same"),
-    DIFFERENT: tr("different"),
-    DICE: tr("dice do not fit"),
-    CHOICES: tr("choices do not fit"),
-    FAILED: tr("fails"),
-}
+def statuses() -> dict:
+    """Each way a replayed run came out, as the report says it."""
+    from interpreter.journal.replay import CHOICES, DICE, DIFFERENT, FAILED, SAME
+
+    return {
+        SAME: tr("the same"),
+        DIFFERENT: tr("different"),
+        DICE: tr("dice do not fit"),
+        CHOICES: tr("choices do not fit"),
+        FAILED: tr("fails"),
+    }
 
 
 def _line(run, language: str | None) -> str:
+    from interpreter.journal.replay import CHOICES, DICE, FAILED, SAME
+
     head = f"{run.entry:>5}  {run.at[:16].replace('T', ' ')}  {run.sheet}  {run.action}"
-    status = STATUSES[run.status].render(language)
+    status = statuses()[run.status].render(language)
     if run.status == FAILED:
         return f"{head}  {status}: {translate(run.error, language)}"
     if run.status == DICE and run.result is None:
@@ -144,4 +151,4 @@ def _line(run, language: str | None) -> str:
     if run.choices_note:
         note = translate(run.choices_note, language)
         parts.append(tr("choices: {choices}", choices=note).render(language))
-    return f"{head}  {status}: " + "; ".join(parts or [STATUSES[SAME].render(language)])
+    return f"{head}  {status}: " + "; ".join(parts or [statuses()[SAME].render(language)])

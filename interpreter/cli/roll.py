@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dsl.messages import tr
 from interpreter.cli import arguments, options
-from interpreter.expression import roll
-from interpreter.json_data import dumps, roll_data
 
 
 def add_parser(commands) -> None:
@@ -20,11 +18,15 @@ def add_parser(commands) -> None:
 
 
 def cmd_roll(args) -> int:
+    from interpreter.expression import roll
+
     args.expression = args.expression.strip()  # ` -1d6`: see options.expressions_with_a_minus
     result = roll(args.expression, options.dice_source(args))
     language = options.language(args)
     options.print_warnings(args.expression, language)
     if args.json:
+        from interpreter.json_data import dumps, roll_data
+
         print(dumps(roll_data(result, language)))
     else:
         print(f"{result.detail}{options.origin_note(result.origin, language)}")

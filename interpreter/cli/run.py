@@ -9,14 +9,9 @@ from dsl.errors import RulebookError
 from dsl.messages import Message, show_value, tr, translate
 from interpreter.cli import arguments, options
 from interpreter.cli.choosing import choose_option, chooser_of
-from interpreter.engine import Engine
 from interpreter.errors import EvaluationError, ParameterError
-from interpreter.journal import JOURNAL_NAME, run_and_save
-from interpreter.journal.store import place_below
 from interpreter.json_data import dumps, run_data
 from interpreter.safe_files import Inside
-from interpreter.sheets.character import refuse_shipped
-from interpreter.trace import render_text
 
 
 def add_parser(commands) -> None:
@@ -58,6 +53,9 @@ def add_parser(commands) -> None:
 
 
 def cmd_run(args) -> int:
+    from interpreter.engine import Engine
+    from interpreter.trace import render_text
+
     book = options.load_rulebook(args.rulebook)
     language = options.language(args, book)
     engine = Engine.of(book)
@@ -153,6 +151,10 @@ def _label(sheet) -> str:
 
 def _run_and_save(args, book, engine, language):
     """Read, run and save as one step: the sheet file and its journal entry together."""
+    from interpreter.journal import JOURNAL_NAME, run_and_save
+    from interpreter.journal.store import place_below
+    from interpreter.sheets.character import refuse_shipped
+
     if args.char is None:
         raise ParameterError(tr("--save needs --char: the sheet to write back"))
     if args.save and args.save_as is not None:

@@ -5,10 +5,7 @@ from __future__ import annotations
 from dsl.errors import RulebookError
 from dsl.messages import tr, translate
 from interpreter.cli import history, options
-from interpreter.engine import Engine
-from interpreter.journal.rerun import inputs_of, mismatches, run_again
 from interpreter.json_data import dumps, journal_entry_data
-from interpreter.trace import render_text
 
 
 def add_parser(commands) -> None:
@@ -29,6 +26,10 @@ def add_parser(commands) -> None:
 
 
 def cmd_show(args) -> int:
+    from interpreter.engine import Engine
+    from interpreter.journal.rerun import inputs_of, mismatches, run_again
+    from interpreter.trace import render_text
+
     language = options.language(args)
     with options.open_journal(args) as journal:
         entry = journal.entry(args.number)

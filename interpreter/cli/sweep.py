@@ -10,16 +10,11 @@ from pathlib import Path
 
 import dsl
 from dsl.messages import tr
-from interpreter.balance import grid
-from interpreter.balance.case_cache import SweepCache
-from interpreter.balance.picture import draw
-from interpreter.balance.table import csv_text, write_parquet
 from interpreter.cli import options, words
 from interpreter.cli.options import SHEET_SUFFIXES
-from interpreter.engine import Engine
 from interpreter.errors import ParameterError
+from interpreter.json_data import dumps, sweep_data
 from interpreter.safe_files import write_atomic
-from interpreter.sheets.character import NOT_A_SHEET, rulebook_named_in
 
 EXAMPLES = """\
   rulebook sweep brujeria chequeo_sencillo --char brujeria_bruja --field éxito --vary Voluntad=1..6
@@ -102,6 +97,11 @@ def add_parser(commands) -> None:
     add("--csv", metavar="FILE", help=tr("write the table as CSV (`-`: standard output)"))
     add("--parquet", metavar="FILE", help=tr("write the table as Parquet"))
     add(
+        "--json",
+        action="store_true",
+        help=tr("print the table as JSON (a document of kind sweep) instead of CSV"),
+    )
+    add(
         "--picture",
         action="append",
         default=[],
@@ -153,6 +153,12 @@ def add_parser(commands) -> None:
 
 
 def cmd_sweep(args) -> int:
+    from interpreter.balance import grid
+    from interpreter.balance.case_cache import SweepCache
+    from interpreter.balance.picture import draw
+    from interpreter.balance.table import csv_text, write_parquet
+    from interpreter.engine import Engine
+
     book = dsl.load(args.rulebook)
     engine = Engine.of(book)
     language = options.language(args, book)
@@ -190,7 +196,9 @@ def cmd_sweep(args) -> int:
     for picture in args.picture:
         draw(rows, picture, args.plot, args.x, args.y)
         wrote = True
-    if not wrote:
+    if args.json:
+        print(dumps(sweep_data(rows, args.action, language)))
+    elif not wrote:
         sys.stdout.write(csv_text(rows))
     failed = [row["error"] for row in rows if row["error"] is not None]
     if not failed:
@@ -246,6 +254,8 @@ def _characters(args, book, engine) -> list:
 
 def _of_game(path: Path, book) -> bool:
     """A sheet of `book`'s game: it names the book or one it extends, or none."""
+    from interpreter.sheets.character import NOT_A_SHEET, rulebook_named_in
+
     games = set()
     while book is not None:
         games.add(Path(book.path).stem)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dsl.messages import tr
 from interpreter.cli import history, options
-from interpreter.journal import undo
 
 
 def add_parser(commands) -> None:
@@ -27,6 +26,8 @@ def add_parser(commands) -> None:
 
 
 def cmd_undo(args) -> int:
+    from interpreter.journal import undo
+
     language = options.language(args)
     with options.open_journal(args) as journal:
         number = undo(journal, args.number, force=args.force)

@@ -6,8 +6,6 @@ from dsl.messages import tr
 from dsl.reading import TooLarge, read_regular
 from interpreter.cli import history, options
 from interpreter.errors import ParameterError
-from interpreter.journal import JournalError, read_record, verify_record
-from interpreter.journal.export import MAX_RECORD_SIZE
 
 
 def add_parser(commands) -> None:
@@ -25,6 +23,9 @@ def add_parser(commands) -> None:
 
 
 def cmd_verify(args) -> int:
+    from interpreter.journal import JournalError, read_record, verify_record
+    from interpreter.journal.export import MAX_RECORD_SIZE
+
     language = options.language(args)
     try:  # (a record past the bound is not read; a named pipe is never waited on)
         data = read_regular(args.file, MAX_RECORD_SIZE)

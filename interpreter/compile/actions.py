@@ -15,6 +15,8 @@ from interpreter.values import Record
 class CallFrame:
     """Shared by checks, opposed checks, actions and roll procedures: frames and depth."""
 
+    names: tuple[str, ...]  # the parameters' names, in order (each subclass sets them)
+
     def enter(self, ctx, args: tuple, span):
         if ctx.calls >= ctx.limits.call_depth:
             raise too_deep(ctx, span)

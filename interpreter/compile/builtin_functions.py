@@ -58,7 +58,7 @@ class Builtin:
     #: how the odds engine counts it (one of COUNTED)
     counted: str
     #: the pool's question it asks (`counted` "question"): interpreter.pool's class
-    question: type[Question] | None = None
+    question: Callable[..., Question] | None = None
     #: (compiler, node) → the closure giving the place the call names, for a function
     #: that can name a field (`default(atributo_rival, atributo)`); None: it cannot
     place: Callable | None = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.arithmetic import tuple_of
+from interpreter.compile.host import CompilerHost
 from interpreter.dice import DiceTray
 from interpreter.errors import EvaluationError
 from interpreter.runtime import known
@@ -42,7 +43,7 @@ def on_sheet_of(ctx, character: Character, run):
             tray.who = whose
 
 
-class Characters:
+class Characters(CompilerHost):
     """The Compiler's handlers of other characters (part of the Compiler)."""
 
     def character_place(self, node: n.Field):

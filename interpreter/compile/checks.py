@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import overload
 
 import attrs
 
@@ -18,7 +19,7 @@ from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
 from interpreter.state import place_text
-from interpreter.trace import Step, faces_text
+from interpreter.trace import Later, Step, faces_text, made
 from interpreter.values import Record, normalize, show
 
 #: what a value is, where a number is wanted (a refusal says it)
@@ -66,7 +67,7 @@ class CompiledCheck(CallFrame):
         # (a `degree` without a degrees block)
         self.plain_fields = frozenset() if node.degrees else frozenset({"degree"})
         self.comparison = node.comparison
-        self.compare = COMPARISONS.get(node.comparison)
+        self.compare = COMPARISONS.get(node.comparison or "", _compares_nothing)
         self.upward = node.comparison in (">=", ">")
         #: steps of its own, counted on entry: its lets, roll, target and fields
         self.cost = (
@@ -95,7 +96,7 @@ class CompiledCheck(CallFrame):
                 let(ctx)
             if trace is None:
                 total = self.roll(ctx)
-                shown = computed = None
+                shown = computed = ""  # (read only when tracing)
             else:
                 total, shown, computed = _explained_sum(ctx, self.terms)
             if isinstance(total, Unknown):  # odds: the record for each total, if fields allow
@@ -111,15 +112,16 @@ class CompiledCheck(CallFrame):
             record = self.record(ctx, total, target, known)
             if ctx.trace is not None and ctx.trace.wants_at(mark):
                 ctx.depth -= 1
+                length = ctx.limits.shown_length
                 ctx.trace.insert(
                     mark,
                     Step.at(
                         "check",
-                        self.describe(ctx, shown, record),
+                        Later(self.describe, length, shown, record),
                         self.node.span,
                         {"check": self.node.name, **record},
                         ctx.depth,
-                        self.describe(ctx, computed, record) if computed != shown else None,
+                        Later(self.detail, length, shown, computed, record),
                     ),
                 )
                 ctx.depth += 1
@@ -129,6 +131,10 @@ class CompiledCheck(CallFrame):
             ctx.depth -= 1
             ctx.calls -= 1
 
+    @overload
+    def record(self, ctx, total, target, settle, memory=None, names: None = None) -> Record: ...
+    @overload
+    def record(self, ctx, total, target, settle, memory, names: tuple) -> tuple: ...
     def record(self, ctx, total, target, settle, memory=None, names=None) -> Record | tuple:
         """The check's record for a known total (and target): the built-in fields, then
         the author's, each passed through settle(ctx, value), which makes it known (the
@@ -161,14 +167,22 @@ class CompiledCheck(CallFrame):
             return tuple([fields.get(name) for name in names])
         return bounded_record(ctx, Record(fields, kind="check"), self.node.span)
 
-    def describe(self, ctx, shown: str, fields: dict) -> Message:
+    def detail(self, length: int, shown: Later, computed: Later, fields: dict) -> Message | None:
+        """The check's line with its terms as the rules compute them (--verbose), when
+        that is not how they are shown."""
+        if computed.value() == shown.value():
+            return None
+        return self.describe(length, computed, fields)
+
+    def describe(self, length: int, shown, fields: dict) -> Message:
         """The check's line: `Label: terms = total vs target → verdict, field value`. The
         verdict is the degree when the check names degrees, else its success (the
         author's, when the check defines it)."""
+        shown = made(shown)
         head = tr(
             "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
         )
-        parts = [head]
+        parts: list[str] = [head]
         if self.target is not None:
             if self.comparison == ">=":
                 parts.append(tr(" vs {target}", target=fields["target"]))
@@ -180,7 +194,6 @@ class CompiledCheck(CallFrame):
                         comparison=self.comparison,
                     )
                 )
-        length = ctx.limits.shown_length
         verdict = None
         if self.node.degrees and fields.get("degree") is not None:
             verdict = glimpse(fields["degree"], length)  # the rulebook's own word
@@ -279,45 +292,62 @@ def _label(compiler, node):
     return label
 
 
+def _compares_nothing(total, target):
+    """A check without a target compares nothing (its `compare` is never called)."""
+    raise AssertionError(f"a check without a comparison compared {total} with {target}")
+
+
 def _explained_sum(ctx, terms) -> tuple:
     """Evaluate a check's roll term by term, naming each: `Hierofanía 3 + 2d10 [3, 4]`.
-    The total, the terms in the rules' words, and as the rules compute them (--verbose)."""
+    The total, the terms in the rules' words, and as the rules compute them (--verbose):
+    both written when read (`Later`), from what each term gave."""
     total = 0
-    brief, detail = [], []
+    given = []  # (sign, kind, label, short, what it gave: a roll, a place and its value, a value)
     for sign, kind, fn, label, short in terms:
-        if kind == "roll":
+        if kind == "roll" or kind == "chain":
             roll = fn(ctx)
             value = roll.total
-            faces = faces_text(roll, ctx.limits.shown_length)
-            text = f"{label} {faces}" if label else f"{roll.label} {faces}"
-            said = text
-        elif kind == "chain":
-            roll = fn(ctx)
-            value = roll.total
-            text = f"{label} {roll.faces_text(ctx.limits.shown_length)}"
-            # a roll that went on: its value here, its arithmetic in its own step
-            said = text if len(roll.parts) <= 1 else f"{label} {show(value)}"
+            given.append((sign, kind, label, short, roll))
         elif kind == "ref":
             place = fn(ctx)
             if place is None:  # an optional skill not given: nothing to add, nothing to show
                 continue
             value = ctx.state.read(place)
-            text = said = Message.joined([place_text(place), " ", value])
+            given.append((sign, kind, label, short, (place, value)))
         else:
             value = fn(ctx)
             if callable(label):
                 label = label(ctx)
-            text = f"{label} {show(value)}" if label != show(value) else show(value)
-            said = f"{short} {show(value)}" if short is not None else text
+            given.append((sign, kind, label, short, value))
         value = as_number(value, None, THE_TERM, label=label)
         total = normalize(total + value if sign > 0 else total - value)
-        for parts, shown in ((brief, said), (detail, text)):
-            if parts:
-                parts.append("+ " if sign > 0 else "- ")
-                parts.append(shown)
+    length = ctx.limits.shown_length
+    return total, Later(_terms_text, given, length, True), Later(_terms_text, given, length, False)
+
+
+def _terms_text(given: list, length: int, brief: bool) -> Message:
+    """A check's terms and their signs: in the rules' words (`brief`), or as they compute."""
+    parts: list = []
+    for sign, kind, label, short, gave in given:
+        if kind == "roll":
+            shown = f"{label or gave.label} {faces_text(gave, length)}"
+        elif kind == "chain":
+            # a roll that went on: its value here, its arithmetic in its own step
+            if brief and len(gave.parts) > 1:
+                shown = f"{label} {show(gave.total)}"
             else:
-                parts.append(shown if sign > 0 else Message.joined(["-", shown]))
-    return total, _spaced(brief), _spaced(detail)
+                shown = f"{label} {gave.faces_text(length)}"
+        elif kind == "ref":
+            shown = Message.joined([place_text(gave[0]), " ", gave[1]])
+        else:
+            text = f"{label} {show(gave)}" if label != show(gave) else show(gave)
+            shown = f"{short} {show(gave)}" if brief and short is not None else text
+        if parts:
+            parts.append("+ " if sign > 0 else "- ")
+            parts.append(shown)
+        else:
+            parts.append(shown if sign > 0 else Message.joined(["-", shown]))
+    return _spaced(parts)
 
 
 def _spaced(parts: list) -> Message:
@@ -369,7 +399,7 @@ class CompiledOpposed(CallFrame):
                 if records is not None:
                     return records
             rerolls = 0
-            rounds = []  # where each roll of both sides starts in the trace, when tracing
+            rounds: list = []  # where each roll of both sides starts in the trace, when tracing
             while True:
                 ctx.count(self.sides_cost, span or self.node.span)
                 if ctx.trace is not None:

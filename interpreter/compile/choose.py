@@ -17,6 +17,7 @@ from interpreter.choosers import Choice, Chooser, Question
 from interpreter.compile.arithmetic import as_whole
 from interpreter.compile.characters import character_of
 from interpreter.compile.costs import block_cost
+from interpreter.compile.host import CompilerHost
 from interpreter.compile.statements import run_block
 from interpreter.errors import EvaluationError
 from interpreter.runtime import as_bool, known
@@ -51,7 +52,7 @@ def option_items(ctx, items, span) -> tuple:
     return tuple(known(ctx, item) for item in items)
 
 
-class Choices:
+class Choices(CompilerHost):
     """The Compiler's handler of `choose` (part of the Compiler)."""
 
     def st_choose(self, node: n.Choose):

@@ -11,6 +11,9 @@ procedures compile into the objects of their own modules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from dsl import nodes as n
 from dsl import types as t
 from dsl.bounded import Bounded
@@ -24,6 +27,7 @@ from interpreter.compile.costs import Costs, charged
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
 from interpreter.compile.expressions import Expressions
+from interpreter.compile.host import CompilerHost
 from interpreter.compile.items import Items
 from interpreter.compile.pools import PoolValues, RollGroups
 from interpreter.compile.procedures import Procedure
@@ -48,55 +52,15 @@ class Compiler(
     LastingEffects,
     Characters,
     Choices,
+    CompilerHost,
 ):
     """Compiles a checked rulebook's definitions into closures, each once."""
-
-    def __init__(self, rulebook: Rulebook):
-        self.book = rulebook
-        self.bindings = rulebook.bindings
-        self.types = rulebook.types
-        self.compiled: dict[tuple, object] = {}
-        self.reads: list[dict] = []  # what the callable being compiled reads, innermost last
-        self.bodies: list = []  # the text of the callable being compiled, innermost last
-        self.symbol_terms, self.symbol_sums = self.symbol_forms()
-        skills = rulebook.open_skills
-        self.open_default = 0
-        if skills is not None:
-            if isinstance(skills.default, n.Literal):
-                self.open_default = skills.default.value
-            elif skills.range.low is not None:
-                self.open_default = skills.range.low
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Compiler:
         """The compiler of a rulebook, made once and kept while it is among the rulebooks
         compiled last (`COMPILED_TEXT` characters of their texts)."""
         return _COMPILERS.of(rulebook, cls)
-
-    def type_of(self, node) -> t.Type:
-        return self.types.get(id(node), t.ANY)
-
-    def changes_nothing(self, node) -> bool:
-        """Whether evaluating an expression leaves the sheet as it was: it calls no action,
-        and no opposed check that rerolls its ties (one may be tied at the limit and stop
-        the run): the odds engine may skip it when nothing reads its value."""
-        for item in n.walk(node):
-            if isinstance(item, n.Call):
-                binding = self.bindings.get(id(item))
-                if binding is None:
-                    continue
-                if binding.kind == "action":
-                    return False
-                if binding.kind == "opposed" and self.book.opposed[binding.name].tie == "reroll":
-                    return False
-        return True
-
-    def memo(self, key: tuple, build):
-        found = self.compiled.get(key)
-        if found is None:
-            found = build()
-            self.compiled[key] = found
-        return found
 
     # ─── expressions, by node class ─────────────────────────────────────────
 
@@ -281,7 +245,8 @@ class Compiler(
 COMPILED_TEXT = 1_000_000
 _COMPILERS = Bounded(COMPILED_TEXT, count=64)
 
-_EXPRESSIONS = {
+#: each expression node's handler, by the node's class
+_EXPRESSIONS: dict[type, Callable[..., Any]] = {
     n.Literal: Compiler.ex_literal,
     n.Text: Compiler.ex_text,
     n.Name: Compiler.ex_name,
@@ -298,7 +263,8 @@ _EXPRESSIONS = {
     n.RollGroup: Compiler.ex_rollgroup,
     n.SymbolDice: Compiler.ex_symboldice,
 }
-_STATEMENTS = {
+#: each statement node's handler, by the node's class
+_STATEMENTS: dict[type, Callable[..., Any]] = {
     n.Let: Compiler.st_let,
     n.Set: Compiler.st_set,
     n.Change: Compiler.st_change,

@@ -15,6 +15,7 @@ import attrs
 
 from dsl import nodes as n
 from dsl.functions import FUNCTIONS
+from interpreter.compile.host import CompilerHost
 from interpreter.runtime import count_past_bound
 
 #: the node classes that are evaluated (each one step); others (a dice modifier) are
@@ -41,7 +42,7 @@ EXPRESSIONS = (
 _NOT_PARTS = frozenset({"span", "name_span", "op_span", "unit_span", "notes"})
 
 
-class Costs:
+class Costs(CompilerHost):
     """The steps of expressions and statements (part of the Compiler)."""
 
     def cost(self, node) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.arithmetic import as_number, as_whole
+from interpreter.compile.host import CompilerHost
 from interpreter.dice import FUDGE, Die, predicate
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import known
@@ -19,7 +20,7 @@ A_FACE = tr("a face to compare with")
 MIN_OR_MAX = tr("the value of min or max")
 
 
-class DiceTerms:
+class DiceTerms(CompilerHost):
     """How the Compiler turns a dice term into a closure rolling it."""
 
     def dice(self, node: n.Dice):

@@ -13,6 +13,7 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.bounds import bounded_number, check_length
 from interpreter.compile.arithmetic import as_number, as_whole
+from interpreter.compile.host import CompilerHost
 from interpreter.errors import EvaluationError
 from interpreter.runtime import known
 from interpreter.shown import glimpse
@@ -35,12 +36,13 @@ END = tr("end {name}")
 NOT_ON = tr("end {name}: it is not on")
 
 
-def effects_store(book) -> n.Effects | None:
-    """The rulebook's store of lasting effects (the checker allows one), or None."""
+def effects_store(book) -> n.Effects:
+    """The rulebook's store of lasting effects (the checker allows one, and refuses a
+    statement or a function of lasting effects in a rulebook without it)."""
     for field in book.fields.values():
         if isinstance(field, n.Effects):
             return field
-    return None
+    raise AssertionError("lasting effects compiled in a rulebook without their store")
 
 
 def in_largest_unit(store: n.Effects, base: str, left: int) -> tuple:
@@ -57,7 +59,7 @@ def in_largest_unit(store: n.Effects, base: str, left: int) -> tuple:
     return best[0], best[1]
 
 
-class LastingEffects:
+class LastingEffects(CompilerHost):
     """The lasting effects' handlers of the Compiler."""
 
     def st_effect(self, node: n.Effect):

@@ -23,6 +23,7 @@ from interpreter.compile.arithmetic import (
 )
 from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.costs import charged
+from interpreter.compile.host import CompilerHost
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.compiled import ActionCall
 from interpreter.dice import Die
@@ -36,7 +37,7 @@ from interpreter.values import Range, Record, show
 NEGATED = tr("what `-` negates")
 
 
-class Expressions:
+class Expressions(CompilerHost):
     """The expression handlers of the Compiler, one per node class."""
 
     def ex_literal(self, node: n.Literal):
@@ -151,7 +152,7 @@ class Expressions:
         """The pool value itself (not just its total): a dice term's PoolRoll, a named
         roll's ChainRoll, a `let` holding one; for its fields and the trace."""
         binding = self.bindings.get(id(node))
-        if isinstance(node, n.Name) and binding.kind == "roll":
+        if isinstance(node, n.Name) and binding is not None and binding.kind == "roll":
             name = node.name
             return lambda ctx: ctx.env[name]
         if isinstance(node, n.Dice):
@@ -165,7 +166,7 @@ class Expressions:
                 for part in (node.then, node.otherwise)
             )
             return lambda ctx: then(ctx) if as_bool(ctx, condition(ctx), span) else otherwise(ctx)
-        if isinstance(node, n.Name) and binding.kind == "rolldef":
+        if isinstance(node, n.Name) and binding is not None and binding.kind == "rolldef":
             procedure = self.roll_definition(binding.name)
             return lambda ctx: procedure.call(ctx, ())
         if isinstance(node, n.Call) and binding is not None and binding.kind == "roll":

@@ -6,6 +6,7 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.bounds import bounded_text, cells, read_number
 from interpreter.compile.arithmetic import as_whole
+from interpreter.compile.host import CompilerHost
 from interpreter.errors import EvaluationError
 from interpreter.runtime import known
 from interpreter.values import show
@@ -14,7 +15,7 @@ from interpreter.values import show
 A_POSITION = tr("a position in a list")
 
 
-class Items:
+class Items(CompilerHost):
     """A list's item (`dice[1]`), `join`, `number` (part of the Compiler)."""
 
     def list_item(self, node: n.Index):

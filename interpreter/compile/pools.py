@@ -9,6 +9,7 @@ answers alone (`ctx.roller.answers`).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import attrs
 
@@ -17,12 +18,14 @@ from dsl.messages import tr
 from interpreter.bounds import cells
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.compile.builtin_functions import POOL_QUESTIONS
+from interpreter.compile.host import CompilerHost
 from interpreter.dice import PoolRoll, keep_dice
 from interpreter.errors import EvaluationError
 from interpreter.pool import (
     FIELDS,
     KEPT,
     MostSets,
+    Question,
     Rolled,
     Total,
     face_test,
@@ -75,7 +78,7 @@ def list_answer(question, items: tuple):
     return of_list(question, tuple(as_number(i, None, A_DIE_IN_THE_LIST) for i in items))
 
 
-class PoolValues:
+class PoolValues(CompilerHost):
     """How the Compiler compiles pools: fields, pool functions, `let` of a pool."""
 
     def is_pool(self, node) -> bool:
@@ -127,8 +130,8 @@ class PoolValues:
         if node.function == "most_sets":
             return self.most_sets_question(node)
         if len(node.args) == 1:
-            question = kind()
-            return lambda ctx: question
+            asked = kind()
+            return lambda ctx: asked
         how_many = self.expr(node.args[1])
 
         def question(ctx):
@@ -214,7 +217,7 @@ class PoolValues:
         (None outside one: then every order-free question may be asked)."""
         if not self.bodies:
             return None
-        out = []
+        out: list[Callable[..., Question]] = []
         for use in pool_uses(self.bodies[-1], name):
             binding = self.bindings.get(id(use))
             if isinstance(use, n.Field) and use.name in FIELDS:
@@ -259,7 +262,7 @@ def pool_uses(body, name: str) -> list:
     return uses
 
 
-class RollGroups:
+class RollGroups(CompilerHost):
     """`{1d20+5, 1d20+3}kh1` and `{4d6+3d8}k4`, compiled (part of the Compiler)."""
 
     def ex_rollgroup(self, node: n.RollGroup):

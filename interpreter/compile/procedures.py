@@ -100,6 +100,8 @@ class Procedure(CallFrame):
         """The procedure itself, with real dice (the odds engine has its own `chain`)."""
         ctx.quiet += 1
         try:
+            if self.base is None:  # (`call` runs a procedure without rules itself)
+                raise AssertionError("a roll procedure without rules reached `roll`")
             base = self.base(ctx)
             parts = [(1, [base], base.total)]
             length = ctx.limits.shown_length

@@ -10,6 +10,7 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_list, bounded_value, cells, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.compile.costs import block_cost
+from interpreter.compile.host import CompilerHost
 from interpreter.compiled import ActionCall, Binding, Branch, Branches, Called, Loop, Repeat
 from interpreter.errors import (
     EvaluationError,
@@ -22,6 +23,7 @@ from interpreter.runtime import Unknown, as_bool, count_past_bound, known
 from interpreter.sheets.validation import entry_value
 from interpreter.shown import glimpse
 from interpreter.state import place_path, place_text, sheet_of, to_write
+from interpreter.trace import Later, let_detail, let_text
 from interpreter.values import Record, is_number, show
 
 #: what a change of a resource says in the trace, by its verb
@@ -42,7 +44,7 @@ NEGATIVE = {
 }
 
 
-class Statements:
+class Statements(CompilerHost):
     """The statement handlers of the Compiler, one per node class."""
 
     def block(self, statements) -> tuple:
@@ -84,12 +86,10 @@ class Statements:
                 and ctx.trace.wants()
             ):
                 # In the rules' words: the author's name for the value; the expression
-                # behind it is the detail (--verbose).
-                shown = glimpse(result, ctx.limits.shown_length)
-                text = Message.joined([name, " = ", shown], "")
-                detail = None
-                if source != show(shown):
-                    detail = Message.joined([name, " = ", source, " = ", shown], "")
+                # behind it is the detail (--verbose). Both written when read.
+                shown = Later(glimpse, result, ctx.limits.shown_length)
+                text = Later(let_text, name, shown)
+                detail = Later(let_detail, name, source, shown)
                 ctx.step("let", text, span, detail, name=name, value=result)
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.arithmetic import as_whole
+from interpreter.compile.host import CompilerHost
 from interpreter.compile.symbol_forms import find_forms
 from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, lift
@@ -13,7 +14,7 @@ from interpreter.symbols import Forms, SymbolDie, symbols_step
 NUMBER_OF_DICE = tr("the number of dice")
 
 
-class SymbolTerms:
+class SymbolTerms(CompilerHost):
     """How the Compiler turns `2dBoost` into a closure rolling it (part of the Compiler)."""
 
     def symbol_die(self, name: str) -> SymbolDie:

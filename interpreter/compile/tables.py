@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from collections.abc import Sequence
 
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.costs import charged
+from interpreter.compile.host import CompilerHost
 from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
 from interpreter.state import MISSING
+from interpreter.trace import Later
 from interpreter.values import Record, is_number, show
 
 
-class Tables:
+class Tables(CompilerHost):
     """How the Compiler turns a table into a lookup closure."""
 
     def table(self, name: str):
@@ -53,15 +56,13 @@ class Tables:
             else:
                 value = node.summary(ctx, dict(zip(keys, key_values)))
             if ctx.trace is not None and ctx.trace.wants():
-                length = ctx.limits.shown_length
-                shown = ", ".join(show(glimpse(k, length)) for k in key_values)
                 seen = value
                 if type(value) is Record and any(type(v) is Pending for v in value.values()):
                     # the cells not rolled yet: shown when (if) they are read
                     seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
                 ctx.step(
                     "lookup",
-                    f"{title}[{shown}] → {show(glimpse(seen, length))}",
+                    Later(_lookup_text, title, tuple(key_values), seen, ctx.limits.shown_length),
                     span,
                     table=title,
                     key=list(key_values),
@@ -189,9 +190,6 @@ class Pending:
                 ctx.env = saved
         return self.value
 
-    def summary(self, ctx, env):
-        return self.value(ctx, env)
-
 
 class SubTable:
     """A row of a table looked up by several keys: a label and the next level's rows."""
@@ -252,7 +250,8 @@ class Rows:
 
 def text_keyed(table: n.Table) -> list[bool]:
     """For each level of a table, whether its keys are texts."""
-    out, rows = [], table.rows
+    out: list[bool] = []
+    rows: Sequence = table.rows
     for _ in range(max(1, len(table.keys))):
         out.append(any(r.key.kind == "value" and isinstance(r.key.low, str) for r in rows))
         rows = [sub for r in rows for sub in r.rows]
@@ -267,3 +266,9 @@ def has_fields(rows, levels: int, depth: int = 0) -> bool:
 
 def is_constant(node) -> bool:
     return node is None or isinstance(node, n.Literal)
+
+
+def _lookup_text(title: str, key_values: tuple, seen, length: int) -> str:
+    """A lookup's step: `Table[key, ...] → value` (each cut short when long: `glimpse`)."""
+    shown = ", ".join(show(glimpse(k, length)) for k in key_values)
+    return f"{title}[{shown}] → {show(glimpse(seen, length))}"

@@ -24,7 +24,15 @@ from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled, sampled_fields
 from interpreter.odds.settled import settled_body
 from interpreter.odds.weights import ONE, Mass, times
-from interpreter.odds.worlds import STOPS, Failure, Liveness, certain_limit, stopped
+from interpreter.odds.worlds import (
+    STOPS,
+    Failure,
+    Liveness,
+    block_steps,
+    certain_limit,
+    plus,
+    stopped,
+)
 from interpreter.runtime import Context, Unknown, known
 from interpreter.state import State
 from interpreter.values import Record
@@ -224,6 +232,7 @@ def _explore_action(
         return outcomes, explorer.omitted
     compiled, args, _shown = engine.prepare(action, sheet, params)
     start.env = dict(zip(compiled.names, args))
+    start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
     wanted = _result_names(compiled, field, explorer.names_read, explorer.safe)
     body = settled_body(engine.compiler, compiled, ctx, args)  # the ifs its arguments decide
     worlds, failures = explorer.block(body, [start], wanted)

@@ -150,6 +150,7 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
 
     def decided_records() -> Dist:
         decided: dict = {}
+        counted = ctx.steps
         for key_a, (_mass, group_a) in sides_a.items():
             for key_b, (_mass, group_b) in sides_b.items():
                 if rerolling and key_a == key_b:
@@ -162,9 +163,9 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
                             continue
                         record = opposed.record(ctx, side_a, side_b, 0, settle, keys)
                         decided[record] = decided.get(record, 0) + weight
-                        # each record counted on its own (against steps_per_run), as a
-                        # world is; their work, in the budget above
-                        ctx.recount()
+                        # each record counted on its own (a run makes one), from the
+                        # steps the run had; their work, in the budget above
+                        ctx.recount(counted)
         return Dist(decided, pairs).reduced()
 
     roller.work += 1 + len(sides_a) * len(sides_b) // 20

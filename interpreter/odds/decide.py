@@ -126,10 +126,11 @@ class WorldSearch:
     def decide(self, index: int, world: World) -> dict:
         """A `choose` statement in one world: the outcomes of its best option, given the
         world (the same for every world that holds the same of what is still read)."""
-        key = (index, self.key(index, world))
+        key = (index, self.key(index, world), world.steps)
         found = self.memory.get(key)
         if found is None:
-            found = self.memory[key] = self.best(index, World(world.env, world.state, ONE))
+            start = World(world.env, world.state, ONE, world.steps)
+            found = self.memory[key] = self.best(index, start)
         return found
 
     def key(self, index: int, world: World) -> tuple:
@@ -187,7 +188,7 @@ class WorldSearch:
                 continue
             name = pending[0]
             split = [
-                World({**world.env, name: value}, world.state, weight)
+                World({**world.env, name: value}, world.state, weight, world.steps)
                 for value, weight in self.explorer.weighted(world.env[name], world.weight)
             ]
             out.extend(self.drawn(split))

@@ -88,7 +88,7 @@ def expanded(world: World, name: str, explorer) -> list:
     """The worlds of each value of `world`'s deferred `name`, as a `let` makes them."""
     dist = world.env[name].dist
     return [
-        World({**world.env, name: value}, world.state, weight)
+        World({**world.env, name: value}, world.state, weight, world.steps)
         for value, weight in explorer.weighted(dist, world.weight)
     ]
 
@@ -104,10 +104,12 @@ class Mixer:
     def outcomes(
         self, statement, world: World, name: str, reads: dict, values_of, how, narrowed=None
     ) -> tuple:
-        """([(value, weight)], [(Failure, weight)], weight lost) of running `statement` in
-        `world` for each value of its deferred `name`, each weight relative to the
-        world's. `values_of(after)` gives the (value, weight) pairs of one run's end, as
-        `how` says (what is read after the statement, and whether its value is deferred).
+        """([(value, weight)], [(Failure, weight)], weight lost, steps) of running
+        `statement` in `world` for each value of its deferred `name`, each weight relative
+        to the world's; `steps`: (fewest, most) the runs took to end, counted from none,
+        and the most any run reached (`Explorer.peak`). `values_of(after)` gives the
+        (value, weight) pairs of one run's end, as `how` says (what is read after the
+        statement, and whether its value is deferred).
         `narrowed` (Narrowing.of): the statement only compares the value, and is run over
         intervals of it (interpreter.odds.narrowing), not once per value."""
         explorer = self.explorer
@@ -127,11 +129,16 @@ class Mixer:
         def compute(_cut):
             state = ctx.state  # the world's sheet, watched: what the runs read of it
             saved, explorer.lost = explorer.lost, Mass()
+            peak, explorer.peak = explorer.peak, 0  # its runs' steps, from none
             values: dict = {}
             failures: list = []
+            fewest, most = None, 0
             try:
                 for start, run in starts(state):
                     for after, outcome in explorer.explore(start, run):
+                        low, high = after.steps
+                        fewest = low if fewest is None else min(fewest, low)
+                        most = max(most, high)
                         if narrowed is not None:  # m1/kept × m2/m1 …: over the total, once
                             common = gcd(*after.weight)
                             after.weight = (after.weight[0] // common, after.weight[1] // common)
@@ -144,9 +151,11 @@ class Mixer:
                                 values[kept] = found = Mass()
                             found.add(w)
                 pairs = [(kept, mass.weight()) for kept, mass in values.items()]
-                return pairs, failures, explorer.lost.weight()
+                steps = (fewest or 0, most, explorer.peak)
+                return pairs, failures, explorer.lost.weight(), steps
             finally:
                 explorer.lost = saved
+                explorer.peak = peak
 
         ctx.state = world.state
         return self.memory.get(key, ctx, compute, 0, (dist, others))

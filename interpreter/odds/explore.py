@@ -27,20 +27,30 @@ from interpreter.odds.worlds import (
     STOPS,
     Bound,
     Failure,
+    LetWorlds,
     Live,
     Liveness,
     World,
+    block_steps,
     cannot_fail,
     cuts_of,
     key_of,
     names_read,
+    plus,
+    spread,
     stopped,
+    unclear,
 )
 from interpreter.runtime import Context, CountingRoller, Unknown, as_bool, known
 from interpreter.state import MISSING
 from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
+
+#: the share of steps_per_run a statement skipped may count at most (beyond its own,
+#: known when compiled): one that may count more is run, so that the worlds' steps stay
+#: close to a run's (a note showing a table's cell may count text_length)
+IDLE_SHARE = 64
 
 #: steps of evaluation (runtime.Context.steps: nodes, not statements) in one unit of work
 STEPS_PER_WORK = 64
@@ -105,7 +115,9 @@ class Explorer(Passes):
         self.liveness = liveness.blocks
         self.names_read = liveness.names_read
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
-        self.within_steps = liveness.within_steps  # whether a node cannot pass the limit
+        self.most_steps = liveness.most_steps  # the most steps a node may count
+        self.cost = liveness.cost  # the steps a node counts itself, known when compiled
+        self.peak = 0  # the most steps a run reached (see Passes.called)
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
         self.mixer = None  # statements counted over a deferred value (once one is)
@@ -121,39 +133,72 @@ class Explorer(Passes):
         """Run `run(ctx)` in `world` once per combination of the values it needs.
 
         Returns (world after, outcome) pairs: the outcome is what `run` returned, or a
-        Failure if the action stopped there.
+        Failure if the action stopped there. Each run counts on from the world's steps
+        (the most of the runs it stands for; where that passes the limit, again from the
+        fewest: past it there too, every one of them stops; else `unclear`).
         """
         ctx, roller = self.ctx, self.roller
         out = []
-        stack = [((), world.weight)]
+        fewest, most = world.steps
+        limit = ctx.limits.steps_per_run
+        stack = [((), world.weight, most)]
         while stack:
-            pins, weight = stack.pop()
-            # Work: one per run, plus the steps it took (ctx.recount(), which starts each
-            # run's count afresh: each within steps_per_run), so that the budget follows
-            # the time taken, whatever the rules look like.
-            roller.work += 1 + ctx.recount() // STEPS_PER_WORK
-            if roller.work > roller.budget:
-                roller.report(done=True)
-                raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
-            roller.deadline.check()
-            if roller.progress is not None and roller.work >= roller.next_report:
-                roller.report()
+            pins, weight, start = stack.pop()
+            self.work()
             ctx.env = dict(world.env)
             ctx.state = world.state.copy()
             ctx.depth = self.depth
             ctx.calls = self.depth  # the calls the explorer is inside (a called action)
             roller.pins, roller.cursor = pins, 0
             roller.weight = weight
+            ctx.recount(start)
             try:
                 result = run(ctx)
             except Branch as branch:
+                self.counted(start)
+                if start != most:
+                    unclear(ctx)
                 self.branch(branch, weight, pins, world, stack, out)
                 continue
             except STOPS as error:
-                out.append((World(ctx.env, ctx.state, weight), stopped(error)))
+                self.counted(start)
+                if ctx.steps > limit and start > fewest:
+                    stack.append((pins, weight, fewest))  # from the fewest: past it too?
+                    continue
+                if start != most and ctx.steps <= limit:
+                    unclear(ctx)
+                out.append((World(ctx.env, ctx.state, weight, world.steps), stopped(error)))
                 continue
-            out.append((World(ctx.env, ctx.state, weight), result))
+            self.counted(start)
+            if start != most:
+                unclear(ctx)
+            out.append((World(ctx.env, ctx.state, weight, self.after(world, start)), result))
         return out
+
+    def work(self) -> None:
+        """One unit of work more (a run), against the budget; progress reported."""
+        roller = self.roller
+        roller.work += 1
+        if roller.work > roller.budget:
+            roller.report(done=True)
+            raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
+        roller.deadline.check()
+        if roller.progress is not None and roller.work >= roller.next_report:
+            roller.report()
+
+    def counted(self, start: int) -> None:
+        """A run from `start` steps ended: the steps it took, in the work (so that the
+        budget follows the time taken, whatever the rules look like), and the most steps
+        any run reached (`peak`)."""
+        steps = self.ctx.steps
+        self.roller.work += (steps - start) // STEPS_PER_WORK
+        if steps > self.peak:
+            self.peak = steps
+
+    def after(self, world: World, start: int) -> tuple:
+        """The steps of the world a run from `world` (counting from `start`) ends in."""
+        taken = self.ctx.steps - start
+        return (world.steps[0] + taken, world.steps[1] + taken)
 
     def each(self, worlds: list, run):
         """(weight, outcome) of run(ctx) in each world: run once, directly, where it needs
@@ -161,21 +206,28 @@ class Explorer(Passes):
         explored as `explore` does."""
         ctx, roller = self.ctx, self.roller
         for world in worlds:
-            roller.work += ctx.recount() // STEPS_PER_WORK  # each world within the limit
+            if world.steps[0] != world.steps[1]:  # (where it may pass the limit: explored)
+                for after, outcome in self.explore(world, run):
+                    yield after.weight, outcome
+                continue
             ctx.env = world.env  # read, not written: a call enters a frame of its own
             ctx.state = world.state.copy()
             ctx.depth = self.depth
             ctx.calls = self.depth
             roller.pins, roller.cursor = (), 0
             roller.weight = world.weight
+            start = world.steps[1]
+            ctx.recount(start)
             try:
                 result = run(ctx)
             except Branch:
+                self.counted(start)
                 for after, outcome in self.explore(world, run):
                     yield after.weight, outcome
                 continue
             except STOPS as error:
                 result = stopped(error)
+            self.counted(start)
             yield world.weight, result
 
     def branch(self, branch: Branch, weight: tuple, pins: tuple, world, stack, out) -> None:
@@ -191,7 +243,7 @@ class Explorer(Passes):
                 if below(p, prune):
                     self.lost.add(p)
                 else:
-                    out.append((World(world.env, world.state, p), stopped(error)))
+                    out.append((World(world.env, world.state, p, world.steps), stopped(error)))
             if missing:
                 self.lost.add(times_fraction(weight, missing))
         else:  # lost: as whole numbers (dist.omitted would reduce a Fraction of them)
@@ -202,10 +254,12 @@ class Explorer(Passes):
             return
         if branch.bound is not None:  # the value of a `let`, the last thing it needed
             ctx = self.ctx
-            out.append((Bound(ctx.env, ctx.state, weight, branch.bound, dist), None))
+            steps = self.after(world, world.steps[1])
+            out.append((Bound(ctx.env, ctx.state, weight, branch.bound, dist, steps), None))
             return
+        start = world.steps[1]
         for outcome, p in self.weighted(dist, weight):
-            stack.append(((*pins, outcome), p))
+            stack.append(((*pins, outcome), p, start))
 
     def weighted(self, dist, weight: tuple):
         """(outcome, weight × its probability) for the outcomes not too unlikely to follow
@@ -226,18 +280,25 @@ class Explorer(Passes):
         if pruned:
             self.lost.add(times(weight, pruned, total))
 
-    def block(self, statements: tuple, worlds: list, live_out: Live) -> tuple:
-        """Run a block over worlds; returns (worlds that went on, failed outcomes)."""
+    def block(self, statements: tuple, worlds: list, live_out: Live, split=False) -> tuple:
+        """Run a block over worlds; returns (worlds that went on, failed outcomes). A
+        `split` branch (see if_) counts its statement's steps at most."""
         failures: list = []
         live = self.live_after(statements, live_out)
         roller = self.roller
+        # the statements' own steps, counted as a run enters the block (run_block)
+        entry = block_steps(statements)
+        worlds = self.counting(worlds, 0 if split else entry, entry)
         for index, statement in enumerate(statements):
             node, shape = statement.node, statement.shape
             if self.idle(statement, live[index]):
-                continue  # a line in the trace, a value nobody reads: nothing odds can see
+                # a line in the trace, a value nobody reads: nothing odds can see, but the
+                # steps it may take (up to its bound, where the run would count them)
+                worlds = self.counting(worlds, 0, self.unseen(statement))
+                continue
             kind = type(shape)
             if kind is Branches:
-                worlds, failed = self.if_(shape, worlds, live[index])
+                worlds, failed = self.if_(shape, worlds, live[index], node)
             elif kind is Repeat:
                 worlds, failed = self.repeat(statement.node, shape, worlds, live[index])
             elif kind is Loop:
@@ -279,6 +340,13 @@ class Explorer(Passes):
             worlds = self.merge(worlds, live[index])
         return worlds, failures
 
+    def counting(self, worlds: list, fewest: int, most: int | None = None) -> list:
+        """The worlds, each having counted between `fewest` and `most` (`fewest` when
+        None) steps more."""
+        if not fewest and not most:
+            return worlds
+        return [World(w.env, w.state, w.weight, plus(w.steps, fewest, most)) for w in worlds]
+
     def atomic(self, run, worlds: list) -> tuple:
         """run(ctx) in every world: (worlds it went on in, failed outcomes)."""
         done, failed = [], []
@@ -303,7 +371,7 @@ class Explorer(Passes):
         cuts = cuts_of(names, needs)
         wanted = needs.get(name, MISSING)
         keep = tuple(sorted(wanted)) if wanted is not MISSING and wanted is not None else None
-        made = _LetWorlds(names, cuts, self.most_worlds)
+        made = LetWorlds(names, cuts, self.most_worlds)
         add = made.add
         values_of = _values_of(self, name, keep, wanted, defer)
         failed = []
@@ -318,42 +386,54 @@ class Explorer(Passes):
                 pending.extend(expanded(world, held, self))  # (an expanded world: not counted)
                 continue
             if held is not None:  # counted over the deferred value once, then weighted
-                relative, failures, lost = self.mixer.outcomes(
+                relative, failures, lost, (fewest, most, peak) = self.mixer.outcomes(
                     statement, world, held, reads, values_of, (live, defer), narrowed
                 )
+                if world.steps[1] + peak > self.ctx.limits.steps_per_run:
+                    # counted from no steps, its runs are not known to stay within the
+                    # limit from this world's: one world per value, each counted on
+                    pending.extend(expanded(world, held, self))
+                    continue
+                self.peak = max(self.peak, world.steps[1] + peak)
                 if lost[0]:
                     self.lost.add(times(world.weight, *lost))
                 for failure, w in failures:
                     weight = times(world.weight, *w)
-                    failed.append((World(world.env, world.state, weight), failure))
-                add(world.env, world.state, self.mixer.weighted(relative, world.weight))
+                    failed.append((World(world.env, world.state, weight, world.steps), failure))
+                steps = plus(world.steps, fewest, most)
+                add(world.env, world.state, self.mixer.weighted(relative, world.weight), steps)
                 continue
             for after, outcome in self.explore(world, statement.run):
                 if isinstance(outcome, Failure):
                     failed.append((after, outcome))
                     continue
-                add(after.env, after.state, values_of(after))
+                add(after.env, after.state, values_of(after), after.steps)
         return made.worlds(name), failed
 
-    def if_(self, compiled: Branches, worlds: list, live_out: Live) -> tuple:
-        """An `if` over worlds: each branch's block over the worlds that take it."""
+    def if_(self, compiled: Branches, worlds: list, live_out: Live, node=None) -> tuple:
+        """An `if` over worlds: each branch's block over the worlds that take it, each
+        condition's steps counted as it is tested (`node`: the `if`). With no node, a
+        `let x = if c then A else B` split (its own steps counted already) counts the
+        branch it takes at most (where its own count of it is, the let's run knows)."""
         results, failures = [], []
-        remaining = worlds
-        for branch in compiled.branches:
+        split = node is None
+        remaining = self.counting(worlds, 0, compiled.untested)  # (odds.settled's view)
+        tested = [(None, None)] * len(compiled.branches) if split else node.branches
+        for branch, (test, _) in zip(compiled.branches, tested):
             yes, no = [], []
             condition, span, body = branch.condition, branch.span, branch.body
-            for world in remaining:
+            for world in self.counting(remaining, self.cost(test)):
                 runs = self.explore(world, lambda ctx, c=condition, s=span: as_bool(ctx, c(ctx), s))
                 for after, decided in runs:
                     if isinstance(decided, Failure):
                         failures.append((after, decided))
                     else:
                         (yes if decided else no).append(after)
-            went, failed = self.block(body, yes, live_out)
+            went, failed = self.block(body, yes, live_out, split)
             results.extend(went)
             failures.extend(failed)
             remaining = no
-        went, failed = self.block(compiled.otherwise, remaining, live_out)
+        went, failed = self.block(compiled.otherwise, remaining, live_out, split)
         results.extend(went)
         failures.extend(failed)
         return results, failures
@@ -374,12 +454,13 @@ class Explorer(Passes):
             found = merged.get(key)
             if found is None:
                 kept = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
-                merged[key] = [World(kept, world.state, world.weight), None]
-            elif found[1] is None:
-                found[1] = Mass(found[0].weight)
-                found[1].add(world.weight)
-            else:
-                found[1].add(world.weight)
+                merged[key] = [World(kept, world.state, world.weight, world.steps), None]
+                continue
+            first = found[0]
+            first.steps = spread(first.steps, world.steps)  # (a World made here: its own)
+            if found[1] is None:
+                found[1] = Mass(first.weight)
+            found[1].add(world.weight)
         out = []
         for world, mass in merged.values():
             if mass is not None:
@@ -409,6 +490,8 @@ class Explorer(Passes):
         statements are idle when what follows the loop needs none of their values: then
         nothing a pass writes is read by the next pass either, but by idle statements.)"""
         node, shape = statement.node, statement.shape
+        if self.unseen(statement) > self.ctx.limits.steps_per_run // IDLE_SHARE:
+            return False  # (run, so that its steps are counted)
         if isinstance(node, n.Note):
             return True
         if type(shape) is Branches or type(shape) is Loop:
@@ -428,6 +511,11 @@ class Explorer(Passes):
                 for inner, live in zip(block, self.live_after(block, after))
             )
         return unread(statement, after, self.safe)
+
+    def unseen(self, statement) -> int:
+        """The most steps a statement may count beyond its own (counted on entering its
+        block): where it is skipped, what the worlds' steps may have counted more."""
+        return max(self.most_steps(statement.node) - statement.cost, 0)
 
     def live_before(self, statement, after: Live) -> Live:
         """What may be read before a statement, from what may be read after it: for an
@@ -474,48 +562,3 @@ def _values_of(explorer, name: str, keep, wanted, defer: bool):
         return pairs
 
     return values_of
-
-
-class _LetWorlds:
-    """The worlds a `let` makes, merged as they come: by what else is still read
-    (`names`, cut to `cuts`), then by the new value; at most `most` of them (None: no
-    bound), past it TooComplex."""
-
-    __slots__ = ("cuts", "made", "merged", "most", "names")
-
-    def __init__(self, names: tuple, cuts, most: int | None):
-        self.names, self.cuts, self.most = names, cuts, most
-        self.made = 0  # the worlds made so far, when they are bounded
-        self.merged: dict = {}  # what else is still read → [env, state, {value: weights}]
-
-    def add(self, env, state, pairs) -> None:
-        prefix = key_of(env, self.names, self.cuts, state)
-        found = self.merged.get(prefix)
-        if found is None:
-            found = self.merged[prefix] = [env, state, {}]
-        values = found[2]
-        most = self.most
-        for value, weight in pairs:
-            found = values.get(value)
-            if found is None:
-                values[value] = weight  # a weight; a Mass once another one comes
-                if most is not None:
-                    self.made += 1
-                    if self.made > most:
-                        raise TooComplex(tr("more than {most} worlds", most=most))
-            elif type(found) is Mass:
-                found.add(weight)
-            else:
-                values[value] = Mass(found)
-                values[value].add(weight)
-
-    def worlds(self, name: str) -> list:
-        """The worlds made, the new value under `name` (unless nothing reads it)."""
-        out = []
-        names = self.names
-        for prefix, (_env, state, values) in self.merged.items():
-            kept = {k: v for k, v in zip(names, prefix[0]) if v is not MISSING}
-            for value, weight in values.items():
-                env = kept if value is MISSING else {**kept, name: value}
-                out.append(World(env, state, weight.weight() if type(weight) is Mass else weight))
-        return out

@@ -11,7 +11,7 @@ from interpreter.odds.distribution import Dist
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, times
-from interpreter.odds.worlds import Failure, Live, World
+from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, block_steps, plus, spread
 from interpreter.runtime import known
 from interpreter.state import MISSING
 from interpreter.values import Record
@@ -36,11 +36,13 @@ class Passes:
         # what a pass's body may read before its statements: worlds that differ only in
         # values the body gives anew (`set loc to localizar()`) are one before it runs
         entering = self.block_before(compiled.body, loop)
+        # a pass counts its own step and its `until` (the statements', as a block's)
+        per_pass = 1 + self.cost(node.until)
         for passes, group in sorted(by_times.items()):
             group = self.merge(group, loop)
             for _ in range(passes):
                 going = []
-                for world in group:
+                for world in self.counting(group, per_pass):
                     for after, done in self.explore(world, compiled.done):
                         if isinstance(done, Failure):
                             failures.append((after, done))
@@ -70,7 +72,9 @@ class Passes:
         for items, group in by_items.values():
             group = self.merge(group, loop)
             for item in items:
-                group = [World({**w.env, name: item}, w.state, w.weight) for w in group]
+                group = [
+                    World({**w.env, name: item}, w.state, w.weight, plus(w.steps, 1)) for w in group
+                ]
                 group, failed = self.block(compiled.body, group, loop)
                 failures.extend(failed)
             finished.extend(group)
@@ -96,24 +100,33 @@ class Passes:
                 found = self.calls.get(key)
                 if found is None:
                     found = self.calls[key] = self.call(action, args, after.state, fields, rider)
-                ends, failed, lost = found
+                steps = after.steps
+                if steps[1] + found[3] > self.ctx.limits.steps_per_run:
+                    # counted from no steps, the call is not known to stay within the
+                    # limit from this world's: explored again, counting on from them
+                    found = self.call(action, args, after.state, fields, rider, steps)
+                    steps = NO_STEPS  # (its ends' steps counted from the world's)
+                ends, failed, lost, peak = found
+                self.peak = max(self.peak, steps[1] + peak)
                 weight = after.weight
                 if lost[0]:
                     self.lost.add(times(weight, *lost))
-                for state, record, w in ends:
+                for state, record, w, taken in ends:
                     w = times(weight, *w)
                     if below(w, self.prune):  # too unlikely to follow
                         self.lost.add(w)
                         continue
                     env = after.env if wanted is MISSING else {**after.env, name: record}
-                    out.append(World(env, state, w))
+                    out.append(World(env, state, w, plus(steps, *taken)))
                 for failure, w in failed:
                     failures.append((World(after.env, after.state, times(weight, *w)), failure))
         return out, failures
 
-    def call(self, action, args: tuple, state, fields, rider=None) -> tuple:
+    def call(self, action, args: tuple, state, fields, rider=None, steps=NO_STEPS) -> tuple:
         """An action's outcomes for these arguments and this sheet, each with its
-        probability: ([(sheet after, result, weight)], [(Failure, weight)], weight lost)."""
+        probability and the steps counted to it from `steps`: ([(sheet after, result,
+        weight, (fewest, most))], [(Failure, weight)], weight lost, the most steps a run
+        reached)."""
         live = Live({})
         if action.result is not None:
             for field, expression in action.node.body[-1].fields:
@@ -121,9 +134,12 @@ class Passes:
                     live = live.union(self.names_read(expression))
         result = _result_of(action, fields, rider)
         saved, self.lost = self.lost, Mass()
+        peak, self.peak = self.peak, 0
         self.depth += 1
         try:
-            inside = World(dict(zip(action.names, args)), state, ONE)
+            # on entry, the action counts its statements' steps and its result's own
+            entry = action.cost - block_steps(action.body)
+            inside = World(dict(zip(action.names, args)), state, ONE, plus(steps, entry))
             ends, failed = self.block(action.body, [inside], live)
             outcomes: dict = {}  # the same result on the same sheet: one outcome
             for end in ends:
@@ -134,14 +150,20 @@ class Passes:
                     key = (hashable(record), done.state.snapshot())
                     found = outcomes.get(key)
                     if found is None:
-                        outcomes[key] = [done.state, record, Mass(done.weight)]
+                        outcomes[key] = [done.state, record, Mass(done.weight), done.steps]
                     else:
                         found[2].add(done.weight)
-            ends = [(state, record, mass.weight()) for state, record, mass in outcomes.values()]
-            return ends, [(f, w.weight) for w, f in failed], self.lost.weight()
+                        found[3] = spread(found[3], done.steps)
+            ends = [
+                (state, record, mass.weight(), taken)
+                for state, record, mass, taken in outcomes.values()
+            ]
+            failures = [(f, w.weight) for w, f in failed]
+            return ends, failures, self.lost.weight(), self.peak
         finally:
             self.depth -= 1
             self.lost = saved
+            self.peak = peak
 
     def rider(self, statements: tuple, index: int, live_out: Live) -> str | None:
         """The field of the record the `let` statements[index] binds that rides
@@ -159,13 +181,7 @@ class Passes:
         shape = statement.shape
         if type(shape) is not Binding and type(shape) is not Called:
             return False
-        if shape.call is None or self.depth + 2 >= self.ctx.limits.call_depth:
-            return False
-        action = shape.call.action
-        # one that may pass the step limit: run whole, each run counting all its steps
-        # (step by step, each statement's are counted on their own, and what a call
-        # gives is found once for every world making it)
-        return self.within_steps(action.node)
+        return shape.call is not None and self.depth + 2 < self.ctx.limits.call_depth
 
 
 def _known_all(ctx, values: tuple) -> tuple:

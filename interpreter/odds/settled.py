@@ -194,8 +194,11 @@ def _cut_if(compiler, statement: Statement, decided: dict) -> Statement | None:
     branches, nodes = [], []
     otherwise, otherwise_node = shape.otherwise, node.otherwise
     pairs = zip(node.branches, shape.branches)
+    untested = 0  # (a run tests them: their steps, at most)
     for index, ((condition, body_node), branch) in enumerate(pairs):
         decision = decided.get((statement.number, index))
+        if decision is not None:
+            untested += compiler.cost(condition)
         if decision is False:
             continue
         if decision is True:  # taken wherever the ones before are not
@@ -212,5 +215,5 @@ def _cut_if(compiler, statement: Statement, decided: dict) -> Statement | None:
     cut_node = attrs.evolve(node, branches=tuple(nodes), otherwise=otherwise_node)
     pure = all(compiler.changes_nothing(condition) for condition, _ in nodes)
     return Statement(
-        never_run, cut_node, statement.cost, Branches(tuple(branches), otherwise, pure)
+        never_run, cut_node, statement.cost, Branches(tuple(branches), otherwise, pure, untested)
     )

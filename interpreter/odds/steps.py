@@ -25,9 +25,13 @@ DEFINITIONS = (n.Formula, n.Check, n.Opposed, n.Action, n.RollDef, n.Table, n.De
 
 #: kinds of value an operation goes through in one step whatever their size
 SMALL_KINDS = ("number", "bool")
+#: the most characters a yes/no or `none` is shown with, in any language
+SHORT_WORD = 64
+#: kinds of value a text shows without counting their cells
+TEXT_KINDS = ("number", "text")
 #: operations that go through the cells of a value of another kind (a list, a text, a
 #: record) when one of them, or of their parts, is one
-VALUED = (n.Binary, n.Unary, n.Text, n.ListLiteral, n.Call, n.Index, n.Field, n.RollGroup)
+VALUED = (n.Binary, n.Unary, n.ListLiteral, n.Call, n.Index, n.RollGroup)
 
 _SKIPPED = frozenset(("span", "name_span", "op_span", "unit_span", "notes"))
 
@@ -132,6 +136,8 @@ class StepBounds:
             if any(isinstance(m, n.Explode | n.Reroll) for m in item.modifiers):
                 return count * (limits.extra_per_die + 1)
             return count
+        if type(item) is n.Text:
+            return self._text(item)
         if isinstance(item, VALUED):
             parts = n.parts(item, _SKIPPED)
             for part in parts:
@@ -142,6 +148,34 @@ class StepBounds:
                     return limits.value_size
             return len(parts) + sum(len(p) for p in parts if isinstance(p, tuple))
         return 0
+
+    def _text(self, item: n.Text) -> int:
+        """A text's (interpreter.compile.expressions.built_text): the cells of each value
+        shown in it that is not a number or a text (text_length in all at most), and a
+        step per 64 characters of it: its own, and those of each value shown (a number's
+        digits, a text's longest choice; text_length at most)."""
+        limits = self.limits
+        shown = [p for p in item.parts if not isinstance(p, str)]
+        cells = 0
+        if any(self._kind(p) not in TEXT_KINDS for p in shown):
+            cells = min(limits.value_size, limits.text_length)
+        length = sum(len(p) for p in item.parts if isinstance(p, str))
+        for part in shown:
+            length += self._shown_length(part)
+        return len(shown) + cells + (min(length, limits.text_length) >> 6)
+
+    def _shown_length(self, node) -> int:
+        """The most characters a value a text shows may take."""
+        limits = self.limits
+        found = value_of(self.compiler.type_of(node))
+        if found.kind == "number":  # a fraction's two parts (the value times the
+            # denominator above), a sign, a bar
+            return 2 * (limits.number_digits + limits.denominator_digits) + 2
+        if found.kind in ("bool", "none"):
+            return SHORT_WORD
+        if found.kind == "text" and found.choices:
+            return max(len(choice) for choice in found.choices)
+        return limits.text_length
 
     def _kind(self, node) -> str:
         return value_of(self.compiler.type_of(node)).kind

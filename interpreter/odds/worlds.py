@@ -8,11 +8,14 @@ from collections.abc import Mapping
 import attrs
 
 from dsl import nodes as n
+from dsl.messages import tr
 from dsl.types import value_of
 from interpreter.errors import EvaluationError, InsufficientResource, RequirementFailed
 from interpreter.limits import DEFAULT_LIMITS
+from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
 from interpreter.odds.steps import StepBounds
+from interpreter.odds.weights import Mass
 from interpreter.state import MISSING, State
 from interpreter.values import Record
 
@@ -30,14 +33,19 @@ class Failure:
         return f"fails: {self.message}"
 
 
+#: the steps a run has counted to reach a world: (fewest, most) of the runs merged in it
+NO_STEPS = (0, 0)
+
+
 class World:
-    """Names, the working sheet, and the probability (interpreter.odds.weights) of being
-    here."""
+    """Names, the working sheet, the probability (interpreter.odds.weights) of being
+    here, and the steps counted to get here (`steps`: the fewest and the most of the runs
+    it stands for, a run's count going on from the most: see spread)."""
 
-    __slots__ = ("env", "state", "weight")
+    __slots__ = ("env", "state", "steps", "weight")
 
-    def __init__(self, env: dict, state: State, weight: tuple):
-        self.env, self.state, self.weight = env, state, weight
+    def __init__(self, env: dict, state: State, weight: tuple, steps: tuple = NO_STEPS):
+        self.env, self.state, self.weight, self.steps = env, state, weight, steps
 
 
 class Bound(World):
@@ -46,9 +54,35 @@ class Bound(World):
 
     __slots__ = ("dist", "name")
 
-    def __init__(self, env: dict, state: State, weight: tuple, name: str, dist):
-        super().__init__(env, state, weight)
+    def __init__(self, env: dict, state: State, weight: tuple, name: str, dist, steps=NO_STEPS):
+        super().__init__(env, state, weight, steps)
         self.name, self.dist = name, dist
+
+
+def spread(a: tuple, b: tuple) -> tuple:
+    """The steps of a world standing for runs that counted `a` and `b` (merged)."""
+    return (min(a[0], b[0]), max(a[1], b[1]))
+
+
+def unclear(ctx) -> None:
+    """Runs that took different steps to get here were merged, and some of them pass the
+    step limit from here and others may not: past what the worlds tell apart."""
+    raise TooComplex(
+        tr(
+            "some of the runs merged here may pass the step limit ({limit}) and others not",
+            limit=ctx.limits.steps_per_run,
+        )
+    )
+
+
+def block_steps(statements: tuple) -> int:
+    """The steps a run counts entering a block: its compiled statements' own (`cost`)."""
+    return sum(statement.cost for statement in statements)
+
+
+def plus(steps: tuple, fewest: int, most: int | None = None) -> tuple:
+    """`steps` and then between `fewest` and `most` (`fewest` when None) more."""
+    return (steps[0] + fewest, steps[1] + (fewest if most is None else most))
 
 
 #: what stops a run partway: every error a real run may meet there (a failed `require`,
@@ -233,6 +267,28 @@ class Liveness:
             found = self.safe[key] = (node, self.steps.most(node) <= self.step_limit)
         return found[1]
 
+    def most_steps(self, node) -> int:
+        """The most steps evaluating `node` may count (steps.py; 0 with no compiler),
+        found once."""
+        if self.steps is None:
+            return 0
+        key = ("most", id(node))
+        found = self.safe.get(key)
+        if found is None:
+            found = self.safe[key] = (node, self.steps.most(node))
+        return found[1]
+
+    def cost(self, node) -> int:
+        """The steps a compiled closure counts for `node` itself, known when compiled
+        (interpreter.compile.costs; 0 with no compiler)."""
+        if self.compiler is None or node is None:
+            return 0
+        key = ("cost", id(node))
+        found = self.safe.get(key)
+        if found is None:
+            found = self.safe[key] = (node, self.compiler.cost(node))
+        return found[1]
+
     def kind_of(self, node) -> str:
         """The kind of the value a node gives, read (a field named: its value; a roll:
         its total)."""
@@ -398,3 +454,52 @@ def _safe_operator(node, kind, sums_fail: bool) -> bool:
     if op in ADDED and sums_fail:
         return False
     return op in ORDERED + ADDED and kinds == ("number", "number")
+
+
+class LetWorlds:
+    """The worlds a `let` makes, merged as they come: by what else is still read
+    (`names`, cut to `cuts`), then by the new value; at most `most` of them (None: no
+    bound), past it TooComplex."""
+
+    __slots__ = ("cuts", "made", "merged", "most", "names")
+
+    def __init__(self, names: tuple, cuts, most: int | None):
+        self.names, self.cuts, self.most = names, cuts, most
+        self.made = 0  # the worlds made so far, when they are bounded
+        #: what else is still read → [env, state, {value: weights}, steps]
+        self.merged: dict = {}
+
+    def add(self, env, state, pairs, steps: tuple) -> None:
+        prefix = key_of(env, self.names, self.cuts, state)
+        found = self.merged.get(prefix)
+        if found is None:
+            found = self.merged[prefix] = [env, state, {}, steps]
+        elif found[3] != steps:
+            found[3] = spread(found[3], steps)
+        values = found[2]
+        most = self.most
+        for value, weight in pairs:
+            found = values.get(value)
+            if found is None:
+                values[value] = weight  # a weight; a Mass once another one comes
+                if most is not None:
+                    self.made += 1
+                    if self.made > most:
+                        raise TooComplex(tr("more than {most} worlds", most=most))
+            elif type(found) is Mass:
+                found.add(weight)
+            else:
+                values[value] = Mass(found)
+                values[value].add(weight)
+
+    def worlds(self, name: str) -> list:
+        """The worlds made, the new value under `name` (unless nothing reads it)."""
+        out = []
+        names = self.names
+        for prefix, (_env, state, values, steps) in self.merged.items():
+            kept = {k: v for k, v in zip(names, prefix[0]) if v is not MISSING}
+            for value, weight in values.items():
+                env = kept if value is MISSING else {**kept, name: value}
+                weight = weight.weight() if type(weight) is Mass else weight
+                out.append(World(env, state, weight, steps))
+        return out

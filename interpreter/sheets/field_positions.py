@@ -61,8 +61,8 @@ def brackets_too_deep(text: str) -> int | None:
                 quote_ends = len(text) if end is None else end.end()
         elif char == "#":
             if before in " \t\n":
-                end = text.find("\n", at)
-                quote_ends = len(text) if end < 0 else end
+                line_end = text.find("\n", at)
+                quote_ends = len(text) if line_end < 0 else line_end
         elif char in "[{":
             depth += 1
             if depth > MAX_SHEET_NESTING:

@@ -105,6 +105,8 @@ class _Splicer:
 
     def object(self, node: Node, old: dict, new: dict) -> None:
         members = node.members
+        if members is None:  # (an object's node has its members)
+            raise AssertionError("an object spliced from a node that is not one")
         keys = list(members)
         kept = [k for k in keys if k in new]
         if not kept:  # nothing of it stays: the whole object, in the file's style

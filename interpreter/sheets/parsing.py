@@ -32,25 +32,10 @@ from interpreter.sheets.field_positions import (
     too_deep_error,
 )
 
-if yaml.__with_libyaml__:
-    from yaml.cyaml import CParser
 
-    class _Events(Composer, CParser, SafeConstructor, Resolver):
-        """libyaml's events, composed and constructed in Python (as SafeLoader does)."""
-
-        def __init__(self, stream):
-            CParser.__init__(self, stream)
-            SafeConstructor.__init__(self)
-            Resolver.__init__(self)
-            Composer.__init__(self)
-
-else:  # pragma: no cover - PyYAML built without libyaml
-    _Events = yaml.SafeLoader
-
-
-class Loader(_Events):
+class _Refusing:
     """PyYAML's safe loading, refusing anchors and aliases, numbers too long to read, and
-    a key given twice in one mapping."""
+    a key given twice in one mapping (mixed into a loader: `PureLoader`, `Loader`)."""
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
@@ -81,7 +66,35 @@ class Loader(_Events):
         return super().construct_mapping(node, deep)
 
 
-Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_yaml_int)
+class PureLoader(_Refusing, yaml.SafeLoader):
+    """The safe loading in pure Python (PyYAML's own reader, scanner and parser): what
+    reads a sheet where PyYAML was built without libyaml."""
+
+
+PureLoader.add_constructor("tag:yaml.org,2002:int", PureLoader.construct_yaml_int)
+
+if yaml.__with_libyaml__:
+    from yaml.cyaml import CParser
+
+    class _CEvents(Composer, CParser, SafeConstructor, Resolver):
+        """libyaml's events (PyYAML's CSafeLoader's parser), composed and constructed in
+        Python: the composer refuses an alias where it is written, and nests in Python's
+        own bounded recursion (libyaml's composer recurses in C, without a bound)."""
+
+        def __init__(self, stream):
+            CParser.__init__(self, stream)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+            Composer.__init__(self)
+
+    class CLoader(_Refusing, _CEvents):
+        """The safe loading with libyaml's reader, scanner and parser (several times
+        faster than PyYAML's own): the same data, places and errors as `PureLoader`."""
+
+    CLoader.add_constructor("tag:yaml.org,2002:int", CLoader.construct_yaml_int)
+    Loader: type = CLoader
+else:  # pragma: no cover - PyYAML built without libyaml (tests force it: test_sheet_yaml_loaders)
+    Loader = PureLoader
 
 
 class LongNumber(ValueError):
@@ -177,7 +190,17 @@ def _no_lone_surrogate(data, text: str, path) -> None:
         return
     at = _lone_escape(text)
     if at < 0:
-        raise SheetError(HALF_CHARACTER, path=path)
+        pair = _SURROGATE_ESCAPE.search(text)
+        if pair is None:
+            raise SheetError(HALF_CHARACTER, path=path)
+        # An escaped pair, which PyYAML's own scanner reads as two halves: refused where
+        # and as libyaml refuses it (its mark: the escape's digits), the same either way.
+        problem = "found invalid Unicode character escape code"
+        failure = SheetError(tr("not valid YAML: {problem}", problem=problem), path=path)
+        at = pair.start() + 2
+        raise failure.at(
+            text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at), line_at(text, at)
+        )
     raise _half_character_at(text, at, path)
 
 

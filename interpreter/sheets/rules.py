@@ -69,13 +69,14 @@ def _complete_resource(compiler, ctx, container: dict, key, place, path) -> None
 
 def resource_bounds(compiler, values: dict, limits: Limits) -> list[tuple]:
     """Every resource of a sheet as (path, value, minimum, maximum): for bars in a UI."""
-    ctx = Context(Roller(ForcedDice(()), limits), limits, State(values, compiler.open_default))
+    state = State(values, compiler.open_default)
+    ctx = Context(Roller(ForcedDice(()), limits), limits, state)
     out = []
     for _field, place in resource_places(compiler.book):
         path = place if isinstance(place, str) else f"{place[0]}.{place[1]}"
         low = compiler.resource_bound(ctx, place, "min")
         high = compiler.resource_bound(ctx, place, "max")
-        out.append((path, ctx.state.read(place), low, high))
+        out.append((path, state.read(place), low, high))
     return out
 
 
@@ -97,6 +98,8 @@ def settle(compiler, ctx: Context) -> None:
     check the `ensure` rules (a broken one fails the run, which then changes nothing)."""
     book = compiler.book
     state = ctx.state
+    if state is None:  # (a run that wrote has its sheet)
+        raise AssertionError("a run settled without its working sheet")
     for field, place in resource_places(book):
         mark = len(ctx.trace) if ctx.trace is not None else 0
         high = compiler.resource_bound(ctx, place, "max")

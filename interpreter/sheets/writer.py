@@ -24,8 +24,7 @@ import yaml
 
 from dsl.messages import tr
 from interpreter.errors import SheetError
-from interpreter.sheets import json_splice
-from interpreter.sheets.parsing import Loader
+from interpreter.sheets import json_splice, parsing
 
 _BOOL_WORDS = {"yes": ("yes", "no"), "true": ("true", "false"), "on": ("on", "off")}
 _BOOL_WORDS.update({v[1]: v for v in list(_BOOL_WORDS.values())})
@@ -135,7 +134,7 @@ class _YamlSplicer:
         self.order = order
         self.edits: list[tuple[int, int, str]] = []
         try:
-            self.root = yaml.compose(text, Loader=Loader)  # libyaml's, when there
+            self.root = yaml.compose(text, Loader=parsing.Loader)  # libyaml's, when there
         except yaml.YAMLError as error:
             raise SheetError(
                 tr("the sheet file is no longer valid YAML: {error}", error=error)

@@ -96,6 +96,11 @@ class Api:
         body = await json_body(request)
         return await self.workers.answer(request, "sweep", {"body": body})
 
+    async def encounter(self, request):
+        """A whole encounter's odds (interpreter.web.encountering)."""
+        body = await json_body(request)
+        return await self.workers.answer(request, "encounter", {"body": body})
+
     # ─── checking ───────────────────────────────────────────────────────────
 
     async def check(self, request):

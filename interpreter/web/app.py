@@ -98,6 +98,7 @@ def create_app(
         Route("/api/run", api.run, methods=["POST"]),
         Route("/api/odds", api.odds, methods=["POST"]),
         Route("/api/sweep", api.sweep, methods=["POST"]),
+        Route("/api/encounter", api.encounter, methods=["POST"]),
         Route("/api/check", api.check, methods=["POST"]),
         Route("/api/editor", Editing(workers).answer, methods=["POST"]),
         Route("/api/language", api.language),

@@ -146,7 +146,7 @@ def character(work: Work, args: dict) -> dict:
     library = work.library
     book = library.rulebook(reference)
     engine = Engine.of(book)
-    sheet = engine.load_sheet(library.character_path(name))
+    sheet = library.sheet(engine, library.character_path(name))
     out = {
         "name": name,
         "source": library.character_files()[name][1],
@@ -241,7 +241,7 @@ def sheet_of(work: Work, body: dict, engine, action: str | None = None):
     if character is not None and data is not None:
         raise RequestError(tr("give a character's name or a sheet, not both"))
     if character is not None:
-        return engine.load_sheet(work.library.character_path(character))
+        return work.library.sheet(engine, work.library.character_path(character))
     if data is not None:
         return engine.sheet(data)
     try:
@@ -266,7 +266,7 @@ def targets_of(work: Work, body: dict, engine) -> dict:
     out = {}
     for role, given in field(body, "targets", dict, default={}).items():
         if isinstance(given, str):
-            out[role] = engine.load_sheet(work.library.character_path(given))
+            out[role] = work.library.sheet(engine, work.library.character_path(given))
         elif isinstance(given, dict):
             out[role] = engine.sheet(given)
         else:

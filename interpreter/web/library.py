@@ -10,9 +10,11 @@ may not read).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from dsl.load import language_written_in, read
 from dsl.messages import tr
 from interpreter.errors import ParameterError
 from interpreter.safe_files import Refused
-from interpreter.sheets.character import NOT_A_SHEET, rulebook_named_in
+from interpreter.sheets.character import NOT_A_SHEET, read_file, rulebook_named_in
 
 #: what a client may call a rulebook or a character: a file stem, never a path
 NAME = re.compile(r"[^\W_][\w-]{0,99}")
@@ -34,6 +36,12 @@ MAX_FILES = 500
 #: apart, the texts given in requests (the editor's: a new one on every edit)
 BOOKS_TEXT = 1_000_000
 TEXTS_TEXT = 1_000_000
+#: characters of sheet text kept read (each sheet by its file's stamp and its rulebook)
+SHEETS_TEXT = 4_000_000
+#: nanoseconds: a file written this close to when it was read may be written again
+#: within the same tick of its clock (same stamp): it is compared by its text when asked
+#: for again, the parse alone spared (as git's "racily clean" entries are)
+RACY_NS = 2_000_000_000
 
 
 _SHIPPED = Bounded(BOOKS_TEXT)  # a shipped rulebook's path → (file stamps, Rulebook)
@@ -72,12 +80,15 @@ class Library:
         self.shipped_characters = Path(str(resources.files("rulebooks.characters")))
         self._books = Bounded(BOOKS_TEXT)  # path → (file stamps, Rulebook)
         self._texts = Bounded(TEXTS_TEXT)  # sha256 of a text → (file stamps, Rulebook)
+        self._listings: dict = {}  # a pattern → (the folder's stamp, its files)
+        # (path, rulebook, limits) → (rulebook, file stamp, text if racy, Sheet)
+        self._sheets = Bounded(SHEETS_TEXT)
 
     # ─── rulebooks ──────────────────────────────────────────────────────────
 
     def rulebook_files(self) -> dict[str, tuple[Path, str]]:
         """Every rulebook by name: (its file, "folder" or "shipped")."""
-        found = {name: (path, "shipped") for name, path in dsl.shipped_rulebooks().items()}
+        found = {name: (path, "shipped") for name, path in _shipped_rulebooks().items()}
         found.update({path.stem: (path, "folder") for path in self._listed("*.rules")})
         return dict(sorted(found.items()))
 
@@ -91,7 +102,7 @@ class Library:
         path = self.rulebook_path(name)
         # The shipped rulebooks are the same for every folder: kept once per process
         # (a server's worker processes start with them loaded: interpreter.web.preload).
-        books = _SHIPPED if path in dsl.shipped_rulebooks().values() else self._books
+        books = _SHIPPED if path in _shipped_rulebooks().values() else self._books
         kept = books.get(path)
         if kept is not None and kept[0] == _stamps(kept[1]):
             return kept[1]
@@ -155,10 +166,7 @@ class Library:
 
     def character_files(self) -> dict[str, tuple[Path, str]]:
         """Every character by name: (its file, "folder" or "shipped")."""
-        found = {}
-        for suffix in CHARACTER_SUFFIXES:
-            for path in sorted(self.shipped_characters.glob(f"*{suffix}")):
-                found.setdefault(path.stem, (path, "shipped"))
+        found = dict(_shipped_characters(self.shipped_characters))
         mine: dict = {}
         for suffix in CHARACTER_SUFFIXES:
             for path in self._listed(f"*{suffix}"):
@@ -170,6 +178,33 @@ class Library:
         files = self.character_files()
         unknown = tr("no character named {name}", name=repr(name))
         return _named(files, name, unknown, tr("characters: {names}", names=", ".join(files)))
+
+    def sheet(self, engine, path: Path):
+        """The character's sheet at `path` as `engine` reads it: read once per file stamp
+        (its inode, size, modification and change times), again once the file changes.
+        A sheet is immutable, so the one kept is given out again as it is."""
+        stamp = _file_stamp(path)
+        key = (str(path), id(engine.rulebook), engine.limits)
+        kept = self._sheets.get(key)
+        if kept is not None and kept[0] is engine.rulebook and kept[1] == stamp:
+            racy = kept[2]
+            if racy is None or _text_now(path) == racy:
+                return kept[3]
+        sheet = engine.load_sheet(path)
+        if stamp is not None and sheet.text is not None:
+            racy = sheet.text if time.time_ns() - stamp[2] < RACY_NS else None
+            self._sheets.put(key, (engine.rulebook, stamp, racy, sheet), len(sheet.text))
+        return sheet
+
+    def forget_sheets(self, paths=None) -> None:
+        """Drop the sheets kept for these files (just written: read again when asked);
+        every sheet, without `paths`."""
+        if paths is None:
+            self._sheets.clear()
+            return
+        gone = {str(path) for path in paths}
+        for key in [key for key in self._sheets.kept() if key[0] in gone]:
+            self._sheets.pop(key)
 
     def characters(self, book: dsl.Rulebook | None = None) -> list[dict]:
         """The characters, each with the rulebook its file names; only those for `book`
@@ -201,13 +236,75 @@ class Library:
     # ─── the folder ─────────────────────────────────────────────────────────
 
     def _listed(self, pattern: str) -> list[Path]:
-        out = []
+        """The folder's files of a pattern (`*.rules`), as named, inside the folder: listed
+        again when the folder changes (an entry made, removed or renamed changes its
+        stamp); a listing with a link in it, every time (where a link leads may change
+        without its folder changing)."""
+        stamp = _folder_stamp(self.folder)
+        kept = self._listings.get(pattern)
+        if kept is not None and stamp is not None and kept[0] == stamp:
+            return kept[1]
+        out, links = [], False
         for path in sorted(self.folder.glob(pattern))[:MAX_FILES]:
             if not NAME.fullmatch(path.stem) or not path.is_file():
                 continue
+            links = links or path.is_symlink()
             if path.resolve().is_relative_to(self.folder):
                 out.append(path)
+        if not links:
+            self._listings[pattern] = (stamp, out)
         return out
+
+
+_LISTED: dict = {}  # a shipped folder → (its stamp, its listing)
+
+
+def _folder_stamp(folder: Path) -> tuple | None:
+    """What tells that a folder's entries changed; None if it cannot be read."""
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return None
+    if time.time_ns() - info.st_mtime_ns < RACY_NS:  # changed just now: listed again
+        return None
+    return (info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _listing_of(folder: Path, make) -> dict:
+    """A shipped folder's listing, made again only when the folder changes (its stamp)."""
+    stamp = _folder_stamp(folder)
+    kept = _LISTED.get((folder, make))
+    if kept is not None and stamp is not None and kept[0] == stamp:
+        return kept[1]
+    listing = make(folder)
+    _LISTED[folder, make] = (stamp, listing)
+    return listing
+
+
+def _shipped_rulebooks() -> dict[str, Path]:
+    """dsl.shipped_rulebooks(), listed again only when their folder changes."""
+    return _listing_of(_shipped_folder(), _list_rulebooks)
+
+
+@functools.cache
+def _shipped_folder() -> Path:
+    return Path(str(resources.files("rulebooks")))
+
+
+def _list_rulebooks(folder: Path) -> dict[str, Path]:  # noqa: ARG001 (a listing of `folder`: _listing_of)
+    return dsl.shipped_rulebooks()
+
+
+def _list_characters(folder: Path) -> dict[str, tuple[Path, str]]:
+    found: dict = {}
+    for suffix in CHARACTER_SUFFIXES:
+        for path in sorted(folder.glob(f"*{suffix}")):
+            found.setdefault(path.stem, (path, "shipped"))
+    return found
+
+
+def _shipped_characters(folder: Path) -> dict[str, tuple[Path, str]]:
+    return _listing_of(folder, _list_characters)
 
 
 def _named(files: dict, name, unknown, listing) -> Path:
@@ -224,6 +321,22 @@ def _check_name(name) -> None:
             None,
             tr("a name is letters, digits, _ and -, starting with a letter or digit (no path)"),
         )
+
+
+def _file_stamp(path: Path) -> tuple | None:
+    """What tells that a file changed: (inode, size, mtime, ctime), ns; None if unreadable."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_dev)
+
+
+def _text_now(path: Path) -> str | None:
+    try:
+        return read_file(path)[0]
+    except RulebookError:
+        return None
 
 
 def _stamps(book) -> tuple:

@@ -156,6 +156,44 @@ _SWEEP = {
         "lang": _LANG,
     },
 }
+_COMBATANT = {
+    "type": "object",
+    "description": "as in an encounter file (docs/encounters.md): sheet, action, params, "
+    "target, damage, name, health, falls_at, initiative",
+    "properties": {
+        "sheet": {
+            "description": "a character's name (GET /api/characters) or a sheet's data",
+            "oneOf": [_NAME, {"type": "object"}],
+        },
+        "action": {"type": "string"},
+        "initiative": {
+            "description": "a fixed number, or a dice expression rolled at the start",
+            "oneOf": [{"type": "integer"}, {"type": "string"}],
+        },
+    },
+    "required": ["sheet", "action"],
+}
+_ENCOUNTER = {
+    "type": "object",
+    "additionalProperties": False,
+    "description": "an encounter file's data (`rulebook encounter`), and how to answer",
+    "required": ["sides", "health"],
+    "properties": {
+        **_RULEBOOK,
+        "rounds": {"type": "integer", "minimum": 1, "description": "at most this many rounds"},
+        "health": {"type": "string", "description": "the field a combatant falls by"},
+        "falls_at": {"type": "integer"},
+        "sides": {
+            "type": "object",
+            "description": "exactly two sides, each a list of combatants",
+            "additionalProperties": {"type": "array", "items": _COMBATANT},
+        },
+        "method": {"enum": ["auto", "exact", "sampled"]},
+        "trials": {"type": "integer", "minimum": 1, "description": "a sample's trials"},
+        "seed": {"type": "integer"},
+        "lang": {"type": "string"},
+    },
+}
 _CHECK = {
     "type": "object",
     "additionalProperties": False,
@@ -433,6 +471,12 @@ def document() -> dict:
                 "exact odds over a grid (`rulebook sweep`)",
                 _SWEEP,
                 '`{columns, rows: [{input: value, ..., P(field=outcome): "n/d", ...}], svg}`',
+            ),
+            "/api/encounter": _post(
+                "a whole encounter's odds (`rulebook encounter --json`)",
+                _ENCOUNTER,
+                "who wins, in how many rounds, with what left: exact, or sampled",
+                _document("encounter"),
             ),
             "/api/check": _post(
                 "check a rulebook's text: every diagnostic",

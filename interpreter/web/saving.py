@@ -69,15 +69,18 @@ def save(library, engine, subject: Subject, dice, chooser, expect, answered=None
             )
         return outcome
 
-    return run_and_save(
-        library.folder / JOURNAL_NAME,
-        sources,
-        saves_to,
-        run,
-        engine.rulebook,
-        dice,
-        load=lambda role, path: engine.load_sheet(path),
-    )
+    try:
+        return run_and_save(
+            library.folder / JOURNAL_NAME,
+            sources,
+            saves_to,
+            run,
+            engine.rulebook,
+            dice,
+            load=lambda role, path: engine.load_sheet(path),  # (as it is now, under the lock)
+        )
+    finally:  # what this process kept of them is read again (the others see new stamps)
+        library.forget_sheets([*sources.values(), *saves_to.values()])
 
 
 def refuse_unsaved(body: dict) -> None:
@@ -183,7 +186,10 @@ def history(library, character: str, limit: int = 50) -> list[dict]:
 def undo_entry(library, number: int) -> dict:
     """Undo one run of the folder's journal; the undo's own entry."""
     with Journal(library.folder / JOURNAL_NAME, create=False) as journal:
-        done = undo(journal, number)
+        try:
+            done = undo(journal, number)
+        finally:  # the files it wrote back are read again when asked for
+            library.forget_sheets()
         return journal.entry(done).to_json()
 
 

@@ -72,7 +72,8 @@ def _characters(work: Work, body: dict, engine, action: str) -> list:
                  sheet_of(work, body, engine, action))]  # fmt: skip
     if body.get("character") is not None or body.get("sheet") is not None:
         raise RequestError(tr("give characters, or one character or sheet, not both"))
-    return [(name, engine.load_sheet(work.library.character_path(name))) for name in names]
+    library = work.library
+    return [(name, library.sheet(engine, library.character_path(name))) for name in names]
 
 
 def _mapping(body: dict, name: str) -> dict:

@@ -13,6 +13,17 @@ from dsl.messages import tr
 
 PAGE_WORDS = (
     tr("Sweep over"),
+    tr("Encounter against"),
+    tr("health field"),
+    tr("damage field"),
+    tr("rounds"),
+    tr("Fight"),
+    tr("Encounter"),
+    tr("Rounds"),
+    tr("exact: every state counted"),
+    tr("sampled ({trials} trials): {why}"),
+    tr("undecided after {n} rounds"),
+    tr("mean rounds: {mean}"),
     tr("Sweep"),
     tr("{n} cases"),
     tr("write NAME=VALUES, such as modificador=-3..3"),

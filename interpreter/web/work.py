@@ -111,6 +111,9 @@ class Workers:
         elif name == "sweep":
             seconds = self.odds_seconds * WEB_SWEEP_ODDS_TIMES
             too_long = self._sweep_too_long
+        elif name == "encounter":  # (as long as a sweep: many turns' odds, or a sample)
+            seconds = self.odds_seconds * WEB_SWEEP_ODDS_TIMES
+            too_long = self._encounter_too_long
         client = request.client.host if request.client is not None else ""
         return Job(
             name,
@@ -143,6 +146,16 @@ class Workers:
             ),
             None,
             tr("sweep fewer cases"),
+        )
+
+    def _encounter_too_long(self) -> LimitExceeded:
+        return LimitExceeded(
+            tr(
+                "the encounter took longer than {seconds} seconds (the server's time limit)",
+                seconds=f"{self.odds_seconds * WEB_SWEEP_ODDS_TIMES:g}",
+            ),
+            None,
+            tr("ask for fewer trials, or fewer rounds"),
         )
 
     async def _awaited(self, request, job: Job, future: asyncio.Future) -> bool:

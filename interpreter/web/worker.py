@@ -23,7 +23,7 @@ from dsl.errors import TOO_DEEP, RulebookError
 from dsl.messages import tr
 from interpreter.errors import LimitExceeded
 from interpreter.version import versioned
-from interpreter.web import editing, frames, jobs, play, sweeping
+from interpreter.web import editing, encountering, frames, jobs, play, sweeping
 from interpreter.web.errors import ServerFailed, error_json, status_of
 from interpreter.web.library import Library
 
@@ -45,6 +45,7 @@ JOBS = {
     "run": play.run,
     "odds": play.odds,
     "sweep": sweeping.sweep,
+    "encounter": encountering.encounter,
     "editor": editing.editor,
 }
 

@@ -38,10 +38,8 @@ class EncounterOdds:
 
     def __init__(self, encounter: Encounter, tally: dict, exact: bool, reason=None, trials=None):
         self.sides = encounter.sides
-        people = encounter.combatants
-        #: the combatants in the file's order: how `names` and `left` list them
-        self.listed = tuple(sorted(range(len(people)), key=lambda i: people[i].listed))
-        self.names = tuple(people[i].name for i in self.listed)
+        #: the combatants in the file's order: how `names`, `left` and states list them
+        self.names = tuple(c.name for c in encounter.combatants)
         self.max_rounds = encounter.rounds
         self.tally, self.exact, self.reason, self.trials = tally, exact, reason, trials
 
@@ -71,7 +69,7 @@ class EncounterOdds:
         out: dict = {}
         for (winner, _, state), w in self.tally.items():
             if winner == side:
-                healths = tuple(state[i] for i in self.listed)
+                healths = tuple(health for health, _changed in state)
                 out[healths] = out.get(healths, Fraction(0)) + self._share(w)
         return dict(sorted(out.items(), key=lambda sp: -sp[1]))
 

@@ -25,6 +25,7 @@ import attrs
 
 from dsl.messages import tr
 from interpreter.errors import ParameterError
+from interpreter.expression import compile_expression
 from interpreter.sheets.character import Sheet, shipped_characters_folder
 
 #: rounds an encounter may last before it stops undecided
@@ -33,6 +34,8 @@ MAX_ROUNDS = 1000
 MAX_COMBATANTS = 12
 #: parameters one combatant's action may be given
 MAX_PARAMS = 32
+#: characters of a rolled initiative's dice expression
+MAX_INITIATIVE_TEXT = 200
 
 _TOP = {"rulebook", "rounds", "health", "falls_at", "sides"}
 _COMBATANT = {
@@ -58,10 +61,11 @@ class Combatant:
     action: str
     params: tuple  # of (name, value): plain values, never a character
     target: str | None  # the action's parameter the rival is given as
-    damage: str  # the result field the rival loses from its health
+    damage: str | None  # the result field the rival loses from its health (None: none)
     health: str  # its field that falls
     falls_at: int  # it is down when its health is at or below this
-    initiative: int  # higher acts first; ties in the file's order
+    initiative: int | str  # higher acts first, ties in the file's order; a dice
+    # expression's text is rolled once when the encounter starts
     listed: int = 0  # its place in the file (a rival strikes the first listed standing)
 
     def start(self) -> int:
@@ -93,8 +97,23 @@ class Encounter:
     """Two sides of combatants, the turn order, and the most rounds it may last."""
 
     sides: tuple  # the two sides' names, in the file's order
-    combatants: tuple  # of Combatant, in turn order
+    combatants: tuple  # of Combatant, in the file's order (a state's order too)
     rounds: int
+    order: tuple = ()  # the combatants' indexes in turn order, by fixed initiatives
+
+    @property
+    def rolled(self) -> bool:
+        """Whether some initiative is rolled (the order is then each encounter's own)."""
+        return any(type(c.initiative) is str for c in self.combatants)
+
+    def order_of(self, rolls: dict) -> tuple:
+        """The turn order given each rolled initiative's value ({index: value})."""
+        people = self.combatants
+
+        def key(i):
+            return -(rolls[i] if type(people[i].initiative) is str else people[i].initiative), i
+
+        return tuple(sorted(range(len(people)), key=key))
 
     def of_side(self, side: str) -> tuple:
         """The indexes of a side's combatants, in the file's order (whom a rival targets
@@ -143,8 +162,8 @@ def encounter_from_data(data, engine, folder: Path | None = None) -> Encounter:
     for name in names:
         if names.count(name) > 1:
             raise ParameterError(tr("two combatants are named {name}", name=repr(name)))
-    ordered = sorted(range(len(combatants)), key=lambda i: (-combatants[i].initiative, i))
-    return Encounter(tuple(str(s) for s in sides), tuple(combatants[i] for i in ordered), rounds)
+    found = Encounter(tuple(str(s) for s in sides), tuple(combatants), rounds)
+    return attrs.evolve(found, order=found.order_of({}) if not found.rolled else ())
 
 
 def _combatant(data, side: str, health, falls_at: int, engine, folder) -> Combatant:
@@ -175,7 +194,7 @@ def _combatant(data, side: str, health, falls_at: int, engine, folder) -> Combat
     for key, value in texts.items():
         if value is not None and not isinstance(value, str):
             raise ParameterError(tr("{name}: {key}: a name", name=name, key=key))
-    for key in ("damage", "health"):
+    for key in ("health",):
         if texts[key] is None:
             raise ParameterError(tr("{name}: {key}: a name", name=name, key=key))
     return Combatant(
@@ -188,8 +207,16 @@ def _combatant(data, side: str, health, falls_at: int, engine, folder) -> Combat
         texts["damage"],
         texts["health"],
         _whole(data.get("falls_at", falls_at), "falls_at", -(10**9), 10**9),
-        _whole(data.get("initiative", 0), "initiative", -(10**6), 10**6),
+        _initiative(data.get("initiative", 0)),
     )
+
+
+def _initiative(value) -> int | str:
+    """A fixed initiative (a whole number) or a dice expression's text, rolled."""
+    if isinstance(value, str) and 0 < len(value) <= MAX_INITIATIVE_TEXT:
+        compile_expression(value)  # (a text that is no dice expression: refused here)
+        return value
+    return _whole(value, "initiative", -(10**6), 10**6)
 
 
 def _sheet(reference, engine, folder) -> Sheet:

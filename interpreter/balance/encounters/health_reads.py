@@ -83,3 +83,24 @@ def _mentions(node, field: str) -> bool:
         return value == field
     parts = getattr(node, "parts", ())
     return any(isinstance(part, str) and field in part for part in parts)
+
+
+def may_write(book, field: str) -> bool:
+    """Whether any rule of `book` may write `field` (a `gain`, `lose`, `set`, a cost: any
+    statement whose place names it): a turn's outcome for it then depends on its value."""
+    while book is not None:
+        for root in _roots(book):
+            for node in walk(root):
+                place = getattr(node, "place", None)
+                if place is None:
+                    continue
+                if isinstance(place, str):
+                    if place == field:
+                        return True
+                elif any(
+                    isinstance(part, n.Name | n.Field) and part.name == field
+                    for part in walk(place)
+                ):
+                    return True
+        book = book.base
+    return False

@@ -19,6 +19,7 @@ from interpreter.balance.encounters.description import encounter_from_data
 from interpreter.balance.parallel import map_tasks, task_seed
 from interpreter.dice import SeededDice
 from interpreter.errors import ParameterError
+from interpreter.expression import roll
 
 #: trials an encounter may be sampled with
 MAX_TRIALS = 10_000_000
@@ -26,23 +27,40 @@ MAX_TRIALS = 10_000_000
 TASK_TRIALS = 500
 #: worker processes a sampled encounter may use
 MAX_WORKERS = 64
+#: sheets of states kept for the trials of a task (made again past it)
+MAX_SHEETS = 10_000
 
 
-def play(engine, encounter, dice) -> tuple:
-    """One encounter played with real dice: (winner or None, rounds, final state)."""
+def play(engine, encounter, dice, sheets=None) -> tuple:
+    """One encounter played with real dice: (winner or None, rounds, final state).
+    `sheets(index, held)` makes a combatant's sheet (a cache shared by trials)."""
     state = turns.start_state(encounter)
+    order = encounter.order or encounter.order_of(_initiatives(engine, encounter, dice))
+    people = encounter.combatants
     for round_number in range(1, encounter.rounds + 1):
-        for index, actor in enumerate(encounter.combatants):
+        for index in order:
             if not turns.standing(encounter, state, index):
                 continue
+            actor = people[index]
             target = turns.target_of(encounter, state, index)
-            sheet, params = turns.arguments(encounter, state, index, target)
-            out = engine.run(actor.action, sheet, params, dice=dice)
-            value = _field(out.result, actor)
-            state = turns.struck(encounter, state, target, turns.damage_of(actor, value))
-            side = turns.winner(encounter, state)
-            if side is not None:
-                return side, round_number, state
+            sheet, params = turns.arguments(encounter, state, index, target, sheets)
+            try:
+                out = engine.run(actor.action, sheet, params, dice=dice)
+            except turns.REFUSED:
+                continue  # refused at the table: the turn changes nothing
+            damage = (
+                0 if actor.damage is None else turns.damage_of(actor, _field(out.result, actor))
+            )
+            target_held = None
+            for other in out.characters:
+                if other.role == actor.target and other.changes:
+                    target_held = turns.held_of(people[target], other.after)
+            actor_held = turns.held_of(actor, out.sheet) if out.changes else None
+            state = turns.after_turn(
+                encounter, state, index, target, actor_held, target_held, damage
+            )
+            if turns.ended(encounter, state):
+                return turns.winner(encounter, state), round_number, state
     return None, encounter.rounds, state
 
 
@@ -60,11 +78,30 @@ def _field(result, actor):
         ) from None
 
 
+def _initiatives(engine, encounter, dice) -> dict:
+    """Each rolled initiative's value, rolled with the trial's dice, in the file's order."""
+    out = {}
+    for index, combatant in enumerate(encounter.combatants):
+        if type(combatant.initiative) is str:
+            out[index] = roll(combatant.initiative, dice, engine.limits).total
+    return out
+
+
 def play_trials(engine, encounter, seed: int, first: int, count: int) -> Counter:
     """The tally of trials first .. first + count - 1."""
     tally: Counter = Counter()
+    made: dict = {}
+
+    def sheets(index, held):
+        found = made.get((index, held))
+        if found is None:
+            if len(made) > MAX_SHEETS:
+                made.clear()
+            found = made[index, held] = turns.sheet_of(encounter.combatants[index], held)
+        return found
+
     for trial in range(first, first + count):
-        tally[play(engine, encounter, SeededDice(task_seed(seed, trial)))] += 1
+        tally[play(engine, encounter, SeededDice(task_seed(seed, trial)), sheets)] += 1
     return tally
 
 

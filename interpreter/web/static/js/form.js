@@ -5,7 +5,7 @@
 
 import { el, show, t } from "./dom.js";
 
-const isCharacter = (param) => param.type.kind === "named" && param.type.name === "character";
+export const isCharacter = (param) => param.type.kind === "named" && param.type.name === "character";
 
 // The entries of the sheet's catalog a parameter takes one of (`choices_from`), or, for
 // a skill of an open list (no fixed choices), the skills the sheet has (and the default).

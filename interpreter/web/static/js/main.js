@@ -3,9 +3,10 @@
 import { ApiError, PAGE, get, quote, send } from "./api.js";
 import { $, el, language, setWords, show, t, tn } from "./dom.js";
 import { RuleEditor } from "./editor.js";
-import { buildForm, formTargets, formValues } from "./form.js";
+import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
 import { sweep } from "./sweep.js";
+import { encounter, fillRivals } from "./encounter.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
 import { narrowToPlayer, pickCharacter, readTable, renderTable, showTable, table } from "./table.js";
@@ -86,6 +87,7 @@ async function chooseRulebook() {
   const { characters } = await get(`/api/characters?rulebook=${quote(name)}`);
   const characterSelect = $("#character");
   state.characters = characters.map((c) => c.name);
+  fillRivals(state.characters);
   characterSelect.replaceChildren(
     el("option", { value: "" }, t("(no character)")),
     ...characters.map((c) => el("option", { value: c.name },
@@ -360,6 +362,12 @@ async function sweepOdds() {
   await sweep(request, $("#sweep-over").value, names);
 }
 
+// The chosen character against a rival, round after round: who wins (encounter.js).
+async function fight() {
+  const roles = state.fields.filter(({ param }) => isCharacter(param)).map(({ param }) => param.name);
+  await encounter(subject(), roles);
+}
+
 function oddsView() {
   return document.querySelector('input[name="odds-view"]:checked').value;
 }
@@ -467,6 +475,7 @@ async function start() {
   $("#odds-button").addEventListener("click", () => busy(() => odds()));
   $("#editor-odds").addEventListener("click", () => busy(() => odds(true)));
   $("#sweep-button").addEventListener("click", () => busy(sweepOdds));
+  $("#encounter-button").addEventListener("click", () => busy(fight));
   $("#save-sheet").addEventListener("click", () => busy(save));
   $("#editor-save").addEventListener("click", () => busy(saveRules));
   $("#editor-house").addEventListener("click", newHouseRule);

@@ -1,0 +1,228 @@
+"""Checked rulebooks kept on disk as data: a warm `dsl.load` neither parses nor checks again.
+
+Loading a rulebook is parsing it (kept by `dsl.load.parse_cached`) and checking it; the
+check is half of a warm load, so what is kept here is the checked `Rulebook` itself: its
+definitions, and what the checker resolved (`bindings` and `types`, keyed by the nodes
+themselves). It is written in `dsl.cache`'s folder and encoding (JSON: ints, texts,
+arrays; nodes only of `dsl.nodes`' classes, types of `dsl.types`, bindings of
+`dsl.rulebook`; never code, and a file that does not decode is ignored and made again).
+
+A node met twice (a definition, and the binding that names it) is written once and then
+referred to as {"r": i}, the i-th object made: objects are numbered in the order the
+JSON parser finishes them (innermost first), which is the order they were written, so a
+reference always names one already made. The bindings and types are two arrays of those
+numbers, pairs (node, binding) and (node, type).
+
+Kept only what this encoding holds exactly: a rulebook that extends none, with no
+warnings (a warning is a message with its values, shown in a language later; such a
+rulebook is checked again on every load). The key is the text, its name, and every
+module of the front end with the grammar (`dsl.load.FRONT_END`): a new checker, a new
+version of the package, checks again.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import attrs
+
+from dsl import cache
+from dsl import types as t
+from dsl.errors import Source, Span
+from dsl.rulebook import Binding, Rulebook
+
+#: the version of this encoding, written first in every entry
+FORMAT = "checked-1"
+#: the classes an entry may name: the AST's, a type's, a binding's
+CLASSES = {**cache.NODE_CLASSES, "Type": t.Type, "Binding": Binding}
+_FIELDS = {kind: tuple(f.name for f in attrs.fields(kind)) for kind in CLASSES.values()}
+#: the fields that hold a span (`span`, `op_span`, ...), written as [start, end] in place
+_SPAN_FIELDS = frozenset(name for fields in _FIELDS.values() for name in fields if "span" in name)
+#: the Rulebook's fields written in an entry (bindings and types are written apart)
+BOOK_FIELDS = tuple(
+    f.name for f in attrs.fields(Rulebook) if f.name not in ("bindings", "types", "base")
+)
+
+
+def dumps(book: Rulebook, words: int, source: Source) -> bytes:
+    """The entry of a checked rulebook whose spans are all of `source` (`words`: its
+    count of words and symbols, which a load with a lower `max_words` refuses);
+    cache.NotCached if it holds what this encoding does not (a base, a warning, a value
+    of another kind, a span of another text)."""
+    if book.base is not None or book.warnings or book.changes:
+        raise cache.NotCached("a house rule, or warnings")
+    encoder = _Encoder(source)
+    fields = [encoder.encode(getattr(book, name)) for name in BOOK_FIELDS]
+    inline: list = []  # bindings and types first met here, and values that are no objects
+    pairs: tuple = ([], [])
+    for table, out in zip((book.bindings, book.types), pairs, strict=True):
+        for key, value in table.items():
+            number = encoder.numbers.get(key)
+            if number is None:  # a node the checker made and let go: nobody can ask for it
+                continue
+            encoded = encoder.encode(value)
+            if type(value) in _BY_VALUE or id(value) in encoder.numbers:  # an object
+                if "r" not in encoded:  # written here first: made where it is read
+                    inline.append(encoded)
+                found = encoder.number_of(value)
+            else:  # a value written where it is used: -1 is the first in `inline`
+                inline.append(encoded)
+                found = -len(inline)
+            out.extend((number, found))
+    document = [FORMAT, words, fields, inline, *pairs]
+    data = json.dumps(document, separators=(",", ":"))
+    if len(data) > cache.MAX_ENTRY_BYTES:
+        raise cache.NotCached("longer than an entry may be")
+    return data.encode("utf-8")
+
+
+def loads(data: bytes, source: Source, max_words: int) -> Rulebook | None:
+    """The checked rulebook of an entry, its spans over `source`; None if it has more
+    than `max_words` words and symbols; ValueError if it is not such an entry."""
+    decoder = _Decoder(source)
+    try:
+        found = json.loads(data.decode("utf-8"), object_hook=decoder.tagged)
+        form, words, fields, inline, pairs, types = found
+        if form != FORMAT or type(words) is not int or len(fields) != len(BOOK_FIELDS):
+            raise ValueError("not a checked rulebook")
+        if words > max_words:
+            return None
+        made = decoder.made
+        bindings = {id(made[a]): made[b] for a, b in zip(pairs[::2], pairs[1::2], strict=True)}
+        kinds = {
+            id(made[a]): made[b] if b >= 0 else _frozen(inline[-b - 1])
+            for a, b in zip(types[::2], types[1::2], strict=True)
+        }
+    except (TypeError, KeyError, IndexError, AttributeError) as error:
+        raise ValueError("not a checked rulebook") from error
+    if not all(type(v) is Binding for v in bindings.values()):
+        raise ValueError("not a checked rulebook")
+    if not all(type(v) is t.Type or type(v) is tuple for v in kinds.values()):
+        raise ValueError("not a checked rulebook")
+    values = {name: _frozen(value) for name, value in zip(BOOK_FIELDS, fields, strict=True)}
+    for name, field in attrs.fields_dict(Rulebook).items():
+        kind = field.type
+        if (
+            name in values
+            and kind in ("dict", "tuple", "str")
+            and type(values[name]).__name__ != kind
+        ):
+            raise ValueError("not a checked rulebook")
+    return Rulebook(**values, bindings=bindings, types=kinds)
+
+
+#: the classes whose equal values are written once (they are compared by value)
+_BY_VALUE = (t.Type, Binding)
+
+
+class _Encoder:
+    """A value as JSON-ready data, each object written once (then referred to by its
+    number: the objects are numbered as they are finished, innermost first)."""
+
+    def __init__(self, source: Source):
+        self.source = source
+        self.numbers: dict = {}  # id(object) → its number
+        self.made: list = []  # the objects numbered (alive while their ids are keys)
+        self.by_value: dict = {}  # a type or a binding → its number (equal ones once)
+
+    def number_of(self, value) -> int:
+        """The number of an object already written."""
+        number = self.numbers.get(id(value))
+        return self.by_value[value] if number is None else number
+
+    def encode(self, value):
+        kind = type(value)
+        if value is None or kind in (bool, int, str):
+            return value
+        if kind is tuple:
+            return [self.encode(v) for v in value]
+        if kind is dict:
+            return {"d": [[self.encode(k), self.encode(v)] for k, v in value.items()]}
+        if kind is frozenset:
+            if not all(type(v) is str for v in value):
+                raise cache.NotCached("a set of other than texts")
+            return {"f": sorted(value)}
+        if kind is Fraction:
+            return {"q": [value.numerator, value.denominator]}
+        if kind is Span:
+            if value.source is not self.source and value.source != self.source:
+                raise cache.NotCached("a span of another text")
+            return {"s": [value.start, value.end]}
+        fields = _FIELDS.get(kind)
+        if fields is None or CLASSES.get(kind.__name__) is not kind:
+            raise cache.NotCached(f"a {kind.__name__}")
+        number = self.numbers.get(id(value))
+        if number is None and kind in _BY_VALUE:
+            number = self.by_value.get(value)
+        if number is not None:
+            return {"r": number}
+        encoded = {kind.__name__: [self.field(value, f) for f in fields]}
+        self.numbers[id(value)] = number = len(self.made)
+        self.made.append(value)
+        if kind in _BY_VALUE:
+            self.by_value[value] = number
+        return encoded
+
+    def field(self, node, name: str):
+        """A field of an object: a span as [start, end] (None as null), else its value."""
+        value = getattr(node, name)
+        if name not in _SPAN_FIELDS or value is None:
+            return self.encode(value)
+        if type(value) is not Span:
+            raise cache.NotCached("a span field without a span")
+        if value.source is not self.source and value.source != self.source:
+            raise cache.NotCached("a span of another text")
+        return [value.start, value.end]
+
+
+class _Decoder:
+    """Each tagged JSON object back to its value, objects numbered as they are made."""
+
+    def __init__(self, source: Source):
+        self.source = source
+        self.made: list = []
+
+    def tagged(self, data: dict):
+        if len(data) != 1:
+            raise ValueError("not a checked rulebook")
+        ((tag, value),) = data.items()
+        if type(value) is not list:
+            if tag == "r" and type(value) is int and 0 <= value < len(self.made):
+                return self.made[value]
+            raise ValueError("not a checked rulebook")
+        if tag == "s":
+            start, end = value
+            if type(start) is not int or type(end) is not int:
+                raise ValueError("a span is two numbers")
+            return Span(self.source, start, end)
+        if tag == "d":
+            return {_frozen(k): _frozen(v) for k, v in value}
+        if tag == "f":
+            return frozenset(_frozen(v) for v in value)
+        if tag == "q":
+            numerator, denominator = value
+            return Fraction(numerator, denominator)
+        kind = CLASSES.get(tag)
+        if kind is None or len(value) != len(_FIELDS[kind]):
+            raise ValueError("not a node, a type or a binding")
+        made = object.__new__(kind)
+        for name, field in zip(_FIELDS[kind], value, strict=True):
+            if type(field) is list:
+                if name in _SPAN_FIELDS:
+                    start, end = field
+                    if type(start) is not int or type(end) is not int:
+                        raise ValueError("a span is two numbers")
+                    field = Span(self.source, start, end)
+                else:
+                    field = _frozen(field)
+            object.__setattr__(made, name, field)
+        self.made.append(made)
+        return made
+
+
+def _frozen(value):
+    """JSON's arrays as the tuples they were written from (hashable, as nodes' are)."""
+    if type(value) is list:
+        return tuple(_frozen(v) for v in value) if list in map(type, value) else tuple(value)
+    return value

@@ -1,0 +1,172 @@
+"""The checked rulebook kept on disk (dsl.checked_cache): the same rulebook back, data
+never code, a bad entry ignored and made again, its key following its text and the code."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pickle
+
+import attrs
+import pytest
+
+import dsl
+from dsl import cache, checked_cache
+from dsl import nodes as n
+from dsl.bounded import Bounded
+from dsl.errors import RulebookSyntaxError, Source
+
+LOAD = importlib.import_module("dsl.load")
+SMALL = """rulebook "Pequeño" { language "es" }
+sheet {
+  attribute Fuerza in 1..5
+}
+table T { a: 1, b: 2 }
+check tirada(x: int) {
+  roll d20 + Fuerza + x >= 10
+}
+action golpe(t: T = "a") {
+  let r = tirada(T[t])
+  result { éxito: r.success, total: r.total }
+}
+"""
+
+
+@pytest.fixture
+def cache_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(LOAD, "_PARSED", Bounded(LOAD.PARSED_TEXT))
+    return tmp_path / "rulebook"
+
+
+def _meaning(book) -> list:
+    """Every node of every definition, by where it is written, with what the checker
+    resolved for it: what the compiler reads of a checked rulebook."""
+    out = []
+    for table in ("actions", "checks", "opposed", "tables", "rolls", "formulas", "ladders",
+                  "fields", "groups", "derived", "dice"):  # fmt: skip
+        for name, definition in getattr(book, table).items():
+            nodes = [x for x in n.walk(definition) if type(x).__module__.startswith("dsl.nodes")]
+            for node in sorted(nodes, key=lambda x: (x.span.start, x.span.end, repr(x))):
+                span = (node.span.start, node.span.end)
+                found = (book.bindings.get(id(node)), book.types.get(id(node)))
+                out.append((table, name, type(node).__name__, span, *found))
+    rest = [f.name for f in attrs.fields(type(book)) if f.name not in ("bindings", "types")]
+    return [out, [getattr(book, name) for name in rest]]
+
+
+def _loaded_again(text: str, name: str):
+    LOAD._PARSED.clear()
+    return dsl.load_text(text, name)
+
+
+@pytest.mark.parametrize("name", sorted(dsl.shipped_rulebooks()))
+def test_a_checked_rulebook_comes_back_the_same(cache_home, name):
+    path = dsl.shipped_rulebooks()[name]
+    text = path.read_text(encoding="utf-8")
+    book = dsl.load(name)
+    if book.base is not None:  # a house rule is checked on every load (its base is kept)
+        with pytest.raises(cache.NotCached):
+            checked_cache.dumps(book, 1, Source(str(path), text))
+        return
+    data = checked_cache.dumps(book, 1, Source(str(path), text))
+    again = checked_cache.loads(data, Source(str(path), text), LOAD.MAX_WORDS)
+    assert _meaning(again) == _meaning(book)
+    assert again.bindings and again.types
+
+
+def test_a_warm_load_neither_parses_nor_checks(cache_home, monkeypatch):
+    first = dsl.load_text(SMALL, "small.rules")
+    assert list(cache_home.glob("checked-*.json"))
+    calls = []
+    monkeypatch.setattr(LOAD, "parse_cached", lambda *a, **k: calls.append("parse"))
+    monkeypatch.setattr(LOAD, "check_definitions", lambda *a, **k: calls.append("check"))
+    again = _loaded_again(SMALL, "small.rules")
+    assert calls == []
+    assert _meaning(again) == _meaning(first)
+
+
+def test_the_checked_rulebook_runs_as_the_one_checked(cache_home):
+    from interpreter import Engine, ForcedDice
+
+    first = dsl.load_text(SMALL, "small.rules")
+    again = _loaded_again(SMALL, "small.rules")
+    assert again is not first
+    outcomes = []
+    for book in (first, again):
+        engine = Engine(book)
+        sheet = engine.sheet({"Fuerza": 3})
+        out = engine.run("golpe", sheet, {"t": "b"}, dice=ForcedDice([6]))
+        outcomes.append((out.result, [str(step) for step in out.trace]))
+    assert outcomes[0] == outcomes[1]
+
+
+def _planted(cache_home) -> list:
+    """Entries a stranger (or a broken disk) could leave under the checked entry's name."""
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(cache_home / "ran"), "w"))
+
+    good = next(cache_home.glob("checked-*.json")).read_bytes()
+    document = json.loads(good)
+    unknown = json.dumps([*document[:2], [{"Popen": ["rm -rf /"]}], *document[3:]])
+    far = good.replace(b'{"r":0}', b'{"r":99999999}', 1)
+    flipped = json.dumps(["checked-0", *document[1:]])
+    return [
+        b"not json",
+        good[: len(good) // 2],
+        pickle.dumps(Payload()),
+        unknown.encode(),
+        far,
+        flipped.encode(),
+        json.dumps([document[0], "many", *document[2:]]).encode(),
+        b"[" * 100_000,
+        b"0" * (cache.MAX_ENTRY_BYTES + 1),
+    ]
+
+
+def test_a_bad_entry_is_ignored_and_made_again_never_run(cache_home):
+    first = dsl.load_text(SMALL, "small.rules")
+    (entry,) = cache_home.glob("checked-*.json")
+    good = entry.read_bytes()
+    for planted in _planted(cache_home):
+        entry.write_bytes(planted)
+        again = _loaded_again(SMALL, "small.rules")
+        assert _meaning(again) == _meaning(first)
+        assert entry.read_bytes() == good  # checked again, and kept again
+    assert not (cache_home / "ran").exists()
+
+
+def test_the_key_follows_the_text_the_name_and_the_code(cache_home, monkeypatch):
+    key = LOAD.checked_entry(SMALL, "small.rules")
+    assert LOAD.checked_entry(SMALL + "\n", "small.rules") != key
+    assert LOAD.checked_entry(SMALL, "other.rules") != key
+    version = LOAD.checker_version()
+    version_file = LOAD.Path(LOAD.__file__).parent.parent / "interpreter" / "version.py"
+    status = version_file.stat()
+    try:  # a new version of the package (or any module of the front end): a new key
+        os.utime(version_file, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000_000))
+        LOAD.checker_version.cache_clear()
+        assert LOAD.checker_version() != version
+        assert LOAD.checked_entry(SMALL, "small.rules") != key
+    finally:
+        os.utime(version_file, ns=(status.st_atime_ns, status.st_mtime_ns))
+        LOAD.checker_version.cache_clear()
+    assert LOAD.checker_version() == version
+
+
+def test_a_smaller_max_words_still_refuses_a_kept_rulebook(cache_home):
+    dsl.load_text(SMALL, "small.rules")
+    LOAD._PARSED.clear()
+    with pytest.raises(RulebookSyntaxError, match="max_words"):
+        dsl.load_text(SMALL, "small.rules", max_words=10)
+
+
+def test_a_rulebook_with_warnings_is_checked_every_time(cache_home):
+    text = SMALL + "action quieta() {\n  let x = 1d6kh1\n  result { x: x }\n}\n"
+    first = dsl.load_text(text, "w.rules")
+    assert first.warnings
+    assert not list(cache_home.glob("checked-*.json"))
+    assert _loaded_again(text, "w.rules").warnings
