@@ -205,7 +205,7 @@ def test_a_progress_bar_while_the_odds_are_computed(page, server):
     # Conditions, not times: the exact phase's progress is seen, then the chart is drawn.
     page.wait_for_function(
         "() => window.progressSeen.some("
-        "  (s) => /^exacto: \\d+ de \\d+ unidades de trabajo$/.test(s))",
+        "  (s) => /^contando todas las maneras en que pueden caer los dados: \\d+%$/.test(s))",
         timeout=90_000,
     )
     expect(page.locator("#odds-chart svg")).to_be_visible(timeout=90_000)
