@@ -171,6 +171,7 @@ PAGE_WORDS = (
     tr("counting every way the dice can fall: {percent}%"),
     tr("too many ways to count: rolling {done} of {total} times"),
     tr("about, from {trials} trials"),
+    tr("about"),
     tr("{percent} of the chance too small to list"),
 )
 

@@ -117,7 +117,11 @@ export function renderOdds(answer, view) {
   const series = answer.a ? [answer.a, answer.b] : [answer];
   const summary = series.map((body, i) => {
     const who = series.length > 1 ? `${i ? "B" : "A"}: ` : "";
-    const how = body.exact ? t("exact") : t("about, from {trials} trials", { trials: body.trials });
+    // a whole result drawn field by field says how its fields were found
+    const parts = body.fields && body.fields.length ? body.fields : [body];
+    const trials = parts.map((part) => part.trials).find((n) => n);
+    const how = parts.every((part) => part.exact) ? t("exact")
+      : trials ? t("about, from {trials} trials", { trials }) : t("about");
     const mean = body.mean !== null && body.mean !== undefined
       ? `, ${t("mean {mean}", { mean: Number(body.mean).toFixed(3) })}` : "";
     const mass = Number(body.omitted_mass || 0);
