@@ -92,6 +92,8 @@ def test_a_game_master_and_a_player_see_the_same_roll(browser, server):
         expect(phone.locator("#character option[value='hero']")).to_have_count(1)
         phone.select_option("#character", "hero")
         phone.click("#table-pick")
+        # (the page is shown again for the pick: the action chosen after it)
+        expect(phone.locator("body")).to_have_attribute("data-picked", "hero")
         expect(phone.locator("#character")).to_be_disabled()
         expect(phone.locator("#character")).to_have_value("hero")
         expect(phone.locator("#table-role")).to_have_text("you are Lu")  # Fate's words

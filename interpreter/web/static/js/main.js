@@ -486,6 +486,7 @@ async function start() {
     await pickCharacter();
     narrowToPlayer();
     await chooseRulebook();
+    document.body.dataset.picked = table.character; // the page is the player's now
   }));
   await loadRulebooks();
   await readTable();
