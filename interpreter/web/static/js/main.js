@@ -452,7 +452,8 @@ function newHouseRule() {
   const base = $("#rulebook").value;
   const title = state.rulebook.rulebook;
   editor.load(
-    `rulebook "${title}: ${t("house rules")}" extends ${base} {\n}\n\n# replace table Name { ... }\n`,
+    // in the rulebook's language, so that the editor speaks it too
+    `rulebook "${title}: ${t("house rules")}" extends ${base} {\n  language "${language}"\n}\n\n# replace table Name { ... }\n`,
     `${base}_casa.rules`,
   );
   state.editing = null;
@@ -492,7 +493,7 @@ async function start() {
   await readTable();
   narrowToPlayer();
   await chooseRulebook();
-  await showTable({ told });
+  await showTable({ told: (event) => { told(event); toldRules(event); } });
   document.body.dataset.ready = "yes";
 }
 
@@ -502,6 +503,13 @@ function told(event) {
   if (!shown || event.page === PAGE || !["saved", "undo"].includes(event.kind)) return;
   const named = [event.character, ...Object.values(event.targets || {}), ...(event.characters || []), ...(event.others || [])];
   if (named.includes(shown)) busy(reloadCharacter);
+}
+
+// The game master saved the rulebook a player's page shows: shown again with its rules.
+function toldRules(event) {
+  if (table.role === "player" && event.kind === "rulebook" && event.rulebook === $("#rulebook").value) {
+    busy(chooseRulebook);
+  }
 }
 
 start().catch((error) => {
