@@ -148,3 +148,17 @@ def test_a_game_master_and_a_player_see_the_same_roll(browser, server):
         gm_context.close()
         phone_context.close()
     assert failures == [], failures
+
+
+def test_a_new_house_rule_speaks_the_rulebooks_language(browser, server):
+    failures: list[str] = []
+    context, page = opened(browser, {"width": 1300, "height": 1000}, failures)
+    try:
+        page.goto(f"{server}/?token={TOKEN}&rulebook=brujeria")
+        expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+        page.click("#editor-house")
+        expect(page.locator("#editor .cm-content")).to_contain_text("extends brujeria {")
+        expect(page.locator("#editor .cm-content")).to_contain_text('language "es"')
+    finally:
+        context.close()
+    assert failures == [], failures
