@@ -29,11 +29,11 @@ class Later:
 
     __slots__ = ("args", "length", "made", "make", "room")
 
-    def __init__(self, make: Callable[..., Any], *args: Any):
+    def __init__(self, make: Callable[..., Any], *args: Any) -> None:
         self.make: Callable[..., Any] | None = make
-        self.args: tuple[Any, ...] | None = args
+        self.args: tuple[Any, ...] = args
         self.made: Any = None
-        #: a trace's bounds, cut to when made (Trace.bounded)
+        # a trace's bounds, cut to when made (Trace.bounded)
         self.room: int | None = None
         self.length: int | None = None
 
@@ -204,7 +204,7 @@ class Trace(list):
         DATA_ROOM of them in all), and its text and detail to TEXT_ROOM; cut when read,
         for a part made when read (`Later`)."""
         length = self.length
-        if length is None:  # (an unbounded trace keeps its steps whole)
+        if length is None:  # (bounded only with limits: `most` and `length` together)
             return step
         changed = False
         data: dict | Later = step._data
