@@ -238,3 +238,24 @@ def test_a_health_written_where_no_rule_was_seen_to_is_counted_again(monkeypatch
         (False, False),
     )
     assert encounter_odds(engine, data, method="exact").tally == brute_force(engine, data)
+
+
+def test_what_is_left_lists_the_whole_sheets_each_side_won_with():
+    engine, data = spells(mana=1, rounds=3)
+    answer = encounter_odds(engine, data, method="exact")
+    for side in ("caster", "brute"):
+        ends = answer.sheets_left(side)
+        assert sum(p for _, _, p in ends) == answer.winners()[side]
+        by_health: dict = {}
+        for healths, _, p in ends:
+            by_health[healths] = by_health.get(healths, 0) + p
+        assert by_health == answer.left(side)
+    # the caster's one point of Mana is spent by her first zap: gone in every end she won
+    assert all(changed["c"]["Mana"] == 0 for _, changed, _ in answer.sheets_left("caster"))
+    document = answer.to_json()
+    first = document["sheets_left"][0]
+    assert first["changed"]["c"]["Mana"] == 0
+    assert (
+        Fraction(document["fractions"]["/sheets_left/0/probability"])
+        == (answer.sheets_left(first["side"])[0][2])
+    )
