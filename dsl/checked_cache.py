@@ -29,6 +29,7 @@ import json
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -247,7 +248,7 @@ class _Decoder:
         kind = CLASSES.get(tag)
         if kind is None or len(value) != len(_FIELDS[kind]):
             raise ValueError("not a node, a type or a binding")
-        made = object.__new__(kind)
+        made: Any = object.__new__(kind)
         for name, field in zip(_FIELDS[kind], value, strict=True):
             if type(field) is list:
                 if name in _SPAN_FIELDS:

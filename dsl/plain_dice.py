@@ -17,6 +17,7 @@ every roll of it is the full pipeline's (the same dice, total, detail, JSON).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 #: most terms a plain expression may have (past it, the parser's way)
 MAX_TERMS = 32
@@ -41,7 +42,7 @@ def read(text: str) -> tuple | None:
     mode None or "kh", "kl", "dh", "dl" written at `at`, k None for 1."""
     if len(text) > 400 or PLAIN.fullmatch(text) is None:
         return None
-    terms = []
+    terms: list[tuple] = []
     for found in _PART.finditer(text):
         sign = -1 if found.group(1) == "-" else 1
         start = found.start(2) if found.group(2) else found.start(3) - 1
@@ -65,9 +66,10 @@ def as_node(text: str, terms: tuple, name: str = "<expression>"):
     from dsl.errors import Source, Span
 
     source = Source(name, text)
-    node = None
+    node: Any = None
     for sign, start, end, value in terms:
         span = Span(source, start, end)
+        term: Any
         if isinstance(value, int):
             term = n.Literal(value, span=span)
         else:
@@ -221,7 +223,10 @@ class _SmallReader:
 
     def dice(self, written: str, start: int, span):
         end = start + len(written)
-        count, sides, mode, k = _SMALL_DICE.fullmatch(written).groups()
+        found = _SMALL_DICE.fullmatch(written)
+        if found is None:  # (cannot be: `written` matched the plain dice term)
+            raise NotSmall
+        count, sides, mode, k = found.groups()
         if mode is not None and not 1 <= (1 if k is None else int(k)) < int(count or 1):
             raise NotSmall  # a keep of all, a drop of all: the checker says so
         count_node = None
