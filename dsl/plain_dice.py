@@ -42,7 +42,7 @@ def read(text: str) -> tuple | None:
     mode None or "kh", "kl", "dh", "dl" written at `at`, k None for 1."""
     if len(text) > 400 or PLAIN.fullmatch(text) is None:
         return None
-    terms: list[tuple] = []
+    terms: list[tuple[int, int, int, Any]] = []
     for found in _PART.finditer(text):
         sign = -1 if found.group(1) == "-" else 1
         start = found.start(2) if found.group(2) else found.start(3) - 1
@@ -67,9 +67,9 @@ def as_node(text: str, terms: tuple, name: str = "<expression>"):
 
     source = Source(name, text)
     node: Any = None
+    term: Any
     for sign, start, end, value in terms:
         span = Span(source, start, end)
-        term: Any
         if isinstance(value, int):
             term = n.Literal(value, span=span)
         else:
@@ -223,10 +223,10 @@ class _SmallReader:
 
     def dice(self, written: str, start: int, span):
         end = start + len(written)
-        found = _SMALL_DICE.fullmatch(written)
-        if found is None:  # (cannot be: `written` matched the plain dice term)
+        matched = _SMALL_DICE.fullmatch(written)
+        if matched is None:
             raise NotSmall
-        count, sides, mode, k = found.groups()
+        count, sides, mode, k = matched.groups()
         if mode is not None and not 1 <= (1 if k is None else int(k)) < int(count or 1):
             raise NotSmall  # a keep of all, a drop of all: the checker says so
         count_node = None

@@ -9,6 +9,7 @@ values of a dice term (`(Areté)d10cs>=(dif)`) and the `{...}` parts of a text.
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 from lark import Token
 
@@ -27,7 +28,7 @@ class Builder(Definitions, Statements, Expressions, DiceTerms):
     """Builds nodes from a parse tree: one method per grammar rule, `_rule(span, *children)`."""
 
 
-def parse_expression(text: str, name: str = "<expression>") -> object:
+def parse_expression(text: str, name: str = "<expression>") -> Any:
     """Parse a dice expression such as `4d6kh3 + 2` into an AST node.
 
     A text that is one dice term and nothing else (`4d6kh3`, `10d10cs>=6df=1`: most of

@@ -78,7 +78,9 @@ def run(work: Work, args: dict) -> dict:
             targets = targets_of(work, body, engine)
             read = [sheet, *targets.values()]
             work.ready()
-            outcome = engine.run(action, sheet, params, dice, targets=targets, choices=chooser)
+            outcome = engine.run(
+                action, sheet, params, dice, targets=targets, choices=chooser, trace=True
+            )
             if answered is not None:
                 answered.finish()
             saved = None
