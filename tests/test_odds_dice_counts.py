@@ -181,3 +181,11 @@ def test_sums_by_one_product_fit_where_pairs_do_not():
     assert odds.exact and odds.omitted == 0
     assert odds.probability(160) == Fraction(1, 6**80 * 8**80)
     assert odds.probability(161) == Fraction(160, 6**80 * 8**80)
+
+
+def test_a_record_of_flat_records_is_counted_once_and_remembered():
+    side = Record({"total": 3, "success": True})
+    pair = Record({"ours": side, "theirs": side})
+    assert cells(pair, 100) == 1 + 2 * (1 + (1 + 2 * (1 + 1)))
+    # each side counted once (1 cell, and 2 for each name and value), then the pair
+    assert side._cells == 5 and pair._cells == 13

@@ -180,7 +180,7 @@ def power_sum(dist, count: int, work: Budget):
     work.hold(2 * length * width)
     base = low * count
     kronecker = 2 * product_cost(length * width // 2) + length
-    if recurrence_cost(weights, count, width) < kronecker:
+    if weights[low] and recurrence_cost(weights, count, width) < kronecker:  # p0 divides
         coeffs = power_coefficients(dense(weights, low, span), count, work)
         return {base + i: c for i, c in enumerate(coeffs) if c}, den**count
     work.step(kronecker)

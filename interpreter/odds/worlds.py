@@ -41,7 +41,7 @@ class Failure:
     real run would raise there."""
 
     message: str
-    error: object = attrs.field(default=None, eq=False, repr=False)
+    error: EvaluationError | None = attrs.field(default=None, eq=False, repr=False)
 
     def __str__(self) -> str:
         return f"fails: {self.message}"
