@@ -443,7 +443,7 @@ def encounter_data(answer, language: str | None = None) -> dict:
             health = dict(zip(answer.names, healths))
             left.append({"side": side, "health": health, "probability": number(p, pointer)})
     out["left"] = left
-    sheets = []
+    sheets: list[dict] = []
     for side in answer.sides:
         for healths, changed, p in answer.sheets_left(side)[:LISTED_ENDS]:
             at = f"/sheets_left/{len(sheets)}"
