@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 
 import dsl
+from dsl.errors import RulebookError
 from interpreter.balance.encounters import chain as encounter_chain
 from interpreter.balance.encounters.answering import encounter_odds
 from interpreter.balance.encounters.description import encounter_from_data
@@ -174,3 +175,13 @@ def test_a_health_a_rule_writes_is_counted_with_it():
     dnd = dsl.load("examples/games/dnd5e.rules")  # attack: lose ... from target.'Hit Points'
     assert may_write(dnd, "Hit Points") and not may_write(dnd, "Armor Class")
     assert not may_write(dsl.load_text(SPELLS, "spells.rules"), "Health")
+
+
+@pytest.mark.parametrize("method", ["exact", "sampled"])
+def test_an_initiative_that_gives_no_number_is_the_projects_error(method):
+    engine, data = spells(rounds=2, initiative=("2d4 - 1", 0))
+    assert encounter_odds(engine, data, method=method, trials=20).exact == (method == "exact")
+    for text in ('"first"', "1d6 > 3"):
+        _, data = spells(rounds=2, initiative=(text, 0), engine=engine)
+        with pytest.raises(RulebookError, match=r"initiative|not a number"):
+            encounter_odds(engine, data, method=method, trials=20)

@@ -11,6 +11,7 @@ operations over it with `lift`, which combines independent distributions.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Hashable, Iterable
 from contextvars import ContextVar
 from fractions import Fraction
@@ -23,8 +24,9 @@ from interpreter.odds.budget import too_many_outcomes
 from interpreter.odds.keys import next_number
 from interpreter.odds.order import ORDERINGS, compared, moved
 from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.sums import form_sums, int_sums
 from interpreter.odds.weights import at_most, least_common
-from interpreter.runtime import Unknown
+from interpreter.runtime import Unknown, UnknownValue
 from interpreter.values import Record
 
 #: an outcome: any value a run may give (hashable)
@@ -271,6 +273,10 @@ def _apply(function: Callable[..., Any], values: tuple[Any, ...], cap: int | Non
                 return found
         if type(a) is Dist:
             if type(b) is Dist:
+                if move is operator.add:  # two pools' symbol sums added, sum by sum
+                    sums = form_sums(a.weights, b.weights)
+                    if sums is not None:
+                        return Dist(sums, a.total * b.total).reduced()
                 return a.combine(b, function, cap)
             return a.map(lambda x: function(x, b))
         return cast(Dist, b.map(lambda y: function(a, y)))
@@ -290,9 +296,11 @@ def _on_ints(
     """function(a, b) through its whole-number version, when every value is an int (the
     common case: a roll plus modifiers, compared with a target); else None."""
     if type(a) is Dist and type(b) is int:
-        found = moved(a, b, ints, move, LIFTS.get(), Dist)  # `roll + n`: one made per place
+        found: Dist | None = moved(
+            a, b, ints, move, LIFTS.get(), Dist
+        )  # `roll + n`: one made per place
         if found is not None:
-            return cast(Dist, found)
+            return found
         weights: Weights = {}
         for x, w in a.weights.items():
             if type(x) is not int:
@@ -313,6 +321,12 @@ def _on_ints(
             return cast("Dist | None", compared(ints, a, b, LIFTS.get(), Dist))
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
+        if move is operator.add:  # the sums at the ends within the limits: all of them are
+            ints(min(a.weights), min(b.weights))
+            ints(max(a.weights), max(b.weights))
+            sums = int_sums(a.weights, b.weights)
+            if sums is not None:
+                return Dist(sums, a.total * b.total).reduced()
         weights = {}
         poll = polling()
         for x, wa in a.weights.items():
@@ -334,7 +348,9 @@ def polling() -> Callable[[], None]:
     """The look at the deadline of the odds computation under way (LiftMemory.poll), or
     nothing outside one: loops over outcomes call it every so many."""
     memory = LIFTS.get()
-    return _nothing if memory is None else memory.poll
+    if memory is None:
+        return _nothing
+    return memory.poll
 
 
 def _nothing() -> None:
@@ -355,7 +371,8 @@ def remembered(key: tuple[Any, ...], keep: tuple[Any, ...], compute: Callable[[]
     if found is None:
         memory.work(keep)  # charged to the odds engine's budget, by the sizes involved
         found = memory[key] = (compute(), keep)
-    return found[0]
+    made: Dist = found[0]
+    return made
 
 
 def cut_already(dist: Dist, fields: tuple[Any, ...]) -> None:
@@ -385,3 +402,8 @@ def _projected(dist: Dist, fields: tuple[Any, ...]) -> Dist:
         record = Record(dict(zip(fields, values)), kind)
         others[record] = others.get(record, 0) + weight
     return Dist(others, dist.total)
+
+
+# What mypy checks of the seam's protocol, at no cost at run time: a Dist is an
+# UnknownValue (interpreter.runtime).
+_UNKNOWN: type[UnknownValue] = Dist

@@ -106,7 +106,7 @@ def moved(dist: Any, by: int, ints: Any, move: Any, memory: Any, make: Any) -> A
     else than whole numbers, or `ints` is not a move. The extremes go through `ints`
     first: past the limits on numbers, it refuses as it would for any value.
     `make(weights, total)` builds a distribution."""
-    sign = MOVES.get(move)
+    sign = MOVES.get(move) if move is not None else None
     if sign is None or memory is None:
         return None
     found = memory.get(("moved", dist.number))

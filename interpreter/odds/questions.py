@@ -16,9 +16,9 @@ from interpreter.odds.distribution import Dist
 from interpreter.odds.draws import enumerate_draws
 from interpreter.odds.keys import Same
 from interpreter.odds.polynomials import TooComplex
-from interpreter.odds.pools import group_total, pool_answers
+from interpreter.odds.pools import group_total, kept_values, pool_answers
 from interpreter.pool import COUNTED, Answers, Failures, Rolled, Sorted, Successes, Total
-from interpreter.runtime import ChainRoll
+from interpreter.runtime import ChainRoll, lift
 
 #: what a pool bound by `let` keeps when the questions to come are not all known
 EVERYTHING = (Total(), Successes(), Failures(), Sorted())
@@ -95,6 +95,12 @@ class PoolQuestions:
                 raise TooComplex(str(error)) from None
             found = self.asked[key] = (total, rolls)
         return ChainRoll(label, [], found[0])
+
+    def kept(self, values: list, keeps: tuple, each):
+        """`{1d8x, 1d6x}kh1` counted: the values kept at once over the multiset of them
+        (interpreter.odds.pools.kept_values), or each(*values) over every combination."""
+        found = kept_values(values, keeps, self.budget_of_term())
+        return lift(each, *values) if found is None else found
 
     def settle(self, roll, questions: tuple | None):
         """The pool of the world being explored, as a `let` binds it: its answers to the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 import time
 from fractions import Fraction
 from functools import partial
@@ -33,9 +34,10 @@ from interpreter.odds.questions import PoolQuestions
 from interpreter.odds.reads import ReadMemory
 from interpreter.odds.records import FieldMemory
 from interpreter.odds.riders import riding
+from interpreter.odds.sums import int_sums_cost
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
-from interpreter.runtime import ChainRoll, Unknown
+from interpreter.runtime import ChainRoll, CountingRoller, Unknown
 from interpreter.state import MISSING
 from interpreter.symbols import Forms, pool_counts, pool_record
 from interpreter.values import Record
@@ -78,6 +80,13 @@ class LiftMemory(dict):
         combined by running sums (interpreter.odds.order): their sizes added."""
         size = 1
         compared = type(function) is Operation and function.ints in ORDERINGS
+        if type(function) is Operation and function.move is operator.add and len(values) == 2:
+            a, b = values
+            if type(a) is Dist and type(b) is Dist:  # added by one product (odds.sums)
+                cost = int_sums_cost(a.weights, b.weights)
+                if cost is not None:
+                    self.roller.charge(1 + cost // 80)  # a unit here: some 20 pairs
+                    return self.roller.limits.odds_outcomes
         for value in values:
             if type(value) is Dist:
                 size = size + len(value.weights) if compared else size * len(value.weights)
@@ -534,3 +543,8 @@ def _settled(ctx, value):  # noqa: ARG001 (a check's record reads its fields as 
     if isinstance(value, Unknown):
         raise Branch(value)
     return value
+
+
+# What mypy checks of the seam's protocol, at no cost at run time: the odds engine's
+# roller is a CountingRoller (interpreter.runtime).
+_COUNTING: type[CountingRoller] = OddsRoller
