@@ -21,7 +21,7 @@ from interpreter.odds.distribution import Dist
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.records import direct_call
-from interpreter.odds.roller import Branch
+from interpreter.odds.roller import Branch, Letting, OddsRoller
 from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
 from interpreter.odds.worlds import (
     STOPS,
@@ -41,7 +41,7 @@ from interpreter.odds.worlds import (
     stopped,
     unclear,
 )
-from interpreter.runtime import Context, CountingRoller, Unknown, as_bool, known
+from interpreter.runtime import Context, Unknown, as_bool, known
 from interpreter.state import MISSING
 from interpreter.values import Record
 
@@ -105,7 +105,7 @@ def live_before(node, after: Live, names_read, local: bool = True) -> Live:
 class Explorer(Passes):
     """Runs compiled statements over weighted worlds, branching where values are needed."""
 
-    def __init__(self, ctx: Context, roller: CountingRoller, liveness: Liveness | None = None):
+    def __init__(self, ctx: Context, roller: OddsRoller, liveness: Liveness | None = None):
         self.ctx = ctx
         self.roller = roller
         # the safety stop read within a run too (every STEPS_BETWEEN_CLOCKS steps of it)
@@ -317,7 +317,7 @@ class Explorer(Passes):
             elif isinstance(node, n.Let):
                 # the roller branches only on what is read of the value later, and the
                 # worlds it makes are merged as they come (no merge after)
-                roller.binding = (
+                roller.binding = Letting(
                     node.name,
                     live[index],
                     self.depth,
@@ -500,12 +500,12 @@ class Explorer(Passes):
         if type(shape) is Branches or type(shape) is Loop:
             if not shape.pure:
                 return False
-            if type(shape) is Branches:
-                blocks = [branch.body for branch in shape.branches] + [shape.otherwise]
-                tested = [condition for condition, _ in node.branches]
-            else:
+            if isinstance(shape, Loop):
                 blocks = [shape.body]
                 tested = [node.items]
+            else:
+                blocks = [branch.body for branch in shape.branches] + [shape.otherwise]
+                tested = [condition for condition, _ in node.branches]
             if not all(self.safe(expr) for expr in tested):
                 return False
             return all(
