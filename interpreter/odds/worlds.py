@@ -278,22 +278,6 @@ class Liveness:
             found = self.safe[key] = (node, self.steps.most(node))
         return found[1]
 
-    def looped(self, node) -> bool:
-        """Whether a statement of the rulebook is in the body of a loop (`repeat`, `for
-        each`) of one of its actions: where what a skipped statement may count adds up
-        pass after pass. Found once for the rulebook."""
-        if self.compiler is None:
-            return False
-        inside = self.safe.get("looped")
-        if inside is None:
-            found: set = set()
-            for action in self.compiler.book.actions.values():
-                for item in n.walk(action):
-                    if isinstance(item, n.Repeat | n.ForEach):
-                        found.update(id(inner) for inner in n.walk(item.body))
-            inside = self.safe["looped"] = (self.compiler.book, found)
-        return id(node) in inside[1]
-
     def cost(self, node) -> int:
         """The steps a compiled closure counts for `node` itself, known when compiled
         (interpreter.compile.costs; 0 with no compiler)."""
