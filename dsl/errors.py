@@ -59,8 +59,8 @@ class Span:
 
     @property
     def line(self) -> int:
-        """The 1-based line where the span starts."""
-        return self.source.line_col(self.start)[0]
+        """The 1-based line where the span starts (a trace asks for one a step)."""
+        return bisect_right(self.source._line_starts(), max(0, self.start))
 
     @property
     def column(self) -> int:

@@ -58,7 +58,7 @@ class Message(str):
     def joined(cls, parts: Iterable, separator: str = "") -> Message:
         """Texts and values one after another, each rendered in the language asked for."""
         parts = tuple(parts)
-        self = str.__new__(cls, separator.join(show_value(p) for p in parts))
+        self = str.__new__(cls, separator.join([show_value(p) for p in parts]))
         self.template, self.plural, self.count, self.params = "", None, None, {}
         self.parts, self.separator = parts, separator
         return self
@@ -76,7 +76,7 @@ class Message(str):
         if language is None or language == SOURCE_LANGUAGE:
             return str.__str__(self)
         if self.parts is not None:
-            return self.separator.join(show_value(p, language) for p in self.parts)
+            return self.separator.join([show_value(p, language) for p in self.parts])
         catalogue = catalogue_for(language)
         if catalogue is None:
             return str.__str__(self)
@@ -133,6 +133,13 @@ WORDS = {True: tr("yes"), False: tr("no"), None: tr("none")}
 
 def show_value(value, language: str | None = None) -> str:
     """A value as people read it: `yes`, `none`, `7/2`, `[1, 2]`, a row as `Bueno {a: 1}`."""
+    kind = type(value)  # (the commonest kinds first, by their exact type: a trace shows many)
+    if kind is str:
+        return value
+    if kind is Message:
+        return value.render(language)
+    if kind is int:
+        return str(value)
     if isinstance(value, Message):
         return value.render(language)
     if isinstance(value, str):
@@ -161,8 +168,10 @@ def show_value(value, language: str | None = None) -> str:
 # ─── catalogues and the choice of language ──────────────────────────────────
 
 
+@functools.cache
 def available_languages() -> tuple[str, ...]:
-    """The languages messages can be shown in: English and every catalogue shipped."""
+    """The languages messages can be shown in: English and every catalogue shipped (read
+    once: the catalogues are the package's)."""
     folder = resources.files("dsl") / "locale"
     found = sorted(entry.name[:-3] for entry in folder.iterdir() if entry.name.endswith(".po"))
     return (SOURCE_LANGUAGE, *found)

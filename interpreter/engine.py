@@ -10,7 +10,9 @@
 A run works on a copy of the sheet; if anything fails (a `require`, a `spend` of more
 than the sheet holds, a limit) it raises and the caller still holds the untouched sheet.
 The trace is built on demand by running again with the same dice, which the run recorded:
-runs are deterministic given their dice, so the replay is the run.
+runs are deterministic given their dice, so the replay is the run. A caller that will read
+it asks for it with the run instead (`run(..., trace=True)`: recorded as the run goes);
+either way a step's text is written only when it is read (interpreter.trace.Later).
 
 The Engine sits above both halves: it runs compiled rules (interpreter.compile, through
 interpreter.runtime) and hands itself to the odds engine (interpreter.odds), which uses
@@ -142,10 +144,15 @@ class Engine:
         *,
         targets: Mapping[str, Sheet] | None = None,
         choices: Mapping[str, Any] | Callable[..., Any] | Sequence[Any] | Chooser | None = None,
+        trace: bool = False,
     ) -> Outcome:
         """Run an action (or a check, an opposed check, a named roll); return its Outcome,
         or raise with nothing changed. An EvaluationError raised carries the trace up to
         it (`.trace`).
+
+        The trace is made by running again when it is first read; with `trace`, it is
+        recorded as the run goes (for a caller that will read it: the server, the
+        command line), which costs the run what recording costs, and spares the replay.
 
         `targets` are the other characters of the run, by the name of the action's
         parameter they are (`{"objetivo": orc_sheet}`; a Sheet given in `params` is the
@@ -164,7 +171,7 @@ class Engine:
             if targets:
                 params = with_targets(params, targets)
             chooser = chooser_for(choices) if choices is not None else None
-            return self._run(runnable, sheet, params or {}, dice, chooser)
+            return self._run(runnable, sheet, params or {}, dice, chooser, trace)
         except (RulebookError, RecursionError) as error:
             raise spoken(error, self.language) from None
 
@@ -175,6 +182,7 @@ class Engine:
         params: Params,
         dice: DiceSource | None,
         chooser: Chooser | None = None,
+        traced: bool = False,
     ) -> Outcome:
         if sheet.rulebook is not self.rulebook:
             raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
@@ -183,8 +191,9 @@ class Engine:
         warnings = binder.warnings(sheet, params) if binder.open_skills else ()
         source = dice if dice is not None else SeededDice()
         roller = Roller(source, self.limits)
+        steps = self._heading(runnable, shown) if traced else None
         state = State(sheet._values, self.compiler.open_default)
-        ctx = Context(roller, self.limits, state)
+        ctx = Context(roller, self.limits, state, steps)
         ctx.chooser = chooser
         changes: tuple[Change, ...]
         try:
@@ -200,9 +209,12 @@ class Engine:
             faces, made = tuple(roller.drawn), tuple(ctx.choices or ())
             if isinstance(error, ChoiceNotOpen) and error.refused is not None:
                 made += (error.refused,)  # the replay is refused there again
-            error.replay = functools.partial(
-                self._trace, runnable, sheet, args, faces, shown, source.origin, made
-            )
+            if steps is not None:  # recorded up to the error
+                error.replay = steps.close
+            else:
+                error.replay = functools.partial(
+                    self._trace, runnable, sheet, args, faces, shown, source.origin, made
+                )
             error.steps = ctx.steps
             raise
         faces, made = tuple(roller.drawn), tuple(ctx.choices) if ctx.choices else ()
@@ -221,6 +233,7 @@ class Engine:
             others,
             made,
             sheet,
+            steps.close() if steps is not None else None,
         )
         outcome.steps = ctx.steps
         return outcome
@@ -292,6 +305,21 @@ class Engine:
     ) -> Trace:
         """The run again with its own dice and choices, traced; up to the error, if it
         failed."""
+        steps = self._heading(runnable, shown)
+        replayed = ForcedDice(faces)
+        replayed.origin = origin  # the trace says where the dice came from, not the replay
+        ctx = self.context(Roller(replayed, self.limits), sheet, steps)
+        ctx.chooser = Recorded(made)
+        try:
+            runnable(ctx, args)
+            self.commit(ctx, sheet)
+        except (EvaluationError, ParameterError):
+            # A failed run's trace ends where it failed (a choice nobody answered: there).
+            pass
+        return steps.close()
+
+    def _heading(self, runnable: Runnable, shown: Params) -> Trace:
+        """A run's trace, begun: its heading (what was run, with what)."""
         steps = Trace(language=self.language, limits=self.limits)
         compiled = runnable.compiled
         steps.append(
@@ -304,17 +332,7 @@ class Engine:
                 self.rulebook.path,
             )
         )
-        replayed = ForcedDice(faces)
-        replayed.origin = origin  # the trace says where the dice came from, not the replay
-        ctx = self.context(Roller(replayed, self.limits), sheet, steps)
-        ctx.chooser = Recorded(made)
-        try:
-            runnable(ctx, args)
-            self.commit(ctx, sheet)
-        except (EvaluationError, ParameterError):
-            # A failed run's trace ends where it failed (a choice nobody answered: there).
-            pass
-        return steps.close()
+        return steps
 
     def prepare(self, action: str, sheet: Sheet, params: Params) -> tuple[Any, ...]:
         """(compiled action, its arguments, the parameters as shown) for a run."""
@@ -452,7 +470,7 @@ class Engine:
         (`description`: a file, its data, or an Encounter; `options`: encounter_odds's)."""
         return encounter_odds(self, description, **options)
 
-    def counting(self):
+    def counting(self) -> Any:
         """Exact counts a whole encounter needs: interpreter.odds.joint_writes.Counting."""
         from interpreter.odds.joint_writes import Counting
 

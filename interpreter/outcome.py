@@ -84,6 +84,7 @@ class Outcome:
         characters: tuple[CharacterOutcome, ...] = (),
         choices: tuple[Any, ...] = (),
         before: Sheet | None = None,
+        trace: Trace | None = None,
     ):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
@@ -92,7 +93,7 @@ class Outcome:
         self.choices = choices  # interpreter.choosers.Choice, in order
         self.before = sheet if before is None else before
         self._replay = replay  # (a function giving the trace by running again, its arguments)
-        self._trace: Trace | None = None
+        self._trace: Trace | None = trace  # recorded as the run went (Engine.run(trace=True))
         self.steps = 0  # the steps of evaluation it took (against Limits.steps_per_run)
 
     @property

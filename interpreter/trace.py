@@ -5,7 +5,9 @@ A trace is data (a list of `Step`); turning it into text or JSON is done here, a
 
 from __future__ import annotations
 
-from typing import SupportsIndex
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any, SupportsIndex, final
 
 import attrs
 
@@ -19,6 +21,7 @@ from interpreter.values import to_json
 ORIGIN_MARKS = {"forced": tr("forced"), "typed": tr("typed in")}
 
 
+@final
 class Later:
     """A step's text, detail or data made only when it is read (the trace is shown):
     `make(*args)`, once. What it is made of is immutable (values, texts, rolls), read
@@ -26,19 +29,23 @@ class Later:
 
     __slots__ = ("args", "length", "made", "make", "room")
 
-    def __init__(self, make, *args):
-        self.make, self.args, self.made = make, args, None
-        self.room = self.length = None  # a trace's bounds, cut to when made (Trace.bounded)
+    def __init__(self, make: Callable[..., Any], *args: Any) -> None:
+        self.make: Callable[..., Any] | None = make
+        self.args: tuple[Any, ...] = args
+        self.made: Any = None
+        # a trace's bounds, cut to when made (Trace.bounded)
+        self.room: int | None = None
+        self.length: int | None = None
 
-    def value(self):
+    def value(self) -> Any:
         if self.make is not None:
-            made = self.make(*self.args)
+            made = self.make(*(self.args or ()))
             if self.room is not None:
                 made = _cut_text(made, self.room)
             if self.length is not None:
                 made = _cut_data(made, self.length)
             self.made = made
-            self.make = self.args = None
+            self.make, self.args = None, ()
         return self.made
 
     def __eq__(self, other) -> bool:
@@ -71,38 +78,41 @@ class Step:
     """
 
     kind: str
-    _text: str = attrs.field(alias="text")
+    _text: str | Later = attrs.field(alias="text")
     line: int | None = None
-    _data: dict = attrs.field(factory=dict, alias="data")
+    _data: dict | Later = attrs.field(factory=dict, alias="data")
     depth: int = 0
     file: str | None = None  # the rulebook file of the line (a house rule has two)
-    _detail: str | None = attrs.field(default=None, alias="detail")
+    _detail: str | Later | None = attrs.field(default=None, alias="detail")
     verbose: bool = False
 
     @property
     def text(self) -> str:
+        """What the step says, in the rulebook's words (made when first read)."""
         text = self._text
-        return text.value() if type(text) is Later else text
+        return text.value() if isinstance(text, Later) else text
 
     @property
     def data(self) -> dict:
+        """The numbers for JSON consumers (made when first read)."""
         data = self._data
-        return data.value() if type(data) is Later else data
+        return data.value() if isinstance(data, Later) else data
 
     @property
     def detail(self) -> str | None:
+        """The step as the rules compute it (`--verbose`), or None (made when first read)."""
         detail = self._detail
-        return detail.value() if type(detail) is Later else detail
+        return detail.value() if isinstance(detail, Later) else detail
 
     @classmethod
     def at(
         cls,
         kind: str,
-        text: str,
+        text: str | Later,
         span: Span | None,
-        data: dict,
+        data: dict | Later,
         depth: int,
-        detail: str | None = None,
+        detail: str | Later | None = None,
         verbose: bool = False,
     ) -> Step:
         """A step at a span of the rulebook (its line and file)."""
@@ -194,26 +204,32 @@ class Trace(list):
         DATA_ROOM of them in all), and its text and detail to TEXT_ROOM; cut when read,
         for a part made when read (`Later`)."""
         length = self.length
+        if length is None:  # (bounded only with limits: `most` and `length` together)
+            return step
         changed = False
-        data = step._data
-        if type(data) is Later:  # (made for this step: cut as it is made)
+        data: dict | Later = step._data
+        if isinstance(data, Later):  # (made for this step: cut as it is made)
             data.length = length
         else:
-            for value in data.values():
+            for value in data.values():  # (what `glimpse_data` keeps as it is: left so)
                 kind = type(value)
-                if kind is int or kind is bool or value is None:
+                if kind is int or kind is bool or value is None or kind is Fraction:
                     continue
-                if kind is not str or len(value) > length:
-                    data, changed = Later(_cut_data, data, length), True
-                    break
+                if kind is str and len(value) <= length:
+                    continue
+                few = (kind is list or kind is tuple) and len(value) * 24 <= length
+                if few and all(type(v) is int and v.bit_length() < 64 for v in value):
+                    continue
+                data, changed = Later(_cut_data, data, length), True
+                break
         room = TEXT_ROOM * length
         text = step._text
-        if type(text) is Later:
+        if isinstance(text, Later):
             text.room = room
         elif len(text) > room:
             text, changed = _cut_text(text, room), True
         detail = step._detail
-        if type(detail) is Later:
+        if isinstance(detail, Later):
             detail.room = room
         elif detail is not None and len(detail) > room:
             detail, changed = _cut_text(detail, room), True

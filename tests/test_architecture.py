@@ -405,3 +405,22 @@ def test_every_module_is_short_and_says_its_job(module):
     assert docstring, f"{module} has no docstring"
     first = docstring.splitlines()[0]
     assert first.strip() and first.rstrip().endswith("."), f"{module}: {first!r}"
+
+
+# ─── modules of methods joined into one class: each typed against its host ──────────
+
+
+def test_every_part_of_the_checker_compiler_and_builder_is_typed_against_its_host():
+    # mypy checks a call from one part to another only when the part derives from the
+    # host that declares it (dsl/check/host.py, interpreter/compile/host.py, TreeWalk).
+    from dsl.build import Builder
+    from dsl.build.walk import TreeWalk
+    from dsl.check.checker import Checker
+    from dsl.check.host import CheckerHost
+    from interpreter.compile.compiler import Compiler
+    from interpreter.compile.host import CompilerHost
+
+    for joined, host in ((Checker, CheckerHost), (Compiler, CompilerHost), (Builder, TreeWalk)):
+        parts = [base for base in joined.__bases__ if base is not host]
+        assert len(parts) >= 4, joined
+        assert [p.__name__ for p in parts if not issubclass(p, host)] == [], joined

@@ -263,7 +263,7 @@ def page_commands() -> list:
 
 
 def test_the_page_shows_its_commands():
-    assert len(page_commands()) == 4
+    assert len(page_commands()) == 5
 
 
 @pytest.mark.parametrize(("argv", "shown"), page_commands())

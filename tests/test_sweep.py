@@ -285,3 +285,32 @@ def test_sampled_cases_draw_the_same_dice_on_any_number_of_workers(base):
     assert len({row["mean"] for row in alone}) == 4
     assert base.sweep("chequeo_sencillo", witch_with(base), workers=2, **grid) == alone
     assert base.sweep("chequeo_sencillo", witch_with(base), workers=1, **grid) == alone
+
+
+def test_each_sheet_is_checked_once_for_all_its_cases(base, monkeypatch):
+    # the sweep's own cost per case: a sheet (a character at one set of varied values) is
+    # checked where the grid is made and once where its cases run, not once per case
+    from interpreter.balance import sweep as sweeping
+
+    monkeypatch.setattr(sweeping, "_SHEETS", {})
+    witch = base.load_sheet(WITCH)
+    made = []
+    sheet = type(base).sheet
+    monkeypatch.setattr(
+        type(base), "sheet", lambda self, *a, **k: made.append(a) or sheet(self, *a, **k)
+    )
+    rows = base.sweep(
+        "chequeo_sencillo",
+        witch,
+        params={"dificultad": "all"},
+        vary={"Voluntad": [2, 3]},
+        field="éxito",
+        workers=1,
+    )
+    assert len(rows) == 2 * 9
+    assert len(made) == 2 * 2  # two sheets, each checked twice (not 2 + 18 times)
+    again = base.sweep(
+        "chequeo_sencillo", witch, params={"dificultad": "all"},
+        vary={"Voluntad": [2, 3]}, field="éxito", workers=1,
+    )  # fmt: skip
+    assert again == rows

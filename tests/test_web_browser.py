@@ -123,7 +123,7 @@ def test_run_an_action_with_typed_dice_and_save_it(page, server):
     page.click("#run")
     # Arcana Mundi speaks Spanish: so does the page.
     expect(page.locator("#ask-prompt")).to_have_text(
-        f"Tira el dado 1: d10 (1–10) — línea {roll_line}: 2d10"
+        f"capicua: Tira el dado 1: d10 (1–10) — línea {roll_line}: 2d10"  # what it is for
     )
     page.click("#ask-faces button:text-is('3')")  # a die button: the face shown
     expect(page.locator("#ask-typed")).to_have_text("escritos hasta ahora: 3")
@@ -205,7 +205,7 @@ def test_a_progress_bar_while_the_odds_are_computed(page, server):
     # Conditions, not times: the exact phase's progress is seen, then the chart is drawn.
     page.wait_for_function(
         "() => window.progressSeen.some("
-        "  (s) => /^exacto: \\d+ de \\d+ unidades de trabajo$/.test(s))",
+        "  (s) => /^contando todas las maneras en que pueden caer los dados: \\d+%$/.test(s))",
         timeout=90_000,
     )
     expect(page.locator("#odds-chart svg")).to_be_visible(timeout=90_000)

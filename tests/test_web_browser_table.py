@@ -92,6 +92,8 @@ def test_a_game_master_and_a_player_see_the_same_roll(browser, server):
         expect(phone.locator("#character option[value='hero']")).to_have_count(1)
         phone.select_option("#character", "hero")
         phone.click("#table-pick")
+        # (the page is shown again for the pick: the action chosen after it)
+        expect(phone.locator("body")).to_have_attribute("data-picked", "hero")
         expect(phone.locator("#character")).to_be_disabled()
         expect(phone.locator("#character")).to_have_value("hero")
         expect(phone.locator("#table-role")).to_have_text("you are Lu")  # Fate's words
@@ -145,4 +147,18 @@ def test_a_game_master_and_a_player_see_the_same_roll(browser, server):
         phone.screenshot(path=str(ARTIFACTS / "table_player.png"), full_page=True)
         gm_context.close()
         phone_context.close()
+    assert failures == [], failures
+
+
+def test_a_new_house_rule_speaks_the_rulebooks_language(browser, server):
+    failures: list[str] = []
+    context, page = opened(browser, {"width": 1300, "height": 1000}, failures)
+    try:
+        page.goto(f"{server}/?token={TOKEN}&rulebook=brujeria")
+        expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+        page.click("#editor-house")
+        expect(page.locator("#editor .cm-content")).to_contain_text("extends brujeria {")
+        expect(page.locator("#editor .cm-content")).to_contain_text('language "es"')
+    finally:
+        context.close()
     assert failures == [], failures

@@ -170,3 +170,42 @@ def test_a_listing_with_a_link_is_made_every_time(folder, tmp_path_factory):
     (folder / "sub" / "x.yaml").unlink()
     (folder / "sub" / "x.yaml").symlink_to(outside / "eve.yaml")
     assert "eve" not in library.character_files()
+
+
+# ─── saves from several worker processes at once ───────────────────────────
+
+
+def test_saves_from_several_workers_at_once_lose_nothing(folder):
+    # Three worker processes save into one character at once: each save reads the sheet
+    # as the one before left it (the folder's lock; the journal's SQLite transactions),
+    # and the sheet a worker kept from before is not used (its stamp changed).
+    from concurrent.futures import ThreadPoolExecutor
+
+    from web_client import page_client
+
+    from interpreter.web import create_app
+
+    body = {"rulebook": "brujeria", "action": "recibir_daño", "character": "ana"}
+    body |= {"params": {"daño": 1}, "save": True}
+    with page_client(create_app(folder, workers={"quick": 3})) as client:
+        # the same run asked of every worker at once: the same answer, byte for byte
+        asked = {**body, "save": False, "seed": 5}
+        with ThreadPoolExecutor(6) as pool:
+            answers = list(pool.map(lambda _: client.post("/api/run", json=asked), range(6)))
+        assert all(a.status_code == 200 for a in answers)
+        assert len({a.content for a in answers}) == 1
+
+        def save(seed: int) -> int:
+            answer = client.post("/api/run", json={**body, "seed": seed})
+            assert answer.status_code == 200, answer.text
+            return answer.json()["saved"]["entry"]
+
+        with ThreadPoolExecutor(4) as pool:
+            entries = sorted(pool.map(save, range(8)))
+        assert entries == list(range(1, 9))
+        history = client.get("/api/characters/ana/history").json()["entries"]
+        lives = [e["changes"][0] for e in sorted(history, key=lambda e: e["entry"])]
+        assert [c["before"] for c in lives] == [30 - i for i in range(8)]
+        assert all(c["after"] == c["before"] - 1 for c in lives)
+        shown = client.post("/api/run", json={**body, "save": False, "seed": 0}).json()
+        assert shown["changes"][0]["before"] == 22  # what the last save wrote, read again

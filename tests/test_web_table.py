@@ -215,3 +215,22 @@ def test_the_stream_tells_an_event_as_it_is_kept(folder):
     assert told.startswith("id: 1\nevent: run\ndata: ")
     assert json.loads(told.split("data: ", 1)[1])["action"] == "asustarse"
     assert table._waiting == set()  # the closed stream waits no more
+
+
+def test_a_server_that_stops_ends_every_stream(folder):
+    table = make_table(folder, code=CODE)
+
+    async def ended() -> list:
+        stream = _stream(table, Role(gm=True), 0)
+        said = [await anext(stream)]
+        waiting = asyncio.ensure_future(anext(stream))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not waiting.done()
+        table.close()
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(waiting, 5)  # a bound on a hang, not a timing
+        return said
+
+    assert asyncio.run(ended()) == ["retry: 1000\n\n"]
+    assert table._waiting == set()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 
@@ -72,10 +73,10 @@ def sweep(
 
 def run_case(task: tuple) -> dict:
     """A worker's job: one case's odds as plain data (outcome, Fraction) pairs."""
-    engine_class, limits, bundle, label, data, action, params, field, options = task
+    engine_class, limits, bundle, label, data, sheet_key, action, params, field, options = task
     engine = _engine(engine_class, limits, bundle)
     try:
-        sheet = engine.sheet(data, label)
+        sheet = _sheet(engine, (engine_class, limits, bundle.hash, sheet_key), data, label)
         odds = engine.odds(action, sheet, params, field, **options)
         found = [(_plain(outcome), p) for outcome, p in odds.probabilities.items()]
         mean = odds.mean
@@ -102,6 +103,33 @@ def _engine(engine_class, limits, bundle):
             _ENGINES.clear()
         engine = _ENGINES[key] = engine_class(rebuild(bundle), limits)
     return engine
+
+
+def _known_engine(engine, bundle) -> None:
+    """The engine swept, kept as the one its cases use in this process (and in worker
+    processes forked from it): its compiled rules are warm, nothing is rebuilt."""
+    key = (type(engine), engine.limits, bundle.hash)
+    if key not in _ENGINES:
+        if len(_ENGINES) >= MAX_ENGINES:
+            _ENGINES.clear()
+        _ENGINES[key] = engine
+
+
+#: sheets a worker made, by (engine, the sheet's data hash): the cases of one sheet (a
+#: character at one set of varied values) share it; at most this many are kept
+MAX_SHEETS = 256
+_SHEETS: dict = {}
+
+
+def _sheet(engine, key: tuple, data: dict, label: str):
+    """The case's sheet, checked once for all the cases that share it."""
+    sheet = _SHEETS.get(key)
+    if sheet is None:
+        sheet = engine.sheet(data, label)  # (a sheet refused is refused again each case)
+        if len(_SHEETS) >= MAX_SHEETS:
+            _SHEETS.clear()
+        _SHEETS[key] = sheet
+    return sheet
 
 
 class NeedsField(ParameterError):
@@ -166,8 +194,14 @@ def _param_axes(engine, action: str, params: dict) -> dict:
     return out
 
 
+#: each engine's description (its actions' parameters), made once per engine
+_DESCRIBED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _described(engine, action: str) -> dict:
-    described = engine.describe()
+    described = _DESCRIBED.get(engine)
+    if described is None:
+        described = _DESCRIBED[engine] = engine.describe()
     for kind in ("actions", "checks", "opposed", "rolls"):
         for entry in described.get(kind) or []:
             if entry.get("name") == action:
@@ -213,17 +247,19 @@ def _cases(engines, datas, vary, params, action, field, options) -> tuple[list, 
     version = package_version()
     for book_label, engine in engines:
         bundle = bundle_of(engine.rulebook)
+        _known_engine(engine, bundle)
         for char_label, data in datas:
             for sheet_values in grid.product(vary):
                 changed = _varied(data, sheet_values)
                 engine.sheet(changed, char_label)  # a value out of its range: said here
+                sheet_key = _key(char_label, changed)
                 for param_values in grid.product(params):
                     key = _key(bundle.hash, changed, action, param_values, field, options, version)
                     case_options = dict(options)
                     case_options.setdefault("seed", task_seed(ROOT_SEED, key))
                     inputs = {"rulebook": book_label, "character": char_label}
                     cases.append((key, {**inputs, **sheet_values, **param_values}))
-                    task = (type(engine), engine.limits, bundle, char_label, changed)
+                    task = (type(engine), engine.limits, bundle, char_label, changed, sheet_key)
                     tasks.append((*task, action, param_values, field, case_options))
     return cases, tasks
 

@@ -88,8 +88,8 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         row = f"  {keys[outcome]:>{width}}  {w / total * 100:8.4f}%"
         if numeric:
             row += f"  ≥ {((table.mass - before) / total + beyond) * 100:8.4f}%"
-        if not odds.exact:
-            row += f"  ± {odds.stderr(outcome) * 100:.3f}"
+        if not odds.exact and (error := odds.stderr(outcome)) is not None:
+            row += f"  ± {error * 100:.3f}"
         row += f"  {bar}"
         if exact is not None:
             value = exact.of(w)
@@ -103,8 +103,8 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         lines.append("  " + left_out(ABOVE, count, f"{weight / total:.4%}", language))
     if listed.left_out:
         lines.append("  " + listed_text(odds, listed, language))
-    if numeric:
-        mean, stdev = odds.spread()
+    if numeric and (moments := odds.spread()) is not None:
+        mean, stdev = moments
         spread = tr("mean {mean:.4f}, standard deviation {stdev:.4f}", mean=mean, stdev=stdev)
         lines.append("  " + spread.render(language))
     if odds.goal is not None:
@@ -230,8 +230,9 @@ def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) ->
     if listed.above[0]:
         rest = [o for o in both.outcomes[first:] if o not in shown]
         lines.append(skipped(ABOVE, listed.above[0], rest))
-    if a.numeric() and b.numeric():
-        mean_a, mean_b = a.spread()[0], b.spread()[0]
+    spread_a, spread_b = a.spread(), b.spread()  # (None unless numeric)
+    if a.numeric() and b.numeric() and spread_a is not None and spread_b is not None:
+        mean_a, mean_b = spread_a[0], spread_b[0]
         change = tr(
             "mean {a:.4f} → {b:.4f} ({change:+.4f})", a=mean_a, b=mean_b, change=mean_b - mean_a
         )

@@ -69,7 +69,9 @@ def cmd_run(args) -> int:
             params = options.params_of(args.set)
             dice = options.dice_source(args, language, symbols=bool(book.dice), book=book)
             choices = chooser_of(args, language)
-            outcome = engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
+            outcome = engine.run(
+                args.action, sheet, params, dice, targets=targets, choices=choices, trace=True
+            )
             saved = None
     except EvaluationError as error:
         if error.trace is not None and not args.json:  # what happened, up to the failure
@@ -190,7 +192,9 @@ def _run_and_save(args, book, engine, language):
 
     def run(sheet, targets):
         choices = chooser_of(args, language)
-        return engine.run(args.action, sheet, params, dice, targets=targets, choices=choices)
+        return engine.run(
+            args.action, sheet, params, dice, targets=targets, choices=choices, trace=True
+        )
 
     # Dice typed in at the table take a person's time: the folder is not held while
     # they are asked for (a save in between makes this one refuse, exit 4).

@@ -175,6 +175,13 @@ def cmd_serve(args) -> int:
         timeout_graceful_shutdown=2,
     )
     server = uvicorn.Server(config)
+    stop = server.handle_exit
+
+    def handle_exit(sig, frame) -> None:  # Ctrl+C: the table's open streams end first
+        app.table.close()
+        stop(sig, frame)
+
+    server.handle_exit = handle_exit  # type: ignore[method-assign]
     serving = tr(
         "rulebook: serving {folder} (and the shipped rulebooks) at {address}",
         folder=str(folder.resolve()),

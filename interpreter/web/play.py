@@ -7,8 +7,12 @@ work proper starts (its time bound counts from there: `run_seconds`, `odds_secon
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from fractions import Fraction
+
 import attrs
 
+from dsl import nodes as n
 from dsl.bounded import Bounded, text_size
 from dsl.errors import RulebookError
 from dsl.messages import language_for, tr
@@ -78,7 +82,9 @@ def run(work: Work, args: dict) -> dict:
             targets = targets_of(work, body, engine)
             read = [sheet, *targets.values()]
             work.ready()
-            outcome = engine.run(action, sheet, params, dice, targets=targets, choices=chooser)
+            outcome = engine.run(
+                action, sheet, params, dice, targets=targets, choices=chooser, trace=True
+            )
             if answered is not None:
                 answered.finish()
             saved = None
@@ -185,6 +191,8 @@ def odds(work: Work, args: dict) -> dict:
     # The action's choices: answered in advance, the others the best for a goal.
     options["choices"] = field(body, "choices", dict)
     best = field(body, "best", str)
+    if best is None and action in book.actions:
+        best = default_goal(engine, action, sheet, params, options["choices"])
     if best is not None:
         options["best"] = best
     other = None
@@ -202,6 +210,32 @@ def odds(work: Work, args: dict) -> dict:
         return {**odds_data(a, language), **warned}
     b = other[0].odds(action, other[1], other[2], target, progress=work.progress, **options)
     return {**comparison_data(a, b, names, language), **warned}
+
+
+def default_goal(engine, action: str, sheet, params: dict, answers) -> str | None:
+    """The goal of the best play when the request gives none and the action makes choices
+    (`choose`): its result's first yes/no field (`success`, PbtA's `did_it`: the chance it
+    is yes), else its first number (Fate's `shifts`: its mean); None when it makes no
+    choice or its result has neither (the odds then ask for a goal, as without it).
+    The fields are read off one run, seeded, each choice its first option."""
+    node = engine.rulebook.actions[action]
+    if not any(isinstance(item, n.Choose) for item in n.walk(node.body)):
+        return None
+    chooser = Chooser(answers or {}, lambda question: question.options[0])
+    try:
+        outcome = engine.run(action, sheet, params, SeededDice(0), choices=chooser)
+    except (RulebookError, RecursionError):
+        return None  # the odds say what is wrong, as they would have
+    result = outcome.result
+    if not isinstance(result, Mapping):
+        return None
+    for name, value in result.items():
+        if isinstance(value, bool) and name.isidentifier():
+            return name
+    for name, value in result.items():
+        if isinstance(value, int | Fraction) and not isinstance(value, bool):
+            return f"mean {name}" if name.isidentifier() else None
+    return None
 
 
 def _streamed(work: Work, body: dict) -> None:

@@ -53,7 +53,13 @@ def save(library, engine, subject: Subject, dice, chooser, expect, answered=None
 
     def run(sheet, targets):
         outcome = engine.run(
-            subject.action, sheet, subject.params, dice, targets=targets, choices=chooser
+            subject.action,
+            sheet,
+            subject.params,
+            dice,
+            targets=targets,
+            choices=chooser,
+            trace=True,  # (the answer shows it)
         )
         if answered is not None:
             answered.finish()

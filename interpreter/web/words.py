@@ -73,14 +73,10 @@ PAGE_WORDS = (
     tr("computing…"),
     tr("… {n} more outcome ({p} in all)"),
     tr("… {n} more outcomes ({p} in all)"),
-    tr("exact: {done} of {total} units of work"),
-    tr("sampling: {done} of {total} trials"),
     tr("probability of at least each outcome"),
     tr("probability of each outcome"),
     tr("exact"),
-    tr("sampled, {trials} trials"),
     tr("mean {mean}"),
-    tr("omitted {mass}"),
     tr("the best play is worth {worth} to {goal}"),
     tr(" — line {line}: {roll}"),
     tr("Roll die {position}: {die} ({low}–{high})"),
@@ -170,6 +166,13 @@ PAGE_WORDS = (
     # typed dice: whose and what for (static/js/run.js)
     tr("{who} — {what}: "),
     tr("for {who}: "),
+    tr("the action's own"),
+    # odds in words a player reads (static/js/odds.js)
+    tr("counting every way the dice can fall: {percent}%"),
+    tr("too many ways to count: rolling {done} of {total} times"),
+    tr("about, from {trials} trials"),
+    tr("about"),
+    tr("{percent} of the chance too small to list"),
 )
 
 

@@ -19,6 +19,7 @@ Everything an untrusted file could make large is bounded by a named limit below.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import attrs
@@ -109,6 +110,16 @@ class Encounter:
     def order_of(self, rolls: dict) -> tuple:
         """The turn order given each rolled initiative's value ({index: value})."""
         people = self.combatants
+        for i, value in rolls.items():
+            if type(value) not in (int, Fraction):
+                raise ParameterError(
+                    tr(
+                        "{name}: initiative {text} gave {value}; a number was expected",
+                        name=people[i].name,
+                        text=people[i].initiative,
+                        value=repr(value),
+                    )
+                )
 
         def key(i):
             return -(rolls[i] if type(people[i].initiative) is str else people[i].initiative), i

@@ -177,7 +177,7 @@ async def _stream(table: Table, role: Role, after: int):
     woken = table.waiter()
     started = last_said = time.monotonic()
     try:
-        while time.monotonic() - started < STREAM_SECONDS:
+        while time.monotonic() - started < STREAM_SECONDS and not table.closing:
             woken.clear()
             for event in table.store.events_after(table.name, after, role.gm):
                 after = event.id

@@ -84,10 +84,10 @@ class TableDoors:
             event[1]["page"] = _page(scope)
             try:
                 self.table.tell(event[0], role.who if role else "", event[1], secret=secret)
-            except (RulebookError, OSError, sqlite3.Error) as error:
+            except (RulebookError, OSError, sqlite3.Error):
                 # the answer went out already; a folder that cannot keep the log (read
-                # only, a full disk) says so on the server's terminal
-                log.warning("the table's log could not keep an event: %s", error)
+                # only, a full disk) says so on the server's terminal, as app.py does
+                log.exception("the table's log could not keep an event")
 
 
 def _page(scope) -> str | None:

@@ -114,6 +114,7 @@ class Table:
         self.address = address  # the join link's base, as `rulebook serve` printed it
         self._waiting: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self._lock = threading.Lock()
+        self.closing = False  # the server stops: every page's stream ends
 
     @property
     def cookie(self) -> str:
@@ -194,15 +195,24 @@ class Table:
 
     # ─── the evening's events ──────────────────────────────────────────────
 
-    def tell(self, kind: str, who: str, data: dict, secret: bool = False) -> int:
-        """An event kept in the store and told to every page waiting here (`who`: the
-        player's name, empty for the game master)."""
-        number = self.store.add_event(self.name, kind, "gm" if secret else "all", who, data)
+    def close(self) -> None:
+        """The server stops: the pages' streams end now (not when the server gives up
+        waiting for them), and the browsers open them again on the next server."""
+        self.closing = True
+        self._wake()
+
+    def _wake(self) -> None:
         with self._lock:
             waiting = list(self._waiting)
         for loop, event in waiting:
             if not loop.is_closed():
                 loop.call_soon_threadsafe(event.set)
+
+    def tell(self, kind: str, who: str, data: dict, secret: bool = False) -> int:
+        """An event kept in the store and told to every page waiting here (`who`: the
+        player's name, empty for the game master)."""
+        number = self.store.add_event(self.name, kind, "gm" if secret else "all", who, data)
+        self._wake()
         return number
 
     def waiter(self) -> asyncio.Event:

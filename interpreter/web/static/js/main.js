@@ -338,7 +338,10 @@ async function odds(withEditor = false) {
   // The action's choices in the odds: each answered in advance, or the best for a goal
   // (`success`, `mean hit`, `degree=critical`, `success - spent(Effort)/10`), computed
   // exactly: the odds under the best play.
-  if (!$("#best-box").hidden) request.best = $("#odds-best").value.trim() || "success";
+  // Left empty, the server takes the action's own: its first yes/no field, else its
+  // first number's mean (interpreter/web/play.py: default_goal).
+  const goal = $("#odds-best").value.trim();
+  if (!$("#best-box").hidden && goal) request.best = goal;
   const answered = answersInAdvance();
   if (Object.keys(answered).length) request.choices = answered;
   const compare = withEditor ? "@editor" : $("#compare").value;
@@ -449,7 +452,8 @@ function newHouseRule() {
   const base = $("#rulebook").value;
   const title = state.rulebook.rulebook;
   editor.load(
-    `rulebook "${title}: ${t("house rules")}" extends ${base} {\n}\n\n# replace table Name { ... }\n`,
+    // in the rulebook's language, so that the editor speaks it too
+    `rulebook "${title}: ${t("house rules")}" extends ${base} {\n  language "${language}"\n}\n\n# replace table Name { ... }\n`,
     `${base}_casa.rules`,
   );
   state.editing = null;
@@ -483,12 +487,13 @@ async function start() {
     await pickCharacter();
     narrowToPlayer();
     await chooseRulebook();
+    document.body.dataset.picked = table.character; // the page is the player's now
   }));
   await loadRulebooks();
   await readTable();
   narrowToPlayer();
   await chooseRulebook();
-  await showTable({ told });
+  await showTable({ told: (event) => { told(event); toldRules(event); } });
   document.body.dataset.ready = "yes";
 }
 
@@ -498,6 +503,13 @@ function told(event) {
   if (!shown || event.page === PAGE || !["saved", "undo"].includes(event.kind)) return;
   const named = [event.character, ...Object.values(event.targets || {}), ...(event.characters || []), ...(event.others || [])];
   if (named.includes(shown)) busy(reloadCharacter);
+}
+
+// The game master saved the rulebook a player's page shows: shown again with its rules.
+function toldRules(event) {
+  if (table.role === "player" && event.kind === "rulebook" && event.rulebook === $("#rulebook").value) {
+    busy(chooseRulebook);
+  }
 }
 
 start().catch((error) => {

@@ -30,9 +30,10 @@ export async function computeOdds(request) {
         const { phase, done, total } = line.progress;
         bar.max = total;
         bar.value = done;
+        const percent = total ? Math.floor((100 * done) / total) : 0;
         words.textContent = phase === "exact"
-          ? t("exact: {done} of {total} units of work", { done, total })
-          : t("sampling: {done} of {total} trials", { done, total });
+          ? t("counting every way the dice can fall: {percent}%", { percent })
+          : t("too many ways to count: rolling {done} of {total} times", { done, total });
       } else if (line.result) answer = line.result;
       else if (line.error) failure = line.error;
     });
@@ -59,8 +60,7 @@ function label(outcome) {
 
 // Each series as a Map from an outcome's key to its probability, over the outcomes of
 // all series in order: numbers ascending, then the others as the answers order them.
-function seriesOf(answer) {
-  const bodies = answer.a ? [answer.a, answer.b] : [answer];
+function seriesOf(answer, bodies = answer.a ? [answer.a, answer.b] : [answer], bases = null) {
   const outcomes = new Map();
   for (const body of bodies) {
     for (const item of body.outcomes) outcomes.set(JSON.stringify(item.outcome), item.outcome);
@@ -70,7 +70,7 @@ function seriesOf(answer) {
     .sort((x, y) => outcomes.get(x) - outcomes.get(y));
   const ordered = [...numbers, ...keys.filter((k) => typeof outcomes.get(k) !== "number")];
   const series = bodies.map((body, s) => {
-    const base = answer.a ? (s ? "/b" : "/a") : "";
+    const base = bases ? bases[s] : answer.a ? (s ? "/b" : "/a") : "";
     const p = new Map();
     const exact = new Map();
     body.outcomes.forEach((item, i) => {
@@ -97,8 +97,51 @@ function leftOut(series, side) {
   });
 }
 
+// The odds drawn: one chart, or, for a whole result too large to count as one (its
+// `fields`), one chart for each field, each with its name.
 export function renderOdds(answer, view) {
-  const { keys, outcomes, series, numeric } = seriesOf(answer);
+  const fields = !answer.a && answer.fields && answer.fields.length ? answer.fields : null;
+  if (!fields) {
+    const { chart, numeric } = chartOf(answer, view, seriesOf(answer));
+    $("#odds-chart").replaceChildren(chart);
+    $("#odds-view").hidden = !numeric;
+  } else {
+    let anyNumeric = false;
+    $("#odds-chart").replaceChildren(...fields.map((body, i) => {
+      const drawn = chartOf(answer, view, seriesOf(answer, [body], [`/fields/${i}`]));
+      anyNumeric = anyNumeric || drawn.numeric;
+      return el("figure", { class: "odds-field" }, el("figcaption", {}, body.field || ""), drawn.chart);
+    }));
+    $("#odds-view").hidden = !anyNumeric;
+  }
+  const series = answer.a ? [answer.a, answer.b] : [answer];
+  const summary = series.map((body, i) => {
+    const who = series.length > 1 ? `${i ? "B" : "A"}: ` : "";
+    // a whole result drawn field by field says how its fields were found
+    const parts = body.fields && body.fields.length ? body.fields : [body];
+    const trials = parts.map((part) => part.trials).find((n) => n);
+    const how = parts.every((part) => part.exact) ? t("exact")
+      : trials ? t("about, from {trials} trials", { trials }) : t("about");
+    const mean = body.mean !== null && body.mean !== undefined
+      ? `, ${t("mean {mean}", { mean: Number(body.mean).toFixed(3) })}` : "";
+    const mass = Number(body.omitted_mass || 0);
+    const lost = mass
+      ? `, ${t("{percent} of the chance too small to list", { percent: mass < 1e-4 ? "< 0.01%" : `${(mass * 100).toFixed(2)}%` })}` : "";
+    // a goal that weighs costs: what the best play is worth to it (its expectation)
+    const goal = body.goal && body.goal.expression
+      ? `, ${t("the best play is worth {worth} to {goal}",
+        { worth: Number(body.goal.worth).toFixed(4), goal: body.goal.expression })}` : "";
+    return `${who}${how}${mean}${lost}${goal}`;
+  });
+  $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));
+  showWarnings($("#odds-warnings"), answer.warnings);
+  $("#odds").hidden = false;
+}
+
+//: characters of an outcome's label drawn at most (the whole of it is in the bar's title)
+const MAX_LABEL = 60;
+
+function chartOf(answer, view, { keys, outcomes, series, numeric }) {
   const names = answer.names || [null];
   const cumulative = view === "at-least" && numeric;
   const values = series.map(({ p }) => {
@@ -112,7 +155,10 @@ export function renderOdds(answer, view) {
     return out;
   });
   const peak = Math.max(1e-12, ...values.flatMap((v) => [...v.values()]));
-  const labelWidth = 150, right = 150, width = 760, plot = width - labelWidth - right;
+  // the labels' column as wide as the longest label (about 7.5 px a character at 12 px)
+  const longest = Math.max(4, ...keys.map((key) => Math.min(MAX_LABEL, label(outcomes.get(key)).length + 2)));
+  const labelWidth = Math.max(80, Math.ceil(longest * 7.5) + 12), right = 90, plot = 460;
+  const width = labelWidth + plot + right;
   const bar = 14, gap = 6, row = bar * series.length + gap;
   const above = leftOut(series, "before"), below = leftOut(series, "after");
   const legend = (series.length > 1 ? 22 : 0) + above.length * 18;
@@ -137,7 +183,7 @@ export function renderOdds(answer, view) {
   keys.forEach((key, i) => {
     const y = legend + i * row;
     const word = label(outcomes.get(key));
-    const shown = word.length > 22 ? word.slice(0, 21) + "…" : word;
+    const shown = word.length > MAX_LABEL ? word.slice(0, MAX_LABEL - 1) + "…" : word;
     chart.append(svg("text", { x: labelWidth - 8, y: y + (row - gap) / 2 + 4, "text-anchor": "end" },
       (cumulative ? "≥ " : "") + shown));
     values.forEach((v, s) => {
@@ -154,22 +200,5 @@ export function renderOdds(answer, view) {
         `${(p * 100).toFixed(2)}%`));
     });
   });
-  $("#odds-chart").replaceChildren(chart);
-  const summary = series.map(({ body }, i) => {
-    const who = series.length > 1 ? `${i ? "B" : "A"}: ` : "";
-    const how = body.exact ? t("exact") : t("sampled, {trials} trials", { trials: body.trials });
-    const mean = body.mean !== null && body.mean !== undefined
-      ? `, ${t("mean {mean}", { mean: body.mean.toFixed(3) })}` : "";
-    const lost = body.omitted_mass
-      ? `, ${t("omitted {mass}", { mass: body.omitted_mass.toExponential(1) })}` : "";
-    // a goal that weighs costs: what the best play is worth to it (its expectation)
-    const goal = body.goal && body.goal.expression
-      ? `, ${t("the best play is worth {worth} to {goal}",
-        { worth: body.goal.worth.toFixed(4), goal: body.goal.expression })}` : "";
-    return `${who}${how}${mean}${lost}${goal}`;
-  });
-  $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));
-  showWarnings($("#odds-warnings"), answer.warnings);
-  $("#odds-view").hidden = !numeric;
-  $("#odds").hidden = false;
+  return { chart, numeric };
 }

@@ -1,0 +1,120 @@
+"""What a run's trace costs against the run: recorded as the run goes, replayed when read,
+and shown (every step written, as the server's JSON has it).
+
+    python benchmarks/trace_cost.py                  # every shipped rulebook's actions
+    python benchmarks/trace_cost.py --only brujeria --seeds 50
+
+The cases are `benchmarks/run_cost.py`'s shipped and example ones (each action with each
+character, each listed value of each parameter). For each, `--seeds` runs are timed four
+ways, taking turns, in CPU time (`time.process_time`):
+
+- **run**: `Engine.run` (the trace neither recorded nor read);
+- **recorded**: `Engine.run(..., trace=True)`, the trace recorded as the run goes (what
+  `rulebook run` and the server ask for), its steps' texts not written yet;
+- **replayed**: reading `Outcome.trace` of a run that did not record it (the Python API's
+  default: the run again, with its own dice);
+- **shown**: a recorded run, then every step as JSON (`Step.to_json`, in the rulebook's
+  language): what the server's answer costs.
+
+Printed: the totals over every case and the ratios to the run (recorded/run: what a
+traced run costs against a plain one; replayed/run: what reading the trace afterwards
+costs), the median and the dearest case of recorded/run. The target (issue 25): the
+trace ≤ 1.5× the run.
+
+This is a benchmark, not a test: CI does not run it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import inspect
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# another tree's code (a checkout of an older commit: `git archive REV | tar -x -C DIR`),
+# measured with this script: TRACE_COST_ROOT=DIR (its runs replayed only, if its
+# Engine.run cannot record a trace)
+if os.environ.get("TRACE_COST_ROOT"):
+    os.environ["RUN_COST_ROOT"] = os.environ["TRACE_COST_ROOT"]  # (run_cost.py's cases too)
+sys.path.insert(0, os.environ.get("TRACE_COST_ROOT") or str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import run_cost  # noqa: E402
+
+from dsl.errors import RulebookError  # noqa: E402
+from interpreter import SeededDice  # noqa: E402
+
+
+def runs(engine, name, sheet, params, choices, seeds: int, trace: bool) -> list:
+    asked = {"trace": True} if trace else {}
+    out = []
+    for seed in range(seeds):
+        with contextlib.suppress(RulebookError):  # (a run that fails: not timed)
+            out.append(engine.run(name, sheet, params, SeededDice(seed), choices=choices, **asked))
+    return out
+
+
+def timed(work) -> float:
+    started = time.process_time()
+    work()
+    return time.process_time() - started
+
+
+def case_times(engine, name, sheet, params, choices, seeds: int, records: bool) -> dict:
+    for trace in (False, records):  # warm: what a first run compiles or reads is not counted
+        [o.trace for o in runs(engine, name, sheet, params, choices, 1, trace)]
+    plain = timed(lambda: runs(engine, name, sheet, params, choices, seeds, False))
+    recorded = timed(lambda: runs(engine, name, sheet, params, choices, seeds, records))
+    outs = runs(engine, name, sheet, params, choices, seeds, False)
+    replayed = timed(lambda: [o.trace for o in outs])
+    language = engine.language
+
+    def show():
+        for o in runs(engine, name, sheet, params, choices, seeds, records):
+            [step.to_json(language) for step in o.trace]
+
+    shown = timed(show)
+    if not records:  # (a tree whose runs cannot record: its trace replayed, then shown)
+        recorded, shown = plain + replayed, shown + replayed
+    return {"run": plain, "recorded": recorded, "replayed": replayed, "shown": shown}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", action="append", default=[], help="a word every case has")
+    parser.add_argument("--seeds", type=int, default=20, help="runs of each case, each way")
+    args = parser.parse_args(argv)
+    run_cost.recipes = lambda: iter(())  # (the recipes' cases: run_cost.py's own)
+    from interpreter import Engine
+
+    records = "trace" in inspect.signature(Engine.run).parameters
+    if not records:
+        print("(this tree's runs cannot record their trace: recorded is run + replayed)")
+    totals = {"run": 0.0, "recorded": 0.0, "replayed": 0.0, "shown": 0.0}
+    ratios = []
+    for label, engine, name, sheet, params, choices in run_cost.cases(args.only):
+        try:
+            engine.runnable(name).binder(sheet, params)
+        except RulebookError:
+            continue
+        times = case_times(engine, name, sheet, params, choices, args.seeds, records)
+        for way, seconds in times.items():
+            totals[way] += seconds
+        ratios.append((times["recorded"] / max(times["run"], 1e-9), label))
+    ratios.sort()
+    run = totals["run"]
+    print(f"{len(ratios)} cases, {args.seeds} runs each way (CPU seconds)")
+    print(f"run       {run:8.3f} s")
+    for way in ("recorded", "replayed", "shown"):
+        print(f"{way:9} {totals[way]:8.3f} s   {totals[way] / run:5.2f}x the run")
+    median, dearest = ratios[len(ratios) // 2][0], ratios[-1]
+    print(f"recorded/run per case: median {median:.2f}x, dearest {dearest[0]:.2f}x ({dearest[1]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
