@@ -103,6 +103,9 @@ class _FakeServer:
     def __init__(self, config):
         self.config, self.started, self.should_exit = config, False, False
 
+    def handle_exit(self, sig, frame):
+        self.should_exit = True
+
     def run(self):
         import time
 
