@@ -104,8 +104,9 @@ def _y_keep(y, die, count, which):
 
 
 def _i_counts(i, sides, success, failure=None):
-    """icepool: (successes, failures) of one die, as a Vector so that sums add both."""
-    return i.d(sides).map(lambda f: i.Vector((int(success(f)), int(failure(f)) if failure else 0)))
+    """icepool: one die's successes less its failures: what the term's total is (not the
+    joint (successes, failures), which no expression here asks for)."""
+    return i.d(sides).map(lambda f: int(success(f)) - (int(failure(f)) if failure else 0))
 
 
 def _y_counts(y, die, success, failure=None):
@@ -327,7 +328,7 @@ CORPUS = [
     (
         "6d10x=10cs>=8df=1",
         lambda i, y: 6 @ _i_exploding_counts(i, 6),
-        lambda i, y: None,
+        lambda i, y: 6 @ _y_exploding_counts(y, 6),
     ),
     # keep, then count the kept dice (the counts only grow with the face, so counting
     # before keeping the highest is the same)
@@ -336,6 +337,18 @@ CORPUS = [
         lambda i, y: i.d10.map(lambda f: int(f >= 6)).pool(5).highest(3).sum(),
         lambda i, y: _y_keep(y, _y_counts(y, 10, lambda f: f >= 6), 5, slice(-3, None)),
     ),
+]
+
+
+#: small expressions of a few terms (issue 24: a first call built Lark's lexer), each
+#: peer's best formulation: its own floor division, abs, highest and lowest of dice
+SMALL = [
+    ("floor(3d6/2)", lambda i, y: (3 @ i.d6) // 2, lambda i, y: (3 @ y.H(6)) // 2),
+    ("ceil(3d6/2)", lambda i, y: -((-(3 @ i.d6)) // 2), lambda i, y: -((-(3 @ y.H(6))) // 2)),
+    ("max(1d20, 1d20)", lambda i, y: i.highest(i.d20, i.d20), lambda i, y: _y_keep(y, 20, 2, -1)),
+    ("min(1d20, 1d20)", lambda i, y: i.lowest(i.d20, i.d20), lambda i, y: _y_keep(y, 20, 2, 0)),
+    ("abs(1d6 - 1d6)", lambda i, y: abs(i.d6 - i.d6), lambda i, y: abs(y.H(6) - y.H(6))),
+    ("floor((2d6 + 3) / 2)", lambda i, y: (2 @ i.d6 + 3) // 2, lambda i, y: (2 @ y.H(6) + 3) // 2),
 ]
 
 
@@ -352,9 +365,14 @@ def _y_exploding_successes(y, dice):
 
 
 def _i_exploding_counts(i, dice):
-    """icepool: (successes >= 8, failures = 1) of one d10 exploding on 10s."""
+    """icepool: successes (>= 8) less failures (= 1) of one d10 exploding on 10s."""
     chain = i.d10.explode([10], depth=depth(0.1, dice))
-    return chain.map(lambda t: i.Vector((t // 10 + int(t % 10 >= 8), int(t % 10 == 1))))
+    return chain.map(lambda t: t // 10 + int(t % 10 >= 8) - int(t % 10 == 1))
+
+
+def _y_exploding_counts(y, dice):
+    chain = _yx(y, 10, lambda f: f == 10, dice)
+    return chain.apply(lambda t: t // 10 + int(t % 10 >= 8) - int(t % 10 == 1))
 
 
 #: how to get the peers the benchmarks compare against

@@ -18,8 +18,11 @@ shared, busy machine taking the CPU away now and then does not count against a s
 - `--help`: `rulebook --help`;
 - `load warm` / `load cold`: a process that loads the largest shipped rulebook with
   `dsl.load`, with the cache folder filled by an earlier load, or emptied before; the
-  number is the load's own CPU time (`time.process_time` around `dsl.load`, imports
-  excluded), printed by the process.
+  number is the load's own CPU time (`time.process_time` around `dsl.load`, the import
+  of `dsl.load` excluded; what it imports itself, the parser and the checker when it
+  needs them, included), printed by the process;
+- `python -c pass`: each interpreter started and stopped, for scale (ours pays the
+  site-packages of the machine's Python, `.pth` files included; d20's venv has its own).
 
 Every side runs once before timing (Python's bytecode written, the cache filled); then the
 sides take turns, round after round, and each side's median is reported, with its ratio
@@ -51,7 +54,7 @@ from benchmarks.roll import DEFAULT_VENV, ensure_d20  # noqa: E402
 SCRIPT = "import sys; from interpreter.cli import main; sys.exit(main())"
 #: a process that loads a rulebook and prints the load's CPU time in seconds
 LOADER = (
-    "import sys, time; import dsl; start = time.process_time(); dsl.load(sys.argv[1]); "
+    "import sys, time; import dsl.load; start = time.process_time(); dsl.load(sys.argv[1]); "
     "print(time.process_time() - start)"
 )
 #: the targets, in seconds or as a ratio to d20's whole process
@@ -78,11 +81,12 @@ def child_cpu(command: list[str], env: dict) -> tuple[float, str]:
 def sides(d20_python: Path, cache: Path) -> dict:
     """Each side: a function that runs it once and returns its time in seconds."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(cache)}
+    bare = {k: v for k, v in env.items() if k != "PYTHONPATH"}  # d20's: no `lark` of ours
     ours = [sys.executable, "-c", SCRIPT]
     book = largest_rulebook()
 
-    def whole(command):
-        return lambda: child_cpu(command, env)[0]
+    def whole(command, environment=env):
+        return lambda: child_cpu(command, environment)[0]
 
     def load(empty: bool):
         def run():
@@ -93,7 +97,9 @@ def sides(d20_python: Path, cache: Path) -> dict:
         return run
 
     return {
-        "d20": whole([str(d20_python), "-c", "import d20; d20.roll('1d20')"]),
+        "d20": whole([str(d20_python), "-c", "import d20; d20.roll('1d20')"], bare),
+        "python -c pass (d20's)": whole([str(d20_python), "-c", "pass"], bare),
+        "python -c pass (ours)": whole([sys.executable, "-c", "pass"]),
         "roll d20": whole([*ours, "roll", "d20"]),
         "roll 3d6+2": whole([*ours, "roll", "3d6+2"]),
         "roll 4d6kh3": whole([*ours, "roll", "4d6kh3"]),
@@ -113,7 +119,11 @@ def main(argv=None) -> int:
     d20_python = ensure_d20(args.d20_venv)
     with tempfile.TemporaryDirectory() as cache:
         chosen = sides(d20_python, Path(cache))
-        names = [n for n in chosen if n == "d20" or args.only is None or args.only in n]
+        names = [
+            n
+            for n in chosen
+            if n.startswith(("d20", "python")) or args.only is None or args.only in n
+        ]
         for name in names:  # bytecode written, the cache filled
             chosen[name]()
         times: dict = {name: [] for name in names}
@@ -128,6 +138,8 @@ def main(argv=None) -> int:
     for name in names:
         median = statistics.median(times[name])
         ratio = f"{median / d20:6.2f}x" if not name.startswith("load") else "      -"
+        if name.startswith("python"):
+            ratio = "      -"
         print(f"{name:20s} {median * 1000:7.1f}ms {ratio}  {TARGETS.get(name, '')}")
     return 0
 

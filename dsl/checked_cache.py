@@ -16,14 +16,20 @@ numbers, pairs (node, binding) and (node, type).
 Kept only what this encoding holds exactly: a rulebook that extends none, with no
 warnings (a warning is a message with its values, shown in a language later; such a
 rulebook is checked again on every load). The key is the text, its name, and every
-module of the front end with the grammar (`dsl.load.FRONT_END`): a new checker, a new
-version of the package, checks again.
+module of the front end with the grammar and the package's version (`checker_version`):
+a new checker, a new version of the package, checks again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
 import json
 from fractions import Fraction
+from importlib import resources
+from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -43,6 +49,42 @@ _SPAN_FIELDS = frozenset(name for fields in _FIELDS.values() for name in fields 
 BOOK_FIELDS = tuple(
     f.name for f in attrs.fields(Rulebook) if f.name not in ("bindings", "types", "base")
 )
+
+
+def entry_name(text: str, name: str) -> str:
+    """The name of the cache entry of a checked rulebook: a hash of its text, its name,
+    and the front end's code (`checker_version`)."""
+    key = f"{checker_version()}\n{name}\n{text}".encode("utf-8", "surrogatepass")
+    return f"checked-{hashlib.sha256(key).hexdigest()[:32]}.json"
+
+
+def read(entry: str, source: Source, max_words: int) -> Rulebook | None:
+    """The checked rulebook kept under `entry`, if there is one, it decodes, and it has
+    at most `max_words` words (else None: it is loaded the long way, which says why)."""
+    data = cache.read(entry)
+    if data is None:
+        return None
+    try:
+        return loads(data, source, max_words)
+    except (ValueError, TypeError, KeyError, RecursionError):  # not one of ours: check again
+        return None
+
+
+@functools.cache
+def checker_version() -> str:
+    """What a checked rulebook depends on besides its text: every module of the front
+    end, the grammar, and the package's version (`interpreter/version.py`), by their
+    sizes and times of change (as Python's own bytecode cache)."""
+    digest = hashlib.sha256(FORMAT.encode())
+    here = Path(__file__).parent
+    files = sorted(here.rglob("*.py"))
+    files += [here.parent / "interpreter" / "version.py"]
+    files += [Path(str(resources.files("grammar").joinpath("rulebook.lark")))]
+    for path in files:
+        with contextlib.suppress(OSError):
+            status = path.stat()
+            digest.update(f"{path} {status.st_size} {status.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def dumps(book: Rulebook, words: int, source: Source) -> bytes:
@@ -206,7 +248,7 @@ class _Decoder:
         kind = CLASSES.get(tag)
         if kind is None or len(value) != len(_FIELDS[kind]):
             raise ValueError("not a node, a type or a binding")
-        made = object.__new__(kind)
+        made: Any = object.__new__(kind)
         for name, field in zip(_FIELDS[kind], value, strict=True):
             if type(field) is list:
                 if name in _SPAN_FIELDS:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import os
 import re
@@ -14,8 +13,6 @@ from pathlib import Path
 from dsl import cache, checked_cache
 from dsl import nodes as n
 from dsl.bounded import Bounded
-from dsl.build import parse_rulebook_file
-from dsl.check import check_definitions
 from dsl.errors import (
     TOO_DEEP,
     CheckError,
@@ -223,8 +220,8 @@ def load_text(
 
 def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int) -> Rulebook:
     """load_text, with the rulebooks already on the way (a house rule's bases)."""
-    entry = checked_entry(text, name)
-    book = _checked_from_cache(entry, name, text, max_words)
+    entry = checked_cache.entry_name(text, name)
+    book = checked_cache.read(entry, Source(name, text), max_words)
     if book is not None:
         return book
     parsed = parse_cached(text, name, max_words)
@@ -237,7 +234,7 @@ def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int
                 replaced.span,
                 tr('start with `rulebook "..." extends base { }`'),
             )
-        book = check_definitions(header, definitions, name)
+        book = check_rulebook(header, definitions, name)
         with contextlib.suppress(cache.NotCached, RecursionError):
             data = checked_cache.dumps(book, count_words(text), parsed.span.source)
             cache.write(entry, data)
@@ -267,7 +264,7 @@ def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int
         tuple({**base.header, **dict(header.fields)}.items()),
         span=header.span,
     )
-    return check_definitions(merged_header, definitions, name, changes, base)
+    return check_rulebook(merged_header, definitions, name, changes, base)
 
 
 #: characters of rulebook text whose parsed files are kept in memory (a parsed file holds
@@ -298,6 +295,8 @@ def parse_cached(text: str, name: str, max_words: int = MAX_WORDS) -> n.Rulebook
         entry = f"ast-{key[:32]}.json"
         found = _from_cache(entry, name, text)
         if found is None:
+            from dsl.build import parse_rulebook_file  # (the parser: when nothing is kept)
+
             found = parse_rulebook_file(text, name)
             with contextlib.suppress(cache.NotCached, RecursionError):
                 cache.write(entry, cache.dumps_tree(found, found.span.source))
@@ -362,40 +361,12 @@ def _from_cache(entry: str, name: str, text: str) -> n.RulebookFile | None:
     return found if isinstance(found, n.RulebookFile) else None
 
 
-def checked_entry(text: str, name: str) -> str:
-    """The name of the cache entry of a checked rulebook: a hash of its text, its name,
-    and the front end's code (`checker_version`)."""
-    key = f"{checker_version()}\n{name}\n{text}".encode("utf-8", "surrogatepass")
-    return f"checked-{hashlib.sha256(key).hexdigest()[:32]}.json"
+def check_rulebook(header, definitions: list, name: str, changes=(), base=None) -> Rulebook:
+    """`dsl.check.check_definitions`, imported when a rulebook is checked (a warm load
+    reads the checked rulebook: it imports neither the checker nor the parser)."""
+    from dsl.check import check_definitions
 
-
-def _checked_from_cache(entry: str, name: str, text: str, max_words: int) -> Rulebook | None:
-    """The checked rulebook kept under `entry`, if there is one, it decodes, and it has
-    at most `max_words` words (else None: it is loaded the long way, which says why)."""
-    data = cache.read(entry)
-    if data is None:
-        return None
-    try:
-        return checked_cache.loads(data, Source(name, text), max_words)
-    except (ValueError, TypeError, KeyError, RecursionError):  # not one of ours: check again
-        return None
-
-
-@functools.cache
-def checker_version() -> str:
-    """What a checked rulebook depends on besides its text: every module of the front end,
-    the grammar, and the package's version (`interpreter/version.py`), by their sizes
-    and times of change (as Python's own bytecode cache), with `_FRONT_END`."""
-    digest = hashlib.sha256(_FRONT_END.encode())
-    here = Path(__file__).parent
-    files = sorted(here.rglob("*.py"))
-    files += [here.parent / "interpreter" / "version.py"]
-    files += [Path(str(resources.files("grammar").joinpath("rulebook.lark")))]
-    for path in files:
-        with contextlib.suppress(OSError):
-            status = path.stat()
-            digest.update(f"{path.name} {status.st_size} {status.st_mtime_ns}\n".encode())
-    return digest.hexdigest()[:16]
+    return check_definitions(header, definitions, name, changes, base)
 
 
 def _front_end_version() -> str:

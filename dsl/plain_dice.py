@@ -17,6 +17,7 @@ every roll of it is the full pipeline's (the same dice, total, detail, JSON).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 #: most terms a plain expression may have (past it, the parser's way)
 MAX_TERMS = 32
@@ -41,7 +42,7 @@ def read(text: str) -> tuple | None:
     mode None or "kh", "kl", "dh", "dl" written at `at`, k None for 1."""
     if len(text) > 400 or PLAIN.fullmatch(text) is None:
         return None
-    terms = []
+    terms: list[tuple[int, int, int, Any]] = []
     for found in _PART.finditer(text):
         sign = -1 if found.group(1) == "-" else 1
         start = found.start(2) if found.group(2) else found.start(3) - 1
@@ -65,7 +66,8 @@ def as_node(text: str, terms: tuple, name: str = "<expression>"):
     from dsl.errors import Source, Span
 
     source = Source(name, text)
-    node = None
+    node: Any = None
+    term: Any
     for sign, start, end, value in terms:
         span = Span(source, start, end)
         if isinstance(value, int):
@@ -92,3 +94,147 @@ def as_node(text: str, terms: tuple, name: str = "<expression>"):
             op_span=Span(source, operator, operator + 1),
         )
     return node
+
+
+# ─── small expressions: plain dice and numbers with + - * /, ( ), and a few functions ──
+
+#: the functions a small expression may call (anything else: the parser's way)
+FUNCTIONS = frozenset(("floor", "ceil", "round", "abs", "min", "max"))
+#: deepest nesting of parentheses and calls a small expression may have
+MAX_NESTING = 12
+#: a term of a small expression: a plain dice term or a number, where no longer token of
+#: the grammar could go on (a modifier, a label, a fraction, `//`, `**`)
+_SMALL_TERM = re.compile(rf"(?:({_DICE})|({_NUMBER}))(?=[ +\-*/),]|$)(?![*/][*/])|([a-z]++)\(")
+_SMALL_DICE = re.compile(r"([1-9][0-9]*+)?d([1-9][0-9]*+)(?:(kh|kl|dh|dl)([1-9][0-9]*+)?)?")
+
+
+class NotSmall(Exception):
+    """Not a small expression: the parser reads it."""
+
+
+def read_expression(text: str, name: str = "<expression>", source=None, offset: int = 0):
+    """The AST the parser makes of a small expression (`floor(3d6/2)`, `max(1d20, 1d20)`,
+    `(2d6 + 3) * 2`), or None if it is not one. Spaces (and no other blank) may go between
+    tokens; no unary minus, no named argument, no space before a call's `(`. A part of a
+    longer text (a dice term's `(2+1)`) is read with that text's `source`, at `offset`.
+    tests/test_plain_dice.py proves it reads as the parser does, spans included."""
+    if len(text) > 400 or not text.strip():
+        return None
+    from dsl import nodes as n
+    from dsl.errors import Source, Span
+
+    def span(_source, start: int, end: int):
+        return Span(source, offset + start, offset + end)
+
+    source = Source(name, text) if source is None else source
+    reader = _SmallReader(text, source, n, span)
+    try:
+        node, _start, _end = reader.sum()
+        if reader.skip() != len(text):
+            return None
+    except NotSmall:
+        return None
+    return node
+
+
+class _SmallReader:
+    """A recursive descent over a small expression: each step returns (node, start, end),
+    where start..end is the text it stands for, its parentheses included (a binary
+    operation's span runs from its left operand's start to its right one's end)."""
+
+    def __init__(self, text: str, source, nodes, span):
+        self.text, self.source, self.n, self.span = text, source, nodes, span
+        self.at = 0
+        self.depth = 0
+
+    def skip(self) -> int:
+        while self.at < len(self.text) and self.text[self.at] == " ":
+            self.at += 1
+        return self.at
+
+    def binary(self, operators: str, operand):
+        left, start, end = operand()
+        while True:
+            at = self.skip()
+            if at >= len(self.text) or self.text[at] not in operators:
+                return left, start, end
+            self.at = at + 1
+            right, _right_start, end = operand()
+            left = self.n.Binary(
+                self.text[at],
+                left,
+                right,
+                span=self.span(self.source, start, end),
+                op_span=self.span(self.source, at, at + 1),
+            )
+
+    def sum(self):
+        return self.binary("+-", self.product)
+
+    def product(self):
+        return self.binary("*/", self.atom)
+
+    def atom(self):
+        start = self.skip()
+        if start < len(self.text) and self.text[start] == "(":
+            self.at = start + 1
+            node = self.nested(lambda: self.sum())
+            if self.skip() >= len(self.text) or self.text[self.at] != ")":
+                raise NotSmall
+            self.at += 1
+            return node[0], start, self.at
+        found = _SMALL_TERM.match(self.text, start)
+        if found is None:
+            raise NotSmall
+        if found.group(3) is not None:
+            return self.call(found)
+        self.at = found.end()
+        span = self.span(self.source, start, self.at)
+        if found.group(2) is not None:
+            return self.n.Literal(int(found.group(2)), span=span), start, self.at
+        return self.dice(found.group(1), start, span), start, self.at
+
+    def nested(self, step):
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise NotSmall
+        try:
+            return step()
+        finally:
+            self.depth -= 1
+
+    def call(self, found):
+        function = found.group(3)
+        if function not in FUNCTIONS:
+            raise NotSmall
+        start = found.start()
+        self.at = found.end()
+        args = [self.nested(lambda: self.sum())[0]]
+        while self.skip() < len(self.text) and self.text[self.at] == ",":
+            self.at += 1
+            args.append(self.nested(lambda: self.sum())[0])
+        if self.skip() >= len(self.text) or self.text[self.at] != ")":
+            raise NotSmall
+        self.at += 1
+        span = self.span(self.source, start, self.at)
+        name_span = self.span(self.source, start, start + len(function))
+        node = self.n.Call(function, tuple(args), (), span=span, name_span=name_span)
+        return node, start, self.at
+
+    def dice(self, written: str, start: int, span):
+        end = start + len(written)
+        count, sides, mode, k = _SMALL_DICE.fullmatch(written).groups()
+        if mode is not None and not 1 <= (1 if k is None else int(k)) < int(count or 1):
+            raise NotSmall  # a keep of all, a drop of all: the checker says so
+        count_node = None
+        if count is not None:
+            count_span = self.span(self.source, start, start + len(count))
+            count_node = self.n.Literal(int(count), span=count_span)
+        modifiers: tuple = ()
+        if mode is not None:
+            at = start + len(count or "") + 1 + len(sides)
+            k_node = None
+            if k is not None:
+                k_node = self.n.Literal(int(k), span=self.span(self.source, at + 2, end))
+            modifiers = (self.n.Keep(mode, k_node, span=self.span(self.source, at, end)),)
+        return self.n.Dice(count_node, int(sides), modifiers, span=span)

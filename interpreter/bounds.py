@@ -92,16 +92,24 @@ def cells(value, cap: int) -> int:
             count += 1 + (item.bit_length() >> 8)
         elif kind is str:
             count += 1 + (len(item) >> 6)
+        elif kind is bool or item is None:
+            count += 1
         elif kind is tuple or kind is list:
             count += 1
             stack.extend(item)
         elif kind is Fraction:
             count += 1 + ((item.numerator.bit_length() + item.denominator.bit_length()) >> 8)
         elif kind is Record:  # its names shown too
-            count += 1
-            fields = item._fields
-            stack.extend(fields)
-            stack.extend(fields.values())
+            found = item._cells
+            if found is None:
+                found = flat_cells(item)
+            if found is not None:
+                count += found
+            else:
+                count += 1
+                fields = item._fields
+                stack.extend(fields)
+                stack.extend(fields.values())
         elif isinstance(item, Mapping):
             count += 1
             stack.extend(item.keys())
@@ -112,6 +120,33 @@ def cells(value, cap: int) -> int:
             count += 1
         if count > cap:
             break
+    return count
+
+
+def flat_cells(record: Record, inner: bool = False) -> int | None:
+    """The cells of a record of numbers, yes/no and texts (and, not `inner`, of records of
+    those), None when a field holds anything else; remembered by the record: the sides'
+    records read into every pair of an opposed check are counted once, not once a pair."""
+    count = 1
+    for name, value in record._fields.items():
+        kind = type(value)
+        if kind is int:
+            count += 1 + (value.bit_length() >> 8)
+        elif kind is bool or value is None:
+            count += 1
+        elif kind is str:
+            count += 1 + (len(value) >> 6)
+        elif kind is Record and not inner:
+            found = value._cells
+            if found is None:
+                found = flat_cells(value, True)
+                if found is None:
+                    return None
+            count += found
+        else:
+            return None
+        count += 1 + (len(name) >> 6) if type(name) is str else 1
+    record._cells = count
     return count
 
 

@@ -41,7 +41,7 @@ class ActionCall:
     action's statements itself, one by one, from its `arguments`."""
 
     action: Any  # interpreter.compile.actions.CompiledAction (.body, .result, .names, .node)
-    arguments: Callable[[Context], tuple]
+    arguments: Callable[[Context], tuple[Any, ...]]
     span: Span | None
 
     def __call__(self, ctx: Context) -> Any:
@@ -122,7 +122,7 @@ class Loop:
     """`for each var in items { body }`: `items(ctx)` the values, one pass each; `pure`:
     computing them changes nothing on the sheet."""
 
-    items: Callable[[Context], tuple]
+    items: Callable[[Context], tuple[Any, ...]]
     var: str
     body: tuple[Statement, ...]
     pure: bool
@@ -163,3 +163,21 @@ def never_run(ctx: Context) -> None:  # noqa: ARG001 (a statement's run is given
 def block_key(block: tuple[Statement, ...]) -> tuple[int, ...]:
     """The value a block of statements is remembered by: its statements' numbers."""
     return tuple(statement.number for statement in block)
+
+
+class NodeNumbers:
+    """A number for each AST node of one rulebook met (a few made from them besides),
+    the key of what is remembered of it (what it reads, whether it can fail). A node
+    has no number of its own: the checker's tables are keyed by its identity, and so is
+    this one, which keeps the node so that its identity stays its own."""
+
+    __slots__ = ("numbers",)
+
+    def __init__(self) -> None:
+        self.numbers: dict[int, tuple[int, object]] = {}
+
+    def of(self, node: object) -> int:
+        found = self.numbers.get(id(node))
+        if found is None:
+            found = self.numbers[id(node)] = (len(self.numbers) + 1, node)
+        return found[0]

@@ -291,7 +291,7 @@ def _field(field, book: Rulebook) -> dict:
     elif isinstance(field, n.ListField):
         schema = {"type": "array", "items": {"type": "string"}}
     elif isinstance(field, n.Catalog):
-        entry = {
+        entry: dict[str, Any] = {
             "type": "object",
             "properties": {f.name: type_schema(f.type, book) for f in field.fields},
         }

@@ -57,7 +57,7 @@ class Die:
         self.low, self.high, self.label, self.listed = low, high, label, listed
         self.size = high - low + 1 if listed is None else len(listed)
         self.bits = self.size.bit_length()
-        self.key = (low, high, listed)  # dice with equal keys roll alike
+        self.key: tuple[Any, ...] = (low, high, listed)  # dice with equal keys roll alike
 
     @classmethod
     def of(cls, sides) -> Die:

@@ -452,7 +452,7 @@ class Engine:
         (`description`: a file, its data, or an Encounter; `options`: encounter_odds's)."""
         return encounter_odds(self, description, **options)
 
-    def counting(self):
+    def counting(self) -> Any:
         """Exact counts a whole encounter needs: interpreter.odds.joint_writes.Counting."""
         from interpreter.odds.joint_writes import Counting
 

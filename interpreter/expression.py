@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from dsl import plain_dice
@@ -12,6 +14,9 @@ from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.runtime import Context, Roller
 from interpreter.trace import faces_text
+
+if TYPE_CHECKING:  # (imported when first compiled: `rulebook roll` starts without it)
+    from dsl.rulebook import Rulebook
 from interpreter.values import Range, Record, is_number, show
 
 
@@ -46,7 +51,7 @@ class ExpressionCache:
         self.size = size
         self.cache: dict = {}
         self.warnings: dict = {}  # the checker's warnings, by text (a spelling read otherwise)
-        self.empty = None  # the empty rulebook the compiler stands on, made once
+        self.empty: Rulebook | None = None  # the empty rulebook the compiler stands on, made once
 
     def compile(self, text: str):
         found = self.cache.get(text)

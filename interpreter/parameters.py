@@ -108,6 +108,8 @@ class Binder:
 
     def __call__(self, sheet: Sheet, params: dict) -> tuple:
         # The same parameters again (an app rolling one check many times): no work.
+        key: tuple | None
+        found: tuple | None
         try:
             key = (sheet if self.needs_sheet else None, tuple(params.items()))
             found = self.seen.get(key)
@@ -307,7 +309,7 @@ def _yes_no(where, value) -> bool:
 
 def _catalog_entry(where, kind: str, value, sheet: Sheet | None):
     """A parameter typed by a catalog on the sheet: the entry of that name."""
-    entries = (sheet.get(kind) or {}) if sheet is not None else {}
+    entries: Any = (sheet.get(kind) or {}) if sheet is not None else {}  # (a catalog: a mapping)
     if isinstance(value, Record):
         return value
     if not among(value, entries):

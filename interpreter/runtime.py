@@ -34,7 +34,7 @@ from interpreter.limits import Limits
 from interpreter.pool import Rolled
 from interpreter.state import State
 from interpreter.symbols import roll_symbols
-from interpreter.trace import Step, Trace, faces_text
+from interpreter.trace import Later, Step, Trace, faces_text
 
 # ─── the context ────────────────────────────────────────────────────────────
 
@@ -108,9 +108,9 @@ class Context:
     def step(
         self,
         kind: str,
-        text: str,
+        text: str | Later,
         span: Span | None,
-        detail: str | None = None,
+        detail: str | Later | None = None,
         verbose: bool = False,
         **data: Any,
     ) -> None:
@@ -311,9 +311,11 @@ class CountingRoller(RollerProtocol, Protocol):
     def settle(self, roll: Any, questions: tuple[Any, ...] | None) -> Any: ...
     #: several dice terms kept together (`{4d6+3d8}k4`)
     def group(self, rolls: list[Any], keeps: tuple[Any, ...], label: str) -> ChainRoll: ...
+    #: several values kept together (`{1d8x, 1d6x}kh1`); each(*values) is one case
+    def kept(self, values: list[Any], keeps: tuple[Any, ...], each: Callable[..., Any]) -> Any: ...
     #: the odds of a check's record at once, or None
     def check_records(
-        self, check: Any, ctx: Context, args: tuple[Any, ...], totals: UnknownValue
+        self, check: Any, ctx: Context, args: tuple[Any, ...], totals: Any
     ) -> Any: ...
     #: the odds of an opposed check's record at once, or None
     def opposed_records(self, opposed: Any, ctx: Context, args: tuple[Any, ...]) -> Any: ...
@@ -328,8 +330,9 @@ class UnknownValue(Protocol):
 
     #: the unknown value of function(value)
     def map(self, function: Callable[[Any], Any]) -> UnknownValue: ...
-    #: the unknown value of function(*values), where `values` holds self
-    def lift(self, function: Callable[..., Any], values: tuple[Any, ...]) -> UnknownValue: ...
+    #: the unknown value of function(*values), where `values` holds self (or, where the
+    #: odds engine branches on the values there, the value in each world)
+    def lift(self, function: Callable[..., Any], values: tuple[Any, ...]) -> Any: ...
     #: records cut down to some of their fields (what is left to read of them)
     def project(self, fields: tuple[str, ...]) -> UnknownValue: ...
     #: the unknown value of the field `name` of each record, function(record)
@@ -349,7 +352,7 @@ class Unknown:
         """The unknown value of function(value)."""
         raise NotImplementedError
 
-    def lift(self, function: Callable[..., Any], values: tuple[Any, ...]) -> UnknownValue:
+    def lift(self, function: Callable[..., Any], values: tuple[Any, ...]) -> Any:
         """The unknown value of function(*values), where `values` holds self."""
         raise NotImplementedError
 

@@ -37,7 +37,7 @@ class SymbolDie(Die):
         self.key = (SYMBOLS, name, symbols, self.counts)
 
     @classmethod
-    def of(cls, node, symbols: tuple) -> SymbolDie:
+    def of(cls, node, symbols: tuple) -> SymbolDie:  # type: ignore[override]  # (made from its declaration, not from sides)
         """The die a `die` definition declares, over the rulebook's symbols."""
         faces = []
         for face in node.faces:

@@ -5,7 +5,8 @@ A trace is data (a list of `Step`); turning it into text or JSON is done here, a
 
 from __future__ import annotations
 
-from typing import SupportsIndex
+from collections.abc import Callable
+from typing import Any, SupportsIndex, final
 
 import attrs
 
@@ -19,6 +20,7 @@ from interpreter.values import to_json
 ORIGIN_MARKS = {"forced": tr("forced"), "typed": tr("typed in")}
 
 
+@final
 class Later:
     """A step's text, detail or data made only when it is read (the trace is shown):
     `make(*args)`, once. What it is made of is immutable (values, texts, rolls), read
@@ -26,13 +28,17 @@ class Later:
 
     __slots__ = ("args", "length", "made", "make", "room")
 
-    def __init__(self, make, *args):
-        self.make, self.args, self.made = make, args, None
-        self.room = self.length = None  # a trace's bounds, cut to when made (Trace.bounded)
+    def __init__(self, make: Callable[..., Any], *args: Any):
+        self.make: Callable[..., Any] | None = make
+        self.args: tuple[Any, ...] | None = args
+        self.made: Any = None
+        #: a trace's bounds, cut to when made (Trace.bounded)
+        self.room: int | None = None
+        self.length: int | None = None
 
-    def value(self):
+    def value(self) -> Any:
         if self.make is not None:
-            made = self.make(*self.args)
+            made = self.make(*(self.args or ()))
             if self.room is not None:
                 made = _cut_text(made, self.room)
             if self.length is not None:
@@ -71,26 +77,29 @@ class Step:
     """
 
     kind: str
-    _text: str = attrs.field(alias="text")
+    _text: str | Later = attrs.field(alias="text")
     line: int | None = None
-    _data: dict = attrs.field(factory=dict, alias="data")
+    _data: dict | Later = attrs.field(factory=dict, alias="data")
     depth: int = 0
     file: str | None = None  # the rulebook file of the line (a house rule has two)
-    _detail: str | None = attrs.field(default=None, alias="detail")
+    _detail: str | Later | None = attrs.field(default=None, alias="detail")
     verbose: bool = False
 
     @property
     def text(self) -> str:
+        """What the step says, in the rulebook's words (made when first read)."""
         text = self._text
         return text.value() if type(text) is Later else text
 
     @property
     def data(self) -> dict:
+        """The numbers for JSON consumers (made when first read)."""
         data = self._data
         return data.value() if type(data) is Later else data
 
     @property
     def detail(self) -> str | None:
+        """The step as the rules compute it (`--verbose`), or None (made when first read)."""
         detail = self._detail
         return detail.value() if type(detail) is Later else detail
 
@@ -98,11 +107,11 @@ class Step:
     def at(
         cls,
         kind: str,
-        text: str,
+        text: str | Later,
         span: Span | None,
-        data: dict,
+        data: dict | Later,
         depth: int,
-        detail: str | None = None,
+        detail: str | Later | None = None,
         verbose: bool = False,
     ) -> Step:
         """A step at a span of the rulebook (its line and file)."""
@@ -194,6 +203,8 @@ class Trace(list):
         DATA_ROOM of them in all), and its text and detail to TEXT_ROOM; cut when read,
         for a part made when read (`Later`)."""
         length = self.length
+        if length is None:  # (an unbounded trace keeps its steps whole)
+            return step
         changed = False
         data = step._data
         if type(data) is Later:  # (made for this step: cut as it is made)

@@ -18,12 +18,13 @@ class Record(Mapping):
     `record.total`; `to_json()` gives plain JSON data (docs/json.md).
     """
 
-    __slots__ = ("_fields", "_hash", "kind")
+    __slots__ = ("_cells", "_fields", "_hash", "kind")
 
     def __init__(self, fields: dict, kind: str = "record"):
         self._fields = fields  # a fresh dict, owned by the record from now on
         self.kind = kind
         self._hash: int | None = None
+        self._cells: int | None = None  # its size once counted (interpreter.bounds.cells), if flat
 
     def get(self, name, default=None):
         return self._fields.get(name, default)

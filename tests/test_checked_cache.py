@@ -81,7 +81,7 @@ def test_a_warm_load_neither_parses_nor_checks(cache_home, monkeypatch):
     assert list(cache_home.glob("checked-*.json"))
     calls = []
     monkeypatch.setattr(LOAD, "parse_cached", lambda *a, **k: calls.append("parse"))
-    monkeypatch.setattr(LOAD, "check_definitions", lambda *a, **k: calls.append("check"))
+    monkeypatch.setattr(LOAD, "check_rulebook", lambda *a, **k: calls.append("check"))
     again = _loaded_again(SMALL, "small.rules")
     assert calls == []
     assert _meaning(again) == _meaning(first)
@@ -140,21 +140,21 @@ def test_a_bad_entry_is_ignored_and_made_again_never_run(cache_home):
 
 
 def test_the_key_follows_the_text_the_name_and_the_code(cache_home, monkeypatch):
-    key = LOAD.checked_entry(SMALL, "small.rules")
-    assert LOAD.checked_entry(SMALL + "\n", "small.rules") != key
-    assert LOAD.checked_entry(SMALL, "other.rules") != key
-    version = LOAD.checker_version()
-    version_file = LOAD.Path(LOAD.__file__).parent.parent / "interpreter" / "version.py"
+    key = checked_cache.entry_name(SMALL, "small.rules")
+    assert checked_cache.entry_name(SMALL + "\n", "small.rules") != key
+    assert checked_cache.entry_name(SMALL, "other.rules") != key
+    version = checked_cache.checker_version()
+    version_file = LOAD.Path(checked_cache.__file__).parent.parent / "interpreter" / "version.py"
     status = version_file.stat()
     try:  # a new version of the package (or any module of the front end): a new key
         os.utime(version_file, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000_000))
-        LOAD.checker_version.cache_clear()
-        assert LOAD.checker_version() != version
-        assert LOAD.checked_entry(SMALL, "small.rules") != key
+        checked_cache.checker_version.cache_clear()
+        assert checked_cache.checker_version() != version
+        assert checked_cache.entry_name(SMALL, "small.rules") != key
     finally:
         os.utime(version_file, ns=(status.st_atime_ns, status.st_mtime_ns))
-        LOAD.checker_version.cache_clear()
-    assert LOAD.checker_version() == version
+        checked_cache.checker_version.cache_clear()
+    assert checked_cache.checker_version() == version
 
 
 def test_a_smaller_max_words_still_refuses_a_kept_rulebook(cache_home):

@@ -110,6 +110,106 @@ def test_the_reader_leaves_the_rest_to_the_parser(text):
     assert plain_dice.read(text) is None
 
 
+# ─── small expressions (dsl.plain_dice.read_expression) ─────────────────────
+
+
+@st.composite
+def small_expressions(draw, depth: int = 0) -> str:
+    """A small expression: terms, sums, products, parentheses and calls, with spaces."""
+    if depth >= 3 or draw(st.integers(0, 3)) == 0:
+        return draw(terms)
+    kind = draw(st.sampled_from(["binary", "parens", "call"]))
+    inner = small_expressions(depth + 1)
+    if kind == "binary":
+        op = draw(st.sampled_from("+-*/"))
+        return f"{draw(inner)}{draw(spaces)}{op}{draw(spaces)}{draw(inner)}"
+    if kind == "parens":
+        return f"({draw(spaces)}{draw(inner)}{draw(spaces)})"
+    function = draw(st.sampled_from(sorted(plain_dice.FUNCTIONS)))
+    args = draw(st.lists(inner, min_size=1, max_size=3))
+    return f"{function}({draw(spaces)}{(',' + draw(spaces)).join(args)}{draw(spaces)})"
+
+
+def _small_reads_as_the_parser(text: str) -> None:
+    ours = plain_dice.read_expression(text)
+    assert ours is not None, text
+    theirs = parser_reading(text)
+    assert ours == theirs
+    assert _shape(ours) == _shape(theirs)
+
+
+def parser_reading(text: str):
+    """The parser's own reading (the small reader switched off)."""
+    from dsl.build import Builder
+    from dsl.errors import Source
+    from dsl.parser import parse_tree
+
+    source = Source("<expression>", text)
+    return Builder(source).build(parse_tree(text, source, "expression"))
+
+
+@settings(max_examples=150)
+@given(small_expressions())
+def test_the_small_reader_reads_as_the_parser(text):
+    if KEEP_MINUS.search(text):
+        assert plain_dice.read_expression(text) is None
+    else:
+        _small_reads_as_the_parser(text)
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="0123456789dkhl+-*/(), %xfloremaxin", min_size=1, max_size=18))
+def test_what_the_small_reader_takes_the_parser_reads_the_same(text):
+    if plain_dice.read_expression(text) is not None:
+        _small_reads_as_the_parser(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["3d6x", "2//3", "2**3", "-1", "-(1d4)", "foo(1)", "max (1d4)", "max(1d4, x=2)", "1.5 * 2",
+     "floor(3d6/2", "max()", "(1d6))", "1d6 [label]", "3d6kh3", "d6 >= 3",
+     "(" * 14 + "1" + ")" * 14],
+)  # fmt: skip
+def test_the_small_reader_leaves_the_rest_to_the_parser(text):
+    assert plain_dice.read_expression(text) is None
+
+
+@settings(max_examples=80)
+@given(
+    inner=small_expressions(),
+    shape=st.sampled_from(["({})d6", "3d({})", "({})d({})kh1", "{{{}, 1d4}}kh1"]),
+)
+def test_a_small_part_of_a_dice_term_reads_as_the_parser(inner, shape):
+    # `(2+1)d(3*2)`: its parts read by the small reader, at their place in the text
+    import dsl.build.walk
+
+    text = shape.format(inner, inner)
+    try:
+        ours = parse_expression(text)
+    except RulebookError:
+        ours = None
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(dsl.build.walk, "read_expression", lambda *a, **k: None)
+        try:
+            theirs = parse_expression(text)
+        except RulebookError:
+            theirs = None
+    assert ours == theirs
+    if ours is not None:
+        assert _shape(ours) == _shape(theirs)
+
+
+def test_a_small_expression_is_parsed_without_the_parser(monkeypatch):
+    # the switch: with the small reader off, parse_expression takes Lark's way
+    import dsl.build
+
+    assert dsl.parse_expression("floor(3d6/2)") == parser_reading("floor(3d6/2)")
+    seen = []
+    monkeypatch.setattr(dsl.build, "parse_tree", lambda *a, **k: seen.append(a))
+    dsl.build.parse_expression("max(1d20, 1d20)")
+    assert seen == []
+
+
 def _full(text: str, dice):
     """The expression rolled through the parser, the checker and the compiler (limits
     equal to the default ones but not them: the plain way is not taken)."""
@@ -203,5 +303,7 @@ def test_help_imports_no_engine():
 
 def test_other_dice_still_take_the_parser():
     # the guard above can fail: an expression past the plain ones imports the parser
-    _, modules = _imported("roll", "floor(3d6/2)", "--seed", "1")
+    _, modules = _imported("roll", "2d6x + 1", "--seed", "1")
     assert "lark" in modules and "dsl.build" in modules
+    _, modules = _imported("roll", "floor(3d6/2)", "--seed", "1")  # checked and compiled
+    assert "dsl.check" in modules and "dsl.parser" in modules

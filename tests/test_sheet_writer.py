@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import dsl
 from interpreter import Engine, ForcedDice, SeededDice
-from interpreter.errors import SheetChanged, ShippedSheet
+from interpreter.errors import SheetChanged, SheetError, ShippedSheet
 from interpreter.sheets import json_splice
 from interpreter.sheets.character import shipped_characters_folder
 from interpreter.sheets.writer import rewrite
@@ -268,6 +268,15 @@ def test_a_shipped_character_is_never_written(arcana):
     assert caught.value.exit_code == 2
     assert "rulebook new menecma" in caught.value.hint and "--save-as" in caught.value.hint
     assert (SHIPPED / "menecma.yaml").read_bytes() == before
+
+
+def test_a_sheet_with_no_file_says_so_when_saved_without_one(arcana):
+    # A sheet made from data has no file of its own: saving it needs one (it was a
+    # TypeError from Path(None), found by mypy).
+    data = yaml.safe_load((SHIPPED / "menecma.yaml").read_text(encoding="utf-8"))
+    sheet = arcana.sheet(data)
+    with pytest.raises(SheetError, match="no file to save to"):
+        sheet.save()
 
 
 def test_save_as_a_new_file_keeps_the_original_text(tmp_path, arcana):

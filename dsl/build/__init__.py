@@ -9,6 +9,7 @@ values of a dice term (`(Areté)d10cs>=(dif)`) and the `{...}` parts of a text.
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 from lark import Token
 
@@ -20,22 +21,30 @@ from dsl.build.statements import Statements
 from dsl.build.walk import MAX_DEPTH
 from dsl.errors import Source
 from dsl.parser import check_nesting, parse_tree, reads_as_dice
+from dsl.plain_dice import read_expression
 
 
 class Builder(Definitions, Statements, Expressions, DiceTerms):
     """Builds nodes from a parse tree: one method per grammar rule, `_rule(span, *children)`."""
 
 
-def parse_expression(text: str, name: str = "<expression>") -> object:
+def parse_expression(text: str, name: str = "<expression>") -> Any:
     """Parse a dice expression such as `4d6kh3 + 2` into an AST node.
 
     A text that is one dice term and nothing else (`4d6kh3`, `10d10cs>=6df=1`: most of
     what is rolled) is the grammar's DICE token alone: it is built from that token as the
-    parser would, without the parser's cost (tests/test_grammar.py checks they agree)."""
+    parser would, without the parser's cost (tests/test_grammar.py checks they agree). A
+    small expression of plain dice and numbers (`floor(3d6/2)`, `max(1d20, 1d20)`) is read
+    by `dsl.plain_dice.read_expression` (tests/test_plain_dice.py checks it reads as the
+    parser): the parser's lexer, built state by state as it meets them, is most of a
+    first parse's cost."""
     source = Source(name, text)
     if reads_as_dice(text):
         check_nesting(text, source)
         return Builder(source).dice_token(Token("DICE", text, 0, 1, 1, 1, len(text) + 1, len(text)))
+    small = read_expression(text, name)
+    if small is not None:
+        return small
     return Builder(source).build(parse_tree(text, source, "expression"))
 
 

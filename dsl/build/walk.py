@@ -14,6 +14,7 @@ from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import tr
 from dsl.nodes.base import Number
 from dsl.parser import ParsedTree, parse_tree
+from dsl.plain_dice import read_expression
 
 #: deepest expression tree accepted (a chain `a + b + c ...` counts one level per term)
 MAX_DEPTH = 200
@@ -208,6 +209,9 @@ class TreeWalk:
     def _sub_expression(self, text: str, offset: int):
         """Parse a part of a token (dice count, text interpolation) as an expression."""
         start = self.offset + offset
+        small = read_expression(text, source=self.source, offset=start)
+        if small is not None:  # (2+1)d(3*2): read without the parser
+            return small
         tree = parse_tree(text, self.source, "expression", start)
         return type(self)(self.source, start).build(tree)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import attrs
 
 from dsl.nodes.definitions import Action, Check, Formula, Ladder, Opposed, RollDef, Table
@@ -90,7 +93,7 @@ def parts(node, skipped: frozenset = SPANS) -> list:
     return [getattr(node, f.name) for f in attrs.fields(type(node)) if f.name not in skipped]
 
 
-def walk(node):
+def walk(node: object) -> Iterator[Any]:
     """Every node under `node` (itself included), in no particular order."""
     stack = [node]
     while stack:

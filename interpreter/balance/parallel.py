@@ -29,7 +29,7 @@ CONNECT_SECONDS = 10
 Progress = Callable[[int, int], None]
 
 
-def task_seed(root: int | str, index: int) -> int:
+def task_seed(root: int | str, index: int | str) -> int:
     """The seed of task `index` of a sampled study whose seed is `root`: a hash of both,
     so a task draws the same dice whichever worker runs it, and however many there are."""
     digest = hashlib.sha256(f"rulebook-task:{root}:{index}".encode()).digest()

@@ -154,7 +154,7 @@ def _field_detail(field: dict, say) -> str:
     elif field["kind"] == "resource":
         maximum = schema.get("maximum", schema.get("x-maximum-expression"))
         if field["per"]:
-            inner = next(iter(schema["properties"].values()), {})
+            inner: dict = next(iter(schema["properties"].values()), {})
             maximum = inner.get("maximum", inner.get("x-maximum-expression"))
             detail = say(tr("max {max}, one per {group}", max=maximum, group=field["per"]))
         else:

@@ -100,7 +100,7 @@ class Parser(argparse.ArgumentParser):
             functools.partial(Parser, json_errors=self.json_errors, language=self.language),
         )
         commands = super().add_subparsers(**kwargs)
-        commands.language = self.language
+        commands.language = self.language  # type: ignore[attr-defined]  # (the commands' language, on argparse's action)
         return commands
 
     def error(self, message: str):

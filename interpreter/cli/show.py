@@ -27,7 +27,7 @@ def add_parser(commands) -> None:
 
 def cmd_show(args) -> int:
     from interpreter.engine import Engine
-    from interpreter.journal.rerun import inputs_of, mismatches, run_again
+    from interpreter.journal.rerun import inputs_of, mismatches, rulebook_of, run_again
     from interpreter.trace import render_text
 
     language = options.language(args)
@@ -37,7 +37,7 @@ def cmd_show(args) -> int:
         if entry.kind == "run":
             try:
                 inputs = inputs_of(journal, entry)
-                engine = Engine.of(inputs.rulebook)
+                engine = Engine.of(rulebook_of(inputs))
                 again = run_again(engine, inputs)
                 trace = again.outcome.trace
                 record = {"result": entry.result, "changes": entry.changes}

@@ -63,12 +63,13 @@ def speaking(language: str | None):
             SPOKEN.reset(token)
         return
     with _SWAP:
-        saved = argparse._, argparse.ngettext
-        argparse._, argparse.ngettext = catalogue.gettext, catalogue.ngettext
+        names = vars(argparse)  # (argparse's own `_` and `ngettext`, swapped for ours)
+        saved = names["_"], names["ngettext"]
+        names["_"], names["ngettext"] = catalogue.gettext, catalogue.ngettext
         try:
             yield
         finally:
-            argparse._, argparse.ngettext = saved
+            names["_"], names["ngettext"] = saved
             SPOKEN.reset(token)
 
 

@@ -172,6 +172,13 @@ def round_half_away(value):
 
 def minmax(function, args, span, name):
     if any(isinstance(a, Unknown) for a in args):
+        if len(args) > 1:  # each combination of known values: no list, nothing unknown
+            return lift(
+                lambda *values: function(
+                    [as_number(v, span, AN_ARGUMENT, name=name) for v in values]
+                ),
+                *args,
+            )
         return lift(lambda *values: minmax(function, list(values), span, name), *args)
     if len(args) == 1:
         items = args[0]

@@ -29,7 +29,7 @@ from interpreter.compile.items import Items
 from interpreter.compile.lists import list_function
 from interpreter.errors import EvaluationError
 from interpreter.pool import Count, Highest, Lowest, MostSets, Question
-from interpreter.runtime import known, lift
+from interpreter.runtime import Unknown, known, lift
 from interpreter.values import normalize, show
 
 #: what a value is, where a number is wanted (a refusal says it)
@@ -98,7 +98,18 @@ def least_or_greatest(function):
                 return minmax(function, [values], span, name)
 
             return of_list
-        return lambda ctx: minmax(function, [a(ctx) for a in args], span, name)
+        keep = (("keep", "kh" if function is max else "kl", 1),)
+
+        def each(*values):
+            return minmax(function, list(values), span, name)
+
+        def of_values(ctx):
+            values = [a(ctx) for a in args]
+            if ctx.roller.lifts and any(isinstance(v, Unknown) for v in values):
+                return ctx.roller.kept(values, keep, each)  # as `{a, b}kh1` is counted
+            return minmax(function, values, span, name)
+
+        return of_values
 
     return compile_minmax
 

@@ -42,6 +42,10 @@ class CompilerHost:
     def type_of(self, node: object) -> t.Type:
         return self.types.get(id(node), t.ANY)
 
+    def binding_of(self, node: object) -> Any:
+        """What the checker found a name or a call names (dsl.rulebook Binding), or None."""
+        return self.bindings.get(id(node))
+
     def changes_nothing(self, node: object) -> bool:
         """Whether evaluating an expression leaves the sheet as it was: it calls no action,
         and no opposed check that rerolls its ties (one may be tied at the limit and stop

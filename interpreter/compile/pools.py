@@ -290,7 +290,7 @@ class RollGroups(CompilerHost):
                 values = [item(ctx) for item in items]
                 if any(isinstance(v, Unknown) for v in values):
                     steps = steps_of(ctx, keeps)
-                    total = lift(lambda *known: kept_total(known, steps), *values)
+                    total = ctx.roller.kept(values, steps, lambda *k: kept_total(k, steps))
                     return None, ChainRoll(label, [], total)
                 return [[as_number(v, span, A_ROLL_OF_A_GROUP), KEPT, False] for v in values], None
 

@@ -44,7 +44,8 @@ class Bundle:
 def bundle_of(book: dsl.Rulebook) -> Bundle:
     """Every file `book` was built from, read from the sources its nodes point at."""
     texts = _texts_in(book)
-    sources, current = [], book
+    sources = []
+    current: dsl.Rulebook | None = book
     while current is not None:
         text = texts.get(current.path)
         if text is None:
@@ -136,7 +137,7 @@ class _Chain:
 def _texts_in(book: dsl.Rulebook) -> dict[str, str]:
     """The text of every source file some definition of `book` (or its bases) came from."""
     texts: dict[str, str] = {}
-    current = book
+    current: dsl.Rulebook | None = book
     while current is not None:
         tables = (
             current.fields,

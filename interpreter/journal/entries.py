@@ -101,7 +101,7 @@ def entry_of(row, sheets, changes, choices) -> Entry:
     """An Entry from its row of `runs` (id, at, kind, state, rulebook, rulebook name,
     action, params, result, dice, origin, seed, undoes, value form) and its rows of
     `run_sheets`, `changes` and `choices`; Damaged if any column is not as written."""
-    escaped = _whole(row[13], "value_form", optional=True) == VALUE_FORM
+    escaped = _optional_whole(row[13], "value_form") == VALUE_FORM
 
     def value(text, column):
         return read_back(_json(text, column), escaped)
@@ -120,22 +120,22 @@ def entry_of(row, sheets, changes, choices) -> Entry:
         at=_text(row[1], "at"),
         kind=_text(row[2], "kind", ("run", "undo", "rulebook")),
         state=_text(row[3], "state", ("pending", "applied")),
-        rulebook=_text(row[4], "rulebook", optional=True),
-        rulebook_name=_text(row[5], "rulebooks.name", optional=True),
-        action=_text(row[6], "action", optional=True),
+        rulebook=_optional_text(row[4], "rulebook"),
+        rulebook_name=_optional_text(row[5], "rulebooks.name"),
+        action=_optional_text(row[6], "action"),
         params=params,
         result=value(row[8], "result") if row[8] is not None else None,
         dice=tuple(dice),
         origin=_text(row[10], "origin"),
         seed=_seed(row[11]),
-        undoes=_whole(row[12], "undoes", optional=True),
+        undoes=_optional_whole(row[12], "undoes"),
         sheets=tuple(
             SheetState(
                 role,
                 _text(r[1], "run_sheets.sheet"),
                 _text(r[2], "run_sheets.format", ("yaml", "json", "rules")),
-                _text(r[3], "run_sheets.before", optional=True),
-                _text(r[4], "run_sheets.after", optional=True),
+                _optional_text(r[3], "run_sheets.before"),
+                _optional_text(r[4], "run_sheets.after"),
             )
             for role, r in zip(roles, sheets, strict=True)
         ),
@@ -152,8 +152,8 @@ def entry_of(row, sheets, changes, choices) -> Entry:
             {
                 "name": _text(r[0], "choices.name"),
                 "value": value(r[1], "choices.value"),
-                "chooser": _text(r[2], "choices.chooser", optional=True),
-                "how": _text(r[3], "choices.how", optional=True),
+                "chooser": _optional_text(r[2], "choices.chooser"),
+                "how": _optional_text(r[3], "choices.how"),
             }
             for r in choices
         ),
@@ -174,7 +174,7 @@ def rulebook_of(digest: str, row) -> dict:
         checked.append(
             {
                 "file": _text(source["file"], "rulebooks.sources.file"),
-                "extends": _text(source["extends"], "rulebooks.sources.extends", optional=True),
+                "extends": _optional_text(source["extends"], "rulebooks.sources.extends"),
                 "text": _text(source["text"], "rulebooks.sources.text"),
             }
         )
@@ -210,9 +210,11 @@ def _json(text, column: str):
         raise Damaged(column, refused.message) from None
 
 
-def _text(value, column: str, allowed=None, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
+def _optional_text(value, column: str) -> str | None:
+    return None if value is None else _text(value, column)
+
+
+def _text(value, column: str, allowed=None) -> str:
     if not isinstance(value, str):
         raise Damaged(column, tr("not a text"))
     if allowed is not None and value not in allowed:
@@ -222,9 +224,11 @@ def _text(value, column: str, allowed=None, optional: bool = False) -> str | Non
     return value
 
 
-def _whole(value, column: str, optional: bool = False) -> int | None:
-    if value is None and optional:
-        return None
+def _optional_whole(value, column: str) -> int | None:
+    return None if value is None else _whole(value, column)
+
+
+def _whole(value, column: str) -> int:
     if not _is_whole(value):
         raise Damaged(column, tr("not a whole number"))
     return value

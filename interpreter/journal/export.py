@@ -172,7 +172,7 @@ def checked_record(data) -> Checked:
     record = _Fields(data, "")
     book = record.object("rulebook")
     sources = tuple(
-        Source(s.text("file"), s.text("extends", optional=True), s.text("text"))
+        Source(s.text("file"), s.optional_text("extends"), s.text("text"))
         for s in book.objects("sources", most=MAX_SOURCES)
     )
     name = book.text("name")
@@ -186,7 +186,7 @@ def checked_record(data) -> Checked:
             raise _malformed(tr("sheets: the role {role} is given twice", role=role))
         state = (sheet.text("path"), sheet.text("format", allowed=("yaml", "json")))
         sheets[role] = (*state, sheet.text("before"))
-        afters[role] = (*state, sheet.text("after"), sheet.text("after_hash", optional=True))
+        afters[role] = (*state, sheet.text("after"), sheet.optional_text("after_hash"))
     if "self" not in sheets:
         raise JournalError(tr("the record has no sheet for the acting character (role self)"))
     dice = record.value("dice")
@@ -196,10 +196,10 @@ def checked_record(data) -> Checked:
     for choice in choices:
         choice.text("name")
         choice.value("value")
-        choice.text("chooser", optional=True)
+        choice.optional_text("chooser")
     for change in record.objects("changes"):
         change.text("path")
-        change.text("role", optional=True)
+        change.optional_text("role")
         change.value("before")
         change.value("after")
     params = record.value("params")
@@ -234,10 +234,12 @@ class _Fields:
             raise _malformed(tr("{field} is missing", field=self._name(key)))
         return self.data[key]
 
-    def text(self, key: str, optional: bool = False, allowed=None) -> str | None:
-        value = self.data.get(key) if optional else self.value(key)
-        if value is None and optional:
-            return None
+    def optional_text(self, key: str) -> str | None:
+        """The text at `key`, or None where it is left out (or null)."""
+        return None if self.data.get(key) is None else self.text(key)
+
+    def text(self, key: str, allowed=None) -> str:
+        value = self.value(key)
         if not isinstance(value, str) or (allowed is not None and value not in allowed):
             expected = tr("a text") if allowed is None else " | ".join(allowed)
             raise _malformed(

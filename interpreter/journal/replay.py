@@ -31,6 +31,7 @@ from interpreter.journal.rerun import (
     changes_of,
     choices_of,
     inputs_of,
+    rulebook_of,
     run_again,
     sheet_for,
 )
@@ -135,7 +136,7 @@ def _replay_one(journal, entry, engine, carried) -> ReplayedRun:
     }
     inputs = inputs_of(journal, entry)
     try:
-        labels = run_again(Engine.of(inputs.rulebook), inputs).dice.dice
+        labels = run_again(Engine.of(rulebook_of(inputs)), inputs).dice.dice
     except RulebookError:
         labels = []
     try:

@@ -15,12 +15,14 @@ import attrs
 
 from dsl.errors import RulebookError
 from dsl.messages import tr
+from dsl.rulebook import Rulebook
 from interpreter.choosers import Chooser, Question
 from interpreter.dice import DiceSource, Die
 from interpreter.errors import ChoiceNotOpen, DiceError, ParameterError
 from interpreter.journal.bundle import bundle_from_row, rebuild
 from interpreter.journal.errors import ChoicesDoNotFit, JournalError
 from interpreter.journal.store import Entry, Journal
+from interpreter.outcome import Outcome
 from interpreter.sheets.character import Sheet
 from interpreter.values import show, to_json
 
@@ -123,7 +125,7 @@ class RecordedChoices(Chooser):
 class Again:
     """A recorded run run again: its outcome, and the dice and choices it took."""
 
-    outcome: object  # an engine Outcome
+    outcome: Outcome
     dice: RecordedDice
     choices: RecordedChoices
 
@@ -132,13 +134,20 @@ class Again:
 class Inputs:
     """What a recorded run needs to run again."""
 
-    rulebook: object  # a checked Rulebook
+    rulebook: Rulebook | None  # None: read from a record, its rulebook not rebuilt yet
     action: str
     params: dict
     sheets: dict  # role → (stored path, format, text before)
     dice: tuple
     origin: str
     choices: tuple
+
+
+def rulebook_of(inputs: Inputs) -> Rulebook:
+    """The rulebook a recorded run runs in (rebuilt: `inputs_of` gives it)."""
+    if inputs.rulebook is None:
+        raise AssertionError("a record's run, before its rulebook is rebuilt")
+    return inputs.rulebook
 
 
 def inputs_of(journal: Journal, entry: Entry) -> Inputs:
@@ -150,6 +159,11 @@ def inputs_of(journal: Journal, entry: Entry) -> Inputs:
                 number=entry.id,
             )
         )
+    if entry.action is None:  # (a run names its action)
+        message = tr(
+            "{field} is not {expected}", field=f"{entry.id}: action", expected=tr("a text")
+        )
+        raise JournalError(message)
     row = journal.rulebook_row(entry.rulebook)
     book = rebuild(bundle_from_row(row, journal.text))
     sheets = {s.role: (s.path, s.text_format, journal.text(s.before)) for s in entry.sheets}
@@ -213,7 +227,7 @@ def mismatches(record: dict, again: Again, engine, afters: dict | None = None) -
     each role's sheet after the run, as (stored path, format, text)): empty when it
     reproduces."""
     outcome = again.outcome
-    problems = []
+    problems: list[str] = []
     result = to_json(outcome.result)
     if result != record.get("result"):
         problems.append(

@@ -240,6 +240,8 @@ class Journal:
                 ),
             )
             number = cursor.lastrowid
+            if number is None:  # (an INSERT gives its row's id)
+                raise AssertionError("a run was written without its row")
             for role, path, text_format, before, after in sheets:
                 self.connection.execute(
                     "INSERT INTO run_sheets (run, role, sheet, format, before, after) "

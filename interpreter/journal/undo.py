@@ -31,8 +31,10 @@ def undone(entries: list[Entry]) -> set[int]:
     nothing back)."""
     out: set[int] = set()
     for entry in sorted(entries, key=lambda e: e.id, reverse=True):
-        if entry.kind == "undo" and entry.state == "applied" and entry.id not in out:
-            out.add(entry.undoes)
+        taken = entry.undoes  # (an undo names what it took back)
+        undone = entry.kind == "undo" and entry.state == "applied" and entry.id not in out
+        if undone and taken is not None:
+            out.add(taken)
     return out
 
 

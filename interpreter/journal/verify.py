@@ -21,7 +21,7 @@ from dsl.messages import tr
 from interpreter import safe_files
 from interpreter.engine import Engine
 from interpreter.journal.recovery import complete_pending
-from interpreter.journal.rerun import inputs_of, mismatches, run_again
+from interpreter.journal.rerun import inputs_of, mismatches, rulebook_of, run_again
 from interpreter.journal.store import JOURNAL_NAME, MAX_FILE_BYTES, Journal
 from interpreter.sheets.character import text_digest
 
@@ -168,7 +168,7 @@ def _reruns(journal: Journal, entries, progress) -> list[Finding]:
     for done, entry in enumerate(runs):
         try:
             inputs = inputs_of(journal, entry)
-            engine = Engine.of(inputs.rulebook)
+            engine = Engine.of(rulebook_of(inputs))
             again = run_again(engine, inputs)
             record = {"result": entry.result, "changes": entry.changes, "choices": entry.choices}
             afters = {s.role: (s.path, s.text_format, journal.text(s.after)) for s in entry.sheets}

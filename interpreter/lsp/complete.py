@@ -31,15 +31,16 @@ def completions(text: str, path: str, offset: int) -> dict:
     """{start, end, items: [{label, kind, detail, insert}]}: what may be written at
     `offset`, replacing the word being typed (start..end)."""
     before = text[:offset]
-    prefix = _PREFIX.search(before).group()
+    typed = _PREFIX.search(before)  # (it matches, if only nothing)
+    prefix = typed.group() if typed else ""
     start = offset - len(prefix)
     analysis = _parsed(text, path, offset)
     head = before[:start]
     items: list[dict] = []
     if head.endswith("."):
         items = _fields(analysis)
-    elif _INDEXED.search(head):
-        items = _rows(analysis, _unquote(_INDEXED.search(head).group(1)))
+    elif (indexed := _INDEXED.search(head)) is not None:
+        items = _rows(analysis, _unquote(indexed.group(1)))
     else:
         call = _open_call(head)
         if call is not None:
@@ -67,8 +68,9 @@ def _parsed(text: str, path: str, offset: int) -> Analysis:
         line_end = len(text) if line_end < 0 else line_end
         blanked = text[:line_start] + " " * (line_end - line_start) + text[line_end:]
         analysis = analyse(blanked + _closers(blanked), path)
-    if analysis.index.tree is None and last_parsed(path) is not None:
-        analysis = attrs.evolve(analysis, index=last_parsed(path))
+    last = last_parsed(path)
+    if analysis.index.tree is None and last is not None:
+        analysis = attrs.evolve(analysis, index=last)
     if analysis.book is None:
         analysis = attrs.evolve(analysis, book=last_checked(path))
     return analysis
@@ -188,7 +190,9 @@ def _open_call(head: str) -> str | None:
 def _arguments(analysis: Analysis, name: str) -> list[dict]:
     """Inside `f(`: its parameters (as `name: `), and the values each may take."""
     book = analysis.book
-    definition = book.definition(name) if book is not None else None
+    if book is None:
+        return []
+    definition = book.definition(name)
     out = []
     for param in getattr(definition, "params", ()):
         out.append(_item(param.name, "variable", "parameter", f"{_written(param.name)}: "))

@@ -9,6 +9,8 @@ extends (see `navigate`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from dsl.build.walk import unquote
@@ -197,7 +199,7 @@ def _sites(root: ParsedTree, fields: set) -> list[Site]:
             outer = (node.start, node.end)
         if isinstance(node, ParsedTree) and node.data == "name":
             if isinstance(parent, ParsedTree) and parent.data in RECORD_FIELDS:
-                token = node.children[0]
+                token: Any = node.children[0]
                 fields.add(unquote(str(token)) if token.type == "QUOTED_NAME" else str(token))
             site = _site(node, parent, grand, outer)
             if site is not None:
@@ -209,7 +211,7 @@ def _sites(root: ParsedTree, fields: set) -> list[Site]:
 
 
 def _site(node: ParsedTree, parent, grand, outer) -> Site | None:
-    token = node.children[0]
+    token: Any = node.children[0]  # (a name's token)
     name = unquote(str(token)) if token.type == "QUOTED_NAME" else str(token)
     site = Site(name, token.start_pos, token.end_pos, "", outer)
     data = parent.data if isinstance(parent, ParsedTree) else ""

@@ -86,8 +86,11 @@ def references(text: str, path: str, offset: int, declaration: bool = True) -> l
                 continue
             resolved = index.resolve(site)
             if local:
-                same = resolved is not None and file_path == target.path
-                same = same and resolved.start == target.site.start
+                same = (
+                    resolved is not None
+                    and file_path == target.path
+                    and resolved.start == target.site.start
+                )
             else:  # a global means one thing along a house rule's chain (`replace` too)
                 same = resolved is None or resolved.kind not in LOCAL_KINDS
             if same:

@@ -4,6 +4,8 @@ Its header, its sheet and the sheet's fields, its rolls, tables, checks and acti
 
 from __future__ import annotations
 
+from typing import Any
+
 from interpreter.lsp.analysis import analyse
 from interpreter.lsp.index import LOCAL_KINDS
 
@@ -16,7 +18,8 @@ def outline(text: str, path: str = "<editor>") -> list[dict]:
         return []
     sites = [s for s in index.sites if s.kind and s.kind not in LOCAL_KINDS]
     out = []
-    for node in index.tree.children:
+    children: list[Any] = index.tree.children  # ParsedTrees, and None for an absent part
+    for node in children:
         if node is None or getattr(node, "start", None) is None:
             continue
         inside = [s for s in sites if node.start <= s.start < node.end]

@@ -58,6 +58,8 @@ class Odds:
         self.goal = None
         self.decisions: dict = {}
         self.goal_worth = None
+        #: the explorations of the action counted for this answer (compute.action_odds)
+        self.explorations = 0
 
     # ─── reading ────────────────────────────────────────────────────────────
 

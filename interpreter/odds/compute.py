@@ -17,7 +17,13 @@ from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
 from interpreter.odds.distribution import LIFTS, Dist, weighed
 from interpreter.odds.explore import Explorer, Live, World
-from interpreter.odds.marginals import JointTooLarge, whole_or_by_field
+from interpreter.odds.marginals import (
+    PER_FIELD,
+    JointTooLarge,
+    PerField,
+    result_fields,
+    whole_or_by_field,
+)
 from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
@@ -159,6 +165,9 @@ def action_odds(
                 engine, action, sheet, params, field, epsilon, min(work or budget, budget),
                 progress, safety, choices, cap, shared, worlds, spent,
             )  # fmt: skip
+            per = outcomes.get(PER_FIELD)
+            if per is not None:  # past the cap: each field's, from this one exploration
+                return per.answer(subject, omitted, cap, orders)
             certain_limit(outcomes)  # outcome → its Mass: whole weights, made when read
             return Odds(subject, field, outcomes, True, omitted, orders=orders)
         except TooComplex as reason:
@@ -181,8 +190,11 @@ def action_odds(
             engine.rulebook, action, count, subject, orders, budget, lambda: spent[0], sample
         )
         if found is not None:
+            found.explorations = shared.get("explorations", 0)
             return found
-    return count(field)
+    found = count(field)
+    found.explorations = shared.get("explorations", 0)
+    return found
 
 
 def _exact(
@@ -198,6 +210,8 @@ def _exact(
     else:  # another field of the same action: the distributions, records and calls found
         roller, memory = shared["roller"], shared["memory"]  # so far serve it too
         roller.restart(budget, deadline)
+    if shared is not None:  # the explorations of the action this answer made
+        shared["explorations"] = shared.get("explorations", 0) + 1
     token = LIFTS.set(memory)
     try:
         return _explore_action(
@@ -223,8 +237,9 @@ def _explore_action(
     explorer.most_worlds = worlds  # (a whole result's first try: see marginals)
     start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}
-    add = _outcome_adder(outcomes, explorer, cap)
     book = engine.rulebook
+    names = result_fields(book, action) if field is None else ()
+    add = _outcome_adder(outcomes, explorer, cap, names)
     if action in book.checks or action in book.opposed or action in book.rolls:
         run = _check_or_roll(engine, action, sheet, params, field)
         for world, outcome in explorer.explore(start, run):
@@ -244,9 +259,11 @@ def _explore_action(
     return outcomes, explorer.omitted
 
 
-def _outcome_adder(outcomes: dict, explorer, cap):
+def _outcome_adder(outcomes: dict, explorer, cap, names=()):
     """add(outcome, weight) into `outcomes` (outcome → its Mass); a distribution still,
-    each of its values; past `cap` outcomes, JointTooLarge."""
+    each of its values. Past `cap` outcomes, each of the result's fields `names` on its
+    own from then on (outcomes["per field"]: a PerField, each failure in every field);
+    with no names, JointTooLarge."""
 
     def add(outcome, weight):
         if type(outcome) is Dist:  # a distribution still: each of its values, weighted
@@ -256,11 +273,23 @@ def _outcome_adder(outcomes: dict, explorer, cap):
             if missing:
                 explorer.lost.add(times(weight, missing, outcome.total))
             return
+        per = outcomes.get(PER_FIELD)
+        if per is not None:
+            if not PerField.fits(outcome, names):
+                raise JointTooLarge(tr("more than {cap} outcomes", cap=cap))
+            per.add(outcome, weight)
+            return
         found = outcomes.get(outcome)
         if found is None:
             outcomes[outcome] = Mass(weight)
             if cap is not None and len(outcomes) > cap:
-                raise JointTooLarge(tr("more than {cap} outcomes", cap=cap))
+                if not names or not all(PerField.fits(o, names) for o in outcomes):
+                    raise JointTooLarge(tr("more than {cap} outcomes", cap=cap))
+                per = PerField(names)
+                for seen, mass in outcomes.items():
+                    per.add(seen, mass.weight())
+                outcomes.clear()
+                outcomes[PER_FIELD] = per
         else:
             found.add(weight)
 

@@ -23,6 +23,7 @@ from math import floor, gcd
 
 from interpreter.odds.cuts import names_of, project
 from interpreter.odds.distribution import Dist, remembered
+from interpreter.odds.keys import Same, next_number
 from interpreter.odds.sides import SIDED, Sides
 from interpreter.runtime import Unknown
 from interpreter.values import Record
@@ -41,7 +42,17 @@ class Contest(Unknown):
     verdict and the sides: `sides` (interpreter.odds.sides.Sides) gives `won`, `tie` and
     the sides (cut down to what is read of them) without a record per pair."""
 
-    __slots__ = ("_decided", "_full", "prune", "roller", "series", "sides", "stops", "whole")
+    __slots__ = (
+        "_decided",
+        "_full",
+        "number",
+        "prune",
+        "roller",
+        "series",
+        "sides",
+        "stops",
+        "whole",
+    )
 
     def __init__(self, decided, series: tuple | None, stops: tuple = (), prune=0, sides=None,
                  roller=None, whole=None):  # fmt: skip
@@ -57,6 +68,7 @@ class Contest(Unknown):
         self.sides = sides
         self.roller = roller  # whose budget and deadline the records are counted against
         self._full = None
+        self.number = next_number()  # what is computed of it is remembered by
 
     @property
     def decided(self) -> Dist:
@@ -81,7 +93,7 @@ class Contest(Unknown):
         (and no other opposed check is among the values), a Contest still, holding that
         stop (`not r.won`, `r.margin + 1`: read where the explorer sees it)."""
         full = self.dist()
-        contests = {id(v): v for v in values if type(v) is Contest}  # (self among them)
+        contests = {v.number: v for v in values if type(v) is Contest}  # (self among them)
         if len(contests) == 1:
             lifted = full.lift(function, tuple(full if v is self else v for v in values))
             stops = self.stops
@@ -92,12 +104,13 @@ class Contest(Unknown):
             stops = _either_stops(contests.values())
         if not stops:
             return lifted
-        return remembered(("stops", id(lifted)), (lifted,), lambda: Contest(lifted, None, stops))
+        held = lifted.number if type(lifted) is Dist else Same(lifted)
+        return remembered(("stops", held), (lifted,), lambda: Contest(lifted, None, stops))
 
     def project(self, cut: tuple) -> Contest:
         """The records cut down to `cut` (interpreter.odds.cuts); without `rerolls` among
         its fields, each decided pair once, weighted by the whole series."""
-        return remembered(("contest", id(self), cut), (self,), lambda: self._project(cut))
+        return remembered(("contest", self.number, cut), (self,), lambda: self._project(cut))
 
     def _project(self, cut: tuple) -> Contest:
         part = self._cut(cut)
@@ -220,11 +233,11 @@ def _keyed(opposed, dist: Dist, span, memory: dict, which: int) -> dict:
     weight)]); once per side's distribution in a computation (`memory`: the other side
     counted with several modifiers meets the same one each time). `which`: 0 ours, 1
     theirs (a side's keys follow its own direction)."""
-    found = memory.get(("keyed", id(opposed), id(dist), span.start, which))
-    if found is not None and found[0] is dist:
-        return found[1]
-    out = _grouped(opposed, dist, span, which)
-    memory[("keyed", id(opposed), id(dist), span.start, which)] = (dist, out)  # `dist` kept
+    key = ("keyed", opposed.node.name, dist.number, span.start, which)
+    found = memory.get(key)
+    if found is not None:
+        return found
+    out = memory[key] = _grouped(opposed, dist, span, which)
     return out
 
 

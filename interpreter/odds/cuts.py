@@ -42,5 +42,5 @@ def project(value, cut: tuple):
     if not deep(cut):
         return value.project(names_of(cut))
     return remembered(
-        ("cut", id(value), cut), (value,), lambda: value.map(lambda v: cut_record(v, cut))
+        ("cut", value.number, cut), (value,), lambda: value.map(lambda v: cut_record(v, cut))
     )

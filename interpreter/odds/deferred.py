@@ -35,7 +35,7 @@ class Deferred:
         return type(other) is Deferred and other.dist is self.dist
 
     def __hash__(self) -> int:
-        return id(self.dist)
+        return hash(self.dist.number)
 
 
 def deferrable(statements: tuple, index: int, live: list, explorer) -> bool:
@@ -116,7 +116,7 @@ class Mixer:
         ctx = explorer.ctx
         dist = world.env[name].dist
         others = tuple(world.env.get(other) for other in reads if other != name)
-        key = (statement.number, id(dist), explorer.depth, how, others_of(world, name, reads))
+        key = (statement.number, dist.number, explorer.depth, how, others_of(world, name, reads))
 
         def starts(state):
             if narrowed is not None:

@@ -11,22 +11,47 @@ operations over it with `lift`, which combines independent distributions.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable, Hashable, Iterable
 from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
+from typing import Any, Protocol, cast
 
 from interpreter.compiled import Operation
 from interpreter.errors import EvaluationError
 from interpreter.odds.budget import too_many_outcomes
+from interpreter.odds.keys import next_number
 from interpreter.odds.order import ORDERINGS, compared, moved
 from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.sums import form_sums, int_sums
 from interpreter.odds.weights import at_most, least_common
-from interpreter.runtime import Unknown
+from interpreter.runtime import Unknown, UnknownValue
 from interpreter.values import Record
+
+#: an outcome: any value a run may give (hashable)
+Outcome = Any
+#: the weights of a distribution's outcomes
+Weights = dict[Outcome, int]
+
+
+class Memory(Protocol):
+    """What this module needs of the odds engine's memory (roller.LiftMemory)."""
+
+    def get(self, key: Hashable) -> Any: ...
+
+    def __setitem__(self, key: Hashable, value: object) -> None: ...
+
+    def settle(self, values: tuple[Any, ...]) -> tuple[Any, ...]: ...
+
+    def work(self, values: Iterable[Any], function: object = None) -> int: ...
+
+    def poll(self) -> None: ...
+
 
 #: the odds engine's memory of distributions already combined, while it computes
 #: (an interpreter.odds.roller.LiftMemory; None outside an odds computation)
-LIFTS: ContextVar = ContextVar("lifts", default=None)
+LIFTS: ContextVar[Memory | None] = ContextVar("lifts", default=None)
 
 #: no probability (the omitted mass of most distributions)
 NOTHING = Fraction(0)
@@ -37,25 +62,27 @@ FAILS = object()
 #: take: some 5 ms (two numbers of 60,000 bits)
 REDUCING = 4_000_000_000
 
-_UNIFORM: dict = {}  # a range of faces → its uniform Dist (immutable, so shared)
+_UNIFORM: dict[range, Dist] = {}  # a range of faces → its uniform Dist (immutable, so shared)
 
 
 class Dist(Unknown):
     """An exact distribution: outcome → weight, over `total`. Immutable by convention."""
 
-    __slots__ = ("_omitted", "total", "weights")
+    __slots__ = ("_omitted", "number", "total", "weights")
 
-    def __init__(self, weights: dict, total: int):
+    def __init__(self, weights: Weights, total: int) -> None:
         self.weights = weights
         self.total = total
-        self._omitted = None
+        self._omitted: Fraction | None = None
+        #: the key what is computed of it is remembered by: unique, never reused
+        self.number = next_number()
 
     @classmethod
-    def point(cls, value) -> Dist:
+    def point(cls, value: Outcome) -> Dist:
         return cls({value: 1}, 1)
 
     @classmethod
-    def uniform(cls, values) -> Dist:
+    def uniform(cls, values: Iterable[Outcome]) -> Dist:
         if type(values) is range:  # a die's faces: the same few dice, call after call
             found = _UNIFORM.get(values)
             if found is None:
@@ -63,17 +90,17 @@ class Dist(Unknown):
                     _UNIFORM.clear()
                 found = _UNIFORM[values] = cls.uniform(tuple(values))
             return found
-        weights: dict = {}
+        weights: Weights = {}
         for value in values:
             weights[value] = weights.get(value, 0) + 1
         return cls(weights, sum(weights.values()))
 
     # ─── reading ────────────────────────────────────────────────────────────
 
-    def probability(self, outcome) -> Fraction:
+    def probability(self, outcome: Outcome) -> Fraction:
         return Fraction(self.weights.get(outcome, 0), self.total)
 
-    def items(self):
+    def items(self) -> list[tuple[Outcome, Fraction]]:
         """(outcome, probability as a Fraction) pairs."""
         total = self.total
         return [(outcome, Fraction(weight, total)) for outcome, weight in self.weights.items()]
@@ -103,7 +130,7 @@ class Dist(Unknown):
 
     # ─── the unknown-value protocol (interpreter.runtime.Unknown) ────────────
 
-    def lift(self, function, values: tuple) -> Dist:
+    def lift(self, function: Callable[..., Any], values: tuple[Any, ...]) -> Dist:
         """The distribution of function(*values) over independent values (self among
         them). The odds engine runs a statement again for each value it branches on, so
         the same distributions meet the same operations again: each result is remembered
@@ -111,15 +138,18 @@ class Dist(Unknown):
         memory = LIFTS.get()
         key = None
         if memory is not None:
-            key = (function, *((id(v), None) if type(v) is Dist else (v, type(v)) for v in values))
+            key = (
+                function,
+                *((v.number, None) if type(v) is Dist else (v, type(v)) for v in values),
+            )
             try:
                 found = memory.get(key)
             except TypeError:  # an unhashable operand: compute, do not remember
                 found, key = None, None
             if found is not None:
                 if found[0] is FAILS:
-                    return function(*memory.settle(values))
-                return found[0]
+                    return cast(Dist, function(*memory.settle(values)))
+                return cast(Dist, found[0])
         cap = None
         if memory is not None:
             # charged before: the work is bounded, not just counted
@@ -133,25 +163,27 @@ class Dist(Unknown):
             # (the explorer's branch), in which it fails as a real run would, or not
             if key is not None:
                 memory[key] = (FAILS, values)
-            return function(*memory.settle(values))
-        if key is not None:
-            memory[key] = (result, values)  # the operands are kept, so their ids stay theirs
+            return cast(Dist, function(*memory.settle(values)))
+        if key is not None and memory is not None:
+            memory[key] = (result, values)
         return result
 
-    def project(self, fields: tuple) -> Dist:
+    def project(self, fields: tuple[Any, ...]) -> Dist:
         """Records cut down to some of their fields (remembered, as `lift` is)."""
-        return remembered(("project", id(self), fields), (self,), lambda: _projected(self, fields))
+        key = ("project", self.number, fields)
+        return cast(Dist, remembered(key, (self,), lambda: _projected(self, fields)))
 
-    def field(self, name: str, function) -> Dist:
+    def field(self, name: str, function: Callable[[Outcome], Outcome]) -> Dist:
         """The field `name` of each record, function(record): remembered, as `project` is
         (a statement run again for each value it branches on reads it again)."""
-        return remembered(("field", id(self), name), (self,), lambda: self.map(function))
+        key = ("field", self.number, name)
+        return cast(Dist, remembered(key, (self,), lambda: self.map(function)))
 
     # ─── building ───────────────────────────────────────────────────────────
 
-    def map(self, function) -> Dist:
+    def map(self, function: Callable[[Outcome], Outcome]) -> Dist:
         """The distribution of function(outcome); equal results are merged."""
-        weights: dict = {}
+        weights: Weights = {}
         poll = polling() if len(self.weights) > POLLED else None
         for i, (outcome, weight) in enumerate(self.weights.items()):
             result = function(outcome)
@@ -160,10 +192,12 @@ class Dist(Unknown):
                 poll()
         return Dist(weights, self.total)
 
-    def combine(self, other: Dist, function, cap: int | None = None) -> Dist:
+    def combine(
+        self, other: Dist, function: Callable[[Outcome, Outcome], Outcome], cap: int | None = None
+    ) -> Dist:
         """The distribution of function(a, b) for independent a ~ self, b ~ other; past
         `cap` outcomes (the odds engine's memory bound), TooComplex."""
-        weights: dict = {}
+        weights: Weights = {}
         poll = polling()
         for a, wa in self.weights.items():
             for b, wb in other.weights.items():
@@ -201,12 +235,12 @@ class Dist(Unknown):
         return Dist({o: w // common for o, w in weights.items()}, self.total // common)
 
 
-def mixture(parts) -> Dist:
+def mixture(parts: Iterable[tuple[Fraction, Dist]]) -> Dist:
     """Σ p_i · D_i for (probability as a Fraction, Dist) pairs."""
     return weighed([((p.numerator, p.denominator), dist) for p, dist in parts])
 
 
-def weighed(parts) -> Dist:
+def weighed(parts: list[tuple[tuple[int, int], Dist]]) -> Dist:
     """Σ p_i · D_i for (probability as a weight (numerator, denominator), Dist) pairs:
     over a common denominator (the least, where finding it is cheap)."""
     denominator = 1
@@ -214,7 +248,7 @@ def weighed(parts) -> Dist:
         below = d * dist.total
         if denominator % below:
             denominator = least_common(denominator, below)
-    weights: dict = {}
+    weights: Weights = {}
     poll = polling()
     for (n, d), dist in parts:
         poll()
@@ -224,12 +258,13 @@ def weighed(parts) -> Dist:
     return Dist(weights, denominator).reduced()
 
 
-def _apply(function, values: tuple, cap: int | None = None) -> Dist:
+def _apply(function: Callable[..., Any], values: tuple[Any, ...], cap: int | None = None) -> Dist:
     if len(values) == 1:
-        return values[0].map(function)
+        return cast(Dist, values[0].map(function))
     if len(values) == 2:
         a, b = values
-        ints = move = None
+        ints: Callable[[int, int], Any] | None = None
+        move: Callable[[int, int], int] | None = None
         if type(function) is Operation:  # with the same for two whole numbers
             ints, move, function = function.ints, function.move, function.apply
         if ints is not None:
@@ -238,23 +273,35 @@ def _apply(function, values: tuple, cap: int | None = None) -> Dist:
                 return found
         if type(a) is Dist:
             if type(b) is Dist:
+                if move is operator.add:  # two pools' symbol sums added, sum by sum
+                    sums = form_sums(a.weights, b.weights)
+                    if sums is not None:
+                        return Dist(sums, a.total * b.total).reduced()
                 return a.combine(b, function, cap)
             return a.map(lambda x: function(x, b))
-        return b.map(lambda y: function(a, y))
+        return cast(Dist, b.map(lambda y: function(a, y)))
     joint = Dist.point(())
     for v in values:
         joint = joint.combine(v if type(v) is Dist else Dist.point(v), lambda t, x: (*t, x), cap)
     return joint.map(lambda t: function(*t))
 
 
-def _on_ints(ints, move, a, b, cap) -> Dist | None:
+def _on_ints(
+    ints: Callable[[int, int], Any],
+    move: Callable[[int, int], int] | None,
+    a: Any,
+    b: Any,
+    cap: int | None,
+) -> Dist | None:
     """function(a, b) through its whole-number version, when every value is an int (the
     common case: a roll plus modifiers, compared with a target); else None."""
     if type(a) is Dist and type(b) is int:
-        found = moved(a, b, ints, move, LIFTS.get(), Dist)  # `roll + n`: one made per place
+        found: Dist | None = moved(
+            a, b, ints, move, LIFTS.get(), Dist
+        )  # `roll + n`: one made per place
         if found is not None:
             return found
-        weights: dict = {}
+        weights: Weights = {}
         for x, w in a.weights.items():
             if type(x) is not int:
                 return None
@@ -271,9 +318,15 @@ def _on_ints(ints, move, a, b, cap) -> Dist | None:
         return Dist(weights, b.total)
     if type(a) is Dist and type(b) is Dist:
         if ints in ORDERINGS:  # a > b: by running sums (interpreter.odds.order), if numbers
-            return compared(ints, a, b, LIFTS.get(), Dist)
+            return cast("Dist | None", compared(ints, a, b, LIFTS.get(), Dist))
         if not all(type(x) is int for x in a.weights) or not all(type(y) is int for y in b.weights):
             return None
+        if move is operator.add:  # the sums at the ends within the limits: all of them are
+            ints(min(a.weights), min(b.weights))
+            ints(max(a.weights), max(b.weights))
+            sums = int_sums(a.weights, b.weights)
+            if sums is not None:
+                return Dist(sums, a.total * b.total).reduced()
         weights = {}
         poll = polling()
         for x, wa in a.weights.items():
@@ -291,20 +344,23 @@ def _on_ints(ints, move, a, b, cap) -> Dist | None:
 POLLED = 4096
 
 
-def polling():
+def polling() -> Callable[[], None]:
     """The look at the deadline of the odds computation under way (LiftMemory.poll), or
     nothing outside one: loops over outcomes call it every so many."""
     memory = LIFTS.get()
-    return _nothing if memory is None else memory.poll
+    if memory is None:
+        return _nothing
+    return memory.poll
 
 
 def _nothing() -> None:
     pass
 
 
-def remembered(key: tuple, keep: tuple, compute):
-    """compute(), or what it gave before for the same key, within one odds computation.
-    `keep` holds the objects whose ids are in the key, so that their ids stay theirs."""
+def remembered(key: tuple[Any, ...], keep: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+    """compute(), or what it gave before for the same key (values: the numbers of the
+    distributions it reads, not their identities), within one odds computation; `keep`,
+    the values it reads, is charged to the budget by their sizes."""
     memory = LIFTS.get()
     if memory is None:
         return compute()
@@ -315,22 +371,23 @@ def remembered(key: tuple, keep: tuple, compute):
     if found is None:
         memory.work(keep)  # charged to the odds engine's budget, by the sizes involved
         found = memory[key] = (compute(), keep)
-    return found[0]
+    made: Dist = found[0]
+    return made
 
 
-def cut_already(dist: Dist, fields: tuple) -> None:
+def cut_already(dist: Dist, fields: tuple[Any, ...]) -> None:
     """Note that every record of `dist` holds `fields` (in order) and no other: its
     projection onto them (Dist.project) is itself, not made again."""
     memory = LIFTS.get()
     if memory is not None:
-        memory[("project", id(dist), fields)] = (dist, (dist,))
+        memory[("project", dist.number, fields)] = (dist, (dist,))
 
 
-def _projected(dist: Dist, fields: tuple) -> Dist:
+def _projected(dist: Dist, fields: tuple[Any, ...]) -> Dist:
     """Records cut down to some of their fields (what is left to read of them): the
     records that agree on those fields merged first, then one record made for each."""
-    cut: dict = {}
-    others: dict = {}
+    cut: dict[tuple[Any, ...], int] = {}
+    others: Weights = {}
     for value, weight in dist.weights.items():
         if type(value) is Record:
             key = (value.kind, *map(value.get, fields))
@@ -345,3 +402,8 @@ def _projected(dist: Dist, fields: tuple) -> Dist:
         record = Record(dict(zip(fields, values)), kind)
         others[record] = others.get(record, 0) + weight
     return Dist(others, dist.total)
+
+
+# What mypy checks of the seam's protocol, at no cost at run time: a Dist is an
+# UnknownValue (interpreter.runtime).
+_UNKNOWN: type[UnknownValue] = Dist

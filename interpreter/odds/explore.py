@@ -47,9 +47,10 @@ from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
 
-#: the share of steps_per_run a statement skipped may count at most (beyond its own,
-#: known when compiled): one that may count more is run, so that the worlds' steps stay
-#: close to a run's (a note showing a table's cell may count text_length)
+#: the share of steps_per_run a statement skipped in a loop may count at most (beyond
+#: its own, known when compiled; elsewhere, the limit): one that may count more is run,
+#: so that the worlds' steps stay close to a run's, pass after pass (a note showing a
+#: table's cell may count text_length)
 IDLE_SHARE = 64
 
 #: steps of evaluation (runtime.Context.steps: nodes, not statements) in one unit of work
@@ -117,6 +118,7 @@ class Explorer(Passes):
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
+        self.looped = liveness.looped  # whether a statement is in a loop's body
         self.peak = 0  # the most steps a run reached (see Passes.called)
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
@@ -490,7 +492,8 @@ class Explorer(Passes):
         statements are idle when what follows the loop needs none of their values: then
         nothing a pass writes is read by the next pass either, but by idle statements.)"""
         node, shape = statement.node, statement.shape
-        if self.unseen(statement) > self.ctx.limits.steps_per_run // IDLE_SHARE:
+        limit = self.ctx.limits.steps_per_run
+        if self.unseen(statement) > (limit // IDLE_SHARE if self.looped(node) else limit):
             return False  # (run, so that its steps are counted)
         if isinstance(node, n.Note):
             return True

@@ -14,6 +14,7 @@ Never sampled: past the budget it raises TooComplex; a run that stops (a failed
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from dsl.messages import tr
 from interpreter.choosers import chooser_for
@@ -162,7 +163,7 @@ class Counting:
     """What the exact chain of an encounter asks the odds engine (through
     `Engine.counting`): a turn's effects, an initiative roll's distribution."""
 
-    def __init__(self, engine):
+    def __init__(self, engine: Any) -> None:
         self.engine = engine
 
     def effects(self, action, sheet, params, field, seconds=None) -> Effects | None:

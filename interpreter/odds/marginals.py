@@ -16,7 +16,9 @@ from dsl.messages import tr
 from interpreter.errors import EvaluationError
 from interpreter.odds.answer import Odds
 from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.weights import Mass
 from interpreter.odds.worlds import Failure
+from interpreter.values import Record
 
 #: the most outcomes a whole result is shown with; past it, each field on its own
 JOINT_OUTCOMES = 2_000
@@ -97,6 +99,45 @@ class ByField(Odds):
         if first is None:
             return {}
         return {o: p for o, p in first.probabilities.items() if isinstance(o, Failure)}
+
+
+#: where an exploration's outcomes hold each field's, past the joint's cap
+PER_FIELD = ("per field",)
+
+
+class PerField:
+    """Each result field's outcomes (field → {value or Failure: Mass}) from one
+    exploration of the whole result: what its joint is read as once it has more than
+    JOINT_OUTCOMES outcomes (the worlds are the joint's; each end adds its record's field
+    values, field by field, and a failure to every field)."""
+
+    def __init__(self, names: tuple):
+        self.fields: dict = {name: {} for name in names}
+
+    @staticmethod
+    def fits(outcome, names: tuple) -> bool:
+        """Whether an outcome is a record of these fields, or a failure."""
+        return isinstance(outcome, Failure) or (
+            type(outcome) is Record and all(name in outcome for name in names)
+        )
+
+    def add(self, outcome, weight: tuple) -> None:
+        failed = isinstance(outcome, Failure)
+        for name, outcomes in self.fields.items():
+            value = outcome if failed else outcome[name]
+            found = outcomes.get(value)
+            if found is None:
+                outcomes[value] = Mass(weight)
+            else:
+                found.add(weight)
+
+    def answer(self, subject: dict, omitted, limit: int, orders=()) -> ByField:
+        """The whole result's answer, field by field (each field's exact odds)."""
+        fields = {
+            name: Odds(subject, name, outcomes, True, omitted, orders=orders)
+            for name, outcomes in self.fields.items()
+        }
+        return ByField(subject, fields, limit, True, orders)
 
 
 def both_sides(book, action: str) -> bool:

@@ -224,7 +224,7 @@ class Narrowing:
     def __init__(self, roller):
         self.roller = roller
         self.statements: dict = {}  # (statement's number, name) → narrowing_of
-        self.sorted: dict = {}  # (id(dist), path) → (dist, projected)
+        self.sorted: dict = {}  # (the distribution's number, path) → projected
 
     def of(self, statement, name: str, world):
         """The statement's path and the projection of `world`'s deferred `name`, if the
@@ -241,13 +241,13 @@ class Narrowing:
             if guard not in env or isinstance(env[guard], Unknown):
                 return None
         dist = env[name].dist
-        key = (id(dist), path)
-        found = self.sorted.get(key)
+        key = (dist.number, path)
+        found = self.sorted.get(key, MISSING)
+        if found is MISSING:
+            found = self.sorted[key] = projected(dist, path)
         if found is None:
-            found = self.sorted[key] = (dist, projected(dist, path))
-        if found[1] is None:
             return None
-        return path, found[1]
+        return path, found
 
     def start(self, statement, path: tuple, sorted_values: tuple):
         """(the value to bind, a run of the statement that starts from the whole interval,

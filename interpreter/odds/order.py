@@ -13,9 +13,11 @@ was moved from, and adding 0 gives it back.
 
 from __future__ import annotations
 
+import itertools
 import operator
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
+from typing import Any
 
 #: the comparisons counted this way: how each counts b's values below a value x
 ORDERINGS = {
@@ -26,7 +28,7 @@ ORDERINGS = {
 }
 
 
-def compared(comparison, a, b, memory, make):
+def compared(comparison: Any, a: Any, b: Any, memory: Any, make: Any) -> Any:
     """The distribution of comparison(x, y) (`make(weights, total)`, reduced) if a and b
     both hold whole numbers alone, else None; remembered in `memory` (the computation's
     LiftMemory, or None) by the shapes of a and b and the gap between them."""
@@ -46,21 +48,22 @@ def compared(comparison, a, b, memory, make):
 
 
 def shape_of(dist, memory) -> tuple:
-    """(an id of the distribution's shape, its least value), or (None, None) where it
-    holds something else than whole numbers: noted once per distribution (kept, so that
-    its id stays its own)."""
-    found = memory.get(("shape", id(dist)))
+    """(the number of the distribution's shape, its least value), or (None, None) where
+    it holds something else than whole numbers: noted once per distribution."""
+    found = memory.get(("shape", dist.number))
     if found is None:
         memory.work((dist,))  # charged: a sort of its values
         if all(type(x) is int for x in dist.weights):
             least = min(dist.weights)
             values = sorted((v - least, w) for v, w in dist.weights.items())
             key = ("shape of", dist.total, tuple(values))
-            canonical = memory.setdefault(key, key)  # the first such shape stands for all
-            found = (id(canonical), least, dist)
+            shape = memory.get(key)  # the first such shape's number stands for all
+            if shape is None:
+                shape = memory[key] = next(_SHAPES)
+            found = (shape, least)
         else:
-            found = (None, None, dist)
-        memory[("shape", id(dist))] = found
+            found = (None, None)
+        memory[("shape", dist.number)] = found
     return found[0], found[1]
 
 
@@ -92,38 +95,40 @@ def counted(comparison, a, b) -> tuple:
 
 #: the whole-number operations that move a distribution (`x + n`, `x - n`)
 MOVES = {operator.add: 1, operator.sub: -1}
+#: the numbers of distinct shapes of distributions (shape_of)
+_SHAPES = itertools.count(1)
 
 
-def moved(dist, by: int, ints, move, memory, make):
+def moved(dist: Any, by: int, ints: Any, move: Any, memory: Any, make: Any) -> Any:
     """`dist` ⊕ `by` for `ints` (the whole-number version of `+` or `-`: `move`, the
     operation it is, interpreter.compiled.Operation), remembered in `memory` by the
     distribution first moved and the place it ends at; None where `dist` holds something
     else than whole numbers, or `ints` is not a move. The extremes go through `ints`
     first: past the limits on numbers, it refuses as it would for any value.
     `make(weights, total)` builds a distribution."""
-    sign = MOVES.get(move)
+    sign = MOVES.get(move) if move is not None else None
     if sign is None or memory is None:
         return None
-    found = memory.get(("moved", id(dist)))
+    found = memory.get(("moved", dist.number))
     if found is None:
         if not all(type(x) is int for x in dist.weights):
-            memory[("moved", id(dist))] = found = (None, 0, 0, 0, dist)
+            memory[("moved", dist.number)] = found = (None, 0, 0, 0)
         else:
             memory.work((dist,))  # charged: a pass over its values
-            found = (dist, 0, min(dist.weights), max(dist.weights), dist)
-            memory[("moved", id(dist))] = found
-    base, offset, least, most, _ = found
+            found = (dist, 0, min(dist.weights), max(dist.weights))
+            memory[("moved", dist.number)] = found
+    base, offset, least, most = found
     if base is None:
         return None
     ints(least, by), ints(most, by)  # the limits, as every value would meet them
     if by == 0:
         return dist
     place = offset + sign * by
-    key = ("moved to", id(base), place)
+    key = ("moved to", base.number, place)
     result = memory.get(key)
     if result is None:
         memory.work((base,))
         result = make({x + place: w for x, w in base.weights.items()}, base.total)
         memory[key] = result
-        memory[("moved", id(result))] = (base, place, least + sign * by, most + sign * by, result)
+        memory[("moved", result.number)] = (base, place, least + sign * by, most + sign * by)
     return result

@@ -6,6 +6,10 @@ multiplying the worlds: a loop pass by pass, a called action statement by statem
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
 from interpreter.compiled import ActionCall, Binding, Called, Loop, Repeat, Statement, block_key
 from interpreter.odds.distribution import Dist
 from interpreter.odds.riders import rider_of
@@ -16,9 +20,40 @@ from interpreter.runtime import known
 from interpreter.state import MISSING
 from interpreter.values import Record
 
+if TYPE_CHECKING:
+    from interpreter.runtime import Context
+
 
 class Passes:
-    """The explorer's loops and calls (mixed into interpreter.odds.explore.Explorer)."""
+    """The explorer's loops and calls: a part of interpreter.odds.explore.Explorer, whose
+    state and methods it uses are declared below (its host), so that the type checker
+    holds every use to the explorer's own definition."""
+
+    if TYPE_CHECKING:  # the Explorer's (interpreter.odds.explore), declared for its part
+        ctx: Context
+        depth: int
+        lost: Mass
+        prune: Fraction
+        peak: int
+        calls: dict[Any, Any]
+        liveness: dict[Any, Any]
+        names_read: Callable[[object], Live]
+        within_steps: Callable[[object], bool]
+        cost: Callable[[object], int]
+
+        def explore(self, world: World, run: Callable[[Context], Any]) -> list[Any]: ...
+        def block(
+            self,
+            statements: tuple[Any, ...],
+            worlds: list[Any],
+            live_out: Live,
+            split: bool = False,
+        ) -> tuple[Any, ...]: ...
+        def block_before(self, statements: tuple[Any, ...], after: Live) -> Live: ...
+        def merge(self, worlds: list[Any], live: Live) -> list[Any]: ...
+        def counting(
+            self, worlds: list[Any], fewest: int, most: int | None = None
+        ) -> list[Any]: ...
 
     def repeat(self, node, compiled: Repeat, worlds: list, live_out: Live) -> tuple:
         """`repeat n times until c` (`node`): pass by pass, worlds merged after each

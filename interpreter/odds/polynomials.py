@@ -178,10 +178,54 @@ def power_sum(dist, count: int, work: Budget):
     length = count * (span - 1) + 1
     width = power_bytes(sum(weights.values()), count)
     work.hold(2 * length * width)
-    work.step(2 * product_cost(length * width // 2) + length)
-    power = to_int(dense(weights, low, span), width) ** count
     base = low * count
+    kronecker = 2 * product_cost(length * width // 2) + length
+    if recurrence_cost(weights, count, width) < kronecker:
+        coeffs = power_coefficients(dense(weights, low, span), count, work)
+        return {base + i: c for i, c in enumerate(coeffs) if c}, den**count
+    work.step(kronecker)
+    power = to_int(dense(weights, low, span), width) ** count
     return {base + i: c for i, c in enumerate(from_int(power, length, width)) if c}, den**count
+
+
+def recurrence_cost(weights: dict, count: int, width: int) -> int:
+    """Work units of `power_coefficients`: per coefficient, a product of a small int by a
+    big one (`width` bytes at most) for every nonzero weight, and one exact division."""
+    length = count * (max(weights) - min(weights)) + 1
+    return length * (len(weights) + 1) * (4 + width // 48)
+
+
+def power_coefficients(p: list, count: int, work: Budget) -> list:
+    """The coefficients of P(x) ** count for a polynomial P with p[0] != 0, one after
+    another from P Q' = count P' Q (J. C. P. Miller's recurrence):
+
+        k p0 q_k = Σ_{i = 1..d} ((count + 1) i - k) p_i q_(k - i),
+
+    so that the work grows with the number of coefficients times P's terms, each a product
+    of a small int by one coefficient, instead of one product of two huge integers. When P
+    is symmetric (a fair die), so is Q: only its first half is computed."""
+    degree = len(p) - 1
+    length = count * degree + 1
+    terms = [(i, w) for i, w in enumerate(p) if i and w]
+    symmetric = p == p[::-1]
+    last = length // 2 if symmetric else length - 1
+    width = power_bytes(sum(p), count)
+    work.step(recurrence_cost(dict(enumerate(p)), count, width) * (last + 1) // length)
+    p0 = p[0]
+    q = [p0**count]
+    append = q.append
+    for k in range(1, last + 1):
+        if not k & 255:
+            work.poll()
+        total = 0
+        for i, w in terms:
+            if i > k:
+                break
+            total += ((count + 1) * i - k) * w * q[k - i]
+        append(total // (k * p0))
+    if symmetric:
+        q.extend(q[length - 1 - k] for k in range(last + 1, length))
+    return q
 
 
 def power_counts(dist, count: int, work: Budget):

@@ -470,6 +470,30 @@ def group_total(terms: list, keeps: tuple, epsilon, limit: int, budget=DEFAULT_B
     return Dist({answer[0]: weight for answer, weight in out.items()}, den).reduced()
 
 
+def kept_values(dists: list, keeps: tuple, budget: Budget) -> Dist | None:
+    """`{1d8x, 1d6x}kh1`: the sum kept of several independent numbers (each a Dist of
+    ints) counted as a mixed pool of one die each, face by face from the highest, instead
+    of over every combination of their values; None when a value is not a number or a
+    step is not a keep. What each value leaves out (an explosion cut short) is left out of
+    the product, over the product of their totals."""
+    pools = []
+    total = 1
+    for dist in dists:
+        if type(dist) is int:
+            dist = Dist.point(dist)
+        if type(dist) is not Dist or any(type(k) is not int for k in dist.weights):
+            return None
+        pools.append((dist.weights, 1))
+        total *= dist.total
+    if not keeps or any(step[0] != "keep" for step in keeps):
+        return None
+    size = len(pools)
+    top_lo, top_hi = keep_range([step[:3] for step in keeps], size)
+    summed = evaluator(Total(), lambda face: face, None, None)
+    out, _ = evaluate_mixed(pools, size - top_hi, size - top_lo, [summed], budget)
+    return Dist({answer[0]: weight for answer, weight in out.items()}, total).reduced()
+
+
 # ─── terms counted before ───────────────────────────────────────────────────
 #
 # A term's distribution depends only on its die, count and modifiers (compiled once per

@@ -14,10 +14,11 @@ from dsl.messages import tr
 from interpreter.dice import PoolRoll, roll_pool
 from interpreter.odds.distribution import Dist
 from interpreter.odds.draws import enumerate_draws
+from interpreter.odds.keys import Same
 from interpreter.odds.polynomials import TooComplex
-from interpreter.odds.pools import group_total, pool_answers
-from interpreter.pool import COUNTED, Answers, Failures, Sorted, Successes, Total
-from interpreter.runtime import ChainRoll
+from interpreter.odds.pools import group_total, kept_values, pool_answers
+from interpreter.pool import COUNTED, Answers, Failures, Rolled, Sorted, Successes, Total
+from interpreter.runtime import ChainRoll, lift
 
 #: what a pool bound by `let` keeps when the questions to come are not all known
 EVERYTHING = (Total(), Successes(), Failures(), Sorted())
@@ -29,11 +30,11 @@ class PoolQuestions:
     """The part of the odds roller (interpreter.odds.roller) that answers pool questions."""
 
     def answers(self, roll, questions: tuple) -> Dist:
-        key = (id(roll), questions)
+        key = (_key_of(roll), questions)
         found = self.asked.get(key)
-        if found is None:  # the roll is kept with its answers, so that its id stays its own
-            found = self.asked[key] = (self.count_answers(roll, questions), roll)
-        return found[0]
+        if found is None:  # (a named roll is held in its key)
+            found = self.asked[key] = self.count_answers(roll, questions)
+        return found
 
     def count_answers(self, roll, questions: tuple) -> Dist:
         if type(roll) is ChainRoll:
@@ -71,7 +72,7 @@ class PoolQuestions:
     def chain_answers(self, chain: ChainRoll, questions: tuple) -> Dist:
         """A named roll: its total; other questions only of a roll that is one dice term."""
         rolls = [roll for _, rolls, _ in chain.parts for roll in rolls]
-        if len(rolls) == 1 and getattr(rolls[0], "total", None) is chain.total:
+        if len(rolls) == 1 and _total_of(rolls[0]) is chain.total:
             return self.answers(rolls[0], questions)
         if all(type(q) is Total for q in questions):
             return chain.total.map(lambda total: (total,) * len(questions))
@@ -82,7 +83,7 @@ class PoolQuestions:
     def group(self, rolls: list, keeps: tuple, label: str) -> ChainRoll:
         """`{4d6+3d8}k4` counted: a pool known by its total (pool_answers does not take
         mixed dice yet: other questions about it are sampled)."""
-        key = ("group", tuple(id(r) for r in rolls), keeps)
+        key = ("group", tuple(r.number for r in rolls), keeps)
         found = self.asked.get(key)
         if found is None:
             terms = [(r.die, r.count, r.steps) for r in rolls]
@@ -94,6 +95,12 @@ class PoolQuestions:
                 raise TooComplex(str(error)) from None
             found = self.asked[key] = (total, rolls)
         return ChainRoll(label, [], found[0])
+
+    def kept(self, values: list, keeps: tuple, each):
+        """`{1d8x, 1d6x}kh1` counted: the values kept at once over the multiset of them
+        (interpreter.odds.pools.kept_values), or each(*values) over every combination."""
+        found = kept_values(values, keeps, self.budget_of_term())
+        return lift(each, *values) if found is None else found
 
     def settle(self, roll, questions: tuple | None):
         """The pool of the world being explored, as a `let` binds it: its answers to the
@@ -116,6 +123,25 @@ class PoolQuestions:
         answers = dict(zip(asked, values))
         kept = answers.pop(Sorted()) if questions is None and Sorted() in answers else None
         return Answers(answers, kept, unasked)
+
+
+def _key_of(roll) -> tuple:
+    """What a roll's answers are remembered by: a dice term's or a distribution's number;
+    a value itself; a named roll held in the key (equal only to itself)."""
+    if type(roll) is Dist or is_term(roll):
+        return ("number", roll.number)
+    if type(roll) is ChainRoll:
+        return ("held", Same(roll))
+    try:
+        hash(roll)
+    except TypeError:
+        return ("held", Same(roll))
+    return ("value", roll, type(roll))
+
+
+def _total_of(roll):
+    """A roll's total (a dice term's, a roll shown), else None."""
+    return roll.total if is_term(roll) or isinstance(roll, Rolled) else None
 
 
 def is_term(roll) -> bool:

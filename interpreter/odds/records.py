@@ -12,6 +12,7 @@ too deep fails), and what they read of the sheet (interpreter.odds.reads).
 from __future__ import annotations
 
 from dsl import nodes as n
+from interpreter.odds.keys import Same
 from interpreter.odds.reads import ReadMemory, WatchedValues
 from interpreter.state import MISSING
 
@@ -36,16 +37,16 @@ class FieldMemory:
         """This memory, for a check whose records are asked for again in this computation
         (a check against a rolled target: once for each target); None the first time,
         when nothing is there to reuse and remembering only costs."""
-        if id(check) in self.asked:
+        if check.node.name in self.asked:
             return self
-        self.asked.add(id(check))
+        self.asked.add(check.node.name)
         return None
 
     def fields(self, check, ctx, settle) -> dict:
         """The author's fields of `check`'s record in ctx.env (its built-in fields set)."""
         env = ctx.env
         values = tuple([env.get(name, MISSING) for name in check.fields_read])
-        key = (id(check), ctx.calls, settle, values)
+        key = (check.node.name, ctx.calls, settle, values)
         plain = ctx.state.cast is None
         found = None
         try:
@@ -53,8 +54,8 @@ class FieldMemory:
                 found = self.plain.get(key)
             else:
                 hash(key)
-        except TypeError:  # an unhashable value: by identity (kept alive with the entry)
-            key = (id(check), ctx.calls, settle, tuple(map(id, values)))
+        except TypeError:  # an unhashable value: held in the key, equal only to itself
+            key = (check.node.name, ctx.calls, settle, tuple(map(Same, values)))
             plain = found = None  # (the plain table keeps no value alive: not there)
         if found is not None:
             return found
@@ -87,7 +88,7 @@ class FieldMemory:
                 return None
             env = ctx.env  # (what stays the same from total to total: not the margin)
             values = tuple([env.get(n, MISSING) for n in check.fields_read if n not in BY_MARGIN])
-        key = (id(check), names, ctx.calls, values)
+        key = (check.node.name, names, ctx.calls, values)
         try:
             found = self.shifts.get(key)
         except TypeError:  # an unhashable value read: not remembered

@@ -42,7 +42,7 @@ def riding(value: Dist, field: str) -> Dist:
     one: that field holding its distribution given the other fields (the field's value
     itself where it has one alone). Remembered, as lifts are, so that every world binding
     the same distribution holds the same riders (and worlds alike merge)."""
-    return remembered(("rider", id(value), field), (value,), lambda: ridden(value, field))
+    return remembered(("rider", value.number, field), (value,), lambda: ridden(value, field))
 
 
 def ridden(value: Dist, field: str) -> Dist:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 import time
 from fractions import Fraction
 from functools import partial
@@ -17,6 +18,7 @@ from interpreter.odds.contest import Contest, contest
 from interpreter.odds.cuts import flat, project
 from interpreter.odds.distribution import Dist, cut_already, mixture
 from interpreter.odds.draws import chain_distribution, enumerate_draws
+from interpreter.odds.keys import Same, next_number
 from interpreter.odds.order import ORDERINGS
 from interpreter.odds.polynomials import Budget, TooComplex
 from interpreter.odds.pools import (
@@ -29,9 +31,10 @@ from interpreter.odds.questions import PoolQuestions
 from interpreter.odds.reads import ReadMemory
 from interpreter.odds.records import FieldMemory
 from interpreter.odds.riders import riding
+from interpreter.odds.sums import int_sums_cost
 from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
-from interpreter.runtime import ChainRoll, Unknown
+from interpreter.runtime import ChainRoll, CountingRoller, Unknown
 from interpreter.state import MISSING
 from interpreter.symbols import Forms, pool_counts, pool_record
 from interpreter.values import Record
@@ -74,6 +77,13 @@ class LiftMemory(dict):
         combined by running sums (interpreter.odds.order): their sizes added."""
         size = 1
         compared = type(function) is Operation and function.ints in ORDERINGS
+        if type(function) is Operation and function.move is operator.add and len(values) == 2:
+            a, b = values
+            if type(a) is Dist and type(b) is Dist:  # added by one product (odds.sums)
+                cost = int_sums_cost(a.weights, b.weights)
+                if cost is not None:
+                    self.roller.charge(1 + cost // 80)  # a unit here: some 20 pairs
+                    return self.roller.limits.odds_outcomes
         for value in values:
             if type(value) is Dist:
                 size = size + len(value.weights) if compared else size * len(value.weights)
@@ -93,12 +103,14 @@ class DistRoll:
         "die",
         "failure",
         "finished",
+        "number",
         "roller",
         "steps",
     )
 
     def __init__(self, roller, die: Die, count: int, steps: tuple):
         self.roller, self.die, self.count, self.steps = roller, die, count, steps
+        self.number = next_number()  # what its answers are remembered by
         self._dist = self._raw = self._total = self.finished = None
         self.failure = counted_may_fail(
             die, count, steps, roller.epsilon, roller.extra_per_die, roller.budget_of_term()
@@ -364,7 +376,9 @@ class OddsRoller(PoolQuestions):
         names = None
         if direct is not None and direct[0] == check.node.name and ctx.depth == direct[2] + 1:
             names = direct[1]
-        key = ("check", id(check), id(totals), args, env, names)
+        # the totals by their number (a Dist's, a Contest's), else held in the key
+        held = totals.number if type(totals) is Dist or type(totals) is Contest else Same(totals)
+        key = ("check", check.node.name, held, args, env, names)
         return self.read_memory.get(
             key,
             ctx,
@@ -435,7 +449,7 @@ class OddsRoller(PoolQuestions):
         """The distribution of an opposed check's record: both sides' distributions
         combined (interpreter.odds.contest). None when a side or a field needs a value
         only a branch can give (then the check runs as a real run would, branching)."""
-        key = ("opposed", id(opposed), args)
+        key = ("opposed", opposed.node.name, args)
         return self.read_memory.get(
             key, ctx, lambda cut: self._contest(opposed, ctx, cut), self.negligible()
         )
@@ -455,7 +469,7 @@ class OddsRoller(PoolQuestions):
             self.pins, self.cursor = saved
 
     def chain(self, procedure, ctx) -> ChainRoll:
-        key = (id(procedure), tuple(sorted((k, hashable(v)) for k, v in ctx.env.items())))
+        key = (procedure.name, tuple(sorted((k, hashable(v)) for k, v in ctx.env.items())))
         found = self.chains.get(key)
         if found is None:
             dist, failure = chain_distribution(procedure, ctx, self)
@@ -491,19 +505,19 @@ def steps_key(die: Die, steps: tuple) -> tuple:
             out.append(step[:3])
         elif kind in CHAINS:
             test = step[2]
-            out.append((kind, step[1], tuple(test(f) for f in faces) if faces else id(test)))
+            out.append((kind, step[1], tuple(test(f) for f in faces) if faces else test))
         else:
             test = step[1]
-            out.append((kind, tuple(test(f) for f in faces) if faces else id(test)))
+            out.append((kind, tuple(test(f) for f in faces) if faces else test))
     return tuple(out)
 
 
-def hashable(value):
+def hashable(value: object) -> object:
     try:
         hash(value)
         return value
     except TypeError:
-        return id(value)
+        return Same(value)
 
 
 def _nothing(value):  # noqa: ARG001 (a function mapped over a distribution's values)
@@ -515,3 +529,8 @@ def _settled(ctx, value):  # noqa: ARG001 (a check's record reads its fields as 
     if isinstance(value, Unknown):
         raise Branch(value)
     return value
+
+
+# What mypy checks of the seam's protocol, at no cost at run time: the odds engine's
+# roller is a CountingRoller (interpreter.runtime).
+_COUNTING: type[CountingRoller] = OddsRoller

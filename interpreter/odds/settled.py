@@ -13,6 +13,8 @@ decision (the explorer remembers what each block reads by the block's identity).
 
 from __future__ import annotations
 
+import weakref
+
 import attrs
 
 from dsl import nodes as n
@@ -30,11 +32,20 @@ SETTLING = SAFE | {"+", "-", "*"}
 #: how many different cuts of one action are remembered (past it: its body as written)
 KEPT = 64
 
+#: each compiler's Tests, by action name: the odds engine's own, kept while the compiler
+#: lives (nothing is written onto the compiler)
+_TESTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
 
 def settled_body(compiler, compiled, ctx, args: tuple) -> tuple:
     """`compiled.body` with each `if` the arguments decide cut down to the branches that
     can still be taken (the body itself when none is decided)."""
-    tests = compiler.memo(("settled", compiled.node.name), lambda: Tests(compiler, compiled))
+    of_compiler = _TESTS.get(compiler)
+    if of_compiler is None:
+        of_compiler = _TESTS[compiler] = {}
+    tests = of_compiler.get(compiled.node.name)
+    if tests is None:
+        tests = of_compiler[compiled.node.name] = Tests(compiler, compiled)
     if not tests.conditions:
         return compiled.body
     saved, ctx.env = ctx.env, dict(zip(compiled.names, args))
@@ -128,7 +139,7 @@ class Tests:
             if not isinstance(item, PLAIN):
                 return False
             if isinstance(item, n.Name):
-                binding = self.compiler.bindings.get(id(item))
+                binding = self.compiler.binding_of(item)
                 if binding is None or binding.kind != "local":
                     return False
                 if names is not None and item.name not in names:

@@ -17,6 +17,7 @@ from operator import itemgetter
 
 from interpreter.odds.cuts import cut_record, names_of
 from interpreter.odds.distribution import Dist
+from interpreter.odds.keys import Same
 from interpreter.values import Record
 
 #: the fields of an opposed check's record its sides decide alone (no author's field)
@@ -50,21 +51,20 @@ class Sides:
         key = next(iter(self.sides_a))
         won_level, tie_level = self.opposed.verdict(key, key)  # of a tie (not rerolled)
         pick = _picker(tuple(FIELDS.index(name) for name in names))
-        # a record by what it holds (the sides by identity: each is the one `shared`
-        # holds), made once for every computation of this roller
+        # a record by what it holds (each side the one `shared` holds equal to it, its
+        # hash kept), made once for every computation of this roller
         made = shared.setdefault(("opposed", names), {})
         found: dict = {}  # what a record holds → [record, weight]
 
         def add(side_a, side_b, won, tie, weight):
-            holds = pick((won, tie, 0, id(side_a), id(side_b)))
+            holds = pick((won, tie, 0, side_a, side_b))
             entry = found.get(holds)
             if entry is not None:
                 entry[1] += weight
                 return
             record = made.get(holds)
             if record is None:
-                values = pick((won, tie, 0, side_a, side_b))
-                record = made[holds] = Record(dict(zip(names, values)), "opposed")
+                record = made[holds] = Record(dict(zip(names, holds)), "opposed")
             found[holds] = [record, weight]
 
         level = not self.rerolling
@@ -122,11 +122,11 @@ def _classes(sides: dict, read: bool, cut, shared: dict) -> dict:
     equal to it; one class when it is not read), each with its keys: {side as read:
     {key: weight}}. Made once for a side (a check counted once for several modifiers of
     the other side: its records the same object each time)."""
-    found = shared.get(("classes", id(sides), read, cut))
-    if found is not None and found[0] is sides:
-        return found[1]
-    out = _grouped(sides, read, cut, shared)
-    shared[("classes", id(sides), read, cut)] = (sides, out)  # `sides` kept: its id stays
+    key = ("classes", Same(sides), read, cut)  # (the sides held in the key)
+    found = shared.get(key)
+    if found is not None:
+        return found
+    out = shared[key] = _grouped(sides, read, cut, shared)
     return out
 
 

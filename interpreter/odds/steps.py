@@ -12,6 +12,8 @@ statement it cannot clear is computed, never wrongly skipped.
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from dsl import nodes as n
@@ -36,44 +38,53 @@ VALUED = (n.Binary, n.Unary, n.ListLiteral, n.Call, n.Index, n.RollGroup)
 _SKIPPED = frozenset(("span", "name_span", "op_span", "unit_span", "notes"))
 
 
+def key_of(definition) -> tuple:
+    """What a definition's bound is remembered by: its kind and its name (one of each in a
+    rulebook)."""
+    return (type(definition).__name__, definition.name)
+
+
 class StepBounds:
     """`most(node)` under a compiler's bindings and types and a run's limits, each
     definition's bound found once."""
 
-    def __init__(self, compiler, limits):
+    def __init__(self, compiler: Any, limits: Any) -> None:
         self.compiler = compiler
         self.limits = limits
-        self.found: dict = {}  # id(definition) → (definition, its bound)
+        self.found: dict = {}  # a definition's kind and name (key_of) → its bound
 
     def most(self, node) -> int:
         """The most steps evaluating `node` (an expression, a statement, a block) may
         count, MOST at most."""
         found = self.found
-        pending = [d for d in self._named(node) if id(d) not in found]
+        pending = [d for d in self._named(node) if key_of(d) not in found]
         opened: set = set()
         # definitions before those naming them, without recursion (a chain of thousands);
         # one naming itself, or one still open, is counted as MOST by those naming it
         while pending:
             definition = pending[-1]
-            if id(definition) in found:
+            key = key_of(definition)
+            if key in found:
                 pending.pop()
                 continue
-            if id(definition) not in opened:
-                opened.add(id(definition))
+            if key not in opened:
+                opened.add(key)
                 pending.extend(
-                    d for d in self._named(definition) if id(d) not in found and id(d) not in opened
+                    d
+                    for d in self._named(definition)
+                    if key_of(d) not in found and key_of(d) not in opened
                 )
                 continue
             pending.pop()
-            found[id(definition)] = (definition, self._own(definition, top=True))
+            found[key] = self._own(definition, top=True)
         return self._own(node, top=isinstance(node, DEFINITIONS))
 
     def _named(self, node) -> list:
         """The definitions `node` names (a body's own name for itself excluded)."""
-        bindings = self.compiler.bindings
+        binding_of = self.compiler.binding_of
         out = []
         for item in n.walk(node):
-            binding = bindings.get(id(item))
+            binding = binding_of(item)
             if binding is None:
                 continue
             definition = binding.node
@@ -84,7 +95,7 @@ class StepBounds:
     def _own(self, node, top: bool = False) -> int:
         """Steps of `node`'s nodes, each definition named counted at its bound found
         (MOST where none is yet: one naming itself)."""
-        limits, bindings, found = self.limits, self.compiler.bindings, self.found
+        limits, binding_of, found = self.limits, self.compiler.binding_of, self.found
         total = 0
         stack = [(node, 1)]
         while stack:
@@ -96,18 +107,18 @@ class StepBounds:
             if not attrs.has(kind):
                 continue
             if isinstance(item, DEFINITIONS) and not (top and item is node):
-                entry = found.get(id(item))
-                total += times * (entry[1] if entry is not None else MOST)
+                entry = found.get(key_of(item))
+                total += times * (entry if entry is not None else MOST)
                 if total >= MOST:
                     return MOST
                 continue
             own = 1 + self._cells(item)
-            binding = bindings.get(id(item))
+            binding = binding_of(item)
             if binding is not None and isinstance(binding.node, DEFINITIONS):
                 if binding.node is node:
                     return MOST  # a definition naming itself
-                entry = found.get(id(binding.node))
-                own += entry[1] if entry is not None else MOST
+                entry = found.get(key_of(binding.node))
+                own += entry if entry is not None else MOST
             total += times * own
             if total >= MOST:
                 return MOST

@@ -3,21 +3,35 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from dsl import nodes as n
 from dsl.messages import tr
 from dsl.types import value_of
+from interpreter.compiled import NodeNumbers
 from interpreter.errors import EvaluationError, InsufficientResource, RequirementFailed
-from interpreter.limits import DEFAULT_LIMITS
+from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
 from interpreter.odds.steps import StepBounds
 from interpreter.odds.weights import Mass
 from interpreter.state import MISSING, State
 from interpreter.values import Record
+
+if TYPE_CHECKING:
+    from interpreter.compiled import Statement
+    from interpreter.odds.distribution import Dist
+    from interpreter.runtime import Context
+
+#: a world's names and their values
+Env = dict[str, Any]
+#: a probability as whole numbers (numerator, denominator): interpreter.odds.weights
+Weight = tuple[int, int]
+#: the steps counted by the runs a world stands for: (fewest, most)
+Steps = tuple[int, int]
 
 
 @attrs.frozen
@@ -44,7 +58,9 @@ class World:
 
     __slots__ = ("env", "state", "steps", "weight")
 
-    def __init__(self, env: dict, state: State, weight: tuple, steps: tuple = NO_STEPS):
+    def __init__(
+        self, env: Env, state: State, weight: Weight, steps: tuple[int, int] = NO_STEPS
+    ) -> None:
         self.env, self.state, self.weight, self.steps = env, state, weight, steps
 
 
@@ -54,17 +70,25 @@ class Bound(World):
 
     __slots__ = ("dist", "name")
 
-    def __init__(self, env: dict, state: State, weight: tuple, name: str, dist, steps=NO_STEPS):
+    def __init__(
+        self,
+        env: Env,
+        state: State,
+        weight: Weight,
+        name: str,
+        dist: Dist,
+        steps: tuple[int, int] = NO_STEPS,
+    ) -> None:
         super().__init__(env, state, weight, steps)
         self.name, self.dist = name, dist
 
 
-def spread(a: tuple, b: tuple) -> tuple:
+def spread(a: Steps, b: Steps) -> Steps:
     """The steps of a world standing for runs that counted `a` and `b` (merged)."""
     return (min(a[0], b[0]), max(a[1], b[1]))
 
 
-def unclear(ctx) -> None:
+def unclear(ctx: Context) -> None:
     """Runs that took different steps to get here were merged, and some of them pass the
     step limit from here and others may not: past what the worlds tell apart."""
     raise TooComplex(
@@ -75,12 +99,12 @@ def unclear(ctx) -> None:
     )
 
 
-def block_steps(statements: tuple) -> int:
+def block_steps(statements: tuple[Statement, ...]) -> int:
     """The steps a run counts entering a block: its compiled statements' own (`cost`)."""
     return sum(statement.cost for statement in statements)
 
 
-def plus(steps: tuple, fewest: int, most: int | None = None) -> tuple:
+def plus(steps: Steps, fewest: int, most: int | None = None) -> Steps:
     """`steps` and then between `fewest` and `most` (`fewest` when None) more."""
     return (steps[0] + fewest, steps[1] + (fewest if most is None else most))
 
@@ -113,15 +137,18 @@ def certain_limit(probabilities: Mapping[object, object]) -> None:
 REFUSED = (RequirementFailed, InsufficientResource)
 
 
-def key_of(env: dict, names: tuple, cuts: tuple, state: State) -> tuple:
+def key_of(
+    env: Env, names: tuple[str, ...], cuts: tuple[tuple[int, tuple[str, ...]], ...], state: State
+) -> tuple[tuple[Any, ...], Any]:
     """What a world holds of what is still read: the values of `names` (records cut down
     to the fields still read: `cuts`, from cuts_of), and what changed on its sheet."""
     values = [env.get(name, MISSING) for name in names]
     for i, fields in cuts:
         value = values[i]
         if type(value) is Record and len(value) > len(fields):
-            values[i] = Record({k: value.get(k) for k in fields}, value.kind)
-    key = (tuple(values), state.snapshot())
+            field: Callable[[str], Any] = value.get
+            values[i] = Record({k: field(k) for k in fields}, value.kind)
+    key: tuple[tuple[Any, ...], Any] = (tuple(values), state.snapshot())
     try:
         hash(key)
     except TypeError:  # an unhashable value: compared by identity
@@ -129,7 +156,13 @@ def key_of(env: dict, names: tuple, cuts: tuple, state: State) -> tuple:
     return key
 
 
-def cuts_of(names: tuple, needs: dict) -> tuple:
+#: dsl.nodes.merged_paths (two names' field paths read, as one)
+_merged_paths: Callable[[Any, Any], Any] = n.merged_paths
+
+
+def cuts_of(
+    names: tuple[str, ...], needs: dict[str, Any]
+) -> tuple[tuple[int, tuple[str, ...]], ...]:
     """Of the names still read, those of which only some fields are: (index, fields)."""
     return tuple(
         (i, tuple(sorted(needs[name]))) for i, name in enumerate(names) if needs[name] is not None
@@ -146,7 +179,7 @@ class Live:
 
     __slots__ = ("_key", "counts", "needs", "paths")
 
-    def __init__(self, needs: dict, counts: dict | None = None):
+    def __init__(self, needs: dict[str, Any], counts: dict[Any, int] | None = None) -> None:
         self.needs = needs
         counts = counts or {}
         self.counts = {name: counts.get(name, MANY) for name in needs}
@@ -182,14 +215,15 @@ class Live:
         """What is read here or there (branches of an `if`: the more often of the two)."""
         return self.joined(other, max)
 
-    def joined(self, other: Live, count) -> Live:
-        needs, counts = dict(self.needs), dict(self.counts)
+    def joined(self, other: Live, count: Callable[[int, int], int]) -> Live:
+        needs = dict(self.needs)
+        counts: dict[Any, int] = dict(self.counts)
         for name, fields in other.needs.items():
             if name not in needs:
                 needs[name] = fields
                 counts[name] = other.counts[name]
                 continue
-            needs[name] = n.merged_paths(needs[name], fields)
+            needs[name] = _merged_paths(needs[name], fields)
             counts[name] = count(counts[name], other.counts[name])
         counts.update(self.paths)
         for path, times in other.paths.items():  # (a field not read on one side: 0 there)
@@ -204,7 +238,7 @@ class Live:
             {**{k: v for k, v in self.counts.items() if k != name}, **self.paths},
         )
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Live) and self._key == other._key
 
     def __hash__(self) -> int:
@@ -217,10 +251,18 @@ class Liveness:
     One per compiled rulebook (liveness_of), so that a computation does not walk the rules
     again."""
 
-    def __init__(self, compiler=None, sums_fail: bool = True, limits=None):
-        self.reads: dict = {}  # id(node) → (node, Live)
-        self.blocks: dict = {}  # (id(statements), Live after) → [Live after each]
-        self.safe: dict = {}  # id(node) → (node, whether it cannot fail)
+    def __init__(
+        self, compiler: Any = None, sums_fail: bool = True, limits: Limits | None = None
+    ) -> None:
+        # what is remembered of a node, by its number (interpreter.compiled.NodeNumbers)
+        self.numbers = NodeNumbers()
+        self.reads: dict[int, Live] = {}  # node's number → Live
+        #: (block_key(statements), Live after) → [Live after each] (and riders, by index)
+        self.blocks: dict[Any, Any] = {}
+        self.safe: dict[Any, bool] = {}  # node's number → whether it cannot fail
+        self.counts: dict[tuple[str, int], int] = {}  # (what, node's number) → steps
+        #: the numbers of the statements inside a loop's body (Liveness.looped)
+        self.inside_loops: frozenset[int] | None = None
         self.compiler = compiler  # its types and bindings (cannot_fail)
         self.sums_fail = sums_fail  # whether a sum may pass number_digits (sums_may_fail)
         limits = limits if limits is not None else DEFAULT_LIMITS
@@ -229,7 +271,7 @@ class Liveness:
         self.steps = StepBounds(compiler, limits) if compiler is not None else None
 
     @classmethod
-    def of(cls, owner, limits=None) -> Liveness:
+    def of(cls, owner: Any, limits: Limits | None = None) -> Liveness:
         """The Liveness kept for `owner` (a compiler) while it lives, for computations
         under `limits` (whether a sum may fail: sums_may_fail)."""
         found = _KEPT.get(owner)
@@ -241,70 +283,88 @@ class Liveness:
             kept = found[limits] = cls(owner, sums_may_fail(limits), limits)
         return kept
 
-    def cannot_fail(self, node) -> bool:
+    def cannot_fail(self, node: object) -> bool:
         """cannot_fail(node), by the compiler's types and what its calls call, found once."""
-        found = self.safe.get(id(node))
+        key = self.numbers.of(node)
+        found = self.safe.get(key)
         if found is None:
             compiler = self.compiler
-            kind_of = callee = None
+            kind_of: Callable[[object], str] | None = None
+            callee: Callable[[object], tuple[object, ...] | None] | None = None
             if compiler is not None:
                 kind_of = self.kind_of
                 callee = self.callee
-            self.safe[id(node)] = (node, False)  # (a definition calling itself: may fail)
-            safe = cannot_fail(node, kind_of, callee, self.sums_fail)
-            safe = safe and self.within_steps(node)  # nor pass the step limit
-            found = self.safe[id(node)] = (node, safe)
-        return found[1]
+            self.safe[key] = False  # (a definition calling itself: may fail)
+            found = cannot_fail(node, kind_of, callee, self.sums_fail)
+            found = found and self.within_steps(node)  # nor pass the step limit
+            self.safe[key] = found
+        return found
 
-    def within_steps(self, node) -> bool:
+    def within_steps(self, node: object) -> bool:
         """Whether evaluating `node` can never count more than the step limit (steps.py),
         found once."""
         if self.steps is None:
             return True
-        key = ("steps", id(node))
+        key = ("steps", self.numbers.of(node))
         found = self.safe.get(key)
         if found is None:
-            found = self.safe[key] = (node, self.steps.most(node) <= self.step_limit)
-        return found[1]
+            found = self.safe[key] = self.steps.most(node) <= self.step_limit
+        return found
 
-    def most_steps(self, node) -> int:
+    def most_steps(self, node: object) -> int:
         """The most steps evaluating `node` may count (steps.py; 0 with no compiler),
         found once."""
         if self.steps is None:
             return 0
-        key = ("most", id(node))
-        found = self.safe.get(key)
+        key = ("most", self.numbers.of(node))
+        found = self.counts.get(key)
         if found is None:
-            found = self.safe[key] = (node, self.steps.most(node))
-        return found[1]
+            found = self.counts[key] = self.steps.most(node)
+        return found
 
-    def cost(self, node) -> int:
+    def looped(self, node: object) -> bool:
+        """Whether a statement of the rulebook is in the body of a loop (`repeat`, `for
+        each`) of one of its actions: where what a skipped statement may count adds up
+        pass after pass. Found once for the rulebook."""
+        if self.compiler is None:
+            return False
+        if self.inside_loops is None:
+            found: set[int] = set()
+            for action in self.compiler.book.actions.values():
+                for item in n.walk(action):
+                    if isinstance(item, n.Repeat | n.ForEach):
+                        found.update(self.numbers.of(inner) for inner in n.walk(item.body))
+            self.inside_loops = frozenset(found)
+        return self.numbers.of(node) in self.inside_loops
+
+    def cost(self, node: object) -> int:
         """The steps a compiled closure counts for `node` itself, known when compiled
         (interpreter.compile.costs; 0 with no compiler)."""
         if self.compiler is None or node is None:
             return 0
-        key = ("cost", id(node))
-        found = self.safe.get(key)
+        key = ("cost", self.numbers.of(node))
+        found = self.counts.get(key)
         if found is None:
-            found = self.safe[key] = (node, self.compiler.cost(node))
-        return found[1]
+            found = self.counts[key] = int(self.compiler.cost(node))
+        return found
 
-    def kind_of(self, node) -> str:
+    def kind_of(self, node: object) -> str:
         """The kind of the value a node gives, read (a field named: its value; a roll:
         its total)."""
-        return value_of(self.compiler.type_of(node)).kind
+        return str(value_of(self.compiler.type_of(node)).kind)
 
-    def callee(self, call) -> tuple | None:
+    def callee(self, call: object) -> tuple[object, ...] | None:
         """What a call computes besides its arguments, when that cannot fail: () for a
         function of the language, a formula's body, a check's expressions (its named
         rolls taken not to fail: a chain past extra_per_die, far below epsilon where one
         is written, is left out where nothing reads the roll); else None."""
-        binding = self.compiler.bindings.get(id(call))
+        binding = self.compiler.binding_of(call)
         if binding is None:
             return None
         if binding.kind == "builtin":
             return ()
         definition = binding.node
+        body: tuple[object, ...]
         if binding.kind == "formula":
             body = (definition.body,)
         elif binding.kind == "check":
@@ -320,18 +380,19 @@ class Liveness:
             return None
         return () if all(self.cannot_fail(expr) for expr in body) else None
 
-    def names_read(self, node) -> Live:
-        found = self.reads.get(id(node))
+    def names_read(self, node: object) -> Live:
+        key = self.numbers.of(node)
+        found = self.reads.get(key)
         if found is None:
-            found = self.reads[id(node)] = (node, names_read(node))
-        return found[1]
+            found = self.reads[key] = names_read(node)
+        return found
 
 
 #: each compiled rulebook's Liveness, kept while the compiler lives
-_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_KEPT: weakref.WeakKeyDictionary[Any, dict[Limits, Liveness]] = weakref.WeakKeyDictionary()
 
 
-def names_read(node) -> Live:
+def names_read(node: object) -> Live:
     """Every name an AST node mentions, which of its fields it reads, and how often."""
     return Live(n.field_paths(node), read_counts(node))
 
@@ -344,11 +405,11 @@ MANY = 2
 REPEATED = (n.Repeat, n.ForEach, n.Call, n.CharacterCall, n.Text, n.ListLiteral, n.Choose, n.Match)
 
 
-def read_counts(node) -> dict:
+def read_counts(node: object) -> dict[Any, int]:
     """How often each name a node mentions is read: 1, or MANY; and each field of a name
     read as `name.field`, by (name, field)."""
-    counts: dict = {}
-    stack = [(node, False)]
+    counts: dict[Any, int] = {}
+    stack: list[tuple[Any, bool]] = [(node, False)]
     while stack:
         item, many = stack.pop()
         if isinstance(item, tuple | list):
@@ -373,7 +434,7 @@ ADDED = ("+", "-")
 ROOM = 100
 
 
-def sums_may_fail(limits) -> bool:
+def sums_may_fail(limits: Limits) -> bool:
     """Whether a sum of two numbers should be taken to fail on some values under these
     limits. A sum fails only past `number_digits` (of a fraction: its numerator, which
     grows with the denominator, at most `denominator_digits`): with ROOM digits to spare
@@ -388,7 +449,12 @@ def sums_may_fail(limits) -> bool:
 SAFE_MODIFIERS = (n.Keep, n.CountSuccesses, n.CountFailures, n.Sort)
 
 
-def cannot_fail(expr, kind_of=None, callee=None, sums_fail: bool = True) -> bool:
+def cannot_fail(
+    expr: object,
+    kind_of: Callable[[object], str] | None = None,
+    callee: Callable[[object], tuple[object, ...] | None] | None = None,
+    sums_fail: bool = True,
+) -> bool:
     """Whether computing an expression can never stop a run, by the static types
     `kind_of(node)` gives (the compiler's: "number", "bool", ...; without them, only
     what needs none): a value written, a name, a field of a record, a text of those, two
@@ -400,10 +466,10 @@ def cannot_fail(expr, kind_of=None, callee=None, sums_fail: bool = True) -> bool
     quotients, explosions) may fail on some values: the odds engine computes it even
     where its value is never read (a run it stops is stopped in every field's answer)."""
 
-    def kind(node) -> str:
+    def kind(node: object) -> str:
         return kind_of(node) if kind_of is not None else "any"
 
-    stack = [expr]
+    stack: list[Any] = [expr]
     while stack:
         node = stack.pop()
         if node is None or isinstance(node, n.Literal | n.Name | str):
@@ -444,7 +510,7 @@ def cannot_fail(expr, kind_of=None, callee=None, sums_fail: bool = True) -> bool
 TYPED = {"not": "bool", "-": "number"}
 
 
-def _safe_operator(node, kind, sums_fail: bool) -> bool:
+def _safe_operator(node: n.Binary, kind: Callable[[object], str], sums_fail: bool) -> bool:
     op = node.op
     if op in ("=", "!="):
         return True
@@ -463,13 +529,18 @@ class LetWorlds:
 
     __slots__ = ("cuts", "made", "merged", "most", "names")
 
-    def __init__(self, names: tuple, cuts, most: int | None):
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        cuts: tuple[tuple[int, tuple[str, ...]], ...],
+        most: int | None,
+    ) -> None:
         self.names, self.cuts, self.most = names, cuts, most
         self.made = 0  # the worlds made so far, when they are bounded
         #: what else is still read → [env, state, {value: weights}, steps]
-        self.merged: dict = {}
+        self.merged: dict[Any, list[Any]] = {}
 
-    def add(self, env, state, pairs, steps: tuple) -> None:
+    def add(self, env: Env, state: State, pairs: Iterable[tuple[Any, Any]], steps: Steps) -> None:
         prefix = key_of(env, self.names, self.cuts, state)
         found = self.merged.get(prefix)
         if found is None:
@@ -492,7 +563,7 @@ class LetWorlds:
                 values[value] = Mass(found)
                 values[value].add(weight)
 
-    def worlds(self, name: str) -> list:
+    def worlds(self, name: str) -> list[World]:
         """The worlds made, the new value under `name` (unless nothing reads it)."""
         out = []
         names = self.names

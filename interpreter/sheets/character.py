@@ -211,7 +211,10 @@ class Sheet:
         """Write the sheet back: only its changed values, atomically, under the folder's
         lock, and only if the file is still what `base` (the sheet as read, by default
         this one) was read from; raise SheetChanged otherwise. Returns the text written."""
-        target = Path(path or self.path)
+        where = path or self.path
+        if where is None:
+            raise SheetError(tr("this sheet has no file to save to: give one"))
+        target = Path(where)
         refuse_shipped(target)
         base = base if base is not None else self
         same_file = base.path is not None and Path(base.path).resolve() == target.resolve()

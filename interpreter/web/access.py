@@ -177,7 +177,8 @@ def _interface_addresses() -> set[str]:
 
 
 def _linux_ipv4(table: Path) -> set[str]:
-    out, last = set(), None
+    out: set[str] = set()
+    last = None
     try:
         lines = table.read_text().splitlines()
     except OSError:
@@ -192,7 +193,7 @@ def _linux_ipv4(table: Path) -> set[str]:
 
 
 def _linux_ipv6(table: Path) -> set[str]:
-    out = set()
+    out: set[str] = set()
     try:
         lines = table.read_text().splitlines()
     except OSError:

@@ -1,0 +1,43 @@
+"""A whole result whose joint is too large to show is answered field by field from one
+exploration of the action (issue 24): its worlds are the joint's, each end's record read
+field by field (interpreter.odds.marginals.PerField), not one exploration per field."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import dsl
+from interpreter import Engine
+from interpreter.odds.marginals import JOINT_OUTCOMES, ByField
+
+#: three independent rolls: 100 × 20 × 4 outcomes of the whole result (past
+#: JOINT_OUTCOMES), in as many worlds (within the first try's JOINT_WORLDS)
+TEXT = """
+action act() {
+  let a = d100
+  let b = d20
+  let c = d4
+  require c > 1 else "no"
+  result { a: a, b: b, c: c }
+}
+"""
+
+
+def test_every_field_of_a_whole_result_from_one_exploration():
+    engine = Engine(dsl.load_text(TEXT, "one.rules"))
+    odds = engine.odds("act", engine.sheet({}), {})
+    assert type(odds) is ByField and odds.proven and odds.limit == JOINT_OUTCOMES
+    assert odds.explorations == 1  # the joint's try, read field by field
+    failure = Fraction(1, 4)  # `require c > 1`: in every field's answer
+    for name, faces in (("a", 100), ("b", 20), ("c", 4)):
+        field = odds.fields[name]
+        assert field.exact and field.omitted == 0
+        values = {k: p for k, p in field.probabilities.items() if isinstance(k, int)}
+        assert sum(values.values()) == 1 - failure
+        if name == "c":  # 2, 3 or 4: each a face of the d4
+            assert values == {v: Fraction(1, 4) for v in range(2, 5)}
+        else:  # each face, in the runs that go on
+            assert values == {v: (1 - failure) / faces for v in range(1, faces + 1)}
+    # one field asked alone: its own exploration, the same answer
+    alone = engine.odds("act", engine.sheet({}), {}, "a")
+    assert alone.explorations == 1 and alone.probabilities == odds.fields["a"].probabilities
