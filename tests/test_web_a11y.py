@@ -1,4 +1,4 @@
-"""The page honours `prefers-color-scheme: dark` (issue 26), in a real headless Chromium."""
+"""The page's accessibility (issue 26): dark mode and the editor, in a real headless Chromium."""
 
 from __future__ import annotations
 
@@ -49,3 +49,40 @@ def test_dark_mode_is_dark_and_its_text_readable(browser, server):  # noqa: F811
     for colours in (dark, light):
         assert _contrast(colours["text"], colours["paper"]) >= 4.5, colours
         assert _contrast(colours["muted"], colours["paper"]) >= 4.5, colours
+
+
+def _editor(browser, server, scheme: str) -> dict:  # noqa: F811
+    base, _ = server
+    context = browser.new_context(viewport={"width": 1300, "height": 1000}, color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.goto(f"{base}/?rulebook=fate.rules&character=hero")
+        expect(page.locator("body")).to_have_attribute("data-ready", "yes", timeout=60_000)
+        content = page.locator("#editor .cm-content")
+        expect(content).to_contain_text("rulebook", timeout=60_000)
+        content.click()
+        page.keyboard.press("Tab")
+        found = page.evaluate(
+            """() => {
+              const content = document.querySelector('#editor .cm-content');
+              const comment = [...content.querySelectorAll('span')].find(
+                (span) => span.textContent.trim().startsWith('#')
+                  && getComputedStyle(span).fontStyle === 'italic');
+              return {label: content.getAttribute('aria-label'),
+                      focusInEditor: content.contains(document.activeElement),
+                      comment: comment ? getComputedStyle(comment).color : null,
+                      paper: getComputedStyle(content.closest('section')).backgroundColor};
+            }"""
+        )
+        return found
+    finally:
+        context.close()
+
+
+def test_the_editor_is_named_lets_tab_out_and_its_comments_are_readable(browser, server):  # noqa: F811
+    for scheme in ("light", "dark"):
+        editor = _editor(browser, server, scheme)
+        assert editor["label"], editor
+        assert editor["focusInEditor"] is False, editor  # Tab moved the focus out
+        assert editor["comment"] is not None, editor
+        assert _contrast(editor["comment"], editor["paper"]) >= 4.5, editor
