@@ -32,6 +32,7 @@ EXAMPLES = (
     "examples/games/encounters/ogre.yaml",
     "examples/games/encounters/veterans_ogre.yaml",
     "examples/encounters/brujeria_pelea.yaml",
+    "examples/encounters/mana_duel.yaml",  # both sheets carried, initiative rolled
 )
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import inspect
 import os
 import sys
@@ -42,9 +43,13 @@ if os.environ.get("TRACE_COST_ROOT"):
     os.environ["RUN_COST_ROOT"] = os.environ["TRACE_COST_ROOT"]  # (run_cost.py's cases too)
 sys.path.insert(0, os.environ.get("TRACE_COST_ROOT") or str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+# The tree asked for, imported first, whatever the cases' modules put on the path after.
+importlib.import_module("dsl")
+importlib.import_module("interpreter")
 
 import run_cost  # noqa: E402
 
+import interpreter  # noqa: E402
 from dsl.errors import RulebookError  # noqa: E402
 from interpreter import SeededDice  # noqa: E402
 
@@ -92,6 +97,7 @@ def main(argv=None) -> int:
     from interpreter import Engine
 
     records = "trace" in inspect.signature(Engine.run).parameters
+    print(f"the code of {Path(interpreter.__file__).parent.parent}")
     if not records:
         print("(this tree's runs cannot record their trace: recorded is run + replayed)")
     totals = {"run": 0.0, "recorded": 0.0, "replayed": 0.0, "shown": 0.0}

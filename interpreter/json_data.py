@@ -443,6 +443,14 @@ def encounter_data(answer, language: str | None = None) -> dict:
             health = dict(zip(answer.names, healths))
             left.append({"side": side, "health": health, "probability": number(p, pointer)})
     out["left"] = left
+    sheets: list[dict] = []
+    for side in answer.sides:
+        for healths, changed, p in answer.sheets_left(side)[:LISTED_ENDS]:
+            at = f"/sheets_left/{len(sheets)}"
+            health = dict(zip(answer.names, healths))
+            item = {"side": side, "health": health, "changed": w.value(changed, f"{at}/changed")}
+            sheets.append({**item, "probability": number(p, f"{at}/probability")})
+    out["sheets_left"] = sheets
     return w.finish(out)
 
 

@@ -185,3 +185,77 @@ def test_an_initiative_that_gives_no_number_is_the_projects_error(method):
         _, data = spells(rounds=2, initiative=(text, 0), engine=engine)
         with pytest.raises(RulebookError, match=r"initiative|not a number"):
             encounter_odds(engine, data, method=method, trials=20)
+
+
+# A reckless blow costs its striker 1 Health: a side may fall by its own hand, both at once.
+RECKLESS = """\
+rulebook "Reckless" { language "en" }
+sheet {
+  counter Health in 0..10 default 3
+}
+action reckless(target: character) "Reckless blow" {
+  lose 1 from Health
+  let blow = d2
+  result { damage: blow }
+}
+"""
+
+
+def reckless(engine, a=3, b=2, rounds=3) -> dict:
+    side = {"action": "reckless", "target": "target", "damage": "damage"}
+    return {
+        "rounds": rounds,
+        "health": "Health",
+        "sides": {
+            "left": [{**side, "name": "a", "sheet": engine.sheet({"Health": a})}],
+            "right": [{**side, "name": "b", "sheet": engine.sheet({"Health": b})}],
+        },
+    }
+
+
+@pytest.mark.parametrize(("a", "b"), [(3, 2), (1, 1), (4, 3)])
+def test_an_action_that_writes_its_own_health_is_counted_with_it(a, b):
+    engine = Engine(dsl.load_text(RECKLESS, "reckless.rules"))
+    assert may_write(engine.rulebook, "Health")
+    data = reckless(engine, a, b)
+    answer = encounter_odds(engine, data, method="exact")
+    assert answer.tally == brute_force(engine, data)
+    if (a, b) == (1, 1):  # a strikes, falls by its own hand and fells b: nobody wins
+        assert answer.winners()[None] == 1 and set(answer.rounds()) == {1}
+
+
+def test_a_health_written_where_no_rule_was_seen_to_is_counted_again(monkeypatch):
+    # told that no rule writes Health, the chain finds out from a turn's outcome and
+    # counts that actor's turns again with its health: the same answer
+    from interpreter.balance.encounters import chain
+
+    engine = Engine(dsl.load_text(RECKLESS, "reckless.rules"))
+    data = reckless(engine, 4, 3)
+    monkeypatch.setattr(chain, "may_write", lambda book, field: False)
+    monkeypatch.setattr(chain, "may_read", lambda *a: False)
+    assert chain.health_reads(engine.rulebook, encounter_from_data(data, engine)) == (
+        (False, False),
+        (False, False),
+    )
+    assert encounter_odds(engine, data, method="exact").tally == brute_force(engine, data)
+
+
+def test_what_is_left_lists_the_whole_sheets_each_side_won_with():
+    engine, data = spells(mana=1, rounds=3)
+    answer = encounter_odds(engine, data, method="exact")
+    for side in ("caster", "brute"):
+        ends = answer.sheets_left(side)
+        assert sum(p for _, _, p in ends) == answer.winners()[side]
+        by_health: dict = {}
+        for healths, _, p in ends:
+            by_health[healths] = by_health.get(healths, 0) + p
+        assert by_health == answer.left(side)
+    # the caster's one point of Mana is spent by her first zap: gone in every end she won
+    assert all(changed["c"]["Mana"] == 0 for _, changed, _ in answer.sheets_left("caster"))
+    document = answer.to_json()
+    first = document["sheets_left"][0]
+    assert first["changed"]["c"]["Mana"] == 0
+    assert (
+        Fraction(document["fractions"]["/sheets_left/0/probability"])
+        == (answer.sheets_left(first["side"])[0][2])
+    )

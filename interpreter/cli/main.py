@@ -36,8 +36,8 @@ COMMAND_NAMES = PLAY_COMMANDS + JOURNAL_COMMANDS + EDITOR_COMMANDS + BALANCE_COM
 def command_module(name: str):
     """The module of `rulebook NAME`: interpreter/cli/NAME.py."""
     if name not in COMMAND_NAMES:
-        raise ValueError(f"no command {name!r}")
-    return importlib.import_module(f"interpreter.cli.{name}")
+        raise ValueError(name)  # (argparse offers only COMMAND_NAMES: a caller's mistake)
+    return importlib.import_module("interpreter.cli." + name)
 
 
 EXAMPLES = """\

@@ -331,7 +331,7 @@ class Statements(CompilerHost):
                 if ctx.trace is not None and ctx.trace.wants():
                     ctx.step(
                         "if",
-                        tr("if {condition} → {value}", condition=cspan.text, value=decided),
+                        Later(_if_text, cspan.text, decided),
                         cspan,
                         verbose=True,  # its effect is in the steps that follow
                     )
@@ -575,3 +575,8 @@ def run_block(ctx, body: tuple, steps: int, span) -> None:
         count_past_bound(ctx, span)
     for statement in body:
         statement.run(ctx)
+
+
+def _if_text(condition: str, value: bool) -> Message:
+    """An `if`'s step (verbose): the condition as written, and what it gave."""
+    return tr("if {condition} → {value}", condition=condition, value=value)

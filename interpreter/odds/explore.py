@@ -21,7 +21,7 @@ from interpreter.odds.distribution import Dist
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.records import direct_call
-from interpreter.odds.roller import Branch
+from interpreter.odds.roller import Branch, Letting, OddsRoller
 from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
 from interpreter.odds.worlds import (
     STOPS,
@@ -41,17 +41,11 @@ from interpreter.odds.worlds import (
     stopped,
     unclear,
 )
-from interpreter.runtime import Context, CountingRoller, Unknown, as_bool, known
+from interpreter.runtime import Context, Unknown, as_bool, known
 from interpreter.state import MISSING
 from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
-
-#: the share of steps_per_run a statement skipped in a loop may count at most (beyond
-#: its own, known when compiled; elsewhere, the limit): one that may count more is run,
-#: so that the worlds' steps stay close to a run's, pass after pass (a note showing a
-#: table's cell may count text_length)
-IDLE_SHARE = 64
 
 #: steps of evaluation (runtime.Context.steps: nodes, not statements) in one unit of work
 STEPS_PER_WORK = 64
@@ -105,7 +99,7 @@ def live_before(node, after: Live, names_read, local: bool = True) -> Live:
 class Explorer(Passes):
     """Runs compiled statements over weighted worlds, branching where values are needed."""
 
-    def __init__(self, ctx: Context, roller: CountingRoller, liveness: Liveness | None = None):
+    def __init__(self, ctx: Context, roller: OddsRoller, liveness: Liveness | None = None):
         self.ctx = ctx
         self.roller = roller
         # the safety stop read within a run too (every STEPS_BETWEEN_CLOCKS steps of it)
@@ -118,7 +112,6 @@ class Explorer(Passes):
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
-        self.looped = liveness.looped  # whether a statement is in a loop's body
         self.peak = 0  # the most steps a run reached (see Passes.called)
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
@@ -294,9 +287,8 @@ class Explorer(Passes):
         for index, statement in enumerate(statements):
             node, shape = statement.node, statement.shape
             if self.idle(statement, live[index]):
-                # a line in the trace, a value nobody reads: nothing odds can see, but the
-                # steps it may take (up to its bound, where the run would count them)
-                worlds = self.counting(worlds, 0, self.unseen(statement))
+                # a line in the trace, a value nobody reads: nothing odds can see (its
+                # steps, within the limit, not counted: see docs/architecture.md)
                 continue
             kind = type(shape)
             if kind is Branches:
@@ -317,7 +309,7 @@ class Explorer(Passes):
             elif isinstance(node, n.Let):
                 # the roller branches only on what is read of the value later, and the
                 # worlds it makes are merged as they come (no merge after)
-                roller.binding = (
+                roller.binding = Letting(
                     node.name,
                     live[index],
                     self.depth,
@@ -492,20 +484,19 @@ class Explorer(Passes):
         statements are idle when what follows the loop needs none of their values: then
         nothing a pass writes is read by the next pass either, but by idle statements.)"""
         node, shape = statement.node, statement.shape
-        limit = self.ctx.limits.steps_per_run
-        if self.unseen(statement) > (limit // IDLE_SHARE if self.looped(node) else limit):
-            return False  # (run, so that its steps are counted)
+        if self.unseen(statement) > self.ctx.limits.steps_per_run:
+            return False  # (one that may pass the limit alone: run, as issue 23 wants)
         if isinstance(node, n.Note):
             return True
         if type(shape) is Branches or type(shape) is Loop:
             if not shape.pure:
                 return False
-            if type(shape) is Branches:
-                blocks = [branch.body for branch in shape.branches] + [shape.otherwise]
-                tested = [condition for condition, _ in node.branches]
-            else:
+            if isinstance(shape, Loop):
                 blocks = [shape.body]
                 tested = [node.items]
+            else:
+                blocks = [branch.body for branch in shape.branches] + [shape.otherwise]
+                tested = [condition for condition, _ in node.branches]
             if not all(self.safe(expr) for expr in tested):
                 return False
             return all(
@@ -517,7 +508,7 @@ class Explorer(Passes):
 
     def unseen(self, statement) -> int:
         """The most steps a statement may count beyond its own (counted on entering its
-        block): where it is skipped, what the worlds' steps may have counted more."""
+        block): what a run counts that the explorer does not, where it is skipped."""
         return max(self.most_steps(statement.node) - statement.cost, 0)
 
     def live_before(self, statement, after: Live) -> Live:

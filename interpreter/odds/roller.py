@@ -7,6 +7,9 @@ import operator
 import time
 from fractions import Fraction
 from functools import partial
+from typing import Any
+
+import attrs
 
 from dsl.messages import tr
 from dsl.nodes import path_cut
@@ -89,6 +92,19 @@ class LiftMemory(dict):
                 size = size + len(value.weights) if compared else size * len(value.weights)
         self.roller.charge(1 + size // 20)
         return self.roller.limits.odds_outcomes
+
+
+@attrs.frozen
+class Letting:
+    """The `let` the explorer is running: its name, what is read after it (a Live of
+    interpreter.odds.worlds), how deep in calls it is, whether its value is read just
+    once later, and which field of it rides (interpreter.odds.riders), or None."""
+
+    name: str
+    live: Any
+    depth: int
+    once: bool
+    rider: str | None
 
 
 class DistRoll:
@@ -190,11 +206,9 @@ class OddsRoller(PoolQuestions):
         # explorer leaves out as too unlikely to matter (interpreter.odds.explore), and a
         # power of two at or below it: 2**-prune_bits.
         self.epsilon, self.prune, self.prune_bits = shares_of(epsilon)
-        # The `let` the explorer is running, what is read of it later, how deep in calls
-        # it is, whether it is read just once later, and which field of it rides
-        # (interpreter.odds.riders): (name, Live, depth, once, field or None), so that a
-        # branch is over what is still read (and none for a value read once).
-        self.binding = None
+        # The `let` the explorer is running (Letting), so that a branch is over what is
+        # still read (and none for a value read once).
+        self.binding: Letting | None = None
         # (a called definition's name, the fields read of its record, the depth) of the
         # `let` being run, when its value is that call (interpreter.odds.records.direct_call)
         self.direct = None
@@ -256,25 +270,28 @@ class OddsRoller(PoolQuestions):
         if self.cursor < len(self.pins):
             return self.resolve(value)
         binding = self.binding
-        if binding is None or binding[0] != name or ctx.depth != binding[2]:
+        if binding is None or binding.name != name or ctx.depth != binding.depth:
             if fields is not None:
                 value = project(value, flat(fields))
             return self.resolve(value)
         # The `let` statement the explorer is running: binding the value is all that is
         # left of it, so the explorer makes a world per value without running it again.
-        needed = binding[1].needs.get(name, MISSING)
+        needed = binding.live.needs.get(name, MISSING)
         if needed is MISSING:  # never read again: one world, whatever it holds
             if type(value) is Contest:  # of an opposed check, where it stops: its sides alone
                 value = value.project(())
-            value = value.map(_nothing)
+            if type(value) is Dist:  # (its weights in one: what map(_nothing) gives)
+                value = Dist({None: sum(value.weights.values())}, value.total)
+            else:
+                value = value.map(_nothing)
         elif needed is not None:
             value = project(value, path_cut(needed))
         if type(value) is Contest:
             raise Branch(value.dist(), value.stops, name)
-        if binding[3] and needed is not MISSING and type(value) is Dist:
+        if binding.once and needed is not MISSING and type(value) is Dist:
             return value  # read once later: combined there, as a dice term written there
-        if binding[4] is not None and type(value) is Dist:  # a field read once, past all
-            value = riding(value, binding[4])  # that still runs here (interpreter.odds.riders)
+        if binding.rider is not None and type(value) is Dist:  # a field read once, past all
+            value = riding(value, binding.rider)  # that still runs here (interpreter.odds.riders)
         raise Branch(value, (), name)
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)

@@ -187,21 +187,23 @@ def _bound(body) -> frozenset:
 
 
 def _block(compiler, statements: tuple, decided: dict) -> tuple:
-    out = []
+    out: list[Statement] = []
     for statement in statements:
         if type(statement.shape) is Branches:
-            statement = _cut_if(compiler, statement, decided)
-            if statement is None:
+            cut = _cut_if(compiler, statement, statement.shape, decided)
+            if cut is None:
                 continue
+            statement = cut
         out.append(statement)
-    out = tuple(out)
-    return statements if out == statements else out  # (unchanged: the block as compiled)
+    made = tuple(out)
+    return statements if made == statements else made  # (unchanged: the block as compiled)
 
 
-def _cut_if(compiler, statement: Statement, decided: dict) -> Statement | None:
-    """The `if` with the branches no world takes left out (None: it does nothing): a
-    statement of the explorer's alone, never run (a real run runs the `if` as written)."""
-    node, shape = statement.node, statement.shape
+def _cut_if(compiler, statement: Statement, shape: Branches, decided: dict) -> Statement | None:
+    """The `if` (`shape`, the statement's) with the branches no world takes left out
+    (None: it does nothing): a statement of the explorer's alone, never run (a real run
+    runs the `if` as written)."""
+    node = statement.node
     branches, nodes = [], []
     otherwise, otherwise_node = shape.otherwise, node.otherwise
     pairs = zip(node.branches, shape.branches)

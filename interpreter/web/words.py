@@ -173,6 +173,7 @@ PAGE_WORDS = (
     tr("too many ways to count: rolling {done} of {total} times"),
     tr("about, from {trials} trials"),
     tr("about"),
+    tr("seed {seed}"),
     tr("{percent} of the chance too small to list"),
 )
 

@@ -18,6 +18,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from dsl.messages import tr
+from interpreter.balance.encounters import turns
 from interpreter.balance.encounters.chain import NotCounted, count_exactly
 from interpreter.balance.encounters.description import Encounter, encounter_from_data
 from interpreter.balance.encounters.trials import sample
@@ -72,6 +73,24 @@ class EncounterOdds:
                 healths = tuple(health for health, _changed in state)
                 out[healths] = out.get(healths, Fraction(0)) + self._share(w)
         return dict(sorted(out.items(), key=lambda sp: -sp[1]))
+
+    def sheets_left(self, side) -> list:
+        """[(each combatant's health, {name: {field: value}} of what else its sheet holds
+        that changed, probability)], most likely first, over the ends `side` won: the
+        whole sheets, where `left` gives the healths."""
+        ends: dict = {}
+        for (winner, _, state), w in self.tally.items():
+            if winner == side:
+                ends[state] = ends.get(state, Fraction(0)) + self._share(w)
+        out = []
+        for state, p in sorted(ends.items(), key=lambda sp: -sp[1]):
+            changed = {
+                name: {field: turns.thaw(value) for field, value in delta}
+                for name, (_, delta) in zip(self.names, state)
+                if delta
+            }
+            out.append((tuple(health for health, _ in state), changed, p))
+        return out
 
     def interval(self, side) -> tuple:
         """The 95% interval of P(side wins): Wilson's for a sample; (p, p) when exact."""
