@@ -86,3 +86,17 @@ def test_the_editor_is_named_lets_tab_out_and_its_comments_are_readable(browser,
         assert editor["focusInEditor"] is False, editor  # Tab moved the focus out
         assert editor["comment"] is not None, editor
         assert _contrast(editor["comment"], editor["paper"]) >= 4.5, editor
+
+
+def test_a_phone_wide_page_does_not_scroll_sideways(browser, server):  # noqa: F811
+    base, _ = server
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
+        try:
+            page = context.new_page()
+            page.goto(f"{base}/?rulebook=fate.rules&character=hero")
+            expect(page.locator("body")).to_have_attribute("data-ready", "yes", timeout=60_000)
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= 390, (scheme, width)
+        finally:
+            context.close()
