@@ -75,6 +75,7 @@ PAGE_WORDS = (
     tr("… {n} more outcomes ({p} in all)"),
     tr("probability of at least each outcome"),
     tr("probability of each outcome"),
+    tr("rulebook editor"),
     tr("exact"),
     tr("mean {mean}"),
     tr("the best play is worth {worth} to {goal}"),
