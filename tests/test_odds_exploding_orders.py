@@ -101,6 +101,8 @@ TERMS = [
     "2d4rr4xo",
     "2d4x=4x=1",  # two explosions, the second of the first's dice too
     "3d4dl1xdh1",
+    "2d4x>=4dl1rr=1",  # a reroll after a keep: only the kept dice are rolled again
+    "2d4!p>=4kh1ro=2",
 ]
 
 
@@ -191,7 +193,16 @@ def shapes(draw):
             mods.append(f"{other}{draw(st.integers(2, sides - 1))}")
         else:
             mods.append(f"{other}1")
-    mods.insert(draw(st.integers(0, len(mods))), explosion)
+    at = draw(st.integers(0, len(mods)))
+    after = [m[:2] for m in mods[at:]]
+    keeps = [i for i, m in enumerate(after) if m in ("kh", "kl", "dl")]
+    if keeps and any(m in ("rr", "ro", "mi", "ma") for m in after[keeps[0] :]):
+        # The limit, stated: a reroll or clamp after a keep after the explosion counts
+        # every kept multiset, one part each; with half the faces exploding
+        # (2d4!p>=3dl1rr=1) that passes the work limit and the odds are sampled
+        # (honestly noted). Only the top face explodes in such shapes here.
+        explosion = explosion[: explosion.index(">=")] + f">={sides}"
+    mods.insert(at, explosion)
     return f"{count}d{sides}{''.join(mods)}"
 
 
