@@ -29,9 +29,10 @@ _NUMBER = r"0|[1-9][0-9]{0,5}"
 _TERM = rf"(?:{_DICE}|{_NUMBER})(?![\w(])"
 #: the whole text: a term, then signs and terms, with spaces (no other blank) around them
 PLAIN = re.compile(rf" *+{_TERM}(?: *+[-+] *+{_TERM}){{0,{MAX_TERMS - 1}}} *+")
-#: one term with its sign: (sign, count, sides, mode, k, number)
+#: one term with its sign: (sign, count, sides, mode, k, number); spaces are skipped only
+#: after a sign, so that a search over a run of spaces stays linear
 _PART = re.compile(
-    r"([-+]?) *+(?:([1-9][0-9]*+)?d([1-9][0-9]*+)(?:(kh|kl|dh|dl)([1-9][0-9]*+)?)?|([0-9]++))"
+    r"(?:([-+]) *+)?(?:([1-9][0-9]*+)?d([1-9][0-9]*+)(?:(kh|kl|dh|dl)([1-9][0-9]*+)?)?|([0-9]++))"
 )
 
 

@@ -34,6 +34,34 @@ def update_golden(request) -> bool:
     return request.config.getoption("--update-golden")
 
 
+class CountedClock:
+    """A clock that moves `step` seconds at each look and never otherwise: a time limit
+    driven by it stops after a counted number of looks, the same under any load."""
+
+    def __init__(self, step: float):
+        self.step, self.now, self.looks = step, 0.0, 0
+
+    def __call__(self) -> float:
+        self.looks += 1
+        self.now += self.step
+        return self.now
+
+
+@pytest.fixture
+def counted_clock(monkeypatch):
+    """Make every clock a time limit reads a CountedClock (`.step` to be set): the odds
+    engine's (interpreter.odds.budget's `clock` and `wall`) and a run's (time.monotonic)."""
+    import time
+
+    from interpreter.odds import budget
+
+    fake = CountedClock(0.0)
+    monkeypatch.setattr(budget, "clock", fake)
+    monkeypatch.setattr(budget, "wall", fake)
+    monkeypatch.setattr(time, "monotonic", fake)
+    return fake
+
+
 @pytest.fixture(scope="session")
 def showcase():
     return dsl.load(DATA / "showcase.rules")

@@ -335,3 +335,12 @@ def test_two_against_one_in_initiative_order_equals_an_independent_count():
     answer = encounter_odds(engine, data, method="exact")
     assert healths_of(answer.tally) == brute_many(people, 5)
     assert answer.names == ("x", "y", "z")  # listed in the file's order
+
+
+def test_undecided_rounds_agree_in_number_in_both_languages():
+    from interpreter.cli.encounter import undecided
+
+    assert undecided(1).render("es") == "sin decidir tras 1 asalto"
+    assert undecided(3).render("es") == "sin decidir tras 3 asaltos"
+    assert undecided(1).render(None) == "undecided after 1 round"
+    assert undecided(3).render(None) == "undecided after 3 rounds"

@@ -95,17 +95,24 @@ def test_the_folder_lock_serialises_and_is_reentrant(tmp_path):
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_lock_held_too_long_by_another_process_is_an_error(tmp_path):
     ready_read, ready_write = os.pipe()
+    done_read, done_write = os.pipe()
     pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child holds the lock for a while
+    if pid == 0:  # pragma: no cover - the child holds the lock until told to let go
         with safe_files.FolderLock(tmp_path):
             os.write(ready_write, b"!")
-            time.sleep(1)
+            os.read(done_read, 1)  # (not a time: no load lets the parent in early)
         os._exit(0)
     os.read(ready_read, 1)
-    with pytest.raises(safe_files.FileBusy) as caught, safe_files.FolderLock(tmp_path, timeout=0.1):
-        pass
+    try:
+        with (
+            pytest.raises(safe_files.FileBusy) as caught,
+            safe_files.FolderLock(tmp_path, timeout=0.1),
+        ):
+            pass
+    finally:
+        os.write(done_write, b"!")
+        os.waitpid(pid, 0)
     assert caught.value.exit_code == 4
-    os.waitpid(pid, 0)
     with safe_files.FolderLock(tmp_path, timeout=1):  # free again once it is gone
         pass
 

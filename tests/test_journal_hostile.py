@@ -125,7 +125,6 @@ def test_a_record_that_is_not_utf8_or_too_large_exits_3(campaign, monkeypatch):
     path.write_bytes(b'{"format": "\xed\xa0\x80"}')  # a surrogate, encoded
     assert cli(["--lang", "en", "verify", path])[0] == 3
     monkeypatch.setattr("interpreter.journal.export.MAX_RECORD_SIZE", 100)
-    monkeypatch.setattr("interpreter.cli.verify.MAX_RECORD_SIZE", 100)
     path.write_text(campaign.record, encoding="utf-8")
     code, out = cli(["--lang", "en", "verify", path])
     assert code == 3 and "larger than 100 bytes" in out

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections import Counter
 from fractions import Fraction
 from math import comb
@@ -284,16 +283,28 @@ def test_the_open_d10_and_the_doubles_report_less_than_1e_12_left_out(book, roll
     assert sum(odds.probabilities.values()) + odds.omitted == 1
 
 
-def test_a_deadline_passes_after_its_seconds_of_computing_and_not_before():
+@pytest.mark.parametrize("wall_step", [None, 0.003])
+def test_a_deadline_passes_after_its_seconds_of_computing_and_not_before(
+    counted_clock, monkeypatch, wall_step
+):
     # The thread's clock is read only once the wall clock says the time may be up: the
     # computation still gets all its seconds of computing, and stops once they are spent.
-    start = time.thread_time()
+    # Each look at the thread's clock moves it a thousandth of a second; the wall clock
+    # moves as much (an idle machine: one clock for both) or three times as much (a
+    # loaded one, whose other work the wall clock counts too).
+    from interpreter.odds import budget
+
+    counted_clock.step = 0.001
+    if wall_step is not None:
+        monkeypatch.setattr(budget, "wall", type(counted_clock)(wall_step))
     deadline = Deadline(0.05)
-    looks = 0
-    while not deadline.passed():
-        looks += 1
-        assert looks < 10**9  # (it passes at all)
-    assert time.thread_time() - start >= 0.05  # a lower bound: no load makes it fail
+    while True:
+        early = counted_clock.now + counted_clock.step < deadline.at  # its next look: early
+        if deadline.passed():
+            break
+        assert counted_clock.looks < 1000  # (it passes at all)
+    assert not early  # not before its seconds of computing are spent
+    assert deadline.at <= counted_clock.now < deadline.at + 0.003  # but once they are
     with pytest.raises(TooComplex) as stopped:
         Deadline(0.0).check()
     assert not isinstance(stopped.value, SafetyStop)  # sampling's deadline

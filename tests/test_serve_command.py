@@ -103,6 +103,9 @@ class _FakeServer:
     def __init__(self, config):
         self.config, self.started, self.should_exit = config, False, False
 
+    def handle_exit(self, sig, frame):  # (uvicorn's: `serve` ends the table's streams first)
+        self.should_exit = True
+
     def run(self):
         import time
 

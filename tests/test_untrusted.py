@@ -187,13 +187,28 @@ def test_the_checker_never_goes_through_a_huge_dies_faces(expression):
     assert any("never applies" in w.message for w in warnings)
 
 
-def test_a_term_too_big_to_count_is_sampled_within_the_time_limit():
+def sampled_by_a_counted_clock(clock, step, sample):
+    """The odds `sample` gives with each look at the clock `step` seconds (a counted
+    clock: the same trials under any load), and its looks."""
+    clock.step, clock.now, clock.looks = step, 0.0, 0
+    return sample(), clock.looks
+
+
+def test_a_term_too_big_to_count_is_sampled_within_the_time_limit(counted_clock):
     # stopped by its time limit (the trials it did not make say so), not by running out
-    # of trials; how close to the limit it stops is measured in benchmarks/odds_timeout.py
-    odds = expression_odds("10000d6", seconds=0.5, trials=100_000)
+    # of trials; how close to the limit it stops in real time is measured in
+    # benchmarks/odds_timeout.py. The clock moves 1/250 of the limit at each look.
+    def sample():
+        return expression_odds("10000d6", seconds=0.5, trials=100_000)
+
+    odds, looks = sampled_by_a_counted_clock(counted_clock, 0.5 / 250, sample)
     assert not odds.exact and 0 < odds.trials < 100_000
     assert "odds_bytes" in odds.note and "time limit" in odds.note
     assert all(10000 <= o <= 60000 for o in odds.probabilities)
+    assert 250 * 0.95 <= looks <= 250 + 10  # it stops at the limit, not before
+    # twice the looks between the same limits: twice the trials, to a trial or two
+    twice, _ = sampled_by_a_counted_clock(counted_clock, 0.5 / 500, sample)
+    assert abs(twice.trials - 2 * odds.trials) <= 2
 
 
 def test_distributions_past_odds_outcomes_are_sampled_not_built():
@@ -204,9 +219,10 @@ def test_distributions_past_odds_outcomes_are_sampled_not_built():
     assert expression_odds("d100 * 100 + d100").exact
 
 
-def test_no_trial_within_the_time_limit_is_an_error_naming_it():
+def test_no_trial_within_the_time_limit_is_an_error_naming_it(counted_clock):
+    counted_clock.step = 1.0  # each look at the clock: more than the whole limit
     with pytest.raises(LimitExceeded, match="odds_seconds"):
-        expression_odds("10000d6", seconds=1e-9)
+        expression_odds("10000d6", seconds=0.5)
 
 
 @pytest.mark.parametrize("option", [{"trials": 0}, {"budget": -5}, {"seconds": -1}])
@@ -215,16 +231,23 @@ def test_odds_options_that_mean_nothing_are_refused(option):
         expression_odds("3d6", **option)
 
 
-def test_an_action_too_big_to_count_is_sampled_within_its_time_limit():
+def test_an_action_too_big_to_count_is_sampled_within_its_time_limit(counted_clock):
     text = (
         "action many(n: int) { let t = 0  repeat n times { if d6 >= 4 { set t to t + d10 } }"
         "  result { t: t } }"
     )
     engine = engine_of(text, Limits(odds_seconds=0.5))
-    odds = engine.odds("many", engine.sheet({}), {"n": 40}, field="t", trials=10**6)
+
+    def sample():
+        return engine.odds("many", engine.sheet({}), {"n": 40}, field="t", trials=10**6)
+
+    odds, looks = sampled_by_a_counted_clock(counted_clock, 0.5 / 1000, sample)
     # the time limit stopped it, far from its million trials (benchmarks/odds_timeout.py
-    # measures how close to the limit)
+    # measures how close to the limit in real time)
     assert not odds.exact and "time limit" in odds.note and 0 < odds.trials < 10**6
+    assert 1000 * 0.95 <= looks <= 1000 + 50  # at the limit, not before
+    twice, _ = sampled_by_a_counted_clock(counted_clock, 0.5 / 2000, sample)
+    assert abs(twice.trials - 2 * odds.trials) <= 2
 
 
 # ─── 4. checker and evaluator agree on values naming fields ─────────────────

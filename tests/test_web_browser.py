@@ -158,6 +158,7 @@ def test_run_an_action_with_typed_dice_and_save_it(page, server):
     expect(page.locator('#history li[data-entry="2"]')).to_contain_text("deshace la tirada 1")
     expect(entry).to_have_class("undone")
     expect(virtus.locator(".value")).to_have_text("5 / 5")
+    expect(page.locator("#saved")).to_have_text("tirada 1 deshecha")  # no longer "guardado"
 
 
 def test_odds_drawn_as_bars_compared_with_a_house_rule(page, server):
@@ -350,7 +351,8 @@ def test_the_page_speaks_the_rulebooks_language(page, server):
     page.select_option("#action", "asustarse")
     page.check('input[name="dice"][value="seed"]')
     page.click("#run")
-    expect(page.locator("#dice")).to_have_text(re.compile(r"^dice: .* \(random\)$"))
+    # (a seed given is said as such: issue 26, "a seeded run is labelled al azar")
+    expect(page.locator("#dice")).to_have_text(re.compile(r"^dice: .* \(seed \d+\)$"))
 
 
 def test_odds_of_an_action_with_a_choice_under_the_best_play(page, server):

@@ -112,6 +112,7 @@ def test_a_game_master_and_a_player_see_the_same_roll(browser, server):
         expect(theirs).to_contain_text("Lu (hero): defend")
         assert theirs.inner_text() == mine.inner_text()
         dice = phone.locator("#dice").inner_text()
+        assert dice.endswith("(seed 11)"), dice  # a seed given, never "random"
         shown = dice.split(": ", 1)[1].split(" (", 1)[0].replace(",", "")
         assert f"dice {shown}" in theirs.inner_text()
 

@@ -109,6 +109,7 @@ def test_a_player_runs_only_their_own_characters_actions(app, folder):
             ("POST", "/api/undo", {"entry": 1}),
             ("PUT", "/api/rulebooks/mine", {"text": 'rulebook "X" {\n}\n'}),
             ("POST", "/api/sweep", {}),
+            ("POST", "/api/encounter", {}),
             ("POST", "/api/run", {**ANA, "secret": True}),
         ):
             refused = phone.request(method, path, json=body, headers={"authorization": "Bearer x"})

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import dsl
-from dsl.messages import Message, tr
+from dsl.messages import Message, tr, tr_n
 from interpreter.cli import options, words
 from interpreter.json_data import dumps
 
@@ -114,6 +114,11 @@ def _progress(language: str):
     return lambda done, total: bar(done, total, time.monotonic() - started)
 
 
+def undecided(rounds: int) -> Message:
+    """`undecided after 1 round` / `after 3 rounds`: the side of runs no side won."""
+    return tr_n("undecided after {n} round", "undecided after {n} rounds", rounds)
+
+
 def text_lines(answer, language: str) -> list:
     """The answer for people: the method, each side's chance, the rounds, what is left."""
 
@@ -126,9 +131,7 @@ def text_lines(answer, language: str) -> list:
         why = answer.reason.render(language) if hasattr(answer.reason, "render") else answer.reason
         lines = [say(tr("sampled ({trials} trials): {why}", trials=answer.trials, why=why))]
     for side, p in answer.winners().items():
-        name = (
-            side if side is not None else say(tr("undecided after {n} rounds", n=answer.max_rounds))
-        )
+        name = side if side is not None else say(undecided(answer.max_rounds))
         shown = f"{float(p):8.2%}"
         if answer.exact:
             shown += f"  ({p.numerator}/{p.denominator})" if len(str(p)) <= 40 else ""

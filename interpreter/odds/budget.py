@@ -30,6 +30,12 @@ def clock() -> float:
     return time.thread_time()
 
 
+def wall() -> float:
+    """Seconds of the wall clock, which a thread's computing cannot outrun. `clock` and
+    `wall` are the odds engine's only clocks: tests replace both with a counted one."""
+    return time.perf_counter()
+
+
 class Deadline:
     """The moment an odds computation (or one phase of it) must stop, in `clock` time.
 
@@ -46,7 +52,7 @@ class Deadline:
         self.safety = safety  # the exact phase's last resort (SafetyStop), not sampling's
         now = clock() if now is None else now
         self.at = now + seconds if at is None else at
-        self.wall = time.perf_counter() + (self.at - now)
+        self.wall = wall() + (self.at - now)
 
     @classmethod
     def answering(cls, seconds: float) -> Deadline:
@@ -61,16 +67,16 @@ class Deadline:
         as what is left of its wall-clock bound (at most the thread's time left): it is
         asked for as soon as this one is made."""
         share = SAFETY_SHARE if share is None else share
-        left = max(0.0, self.wall - time.perf_counter())
+        left = max(0.0, self.wall - wall())
         now = self.at - left
         return Deadline(self.seconds * share, now + left * share, now, safety=True)
 
     def passed(self) -> bool:
-        if time.perf_counter() < self.wall:
+        if wall() < self.wall:
             return False
         now = clock()
         if now < self.at:
-            self.wall = time.perf_counter() + (self.at - now)
+            self.wall = wall() + (self.at - now)
             return False
         return True
 

@@ -47,12 +47,6 @@ from interpreter.values import Record
 
 __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
 
-#: the share of steps_per_run a statement skipped in a loop may count at most (beyond
-#: its own, known when compiled; elsewhere, the limit): one that may count more is run,
-#: so that the worlds' steps stay close to a run's, pass after pass (a note showing a
-#: table's cell may count text_length)
-IDLE_SHARE = 64
-
 #: steps of evaluation (runtime.Context.steps: nodes, not statements) in one unit of work
 STEPS_PER_WORK = 64
 
@@ -118,7 +112,6 @@ class Explorer(Passes):
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
-        self.looped = liveness.looped  # whether a statement is in a loop's body
         self.peak = 0  # the most steps a run reached (see Passes.called)
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
@@ -294,9 +287,8 @@ class Explorer(Passes):
         for index, statement in enumerate(statements):
             node, shape = statement.node, statement.shape
             if self.idle(statement, live[index]):
-                # a line in the trace, a value nobody reads: nothing odds can see, but the
-                # steps it may take (up to its bound, where the run would count them)
-                worlds = self.counting(worlds, 0, self.unseen(statement))
+                # a line in the trace, a value nobody reads: nothing odds can see (its
+                # steps, within the limit, not counted: see docs/architecture.md)
                 continue
             kind = type(shape)
             if kind is Branches:
@@ -492,9 +484,8 @@ class Explorer(Passes):
         statements are idle when what follows the loop needs none of their values: then
         nothing a pass writes is read by the next pass either, but by idle statements.)"""
         node, shape = statement.node, statement.shape
-        limit = self.ctx.limits.steps_per_run
-        if self.unseen(statement) > (limit // IDLE_SHARE if self.looped(node) else limit):
-            return False  # (run, so that its steps are counted)
+        if self.unseen(statement) > self.ctx.limits.steps_per_run:
+            return False  # (one that may pass the limit alone: run, as issue 23 wants)
         if isinstance(node, n.Note):
             return True
         if type(shape) is Branches or type(shape) is Loop:
@@ -517,7 +508,7 @@ class Explorer(Passes):
 
     def unseen(self, statement) -> int:
         """The most steps a statement may count beyond its own (counted on entering its
-        block): where it is skipped, what the worlds' steps may have counted more."""
+        block): what a run counts that the explorer does not, where it is skipped."""
         return max(self.most_steps(statement.node) - statement.cost, 0)
 
     def live_before(self, statement, after: Live) -> Live:

@@ -280,7 +280,10 @@ class OddsRoller(PoolQuestions):
         if needed is MISSING:  # never read again: one world, whatever it holds
             if type(value) is Contest:  # of an opposed check, where it stops: its sides alone
                 value = value.project(())
-            value = value.map(_nothing)
+            if type(value) is Dist:  # (its weights in one: what map(_nothing) gives)
+                value = Dist({None: sum(value.weights.values())}, value.total)
+            else:
+                value = value.map(_nothing)
         elif needed is not None:
             value = project(value, path_cut(needed))
         if type(value) is Contest:

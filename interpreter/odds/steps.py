@@ -35,6 +35,10 @@ TEXT_KINDS = ("number", "text")
 #: record) when one of them, or of their parts, is one
 VALUED = (n.Binary, n.Unary, n.ListLiteral, n.Call, n.Index, n.RollGroup)
 
+#: lookups that find a row, a place or an entry by its keys, going through no value
+#: (interpreter.compile.expressions ex_index; a list's item by its position is not one)
+LOOKUPS = ("table", "family", "catalog_entry")
+
 _SKIPPED = frozenset(("span", "name_span", "op_span", "unit_span", "notes"))
 
 
@@ -149,15 +153,27 @@ class StepBounds:
             return count
         if type(item) is n.Text:
             return self._text(item)
+        if type(item) is n.Index:
+            binding = self.compiler.bindings.get(id(item))
+            if binding is not None and binding.kind in LOOKUPS:
+                return len(item.keys)  # a row found by its keys (its cells counted as named)
         if isinstance(item, VALUED):
-            parts = n.parts(item, _SKIPPED)
-            for part in parts:
-                if isinstance(part, tuple):
-                    if any(attrs.has(type(p)) and self._kind(p) not in SMALL_KINDS for p in part):
+            # a number or a yes/no: a step; a text: its cells (a step per 64 characters,
+            # text_length at most); a value of another kind: value_size in all
+            total = 0
+            for part in n.parts(item, _SKIPPED):
+                for inner in part if isinstance(part, tuple) else (part,):
+                    if not attrs.has(type(inner)):
+                        total += 1
+                        continue
+                    kind = self._kind(inner)
+                    if kind in SMALL_KINDS:
+                        total += 1
+                    elif kind == "text":
+                        total += 1 + (limits.text_length >> 6)
+                    else:
                         return limits.value_size
-                elif attrs.has(type(part)) and self._kind(part) not in SMALL_KINDS:
-                    return limits.value_size
-            return len(parts) + sum(len(p) for p in parts if isinstance(p, tuple))
+            return min(total, limits.value_size)
         return 0
 
     def _text(self, item: n.Text) -> int:

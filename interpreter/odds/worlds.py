@@ -261,8 +261,6 @@ class Liveness:
         self.blocks: dict[Any, Any] = {}
         self.safe: dict[Any, bool] = {}  # node's number → whether it cannot fail
         self.counts: dict[tuple[str, int], int] = {}  # (what, node's number) → steps
-        #: the numbers of the statements inside a loop's body (Liveness.looped)
-        self.inside_loops: frozenset[int] | None = None
         self.compiler = compiler  # its types and bindings (cannot_fail)
         self.sums_fail = sums_fail  # whether a sum may pass number_digits (sums_may_fail)
         limits = limits if limits is not None else DEFAULT_LIMITS
@@ -321,21 +319,6 @@ class Liveness:
         if found is None:
             found = self.counts[key] = self.steps.most(node)
         return found
-
-    def looped(self, node: object) -> bool:
-        """Whether a statement of the rulebook is in the body of a loop (`repeat`, `for
-        each`) of one of its actions: where what a skipped statement may count adds up
-        pass after pass. Found once for the rulebook."""
-        if self.compiler is None:
-            return False
-        if self.inside_loops is None:
-            found: set[int] = set()
-            for action in self.compiler.book.actions.values():
-                for item in n.walk(action):
-                    if isinstance(item, n.Repeat | n.ForEach):
-                        found.update(self.numbers.of(inner) for inner in n.walk(item.body))
-            self.inside_loops = frozenset(found)
-        return self.numbers.of(node) in self.inside_loops
 
     def cost(self, node: object) -> int:
         """The steps a compiled closure counts for `node` itself, known when compiled

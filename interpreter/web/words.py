@@ -75,6 +75,7 @@ PAGE_WORDS = (
     tr("… {n} more outcomes ({p} in all)"),
     tr("probability of at least each outcome"),
     tr("probability of each outcome"),
+    tr("rulebook editor"),
     tr("exact"),
     tr("mean {mean}"),
     tr("the best play is worth {worth} to {goal}"),
@@ -172,6 +173,7 @@ PAGE_WORDS = (
     tr("too many ways to count: rolling {done} of {total} times"),
     tr("about, from {trials} trials"),
     tr("about"),
+    tr("seed {seed}"),
     tr("{percent} of the chance too small to list"),
 )
 

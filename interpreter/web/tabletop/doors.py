@@ -15,6 +15,7 @@ import json
 import logging
 import sqlite3
 
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 
 from dsl.errors import RulebookError
@@ -83,7 +84,10 @@ class TableDoors:
         if event is not None:
             event[1]["page"] = _page(scope)
             try:
-                self.table.tell(event[0], role.who if role else "", event[1], secret=secret)
+                # (a thread of its own: the journal's commit must not hold the event loop)
+                await run_in_threadpool(
+                    self.table.tell, event[0], role.who if role else "", event[1], secret=secret
+                )
             except (RulebookError, OSError, sqlite3.Error):
                 # the answer went out already; a folder that cannot keep the log (read
                 # only, a full disk) says so on the server's terminal, as app.py does

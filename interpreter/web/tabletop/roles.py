@@ -37,7 +37,8 @@ MAX_PLAYER = 40
 GAME_MASTERS_ONLY = (
     ("PUT", "/api/rulebooks/"),
     ("POST", "/api/undo"),
-    ("POST", "/api/sweep"),
+    ("POST", "/api/sweep"),  # (long computations: the game master's to start)
+    ("POST", "/api/encounter"),
 )
 #: what anyone who reaches the server may ask without the token: the join page and its
 #: two files, and the join itself (which asks for the code)

@@ -3,11 +3,12 @@
 
 import {
   EditorState, EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
-  highlightSpecialChars, drawSelection, history, defaultKeymap, historyKeymap, indentWithTab,
+  highlightSpecialChars, drawSelection, history, defaultKeymap, historyKeymap,
   StreamLanguage, syntaxHighlighting, HighlightStyle, bracketMatching, linter, lintGutter,
   searchKeymap, highlightSelectionMatches, tags,
 } from "../vendor/codemirror.js";
 import { send } from "./api.js";
+import { t } from "./dom.js";
 import { assists, showOutline } from "./assist.js";
 
 // The rulebook language for highlighting: comments, texts, quoted names, dice terms,
@@ -51,14 +52,14 @@ function rulebookLanguage(keywords) {
 }
 
 const style = HighlightStyle.define([
-  { tag: tags.keyword, color: "#7a3ea1", fontWeight: "600" },
-  { tag: tags.string, color: "#2a7a2a" },
-  { tag: tags.comment, color: "#8a8f98", fontStyle: "italic" },
-  { tag: tags.atom, color: "#b3541e", fontWeight: "600" },
-  { tag: tags.number, color: "#1a5fb4" },
-  { tag: tags.typeName, color: "#0b6e79" },
-  { tag: tags.definition(tags.variableName), color: "#1d2430", fontWeight: "700" },
-  { tag: tags.operator, color: "#5c6370" },
+  { tag: tags.keyword, color: "var(--cm-keyword)", fontWeight: "600" },
+  { tag: tags.string, color: "var(--cm-string)" },
+  { tag: tags.comment, color: "var(--cm-comment)", fontStyle: "italic" },
+  { tag: tags.atom, color: "var(--cm-atom)", fontWeight: "600" },
+  { tag: tags.number, color: "var(--cm-number)" },
+  { tag: tags.typeName, color: "var(--cm-type)" },
+  { tag: tags.definition(tags.variableName), color: "var(--ink)", fontWeight: "700" },
+  { tag: tags.operator, color: "var(--cm-operator)" },
 ]);
 
 // The checker's findings for `text` as CodeMirror diagnostics; those in another file
@@ -113,7 +114,9 @@ export class RuleEditor {
           drawSelection(), highlightActiveLine(), bracketMatching(), highlightSelectionMatches(),
           rulebookLanguage(keywords), syntaxHighlighting(style),
           lintGutter(), linter(check, { delay: 350 }), assists(() => this.name),
-          keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, indentWithTab]),
+          keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap]),
+          // an accessible name; Tab is not captured, so it moves focus out (issue 26)
+          EditorView.contentAttributes.of({ "aria-label": t("rulebook editor") }),
           EditorView.lineWrapping,
         ],
       }),

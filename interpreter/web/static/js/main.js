@@ -150,6 +150,7 @@ async function showHistory() {
 async function undo(number) {
   await send("/api/undo", { entry: number });
   status(t("run {entry} undone", { entry: number }));
+  $("#saved").textContent = t("run {entry} undone", { entry: number }); // no longer "saved"
   await reloadCharacter();
 }
 
@@ -268,7 +269,7 @@ async function run() {
   const outcome = await runAction(request, namesOf(request), followLine);
   if (!outcome) return;
   state.lastRun = { request, outcome };
-  renderOutcome(outcome, namesOf(request), followLine);
+  renderOutcome(outcome, namesOf(request), followLine, mode === "seed" ? request.seed : null);
   const keys = Object.keys(outcome.result || {});
   $("#odds-fields").replaceChildren(...keys.map((k) => el("option", { value: k })));
   if (!$("#odds-field").value && keys.includes("success")) $("#odds-field").value = "success";

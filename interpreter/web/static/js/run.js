@@ -155,7 +155,8 @@ function changeItem(change, who) {
 
 // The outcome in the page; names: {role: character name}; onLine(file, line) when a
 // trace line is followed.
-export function renderOutcome(outcome, names, onLine) {
+// `seed`: the seed the person gave (a "random" run's seed is the page's own: random).
+export function renderOutcome(outcome, names, onLine, seed = null) {
   showWarnings($("#run-warnings"), outcome.warnings);
   const result = $("#result");
   result.replaceChildren();
@@ -184,8 +185,9 @@ export function renderOutcome(outcome, names, onLine) {
   }));
   $("#choices-box").hidden = choices.length === 0;
   const dice = outcome.dice.length ? outcome.dice.join(", ") : t("none");
-  $("#dice").textContent = t("dice: {dice} ({origin})",
-    { dice, origin: ORIGIN()[outcome.origin] || outcome.origin });
+  const origin = seed !== null && outcome.origin === "generated"
+    ? t("seed {seed}", { seed }) : ORIGIN()[outcome.origin] || outcome.origin;
+  $("#dice").textContent = t("dice: {dice} ({origin})", { dice, origin });
   renderTrace($("#trace"), outcome.trace, onLine);
   $("#outcome").hidden = false;
 }

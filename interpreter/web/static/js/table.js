@@ -60,6 +60,8 @@ export function narrowToPlayer() {
   }
   $("#editor-panel").hidden = true;
   $("#sweep-button").closest(".buttons").hidden = true;
+  const encounter = $("#encounter-button");
+  if (encounter) encounter.closest(".buttons").hidden = true;
 }
 
 export async function pickCharacter() {
