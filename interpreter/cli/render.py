@@ -109,8 +109,8 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         lines.append("  " + spread.render(language))
     if odds.goal is not None:
         best = tr("choosing the best for {goal}:", goal=goal_text(odds.goal))
-        if odds.goal.expression is not None:  # what it is worth: the expression's mean
-            worth = odds.goal_worth
+        worth = odds.goal_worth  # set with the goal (interpreter.odds.best_play)
+        if odds.goal.expression is not None and worth is not None:  # the expression's mean
             best = tr(
                 "choosing the best for {goal} (worth {worth:.4f} = {fraction}):",
                 goal=goal_text(odds.goal),

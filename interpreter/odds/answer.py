@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Protocol
 
 from dsl import nodes as n
 from dsl.messages import show_value, tr
 from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
+from interpreter.odds.distribution import Dist
 from interpreter.odds.listing import (
     LISTED_OUTCOMES,
     Fractions,
@@ -22,6 +25,23 @@ from interpreter.odds.worlds import Failure
 from interpreter.state import MISSING
 from interpreter.values import YES_NO, Record, is_number, show
 
+
+class AskedGoal(Protocol):
+    """What an answer shows of the goal it was played for: interpreter.odds.goals.Goal
+    (goals imports this module, so the type is this protocol, not the class)."""
+
+    @property
+    def field(self) -> str | None: ...
+    @property
+    def value(self) -> object: ...
+    @property
+    def mean(self) -> bool: ...
+    @property
+    def expression(self) -> str | None: ...
+    @property
+    def shown(self) -> str: ...
+
+
 # ─── answers ────────────────────────────────────────────────────────────────
 
 
@@ -32,7 +52,7 @@ class Odds:
         self,
         subject: dict,
         field,
-        probabilities: dict,
+        probabilities: dict | Dist | Callable[[], dict | Dist],
         exact: bool,
         omitted: Fraction = Fraction(0),
         trials: int | None = None,
@@ -47,17 +67,17 @@ class Odds:
         # made into a Table (whole weights, in order) when first read, and into Fractions
         # only when `probabilities` is
         self._given = probabilities
-        self._table = None
-        self._probabilities = None
+        self._table: Table | None = None
+        self._probabilities: dict | None = None
         self.exact = exact
         self.omitted = omitted
         self.trials = trials
         #: under the best play for a goal (interpreter.odds.best_play): the goal, and how
         #: often each option of each choice is taken, {(choice, option): probability},
         #: and what the play is worth to the goal (its probability, or its mean)
-        self.goal = None
+        self.goal: AskedGoal | None = None
         self.decisions: dict = {}
-        self.goal_worth = None
+        self.goal_worth: Fraction | None = None
         #: the explorations of the action counted for this answer (compute.action_odds)
         self.explorations = 0
 
@@ -177,7 +197,7 @@ class Odds:
             return None
         mass, first, second = moments
         if any(type(v) is not int for v in moments):  # outcomes that are fractions
-            return float(self.mean), self.stdev
+            return float(Fraction(first) / mass), self.stdev  # the mean
         variance = (mass * second - first * first) / (mass * mass)
         return first / mass, math.sqrt(max(variance, 0.0))
 

@@ -427,7 +427,9 @@ def _watched(compiled, field, safe) -> tuple:
     each a run(ctx). None for the whole result (every field is computed)."""
     if field is None or compiled.result is None:
         return (), ()
-    before, after, seen = [], [], False
+    before: list = []
+    after: list = []
+    seen = False
     for (name, fn), (_, expr) in zip(compiled.result, compiled.node.body[-1].fields):
         if name == field:
             seen = True

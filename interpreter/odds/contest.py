@@ -67,7 +67,7 @@ class Contest(Unknown):
         self.prune = prune  # records less likely than this are left out (omitted mass)
         self.sides = sides
         self.roller = roller  # whose budget and deadline the records are counted against
-        self._full = None
+        self._full: Dist | None = None
         self.number = next_number()  # what is computed of it is remembered by
 
     @property
@@ -195,7 +195,7 @@ def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:
     series = [Fraction(1)]
     while len(series) <= limit and series[-1] * t >= roller.prune:
         series.append(series[-1] * t)
-    stops = ()
+    stops: tuple = ()
     if len(series) == limit + 1:  # the whole series: what is left stops at the limit
         stopped = series[-1] * t
         if stopped >= roller.prune:

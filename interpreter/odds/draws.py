@@ -6,7 +6,7 @@ import math
 from fractions import Fraction
 
 from dsl.messages import tr
-from interpreter.dice import Die
+from interpreter.dice import DiceSource, Die
 from interpreter.errors import WENT_ON_PAST, EvaluationError
 from interpreter.odds.distribution import Dist, mixture
 from interpreter.odds.polynomials import (
@@ -24,7 +24,7 @@ class NeedDie(Exception):
         self.die = die
 
 
-class PrefixSource:
+class PrefixSource(DiceSource):
     """Faces from a fixed prefix; past its end, say which die is needed next."""
 
     origin = "forced"
@@ -51,7 +51,7 @@ def enumerate_draws(run, limits, leaves: int = ENUMERATION_LEAVES) -> Dist:
     complex. This walks the real roller, so it means exactly what a real roll means.
     """
     probabilities: dict = {}
-    stack = [((), Fraction(1))]
+    stack: list[tuple[tuple, Fraction]] = [((), Fraction(1))]
     count = 0
     while stack:
         prefix, probability = stack.pop()

@@ -83,7 +83,7 @@ class Counting:
     def __init__(self, term, delta: Fraction):
         self.term, self.delta, self.work = term, delta, term.work
         self.cut = Fraction(0)  # the mass the cuts left out, exactly
-        self.plain = {}
+        self.plain: dict = {}
         for face in term.faces:
             self.plain[face] = self.plain.get(face, 0) + 1
 
@@ -178,7 +178,7 @@ class Counting:
     def splits(self, kinds, hits):
         """Each way the kinds' dice fall into hits and misses: ([(weights, den, count,
         hit)], ways, the chance of the split as a fraction of the part)."""
-        options = [[((), 1, Fraction(1))]]
+        options: list[list[tuple[tuple, int, Fraction]]] = [[((), 1, Fraction(1))]]
         for weights, den, count in kinds:
             hit = tuple((f, w) for f, w in weights if f in hits)
             miss = tuple((f, w) for f, w in weights if f not in hits)
@@ -192,7 +192,7 @@ class Counting:
                 mine.append((dice, comb(count, b), chance))
             self.work.spend(len(mine))
             options.append(mine)
-        combos = [((), 1, Fraction(1))]
+        combos: list[tuple[tuple, int, Fraction]] = [((), 1, Fraction(1))]
         for mine in options[1:]:
             combos = [
                 (dice + more, ways * w, chance * c)

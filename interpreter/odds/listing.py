@@ -40,7 +40,7 @@ class Table:
     def __init__(self, outcomes: list, weights: list, total: int):
         self.outcomes, self.weights, self.total = outcomes, weights, total
         self.mass = sum(weights)
-        self._index = None
+        self._index: dict | None = None
 
     def __len__(self) -> int:
         return len(self.outcomes)

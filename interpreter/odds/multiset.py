@@ -311,11 +311,12 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
                 kept = min(placed + c, hi) - max(placed, lo)
                 moved = state
                 if kept > 0:
-                    moved = moves.get((state, kept))
-                    if moved is None:
-                        moved = moves[(state, kept)] = tuple(
+                    found = moves.get((state, kept))
+                    if found is None:
+                        found = moves[(state, kept)] = tuple(
                             e.step(s, face, kept) for e, s in zip(evaluators, state)
                         )
+                    moved = found
                 key = (left - c, moved)
                 new[key] = new.get(key, 0) + x * row[c] * powers[c]
         states = new
@@ -361,11 +362,12 @@ def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tup
                 kept = min(placed + c, hi) - max(placed, lo)
                 moved = state
                 if kept > 0:
-                    moved = moves.get((state, kept))
-                    if moved is None:
-                        moved = moves[(state, kept)] = tuple(
+                    found = moves.get((state, kept))
+                    if found is None:
+                        found = moves[(state, kept)] = tuple(
                             e.step(s, face, kept) for e, s in zip(evaluators, state)
                         )
+                    moved = found
                 key = (tuple(left - k for left, k in zip(lefts, shown)), moved)
                 new[key] = new.get(key, 0) + x * ways
         states = new
@@ -396,13 +398,13 @@ def splits(lefts: tuple, ws: list, rest: list, rows: dict, work):
             row = rows.get(left)
             if row is None:
                 row = rows[left] = binomials(left, left + 1, work)
-            ways, power = [], 1
+            taken, power = [], 1
             for c in range(left + 1):
-                ways.append((c, row[c] * power))
+                taken.append((c, row[c] * power))
                 power *= w
                 if not c & 255:
                     work.poll()
-            choices.append(ways)
+            choices.append(taken)
     if len(choices) == 1:
         for c, ways in choices[0]:
             yield (c,), ways

@@ -140,7 +140,7 @@ class Interval:
         kept = [(lo, hi) for lo, hi in parts if hi > lo]
         if len(kept) > 1:
             weights = {index: self.mass(*part) for index, part in enumerate(kept)}
-            kept = (kept[self.roller.resolve(Dist(weights, self.mass(self.lo, self.hi)))],)
+            kept = [kept[self.roller.resolve(Dist(weights, self.mass(self.lo, self.hi)))]]
         self.lo, self.hi = kept[0]
         return kept[0]
 

@@ -283,7 +283,7 @@ def order_sums(order, weights, suffix, count: int, a: int, b: int, shift: dict, 
     length = (b - a) * (max(shift[f] for f in order) - low) + 1
     work.hold(b * length * width // 8)
     work.spend(len(order) * b * b * (1 + length * width // 4096))
-    rows = {}
+    rows: dict = {}
     state = {0: 1}
     final = 0
     for index, f in enumerate(order):

@@ -65,7 +65,7 @@ class ReadMemory:
         read = tuple(watched.values.read.items())
         _noted(ctx, read, seen)
         entry = (read, cut, result, keep)
-        if stale is not None:
+        if found is not None and stale is not None:  # (a stale entry is one found)
             found[stale] = entry
         else:
             self.entries.setdefault(key, []).append(entry)

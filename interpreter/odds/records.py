@@ -47,8 +47,8 @@ class FieldMemory:
         env = ctx.env
         values = tuple([env.get(name, MISSING) for name in check.fields_read])
         key = (check.node.name, ctx.calls, settle, values)
-        plain = ctx.state.cast is None
-        found = None
+        plain: bool = ctx.state.cast is None
+        found: dict | None = None
         try:
             if plain:
                 found = self.plain.get(key)
@@ -56,7 +56,7 @@ class FieldMemory:
                 hash(key)
         except TypeError:  # an unhashable value: held in the key, equal only to itself
             key = (check.node.name, ctx.calls, settle, tuple(map(Same, values)))
-            plain = found = None  # (the plain table keeps no value alive: not there)
+            plain, found = False, None  # (the plain table keeps no value alive: not there)
         if found is not None:
             return found
 

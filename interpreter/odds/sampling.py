@@ -73,7 +73,9 @@ class RunBound:
 
     def cut(self) -> bool:
         """Whether the run just ended may have been stopped by this bound (not its own)."""
-        return time.monotonic() - self.started >= self.bound or self.deadline.passed()
+        bound = self.bound  # (made by `now`, before any run)
+        passed = bound is not None and time.monotonic() - self.started >= bound
+        return passed or self.deadline.passed()
 
 
 def sample_expression(text, trials, seed, limits, progress, deadline) -> tuple:

@@ -50,7 +50,7 @@ def _only_changed(old, new):
     return new
 
 
-def _preceding(order: list, key, present) -> object:
+def _preceding(order: list, key, present: dict[str, tuple]) -> str | None:
     """The nearest key before `key` in `order` that is in `present`, or None."""
     if key not in order:
         return None
@@ -134,13 +134,14 @@ class _YamlSplicer:
         self.order = order
         self.edits: list[tuple[int, int, str]] = []
         try:
-            self.root = yaml.compose(text, Loader=parsing.Loader)  # libyaml's, when there
+            root = yaml.compose(text, Loader=parsing.Loader)  # libyaml's, when there
         except yaml.YAMLError as error:
             raise SheetError(
                 tr("the sheet file is no longer valid YAML: {error}", error=error)
             ) from None
-        if not isinstance(self.root, yaml.MappingNode):
+        if not isinstance(root, yaml.MappingNode):
             raise SheetError(tr("the sheet file is not a mapping"))
+        self.root: yaml.MappingNode = root
 
     def rewrite(self, old: dict, new: dict) -> str:
         self.mapping(self.root, old, new, top=True)
@@ -163,7 +164,8 @@ class _YamlSplicer:
                 found = inner.get(str(key))
             if found is None:
                 after = _preceding(self.order, key, entries) if top else None
-                self.insert(node, key, _only_changed(old.get(key), value), entries.get(after))
+                before = entries.get(after) if after is not None else None
+                self.insert(node, key, _only_changed(old.get(key), value), before)
             else:
                 self.value(found[1], old.get(key, _MISSING), value)
         for key in old:

@@ -115,11 +115,11 @@ class EncounterOdds:
 
 def wilson(p: Fraction, n: int) -> tuple:
     """Wilson's 95% score interval of a proportion `p` seen in `n` trials."""
-    p, z2 = float(p), Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    q, z2 = float(p), Z95 * Z95
+    centre = (q + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(q * (1 - q) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     # (it always holds p: kept so where rounding would put an end a hair past it)
-    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
+    return max(0.0, min(q, centre - half)), min(1.0, max(q, centre + half))
 
 
 def encounter_odds(

@@ -98,7 +98,8 @@ def _walk(encounter, order: tuple, start: tuple, odds_of, seen: set) -> dict:
     steps = 0
     for round_number in range(1, encounter.rounds + 1):
         for index in order:
-            moves, common = [], 1
+            moves: list = []
+            common = 1
             for state, mass in alive.items():
                 if not turns.standing(encounter, state, index):
                     moves.append((state, mass, None, None))

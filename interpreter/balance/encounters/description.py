@@ -158,7 +158,7 @@ def encounter_from_data(data, engine, folder: Path | None = None) -> Encounter:
     sides = data.get("sides")
     if not isinstance(sides, dict) or len(sides) != 2:
         raise ParameterError(tr("an encounter has exactly two sides (sides: A: [...], B: [...])"))
-    combatants = []
+    combatants: list[Combatant] = []
     for side, members in sides.items():
         if not isinstance(members, list) or not members:
             raise ParameterError(tr("side {side}: a list of combatants", side=repr(side)))
@@ -173,8 +173,8 @@ def encounter_from_data(data, engine, folder: Path | None = None) -> Encounter:
     for name in names:
         if names.count(name) > 1:
             raise ParameterError(tr("two combatants are named {name}", name=repr(name)))
-    found = Encounter(tuple(str(s) for s in sides), tuple(combatants), rounds)
-    return attrs.evolve(found, order=found.order_of({}) if not found.rolled else ())
+    encounter = Encounter(tuple(str(s) for s in sides), tuple(combatants), rounds)
+    return attrs.evolve(encounter, order=encounter.order_of({}) if not encounter.rolled else ())
 
 
 def _combatant(data, side: str, health, falls_at: int, engine, folder) -> Combatant:
@@ -205,9 +205,9 @@ def _combatant(data, side: str, health, falls_at: int, engine, folder) -> Combat
     for key, value in texts.items():
         if value is not None and not isinstance(value, str):
             raise ParameterError(tr("{name}: {key}: a name", name=name, key=key))
-    for key in ("health",):
-        if texts[key] is None:
-            raise ParameterError(tr("{name}: {key}: a name", name=name, key=key))
+    health_name = texts["health"]
+    if health_name is None:
+        raise ParameterError(tr("{name}: {key}: a name", name=name, key="health"))
     return Combatant(
         name,
         side,
@@ -216,7 +216,7 @@ def _combatant(data, side: str, health, falls_at: int, engine, folder) -> Combat
         tuple((str(k), v) for k, v in params.items()),
         texts["target"],
         texts["damage"],
-        texts["health"],
+        health_name,
         _whole(data.get("falls_at", falls_at), "falls_at", -(10**9), 10**9),
         _initiative(data.get("initiative", 0)),
     )
