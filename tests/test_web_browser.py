@@ -9,6 +9,7 @@ nothing but the server itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -51,6 +52,26 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+@contextlib.contextmanager
+def serving(app, **options):
+    """The app served by uvicorn in a thread on a free port, for the page's browser tests:
+    its base address, until the block ends."""
+    port = _free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options)
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not running.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        running.should_exit = True
+        thread.join(15)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("campaign")
@@ -59,18 +80,8 @@ def server(tmp_path_factory):
         shutil.copy(GAMES / game, folder / game)
     for character in ("hero", "thug", "driver", "gang_boss"):
         shutil.copy(GAMES / "characters" / f"{character}.yaml", folder / f"{character}.yaml")
-    port = _free_port()
-    config = uvicorn.Config(create_app(folder), host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not running.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", folder
-    running.should_exit = True
-    thread.join(15)
+    with serving(create_app(folder)) as base:
+        yield base, folder
 
 
 @pytest.fixture(scope="module")

@@ -21,12 +21,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import test_web_browser as in_the_page
 import yaml
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 from test_web_access import stop_serving
-from test_web_browser import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS
 
 from interpreter.web.access import is_loopback, machine_names
+
+ARTIFACTS = in_the_page.ARTIFACTS
+browser = in_the_page.browser  # (the page's tests' browser fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 expect.set_options(timeout=60_000)
@@ -85,16 +88,6 @@ def served(tmp_path_factory):
     assert printed.startswith(f"http://{ADDRESS}:{port}/?token=")
     yield printed, folder
     assert "opens the server to the network" in stop_serving(process)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield launched
-        launched.close()
 
 
 def wait_until_answered(url: str) -> None:

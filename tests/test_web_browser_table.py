@@ -4,16 +4,16 @@ game master and a player, two browser contexts, join, pick, roll, and see the sa
 from __future__ import annotations
 
 import shutil
-import threading
-import time
 from pathlib import Path
 
 import pytest
-import uvicorn
-from playwright.sync_api import expect, sync_playwright
-from test_web_browser import ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS, _free_port
+import test_web_browser as in_the_page
+from playwright.sync_api import expect
 
 from interpreter.web import create_app
+
+ARTIFACTS, serving = in_the_page.ARTIFACTS, in_the_page.serving
+browser = in_the_page.browser  # (the page's tests' browser fixture)
 
 expect.set_options(timeout=60_000)
 
@@ -29,31 +29,9 @@ def server(tmp_path_factory):
     shutil.copy(GAMES / "fate.rules", folder / "fate.rules")
     for character in ("hero", "thug"):
         shutil.copy(GAMES / "characters" / f"{character}.yaml", folder / f"{character}.yaml")
-    port = _free_port()
     app = create_app(folder, token=TOKEN, table={"name": "tuesday", "code": CODE})
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=2
-    )
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not running.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    running.should_exit = True
-    thread.join(15)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield launched
-        launched.close()
+    with serving(app, timeout_graceful_shutdown=2) as base:
+        yield base
 
 
 def opened(browser, viewport, failures):

@@ -4,14 +4,10 @@ the chosen character against a rival, who wins and the rounds, as the engine cou
 from __future__ import annotations
 
 import shutil
-import socket
-import threading
-import time
 from fractions import Fraction
 
 import pytest
 import test_web_browser as in_the_page
-import uvicorn
 from playwright.sync_api import expect
 
 import dsl
@@ -32,20 +28,8 @@ def server(tmp_path_factory):
     shutil.copy(GAMES / "dnd5e.rules", folder / "dnd5e.rules")
     for character in ("fighter", "goblin"):
         shutil.copy(GAMES / "characters" / f"{character}.yaml", folder / f"{character}.yaml")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(folder), host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not running.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", folder
-    running.should_exit = True
-    thread.join(15)
+    with in_the_page.serving(create_app(folder)) as base:
+        yield base, folder
 
 
 def expected(rounds: int) -> tuple:
