@@ -154,7 +154,7 @@ class StepBounds:
         if type(item) is n.Text:
             return self._text(item)
         if type(item) is n.Index:
-            binding = self.compiler.bindings.get(id(item))
+            binding = self.compiler.binding_of(item)
             if binding is not None and binding.kind in LOOKUPS:
                 return len(item.keys)  # a row found by its keys (its cells counted as named)
         if isinstance(item, VALUED):
