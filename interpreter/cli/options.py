@@ -120,23 +120,14 @@ def ask_at_the_table(
         said.append((whose or tr("for {who}", who=asked.who)).render(language))
     if asked is not None and asked.why is not None:
         said.append(asked.why.render(language))
-    while True:
+    the_die = {"position": position, "die": die.label, "low": die.low, "high": die.high}
+    if said:
         question = tr(
-            "die {position} ({die}, {low}..{high})? ",
-            position=position,
-            die=die.label,
-            low=die.low,
-            high=die.high,
+            "die {position} ({die}, {low}..{high}), {context}? ", context="; ".join(said), **the_die
         )
-        if said:
-            question = tr(
-                "die {position} ({die}, {low}..{high}), {context}? ",
-                position=position,
-                die=die.label,
-                low=die.low,
-                high=die.high,
-                context="; ".join(said),
-            )
+    else:
+        question = tr("die {position} ({die}, {low}..{high})? ", **the_die)
+    while True:
         line = answer_to(question.render(language))
         if not line:
             raise DiceError(
