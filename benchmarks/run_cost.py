@@ -71,8 +71,9 @@ def recipes():
     page = (ROOT / "docs" / "recipes.md").read_text(encoding="utf-8")
     for part in page.split("\n## ")[1:]:
         title = part.partition("\n")[0].strip()
-        for block in re.findall(r"^```\n(.*?)^```$", part, flags=re.S | re.M):
-            if block.startswith("$ "):
+        # (fences read in order, each block from its opening fence to its closing one)
+        for language, block in re.findall(r"^```(\w*)\n(.*?)^```$", part, flags=re.S | re.M):
+            if language not in ("", "rulebook") or block.startswith("$ "):
                 continue
             book = dsl.load_text(block, "recipe.rules")
             engine = Engine(book)

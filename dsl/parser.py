@@ -17,6 +17,7 @@ from lark.lexer import TerminalDef
 from lark.parse_tree_builder import ParseTreeBuilder
 
 from dsl import cache as disk
+from dsl import parser_tables
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import Message, tr
 from dsl.spellings import other_spelling
@@ -59,8 +60,18 @@ _EXPECTED = {
 _VALUE_STARTS = {"NAME", "QUOTED_NAME", "NUMBER", "STRING", "DICE", "GROUP", "LPAR", "LSQB"}
 
 
-def _grammar_text() -> str:
+def grammar_text() -> str:
+    """The grammar's text, as the `grammar` package holds it."""
     return resources.files("grammar").joinpath("rulebook.lark").read_text(encoding="utf-8")
+
+
+#: Lark's options for the language's parser
+_OPTIONS = dict(parser="lalr", start=["rulebook", "expression"], maybe_placeholders=True)
+
+
+def grammar_digest_and_options() -> tuple[str, dict]:
+    """(the digest the parser's tables depend on, Lark's options to build them with)."""
+    return parser_tables.grammar_digest(grammar_text(), _OPTIONS), dict(_OPTIONS)
 
 
 class ParsedTree(Tree):
@@ -81,19 +92,21 @@ class ParsedTree(Tree):
 
 @cache
 def lark_parser(strict: bool = False) -> Lark:
-    """The LALR parser for the whole language, built once; its tables are kept in the
-    user's cache folder as data (`dsl.cache`), since building them takes about a second.
-    It builds ParsedTree nodes (see `_positioned`)."""
-    grammar = _grammar_text()
-    options = dict(parser="lalr", start=["rulebook", "expression"], maybe_placeholders=True)
+    """The LALR parser for the whole language, built once. Its tables are data read
+    from the file shipped beside the grammar (`dsl.parser_tables`), else from the user's
+    cache folder (`dsl.cache`), else built (about a second) and kept there. It builds
+    ParsedTree nodes (see `_positioned`)."""
+    digest, options = grammar_digest_and_options()
     if strict:  # conflicts and terminal collisions are errors (a test builds it this way)
-        return _positioned(Lark(grammar, strict=True, **options))
-    digest = hashlib.sha256(f"{lark.__version__}\n{options}\n{grammar}".encode()).hexdigest()
-    entry = f"parser-{digest[:32]}.json"
+        return _positioned(Lark(grammar_text(), strict=True, **options))
+    shipped = parser_tables.read(digest)
+    if shipped is not None:
+        return _positioned(shipped)
+    entry = f"parser-{hashlib.sha256(f'{lark.__version__}{digest}'.encode()).hexdigest()[:32]}.json"
     found = _parser_from_cache(entry)
     if found is not None:
         return _positioned(found)
-    parser = Lark(grammar, **options)
+    parser = Lark(grammar_text(), **options)
     with contextlib.suppress(disk.NotCached):
         disk.write(entry, disk.dumps(parser.memo_serialize([TerminalDef, Rule])))
     return _positioned(parser)
@@ -195,7 +208,7 @@ def _dice_pattern() -> re.Pattern:
     Lark reads it (its `\\n` a line break), without building the parser (which the checker
     would otherwise build to tell a dice term from a name; tests/test_grammar.py checks
     it is Lark's own)."""
-    return re.compile(dice_terminal(_grammar_text()))
+    return re.compile(dice_terminal(grammar_text()))
 
 
 #: the DICE terminal's line in the grammar: `DICE.3: /.../` (no flags)
