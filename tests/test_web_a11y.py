@@ -141,3 +141,25 @@ def test_on_a_phone_the_action_form_comes_first_and_the_charts_text_is_readable(
                 assert width <= 390, (scheme, field, width)
         finally:
             context.close()
+
+
+def test_a_chart_drawn_wide_is_drawn_again_for_a_narrower_window(browser, server):  # noqa: F811
+    base, _ = server
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(f"{base}/?rulebook=brujeria&character=brujeria_investigadora")
+        expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+        page.select_option("#action", "asustarse")
+        page.fill("#odds-field", "Esencia")
+        page.click("#odds-button")
+        expect(page.locator("#odds-chart svg")).to_be_visible()
+        smallest = """() => Math.min(...[...document.querySelectorAll('#odds-chart svg text')]
+          .map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))"""
+        assert page.evaluate(smallest) >= 12
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_function(f"() => ({smallest})() >= 12")  # drawn again, not shrunk
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()

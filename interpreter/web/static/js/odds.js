@@ -97,12 +97,26 @@ function leftOut(series, side) {
   });
 }
 
+// What was drawn last, drawn again for the chart box's new width (a phone turned, a window
+// made narrower): the chart is drawn for its width (layout, below).
+let drawn = null;
+let resized = 0;
+window.addEventListener("resize", () => {
+  clearTimeout(resized);
+  resized = setTimeout(() => {
+    if (drawn && !$("#odds").hidden && $("#odds-chart").clientWidth !== drawn.room) {
+      renderOdds(drawn.answer, drawn.view);
+    }
+  }, 150);
+});
+
 // The odds drawn: one chart, or, for a whole result too large to count as one (its
 // `fields`), one chart for each field, each with its name.
 export function renderOdds(answer, view) {
   const fields = !answer.a && answer.fields && answer.fields.length ? answer.fields : null;
   $("#odds").hidden = false;  // first: the chart's box has its width, the chart's room
   const room = $("#odds-chart").clientWidth;
+  drawn = { answer, view, room };
   if (!fields) {
     const { chart, numeric } = chartOf(answer, view, seriesOf(answer), room);
     $("#odds-chart").replaceChildren(chart);
