@@ -4,14 +4,19 @@ in the light theme and the dark one (issue 26)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_web_browser import browser, server  # noqa: F401  (pytest fixtures)
+from interpreter.web import create_app
+from tests.test_web_browser import browser, server, serving  # noqa: F401  (pytest fixtures)
 
-AXE = Path(__file__).resolve().parent / "vendor/axe-core/axe.min.js"
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / "tests/vendor/axe-core/axe.min.js"
+TOKEN = "the-game-masters-token"
+CODE = "WXYZ-2345"
 #: the rules axe runs: those of WCAG 2.0 and 2.1, levels A and AA
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
@@ -108,3 +113,58 @@ def test_no_wcag_violation_on_the_join_page(browser, server, scheme):  # noqa: F
         assert violations(page) == [], scheme
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """A table with a game master's token: a player joins it from a phone."""
+    folder = tmp_path_factory.mktemp("table")
+    shutil.copy(ROOT / "examples/games/fate.rules", folder / "fate.rules")
+    for character in ("hero", "thug"):
+        shutil.copy(ROOT / f"examples/games/characters/{character}.yaml", folder)
+    app = create_app(folder, token=TOKEN, table={"name": "tuesday", "code": CODE})
+    with serving(app, timeout_graceful_shutdown=2) as base:
+        yield base
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_wcag_violation_on_a_players_phone_or_the_game_masters_page(browser, table, scheme):  # noqa: F811
+    gm_context = browser.new_context(
+        viewport={"width": 1300, "height": 1000}, color_scheme=scheme, bypass_csp=True
+    )
+    phone_context = browser.new_context(
+        viewport={"width": 390, "height": 844}, color_scheme=scheme, bypass_csp=True
+    )
+    try:
+        gm, phone = gm_context.new_page(), phone_context.new_page()
+        for page in (gm, phone):
+            page.set_default_timeout(90_000)
+        gm.goto(f"{table}/?token={TOKEN}&rulebook=fate&character=thug")
+        expect(gm.locator("body")).to_have_attribute("data-ready", "yes")
+        gm.wait_for_function("() => document.querySelector('#table-qr').naturalWidth > 0")
+        phone.goto(f"{table}/join?code={CODE}")
+        phone.fill("#join-player", f"Lu {scheme}")
+        phone.click("#join-button")
+        expect(phone.locator("body")).to_have_attribute("data-ready", "yes")
+        mine = {"light": "hero", "dark": "thug"}[scheme]  # (one table: a character each)
+        phone.select_option("#rulebook", "fate")
+        expect(phone.locator(f"#character option[value='{mine}']")).to_have_count(1)
+        phone.select_option("#character", mine)
+        phone.click("#table-pick")
+        expect(phone.locator("body")).to_have_attribute("data-picked", mine)
+        phone.select_option("#action", "defend")
+        phone.select_option("#param-skill", "Athletics")
+        phone.check('input[name="dice"][value="seed"]')
+        phone.click("#run")
+        expect(phone.locator("#outcome")).to_be_visible()
+        gm.select_option("#action", "defend")
+        gm.select_option("#param-skill", "Fight")
+        gm.check("#secret")
+        gm.click("#run")
+        expect(gm.locator("#table-log li .secret").first).to_be_visible()
+        expect(gm.locator("#table-party")).to_contain_text(f"Lu {scheme}")
+        assert violations(phone) == [], ("player", scheme)
+        assert violations(gm) == [], ("game master", scheme)
+    finally:
+        gm_context.close()
+        phone_context.close()
