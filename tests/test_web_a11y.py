@@ -100,3 +100,66 @@ def test_a_phone_wide_page_does_not_scroll_sideways(browser, server):  # noqa: F
             assert width <= 390, (scheme, width)
         finally:
             context.close()
+
+
+def test_on_a_phone_the_action_form_comes_first_and_the_charts_text_is_readable(browser, server):  # noqa: F811
+    base, _ = server
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
+        try:
+            page = context.new_page()
+            page.set_default_timeout(90_000)
+            page.goto(f"{base}/?rulebook=brujeria&character=brujeria_investigadora")
+            expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+            top = page.evaluate(
+                "() => document.querySelector('#action-form').getBoundingClientRect().top"
+                " + window.scrollY"
+            )
+            assert 0 < top <= 844, (scheme, top)  # within the first screen
+            page.select_option("#action", "asustarse")
+            # two series, and a whole result (records: the longest labels)
+            for field, compare in (("Esencia", "brujeria_miedo_duro"), ("", "")):
+                page.fill("#odds-field", field)
+                page.select_option("#compare", compare)
+                page.click("#odds-button")
+                chart = page.locator("#odds-chart svg").first
+                expect(chart).to_be_visible()
+                expect(page.locator("#odds-progress")).to_be_hidden()
+                drawn = page.evaluate(
+                    """() => [...document.querySelectorAll('#odds-chart svg text')].map((t) => {
+                      const box = t.getBoundingClientRect();
+                      return {size: parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a,
+                              left: box.left, right: box.right};
+                    })"""
+                )
+                assert drawn, scheme
+                sizes = [d["size"] for d in drawn]
+                assert min(sizes) >= 12, (scheme, field, min(sizes))  # as rendered, in px
+                # every text inside the screen: none cut at the chart's edge
+                assert all(d["left"] >= 0 and d["right"] <= 390 for d in drawn), (scheme, field)
+                width = page.evaluate("() => document.documentElement.scrollWidth")
+                assert width <= 390, (scheme, field, width)
+        finally:
+            context.close()
+
+
+def test_a_chart_drawn_wide_is_drawn_again_for_a_narrower_window(browser, server):  # noqa: F811
+    base, _ = server
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(f"{base}/?rulebook=brujeria&character=brujeria_investigadora")
+        expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+        page.select_option("#action", "asustarse")
+        page.fill("#odds-field", "Esencia")
+        page.click("#odds-button")
+        expect(page.locator("#odds-chart svg")).to_be_visible()
+        smallest = """() => Math.min(...[...document.querySelectorAll('#odds-chart svg text')]
+          .map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))"""
+        assert page.evaluate(smallest) >= 12
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_function(f"() => ({smallest})() >= 12")  # drawn again, not shrunk
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()

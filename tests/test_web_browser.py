@@ -209,10 +209,14 @@ def test_a_progress_bar_while_the_odds_are_computed(page, server):
             for (const r of records) for (const n of r.addedNodes) progressSeen.push(n.textContent);
           }).observe(text, {childList: true});
           const box = document.querySelector('#odds-progress');
-          new MutationObserver(() => { if (!box.hidden) window.progressShown = true; })
-            .observe(box, {attributes: true, attributeFilter: ['hidden']});
+          // shown, and seen (not inside a hidden box), before any chart: the first click too
+          new MutationObserver(() => {
+            if (box.checkVisibility() && !document.querySelector('#odds-chart svg'))
+              window.progressShown = true;
+          }).observe(box, {attributes: true, attributeFilter: ['hidden']});
         }"""
     )
+    expect(page.locator("#odds")).to_be_hidden()  # the page's first computation of odds
     page.click("#odds-button")
     # Conditions, not times: the exact phase's progress is seen, then the chart is drawn.
     page.wait_for_function(

@@ -129,7 +129,10 @@ async def project_error(request, error: RulebookError):
     # In the language the request asked for (`lang`), else the error's own (its rulebook's).
     language = getattr(request.state, "lang", None) or request.query_params.get("lang")
     document = error_json(error, language_for(language) if language else None)
-    return JSONResponse(document, status_of(error), headers={"cache-control": "no-store"})
+    headers = {"cache-control": "no-store"}
+    if isinstance(error, RequestError) and error.retry_after:
+        headers["retry-after"] = str(error.retry_after)
+    return JSONResponse(document, status_of(error), headers=headers)
 
 
 async def http_error(request, error: HTTPException):

@@ -22,9 +22,16 @@ class RequestError(RulebookError):
     exit_code = 2
     code = "usage_error"
 
-    def __init__(self, message: str, hint: str | None = None, status: int = 400):
+    def __init__(
+        self,
+        message: str,
+        hint: str | None = None,
+        status: int = 400,
+        retry_after: int | None = None,
+    ):
         super().__init__(message, None, hint)
         self.status = status
+        self.retry_after = retry_after  # seconds, sent as `Retry-After` (a 429's)
 
 
 class ServerFailed(RequestError):

@@ -281,6 +281,7 @@ def _errors(*codes: int) -> dict:
         422: "a rulebook, sheet or expression that is not valid, or an evaluation that "
         "could not finish (a limit, a failed `require`, a short resource, the time limit)",
         428: "a rulebook saved over without naming the version it replaces (If-Match)",
+        429: "too many wrong join codes from this client: try again after `Retry-After` s",
     }
     return {str(code): {"description": words[code], "content": _json(_ERROR)} for code in codes}
 

@@ -72,7 +72,17 @@ def table_routes(table: Table, access, library, language: str | None = None) -> 
         unknown_fields(body, {"code", "player"})
         code = field(body, "code", str, required=True)
         player = _player(field(body, "player", str, required=True))
+        client = request.client.host if request.client else ""
+        wait = table.tries.wait(client)
+        if wait:
+            raise RequestError(
+                tr("too many wrong codes from here: try again in {seconds} s", seconds=wait),
+                tr("ask the game master for the code, or scan the QR code on their page"),
+                status=429,
+                retry_after=wait,
+            )
         if not table.is_code(code):
+            table.tries.wrong(client)
             raise RequestError(
                 tr("this is not the table's code"),
                 tr("ask the game master for the code, or scan the QR code on their page"),

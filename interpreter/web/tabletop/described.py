@@ -13,17 +13,20 @@ def table_paths(post, answer, errors) -> dict:
         "description": "the number of the last event seen (the log: without it, the latest)",
     }
     events = "`{events: [{id, at, kind, audience, who, character, action, dice, result, ...}]}`"
+    join = post(
+        "join the table with its code: a player's seat (its cookie), a player's rights only; "
+        "a client that gave too many wrong codes waits (429, `Retry-After`)",
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["code", "player"],
+            "properties": {"code": {"type": "string"}, "player": {"type": "string"}},
+        },
+        "`{table, player}`, and the seat's cookie",
+    )
+    join["post"]["responses"].update(errors(429))
     return {
-        "/api/table/join": post(
-            "join the table with its code: a player's seat (its cookie), a player's rights only",
-            {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["code", "player"],
-                "properties": {"code": {"type": "string"}, "player": {"type": "string"}},
-            },
-            "`{table, player}`, and the seat's cookie",
-        ),
+        "/api/table/join": join,
         "/api/table": {
             "get": {
                 "summary": "the table: its name, who the request is (gm or player), the "

@@ -26,6 +26,7 @@ from interpreter.web.access import Access, cookie_value
 from interpreter.web.errors import RequestError
 from interpreter.web.guard import Forbidden
 from interpreter.web.tabletop.events import Seat, TableStore
+from interpreter.web.tabletop.tries import JoinTries
 
 #: the letters a join code is made of (none that reads like another: no 0/O, 1/I/L)
 CODE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -116,6 +117,7 @@ class Table:
         self._waiting: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self._lock = threading.Lock()
         self.closing = False  # the server stops: every page's stream ends
+        self.tries = JoinTries()  # wrong codes per client: guessing the code waits
 
     @property
     def cookie(self) -> str:

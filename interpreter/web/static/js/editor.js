@@ -115,8 +115,9 @@ export class RuleEditor {
           rulebookLanguage(keywords), syntaxHighlighting(style),
           lintGutter(), linter(check, { delay: 350 }), assists(() => this.name),
           keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap]),
-          // an accessible name; Tab is not captured, so it moves focus out (issue 26)
-          EditorView.contentAttributes.of({ "aria-label": t("rulebook editor") }),
+          // an accessible name; Tab is not captured, so it moves focus out (issue 26); its
+          // tabindex says it is focusable to those who read no contenteditable (axe-core)
+          EditorView.contentAttributes.of({ "aria-label": t("rulebook editor"), tabindex: "0" }),
           EditorView.lineWrapping,
         ],
       }),

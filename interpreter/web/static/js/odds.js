@@ -97,18 +97,34 @@ function leftOut(series, side) {
   });
 }
 
+// What was drawn last, drawn again for the chart box's new width (a phone turned, a window
+// made narrower): the chart is drawn for its width (layout, below).
+let drawn = null;
+let resized = 0;
+window.addEventListener("resize", () => {
+  clearTimeout(resized);
+  resized = setTimeout(() => {
+    if (drawn && !$("#odds").hidden && $("#odds-chart").clientWidth !== drawn.room) {
+      renderOdds(drawn.answer, drawn.view);
+    }
+  }, 150);
+});
+
 // The odds drawn: one chart, or, for a whole result too large to count as one (its
 // `fields`), one chart for each field, each with its name.
 export function renderOdds(answer, view) {
   const fields = !answer.a && answer.fields && answer.fields.length ? answer.fields : null;
+  $("#odds").hidden = false;  // first: the chart's box has its width, the chart's room
+  const room = $("#odds-chart").clientWidth;
+  drawn = { answer, view, room };
   if (!fields) {
-    const { chart, numeric } = chartOf(answer, view, seriesOf(answer));
+    const { chart, numeric } = chartOf(answer, view, seriesOf(answer), room);
     $("#odds-chart").replaceChildren(chart);
     $("#odds-view").hidden = !numeric;
   } else {
     let anyNumeric = false;
     $("#odds-chart").replaceChildren(...fields.map((body, i) => {
-      const drawn = chartOf(answer, view, seriesOf(answer, [body], [`/fields/${i}`]));
+      const drawn = chartOf(answer, view, seriesOf(answer, [body], [`/fields/${i}`]), room);
       anyNumeric = anyNumeric || drawn.numeric;
       return el("figure", { class: "odds-field" }, el("figcaption", {}, body.field || ""), drawn.chart);
     }));
@@ -135,13 +151,44 @@ export function renderOdds(answer, view) {
   });
   $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));
   showWarnings($("#odds-warnings"), answer.warnings);
-  $("#odds").hidden = false;
 }
 
 //: characters of an outcome's label drawn at most (the whole of it is in the bar's title)
 const MAX_LABEL = 60;
+//: px a character of the chart's 12 px text takes, about (for the labels' column)
+const CHAR = 7.5;
+//: px the bars get at least beside their labels; narrower, each label goes above its bars
+const MIN_PLOT = 140;
 
-function chartOf(answer, view, { keys, outcomes, series, numeric }) {
+// A label in lines of at most `most` characters (broken at ", " or a space), 3 lines at most.
+function lines(word, most) {
+  const out = [];
+  let rest = word;
+  while (rest.length > most && out.length < 2) {
+    const cut = Math.max(rest.lastIndexOf(", ", most), rest.lastIndexOf(" ", most));
+    const at = cut > most / 3 ? cut + 1 : most;
+    out.push(rest.slice(0, at).trimEnd());
+    rest = rest.slice(at).trimStart();
+  }
+  out.push(rest.length > most ? rest.slice(0, most - 1) + "…" : rest);
+  return out;
+}
+
+// The chart's geometry for `room` px (the chart's box; 0: unknown): drawn at 1:1 where the
+// whole chart does not fit, so that its text stays 12 px on a phone (issue 26) — the bars
+// narrower first, then each label above its bars.
+function layout(keys, outcomes, room) {
+  const longest = Math.max(4, ...keys.map((key) => Math.min(MAX_LABEL, label(outcomes.get(key)).length + 2)));
+  const labelWidth = Math.max(80, Math.ceil(longest * CHAR) + 12);
+  if (!room || room >= labelWidth + 460 + 90) return { labelWidth, plot: 460, right: 90, stacked: false };
+  const right = 64;
+  if (room - labelWidth - right >= MIN_PLOT) {
+    return { labelWidth, plot: room - labelWidth - right, right, stacked: false };
+  }
+  return { labelWidth: 0, plot: Math.max(MIN_PLOT, room - right), right, stacked: true };
+}
+
+function chartOf(answer, view, { keys, outcomes, series, numeric }, room) {
   const names = answer.names || [null];
   const cumulative = view === "at-least" && numeric;
   const values = series.map(({ p }) => {
@@ -155,37 +202,53 @@ function chartOf(answer, view, { keys, outcomes, series, numeric }) {
     return out;
   });
   const peak = Math.max(1e-12, ...values.flatMap((v) => [...v.values()]));
-  // the labels' column as wide as the longest label (about 7.5 px a character at 12 px)
-  const longest = Math.max(4, ...keys.map((key) => Math.min(MAX_LABEL, label(outcomes.get(key)).length + 2)));
-  const labelWidth = Math.max(80, Math.ceil(longest * 7.5) + 12), right = 90, plot = 460;
+  const { labelWidth, plot, right, stacked } = layout(keys, outcomes, room);
   const width = labelWidth + plot + right;
-  const bar = 14, gap = 6, row = bar * series.length + gap;
+  const bar = 14, gap = 6, line = 16;
   const above = leftOut(series, "before"), below = leftOut(series, "after");
-  const legend = (series.length > 1 ? 22 : 0) + above.length * 18;
-  const height = legend + keys.length * row + below.length * 18 + 6;
+  // the series' names side by side, or one a line where they would not fit
+  const apart = series.length > 1 && width < labelWidth + 520;
+  const legend = (series.length > 1 ? (apart ? 20 * series.length : 22) : 0) + above.length * 18;
+  const words = keys.map((key) => label(outcomes.get(key)));
+  const labelLines = words.map((word) => {
+    const shown = (cumulative ? "≥ " : "") + word;
+    if (stacked) return lines(shown, Math.max(8, Math.floor(width / CHAR)));
+    return [word.length > MAX_LABEL ? (cumulative ? "≥ " : "") + word.slice(0, MAX_LABEL - 1) + "…" : shown];
+  });
+  const rows = labelLines.map((drawn) => (stacked ? drawn.length * line : 0) + bar * series.length + gap);
+  const tops = rows.map((_, i) => legend + rows.slice(0, i).reduce((a, b) => a + b, 0));
+  const bottom = legend + rows.reduce((a, b) => a + b, 0);
+  const height = bottom + below.length * 18 + 6;
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
     "aria-label": cumulative ? t("probability of at least each outcome") : t("probability of each outcome") });
   if (series.length > 1) {
     names.forEach((name, i) => {
-      const x = labelWidth + i * 260;
-      chart.append(svg("rect", { x, y: 4, width: 12, height: 12, class: i ? "bar-b" : "bar-a" }));
-      chart.append(svg("text", { x: x + 18, y: 14 }, (i ? "B: " : "A: ") + name));
+      const x = apart ? 0 : labelWidth + i * 260;
+      const y = apart ? 4 + i * 20 : 4;
+      chart.append(svg("rect", { x, y, width: 12, height: 12, class: i ? "bar-b" : "bar-a" }));
+      chart.append(svg("text", { x: x + 18, y: y + 10 }, (i ? "B: " : "A: ") + name));
     });
   }
+  const noteX = stacked ? 0 : labelWidth;
   above.forEach((note, i) => chart.append(svg("text",
-    { x: labelWidth, y: legend - (above.length - i) * 18 + 13, class: "left-out" }, note)));
+    { x: noteX, y: legend - (above.length - i) * 18 + 13, class: "left-out" }, note)));
   below.forEach((note, i) => chart.append(svg("text",
-    { x: labelWidth, y: legend + keys.length * row + i * 18 + 13, class: "left-out" }, note)));
+    { x: noteX, y: bottom + i * 18 + 13, class: "left-out" }, note)));
   for (let tick = 0; tick <= 4; tick++) {
     const x = labelWidth + (plot * tick) / 4;
-    chart.append(svg("line", { x1: x, x2: x, y1: legend, y2: height, class: "grid" }));
+    chart.append(svg("line", { x1: x, x2: x, y1: legend, y2: bottom, class: "grid" }));
   }
   keys.forEach((key, i) => {
-    const y = legend + i * row;
-    const word = label(outcomes.get(key));
-    const shown = word.length > MAX_LABEL ? word.slice(0, MAX_LABEL - 1) + "…" : word;
-    chart.append(svg("text", { x: labelWidth - 8, y: y + (row - gap) / 2 + 4, "text-anchor": "end" },
-      (cumulative ? "≥ " : "") + shown));
+    const word = words[i];
+    const drawn = labelLines[i];
+    // the bars' top: under the label's lines (stacked), or beside them
+    const y = tops[i] + (stacked ? drawn.length * line : 0);
+    if (stacked) {
+      drawn.forEach((text, n) => chart.append(svg("text", { x: 0, y: tops[i] + n * line + 12 }, text)));
+    } else {
+      chart.append(svg("text", { x: labelWidth - 8, y: y + (rows[i] - gap) / 2 + 4, "text-anchor": "end" },
+        drawn[0]));
+    }
     values.forEach((v, s) => {
       const p = v.get(key) || 0;
       const rect = svg("rect", {
