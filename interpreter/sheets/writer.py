@@ -146,7 +146,10 @@ class _YamlSplicer:
     def rewrite(self, old: dict, new: dict) -> str:
         self.mapping(self.root, old, new, top=True)
         out = self.text
-        for start, end, replacement in sorted(self.edits, key=lambda e: (e[0], e[1]), reverse=True):
+        # (from the end; of insertions at one place, the last made first: they read in
+        # the order they were made)
+        ordered = sorted(enumerate(self.edits), key=lambda e: (e[1][0], e[1][1], e[0]))
+        for _, (start, end, replacement) in reversed(ordered):
             out = out[:start] + replacement + out[end:]
         return out
 
