@@ -85,7 +85,8 @@ function newForm(box, title, submitText) {
   const general = el("p", { class: "error field-error", role: "alert", hidden: true });
   const submit = el("button", { type: "submit" }, submitText);
   const cancel = el("button", { type: "button", onclick: () => closeForm(box) }, t("Cancel"));
-  const node = el("form", { class: "character-form", autocomplete: "off" },
+  // (no check of the browser's own: the server reads every value as the command line does)
+  const node = el("form", { class: "character-form", autocomplete: "off", novalidate: true },
     el("h3", {}, title), grid, general, el("div", { class: "buttons" }, submit, cancel));
   box.replaceChildren(node);
   box.hidden = false;
