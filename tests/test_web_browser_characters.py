@@ -144,3 +144,30 @@ def test_the_targets_sheet_is_shown_and_what_the_run_changed_on_it(page, server)
     # the target as the run left it, what changed marked
     expect(stress).to_have_class(re.compile("changed"))
     expect(stress.locator(".value")).to_have_text("0 / 3")
+
+
+def test_another_page_showing_the_character_reads_the_edit_and_its_undo(browser, server):
+    base, _ = server
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+    failures: list[str] = []
+    try:
+        editing, watching = context.new_page(), context.new_page()
+        for one in (editing, watching):
+            one.set_default_timeout(60_000)
+            one.on("pageerror", lambda error: failures.append(str(error)))
+            open_page(one, base, "fate", "thug")
+        stress = watching.locator('#sheet .resource[data-path="Stress"] .value')
+        expect(stress).to_have_text(re.compile(r"^\d / 3$"))
+        shown = stress.inner_text()
+        wanted = "3" if not shown.startswith("3") else "2"
+        editing.click("#edit-values")
+        editing.locator("#character-editor form").get_by_label("Stress", exact=True).fill(wanted)
+        editing.click("#character-editor button[type=submit]")
+        # the table's event reaches the other page, which reads the sheet again
+        expect(stress).to_have_text(f"{wanted} / 3")
+        expect(watching.locator("#table-log")).to_contain_text("set values of thug: Stress")
+        editing.locator("#history li").first.locator("button.undo").click()
+        expect(stress).to_have_text(shown)
+    finally:
+        context.close()
+    assert failures == [], failures
