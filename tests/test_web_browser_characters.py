@@ -66,14 +66,20 @@ def test_a_character_made_from_the_rulebooks_sheet(page, server):
     for label, value in values.items():
         form.get_by_label(label, exact=True).fill(value)
     form.get_by_label("Mundano", exact=True).select_option("true")
+    form.get_by_label("Pelea", exact=True).fill("12")
     page.click("#character-editor button[type=submit]")
-    # Fuerza 11 is past its range: said beside it, in Spanish, and nothing is written.
-    fuerza = form.get_by_label("Fuerza", exact=True)
-    error = page.locator(f"#{fuerza.get_attribute('id')}-error")
-    expect(error).to_contain_text("11")
+    # Fuerza 11 is past its range, Pelea too: each said beside it, in Spanish, and
+    # nothing is written.
+    fuerza, pelea = form.get_by_label("Fuerza", exact=True), form.get_by_label("Pelea", exact=True)
+    expect(page.locator(f"#{fuerza.get_attribute('id')}-error")).to_contain_text("11")
+    expect(page.locator(f"#{pelea.get_attribute('id')}-error")).to_contain_text("12")
     expect(fuerza).to_have_attribute("aria-invalid", "true")
+    expect(form.locator("[aria-invalid=true]")).to_have_count(2)
     assert not (folder / "eva.yaml").exists()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    form.screenshot(path=str(ARTIFACTS / "new_character_refused.png"))
     fuerza.fill("2")
+    pelea.fill("")
     page.click("#character-editor button[type=submit]")
     expect(page.locator("#character-editor")).to_be_hidden()
     expect(page.locator("#character")).to_have_value("eva")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_json_data import valid
 from starlette.testclient import TestClient
+from test_json_data import valid
 from web_client import page_client
 
 from interpreter.journal import JOURNAL_NAME, Journal
@@ -94,6 +94,19 @@ def test_a_value_wrong_is_named_by_its_field_in_the_rulebooks_language(
     assert error["field"] == field and words in error["message"] + (error["hint"] or "")
     assert answer.json()["language"] == "es"
     assert files_of(folder) == before  # nothing written, no journal made
+
+
+def test_every_value_wrong_is_named_at_once_each_by_its_field(client, folder):
+    sheet = {**NEW, "Fuerza": 0, "Destreza": "x", "Mundano": "quizá", "Fuersa": 3}
+    answer = client.post(
+        "/api/characters", json={"rulebook": "brujeria", "name": "eva", "sheet": sheet}
+    )
+    assert answer.status_code == 422, answer.text
+    error = valid(answer.json())["error"]
+    fields = [d["field"] for d in error["diagnostics"]]
+    assert sorted(fields) == sorted(["Fuerza", "Destreza", "Mundano", "Fuersa"])
+    assert error["field"] == fields[0]
+    assert not (folder / "eva.yaml").exists()
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,7 @@ def create(work: Work, args: dict) -> dict:
     data = {"rulebook": library.name_of(book) or book.title}
     data.update((key, value) for key, value in given.items() if key != "rulebook")
     target = library.folder / f"{name}.yaml"
-    sheet = engine.sheet(data, str(target))  # as a sheet file is read: the field at fault
+    sheet = _read_all(engine, data, str(target))  # as a sheet file is read
     text = render_new(data, "yaml")
 
     def make(current: str | None):
@@ -125,6 +125,31 @@ def edit(work: Work, args: dict) -> dict:
     out.update({"edited": name, "file": target.name, "entry": number})
     out.update(sheet_json(engine, library.sheet(engine, target)))
     return out
+
+
+def _read_all(engine, data: dict, path: str) -> Sheet:
+    """The sheet of `data`, read as a sheet file is; else its first error, with every
+    value wrong it found (`every_value`, the error document's `diagnostics`: each beside
+    its field in the page), each value wrong left out in turn to find the next."""
+    found: list[SheetError] = []
+    trial = dict(data)
+    for _ in range(len(data) + 1):
+        try:
+            sheet = engine.sheet(trial, path)
+        except SheetError as error:
+            if found and (error.field is None or error.field in {e.field for e in found}):
+                break  # (a rule of the whole sheet, or a field left out now missing)
+            found.append(error)
+            if error.field not in trial:
+                break
+            trial.pop(error.field)
+        else:
+            if not found:
+                return sheet
+            break
+    first = found[0]
+    first.every_value = found  # type: ignore[attr-defined]
+    raise first
 
 
 def _edited(engine, before: Sheet, values: dict, path: str) -> Sheet:

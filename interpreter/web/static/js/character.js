@@ -98,22 +98,31 @@ function closeForm(box) {
   box.hidden = true;
 }
 
-// The server's error next to its field (or above the buttons when it names none).
+// The server's errors, each next to its field (every value wrong of a new sheet comes as
+// `diagnostics`), or above the buttons when it names none; the first field wrong focused.
 function showFieldError(form, error) {
-  for (const { error: place } of form.rows.values()) place.textContent = "";
+  for (const { input, error: place } of form.rows.values()) {
+    place.textContent = "";
+    input.removeAttribute("aria-invalid");
+  }
   form.general.hidden = true;
   if (!(error instanceof ApiError)) throw error;
-  const field = error.error.field;
-  const row = form.rows.get(field) || form.rows.get(String(field || "").split(".")[0]);
-  const text = [error.error.message, error.error.hint].filter(Boolean).join(" · ");
-  if (row) {
-    row.error.textContent = text;
-    row.input.setAttribute("aria-invalid", "true");
-    row.input.focus();
-  } else {
-    form.general.textContent = text;
-    form.general.hidden = false;
+  const each = error.error.diagnostics && error.error.diagnostics.length ? error.error.diagnostics : [error.error];
+  let first = null;
+  for (const one of each) {
+    const field = one.field;
+    const row = form.rows.get(field) || form.rows.get(String(field || "").split(".")[0]);
+    const text = [one.message, one.hint].filter(Boolean).join(" · ");
+    if (row) {
+      row.error.textContent = text;
+      row.input.setAttribute("aria-invalid", "true");
+      first = first || row.input;
+    } else {
+      form.general.textContent = text;
+      form.general.hidden = false;
+    }
   }
+  if (first) first.focus();
 }
 
 // ─── a new character ─────────────────────────────────────────────────────────
