@@ -174,6 +174,12 @@ def test_another_page_showing_the_character_reads_the_edit_and_its_undo(browser,
         expect(watching.locator("#table-log")).to_contain_text("set values of thug: Stress")
         editing.locator("#history li").first.locator("button.undo").click()
         expect(stress).to_have_text(shown)
+        # a character made in one page is offered in the other
+        editing.click("#new-character")
+        editing.fill("#new-name", "mook")
+        editing.click("#character-editor button[type=submit]")
+        expect(editing.locator("#character")).to_have_value("mook")
+        expect(watching.locator('#character option[value="mook"]')).to_be_attached()
     finally:
         context.close()
     assert failures == [], failures

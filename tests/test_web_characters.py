@@ -175,6 +175,15 @@ def test_a_value_out_of_range_is_refused_with_its_field(client, folder):
     assert files_of(folder) == before
 
 
+@pytest.mark.parametrize("values", [{"rulebook": "arcana_mundi"}, {"": 1}, {"Fuersa": 3}])
+def test_only_values_of_the_sheet_are_set(client, folder, values):
+    before = files_of(folder)
+    answer = client.patch("/api/characters/ana", json={"rulebook": "brujeria", "values": values})
+    assert answer.status_code in (400, 422), answer.text
+    assert valid(answer.json())["error"]["field"] in ("values", "Fuersa")
+    assert files_of(folder) == before
+
+
 def test_a_shipped_characters_edit_makes_its_copy_in_the_folder(client, folder):
     answer = client.patch(
         "/api/characters/brujeria_bruja", json={"rulebook": "brujeria", "values": {"Pelea": 2}}

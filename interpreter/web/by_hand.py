@@ -22,6 +22,7 @@ from interpreter.errors import ParameterError, SheetChanged, SheetError
 from interpreter.journal import JOURNAL_NAME, save_by_hand
 from interpreter.journal.undo import diff_data
 from interpreter.sheets.character import Sheet, format_of
+from interpreter.sheets.validation import META_KEYS
 from interpreter.sheets.writer import render_new
 from interpreter.values import to_json
 from interpreter.web.body import field, unknown_fields
@@ -29,8 +30,10 @@ from interpreter.web.errors import NameTaken
 from interpreter.web.jobs import Work, language_of, sheet_json
 from interpreter.web.library import NAME
 
-#: values one edit may set, at most
+#: values one edit may set (and values it says were shown), at most
 MAX_VALUES = 200
+#: values wrong of a new sheet named in one answer, at most
+MAX_WRONG = 50
 CREATE_FIELDS = {"rulebook", "name", "sheet", "lang"}
 EDIT_FIELDS = {"rulebook", "values", "shown", "lang"}
 
@@ -82,7 +85,7 @@ def edit(work: Work, args: dict) -> dict:
     name = args["name"]
     values = field(body, "values", dict, required=True)
     shown = field(body, "shown", dict, default={})
-    if not values or len(values) > MAX_VALUES:
+    if not values or len(values) > MAX_VALUES or len(shown) > MAX_VALUES:
         raise _at(ParameterError(tr("give from 1 to {most} values to set", most=MAX_VALUES)))
     engine = Engine.of(book)
     source, target = library.character_path(name), library.save_target(name)
@@ -133,7 +136,7 @@ def _read_all(engine, data: dict, path: str) -> Sheet:
     its field in the page), each value wrong left out in turn to find the next."""
     found: list[SheetError] = []
     trial = dict(data)
-    for _ in range(len(data) + 1):
+    for _ in range(min(len(data) + 1, MAX_WRONG)):
         try:
             sheet = engine.sheet(trial, path)
         except SheetError as error:
@@ -175,7 +178,7 @@ def _edited(engine, before: Sheet, values: dict, path: str) -> Sheet:
 
 
 def _set(data: dict, place: str, value) -> None:
-    if not isinstance(place, str) or not place:
+    if not place or place.partition(".")[0] in META_KEYS:  # (`rulebook`: not a value)
         raise _at(ParameterError(tr("{place}: not a field of the sheet", place=repr(place))))
     name, _, key = place.partition(".")
     if not key:

@@ -522,8 +522,15 @@ async function start() {
   document.body.dataset.ready = "yes";
 }
 
-// Another page's save or undo of the character shown: shown again as it is now.
+// Another page's save or undo of the character shown: shown again as it is now; a
+// character made in another page: offered here too.
 function told(event) {
+  if (event.kind === "character" && event.rulebook === $("#rulebook").value &&
+      !state.characters.includes(event.character)) {
+    state.characters.push(event.character);
+    fillRivals(state.characters);
+    $("#character").append(el("option", { value: event.character }, event.character));
+  }
   const shown = state.character && state.character.name;
   if (!shown || event.page === PAGE || !["saved", "undo", "edited"].includes(event.kind)) return;
   const named = [event.character, ...Object.values(event.targets || {}), ...(event.characters || []), ...(event.others || [])];
