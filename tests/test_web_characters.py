@@ -224,10 +224,39 @@ def test_at_the_table_a_player_edits_only_their_own_character(folder):
         assert events[-1]["changes"] == [{"path": "Pelea", "before": 1, "after": 2}]
 
 
-def test_the_journal_of_version_5_takes_a_sheet_entry_after_its_migration(folder):
-    with Journal(folder / JOURNAL_NAME) as journal:
-        version = journal.connection.execute("PRAGMA user_version").fetchone()[0]
-    assert version == 6
+def test_a_journal_of_version_5_takes_a_sheet_entry_after_its_migration(folder):
+    import sqlite3
+
+    from interpreter.journal import schema, undo
+
+    path = folder / JOURNAL_NAME
+    connection = sqlite3.connect(path)
+    script = "".join(schema.MIGRATIONS[v] for v in range(5))
+    connection.executescript(script + "PRAGMA user_version = 5;")
+    with pytest.raises(sqlite3.IntegrityError):  # version 5 knew no entry of kind `sheet`
+        connection.execute(
+            "INSERT INTO runs (id, at, kind, state) VALUES (1, 't', 'sheet', 'applied')"
+        )
+    connection.execute(
+        "INSERT INTO runs (id, at, kind, state, action) VALUES (1, 't', 'run', 'applied', 'act')"
+    )
+    connection.commit()
+    connection.close()
+    with page_client(create_app(folder)) as client:
+        edit = {"rulebook": "brujeria", "values": {"Pelea": 2}}
+        answer = client.patch("/api/characters/ana", json=edit)
+        assert answer.status_code == 200, answer.text
+    with Journal(path) as journal:
+        first, second = journal.entries()
+        assert (first.kind, first.action, second.kind, second.action) == (
+            "run",
+            "act",
+            "sheet",
+            "edit",
+        )
+        assert journal.integrity() == []
+        undo(journal, second.id)
+    assert "Pelea: 1" in (folder / "ana.yaml").read_text(encoding="utf-8")
 
 
 def test_the_commands_say_what_a_sheet_written_by_hand_is(client, folder, capsys, monkeypatch):
