@@ -183,3 +183,18 @@ def test_another_page_showing_the_character_reads_the_edit_and_its_undo(browser,
     finally:
         context.close()
     assert failures == [], failures
+
+
+def test_a_list_and_a_catalog_edited_by_hand(page, server):
+    base, folder = server
+    open_page(page, base, "brujeria", "ana")
+    page.click("#edit-values")
+    form = page.locator("#character-editor form")
+    form.get_by_label("Invocaciones", exact=True).fill('{"Escudo": {"nivel": 2}}')
+    page.click("#character-editor button[type=submit]")
+    expect(page.locator("#character-editor")).to_be_hidden()
+    expect(page.locator('#sheet tr[data-field="Invocaciones"]')).to_contain_text("Escudo")
+    data = yaml.safe_load((folder / "ana.yaml").read_text(encoding="utf-8"))
+    assert data["Invocaciones"] == {"Escudo": {"nivel": 2}}
+    page.locator("#history li").first.locator("button.undo").click()
+    expect(page.locator('#sheet tr[data-field="Invocaciones"]')).not_to_contain_text("Escudo")

@@ -171,8 +171,9 @@ export function newCharacterForm(box, page) {
 
 // ─── values set by hand ──────────────────────────────────────────────────────
 
-// The form of the character shown: each resource, and each value a number, yes/no or a
-// text; only what is changed is sent, with what the page showed (a stale page refused).
+// The form of the character shown: each resource, and each value of its sheet (a list as
+// "a, b, c", a catalog as JSON); only what is changed is sent, with what the page showed
+// (a stale page refused).
 export function editValuesForm(box, page) {
   const book = page.state.rulebook;
   const info = page.state.character;
@@ -188,10 +189,10 @@ export function editValuesForm(box, page) {
   const resources = new Set(info.resources.map((r) => r.path.split(".")[0]));
   for (const field of book.sheet.fields) {
     const schema = field.schema || {};
-    if (resources.has(field.name) || !["integer", "boolean", "string"].includes(schema.type)) continue;
+    if (resources.has(field.name)) continue;
     const value = info.sheet[field.name];
     const input = valueInput(`edit-field-${i++}`, schema, value);
-    shown[field.name] = value === undefined ? null : value;
+    shown[field.name] = value;
     fieldRow(form, field.name, field.name, input, null);
   }
   for (const [skill, level] of Object.entries(info.sheet.skills || {})) {
@@ -207,7 +208,7 @@ export function editValuesForm(box, page) {
       for (const [path, { input }] of form.rows) {
         if (input.value === input.dataset.initial) continue;
         values[path] = valueOf(input) ?? null;
-        was[path] = shown[path];
+        if (shown[path] !== undefined) was[path] = shown[path];
       }
       if (!Object.keys(values).length) {
         closeForm(box);
