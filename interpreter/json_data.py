@@ -303,7 +303,7 @@ def usage_error_data(message: str, language: str | None = None) -> dict:
     return out
 
 
-def _error(error: RulebookError, w: Writer) -> dict:
+def _error(error: RulebookError, w: Writer, inner: bool = False) -> dict:
     out = {
         "code": error.code,
         "exit_code": error.exit_code,
@@ -317,6 +317,9 @@ def _error(error: RulebookError, w: Writer) -> dict:
         out["file"] = path
     if isinstance(error, RulebookInvalid):
         out["diagnostics"] = [{"severity": d.severity, **_error(d, w)} for d in error.diagnostics]
+    elif not inner and (every := getattr(error, "every_value", None)):
+        # a new sheet's every value wrong (this one first), each with its field
+        out["diagnostics"] = [{"severity": "error", **_error(d, w, True)} for d in every]
     return out
 
 

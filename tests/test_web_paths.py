@@ -218,6 +218,16 @@ def test_no_answer_holds_a_path_of_the_server(folder):
         )
         assert {d["location"]["file"] for d in bad["error"]["diagnostics"]} == {"mal.rules"}
         ask("POST", "/api/undo", json={"entry": made["entry"]}, status=409)  # saved over since
+        # ─── characters made and edited by hand (a sheet that does not read: its file named)
+        eva = {"rulebook": "casa", "name": "eva", "sheet": {**ana, "rulebook": "casa"}}
+        ask("POST", "/api/characters", json=eva)
+        ask("POST", "/api/characters", json=eva, status=409)
+        edit = {"rulebook": "casa", "values": {"Pelea": 3}}
+        ask("PATCH", "/api/characters/{name}", "/api/characters/eva", json=edit)
+        refused = ask(
+            "PATCH", "/api/characters/{name}", "/api/characters/mala", json=edit, status=422
+        )
+        assert refused["error"]["file"] == "mala.yaml"
         # ─── a request refused before any route: still no path
         ask("POST", "/api/run", json={**run, "nope": 1}, status=400)
         ask("DELETE", "/api/run", json={}, status=405)

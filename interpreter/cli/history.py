@@ -89,6 +89,10 @@ def log_line(entry, undone_by: dict, language: str | None = None) -> str:
     elif entry.kind == "rulebook":  # a rulebook file saved from `rulebook serve`'s editor
         what = tr("rulebook {name} saved", name=entry.action).render(language)
         tail = tr("its text before kept").render(language)
+    elif entry.kind == "sheet":  # a character made or edited by hand in the page
+        made = entry.action == "create"
+        what = (tr("character made") if made else tr("sheet edited")).render(language)
+        tail = changes_text(entry.changes, language=language)
     else:
         what = entry.action
         result = result_text(entry.result, language=language)

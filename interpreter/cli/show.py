@@ -80,6 +80,15 @@ def cmd_show(args) -> int:
             ).render(language)
         )
         return 0
+    if entry.kind == "sheet":  # a character made or edited by hand in the page
+        made = entry.action == "create"
+        print((tr("character made") if made else tr("sheet edited")).render(language))
+        print(
+            tr(
+                "changes: {changes}", changes=history.changes_text(entry.changes, "; ", language)
+            ).render(language)
+        )
+        return 0
     if entry.kind == "rulebook":
         print(
             tr(

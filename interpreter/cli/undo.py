@@ -35,6 +35,8 @@ def cmd_undo(args) -> int:
         undone = journal.entry(entry.undoes)
     if undone.kind == "rulebook":
         target = tr("the save of rulebook {name} ({number})", name=entry.action, number=undone.id)
+    elif undone.kind == "sheet":
+        target = tr("the sheet written by hand ({number})", number=undone.id)
     elif entry.action:
         target = tr("run {number} ({action})", number=entry.undoes, action=entry.action)
     else:

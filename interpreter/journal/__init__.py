@@ -20,7 +20,14 @@ verify_journal(journal)                               # check, and repair after 
 from interpreter.journal.errors import JournalError, NoJournal, RecordMismatch, UndoRefused
 from interpreter.journal.export import export_record, read_record, verify_record
 from interpreter.journal.replay import ReplayedRun, replay
-from interpreter.journal.saving import holding, lines_as_read, run_and_save, save_file, save_run
+from interpreter.journal.saving import (
+    holding,
+    lines_as_read,
+    run_and_save,
+    save_by_hand,
+    save_file,
+    save_run,
+)
 from interpreter.journal.store import JOURNAL_NAME, Entry, Journal, SheetState
 from interpreter.journal.undo import undo, undone, undone_by
 from interpreter.journal.verify import verify_journal
@@ -41,6 +48,7 @@ __all__ = [
     "read_record",
     "replay",
     "run_and_save",
+    "save_by_hand",
     "save_file",
     "save_run",
     "undo",

@@ -56,7 +56,7 @@ class Entry:
 
     id: int
     at: str
-    kind: str  # "run" | "undo" | "rulebook"
+    kind: str  # "run" | "undo" | "rulebook" | "sheet"
     state: str  # "pending" | "applied"
     rulebook: str | None  # hash
     rulebook_name: str | None
@@ -118,7 +118,7 @@ def entry_of(row, sheets, changes, choices) -> Entry:
     return Entry(
         id=_whole(row[0], "id"),
         at=_text(row[1], "at"),
-        kind=_text(row[2], "kind", ("run", "undo", "rulebook")),
+        kind=_text(row[2], "kind", ("run", "undo", "rulebook", "sheet")),
         state=_text(row[3], "state", ("pending", "applied")),
         rulebook=_optional_text(row[4], "rulebook"),
         rulebook_name=_optional_text(row[5], "rulebooks.name"),

@@ -43,6 +43,13 @@ def export_record(journal: Journal, number: int) -> dict:
                 name=entry.action,
             )
         )
+    if entry.kind == "sheet":
+        raise JournalError(
+            tr(
+                "entry {number} wrote a sheet by hand, not a run: only a run is exported",
+                number=number,
+            )
+        )
     if entry.kind != "run":
         raise JournalError(
             tr(

@@ -165,6 +165,30 @@ def run_and_save(
     return outcome, saved
 
 
+def save_by_hand(journal_path: str | Path, target: Path, make, rulebook, action: str) -> int:
+    """A character's sheet made or edited by hand (the page's form), journaled as an
+    entry of kind `sheet` and undone like a run. Under the locks, `make(current)` (the
+    file's text now, None if there is none) gives the new text and its changes, each
+    (path, before, after) as JSON values, or refuses (an error: nothing written).
+    Returns the entry's number."""
+    refuse_shipped(Path(target))
+    with Journal(journal_path) as journal:
+        place = journal.place_for(target)
+        with holding(journal, [place]):
+            place.remove_strays()
+            current = place.read(MAX_FILE_BYTES)
+            text, changes = make(current)
+            number = journal.add_entry(
+                kind="sheet",
+                sheets=[("self", place, format_of(target), current, text)],
+                changes=[("self", path, before, after) for path, before, after in changes],
+                rulebook=bundle_of(rulebook),
+                action=action,
+            )
+            write_all(journal, number, [(place, text, current)])
+    return number
+
+
 def save_file(journal: Journal, target: str | Path, text: str, name: str, check=None) -> int | None:
     """Save a rulebook file's new text, journaled (an entry of kind `rulebook`: its text
     before, none if the file is new, and after), so that `undo` puts it back; under the

@@ -11,7 +11,10 @@ role `self`; others are named by the parameter that took them), one row per chan
 how). `state` is `pending` from the moment the entry is written until every sheet file
 has been replaced, then `applied`. A rulebook file saved over (`rulebook serve`'s editor)
 is an entry of kind `rulebook`: its one file, role `rulebook`, format `rules`, its text
-before (none: the file was made) and after (none: an undo took it away again).
+before (none: the file was made) and after (none: an undo took it away again). A
+character's sheet made or edited in the page (not by a run) is an entry of kind `sheet`:
+its one file, role `self`, its text before (none: made) and after, its changes, and the
+rulebook that read it (`action`: `create` or `edit`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import sqlite3
 from dsl.messages import tr
 from interpreter.journal.errors import JournalError
 
-VERSION = 5
+VERSION = 6
 
 _VERSION_1 = """
 CREATE TABLE texts (
@@ -157,6 +160,32 @@ CREATE TABLE table_seats (
 );
 """
 
+# Version 6: a character's sheet made or edited in the page, by hand (kind `sheet`); the
+# runs table made anew for its CHECK, as in version 4.
+_VERSION_6 = """
+CREATE TABLE runs_6 (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('run', 'undo', 'rulebook', 'sheet')),
+    state TEXT NOT NULL CHECK (state IN ('pending', 'applied')),
+    rulebook TEXT REFERENCES rulebooks (hash),
+    action TEXT,
+    params TEXT NOT NULL DEFAULT '{}',
+    result TEXT,
+    dice TEXT NOT NULL DEFAULT '[]',
+    origin TEXT NOT NULL DEFAULT 'none',
+    seed TEXT,
+    undoes INTEGER REFERENCES runs (id),
+    value_form INTEGER
+);
+INSERT INTO runs_6 (id, at, kind, state, rulebook, action, params, result, dice, origin,
+    seed, undoes, value_form)
+    SELECT id, at, kind, state, rulebook, action, params, result, dice, origin, seed, undoes,
+    value_form FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_6 RENAME TO runs;
+"""
+
 #: migrations[v] brings a journal at version v to v + 1
 MIGRATIONS: dict[int, str] = {
     0: _VERSION_1,
@@ -164,6 +193,7 @@ MIGRATIONS: dict[int, str] = {
     2: _VERSION_3,
     3: _VERSION_4,
     4: _VERSION_5,
+    5: _VERSION_6,
 }
 
 

@@ -54,7 +54,7 @@ def default_target(journal: Journal) -> Entry:
     gone = undone(entries)
     for entry in reversed(entries):
         standing = entry.state == "applied" and entry.id not in gone
-        if entry.kind in ("run", "rulebook") and standing:
+        if entry.kind in ("run", "rulebook", "sheet") and standing:
             return entry
     raise UndoRefused(tr("there is no run to undo"), hint=tr("`rulebook log` lists the runs"))
 

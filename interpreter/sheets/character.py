@@ -33,6 +33,8 @@ from interpreter.sheets.rules import complete
 from interpreter.sheets.validation import META_KEYS, validate
 from interpreter.values import Record
 
+_ABSENT = object()
+
 #: largest sheet file read, in bytes
 MAX_SHEET_SIZE = 1_000_000
 
@@ -179,11 +181,36 @@ class Sheet:
             return self.dumps()
         if base.text is None or current != base.text:
             base = Sheet.from_text(current, self.rulebook, self.path, base.text_format)
-        text = writer.rewrite(
-            current, base.text_format, base.to_data(), self.to_data(), self.rulebook.fields
-        )
+        old, new = base.to_data(), self.to_data()
+        order = self.rulebook.fields
+        text = writer.rewrite(current, base.text_format, old, new, order)
+        stale = self._read_back_otherwise(text, base.text_format)
+        if stale:  # left out of the file, they read back otherwise: written out
+            written = parse_text(current, base.text_format, self.path)
+            for key in stale:
+                if key in written:
+                    old[key] = written[key]
+                else:
+                    old.pop(key, None)
+            text = writer.rewrite(current, base.text_format, old, new, order)
         self.check_written(text, base.text_format)
         return text
+
+    def _read_back_otherwise(self, text: str, text_format: str) -> list[str]:
+        """The fields of the rulebook that `text` reads back with another value than
+        this sheet's: a resource the file leaves out (read back full) whose maximum
+        moved with a value the run changed. Empty when the text does not read back
+        (check_written says why)."""
+        try:
+            again = Sheet.from_text(text, self.rulebook, self.path, text_format)
+        except SheetError:
+            return []
+        fields = self.rulebook.fields
+        return [
+            key
+            for key, value in self._values.items()
+            if key in fields and again._values.get(key, _ABSENT) != value
+        ]
 
     def check_written(self, text: str, text_format: str) -> None:
         """Raise unless `text` reads back as exactly this sheet (nothing lost, nothing

@@ -146,7 +146,10 @@ class _YamlSplicer:
     def rewrite(self, old: dict, new: dict) -> str:
         self.mapping(self.root, old, new, top=True)
         out = self.text
-        for start, end, replacement in sorted(self.edits, key=lambda e: (e[0], e[1]), reverse=True):
+        # (from the end; of insertions at one place, the last made first: they read in
+        # the order they were made)
+        ordered = sorted(enumerate(self.edits), key=lambda e: (e[1][0], e[1][1], e[0]))
+        for _, (start, end, replacement) in reversed(ordered):
             out = out[:start] + replacement + out[end:]
         return out
 
@@ -155,7 +158,11 @@ class _YamlSplicer:
     def mapping(self, node: yaml.MappingNode, old: dict, new: dict, top: bool = False) -> None:
         entries = {_key_text(k): (k, v) for k, v in node.value}
         skills = entries.get("skills") if top else None
-        for key, value in new.items():
+        items = list(new.items())
+        if top:  # new keys at one place go in the rulebook's order of fields
+            rank = {name: i for i, name in enumerate(self.order)}
+            items.sort(key=lambda item: rank.get(item[0], len(rank)))
+        for key, value in items:
             if key in old and old[key] == value:
                 continue
             found = entries.get(str(key))

@@ -63,6 +63,17 @@ class Api:
         }
         return await self.workers.answer(request, "character", args)
 
+    async def create_character(self, request):
+        """A new character in the folder, from the page's form (interpreter.web.by_hand)."""
+        body = await json_body(request)
+        return await self.workers.answer(request, "create_character", {"body": body}, writes=True)
+
+    async def edit_character(self, request):
+        """Values of a character set by hand, journaled (interpreter.web.by_hand)."""
+        body = await json_body(request)
+        args = {"name": request.path_params["name"], "body": body}
+        return await self.workers.answer(request, "edit_character", args, writes=True)
+
     async def sheet(self, request):
         """A sheet given as data, read by a rulebook: completed, with its resources'
         bounds (the page shows the sheet a run left, before it is saved)."""

@@ -34,6 +34,12 @@ class RequestError(RulebookError):
         self.retry_after = retry_after  # seconds, sent as `Retry-After` (a 429's)
 
 
+class NameTaken(ParameterError):
+    """A new character's name that the folder (or the shipped ones) has already (409)."""
+
+    code = "name_taken"
+
+
 class ServerFailed(RequestError):
     """A bug of the server's, not bad input (HTTP 500): said plainly, logged in full."""
 
@@ -55,7 +61,7 @@ def status_of(error: RulebookError) -> int:
         return 412
     if isinstance(error, VersionRequired):
         return 428
-    if isinstance(error, SheetChanged | FileBusy | UndoRefused | Refused):
+    if isinstance(error, SheetChanged | FileBusy | UndoRefused | Refused | NameTaken):
         return 409  # the request is fine; the file as it is now refuses it (a link there)
     if isinstance(error, ParameterError):
         return 400

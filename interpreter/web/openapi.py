@@ -50,6 +50,36 @@ _SUBJECT = {
     "choices": _CHOICES,
     "lang": _LANG,
 }
+_CREATE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["rulebook", "name", "sheet"],
+    "properties": {
+        "rulebook": {**_NAME, "description": "the rulebook the character is for"},
+        "name": {**_NAME, "description": "the new character's name (its file: NAME.yaml)"},
+        "sheet": {"type": "object", "description": "its values, as a sheet file holds them"},
+        "lang": _LANG,
+    },
+}
+_EDIT = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["rulebook", "values"],
+    "properties": {
+        "rulebook": {**_NAME, "description": "the rulebook that reads the character"},
+        "values": {
+            "type": "object",
+            "description": "the values to set, by path: `Fuerza`, `dinamis.Virtus`, "
+            "`skills.Ocultismo`",
+        },
+        "shown": {
+            "type": "object",
+            "description": "the values the page showed, by path: one that is not so any "
+            "more refuses the edit (409)",
+        },
+        "lang": _LANG,
+    },
+}
 _RUN = {
     "type": "object",
     "additionalProperties": False,
@@ -412,7 +442,15 @@ def document() -> dict:
                     "summary": "the characters offered (for one rulebook, with ?rulebook=)",
                     "parameters": [{**rulebook_query, "required": False}],
                     "responses": _answer('`{"characters": [{name, rulebook, source}]}`'),
-                }
+                },
+                **_post(
+                    "make a character in the server's folder (NAME.yaml) from values of the "
+                    "rulebook's sheet (describe's `sheet.fields[].schema`), read as a sheet "
+                    "file is: the first value wrong is the error's `field`; journaled "
+                    "(kind `sheet`), undone with POST /api/undo; a name taken: 409",
+                    _CREATE,
+                    "`{created, file, entry, sheet, resources}`",
+                ),
             },
             "/api/characters/{name}": {
                 "get": {
@@ -425,7 +463,20 @@ def document() -> dict:
                         **_answer("`{name, source, saves_to, sheet, resources}`"),
                         **_errors(400, 404, 422),
                     },
-                }
+                },
+                "patch": {
+                    "summary": "set values of a character by hand (healing, advancement), read "
+                    "as a sheet file is; a resource not set kept within its new maximum; "
+                    "journaled (kind `sheet`), undone with POST /api/undo; a shipped "
+                    "character's copy made in the folder. At a shared table a player sets "
+                    "only their own character's",
+                    "parameters": [_name_parameter("the character")],
+                    "requestBody": {"required": True, "content": _json(_EDIT)},
+                    "responses": {
+                        **_answer("`{edited, file, entry, changes, sheet, resources}`"),
+                        **_errors(400, 401, 403, 404, 409, 413, 415, 422),
+                    },
+                },
             },
             "/api/characters/{name}/history": {
                 "get": {

@@ -10,8 +10,9 @@ translated. tests/test_web_choices.py checks that the page uses no text missing 
 from __future__ import annotations
 
 from dsl.messages import tr
+from interpreter.web.character_words import CHARACTER_WORDS
 
-PAGE_WORDS = (
+PAGE_WORDS: tuple = (
     tr("Sweep over"),
     tr("Encounter against"),
     tr("health field"),
@@ -176,6 +177,9 @@ PAGE_WORDS = (
     tr("seed {seed}"),
     tr("{percent} of the chance too small to list"),
 )
+
+#: with the words of characters made and edited in the page (static/js/character.js)
+PAGE_WORDS = (*PAGE_WORDS, *CHARACTER_WORDS)
 
 
 def page_words(language: str) -> dict[str, str]:

@@ -23,7 +23,7 @@ from dsl.errors import TOO_DEEP, RulebookError
 from dsl.messages import tr
 from interpreter.errors import LimitExceeded
 from interpreter.version import versioned
-from interpreter.web import editing, encountering, frames, jobs, play, sweeping
+from interpreter.web import by_hand, editing, encountering, frames, jobs, play, sweeping
 from interpreter.web.errors import ServerFailed, error_json, status_of
 from interpreter.web.library import Library
 
@@ -40,6 +40,8 @@ JOBS = {
     "sheet": jobs.sheet,
     "history": jobs.history,
     "undo": jobs.undo,
+    "create_character": by_hand.create,
+    "edit_character": by_hand.edit,
     "check": jobs.check,
     "words": jobs.words,
     "run": play.run,

@@ -1,7 +1,7 @@
 """The table's doors inside the guard: a player's refusals, and what went through told.
 
-What a player may not do is refused, and every run, save, undo and choice that went
-through is told to the table (its running log).
+What a player may not do is refused, and every run, save, undo, choice and character
+made or edited that went through is told to the table (its running log).
 
 The guard (interpreter.web.guard) has said who the request is (`scope["state"]["role"]`);
 here its body is read (whole already: the guard read it within its bound), checked
@@ -104,13 +104,18 @@ def _page(scope) -> str | None:
 
 
 def _told(method: str, path: str) -> str | None:
-    """Which requests the table is told of: runs (and choices asked), undos, rulebooks saved."""
+    """Which requests the table is told of: runs (and choices asked), undos, rulebooks
+    saved, characters made or edited."""
     if method == "POST" and path == "/api/run":
         return "run"
     if method == "POST" and path == "/api/undo":
         return "undo"
     if method == "PUT" and path.startswith("/api/rulebooks/"):
         return "rulebook"
+    if method == "POST" and path == "/api/characters":
+        return "character"
+    if method == "PATCH" and path.startswith("/api/characters/"):
+        return "edited"
     return None
 
 
@@ -121,6 +126,14 @@ def _event(kind: str, body: dict, out, path: str) -> tuple[str, dict] | None:
         return "undo", {"entry": body.get("entry"), "characters": _files(out.get("sheets"))}
     if kind == "rulebook":
         return "rulebook", {"rulebook": path.rsplit("/", 1)[-1], "entry": out.get("entry")}
+    if kind in ("character", "edited"):  # a character made, or values set by hand
+        changes = out.get("changes")
+        return kind, {
+            "rulebook": body.get("rulebook"),
+            "character": out.get("created" if kind == "character" else "edited"),
+            "entry": out.get("entry"),
+            "changes": changes[:MAX_CHANGES] if isinstance(changes, list) else [],
+        }
     need = out.get("need")
     subject: dict = {
         "rulebook": body.get("rulebook"),

@@ -41,6 +41,8 @@ GAME_MASTERS_ONLY = (
     ("POST", "/api/sweep"),  # (long computations: the game master's to start)
     ("POST", "/api/encounter"),
 )
+#: the address of a character (`PATCH` sets its values: a player's own only)
+CHARACTERS = "/api/characters/"
 #: what anyone who reaches the server may ask without the token: the join page and its
 #: two files, and the join itself (which asks for the code)
 OPEN = frozenset(
@@ -174,7 +176,23 @@ class Table:
             return _forbidden(tr("only the game master may do this at the table"))
         if method == "POST" and path == "/api/run" and role.seat is not None:
             return self._run_refusal(role.seat, body)
+        if method == "PATCH" and path.startswith(CHARACTERS) and role.seat is not None:
+            return self._edit_refusal(role.seat, path[len(CHARACTERS) :], body)
         return None
+
+    @staticmethod
+    def _edit_refusal(seat: Seat, name: str, body: dict) -> RequestError | None:
+        """A player sets values of their own character only, in their rulebook."""
+        if seat.character is not None and (
+            name == seat.character and body.get("rulebook") == seat.rulebook
+        ):
+            return None
+        return _forbidden(
+            tr(
+                "a player edits only their own character: {character}",
+                character=seat.character or "—",
+            )
+        )
 
     def _run_refusal(self, seat: Seat, body: dict) -> RequestError | None:
         if seat.character is None:

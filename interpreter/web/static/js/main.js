@@ -9,6 +9,7 @@ import { sweep } from "./sweep.js";
 import { encounter, fillRivals } from "./encounter.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
+import { editValuesForm, newCharacterForm, showTargetSheets } from "./character.js";
 import { narrowToPlayer, pickCharacter, readTable, renderTable, showTable, table } from "./table.js";
 
 const state = {
@@ -125,6 +126,7 @@ async function chooseCharacter() {
     ? await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`)
     : null;
   renderSheet($("#sheet"), state.character);
+  $("#edit-values").hidden = !state.character;
   $("#sheet-title").textContent = name ? t("Character: {name}", { name }) : t("Character");
   chooseAction();
   await showHistory();
@@ -138,8 +140,10 @@ async function showHistory() {
   box.hidden = entries.length === 0;
   $("#history").replaceChildren(...entries.map((entry) => {
     const changes = entry.changes.map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`);
-    const what = entry.kind === "undo" ? t("undo of run {entry}", { entry: entry.undoes }) : entry.action;
-    const standing = entry.kind === "run" && entry.state === "applied" && entry.undone_by === null;
+    const what = entry.kind === "undo" ? t("undo of run {entry}", { entry: entry.undoes })
+      : entry.kind === "sheet" ? (entry.action === "create" ? t("character made") : t("sheet edited"))
+        : entry.action;
+    const standing = ["run", "sheet"].includes(entry.kind) && entry.state === "applied" && entry.undone_by === null;
     return el("li", { class: entry.undone_by !== null ? "undone" : null, dataset: { entry: entry.entry } },
       `#${entry.entry} ${entry.at.slice(0, 16).replace("T", " ")} ${what}: `,
       changes.join(", ") || t("no changes"),
@@ -154,11 +158,23 @@ async function undo(number) {
   await reloadCharacter();
 }
 
-async function reloadCharacter() {
+async function reloadCharacter(changed = new Set()) {
   const name = $("#character").value;
   state.character = await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`);
-  renderSheet($("#sheet"), state.character);
+  renderSheet($("#sheet"), state.character, changed);
   await showHistory();
+}
+
+// A character made in the page (character.js): offered, chosen and shown.
+async function characterMade(name) {
+  const { characters } = await get(`/api/characters?rulebook=${quote($("#rulebook").value)}`);
+  state.characters = characters.map((c) => c.name);
+  fillRivals(state.characters);
+  if (![...$("#character").options].some((o) => o.value === name)) {
+    $("#character").append(el("option", { value: name }, name));
+  }
+  $("#character").value = name;
+  await chooseCharacter();
 }
 
 // What the page can run: the actions first, then the checks, the opposed checks and the
@@ -192,6 +208,7 @@ function chooseAction() {
   state.fields = item
     ? buildForm($("#params"), item.params, state.character && state.character.sheet, state.characters)
     : [];
+  showTargetSheets(state.fields).catch(showError);
   const choices = item ? item.choices || [] : [];
   $("#best-box").hidden = choices.length === 0;
   // each choice answered in advance for the odds, or left to the best play; a choice
@@ -274,6 +291,7 @@ async function run() {
   $("#odds-fields").replaceChildren(...keys.map((k) => el("option", { value: k })));
   if (!$("#odds-field").value && keys.includes("success")) $("#odds-field").value = "success";
   await showChangedSheet(outcome);
+  await showTargetSheets(state.fields, outcome);
   const save = $("#save-sheet");
   const changed = outcome.changes.length || (outcome.characters || []).some((c) => c.changes.length);
   save.hidden = !state.character || !changed;
@@ -484,6 +502,12 @@ async function start() {
   for (const radio of document.querySelectorAll('input[name="odds-view"]')) {
     radio.addEventListener("change", () => state.lastOdds && renderOdds(state.lastOdds, oddsView()));
   }
+  const page = { state, busy, status, reloadCharacter, characterMade };
+  $("#new-character").addEventListener("click", () => newCharacterForm($("#character-editor"), page));
+  $("#edit-values").addEventListener("click", () => state.character && editValuesForm($("#character-editor"), page));
+  $("#params").addEventListener("change", (event) => {
+    if (event.target.classList.contains("character")) busy(() => showTargetSheets(state.fields));
+  });
   $("#table-pick").addEventListener("click", () => busy(async () => {
     await pickCharacter();
     narrowToPlayer();
@@ -498,10 +522,17 @@ async function start() {
   document.body.dataset.ready = "yes";
 }
 
-// Another page's save or undo of the character shown: shown again as it is now.
+// Another page's save or undo of the character shown: shown again as it is now; a
+// character made in another page: offered here too.
 function told(event) {
+  if (event.kind === "character" && event.rulebook === $("#rulebook").value &&
+      !state.characters.includes(event.character)) {
+    state.characters.push(event.character);
+    fillRivals(state.characters);
+    $("#character").append(el("option", { value: event.character }, event.character));
+  }
   const shown = state.character && state.character.name;
-  if (!shown || event.page === PAGE || !["saved", "undo"].includes(event.kind)) return;
+  if (!shown || event.page === PAGE || !["saved", "undo", "edited"].includes(event.kind)) return;
   const named = [event.character, ...Object.values(event.targets || {}), ...(event.characters || []), ...(event.others || [])];
   if (named.includes(shown)) busy(reloadCharacter);
 }

@@ -94,7 +94,7 @@ function listen(after, hooks) {
     }
     hooks.told(event);
   };
-  for (const kind of ["run", "saved", "undo", "choice", "rulebook", "joined", "seat"]) {
+  for (const kind of ["run", "saved", "undo", "choice", "rulebook", "joined", "seat", "character", "edited"]) {
     source.addEventListener(kind, told);
   }
 }
@@ -115,6 +115,12 @@ function lineOf(event) {
       return t("{who} undid run {entry}", { who, entry: event.entry });
     case "rulebook":
       return t("{who} saved the rulebook {rulebook}", { who, rulebook: event.rulebook });
+    case "character":
+      return t("{who} made the character {character}", { who, character: event.character });
+    case "edited": {
+      const changes = (event.changes || []).map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`);
+      return t("{who} set values of {character}: {changes}", { who, character: event.character, changes: changes.join(", ") });
+    }
     case "choice":
       return t("{who}: {action} waits for a choice: {name}",
         { who, action: event.action, name: (event.question && (event.question.label || event.question.name)) || "" });
