@@ -7,7 +7,6 @@ import hashlib
 import operator
 import re
 from functools import cache
-from importlib import resources
 
 import lark
 from lark import Lark, Token, Tree
@@ -60,18 +59,12 @@ _EXPECTED = {
 _VALUE_STARTS = {"NAME", "QUOTED_NAME", "NUMBER", "STRING", "DICE", "GROUP", "LPAR", "LSQB"}
 
 
-def grammar_text() -> str:
-    """The grammar's text, as the `grammar` package holds it."""
-    return resources.files("grammar").joinpath("rulebook.lark").read_text(encoding="utf-8")
-
-
-#: Lark's options for the language's parser
-_OPTIONS = dict(parser="lalr", start=["rulebook", "expression"], maybe_placeholders=True)
+grammar_text = parser_tables.grammar_text
 
 
 def grammar_digest_and_options() -> tuple[str, dict]:
     """(the digest the parser's tables depend on, Lark's options to build them with)."""
-    return parser_tables.grammar_digest(grammar_text(), _OPTIONS), dict(_OPTIONS)
+    return parser_tables.grammar_digest(), dict(parser_tables.OPTIONS)
 
 
 class ParsedTree(Tree):

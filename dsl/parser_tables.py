@@ -29,10 +29,18 @@ from dsl import cache as disk
 #: the file beside the grammar (in the `grammar` package)
 FILE_NAME = "rulebook.tables.json"
 
+#: Lark's options for the language's parser
+OPTIONS = dict(parser="lalr", start=["rulebook", "expression"], maybe_placeholders=True)
 
-def grammar_digest(grammar: str, options: dict) -> str:
+
+def grammar_text() -> str:
+    """The grammar's text, as the `grammar` package holds it."""
+    return resources.files("grammar").joinpath("rulebook.lark").read_text(encoding="utf-8")
+
+
+def grammar_digest() -> str:
     """What the tables depend on besides Lark's version: the grammar's text and options."""
-    return hashlib.sha256(f"{sorted(options.items())}\n{grammar}".encode()).hexdigest()
+    return hashlib.sha256(f"{sorted(OPTIONS.items())}\n{grammar_text()}".encode()).hexdigest()
 
 
 def encode(digest: str, parser: lark.Lark) -> bytes:
@@ -74,10 +82,8 @@ def shipped_path() -> Path:
 
 def main() -> int:
     """Build the tables from the grammar as it is now and write the shipped file."""
-    from dsl import parser
-
-    digest, options = parser.grammar_digest_and_options()
-    built = lark.Lark(parser.grammar_text(), **options)
+    digest = grammar_digest()
+    built = lark.Lark(grammar_text(), **OPTIONS)
     path = shipped_path()
     path.write_bytes(encode(digest, built))
     print(f"wrote {path} ({path.stat().st_size:,} bytes, Lark {lark.__version__})")
