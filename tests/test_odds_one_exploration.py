@@ -6,8 +6,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
+from fuzz_odds_cases import LIMITS, actions
+from hypothesis import HealthCheck, given
+from profiles import fewer
+
 import dsl
+from dsl.errors import RulebookError
 from interpreter import Engine
+from interpreter.odds import BUDGET, marginals
 from interpreter.odds.marginals import JOINT_OUTCOMES, ByField
 
 #: three independent rolls: 100 × 20 × 4 outcomes of the whole result (past
@@ -41,3 +48,34 @@ def test_every_field_of_a_whole_result_from_one_exploration():
     # one field asked alone: its own exploration, the same answer
     alone = engine.odds("act", engine.sheet({}), {}, "a")
     assert alone.explorations == 1 and alone.probabilities == odds.fields["a"].probabilities
+
+
+#: a few generated actions (each counted whole, then field by field alone)
+SHARED = fewer(4, 15, HealthCheck.filter_too_much)
+
+
+@SHARED
+@given(actions())
+def test_the_fields_explored_together_are_each_fields_own_odds(text):
+    """Generated actions answered field by field from one exploration (the joint's try
+    given one unit of work: past it at once; no joint shown) give each field the odds
+    it has alone."""
+    try:
+        engine = Engine(dsl.load_text(text, "shared.rules"), LIMITS)
+        sheet = engine.sheet({})
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(marginals, "JOINT_SHARE", BUDGET)  # the joint's try: one unit
+            patch.setattr(marginals, "SIDES_WORK", 1)
+            patch.setattr(marginals, "JOINT_OUTCOMES", 0)  # (not counted whole again)
+            whole = engine.odds("act", sheet, {}, trials=50, seconds=2)
+        alone = {
+            name: engine.odds("act", sheet, {}, name, trials=50, seconds=2)
+            for name in getattr(whole, "fields", {})
+        }
+    except RulebookError:
+        return
+    if type(whole) is not ByField:
+        return  # (done within the one unit: the joint itself)
+    for name, odds in alone.items():
+        if odds.exact and whole.fields[name].exact:
+            assert whole.fields[name].probabilities == odds.probabilities, (name, text)
