@@ -79,3 +79,29 @@ def test_the_fields_explored_together_are_each_fields_own_odds(text):
     for name, odds in alone.items():
         if odds.exact and whole.fields[name].exact:
             assert whole.fields[name].probabilities == odds.probabilities, (name, text)
+
+
+#: `a` cheap; `b` read from the pairs of two d100 (10,000 worlds at the `if`)
+CHEAP_AND_DEAR = """
+action act() {
+  let a = d6 + 0
+  let x = d100 + 0
+  let y = d100 + 0
+  let b = 0
+  if x > y {
+    set b to x - y
+  }
+  result { a: a, b: b }
+}
+"""
+
+
+def test_past_the_budget_the_fields_explored_before_stay_exact():
+    """The fields explored together past the budget: a group of fields that got to the
+    end before it keeps its exact answer; the others come from one sample."""
+    engine = Engine(dsl.load_text(CHEAP_AND_DEAR, "dear.rules"))
+    odds = engine.odds("act", engine.sheet({}), {}, budget=400, trials=50)
+    assert type(odds) is ByField and not odds.exact
+    a, b = odds.fields["a"], odds.fields["b"]
+    assert a.exact and a.probabilities == {face: Fraction(1, 6) for face in range(1, 7)}
+    assert not b.exact and b.trials == 50 and "b could not be counted exactly" in b.note

@@ -181,8 +181,9 @@ def action_odds(
 
     def count_fields(names, work):
         """Each of `names` (result fields of an action) exactly, from one exploration
-        within `work` units (interpreter.odds.forks); TooComplex past them."""
-        found = _exact(
+        within `work` units (interpreter.odds.forks): ({field: Odds}, None); past them,
+        the fields counted before, and the TooComplex that stopped the others."""
+        found, reason = _exact(
             engine, action, sheet, params, names, epsilon, min(work, budget), progress,
             safety, choices, None, shared, None, spent,
         )  # fmt: skip
@@ -190,7 +191,7 @@ def action_odds(
         for name, (outcomes, omitted) in found.items():
             certain_limit(outcomes)
             out[name] = Odds(subject, name, outcomes, True, omitted, orders=orders)
-        return out
+        return out, reason
 
     def sample(names, reason):
         """`names`, each from one sample of whole results in the time left."""
@@ -277,9 +278,10 @@ def _explore_action(
     return outcomes, explorer.omitted
 
 
-def _explore_fields(engine, action, sheet, params, names: tuple, explorer, calls) -> dict:
-    """{field: (its outcomes, omitted)} for each of an action's result fields `names`,
-    from one exploration of its body (interpreter.odds.forks)."""
+def _explore_fields(engine, action, sheet, params, names: tuple, explorer, calls) -> tuple:
+    """({field: (its outcomes, omitted)}, None) for each of an action's result fields
+    `names`, from one exploration of its body (interpreter.odds.forks); past the budget,
+    those whose exploration ended before it, and the reason (TooComplex)."""
     if calls is not None:
         explorer.calls = calls
     ctx = explorer.ctx
@@ -292,7 +294,8 @@ def _explore_fields(engine, action, sheet, params, names: tuple, explorer, calls
     }
     body = settled_body(engine.compiler, compiled, ctx, args)
     out: dict = {}
-    for group in explore_fields(explorer, body, [start], wanted):
+
+    def ended(group) -> None:
         for name in group.fields:
             explorer.lost = copied(group.lost)  # (what this field's ends lose: its own)
             outcomes: dict = {}
@@ -303,7 +306,12 @@ def _explore_fields(engine, action, sheet, params, names: tuple, explorer, calls
             for weight, outcome in explorer.each(group.worlds, finish):
                 add(outcome, weight)
             out[name] = (outcomes, explorer.omitted)
-    return {name: out[name] for name in names}
+
+    try:
+        explore_fields(explorer, body, [start], wanted, ended)
+    except TooComplex as reason:  # the fields done so far, and why the others are not
+        return {name: out[name] for name in names if name in out}, reason
+    return {name: out[name] for name in names}, None
 
 
 def _outcome_adder(outcomes: dict, explorer, cap, names=()):

@@ -50,10 +50,12 @@ def copied(mass: Mass) -> Mass:
     return out
 
 
-def explore_fields(explorer, body: tuple, worlds: list, wanted: dict) -> list:
+def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended) -> None:
     """Explore `body` (an action's statements) over `worlds` once for all the fields of
-    `wanted` (field → what it reads after the body: a Live): the groups of fields at the
-    end, each with its worlds, failures and mass lost."""
+    `wanted` (field → what it reads after the body: a Live); `ended(group)` is given each
+    group of fields at the end, with its worlds, failures and mass lost, as soon as it
+    gets there. A fork goes on with its first part; the other parts wait their turn
+    (so that, past the budget, the groups done before it keep their exact answers)."""
     fields = tuple(wanted)
     lives = {field: explorer.live_after(body, wanted[field]) for field in fields}
     shared: dict = {}  # a group's fields → (what they read after the body, after each)
@@ -67,20 +69,19 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict) -> list:
 
     entry = block_steps(body)
     worlds = explorer.counting(worlds, entry, entry)  # (as Explorer.block)
-    groups = [Group(fields, worlds, [], copied(explorer.lost))]
-    for index in range(len(body)):
-        going: list = []
-        for group in groups:
+    waiting = [(Group(fields, worlds, [], copied(explorer.lost)), 0)]
+    while waiting:
+        group, start = waiting.pop()
+        for index in range(start, len(body)):
             parts = partition(explorer, body, index, group, lives, wanted)
-            for part in parts:
-                forked = group if len(parts) == 1 else group.fork(part)
-                out, live = of_group(part)
-                explorer.lost = forked.lost
-                forked.worlds, failed = explorer.step(body, index, group.worlds, live, out)
-                forked.failures.extend(failed)
-                going.append(forked)
-        groups = going
-    return groups
+            if len(parts) > 1:  # the others from the worlds before this statement
+                waiting.extend((group.fork(part), index) for part in reversed(parts[1:]))
+                group = group.fork(parts[0])
+            out, live = of_group(group.fields)
+            explorer.lost = group.lost
+            group.worlds, failed = explorer.step(body, index, group.worlds, live, out)
+            group.failures.extend(failed)
+        ended(group)
 
 
 def partition(explorer, body: tuple, index: int, group: Group, lives: dict, wanted: dict):

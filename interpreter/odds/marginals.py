@@ -178,8 +178,9 @@ def whole_or_by_field(
     (nothing to split: the caller counts it). Once a field cannot be counted (past the
     budget), `sample(names, reason)` answers it and the fields still to come from one
     sample of whole results, in the time left. `at_once(names, work)`, when given,
-    counts every field from one exploration (interpreter.odds.forks) within `work`, else
-    TooComplex: then all of them from one sample."""
+    counts the fields from one exploration (interpreter.odds.forks) within `work`:
+    ({field: Odds}, None), or past it those it counted and the TooComplex that stopped
+    the others, which then come from one sample."""
     names = result_fields(book, action)
     if len(names) < 2:
         return None
@@ -192,20 +193,21 @@ def whole_or_by_field(
         proven = False
     fields: dict = {}
     if at_once is not None:
-        try:
-            fields = at_once(names, max(budget - spent(), 1))
-        except TooComplex as reason:
-            if sample is None:
-                raise
+        counted, reason = at_once(names, max(budget - spent(), 1))
+        missing = [name for name in names if name not in counted]
+        if reason is not None and (sample is None or not missing):
+            raise reason
+        if missing:  # past counting: those from one sample of whole results
             said = reason.args[0] if reason.args else str(reason)  # a Message: its language
             why = TooComplex(
                 tr(
                     "{field} could not be counted exactly: {reason}",
-                    field=", ".join(names),
+                    field=", ".join(missing),
                     reason=said,
                 )
             )
-            fields = sample(names, why)
+            counted = {**counted, **sample(missing, why)}
+        fields = {name: counted[name] for name in names}
     for i, name in enumerate(names if at_once is None else ()):
         left = max(budget - spent(), 1)  # the budget is the whole answer's, shared
         if sample is None:
