@@ -29,6 +29,14 @@ the slowest field's time, and whether every field was exact. The summaries: how 
 are exact, the median and the worst time, and how many took 1 s or more.
 Targets (issue 12): all exact, each under 1 s, the median under 50 ms.
 
+`--variants`: each shipped case again once per other value of each parameter that has a
+list of values (a choice list, yes/no, a group, a table's keys, a ladder's steps, an
+entry of the character's catalog; one parameter at a time, the others as above): the
+whole result only, a line for each variant that is not exact or takes 100 ms or more,
+and the summaries (`shipped variants`). Target (issue 24): every variant exact, the worst
+under 0.3 s, each whole result with one exploration past the joint's try (the line's
+`expl.`: the explorations the answer made).
+
 After the shipped rulebooks, the example games (`--part` asks for one part only): the
 five of `examples/games/*.rules` (their characters in `examples/games/characters/`, each
 naming its game with `rulebook:`), then the seven of `examples/*.rules`, which have no
@@ -216,6 +224,29 @@ def fitted(engine, action: str, sheet, params: dict) -> dict:
     return params
 
 
+def values_of(engine, sheet, param: n.Param) -> list | None:
+    """The values a parameter may take, when it has a list of them (None otherwise)."""
+    book = engine.rulebook
+    kind = param.type
+    if isinstance(kind, n.EnumType):
+        return list(kind.choices)
+    name = getattr(kind, "name", None)
+    if name == "bool":
+        return [False, True]
+    entries = sheet.get(name) if name in book.fields else None
+    if isinstance(entries, dict):  # a catalog: the entries this character has
+        return list(entries)
+    return book.choices_of(name) if name is not None else None
+
+
+def variants(engine, action: str, sheet, params: dict):
+    """The parameters with one changed to each other value it may take, one at a time."""
+    for param in engine.rulebook.definition(action).params:
+        for value in values_of(engine, sheet, param) or ():
+            if params.get(param.name) != value and str(params.get(param.name)) != str(value):
+                yield {**params, param.name: value}
+
+
 def chosen(label: str, only: list[str]) -> bool:
     return all(word in label.split() for word in only)
 
@@ -294,6 +325,9 @@ def timed(engine, action, sheet, params, field, args, ask=None) -> tuple:
         status = "exact" if odds.exact else "SAMPLED"
         fields = getattr(odds, "fields", None)  # a joint too large: each field on its own
         outcomes = len(odds.probabilities) if fields is None else f"{len(fields)} fields"
+        explorations = getattr(odds, "explorations", 0)
+        if fields is not None:
+            outcomes += f" {explorations} expl."
     except ParameterError as error:
         status = f"n/a: {error.message}"
     except RulebookError as error:
@@ -323,12 +357,15 @@ def main(argv=None) -> int:
     parser.add_argument("--slowest", type=int, default=5, help="list the N slowest at the end")
     parser.add_argument("--no-fields", action="store_true", help="the whole result only")
     parser.add_argument(
+        "--variants", action="store_true", help="each parameter over its values too (shipped)"
+    )
+    parser.add_argument(
         "--part",
         choices=("shipped", "examples"),
         help="only the shipped rulebooks, or only the example games (default: both)",
     )
     args = parser.parse_args(argv)
-    parts = {"shipped": ([], []), "examples": ([], [])}
+    parts = {"shipped": ([], []), "examples": ([], []), "shipped variants": ([], [])}
     print(f"{'whole result':>34}   {'each field':>22}")
     if args.part != "examples":
         sheets: dict = {}
@@ -340,6 +377,15 @@ def main(argv=None) -> int:
             params = fitted(engine, action, sheet, params)
             label = f"{name} {action} ({character.stem})"
             measure(engine, action, sheet, params, label, args, *parts["shipped"], None)
+            if args.variants:
+                rows = parts["shipped variants"][0]
+                for changed in variants(engine, action, sheet, params):
+                    shown = ", ".join(f"{k}={v}" for k, v in changed.items() if params.get(k) != v)
+                    elapsed, status, outcomes = timed(engine, action, sheet, changed, None, args)
+                    rows.append((elapsed, status, f"{label} [{shown}]"))
+                    if (status != "exact" and not status.startswith("n/a")) or elapsed >= 0.1:
+                        print(f"{elapsed * 1000:9.1f} ms {status:8} {outcomes!s:>9} out.  "
+                              f"{label} [{shown}]")  # fmt: skip
     if args.part != "shipped":
         loaded: dict = {}
 

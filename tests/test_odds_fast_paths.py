@@ -9,10 +9,17 @@ from fractions import Fraction
 import pytest
 
 import dsl
+import interpreter.odds.best_play as best_play
 import interpreter.odds.compute as compute
 import interpreter.odds.deferred as deferred
 import interpreter.odds.explore as explore
+import interpreter.odds.forks as forks
+import interpreter.odds.passes as passes
+import interpreter.odds.riders as riders
 from interpreter import Engine
+from interpreter.errors import EvaluationError
+from interpreter.odds.decide import Nested
+from interpreter.odds.marginals import ByField
 
 #: `if flag` decided by the argument: without the settled view, a, b and c stay read
 #: until the `if` (8,000 worlds times t's six); with it, nothing reads them
@@ -86,3 +93,129 @@ def test_a_value_only_compared_answers_within_a_small_budget(monkeypatch, switch
     else:  # (narrowing's ground) m made a world per value by its `let`
         monkeypatch.setattr(explore, "deferrable", lambda *_args: False)
     assert not narrowed_odds().exact
+
+
+#: `r.total` (two d100: 199 values) read once, by the result; `r.success` by every pass
+#: of the loop, and the note's mention of r.total (a note the explorer skips) reads
+#: nothing: riding, the loop runs in the worlds of r.success alone (two), not of each total
+RIDER = """
+check c() "C" {
+  roll d100 + d100 >= 101
+}
+action act() {
+  let r = c()
+  note "{r.total}"
+  let k = 0
+  repeat 10 times {
+    if r.success or d6 > 3 { set k to k + 1 }
+  }
+  result { t: r.total, k: k }
+}
+"""
+#: work units: about twice what riding needs (some 600; some 40,000 without)
+RIDER_WORK = 1_500
+
+
+def rider_odds():
+    engine = Engine(dsl.load_text(RIDER, "rider.rules"))
+    return engine.odds("act", engine.sheet({}), {}, "t", budget=RIDER_WORK, trials=50)
+
+
+@pytest.mark.parametrize("switch", ["riders", "skipped statements"])
+def test_a_field_read_once_rides_within_a_small_budget(monkeypatch, switch):
+    odds = rider_odds()
+    ways = {t: min(t - 1, 201 - t) for t in range(2, 201)}  # two d100 summed
+    assert odds.exact and odds.probabilities == {t: Fraction(w, 100**2) for t, w in ways.items()}
+    if switch == "riders":  # every total a world of its own through the loop
+        monkeypatch.setattr(passes, "rider_of", lambda *_args, **_named: None)
+    else:  # the note's mention read as a read: r.total kept in every world
+        found = riders.rider_of
+        monkeypatch.setattr(
+            passes, "rider_of", lambda s, i, live, read, _idle: found(s, i, live, read)
+        )
+    assert not rider_odds().exact
+
+
+#: a choice after five dice summed one at a time: over merged worlds it is decided once per
+#: sum (26), run by run once per sequence of the dice (7,776)
+DECIDING = """
+action act() {
+  let s = d6 + 0
+  set s to s + d6
+  set s to s + d6
+  set s to s + d6
+  set s to s + d6
+  choose keep "Keep?" {
+    option yes
+    option no { set s to s + d6 }
+  }
+  result { ok: s >= 18 }
+}
+"""
+#: work units: about twice what the search over worlds needs (some 600; past 40,000 by runs)
+DECIDING_WORK = 1_200
+
+
+def deciding_odds():
+    engine = Engine(dsl.load_text(DECIDING, "deciding.rules"))
+    return engine.odds("act", engine.sheet({}), {}, "ok", budget=DECIDING_WORK, best="ok")
+
+
+def test_the_best_play_over_merged_worlds_answers_within_a_small_budget(monkeypatch):
+    odds = deciding_odds()
+    sums = {0: 1}  # five d6, summed: ways of each total
+    for _ in range(5):
+        sums = _add(sums)
+    # keep at 18 or more; else one d6 more, which makes 18 or more with (s + 6 - 17) faces
+    ok = sum(w * (6 if s >= 18 else max(0, s - 11)) for s, w in sums.items())
+    assert odds.exact and odds.probabilities[True] == Fraction(ok, 6**6)
+    # switched off: the search run by run (interpreter.odds.best_play.Search)
+    monkeypatch.setattr(best_play, "WorldSearch", _nested)
+    with pytest.raises(EvaluationError, match="budget"):
+        deciding_odds()
+
+
+def _add(sums: dict) -> dict:
+    out: dict = {}
+    for total, ways in sums.items():
+        for face in range(1, 7):
+            out[total + face] = out.get(total + face, 0) + ways
+    return out
+
+
+def _nested(*_args):
+    raise Nested()
+
+
+#: six result fields (a joint of 6**6 outcomes) after thirty passes every field needs
+#: (each run may stop there): the fields share those passes in one exploration; one
+#: exploration per field runs them six times
+SHARED = """
+action act() {
+  repeat 30 times {
+    require d6 > 1 or d6 > 1 else "out"
+  }
+  result { a: d6, b: d6 + 1, c: d6 + 2, d: d6 + 3, e: d6 + 4, f: d6 + 5 }
+}
+"""
+#: work units: about twice what the fields need together (some 300; 1,000 or more apart)
+SHARED_WORK = 600
+
+
+def shared_odds():
+    engine = Engine(dsl.load_text(SHARED, "shared.rules"))
+    return engine.odds("act", engine.sheet({}), {}, budget=SHARED_WORK, trials=50)
+
+
+def test_the_fields_of_a_whole_result_share_one_exploration_within_a_small_budget(monkeypatch):
+    odds = shared_odds()
+    assert type(odds) is ByField and odds.exact
+    going = Fraction(35, 36) ** 30  # no pass stops the run
+    for offset, name in enumerate("abcdef"):
+        values = {v: p for v, p in odds.fields[name].probabilities.items() if isinstance(v, int)}
+        assert values == {face + offset: going / 6 for face in range(1, 7)}
+    # switched off: each field its own worlds from the start (an exploration each)
+    monkeypatch.setattr(
+        forks, "partition", lambda _e, _b, _i, group, *_: [(f,) for f in group.fields]
+    )
+    assert not shared_odds().exact

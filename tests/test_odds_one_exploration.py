@@ -6,8 +6,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
+from fuzz_odds_cases import LIMITS, actions
+from hypothesis import HealthCheck, given
+from profiles import fewer
+
 import dsl
+from dsl.errors import RulebookError
 from interpreter import Engine
+from interpreter.odds import BUDGET, marginals
 from interpreter.odds.marginals import JOINT_OUTCOMES, ByField
 
 #: three independent rolls: 100 × 20 × 4 outcomes of the whole result (past
@@ -41,3 +48,60 @@ def test_every_field_of_a_whole_result_from_one_exploration():
     # one field asked alone: its own exploration, the same answer
     alone = engine.odds("act", engine.sheet({}), {}, "a")
     assert alone.explorations == 1 and alone.probabilities == odds.fields["a"].probabilities
+
+
+#: a few generated actions (each counted whole, then field by field alone)
+SHARED = fewer(4, 15, HealthCheck.filter_too_much)
+
+
+@SHARED
+@given(actions())
+def test_the_fields_explored_together_are_each_fields_own_odds(text):
+    """Generated actions answered field by field from one exploration (the joint's try
+    given one unit of work: past it at once; no joint shown) give each field the odds
+    it has alone."""
+    try:
+        engine = Engine(dsl.load_text(text, "shared.rules"), LIMITS)
+        sheet = engine.sheet({})
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(marginals, "JOINT_SHARE", BUDGET)  # the joint's try: one unit
+            patch.setattr(marginals, "SIDES_WORK", 1)
+            patch.setattr(marginals, "JOINT_OUTCOMES", 0)  # (not counted whole again)
+            whole = engine.odds("act", sheet, {}, trials=50, seconds=2)
+        alone = {
+            name: engine.odds("act", sheet, {}, name, trials=50, seconds=2)
+            for name in getattr(whole, "fields", {})
+        }
+    except RulebookError:
+        return
+    if type(whole) is not ByField:
+        return  # (done within the one unit: the joint itself)
+    for name, odds in alone.items():
+        if odds.exact and whole.fields[name].exact:
+            assert whole.fields[name].probabilities == odds.probabilities, (name, text)
+
+
+#: `a` cheap; `b` read from the pairs of two d100 (10,000 worlds at the `if`)
+CHEAP_AND_DEAR = """
+action act() {
+  let a = d6 + 0
+  let x = d100 + 0
+  let y = d100 + 0
+  let b = 0
+  if x > y {
+    set b to x - y
+  }
+  result { a: a, b: b }
+}
+"""
+
+
+def test_past_the_budget_the_fields_explored_before_stay_exact():
+    """The fields explored together past the budget: a group of fields that got to the
+    end before it keeps its exact answer; the others come from one sample."""
+    engine = Engine(dsl.load_text(CHEAP_AND_DEAR, "dear.rules"))
+    odds = engine.odds("act", engine.sheet({}), {}, budget=400, trials=50)
+    assert type(odds) is ByField and not odds.exact
+    a, b = odds.fields["a"], odds.fields["b"]
+    assert a.exact and a.probabilities == {face: Fraction(1, 6) for face in range(1, 7)}
+    assert not b.exact and b.trials == 50 and "b could not be counted exactly" in b.note

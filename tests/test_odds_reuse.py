@@ -163,7 +163,7 @@ PLAIN_TEXTS = st.one_of(
     st.builds(
         lambda count, sides: f"{count}d{sides}",
         st.sampled_from(["", "1", "2", "3", "5", "12", "0", "01", "100", "10001"]),
-        st.sampled_from(["1", "2", "4", "6", "7", "20", "%", "100", "0", "06", "1001", "F"]),
+        st.sampled_from(["1", "2", "4", "6", "7", "20", "%", "100", "0", "06", "1001", "F", "f"]),
     ),
     st.sampled_from(["d6 ", " 3d6", "3D6", "3d6+0", "d-6", "-d6", "3d6x", "d"]),
 )
@@ -201,5 +201,7 @@ def test_plain_dice_are_read_without_the_parser():
     plain = plain_distribution("3d6", EPS, DEFAULT_LIMITS, Deadline(60))
     assert plain.weights[10] == 27 and plain.total == 216
     assert plain_distribution("d%", EPS, DEFAULT_LIMITS, Deadline(60)).total == 100
+    fudge = plain_distribution("4dF", EPS, DEFAULT_LIMITS, Deadline(60))
+    assert fudge.weights[0] == 19 and fudge.weights[-4] == 1 and fudge.total == 81
     for other in ("3d6+1", "4d6kh3", "0d6", "d0", "03d6", " d6"):
         assert plain_distribution(other, EPS, DEFAULT_LIMITS, Deadline(60)) is None

@@ -35,6 +35,7 @@ TAILS = (
     'require R.total != 2 else "two"',
     "set acc to acc + d2",
     "if acc > 0 { set B to B + 1 }",
+    'note "seen {R.total}"',  # skipped by the explorer: no read of what it mentions
 )
 #: what a result may read of the record (`R`), some twice
 READS = ("R.total", "R.level", "R.margin", "R.success", "R.total + 1", "acc")

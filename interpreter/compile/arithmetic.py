@@ -117,9 +117,12 @@ def arith(op: str, left_span, right_span, op_span):
         if function is None:
             # with the same on two whole numbers, without the other cases (for the odds)
             whole = WHOLE.get(op)
+            ints = _on_ints(whole, limits, op_span) if whole is not None else None
+            if op == "/":  # two whole numbers: a whole one, or their Fraction made at once
+                ints = _divided(limits, op_span)
             function = lifted[limits] = Operation(
                 lambda a, b: compute(a, b, limits),
-                _on_ints(whole, limits, op_span) if whole is not None else None,
+                ints,
                 whole if whole in (operator.add, operator.sub) else None,
             )
         return function
@@ -129,6 +132,19 @@ def arith(op: str, left_span, right_span, op_span):
 
 #: the operations that keep whole numbers whole
 WHOLE = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+
+
+def _divided(limits, span):
+    """a / b of two whole numbers, as `compute` gives it (a whole number when b divides a)."""
+
+    def divided(a: int, b: int):
+        if b == 0:
+            raise EvaluationError(tr("division by zero"), span)
+        quotient, remainder = divmod(a, b)
+        value = quotient if not remainder else Fraction(a, b)
+        return normalize(bounded_number(value, limits, span))
+
+    return divided
 
 
 def _on_ints(operation, limits, span):

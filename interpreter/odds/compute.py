@@ -17,6 +17,7 @@ from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
 from interpreter.odds.distribution import LIFTS, Dist, weighed
 from interpreter.odds.explore import Explorer, Live, World
+from interpreter.odds.forks import copied, explore_fields
 from interpreter.odds.marginals import (
     PER_FIELD,
     JointTooLarge,
@@ -178,6 +179,20 @@ def action_odds(
             )
             return sampled(subject, field, counts, done, trials, deadline, reason, orders)
 
+    def count_fields(names, work):
+        """Each of `names` (result fields of an action) exactly, from one exploration
+        within `work` units (interpreter.odds.forks): ({field: Odds}, None); past them,
+        the fields counted before, and the TooComplex that stopped the others."""
+        found, reason = _exact(
+            engine, action, sheet, params, names, epsilon, min(work, budget), progress,
+            safety, choices, None, shared, None, spent,
+        )  # fmt: skip
+        out = {}
+        for name, (outcomes, omitted) in found.items():
+            certain_limit(outcomes)
+            out[name] = Odds(subject, name, outcomes, True, omitted, orders=orders)
+        return out, reason
+
     def sample(names, reason):
         """`names`, each from one sample of whole results in the time left."""
         counts, done = sample_action(
@@ -186,9 +201,11 @@ def action_odds(
         return sampled_fields(subject, names, counts, done, trials, deadline, reason, orders)
 
     if field is None:  # the whole result; field by field when its joint is too large
+        at_once = count_fields if action in engine.rulebook.actions else None
         found = whole_or_by_field(
-            engine.rulebook, action, count, subject, orders, budget, lambda: spent[0], sample
-        )
+            engine.rulebook, action, count, subject, orders, budget, lambda: spent[0], sample,
+            at_once,
+        )  # fmt: skip
         if found is not None:
             found.explorations = shared.get("explorations", 0)
             return found
@@ -232,6 +249,8 @@ def _explore_action(
     ctx.limits = limits
     ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choosers)
     explorer = Explorer(ctx, roller, Liveness.of(engine.compiler, limits))
+    if type(field) is tuple:  # several fields, from one exploration
+        return _explore_fields(engine, action, sheet, params, field, explorer, calls)
     if calls is not None:
         explorer.calls = calls  # what called actions gave, for other fields of the action
     explorer.most_worlds = worlds  # (a whole result's first try: see marginals)
@@ -257,6 +276,42 @@ def _explore_action(
     for weight, outcome in explorer.each(worlds, finish):
         add(outcome, weight)
     return outcomes, explorer.omitted
+
+
+def _explore_fields(engine, action, sheet, params, names: tuple, explorer, calls) -> tuple:
+    """({field: (its outcomes, omitted)}, None) for each of an action's result fields
+    `names`, from one exploration of its body (interpreter.odds.forks); past the budget,
+    those whose exploration ended before it, and the reason (TooComplex)."""
+    if calls is not None:
+        explorer.calls = calls
+    ctx = explorer.ctx
+    start = World({}, ctx.state, ONE)
+    compiled, args, _shown = engine.prepare(action, sheet, params)
+    start.env = dict(zip(compiled.names, args))
+    start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
+    wanted = {
+        name: _result_names(compiled, name, explorer.names_read, explorer.safe) for name in names
+    }
+    body = settled_body(engine.compiler, compiled, ctx, args)
+    out: dict = {}
+
+    def ended(group) -> None:
+        for name in group.fields:
+            explorer.lost = copied(group.lost)  # (what this field's ends lose: its own)
+            outcomes: dict = {}
+            add = _outcome_adder(outcomes, explorer, None)
+            for world, failure in group.failures:
+                add(failure, world.weight)
+            finish = _finisher(engine, compiled, sheet, name, explorer)
+            for weight, outcome in explorer.each(group.worlds, finish):
+                add(outcome, weight)
+            out[name] = (outcomes, explorer.omitted)
+
+    try:
+        explore_fields(explorer, body, [start], wanted, ended)
+    except TooComplex as reason:  # the fields done so far, and why the others are not
+        return {name: out[name] for name in names if name in out}, reason
+    return {name: out[name] for name in names}, None
 
 
 def _outcome_adder(outcomes: dict, explorer, cap, names=()):

@@ -280,59 +280,65 @@ class Explorer(Passes):
         `split` branch (see if_) counts its statement's steps at most."""
         failures: list = []
         live = self.live_after(statements, live_out)
-        roller = self.roller
         # the statements' own steps, counted as a run enters the block (run_block)
         entry = block_steps(statements)
         worlds = self.counting(worlds, 0 if split else entry, entry)
-        for index, statement in enumerate(statements):
-            node, shape = statement.node, statement.shape
-            if self.idle(statement, live[index]):
-                # a line in the trace, a value nobody reads: nothing odds can see (its
-                # steps, within the limit, not counted: see docs/architecture.md)
-                continue
-            kind = type(shape)
-            if kind is Branches:
-                worlds, failed = self.if_(shape, worlds, live[index], node)
-            elif kind is Repeat:
-                worlds, failed = self.repeat(statement.node, shape, worlds, live[index])
-            elif kind is Loop:
-                worlds, failed = self.for_each(statement.node, shape, worlds, live[index])
-            elif kind is Binding and shape.split is not None:
-                # `let x = if c then action(...) else ...` (or `set`): as `if c { let x = ... }`
-                worlds, failed = self.if_(shape.split, worlds, live[index])
-            elif self.calls_in(statement):
-                # an action called (`let x = a(...)`, `set x to a(...)`, `do a(...)`)
-                name = shape.name if kind is Binding else None
-                let = kind is Binding and not shape.local
-                rider = self.rider(statements, index, live_out) if let else None
-                worlds, failed = self.called(shape.call, worlds, live[index], name, rider)
-            elif isinstance(node, n.Let):
-                # the roller branches only on what is read of the value later, and the
-                # worlds it makes are merged as they come (no merge after)
-                roller.binding = Letting(
-                    node.name,
-                    live[index],
-                    self.depth,
-                    live[index].once(node.name),
-                    self.rider(statements, index, live_out),
-                )
-                roller.direct = direct_call(node, live[index], self.depth)
-                defer = deferrable(statements, index, live, self)
-                if defer and self.mixer is None:
-                    self.mixer = Mixer(self)
-                try:
-                    worlds, failed = self.let(statement, worlds, live[index], defer)
-                finally:
-                    roller.binding = roller.direct = None
-                failures.extend(failed)
-                continue
-            elif once_set(statement, live[index]):
-                worlds, failed = self.atomic(unresolved_set(shape), worlds)
-            else:
-                worlds, failed = self.atomic(statement.run, worlds)
+        for index in range(len(statements)):
+            worlds, failed = self.step(statements, index, worlds, live, live_out)
             failures.extend(failed)
-            worlds = self.merge(worlds, live[index])
         return worlds, failures
+
+    def step(self, statements: tuple, index: int, worlds: list, live: list, live_out: Live):
+        """Run `statements[index]` of a block over worlds (`live`: what is read after each
+        of the block's statements; `live_out`: after the block): (worlds that went on,
+        failed outcomes), the worlds merged on what is read after it."""
+        statement = statements[index]
+        node, shape = statement.node, statement.shape
+        roller = self.roller
+        if self.idle(statement, live[index]):
+            # a line in the trace, a value nobody reads: nothing odds can see (its
+            # steps, within the limit, not counted: see docs/architecture.md)
+            return worlds, []
+        kind = type(shape)
+        if kind is Branches:
+            worlds, failed = self.if_(shape, worlds, live[index], node)
+        elif kind is Repeat:
+            worlds, failed = self.repeat(statement.node, shape, worlds, live[index])
+        elif kind is Loop:
+            worlds, failed = self.for_each(statement.node, shape, worlds, live[index])
+        elif kind is Binding and shape.split is not None:
+            # `let x = if c then action(...) else ...` (or `set`): as `if c { let x = ... }`
+            worlds, failed = self.if_(shape.split, worlds, live[index])
+        elif self.calls_in(statement):
+            # an action called (`let x = a(...)`, `set x to a(...)`, `do a(...)`)
+            name = shape.name if kind is Binding else None
+            let = kind is Binding and not shape.local
+            rider = self.rider(statements, index, live_out) if let else None
+            worlds, failed = self.called(shape.call, worlds, live[index], name, rider)
+        elif isinstance(node, n.Let):
+            # the roller branches only on what is read of the value later, and the
+            # worlds it makes are merged as they come (no merge after)
+            roller.binding = Letting(
+                node.name,
+                live[index],
+                self.depth,
+                live[index].once(node.name),
+                self.rider(statements, index, live_out),
+            )
+            roller.direct = direct_call(node, live[index], self.depth)
+            defer = deferrable(statements, index, live, self)
+            if defer and self.mixer is None:
+                self.mixer = Mixer(self)
+            try:
+                worlds, failed = self.let(statement, worlds, live[index], defer)
+            finally:
+                roller.binding = roller.direct = None
+            return worlds, failed
+        elif once_set(statement, live[index]):
+            worlds, failed = self.atomic(unresolved_set(shape), worlds)
+        else:
+            worlds, failed = self.atomic(statement.run, worlds)
+        return self.merge(worlds, live[index]), failed
 
     def counting(self, worlds: list, fewest: int, most: int | None = None) -> list:
         """The worlds, each having counted between `fewest` and `most` (`fewest` when

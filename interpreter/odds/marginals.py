@@ -159,7 +159,9 @@ def both_sides(book, action: str) -> bool:
     return any({"ours", "theirs"} <= read for read in sides.values())
 
 
-def whole_or_by_field(book, action: str, count, subject: dict, orders, budget, spent, sample=None):
+def whole_or_by_field(
+    book, action: str, count, subject: dict, orders, budget, spent, sample=None, at_once=None
+):
     """The whole result's answer. `count(field, work=None, cap=None, worlds=None,
     exact_only=False)` counts the whole result (field None) or a field within `work` units
     (None: the whole `budget`): exactly, else sampled (never with an outcome cap, nor
@@ -175,7 +177,10 @@ def whole_or_by_field(book, action: str, count, subject: dict, orders, budget, s
     what the others have left it. None when the action has fewer than two result fields
     (nothing to split: the caller counts it). Once a field cannot be counted (past the
     budget), `sample(names, reason)` answers it and the fields still to come from one
-    sample of whole results, in the time left."""
+    sample of whole results, in the time left. `at_once(names, work)`, when given,
+    counts the fields from one exploration (interpreter.odds.forks) within `work`:
+    ({field: Odds}, None), or past it those it counted and the TooComplex that stopped
+    the others, which then come from one sample."""
     names = result_fields(book, action)
     if len(names) < 2:
         return None
@@ -187,7 +192,23 @@ def whole_or_by_field(book, action: str, count, subject: dict, orders, budget, s
     except TooComplex:
         proven = False
     fields: dict = {}
-    for i, name in enumerate(names):
+    if at_once is not None:
+        counted, reason = at_once(names, max(budget - spent(), 1))
+        missing = [name for name in names if name not in counted]
+        if reason is not None and (sample is None or not missing):
+            raise reason
+        if missing:  # past counting: those from one sample of whole results
+            said = reason.args[0] if reason.args else str(reason)  # a Message: its language
+            why = TooComplex(
+                tr(
+                    "{field} could not be counted exactly: {reason}",
+                    field=", ".join(missing),
+                    reason=said,
+                )
+            )
+            counted = {**counted, **sample(missing, why)}
+        fields = {name: counted[name] for name in names}
+    for i, name in enumerate(names if at_once is None else ()):
         left = max(budget - spent(), 1)  # the budget is the whole answer's, shared
         if sample is None:
             fields[name] = count(name, left)

@@ -438,3 +438,23 @@ def face_groups(pools: list, evaluators: list, full: bool = False) -> list:
             groups.append([face, ws])
             last = key
     return [tuple(g) for g in groups]
+
+
+def extreme(weights: list, highest: bool) -> dict:
+    """The highest (or lowest) of independent numbers, each {value: weight}: the ways it
+    is at most x are the product of each one's ways to be at most x (at least x, for the
+    lowest), so each value's ways are that product less the one of the value before.
+    Values times numbers, where their multiset would walk every split of them."""
+    values = sorted({value for each in weights for value in each}, reverse=not highest)
+    running = [0] * len(weights)  # each number's ways up to the value reached
+    out: dict = {}
+    before = 0
+    for value in values:
+        product = 1
+        for i, each in enumerate(weights):
+            running[i] += each.get(value, 0)
+            product *= running[i]
+        if product != before:
+            out[value] = product - before
+            before = product
+    return out

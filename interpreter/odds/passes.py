@@ -50,6 +50,8 @@ class Passes:
             split: bool = False,
         ) -> tuple[Any, ...]: ...
         def block_before(self, statements: tuple[Any, ...], after: Live) -> Live: ...
+        def live_after(self, statements: tuple[Any, ...], live_out: Live) -> list[Live]: ...
+        def idle(self, statement: Statement, after: Live) -> bool: ...
         def merge(self, worlds: list[Any], live: Live) -> list[Any]: ...
         def counting(
             self, worlds: list[Any], fewest: int, most: int | None = None
@@ -207,7 +209,13 @@ class Passes:
         key = ("rider", block_key(statements), index, live_out)
         found = self.liveness.get(key, MISSING)
         if found is MISSING:
-            found = self.liveness[key] = rider_of(statements, index, live_out, self.names_read)
+            live = self.live_after(statements, live_out)
+
+            def idle(j: int) -> bool:
+                return self.idle(statements[j], live[j])
+
+            found = rider_of(statements, index, live_out, self.names_read, idle)
+            self.liveness[key] = found
         return found
 
     def calls_in(self, statement: Statement) -> bool:

@@ -1,4 +1,4 @@
-"""Plain dice (`3d6`, `d20`, `d%`): their exact distribution straight from the text.
+"""Plain dice (`3d6`, `d20`, `d%`, `4dF`): their exact distribution straight from the text.
 
 The commonest expression asked for is a plain term: a count, `d`, a number of faces. Its
 distribution needs none of the parser, checker, compiler or explorer that any other text
@@ -18,8 +18,9 @@ from interpreter.odds.polynomials import Budget
 from interpreter.odds.pools import DEFAULT_BUDGET, counted_distribution
 from interpreter.odds.roller import shares_of
 
-#: `d6`, `3d6`, `10d10`, `d%`: no sign, no zero in front, no space, no modifier
-PLAIN = re.compile(r"([1-9][0-9]{0,3})?d([1-9][0-9]{0,3}|%)")
+#: `d6`, `3d6`, `10d10`, `d%`, `4dF` (Fudge dice: with a count; `df` alone is a name): no
+#: sign, no zero in front, no space, no modifier
+PLAIN = re.compile(r"([1-9][0-9]{0,3})?d([1-9][0-9]{0,3}|%)|([1-9][0-9]{0,3})d([Ff])")
 
 
 #: sums small enough to count by hand, one die after another (dice × outcomes: the
@@ -33,8 +34,12 @@ def plain_distribution(text: str, epsilon, limits, deadline) -> Dist | None:
     match = PLAIN.fullmatch(text)
     if match is None:
         return None
-    count = int(match[1]) if match[1] else 1
-    sides = 100 if match[2] == "%" else int(match[2])
+    if match[3]:  # Fudge dice: faces -1, 0, 1
+        count, sides, die = int(match[3]), 3, Die.of("F")
+    else:
+        count = int(match[1]) if match[1] else 1
+        sides = 100 if match[2] == "%" else int(match[2])
+        die = Die.of(sides)
     outcomes = count * (sides - 1) + 1
     if (
         count > limits.dice_per_term
@@ -43,20 +48,19 @@ def plain_distribution(text: str, epsilon, limits, deadline) -> Dist | None:
         or max(sides, outcomes) > limits.odds_outcomes
     ):
         return None
-    die = Die.of(sides)
     if count == 1:
         return Dist.uniform(die.faces())  # as the odds roller gives a lone die
     if count * outcomes <= SMALL_SUM:
-        return uniform_sum(count, sides)
+        return uniform_sum(count, sides, die.low)
     budget = Budget(DEFAULT_BUDGET, limits.odds_bytes, deadline)  # as the roller's own
     share = shares_of(epsilon)[0]  # what the roller lets one term leave out
     term = counted_distribution(die, count, (), share, budget, limits.extra_per_die)
     return term.map(_total)
 
 
-def uniform_sum(count: int, sides: int) -> Dist:
-    """The sum of `count` dice of faces 1..sides (the distribution pool_distribution counts:
-    the fewest ways, one, leave no common factor to take out)."""
+def uniform_sum(count: int, sides: int, low: int = 1) -> Dist:
+    """The sum of `count` dice of faces low..low + sides - 1 (the distribution
+    pool_distribution counts: the fewest ways, one, leave no common factor to take out)."""
     ways = [1] * sides  # ways[i]: the ways to make count + i, so far
     for _ in range(count - 1):
         running = [0]  # running[j]: ways[0] + ... + ways[j - 1]
@@ -68,7 +72,7 @@ def uniform_sum(count: int, sides: int) -> Dist:
             running[min(t + 1, last)] - running[max(t + 1 - sides, 0)]
             for t in range(last + sides - 1)
         ]
-    return Dist({count + i: w for i, w in enumerate(ways)}, sides**count)
+    return Dist({count * low + i: w for i, w in enumerate(ways)}, sides**count)
 
 
 def _total(outcome):

@@ -18,7 +18,7 @@ from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds.distribution import Dist
 from interpreter.odds.exploding import exploding_answers
 from interpreter.odds.keeps import PLAIN, Keeps, keep_ends, keep_range
-from interpreter.odds.multiset import Constant, evaluate, evaluate_mixed, evaluator
+from interpreter.odds.multiset import Constant, evaluate, evaluate_mixed, evaluator, extreme
 from interpreter.odds.polynomials import (
     LOW,
     SHIFT,
@@ -489,6 +489,8 @@ def kept_values(dists: list, keeps: tuple, budget: Budget) -> Dist | None:
         return None
     size = len(pools)
     top_lo, top_hi = keep_range([step[:3] for step in keeps], size)
+    if top_hi - top_lo == 1 and (top_lo == 0 or top_hi == size):  # the highest or lowest
+        return Dist(extreme([weights for weights, _ in pools], top_lo == 0), total).reduced()
     summed = evaluator(Total(), lambda face: face, None, None)
     out, _ = evaluate_mixed(pools, size - top_hi, size - top_lo, [summed], budget)
     return Dist({answer[0]: weight for answer, weight in out.items()}, total).reduced()

@@ -17,19 +17,23 @@ from interpreter.runtime import Unknown
 from interpreter.values import Record
 
 
-def rider_of(statements: tuple, index: int, live_out, names_read) -> str | None:
+def rider_of(statements: tuple, index: int, live_out, names_read, idle=None) -> str | None:
     """The field of the record `statements[index]` (a `let`) binds that may ride: read
     exactly once after the block (`live_out`, what is read after it: Live.once_field)
     and not mentioned by the block's later statements (neither it, nor the whole value,
-    nor the name set again). None when there is none."""
+    nor the name set again) that the explorer runs (`idle(j)`: statements[j] is skipped,
+    as nothing it computes is read: it reads nothing either). None when there is none."""
     name = statements[index].node.name
     fields = live_out.needs.get(name)
     if not isinstance(fields, dict):
         return None
     found = {field for field in fields if live_out.once_field(name, field)}
-    for later in statements[index + 1 :]:
+    for j in range(index + 1, len(statements)):
+        later = statements[j]
         if not found:
             break
+        if idle is not None and idle(j):
+            continue
         reads = names_read(later.node).needs
         if name in reads:
             found = set() if reads[name] is None else found - set(reads[name])

@@ -1,0 +1,163 @@
+"""Every result field of an action from one exploration: the worlds forked where fields differ.
+
+A whole result too large to show is answered field by field (interpreter.odds.marginals).
+Each field reads less than the whole result, so the worlds it needs merge more: asked on
+its own, a field's exploration keeps only what it reads. Explored once per field, an
+action runs everything the fields share (its requirements, what it spends, the actions
+it calls) once per field. Here the action's body is explored once for all the fields:
+one list of worlds, statement by statement, kept for what any field of the group reads
+(a world that keeps more than a field reads is still that field's: the whole result's
+exploration is one such group), as long as the fields would do the same with the
+statement (what is read after it of the names it binds and of those whose values differ
+between the worlds, and so how its worlds merge, what rides, what is kept whole). Where
+fields would do differently, the worlds fork, each group of fields going on with its own
+copy of them, merged on what that group reads. At the end each field's outcomes are read
+in its own group's worlds, the failures met on the way (before the fork too) in every
+field's.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+
+from dsl import nodes as n
+from interpreter.compiled import Binding
+from interpreter.odds.deferred import deferrable
+from interpreter.odds.weights import Mass
+from interpreter.odds.worlds import Live, block_steps
+from interpreter.state import MISSING
+
+
+class Group:
+    """Fields that share their worlds so far: the worlds, the failures met, the mass lost."""
+
+    __slots__ = ("failures", "fields", "lost", "worlds")
+
+    def __init__(self, fields: tuple, worlds: list, failures: list, lost: Mass):
+        self.fields = fields
+        self.worlds = worlds
+        self.failures = failures
+        self.lost = lost
+
+    def fork(self, fields: tuple) -> Group:
+        """A group of some of these fields, going on from here with worlds of its own."""
+        return Group(fields, self.worlds, list(self.failures), copied(self.lost))
+
+
+def copied(mass: Mass) -> Mass:
+    out = Mass()
+    out.parts = dict(mass.parts)
+    return out
+
+
+def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended) -> None:
+    """Explore `body` (an action's statements) over `worlds` once for all the fields of
+    `wanted` (field → what it reads after the body: a Live); `ended(group)` is given each
+    group of fields at the end, with its worlds, failures and mass lost, as soon as it
+    gets there. A fork goes on with its first part; the other parts wait their turn
+    (so that, past the budget, the groups done before it keep their exact answers)."""
+    fields = tuple(wanted)
+    lives = {field: explorer.live_after(body, wanted[field]) for field in fields}
+    shared: dict = {}  # a group's fields → (what they read after the body, after each)
+
+    def of_group(part: tuple) -> tuple:
+        found = shared.get(part)
+        if found is None:
+            out = reduce(Live.either, (wanted[field] for field in part))
+            found = shared[part] = (out, explorer.live_after(body, out))
+        return found
+
+    entry = block_steps(body)
+    worlds = explorer.counting(worlds, entry, entry)  # (as Explorer.block)
+    waiting = [(Group(fields, worlds, [], copied(explorer.lost)), 0)]
+    while waiting:
+        group, start = waiting.pop()
+        for index in range(start, len(body)):
+            parts = partition(explorer, body, index, group, lives, wanted)
+            if len(parts) > 1:  # the others from the worlds before this statement
+                waiting.extend((group.fork(part), index) for part in reversed(parts[1:]))
+                group = group.fork(parts[0])
+            out, live = of_group(group.fields)
+            explorer.lost = group.lost
+            group.worlds, failed = explorer.step(body, index, group.worlds, live, out)
+            group.failures.extend(failed)
+        ended(group)
+
+
+def partition(explorer, body: tuple, index: int, group: Group, lives: dict, wanted: dict):
+    """The group's fields in parts that do the same with `body[index]` (each part a tuple
+    of fields, in the group's order): the same of what is read after it of the names it
+    binds and of those whose values differ between the group's worlds (a name holding
+    one value in every world, kept for one field and not another, merges them alike),
+    the same decisions for a `let`."""
+    if len(group.fields) == 1:
+        return [group.fields]
+    statement = body[index]
+    names: set = set(bound(statement.node)) | varying(group.worlds)
+    parts: dict = {}
+    for field in group.fields:
+        live = lives[field]
+        key = (
+            restricted(live[index], names),
+            decisions(explorer, body, index, live, wanted[field]),
+        )
+        parts.setdefault(key, []).append(field)
+    return [tuple(part) for part in parts.values()]
+
+
+def decisions(explorer, body: tuple, index: int, live: list, live_out: Live) -> tuple:
+    """What else the explorer decides for a `let` from what is read later: the field of
+    its record that rides, whether its value is kept whole for the next statement."""
+    statement = body[index]
+    shape = statement.shape
+    if type(shape) is not Binding or shape.local:
+        return ()
+    rider = explorer.rider(body, index, live_out)
+    defer = isinstance(statement.node, n.Let) and deferrable(body, index, live, explorer)
+    return (rider, defer)
+
+
+def varying(worlds: list) -> set:
+    """The names whose values are not the same in every world."""
+    if len(worlds) < 2:
+        return set()
+    present: set = set()
+    for world in worlds:
+        present.update(world.env)
+    first = worlds[0].env
+    out = set()
+    for name in present:
+        value = first.get(name, MISSING)
+        for world in worlds:
+            other = world.env.get(name, MISSING)
+            if other is value:
+                continue
+            try:
+                same = bool(other == value)
+            except Exception:  # (a value that cannot say: taken as differing)
+                same = False
+            if not same:
+                out.add(name)
+                break
+    return out
+
+
+def bound(node) -> set:
+    """The names a statement gives a value to, its inner blocks' included."""
+    out = set()
+    for item in n.walk(node):
+        if isinstance(item, n.Let | n.Choose):
+            out.add(item.name)
+        elif isinstance(item, n.ForEach):
+            out.add(item.var)
+        elif isinstance(item, n.Set) and isinstance(item.place, n.Name):
+            out.add(item.place.name)
+    return out
+
+
+def restricted(live: Live, names: set) -> Live:
+    """What `live` says of `names` alone (how often each is read, which fields)."""
+    needs = {name: fields for name, fields in live.needs.items() if name in names}
+    counts: dict = {name: live.counts[name] for name in needs}
+    counts.update((path, times) for path, times in live.paths.items() if path[0] in needs)
+    return Live(needs, counts)
