@@ -198,6 +198,7 @@ def _main(argv: list[str]) -> int:
     try:
         return getattr(command_module(args.command), "cmd_" + args.command)(args)
     except RulebookError as error:
+        error.speak(getattr(args, "spoken", None))  # (a journal command's, once it knows)
         if getattr(args, "json", False):
             from interpreter.json_data import dumps, error_data
 
