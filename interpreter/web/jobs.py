@@ -212,6 +212,23 @@ def language_of(body: dict, book=None) -> str:
     return language_for(lang if isinstance(lang, str) else None, book.language if book else None)
 
 
+def language_asked_of(work: Work, args) -> str | None:
+    """The language of the rulebook a request names (`rulebook`), or of the journal
+    entry it undoes (`entry`), when it is known: what its errors speak."""
+    body = args.get("body") if isinstance(args, dict) else None
+    if not isinstance(body, dict):
+        return None
+    name = body.get("rulebook")
+    try:
+        if isinstance(name, str):
+            return work.library.rulebook(name).language
+        if isinstance(body.get("entry"), int):
+            return saving.entry_language(work.library, body["entry"])
+    except RulebookError:  # (the rulebook itself does not read: English)
+        return None
+    return None
+
+
 def text_field(body: dict, name: str, required: bool = False) -> str | None:
     text = field(body, name, str, required=required)
     if text is not None and len(text) > MAX_TEXT:

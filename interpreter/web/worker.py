@@ -126,7 +126,10 @@ def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
 
 def failed(error: RulebookError, work: jobs.Work, job: dict) -> tuple[int, bytes]:
     """An error's status and document: the error answer, or once a stream's status line
-    is out, its last line (`{"error": ...}`), both in the language the request asked."""
+    is out, its last line (`{"error": ...}`), both in the language the request asked,
+    else in its rulebook's (a character it names that is not there: the game's words)."""
+    if error.language is None:
+        error.speak(jobs.language_asked_of(work, job.get("args")))
     if work.stream:
         return 200, jobs.line(error_json(error, job.get("stream_lang")))
     return status_of(error), compact(error_json(error, job.get("lang")))
