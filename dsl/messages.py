@@ -269,18 +269,12 @@ def _effect_shown(effect: Mapping, language: str | None) -> str:
     elif modifier:
         parts.append(_signed(modifier))
     unit = Counted(show_value(effect["unit"], language), left)
-    if type(left) is not int:
-        return tr(
-            "{effect}, {left} {unit} left", effect=Message.joined(parts, ": "), left=left, unit=unit
-        ).render(language)
     if not parts:
-        return tr_n("{n} {unit} left", "{n} {unit} left", left, unit=unit).render(language)
-    effect_text = Message.joined(parts, ": ")
-    return tr_n(
-        "{effect}, {n} {unit} left",
-        "{effect}, {n} {unit} left",
-        left,
-        effect=effect_text,
+        return tr("time left: {left} {unit}", left=left, unit=unit).render(language)
+    return tr(
+        "{effect}, time left: {left} {unit}",
+        effect=Message.joined(parts, ": "),
+        left=left,
         unit=unit,
     ).render(language)
 

@@ -213,20 +213,15 @@ def language_of(body: dict, book=None) -> str:
 
 
 def language_asked_of(work: Work, args) -> str | None:
-    """The language of the rulebook a request names (`rulebook`), or of the journal
-    entry it undoes (`entry`), when it is known: what its errors speak."""
+    """The language of the rulebook of the journal entry a request undoes (`entry`), when
+    it is known: what its errors speak (the page asks an undo without its `lang`)."""
     body = args.get("body") if isinstance(args, dict) else None
-    if not isinstance(body, dict):
+    if not isinstance(body, dict) or not isinstance(body.get("entry"), int):
         return None
-    name = body.get("rulebook")
     try:
-        if isinstance(name, str):
-            return work.library.rulebook(name).language
-        if isinstance(body.get("entry"), int):
-            return saving.entry_language(work.library, body["entry"])
-    except RulebookError:  # (the rulebook itself does not read: English)
+        return saving.entry_language(work.library, body["entry"])
+    except RulebookError:  # (no journal, no such entry: said in English)
         return None
-    return None
 
 
 def text_field(body: dict, name: str, required: bool = False) -> str | None:

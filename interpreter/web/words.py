@@ -175,6 +175,10 @@ PAGE_WORDS = (
     tr("about"),
     tr("seed {seed}"),
     tr("{percent} of the chance too small to list"),
+    # a lasting effect in words (static/js/dom.js), as dsl.messages says it
+    tr("{modifier} on {targets}"),
+    tr("time left: {left} {unit}"),
+    tr("{effect}, time left: {left} {unit}"),
 )
 
 

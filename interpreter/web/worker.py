@@ -127,7 +127,7 @@ def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
 def failed(error: RulebookError, work: jobs.Work, job: dict) -> tuple[int, bytes]:
     """An error's status and document: the error answer, or once a stream's status line
     is out, its last line (`{"error": ...}`), both in the language the request asked,
-    else in its rulebook's (a character it names that is not there: the game's words)."""
+    else (an undo) in the language of the rulebook of the run it undoes."""
     if error.language is None:
         error.speak(jobs.language_asked_of(work, job.get("args")))
     if work.stream:

@@ -184,13 +184,16 @@ function runnable(book, name) {
   return undefined;
 }
 
+// The characters another of the run may be: never the acting one itself.
+const others = () => state.characters.filter((name) => name !== $("#character").value);
+
 function chooseAction() {
   const book = state.rulebook;
   const name = $("#action").value;
   const item = runnable(book, name);
   $("#action-label").textContent = item && item.label ? item.label : "";
   state.fields = item
-    ? buildForm($("#params"), item.params, state.character && state.character.sheet, state.characters)
+    ? buildForm($("#params"), item.params, state.character && state.character.sheet, others())
     : [];
   const choices = item ? item.choices || [] : [];
   $("#best-box").hidden = choices.length === 0;
