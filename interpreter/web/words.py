@@ -179,6 +179,16 @@ PAGE_WORDS = (
     tr("{modifier} on {targets}"),
     tr("time left: {left} {unit}"),
     tr("{effect}, time left: {left} {unit}"),
+    # a parameter's type in words (static/js/form.js), as `rulebook describe` says it
+    tr("whole number"),
+    tr("number"),
+    tr("yes/no"),
+    tr("text"),
+    tr("attribute"),
+    tr("skill"),
+    tr("character"),
+    tr("dice"),
+    tr("list of {item}"),
 )
 
 
