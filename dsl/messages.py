@@ -263,7 +263,7 @@ def _effect_shown(effect: Mapping, language: str | None) -> str:
     turnos` (`{name: Temblores, modifier: -2, ...}` as the sheet file holds it)."""
     modifier, targets, left = effect["modifier"], effect["targets"], effect["left"]
     parts: list = [effect["name"]] if effect.get("name") is not None else []
-    if targets:
+    if targets and modifier:
         on = ", ".join(show_value(t, language) for t in targets)
         parts.append(EFFECT_ON.fill(modifier=_signed(modifier), targets=on))
     elif modifier:

@@ -91,6 +91,9 @@ def test_every_journal_command_after_a_spanish_run(capsys, table):
     (table / "bad.json").write_text(json.dumps(record), encoding="utf-8")
     say("verify bad.json", code=4)
     say("journal verify")
+    say("replay --against brujeria_miedo_duro --all")
+    fight = ROOT / "examples" / "encounters" / "brujeria_pelea.yaml"
+    say(f"encounter {fight} --trials 100")
     say("new brujeria_bruja otra.yaml")
     say("new brujeria_bruja otra.yaml", code=2)  # the file exists
     broken = 'rulebook "Casa" extends brujeria {\n}\naction a() { lose 1 from Esencai }\n'

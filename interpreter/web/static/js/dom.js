@@ -74,7 +74,7 @@ function showEffect(effect) {
   const signed = effect.modifier > 0 ? `+${effect.modifier}` : String(effect.modifier);
   const targets = Array.isArray(effect.targets) ? effect.targets.join(", ") : "";
   const parts = effect.name ? [effect.name] : [];
-  if (targets) parts.push(t("{modifier} on {targets}", { modifier: signed, targets }));
+  if (targets && effect.modifier) parts.push(t("{modifier} on {targets}", { modifier: signed, targets }));
   else if (effect.modifier) parts.push(signed);
   const unit = effect.left === 1 ? String(effect.unit) : pluralOf(String(effect.unit));
   if (!parts.length) return t("time left: {left} {unit}", { left: effect.left, unit });
