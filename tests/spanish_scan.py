@@ -45,10 +45,12 @@ KEYS = frozenset(
     }
 )
 WORD = re.compile(r"[^\W\d_]+")
-#: what is not words for people: commands to type (`rulebook undo 3`), options, paths
-#: and file names, numbers in scientific notation
+#: what is not words for people: commands to type (`rulebook undo 3`), options and the
+#: placeholders of their values (`--set NAME=VALUE`), paths and file names, numbers in
+#: scientific notation
 NOT_WORDS = re.compile(
-    r"`[^`\n]*`|--[\w-]+|\S*[/\\]\S*|\S+\.(?:yaml|yml|json|sqlite|rules|tmp)\b|\d[\d.]*e[-+]?\d+"
+    r"`[^`\n]*`|--[\w-]+|\b[A-Z][A-Z_]+\b|\S*[/\\]\S*|\S+\.(?:yaml|yml|json|sqlite|rules|tmp)\b"
+    r"|\d[\d.]*e[-+]?\d+"
 )
 #: a comment of a rulebook or a sheet
 COMMENT = re.compile(r"#[^\n]*")

@@ -66,7 +66,11 @@ def test_every_journal_command_after_a_spanish_run(capsys, table):
     said = {}
 
     def say(line: str, *extra, code: int | None = 0) -> str:
-        exit_code, out, err = command(capsys, line, *extra)
+        try:
+            exit_code, out, err = command(capsys, line, *extra)
+        except SystemExit as exit_:  # --help, a usage error: argparse exits
+            captured = capsys.readouterr()
+            exit_code, out, err = exit_.code, captured.out, captured.err
         if code is not None:
             assert exit_code == code, (line, err)
         said[line] = out + err
@@ -92,6 +96,8 @@ def test_every_journal_command_after_a_spanish_run(capsys, table):
     say("verify bad.json", code=4)
     say("journal verify")
     say("replay --against brujeria_miedo_duro --all")
+    say("run brujeria --help")  # the help of a command about a Spanish rulebook
+    say("odds brujeria asustarse --sett x", code=2)
     fight = ROOT / "examples" / "encounters" / "brujeria_pelea.yaml"
     say(f"encounter {fight} --trials 100")
     say("new brujeria_bruja otra.yaml")
