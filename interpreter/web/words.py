@@ -179,6 +179,11 @@ PAGE_WORDS = (
     tr("{modifier} on {targets}"),
     tr("time left: {left} {unit}"),
     tr("{effect}, time left: {left} {unit}"),
+    tr("name"),
+    tr("modifier"),
+    tr("applies to"),
+    tr("time left"),
+    tr("unit of time"),
     # a parameter's type in words (static/js/form.js), as `rulebook describe` says it
     tr("whole number"),
     tr("number"),

@@ -92,3 +92,16 @@ function pluralOf(word) {
   else parts[at] = /(s|x|z|ch|sh)$/.test(head) ? `${head}es` : `${head}s`;
   return parts.join(" ");
 }
+
+// A place on a sheet as people read it (dsl.messages.path_shown): a lasting effect's
+// field by its word, `Efectos.Temblores.left` → `Efectos.Temblores.tiempo restante`.
+const EFFECT_FIELDS = {
+  name: "name", modifier: "modifier", targets: "applies to", left: "time left", unit: "unit of time",
+};
+
+export function showPath(path) {
+  const parts = String(path).split(".");
+  const last = parts[parts.length - 1];
+  if (parts.length < 3 || !(last in EFFECT_FIELDS)) return String(path);
+  return [...parts.slice(0, -1), t(EFFECT_FIELDS[last])].join(".");
+}

@@ -1,7 +1,7 @@
 // The page: choose a rulebook and a character, run actions (checks, rolls), see odds, edit the rules.
 
 import { ApiError, PAGE, get, quote, send } from "./api.js";
-import { $, el, language, setWords, show, t, tn } from "./dom.js";
+import { $, el, language, setWords, show, showPath, t, tn } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
@@ -137,7 +137,7 @@ async function showHistory() {
   const entries = name ? (await get(`/api/characters/${quote(name)}/history`)).entries : [];
   box.hidden = entries.length === 0;
   $("#history").replaceChildren(...entries.map((entry) => {
-    const changes = entry.changes.map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`);
+    const changes = entry.changes.map((c) => `${showPath(c.path)} ${show(c.before)} → ${show(c.after)}`);
     const what = entry.kind === "undo" ? t("undo of run {entry}", { entry: entry.undoes }) : entry.action;
     const standing = entry.kind === "run" && entry.state === "applied" && entry.undone_by === null;
     return el("li", { class: entry.undone_by !== null ? "undone" : null, dataset: { entry: entry.entry } },
