@@ -93,3 +93,11 @@ def test_a_failed_verify_says_what_differs_in_words(capsys, tmp_path):
     with page_client(create_app(tmp_path)) as client:
         names = [c["name"] for c in client.get("/api/characters").json()["characters"]]
     assert "bruja" in names and "run1" not in names and "bad" not in names
+
+
+def test_a_looked_up_row_says_yes_and_no_in_the_rulebooks_language(capsys):
+    # (the counterspell is refused further on, for want of spheres: its lookup is shown)
+    _, out, _ = command(capsys, "run mago contramagia --char mago_ada --seed 5")
+    assert "esferas: sí, cardinal: 0, refleja: no" in out
+    _, out, _ = command(capsys, "run mago contramagia --char mago_ada --seed 5 --lang en")
+    assert "esferas: yes, cardinal: 0, refleja: no" in out
