@@ -264,7 +264,10 @@ def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int
         tuple({**base.header, **dict(header.fields)}.items()),
         span=header.span,
     )
-    return check_rulebook(merged_header, definitions, name, changes, base)
+    try:
+        return check_rulebook(merged_header, definitions, name, changes, base)
+    except RulebookError as error:  # (a house rule speaks its base's language, unless its own)
+        raise error.speak(dict(merged_header.fields).get("language")) from None
 
 
 #: characters of rulebook text whose parsed files are kept in memory (a parsed file holds

@@ -128,6 +128,82 @@ def _format(template: str, params: dict, language: str) -> str:
 
 # ─── values inside messages ─────────────────────────────────────────────────
 
+
+class Counted(str):
+    """A word of the rulebook's own counted `count` times (a unit of time: `turno`),
+    shown in the plural the language gives it when the count is not 1 (`8 turnos`)."""
+
+    count: int  # type: ignore[assignment]  # (str.count is never used on a Counted)
+
+    def __new__(cls, word: str, count) -> Counted:
+        self = super().__new__(cls, word)
+        self.count = count
+        return self
+
+    def shown(self, language: str | None) -> str:
+        if self.count == 1:
+            return str.__str__(self)
+        return plural_of(str.__str__(self), language)
+
+    def __reduce__(self):
+        return (Counted, (str.__str__(self), self.count))
+
+
+def plural_of(word: str, language: str | None) -> str:
+    """A word's plural by the language's regular rule (Spanish `turno` → `turnos`, `mes`
+    → `meses`; English `round` → `rounds`); a word of several pluralises its head (its
+    first in Spanish, `hora de juego` → `horas de juego`; its last in English). A word
+    already plural, or that the rule does not know, is left as it is."""
+    parts = word.split(" ")
+    spanish = language == "es"
+    at = 0 if spanish else len(parts) - 1
+    head = parts[at]
+    if not head or not head[-1].isalpha():
+        return word
+    last = head[-1]
+    if spanish:
+        if last in "aeiouáéó":
+            head += "s"
+        elif last in "sx" and len(head) > 1 and head[-2] in "aeiou" and _stress_before_last(head):
+            pass  # (lunes, crisis: the same in the plural)
+        elif last == "z":
+            head = head[:-1] + "ces"
+        else:
+            head = _unaccented(head) + "es"
+    elif language in (None, "en"):
+        if head.endswith(("s", "x", "z", "ch", "sh")):
+            head += "es"
+        elif last == "y" and len(head) > 1 and head[-2] not in "aeiou":
+            head = head[:-1] + "ies"
+        else:
+            head += "s"
+    else:
+        return word
+    parts[at] = head
+    return " ".join(parts)
+
+
+def _stress_before_last(word: str) -> bool:
+    """A Spanish word ending in -s whose stress falls before its last syllable (no
+    written accent and more than one vowel group): `lunes`, `crisis`; not `mes`."""
+    groups, before = 0, False
+    for letter in word.lower():
+        vowel = letter in "aeiouáéíóú"
+        if vowel and not before:
+            groups += 1
+        before = vowel
+    return groups > 1 and not any(c in word for c in "áéíóú")
+
+
+def _unaccented(word: str) -> str:
+    """The written accent of a last syllable dropped before `-es` (`acción` → `accion`es)."""
+    for accented, plain in zip("áéíóú", "aeiou", strict=True):
+        index = word.rfind(accented)
+        if index >= len(word) - 3 and index != -1:
+            return word[:index] + plain + word[index + 1 :]
+    return word
+
+
 WORDS = {True: tr("yes"), False: tr("no"), None: tr("none")}
 
 
@@ -142,6 +218,8 @@ def show_value(value, language: str | None = None) -> str:
         return str(value)
     if isinstance(value, Message):
         return value.render(language)
+    if kind is Counted:
+        return value.shown(language)
     if isinstance(value, str):
         return value
     if value is None or value is True or value is False:
@@ -155,6 +233,8 @@ def show_value(value, language: str | None = None) -> str:
     if isinstance(value, tuple | list):
         return "[" + ", ".join(show_value(v, language) for v in value) + "]"
     if isinstance(value, Mapping):
+        if EFFECT_FIELDS.issubset(value.keys()) and len(value) - len(EFFECT_FIELDS) <= 1:
+            return _effect_shown(value, language)
         label = value.get("label")
         inner = ", ".join(
             f"{k}: {show_value(v, language)}" for k, v in value.items() if k != "label"
@@ -163,6 +243,55 @@ def show_value(value, language: str | None = None) -> str:
             return f"{show_value(label, language)} {{{inner}}}" if inner else str(label)
         return "{" + inner + "}"
     return str(value)
+
+
+#: what a lasting effect holds (interpreter.sheets.validation.EFFECT_KEYS), and its name
+EFFECT_FIELDS = frozenset(("modifier", "targets", "left", "unit"))
+#: the fields of a lasting effect as a path names them (`Efectos.Temblores.left`)
+EFFECT_FIELD_WORDS = {
+    "name": tr("name"),
+    "modifier": tr("modifier"),
+    "targets": tr("applies to"),
+    "left": tr("time left"),
+    "unit": tr("unit of time"),
+}
+EFFECT_ON = tr("{modifier} on {targets}")
+
+
+def _effect_shown(effect: Mapping, language: str | None) -> str:
+    """A lasting effect in words, never its keys: `Temblores: -2 a acciones, quedan 2
+    turnos` (`{name: Temblores, modifier: -2, ...}` as the sheet file holds it)."""
+    modifier, targets, left = effect["modifier"], effect["targets"], effect["left"]
+    parts: list = [effect["name"]] if effect.get("name") is not None else []
+    if targets and modifier:
+        on = ", ".join(show_value(t, language) for t in targets)
+        parts.append(EFFECT_ON.fill(modifier=_signed(modifier), targets=on))
+    elif modifier:
+        parts.append(_signed(modifier))
+    unit = Counted(show_value(effect["unit"], language), left)
+    if not parts:
+        return tr("time left: {left} {unit}", left=left, unit=unit).render(language)
+    return tr(
+        "{effect}, time left: {left} {unit}",
+        effect=Message.joined(parts, ": "),
+        left=left,
+        unit=unit,
+    ).render(language)
+
+
+def _signed(number) -> str:
+    """A modifier as a rule writes it: `+2`, `-2`."""
+    text = show_value(number)
+    return text if text.startswith("-") or text == "0" else "+" + text
+
+
+def path_shown(path: str, language: str | None = None) -> str:
+    """A place on a sheet as people read it: a lasting effect's field by its word in the
+    language (`Efectos.Temblores.left` → `Efectos.Temblores.tiempo restante`)."""
+    head, dot, last = path.rpartition(".")
+    if dot and head.count(".") >= 1 and last in EFFECT_FIELD_WORDS:
+        return f"{head}.{EFFECT_FIELD_WORDS[last].render(language)}"
+    return path
 
 
 # ─── catalogues and the choice of language ──────────────────────────────────

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dsl.errors import Span
-from dsl.messages import Message, tr
+from dsl.messages import Message, tr, tr_n
 from interpreter.errors import (
     EXPLODED_PAST,
     FACES_EXPLODE,
@@ -154,11 +154,12 @@ class ForcedDice(DiceSource):
         """The face of the `position`-th die drawn (1-based), within the die's range."""
         if self._next >= len(self.values):
             raise DiceError(
-                tr(
-                    "die {value} ({label}) is needed, but only {len} forced value(s) were given",
+                tr_n(
+                    "die {value} ({label}) is needed, but only {n} forced value was given",
+                    "die {value} ({label}) is needed, but only {n} forced values were given",
+                    len(self.values),
                     value=self._next + 1,
                     label=die.label,
-                    len=len(self.values),
                 )
             )
         value = self.values[self._next]
@@ -180,12 +181,16 @@ class ForcedDice(DiceSource):
         left = len(self.values) - self._next
         if left > 0:
             raise DiceError(
-                tr(
+                tr_n(
                     (
-                        "{left} forced value(s) left over: the roll used {next}, and "
+                        "{n} forced value left over: the roll used {next}, and "
                         "value {value} ({value2}) was never needed"
                     ),
-                    left=left,
+                    (
+                        "{n} forced values left over: the roll used {next}, and "
+                        "value {value} ({value2}) was never needed"
+                    ),
+                    left,
                     next=self._next,
                     value=self._next + 1,
                     value2=self.values[self._next],

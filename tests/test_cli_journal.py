@@ -48,7 +48,7 @@ def test_save_on_a_shipped_character_exits_2_and_says_how_to_copy_it(capsys, tab
 
 def test_new_then_save_writes_only_the_changed_value_and_journals_it(capsys, table):
     code, out, _ = run_cli(capsys, "new", "menecma", "menecma.yaml")
-    assert code == 0 and "created menecma.yaml" in out
+    assert code == 0 and "creado menecma.yaml" in out  # (in its rulebook's language)
     original = (SHIPPED / "menecma.yaml").read_text(encoding="utf-8")
     assert (table / "menecma.yaml").read_text(encoding="utf-8") == original
     code, out, _ = command(capsys, f"{GRITO} --char menecma.yaml --save")
@@ -118,20 +118,20 @@ def test_show_rebuilds_the_trace_from_the_record(capsys, played):
     assert "dice: 1, 1, 1, 3  (forced)" in out and out.count("(forced)") > 1  # the trace too
     assert "changes: Esencia 19 → " in out and "Inconsciente no → yes" in out
     code, _, err = run_cli(capsys, "show", "99")
-    assert code == 2 and "no run 99" in err
+    assert code == 2 and "no tiene la tirada 99" in err  # (the journal's rulebook speaks Spanish)
 
 
 def test_undo_at_the_command_line(capsys, played):
     lucia = played / "lucia.yaml"
-    code, _, err = run_cli(capsys, "undo", "1")
+    code, _, err = run_cli(capsys, "undo", "1", "--lang", "en")
     assert code == 4 and "a later run changed it too (2, 4)" in err
     before = lucia.read_text(encoding="utf-8")
-    code, out, _ = run_cli(capsys, "undo")
+    code, out, _ = run_cli(capsys, "undo", "--lang", "en")
     assert code == 0 and out.startswith("undid run 4 (asustarse)") and "entry 5" in out
     assert lucia.read_text(encoding="utf-8") != before
     code, out, _ = run_cli(capsys, "undo", "5")
     assert code == 0 and lucia.read_text(encoding="utf-8") == before
-    code, out, _ = run_cli(capsys, "log", "--limit", "2")
+    code, out, _ = run_cli(capsys, "log", "--limit", "2", "--lang", "en")
     assert "undo of run 5" in out and "(undone by 6)" in out
 
 
@@ -153,27 +153,41 @@ def test_replay_against_the_house_rule(capsys, played):
 def test_export_and_verify(capsys, played):
     code, out, _ = run_cli(capsys, "export", "1", "-o", "run1.json")
     assert code == 0
-    code, out, _ = run_cli(capsys, "verify", "run1.json")
+    code, out, _ = run_cli(capsys, "verify", "run1.json", "--lang", "en")
     assert code == 0 and out.startswith("verified: asustarse gives the recorded result")
     record = json.loads((played / "run1.json").read_text(encoding="utf-8"))
     record["dice"] = [1, 1, 1, 4]
     (played / "bad.json").write_text(json.dumps(record), encoding="utf-8")
-    code, _, err = run_cli(capsys, "verify", "bad.json")
+    code, _, err = run_cli(capsys, "verify", "bad.json", "--lang", "en")
     assert code == 4 and "does not reproduce" in err
     record["rulebook"]["sources"][0]["text"] += "\n# edited"
     (played / "bad.json").write_text(json.dumps(record), encoding="utf-8")
-    code, _, err = run_cli(capsys, "verify", "bad.json")
+    code, _, err = run_cli(capsys, "verify", "bad.json", "--lang", "en")
     assert code == 3 and "altered" in err
 
 
 def test_journal_verify_repairs_what_a_killed_save_left(capsys, played):
     (played / ".lucia.yaml.rulebook-0123456789ab.tmp").write_text("half", encoding="utf-8")
-    code, out, _ = run_cli(capsys, "journal", "verify", "--dry-run")
+    code, out, _ = run_cli(
+        capsys,
+        "--lang",
+        "en",
+        "journal",
+        "verify",
+        "--dry-run",
+    )
     assert code == 4 and "PROBLEM" in out
-    code, out, _ = run_cli(capsys, "journal", "verify", "--rerun")
+    code, out, _ = run_cli(
+        capsys,
+        "--lang",
+        "en",
+        "journal",
+        "verify",
+        "--rerun",
+    )
     assert code == 0 and "repaired" in out
     assert not list(played.glob(".*.tmp"))
-    code, out, _ = run_cli(capsys, "journal", "verify")
+    code, out, _ = run_cli(capsys, "--lang", "en", "journal", "verify")
     assert code == 0 and "consistent" in out
 
 

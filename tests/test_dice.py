@@ -124,7 +124,7 @@ def test_forced_dice_name_what_is_wrong():
         forced("d6", 7)
     with pytest.raises(DiceError, match=r"die 3 \(d6\) is needed, but only 2"):
         forced("3d6", 1, 2)
-    with pytest.raises(DiceError, match=r"1 forced value\(s\) left over.*value 3 \(5\)"):
+    with pytest.raises(DiceError, match=r"1 forced value left over.*value 3 \(5\)"):
         forced("2d6", 1, 2, 5)
     with pytest.raises(DiceError, match="not a face of dF"):
         forced("dF", 2)

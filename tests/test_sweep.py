@@ -65,12 +65,12 @@ def test_the_csv_holds_each_cases_exact_odds(capsys, base, closed, tmp_path):
         odds = engine.odds(
             "chequeo_sencillo", sheet, {"modificador": int(row["modificador"])}, "éxito"
         )
-        assert Fraction(row["P(éxito=yes)"]) == odds.probability(True)
+        assert Fraction(row["P(éxito=sí)"]) == odds.probability(True)
         assert Fraction(row["P(éxito=no)"]) == odds.probability(False)
-        assert float(row["P(éxito=yes) float"]) == float(odds.probability(True))
+        assert float(row["P(éxito=sí) float"]) == float(odds.probability(True))
         assert row["exact"] == "yes" and row["character"] == "brujeria_bruja"
     # a closed d10: tenths; the open die's tails move the odds a little
-    assert rows[-1]["P(éxito=yes)"] == "4/5" != rows[5]["P(éxito=yes)"]
+    assert rows[-1]["P(éxito=sí)"] == "4/5" != rows[5]["P(éxito=sí)"]
 
 
 def test_engine_sweep_rows_are_a_table(base):
@@ -229,7 +229,7 @@ def test_parquet_and_pictures(capsys, tmp_path):
     table = pandas.read_parquet(parquet)
     rows = read_csv(csv_file.read_text(encoding="utf-8"))
     assert list(table.columns) == list(rows[0])
-    assert list(table["P(éxito=yes)"]) == [r["P(éxito=yes)"] for r in rows]
+    assert list(table["P(éxito=sí)"]) == [r["P(éxito=sí)"] for r in rows]
     assert list(table["Voluntad"]) == [int(r["Voluntad"]) for r in rows]
     assert (tmp_path / "s.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
     assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -266,7 +266,7 @@ def test_a_case_the_rules_refuse_is_a_row_that_says_why(capsys):
     assert code == 0
     refused, counted = read_csv(out)
     assert "modificador" in refused["error"] and "\n" not in refused["error"]
-    assert refused["P(éxito=yes)"] == "" and refused["exact"] == ""
+    assert refused["P(éxito=sí)"] == "" and refused["exact"] == ""
     assert counted["error"] == "" and counted["exact"] == "yes"
     assert "1 of 2 cases failed" in err or "1 de 2 casos" in err
     code, _, err = run_cli(

@@ -351,7 +351,7 @@ def test_saves_are_journaled_with_history_and_undo(client, folder, capsys, monke
     assert undone["kind"] == "undo" and undone["undoes"] == 1
     assert (folder / "ana.yaml").read_text(encoding="utf-8") == before
     again = client.post("/api/undo", json={"entry": 1})
-    assert again.status_code == 409 and "already undone" in again.json()["error"]["message"]
+    assert again.status_code == 409 and "ya está deshecha" in again.json()["error"]["message"]
     assert client.get("/api/characters/ana/history").json()["entries"][1]["undone_by"] == 2
 
 

@@ -624,4 +624,4 @@ def test_a_sweep_drawn_beside_a_house_rule(page, server):
     expect(page.locator("#sweep-summary")).to_have_text("30 casos")  # 5 x 3 x 2 rulebooks
     assert picture.get_attribute("src").startswith("data:image/svg+xml")
     assert picture.evaluate("image => image.naturalWidth") > 100  # the SVG drew
-    assert "P(éxito=yes)" in picture.get_attribute("alt")
+    assert "P(éxito=sí)" in picture.get_attribute("alt")

@@ -44,8 +44,8 @@ def test_the_rows_are_the_engines_exact_odds(client):
     for row in data["rows"][:4]:
         sheet = engine.sheet({**parse_text(witch, "yaml"), "Voluntad": row["Voluntad"]})
         odds = engine.odds("chequeo_sencillo", sheet, {"dificultad": row["dificultad"]}, "éxito")
-        assert Fraction(row["P(éxito=yes)"]) == odds.probability(True)
-        assert row["P(éxito=yes) float"] == float(odds.probability(True))
+        assert Fraction(row["P(éxito=sí)"]) == odds.probability(True)
+        assert row["P(éxito=sí) float"] == float(odds.probability(True))
     assert "svg" not in data
 
 

@@ -68,7 +68,7 @@ def sweep(
     cases, tasks = _cases(engines, datas, vary, params, action, field, options)
     keys = [key for key, _ in cases]
     answers = _computed(keys, tasks, workers, scheduler, cache, on_progress)
-    return _rows(cases, answers, field, outcomes)
+    return _rows(cases, answers, field, outcomes, base.rulebook.language)
 
 
 def run_case(task: tuple) -> dict:
@@ -296,8 +296,9 @@ def _computed(keys, tasks, workers, scheduler, cache, on_progress) -> list:
     return found
 
 
-def _rows(cases: list, answers: list, field, asked: list | None) -> list[dict]:
-    """The table: a row per case, a pair of columns per outcome (all seen, in order)."""
+def _rows(cases: list, answers: list, field, asked: list | None, language=None) -> list[dict]:
+    """The table: a row per case, a pair of columns per outcome (all seen, in order),
+    named in the rulebook's `language` (`P(éxito=sí)`)."""
     seen: dict = {}
     for answer in answers:
         for outcome, _ in answer["outcomes"]:
@@ -309,7 +310,7 @@ def _rows(cases: list, answers: list, field, asked: list | None) -> list[dict]:
         row = dict(inputs)
         for outcome in outcomes:
             p = probabilities.get(outcome, Fraction(0)) if answer["error"] is None else None
-            name = column_of(field, outcome)
+            name = column_of(field, outcome, language)
             row[name] = p
             row[f"{name} float"] = None if p is None else float(p)
         mean = answer["mean"]
@@ -351,9 +352,10 @@ def _order(outcome):
     return (2, 0, str(outcome))
 
 
-def column_of(field, outcome) -> str:
-    """The column of an outcome's probability: `P(field=value)`, or `P(value)`."""
-    shown = show_value(outcome)
+def column_of(field, outcome, language: str | None = None) -> str:
+    """The column of an outcome's probability: `P(field=value)`, or `P(value)`, the value
+    as the rulebook's language says it (`P(éxito=sí)`)."""
+    shown = show_value(outcome, language)
     return f"P({field}={shown})" if field else f"P({shown})"
 
 

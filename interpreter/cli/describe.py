@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dsl.messages import show_value, tr
+from dsl.messages import Counted, show_value, tr
 from interpreter.cli import arguments, options
 from interpreter.json_data import describe_data, dumps
 
@@ -39,7 +39,7 @@ def describe_text(info: dict, language: str | None = None) -> str:
     header = info["header"]
     for key in ("system", "source", "language"):
         if key in header:
-            lines.append(f"  {key}: {header[key]}")
+            lines.append(f"  {HEADER_WORDS[key].render(language)}: {header[key]}")
     if info["extends"]:
         lines.append("  " + say(tr("a house rule on {base}:", base=info["extends"])))
         for change in info["changes"]:
@@ -49,7 +49,7 @@ def describe_text(info: dict, language: str | None = None) -> str:
     lines.extend(_checks_lines(info, say, language))
     lines.extend(_definitions_lines(info, say))
     lines.append("")
-    lines.extend(_sheet_lines(info, say))
+    lines.extend(_sheet_lines(info, say, language))
     return "\n".join(lines)
 
 
@@ -106,7 +106,7 @@ def _definitions_lines(info: dict, say) -> list[str]:
                 tr(
                     "{name} (by {keys}, {rows} rows)",
                     name=t["name"],
-                    keys=", ".join(t["keys"]),
+                    keys=", ".join(t["keys"]) if t["keys"] != ["key"] else KEY,
                     rows=len(t["rows"]),
                 )
             )
@@ -122,10 +122,12 @@ def _definitions_lines(info: dict, say) -> list[str]:
     return lines
 
 
-def _sheet_lines(info: dict, say) -> list[str]:
+def _sheet_lines(info: dict, say, language: str | None) -> list[str]:
     lines = [say(tr("sheet:"))]
     for field in info["sheet"]["fields"]:
-        lines.append(f"  {field['kind']} {field['name']}" + _field_detail(field, say))
+        kind = KIND_WORDS.get(field["kind"])
+        shown = say(kind) if kind is not None else field["kind"]
+        lines.append(f"  {shown} {field['name']}" + _field_detail(field, say, language))
     skills = info["sheet"]["open_skills"]
     if skills:
         lines.append("  " + say(tr("skills: any other, {range}", range=_range_text(skills))))
@@ -142,12 +144,23 @@ def _range_text(range_: dict) -> str:
     return f"{low}..{high}"
 
 
-def _field_detail(field: dict, say) -> str:
+def _unit_text(unit: str, language: str | None) -> str:
+    """A unit of time as its clock measures it: `minuto = 12 turnos`."""
+    name, equals, length = unit.partition(" = ")
+    count, _, of = length.partition(" ")
+    if not equals or not count.isdigit() or not of:
+        return unit
+    return f"{name} = {count} {show_value(Counted(of, int(count)), language)}"
+
+
+def _field_detail(field: dict, say, language: str | None) -> str:
     schema = field["schema"]
     if field.get("fields"):
-        detail = ", ".join(f"{k}: {v['text']}" for k, v in field["fields"].items())
+        detail = ", ".join(f"{k}: {type_text(v, language)}" for k, v in field["fields"].items())
     elif field.get("targets"):
-        clocks = "; ".join(", ".join(clock) for clock in field["time"])
+        clocks = "; ".join(
+            ", ".join(_unit_text(u, language) for u in clock) for clock in field["time"]
+        )
         detail = say(
             tr("on {targets}; time {clocks}", targets=", ".join(field["targets"]), clocks=clocks)
         )
@@ -166,8 +179,47 @@ def _field_detail(field: dict, say) -> str:
     return f" ({detail})" if detail else ""
 
 
+#: the header's keys, in words
+HEADER_WORDS = {"system": tr("system"), "source": tr("source"), "language": tr("language")}
+#: a table looked up by a key it does not name
+KEY = tr("key")
+#: the kinds of the sheet's fields, in words (the rulebook writes them as keywords)
+KIND_WORDS = {
+    "attribute": tr("attribute"),
+    "skill": tr("skill"),
+    "flag": tr("flag"),
+    "counter": tr("counter"),
+    "resource": tr("resource"),
+    "catalog": tr("catalog"),
+    "effects": tr("effects"),
+    "group": tr("group"),
+    "text": tr("text"),
+    "list": tr("list"),
+}
+#: the language's own types, in words (a rulebook's own, as it names them)
+TYPE_WORDS = {
+    "int": tr("whole number"),
+    "number": tr("number"),
+    "bool": tr("yes/no"),
+    "text": tr("text"),
+    "attribute": tr("attribute"),
+    "skill": tr("skill"),
+    "character": tr("character"),
+    "dice": tr("dice"),
+}
+
+
+def type_text(type_: dict, language: str | None) -> str:
+    """A parameter's type as people read it: `número entero`, `lista de Esferas`; a type
+    the rulebook names (a table, its own options) as it names it."""
+    if type_.get("kind") == "list" and type_.get("item") is not None:
+        return tr("list of {item}", item=type_text(type_["item"], language)).render(language)
+    word = TYPE_WORDS.get(type_.get("name") or "")
+    return word.render(language) if word is not None else type_["text"]
+
+
 def _param_text(param: dict, language: str | None) -> str:
-    text = f"{param['name']}: {param['type']['text']}"
+    text = f"{param['name']}: {type_text(param['type'], language)}"
     if not param["required"]:
         default = param["default_expression"] or show_value(param["default"], language)
         text += f" = {default}"

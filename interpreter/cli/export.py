@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -28,10 +29,12 @@ def add_parser(commands) -> None:
 
 
 def cmd_export(args) -> int:
-    from interpreter.journal import export_record
+    from interpreter.journal import JournalError, export_record
 
-    language = options.language(args)
     with options.open_journal(args) as journal:
+        language = options.journal_language(args, journal)
+        with contextlib.suppress(JournalError):  # (its own rulebook's language)
+            language = options.journal_language(args, journal, [journal.entry(args.number)])
         record = export_record(journal, args.number)
     text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
     if args.output is None:

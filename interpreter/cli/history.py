@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dsl.messages import tr
+from dsl.messages import EFFECT_FIELDS, path_shown, tr
 from interpreter.values import show
 
 #: widest result summary on a log line, in characters
@@ -39,7 +39,8 @@ def changes_text(changes, separator: str = ", ", language: str | None = None) ->
     if not changes:
         return tr("no changes").render(language)
     return separator.join(
-        f"{changed_path(c)} {show_json(c['before'], language)} → {show_json(c['after'], language)}"
+        f"{path_shown(changed_path(c), language)} {show_json(c['before'], language)} → "
+        f"{show_json(c['after'], language)}"
         for c in changes
     )
 
@@ -72,7 +73,7 @@ def show_json(value, language: str | None = None) -> str:
     """A value as the journal stores it (JSON), printed as a run prints it."""
     if isinstance(value, list):
         return "[" + ", ".join(show_json(v, language) for v in value) + "]"
-    if isinstance(value, dict):
+    if isinstance(value, dict) and not EFFECT_FIELDS.issubset(value):  # (an effect: in words)
         label = value.get("label")
         inner = ", ".join(
             f"{k}: {show_json(v, language)}" for k, v in value.items() if k != "label"

@@ -39,8 +39,8 @@ def add_parser(commands) -> None:
 def cmd_journal(args) -> int:
     from interpreter.journal import verify_journal
 
-    language = options.language(args)
     with options.open_journal(args) as journal:
+        language = options.journal_language(args, journal)
         report = verify_journal(
             journal, repair=not args.dry_run, force=args.force, rerun=args.rerun
         )

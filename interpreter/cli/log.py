@@ -27,11 +27,12 @@ def add_parser(commands) -> None:
 def cmd_log(args) -> int:
     from interpreter.journal import undone_by
 
-    language = options.language(args)
     with options.open_journal(args) as journal:
+        language = options.journal_language(args, journal)
         sheet = stored_name(journal, args.character) if args.character else None
         entries = journal.entries(sheet=sheet, newest_first=True, limit=args.limit)
         all_entries = journal.entries()
+        languages = options.entry_languages(args, journal, entries)
     by = undone_by(all_entries)
     if args.json:
         print(dumps(log_data(entries, by, language)))
@@ -42,8 +43,8 @@ def cmd_log(args) -> int:
         else:
             print(tr("no saved runs").render(language))
         return 0
-    for entry in entries:
-        print(history.log_line(entry, by, language))
+    for entry in entries:  # (each in its own rulebook's language)
+        print(history.log_line(entry, by, languages[entry.id]))
     return 0
 
 

@@ -6,6 +6,7 @@ import argparse
 import functools
 import importlib
 import sys
+from pathlib import Path
 
 from dsl.errors import RulebookError
 from dsl.messages import (
@@ -31,6 +32,8 @@ EDITOR_COMMANDS = ("fmt", "lsp")
 BALANCE_COMMANDS = ("sweep", "encounter")
 #: every command, in the order `rulebook --help` lists them
 COMMAND_NAMES = PLAY_COMMANDS + JOURNAL_COMMANDS + EDITOR_COMMANDS + BALANCE_COMMANDS
+#: the commands whose first argument is a rulebook: their help speaks its language
+RULEBOOK_COMMANDS = ("run", "check", "describe", "odds", "sweep")
 
 
 def command_module(name: str):
@@ -163,6 +166,33 @@ def _language_asked(argv: list[str]) -> str | None:
     return None
 
 
+def _rulebook_language(argv: list[str]) -> str | None:
+    """The language of the rulebook a command line names (a shipped name or a `.rules`
+    file, the first argument that is one), read from its header without loading it: its
+    help and usage errors speak it, as the command's answer will."""
+    from dsl.load import language_written_in, read
+
+    shipped = None
+    for arg in argv:
+        if arg.startswith("-"):
+            continue
+        path = None
+        if arg.endswith(".rules"):
+            path = Path(arg)
+        elif arg.isidentifier():
+            if shipped is None:
+                import dsl
+
+                shipped = dsl.shipped_rulebooks()
+            path = shipped.get(arg)
+        if path is not None:
+            try:
+                return language_for(language_written_in(read(path)))
+            except RulebookError:  # (a file that does not read: its command says so)
+                return None
+    return None
+
+
 def _command_asked(argv: list[str]) -> str | None:
     """The command a command line names first, if nothing but `--lang` comes before it
     (`rulebook --help roll` asks for the whole list)."""
@@ -188,9 +218,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    parser = build_parser(
-        json_errors="--json" in argv, language=_language_asked(argv), only=_command_asked(argv)
-    )
+    only = _command_asked(argv)
+    language = _language_asked(argv)
+    if language is None and only in RULEBOOK_COMMANDS:
+        language = _rulebook_language(argv[1:])
+    parser = build_parser(json_errors="--json" in argv, language=language, only=only)
     args = parser.parse_args(argv)
     if getattr(args, "lang", None) is None:  # a command's own --lang, else the one before it
         args.lang = args.lang_of_all
@@ -198,6 +230,7 @@ def _main(argv: list[str]) -> int:
     try:
         return getattr(command_module(args.command), "cmd_" + args.command)(args)
     except RulebookError as error:
+        error.speak(getattr(args, "spoken", None))  # (a journal command's, once it knows)
         if getattr(args, "json", False):
             from interpreter.json_data import dumps, error_data
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsl.messages import tr
+from dsl.messages import language_for, tr
 from interpreter.cli import options
 from interpreter.errors import ParameterError
 from interpreter.safe_files import create_exclusive
@@ -25,8 +25,8 @@ def add_parser(commands) -> None:
 def cmd_new(args) -> int:
     from interpreter.sheets.character import read_file
 
-    language = options.language(args)
     source = options.resolve_character(args.character, None, "CHARACTER")
+    language = args.spoken = sheet_language(args, source)  # (its errors too: cli.main)
     target = Path(args.file)
     if source.suffix.lower() != target.suffix.lower() and target.suffix.lower() in (".json",):
         raise ParameterError(
@@ -50,3 +50,19 @@ def cmd_new(args) -> int:
         )
     )
     return 0
+
+
+def sheet_language(args, source: Path) -> str:
+    """`--lang`, else the language of the shipped rulebook the sheet names (`rulebook:`),
+    read from its header without loading it, else English."""
+    import dsl
+    from dsl.load import language_written_in
+    from interpreter.sheets.character import rulebook_named_in
+
+    named = rulebook_named_in(source)
+    path = dsl.shipped_rulebooks().get(named) if isinstance(named, str) else None
+    try:
+        written = language_written_in(path.read_text(encoding="utf-8")) if path else None
+    except OSError:
+        written = None
+    return language_for(args.lang, written)

@@ -178,8 +178,11 @@ def ask_symbols(die: SymbolDie, position: int, language: str | None) -> int:
 ORIGIN_NOTES = {"forced": tr("forced dice"), "typed": tr("dice typed in")}
 
 
-def origin_note(origin: str, language: str | None) -> str:
+def origin_note(origin: str, language: str | None, seed: int | None = None) -> str:
+    """How the dice were had, after them: forced, typed in, or the seed that replays them."""
     note = ORIGIN_NOTES.get(origin)
+    if note is None and seed is not None:
+        note = tr("seed {seed}", seed=str(seed))
     return f"  ({note.render(language)})" if note is not None else ""
 
 
@@ -345,6 +348,39 @@ def open_journal(args):
     from interpreter.journal.store import default_journal
 
     return Journal(args.journal or default_journal(), create=False)
+
+
+#: how many of a journal's newest entries are read for the language it speaks
+NEWEST_ENTRIES = 8
+
+
+def journal_language(args, journal, entries=None) -> str:
+    """The language of a journal command: `--lang`, else that of the rulebook of the
+    newest of `entries` (by default the journal's newest) that names one, else English.
+    An error the command raises from here on is shown in it too (`cli.main`)."""
+    from interpreter.journal.bundle import journal_language as newest_language
+
+    if entries is None:
+        entries = journal.entries(newest_first=True, limit=NEWEST_ENTRIES)
+    language = language_for(getattr(args, "lang", None), newest_language(journal, entries))
+    args.spoken = language
+    return language
+
+
+def entry_languages(args, journal, entries) -> dict:
+    """Each entry's language by its number: `--lang`, else its own rulebook's."""
+    from interpreter.journal.bundle import entry_language
+
+    by_rulebook: dict = {}
+    out = {}
+    for entry in entries:
+        key = (entry.kind, entry.rulebook if entry.kind != "rulebook" else entry.id)
+        if key not in by_rulebook:
+            by_rulebook[key] = language_for(
+                getattr(args, "lang", None), entry_language(journal, entry)
+            )
+        out[entry.id] = by_rulebook[key]
+    return out
 
 
 def print_warnings(expression: str, language) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from fractions import Fraction
 
@@ -43,6 +44,27 @@ def progress_bar(stream=None, language: str | None = None):
     return show_progress
 
 
+def exactness(odds: Odds, language: str | None = None) -> str:
+    """How exact the answer is, in words a game master reads: exact, or about (from how
+    many trials); and the chance left out (dice that could go on exploding), as one
+    chance in so many, never a float's notation."""
+    said = tr("exact") if odds.exact else tr("about, from {trials} trials", trials=odds.trials)
+    if not odds.omitted:
+        return said.render(language)
+    return tr(
+        "{said}; left out: less than 1 chance in {odds} (dice that go on exploding)",
+        said=said,
+        odds=one_in(odds.omitted, language),
+    ).render(language)
+
+
+def one_in(chance, language: str | None = None) -> str:
+    """`100,000,000,000,000` for a chance below 1 in 10^14 (the power of ten at or under
+    1/chance), its thousands separated as the language writes them."""
+    power = 10 ** max(0, math.floor(-math.log10(float(chance)))) if chance > 0 else 1
+    return f"{power:,}".replace(",", "." if language == "es" else ",")
+
+
 def to_text(odds: Odds, fractions: bool = False, language: str | None = None) -> str:
     """A row per outcome: probability, P(at least), a bar (as AnyDice draws them); the
     outcomes in the output's language (yes/no as `rulebook run` shows them). At most
@@ -58,15 +80,7 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
     subject = odds.subject.get("expression") or odds.subject.get("action")
     head = f"{subject}" + (f" · {odds.field}" if odds.field else "")
     lines.append(head)
-    if odds.exact:
-        exactness = tr("exact; omitted mass {mass:.3g}", mass=float(odds.omitted))
-    else:
-        exactness = tr(
-            "sampled, {trials} trials; omitted mass {mass:.3g}",
-            trials=odds.trials,
-            mass=float(odds.omitted),
-        )
-    lines.append(f"  ({exactness.render(language)})")
+    lines.append(f"  ({exactness(odds, language)})")
     if odds.note:
         lines.append(f"  ({translate(odds.note, language)})")
     if fractions and not odds.exact:

@@ -29,5 +29,5 @@ def cmd_roll(args) -> int:
 
         print(dumps(roll_data(result, language)))
     else:
-        print(f"{result.detail}{options.origin_note(result.origin, language)}")
+        print(f"{result.detail}{options.origin_note(result.origin, language, args.seed)}")
     return 0

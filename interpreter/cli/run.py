@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from dsl.errors import RulebookError
-from dsl.messages import Message, show_value, tr, translate
+from dsl.messages import Message, path_shown, show_value, tr, translate
 from interpreter.cli import arguments, options
 from interpreter.cli.choosing import choose_option, chooser_of
 from interpreter.errors import EvaluationError, ParameterError
@@ -90,7 +90,7 @@ def cmd_run(args) -> int:
         return 0
     print(f"{book.title} · {args.action}")
     print(render_text(outcome.trace, language, args.verbose))
-    print(outcome_text(outcome, language))
+    print(outcome_text(outcome, language, getattr(args, "seed", None)))
     if saved is not None:
         done = tr(
             "saved {path} (journal {journal}, run {entry})",
@@ -102,7 +102,7 @@ def cmd_run(args) -> int:
     return 0
 
 
-def outcome_text(outcome, language: str) -> str:
+def outcome_text(outcome, language: str, seed: int | None = None) -> str:
     """The result, the changes and the dice of a run, after its trace."""
     lines = []
     if outcome.result is not None:
@@ -126,7 +126,7 @@ def outcome_text(outcome, language: str) -> str:
     dice = ", ".join(map(str, outcome.dice)) or translate(tr("none"), language)
     lines.append(
         tr("dice: {dice}", dice=dice).render(language)
-        + options.origin_note(outcome.origin, language)
+        + options.origin_note(outcome.origin, language, seed)
     )
     return "\n".join(lines)
 
@@ -143,7 +143,7 @@ def _change_lines(changes, language) -> list:
     out = []
     for change in changes:
         before, after = show_value(change.before, language), show_value(change.after, language)
-        out.append(f"  {change.path}: {before} → {after}")
+        out.append(f"  {path_shown(change.path, language)}: {before} → {after}")
     return out
 
 

@@ -30,9 +30,10 @@ def cmd_show(args) -> int:
     from interpreter.journal.rerun import inputs_of, mismatches, rulebook_of, run_again
     from interpreter.trace import render_text
 
-    language = options.language(args)
     with options.open_journal(args) as journal:
+        language = options.journal_language(args, journal)
         entry = journal.entry(args.number)
+        language = options.journal_language(args, journal, [entry])
         trace, problem, differs = None, None, []
         if entry.kind == "run":
             try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from dsl.messages import tr
 from interpreter.cli import history, options
 
@@ -26,13 +28,17 @@ def add_parser(commands) -> None:
 
 
 def cmd_undo(args) -> int:
-    from interpreter.journal import undo
+    from interpreter.journal import JournalError, undo
 
-    language = options.language(args)
     with options.open_journal(args) as journal:
+        language = options.journal_language(args, journal)
+        if args.number is not None:  # (its refusals in its own rulebook's language)
+            with contextlib.suppress(JournalError):
+                language = options.journal_language(args, journal, [journal.entry(args.number)])
         number = undo(journal, args.number, force=args.force)
         entry = journal.entry(number)
         undone = journal.entry(entry.undoes)
+        language = options.journal_language(args, journal, [undone])
     if undone.kind == "rulebook":
         target = tr("the save of rulebook {name} ({number})", name=entry.action, number=undone.id)
     elif undone.kind == "sheet":

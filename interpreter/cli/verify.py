@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dsl.messages import tr
+from dsl.messages import language_for, tr
 from dsl.reading import TooLarge, read_regular
 from interpreter.cli import history, options
 from interpreter.errors import ParameterError
@@ -24,6 +24,8 @@ def add_parser(commands) -> None:
 
 def cmd_verify(args) -> int:
     from interpreter.journal import JournalError, read_record, verify_record
+    from interpreter.journal.bundle import written_language
+    from interpreter.journal.entries import MAX_SOURCES
     from interpreter.journal.export import MAX_RECORD_SIZE
 
     language = options.language(args)
@@ -41,7 +43,13 @@ def cmd_verify(args) -> int:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise JournalError(tr("{file}: not a record (not UTF-8 text)", file=args.file)) from None
-    verified = verify_record(read_record(text))
+    record = read_record(text)
+    sources = (record.get("rulebook") or {}).get("sources")
+    if isinstance(sources, list):  # (the record's own rulebook's language, as `run` speaks)
+        texts = (s.get("text") for s in sources[:MAX_SOURCES] if isinstance(s, dict))
+        language = language_for(args.lang, written_language(texts))
+        args.spoken = language
+    verified = verify_record(record)
     print(
         tr("verified: {action} gives the recorded result", action=verified.action).render(language)
     )

@@ -334,14 +334,14 @@ def _terms_text(given: list, length: int, brief: bool) -> Message:
         elif kind == "chain":
             # a roll that went on: its value here, its arithmetic in its own step
             if brief and len(gave.parts) > 1:
-                shown = f"{label} {show(gave.total)}"
+                shown = Message.joined([label, " ", gave.total])
             else:
                 shown = f"{label} {gave.faces_text(length)}"
         elif kind == "ref":
             shown = Message.joined([place_text(gave[0]), " ", gave[1]])
         else:
-            text = f"{label} {show(gave)}" if label != show(gave) else show(gave)
-            shown = f"{short} {show(gave)}" if brief and short is not None else text
+            text = Message.joined([label, " ", gave]) if label != show(gave) else gave
+            shown = Message.joined([short, " ", gave]) if brief and short is not None else text
         if parts:
             parts.append("+ " if sign > 0 else "- ")
             parts.append(shown)
@@ -495,10 +495,17 @@ class CompiledOpposed(CallFrame):
     def compared_text(self, ours: Record, theirs: Record, length: int) -> str:
         """What the default comparison looked at, when it is not the totals: `margin 0
         vs 1`, `degree hard vs regular, margin 3 vs 1`."""
-        return ", ".join(
-            f"{name} {show(glimpse(ours.get(name), length))} vs "
-            f"{show(glimpse(theirs.get(name), length))}"
-            for name in self.compared
+        return Message.joined(
+            [
+                tr(
+                    "{name} {ours} vs {theirs}",
+                    name=name,
+                    ours=glimpse(ours.get(name), length),
+                    theirs=glimpse(theirs.get(name), length),
+                )
+                for name in self.compared
+            ],
+            ", ",
         )
 
     def margin(self, ours: Record, theirs: Record):

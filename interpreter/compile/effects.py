@@ -10,7 +10,7 @@ time passing in any unit of a clock is exact whole-number arithmetic.
 from __future__ import annotations
 
 from dsl import nodes as n
-from dsl.messages import tr
+from dsl.messages import Counted, tr, tr_n
 from interpreter.bounds import bounded_number, check_length
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.compile.host import CompilerHost
@@ -31,7 +31,6 @@ REPLACES = tr(" (in place of the one before)")
 PASS = tr("pass {amount} {unit}")
 NO_RETURN = tr("time does not go back ({amount} {unit})")
 ENDS = tr("{name} ends")
-LEFT = tr("{name}: {amount} {unit} left")
 END = tr("end {name}")
 NOT_ON = tr("end {name}: it is not on")
 
@@ -87,7 +86,11 @@ class LastingEffects(CompilerHost):
             shown = glimpse(name, ctx.limits.shown_length)
             if amount <= 0:
                 if ctx.trace is not None and ctx.trace.wants():
-                    ctx.step("note", NO_EFFECT.fill(name=shown, amount=amount, unit=unit), span)
+                    ctx.step(
+                        "note",
+                        NO_EFFECT.fill(name=shown, amount=amount, unit=Counted(unit, amount)),
+                        span,
+                    )
                 return
             fields = {"name": name, "modifier": modifier, "targets": on}
             record = Record({**fields, "left": amount * length, "unit": base}, kind=store.name)
@@ -102,7 +105,7 @@ class LastingEffects(CompilerHost):
                     modifier=MODIFIER_PART.fill(modifier=modifier) if modifier else "",
                     targets=TARGETS_PART.fill(targets=", ".join(on)) if on else "",
                     amount=amount,
-                    unit=unit,
+                    unit=Counted(unit, amount),
                     replaces=REPLACES if before is not None else "",
                 )
                 ctx.step(
@@ -125,10 +128,12 @@ class LastingEffects(CompilerHost):
         def pass_time(ctx):
             amount = as_whole(ctx, amount_fn(ctx), node.amount.span, PASSING)
             if amount < 0:
-                raise EvaluationError(NO_RETURN.fill(amount=amount, unit=unit), span)
+                raise EvaluationError(
+                    NO_RETURN.fill(amount=amount, unit=Counted(unit, amount)), span
+                )
             elapsed = amount * length
             if ctx.trace is not None and ctx.trace.wants():
-                ctx.step("note", PASS.fill(amount=amount, unit=unit), span)
+                ctx.step("note", PASS.fill(amount=amount, unit=Counted(unit, amount)), span)
             effects = list(ctx.state.read(store.name).items())
             ctx.count(len(effects), span)  # it goes through every effect on
             for name, effect in effects:
@@ -154,7 +159,13 @@ class LastingEffects(CompilerHost):
                 if ctx.trace is not None and ctx.trace.wants():
                     amount_left, unit_left = in_largest_unit(store, base, left)
                     shown = glimpse(name, ctx.limits.shown_length)
-                    text = LEFT.fill(name=shown, amount=amount_left, unit=unit_left)
+                    text = tr_n(
+                        "{name}: {n} {unit} left",
+                        "{name}: {n} {unit} left",
+                        amount_left,
+                        name=shown,
+                        unit=Counted(unit_left, amount_left),
+                    )
                     ctx.step("change", text, span, path=path, before=effect, after=record)
 
         return pass_time

@@ -7,7 +7,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from dsl import nodes as n
-from dsl.messages import tr
+from dsl.messages import Message, tr
 from interpreter.compile.costs import charged
 from interpreter.compile.host import CompilerHost
 from interpreter.errors import EvaluationError
@@ -15,7 +15,7 @@ from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
 from interpreter.state import MISSING
 from interpreter.trace import Later
-from interpreter.values import Record, is_number, show
+from interpreter.values import Record, is_number
 
 
 class Tables(CompilerHost):
@@ -268,7 +268,10 @@ def is_constant(node) -> bool:
     return node is None or isinstance(node, n.Literal)
 
 
-def _lookup_text(title: str, key_values: tuple, seen, length: int) -> str:
-    """A lookup's step: `Table[key, ...] → value` (each cut short when long: `glimpse`)."""
-    shown = ", ".join(show(glimpse(k, length)) for k in key_values)
-    return f"{title}[{shown}] → {show(glimpse(seen, length))}"
+def _lookup_text(title: str, key_values: tuple, seen, length: int) -> Message:
+    """A lookup's step: `Table[key, ...] → value` (each cut short when long: `glimpse`),
+    its values in the language it is shown in (`esferas: sí`)."""
+    parts: list = [title, "["]
+    for i, key in enumerate(key_values):
+        parts += [", ", glimpse(key, length)] if i else [glimpse(key, length)]
+    return Message.joined([*parts, "] → ", glimpse(seen, length)])

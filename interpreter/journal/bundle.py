@@ -18,7 +18,7 @@ import attrs
 
 import dsl
 from dsl.errors import RulebookError
-from dsl.load import parse_cached, read
+from dsl.load import language_written_in, parse_cached, read
 from dsl.messages import tr
 
 #: rulebooks rebuilt from stored texts, by hash, kept for the process (replays reuse them)
@@ -159,3 +159,37 @@ def _texts_in(book: dsl.Rulebook) -> dict[str, str]:
                 texts[source.name] = source.text
         current = current.base
     return texts
+
+
+def written_language(texts) -> str | None:
+    """The `language` a rulebook's header names, from its texts (the house rule first,
+    then what it extends: the first that names one), read without parsing them."""
+    for text in texts:
+        found = language_written_in(text) if isinstance(text, str) else None
+        if found is not None:
+            return found
+    return None
+
+
+def entry_language(journal, entry) -> str | None:
+    """The language of the rulebook a journal entry was run with (a rulebook file saved
+    over: the language its text names); None when it names none or cannot be read."""
+    try:
+        if entry.kind == "rulebook":
+            return written_language(journal.text(s.after) for s in entry.sheets)
+        if entry.rulebook is None:
+            return None
+        row = journal.rulebook_row(entry.rulebook)
+        return written_language(journal.text(s["text"]) for s in row["sources"])
+    except RulebookError:  # (a damaged row: the command that reads it says so)
+        return None
+
+
+def journal_language(journal, entries) -> str | None:
+    """The language of the newest of `entries` (a journal's, newest first) that names one:
+    what a command about the whole journal speaks."""
+    for entry in entries:
+        found = entry_language(journal, entry)
+        if found is not None:
+            return found
+    return None

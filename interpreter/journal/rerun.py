@@ -14,7 +14,7 @@ from __future__ import annotations
 import attrs
 
 from dsl.errors import RulebookError
-from dsl.messages import tr
+from dsl.messages import Message, tr
 from dsl.rulebook import Rulebook
 from interpreter.choosers import Chooser, Question
 from interpreter.dice import DiceSource, Die
@@ -99,7 +99,7 @@ class RecordedChoices(Chooser):
                     tr(
                         "the recorded choice {name}={value} does not fit: {message}",
                         name=question.name,
-                        value=show(choice["value"]),
+                        value=choice["value"],
                         message=error.message,
                     ),
                     question.span,
@@ -228,23 +228,15 @@ def mismatches(record: dict, again: Again, engine, afters: dict | None = None) -
     reproduces."""
     outcome = again.outcome
     problems: list[str] = []
-    result = to_json(outcome.result)
-    if result != record.get("result"):
-        problems.append(
-            tr(
-                "the result is {result}, the record says {recorded}",
-                result=str(result),
-                recorded=str(record.get("result")),
-            )
-        )
+    problems += result_differences(to_json(outcome.result), record.get("result"))
     changes = [_plain_change(c) for c in changes_of(outcome)]
     recorded = [_plain_change(c) for c in record.get("changes") or ()]
     if changes != recorded:
         problems.append(
             tr(
                 "the changes are {changes}, the record says {recorded}",
-                changes=str(changes),
-                recorded=str(recorded),
+                changes=_changes_said(changes),
+                recorded=_changes_said(recorded),
             )
         )
     made = [_plain_choice(c) for c in choices_of(outcome)]
@@ -253,14 +245,14 @@ def mismatches(record: dict, again: Again, engine, afters: dict | None = None) -
         problems.append(
             tr(
                 "the choices are {made}, the record says {recorded}",
-                made=str(made),
-                recorded=str(recorded_choices),
+                made=_choices_said(made),
+                recorded=_choices_said(recorded_choices),
             )
         )
     if again.dice.left:
         problems.append(tr("{left} recorded dice were not used", left=again.dice.left))
     if again.choices.left:
-        unused = ", ".join(f"{c['name']}={show(c['value'])}" for c in again.choices.left)
+        unused = _choices_said([(c["name"], c["value"], None) for c in again.choices.left])
         problems.append(tr("recorded choices were not asked for ({unused})", unused=unused))
     new_sheets = outcome.sheets
     for role, (path, text_format, text) in (afters or {}).items():
@@ -280,6 +272,73 @@ def mismatches(record: dict, again: Again, engine, afters: dict | None = None) -
                 tr("the sheet of {role} after the run differs from the record's", role=role)
             )
     return problems
+
+
+def result_differences(result, recorded) -> list:
+    """How a result differs from the recorded one, field by field, in words (the values
+    as a run shows them, never Python's reprs): empty when they are the same."""
+    if result == recorded:
+        return []
+    if not isinstance(result, dict) or not isinstance(recorded, dict):
+        return [
+            tr(
+                "the result is {result}, the record says {recorded}",
+                result=result,
+                recorded=recorded,
+            )
+        ]
+    out = []
+    for key in [*result, *(k for k in recorded if k not in result)]:
+        if key not in recorded:
+            out.append(
+                tr(
+                    "the result has {field} {value}, the record has no {field}",
+                    field=key,
+                    value=result[key],
+                )
+            )
+        elif key not in result:
+            out.append(
+                tr(
+                    "the result has no {field}, the record says {value}",
+                    field=key,
+                    value=recorded[key],
+                )
+            )
+        elif result[key] != recorded[key]:
+            out.append(
+                tr(
+                    "{field} is {value}, the record says {recorded}",
+                    field=key,
+                    value=result[key],
+                    recorded=recorded[key],
+                )
+            )
+    return out
+
+
+def _changes_said(changes: list) -> Message:
+    """Changes as a run prints them: `Vida 30 → 20, objetivo.Vida 7 → 1`, or none."""
+    if not changes:
+        return tr("no changes")
+    parts = [
+        tr(
+            "{place} {before} → {after}",
+            place=path if role == "self" else f"{role}.{path}",
+            before=before,
+            after=after,
+        )
+        for role, path, before, after in changes
+    ]
+    return Message.joined(parts, ", ")
+
+
+def _choices_said(choices: list) -> Message:
+    """Choices as `show` prints them: `invocar=sí`, or none."""
+    if not choices:
+        return tr("none")
+    parts = [tr("{name}={value}", name=name, value=value) for name, value, _ in choices]
+    return Message.joined(parts, ", ")
 
 
 def _plain_change(change: dict) -> tuple:

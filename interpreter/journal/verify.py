@@ -17,7 +17,7 @@ from contextlib import ExitStack
 import attrs
 
 from dsl.errors import RulebookError
-from dsl.messages import tr
+from dsl.messages import Message, tr, tr_n
 from interpreter import safe_files
 from interpreter.engine import Engine
 from interpreter.journal.recovery import complete_pending
@@ -52,7 +52,7 @@ def verify_journal(
 ) -> Report:
     findings: list[Finding] = []
     problems = journal.integrity()
-    findings += [Finding(PROBLEM, f"database: {p}") for p in problems]
+    findings += [Finding(PROBLEM, tr("database: {problem}", problem=p)) for p in problems]
     stored = journal.sheet_paths()
     places, refused = _places(journal, stored)
     findings += refused
@@ -76,7 +76,16 @@ def verify_journal(
             findings += _reruns(journal, entries, progress)
     if not any(f.level in (PROBLEM, REPAIRED) for f in findings):
         count = len(journal.entries())
-        findings.append(Finding(OK, f"{count} entries, {len(stored)} sheets: consistent"))
+        findings.append(
+            Finding(
+                OK,
+                tr(
+                    "{entries}, {sheets}: consistent",
+                    entries=tr_n("{n} entry", "{n} entries", count),
+                    sheets=tr_n("{n} sheet", "{n} sheets", len(stored)),
+                ),
+            )
+        )
     return Report(tuple(findings))
 
 
@@ -85,12 +94,15 @@ def _strays(place: safe_files.Inside, repair: bool) -> list[Finding]:
     try:
         strays = place.remove_strays(any_target=True) if repair else place.strays(True)
     except RulebookError as error:  # a folder on the way that is a link: left alone
-        return [Finding(PROBLEM, f"{place.name}: {error.message}")]
+        return [Finding(PROBLEM, tr("{name}: {message}", name=place.name, message=error.message))]
     return [
         Finding(
             REPAIRED if repair else PROBLEM,
-            f"{stray.name}: a temporary file a killed save left behind"
-            + (" (removed)" if repair else ""),
+            (
+                tr("{name}: a temporary file a killed save left behind (removed)", name=stray.name)
+                if repair
+                else tr("{name}: a temporary file a killed save left behind", name=stray.name)
+            ),
         )
         for stray in strays
     ]
@@ -143,7 +155,15 @@ def _chain(entries, path: str, place: safe_files.Inside) -> list[Finding]:
         state = entry.sheet_of(path)
         if previous is not None and state.before != previous[1]:
             out.append(
-                Finding(NOTE, f"{path}: edited by hand between entry {previous[0]} and {entry.id}")
+                Finding(
+                    NOTE,
+                    tr(
+                        "{path}: edited by hand between entry {number} and {later}",
+                        path=path,
+                        number=previous[0],
+                        later=entry.id,
+                    ),
+                )
             )
         previous = (entry.id, state.after)
     if previous is None:
@@ -151,14 +171,26 @@ def _chain(entries, path: str, place: safe_files.Inside) -> list[Finding]:
     try:
         current = place.read(MAX_FILE_BYTES)
     except RulebookError as error:  # a link, not a regular file, too large, not UTF-8
-        return [*out, Finding(PROBLEM, f"{path}: {error.message}")]
+        return [*out, Finding(PROBLEM, tr("{name}: {message}", name=path, message=error.message))]
     if current is None:
         if previous[1] is not None:  # (None: the entry took the file away, an undo)
             out.append(
-                Finding(NOTE, f"{path}: the file is gone (entry {previous[0]} wrote it last)")
+                Finding(
+                    NOTE,
+                    tr(
+                        "{path}: the file is gone (entry {number} wrote it last)",
+                        path=path,
+                        number=previous[0],
+                    ),
+                )
             )
     elif previous[1] is None or text_digest(current) != previous[1]:
-        out.append(Finding(NOTE, f"{path}: edited since entry {previous[0]} wrote it"))
+        out.append(
+            Finding(
+                NOTE,
+                tr("{path}: edited since entry {number} wrote it", path=path, number=previous[0]),
+            )
+        )
     return out
 
 
@@ -177,11 +209,24 @@ def _reruns(journal: Journal, entries, progress) -> list[Finding]:
                 out.append(
                     Finding(
                         PROBLEM,
-                        f"run {entry.id}: does not reproduce its record ({'; '.join(problems)})",
+                        tr(
+                            "run {number}: does not reproduce its record ({problems})",
+                            number=entry.id,
+                            problems=Message.joined(problems, "; "),
+                        ),
                     )
                 )
         except RulebookError as error:
-            out.append(Finding(PROBLEM, f"run {entry.id}: cannot run again ({error.message})"))
+            out.append(
+                Finding(
+                    PROBLEM,
+                    tr(
+                        "run {number}: cannot run again ({message})",
+                        number=entry.id,
+                        message=error.message,
+                    ),
+                )
+            )
         if progress is not None:
             progress(done + 1, len(runs))
     return out

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from dsl import nodes as n
 from dsl.messages import show_value, tr
+from dsl.nodes.walk import walk
 from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
 from interpreter.odds.distribution import Dist
@@ -285,8 +286,26 @@ def text_orders(book) -> tuple:
         orders.extend(tuple(check.degrees) for check in book.checks.values())
         orders.extend(tuple(group.members) for group in book.groups.values())
         orders.append(tuple(book.fields))
+        orders.append(_written_texts(book))
         found = _ORDERS[book] = tuple(o for o in orders if o)
     return found
+
+
+def _written_texts(book) -> tuple:
+    """Every text the rulebook's actions, checks and formulas write, in the order written
+    (Blades' `"critical"`, `"success"`, `"partial"`, `"failure"`), each once."""
+    found = []
+    for definition in (
+        *book.checks.values(),
+        *book.opposed.values(),
+        *book.formulas.values(),
+        *book.actions.values(),
+    ):
+        for node in walk(definition):
+            if type(node) is n.Literal and type(node.value) is str and node.span is not None:
+                source = node.span.source
+                found.append((getattr(source, "name", ""), node.span.start, node.value))
+    return tuple(dict.fromkeys(text for _, _, text in sorted(found, key=lambda f: f[:2])))
 
 
 def _table_orders(rows, orders: list) -> None:

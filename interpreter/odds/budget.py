@@ -98,14 +98,14 @@ class Deadline:
         if self.safety:
             return SafetyStop(
                 tr(
-                    "the exact computation reached its safety stop after {seconds} s of "
+                    "the exact computation reached its safety stop after {seconds} seconds of "
                     "computing, before its budget of work ran out: on another machine, "
                     "or under another load, this answer may come out exact",
                     seconds=self.shown,
                 )
             )
         return TooComplex(
-            tr("the exact computation would take more than {seconds} s", seconds=self.shown)
+            tr("the exact computation would take more than {seconds} seconds", seconds=self.shown)
         )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import nodes as n
-from dsl.messages import tr
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
 from interpreter.odds.budget import watch
 from interpreter.odds.deferred import (
@@ -19,7 +18,7 @@ from interpreter.odds.deferred import (
 )
 from interpreter.odds.distribution import Dist
 from interpreter.odds.passes import Passes
-from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.records import direct_call
 from interpreter.odds.roller import Branch, Letting, OddsRoller
 from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
@@ -176,7 +175,7 @@ class Explorer(Passes):
         roller.work += 1
         if roller.work > roller.budget:
             roller.report(done=True)
-            raise TooComplex(tr("more than {budget} units of work", budget=roller.budget))
+            raise TooComplex(too_many_ways(roller.budget))
         roller.deadline.check()
         if roller.progress is not None and roller.work >= roller.next_report:
             roller.report()

@@ -10,6 +10,14 @@ SHIFT = 32  # a success/failure count is packed into one int: successes << 32 | 
 LOW = (1 << SHIFT) - 1
 
 
+def too_many_ways(budget: int):
+    """Why an answer is not exact, in a game master's words: the dice fall in too many
+    ways to count (past the budget of work, `--budget`)."""
+    return tr(
+        "the dice can fall in too many ways to count them all (budget {budget})", budget=budget
+    )
+
+
 class TooComplex(Exception):
     """The exact distribution of a term would take more work than the budget allows."""
 
@@ -54,7 +62,7 @@ class Budget:
         self.spend(units)
 
     def exceeded(self):
-        return tr("the exact distribution needs more than {limit} units of work", limit=self.limit)
+        return too_many_ways(self.limit)
 
     def hold(self, size: int) -> None:
         """Raise now if one step would hold big integers of `size` bytes in all."""

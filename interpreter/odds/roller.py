@@ -23,7 +23,7 @@ from interpreter.odds.distribution import Dist, cut_already, mixture
 from interpreter.odds.draws import chain_distribution, enumerate_draws
 from interpreter.odds.keys import Same, next_number
 from interpreter.odds.order import ORDERINGS
-from interpreter.odds.polynomials import Budget, TooComplex
+from interpreter.odds.polynomials import Budget, TooComplex, too_many_ways
 from interpreter.odds.pools import (
     DEFAULT_BUDGET,
     counted_distribution,
@@ -237,7 +237,7 @@ class OddsRoller(PoolQuestions):
         deadline: TooComplex past either."""
         self.work += units
         if self.work > self.budget:
-            raise TooComplex(tr("more than {budget} units of work", budget=self.budget))
+            raise TooComplex(too_many_ways(self.budget))
         self.deadline.check()
 
     def restart(self, budget: int, deadline: Deadline) -> None:

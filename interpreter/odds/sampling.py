@@ -160,7 +160,8 @@ def sampled(subject, field, counts, done: int, wanted: int, deadline, reason, or
     if done == 0:
         raise LimitExceeded(
             tr(
-                "not one trial finished within the time limit of {seconds} s (limit odds_seconds)",
+                "not one trial finished within the time limit of {seconds} seconds "
+                "(limit odds_seconds)",
                 seconds=deadline.shown,
             ),
             None,
@@ -169,7 +170,7 @@ def sampled(subject, field, counts, done: int, wanted: int, deadline, reason, or
     why = reason.args[0] if reason.args else tr("the exact computation is too large")
     if done < wanted:
         note = tr(
-            "sampled: {why}; stopped at the time limit ({seconds} s) after {done} trials",
+            "sampled: {why}; stopped at the time limit ({seconds} seconds) after {done} trials",
             why=why,
             seconds=deadline.shown,
             done=done,

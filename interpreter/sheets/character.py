@@ -321,7 +321,9 @@ def rulebook_named_in(path: Path):
             data = None
         if isinstance(data, dict):
             named = data.get("rulebook")
-            found = named if isinstance(named, str) else None
+            if isinstance(named, str) or named is None:
+                found = named
+            # (else a record of a run, `rulebook export`'s, whose rulebook is an object)
     _NAMED_RULEBOOKS[key] = found
     return found
 

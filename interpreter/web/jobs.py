@@ -212,6 +212,18 @@ def language_of(body: dict, book=None) -> str:
     return language_for(lang if isinstance(lang, str) else None, book.language if book else None)
 
 
+def language_asked_of(work: Work, args) -> str | None:
+    """The language of the rulebook of the journal entry a request undoes (`entry`), when
+    it is known: what its errors speak (the page asks an undo without its `lang`)."""
+    body = args.get("body") if isinstance(args, dict) else None
+    if not isinstance(body, dict) or not isinstance(body.get("entry"), int):
+        return None
+    try:
+        return saving.entry_language(work.library, body["entry"])
+    except RulebookError:  # (no journal, no such entry: said in English)
+        return None
+
+
 def text_field(body: dict, name: str, required: bool = False) -> str | None:
     text = field(body, name, str, required=required)
     if text is not None and len(text) > MAX_TEXT:

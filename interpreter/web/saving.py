@@ -199,6 +199,14 @@ def undo_entry(library, number: int) -> dict:
         return journal.entry(done).to_json()
 
 
+def entry_language(library, number: int) -> str | None:
+    """The language of the rulebook a journal entry of the folder was run with."""
+    from interpreter.journal.bundle import entry_language as language_of
+
+    with Journal(library.folder / JOURNAL_NAME, create=False) as journal:
+        return language_of(journal, journal.entry(number))
+
+
 def _shown(outcome, expect: dict) -> tuple:
     data = run_data(outcome, trace=False)
     others = [(c["role"], c["changes"]) for c in data["characters"]]

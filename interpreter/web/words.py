@@ -176,6 +176,25 @@ PAGE_WORDS: tuple = (
     tr("about"),
     tr("seed {seed}"),
     tr("{percent} of the chance too small to list"),
+    # a lasting effect in words (static/js/dom.js), as dsl.messages says it
+    tr("{modifier} on {targets}"),
+    tr("time left: {left} {unit}"),
+    tr("{effect}, time left: {left} {unit}"),
+    tr("name"),
+    tr("modifier"),
+    tr("applies to"),
+    tr("time left"),
+    tr("unit of time"),
+    # a parameter's type in words (static/js/form.js), as `rulebook describe` says it
+    tr("whole number"),
+    tr("number"),
+    tr("yes/no"),
+    tr("text"),
+    tr("attribute"),
+    tr("skill"),
+    tr("character"),
+    tr("dice"),
+    tr("list of {item}"),
 )
 
 #: with the words of characters made and edited in the page (static/js/character.js)

@@ -128,7 +128,10 @@ def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
 
 def failed(error: RulebookError, work: jobs.Work, job: dict) -> tuple[int, bytes]:
     """An error's status and document: the error answer, or once a stream's status line
-    is out, its last line (`{"error": ...}`), both in the language the request asked."""
+    is out, its last line (`{"error": ...}`), both in the language the request asked,
+    else (an undo) in the language of the rulebook of the run it undoes."""
+    if error.language is None:
+        error.speak(jobs.language_asked_of(work, job.get("args")))
     if work.stream:
         return 200, jobs.line(error_json(error, job.get("stream_lang")))
     return status_of(error), compact(error_json(error, job.get("lang")))

@@ -42,12 +42,14 @@ export function t(text, params = {}) {
 // "{n} error" or "{n} errors" (English and Spanish both: one, or other).
 export const tn = (one, other, n, params = {}) => t(n === 1 ? one : other, { n, ...params });
 
-// A value in the page's language, as its trace shows them (yes/no: sí/no).
+// A value in the page's language, as its trace shows them (yes/no: sí/no; a lasting
+// effect in words, never its keys).
 export function show(value) {
   if (value === true) return t("yes");
   if (value === false) return t("no");
   if (value === null || value === undefined) return t("none");
   if (Array.isArray(value)) return value.map(show).join(", ");
+  if (typeof value === "object" && EFFECT.every((key) => key in value)) return showEffect(value);
   if (typeof value === "object") {
     return Object.entries(value).map(([k, v]) => `${k} ${show(v)}`).join(", ");
   }
@@ -63,3 +65,43 @@ export function showWarnings(list, warnings) {
 }
 
 export const $ = (selector) => document.querySelector(selector);
+
+// What a lasting effect holds (the sheet's `modifier, targets, left, unit`), as the
+// command line says it (dsl.messages): "Temblores: -2 a acciones, quedan 2 turnos".
+const EFFECT = ["modifier", "targets", "left", "unit"];
+
+function showEffect(effect) {
+  const signed = effect.modifier > 0 ? `+${effect.modifier}` : String(effect.modifier);
+  const targets = Array.isArray(effect.targets) ? effect.targets.join(", ") : "";
+  const parts = effect.name ? [effect.name] : [];
+  if (targets && effect.modifier) parts.push(t("{modifier} on {targets}", { modifier: signed, targets }));
+  else if (effect.modifier) parts.push(signed);
+  const unit = effect.left === 1 ? String(effect.unit) : pluralOf(String(effect.unit));
+  if (!parts.length) return t("time left: {left} {unit}", { left: effect.left, unit });
+  return t("{effect}, time left: {left} {unit}", { effect: parts.join(": "), left: effect.left, unit });
+}
+
+// A rulebook's word in the plural by the language's regular rule (dsl.messages.plural_of,
+// its common cases): turno → turnos, mes → meses; round → rounds.
+function pluralOf(word) {
+  const parts = word.split(" ");
+  const at = language === "es" ? 0 : parts.length - 1;
+  const head = parts[at];
+  if (!head || !/\p{L}$/u.test(head)) return word;
+  if (language === "es") parts[at] = /[aeiouáéó]$/.test(head) ? `${head}s` : head.endsWith("z") ? `${head.slice(0, -1)}ces` : `${head}es`;
+  else parts[at] = /(s|x|z|ch|sh)$/.test(head) ? `${head}es` : `${head}s`;
+  return parts.join(" ");
+}
+
+// A place on a sheet as people read it (dsl.messages.path_shown): a lasting effect's
+// field by its word, `Efectos.Temblores.left` → `Efectos.Temblores.tiempo restante`.
+const EFFECT_FIELDS = {
+  name: "name", modifier: "modifier", targets: "applies to", left: "time left", unit: "unit of time",
+};
+
+export function showPath(path) {
+  const parts = String(path).split(".");
+  const last = parts[parts.length - 1];
+  if (parts.length < 3 || !(last in EFFECT_FIELDS)) return String(path);
+  return [...parts.slice(0, -1), t(EFFECT_FIELDS[last])].join(".");
+}

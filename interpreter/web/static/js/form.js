@@ -65,7 +65,7 @@ export function buildForm(container, params, sheet, characters = []) {
       if (isList) input.placeholder = t("a, b, c");
     }
     input.dataset.initial = JSON.stringify(read(input, param) ?? null);
-    const type = param.required ? param.type.text : `${param.type.text} = ${shownDefault}`;
+    const type = param.required ? typeText(param.type) : `${typeText(param.type)} = ${shownDefault}`;
     container.append(
       el("label", { for: id }, param.name),
       el("span", {}, input, " ", el("span", { class: "type" }, type)),
@@ -73,6 +73,18 @@ export function buildForm(container, params, sheet, characters = []) {
     fields.push({ param, input });
   }
   return fields;
+}
+
+// A parameter's type in words, as `rulebook describe` says it (número entero, sí/no,
+// lista de …); a type the rulebook names (a table, its own options) as it names it.
+const TYPE_WORDS = {
+  int: "whole number", number: "number", bool: "yes/no", text: "text", attribute: "attribute",
+  skill: "skill", character: "character", dice: "dice",
+};
+
+function typeText(type) {
+  if (type.kind === "list" && type.item) return t("list of {item}", { item: typeText(type.item) });
+  return type.name in TYPE_WORDS ? t(TYPE_WORDS[type.name]) : type.text;
 }
 
 function read(input, param) {

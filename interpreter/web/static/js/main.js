@@ -1,7 +1,7 @@
 // The page: choose a rulebook and a character, run actions (checks, rolls), see odds, edit the rules.
 
 import { ApiError, PAGE, get, quote, send } from "./api.js";
-import { $, el, language, setWords, show, t, tn } from "./dom.js";
+import { $, el, language, setWords, show, showPath, t, tn } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
@@ -139,7 +139,7 @@ async function showHistory() {
   const entries = name ? (await get(`/api/characters/${quote(name)}/history`)).entries : [];
   box.hidden = entries.length === 0;
   $("#history").replaceChildren(...entries.map((entry) => {
-    const changes = entry.changes.map((c) => `${c.path} ${show(c.before)} → ${show(c.after)}`);
+    const changes = entry.changes.map((c) => `${showPath(c.path)} ${show(c.before)} → ${show(c.after)}`);
     const what = entry.kind === "undo" ? t("undo of run {entry}", { entry: entry.undoes })
       : entry.kind === "sheet" ? (entry.action === "create" ? t("character made") : t("sheet edited"))
         : entry.action;
@@ -200,13 +200,16 @@ function runnable(book, name) {
   return undefined;
 }
 
+// The characters another of the run may be: never the acting one itself.
+const others = () => state.characters.filter((name) => name !== $("#character").value);
+
 function chooseAction() {
   const book = state.rulebook;
   const name = $("#action").value;
   const item = runnable(book, name);
   $("#action-label").textContent = item && item.label ? item.label : "";
   state.fields = item
-    ? buildForm($("#params"), item.params, state.character && state.character.sheet, state.characters)
+    ? buildForm($("#params"), item.params, state.character && state.character.sheet, others())
     : [];
   showTargetSheets(state.fields).catch(showError);
   const choices = item ? item.choices || [] : [];

@@ -5,7 +5,7 @@
 // the trace, each line linked to the rulebook line it came from.
 
 import { send } from "./api.js";
-import { $, el, show, showWarnings, t } from "./dom.js";
+import { $, el, show, showPath, showWarnings, t } from "./dom.js";
 
 // Where the dice come from: {seed} or {ask: true, dice: [...]}. A "random" run gets a
 // fresh seed here, so that saving it later runs it again with the very same dice.
@@ -148,7 +148,7 @@ const HOW = () => ({
 });
 
 function changeItem(change, who) {
-  const text = `${change.path}: ${show(change.before)} → ${show(change.after)}`;
+  const text = `${showPath(change.path)}: ${show(change.before)} → ${show(change.after)}`;
   return el("li", { class: "change", dataset: { path: change.path, role: who ? who.role : "self" } },
     who ? `${who.label}: ${text}` : text);
 }
