@@ -57,7 +57,7 @@ def test_new_then_save_writes_only_the_changed_value_and_journals_it(capsys, tab
     assert saved == original.replace("Fides: 3\n", "Fides: 3\ndinamis:\n  Virtus: 2\n")
     assert sorted(p.name for p in table.iterdir()) == ["journal.sqlite", "menecma.yaml"]
     code, _, err = run_cli(capsys, "new", "menecma", "menecma.yaml")
-    assert code == 2 and "the file exists" in err
+    assert code == 2 and "el fichero ya existe" in err  # (in its rulebook's language)
 
 
 def test_save_as_writes_a_new_file_and_refuses_an_existing_one(capsys, table):

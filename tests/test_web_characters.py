@@ -265,14 +265,14 @@ def test_the_commands_say_what_a_sheet_written_by_hand_is(client, folder, capsys
     body = {"rulebook": "brujeria", "values": {"Pelea": 2}}
     edited = client.patch("/api/characters/ana", json=body).json()["entry"]
     monkeypatch.chdir(folder)
-    assert main(["log"]) == 0
-    assert "ana.yaml  sheet edited  Pelea 1 → 2" in capsys.readouterr().out
-    assert main(["show", str(edited)]) == 0
+    assert main(["log"]) == 0  # (in the rulebook's language)
+    assert "ana.yaml  hoja editada  Pelea 1 → 2" in capsys.readouterr().out
+    assert main(["show", str(edited), "--lang", "en"]) == 0
     assert "sheet edited\nchanges: Pelea 1 → 2" in capsys.readouterr().out
-    assert main(["export", str(edited)]) == 3
+    assert main(["export", str(edited), "--lang", "en"]) == 3
     assert "wrote a sheet by hand, not a run" in capsys.readouterr().err
     assert main(["journal", "verify"]) == 0
     capsys.readouterr()
-    assert main(["undo"]) == 0  # the last entry: this edit
+    assert main(["undo", "--lang", "en"]) == 0  # the last entry: this edit
     assert f"undid the sheet written by hand ({edited}): Pelea 2 → 1" in capsys.readouterr().out
     assert "Pelea: 1" in (folder / "ana.yaml").read_text(encoding="utf-8")
