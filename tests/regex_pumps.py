@@ -185,6 +185,8 @@ def growth(count: Callable[[int], int], length: Callable[[int], int]) -> tuple:
         if k >= 64 and steps[k] < 2 * steps[k // 4]:
             break  # the match does not look at the pumped run: nothing grows with it
     k = max(steps)
+    if steps[k] > MAX_STEPS and k >= 8:  # (cut short at MAX_STEPS: the size before decides)
+        k //= 2
     if k < 4:  # too few sizes to compare: only a match past MAX_STEPS already is bad
         return (float("inf") if steps[k] > MAX_STEPS else 1.0), k, steps[k]
     return steps[k] / max(steps[k // 4], 1), k, steps[k]

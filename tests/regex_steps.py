@@ -23,7 +23,7 @@ UNROLL = 64
 LIMIT = 1_000_000
 
 # instructions: (kind, ...) tuples
-_CHAR, _SPLIT, _JMP, _MARK, _PROGRESS, _AT, _SUB, _MATCH, _END, _LOOP, _SET, _INC = range(12)
+_CHAR, _SPLIT, _JMP, _MARK, _PROGRESS, _AT, _SUB, _MATCH, _END, _LOOP, _SET, _INC, _RUN = range(13)
 # how a sub-program's answer is used
 _ATOMIC, _AHEAD, _NOT_AHEAD, _BEHIND, _NOT_BEHIND = range(5)
 
@@ -102,6 +102,17 @@ class Matcher:
             if kind == _CHAR:
                 if at < end and op[1](text[at]):
                     at += 1
+                    pc += 1
+                    continue
+            elif kind == _RUN:  # (_RUN, test, low, high, possessive): one character repeated
+                test, start = op[1], at
+                last = end if op[3] is None else min(end, at + op[3])
+                while at < last and test(text[at]):
+                    at += 1
+                steps += at - start  # a step for each character taken
+                if at - start >= op[2]:
+                    if not op[4]:  # what may be given back, the longest first
+                        stack.extend((pc + 1, back, registers) for back in range(start + op[2], at))
                     pc += 1
                     continue
             elif kind == _SPLIT:
@@ -199,6 +210,11 @@ class Matcher:
             self._emit(code, body, (flags | add) & ~remove)
         elif op is c.ATOMIC_GROUP:
             code.append((_SUB, self._program(av, flags), _ATOMIC, 0))
+        elif op in (c.MAX_REPEAT, c.POSSESSIVE_REPEAT) and _one_character(av[2]):
+            low, high, body = av
+            bound = None if high is c.MAXREPEAT else high
+            test = character_test(body[0][0], body[0][1], flags)
+            code.append((_RUN, test, low, bound, op is c.POSSESSIVE_REPEAT))
         elif op is c.POSSESSIVE_REPEAT:
             inner: list = []
             self._repeat(inner, av, flags, greedy=True)
@@ -291,6 +307,11 @@ class Matcher:
     def _new_register(self) -> int:
         self._registers += 1
         return self._registers - 1
+
+
+def _one_character(body) -> bool:
+    """Whether a repeat's body is one character's test (`[a-z]`, `\\d`, `x`)."""
+    return len(body) == 1 and body[0][0] in _ONE_CHARACTER
 
 
 def _end(text: str, endpos: int | None) -> int:
