@@ -1,5 +1,5 @@
 """Texts built to make a backtracking regular expression work hard, and a measure of how
-its time grows with them: what tests/test_grammar_linear.py runs on every terminal of
+its work grows with them: what tests/test_grammar_linear.py runs on every terminal of
 the grammar, the lexer as a whole, and every pattern the front end applies to text.
 
 A pattern is read with Python's own parser of regular expressions (`re._parser`); for
@@ -8,21 +8,24 @@ to that part, one pass of it, and what the pattern wants after it. The hard text
 `prefix + unit * k + after + ending`, with endings that make the match fail at the very
 end, so that a matcher that can split the pumped run several ways tries them all.
 
-Time is measured as growth, never against a wall-clock bound: the time at 4k units
-over the time at k, the least of several repeats. Sizes grow one unit at a time at
-first and stop growing once one match is slow, so that an exponential case is seen
-(and fails) within a fraction of a second instead of hanging the test.
+Work is counted, never timed: the steps of tests/regex_steps.py's backtracking matcher
+(which matches as `re` does, in `re`'s order) at 4k units over its steps at k. The
+answer is the same on any machine under any load. Sizes double until the text is long
+enough or one match takes MAX_STEPS steps, so an exponential case stops within a few
+units instead of hanging the test.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-import time
 import tracemalloc
 from collections.abc import Callable
+from functools import cache
 from re import _constants as c
 from re import _parser as sre
+
+import regex_steps
 
 #: characters tried where a class of characters is wanted (the first that fits is used)
 POOL = "a1 _-.=<>!()[]{}:,#'\"\\/%+*dDkhlxoprcsfmin\n\t\x00é١"
@@ -30,19 +33,19 @@ POOL = "a1 _-.=<>!()[]{}:,#'\"\\/%+*dDkhlxoprcsfmin\n\t\x00é١"
 ENDINGS = ("", "_", "!", "\n", "1", "é", '"')
 #: samples kept for any one part of a pattern (its alternatives, its repeats)
 SAMPLES = 4
-#: characters past which a hard text stops growing (linear matching of it takes < 1 ms)
-MAX_CHARS = 16_000
-#: one match slower than this stops the growth: the sizes measured so far decide
-SLOW = 0.02
-#: time at 4k units over time at k past which growth is super-linear (linear is 4,
-#: quadratic 16; noise on a loaded machine stays well under 8 once times are measurable)
-MAX_RATIO = 8.0
-#: bytes one match may hold, whatever the length of its text (a matcher that keeps a
-#: state per character or per repeat held megabytes for the texts measured here)
-MAX_HELD = 64_000
-#: the time below which a match is too fast to tell linear from quadratic: such a case
-#: passes (even a quadratic one is then harmless at MAX_CHARS)
-FLOOR = 0.0005
+#: characters past which a hard text stops growing (enough for a quadratic match's steps
+#: to be ten times a linear one's: the ratios below are then far apart)
+MAX_CHARS = 400
+#: steps past which one match stops (an exponential case reaches them within a few units;
+#: a linear match of MAX_CHARS characters takes a few thousand)
+MAX_STEPS = 100_000
+#: steps at 4k units over steps at k past which growth is super-linear: linear work is
+#: a + b·k, whose ratio is at most 4; quadratic work's tends to 16. Steps are counted, so
+#: no noise needs a margin: the limit only leaves room for work that settles late
+MAX_RATIO = 6.0
+#: bytes one match of `re` may hold, whatever the length of its text (a matcher that
+#: keeps a state per character or per repeat held over 100 kB for the texts measured here)
+MAX_HELD = 32_000
 
 
 def _chars_in(items, negate: bool) -> list[str]:
@@ -163,95 +166,58 @@ def hard_texts(pattern: str, flags: int = 0) -> list[tuple[str, str, str]]:
     return sorted(found, key=lambda case: (len(case[1]), len(case[0]) + len(case[2])))
 
 
-def seconds(call: Callable[[], object], repeats: int = 5, least: float = 0.002) -> float:
-    """The time of one call: the least of `repeats` runs of a loop of calls long enough
-    to measure (at least `least` seconds)."""
-    number = 1
-    while True:
-        started = time.thread_time()
-        for _ in range(number):
-            call()
-        spent = time.thread_time() - started
-        if spent >= least or number >= 1 << 16:
-            break
-        number *= 4
-    best = spent / number
-    for _ in range(repeats - 1):
-        started = time.thread_time()
-        for _ in range(number):
-            call()
-        best = min(best, (time.thread_time() - started) / number)
-    return best
-
-
 def sizes():
-    """Unit counts growing by an eighth at most (one by one up to 8) until 64, where an
-    exponential case has long been slow and seen; then doubling."""
+    """Unit counts doubling from one: a case's steps at 4k are compared with its steps at k."""
     k = 1
     while True:
         yield k
-        k += max(1, k // 8) if k < 64 else k
+        k *= 2
 
 
-def growth(make: Callable[[int], Callable[[], object]], length: Callable[[int], int]) -> tuple:
-    """(ratio, k, seconds at k): how the time of `make(k)()` grows from k/4 to k units,
-    at the largest k reached before MAX_CHARS or before one call took SLOW seconds.
-    Times are this thread's CPU time (the machine's other load does not count); a ratio
-    past MAX_RATIO in the first look is measured again with repeated loops."""
-    times: dict[int, float] = {}
+def growth(count: Callable[[int], int], length: Callable[[int], int]) -> tuple:
+    """(ratio, k, steps at k): how the steps of `count(k)` grow from k/4 to k units, at
+    the largest k reached before MAX_CHARS or before one match took MAX_STEPS steps."""
+    steps: dict[int, int] = {}
     for k in sizes():
-        call = make(k)
-        times[k] = _once(call)
-        if times[k] > SLOW or length(k) > MAX_CHARS:
+        steps[k] = count(k)
+        if steps[k] > MAX_STEPS or length(k) > MAX_CHARS:
             break
-        if k >= 256 and times[k] < 2 * times[_quarter(times, k)]:
+        if k >= 64 and steps[k] < 2 * steps[k // 4]:
             break  # the match does not look at the pumped run: nothing grows with it
-    k = max(times)
-    quarter = _quarter(times, k)
-    if quarter is None or times[k] < FLOOR:
-        return 1.0, k, times[k]
-    big, small = make(k), make(quarter)
-    times[k] = min(times[k], _once(big), _once(big))
-    times[quarter] = min(times[quarter], _once(small), _once(small))
-    ratio = times[k] / max(times[quarter], 1e-9) * quarter * 4 / k
-    if ratio <= MAX_RATIO:
-        return ratio, k, times[k]
-    slow = seconds(big, repeats=3)
-    return slow / max(seconds(small), 1e-9) * quarter * 4 / k, k, slow
+    k = max(steps)
+    if steps[k] > MAX_STEPS and k >= 8:  # (cut short at MAX_STEPS: the size before decides)
+        k //= 2
+    if k < 4:  # too few sizes to compare: only a match past MAX_STEPS already is bad
+        return (float("inf") if steps[k] > MAX_STEPS else 1.0), k, steps[k]
+    return steps[k] / max(steps[k // 4], 1), k, steps[k]
 
 
-def _quarter(times: dict, k: int) -> int | None:
-    """The largest size measured that is at most a quarter of k."""
-    return max((j for j in times if j * 4 <= k), default=None)
-
-
-def _once(call: Callable[[], object]) -> float:
-    started = time.thread_time()
-    call()
-    return time.thread_time() - started
+@cache
+def matcher(pattern: str, flags: int) -> regex_steps.Matcher:
+    """The counting matcher of a pattern (compiled once)."""
+    return regex_steps.Matcher(pattern, flags, limit=MAX_STEPS)
 
 
 def worst_growth(pattern: re.Pattern, cases, method: str = "match") -> Worst:
-    """The case whose time grows fastest, and the one whose match holds the most memory
-    (measured where its time grew linearly up to MAX_CHARS); `method` is how the pattern
+    """The case whose steps grow fastest, and the one whose match by `re` holds the most
+    memory (measured at the largest size counted, where its steps grew); `method` is how the pattern
     is applied (`match` as a lexer does at a position, `search` as a scan does)."""
+    counter = matcher(pattern.pattern, pattern.flags)
     apply = getattr(pattern, method)
     worst = Worst()
     for head, unit, tail in cases:
 
-        def make(k, head=head, unit=unit, tail=tail):
-            text = head + unit * k + tail
-            return lambda: apply(text)
+        def count(k, head=head, unit=unit, tail=tail):
+            return counter.count(method, head + unit * k + tail)
 
-        ratio, k, spent = growth(
-            make, lambda k, u=unit, h=head, t=tail: len(h) + len(u) * k + len(t)
-        )
+        ratio, k, _ = growth(count, lambda k, u=unit, h=head, t=tail: len(h) + len(u) * k + len(t))
         if ratio > worst.ratio:
             worst.ratio, worst.case, worst.units = ratio, (head, unit, tail), k
             if ratio > MAX_RATIO:
                 break  # one case is enough to fail: the rest are not measured
-        if FLOOR / 8 < spent < SLOW:  # a match that did work on the text (or it holds nothing)
-            held = peak_bytes(make(k))
+        if ratio >= 2:  # a match that reads the pumped run (or it holds nothing)
+            text = head + unit * k + tail
+            held = peak_bytes(lambda text=text: apply(text))
             if held > worst.held:
                 worst.held, worst.held_case = held, (head, unit, tail)
     return worst
@@ -267,7 +233,7 @@ class Worst:
 
     def __repr__(self) -> str:
         return (
-            f"time x{self.ratio:.1f} from k/4 to k={self.units} units of {self.case!r}; "
+            f"steps x{self.ratio:.1f} from k/4 to k={self.units} units of {self.case!r}; "
             f"{self.held} bytes held by a match of {self.held_case!r}"
         )
 

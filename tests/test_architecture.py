@@ -424,3 +424,39 @@ def test_every_part_of_the_checker_compiler_and_builder_is_typed_against_its_hos
         parts = [base for base in joined.__bases__ if base is not host]
         assert len(parts) >= 4, joined
         assert [p.__name__ for p in parts if not issubclass(p, host)] == [], joined
+
+
+def test_every_mixin_of_the_odds_engine_is_typed_against_its_host():
+    # the same for the classes of methods the odds engine joins to another: the roller's
+    # pool questions (interpreter.odds.questions) and a dice term's keeps (odds.keeps)
+    from interpreter.odds.keeps import Keeps, KeepsHost
+    from interpreter.odds.pools import Term
+    from interpreter.odds.questions import PoolQuestions, PoolQuestionsHost
+    from interpreter.odds.roller import OddsRoller
+
+    for joined, part, host in (
+        (OddsRoller, PoolQuestions, PoolQuestionsHost),
+        (Term, Keeps, KeepsHost),
+    ):
+        assert part in joined.__bases__ and issubclass(part, host), joined
+        # what the host declares is what the joined class makes
+        declared = set(vars(host).get("__annotations__", {}))
+        assert declared, host
+        made = _made_in_init(joined)
+        assert [name for name in declared if not hasattr(joined, name) and name not in made] == []
+
+
+def _made_in_init(cls) -> set[str]:
+    """The attributes a class's `__init__` assigns to `self` (read from its source)."""
+    import inspect
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls.__init__)))
+    return {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }

@@ -317,3 +317,15 @@ def test_ironsworn_momentum_kept_at_any_price_against_the_oracle(ironsworn, mome
         return r["rank"] + a.get("Momentum") * price
 
     assert found == oracles_worth(ironsworn, "face_danger", sheet, params, formula)
+
+
+def test_the_best_of_no_option_is_the_runs_own_error():
+    # a choice with no option open: the error the run itself gives (was a TypeError)
+    from interpreter.choosers import Question
+
+    question = Question("stance", None, (), ("guarded",), None, None)
+    goal = Goal.parse("success")
+    with pytest.raises(EvaluationError, match="stance: no option is open"):
+        goal.best(question, [])
+    best = goal.best(question, [{(True, True, ()): Fraction(1, 2)}, {(True, True, ()): 1}])
+    assert best == {(True, True, ()): 1}

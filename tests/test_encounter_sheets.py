@@ -259,3 +259,18 @@ def test_what_is_left_lists_the_whole_sheets_each_side_won_with():
         Fraction(document["fractions"]["/sheets_left/0/probability"])
         == (answer.sheets_left(first["side"])[0][2])
     )
+
+
+def test_a_turn_with_no_rival_standing_ends_the_encounter(monkeypatch):
+    # A sampled trial given a state whose other side stands no one (a start a description
+    # refuses, so made here by hand) ends decided at that turn: the turn is not played
+    # against a rival that is not there (the target was None, then read as an index).
+    from interpreter.balance.encounters import turns
+    from interpreter.dice import SeededDice
+
+    engine, data = spells()
+    encounter = encounter_from_data(data, engine)
+    start = turns.start_state(encounter)
+    fallen = (start[0], (0, start[1][1]))  # the brute at 0 health
+    monkeypatch.setattr(turns, "start_state", lambda _encounter: fallen)
+    assert play(engine, encounter, SeededDice(1)) == ("caster", 1, fallen)

@@ -1,11 +1,12 @@
 """No regular expression of the front end backtracks: every terminal of the grammar, the
-lexer and parser as a whole, and every pattern `dsl` and `interpreter` apply to text take
-time (and memory) in proportion to the text, on texts built to be hard for them.
+lexer as a whole, and every pattern `dsl` and `interpreter` apply to text do work (and
+hold memory) in proportion to the text, on texts built to be hard for them.
 
 How hard texts are built and how growth is measured: tests/regex_pumps.py (growth ratios
-of this thread's CPU time, never a wall-clock bound). The old DICE terminal, which took
-seconds on `5d6aaaaaaaaaaaaaaaaaaaaaa_`, is kept here: the measure must catch it, and the
-new terminal must read every dice term as it did.
+of the steps of a counting matcher, tests/regex_steps.py, which matches as `re` does;
+never a time). The old DICE terminal, which took seconds on `5d6aaaaaaaaaaaaaaaaaaaaaa_`,
+is kept here: the measure must catch it, and the new terminal must read every dice term
+as it did.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import re
 from functools import cache
 from pathlib import Path
 
+import lark.lexer
 import pytest
 import regex_pumps as pumps
+import regex_steps
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -72,7 +75,7 @@ def test_the_measure_catches_exponential_quadratic_and_memory_hungry_patterns():
     quadratic = r"[0-9]*[dD][0-9]+"
     found = pumps.worst_growth(re.compile(quadratic), pumps.hard_texts(quadratic), "search")
     assert found.ratio > pumps.MAX_RATIO
-    # linear in time, but a state held for each character of the text
+    # linear in steps, but a state held for each character of the text
     hungry = r'"(?:[^"\\\n]|\\.)*"'
     assert pumps.worst_growth(re.compile(hungry), pumps.hard_texts(hungry)).held > pumps.MAX_HELD
 
@@ -81,7 +84,7 @@ def test_the_measure_catches_exponential_quadratic_and_memory_hungry_patterns():
 
 
 @pytest.mark.parametrize("name", sorted(terminals()))
-def test_every_terminal_matches_in_linear_time_and_bounded_memory(name):
+def test_every_terminal_matches_in_linear_steps_and_bounded_memory(name):
     pattern = terminals()[name]
     found = pumps.worst_growth(pattern, pumps.hard_texts(pattern.pattern, pattern.flags))
     assert found.ratio <= pumps.MAX_RATIO, found
@@ -118,27 +121,55 @@ def lexer_cases() -> list:
     return list(dict.fromkeys(cases))
 
 
+class CountedScanner:
+    """Lark's scanner (it tries the terminals' union at each position of the text) made
+    to count: each match is also run by the counting matcher, whose steps are added up
+    in `steps`, and whose answer must be `re`'s."""
+
+    def __init__(self, monkeypatch):
+        self.steps = 0
+        monkeypatch.setattr(
+            lark.lexer.Scanner, "match", lambda scanner, text, pos: self.match(scanner, text, pos)
+        )
+
+    def match(self, scanner, text, pos):
+        for mre in scanner._mres:
+            found = mre.match(text.text, pos, text.end)
+            counter = pumps.matcher(mre.pattern, mre.flags)
+            try:
+                end = counter.match(text.text, pos, text.end)
+            except regex_steps.TooManySteps as stop:
+                self.steps += stop.steps
+                raise AssertionError(f"a token took over {pumps.MAX_STEPS} steps") from stop
+            self.steps += counter.steps
+            assert end == (found.end() if found else None), (mre.pattern, text.text, pos)
+            if found:
+                return found.group(0), found.lastgroup
+        return None
+
+
 @pytest.mark.parametrize("start, before, after", CONTEXTS)
-def test_the_lexer_and_parser_read_any_text_in_linear_time(start, before, after):
-    """The whole of reading a text (brackets counted, lexed, parsed, an error with its
-    hint made) on the terminals' hard texts put in a rulebook; and on many of them in a
-    row, where one terminal's look past its token could meet the next one's."""
+def test_the_lexer_reads_any_text_in_linear_steps(start, before, after, monkeypatch):
+    """The steps of the lexer's matches in reading a text (brackets counted, lexed,
+    parsed, an error with its hint made) on the terminals' hard texts put in a rulebook;
+    and on many of them in a row, where one terminal's look past its token could meet
+    the next one's."""
+    scanner = CountedScanner(monkeypatch)
 
-    def reader(text):
-        def read():
-            with contextlib.suppress(RulebookError):
-                parse_tree(text, Source("<text>", text), start)
-
-        return read
+    def steps(text):
+        scanner.steps = 0
+        with contextlib.suppress(RulebookError):
+            parse_tree(text, Source("<text>", text), start)
+        return scanner.steps
 
     worst = (0.0, None)
     for head, unit, tail in lexer_cases():
         for make in (
-            lambda k, h=head, u=unit, t=tail: reader(before + h + u * k + t + after),
-            lambda k, h=head, u=unit, t=tail: reader(before + (h + u + t + " ") * k + after),
+            lambda k, h=head, u=unit, t=tail: before + h + u * k + t + after,
+            lambda k, h=head, u=unit, t=tail: before + (h + u + t + " ") * k + after,
         ):
             ratio, k, _ = pumps.growth(
-                make, lambda k, u=unit, h=head, t=tail: (len(h + u + t) + 1) * k
+                lambda k, make=make: steps(make(k)), lambda k, make=make: len(make(k))
             )
             if ratio > worst[0]:
                 worst = (ratio, (head, unit, tail, k))

@@ -72,7 +72,7 @@ def expression_odds(
     seconds = checked(budget, trials, seconds or limits.odds_seconds)
     deadline = Deadline.answering(seconds)
     try:
-        plain = plain_distribution(text, epsilon, limits, deadline.safety_stop())  # `3d6`
+        plain = plain_distribution(text, epsilon, limits, deadline.safety_stop(), budget)  # `3d6`
         if plain is not None:
             return Odds({"expression": text}, None, plain, True, plain.omitted)
         _node, value = compile_expression(text)

@@ -118,14 +118,19 @@ class Goal:
     def best(self, question: Question, candidates: Iterable[dict]) -> dict:
         """Of the outcomes of each option (`candidates`, in the options' order), those of
         the option that scores best for whoever chooses (the other side chooses against
-        the goal); of ties, the first."""
-        best = None
+        the goal); of ties, the first. No candidate: the run's own error for a choice
+        with no option open (EvaluationError)."""
+        best: tuple[Fraction, dict] | None = None
         for outcomes in candidates:
             score = self.score(outcomes)
             if question.by is not None:
                 score = -score
             if best is None or score > best[0]:
                 best = (score, outcomes)
+        if best is None:
+            raise EvaluationError(
+                tr("{name}: no option is open", name=question.name), question.span
+            )
         return best[1]
 
     @property
@@ -136,9 +141,10 @@ class Goal:
             return self.expression
         if self.mean:
             return tr("mean {field}", field=self.field)
+        field = self.field or ""  # (None only with an expression, shown above)
         if self.value is True:
-            return self.field
-        return tr("{field} = {value}", field=self.field, value=self.value)
+            return field
+        return tr("{field} = {value}", field=field, value=self.value)
 
 
 def _read(text: str):
@@ -363,7 +369,7 @@ class _Compiler:
         values = tuple(self.expr(a) for a in args)
         if not values or (name == "abs" and len(values) != 1):
             raise ParameterError(tr("{name}(...) takes its numbers", name=name), node.span)
-        pick = {"min": min, "max": max, "abs": lambda x: abs(x)}[name]
+        pick: Any = {"min": min, "max": max, "abs": lambda x: abs(x)}[name]
         return lambda result, after: pick(
             *(_number(v(result, after), a) for v, a in zip(values, args, strict=True))
         )

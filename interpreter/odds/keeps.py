@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import comb, gcd
+from typing import TYPE_CHECKING, Any
 
 from interpreter.odds.polynomials import (
+    Budget,
     binomials,
     convolve,
     mix,
@@ -45,7 +48,7 @@ def _kept_values(order, value, term_value) -> tuple:
 def _adder(mode: str, shift, scaled, work):
     """order_statistics' step: add(target, acc, f, m, coef) adds to `target` the sums
     `acc` with m more kept dice showing face f, weighed by coef."""
-    powers = {f: [({0: 1}, 1)] for f in scaled} if mode == "dists" else None
+    powers = {f: [({0: 1}, 1)] for f in scaled} if mode == "dists" else {}
 
     def add(target, acc, f, m, coef):
         get = target.get
@@ -77,7 +80,28 @@ def _adder(mode: str, shift, scaled, work):
     return add
 
 
-class Keeps:
+class KeepsHost:
+    """What Keeps reads of the Term it is part of (interpreter.odds.pools, which makes all
+    of it in `__init__`): declared here so that mypy checks every use against it."""
+
+    faces: tuple
+    n: int  # how many faces
+    count: int  # how many dice
+    work: Budget
+    value: dict[Any, Any]  # what each face adds to the term's value (a FaceValues)
+    packed: bool  # a kept face's value is successes << SHIFT | failures
+    distinct: bool  # no two faces alike
+    to_limit: frozenset  # the chains followed to the roller's limit
+
+    if TYPE_CHECKING:  # what Keeps calls on the Term (defined there)
+
+        def per_die(
+            self, ops: tuple, leaf: Callable, merge: Callable | None, delta: Any
+        ) -> tuple: ...
+        def face_leaf(self, face: Any) -> tuple[dict, int]: ...
+
+
+class Keeps(KeepsHost):
     """How a Term (interpreter.odds.pools) keeps or drops dice: the methods by shape."""
 
     def order_statistics(self, faces, lo: int, hi: int, value, count=None):
@@ -105,7 +129,7 @@ class Keeps:
             suffix[i] = suffix[i + 1] + weights[order[i]]
         if mode == "points" and not self.packed:
             return order_sums(order, weights, suffix, count, a, b, shift, work), den**count
-        rows = {}
+        rows: dict = {}
         state = {0: {() if mode == "faces" else 0: 1}}
         final: dict = {}
         add = _adder(mode, shift, scaled, work)
@@ -196,11 +220,11 @@ class Keeps:
                     for k, x in product.items():
                         target[k + shift] = get(k + shift, 0) + x
             pool = out
-        total: dict = {}
+        summed: dict = {}
         for sums in pool.values():
             for k, x in sums.items():
-                total[k] = total.get(k, 0) + x
-        return total, den**self.count
+                summed[k] = summed.get(k, 0) + x
+        return summed, den**self.count
 
     def split_explosion(self, hits, keeps, value, delta):
         """The keeps over a pool that one explosion on the top (or bottom) faces makes
@@ -334,7 +358,8 @@ class Keeps:
             # When that keep is the last and drops the top (bottom) k, only those k and
             # the sum of the others' values matter.
             following = middle[i + 1] if i + 1 < len(middle) else None
-            grouped, leaf_of, start = merge, leaf, ()
+            start: tuple = ()
+            grouped, leaf_of = merge, leaf
             if following is not None and following[0] == "keep":
                 _, mode, k = following
                 if mode in TOPS:
@@ -431,7 +456,7 @@ def keep_range(keeps, count: int):
     return lo, hi
 
 
-def keep_ends(keeps, count: int):
+def keep_ends(keeps, count: int) -> tuple[bool, int, int | None] | None:
     """What keeps leave of a pool of `count` or more dice (explosions add dice), if it is
     the same counted from one end whatever the size: (from_top, lo, hi) for sorted
     positions [lo, hi) from that end, hi=None for "all the rest"; else None.

@@ -69,7 +69,7 @@ class Passes:
                     failures.append((after, passes))
                 else:
                     by_times.setdefault(passes, []).append(after)
-        finished = []
+        finished: list = []
         # what a pass's body may read before its statements: worlds that differ only in
         # values the body gives anew (`set loc to localizar()`) are one before it runs
         entering = self.block_before(compiled.body, loop)
@@ -78,7 +78,7 @@ class Passes:
         for passes, group in sorted(by_times.items()):
             group = self.merge(group, loop)
             for _ in range(passes):
-                going = []
+                going: list = []
                 for world in self.counting(group, per_pass):
                     for after, done in self.explore(world, compiled.done):
                         if isinstance(done, Failure):
@@ -104,7 +104,7 @@ class Passes:
                     failures.append((after, items))
                 else:
                     by_items.setdefault(hashable(items), (items, []))[1].append(after)
-        finished = []
+        finished: list = []
         name = compiled.var
         for items, group in by_items.values():
             group = self.merge(group, loop)
@@ -125,7 +125,7 @@ class Passes:
         depends only on its arguments and the sheet: it is explored once for each of
         those, then weighted into every world that makes that call."""
         action, arguments = call.action, call.arguments
-        wanted = MISSING if name is None else live_out.needs.get(name, MISSING)
+        wanted: Any = MISSING if name is None else live_out.needs.get(name, MISSING)
         fields = () if wanted is MISSING else tuple(wanted) if wanted is not None else None
         out, failures = [], []
         for world in worlds:

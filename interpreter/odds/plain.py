@@ -15,7 +15,7 @@ import re
 from interpreter.dice import Die
 from interpreter.odds.distribution import Dist
 from interpreter.odds.polynomials import Budget
-from interpreter.odds.pools import DEFAULT_BUDGET, counted_distribution
+from interpreter.odds.pools import DEFAULT_BUDGET, counted_distribution, term_budget
 from interpreter.odds.roller import shares_of
 
 #: `d6`, `3d6`, `10d10`, `d%`, `4dF` (Fudge dice: with a count; `df` alone is a name): no
@@ -29,8 +29,11 @@ PLAIN = re.compile(r"([1-9][0-9]{0,3})?d([1-9][0-9]{0,3}|%)|([1-9][0-9]{0,3})d([
 SMALL_SUM = 120
 
 
-def plain_distribution(text: str, epsilon, limits, deadline) -> Dist | None:
-    """The distribution of a plain term's total, or None (not plain, or near a limit)."""
+def plain_distribution(
+    text: str, epsilon, limits, deadline, budget: int | None = None
+) -> Dist | None:
+    """The distribution of a plain term's total, or None (not plain, or near a limit);
+    `budget` is the caller's (`--budget`: the roller's own share of it for one term)."""
     match = PLAIN.fullmatch(text)
     if match is None:
         return None
@@ -52,9 +55,10 @@ def plain_distribution(text: str, epsilon, limits, deadline) -> Dist | None:
         return Dist.uniform(die.faces())  # as the odds roller gives a lone die
     if count * outcomes <= SMALL_SUM:
         return uniform_sum(count, sides, die.low)
-    budget = Budget(DEFAULT_BUDGET, limits.odds_bytes, deadline)  # as the roller's own
+    work = term_budget(budget) if budget is not None else DEFAULT_BUDGET
+    term_work = Budget(work, limits.odds_bytes, deadline)  # as the roller's own
     share = shares_of(epsilon)[0]  # what the roller lets one term leave out
-    term = counted_distribution(die, count, (), share, budget, limits.extra_per_die)
+    term = counted_distribution(die, count, (), share, term_work, limits.extra_per_die)
     return term.map(_total)
 
 

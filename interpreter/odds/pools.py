@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 from dsl.messages import tr
 from interpreter.errors import (
@@ -46,7 +48,18 @@ from interpreter.pool import Total
 # distribution of values. Weights are exact ints over one denominator throughout.
 
 #: units of work (about 0.1 µs each: one dictionary update) a term may take before TooComplex
+#: when no caller's budget is given
 DEFAULT_BUDGET = 10_000_000
+#: a term's units of work for one unit of the odds engine's budget (`--budget`; its
+#: default, interpreter.odds.compute's BUDGET of 100,000, gives a term DEFAULT_BUDGET)
+TERM_UNITS = 100
+
+
+def term_budget(budget: int) -> int:
+    """The units of work a dice term may take under the caller's budget (`--budget`)."""
+    return budget * TERM_UNITS
+
+
 #: the mass an open-ended roll may leave out, when the caller does not say
 DEFAULT_EPSILON = Fraction(1, 10**12)
 
@@ -166,6 +179,8 @@ class Hits(frozenset):
     """The faces an op's test holds for; `face in hits` asks the test itself, so that a
     die showing what no face shows (a compounded 12) is tested too."""
 
+    test: Callable[[Any], object]
+
     def __new__(cls, faces, test, work: Budget | None = None):
         hits = super().__new__(cls, (face for face in polled(faces, work) if test(face)))
         hits.test = test
@@ -182,7 +197,12 @@ def polled(faces, work: Budget | None):
     """The faces, with a look at the deadline every 4,096 (a die may have a million)."""
     if work is None or len(faces) <= 4096:
         return faces
-    return (face for i, face in enumerate(faces) if i & 4095 or work.poll() is None)
+    return (face for i, face in enumerate(faces) if i & 4095 or _look(work))
+
+
+def _look(work: Budget) -> bool:
+    work.poll()  # (TooComplex once the deadline has passed)
+    return True
 
 
 class FaceValues(dict):
@@ -207,7 +227,8 @@ class Term(Keeps):
         self.limit = limit
         self.to_limit: frozenset = frozenset()  # ops followed to the roller's limit
         ops = []
-        success = failure = None
+        success: Any = None  # a face's test, once read
+        failure: Any = None
         self.as_failures = False  # `cf`: the dice counted are failures
         escapes = False  # an op may leave a die showing what no face shows (12 for 1d6!!)
         for step in steps:
@@ -309,7 +330,7 @@ class Term(Keeps):
         before, middle, after = ops[:first], ops[first : last + 1], ops[last + 1 :]
         if after:
             walker = Walker(self, after, self.add_leaf, None, delta)
-            value = {face: walker.face(0, face) for face in self.kept_faces(before, delta)}
+            value: Any = {face: walker.face(0, face) for face in self.kept_faces(before, delta)}
         else:
             value = PLAIN  # each kept face adds its own value
         only_keeps = all(op[0] == "keep" for op in middle)

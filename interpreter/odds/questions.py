@@ -10,12 +10,16 @@ holding a pool binds while counting.
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
 from dsl.messages import tr
 from interpreter.dice import PoolRoll, roll_pool
+from interpreter.limits import Limits
 from interpreter.odds.distribution import Dist
 from interpreter.odds.draws import enumerate_draws
 from interpreter.odds.keys import Same
-from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.polynomials import Budget, TooComplex
 from interpreter.odds.pools import group_total, kept_values, pool_answers
 from interpreter.pool import COUNTED, Answers, Failures, Rolled, Sorted, Successes, Total
 from interpreter.runtime import ChainRoll, lift
@@ -26,7 +30,21 @@ EVERYTHING = (Total(), Successes(), Failures(), Sorted())
 SUMMARY = {Total: 0, Successes: 1, Failures: 2}
 
 
-class PoolQuestions:
+class PoolQuestionsHost:
+    """What PoolQuestions reads of the odds roller it is part of (interpreter.odds.roller,
+    which makes all of it in `__init__`): declared here so that mypy checks every use."""
+
+    epsilon: Fraction  # what one open-ended roll may leave out
+    limits: Limits
+    asked: dict  # joint answers to pool questions, by term and questions
+
+    if TYPE_CHECKING:  # what PoolQuestions calls on the roller (defined there)
+
+        def budget_of_term(self) -> Budget: ...
+        def resolve(self, dist: Dist) -> Any: ...
+
+
+class PoolQuestions(PoolQuestionsHost):
     """The part of the odds roller (interpreter.odds.roller) that answers pool questions."""
 
     def answers(self, roll, questions: tuple) -> Dist:

@@ -7,7 +7,7 @@ import operator
 import time
 from fractions import Fraction
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -25,10 +25,10 @@ from interpreter.odds.keys import Same, next_number
 from interpreter.odds.order import ORDERINGS
 from interpreter.odds.polynomials import Budget, TooComplex, too_many_ways
 from interpreter.odds.pools import (
-    DEFAULT_BUDGET,
     counted_distribution,
     counted_may_fail,
     limit_failures,
+    term_budget,
 )
 from interpreter.odds.questions import PoolQuestions
 from interpreter.odds.reads import ReadMemory
@@ -127,7 +127,10 @@ class DistRoll:
     def __init__(self, roller, die: Die, count: int, steps: tuple):
         self.roller, self.die, self.count, self.steps = roller, die, count, steps
         self.number = next_number()  # what its answers are remembered by
-        self._dist = self._raw = self._total = self.finished = None
+        self._dist: Dist | None = None
+        self._raw: Dist | None = None
+        self._total: Dist | None = None
+        self.finished: Any = None  # (not yet asked) a Dist of yes or why it failed; or False
         self.failure = counted_may_fail(
             die, count, steps, roller.epsilon, roller.extra_per_die, roller.budget_of_term()
         )
@@ -333,7 +336,7 @@ class OddsRoller(PoolQuestions):
                     )
                     for face in die.counts
                 )
-                make = Forms
+                make = Forms  # type: ignore[assignment]  # (a class called as the partial is)
 
             def poll(work: int, states: int) -> None:
                 self.charge(work)
@@ -347,8 +350,9 @@ class OddsRoller(PoolQuestions):
         return found, None
 
     def budget_of_term(self) -> Budget:
-        """A dice term's own budget: work, bytes at once, and the deadline."""
-        return Budget(DEFAULT_BUDGET, self.limits.odds_bytes, self.deadline)
+        """A dice term's own budget: work (in proportion to the caller's budget), bytes
+        at once, and the deadline."""
+        return Budget(term_budget(self.budget), self.limits.odds_bytes, self.deadline)
 
     @property
     def extra_per_die(self) -> int:
@@ -417,7 +421,8 @@ class OddsRoller(PoolQuestions):
         saved = self.pins, self.cursor
         self.pins, self.cursor = (), 0  # nothing here may take a pinned value
         try:
-            target = check.target(ctx) if check.target is not None else None
+            # (None: no target, and then no margins either: `shifts` below is None)
+            target: Any = check.target(ctx) if check.target is not None else None
             if isinstance(target, Unknown):
                 return None
             cut = totals.total >> negligible
@@ -544,7 +549,7 @@ def _nothing(value):  # noqa: ARG001 (a function mapped over a distribution's va
 def _settled(ctx, value):  # noqa: ARG001 (a check's record reads its fields as settled(ctx, value))
     """A field of a check's record, which must not need dice of its own (see _records)."""
     if isinstance(value, Unknown):
-        raise Branch(value)
+        raise Branch(cast(Dist, value))  # (the odds roller's unknown values are Dists)
     return value
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 import yaml
 from yaml.composer import Composer
@@ -32,8 +33,13 @@ from interpreter.sheets.field_positions import (
     too_deep_error,
 )
 
+if TYPE_CHECKING:
+    _Loader = yaml.SafeLoader  # what _Refusing is mixed into (its host)
+else:
+    _Loader = object
 
-class _Refusing:
+
+class _Refusing(_Loader):
     """PyYAML's safe loading, refusing anchors and aliases, numbers too long to read, and
     a key given twice in one mapping (mixed into a loader: `PureLoader`, `Loader`)."""
 
@@ -74,7 +80,7 @@ class PureLoader(_Refusing, yaml.SafeLoader):
 PureLoader.add_constructor("tag:yaml.org,2002:int", PureLoader.construct_yaml_int)
 
 if yaml.__with_libyaml__:
-    from yaml.cyaml import CParser
+    from yaml._yaml import CParser
 
     class _CEvents(Composer, CParser, SafeConstructor, Resolver):
         """libyaml's events (PyYAML's CSafeLoader's parser), composed and constructed in
@@ -126,13 +132,13 @@ def read(text: str, text_format: str, path: str | None = None) -> tuple:
         raise failure.at(line, column, line_at(text, half))
     past = brackets_too_deep(text)
     if past is not None:  # as the parser sees the text up to that bracket
-        failure = too_deep(too_deep_error(path), text[: past + 1], Loader)
-        if failure is not None:
-            raise failure
+        deep = too_deep(too_deep_error(path), text[: past + 1], Loader)
+        if deep is not None:
+            raise deep
     try:
         if text_format == "json":
             data = json.loads(text, parse_int=_json_int, object_pairs_hook=_json_object)
-            places = JsonPlaces(text)
+            places: JsonPlaces | YamlPlaces = JsonPlaces(text)
         else:
             loader = Loader(text)
             try:
@@ -224,7 +230,10 @@ def _json_object(pairs: list) -> dict:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set = set()
-        raise Duplicate(next(k for k, _ in pairs if k in seen or seen.add(k)))
+        for key, _ in pairs:
+            if key in seen:
+                raise Duplicate(key)
+            seen.add(key)
     return out
 
 
@@ -249,7 +258,7 @@ def _duplicate(text: str, path, error: Duplicate) -> SheetError:
         found = JsonPlaces(text).duplicate()
         if found is not None:
             error.key, first, second = found
-    if first is None:
+    if first is None or second is None:  # (both found, or neither)
         return SheetError(tr("the key {key} is given twice", key=_shown(error.key)), path=path)
     failure = SheetError(
         tr(
@@ -345,7 +354,7 @@ class _JsonWalk:
     def value(self, i: int):
         text = self.text
         if text[i] == "{":
-            members = []
+            members: list = []
             j = self.skip(i + 1)
             if text[j] == "}":
                 return (i, j + 1, members)
@@ -364,7 +373,7 @@ class _JsonWalk:
                 j = self.skip(j + 1)
         if text[i] == "[":
             j = self.skip(i + 1)
-            items = []
+            items: list = []
             if text[j] == "]":
                 return (i, j + 1, None, items)
             while True:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import html
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -60,15 +61,15 @@ def create_app(
     """
     access = access_for(host, token, allow_hosts)
     library = Library(folder)  # the folder checked here; each worker process has its own
-    workers = Workers(library.folder, odds_seconds, run_seconds, language, **(workers or {}))
-    api = Api(workers)
-    table = make_table(library.folder, **(table or {}))
+    pool = Workers(library.folder, odds_seconds, run_seconds, language, **(workers or {}))
+    api = Api(pool)
+    shared = make_table(library.folder, **(table or {}))
 
     @contextlib.asynccontextmanager
     async def lifespan(app):  # noqa: ARG001 (Starlette calls the lifespan with its app)
-        await workers.start()
+        await pool.start()
         yield
-        await workers.stop()
+        await pool.stop()
 
     async def page(request):  # noqa: ARG001 (Starlette calls every endpoint with its request)
         # The page carries the CSRF token its scripts send with every request that posts.
@@ -102,25 +103,27 @@ def create_app(
         Route("/api/sweep", api.sweep, methods=["POST"]),
         Route("/api/encounter", api.encounter, methods=["POST"]),
         Route("/api/check", api.check, methods=["POST"]),
-        Route("/api/editor", Editing(workers).answer, methods=["POST"]),
+        Route("/api/editor", Editing(pool).answer, methods=["POST"]),
         Route("/api/language", api.language),
         Route("/api/words", api.words),
-        *table_routes(table, access, library, language),
+        *table_routes(shared, access, library, language),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
+    # (each handler takes the errors of its class: Starlette's types say any Exception)
+    handlers: dict[Any, Callable[..., Any]] = {
+        RulebookError: project_error,
+        HTTPException: http_error,
+        Exception: unexpected_error,
+    }
     app = Starlette(
         routes=routes,
-        exception_handlers={
-            RulebookError: project_error,
-            HTTPException: http_error,
-            Exception: unexpected_error,
-        },
+        exception_handlers=handlers,
         lifespan=lifespan,
     )
     app.state.library = library
-    app.state.workers = workers
-    app.state.table = table
-    return Guard(TableDoors(PublicPaths(app, library.folder), table), access, max_body, table)
+    app.state.workers = pool
+    app.state.table = shared
+    return Guard(TableDoors(PublicPaths(app, library.folder), shared), access, max_body, shared)
 
 
 async def openapi(request):  # noqa: ARG001 (Starlette calls every endpoint with its request)

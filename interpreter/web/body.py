@@ -243,7 +243,8 @@ def faces(body: dict, name: str = "dice") -> list[int] | None:
 
 def _depth(value) -> int:
     """How deep the body nests; a text or key that is not Unicode text is refused."""
-    stack, deepest = [(value, 1, ())], 0
+    stack: list[tuple] = [(value, 1, ())]
+    deepest = 0
     while stack:
         item, depth, where = stack.pop()
         deepest = max(deepest, depth)

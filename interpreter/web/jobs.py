@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any, Literal, cast, overload
 
 from dsl.errors import RulebookError, RulebookInvalid
 from dsl.load import read
@@ -58,7 +59,7 @@ class Work:
         now = time.monotonic()
         self.ready()
         seconds = self.odds_seconds
-        if now - self.started > seconds:
+        if now - cast(float, self.started) > seconds:  # (set by ready() above)
             raise odds_too_long(seconds)
         if self.stream and (now - self.last >= PROGRESS_EVERY or done >= total):
             self.last = now
@@ -97,7 +98,7 @@ def rulebooks(work: Work, args: dict) -> dict:  # noqa: ARG001 (every job is cal
     library = work.library
     out = []
     for name, (path, source) in library.rulebook_files().items():
-        item = {"name": name, "source": source, "path": str(path)}
+        item: dict[str, Any] = {"name": name, "source": source, "path": str(path)}
         try:
             book = library.rulebook(name)
         except RulebookError as error:
@@ -222,6 +223,12 @@ def language_asked_of(work: Work, args) -> str | None:
         return saving.entry_language(work.library, body["entry"])
     except RulebookError:  # (no journal, no such entry: said in English)
         return None
+
+
+@overload
+def text_field(body: dict, name: str, required: Literal[True]) -> str: ...
+@overload
+def text_field(body: dict, name: str, required: bool = False) -> str | None: ...
 
 
 def text_field(body: dict, name: str, required: bool = False) -> str | None:

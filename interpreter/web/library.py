@@ -209,9 +209,10 @@ class Library:
     def characters(self, book: dsl.Rulebook | None = None) -> list[dict]:
         """The characters, each with the rulebook its file names; only those for `book`
         (or a rulebook it extends) when one is given."""
-        wanted = None
+        wanted: set | None = None
         if book is not None:
-            wanted, current = set(), book
+            wanted = set()
+            current: dsl.Rulebook | None = book
             while current is not None:
                 wanted.add(Path(current.path).stem)
                 current = current.base
@@ -341,7 +342,7 @@ def _text_now(path: Path) -> str | None:
 
 def _stamps(book) -> tuple:
     """What tells that a rulebook's files changed: each file's size and time, base first."""
-    out = []
+    out: list[tuple] = []
     current = book
     while current is not None:
         try:

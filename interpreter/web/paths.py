@@ -14,6 +14,7 @@ import contextlib
 import json
 import re
 from pathlib import Path
+from typing import cast
 
 import anyio.to_thread
 
@@ -42,7 +43,11 @@ class Names:
         for path in characters.iterdir():
             if path.suffix in (".yaml", ".yml", ".json"):
                 _add(table, path, path.stem)
-        roots = {Path(m.__file__).parent.parent for m in (dsl, interpreter, rulebooks, grammar)}
+        # (packages read from folders: each has its file)
+        roots = {
+            Path(cast(str, m.__file__)).parent.parent
+            for m in (dsl, interpreter, rulebooks, grammar)
+        }
         places = [(folder, ""), *((root, "") for root in roots), (Path.home(), "~/")]
         anchors: set[bytes] = set()  # every path replaced begins with one of these
         for place, instead in places:
@@ -60,9 +65,9 @@ class Names:
                 replacements.setdefault(_escaped(old, ascii_only), _escaped(new, ascii_only))
         self.replacements = replacements
         alternatives = []
-        for old in sorted(replacements, key=len, reverse=True):
-            bare = b"" if old.endswith(b"/") else b"(?!" + _NAME_BYTE + b")"
-            alternatives.append(re.escape(old) + bare)
+        for escaped in sorted(replacements, key=len, reverse=True):
+            bare = b"" if escaped.endswith(b"/") else b"(?!" + _NAME_BYTE + b")"
+            alternatives.append(re.escape(escaped) + bare)
         self.pattern = re.compile(b"|".join(alternatives))
 
     def rewrite(self, body: bytes) -> bytes:
@@ -101,7 +106,7 @@ class PublicPaths:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or scope.get("method") == "HEAD":
             return await self.app(scope, receive, send)
-        start: dict | None = None
+        start: dict = {}  # (the JSON answer's start, held until its body is whole)
         kind: bytes | None = None
         held: list[bytes] = []
 

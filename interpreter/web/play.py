@@ -204,12 +204,12 @@ def odds(work: Work, args: dict) -> dict:
     warned = sheet_warnings(
         [sheet, *(v for v in params.values() if isinstance(v, Sheet))], language
     )
-    warned = {"warnings": warned} if warned else {}  # (as `odds --json` when there are none)
+    shown = {"warnings": warned} if warned else {}  # (as `odds --json` when there are none)
     a = engine.odds(action, sheet, params, target, progress=work.progress, **options)
     if other is None:
-        return {**odds_data(a, language), **warned}
+        return {**odds_data(a, language), **shown}
     b = other[0].odds(action, other[1], other[2], target, progress=work.progress, **options)
-    return {**comparison_data(a, b, names, language), **warned}
+    return {**comparison_data(a, b, names, language), **shown}
 
 
 def default_goal(engine, action: str, sheet, params: dict, answers) -> str | None:

@@ -15,6 +15,7 @@ uvicorn's HTTP/1.1 protocol (h11), with what it lacks against a slow or hostile 
 from __future__ import annotations
 
 import json
+from typing import Any, cast
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -48,7 +49,9 @@ class TimedH11Protocol(H11Protocol):
         super().connection_made(transport)
         address = self.client[0] if self.client else None
         held = sum(
-            1 for c in self.connections if getattr(c, "client", None) and c.client[0] == address
+            1
+            for c in self.connections
+            if getattr(c, "client", None) and cast(Any, c).client[0] == address  # (checked)
         )
         if address is not None and held > self.per_address:
             refusal = RequestError(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
+from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
@@ -55,7 +56,8 @@ class Workers:
             "rss": WORKER_RSS,
             "jobs": jobs,
         }
-        self._made = (folder, settings, {"quick": quick, "heavy": heavy})
+        options: dict[str, Any] = {"quick": quick, "heavy": heavy}
+        self._made = (folder, settings, options)
         # One pool per event loop: an app served by two loops at once (two test clients)
         # must not wait in one loop for what another loop's pool is told.
         self._pools: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -84,7 +86,8 @@ class Workers:
         self.pool.submit(job)
         if not await self._awaited(request, job, job.done):
             return _gone()
-        return _response(*job.done.result(), job.headers)
+        status, body = job.done.result()
+        return _response(status, body, job.headers)
 
     async def odds(self, request, body: dict) -> Response:
         """Odds: the answer, or with `progress`, a stream once the inputs are checked."""

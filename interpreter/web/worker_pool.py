@@ -40,6 +40,7 @@ import signal
 import socket
 import time
 from collections import Counter, deque
+from typing import Any, cast
 
 from dsl.errors import RulebookError
 from dsl.messages import tr
@@ -72,7 +73,11 @@ HEAVY_NICE = 10
 TICK = 0.05
 
 FORK_SERVER = "forkserver" in multiprocessing.get_all_start_methods()  # POSIX
-CONTEXT = multiprocessing.get_context("forkserver" if FORK_SERVER else "spawn")
+# (typed as the contexts that make processes: both of these do)
+CONTEXT = cast(
+    "multiprocessing.context.SpawnContext",
+    multiprocessing.get_context("forkserver" if FORK_SERVER else "spawn"),
+)
 WORKER_NAME = "rulebook-worker"
 
 
@@ -306,7 +311,10 @@ class Pool:
     async def _listen(self, worker: Worker) -> None:
         """What a worker says, until it is gone."""
         while True:
-            received = await frames.read(worker.reader, self.most + 1024)
+            # (its reader is made before it listens)
+            received = await frames.read(
+                cast(asyncio.StreamReader, worker.reader), self.most + 1024
+            )
             if received is None:
                 break
             kind, status, payload = received
@@ -390,7 +398,7 @@ class Pool:
             worker.job, job.worker = job, worker
             job.turn = time.monotonic()
             self.started_by[job.client] += 1
-            worker.writer.write(job.envelope(self.most))
+            cast(asyncio.StreamWriter, worker.writer).write(job.envelope(self.most))  # (idle: made)
 
     def _next(self) -> Job | None:
         for _ in range(len(self.order)):
@@ -418,7 +426,7 @@ class Pool:
     def _tick(self, now: float) -> None:
         for worker in list(self.quick):
             job = worker.job
-            if job is not None and now - job.turn >= self.slice:
+            if job is not None and now - cast(float, job.turn) >= self.slice:  # (running)
                 self._to_heavy(worker, job)
         for worker in list(self.workers):
             job = worker.job
@@ -439,7 +447,7 @@ class Pool:
             too_long = job.too_long or (lambda: work_too_long(job.seconds))
             error = too_long()
         job.fail(error)
-        self._kill(job.worker)
+        self._kill(cast(Worker, job.worker))  # (a running job has its worker)
 
     def _to_heavy(self, worker: Worker, job: Job) -> None:
         """A job past its slice: its process leaves the quick lane, at a lower priority."""
@@ -447,7 +455,7 @@ class Pool:
         worker.lane = "heavy"
         self.heavy.append(job)
         with contextlib.suppress(OSError, AttributeError):  # gone, or no priorities here
-            os.setpriority(os.PRIO_PROCESS, worker.process.pid, HEAVY_NICE)
+            os.setpriority(os.PRIO_PROCESS, cast(Any, worker.process).pid, HEAVY_NICE)
         self._fill()
 
     def _turns(self, now: float) -> None:
@@ -484,14 +492,14 @@ class Pool:
         return min(waiting, key=lambda j: (held[j.client], j.paused_at))
 
     def _pause(self, job: Job, now: float, running: list, waiting: list) -> None:
-        _signal(job.worker.process, signal.SIGSTOP)
-        job.ran += now - job.turn
+        _signal(cast(Worker, job.worker).process, signal.SIGSTOP)  # (running: its worker)
+        job.ran += now - cast(float, job.turn)
         job.turn, job.paused_at = None, now
         running.remove(job)
         waiting.append(job)
 
     def _resume(self, job: Job, now: float, running: list, waiting: list) -> None:
-        _signal(job.worker.process, signal.SIGCONT)
+        _signal(cast(Worker, job.worker).process, signal.SIGCONT)  # (paused: its worker)
         job.turn = now
         waiting.remove(job)
         running.append(job)

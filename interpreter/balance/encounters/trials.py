@@ -43,6 +43,8 @@ def play(engine, encounter, dice, sheets=None) -> tuple:
                 continue
             actor = people[index]
             target = turns.target_of(encounter, state, index)
+            if target is None:  # no rival stands: the encounter is decided
+                return turns.winner(encounter, state), round_number, state
             sheet, params = turns.arguments(encounter, state, index, target, sheets)
             try:
                 out = engine.run(actor.action, sheet, params, dice=dice)
