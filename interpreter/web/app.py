@@ -67,7 +67,9 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app):  # noqa: ARG001 (Starlette calls the lifespan with its app)
         await workers.start()
+        table.listen()
         yield
+        table.stop_listening()
         await workers.stop()
 
     async def page(request):  # noqa: ARG001 (Starlette calls every endpoint with its request)
