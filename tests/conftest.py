@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import postgres_backend
 import pytest
 from hypothesis import HealthCheck, settings
 
 import dsl
-import postgres_backend
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"

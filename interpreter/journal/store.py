@@ -45,7 +45,7 @@ _STEPS_PER_CALL = 100_000
 MAX_FILE_BYTES = max(MAX_SHEET_SIZE, MAX_FILE_SIZE)
 
 
-def _unreadable(path: Path, error: Exception) -> JournalError:
+def _unreadable(path: Path | str, error: Exception) -> JournalError:
     return JournalError(tr("{path}: not a readable journal ({error})", path=path, error=error))
 
 
