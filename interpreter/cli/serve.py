@@ -9,7 +9,7 @@ import webbrowser
 from pathlib import Path
 
 from dsl.messages import language_for, tr
-from interpreter.cli import arguments
+from interpreter.cli import arguments, options
 from interpreter.errors import ParameterError
 
 #: connections (and requests being answered) the server holds at once
@@ -70,6 +70,7 @@ def add_parser(commands) -> None:
             "a new code seats everyone anew)"
         ),
     )
+    options.database_option(p)
     p.add_argument("--no-browser", action="store_true", help=tr("do not open the browser"))
     p.add_argument(
         "--workers",
