@@ -45,6 +45,9 @@ ENGINE = Engine.of(dsl.load(RULES))
 #: the choices of a run that changes the target and the ally (the hero is unchanged)
 PARRY_HELPED = {"defensa": "parar", "fuerza": "no", "ayuda": "sí"}
 
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
+
 
 def cast(folder: Path) -> dict[str, Path]:
     """The three sheets, fresh in `folder`, by role."""

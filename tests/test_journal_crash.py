@@ -24,6 +24,9 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork (POS
 #: alternately hurt and heal: every run changes the sheet
 LOOP = [("recibir_daño", {"daño": "3"}), ("recuperación_diaria", {})]
 
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
+
 
 def in_child(work) -> int:
     """Fork; run `work()` in the child and leave it with os._exit (never back to pytest)."""

@@ -29,6 +29,9 @@ from interpreter.sheets.character import text_digest
 OLD = 'rulebook "Casa" extends brujeria {\n}\n'
 NEW = 'rulebook "Casa" extends brujeria {\n}\ntable Nueva { a: 1 }\n'
 
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
+
 
 @pytest.fixture
 def journal(tmp_path):

@@ -17,6 +17,9 @@ ANA = {"rulebook": "brujeria", "action": "asustarse", "character": "ana", "seed"
 # An edit of Brujería that empties a character's life: run as text, never saved.
 LETHAL = 'rulebook "Letal" extends brujeria {\n}\naction matar() {\n  lose Vida from Vida\n}\n'
 
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
+
 
 @pytest.fixture
 def folder(tmp_path):
