@@ -43,3 +43,23 @@ def own_schema(url: str):
     finally:
         with psycopg.connect(url, autocommit=True) as connection:
             connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@contextmanager
+def fresh_journal():
+    """A journal of its own for one generated example (hypothesis runs many in one test):
+    on PostgreSQL (the test's $RULEBOOK_DATABASE) a new schema, as each example's new
+    folder is for SQLite."""
+    from interpreter.journal.postgres import DATABASE_ENV
+
+    named = os.environ.get(DATABASE_ENV)
+    base = server_url()
+    if not named or base is None:
+        yield
+        return
+    with own_schema(base) as own:
+        os.environ[DATABASE_ENV] = own
+        try:
+            yield
+        finally:
+            os.environ[DATABASE_ENV] = named

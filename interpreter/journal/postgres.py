@@ -36,7 +36,7 @@ CHANNEL = "rulebook_table"
 LISTEN_SECONDS = 1.0
 
 _SCHEMA_5 = """
-CREATE TABLE texts (hash TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE texts (hash TEXT PRIMARY KEY, body BYTEA NOT NULL);
 CREATE TABLE rulebooks (
     hash TEXT PRIMARY KEY, name TEXT NOT NULL, title TEXT NOT NULL, path TEXT NOT NULL,
     sources TEXT NOT NULL
@@ -109,6 +109,23 @@ CREATE TABLE table_seats (
 #: the version SQLite's journal had when PostgreSQL came), and the steps after it
 MIGRATIONS: dict[int, str] = {}
 FIRST_VERSION = 5
+
+
+def body_of(text: str) -> bytes:
+    """A text as `texts.body` keeps it on PostgreSQL: its UTF-8 bytes (a PostgreSQL text
+    holds no NUL character; a sheet or a rulebook file may)."""
+    return text.encode("utf-8")
+
+
+def text_of(body) -> str | None:
+    """A stored body as the text it is (SQLite's, or PostgreSQL's bytes); None for what is
+    not a text."""
+    if isinstance(body, memoryview | bytes):
+        try:
+            return bytes(body).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return body if isinstance(body, str) else None
 
 
 def is_postgres(url: str | None) -> bool:

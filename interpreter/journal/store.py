@@ -220,7 +220,8 @@ class Journal:
             return None
         digest = text_digest(text)
         self.connection.execute(
-            "INSERT INTO texts (hash, body) VALUES (?, ?) ON CONFLICT DO NOTHING", (digest, text)
+            "INSERT INTO texts (hash, body) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (digest, postgres.body_of(text) if self.on_postgres else text),
         )
         return digest
 
@@ -341,7 +342,7 @@ class Journal:
             raise JournalError(
                 tr("{path}: the text {value} is missing", path=self.where, value=str(digest)[:12])
             )
-        body = row[0]
+        body = postgres.text_of(row[0])
         if not isinstance(body, str) or text_digest(body) != digest:
             raise JournalError(
                 tr(
@@ -356,7 +357,7 @@ class Journal:
         """Every (hash, text) the journal keeps, as stored: a hash or a body that is not
         a text is given as None (`journal verify` says so)."""
         return [
-            (digest if isinstance(digest, str) else None, body if isinstance(body, str) else None)
+            (digest if isinstance(digest, str) else None, postgres.text_of(body))
             for digest, body in self._all("SELECT hash, body FROM texts")
         ]
 
