@@ -139,6 +139,10 @@ def cmd_serve(args) -> int:
         raise ParameterError(
             tr("{folder}: no such folder", folder=args.folder), None, tr("serve an existing folder")
         )
+    if getattr(args, "database", None):  # reached (and its tables made) now, not at a save
+        from interpreter.journal import JOURNAL_NAME, Journal
+
+        Journal(folder / JOURNAL_NAME).close()
     given = args.token if args.token is not None else token_from_environment()
     allowed = [check_host_name(name) for name in args.allow_host]
     workers = {"quick": getattr(args, "workers", 2), "heavy": getattr(args, "heavy", None)}
