@@ -26,14 +26,20 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "sqlite_only: a journal test that reads journal.sqlite itself (one backend)"
     )
+    config.addinivalue_line(
+        "markers", "postgres_only: a journal test of what only PostgreSQL has (one backend)"
+    )
 
 
 def pytest_generate_tests(metafunc):
     """A test that asks for `journal_backend` runs on SQLite and on PostgreSQL (one
-    marked sqlite_only: on SQLite)."""
+    marked sqlite_only or postgres_only: on that one)."""
     if "journal_backend" in metafunc.fixturenames:
-        only = metafunc.definition.get_closest_marker("sqlite_only") is not None
-        backends = ["sqlite"] if only else list(postgres_backend.BACKENDS)
+        backends = list(postgres_backend.BACKENDS)
+        if metafunc.definition.get_closest_marker("sqlite_only") is not None:
+            backends = ["sqlite"]
+        if metafunc.definition.get_closest_marker("postgres_only") is not None:
+            backends = ["postgres"]
         metafunc.parametrize("journal_backend", backends, indirect=True)
 
 
