@@ -152,6 +152,7 @@ def test_two_serve_processes_share_one_table(folder, journal_backend):
         lines: queue.Queue = queue.Queue()
         ready = threading.Event()
         reader = _ready_stream(other, lines, ready)
+        _wait_up(one)
         csrf = _csrf_of_join_page(one)
         status, joined = _post(one, "/api/table/join", {"code": CODE, "player": "Lu"}, csrf)
         assert status == 200, joined
@@ -165,17 +166,21 @@ def test_two_serve_processes_share_one_table(folder, journal_backend):
     reader.join(BOUND)
 
 
-def _ready_stream(base: str, lines: queue.Queue, ready: threading.Event) -> threading.Thread:
-    """The stream of a server just started: asked again until it answers (it prints its
-    address before it listens)."""
+def _wait_up(base: str) -> None:
+    """Until a server just started answers (it prints its address before it listens)."""
     deadline = time.monotonic() + BOUND
     while True:
         try:
             http.client.HTTPConnection(*_address(base), timeout=BOUND).connect()
-            break
+            return
         except OSError:
             assert time.monotonic() < deadline, f"{base} did not start"
             time.sleep(0.05)
+
+
+def _ready_stream(base: str, lines: queue.Queue, ready: threading.Event) -> threading.Thread:
+    """The game master's stream of a server just started, open."""
+    _wait_up(base)
     reader = _listening(base, lines, ready)
     assert ready.wait(BOUND) and lines.get(timeout=BOUND) == ("status", 200)
     assert lines.get(timeout=BOUND) == ("line", "retry: 1000")
