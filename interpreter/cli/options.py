@@ -357,12 +357,12 @@ def database_option(p) -> None:
 def database_of(args):
     """While a command runs: its `--database`, as every journal it opens finds it (and the
     server's worker processes: $RULEBOOK_DATABASE)."""
-    from interpreter.journal.postgres import DATABASE_ENV, is_postgres
-
     url = getattr(args, "database", None)
-    if url is None:
+    if url is None:  # (nothing imported: `rulebook roll d20` stays light)
         yield
         return
+    from interpreter.journal.postgres import DATABASE_ENV, is_postgres
+
     if not is_postgres(url):
         raise ParameterError(
             tr("--database takes a PostgreSQL URL (postgresql://...)"),
