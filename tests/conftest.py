@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import postgres_backend
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -19,6 +20,51 @@ settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "sqlite_only: a journal test that reads journal.sqlite itself (one backend)"
+    )
+    config.addinivalue_line(
+        "markers", "postgres_only: a journal test of what only PostgreSQL has (one backend)"
+    )
+
+
+def pytest_generate_tests(metafunc):
+    """A test that asks for `journal_backend` runs on SQLite and on PostgreSQL (one
+    marked sqlite_only or postgres_only: on that one)."""
+    if "journal_backend" in metafunc.fixturenames:
+        backends = list(postgres_backend.BACKENDS)
+        if metafunc.definition.get_closest_marker("sqlite_only") is not None:
+            backends = ["sqlite"]
+        if metafunc.definition.get_closest_marker("postgres_only") is not None:
+            backends = ["postgres"]
+        metafunc.parametrize("journal_backend", backends, indirect=True)
+
+
+@pytest.fixture
+def journal_backend(request, monkeypatch):
+    """The journal's database for this test: "sqlite" (the folder's file), or "postgres"
+    (a schema of its own in $RULEBOOK_TEST_POSTGRES, named by $RULEBOOK_DATABASE)."""
+    from interpreter.journal.postgres import DATABASE_ENV
+
+    monkeypatch.delenv(DATABASE_ENV, raising=False)
+    if request.param == "sqlite":
+        yield "sqlite"
+        return
+    url = postgres_backend.server_url()
+    if url is None:
+        said = (
+            f"no PostgreSQL to test against: ${postgres_backend.URL_ENV} is not set "
+            "(`.ci/postgres start` starts one and prints its URL)"
+        )
+        if postgres_backend.in_ci():
+            pytest.fail(said + "; CI runs every test on PostgreSQL too")
+        pytest.skip(said)
+    with postgres_backend.own_schema(url) as own:
+        monkeypatch.setenv(DATABASE_ENV, own)
+        yield "postgres"
 
 
 def pytest_addoption(parser):

@@ -22,6 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Menecma casts Grito Báquico (a 7: one point of success, 3 Virtus of 5 spent)
 GRITO = "run arcana_mundi usar_numina --set 'numina=Grito Báquico' --dice 3,4"
 
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
+
 
 @pytest.fixture
 def table(tmp_path, monkeypatch):
@@ -46,7 +49,9 @@ def test_save_on_a_shipped_character_exits_2_and_says_how_to_copy_it(capsys, tab
     assert list(table.iterdir()) == []
 
 
-def test_new_then_save_writes_only_the_changed_value_and_journals_it(capsys, table):
+def test_new_then_save_writes_only_the_changed_value_and_journals_it(
+    capsys, table, journal_backend
+):
     code, out, _ = run_cli(capsys, "new", "menecma", "menecma.yaml")
     assert code == 0 and "creado menecma.yaml" in out  # (in its rulebook's language)
     original = (SHIPPED / "menecma.yaml").read_text(encoding="utf-8")
@@ -55,7 +60,8 @@ def test_new_then_save_writes_only_the_changed_value_and_journals_it(capsys, tab
     assert code == 0 and "guardado menecma.yaml (diario " in out and "tirada 1)" in out
     saved = (table / "menecma.yaml").read_text(encoding="utf-8")
     assert saved == original.replace("Fides: 3\n", "Fides: 3\ndinamis:\n  Virtus: 2\n")
-    assert sorted(p.name for p in table.iterdir()) == ["journal.sqlite", "menecma.yaml"]
+    files = ["journal.sqlite", "menecma.yaml"] if journal_backend == "sqlite" else ["menecma.yaml"]
+    assert sorted(p.name for p in table.iterdir()) == files  # (on PostgreSQL: the database)
     code, _, err = run_cli(capsys, "new", "menecma", "menecma.yaml")
     assert code == 2 and "el fichero ya existe" in err  # (in its rulebook's language)
 
@@ -71,12 +77,15 @@ def test_save_as_writes_a_new_file_and_refuses_an_existing_one(capsys, table):
     assert code == 2
 
 
-def test_run_json_says_where_it_was_saved(capsys, table):
+def test_run_json_says_where_it_was_saved(capsys, table, journal_backend):
     run_cli(capsys, "new", "brujeria_investigadora", "lucia.yaml")
     code, out, _ = fright(capsys, "lucia.yaml", "1,1,1,3", "--json")
     data = json.loads(out)
     assert code == 0 and data["saved"]["entry"] == 1
-    assert data["saved"]["journal"] == str(table / "journal.sqlite")
+    if journal_backend == "sqlite":
+        assert data["saved"]["journal"] == str(table / "journal.sqlite")
+    else:  # the database, as --database or $RULEBOOK_DATABASE named it
+        assert data["saved"]["journal"] == os.environ["RULEBOOK_DATABASE"]
 
 
 @pytest.fixture

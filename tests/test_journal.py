@@ -28,6 +28,9 @@ from interpreter.journal import (
     verify_record,
 )
 
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
+
 
 @pytest.fixture
 def lucia(tmp_path):
@@ -94,6 +97,7 @@ def test_a_house_rule_keeps_every_file_it_stands_on(journal, lucia):
     assert row["sources"][0]["extends"] == "brujeria"
 
 
+@pytest.mark.sqlite_only
 def test_the_schema_has_a_version_and_refuses_a_newer_journal(tmp_path):
     path = tmp_path / "journal.sqlite"
     Journal(path).close()
@@ -107,6 +111,7 @@ def test_the_schema_has_a_version_and_refuses_a_newer_journal(tmp_path):
         Journal(path)
 
 
+@pytest.mark.sqlite_only
 def test_a_migration_brings_an_old_journal_up(tmp_path, monkeypatch):
     path = tmp_path / "journal.sqlite"
     Journal(path).close()
@@ -119,6 +124,7 @@ def test_a_migration_brings_an_old_journal_up(tmp_path, monkeypatch):
         assert journal.connection.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION
 
 
+@pytest.mark.sqlite_only
 def test_not_a_journal_is_said_so(tmp_path):
     path = tmp_path / "journal.sqlite"
     path.write_bytes(b"this is not a database" * 100)
@@ -219,13 +225,14 @@ def test_a_run_and_its_undo_do_not_block_undoing_an_earlier_run(journal, lucia):
 # ─── export and verify ──────────────────────────────────────────────────────
 
 
-def test_an_exported_run_verifies_anywhere(journal, lucia, tmp_path):
+def test_an_exported_run_verifies_anywhere(journal, lucia, tmp_path, monkeypatch):
     (number,) = play_session(journal, lucia, 1)
     record = export_record(journal, number)
     text = json.dumps(record, ensure_ascii=False)
     lucia.unlink()
     journal.close()
-    (tmp_path / "journal.sqlite").unlink()
+    (tmp_path / "journal.sqlite").unlink(missing_ok=True)  # (on PostgreSQL: none)
+    monkeypatch.delenv("RULEBOOK_DATABASE", raising=False)  # (nor the database)
     verified = verify_record(json.loads(text))
     assert verified.action == "asustarse" and verified.result == record["result"]
 

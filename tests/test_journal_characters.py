@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from postgres_backend import fresh_journal
 
 import dsl
 from interpreter import Engine, ForcedDice, SeededDice
@@ -44,6 +45,9 @@ SHEETS = {
 ENGINE = Engine.of(dsl.load(RULES))
 #: the choices of a run that changes the target and the ally (the hero is unchanged)
 PARRY_HELPED = {"defensa": "parar", "fuerza": "no", "ayuda": "sí"}
+
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
 
 
 def cast(folder: Path) -> dict[str, Path]:
@@ -266,50 +270,54 @@ sessions = st.lists(
 )
 @given(session=sessions)
 def test_a_journaled_session_replays_and_verifies_exactly(tmp_path_factory, session):
-    paths = cast(tmp_path_factory.mktemp("session"))
-    with Journal.beside(paths["self"]) as journal:
-        outcomes = [
-            saved_run(journal, paths, SeededDice(seed), picker(picks))[1] for seed, picks in session
-        ]
-        report = replay(journal, ENGINE.rulebook, chain=True)
-        assert [run.status for run in report] == [SAME] * len(session)
-        for run, outcome in zip(report, outcomes, strict=True):
-            assert [c["value"] for c in run.choices] == [c.value for c in outcome.choices]
-        for entry in journal.entries():
-            verify_record(export_record(journal, entry.id))
-        report = verify_journal(journal, rerun=True)
-        assert report.consistent, report.findings
+    with fresh_journal():  # (on PostgreSQL: a schema of its own)
+        paths = cast(tmp_path_factory.mktemp("session"))
+        with Journal.beside(paths["self"]) as journal:
+            outcomes = [
+                saved_run(journal, paths, SeededDice(seed), picker(picks))[1]
+                for seed, picks in session
+            ]
+            report = replay(journal, ENGINE.rulebook, chain=True)
+            assert [run.status for run in report] == [SAME] * len(session)
+            for run, outcome in zip(report, outcomes, strict=True):
+                assert [c["value"] for c in run.choices] == [c.value for c in outcome.choices]
+            for entry in journal.entries():
+                verify_record(export_record(journal, entry.id))
+            report = verify_journal(journal, rerun=True)
+            assert report.consistent, report.findings
 
 
 @settings(max_examples=15, deadline=None)
 @given(session=sessions, data=st.data())
 def test_undo_after_runs_gives_back_byte_identical_sheets(tmp_path_factory, session, data):
-    paths = cast(tmp_path_factory.mktemp("undo"))
-    history = [texts(paths)]
-    with Journal.beside(paths["self"]) as journal:
-        for seed, picks in session:
-            saved_run(journal, paths, SeededDice(seed), picker(picks))
-            history.append(texts(paths))
-        undoes = data.draw(st.integers(1, len(session)))
-        for _ in range(undoes):  # the last standing run each time
-            undo(journal)
-    assert texts(paths) == history[len(session) - undoes]
+    with fresh_journal():  # (on PostgreSQL: a schema of its own)
+        paths = cast(tmp_path_factory.mktemp("undo"))
+        history = [texts(paths)]
+        with Journal.beside(paths["self"]) as journal:
+            for seed, picks in session:
+                saved_run(journal, paths, SeededDice(seed), picker(picks))
+                history.append(texts(paths))
+            undoes = data.draw(st.integers(1, len(session)))
+            for _ in range(undoes):  # the last standing run each time
+                undo(journal)
+        assert texts(paths) == history[len(session) - undoes]
 
 
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32), picks=st.lists(st.integers(0, 1), min_size=3, max_size=3))
 def test_a_run_that_fails_writes_nothing(tmp_path_factory, seed, picks):
-    # Aguante 0 on the hero: `fuerza sí` cannot be paid; an answer given in advance that
-    # names it fails the run (a ChoiceNotOpen) and nothing is written or journaled.
-    paths = cast(tmp_path_factory.mktemp("fails"))
-    paths["self"].write_text("Fuerza: 5\nAguante: 0\n", encoding="utf-8")
-    before = texts(paths)
-    with Journal.beside(paths["self"]) as journal:
-        answers = {"defensa": ["esquivar", "parar"][picks[0]], "fuerza": "sí"}
-        with pytest.raises(dsl.RulebookError):
-            saved_run(journal, paths, SeededDice(seed), answers)
-        assert journal.entries() == []
-    assert texts(paths) == before
+    with fresh_journal():  # (on PostgreSQL: a schema of its own)
+        # Aguante 0 on the hero: `fuerza sí` cannot be paid; an answer given in advance that
+        # names it fails the run (a ChoiceNotOpen) and nothing is written or journaled.
+        paths = cast(tmp_path_factory.mktemp("fails"))
+        paths["self"].write_text("Fuerza: 5\nAguante: 0\n", encoding="utf-8")
+        before = texts(paths)
+        with Journal.beside(paths["self"]) as journal:
+            answers = {"defensa": ["esquivar", "parar"][picks[0]], "fuerza": "sí"}
+            with pytest.raises(dsl.RulebookError):
+                saved_run(journal, paths, SeededDice(seed), answers)
+            assert journal.entries() == []
+        assert texts(paths) == before
 
 
 def house(folder: Path, old: str, new: str) -> dsl.Rulebook:
@@ -410,6 +418,7 @@ def test_journal_verify_rerun_catches_a_changed_entry_of_another_character(folde
     assert any("does not reproduce its record" in f.text for f in report.findings)
 
 
+@pytest.mark.sqlite_only
 def test_a_version_1_journal_is_migrated_and_its_choices_read(folder):
     path = folder / "journal.sqlite"
     connection = sqlite3.connect(path)

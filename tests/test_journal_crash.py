@@ -7,6 +7,7 @@ random moment; then `journal verify` must leave the sheet and the journal consis
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -14,12 +15,17 @@ import time
 
 import pytest
 from journal_helpers import brujeria, character, journaled_run
+from postgres_backend import fresh_journal
 
 from interpreter import ForcedDice, SeededDice
 from interpreter.journal import Journal, verify_journal
 from interpreter.safe_files import stray_temporaries
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork (POSIX)")
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = [
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork (POSIX)"),
+    pytest.mark.usefixtures("journal_backend"),
+]
 
 #: alternately hurt and heal: every run changes the sheet
 LOOP = [("recibir_daño", {"daño": "3"}), ("recuperación_diaria", {})]
@@ -88,9 +94,19 @@ def assert_consistent(path, original: str) -> None:
 def test_kill_9_at_random_points_of_journaled_saves_200_rounds(tmp_path):
     pace = save_time(tmp_path / "scratch")  # then learnt from the children, under load too
     chooser = random.Random(20240515)
+    repaired = 0
+    with contextlib.ExitStack() as campaign:
+        repaired = _kill_rounds(tmp_path, campaign, pace, chooser)
+    # the kills did land inside saves (a pending entry or a temporary to repair)
+    assert repaired > 0
+
+
+def _kill_rounds(tmp_path, campaign: contextlib.ExitStack, pace: float, chooser) -> int:
     repaired = runs_before = 0
     for round_number in range(200):
         if round_number % 10 == 0:  # a fresh campaign now and then keeps each verify small
+            campaign.close()
+            campaign.enter_context(fresh_journal())  # (its own journal on PostgreSQL too)
             folder = tmp_path / f"campaign-{round_number // 10}"
             folder.mkdir()
             path = character(folder)
@@ -116,8 +132,7 @@ def test_kill_9_at_random_points_of_journaled_saves_200_rounds(tmp_path):
         assert_consistent(path, original)
         assert runs >= runs_before + (round_number % 4 == 0)  # nothing committed is lost
         runs_before = runs
-    # the kills did land inside saves (a pending entry or a temporary to repair)
-    assert repaired > 0
+    return repaired
 
 
 class Crash(Exception):

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import multiprocessing
 
+import pytest
+
 from interpreter.journal import Journal
+
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
 
 
 def _open(path: str, start, results) -> None:

@@ -21,6 +21,9 @@ SOURCE_SHIFT = {
     "Aura de miedo": -2,  # -8 → -10
 }
 
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
+
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):

@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from postgres_backend import fresh_journal
 
 from interpreter.cli.main import main
 from interpreter.journal import (
@@ -28,6 +29,9 @@ from interpreter.sheets.character import text_digest
 
 OLD = 'rulebook "Casa" extends brujeria {\n}\n'
 NEW = 'rulebook "Casa" extends brujeria {\n}\ntable Nueva { a: 1 }\n'
+
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
 
 
 @pytest.fixture
@@ -117,7 +121,7 @@ def test_a_save_a_crash_interrupted_is_completed(journal, tmp_path, before):
 def test_saves_undone_in_turn_give_back_every_text(tmp_path_factory, texts):
     folder = tmp_path_factory.mktemp("campaign")
     target = folder / "casa.rules"
-    with Journal(folder / "journal.sqlite") as journal:
+    with fresh_journal(), Journal(folder / "journal.sqlite") as journal:
         seen, numbers = [None], []
         for text in texts:
             number = save_file(journal, target, text, "casa")
@@ -132,6 +136,7 @@ def test_saves_undone_in_turn_give_back_every_text(tmp_path_factory, texts):
         assert not target.exists() and verify_journal(journal).consistent
 
 
+@pytest.mark.sqlite_only
 def test_a_version_3_journal_is_migrated_with_its_entries(tmp_path):
     path = tmp_path / "journal.sqlite"
     connection = sqlite3.connect(path)

@@ -17,6 +17,9 @@ ANA = {"rulebook": "brujeria", "action": "asustarse", "character": "ana", "seed"
 # An edit of Brujería that empties a character's life: run as text, never saved.
 LETHAL = 'rulebook "Letal" extends brujeria {\n}\naction matar() {\n  lose Vida from Vida\n}\n'
 
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
+
 
 @pytest.fixture
 def folder(tmp_path):
@@ -84,12 +87,13 @@ def put(client, name: str, text: str, version: str | None = None):
 
 
 def journal_entries(client, folder: Path) -> list:
-    from interpreter.journal import Journal
+    from interpreter.journal import Journal, NoJournal
 
-    if not (folder / "journal.sqlite").exists():
+    try:  # (the folder's file, or the database $RULEBOOK_DATABASE names)
+        with Journal(folder / "journal.sqlite", create=False) as journal:
+            return journal.entries()
+    except NoJournal:
         return []
-    with Journal(folder / "journal.sqlite") as journal:
-        return journal.entries()
 
 
 def test_a_new_rulebook_needs_no_version_and_answers_its_own(client, folder):

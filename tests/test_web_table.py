@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
+from interpreter.journal import Journal
 from interpreter.journal.schema import VERSION
 from interpreter.web import create_app
 from interpreter.web.tabletop.addresses import _stream
@@ -22,6 +22,9 @@ BASE = "http://127.0.0.1:8000"
 TOKEN = "the-game-masters-token"
 CODE = "ABCD-EFGH"
 ANA = {"rulebook": "brujeria", "action": "asustarse", "character": "ana", "seed": 1}
+
+# every test once on SQLite and once on PostgreSQL (conftest.journal_backend)
+pytestmark = pytest.mark.usefixtures("journal_backend")
 
 
 @pytest.fixture
@@ -156,9 +159,13 @@ def test_every_run_and_save_reaches_the_log_and_a_secret_roll_only_the_game_mast
     assert run["dice"] == ran["dice"] and run["result"] == ran["result"]
     assert gm_log[3]["entry"] == saved["saved"]["entry"]
     # kept in the journal's database, beside the runs
-    with sqlite3.connect(folder / "journal.sqlite") as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == VERSION
-        rows = db.execute("SELECT kind, data FROM table_events ORDER BY id").fetchall()
+    with Journal(folder / "journal.sqlite", create=False) as journal:
+        if journal.on_postgres:
+            assert journal.connection.version() == VERSION
+        else:
+            assert journal.connection.execute("PRAGMA user_version").fetchone()[0] == VERSION
+        rows = journal.connection.execute("SELECT kind, data FROM table_events ORDER BY id")
+        rows = rows.fetchall()
     assert [r[0] for r in rows] == [e["kind"] for e in gm_log]
     assert json.loads(rows[2][1])["dice"] == ran["dice"]
 

@@ -44,7 +44,7 @@ def cmd_journal(args) -> int:
         report = verify_journal(
             journal, repair=not args.dry_run, force=args.force, rerun=args.rerun
         )
-        path = journal.path
+        path = journal.where
     for finding in report.findings:
         mark = MARKS[finding.level].render(language)
         print(f"{mark:>8}  {translate(finding.text, language)}")

@@ -228,7 +228,8 @@ def _main(argv: list[str]) -> int:
         args.lang = args.lang_of_all
     language = args.lang
     try:
-        return getattr(command_module(args.command), "cmd_" + args.command)(args)
+        with options.database_of(args):
+            return getattr(command_module(args.command), "cmd_" + args.command)(args)
     except RulebookError as error:
         error.speak(getattr(args, "spoken", None))  # (a journal command's, once it knows)
         if getattr(args, "json", False):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -340,6 +341,46 @@ def journal_option(p, here: bool = False) -> None:
     else:
         said = tr("the journal (default: journal.sqlite in the sheet's folder)")
     p.add_argument("--journal", metavar="PATH", help=said)
+    database_option(p)
+
+
+def database_option(p) -> None:
+    """`--database URL`: the journal (and the shared table) in a PostgreSQL database."""
+    p.add_argument(
+        "--database",
+        metavar="URL",
+        help=tr(
+            "keep the journal (and the shared table) in this PostgreSQL database, "
+            "postgresql://... (default: $RULEBOOK_DATABASE, else journal.sqlite in the folder)"
+        ),
+    )
+
+
+@contextmanager
+def database_of(args):
+    """While a command runs: its `--database`, as every journal it opens finds it (and the
+    server's worker processes: $RULEBOOK_DATABASE)."""
+    url = getattr(args, "database", None)
+    if url is None:  # (nothing imported: `rulebook roll d20` stays light)
+        yield
+        return
+    from interpreter.journal.postgres import DATABASE_ENV, is_postgres
+
+    if not is_postgres(url):
+        raise ParameterError(
+            tr("--database takes a PostgreSQL URL (postgresql://...)"),
+            None,
+            tr("leave --database out: the journal is journal.sqlite in the folder"),
+        )
+    before = os.environ.get(DATABASE_ENV)
+    os.environ[DATABASE_ENV] = url
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(DATABASE_ENV, None)
+        else:
+            os.environ[DATABASE_ENV] = before
 
 
 def open_journal(args):

@@ -9,7 +9,7 @@ import webbrowser
 from pathlib import Path
 
 from dsl.messages import language_for, tr
-from interpreter.cli import arguments
+from interpreter.cli import arguments, options
 from interpreter.errors import ParameterError
 
 #: connections (and requests being answered) the server holds at once
@@ -70,6 +70,7 @@ def add_parser(commands) -> None:
             "a new code seats everyone anew)"
         ),
     )
+    options.database_option(p)
     p.add_argument("--no-browser", action="store_true", help=tr("do not open the browser"))
     p.add_argument(
         "--workers",
@@ -138,6 +139,10 @@ def cmd_serve(args) -> int:
         raise ParameterError(
             tr("{folder}: no such folder", folder=args.folder), None, tr("serve an existing folder")
         )
+    if getattr(args, "database", None):  # reached (and its tables made) now, not at a save
+        from interpreter.journal import JOURNAL_NAME, Journal
+
+        Journal(folder / JOURNAL_NAME).close()
     given = args.token if args.token is not None else token_from_environment()
     allowed = [check_host_name(name) for name in args.allow_host]
     workers = {"quick": getattr(args, "workers", 2), "heavy": getattr(args, "heavy", None)}

@@ -155,7 +155,7 @@ def inputs_of(journal: Journal, entry: Entry) -> Inputs:
         raise JournalError(
             tr(
                 "{path}: run {number} has no sheet of the acting character (self)",
-                path=journal.path,
+                path=journal.where,
                 number=entry.id,
             )
         )

@@ -158,7 +158,7 @@ def run_and_save(
             # every changed sheet is written, or none: the journal entry holds them all
             before = {"self": sheet, **sheets}
             number = save_run(journal, outcome, before, rulebook, dice, save_as or None)
-    saved = {"path": str(save_to["self"]), "journal": str(journal.path), "entry": number}
+    saved = {"path": str(save_to["self"]), "journal": journal.where, "entry": number}
     changed = [c.role for c in outcome.characters if c.changes]
     if changed:
         saved["others"] = {role: str(save_to[role]) for role in changed}
@@ -244,7 +244,7 @@ def write_all(journal: Journal, number: int, writes: list) -> None:
                 error.hint = tr(
                     "the run is in the journal ({journal}, run {number}): the next save of "
                     "this sheet, or `rulebook journal verify`, writes it",
-                    journal=str(journal.path),
+                    journal=journal.where,
                     number=number,
                 )
             raise

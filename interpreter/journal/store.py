@@ -1,8 +1,10 @@
-"""The journal database: an embedded SQLite file (WAL), its entries, and their texts.
+"""The journal database: an embedded SQLite file (WAL) or PostgreSQL, its entries, texts.
 
 `Journal(path)` opens (and on the first write creates) `journal.sqlite`. Writes are
 transactions with `synchronous=FULL`, so a committed entry survives a crash; readers
-never block the writer (WAL). Entries come back as `Entry` values.
+never block the writer (WAL). Entries come back as `Entry` values. With a PostgreSQL URL
+(`database=`, else `$RULEBOOK_DATABASE`) the same tables and statements live there
+(interpreter.journal.postgres); `path` still names the folder the sheets are in.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import stat
 import time
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -20,9 +21,10 @@ from dsl.load import MAX_FILE_SIZE
 from dsl.messages import tr
 from interpreter import safe_files
 from interpreter.errors import ParameterError
-from interpreter.journal import entries, schema
+from interpreter.journal import entries, postgres, schema
 from interpreter.journal.entries import ESCAPE, VALUE_FORM, Entry, SheetState, read_back
 from interpreter.journal.errors import JournalError, NoJournal
+from interpreter.journal.sqlite_file import journal_file
 from interpreter.sheets.character import MAX_SHEET_SIZE, text_digest
 from interpreter.values import FRACTION_FORM, FractionText
 
@@ -31,6 +33,8 @@ __all__ = ["ESCAPE", "JOURNAL_NAME", "VALUE_FORM", "Entry", "Journal", "SheetSta
 JOURNAL_NAME = "journal.sqlite"
 #: how long a writer waits for another process's transaction, in milliseconds
 BUSY_TIMEOUT_MS = 30_000
+#: bytes of a file read back to check a save or an undo, at most: as any sheet, or as any
+#: rulebook file (a rulebook saved over is journaled too)
 #: bytes of one value the journal holds (a text, a row's JSON), at most: a rulebook file
 #: is at most 2 MB and a sheet 1 MB; a hostile journal's larger value is refused unread
 MAX_VALUE_BYTES = 32_000_000
@@ -38,27 +42,32 @@ MAX_VALUE_BYTES = 32_000_000
 #: hostile journal's views or triggers could loop; the largest journal's check is far less
 MAX_STEPS = 2_000_000_000
 _STEPS_PER_CALL = 100_000
-#: bytes of a file read back to check a save or an undo, at most: as any sheet, or as any
-#: rulebook file (a rulebook saved over is journaled too)
 MAX_FILE_BYTES = max(MAX_SHEET_SIZE, MAX_FILE_SIZE)
 
 
-def _unreadable(path: Path, error: Exception) -> JournalError:
+def _unreadable(path: Path | str, error: Exception) -> JournalError:
     return JournalError(tr("{path}: not a readable journal ({error})", path=path, error=error))
 
 
 class Journal:
     """A campaign's journal. Safe to use from several processes at once."""
 
-    def __init__(self, path: str | Path, create: bool = True):
+    def __init__(self, path: str | Path, create: bool = True, database: str | None = None):
         self.path = Path(path)
         self.folder = self.path.parent
         self._root: Path | None = None
         self._steps = [0]  # SQLite's steps of the statement under way (see _bounded)
-        exists = _journal_file(self.path)
+        url = database if database is not None else postgres.from_environment()
+        #: the journal as messages name it: its file, or its database's URL
+        self.where = str(self.path) if url is None else postgres.shown(url)
+        self.errors: tuple[type[Exception], ...] = (sqlite3.Error, OverflowError)
+        if url is not None:
+            self._open_postgres(url, create)
+            return
+        exists = journal_file(self.path)
         if not create and not exists:
             raise NoJournal(
-                tr("no journal at {path}", path=self.path),
+                tr("no journal at {path}", path=self.where),
                 hint=tr(
                     "a journal is created by the first `rulebook run "
                     "... --save`; or pass --journal PATH"
@@ -79,6 +88,33 @@ class Journal:
                 time.sleep(0.02)
             except sqlite3.Error as error:
                 raise _unreadable(self.path, error) from None
+
+    def _open_postgres(self, url: str, create: bool) -> None:
+        if not postgres.is_postgres(url):
+            raise JournalError(
+                tr("{path}: not a PostgreSQL URL (postgresql://...)", path=self.where),
+                hint=tr("leave --database out: the journal is journal.sqlite in the folder"),
+            )
+        connection = postgres.PostgresConnection(url, self.where)
+        self.errors = connection.errors
+        try:
+            if not create and not connection.exists():
+                raise NoJournal(
+                    tr("no journal at {path}", path=self.where),
+                    hint=tr("a journal is created by the first `rulebook run ... --save`"),
+                )
+            connection.migrate(schema.VERSION)
+        except self.errors as error:
+            connection.close()
+            raise _unreadable(self.where, error) from None
+        except BaseException:
+            connection.close()
+            raise
+        self.connection = connection  # type: ignore[assignment]
+
+    @property
+    def on_postgres(self) -> bool:
+        return isinstance(self.connection, postgres.PostgresConnection)
 
     def _opened(self) -> sqlite3.Connection:
         connection = sqlite3.connect(
@@ -146,7 +182,7 @@ class Journal:
                 tr(
                     "{path}: the journal names the sheet {name}, which is not a file in its "
                     "folder ({reason}): nothing is read or written there",
-                    path=self.path,
+                    path=self.where,
                     name=repr(stored)[:200],
                     reason=error.args[0],
                 ),
@@ -167,15 +203,15 @@ class Journal:
         try:
             with _Transaction(self.connection) as connection:
                 yield connection
-        except sqlite3.Error as error:
+        except self.errors as error:
             said = (
                 tr(
                     "{path}: cannot be written ({error}); nothing was saved",
-                    path=self.path,
+                    path=self.where,
                     error=error,
                 )
                 if nothing_saved
-                else tr("{path}: cannot be written ({error})", path=self.path, error=error)
+                else tr("{path}: cannot be written ({error})", path=self.where, error=error)
             )
             raise JournalError(said) from None
 
@@ -184,7 +220,8 @@ class Journal:
             return None
         digest = text_digest(text)
         self.connection.execute(
-            "INSERT OR IGNORE INTO texts (hash, body) VALUES (?, ?)", (digest, text)
+            "INSERT INTO texts (hash, body) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (digest, postgres.body_of(text) if self.on_postgres else text),
         )
         return digest
 
@@ -194,8 +231,8 @@ class Journal:
             for s in bundle.sources
         ]
         self.connection.execute(
-            "INSERT OR IGNORE INTO rulebooks (hash, name, title, path, sources) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO rulebooks (hash, name, title, path, sources) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (bundle.hash, bundle.name, bundle.title, bundle.path, json.dumps(sources)),
         )
         return bundle.hash
@@ -221,10 +258,13 @@ class Journal:
             digest = rulebook  # a hash already stored, or None (a rulebook file's save)
             if rulebook is not None and not isinstance(rulebook, str):
                 digest = self.put_rulebook(rulebook)
+            # numbered as SQLite numbers a row (the largest number and one: writers take
+            # turns), in either database
             cursor = self.connection.execute(
-                "INSERT INTO runs (at, kind, state, rulebook, action, params, result, dice, "
-                "origin, seed, undoes, value_form) "
-                "VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (id, at, kind, state, rulebook, action, params, result, "
+                "dice, origin, seed, undoes, value_form) "
+                "VALUES ((SELECT coalesce(max(id), 0) + 1 FROM runs), "
+                "?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (
                     datetime.now(UTC).isoformat(timespec="milliseconds"),
                     kind,
@@ -239,9 +279,7 @@ class Journal:
                     VALUE_FORM,
                 ),
             )
-            number = cursor.lastrowid
-            if number is None:  # (an INSERT gives its row's id)
-                raise AssertionError("a run was written without its row")
+            number = int(cursor.fetchone()[0])
             for role, path, text_format, before, after in sheets:
                 self.connection.execute(
                     "INSERT INTO run_sheets (run, role, sheet, format, before, after) "
@@ -302,14 +340,14 @@ class Journal:
         row = self._one("SELECT body FROM texts WHERE hash = ?", (digest,))
         if row is None:
             raise JournalError(
-                tr("{path}: the text {value} is missing", path=self.path, value=str(digest)[:12])
+                tr("{path}: the text {value} is missing", path=self.where, value=str(digest)[:12])
             )
-        body = row[0]
+        body = postgres.text_of(row[0])
         if not isinstance(body, str) or text_digest(body) != digest:
             raise JournalError(
                 tr(
                     "{path}: stored text {digest} does not match its hash",
-                    path=self.path,
+                    path=self.where,
                     digest=str(digest)[:12],
                 )
             )
@@ -319,19 +357,19 @@ class Journal:
         """Every (hash, text) the journal keeps, as stored: a hash or a body that is not
         a text is given as None (`journal verify` says so)."""
         return [
-            (digest if isinstance(digest, str) else None, body if isinstance(body, str) else None)
+            (digest if isinstance(digest, str) else None, postgres.text_of(body))
             for digest, body in self._all("SELECT hash, body FROM texts")
         ]
 
     def rulebook_row(self, digest: str | None) -> dict:
         if not isinstance(digest, str):  # a run's entry that names none (a hand-made row)
-            raise JournalError(tr("{path}: the entry names no rulebook", path=self.path))
+            raise JournalError(tr("{path}: the entry names no rulebook", path=self.where))
         row = self._one(
             "SELECT name, title, path, sources FROM rulebooks WHERE hash = ?", (digest,)
         )
         if row is None:
             raise JournalError(
-                tr("{path}: the rulebook {value} is missing", path=self.path, value=digest[:12])
+                tr("{path}: the rulebook {value} is missing", path=self.where, value=digest[:12])
             )
         try:
             return entries.rulebook_of(digest, row)
@@ -339,7 +377,7 @@ class Journal:
             raise JournalError(
                 tr(
                     "{path}: the rulebook {value} is damaged ({column}: {reason})",
-                    path=self.path,
+                    path=self.where,
                     value=digest[:12],
                     column=damaged.column,
                     reason=damaged.reason,
@@ -412,7 +450,7 @@ class Journal:
             raise JournalError(
                 tr(
                     "{path}: entry {number} is damaged ({column}: {reason})",
-                    path=self.path,
+                    path=self.where,
                     number=str(number)[:40],
                     column=damaged.column,
                     reason=damaged.reason,
@@ -427,6 +465,8 @@ class Journal:
 
     def integrity(self) -> list[str]:
         """SQLite's own check of the file, and of the references between tables."""
+        if self.on_postgres:  # (PostgreSQL keeps its references itself, and its pages)
+            return []
         problems = [r[0] for r in self._all("PRAGMA integrity_check") if r[0] != "ok"]
         problems += [
             f"{r[0]} row {r[1]} refers to a missing {r[2]}"
@@ -441,18 +481,18 @@ class Journal:
         self._steps[0] = 0
         try:
             return self.connection.execute(query, args).fetchall()
-        except (sqlite3.Error, OverflowError) as error:
+        except self.errors as error:
             if self._steps[0] > MAX_STEPS:
                 raise JournalError(
                     tr(
                         "{path}: reading it took more than {most} steps (a view or a trigger "
                         "that loops?): not a journal rulebook wrote",
-                        path=self.path,
+                        path=self.where,
                         most=MAX_STEPS,
                     )
                 ) from None
             raise JournalError(
-                tr("{path}: a damaged entry ({error})", path=self.path, error=str(error)[:200])
+                tr("{path}: a damaged entry ({error})", path=self.where, error=str(error)[:200])
             ) from None
 
     def _one(self, query: str, args=()):
@@ -461,13 +501,17 @@ class Journal:
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT (or ROLLBACK on any failure)."""
+    """BEGIN IMMEDIATE ... COMMIT (or ROLLBACK on any failure); on PostgreSQL, BEGIN and
+    the journal's writer lock."""
 
     def __init__(self, connection: sqlite3.Connection):
         self.connection = connection
 
     def __enter__(self):
-        self.connection.execute("BEGIN IMMEDIATE")
+        if isinstance(self.connection, postgres.PostgresConnection):
+            self.connection.begin()
+        else:
+            self.connection.execute("BEGIN IMMEDIATE")
         return self.connection
 
     def __exit__(self, kind, error, traceback) -> None:
@@ -527,32 +571,6 @@ def place_below(folder: Path, path: str | Path, root: Path | None = None) -> saf
                 "journal of a folder that holds them"
             ),
         ) from None
-
-
-def _journal_file(path: Path) -> bool:
-    """Whether a journal file is there; one that is a symbolic link, or not a regular
-    file, is refused: a journal is written only as a file itself."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return False
-    except OSError as error:
-        raise JournalError(
-            tr("{path}: not a readable journal ({error})", path=path, error=error.strerror)
-        ) from None
-    if stat.S_ISLNK(info.st_mode):
-        raise JournalError(
-            tr(
-                "{path}: a symbolic link (to {target}); a journal is written only as a file "
-                "itself, never through a link",
-                path=path,
-                target=os.readlink(path),
-            ),
-            hint=tr("pass --journal with the file the link leads to"),
-        )
-    if not stat.S_ISREG(info.st_mode):
-        raise JournalError(tr("{path}: not a journal file", path=path))
-    return True
 
 
 def _bounded(connection: sqlite3.Connection, steps: list) -> None:

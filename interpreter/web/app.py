@@ -68,7 +68,9 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app):  # noqa: ARG001 (Starlette calls the lifespan with its app)
         await pool.start()
+        shared.listen()
         yield
+        shared.stop_listening()
         await pool.stop()
 
     async def page(request):  # noqa: ARG001 (Starlette calls every endpoint with its request)

@@ -18,6 +18,7 @@ from starlette.responses import Response, StreamingResponse
 
 from dsl.messages import language_for, tr
 from interpreter.errors import LimitExceeded
+from interpreter.journal import postgres
 from interpreter.limits import WEB_SWEEP_ODDS_TIMES
 from interpreter.web.jobs import odds_too_long
 from interpreter.web.worker_pool import Job, Pool
@@ -55,6 +56,9 @@ class Workers:
             "memory": memory,
             "rss": WORKER_RSS,
             "jobs": jobs,
+            # the journal's database as the app was made with it (None: journal.sqlite):
+            # a worker saves there whatever the environment it was forked from says
+            "database": postgres.from_environment(),
         }
         options: dict[str, Any] = {"quick": quick, "heavy": heavy}
         self._made = (folder, settings, options)

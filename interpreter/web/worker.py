@@ -22,6 +22,7 @@ import socket
 from dsl.errors import TOO_DEEP, RulebookError
 from dsl.messages import tr
 from interpreter.errors import LimitExceeded
+from interpreter.journal.postgres import DATABASE_ENV
 from interpreter.version import versioned
 from interpreter.web import by_hand, editing, encountering, frames, jobs, play, sweeping
 from interpreter.web.errors import ServerFailed, error_json, status_of
@@ -57,6 +58,10 @@ def main(sock: socket.socket, folder: str, settings: dict) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C stops the server, which stops us
     signal.signal(signal.SIGPROF, signal.SIG_DFL)  # the backstop below ends the process
     _bound_memory(settings.get("memory"))
+    if settings.get("database"):  # the server's journal database (interpreter.journal.postgres)
+        os.environ[DATABASE_ENV] = settings["database"]
+    else:
+        os.environ.pop(DATABASE_ENV, None)
     module, _, name = settings.get("jobs", "interpreter.web.worker:JOBS").partition(":")
     table = getattr(importlib.import_module(module), name)
     library = Library(folder)

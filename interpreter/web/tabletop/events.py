@@ -3,12 +3,15 @@
 `TableStore` is what the table needs of a store: append an event, read the events after
 one, make a seat, find it by its secret, give it a character. `JournalTableStore` keeps
 them in the folder's journal database (tables `table_events`, `table_seats`: schema
-version 5), so that several server processes serving one folder share one table; another
-store (PostgreSQL) only has to answer the same five questions.
+version 5), so that several server processes serving one folder share one table. With a
+PostgreSQL journal (`--database`) the same tables are in that database, and each event is
+announced with NOTIFY: `listen` wakes this process's pages when another process tells
+the table something (with SQLite they look at the store every POLL_SECONDS).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -18,6 +21,8 @@ from typing import Protocol
 
 import attrs
 
+from interpreter.journal import postgres
+from interpreter.journal.errors import NoJournal
 from interpreter.journal.store import JOURNAL_NAME, Journal
 
 #: events one read gives at most (a page that was away catches up in several reads)
@@ -74,38 +79,77 @@ class TableStore(Protocol):
 
     def seats(self, table: str, code: str) -> list[Seat]: ...
 
+    def listen(self, table: str, wake) -> None: ...
+
+    def close(self) -> None: ...
+
 
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+def _one_at_a_time(method):
+    """A store's method run by one thread at a time (its PostgreSQL connection is shared)."""
+
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 class JournalTableStore:
     """The table's events and seats in the folder's `journal.sqlite` (made on first use)."""
 
-    def __init__(self, folder: str | Path):
+    def __init__(self, folder: str | Path, database: str | None = None):
         self.path = Path(folder) / JOURNAL_NAME
+        #: the PostgreSQL database (None: the folder's SQLite file)
+        self.database = database if database is not None else postgres.from_environment()
         # one connection per thread (SQLite's connections stay in the thread that made
-        # them: an app served by two event loops at once, as two test clients do)
+        # them: an app served by two event loops at once, as two test clients do); on
+        # PostgreSQL one for the whole server, used by one thread at a time (the server's
+        # threads would otherwise each hold one of the database's few connections)
         self._journals: dict[int, Journal] = {}
+        self._lock = threading.RLock()
+        self._listeners: list[postgres.Listener] = []
 
     def _opened(self, create: bool) -> Journal | None:
-        journal = self._journals.get(threading.get_ident())
+        journal = self._journals.get(self._key())
         if journal is None:
-            if not create and not self.path.exists():
+            if not create and self.database is None and not self.path.exists():
                 return None
-            journal = self._journals[threading.get_ident()] = Journal(self.path)
+            try:
+                journal = Journal(self.path, create, database=self.database)
+            except NoJournal:  # (a database with no journal yet: nothing told)
+                return None
+            self._journals[self._key()] = journal
         return journal
+
+    def _key(self) -> int:
+        return 0 if self.database is not None else threading.get_ident()
+
+    def listen(self, table: str, wake) -> None:
+        """Call `wake()` when another process tells `table` something (PostgreSQL's
+        NOTIFY; with SQLite nothing: the pages look at the file now and then)."""
+        if self.database is not None:
+            self._listeners.append(postgres.Listener(self.database, table, wake))
 
     def _writing(self) -> Journal:
         journal = self._opened(create=True)
         assert journal is not None  # (made when it was not there)
         return journal
 
+    @_one_at_a_time
     def close(self) -> None:
-        journal = self._journals.pop(threading.get_ident(), None)
+        journal = self._journals.pop(self._key(), None)
         if journal is not None:
             journal.close()
+        for listener in self._listeners:
+            listener.stop()
+        self._listeners.clear()
 
+    @_one_at_a_time
     def add_event(self, table: str, kind: str, audience: str, who: str, data: dict) -> int:
         text = json.dumps(data, ensure_ascii=False)
         if len(text) > MAX_EVENT_CHARS:
@@ -114,12 +158,17 @@ class JournalTableStore:
         journal = self._writing()
         with journal.transaction() as connection:
             cursor = connection.execute(
-                "INSERT INTO table_events (table_name, at, kind, audience, who, data) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO table_events (id, table_name, at, kind, audience, who, data) "
+                "VALUES ((SELECT coalesce(max(id), 0) + 1 FROM table_events), "
+                "?, ?, ?, ?, ?, ?) RETURNING id",
                 (table, _now(), kind, audience, who, text),
             )
-            return int(cursor.lastrowid)
+            number = int(cursor.fetchone()[0])
+            if isinstance(connection, postgres.PostgresConnection):
+                connection.notify(table)
+            return number
 
+    @_one_at_a_time
     def events_after(self, table: str, after: int | None, gm: bool) -> list[Event]:
         """The events after number `after` (None: the latest MAX_EVENTS_READ), oldest first."""
         journal = self._opened(create=False)
@@ -144,6 +193,7 @@ class JournalTableStore:
             out.append(Event(id_, at, kind, audience, who, data))
         return out
 
+    @_one_at_a_time
     def last_event(self, table: str) -> int:
         journal = self._opened(create=False)
         if journal is None:
@@ -151,6 +201,7 @@ class JournalTableStore:
         row = journal._one("SELECT MAX(id) FROM table_events WHERE table_name = ?", (table,))
         return int(row[0] or 0) if row else 0
 
+    @_one_at_a_time
     def add_seat(self, table: str, secret: str, code: str, player: str) -> None:
         journal = self._writing()
         with journal.transaction() as connection:
@@ -160,6 +211,7 @@ class JournalTableStore:
                 (digest(secret), table, digest(code), player, _now()),
             )
 
+    @_one_at_a_time
     def seat(self, table: str, secret: str, code: str) -> Seat | None:
         journal = self._opened(create=False)
         if journal is None:
@@ -171,6 +223,7 @@ class JournalTableStore:
         )
         return Seat(*row) if row else None
 
+    @_one_at_a_time
     def claim(self, table: str, secret: str, rulebook: str, character: str) -> None:
         journal = self._writing()
         with journal.transaction() as connection:
@@ -180,6 +233,7 @@ class JournalTableStore:
                 (rulebook, character, digest(secret), table),
             )
 
+    @_one_at_a_time
     def seats(self, table: str, code: str) -> list[Seat]:
         journal = self._opened(create=False)
         if journal is None:

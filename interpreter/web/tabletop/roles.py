@@ -222,6 +222,14 @@ class Table:
         self.closing = True
         self._wake()
 
+    def listen(self) -> None:
+        """While served: hear what other server processes tell this table at once (a
+        PostgreSQL journal's notices; with SQLite the pages look at the file now and then)."""
+        self.store.listen(self.name, self._wake)
+
+    def stop_listening(self) -> None:
+        self.store.close()
+
     def _wake(self) -> None:
         with self._lock:
             waiting = list(self._waiting)
