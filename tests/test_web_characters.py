@@ -18,6 +18,9 @@ from interpreter.journal import JOURNAL_NAME, Journal
 from interpreter.web import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# every test on both journals: SQLite (the folder's file) and PostgreSQL (conftest.py)
+pytestmark = pytest.mark.usefixtures("journal_backend")
 #: a witch's values, as the page's form sends them (Vida and the other resources left out)
 NEW = {
     "Fuerza": 2,
@@ -224,6 +227,7 @@ def test_at_the_table_a_player_edits_only_their_own_character(folder):
         assert events[-1]["changes"] == [{"path": "Pelea", "before": 1, "after": 2}]
 
 
+@pytest.mark.sqlite_only
 def test_a_journal_of_version_5_takes_a_sheet_entry_after_its_migration(folder):
     import sqlite3
 
