@@ -5,6 +5,8 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.bounds import bounded_record
+from interpreter.compile.codegen import SWITCH
+from interpreter.compile.codegen.emit_steps import generated_action
 from interpreter.compile.costs import block_cost
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
@@ -55,22 +57,33 @@ class CompiledAction(CallFrame):
         compiler.bodies.append(node.body)
         try:
             self.body = compiler.block(node.body)
+            result = node.body[-1] if node.body and isinstance(node.body[-1], n.Result) else None
+            self.result = (
+                tuple((name, compiler.expr(e)) for name, e in result.fields)
+                if result is not None
+                else None
+            )
+            #: steps of its own, counted on entry: its statements and its result's expressions
+            self.cost = block_cost(self.body) + (
+                compiler.cost([e for _, e in result.fields]) if result is not None else 0
+            )
+            #: the function an untraced real run calls, and its source (codegen), or None
+            self.generated = generated_action(compiler, self, too_deep)
         finally:
             compiler.reads.pop()
             compiler.bodies.pop()
-        result = node.body[-1] if node.body and isinstance(node.body[-1], n.Result) else None
-        self.result = (
-            tuple((name, compiler.expr(e)) for name, e in result.fields)
-            if result is not None
-            else None
-        )
         self.label = node.label or node.name
-        #: steps of its own, counted on entry: its statements and its result's expressions
-        self.cost = block_cost(self.body) + (
-            compiler.cost([e for _, e in result.fields]) if result is not None else 0
-        )
 
     def __call__(self, ctx, args: tuple, span) -> Record | None:
+        generated = self.generated
+        if (
+            generated is not None
+            and ctx.trace is None
+            and not ctx.roller.lifts
+            and SWITCH.generated
+        ):
+            result: Record | None = generated[0](ctx, args, span)
+            return result
         saved = self.enter(ctx, args, span)
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:

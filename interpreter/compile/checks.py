@@ -13,8 +13,10 @@ from dsl import types as t
 from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_record
-from interpreter.compile.actions import CallFrame
+from interpreter.compile.actions import CallFrame, too_deep
 from interpreter.compile.arithmetic import COMPARISONS, as_number
+from interpreter.compile.codegen import SWITCH
+from interpreter.compile.codegen.emit_steps import generated_check
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
@@ -46,7 +48,10 @@ class CompiledCheck(CallFrame):
         compiler.reads.append(n.field_reads((node.lets, node.roll, node.target, node.fields)))
         compiler.bodies.append((node.lets, node.roll, node.target, node.fields))
         try:
-            self.lets = tuple((let.name, compiler.statement(let).run) for let in node.lets)
+            self.let_statements = tuple(compiler.statement(let) for let in node.lets)
+            self.lets = tuple(
+                (let.name, made.run) for let, made in zip(node.lets, self.let_statements)
+            )
         finally:
             compiler.reads.pop()
             compiler.bodies.pop()
@@ -75,8 +80,27 @@ class CompiledCheck(CallFrame):
             + compiler.cost((node.roll, node.target))
             + compiler.cost([e for _, e in node.fields])
         )
+        #: what a refusal calls the roll and the target (the generated code's too)
+        self.refusals = (A_CHECKS_ROLL, A_CHECKS_TARGET)
+        #: the function an untraced real run calls, and its source (codegen), or None
+        compiler.reads.append(n.field_reads((node.lets, node.roll, node.target, node.fields)))
+        compiler.bodies.append((node.lets, node.roll, node.target, node.fields))
+        try:
+            self.generated = generated_check(compiler, self, too_deep)
+        finally:
+            compiler.reads.pop()
+            compiler.bodies.pop()
 
     def __call__(self, ctx, args: tuple, span) -> Record:
+        generated = self.generated
+        if (
+            generated is not None
+            and ctx.trace is None
+            and not ctx.roller.lifts
+            and SWITCH.generated
+        ):
+            record: Record = generated[0](ctx, args, span)
+            return record
         # `enter`, written out: a check is the commonest call of all
         if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
             saved = self.enter(ctx, args, span)
