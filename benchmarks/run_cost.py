@@ -74,7 +74,10 @@ def recipes():
         for block in re.findall(r"^```\n(.*?)^```$", part, flags=re.S | re.M):
             if block.startswith("$ "):
                 continue
-            book = dsl.load_text(block, "recipe.rules")
+            try:
+                book = dsl.load_text(block, "recipe.rules")
+            except RulebookError:  # a block of the page that is not a whole rulebook
+                continue
             engine = Engine(book)
             for name in [*book.actions, *book.checks]:
                 yield f"recipe {title}: {name}", engine, name
