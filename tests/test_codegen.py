@@ -21,6 +21,8 @@ from fuzz_cases import LIMITS, rulebooks
 from hypothesis import HealthCheck, assume, given
 from hypothesis import strategies as st
 from profiles import fewer
+from test_fuzz_runs import HEAD, actions
+from test_fuzz_runs import LIMITS as FUZZ_LIMITS
 
 import dsl
 from dsl.errors import RulebookError
@@ -116,6 +118,32 @@ def test_the_generated_code_and_the_closures_agree_on_generated_rulebooks(text, 
         for params in ({}, {"p": 7}) if action == "act" else ({},):
             generated, closures = both_ways(engine, action, sheet, params, seed)
             assert generated == closures, action
+
+
+@fewer(2, 20, HealthCheck.filter_too_much)
+@given(actions())
+def test_the_generated_code_and_the_closures_agree_on_actions_over_pools_lists_and_loops(text):
+    try:
+        engine = Engine(dsl.load_text(text, "fuzz.rules"), FUZZ_LIMITS)
+    except RulebookError:
+        assume(False)
+        return
+    sheet = engine.sheet({"A": 4})
+    for seed in range(3):
+        generated, closures = both_ways(engine, "act", sheet, {}, seed)
+        assert generated == closures
+
+
+def test_literal_conditions_and_values_agree():
+    # a condition or a check's target that is a constant (never assigned to)
+    text = HEAD + (
+        "action act() { let x = 1  if true { set x to 2 } else { set x to 3 }  "
+        'require not false else "no"  if 3 > x and true { set x to -x } '
+        "result { x: x, y: if true then 1 else 2 } }\n"
+    )
+    engine = Engine(dsl.load_text(text, "literal.rules"), FUZZ_LIMITS)
+    generated, closures = both_ways(engine, "act", engine.sheet({"A": 4}), {}, 1)
+    assert generated == closures and generated[0] == {"x": -2, "y": 1}
 
 
 # ─── no rulebook text in the generated source ─────────────────────────────────

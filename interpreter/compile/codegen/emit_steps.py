@@ -214,7 +214,8 @@ def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
     fields, then the author's, each also a name the later ones read."""
     out, k, node = steps.out, steps.k, check.node
     roll_is, target_is = check.refusals  # what a refusal calls the roll and the target
-    total, target = _local(out, total), _local(out, target) if target is not None else None
+    total = steps.local(total)
+    target = steps.local(target) if target is not None else None
     out.line(f"if type({total}) is not int:")
     out.line(f"    {total} = {k(as_number)}({total}, {k(node.roll.span)}, {k(roll_is)})")
     out.line(f"env[{k('total')}] = {total}")
@@ -243,12 +244,3 @@ def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
     out.line(
         f"return {k(bounded_record)}(ctx, {k(Record)}({{{shown}}}, {k('check')}), {k(node.span)})"
     )
-
-
-def _local(out: Emitted, value: str) -> str:
-    """A value in a local of its own (a constant is never assigned to)."""
-    if value.startswith("_v"):
-        return value
-    local = out.temp()
-    out.line(f"{local} = {value}")
-    return local

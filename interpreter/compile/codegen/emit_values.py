@@ -24,7 +24,13 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import too_long
 from interpreter.compile.arithmetic import COMPARISONS, arith, equal, field_of, unequal
 from interpreter.compile.codegen.emitted import Emitted
-from interpreter.compile.codegen.slow_paths import added, compared, negated, ordered
+from interpreter.compile.codegen.slow_paths import (
+    added,
+    compared,
+    negated,
+    not_yes_or_no,
+    ordered,
+)
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die
 from interpreter.runtime import as_bool, count_past_bound
@@ -64,10 +70,18 @@ class Values:
 
     def condition(self, node: Any, span: Any) -> str:
         """A condition's value, yes or no (`runtime.as_bool`)."""
-        value = self.value(node)
+        value = self.local(self.value(node))
         self.out.line(f"if {value} is not True and {value} is not False:")
         self.out.line(f"    {value} = {self.k(as_bool)}(ctx, {value}, {self.k(span)})")
         return value
+
+    def local(self, value: str) -> str:
+        """A value in a local of its own, which may be assigned to (a constant never is)."""
+        if value.startswith("_v"):
+            return value
+        local = self.out.temp()
+        self.out.line(f"{local} = {value}")
+        return local
 
     def value(self, node: Any) -> str:
         """The lines computing the node's value; the name holding it."""
@@ -208,10 +222,16 @@ class Values:
         return target
 
     def unary(self, node: n.Unary) -> str | None:
-        if node.op == "not":
-            return None
         value = self.value(node.operand)
         out, target = self.out, self.out.temp()
+        if node.op == "not":
+            out.line(f"if {value} is True or {value} is False:")
+            out.line(f"    {target} = not {value}")
+            out.line("else:")
+            out.line(
+                f"    {target} = {self.k(not_yes_or_no)}({value}, {self.k(node.operand.span)})"
+            )
+            return target
         out.line(f"if type({value}) is int:")
         out.line(f"    {target} = -{value}")
         out.line("else:")
@@ -227,12 +247,21 @@ class Values:
             binding is not None
             or compiler.type_of(subject).kind == "roll"
             or compiler.type_of(node).kind == "ref"
-            or not isinstance(subject, n.Name)
-            or subject_binding is None
-            or subject_binding.kind != "local"
+            or isinstance(subject, n.Index)  # (only the field read of the row: its closure)
         ):
             return None
         out, k = self.out, self.k
+        if not (
+            isinstance(subject, n.Name)
+            and subject_binding is not None
+            and subject_binding.kind == "local"
+        ):  # any other record: its field, as `Expressions.ex_field` reads it
+            record, target = self.value(subject), out.temp()
+            out.line(f"if type({record}) is {k(Record)}:")
+            out.line(f"    {target} = {record}.get({k(node.name)})")
+            out.line("else:")
+            out.line(f"    {target} = {k(field_of)}({record}, {k(node.name)}, {k(node.span)})")
+            return target
         record, target = out.temp(), out.temp()
         out.line(f"{record} = env[{k(subject.name)}]")
         out.line(f"if type({record}) is {k(Record)}:")

@@ -100,7 +100,11 @@ class Emitted:
         code = compile(text, "<rulebook generated>", "exec")
         scope = dict(self.namespace)
         exec(code, scope)  # the generator's own source, checked above: no rulebook text
-        return scope[name], text
+        function = scope[name]
+        assigned = [v for v in function.__code__.co_varnames if v.startswith("_k")]
+        if assigned:  # a constant assigned to would be a local, unbound: a bug here
+            raise UnsafeSource(f"a constant assigned to in generated source: {assigned}")
+        return function, text
 
 
 def check_source(text: str) -> None:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from dsl.messages import tr
 from interpreter.bounds import bounded_list, bounded_value, cells
 from interpreter.compile.arithmetic import LEFT_SIDE, RIGHT_SIDE, as_number
 from interpreter.compile.expressions import NEGATED
+from interpreter.errors import EvaluationError
 from interpreter.values import Record
 
 
@@ -46,3 +48,8 @@ def compared(ctx: Any, compare: Any, a: Any, b: Any, span: Any) -> bool:
 def negated(value: Any, span: Any) -> Any:
     """`-x` off the whole numbers."""
     return -as_number(value, span, NEGATED)
+
+
+def not_yes_or_no(value: Any, span: Any) -> bool:
+    """`not x` of a value that is not yes or no: refused (`Expressions.ex_unary`)."""
+    raise EvaluationError(tr("`not` needs yes or no, not {value}", value=value), span)
