@@ -84,8 +84,16 @@ def test_the_generated_code_and_the_closures_agree_on_every_shipped_action():
         if key[0] in ("action", "check")
     ]
     with_code = [made for made in compiled if made.generated is not None]
-    # every shipped action and check has its generated function (none left to closures)
+    # every shipped action and check has its generated function (none left to closures),
+    # and so has every formula
     assert len(with_code) == len(compiled) > 100
+    formulas = [
+        made
+        for engine in engines
+        for key, made in engine.compiler.compiled.items()
+        if key[0] == "generated formula"
+    ]
+    assert formulas and None not in formulas
     assert ran == 3 * len(cases)
 
 

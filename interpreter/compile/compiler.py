@@ -23,6 +23,8 @@ from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.choose import Choices
+from interpreter.compile.codegen import SWITCH
+from interpreter.compile.codegen.emit_steps import generated_formula
 from interpreter.compile.costs import Costs, charged
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
@@ -167,8 +169,19 @@ class Compiler(
             names = tuple(p.name for p in formula.params)
             body = self.expr(formula.body)
             steps = self.cost(formula.body)  # the body's, counted once per call
+            # the function an untraced real run calls (codegen), or None
+            made = generated_formula(self, formula, steps, too_deep)
+            self.compiled[("generated formula", name)] = made
+            fast = made[0] if made is not None else None
 
             def call(ctx, args, span=None):
+                if (
+                    fast is not None
+                    and ctx.trace is None
+                    and not ctx.roller.lifts
+                    and SWITCH.generated
+                ):
+                    return fast(ctx, args, span)
                 counted = ctx.steps + steps
                 ctx.steps = counted
                 if counted > ctx.step_bound:

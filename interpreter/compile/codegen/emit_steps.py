@@ -244,3 +244,35 @@ def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
     out.line(
         f"return {k(bounded_record)}(ctx, {k(Record)}({{{shown}}}, {k('check')}), {k(node.span)})"
     )
+
+
+def generated_formula(
+    compiler: Any, formula: n.Formula, cost: int, too_deep: Any
+) -> tuple[Any, str] | None:
+    """(the function a formula's untraced real call runs, its source), or None: the
+    compiled formula's `call` (interpreter.compile.compiler), written out."""
+    out = Emitted()
+    steps = Steps(out, compiler)
+    k = out.constant
+    names = tuple(p.name for p in formula.params)
+    try:
+        out.line("def _f1(ctx, args, span=None):")
+        out.level = 1
+        out.line(f"ctx.steps = {k(cost)} + ctx.steps")
+        out.line("if ctx.steps > ctx.step_bound:")
+        out.line(f"    {k(count_past_bound)}(ctx, span or {k(formula.span)})")
+        out.line("if ctx.calls >= ctx.limits.call_depth:")
+        out.line(f"    raise {k(too_deep)}(ctx, span)")
+        out.line("saved = ctx.env")
+        out.line(f"ctx.env = env = dict(zip({k(names)}, args))")
+        out.line(f"ctx.calls += {k(1)}")
+        out.line("try:")
+        out.level = 2
+        out.line(f"return {steps.value(formula.body)}")
+        out.level = 1
+        out.line("finally:")
+        out.line("    ctx.env = saved")
+        out.line(f"    ctx.calls -= {k(1)}")
+    except (TooDeep, RecursionError):
+        return None
+    return _compiled(out, "_f1")

@@ -295,6 +295,9 @@ class Values:
         if kind not in ("formula", "check", "opposed", "action"):
             return None
         called = compiler.callable_of(binding)
+        if kind == "formula":  # its generated function, called straight from here
+            fast = compiler.compiled.get(("generated formula", binding.name))
+            called = fast[0] if fast is not None else called
         values = self.arguments(node, binding.node.params)
         target = self.out.temp()
         self.out.line(f"{target} = {self.k(called)}(ctx, {values}, {self.k(node.span)})")
