@@ -22,7 +22,14 @@ from typing import Any
 from dsl import nodes as n
 from dsl.rulebook import names_a_field
 from interpreter.bounds import too_long
-from interpreter.compile.arithmetic import COMPARISONS, arith, equal, field_of, unequal
+from interpreter.compile.arithmetic import (
+    COMPARISONS,
+    arith,
+    equal,
+    field_of,
+    minmax,
+    unequal,
+)
 from interpreter.compile.codegen.emitted import Emitted
 from interpreter.compile.codegen.slow_paths import (
     added,
@@ -41,6 +48,8 @@ from interpreter.values import Record
 #: fixed text, chosen by the node's operator: never the rulebook's text itself)
 ARITHMETIC = {"+": "+", "-": "-", "*": "*"}
 ORDERING = {">=": ">=", "<=": "<=", ">": ">", "<": "<"}
+#: the built-in functions of several values written inline, by name
+LEAST_OR_GREATEST = {"max": max, "min": min}
 
 
 class Values:
@@ -292,6 +301,13 @@ class Values:
         compiler = self.compiler
         binding = compiler.bindings[id(node)]
         kind = binding.kind
+        if (
+            kind == "builtin"
+            and node.function in LEAST_OR_GREATEST
+            and len(node.args) > 1
+            and not node.named
+        ):
+            return self.least_or_greatest(node)
         if kind not in ("formula", "check", "opposed", "action"):
             return None
         called = compiler.callable_of(binding)
@@ -301,6 +317,18 @@ class Values:
         values = self.arguments(node, binding.node.params)
         target = self.out.temp()
         self.out.line(f"{target} = {self.k(called)}(ctx, {values}, {self.k(node.span)})")
+        return target
+
+    def least_or_greatest(self, node: n.Call) -> str:
+        """`max(a, b, ...)`, `min(...)` of several values (`builtin_functions`): each
+        value in order, then `minmax` (a real run: no value unknown)."""
+        values = [self.value(arg) for arg in node.args]
+        target, k = self.out.temp(), self.k
+        function = LEAST_OR_GREATEST[node.function]
+        listed = "[" + ", ".join(values) + "]"
+        self.out.line(
+            f"{target} = {k(minmax)}({k(function)}, {listed}, {k(node.span)}, {k(node.function)})"
+        )
         return target
 
     def dice(self, node: n.Dice) -> str:
