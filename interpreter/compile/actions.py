@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.bounds import bounded_record
@@ -67,23 +69,30 @@ class CompiledAction(CallFrame):
             self.cost = block_cost(self.body) + (
                 compiler.cost([e for _, e in result.fields]) if result is not None else 0
             )
-            #: the function an untraced real run calls, and its source (codegen), or None
-            self.generated = generated_action(compiler, self, too_deep)
         finally:
             compiler.reads.pop()
             compiler.bodies.pop()
         self.label = node.label or node.name
+        #: the function an untraced real run calls (codegen), made on the first such run:
+        #: None before, False where none can be made; `generated`: (it, its source)
+        self.compiler = compiler
+        self.fast: Any = None
+        self.generated: tuple | None = None
+
+    def make_fast(self):
+        """The generated function (codegen), made once; False where none can be."""
+        self.generated = generated_action(self.compiler, self, too_deep)
+        self.fast = self.generated[0] if self.generated is not None else False
+        return self.fast
 
     def __call__(self, ctx, args: tuple, span) -> Record | None:
-        generated = self.generated
-        if (
-            generated is not None
-            and ctx.trace is None
-            and not ctx.roller.lifts
-            and SWITCH.generated
-        ):
-            result: Record | None = generated[0](ctx, args, span)
-            return result
+        if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
+            fast = self.fast
+            if fast is None:
+                fast = self.make_fast()
+            if fast:
+                result: Record | None = fast(ctx, args, span)
+                return result
         saved = self.enter(ctx, args, span)
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:

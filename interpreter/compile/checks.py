@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import overload
+from typing import Any, overload
 
 import attrs
 
@@ -82,25 +82,26 @@ class CompiledCheck(CallFrame):
         )
         #: what a refusal calls the roll and the target (the generated code's too)
         self.refusals = (A_CHECKS_ROLL, A_CHECKS_TARGET)
-        #: the function an untraced real run calls, and its source (codegen), or None
-        compiler.reads.append(n.field_reads((node.lets, node.roll, node.target, node.fields)))
-        compiler.bodies.append((node.lets, node.roll, node.target, node.fields))
-        try:
-            self.generated = generated_check(compiler, self, too_deep)
-        finally:
-            compiler.reads.pop()
-            compiler.bodies.pop()
+        #: the function an untraced real run calls (codegen), made on the first such run:
+        #: None before, False where none can be made; `generated`: (it, its source)
+        self.compiler = compiler
+        self.fast: Any = None
+        self.generated: tuple | None = None
+
+    def make_fast(self):
+        """The generated function (codegen), made once; False where none can be."""
+        self.generated = generated_check(self.compiler, self, too_deep)
+        self.fast = self.generated[0] if self.generated is not None else False
+        return self.fast
 
     def __call__(self, ctx, args: tuple, span) -> Record:
-        generated = self.generated
-        if (
-            generated is not None
-            and ctx.trace is None
-            and not ctx.roller.lifts
-            and SWITCH.generated
-        ):
-            record: Record = generated[0](ctx, args, span)
-            return record
+        if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
+            fast = self.fast
+            if fast is None:
+                fast = self.make_fast()
+            if fast:
+                record: Record = fast(ctx, args, span)
+                return record
         # `enter`, written out: a check is the commonest call of all
         if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
             saved = self.enter(ctx, args, span)

@@ -169,19 +169,12 @@ class Compiler(
             names = tuple(p.name for p in formula.params)
             body = self.expr(formula.body)
             steps = self.cost(formula.body)  # the body's, counted once per call
-            # the function an untraced real run calls (codegen), or None
-            made = generated_formula(self, formula, steps, too_deep)
-            self.compiled[("generated formula", name)] = made
-            fast = made[0] if made is not None else None
 
             def call(ctx, args, span=None):
-                if (
-                    fast is not None
-                    and ctx.trace is None
-                    and not ctx.roller.lifts
-                    and SWITCH.generated
-                ):
-                    return fast(ctx, args, span)
+                if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
+                    fast = self.generated_formula(name)
+                    if fast:
+                        return fast[0](ctx, args, span)
                 counted = ctx.steps + steps
                 ctx.steps = counted
                 if counted > ctx.step_bound:
@@ -201,6 +194,17 @@ class Compiler(
             return call
 
         return self.memo(("formula", name), build)
+
+    def generated_formula(self, name: str):
+        """(the function an untraced real call of a formula runs, its source), made once
+        (codegen); False where none can be made."""
+
+        def build():
+            formula = self.book.formulas[name]
+            made = generated_formula(self, formula, self.cost(formula.body), too_deep)
+            return made if made is not None else False
+
+        return self.memo(("generated formula", name), build)
 
     def check(self, name: str):
         return self.memo(("check", name), lambda: CompiledCheck(self, self.book.checks[name]))

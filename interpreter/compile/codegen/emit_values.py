@@ -312,8 +312,8 @@ class Values:
             return None
         called = compiler.callable_of(binding)
         if kind == "formula":  # its generated function, called straight from here
-            fast = compiler.compiled.get(("generated formula", binding.name))
-            called = fast[0] if fast is not None else called
+            fast = compiler.generated_formula(binding.name)
+            called = fast[0] if fast else called
         values = self.arguments(node, binding.node.params)
         target = self.out.temp()
         self.out.line(f"{target} = {self.k(called)}(ctx, {values}, {self.k(node.span)})")
