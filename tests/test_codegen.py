@@ -34,6 +34,14 @@ from interpreter.compile.codegen.emitted import GENERATED, SAFE_WORDS, UnsafeSou
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
+@pytest.fixture(autouse=True, scope="module")
+def generated_at_once():
+    """Every run here through the generated code from the first (not after a few)."""
+    before, SWITCH.after = SWITCH.after, 0
+    yield
+    SWITCH.after = before
+
+
 def outcome(engine, name, sheet, params, seed, choices=None):
     """What a run gives, as plain values to compare: its result, sheets, changes, dice,
     choices and steps; or its error, where and after how many steps."""
@@ -224,7 +232,7 @@ def test_no_name_or_text_of_the_rulebook_reaches_the_generated_source(idents, wo
         return
     engine = Engine(book)
     action, check = engine.compiler.action(idents[7]), engine.compiler.check(idents[3])
-    assert action.make_fast() and check.make_fast()
+    assert action.make_fast(now=True) and check.make_fast(now=True)
     for _, source in (action.generated, check.generated):
         check_source(source)  # only the generator's own words (it compiled: it ran)
         assert source.isascii()
@@ -244,6 +252,20 @@ def test_no_name_or_text_of_the_rulebook_reaches_the_generated_source(idents, wo
     for seed in range(3):
         generated, closures = both_ways(engine, idents[7], sheet, {idents[8]: idents[1]}, seed)
         assert generated == closures
+
+
+def test_the_code_is_generated_after_a_few_runs_only():
+    engine = Engine(dsl.load_text(HEAD + "action act() { result { x: A + 1 } }\n", "few.rules"))
+    sheet, compiled = engine.sheet({"A": 4}), engine.compiler.action("act")
+    before, SWITCH.after = SWITCH.after, 2
+    try:
+        made = []
+        for seed in range(4):
+            assert engine.run("act", sheet, {}, SeededDice(seed)).result == {"x": 5}
+            made.append(compiled.fast is not None)
+    finally:
+        SWITCH.after = before
+    assert made == [False, False, True, True]
 
 
 def test_the_check_refuses_what_the_generator_must_never_write():

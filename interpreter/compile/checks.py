@@ -87,9 +87,14 @@ class CompiledCheck(CallFrame):
         self.compiler = compiler
         self.fast: Any = None
         self.generated: tuple | None = None
+        self.runs = 0  # untraced real runs through the closures, before `fast` is made
 
-    def make_fast(self):
-        """The generated function (codegen), made once; False where none can be."""
+    def make_fast(self, now: bool = False):
+        """The generated function (codegen), made once past `SWITCH.after` runs (or
+        `now`); False before, and where none can be made."""
+        self.runs += 1
+        if self.runs <= SWITCH.after and not now:
+            return False
         self.generated = generated_check(self.compiler, self, too_deep)
         self.fast = self.generated[0] if self.generated is not None else False
         return self.fast

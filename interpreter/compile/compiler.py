@@ -170,11 +170,17 @@ class Compiler(
             body = self.expr(formula.body)
             steps = self.cost(formula.body)  # the body's, counted once per call
 
+            runs = 0  # untraced real calls through the closure (codegen: SWITCH.after)
+
             def call(ctx, args, span=None):
+                nonlocal runs
                 if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
-                    fast = self.generated_formula(name)
-                    if fast:
-                        return fast[0](ctx, args, span)
+                    if runs < SWITCH.after:
+                        runs += 1
+                    else:
+                        fast = self.generated_formula(name)
+                        if fast:
+                            return fast[0](ctx, args, span)
                 counted = ctx.steps + steps
                 ctx.steps = counted
                 if counted > ctx.step_bound:

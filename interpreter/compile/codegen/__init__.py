@@ -9,7 +9,9 @@ as a constant (`emitted`).
 
 `SWITCH.generated` turns the generated functions off (closures only): the environment
 variable RULEBOOK_CLOSURES_ONLY=1 at start, or `closures_only()` for a while (the
-agreement tests run both ways).
+agreement tests run both ways); `SWITCH.after` is how many runs go through the closures
+before the function is made (generating costs some milliseconds: a run made once never
+pays it).
 """
 
 from __future__ import annotations
@@ -18,14 +20,20 @@ import contextlib
 import os
 from collections.abc import Iterator
 
+#: runs through the closures before an action's (check's, formula's) code is generated
+AFTER = 2
+
 
 class Switch:
     """Whether real runs call the generated functions (else the closures alone)."""
 
-    __slots__ = ("generated",)
+    __slots__ = ("after", "generated")
 
     def __init__(self) -> None:
         self.generated = os.environ.get("RULEBOOK_CLOSURES_ONLY", "") not in ("1", "yes", "true")
+        #: untraced real runs (calls, of a formula) through the closures before the
+        #: function is generated: one run alone (`rulebook run`) never pays for making it
+        self.after = AFTER
 
 
 SWITCH = Switch()
