@@ -21,6 +21,25 @@ class CallFrame:
 
     names: tuple[str, ...]  # the parameters' names, in order (each subclass sets them)
 
+    def slow(self, compiler, generate) -> None:
+        """Runs through the closures until the generated function is made (`make_fast`)."""
+        self.compiler, self.generate = compiler, generate
+        #: the function an untraced real run calls (codegen): None before it is made,
+        #: False where none can be; `generated`: (it, its source)
+        self.fast: Any = None
+        self.generated: tuple | None = None
+        self.runs = 0  # untraced real runs through the closures, before `fast` is made
+
+    def make_fast(self, now: bool = False):
+        """The generated function (codegen), made once past `SWITCH.after` runs (or
+        `now`); False before, and where none can be made."""
+        self.runs += 1
+        if self.runs <= SWITCH.after and not now:
+            return False
+        self.generated = self.generate(self.compiler, self, too_deep)
+        self.fast = self.generated[0] if self.generated is not None else False
+        return self.fast
+
     def enter(self, ctx, args: tuple, span):
         if ctx.calls >= ctx.limits.call_depth:
             raise too_deep(ctx, span)
@@ -73,22 +92,7 @@ class CompiledAction(CallFrame):
             compiler.reads.pop()
             compiler.bodies.pop()
         self.label = node.label or node.name
-        #: the function an untraced real run calls (codegen), made on the first such run:
-        #: None before, False where none can be made; `generated`: (it, its source)
-        self.compiler = compiler
-        self.fast: Any = None
-        self.generated: tuple | None = None
-        self.runs = 0  # untraced real runs through the closures, before `fast` is made
-
-    def make_fast(self, now: bool = False):
-        """The generated function (codegen), made once past `SWITCH.after` runs (or
-        `now`); False before, and where none can be made."""
-        self.runs += 1
-        if self.runs <= SWITCH.after and not now:
-            return False
-        self.generated = generated_action(self.compiler, self, too_deep)
-        self.fast = self.generated[0] if self.generated is not None else False
-        return self.fast
+        self.slow(compiler, generated_action)  # (codegen: `CallFrame.make_fast`)
 
     def __call__(self, ctx, args: tuple, span) -> Record | None:
         if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, overload
+from typing import overload
 
 import attrs
 
@@ -13,7 +13,7 @@ from dsl import types as t
 from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_record
-from interpreter.compile.actions import CallFrame, too_deep
+from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import generated_check
@@ -82,22 +82,7 @@ class CompiledCheck(CallFrame):
         )
         #: what a refusal calls the roll and the target (the generated code's too)
         self.refusals = (A_CHECKS_ROLL, A_CHECKS_TARGET)
-        #: the function an untraced real run calls (codegen), made on the first such run:
-        #: None before, False where none can be made; `generated`: (it, its source)
-        self.compiler = compiler
-        self.fast: Any = None
-        self.generated: tuple | None = None
-        self.runs = 0  # untraced real runs through the closures, before `fast` is made
-
-    def make_fast(self, now: bool = False):
-        """The generated function (codegen), made once past `SWITCH.after` runs (or
-        `now`); False before, and where none can be made."""
-        self.runs += 1
-        if self.runs <= SWITCH.after and not now:
-            return False
-        self.generated = generated_check(self.compiler, self, too_deep)
-        self.fast = self.generated[0] if self.generated is not None else False
-        return self.fast
+        self.slow(compiler, generated_check)  # (codegen: `CallFrame.make_fast`)
 
     def __call__(self, ctx, args: tuple, span) -> Record:
         if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
