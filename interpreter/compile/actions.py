@@ -7,7 +7,7 @@ from typing import Any
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.bounds import bounded_record
-from interpreter.compile.codegen import SWITCH
+from interpreter.compile.codegen import SWITCH, safely
 from interpreter.compile.codegen.emit_steps import generated_action
 from interpreter.compile.costs import block_cost
 from interpreter.errors import LimitExceeded
@@ -36,7 +36,7 @@ class CallFrame:
         self.runs += 1
         if self.runs <= SWITCH.after and not now:
             return False
-        self.generated = self.generate(self.compiler, self, too_deep)
+        self.generated = safely(self.generate, self.compiler, self, too_deep)
         self.fast = self.generated[0] if self.generated is not None else False
         return self.fast
 

@@ -23,7 +23,7 @@ from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.choose import Choices
-from interpreter.compile.codegen import SWITCH
+from interpreter.compile.codegen import SWITCH, safely
 from interpreter.compile.codegen.emit_steps import generated_formula
 from interpreter.compile.costs import Costs, charged
 from interpreter.compile.dice import DiceTerms
@@ -207,7 +207,7 @@ class Compiler(
 
         def build():
             formula = self.book.formulas[name]
-            made = generated_formula(self, formula, self.cost(formula.body), too_deep)
+            made = safely(generated_formula, self, formula, self.cost(formula.body), too_deep)
             return made if made is not None else False
 
         return self.memo(("generated formula", name), build)
