@@ -5,6 +5,8 @@ the recipes', run with seeds; the most steps one takes (`Outcome.steps`) and its
     python benchmarks/run_cost.py --against /tmp/old # the same runs with the code in another
                                                      # tree, taking turns: the ratio of times
     python benchmarks/run_cost.py --only brujeria --seeds 50
+    python benchmarks/run_cost.py --against /tmp/old --warm 5   # the steady state: 5
+                                                     # untimed runs of each case first
 
 The cases are those of `benchmarks/all_actions.py` (the shipped rulebooks with each of
 their characters, the example games with theirs and an empty sheet), each once more with
@@ -27,6 +29,7 @@ This is a benchmark, not a test: CI does not run it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -75,7 +78,10 @@ def recipes():
         for language, block in re.findall(r"^```(\w*)\n(.*?)^```$", part, flags=re.S | re.M):
             if language not in ("", "rulebook") or block.startswith("$ "):
                 continue
-            book = dsl.load_text(block, "recipe.rules")
+            try:
+                book = dsl.load_text(block, "recipe.rules")
+            except RulebookError:  # a block of the page that is not a whole rulebook
+                continue
             engine = Engine(book)
             for name in [*book.actions, *book.checks]:
                 yield f"recipe {title}: {name}", engine, name
@@ -121,8 +127,11 @@ def cases(only: list[str]):
         yield label, engine, name, sheet, params, None
 
 
-def run_case(engine, name, sheet, params, choices, seeds: int) -> tuple:
+def run_case(engine, name, sheet, params, choices, seeds: int, warm: int = 0) -> tuple:
     """(the most steps of a run, CPU seconds of all runs, runs that ended in an error)."""
+    for seed in range(warm):  # untimed runs first: the steady state (generated code made)
+        with contextlib.suppress(RulebookError):
+            engine.run(name, sheet, params, SeededDice(seed), choices=choices)
     most, failed = 0, 0
     started = time.process_time()
     for seed in range(seeds):
@@ -144,7 +153,7 @@ def measure(args) -> dict:
             engine.runnable(name).binder(sheet, params)
         except RulebookError:
             continue  # a case that cannot be asked (a parameter it lacks)
-        out[label] = run_case(engine, name, sheet, params, choices, args.seeds)
+        out[label] = run_case(engine, name, sheet, params, choices, args.seeds, args.warm)
     return out
 
 
@@ -154,6 +163,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, default=20, help="runs of each case")
     parser.add_argument("--against", help="another tree: compare the times")
     parser.add_argument("--rounds", type=int, default=3, help="turns each side takes")
+    parser.add_argument(
+        "--warm", type=int, default=0, help="untimed runs of each case first (steady state)"
+    )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.json:  # one side's measurement, for --against
@@ -175,6 +187,7 @@ def main(argv=None) -> int:
 def compare(args) -> int:
     """Both trees' times, taking turns; the best round of each."""
     argv = [sys.executable, __file__, "--json", "--seeds", str(args.seeds)]
+    argv += ["--warm", str(args.warm)]
     for word in args.only:
         argv += ["--only", word]
     best: dict = {"this": None, "other": None}

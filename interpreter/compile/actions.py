@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.bounds import bounded_record
+from interpreter.compile.codegen import SWITCH, safely
+from interpreter.compile.codegen.emit_steps import generated_action
 from interpreter.compile.costs import block_cost
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
@@ -16,6 +20,25 @@ class CallFrame:
     """Shared by checks, opposed checks, actions and roll procedures: frames and depth."""
 
     names: tuple[str, ...]  # the parameters' names, in order (each subclass sets them)
+
+    def slow(self, compiler, generate) -> None:
+        """Runs through the closures until the generated function is made (`make_fast`)."""
+        self.compiler, self.generate = compiler, generate
+        #: the function an untraced real run calls (codegen): None before it is made,
+        #: False where none can be; `generated`: (it, its source)
+        self.fast: Any = None
+        self.generated: tuple | None = None
+        self.runs = 0  # untraced real runs through the closures, before `fast` is made
+
+    def make_fast(self, now: bool = False):
+        """The generated function (codegen), made once past `SWITCH.after` runs (or
+        `now`); False before, and where none can be made."""
+        self.runs += 1
+        if self.runs <= SWITCH.after and not now:
+            return False
+        self.generated = safely(self.generate, self.compiler, self, too_deep)
+        self.fast = self.generated[0] if self.generated is not None else False
+        return self.fast
 
     def enter(self, ctx, args: tuple, span):
         if ctx.calls >= ctx.limits.call_depth:
@@ -55,22 +78,30 @@ class CompiledAction(CallFrame):
         compiler.bodies.append(node.body)
         try:
             self.body = compiler.block(node.body)
+            result = node.body[-1] if node.body and isinstance(node.body[-1], n.Result) else None
+            self.result = (
+                tuple((name, compiler.expr(e)) for name, e in result.fields)
+                if result is not None
+                else None
+            )
+            #: steps of its own, counted on entry: its statements and its result's expressions
+            self.cost = block_cost(self.body) + (
+                compiler.cost([e for _, e in result.fields]) if result is not None else 0
+            )
         finally:
             compiler.reads.pop()
             compiler.bodies.pop()
-        result = node.body[-1] if node.body and isinstance(node.body[-1], n.Result) else None
-        self.result = (
-            tuple((name, compiler.expr(e)) for name, e in result.fields)
-            if result is not None
-            else None
-        )
         self.label = node.label or node.name
-        #: steps of its own, counted on entry: its statements and its result's expressions
-        self.cost = block_cost(self.body) + (
-            compiler.cost([e for _, e in result.fields]) if result is not None else 0
-        )
+        self.slow(compiler, generated_action)  # (codegen: `CallFrame.make_fast`)
 
     def __call__(self, ctx, args: tuple, span) -> Record | None:
+        if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
+            fast = self.fast
+            if fast is None:
+                fast = self.make_fast()
+            if fast:
+                result: Record | None = fast(ctx, args, span)
+                return result
         saved = self.enter(ctx, args, span)
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:

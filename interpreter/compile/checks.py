@@ -15,6 +15,8 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_record
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
+from interpreter.compile.codegen import SWITCH
+from interpreter.compile.codegen.emit_steps import generated_check
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
@@ -46,7 +48,10 @@ class CompiledCheck(CallFrame):
         compiler.reads.append(n.field_reads((node.lets, node.roll, node.target, node.fields)))
         compiler.bodies.append((node.lets, node.roll, node.target, node.fields))
         try:
-            self.lets = tuple((let.name, compiler.statement(let).run) for let in node.lets)
+            self.let_statements = tuple(compiler.statement(let) for let in node.lets)
+            self.lets = tuple(
+                (let.name, made.run) for let, made in zip(node.lets, self.let_statements)
+            )
         finally:
             compiler.reads.pop()
             compiler.bodies.pop()
@@ -75,8 +80,18 @@ class CompiledCheck(CallFrame):
             + compiler.cost((node.roll, node.target))
             + compiler.cost([e for _, e in node.fields])
         )
+        #: what a refusal calls the roll and the target (the generated code's too)
+        self.refusals = (A_CHECKS_ROLL, A_CHECKS_TARGET)
+        self.slow(compiler, generated_check)  # (codegen: `CallFrame.make_fast`)
 
     def __call__(self, ctx, args: tuple, span) -> Record:
+        if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
+            fast = self.fast
+            if fast is None:
+                fast = self.make_fast()
+            if fast:
+                record: Record = fast(ctx, args, span)
+                return record
         # `enter`, written out: a check is the commonest call of all
         if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
             saved = self.enter(ctx, args, span)

@@ -23,6 +23,8 @@ from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.characters import Characters, on_sheet_of
 from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.choose import Choices
+from interpreter.compile.codegen import SWITCH, safely
+from interpreter.compile.codegen.emit_steps import generated_formula
 from interpreter.compile.costs import Costs, charged
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
@@ -168,7 +170,17 @@ class Compiler(
             body = self.expr(formula.body)
             steps = self.cost(formula.body)  # the body's, counted once per call
 
+            runs = 0  # untraced real calls through the closure (codegen: SWITCH.after)
+
             def call(ctx, args, span=None):
+                nonlocal runs
+                if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
+                    if runs < SWITCH.after:
+                        runs += 1
+                    else:
+                        fast = self.generated_formula(name)
+                        if fast:
+                            return fast[0](ctx, args, span)
                 counted = ctx.steps + steps
                 ctx.steps = counted
                 if counted > ctx.step_bound:
@@ -188,6 +200,17 @@ class Compiler(
             return call
 
         return self.memo(("formula", name), build)
+
+    def generated_formula(self, name: str):
+        """(the function an untraced real call of a formula runs, its source), made once
+        (codegen); False where none can be made."""
+
+        def build():
+            formula = self.book.formulas[name]
+            made = safely(generated_formula, self, formula, self.cost(formula.body), too_deep)
+            return made if made is not None else False
+
+        return self.memo(("generated formula", name), build)
 
     def check(self, name: str):
         return self.memo(("check", name), lambda: CompiledCheck(self, self.book.checks[name]))

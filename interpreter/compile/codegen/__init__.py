@@ -1,0 +1,62 @@
+"""Actions, checks and formulas generated as Python source, compiled once, for real runs.
+
+A compiled action, check or formula (interpreter.compile.actions, checks, compiler) keeps
+its closures, which the odds engine and a traced run use; an untraced real run calls
+instead the function generated for it here on its first such run (`emit_steps`), which
+does the same work with the hot constructs written inline and every other one through
+its closure. No text of the rulebook is in the generated source: every value reaches it
+as a constant (`emitted`).
+
+`SWITCH.generated` turns the generated functions off (closures only): the environment
+variable RULEBOOK_CLOSURES_ONLY=1 at start, or `closures_only()` for a while (the
+agreement tests run both ways); `SWITCH.after` is how many runs go through the closures
+before the function is made (generating costs some milliseconds: a run made once never
+pays it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+#: runs through the closures before an action's (check's, formula's) code is generated
+AFTER = 2
+
+
+class Switch:
+    """Whether real runs call the generated functions (else the closures alone)."""
+
+    __slots__ = ("after", "generated")
+
+    def __init__(self) -> None:
+        self.generated = os.environ.get("RULEBOOK_CLOSURES_ONLY", "") not in ("1", "yes", "true")
+        #: untraced real runs (calls, of a formula) through the closures before the
+        #: function is generated: one run alone (`rulebook run`) never pays for making it
+        self.after = AFTER
+
+
+SWITCH = Switch()
+
+
+@contextlib.contextmanager
+def closures_only() -> Iterator[None]:
+    """Real runs through the closures alone while inside (not for several threads)."""
+    before = SWITCH.generated
+    SWITCH.generated = False
+    try:
+        yield
+    finally:
+        SWITCH.generated = before
+
+
+def safely(generate: Callable[..., Any], *args: Any) -> Any:
+    """What `generate(*args)` gives, or None if it fails in any way (a bug of the
+    generator, or a refusal of its source): then the closures run, which are the
+    reference, and nothing generated is run. The tests hold every shipped action and
+    check, and hostile rulebooks, to having their generated function."""
+    try:
+        return generate(*args)
+    except Exception:  # any failure to generate: the closures run instead
+        return None

@@ -1,0 +1,278 @@
+"""Statements, actions and checks written as Python source, compiled once each.
+
+`generated_action` and `generated_check` give the function a compiled action or check
+runs in a real, untraced run (else None: the closures run it): the same work as its
+`__call__` (interpreter.compile.actions, checks), with its statements written out by
+`Steps` (let, local set, if, require, repeat, for each, note; any other statement is its
+compiled `Statement.run`, called as a constant) and its expressions by `Values`
+(interpreter.compile.codegen.emit_values). Steps are counted as the closures count
+them: a block's own steps on entry, each condition when it is tested, each pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dsl import nodes as n
+from interpreter.bounds import bounded_record
+from interpreter.compile.arithmetic import as_number
+from interpreter.compile.codegen.emit_values import ORDERING, Values
+from interpreter.compile.codegen.emitted import Emitted, UnsafeSource
+from interpreter.compile.costs import block_cost
+from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement
+from interpreter.errors import RequirementFailed
+from interpreter.runtime import count_past_bound
+from interpreter.values import Record
+
+#: the deepest blocks are nested in generated source (deeper: the closures run it)
+DEEPEST = 40
+
+
+class TooDeep(Exception):
+    """Blocks nested deeper than DEEPEST: left to the closures."""
+
+
+class Steps(Values):
+    """Writes statements (and their blocks) into one function's source."""
+
+    def block(self, body: tuple[Statement, ...], steps: int, span: Any) -> None:
+        """`statements.run_block`: the block's steps counted, then its statements."""
+        if self.out.level > DEEPEST:
+            raise TooDeep
+        self.count(steps, span, always=True)
+        for statement in body:
+            self.statement(statement)
+
+    def statement(self, statement: Statement) -> None:
+        node, shape, compiler = statement.node, statement.shape, self.compiler
+        kind = type(node)
+        out, k = self.out, self.k
+        if (
+            kind in (n.Let, n.Set)
+            and type(shape) is Binding
+            and shape.local == (kind is n.Set)
+            and not compiler.is_pool(node.expr)
+            and not (kind is n.Set and compiler.type_of(node.place).kind == "roll")
+        ):
+            if kind is n.Set or self.plain_let(node):
+                value = self.value(node.expr)
+            else:  # the value as the statement made it (a place, a table's row by field)
+                value = self.closure(shape.value)
+            out.line(f"env[{k(shape.name)}] = {value}")
+        elif kind is n.If and type(shape) is Branches:
+            self.branches(node, shape)
+        elif kind is n.Require:
+            passed = self.condition(node.condition, node.condition.span)
+            out.line(f"if not {passed}:")
+            out.level += 1
+            message = self.value(node.message)
+            out.line(f"raise {k(RequirementFailed)}({k(str)}({message}), {k(node.span)})")
+            out.level -= 1
+        elif kind is n.Repeat and type(shape) is Repeat:
+            span = node.count.span
+            per_pass = 1 + block_cost(shape.body)
+            if node.until is not None:
+                per_pass += compiler.cost(node.until)
+            out.line(f"for {out.temp()} in range({k(shape.times)}(ctx)):")
+            out.level += 1
+            self.count(per_pass, span)
+            out.line(f"if {k(shape.done)}(ctx):")
+            out.line("    break")
+            self.block(shape.body, 0, span)
+            out.level -= 1
+        elif kind is n.ForEach and type(shape) is Loop:
+            item = out.temp()
+            out.line(f"for {item} in {k(shape.items)}(ctx):")
+            out.level += 1
+            out.line(f"env[{k(shape.var)}] = {item}")
+            self.block(shape.body, 1 + block_cost(shape.body), node.items.span)
+            out.level -= 1
+        elif kind is n.Note:  # untraced, a note only computes its text (and counts it)
+            self.value(node.text)
+        else:
+            out.line(f"{k(statement.run)}(ctx)")
+
+    def plain_let(self, node: n.Let) -> bool:
+        """Whether a `let`'s value is its expression's (`Statements.st_let`): not a place,
+        not a table's row read field by field, not a pool (its own statement)."""
+        compiler = self.compiler
+        declared = compiler.types.get(id(node))
+        if declared is not None and declared.kind == "ref":
+            return False
+        expr = node.expr
+        binding = compiler.bindings.get(id(expr))
+        return not (isinstance(expr, n.Index) and binding is not None and binding.kind == "table")
+
+    def branches(self, node: n.If, shape: Branches) -> None:
+        """`Statements.st_if`: each condition counted when tested, the branch taken run."""
+        out, compiler = self.out, self.compiler
+        opened = 0
+        for branch, (condition, _) in zip(shape.branches, node.branches):
+            self.count(compiler.cost(condition), branch.span)
+            decided = self.condition(condition, branch.span)
+            out.line(f"if {decided}:")
+            out.level += 1
+            self.block(branch.body, block_cost(branch.body), node.span)
+            out.level -= 1
+            out.line("else:")
+            out.level += 1
+            opened += 1
+            if out.level > DEEPEST:
+                raise TooDeep
+        self.block(shape.otherwise, block_cost(shape.otherwise), node.span)
+        out.level -= opened
+
+
+def _entered(out: Emitted, function: str, names: tuple[str, ...], too_deep: Any) -> None:
+    """A definition's call frame entered (`actions.CallFrame.enter`, written out)."""
+    k = out.constant
+    out.line(f"def {function}(ctx, args, span):")
+    out.level = 1
+    out.line("if ctx.calls >= ctx.limits.call_depth:")
+    out.line(f"    raise {k(too_deep)}(ctx, span)")
+    out.line("saved = ctx.env")
+    out.line(f"ctx.env = env = dict(zip({k(names)}, args))")
+    out.line(f"ctx.depth += {k(1)}")
+    out.line(f"ctx.calls += {k(1)}")
+    out.line("try:")
+    out.level = 2
+
+
+def _left(out: Emitted) -> None:
+    """The call frame left (`CallFrame.leave`), whatever happened."""
+    one = out.constant(1)
+    out.level = 1
+    out.line("finally:")
+    out.line("    ctx.env = saved")
+    out.line(f"    ctx.depth -= {one}")
+    out.line(f"    ctx.calls -= {one}")
+
+
+def _counted_on_entry(steps: Steps, cost: int, node_span: Any) -> None:
+    out, k = steps.out, steps.k
+    out.line(f"ctx.steps = {k(cost)} + ctx.steps")
+    out.line("if ctx.steps > ctx.step_bound:")
+    out.line(f"    {k(count_past_bound)}(ctx, span or {k(node_span)})")
+
+
+def _compiled(out: Emitted, function: str) -> tuple[Any, str] | None:
+    """The function compiled, or None where Python refuses it (nested too deep)."""
+    try:
+        return out.function(function)
+    except UnsafeSource:
+        raise
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
+
+
+def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, str] | None:
+    """(the function running a compiled action untraced, its source), or None."""
+    out = Emitted()
+    steps = Steps(out, compiler)
+    try:
+        _entered(out, "_f1", action.names, too_deep)
+        _counted_on_entry(steps, action.cost, action.node.span)
+        for statement in action.body:
+            steps.statement(statement)
+        if action.result is None:
+            out.line("return None")
+        else:
+            node = action.node.body[-1]
+            pairs = [(name, steps.value(expr)) for name, expr in node.fields]
+            fields = ", ".join(f"{steps.k(name)}: {value}" for name, value in pairs)
+            out.line(
+                f"return {steps.k(bounded_record)}(ctx, {steps.k(Record)}({{{fields}}}, "
+                f"{steps.k('result')}), {steps.k(action.node.span)})"
+            )
+        _left(out)
+    except (TooDeep, RecursionError):
+        return None
+    return _compiled(out, "_f1")
+
+
+def generated_check(compiler: Any, check: Any, too_deep: Any) -> tuple[Any, str] | None:
+    """(the function running a compiled check untraced, its source), or None."""
+    out = Emitted()
+    steps = Steps(out, compiler)
+    node = check.node
+    try:
+        _entered(out, "_f1", check.names, too_deep)
+        _counted_on_entry(steps, check.cost, node.span)
+        for statement in check.let_statements:
+            steps.statement(statement)
+        total = steps.value(node.roll)
+        target = steps.value(node.target) if node.target is not None else None
+        _record(steps, check, total, target)
+        _left(out)
+    except (TooDeep, RecursionError):
+        return None
+    return _compiled(out, "_f1")
+
+
+def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
+    """`CompiledCheck.record` for a known total (and target), written out: the built-in
+    fields, then the author's, each also a name the later ones read."""
+    out, k, node = steps.out, steps.k, check.node
+    roll_is, target_is = check.refusals  # what a refusal calls the roll and the target
+    total = steps.local(total)
+    target = steps.local(target) if target is not None else None
+    out.line(f"if type({total}) is not int:")
+    out.line(f"    {total} = {k(as_number)}({total}, {k(node.roll.span)}, {k(roll_is)})")
+    out.line(f"env[{k('total')}] = {total}")
+    fields = [("total", total)]
+    if target is not None:
+        out.line(f"if type({target}) is not int:")
+        out.line(f"    {target} = {k(as_number)}({target}, {k(node.target.span)}, {k(target_is)})")
+        success, margin = out.temp(), out.temp()
+        if node.comparison in ORDERING:
+            out.line(f"{success} = {total} {ORDERING[node.comparison]} {target}")
+        else:
+            out.line(f"{success} = {k(check.compare)}({total}, {target})")
+        if check.upward:
+            out.line(f"{margin} = {total} - {target}")
+        else:
+            out.line(f"{margin} = {target} - {total}")
+        out.line(f"env[{k('target')}] = {target}")
+        out.line(f"env[{k('success')}] = {success}")
+        out.line(f"env[{k('margin')}] = {margin}")
+        fields += [("target", target), ("success", success), ("margin", margin)]
+    for name, expr in node.fields:
+        value = steps.value(expr)
+        out.line(f"env[{k(name)}] = {value}")
+        fields.append((name, value))
+    shown = ", ".join(f"{k(name)}: {value}" for name, value in fields)
+    out.line(
+        f"return {k(bounded_record)}(ctx, {k(Record)}({{{shown}}}, {k('check')}), {k(node.span)})"
+    )
+
+
+def generated_formula(
+    compiler: Any, formula: n.Formula, cost: int, too_deep: Any
+) -> tuple[Any, str] | None:
+    """(the function a formula's untraced real call runs, its source), or None: the
+    compiled formula's `call` (interpreter.compile.compiler), written out."""
+    out = Emitted()
+    steps = Steps(out, compiler)
+    k = out.constant
+    names = tuple(p.name for p in formula.params)
+    try:
+        out.line("def _f1(ctx, args, span=None):")
+        out.level = 1
+        out.line(f"ctx.steps = {k(cost)} + ctx.steps")
+        out.line("if ctx.steps > ctx.step_bound:")
+        out.line(f"    {k(count_past_bound)}(ctx, span or {k(formula.span)})")
+        out.line("if ctx.calls >= ctx.limits.call_depth:")
+        out.line(f"    raise {k(too_deep)}(ctx, span)")
+        out.line("saved = ctx.env")
+        out.line(f"ctx.env = env = dict(zip({k(names)}, args))")
+        out.line(f"ctx.calls += {k(1)}")
+        out.line("try:")
+        out.level = 2
+        out.line(f"return {steps.value(formula.body)}")
+        out.level = 1
+        out.line("finally:")
+        out.line("    ctx.env = saved")
+        out.line(f"    ctx.calls -= {k(1)}")
+    except (TooDeep, RecursionError):
+        return None
+    return _compiled(out, "_f1")

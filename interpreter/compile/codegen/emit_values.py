@@ -1,0 +1,382 @@
+"""Expressions written as Python source: the hot constructs inline, the rest as closures.
+
+`Values(out, compiler).value(node)` writes the lines computing an expression's value in
+a real run into `out` (interpreter.compile.codegen.emitted) and gives the local name (or
+constant) holding it. Inline: literals, local names, sheet fields, `+ - *` and
+comparisons of whole numbers, `and`/`or`, `if … then … else`, `=`/`!=`, a record's
+field, calls of checks, formulas and actions, one plain die, table lookups. Anything
+else, and any value off the fast path, goes through what the closures use: the node's own
+closure (`compiler.expr`) called as a constant, or the same helpers
+(interpreter.compile.codegen.slow_paths). Steps are counted where the closures count
+them: the caller counts an expression's `cost` at once, and the parts evaluated only
+sometimes (a branch taken, the right side of `and`) count here when they are.
+
+Generated code runs only in a real run (no value unknown: the odds engine and a traced
+run use the closures), so nothing here lifts over distributions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dsl import nodes as n
+from dsl.rulebook import names_a_field
+from interpreter.bounds import too_long
+from interpreter.compile.arithmetic import (
+    COMPARISONS,
+    arith,
+    equal,
+    field_of,
+    minmax,
+    unequal,
+)
+from interpreter.compile.codegen.emitted import Emitted
+from interpreter.compile.codegen.slow_paths import (
+    added,
+    compared,
+    negated,
+    not_yes_or_no,
+    ordered,
+)
+from interpreter.compile.tables import Pending, text_keyed
+from interpreter.dice import Die
+from interpreter.runtime import as_bool, count_past_bound
+from interpreter.state import MISSING
+from interpreter.values import Record
+
+#: the Python operator each whole-number operation is written with (the generator's own
+#: fixed text, chosen by the node's operator: never the rulebook's text itself)
+ARITHMETIC = {"+": "+", "-": "-", "*": "*"}
+ORDERING = {">=": ">=", "<=": "<=", ">": ">", "<": "<"}
+#: the built-in functions of several values written inline, by name
+LEAST_OR_GREATEST = {"max": max, "min": min}
+
+
+class Values:
+    """Writes expressions into one function's source (see the module)."""
+
+    def __init__(self, out: Emitted, compiler: Any):
+        self.out = out
+        self.compiler = compiler
+        self.k = out.constant
+
+    # ─── the parts every construct uses ─────────────────────────────────────
+
+    def closure(self, function: Any) -> str:
+        """A closure of the compiler called for its value: `_v = _k(ctx)`."""
+        target = self.out.temp()
+        self.out.line(f"{target} = {self.k(function)}(ctx)")
+        return target
+
+    def count(self, steps: int, span: Any, always: bool = False) -> None:
+        """`steps` counted now (`costs.charged`: a part evaluated only sometimes); with
+        `always`, the bound looked at even for none (`statements.run_block`)."""
+        if steps:
+            self.out.line(f"ctx.steps = {self.k(steps)} + ctx.steps")
+        if steps or always:
+            self.out.line("if ctx.steps > ctx.step_bound:")
+            self.out.line(f"    {self.k(count_past_bound)}(ctx, {self.k(span)})")
+
+    def condition(self, node: Any, span: Any) -> str:
+        """A condition's value, yes or no (`runtime.as_bool`)."""
+        value = self.local(self.value(node))
+        self.out.line(f"if {value} is not True and {value} is not False:")
+        self.out.line(f"    {value} = {self.k(as_bool)}(ctx, {value}, {self.k(span)})")
+        return value
+
+    def local(self, value: str) -> str:
+        """A value in a local of its own, which may be assigned to (a constant never is)."""
+        if value.startswith("_v"):
+            return value
+        local = self.out.temp()
+        self.out.line(f"{local} = {value}")
+        return local
+
+    def value(self, node: Any) -> str:
+        """The lines computing the node's value; the name holding it."""
+        compiler = self.compiler
+        if compiler.symbol_sums and id(node) in compiler.symbol_sums:
+            return self.closure(compiler.expr(node))
+        handler = _HANDLERS.get(type(node))
+        if handler is not None:
+            made = handler(self, node)
+            if made is not None:
+                return made
+        return self.closure(compiler.expr(node))
+
+    # ─── by node class (None: the node's own closure) ───────────────────────
+
+    def literal(self, node: n.Literal) -> str:
+        return self.k(node.value)
+
+    def name(self, node: n.Name) -> str | None:
+        binding = self.compiler.bindings[id(node)]
+        kind, name = binding.kind, binding.name
+        target = self.out.temp()
+        if kind == "local" and self.compiler.type_of(node).kind != "ref":
+            self.out.line(f"{target} = env[{self.k(name)}]")
+            return target
+        if kind == "local":  # a value naming a field: the field's value (`read_named`)
+            out, k, place = self.out, self.k, self.out.temp()
+            out.line(f"{place} = env[{k(name)}]")
+            out.line(f"if type({place}) is {k(str)}:")
+            out.line(f"    {target} = ctx.state.values.get({place}, {k(MISSING)})")
+            out.line(f"    if {target} is {k(MISSING)}:")
+            out.line(f"        {target} = ctx.state.open_default")
+            out.line("else:")
+            out.line(f"    {target} = ctx.state.read({place})")
+            return target
+        if kind == "field":
+            if isinstance(binding.node, n.Stat) and binding.node.kind == "skill":
+                self.out.line(f"{target} = ctx.state.read({self.k(name)})")
+            else:
+                self.out.line(f"{target} = ctx.state.values[{self.k(name)}]")
+            return target
+        return None
+
+    def binary(self, node: n.Binary) -> str | None:
+        op = node.op
+        if op in ("and", "or"):
+            return self.logical(node)
+        if op in ("=", "!="):
+            return self.equality(node)
+        if op in ORDERING:
+            return self.ordering(node)
+        if op in ARITHMETIC:
+            return self.arithmetic(node)
+        return None
+
+    def whole(self, node: Any, name: str) -> str | None:
+        """The test that a value is a whole number (None: it is one, a literal)."""
+        if isinstance(node, n.Literal) and type(node.value) is int:
+            return None
+        return f"type({name}) is int"
+
+    def both_whole(self, left: Any, a: str, right: Any, b: str) -> str:
+        tests = [test for test in (self.whole(left, a), self.whole(right, b)) if test]
+        return " and ".join(tests) if tests else "True"
+
+    def arithmetic(self, node: n.Binary) -> str:
+        a, b = self.value(node.left), self.value(node.right)
+        out, k, target = self.out, self.k, self.out.temp()
+        compute = arith(node.op, node.left.span, node.right.span, node.op_span)
+        span = k(node.op_span)
+        out.line(f"if {self.both_whole(node.left, a, node.right, b)}:")
+        out.line(f"    {target} = {a} {ARITHMETIC[node.op]} {b}")
+        out.line(f"    if abs({target}) >= ctx.limits.number_bound:")
+        out.line(f"        raise {k(too_long)}(ctx.limits, {span})")
+        out.line("else:")
+        if node.op == "+":
+            out.line(f"    {target} = {k(added)}(ctx, {a}, {b}, {k(compute)}, {span})")
+        else:
+            out.line(f"    {target} = {k(compute)}({a}, {b}, ctx.limits)")
+        return target
+
+    def ordering(self, node: n.Binary) -> str:
+        a, b = self.value(node.left), self.value(node.right)
+        out, k, target = self.out, self.k, self.out.temp()
+        out.line(f"if {self.both_whole(node.left, a, node.right, b)}:")
+        out.line(f"    {target} = {a} {ORDERING[node.op]} {b}")
+        out.line("else:")
+        out.line(
+            f"    {target} = {k(ordered)}({k(COMPARISONS[node.op])}, {k(node.op)}, {a}, {b}, "
+            f"{k(node.left.span)}, {k(node.right.span)})"
+        )
+        return target
+
+    def equality(self, node: n.Binary) -> str:
+        compiler = self.compiler
+        sides = []
+        for this, other in ((node.left, node.right), (node.right, node.left)):
+            if (
+                compiler.type_of(this).kind == "ref"
+                and compiler.type_of(other).kind in ("text", "none")
+                and names_a_field(this, compiler.bindings)
+            ):  # by the name of the field it names (`Expressions.compared`)
+                sides.append(self.closure(compiler.ref(this)))
+            else:
+                sides.append(self.value(this))
+        compare = equal if node.op == "=" else unequal
+        target = self.out.temp()
+        a, b = sides
+        self.out.line(
+            f"{target} = {self.k(compared)}(ctx, {self.k(compare)}, {a}, {b}, "
+            f"{self.k(node.op_span)})"
+        )
+        return target
+
+    def logical(self, node: n.Binary) -> str:
+        out = self.out
+        left = self.condition(node.left, node.left.span)
+        target = out.temp()
+        out.line(f"{target} = {left}")
+        out.line(f"if {'' if node.op == 'and' else 'not '}{left}:")
+        out.level += 1
+        self.count(self.compiler.cost(node.right), node.right.span)
+        right = self.condition(node.right, node.right.span)
+        out.line(f"{target} = {right}")
+        out.level -= 1
+        return target
+
+    def if_expression(self, node: n.IfExpr) -> str:
+        out = self.out
+        decided = self.condition(node.condition, node.condition.span)
+        target = out.temp()
+        for test, part in ((f"if {decided}:", node.then), ("else:", node.otherwise)):
+            out.line(test)
+            out.level += 1
+            self.count(self.compiler.cost(part), part.span)
+            out.line(f"{target} = {self.value(part)}")
+            out.level -= 1
+        return target
+
+    def unary(self, node: n.Unary) -> str | None:
+        value = self.value(node.operand)
+        out, target = self.out, self.out.temp()
+        if node.op == "not":
+            out.line(f"if {value} is True or {value} is False:")
+            out.line(f"    {target} = not {value}")
+            out.line("else:")
+            out.line(
+                f"    {target} = {self.k(not_yes_or_no)}({value}, {self.k(node.operand.span)})"
+            )
+            return target
+        out.line(f"if type({value}) is int:")
+        out.line(f"    {target} = -{value}")
+        out.line("else:")
+        out.line(f"    {target} = {self.k(negated)}({value}, {self.k(node.operand.span)})")
+        return target
+
+    def field(self, node: n.Field) -> str | None:
+        compiler = self.compiler
+        binding = compiler.bindings.get(id(node))
+        subject = node.subject
+        subject_binding = compiler.bindings.get(id(subject))
+        if (
+            binding is not None
+            or compiler.type_of(subject).kind == "roll"
+            or compiler.type_of(node).kind == "ref"
+            or isinstance(subject, n.Index)  # (only the field read of the row: its closure)
+        ):
+            return None
+        out, k = self.out, self.k
+        if not (
+            isinstance(subject, n.Name)
+            and subject_binding is not None
+            and subject_binding.kind == "local"
+        ):  # any other record: its field, as `Expressions.ex_field` reads it
+            record, target = self.value(subject), out.temp()
+            out.line(f"if type({record}) is {k(Record)}:")
+            out.line(f"    {target} = {record}.get({k(node.name)})")
+            out.line("else:")
+            out.line(f"    {target} = {k(field_of)}({record}, {k(node.name)}, {k(node.span)})")
+            return target
+        record, target = out.temp(), out.temp()
+        out.line(f"{record} = env[{k(subject.name)}]")
+        out.line(f"if type({record}) is {k(Record)}:")
+        out.line(f"    {target} = {record}.get({k(node.name)})")
+        out.line(f"    if type({target}) is {k(Pending)}:")
+        out.line(f"        {target} = {target}.force(ctx)")
+        out.line("else:")
+        out.line(f"    {target} = {k(field_of)}({record}, {k(node.name)}, {k(node.span)})")
+        return target
+
+    def arguments(self, node: n.Call, params: Any) -> str:
+        """A call's arguments as a tuple (`Expressions.arguments`, written inline)."""
+        compiler = self.compiler
+        given = dict(zip((p.name for p in params), node.args))
+        given.update(dict(node.named))
+        names = []
+        for param in params:
+            arg = given.get(param.name)
+            if arg is None:
+                arg = param.default
+            if compiler.param_type(param).kind == "ref":
+                names.append(self.closure(compiler.ref(arg)))
+            else:
+                names.append(self.value(arg))
+        return "(" + "".join(f"{name}, " for name in names) + ")"
+
+    def call(self, node: n.Call) -> str | None:
+        compiler = self.compiler
+        binding = compiler.bindings[id(node)]
+        kind = binding.kind
+        if (
+            kind == "builtin"
+            and node.function in LEAST_OR_GREATEST
+            and len(node.args) > 1
+            and not node.named
+        ):
+            return self.least_or_greatest(node)
+        if kind not in ("formula", "check", "opposed", "action"):
+            return None
+        called = compiler.callable_of(binding)
+        if kind == "formula":  # its generated function, called straight from here
+            fast = compiler.generated_formula(binding.name)
+            called = fast[0] if fast else called
+        values = self.arguments(node, binding.node.params)
+        target = self.out.temp()
+        self.out.line(f"{target} = {self.k(called)}(ctx, {values}, {self.k(node.span)})")
+        return target
+
+    def least_or_greatest(self, node: n.Call) -> str:
+        """`max(a, b, ...)`, `min(...)` of several values (`builtin_functions`): each
+        value in order, then `minmax` (a real run: no value unknown)."""
+        values = [self.value(arg) for arg in node.args]
+        target, k = self.out.temp(), self.k
+        function = LEAST_OR_GREATEST[node.function]
+        listed = "[" + ", ".join(values) + "]"
+        self.out.line(
+            f"{target} = {k(minmax)}({k(function)}, {listed}, {k(node.span)}, {k(node.function)})"
+        )
+        return target
+
+    def dice(self, node: n.Dice) -> str:
+        roll = self.compiler.dice(node)
+        out, k, target = self.out, self.k, self.out.temp()
+        single = (
+            not node.modifiers
+            and isinstance(node.sides, int)
+            and (
+                node.count is None or (isinstance(node.count, n.Literal) and node.count.value == 1)
+            )
+        )
+        if single:  # one plain die: its face alone, as `Expressions.ex_dice` rolls it
+            out.line("if ctx.capture is None:")
+            out.line(f"    {target} = ctx.roller.face({k(Die.of(node.sides))}, {k(node.span)})")
+            out.line("else:")
+            out.line(f"    {target} = {k(roll)}(ctx).total")
+        else:
+            out.line(f"{target} = {k(roll)}(ctx).total")
+        return target
+
+    def index(self, node: n.Index) -> str | None:
+        compiler = self.compiler
+        binding = compiler.bindings.get(id(node))
+        if binding is None or binding.kind != "table":
+            return None
+        texts = text_keyed(binding.node)
+        keys = []
+        for i, key in enumerate(node.keys):
+            if texts[min(i, len(texts) - 1)]:
+                keys.append(self.closure(compiler.naming(key)))
+            else:
+                keys.append(self.value(key))
+        target = self.out.temp()
+        lookup = compiler.table(binding.name)
+        values = "(" + "".join(f"{key}, " for key in keys) + ")"
+        self.out.line(f"{target} = {self.k(lookup)}(ctx, {values}, {self.k(node.span)})")
+        return target
+
+
+_HANDLERS: dict[type, Any] = {
+    n.Literal: Values.literal,
+    n.Name: Values.name,
+    n.Binary: Values.binary,
+    n.IfExpr: Values.if_expression,
+    n.Unary: Values.unary,
+    n.Field: Values.field,
+    n.Call: Values.call,
+    n.Dice: Values.dice,
+    n.Index: Values.index,
+}
