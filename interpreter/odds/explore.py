@@ -110,6 +110,7 @@ class Explorer(Passes):
         self.liveness = liveness.blocks
         self.names_read = liveness.names_read
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
+        self.sums_fail = liveness.sums_fail  # whether a sum may fail (odds.carried)
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
         self.peak = 0  # the most steps a run reached (see Passes.called)

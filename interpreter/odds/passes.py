@@ -10,7 +10,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from dsl import nodes as n
 from interpreter.compiled import ActionCall, Binding, Called, Loop, Repeat, Statement, block_key
+from interpreter.odds.carried import carried_passes, counters_of
 from interpreter.odds.distribution import Dist
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
@@ -40,6 +42,10 @@ class Passes:
         names_read: Callable[[object], Live]
         within_steps: Callable[[object], bool]
         cost: Callable[[object], int]
+        roller: Any
+        sums_fail: bool
+
+        def work(self) -> None: ...
 
         def explore(self, world: World, run: Callable[[Context], Any]) -> list[Any]: ...
         def block(
@@ -73,8 +79,17 @@ class Passes:
         entering = self.block_before(compiled.body, loop)
         # a pass counts its own step and its `until` (the statements', as a block's)
         per_pass = 1 + self.cost(node.until)
+        counters = self.counters(compiled.body, (node.count, node.until))
+        carried = counters and node.until is None
         for passes, group in sorted(by_times.items()):
             group = self.merge(group, loop)
+            if carried and passes > 1:  # (counters carried: interpreter.odds.carried)
+                entries = [({}, per_pass)] * passes
+                group, failed, done = carried_passes(
+                    self, compiled.body, group, counters, (loop, entering), entries
+                )
+                failures.extend(failed)
+                passes -= done
             for _ in range(passes):
                 going = []
                 for world in self.counting(group, per_pass):
@@ -104,8 +119,17 @@ class Passes:
                     by_items.setdefault(hashable(items), (items, []))[1].append(after)
         finished = []
         name = compiled.var
+        counters = self.counters(compiled.body, (node.items, n.Name(name)))
+        entering = self.block_before(compiled.body, loop).without(name)
         for items, group in by_items.values():
             group = self.merge(group, loop)
+            if counters and len(items) > 1:  # (counters carried: interpreter.odds.carried)
+                entries = [({name: item}, 1) for item in items]
+                group, failed, done = carried_passes(
+                    self, compiled.body, group, counters, (loop, entering), entries
+                )
+                failures.extend(failed)
+                items = items[done:]
             for item in items:
                 group = [
                     World({**w.env, name: item}, w.state, w.weight, plus(w.steps, 1)) for w in group
@@ -208,6 +232,17 @@ class Passes:
         found = self.liveness.get(key, MISSING)
         if found is MISSING:
             found = self.liveness[key] = rider_of(statements, index, live_out, self.names_read)
+        return found
+
+    def counters(self, body: tuple, header: tuple) -> tuple:
+        """The names a loop's passes only add to (interpreter.odds.carried), where sums
+        cannot fail (else none), remembered with the blocks' liveness."""
+        if self.sums_fail:
+            return ()
+        key = ("counters", block_key(body))
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = counters_of(body, header, self.names_read)
         return found
 
     def calls_in(self, statement: Statement) -> bool:

@@ -1,0 +1,359 @@
+"""Counters a loop only adds to, carried as one distribution while the loop's passes run.
+
+`repeat 64 times { let c = check()  if c.success { set hits to hits + 1 } }`: the worlds
+before a pass differ only in `hits`, which the pass reads only to add to it. Run once
+per world, the pass would cost as many runs as there are values of `hits`. Here the
+pass's body runs once for each state of the rest (the names it reads, the sheet), with
+the counters at 0 (relative to a world of probability 1), and every world of that state
+takes each of its outcomes: its counters plus the amounts the outcome added, its
+probability times the outcome's. The worlds of one state are kept as one group, its
+counters a joint distribution of whole numbers ({counter values: weight}, over one
+denominator), until the loop ends and they become worlds again. A pass's outcomes are
+the same in every pass from the same state, and are found once.
+
+A name is a counter of a loop when every statement of its body that mentions it is
+`set x to x + e` or `set x to x - e` (or `e + x`) of a local name, `e` reading no
+counter, and the loop's own header reads none. A counter's values are whole numbers;
+where one is not (or a pass may pass the step limit from a group's steps), the groups
+become worlds again and the loop goes on pass by pass as before.
+"""
+
+from __future__ import annotations
+
+from math import gcd
+from typing import TYPE_CHECKING, Any
+
+from dsl import nodes as n
+from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
+from interpreter.odds.weights import ONE, Mass, below, least_common, times
+from interpreter.odds.worlds import NO_STEPS, Live, World, key_of, plus, spread
+from interpreter.state import MISSING
+
+if TYPE_CHECKING:
+    from interpreter.odds.explore import Explorer
+
+#: bits a group's denominator may reach before the common factor of its weights is taken out
+TIDY_BITS = 2048
+#: counter values moved in one unit of work (interpreter.odds.budget)
+WORK_PER_UNIT = 64
+
+
+def counters_of(body: tuple[Statement, ...], header: tuple[Any, ...], names_read) -> tuple:
+    """The names a loop's passes only add to (see the module's docstring): sorted."""
+    added: set[str] = set()
+    other: set[str] = set()
+    for node in header:
+        if node is not None:
+            other.update(names_read(node).needs)
+    _walk(body, added, other, names_read)
+    return tuple(sorted(added - other))
+
+
+def _walk(statements, added: set, other: set, names_read) -> None:
+    for statement in statements:
+        node, shape = statement.node, statement.shape
+        kind = type(shape)
+        if kind is Binding and shape.local and shape.split is None and shape.call is None:
+            name = _added_to(node)
+            if name is not None:
+                added.add(name)
+                operand = node.expr.right if _is(node.expr.left, name) else node.expr.left
+                other.update(names_read(operand).needs)
+                continue
+        if kind is Branches and isinstance(node, n.If):
+            for condition, _ in node.branches:
+                other.update(names_read(condition).needs)
+            for branch in shape.branches:
+                _walk(branch.body, added, other, names_read)
+            _walk(shape.otherwise, added, other, names_read)
+        elif kind is Loop and isinstance(node, n.ForEach):
+            other.update(names_read(node.items).needs)
+            other.add(node.var)
+            _walk(shape.body, added, other, names_read)
+        elif kind is Repeat and isinstance(node, n.Repeat):
+            for part in (node.count, node.until):
+                if part is not None:
+                    other.update(names_read(part).needs)
+            _walk(shape.body, added, other, names_read)
+        else:  # whatever else: every name it mentions or gives a value is not a counter
+            other.update(names_read(node).needs)
+            if isinstance(node, n.Let):
+                other.add(node.name)
+            elif isinstance(node, n.Set) and isinstance(node.place, n.Name):
+                other.add(node.place.name)
+
+
+def _is(expr, name: str) -> bool:
+    return isinstance(expr, n.Name) and expr.name == name
+
+
+def _added_to(node) -> str | None:
+    """x, for `set x to x + e`, `set x to e + x` or `set x to x - e` (e not reading x)."""
+    if not isinstance(node, n.Set) or not isinstance(node.place, n.Name):
+        return None
+    name, expr = node.place.name, node.expr
+    if not isinstance(expr, n.Binary) or expr.op not in ("+", "-"):
+        return None
+    if _is(expr.left, name):
+        operand = expr.right
+    elif expr.op == "+" and _is(expr.right, name):
+        operand = expr.left
+    else:
+        return None
+    if name in n.field_paths(operand):
+        return None
+    return name
+
+
+class Group:
+    """Worlds that agree on all but the counters: the rest (`env`, counters left out),
+    the sheet, the steps, and the counters' joint distribution, {values: weight} over
+    `denominator` (the group's probability: their sum over it)."""
+
+    __slots__ = ("denominator", "env", "joint", "state", "steps")
+
+    def __init__(self, env, state, steps, joint: dict, denominator: int) -> None:
+        self.env, self.state, self.steps = env, state, steps
+        self.joint, self.denominator = joint, denominator
+
+    @property
+    def weight(self) -> tuple:
+        return (sum(self.joint.values()), self.denominator)
+
+
+def _counts(env, counters: tuple) -> tuple | None:
+    values = tuple(env.get(name, MISSING) for name in counters)
+    return values if all(type(v) is int for v in values) else None
+
+
+def grouped(worlds: list, counters: tuple, live: Live) -> list | None:
+    """The worlds as groups (None where a counter is not a whole number in one)."""
+    names = _rest(worlds, counters, live)
+    cuts = _cuts(names, live)
+    parts: dict = {}
+    for world in worlds:
+        values = _counts(world.env, counters)
+        if values is None:
+            return None
+        key = key_of(world.env, names, cuts, world.state)
+        found = parts.get(key)
+        if found is None:
+            found = parts[key] = [world, [], world.steps]
+        found[1].append((values, world.weight))
+        found[2] = spread(found[2], world.steps)
+    groups = []
+    for key, (first, pairs, steps) in parts.items():
+        common = 1
+        for _, (_, d) in pairs:
+            common = least_common(common, d)
+        joint: dict = {}
+        for values, (w, d) in pairs:
+            joint[values] = joint.get(values, 0) + w * (common // d)
+        env = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
+        groups.append(Group(env, first.state, steps, joint, common))
+    return groups
+
+
+def _rest(worlds: list, counters: tuple, live: Live) -> tuple:
+    present: set = set()
+    for world in worlds:
+        present.update(world.env)
+    return tuple(sorted(k for k in present if k in live.needs and k not in counters))
+
+
+def _cuts(names: tuple, live: Live) -> tuple:
+    needs = live.needs
+    return tuple(
+        (i, tuple(sorted(needs[name]))) for i, name in enumerate(names) if needs[name] is not None
+    )
+
+
+def ungrouped(explorer: Explorer, groups: list, counters: tuple) -> list:
+    """The groups as worlds again, one per value of their counters (those too unlikely
+    to follow left out, as a branch leaves them)."""
+    out = []
+    prune = explorer.prune
+    for group in groups:
+        for values, w in group.joint.items():
+            weight = (w, group.denominator)
+            if below(weight, prune):
+                explorer.lost.add(weight)
+                continue
+            env = {**group.env, **dict(zip(counters, values))}
+            out.append(World(env, group.state, weight, group.steps))
+    return out
+
+
+def carried_pass(explorer: Explorer, body, groups: list, counters: tuple, live: Live, entry):
+    """One pass of a loop's `body` over the groups (`entry`: the names the pass binds
+    and the steps it counts before its body): (groups after, failures), or None where
+    it cannot go on so (a counter not a whole number after it, a pass that may pass the
+    step limit from a group's steps)."""
+    bound, counted = entry
+    limit = explorer.ctx.limits.steps_per_run
+    zero = dict.fromkeys(counters, 0)
+    parts: dict = {}  # key of the rest after → [env, state, steps, [(group, added, weight)]]
+    failures: list = []
+    found_all = []
+    for group in groups:  # (every group's outcomes first: none is taken unless all are)
+        env = {**group.env, **bound, **zero}
+        found = _outcomes(explorer, body, env, group.state, counters, live, counted)
+        if found is None or group.steps[1] + found[3] > limit:
+            return None
+        found_all.append(found)
+    for group, (ends, failed, missing, peak) in zip(groups, found_all):
+        explorer.peak = max(explorer.peak, group.steps[1] + peak)
+        weight = group.weight
+        if missing[0]:
+            explorer.lost.add(times(weight, *missing))
+        for state, failure, q in failed:
+            failures.append((World(group.env, state, times(weight, *q)), failure))
+        for key, env_after, state, added, q, taken in ends:
+            steps = plus(group.steps, *taken)
+            part = parts.get(key)
+            if part is None:
+                part = parts[key] = [env_after, state, steps, []]
+            else:
+                part[2] = spread(part[2], steps)
+            part[3].append((group, added, q))
+    after = []
+    for env_after, state, steps, sources in parts.values():
+        group = _mixed(explorer, env_after, state, steps, sources)
+        if group is not None:
+            after.append(group)
+    return after, failures
+
+
+def _mixed(explorer: Explorer, env, state, steps, sources: list) -> Group | None:
+    """The group the outcomes `sources` ((group before, amounts added, weight relative to
+    it)) make together: each group's joint moved by the amounts, weighted, added up."""
+    common = 1
+    for group, _, (_, d) in sources:
+        common = least_common(common, group.denominator * d)
+    joint: dict = {}
+    work = 0
+    get = joint.get
+    for group, added, (w, d) in sources:
+        scale = w * (common // (group.denominator * d))
+        if not scale:
+            continue
+        if any(added):
+            for values, weight in group.joint.items():
+                moved = tuple(a + b for a, b in zip(values, added))
+                joint[moved] = get(moved, 0) + weight * scale
+        else:
+            for values, weight in group.joint.items():
+                joint[values] = get(values, 0) + weight * scale
+        work += len(group.joint)
+    explorer.roller.work += work // WORK_PER_UNIT
+    if not joint:
+        return None
+    mixed = Group(env, state, steps, joint, common)
+    if below(mixed.weight, explorer.prune):
+        explorer.lost.add(mixed.weight)
+        return None
+    if common.bit_length() > TIDY_BITS:
+        _tidy(mixed)
+    return mixed
+
+
+def _tidy(group: Group) -> None:
+    """The common factor of a group's weights and its denominator taken out."""
+    common = group.denominator
+    for w in group.joint.values():
+        common = gcd(common, w)
+        if common == 1:
+            return
+    group.denominator //= common
+    group.joint = {k: w // common for k, w in group.joint.items()}
+
+
+def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live, counted: int):
+    """A pass's outcomes from one state, relative to it (found once for that state):
+    ([(key of the rest, rest, sheet, amounts added, weight, steps taken)], [(sheet,
+    Failure, weight)], weight lost, the most steps a run reached), or None (a counter
+    not a whole number after it)."""
+    names = tuple(sorted(k for k in env if k in live.needs or k in counters))
+    key = ("pass", block_key(body), live, key_of(env, names, (), state), counted, explorer.depth)
+    memory = explorer.calls
+    if key in memory:
+        return memory[key]
+    saved, explorer.lost = explorer.lost, Mass()
+    peak, explorer.peak = explorer.peak, 0
+    try:
+        start = World(env, state, ONE, plus(NO_STEPS, counted))
+        ends, failed = explorer.block(body, [start], live)
+        rest = _rest(ends, counters, live)
+        cuts = _cuts(rest, live)
+        out: list | None = []
+        for end in ends:
+            added = _counts(end.env, counters)
+            if added is None:
+                out = None
+                break
+            key_after = key_of(end.env, rest, cuts, end.state)
+            kept = {k: v for k, v in zip(rest, key_after[0]) if v is not MISSING}
+            out.append((key_after, kept, end.state, added, end.weight, end.steps))
+        found = None
+        if out is not None:
+            failures = [(world.state, failure, world.weight) for world, failure in failed]
+            found = (out, failures, explorer.lost.weight(), explorer.peak)
+    finally:
+        explorer.lost = saved
+        explorer.peak = peak
+    memory[key] = found
+    return found
+
+
+def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> list:
+    """Groups that agree on what is still read (`live`) made one: their joints added up
+    (worlds merged by their full state, the counters mixed)."""
+    if len(groups) < 2:
+        return groups
+    names = _rest(groups, counters, live)
+    cuts = _cuts(names, live)
+    parts: dict = {}
+    for group in groups:
+        key = key_of(group.env, names, cuts, group.state)
+        found = parts.get(key)
+        if found is None:
+            found = parts[key] = [group.state, group.steps, []]
+        else:
+            found[1] = spread(found[1], group.steps)
+        found[2].append(group)
+    if len(parts) == len(groups):
+        return groups
+    nothing = (0,) * len(counters)
+    out = []
+    for key, (state, steps, sources) in parts.items():
+        if len(sources) == 1:
+            out.append(sources[0])
+            continue
+        env = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
+        mixed = _mixed(explorer, env, state, steps, [(g, nothing, ONE) for g in sources])
+        if mixed is not None:
+            out.append(mixed)
+    return out
+
+
+def carried_passes(explorer: Explorer, body, worlds: list, counters: tuple, lives, entries):
+    """Passes of a loop's `body` over worlds, its `counters` carried (`lives`: what is
+    read after a pass, and before one; `entries`: each pass's names bound and steps
+    counted before its body): (worlds after, failures, the passes done). Where a pass
+    cannot be carried, the worlds before it: the loop goes on pass by pass."""
+    loop, entering = lives
+    groups = grouped(worlds, counters, loop)
+    if groups is None:
+        return worlds, [], 0
+    failures: list = []
+    done = 0
+    for entry in entries:
+        groups = regrouped(explorer, groups, counters, entering)
+        step = carried_pass(explorer, body, groups, counters, loop, entry)
+        if step is None:
+            break
+        groups, failed = step
+        failures.extend(failed)
+        done += 1
+        explorer.work()
+    return ungrouped(explorer, groups, counters), failures, done
