@@ -38,10 +38,13 @@ TIDY_BITS = 2048
 WORK_PER_UNIT = 64
 
 
-def counters_of(body: tuple[Statement, ...], header: tuple[Any, ...], names_read) -> tuple:
-    """The names a loop's passes only add to (see the module's docstring): sorted."""
+def counters_of(
+    body: tuple[Statement, ...], header: tuple[Any, ...], names_read, bound: tuple = ()
+) -> tuple:
+    """The names a loop's passes only add to (see the module's docstring), its header
+    (`header`: expressions; `bound`: the name a pass binds) reading none: sorted."""
     added: set[str] = set()
-    other: set[str] = set()
+    other: set[str] = set(bound)
     for node in header:
         if node is not None:
             other.update(names_read(node).needs)

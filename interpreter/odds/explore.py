@@ -518,6 +518,8 @@ class Explorer(Passes):
         if self.idle(statement, after):
             return after
         node, shape = statement.node, statement.shape
+        if type(shape) is Repeat or type(shape) is Loop:
+            return self.loop_live(node, shape, after)
         if type(shape) is not Branches:
             # a `set` compiled as a local's (`local`) gives the name a new value; any
             # other may write the field the name's value names (a pool's, kept live

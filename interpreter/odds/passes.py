@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from interpreter.runtime import Context
 
 
+#: rounds of a loop's liveness before it is taken to be every name it mentions
+LOOP_ROUNDS = 8
+
+
 class Passes:
     """The explorer's loops and calls: a part of interpreter.odds.explore.Explorer, whose
     state and methods it uses are declared below (its host), so that the type checker
@@ -64,7 +68,7 @@ class Passes:
     def repeat(self, node, compiled: Repeat, worlds: list, live_out: Live) -> tuple:
         """`repeat n times until c` (`node`): pass by pass, worlds merged after each
         statement, so that independent draws add up instead of multiplying the worlds."""
-        loop = live_out.union(self.names_read(node))  # what a later pass may read
+        loop = self.loop_live(node, compiled, live_out)  # what a later pass may read
         failures: list = []
         by_times: dict = {}
         for world in worlds:
@@ -79,11 +83,11 @@ class Passes:
         entering = self.block_before(compiled.body, loop)
         # a pass counts its own step and its `until` (the statements', as a block's)
         per_pass = 1 + self.cost(node.until)
-        counters = self.counters(compiled.body, (node.count, node.until))
+        counters = self.counters(compiled.body, (node.count, node.until), (), loop)
         carried = counters and node.until is None
         for passes, group in sorted(by_times.items()):
             group = self.merge(group, loop)
-            if carried and passes > 1:  # (counters carried: interpreter.odds.carried)
+            if carried and passes:  # (counters carried: interpreter.odds.carried)
                 entries = [({}, per_pass)] * passes
                 group, failed, done = carried_passes(
                     self, compiled.body, group, counters, (loop, entering), entries
@@ -108,7 +112,7 @@ class Passes:
 
     def for_each(self, node, compiled: Loop, worlds: list, live_out: Live) -> tuple:
         """`for each x in list` (`node`): item by item, worlds merged as in `repeat`."""
-        loop = live_out.union(self.names_read(node))
+        loop = self.loop_live(node, compiled, live_out)
         failures: list = []
         by_items: dict = {}
         for world in worlds:
@@ -119,11 +123,11 @@ class Passes:
                     by_items.setdefault(hashable(items), (items, []))[1].append(after)
         finished = []
         name = compiled.var
-        counters = self.counters(compiled.body, (node.items, n.Name(name)))
+        counters = self.counters(compiled.body, (node.items,), (name,), loop)
         entering = self.block_before(compiled.body, loop).without(name)
         for items, group in by_items.values():
             group = self.merge(group, loop)
-            if counters and len(items) > 1:  # (counters carried: interpreter.odds.carried)
+            if counters and items:  # (counters carried: interpreter.odds.carried)
                 entries = [({name: item}, 1) for item in items]
                 group, failed, done = carried_passes(
                     self, compiled.body, group, counters, (loop, entering), entries
@@ -234,16 +238,43 @@ class Passes:
             found = self.liveness[key] = rider_of(statements, index, live_out, self.names_read)
         return found
 
-    def counters(self, body: tuple, header: tuple) -> tuple:
-        """The names a loop's passes only add to (interpreter.odds.carried), where sums
-        cannot fail (else none), remembered with the blocks' liveness."""
+    def loop_live(self, node, compiled: Loop | Repeat, live_out: Live) -> Live:
+        """What a loop may read before a pass (and so before the loop): what follows it,
+        what its header reads, and what a pass reads before its statements (read many
+        times), to a fixed point: a name that only a pass's own `set x to x + e` reads,
+        and nothing after the loop, is read by none (those statements are idle)."""
+        key = ("loop", block_key(compiled.body), live_out)
+        found = self.liveness.get(key)
+        if found is not None:
+            return found
+        header = (node.count, node.until) if isinstance(node, n.Repeat) else (node.items,)
+        outside = live_out
+        for part in header:
+            if part is not None:
+                outside = outside.union(self.names_read(part))
+        live = outside
+        for _ in range(LOOP_ROUNDS):
+            body = self.block_before(compiled.body, live)
+            wider = outside.union(body).union(body)  # (twice: read many times)
+            if wider == live:
+                break
+            live = wider
+        else:  # (not settled: every name the loop mentions, read many times)
+            live = live_out.union(self.names_read(node))
+        self.liveness[key] = live
+        return live
+
+    def counters(self, body: tuple, header: tuple, bound: tuple, loop: Live) -> tuple:
+        """The names a loop's passes only add to (interpreter.odds.carried) that are
+        still read (`loop`), where sums cannot fail (else none); remembered with the
+        blocks' liveness."""
         if self.sums_fail:
             return ()
         key = ("counters", block_key(body))
         found = self.liveness.get(key)
         if found is None:
-            found = self.liveness[key] = counters_of(body, header, self.names_read)
-        return found
+            found = self.liveness[key] = counters_of(body, header, self.names_read, bound)
+        return tuple(name for name in found if name in loop.needs)
 
     def calls_in(self, statement: Statement) -> bool:
         """Whether a statement is a call of an action the explorer can run step by step
