@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
 from interpreter.odds.weights import ONE, Mass, below, least_common, times
-from interpreter.odds.worlds import NO_STEPS, Live, World, key_of, plus, spread
+from interpreter.odds.roller import hashable
+from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, key_of, plus, spread
 from interpreter.state import MISSING
 
 if TYPE_CHECKING:
@@ -339,15 +340,64 @@ def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> 
     return out
 
 
-def carried_passes(explorer: Explorer, body, worlds: list, counters: tuple, lives, entries):
-    """Passes of a loop's `body` over worlds, its `counters` carried (`lives`: what is
-    read after a pass, and before one; `entries`: each pass's names bound and steps
-    counted before its body): (worlds after, failures, the passes done). Where a pass
-    cannot be carried, the worlds before it: the loop goes on pass by pass."""
-    loop, entering = lives
-    groups = grouped(worlds, counters, loop)
-    if groups is None:
-        return worlds, [], 0
+class Held:
+    """Worlds kept as groups from one loop to the next that adds to the same counters."""
+
+    __slots__ = ("counters", "groups")
+
+    def __init__(self, groups: list, counters: tuple) -> None:
+        self.groups, self.counters = groups, counters
+
+
+def worlds_of(explorer: Explorer, worlds) -> list:
+    """Worlds, whether held as groups or not."""
+    if type(worlds) is Held:
+        return ungrouped(explorer, worlds.groups, worlds.counters)
+    return worlds
+
+
+def carried_loop(explorer: Explorer, held: Held, header, lives, rest, keep: bool):
+    """A loop over groups (`held`): its header (`header`: (run giving what the passes go
+    over, entries of its passes)) once per group, then the passes carried; where a pass
+    cannot be, `rest(what, worlds, passes done)` goes on pass by pass. Returns (worlds
+    after, or Held where `keep` and every pass was carried, failures)."""
+    run, entries_of = header
+    counters = held.counters
+    failures: list = []
+    by_header: dict = {}
+    for group in held.groups:
+        weight = group.weight
+        for after, value in explorer.explore(World(group.env, group.state, ONE, group.steps), run):
+            n_, d = after.weight
+            if isinstance(value, Failure):
+                failures.append((World(after.env, after.state, times(weight, n_, d)), value))
+                continue
+            joint = group.joint if n_ == 1 else {k: w * n_ for k, w in group.joint.items()}
+            part = Group(group.env, after.state, after.steps, joint, group.denominator * d)
+            by_header.setdefault(hashable(value), (value, []))[1].append(part)
+    done_groups: list = []
+    done_worlds: list = []
+    for value, groups in by_header.values():
+        entries = entries_of(value)
+        groups, failed, done = carried_passes(explorer, groups, counters, lives, entries)
+        failures.extend(failed)
+        if done < len(entries):
+            worlds, failed = rest(value, ungrouped(explorer, groups, counters), done)
+            failures.extend(failed)
+            done_worlds.extend(worlds)
+        else:
+            done_groups.extend(groups)
+    if keep and not done_worlds:
+        return Held(done_groups, counters), failures
+    return ungrouped(explorer, done_groups, counters) + done_worlds, failures
+
+
+def carried_passes(explorer: Explorer, groups: list, counters: tuple, lives, entries):
+    """Passes of a loop's body (`lives`: (body, what is read after a pass, and before
+    one)) over groups; `entries`: each pass's names bound and steps counted before its
+    body: (groups after, failures, the passes done); the passes not done cannot be
+    carried (the groups before them returned)."""
+    body, loop, entering = lives
     failures: list = []
     done = 0
     for entry in entries:
@@ -359,4 +409,4 @@ def carried_passes(explorer: Explorer, body, worlds: list, counters: tuple, live
         failures.extend(failed)
         done += 1
         explorer.work()
-    return ungrouped(explorer, groups, counters), failures, done
+    return groups, failures, done

@@ -8,6 +8,7 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
 from interpreter.odds.budget import watch
+from interpreter.odds.carried import Held, regrouped, worlds_of
 from interpreter.odds.deferred import (
     Deferred,
     Mixer,
@@ -292,12 +293,19 @@ class Explorer(Passes):
                 # steps, within the limit, not counted: see docs/architecture.md)
                 continue
             kind = type(shape)
+            if kind is Repeat or kind is Loop:
+                # counters held as groups into the next loop that adds to them
+                carries = self.carries(statement, live[index])
+                keep = bool(carries) and index + 1 < len(statements)
+                keep = keep and self.carries(statements[index + 1], live[index + 1]) == carries
+                loop = self.repeat if kind is Repeat else self.for_each
+                worlds, failed = loop(statement.node, shape, worlds, live[index], keep)
+                failures.extend(failed)
+                worlds = self.merge(worlds, live[index])
+                continue
+            worlds = worlds_of(self, worlds)
             if kind is Branches:
                 worlds, failed = self.if_(shape, worlds, live[index], node)
-            elif kind is Repeat:
-                worlds, failed = self.repeat(statement.node, shape, worlds, live[index])
-            elif kind is Loop:
-                worlds, failed = self.for_each(statement.node, shape, worlds, live[index])
             elif kind is Binding and shape.split is not None:
                 # `let x = if c then action(...) else ...` (or `set`): as `if c { let x = ... }`
                 worlds, failed = self.if_(shape.split, worlds, live[index])
@@ -333,7 +341,7 @@ class Explorer(Passes):
                 worlds, failed = self.atomic(statement.run, worlds)
             failures.extend(failed)
             worlds = self.merge(worlds, live[index])
-        return worlds, failures
+        return worlds_of(self, worlds), failures
 
     def counting(self, worlds: list, fewest: int, most: int | None = None) -> list:
         """The worlds, each having counted between `fewest` and `most` (`fewest` when
@@ -435,6 +443,8 @@ class Explorer(Passes):
 
     def merge(self, worlds: list, live: Live) -> list:
         """Worlds that agree on everything still to be read become one."""
+        if type(worlds) is Held:  # (groups: their counters mixed)
+            return Held(regrouped(self, worlds.groups, worlds.counters, live), worlds.counters)
         if len(worlds) < 2:
             return worlds
         needs = live.needs

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from dsl import nodes as n
 from interpreter.compiled import ActionCall, Binding, Called, Loop, Repeat, Statement, block_key
-from interpreter.odds.carried import carried_passes, counters_of
+from interpreter.odds.carried import Held, carried_loop, counters_of, grouped, worlds_of
 from interpreter.odds.distribution import Dist
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
@@ -65,10 +65,27 @@ class Passes:
             self, worlds: list[Any], fewest: int, most: int | None = None
         ) -> list[Any]: ...
 
-    def repeat(self, node, compiled: Repeat, worlds: list, live_out: Live) -> tuple:
+    def repeat(self, node, compiled: Repeat, worlds, live_out: Live, keep=False) -> tuple:
         """`repeat n times until c` (`node`): pass by pass, worlds merged after each
-        statement, so that independent draws add up instead of multiplying the worlds."""
+        statement, so that independent draws add up instead of multiplying the worlds;
+        the counters it only adds to carried (interpreter.odds.carried; `keep`: left
+        held for the next loop)."""
         loop = self.loop_live(node, compiled, live_out)  # what a later pass may read
+        # what a pass's body may read before its statements: worlds that differ only in
+        # values the body gives anew (`set loc to localizar()`) are one before it runs
+        entering = self.block_before(compiled.body, loop)
+        # a pass counts its own step and its `until` (the statements', as a block's)
+        per_pass = 1 + self.cost(node.until)
+        lives = (compiled.body, loop, entering)
+
+        def rest(passes, worlds: list, done: int = 0) -> tuple:
+            return self.passes(node, compiled, worlds, passes - done, lives)
+
+        counters = self.loop_counters(node, compiled, live_out)
+        held = self.held(worlds, counters, loop)
+        if held is not None:
+            header = (compiled.times, lambda passes: [({}, per_pass)] * passes)
+            return carried_loop(self, held, header, lives, rest, keep)
         failures: list = []
         by_times: dict = {}
         for world in worlds:
@@ -78,41 +95,56 @@ class Passes:
                 else:
                     by_times.setdefault(passes, []).append(after)
         finished = []
-        # what a pass's body may read before its statements: worlds that differ only in
-        # values the body gives anew (`set loc to localizar()`) are one before it runs
-        entering = self.block_before(compiled.body, loop)
-        # a pass counts its own step and its `until` (the statements', as a block's)
-        per_pass = 1 + self.cost(node.until)
-        counters = self.counters(compiled.body, (node.count, node.until), (), loop)
-        carried = counters and node.until is None
         for passes, group in sorted(by_times.items()):
-            group = self.merge(group, loop)
-            if carried and passes:  # (counters carried: interpreter.odds.carried)
-                entries = [({}, per_pass)] * passes
-                group, failed, done = carried_passes(
-                    self, compiled.body, group, counters, (loop, entering), entries
-                )
-                failures.extend(failed)
-                passes -= done
-            for _ in range(passes):
-                going = []
-                for world in self.counting(group, per_pass):
-                    for after, done in self.explore(world, compiled.done):
-                        if isinstance(done, Failure):
-                            failures.append((after, done))
-                        else:
-                            (finished if done else going).append(after)
-                if not going:
-                    group = []
-                    break
-                group, failed = self.block(compiled.body, self.merge(going, entering), loop)
-                failures.extend(failed)
+            group, failed = rest(passes, self.merge(group, loop))
+            failures.extend(failed)
             finished.extend(group)
         return finished, failures
 
-    def for_each(self, node, compiled: Loop, worlds: list, live_out: Live) -> tuple:
+    def passes(self, node, compiled: Repeat, group: list, passes: int, lives) -> tuple:
+        """`passes` passes of a `repeat` over worlds, one by one: (worlds, failures)."""
+        body, loop, entering = lives
+        per_pass = 1 + self.cost(node.until)
+        failures: list = []
+        finished: list = []
+        for _ in range(passes):
+            going = []
+            for world in self.counting(group, per_pass):
+                for after, done in self.explore(world, compiled.done):
+                    if isinstance(done, Failure):
+                        failures.append((after, done))
+                    else:
+                        (finished if done else going).append(after)
+            if not going:
+                group = []
+                break
+            group, failed = self.block(body, self.merge(going, entering), loop)
+            failures.extend(failed)
+        finished.extend(group)
+        return finished, failures
+
+    def for_each(self, node, compiled: Loop, worlds, live_out: Live, keep=False) -> tuple:
         """`for each x in list` (`node`): item by item, worlds merged as in `repeat`."""
         loop = self.loop_live(node, compiled, live_out)
+        name = compiled.var
+        entering = self.block_before(compiled.body, loop).without(name)
+        lives = (compiled.body, loop, entering)
+
+        def rest(items, group: list, done: int = 0) -> tuple:
+            failures: list = []
+            for item in items[done:]:
+                group = [
+                    World({**w.env, name: item}, w.state, w.weight, plus(w.steps, 1)) for w in group
+                ]
+                group, failed = self.block(compiled.body, group, loop)
+                failures.extend(failed)
+            return group, failures
+
+        counters = self.loop_counters(node, compiled, live_out)
+        held = self.held(worlds, counters, loop)
+        if held is not None:
+            header = (compiled.items, lambda items: [({name: item}, 1) for item in items])
+            return carried_loop(self, held, header, lives, rest, keep)
         failures: list = []
         by_items: dict = {}
         for world in worlds:
@@ -122,26 +154,23 @@ class Passes:
                 else:
                     by_items.setdefault(hashable(items), (items, []))[1].append(after)
         finished = []
-        name = compiled.var
-        counters = self.counters(compiled.body, (node.items,), (name,), loop)
-        entering = self.block_before(compiled.body, loop).without(name)
         for items, group in by_items.values():
-            group = self.merge(group, loop)
-            if counters and items:  # (counters carried: interpreter.odds.carried)
-                entries = [({name: item}, 1) for item in items]
-                group, failed, done = carried_passes(
-                    self, compiled.body, group, counters, (loop, entering), entries
-                )
-                failures.extend(failed)
-                items = items[done:]
-            for item in items:
-                group = [
-                    World({**w.env, name: item}, w.state, w.weight, plus(w.steps, 1)) for w in group
-                ]
-                group, failed = self.block(compiled.body, group, loop)
-                failures.extend(failed)
+            group, failed = rest(items, self.merge(group, loop))
+            failures.extend(failed)
             finished.extend(group)
         return finished, failures
+
+    def held(self, worlds, counters: tuple, loop: Live) -> Held | None:
+        """The worlds as groups for a loop carrying `counters` (None where it carries
+        none, or a counter is not a whole number in a world)."""
+        if not counters:
+            return None
+        if type(worlds) is Held:
+            if worlds.counters == counters:
+                return worlds
+            worlds = worlds_of(self, worlds)
+        groups = grouped(worlds, counters, loop)
+        return None if groups is None else Held(groups, counters)
 
     def called(self, call: ActionCall, worlds: list, live_out: Live, name, rider=None) -> tuple:
         """`let name = action(...)`, `set name to action(...)` or `do action(...)` (name
@@ -264,17 +293,29 @@ class Passes:
         self.liveness[key] = live
         return live
 
-    def counters(self, body: tuple, header: tuple, bound: tuple, loop: Live) -> tuple:
+    def loop_counters(self, node, compiled: Loop | Repeat, live_out: Live) -> tuple:
         """The names a loop's passes only add to (interpreter.odds.carried) that are
-        still read (`loop`), where sums cannot fail (else none); remembered with the
-        blocks' liveness."""
-        if self.sums_fail:
+        still read, where sums cannot fail (else none: nor for a `repeat ... until`);
+        remembered with the blocks' liveness."""
+        if self.sums_fail or (isinstance(node, n.Repeat) and node.until is not None):
             return ()
-        key = ("counters", block_key(body))
+        if isinstance(node, n.Repeat):
+            header, bound = (node.count,), ()
+        else:
+            header, bound = (node.items,), (node.var,)
+        key = ("counters", block_key(compiled.body))
         found = self.liveness.get(key)
         if found is None:
-            found = self.liveness[key] = counters_of(body, header, self.names_read, bound)
+            found = self.liveness[key] = counters_of(compiled.body, header, self.names_read, bound)
+        loop = self.loop_live(node, compiled, live_out)
         return tuple(name for name in found if name in loop.needs)
+
+    def carries(self, statement: Statement, live_out: Live) -> tuple:
+        """The counters a loop statement carries (none for any other statement)."""
+        kind = type(statement.shape)
+        if kind is not Repeat and kind is not Loop:
+            return ()
+        return self.loop_counters(statement.node, statement.shape, live_out)
 
     def calls_in(self, statement: Statement) -> bool:
         """Whether a statement is a call of an action the explorer can run step by step
