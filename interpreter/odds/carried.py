@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
-from interpreter.odds.weights import ONE, Mass, below, least_common, times
 from interpreter.odds.roller import hashable
+from interpreter.odds.weights import ONE, Mass, below, least_common, times
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, key_of, plus, spread
 from interpreter.state import MISSING
 
