@@ -36,6 +36,14 @@ if TYPE_CHECKING:
 #: bits a group's denominator may reach before the common factor of its weights is taken out
 TIDY_BITS = 2048
 #: counter values moved in one unit of work (interpreter.odds.budget)
+#: bits of a counter's value in a joint's key: the values packed into one whole number,
+#: each at BITS more than the one before, offset by OFFSET (so that adding the amounts a
+#: pass adds, packed so, adds each to its own)
+BITS = 48
+OFFSET = 1 << (BITS - 1)
+MASK = (1 << BITS) - 1
+#: the largest size of a counter's value carried (past it, worlds again)
+LARGEST = 1 << (BITS - 4)
 WORK_PER_UNIT = 64
 
 
@@ -111,14 +119,15 @@ def _added_to(node) -> str | None:
 
 class Group:
     """Worlds that agree on all but the counters: the rest (`env`, counters left out),
-    the sheet, the steps, and the counters' joint distribution, {values: weight} over
-    `denominator` (the group's probability: their sum over it)."""
+    the sheet, the steps, and the counters' joint distribution, {values (packed):
+    weight} over `denominator` (the group's probability: their sum over it); `size`:
+    the largest size of a counter's value in it, at most."""
 
-    __slots__ = ("denominator", "env", "joint", "state", "steps")
+    __slots__ = ("denominator", "env", "joint", "size", "state", "steps")
 
-    def __init__(self, env, state, steps, joint: dict, denominator: int) -> None:
+    def __init__(self, env, state, steps, joint: dict, denominator: int, size: int) -> None:
         self.env, self.state, self.steps = env, state, steps
-        self.joint, self.denominator = joint, denominator
+        self.joint, self.denominator, self.size = joint, denominator, size
 
     @property
     def weight(self) -> tuple:
@@ -126,8 +135,25 @@ class Group:
 
 
 def _counts(env, counters: tuple) -> tuple | None:
+    """(the counters' values packed, their largest size), or None where one is not a
+    whole number, or is too large."""
     values = tuple(env.get(name, MISSING) for name in counters)
-    return values if all(type(v) is int for v in values) else None
+    if not all(type(v) is int for v in values):
+        return None
+    size = max(abs(v) for v in values)
+    return None if size >= LARGEST else (_pack(values), size)
+
+
+def _pack(values: tuple) -> int:
+    """Whole numbers as one (BITS each, offset: adding two packed adds each pair)."""
+    packed = 0
+    for i, value in enumerate(values):
+        packed |= (value + OFFSET) << (BITS * i)
+    return packed
+
+
+def _unpack(packed: int, count: int) -> tuple:
+    return tuple(((packed >> (BITS * i)) & MASK) - OFFSET for i in range(count))
 
 
 def grouped(worlds: list, counters: tuple, live: Live) -> list | None:
@@ -142,11 +168,12 @@ def grouped(worlds: list, counters: tuple, live: Live) -> list | None:
         key = key_of(world.env, names, cuts, world.state)
         found = parts.get(key)
         if found is None:
-            found = parts[key] = [world, [], world.steps]
-        found[1].append((values, world.weight))
+            found = parts[key] = [world, [], world.steps, 0]
+        found[1].append((values[0], world.weight))
         found[2] = spread(found[2], world.steps)
+        found[3] = max(found[3], values[1])
     groups = []
-    for key, (first, pairs, steps) in parts.items():
+    for key, (first, pairs, steps, size) in parts.items():
         common = 1
         for _, (_, d) in pairs:
             common = least_common(common, d)
@@ -154,7 +181,7 @@ def grouped(worlds: list, counters: tuple, live: Live) -> list | None:
         for values, (w, d) in pairs:
             joint[values] = joint.get(values, 0) + w * (common // d)
         env = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
-        groups.append(Group(env, first.state, steps, joint, common))
+        groups.append(Group(env, first.state, steps, joint, common, size))
     return groups
 
 
@@ -177,13 +204,14 @@ def ungrouped(explorer: Explorer, groups: list, counters: tuple) -> list:
     to follow left out, as a branch leaves them)."""
     out = []
     prune = explorer.prune
+    count = len(counters)
     for group in groups:
         for values, w in group.joint.items():
             weight = (w, group.denominator)
             if below(weight, prune):
                 explorer.lost.add(weight)
                 continue
-            env = {**group.env, **dict(zip(counters, values))}
+            env = {**group.env, **dict(zip(counters, _unpack(values, count)))}
             out.append(World(env, group.state, weight, group.steps))
     return out
 
@@ -212,14 +240,16 @@ def carried_pass(explorer: Explorer, body, groups: list, counters: tuple, live: 
             explorer.lost.add(times(weight, *missing))
         for state, failure, q in failed:
             failures.append((World(group.env, state, times(weight, *q)), failure))
-        for key, env_after, state, added, q, taken in ends:
+        for key, env_after, state, (added, size), q, taken in ends:
+            if group.size + size >= LARGEST:
+                return None
             steps = plus(group.steps, *taken)
             part = parts.get(key)
             if part is None:
                 part = parts[key] = [env_after, state, steps, []]
             else:
                 part[2] = spread(part[2], steps)
-            part[3].append((group, added, q))
+            part[3].append((group, added, q, group.size + size))
     after = []
     for env_after, state, steps, sources in parts.values():
         group = _mixed(explorer, env_after, state, steps, sources)
@@ -232,18 +262,20 @@ def _mixed(explorer: Explorer, env, state, steps, sources: list) -> Group | None
     """The group the outcomes `sources` ((group before, amounts added, weight relative to
     it)) make together: each group's joint moved by the amounts, weighted, added up."""
     common = 1
-    for group, _, (_, d) in sources:
+    size = 0
+    for group, _, (_, d), most in sources:
         common = least_common(common, group.denominator * d)
+        size = max(size, most)
     joint: dict = {}
     work = 0
     get = joint.get
-    for group, added, (w, d) in sources:
+    for group, added, (w, d), _ in sources:
         scale = w * (common // (group.denominator * d))
         if not scale:
             continue
-        if any(added):
+        if added:
             for values, weight in group.joint.items():
-                moved = tuple(a + b for a, b in zip(values, added))
+                moved = values + added
                 joint[moved] = get(moved, 0) + weight * scale
         else:
             for values, weight in group.joint.items():
@@ -252,7 +284,7 @@ def _mixed(explorer: Explorer, env, state, steps, sources: list) -> Group | None
     explorer.roller.work += work // WORK_PER_UNIT
     if not joint:
         return None
-    mixed = Group(env, state, steps, joint, common)
+    mixed = Group(env, state, steps, joint, common, size)
     if below(mixed.weight, explorer.prune):
         explorer.lost.add(mixed.weight)
         return None
@@ -290,11 +322,13 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
         rest = _rest(ends, counters, live)
         cuts = _cuts(rest, live)
         out: list | None = []
+        zero = _pack((0,) * len(counters))
         for end in ends:
-            added = _counts(end.env, counters)
-            if added is None:
+            counted_to = _counts(end.env, counters)
+            if counted_to is None:
                 out = None
                 break
+            added = (counted_to[0] - zero, counted_to[1])  # (the amounts, packed)
             key_after = key_of(end.env, rest, cuts, end.state)
             kept = {k: v for k, v in zip(rest, key_after[0]) if v is not MISSING}
             out.append((key_after, kept, end.state, added, end.weight, end.steps))
@@ -327,14 +361,13 @@ def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> 
         found[2].append(group)
     if len(parts) == len(groups):
         return groups
-    nothing = (0,) * len(counters)
     out = []
     for key, (state, steps, sources) in parts.items():
         if len(sources) == 1:
             out.append(sources[0])
             continue
         env = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
-        mixed = _mixed(explorer, env, state, steps, [(g, nothing, ONE) for g in sources])
+        mixed = _mixed(explorer, env, state, steps, [(g, 0, ONE, g.size) for g in sources])
         if mixed is not None:
             out.append(mixed)
     return out
@@ -373,7 +406,8 @@ def carried_loop(explorer: Explorer, held: Held, header, lives, rest, keep: bool
                 failures.append((World(after.env, after.state, times(weight, n_, d)), value))
                 continue
             joint = group.joint if n_ == 1 else {k: w * n_ for k, w in group.joint.items()}
-            part = Group(group.env, after.state, after.steps, joint, group.denominator * d)
+            denominator = group.denominator * d
+            part = Group(group.env, after.state, after.steps, joint, denominator, group.size)
             by_header.setdefault(hashable(value), (value, []))[1].append(part)
     done_groups: list = []
     done_worlds: list = []
