@@ -434,13 +434,88 @@ def carried_passes(explorer: Explorer, groups: list, counters: tuple, lives, ent
     body, loop, entering = lives
     failures: list = []
     done = 0
-    for entry in entries:
+    before = None  # the one group a pass began from, where there was one
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
         groups = regrouped(explorer, groups, counters, entering)
+        alone = groups[0] if len(groups) == 1 else None
+        if alone is not None and before is not None and entries[index - 1] == entry:
+            more = len(entries) - index - 1  # (the last pass as any: what it leaves is read)
+            if more > 1 and _same(before, alone):
+                powered = _powered(explorer, body, alone, counters, (entering, entry), more)
+                if powered is not None:
+                    groups = [powered]
+                    done += more
+                    index += more
+        before = alone
         step = carried_pass(explorer, body, groups, counters, loop, entry)
         if step is None:
             break
         groups, failed = step
         failures.extend(failed)
         done += 1
+        index += 1
         explorer.work()
     return groups, failures, done
+
+
+def _same(a: Group, b: Group) -> bool:
+    """Whether two groups hold the same rest and sheet (a pass from either does the same)."""
+    return a.env == b.env and a.state.snapshot() == b.state.snapshot()
+
+
+def _powered(explorer: Explorer, body, group: Group, counters: tuple, pass_, count: int):
+    """`count` passes from a group that a pass leaves as it found it (but for its
+    counters): the amounts one pass adds, as a distribution, to the `count`th power (by
+    squaring), added to the counters at once. None where a pass stops some runs or
+    loses weight, or the steps or the counters may pass their limits."""
+    live, (bound, counted) = pass_
+    env = {**group.env, **bound, **dict.fromkeys(counters, 0)}
+    found = _outcomes(explorer, body, env, group.state, counters, live, counted)
+    if found is None:
+        return None
+    ends, failed, missing, peak = found
+    if failed or missing[0] or not ends:
+        return None
+    fewest = min(end[5][0] for end in ends)
+    most = max(end[5][1] for end in ends)
+    last = group.steps[1] + (count - 1) * most  # (the steps the last pass starts from)
+    size = group.size + count * max(end[3][1] for end in ends)
+    if last + peak > explorer.ctx.limits.steps_per_run or size >= LARGEST:
+        return None
+    common = 1
+    for end in ends:
+        common = least_common(common, end[4][1])
+    one: dict = {}
+    for _key, _env, _state, (added, _size), (w, d), _taken in ends:
+        one[added] = one.get(added, 0) + w * (common // d)
+    powered: dict = {0: 1}
+    left = count
+    while left:  # (by squaring: the passes left to add, bit by bit)
+        if left & 1:
+            powered = _convolved(explorer, powered, one)
+        left >>= 1
+        if left:
+            one = _convolved(explorer, one, one)
+    joint = _convolved(explorer, group.joint, powered)
+    explorer.peak = max(explorer.peak, last + peak)
+    denominator = group.denominator * common**count
+    steps = (group.steps[0] + count * fewest, group.steps[1] + count * most)
+    mixed = Group(group.env, group.state, steps, joint, denominator, size)
+    if denominator.bit_length() > TIDY_BITS:
+        _tidy(mixed)
+    return mixed
+
+
+def _convolved(explorer: Explorer, a: dict, b: dict) -> dict:
+    """The sums of two joints' packed values (one offset at most), weights multiplied."""
+    out: dict = {}
+    get = out.get
+    for ka, wa in a.items():
+        for kb, wb in b.items():
+            k = ka + kb
+            out[k] = get(k, 0) + wa * wb
+    explorer.roller.work += len(a) * len(b) // WORK_PER_UNIT
+    explorer.work()
+    return out
