@@ -21,7 +21,7 @@ become worlds again and the loop goes on pass by pass as before.
 from __future__ import annotations
 
 from math import gcd
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
@@ -31,7 +31,28 @@ from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, key_of, plus
 from interpreter.state import MISSING
 
 if TYPE_CHECKING:
-    from interpreter.odds.explore import Explorer
+    from fractions import Fraction
+
+    from interpreter.runtime import Context
+
+
+class Explorer(Protocol):
+    """What this module uses of interpreter.odds.explore.Explorer (its host)."""
+
+    ctx: Context
+    prune: Fraction
+    lost: Mass
+    peak: int
+    depth: int
+    calls: dict[Any, Any]
+    roller: Any
+
+    def work(self) -> None: ...
+    def explore(self, world: World, run: Any) -> list[Any]: ...
+    def block(
+        self, statements: tuple[Any, ...], worlds: list[Any], live_out: Live, split: bool = False
+    ) -> tuple[Any, ...]: ...
+
 
 #: bits a group's denominator may reach before the common factor of its weights is taken out
 TIDY_BITS = 2048
@@ -321,19 +342,20 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
         ends, failed = explorer.block(body, [start], live)
         rest = _rest(ends, counters, live)
         cuts = _cuts(rest, live)
-        out: list | None = []
+        out: list = []
+        whole = True  # (every counter a whole number after the pass)
         zero = _pack((0,) * len(counters))
         for end in ends:
             counted_to = _counts(end.env, counters)
             if counted_to is None:
-                out = None
+                whole = False
                 break
             added = (counted_to[0] - zero, counted_to[1])  # (the amounts, packed)
             key_after = key_of(end.env, rest, cuts, end.state)
             kept = {k: v for k, v in zip(rest, key_after[0]) if v is not MISSING}
             out.append((key_after, kept, end.state, added, end.weight, end.steps))
         found = None
-        if out is not None:
+        if whole:
             failures = [(world.state, failure, world.weight) for world, failure in failed]
             found = (out, failures, explorer.lost.weight(), explorer.peak)
     finally:

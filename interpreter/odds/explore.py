@@ -117,10 +117,11 @@ class Explorer(Passes):
         self.peak = 0  # the most steps a run reached (see Passes.called)
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
-        self.mixer = None  # statements counted over a deferred value (once one is)
+        #: statements counted over a deferred value (once one is)
+        self.mixer: Mixer | None = None
         #: the most worlds one `let` may make (a whole result's first try: a sign that its
         #: joint is large, before the worlds are made), or None
-        self.most_worlds = None
+        self.most_worlds: int | None = None
 
     @property
     def omitted(self) -> Fraction:
@@ -135,7 +136,7 @@ class Explorer(Passes):
         fewest: past it there too, every one of them stops; else `unclear`).
         """
         ctx, roller = self.ctx, self.roller
-        out = []
+        out: list = []
         fewest, most = world.steps
         limit = ctx.limits.steps_per_run
         stack = [((), world.weight, most)]
@@ -244,15 +245,17 @@ class Explorer(Passes):
             if missing:
                 self.lost.add(times_fraction(weight, missing))
         else:  # lost: as whole numbers (dist.omitted would reduce a Fraction of them)
-            missing = dist.missing()
-            if missing:
-                self.lost.add(times(weight, missing, dist.total))
+            short = dist.missing()
+            if short:
+                self.lost.add(times(weight, short, dist.total))
         if not dist.weights or not weight[0]:
             return
         if branch.bound is not None:  # the value of a `let`, the last thing it needed
             ctx = self.ctx
             steps = self.after(world, world.steps[1])
-            out.append((Bound(ctx.env, ctx.state, weight, branch.bound, dist, steps), None))
+            state = ctx.state
+            assert state is not None  # (explore gave the run a copy of the world's)
+            out.append((Bound(ctx.env, state, weight, branch.bound, dist, steps), None))
             return
         start = world.steps[1]
         for outcome, p in self.weighted(dist, weight):
@@ -352,7 +355,8 @@ class Explorer(Passes):
 
     def atomic(self, run, worlds: list) -> tuple:
         """run(ctx) in every world: (worlds it went on in, failed outcomes)."""
-        done, failed = [], []
+        done: list = []
+        failed: list = []
         for world in worlds:
             for after, outcome in self.explore(world, run):
                 (failed if isinstance(outcome, Failure) else done).append(
@@ -377,19 +381,21 @@ class Explorer(Passes):
         made = LetWorlds(names, cuts, self.most_worlds)
         add = made.add
         values_of = _values_of(self, name, keep, wanted, defer)
-        failed = []
-        reads = self.names_read(statement.node.expr).needs if self.mixer is not None else ()
-        counts = shared(worlds, reads) if reads else None
+        failed: list = []
+        mixer = self.mixer
+        reads: dict = self.names_read(statement.node.expr).needs if mixer is not None else {}
+        counts: dict = shared(worlds, reads) if reads else {}
         pending = list(worlds)
         for world in pending:  # (a world per value added where a deferred one shares nothing)
             held = deferred_in(world, reads) if reads else None
-            key = None if held is None else (world.env[held], others_of(world, held, reads))
-            narrowed = None if held is None else self.mixer.narrowing.of(statement, held, world)
-            if key is not None and counts.get(key, 0) < 2 and narrowed is None:
-                pending.extend(expanded(world, held, self))  # (an expanded world: not counted)
-                continue
-            if held is not None:  # counted over the deferred value once, then weighted
-                relative, failures, lost, (fewest, most, peak) = self.mixer.outcomes(
+            if held is not None and mixer is not None:  # counted over the deferred value
+                narrowed = mixer.narrowing.of(statement, held, world)
+                key = (world.env[held], others_of(world, held, reads))
+                if counts.get(key, 0) < 2 and narrowed is None:
+                    pending.extend(expanded(world, held, self))  # (expanded: not counted)
+                    continue
+                # counted over the deferred value once, then weighted
+                relative, failures, lost, (fewest, most, peak) = mixer.outcomes(
                     statement, world, held, reads, values_of, (live, defer), narrowed
                 )
                 if world.steps[1] + peak > self.ctx.limits.steps_per_run:
@@ -404,7 +410,7 @@ class Explorer(Passes):
                     weight = times(world.weight, *w)
                     failed.append((World(world.env, world.state, weight, world.steps), failure))
                 steps = plus(world.steps, fewest, most)
-                add(world.env, world.state, self.mixer.weighted(relative, world.weight), steps)
+                add(world.env, world.state, mixer.weighted(relative, world.weight), steps)
                 continue
             for after, outcome in self.explore(world, statement.run):
                 if isinstance(outcome, Failure):
@@ -423,7 +429,8 @@ class Explorer(Passes):
         remaining = self.counting(worlds, 0, compiled.untested)  # (odds.settled's view)
         tested = [(None, None)] * len(compiled.branches) if split else node.branches
         for branch, (test, _) in zip(compiled.branches, tested):
-            yes, no = [], []
+            yes: list = []
+            no: list = []
             condition, span, body = branch.condition, branch.span, branch.body
             for world in self.counting(remaining, self.cost(test)):
                 runs = self.explore(world, lambda ctx, c=condition, s=span: as_bool(ctx, c(ctx), s))
