@@ -465,7 +465,7 @@ def carried_passes(explorer: Explorer, groups: list, counters: tuple, lives, ent
         if alone is not None and before is not None and entries[index - 1] == entry:
             more = len(entries) - index - 1  # (the last pass as any: what it leaves is read)
             if more > 1 and _same(before, alone):
-                powered = _powered(explorer, body, alone, counters, (entering, entry), more)
+                powered = _powered(explorer, body, alone, counters, (loop, entry), more)
                 if powered is not None:
                     groups = [powered]
                     done += more
