@@ -330,7 +330,7 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
     ([(key of the rest, rest, sheet, amounts added, weight, steps taken)], [(sheet,
     Failure, weight)], weight lost, the most steps a run reached), or None (a counter
     not a whole number after it)."""
-    names = tuple(sorted(k for k in env if k in live.needs or k in counters))
+    names = tuple(sorted(env))  # (the rest, cut to what is read before the body: all)
     key = ("pass", block_key(body), live, key_of(env, names, (), state), counted, explorer.depth)
     memory = explorer.calls
     if key in memory:

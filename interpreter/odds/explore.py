@@ -112,6 +112,7 @@ class Explorer(Passes):
         self.names_read = liveness.names_read
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
         self.sums_fail = liveness.sums_fail  # whether a sum may fail (odds.carried)
+        self.carrying: set[int] = set()  # statements run once per group (odds.carried)
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
         self.peak = 0  # the most steps a run reached (see Passes.called)
@@ -306,6 +307,11 @@ class Explorer(Passes):
                 failures.extend(failed)
                 worlds = self.merge(worlds, live[index])
                 continue
+            held = self.held_run(statements, index, live, worlds)
+            if held is not None:  # (counters carried through the statement: odds.carried)
+                worlds, failed = held
+                failures.extend(failed)
+                continue
             worlds = worlds_of(self, worlds)
             if kind is Branches:
                 worlds, failed = self.if_(shape, worlds, live[index], node)
@@ -345,6 +351,13 @@ class Explorer(Passes):
             failures.extend(failed)
             worlds = self.merge(worlds, live[index])
         return worlds_of(self, worlds), failures
+
+    def deferring(self, statements: tuple, index: int, live: list) -> bool:
+        """Whether statements[index] is a `let` whose value the next statement alone reads
+        (kept whole for it: interpreter.odds.deferred)."""
+        return isinstance(statements[index].node, n.Let) and deferrable(
+            statements, index, live, self
+        )
 
     def counting(self, worlds: list, fewest: int, most: int | None = None) -> list:
         """The worlds, each having counted between `fewest` and `most` (`fewest` when

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from dsl import nodes as n
 from interpreter.compiled import ActionCall, Binding, Called, Loop, Repeat, Statement, block_key
-from interpreter.odds.carried import Held, carried_loop, counters_of, grouped, worlds_of
+from interpreter.odds.carried import (
+    Held,
+    carried_loop,
+    carried_pass,
+    counters_of,
+    grouped,
+    regrouped,
+    worlds_of,
+)
 from interpreter.odds.distribution import Dist
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
@@ -48,8 +56,11 @@ class Passes:
         cost: Callable[[object], int]
         roller: Any
         sums_fail: bool
+        carrying: set[int]
 
         def work(self) -> None: ...
+        def deferring(self, statements: tuple[Any, ...], index: int, live: list[Any]) -> bool: ...
+        def live_before(self, statement: Statement, after: Live) -> Live: ...
 
         def explore(self, world: World, run: Callable[[Context], Any]) -> list[Any]: ...
         def block(
@@ -309,6 +320,43 @@ class Passes:
             found = self.liveness[key] = counters_of(compiled.body, header, self.names_read, bound)
         loop = self.loop_live(node, compiled, live_out)
         return tuple(name for name in found if name in loop.needs)
+
+    def held_run(self, statements: tuple, index: int, live: list, worlds) -> tuple | None:
+        """statements[index] (not a loop) over worlds held as groups, where the rest of
+        the block only adds to some names (interpreter.odds.carried: the statement's
+        outcomes found once per state of the rest, the counters mixed): (worlds after,
+        failures), or None (run it as any)."""
+        statement = statements[index]
+        if statement.number in self.carrying or self.sums_fail:
+            return None
+        if self.deferring(statements, index, live):
+            return None
+        key = ("block counters", block_key(statements), index)
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = counters_of(statements[index:], (), self.names_read)
+        after = live[index]
+        counters = tuple(name for name in found if name in after.needs)
+        if not counters:
+            return None
+        held = worlds if type(worlds) is Held and worlds.counters == counters else None
+        if held is None:
+            before = self.live_before(statement, after)
+            groups = grouped(worlds_of(self, worlds), counters, before)
+            if groups is None:
+                return None
+            held = Held(groups, counters)
+        # (its own steps counted as the block was entered: not again)
+        entry = ({}, -statement.cost)
+        self.carrying.add(statement.number)  # (its own run: statement by statement)
+        try:
+            step = carried_pass(self, (statement,), held.groups, counters, after, entry)
+        finally:
+            self.carrying.discard(statement.number)
+        if step is None:
+            return None
+        groups, failed = step
+        return Held(regrouped(self, groups, counters, after), counters), failed
 
     def carries(self, statement: Statement, live_out: Live) -> tuple:
         """The counters a loop statement carries (none for any other statement)."""
