@@ -11,6 +11,9 @@ counters a joint distribution of whole numbers ({counter values: weight}, over o
 denominator), until the loop ends and they become worlds again. A pass's outcomes are
 the same in every pass from the same state, and are found once.
 
+A block's statements are held so too where the rest of the block only adds to some
+names (interpreter.odds.passes: `held_run`), each statement a body of one pass.
+
 A name is a counter of a loop when every statement of its body that mentions it is
 `set x to x + e` or `set x to x - e` (or `e + x`) of a local name, `e` reading no
 counter, and the loop's own header reads none. A counter's values are whole numbers;
