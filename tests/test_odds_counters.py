@@ -149,3 +149,14 @@ def test_a_loop_that_cannot_carry_its_counters_goes_pass_by_pass(start, body):
         + f"    let f = d2\n    {body}\n  }}\n  result {{ f: a, t: b }}\n}}\n"
     )
     assert_counted_as_run(text, {"A": 0, "B": 0})
+
+
+def test_counters_held_through_a_block_meet_a_loop_that_cannot_carry_them():
+    # `set a to a + d2` holds `a` (the rest of the block only adds to it); the `repeat
+    # ... until` carries nothing: the worlds again, one by one
+    text = HEADER + (
+        "action act() {\n  let a = 0\n  let f = 0\n  set a to a + d2\n"
+        "  repeat 2 times until f = 2 {\n    set f to d2\n    set a to a + f\n  }\n"
+        "  result { f: a, t: f }\n}\n"
+    )
+    assert_counted_as_run(text, {"A": 0, "B": 0})

@@ -97,6 +97,7 @@ class Passes:
         if held is not None:
             header = (compiled.times, lambda passes: [({}, per_pass)] * passes)
             return carried_loop(self, held, header, lives, rest, keep)
+        worlds = worlds_of(self, worlds)  # (held for other counters: worlds again)
         failures: list = []
         by_times: dict = {}
         for world in worlds:
@@ -156,6 +157,7 @@ class Passes:
         if held is not None:
             header = (compiled.items, lambda items: [({name: item}, 1) for item in items])
             return carried_loop(self, held, header, lives, rest, keep)
+        worlds = worlds_of(self, worlds)  # (held for other counters: worlds again)
         failures: list = []
         by_items: dict = {}
         for world in worlds:
