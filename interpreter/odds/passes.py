@@ -342,11 +342,15 @@ class Passes:
         if not counters:
             return None
         held = worlds if type(worlds) is Held and worlds.counters == counters else None
+        if held is not None and all(len(group.joint) < 2 for group in held.groups):
+            return None  # (a world per group: held, they would be run as many times)
         if held is None:
-            before = self.live_before(statement, after)
-            groups = grouped(worlds_of(self, worlds), counters, before)
-            if groups is None:
+            if type(worlds) is Held or len(worlds) < 2:
                 return None
+            before = self.live_before(statement, after)
+            groups = grouped(worlds, counters, before)
+            if groups is None or len(groups) == len(worlds):
+                return None  # (no two worlds share the rest: nothing to run once for both)
             held = Held(groups, counters)
         # (its own steps counted as the block was entered: not again)
         entry = ({}, -statement.cost)
