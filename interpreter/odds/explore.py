@@ -7,6 +7,7 @@ from fractions import Fraction
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
 from interpreter.odds.budget import watch
+from interpreter.odds.carried import Held, regrouped, worlds_of
 from interpreter.odds.deferred import (
     Deferred,
     Mixer,
@@ -109,15 +110,18 @@ class Explorer(Passes):
         self.liveness = liveness.blocks
         self.names_read = liveness.names_read
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
+        self.sums_fail = liveness.sums_fail  # whether a sum may fail (odds.carried)
+        self.carrying: set[int] = set()  # statements run once per group (odds.carried)
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
         self.peak = 0  # the most steps a run reached (see Passes.called)
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
-        self.mixer = None  # statements counted over a deferred value (once one is)
+        #: statements counted over a deferred value (once one is)
+        self.mixer: Mixer | None = None
         #: the most worlds one `let` may make (a whole result's first try: a sign that its
         #: joint is large, before the worlds are made), or None
-        self.most_worlds = None
+        self.most_worlds: int | None = None
 
     @property
     def omitted(self) -> Fraction:
@@ -132,7 +136,7 @@ class Explorer(Passes):
         fewest: past it there too, every one of them stops; else `unclear`).
         """
         ctx, roller = self.ctx, self.roller
-        out = []
+        out: list = []
         fewest, most = world.steps
         limit = ctx.limits.steps_per_run
         stack = [((), world.weight, most)]
@@ -241,15 +245,17 @@ class Explorer(Passes):
             if missing:
                 self.lost.add(times_fraction(weight, missing))
         else:  # lost: as whole numbers (dist.omitted would reduce a Fraction of them)
-            missing = dist.missing()
-            if missing:
-                self.lost.add(times(weight, missing, dist.total))
+            short = dist.missing()
+            if short:
+                self.lost.add(times(weight, short, dist.total))
         if not dist.weights or not weight[0]:
             return
         if branch.bound is not None:  # the value of a `let`, the last thing it needed
             ctx = self.ctx
             steps = self.after(world, world.steps[1])
-            out.append((Bound(ctx.env, ctx.state, weight, branch.bound, dist, steps), None))
+            state = ctx.state
+            assert state is not None  # (explore gave the run a copy of the world's)
+            out.append((Bound(ctx.env, state, weight, branch.bound, dist, steps), None))
             return
         start = world.steps[1]
         for outcome, p in self.weighted(dist, weight):
@@ -285,12 +291,20 @@ class Explorer(Passes):
         for index in range(len(statements)):
             worlds, failed = self.step(statements, index, worlds, live, live_out)
             failures.extend(failed)
-        return worlds, failures
+        return worlds_of(self, worlds), failures
+
+    def deferring(self, statements: tuple, index: int, live: list) -> bool:
+        """Whether statements[index] is a `let` whose value the next statement alone reads
+        (kept whole for it: interpreter.odds.deferred)."""
+        return isinstance(statements[index].node, n.Let) and deferrable(
+            statements, index, live, self
+        )
 
     def step(self, statements: tuple, index: int, worlds: list, live: list, live_out: Live):
         """Run `statements[index]` of a block over worlds (`live`: what is read after each
         of the block's statements; `live_out`: after the block): (worlds that went on,
-        failed outcomes), the worlds merged on what is read after it."""
+        failed outcomes), the worlds merged on what is read after it (the worlds may be
+        held as groups, `odds.carried.Held`: `worlds_of` gives them as a list)."""
         statement = statements[index]
         node, shape = statement.node, statement.shape
         roller = self.roller
@@ -299,12 +313,20 @@ class Explorer(Passes):
             # steps, within the limit, not counted: see docs/architecture.md)
             return worlds, []
         kind = type(shape)
+        if kind is Repeat or kind is Loop:
+            # counters held as groups into the next loop that adds to them
+            carries = self.carries(statement, live[index])
+            keep = bool(carries) and index + 1 < len(statements)
+            keep = keep and self.carries(statements[index + 1], live[index + 1]) == carries
+            loop = self.repeat if kind is Repeat else self.for_each
+            worlds, failed = loop(statement.node, shape, worlds, live[index], keep)
+            return self.merge(worlds, live[index]), failed
+        held = self.held_run(statements, index, live, worlds)
+        if held is not None:  # (counters carried through the statement: odds.carried)
+            return held
+        worlds = worlds_of(self, worlds)
         if kind is Branches:
             worlds, failed = self.if_(shape, worlds, live[index], node)
-        elif kind is Repeat:
-            worlds, failed = self.repeat(statement.node, shape, worlds, live[index])
-        elif kind is Loop:
-            worlds, failed = self.for_each(statement.node, shape, worlds, live[index])
         elif kind is Binding and shape.split is not None:
             # `let x = if c then action(...) else ...` (or `set`): as `if c { let x = ... }`
             worlds, failed = self.if_(shape.split, worlds, live[index])
@@ -348,7 +370,8 @@ class Explorer(Passes):
 
     def atomic(self, run, worlds: list) -> tuple:
         """run(ctx) in every world: (worlds it went on in, failed outcomes)."""
-        done, failed = [], []
+        done: list = []
+        failed: list = []
         for world in worlds:
             for after, outcome in self.explore(world, run):
                 (failed if isinstance(outcome, Failure) else done).append(
@@ -373,19 +396,21 @@ class Explorer(Passes):
         made = LetWorlds(names, cuts, self.most_worlds)
         add = made.add
         values_of = _values_of(self, name, keep, wanted, defer)
-        failed = []
-        reads = self.names_read(statement.node.expr).needs if self.mixer is not None else ()
-        counts = shared(worlds, reads) if reads else None
+        failed: list = []
+        mixer = self.mixer
+        reads: dict = self.names_read(statement.node.expr).needs if mixer is not None else {}
+        counts: dict = shared(worlds, reads) if reads else {}
         pending = list(worlds)
         for world in pending:  # (a world per value added where a deferred one shares nothing)
             held = deferred_in(world, reads) if reads else None
-            key = None if held is None else (world.env[held], others_of(world, held, reads))
-            narrowed = None if held is None else self.mixer.narrowing.of(statement, held, world)
-            if key is not None and counts.get(key, 0) < 2 and narrowed is None:
-                pending.extend(expanded(world, held, self))  # (an expanded world: not counted)
-                continue
-            if held is not None:  # counted over the deferred value once, then weighted
-                relative, failures, lost, (fewest, most, peak) = self.mixer.outcomes(
+            if held is not None and mixer is not None:  # counted over the deferred value
+                narrowed = mixer.narrowing.of(statement, held, world)
+                key = (world.env[held], others_of(world, held, reads))
+                if counts.get(key, 0) < 2 and narrowed is None:
+                    pending.extend(expanded(world, held, self))  # (expanded: not counted)
+                    continue
+                # counted over the deferred value once, then weighted
+                relative, failures, lost, (fewest, most, peak) = mixer.outcomes(
                     statement, world, held, reads, values_of, (live, defer), narrowed
                 )
                 if world.steps[1] + peak > self.ctx.limits.steps_per_run:
@@ -400,7 +425,7 @@ class Explorer(Passes):
                     weight = times(world.weight, *w)
                     failed.append((World(world.env, world.state, weight, world.steps), failure))
                 steps = plus(world.steps, fewest, most)
-                add(world.env, world.state, self.mixer.weighted(relative, world.weight), steps)
+                add(world.env, world.state, mixer.weighted(relative, world.weight), steps)
                 continue
             for after, outcome in self.explore(world, statement.run):
                 if isinstance(outcome, Failure):
@@ -419,7 +444,8 @@ class Explorer(Passes):
         remaining = self.counting(worlds, 0, compiled.untested)  # (odds.settled's view)
         tested = [(None, None)] * len(compiled.branches) if split else node.branches
         for branch, (test, _) in zip(compiled.branches, tested):
-            yes, no = [], []
+            yes: list = []
+            no: list = []
             condition, span, body = branch.condition, branch.span, branch.body
             for world in self.counting(remaining, self.cost(test)):
                 runs = self.explore(world, lambda ctx, c=condition, s=span: as_bool(ctx, c(ctx), s))
@@ -439,6 +465,8 @@ class Explorer(Passes):
 
     def merge(self, worlds: list, live: Live) -> list:
         """Worlds that agree on everything still to be read become one."""
+        if type(worlds) is Held:  # (groups: their counters mixed)
+            return Held(regrouped(self, worlds.groups, worlds.counters, live), worlds.counters)
         if len(worlds) < 2:
             return worlds
         needs = live.needs
@@ -522,6 +550,8 @@ class Explorer(Passes):
         if self.idle(statement, after):
             return after
         node, shape = statement.node, statement.shape
+        if type(shape) is Repeat or type(shape) is Loop:
+            return self.loop_live(node, shape, after)
         if type(shape) is not Branches:
             # a `set` compiled as a local's (`local`) gives the name a new value; any
             # other may write the field the name's value names (a pool's, kept live

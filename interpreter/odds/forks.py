@@ -22,6 +22,7 @@ from functools import reduce
 
 from dsl import nodes as n
 from interpreter.compiled import Binding
+from interpreter.odds.carried import worlds_of
 from interpreter.odds.deferred import deferrable
 from interpreter.odds.weights import Mass
 from interpreter.odds.worlds import Live, block_steps
@@ -79,7 +80,8 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended) -> 
                 group = group.fork(parts[0])
             out, live = of_group(group.fields)
             explorer.lost = group.lost
-            group.worlds, failed = explorer.step(body, index, group.worlds, live, out)
+            worlds, failed = explorer.step(body, index, group.worlds, live, out)
+            group.worlds = worlds_of(explorer, worlds)  # (a list: fields read each world)
             group.failures.extend(failed)
         ended(group)
 

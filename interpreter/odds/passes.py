@@ -10,7 +10,17 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from dsl import nodes as n
 from interpreter.compiled import ActionCall, Binding, Called, Loop, Repeat, Statement, block_key
+from interpreter.odds.carried import (
+    Held,
+    carried_loop,
+    carried_pass,
+    counters_of,
+    grouped,
+    regrouped,
+    worlds_of,
+)
 from interpreter.odds.distribution import Dist
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
@@ -22,6 +32,10 @@ from interpreter.values import Record
 
 if TYPE_CHECKING:
     from interpreter.runtime import Context
+
+
+#: rounds of a loop's liveness before it is taken to be every name it mentions
+LOOP_ROUNDS = 8
 
 
 class Passes:
@@ -40,6 +54,13 @@ class Passes:
         names_read: Callable[[object], Live]
         within_steps: Callable[[object], bool]
         cost: Callable[[object], int]
+        roller: Any
+        sums_fail: bool
+        carrying: set[int]
+
+        def work(self) -> None: ...
+        def deferring(self, statements: tuple[Any, ...], index: int, live: list[Any]) -> bool: ...
+        def live_before(self, statement: Statement, after: Live) -> Live: ...
 
         def explore(self, world: World, run: Callable[[Context], Any]) -> list[Any]: ...
         def block(
@@ -57,10 +78,28 @@ class Passes:
             self, worlds: list[Any], fewest: int, most: int | None = None
         ) -> list[Any]: ...
 
-    def repeat(self, node, compiled: Repeat, worlds: list, live_out: Live) -> tuple:
+    def repeat(self, node, compiled: Repeat, worlds, live_out: Live, keep=False) -> tuple:
         """`repeat n times until c` (`node`): pass by pass, worlds merged after each
-        statement, so that independent draws add up instead of multiplying the worlds."""
-        loop = live_out.union(self.names_read(node))  # what a later pass may read
+        statement, so that independent draws add up instead of multiplying the worlds;
+        the counters it only adds to carried (interpreter.odds.carried; `keep`: left
+        held for the next loop)."""
+        loop = self.loop_live(node, compiled, live_out)  # what a later pass may read
+        # what a pass's body may read before its statements: worlds that differ only in
+        # values the body gives anew (`set loc to localizar()`) are one before it runs
+        entering = self.block_before(compiled.body, loop)
+        # a pass counts its own step and its `until` (the statements', as a block's)
+        per_pass = 1 + self.cost(node.until)
+        lives = (compiled.body, loop, entering)
+
+        def rest(passes, worlds: list, done: int = 0) -> tuple:
+            return self.passes(node, compiled, worlds, passes - done, lives)
+
+        counters = self.loop_counters(node, compiled, live_out)
+        held = self.held(worlds, counters, loop)
+        if held is not None:
+            header: tuple = (compiled.times, lambda passes: [({}, per_pass)] * passes)
+            return carried_loop(self, held, header, lives, rest, keep)
+        worlds = worlds_of(self, worlds)  # (held for other counters: worlds again)
         failures: list = []
         by_times: dict = {}
         for world in worlds:
@@ -70,32 +109,57 @@ class Passes:
                 else:
                     by_times.setdefault(passes, []).append(after)
         finished: list = []
-        # what a pass's body may read before its statements: worlds that differ only in
-        # values the body gives anew (`set loc to localizar()`) are one before it runs
-        entering = self.block_before(compiled.body, loop)
-        # a pass counts its own step and its `until` (the statements', as a block's)
-        per_pass = 1 + self.cost(node.until)
         for passes, group in sorted(by_times.items()):
-            group = self.merge(group, loop)
-            for _ in range(passes):
-                going: list = []
-                for world in self.counting(group, per_pass):
-                    for after, done in self.explore(world, compiled.done):
-                        if isinstance(done, Failure):
-                            failures.append((after, done))
-                        else:
-                            (finished if done else going).append(after)
-                if not going:
-                    group = []
-                    break
-                group, failed = self.block(compiled.body, self.merge(going, entering), loop)
-                failures.extend(failed)
+            group, failed = rest(passes, self.merge(group, loop))
+            failures.extend(failed)
             finished.extend(group)
         return finished, failures
 
-    def for_each(self, node, compiled: Loop, worlds: list, live_out: Live) -> tuple:
+    def passes(self, node, compiled: Repeat, group: list, passes: int, lives) -> tuple:
+        """`passes` passes of a `repeat` over worlds, one by one: (worlds, failures)."""
+        body, loop, entering = lives
+        per_pass = 1 + self.cost(node.until)
+        failures: list = []
+        finished: list = []
+        for _ in range(passes):
+            going: list = []
+            for world in self.counting(group, per_pass):
+                for after, done in self.explore(world, compiled.done):
+                    if isinstance(done, Failure):
+                        failures.append((after, done))
+                    else:
+                        (finished if done else going).append(after)
+            if not going:
+                group = []
+                break
+            group, failed = self.block(body, self.merge(going, entering), loop)
+            failures.extend(failed)
+        finished.extend(group)
+        return finished, failures
+
+    def for_each(self, node, compiled: Loop, worlds, live_out: Live, keep=False) -> tuple:
         """`for each x in list` (`node`): item by item, worlds merged as in `repeat`."""
-        loop = live_out.union(self.names_read(node))
+        loop = self.loop_live(node, compiled, live_out)
+        name = compiled.var
+        entering = self.block_before(compiled.body, loop).without(name)
+        lives = (compiled.body, loop, entering)
+
+        def rest(items, group: list, done: int = 0) -> tuple:
+            failures: list = []
+            for item in items[done:]:
+                group = [
+                    World({**w.env, name: item}, w.state, w.weight, plus(w.steps, 1)) for w in group
+                ]
+                group, failed = self.block(compiled.body, group, loop)
+                failures.extend(failed)
+            return group, failures
+
+        counters = self.loop_counters(node, compiled, live_out)
+        held = self.held(worlds, counters, loop)
+        if held is not None:
+            header = (compiled.items, lambda items: [({name: item}, 1) for item in items])
+            return carried_loop(self, held, header, lives, rest, keep)
+        worlds = worlds_of(self, worlds)  # (held for other counters: worlds again)
         failures: list = []
         by_items: dict = {}
         for world in worlds:
@@ -105,17 +169,23 @@ class Passes:
                 else:
                     by_items.setdefault(hashable(items), (items, []))[1].append(after)
         finished: list = []
-        name = compiled.var
         for items, group in by_items.values():
-            group = self.merge(group, loop)
-            for item in items:
-                group = [
-                    World({**w.env, name: item}, w.state, w.weight, plus(w.steps, 1)) for w in group
-                ]
-                group, failed = self.block(compiled.body, group, loop)
-                failures.extend(failed)
+            group, failed = rest(items, self.merge(group, loop))
+            failures.extend(failed)
             finished.extend(group)
         return finished, failures
+
+    def held(self, worlds, counters: tuple, loop: Live) -> Held | None:
+        """The worlds as groups for a loop carrying `counters` (None where it carries
+        none, or a counter is not a whole number in a world)."""
+        if not counters:
+            return None
+        if type(worlds) is Held:
+            if worlds.counters == counters:
+                return worlds
+            worlds = worlds_of(self, worlds)
+        groups = grouped(worlds, counters, loop)
+        return None if groups is None else Held(groups, counters)
 
     def called(self, call: ActionCall, worlds: list, live_out: Live, name, rider=None) -> tuple:
         """`let name = action(...)`, `set name to action(...)` or `do action(...)` (name
@@ -217,6 +287,99 @@ class Passes:
             found = rider_of(statements, index, live_out, self.names_read, idle)
             self.liveness[key] = found
         return found
+
+    def loop_live(self, node, compiled: Loop | Repeat, live_out: Live) -> Live:
+        """What a loop may read before a pass (and so before the loop): what follows it,
+        what its header reads, and what a pass reads before its statements (read many
+        times), to a fixed point: a name that only a pass's own `set x to x + e` reads,
+        and nothing after the loop, is read by none (those statements are idle)."""
+        key = ("loop", block_key(compiled.body), live_out)
+        found = self.liveness.get(key)
+        if found is not None:
+            return found
+        header = (node.count, node.until) if isinstance(node, n.Repeat) else (node.items,)
+        outside = live_out
+        for part in header:
+            if part is not None:
+                outside = outside.union(self.names_read(part))
+        live = outside
+        for _ in range(LOOP_ROUNDS):
+            body = self.block_before(compiled.body, live)
+            wider = outside.union(body).union(body)  # (twice: read many times)
+            if wider == live:
+                break
+            live = wider
+        else:  # (not settled: every name the loop mentions, read many times)
+            live = live_out.union(self.names_read(node))
+        self.liveness[key] = live
+        return live
+
+    def loop_counters(self, node, compiled: Loop | Repeat, live_out: Live) -> tuple:
+        """The names a loop's passes only add to (interpreter.odds.carried) that are
+        still read, where sums cannot fail (else none: nor for a `repeat ... until`);
+        remembered with the blocks' liveness."""
+        if self.sums_fail or (isinstance(node, n.Repeat) and node.until is not None):
+            return ()
+        header: tuple
+        bound: tuple
+        if isinstance(node, n.Repeat):
+            header, bound = (node.count,), ()
+        else:
+            header, bound = (node.items,), (node.var,)
+        key = ("counters", block_key(compiled.body))
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = counters_of(compiled.body, header, self.names_read, bound)
+        loop = self.loop_live(node, compiled, live_out)
+        return tuple(name for name in found if name in loop.needs)
+
+    def held_run(self, statements: tuple, index: int, live: list, worlds) -> tuple | None:
+        """statements[index] (not a loop) over worlds held as groups, where the rest of
+        the block only adds to some names (interpreter.odds.carried: the statement's
+        outcomes found once per state of the rest, the counters mixed): (worlds after,
+        failures), or None (run it as any)."""
+        statement = statements[index]
+        if statement.number in self.carrying or self.sums_fail:
+            return None
+        if self.deferring(statements, index, live):
+            return None
+        key = ("block counters", block_key(statements), index)
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = counters_of(statements[index:], (), self.names_read)
+        after = live[index]
+        counters = tuple(name for name in found if name in after.needs)
+        if not counters:
+            return None
+        held = worlds if type(worlds) is Held and worlds.counters == counters else None
+        if held is not None and all(len(group.joint) < 2 for group in held.groups):
+            return None  # (a world per group: held, they would be run as many times)
+        if held is None:
+            if type(worlds) is Held or len(worlds) < 2:
+                return None
+            before = self.live_before(statement, after)
+            groups = grouped(worlds, counters, before)
+            if groups is None or len(groups) == len(worlds):
+                return None  # (no two worlds share the rest: nothing to run once for both)
+            held = Held(groups, counters)
+        # (its own steps counted as the block was entered: not again)
+        entry: tuple = ({}, -statement.cost)
+        self.carrying.add(statement.number)  # (its own run: statement by statement)
+        try:
+            step = carried_pass(self, (statement,), held.groups, counters, after, entry)
+        finally:
+            self.carrying.discard(statement.number)
+        if step is None:
+            return None
+        groups, failed = step
+        return Held(regrouped(self, groups, counters, after), counters), failed
+
+    def carries(self, statement: Statement, live_out: Live) -> tuple:
+        """The counters a loop statement carries (none for any other statement)."""
+        shape = statement.shape
+        if not isinstance(shape, Repeat | Loop):
+            return ()
+        return self.loop_counters(statement.node, shape, live_out)
 
     def calls_in(self, statement: Statement) -> bool:
         """Whether a statement is a call of an action the explorer can run step by step

@@ -457,7 +457,7 @@ def cannot_fail(
         node = stack.pop()
         if node is None or isinstance(node, n.Literal | n.Name | str):
             continue
-        if isinstance(node, n.Field) and kind(node.subject) in ("record", "roll"):
+        if isinstance(node, n.Field) and kind(node.subject) in ("record", "roll", "symbols"):
             stack.append(node.subject)
         elif isinstance(node, n.Text):
             stack += node.parts

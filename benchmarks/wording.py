@@ -1,0 +1,170 @@
+"""Time the same rules worded two ways: symbols face by face or packed, a loop or its arithmetic.
+
+    python benchmarks/wording.py [--repeat 3] [--only symbols|loop]
+
+Issue 24 asks that cost follow the number of distinct states, not the wording: the two
+wordings of each table must stay within 2x of each other.
+
+- symbols N: a Genesys pool of N dice (benchmarks/symbol_dice.py's POOLS), the chance of
+  success. `faces`: an action as the book reads the dice, six counters (`let success =
+  0`, ...) and, for each kind of die, `repeat n times { let f = 1dAbility  set success
+  to success + f.success ... }`; `packed`: examples/games/genesys.rules' `skill_check`,
+  the pool rolled at once (`(green)dAbility + ...`) and its sums read. icepool's best
+  formulation beside them: each face mapped to (net successes, net advantages) first,
+  then summed (symbol_dice.py's `icepool sums`).
+- loop N: the hits of N checks of a d10 (benchmarks/scaling.py's `repeated`: `repeat n
+  times { let c = simple(m)  if c.success { set hits to hits + 1 } }`) against the
+  arithmetic it amounts to, `(n)d10cs>=(t)` (a count of successes); icepool's `n @` of
+  the yes/no die beside them.
+
+Times are this process's CPU seconds (`time.process_time`), the best of --repeat rounds,
+each on a new Engine (nothing remembered from the round before); the answers of the two
+wordings (and icepool's) are checked equal. Below 1, the first wording is faster.
+
+This is a benchmark, not a test: CI does not run it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import dsl
+from benchmarks import scaling, symbol_dice
+from interpreter import Engine
+
+SYMBOLS = ("success", "advantage", "triumph", "failure", "threat", "despair")
+KINDS = ("Proficiency", "Ability", "Boost", "Challenge", "Difficulty", "Setback")
+LOOP_SIZES = (1, 4, 16, 64)
+
+
+def faces_action() -> str:
+    """The Genesys check counted face by face, as the book reads the dice."""
+    params = ", ".join(f"{kind.lower()}: int = 0" for kind in KINDS)
+    lines = [f'action faces({params}) "Faces" {{']
+    lines += [f"  let {symbol} = 0" for symbol in SYMBOLS]
+    for kind in KINDS:
+        lines.append(f"  repeat {kind.lower()} times {{")
+        lines.append(f"    let f = 1d{kind}")
+        lines += [f"    set {symbol} to {symbol} + f.{symbol}" for symbol in SYMBOLS]
+        lines.append("  }")
+    lines.append("  result { success: success + triumph - failure - despair >= 1 }")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+ARITHMETIC = """
+action counted(n: int, modifier: int = 0) "Counted" {
+  let hits = (n)d10cs>=(9 - 2 * Strength - Athletics - modifier)
+  result { hits: hits }
+}
+"""
+
+
+def cpu(function, repeat: int):
+    times, answer = [], None
+    for _ in range(repeat):
+        start = time.process_time()
+        answer = function()
+        times.append(time.process_time() - start)
+    return min(times), answer
+
+
+def symbols_table(icepool, repeat: int) -> None:
+    text = symbol_dice.GAME.read_text(encoding="utf-8") + "\n" + faces_action() + "\n"
+    book = dsl.load_text(text, "genesys_faces.rules")
+    print("symbols N: seconds (CPU)")
+    print(
+        f"{'N':>4} {'faces':>9} {'packed':>9} {'icepool':>9} {'faces/packed':>13} {'/icepool':>9}"
+    )
+    clear = getattr(icepool, "clear_cache", None) if icepool is not None else None
+    for size, pool in symbol_dice.POOLS.items():
+
+        def faces(pool=pool):
+            engine = Engine(book)
+            params = {kind.lower(): pool[kind] for kind in KINDS}
+            odds = engine.odds("faces", engine.sheet({}), params, "success", seconds=600)
+            assert odds.exact
+            return odds.probabilities.get(True, Fraction(0))
+
+        faces_time, faces_answer = cpu(faces, repeat)
+        packed_time, packed_answer = cpu(
+            lambda pool=pool: symbol_dice.rulebook_odds(Engine(book), pool), repeat
+        )
+        assert faces_answer == packed_answer, (size, faces_answer, packed_answer)
+        row = f"{size:>4} {faces_time:>9.4f} {packed_time:>9.4f}"
+        ratio = f"{faces_time / packed_time:>13.2f}"
+        if icepool is None:
+            print(row, f"{'-':>9}", ratio)
+            continue
+
+        def ice(pool=pool):
+            if clear is not None:
+                clear()
+            return symbol_dice.icepool_odds(icepool, pool, False)
+
+        ice_time, ice_answer = cpu(ice, repeat)
+        assert ice_answer == packed_answer, (size, ice_answer, packed_answer)
+        print(row, f"{ice_time:>9.4f}", ratio, f"{faces_time / ice_time:>9.2f}")
+
+
+def loop_table(icepool, repeat: int) -> None:
+    book = dsl.load_text(scaling.book([1]) + ARITHMETIC, "wording_loop.rules")
+    clear = getattr(icepool, "clear_cache", None) if icepool is not None else None
+    print("\nloop N: milliseconds (CPU)")
+    print(
+        f"{'N':>4} {'loop':>9} {'counted':>9} {'icepool':>9} {'loop/counted':>13} {'/icepool':>9}"
+    )
+    for size in LOOP_SIZES:
+        answers = {}
+
+        def ours(action, size=size):
+            engine = Engine(book)
+            sheet = engine.sheet(scaling.SHEET)
+            odds = engine.odds(action, sheet, {"n": size, "modifier": 0}, "hits")
+            assert odds.exact
+            return scaling.as_fractions(odds)
+
+        loop_time, answers["loop"] = cpu(lambda: ours("repeated"), repeat)
+        counted_time, answers["counted"] = cpu(lambda: ours("counted"), repeat)
+        assert answers["loop"] == answers["counted"], size
+        row = f"{size:>4} {loop_time * 1000:>9.3f} {counted_time * 1000:>9.3f}"
+        ratio = f"{loop_time / counted_time:>13.2f}"
+        if icepool is None:
+            print(row, f"{'-':>9}", ratio)
+            continue
+
+        def ice(size=size):
+            if clear is not None:
+                clear()
+            return size @ ((icepool.d10 + scaling.BASE) >= 9).map({True: 1, False: 0})
+
+        ice_time, ice_answer = cpu(ice, repeat)
+        assert scaling.as_fractions(ice_answer) == answers["loop"], size
+        print(row, f"{ice_time * 1000:>9.3f}", ratio, f"{loop_time / ice_time:>9.2f}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", choices=("symbols", "loop"), default=None)
+    args = parser.parse_args(argv)
+    try:
+        import icepool
+    except ImportError:
+        icepool = None
+        print("icepool is not installed: rulebook alone")
+    if args.only in (None, "symbols"):
+        symbols_table(icepool, args.repeat)
+    if args.only in (None, "loop"):
+        loop_table(icepool, args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,546 @@
+"""Counters a loop only adds to, carried as one distribution while the loop's passes run.
+
+`repeat 64 times { let c = check()  if c.success { set hits to hits + 1 } }`: the worlds
+before a pass differ only in `hits`, which the pass reads only to add to it. Run once
+per world, the pass would cost as many runs as there are values of `hits`. Here the
+pass's body runs once for each state of the rest (the names it reads, the sheet), with
+the counters at 0 (relative to a world of probability 1), and every world of that state
+takes each of its outcomes: its counters plus the amounts the outcome added, its
+probability times the outcome's. The worlds of one state are kept as one group, its
+counters a joint distribution of whole numbers ({counter values: weight}, over one
+denominator), until the loop ends and they become worlds again. A pass's outcomes are
+the same in every pass from the same state, and are found once.
+
+A block's statements are held so too where the rest of the block only adds to some
+names (interpreter.odds.passes: `held_run`), each statement a body of one pass.
+
+A name is a counter of a loop when every statement of its body that mentions it is
+`set x to x + e` or `set x to x - e` (or `e + x`) of a local name, `e` reading no
+counter, and the loop's own header reads none. A counter's values are whole numbers;
+where one is not (or a pass may pass the step limit from a group's steps), the groups
+become worlds again and the loop goes on pass by pass as before.
+"""
+
+from __future__ import annotations
+
+from math import gcd
+from typing import TYPE_CHECKING, Any, Protocol
+
+from dsl import nodes as n
+from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
+from interpreter.odds.roller import hashable
+from interpreter.odds.weights import ONE, Mass, below, least_common, times
+from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, key_of, plus, spread
+from interpreter.state import MISSING
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from interpreter.runtime import Context
+
+
+class Explorer(Protocol):
+    """What this module uses of interpreter.odds.explore.Explorer (its host)."""
+
+    ctx: Context
+    prune: Fraction
+    lost: Mass
+    peak: int
+    depth: int
+    calls: dict[Any, Any]
+    roller: Any
+
+    def work(self) -> None: ...
+    def explore(self, world: World, run: Any) -> list[Any]: ...
+    def block(
+        self, statements: tuple[Any, ...], worlds: list[Any], live_out: Live, split: bool = False
+    ) -> tuple[Any, ...]: ...
+
+
+#: bits a group's denominator may reach before the common factor of its weights is taken out
+TIDY_BITS = 2048
+#: counter values moved in one unit of work (interpreter.odds.budget)
+#: bits of a counter's value in a joint's key: the values packed into one whole number,
+#: each at BITS more than the one before, offset by OFFSET (so that adding the amounts a
+#: pass adds, packed so, adds each to its own)
+BITS = 48
+OFFSET = 1 << (BITS - 1)
+MASK = (1 << BITS) - 1
+#: the largest size of a counter's value carried (past it, worlds again)
+LARGEST = 1 << (BITS - 4)
+WORK_PER_UNIT = 64
+
+
+def counters_of(
+    body: tuple[Statement, ...], header: tuple[Any, ...], names_read, bound: tuple = ()
+) -> tuple:
+    """The names a loop's passes only add to (see the module's docstring), its header
+    (`header`: expressions; `bound`: the name a pass binds) reading none: sorted."""
+    added: set[str] = set()
+    other: set[str] = set(bound)
+    for node in header:
+        if node is not None:
+            other.update(names_read(node).needs)
+    _walk(body, added, other, names_read)
+    return tuple(sorted(added - other))
+
+
+def _walk(statements, added: set, other: set, names_read) -> None:
+    for statement in statements:
+        node, shape = statement.node, statement.shape
+        kind = type(shape)
+        if kind is Binding and shape.local and shape.split is None and shape.call is None:
+            name = _added_to(node)
+            if name is not None:
+                added.add(name)
+                operand = node.expr.right if _is(node.expr.left, name) else node.expr.left
+                other.update(names_read(operand).needs)
+                continue
+        if kind is Branches and isinstance(node, n.If):
+            for condition, _ in node.branches:
+                other.update(names_read(condition).needs)
+            for branch in shape.branches:
+                _walk(branch.body, added, other, names_read)
+            _walk(shape.otherwise, added, other, names_read)
+        elif kind is Loop and isinstance(node, n.ForEach):
+            other.update(names_read(node.items).needs)
+            other.add(node.var)
+            _walk(shape.body, added, other, names_read)
+        elif kind is Repeat and isinstance(node, n.Repeat):
+            for part in (node.count, node.until):
+                if part is not None:
+                    other.update(names_read(part).needs)
+            _walk(shape.body, added, other, names_read)
+        else:  # whatever else: every name it mentions or gives a value is not a counter
+            other.update(names_read(node).needs)
+            if isinstance(node, n.Let):
+                other.add(node.name)
+            elif isinstance(node, n.Set) and isinstance(node.place, n.Name):
+                other.add(node.place.name)
+
+
+def _is(expr, name: str) -> bool:
+    return isinstance(expr, n.Name) and expr.name == name
+
+
+def _added_to(node) -> str | None:
+    """x, for `set x to x + e`, `set x to e + x` or `set x to x - e` (e not reading x)."""
+    if not isinstance(node, n.Set) or not isinstance(node.place, n.Name):
+        return None
+    name, expr = node.place.name, node.expr
+    if not isinstance(expr, n.Binary) or expr.op not in ("+", "-"):
+        return None
+    if _is(expr.left, name):
+        operand = expr.right
+    elif expr.op == "+" and _is(expr.right, name):
+        operand = expr.left
+    else:
+        return None
+    if name in n.field_paths(operand):
+        return None
+    return name
+
+
+class Group:
+    """Worlds that agree on all but the counters: the rest (`env`, counters left out),
+    the sheet, the steps, and the counters' joint distribution, {values (packed):
+    weight} over `denominator` (the group's probability: their sum over it); `size`:
+    the largest size of a counter's value in it, at most."""
+
+    __slots__ = ("denominator", "env", "joint", "size", "state", "steps")
+
+    def __init__(self, env, state, steps, joint: dict, denominator: int, size: int) -> None:
+        self.env, self.state, self.steps = env, state, steps
+        self.joint, self.denominator, self.size = joint, denominator, size
+
+    @property
+    def weight(self) -> tuple:
+        return (sum(self.joint.values()), self.denominator)
+
+
+def _counts(env, counters: tuple) -> tuple | None:
+    """(the counters' values packed, their largest size), or None where one is not a
+    whole number, or is too large."""
+    values = tuple(env.get(name, MISSING) for name in counters)
+    if not all(type(v) is int for v in values):
+        return None
+    size = max(abs(v) for v in values)
+    return None if size >= LARGEST else (_pack(values), size)
+
+
+def _pack(values: tuple) -> int:
+    """Whole numbers as one (BITS each, offset: adding two packed adds each pair)."""
+    packed = 0
+    for i, value in enumerate(values):
+        packed |= (value + OFFSET) << (BITS * i)
+    return packed
+
+
+def _unpack(packed: int, count: int) -> tuple:
+    return tuple(((packed >> (BITS * i)) & MASK) - OFFSET for i in range(count))
+
+
+def grouped(worlds: list, counters: tuple, live: Live) -> list | None:
+    """The worlds as groups (None where a counter is not a whole number in one)."""
+    names = _rest(worlds, counters, live)
+    cuts = _cuts(names, live)
+    parts: dict = {}
+    for world in worlds:
+        values = _counts(world.env, counters)
+        if values is None:
+            return None
+        key = key_of(world.env, names, cuts, world.state)
+        found = parts.get(key)
+        if found is None:
+            found = parts[key] = [world, [], world.steps, 0]
+        found[1].append((values[0], world.weight))
+        found[2] = spread(found[2], world.steps)
+        found[3] = max(found[3], values[1])
+    groups = []
+    for key, (first, pairs, steps, size) in parts.items():
+        common = 1
+        for _, (_, d) in pairs:
+            common = least_common(common, d)
+        joint: dict = {}
+        for values, (w, d) in pairs:
+            joint[values] = joint.get(values, 0) + w * (common // d)
+        env = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
+        groups.append(Group(env, first.state, steps, joint, common, size))
+    return groups
+
+
+def _rest(worlds: list, counters: tuple, live: Live) -> tuple:
+    present: set = set()
+    for world in worlds:
+        present.update(world.env)
+    return tuple(sorted(k for k in present if k in live.needs and k not in counters))
+
+
+def _cuts(names: tuple, live: Live) -> tuple:
+    needs = live.needs
+    return tuple(
+        (i, tuple(sorted(needs[name]))) for i, name in enumerate(names) if needs[name] is not None
+    )
+
+
+def ungrouped(explorer: Explorer, groups: list, counters: tuple) -> list:
+    """The groups as worlds again, one per value of their counters (those too unlikely
+    to follow left out, as a branch leaves them)."""
+    out = []
+    prune = explorer.prune
+    count = len(counters)
+    for group in groups:
+        for values, w in group.joint.items():
+            weight = (w, group.denominator)
+            if below(weight, prune):
+                explorer.lost.add(weight)
+                continue
+            env = {**group.env, **dict(zip(counters, _unpack(values, count)))}
+            out.append(World(env, group.state, weight, group.steps))
+    return out
+
+
+def carried_pass(explorer: Explorer, body, groups: list, counters: tuple, live: Live, entry):
+    """One pass of a loop's `body` over the groups (`entry`: the names the pass binds
+    and the steps it counts before its body): (groups after, failures), or None where
+    it cannot go on so (a counter not a whole number after it, a pass that may pass the
+    step limit from a group's steps)."""
+    bound, counted = entry
+    limit = explorer.ctx.limits.steps_per_run
+    zero = dict.fromkeys(counters, 0)
+    parts: dict = {}  # key of the rest after → [env, state, steps, [(group, added, weight)]]
+    failures: list = []
+    found_all = []
+    for group in groups:  # (every group's outcomes first: none is taken unless all are)
+        env = {**group.env, **bound, **zero}
+        found = _outcomes(explorer, body, env, group.state, counters, live, counted)
+        if found is None or group.steps[1] + found[3] > limit:
+            return None
+        found_all.append(found)
+    for group, (ends, failed, missing, peak) in zip(groups, found_all):
+        explorer.peak = max(explorer.peak, group.steps[1] + peak)
+        weight = group.weight
+        if missing[0]:
+            explorer.lost.add(times(weight, *missing))
+        for state, failure, q in failed:
+            failures.append((World(group.env, state, times(weight, *q)), failure))
+        for key, env_after, state, (added, size), q, taken in ends:
+            if group.size + size >= LARGEST:
+                return None
+            steps = plus(group.steps, *taken)
+            part = parts.get(key)
+            if part is None:
+                part = parts[key] = [env_after, state, steps, []]
+            else:
+                part[2] = spread(part[2], steps)
+            part[3].append((group, added, q, group.size + size))
+    after = []
+    for env_after, state, steps, sources in parts.values():
+        group = _mixed(explorer, env_after, state, steps, sources)
+        if group is not None:
+            after.append(group)
+    return after, failures
+
+
+def _mixed(explorer: Explorer, env, state, steps, sources: list) -> Group | None:
+    """The group the outcomes `sources` ((group before, amounts added, weight relative to
+    it)) make together: each group's joint moved by the amounts, weighted, added up."""
+    common = 1
+    size = 0
+    for group, _, (_, d), most in sources:
+        common = least_common(common, group.denominator * d)
+        size = max(size, most)
+    joint: dict = {}
+    work = 0
+    get = joint.get
+    for group, added, (w, d), _ in sources:
+        scale = w * (common // (group.denominator * d))
+        if not scale:
+            continue
+        if added:
+            for values, weight in group.joint.items():
+                moved = values + added
+                joint[moved] = get(moved, 0) + weight * scale
+        else:
+            for values, weight in group.joint.items():
+                joint[values] = get(values, 0) + weight * scale
+        work += len(group.joint)
+    explorer.roller.work += work // WORK_PER_UNIT
+    if not joint:
+        return None
+    mixed = Group(env, state, steps, joint, common, size)
+    if below(mixed.weight, explorer.prune):
+        explorer.lost.add(mixed.weight)
+        return None
+    if common.bit_length() > TIDY_BITS:
+        _tidy(mixed)
+    return mixed
+
+
+def _tidy(group: Group) -> None:
+    """The common factor of a group's weights and its denominator taken out."""
+    common = group.denominator
+    for w in group.joint.values():
+        common = gcd(common, w)
+        if common == 1:
+            return
+    group.denominator //= common
+    group.joint = {k: w // common for k, w in group.joint.items()}
+
+
+def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live, counted: int):
+    """A pass's outcomes from one state, relative to it (found once for that state):
+    ([(key of the rest, rest, sheet, amounts added, weight, steps taken)], [(sheet,
+    Failure, weight)], weight lost, the most steps a run reached), or None (a counter
+    not a whole number after it)."""
+    names = tuple(sorted(env))  # (the rest, cut to what is read before the body: all)
+    key = ("pass", block_key(body), live, key_of(env, names, (), state), counted, explorer.depth)
+    memory = explorer.calls
+    if key in memory:
+        return memory[key]
+    saved, explorer.lost = explorer.lost, Mass()
+    peak, explorer.peak = explorer.peak, 0
+    try:
+        start = World(env, state, ONE, plus(NO_STEPS, counted))
+        ends, failed = explorer.block(body, [start], live)
+        rest = _rest(ends, counters, live)
+        cuts = _cuts(rest, live)
+        out: list = []
+        whole = True  # (every counter a whole number after the pass)
+        zero = _pack((0,) * len(counters))
+        for end in ends:
+            counted_to = _counts(end.env, counters)
+            if counted_to is None:
+                whole = False
+                break
+            added = (counted_to[0] - zero, counted_to[1])  # (the amounts, packed)
+            key_after = key_of(end.env, rest, cuts, end.state)
+            kept = {k: v for k, v in zip(rest, key_after[0]) if v is not MISSING}
+            out.append((key_after, kept, end.state, added, end.weight, end.steps))
+        found = None
+        if whole:
+            failures = [(world.state, failure, world.weight) for world, failure in failed]
+            found = (out, failures, explorer.lost.weight(), explorer.peak)
+    finally:
+        explorer.lost = saved
+        explorer.peak = peak
+    memory[key] = found
+    return found
+
+
+def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> list:
+    """Groups that agree on what is still read (`live`) made one: their joints added up
+    (worlds merged by their full state, the counters mixed)."""
+    if len(groups) < 2:
+        return groups
+    names = _rest(groups, counters, live)
+    cuts = _cuts(names, live)
+    parts: dict = {}
+    for group in groups:
+        key = key_of(group.env, names, cuts, group.state)
+        found = parts.get(key)
+        if found is None:
+            found = parts[key] = [group.state, group.steps, []]
+        else:
+            found[1] = spread(found[1], group.steps)
+        found[2].append(group)
+    if len(parts) == len(groups):
+        return groups
+    out = []
+    for key, (state, steps, sources) in parts.items():
+        if len(sources) == 1:
+            out.append(sources[0])
+            continue
+        env = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
+        mixed = _mixed(explorer, env, state, steps, [(g, 0, ONE, g.size) for g in sources])
+        if mixed is not None:
+            out.append(mixed)
+    return out
+
+
+class Held:
+    """Worlds kept as groups from one loop to the next that adds to the same counters."""
+
+    __slots__ = ("counters", "groups")
+
+    def __init__(self, groups: list, counters: tuple) -> None:
+        self.groups, self.counters = groups, counters
+
+
+def worlds_of(explorer: Explorer, worlds) -> list:
+    """Worlds, whether held as groups or not."""
+    if type(worlds) is Held:
+        return ungrouped(explorer, worlds.groups, worlds.counters)
+    return worlds
+
+
+def carried_loop(explorer: Explorer, held: Held, header, lives, rest, keep: bool):
+    """A loop over groups (`held`): its header (`header`: (run giving what the passes go
+    over, entries of its passes)) once per group, then the passes carried; where a pass
+    cannot be, `rest(what, worlds, passes done)` goes on pass by pass. Returns (worlds
+    after, or Held where `keep` and every pass was carried, failures)."""
+    run, entries_of = header
+    counters = held.counters
+    failures: list = []
+    by_header: dict = {}
+    for group in held.groups:
+        weight = group.weight
+        for after, value in explorer.explore(World(group.env, group.state, ONE, group.steps), run):
+            n_, d = after.weight
+            if isinstance(value, Failure):
+                failures.append((World(after.env, after.state, times(weight, n_, d)), value))
+                continue
+            joint = group.joint if n_ == 1 else {k: w * n_ for k, w in group.joint.items()}
+            denominator = group.denominator * d
+            part = Group(group.env, after.state, after.steps, joint, denominator, group.size)
+            by_header.setdefault(hashable(value), (value, []))[1].append(part)
+    done_groups: list = []
+    done_worlds: list = []
+    for value, groups in by_header.values():
+        entries = entries_of(value)
+        groups, failed, done = carried_passes(explorer, groups, counters, lives, entries)
+        failures.extend(failed)
+        if done < len(entries):
+            worlds, failed = rest(value, ungrouped(explorer, groups, counters), done)
+            failures.extend(failed)
+            done_worlds.extend(worlds)
+        else:
+            done_groups.extend(groups)
+    if keep and not done_worlds:
+        return Held(done_groups, counters), failures
+    return ungrouped(explorer, done_groups, counters) + done_worlds, failures
+
+
+def carried_passes(explorer: Explorer, groups: list, counters: tuple, lives, entries):
+    """Passes of a loop's body (`lives`: (body, what is read after a pass, and before
+    one)) over groups; `entries`: each pass's names bound and steps counted before its
+    body: (groups after, failures, the passes done); the passes not done cannot be
+    carried (the groups before them returned)."""
+    body, loop, entering = lives
+    failures: list = []
+    done = 0
+    before = None  # the one group a pass began from, where there was one
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
+        groups = regrouped(explorer, groups, counters, entering)
+        alone = groups[0] if len(groups) == 1 else None
+        if alone is not None and before is not None and entries[index - 1] == entry:
+            more = len(entries) - index - 1  # (the last pass as any: what it leaves is read)
+            if more > 1 and _same(before, alone):
+                powered = _powered(explorer, body, alone, counters, (loop, entry), more)
+                if powered is not None:
+                    groups = [powered]
+                    done += more
+                    index += more
+        before = alone
+        step = carried_pass(explorer, body, groups, counters, loop, entry)
+        if step is None:
+            break
+        groups, failed = step
+        failures.extend(failed)
+        done += 1
+        index += 1
+        explorer.work()
+    return groups, failures, done
+
+
+def _same(a: Group, b: Group) -> bool:
+    """Whether two groups hold the same rest and sheet (a pass from either does the same)."""
+    return a.env == b.env and a.state.snapshot() == b.state.snapshot()
+
+
+def _powered(explorer: Explorer, body, group: Group, counters: tuple, pass_, count: int):
+    """`count` passes from a group that a pass leaves as it found it (but for its
+    counters): the amounts one pass adds, as a distribution, to the `count`th power (by
+    squaring), added to the counters at once. None where a pass stops some runs or
+    loses weight, or the steps or the counters may pass their limits."""
+    live, (bound, counted) = pass_
+    env = {**group.env, **bound, **dict.fromkeys(counters, 0)}
+    found = _outcomes(explorer, body, env, group.state, counters, live, counted)
+    if found is None:
+        return None
+    ends, failed, missing, peak = found
+    if failed or missing[0] or not ends:
+        return None
+    fewest = min(end[5][0] for end in ends)
+    most = max(end[5][1] for end in ends)
+    last = group.steps[1] + (count - 1) * most  # (the steps the last pass starts from)
+    size = group.size + count * max(end[3][1] for end in ends)
+    if last + peak > explorer.ctx.limits.steps_per_run or size >= LARGEST:
+        return None
+    common = 1
+    for end in ends:
+        common = least_common(common, end[4][1])
+    one: dict = {}
+    for _key, _env, _state, (added, _size), (w, d), _taken in ends:
+        one[added] = one.get(added, 0) + w * (common // d)
+    powered: dict = {0: 1}
+    left = count
+    while left:  # (by squaring: the passes left to add, bit by bit)
+        if left & 1:
+            powered = _convolved(explorer, powered, one)
+        left >>= 1
+        if left:
+            one = _convolved(explorer, one, one)
+    joint = _convolved(explorer, group.joint, powered)
+    explorer.peak = max(explorer.peak, last + peak)
+    denominator = group.denominator * common**count
+    steps = (group.steps[0] + count * fewest, group.steps[1] + count * most)
+    mixed = Group(group.env, group.state, steps, joint, denominator, size)
+    if denominator.bit_length() > TIDY_BITS:
+        _tidy(mixed)
+    return mixed
+
+
+def _convolved(explorer: Explorer, a: dict, b: dict) -> dict:
+    """The sums of two joints' packed values (one offset at most), weights multiplied."""
+    out: dict = {}
+    get = out.get
+    for ka, wa in a.items():
+        for kb, wb in b.items():
+            k = ka + kb
+            out[k] = get(k, 0) + wa * wb
+    explorer.roller.work += len(a) * len(b) // WORK_PER_UNIT
+    explorer.work()
+    return out
