@@ -169,7 +169,7 @@ def test_run_an_action_with_typed_dice_and_save_it(page, server):
     expect(page.locator('#history li[data-entry="2"]')).to_contain_text("deshace la tirada 1")
     expect(entry).to_have_class("undone")
     expect(virtus.locator(".value")).to_have_text("5 / 5")
-    expect(page.locator("#saved")).to_have_text("tirada 1 deshecha")  # no longer "guardado"
+    expect(page.locator("#saved")).to_have_text("entrada 1 deshecha")  # no longer "guardado"
 
 
 def test_odds_drawn_as_bars_compared_with_a_house_rule(page, server):

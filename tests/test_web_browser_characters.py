@@ -113,6 +113,8 @@ def test_a_value_edited_by_hand_then_undone(page, server):
     entry.locator("button.undo").click()
     expect(vida).to_have_text("30 / 30")
     expect(page.locator("#history li").first).to_contain_text("deshace")
+    # (an entry undone, whatever its kind: not "tirada", which a sheet edited is not)
+    expect(page.locator("#saved")).to_have_text(re.compile(r"^entrada \d+ deshecha$"))
     assert (folder / "ana.yaml").read_text(encoding="utf-8") == before
 
 

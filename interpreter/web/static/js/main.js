@@ -153,8 +153,8 @@ async function showHistory() {
 
 async function undo(number) {
   await send("/api/undo", { entry: number });
-  status(t("run {entry} undone", { entry: number }));
-  $("#saved").textContent = t("run {entry} undone", { entry: number }); // no longer "saved"
+  status(t("entry {entry} undone", { entry: number }));
+  $("#saved").textContent = t("entry {entry} undone", { entry: number }); // no longer "saved"
   await reloadCharacter();
 }
 

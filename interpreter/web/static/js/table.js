@@ -112,7 +112,7 @@ function lineOf(event) {
     case "seat":
       return t("{who} plays {character}", { who, character: event.character });
     case "undo":
-      return t("{who} undid run {entry}", { who, entry: event.entry });
+      return t("{who} undid entry {entry}", { who, entry: event.entry });
     case "rulebook":
       return t("{who} saved the rulebook {rulebook}", { who, rulebook: event.rulebook });
     case "character":
