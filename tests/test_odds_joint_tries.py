@@ -280,7 +280,7 @@ def test_fields_sampled_from_one_sample_agree_with_the_whole_results_sampled():
     assert b.trials == c.trials == 400 and "could not be counted exactly" in b.note
     # the reason within the note is said in the rulebook's language too (it was English)
     said = translate(b.note, "es")
-    assert "no pudo contarse exactamente: más de" in said and "units" not in said, said
+    assert "no pudo contarse exactamente: " in said and "units" not in said, said
     # the same trials: the refusal (a <= 5) as often in both, and each field's own counts
     refused = [o for o in b.probabilities if not isinstance(o, int)]
     assert refused and all(b.probabilities[o] == c.probabilities[o] for o in refused)

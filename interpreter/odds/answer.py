@@ -303,8 +303,7 @@ def _written_texts(book) -> tuple:
     ):
         for node in walk(definition):
             if type(node) is n.Literal and type(node.value) is str and node.span is not None:
-                source = node.span.source
-                found.append((getattr(source, "name", ""), node.span.start, node.value))
+                found.append((node.span.source.name, node.span.start, node.value))
     return tuple(dict.fromkeys(text for _, _, text in sorted(found, key=lambda f: f[:2])))
 
 
