@@ -111,24 +111,12 @@ def test_every_journal_command_after_a_spanish_run(capsys, table):
     assert "(semilla 1)" in said[fear + " --seed 1 --save"]
 
 
-#: what is left: these rulebooks write their results' keys in English themselves
-#: (`result { success: ..., points: ... }`); renaming them (éxito, puntos) changes the
-#: rulebooks and the tests that read those fields. Strict: passing, it must be removed.
-ENGLISH_KEYS = "the rulebook's own result keys are English: success, points"
-
-
 @pytest.mark.parametrize(
     ("rulebook", "character", "action", "settings"),
     [
         ("brujeria", "brujeria_bruja", "asustarse", ["fuente=Criatura horrible"]),
-        pytest.param(
-            *("mago", "mago_ada", "efecto", ["esfera_mayor=Fuerzas", "nivel=2"]),
-            marks=pytest.mark.xfail(strict=True, reason=ENGLISH_KEYS),
-        ),
-        pytest.param(
-            *("arcana_mundi", "menecma", "usar_numina", ["numina=Grito Báquico"]),
-            marks=pytest.mark.xfail(strict=True, reason=ENGLISH_KEYS),
-        ),
+        ("mago", "mago_ada", "efecto", ["esfera_mayor=Fuerzas", "nivel=2"]),
+        ("arcana_mundi", "menecma", "usar_numina", ["numina=Grito Báquico"]),
         ("pentagrama", "pentagrama_maestra", None, []),
     ],
 )
