@@ -15,7 +15,7 @@ import weakref
 
 from starlette.responses import Response, StreamingResponse
 
-from dsl.messages import language_for, tr
+from dsl.messages import Number, language_for, tr
 from interpreter.errors import LimitExceeded
 from interpreter.limits import WEB_SWEEP_ODDS_TIMES
 from interpreter.web.jobs import odds_too_long
@@ -131,7 +131,7 @@ class Workers:
         return LimitExceeded(
             tr(
                 "the run took longer than {seconds} seconds (limit run_seconds)",
-                seconds=f"{self.run_seconds:g}",
+                seconds=Number(self.run_seconds, "g"),
             )
         )
 
@@ -142,7 +142,7 @@ class Workers:
         return LimitExceeded(
             tr(
                 "the sweep took longer than {seconds} seconds (the server's time limit)",
-                seconds=f"{self.odds_seconds * WEB_SWEEP_ODDS_TIMES:g}",
+                seconds=Number(self.odds_seconds * WEB_SWEEP_ODDS_TIMES, "g"),
             ),
             None,
             tr("sweep fewer cases"),
@@ -152,7 +152,7 @@ class Workers:
         return LimitExceeded(
             tr(
                 "the encounter took longer than {seconds} seconds (the server's time limit)",
-                seconds=f"{self.odds_seconds * WEB_SWEEP_ODDS_TIMES:g}",
+                seconds=Number(self.odds_seconds * WEB_SWEEP_ODDS_TIMES, "g"),
             ),
             None,
             tr("ask for fewer trials, or fewer rounds"),

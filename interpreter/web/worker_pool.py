@@ -42,7 +42,7 @@ import time
 from collections import Counter, deque
 
 from dsl.errors import RulebookError
-from dsl.messages import tr
+from dsl.messages import Number, tr
 from interpreter.errors import LimitExceeded
 from interpreter.web import frames
 from interpreter.web.errors import ServerFailed, error_json, status_of
@@ -501,7 +501,7 @@ def work_too_long(seconds: float) -> LimitExceeded:
     return LimitExceeded(
         tr(
             "this request's work took longer than {seconds} seconds (the server's time limit)",
-            seconds=f"{seconds:g}",
+            seconds=Number(seconds, "g"),
         )
     )
 
