@@ -184,11 +184,11 @@ def test_odds_drawn_as_bars_compared_with_a_house_rule(page, server):
     assert a.count() >= 6 and b.count() == a.count()  # a bar of each series per outcome
     expect(chart).to_contain_text("A: Brujería")
     expect(chart).to_contain_text("B: Brujería: miedo duro")
-    expect(page.locator("#odds-summary")).to_contain_text("A: exacto, media 16.700")
+    expect(page.locator("#odds-summary")).to_contain_text("A: exacto, media 16,700")
     # "At least": from the lowest outcome the bar is 100%.
     page.check('input[name="odds-view"][value="at-least"]')
     expect(chart.locator("text").nth(2)).to_have_text(re.compile("^≥ "))
-    expect(chart).to_contain_text("100.00%")
+    expect(chart).to_contain_text("100,00 %")  # (as Spanish writes it)
     first = [float(a.nth(i).get_attribute("width")) for i in range(a.count())]
     assert first == sorted(first, reverse=True)
 
