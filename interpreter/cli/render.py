@@ -223,10 +223,13 @@ def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) ->
     listed = listing(both, LISTED_OUTCOMES, lambda o: isinstance(o, Failure))
     keys = {o: outcome_key(o, language) for o, _, _ in listed.rows}
     width = max((len(k) for k in keys.values()), default=1)
+    # (the columns as wide as their percentages: `8,3333 %` in Spanish)
+    wide = len(percent_text(0, language, "11.4f"))
+    change_wide = len(percent_text(0, language, "+9.4f"))
     lines = [
         f"  A: {translate(names[0], language)}",
         f"  B: {translate(names[1], language)}",
-        f"  {'':>{width}}  {'A':>12}  {'B':>12}  {'B - A':>10}",
+        f"  {'':>{width}}  {'A':>{wide}}  {'B':>{wide}}  {'B - A':>{change_wide}}",
     ]
 
     def chance(table, outcome) -> float:
