@@ -76,7 +76,7 @@ function seriesOf(answer, bodies = answer.a ? [answer.a, answer.b] : [answer], b
     body.outcomes.forEach((item, i) => {
       const key = JSON.stringify(item.outcome);
       p.set(key, item.probability);
-      exact.set(key, answer.fractions[`${base}/outcomes/${i}/probability`] || String(item.probability));
+      exact.set(key, answer.fractions[`${base}/outcomes/${i}/probability`] || show(item.probability));
     });
     return { body, p, exact };
   });
