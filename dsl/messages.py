@@ -117,13 +117,87 @@ def translate(text, language: str | None = None) -> str:
 def _format(template: str, params: dict, language: str) -> str:
     if not params:
         return template
-    # Numbers go in as they are, so that a template may format them (`{seconds:g}`).
+    # Numbers go in as they are, so that a template may format them (`{seconds:g}`),
+    # written as the language writes numbers (`1,7` in Spanish).
+    comma = decimal_comma(language)
     return template.format_map(
         {
-            k: v if type(v) is int or type(v) is float else show_value(v, language)
+            k: (_CommaNumber(v) if comma and type(v) is float else v)
+            if type(v) is int or type(v) is float
+            else show_value(v, language)
             for k, v in params.items()
         }
     )
+
+
+# ─── numbers ────────────────────────────────────────────────────────────────
+
+#: the languages that write a decimal comma and a point between thousands (`1.234,5`),
+#: and a space before the percent sign (`8,3333 %`)
+DECIMAL_COMMA = frozenset({"es"})
+_SWAPPED = str.maketrans({".": ",", ",": "."})
+
+
+def decimal_comma(language: str | None) -> bool:
+    """Whether `language` writes a decimal comma (`es`, `es_ES`), not a point."""
+    return language is not None and language.replace("-", "_").split("_")[0] in DECIMAL_COMMA
+
+
+def number_text(value, language: str | None = None, spec: str = "") -> str:
+    """A number as the language writes it, `spec` as `format` reads it: `1.7`, `8.3333%`,
+    `1,000` in English; `1,7`, `8,3333 %`, `1.000` in Spanish. The one place a number
+    of a text for people is given its decimal sign (JSON keeps numbers as numbers)."""
+    text = format(value, spec)
+    return _with_comma(text, spec) if decimal_comma(language) else text
+
+
+def _with_comma(text: str, spec: str) -> str:
+    """`8.3333%` → `8,3333 %`, `1,234.5` → `1.234,5`."""
+    if spec.endswith("%"):
+        return text[:-1].translate(_SWAPPED) + " %"
+    return text.translate(_SWAPPED)
+
+
+def percent_text(chance, language: str | None = None, spec: str = ".4f") -> str:
+    """A chance (0 to 1) as a percentage, its number formatted by `spec`: `8.3333%`;
+    in Spanish `8,3333 %`."""
+    text = number_text(float(chance) * 100, language, spec)
+    return text + (" %" if decimal_comma(language) else "%")
+
+
+def number_signs(language: str | None) -> dict[str, str]:
+    """How `language` writes numbers, for the page's scripts: its decimal sign and what
+    follows a percentage (`{"decimal": ",", "percent": " %"}` in Spanish)."""
+    return {
+        "decimal": number_text(0.5, language)[1],
+        "percent": percent_text(0, language, ".0f")[1:],
+    }
+
+
+class _CommaNumber(float):
+    """A float a template formats (`{mean:.4f}`) in a language of decimal commas."""
+
+    def __format__(self, spec: str) -> str:
+        return _with_comma(format(float(self), spec), spec)
+
+
+class Number:
+    """A number inside a message, formatted when the message is rendered in a language
+    (`Number(1.7)`: `1.7`; in Spanish `1,7`); `spec` as `format` reads it (`g`, `.3f`)."""
+
+    __slots__ = ("spec", "value")
+
+    def __init__(self, value, spec: str = "") -> None:
+        self.value, self.spec = value, spec
+
+    def shown(self, language: str | None = None) -> str:
+        return number_text(self.value, language, self.spec)
+
+    def __str__(self) -> str:
+        return self.shown()
+
+    def __repr__(self) -> str:
+        return f"Number({self.value!r}, {self.spec!r})"
 
 
 # ─── values inside messages ─────────────────────────────────────────────────
@@ -218,8 +292,10 @@ def show_value(value, language: str | None = None) -> str:
         return str(value)
     if isinstance(value, Message):
         return value.render(language)
-    if kind is Counted:
+    if kind is Counted or kind is Number:
         return value.shown(language)
+    if kind is float:
+        return number_text(value, language)
     if isinstance(value, str):
         return value
     if value is None or value is True or value is False:

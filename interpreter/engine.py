@@ -5,7 +5,7 @@
     sheet = engine.load_sheet("rulebooks/characters/menecma.yaml")
     out = engine.run("usar_numina", sheet, {"numina": "Grito Báquico"}, dice=SeededDice(7))
     out.result, out.sheet, out.changes, out.trace
-    engine.odds("usar_numina", sheet, {"numina": "Grito Báquico"}, field="success")
+    engine.odds("usar_numina", sheet, {"numina": "Grito Báquico"}, field="éxito")
 
 A run works on a copy of the sheet; if anything fails (a `require`, a `spend` of more
 than the sheet holds, a limit) it raises and the caller still holds the untouched sheet.

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from dsl.errors import Span
-from dsl.messages import tr
+from dsl.messages import Number, tr
 from interpreter.dice import AskingDice, DiceTray, Die, PoolRoll, check_term, roll_pool
 from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
@@ -158,7 +158,7 @@ def count_past_bound(ctx: Context, span: Span | None) -> None:
         raise LimitExceeded(
             tr(
                 "the run took longer than {seconds} seconds (limit run_seconds)",
-                seconds=f"{limits.run_seconds:g}",
+                seconds=Number(limits.run_seconds, "g"),
             ),
             span,
         )

@@ -1,7 +1,7 @@
 """English found in an answer meant to be Spanish: the words of the catalogue's English
 that its Spanish never uses, and the keys a program writes (`success`, `modifier`, `yes`,
 `int`, ...), outside what the rulebook itself writes (its names and texts, quoted as
-they are)."""
+they are); and numbers written with a decimal point (`1.7`, where Spanish writes `1,7`)."""
 
 from __future__ import annotations
 
@@ -48,10 +48,10 @@ WORD = re.compile(r"[^\W\d_]+")
 #: what is not words for people: commands to type (`rulebook undo 3`), options and the
 #: placeholders of their values (`--set NAME=VALUE`), paths and file names, numbers in
 #: scientific notation
-NOT_WORDS = re.compile(
+CODE_AND_FILES = (
     r"`[^`\n]*`|--[\w-]+|\b[A-Z][A-Z_]+\b|\S*[/\\]\S*|\S+\.(?:yaml|yml|json|sqlite|rules|tmp)\b"
-    r"|\d[\d.]*e[-+]?\d+"
 )
+NOT_WORDS = re.compile(CODE_AND_FILES + r"|\d[\d.,]*e[-+]?\d+")
 #: a comment of a rulebook or a sheet
 COMMENT = re.compile(r"#[^\n]*")
 
@@ -126,3 +126,19 @@ CODE = set(".()[]=<>+*/\"'")
 def _in_code(text: str, start: int, end: int) -> bool:
     """Whether a word is written against a call, an index, a field or an operator."""
     return text[start - 1 : start] in CODE or text[end : end + 1] in CODE
+
+
+#: a number with a point in it (`1.7`, `8.3333`, `0.205`, `2.0e-15`), never part of a
+#: longer name or a range (`2..12`)
+POINTED = re.compile(r"(?<![\w.,])\d+(?:\.\d+)+(?:e[-+]?\d+)?(?![\w.]*\w)")
+#: the point Spanish writes between thousands: `100.000.000` (never after a leading 0)
+THOUSANDS = re.compile(r"[1-9]\d{0,2}(?:\.\d{3})+")
+
+
+def decimal_points(text: str) -> list[str]:
+    """The numbers of `text`, an answer in Spanish, written with a decimal point (`1.7`,
+    `8.3333 %`), where Spanish writes a decimal comma (`1,7`, `8,3333 %`); commands, paths
+    and file names aside, and the point between thousands (`100.000`: a number with
+    three decimals, `16.700`, reads the same and is not found)."""
+    text = re.sub(CODE_AND_FILES, " ", text)
+    return [m.group() for m in POINTED.finditer(text) if not THOUSANDS.fullmatch(m.group())]

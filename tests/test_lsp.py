@@ -214,7 +214,7 @@ def test_the_language_server_answers_every_feature_over_stdio(client, tmp_path):
     dice = client.request("textDocument/hover", {**position, "position": at(dice_text, "2d6")})
     line = dice["contents"]["value"]
     assert "media 7," in line  # in the rulebook's language
-    assert "2..12" in line and "7: 16.67%" in line and "2: 2.78%" in line
+    assert "2..12" in line and "7: 16,67 %" in line and "2: 2,78 %" in line  # (its numbers)
     # Completion: keywords, names in scope, sheet fields, a table's rows, parameters.
     completion = client.request(
         "textDocument/completion", {**position, "position": at(dice_text, "+ fuerza_extra", 2)}

@@ -257,7 +257,7 @@ def test_grito_baquico_success_is_printed_as_an_exact_fraction(capsys):
             "--set",
             "numina=Grito Báquico",
             "--field",
-            "success",
+            "éxito",
             "--fractions",
         ]
     )

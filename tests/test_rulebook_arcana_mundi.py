@@ -159,16 +159,16 @@ def test_revisar_teurgo(engine, menecma):
     # her cult's gift): the check says so.
     assert (r["dignitates"], r["dignitates_permitidas"]) == (6, 5)
     assert r["cualidades"] == 6
-    assert r["success"] is False
+    assert r["éxito"] is False
     # With a point of Acrecentar dignidad (one more Dignitas, one more Cualidad point) the
     # Dignitates fit; with Estudioso 2 the Cualidades fit too.
     fixed = variant(engine, menecma, **{"Acrecentar dignidad": 1, "Estudioso": 1})
     out = engine.run("revisar_teurgo", fixed, {"núminas_aprendidas": 1})
     assert (out.result["dignitates_permitidas"], out.result["cualidades"]) == (6, 5)
-    assert out.result["success"] is True
+    assert out.result["éxito"] is True
     # Without counting Grito Báquico as learnt later, four núminas for three points.
     out = engine.run("revisar_teurgo", fixed, {})
-    assert (out.result["núminas"], out.result["success"]) == (4, False)
+    assert (out.result["núminas"], out.result["éxito"]) == (4, False)
 
 
 def test_creation_qualities_change_the_budgets(engine, menecma):
@@ -199,7 +199,7 @@ def test_creation_qualities_change_the_budgets(engine, menecma):
     # Bellum without Conocimientos Secretos is outside her cult's Mysteries.
     outside = variant(engine, menecma, Bellum=1)
     out = engine.run("revisar_teurgo", outside, {"núminas_aprendidas": 1})
-    assert (out.result["fuera_del_culto"], out.result["success"]) == (1, False)
+    assert (out.result["fuera_del_culto"], out.result["éxito"]) == (1, False)
 
 
 def test_skill_points_are_the_age(engine, menecma):
@@ -251,7 +251,7 @@ def test_the_combat_needs_its_rival(engine, menecma):
 def test_grito_baquico_cast_alone(engine, menecma):
     out = engine.run("usar_numina", menecma, {"numina": GRITO}, dice=ForcedDice([3, 4]))
     print(render_text(out.trace))
-    assert (out.result["success"], out.result["points"], out.result["total"]) == (True, 1, 20)
+    assert (out.result["éxito"], out.result["puntos"], out.result["total"]) == (True, 1, 20)
     assert out.result["coste"] == 3
     assert (out.result["tiempo"], out.result["unidad"]) == (1, "asaltos")
     assert changes(out) == {"dinamis.Virtus": (5, 2)}
@@ -290,7 +290,7 @@ def test_combat_dinamis_added_and_failed_cast_skips_the_attack(engine, menecma):
     )
     print(render_text(out.trace))
     assert check(out, "tirada_maniobra")["total"] == 16
-    assert out.result["success"] is False
+    assert out.result["éxito"] is False
     assert out.result["afectado"] is False
     assert checks(out, "tirada_ataque") == []
     # Tributo roll: grado 3 + 0 + 1 point of failure + 4 = 8 vs 5 → 1 Tributo.
@@ -318,7 +318,7 @@ def test_attack_and_defence_actions(engine, menecma):
         dice=ForcedDice([5, 7]),
     )
     print(render_text(out.trace))
-    assert out.result["total"] == 23 and out.result["success"] is True
+    assert out.result["total"] == 23 and out.result["éxito"] is True
     assert changes(out) == {"dinamis.Gravitas": (10, 8)}
     # Defence: 6 + 0 + 1 (maneuver) + 5 (best object) + 2 + 3 (amber adds up) + 1 dinamis
     # + 9 = 27; only the strongest non-amber object counts.
@@ -337,7 +337,7 @@ def test_attack_and_defence_actions(engine, menecma):
     )
     print(render_text(out.trace))
     assert out.result["total"] == 6 + 1 + 5 + 5 + 1 + 9
-    assert out.result["success"] is True  # 27 does not exceed 27
+    assert out.result["éxito"] is True  # 27 does not exceed 27
     # "Una sola tirada puede hacer frente a todos los ataques que se reciban durante un
     # turno": the defence stays on the sheet for the round.
     assert changes(out)["dinamis.Fides"] == (15, 14)
@@ -384,9 +384,9 @@ def test_failed_cast_rolls_tributo(engine, menecma):
         dice=ForcedDice([2, 3, 4, 5]),
     )
     print(render_text(out.trace))
-    assert out.result["success"] is False
+    assert out.result["éxito"] is False
     assert (out.result["grado"], out.result["dificultad"]) == (4, 20)
-    assert (out.result["total"], out.result["points"]) == (18, 1)
+    assert (out.result["total"], out.result["puntos"]) == (18, 1)
     tributo = check(out, "tirada_tributo")
     assert (tributo["total"], tributo["target"], tributo["tributo"]) == (15, 5, 2)
     assert out.result["tributo"] == 2
@@ -457,7 +457,7 @@ def test_failed_caerimonia_gives_five_tributo_per_point(engine, menecma):
     assert check(out, "tirada_sacrificium")["neto"] == 2
     caerimonia = check(out, "tirada_caerimonia")
     assert (caerimonia["total"], caerimonia["success"], caerimonia["puntos"]) == (13, False, 1)
-    assert (out.result["total"], out.result["points"], out.result["coste"]) == (28, 3, 3)
+    assert (out.result["total"], out.result["puntos"], out.result["coste"]) == (28, 3, 3)
     assert changes(out) == {
         "Tributo": (3, 8),
         "Fides": (3, 0),
@@ -474,13 +474,13 @@ def test_sacrificium_removes_only_tributo_not_from_dominatus(engine, menecma):
     assert changes(out) == {"Tributo": (8, 4)}
     # 11 + 5 (elements) + 19 = 35 vs 5 → 6 points, but only 8 - 3 = 5 can go.
     out = engine.run("ofrecer_sacrificium", sheet, {"elementos": 5}, dice=ForcedDice([9, 10]))
-    assert out.result["points"] == 6
+    assert out.result["puntos"] == 6
     assert out.result["tributo_eliminado"] == 5
     assert changes(out) == {"Tributo": (8, 3)}
     # A failed sacrificium adds a Tributo point per point of failure: grade 3, 11 + 2 = 13
     # vs 15 → 1.
     out = engine.run("ofrecer_sacrificium", sheet, {"grado": 3}, dice=ForcedDice([1, 2]))
-    assert (out.result["success"], out.result["neto"]) == (False, -1)
+    assert (out.result["éxito"], out.result["neto"]) == (False, -1)
     assert changes(out) == {"Tributo": (8, 9)}
 
 
@@ -523,7 +523,7 @@ def test_grade_one_doubled_follows_the_formula(engine, menecma):
         dice=ForcedDice([5, 7]),
     )
     assert (out.result["grado"], out.result["dificultad"], out.result["tiempo"]) == (0, 0, 2)
-    assert (out.result["total"], out.result["points"]) == (25, 5)
+    assert (out.result["total"], out.result["puntos"]) == (25, 5)
     assert changes(out) == {"dinamis.Gravitas": (10, 9)}
     # Its sacrificium is made against 0 as well ("el tiempo de preparación puede modificar
     # la dificultad"): 3 + 0 + 8 + 12 = 23 vs 0 → 5 points.
@@ -564,7 +564,7 @@ def test_lustracion_needs_dignitas_and_its_date(engine, menecma):
         "usar_numina", sheet, {"numina": "Lustración de Fides"}, dice=ForcedDice([5, 7, 5, 6, 4, 5])
     )
     print(render_text(out.trace))
-    assert (out.result["total"], out.result["points"], out.result["coste"]) == (28, 4, 1)
+    assert (out.result["total"], out.result["puntos"], out.result["coste"]) == (28, 4, 1)
     assert (out.result["tiempo"], out.result["unidad"]) == (2, "horas")
     assert changes(out) == {"dinamis.Fides": (15, 14)}
 
@@ -597,7 +597,7 @@ def test_revelatio_in_mentem(engine, menecma):
         dice=ForcedDice([1, 2, 2, 3, 4, 5]),
     )
     print(render_text(out.trace))
-    assert (out.result["success"], out.result["points"]) == (True, 2)
+    assert (out.result["éxito"], out.result["puntos"]) == (True, 2)
     assert (out.result["horas_inconsciente"], out.result["heridas_curadas"]) == (0, 2)
     assert changes(out) == {"Casillas de rendimiento": (10, 8)}
     # Grade 3: 15 + 3 = 18 vs 15 → 1 point < 3: not learnt (no Tributo, it succeeded).
@@ -609,7 +609,7 @@ def test_revelatio_in_mentem(engine, menecma):
         dice=ForcedDice([1, 2, 5, 7, 1, 2]),
     )
     print(render_text(out.trace))
-    assert (out.result["success"], out.result["points"]) == (False, 1)
+    assert (out.result["éxito"], out.result["puntos"]) == (False, 1)
     assert out.result["horas_inconsciente"] == 2
     assert changes(out) == {"Heridas": (0, 3), "Casillas de rendimiento": (10, 7)}
     # A failed roll: 15 + 3 = 18 vs 25 (grade 5) → 2 points of failure: 2 Tributo.
@@ -619,7 +619,7 @@ def test_revelatio_in_mentem(engine, menecma):
         {"grado": 5, "poder_ente": 2},
         dice=ForcedDice([1, 2, 9, 8, 1, 2]),
     )
-    assert out.result["success"] is False
+    assert out.result["éxito"] is False
     assert changes(out)["Tributo"] == (3, 5)
 
 
@@ -634,13 +634,13 @@ def test_indagacion(engine, menecma):
     params = {"grado": 2, "manifestación": "evocación", "ayudantes": [3, 5], "parecida": True}
     out = engine.run("indagacion", menecma, params, dice=ForcedDice([1, 3]))
     print(render_text(out.trace))
-    assert (out.result["points"], out.result["creación"], out.result["necesarios"]) == (3, 3, 4)
-    assert out.result["success"] is False
+    assert (out.result["puntos"], out.result["creación"], out.result["necesarios"]) == (3, 3, 4)
+    assert out.result["éxito"] is False
     assert changes(out) == {"Puntos de creación": (0, 3)}
     # Next month: 7 + 3 + 3 + 5 + 3 = 21 vs 10 → 3 more: 6 ≥ 4, discovered; the counters
     # are cleared for the next research.
     out = engine.run("indagacion", out.sheet, params, dice=ForcedDice([1, 2]))
-    assert out.result["success"] is True and out.result["creación"] == 6
+    assert out.result["éxito"] is True and out.result["creación"] == 6
     assert out.sheet.get("Puntos de creación") == 0
     # Failure (no help): 10 + 3 = 13 vs 15 (grade 3 don) → 1 point; the die (2) is under
     # the grade: the point is camouflaged.
@@ -672,7 +672,7 @@ def test_codices_and_magister(engine, menecma):
     # Grade 3: 7 + 3 + 0 + Estudioso 3 + 3 = 16 vs 15 → 1 point a month; 3 needed.
     out = engine.run("estudiar_codice", menecma, {"grado": 3}, dice=ForcedDice([1, 2]))
     print(render_text(out.trace))
-    assert (out.result["points"], out.result["acumulados"], out.result["success"]) == (1, 1, False)
+    assert (out.result["puntos"], out.result["acumulados"], out.result["éxito"]) == (1, 1, False)
     # With a book of the subject (+5; "Códices (G): un libro interesante por cada punto
     # gastado en la Cualidad"): 21 vs 15 → 2 points: 3 in all, learnt.
     with pytest.raises(RequirementFailed, match="Códices"):
@@ -689,7 +689,7 @@ def test_codices_and_magister(engine, menecma):
         {"grado": 3, "libro_de_la_materia": True},
         dice=ForcedDice([1, 2]),
     )
-    assert (out.result["points"], out.result["acumulados"], out.result["success"]) == (2, 3, True)
+    assert (out.result["puntos"], out.result["acumulados"], out.result["éxito"]) == (2, 3, True)
     assert out.sheet.get("Puntos de estudio") == 0
     # A magister adds his Estudio: 13 + 4 + 3 = 20 vs 15 → 1 point.
     out = engine.run(
@@ -698,7 +698,7 @@ def test_codices_and_magister(engine, menecma):
         {"grado": 3, "estudio_magister": 4},
         dice=ForcedDice([1, 2]),
     )
-    assert out.result["points"] == 1
+    assert out.result["puntos"] == 1
     assert changes(out) == {"Puntos de estudio": (0, 1)}
 
 
@@ -709,7 +709,7 @@ def test_aprender_dominatus(engine, menecma):
     # Revelatio in Mentem: 7 + 3 + 6 + 9 = 25 vs 20 → 1 point: learnt.
     out = engine.run("aprender_dominatus", menecma, {"vía": "mentem"}, dice=ForcedDice([4, 5]))
     print(render_text(out.trace))
-    assert (out.result["success"], out.result["points"]) == (True, 1)
+    assert (out.result["éxito"], out.result["puntos"]) == (True, 1)
     assert changes(out) == {"Tributo": (3, 4), "Tributo de dominatus": (3, 4)}
     # Not knowing the Mystery: 25 vs 35 → 2 points of failure: 2 wounds, 2 Tributo, 2 boxes.
     out = engine.run(
@@ -718,7 +718,7 @@ def test_aprender_dominatus(engine, menecma):
         {"vía": "mentem", "conoce_misterio": False},
         dice=ForcedDice([4, 5]),
     )
-    assert out.result["success"] is False
+    assert out.result["éxito"] is False
     assert changes(out) == {
         "Heridas": (0, 2),
         "Tributo": (3, 5),
@@ -743,7 +743,7 @@ def test_usar_dominatus(engine, menecma):
         dice=ForcedDice([5, 7]),
     )
     print(render_text(out.trace))
-    assert (out.result["success"], out.result["points"]) == (True, 1)
+    assert (out.result["éxito"], out.result["puntos"]) == (True, 1)
     assert check(out, "tirada_habilidad")["total"] == 22
     # "El uso de los dominatus ... no tiene ningún coste"; an automatic one rolls nothing.
     out = engine.run(
@@ -757,11 +757,11 @@ def test_usar_dominatus(engine, menecma):
 def test_indagar_rites(engine, menecma):
     # Her Sacrificio and Ceremonia are 0: the permanent bonus is capped at 0.
     out = engine.run("indagar_sacrificium", menecma, {}, dice=ForcedDice([5, 7]))
-    assert (out.result["points"], out.result["bono"]) == (4, 0)
+    assert (out.result["puntos"], out.result["bono"]) == (4, 0)
     sheet = variant(engine, menecma, Ceremonia=2)
     out = engine.run("indagar_caerimonia", sheet, {}, dice=ForcedDice([5, 7]))
     # 3 + 2 + 7 + 12 = 24 vs 5 → 4 points, capped at Ceremonia 2.
-    assert (out.result["points"], out.result["bono"]) == (4, 2)
+    assert (out.result["puntos"], out.result["bono"]) == (4, 2)
 
 
 # ─── every action from the command line ─────────────────────────────────────
@@ -827,7 +827,7 @@ def test_cli_shipped_names_and_json(capsys):
     line = "run arcana_mundi usar_numina --char menecma --dice 5,7,5,6,4,5 --json"
     code, out, _ = command(capsys, line, "--set", "numina=La fortaleza de Perséfone")
     assert code == 0
-    assert '"success": true' in out and '"points": 5' in out
+    assert '"éxito": true' in out and '"puntos": 5' in out
 
 
 def test_seeded_runs_are_replayable(engine, menecma):
@@ -863,7 +863,7 @@ def test_half_time_raises_the_sacrificium_and_basic_difficulty(engine, menecma):
     assert (sacrificium["total"], sacrificium["target"], sacrificium["puntos"]) == (23, 10, 3)
     caerimonia = check(out, "tirada_caerimonia")
     assert (caerimonia["total"], caerimonia["target"], caerimonia["puntos"]) == (21, 5, 4)
-    assert (out.result["total"], out.result["dificultad"], out.result["points"]) == (29, 10, 4)
+    assert (out.result["total"], out.result["dificultad"], out.result["puntos"]) == (29, 10, 4)
     assert out.result["tiempo"] == pytest.approx(0.5)
 
 
@@ -1055,7 +1055,7 @@ def test_furia_needs_the_maneuver_before_the_attack(engine, menecma):
         dice=ForcedDice([3, 4, 5, 7]),
     )
     print(render_text(out.trace))
-    assert (out.result["success"], out.result["penalizador"]) == (True, 2)
+    assert (out.result["éxito"], out.result["penalizador"]) == (True, 2)
     # Beaten to it (his 10 + 11 = 21), Furia does not take hold.
     out = engine.run(
         "furia",
@@ -1063,7 +1063,7 @@ def test_furia_needs_the_maneuver_before_the_attack(engine, menecma):
         {"penalizador": 3, "maniobra_rival": 10},
         dice=ForcedDice([5, 6, 5, 7]),
     )
-    assert (out.result["success"], out.result["penalizador"]) == (False, 3)
+    assert (out.result["éxito"], out.result["penalizador"]) == (False, 3)
     with pytest.raises(RequirementFailed, match="Furia"):
         engine.run("furia", menecma, {"penalizador": 3, "maniobra_rival": 10})
 
@@ -1129,9 +1129,9 @@ def test_one_defence_roll_for_every_attack_of_the_round(engine, menecma):
     # turno": the second attack of the round meets the same 18, no dice; next round, a new
     # roll.
     first = engine.run("defensa_teurgica", menecma, {"ataque_rival": 17}, dice=ForcedDice([5, 7]))
-    assert (first.result["total"], first.result["success"]) == (18, True)
+    assert (first.result["total"], first.result["éxito"]) == (18, True)
     second = engine.run("defensa_teurgica", first.sheet, {"ataque_rival": 19}, dice=ForcedDice([]))
-    assert (second.result["total"], second.result["success"]) == (18, False)
+    assert (second.result["total"], second.result["éxito"]) == (18, False)
     assert list(second.dice) == []
     next_round = engine.run("fin_de_asalto", second.sheet, {}).sheet
     third = engine.run("defensa_teurgica", next_round, {}, dice=ForcedDice([9, 10]))

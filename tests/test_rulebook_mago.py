@@ -120,12 +120,12 @@ def test_a_failed_coincidental_effect_is_not_a_botch(engine, ignacio):
     # plain coincidental failure (2, 3, 4: no success, no 1)
     # notes 0, like a success; the botch (2, 1, 3) notes E = 3.
     failed = run(engine, "efecto", ignacio, FALLO, esferas=["Cardinal", "Fuerzas"])
-    assert (failed.result["success"], failed.result["botch"]) == (False, False)
-    assert failed.result["paradox"] == 0 and list(failed.changes) == []
+    assert (failed.result["éxito"], failed.result["fracaso"]) == (False, False)
+    assert failed.result["paradoja"] == 0 and list(failed.changes) == []
     botched = run(
         engine, "efecto", ignacio, FRACASO, esferas=["Cardinal", "Fuerzas"], liberar=False
     )
-    assert (botched.result["success"], botched.result["botch"]) == (False, True)
+    assert (botched.result["éxito"], botched.result["fracaso"]) == (False, True)
     assert list(botched.changes) == [Change("Paradoja", 0, 3)]
 
 
@@ -152,12 +152,12 @@ def test_naming_a_lower_sphere_major_is_refused(engine, ignacio):
         vulgar=True,
         liberar=False,
     )
-    assert (out.result["paradox"], out.result["dificultad"]) == (2, 6)
+    assert (out.result["paradoja"], out.result["dificultad"]) == (2, 6)
     # The same level without naming the major sphere.
     out = run(
         engine, "efecto", ignacio, EXITO, nivel=2, esferas=["Fuerzas", "Cardinal"], vulgar=True
     )
-    assert (out.result["paradox"], out.result["dificultad"]) == (2, 6)
+    assert (out.result["paradoja"], out.result["dificultad"]) == (2, 6)
 
 
 def test_the_effect_needs_its_spheres(engine, ignacio):
@@ -188,7 +188,7 @@ def test_the_major_sphere_is_the_highest_used(engine, levels, used, vulgar):
     params = {"vulgar": vulgar, "liberar": False}
     derived = run(engine, "efecto", mage, EXITO, esferas=used, **params)
     assert derived.result["dificultad"] == E + (4 if vulgar else 3)
-    assert derived.result["paradox"] == (E if vulgar else 0)
+    assert derived.result["paradoja"] == (E if vulgar else 0)
     backwards = run(engine, "efecto", mage, EXITO, esferas=used[::-1], **params)
     assert backwards.result == derived.result
     for major in used:
@@ -251,8 +251,8 @@ def test_botch_paradox_falls_at_once(engine, ignacio):
         testigos=True,
         secundario=2,
     )
-    assert out.result["botch"] is True
-    assert out.result["paradox"] == 8
+    assert out.result["fracaso"] is True
+    assert out.result["paradoja"] == 8
     assert out.result["liberados"] == 8
     assert out.sheet["Paradoja"] == 0 and out.sheet["Contundente"] == 1
     assert side_effect(out.sheet) == (2, 8)
@@ -288,7 +288,7 @@ def test_lower_level_of_a_sphere_sets_E(engine, ignacio):
     # Fuerzas 2 used by a mage with Fuerzas 3: E = 2, vulgar without witnesses: 2 points.
     out = run(engine, "efecto", ignacio, EXITO, esfera_mayor="Fuerzas", nivel=2, vulgar=True)
     assert out.result["dificultad"] == 6
-    assert out.result["paradox"] == 2
+    assert out.result["paradoja"] == 2
 
 
 def test_effect_needs_the_spheres(engine, ignacio):
@@ -316,9 +316,9 @@ def test_arete_pool(engine, ignacio, dice, successes, success, botch):
     # Coincidental, E = 3: difficulty 6.
     out = run(engine, "efecto", ignacio, dice, esfera_mayor="Fuerzas", liberar=False)
     assert out.result["dificultad"] == 6
-    assert out.result["successes"] == successes
-    assert out.result["success"] is success
-    assert out.result["botch"] is botch
+    assert out.result["éxitos"] == successes
+    assert out.result["éxito"] is success
+    assert out.result["fracaso"] is botch
     assert out.dice == dice
 
 
@@ -326,16 +326,16 @@ def test_willpower_adds_a_success_and_prevents_the_botch(engine, ignacio):
     out = run(
         engine, "efecto", ignacio, (5, 1, 3), esfera_mayor="Fuerzas", voluntad=True, accion="simple"
     )
-    assert out.result["successes"] == 1
-    assert out.result["botch"] is False
-    assert out.result["success"] is True
+    assert out.result["éxitos"] == 1
+    assert out.result["fracaso"] is False
+    assert out.result["éxito"] is True
     assert Change("Voluntad actual", 6, 5) in out.changes
 
 
 def test_pool_size_is_arete(engine, ada):
     out = run(engine, "efecto", ada, (7, 7, 7, 1, 2, 3), esfera_mayor="Mente")
     assert len(out.dice) == 6
-    assert out.result["successes"] == 2
+    assert out.result["éxitos"] == 2
 
 
 def test_extended_effect_repeats_the_roll(engine, ignacio):
@@ -350,9 +350,9 @@ def test_extended_effect_repeats_the_roll(engine, ignacio):
         accion="poderosa",
         tiradas=4,
     )
-    assert out.result["successes"] == 5
+    assert out.result["éxitos"] == 5
     assert out.result["tiradas"] == 3
-    assert out.result["success"] is True
+    assert out.result["éxito"] is True
     # Thresholds come off each roll: dif 11 -> 10 and one threshold per roll.
     out = run(
         engine,
@@ -365,8 +365,8 @@ def test_extended_effect_repeats_the_roll(engine, ignacio):
         modificadores=3,
         tiradas=2,
     )
-    assert out.result["successes"] == 1
-    assert out.result["success"] is False
+    assert out.result["éxitos"] == 1
+    assert out.result["éxito"] is False
     # A botch in any roll ruins the effect.
     out = run(
         engine,
@@ -378,9 +378,9 @@ def test_extended_effect_repeats_the_roll(engine, ignacio):
         tiradas=3,
         liberar=False,
     )
-    assert out.result["botch"] is True
-    assert out.result["successes"] == 0
-    assert out.result["paradox"] == 3
+    assert out.result["fracaso"] is True
+    assert out.result["éxitos"] == 0
+    assert out.result["paradoja"] == 3
 
 
 # ─── difficulty ─────────────────────────────────────────────────────────────
@@ -504,12 +504,12 @@ def test_five_quintessence_makes_it_vulgar(engine):
     )
     assert out.result["tipo"] == "vulgar sin testigos"
     assert out.result["dificultad"] == 6  # 3 + 4 = 7, and quintessence takes one off
-    assert out.result["paradox"] == 3
+    assert out.result["paradoja"] == 3
     out = run(
         engine, "efecto", rich, (8, 8, 2, 2, 2), esfera_mayor="Fuerzas", nivel=3, quintaesencia=4
     )
     assert out.result["tipo"] == "coincidente"
-    assert out.result["paradox"] == 0
+    assert out.result["paradoja"] == 0
 
 
 @pytest.mark.parametrize(
@@ -534,8 +534,8 @@ def test_thresholds_above_ten(engine, ignacio, antimagia, dificultad, umbrales, 
     )
     assert out.result["dificultad"] == dificultad
     assert out.result["umbrales"] == umbrales
-    assert out.result["successes"] == successes
-    assert out.result["success"] is success
+    assert out.result["éxitos"] == successes
+    assert out.result["éxito"] is success
 
 
 def test_quintessence_can_remove_a_threshold(engine, ignacio):
@@ -552,7 +552,7 @@ def test_quintessence_can_remove_a_threshold(engine, ignacio):
     )
     assert out.result["dificultad"] == 10
     assert out.result["umbrales"] == 0
-    assert out.result["successes"] == 1
+    assert out.result["éxitos"] == 1
 
 
 # ─── successes needed ───────────────────────────────────────────────────────
@@ -579,7 +579,7 @@ def test_successes_needed(engine, ignacio, accion, exitos, needed):
     )
     out = run(engine, "efecto", ignacio, EXITO, esfera_mayor="Fuerzas", **params)
     assert out.result["requeridos"] == needed
-    assert out.result["success"] is (needed <= 2)
+    assert out.result["éxito"] is (needed <= 2)
 
 
 def test_successes_needed_outside_the_range(engine, ignacio):
@@ -607,15 +607,15 @@ def test_other_patterns_and_area_need_more(engine, ignacio):
         area=1,
     )
     assert out.result["requeridos"] == 3
-    assert out.result["success"] is True
+    assert out.result["éxito"] is True
 
 
 def test_resistance_removes_successes(engine, ignacio):
     out = run(engine, "efecto", ignacio, (8, 9, 10), esfera_mayor="Fuerzas", resistencia=2)
-    assert out.result["successes"] == 1
-    assert out.result["success"] is False
-    assert out.result["botch"] is False
-    assert out.result["paradox"] == 0  # a failed (not botched) coincidental effect
+    assert out.result["éxitos"] == 1
+    assert out.result["éxito"] is False
+    assert out.result["fracaso"] is False
+    assert out.result["paradoja"] == 0  # a failed (not botched) coincidental effect
 
 
 # ─── paradox backlash ───────────────────────────────────────────────────────
@@ -688,7 +688,7 @@ def test_side_effect_is_outside_the_cap_and_reaches_every_action(engine):
     hit = hit_by(engine, 3, 4)
     out = run(engine, "efecto", hit, (10, 10, 10), esfera_mayor="Fuerzas", modificadores=3)
     assert (out.result["dificultad"], out.result["umbrales"]) == (10, 2)
-    assert out.result["successes"] == 1
+    assert out.result["éxitos"] == 1
     # ... and countermagic: "Tirará Areté dificultad 7" becomes 10, so a 9 no longer counts.
     out = run(engine, "contramagia", hit, (9, 10, 2), esferas=["Fuerzas"], exitos_atacante=2)
     assert out.result["éxitos"] == 1
@@ -784,7 +784,7 @@ def test_antimagia(engine, ignacio):
     out = run(engine, "antimagia", ignacio, (8, 7), quintaesencia=2)
     assert out.result["aumento_dificultad"] == 1
     assert list(out.changes) == [Change("Quintaesencia", 3, 2)]
-    assert out.result["paradox"] == 0
+    assert out.result["paradoja"] == 0
     # "Esto puede exceder el máximo de +3": the rival's effect gets it beyond the cap.
     rival = run(
         engine, "efecto", ignacio, FALLO, esfera_mayor="Fuerzas", modificadores=3, antimagia_rival=2
@@ -929,7 +929,7 @@ def test_meditation_recharges_up_to_avatar(engine):
 def test_absorbing_quintessence_is_vulgar(engine, ignacio):
     drained = run(engine, "antimagia", ignacio, (8, 8), quintaesencia=2).sheet
     out = run(engine, "absorber_quintaesencia", drained, (7, 2, 2), cantidad=2)
-    assert out.result["success"] is True
+    assert out.result["éxito"] is True
     # Cardinal 1 (a Node), vulgar without witnesses: difficulty 5, paradox 1.
     assert list(out.changes) == [Change("Paradoja", 0, 1), Change("Quintaesencia", 1, 3)]
     with pytest.raises(interpreter.RequirementFailed):  # "refinar Tass al menos el nivel 3"

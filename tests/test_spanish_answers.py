@@ -1,6 +1,7 @@
 """Every command and the page's API, asked about Spanish rulebooks, answer in Spanish: no
 English word of the catalogue and no key a program writes (`success`, `modifier`,
-`yes`, `int`, ...) outside the rulebook's own words (tests/spanish_scan.py)."""
+`yes`, `int`, ...) outside the rulebook's own words, and no decimal point in a number
+(tests/spanish_scan.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import command
-from spanish_scan import english_in, english_words, rulebook_words
+from spanish_scan import decimal_points, english_in, english_words, rulebook_words
 from web_client import page_client
 
 from interpreter.web import create_app
@@ -28,7 +29,10 @@ def allowed(*names: str) -> frozenset[str]:
 
 
 def answers_in_spanish(said: dict, words: frozenset[str]) -> None:
-    found = {what: sorted(set(english_in(text, words))) for what, text in said.items()}
+    found = {
+        what: sorted(set(english_in(text, words)) | set(decimal_points(text)))
+        for what, text in said.items()
+    }
     english = {what: words for what, words in found.items() if words}
     assert not english, json.dumps(english, ensure_ascii=False)
 
@@ -50,6 +54,14 @@ def test_the_scan_finds_english_keys_and_words_and_leaves_the_rulebooks_own():
     assert english_in('estado(yes) + effects("acciones", Voluntad) >= 9', words) == []
     assert english_in("`rulebook undo 3` la recupera; guardado bruja.yaml", words) == []
     assert "changes" in english_words() and "cambios" not in english_words()
+
+
+def test_the_scan_finds_a_decimal_point_in_a_spanish_number():
+    said = "media 3.5000, sí 8.3333 % ± 0.125; 0.205 segundos; dejado fuera 2.0e-15"
+    assert decimal_points(said) == ["3.5000", "8.3333", "0.125", "0.205", "2.0e-15"]
+    # Spanish's own: a decimal comma, a point between thousands; a range, a file, a path
+    spanish = "media 3,5000, sí 8,3333 %; 1 entre 100.000.000; 2..12; run1.json; v1.2/a.rules"
+    assert decimal_points(spanish) == []
 
 
 # ─── the command line ────────────────────────────────────────────────────────
@@ -111,24 +123,12 @@ def test_every_journal_command_after_a_spanish_run(capsys, table):
     assert "(semilla 1)" in said[fear + " --seed 1 --save"]
 
 
-#: what is left: these rulebooks write their results' keys in English themselves
-#: (`result { success: ..., points: ... }`); renaming them (éxito, puntos) changes the
-#: rulebooks and the tests that read those fields. Strict: passing, it must be removed.
-ENGLISH_KEYS = "the rulebook's own result keys are English: success, points"
-
-
 @pytest.mark.parametrize(
     ("rulebook", "character", "action", "settings"),
     [
         ("brujeria", "brujeria_bruja", "asustarse", ["fuente=Criatura horrible"]),
-        pytest.param(
-            *("mago", "mago_ada", "efecto", ["esfera_mayor=Fuerzas", "nivel=2"]),
-            marks=pytest.mark.xfail(strict=True, reason=ENGLISH_KEYS),
-        ),
-        pytest.param(
-            *("arcana_mundi", "menecma", "usar_numina", ["numina=Grito Báquico"]),
-            marks=pytest.mark.xfail(strict=True, reason=ENGLISH_KEYS),
-        ),
+        ("mago", "mago_ada", "efecto", ["esfera_mayor=Fuerzas", "nivel=2"]),
+        ("arcana_mundi", "menecma", "usar_numina", ["numina=Grito Báquico"]),
         ("pentagrama", "pentagrama_maestra", None, []),
     ],
 )

@@ -93,7 +93,7 @@ def test_forced_dice_reproduce_the_worked_example(client):
     # README: Grito Báquico with the capicúa showing 3 and 4: 20 against 15, 3 Virtus spent.
     out = client.post("/api/run", json={**USAR, "params": NUMINA, "dice": [3, 4]}).json()
     assert out["result"]["total"] == 20 and out["result"]["dificultad"] == 15
-    assert out["result"]["success"] is True
+    assert out["result"]["éxito"] is True
     assert out["changes"] == [{"path": "dinamis.Virtus", "before": 5, "after": 2}]
     assert out["origin"] == "forced" and out["dice"] == [3, 4]
     assert out["trace"][0]["line"] == lines_of(client, "arcana_mundi")["usar_numina"]
@@ -104,10 +104,10 @@ def test_odds_are_what_odds_json_prints(client, capsys):
     assert client.post("/api/odds", json={"expression": "4d6kh3"}).json() == cli_json(
         capsys, "odds", "4d6kh3"
     )
-    body = {**USAR, "params": NUMINA, "field": "success"}
+    body = {**USAR, "params": NUMINA, "field": "éxito"}
     expected = cli_json(
         capsys, "odds", "arcana_mundi", "usar_numina", "--char", "menecma",
-        "--set", "numina=Grito Báquico", "--field", "success",
+        "--set", "numina=Grito Báquico", "--field", "éxito",
     )  # fmt: skip
     assert client.post("/api/odds", json=body).json() == expected
 
@@ -231,7 +231,7 @@ def test_typing_a_seeded_runs_dice_replays_it(seed):
 
 
 def test_odds_stream_progress_then_the_answer(client):
-    body = {**USAR, "params": NUMINA, "field": "success"}
+    body = {**USAR, "params": NUMINA, "field": "éxito"}
     streamed = client.post("/api/odds", json={**body, "progress": True})
     assert streamed.headers["content-type"].startswith("application/x-ndjson")
     lines = [json.loads(line) for line in streamed.text.splitlines()]
@@ -242,7 +242,7 @@ def test_odds_stream_progress_then_the_answer(client):
 
 
 def test_sampling_reports_its_trials(client):
-    body = {**USAR, "params": NUMINA, "field": "success", "budget": 10, "trials": 600}
+    body = {**USAR, "params": NUMINA, "field": "éxito", "budget": 10, "trials": 600}
     lines = [
         json.loads(x)
         for x in client.post("/api/odds", json={**body, "progress": True}).text.splitlines()
@@ -253,7 +253,7 @@ def test_sampling_reports_its_trials(client):
 
 def test_odds_past_the_time_limit_stop_with_the_projects_error(folder):
     with page_client(create_app(folder, odds_seconds=0), base_url=BASE) as client:
-        body = {**USAR, "params": NUMINA, "field": "success"}
+        body = {**USAR, "params": NUMINA, "field": "éxito"}
         answer = client.post("/api/odds", json=body)
         assert answer.status_code == 422 and answer.json()["error"]["code"] == "limit_exceeded"
         assert "tardaron más de 0 segundos" in answer.json()["error"]["message"]

@@ -184,11 +184,11 @@ def test_odds_drawn_as_bars_compared_with_a_house_rule(page, server):
     assert a.count() >= 6 and b.count() == a.count()  # a bar of each series per outcome
     expect(chart).to_contain_text("A: Brujería")
     expect(chart).to_contain_text("B: Brujería: miedo duro")
-    expect(page.locator("#odds-summary")).to_contain_text("A: exacto, media 16.700")
+    expect(page.locator("#odds-summary")).to_contain_text("A: exacto, media 16,700")
     # "At least": from the lowest outcome the bar is 100%.
     page.check('input[name="odds-view"][value="at-least"]')
     expect(chart.locator("text").nth(2)).to_have_text(re.compile("^≥ "))
-    expect(chart).to_contain_text("100.00%")
+    expect(chart).to_contain_text("100,00 %")  # (as Spanish writes it)
     first = [float(a.nth(i).get_attribute("width")) for i in range(a.count())]
     assert first == sorted(first, reverse=True)
 
@@ -197,7 +197,7 @@ def test_a_progress_bar_while_the_odds_are_computed(page, server):
     open_page(page, server, "arcana_mundi", "menecma")
     page.select_option("#action", "usar_numina")
     page.select_option("#param-numina", "Grito Báquico")
-    page.fill("#odds-field", "success")
+    page.fill("#odds-field", "éxito")
     # Record every text the progress line is given and every time the bar is shown: each
     # mutation keeps the text node it added, so texts set in one burst are all seen.
     page.evaluate(
@@ -443,7 +443,8 @@ def test_checks_opposed_checks_and_rolls_are_offered_run_and_counted(page, serve
         headers=posting(page, base),
     )
     mean = odds.json()["mean"]  # the open d10: 5.38 (a 10 rolls again, a 1 takes away)
-    expect(page.locator("#odds-summary")).to_contain_text(f"exacto, media {mean:.3f}")
+    shown = f"{mean:.3f}".replace(".", ",")  # (as Spanish writes it)
+    expect(page.locator("#odds-summary")).to_contain_text(f"exacto, media {shown}")
 
 
 def test_a_rulebook_saved_over_meanwhile_is_not_lost_and_a_save_is_undone(page, server):

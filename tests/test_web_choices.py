@@ -203,6 +203,9 @@ def test_the_pages_words_follow_the_rulebook_then_lang(client):
     asked = client.get("/api/words?rulebook=brujeria&lang=en").json()
     assert asked["language"] == "en"
     assert len(spanish["words"]) == len(PAGE_WORDS)
+    # how each writes numbers, for the page's scripts: 8,33 % and 8.33%
+    assert spanish["numbers"] == {"decimal": ",", "percent": " %"}
+    assert english["numbers"] == asked["numbers"] == {"decimal": ".", "percent": "%"}
 
 
 def test_serve_lang_chooses_the_pages_language(folder):

@@ -48,9 +48,9 @@ def test_hover_shows_a_dice_terms_odds_and_a_keywords_entry(page, server):  # no
     line = page.locator("#editor .cm-line", has_text="roll abierta = d10 then {")
     line.locator("span", has_text=re.compile(r"^d10$")).hover()
     tooltip = page.locator(".cm-rulebook-hover")
-    expect(tooltip).to_contain_text("media 5.5")  # in the rulebook's language
+    expect(tooltip).to_contain_text("media 5,5")  # in the rulebook's language
     expect(tooltip).to_contain_text("1..10")
-    expect(tooltip).to_contain_text("10: 10.00%")
+    expect(tooltip).to_contain_text("10: 10,00 %")
     page.mouse.move(0, 0)
     expect(tooltip).to_have_count(0)
     line.locator("span", has_text=re.compile(r"^roll$")).hover()

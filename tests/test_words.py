@@ -1,6 +1,7 @@
 """Words a game master reads (issue 26): plurals of the rulebook's own words, lasting
-effects in words, a failed verify without Python's reprs, the odds' exactness in words,
-texts listed in the rulebook's order, and files that are not characters left out."""
+effects in words, numbers as the language writes them (1,7 in Spanish), a failed verify
+without Python's reprs, the odds' exactness in words, texts listed in the rulebook's
+order, and files that are not characters left out."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from cli_helpers import command, run_cli
 from web_client import page_client
 
-from dsl.messages import path_shown, plural_of, show_value
+from dsl.messages import Number, number_text, path_shown, percent_text, plural_of, show_value, tr
 from interpreter.cli.render import one_in
 from interpreter.web import create_app
 
@@ -55,6 +56,39 @@ def test_a_chance_left_out_is_one_in_so_many():
     assert one_in(1.97e-15, "es") == "100.000.000.000.000"
     assert one_in(1.97e-15, "en") == "100,000,000,000,000"
     assert one_in(0.004) == "100"
+
+
+def test_numbers_are_written_as_the_language_writes_them():
+    assert (number_text(1.7, "es"), number_text(1.7, "en"), number_text(1.7)) == (
+        "1,7",
+        "1.7",
+        "1.7",
+    )
+    assert number_text(1234.5, "es", ",.1f") == "1.234,5"  # (a point between thousands)
+    assert number_text(1234.5, "en", ",.1f") == "1,234.5"
+    assert (percent_text(1 / 12, "es"), percent_text(1 / 12, "en")) == ("8,3333 %", "8.3333%")
+    assert number_text(1 / 12, "es_ES", ".2%") == "8,33 %" and show_value(2.5, "es") == "2,5"
+    # in a message: a float its template formats, a float as it is, a Number
+    spread = tr("mean {mean:.4f}, standard deviation {stdev:.4f}", mean=3.5, stdev=1.25)
+    assert spread.render("es") == "media 3,5000, desviación típica 1,2500"
+    assert str(spread) == "mean 3.5000, standard deviation 1.2500"
+    took = tr("the run took longer than {seconds} seconds (limit run_seconds)", seconds=1.7)
+    assert took.render("es") == "la tirada duró más de 1,7 segundos (límite run_seconds)"
+    took = took.fill(seconds=Number(0.5, "g"))
+    assert "0,5 segundos" in took.render("es") and "0.5 seconds" in str(took)
+
+
+def test_the_odds_and_an_encounter_write_spanish_numbers(capsys):
+    line = "odds brujeria asustarse --char brujeria_investigadora --field Esencia"
+    code, out, _ = command(capsys, line + " --compare brujeria_miedo_duro")
+    assert code == 0 and "  19   50,0000 %  ≥  50,0000 %" in out and "media 16,7000," in out
+    assert "  15      10,0000 %      10,0000 %    +0,0000 %" in out
+    code, out, _ = command(capsys, line + " --lang en")
+    assert code == 0 and "  19   50.0000%  ≥  50.0000%" in out and "mean 16.7000," in out
+    fight = ROOT / "examples" / "encounters" / "brujeria_pelea.yaml"
+    code, out, _ = run_cli(capsys, "encounter", fight, "--trials", "50")
+    rounds = next(line for line in out.splitlines() if line.startswith("asaltos de media"))
+    assert code == 0 and "," in rounds and "." not in rounds and " %" in out
 
 
 def test_a_seeded_run_says_its_seed_and_the_odds_say_how_exact_in_words(capsys):

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import dsl
-from dsl.messages import Message, tr, tr_n
+from dsl.messages import Message, number_text, tr, tr_n
 from interpreter.cli import options, words
 from interpreter.json_data import dumps
 
@@ -132,22 +132,24 @@ def text_lines(answer, language: str) -> list:
         lines = [say(tr("sampled ({trials} trials): {why}", trials=answer.trials, why=why))]
     for side, p in answer.winners().items():
         name = side if side is not None else say(undecided(answer.max_rounds))
-        shown = f"{float(p):8.2%}"
+        shown = number_text(float(p), language, "8.2%")
         if answer.exact:
             shown += f"  ({p.numerator}/{p.denominator})" if len(str(p)) <= 40 else ""
         else:
             low, high = answer.interval(side)
-            shown += f"  [{low:.2%} – {high:.2%}]"
+            interval = [number_text(x, language, ".2%") for x in (low, high)]
+            shown += f"  [{interval[0]} – {interval[1]}]"
         lines.append(f"  {name}: {shown}")
     low, high = answer.rounds_interval()
-    mean = f"{float(answer.mean_rounds()):.3f}"
+    mean = number_text(float(answer.mean_rounds()), language, ".3f")
     if not answer.exact:
-        mean += f" [{low:.3f} – {high:.3f}]"
+        interval = [number_text(x, language, ".3f") for x in (low, high)]
+        mean += f" [{interval[0]} – {interval[1]}]"
     lines.append(say(tr("mean rounds: {mean}", mean=mean)))
     for side in answer.sides:
         if answer.left(side):
             lines.append(say(tr("{side} wins, with left:", side=side)))
         for state, p in list(answer.left(side).items())[:SHOWN_LEFT]:
             left = ", ".join(f"{n} {h}" for n, h in zip(answer.names, state))
-            lines.append(f"  {float(p):7.2%}  {left}")
+            lines.append(f"  {number_text(float(p), language, '7.2%')}  {left}")
     return lines

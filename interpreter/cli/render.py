@@ -6,7 +6,7 @@ import math
 import sys
 from fractions import Fraction
 
-from dsl.messages import show_value, tr, tr_n, translate
+from dsl.messages import Number, number_text, percent_text, show_value, tr, tr_n, translate
 from interpreter.odds import Odds
 from interpreter.odds.answer import in_order, outcome_key
 from interpreter.odds.listing import (
@@ -62,7 +62,7 @@ def one_in(chance, language: str | None = None) -> str:
     """`100,000,000,000,000` for a chance below 1 in 10^14 (the power of ten at or under
     1/chance), its thousands separated as the language writes them."""
     power = 10 ** max(0, math.floor(-math.log10(float(chance)))) if chance > 0 else 1
-    return f"{power:,}".replace(",", "." if language == "es" else ",")
+    return number_text(power, language, ",")
 
 
 def to_text(odds: Odds, fractions: bool = False, language: str | None = None) -> str:
@@ -96,14 +96,17 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
     beyond = float(1 - odds.omitted - Fraction(table.mass, total)) if total else 0.0
     if listed.below[0]:
         count, weight = listed.below
-        lines.append("  " + left_out(BELOW, count, f"{weight / total:.4%}", language))
+        lines.append(
+            "  " + left_out(BELOW, count, percent_text(weight / total, language), language)
+        )
     for outcome, w, before in listed.rows:
         bar = "█" * round(40 * w / peak)
-        row = f"  {keys[outcome]:>{width}}  {w / total * 100:8.4f}%"
+        row = f"  {keys[outcome]:>{width}}  {percent_text(w / total, language, '8.4f')}"
         if numeric:
-            row += f"  ≥ {((table.mass - before) / total + beyond) * 100:8.4f}%"
+            at_least = (table.mass - before) / total + beyond
+            row += f"  ≥ {percent_text(at_least, language, '8.4f')}"
         if not odds.exact and (error := odds.stderr(outcome)) is not None:
-            row += f"  ± {error * 100:.3f}"
+            row += f"  ± {number_text(error * 100, language, '.3f')}"
         row += f"  {bar}"
         if exact is not None:
             value = exact.of(w)
@@ -114,7 +117,9 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         lines.append(row)
     if listed.above[0]:
         count, weight = listed.above
-        lines.append("  " + left_out(ABOVE, count, f"{weight / total:.4%}", language))
+        lines.append(
+            "  " + left_out(ABOVE, count, percent_text(weight / total, language), language)
+        )
     if listed.left_out:
         lines.append("  " + listed_text(odds, listed, language))
     if numeric and (moments := odds.spread()) is not None:
@@ -133,7 +138,8 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
             )
         lines.append("  " + best.render(language))
         for (choice, option), p in odds.decisions.items():
-            lines.append(f"    {choice} = {show_value(option, language)}  {float(p) * 100:8.4f}%")
+            chance = percent_text(p, language, "8.4f")
+            lines.append(f"    {choice} = {show_value(option, language)}  {chance}")
     return "\n".join(lines)
 
 
@@ -169,7 +175,7 @@ def listed_text(odds: Odds, listed, language: str | None) -> str:
         "{listed} of {size} outcomes listed, {percent} of the probability",
         listed=len(listed.rows),
         size=len(table),
-        percent=f"{shown / table.total:.4%}",
+        percent=Number(shown / table.total, ".4%"),
     )
     if odds.numeric():
         text = tr(
@@ -217,19 +223,22 @@ def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) ->
     listed = listing(both, LISTED_OUTCOMES, lambda o: isinstance(o, Failure))
     keys = {o: outcome_key(o, language) for o, _, _ in listed.rows}
     width = max((len(k) for k in keys.values()), default=1)
+    # (the columns as wide as their percentages: `8,3333 %` in Spanish)
+    wide = len(percent_text(0, language, "11.4f"))
+    change_wide = len(percent_text(0, language, "+9.4f"))
     lines = [
         f"  A: {translate(names[0], language)}",
         f"  B: {translate(names[1], language)}",
-        f"  {'':>{width}}  {'A':>12}  {'B':>12}  {'B - A':>10}",
+        f"  {'':>{width}}  {'A':>{wide}}  {'B':>{wide}}  {'B - A':>{change_wide}}",
     ]
 
     def chance(table, outcome) -> float:
         return (table.weight(outcome) or 0) / table.total
 
     def skipped(where: str, count: int, outcomes) -> str:
-        pa = sum(chance(ta, o) for o in outcomes) * 100
-        pb = sum(chance(tb, o) for o in outcomes) * 100
-        return "  " + left_out(where, count, f"A {pa:.4f}%, B {pb:.4f}%", language)
+        pa = percent_text(sum(chance(ta, o) for o in outcomes), language)
+        pb = percent_text(sum(chance(tb, o) for o in outcomes), language)
+        return "  " + left_out(where, count, f"A {pa}, B {pb}", language)
 
     shown = {o for o, _, _ in listed.rows}
     first = both.outcomes.index(listed.rows[0][0]) if listed.rows else 0
@@ -238,8 +247,8 @@ def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) ->
     for outcome, _, _ in listed.rows:
         pa, pb = chance(ta, outcome), chance(tb, outcome)
         lines.append(
-            f"  {keys[outcome]:>{width}}  {pa * 100:11.4f}%  "
-            f"{pb * 100:11.4f}%  {(pb - pa) * 100:+9.4f}%"
+            f"  {keys[outcome]:>{width}}  {percent_text(pa, language, '11.4f')}  "
+            f"{percent_text(pb, language, '11.4f')}  {percent_text(pb - pa, language, '+9.4f')}"
         )
     if listed.above[0]:
         rest = [o for o in both.outcomes[first:] if o not in shown]

@@ -9,7 +9,7 @@ import re
 from fractions import Fraction
 
 from dsl.errors import RulebookError
-from dsl.messages import tr, translate
+from dsl.messages import number_text, percent_text, tr, translate
 from dsl.parser import keywords
 from interpreter.lsp.analysis import analyse
 from interpreter.lsp.navigate import Place, definition
@@ -104,16 +104,16 @@ def dice_line(term: str, language: str | None = None) -> str | None:
         return None
     head = f"`{term}`"
     if not odds.numeric():
-        faces = ", ".join(
-            f"{k}: {_percent(p)}" for k, p in list(probabilities.items())[:FACES_SHOWN]
-        )
+        first = list(probabilities.items())[:FACES_SHOWN]
+        faces = ", ".join(f"{k}: {percent_text(p, language, '.2f')}" for k, p in first)
         return f"{head}: {faces}"
     values = sorted(probabilities)
     mean = odds.mean
     said = translate(tr("mean"), language)
-    line = f"{head}: {said} {_number(mean)}, {values[0]}..{values[-1]}"
+    line = f"{head}: {said} {_number(mean, language)}, {values[0]}..{values[-1]}"
     if len(values) <= FACES_SHOWN:
-        line += " — " + ", ".join(f"{v}: {_percent(probabilities[v])}" for v in values)
+        shown = (f"{v}: {percent_text(probabilities[v], language, '.2f')}" for v in values)
+        line += " — " + ", ".join(shown)
     if not odds.exact:
         line += " " + translate(tr("(sampled)"), language)
     elif odds.omitted:
@@ -121,14 +121,12 @@ def dice_line(term: str, language: str | None = None) -> str | None:
     return line
 
 
-def _percent(p) -> str:
-    return f"{float(p) * 100:.2f}%"
-
-
-def _number(value) -> str:
+def _number(value, language: str | None) -> str:
+    """A mean: `3.5 (7/2)`, three decimals at most; in Spanish `3,5 (7/2)`."""
     if isinstance(value, Fraction) and value.denominator != 1:
         exact = f" ({value})" if value.denominator <= 1000 else ""
-        return f"{float(value):.3f}".rstrip("0").rstrip(".") + exact
+        decimals = f"{float(value):.3f}".rstrip("0").rstrip(".")
+        return number_text(decimals, language) + exact
     return str(value)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Literal, cast, overload
 
 from dsl.errors import RulebookError, RulebookInvalid
 from dsl.load import read
-from dsl.messages import language_for, tr
+from dsl.messages import Number, language_for, number_signs, tr
 from interpreter.engine import Engine
 from interpreter.errors import LimitExceeded, ParameterError, SheetError
 from interpreter.json_data import describe_data
@@ -78,7 +78,7 @@ def odds_too_long(seconds: float) -> LimitExceeded:
     return LimitExceeded(
         tr(
             "the odds took longer than {seconds} seconds (the server's time limit)",
-            seconds=f"{seconds:g}",
+            seconds=Number(seconds, "g"),
         ),
         None,
         tr("ask for fewer trials or a smaller budget, or simplify the question"),
@@ -201,7 +201,7 @@ def words(work: Work, args: dict) -> dict:
     language = language_for(
         args.get("lang"), work.page_language, book.language if book is not None else None
     )
-    return {"language": language, "words": page_words(language)}
+    return {"language": language, "words": page_words(language), "numbers": number_signs(language)}
 
 
 # ─── shared ─────────────────────────────────────────────────────────────────

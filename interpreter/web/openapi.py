@@ -555,7 +555,9 @@ def document() -> dict:
                         {**rulebook_query, "description": "the rulebook whose language"},
                         {"name": "lang", "in": "query", "schema": _LANG},
                     ],
-                    "responses": _answer("`{language, words: {English: translated}}`"),
+                    "responses": _answer(
+                        "`{language, words: {English: translated}, numbers: {decimal, percent}}`"
+                    ),
                 }
             },
             **table_paths(_post, _answer, _errors),

@@ -20,7 +20,7 @@ from typing import Any, cast
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from dsl.messages import tr
+from dsl.messages import Number, tr
 from interpreter.web.errors import RequestError, error_json
 
 #: seconds a request's headers, then its body, may take to arrive
@@ -141,7 +141,7 @@ class TimedH11Protocol(H11Protocol):
         late = RequestError(
             tr(
                 "the request did not arrive within {seconds} seconds: the connection is closed",
-                seconds=f"{self.request_seconds:g}",
+                seconds=Number(self.request_seconds, "g"),
             ),
             tr("send the whole request at once"),
             status=408,

@@ -16,7 +16,7 @@ from typing import Any
 
 from starlette.responses import Response, StreamingResponse
 
-from dsl.messages import language_for, tr
+from dsl.messages import Number, language_for, tr
 from interpreter.errors import LimitExceeded
 from interpreter.journal import postgres
 from interpreter.limits import WEB_SWEEP_ODDS_TIMES
@@ -138,7 +138,7 @@ class Workers:
         return LimitExceeded(
             tr(
                 "the run took longer than {seconds} seconds (limit run_seconds)",
-                seconds=f"{self.run_seconds:g}",
+                seconds=Number(self.run_seconds, "g"),
             )
         )
 
@@ -149,7 +149,7 @@ class Workers:
         return LimitExceeded(
             tr(
                 "the sweep took longer than {seconds} seconds (the server's time limit)",
-                seconds=f"{self.odds_seconds * WEB_SWEEP_ODDS_TIMES:g}",
+                seconds=Number(self.odds_seconds * WEB_SWEEP_ODDS_TIMES, "g"),
             ),
             None,
             tr("sweep fewer cases"),
@@ -159,7 +159,7 @@ class Workers:
         return LimitExceeded(
             tr(
                 "the encounter took longer than {seconds} seconds (the server's time limit)",
-                seconds=f"{self.odds_seconds * WEB_SWEEP_ODDS_TIMES:g}",
+                seconds=Number(self.odds_seconds * WEB_SWEEP_ODDS_TIMES, "g"),
             ),
             None,
             tr("ask for fewer trials, or fewer rounds"),

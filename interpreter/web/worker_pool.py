@@ -43,7 +43,7 @@ from collections import Counter, deque
 from typing import Any, cast
 
 from dsl.errors import RulebookError
-from dsl.messages import tr
+from dsl.messages import Number, tr
 from interpreter.errors import LimitExceeded
 from interpreter.web import frames
 from interpreter.web.errors import ServerFailed, error_json, status_of
@@ -509,7 +509,7 @@ def work_too_long(seconds: float) -> LimitExceeded:
     return LimitExceeded(
         tr(
             "this request's work took longer than {seconds} seconds (the server's time limit)",
-            seconds=f"{seconds:g}",
+            seconds=Number(seconds, "g"),
         )
     )
 

@@ -20,10 +20,14 @@ export function el(tag, attributes = {}, ...children) {
 // `t(text, {name: value})` as the server's `tr`: English in the code, `{name}` filled in.
 let words = {};
 export let language = "en";
+// How the language writes numbers (dsl.messages.number_text): its decimal sign, and what
+// follows a percentage ("8.33%", Spanish "8,33 %").
+let numbers = { decimal: ".", percent: "%" };
 
 export function setWords(answer) {
   words = answer.words;
   language = answer.language;
+  numbers = answer.numbers || numbers;
   document.documentElement.lang = language;
   for (const node of document.querySelectorAll("[data-tr]")) {
     if (!node.dataset.tr) node.dataset.tr = node.textContent.trim();
@@ -39,6 +43,12 @@ export function t(text, params = {}) {
   return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
+// A number with `digits` decimals as the page's language writes it: 1.700, Spanish 1,700.
+export const number = (x, digits) => Number(x).toFixed(digits).replace(".", numbers.decimal);
+
+// A chance (0 to 1) as a percentage with `digits` decimals: 8.33%, Spanish 8,33 %.
+export const percent = (p, digits) => `${number(100 * p, digits)}${numbers.percent}`;
+
 // "{n} error" or "{n} errors" (English and Spanish both: one, or other).
 export const tn = (one, other, n, params = {}) => t(n === 1 ? one : other, { n, ...params });
 
@@ -53,6 +63,7 @@ export function show(value) {
   if (typeof value === "object") {
     return Object.entries(value).map(([k, v]) => `${k} ${show(v)}`).join(", ");
   }
+  if (typeof value === "number" && !Number.isInteger(value)) return String(value).replace(".", numbers.decimal);
   return String(value);
 }
 

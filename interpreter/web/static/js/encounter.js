@@ -3,7 +3,7 @@
 // as the action's character parameter; who wins and in how many rounds, as bars.
 
 import { send } from "./api.js";
-import { $, el, t } from "./dom.js";
+import { $, el, number, percent, t } from "./dom.js";
 
 // The rival's choices: the rulebook's characters.
 export function fillRivals(names) {
@@ -13,8 +13,6 @@ export function fillRivals(names) {
   if (names.includes(kept)) select.value = kept;
   else if (names.length > 1) select.value = names[1];
 }
-
-const percent = (p) => `${(100 * p).toFixed(2)}%`;
 
 function bar(p) {
   return el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${100 * p}%` }));
@@ -49,12 +47,12 @@ function render(answer) {
     : t("sampled ({trials} trials): {why}", { trials: answer.trials, why: answer.reason });
   $("#encounter-winners").replaceChildren(...answer.winners.map((w) => el("tr", {},
     el("th", {}, w.side === null ? t("undecided after {n} rounds", { n: answer.max_rounds }) : w.side),
-    el("td", { class: "p" }, percent(w.probability)),
+    el("td", { class: "p" }, percent(w.probability, 2)),
     el("td", {}, bar(w.probability)))));
   $("#encounter-rounds-table").replaceChildren(...answer.rounds.map((r) => el("tr", {},
     el("th", {}, String(r.rounds)),
-    el("td", { class: "p" }, percent(r.probability)),
+    el("td", { class: "p" }, percent(r.probability, 2)),
     el("td", {}, bar(r.probability)))));
-  $("#encounter-mean").textContent = t("mean rounds: {mean}", { mean: answer.mean_rounds.toFixed(3) });
+  $("#encounter-mean").textContent = t("mean rounds: {mean}", { mean: number(answer.mean_rounds, 3) });
   $("#encounter").hidden = false;
 }

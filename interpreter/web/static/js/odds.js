@@ -3,7 +3,7 @@
 // The answer is the odds document of `rulebook odds --json` (or odds_comparison).
 
 import { errorText, stream } from "./api.js";
-import { $, el, show, showWarnings, t, tn } from "./dom.js";
+import { $, el, number, percent, show, showWarnings, t, tn } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -76,7 +76,7 @@ function seriesOf(answer, bodies = answer.a ? [answer.a, answer.b] : [answer], b
     body.outcomes.forEach((item, i) => {
       const key = JSON.stringify(item.outcome);
       p.set(key, item.probability);
-      exact.set(key, answer.fractions[`${base}/outcomes/${i}/probability`] || String(item.probability));
+      exact.set(key, answer.fractions[`${base}/outcomes/${i}/probability`] || show(item.probability));
     });
     return { body, p, exact };
   });
@@ -91,7 +91,7 @@ function leftOut(series, side) {
     const gone = body.left_out && body.left_out[side];
     if (!gone || !gone.outcomes) return [];
     const who = series.length > 1 ? `${i ? "B" : "A"}: ` : "";
-    const p = `${(gone.probability * 100).toFixed(2)}%`;
+    const p = percent(gone.probability, 2);
     return [who + tn("… {n} more outcome ({p} in all)", "… {n} more outcomes ({p} in all)",
       gone.outcomes, { p })];
   });
@@ -139,14 +139,14 @@ export function renderOdds(answer, view) {
     const how = parts.every((part) => part.exact) ? t("exact")
       : trials ? t("about, from {trials} trials", { trials }) : t("about");
     const mean = body.mean !== null && body.mean !== undefined
-      ? `, ${t("mean {mean}", { mean: Number(body.mean).toFixed(3) })}` : "";
+      ? `, ${t("mean {mean}", { mean: number(body.mean, 3) })}` : "";
     const mass = Number(body.omitted_mass || 0);
     const lost = mass
-      ? `, ${t("{percent} of the chance too small to list", { percent: mass < 1e-4 ? "< 0.01%" : `${(mass * 100).toFixed(2)}%` })}` : "";
+      ? `, ${t("{percent} of the chance too small to list", { percent: mass < 1e-4 ? `< ${percent(1e-4, 2)}` : percent(mass, 2) })}` : "";
     // a goal that weighs costs: what the best play is worth to it (its expectation)
     const goal = body.goal && body.goal.expression
       ? `, ${t("the best play is worth {worth} to {goal}",
-        { worth: Number(body.goal.worth).toFixed(4), goal: body.goal.expression })}` : "";
+        { worth: number(body.goal.worth, 4), goal: body.goal.expression })}` : "";
     return `${who}${how}${mean}${lost}${goal}`;
   });
   $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));
@@ -257,10 +257,10 @@ function chartOf(answer, view, { keys, outcomes, series, numeric }, room) {
       });
       const fraction = !cumulative && series[s].body.exact && series[s].exact.has(key)
         ? ` = ${series[s].exact.get(key)}` : "";
-      rect.append(svg("title", {}, `${word}: ${(p * 100).toFixed(4)}%${fraction}`));
+      rect.append(svg("title", {}, `${word}: ${percent(p, 4)}${fraction}`));
       chart.append(rect);
       chart.append(svg("text", { x: labelWidth + plot + 8, y: y + s * bar + bar - 4 },
-        `${(p * 100).toFixed(2)}%`));
+        percent(p, 2)));
     });
   });
   return { chart, numeric };
