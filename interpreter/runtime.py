@@ -115,9 +115,10 @@ class Context:
         **data: Any,
     ) -> None:
         """Note a step in the trace (`detail`, `verbose`: see `Step`); only while tracing."""
-        if self.trace is None:
+        trace = self.trace
+        if trace is None:
             raise AssertionError("a step noted in a run that is not traced")
-        self.trace.append(Step.at(kind, text, span, data, self.depth, detail, verbose))
+        trace.append(Step(kind, text, None, data, self.depth, None, detail, verbose, span))
 
     def count(self, steps: int, span: Span | None) -> None:
         """Count `steps` more (where a closure has no faster way: see the class)."""

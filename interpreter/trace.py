@@ -27,23 +27,22 @@ class Later:
     `make(*args)`, once. What it is made of is immutable (values, texts, rolls), read
     from the run as it was; it equals what it makes."""
 
-    __slots__ = ("args", "length", "made", "make", "room")
+    __slots__ = ("args", "made", "make")
 
     def __init__(self, make: Callable[..., Any], *args: Any) -> None:
         self.make: Callable[..., Any] | None = make
         self.args: tuple[Any, ...] = args
         self.made: Any = None
-        # a trace's bounds, cut to when made (Trace.bounded)
-        self.room: int | None = None
-        self.length: int | None = None
 
-    def value(self) -> Any:
+    def value(self, room: int | None = None, length: int | None = None) -> Any:
+        """What it makes (made now if not yet: a text cut to `room` characters, data cut
+        to `length` characters a value, when given: a bounded trace's, `Trace.bounded`)."""
         if self.make is not None:
-            made = self.make(*(self.args or ()))
-            if self.room is not None:
-                made = _cut_text(made, self.room)
-            if self.length is not None:
-                made = _cut_data(made, self.length)
+            made = self.make(*self.args)
+            if room is not None:
+                made = _cut_text(made, room)
+            if length is not None:
+                made = _cut_data(made, length)
             self.made = made
             self.make, self.args = None, ()
         return self.made
@@ -65,7 +64,8 @@ def made(part):
     return part.value() if type(part) is Later else part
 
 
-@attrs.frozen
+@final
+@attrs.define(init=False, eq=False, repr=False)
 class Step:
     """One thing that happened: a roll, a check, a lookup, a cost, a change, a note.
 
@@ -74,35 +74,47 @@ class Step:
     it came from; `data` carries the numbers for JSON consumers. `detail` is the step as
     the rules compute it (the expression behind a value), shown with `--verbose`;
     a `verbose` step (a condition tested, a maximum computed again) only then.
-    A run records its steps' text, detail and data as `Later`s: made when first read.
+
+    Recording one costs a run little: its text, detail and data may be `Later`s, made
+    when first read; its line and file are read from its `span` when asked; a bounded
+    trace's cuts (`Trace.bounded`) are made when a part is read. Its fields are read-only.
     """
 
-    kind: str
-    _text: str | Later = attrs.field(alias="text")
-    line: int | None = None
-    _data: dict | Later = attrs.field(factory=dict, alias="data")
-    depth: int = 0
-    file: str | None = None  # the rulebook file of the line (a house rule has two)
-    _detail: str | Later | None = attrs.field(default=None, alias="detail")
-    verbose: bool = False
+    # (attrs fields, for `attrs.evolve`; written by `__init__`, read through properties)
+    _kind: str
+    _text: str | Later
+    _line: int | None
+    _data: dict | Later
+    _depth: int
+    _file: str | None
+    _detail: str | Later | None
+    _verbose: bool
+    _span: Span | None
+    _length: int | None
 
-    @property
-    def text(self) -> str:
-        """What the step says, in the rulebook's words (made when first read)."""
-        text = self._text
-        return text.value() if isinstance(text, Later) else text
-
-    @property
-    def data(self) -> dict:
-        """The numbers for JSON consumers (made when first read)."""
-        data = self._data
-        return data.value() if isinstance(data, Later) else data
-
-    @property
-    def detail(self) -> str | None:
-        """The step as the rules compute it (`--verbose`), or None (made when first read)."""
-        detail = self._detail
-        return detail.value() if isinstance(detail, Later) else detail
+    def __init__(
+        self,
+        kind: str,
+        text: str | Later,
+        line: int | None = None,
+        data: dict | Later | None = None,
+        depth: int = 0,
+        file: str | None = None,  # the rulebook file of the line (a house rule has two)
+        detail: str | Later | None = None,
+        verbose: bool = False,
+        span: Span | None = None,  # (else line and file): where, read when asked
+        length: int | None = None,  # a bounded trace's `shown_length` (cut when read)
+    ) -> None:
+        self._kind = kind
+        self._text = text
+        self._line = line
+        self._data = data if data is not None else {}
+        self._depth = depth
+        self._file = file
+        self._detail = detail
+        self._verbose = verbose
+        self._span = span
+        self._length = length
 
     @classmethod
     def at(
@@ -116,26 +128,117 @@ class Step:
         verbose: bool = False,
     ) -> Step:
         """A step at a span of the rulebook (its line and file)."""
-        if span is None:
-            return cls(kind, text, None, data, depth, None, detail, verbose)
-        return cls(kind, text, span.line, data, depth, span.source.name, detail, verbose)
+        return cls(kind, text, None, data, depth, None, detail, verbose, span)
+
+    @property
+    def kind(self) -> str:
+        """What the step is: `roll`, `check`, `let`, `lookup`, `change`, `note`, ..."""
+        return self._kind
+
+    @property
+    def line(self) -> int | None:
+        """The rulebook line it came from (None: none)."""
+        span = self._span
+        return span.line if span is not None else self._line
+
+    @property
+    def file(self) -> str | None:
+        """The rulebook file of the line (a house rule has two), or None."""
+        span = self._span
+        return span.source.name if span is not None else self._file
+
+    @property
+    def depth(self) -> int:
+        """How deep in calls it happened (a check's rolls under the check)."""
+        return self._depth
+
+    @property
+    def verbose(self) -> bool:
+        """Whether it is shown only with `--verbose` (a condition tested)."""
+        return self._verbose
+
+    @property
+    def text(self) -> str:
+        """What the step says, in the rulebook's words (made when first read)."""
+        text, length = self._text, self._length
+        if type(text) is Later:
+            return text.value(TEXT_ROOM * length if length is not None else None)
+        if length is not None and len(text) > TEXT_ROOM * length:
+            text = self._text = _cut_text(text, TEXT_ROOM * length)
+        return text
+
+    @property
+    def data(self) -> dict:
+        """The numbers for JSON consumers (made when first read)."""
+        data, length = self._data, self._length
+        if type(data) is Later:
+            return data.value(None, length)
+        if length is not None and not _fits(data, length):
+            later = Later(_cut_data, data, length)
+            later.value()
+            self._data = later
+            return later.made
+        return data
+
+    @property
+    def detail(self) -> str | None:
+        """The step as the rules compute it (`--verbose`), or None (made when first read)."""
+        detail, length = self._detail, self._length
+        if type(detail) is Later:
+            return detail.value(TEXT_ROOM * length if length is not None else None)
+        if detail is not None and length is not None and len(detail) > TEXT_ROOM * length:
+            detail = self._detail = _cut_text(detail, TEXT_ROOM * length)
+        return detail
 
     def deeper(self, by: int = 1) -> Step:
         """The same step, `by` levels deeper (under a heading inserted above it)."""
-        return attrs.evolve(self, depth=self.depth + by)
+        return Step(
+            self._kind,
+            self._text,
+            self._line,
+            self._data,
+            self._depth + by,
+            self._file,
+            self._detail,
+            self._verbose,
+            self._span,
+            self._length,
+        )
+
+    def _fields(self) -> tuple:
+        return (self.kind, self.text, self.line, self.depth, self.file, self.detail, self.verbose)
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not Step:
+            return NotImplemented
+        return self._fields() == other._fields() and self.data == other.data
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Step(kind={self.kind!r}, text={self.text!r}, line={self.line!r}, "
+            f"data={self.data!r}, depth={self.depth!r}, file={self.file!r}, "
+            f"detail={self.detail!r}, verbose={self.verbose!r})"
+        )
 
     def to_json(self, language: str | None = None) -> dict:
         """The step as JSON data (as in a run's JSON document: schema run, `trace`)."""
+        detail = self.detail
         return {
-            "kind": self.kind,
+            "kind": self._kind,
             "text": translate(self.text, language),
             "file": self.file,
             "line": self.line,
-            "depth": self.depth,
-            "detail": translate(self.detail, language) if self.detail is not None else None,
-            "verbose": self.verbose,
+            "depth": self._depth,
+            "detail": translate(detail, language) if detail is not None else None,
+            "verbose": self._verbose,
             "data": to_json(self.data),
         }
+
+
+_append = list.append
 
 
 class Trace(list):
@@ -171,10 +274,12 @@ class Trace(list):
         return False
 
     def append(self, step: Step) -> None:
-        if self.most is None:
-            super().append(step)
-        elif len(self) < self.most:
-            super().append(self.bounded(step))
+        most = self.most
+        if most is None:
+            _append(self, step)
+        elif len(self) < most:
+            step._length = self.length  # (cut when read: `bounded`)
+            _append(self, step)
         else:
             self.omitted += 1
 
@@ -201,41 +306,11 @@ class Trace(list):
 
     def bounded(self, step: Step) -> Step:
         """The step with its data cut to `shown_length` characters a value (at most
-        DATA_ROOM of them in all), and its text and detail to TEXT_ROOM; cut when read,
-        for a part made when read (`Later`)."""
-        length = self.length
-        if length is None:  # (bounded only with limits: `most` and `length` together)
-            return step
-        changed = False
-        data: dict | Later = step._data
-        if isinstance(data, Later):  # (made for this step: cut as it is made)
-            data.length = length
-        else:
-            for value in data.values():  # (what `glimpse_data` keeps as it is: left so)
-                kind = type(value)
-                if kind is int or kind is bool or value is None or kind is Fraction:
-                    continue
-                if kind is str and len(value) <= length:
-                    continue
-                few = (kind is list or kind is tuple) and len(value) * 24 <= length
-                if few and all(type(v) is int and v.bit_length() < 64 for v in value):
-                    continue
-                data, changed = Later(_cut_data, data, length), True
-                break
-        room = TEXT_ROOM * length
-        text = step._text
-        if isinstance(text, Later):
-            text.room = room
-        elif len(text) > room:
-            text, changed = _cut_text(text, room), True
-        detail = step._detail
-        if isinstance(detail, Later):
-            detail.room = room
-        elif detail is not None and len(detail) > room:
-            detail, changed = _cut_text(detail, room), True
-        if not changed:
-            return step
-        return Step(step.kind, text, step.line, data, step.depth, step.file, detail, step.verbose)
+        DATA_ROOM of them in all), and its text and detail to TEXT_ROOM: cut when they
+        are read (the step's `text`, `data`, `detail`), which is when they are made, for
+        a part made when read (`Later`)."""
+        step._length = self.length
+        return step
 
     def close(self) -> Trace:
         """The trace as shown: with, past `trace_steps`, a last step saying how many more
@@ -251,6 +326,22 @@ class Trace(list):
 #: how many `shown_length`s a step's text (its data, all its values) may take
 TEXT_ROOM = 8
 DATA_ROOM = 8
+
+
+def _fits(data: dict, length: int) -> bool:
+    """Whether a step's data is within bounds as it is: what `_cut_data` would keep
+    (numbers, short texts, a few small numbers), seen without cutting."""
+    for value in data.values():
+        kind = type(value)
+        if kind is int or kind is bool or value is None or kind is Fraction:
+            continue
+        if kind is str and len(value) <= length:
+            continue
+        few = (kind is list or kind is tuple) and len(value) * 24 <= length
+        if few and all(type(v) is int and v.bit_length() < 64 for v in value):
+            continue
+        return False
+    return True
 
 
 def _cut_data(data, length: int) -> dict:
