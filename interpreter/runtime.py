@@ -186,7 +186,7 @@ class ChainRoll(Rolled):
         name: str,
         parts: list[tuple[int, list[Any], Any]],
         total: Any,
-        arithmetic: str | None = None,
+        arithmetic: str | Later | None = None,
     ):
         self.name, self.parts, self.total = name, parts, total
         #: each step with its own arithmetic, `10 + (6−1) + (2−1)` (None: only faces)

@@ -34,15 +34,13 @@ class Later:
         self.args: tuple[Any, ...] = args
         self.made: Any = None
 
-    def value(self, room: int | None = None, length: int | None = None) -> Any:
-        """What it makes (made now if not yet: a text cut to `room` characters, data cut
-        to `length` characters a value, when given: a bounded trace's, `Trace.bounded`)."""
+    def value(self, room: int | None = None) -> Any:
+        """What it makes (made now if not yet: a text cut to `room` characters, when
+        given: a bounded trace's, `Trace.bounded`)."""
         if self.make is not None:
             made = self.make(*self.args)
             if room is not None:
                 made = _cut_text(made, room)
-            if length is not None:
-                made = _cut_data(made, length)
             self.made = made
             self.make, self.args = None, ()
         return self.made
@@ -171,13 +169,17 @@ class Step:
     def data(self) -> dict:
         """The numbers for JSON consumers (made when first read)."""
         data, length = self._data, self._length
-        if type(data) is Later:
-            return data.value(None, length)
+        if isinstance(data, Later):  # (made now, then cut as a dict would be)
+            if data.make is None:
+                return data.made
+            made = data.value()
+            if length is not None and not _fits(made, length):
+                made = data.made = _cut_data(made, length)
+            return made
         if length is not None and not _fits(data, length):
             later = Later(_cut_data, data, length)
-            later.value()
             self._data = later
-            return later.made
+            return later.value()
         return data
 
     @property
@@ -439,25 +441,44 @@ def origin_mark(origin: str) -> Message:
 
 def dice_step(roll: PoolRoll, span, depth: int, origin: str, length: int | None = None) -> Step:
     """A roll's step (its faces cut to about `length` characters, when given)."""
-    kept = [f[0] for f in roll.faces if f[1] == KEPT]
-    return Step.at(
+    return Step(
         "roll",
         Later(_dice_text, roll, origin, length),
-        span,
-        {
-            "dice": roll.label,
-            "faces": [f[0] for f in roll.faces],
-            "kept": kept,
-            "value": roll.total,
-            "origin": origin,
-        },
+        None,
+        Later(_dice_data, roll, origin),
         depth,
+        None,
+        None,
+        False,
+        span,
     )
+
+
+def _dice_data(roll: PoolRoll, origin: str) -> dict:
+    """A roll's step's data: its dice, every face, the faces kept, its value, their origin."""
+    faces = roll.faces
+    return {
+        "dice": roll.label,
+        "faces": [f[0] for f in faces],
+        "kept": [f[0] for f in faces if f[1] == KEPT],
+        "value": roll.total,
+        "origin": origin,
+    }
 
 
 def _dice_text(roll: PoolRoll, origin: str, length: int | None) -> Message:
     """A roll's step: `4d6kh3 [6, 5, 3, ~~1~~] = 14`, and where its dice came from."""
     return Message.joined([roll_text(roll, length), " = ", roll.total, origin_mark(origin)], "")
+
+
+def chain_text(name: str, roll, origin: str, length: int | None, brief: bool) -> Message:
+    """A named roll's step (a `runtime.ChainRoll`): `abierta: 10 + (6−1) = 15` with each
+    extra's own arithmetic when it went on (`brief`), else its faces (`abierta: [10] + [6]
+    = 15`; the arithmetic's detail, --verbose)."""
+    shown = made(roll.arithmetic) if brief else None
+    if shown is None:
+        shown = roll.faces_text(length)
+    return Message.joined([f"{name}: {shown} = ", roll.total, origin_mark(origin)])
 
 
 def let_text(name: str, shown: Later) -> Message:

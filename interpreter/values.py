@@ -60,6 +60,9 @@ class Record(Mapping):
     def keys(self):
         return self._fields.keys()
 
+    def values(self):
+        return self._fields.values()
+
     def __eq__(self, other) -> bool:
         if type(other) is Record:
             return self is other or self._fields == other._fields

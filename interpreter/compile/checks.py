@@ -115,13 +115,16 @@ class CompiledCheck(CallFrame):
                 length = ctx.limits.shown_length
                 ctx.trace.insert(
                     mark,
-                    Step.at(
+                    Step(
                         "check",
                         Later(self.describe, length, shown, record),
-                        self.node.span,
-                        {"check": self.node.name, **record},
+                        None,
+                        Later(_check_data, self.node.name, record),
                         ctx.depth,
+                        None,
                         Later(self.detail, length, shown, computed, record),
+                        False,
+                        self.node.span,
                     ),
                 )
                 ctx.depth += 1
@@ -212,6 +215,11 @@ class CompiledCheck(CallFrame):
         return Message.joined(parts, "")
 
 
+def _check_data(name: str, record: Record) -> dict:
+    """A check's step's data: its name and its record's fields."""
+    return {"check": name, **record}
+
+
 #: a check's verdict in its trace line
 SUCCESS, FAILURE = tr("success"), tr("failure")
 
@@ -281,15 +289,20 @@ def _label(compiler, node):
     holes.sort(key=lambda h: h[0])
 
     def label(ctx):
-        out, last = [], 0
-        for start, end, fn in holes:
-            out.append(text[last:start])
-            out.append(show(fn(ctx)))
-            last = end
-        out.append(text[last:])
-        return "".join(out)
+        return Later(_label_text, text, holes, [fn(ctx) for _, _, fn in holes])
 
     return label
+
+
+def _label_text(text: str, holes: list, values: list) -> str:
+    """A term's source text with the values that name something in their holes."""
+    out, last = [], 0
+    for (start, end, _), value in zip(holes, values):
+        out.append(text[last:start])
+        out.append(show(value))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _compares_nothing(total, target):
@@ -316,11 +329,14 @@ def _explained_sum(ctx, terms) -> tuple:
             given.append((sign, kind, label, short, (place, value)))
         else:
             value = fn(ctx)
-            if callable(label):
+            if callable(label):  # (the values it names now, written when read)
                 label = label(ctx)
             given.append((sign, kind, label, short, value))
-        value = as_number(value, None, THE_TERM, label=label)
-        total = normalize(total + value if sign > 0 else total - value)
+        if type(value) is not int:
+            value = as_number(value, None, THE_TERM, label=made(label))
+        total = total + value if sign > 0 else total - value
+        if type(total) is not int:
+            total = normalize(total)
     length = ctx.limits.shown_length
     return total, Later(_terms_text, given, length, True), Later(_terms_text, given, length, False)
 
@@ -340,6 +356,7 @@ def _terms_text(given: list, length: int, brief: bool) -> Message:
         elif kind == "ref":
             shown = Message.joined([place_text(gave[0]), " ", gave[1]])
         else:
+            label = made(label)
             text = f"{label} {show(gave)}" if label != show(gave) else show(gave)
             shown = f"{short} {show(gave)}" if brief and short is not None else text
         if parts:
@@ -436,28 +453,7 @@ class CompiledOpposed(CallFrame):
             record = self.record(ctx, ours, theirs, rerolls, known)
             if ctx.trace is not None and ctx.trace.wants_at(mark):
                 won, tie = record["won"], record["tie"]
-                if tie and self.node.tie == "none":
-                    verdict = tr("tie, nobody wins")
-                elif tie:
-                    verdict = tr("tie, wins") if won else tr("tie, loses")
-                else:
-                    verdict = tr("wins") if won else tr("loses")
-                text = tr(
-                    "{label}: {ours} vs {theirs} → {verdict}",
-                    label=self.label,
-                    ours=ours["total"],
-                    theirs=theirs["total"],
-                    verdict=verdict,
-                )
-                if not self.node.compare and self.compared != ("total",):
-                    text = tr(
-                        "{label}: {ours} vs {theirs} ({compared}) → {verdict}",
-                        label=self.label,
-                        ours=ours["total"],
-                        theirs=theirs["total"],
-                        compared=self.compared_text(ours, theirs, ctx.limits.shown_length),
-                        verdict=verdict,
-                    )
+                text = Later(self.line_text, ours, theirs, won, tie, ctx.limits.shown_length)
                 ctx.depth -= 1
                 ctx.trace.insert(
                     mark,
@@ -473,6 +469,32 @@ class CompiledOpposed(CallFrame):
             return record
         finally:
             self.leave(ctx, saved)
+
+    def line_text(self, ours: Record, theirs: Record, won, tie, length: int) -> Message:
+        """The opposed check's line: `Label: 15 vs 12 → wins` (what is compared, when it
+        is not the totals)."""
+        if tie and self.node.tie == "none":
+            verdict = tr("tie, nobody wins")
+        elif tie:
+            verdict = tr("tie, wins") if won else tr("tie, loses")
+        else:
+            verdict = tr("wins") if won else tr("loses")
+        if not self.node.compare and self.compared != ("total",):
+            return tr(
+                "{label}: {ours} vs {theirs} ({compared}) → {verdict}",
+                label=self.label,
+                ours=ours["total"],
+                theirs=theirs["total"],
+                compared=self.compared_text(ours, theirs, length),
+                verdict=verdict,
+            )
+        return tr(
+            "{label}: {ours} vs {theirs} → {verdict}",
+            label=self.label,
+            ours=ours["total"],
+            theirs=theirs["total"],
+            verdict=verdict,
+        )
 
     def side(self, value, span) -> Record:
         """One side's value as a record with a total (a plain number is `{total}`)."""
