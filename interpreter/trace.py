@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from typing import Any, SupportsIndex, final
 
 import attrs
@@ -21,29 +22,41 @@ from interpreter.values import to_json
 ORIGIN_MARKS = {"forced": tr("forced"), "typed": tr("typed in")}
 
 
+#: what a `Later` holds before it is made
+_NOT_YET: Any = object()
+
+
 @final
-class Later:
+class Later(partial):
     """A step's text, detail or data made only when it is read (the trace is shown):
     `make(*args)`, once. What it is made of is immutable (values, texts, rolls), read
-    from the run as it was; it equals what it makes."""
+    from the run as it was; it equals what it makes. (A `functools.partial`: made in C,
+    as cheap as a run can record it.)"""
 
-    __slots__ = ("args", "made", "make")
+    __slots__ = ()
+    _made: Any = _NOT_YET  # (in the instance's own dict, once made)
 
-    def __init__(self, make: Callable[..., Any], *args: Any) -> None:
-        self.make: Callable[..., Any] | None = make
-        self.args: tuple[Any, ...] = args
-        self.made: Any = None
+    @property
+    def make(self) -> Callable[..., Any] | None:
+        """What makes it, until it is made (then None)."""
+        return self.func if self._made is _NOT_YET else None
+
+    @property
+    def made(self) -> Any:
+        """What it made (None until then)."""
+        made = self._made
+        return None if made is _NOT_YET else made
 
     def value(self, room: int | None = None) -> Any:
         """What it makes (made now if not yet: a text cut to `room` characters, when
         given: a bounded trace's, `Trace.bounded`)."""
-        if self.make is not None:
-            made = self.make(*self.args)
+        made = self._made
+        if made is _NOT_YET:
+            made = self()
             if room is not None:
                 made = _cut_text(made, room)
-            self.made = made
-            self.make, self.args = None, ()
-        return self.made
+            self._made = made
+        return made
 
     def __eq__(self, other) -> bool:
         if isinstance(other, Later):
@@ -142,8 +155,8 @@ class Step:
     @property
     def file(self) -> str | None:
         """The rulebook file of the line (a house rule has two), or None."""
-        span = self._span
-        return span.source.name if span is not None else self._file
+        file, span = self._file, self._span
+        return span.source.name if file is None and span is not None else file
 
     @property
     def depth(self) -> int:
@@ -170,11 +183,11 @@ class Step:
         """The numbers for JSON consumers (made when first read)."""
         data, length = self._data, self._length
         if isinstance(data, Later):  # (made now, then cut as a dict would be)
-            if data.make is None:
-                return data.made
+            if data._made is not _NOT_YET:
+                return data._made
             made = data.value()
             if length is not None and not _fits(made, length):
-                made = data.made = _cut_data(made, length)
+                made = data._made = _cut_data(made, length)
             return made
         if length is not None and not _fits(data, length):
             later = Later(_cut_data, data, length)

@@ -102,7 +102,7 @@ class Procedure(CallFrame):
             base = self.base(ctx)
             parts = [(1, [base], base.total)]
             length = ctx.limits.shown_length
-            shown = [] if ctx.trace is not None else None  # (the extras, written when read)
+            shown: list | None = [] if ctx.trace is not None else None  # (written when read)
             total = base.total
             watch(ctx.env, [base], base.total)
             for condition, sign, extra, again, rule in self.rules:
