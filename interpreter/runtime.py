@@ -118,7 +118,14 @@ class Context:
         trace = self.trace
         if trace is None:
             raise AssertionError("a step noted in a run that is not traced")
-        trace.append(Step(kind, text, None, data, self.depth, None, detail, verbose, span))
+        # `Trace.append`, written out: a traced run's commonest call
+        most = trace.most
+        if most is None or len(trace) < most:
+            step = Step(kind, text, None, data, self.depth, None, detail, verbose, span)
+            step._length = trace.length
+            list.append(trace, step)
+        else:
+            trace.omitted += 1
 
     def count(self, steps: int, span: Span | None) -> None:
         """Count `steps` more (where a closure has no faster way: see the class)."""

@@ -220,6 +220,12 @@ class Step:
             self._length,
         )
 
+    def shown_verbose(self) -> Step:
+        """The same step, shown only with `--verbose` (work that changed nothing)."""
+        step = self.deeper(0)
+        step._verbose = True
+        return step
+
     def _fields(self) -> tuple:
         return (self.kind, self.text, self.line, self.depth, self.file, self.detail, self.verbose)
 
@@ -494,15 +500,15 @@ def chain_text(name: str, roll, origin: str, length: int | None, brief: bool) ->
     return Message.joined([f"{name}: {shown} = ", roll.total, origin_mark(origin)])
 
 
-def let_text(name: str, shown: Later) -> Message:
+def let_text(name: str, value, length: int) -> Message:
     """A `let`'s step: `name = value` (the value cut short when long: `glimpse`)."""
-    return Message.joined([name, " = ", shown.value()], "")
+    return Message.joined([name, " = ", glimpse(value, length)], "")
 
 
-def let_detail(name: str, source: str, shown: Later) -> Message | None:
+def let_detail(name: str, source: str, value, length: int) -> Message | None:
     """A `let`'s step as the rules compute it (`name = expression = value`), when the
     expression is not the value itself."""
-    value = shown.value()
-    if source == show_value(value):
+    shown = glimpse(value, length)
+    if source == show_value(shown):
         return None
-    return Message.joined([name, " = ", source, " = ", value], "")
+    return Message.joined([name, " = ", source, " = ", shown], "")
