@@ -96,9 +96,9 @@ class CompiledCheck(CallFrame):
                 let(ctx)
             if trace is None:
                 total = self.roll(ctx)
-                shown = computed = ""  # (read only when tracing)
+                given = None  # (read only when tracing)
             else:
-                total, shown, computed = _explained_sum(ctx, self.terms)
+                total, given = _explained_sum(ctx, self.terms)
             if isinstance(total, Unknown):  # odds: the record for each total, if fields allow
                 records = ctx.roller.check_records(self, ctx, args, total)
                 if records is not None:
@@ -117,12 +117,12 @@ class CompiledCheck(CallFrame):
                     mark,
                     Step(
                         "check",
-                        Later(self.describe, length, shown, record),
+                        Later(self.describe, length, given, record),
                         None,
                         Later(_check_data, self.node.name, record),
                         ctx.depth,
                         None,
-                        Later(self.detail, length, shown, computed, record),
+                        Later(self.detail, length, given, record),
                         False,
                         self.node.span,
                     ),
@@ -170,18 +170,19 @@ class CompiledCheck(CallFrame):
             return tuple([fields.get(name) for name in names])
         return bounded_record(ctx, Record(fields, kind="check"), self.node.span)
 
-    def detail(self, length: int, shown: Later, computed: Later, fields: dict) -> Message | None:
+    def detail(self, length: int, given: list, fields: dict) -> Message | None:
         """The check's line with its terms as the rules compute them (--verbose), when
         that is not how they are shown."""
-        if computed.value() == shown.value():
+        if _terms_text(given, length, False) == _terms_text(given, length, True):
             return None
-        return self.describe(length, computed, fields)
+        return self.describe(length, given, fields, False)
 
-    def describe(self, length: int, shown, fields: dict) -> Message:
+    def describe(self, length: int, given: list, fields: dict, brief: bool = True) -> Message:
         """The check's line: `Label: terms = total vs target → verdict, field value`. The
         verdict is the degree when the check names degrees, else its success (the
-        author's, when the check defines it)."""
-        shown = made(shown)
+        author's, when the check defines it). Its terms (what `_explained_sum` gave) in
+        the rules' words (`brief`), or as they compute."""
+        shown = _terms_text(given, length, brief)
         head = tr(
             "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
         )
@@ -312,8 +313,8 @@ def _compares_nothing(total, target):
 
 def _explained_sum(ctx, terms) -> tuple:
     """Evaluate a check's roll term by term, naming each: `Hierofanía 3 + 2d10 [3, 4]`.
-    The total, the terms in the rules' words, and as the rules compute them (--verbose):
-    both written when read (`Later`), from what each term gave."""
+    The total, and what each term gave: the terms in the rules' words, and as the rules
+    compute them (--verbose), are written from it when the step is read (`_terms_text`)."""
     total = 0
     given = []  # (sign, kind, label, short, what it gave: a roll, a place and its value, a value)
     for sign, kind, fn, label, short in terms:
@@ -337,8 +338,7 @@ def _explained_sum(ctx, terms) -> tuple:
         total = total + value if sign > 0 else total - value
         if type(total) is not int:
             total = normalize(total)
-    length = ctx.limits.shown_length
-    return total, Later(_terms_text, given, length, True), Later(_terms_text, given, length, False)
+    return total, given
 
 
 def _terms_text(given: list, length: int, brief: bool) -> Message:
