@@ -121,8 +121,8 @@ class Context:
         # `Trace.append`, written out: a traced run's commonest call
         most = trace.most
         if most is None or len(trace) < most:
-            step = Step(kind, text, None, data, self.depth, None, detail, verbose, span)
-            step._length = trace.length
+            length = trace.length  # (its parts cut to it when read: `Trace.bounded`)
+            step = Step(kind, text, None, data, self.depth, None, detail, verbose, span, length)
             list.append(trace, step)
         else:
             trace.omitted += 1
