@@ -326,10 +326,11 @@ class Engine:
             Step(
                 "action" if runnable.kind == "action" else "run",
                 Later(call_text, compiled.label, tuple(shown.items()), self.limits.shown_length),
-                compiled.node.span.line,
+                None,
                 {runnable.kind: runnable.name},
                 -1,
                 self.rulebook.path,
+                span=compiled.node.span,  # (its line read when shown)
             )
         )
         return steps

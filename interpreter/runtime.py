@@ -115,9 +115,17 @@ class Context:
         **data: Any,
     ) -> None:
         """Note a step in the trace (`detail`, `verbose`: see `Step`); only while tracing."""
-        if self.trace is None:
+        trace = self.trace
+        if trace is None:
             raise AssertionError("a step noted in a run that is not traced")
-        self.trace.append(Step.at(kind, text, span, data, self.depth, detail, verbose))
+        # `Trace.append`, written out: a traced run's commonest call
+        most = trace.most
+        if most is None or len(trace) < most:
+            length = trace.length  # (its parts cut to it when read: `Trace.bounded`)
+            step = Step(kind, text, None, data, self.depth, None, detail, verbose, span, length)
+            list.append(trace, step)
+        else:
+            trace.omitted += 1
 
     def count(self, steps: int, span: Span | None) -> None:
         """Count `steps` more (where a closure has no faster way: see the class)."""
@@ -185,7 +193,7 @@ class ChainRoll(Rolled):
         name: str,
         parts: list[tuple[int, list[Any], Any]],
         total: Any,
-        arithmetic: str | None = None,
+        arithmetic: str | Later | None = None,
     ):
         self.name, self.parts, self.total = name, parts, total
         #: each step with its own arithmetic, `10 + (6−1) + (2−1)` (None: only faces)

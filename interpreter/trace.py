@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from typing import Any, SupportsIndex, final
 
 import attrs
@@ -21,32 +22,41 @@ from interpreter.values import to_json
 ORIGIN_MARKS = {"forced": tr("forced"), "typed": tr("typed in")}
 
 
+#: what a `Later` holds before it is made
+_NOT_YET: Any = object()
+
+
 @final
-class Later:
+class Later(partial):
     """A step's text, detail or data made only when it is read (the trace is shown):
     `make(*args)`, once. What it is made of is immutable (values, texts, rolls), read
-    from the run as it was; it equals what it makes."""
+    from the run as it was; it equals what it makes. (A `functools.partial`: made in C,
+    as cheap as a run can record it.)"""
 
-    __slots__ = ("args", "length", "made", "make", "room")
+    __slots__ = ()
+    _made: Any = _NOT_YET  # (in the instance's own dict, once made)
 
-    def __init__(self, make: Callable[..., Any], *args: Any) -> None:
-        self.make: Callable[..., Any] | None = make
-        self.args: tuple[Any, ...] = args
-        self.made: Any = None
-        # a trace's bounds, cut to when made (Trace.bounded)
-        self.room: int | None = None
-        self.length: int | None = None
+    @property
+    def make(self) -> Callable[..., Any] | None:
+        """What makes it, until it is made (then None)."""
+        return self.func if self._made is _NOT_YET else None
 
-    def value(self) -> Any:
-        if self.make is not None:
-            made = self.make(*(self.args or ()))
-            if self.room is not None:
-                made = _cut_text(made, self.room)
-            if self.length is not None:
-                made = _cut_data(made, self.length)
-            self.made = made
-            self.make, self.args = None, ()
-        return self.made
+    @property
+    def made(self) -> Any:
+        """What it made (None until then)."""
+        made = self._made
+        return None if made is _NOT_YET else made
+
+    def value(self, room: int | None = None) -> Any:
+        """What it makes (made now if not yet: a text cut to `room` characters, when
+        given: a bounded trace's, `Trace.bounded`)."""
+        made = self._made
+        if made is _NOT_YET:
+            made = self()
+            if room is not None:
+                made = _cut_text(made, room)
+            self._made = made
+        return made
 
     def __eq__(self, other) -> bool:
         if isinstance(other, Later):
@@ -65,7 +75,8 @@ def made(part):
     return part.value() if type(part) is Later else part
 
 
-@attrs.frozen
+@final
+@attrs.define(init=False, eq=False, repr=False)
 class Step:
     """One thing that happened: a roll, a check, a lookup, a cost, a change, a note.
 
@@ -74,35 +85,47 @@ class Step:
     it came from; `data` carries the numbers for JSON consumers. `detail` is the step as
     the rules compute it (the expression behind a value), shown with `--verbose`;
     a `verbose` step (a condition tested, a maximum computed again) only then.
-    A run records its steps' text, detail and data as `Later`s: made when first read.
+
+    Recording one costs a run little: its text, detail and data may be `Later`s, made
+    when first read; its line and file are read from its `span` when asked; a bounded
+    trace's cuts (`Trace.bounded`) are made when a part is read. Its fields are read-only.
     """
 
-    kind: str
-    _text: str | Later = attrs.field(alias="text")
-    line: int | None = None
-    _data: dict | Later = attrs.field(factory=dict, alias="data")
-    depth: int = 0
-    file: str | None = None  # the rulebook file of the line (a house rule has two)
-    _detail: str | Later | None = attrs.field(default=None, alias="detail")
-    verbose: bool = False
+    # (attrs fields, for `attrs.evolve`; written by `__init__`, read through properties)
+    _kind: str
+    _text: str | Later
+    _line: int | None
+    _data: dict | Later
+    _depth: int
+    _file: str | None
+    _detail: str | Later | None
+    _verbose: bool
+    _span: Span | None
+    _length: int | None
 
-    @property
-    def text(self) -> str:
-        """What the step says, in the rulebook's words (made when first read)."""
-        text = self._text
-        return text.value() if isinstance(text, Later) else text
-
-    @property
-    def data(self) -> dict:
-        """The numbers for JSON consumers (made when first read)."""
-        data = self._data
-        return data.value() if isinstance(data, Later) else data
-
-    @property
-    def detail(self) -> str | None:
-        """The step as the rules compute it (`--verbose`), or None (made when first read)."""
-        detail = self._detail
-        return detail.value() if isinstance(detail, Later) else detail
+    def __init__(
+        self,
+        kind: str,
+        text: str | Later,
+        line: int | None = None,
+        data: dict | Later | None = None,
+        depth: int = 0,
+        file: str | None = None,  # the rulebook file of the line (a house rule has two)
+        detail: str | Later | None = None,
+        verbose: bool = False,
+        span: Span | None = None,  # (else line and file): where, read when asked
+        length: int | None = None,  # a bounded trace's `shown_length` (cut when read)
+    ) -> None:
+        self._kind = kind
+        self._text = text
+        self._line = line
+        self._data = data if data is not None else {}
+        self._depth = depth
+        self._file = file
+        self._detail = detail
+        self._verbose = verbose
+        self._span = span
+        self._length = length
 
     @classmethod
     def at(
@@ -116,26 +139,127 @@ class Step:
         verbose: bool = False,
     ) -> Step:
         """A step at a span of the rulebook (its line and file)."""
-        if span is None:
-            return cls(kind, text, None, data, depth, None, detail, verbose)
-        return cls(kind, text, span.line, data, depth, span.source.name, detail, verbose)
+        return cls(kind, text, None, data, depth, None, detail, verbose, span)
+
+    @property
+    def kind(self) -> str:
+        """What the step is: `roll`, `check`, `let`, `lookup`, `change`, `note`, ..."""
+        return self._kind
+
+    @property
+    def line(self) -> int | None:
+        """The rulebook line it came from (None: none)."""
+        span = self._span
+        return span.line if span is not None else self._line
+
+    @property
+    def file(self) -> str | None:
+        """The rulebook file of the line (a house rule has two), or None."""
+        file, span = self._file, self._span
+        return span.source.name if file is None and span is not None else file
+
+    @property
+    def depth(self) -> int:
+        """How deep in calls it happened (a check's rolls under the check)."""
+        return self._depth
+
+    @property
+    def verbose(self) -> bool:
+        """Whether it is shown only with `--verbose` (a condition tested)."""
+        return self._verbose
+
+    @property
+    def text(self) -> str:
+        """What the step says, in the rulebook's words (made when first read)."""
+        text, length = self._text, self._length
+        if type(text) is Later:
+            return text.value(TEXT_ROOM * length if length is not None else None)
+        if length is not None and len(text) > TEXT_ROOM * length:
+            text = self._text = _cut_text(text, TEXT_ROOM * length)
+        return text
+
+    @property
+    def data(self) -> dict:
+        """The numbers for JSON consumers (made when first read)."""
+        data, length = self._data, self._length
+        if isinstance(data, Later):  # (made now, then cut as a dict would be)
+            if data._made is not _NOT_YET:
+                return data._made
+            made = data.value()
+            if length is not None and not _fits(made, length):
+                made = data._made = _cut_data(made, length)
+            return made
+        if length is not None and not _fits(data, length):
+            later = Later(_cut_data, data, length)
+            self._data = later
+            return later.value()
+        return data
+
+    @property
+    def detail(self) -> str | None:
+        """The step as the rules compute it (`--verbose`), or None (made when first read)."""
+        detail, length = self._detail, self._length
+        if type(detail) is Later:
+            return detail.value(TEXT_ROOM * length if length is not None else None)
+        if detail is not None and length is not None and len(detail) > TEXT_ROOM * length:
+            detail = self._detail = _cut_text(detail, TEXT_ROOM * length)
+        return detail
 
     def deeper(self, by: int = 1) -> Step:
         """The same step, `by` levels deeper (under a heading inserted above it)."""
-        return attrs.evolve(self, depth=self.depth + by)
+        return Step(
+            self._kind,
+            self._text,
+            self._line,
+            self._data,
+            self._depth + by,
+            self._file,
+            self._detail,
+            self._verbose,
+            self._span,
+            self._length,
+        )
+
+    def shown_verbose(self) -> Step:
+        """The same step, shown only with `--verbose` (work that changed nothing)."""
+        step = self.deeper(0)
+        step._verbose = True
+        return step
+
+    def _fields(self) -> tuple:
+        return (self.kind, self.text, self.line, self.depth, self.file, self.detail, self.verbose)
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not Step:
+            return NotImplemented
+        return self._fields() == other._fields() and self.data == other.data
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Step(kind={self.kind!r}, text={self.text!r}, line={self.line!r}, "
+            f"data={self.data!r}, depth={self.depth!r}, file={self.file!r}, "
+            f"detail={self.detail!r}, verbose={self.verbose!r})"
+        )
 
     def to_json(self, language: str | None = None) -> dict:
         """The step as JSON data (as in a run's JSON document: schema run, `trace`)."""
+        detail = self.detail
         return {
-            "kind": self.kind,
+            "kind": self._kind,
             "text": translate(self.text, language),
             "file": self.file,
             "line": self.line,
-            "depth": self.depth,
-            "detail": translate(self.detail, language) if self.detail is not None else None,
-            "verbose": self.verbose,
+            "depth": self._depth,
+            "detail": translate(detail, language) if detail is not None else None,
+            "verbose": self._verbose,
             "data": to_json(self.data),
         }
+
+
+_append = list.append
 
 
 class Trace(list):
@@ -171,10 +295,12 @@ class Trace(list):
         return False
 
     def append(self, step: Step) -> None:
-        if self.most is None:
-            super().append(step)
-        elif len(self) < self.most:
-            super().append(self.bounded(step))
+        most = self.most
+        if most is None:
+            _append(self, step)
+        elif len(self) < most:
+            step._length = self.length  # (cut when read: `bounded`)
+            _append(self, step)
         else:
             self.omitted += 1
 
@@ -201,41 +327,11 @@ class Trace(list):
 
     def bounded(self, step: Step) -> Step:
         """The step with its data cut to `shown_length` characters a value (at most
-        DATA_ROOM of them in all), and its text and detail to TEXT_ROOM; cut when read,
-        for a part made when read (`Later`)."""
-        length = self.length
-        if length is None:  # (bounded only with limits: `most` and `length` together)
-            return step
-        changed = False
-        data: dict | Later = step._data
-        if isinstance(data, Later):  # (made for this step: cut as it is made)
-            data.length = length
-        else:
-            for value in data.values():  # (what `glimpse_data` keeps as it is: left so)
-                kind = type(value)
-                if kind is int or kind is bool or value is None or kind is Fraction:
-                    continue
-                if kind is str and len(value) <= length:
-                    continue
-                few = (kind is list or kind is tuple) and len(value) * 24 <= length
-                if few and all(type(v) is int and v.bit_length() < 64 for v in value):
-                    continue
-                data, changed = Later(_cut_data, data, length), True
-                break
-        room = TEXT_ROOM * length
-        text = step._text
-        if isinstance(text, Later):
-            text.room = room
-        elif len(text) > room:
-            text, changed = _cut_text(text, room), True
-        detail = step._detail
-        if isinstance(detail, Later):
-            detail.room = room
-        elif detail is not None and len(detail) > room:
-            detail, changed = _cut_text(detail, room), True
-        if not changed:
-            return step
-        return Step(step.kind, text, step.line, data, step.depth, step.file, detail, step.verbose)
+        DATA_ROOM of them in all), and its text and detail to TEXT_ROOM: cut when they
+        are read (the step's `text`, `data`, `detail`), which is when they are made, for
+        a part made when read (`Later`)."""
+        step._length = self.length
+        return step
 
     def close(self) -> Trace:
         """The trace as shown: with, past `trace_steps`, a last step saying how many more
@@ -251,6 +347,22 @@ class Trace(list):
 #: how many `shown_length`s a step's text (its data, all its values) may take
 TEXT_ROOM = 8
 DATA_ROOM = 8
+
+
+def _fits(data: dict, length: int) -> bool:
+    """Whether a step's data is within bounds as it is: what `_cut_data` would keep
+    (numbers, short texts, a few small numbers), seen without cutting."""
+    for value in data.values():
+        kind = type(value)
+        if kind is int or kind is bool or value is None or kind is Fraction:
+            continue
+        if kind is str and len(value) <= length:
+            continue
+        few = (kind is list or kind is tuple) and len(value) * 24 <= length
+        if few and all(type(v) is int and v.bit_length() < 64 for v in value):
+            continue
+        return False
+    return True
 
 
 def _cut_data(data, length: int) -> dict:
@@ -348,20 +460,29 @@ def origin_mark(origin: str) -> Message:
 
 def dice_step(roll: PoolRoll, span, depth: int, origin: str, length: int | None = None) -> Step:
     """A roll's step (its faces cut to about `length` characters, when given)."""
-    kept = [f[0] for f in roll.faces if f[1] == KEPT]
-    return Step.at(
+    return Step(
         "roll",
         Later(_dice_text, roll, origin, length),
-        span,
-        {
-            "dice": roll.label,
-            "faces": [f[0] for f in roll.faces],
-            "kept": kept,
-            "value": roll.total,
-            "origin": origin,
-        },
+        None,
+        Later(_dice_data, roll, origin),
         depth,
+        None,
+        None,
+        False,
+        span,
     )
+
+
+def _dice_data(roll: PoolRoll, origin: str) -> dict:
+    """A roll's step's data: its dice, every face, the faces kept, its value, their origin."""
+    faces = roll.faces
+    return {
+        "dice": roll.label,
+        "faces": [f[0] for f in faces],
+        "kept": [f[0] for f in faces if f[1] == KEPT],
+        "value": roll.total,
+        "origin": origin,
+    }
 
 
 def _dice_text(roll: PoolRoll, origin: str, length: int | None) -> Message:
@@ -369,15 +490,25 @@ def _dice_text(roll: PoolRoll, origin: str, length: int | None) -> Message:
     return Message.joined([roll_text(roll, length), " = ", roll.total, origin_mark(origin)], "")
 
 
-def let_text(name: str, shown: Later) -> Message:
+def chain_text(name: str, roll, origin: str, length: int | None, brief: bool) -> Message:
+    """A named roll's step (a `runtime.ChainRoll`): `abierta: 10 + (6−1) = 15` with each
+    extra's own arithmetic when it went on (`brief`), else its faces (`abierta: [10] + [6]
+    = 15`; the arithmetic's detail, --verbose)."""
+    shown = made(roll.arithmetic) if brief else None
+    if shown is None:
+        shown = roll.faces_text(length)
+    return Message.joined([f"{name}: {shown} = ", roll.total, origin_mark(origin)])
+
+
+def let_text(name: str, value, length: int) -> Message:
     """A `let`'s step: `name = value` (the value cut short when long: `glimpse`)."""
-    return Message.joined([name, " = ", shown.value()], "")
+    return Message.joined([name, " = ", glimpse(value, length)], "")
 
 
-def let_detail(name: str, source: str, shown: Later) -> Message | None:
+def let_detail(name: str, source: str, value, length: int) -> Message | None:
     """A `let`'s step as the rules compute it (`name = expression = value`), when the
     expression is not the value itself."""
-    value = shown.value()
-    if source == show_value(value):
+    shown = glimpse(value, length)
+    if source == show_value(shown):
         return None
-    return Message.joined([name, " = ", source, " = ", value], "")
+    return Message.joined([name, " = ", source, " = ", shown], "")

@@ -60,6 +60,9 @@ class Record(Mapping):
     def keys(self):
         return self._fields.keys()
 
+    def values(self):
+        return self._fields.values()
+
     def __eq__(self, other) -> bool:
         if type(other) is Record:
             return self is other or self._fields == other._fields
@@ -190,11 +193,21 @@ def plain(value, fractions: dict | None = None, pointer: str = "", text=str):
         except OverflowError:  # past what a float holds (a value of ~1000 digits)
             return exact
     if isinstance(value, Mapping):
-        return {
-            str(k): plain(v, fractions, f"{pointer}/{_escape(k)}", text) for k, v in value.items()
-        }
+        out = {}
+        for k, v in value.items():  # (a number, yes/no or text as it is: no pointer made)
+            kind = type(v)
+            if kind is int or v is None or kind is bool:
+                out[str(k)] = v
+            elif kind is str:
+                out[str(k)] = text(v)
+            else:
+                out[str(k)] = plain(v, fractions, f"{pointer}/{_escape(k)}", text)
+        return out
     if isinstance(value, tuple | list):
-        return [plain(v, fractions, f"{pointer}/{i}", text) for i, v in enumerate(value)]
+        return [
+            v if type(v) is int else plain(v, fractions, f"{pointer}/{i}", text)
+            for i, v in enumerate(value)
+        ]
     if isinstance(value, set | frozenset):
         ordered = sorted(value, key=lambda v: (str(type(v)), str(v)))
         return [plain(v, fractions, f"{pointer}/{i}", text) for i, v in enumerate(ordered)]

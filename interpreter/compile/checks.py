@@ -111,9 +111,9 @@ class CompiledCheck(CallFrame):
                 let(ctx)
             if trace is None:
                 total = self.roll(ctx)
-                shown = computed = ""  # (read only when tracing)
+                given = None  # (read only when tracing)
             else:
-                total, shown, computed = _explained_sum(ctx, self.terms)
+                total, given = _explained_sum(ctx, self.terms)
             if isinstance(total, Unknown):  # odds: the record for each total, if fields allow
                 records = ctx.roller.check_records(self, ctx, args, total)
                 if records is not None:
@@ -130,13 +130,16 @@ class CompiledCheck(CallFrame):
                 length = ctx.limits.shown_length
                 ctx.trace.insert(
                     mark,
-                    Step.at(
+                    Step(
                         "check",
-                        Later(self.describe, length, shown, record),
-                        self.node.span,
-                        {"check": self.node.name, **record},
+                        Later(self.describe, length, given, record),
+                        None,
+                        Later(_check_data, self.node.name, record),
                         ctx.depth,
-                        Later(self.detail, length, shown, computed, record),
+                        None,
+                        Later(self.detail, length, given, record),
+                        False,
+                        self.node.span,
                     ),
                 )
                 ctx.depth += 1
@@ -182,18 +185,19 @@ class CompiledCheck(CallFrame):
             return tuple([fields.get(name) for name in names])
         return bounded_record(ctx, Record(fields, kind="check"), self.node.span)
 
-    def detail(self, length: int, shown: Later, computed: Later, fields: dict) -> Message | None:
+    def detail(self, length: int, given: list, fields: dict) -> Message | None:
         """The check's line with its terms as the rules compute them (--verbose), when
         that is not how they are shown."""
-        if computed.value() == shown.value():
+        if _terms_text(given, length, False) == _terms_text(given, length, True):
             return None
-        return self.describe(length, computed, fields)
+        return self.describe(length, given, fields, False)
 
-    def describe(self, length: int, shown, fields: dict) -> Message:
+    def describe(self, length: int, given: list, fields: dict, brief: bool = True) -> Message:
         """The check's line: `Label: terms = total vs target → verdict, field value`. The
         verdict is the degree when the check names degrees, else its success (the
-        author's, when the check defines it)."""
-        shown = made(shown)
+        author's, when the check defines it). Its terms (what `_explained_sum` gave) in
+        the rules' words (`brief`), or as they compute."""
+        shown = _terms_text(given, length, brief)
         head = tr(
             "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
         )
@@ -225,6 +229,11 @@ class CompiledCheck(CallFrame):
             parts.append(", " if verdict is not None else " → ")
             parts.append(Message.joined(extra, ", "))
         return Message.joined(parts, "")
+
+
+def _check_data(name: str, record: Record) -> dict:
+    """A check's step's data: its name and its record's fields."""
+    return {"check": name, **record}
 
 
 #: a check's verdict in its trace line
@@ -296,15 +305,20 @@ def _label(compiler, node):
     holes.sort(key=lambda h: h[0])
 
     def label(ctx):
-        out, last = [], 0
-        for start, end, fn in holes:
-            out.append(text[last:start])
-            out.append(show(fn(ctx)))
-            last = end
-        out.append(text[last:])
-        return "".join(out)
+        return Later(_label_text, text, holes, [fn(ctx) for _, _, fn in holes])
 
     return label
+
+
+def _label_text(text: str, holes: list, values: list) -> str:
+    """A term's source text with the values that name something in their holes."""
+    out, last = [], 0
+    for (start, end, _), value in zip(holes, values):
+        out.append(text[last:start])
+        out.append(show(value))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _compares_nothing(total, target):
@@ -314,8 +328,8 @@ def _compares_nothing(total, target):
 
 def _explained_sum(ctx, terms) -> tuple:
     """Evaluate a check's roll term by term, naming each: `Hierofanía 3 + 2d10 [3, 4]`.
-    The total, the terms in the rules' words, and as the rules compute them (--verbose):
-    both written when read (`Later`), from what each term gave."""
+    The total, and what each term gave: the terms in the rules' words, and as the rules
+    compute them (--verbose), are written from it when the step is read (`_terms_text`)."""
     total = 0
     given = []  # (sign, kind, label, short, what it gave: a roll, a place and its value, a value)
     for sign, kind, fn, label, short in terms:
@@ -331,13 +345,15 @@ def _explained_sum(ctx, terms) -> tuple:
             given.append((sign, kind, label, short, (place, value)))
         else:
             value = fn(ctx)
-            if callable(label):
+            if callable(label):  # (the values it names now, written when read)
                 label = label(ctx)
             given.append((sign, kind, label, short, value))
-        value = as_number(value, None, THE_TERM, label=label)
-        total = normalize(total + value if sign > 0 else total - value)
-    length = ctx.limits.shown_length
-    return total, Later(_terms_text, given, length, True), Later(_terms_text, given, length, False)
+        if type(value) is not int:
+            value = as_number(value, None, THE_TERM, label=made(label))
+        total = total + value if sign > 0 else total - value
+        if type(total) is not int:
+            total = normalize(total)
+    return total, given
 
 
 def _terms_text(given: list, length: int, brief: bool) -> Message:
@@ -355,6 +371,7 @@ def _terms_text(given: list, length: int, brief: bool) -> Message:
         elif kind == "ref":
             shown = Message.joined([place_text(gave[0]), " ", gave[1]])
         else:
+            label = made(label)
             text = Message.joined([label, " ", gave]) if label != show(gave) else gave
             shown = Message.joined([short, " ", gave]) if brief and short is not None else text
         if parts:
@@ -451,28 +468,7 @@ class CompiledOpposed(CallFrame):
             record = self.record(ctx, ours, theirs, rerolls, known)
             if ctx.trace is not None and ctx.trace.wants_at(mark):
                 won, tie = record["won"], record["tie"]
-                if tie and self.node.tie == "none":
-                    verdict = tr("tie, nobody wins")
-                elif tie:
-                    verdict = tr("tie, wins") if won else tr("tie, loses")
-                else:
-                    verdict = tr("wins") if won else tr("loses")
-                text = tr(
-                    "{label}: {ours} vs {theirs} → {verdict}",
-                    label=self.label,
-                    ours=ours["total"],
-                    theirs=theirs["total"],
-                    verdict=verdict,
-                )
-                if not self.node.compare and self.compared != ("total",):
-                    text = tr(
-                        "{label}: {ours} vs {theirs} ({compared}) → {verdict}",
-                        label=self.label,
-                        ours=ours["total"],
-                        theirs=theirs["total"],
-                        compared=self.compared_text(ours, theirs, ctx.limits.shown_length),
-                        verdict=verdict,
-                    )
+                text = Later(self.line_text, ours, theirs, won, tie, ctx.limits.shown_length)
                 ctx.depth -= 1
                 ctx.trace.insert(
                     mark,
@@ -488,6 +484,32 @@ class CompiledOpposed(CallFrame):
             return record
         finally:
             self.leave(ctx, saved)
+
+    def line_text(self, ours: Record, theirs: Record, won, tie, length: int) -> Message:
+        """The opposed check's line: `Label: 15 vs 12 → wins` (what is compared, when it
+        is not the totals)."""
+        if tie and self.node.tie == "none":
+            verdict = tr("tie, nobody wins")
+        elif tie:
+            verdict = tr("tie, wins") if won else tr("tie, loses")
+        else:
+            verdict = tr("wins") if won else tr("loses")
+        if not self.node.compare and self.compared != ("total",):
+            return tr(
+                "{label}: {ours} vs {theirs} ({compared}) → {verdict}",
+                label=self.label,
+                ours=ours["total"],
+                theirs=theirs["total"],
+                compared=self.compared_text(ours, theirs, length),
+                verdict=verdict,
+            )
+        return tr(
+            "{label}: {ours} vs {theirs} → {verdict}",
+            label=self.label,
+            ours=ours["total"],
+            theirs=theirs["total"],
+            verdict=verdict,
+        )
 
     def side(self, value, span) -> Record:
         """One side's value as a record with a total (a plain number is `{total}`)."""

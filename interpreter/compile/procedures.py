@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dsl import nodes as n
-from dsl.messages import Message, tr
+from dsl.messages import tr
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
 from interpreter.dice import KEPT, DiceTray
 from interpreter.errors import WENT_ON_PAST, ChainTooLong
 from interpreter.runtime import ChainRoll, as_bool
-from interpreter.trace import faces_text, origin_mark
+from interpreter.trace import Later, chain_text, faces_text
 from interpreter.values import normalize, show
 
 #: what a value is, where a number is wanted (a refusal says it)
@@ -78,18 +78,15 @@ class Procedure(CallFrame):
             self.leave(ctx, saved)
         if ctx.trace is not None and not ctx.quiet and ctx.trace.wants():
             origin = ctx.roller.source.origin
-            mark = origin_mark(origin)
-            rolled = result.faces_text(ctx.limits.shown_length)
-            faces = Message.joined([f"{self.name}: {rolled} = ", result.total, mark])
-            shown = result.arithmetic
-            text = faces
-            if shown is not None:  # each step with its own arithmetic; the faces: --verbose
-                text = Message.joined([f"{self.name}: {shown} = ", result.total, mark])
+            length = ctx.limits.shown_length
+            # each step with its own arithmetic, when it went on; the faces: --verbose
             ctx.step(
                 "roll",
-                text,
+                Later(chain_text, self.name, result, origin, length, True),
                 self.node.span,
-                detail=faces if shown is not None else None,
+                None
+                if result.arithmetic is None
+                else Later(chain_text, self.name, result, origin, length, False),
                 roll=self.name,
                 value=result.total,
                 origin=origin,
@@ -105,7 +102,7 @@ class Procedure(CallFrame):
             base = self.base(ctx)
             parts = [(1, [base], base.total)]
             length = ctx.limits.shown_length
-            shown = [term_text(base, length)] if ctx.trace is not None else None
+            shown: list | None = [] if ctx.trace is not None else None  # (written when read)
             total = base.total
             watch(ctx.env, [base], base.total)
             for condition, sign, extra, again, rule in self.rules:
@@ -142,15 +139,16 @@ class Procedure(CallFrame):
                     total = normalize(total + sign * value)
                     parts.append((sign, rolls, value))
                     if shown is not None:
-                        step = part_text(self.shapes[id(rule)], rolls, value, length)
-                        shown.append(("+ " if sign > 0 else "- ") + step)
+                        shown.append((sign, self.shapes[id(rule)], rolls, value))
                     if again is None:
                         break
                     watch(ctx.env, rolls, value)
                     if not as_bool(ctx, again(ctx), rule.again.span):
                         break
                 break
-            arithmetic = " ".join(shown) if shown is not None and len(parts) > 1 else None
+            arithmetic = None
+            if shown is not None and len(parts) > 1:
+                arithmetic = Later(arithmetic_text, base, shown, length)
             return ChainRoll(self.name, parts, total, arithmetic)
         finally:
             ctx.quiet -= 1
@@ -171,6 +169,14 @@ def term_text(roll, length: int | None = None) -> str:
     if len(roll.faces) == 1 and roll.faces[0][1] == KEPT and not roll.faces[0][2]:
         return str(roll.faces[0][0])
     return faces_text(roll, length)
+
+
+def arithmetic_text(base, extras: list, length: int | None) -> str:
+    """A roll that went on, each extra with its own arithmetic: `10 + (6−1) + (2−1)`."""
+    shown = [term_text(base, length)]
+    for sign, shape, rolls, value in extras:
+        shown.append(("+ " if sign > 0 else "- ") + part_text(shape, rolls, value, length))
+    return " ".join(shown)
 
 
 def part_text(shape: tuple, rolls: list, value, length: int | None = None) -> str:

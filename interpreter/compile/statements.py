@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 
 from dsl import nodes as n
+from dsl.errors import Span
 from dsl.messages import Message, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_list, bounded_value, cells, check_length
@@ -87,9 +88,9 @@ class Statements(CompilerHost):
             ):
                 # In the rules' words: the author's name for the value; the expression
                 # behind it is the detail (--verbose). Both written when read.
-                shown = Later(glimpse, result, ctx.limits.shown_length)
-                text = Later(let_text, name, shown)
-                detail = Later(let_detail, name, source, shown)
+                length = ctx.limits.shown_length
+                text = Later(let_text, name, result, length)
+                detail = Later(let_detail, name, source, result, length)
                 ctx.step("let", text, span, detail, name=name, value=result)
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread
@@ -331,7 +332,7 @@ class Statements(CompilerHost):
                 if ctx.trace is not None and ctx.trace.wants():
                     ctx.step(
                         "if",
-                        Later(_if_text, cspan.text, decided),
+                        Later(_if_text, cspan, decided),
                         cspan,
                         verbose=True,  # its effect is in the steps that follow
                     )
@@ -577,6 +578,6 @@ def run_block(ctx, body: tuple, steps: int, span) -> None:
         statement.run(ctx)
 
 
-def _if_text(condition: str, value: bool) -> Message:
+def _if_text(condition: Span, value: bool) -> Message:
     """An `if`'s step (verbose): the condition as written, and what it gave."""
-    return tr("if {condition} → {value}", condition=condition, value=value)
+    return tr("if {condition} → {value}", condition=condition.text, value=value)

@@ -57,7 +57,7 @@ class Tables(CompilerHost):
                 value = node.summary(ctx, dict(zip(keys, key_values)))
             if ctx.trace is not None and ctx.trace.wants():
                 seen = value
-                if type(value) is Record and any(type(v) is Pending for v in value.values()):
+                if type(value) is Record and Pending in map(type, value.values()):
                     # the cells not rolled yet: shown when (if) they are read
                     seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
                 ctx.step(

@@ -8,8 +8,6 @@ brought down to it, and a broken `ensure` fails the run).
 
 from __future__ import annotations
 
-import attrs
-
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.dice import ForcedDice
@@ -119,7 +117,7 @@ def settle(compiler, ctx: Context) -> None:
                     field.span,
                 )
         elif ctx.trace is not None:  # a maximum that changed nothing: --verbose only
-            ctx.trace[mark:] = [attrs.evolve(s, verbose=True) for s in ctx.trace[mark:]]
+            ctx.trace[mark:] = [s.shown_verbose() for s in ctx.trace[mark:]]
     for ensure in book.ensures:
         if _ensure(compiler, ensure)(ctx) is not True:
             raise EvaluationError(
