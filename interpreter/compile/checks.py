@@ -15,19 +15,18 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_record
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
+from interpreter.compile.check_terms import explained_sum, terms_text
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import generated_check
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
-from interpreter.state import place_text
-from interpreter.trace import Later, Step, faces_text, made
+from interpreter.trace import Later, Step
 from interpreter.values import Record, normalize, show
 
 #: what a value is, where a number is wanted (a refusal says it)
 A_CHECKS_ROLL = tr("a check's roll")
 A_CHECKS_TARGET = tr("a check's target")
-THE_TERM = tr("the term {label}")
 A_SIDE = tr("a side of an opposed check")
 
 
@@ -113,7 +112,7 @@ class CompiledCheck(CallFrame):
                 total = self.roll(ctx)
                 given = None  # (read only when tracing)
             else:
-                total, given = _explained_sum(ctx, self.terms)
+                total, given = explained_sum(ctx, self.terms)
             if isinstance(total, Unknown):  # odds: the record for each total, if fields allow
                 records = ctx.roller.check_records(self, ctx, args, total)
                 if records is not None:
@@ -188,16 +187,16 @@ class CompiledCheck(CallFrame):
     def detail(self, length: int, given: list, fields: dict) -> Message | None:
         """The check's line with its terms as the rules compute them (--verbose), when
         that is not how they are shown."""
-        if _terms_text(given, length, False) == _terms_text(given, length, True):
+        if terms_text(given, length, False) == terms_text(given, length, True):
             return None
         return self.describe(length, given, fields, False)
 
     def describe(self, length: int, given: list, fields: dict, brief: bool = True) -> Message:
         """The check's line: `Label: terms = total vs target → verdict, field value`. The
         verdict is the degree when the check names degrees, else its success (the
-        author's, when the check defines it). Its terms (what `_explained_sum` gave) in
+        author's, when the check defines it). Its terms (what `explained_sum` gave) in
         the rules' words (`brief`), or as they compute."""
-        shown = _terms_text(given, length, brief)
+        shown = terms_text(given, length, brief)
         head = tr(
             "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
         )
@@ -324,72 +323,6 @@ def _label_text(text: str, holes: list, values: list) -> str:
 def _compares_nothing(total, target):
     """A check without a target compares nothing (its `compare` is never called)."""
     raise AssertionError(f"a check without a comparison compared {total} with {target}")
-
-
-def _explained_sum(ctx, terms) -> tuple:
-    """Evaluate a check's roll term by term, naming each: `Hierofanía 3 + 2d10 [3, 4]`.
-    The total, and what each term gave: the terms in the rules' words, and as the rules
-    compute them (--verbose), are written from it when the step is read (`_terms_text`)."""
-    total = 0
-    given = []  # (sign, kind, label, short, what it gave: a roll, a place and its value, a value)
-    for sign, kind, fn, label, short in terms:
-        if kind == "roll" or kind == "chain":
-            roll = fn(ctx)
-            value = roll.total
-            given.append((sign, kind, label, short, roll))
-        elif kind == "ref":
-            place = fn(ctx)
-            if place is None:  # an optional skill not given: nothing to add, nothing to show
-                continue
-            value = ctx.state.read(place)
-            given.append((sign, kind, label, short, (place, value)))
-        else:
-            value = fn(ctx)
-            if callable(label):  # (the values it names now, written when read)
-                label = label(ctx)
-            given.append((sign, kind, label, short, value))
-        if type(value) is not int:
-            value = as_number(value, None, THE_TERM, label=made(label))
-        total = total + value if sign > 0 else total - value
-        if type(total) is not int:
-            total = normalize(total)
-    return total, given
-
-
-def _terms_text(given: list, length: int, brief: bool) -> Message:
-    """A check's terms and their signs: in the rules' words (`brief`), or as they compute."""
-    parts: list = []
-    for sign, kind, label, short, gave in given:
-        if kind == "roll":
-            shown = f"{label or gave.label} {faces_text(gave, length)}"
-        elif kind == "chain":
-            # a roll that went on: its value here, its arithmetic in its own step
-            if brief and len(gave.parts) > 1:
-                shown = Message.joined([label, " ", gave.total])
-            else:
-                shown = f"{label} {gave.faces_text(length)}"
-        elif kind == "ref":
-            shown = Message.joined([place_text(gave[0]), " ", gave[1]])
-        else:
-            label = made(label)
-            text = Message.joined([label, " ", gave]) if label != show(gave) else gave
-            shown = Message.joined([short, " ", gave]) if brief and short is not None else text
-        if parts:
-            parts.append("+ " if sign > 0 else "- ")
-            parts.append(shown)
-        else:
-            parts.append(shown if sign > 0 else Message.joined(["-", shown]))
-    return _spaced(parts)
-
-
-def _spaced(parts: list) -> Message:
-    """Terms and their signs, one space apart: `a + b - c`."""
-    out = []
-    for i, part in enumerate(parts):
-        out.append(part)
-        if i % 2 == 0 and i + 1 < len(parts):
-            out.append(" ")
-    return Message.joined(out)
 
 
 class CompiledOpposed(CallFrame):

@@ -1,0 +1,77 @@
+"""A check's roll explained term by term: each term's value, named in the rules' words."""
+
+from __future__ import annotations
+
+from dsl.messages import Message, tr
+from interpreter.compile.arithmetic import as_number
+from interpreter.state import place_text
+from interpreter.trace import faces_text, made
+from interpreter.values import normalize, show
+
+THE_TERM = tr("the term {label}")
+
+
+def explained_sum(ctx, terms) -> tuple:
+    """Evaluate a check's roll term by term, naming each: `Hierofanía 3 + 2d10 [3, 4]`.
+    The total, and what each term gave: the terms in the rules' words, and as the rules
+    compute them (--verbose), are written from it when the step is read (`terms_text`)."""
+    total = 0
+    given = []  # (sign, kind, label, short, what it gave: a roll, a place and its value, a value)
+    for sign, kind, fn, label, short in terms:
+        if kind == "roll" or kind == "chain":
+            roll = fn(ctx)
+            value = roll.total
+            given.append((sign, kind, label, short, roll))
+        elif kind == "ref":
+            place = fn(ctx)
+            if place is None:  # an optional skill not given: nothing to add, nothing to show
+                continue
+            value = ctx.state.read(place)
+            given.append((sign, kind, label, short, (place, value)))
+        else:
+            value = fn(ctx)
+            if callable(label):  # (the values it names now, written when read)
+                label = label(ctx)
+            given.append((sign, kind, label, short, value))
+        if type(value) is not int:
+            value = as_number(value, None, THE_TERM, label=made(label))
+        total = total + value if sign > 0 else total - value
+        if type(total) is not int:
+            total = normalize(total)
+    return total, given
+
+
+def terms_text(given: list, length: int, brief: bool) -> Message:
+    """A check's terms and their signs: in the rules' words (`brief`), or as they compute."""
+    parts: list = []
+    for sign, kind, label, short, gave in given:
+        if kind == "roll":
+            shown = f"{label or gave.label} {faces_text(gave, length)}"
+        elif kind == "chain":
+            # a roll that went on: its value here, its arithmetic in its own step
+            if brief and len(gave.parts) > 1:
+                shown = Message.joined([label, " ", gave.total])
+            else:
+                shown = f"{label} {gave.faces_text(length)}"
+        elif kind == "ref":
+            shown = Message.joined([place_text(gave[0]), " ", gave[1]])
+        else:
+            label = made(label)
+            text = Message.joined([label, " ", gave]) if label != show(gave) else gave
+            shown = Message.joined([short, " ", gave]) if brief and short is not None else text
+        if parts:
+            parts.append("+ " if sign > 0 else "- ")
+            parts.append(shown)
+        else:
+            parts.append(shown if sign > 0 else Message.joined(["-", shown]))
+    return _spaced(parts)
+
+
+def _spaced(parts: list) -> Message:
+    """Terms and their signs, one space apart: `a + b - c`."""
+    out = []
+    for i, part in enumerate(parts):
+        out.append(part)
+        if i % 2 == 0 and i + 1 < len(parts):
+            out.append(" ")
+    return Message.joined(out)
