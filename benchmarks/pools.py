@@ -7,7 +7,7 @@ The questions of the example games (examples/*.rules), each at every pool size:
 - blades N: the highest die and the number of 6s of Nd6 (N = 1..20);
 - ore N: the largest set of Nd10 (its width and height; N = 2..10);
 - shadowrun N: hits (5-6) and 1s of Nd6, for the glitch (N = 1..20);
-- year zero N: N base dice, pushed: successes and attribute damage (N = 1..10).
+- year zero N: N base dice, pushed: successes and attribute damage (N = 1..12).
 
 Three times per case: `count`, the joint answers counted over multisets alone
 (interpreter.odds.pools.pool_answers; year zero has none); `odds`, the example's action
@@ -119,7 +119,7 @@ def _cases(i, largest: int):
             odds("shadowrun", "act", pool=n, threshold=max(1, n // 3)),
             icepool_run(lambda n=n: shadowrun(i.d6.pool(n))),
         )
-    for n in range(1, min(largest, 10) + 1):
+    for n in range(1, min(largest, 12) + 1):
         yield (
             "year zero",
             n,

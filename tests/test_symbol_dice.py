@@ -278,3 +278,68 @@ def test_a_genesys_pool_of_sixteen_dice_is_exact():
     for (_, adv), p in expected.items():
         by_advantage[adv] += p
     assert advantage.exact and advantage.probabilities == dict(by_advantage)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    first=faces,
+    second=faces,
+    n1=st.integers(0, 3),
+    n2=st.integers(0, 2),
+    target=st.integers(-2, 4),
+    safe=st.booleans(),
+)
+def test_a_built_in_field_alone_equals_brute_force(first, second, n1, n2, target, safe):
+    # Asked `success`, `margin` or `total` alone, the check counts its pool by the sums its
+    # roll and target read (the author's fields' own sums cut: compile.symbol_forms); a
+    # field that does more than read a sum whole (`both`) keeps every sum counted.
+    def die(name, faces_):
+        written = [
+            " + ".join(f"{c} {s}" for c, s in zip(f, "ab", strict=True) if c) or "blank"
+            for f in faces_
+        ]
+        return f"die {name} {{ {', '.join(written)} }}\n"
+
+    field = "  spare = r.b - r.a + 3\n" if safe else "  both = r.a * r.b\n"
+    text = (
+        "symbols a, b\n"
+        + die("P", first)
+        + die("Q", second)
+        + f"check c() {{\n  let r = {n1}dP + {n2}dQ\n"
+        + f"  roll 2 * r.a + 1 >= {target}\n{field}}}\n"
+    )
+    engine = engine_of(text)
+    oracle_dice = [first] * n1 + [second] * n2
+
+    def total(sums):
+        return 2 * (sums[0] if sums is not None else 0) + 1
+
+    for name, function in (
+        ("total", total),
+        ("success", lambda s: total(s) >= target),
+        ("margin", lambda s: total(s) - target),
+    ):
+        odds = engine.odds("c", engine.sheet({}), {}, name)
+        assert odds.exact and odds.probabilities == brute_force(oracle_dice, function), name
+    whole = engine.odds("c", engine.sheet({}), {}, "spare" if safe else "both")
+    other = (lambda s: s[1] - s[0] + 3) if safe else (lambda s: s[0] * s[1])
+    expected = brute_force(oracle_dice, lambda s: other(s if s is not None else (0, 0)))
+    assert whole.exact and whole.probabilities == expected
+
+
+def test_a_genesys_success_alone_is_counted_by_the_net_successes_alone():
+    # The 16 dice's 6,385 joint sums (net successes, net advantages, triumphs, despairs)
+    # are past a budget of 1,000; the net successes alone (what `success` reads) are not.
+    engine = Engine(dsl.load(GENESYS))
+    sheet = engine.sheet({"Agility": 5, "skills": {"Piloting": 3}})
+    params = {"characteristic": "Agility", "skill": "Piloting", "difficulty": "Formidable"}
+    params |= {"upgrades": 3, "boost": 3, "setback": 3}
+    expected = oracle(
+        {"Proficiency": 3, "Ability": 2, "Boost": 3, "Challenge": 3}
+        | {"Difficulty": 2, "Setback": 3}
+    )
+    success = engine.odds("skill_check", sheet, params, "success", budget=1000)
+    assert success.exact
+    assert success.probabilities[True] == sum(p for (net, _), p in expected.items() if net >= 1)
+    advantage = engine.odds("skill_check", sheet, params, "advantage", budget=1000, seconds=0.1)
+    assert not advantage.exact

@@ -157,3 +157,50 @@ def _bounded(form):
     if max(map(abs, (*coeffs, constant))) > MAX_COEFFICIENT:
         return None
     return form
+
+
+#: a check's fields that its lets, roll and target alone decide
+BUILT_IN = frozenset({"total", "target", "success", "margin"})
+
+
+def built_in_cuts(check, terms: dict, sums: dict) -> dict:
+    """For a check asked only one of its built-in fields (BUILT_IN): {id of a pool's
+    forms: the same forms, those only the author's fields read made zero}, so that the
+    odds count the pool by what decides the field alone. A form stays when a let, the
+    roll or the target reads it; nothing is cut when an author's field does more with a
+    form than read it whole (it might fail on some values: the field's odds would too)."""
+    needed: dict = {}  # pool's name → positions of the forms read
+
+    def read(node, into: dict) -> bool:
+        """Add the forms read under `node` to `into`; whether any is read there."""
+        found, stack = False, [node]
+        while stack:
+            item = stack.pop()
+            if id(item) in sums:
+                name, k, _constant = sums[id(item)]
+                into.setdefault(name, set()).add(k)
+                found = True
+                continue
+            stack.extend(children(item))
+        return found
+
+    for part in (*check.lets, check.roll, check.target):
+        if part is not None:
+            read(part, needed)
+    for _name, expression in check.fields:
+        if id(expression) not in sums and read(expression, {}):
+            return {}
+    cuts: dict = {}
+    for let in check.lets:
+        stack = [let.expr]
+        while stack:
+            item = stack.pop()
+            forms = terms.get(id(item))
+            if forms is not None:
+                kept = needed.get(let.name, set())
+                cuts[id(forms)] = tuple(
+                    form if k in kept else (0,) * len(form) for k, form in enumerate(forms)
+                )
+                continue
+            stack.extend(children(item))
+    return {key: forms for key, forms in cuts.items() if any(map(any, forms))}

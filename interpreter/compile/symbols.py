@@ -6,7 +6,7 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.arithmetic import as_whole
 from interpreter.compile.host import CompilerHost
-from interpreter.compile.symbol_forms import find_forms
+from interpreter.compile.symbol_forms import BUILT_IN, built_in_cuts, find_forms
 from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, lift
 from interpreter.symbols import Forms, SymbolDie, symbols_step
@@ -38,6 +38,20 @@ class SymbolTerms(CompilerHost):
                 terms.update(found[0])
                 sums.update(found[1])
         return terms, sums
+
+    def form_cuts(self, name: str, field) -> dict:
+        """The forms a check's pools are counted by when only `field` is asked of it
+        (symbol_forms.built_in_cuts; {} when that field needs them all)."""
+        if field not in BUILT_IN or name not in self.book.checks:
+            return {}
+        check = self.book.checks[name]
+        if field in {own for own, _ in check.fields}:
+            return {}
+        key = ("form cuts", name)
+        found = self.compiled.get(key)
+        if found is None:
+            found = self.compiled[key] = built_in_cuts(check, self.symbol_terms, self.symbol_sums)
+        return found
 
     def symbol_sum(self, node, original):
         """A sum of symbols read of a pool: from its form, where the odds counted forms."""

@@ -414,8 +414,15 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
     if name in book.opposed and field is not None:
         _opposed_has(check, field)  # a cut by a name it lacks would read `none` everywhere
 
+    cuts = engine.compiler.form_cuts(name, field)  # the forms only other fields read
+
     def run(ctx):
-        record = check(ctx, args, check.node.span)
+        roller = ctx.roller
+        roller.form_cuts = cuts
+        try:
+            record = check(ctx, args, check.node.span)
+        finally:
+            roller.form_cuts = {}
         if type(record) is Contest and field is not None:
             record = record.project(flat((field,)))  # the verdict, a side: from the sides
         if isinstance(record, Unknown) and type(record) is not Dist:

@@ -234,6 +234,8 @@ class OddsRoller(PoolQuestions):
         self.records: dict = {}  # records made once for every world holding an equal one
         self.field_memory = FieldMemory()  # checks' own fields, by what they read
         self.cut_records: dict = {}  # (fields, their values) → a check's record cut to them
+        #: id of a pool's forms → the forms counted instead (compile.symbol_forms.built_in_cuts)
+        self.form_cuts: dict = {}
 
     def charge(self, units: int) -> None:
         """Count `units` of work against the budget before doing it, then look at the
@@ -320,6 +322,8 @@ class OddsRoller(PoolQuestions):
         """A pool of symbol dice: (the distribution of its record, or of the sums read of
         it where `projection` gives them (interpreter.compile.symbol_forms); None: no faces
         to show)."""
+        if self.form_cuts:
+            projection = self.form_cuts.get(id(projection), projection)
         key = (die.key, count, projection)
         found = self.pools.get(key)
         if found is None:
