@@ -57,6 +57,7 @@ class Passes:
         roller: Any
         sums_fail: bool
         carrying: set[int]
+        safe: Callable[[object], bool]
 
         def work(self) -> None: ...
         def deferring(self, statements: tuple[Any, ...], index: int, live: list[Any]) -> bool: ...
@@ -203,10 +204,8 @@ class Passes:
                 if isinstance(args, Failure):
                     failures.append((after, args))
                     continue
-                key = (action.node.name, hashable(args), after.state.snapshot(), fields, rider)
-                found = self.calls.get(key)
-                if found is None:
-                    found = self.calls[key] = self.call(action, args, after.state, fields, rider)
+                key = (action.node.name, hashable(args), after.state.snapshot())
+                found = self.summary(action, key, args, after.state, fields, rider)
                 steps = after.steps
                 if steps[1] + found[3] > self.ctx.limits.steps_per_run:
                     # counted from no steps, the call is not known to stay within the
@@ -228,6 +227,44 @@ class Passes:
                 for failure, w in failed:
                     failures.append((World(after.env, after.state, times(weight, *w)), failure))
         return out, failures
+
+    def summary(self, action, key: tuple, args: tuple, state, fields, rider) -> tuple:
+        """What `call` gives (as `call` below) for these arguments and this sheet (`key`:
+        the action's name, its arguments, the sheet), the `fields` of its result read
+        (None: all of them), the `rider` field left a distribution: one memory for every
+        exploration of the action that shares the explorer's calls (a whole result's fork
+        groups, each field's). A summary of more fields serves fewer: its results cut to
+        those (the same outcomes, merged), where the fields it has more of cannot stop a
+        run (a joint's try that explored the call serves the fields' exploration after it)."""
+        known_ones = self.calls.setdefault(key, [])
+        for have, have_rider, found in known_ones:
+            if have == fields and have_rider == rider:
+                return found
+        for have, have_rider, found in known_ones:
+            if self.covers(action, have, have_rider, fields, rider):
+                found = projected(found, fields)
+                known_ones.append((fields, rider, found))  # (cut once)
+                return found
+        found = self.call(action, args, state, fields, rider)
+        known_ones.append((fields, rider, found))
+        return found
+
+    def covers(self, action, have, have_rider, fields, rider) -> bool:
+        """Whether a called action's summary of the result fields `have` (None: all; the
+        field `have_rider` left a distribution) serves a caller reading `fields` with the
+        `rider` field left one: every field it reads there, the others unable to stop a
+        run, and no other field a distribution."""
+        if fields is None or action.result is None:
+            return have is None and have_rider in (None, rider)
+        if have is not None and not set(fields) <= set(have):
+            return False
+        if have_rider is not None and have_rider != rider and have_rider in fields:
+            return False
+        return all(
+            self.safe(expression)
+            for field, expression in action.node.body[-1].fields
+            if field not in fields and (have is None or field in have)
+        )
 
     def call(self, action, args: tuple, state, fields, rider=None, steps=NO_STEPS) -> tuple:
         """An action's outcomes for these arguments and this sheet, each with its
@@ -388,6 +425,24 @@ class Passes:
         if type(shape) is not Binding and type(shape) is not Called:
             return False
         return shape.call is not None and self.depth + 2 < self.ctx.limits.call_depth
+
+
+def projected(found: tuple, fields) -> tuple:
+    """A called action's summary (Passes.call) with its results cut to `fields`: the
+    results then the same on the same sheet, one outcome."""
+    ends, failures, lost, peak = found
+    outcomes: dict = {}
+    for state, record, weight, taken in ends:
+        cut = record if record is None else Record({f: record[f] for f in fields}, kind="result")
+        key = (hashable(cut), state.snapshot())
+        same = outcomes.get(key)
+        if same is None:
+            outcomes[key] = [state, cut, Mass(weight), taken]
+        else:
+            same[2].add(weight)
+            same[3] = spread(same[3], taken)
+    ends = [(state, cut, mass.weight(), taken) for state, cut, mass, taken in outcomes.values()]
+    return ends, failures, lost, peak
 
 
 def _known_all(ctx, values: tuple) -> tuple:

@@ -1,0 +1,88 @@
+"""A called action's summary is one memory for every exploration of the caller that
+shares it (issue 24): a summary of more result fields serves a caller reading fewer,
+its results cut to those (interpreter.odds.passes.Passes.summary)."""
+
+from __future__ import annotations
+
+import dsl
+from interpreter import Engine
+from interpreter.odds import marginals
+from interpreter.odds.marginals import ByField
+from interpreter.odds.passes import Passes
+
+TEXT = """
+action inner() {
+  let a = d6
+  let b = d8
+  result { a: a, b: b }
+}
+
+action act() {
+  let r = inner()
+  let c = d20
+  result { x: r.a, y: r.b + 1, z: c }
+}
+"""
+
+#: a field of the called action that may stop a run: a summary holding it does not
+#: serve a caller that never reads it (that caller's runs never stop there)
+FAILING = """
+action inner() {
+  let a = d6
+  let b = d4 - 1
+  result { a: a, b: 12 / b }
+}
+
+action act() {
+  let r = inner()
+  let c = d20
+  result { x: r.a, y: r.b, z: c }
+}
+"""
+
+
+def counted(monkeypatch) -> list:
+    """The fields each exploration of a called action was asked for."""
+    asked: list = []
+    original = Passes.call
+
+    def call(self, action, args, state, fields, rider=None, steps=(0, 0)):
+        asked.append(fields)
+        return original(self, action, args, state, fields, rider, steps)
+
+    monkeypatch.setattr(Passes, "call", call)
+    return asked
+
+
+def answered(text: str, monkeypatch) -> tuple:
+    engine = Engine(dsl.load_text(text, "calls.rules"))
+    sheet = engine.sheet({})
+    asked = counted(monkeypatch)
+    with monkeypatch.context() as patch:
+        # the joint's try explores `inner`, then stops at `let c` (past 100 worlds)
+        patch.setattr(marginals, "JOINT_WORLDS", 100)
+        patch.setattr(marginals, "JOINT_OUTCOMES", 100)
+        whole = engine.odds("act", sheet, {})
+        done = list(asked)
+    alone = {name: engine.odds("act", sheet, {}, name) for name in ("x", "y")}
+    return whole, alone, done
+
+
+def test_the_joints_summary_of_a_call_serves_each_fields_groups(monkeypatch):
+    whole, alone, asked = answered(TEXT, monkeypatch)
+    assert type(whole) is ByField
+    # the joint's try explored `inner` for both fields; the fork groups (x reads r.a,
+    # y reads r.b, z neither) each had that summary cut, not explored again
+    assert asked == [("a", "b")]
+    for name, odds in alone.items():
+        assert whole.fields[name].exact and odds.exact
+        assert whole.fields[name].probabilities == odds.probabilities
+
+
+def test_a_summary_with_a_field_that_may_stop_a_run_serves_only_its_readers(monkeypatch):
+    whole, alone, asked = answered(FAILING, monkeypatch)
+    assert type(whole) is ByField
+    # the group reading r.a alone: `inner` explored again for it, not cut from the
+    # summary of both fields (whose runs stop where b is 0); y's and z's cut
+    assert asked == [("a", "b"), ("a",)]
+    assert whole.fields["y"].probabilities == alone["y"].probabilities
