@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dsl
 from interpreter import Engine
-from interpreter.odds import marginals
+from interpreter.odds import BUDGET, marginals
 from interpreter.odds.marginals import ByField
 from interpreter.odds.passes import Passes
 
@@ -86,3 +86,37 @@ def test_a_summary_with_a_field_that_may_stop_a_run_serves_only_its_readers(monk
     # summary of both fields (whose runs stop where b is 0); y's and z's cut
     assert asked == [("a", "b"), ("a",)]
     assert whole.fields["y"].probabilities == alone["y"].probabilities
+
+
+#: fork groups reading one field of a call and both: the wider first
+NESTED = """
+action inner() {
+  let a = d6
+  let b = d8
+  result { a: a, b: b }
+}
+
+action act() {
+  let r = inner()
+  let c = d20
+  result { x: r.a, y: r.a + r.b, z: c }
+}
+"""
+
+
+def test_the_fork_group_reading_more_of_a_call_goes_first_and_serves_the_others(monkeypatch):
+    engine = Engine(dsl.load_text(NESTED, "calls.rules"))
+    sheet = engine.sheet({})
+    asked = counted(monkeypatch)
+    with monkeypatch.context() as patch:
+        patch.setattr(marginals, "JOINT_SHARE", BUDGET)  # the joint's try: one unit
+        patch.setattr(marginals, "JOINT_OUTCOMES", 0)  # (not counted whole again)
+        whole = engine.odds("act", sheet, {})
+    assert type(whole) is ByField
+    # the joint's try stopped within `inner` (its one unit); then y (r.a and r.b)
+    # explored it first, and x (r.a) and z (neither) had that summary cut
+    assert asked == [("a", "b"), ("a", "b")]
+    for name in ("x", "y", "z"):
+        alone = engine.odds("act", sheet, {}, name)
+        assert whole.fields[name].exact and alone.exact
+        assert whole.fields[name].probabilities == alone.probabilities

@@ -197,7 +197,7 @@ class Passes:
         those, then weighted into every world that makes that call."""
         action, arguments = call.action, call.arguments
         wanted: Any = MISSING if name is None else live_out.needs.get(name, MISSING)
-        fields = () if wanted is MISSING else tuple(wanted) if wanted is not None else None
+        fields = () if wanted is MISSING else tuple(sorted(wanted)) if wanted is not None else None
         out, failures = [], []
         for world in worlds:
             for after, args in self.explore(world, lambda ctx: _known_all(ctx, arguments(ctx))):
