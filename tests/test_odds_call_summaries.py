@@ -4,6 +4,8 @@ its results cut to those (interpreter.odds.passes.Passes.summary)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import dsl
 from interpreter import Engine
 from interpreter.odds import BUDGET, marginals
@@ -24,8 +26,8 @@ action act() {
 }
 """
 
-#: a field of the called action that may stop a run: a summary holding it does not
-#: serve a caller that never reads it (that caller's runs never stop there)
+#: a field of the called action that may stop a run (b is 0 once in 4): it stops the
+#: runs of a caller that never reads it too, as a real run computes the whole result
 FAILING = """
 action inner() {
   let a = d6
@@ -79,13 +81,17 @@ def test_the_joints_summary_of_a_call_serves_each_fields_groups(monkeypatch):
         assert whole.fields[name].probabilities == odds.probabilities
 
 
-def test_a_summary_with_a_field_that_may_stop_a_run_serves_only_its_readers(monkeypatch):
+def test_a_field_of_a_call_that_may_stop_a_run_stops_the_callers_that_do_not_read_it(
+    monkeypatch,
+):
     whole, alone, asked = answered(FAILING, monkeypatch)
     assert type(whole) is ByField
-    # the group reading r.a alone: `inner` explored again for it, not cut from the
-    # summary of both fields (whose runs stop where b is 0); y's and z's cut
-    assert asked == [("a", "b"), ("a",)]
-    assert whole.fields["y"].probabilities == alone["y"].probabilities
+    assert asked == [("a", "b")]  # every summary has b's failures: the groups' cut
+    stopped = [o for o in alone["x"].probabilities if not isinstance(o, int)]
+    assert len(stopped) == 1 and alone["x"].probabilities[stopped[0]] == Fraction(1, 4)
+    assert alone["x"].probabilities[1] == Fraction(3, 4) / 6  # (a's face, b not 0)
+    for name, odds in alone.items():
+        assert whole.fields[name].probabilities == odds.probabilities
 
 
 #: fork groups reading one field of a call and both: the wider first

@@ -234,8 +234,8 @@ class Passes:
         (None: all of them), the `rider` field left a distribution: one memory for every
         exploration of the action that shares the explorer's calls (a whole result's fork
         groups, each field's). A summary of more fields serves fewer: its results cut to
-        those (the same outcomes, merged), where the fields it has more of cannot stop a
-        run (a joint's try that explored the call serves the fields' exploration after it)."""
+        those (the same outcomes, merged; a joint's try that explored the call serves the
+        fields' exploration after it)."""
         known_ones = self.calls.setdefault(key, [])
         for have, have_rider, found in known_ones:
             if have == fields and have_rider == rider:
@@ -252,19 +252,13 @@ class Passes:
     def covers(self, action, have, have_rider, fields, rider) -> bool:
         """Whether a called action's summary of the result fields `have` (None: all; the
         field `have_rider` left a distribution) serves a caller reading `fields` with the
-        `rider` field left one: every field it reads there, the others unable to stop a
-        run, and no other field a distribution."""
+        `rider` field left one: every field it reads there, and no other field a
+        distribution (each summary has the failures of every field: `call`)."""
         if fields is None or action.result is None:
             return have is None and have_rider in (None, rider)
         if have is not None and not set(fields) <= set(have):
             return False
-        if have_rider is not None and have_rider != rider and have_rider in fields:
-            return False
-        return all(
-            self.safe(expression)
-            for field, expression in action.node.body[-1].fields
-            if field not in fields and (have is None or field in have)
-        )
+        return have_rider is None or have_rider == rider or have_rider not in fields
 
     def call(self, action, args: tuple, state, fields, rider=None, steps=NO_STEPS) -> tuple:
         """An action's outcomes for these arguments and this sheet, each with its
@@ -272,11 +266,15 @@ class Passes:
         weight, (fewest, most))], [(Failure, weight)], weight lost, the most steps a run
         reached)."""
         live = Live({})
+        watched: set = set()  # the fields not read that may stop a run: computed too
         if action.result is not None:
             for field, expression in action.node.body[-1].fields:
-                if fields is None or field in fields:
+                read = fields is None or field in fields
+                if not read and not self.safe(expression):
+                    watched.add(field)
+                if read or field in watched:
                     live = live.union(self.names_read(expression))
-        result = _result_of(action, fields, rider)
+        result = _result_of(action, fields, rider, watched)
         saved, self.lost = self.lost, Mass()
         peak, self.peak = self.peak, 0
         self.depth += 1
@@ -449,10 +447,12 @@ def _known_all(ctx, values: tuple) -> tuple:
     return tuple(known(ctx, v) for v in values)
 
 
-def _result_of(action, fields, rider=None):
+def _result_of(action, fields, rider=None, watched=frozenset()):
     """A run(ctx) giving the called action's result: the `fields` of it read later (all
     of them when None), as `rulebook odds --field` computes only the field asked for;
-    the `rider` field's value kept a distribution where it is one (read once later)."""
+    the `rider` field's value kept a distribution where it is one (read once later).
+    The `watched` fields, not read, are computed too, in the result's order (one may
+    stop the run, as it does in a real one), their values left out."""
 
     def result(ctx):
         if action.result is None:
@@ -462,6 +462,8 @@ def _result_of(action, fields, rider=None):
             if fields is None or field in fields:
                 found = value(ctx)
                 out[field] = found if field == rider and type(found) is Dist else known(ctx, found)
+            elif field in watched:
+                known(ctx, value(ctx))  # (a failure stops the run; the value unread)
         return Record(out, kind="result")
 
     return result
