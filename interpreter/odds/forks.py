@@ -76,6 +76,7 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended) -> 
         for index in range(start, len(body)):
             parts = partition(explorer, body, index, group, lives, wanted)
             if len(parts) > 1:  # the others from the worlds before this statement
+                parts = widest_first(body, index, parts, of_group)
                 waiting.extend((group.fork(part), index) for part in reversed(parts[1:]))
                 group = group.fork(parts[0])
             out, live = of_group(group.fields)
@@ -84,6 +85,24 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended) -> 
             group.worlds = worlds_of(explorer, worlds)  # (a list: fields read each world)
             group.failures.extend(failed)
         ended(group)
+
+
+def widest_first(body: tuple, index: int, parts: list, of_group) -> list:
+    """Parts of a fork at a call of an action (`let x = action(...)`: body[index]), those
+    reading more fields of its result first (`of_group(part)[1][index]`: what the part
+    reads after the statement):
+    the called action's summary of more fields, explored first, serves a later part
+    reading fewer (interpreter.odds.passes.Passes.summary) instead of being explored
+    again. Any other statement's parts as they are."""
+    shape = body[index].shape
+    if type(shape) is not Binding or shape.call is None:
+        return parts
+
+    def width(part: tuple) -> int:
+        wanted = of_group(part)[1][index].needs.get(shape.name, MISSING)
+        return 0 if wanted is MISSING else -(1 << 30) if wanted is None else -len(wanted)
+
+    return sorted(parts, key=width)  # (stable: of equal width, in the group's order)
 
 
 def partition(explorer, body: tuple, index: int, group: Group, lives: dict, wanted: dict):

@@ -57,6 +57,7 @@ class Passes:
         roller: Any
         sums_fail: bool
         carrying: set[int]
+        safe: Callable[[object], bool]
 
         def work(self) -> None: ...
         def deferring(self, statements: tuple[Any, ...], index: int, live: list[Any]) -> bool: ...
@@ -196,17 +197,15 @@ class Passes:
         those, then weighted into every world that makes that call."""
         action, arguments = call.action, call.arguments
         wanted: Any = MISSING if name is None else live_out.needs.get(name, MISSING)
-        fields = () if wanted is MISSING else tuple(wanted) if wanted is not None else None
+        fields = () if wanted is MISSING else tuple(sorted(wanted)) if wanted is not None else None
         out, failures = [], []
         for world in worlds:
             for after, args in self.explore(world, lambda ctx: _known_all(ctx, arguments(ctx))):
                 if isinstance(args, Failure):
                     failures.append((after, args))
                     continue
-                key = (action.node.name, hashable(args), after.state.snapshot(), fields, rider)
-                found = self.calls.get(key)
-                if found is None:
-                    found = self.calls[key] = self.call(action, args, after.state, fields, rider)
+                key = (action.node.name, hashable(args), after.state.snapshot())
+                found = self.summary(action, key, args, after.state, fields, rider)
                 steps = after.steps
                 if steps[1] + found[3] > self.ctx.limits.steps_per_run:
                     # counted from no steps, the call is not known to stay within the
@@ -229,17 +228,53 @@ class Passes:
                     failures.append((World(after.env, after.state, times(weight, *w)), failure))
         return out, failures
 
+    def summary(self, action, key: tuple, args: tuple, state, fields, rider) -> tuple:
+        """What `call` gives (as `call` below) for these arguments and this sheet (`key`:
+        the action's name, its arguments, the sheet), the `fields` of its result read
+        (None: all of them), the `rider` field left a distribution: one memory for every
+        exploration of the action that shares the explorer's calls (a whole result's fork
+        groups, each field's). A summary of more fields serves fewer: its results cut to
+        those (the same outcomes, merged; a joint's try that explored the call serves the
+        fields' exploration after it)."""
+        known_ones = self.calls.setdefault(key, [])
+        for have, have_rider, found in known_ones:
+            if have == fields and have_rider == rider:
+                return found
+        for have, have_rider, found in known_ones:
+            if self.covers(action, have, have_rider, fields, rider):
+                found = projected(found, fields)
+                known_ones.append((fields, rider, found))  # (cut once)
+                return found
+        found = self.call(action, args, state, fields, rider)
+        known_ones.append((fields, rider, found))
+        return found
+
+    def covers(self, action, have, have_rider, fields, rider) -> bool:
+        """Whether a called action's summary of the result fields `have` (None: all; the
+        field `have_rider` left a distribution) serves a caller reading `fields` with the
+        `rider` field left one: every field it reads there, and no other field a
+        distribution (each summary has the failures of every field: `call`)."""
+        if fields is None or action.result is None:
+            return have is None and have_rider in (None, rider)
+        if have is not None and not set(fields) <= set(have):
+            return False
+        return have_rider is None or have_rider == rider or have_rider not in fields
+
     def call(self, action, args: tuple, state, fields, rider=None, steps=NO_STEPS) -> tuple:
         """An action's outcomes for these arguments and this sheet, each with its
         probability and the steps counted to it from `steps`: ([(sheet after, result,
         weight, (fewest, most))], [(Failure, weight)], weight lost, the most steps a run
         reached)."""
         live = Live({})
+        watched: set = set()  # the fields not read that may stop a run: computed too
         if action.result is not None:
             for field, expression in action.node.body[-1].fields:
-                if fields is None or field in fields:
+                read = fields is None or field in fields
+                if not read and not self.safe(expression):
+                    watched.add(field)
+                if read or field in watched:
                     live = live.union(self.names_read(expression))
-        result = _result_of(action, fields, rider)
+        result = _result_of(action, fields, rider, watched)
         saved, self.lost = self.lost, Mass()
         peak, self.peak = self.peak, 0
         self.depth += 1
@@ -390,14 +425,34 @@ class Passes:
         return shape.call is not None and self.depth + 2 < self.ctx.limits.call_depth
 
 
+def projected(found: tuple, fields) -> tuple:
+    """A called action's summary (Passes.call) with its results cut to `fields`: the
+    results then the same on the same sheet, one outcome."""
+    ends, failures, lost, peak = found
+    outcomes: dict = {}
+    for state, record, weight, taken in ends:
+        cut = record if record is None else Record({f: record[f] for f in fields}, kind="result")
+        key = (hashable(cut), state.snapshot())
+        same = outcomes.get(key)
+        if same is None:
+            outcomes[key] = [state, cut, Mass(weight), taken]
+        else:
+            same[2].add(weight)
+            same[3] = spread(same[3], taken)
+    ends = [(state, cut, mass.weight(), taken) for state, cut, mass, taken in outcomes.values()]
+    return ends, failures, lost, peak
+
+
 def _known_all(ctx, values: tuple) -> tuple:
     return tuple(known(ctx, v) for v in values)
 
 
-def _result_of(action, fields, rider=None):
+def _result_of(action, fields, rider=None, watched=frozenset()):
     """A run(ctx) giving the called action's result: the `fields` of it read later (all
     of them when None), as `rulebook odds --field` computes only the field asked for;
-    the `rider` field's value kept a distribution where it is one (read once later)."""
+    the `rider` field's value kept a distribution where it is one (read once later).
+    The `watched` fields, not read, are computed too, in the result's order (one may
+    stop the run, as it does in a real one), their values left out."""
 
     def result(ctx):
         if action.result is None:
@@ -407,6 +462,8 @@ def _result_of(action, fields, rider=None):
             if fields is None or field in fields:
                 found = value(ctx)
                 out[field] = found if field == rider and type(found) is Dist else known(ctx, found)
+            elif field in watched:
+                known(ctx, value(ctx))  # (a failure stops the run; the value unread)
         return Record(out, kind="result")
 
     return result
