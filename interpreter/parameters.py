@@ -111,7 +111,7 @@ class Binder:
         key: tuple | None
         found: tuple | None
         try:
-            key = (sheet if self.needs_sheet else None, tuple(params.items()))
+            key = (sheet, tuple(params.items())) if self.needs_sheet else tuple(params.items())
             found = self.seen.get(key)
         except TypeError:  # a list among the values: not remembered
             key = found = None
