@@ -267,14 +267,14 @@ class Values:
         ):  # any other record: its field, as `Expressions.ex_field` reads it
             record, target = self.value(subject), out.temp()
             out.line(f"if type({record}) is {k(Record)}:")
-            out.line(f"    {target} = {record}.get({k(node.name)})")
+            out.line(f"    {target} = {record}._fields.get({k(node.name)})")
             out.line("else:")
             out.line(f"    {target} = {k(field_of)}({record}, {k(node.name)}, {k(node.span)})")
             return target
         record, target = out.temp(), out.temp()
         out.line(f"{record} = env[{k(subject.name)}]")
         out.line(f"if type({record}) is {k(Record)}:")
-        out.line(f"    {target} = {record}.get({k(node.name)})")
+        out.line(f"    {target} = {record}._fields.get({k(node.name)})")
         out.line(f"    if type({target}) is {k(Pending)}:")
         out.line(f"        {target} = {target}.force(ctx)")
         out.line("else:")
@@ -314,6 +314,9 @@ class Values:
         if kind == "formula":  # its generated function, called straight from here
             fast = compiler.generated_formula(binding.name)
             called = fast[0] if fast else called
+        elif kind in ("check", "action"):  # theirs too (made now, unless being made)
+            made = called.fast if called.fast is not None else called.make_fast(now=True)
+            called = made or called
         values = self.arguments(node, binding.node.params)
         target = self.out.temp()
         self.out.line(f"{target} = {self.k(called)}(ctx, {values}, {self.k(node.span)})")

@@ -47,6 +47,7 @@ SAFE_WORDS = frozenset(
         "force",
         "get",
         "call",
+        "_fields",
     }
 )
 #: a name this package made: a constant, a local value, a function
