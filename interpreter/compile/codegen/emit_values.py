@@ -365,10 +365,21 @@ class Values:
                 keys.append(self.closure(compiler.naming(key)))
             else:
                 keys.append(self.value(key))
-        target = self.out.temp()
+        target, out, k = self.out.temp(), self.out, self.k
         lookup = compiler.table(binding.name)
         values = "(" + "".join(f"{key}, " for key in keys) + ")"
-        self.out.line(f"{target} = {self.k(lookup)}(ctx, {values}, {self.k(node.span)})")
+        if len(keys) != 1 or len(binding.node.keys) > 1:
+            out.line(f"{target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
+            return target
+        # one key: a whole number's row of constants read where it was remembered
+        rows, key = compiler.remembered_rows(binding.name), keys[0]
+        out.line(f"if type({key}) is int:")
+        out.line(f"    {target} = {k(rows.values)}.get({key}, {k(MISSING)})")
+        out.line(f"    if {target} is {k(MISSING)}:")
+        remember = f"{k(rows.remembered)}({k(lookup)}, ctx, {key}, {k(node.span)})"
+        out.line(f"        {target} = {remember}")
+        out.line("else:")
+        out.line(f"    {target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
         return target
 
 
