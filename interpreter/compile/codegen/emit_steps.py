@@ -131,11 +131,25 @@ def _entered(out: Emitted, function: str, names: tuple[str, ...], too_deep: Any)
     out.line("if ctx.calls >= ctx.limits.call_depth:")
     out.line(f"    raise {k(too_deep)}(ctx, span)")
     out.line("saved = ctx.env")
-    out.line(f"ctx.env = env = dict(zip({k(names)}, args))")
+    _frame(out, names)
     out.line(f"ctx.depth += {k(1)}")
     out.line(f"ctx.calls += {k(1)}")
     out.line("try:")
     out.level = 2
+
+
+def _frame(out: Emitted, names: tuple[str, ...]) -> None:
+    """`ctx.env = env = dict(zip(names, args))`: the parameters by name, one by one when
+    there are as many arguments as names (the common case: no zip to go through)."""
+    k = out.constant
+    if not names:
+        out.line("ctx.env = env = {}")
+        return
+    each = ", ".join(f"{k(name)}: args[{k(i)}]" for i, name in enumerate(names))
+    out.line(f"if len(args) == {k(len(names))}:")
+    out.line(f"    ctx.env = env = {{{each}}}")
+    out.line("else:")
+    out.line(f"    ctx.env = env = dict(zip({k(names)}, args))")
 
 
 def _left(out: Emitted) -> None:
@@ -272,7 +286,7 @@ def generated_formula(
         out.line("if ctx.calls >= ctx.limits.call_depth:")
         out.line(f"    raise {k(too_deep)}(ctx, span)")
         out.line("saved = ctx.env")
-        out.line(f"ctx.env = env = dict(zip({k(names)}, args))")
+        _frame(out, names)
         out.line(f"ctx.calls += {k(1)}")
         out.line("try:")
         out.level = 2

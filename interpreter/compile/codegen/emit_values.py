@@ -292,10 +292,23 @@ class Values:
             if arg is None:
                 arg = param.default
             if compiler.param_type(param).kind == "ref":
-                names.append(self.closure(compiler.ref(arg)))
+                names.append(self.place(arg))
             else:
                 names.append(self.value(arg))
         return "(" + "".join(f"{name}, " for name in names) + ")"
+
+    def place(self, node: Any) -> str:
+        """The place a ref-typed argument names (`Compiler.ref`): a field's name or a
+        local's value written inline, any other through its closure."""
+        binding = self.compiler.bindings.get(id(node))
+        if isinstance(node, n.Name) and binding is not None:
+            if binding.kind == "field":
+                return self.k(binding.name)
+            if binding.kind != "group":
+                target = self.out.temp()
+                self.out.line(f"{target} = env[{self.k(node.name)}]")
+                return target
+        return self.closure(self.compiler.ref(node))
 
     def call(self, node: n.Call) -> str | None:
         compiler = self.compiler

@@ -48,6 +48,7 @@ SAFE_WORDS = frozenset(
         "get",
         "call",
         "_fields",
+        "len",
     }
 )
 #: a name this package made: a constant, a local value, a function
