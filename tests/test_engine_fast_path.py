@@ -113,3 +113,15 @@ def test_a_check_called_straight_keeps_the_call_depth_and_the_steps():
             errors.append((str(raised.value), getattr(raised.value, "steps", None)))
         assert errors[0] == errors[1] == errors[2]
         assert "call_depth" in errors[0][0] or "steps_per_run" in errors[0][0]
+
+
+def test_parameters_remembered_by_value_and_type(engine):
+    """True == 1 in Python: the binder's memory of the parameters given before must
+    not take one for the other (True is refused after 1 as before it)."""
+    sheet = engine.sheet({"Strength": 3})
+    with pytest.raises(RulebookError) as refused:
+        Engine(engine.rulebook).run("test", sheet, {"bonus": True}, ForcedDice([6]))
+    engine.run("test", sheet, {"bonus": 1}, ForcedDice([6]))
+    with pytest.raises(RulebookError) as again:
+        engine.run("test", sheet, {"bonus": True}, ForcedDice([6]))
+    assert str(again.value) == str(refused.value)
