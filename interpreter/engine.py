@@ -34,6 +34,7 @@ from dsl.rulebook import Rulebook, reads_sheet
 from interpreter.balance.encounters.answering import EncounterOdds, encounter_odds
 from interpreter.choosers import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
+from interpreter.compile.codegen import SWITCH
 from interpreter.compile.procedures import Procedure
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
@@ -95,7 +96,7 @@ class RollCall:
 class Runnable:
     """What `run` can run: an action, a check or a named roll, with its parameters."""
 
-    __slots__ = ("binder", "characters", "compiled", "kind", "name", "span")
+    __slots__ = ("binder", "characters", "compiled", "fast", "kind", "name", "span")
 
     def __init__(self, kind: str, name: str, compiled: Any, binder: Binder):
         self.kind = kind  # "action", "check" or "roll"
@@ -103,6 +104,8 @@ class Runnable:
         self.compiled = compiled  # compiled(ctx, args, span) → the result (a record, a total)
         self.binder = binder
         self.span = compiled.node.span
+        #: the generated function an untraced run calls straight (codegen), once made
+        self.fast: Callable[..., Any] | None = None
         #: whether other characters may be given to it (parameters of type character)
         self.characters = any(
             isinstance(p.type, n.NamedType) and p.type.name == "character"
@@ -124,6 +127,7 @@ class Engine:
         self.compiler = Compiler.of(rulebook)
         #: name → Runnable (an action, check or roll, and its binder)
         self._runnables: dict[str, Runnable] = {}
+        self._open_default = self.compiler.open_default  # (read by every run)
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
@@ -167,7 +171,9 @@ class Engine:
         # The hot path of the API: `speaking` written out, and nothing made that the run
         # does not need (no chooser without choices, no copy of params without targets).
         try:
-            runnable = self.runnable(action)
+            runnable = self._runnables.get(action) if type(action) is str else None
+            if runnable is None:
+                runnable = self.runnable(action)
             if targets:
                 params = with_targets(params, targets)
             chooser = chooser_for(choices) if choices is not None else None
@@ -190,14 +196,22 @@ class Engine:
         args, shown = binder(sheet, params)
         warnings = binder.warnings(sheet, params) if binder.open_skills else ()
         source = dice if dice is not None else SeededDice()
-        roller = Roller(source, self.limits)
+        limits = self.limits
+        roller = Roller(source, limits)
         steps = self._heading(runnable, shown) if traced else None
-        state = State(sheet._values, self.compiler.open_default)
-        ctx = Context(roller, self.limits, state, steps)
-        ctx.chooser = chooser
+        state = State(sheet._values, self._open_default)
+        ctx = Context(roller, limits, state, steps)
+        if chooser is not None:
+            ctx.chooser = chooser
         changes: tuple[Change, ...]
         try:
-            result = runnable.compiled(ctx, args, runnable.span)
+            fast = runnable.fast
+            if fast is not None and steps is None and SWITCH.generated:
+                result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
+            else:
+                result = runnable.compiled(ctx, args, runnable.span)
+                if steps is None and SWITCH.generated:  # made by now, if it can be
+                    runnable.fast = getattr(runnable.compiled, "fast", None) or None
             if state.own or state.cast is not None:
                 new_sheet, written = self.commit(ctx, sheet)
                 changes = tuple(written)
@@ -218,7 +232,7 @@ class Engine:
             error.steps = ctx.steps
             raise
         faces, made = tuple(roller.drawn), tuple(ctx.choices) if ctx.choices else ()
-        outcome = Outcome(
+        return Outcome(
             runnable.name,
             shown,
             result,
@@ -234,9 +248,8 @@ class Engine:
             made,
             sheet,
             steps.close() if steps is not None else None,
+            ctx.steps,
         )
-        outcome.steps = ctx.steps
-        return outcome
 
     def runnable(self, name: str) -> Runnable:
         """The action, check, opposed check or named roll of that name, compiled (once)."""

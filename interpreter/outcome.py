@@ -85,6 +85,7 @@ class Outcome:
         choices: tuple[Any, ...] = (),
         before: Sheet | None = None,
         trace: Trace | None = None,
+        steps: int = 0,
     ):
         self.action, self.params, self.result, self.sheet = action, params, result, sheet
         self.changes, self.dice, self.origin = changes, dice, origin
@@ -94,7 +95,7 @@ class Outcome:
         self.before = sheet if before is None else before
         self._replay = replay  # (a function giving the trace by running again, its arguments)
         self._trace: Trace | None = trace  # recorded as the run went (Engine.run(trace=True))
-        self.steps = 0  # the steps of evaluation it took (against Limits.steps_per_run)
+        self.steps = steps  # the steps of evaluation it took (against Limits.steps_per_run)
 
     @property
     def sheets(self) -> dict[str, Sheet]:

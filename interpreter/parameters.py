@@ -107,14 +107,19 @@ class Binder:
         return general
 
     def __call__(self, sheet: Sheet, params: dict) -> tuple:
-        # The same parameters again (an app rolling one check many times): no work.
+        # The same parameters again (an app rolling one check many times): no work. The
+        # values' types are part of the key (True == 1 and 1.0 == 1, but neither is 1
+        # given); a tuple, whose items' types are not, is not remembered.
         key: tuple | None
         found: tuple | None
-        try:
-            key = (sheet if self.needs_sheet else None, tuple(params.items()))
-            found = self.seen.get(key)
-        except TypeError:  # a list among the values: not remembered
-            key = found = None
+        types = tuple(map(type, params.values()))
+        key = found = None
+        if tuple not in types:
+            try:
+                key = (tuple(params.items()), types, sheet if self.needs_sheet else None)
+                found = self.seen.get(key)
+            except TypeError:  # a list among the values: not remembered
+                key = None
         if found is not None:
             return found[0], dict(found[1])
         args, shown = self.bind(sheet, params)

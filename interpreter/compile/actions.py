@@ -36,6 +36,7 @@ class CallFrame:
         self.runs += 1
         if self.runs <= SWITCH.after and not now:
             return False
+        self.fast = False  # while it is made: a call of itself inside calls `self`
         self.generated = safely(self.generate, self.compiler, self, too_deep)
         self.fast = self.generated[0] if self.generated is not None else False
         return self.fast

@@ -24,9 +24,17 @@ class Tables(CompilerHost):
     def table(self, name: str):
         return self.memo(("table", name), lambda: self._table(self.book.tables[name]))
 
+    def remembered_rows(self, name: str) -> RememberedRows:
+        """A one-key table's rows of constants, by whole-number key, as its lookup finds
+        them (for generated code: interpreter.compile.codegen)."""
+        self.table(name)  # (its rows: made with its lookup)
+        found: RememberedRows = self.compiled[("table rows", name)]
+        return found
+
     def _table(self, table: n.Table):
         levels = max(1, len(table.keys))
         root = self._rows(table, table.rows, 0, levels)
+        self.compiled[("table rows", table.name)] = RememberedRows(root)
         keys = table.keys
         title = table.name
 
@@ -275,3 +283,27 @@ def _lookup_text(title: str, key_values: tuple, seen, length: int) -> Message:
     for i, key in enumerate(key_values):
         parts += [", ", glimpse(key, length)] if i else [glimpse(key, length)]
     return Message.joined([*parts, "] → ", glimpse(seen, length)])
+
+
+#: whole-number keys remembered of one table (each a row's constant value)
+REMEMBERED_KEYS = 4096
+
+
+class RememberedRows:
+    """The values a one-key table gives for whole-number keys whose row is a constant
+    (`Cell.cached`): what generated code reads before calling the lookup (`remembered`),
+    the same value the lookup gives, with none of its work. Bounded (REMEMBERED_KEYS)."""
+
+    __slots__ = ("root", "values")
+
+    def __init__(self, root) -> None:
+        self.root = root
+        self.values: dict[int, object] = {}
+
+    def remembered(self, lookup, ctx, key: int, span):
+        """`lookup(ctx, (key,), span)`, remembered when the row found is a constant."""
+        value = lookup(ctx, (key,), span)
+        row = self.root.find(key)
+        if type(row) is Cell and row.cached is not MISSING and len(self.values) < REMEMBERED_KEYS:
+            self.values[key] = value
+        return value

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from dsl import nodes as n
-from interpreter.bounds import bounded_record
+from interpreter.bounds import NESTED, bounded_value
 from interpreter.compile.arithmetic import as_number
 from interpreter.compile.codegen.emit_values import ORDERING, Values
 from interpreter.compile.codegen.emitted import Emitted, UnsafeSource
@@ -131,11 +131,25 @@ def _entered(out: Emitted, function: str, names: tuple[str, ...], too_deep: Any)
     out.line("if ctx.calls >= ctx.limits.call_depth:")
     out.line(f"    raise {k(too_deep)}(ctx, span)")
     out.line("saved = ctx.env")
-    out.line(f"ctx.env = env = dict(zip({k(names)}, args))")
+    _frame(out, names)
     out.line(f"ctx.depth += {k(1)}")
     out.line(f"ctx.calls += {k(1)}")
     out.line("try:")
     out.level = 2
+
+
+def _frame(out: Emitted, names: tuple[str, ...]) -> None:
+    """`ctx.env = env = dict(zip(names, args))`: the parameters by name, one by one when
+    there are as many arguments as names (the common case: no zip to go through)."""
+    k = out.constant
+    if not names:
+        out.line("ctx.env = env = {}")
+        return
+    each = ", ".join(f"{k(name)}: args[{k(i)}]" for i, name in enumerate(names))
+    out.line(f"if len(args) == {k(len(names))}:")
+    out.line(f"    ctx.env = env = {{{each}}}")
+    out.line("else:")
+    out.line(f"    ctx.env = env = dict(zip({k(names)}, args))")
 
 
 def _left(out: Emitted) -> None:
@@ -179,11 +193,7 @@ def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, st
         else:
             node = action.node.body[-1]
             pairs = [(name, steps.value(expr)) for name, expr in node.fields]
-            fields = ", ".join(f"{steps.k(name)}: {value}" for name, value in pairs)
-            out.line(
-                f"return {steps.k(bounded_record)}(ctx, {steps.k(Record)}({{{fields}}}, "
-                f"{steps.k('result')}), {steps.k(action.node.span)})"
-            )
+            _returned(steps, pairs, "result", action.node.span)
         _left(out)
     except (TooDeep, RecursionError):
         return None
@@ -240,10 +250,22 @@ def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
         value = steps.value(expr)
         out.line(f"env[{k(name)}] = {value}")
         fields.append((name, value))
+    _returned(steps, fields, "check", node.span)
+
+
+def _returned(steps: Steps, fields: list[tuple[str, str]], kind: str, span: Any) -> None:
+    """`return bounded_record(ctx, Record({...}, kind), span)`, written out: the record
+    gone through (`bounded_value`) only when a field holds a list or a record."""
+    out, k = steps.out, steps.k
+    record = out.temp()
     shown = ", ".join(f"{k(name)}: {value}" for name, value in fields)
-    out.line(
-        f"return {k(bounded_record)}(ctx, {k(Record)}({{{shown}}}, {k('check')}), {k(node.span)})"
-    )
+    out.line(f"{record} = {k(Record)}({{{shown}}}, {k(kind)})")
+    held = dict(fields)  # (a name given twice: the record holds its last value)
+    nested = " or ".join(f"type({value}) in {k(NESTED)}" for value in held.values())
+    if nested:
+        out.line(f"if {nested}:")
+        out.line(f"    {record} = {k(bounded_value)}(ctx, {record}, {k(span)})")
+    out.line(f"return {record}")
 
 
 def generated_formula(
@@ -264,7 +286,7 @@ def generated_formula(
         out.line("if ctx.calls >= ctx.limits.call_depth:")
         out.line(f"    raise {k(too_deep)}(ctx, span)")
         out.line("saved = ctx.env")
-        out.line(f"ctx.env = env = dict(zip({k(names)}, args))")
+        _frame(out, names)
         out.line(f"ctx.calls += {k(1)}")
         out.line("try:")
         out.level = 2

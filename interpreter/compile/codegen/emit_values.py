@@ -267,14 +267,14 @@ class Values:
         ):  # any other record: its field, as `Expressions.ex_field` reads it
             record, target = self.value(subject), out.temp()
             out.line(f"if type({record}) is {k(Record)}:")
-            out.line(f"    {target} = {record}.get({k(node.name)})")
+            out.line(f"    {target} = {record}._fields.get({k(node.name)})")
             out.line("else:")
             out.line(f"    {target} = {k(field_of)}({record}, {k(node.name)}, {k(node.span)})")
             return target
         record, target = out.temp(), out.temp()
         out.line(f"{record} = env[{k(subject.name)}]")
         out.line(f"if type({record}) is {k(Record)}:")
-        out.line(f"    {target} = {record}.get({k(node.name)})")
+        out.line(f"    {target} = {record}._fields.get({k(node.name)})")
         out.line(f"    if type({target}) is {k(Pending)}:")
         out.line(f"        {target} = {target}.force(ctx)")
         out.line("else:")
@@ -292,10 +292,23 @@ class Values:
             if arg is None:
                 arg = param.default
             if compiler.param_type(param).kind == "ref":
-                names.append(self.closure(compiler.ref(arg)))
+                names.append(self.place(arg))
             else:
                 names.append(self.value(arg))
         return "(" + "".join(f"{name}, " for name in names) + ")"
+
+    def place(self, node: Any) -> str:
+        """The place a ref-typed argument names (`Compiler.ref`): a field's name or a
+        local's value written inline, any other through its closure."""
+        binding = self.compiler.bindings.get(id(node))
+        if isinstance(node, n.Name) and binding is not None:
+            if binding.kind == "field":
+                return self.k(binding.name)
+            if binding.kind != "group":
+                target = self.out.temp()
+                self.out.line(f"{target} = env[{self.k(node.name)}]")
+                return target
+        return self.closure(self.compiler.ref(node))
 
     def call(self, node: n.Call) -> str | None:
         compiler = self.compiler
@@ -314,6 +327,9 @@ class Values:
         if kind == "formula":  # its generated function, called straight from here
             fast = compiler.generated_formula(binding.name)
             called = fast[0] if fast else called
+        elif kind in ("check", "action"):  # theirs too (made now, unless being made)
+            made = called.fast if called.fast is not None else called.make_fast(now=True)
+            called = made or called
         values = self.arguments(node, binding.node.params)
         target = self.out.temp()
         self.out.line(f"{target} = {self.k(called)}(ctx, {values}, {self.k(node.span)})")
@@ -362,10 +378,21 @@ class Values:
                 keys.append(self.closure(compiler.naming(key)))
             else:
                 keys.append(self.value(key))
-        target = self.out.temp()
+        target, out, k = self.out.temp(), self.out, self.k
         lookup = compiler.table(binding.name)
         values = "(" + "".join(f"{key}, " for key in keys) + ")"
-        self.out.line(f"{target} = {self.k(lookup)}(ctx, {values}, {self.k(node.span)})")
+        if len(keys) != 1 or len(binding.node.keys) > 1:
+            out.line(f"{target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
+            return target
+        # one key: a whole number's row of constants read where it was remembered
+        rows, key = compiler.remembered_rows(binding.name), keys[0]
+        out.line(f"if type({key}) is int:")
+        out.line(f"    {target} = {k(rows.values)}.get({key}, {k(MISSING)})")
+        out.line(f"    if {target} is {k(MISSING)}:")
+        remember = f"{k(rows.remembered)}({k(lookup)}, ctx, {key}, {k(node.span)})"
+        out.line(f"        {target} = {remember}")
+        out.line("else:")
+        out.line(f"    {target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
         return target
 
 

@@ -47,6 +47,8 @@ SAFE_WORDS = frozenset(
         "force",
         "get",
         "call",
+        "_fields",
+        "len",
     }
 )
 #: a name this package made: a constant, a local value, a function

@@ -1,0 +1,127 @@
+"""An untraced run's fast path: generated functions called straight, table rows remembered.
+
+`Engine.run` calls an action's generated function itself once it is made, generated
+code calls a check's or an action's generated function itself, and a one-key table's
+rows of constants are remembered by whole-number key (interpreter.compile.tables:
+RememberedRows). Each must give what the closures give: the same results, dice, steps
+and errors, a row with dice rolled on every lookup, and the memory bounded.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import dsl
+from dsl.errors import RulebookError
+from interpreter import Engine, ForcedDice
+from interpreter.compile import tables
+from interpreter.compile.codegen import SWITCH, closures_only
+from interpreter.limits import Limits
+
+BOOK = """
+rulebook "Fast path" {
+  system "a check, a table with dice in a row"
+  language "en"
+}
+
+sheet {
+  attribute Strength in 1..10
+}
+
+table Level by total {
+  ..5:   "Low"
+  6..8:  "Middle"
+  9:     d6
+  10..:  "High"
+}
+
+check plain(bonus: int = 0) "Plain" {
+  roll d10 + Strength + bonus >= 8
+  level = Level[total]
+}
+
+action test(bonus: int = 0) "Test" {
+  let c = plain(bonus)
+  result { total: c.total, level: c.level, success: c.success }
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def generated_at_once():
+    before, SWITCH.after = SWITCH.after, 0
+    yield
+    SWITCH.after = before
+
+
+@pytest.fixture
+def engine():
+    return Engine(dsl.load_text(BOOK, "fast_path.rules"))
+
+
+def plain(out):
+    return (dict(out.result), out.dice, out.steps)
+
+
+def test_the_fast_path_and_the_closures_agree_on_every_face(engine):
+    sheet = engine.sheet({"Strength": 3})
+    for bonus in range(-4, 5):
+        for face in range(1, 11):
+            # a total of 9 reads the row with a d6: one more die, forced too
+            dice = [face, 4] if face + 3 + bonus == 9 else [face]
+            fast = engine.run("test", sheet, {"bonus": bonus}, ForcedDice(dice))
+            with closures_only():
+                slow = engine.run("test", sheet, {"bonus": bonus}, ForcedDice(dice))
+            assert plain(fast) == plain(slow)
+    assert engine.runnable("test").fast is not None  # (the generated function, called straight)
+
+
+def test_a_row_with_dice_is_rolled_on_every_lookup_and_never_remembered(engine):
+    sheet = engine.sheet({"Strength": 3})
+    levels = [
+        engine.run("test", sheet, {"bonus": 0}, ForcedDice([6, face])).result["level"]
+        for face in (1, 5, 2)
+    ]
+    assert levels == [1, 5, 2]
+    engine.run("test", sheet, {"bonus": 0}, ForcedDice([1]))  # a total of 4: "Low"
+    remembered = engine.compiler.remembered_rows("Level").values
+    assert remembered == {4: "Low"}
+
+
+def test_the_remembered_rows_are_bounded(engine, monkeypatch):
+    monkeypatch.setattr(tables, "REMEMBERED_KEYS", 3)
+    sheet = engine.sheet({"Strength": 1})
+    for face in range(1, 8):  # totals 2..8, each a row of constants
+        out = engine.run("test", sheet, {"bonus": 0}, ForcedDice([face]))
+        assert out.result["level"] == ("Low" if face + 1 <= 5 else "Middle")
+    assert len(engine.compiler.remembered_rows("Level").values) == 3
+
+
+def test_a_check_called_straight_keeps_the_call_depth_and_the_steps():
+    book = dsl.load_text(BOOK, "fast_path.rules")
+    for limits in (Limits(call_depth=1), Limits(steps_per_run=5)):
+        engine = Engine(book, limits)
+        sheet = engine.sheet({"Strength": 3})
+        errors = []
+        for closures in (False, True, False):  # made by the first run, then called straight
+            with pytest.raises(RulebookError) as raised:
+                if closures:
+                    with closures_only():
+                        engine.run("test", sheet, {"bonus": 1}, ForcedDice([5]))
+                else:
+                    engine.run("test", sheet, {"bonus": 1}, ForcedDice([5]))
+            errors.append((str(raised.value), getattr(raised.value, "steps", None)))
+        assert errors[0] == errors[1] == errors[2]
+        assert "call_depth" in errors[0][0] or "steps_per_run" in errors[0][0]
+
+
+def test_parameters_remembered_by_value_and_type(engine):
+    """True == 1 in Python: the binder's memory of the parameters given before must
+    not take one for the other (True is refused after 1 as before it)."""
+    sheet = engine.sheet({"Strength": 3})
+    with pytest.raises(RulebookError) as refused:
+        Engine(engine.rulebook).run("test", sheet, {"bonus": True}, ForcedDice([6]))
+    engine.run("test", sheet, {"bonus": 1}, ForcedDice([6]))
+    with pytest.raises(RulebookError) as again:
+        engine.run("test", sheet, {"bonus": True}, ForcedDice([6]))
+    assert str(again.value) == str(refused.value)
