@@ -164,8 +164,8 @@ BUILT_IN = frozenset({"total", "target", "success", "margin"})
 
 
 def built_in_cuts(check, terms: dict, sums: dict) -> dict:
-    """For a check asked only one of its built-in fields (BUILT_IN): {id of a pool's
-    forms: the same forms, those only the author's fields read made zero}, so that the
+    """For a check asked only one of its built-in fields (BUILT_IN): {a pool's forms:
+    the same forms, those only the author's fields read made zero}, so that the
     odds count the pool by what decides the field alone. A form stays when a let, the
     roll or the target reads it; nothing is cut when an author's field does more with a
     form than read it whole (it might fail on some values: the field's odds would too)."""
@@ -190,7 +190,10 @@ def built_in_cuts(check, terms: dict, sums: dict) -> dict:
     for _name, expression in check.fields:
         if id(expression) not in sums and read(expression, {}):
             return {}
+    # keyed by the forms themselves (what the odds roller is given, a value, never an
+    # address); two pools of the same forms cut differently: neither is cut (always right)
     cuts: dict = {}
+    clashing: set = set()
     for let in check.lets:
         stack = [let.expr]
         while stack:
@@ -198,9 +201,11 @@ def built_in_cuts(check, terms: dict, sums: dict) -> dict:
             forms = terms.get(id(item))
             if forms is not None:
                 kept = needed.get(let.name, set())
-                cuts[id(forms)] = tuple(
-                    form if k in kept else (0,) * len(form) for k, form in enumerate(forms)
-                )
+                cut = tuple(form if k in kept else (0,) * len(form) for k, form in enumerate(forms))
+                if cuts.setdefault(forms, cut) != cut:
+                    clashing.add(forms)
                 continue
             stack.extend(children(item))
-    return {key: forms for key, forms in cuts.items() if any(map(any, forms))}
+    return {
+        key: forms for key, forms in cuts.items() if key not in clashing and any(map(any, forms))
+    }

@@ -323,7 +323,7 @@ class OddsRoller(PoolQuestions):
         it where `projection` gives them (interpreter.compile.symbol_forms); None: no faces
         to show)."""
         if self.form_cuts:
-            projection = self.form_cuts.get(id(projection), projection)
+            projection = self.form_cuts.get(projection, projection)
         key = (die.key, count, projection)
         found = self.pools.get(key)
         if found is None:
