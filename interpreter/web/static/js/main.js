@@ -78,14 +78,23 @@ async function loadWords(name) {
   setWords(await get(`/api/words?${query}`));
 }
 
+// Each rulebook chosen is numbered: a choice's answers that arrive after a newer choice
+// began are dropped, so that choosing quickly never leaves an older rulebook on the page.
+let choices = 0;
+
 async function chooseRulebook() {
+  const mine = ++choices;
+  const current = () => mine === choices;
   const name = $("#rulebook").value;
   await loadWords(name);
+  if (!current()) return;
   status(t("loading {name}…", { name }));
-  state.rulebook = await get(`/api/rulebooks/${quote(name)}?lang=${language}`);
-  const book = state.rulebook;
+  const book = await get(`/api/rulebooks/${quote(name)}?lang=${language}`);
+  if (!current()) return;
+  state.rulebook = book;
   $("#action").replaceChildren(...runnableGroups(book));
   const { characters } = await get(`/api/characters?rulebook=${quote(name)}`);
+  if (!current()) return;
   const characterSelect = $("#character");
   state.characters = characters.map((c) => c.name);
   fillRivals(state.characters);
@@ -100,7 +109,9 @@ async function chooseRulebook() {
   if (table.character && state.characters.includes(table.character)) characterSelect.value = table.character;
   fillCompare();
   await chooseCharacter();
-  await openInEditor(name);
+  if (!current()) return;
+  await openInEditor(name, current);
+  if (!current()) return;
   renderTable();
   status(book.rulebook);
 }
@@ -398,8 +409,9 @@ function oddsView() {
 
 let editor;
 
-async function openInEditor(name) {
+async function openInEditor(name, current = () => true) {
   const source = await get(`/api/rulebooks/${quote(name)}/source`);
+  if (!current()) return; // (another rulebook was chosen meanwhile: its text goes in)
   state.editing = name;
   state.version = source.version;
   editor.load(source.text, `${name}.rules`);
