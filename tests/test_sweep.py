@@ -242,6 +242,31 @@ def test_parquet_and_pictures(capsys, tmp_path):
     assert code == 2 and "dificultad" in err and not (tmp_path / "t.svg").exists()
 
 
+@pytest.mark.parametrize("language", ["es", "en", None])
+def test_a_pictures_numbers_are_written_as_its_language_writes_them(language):
+    pytest.importorskip("matplotlib")
+    from matplotlib.ticker import ScalarFormatter
+
+    from interpreter.balance.picture import figure
+
+    def rows(ms) -> list:
+        return [
+            {"rulebook": "r", "character": "c", "n": n, "m": m, "P(éxito=sí)": Fraction(n, 4)}
+            | {"P(éxito=sí) float": n / 4}
+            for n in range(1, 4)
+            for m in ms
+        ]
+
+    lines, heat = figure(rows([1]), language=language), figure(rows([1, 2]), language=language)
+    assert len(heat.axes) == 2  # the heatmap and its colour bar
+    for axis in (lines.axes[0].yaxis, heat.axes[-1].yaxis):
+        written = axis.get_major_formatter()
+        if language == "es":  # a decimal comma
+            assert written(0.5, 0) == "0,5" and written(0.25, 0) == "0,25"
+        else:  # matplotlib's own numbers, with a point
+            assert type(written) is ScalarFormatter
+
+
 def test_the_progress_line_only_on_a_terminal():
     from interpreter.cli.sweep import _progress
 

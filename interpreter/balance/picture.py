@@ -8,7 +8,7 @@ import io
 import itertools
 from pathlib import Path
 
-from dsl.messages import tr
+from dsl.messages import decimal_comma, number_text, tr
 from interpreter.balance.table import cell, needed
 from interpreter.errors import ParameterError
 
@@ -52,26 +52,27 @@ def plotted(rows: list[dict], column: str | None) -> str:
     )
 
 
-def draw(rows: list[dict], path: str | Path, column=None, x=None, y=None) -> None:
+def draw(rows: list[dict], path: str | Path, column=None, x=None, y=None, language=None) -> None:
     """Draw `column` against the input `x` (and `y`: a heatmap), one panel per rulebook,
-    into the file `path` (.svg or .png)."""
+    into the file `path` (.svg or .png), its numbers written as `language` writes them."""
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise ParameterError(
             tr("--picture {path}: name a .svg or .png file", path=str(path)), None, None
         )
-    figure(rows, column, x, y).savefig(path, format=path.suffix[1:].lower())
+    figure(rows, column, x, y, language).savefig(path, format=path.suffix[1:].lower())
 
 
-def svg_text(rows: list[dict], column=None, x=None, y=None) -> str:
+def svg_text(rows: list[dict], column=None, x=None, y=None, language=None) -> str:
     """The picture as SVG text (for a page)."""
     out = io.StringIO()
-    figure(rows, column, x, y).savefig(out, format="svg")
+    figure(rows, column, x, y, language).savefig(out, format="svg")
     return out.getvalue()
 
 
-def figure(rows: list[dict], column=None, x=None, y=None):
-    """The matplotlib Figure of `draw` (no display: the Agg backend's canvas)."""
+def figure(rows: list[dict], column=None, x=None, y=None, language=None):
+    """The matplotlib Figure of `draw` (no display: the Agg backend's canvas); the numbers
+    of its axes as `language` writes them (`0,5` in Spanish)."""
     column = plotted(rows, column)
     names = inputs_of(rows)
     moving = [n for n in varied(rows, names) if n != "rulebook"]
@@ -107,13 +108,27 @@ def figure(rows: list[dict], column=None, x=None, y=None):
         mine = [row for row in rows if row["rulebook"] == book]
         if y is None:
             _lines(panel, mine, column, x, others)
+            _numbers(language, panel.xaxis, panel.yaxis)
         else:
             image = _heatmap(panel, mine, column, x, y)
-            drawn.colorbar(image, ax=panel, label=label)
+            _numbers(language, drawn.colorbar(image, ax=panel, label=label).ax.yaxis)
         panel.set_title(str(book))
         panel.set_xlabel(x)
         panel.set_ylabel(y if y is not None else label)
     return drawn
+
+
+def _numbers(language, *axes) -> None:
+    """Axes whose ticks are numbers matplotlib writes: written as `language` writes them
+    (a decimal comma where it has one; ticks given as labels, inputs' values, stay)."""
+    if not decimal_comma(language):
+        return
+    ticker = needed("matplotlib.ticker")
+    for axis in axes:
+        if isinstance(axis.get_major_formatter(), ticker.ScalarFormatter):
+            axis.set_major_formatter(
+                ticker.FuncFormatter(lambda value, _at: number_text(value, language, "g"))
+            )
 
 
 def _values(rows, name) -> list:

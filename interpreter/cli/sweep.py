@@ -194,7 +194,7 @@ def cmd_sweep(args) -> int:
         write_parquet(rows, args.parquet)
         wrote = True
     for picture in args.picture:
-        draw(rows, picture, args.plot, args.x, args.y)
+        draw(rows, picture, args.plot, args.x, args.y, language)
         wrote = True
     if args.json:
         print(dumps(sweep_data(rows, args.action, language)))

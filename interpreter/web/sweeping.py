@@ -18,7 +18,7 @@ from interpreter.limits import WEB_SWEEP_CASES
 from interpreter.odds import BUDGET, TRIALS
 from interpreter.web.body import field, unknown_fields
 from interpreter.web.errors import RequestError
-from interpreter.web.jobs import Work, book_of, sheet_of
+from interpreter.web.jobs import Work, book_of, language_of, sheet_of
 from interpreter.web.play import MAX_BUDGET, MAX_TRIALS
 
 SWEEP_FIELDS = {"rulebook", "text", "action", "character", "characters", "sheet", "params"}
@@ -61,7 +61,7 @@ def sweep(work: Work, args: dict) -> dict:
     answer = {"columns": list(rows[0]) if rows else [], "rows": [_plain(row) for row in rows]}
     if picture is not None:
         x, y, plot = (field(picture, name, str) for name in ("x", "y", "plot"))
-        answer["svg"] = svg_text(rows, plot, x, y)
+        answer["svg"] = svg_text(rows, plot, x, y, language_of(body, book))
     return answer
 
 
