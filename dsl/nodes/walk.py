@@ -105,6 +105,20 @@ def walk(node: object) -> Iterator[Any]:
             stack.extend(parts(item))
 
 
+def names_given(node) -> frozenset:
+    """The names statements under `node` give a value to (`let`, `choose`, a `for each`'s
+    name, `set NAME to`), those of inner blocks included."""
+    out = set()
+    for item in walk(node):
+        if isinstance(item, Let | Choose):
+            out.add(item.name)
+        elif isinstance(item, ForEach):
+            out.add(item.var)
+        elif isinstance(item, Set) and isinstance(item.place, Name):
+            out.add(item.place.name)
+    return frozenset(out)
+
+
 def field_reads(node) -> dict:
     """For each name an AST mentions, the fields of it that are read (`c.success` reads
     only `success` of `c`), or None where the whole value is used. An over-approximation

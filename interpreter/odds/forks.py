@@ -114,7 +114,7 @@ def partition(explorer, body: tuple, index: int, group: Group, lives: dict, want
     if len(group.fields) == 1:
         return [group.fields]
     statement = body[index]
-    names: set = set(bound(statement.node)) | varying(group.worlds)
+    names: set = set(n.names_given(statement.node)) | varying(group.worlds)
     parts: dict = {}
     for field in group.fields:
         live = lives[field]
@@ -160,19 +160,6 @@ def varying(worlds: list) -> set:
             if not same:
                 out.add(name)
                 break
-    return out
-
-
-def bound(node) -> set:
-    """The names a statement gives a value to, its inner blocks' included."""
-    out = set()
-    for item in n.walk(node):
-        if isinstance(item, n.Let | n.Choose):
-            out.add(item.name)
-        elif isinstance(item, n.ForEach):
-            out.add(item.var)
-        elif isinstance(item, n.Set) and isinstance(item.place, n.Name):
-            out.add(item.place.name)
     return out
 
 

@@ -71,7 +71,7 @@ class Tests:
 
     def __init__(self, compiler, compiled):
         body = compiled.node.body
-        self.constants = frozenset(compiled.names) - _bound(body)
+        self.constants = frozenset(compiled.names) - n.names_given(body)
         self.compiler = compiler
         self.conditions: dict = {}  # (if's number, branch's index) → decide(ctx)
         self.cut: dict = {}
@@ -170,20 +170,6 @@ def _joined(both: bool, left, right, first_harmless: bool):
         return not settles
 
     return decide
-
-
-def _bound(body) -> frozenset:
-    """Every name the statements give a value to (a parameter given one again is not a
-    constant)."""
-    out = set()
-    for item in n.walk(body):
-        if isinstance(item, n.Let | n.Choose):
-            out.add(item.name)
-        elif isinstance(item, n.ForEach):
-            out.add(item.var)
-        elif isinstance(item, n.Set) and isinstance(item.place, n.Name):
-            out.add(item.place.name)
-    return frozenset(out)
 
 
 def _block(compiler, statements: tuple, decided: dict) -> tuple:
