@@ -1,0 +1,64 @@
+"""The table's events kept by a thread of their own, in batches: no commit holds the loop."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+log = logging.getLogger("rulebook.web")
+
+#: seconds the keeping thread waits for another event before it ends (made anew on the next)
+IDLE_SECONDS = 2.0
+
+
+class Teller:
+    """Events handed over by the event loop (`put`, which never waits), kept by one thread:
+    every event handed over while it keeps a batch goes in its next batch, one transaction
+    (`keep(rows)`), after which `kept()` is called (the waiting pages woken). `settle()`
+    waits until everything handed over is kept (a read of the log sees it)."""
+
+    def __init__(self, keep: Callable[[list], None], kept: Callable[[], None], done=None):
+        self._keep, self._kept, self._done = keep, kept, done
+        self._rows: list = []
+        self._busy = False
+        self._thread: threading.Thread | None = None
+        self._changed = threading.Condition()
+
+    def put(self, row) -> None:
+        with self._changed:
+            self._rows.append(row)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="table", daemon=True)
+                self._thread.start()
+            else:
+                self._changed.notify_all()
+
+    def settle(self) -> None:
+        """Wait until every event handed over so far is kept (or failed to be)."""
+        with self._changed:
+            while self._rows or self._busy:
+                self._changed.wait()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                if not self._rows:
+                    self._changed.wait(IDLE_SECONDS)
+                if not self._rows:  # idle: the thread ends (its connection closed)
+                    self._thread = None
+                    break
+                rows, self._rows, self._busy = self._rows, [], True
+            try:
+                self._keep(rows)
+            except Exception:
+                # the answers went out already; a folder that cannot keep the log (read
+                # only, a full disk) says so on the server's terminal, as app.py does
+                log.exception("the table's log could not keep %d event(s)", len(rows))
+            finally:
+                with self._changed:
+                    self._busy = False
+                    self._changed.notify_all()
+            self._kept()
+        if self._done is not None:
+            self._done()
