@@ -94,6 +94,8 @@ class Library:
 
     def rulebook_path(self, name: str) -> Path:
         files = self.rulebook_files()
+        if isinstance(name, str) and name in files:  # (the messages below only when not)
+            return files[name][0]
         unknown = tr("no rulebook named {name}", name=repr(name))
         return _named(files, name, unknown, tr("rulebooks: {names}", names=", ".join(files)))
 
@@ -176,6 +178,8 @@ class Library:
 
     def character_path(self, name: str) -> Path:
         files = self.character_files()
+        if isinstance(name, str) and name in files:  # (the messages below only when not)
+            return files[name][0]
         unknown = tr("no character named {name}", name=repr(name))
         return _named(files, name, unknown, tr("characters: {names}", names=", ".join(files)))
 
