@@ -102,3 +102,12 @@ def test_a_batch_that_cannot_be_kept_is_said_and_the_table_goes_on(caplog):
     teller.settle()
     assert kept == ["good"]
     assert "could not keep 1 event" in caplog.text
+
+
+def test_a_batch_gathers_the_events_told_after_its_first_until_a_reader_asks():
+    batches: list[list] = []
+    teller = Teller(batches.append, lambda: None, gather=3600.0)  # gathers "forever"
+    for row in ("a", "b", "c"):
+        teller.put(row)
+    teller.settle()  # a read of the log: kept now, not an hour from now
+    assert batches == [["a", "b", "c"]]

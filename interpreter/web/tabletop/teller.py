@@ -4,24 +4,37 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 log = logging.getLogger("rulebook.web")
 
 #: seconds the keeping thread waits for another event before it ends (made anew on the next)
 IDLE_SECONDS = 2.0
+#: seconds a batch gathers the events told after its first, before it is kept (one commit
+#: for them all: a commit waits for the disk; a read of the log does not wait this)
+GATHER_SECONDS = 0.02
 
 
 class Teller:
     """Events handed over by the event loop (`put`, which never waits), kept by one thread:
     every event handed over while it keeps a batch goes in its next batch, one transaction
-    (`keep(rows)`), after which `kept()` is called (the waiting pages woken). `settle()`
-    waits until everything handed over is kept (a read of the log sees it)."""
+    (`keep(rows)`), after which `kept()` is called (the waiting pages woken). A batch
+    gathers for `gather` seconds after its first event. `settle()` waits until everything
+    handed over is kept, the batch gathering kept at once (a read of the log sees it)."""
 
-    def __init__(self, keep: Callable[[list], None], kept: Callable[[], None], done=None):
+    def __init__(
+        self,
+        keep: Callable[[list], None],
+        kept: Callable[[], None],
+        done=None,
+        gather: float = GATHER_SECONDS,
+    ):
         self._keep, self._kept, self._done = keep, kept, done
+        self.gather = gather
         self._rows: list = []
         self._busy = False
+        self._hurry = False  # a reader waits: the batch gathering is kept now
         self._thread: threading.Thread | None = None
         self._changed = threading.Condition()
 
@@ -31,12 +44,15 @@ class Teller:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="table", daemon=True)
                 self._thread.start()
-            else:
+            elif len(self._rows) == 1:  # (the thread waits for a first event, not gathering)
                 self._changed.notify_all()
 
     def settle(self) -> None:
         """Wait until every event handed over so far is kept (or failed to be)."""
         with self._changed:
+            if self._rows:
+                self._hurry = True
+                self._changed.notify_all()
             while self._rows or self._busy:
                 self._changed.wait()
 
@@ -48,7 +64,10 @@ class Teller:
                 if not self._rows:  # idle: the thread ends (its connection closed)
                     self._thread = None
                     break
-                rows, self._rows, self._busy = self._rows, [], True
+                gathered = time.monotonic() + self.gather
+                while not self._hurry and (left := gathered - time.monotonic()) > 0:
+                    self._changed.wait(left)
+                rows, self._rows, self._busy, self._hurry = self._rows, [], True, False
             try:
                 self._keep(rows)
             except Exception:
