@@ -189,7 +189,8 @@ async def _stream(table: Table, role: Role, after: int):
     try:
         while time.monotonic() - started < STREAM_SECONDS and not table.closing:
             woken.clear()
-            for event in table.events_after(after, role.gm):
+            # (what is kept: woken once a batch is, it never waits for one being gathered)
+            for event in table.store.events_after(table.name, after, role.gm):
                 after = event.id
                 text = json.dumps(event.to_json(), ensure_ascii=False)
                 yield f"id: {event.id}\nevent: {event.kind}\ndata: {text}\n\n"
