@@ -192,7 +192,13 @@ class Library:
         kept = self._sheets.get(key)
         if kept is not None and kept[0] is engine.rulebook and kept[1] == stamp:
             racy = kept[2]
-            if racy is None or _text_now(path) == racy:
+            if racy is None:
+                return kept[3]
+            now = time.time_ns()
+            if _text_now(path) == racy:
+                if now - stamp[2] >= RACY_NS:  # read well after its last write: a later
+                    # write has a later stamp, so its text need not be read again
+                    self._sheets.put(key, (*kept[:2], None, kept[3]), len(racy))
                 return kept[3]
         sheet = engine.load_sheet(path)
         if stamp is not None and sheet.text is not None:
