@@ -196,8 +196,9 @@ class Library:
                 return kept[3]
             now = time.time_ns()
             if _text_now(path) == racy:
-                if now - stamp[2] >= RACY_NS:  # read well after its last write: a later
-                    # write has a later stamp, so its text need not be read again
+                # read well after its write: a later write has a later stamp, so its text
+                # need not be read again
+                if stamp is not None and now - stamp[2] >= RACY_NS:
                     self._sheets.put(key, (*kept[:2], None, kept[3]), len(racy))
                 return kept[3]
         sheet = engine.load_sheet(path)
