@@ -181,6 +181,18 @@ def test_the_folder_is_listed_again_only_when_it_changes(folder, globs):
     assert "bob" not in library.character_files()
 
 
+def test_the_files_by_name_are_made_again_only_when_a_listing_is(folder):
+    library = Library(folder)
+    os.utime(folder, ns=(OLD, OLD))
+    characters, rulebooks = library.character_files(), library.rulebook_files()
+    assert library.character_files() is characters  # nothing listed again: the same
+    assert library.rulebook_files() is rulebooks
+    shutil.copy(ANA, folder / "bob.yaml")  # the folder changes: made again
+    assert "bob" in library.character_files() and "bob" not in characters
+    (folder / "casa.rules").write_text('rulebook "Casa"\nextends brujeria\n', encoding="utf-8")
+    assert "casa" in library.rulebook_files() and "casa" not in rulebooks
+
+
 def test_a_listing_with_a_link_is_made_every_time(folder, tmp_path_factory):
     outside = tmp_path_factory.mktemp("outside")
     shutil.copy(ANA, outside / "eve.yaml")

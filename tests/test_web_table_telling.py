@@ -111,3 +111,17 @@ def test_a_batch_gathers_the_events_told_after_its_first_until_a_reader_asks():
         teller.put(row)
     teller.settle()  # a read of the log: kept now, not an hour from now
     assert batches == [["a", "b", "c"]]
+
+
+def test_pages_that_cannot_be_woken_stop_nothing(caplog):
+    kept: list = []
+
+    def wake():
+        raise RuntimeError("a loop closed meanwhile")
+
+    teller = Teller(kept.extend, wake)
+    teller.put("a")
+    teller.settle()
+    teller.put("b")
+    teller.settle()
+    assert kept == ["a", "b"] and "could not be woken" in caplog.text

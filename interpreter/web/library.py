@@ -81,16 +81,33 @@ class Library:
         self._books = Bounded(BOOKS_TEXT)  # path → (file stamps, Rulebook)
         self._texts = Bounded(TEXTS_TEXT)  # sha256 of a text → (file stamps, Rulebook)
         self._listings: dict = {}  # a pattern → (the folder's stamp, its files)
+        self._made: dict = {}  # "rules", "characters" → (the listings, the files by name)
         # (path, rulebook, limits) → (rulebook, file stamp, text if racy, Sheet)
         self._sheets = Bounded(SHEETS_TEXT)
 
     # ─── rulebooks ──────────────────────────────────────────────────────────
 
     def rulebook_files(self) -> dict[str, tuple[Path, str]]:
-        """Every rulebook by name: (its file, "folder" or "shipped")."""
-        found = {name: (path, "shipped") for name, path in _shipped_rulebooks().items()}
-        found.update({path.stem: (path, "folder") for path in self._listed("*.rules")})
+        """Every rulebook by name: (its file, "folder" or "shipped"); not to be changed
+        (made again only when a listing it is made of is)."""
+        shipped, mine = _shipped_rulebooks(), self._listed("*.rules")
+        return self._files("rules", (shipped, mine), lambda: self._rulebooks_of(shipped, mine))
+
+    @staticmethod
+    def _rulebooks_of(shipped: dict, mine: list) -> dict[str, tuple[Path, str]]:
+        found = {name: (path, "shipped") for name, path in shipped.items()}
+        found.update({path.stem: (path, "folder") for path in mine})
         return dict(sorted(found.items()))
+
+    def _files(self, kind: str, made_of: tuple, make) -> dict:
+        """A listing of `kind` kept while the listings it is `made_of` are the very same
+        objects (each kept while its folder does not change)."""
+        kept = self._made.get(kind)
+        if kept is not None and all(a is b for a, b in zip(kept[0], made_of, strict=True)):
+            return kept[1]
+        files = make()
+        self._made[kind] = (made_of, files)
+        return files
 
     def rulebook_path(self, name: str) -> Path:
         files = self.rulebook_files()
@@ -167,11 +184,20 @@ class Library:
     # ─── characters ─────────────────────────────────────────────────────────
 
     def character_files(self) -> dict[str, tuple[Path, str]]:
-        """Every character by name: (its file, "folder" or "shipped")."""
-        found = dict(_shipped_characters(self.shipped_characters))
+        """Every character by name: (its file, "folder" or "shipped"); not to be changed
+        (made again only when a listing it is made of is)."""
+        shipped = _shipped_characters(self.shipped_characters)
+        listed = tuple(self._listed(f"*{suffix}") for suffix in CHARACTER_SUFFIXES)
+        return self._files(
+            "characters", (shipped, *listed), lambda: self._characters_of(shipped, listed)
+        )
+
+    @staticmethod
+    def _characters_of(shipped: dict, listed: tuple) -> dict[str, tuple[Path, str]]:
+        found = dict(shipped)
         mine: dict = {}
-        for suffix in CHARACTER_SUFFIXES:
-            for path in self._listed(f"*{suffix}"):
+        for paths in listed:
+            for path in paths:
                 mine.setdefault(path.stem, (path, "folder"))
         found.update(mine)
         return dict(sorted(found.items()))

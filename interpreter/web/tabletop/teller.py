@@ -78,6 +78,12 @@ class Teller:
                 with self._changed:
                     self._busy = False
                     self._changed.notify_all()
-            self._kept()
+            try:
+                self._kept()
+            except Exception:  # (the thread goes on: what is handed over later is kept)
+                log.exception("the pages waiting for the table's news could not be woken")
         if self._done is not None:
-            self._done()
+            try:
+                self._done()
+            except Exception:
+                log.exception("the table's thread could not let its connection go")
