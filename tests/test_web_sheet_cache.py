@@ -87,6 +87,30 @@ def test_a_file_rewritten_within_one_tick_of_its_stamp_is_compared_by_its_text(
     assert len(loads) == 2
 
 
+def test_a_racy_sheet_read_again_well_after_its_write_is_then_trusted_by_its_stamp(
+    folder, engine, loads, monkeypatch
+):
+    monkeypatch.setattr(library_module, "_file_stamp", lambda path: ("same", 1, 2, 3))
+    now = [3]  # just written: racy, compared by its text
+    monkeypatch.setattr(library_module.time, "time_ns", lambda: now[0])
+    texts: list[Path] = []
+    text_now = library_module._text_now
+    monkeypatch.setattr(
+        library_module, "_text_now", lambda path: texts.append(path) or text_now(path)
+    )
+    library = Library(folder)
+    path = library.character_path("ana")
+    library.sheet(engine, path)
+    library.sheet(engine, path)
+    assert len(texts) == 1  # within a tick of its write: its text read each time
+    now[0] = 2 + library_module.RACY_NS  # well after its write: read once more, the same
+    library.sheet(engine, path)
+    assert len(texts) == 2
+    for _ in range(3):  # then its stamp alone is trusted (a later write has a later one)
+        library.sheet(engine, path)
+    assert len(texts) == 2 and len(loads) == 1
+
+
 def test_a_file_with_an_old_stamp_is_not_read_again(folder, engine, loads):
     library = Library(folder)
     path = library.character_path("ana")
@@ -155,6 +179,18 @@ def test_the_folder_is_listed_again_only_when_it_changes(folder, globs):
     assert "bob" in library.character_files()
     (folder / "bob.yaml").unlink()
     assert "bob" not in library.character_files()
+
+
+def test_the_files_by_name_are_made_again_only_when_a_listing_is(folder):
+    library = Library(folder)
+    os.utime(folder, ns=(OLD, OLD))
+    characters, rulebooks = library.character_files(), library.rulebook_files()
+    assert library.character_files() is characters  # nothing listed again: the same
+    assert library.rulebook_files() is rulebooks
+    shutil.copy(ANA, folder / "bob.yaml")  # the folder changes: made again
+    assert "bob" in library.character_files() and "bob" not in characters
+    (folder / "casa.rules").write_text('rulebook "Casa"\nextends brujeria\n', encoding="utf-8")
+    assert "casa" in library.rulebook_files() and "casa" not in rulebooks
 
 
 def test_a_listing_with_a_link_is_made_every_time(folder, tmp_path_factory):

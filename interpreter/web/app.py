@@ -125,7 +125,10 @@ def create_app(
     app.state.library = library
     app.state.workers = pool
     app.state.table = shared
-    return Guard(TableDoors(PublicPaths(app, library.folder), shared), access, max_body, shared)
+    public = PublicPaths(app, library.folder)
+    # (the table's events are told as the answers are sent: no path of the server in them)
+    doors = TableDoors(public, shared, public.names.rewrite)
+    return Guard(doors, access, max_body, shared)
 
 
 async def openapi(request):  # noqa: ARG001 (Starlette calls every endpoint with its request)

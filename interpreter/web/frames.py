@@ -24,12 +24,15 @@ PROGRESS = b"P"
 READY = b"Y"
 #: a worker → the server: headers of the answer to come (JSON: name → value)
 HEADERS = b"H"
+#: a worker → the server: the table's event of the answer to come (its kind, a newline,
+#: its data's JSON: interpreter.web.tabletop.told)
+TOLD = b"T"
 #: a worker → the server: the job's answer (its status, the body's bytes)
 DONE = b"D"
 #: a worker → the server: it stops after this job (its memory grew past its bound)
 RETIRING = b"Q"
 
-KINDS = {JOB, PROGRESS, READY, HEADERS, DONE, RETIRING}
+KINDS = {JOB, PROGRESS, READY, HEADERS, TOLD, DONE, RETIRING}
 
 
 def frame(kind: bytes, payload: bytes = b"", status: int = 0) -> bytes:

@@ -176,12 +176,14 @@ class Guard:
         await send({"type": "http.response.body", "body": b""})
 
     async def read_body(self, receive, headers: dict) -> bytes | RequestError:
-        too_large = RequestError(
-            tr("the body is larger than {most} bytes", most=self.max_body), status=413
-        )
+        def too_large() -> RequestError:  # (made only when it is: a message costs)
+            return RequestError(
+                tr("the body is larger than {most} bytes", most=self.max_body), status=413
+            )
+
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.max_body:
-            return too_large
+            return too_large()
         chunks, size = [], 0
         while True:
             message = await receive()
@@ -190,7 +192,7 @@ class Guard:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
-                return too_large
+                return too_large()
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)

@@ -81,19 +81,38 @@ class Library:
         self._books = Bounded(BOOKS_TEXT)  # path → (file stamps, Rulebook)
         self._texts = Bounded(TEXTS_TEXT)  # sha256 of a text → (file stamps, Rulebook)
         self._listings: dict = {}  # a pattern → (the folder's stamp, its files)
+        self._made: dict = {}  # "rules", "characters" → (the listings, the files by name)
         # (path, rulebook, limits) → (rulebook, file stamp, text if racy, Sheet)
         self._sheets = Bounded(SHEETS_TEXT)
 
     # ─── rulebooks ──────────────────────────────────────────────────────────
 
     def rulebook_files(self) -> dict[str, tuple[Path, str]]:
-        """Every rulebook by name: (its file, "folder" or "shipped")."""
-        found = {name: (path, "shipped") for name, path in _shipped_rulebooks().items()}
-        found.update({path.stem: (path, "folder") for path in self._listed("*.rules")})
+        """Every rulebook by name: (its file, "folder" or "shipped"); not to be changed
+        (made again only when a listing it is made of is)."""
+        shipped, mine = _shipped_rulebooks(), self._listed("*.rules")
+        return self._files("rules", (shipped, mine), lambda: self._rulebooks_of(shipped, mine))
+
+    @staticmethod
+    def _rulebooks_of(shipped: dict, mine: list) -> dict[str, tuple[Path, str]]:
+        found = {name: (path, "shipped") for name, path in shipped.items()}
+        found.update({path.stem: (path, "folder") for path in mine})
         return dict(sorted(found.items()))
+
+    def _files(self, kind: str, made_of: tuple, make) -> dict:
+        """A listing of `kind` kept while the listings it is `made_of` are the very same
+        objects (each kept while its folder does not change)."""
+        kept = self._made.get(kind)
+        if kept is not None and all(a is b for a, b in zip(kept[0], made_of, strict=True)):
+            return kept[1]
+        files = make()
+        self._made[kind] = (made_of, files)
+        return files
 
     def rulebook_path(self, name: str) -> Path:
         files = self.rulebook_files()
+        if isinstance(name, str) and name in files:  # (the messages below only when not)
+            return files[name][0]
         unknown = tr("no rulebook named {name}", name=repr(name))
         return _named(files, name, unknown, tr("rulebooks: {names}", names=", ".join(files)))
 
@@ -165,17 +184,28 @@ class Library:
     # ─── characters ─────────────────────────────────────────────────────────
 
     def character_files(self) -> dict[str, tuple[Path, str]]:
-        """Every character by name: (its file, "folder" or "shipped")."""
-        found = dict(_shipped_characters(self.shipped_characters))
+        """Every character by name: (its file, "folder" or "shipped"); not to be changed
+        (made again only when a listing it is made of is)."""
+        shipped = _shipped_characters(self.shipped_characters)
+        listed = tuple(self._listed(f"*{suffix}") for suffix in CHARACTER_SUFFIXES)
+        return self._files(
+            "characters", (shipped, *listed), lambda: self._characters_of(shipped, listed)
+        )
+
+    @staticmethod
+    def _characters_of(shipped: dict, listed: tuple) -> dict[str, tuple[Path, str]]:
+        found = dict(shipped)
         mine: dict = {}
-        for suffix in CHARACTER_SUFFIXES:
-            for path in self._listed(f"*{suffix}"):
+        for paths in listed:
+            for path in paths:
                 mine.setdefault(path.stem, (path, "folder"))
         found.update(mine)
         return dict(sorted(found.items()))
 
     def character_path(self, name: str) -> Path:
         files = self.character_files()
+        if isinstance(name, str) and name in files:  # (the messages below only when not)
+            return files[name][0]
         unknown = tr("no character named {name}", name=repr(name))
         return _named(files, name, unknown, tr("characters: {names}", names=", ".join(files)))
 
@@ -188,7 +218,14 @@ class Library:
         kept = self._sheets.get(key)
         if kept is not None and kept[0] is engine.rulebook and kept[1] == stamp:
             racy = kept[2]
-            if racy is None or _text_now(path) == racy:
+            if racy is None:
+                return kept[3]
+            now = time.time_ns()
+            if _text_now(path) == racy:
+                # read well after its write: a later write has a later stamp, so its text
+                # need not be read again
+                if stamp is not None and now - stamp[2] >= RACY_NS:
+                    self._sheets.put(key, (*kept[:2], None, kept[3]), len(racy))
                 return kept[3]
         sheet = engine.load_sheet(path)
         if stamp is not None and sheet.text is not None:

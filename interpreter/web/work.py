@@ -91,6 +91,8 @@ class Workers:
         if not await self._awaited(request, job, job.done):
             return _gone()
         status, body = job.done.result()
+        if job.told is not None and status == 200:  # for the table's doors to tell
+            request.scope.setdefault("state", {})["told"] = job.told
         return _response(status, body, job.headers)
 
     async def odds(self, request, body: dict) -> Response:
@@ -132,6 +134,8 @@ class Workers:
             stream_lang=asked,
             writes=writes,
             streams=streams,
+            # what the table's doors (interpreter.web.tabletop.doors) will tell of it
+            tell=request.scope.get("state", {}).get("tell"),
         )
 
     def _run_too_long(self) -> LimitExceeded:

@@ -27,6 +27,7 @@ from interpreter.version import versioned
 from interpreter.web import by_hand, editing, encountering, frames, jobs, play, sweeping
 from interpreter.web.errors import ServerFailed, error_json, status_of
 from interpreter.web.library import Library
+from interpreter.web.tabletop import told
 
 log = logging.getLogger("rulebook.web")
 
@@ -72,20 +73,36 @@ def main(sock: socket.socket, folder: str, settings: dict) -> None:
         kind, _status, payload = received
         if kind != frames.JOB:
             continue
-        status, body = one(sock, table, library, settings, json.loads(payload))
+        before: list[bytes] = []  # frames of the answer, sent with it: one write, one read
+        status, body = one(sock, table, library, settings, json.loads(payload), before)
         retiring = _resident() > settings.get("rss", 1 << 62)
         if retiring:  # said first: the server gives this process no other job
-            frames.send(sock, frames.RETIRING)
-        frames.send(sock, frames.DONE, body, status)
+            before.append(frames.frame(frames.RETIRING))
+        sock.sendall(b"".join([*before, frames.frame(frames.DONE, body, status)]))
         if retiring:
             return
 
 
-def one(sock: socket.socket, table: dict, library: Library, settings: dict, job: dict):
-    """Run one job: its answer's status and body."""
+def one(
+    sock: socket.socket,
+    table: dict,
+    library: Library,
+    settings: dict,
+    job: dict,
+    before: list[bytes] | None = None,
+):
+    """Run one job: its answer's status and body. What the server hears of it after
+    the work (its answer's headers, the table's event) goes in `before`, to be sent with
+    the answer, else at once."""
 
     def tell(kind: bytes, payload: bytes = b"") -> None:
         frames.send(sock, kind, payload)
+
+    def with_answer(kind: bytes, payload: bytes) -> None:
+        if before is None:
+            tell(kind, payload)
+        else:
+            before.append(frames.frame(kind, payload))
 
     work = jobs.Work(library, settings, tell)
     # A backstop for a server that died without stopping us: our own CPU time, past
@@ -95,10 +112,13 @@ def one(sock: socket.socket, table: dict, library: Library, settings: dict, job:
         answer = table[job["job"]](work, job["args"])
         if isinstance(answer, jobs.Answer):
             body = render(answer.document, work, job)
-            tell(frames.HEADERS, compact(answer.headers))
+            with_answer(frames.HEADERS, compact(answer.headers))
+            answer = answer.document
         else:
             body = render(answer, work, job)
         status = 200
+        if job.get("tell") and not work.stream:
+            _tell_table(with_answer, job, answer, len(body))
     except RulebookError as error:
         status, body = failed(error, work, job)
     except RecursionError:
@@ -111,6 +131,18 @@ def one(sock: socket.socket, table: dict, library: Library, settings: dict, job:
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
     return status, body
+
+
+def _tell_table(tell, job: dict, answer, size: int) -> None:
+    """The table's event of this answer, made here from the answer itself (the server
+    does not read the answer's JSON back): sent before the answer (frames.TOLD)."""
+    try:
+        made = told.told_frame(job["tell"], job["args"].get("body"), answer, size)
+    except Exception:  # a bug: the answer goes out all the same, the table is not told
+        log.exception("the table's event of job %s could not be made", job.get("job"))
+        return
+    if made is not None:
+        tell(frames.TOLD, made)
 
 
 def render(answer: dict, work: jobs.Work, job: dict) -> bytes:

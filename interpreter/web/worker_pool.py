@@ -111,8 +111,11 @@ class Job:
         stream_lang: str | None = None,
         writes: bool = False,
         streams: bool = False,
+        tell: dict | None = None,
     ):
         self.name, self.args, self.client = name, args, client
+        self.tell = tell  # the table's event the worker makes of its answer (told.told_frame)
+        self.told: bytes | None = None  # that event, as the worker sent it
         self.streams = streams  # its answer streams once its inputs are checked
         self.seconds = seconds  # the bound of its work, once its inputs are checked
         self.too_long = too_long  # () → the error a job past `seconds` answers
@@ -143,6 +146,7 @@ class Job:
                 "stream_lang": self.stream_lang,
                 "seconds": LOAD_SECONDS + self.seconds + GRACE,
                 "most": most,
+                "tell": self.tell,
             }
         )
 
@@ -327,6 +331,8 @@ class Pool:
                 job.lines.put_nowait(payload)
             elif kind == frames.HEADERS:
                 job.headers = _headers(payload)
+            elif kind == frames.TOLD:
+                job.told = payload
             elif kind == frames.READY:
                 job.ready_at = job.running(time.monotonic())
                 job.stream = job.streams

@@ -105,7 +105,7 @@ def table_routes(table: Table, access, library, language: str | None = None) -> 
             "rulebook": role.seat.rulebook if role.seat else None,
             "character": role.seat.character if role.seat else None,
             "party": table.party(),
-            "last_event": table.store.last_event(table.name),
+            "last_event": table.last_event(),
         }
         if role.gm:
             out["code"] = shown_code(table.code)
@@ -141,7 +141,7 @@ def table_routes(table: Table, access, library, language: str | None = None) -> 
         role = _role(request)
         given = request.query_params.get("after")
         after = _number(given) if given is not None else None  # None: the latest
-        events = table.store.events_after(table.name, after, role.gm)
+        events = table.events_after(after, role.gm)
         return JSONResponse(
             versioned({"events": [e.to_json() for e in events]}),
             headers={"cache-control": "no-store"},
@@ -150,7 +150,7 @@ def table_routes(table: Table, access, library, language: str | None = None) -> 
     async def events(request):
         role = _role(request)
         given = request.headers.get("last-event-id") or request.query_params.get("after")
-        after = _number(given) if given else table.store.last_event(table.name)
+        after = _number(given) if given else table.last_event()
         return StreamingResponse(
             _stream(table, role, after),
             media_type="text/event-stream",
@@ -189,6 +189,7 @@ async def _stream(table: Table, role: Role, after: int):
     try:
         while time.monotonic() - started < STREAM_SECONDS and not table.closing:
             woken.clear()
+            # (what is kept: woken once a batch is, it never waits for one being gathered)
             for event in table.store.events_after(table.name, after, role.gm):
                 after = event.id
                 text = json.dumps(event.to_json(), ensure_ascii=False)

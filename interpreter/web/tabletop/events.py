@@ -24,11 +24,10 @@ import attrs
 from interpreter.journal import postgres
 from interpreter.journal.errors import NoJournal
 from interpreter.journal.store import JOURNAL_NAME, Journal
+from interpreter.web.tabletop.told import event_text
 
 #: events one read gives at most (a page that was away catches up in several reads)
 MAX_EVENTS_READ = 200
-#: characters of one event's JSON at most (a huge result is cut, said so in the event)
-MAX_EVENT_CHARS = 20_000
 
 
 @attrs.frozen
@@ -66,6 +65,10 @@ class TableStore(Protocol):
     """What a table keeps: its events and its seats."""
 
     def add_event(self, table: str, kind: str, audience: str, who: str, data: dict) -> int: ...
+
+    def add_events(self, table: str, rows: list) -> int: ...
+
+    def let_go(self) -> None: ...
 
     def events_after(self, table: str, after: int | None, gm: bool) -> list[Event]: ...
 
@@ -149,24 +152,36 @@ class JournalTableStore:
             listener.stop()
         self._listeners.clear()
 
-    @_one_at_a_time
     def add_event(self, table: str, kind: str, audience: str, who: str, data: dict) -> int:
-        text = json.dumps(data, ensure_ascii=False)
-        if len(text) > MAX_EVENT_CHARS:
-            data = {k: v for k, v in data.items() if k not in ("result", "dice", "changes")}
-            text = json.dumps({**data, "cut": True}, ensure_ascii=False)[:MAX_EVENT_CHARS]
+        return self.add_events(table, [(kind, audience, who, event_text(data))])
+
+    @_one_at_a_time
+    def add_events(self, table: str, rows: list) -> int:
+        """Events kept in one transaction, each `(kind, audience, who, text)` (`text`: its
+        data's JSON, told.event_text); the number of the last."""
         journal = self._writing()
+        number = 0
         with journal.transaction() as connection:
-            cursor = connection.execute(
-                "INSERT INTO table_events (id, table_name, at, kind, audience, who, data) "
-                "VALUES ((SELECT coalesce(max(id), 0) + 1 FROM table_events), "
-                "?, ?, ?, ?, ?, ?) RETURNING id",
-                (table, _now(), kind, audience, who, text),
-            )
-            number = int(cursor.fetchone()[0])
+            for kind, audience, who, text in rows:
+                cursor = connection.execute(
+                    "INSERT INTO table_events (id, table_name, at, kind, audience, who, data) "
+                    "VALUES ((SELECT coalesce(max(id), 0) + 1 FROM table_events), "
+                    "?, ?, ?, ?, ?, ?) RETURNING id",
+                    (table, _now(), kind, audience, who, text),
+                )
+                number = int(cursor.fetchone()[0])
             if isinstance(connection, postgres.PostgresConnection):
                 connection.notify(table)
-            return number
+        return number
+
+    @_one_at_a_time
+    def let_go(self) -> None:
+        """The calling thread's SQLite connection closed (the thread ends; on PostgreSQL
+        the one connection stays, the server's)."""
+        if self.database is None:
+            journal = self._journals.pop(self._key(), None)
+            if journal is not None:
+                journal.close()
 
     @_one_at_a_time
     def events_after(self, table: str, after: int | None, gm: bool) -> list[Event]:

@@ -13,6 +13,7 @@ a player sends acts as the game master: their seat is all they hold.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import secrets
@@ -26,6 +27,7 @@ from interpreter.web.access import Access, cookie_value
 from interpreter.web.errors import RequestError
 from interpreter.web.guard import Forbidden
 from interpreter.web.tabletop.events import Seat, TableStore
+from interpreter.web.tabletop.teller import Teller
 from interpreter.web.tabletop.tries import JoinTries
 
 #: the letters a join code is made of (none that reads like another: no 0/O, 1/I/L)
@@ -120,13 +122,14 @@ class Table:
         self._lock = threading.Lock()
         self.closing = False  # the server stops: every page's stream ends
         self.tries = JoinTries()  # wrong codes per client: guessing the code waits
+        # the events of answers, kept after they went out, in batches (a thread's)
+        self.teller = Teller(self._keep, self._wake, store.let_go)
 
     @property
     def cookie(self) -> str:
         """The seat's cookie: named after the table and its code (two servers on one
         machine, or tonight's code and last week's, do not mix)."""
-        key = f"{self.name}\0{self.code}".encode()
-        return "rulebook_seat_" + hashlib.sha256(key).hexdigest()[:12]
+        return _cookie_name(self.name, self.code)
 
     def join_link(self, base: str) -> str:
         return f"{base.rstrip('/')}/join?code={shown_code(self.code)}"
@@ -228,6 +231,7 @@ class Table:
         self.store.listen(self.name, self._wake)
 
     def stop_listening(self) -> None:
+        self.teller.settle()
         self.store.close()
 
     def _wake(self) -> None:
@@ -239,10 +243,28 @@ class Table:
 
     def tell(self, kind: str, who: str, data: dict, secret: bool = False) -> int:
         """An event kept in the store and told to every page waiting here (`who`: the
-        player's name, empty for the game master)."""
+        player's name, empty for the game master); after those handed over before it."""
+        self.teller.settle()
         number = self.store.add_event(self.name, kind, "gm" if secret else "all", who, data)
         self._wake()
         return number
+
+    def tell_later(self, kind: str, who: str, text: bytes, secret: bool = False) -> None:
+        """An event (`text`: its data's JSON, told.event_text) handed to the table's thread,
+        which keeps it with the others handed over meanwhile, then wakes the pages."""
+        self.teller.put((kind, "gm" if secret else "all", who, text.decode("utf-8")))
+
+    def _keep(self, rows: list) -> None:
+        self.store.add_events(self.name, rows)
+
+    def events_after(self, after: int | None, gm: bool) -> list:
+        """The events after number `after` the role may see (those handed over included)."""
+        self.teller.settle()
+        return self.store.events_after(self.name, after, gm)
+
+    def last_event(self) -> int:
+        self.teller.settle()
+        return self.store.last_event(self.name)
 
     def waiter(self) -> asyncio.Event:
         """An event set when something is told here (a page's stream waits on it)."""
@@ -260,6 +282,13 @@ class Table:
             {"player": s.player, "rulebook": s.rulebook, "character": s.character}
             for s in self.store.seats(self.name, self.code)
         ]
+
+
+@functools.lru_cache(maxsize=16)
+def _cookie_name(name: str, code: str) -> str:
+    """(every request's: made once per table)"""
+    key = f"{name}\0{code}".encode()
+    return "rulebook_seat_" + hashlib.sha256(key).hexdigest()[:12]
 
 
 def _forbidden(message) -> RequestError:
