@@ -13,7 +13,7 @@ import pytest
 
 import dsl
 from dsl.errors import RulebookError
-from interpreter import Engine, ForcedDice
+from interpreter import Engine, ForcedDice, SeededDice
 from interpreter.compile import tables
 from interpreter.compile.codegen import SWITCH, closures_only
 from interpreter.limits import Limits
@@ -125,3 +125,51 @@ def test_parameters_remembered_by_value_and_type(engine):
     with pytest.raises(RulebookError) as again:
         engine.run("test", sheet, {"bonus": True}, ForcedDice([6]))
     assert str(again.value) == str(refused.value)
+
+
+def test_the_same_parameters_again_are_not_bound_again(engine, monkeypatch):
+    """The binder's last binding is given again for the very same names and values
+    (`Binder.prepared`): the binder itself is not called; a value changed in the same
+    dict (True for 1: equal in Python) is bound, and refused, as before."""
+    sheet = engine.sheet({"Strength": 3})
+    params = {"bonus": 1}
+    first = engine.run("test", sheet, params, ForcedDice([6]))
+    binder = type(engine.runnable("test").binder)
+    calls = []
+    called = binder.__call__
+    monkeypatch.setattr(binder, "__call__", lambda *a: calls.append(1) or called(*a))
+    again = engine.run("test", sheet, params, ForcedDice([6]))
+    assert calls == [] and plain(again) == plain(first)
+    again.params["bonus"] = 2  # (an Outcome's own copy: the next run's is untouched)
+    assert engine.run("test", sheet, params, ForcedDice([6])).params == {"bonus": 1}
+    params["bonus"] = True
+    with pytest.raises(RulebookError):
+        engine.run("test", sheet, params, ForcedDice([6]))
+    assert calls == [1]
+
+
+def test_a_seeded_die_is_drawn_straight_from_its_generator(engine, monkeypatch):
+    """Generated code draws a plain die from seeded dice's generator itself (not through
+    `Roller.face` and `SeededDice.draw`): the same faces, dice and steps as the closures,
+    and past `dice_per_evaluation` the same error."""
+    sheet = engine.sheet({"Strength": 3})
+    with closures_only():
+        slow = [plain(engine.run("test", sheet, {}, SeededDice(seed))) for seed in range(20)]
+    drawn = []
+    draw = SeededDice.draw
+    monkeypatch.setattr(SeededDice, "draw", lambda *a: drawn.append(1) or draw(*a))
+    fast = [plain(engine.run("test", sheet, {}, SeededDice(seed))) for seed in range(20)]
+    assert fast == slow
+    # (only a row with dice, total 9, draws through `draw`: one more die each)
+    assert len(drawn) == sum(len(dice) - 1 for _, dice, _ in fast)
+    tight = Engine(engine.rulebook, Limits(dice_per_evaluation=0))
+    errors = []
+    for closures in (False, True):
+        with pytest.raises(RulebookError) as raised:
+            if closures:
+                with closures_only():
+                    tight.run("test", sheet, {}, SeededDice(1))
+            else:
+                tight.run("test", sheet, {}, SeededDice(1))
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1] and "dice_per_evaluation" in errors[0]

@@ -128,11 +128,12 @@ def _entered(out: Emitted, function: str, names: tuple[str, ...], too_deep: Any)
     k = out.constant
     out.line(f"def {function}(ctx, args, span):")
     out.level = 1
-    out.line("if ctx.calls >= ctx.limits.call_depth:")
+    out.line("limits = ctx.limits")
+    out.line("if ctx.calls >= limits.call_depth:")
     out.line(f"    raise {k(too_deep)}(ctx, span)")
     out.line("saved = ctx.env")
     _frame(out, names)
-    out.line(f"ctx.depth += {k(1)}")
+    # (`ctx.depth` is how deep the trace indents: an untraced run leaves it alone)
     out.line(f"ctx.calls += {k(1)}")
     out.line("try:")
     out.level = 2
@@ -158,7 +159,6 @@ def _left(out: Emitted) -> None:
     out.level = 1
     out.line("finally:")
     out.line("    ctx.env = saved")
-    out.line(f"    ctx.depth -= {one}")
     out.line(f"    ctx.calls -= {one}")
 
 
@@ -280,10 +280,11 @@ def generated_formula(
     try:
         out.line("def _f1(ctx, args, span=None):")
         out.level = 1
+        out.line("limits = ctx.limits")
         out.line(f"ctx.steps = {k(cost)} + ctx.steps")
         out.line("if ctx.steps > ctx.step_bound:")
         out.line(f"    {k(count_past_bound)}(ctx, span or {k(formula.span)})")
-        out.line("if ctx.calls >= ctx.limits.call_depth:")
+        out.line("if ctx.calls >= limits.call_depth:")
         out.line(f"    raise {k(too_deep)}(ctx, span)")
         out.line("saved = ctx.env")
         _frame(out, names)

@@ -39,8 +39,8 @@ from interpreter.compile.codegen.slow_paths import (
     ordered,
 )
 from interpreter.compile.tables import Pending, text_keyed
-from interpreter.dice import Die
-from interpreter.runtime import as_bool, count_past_bound
+from interpreter.dice import Die, SeededDice
+from interpreter.runtime import Roller, as_bool, count_past_bound
 from interpreter.state import MISSING
 from interpreter.values import Record
 
@@ -163,13 +163,13 @@ class Values:
         span = k(node.op_span)
         out.line(f"if {self.both_whole(node.left, a, node.right, b)}:")
         out.line(f"    {target} = {a} {ARITHMETIC[node.op]} {b}")
-        out.line(f"    if abs({target}) >= ctx.limits.number_bound:")
-        out.line(f"        raise {k(too_long)}(ctx.limits, {span})")
+        out.line(f"    if abs({target}) >= limits.number_bound:")
+        out.line(f"        raise {k(too_long)}(limits, {span})")
         out.line("else:")
         if node.op == "+":
             out.line(f"    {target} = {k(added)}(ctx, {a}, {b}, {k(compute)}, {span})")
         else:
-            out.line(f"    {target} = {k(compute)}({a}, {b}, ctx.limits)")
+            out.line(f"    {target} = {k(compute)}({a}, {b}, limits)")
         return target
 
     def ordering(self, node: n.Binary) -> str:
@@ -358,13 +358,37 @@ class Values:
             )
         )
         if single:  # one plain die: its face alone, as `Expressions.ex_dice` rolls it
+            die = Die.of(node.sides)
             out.line("if ctx.capture is None:")
-            out.line(f"    {target} = ctx.roller.face({k(Die.of(node.sides))}, {k(node.span)})")
+            out.level += 1
+            self.face(die, node.span, target)
+            out.level -= 1
             out.line("else:")
             out.line(f"    {target} = {k(roll)}(ctx).total")
         else:
             out.line(f"{target} = {k(roll)}(ctx).total")
         return target
+
+    def face(self, die: Die, span: Any, target: str) -> None:
+        """One plain die's face (`Roller.face`): from seeded dice, drawn straight from
+        the generator as `SeededDice.draw` draws it, within the same limits, and noted
+        among the dice drawn; from any other source or roller, by `face` itself."""
+        out, k = self.out, self.k
+        size, bits = k(die.size), k(die.bits)
+        out.line("roller = ctx.roller")
+        out.line("source = roller.source")
+        out.line("drawn = roller.drawn")
+        out.line(
+            f"if type(roller) is {k(Roller)} and type(source) is {k(SeededDice)} "
+            f"and len(drawn) < limits.dice_per_evaluation and {size} <= limits.faces_per_die:"
+        )
+        out.line(f"    {target} = source.random_bits({bits})")
+        out.line(f"    while {target} >= {size}:")
+        out.line(f"        {target} = source.random_bits({bits})")
+        out.line(f"    {target} = {k(die.low)} + {target}")
+        out.line(f"    drawn.append({target})")
+        out.line("else:")
+        out.line(f"    {target} = roller.face({k(die)}, {k(span)})")
 
     def index(self, node: n.Index) -> str | None:
         compiler = self.compiler
