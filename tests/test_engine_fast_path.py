@@ -173,3 +173,14 @@ def test_a_seeded_die_is_drawn_straight_from_its_generator(engine, monkeypatch):
                 tight.run("test", sheet, {}, SeededDice(1))
         errors.append(str(raised.value))
     assert errors[0] == errors[1] and "dice_per_evaluation" in errors[0]
+
+
+def test_a_checks_built_in_fields_are_not_looked_into(engine):
+    """A generated check's record is gone through (`bounded_value`) only for a field that
+    may hold a list or a record: not its total, target, success or margin (numbers and
+    yes or no by then), only its own field (a table's row)."""
+    sheet = engine.sheet({"Strength": 3})
+    for _ in range(3):  # (made past SWITCH.after runs)
+        engine.run("test", sheet, {}, ForcedDice([5]))
+    source = engine.compiler.check("plain").generated[1]
+    assert source.count(" in _k") == 1

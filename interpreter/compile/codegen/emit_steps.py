@@ -229,6 +229,7 @@ def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
     out.line(f"if type({total}) is not int:")
     out.line(f"    {total} = {k(as_number)}({total}, {k(node.roll.span)}, {k(roll_is)})")
     out.line(f"env[{k('total')}] = {total}")
+    steps.scalars.add(total)  # (a number from here on)
     fields = [("total", total)]
     if target is not None:
         out.line(f"if type({target}) is not int:")
@@ -246,6 +247,7 @@ def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
         out.line(f"env[{k('success')}] = {success}")
         out.line(f"env[{k('margin')}] = {margin}")
         fields += [("target", target), ("success", success), ("margin", margin)]
+        steps.scalars.update((target, success, margin))  # (numbers, and yes or no)
     for name, expr in node.fields:
         value = steps.value(expr)
         out.line(f"env[{k(name)}] = {value}")
@@ -261,7 +263,9 @@ def _returned(steps: Steps, fields: list[tuple[str, str]], kind: str, span: Any)
     shown = ", ".join(f"{k(name)}: {value}" for name, value in fields)
     out.line(f"{record} = {k(Record)}({{{shown}}}, {k(kind)})")
     held = dict(fields)  # (a name given twice: the record holds its last value)
-    nested = " or ".join(f"type({value}) in {k(NESTED)}" for value in held.values())
+    nested = " or ".join(
+        f"type({value}) in {k(NESTED)}" for value in held.values() if value not in steps.scalars
+    )
     if nested:
         out.line(f"if {nested}:")
         out.line(f"    {record} = {k(bounded_value)}(ctx, {record}, {k(span)})")

@@ -17,6 +17,7 @@ run use the closures), so nothing here lifts over distributions.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from dsl import nodes as n
@@ -48,6 +49,8 @@ from interpreter.values import Record
 #: fixed text, chosen by the node's operator: never the rulebook's text itself)
 ARITHMETIC = {"+": "+", "-": "-", "*": "*"}
 ORDERING = {">=": ">=", "<=": "<=", ">": ">", "<": "<"}
+#: the types of literal values that hold no other value
+SCALARS = frozenset({int, str, bool, type(None), Fraction})
 #: the built-in functions of several values written inline, by name
 LEAST_OR_GREATEST = {"max": max, "min": min}
 
@@ -59,6 +62,9 @@ class Values:
         self.out = out
         self.compiler = compiler
         self.k = out.constant
+        #: names (locals, constants) whose value is known to hold no other value (a
+        #: number, a text, yes/no, none: never a list or a record, `bounds.NESTED`)
+        self.scalars: set[str] = set()
 
     # ─── the parts every construct uses ─────────────────────────────────────
 
@@ -107,7 +113,10 @@ class Values:
     # ─── by node class (None: the node's own closure) ───────────────────────
 
     def literal(self, node: n.Literal) -> str:
-        return self.k(node.value)
+        name = self.k(node.value)
+        if type(node.value) in SCALARS:
+            self.scalars.add(name)
+        return name
 
     def name(self, node: n.Name) -> str | None:
         binding = self.compiler.bindings[id(node)]
