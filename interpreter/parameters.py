@@ -21,8 +21,9 @@ from interpreter.state import Character
 from interpreter.values import Record, is_number, quoted
 
 #: the types of parameter values a Binder's last binding is remembered for: values that
-#: cannot change in place, so that the same objects under the same names bind alike
-UNCHANGING = frozenset({str, int, bool, float, type(None)})
+#: cannot change in place (a character's Sheet is immutable), so that the same objects
+#: under the same names bind alike
+UNCHANGING = frozenset({str, int, bool, float, type(None), Sheet, Character})
 _IS = operator.is_
 
 

@@ -9,6 +9,8 @@ and errors, a row with dice rolled on every lookup, and the memory bounded.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 import dsl
@@ -17,6 +19,7 @@ from interpreter import Engine, ForcedDice, SeededDice
 from interpreter.compile import tables
 from interpreter.compile.codegen import SWITCH, closures_only
 from interpreter.limits import Limits
+from interpreter.values import Record
 
 BOOK = """
 rulebook "Fast path" {
@@ -184,3 +187,77 @@ def test_a_checks_built_in_fields_are_not_looked_into(engine):
         engine.run("test", sheet, {}, ForcedDice([5]))
     source = engine.compiler.check("plain").generated[1]
     assert source.count(" in _k") == 1
+
+
+DUEL = """
+rulebook "Duel" {
+  system "a target, a match, comparisons"
+  language "en"
+}
+
+sheet {
+  attribute Strength in 1..10
+  resource Health max 10
+}
+
+action hit(target: character, how: text = "cut") "Hit" {
+  let roll = d6
+  let wound = 0
+  match how {
+    case "cut" { set wound to roll }
+    case "thrust" { set wound to roll + 1 }
+  }
+  if roll = 6 and how != "none" {
+    set wound to wound + Strength
+  }
+  lose wound from target.Health
+  result { wound: wound, left: target.Health }
+}
+"""
+
+
+def test_comparing_plain_values_never_asks_the_mapping_abc(monkeypatch):
+    """`=`, `!=` and `match` of numbers and texts tell a record by its type first: the
+    Mapping ABC's `isinstance` hook (slow for a value that is not one) is never asked,
+    generated or through the closures; a record compared is still counted."""
+    import abc
+
+    engine = Engine(dsl.load_text(DUEL, "duel.rules"))
+    hero, foe = engine.sheet({"Strength": 3, "Health": 10}), engine.sheet({"Strength": 1, "Health": 10})
+    expected = [
+        plain(engine.run("hit", hero, {"target": foe, "how": how}, ForcedDice([face])))
+        for how in ("cut", "thrust")
+        for face in (2, 6)
+    ]
+    hook = abc.ABCMeta.__instancecheck__
+
+    def refused(cls, instance):
+        if cls is Record:
+            raise AssertionError(f"isinstance({instance!r}, Record) through the ABC")
+        return hook(cls, instance)
+
+    monkeypatch.setattr(abc.ABCMeta, "__instancecheck__", refused)
+    for closures in (False, True):
+        with closures_only() if closures else contextlib.nullcontext():
+            again = [
+                plain(engine.run("hit", hero, {"target": foe, "how": how}, ForcedDice([face])))
+                for how in ("cut", "thrust")
+                for face in (2, 6)
+            ]
+        assert again == expected
+
+
+def test_a_target_given_again_is_not_bound_again(monkeypatch):
+    """A character's sheet cannot change: the same sheet given again as a target is the
+    binder's last binding again (`Binder.prepared`), with the same outcome."""
+    engine = Engine(dsl.load_text(DUEL, "duel.rules"))
+    hero, foe = engine.sheet({"Strength": 3, "Health": 10}), engine.sheet({"Strength": 1, "Health": 10})
+    params = {"target": foe}
+    first = engine.run("hit", hero, params, ForcedDice([6]))
+    binder = type(engine.runnable("hit").binder)
+    calls = []
+    called = binder.__call__
+    monkeypatch.setattr(binder, "__call__", lambda *a: calls.append(1) or called(*a))
+    again = engine.run("hit", hero, params, ForcedDice([6]))
+    assert calls == [] and plain(again) == plain(first)
+    assert again.characters[0].after["Health"] == 1 and again.characters[0].label == "target"

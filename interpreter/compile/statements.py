@@ -25,7 +25,7 @@ from interpreter.sheets.validation import entry_value
 from interpreter.shown import glimpse
 from interpreter.state import place_path, place_text, sheet_of, to_write
 from interpreter.trace import Later, let_detail, let_text
-from interpreter.values import Record, is_number, show
+from interpreter.values import PLAIN_TYPES, Record, is_number, show
 
 #: what a change of a resource says in the trace, by its verb
 CHANGED = {
@@ -361,7 +361,12 @@ class Statements(CompilerHost):
 
         def match(ctx):
             value = known(ctx, subject(ctx))
-            if type(value) is tuple or isinstance(value, Record):
+            kind = type(value)
+            if (
+                kind is tuple
+                or kind is Record
+                or (kind not in PLAIN_TYPES and isinstance(value, Record))
+            ):
                 ctx.count(cells(value, ctx.limits.value_size), span)
             for values, body, steps, body_steps in cases:
                 ctx.count(steps, span)

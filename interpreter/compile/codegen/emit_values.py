@@ -17,7 +17,6 @@ run use the closures), so nothing here lifts over distributions.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from dsl import nodes as n
@@ -43,14 +42,12 @@ from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die, SeededDice
 from interpreter.runtime import Roller, as_bool, count_past_bound
 from interpreter.state import MISSING
-from interpreter.values import Record
+from interpreter.values import PLAIN_TYPES, Record
 
 #: the Python operator each whole-number operation is written with (the generator's own
 #: fixed text, chosen by the node's operator: never the rulebook's text itself)
 ARITHMETIC = {"+": "+", "-": "-", "*": "*"}
 ORDERING = {">=": ">=", "<=": "<=", ">": ">", "<": "<"}
-#: the types of literal values that hold no other value
-SCALARS = frozenset({int, str, bool, type(None), Fraction})
 #: the built-in functions of several values written inline, by name
 LEAST_OR_GREATEST = {"max": max, "min": min}
 
@@ -114,7 +111,7 @@ class Values:
 
     def literal(self, node: n.Literal) -> str:
         name = self.k(node.value)
-        if type(node.value) in SCALARS:
+        if type(node.value) in PLAIN_TYPES:
             self.scalars.add(name)
         return name
 
