@@ -223,7 +223,10 @@ def test_comparing_plain_values_never_asks_the_mapping_abc(monkeypatch):
     import abc
 
     engine = Engine(dsl.load_text(DUEL, "duel.rules"))
-    hero, foe = engine.sheet({"Strength": 3, "Health": 10}), engine.sheet({"Strength": 1, "Health": 10})
+    hero, foe = (
+        engine.sheet({"Strength": 3, "Health": 10}),
+        engine.sheet({"Strength": 1, "Health": 10}),
+    )
     expected = [
         plain(engine.run("hit", hero, {"target": foe, "how": how}, ForcedDice([face])))
         for how in ("cut", "thrust")
@@ -251,7 +254,10 @@ def test_a_target_given_again_is_not_bound_again(monkeypatch):
     """A character's sheet cannot change: the same sheet given again as a target is the
     binder's last binding again (`Binder.prepared`), with the same outcome."""
     engine = Engine(dsl.load_text(DUEL, "duel.rules"))
-    hero, foe = engine.sheet({"Strength": 3, "Health": 10}), engine.sheet({"Strength": 1, "Health": 10})
+    hero, foe = (
+        engine.sheet({"Strength": 3, "Health": 10}),
+        engine.sheet({"Strength": 1, "Health": 10}),
+    )
     params = {"target": foe}
     first = engine.run("hit", hero, params, ForcedDice([6]))
     binder = type(engine.runnable("hit").binder)
@@ -261,3 +267,46 @@ def test_a_target_given_again_is_not_bound_again(monkeypatch):
     again = engine.run("hit", hero, params, ForcedDice([6]))
     assert calls == [] and plain(again) == plain(first)
     assert again.characters[0].after["Health"] == 1 and again.characters[0].label == "target"
+
+
+HALVES = """
+rulebook "Halves" {
+  system "floor and ceil of a division"
+  language "en"
+}
+
+formula down(a: int, b: int) = floor(a / b)
+
+action halves(a: int, b: int) "Halves" {
+  result { down: down(a, b), up: ceil(a / b), third: floor((a / 3) / b) }
+}
+"""
+
+
+def test_floor_and_ceil_of_a_division_agree_with_the_closures():
+    """`floor(a / b)` and `ceil(a / b)` of whole numbers are floor divisions in generated
+    code (no Fraction made): the same values and errors as the closures' exact division,
+    for every sign, a zero divisor, a quotient past `denominator_bound` or `number_bound`."""
+    book = dsl.load_text(HALVES, "halves.rules")
+    cases = [
+        (a, b)
+        for a in (-7, -6, -1, 0, 1, 5, 6, 7, 10**6)
+        for b in (-4, -2, -1, 0, 1, 2, 3, 7, 10, 11)
+    ]
+    for limits in (Limits(), Limits(denominator_digits=1), Limits(number_digits=5)):
+        engine = Engine(book, limits)
+        sheet = engine.sheet({})
+        engine.run("halves", sheet, {"a": 1, "b": 1})
+        engine.run("halves", sheet, {"a": 1, "b": 1})  # (made past SWITCH.after runs)
+        for a, b in cases:
+            outcomes = []
+            for closures in (False, True):
+                with closures_only() if closures else contextlib.nullcontext():
+                    try:
+                        out = engine.run("halves", sheet, {"a": a, "b": b}, ForcedDice([]))
+                        outcomes.append((dict(out.result), out.steps))
+                    except RulebookError as error:
+                        outcomes.append((str(error), getattr(error, "steps", None)))
+            assert outcomes[0] == outcomes[1], (a, b, limits)
+    assert "//" in engine.compiler.action("halves").generated[1]
+    assert "//" in engine.compiler.generated_formula("down")[1]

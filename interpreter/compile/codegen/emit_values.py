@@ -17,6 +17,7 @@ run use the closures), so nothing here lifts over distributions.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from dsl import nodes as n
@@ -37,6 +38,7 @@ from interpreter.compile.codegen.slow_paths import (
     negated,
     not_yes_or_no,
     ordered,
+    rounded,
 )
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die, SeededDice
@@ -48,6 +50,9 @@ from interpreter.values import PLAIN_TYPES, Record
 #: fixed text, chosen by the node's operator: never the rulebook's text itself)
 ARITHMETIC = {"+": "+", "-": "-", "*": "*"}
 ORDERING = {">=": ">=", "<=": "<=", ">": ">", "<": "<"}
+#: `floor(a / b)` and `ceil(a / b)` of whole numbers written inline: each function, and
+#: the same of whole numbers (b > 0) without the Fraction made
+DIVIDED = {"floor": (math.floor, "{a} // {b}"), "ceil": (math.ceil, "-(-{a} // {b})")}
 #: the built-in functions of several values written inline, by name
 LEAST_OR_GREATEST = {"max": max, "min": min}
 
@@ -327,6 +332,15 @@ class Values:
             and not node.named
         ):
             return self.least_or_greatest(node)
+        if (
+            kind == "builtin"
+            and node.function in DIVIDED
+            and len(node.args) == 1
+            and not node.named
+            and isinstance(node.args[0], n.Binary)
+            and node.args[0].op == "/"
+        ):
+            return self.divided(node, node.args[0])
         if kind not in ("formula", "check", "opposed", "action"):
             return None
         called = compiler.callable_of(binding)
@@ -339,6 +353,28 @@ class Values:
         values = self.arguments(node, binding.node.params)
         target = self.out.temp()
         self.out.line(f"{target} = {self.k(called)}(ctx, {values}, {self.k(node.span)})")
+        return target
+
+    def divided(self, node: n.Call, division: n.Binary) -> str:
+        """`floor(a / b)`, `ceil(a / b)`: of two whole numbers (b > 0) whose quotient the
+        closures would neither refuse (its numerator and denominator within the limits)
+        nor leave a fraction, by floor division; else as the closures compute it (the
+        division, then the rounding), from the same two values."""
+        a, b = self.value(division.left), self.value(division.right)
+        out, k, target = self.out, self.k, self.out.temp()
+        function, whole = DIVIDED[node.function]
+        compute = arith("/", division.left.span, division.right.span, division.op_span)
+        whole_numbers = self.both_whole(division.left, a, division.right, b)
+        out.line(
+            f"if {whole_numbers} and {k(0)} < {b} < limits.denominator_bound "
+            f"and abs({a}) < limits.number_bound:"
+        )
+        out.line(f"    {target} = {whole.format(a=a, b=b)}")
+        out.line("else:")
+        out.line(
+            f"    {target} = {k(rounded)}({k(function)}, {k(compute)}({a}, {b}, limits), "
+            f"{k(node.span)}, {k(node.function)})"
+        )
         return target
 
     def least_or_greatest(self, node: n.Call) -> str:

@@ -55,6 +55,7 @@ SAFE_WORDS = frozenset(
         "random_bits",
         "dice_per_evaluation",
         "faces_per_die",
+        "denominator_bound",
     }
 )
 #: a name this package made: a constant, a local value, a function

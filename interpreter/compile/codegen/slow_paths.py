@@ -12,7 +12,7 @@ from typing import Any
 
 from dsl.messages import tr
 from interpreter.bounds import bounded_list, bounded_value, cells
-from interpreter.compile.arithmetic import LEFT_SIDE, RIGHT_SIDE, as_number
+from interpreter.compile.arithmetic import LEFT_SIDE, RIGHT_SIDE, THE_ARGUMENT, as_number
 from interpreter.compile.expressions import NEGATED
 from interpreter.errors import EvaluationError
 from interpreter.values import PLAIN_TYPES, Record
@@ -44,6 +44,11 @@ def compared(ctx: Any, compare: Any, a: Any, b: Any, span: Any) -> bool:
         ctx.count(len(a) >> 6, span)
     result: bool = compare(a, b)
     return result
+
+
+def rounded(function: Any, value: Any, span: Any, name: str) -> Any:
+    """`floor(x)`, `ceil(x)` of a value computed (`builtin_functions.rounding`)."""
+    return function(as_number(value, span, THE_ARGUMENT, name=name))
 
 
 def negated(value: Any, span: Any) -> Any:
