@@ -15,7 +15,7 @@ import pytest
 
 import dsl
 from dsl.errors import RulebookError
-from interpreter import Engine, ForcedDice, SeededDice
+from interpreter import Engine, ForcedDice, SeededDice, render_text
 from interpreter.compile import tables
 from interpreter.compile.codegen import SWITCH, closures_only
 from interpreter.limits import Limits
@@ -310,3 +310,23 @@ def test_floor_and_ceil_of_a_division_agree_with_the_closures():
             assert outcomes[0] == outcomes[1], (a, b, limits)
     assert "//" in engine.compiler.action("halves").generated[1]
     assert "//" in engine.compiler.generated_formula("down")[1]
+
+
+def test_a_change_stopped_at_a_bound_words_it_only_for_the_trace(monkeypatch):
+    """`lose` past a resource's minimum stops there; the trace's words for it ("stops at
+    its minimum") are made only when a trace is recorded, never in an untraced run."""
+    from interpreter.compile import statements
+
+    engine = Engine(dsl.load_text(DUEL, "duel.rules"))
+    hero, foe = (
+        engine.sheet({"Strength": 3, "Health": 10}),
+        engine.sheet({"Strength": 1, "Health": 1}),
+    )
+    engine.runnable("hit")  # (compiled before: compiling words its places)
+    worded = []
+    tr = statements.tr
+    monkeypatch.setattr(statements, "tr", lambda *a, **k: worded.append(a[0]) or tr(*a, **k))
+    out = engine.run("hit", hero, {"target": foe}, ForcedDice([5]))
+    assert out.characters[0].after["Health"] == 0 and worded == []
+    traced = engine.run("hit", hero, {"target": foe}, ForcedDice([5]), trace=True)
+    assert "stops at its minimum 0" in render_text(traced.trace)
