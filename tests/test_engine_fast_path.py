@@ -330,3 +330,66 @@ def test_a_change_stopped_at_a_bound_words_it_only_for_the_trace(monkeypatch):
     assert out.characters[0].after["Health"] == 0 and worded == []
     traced = engine.run("hit", hero, {"target": foe}, ForcedDice([5]), trace=True)
     assert "stops at its minimum 0" in render_text(traced.trace)
+
+
+COMPARED = """
+rulebook "Compared" {
+  system "equality and max of whole numbers, and of texts"
+  language "en"
+}
+
+sheet {
+  resource Health max 10
+}
+
+action compare(a: int, b: int, word: text = "x") "Compare" {
+  let same = a = b
+  let other = a != b
+  let most = max(a, b, 0)
+  let least = min(a, b)
+  let text_same = word = "x"
+  gain 1 to Health
+  result { same: same, other: other, most: most, least: least, text_same: text_same }
+}
+"""
+
+
+def test_whole_numbers_compared_and_their_max_inline_agree_with_the_closures(monkeypatch):
+    """Generated code compares two whole numbers (`=`, `!=`) and takes their `max`/`min`
+    inline, everything else through the closures' helpers: the same results and steps
+    (a long text compared counts its length); `equal` of two values of one plain type
+    never asks whether they are rolls; a rulebook's resources are listed once, not at
+    every run that writes."""
+    from interpreter.compile import arithmetic
+    from interpreter.compile.codegen import emit_values
+    from interpreter.sheets import rules
+
+    engine = Engine(dsl.load_text(COMPARED, "compared.rules"))
+    sheet = engine.sheet({"Health": 3})
+    cases = [(1, 1, "x"), (1, 2, "y" * 200), (-5, 7, "x"), (0, 0, "z")]
+    expected = []
+    with closures_only():
+        for a, b, word in cases:
+            out = engine.run("compare", sheet, {"a": a, "b": b, "word": word})
+            expected.append((dict(out.result), out.steps))
+    listed = []
+    places = rules.resource_places
+    monkeypatch.setattr(rules, "resource_places", lambda book: listed.append(1) or places(book))
+    monkeypatch.setattr(arithmetic, "Rolled", None)  # (isinstance(x, None) would raise)
+    monkeypatch.setattr(emit_values, "minmax", None)  # (whole numbers: never called)
+    compared = emit_values.compared
+
+    def off_whole_numbers(ctx, compare, a, b, span):
+        assert not (type(a) is int and type(b) is int), "two whole numbers compared off inline"
+        return compared(ctx, compare, a, b, span)
+
+    monkeypatch.setattr(emit_values, "compared", off_whole_numbers)
+    for _ in range(3):
+        got = []
+        for a, b, word in cases:
+            out = engine.run("compare", sheet, {"a": a, "b": b, "word": word})
+            got.append((dict(out.result), out.steps))
+        assert got == expected
+    assert listed == []
+    source = engine.compiler.action("compare").generated[1]
+    assert " == " in source and "not _v" in source

@@ -50,6 +50,8 @@ from interpreter.values import PLAIN_TYPES, Record
 #: fixed text, chosen by the node's operator: never the rulebook's text itself)
 ARITHMETIC = {"+": "+", "-": "-", "*": "*"}
 ORDERING = {">=": ">=", "<=": "<=", ">": ">", "<": "<"}
+#: `=` and `!=` of two whole numbers (no `!` in generated source: `emitted.FORBIDDEN`)
+EQUALITY = {"=": "{a} == {b}", "!=": "not {a} == {b}"}
 #: `floor(a / b)` and `ceil(a / b)` of whole numbers written inline: each function, and
 #: the same of whole numbers (b > 0) without the Fraction made
 DIVIDED = {"floor": (math.floor, "{a} // {b}"), "ceil": (math.ceil, "-(-{a} // {b})")}
@@ -208,10 +210,13 @@ class Values:
             else:
                 sides.append(self.value(this))
         compare = equal if node.op == "=" else unequal
-        target = self.out.temp()
+        out, target = self.out, self.out.temp()
         a, b = sides
-        self.out.line(
-            f"{target} = {self.k(compared)}(ctx, {self.k(compare)}, {a}, {b}, "
+        out.line(f"if type({a}) is int and type({b}) is int:")  # (nothing to count)
+        out.line(f"    {target} = {EQUALITY[node.op].format(a=a, b=b)}")
+        out.line("else:")
+        out.line(
+            f"    {target} = {self.k(compared)}(ctx, {self.k(compare)}, {a}, {b}, "
             f"{self.k(node.op_span)})"
         )
         return target
@@ -384,8 +389,13 @@ class Values:
         target, k = self.out.temp(), self.k
         function = LEAST_OR_GREATEST[node.function]
         listed = "[" + ", ".join(values) + "]"
+        wholes = " and ".join(f"type({value}) is int" for value in values)
+        self.out.line(f"if {wholes}:")
+        self.out.line(f"    {target} = {k(function)}({', '.join(values)})")
+        self.out.line("else:")
         self.out.line(
-            f"{target} = {k(minmax)}({k(function)}, {listed}, {k(node.span)}, {k(node.function)})"
+            f"    {target} = {k(minmax)}({k(function)}, {listed}, {k(node.span)}, "
+            f"{k(node.function)})"
         )
         return target
 
