@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import statistics
 import sys
 import time
@@ -64,7 +65,9 @@ from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# the code measured: this tree's, or the other tree's when run_cost.py measures --against
+# it (its rulebooks and characters are still this tree's: the same runs both ways)
+sys.path.insert(0, os.environ.get("RUN_COST_ROOT") or str(ROOT))
 
 import yaml  # noqa: E402
 

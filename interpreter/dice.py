@@ -130,14 +130,16 @@ class SeededDice(DiceSource):
         if seed is None:
             seed = random.SystemRandom().getrandbits(63)
         self.seed = seed
-        self._bits = random.Random(seed).getrandbits
+        #: the generator's `getrandbits`, every face drawn from it (generated code draws a
+        #: plain die straight from it, as `draw` does: interpreter.compile.codegen)
+        self.random_bits = random.Random(seed).getrandbits
 
     def draw(self, die: Die, position: int) -> int:  # noqa: ARG002 (a DiceSource draws with (die, position))
         """The face of the `position`-th die drawn (1-based), within the die's range."""
         n, k = die.size, die.bits  # k = n.bit_length()
-        r = self._bits(k)
+        r = self.random_bits(k)
         while r >= n:
-            r = self._bits(k)
+            r = self.random_bits(k)
         return die.low + r if die.listed is None else die.listed[r]
 
 

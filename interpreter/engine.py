@@ -192,9 +192,7 @@ class Engine:
     ) -> Outcome:
         if sheet.rulebook is not self.rulebook:
             raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
-        binder = runnable.binder
-        args, shown = binder(sheet, params)
-        warnings = binder.warnings(sheet, params) if binder.open_skills else ()
+        args, shown, warnings = runnable.binder.prepared(sheet, params)
         source = dice if dice is not None else SeededDice()
         limits = self.limits
         roller = Roller(source, limits)

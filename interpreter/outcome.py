@@ -50,7 +50,9 @@ class Outcome:
     """
 
     __slots__ = (
+        "_params",
         "_replay",
+        "_shown",
         "_trace",
         "action",
         "before",
@@ -61,7 +63,6 @@ class Outcome:
         "kind",
         "language",
         "origin",
-        "params",
         "result",
         "sheet",
         "steps",
@@ -87,7 +88,11 @@ class Outcome:
         trace: Trace | None = None,
         steps: int = 0,
     ):
-        self.action, self.params, self.result, self.sheet = action, params, result, sheet
+        self.action, self.result, self.sheet = action, result, sheet
+        #: the parameters as shown, shared with the Engine's last binding (never written
+        #: to: `params` is a copy of them, made when first read)
+        self._shown = params
+        self._params: dict[str, Any] | None = None
         self.changes, self.dice, self.origin = changes, dice, origin
         self.kind, self.language, self.warnings = kind, language, warnings
         self.characters = characters  # CharacterOutcome of the others
@@ -96,6 +101,14 @@ class Outcome:
         self._replay = replay  # (a function giving the trace by running again, its arguments)
         self._trace: Trace | None = trace  # recorded as the run went (Engine.run(trace=True))
         self.steps = steps  # the steps of evaluation it took (against Limits.steps_per_run)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The parameters the run was given, as shown (defaults filled in)."""
+        found = self._params
+        if found is None:
+            found = self._params = dict(self._shown)
+        return found
 
     @property
     def sheets(self) -> dict[str, Sheet]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import weakref
 from typing import Any
 
@@ -18,6 +19,12 @@ from interpreter.runtime import Roller
 from interpreter.sheets.character import Sheet
 from interpreter.state import Character
 from interpreter.values import Record, is_number, quoted
+
+#: the types of parameter values a Binder's last binding is remembered for: values that
+#: cannot change in place (a character's Sheet is immutable), so that the same objects
+#: under the same names bind alike
+UNCHANGING = frozenset({str, int, bool, float, type(None), Sheet, Character})
+_IS = operator.is_
 
 
 class Binder:
@@ -45,6 +52,8 @@ class Binder:
             p.default is not None and p.name not in self.constant for p in node.params
         )
         self.seen: dict = {}
+        #: the last binding `prepared` made: (names, values, sheet, (args, shown, warnings))
+        self.last: tuple | None = None
         # skill parameters when the rulebook keeps an open list: a name it does not know
         # may be a skill the character lacks, or a misspelling (see `warnings`)
         self.open_skills = (
@@ -128,6 +137,28 @@ class Binder:
                 self.seen.pop(next(iter(self.seen)))
             self.seen[key] = (args, dict(shown))
         return args, shown
+
+    def prepared(self, sheet: Sheet, params: dict) -> tuple:
+        """(args, shown, warnings) for a run: the last ones again when given the very
+        same names and values (the same objects, in the same order, each of a type that
+        cannot change in place) and, if the binding or its warnings read it, the same
+        sheet; `shown` is shared by the runs that get it: never written to."""
+        last = self.last
+        if (
+            last is not None
+            and len(params) == len(last[0])
+            and all(map(_IS, params.values(), last[1]))
+            and all(map(_IS, params, last[0]))
+            and (last[2] is None or last[2] is sheet)
+        ):
+            return last[3]
+        args, shown = self(sheet, params)
+        warnings = self.warnings(sheet, params) if self.open_skills else ()
+        values = tuple(params.values())
+        if all(type(value) in UNCHANGING for value in values):
+            keyed = sheet if self.needs_sheet or self.open_skills else None
+            self.last = (tuple(params), values, keyed, (args, shown, warnings))
+        return args, shown, warnings
 
     def default(self, param: n.Param, ctx, sheet: Sheet):
         """A default computed from the sheet (or naming one of its entries)."""

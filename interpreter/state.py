@@ -29,18 +29,24 @@ class Character:
     """Another character of a run (an action's parameter `objetivo: character`): its role
     (the parameter's name) and the sheet it started from."""
 
-    __slots__ = ("role", "sheet")
+    __slots__ = ("_label", "role", "sheet")
 
     def __init__(self, role: str, sheet: Any):  # an interpreter.sheets Sheet (above this)
         self.role, self.sheet = role, sheet
+        self._label: str | None = None
 
     @property
     def label(self) -> str:
-        """How the trace names it: its sheet's file name, or its role."""
-        path = getattr(self.sheet, "path", None)
-        if not path:
-            return self.role
-        return str(path).replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        """How the trace names it: its sheet's file name, or its role (worked out once)."""
+        found = self._label
+        if found is None:
+            path = getattr(self.sheet, "path", None)
+            if not path:
+                found = self.role
+            else:
+                found = str(path).replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            self._label = found
+        return found
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Character) and (other.role, other.sheet) == (self.role, self.sheet)

@@ -8,6 +8,11 @@ from fractions import Fraction
 
 from dsl.messages import show_value
 
+#: the types of values that hold no other value (numbers, texts, yes/no, none): never a
+#: list or a record, and asked about before `isinstance(value, Record)`, which for any
+#: other type goes through the Mapping ABC's hook
+PLAIN_TYPES = frozenset({int, str, bool, type(None), Fraction})
+
 
 class Record(Mapping):
     """Named values: a check's result (total, success, ...), a table row, a catalog entry.

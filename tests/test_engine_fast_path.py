@@ -9,14 +9,17 @@ and errors, a row with dice rolled on every lookup, and the memory bounded.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 import dsl
 from dsl.errors import RulebookError
-from interpreter import Engine, ForcedDice
+from interpreter import Engine, ForcedDice, SeededDice, render_text
 from interpreter.compile import tables
 from interpreter.compile.codegen import SWITCH, closures_only
 from interpreter.limits import Limits
+from interpreter.values import Record
 
 BOOK = """
 rulebook "Fast path" {
@@ -125,3 +128,268 @@ def test_parameters_remembered_by_value_and_type(engine):
     with pytest.raises(RulebookError) as again:
         engine.run("test", sheet, {"bonus": True}, ForcedDice([6]))
     assert str(again.value) == str(refused.value)
+
+
+def test_the_same_parameters_again_are_not_bound_again(engine, monkeypatch):
+    """The binder's last binding is given again for the very same names and values
+    (`Binder.prepared`): the binder itself is not called; a value changed in the same
+    dict (True for 1: equal in Python) is bound, and refused, as before."""
+    sheet = engine.sheet({"Strength": 3})
+    params = {"bonus": 1}
+    first = engine.run("test", sheet, params, ForcedDice([6]))
+    binder = type(engine.runnable("test").binder)
+    calls = []
+    called = binder.__call__
+    monkeypatch.setattr(binder, "__call__", lambda *a: calls.append(1) or called(*a))
+    again = engine.run("test", sheet, params, ForcedDice([6]))
+    assert calls == [] and plain(again) == plain(first)
+    again.params["bonus"] = 2  # (an Outcome's own copy: the next run's is untouched)
+    assert engine.run("test", sheet, params, ForcedDice([6])).params == {"bonus": 1}
+    params["bonus"] = True
+    with pytest.raises(RulebookError):
+        engine.run("test", sheet, params, ForcedDice([6]))
+    assert calls == [1]
+
+
+def test_a_seeded_die_is_drawn_straight_from_its_generator(engine, monkeypatch):
+    """Generated code draws a plain die from seeded dice's generator itself (not through
+    `Roller.face` and `SeededDice.draw`): the same faces, dice and steps as the closures,
+    and past `dice_per_evaluation` the same error."""
+    sheet = engine.sheet({"Strength": 3})
+    with closures_only():
+        slow = [plain(engine.run("test", sheet, {}, SeededDice(seed))) for seed in range(20)]
+    drawn = []
+    draw = SeededDice.draw
+    monkeypatch.setattr(SeededDice, "draw", lambda *a: drawn.append(1) or draw(*a))
+    fast = [plain(engine.run("test", sheet, {}, SeededDice(seed))) for seed in range(20)]
+    assert fast == slow
+    # (only a row with dice, total 9, draws through `draw`: one more die each)
+    assert len(drawn) == sum(len(dice) - 1 for _, dice, _ in fast)
+    tight = Engine(engine.rulebook, Limits(dice_per_evaluation=0))
+    errors = []
+    for closures in (False, True):
+        with pytest.raises(RulebookError) as raised:
+            if closures:
+                with closures_only():
+                    tight.run("test", sheet, {}, SeededDice(1))
+            else:
+                tight.run("test", sheet, {}, SeededDice(1))
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1] and "dice_per_evaluation" in errors[0]
+
+
+def test_a_checks_built_in_fields_are_not_looked_into(engine):
+    """A generated check's record is gone through (`bounded_value`) only for a field that
+    may hold a list or a record: not its total, target, success or margin (numbers and
+    yes or no by then), only its own field (a table's row)."""
+    sheet = engine.sheet({"Strength": 3})
+    for _ in range(3):  # (made past SWITCH.after runs)
+        engine.run("test", sheet, {}, ForcedDice([5]))
+    source = engine.compiler.check("plain").generated[1]
+    assert source.count(" in _k") == 1
+
+
+DUEL = """
+rulebook "Duel" {
+  system "a target, a match, comparisons"
+  language "en"
+}
+
+sheet {
+  attribute Strength in 1..10
+  resource Health max 10
+}
+
+action hit(target: character, how: text = "cut") "Hit" {
+  let roll = d6
+  let wound = 0
+  match how {
+    case "cut" { set wound to roll }
+    case "thrust" { set wound to roll + 1 }
+  }
+  if roll = 6 and how != "none" {
+    set wound to wound + Strength
+  }
+  lose wound from target.Health
+  result { wound: wound, left: target.Health }
+}
+"""
+
+
+def test_comparing_plain_values_never_asks_the_mapping_abc(monkeypatch):
+    """`=`, `!=` and `match` of numbers and texts tell a record by its type first: the
+    Mapping ABC's `isinstance` hook (slow for a value that is not one) is never asked,
+    generated or through the closures; a record compared is still counted."""
+    import abc
+
+    engine = Engine(dsl.load_text(DUEL, "duel.rules"))
+    hero, foe = (
+        engine.sheet({"Strength": 3, "Health": 10}),
+        engine.sheet({"Strength": 1, "Health": 10}),
+    )
+    expected = [
+        plain(engine.run("hit", hero, {"target": foe, "how": how}, ForcedDice([face])))
+        for how in ("cut", "thrust")
+        for face in (2, 6)
+    ]
+    hook = abc.ABCMeta.__instancecheck__
+
+    def refused(cls, instance):
+        if cls is Record:
+            raise AssertionError(f"isinstance({instance!r}, Record) through the ABC")
+        return hook(cls, instance)
+
+    monkeypatch.setattr(abc.ABCMeta, "__instancecheck__", refused)
+    for closures in (False, True):
+        with closures_only() if closures else contextlib.nullcontext():
+            again = [
+                plain(engine.run("hit", hero, {"target": foe, "how": how}, ForcedDice([face])))
+                for how in ("cut", "thrust")
+                for face in (2, 6)
+            ]
+        assert again == expected
+
+
+def test_a_target_given_again_is_not_bound_again(monkeypatch):
+    """A character's sheet cannot change: the same sheet given again as a target is the
+    binder's last binding again (`Binder.prepared`), with the same outcome."""
+    engine = Engine(dsl.load_text(DUEL, "duel.rules"))
+    hero, foe = (
+        engine.sheet({"Strength": 3, "Health": 10}),
+        engine.sheet({"Strength": 1, "Health": 10}),
+    )
+    params = {"target": foe}
+    first = engine.run("hit", hero, params, ForcedDice([6]))
+    binder = type(engine.runnable("hit").binder)
+    calls = []
+    called = binder.__call__
+    monkeypatch.setattr(binder, "__call__", lambda *a: calls.append(1) or called(*a))
+    again = engine.run("hit", hero, params, ForcedDice([6]))
+    assert calls == [] and plain(again) == plain(first)
+    assert again.characters[0].after["Health"] == 1 and again.characters[0].label == "target"
+
+
+HALVES = """
+rulebook "Halves" {
+  system "floor and ceil of a division"
+  language "en"
+}
+
+formula down(a: int, b: int) = floor(a / b)
+
+action halves(a: int, b: int) "Halves" {
+  result { down: down(a, b), up: ceil(a / b), third: floor((a / 3) / b) }
+}
+"""
+
+
+def test_floor_and_ceil_of_a_division_agree_with_the_closures():
+    """`floor(a / b)` and `ceil(a / b)` of whole numbers are floor divisions in generated
+    code (no Fraction made): the same values and errors as the closures' exact division,
+    for every sign, a zero divisor, a quotient past `denominator_bound` or `number_bound`."""
+    book = dsl.load_text(HALVES, "halves.rules")
+    cases = [
+        (a, b)
+        for a in (-7, -6, -1, 0, 1, 5, 6, 7, 10**6)
+        for b in (-4, -2, -1, 0, 1, 2, 3, 7, 10, 11)
+    ]
+    for limits in (Limits(), Limits(denominator_digits=1), Limits(number_digits=5)):
+        engine = Engine(book, limits)
+        sheet = engine.sheet({})
+        engine.run("halves", sheet, {"a": 1, "b": 1})
+        engine.run("halves", sheet, {"a": 1, "b": 1})  # (made past SWITCH.after runs)
+        for a, b in cases:
+            outcomes = []
+            for closures in (False, True):
+                with closures_only() if closures else contextlib.nullcontext():
+                    try:
+                        out = engine.run("halves", sheet, {"a": a, "b": b}, ForcedDice([]))
+                        outcomes.append((dict(out.result), out.steps))
+                    except RulebookError as error:
+                        outcomes.append((str(error), getattr(error, "steps", None)))
+            assert outcomes[0] == outcomes[1], (a, b, limits)
+    assert "//" in engine.compiler.action("halves").generated[1]
+    assert "//" in engine.compiler.generated_formula("down")[1]
+
+
+def test_a_change_stopped_at_a_bound_words_it_only_for_the_trace(monkeypatch):
+    """`lose` past a resource's minimum stops there; the trace's words for it ("stops at
+    its minimum") are made only when a trace is recorded, never in an untraced run."""
+    from interpreter.compile import statements
+
+    engine = Engine(dsl.load_text(DUEL, "duel.rules"))
+    hero, foe = (
+        engine.sheet({"Strength": 3, "Health": 10}),
+        engine.sheet({"Strength": 1, "Health": 1}),
+    )
+    engine.runnable("hit")  # (compiled before: compiling words its places)
+    worded = []
+    tr = statements.tr
+    monkeypatch.setattr(statements, "tr", lambda *a, **k: worded.append(a[0]) or tr(*a, **k))
+    out = engine.run("hit", hero, {"target": foe}, ForcedDice([5]))
+    assert out.characters[0].after["Health"] == 0 and worded == []
+    traced = engine.run("hit", hero, {"target": foe}, ForcedDice([5]), trace=True)
+    assert "stops at its minimum 0" in render_text(traced.trace)
+
+
+COMPARED = """
+rulebook "Compared" {
+  system "equality and max of whole numbers, and of texts"
+  language "en"
+}
+
+sheet {
+  resource Health max 10
+}
+
+action compare(a: int, b: int, word: text = "x") "Compare" {
+  let same = a = b
+  let other = a != b
+  let most = max(a, b, 0)
+  let least = min(a, b)
+  let text_same = word = "x"
+  gain 1 to Health
+  result { same: same, other: other, most: most, least: least, text_same: text_same }
+}
+"""
+
+
+def test_whole_numbers_compared_and_their_max_inline_agree_with_the_closures(monkeypatch):
+    """Generated code compares two whole numbers (`=`, `!=`) and takes their `max`/`min`
+    inline, everything else through the closures' helpers: the same results and steps
+    (a long text compared counts its length); `equal` of two values of one plain type
+    never asks whether they are rolls; a rulebook's resources are listed once, not at
+    every run that writes."""
+    from interpreter.compile import arithmetic
+    from interpreter.compile.codegen import emit_values
+    from interpreter.sheets import rules
+
+    engine = Engine(dsl.load_text(COMPARED, "compared.rules"))
+    sheet = engine.sheet({"Health": 3})
+    cases = [(1, 1, "x"), (1, 2, "y" * 200), (-5, 7, "x"), (0, 0, "z")]
+    expected = []
+    with closures_only():
+        for a, b, word in cases:
+            out = engine.run("compare", sheet, {"a": a, "b": b, "word": word})
+            expected.append((dict(out.result), out.steps))
+    listed = []
+    places = rules.resource_places
+    monkeypatch.setattr(rules, "resource_places", lambda book: listed.append(1) or places(book))
+    monkeypatch.setattr(arithmetic, "Rolled", None)  # (isinstance(x, None) would raise)
+    monkeypatch.setattr(emit_values, "minmax", None)  # (whole numbers: never called)
+    compared = emit_values.compared
+
+    def off_whole_numbers(ctx, compare, a, b, span):
+        assert not (type(a) is int and type(b) is int), "two whole numbers compared off inline"
+        return compared(ctx, compare, a, b, span)
+
+    monkeypatch.setattr(emit_values, "compared", off_whole_numbers)
+    for _ in range(3):
+        got = []
+        for a, b, word in cases:
+            out = engine.run("compare", sheet, {"a": a, "b": b, "word": word})
+            got.append((dict(out.result), out.steps))
+        assert got == expected
+    assert listed == []
+    source = engine.compiler.action("compare").generated[1]
+    assert " == " in source and "not _v" in source

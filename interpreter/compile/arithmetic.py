@@ -230,6 +230,9 @@ def unequal(a, b) -> bool:
 
 
 def equal(a, b) -> bool:
+    kind = type(a)
+    if kind is type(b) and (kind is int or kind is str or kind is bool):
+        return a == b  # (the commonest: two numbers, two texts)
     if isinstance(a, Rolled):
         a = a.total
     if isinstance(b, Rolled):

@@ -242,8 +242,11 @@ class Compiler(
                 ctx, place.character, lambda ctx: self.resource_bound(ctx, place.place, which)
             )
         name, key = (place, None) if type(place) is str else place
-        resource = self.book.fields[name]
-        bound = self.memo(("bound", name, which), lambda: self._bound(resource, which))
+        memo = ("bound", name, which)
+        bound = self.compiled.get(memo)  # (`memo`, without a closure made at every call)
+        if bound is None:
+            resource = self.book.fields[name]
+            bound = self.memo(memo, lambda: self._bound(resource, which))
         return bound(ctx, key)
 
     def _bound(self, resource: n.Resource, which: str):

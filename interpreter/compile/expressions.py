@@ -31,7 +31,7 @@ from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
 from interpreter.runtime import Unknown, as_bool, known, lift
 from interpreter.state import MISSING
-from interpreter.values import Range, Record, show
+from interpreter.values import PLAIN_TYPES, Range, Record, show
 
 #: what a value is, where a number is wanted (a refusal says it)
 NEGATED = tr("what `-` negates")
@@ -411,9 +411,10 @@ def compared_by(compare, left, right, span):
         a, b = left(ctx), right(ctx)
         if isinstance(a, Unknown) or isinstance(b, Unknown):
             return lift(compare, a, b)
-        if type(a) is tuple or isinstance(a, Record):
+        kind = type(a)
+        if kind is tuple or kind is Record or (kind not in PLAIN_TYPES and isinstance(a, Record)):
             ctx.count(cells(a, ctx.limits.value_size), span)
-        elif type(a) is str and len(a) > 64:
+        elif kind is str and len(a) > 64:
             ctx.count(len(a) >> 6, span)
         return compare(a, b)
 

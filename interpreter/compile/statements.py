@@ -25,7 +25,7 @@ from interpreter.sheets.validation import entry_value
 from interpreter.shown import glimpse
 from interpreter.state import place_path, place_text, sheet_of, to_write
 from interpreter.trace import Later, let_detail, let_text
-from interpreter.values import Record, is_number, show
+from interpreter.values import PLAIN_TYPES, Record, is_number, show
 
 #: what a change of a resource says in the trace, by its verb
 CHANGED = {
@@ -253,7 +253,7 @@ class Statements(CompilerHost):
                 raise EvaluationError(NEGATIVE[verb].fill(amount=amount), node.amount.span)
             before = ctx.state.read(where)
             low, high = bounds(ctx, where)
-            note = ""
+            stopped = False  # at a bound (the trace says so: its words made only then)
             if verb == "spend":
                 after = before - amount
                 if low is not None and after < low:
@@ -278,16 +278,21 @@ class Statements(CompilerHost):
             elif verb == "gain":
                 after = before + amount
                 if high is not None and after > high:
-                    after, note = high, tr(" (capped at its maximum {high})", high=high)
+                    after, stopped = high, True
             else:
                 after = before - amount
                 if low is not None and after < low:
-                    after, note = low, tr(" (stops at its minimum {low})", low=low)
+                    after, stopped = low, True
             ctx.state.write(where, after)
             if ctx.trace is not None and ctx.trace.wants():
                 text = CHANGED[verb].fill(
                     amount=amount, place=place_text(where), before=before, after=after
                 )
+                note: Message | str = ""
+                if stopped and verb == "gain":
+                    note = tr(" (capped at its maximum {high})", high=high)
+                elif stopped:
+                    note = tr(" (stops at its minimum {low})", low=low)
                 ctx.step(
                     "cost" if verb == "spend" else "change",
                     Message.joined([text, note], ""),
@@ -361,7 +366,12 @@ class Statements(CompilerHost):
 
         def match(ctx):
             value = known(ctx, subject(ctx))
-            if type(value) is tuple or isinstance(value, Record):
+            kind = type(value)
+            if (
+                kind is tuple
+                or kind is Record
+                or (kind not in PLAIN_TYPES and isinstance(value, Record))
+            ):
                 ctx.count(cells(value, ctx.limits.value_size), span)
             for values, body, steps, body_steps in cases:
                 ctx.count(steps, span)

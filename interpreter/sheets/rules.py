@@ -98,7 +98,8 @@ def settle(compiler, ctx: Context) -> None:
     state = ctx.state
     if state is None:  # (a run that wrote has its sheet)
         raise AssertionError("a run settled without its working sheet")
-    for field, place in resource_places(book):
+    places = compiler.memo(("resource places",), lambda: tuple(resource_places(book)))
+    for field, place in places:
         mark = len(ctx.trace) if ctx.trace is not None else 0
         high = compiler.resource_bound(ctx, place, "max")
         value = state.read(place)

@@ -128,11 +128,12 @@ def _entered(out: Emitted, function: str, names: tuple[str, ...], too_deep: Any)
     k = out.constant
     out.line(f"def {function}(ctx, args, span):")
     out.level = 1
-    out.line("if ctx.calls >= ctx.limits.call_depth:")
+    out.line("limits = ctx.limits")
+    out.line("if ctx.calls >= limits.call_depth:")
     out.line(f"    raise {k(too_deep)}(ctx, span)")
     out.line("saved = ctx.env")
     _frame(out, names)
-    out.line(f"ctx.depth += {k(1)}")
+    # (`ctx.depth` is how deep the trace indents: an untraced run leaves it alone)
     out.line(f"ctx.calls += {k(1)}")
     out.line("try:")
     out.level = 2
@@ -158,7 +159,6 @@ def _left(out: Emitted) -> None:
     out.level = 1
     out.line("finally:")
     out.line("    ctx.env = saved")
-    out.line(f"    ctx.depth -= {one}")
     out.line(f"    ctx.calls -= {one}")
 
 
@@ -229,6 +229,7 @@ def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
     out.line(f"if type({total}) is not int:")
     out.line(f"    {total} = {k(as_number)}({total}, {k(node.roll.span)}, {k(roll_is)})")
     out.line(f"env[{k('total')}] = {total}")
+    steps.scalars.add(total)  # (a number from here on)
     fields = [("total", total)]
     if target is not None:
         out.line(f"if type({target}) is not int:")
@@ -246,6 +247,7 @@ def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
         out.line(f"env[{k('success')}] = {success}")
         out.line(f"env[{k('margin')}] = {margin}")
         fields += [("target", target), ("success", success), ("margin", margin)]
+        steps.scalars.update((target, success, margin))  # (numbers, and yes or no)
     for name, expr in node.fields:
         value = steps.value(expr)
         out.line(f"env[{k(name)}] = {value}")
@@ -261,7 +263,9 @@ def _returned(steps: Steps, fields: list[tuple[str, str]], kind: str, span: Any)
     shown = ", ".join(f"{k(name)}: {value}" for name, value in fields)
     out.line(f"{record} = {k(Record)}({{{shown}}}, {k(kind)})")
     held = dict(fields)  # (a name given twice: the record holds its last value)
-    nested = " or ".join(f"type({value}) in {k(NESTED)}" for value in held.values())
+    nested = " or ".join(
+        f"type({value}) in {k(NESTED)}" for value in held.values() if value not in steps.scalars
+    )
     if nested:
         out.line(f"if {nested}:")
         out.line(f"    {record} = {k(bounded_value)}(ctx, {record}, {k(span)})")
@@ -280,10 +284,11 @@ def generated_formula(
     try:
         out.line("def _f1(ctx, args, span=None):")
         out.level = 1
+        out.line("limits = ctx.limits")
         out.line(f"ctx.steps = {k(cost)} + ctx.steps")
         out.line("if ctx.steps > ctx.step_bound:")
         out.line(f"    {k(count_past_bound)}(ctx, span or {k(formula.span)})")
-        out.line("if ctx.calls >= ctx.limits.call_depth:")
+        out.line("if ctx.calls >= limits.call_depth:")
         out.line(f"    raise {k(too_deep)}(ctx, span)")
         out.line("saved = ctx.env")
         _frame(out, names)

@@ -17,6 +17,7 @@ run use the closures), so nothing here lifts over distributions.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from dsl import nodes as n
@@ -37,17 +38,23 @@ from interpreter.compile.codegen.slow_paths import (
     negated,
     not_yes_or_no,
     ordered,
+    rounded,
 )
 from interpreter.compile.tables import Pending, text_keyed
-from interpreter.dice import Die
-from interpreter.runtime import as_bool, count_past_bound
+from interpreter.dice import Die, SeededDice
+from interpreter.runtime import Roller, as_bool, count_past_bound
 from interpreter.state import MISSING
-from interpreter.values import Record
+from interpreter.values import PLAIN_TYPES, Record
 
 #: the Python operator each whole-number operation is written with (the generator's own
 #: fixed text, chosen by the node's operator: never the rulebook's text itself)
 ARITHMETIC = {"+": "+", "-": "-", "*": "*"}
 ORDERING = {">=": ">=", "<=": "<=", ">": ">", "<": "<"}
+#: `=` and `!=` of two whole numbers (no `!` in generated source: `emitted.FORBIDDEN`)
+EQUALITY = {"=": "{a} == {b}", "!=": "not {a} == {b}"}
+#: `floor(a / b)` and `ceil(a / b)` of whole numbers written inline: each function, and
+#: the same of whole numbers (b > 0) without the Fraction made
+DIVIDED = {"floor": (math.floor, "{a} // {b}"), "ceil": (math.ceil, "-(-{a} // {b})")}
 #: the built-in functions of several values written inline, by name
 LEAST_OR_GREATEST = {"max": max, "min": min}
 
@@ -59,6 +66,9 @@ class Values:
         self.out = out
         self.compiler = compiler
         self.k = out.constant
+        #: names (locals, constants) whose value is known to hold no other value (a
+        #: number, a text, yes/no, none: never a list or a record, `bounds.NESTED`)
+        self.scalars: set[str] = set()
 
     # ─── the parts every construct uses ─────────────────────────────────────
 
@@ -107,7 +117,10 @@ class Values:
     # ─── by node class (None: the node's own closure) ───────────────────────
 
     def literal(self, node: n.Literal) -> str:
-        return self.k(node.value)
+        name = self.k(node.value)
+        if type(node.value) in PLAIN_TYPES:
+            self.scalars.add(name)
+        return name
 
     def name(self, node: n.Name) -> str | None:
         binding = self.compiler.bindings[id(node)]
@@ -163,13 +176,13 @@ class Values:
         span = k(node.op_span)
         out.line(f"if {self.both_whole(node.left, a, node.right, b)}:")
         out.line(f"    {target} = {a} {ARITHMETIC[node.op]} {b}")
-        out.line(f"    if abs({target}) >= ctx.limits.number_bound:")
-        out.line(f"        raise {k(too_long)}(ctx.limits, {span})")
+        out.line(f"    if abs({target}) >= limits.number_bound:")
+        out.line(f"        raise {k(too_long)}(limits, {span})")
         out.line("else:")
         if node.op == "+":
             out.line(f"    {target} = {k(added)}(ctx, {a}, {b}, {k(compute)}, {span})")
         else:
-            out.line(f"    {target} = {k(compute)}({a}, {b}, ctx.limits)")
+            out.line(f"    {target} = {k(compute)}({a}, {b}, limits)")
         return target
 
     def ordering(self, node: n.Binary) -> str:
@@ -197,10 +210,13 @@ class Values:
             else:
                 sides.append(self.value(this))
         compare = equal if node.op == "=" else unequal
-        target = self.out.temp()
+        out, target = self.out, self.out.temp()
         a, b = sides
-        self.out.line(
-            f"{target} = {self.k(compared)}(ctx, {self.k(compare)}, {a}, {b}, "
+        out.line(f"if type({a}) is int and type({b}) is int:")  # (nothing to count)
+        out.line(f"    {target} = {EQUALITY[node.op].format(a=a, b=b)}")
+        out.line("else:")
+        out.line(
+            f"    {target} = {self.k(compared)}(ctx, {self.k(compare)}, {a}, {b}, "
             f"{self.k(node.op_span)})"
         )
         return target
@@ -321,6 +337,15 @@ class Values:
             and not node.named
         ):
             return self.least_or_greatest(node)
+        if (
+            kind == "builtin"
+            and node.function in DIVIDED
+            and len(node.args) == 1
+            and not node.named
+            and isinstance(node.args[0], n.Binary)
+            and node.args[0].op == "/"
+        ):
+            return self.divided(node, node.args[0])
         if kind not in ("formula", "check", "opposed", "action"):
             return None
         called = compiler.callable_of(binding)
@@ -335,6 +360,28 @@ class Values:
         self.out.line(f"{target} = {self.k(called)}(ctx, {values}, {self.k(node.span)})")
         return target
 
+    def divided(self, node: n.Call, division: n.Binary) -> str:
+        """`floor(a / b)`, `ceil(a / b)`: of two whole numbers (b > 0) whose quotient the
+        closures would neither refuse (its numerator and denominator within the limits)
+        nor leave a fraction, by floor division; else as the closures compute it (the
+        division, then the rounding), from the same two values."""
+        a, b = self.value(division.left), self.value(division.right)
+        out, k, target = self.out, self.k, self.out.temp()
+        function, whole = DIVIDED[node.function]
+        compute = arith("/", division.left.span, division.right.span, division.op_span)
+        whole_numbers = self.both_whole(division.left, a, division.right, b)
+        out.line(
+            f"if {whole_numbers} and {k(0)} < {b} < limits.denominator_bound "
+            f"and abs({a}) < limits.number_bound:"
+        )
+        out.line(f"    {target} = {whole.format(a=a, b=b)}")
+        out.line("else:")
+        out.line(
+            f"    {target} = {k(rounded)}({k(function)}, {k(compute)}({a}, {b}, limits), "
+            f"{k(node.span)}, {k(node.function)})"
+        )
+        return target
+
     def least_or_greatest(self, node: n.Call) -> str:
         """`max(a, b, ...)`, `min(...)` of several values (`builtin_functions`): each
         value in order, then `minmax` (a real run: no value unknown)."""
@@ -342,8 +389,13 @@ class Values:
         target, k = self.out.temp(), self.k
         function = LEAST_OR_GREATEST[node.function]
         listed = "[" + ", ".join(values) + "]"
+        wholes = " and ".join(f"type({value}) is int" for value in values)
+        self.out.line(f"if {wholes}:")
+        self.out.line(f"    {target} = {k(function)}({', '.join(values)})")
+        self.out.line("else:")
         self.out.line(
-            f"{target} = {k(minmax)}({k(function)}, {listed}, {k(node.span)}, {k(node.function)})"
+            f"    {target} = {k(minmax)}({k(function)}, {listed}, {k(node.span)}, "
+            f"{k(node.function)})"
         )
         return target
 
@@ -358,13 +410,37 @@ class Values:
             )
         )
         if single:  # one plain die: its face alone, as `Expressions.ex_dice` rolls it
+            die = Die.of(node.sides)
             out.line("if ctx.capture is None:")
-            out.line(f"    {target} = ctx.roller.face({k(Die.of(node.sides))}, {k(node.span)})")
+            out.level += 1
+            self.face(die, node.span, target)
+            out.level -= 1
             out.line("else:")
             out.line(f"    {target} = {k(roll)}(ctx).total")
         else:
             out.line(f"{target} = {k(roll)}(ctx).total")
         return target
+
+    def face(self, die: Die, span: Any, target: str) -> None:
+        """One plain die's face (`Roller.face`): from seeded dice, drawn straight from
+        the generator as `SeededDice.draw` draws it, within the same limits, and noted
+        among the dice drawn; from any other source or roller, by `face` itself."""
+        out, k = self.out, self.k
+        size, bits = k(die.size), k(die.bits)
+        out.line("roller = ctx.roller")
+        out.line("source = roller.source")
+        out.line("drawn = roller.drawn")
+        out.line(
+            f"if type(roller) is {k(Roller)} and type(source) is {k(SeededDice)} "
+            f"and len(drawn) < limits.dice_per_evaluation and {size} <= limits.faces_per_die:"
+        )
+        out.line(f"    {target} = source.random_bits({bits})")
+        out.line(f"    while {target} >= {size}:")
+        out.line(f"        {target} = source.random_bits({bits})")
+        out.line(f"    {target} = {k(die.low)} + {target}")
+        out.line(f"    drawn.append({target})")
+        out.line("else:")
+        out.line(f"    {target} = roller.face({k(die)}, {k(span)})")
 
     def index(self, node: n.Index) -> str | None:
         compiler = self.compiler

@@ -49,6 +49,13 @@ SAFE_WORDS = frozenset(
         "call",
         "_fields",
         "len",
+        "source",
+        "drawn",
+        "append",
+        "random_bits",
+        "dice_per_evaluation",
+        "faces_per_die",
+        "denominator_bound",
     }
 )
 #: a name this package made: a constant, a local value, a function

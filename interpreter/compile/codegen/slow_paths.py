@@ -12,10 +12,10 @@ from typing import Any
 
 from dsl.messages import tr
 from interpreter.bounds import bounded_list, bounded_value, cells
-from interpreter.compile.arithmetic import LEFT_SIDE, RIGHT_SIDE, as_number
+from interpreter.compile.arithmetic import LEFT_SIDE, RIGHT_SIDE, THE_ARGUMENT, as_number
 from interpreter.compile.expressions import NEGATED
 from interpreter.errors import EvaluationError
-from interpreter.values import Record
+from interpreter.values import PLAIN_TYPES, Record
 
 
 def added(ctx: Any, a: Any, b: Any, compute: Any, span: Any) -> Any:
@@ -37,12 +37,18 @@ def ordered(compare: Any, op: str, a: Any, b: Any, lspan: Any, rspan: Any) -> bo
 
 def compared(ctx: Any, compare: Any, a: Any, b: Any, span: Any) -> bool:
     """`=`, `!=`: going through a list or a record compared counts its cells."""
-    if type(a) is tuple or isinstance(a, Record):
+    kind = type(a)
+    if kind is tuple or kind is Record or (kind not in PLAIN_TYPES and isinstance(a, Record)):
         ctx.count(cells(a, ctx.limits.value_size), span)
-    elif type(a) is str and len(a) > 64:
+    elif kind is str and len(a) > 64:
         ctx.count(len(a) >> 6, span)
     result: bool = compare(a, b)
     return result
+
+
+def rounded(function: Any, value: Any, span: Any, name: str) -> Any:
+    """`floor(x)`, `ceil(x)` of a value computed (`builtin_functions.rounding`)."""
+    return function(as_number(value, span, THE_ARGUMENT, name=name))
 
 
 def negated(value: Any, span: Any) -> Any:
