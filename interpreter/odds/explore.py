@@ -112,6 +112,7 @@ class Explorer(Passes):
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
         self.sums_fail = liveness.sums_fail  # whether a sum may fail (odds.carried)
         self.carrying: set[int] = set()  # statements run once per group (odds.carried)
+        self.sums: dict = {}  # the sums the action reads its counters in (odds.linear)
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
         self.peak = 0  # the most steps a run reached (see Passes.called)

@@ -22,6 +22,7 @@ from interpreter.odds.carried import (
     worlds_of,
 )
 from interpreter.odds.distribution import Dist
+from interpreter.odds.linear import sums_read
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, times
@@ -45,6 +46,7 @@ class Passes:
 
     if TYPE_CHECKING:  # the Explorer's (interpreter.odds.explore), declared for its part
         ctx: Context
+        sums: dict[str, Any]
         depth: int
         lost: Mass
         prune: Fraction
@@ -185,7 +187,7 @@ class Passes:
             if worlds.counters == counters:
                 return worlds
             worlds = worlds_of(self, worlds)
-        groups = grouped(worlds, counters, loop)
+        groups = grouped(worlds, counters, loop, self.sums)
         return None if groups is None else Held(groups, counters)
 
     def called(self, call: ActionCall, worlds: list, live_out: Live, name, rider=None) -> tuple:
@@ -277,6 +279,7 @@ class Passes:
         result = _result_of(action, fields, rider, watched)
         saved, self.lost = self.lost, Mass()
         peak, self.peak = self.peak, 0
+        sums, self.sums = self.sums, self.sums_of(action.node)
         self.depth += 1
         try:
             # on entry, the action counts its statements' steps and its result's own
@@ -306,6 +309,16 @@ class Passes:
             self.depth -= 1
             self.lost = saved
             self.peak = peak
+            self.sums = sums
+
+    def sums_of(self, action) -> dict:
+        """The sums an action (`action`: its node) reads its counters in
+        (interpreter.odds.linear), remembered with the blocks' liveness."""
+        key = ("sums", action.name)
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = sums_read(action)
+        return found
 
     def rider(self, statements: tuple, index: int, live_out: Live) -> str | None:
         """The field of the record the `let` statements[index] binds that rides
@@ -390,10 +403,10 @@ class Passes:
         if held is not None and all(len(group.joint) < 2 for group in held.groups):
             return None  # (a world per group: held, they would be run as many times)
         if held is None:
-            if type(worlds) is Held or len(worlds) < 2:
+            if type(worlds) is Held or len(worlds) < 2 or _same_counts(worlds, counters):
                 return None
             before = self.live_before(statement, after)
-            groups = grouped(worlds, counters, before)
+            groups = grouped(worlds, counters, before, self.sums)
             if groups is None or len(groups) == len(worlds):
                 return None  # (no two worlds share the rest: nothing to run once for both)
             held = Held(groups, counters)
@@ -441,6 +454,19 @@ def projected(found: tuple, fields) -> tuple:
             same[3] = spread(same[3], taken)
     ends = [(state, cut, mass.weight(), taken) for state, cut, mass, taken in outcomes.values()]
     return ends, failures, lost, peak
+
+
+def _same_counts(worlds: list, counters: tuple) -> bool:
+    """Whether the worlds hold the same counters' values (merged worlds then differ in
+    the rest: held as groups, each would hold one world)."""
+    first = worlds[0].env
+    values = [first.get(name, MISSING) for name in counters]
+    for world in worlds:
+        env = world.env
+        for name, value in zip(counters, values):
+            if env.get(name, MISSING) != value:
+                return False
+    return True
 
 
 def _known_all(ctx, values: tuple) -> tuple:
