@@ -528,6 +528,10 @@ def _convolved(explorer: Explorer, a: dict, b: dict) -> dict:
         for kb, wb in b.items():
             k = ka + kb
             out[k] = get(k, 0) + wa * wb
-    explorer.roller.work += len(a) * len(b) // WORK_PER_UNIT
-    explorer.work()
+    roller = explorer.roller
+    roller.work += len(a) * len(b) // WORK_PER_UNIT
+    if len(a) * len(b) < WORK_PER_UNIT and roller.work < roller.budget:
+        roller.work += 1  # (a unit, as `work` counts it; the clock left for larger ones)
+    else:
+        explorer.work()
     return out

@@ -284,6 +284,8 @@ class Explorer(Passes):
     def block(self, statements: tuple, worlds: list, live_out: Live, split=False) -> tuple:
         """Run a block over worlds; returns (worlds that went on, failed outcomes). A
         `split` branch (see if_) counts its statement's steps at most."""
+        if not statements or (type(worlds) is list and not worlds):  # (nothing to run)
+            return worlds_of(self, worlds), []
         failures: list = []
         live = self.live_after(statements, live_out)
         # the statements' own steps, counted as a run enters the block (run_block)
@@ -347,7 +349,7 @@ class Explorer(Passes):
                 live[index].once(node.name),
                 self.rider(statements, index, live_out),
             )
-            roller.direct = direct_call(node, live[index], self.depth)
+            roller.direct = self.direct(statement, live[index])
             defer = deferrable(statements, index, live, self)
             if defer and self.mixer is None:
                 self.mixer = Mixer(self)
@@ -361,6 +363,15 @@ class Explorer(Passes):
         else:
             worlds, failed = self.atomic(statement.run, worlds)
         return self.merge(worlds, live[index]), failed
+
+    def direct(self, statement, live: Live):
+        """records.direct_call of a `let` statement, found once (remembered with the
+        blocks' liveness) for this depth of calls."""
+        key = ("direct", statement.number, live)
+        found = self.liveness.get(key, MISSING)
+        if found is MISSING:
+            found = self.liveness[key] = direct_call(statement.node, live, 0)
+        return found if found is None else (found[0], found[1], self.depth)
 
     def counting(self, worlds: list, fewest: int, most: int | None = None) -> list:
         """The worlds, each having counted between `fewest` and `most` (`fewest` when
@@ -511,6 +522,15 @@ class Explorer(Passes):
         return found
 
     def idle(self, statement, after: Live) -> bool:
+        """Whether running a statement can change nothing the odds look at (`idle_now`),
+        remembered with the blocks' liveness."""
+        key = ("idle", statement.number, after, self.ctx.limits.steps_per_run)
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = self.idle_now(statement, after)
+        return found
+
+    def idle_now(self, statement, after: Live) -> bool:
         """Whether running a statement can change nothing the odds look at: a note; a
         value nobody reads later, computed without calling an action; an `if` whose
         branches hold nothing else (and whose conditions call no action either); a
@@ -546,6 +566,15 @@ class Explorer(Passes):
         return max(self.most_steps(statement.node) - statement.cost, 0)
 
     def live_before(self, statement, after: Live) -> Live:
+        """What may be read before a statement, from what may be read after it
+        (`live_before_now`), remembered with the blocks' liveness."""
+        key = ("before", statement.number, after, self.ctx.limits.steps_per_run)
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = self.live_before_now(statement, after)
+        return found
+
+    def live_before_now(self, statement, after: Live) -> Live:
         """What may be read before a statement, from what may be read after it: for an
         `if`, what its branches read before their statements (each as its block would)."""
         if self.idle(statement, after):
