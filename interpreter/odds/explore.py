@@ -339,6 +339,8 @@ class Explorer(Passes):
             let = kind is Binding and not shape.local
             rider = self.rider(statements, index, live_out) if let else None
             worlds, failed = self.called(shape.call, worlds, live[index], name, rider)
+        elif isinstance(node, n.Let) and type(node.expr) is n.Literal:
+            worlds, failed = self.constant(node.name, node.expr.value, worlds), []
         elif isinstance(node, n.Let):
             # the roller branches only on what is read of the value later, and the
             # worlds it makes are merged as they come (no merge after)
@@ -379,6 +381,13 @@ class Explorer(Passes):
         if not fewest and not most:
             return worlds
         return [World(w.env, w.state, w.weight, plus(w.steps, fewest, most)) for w in worlds]
+
+    def constant(self, name: str, value, worlds: list) -> list:
+        """`let name = 1` (a literal: no step of its own, no dice, no failure) in every
+        world, without running it."""
+        for world in worlds:  # (the steps a run of it would reach: its world's)
+            self.peak = max(self.peak, world.steps[1])
+        return [World({**w.env, name: value}, w.state, w.weight, w.steps) for w in worlds]
 
     def atomic(self, run, worlds: list) -> tuple:
         """run(ctx) in every world: (worlds it went on in, failed outcomes)."""
