@@ -29,6 +29,11 @@ class Record(Mapping):
     def get(self, name, default=None):
         return self._fields.get(name, default)
 
+    def cut(self, fields: tuple) -> Record:
+        """The record with only `fields` (those it lacks as None), of its kind."""
+        get = self._fields.get
+        return Record({k: get(k) for k in fields}, self.kind)
+
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import nodes as n
-from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
+from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement
 from interpreter.odds.budget import watch
 from interpreter.odds.carried import Held, regrouped, worlds_of
 from interpreter.odds.deferred import (
@@ -20,7 +20,6 @@ from interpreter.odds.deferred import (
 from interpreter.odds.distribution import Dist
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
-from interpreter.odds.records import direct_call
 from interpreter.odds.roller import Branch, Letting, OddsRoller
 from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
 from interpreter.odds.worlds import (
@@ -113,6 +112,7 @@ class Explorer(Passes):
         self.sums_fail = liveness.sums_fail  # whether a sum may fail (odds.carried)
         self.carrying: set[int] = set()  # statements run once per group (odds.carried)
         self.sums: dict = {}  # the sums the action reads its counters in (odds.linear)
+        self.block_keys: dict = {}  # id of a block → (the block, its key): Passes.block_key
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
         self.peak = 0  # the most steps a run reached (see Passes.called)
@@ -366,28 +366,12 @@ class Explorer(Passes):
             worlds, failed = self.atomic(statement.run, worlds)
         return self.merge(worlds, live[index]), failed
 
-    def direct(self, statement, live: Live):
-        """records.direct_call of a `let` statement, found once (remembered with the
-        blocks' liveness) for this depth of calls."""
-        key = ("direct", statement.number, live)
-        found = self.liveness.get(key, MISSING)
-        if found is MISSING:
-            found = self.liveness[key] = direct_call(statement.node, live, 0)
-        return found if found is None else (found[0], found[1], self.depth)
-
     def counting(self, worlds: list, fewest: int, most: int | None = None) -> list:
         """The worlds, each having counted between `fewest` and `most` (`fewest` when
         None) steps more."""
         if not fewest and not most:
             return worlds
         return [World(w.env, w.state, w.weight, plus(w.steps, fewest, most)) for w in worlds]
-
-    def constant(self, name: str, value, worlds: list) -> list:
-        """`let name = 1` (a literal: no step of its own, no dice, no failure) in every
-        world, without running it."""
-        for world in worlds:  # (the steps a run of it would reach: its world's)
-            self.peak = max(self.peak, world.steps[1])
-        return [World({**w.env, name: value}, w.state, w.weight, w.steps) for w in worlds]
 
     def atomic(self, run, worlds: list) -> tuple:
         """run(ctx) in every world: (worlds it went on in, failed outcomes)."""
@@ -518,7 +502,7 @@ class Explorer(Passes):
 
     def live_after(self, statements: tuple, live_out: Live) -> list:
         """For each statement, what later statements may still read."""
-        key = (block_key(statements), live_out)
+        key = (self.block_key(statements), live_out)
         found = self.liveness.get(key)
         if found is None:
             found = []
@@ -528,15 +512,6 @@ class Explorer(Passes):
                 live = self.live_before(statement, live)
             found.reverse()
             self.liveness[key] = found
-        return found
-
-    def idle(self, statement, after: Live) -> bool:
-        """Whether running a statement can change nothing the odds look at (`idle_now`),
-        remembered with the blocks' liveness."""
-        key = ("idle", statement.number, after, self.ctx.limits.steps_per_run)
-        found = self.liveness.get(key)
-        if found is None:
-            found = self.liveness[key] = self.idle_now(statement, after)
         return found
 
     def idle_now(self, statement, after: Live) -> bool:
@@ -573,15 +548,6 @@ class Explorer(Passes):
         """The most steps a statement may count beyond its own (counted on entering its
         block): what a run counts that the explorer does not, where it is skipped."""
         return max(self.most_steps(statement.node) - statement.cost, 0)
-
-    def live_before(self, statement, after: Live) -> Live:
-        """What may be read before a statement, from what may be read after it
-        (`live_before_now`), remembered with the blocks' liveness."""
-        key = ("before", statement.number, after, self.ctx.limits.steps_per_run)
-        found = self.liveness.get(key)
-        if found is None:
-            found = self.liveness[key] = self.live_before_now(statement, after)
-        return found
 
     def live_before_now(self, statement, after: Live) -> Live:
         """What may be read before a statement, from what may be read after it: for an

@@ -23,6 +23,7 @@ from interpreter.odds.carried import (
 )
 from interpreter.odds.distribution import Dist
 from interpreter.odds.linear import sums_read
+from interpreter.odds.records import direct_call
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, times
@@ -47,6 +48,7 @@ class Passes:
     if TYPE_CHECKING:  # the Explorer's (interpreter.odds.explore), declared for its part
         ctx: Context
         sums: dict[str, Any]
+        block_keys: dict[int, Any]
         depth: int
         lost: Mass
         prune: Fraction
@@ -63,7 +65,7 @@ class Passes:
 
         def work(self) -> None: ...
         def deferring(self, statements: tuple[Any, ...], index: int, live: list[Any]) -> bool: ...
-        def live_before(self, statement: Statement, after: Live) -> Live: ...
+        def live_before_now(self, statement: Statement, after: Live) -> Live: ...
 
         def explore(self, world: World, run: Callable[[Context], Any]) -> list[Any]: ...
         def block(
@@ -75,11 +77,45 @@ class Passes:
         ) -> tuple[Any, ...]: ...
         def block_before(self, statements: tuple[Any, ...], after: Live) -> Live: ...
         def live_after(self, statements: tuple[Any, ...], live_out: Live) -> list[Live]: ...
-        def idle(self, statement: Statement, after: Live) -> bool: ...
+        def idle_now(self, statement: Statement, after: Live) -> bool: ...
         def merge(self, worlds: list[Any], live: Live) -> list[Any]: ...
         def counting(
             self, worlds: list[Any], fewest: int, most: int | None = None
         ) -> list[Any]: ...
+
+    def idle(self, statement, after: Live) -> bool:
+        """Whether running a statement can change nothing the odds look at (`idle_now`),
+        remembered with the blocks' liveness."""
+        key = ("idle", statement.number, after, self.ctx.limits.steps_per_run)
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = self.idle_now(statement, after)
+        return found
+
+    def live_before(self, statement, after: Live) -> Live:
+        """What may be read before a statement, from what may be read after it
+        (`live_before_now`), remembered with the blocks' liveness."""
+        key = ("before", statement.number, after, self.ctx.limits.steps_per_run)
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = self.live_before_now(statement, after)
+        return found
+
+    def direct(self, statement, live: Live):
+        """records.direct_call of a `let` statement, found once (remembered with the
+        blocks' liveness) for this depth of calls."""
+        key = ("direct", statement.number, live)
+        found = self.liveness.get(key, MISSING)
+        if found is MISSING:
+            found = self.liveness[key] = direct_call(statement.node, live, 0)
+        return found if found is None else (found[0], found[1], self.depth)
+
+    def constant(self, name: str, value, worlds: list) -> list:
+        """`let name = 1` (a literal: no step of its own, no dice, no failure) in every
+        world, without running it."""
+        for world in worlds:  # (the steps a run of it would reach: its world's)
+            self.peak = max(self.peak, world.steps[1])
+        return [World({**w.env, name: value}, w.state, w.weight, w.steps) for w in worlds]
 
     def repeat(self, node, compiled: Repeat, worlds, live_out: Live, keep=False) -> tuple:
         """`repeat n times until c` (`node`): pass by pass, worlds merged after each
@@ -311,6 +347,14 @@ class Passes:
             self.peak = peak
             self.sums = sums
 
+    def block_key(self, statements: tuple) -> tuple:
+        """interpreter.compiled.block_key of a block, found once per exploration (the
+        block kept, so that its identity stays its own while it is remembered)."""
+        found = self.block_keys.get(id(statements))
+        if found is None or found[0] is not statements:
+            found = self.block_keys[id(statements)] = (statements, block_key(statements))
+        return found[1]
+
     def sums_of(self, action) -> dict:
         """The sums an action (`action`: its node) reads its counters in
         (interpreter.odds.linear), remembered with the blocks' liveness."""
@@ -324,7 +368,7 @@ class Passes:
         """The field of the record the `let` statements[index] binds that rides
         (interpreter.odds.riders), the same in every computation: remembered with the
         blocks' liveness."""
-        key = ("rider", block_key(statements), index, live_out)
+        key = ("rider", self.block_key(statements), index, live_out)
         found = self.liveness.get(key, MISSING)
         if found is MISSING:
             live = self.live_after(statements, live_out)
@@ -341,7 +385,7 @@ class Passes:
         what its header reads, and what a pass reads before its statements (read many
         times), to a fixed point: a name that only a pass's own `set x to x + e` reads,
         and nothing after the loop, is read by none (those statements are idle)."""
-        key = ("loop", block_key(compiled.body), live_out)
+        key = ("loop", self.block_key(compiled.body), live_out)
         found = self.liveness.get(key)
         if found is not None:
             return found
@@ -374,7 +418,7 @@ class Passes:
             header, bound = (node.count,), ()
         else:
             header, bound = (node.items,), (node.var,)
-        key = ("counters", block_key(compiled.body))
+        key = ("counters", self.block_key(compiled.body))
         found = self.liveness.get(key)
         if found is None:
             found = self.liveness[key] = counters_of(compiled.body, header, self.names_read, bound)
@@ -391,7 +435,7 @@ class Passes:
             return None
         if self.deferring(statements, index, live):
             return None
-        key = ("block counters", block_key(statements), index)
+        key = ("block counters", self.block_key(statements), index)
         found = self.liveness.get(key)
         if found is None:
             found = self.liveness[key] = counters_of(statements[index:], (), self.names_read)

@@ -146,8 +146,7 @@ def key_of(
     for i, fields in cuts:
         value = values[i]
         if type(value) is Record and len(value) > len(fields):
-            field: Callable[[str], Any] = value.get
-            values[i] = Record({k: field(k) for k in fields}, value.kind)
+            values[i] = value.cut(fields)
     key: tuple[tuple[Any, ...], Any] = (tuple(values), state.snapshot())
     try:
         hash(key)
