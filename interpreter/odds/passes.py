@@ -412,6 +412,14 @@ class Passes:
         remembered with the blocks' liveness."""
         if self.sums_fail or (isinstance(node, n.Repeat) and node.until is not None):
             return ()
+        key = ("carried", self.block_key(compiled.body), live_out)
+        carried = self.liveness.get(key)
+        if carried is None:
+            carried = self.liveness[key] = self.counters_read(node, compiled, live_out)
+        return carried
+
+    def counters_read(self, node, compiled: Loop | Repeat, live_out: Live) -> tuple:
+        """loop_counters, found."""
         header: tuple
         bound: tuple
         if isinstance(node, n.Repeat):
@@ -433,6 +441,8 @@ class Passes:
         statement = statements[index]
         if statement.number in self.carrying or self.sums_fail:
             return None
+        if type(worlds) is not Held and len(worlds) < 2:
+            return None  # (one world: no two to run once for both)
         if self.deferring(statements, index, live):
             return None
         key = ("block counters", self.block_key(statements), index)
