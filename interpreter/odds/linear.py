@@ -52,14 +52,14 @@ def _is(expr, name: str) -> bool:
     return isinstance(expr, n.Name) and expr.name == name
 
 
-def sums_read(action) -> dict[str, SumKey]:
+def sums_read(action) -> Sums:
     """For each name of an action (`action`: its dsl.nodes.Action) read only as a term of
     one sum (see the module's docstring), that sum's key; names of a sum of one name left
     out (nothing to gain)."""
     body = action.body
     candidates = _given_once(body)
     if len(candidates) < 2:
-        return {}
+        return Sums({})
     consumed: set[int] = set()  # Name nodes accounted for (a self-add's, a sum's term)
     plain: set[str] = set()  # names read otherwise
     sums: dict[str, set] = {}
@@ -102,7 +102,7 @@ def sums_read(action) -> dict[str, SumKey]:
         (key,) = sums[name]
         if len(key) > 1 and all(other in valid for other, _ in key):
             out[name] = key
-    return out
+    return Sums(out)
 
 
 def _given_once(body: tuple) -> set[str]:
@@ -171,9 +171,29 @@ class Projection:
         return tuple(out)
 
 
+class Sums(dict):
+    """sums_read's answer: {name: its sum's key}, with the projections made of it."""
+
+    def __init__(self, found: dict) -> None:
+        super().__init__(found)
+        self.made: dict = {}  # counters → their Projection (or None)
+
+
 def projection(sums: dict[str, SumKey], counters: tuple) -> Projection | None:
     """The Projection of `counters` by the sums they are read in (`sums`: sums_read), or
-    None where no two of them are read in one sum."""
+    None where no two of them are read in one sum (made once, where `sums` is Sums)."""
+    if not sums:
+        return None
+    made = sums.made if type(sums) is Sums else None
+    if made is not None and counters in made:
+        return made[counters]
+    found = _projection(sums, counters)
+    if made is not None:
+        made[counters] = found
+    return found
+
+
+def _projection(sums: dict[str, SumKey], counters: tuple) -> Projection | None:
     by_sum: dict = {}
     for index, name in enumerate(counters):
         key = sums.get(name)
