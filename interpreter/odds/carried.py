@@ -510,14 +510,15 @@ def _powered(explorer: Explorer, body, group: Group, counters: tuple, pass_, cou
     one: dict = {}
     for _key, _env, _state, (added, _size), (w, d), _taken in ends:
         one[added] = one.get(added, 0) + w * (common // d)
-    powered: dict = {0: 1}
+    powered: dict | None = None  # (none yet: the sum of no passes)
     left = count
     while left:  # (by squaring: the passes left to add, bit by bit)
         if left & 1:
-            powered = _convolved(explorer, powered, one)
+            powered = one if powered is None else _convolved(explorer, powered, one)
         left >>= 1
         if left:
             one = _convolved(explorer, one, one)
+    assert powered is not None  # (count > 1)
     joint = _convolved(explorer, group.joint, powered)
     explorer.peak = max(explorer.peak, last + peak)
     denominator = group.denominator * common**count
