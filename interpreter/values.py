@@ -29,11 +29,6 @@ class Record(Mapping):
     def get(self, name, default=None):
         return self._fields.get(name, default)
 
-    def cut(self, fields: tuple) -> Record:
-        """The record with only `fields` (those it lacks as None), of its kind."""
-        get = self._fields.get
-        return Record({k: get(k) for k in fields}, self.kind)
-
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
@@ -87,6 +82,13 @@ class Record(Mapping):
 
     def __repr__(self) -> str:
         return f"Record({dict(self._fields)!r})"
+
+
+def cut_record(record: Record, fields: tuple) -> Record:
+    """The record with only `fields` (those it lacks as None), of its kind (a function,
+    not a method: a record's fields are read as its attributes)."""
+    get = record._fields.get
+    return Record({k: get(k) for k in fields}, record.kind)
 
 
 class Range:

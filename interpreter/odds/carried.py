@@ -27,7 +27,7 @@ from math import gcd
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dsl import nodes as n
-from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement
+from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
 from interpreter.odds.linear import Projection, added_to, projection
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, least_common, times
@@ -53,7 +53,6 @@ class Explorer(Protocol):
     roller: Any
 
     def work(self) -> None: ...
-    def block_key(self, statements: tuple) -> tuple: ...
     def explore(self, world: World, run: Any) -> list[Any]: ...
     def block(
         self, statements: tuple[Any, ...], worlds: list[Any], live_out: Live, split: bool = False
@@ -324,7 +323,7 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
     names = tuple(sorted(env))  # (the rest, cut to what is read before the body: all)
     key = (
         "pass",
-        explorer.block_key(body),
+        block_key(body),
         live,
         key_of(env, names, (), state),
         counted,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import nodes as n
-from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement
+from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
 from interpreter.odds.budget import watch
 from interpreter.odds.carried import Held, regrouped, worlds_of
 from interpreter.odds.deferred import (
@@ -112,7 +112,6 @@ class Explorer(Passes):
         self.sums_fail = liveness.sums_fail  # whether a sum may fail (odds.carried)
         self.carrying: set[int] = set()  # statements run once per group (odds.carried)
         self.sums: dict = {}  # the sums the action reads its counters in (odds.linear)
-        self.block_keys: dict = {}  # id of a block → (the block, its key): Passes.block_key
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
         self.peak = 0  # the most steps a run reached (see Passes.called)
@@ -502,7 +501,7 @@ class Explorer(Passes):
 
     def live_after(self, statements: tuple, live_out: Live) -> list:
         """For each statement, what later statements may still read."""
-        key = (self.block_key(statements), live_out)
+        key = (block_key(statements), live_out)
         found = self.liveness.get(key)
         if found is None:
             found = []

@@ -23,8 +23,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import attrs
+
 from dsl import nodes as n
-from dsl.nodes.walk import walk
+from dsl.nodes.walk import parts, walk
 
 #: a class of names read as one sum: ((name, +1 or -1), ...), sorted, the first +1
 SumKey = tuple
@@ -60,42 +62,39 @@ def sums_read(action) -> Sums:
     candidates = _given_once(body)
     if len(candidates) < 2:
         return Sums({})
-    consumed: set[int] = set()  # Name nodes accounted for (a self-add's, a sum's term)
     plain: set[str] = set()  # names read otherwise
     sums: dict[str, set] = {}
-    inner: set[int] = set()  # sums inside a sum (a root's terms), and self-adds
-    for item in walk(body):
-        if isinstance(item, n.Set) and isinstance(item.place, n.Name):
-            consumed.add(id(item.place))
-            if added_to(item) == item.place.name:
-                expr = item.expr
-                own = expr.left if _is(expr.left, item.place.name) else expr.right
-                consumed.add(id(own))
-                inner.add(id(expr))
-                other = expr.right if own is expr.left else expr.left
-                plain.update(name for name in n.field_paths(other) if name in candidates)
+    stack: list[Any] = [body]  # (nodes, each met once, from the top: a sum at its root)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple | list):
+            stack.extend(item)
+        elif isinstance(item, n.Name):
+            if item.name in candidates:
+                plain.add(item.name)
+        elif isinstance(item, n.Set) and isinstance(item.place, n.Name):
+            expr = item.expr
+            if added_to(item) == item.place.name:  # (its own name read to add to it)
+                own_left = _is(expr.left, item.place.name)
+                operand = expr.right if own_left else expr.left
+                plain.update(name for name in n.field_paths(operand) if name in candidates)
+            else:
+                stack.append(expr)
         elif _summing(item):
-            for side in (item.left, item.right):
-                if _summing(side):
-                    inner.add(id(side))
-    for item in walk(body):
-        if _summing(item) and id(item) not in inner:
             terms: list = []
-            _terms(item, 1, terms)
+            others: list = []
+            _terms(item, 1, terms, others)
+            stack.extend(others)  # (a term not a name: read as any)
             names = [(term.name, sign) for term, sign in terms if term.name in candidates]
             counted = Counter(name for name, _ in names)
             if any(count > 1 for count in counted.values()):
-                continue  # (a name twice: its Name nodes read as any)
-            for term, _sign in terms:
-                if term.name in candidates:
-                    consumed.add(id(term))
-            if names:
+                plain.update(counted)  # (a name twice: read as any)
+            elif names:
                 key = _key(names)
                 for name, _ in names:
                     sums.setdefault(name, set()).add(key)
-    for item in walk(body):
-        if isinstance(item, n.Name) and id(item) not in consumed and item.name in candidates:
-            plain.add(item.name)
+        elif attrs.has(type(item)):
+            stack.extend(parts(item))
     valid = {name for name in candidates - plain if len(sums.get(name, ())) == 1}
     out: dict[str, SumKey] = {}
     for name in valid:
@@ -131,8 +130,9 @@ def _summing(node) -> bool:
     return isinstance(node, n.Binary) and node.op in ("+", "-")
 
 
-def _terms(node, sign: int, out: list) -> None:
-    """The Name terms of a sum, each with its sign (other terms left out)."""
+def _terms(node, sign: int, out: list, others: list) -> None:
+    """The Name terms of a sum, each with its sign, in `out`; its other terms in
+    `others`."""
     stack: list[Any] = [(node, sign)]
     while stack:
         item, s = stack.pop()
@@ -141,6 +141,8 @@ def _terms(node, sign: int, out: list) -> None:
             stack.append((item.right, s if item.op == "+" else -s))
         elif isinstance(item, n.Name):
             out.append((item, s))
+        else:
+            others.append(item)
 
 
 def _key(names: list) -> SumKey:

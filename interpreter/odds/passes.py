@@ -48,7 +48,6 @@ class Passes:
     if TYPE_CHECKING:  # the Explorer's (interpreter.odds.explore), declared for its part
         ctx: Context
         sums: dict[str, Any]
-        block_keys: dict[int, Any]
         depth: int
         lost: Mass
         prune: Fraction
@@ -347,14 +346,6 @@ class Passes:
             self.peak = peak
             self.sums = sums
 
-    def block_key(self, statements: tuple) -> tuple:
-        """interpreter.compiled.block_key of a block, found once per exploration (the
-        block kept, so that its identity stays its own while it is remembered)."""
-        found = self.block_keys.get(id(statements))
-        if found is None or found[0] is not statements:
-            found = self.block_keys[id(statements)] = (statements, block_key(statements))
-        return found[1]
-
     def sums_of(self, action) -> dict:
         """The sums an action (`action`: its node) reads its counters in
         (interpreter.odds.linear), remembered with the blocks' liveness."""
@@ -368,7 +359,7 @@ class Passes:
         """The field of the record the `let` statements[index] binds that rides
         (interpreter.odds.riders), the same in every computation: remembered with the
         blocks' liveness."""
-        key = ("rider", self.block_key(statements), index, live_out)
+        key = ("rider", block_key(statements), index, live_out)
         found = self.liveness.get(key, MISSING)
         if found is MISSING:
             live = self.live_after(statements, live_out)
@@ -385,7 +376,7 @@ class Passes:
         what its header reads, and what a pass reads before its statements (read many
         times), to a fixed point: a name that only a pass's own `set x to x + e` reads,
         and nothing after the loop, is read by none (those statements are idle)."""
-        key = ("loop", self.block_key(compiled.body), live_out)
+        key = ("loop", block_key(compiled.body), live_out)
         found = self.liveness.get(key)
         if found is not None:
             return found
@@ -412,7 +403,7 @@ class Passes:
         remembered with the blocks' liveness."""
         if self.sums_fail or (isinstance(node, n.Repeat) and node.until is not None):
             return ()
-        key = ("carried", self.block_key(compiled.body), live_out)
+        key = ("carried", block_key(compiled.body), live_out)
         carried = self.liveness.get(key)
         if carried is None:
             carried = self.liveness[key] = self.counters_read(node, compiled, live_out)
@@ -426,7 +417,7 @@ class Passes:
             header, bound = (node.count,), ()
         else:
             header, bound = (node.items,), (node.var,)
-        key = ("counters", self.block_key(compiled.body))
+        key = ("counters", block_key(compiled.body))
         found = self.liveness.get(key)
         if found is None:
             found = self.liveness[key] = counters_of(compiled.body, header, self.names_read, bound)
@@ -445,7 +436,7 @@ class Passes:
             return None  # (one world: no two to run once for both)
         if self.deferring(statements, index, live):
             return None
-        key = ("block counters", self.block_key(statements), index)
+        key = ("block counters", block_key(statements), index)
         found = self.liveness.get(key)
         if found is None:
             found = self.liveness[key] = counters_of(statements[index:], (), self.names_read)
@@ -457,7 +448,11 @@ class Passes:
         if held is not None and all(len(group.joint) < 2 for group in held.groups):
             return None  # (a world per group: held, they would be run as many times)
         if held is None:
-            if type(worlds) is Held or len(worlds) < 2 or _same_counts(worlds, counters):
+            if type(worlds) is Held or len(worlds) < 2:
+                return None
+            if index and _same_counts(worlds, counters):
+                # (merged after the statement before, on what this one reads: worlds
+                # that hold the same counters differ in the rest, each a group alone)
                 return None
             before = self.live_before(statement, after)
             groups = grouped(worlds, counters, before, self.sums)
@@ -511,8 +506,7 @@ def projected(found: tuple, fields) -> tuple:
 
 
 def _same_counts(worlds: list, counters: tuple) -> bool:
-    """Whether the worlds hold the same counters' values (merged worlds then differ in
-    the rest: held as groups, each would hold one world)."""
+    """Whether the worlds hold the same counters' values."""
     first = worlds[0].env
     values = [first.get(name, MISSING) for name in counters]
     for world in worlds:
