@@ -89,6 +89,13 @@ class Record(Mapping):
         return f"Record({dict(self._fields)!r})"
 
 
+def cut_record(record: Record, fields: tuple) -> Record:
+    """The record with only `fields` (those it lacks as None), of its kind (a function,
+    not a method: a record's fields are read as its attributes)."""
+    get = record._fields.get
+    return Record({k: get(k) for k in fields}, record.kind)
+
+
 class Range:
     """`1..10`, `5..`, `..2`: the whole numbers between two ends (either may be open)."""
 

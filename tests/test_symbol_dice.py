@@ -343,3 +343,34 @@ def test_a_genesys_success_alone_is_counted_by_the_net_successes_alone():
     assert success.probabilities[True] == sum(p for (net, _), p in expected.items() if net >= 1)
     advantage = engine.odds("skill_check", sheet, params, "advantage", budget=1000, seconds=0.1)
     assert not advantage.exact
+
+
+MEMORY = """
+rulebook "Memory" {
+  system "a symbol pool counted once"
+  language "en"
+}
+symbols hit, miss, edge
+die Odd { blank, hit, hit + edge, miss, 2 hit, miss + edge, edge }
+check pooled(n: int) "Pooled" {
+  let r = (n)dOdd
+  roll r.hit - r.miss + r.edge >= 3
+}
+"""
+
+
+def test_a_symbol_pool_counted_before_costs_its_work_again():
+    # A pool's distribution is remembered from one computation to the next (as a dice
+    # term's is); its work is charged to each, so the same question gets the same form
+    # of answer whatever was asked before: 12 dice need between 800 and 1,600 units.
+    book = dsl.load_text(MEMORY, "memory.rules")
+
+    def odds(budget: int):
+        engine = Engine(book)
+        return engine.odds("pooled", engine.sheet({}), {"n": 12}, "success", budget=budget)
+
+    whole = odds(1600)
+    assert whole.exact
+    again = odds(1600)
+    assert again.exact and again.probabilities == whole.probabilities
+    assert not odds(800).exact

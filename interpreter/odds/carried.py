@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
+from interpreter.odds.linear import Projection, added_to, projection
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, least_common, times
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, key_of, plus, spread
@@ -43,6 +44,7 @@ class Explorer(Protocol):
     """What this module uses of interpreter.odds.explore.Explorer (its host)."""
 
     ctx: Context
+    sums: dict[str, Any]
     prune: Fraction
     lost: Mass
     peak: int
@@ -90,10 +92,12 @@ def _walk(statements, added: set, other: set, names_read) -> None:
         node, shape = statement.node, statement.shape
         kind = type(shape)
         if kind is Binding and shape.local and shape.split is None and shape.call is None:
-            name = _added_to(node)
+            name = added_to(node)
             if name is not None:
                 added.add(name)
-                operand = node.expr.right if _is(node.expr.left, name) else node.expr.left
+                left = node.expr.left
+                own = isinstance(left, n.Name) and left.name == name
+                operand = node.expr.right if own else left
                 other.update(names_read(operand).needs)
                 continue
         if kind is Branches and isinstance(node, n.If):
@@ -119,28 +123,6 @@ def _walk(statements, added: set, other: set, names_read) -> None:
                 other.add(node.place.name)
 
 
-def _is(expr, name: str) -> bool:
-    return isinstance(expr, n.Name) and expr.name == name
-
-
-def _added_to(node) -> str | None:
-    """x, for `set x to x + e`, `set x to e + x` or `set x to x - e` (e not reading x)."""
-    if not isinstance(node, n.Set) or not isinstance(node.place, n.Name):
-        return None
-    name, expr = node.place.name, node.expr
-    if not isinstance(expr, n.Binary) or expr.op not in ("+", "-"):
-        return None
-    if _is(expr.left, name):
-        operand = expr.right
-    elif expr.op == "+" and _is(expr.right, name):
-        operand = expr.left
-    else:
-        return None
-    if name in n.field_paths(operand):
-        return None
-    return name
-
-
 class Group:
     """Worlds that agree on all but the counters: the rest (`env`, counters left out),
     the sheet, the steps, and the counters' joint distribution, {values (packed):
@@ -158,12 +140,15 @@ class Group:
         return (sum(self.joint.values()), self.denominator)
 
 
-def _counts(env, counters: tuple) -> tuple | None:
+def _counts(env, counters: tuple, project: Projection | None = None) -> tuple | None:
     """(the counters' values packed, their largest size), or None where one is not a
-    whole number, or is too large."""
+    whole number, or is too large; `project`: as the representative of the sums they
+    are read in (interpreter.odds.linear)."""
     values = tuple(env.get(name, MISSING) for name in counters)
     if not all(type(v) is int for v in values):
         return None
+    if project is not None:
+        values = project(values)
     size = max(abs(v) for v in values)
     return None if size >= LARGEST else (_pack(values), size)
 
@@ -180,13 +165,15 @@ def _unpack(packed: int, count: int) -> tuple:
     return tuple(((packed >> (BITS * i)) & MASK) - OFFSET for i in range(count))
 
 
-def grouped(worlds: list, counters: tuple, live: Live) -> list | None:
-    """The worlds as groups (None where a counter is not a whole number in one)."""
+def grouped(worlds: list, counters: tuple, live: Live, sums: dict) -> list | None:
+    """The worlds as groups (None where a counter is not a whole number in one); `sums`:
+    the sums the action reads its counters in (interpreter.odds.linear.sums_read)."""
     names = _rest(worlds, counters, live)
     cuts = _cuts(names, live)
+    project = projection(sums, counters)
     parts: dict = {}
     for world in worlds:
-        values = _counts(world.env, counters)
+        values = _counts(world.env, counters, project)
         if values is None:
             return None
         key = key_of(world.env, names, cuts, world.state)
@@ -334,12 +321,20 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
     Failure, weight)], weight lost, the most steps a run reached), or None (a counter
     not a whole number after it)."""
     names = tuple(sorted(env))  # (the rest, cut to what is read before the body: all)
-    key = ("pass", block_key(body), live, key_of(env, names, (), state), counted, explorer.depth)
+    key = (
+        "pass",
+        block_key(body),
+        live,
+        key_of(env, names, (), state),
+        counted,
+        explorer.depth,
+    )
     memory = explorer.calls
     if key in memory:
         return memory[key]
     saved, explorer.lost = explorer.lost, Mass()
     peak, explorer.peak = explorer.peak, 0
+    project = projection(explorer.sums, counters)
     try:
         start = World(env, state, ONE, plus(NO_STEPS, counted))
         ends, failed = explorer.block(body, [start], live)
@@ -349,7 +344,8 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
         whole = True  # (every counter a whole number after the pass)
         zero = _pack((0,) * len(counters))
         for end in ends:
-            counted_to = _counts(end.env, counters)
+            # (the amounts as the sums they add to: a sum's counters added to as the sum)
+            counted_to = _counts(end.env, counters, project)
             if counted_to is None:
                 whole = False
                 break
@@ -370,9 +366,8 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
 
 def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> list:
     """Groups that agree on what is still read (`live`) made one: their joints added up
-    (worlds merged by their full state, the counters mixed)."""
-    if len(groups) < 2:
-        return groups
+    (worlds merged by their full state, the counters mixed), the rest of each cut to
+    what is read."""
     names = _rest(groups, counters, live)
     cuts = _cuts(names, live)
     parts: dict = {}
@@ -384,14 +379,13 @@ def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> 
         else:
             found[1] = spread(found[1], group.steps)
         found[2].append(group)
-    if len(parts) == len(groups):
-        return groups
     out = []
     for key, (state, steps, sources) in parts.items():
-        if len(sources) == 1:
-            out.append(sources[0])
-            continue
         env = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
+        if len(sources) == 1:  # (its rest cut to what is read: a pass from it found once)
+            one = sources[0]
+            out.append(Group(env, one.state, one.steps, one.joint, one.denominator, one.size))
+            continue
         mixed = _mixed(explorer, env, state, steps, [(g, 0, ONE, g.size) for g in sources])
         if mixed is not None:
             out.append(mixed)
@@ -515,14 +509,15 @@ def _powered(explorer: Explorer, body, group: Group, counters: tuple, pass_, cou
     one: dict = {}
     for _key, _env, _state, (added, _size), (w, d), _taken in ends:
         one[added] = one.get(added, 0) + w * (common // d)
-    powered: dict = {0: 1}
+    powered: dict | None = None  # (none yet: the sum of no passes)
     left = count
     while left:  # (by squaring: the passes left to add, bit by bit)
         if left & 1:
-            powered = _convolved(explorer, powered, one)
+            powered = one if powered is None else _convolved(explorer, powered, one)
         left >>= 1
         if left:
             one = _convolved(explorer, one, one)
+    assert powered is not None  # (count > 1)
     joint = _convolved(explorer, group.joint, powered)
     explorer.peak = max(explorer.peak, last + peak)
     denominator = group.denominator * common**count
@@ -541,6 +536,10 @@ def _convolved(explorer: Explorer, a: dict, b: dict) -> dict:
         for kb, wb in b.items():
             k = ka + kb
             out[k] = get(k, 0) + wa * wb
-    explorer.roller.work += len(a) * len(b) // WORK_PER_UNIT
-    explorer.work()
+    roller = explorer.roller
+    roller.work += len(a) * len(b) // WORK_PER_UNIT
+    if len(a) * len(b) < WORK_PER_UNIT and roller.work < roller.budget:
+        roller.work += 1  # (a unit, as `work` counts it; the clock left for larger ones)
+    else:
+        explorer.work()
     return out

@@ -265,6 +265,7 @@ def _explore_action(
             add(outcome, world.weight)
         return outcomes, explorer.omitted
     compiled, args, _shown = engine.prepare(action, sheet, params)
+    explorer.sums = explorer.sums_of(compiled.node)
     start.env = dict(zip(compiled.names, args))
     start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
     wanted = _result_names(compiled, field, explorer.names_read, explorer.safe)
@@ -287,6 +288,7 @@ def _explore_fields(engine, action, sheet, params, names: tuple, explorer, calls
     ctx = explorer.ctx
     start = World({}, ctx.state, ONE)
     compiled, args, _shown = engine.prepare(action, sheet, params)
+    explorer.sums = explorer.sums_of(compiled.node)
     start.env = dict(zip(compiled.names, args))
     start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
     wanted = {

@@ -20,7 +20,6 @@ from interpreter.odds.deferred import (
 from interpreter.odds.distribution import Dist
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
-from interpreter.odds.records import direct_call
 from interpreter.odds.roller import Branch, Letting, OddsRoller
 from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
 from interpreter.odds.worlds import (
@@ -112,6 +111,7 @@ class Explorer(Passes):
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
         self.sums_fail = liveness.sums_fail  # whether a sum may fail (odds.carried)
         self.carrying: set[int] = set()  # statements run once per group (odds.carried)
+        self.sums: dict = {}  # the sums the action reads its counters in (odds.linear)
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
         self.peak = 0  # the most steps a run reached (see Passes.called)
@@ -283,6 +283,8 @@ class Explorer(Passes):
     def block(self, statements: tuple, worlds: list, live_out: Live, split=False) -> tuple:
         """Run a block over worlds; returns (worlds that went on, failed outcomes). A
         `split` branch (see if_) counts its statement's steps at most."""
+        if not statements or (type(worlds) is list and not worlds):  # (nothing to run)
+            return worlds_of(self, worlds), []
         failures: list = []
         live = self.live_after(statements, live_out)
         # the statements' own steps, counted as a run enters the block (run_block)
@@ -336,6 +338,8 @@ class Explorer(Passes):
             let = kind is Binding and not shape.local
             rider = self.rider(statements, index, live_out) if let else None
             worlds, failed = self.called(shape.call, worlds, live[index], name, rider)
+        elif isinstance(node, n.Let) and type(node.expr) is n.Literal:
+            worlds, failed = self.constant(node.name, node.expr.value, worlds), []
         elif isinstance(node, n.Let):
             # the roller branches only on what is read of the value later, and the
             # worlds it makes are merged as they come (no merge after)
@@ -346,7 +350,7 @@ class Explorer(Passes):
                 live[index].once(node.name),
                 self.rider(statements, index, live_out),
             )
-            roller.direct = direct_call(node, live[index], self.depth)
+            roller.direct = self.direct(statement, live[index])
             defer = deferrable(statements, index, live, self)
             if defer and self.mixer is None:
                 self.mixer = Mixer(self)
@@ -509,7 +513,7 @@ class Explorer(Passes):
             self.liveness[key] = found
         return found
 
-    def idle(self, statement, after: Live) -> bool:
+    def idle_now(self, statement, after: Live) -> bool:
         """Whether running a statement can change nothing the odds look at: a note; a
         value nobody reads later, computed without calling an action; an `if` whose
         branches hold nothing else (and whose conditions call no action either); a
@@ -544,7 +548,7 @@ class Explorer(Passes):
         block): what a run counts that the explorer does not, where it is skipped."""
         return max(self.most_steps(statement.node) - statement.cost, 0)
 
-    def live_before(self, statement, after: Live) -> Live:
+    def live_before_now(self, statement, after: Live) -> Live:
         """What may be read before a statement, from what may be read after it: for an
         `if`, what its branches read before their statements (each as its block would)."""
         if self.idle(statement, after):

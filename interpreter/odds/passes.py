@@ -22,6 +22,8 @@ from interpreter.odds.carried import (
     worlds_of,
 )
 from interpreter.odds.distribution import Dist
+from interpreter.odds.linear import sums_read
+from interpreter.odds.records import direct_call
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, times
@@ -45,6 +47,7 @@ class Passes:
 
     if TYPE_CHECKING:  # the Explorer's (interpreter.odds.explore), declared for its part
         ctx: Context
+        sums: dict[str, Any]
         depth: int
         lost: Mass
         prune: Fraction
@@ -61,7 +64,7 @@ class Passes:
 
         def work(self) -> None: ...
         def deferring(self, statements: tuple[Any, ...], index: int, live: list[Any]) -> bool: ...
-        def live_before(self, statement: Statement, after: Live) -> Live: ...
+        def live_before_now(self, statement: Statement, after: Live) -> Live: ...
 
         def explore(self, world: World, run: Callable[[Context], Any]) -> list[Any]: ...
         def block(
@@ -73,11 +76,45 @@ class Passes:
         ) -> tuple[Any, ...]: ...
         def block_before(self, statements: tuple[Any, ...], after: Live) -> Live: ...
         def live_after(self, statements: tuple[Any, ...], live_out: Live) -> list[Live]: ...
-        def idle(self, statement: Statement, after: Live) -> bool: ...
+        def idle_now(self, statement: Statement, after: Live) -> bool: ...
         def merge(self, worlds: list[Any], live: Live) -> list[Any]: ...
         def counting(
             self, worlds: list[Any], fewest: int, most: int | None = None
         ) -> list[Any]: ...
+
+    def idle(self, statement, after: Live) -> bool:
+        """Whether running a statement can change nothing the odds look at (`idle_now`),
+        remembered with the blocks' liveness."""
+        key = ("idle", statement.number, after, self.ctx.limits.steps_per_run)
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = self.idle_now(statement, after)
+        return found
+
+    def live_before(self, statement, after: Live) -> Live:
+        """What may be read before a statement, from what may be read after it
+        (`live_before_now`), remembered with the blocks' liveness."""
+        key = ("before", statement.number, after, self.ctx.limits.steps_per_run)
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = self.live_before_now(statement, after)
+        return found
+
+    def direct(self, statement, live: Live):
+        """records.direct_call of a `let` statement, found once (remembered with the
+        blocks' liveness) for this depth of calls."""
+        key = ("direct", statement.number, live)
+        found = self.liveness.get(key, MISSING)
+        if found is MISSING:
+            found = self.liveness[key] = direct_call(statement.node, live, 0)
+        return found if found is None else (found[0], found[1], self.depth)
+
+    def constant(self, name: str, value, worlds: list) -> list:
+        """`let name = 1` (a literal: no step of its own, no dice, no failure) in every
+        world, without running it."""
+        for world in worlds:  # (the steps a run of it would reach: its world's)
+            self.peak = max(self.peak, world.steps[1])
+        return [World({**w.env, name: value}, w.state, w.weight, w.steps) for w in worlds]
 
     def repeat(self, node, compiled: Repeat, worlds, live_out: Live, keep=False) -> tuple:
         """`repeat n times until c` (`node`): pass by pass, worlds merged after each
@@ -185,7 +222,7 @@ class Passes:
             if worlds.counters == counters:
                 return worlds
             worlds = worlds_of(self, worlds)
-        groups = grouped(worlds, counters, loop)
+        groups = grouped(worlds, counters, loop, self.sums)
         return None if groups is None else Held(groups, counters)
 
     def called(self, call: ActionCall, worlds: list, live_out: Live, name, rider=None) -> tuple:
@@ -277,6 +314,7 @@ class Passes:
         result = _result_of(action, fields, rider, watched)
         saved, self.lost = self.lost, Mass()
         peak, self.peak = self.peak, 0
+        sums, self.sums = self.sums, self.sums_of(action.node)
         self.depth += 1
         try:
             # on entry, the action counts its statements' steps and its result's own
@@ -306,6 +344,16 @@ class Passes:
             self.depth -= 1
             self.lost = saved
             self.peak = peak
+            self.sums = sums
+
+    def sums_of(self, action) -> dict:
+        """The sums an action (`action`: its node) reads its counters in
+        (interpreter.odds.linear), remembered with the blocks' liveness."""
+        key = ("sums", action.name)
+        found = self.liveness.get(key)
+        if found is None:
+            found = self.liveness[key] = sums_read(action)
+        return found
 
     def rider(self, statements: tuple, index: int, live_out: Live) -> str | None:
         """The field of the record the `let` statements[index] binds that rides
@@ -355,6 +403,14 @@ class Passes:
         remembered with the blocks' liveness."""
         if self.sums_fail or (isinstance(node, n.Repeat) and node.until is not None):
             return ()
+        key = ("carried", block_key(compiled.body), live_out)
+        carried = self.liveness.get(key)
+        if carried is None:
+            carried = self.liveness[key] = self.counters_read(node, compiled, live_out)
+        return carried
+
+    def counters_read(self, node, compiled: Loop | Repeat, live_out: Live) -> tuple:
+        """loop_counters, found."""
         header: tuple
         bound: tuple
         if isinstance(node, n.Repeat):
@@ -376,6 +432,8 @@ class Passes:
         statement = statements[index]
         if statement.number in self.carrying or self.sums_fail:
             return None
+        if type(worlds) is not Held and len(worlds) < 2:
+            return None  # (one world: no two to run once for both)
         if self.deferring(statements, index, live):
             return None
         key = ("block counters", block_key(statements), index)
@@ -392,8 +450,12 @@ class Passes:
         if held is None:
             if type(worlds) is Held or len(worlds) < 2:
                 return None
+            if index and _same_counts(worlds, counters):
+                # (merged after the statement before, on what this one reads: worlds
+                # that hold the same counters differ in the rest, each a group alone)
+                return None
             before = self.live_before(statement, after)
-            groups = grouped(worlds, counters, before)
+            groups = grouped(worlds, counters, before, self.sums)
             if groups is None or len(groups) == len(worlds):
                 return None  # (no two worlds share the rest: nothing to run once for both)
             held = Held(groups, counters)
@@ -441,6 +503,18 @@ def projected(found: tuple, fields) -> tuple:
             same[3] = spread(same[3], taken)
     ends = [(state, cut, mass.weight(), taken) for state, cut, mass, taken in outcomes.values()]
     return ends, failures, lost, peak
+
+
+def _same_counts(worlds: list, counters: tuple) -> bool:
+    """Whether the worlds hold the same counters' values."""
+    first = worlds[0].env
+    values = [first.get(name, MISSING) for name in counters]
+    for world in worlds:
+        env = world.env
+        for name, value in zip(counters, values):
+            if env.get(name, MISSING) != value:
+                return False
+    return True
 
 
 def _known_all(ctx, values: tuple) -> tuple:

@@ -570,8 +570,10 @@ def remembered_term(key: tuple, compute):
         return found[0]
     answer = compute()
     size = 64
-    if type(answer) is Dist:
-        size += len(answer.weights) * (48 + answer.total.bit_length() // 8)
+    # (a Dist, or a tuple led by one: its weights are what the memory holds)
+    dist = answer[0] if type(answer) is tuple and answer else answer
+    if type(dist) is Dist:
+        size += len(dist.weights) * (48 + dist.total.bit_length() // 8)
     if size > TERM_BYTES_KEPT // 16:
         return answer
     with _counted_lock:

@@ -28,6 +28,7 @@ from interpreter.odds.pools import (
     counted_distribution,
     counted_may_fail,
     limit_failures,
+    remembered_term,
     term_budget,
 )
 from interpreter.odds.questions import PoolQuestions
@@ -342,15 +343,28 @@ class OddsRoller(PoolQuestions):
                 )
                 make = Forms  # type: ignore[assignment]  # (a class called as the partial is)
 
+            spent = [0, 0, False]  # (the work polled, the most states, whether counted)
+
             def poll(work: int, states: int) -> None:
+                spent[0] += work
+                spent[1] = max(spent[1], states)
                 self.charge(work)
                 check_size(states, self.limits)
 
-            weights = pool_counts(faces, count, poll)
-            check_size(len(weights), self.limits)
-            found = self.pools[key] = Dist(
-                {make(c): w for c, w in weights.items()}, die.size**count
-            )
+            def counted() -> tuple:
+                weights = pool_counts(faces, count, poll)
+                spent[2] = True
+                dist = Dist({make(c): w for c, w in weights.items()}, die.size**count)
+                return dist, spent[0], spent[1]
+
+            # counted once for every computation that asks (as a dice term is: pools'
+            # remembered_term), its work charged to each as if counted there
+            found, work, states = remembered_term(("symbols", *key), counted)
+            if not spent[2]:
+                self.charge(work)
+                check_size(states, self.limits)
+            check_size(len(found.weights), self.limits)
+            self.pools[key] = found
         return found, None
 
     def budget_of_term(self) -> Budget:

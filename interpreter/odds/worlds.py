@@ -19,7 +19,7 @@ from interpreter.odds.roller import hashable
 from interpreter.odds.steps import StepBounds
 from interpreter.odds.weights import Mass
 from interpreter.state import MISSING, State
-from interpreter.values import Record
+from interpreter.values import Record, cut_record
 
 if TYPE_CHECKING:
     from interpreter.compiled import Statement
@@ -146,8 +146,7 @@ def key_of(
     for i, fields in cuts:
         value = values[i]
         if type(value) is Record and len(value) > len(fields):
-            field: Callable[[str], Any] = value.get
-            values[i] = Record({k: field(k) for k in fields}, value.kind)
+            values[i] = cut_record(value, fields)
     key: tuple[tuple[Any, ...], Any] = (tuple(values), state.snapshot())
     try:
         hash(key)
