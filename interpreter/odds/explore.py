@@ -22,6 +22,7 @@ from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.records import direct_call
 from interpreter.odds.roller import Branch, Letting, OddsRoller
+from interpreter.odds.summed import summed_run
 from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
 from interpreter.odds.worlds import (
     STOPS,
@@ -288,8 +289,13 @@ class Explorer(Passes):
         # the statements' own steps, counted as a run enters the block (run_block)
         entry = block_steps(statements)
         worlds = self.counting(worlds, 0 if split else entry, entry)
-        for index in range(len(statements)):
-            worlds, failed = self.step(statements, index, worlds, live, live_out)
+        index = 0
+        while index < len(statements):  # (a roll read only through sums: odds.summed)
+            summed = summed_run(self, statements, index, worlds, live)
+            worlds, failed, index = summed or (
+                *self.step(statements, index, worlds, live, live_out),
+                index + 1,
+            )
             failures.extend(failed)
         return worlds_of(self, worlds), failures
 
