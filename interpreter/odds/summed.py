@@ -45,12 +45,16 @@ PAIRS_PER_WORK = 64
 class Plan:
     """What `plan_of` found: the last statement reading the roll, the names whose sums
     are read after it (`out`), the world's names the roll's parts depend on (`keys`),
-    and the statements to run (those not idle)."""
+    the statements to run (those not idle), the names they give a value (`bound`), and
+    the world's names the roll and they read (`reads`: worlds alike in them and in
+    their sheet have the same runs)."""
 
-    __slots__ = ("keys", "last", "out", "runs")
+    __slots__ = ("bound", "keys", "last", "out", "reads", "runs")
 
-    def __init__(self, last: int, out: tuple, keys: tuple, runs: tuple) -> None:
+    def __init__(self, last: int, out: tuple, keys: tuple, runs: tuple, reads: tuple) -> None:
         self.last, self.out, self.keys, self.runs = last, out, keys, runs
+        self.bound = tuple(statement.node.name for statement in runs)
+        self.reads = reads  # (of the roll's `let`, of the lets after it)
 
 
 def plan_of(explorer, statements: tuple, index: int, live: list) -> Plan | None:
@@ -122,7 +126,11 @@ def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
     out = tuple(sorted(name for name in (pure | mixed) - {roll} if name in after))
     if any(after[name] is not None for name in out):
         return None
-    return Plan(last, out, tuple(sorted(keys)), tuple(runs))
+    of_runs: set = set()
+    for statement in runs:
+        of_runs.update(reads(statement.node.expr).needs)
+    world = (tuple(sorted(reads(first.node.expr).needs)), tuple(sorted(of_runs - bound - {roll})))
+    return Plan(last, out, tuple(sorted(keys)), tuple(runs), world)
 
 
 def _separable(expr, pure: set, mixed: set, keys: set, reads) -> bool:
@@ -165,7 +173,7 @@ def summed_run(explorer, statements: tuple, index: int, worlds, live: list):
     limit = explorer.ctx.limits.steps_per_run
     if any(world.steps[1] + most > limit for world in worlds):
         return None  # (a run that may stop at the limit: one by one)
-    found = _values(explorer, first, worlds)
+    found = _values(explorer, first, worlds, plan.reads[0])
     if found is None:
         return None
     groups, of_world = found
@@ -203,15 +211,20 @@ def _probe(explorer, statement, world: World):
     return ("value", hashable(ctx.env.get(statement.node.name))), ctx.steps - start
 
 
-def _values(explorer, statement, worlds: list):
+def _values(explorer, statement, worlds: list, reads: tuple):
     """The roll's values for each world's group ({group key: ([(value, weight)], total)}:
     each value's weight over the total), and each world's (group key, steps of the let);
-    None where they cannot be shared."""
+    None where they cannot be shared. (The let is run once for the worlds alike in what
+    it `reads` and their sheet.)"""
     of_world = []
     groups: dict = {}
     alive = []  # (the distributions keyed by identity, kept while they are keys)
+    probes: dict = {}
     for world in worlds:
-        probed = _probe(explorer, statement, world)
+        alike = _alike(world, reads)
+        probed = probes.get(alike, MISSING)
+        if probed is MISSING:
+            probed = probes[alike] = _probe(explorer, statement, world)
         if probed is None:
             return None
         shared, taken = probed
@@ -277,6 +290,11 @@ def _run(explorer, runs: tuple, env: dict, world: World):
     return after.env, after.steps[1] - world.steps[1]
 
 
+def _alike(world: World, names: tuple) -> tuple:
+    """What a run reading `names` reads of a world: their values and its sheet."""
+    return (tuple(hashable(world.env.get(k, MISSING)) for k in names), world.state.snapshot())
+
+
 def _whole(env: dict, out: tuple):
     values = tuple(env.get(name, MISSING) for name in out)
     return values if all(type(v) is int for v in values) else None
@@ -289,17 +307,25 @@ def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll
     out = plan.out
     by_world = []
     by_class: dict = {}
+    bound = plan.bound
+    ran_by: dict = {}  # (the runs of worlds alike in what they read, and the value)
     for world, (group, _) in zip(worlds, of_world):
         first = groups[group][0][0][0]
-        ran = _run(explorer, plan.runs, {**world.env, roll: first}, world)
+        alike = (_alike(world, plan.reads[1]), hashable(first))
+        ran = ran_by.get(alike, MISSING)
+        if ran is MISSING:
+            ran = _run(explorer, plan.runs, {**world.env, roll: first}, world)
+            if ran is not None:
+                sums = _whole(ran[0], out)
+                given = tuple(ran[0].get(name, MISSING) for name in bound)
+                ran = None if sums is None else (given, ran[1], sums)
+            ran_by[alike] = ran
         if ran is None:
             return None
-        sums = _whole(ran[0], out)
-        if sums is None:
-            return None
-        keys = tuple(hashable(world.env.get(k, MISSING)) for k in plan.keys)
-        cls = (keys, world.state.snapshot())
-        by_world.append((ran[0], ran[1], sums, cls))
+        given, taken, sums = ran
+        env = {**world.env, roll: first, **dict(zip(bound, given))}
+        cls = _alike(world, plan.keys)
+        by_world.append((env, taken, sums, cls))
         found = by_class.get(cls)
         if found is None:
             found = by_class[cls] = [world, {}, None]
