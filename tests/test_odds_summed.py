@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from oracle import against_brute_force, assert_counted_as_run
 
 import dsl
-import interpreter.odds.explore as explore
+import interpreter.odds.alike as alike
 from interpreter import Engine
 
 HEADER = """rulebook "Sums" {
@@ -141,5 +141,5 @@ def test_pushed_pools_answer_within_a_small_budget(monkeypatch, wording):
     odds = pushed_odds(wording)
     assert odds.exact and sum(odds.probabilities.values()) == 1
     # switched off: the lets reading the roll run world by world
-    monkeypatch.setattr(explore, "summed_run", lambda *_: None)
+    monkeypatch.setattr(alike, "summed_run", lambda *_: None)
     assert not pushed_odds(wording).exact

@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
+from interpreter.odds.alike import at_once
 from interpreter.odds.budget import watch
 from interpreter.odds.carried import Held, regrouped, worlds_of
 from interpreter.odds.deferred import (
@@ -22,7 +23,6 @@ from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.records import direct_call
 from interpreter.odds.roller import Branch, Letting, OddsRoller
-from interpreter.odds.summed import summed_run
 from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
 from interpreter.odds.worlds import (
     STOPS,
@@ -290,9 +290,9 @@ class Explorer(Passes):
         entry = block_steps(statements)
         worlds = self.counting(worlds, 0 if split else entry, entry)
         index = 0
-        while index < len(statements):  # (a roll read only through sums: odds.summed)
-            summed = summed_run(self, statements, index, worlds, live)
-            worlds, failed, index = summed or (
+        while index < len(statements):  # (statements run at once: odds.alike, odds.summed)
+            done = at_once(self, statements, index, worlds, live, live_out)
+            worlds, failed, index = done or (
                 *self.step(statements, index, worlds, live, live_out),
                 index + 1,
             )
