@@ -18,7 +18,7 @@ from interpreter.compiled import Binding, Plain
 from interpreter.odds.deferred import Deferred
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
-from interpreter.odds.summed import summed_run
+from interpreter.odds.summed import question_reads, summed_run
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, World, plus
 from interpreter.state import MISSING
@@ -47,7 +47,12 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
         return None
     if explorer.idle(statement, live[index]):
         return None
-    reads = tuple(sorted(explorer.names_read(node.expr).needs))
+    reads_of = set(explorer.names_read(node.expr).needs)
+    if type(shape) is Plain:  # (a pool's: the questions later asked of it are asked here)
+        if node.name in live_out.needs:
+            return None
+        reads_of |= question_reads(explorer, statements[index + 1 :], node.name)
+    reads = tuple(sorted(reads_of))
     limit = explorer.ctx.limits.steps_per_run - explorer.most_steps(node)
     kinds: dict = {}
     for world in worlds:

@@ -129,7 +129,9 @@ def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
     of_runs: set = set()
     for statement in runs:
         of_runs.update(reads(statement.node.expr).needs)
-    world = (tuple(sorted(reads(first.node.expr).needs)), tuple(sorted(of_runs - bound - {roll})))
+    asked = question_reads(explorer, statements[index + 1 : last + 1], roll)
+    of_roll = set(reads(first.node.expr).needs) | asked
+    world = (tuple(sorted(of_roll)), tuple(sorted(of_runs - bound - {roll})))
     return Plan(last, out, tuple(sorted(keys)), tuple(runs), world)
 
 
@@ -157,6 +159,22 @@ def _separable(expr, pure: set, mixed: set, keys: set, reads) -> bool:
         return False
     keys.update(read - pure)  # a part of the roll alone (what else it reads: the same)
     return True
+
+
+def question_reads(explorer, statements: tuple, name: str) -> set:
+    """The names the questions asked of the pool `name` in `statements` read (a pool's
+    `let` asks them as it rolls: interpreter.compile.pools.questions_about)."""
+    out: set = set()
+    for statement in statements:
+        for part in n.walk(statement.node):
+            if type(part) is n.Call and part.args and _is(part.args[0], name):
+                for other in (*part.args[1:], *(value for _, value in part.named)):
+                    out.update(explorer.names_read(other).needs)
+    return out
+
+
+def _is(expr, name: str) -> bool:
+    return type(expr) is n.Name and expr.name == name
 
 
 def summed_run(explorer, statements: tuple, index: int, worlds, live: list):
