@@ -221,7 +221,7 @@ def _probe(explorer, statement, world: World):
         dist = branch.dist
         if branch.stops or branch.bound is not None or dist.missing():
             return None
-        return ("dist", id(dist), dist), ctx.steps - start
+        return ("dist", dist.number, dist), ctx.steps - start
     except STOPS:
         explorer.counted(start)
         return None
@@ -236,7 +236,6 @@ def _values(explorer, statement, worlds: list, reads: tuple):
     it `reads` and their sheet.)"""
     of_world = []
     groups: dict = {}
-    alive = []  # (the distributions keyed by identity, kept while they are keys)
     probes: dict = {}
     for world in worlds:
         alike = _alike(world, reads)
@@ -247,7 +246,6 @@ def _values(explorer, statement, worlds: list, reads: tuple):
             return None
         shared, taken = probed
         key = shared[:2]
-        alive.append(shared)
         of_world.append((key, taken))
         if key in groups:
             continue
