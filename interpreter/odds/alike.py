@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl.messages import tr
-from interpreter.compiled import Binding, Plain
+from interpreter.compiled import Binding, Plain, block_key
 from interpreter.odds.deferred import Deferred
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
@@ -51,7 +51,13 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
     if type(shape) is Plain:  # (a pool's: the questions later asked of it are asked here)
         if node.name in live_out.needs:
             return None
-        reads_of |= question_reads(explorer, statements[index + 1 :], node.name)
+        found = ("asked", block_key(statements), index)
+        asked = explorer.liveness.get(found)
+        if asked is None:
+            asked = explorer.liveness[found] = question_reads(
+                explorer, statements[index + 1 :], node.name
+            )
+        reads_of |= asked
     reads = tuple(sorted(reads_of))
     limit = explorer.ctx.limits.steps_per_run - explorer.most_steps(node)
     kinds: dict = {}
