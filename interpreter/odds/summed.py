@@ -25,6 +25,7 @@ the statements run one by one as before.
 
 from __future__ import annotations
 
+from operator import add, sub
 from typing import Any
 
 from dsl import nodes as n
@@ -344,8 +345,10 @@ def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll
         by_world.append((env, taken, sums, cls))
         found = by_class.get(cls)
         if found is None:
-            found = by_class[cls] = [world, {}, None]
-        reference, values, steps = found
+            found = by_class[cls] = [world, {}, None, {}]
+        reference, values, steps, of_group = found
+        if group in of_group:
+            continue
         for value, _ in groups[group][0]:
             seen = hashable(value)
             if seen in values:
@@ -358,6 +361,8 @@ def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll
             if sums is None:
                 return None
             values[seen] = sums
+        # (each value's weight and sums, in the group's order: its first value's first)
+        of_group[group] = [(w, values[hashable(value)]) for value, w in groups[group][0]]
     return by_world, by_class
 
 
@@ -371,10 +376,9 @@ def _added(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, sum
     merged: dict = {}
     pairs = 0
     for world, (group, let_steps), (env, taken, first, cls) in zip(worlds, of_world, by_world):
-        values = by_class[cls][1]
-        relative, total = groups[group]
-        start = values[hashable(relative[0][0])]
-        base = tuple(a - b for a, b in zip(first, start))
+        relative = by_class[cls][3][group]
+        total = groups[group][1]
+        base = tuple(map(sub, first, relative[0][1]))
         names = tuple(sorted(k for k in env if k in needs and k not in out))
         prefix = (names, key_of(env, names, cuts_of(names, needs), world.state))
         steps = plus(world.steps, let_steps + taken)
@@ -384,11 +388,11 @@ def _added(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, sum
         # (the weight of a value w: numerator × w / denominator; below prune where less)
         scale, least = numerator * prune.denominator, prune.numerator * denominator
         tidy = denominator.bit_length() > TIDY_BITS
-        for value, w in relative:
+        for w, sums in relative:
             if w * scale < least:
                 explorer.lost.add((numerator * w, denominator))
                 continue
-            added = tuple(a + b for a, b in zip(base, values[hashable(value)]))
+            added = tuple(map(add, base, sums))
             key = (prefix, added)
             found = merged.get(key)
             if found is None:
