@@ -23,6 +23,9 @@ from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, World, plus
 from interpreter.state import MISSING
 
+#: worlds made from the outcomes of one run in one unit of work (interpreter.odds.budget)
+WORLDS_PER_WORK = 64
+
 
 def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_out):
     """statements[index] (and those after it it takes along) run at once for many worlds:
@@ -94,6 +97,8 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
                 weight = times(world.weight, *end.weight)
                 steps = plus(world.steps, *end.steps)
                 failures.append((World(world.env, end.state, weight, steps), failure))
+    explorer.roller.work += len(out) // WORLDS_PER_WORK  # (the worlds made, in the budget)
+    explorer.work()
     merged = explorer.merge(out, after)
     most = explorer.most_worlds
     if most is not None and len(merged) > most:  # (as a let's worlds are bounded: LetWorlds)
