@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
+from interpreter.odds.alike import at_once
 from interpreter.odds.budget import watch
 from interpreter.odds.carried import Held, regrouped, worlds_of
 from interpreter.odds.deferred import (
@@ -290,8 +291,13 @@ class Explorer(Passes):
         # the statements' own steps, counted as a run enters the block (run_block)
         entry = block_steps(statements)
         worlds = self.counting(worlds, 0 if split else entry, entry)
-        for index in range(len(statements)):
-            worlds, failed = self.step(statements, index, worlds, live, live_out)
+        index = 0
+        while index < len(statements):  # (statements run at once: odds.alike, odds.summed)
+            done = at_once(self, statements, index, worlds, live, live_out)
+            worlds, failed, index = done or (
+                *self.step(statements, index, worlds, live, live_out),
+                index + 1,
+            )
             failures.extend(failed)
         return worlds_of(self, worlds), failures
 

@@ -1,0 +1,118 @@
+"""A let run once for the worlds alike in what it reads, its outcomes made in each of them.
+
+`let s = (skill)d6` after `let b = (base)d6`: the worlds differ in `b`, which the let does
+not read, and the explorer would run it once in each (91 worlds of 12 dice). Here it is
+run once for the worlds that hold the same values of the names it reads and the same
+sheet, from a world of probability 1 and no steps; each world of them takes each of its
+outcomes (the value bound, a failure), its probability times the outcome's, its steps
+plus the outcome's, and keeps its own values of the names the let does not read. Where a
+world may reach the step limit within the let, or holds a value kept whole for it
+(interpreter.odds.deferred), or no two worlds are alike, the let runs as any other.
+"""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl.messages import tr
+from interpreter.compiled import Binding, Plain, block_key
+from interpreter.odds.deferred import Deferred
+from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.roller import hashable
+from interpreter.odds.summed import question_reads, summed_run
+from interpreter.odds.weights import ONE, Mass, below, times
+from interpreter.odds.worlds import NO_STEPS, World, plus
+from interpreter.state import MISSING
+
+#: worlds made from the outcomes of one run in one unit of work (interpreter.odds.budget)
+WORLDS_PER_WORK = 64
+
+
+def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_out):
+    """statements[index] (and those after it it takes along) run at once for many worlds:
+    a roll read only through sums (interpreter.odds.summed), or a let run once per kind
+    of world alike: (worlds after, failures, the index of the next statement), or None."""
+    return summed_run(explorer, statements, index, worlds, live) or alike_let(
+        explorer, statements, index, worlds, live, live_out
+    )
+
+
+def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_out):
+    """statements[index], a `let`, run once per kind of world alike (see the module's
+    docstring): (worlds after, failures, index + 1), or None (run it as any)."""
+    statement = statements[index]
+    node, shape = statement.node, statement.shape
+    if type(worlds) is not list or len(worlds) < 2 or not isinstance(node, n.Let):
+        return None
+    if type(shape) is Binding:
+        if not shape.pure or shape.split is not None or explorer.calls_in(statement):
+            return None
+    elif type(shape) is not Plain:
+        return None
+    if explorer.idle(statement, live[index]):
+        return None
+    reads_of = set(explorer.names_read(node.expr).needs)
+    if type(shape) is Plain:  # (a pool's: the questions later asked of it are asked here)
+        if node.name in live_out.needs:
+            return None
+        found = ("asked", block_key(statements), index)
+        asked = explorer.liveness.get(found)
+        if asked is None:
+            asked = explorer.liveness[found] = question_reads(
+                explorer, statements[index + 1 :], node.name
+            )
+        reads_of |= asked
+    reads = tuple(sorted(reads_of))
+    limit = explorer.ctx.limits.steps_per_run - explorer.most_steps(node)
+    kinds: dict = {}
+    for world in worlds:
+        if world.steps[1] > limit:
+            return None
+        values = tuple(world.env.get(name, MISSING) for name in reads)
+        if any(type(value) is Deferred for value in values):
+            return None
+        key = (tuple(hashable(value) for value in values), world.state.snapshot())
+        kinds.setdefault(key, []).append(world)
+    if len(kinds) == len(worlds):
+        return None
+    after = live[index]
+    name = node.name
+    out: list = []
+    failures: list = []
+    for alike in kinds.values():
+        ends, failed, lost = _relative(explorer, statements, index, alike[0], live, live_out)
+        for world in alike:
+            if lost[0]:
+                explorer.lost.add(times(world.weight, *lost))
+            kept = {k: v for k, v in world.env.items() if k in after.needs and k != name}
+            for end in ends:
+                weight = times(world.weight, *end.weight)
+                if below(weight, explorer.prune):
+                    explorer.lost.add(weight)
+                    continue
+                env = kept if name not in end.env else {**kept, name: end.env[name]}
+                steps = plus(world.steps, *end.steps)
+                explorer.peak = max(explorer.peak, steps[1])
+                out.append(World(env, world.state, weight, steps))
+            for end, failure in failed:
+                weight = times(world.weight, *end.weight)
+                steps = plus(world.steps, *end.steps)
+                failures.append((World(world.env, end.state, weight, steps), failure))
+    explorer.roller.work += len(out) // WORLDS_PER_WORK  # (the worlds made, in the budget)
+    explorer.work()
+    merged = explorer.merge(out, after)
+    most = explorer.most_worlds
+    if most is not None and len(merged) > most:  # (as a let's worlds are bounded: LetWorlds)
+        raise TooComplex(tr("more than {most} worlds", most=most))
+    return merged, failures, index + 1
+
+
+def _relative(explorer, statements: tuple, index: int, world: World, live: list, live_out):
+    """The let run from `world` as a world of probability 1 and no steps: (worlds it ends
+    in, failures, the probability left out), each relative to the world's."""
+    saved, explorer.lost = explorer.lost, Mass()
+    try:
+        start = World(world.env, world.state, ONE, NO_STEPS)
+        ends, failed = explorer.step(statements, index, [start], live, live_out)
+        return list(ends), failed, explorer.lost.weight()
+    finally:
+        explorer.lost = saved

@@ -1,0 +1,417 @@
+"""A roll read only through sums: the lets after it counted by adding, not world by world.
+
+`let pushed = (count(b, 2..5))d6` then `let hits = count(b, 6) + count(pushed, 6)` and
+`let ones = count(b, 1) + count(pushed, 1)`: the explorer would make a world per value of
+`pushed` in every world it has (n⁴/24 worlds for n dice pushed) and run both lets in
+each. But each let adds a part that reads only the world (`count(b, 6)`) to a part that
+reads only the roll (`count(pushed, 6)`), so its value in a world W for a value v of the
+roll is A(W) + B(v) = X(W, v₀) + X(R, v) - X(R, v₀), for any world R and value v₀: the
+lets are run once per world (with one value of the roll) and once per value of the roll
+(in one world), and the worlds after them are made by adding whole numbers.
+
+The rule, checked on the statements (`plan_of`): `let p = e` is followed by `let`s that
+change nothing and cannot fail, up to the last one reading `p`; a let reading `p`, or a
+name such a let binds, is a sum (`+`, `-`, unary `-`, `if c then … else …`) of parts
+that read only the roll's names (`p` and the lets reading only them: any expression of
+them), or a let reading the world too (one such name whole), or neither; what those
+parts and the `if`s' conditions read of the world (`keys`) is the same in the worlds a
+value's run stands for. At run time (`summed_run`): every run ends in one world (no
+dice, no branch), the values added are whole numbers, the runs of one value of the roll
+take the same steps, and the worlds whose `let p` raises the same distribution share its
+values (a value bound is the distribution's outcome, or a pool's answers to the same
+questions: the roller remembers one distribution per term and questions). Anything else:
+the statements run one by one as before.
+"""
+
+from __future__ import annotations
+
+from operator import add, sub
+from typing import Any
+
+from dsl import nodes as n
+from interpreter.compiled import Binding, Plain, block_key
+from interpreter.odds.roller import Branch, hashable
+from interpreter.odds.weights import ONE, TIDY_BITS, Mass, times
+from interpreter.odds.worlds import STOPS, Failure, World, cuts_of, key_of, plus, spread
+from interpreter.state import MISSING
+
+#: the nodes that roll dice (a let after the roll holding one is not counted by adding)
+DICE = (n.Dice, n.RollGroup, n.SymbolDice)
+#: the fewest worlds worth it (one world: as many runs either way)
+FEWEST_WORLDS = 2
+#: pairs of (world, value) added up in one unit of work (interpreter.odds.budget)
+PAIRS_PER_WORK = 64
+
+
+class Plan:
+    """What `plan_of` found: the last statement reading the roll, the names whose sums
+    are read after it (`out`), the world's names the roll's parts depend on (`keys`),
+    the statements to run (those not idle), the names they give a value (`bound`), and
+    the world's names the roll and they read (`reads`: worlds alike in them and in
+    their sheet have the same runs)."""
+
+    __slots__ = ("bound", "keys", "last", "out", "reads", "runs")
+
+    def __init__(self, last: int, out: tuple, keys: tuple, runs: tuple, reads: tuple) -> None:
+        self.last, self.out, self.keys, self.runs = last, out, keys, runs
+        self.bound = tuple(statement.node.name for statement in runs)
+        self.reads = reads  # (of the roll's `let`, of the lets after it)
+
+
+def plan_of(explorer, statements: tuple, index: int, live: list) -> Plan | None:
+    """The plan for statements[index] (see the module's docstring), remembered with the
+    blocks' liveness; None where the rule does not hold."""
+    key = ("summed", block_key(statements), index, live[-1])
+    found = explorer.liveness.get(key, MISSING)
+    if found is MISSING:
+        found = explorer.liveness[key] = _plan(explorer, statements, index, live)
+    return found
+
+
+def _let(explorer, statement) -> bool:
+    shape = statement.shape
+    return (
+        isinstance(statement.node, n.Let)
+        and type(shape) is Binding
+        and shape.pure
+        and shape.split is None
+        and not explorer.calls_in(statement)
+    )
+
+
+def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
+    first = statements[index]
+    plain = isinstance(first.node, n.Let) and type(first.shape) is Plain  # (a pool's)
+    if not plain and not _let(explorer, first):
+        return None
+    roll = first.node.name
+    if roll not in live[index].needs:
+        return None
+    reads = explorer.names_read
+    pure: set = {roll}  # the roll and the lets reading only it
+    mixed: set = set()  # the lets adding a part of the world to a part of the roll
+    keys: set = set()
+    bound: set = set()  # names the statements after the roll give a value
+    runs = []
+    last = None
+    for k in range(index + 1, len(statements)):
+        statement = statements[k]
+        if explorer.idle(statement, live[k]):
+            if roll not in live[k].needs:
+                last = k
+                break
+            continue
+        if not _let(explorer, statement) or not explorer.safe(statement.node.expr):
+            return None
+        if any(isinstance(part, DICE) for part in n.walk(statement.node.expr)):
+            return None  # (a let rolling dice: its worlds are made one by one)
+        name, expr = statement.node.name, statement.node.expr
+        if name in pure or name in mixed or name in bound:
+            return None
+        read = set(reads(expr).needs)
+        if read & (pure | mixed):
+            if read <= pure:
+                pure.add(name)
+            elif _separable(expr, pure, mixed, keys, reads):
+                mixed.add(name)
+            else:
+                return None
+        bound.add(name)
+        runs.append(statement)
+        if roll not in live[k].needs:
+            last = k
+            break
+    if last is None or not runs or keys & bound:
+        return None
+    after = live[last].needs
+    out = tuple(sorted(name for name in (pure | mixed) - {roll} if name in after))
+    if any(after[name] is not None for name in out):
+        return None
+    of_runs: set = set()
+    for statement in runs:
+        of_runs.update(reads(statement.node.expr).needs)
+    asked = question_reads(explorer, statements[index + 1 : last + 1], roll)
+    of_roll = set(reads(first.node.expr).needs) | asked
+    world = (tuple(sorted(of_roll)), tuple(sorted(of_runs - bound - {roll})))
+    return Plan(last, out, tuple(sorted(keys)), tuple(runs), world)
+
+
+def _separable(expr, pure: set, mixed: set, keys: set, reads) -> bool:
+    """Whether `expr` is A(world) + B(roll) (see the module's docstring); what its roll's
+    parts and conditions read of the world added to `keys`."""
+    read = set(reads(expr).needs)
+    if not read & (pure | mixed) or isinstance(expr, n.Name):
+        return True  # (a part of the world, or a name of the roll's, whole)
+    more: set = set()
+    parts: tuple = ()
+    if isinstance(expr, n.Binary) and expr.op in ("+", "-"):
+        parts = (expr.left, expr.right)
+    elif isinstance(expr, n.Unary) and expr.op == "-":
+        parts = (expr.operand,)
+    elif isinstance(expr, n.IfExpr):
+        tested = set(reads(expr.condition).needs)
+        if not tested & (pure | mixed):
+            more.update(tested)
+            parts = (expr.then, expr.otherwise)
+    if parts and all(_separable(part, pure, mixed, more, reads) for part in parts):
+        keys.update(more)
+        return True
+    if read & mixed:
+        return False
+    keys.update(read - pure)  # a part of the roll alone (what else it reads: the same)
+    return True
+
+
+def question_reads(explorer, statements: tuple, name: str) -> set:
+    """The names the questions asked of the pool `name` in `statements` read (a pool's
+    `let` asks them as it rolls: interpreter.compile.pools.questions_about)."""
+    out: set = set()
+    for statement in statements:
+        for part in n.walk(statement.node):
+            if type(part) is n.Call and part.args and _is(part.args[0], name):
+                for other in (*part.args[1:], *(value for _, value in part.named)):
+                    out.update(explorer.names_read(other).needs)
+    return out
+
+
+def _is(expr, name: str) -> bool:
+    return type(expr) is n.Name and expr.name == name
+
+
+def summed_run(explorer, statements: tuple, index: int, worlds, live: list):
+    """statements[index] and the lets after it up to the last reading its value, counted
+    by adding (see the module's docstring): (worlds after, failures, the index of the
+    next statement), or None (run them one by one)."""
+    if type(worlds) is not list or len(worlds) < FEWEST_WORLDS:
+        return None
+    plan = plan_of(explorer, statements, index, live)
+    if plan is None:
+        return None
+    first = statements[index]
+    most = explorer.most_steps(first.node) + sum(explorer.most_steps(s.node) for s in plan.runs)
+    limit = explorer.ctx.limits.steps_per_run
+    if any(world.steps[1] + most > limit for world in worlds):
+        return None  # (a run that may stop at the limit: one by one)
+    found = _values(explorer, first, worlds, plan.reads[0])
+    if found is None:
+        return None
+    groups, of_world = found
+    sums = _sums(explorer, plan, worlds, groups, of_world, first.node.name)
+    if sums is None:
+        return None
+    after = _added(explorer, plan, worlds, groups, of_world, sums, live[plan.last])
+    return after, [], plan.last + 1
+
+
+def _probe(explorer, statement, world: World):
+    """The first run of `let p` in `world`: (what its value's worlds are shared by, the
+    steps it took), or None (a failure, a stop, a distribution not whole)."""
+    ctx, roller = explorer.ctx, explorer.roller
+    explorer.work()
+    ctx.env = dict(world.env)
+    ctx.state = world.state.copy()
+    ctx.depth = ctx.calls = explorer.depth
+    roller.pins, roller.cursor = (), 0
+    roller.weight = world.weight
+    start = world.steps[1]
+    ctx.recount(start)
+    try:
+        statement.run(ctx)
+    except Branch as branch:
+        explorer.counted(start)
+        dist = branch.dist
+        if branch.stops or branch.bound is not None or dist.missing():
+            return None
+        return ("dist", dist.number, dist), ctx.steps - start
+    except STOPS:
+        explorer.counted(start)
+        return None
+    explorer.counted(start)
+    return ("value", hashable(ctx.env.get(statement.node.name))), ctx.steps - start
+
+
+def _values(explorer, statement, worlds: list, reads: tuple):
+    """The roll's values for each world's group ({group key: ([(value, weight)], total)}:
+    each value's weight over the total), and each world's (group key, steps of the let);
+    None where they cannot be shared. (The let is run once for the worlds alike in what
+    it `reads` and their sheet.)"""
+    of_world = []
+    groups: dict = {}
+    probes: dict = {}
+    for world in worlds:
+        alike = _alike(world, reads)
+        probed = probes.get(alike, MISSING)
+        if probed is MISSING:
+            probed = probes[alike] = _probe(explorer, statement, world)
+        if probed is None:
+            return None
+        shared, taken = probed
+        key = shared[:2]
+        of_world.append((key, taken))
+        if key in groups:
+            continue
+        if shared[0] == "value":
+            groups[key] = ([(shared[1], 1)], 1)
+            continue
+        dist = shared[2]
+        values = _pinned(explorer, statement, world, dist, taken)
+        if values is None:
+            return None
+        groups[key] = (values, dist.total)
+    return groups, of_world
+
+
+def _pinned(explorer, statement, world: World, dist, taken: int):
+    """`let p` run in `world` once per outcome of the distribution its first run raised:
+    [(value bound, the outcome's weight)], or None where a run raises another, stops, or
+    takes other steps."""
+    ctx, roller = explorer.ctx, explorer.roller
+    name = statement.node.name
+    start = world.steps[1]
+    state = world.state.copy()
+    out = []
+    for outcome, weight in dist.weights.items():
+        explorer.work()
+        ctx.env = dict(world.env)
+        ctx.state = state
+        ctx.depth = ctx.calls = explorer.depth
+        roller.pins, roller.cursor = (outcome,), 0
+        roller.weight = world.weight
+        ctx.recount(start)
+        try:
+            statement.run(ctx)
+        except (Branch, *STOPS):
+            explorer.counted(start)
+            return None
+        explorer.counted(start)
+        if ctx.steps - start != taken or roller.cursor != 1:
+            return None
+        out.append((ctx.env.get(name, MISSING), weight))
+    return out
+
+
+def _run(explorer, runs: tuple, env: dict, world: World):
+    """The lets run once from `env` on `world`'s sheet: (names after, steps taken), or
+    None where they branch or stop."""
+
+    def run(ctx):
+        for statement in runs:
+            statement.run(ctx)
+
+    outs = explorer.explore(World(env, world.state, ONE, world.steps), run)
+    if len(outs) != 1:
+        return None
+    after, outcome = outs[0]
+    if isinstance(outcome, Failure) or after.weight != ONE:
+        return None
+    return after.env, after.steps[1] - world.steps[1]
+
+
+def _alike(world: World, names: tuple) -> tuple:
+    """What a run reading `names` reads of a world: their values and its sheet."""
+    return (tuple(hashable(world.env.get(k, MISSING)) for k in names), world.state.snapshot())
+
+
+def _whole(env: dict, out: tuple):
+    values = tuple(env.get(name, MISSING) for name in out)
+    return values if all(type(v) is int for v in values) else None
+
+
+def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll: str):
+    """Each world's run with its group's first value ([(names after, steps, sums)]), and
+    each class's (worlds alike in `keys` and sheet) sums for every value of the roll
+    its worlds take ({class: {value: sums}}), or None."""
+    out = plan.out
+    by_world = []
+    by_class: dict = {}
+    bound = plan.bound
+    ran_by: dict = {}  # (the runs of worlds alike in what they read, and the value)
+    for world, (group, _) in zip(worlds, of_world):
+        first = groups[group][0][0][0]
+        alike = (_alike(world, plan.reads[1]), hashable(first))
+        ran = ran_by.get(alike, MISSING)
+        if ran is MISSING:
+            ran = _run(explorer, plan.runs, {**world.env, roll: first}, world)
+            if ran is not None:
+                sums = _whole(ran[0], out)
+                given = tuple(ran[0].get(name, MISSING) for name in bound)
+                ran = None if sums is None else (given, ran[1], sums)
+            ran_by[alike] = ran
+        if ran is None:
+            return None
+        given, taken, sums = ran
+        env = {**world.env, roll: first, **dict(zip(bound, given))}
+        cls = _alike(world, plan.keys)
+        by_world.append((env, taken, sums, cls))
+        found = by_class.get(cls)
+        if found is None:
+            found = by_class[cls] = [world, {}, None, {}]
+        reference, values, steps, of_group = found
+        if group in of_group:
+            continue
+        for value, _ in groups[group][0]:
+            seen = hashable(value)
+            if seen in values:
+                continue
+            ran = _run(explorer, plan.runs, {**reference.env, roll: value}, reference)
+            if ran is None or (steps is not None and ran[1] != steps):
+                return None
+            found[2] = steps = ran[1]
+            sums = _whole(ran[0], out)
+            if sums is None:
+                return None
+            values[seen] = sums
+        # (each value's weight and sums, in the group's order: its first value's first)
+        of_group[group] = [(w, values[hashable(value)]) for value, w in groups[group][0]]
+    return by_world, by_class
+
+
+def _added(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, sums, live) -> list:
+    """The worlds after the lets: each world's sums moved by each value's, weighted, merged
+    by what is read after them."""
+    by_world, by_class = sums
+    out = plan.out
+    needs = live.needs
+    prune = explorer.prune
+    merged: dict = {}
+    pairs = 0
+    for world, (group, let_steps), (env, taken, first, cls) in zip(worlds, of_world, by_world):
+        relative = by_class[cls][3][group]
+        total = groups[group][1]
+        base = tuple(map(sub, first, relative[0][1]))
+        names = tuple(sorted(k for k in env if k in needs and k not in out))
+        prefix = (names, key_of(env, names, cuts_of(names, needs), world.state))
+        steps = plus(world.steps, let_steps + taken)
+        explorer.peak = max(explorer.peak, steps[1])
+        numerator, denominator = world.weight
+        denominator *= total
+        # (the weight of a value w: numerator × w / denominator; below prune where less)
+        scale, least = numerator * prune.denominator, prune.numerator * denominator
+        tidy = denominator.bit_length() > TIDY_BITS
+        for w, sums in relative:
+            if w * scale < least:
+                explorer.lost.add((numerator * w, denominator))
+                continue
+            added = tuple(map(add, base, sums))
+            key = (prefix, added)
+            found = merged.get(key)
+            if found is None:
+                kept = {k: v for k, v in zip(names, prefix[1][0]) if v is not MISSING}
+                found = merged[key] = [kept, world.state, Mass(), steps]
+            elif found[3] != steps:
+                found[3] = spread(found[3], steps)
+            if tidy:
+                found[2].add(times(world.weight, w, total))
+            else:
+                parts = found[2].parts
+                parts[denominator] = parts.get(denominator, 0) + numerator * w
+        pairs += len(relative)
+        if pairs >= PAIRS_PER_WORK:
+            explorer.roller.work += pairs // PAIRS_PER_WORK
+            pairs %= PAIRS_PER_WORK
+            explorer.work()
+    result: list[Any] = []
+    for (_prefix, added), (kept, state, mass, steps) in merged.items():
+        env = {**kept, **dict(zip(out, added))}
+        result.append(World(env, state, mass.weight(), steps))
+    return result
