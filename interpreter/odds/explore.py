@@ -35,6 +35,7 @@ from interpreter.odds.worlds import (
     cannot_fail,
     cuts_of,
     key_of,
+    live_before,
     names_read,
     plus,
     spread,
@@ -80,20 +81,6 @@ def unresolved_set(binding: Binding):
         ctx.env[name] = result
 
     return unresolved
-
-
-def live_before(node, after: Live, names_read, local: bool = True) -> Live:
-    """What may be read before a statement, from what may be read after it: a name the
-    statement gives a new value (`let x = ...`, `set x to ...` not reading x) is not read
-    before it, whatever it held. A `set` of the field a name names (a parameter `p:
-    attribute`, the name of a `for each` over a group: not `local`) reads the name."""
-    if isinstance(node, n.Let):
-        return after.without(node.name).union(names_read(node.expr))
-    if isinstance(node, n.Set) and isinstance(node.place, n.Name) and local:
-        reads = names_read(node.expr)
-        if node.place.name not in reads.needs:
-            return after.without(node.place.name).union(reads)
-    return after.union(names_read(node))
 
 
 class Explorer(Passes):

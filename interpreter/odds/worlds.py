@@ -556,3 +556,17 @@ class LetWorlds:
                 weight = weight.weight() if type(weight) is Mass else weight
                 out.append(World(env, state, weight, steps))
         return out
+
+
+def live_before(node, after: Live, names_read, local: bool = True) -> Live:
+    """What may be read before a statement, from what may be read after it: a name the
+    statement gives a new value (`let x = ...`, `set x to ...` not reading x) is not read
+    before it, whatever it held. A `set` of the field a name names (a parameter `p:
+    attribute`, the name of a `for each` over a group: not `local`) reads the name."""
+    if isinstance(node, n.Let):
+        return after.without(node.name).union(names_read(node.expr))
+    if isinstance(node, n.Set) and isinstance(node.place, n.Name) and local:
+        reads = names_read(node.expr)
+        if node.place.name not in reads.needs:
+            return after.without(node.place.name).union(reads)
+    return after.union(names_read(node))
