@@ -558,7 +558,9 @@ class LetWorlds:
         return out
 
 
-def live_before(node, after: Live, names_read, local: bool = True) -> Live:
+def live_before(
+    node: object, after: Live, names_read: Callable[[object], Live], local: bool = True
+) -> Live:
     """What may be read before a statement, from what may be read after it: a name the
     statement gives a new value (`let x = ...`, `set x to ...` not reading x) is not read
     before it, whatever it held. A `set` of the field a name names (a parameter `p:
