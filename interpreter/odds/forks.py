@@ -25,7 +25,7 @@ from interpreter.compiled import Binding
 from interpreter.odds.budget import SafetyStop
 from interpreter.odds.carried import worlds_of
 from interpreter.odds.deferred import deferrable
-from interpreter.odds.polynomials import TooComplex, too_many_ways
+from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.weights import Mass
 from interpreter.odds.worlds import Live, block_steps
 from interpreter.state import MISSING
@@ -110,37 +110,32 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
                 group = group.fork(parts[0])
             out, live = of_group(group.fields)
             explorer.lost = copied(group.lost) if joint else group.lost
-            explorer.most_worlds = whole.worlds if joint else None
+            roller = explorer.roller
+            budget = roller.budget
+            if joint:  # (within its share of the work, its worlds)
+                explorer.most_worlds = whole.worlds
+                roller.budget = min(budget, whole.start + whole.work)
             try:
                 worlds, failed = explorer.step(body, index, group.worlds, live, out)
             except TooComplex as reason:
-                if not joint or not within(explorer, reason):
+                if not joint or isinstance(reason, SafetyStop) or roller.work > budget:
                     raise
-                whole.reason = reason  # (past its worlds: the fields from where they part)
+                whole.reason = reason  # (past its bounds: the fields from where they part)
                 group, index = parted or (group.fork(_without(group.fields, whole.key)), index)
                 continue
             finally:
                 explorer.most_worlds = None
+                roller.budget = budget
             group.lost = explorer.lost
             group.worlds = worlds_of(explorer, worlds)  # (a list: fields read each world)
             group.failures.extend(failed)
             index += 1
-            if joint and explorer.roller.work - whole.start > whole.work:
-                whole.reason = TooComplex(too_many_ways(whole.work))
-                group, index = parted or (group.fork(_without(group.fields, whole.key)), index)
         if group.fields:
             ended(group)
 
 
 def _without(fields: tuple, key) -> tuple:
     return tuple(field for field in fields if field != key)
-
-
-def within(explorer, reason: TooComplex) -> bool:
-    """Whether an exploration stopped short may go on: past the whole result's own
-    bounds, not the budget's or the clock's."""
-    roller = explorer.roller
-    return not isinstance(reason, SafetyStop) and roller.work <= roller.budget
 
 
 def widest_first(body: tuple, index: int, parts: list, of_group) -> list:
