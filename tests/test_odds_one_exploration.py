@@ -14,8 +14,9 @@ from profiles import fewer
 import dsl
 from dsl.errors import RulebookError
 from interpreter import Engine
-from interpreter.odds import BUDGET, marginals
+from interpreter.odds import BUDGET, compute, marginals
 from interpreter.odds.marginals import JOINT_OUTCOMES, ByField
+from interpreter.odds.polynomials import TooComplex
 
 #: three independent rolls: 100 × 20 × 4 outcomes of the whole result (past
 #: JOINT_OUTCOMES), in as many worlds (within the first try's JOINT_WORLDS)
@@ -105,3 +106,58 @@ def test_past_the_budget_the_fields_explored_before_stay_exact():
     a, b = odds.fields["a"], odds.fields["b"]
     assert a.exact and a.probabilities == {face: Fraction(1, 6) for face in range(1, 7)}
     assert not b.exact and b.trials == 50 and "b could not be counted exactly" in b.note
+
+
+#: four fields, read past rolls the others read too: the whole result's worlds at the
+#: `if` (some 11 × 30 × 30 pairs) pass JOINT_WORLDS (lowered below); the fields part
+#: at `let a` (b and c do not read it)
+MANY_FIELDS = """
+action act() {
+  let p = d6 + d6
+  let a = d20 + p
+  let b = d20 + p
+  let c = d20 + p
+  let m = 0
+  if a > b {
+    set m to c
+  }
+  result { a: a, b: b, c: c, m: m }
+}
+"""
+
+
+def many_fields_odds():
+    engine = Engine(dsl.load_text(MANY_FIELDS, "many.rules"))
+    return engine.odds("act", engine.sheet({}), {})
+
+
+def test_a_whole_result_and_its_fields_from_one_exploration(monkeypatch):
+    """The whole result is the first, widest group of the fields' exploration
+    (interpreter.odds.forks.Whole): past its bounds (a let's worlds), the fields go on
+    from where they part, in the same exploration; not a try of the joint, then the
+    fields' exploration from the start."""
+    monkeypatch.setattr(marginals, "JOINT_WORLDS", 100)
+    odds = many_fields_odds()
+    assert type(odds) is ByField and odds.exact and not odds.proven
+    assert odds.explorations == 1
+    for name in "abcm":
+        alone = Engine(dsl.load_text(MANY_FIELDS, "many.rules"))
+        field = alone.odds("act", alone.sheet({}), {}, name)
+        assert odds.fields[name].probabilities == field.probabilities
+    # switched off: the joint's try on its own, then the fields' exploration
+    original = compute.whole_or_by_field
+
+    def apart(*args):
+        *rest, at_once = args
+        count = args[2]
+
+        def tried(names, work, joint):
+            try:
+                return {None: count(None, joint[0], joint[1], worlds=joint[2])}, None, None
+            except TooComplex as short:
+                return (*at_once(names, work, None)[:2], short)
+
+        return original(*rest, tried)
+
+    monkeypatch.setattr(compute, "whole_or_by_field", apart)
+    assert many_fields_odds().explorations == 2

@@ -17,7 +17,7 @@ from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
 from interpreter.odds.distribution import LIFTS, Dist, weighed
 from interpreter.odds.explore import Explorer, Live, World
-from interpreter.odds.forks import copied, explore_fields
+from interpreter.odds.forks import Whole, copied, explore_fields
 from interpreter.odds.marginals import (
     PER_FIELD,
     JointTooLarge,
@@ -179,18 +179,24 @@ def action_odds(
             )
             return sampled(subject, field, counts, done, trials, deadline, reason, orders)
 
-    def count_fields(names, work):
+    def count_fields(names, work, joint=None):
         """Each of `names` (result fields of an action) exactly, from one exploration
         within `work` units (interpreter.odds.forks): ({field: Odds}, None); past them,
-        the fields counted before, and the TooComplex that stopped the others."""
+        the fields counted before, and the TooComplex that stopped the others. With
+        `joint` (the whole result's bounds: its work, its outcomes, a let's worlds), the
+        whole result first, in the same exploration: ({None: its Odds}, None) when it
+        is counted within them, else the fields, and `whole.reason` why not."""
+        whole = None if joint is None else Whole(None, joint[0], joint[2], joint[1])
         found, reason = _exact(
             engine, action, sheet, params, names, epsilon, min(work, budget), progress,
-            safety, choices, None, shared, None, spent,
+            safety, choices, whole, shared, None, spent,
         )  # fmt: skip
         out = {}
         for name, (outcomes, omitted) in found.items():
             certain_limit(outcomes)
             out[name] = Odds(subject, name, outcomes, True, omitted, orders=orders)
+        if whole is not None:
+            return out, reason, whole.reason
         return out, reason
 
     def sample(names, reason):
@@ -250,7 +256,7 @@ def _explore_action(
     ctx.chooser = chooser_for(choices)  # answers given in advance (interpreter.choosers)
     explorer = Explorer(ctx, roller, Liveness.of(engine.compiler, limits))
     if type(field) is tuple:  # several fields, from one exploration
-        return _explore_fields(engine, action, sheet, params, field, explorer, calls)
+        return _explore_fields(engine, action, sheet, params, field, explorer, calls, cap)
     if calls is not None:
         explorer.calls = calls  # what called actions gave, for other fields of the action
     explorer.most_worlds = worlds  # (a whole result's first try: see marginals)
@@ -279,10 +285,15 @@ def _explore_action(
     return outcomes, explorer.omitted
 
 
-def _explore_fields(engine, action, sheet, params, names: tuple, explorer, calls) -> tuple:
+def _explore_fields(
+    engine, action, sheet, params, names: tuple, explorer, calls, joint=None
+) -> tuple:
     """({field: (its outcomes, omitted)}, None) for each of an action's result fields
     `names`, from one exploration of its body (interpreter.odds.forks); past the budget,
-    those whose exploration ended before it, and the reason (TooComplex)."""
+    those whose exploration ended before it, and the reason (TooComplex). With `joint`
+    (a forks.Whole, its `key` None: the work, the worlds; and the cap on its outcomes),
+    the whole result first, within those: its (outcomes, omitted) under `joint.key`
+    when it is answered (the fields not), else the fields' and `joint.reason` why not."""
     if calls is not None:
         explorer.calls = calls
     ctx = explorer.ctx
@@ -291,8 +302,9 @@ def _explore_fields(engine, action, sheet, params, names: tuple, explorer, calls
     explorer.sums = explorer.sums_of(compiled.node)
     start.env = dict(zip(compiled.names, args))
     start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
+    asked = names if joint is None else (None, *names)
     wanted = {
-        name: _result_names(compiled, name, explorer.names_read, explorer.safe) for name in names
+        name: _result_names(compiled, name, explorer.names_read, explorer.safe) for name in asked
     }
     body = settled_body(engine.compiler, compiled, ctx, args)
     out: dict = {}
@@ -301,19 +313,31 @@ def _explore_fields(engine, action, sheet, params, names: tuple, explorer, calls
         for name in group.fields:
             explorer.lost = copied(group.lost)  # (what this field's ends lose: its own)
             outcomes: dict = {}
-            add = _outcome_adder(outcomes, explorer, None)
-            for world, failure in group.failures:
-                add(failure, world.weight)
-            finish = _finisher(engine, compiled, sheet, name, explorer)
-            for weight, outcome in explorer.each(group.worlds, finish):
-                add(outcome, weight)
+            add = _outcome_adder(outcomes, explorer, joint.cap if name is None else None)
+            try:
+                for world, failure in group.failures:
+                    add(failure, world.weight)
+                finish = _finisher(engine, compiled, sheet, name, explorer)
+                for weight, outcome in explorer.each(group.worlds, finish):
+                    add(outcome, weight)
+            except JointTooLarge as reason:  # (the fields of its group go on)
+                joint.reason = reason
+                continue
             out[name] = (outcomes, explorer.omitted)
+            if name is None:  # the whole result: the answer
+                raise Answered
 
     try:
-        explore_fields(explorer, body, [start], wanted, ended)
+        explore_fields(explorer, body, [start], wanted, ended, joint)
+    except Answered:
+        return {None: out[None]}, None
     except TooComplex as reason:  # the fields done so far, and why the others are not
         return {name: out[name] for name in names if name in out}, reason
     return {name: out[name] for name in names}, None
+
+
+class Answered(Exception):
+    """The whole result counted within its bounds: the exploration's answer."""
 
 
 def _outcome_adder(outcomes: dict, explorer, cap, names=()):

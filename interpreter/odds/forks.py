@@ -22,8 +22,10 @@ from functools import reduce
 
 from dsl import nodes as n
 from interpreter.compiled import Binding
+from interpreter.odds.budget import SafetyStop
 from interpreter.odds.carried import worlds_of
 from interpreter.odds.deferred import deferrable
+from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.weights import Mass
 from interpreter.odds.worlds import Live, block_steps
 from interpreter.state import MISSING
@@ -51,12 +53,30 @@ def copied(mass: Mass) -> Mass:
     return out
 
 
-def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended) -> None:
+class Whole:
+    """The whole result as the first, widest field of an exploration (`key`, in `wanted`
+    first): its group explored within `work` units of its own (from `start`) and no
+    `let` making more than `worlds` worlds, its outcomes at most `cap` (the caller's to
+    count); past any, it leaves its group, which goes on for the fields (what it explored
+    serves them: a world kept for more than a field reads is still that field's).
+    `reason`: why it left, once it has."""
+
+    __slots__ = ("cap", "key", "reason", "start", "work", "worlds")
+
+    def __init__(self, key, work: int, worlds: int | None, cap: int | None = None):
+        self.key, self.work, self.worlds, self.cap = key, work, worlds, cap
+        self.start = 0
+        self.reason: TooComplex | None = None
+
+
+def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, whole=None) -> None:
     """Explore `body` (an action's statements) over `worlds` once for all the fields of
     `wanted` (field → what it reads after the body: a Live); `ended(group)` is given each
     group of fields at the end, with its worlds, failures and mass lost, as soon as it
     gets there. A fork goes on with its first part; the other parts wait their turn
-    (so that, past the budget, the groups done before it keep their exact answers)."""
+    (so that, past the budget, the groups done before it keep their exact answers).
+    `whole` (a Whole): the field of `wanted` that is the whole result, within its own
+    bounds (past them, its group goes on without it)."""
     fields = tuple(wanted)
     lives = {field: explorer.live_after(body, wanted[field]) for field in fields}
     shared: dict = {}  # a group's fields → (what they read after the body, after each)
@@ -71,20 +91,51 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended) -> 
     entry = block_steps(body)
     worlds = explorer.counting(worlds, entry, entry)  # (as Explorer.block)
     waiting = [(Group(fields, worlds, [], copied(explorer.lost)), 0)]
+    if whole is not None:
+        whole.start = explorer.roller.work
+    parted = None  # where the fields would first part, while the whole result is in
     while waiting:
-        group, start = waiting.pop()
-        for index in range(start, len(body)):
+        group, index = waiting.pop()
+        while index < len(body) and group.fields:
+            joint = whole is not None and whole.key in group.fields
             parts = partition(explorer, body, index, group, lives, wanted)
+            if joint:  # (its worlds serve every field: they part only once it has left)
+                if len(parts) > 1 and parted is None:
+                    others = tuple(f for f in group.fields if f != whole.key)
+                    parted = (group.fork(others), index)
+                parts = [group.fields]
             if len(parts) > 1:  # the others from the worlds before this statement
                 parts = widest_first(body, index, parts, of_group)
                 waiting.extend((group.fork(part), index) for part in reversed(parts[1:]))
                 group = group.fork(parts[0])
             out, live = of_group(group.fields)
-            explorer.lost = group.lost
-            worlds, failed = explorer.step(body, index, group.worlds, live, out)
+            explorer.lost = copied(group.lost) if joint else group.lost
+            roller = explorer.roller
+            budget = roller.budget
+            if joint:  # (within its share of the work, its worlds)
+                explorer.most_worlds = whole.worlds
+                roller.budget = min(budget, whole.start + whole.work)
+            try:
+                worlds, failed = explorer.step(body, index, group.worlds, live, out)
+            except TooComplex as reason:
+                if not joint or isinstance(reason, SafetyStop) or roller.work > budget:
+                    raise
+                whole.reason = reason  # (past its bounds: the fields from where they part)
+                group, index = parted or (group.fork(_without(group.fields, whole.key)), index)
+                continue
+            finally:
+                explorer.most_worlds = None
+                roller.budget = budget
+            group.lost = explorer.lost
             group.worlds = worlds_of(explorer, worlds)  # (a list: fields read each world)
             group.failures.extend(failed)
-        ended(group)
+            index += 1
+        if group.fields:
+            ended(group)
+
+
+def _without(fields: tuple, key) -> tuple:
+    return tuple(field for field in fields if field != key)
 
 
 def widest_first(body: tuple, index: int, parts: list, of_group) -> list:

@@ -177,23 +177,25 @@ def whole_or_by_field(
     what the others have left it. None when the action has fewer than two result fields
     (nothing to split: the caller counts it). Once a field cannot be counted (past the
     budget), `sample(names, reason)` answers it and the fields still to come from one
-    sample of whole results, in the time left. `at_once(names, work)`, when given,
-    counts the fields from one exploration (interpreter.odds.forks) within `work`:
-    ({field: Odds}, None), or past it those it counted and the TooComplex that stopped
-    the others, which then come from one sample."""
+    sample of whole results, in the time left. `at_once(names, work, joint)`, when
+    given, counts the whole result and the fields from one exploration
+    (interpreter.odds.forks) within `work`, the whole result first, within `joint` (its
+    share of the work, its cap on outcomes, on a let's worlds), its group going on for
+    the fields past them: ({None: Odds}, None, None) for the whole result, else
+    ({field: Odds}, None, why the whole result is not), or past `work` those it counted,
+    the TooComplex that stopped the others (which then come from one sample), and why."""
     names = result_fields(book, action)
     if len(names) < 2:
         return None
     first = SIDES_WORK if both_sides(book, action) else budget // JOINT_SHARE
-    try:
-        return count(None, first, JOINT_OUTCOMES, worlds=JOINT_WORLDS)
-    except JointTooLarge:
-        proven = True
-    except TooComplex:
-        proven = False
     fields: dict = {}
-    if at_once is not None:
-        counted, reason = at_once(names, max(budget - spent(), 1))
+    proven = False
+    if at_once is not None:  # the whole result first, the fields in the same exploration
+        counted, reason, short = at_once(names, budget, (first, JOINT_OUTCOMES, JOINT_WORLDS))
+        whole = counted.get(None)
+        if whole is not None:
+            return whole
+        proven = isinstance(short, JointTooLarge)
         missing = [name for name in names if name not in counted]
         if reason is not None and (sample is None or not missing):
             raise reason
@@ -208,6 +210,13 @@ def whole_or_by_field(
             )
             counted = {**counted, **sample(missing, why)}
         fields = {name: counted[name] for name in names}
+    else:
+        try:
+            return count(None, first, JOINT_OUTCOMES, worlds=JOINT_WORLDS)
+        except JointTooLarge:
+            proven = True
+        except TooComplex:
+            proven = False
     for i, name in enumerate(names if at_once is None else ()):
         left = max(budget - spent(), 1)  # the budget is the whole answer's, shared
         if sample is None:
