@@ -89,9 +89,6 @@ class Branches:
     branches: tuple[Branch, ...]
     otherwise: tuple[Statement, ...]
     pure: bool
-    #: the most steps conditions left out of this view may count (a run tests them:
-    #: interpreter.odds.settled); 0 for an `if` as compiled
-    untested: int = 0
 
 
 @attrs.frozen(eq=False)
@@ -153,11 +150,6 @@ class Statement:
     cost: int
     shape: Shape = PLAIN
     number: int = attrs.field(factory=_next_number)
-
-
-def never_run(ctx: Context) -> None:  # noqa: ARG001 (a statement's run is given its ctx)
-    """The run of a statement the odds engine sees and a real run never runs."""
-    raise AssertionError("the odds engine's view of a statement: never run")
 
 
 def block_key(block: tuple[Statement, ...]) -> tuple[int, ...]:

@@ -10,7 +10,6 @@ import pytest
 
 import dsl
 import interpreter.odds.best_play as best_play
-import interpreter.odds.compute as compute
 import interpreter.odds.deferred as deferred
 import interpreter.odds.explore as explore
 import interpreter.odds.forks as forks
@@ -20,37 +19,6 @@ from interpreter import Engine
 from interpreter.errors import EvaluationError
 from interpreter.odds.decide import Nested
 from interpreter.odds.marginals import ByField
-
-#: `if flag` decided by the argument: without the settled view, a, b and c stay read
-#: until the `if` (8,000 worlds times t's six); with it, nothing reads them
-SETTLED = """
-action act(flag: bool = no) {
-  let a = d20
-  let b = d20
-  let c = d20
-  let t = d6 + 0
-  if flag {
-    set t to a + b + c
-  }
-  result { t: t }
-}
-"""
-#: work units: some four times what the settled view needs (about 100)
-SMALL = 400
-
-
-def settled_odds():
-    engine = Engine(dsl.load_text(SETTLED, "settled.rules"))
-    return engine.odds("act", engine.sheet({}), {}, "t", budget=SMALL, trials=50)
-
-
-def test_the_ifs_the_arguments_settle_answer_within_a_small_budget(monkeypatch):
-    odds = settled_odds()
-    assert odds.exact and odds.probabilities == {v: Fraction(1, 6) for v in range(1, 7)}
-    # switched off: the body as compiled, every `if` tested in every world
-    monkeypatch.setattr(compute, "settled_body", lambda _c, compiled, _x, _a: compiled.body)
-    assert not settled_odds().exact
-
 
 #: `m.total` (two d100) only compared with `s` (three d20): kept whole for the one
 #: statement reading it (deferred) and branched on the intervals of it the comparisons

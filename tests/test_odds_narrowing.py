@@ -2,7 +2,7 @@
 
 `let t = d4 + d2` then `let x = if t > r then ... else if t < r then ... else ...`: the
 statement reads `t` only in comparisons, so it runs over intervals of t's sorted values
-narrowed at each comparison, not once per value (interpreter.odds.narrowing). For
+narrowed at each comparison, not once per value (interpreter.odds.deferred). For
 generated actions (two rolls compared three ways, ladders of comparisons, `and`/`or`,
 nested ifs, the value on either side, compared with a literal, a sheet name, a
 distribution, a text; a check's record read through a field; a value compared and also
@@ -20,7 +20,7 @@ from test_odds_brute_force import HEADER, LIMITS
 
 import dsl
 from interpreter import Engine
-from interpreter.odds.narrowing import narrowing_of
+from interpreter.odds.deferred import narrowing_of
 
 DEFINITIONS = """
 check c(x: int = 0) "C" {

@@ -10,8 +10,8 @@ from fractions import Fraction
 import pytest
 
 from interpreter import DEFAULT_LIMITS, ForcedDice
+from interpreter.odds.deferred import Narrowed
 from interpreter.odds.distribution import Dist
-from interpreter.odds.narrowing import Narrowed
 from interpreter.odds.roller import OddsRoller
 from interpreter.runtime import CountingRoller, Roller, RollerProtocol, Unknown, UnknownValue
 

@@ -29,7 +29,6 @@ from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled, sampled_fields
-from interpreter.odds.settled import settled_body
 from interpreter.odds.weights import ONE, Mass, times
 from interpreter.odds.worlds import (
     STOPS,
@@ -275,8 +274,7 @@ def _explore_action(
     start.env = dict(zip(compiled.names, args))
     start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
     wanted = _result_names(compiled, field, explorer.names_read, explorer.safe)
-    body = settled_body(engine.compiler, compiled, ctx, args)  # the ifs its arguments decide
-    worlds, failures = explorer.block(body, [start], wanted)
+    worlds, failures = explorer.block(compiled.body, [start], wanted)
     for world, failure in failures:
         add(failure, world.weight)
     finish = _finisher(engine, compiled, sheet, field, explorer)
@@ -306,7 +304,6 @@ def _explore_fields(
     wanted = {
         name: _result_names(compiled, name, explorer.names_read, explorer.safe) for name in asked
     }
-    body = settled_body(engine.compiler, compiled, ctx, args)
     out: dict = {}
 
     def ended(group) -> None:
@@ -328,7 +325,7 @@ def _explore_fields(
                 raise Answered
 
     try:
-        explore_fields(explorer, body, [start], wanted, ended, joint)
+        explore_fields(explorer, compiled.body, [start], wanted, ended, joint)
     except Answered:
         return {None: out[None]}, None
     except TooComplex as reason:  # the fields done so far, and why the others are not

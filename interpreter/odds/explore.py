@@ -438,7 +438,7 @@ class Explorer(Passes):
         branch it takes at most (where its own count of it is, the let's run knows)."""
         results, failures = [], []
         split = node is None
-        remaining = self.counting(worlds, 0, compiled.untested)  # (odds.settled's view)
+        remaining = worlds
         tested = [(None, None)] * len(compiled.branches) if split else node.branches
         for branch, (test, _) in zip(compiled.branches, tested):
             yes: list = []

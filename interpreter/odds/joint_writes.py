@@ -25,7 +25,6 @@ from interpreter.odds.distribution import LIFTS, Dist
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import LiftMemory, OddsRoller
-from interpreter.odds.settled import settled_body
 from interpreter.odds.weights import ONE, Mass, times
 from interpreter.odds.worlds import Liveness, stopped
 from interpreter.runtime import known
@@ -76,8 +75,7 @@ def _explore(engine, action, sheet, params, field, roller) -> Effects:
         )
     start = World(dict(zip(compiled.names, args)), ctx.state, ONE)
     wanted = _wanted(compiled, field, explorer)
-    body = settled_body(engine.compiler, compiled, ctx, args)
-    worlds, failures = explorer.block(body, [start], wanted)
+    worlds, failures = explorer.block(compiled.body, [start], wanted)
     masses: dict = {}
     add = _adder(masses, explorer)
     for world, failure in failures:
