@@ -69,6 +69,10 @@ class Values:
         #: names (locals, constants) whose value is known to hold no other value (a
         #: number, a text, yes/no, none: never a list or a record, `bounds.NESTED`)
         self.scalars: set[str] = set()
+        #: local names whose value is in a generated local (or constant) now, besides
+        #: `env`: written by a `let`, a `set` or a check's field, forgotten wherever code
+        #: not written here may write `env` or a block may not have run (`Steps`)
+        self.known: dict[str, str] = {}
 
     # ─── the parts every construct uses ─────────────────────────────────────
 
@@ -96,7 +100,7 @@ class Values:
 
     def local(self, value: str) -> str:
         """A value in a local of its own, which may be assigned to (a constant never is)."""
-        if value.startswith("_v"):
+        if value.startswith("_v") and value not in self.known.values():
             return value
         local = self.out.temp()
         self.out.line(f"{local} = {value}")
@@ -127,6 +131,9 @@ class Values:
         kind, name = binding.kind, binding.name
         target = self.out.temp()
         if kind == "local" and self.compiler.type_of(node).kind != "ref":
+            held = self.known.get(name)
+            if held is not None:  # (the local it was written from, unchanged since)
+                return held
             self.out.line(f"{target} = env[{self.k(name)}]")
             return target
         if kind == "local":  # a value naming a field: the field's value (`read_named`)
@@ -287,8 +294,9 @@ class Values:
             out.line("else:")
             out.line(f"    {target} = {k(field_of)}({record}, {k(node.name)}, {k(node.span)})")
             return target
-        record, target = out.temp(), out.temp()
-        out.line(f"{record} = env[{k(subject.name)}]")
+        record, target = self.known.get(subject.name) or out.temp(), out.temp()
+        if record not in self.known.values():
+            out.line(f"{record} = env[{k(subject.name)}]")
         out.line(f"if type({record}) is {k(Record)}:")
         out.line(f"    {target} = {record}._fields.get({k(node.name)})")
         out.line(f"    if type({target}) is {k(Pending)}:")
@@ -299,6 +307,10 @@ class Values:
 
     def arguments(self, node: n.Call, params: Any) -> str:
         """A call's arguments as a tuple (`Expressions.arguments`, written inline)."""
+        return "(" + "".join(f"{name}, " for name in self.argument_list(node, params)) + ")"
+
+    def argument_list(self, node: n.Call, params: Any) -> list[str]:
+        """Each argument's value (or place), in the order of the parameters."""
         compiler = self.compiler
         given = dict(zip((p.name for p in params), node.args))
         given.update(dict(node.named))
@@ -311,7 +323,7 @@ class Values:
                 names.append(self.place(arg))
             else:
                 names.append(self.value(arg))
-        return "(" + "".join(f"{name}, " for name in names) + ")"
+        return names
 
     def place(self, node: Any) -> str:
         """The place a ref-typed argument names (`Compiler.ref`): a field's name or a
@@ -479,7 +491,7 @@ _HANDLERS: dict[type, Any] = {
     n.IfExpr: Values.if_expression,
     n.Unary: Values.unary,
     n.Field: Values.field,
-    n.Call: Values.call,
+    n.Call: lambda values, node: values.call(node),  # (`Steps.call`: a check inline)
     n.Dice: Values.dice,
     n.Index: Values.index,
 }
