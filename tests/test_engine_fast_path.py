@@ -451,6 +451,11 @@ def test_a_check_is_written_into_its_caller_and_local_names_kept_in_locals(monke
                 slow = engine.run("test", sheet, {"bonus": bonus}, ForcedDice([face, 3, face]))
             assert plain(fast) == plain(slow)
     assert called == []
+    # a check's built-in fields read from the locals they were written in (`c.total`
+    # after the `if` and the `for each`, which write neither `c` nor it): only the
+    # author's fields (`c.twice`, `o.deeper`, and `.twice` in `outer`) looked up
+    source = engine.compiler.action("test").generated[1]
+    assert source.count("._fields.get(") == 3
     for limits in (Limits(call_depth=2), Limits(steps_per_run=12)):
         errors = []
         for closures in (False, True):

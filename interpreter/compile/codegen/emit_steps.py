@@ -57,13 +57,13 @@ class Steps(Values):
         if not made or check in self.inlined:
             return super().call(node)
         values = self.argument_list(node, binding.node.params)
-        lines, level, known = len(out.lines), out.level, self.known
+        lines, level, known, written = len(out.lines), out.level, self.known, self.written
         self.inlined.append(check)
         try:
             return self.inline_check(check, values, node.span)
         except TooDeep:  # nested too deep written here: its function called instead
             del out.lines[lines:]
-            out.level, self.known = level, known
+            out.level, self.known, self.written = level, known, written
             target = out.temp()
             arguments = "(" + "".join(f"{value}, " for value in values) + ")"
             out.line(f"{target} = {self.k(made)}(ctx, {arguments}, {self.k(node.span)})")
@@ -87,13 +87,20 @@ class Steps(Values):
         out.level += 1
         if out.level > DEEPEST:
             raise TooDeep
-        outside, self.known = self.known, dict(zip(check.names, values))
+        outside = (self.known, self.written)
+        self.known, self.written = {}, set()
+        for name, value in zip(check.names, values):
+            self.hold(name, value)
         where = span if span is not None else check.node.span
         out.line(f"ctx.steps = {k(check.cost)} + ctx.steps")
         out.line("if ctx.steps > ctx.step_bound:")
         out.line(f"    {k(count_past_bound)}(ctx, {k(where)})")
-        _check_body(self, check, record)
-        self.known = outside  # (the check wrote only its own names)
+        fields = _check_body(self, check, record)
+        self.known, self.written = outside  # (the check wrote only its own names)
+        scalar = {name: value for name, value in dict(fields).items() if value in self.scalars}
+        self.fixed.update(scalar.values())
+        self.fixed.add(record)
+        self.records[record] = scalar
         out.level -= 1
         out.line("finally:")
         out.line(f"    ctx.env = env = {saved}")
@@ -124,7 +131,7 @@ class Steps(Values):
             else:  # the value as the statement made it (a place, a table's row by field)
                 value = self.closure(shape.value)
             out.line(f"env[{k(shape.name)}] = {value}")
-            self.known[shape.name] = value
+            self.hold(shape.name, value)
         elif kind is n.If and type(shape) is Branches:
             self.branches(node, shape)
         elif kind is n.Require:
@@ -144,24 +151,45 @@ class Steps(Values):
             self.count(per_pass, span)
             out.line(f"if {k(shape.done)}(ctx):")
             out.line("    break")
+            before = self.entered()
             self.known = {}  # (a pass after one that may have written them)
             self.block(shape.body, 0, span)
-            self.known = {}
+            self.left(before)
             out.level -= 1
         elif kind is n.ForEach and type(shape) is Loop:
             item = out.temp()
             out.line(f"for {item} in {k(shape.items)}(ctx):")
             out.level += 1
             out.line(f"env[{k(shape.var)}] = {item}")
-            self.known = {shape.var: item}
-            self.block(shape.body, 1 + block_cost(shape.body), node.items.span)
+            before = self.entered()
             self.known = {}
+            self.hold(shape.var, item)
+            self.block(shape.body, 1 + block_cost(shape.body), node.items.span)
+            self.left(before)
             out.level -= 1
         elif kind is n.Note:  # untraced, a note only computes its text (and counts it)
             self.value(node.text)
         else:
             out.line(f"{k(statement.run)}(ctx)")
-            self.known = {}  # (it may write any local name)
+            self.known, self.written = {}, None  # (it may write any local name)
+
+    def entered(self) -> tuple[dict[str, str], set[str] | None]:
+        """A block that may not run (or may run again) begun: what was known, and
+        written, before it."""
+        before = (self.known, self.written)
+        self.written = set()
+        return before
+
+    def left(self, before: tuple[dict[str, str], set[str] | None]) -> None:
+        """Such a block (or the branches of an `if`) ended: the names known before it
+        and written in none of it known again."""
+        known, written = before
+        inside = self.written
+        if inside is None:  # (a statement left to its closure: any name)
+            self.known, self.written = {}, None
+            return
+        self.known = {name: value for name, value in known.items() if name not in inside}
+        self.written = None if written is None else written | inside
 
     def plain_let(self, node: n.Let) -> bool:
         """Whether a `let`'s value is its expression's (`Statements.st_let`): not a place,
@@ -177,9 +205,9 @@ class Steps(Values):
     def branches(self, node: n.If, shape: Branches) -> None:
         """`Statements.st_if`: each condition counted when tested, the branch taken run."""
         out, compiler = self.out, self.compiler
-        opened, before = 0, self.known
+        opened, before = 0, self.entered()
         for branch, (condition, _) in zip(shape.branches, node.branches):
-            self.known = dict(before)
+            self.known = dict(before[0])
             self.count(compiler.cost(condition), branch.span)
             decided = self.condition(condition, branch.span)
             out.line(f"if {decided}:")
@@ -191,9 +219,9 @@ class Steps(Values):
             opened += 1
             if out.level > DEEPEST:
                 raise TooDeep
-        self.known = dict(before)
+        self.known = dict(before[0])
         self.block(shape.otherwise, block_cost(shape.otherwise), node.span)
-        self.known = {}  # (written in a branch that may not have run)
+        self.left(before)
         out.level -= opened
 
 
@@ -289,17 +317,20 @@ def generated_check(compiler: Any, check: Any, too_deep: Any) -> tuple[Any, str]
     return _compiled(out, "_f1")
 
 
-def _check_body(steps: Steps, check: Any, into: str | None) -> None:
-    """A check's statements, roll, target and record, returned (or, inline, `into`)."""
+def _check_body(steps: Steps, check: Any, into: str | None) -> list[tuple[str, str]]:
+    """A check's statements, roll, target and record, returned (or, inline, `into`);
+    the record's fields' locals."""
     node = check.node
     for statement in check.let_statements:
         steps.statement(statement)
     total = steps.value(node.roll)
     target = steps.value(node.target) if node.target is not None else None
-    _record(steps, check, total, target, into)
+    return _record(steps, check, total, target, into)
 
 
-def _record(steps: Steps, check: Any, total: str, target: str | None, into: str | None) -> None:
+def _record(
+    steps: Steps, check: Any, total: str, target: str | None, into: str | None
+) -> list[tuple[str, str]]:
     """`CompiledCheck.record` for a known total (and target), written out: the built-in
     fields, then the author's, each also a name the later ones read."""
     out, k, node = steps.out, steps.k, check.node
@@ -309,7 +340,7 @@ def _record(steps: Steps, check: Any, total: str, target: str | None, into: str 
     out.line(f"if type({total}) is not int:")
     out.line(f"    {total} = {k(as_number)}({total}, {k(node.roll.span)}, {k(roll_is)})")
     out.line(f"env[{k('total')}] = {total}")
-    steps.known["total"] = total
+    steps.hold("total", total)
     steps.scalars.add(total)  # (a number from here on)
     fields = [("total", total)]
     if target is not None:
@@ -327,15 +358,17 @@ def _record(steps: Steps, check: Any, total: str, target: str | None, into: str 
         out.line(f"env[{k('target')}] = {target}")
         out.line(f"env[{k('success')}] = {success}")
         out.line(f"env[{k('margin')}] = {margin}")
-        steps.known.update(target=target, success=success, margin=margin)
+        for name, value in (("target", target), ("success", success), ("margin", margin)):
+            steps.hold(name, value)
         fields += [("target", target), ("success", success), ("margin", margin)]
         steps.scalars.update((target, success, margin))  # (numbers, and yes or no)
     for name, expr in node.fields:
         value = steps.value(expr)
         out.line(f"env[{k(name)}] = {value}")
-        steps.known[name] = value
+        steps.hold(name, value)
         fields.append((name, value))
     _returned(steps, fields, "check", node.span, into)
+    return fields
 
 
 def _returned(
