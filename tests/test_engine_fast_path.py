@@ -187,6 +187,8 @@ def test_a_checks_built_in_fields_are_not_looked_into(engine):
         engine.run("test", sheet, {}, ForcedDice([5]))
     source = engine.compiler.check("plain").generated[1]
     assert source.count(" in _k") == 1
+    # the total is made a number if it is not one; the target, written as 8, never is
+    assert source.count(" is not int:") == 1
 
 
 DUEL = """

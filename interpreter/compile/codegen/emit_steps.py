@@ -336,7 +336,10 @@ def _record(
     out, k, node = steps.out, steps.k, check.node
     roll_is, target_is = check.refusals  # what a refusal calls the roll and the target
     total = steps.local(total)
-    target = steps.local(target) if target is not None else None
+    # (a whole number written as the target: nothing to test or to make a number of)
+    written = isinstance(node.target, n.Literal) and type(node.target.value) is int
+    if target is not None and not written:
+        target = steps.local(target)
     out.line(f"if type({total}) is not int:")
     out.line(f"    {total} = {k(as_number)}({total}, {k(node.roll.span)}, {k(roll_is)})")
     out.line(f"env[{k('total')}] = {total}")
@@ -344,8 +347,11 @@ def _record(
     steps.scalars.add(total)  # (a number from here on)
     fields = [("total", total)]
     if target is not None:
-        out.line(f"if type({target}) is not int:")
-        out.line(f"    {target} = {k(as_number)}({target}, {k(node.target.span)}, {k(target_is)})")
+        if not written:
+            out.line(f"if type({target}) is not int:")
+            out.line(
+                f"    {target} = {k(as_number)}({target}, {k(node.target.span)}, {k(target_is)})"
+            )
         success, margin = out.temp(), out.temp()
         if node.comparison in ORDERING:
             out.line(f"{success} = {total} {ORDERING[node.comparison]} {target}")
