@@ -231,20 +231,12 @@ class Engine:
             raise
         faces, made = tuple(roller.drawn), tuple(ctx.choices) if ctx.choices else ()
         return Outcome(
-            runnable.name,
-            shown,
+            (self, runnable, sheet, args, faces, shown, source.origin, made),
             result,
             new_sheet,
             changes,
-            faces,
-            source.origin,
-            (self._trace, runnable, sheet, args, faces, shown, source.origin, made),
-            runnable.kind,
-            self.language,
             warnings,
             others,
-            made,
-            sheet,
             steps.close() if steps is not None else None,
             ctx.steps,
         )

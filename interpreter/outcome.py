@@ -52,17 +52,9 @@ class Outcome:
     __slots__ = (
         "_params",
         "_replay",
-        "_shown",
         "_trace",
-        "action",
-        "before",
         "changes",
         "characters",
-        "choices",
-        "dice",
-        "kind",
-        "language",
-        "origin",
         "result",
         "sheet",
         "steps",
@@ -71,43 +63,75 @@ class Outcome:
 
     def __init__(
         self,
-        action: str,
-        params: dict[str, Any],
+        replay: tuple[Any, ...],
         result: object,
         sheet: Sheet,
         changes: tuple[Change, ...],
-        dice: tuple[int, ...],
-        origin: str,
-        replay: tuple[Any, ...],
-        kind: str = "action",
-        language: str = "en",
         warnings: tuple[Any, ...] = (),
         characters: tuple[CharacterOutcome, ...] = (),
-        choices: tuple[Any, ...] = (),
-        before: Sheet | None = None,
         trace: Trace | None = None,
         steps: int = 0,
     ):
-        self.action, self.result, self.sheet = action, result, sheet
-        #: the parameters as shown, shared with the Engine's last binding (never written
-        #: to: `params` is a copy of them, made when first read)
-        self._shown = params
-        self._params: dict[str, Any] | None = None
-        self.changes, self.dice, self.origin = changes, dice, origin
-        self.kind, self.language, self.warnings = kind, language, warnings
+        #: what was run and with what, the trace made from it by running again:
+        #: (engine, runnable, the sheet before, arguments, dice, the parameters as
+        #: shown, the dice's origin, the choices made); `action`, `kind`, `language`,
+        #: `dice`, `origin`, `choices`, `before` and `params` are read from it
+        self._replay = replay
+        self.result, self.sheet, self.changes = result, sheet, changes
+        self.warnings = warnings
         self.characters = characters  # CharacterOutcome of the others
-        self.choices = choices  # interpreter.choosers.Choice, in order
-        self.before = sheet if before is None else before
-        self._replay = replay  # (a function giving the trace by running again, its arguments)
+        self._params: dict[str, Any] | None = None
         self._trace: Trace | None = trace  # recorded as the run went (Engine.run(trace=True))
         self.steps = steps  # the steps of evaluation it took (against Limits.steps_per_run)
+
+    @property
+    def action(self) -> str:
+        """The name of what was run."""
+        name: str = self._replay[1].name
+        return name
+
+    @property
+    def kind(self) -> str:
+        """What was run: "action", "check", "opposed" or "roll"."""
+        kind: str = self._replay[1].kind
+        return kind
+
+    @property
+    def language(self) -> str:
+        """The rulebook's language."""
+        language: str = self._replay[0].language
+        return language
+
+    @property
+    def before(self) -> Sheet:
+        """The acting character's sheet as the run was given it."""
+        sheet: Sheet = self._replay[2]
+        return sheet
+
+    @property
+    def dice(self) -> tuple[int, ...]:
+        """The faces drawn, in order."""
+        faces: tuple[int, ...] = self._replay[4]
+        return faces
+
+    @property
+    def origin(self) -> str:
+        """Where the dice came from."""
+        origin: str = self._replay[6]
+        return origin
+
+    @property
+    def choices(self) -> tuple[Any, ...]:
+        """The choices made (interpreter.choosers.Choice), in order."""
+        made: tuple[Any, ...] = self._replay[7]
+        return made
 
     @property
     def params(self) -> dict[str, Any]:
         """The parameters the run was given, as shown (defaults filled in)."""
         found = self._params
         if found is None:
-            found = self._params = dict(self._shown)
+            found = self._params = dict(self._replay[5])
         return found
 
     @property
@@ -130,8 +154,8 @@ class Outcome:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
         found = self._trace
         if found is None:
-            replay, *arguments = self._replay
-            found = self._trace = replay(*arguments)
+            engine, *arguments = self._replay
+            found = self._trace = engine._trace(*arguments)
         return found
 
     def to_json(self, language: str | None = None) -> dict[str, Any]:

@@ -187,6 +187,8 @@ def test_a_checks_built_in_fields_are_not_looked_into(engine):
         engine.run("test", sheet, {}, ForcedDice([5]))
     source = engine.compiler.check("plain").generated[1]
     assert source.count(" in _k") == 1
+    # the total is made a number if it is not one; the target, written as 8, never is
+    assert source.count(" is not int:") == 1
 
 
 DUEL = """
@@ -393,3 +395,74 @@ def test_whole_numbers_compared_and_their_max_inline_agree_with_the_closures(mon
     assert listed == []
     source = engine.compiler.action("compare").generated[1]
     assert " == " in source and "not _v" in source
+
+
+NAMES = """
+rulebook "Inline" {
+  system "a check written into the action, local names read from locals"
+  language "en"
+}
+
+sheet {
+  attribute Strength in 1..10
+}
+
+check inner(bonus: int = 0) "Inner" {
+  roll d10 + Strength + bonus >= 8
+  twice = total + total
+}
+
+check outer(bonus: int = 0) "Outer" {
+  roll d6 + bonus >= 4
+  deeper = inner(bonus).twice
+}
+
+action test(bonus: int = 0) "Test" {
+  let c = inner(bonus)
+  let n = c.total
+  if c.success {
+    set n to n + 1
+  }
+  let m = n + n
+  for each x in [1, 2] {
+    set m to m + x
+  }
+  let o = outer(n)
+  result { total: c.total, twice: c.twice, n: n, m: m, deeper: o.deeper, o: o.total }
+}
+"""
+
+
+def test_a_check_is_written_into_its_caller_and_local_names_kept_in_locals(monkeypatch):
+    """Generated code writes a called check's body inline (its own function never called)
+    and reads a local name from the generated local it was written from, forgotten past
+    a block that may not have run or ran again: the same results, dice and steps as the
+    closures, and the same errors at call_depth and steps_per_run."""
+    book = dsl.load_text(NAMES, "inline.rules")
+    engine = Engine(book)
+    sheet = engine.sheet({"Strength": 3})
+    called = []
+    for name in ("inner", "outer"):
+        check = engine.compiler.check(name)
+        made = check.make_fast(now=True)
+        check.fast = lambda ctx, args, span, made=made: called.append(1) or made(ctx, args, span)
+    for bonus in range(-3, 4):
+        for face in range(1, 11):
+            fast = engine.run("test", sheet, {"bonus": bonus}, ForcedDice([face, 3, face]))
+            with closures_only():
+                slow = engine.run("test", sheet, {"bonus": bonus}, ForcedDice([face, 3, face]))
+            assert plain(fast) == plain(slow)
+    assert called == []
+    # a check's built-in fields read from the locals they were written in (`c.total`
+    # after the `if` and the `for each`, which write neither `c` nor it): only the
+    # author's fields (`c.twice`, `o.deeper`, and `.twice` in `outer`) looked up
+    source = engine.compiler.action("test").generated[1]
+    assert source.count("._fields.get(") == 3
+    for limits in (Limits(call_depth=2), Limits(steps_per_run=12)):
+        errors = []
+        for closures in (False, True):
+            way = closures_only() if closures else contextlib.nullcontext()
+            with pytest.raises(RulebookError) as raised, way:
+                Engine(book, limits).run("test", sheet, {}, ForcedDice([5, 3, 5]))
+            errors.append((str(raised.value), getattr(raised.value, "steps", None)))
+        assert errors[0] == errors[1]

@@ -26,6 +26,9 @@ from interpreter.values import Record
 
 #: the deepest blocks are nested in generated source (deeper: the closures run it)
 DEEPEST = 40
+#: lines a function's source may have before a check is written into it (past them, and
+#: for a check inside itself, the check's own generated function is called)
+INLINE_LINES = 1500
 
 
 class TooDeep(Exception):
@@ -34,6 +37,75 @@ class TooDeep(Exception):
 
 class Steps(Values):
     """Writes statements (and their blocks) into one function's source."""
+
+    def __init__(self, out: Emitted, compiler: Any, too_deep: Any = None):
+        super().__init__(out, compiler)
+        #: what a call past `call_depth` raises (actions.too_deep): checks are written
+        #: inline only when it is given
+        self.too_deep = too_deep
+        self.inlined: list[Any] = []  # the checks being written inline, innermost last
+
+    def call(self, node: n.Call) -> str | None:
+        """A call; of a check whose own function is made, its body written inline (as
+        that function does it: the frame entered, its steps, its record), else called."""
+        compiler, out = self.compiler, self.out
+        binding = compiler.bindings[id(node)]
+        if binding.kind != "check" or self.too_deep is None or len(out.lines) > INLINE_LINES:
+            return super().call(node)
+        check = compiler.callable_of(binding)
+        made = check.fast if check.fast is not None else check.make_fast(now=True)
+        if not made or check in self.inlined:
+            return super().call(node)
+        values = self.argument_list(node, binding.node.params)
+        lines, level, known, written = len(out.lines), out.level, self.known, self.written
+        self.inlined.append(check)
+        try:
+            return self.inline_check(check, values, node.span)
+        except TooDeep:  # nested too deep written here: its function called instead
+            del out.lines[lines:]
+            out.level, self.known, self.written = level, known, written
+            target = out.temp()
+            arguments = "(" + "".join(f"{value}, " for value in values) + ")"
+            out.line(f"{target} = {self.k(made)}(ctx, {arguments}, {self.k(node.span)})")
+            return target
+        finally:
+            self.inlined.pop()
+
+    def inline_check(self, check: Any, values: list[str], span: Any) -> str:
+        """`generated_check`'s function written here, its arguments the values given:
+        the same frame (`call_depth`, its own names, restored whatever happens), steps,
+        statements and record."""
+        out, k = self.out, self.k
+        saved, record = out.temp(), out.temp()
+        out.line("if ctx.calls >= limits.call_depth:")
+        out.line(f"    raise {k(self.too_deep)}(ctx, {k(span)})")
+        out.line(f"{saved} = env")
+        pairs = ", ".join(f"{k(name)}: {value}" for name, value in zip(check.names, values))
+        out.line(f"ctx.env = env = {{{pairs}}}")
+        out.line(f"ctx.calls += {k(1)}")
+        out.line("try:")
+        out.level += 1
+        if out.level > DEEPEST:
+            raise TooDeep
+        outside = (self.known, self.written)
+        self.known, self.written = {}, set()
+        for name, value in zip(check.names, values):
+            self.hold(name, value)
+        where = span if span is not None else check.node.span
+        out.line(f"ctx.steps = {k(check.cost)} + ctx.steps")
+        out.line("if ctx.steps > ctx.step_bound:")
+        out.line(f"    {k(count_past_bound)}(ctx, {k(where)})")
+        fields = _check_body(self, check, record)
+        self.known, self.written = outside  # (the check wrote only its own names)
+        scalar = {name: value for name, value in dict(fields).items() if value in self.scalars}
+        self.fixed.update(scalar.values())
+        self.fixed.add(record)
+        self.records[record] = scalar
+        out.level -= 1
+        out.line("finally:")
+        out.line(f"    ctx.env = env = {saved}")
+        out.line(f"    ctx.calls -= {k(1)}")
+        return record
 
     def block(self, body: tuple[Statement, ...], steps: int, span: Any) -> None:
         """`statements.run_block`: the block's steps counted, then its statements."""
@@ -59,6 +131,7 @@ class Steps(Values):
             else:  # the value as the statement made it (a place, a table's row by field)
                 value = self.closure(shape.value)
             out.line(f"env[{k(shape.name)}] = {value}")
+            self.hold(shape.name, value)
         elif kind is n.If and type(shape) is Branches:
             self.branches(node, shape)
         elif kind is n.Require:
@@ -78,19 +151,45 @@ class Steps(Values):
             self.count(per_pass, span)
             out.line(f"if {k(shape.done)}(ctx):")
             out.line("    break")
+            before = self.entered()
+            self.known = {}  # (a pass after one that may have written them)
             self.block(shape.body, 0, span)
+            self.left(before)
             out.level -= 1
         elif kind is n.ForEach and type(shape) is Loop:
             item = out.temp()
             out.line(f"for {item} in {k(shape.items)}(ctx):")
             out.level += 1
             out.line(f"env[{k(shape.var)}] = {item}")
+            before = self.entered()
+            self.known = {}
+            self.hold(shape.var, item)
             self.block(shape.body, 1 + block_cost(shape.body), node.items.span)
+            self.left(before)
             out.level -= 1
         elif kind is n.Note:  # untraced, a note only computes its text (and counts it)
             self.value(node.text)
         else:
             out.line(f"{k(statement.run)}(ctx)")
+            self.known, self.written = {}, None  # (it may write any local name)
+
+    def entered(self) -> tuple[dict[str, str], set[str] | None]:
+        """A block that may not run (or may run again) begun: what was known, and
+        written, before it."""
+        before = (self.known, self.written)
+        self.written = set()
+        return before
+
+    def left(self, before: tuple[dict[str, str], set[str] | None]) -> None:
+        """Such a block (or the branches of an `if`) ended: the names known before it
+        and written in none of it known again."""
+        known, written = before
+        inside = self.written
+        if inside is None:  # (a statement left to its closure: any name)
+            self.known, self.written = {}, None
+            return
+        self.known = {name: value for name, value in known.items() if name not in inside}
+        self.written = None if written is None else written | inside
 
     def plain_let(self, node: n.Let) -> bool:
         """Whether a `let`'s value is its expression's (`Statements.st_let`): not a place,
@@ -106,8 +205,9 @@ class Steps(Values):
     def branches(self, node: n.If, shape: Branches) -> None:
         """`Statements.st_if`: each condition counted when tested, the branch taken run."""
         out, compiler = self.out, self.compiler
-        opened = 0
+        opened, before = 0, self.entered()
         for branch, (condition, _) in zip(shape.branches, node.branches):
+            self.known = dict(before[0])
             self.count(compiler.cost(condition), branch.span)
             decided = self.condition(condition, branch.span)
             out.line(f"if {decided}:")
@@ -119,7 +219,9 @@ class Steps(Values):
             opened += 1
             if out.level > DEEPEST:
                 raise TooDeep
+        self.known = dict(before[0])
         self.block(shape.otherwise, block_cost(shape.otherwise), node.span)
+        self.left(before)
         out.level -= opened
 
 
@@ -182,7 +284,7 @@ def _compiled(out: Emitted, function: str) -> tuple[Any, str] | None:
 def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, str] | None:
     """(the function running a compiled action untraced, its source), or None."""
     out = Emitted()
-    steps = Steps(out, compiler)
+    steps = Steps(out, compiler, too_deep)
     try:
         _entered(out, "_f1", action.names, too_deep)
         _counted_on_entry(steps, action.cost, action.node.span)
@@ -203,37 +305,53 @@ def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, st
 def generated_check(compiler: Any, check: Any, too_deep: Any) -> tuple[Any, str] | None:
     """(the function running a compiled check untraced, its source), or None."""
     out = Emitted()
-    steps = Steps(out, compiler)
+    steps = Steps(out, compiler, too_deep)
     node = check.node
     try:
         _entered(out, "_f1", check.names, too_deep)
         _counted_on_entry(steps, check.cost, node.span)
-        for statement in check.let_statements:
-            steps.statement(statement)
-        total = steps.value(node.roll)
-        target = steps.value(node.target) if node.target is not None else None
-        _record(steps, check, total, target)
+        _check_body(steps, check, None)
         _left(out)
     except (TooDeep, RecursionError):
         return None
     return _compiled(out, "_f1")
 
 
-def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
+def _check_body(steps: Steps, check: Any, into: str | None) -> list[tuple[str, str]]:
+    """A check's statements, roll, target and record, returned (or, inline, `into`);
+    the record's fields' locals."""
+    node = check.node
+    for statement in check.let_statements:
+        steps.statement(statement)
+    total = steps.value(node.roll)
+    target = steps.value(node.target) if node.target is not None else None
+    return _record(steps, check, total, target, into)
+
+
+def _record(
+    steps: Steps, check: Any, total: str, target: str | None, into: str | None
+) -> list[tuple[str, str]]:
     """`CompiledCheck.record` for a known total (and target), written out: the built-in
     fields, then the author's, each also a name the later ones read."""
     out, k, node = steps.out, steps.k, check.node
     roll_is, target_is = check.refusals  # what a refusal calls the roll and the target
     total = steps.local(total)
-    target = steps.local(target) if target is not None else None
+    # (a whole number written as the target: nothing to test or to make a number of)
+    written = isinstance(node.target, n.Literal) and type(node.target.value) is int
+    if target is not None and not written:
+        target = steps.local(target)
     out.line(f"if type({total}) is not int:")
     out.line(f"    {total} = {k(as_number)}({total}, {k(node.roll.span)}, {k(roll_is)})")
     out.line(f"env[{k('total')}] = {total}")
+    steps.hold("total", total)
     steps.scalars.add(total)  # (a number from here on)
     fields = [("total", total)]
     if target is not None:
-        out.line(f"if type({target}) is not int:")
-        out.line(f"    {target} = {k(as_number)}({target}, {k(node.target.span)}, {k(target_is)})")
+        if not written:
+            out.line(f"if type({target}) is not int:")
+            out.line(
+                f"    {target} = {k(as_number)}({target}, {k(node.target.span)}, {k(target_is)})"
+            )
         success, margin = out.temp(), out.temp()
         if node.comparison in ORDERING:
             out.line(f"{success} = {total} {ORDERING[node.comparison]} {target}")
@@ -246,20 +364,27 @@ def _record(steps: Steps, check: Any, total: str, target: str | None) -> None:
         out.line(f"env[{k('target')}] = {target}")
         out.line(f"env[{k('success')}] = {success}")
         out.line(f"env[{k('margin')}] = {margin}")
+        for name, value in (("target", target), ("success", success), ("margin", margin)):
+            steps.hold(name, value)
         fields += [("target", target), ("success", success), ("margin", margin)]
         steps.scalars.update((target, success, margin))  # (numbers, and yes or no)
     for name, expr in node.fields:
         value = steps.value(expr)
         out.line(f"env[{k(name)}] = {value}")
+        steps.hold(name, value)
         fields.append((name, value))
-    _returned(steps, fields, "check", node.span)
+    _returned(steps, fields, "check", node.span, into)
+    return fields
 
 
-def _returned(steps: Steps, fields: list[tuple[str, str]], kind: str, span: Any) -> None:
+def _returned(
+    steps: Steps, fields: list[tuple[str, str]], kind: str, span: Any, into: str | None = None
+) -> None:
     """`return bounded_record(ctx, Record({...}, kind), span)`, written out: the record
-    gone through (`bounded_value`) only when a field holds a list or a record."""
+    gone through (`bounded_value`) only when a field holds a list or a record; with
+    `into`, the record left in that local instead of returned."""
     out, k = steps.out, steps.k
-    record = out.temp()
+    record = into or out.temp()
     shown = ", ".join(f"{k(name)}: {value}" for name, value in fields)
     out.line(f"{record} = {k(Record)}({{{shown}}}, {k(kind)})")
     held = dict(fields)  # (a name given twice: the record holds its last value)
@@ -269,7 +394,8 @@ def _returned(steps: Steps, fields: list[tuple[str, str]], kind: str, span: Any)
     if nested:
         out.line(f"if {nested}:")
         out.line(f"    {record} = {k(bounded_value)}(ctx, {record}, {k(span)})")
-    out.line(f"return {record}")
+    if into is None:
+        out.line(f"return {record}")
 
 
 def generated_formula(
@@ -278,7 +404,7 @@ def generated_formula(
     """(the function a formula's untraced real call runs, its source), or None: the
     compiled formula's `call` (interpreter.compile.compiler), written out."""
     out = Emitted()
-    steps = Steps(out, compiler)
+    steps = Steps(out, compiler, too_deep)
     k = out.constant
     names = tuple(p.name for p in formula.params)
     try:

@@ -69,6 +69,18 @@ class Values:
         #: names (locals, constants) whose value is known to hold no other value (a
         #: number, a text, yes/no, none: never a list or a record, `bounds.NESTED`)
         self.scalars: set[str] = set()
+        #: local names whose value is in a generated local (or constant) now, besides
+        #: `env`: written by a `let`, a `set` or a check's field, forgotten wherever code
+        #: not written here may write `env` or a block may not have run (`Steps`)
+        self.known: dict[str, str] = {}
+        #: generated locals never assigned to again: those `known` ever held, and the
+        #: scalar fields of a check's record written inline (`records`)
+        self.fixed: set[str] = set()
+        #: a check's record written inline (its local) → its scalar fields' locals
+        self.records: dict[str, dict[str, str]] = {}
+        #: the names written since the block being written began (None: any name may
+        #: have been, by a statement left to its closure)
+        self.written: set[str] | None = set()
 
     # ─── the parts every construct uses ─────────────────────────────────────
 
@@ -94,9 +106,16 @@ class Values:
         self.out.line(f"    {value} = {self.k(as_bool)}(ctx, {value}, {self.k(span)})")
         return value
 
+    def hold(self, name: str, value: str) -> None:
+        """`env[name]` was just given `value`: the name read from it until forgotten."""
+        self.known[name] = value
+        self.fixed.add(value)
+        if self.written is not None:
+            self.written.add(name)
+
     def local(self, value: str) -> str:
         """A value in a local of its own, which may be assigned to (a constant never is)."""
-        if value.startswith("_v"):
+        if value.startswith("_v") and value not in self.fixed:
             return value
         local = self.out.temp()
         self.out.line(f"{local} = {value}")
@@ -127,11 +146,17 @@ class Values:
         kind, name = binding.kind, binding.name
         target = self.out.temp()
         if kind == "local" and self.compiler.type_of(node).kind != "ref":
+            held = self.known.get(name)
+            if held is not None:  # (the local it was written from, unchanged since)
+                return held
             self.out.line(f"{target} = env[{self.k(name)}]")
             return target
         if kind == "local":  # a value naming a field: the field's value (`read_named`)
-            out, k, place = self.out, self.k, self.out.temp()
-            out.line(f"{place} = env[{k(name)}]")
+            out, k = self.out, self.k
+            place = self.known.get(name)
+            if place is None:
+                place = out.temp()
+                out.line(f"{place} = env[{k(name)}]")
             out.line(f"if type({place}) is {k(str)}:")
             out.line(f"    {target} = ctx.state.values.get({place}, {k(MISSING)})")
             out.line(f"    if {target} is {k(MISSING)}:")
@@ -281,14 +306,24 @@ class Values:
             and subject_binding is not None
             and subject_binding.kind == "local"
         ):  # any other record: its field, as `Expressions.ex_field` reads it
-            record, target = self.value(subject), out.temp()
+            record = self.value(subject)
+            written = self.records.get(record)
+            if written is not None and node.name in written:  # (a check's, written inline)
+                return written[node.name]
+            target = out.temp()
             out.line(f"if type({record}) is {k(Record)}:")
             out.line(f"    {target} = {record}._fields.get({k(node.name)})")
             out.line("else:")
             out.line(f"    {target} = {k(field_of)}({record}, {k(node.name)}, {k(node.span)})")
             return target
-        record, target = out.temp(), out.temp()
-        out.line(f"{record} = env[{k(subject.name)}]")
+        held = self.known.get(subject.name)
+        if held is None:
+            held = out.temp()
+            out.line(f"{held} = env[{k(subject.name)}]")
+        record, written = held, self.records.get(held)
+        if written is not None and node.name in written:  # (a check's, written inline)
+            return written[node.name]
+        target = out.temp()
         out.line(f"if type({record}) is {k(Record)}:")
         out.line(f"    {target} = {record}._fields.get({k(node.name)})")
         out.line(f"    if type({target}) is {k(Pending)}:")
@@ -299,6 +334,10 @@ class Values:
 
     def arguments(self, node: n.Call, params: Any) -> str:
         """A call's arguments as a tuple (`Expressions.arguments`, written inline)."""
+        return "(" + "".join(f"{name}, " for name in self.argument_list(node, params)) + ")"
+
+    def argument_list(self, node: n.Call, params: Any) -> list[str]:
+        """Each argument's value (or place), in the order of the parameters."""
         compiler = self.compiler
         given = dict(zip((p.name for p in params), node.args))
         given.update(dict(node.named))
@@ -311,7 +350,7 @@ class Values:
                 names.append(self.place(arg))
             else:
                 names.append(self.value(arg))
-        return "(" + "".join(f"{name}, " for name in names) + ")"
+        return names
 
     def place(self, node: Any) -> str:
         """The place a ref-typed argument names (`Compiler.ref`): a field's name or a
@@ -321,6 +360,9 @@ class Values:
             if binding.kind == "field":
                 return self.k(binding.name)
             if binding.kind != "group":
+                held = self.known.get(node.name)
+                if held is not None:
+                    return held
                 target = self.out.temp()
                 self.out.line(f"{target} = env[{self.k(node.name)}]")
                 return target
@@ -479,7 +521,7 @@ _HANDLERS: dict[type, Any] = {
     n.IfExpr: Values.if_expression,
     n.Unary: Values.unary,
     n.Field: Values.field,
-    n.Call: Values.call,
+    n.Call: lambda values, node: values.call(node),  # (`Steps.call`: a check inline)
     n.Dice: Values.dice,
     n.Index: Values.index,
 }
