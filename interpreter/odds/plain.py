@@ -15,7 +15,7 @@ import re
 
 from dsl.errors import Source, Span
 from interpreter.dice import Die, predicate
-from interpreter.odds.distribution import Dist
+from interpreter.odds.distribution import SMALL_SUM, Dist, uniform_sum
 from interpreter.odds.polynomials import Budget
 from interpreter.odds.pools import DEFAULT_BUDGET, counted_distribution, term_budget
 from interpreter.odds.roller import shares_of
@@ -29,12 +29,6 @@ PLAIN = re.compile(
     r"(?:(kh|kl|dh|dl)([1-9][0-9]{0,2})?"
     r"|cs(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3}))(?:df(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?)?"
 )
-
-
-#: sums small enough to count by hand, one die after another (dice × outcomes: the
-#: additions it takes; `3d6`, `2d20`): they are what is asked most, and a first call
-#: then runs little code (past it, pool_distribution's packed products are faster)
-SMALL_SUM = 120
 
 
 def plain_distribution(
@@ -89,23 +83,6 @@ def modifier_steps(match, count: int, text: str) -> tuple | None:
             steps += (("failures", predicate(match[9], int(match[10]))),)
         return steps
     return ()
-
-
-def uniform_sum(count: int, sides: int, low: int = 1) -> Dist:
-    """The sum of `count` dice of faces low..low + sides - 1 (the distribution
-    pool_distribution counts: the fewest ways, one, leave no common factor to take out)."""
-    ways = [1] * sides  # ways[i]: the ways to make count + i, so far
-    for _ in range(count - 1):
-        running = [0]  # running[j]: ways[0] + ... + ways[j - 1]
-        for w in ways:
-            running.append(running[-1] + w)
-        last = len(ways)
-        # one more die: a new sum t gets the ways of t - sides .. t - 1 before it
-        ways = [
-            running[min(t + 1, last)] - running[max(t + 1 - sides, 0)]
-            for t in range(last + sides - 1)
-        ]
-    return Dist({count * low + i: w for i, w in enumerate(ways)}, sides**count)
 
 
 def _total(outcome):
