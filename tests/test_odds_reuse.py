@@ -175,6 +175,7 @@ PLAIN_TEXTS = st.one_of(
                 *("kh", "kh1", "kl2", "dh1", "dl3", "kh0", "kh02", "k1", "KH1", "kh12", "dl1000"),
                 *("cs>7", "cs>=6df=1", "cs=1df=-1", "cs<=2df>=9", "cs>=06", "cs>=-1", "cs6"),
                 *("cs>=0", "cs>6df=-0", "cs>3x", "cs>=5cf<2", "cs>=5df", "kh1x", "cs=1dl1"),
+                *("ro=1", "rr<=2", "rr>=1", "ro<3kh3", "rr=1dl1", "rr>1cs>=5", "ro1", "rr=-1"),
             ]
         ),
     ),
@@ -217,6 +218,8 @@ def test_plain_dice_are_read_without_the_parser():
     assert fudge.weights[0] == 19 and fudge.weights[-4] == 1 and fudge.total == 81
     kept = plain_distribution("2d20kh1", EPS, DEFAULT_LIMITS, Deadline(60))
     assert kept.probability(20) == Fraction(39, 400)
+    rerolled = plain_distribution("4d6ro=1", EPS, DEFAULT_LIMITS, Deadline(60))
+    assert rerolled.probability(4) == Fraction(1, 36**4)  # a 1, then a 1 again: each die
     net = plain_distribution("4dFcs=1df=-1", EPS, DEFAULT_LIMITS, Deadline(60))
     assert net.probability(4) == Fraction(1, 81) and net.probability(0) == Fraction(19, 81)
     for other in ("3d6+1", "4d6kh3x", "0d6", "d0", "03d6", " d6", "d6kh1", "2d6kh2", "2d6cs"):

@@ -1,12 +1,13 @@
 """Plain dice (`3d6`, `4dF`, `2d20kh1`, `6d10cs>7`): their exact distribution from the text.
 
 The commonest expression asked for is a plain term: a count, `d`, a number of faces, and
-perhaps one keep or one count of successes. Its distribution needs none of the parser,
-checker, compiler or explorer that any other text goes through, which a first call would
-pay for in full (in a fresh process, more than half of `2d20kh1`'s 0.9 ms). A text read
-here as a plain term is exactly the term the parser builds (tests/test_odds_reuse.py
-holds the two together); anything else, and any term near a limit (which the general
-path refuses or samples, with its own words), is left to the general path: None.
+perhaps a reroll and one keep or one count of successes. Its distribution needs none of
+the parser, checker, compiler or explorer that any other text goes through, which a first
+call would pay for in full (in a fresh process, more than half of `2d20kh1`'s 0.9 ms).
+A text read here as a plain term is exactly the term the parser builds
+(tests/test_odds_reuse.py holds the two together); anything else, and any term near a
+limit (which the general path refuses or samples, with its own words), is left to the
+general path: None.
 """
 
 from __future__ import annotations
@@ -17,15 +18,22 @@ from dsl.errors import Source, Span
 from interpreter.dice import Die, predicate
 from interpreter.odds.distribution import SMALL_SUM, Dist, uniform_sum
 from interpreter.odds.polynomials import Budget
-from interpreter.odds.pools import DEFAULT_BUDGET, counted_distribution, term_budget
+from interpreter.odds.pools import (
+    DEFAULT_BUDGET,
+    counted_distribution,
+    counted_may_fail,
+    term_budget,
+)
 from interpreter.odds.roller import shares_of
 
 #: `d6`, `3d6`, `10d10`, `d%`, `4dF` (Fudge dice: with a count; `df` alone is a name): no
-#: sign, no zero in front, no space; then at most one keep or drop (`2d20kh1`, `4dFkh2`:
-#: of fewer dice than the count) or one count of successes, less failures (`6d10cs>7`,
-#: `20d10cs>=6df=1`): modifiers that open no chain, so nothing is cut
+#: sign, no zero in front, no space; then perhaps a reroll (`4d6ro=1`, `3d8rr=1`: one that
+#: cannot reach the roller's limit), and at most one keep or drop (`2d20kh1`, `4dFkh2`: of
+#: fewer dice than the count) or one count of successes, less failures (`6d10cs>7`,
+#: `20d10cs>=6df=1`)
 PLAIN = re.compile(
     r"(?:([1-9][0-9]{0,3})?d([1-9][0-9]{0,3}|%)|([1-9][0-9]{0,3})d([Ff]))"
+    r"(?:(ro|rr)(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?"
     r"(?:(kh|kl|dh|dl)([1-9][0-9]{0,2})?"
     r"|cs(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3}))(?:df(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?)?"
 )
@@ -63,26 +71,31 @@ def plain_distribution(
     work = term_budget(budget) if budget is not None else DEFAULT_BUDGET
     term_work = Budget(work, limits.odds_bytes, deadline)  # as the roller's own
     share = shares_of(epsilon)[0]  # what the roller lets one term leave out
-    net = bool(match[9])  # (as the roller counts `cs…df…`: the difference alone)
+    if match[5] and counted_may_fail(die, count, steps, share, limits.extra_per_die, term_work):
+        return None  # a reroll that may reach the roller's limit: the general path says so
+    net = bool(match[12])  # (as the roller counts `cs…df…`: the difference alone)
     term = counted_distribution(die, count, steps, share, term_work, limits.extra_per_die, net)
     return term.map(_total)
 
 
 def modifier_steps(match, count: int, text: str) -> tuple | None:
-    """The steps the compiler makes of PLAIN's modifier (interpreter.compile.dice), or
+    """The steps the compiler makes of PLAIN's modifiers (interpreter.compile.dice), or
     None for a keep of all the dice (the checker has a word for it: the general path)."""
+    steps: tuple = ()
     if match[5]:
-        k = int(match[6]) if match[6] else 1
+        span = Span(Source("<expression>", text), match.start(5), match.end(7))
+        steps += (("reroll", match[5] == "ro", predicate(match[6], int(match[7])), span),)
+    if match[8]:
+        k = int(match[9]) if match[9] else 1
         if k >= count:
             return None
-        span = Span(Source("<expression>", text), match.start(5), len(text))
-        return (("keep", match[5], k, span),)
-    if match[7]:
-        steps: tuple = (("successes", predicate(match[7], int(match[8]))),)
-        if match[9]:
-            steps += (("failures", predicate(match[9], int(match[10]))),)
-        return steps
-    return ()
+        span = Span(Source("<expression>", text), match.start(8), len(text))
+        steps += (("keep", match[8], k, span),)
+    if match[10]:
+        steps += (("successes", predicate(match[10], int(match[11]))),)
+        if match[12]:
+            steps += (("failures", predicate(match[12], int(match[13]))),)
+    return steps
 
 
 def _total(outcome):
