@@ -176,6 +176,7 @@ PLAIN_TEXTS = st.one_of(
                 *("cs>7", "cs>=6df=1", "cs=1df=-1", "cs<=2df>=9", "cs>=06", "cs>=-1", "cs6"),
                 *("cs>=0", "cs>6df=-0", "cs>3x", "cs>=5cf<2", "cs>=5df", "kh1x", "cs=1dl1"),
                 *("ro=1", "rr<=2", "rr>=1", "ro<3kh3", "rr=1dl1", "rr>1cs>=5", "ro1", "rr=-1"),
+                *("k", "k2", "d", "d1", "ro=1d2", "dx"),
             ]
         ),
     ),

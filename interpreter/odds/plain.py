@@ -34,9 +34,12 @@ from interpreter.odds.roller import shares_of
 PLAIN = re.compile(
     r"(?:([1-9][0-9]{0,3})?d([1-9][0-9]{0,3}|%)|([1-9][0-9]{0,3})d([Ff]))"
     r"(?:(ro|rr)(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?"
-    r"(?:(kh|kl|dh|dl)([1-9][0-9]{0,2})?"
+    r"(?:(kh|kl|dh|dl|k|d)([1-9][0-9]{0,2})?"
     r"|cs(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3}))(?:df(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?)?"
 )
+
+#: the keeps spelled with one letter (`2d20k`, `4d6d1`), as the builder reads them
+KEEPS = {"k": "kh", "d": "dl"}
 
 
 def plain_distribution(
@@ -90,7 +93,7 @@ def modifier_steps(match, count: int, text: str) -> tuple | None:
         if k >= count:
             return None
         span = Span(Source("<expression>", text), match.start(8), len(text))
-        steps += (("keep", match[8], k, span),)
+        steps += (("keep", KEEPS.get(match[8], match[8]), k, span),)
     if match[10]:
         steps += (("successes", predicate(match[10], int(match[11]))),)
         if match[12]:
