@@ -180,6 +180,12 @@ PLAIN_TEXTS = st.one_of(
             ]
         ),
     ),
+    st.builds(  # counts and faces worked out from parentheses
+        lambda count, sides, modifier: f"{count}d{sides}{modifier}",
+        st.sampled_from(["", "(2+1)", "(3-3)", "(1-2)", "(2*3-1)", "(02+1)", "(99*99)", "(2 +1)"]),
+        st.sampled_from(["(3*2)", "(1-1)", "(2-3)", "(5000*2)", "F", "(1+0)", "(6)"]),
+        st.sampled_from(["", "kh1", "ro=1", "cs>=4df=1", "x"]),
+    ),
 )
 LIMITS = st.sampled_from(
     [
@@ -219,6 +225,8 @@ def test_plain_dice_are_read_without_the_parser():
     assert fudge.weights[0] == 19 and fudge.weights[-4] == 1 and fudge.total == 81
     kept = plain_distribution("2d20kh1", EPS, DEFAULT_LIMITS, Deadline(60))
     assert kept.probability(20) == Fraction(39, 400)
+    worked_out = plain_distribution("(2+1)d(3*2)", EPS, DEFAULT_LIMITS, Deadline(60))
+    assert worked_out.weights[10] == 27 and worked_out.total == 216  # 3d6
     rerolled = plain_distribution("4d6ro=1", EPS, DEFAULT_LIMITS, Deadline(60))
     assert rerolled.probability(4) == Fraction(1, 36**4)  # a 1, then a 1 again: each die
     net = plain_distribution("4dFcs=1df=-1", EPS, DEFAULT_LIMITS, Deadline(60))

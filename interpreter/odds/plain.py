@@ -1,4 +1,4 @@
-"""Plain dice (`3d6`, `4dF`, `2d20kh1`, `6d10cs>7`): their exact distribution from the text.
+"""Plain dice (`3d6`, `2d20kh1`, `6d10cs>7`, `(2+1)d6`): their exact distribution from the text.
 
 The commonest expression asked for is a plain term: a count, `d`, a number of faces, and
 perhaps a reroll and one keep or one count of successes. Its distribution needs none of
@@ -31,8 +31,12 @@ from interpreter.odds.roller import shares_of
 #: cannot reach the roller's limit), and at most one keep or drop (`2d20kh1`, `4dFkh2`: of
 #: fewer dice than the count) or one count of successes, less failures (`6d10cs>7`,
 #: `20d10cs>=6df=1`)
+#: a count or a number of faces written as whole numbers added, taken or multiplied, in
+#: parentheses (`(2+1)d(3*2)`): worked out here as the compiled term works it out
+_FOLDED = r"\((?:(?:0|[1-9][0-9]{0,3})[-+*]){1,3}(?:0|[1-9][0-9]{0,3})\)"
+_COUNT = rf"[1-9][0-9]{{0,3}}|{_FOLDED}"
 PLAIN = re.compile(
-    r"(?:([1-9][0-9]{0,3})?d([1-9][0-9]{0,3}|%)|([1-9][0-9]{0,3})d([Ff]))"
+    rf"(?:({_COUNT})?d([1-9][0-9]{{0,3}}|%|{_FOLDED})|({_COUNT})d([Ff]))"
     r"(?:(ro|rr)(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?"
     r"(?:(kh|kl|dh|dl|k|d)([1-9][0-9]{0,2})?"
     r"|cs(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3}))(?:df(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?)?"
@@ -51,11 +55,15 @@ def plain_distribution(
     if match is None:
         return None
     if match[3]:  # Fudge dice: faces -1, 0, 1
-        count, sides, die = int(match[3]), 3, Die.of("F")
+        count, sides, die = folded(match[3]), 3, Die.of("F")
     else:
-        count = int(match[1]) if match[1] else 1
-        sides = 100 if match[2] == "%" else int(match[2])
+        count = folded(match[1]) if match[1] else 1
+        sides = 100 if match[2] == "%" else folded(match[2])
+        if sides < 1:  # (the compiled term refuses it, with its words)
+            return None
         die = Die.of(sides)
+    if count < 1:
+        return None
     steps = modifier_steps(match, count, text)
     if steps is None:
         return None
@@ -79,6 +87,23 @@ def plain_distribution(
     net = bool(match[12])  # (as the roller counts `cs…df…`: the difference alone)
     term = counted_distribution(die, count, steps, share, term_work, limits.extra_per_die, net)
     return term.map(_total)
+
+
+#: the signed terms of FOLDED's sum, each a product
+_TERMS = re.compile(r"([-+]?)([^-+]+)")
+
+
+def folded(written: str) -> int:
+    """A whole number as PLAIN reads it, or its parentheses' sum of products worked out."""
+    if written[0] != "(":
+        return int(written)
+    total = 0
+    for sign, term in _TERMS.findall(written[1:-1]):
+        product = 1
+        for factor in term.split("*"):
+            product *= int(factor)
+        total += -product if sign == "-" else product
+    return total
 
 
 def modifier_steps(match, count: int, text: str) -> tuple | None:
