@@ -22,7 +22,11 @@ a sum `n @ die`, a pool's `highest`/`lowest` for keeps, `explode`/`reroll` with 
 that leaves out less than 1e-12, and for success counting with failures subtracted
 (`cs>=6df=1`) one die's successes less its failures as a number, summed: the joint
 (successes, failures) Vectors it was given before (issue 24) cost icepool (n+1)(n+2)/2
-outcomes for what is one number.
+outcomes for what is one number. Checked again (issue 24) against each library's own
+documentation: dyce's keeps are `(n @ P(d)).at(...)`, its documented way to take sorted
+positions; icepool's are `pool(n).highest(k)` / `.lowest(...)` and its success counts a
+die's `map` summed with `@`; the small expressions use each library's own `//`, `abs`,
+`highest`/`lowest` over dice; `(2+1)d(3*2)` is given to both as `3 @ d6`, its value.
 
 This is a benchmark, not a test: CI does not run it.
 """

@@ -189,3 +189,20 @@ def test_a_record_of_flat_records_is_counted_once_and_remembered():
     assert cells(pair, 100) == 1 + 2 * (1 + (1 + 2 * (1 + 1)))
     # each side counted once (1 cell, and 2 for each name and value), then the pair
     assert side._cells == 5 and pair._cells == 13
+
+
+def test_a_small_plain_sum_is_counted_by_hand_within_no_budget():
+    """A plain term of few dice in an expression (`3d6` in `floor(3d6/2)`) is summed die by
+    die (distribution.uniform_sum), with no Term, so that a first evaluation runs little
+    code: the only way it fits a budget of nothing, and what pool_distribution counts."""
+    from interpreter.dice import Die
+    from interpreter.limits import DEFAULT_LIMITS
+    from interpreter.odds.pools import pool_distribution
+    from interpreter.odds.roller import OddsRoller
+
+    eps = Fraction(1, 10**12)
+    for sides, count in [(6, 1), (6, 3), (20, 2), ("F", 4), (100, 1), (4, 5)]:
+        die = Die.of(sides)
+        by_hand = OddsRoller(eps, 0, DEFAULT_LIMITS).term_distribution(die, count, ())
+        counted = pool_distribution(die, count, (), eps, 10**6)
+        assert by_hand.items() == counted.items()

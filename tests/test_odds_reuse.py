@@ -166,6 +166,26 @@ PLAIN_TEXTS = st.one_of(
         st.sampled_from(["1", "2", "4", "6", "7", "20", "%", "100", "0", "06", "1001", "F", "f"]),
     ),
     st.sampled_from(["d6 ", " 3d6", "3D6", "3d6+0", "d-6", "-d6", "3d6x", "d"]),
+    st.builds(
+        lambda count, sides, modifier: f"{count}d{sides}{modifier}",
+        st.sampled_from(["", "1", "2", "3", "5", "12", "100"]),
+        st.sampled_from(["2", "6", "10", "20", "%", "F"]),
+        st.sampled_from(
+            [
+                *("kh", "kh1", "kl2", "dh1", "dl3", "kh0", "kh02", "k1", "KH1", "kh12", "dl1000"),
+                *("cs>7", "cs>=6df=1", "cs=1df=-1", "cs<=2df>=9", "cs>=06", "cs>=-1", "cs6"),
+                *("cs>=0", "cs>6df=-0", "cs>3x", "cs>=5cf<2", "cs>=5df", "kh1x", "cs=1dl1"),
+                *("ro=1", "rr<=2", "rr>=1", "ro<3kh3", "rr=1dl1", "rr>1cs>=5", "ro1", "rr=-1"),
+                *("k", "k2", "d", "d1", "ro=1d2", "dx"),
+            ]
+        ),
+    ),
+    st.builds(  # counts and faces worked out from parentheses
+        lambda count, sides, modifier: f"{count}d{sides}{modifier}",
+        st.sampled_from(["", "(2+1)", "(3-3)", "(1-2)", "(2*3-1)", "(02+1)", "(99*99)", "(2 +1)"]),
+        st.sampled_from(["(3*2)", "(1-1)", "(2-3)", "(5000*2)", "F", "(1+0)", "(6)"]),
+        st.sampled_from(["", "kh1", "ro=1", "cs>=4df=1", "x"]),
+    ),
 )
 LIMITS = st.sampled_from(
     [
@@ -203,5 +223,13 @@ def test_plain_dice_are_read_without_the_parser():
     assert plain_distribution("d%", EPS, DEFAULT_LIMITS, Deadline(60)).total == 100
     fudge = plain_distribution("4dF", EPS, DEFAULT_LIMITS, Deadline(60))
     assert fudge.weights[0] == 19 and fudge.weights[-4] == 1 and fudge.total == 81
-    for other in ("3d6+1", "4d6kh3", "0d6", "d0", "03d6", " d6"):
+    kept = plain_distribution("2d20kh1", EPS, DEFAULT_LIMITS, Deadline(60))
+    assert kept.probability(20) == Fraction(39, 400)
+    worked_out = plain_distribution("(2+1)d(3*2)", EPS, DEFAULT_LIMITS, Deadline(60))
+    assert worked_out.weights[10] == 27 and worked_out.total == 216  # 3d6
+    rerolled = plain_distribution("4d6ro=1", EPS, DEFAULT_LIMITS, Deadline(60))
+    assert rerolled.probability(4) == Fraction(1, 36**4)  # a 1, then a 1 again: each die
+    net = plain_distribution("4dFcs=1df=-1", EPS, DEFAULT_LIMITS, Deadline(60))
+    assert net.probability(4) == Fraction(1, 81) and net.probability(0) == Fraction(19, 81)
+    for other in ("3d6+1", "4d6kh3x", "0d6", "d0", "03d6", " d6", "d6kh1", "2d6kh2", "2d6cs"):
         assert plain_distribution(other, EPS, DEFAULT_LIMITS, Deadline(60)) is None

@@ -407,3 +407,26 @@ def _projected(dist: Dist, fields: tuple[Any, ...]) -> Dist:
 # What mypy checks of the seam's protocol, at no cost at run time: a Dist is an
 # UnknownValue (interpreter.runtime).
 _UNKNOWN: type[UnknownValue] = Dist
+
+
+#: sums small enough to count by hand, one die after another (dice × outcomes: the
+#: additions it takes; `3d6`, `2d20`): they are what is asked most, and a first call
+#: then runs little code (past it, pool_distribution's packed products are faster)
+SMALL_SUM = 120
+
+
+def uniform_sum(count: int, sides: int, low: int = 1) -> Dist:
+    """The sum of `count` dice of faces low..low + sides - 1 (the distribution
+    pool_distribution counts: the fewest ways, one, leave no common factor to take out)."""
+    ways = [1] * sides  # ways[i]: the ways to make count + i, so far
+    for _ in range(count - 1):
+        running = [0]  # running[j]: ways[0] + ... + ways[j - 1]
+        for w in ways:
+            running.append(running[-1] + w)
+        last = len(ways)
+        # one more die: a new sum t gets the ways of t - sides .. t - 1 before it
+        ways = [
+            running[min(t + 1, last)] - running[max(t + 1 - sides, 0)]
+            for t in range(last + sides - 1)
+        ]
+    return Dist({count * low + i: w for i, w in enumerate(ways)}, sides**count)

@@ -212,6 +212,9 @@ class Counting:
             size = sum(c for _, _, c in kinds)
             top_lo, top_hi = keep_range((op,), size)
             lo, hi = size - top_hi, size - top_lo
+            if min(lo, size - hi) == 0 and lo + size - hi <= hi - lo:  # a few dropped
+                self.drop_few(out, kinds, mass, lo or size - hi, bool(lo))
+                continue
             found, _ = evaluate_mixed(pools, lo, hi, [SortedFaces()], self.work)
             den = 1
             for _, d, c in kinds:
@@ -223,6 +226,48 @@ class Counting:
                 new = [(((f, 1),), 1, c) for f, c in faces.items()]
                 self.add(out, new, mass * Fraction(weight, den))
         return out
+
+    def drop_few(self, out: dict, kinds, mass: Fraction, drop: int, low: bool) -> None:
+        """All but `drop` dice kept, those dropped from one end (the lowest when `low`),
+        without listing the kept multisets: for each face `a` the last dropped die shows,
+        each kind's dice fall past it (dropped, fewer than `drop` in all), at it, or
+        beyond it; the kept are the dice at `a` left over and each kind's dice beyond
+        `a`: the same kind, its weights cut to those faces (a part as any other)."""
+
+        if drop <= 0:  # (a keep of all)
+            self.add(out, kinds, mass)
+            return
+
+        def past(f, a):
+            return f < a if low else f > a
+
+        faces = sorted({f for weights, _, _ in kinds for f, _ in weights})
+        for a in faces:
+            combos: list = [((), 0, 0, mass)]  # (kinds beyond a, dropped, at a, mass)
+            for weights, den, count in kinds:
+                below = sum(w for f, w in weights if past(f, a))
+                at = sum(w for f, w in weights if f == a)
+                beyond = tuple((f, w) for f, w in weights if f != a and not past(f, a))
+                rest = sum(w for _, w in beyond)
+                mine = []
+                for nb in range(min(count, drop - 1) + 1):
+                    for na in range(count - nb + 1):
+                        nr = count - nb - na
+                        if (nb and not below) or (na and not at) or (nr and not rest):
+                            continue
+                        ways = comb(count, nb) * comb(count - nb, na)
+                        chance = Fraction(ways * below**nb * at**na, den ** (nb + na))
+                        mine.append((nb, na, (beyond, den, nr), chance))
+                self.work.spend(len(combos) * len(mine) + 1)
+                combos = [
+                    ((*kept, kind), dropped + nb, at_a + na, m * chance)
+                    for kept, dropped, at_a, m in combos
+                    for nb, na, kind, chance in mine
+                    if dropped + nb < drop
+                ]
+            for kept, dropped, at_a, m in combos:
+                if dropped + at_a >= drop:
+                    self.add(out, [*kept, (((a, 1),), 1, dropped + at_a - drop)], m)
 
     # ── the answers ──
 

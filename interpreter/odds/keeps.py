@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from math import comb, gcd
 from typing import TYPE_CHECKING, Any
 
@@ -192,7 +193,17 @@ class Keeps(KeepsHost):
             return self.valued(pools, den, value)
 
         # all but the first lo: the first lo faces, and the sum of the others' values
-        leaf_rest, merge_rest = summed_rest(high, cap, val)
+        spread = None
+        if value is not PLAIN:  # ops after the keep: what a kept face adds, per face
+            mode, shift, scaled, scale = _kept_values(sorted(value), value, val)
+            if mode == "points":
+                val = shift
+            else:
+                spread = scaled, scale
+        if spread is None:
+            leaf_rest, merge_rest = summed_rest(high, cap, val)
+        else:
+            leaf_rest, merge_rest = drawn_rest(high, cap, *spread)
         weights, den = self.per_die(before, leaf_rest, merge_rest, delta)
         die: dict = {}
         for (faces, total), weight in weights.items():
@@ -208,7 +219,7 @@ class Keeps(KeepsHost):
                         faces = sorted(t1 + t2, reverse=high)
                         found = merged[(t1, t2)] = (
                             tuple(faces[:cap]),
-                            sum(val[face] for face in faces[cap:]),
+                            0 if spread else sum(val[face] for face in faces[cap:]),
                         )
                     faces, shift = found
                     work.spend(len(a1))  # (convolve spends nothing on a point)
@@ -220,6 +231,8 @@ class Keeps(KeepsHost):
                     for k, x in product.items():
                         target[k + shift] = get(k + shift, 0) + x
             pool = out
+        if spread is not None:
+            return undrawn(pool, den**self.count, *spread, work)
         summed: dict = {}
         for sums in pool.values():
             for k, x in sums.items():
@@ -431,6 +444,60 @@ def summed_rest(high: bool, cap: int, value):
         return ({((face,), 0): 1} if cap else {((), value[face]): 1}), 1
 
     return leaf_rest, merge_rest
+
+
+def drawn_rest(high: bool, cap: int, scaled: dict, scale: int):
+    """(leaf, merge) of summaries (the top (high) or bottom `cap` faces, the sum of every
+    die's value, each drawn from its face's distribution `scaled` over `scale`): the
+    pool a keep will take all but those faces of, when what a kept face adds is random
+    (a reroll after the keep). Which dice stay among the `cap` depends on the faces
+    alone, so `undrawn` takes their values out again exactly."""
+
+    def merge_drawn(a, b):
+        faces = sorted(a[0] + b[0], reverse=high)
+        return tuple(faces[:cap]), a[1] + b[1]
+
+    def leaf_drawn(face):
+        weights, _ = scaled[face]
+        return {((face,) if cap else (), v): x for v, x in weights.items()}, scale
+
+    return leaf_drawn, merge_drawn
+
+
+def undrawn(pool: dict, den: int, scaled: dict, scale: int, work) -> tuple:
+    """The sums of the kept dice's values from `drawn_rest`'s pool (the first faces →
+    every die's values summed, over den): given the faces, the values are independent,
+    so each sum is the kept dice's sum plus the first faces' own, and dividing the
+    polynomial by those faces' distributions leaves the kept dice's exactly."""
+    out: dict = {}
+    for window, sums in pool.items():
+        drawn: tuple = ({0: 1}, 1)
+        for face in window:
+            drawn = convolve(drawn, scaled[face], None, work)
+        factor = scale ** len(window)
+        for key, weight in divided(sums, drawn[0], work).items():
+            out[key] = out.get(key, 0) + weight * factor
+    common = 1
+    for weight in out.values():
+        common = common * weight.denominator // gcd(common, weight.denominator)
+    return {k: int(w * common) for k, w in out.items() if w}, den * common
+
+
+def divided(a: dict, g: dict, work) -> dict:
+    """The polynomial q (exponents as keys) with q * g = a, for a that is one: weights
+    are never negative, so q's exponents are a's less g's lowest, found lowest first."""
+    low = min(g)
+    lead = g[low]
+    higher = [(k, c) for k, c in g.items() if k != low]
+    q: dict = {}
+    work.spend(len(a) * len(g))
+    for t in sorted(a):
+        rest = Fraction(a[t])
+        for k, c in higher:
+            rest -= c * q.get(t - k, 0)
+        if rest:
+            q[t - low] = rest / lead
+    return q
 
 
 def capped(high: bool, k: int):

@@ -346,7 +346,7 @@ class Term(Keeps):
                 return found
         if only_keeps:
             ends = keep_ends(middle, count)
-            if ends is not None and (ends[2] is not None or not after):
+            if ends is not None:
                 return self.extremes(before, *ends, value, delta)
         return self.general(before, middle, value, delta)
 
@@ -355,7 +355,14 @@ class Term(Keeps):
         such as `!!` or `min` makes it show something else)."""
         if not any(op[0] in ESCAPE for op in before):
             return self.faces
-        return tuple(self.per_die(before, self.face_leaf, None, delta)[0])
+        # every face a die of the pool may show: a die's own and its extra dice's (a
+        # penetrating one shows one less)
+        walker = Walker(self, before, lambda face: ({(face,): 1}, 1), _union, delta)
+        shown: set = set()
+        for face in self.faces:
+            for faces in walker.face(0, face)[0]:
+                shown.update(faces)
+        return tuple(sorted(shown))
 
     def add_leaf(self, face):
         return {self.value[face]: 1}, 1
@@ -583,3 +590,8 @@ def remembered_term(key: tuple, compute):
             while len(_counted) > TERMS_KEPT or _counted_bytes[0] > TERM_BYTES_KEPT:
                 _counted_bytes[0] -= _counted.pop(next(iter(_counted)))[1]
     return answer
+
+
+def _union(a: tuple, b: tuple) -> tuple:
+    """The faces either summary shows (kept_faces' merge)."""
+    return tuple(sorted(set(a) | set(b)))

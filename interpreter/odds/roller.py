@@ -19,7 +19,7 @@ from interpreter.errors import ChainTooLong, EvaluationError
 from interpreter.odds.budget import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
 from interpreter.odds.cuts import flat, project
-from interpreter.odds.distribution import Dist, cut_already, mixture
+from interpreter.odds.distribution import SMALL_SUM, Dist, cut_already, mixture, uniform_sum
 from interpreter.odds.draws import chain_distribution, enumerate_draws
 from interpreter.odds.keys import Same, next_number
 from interpreter.odds.order import ORDERINGS
@@ -378,6 +378,12 @@ class OddsRoller(PoolQuestions):
 
     def term_distribution(self, die, count, steps, net: bool = False) -> Dist:
         check_size(die.size, self.limits)
+        small = count > 0 and count * (count * (die.size - 1) + 1) <= SMALL_SUM
+        if small and not steps and die.listed is None:
+            # a small sum of plain dice (`3d6` in `floor(3d6/2)`): counted by hand, as a
+            # plain term is (pool_distribution's Term costs more than it counts)
+            sums = uniform_sum(count, die.size, die.low)
+            return Dist({(t, None, None): w for t, w in sums.weights.items()}, sums.total)
         try:
             dist = counted_distribution(  # counted once for every call that asks
                 die, count, steps, self.epsilon, self.budget_of_term(), self.extra_per_die, net
