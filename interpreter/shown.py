@@ -32,29 +32,33 @@ def glimpse(value, length: int):
         return value  # (a number's digits are bounded: Limits.number_digits)
     if kind is str and len(value) <= length:
         return value
-    shown, whole, _ = _glimpse(value, length)
-    return value if whole else shown
+    # Whether it is shown whole, first, its text not written (what is shown whole is
+    # the value itself); written only when it is cut.
+    _, whole, _ = _glimpse(value, length, False)
+    return value if whole else _glimpse(value, length)[0]
 
 
-def _glimpse(value, room: int) -> tuple:
-    """(what to show, whether it is the whole value, about how many characters)."""
+def _glimpse(value, room: int, build: bool = True) -> tuple:
+    """(what to show, whether it is the whole value, about how many characters); what to
+    show is None for a list or record when not `build`: only whether and how long."""
     if isinstance(value, str):
         if len(value) <= room:
             return value, True, len(value)
         cut = max(room, 0)
         left = len(value) - cut
-        return Message.joined([value[:cut], more_characters(left)]), False, cut + 20
+        shown = Message.joined([value[:cut], more_characters(left)]) if build else None
+        return shown, False, cut + 20
     if type(value) is tuple or type(value) is list:
-        return _sequence(value, room)
+        return _sequence(value, room, build)
     if isinstance(value, Mapping):
-        return _record(value, room)
+        return _record(value, room, build)
     if isinstance(value, Message):
-        return _glimpse(str(value), room)
+        return _glimpse(str(value), room, build)
     text = show_value(value)
     return value, True, len(text)
 
 
-def _sequence(items, room: int) -> tuple:
+def _sequence(items, room: int, build: bool = True) -> tuple:
     parts: list = ["["]
     used, whole = 1, True
     for i, item in enumerate(items):
@@ -65,21 +69,21 @@ def _sequence(items, room: int) -> tuple:
             parts.append(more_items(len(items) - i))
             whole = False
             break
-        shown, all_of_it, size = _glimpse(item, room - used)
+        shown, all_of_it, size = _glimpse(item, room - used, build)
         parts.append(shown)
         used += size
         whole = whole and all_of_it
     parts.append("]")
-    return Message.joined(parts, ""), whole, used + 1
+    return Message.joined(parts, "") if build else None, whole, used + 1
 
 
-def _record(record, room: int) -> tuple:
+def _record(record, room: int, build: bool = True) -> tuple:
     """As `show_value` shows a record: `label {name: value, ...}`."""
     parts: list = []
     used, whole = 0, True
     label = record.get("label")
     if label is not None:
-        shown, whole, used = _glimpse(label, room)
+        shown, whole, used = _glimpse(label, room, build)
         parts += [shown, " "]
         used += 1
     parts.append("{")
@@ -93,15 +97,15 @@ def _record(record, room: int) -> tuple:
             parts.append(more_items(len(names) - i))
             whole = False
             break
-        key, whole_key, size = _glimpse(str(name), room - used)
-        shown, all_of_it, more = _glimpse(record[name], room - used - size)
+        key, whole_key, size = _glimpse(str(name), room - used, build)
+        shown, all_of_it, more = _glimpse(record[name], room - used - size, build)
         parts += [key, ": ", shown]
         used += size + 2 + more
         whole = whole and whole_key and all_of_it
     parts.append("}")
     if label is not None and not names:
         return parts[0], whole, used
-    return Message.joined(parts, ""), whole, used + 1
+    return Message.joined(parts, "") if build else None, whole, used + 1
 
 
 def glimpse_data(value, length: int):

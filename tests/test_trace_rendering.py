@@ -1,12 +1,13 @@
 """A run's trace rendered as its JSON gives it, against the way it was rendered before
 the rendering took its short cuts: a check's terms written both ways in one pass
 (compile.check_terms.Shown), a joined message of the rulebook's words and whole numbers
-given as it is in every language (dsl.messages.Message.everywhere). Every shipped action,
-in English and in Spanish."""
+given as it is in every language (dsl.messages.Message.everywhere): every shipped action,
+in English and in Spanish. A value glimpsed (interpreter.shown) is written only when cut."""
 
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from dsl.messages import Message, show_value, tr
 from interpreter import SeededDice
 from interpreter.compile.check_terms import Shown, _spaced
 from interpreter.json_data import run_data
+from interpreter.shown import _glimpse, glimpse
 from interpreter.state import place_text
 from interpreter.trace import Later, faces_text, made
 from interpreter.values import show
@@ -115,3 +117,38 @@ def test_a_joined_message_is_the_same_everywhere_only_of_words_and_whole_numbers
     assert said.render(language) == ("Fuerza 3 → éxito" if language == "es" else str(said))
     assert not Message.joined([True]).everywhere  # (yes/no: the language's words)
     assert not Message.joined([0.5]).everywhere  # (a decimal comma in Spanish)
+
+
+GLIMPSED = [
+    {"label": "Muy Bueno", "niveles": 4, "daño": 1, "descripción": "se supera"},
+    {"label": "Bueno"},
+    {"a": [1, 2, 3], "b": {"c": "x" * 30, "d": None}, "e": Fraction(7, 2)},
+    [1, "dos", [3, 4], {"cinco": 5}],
+    ["x" * 50, "y"],
+    {"label": "L" * 80, "f": 1},
+    {"k" * 70: 1},
+    tr("success"),
+    [True, False, None, 1.5],
+]
+
+
+@pytest.mark.parametrize("value", GLIMPSED)
+@pytest.mark.parametrize("length", [0, 3, 10, 20, 40, 60, 200])
+def test_a_glimpse_is_what_writing_it_whole_gave(value, length):
+    shown, whole, _ = _glimpse(value, length)  # (written as it goes, as it was)
+    assert glimpse(value, length) == (value if whole else shown)
+    assert glimpse(value, length) is value or not whole
+
+
+def test_a_value_shown_whole_is_glimpsed_without_writing_its_text(monkeypatch):
+    made: list = []
+    joined = Message.joined.__func__
+
+    def counted(cls, parts, separator=""):
+        made.append(parts)
+        return joined(cls, parts, separator)
+
+    monkeypatch.setattr(Message, "joined", classmethod(counted))
+    record = GLIMPSED[0]
+    assert glimpse(record, 200) is record and made == []
+    assert glimpse(record, 10) != record and made
