@@ -43,13 +43,15 @@ def explained_sum(ctx, terms) -> tuple:
 
 class Shown:
     """A check's terms as its step shows them: in the rules' words (its text) and as they
-    compute (its detail, None when the same), both written once, when first read."""
+    compute (its detail, None when the same), both written once, when first read; and
+    the rest of the line, the same in both (`tail`: written by the check, once)."""
 
-    __slots__ = ("_both", "given", "length")
+    __slots__ = ("_both", "given", "length", "tail")
 
     def __init__(self, given: list | None, length: int) -> None:
         self.given, self.length = given or [], length
         self._both: tuple[Message, Message | None] | None = None
+        self.tail: list | None = None
 
     def both(self) -> tuple[Message, Message | None]:
         if self._both is None:

@@ -198,11 +198,16 @@ class CompiledCheck(CallFrame):
         the rules' words (`brief`), or as they compute."""
         text, computed = terms.both()
         shown = text if brief or computed is None else computed
-        length = terms.length
         head = tr(
             "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
         )
-        parts: list[str] = [head]
+        if terms.tail is None:  # (the same in the step's text and its detail: made once)
+            terms.tail = self._tail(terms.length, fields)
+        return Message.joined([head, *terms.tail], "")
+
+    def _tail(self, length: int, fields: dict) -> list:
+        """The check's line after its total: the target, the verdict, the fields."""
+        parts: list = []
         if self.target is not None:
             if self.comparison == ">=":
                 parts.append(tr(" vs {target}", target=fields["target"]))
@@ -229,7 +234,7 @@ class CompiledCheck(CallFrame):
         if extra:
             parts.append(", " if verdict is not None else " → ")
             parts.append(Message.joined(extra, ", "))
-        return Message.joined(parts, "")
+        return parts
 
 
 def _check_data(name: str, record: Record) -> dict:
