@@ -121,12 +121,14 @@ def glimpse_data(value, length: int):
     few = (kind is list or kind is tuple) and len(value) * 24 <= length  # a few dice, say
     if few and all(type(v) is int and v.bit_length() < 64 for v in value):
         return value
-    data, _, whole = _data(value, length)
-    return value if whole else data
+    # (as `glimpse`: whether it is all kept found first, the cut data made only if not)
+    _, _, whole = _data(value, length, False)
+    return value if whole else _data(value, length)[0]
 
 
-def _data(value, room: int) -> tuple:
-    """(the data, about how many characters its text takes, whether it is all of it)."""
+def _data(value, room: int, build: bool = True) -> tuple:
+    """(the data, about how many characters its text takes, whether it is all of it);
+    the data is None for a cut text, a list or a record when not `build`."""
     kind = type(value)
     if kind is int or kind is bool or value is None:
         return value, 4, True
@@ -135,29 +137,36 @@ def _data(value, room: int) -> tuple:
             return value, len(value), True
         cut = max(room, 0)
         left = len(value) - cut
-        return Message.joined([value[:cut], more_characters(left)]), cut + 20, False
+        shown = Message.joined([value[:cut], more_characters(left)]) if build else None
+        return shown, cut + 20, False
     if kind is tuple or kind is list:
-        out, used, whole = [], 1, True
+        out: list | None = [] if build else None
+        used, whole = 1, True
         for i, item in enumerate(value):
             if used >= room:
-                out.append(more_items(len(value) - i))
+                if out is not None:
+                    out.append(more_items(len(value) - i))
                 whole = False
                 break
-            data, size, all_of_it = _data(item, room - used)
-            out.append(data)
+            data, size, all_of_it = _data(item, room - used, build)
+            if out is not None:
+                out.append(data)
             used += size + 2
             whole = whole and all_of_it
         return out, used, whole
     if isinstance(value, Mapping):
-        found, used, whole = {}, 1, True
+        found: dict | None = {} if build else None
+        used, whole = 1, True
         names = list(value)
         for i, name in enumerate(names):
             if used >= room:
-                found["…"] = more_items(len(names) - i)
+                if found is not None:
+                    found["…"] = more_items(len(names) - i)
                 whole = False
                 break
-            data, size, all_of_it = _data(value[name], room - used - len(str(name)))
-            found[name] = data
+            data, size, all_of_it = _data(value[name], room - used - len(str(name)), build)
+            if found is not None:
+                found[name] = data
             used += len(str(name)) + size + 4
             whole = whole and all_of_it
         return found, used, whole

@@ -2,7 +2,8 @@
 the rendering took its short cuts: a check's terms written both ways in one pass
 (compile.check_terms.Shown), a joined message of the rulebook's words and whole numbers
 given as it is in every language (dsl.messages.Message.everywhere): every shipped action,
-in English and in Spanish. A value glimpsed (interpreter.shown) is written only when cut."""
+in English and in Spanish. A value glimpsed (interpreter.shown), as a text or as data,
+is written out only when it is cut."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from dsl.messages import Message, show_value, tr
 from interpreter import SeededDice
 from interpreter.compile.check_terms import Shown, _spaced
 from interpreter.json_data import run_data
-from interpreter.shown import _glimpse, glimpse
+from interpreter.shown import _data, _glimpse, glimpse, glimpse_data
 from interpreter.state import place_text
 from interpreter.trace import Later, faces_text, made
 from interpreter.values import show
@@ -138,6 +139,8 @@ def test_a_glimpse_is_what_writing_it_whole_gave(value, length):
     shown, whole, _ = _glimpse(value, length)  # (written as it goes, as it was)
     assert glimpse(value, length) == (value if whole else shown)
     assert glimpse(value, length) is value or not whole
+    data, _, whole = _data(value, length)  # (a step's data: the same, made as it goes)
+    assert glimpse_data(value, length) == (value if whole else data)
 
 
 def test_a_value_shown_whole_is_glimpsed_without_writing_its_text(monkeypatch):
