@@ -39,6 +39,9 @@ class Message(str):
     params: dict
     parts: tuple | None
     separator: str
+    #: the same text in every language (joined of the rulebook's words and whole numbers
+    #: only): rendered as it is, its parts not gone through again
+    everywhere: bool = False
 
     def __new__(
         cls,
@@ -58,9 +61,23 @@ class Message(str):
     def joined(cls, parts: Iterable, separator: str = "") -> Message:
         """Texts and values one after another, each rendered in the language asked for."""
         parts = tuple(parts)
-        self = str.__new__(cls, separator.join([show_value(p) for p in parts]))
+        texts: list[str] = []
+        everywhere = True
+        for part in parts:
+            kind = type(part)
+            if kind is str:
+                texts.append(part)
+            elif kind is int:
+                texts.append(str(part))
+            else:
+                texts.append(show_value(part))
+                if everywhere and not (kind is Message and part.everywhere):
+                    everywhere = False
+        self = str.__new__(cls, separator.join(texts))
         self.template, self.plural, self.count, self.params = "", None, None, {}
         self.parts, self.separator = parts, separator
+        if everywhere:
+            self.everywhere = True
         return self
 
     def fill(self, **params) -> Message:
@@ -73,7 +90,7 @@ class Message(str):
 
     def render(self, language: str | None = None) -> str:
         """The text in `language` (English when it is None, "en" or has no catalogue)."""
-        if language is None or language == SOURCE_LANGUAGE:
+        if language is None or language == SOURCE_LANGUAGE or self.everywhere:
             return str.__str__(self)
         if self.parts is not None:
             return self.separator.join([show_value(p, language) for p in self.parts])
@@ -138,6 +155,7 @@ DECIMAL_COMMA = frozenset({"es"})
 _SWAPPED = str.maketrans({".": ",", ",": "."})
 
 
+@functools.lru_cache(maxsize=64)
 def decimal_comma(language: str | None) -> bool:
     """Whether `language` writes a decimal comma (`es`, `es_ES`), not a point."""
     return language is not None and language.replace("-", "_").split("_")[0] in DECIMAL_COMMA

@@ -32,29 +32,33 @@ def glimpse(value, length: int):
         return value  # (a number's digits are bounded: Limits.number_digits)
     if kind is str and len(value) <= length:
         return value
-    shown, whole, _ = _glimpse(value, length)
-    return value if whole else shown
+    # Whether it is shown whole, first, its text not written (what is shown whole is
+    # the value itself); written only when it is cut.
+    _, whole, _ = _glimpse(value, length, False)
+    return value if whole else _glimpse(value, length)[0]
 
 
-def _glimpse(value, room: int) -> tuple:
-    """(what to show, whether it is the whole value, about how many characters)."""
+def _glimpse(value, room: int, build: bool = True) -> tuple:
+    """(what to show, whether it is the whole value, about how many characters); what to
+    show is None for a list or record when not `build`: only whether and how long."""
     if isinstance(value, str):
         if len(value) <= room:
             return value, True, len(value)
         cut = max(room, 0)
         left = len(value) - cut
-        return Message.joined([value[:cut], more_characters(left)]), False, cut + 20
+        shown = Message.joined([value[:cut], more_characters(left)]) if build else None
+        return shown, False, cut + 20
     if type(value) is tuple or type(value) is list:
-        return _sequence(value, room)
+        return _sequence(value, room, build)
     if isinstance(value, Mapping):
-        return _record(value, room)
+        return _record(value, room, build)
     if isinstance(value, Message):
-        return _glimpse(str(value), room)
+        return _glimpse(str(value), room, build)
     text = show_value(value)
     return value, True, len(text)
 
 
-def _sequence(items, room: int) -> tuple:
+def _sequence(items, room: int, build: bool = True) -> tuple:
     parts: list = ["["]
     used, whole = 1, True
     for i, item in enumerate(items):
@@ -65,21 +69,21 @@ def _sequence(items, room: int) -> tuple:
             parts.append(more_items(len(items) - i))
             whole = False
             break
-        shown, all_of_it, size = _glimpse(item, room - used)
+        shown, all_of_it, size = _glimpse(item, room - used, build)
         parts.append(shown)
         used += size
         whole = whole and all_of_it
     parts.append("]")
-    return Message.joined(parts, ""), whole, used + 1
+    return Message.joined(parts, "") if build else None, whole, used + 1
 
 
-def _record(record, room: int) -> tuple:
+def _record(record, room: int, build: bool = True) -> tuple:
     """As `show_value` shows a record: `label {name: value, ...}`."""
     parts: list = []
     used, whole = 0, True
     label = record.get("label")
     if label is not None:
-        shown, whole, used = _glimpse(label, room)
+        shown, whole, used = _glimpse(label, room, build)
         parts += [shown, " "]
         used += 1
     parts.append("{")
@@ -93,15 +97,15 @@ def _record(record, room: int) -> tuple:
             parts.append(more_items(len(names) - i))
             whole = False
             break
-        key, whole_key, size = _glimpse(str(name), room - used)
-        shown, all_of_it, more = _glimpse(record[name], room - used - size)
+        key, whole_key, size = _glimpse(str(name), room - used, build)
+        shown, all_of_it, more = _glimpse(record[name], room - used - size, build)
         parts += [key, ": ", shown]
         used += size + 2 + more
         whole = whole and whole_key and all_of_it
     parts.append("}")
     if label is not None and not names:
         return parts[0], whole, used
-    return Message.joined(parts, ""), whole, used + 1
+    return Message.joined(parts, "") if build else None, whole, used + 1
 
 
 def glimpse_data(value, length: int):
@@ -117,12 +121,14 @@ def glimpse_data(value, length: int):
     few = (kind is list or kind is tuple) and len(value) * 24 <= length  # a few dice, say
     if few and all(type(v) is int and v.bit_length() < 64 for v in value):
         return value
-    data, _, whole = _data(value, length)
-    return value if whole else data
+    # (as `glimpse`: whether it is all kept found first, the cut data made only if not)
+    _, _, whole = _data(value, length, False)
+    return value if whole else _data(value, length)[0]
 
 
-def _data(value, room: int) -> tuple:
-    """(the data, about how many characters its text takes, whether it is all of it)."""
+def _data(value, room: int, build: bool = True) -> tuple:
+    """(the data, about how many characters its text takes, whether it is all of it);
+    the data is None for a cut text, a list or a record when not `build`."""
     kind = type(value)
     if kind is int or kind is bool or value is None:
         return value, 4, True
@@ -131,29 +137,36 @@ def _data(value, room: int) -> tuple:
             return value, len(value), True
         cut = max(room, 0)
         left = len(value) - cut
-        return Message.joined([value[:cut], more_characters(left)]), cut + 20, False
+        shown = Message.joined([value[:cut], more_characters(left)]) if build else None
+        return shown, cut + 20, False
     if kind is tuple or kind is list:
-        out, used, whole = [], 1, True
+        out: list | None = [] if build else None
+        used, whole = 1, True
         for i, item in enumerate(value):
             if used >= room:
-                out.append(more_items(len(value) - i))
+                if out is not None:
+                    out.append(more_items(len(value) - i))
                 whole = False
                 break
-            data, size, all_of_it = _data(item, room - used)
-            out.append(data)
+            data, size, all_of_it = _data(item, room - used, build)
+            if out is not None:
+                out.append(data)
             used += size + 2
             whole = whole and all_of_it
         return out, used, whole
     if isinstance(value, Mapping):
-        found, used, whole = {}, 1, True
+        found: dict | None = {} if build else None
+        used, whole = 1, True
         names = list(value)
         for i, name in enumerate(names):
             if used >= room:
-                found["…"] = more_items(len(names) - i)
+                if found is not None:
+                    found["…"] = more_items(len(names) - i)
                 whole = False
                 break
-            data, size, all_of_it = _data(value[name], room - used - len(str(name)))
-            found[name] = data
+            data, size, all_of_it = _data(value[name], room - used - len(str(name)), build)
+            if found is not None:
+                found[name] = data
             used += len(str(name)) + size + 4
             whole = whole and all_of_it
         return found, used, whole

@@ -41,30 +41,55 @@ def explained_sum(ctx, terms) -> tuple:
     return total, given
 
 
-def terms_text(given: list, length: int, brief: bool) -> Message:
-    """A check's terms and their signs: in the rules' words (`brief`), or as they compute."""
-    parts: list = []
+class Shown:
+    """A check's terms as its step shows them: in the rules' words (its text) and as they
+    compute (its detail, None when the same), both written once, when first read; and
+    the rest of the line, the same in both (`tail`: written by the check, once)."""
+
+    __slots__ = ("_both", "given", "length", "tail")
+
+    def __init__(self, given: list | None, length: int) -> None:
+        self.given, self.length = given or [], length
+        self._both: tuple[Message, Message | None] | None = None
+        self.tail: list | None = None
+
+    def both(self) -> tuple[Message, Message | None]:
+        if self._both is None:
+            self._both = terms_texts(self.given, self.length)
+        return self._both
+
+
+def terms_texts(given: list, length: int) -> tuple[Message, Message | None]:
+    """A check's terms and their signs in the rules' words, and as they compute when that
+    reads otherwise (else None): one pass, the terms shown alike made once."""
+    brief: list = []
+    full: list = []
+    differ = False
     for sign, kind, label, short, gave in given:
         if kind == "roll":
-            shown = f"{label or gave.label} {faces_text(gave, length)}"
+            shown = computed = f"{label or gave.label} {faces_text(gave, length)}"
         elif kind == "chain":
             # a roll that went on: its value here, its arithmetic in its own step
-            if brief and len(gave.parts) > 1:
-                shown = Message.joined([label, " ", gave.total])
-            else:
-                shown = f"{label} {gave.faces_text(length)}"
+            computed = f"{label} {gave.faces_text(length)}"
+            shown = Message.joined([label, " ", gave.total]) if len(gave.parts) > 1 else computed
         elif kind == "ref":
-            shown = Message.joined([place_text(gave[0]), " ", gave[1]])
+            shown = computed = Message.joined([place_text(gave[0]), " ", gave[1]])
         else:
             label = made(label)
-            text = Message.joined([label, " ", gave]) if label != show(gave) else gave
-            shown = Message.joined([short, " ", gave]) if brief and short is not None else text
-        if parts:
-            parts.append("+ " if sign > 0 else "- ")
-            parts.append(shown)
-        else:
-            parts.append(shown if sign > 0 else Message.joined(["-", shown]))
-    return _spaced(parts)
+            computed = Message.joined([label, " ", gave]) if label != show(gave) else gave
+            shown = Message.joined([short, " ", gave]) if short is not None else computed
+        differ = differ or shown is not computed
+        for parts, term in ((brief, shown), (full, computed)):
+            if parts:
+                parts.append("+ " if sign > 0 else "- ")
+                parts.append(term)
+            else:
+                parts.append(term if sign > 0 else Message.joined(["-", term]))
+    text = _spaced(brief)
+    if not differ:
+        return text, None
+    other = _spaced(full)
+    return text, (None if other == text else other)
 
 
 def _spaced(parts: list) -> Message:

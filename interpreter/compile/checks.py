@@ -15,7 +15,7 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_record
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
-from interpreter.compile.check_terms import explained_sum, terms_text
+from interpreter.compile.check_terms import Shown, explained_sum
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import generated_check
 from interpreter.errors import EvaluationError, LimitExceeded
@@ -126,17 +126,17 @@ class CompiledCheck(CallFrame):
             record = self.record(ctx, total, target, known)
             if ctx.trace is not None and ctx.trace.wants_at(mark):
                 ctx.depth -= 1
-                length = ctx.limits.shown_length
+                shown = Shown(given, ctx.limits.shown_length)
                 ctx.trace.insert(
                     mark,
                     Step(
                         "check",
-                        Later(self.describe, length, given, record),
+                        Later(self.describe, shown, record),
                         None,
                         Later(_check_data, self.node.name, record),
                         ctx.depth,
                         None,
-                        Later(self.detail, length, given, record),
+                        Later(self.detail, shown, record),
                         False,
                         self.node.span,
                     ),
@@ -184,23 +184,30 @@ class CompiledCheck(CallFrame):
             return tuple([fields.get(name) for name in names])
         return bounded_record(ctx, Record(fields, kind="check"), self.node.span)
 
-    def detail(self, length: int, given: list, fields: dict) -> Message | None:
+    def detail(self, terms: Shown, fields: dict) -> Message | None:
         """The check's line with its terms as the rules compute them (--verbose), when
         that is not how they are shown."""
-        if terms_text(given, length, False) == terms_text(given, length, True):
+        if terms.both()[1] is None:
             return None
-        return self.describe(length, given, fields, False)
+        return self.describe(terms, fields, False)
 
-    def describe(self, length: int, given: list, fields: dict, brief: bool = True) -> Message:
+    def describe(self, terms: Shown, fields: dict, brief: bool = True) -> Message:
         """The check's line: `Label: terms = total vs target → verdict, field value`. The
         verdict is the degree when the check names degrees, else its success (the
         author's, when the check defines it). Its terms (what `explained_sum` gave) in
         the rules' words (`brief`), or as they compute."""
-        shown = terms_text(given, length, brief)
+        text, computed = terms.both()
+        shown = text if brief or computed is None else computed
         head = tr(
             "{label}: {terms} = {total}", label=self.label, terms=shown, total=fields["total"]
         )
-        parts: list[str] = [head]
+        if terms.tail is None:  # (the same in the step's text and its detail: made once)
+            terms.tail = self._tail(terms.length, fields)
+        return Message.joined([head, *terms.tail], "")
+
+    def _tail(self, length: int, fields: dict) -> list:
+        """The check's line after its total: the target, the verdict, the fields."""
+        parts: list = []
         if self.target is not None:
             if self.comparison == ">=":
                 parts.append(tr(" vs {target}", target=fields["target"]))
@@ -227,7 +234,7 @@ class CompiledCheck(CallFrame):
         if extra:
             parts.append(", " if verdict is not None else " → ")
             parts.append(Message.joined(extra, ", "))
-        return Message.joined(parts, "")
+        return parts
 
 
 def _check_data(name: str, record: Record) -> dict:

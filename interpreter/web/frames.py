@@ -20,7 +20,8 @@ _HEADER = struct.Struct(">cHQ")
 JOB = b"J"
 #: a worker → the server: progress, as the line a stream sends
 PROGRESS = b"P"
-#: a worker → the server: the inputs are checked, the work proper starts
+#: a worker → the server: the inputs are checked, the work proper starts (its payload,
+#: when not sent at once: how many seconds ago, interpreter.web.worker.Notice)
 READY = b"Y"
 #: a worker → the server: headers of the answer to come (JSON: name → value)
 HEADERS = b"H"

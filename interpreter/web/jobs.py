@@ -36,22 +36,28 @@ class Work:
     """What a job is given: the folder, the server's bounds, and its way back to the
     server (`ready` once its inputs are checked; `progress` as an odds computation goes)."""
 
-    def __init__(self, library: Library, settings: dict, tell=None):
+    def __init__(self, library: Library, settings: dict, tell=None, hold=None):
         self.library = library
         self.run_seconds = settings["run_seconds"]
         self.odds_seconds = settings["odds_seconds"]
         self.page_language = settings.get("language")
         self.tell = tell or (lambda kind, payload=b"": None)
+        # () → None: the notice that the work started held back (interpreter.web.worker:
+        # sent with the answer, or once the work has run a while), else None (told at once)
+        self.hold = hold
         self.stream = False
         self.started: float | None = None
         self.last = 0.0
 
     def ready(self) -> None:
         """The job's inputs are checked: its time bound starts now (a stream's status
-        line goes out when the server hears it)."""
+        line goes out when the server hears it; a quick answer's notice goes with it)."""
         if self.started is None:
             self.started = time.monotonic()
-            self.tell(b"Y")
+            if self.hold is not None and not self.stream:
+                self.hold()
+            else:
+                self.tell(b"Y")
 
     def progress(self, done: int, total: int, elapsed: float, what: str = "sampling") -> None:  # noqa: ARG002 (the odds report progress as (done, total, elapsed, what))
         """An odds computation's report: past the time bound, the project's own error;

@@ -18,6 +18,7 @@ import os
 import resource
 import signal
 import socket
+import time
 
 from dsl.errors import TOO_DEEP, RulebookError
 from dsl.messages import tr
@@ -30,6 +31,10 @@ from interpreter.web.library import Library
 from interpreter.web.tabletop import told
 
 log = logging.getLogger("rulebook.web")
+
+#: seconds a job's work runs before the server is told it started (frames.READY); a job
+#: answered sooner sends the notice with its answer (one write, one wake-up of the server)
+READY_AFTER = 0.05
 
 #: the jobs a worker runs, by name
 JOBS = {
@@ -66,6 +71,7 @@ def main(sock: socket.socket, folder: str, settings: dict) -> None:
     module, _, name = settings.get("jobs", "interpreter.web.worker:JOBS").partition(":")
     table = getattr(importlib.import_module(module), name)
     library = Library(folder)
+    notice = Notice(sock)
     while True:
         received = frames.receive(sock)
         if received is None:
@@ -74,7 +80,8 @@ def main(sock: socket.socket, folder: str, settings: dict) -> None:
         if kind != frames.JOB:
             continue
         before: list[bytes] = []  # frames of the answer, sent with it: one write, one read
-        status, body = one(sock, table, library, settings, json.loads(payload), before)
+        job = json.loads(payload)
+        status, body = one(sock, table, library, settings, job, before, notice)
         retiring = _resident() > settings.get("rss", 1 << 62)
         if retiring:  # said first: the server gives this process no other job
             before.append(frames.frame(frames.RETIRING))
@@ -90,12 +97,16 @@ def one(
     settings: dict,
     job: dict,
     before: list[bytes] | None = None,
+    notice: Notice | None = None,
 ):
     """Run one job: its answer's status and body. What the server hears of it after
     the work (its answer's headers, the table's event) goes in `before`, to be sent with
-    the answer, else at once."""
+    the answer, else at once; so does the notice that its work started (`notice`: held
+    back, sent meanwhile only if the work runs past READY_AFTER)."""
 
     def tell(kind: bytes, payload: bytes = b"") -> None:
+        if notice is not None:
+            notice.flush()  # (a notice held back goes first)
         frames.send(sock, kind, payload)
 
     def with_answer(kind: bytes, payload: bytes) -> None:
@@ -104,7 +115,7 @@ def one(
         else:
             before.append(frames.frame(kind, payload))
 
-    work = jobs.Work(library, settings, tell)
+    work = jobs.Work(library, settings, tell, notice.hold if notice is not None else None)
     # A backstop for a server that died without stopping us: our own CPU time, past
     # twice every bound the server gives the job.
     signal.setitimer(signal.ITIMER_PROF, 2 * job.get("seconds", 600) + 5)
@@ -130,7 +141,52 @@ def one(
         status, body = 500, compact(error_json(unexpected(error)))
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
+        held = notice.take() if notice is not None else None
+        if held is not None:  # before the answer's other frames, as if sent at once
+            if before is None:
+                sock.sendall(held)
+            else:
+                before.insert(0, held)
     return status, body
+
+
+class Notice:
+    """The notice that a job's work started (frames.READY), held back: sent with the
+    answer when the job ends within READY_AFTER seconds, else then (a SIGALRM), saying
+    how long ago the work started, so the server's bound counts from the same moment."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.since: float | None = None  # when the work started, while the notice is held
+        signal.signal(signal.SIGALRM, self._ring)
+        signal.siginterrupt(signal.SIGALRM, False)  # (system calls resume after it)
+
+    def hold(self) -> None:
+        self.since = time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, READY_AFTER)
+
+    def take(self) -> bytes | None:
+        """The notice's frame, if still held (no longer held after this)."""
+        if self.since is None:
+            return None
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            since, self.since = self.since, None
+        finally:  # (a SIGALRM that came meanwhile finds nothing held)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+        if since is None:
+            return None
+        return frames.frame(frames.READY, b"%.6f" % (time.monotonic() - since))
+
+    def flush(self) -> None:
+        """Send the notice now, if held."""
+        held = self.take()
+        if held is not None:
+            self.sock.sendall(held)
+
+    def _ring(self, _signum, _frame) -> None:
+        self.flush()
 
 
 def _tell_table(tell, job: dict, answer, size: int) -> None:

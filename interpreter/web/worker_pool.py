@@ -333,8 +333,9 @@ class Pool:
                 job.headers = _headers(payload)
             elif kind == frames.TOLD:
                 job.told = payload
-            elif kind == frames.READY:
-                job.ready_at = job.running(time.monotonic())
+            elif kind == frames.READY:  # (its payload: how long ago, when held back)
+                ran = job.running(time.monotonic())
+                job.ready_at = max(0.0, ran - _seconds_ago(payload))
                 job.stream = job.streams
                 if not job.ready.done():
                     job.ready.set_result(True)
@@ -526,6 +527,16 @@ def start_fork_server() -> None:
     if FORK_SERVER:
         CONTEXT.set_forkserver_preload(["interpreter.web.preload"])
         multiprocessing.forkserver.ensure_running()
+
+
+def _seconds_ago(payload: bytes) -> float:
+    """How long before it was sent a worker's notice (frames.READY) happened: 0 unless
+    it says (interpreter.web.worker.Notice), at most a minute."""
+    try:
+        ago = float(payload) if payload else 0.0
+    except ValueError:
+        return 0.0
+    return min(max(ago, 0.0), 60.0) if ago == ago else 0.0
 
 
 def _headers(payload: bytes) -> dict[str, str]:
