@@ -4,11 +4,11 @@ other processes changes nothing, neither the form nor a number.
 
 The case sits on the edge: a loop of five rolls whose exact count takes 4,125 units of
 work (its `if` reads the running total: the loop carries no counter,
-interpreter.odds.carried; `let acc = 0`, a literal, costs no run; each pass's `let r = 3d6` runs once for all the totals,
-interpreter.odds.alike). With `--budget 4125` it is exact, with one unit
-less it is sampled (300 trials,
-seed 0, all of them finished well within the time limit, so the sampled numbers are the
-same too). Each command runs alone and then beside HOGS processes that only spin.
+interpreter.odds.carried; `let acc = 0`, a literal, costs no run; each pass's
+`let r = 3d6` runs once for all the totals, interpreter.odds.alike). With
+`--budget 4125` it is exact, with one unit less it is sampled (300 trials, seed 0, all
+of them finished well within the time limit, so the sampled numbers are the same too).
+Each command runs alone and then beside HOGS processes that only spin.
 """
 
 from __future__ import annotations
