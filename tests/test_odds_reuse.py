@@ -20,12 +20,13 @@ from dsl.errors import RulebookError
 from interpreter import Engine
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.odds import TooComplex, compute, expression_odds, pool_distribution
+from interpreter.odds import TooComplex, compute, expression_odds, pool_distribution, pools
 from interpreter.odds.budget import Deadline
 from interpreter.odds.compute import BUDGET, at_once, by_worlds
 from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import Budget
-from interpreter.odds.pools import counted_distribution, counted_may_fail, may_fail
+from interpreter.odds.pools import counted_answers, counted_distribution, counted_may_fail, may_fail
+from interpreter.pool import Count, Highest, LargestSet, Sorted, face_test
 
 EPS = Fraction(1, 10**12)
 LIMIT = DEFAULT_LIMITS.extra_per_die
@@ -74,6 +75,54 @@ def test_a_term_kept_under_a_larger_budget_is_still_refused_under_a_smaller_one(
     assert counted_distribution(die, count, steps, EPS, Budget(10**7), LIMIT).weights
     with pytest.raises(TooComplex):
         counted_distribution(die, count, steps, EPS, Budget(1000), LIMIT)
+
+
+ASKED = [
+    (Count(face_test(6)), Count(face_test(1))),
+    (Highest(), Sorted()),
+    (LargestSet(),),
+]
+
+
+@pytest.mark.parametrize("text", ["3d6", "4d6kh3", "d6x", "5d10cs>=6", "0d6"])
+@pytest.mark.parametrize("questions", ASKED)
+def test_kept_answers_are_the_answers_counted_afresh(text, questions, monkeypatch):
+    die, count, steps = compile_term(text)
+    fresh = pools.pool_answers(die, count, steps, questions, EPS, Budget(10**7), LIMIT)
+    first = counted_answers(die, count, steps, questions, EPS, Budget(10**7), LIMIT)
+    monkeypatch.setattr(pools, "pool_answers", None)  # the second call finds it kept
+    kept = counted_answers(die, count, steps, questions, EPS, Budget(10**7), LIMIT)
+    assert kept is first
+    assert kept.weights == fresh.weights and kept.total == fresh.total
+
+
+def test_answers_kept_under_a_larger_budget_are_still_refused_under_a_smaller_one():
+    die, count, steps = compile_term("10d10")
+    assert counted_answers(die, count, steps, (LargestSet(),), EPS, Budget(10**7), LIMIT).weights
+    with pytest.raises(TooComplex):
+        counted_answers(die, count, steps, (LargestSet(),), EPS, Budget(1000), LIMIT)
+
+
+def test_a_pool_asked_again_by_another_computation_is_not_counted_again(monkeypatch):
+    book = dsl.load_text(POOLED)
+    engine = Engine(book)
+    first = engine.odds("act", engine.sheet({}), {"dice": 7}).probabilities
+    monkeypatch.setattr(pools, "pool_answers", None)  # (counting it again would fail)
+    engine = Engine(book)
+    assert engine.odds("act", engine.sheet({}), {"dice": 7}).probabilities == first
+    assert sum(first.values()) == 1
+
+
+POOLED = """
+rulebook "Pooled" {
+  system "pooled"
+  language "en"
+}
+action act(dice: int) "Act" {
+  let r = (dice)d6
+  result { sixes: count(r, 6), ones: count(r, 1), best: highest(r) }
+}
+"""
 
 
 def test_an_answer_read_late_is_the_answer_read_at_once():

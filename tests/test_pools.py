@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 from oracle import every_roll
 
 import dsl
+from benchmarks.corpus import compile_term
 from dsl.errors import RulebookError
 from interpreter import Engine, ForcedDice, roll
 from interpreter.dice import DiceTray, Die, predicate, roll_pool
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.odds import expression_odds
+from interpreter.odds import expression_odds, pools
 from interpreter.odds.draws import enumerate_draws
 from interpreter.odds.pools import pool_answers
 from interpreter.pool import (
@@ -294,6 +295,16 @@ def test_counted_answers_equal_every_roll_enumerated(sides, count, mods, counted
         return  # a reroll after a keep: enumerated instead (tested below)
     expected = enumerated(die, count, steps, questions)
     assert dict(counted_dist.items()) == dict(expected.items())
+
+
+@pytest.mark.parametrize("text", ["0d6", "0d6kh2rr=1", "0d6x", "0d6!!cs>=5", "0d{1,1,2}dl1"])
+def test_a_pool_of_no_dice_is_answered_without_counting(text, monkeypatch):
+    die, count, steps = compile_term(text)
+    expected = enumerated(die, count, steps, tuple(QUESTIONS))
+    monkeypatch.setattr(pools, "evaluate", None)  # (counting over multisets would fail)
+    monkeypatch.setattr(pools, "exploding_answers", None)
+    found = pool_answers(die, count, steps, tuple(QUESTIONS))
+    assert dict(found.items()) == dict(expected.items()) and len(found.weights) == 1
 
 
 def test_reroll_until_is_uniform_over_the_misses():

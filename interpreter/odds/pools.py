@@ -417,6 +417,8 @@ def pool_answers(
         elif step[0] == "failures":
             failure = step[1]
     evaluators = [evaluator_for(q, success, failure) for q in questions]
+    if count <= 0:  # as roll_pool: no dice, whatever the modifiers (nothing to count)
+        return Dist({tuple(e.final(e.start) for e in evaluators): 1}, 1)
     if any(op[0] in GROWS for op in ops):  # explosions change how many dice there are
         return exploding_answers(term, evaluators, epsilon)
     if any(op[0] != "keep" for op in middle):
@@ -539,6 +541,16 @@ def counted_distribution(die, count, steps, epsilon, budget: Budget, limit, net=
     return remembered_term(
         (*key, limit, net),
         lambda: pool_distribution(die, count, steps, epsilon, budget, limit=limit, net=net),
+    )
+
+
+def counted_answers(die, count, steps, questions, epsilon, budget: Budget, limit) -> Dist:
+    """pool_answers, kept as counted_distribution keeps its terms: the answers depend on
+    nothing else, and a term's work is charged to its own budget alone (in the key)."""
+    key = ("answers", die.key, count, steps, questions, _exactly(epsilon), budget.limit)
+    return remembered_term(
+        (*key, budget.max_bytes, limit),
+        lambda: pool_answers(die, count, steps, questions, epsilon, budget, limit),
     )
 
 

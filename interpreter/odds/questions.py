@@ -20,7 +20,7 @@ from interpreter.odds.distribution import Dist
 from interpreter.odds.draws import enumerate_draws
 from interpreter.odds.keys import Same
 from interpreter.odds.polynomials import Budget, TooComplex
-from interpreter.odds.pools import group_total, kept_values, pool_answers
+from interpreter.odds.pools import counted_answers, group_total, kept_values
 from interpreter.pool import COUNTED, Answers, Failures, Rolled, Sorted, Successes, Total
 from interpreter.runtime import ChainRoll, lift
 
@@ -64,7 +64,7 @@ class PoolQuestions(PoolQuestionsHost):
             return roll.dist.map(lambda o: tuple(o[i] for i in places))
         if not any(q.ordered for q in questions):
             try:
-                return pool_answers(
+                return counted_answers(
                     roll.die,
                     roll.count,
                     roll.steps,
