@@ -17,7 +17,7 @@ Each peer is given its best formulation for the question as asked (not the reada
 Each time is CPU time (`time.process_time`) of one call, the best of --rounds rounds, the
 sides taking turns within a round; a call whose answer a cache could give (icepool's
 caches, the odds engine's memory of lifts) is made fresh: icepool's caches are cleared and
-the rulebook side forgets the dice terms it counted before (`pools._counted`) and, for
+the rulebook side forgets the dice terms it counted before (`remembered._counted`) and, for
 the opposed check, uses another skill each call. Ratios below 1: rulebook is faster.
 
 This is a benchmark, not a test: CI does not run it. Measured on the shared 2-core
@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import dsl
 from benchmarks.corpus import depth, peers
 from interpreter import Engine
-from interpreter.odds import expression_odds, pools
+from interpreter.odds import expression_odds, remembered
 
 OPPOSED = """
 rulebook "Opposed test" { language "en" }
@@ -147,8 +147,8 @@ def main() -> None:
                     if side == 1 and clear is not None:
                         clear()
                     if side == 0:  # the terms counted before, forgotten
-                        pools._counted.clear()
-                        pools._counted_bytes[0] = 0
+                        remembered._counted.clear()
+                        remembered._counted_bytes[0] = 0
                     took, _answer = cpu(function)
                     best[side] = min(best[side], took)
             ms = [b * 1000 for b in best]

@@ -20,7 +20,7 @@ wordings of each table must stay within 2x of each other.
 Times are this process's CPU seconds (`time.process_time`), the best of --repeat rounds,
 each on a new Engine (nothing remembered from the round before but what the engine keeps
 between computations for either wording: dice terms' and symbol pools' distributions,
-pools.remembered_term); the answers of the two wordings (and icepool's) are checked
+remembered.remembered_term); the answers of the two wordings (and icepool's) are checked
 equal. Below 1, the first wording is faster.
 
 This is a benchmark, not a test: CI does not run it.

@@ -1,6 +1,6 @@
 """What the odds engine keeps from one call to the next changes no answer.
 
-The odds roller keeps the terms it counted (interpreter.odds.pools.counted_distribution),
+The odds roller keeps the terms it counted (interpreter.odds.remembered.counted_distribution),
 and an action's answer makes its Fractions only when they are read: the answers must be
 exactly those counted afresh, whatever was asked before and under whatever bounds.
 """
@@ -25,7 +25,8 @@ from interpreter.odds.budget import Deadline
 from interpreter.odds.compute import BUDGET, at_once, by_worlds
 from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import Budget
-from interpreter.odds.pools import counted_answers, counted_distribution, counted_may_fail, may_fail
+from interpreter.odds.pools import may_fail
+from interpreter.odds.remembered import counted_answers, counted_distribution, counted_may_fail
 from interpreter.pool import Count, Highest, LargestSet, Sorted, face_test
 
 EPS = Fraction(1, 10**12)

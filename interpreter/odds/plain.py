@@ -18,12 +18,8 @@ from dsl.errors import Source, Span
 from interpreter.dice import Die, predicate
 from interpreter.odds.distribution import SMALL_SUM, Dist, uniform_sum
 from interpreter.odds.polynomials import Budget
-from interpreter.odds.pools import (
-    DEFAULT_BUDGET,
-    counted_distribution,
-    counted_may_fail,
-    term_budget,
-)
+from interpreter.odds.pools import DEFAULT_BUDGET, term_budget
+from interpreter.odds.remembered import counted_distribution, counted_may_fail
 from interpreter.odds.roller import shares_of
 
 #: `d6`, `3d6`, `10d10`, `d%`, `4dF` (Fudge dice: with a count; `df` alone is a name): no

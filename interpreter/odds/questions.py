@@ -20,7 +20,8 @@ from interpreter.odds.distribution import Dist
 from interpreter.odds.draws import enumerate_draws
 from interpreter.odds.keys import Same
 from interpreter.odds.polynomials import Budget, TooComplex
-from interpreter.odds.pools import counted_answers, group_total, kept_values
+from interpreter.odds.pools import group_total, kept_values
+from interpreter.odds.remembered import counted_answers
 from interpreter.pool import COUNTED, Answers, Failures, Rolled, Sorted, Successes, Total
 from interpreter.runtime import ChainRoll, lift
 

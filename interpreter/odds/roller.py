@@ -24,16 +24,11 @@ from interpreter.odds.draws import chain_distribution, enumerate_draws
 from interpreter.odds.keys import Same, next_number
 from interpreter.odds.order import ORDERINGS
 from interpreter.odds.polynomials import Budget, TooComplex, too_many_ways
-from interpreter.odds.pools import (
-    counted_distribution,
-    counted_may_fail,
-    limit_failures,
-    remembered_term,
-    term_budget,
-)
+from interpreter.odds.pools import limit_failures, term_budget
 from interpreter.odds.questions import PoolQuestions
 from interpreter.odds.reads import ReadMemory
 from interpreter.odds.records import FieldMemory
+from interpreter.odds.remembered import counted_distribution, counted_may_fail, remembered_term
 from interpreter.odds.riders import riding
 from interpreter.odds.sums import int_sums_cost
 from interpreter.odds.walker import CHAINS
@@ -357,7 +352,7 @@ class OddsRoller(PoolQuestions):
                 dist = Dist({make(c): w for c, w in weights.items()}, die.size**count)
                 return dist, spent[0], spent[1]
 
-            # counted once for every computation that asks (as a dice term is: pools'
+            # counted once for every computation that asks (as a dice term is:
             # remembered_term), its work charged to each as if counted there
             found, work, states = remembered_term(("symbols", *key), counted)
             if not spent[2]:
