@@ -177,69 +177,59 @@ class Engine:
             if targets:
                 params = with_targets(params, targets)
             chooser = chooser_for(choices) if choices is not None else None
-            return self._run(runnable, sheet, params or {}, dice, chooser, trace)
+            if sheet.rulebook is not self.rulebook:
+                raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
+            args, shown, warnings = runnable.binder.prepared(sheet, params or {})
+            source = dice if dice is not None else SeededDice()
+            limits = self.limits
+            roller = Roller(source, limits)
+            steps = self._heading(runnable, shown) if trace else None
+            state = State(sheet._values, self._open_default)
+            ctx = Context(roller, limits, state, steps)
+            if chooser is not None:
+                ctx.chooser = chooser
+            changes: tuple[Change, ...]
+            try:
+                fast = runnable.fast
+                if fast is not None and steps is None and SWITCH.generated:
+                    result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
+                else:
+                    result = runnable.compiled(ctx, args, runnable.span)
+                    if steps is None and SWITCH.generated:  # made by now, if it can be
+                        runnable.fast = getattr(runnable.compiled, "fast", None) or None
+                if state.own or state.cast is not None:
+                    new_sheet, written = self.commit(ctx, sheet)
+                    changes = tuple(written)
+                else:  # nothing was written: the same sheet, nothing to check again
+                    new_sheet, changes = sheet, ()
+                others = self.others_of(ctx, args) if runnable.characters else ()
+                if type(source) is not SeededDice:  # (whose `finish` has nothing to do)
+                    source.finish()
+            except EvaluationError as error:
+                faces, made = tuple(roller.drawn), tuple(ctx.choices or ())
+                if isinstance(error, ChoiceNotOpen) and error.refused is not None:
+                    made += (error.refused,)  # the replay is refused there again
+                if steps is not None:  # recorded up to the error
+                    error.replay = steps.close
+                else:
+                    error.replay = functools.partial(
+                        self._trace, runnable, sheet, args, faces, shown, source.origin, made
+                    )
+                error.steps = ctx.steps
+                raise
+            faces, made = tuple(roller.drawn), tuple(ctx.choices) if ctx.choices else ()
+            return Outcome(
+                (self, runnable, sheet, args, faces, shown, source.origin, made),
+                result,
+                new_sheet,
+                changes,
+                warnings,
+                others,
+                steps.close() if steps is not None else None,
+                ctx.steps,
+            )
         except (RulebookError, RecursionError) as error:
             raise spoken(error, self.language) from None
-
-    def _run(
-        self,
-        runnable: Runnable,
-        sheet: Sheet,
-        params: Params,
-        dice: DiceSource | None,
-        chooser: Chooser | None = None,
-        traced: bool = False,
-    ) -> Outcome:
-        if sheet.rulebook is not self.rulebook:
-            raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
-        args, shown, warnings = runnable.binder.prepared(sheet, params)
-        source = dice if dice is not None else SeededDice()
-        limits = self.limits
-        roller = Roller(source, limits)
-        steps = self._heading(runnable, shown) if traced else None
-        state = State(sheet._values, self._open_default)
-        ctx = Context(roller, limits, state, steps)
-        if chooser is not None:
-            ctx.chooser = chooser
-        changes: tuple[Change, ...]
-        try:
-            fast = runnable.fast
-            if fast is not None and steps is None and SWITCH.generated:
-                result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
-            else:
-                result = runnable.compiled(ctx, args, runnable.span)
-                if steps is None and SWITCH.generated:  # made by now, if it can be
-                    runnable.fast = getattr(runnable.compiled, "fast", None) or None
-            if state.own or state.cast is not None:
-                new_sheet, written = self.commit(ctx, sheet)
-                changes = tuple(written)
-            else:  # nothing was written: the same sheet, nothing to check again
-                new_sheet, changes = sheet, ()
-            others = self.others_of(ctx, args) if runnable.characters else ()
-            source.finish()
-        except EvaluationError as error:
-            faces, made = tuple(roller.drawn), tuple(ctx.choices or ())
-            if isinstance(error, ChoiceNotOpen) and error.refused is not None:
-                made += (error.refused,)  # the replay is refused there again
-            if steps is not None:  # recorded up to the error
-                error.replay = steps.close
-            else:
-                error.replay = functools.partial(
-                    self._trace, runnable, sheet, args, faces, shown, source.origin, made
-                )
-            error.steps = ctx.steps
-            raise
-        faces, made = tuple(roller.drawn), tuple(ctx.choices) if ctx.choices else ()
-        return Outcome(
-            (self, runnable, sheet, args, faces, shown, source.origin, made),
-            result,
-            new_sheet,
-            changes,
-            warnings,
-            others,
-            steps.close() if steps is not None else None,
-            ctx.steps,
-        )
 
     def runnable(self, name: str) -> Runnable:
         """The action, check, opposed check or named roll of that name, compiled (once)."""
@@ -378,7 +368,7 @@ class Engine:
         whose result is the roll's total."""
         if roll_name not in self.rulebook.rolls:
             raise self._no_such("roll", roll_name, self.rulebook.rolls)
-        return self._run(self.runnable(roll_name), sheet, params or {}, dice)
+        return self.run(roll_name, sheet, params, dice)
 
     @speaking
     def run_check(
@@ -392,7 +382,7 @@ class Engine:
         record (total, success, margin and the check's own fields)."""
         if check not in self.rulebook.checks:
             raise self._no_such("check", check, self.rulebook.checks)
-        return self._run(self.runnable(check), sheet, params or {}, dice)
+        return self.run(check, sheet, params, dice)
 
     # ─── the sheet ──────────────────────────────────────────────────────────
 

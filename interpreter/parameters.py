@@ -144,14 +144,15 @@ class Binder:
         cannot change in place) and, if the binding or its warnings read it, the same
         sheet; `shown` is shared by the runs that get it: never written to."""
         last = self.last
-        if (
-            last is not None
-            and len(params) == len(last[0])
-            and all(map(_IS, params.values(), last[1]))
-            and all(map(_IS, params, last[0]))
-            and (last[2] is None or last[2] is sheet)
-        ):
-            return last[3]
+        if last is not None:
+            names, given, keyed, bound = last
+            if (
+                (keyed is None or keyed is sheet)
+                and len(params) == len(names)
+                and all(map(_IS, params.values(), given))
+                and all(map(_IS, params, names))
+            ):
+                return bound
         args, shown = self(sheet, params)
         warnings = self.warnings(sheet, params) if self.open_skills else ()
         values = tuple(params.values())

@@ -18,6 +18,7 @@ from dsl.errors import RulebookError
 from interpreter import Engine, ForcedDice, SeededDice, render_text
 from interpreter.compile import tables
 from interpreter.compile.codegen import SWITCH, closures_only
+from interpreter.dice import DiceSource
 from interpreter.limits import Limits
 from interpreter.values import Record
 
@@ -466,3 +467,17 @@ def test_a_check_is_written_into_its_caller_and_local_names_kept_in_locals(monke
                 Engine(book, limits).run("test", sheet, {}, ForcedDice([5, 3, 5]))
             errors.append((str(raised.value), getattr(raised.value, "steps", None)))
         assert errors[0] == errors[1]
+
+
+def test_seeded_dice_are_not_finished_and_forced_dice_still_are(engine, monkeypatch):
+    """Seeded dice's `finish` has nothing to do, and `Engine.run` does not call it (nor
+    through `run_check`); forced dice's is still called: values left over are refused."""
+    finished = []
+    monkeypatch.setattr(DiceSource, "finish", lambda self: finished.append(type(self)))
+    sheet = engine.sheet({"Strength": 3})
+    for seed in range(3):
+        engine.run("test", sheet, {"bonus": seed}, SeededDice(seed))
+        engine.run_check("plain", sheet, {"bonus": seed}, SeededDice(seed))
+    assert finished == []
+    with pytest.raises(RulebookError, match="left over"):  # 1 + 3: "Low", no die for a row
+        engine.run("test", sheet, {}, ForcedDice([1, 2]))
