@@ -31,7 +31,7 @@ from interpreter.errors import (
 from interpreter.runtime import Unknown, as_bool, count_past_bound, known
 from interpreter.sheets.validation import entry_value
 from interpreter.state import place_path, place_text, sheet_of, to_write
-from interpreter.trace import Later, let_detail, let_text
+from interpreter.trace import Later, Step, let_detail, let_text
 from interpreter.values import PLAIN_TYPES, Record, is_number
 
 AMOUNT = {
@@ -81,18 +81,23 @@ class Statements(CompilerHost):
                 result = ctx.roller.bind(ctx, name, result, keep)
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
-            if (
-                ctx.trace is not None
-                and not quiet
-                and not isinstance(result, Record)
-                and ctx.trace.wants()
-            ):
+            trace = ctx.trace
+            if trace is not None and not quiet and not isinstance(result, Record):
                 # In the rules' words: the author's name for the value; the expression
-                # behind it is the detail (--verbose). Both written when read.
+                # behind it is the detail (--verbose). Both written when read. (`wants`
+                # and `ctx.step`, written out: the commonest step of a traced run.)
+                most = trace.most
+                if most is not None and len(trace) >= most:
+                    trace.omitted += 1
+                    return
                 length = ctx.limits.shown_length
                 text = Later(let_text, name, result, length)
                 detail = Later(let_detail, name, source, result, length)
-                ctx.step("let", text, span, detail, name=name, value=result)
+                data = {"name": name, "value": result}
+                # (its parts cut to the trace's length when read: `Trace.bounded`)
+                depth, cut = ctx.depth, trace.length
+                step = Step("let", text, None, data, depth, None, detail, False, span, cut)
+                list.append(trace, step)
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread
         split = self.split_of(node) if declared is None or declared.kind != "ref" else None
