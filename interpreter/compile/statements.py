@@ -18,6 +18,7 @@ from interpreter.compile.step_texts import (
     item_text,
     match_text,
     note_text,
+    record,
     set_text,
 )
 from interpreter.compiled import ActionCall, Binding, Branch, Branches, Called, Loop, Repeat
@@ -317,13 +318,8 @@ class Statements(CompilerHost):
                 if counted > ctx.step_bound:
                     count_past_bound(ctx, cspan)
                 decided = as_bool(ctx, condition(ctx), cspan)
-                if ctx.trace is not None and ctx.trace.wants():
-                    ctx.step(
-                        "if",
-                        Later(_if_text, cspan, decided),
-                        cspan,
-                        verbose=True,  # its effect is in the steps that follow
-                    )
+                if ctx.trace is not None:  # (verbose: its effect is in the steps that follow)
+                    record(ctx, "if", Later(_if_text, cspan, decided), cspan, None, None, True)
                 if decided:
                     run_block(ctx, body, body_steps, span)
                     return

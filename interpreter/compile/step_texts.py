@@ -1,15 +1,30 @@
-"""The texts of statements' trace steps, written when a step is read (`trace.Later`)."""
+"""Statements' trace steps: recorded cheaply, their texts written when read (`Later`)."""
 
 from __future__ import annotations
 
 from dsl.messages import Message, tr
 from interpreter.shown import glimpse
 from interpreter.state import Place, place_text
+from interpreter.trace import Step
 from interpreter.values import show
 
 # Each function makes, from values the run recorded (immutable: texts, numbers, records,
 # places), what the statement's step says: a traced run records the function and its
 # values (a `Later`), and pays for the words only if the step is shown.
+
+
+def record(ctx, kind: str, text, span, data: dict | None, detail=None, verbose=False) -> None:
+    """`Trace.wants` and `ctx.step` in one positional call, for the commonest steps of a
+    traced run (a lookup, an if): kept when the trace has room (its parts cut to its
+    length when read: `Trace.bounded`), else counted out."""
+    trace = ctx.trace
+    most = trace.most
+    if most is not None and len(trace) >= most:
+        trace.omitted += 1
+        return
+    step = Step(kind, text, None, data, ctx.depth, None, detail, verbose, span, trace.length)
+    list.append(trace, step)
+
 
 #: what a change of a resource says in the trace, by its verb
 CHANGED = {
