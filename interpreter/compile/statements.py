@@ -83,7 +83,13 @@ class Statements(CompilerHost):
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
             trace = ctx.trace
-            if trace is not None and not quiet and not isinstance(result, Record):
+            kind = type(result)  # (a Mapping: `isinstance` only for a type not plain)
+            if (
+                trace is not None
+                and not quiet
+                and kind is not Record
+                and (kind in PLAIN_TYPES or not isinstance(result, Record))
+            ):
                 # In the rules' words: the author's name for the value; the expression
                 # behind it is the detail (--verbose). Both written when read. (`wants`
                 # and `ctx.step`, written out: the commonest step of a traced run.)
