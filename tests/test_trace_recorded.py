@@ -60,3 +60,46 @@ def test_a_step_is_written_only_when_it_is_read():
     assert all((s._text.make is None) != s.verbose for s in pending)
     render_text(trace, verbose=True)
     assert all(s._text.make is None for s in pending)
+
+
+#: every statement that writes a step of its own: let, set (a local, a field past its
+#: bounds), spend, gain (capped), add, a lookup, match, note, if, an action called
+STATEMENTS = """
+sheet {
+  attribute A in 1..10
+  resource R max 5
+  counter C in 0..9
+  list L
+}
+table T by total {
+  ..3: "low"
+  4..: "high"
+}
+action inner(n: int) { note "inner {n}" }
+action act() {
+  let x = A + 1
+  set x to x + 1
+  spend 1 from R
+  gain 9 to R
+  set C to C + 20
+  add "x" to L
+  let t = T[x]
+  match t { case "low" { note "lo" } else { note "hi" } }
+  if x > 2 { note "big" }
+  do inner(x)
+}
+"""
+
+
+def test_no_statement_writes_its_step_before_it_is_read():
+    engine = Engine(dsl.load_text(STATEMENTS, "statements.rules"))
+    sheet = engine.sheet({"A": 3, "R": 3, "C": 0, "L": []})
+    trace = engine.run("act", sheet, {}, SeededDice(1), trace=True).trace
+    kinds = {"let", "set", "cost", "change", "lookup", "match", "note", "if", "call"}
+    assert kinds <= {step.kind for step in trace}
+    # recorded, not written: each text is made when the step is read
+    assert all(type(s._text) is Later and s._text.make is not None for s in trace)
+    replayed = engine.run("act", sheet, {}, SeededDice(1)).trace
+    assert shown(trace) == shown(replayed)
+    assert "gain 9 R: 2 → 5 (capped at its maximum 5)" in render_text(trace)
+    assert "set C: 0 → 9 (kept within its bounds, not 20)" in render_text(trace)

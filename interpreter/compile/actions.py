@@ -12,7 +12,7 @@ from interpreter.compile.codegen.emit_steps import generated_action
 from interpreter.compile.costs import block_cost
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
-from interpreter.trace import Step, call_text
+from interpreter.trace import Later, Step, call_text
 from interpreter.values import Record
 
 
@@ -128,6 +128,7 @@ class CompiledAction(CallFrame):
             ctx.calls -= 1
             # a call's line, refused or not
             if ctx.trace is not None and ctx.depth > 0 and ctx.trace.wants_at(mark):
-                shown = call_text(self.label, zip(self.names, args), ctx.limits.shown_length)
+                length = ctx.limits.shown_length  # (its words written when read)
+                shown = Later(call_text, self.label, tuple(zip(self.names, args)), length)
                 step = Step.at("call", shown, self.node.span, {"action": self.node.name}, ctx.depth)
                 ctx.trace.insert(mark, step)

@@ -13,10 +13,12 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.arithmetic import tuple_of
 from interpreter.compile.host import CompilerHost
+from interpreter.compile.step_texts import acting_text
 from interpreter.dice import DiceTray
 from interpreter.errors import EvaluationError
 from interpreter.runtime import known
 from interpreter.state import Character, Elsewhere
+from interpreter.trace import Later
 
 
 def character_of(ctx, value, span) -> Character:
@@ -73,7 +75,7 @@ class Characters(CompilerHost):
             args = values(ctx)
             if ctx.trace is None or not ctx.trace.wants():
                 return on_sheet_of(ctx, character, lambda ctx: target(ctx, args, call_span))
-            ctx.step("character", tr("as {who}:", who=character.label), span, role=character.role)
+            ctx.step("character", Later(acting_text, character.label), span, role=character.role)
             ctx.depth += 1  # what it does, under whom it does it
             try:
                 return on_sheet_of(ctx, character, lambda ctx: target(ctx, args, call_span))

@@ -12,6 +12,15 @@ from interpreter.bounds import bounded_list, bounded_value, cells, check_length
 from interpreter.compile.arithmetic import as_whole, equal
 from interpreter.compile.costs import block_cost
 from interpreter.compile.host import CompilerHost
+from interpreter.compile.step_texts import (
+    change_text,
+    entry_text,
+    item_text,
+    match_text,
+    note_text,
+    record,
+    set_text,
+)
 from interpreter.compiled import ActionCall, Binding, Branch, Branches, Called, Loop, Repeat
 from interpreter.errors import (
     EvaluationError,
@@ -22,17 +31,10 @@ from interpreter.errors import (
 )
 from interpreter.runtime import Unknown, as_bool, count_past_bound, known
 from interpreter.sheets.validation import entry_value
-from interpreter.shown import glimpse
 from interpreter.state import place_path, place_text, sheet_of, to_write
-from interpreter.trace import Later, let_detail, let_text
-from interpreter.values import PLAIN_TYPES, Record, is_number, show
+from interpreter.trace import Later, Step, let_detail, let_text
+from interpreter.values import PLAIN_TYPES, Record, is_number
 
-#: what a change of a resource says in the trace, by its verb
-CHANGED = {
-    "spend": tr("spend {amount} {place}: {before} → {after}"),
-    "gain": tr("gain {amount} {place}: {before} → {after}"),
-    "lose": tr("lose {amount} {place}: {before} → {after}"),
-}
 AMOUNT = {
     "spend": tr("the amount to spend"),
     "gain": tr("the amount to gain"),
@@ -80,18 +82,29 @@ class Statements(CompilerHost):
                 result = ctx.roller.bind(ctx, name, result, keep)
             ctx.env[name] = result
             # A record (a check's, a table row) has its own step already.
+            trace = ctx.trace
+            kind = type(result)  # (a Mapping: `isinstance` only for a type not plain)
             if (
-                ctx.trace is not None
+                trace is not None
                 and not quiet
-                and not isinstance(result, Record)
-                and ctx.trace.wants()
+                and kind is not Record
+                and (kind in PLAIN_TYPES or not isinstance(result, Record))
             ):
                 # In the rules' words: the author's name for the value; the expression
-                # behind it is the detail (--verbose). Both written when read.
+                # behind it is the detail (--verbose). Both written when read. (`wants`
+                # and `ctx.step`, written out: the commonest step of a traced run.)
+                most = trace.most
+                if most is not None and len(trace) >= most:
+                    trace.omitted += 1
+                    return
                 length = ctx.limits.shown_length
                 text = Later(let_text, name, result, length)
                 detail = Later(let_detail, name, source, result, length)
-                ctx.step("let", text, span, detail, name=name, value=result)
+                data = {"name": name, "value": result}
+                # (its parts cut to the trace's length when read: `Trace.bounded`)
+                depth, cut = ctx.depth, trace.length
+                step = Step("let", text, None, data, depth, None, detail, False, span, cut)
+                list.append(trace, step)
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread
         split = self.split_of(node) if declared is None or declared.kind != "ref" else None
@@ -148,11 +161,10 @@ class Statements(CompilerHost):
                 ctx.env[name] = new = known(ctx, value(ctx))
                 if ctx.trace is not None and ctx.trace.wants():
                     # a step of the working (--verbose): `x = 4`, as computed `x = x + 1 = 4`
-                    shown = glimpse(new, ctx.limits.shown_length)
-                    text = Message.joined([name, " = ", shown], "")
-                    detail = None
-                    if source != show(shown):
-                        detail = Message.joined([name, " = ", source, " = ", shown], "")
+                    # (a let's words, written when read)
+                    length = ctx.limits.shown_length
+                    text = Later(let_text, name, new, length)
+                    detail = Later(let_detail, name, source, new, length)
                     ctx.step("set", text, span, detail, verbose=True, name=name, value=new)
 
             # for the odds engine (interpreter.odds.explore)
@@ -181,22 +193,7 @@ class Statements(CompilerHost):
             before = ctx.state.read(where)
             ctx.state.write(where, clamped)
             if ctx.trace is not None and ctx.trace.wants():
-                length = ctx.limits.shown_length
-                if clamped == new:
-                    text = tr(
-                        "set {place}: {before} → {after}",
-                        place=place_text(where),
-                        before=glimpse(before, length),
-                        after=glimpse(clamped, length),
-                    )
-                else:
-                    text = tr(
-                        "set {place}: {before} → {after} (kept within its bounds, not {value})",
-                        place=place_text(where),
-                        before=before,
-                        after=clamped,
-                        value=new,
-                    )
+                text = Later(set_text, where, before, clamped, new, ctx.limits.shown_length)
                 ctx.step(
                     "change",
                     text,
@@ -285,17 +282,10 @@ class Statements(CompilerHost):
                     after, stopped = low, True
             ctx.state.write(where, after)
             if ctx.trace is not None and ctx.trace.wants():
-                text = CHANGED[verb].fill(
-                    amount=amount, place=place_text(where), before=before, after=after
-                )
-                note: Message | str = ""
-                if stopped and verb == "gain":
-                    note = tr(" (capped at its maximum {high})", high=high)
-                elif stopped:
-                    note = tr(" (stops at its minimum {low})", low=low)
+                bound = high if verb == "gain" else low
                 ctx.step(
                     "cost" if verb == "spend" else "change",
-                    Message.joined([text, note], ""),
+                    Later(change_text, verb, amount, where, before, after, stopped, bound),
                     span,
                     path=place_path(where),
                     before=before,
@@ -334,13 +324,8 @@ class Statements(CompilerHost):
                 if counted > ctx.step_bound:
                     count_past_bound(ctx, cspan)
                 decided = as_bool(ctx, condition(ctx), cspan)
-                if ctx.trace is not None and ctx.trace.wants():
-                    ctx.step(
-                        "if",
-                        Later(_if_text, cspan, decided),
-                        cspan,
-                        verbose=True,  # its effect is in the steps that follow
-                    )
+                if ctx.trace is not None:  # (verbose: its effect is in the steps that follow)
+                    record(ctx, "if", Later(_if_text, cspan, decided), cspan, None, None, True)
                 if decided:
                     run_block(ctx, body, body_steps, span)
                     return
@@ -377,20 +362,20 @@ class Statements(CompilerHost):
                 ctx.count(steps, span)
                 if any(equal(value, known(ctx, v(ctx))) for v in values):
                     if ctx.trace is not None and ctx.trace.wants():
-                        shown = glimpse(value, ctx.limits.shown_length)
+                        length = ctx.limits.shown_length
                         ctx.step(
                             "match",
-                            tr("match {subject} = {value}", subject=span.text, value=shown),
+                            Later(match_text, span.text, value, length, False),
                             span,
                             verbose=True,
                         )
                     run_block(ctx, body, body_steps, span)
                     return
             if ctx.trace is not None and ctx.trace.wants():
-                shown = glimpse(value, ctx.limits.shown_length)
+                length = ctx.limits.shown_length
                 ctx.step(
                     "match",
-                    tr("match {subject} = {value} → else", subject=span.text, value=shown),
+                    Later(match_text, span.text, value, length, True),
                     span,
                     verbose=True,
                 )
@@ -465,7 +450,8 @@ class Statements(CompilerHost):
         def note(ctx):
             value = known(ctx, text(ctx))
             if ctx.trace is not None and ctx.trace.wants():
-                ctx.step("note", show(glimpse(value, ctx.limits.shown_length)), span, note=value)
+                shown = Later(note_text, value, ctx.limits.shown_length)
+                ctx.step("note", shown, span, note=value)
 
         return note
 
@@ -516,12 +502,7 @@ class Statements(CompilerHost):
                     length = ctx.limits.shown_length
                     ctx.step(
                         "change",
-                        tr(
-                            "add {name} to {catalog}: {entry}",
-                            name=glimpse(name, length),
-                            catalog=catalog,
-                            entry=glimpse(entry, length),
-                        ),
+                        Later(entry_text, name, catalog, entry, length),
                         span,
                         path=f"{catalog}.{name}",
                         before=None,
@@ -554,11 +535,7 @@ class Statements(CompilerHost):
             if ctx.trace is not None and ctx.trace.wants():
                 ctx.step(
                     "change",
-                    tr(
-                        "add {value} to {place}",
-                        value=glimpse(value, ctx.limits.shown_length),
-                        place=place_text(where),
-                    ),
+                    Later(item_text, value, where, ctx.limits.shown_length),
                     span,
                     path=place_path(where),
                     before=before,

@@ -10,6 +10,7 @@ from dsl import nodes as n
 from dsl.messages import Message, tr
 from interpreter.compile.costs import charged
 from interpreter.compile.host import CompilerHost
+from interpreter.compile.step_texts import record
 from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
@@ -63,18 +64,18 @@ class Tables(CompilerHost):
                     value = node.value(ctx, dict(zip(keys, key_values)), wanted, lazy)
             else:
                 value = node.summary(ctx, dict(zip(keys, key_values)))
-            if ctx.trace is not None and ctx.trace.wants():
+            if ctx.trace is not None:
                 seen = value
                 if type(value) is Record and Pending in map(type, value.values()):
                     # the cells not rolled yet: shown when (if) they are read
                     seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
-                ctx.step(
+                key_values = tuple(key_values)
+                record(
+                    ctx,
                     "lookup",
-                    Later(_lookup_text, title, tuple(key_values), seen, ctx.limits.shown_length),
+                    Later(_lookup_text, title, key_values, seen, ctx.limits.shown_length),
                     span,
-                    table=title,
-                    key=list(key_values),
-                    value=seen,
+                    {"table": title, "key": list(key_values), "value": seen},
                 )
             return value
 

@@ -1,0 +1,96 @@
+"""Statements' trace steps: recorded cheaply, their texts written when read (`Later`)."""
+
+from __future__ import annotations
+
+from dsl.messages import Message, tr
+from interpreter.shown import glimpse
+from interpreter.state import Place, place_text
+from interpreter.trace import Step
+from interpreter.values import show
+
+# Each function makes, from values the run recorded (immutable: texts, numbers, records,
+# places), what the statement's step says: a traced run records the function and its
+# values (a `Later`), and pays for the words only if the step is shown.
+
+
+def record(ctx, kind: str, text, span, data: dict | None, detail=None, verbose=False) -> None:
+    """`Trace.wants` and `ctx.step` in one positional call, for the commonest steps of a
+    traced run (a lookup, an if): kept when the trace has room (its parts cut to its
+    length when read: `Trace.bounded`), else counted out."""
+    trace = ctx.trace
+    most = trace.most
+    if most is not None and len(trace) >= most:
+        trace.omitted += 1
+        return
+    step = Step(kind, text, None, data, ctx.depth, None, detail, verbose, span, trace.length)
+    list.append(trace, step)
+
+
+#: what a change of a resource says in the trace, by its verb
+CHANGED = {
+    "spend": tr("spend {amount} {place}: {before} → {after}"),
+    "gain": tr("gain {amount} {place}: {before} → {after}"),
+    "lose": tr("lose {amount} {place}: {before} → {after}"),
+}
+
+
+def change_text(verb: str, amount: int, where: Place, before, after, stopped: bool, bound):
+    """`spend 2 Esencia: 5 → 3`, and where it stopped at a bound (`bound`: that bound)."""
+    text = CHANGED[verb].fill(amount=amount, place=place_text(where), before=before, after=after)
+    note: Message | str = ""
+    if stopped and verb == "gain":
+        note = tr(" (capped at its maximum {high})", high=bound)
+    elif stopped:
+        note = tr(" (stops at its minimum {low})", low=bound)
+    return Message.joined([text, note], "")
+
+
+def set_text(where: Place, before, after, new, length: int) -> Message:
+    """`set Vida: 3 → 5`, and the value asked for when it was kept within bounds."""
+    if after == new:
+        return tr(
+            "set {place}: {before} → {after}",
+            place=place_text(where),
+            before=glimpse(before, length),
+            after=glimpse(after, length),
+        )
+    return tr(
+        "set {place}: {before} → {after} (kept within its bounds, not {value})",
+        place=place_text(where),
+        before=before,
+        after=after,
+        value=new,
+    )
+
+
+def match_text(subject: str, value, length: int, otherwise: bool) -> Message:
+    """A `match`'s step (verbose): the subject as written, its value, and `→ else`."""
+    shown = glimpse(value, length)
+    if otherwise:
+        return tr("match {subject} = {value} → else", subject=subject, value=shown)
+    return tr("match {subject} = {value}", subject=subject, value=shown)
+
+
+def note_text(value, length: int) -> str:
+    """A `note`'s step: its value, cut short when long."""
+    return show(glimpse(value, length))
+
+
+def entry_text(name: str, catalog: str, entry, length: int) -> Message:
+    """An entry added to a catalog: `add Espada to Objetos: {...}`."""
+    return tr(
+        "add {name} to {catalog}: {entry}",
+        name=glimpse(name, length),
+        catalog=catalog,
+        entry=glimpse(entry, length),
+    )
+
+
+def item_text(value, where: Place, length: int) -> Message:
+    """A text added to a list on the sheet: `add veneno to Estados`."""
+    return tr("add {value} to {place}", value=glimpse(value, length), place=place_text(where))
+
+
+def acting_text(label: str) -> Message:
+    """The step before what a run does on another character's sheet: `as Orco:`."""
+    return tr("as {who}:", who=label)
