@@ -117,7 +117,7 @@ def settle(compiler, ctx: Context) -> None:
                     ),
                     field.span,
                 )
-        elif ctx.trace is not None:  # a maximum that changed nothing: --verbose only
+        elif ctx.trace is not None and len(ctx.trace) > mark:  # changed nothing: --verbose only
             ctx.trace[mark:] = [s.shown_verbose() for s in ctx.trace[mark:]]
     for ensure in book.ensures:
         if _ensure(compiler, ensure)(ctx) is not True:
