@@ -18,6 +18,7 @@ from oracle import against_brute_force, assert_counted_as_run
 import dsl
 import interpreter.odds.alike as alike
 from interpreter import Engine
+from interpreter.odds.marginals import ByField
 
 HEADER = """rulebook "Sums" {
   system "a roll read only through sums, against brute force"
@@ -121,10 +122,11 @@ action tirar(dados: int, empujes: int = 0) {
   result { seises: seises, unos: unos }
 }
 """
-#: the budget: 10 dice pushed need some 600 units of work counted by adding, some 3,100
-#: world by world (1,001 worlds, each running the two lets); the explorer's share of the
-#: budget is about a quarter
-SMALL = 4_000
+#: the budget: the whole result (the joint of both fields, the first group of the one
+#: exploration, within its share of the budget) of 10 dice pushed is counted within 4,536
+#: units by adding, 6,851 world by world (measured when the whole result became the
+#: fields' first group, odds.forks.Whole)
+SMALL = 5_000
 
 
 def pushed_odds(wording: str):
@@ -139,7 +141,9 @@ def pushed_odds(wording: str):
 @pytest.mark.parametrize("wording", ["example", "other"])
 def test_pushed_pools_answer_within_a_small_budget(monkeypatch, wording):
     odds = pushed_odds(wording)
-    assert odds.exact and sum(odds.probabilities.values()) == 1
-    # switched off: the lets reading the roll run world by world
+    assert odds.exact and not isinstance(odds, ByField)
+    assert sum(odds.probabilities.values()) == 1
+    # switched off: the lets reading the roll run world by world, past the joint's share
     monkeypatch.setattr(alike, "summed_run", lambda *_: None)
-    assert not pushed_odds(wording).exact
+    odds = pushed_odds(wording)
+    assert isinstance(odds, ByField) or not odds.exact
