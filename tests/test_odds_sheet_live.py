@@ -109,3 +109,27 @@ def test_a_called_actions_changes_are_kept_for_its_own_reads():
     odds = engine.odds("act", engine.sheet({}), {}, "t")
     counts: Counter = Counter(a + b + c for a, b, c in product(range(1, 7), repeat=3))
     assert odds.exact and odds.probabilities == {k: Fraction(v, 216) for k, v in counts.items()}
+
+
+#: a parameter naming a skill the rulebook does not name (its open skills): every field
+OPEN = """
+sheet {
+  skill Ceremonia in 0..10
+  skills in 0..10 default 0
+}
+action act(h: skill) {
+  let a = d3
+  set h to a
+  let b = d3
+  let c = d3
+  result { t: h + b + c }
+}
+"""
+
+
+def test_a_value_naming_an_open_skill_keeps_its_changes():
+    engine = Engine(dsl.load_text(OPEN, "open.rules"))
+    odds = engine.odds("act", engine.sheet({}), {"h": "Cocina"})
+    counts: Counter = Counter(a + b + c for a, b, c in product(range(1, 4), repeat=3))
+    expected = {k: Fraction(v, 27) for k, v in counts.items()}
+    assert odds.exact and {k["t"]: p for k, p in odds.probabilities.items()} == expected

@@ -123,6 +123,8 @@ class SheetReads:
             if type_.group in book.fields:  # a catalog's entries: the catalog
                 return frozenset((type_.group,))
             return None
+        if book.open_skills is not None:
+            return None  # (a skill the sheet has and the rulebook does not name)
         choices = book.choices_of(type_.ref)
         return None if choices is None else frozenset(str(c) for c in choices)
 
