@@ -29,6 +29,7 @@ from interpreter.odds.plain import plain_distribution
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled, sampled_fields
+from interpreter.odds.sheet_live import Ends, live_of
 from interpreter.odds.weights import ONE, Mass, times
 from interpreter.odds.worlds import (
     STOPS,
@@ -274,6 +275,7 @@ def _explore_action(
     start.env = dict(zip(compiled.names, args))
     start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
     wanted = _result_names(compiled, field, explorer.names_read, explorer.safe)
+    wanted = wanted.union(_sheet_ends(explorer, compiled, (field,)))
     worlds, failures = explorer.block(compiled.body, [start], wanted)
     for world, failure in failures:
         add(failure, world.weight)
@@ -301,8 +303,10 @@ def _explore_fields(
     start.env = dict(zip(compiled.names, args))
     start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
     asked = names if joint is None else (None, *names)
+    ends = _sheet_ends(explorer, compiled, asked)
     wanted = {
-        name: _result_names(compiled, name, explorer.names_read, explorer.safe) for name in asked
+        name: _result_names(compiled, name, explorer.names_read, explorer.safe).union(ends)
+        for name in asked
     }
     out: dict = {}
 
@@ -494,6 +498,22 @@ def _result_names(compiled, field, names_read, safe) -> Live:
     if found is None:
         found = kept[field] = _reads_of_result(compiled, field, names_read, safe)
     return found
+
+
+def _sheet_ends(explorer, compiled, fields: tuple) -> Live:
+    """What the end of a run reads of the sheet (odds.sheet_live): the result's
+    expressions, the `ensure` rules and lasting effects; every field where a field of the
+    sheet is asked for. Merges leave out the changes to the others (`explorer.drops`)."""
+    sheet = explorer.sheet
+    if sheet is None:
+        return Live({})
+    explorer.drops = Ends(sheet, explorer.ctx)
+    result = compiled.node.body[-1] if compiled.result is not None else None
+    names = tuple(name for name, _ in result.fields) if result is not None else ()
+    read = sheet.fields_of(result) if result is not None else frozenset()
+    if any(field is not None and field not in names for field in fields):
+        read = None  # (a field of the sheet asked for: its new value)
+    return sheet.at_end.union(live_of(read))
 
 
 def _reads_of_result(compiled, field, names_read, safe) -> Live:

@@ -22,6 +22,7 @@ from interpreter.odds.distribution import Dist
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.roller import Branch, Letting, OddsRoller
+from interpreter.odds.sheet_live import SheetReads
 from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
 from interpreter.odds.worlds import (
     STOPS,
@@ -98,6 +99,7 @@ class Explorer(Passes):
         self.names_read = liveness.names_read
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
         self.sums_fail = liveness.sums_fail  # whether a sum may fail (odds.carried)
+        self.sheet, self.drops = SheetReads.of(liveness.compiler), None  # (Passes.kept)
         self.carrying: set[int] = set()  # statements run once per group (odds.carried)
         self.sums: dict = {}  # the sums the action reads its counters in (odds.linear)
         self.most_steps = liveness.most_steps  # the most steps a node may count
@@ -390,7 +392,7 @@ class Explorer(Passes):
         cuts = cuts_of(names, needs)
         wanted = needs.get(name, MISSING)
         keep = tuple(sorted(wanted)) if wanted is not MISSING and wanted is not None else None
-        made = LetWorlds(names, cuts, self.most_worlds)
+        made = LetWorlds(names, cuts, self.most_worlds, self.kept(live))
         add = made.add
         values_of = _values_of(self, name, keep, wanted, defer)
         failed: list = []
@@ -471,10 +473,10 @@ class Explorer(Passes):
         for world in worlds:
             present.update(world.env)
         names = tuple(name for name in present if name in needs)
-        cuts = cuts_of(names, needs)
+        cuts, sheet = cuts_of(names, needs), self.kept(live)
         merged: dict = {}
         for world in worlds:
-            key = key_of(world.env, names, cuts, world.state)
+            key = key_of(world.env, names, cuts, world.state, sheet)
             found = merged.get(key)
             if found is None:
                 kept = {k: v for k, v in zip(names, key[0]) if v is not MISSING}

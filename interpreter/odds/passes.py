@@ -26,6 +26,7 @@ from interpreter.odds.linear import sums_read
 from interpreter.odds.records import direct_call
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
+from interpreter.odds.sheet_live import Ends, SheetReads
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, block_steps, plus, spread
 from interpreter.runtime import known
@@ -58,6 +59,8 @@ class Passes:
         within_steps: Callable[[object], bool]
         cost: Callable[[object], int]
         roller: Any
+        sheet: SheetReads | None
+        drops: Ends | None
         sums_fail: bool
         carrying: set[int]
         safe: Callable[[object], bool]
@@ -97,8 +100,19 @@ class Passes:
         key = ("before", statement.number, after, self.ctx.limits.steps_per_run)
         found = self.liveness.get(key)
         if found is None:
-            found = self.liveness[key] = self.live_before_now(statement, after)
+            found = self.live_before_now(statement, after)
+            if self.sheet is not None and not self.idle(statement, after):
+                found = found.union(self.sheet.live(statement.node, statement.number))
+            self.liveness[key] = found
         return found
+
+    def kept(self, live: Live) -> Callable[[Any], Any] | None:
+        """What a merge keeps of a world's sheet (odds.sheet_live.Ends): the changes still
+        read, at the action's own level when the question asks for no writes (`drops`);
+        else None, all of them (a called action's body: its caller reads on)."""
+        if self.drops is None or self.depth:
+            return None
+        return self.drops.key_for(live)
 
     def direct(self, statement, live: Live):
         """records.direct_call of a `let` statement, found once (remembered with the

@@ -138,16 +138,22 @@ REFUSED = (RequirementFailed, InsufficientResource)
 
 
 def key_of(
-    env: Env, names: tuple[str, ...], cuts: tuple[tuple[int, tuple[str, ...]], ...], state: State
+    env: Env,
+    names: tuple[str, ...],
+    cuts: tuple[tuple[int, tuple[str, ...]], ...],
+    state: State,
+    sheet: Callable[[State], Any] | None = None,
 ) -> tuple[tuple[Any, ...], Any]:
     """What a world holds of what is still read: the values of `names` (records cut down
-    to the fields still read: `cuts`, from cuts_of), and what changed on its sheet."""
+    to the fields still read: `cuts`, from cuts_of), and what changed on its sheet (or
+    `sheet(state)`, what is still read of it: odds.sheet_live)."""
     values = [env.get(name, MISSING) for name in names]
     for i, fields in cuts:
         value = values[i]
         if type(value) is Record and len(value) > len(fields):
             values[i] = cut_record(value, fields)
-    key: tuple[tuple[Any, ...], Any] = (tuple(values), state.snapshot())
+    changed = state.snapshot() if sheet is None else sheet(state)
+    key: tuple[tuple[Any, ...], Any] = (tuple(values), changed)
     try:
         hash(key)
     except TypeError:  # an unhashable value: compared by identity
@@ -506,24 +512,25 @@ def _safe_operator(node: n.Binary, kind: Callable[[object], str], sums_fail: boo
 
 class LetWorlds:
     """The worlds a `let` makes, merged as they come: by what else is still read
-    (`names`, cut to `cuts`), then by the new value; at most `most` of them (None: no
-    bound), past it TooComplex."""
+    (`names`, cut to `cuts`; of the sheet, `sheet`: key_of), then by the new value; at
+    most `most` of them (None: no bound), past it TooComplex."""
 
-    __slots__ = ("cuts", "made", "merged", "most", "names")
+    __slots__ = ("cuts", "made", "merged", "most", "names", "sheet")
 
     def __init__(
         self,
         names: tuple[str, ...],
         cuts: tuple[tuple[int, tuple[str, ...]], ...],
         most: int | None,
+        sheet: Callable[[State], Any] | None = None,
     ) -> None:
-        self.names, self.cuts, self.most = names, cuts, most
+        self.names, self.cuts, self.most, self.sheet = names, cuts, most, sheet
         self.made = 0  # the worlds made so far, when they are bounded
         #: what else is still read → [env, state, {value: weights}, steps]
         self.merged: dict[Any, list[Any]] = {}
 
     def add(self, env: Env, state: State, pairs: Iterable[tuple[Any, Any]], steps: Steps) -> None:
-        prefix = key_of(env, self.names, self.cuts, state)
+        prefix = key_of(env, self.names, self.cuts, state, self.sheet)
         found = self.merged.get(prefix)
         if found is None:
             found = self.merged[prefix] = [env, state, {}, steps]

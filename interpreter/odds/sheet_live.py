@@ -1,0 +1,253 @@
+"""Sheet fields still read: the changes later statements may read, the rest left out of merges."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from dsl import nodes as n
+from dsl.rulebook import RUN_DEFINITIONS
+from interpreter.compiled import NodeNumbers
+from interpreter.odds.worlds import Live
+
+#: a Live's need for a sheet field is its name after this mark (never a local's name)
+MARK = "@"
+#: the need for every field of the sheet (a read the analysis cannot bound)
+EVERY = MARK + "*"
+
+#: a Live's need for an `ensure` rule still to be checked at the end: its index after this
+JUDGED = "!"
+
+#: bindings whose name is the field read (a family, a catalog: the whole of it)
+_FIELDS = ("field", "family", "catalog", "catalog_entry", "resource_bound")
+
+
+class SheetReads:
+    """What each node may read of the acting character's sheet, through what it calls,
+    the derived values and resource bounds it reads, and the fields a value naming one
+    may name (`sombra_en: Contrapartidas`: each member); None where that is not bounded.
+    Found once per node; `at_end`: what the end of a run reads (`ensure` rules, the
+    store of lasting effects)."""
+
+    def __init__(self, compiler: Any) -> None:
+        self.compiler = compiler
+        self.book = compiler.book
+        self.found: dict[int, Live] = {}  # node's number → its reads as a Live
+        self.numbers = NodeNumbers()  # (what is remembered of a node: by its number)
+        self.definitions: dict[int, frozenset[str] | None] = {}  # definition's number →
+        #: each `ensure` rule judged where none of its fields is read later: (its index,
+        #: its fields, its condition); the others' fields are kept to the end
+        self.ensures: list[tuple[int, frozenset[str], Any]] = []
+        self.compiled: dict[int, Any] = {}  # an ensure rule's index → its compiled condition
+        ends: set[str] | None = set()
+        judged: list[str] = []
+        for index, ensure in enumerate(self.book.ensures):
+            read = self.fields_of(ensure.condition)
+            fields = self.book.fields
+            if read is None or any(isinstance(fields.get(f), n.Resource) for f in read):
+                ends = _union(ends, read)  # (a resource: brought within its bounds first)
+                continue
+            self.ensures.append((index, read, ensure.condition))
+            judged.append(JUDGED + str(index))
+        for name, field in self.book.fields.items():
+            if isinstance(field, n.Effects):  # (lasting effects: always kept)
+                ends = _union(ends, frozenset((name,)))
+        self.at_end = live_of(ends).union(Live(dict.fromkeys(judged)))
+
+    @classmethod
+    def of(cls, compiler: Any) -> SheetReads | None:
+        """The SheetReads kept for a compiler while it lives (None without one)."""
+        if compiler is None:
+            return None
+        found = _KEPT.get(compiler)
+        if found is None:
+            found = _KEPT[compiler] = cls(compiler)
+        return found
+
+    def live(self, node: object, number: int) -> Live:
+        """The fields `node` may read, as a Live of marked names (`number`: the node's)."""
+        found = self.found.get(number)
+        if found is None:
+            found = self.found[number] = live_of(self.fields_of(node))
+        return found
+
+    def fields_of(self, node: object) -> frozenset[str] | None:
+        out: set[str] = set()
+        book, compiler = self.book, self.compiler
+        for item in n.walk(node):
+            binding = compiler.binding_of(item)
+            kind = binding.kind if binding is not None else None
+            if kind in _FIELDS:
+                if not self._field(binding.name, out):
+                    return None
+            elif kind == "derived":
+                out.add(binding.name)
+                derived = book.derived.get(binding.name)
+                inner = self.fields_of(derived.expr) if derived is not None else None
+                if inner is None:
+                    return None
+                out |= inner
+            elif kind == "group":
+                group = book.groups.get(binding.name)
+                if group is None:
+                    return None
+                for member in group.members:
+                    if not self._field(member, out):
+                        return None
+            elif kind in ("key", "character_field"):
+                if kind == "key":
+                    return None  # (outside a resource's bound: not bounded here)
+            elif kind == "roll" and binding.node is None:
+                pass  # (a local name holding a roll: its value)
+            elif kind in RUN_DEFINITIONS:
+                inner = self._definition(binding.node)
+                if inner is None:
+                    return None
+                out |= inner
+            if _names_a_field(item, kind):
+                type_ = compiler.type_of(item)
+                if type_.ref is not None or type_.group is not None:
+                    named = self._named(type_)
+                    if named is None:
+                        return None
+                    out |= named
+        return frozenset(out)
+
+    def _named(self, type_: Any) -> frozenset[str] | None:
+        """The fields a value of this ref type may name."""
+        book = self.book
+        if type_.group is not None:
+            group = book.groups.get(type_.group)
+            if group is not None:
+                return frozenset(group.members)
+            if type_.group in book.fields:  # a catalog's entries: the catalog
+                return frozenset((type_.group,))
+            return None
+        if book.open_skills is not None:
+            return None  # (a skill the sheet has and the rulebook does not name)
+        choices = book.choices_of(type_.ref)
+        return None if choices is None else frozenset(str(c) for c in choices)
+
+    def _field(self, name: str, out: set[str]) -> bool:
+        """`name` read, with what its bounds read (a resource's); False: not bounded."""
+        out.add(name)
+        field = self.book.fields.get(name)
+        if not isinstance(field, n.Resource):
+            return True
+        if field.key_group is not None:
+            group = self.book.groups.get(field.key_group)
+            if group is None:
+                return False
+            out.update(group.members)
+        for bound in (field.maximum, field.minimum):
+            if bound is None:
+                continue
+            for item in n.walk(bound):  # (the key's name: its members, added above)
+                binding = self.compiler.binding_of(item)
+                if binding is not None and binding.kind == "key":
+                    continue
+                inner = self.fields_of(item) if binding is not None else frozenset()
+                if inner is None:
+                    return False
+                out |= inner
+        return True
+
+    def _definition(self, definition: object) -> frozenset[str] | None:
+        if definition is None:
+            return None
+        key = self.numbers.of(definition)
+        if key in self.definitions:
+            return self.definitions[key]
+        self.definitions[key] = None  # (one calling itself: not bounded)
+        found = self.fields_of(definition)
+        self.definitions[key] = found
+        return found
+
+
+#: each compiled rulebook's SheetReads, kept while the compiler lives
+_KEPT: weakref.WeakKeyDictionary[Any, SheetReads] = weakref.WeakKeyDictionary()
+
+
+def _names_a_field(item: object, kind: str | None) -> bool:
+    """dsl.rulebook.names_a_field, from the binding found (`kind`): a value naming a field
+    (a parameter `sombra_en: Contrapartidas`, a catalog entry's `numina.dignitas`)."""
+    if isinstance(item, n.Name):
+        return kind in ("local", "key")
+    return isinstance(item, n.Field) and kind != "character_field"
+
+
+def _union(a: frozenset[str] | set[str] | None, b: frozenset[str] | None) -> set[str] | None:
+    if a is None or b is None:
+        return None
+    return set(a) | b
+
+
+def live_of(fields: frozenset[str] | set[str] | None) -> Live:
+    """Fields as a Live of marked names (None: every field)."""
+    if fields is None:
+        return Live({EVERY: None})
+    return Live({MARK + name: None for name in fields})
+
+
+def fields_live(live: Live) -> frozenset[str] | None:
+    """The sheet fields a Live still reads (None: every one)."""
+    needs = live.needs
+    if EVERY in needs:
+        return None
+    return frozenset(name[1:] for name in needs if name[:1] == MARK)
+
+
+class Ends:
+    """The merges of one exploration that may leave out sheet changes (Passes.kept): what
+    a merge keeps of a world's sheet, and the `ensure` rules' verdicts found so far."""
+
+    def __init__(self, sheet: SheetReads, ctx: Any) -> None:
+        self.sheet, self.ctx = sheet, ctx
+        self.verdicts: dict[Any, Any] = {}  # (rule's index, its fields' changes) → verdict
+
+    def key_for(self, live: Live) -> Any:
+        """key(state): what a world's sheet holds of what is still read after `live`."""
+        fields = fields_live(live)
+        if fields is None:
+            return None
+        needs = live.needs
+        judged = []
+        for index, read, condition in self.sheet.ensures:
+            if JUDGED + str(index) not in needs:
+                continue
+            if read & fields:  # (a field read or written later: kept, judged at the end)
+                fields = fields | read
+            else:  # (its fields as they will be at the end: judged now)
+                judged.append((index, read, condition))
+
+        def key(state: Any) -> Any:
+            snapshot = state.snapshot()
+            own = snapshot if state.cast is None else snapshot[0]
+            kept = tuple(entry for entry in own if entry[0].partition(".")[0] in fields)
+            if judged:
+                kept = (kept, state.own, tuple(self.verdict(rule, own, state) for rule in judged))
+            return kept if state.cast is None else (kept, snapshot[1])
+
+        return key
+
+    def verdict(self, rule: tuple[int, frozenset[str], Any], own: tuple, state: Any) -> Any:
+        """Whether an `ensure` rule holds on this sheet (the changes to its fields, where it
+        cannot be judged now: compared as they are)."""
+        index, read, condition = rule
+        changes = tuple(entry for entry in own if entry[0].partition(".")[0] in read)
+        found = self.verdicts.get((index, changes))
+        if found is None:
+            ctx, compiler = self.ctx, self.sheet.compiler
+            saved = ctx.env, ctx.state
+            ctx.env, ctx.state = {}, state.copy()
+            try:
+                closure = self.sheet.compiled.get(index)
+                if closure is None:  # (compiled once)
+                    closure = self.sheet.compiled[index] = compiler.expr(condition)
+                found = closure(ctx) is True
+            except Exception:
+                found = ("changes", changes)
+            finally:
+                ctx.env, ctx.state = saved
+            self.verdicts[(index, changes)] = found
+        return found
