@@ -1,0 +1,200 @@
+"""Small expressions over plain dice (`floor(3d6/2)`, `max(1d20, 1d20)`) counted from the text."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from dsl import nodes as n
+from dsl import plain_dice
+from interpreter.odds.distribution import Dist
+from interpreter.values import normalize
+
+#: pairs of outcomes one operation here may combine (past it: the general path, which
+#: charges and bounds its work by the budget)
+PAIRS = 20_000
+#: the functions of one number counted here, as the compiled builtins apply them (`round`:
+#: interpreter.compile.arithmetic's, imported when met: it brings the compiler)
+ROUNDING: dict[str, Callable[[Any], Any]] = {"floor": math.floor, "ceil": math.ceil, "abs": abs}
+
+
+class NotHere(Exception):
+    """Not counted here: the general path counts it (and says what is wrong with it)."""
+
+
+def small_distribution(
+    text: str, term: Callable[[str], Dist | None], limits, budget
+) -> Dist | None:
+    """The distribution of a small expression's value (dsl.plain_dice.read_expression:
+    whole numbers, plain dice terms, `+ - * /`, parentheses, floor, ceil, round, abs, min,
+    max), each dice term a roll of its own, counted by `term(its text)`; or None when it is
+    not one, or anything in it is not exactly what the general path gives: an error (a
+    division by zero in some outcome), a number past the limits, more steps, dice or
+    work than the general path allows."""
+    node = plain_dice.read_expression(text)
+    if node is None:
+        return None
+    counting = _Counting(term, limits, budget)
+    try:
+        value = counting.value(node)
+    except NotHere:
+        return None
+    return value if type(value) is Dist else Dist.point(value)
+
+
+class _Counting:
+    """One small expression counted: its nodes evaluated over distributions, with the
+    steps, dice and work the general path would count for them."""
+
+    def __init__(self, term, limits, budget):
+        self.term, self.limits = term, limits
+        self.steps = 0  # one per node evaluated (interpreter.compile.costs)
+        self.dice = 0  # every term's dice (limits.dice_per_evaluation)
+        #: work units as the odds engine charges a combination (roller.LiftMemory.work):
+        #: allowed here up to half the budget, the rest left for the terms' own
+        self.work, self.most_work = 1, budget // 2
+
+    def step(self, steps: int = 1) -> None:
+        self.steps += steps
+        if self.steps > self.limits.steps_per_run:
+            raise NotHere
+
+    def value(self, node):
+        self.step()
+        kind = type(node)
+        if kind is n.Literal:
+            return node.value
+        if kind is n.Dice:
+            return self.dice_term(node)
+        if kind is n.Binary:
+            return self.binary(node.op, self.value(node.left), self.value(node.right))
+        if kind is n.Call and not node.named:
+            return self.call(node)
+        raise NotHere
+
+    def dice_term(self, node):
+        count = 1 if node.count is None else node.count.value
+        # its written count and keep's count are nodes evaluated too (costs.Costs.cost)
+        self.step((node.count is not None) + sum(m.count is not None for m in node.modifiers))
+        self.dice += count
+        if self.dice > self.limits.dice_per_evaluation:
+            raise NotHere
+        found = self.term(node.span.text)
+        if found is None:
+            raise NotHere
+        return found
+
+    def call(self, node):
+        name, args = node.function, node.args
+        if name in ("floor", "ceil", "round", "abs") and len(args) == 1:
+            if name == "round":
+                from interpreter.compile.arithmetic import round_half_away
+
+                ROUNDING["round"] = round_half_away
+            rounding = ROUNDING[name]
+            (arg,) = args
+            if name in ("floor", "ceil") and type(arg) is n.Binary and arg.op == "/":
+                self.step()  # `floor(a / b)`: whole numbers divided whole, no Fraction made
+                left, right = self.value(arg.left), self.value(arg.right)
+                up = name == "ceil"
+                return self.over((left, right), lambda a, b: self.rounded(a, b, up))
+            return self.over((self.value(arg),), lambda a: self.checked(rounding(a)))
+        if name in ("min", "max") and len(args) >= 2:
+            function = min if name == "min" else max
+            value = self.value(args[0])
+            for arg in args[1:]:  # independent values: the least (greatest) two by two
+                value = self.over((value, self.value(arg)), function, name == "max")
+            return value
+        raise NotHere
+
+    def binary(self, op: str, left, right):
+        if op == "+":
+            return self.over((left, right), lambda a, b: self.checked(a + b))
+        if op == "-":
+            return self.over((left, right), lambda a, b: self.checked(a - b))
+        if op == "*":
+            return self.over((left, right), lambda a, b: self.checked(a * b))
+        if op == "/":
+            return self.over((left, right), self.divided)
+        raise NotHere
+
+    def divided(self, a, b):
+        if b == 0:  # an error in some outcome: the general path says so
+            raise NotHere
+        if type(a) is int and type(b) is int:
+            quotient, remainder = divmod(a, b)
+            return self.checked(quotient if not remainder else Fraction(a, b))
+        return self.checked(Fraction(a) / b)
+
+    def rounded(self, a, b, up: bool):
+        """floor(a / b), or ceil: as the quotient made first then rounded gives it."""
+        if (
+            type(a) is int
+            and type(b) is int
+            and b != 0
+            and abs(a) < self.limits.number_bound
+            and abs(b) < self.limits.denominator_bound
+        ):  # a quotient within the limits (reduced, its parts are no larger)
+            return -(-a // b) if up else a // b
+        quotient = self.divided(a, b)
+        return self.checked(math.ceil(quotient) if up else math.floor(quotient))
+
+    def checked(self, value):
+        """The value as the general path keeps it (normalized), or NotHere past its
+        limits on numbers (interpreter.bounds.bounded_number)."""
+        value = normalize(value)
+        if type(value) is int:
+            if abs(value) < self.limits.number_bound:
+                return value
+        elif (
+            abs(value.numerator) < self.limits.number_bound
+            and value.denominator < self.limits.denominator_bound
+        ):
+            return value
+        raise NotHere
+
+    def over(self, values: tuple, function, greatest: bool | None = None):
+        """function(*values) over independent values, any of them a distribution;
+        `greatest` said for max (True) and min (False), counted by running sums."""
+        dists = [v for v in values if type(v) is Dist]
+        if not dists:
+            return function(*values)
+        size = 1
+        for dist in dists:
+            size *= len(dist.weights)
+        self.work += 1 + size // 20
+        if size > PAIRS or self.work > self.most_work:
+            raise NotHere
+        if len(values) == 1:
+            return values[0].map(function)
+        a, b = values
+        if type(b) is not Dist:
+            return a.map(lambda x: function(x, b))
+        if type(a) is not Dist:
+            return b.map(lambda y: function(a, y))
+        if greatest is not None and not a.missing() and not b.missing():
+            return extreme(a, b, greatest)
+        weights: dict = {}
+        for x, wa in a.weights.items():
+            for y, wb in b.weights.items():
+                result = function(x, y)
+                weights[result] = weights.get(result, 0) + wa * wb
+        return Dist(weights, a.total * b.total).reduced()
+
+
+def extreme(a: Dist, b: Dist, greatest: bool) -> Dist:
+    """max(x, y) (or min) for independent numbers x ~ a, y ~ b, neither missing any
+    mass: by running sums, P(max <= v) = P(x <= v) P(y <= v), in one pass over the values."""
+    wa, wb = a.weights, b.weights
+    weights: dict = {}
+    below_a = below_b = before = 0
+    for v in sorted(wa.keys() | wb.keys(), reverse=not greatest):
+        below_a += wa.get(v, 0)
+        below_b += wb.get(v, 0)
+        now = below_a * below_b
+        if now != before:
+            weights[v] = now - before
+            before = now
+    return Dist(weights, a.total * b.total).reduced()
