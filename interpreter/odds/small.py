@@ -165,7 +165,7 @@ class _Counting:
         for dist in dists:
             size *= len(dist.weights)
         self.work += 1 + size // 20
-        if size > PAIRS or self.work > self.most_work:
+        if size > PAIRS or size > self.limits.odds_outcomes or self.work > self.most_work:
             raise NotHere
         if len(values) == 1:
             return values[0].map(function)
