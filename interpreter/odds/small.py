@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -15,6 +16,12 @@ from interpreter.values import normalize
 #: pairs of outcomes one operation here may combine (past it: the general path, which
 #: charges and bounds its work by the budget)
 PAIRS = 20_000
+#: the operations of `+ - *`, their results normalized and checked afterwards
+WHOLE: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+}
 #: the functions of one number counted here, as the compiled builtins apply them (`round`:
 #: interpreter.compile.arithmetic's, imported when met: it brings the compiler)
 ROUNDING: dict[str, Callable[[Any], Any]] = {"floor": math.floor, "ceil": math.ceil, "abs": abs}
@@ -100,6 +107,8 @@ class _Counting:
                 left, right = self.value(arg.left), self.value(arg.right)
                 up = name == "ceil"
                 return self.over((left, right), lambda a, b: self.rounded(a, b, up))
+            if name == "abs":  # (a number within the limits: its size is too)
+                return self.over((self.value(arg),), abs, raw=True)
             return self.over((self.value(arg),), lambda a: self.checked(rounding(a)))
         if name in ("min", "max") and len(args) >= 2:
             function = min if name == "min" else max
@@ -110,12 +119,8 @@ class _Counting:
         raise NotHere
 
     def binary(self, op: str, left, right):
-        if op == "+":
-            return self.over((left, right), lambda a, b: self.checked(a + b))
-        if op == "-":
-            return self.over((left, right), lambda a, b: self.checked(a - b))
-        if op == "*":
-            return self.over((left, right), lambda a, b: self.checked(a * b))
+        if op in WHOLE:
+            return self.over((left, right), WHOLE[op], raw=True)
         if op == "/":
             return self.over((left, right), self.divided)
         raise NotHere
@@ -155,12 +160,14 @@ class _Counting:
             return value
         raise NotHere
 
-    def over(self, values: tuple, function, greatest: bool | None = None):
+    def over(self, values: tuple, function, greatest: bool | None = None, raw: bool = False):
         """function(*values) over independent values, any of them a distribution;
-        `greatest` said for max (True) and min (False), counted by running sums."""
+        `greatest` said for max (True) and min (False), counted by running sums; `raw`,
+        a function whose results are not yet normalized and checked (`settled`)."""
         dists = [v for v in values if type(v) is Dist]
         if not dists:
-            return function(*values)
+            value = function(*values)
+            return self.checked(value) if raw else value
         size = 1
         for dist in dists:
             size *= len(dist.weights)
@@ -168,20 +175,39 @@ class _Counting:
         if size > PAIRS or size > self.limits.odds_outcomes or self.work > self.most_work:
             raise NotHere
         if len(values) == 1:
-            return values[0].map(function)
-        a, b = values
-        if type(b) is not Dist:
-            return a.map(lambda x: function(x, b))
-        if type(a) is not Dist:
-            return b.map(lambda y: function(a, y))
-        if greatest is not None and not a.missing() and not b.missing():
-            return extreme(a, b, greatest)
+            made = values[0].map(function)
+        elif type(values[1]) is not Dist:
+            a, b = values
+            made = a.map(lambda x: function(x, b))
+        elif type(values[0]) is not Dist:
+            a, b = values
+            made = b.map(lambda y: function(a, y))
+        elif greatest is not None and not values[0].missing() and not values[1].missing():
+            return extreme(values[0], values[1], greatest)
+        else:
+            a, b = values
+            weights: dict = {}
+            for x, wa in a.weights.items():
+                for y, wb in b.weights.items():
+                    result = function(x, y)
+                    weights[result] = weights.get(result, 0) + wa * wb
+            made = Dist(weights, a.total * b.total).reduced()
+        return self.settled(made) if raw else made
+
+    def settled(self, made: Dist) -> Dist:
+        """Outcomes made by a raw operation as the general path keeps them: normalized,
+        within the limits on numbers (`checked`); most are whole numbers already."""
+        bound = self.limits.number_bound
+        for value in made.weights:
+            if type(value) is not int or not -bound < value < bound:
+                break
+        else:
+            return made
         weights: dict = {}
-        for x, wa in a.weights.items():
-            for y, wb in b.weights.items():
-                result = function(x, y)
-                weights[result] = weights.get(result, 0) + wa * wb
-        return Dist(weights, a.total * b.total).reduced()
+        for value, weight in made.weights.items():
+            value = self.checked(value)
+            weights[value] = weights.get(value, 0) + weight
+        return Dist(weights, made.total)
 
 
 def extreme(a: Dist, b: Dist, greatest: bool) -> Dist:
