@@ -9,9 +9,10 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from dsl import plain_dice
 from dsl.errors import RulebookError
 from interpreter.limits import DEFAULT_LIMITS
-from interpreter.odds import compute, expression_odds, plain
+from interpreter.odds import compute, expression_odds, plain, small
 from interpreter.odds.budget import Deadline
 
 # ─── generated small expressions, rule by rule (dsl.plain_dice.read_expression) ──
@@ -106,3 +107,12 @@ def test_what_a_small_expression_cannot_answer_exactly_goes_the_general_way():
     assert count("3d6+1") is None
     for text in ("1d6 / (1d6 - 1d6)", "min(2d6)", "floor(1d6, 2)", "clamp(1d6, 2, 3)", "1d6x + 1"):
         assert plain.small_distribution(text, lambda term: None, DEFAULT_LIMITS, 10**5) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_expressions())
+def test_the_counting_reads_what_the_reader_of_small_expressions_reads(text):
+    ours, theirs = small.read(text), plain_dice.read_expression(text)
+    assert (ours is None) == (theirs is None), text
+    if ours is not None:
+        assert type(ours).__name__ == type(theirs).__name__

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from dsl import nodes as n
 from dsl import plain_dice
 from interpreter.odds.distribution import Dist
 from interpreter.values import normalize
@@ -40,10 +39,10 @@ def small_distribution(
     not one, or anything in it is not exactly what the general path gives: an error (a
     division by zero in some outcome), a number past the limits, more steps, dice or
     work than the general path allows."""
-    node = plain_dice.read_expression(text)
+    node = read(text)
     if node is None:
         return None
-    counting = _Counting(term, limits, budget)
+    counting = _Counting(text, term, limits, budget)
     try:
         value = counting.value(node)
     except NotHere:
@@ -51,12 +50,66 @@ def small_distribution(
     return value if type(value) is Dist else Dist.point(value)
 
 
+def read(text: str):
+    """A small expression read by dsl.plain_dice's own reader (read_expression: as the
+    parser reads it, tests/test_plain_dice.py), into the few plain nodes below rather
+    than the AST's (no spans, no attrs: a first reading costs a third), or None."""
+    if len(text) > 400 or not text.strip():
+        return None
+    reader = plain_dice._SmallReader(text, None, Nodes, _where)
+    try:
+        node, _start, _end = reader.sum()
+        if reader.skip() != len(text):
+            return None
+    except plain_dice.NotSmall:
+        return None
+    return node
+
+
+def _where(_source, start: int, end: int) -> tuple[int, int]:
+    return start, end
+
+
+class Nodes:
+    """The nodes `read` makes: what the counting reads of dsl.nodes' classes."""
+
+    class Literal:
+        __slots__ = ("value",)
+
+        def __init__(self, value, **_spans):
+            self.value = value
+
+    class Binary:
+        __slots__ = ("left", "op", "right")
+
+        def __init__(self, op, left, right, **_spans):
+            self.op, self.left, self.right = op, left, right
+
+    class Dice:
+        __slots__ = ("count", "modifiers", "span")
+
+        def __init__(self, count, _sides, modifiers, span):
+            self.count, self.modifiers, self.span = count, modifiers, span
+
+    class Keep:
+        __slots__ = ("count",)
+
+        def __init__(self, _mode, count, **_spans):
+            self.count = count
+
+    class Call:
+        __slots__ = ("args", "function", "named")
+
+        def __init__(self, function, args, named, **_spans):
+            self.function, self.args, self.named = function, args, named
+
+
 class _Counting:
     """One small expression counted: its nodes evaluated over distributions, with the
     steps, dice and work the general path would count for them."""
 
-    def __init__(self, term, limits, budget):
-        self.term, self.limits = term, limits
+    def __init__(self, text: str, term, limits, budget):
+        self.text, self.term, self.limits = text, term, limits
         self.steps = 0  # one per node evaluated (interpreter.compile.costs)
         self.dice = 0  # every term's dice (limits.dice_per_evaluation)
         #: work units as the odds engine charges a combination (roller.LiftMemory.work):
@@ -71,13 +124,13 @@ class _Counting:
     def value(self, node):
         self.step()
         kind = type(node)
-        if kind is n.Literal:
+        if kind is Nodes.Literal:
             return node.value
-        if kind is n.Dice:
+        if kind is Nodes.Dice:
             return self.dice_term(node)
-        if kind is n.Binary:
+        if kind is Nodes.Binary:
             return self.binary(node.op, self.value(node.left), self.value(node.right))
-        if kind is n.Call and not node.named:
+        if kind is Nodes.Call and not node.named:
             return self.call(node)
         raise NotHere
 
@@ -88,7 +141,7 @@ class _Counting:
         self.dice += count
         if self.dice > self.limits.dice_per_evaluation:
             raise NotHere
-        found = self.term(node.span.text)
+        found = self.term(self.text[node.span[0] : node.span[1]])
         if found is None:
             raise NotHere
         return found
@@ -102,7 +155,7 @@ class _Counting:
                 ROUNDING["round"] = round_half_away
             rounding = ROUNDING[name]
             (arg,) = args
-            if name in ("floor", "ceil") and type(arg) is n.Binary and arg.op == "/":
+            if name in ("floor", "ceil") and type(arg) is Nodes.Binary and arg.op == "/":
                 self.step()  # `floor(a / b)`: whole numbers divided whole, no Fraction made
                 left, right = self.value(arg.left), self.value(arg.right)
                 up = name == "ceil"
