@@ -21,6 +21,7 @@ from interpreter.odds.polynomials import Budget
 from interpreter.odds.pools import DEFAULT_BUDGET, term_budget
 from interpreter.odds.remembered import counted_distribution, counted_may_fail
 from interpreter.odds.roller import shares_of
+from interpreter.odds.small import small_distribution
 
 #: `d6`, `3d6`, `10d10`, `d%`, `4dF` (Fudge dice: with a count; `df` alone is a name): no
 #: sign, no zero in front, no space; then perhaps a reroll (`4d6ro=1`, `3d8rr=1`: one that
@@ -45,9 +46,24 @@ KEEPS = {"k": "kh", "d": "dl"}
 def plain_distribution(
     text: str, epsilon, limits, deadline, budget: int | None = None
 ) -> Dist | None:
-    """The distribution of a plain term's total, or None (not plain, or near a limit);
+    """The distribution of a plain term's total, or of a small expression over plain
+    terms (interpreter.odds.small: `floor(3d6/2)`), or None (neither, or near a limit);
     `budget` is the caller's (`--budget`: the roller's own share of it for one term)."""
     match = PLAIN.fullmatch(text)
+    if match is None:
+        return small_distribution(
+            text,
+            lambda term: term_distribution(
+                PLAIN.fullmatch(term), term, epsilon, limits, deadline, budget
+            ),
+            limits,
+            DEFAULT_BUDGET if budget is None else budget,
+        )
+    return term_distribution(match, text, epsilon, limits, deadline, budget)
+
+
+def term_distribution(match, text: str, epsilon, limits, deadline, budget) -> Dist | None:
+    """A plain term's distribution (PLAIN's `match` of its `text`), or None."""
     if match is None:
         return None
     if match[3]:  # Fudge dice: faces -1, 0, 1

@@ -1,0 +1,118 @@
+"""Small expressions over plain dice counted from their reading (interpreter.odds.small)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import attrs
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from dsl import plain_dice
+from dsl.errors import RulebookError
+from interpreter.limits import DEFAULT_LIMITS
+from interpreter.odds import compute, expression_odds, plain, small
+from interpreter.odds.budget import Deadline
+
+# ─── generated small expressions, rule by rule (dsl.plain_dice.read_expression) ──
+
+TERMS = st.one_of(
+    st.sampled_from(["d6", "2d6", "1d20", "3d6", "d4", "d1", "4d6kh3", "2d20kl1", "3d6dh1"]),
+    st.integers(0, 12).map(str),
+    st.sampled_from(["d6x", "2d6cs>4", "d0", "6d10cs>7", "2d6kh2", "-3", "1.5", "x"]),
+)
+SPACES = st.sampled_from(["", " "])
+FUNCTIONS = ["floor", "ceil", "round", "abs", "min", "max", "clamp"]
+
+
+@st.composite
+def small_expressions(draw, depth: int = 0) -> str:
+    """Terms, sums, products, quotients, parentheses and calls (some of them wrong)."""
+    if depth >= 3 or draw(st.integers(0, 2)) == 0:
+        return draw(TERMS)
+    kind = draw(st.sampled_from(["binary", "parens", "call"]))
+    inner = small_expressions(depth + 1)
+    if kind == "binary":
+        op = draw(st.sampled_from("+-*/"))
+        return f"{draw(inner)}{draw(SPACES)}{op}{draw(SPACES)}{draw(inner)}"
+    if kind == "parens":
+        return f"({draw(inner)})"
+    function = draw(st.sampled_from(FUNCTIONS))
+    args = draw(st.lists(inner, min_size=1, max_size=3))
+    return f"{function}({(',' + draw(SPACES)).join(args)})"
+
+
+LIMITS = st.sampled_from(
+    [
+        DEFAULT_LIMITS,
+        attrs.evolve(DEFAULT_LIMITS, steps_per_run=4),
+        attrs.evolve(DEFAULT_LIMITS, dice_per_evaluation=3),
+        attrs.evolve(DEFAULT_LIMITS, odds_outcomes=30),
+        attrs.evolve(DEFAULT_LIMITS, number_digits=2, denominator_digits=1),
+    ]
+)
+
+
+def _answered(text, limits, budget=compute.BUDGET):
+    try:
+        odds = expression_odds(text, limits=limits, trials=50, seconds=60, budget=budget)
+    except RulebookError as error:
+        return ("refused", type(error).__name__, str(error))
+    return (odds.exact, odds.probabilities if odds.exact else None, odds.omitted)
+
+
+def _general(text, limits, budget=compute.BUDGET):
+    """expression_odds without the straight-from-text paths: the parser, checker, compiler."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compute, "plain_distribution", lambda *args: None)
+        return _answered(text, limits, budget)
+
+
+@settings(max_examples=500, deadline=None)
+@given(small_expressions(), LIMITS)
+def test_small_expressions_are_what_the_general_path_gives(text, limits):
+    if (
+        plain.plain_distribution(text, compute.EPSILON, limits, Deadline(60), compute.BUDGET)
+        is None
+    ):
+        event("the general path's")  # both ways are the general path: nothing to compare
+        return
+    event("counted from the text")
+    assert _answered(text, limits) == _general(text, limits), text
+
+
+@pytest.mark.parametrize("budget", [2, 30, 1000])
+def test_a_small_budget_is_met_as_the_general_path_meets_it(budget):
+    for text in ("max(3d6, 3d6) * max(3d6, 3d6)", "floor(3d6 / 2) + abs(2d6 - 2d6)"):
+        assert _answered(text, DEFAULT_LIMITS, budget) == _general(text, DEFAULT_LIMITS, budget)
+
+
+def test_small_expressions_need_no_parser_checker_or_compiler():
+    # (only the path straight from the text answers without compiling)
+    def refused(text):
+        raise AssertionError(f"compiled: {text}")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compute, "compile_expression", refused)
+        odds = expression_odds("floor((2d6 + 3) / 2)")
+        assert odds.probability(2) == Fraction(1, 36) and odds.probability(7) == Fraction(3, 36)
+        assert expression_odds("abs(1d6 - 1d6)").probability(0) == Fraction(1, 6)
+        assert expression_odds("max(1d20, 1d20)").probability(20) == Fraction(39, 400)
+        assert expression_odds("round(1d4 / 2)").probability(1) == Fraction(1, 2)  # 1/2 → 1
+
+
+def test_what_a_small_expression_cannot_answer_exactly_goes_the_general_way():
+    count = plain.PLAIN.fullmatch  # (any text: the reader's own None)
+    assert count("3d6+1") is None
+    for text in ("1d6 / (1d6 - 1d6)", "min(2d6)", "floor(1d6, 2)", "clamp(1d6, 2, 3)", "1d6x + 1"):
+        assert plain.small_distribution(text, lambda term: None, DEFAULT_LIMITS, 10**5) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_expressions())
+def test_the_counting_reads_what_the_reader_of_small_expressions_reads(text):
+    ours, theirs = small.read(text), plain_dice.read_expression(text)
+    assert (ours is None) == (theirs is None), text
+    if ours is not None:
+        assert type(ours).__name__ == type(theirs).__name__
