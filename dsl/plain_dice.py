@@ -128,7 +128,14 @@ def read_expression(text: str, name: str = "<expression>", source=None, offset: 
         return Span(source, offset + start, offset + end)
 
     source = Source(name, text) if source is None else source
-    reader = _SmallReader(text, source, n, span)
+    return read_small(text, source, n, span)
+
+
+def read_small(text: str, source, nodes, span):
+    """The node of `text` read whole as a small expression, built of `nodes`' classes
+    with `span(source, start, end)` for their spans, or None (read_expression builds the
+    AST; interpreter.odds.small its own few plain nodes)."""
+    reader = _SmallReader(text, source, nodes, span)
     try:
         node, _start, _end = reader.sum()
         if reader.skip() != len(text):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from fractions import Fraction
@@ -272,3 +273,11 @@ def to_json(value):
     if isinstance(value, Range):
         return str(value)
     return value
+
+
+def round_half_away(value):
+    """`round`: halves go away from zero (2.5 → 3, -2.5 → -3), as people round."""
+    if type(value) is int:
+        return value
+    floor = math.floor(abs(value) + Fraction(1, 2))
+    return floor if value >= 0 else -floor

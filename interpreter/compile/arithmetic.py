@@ -178,14 +178,6 @@ def power(base, exponent, limits, span):
     return base**exponent
 
 
-def round_half_away(value):
-    """`round`: halves go away from zero (2.5 → 3, -2.5 → -3), as people round."""
-    if type(value) is int:
-        return value
-    floor = math.floor(abs(value) + Fraction(1, 2))
-    return floor if value >= 0 else -floor
-
-
 def minmax(function, args, span, name):
     if any(isinstance(a, Unknown) for a in args):
         if len(args) > 1:  # each combination of known values: no list, nothing unknown

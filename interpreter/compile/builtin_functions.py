@@ -21,7 +21,6 @@ from interpreter.compile.arithmetic import (
     as_whole,
     lifted1,
     minmax,
-    round_half_away,
 )
 from interpreter.compile.costs import charged
 from interpreter.compile.effects import LastingEffects
@@ -30,7 +29,7 @@ from interpreter.compile.lists import list_function
 from interpreter.errors import EvaluationError
 from interpreter.pool import Count, Highest, Lowest, MostSets, Question
 from interpreter.runtime import Unknown, known, lift
-from interpreter.values import normalize, show
+from interpreter.values import normalize, round_half_away, show
 
 #: what a value is, where a number is wanted (a refusal says it)
 NUMBER_OF_STEPS = tr("the number of steps")

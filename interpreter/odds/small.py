@@ -10,7 +10,7 @@ from typing import Any
 
 from dsl import plain_dice
 from interpreter.odds.distribution import Dist
-from interpreter.values import normalize
+from interpreter.values import normalize, round_half_away
 
 #: pairs of outcomes one operation here may combine (past it: the general path, which
 #: charges and bounds its work by the budget)
@@ -21,9 +21,13 @@ WHOLE: dict[str, Callable[[Any, Any], Any]] = {
     "-": operator.sub,
     "*": operator.mul,
 }
-#: the functions of one number counted here, as the compiled builtins apply them (`round`:
-#: interpreter.compile.arithmetic's, imported when met: it brings the compiler)
-ROUNDING: dict[str, Callable[[Any], Any]] = {"floor": math.floor, "ceil": math.ceil, "abs": abs}
+#: the functions of one number counted here, as the compiled builtins apply them
+ROUNDING: dict[str, Callable[[Any], Any]] = {
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "abs": abs,
+    "round": round_half_away,
+}
 
 
 class NotHere(Exception):
@@ -56,14 +60,7 @@ def read(text: str):
     than the AST's (no spans, no attrs: a first reading costs a third), or None."""
     if len(text) > 400 or not text.strip():
         return None
-    reader = plain_dice._SmallReader(text, None, Nodes, _where)
-    try:
-        node, _start, _end = reader.sum()
-        if reader.skip() != len(text):
-            return None
-    except plain_dice.NotSmall:
-        return None
-    return node
+    return plain_dice.read_small(text, None, Nodes, _where)
 
 
 def _where(_source, start: int, end: int) -> tuple[int, int]:
@@ -149,10 +146,6 @@ class _Counting:
     def call(self, node):
         name, args = node.function, node.args
         if name in ("floor", "ceil", "round", "abs") and len(args) == 1:
-            if name == "round":
-                from interpreter.compile.arithmetic import round_half_away
-
-                ROUNDING["round"] = round_half_away
             rounding = ROUNDING[name]
             (arg,) = args
             if name in ("floor", "ceil") and type(arg) is Nodes.Binary and arg.op == "/":
