@@ -7,11 +7,10 @@ is written out only when it is cut."""
 
 from __future__ import annotations
 
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from test_codegen import shipped_cases  # (every shipped action, as run_cost lists them)
 
 from dsl.errors import RulebookError
 from dsl.messages import Message, show_value, tr
@@ -22,17 +21,6 @@ from interpreter.shown import _data, _glimpse, glimpse, glimpse_data
 from interpreter.state import place_text
 from interpreter.trace import Later, faces_text, made
 from interpreter.values import show
-
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-
-
-def shipped_cases():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import run_cost
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return list(run_cost.cases([]))
 
 
 def rendered_before(text, language: str | None):
