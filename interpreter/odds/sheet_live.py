@@ -35,6 +35,8 @@ class SheetReads:
         self.found: dict[int, Live] = {}  # node's number → its reads as a Live
         self.numbers = NodeNumbers()  # (what is remembered of a node: by its number)
         self.definitions: dict[int, frozenset[str] | None] = {}  # definition's number →
+        self.derived: dict[str, frozenset[str] | None] = {}  # a derived value's name →
+        self.bounds: dict[str, frozenset[str] | None] = {}  # a field → it and its bounds'
         #: each `ensure` rule judged where none of its fields is read later: (its index,
         #: its fields, its condition); the others' fields are kept to the end
         self.ensures: list[tuple[int, frozenset[str], Any]] = []
@@ -82,8 +84,7 @@ class SheetReads:
                     return None
             elif kind == "derived":
                 out.add(binding.name)
-                derived = book.derived.get(binding.name)
-                inner = self.fields_of(derived.expr) if derived is not None else None
+                inner = self._derived(binding.name)
                 if inner is None:
                     return None
                 out |= inner
@@ -130,14 +131,25 @@ class SheetReads:
 
     def _field(self, name: str, out: set[str]) -> bool:
         """`name` read, with what its bounds read (a resource's); False: not bounded."""
-        out.add(name)
+        if name not in self.bounds:
+            self.bounds[name] = None  # (a bound reading itself: not bounded)
+            self.bounds[name] = self._bounds_of(name)
+        found = self.bounds[name]
+        if found is None:
+            return False
+        out |= found
+        return True
+
+    def _bounds_of(self, name: str) -> frozenset[str] | None:
+        """`name` and what its bounds read (a resource's), found once per field."""
+        out = {name}
         field = self.book.fields.get(name)
         if not isinstance(field, n.Resource):
-            return True
+            return frozenset(out)
         if field.key_group is not None:
             group = self.book.groups.get(field.key_group)
             if group is None:
-                return False
+                return None
             out.update(group.members)
         for bound in (field.maximum, field.minimum):
             if bound is None:
@@ -148,9 +160,20 @@ class SheetReads:
                     continue
                 inner = self.fields_of(item) if binding is not None else frozenset()
                 if inner is None:
-                    return False
+                    return None
                 out |= inner
-        return True
+        return frozenset(out)
+
+    def _derived(self, name: str) -> frozenset[str] | None:
+        """What a derived value reads, found once (derived values read derived values:
+        walked again at each mention, a chain of them would cost exponential time)."""
+        if name in self.derived:
+            return self.derived[name]
+        self.derived[name] = None  # (one reading itself: not bounded)
+        derived = self.book.derived.get(name)
+        found = self.fields_of(derived.expr) if derived is not None else None
+        self.derived[name] = found
+        return found
 
     def _definition(self, definition: object) -> frozenset[str] | None:
         if definition is None:
