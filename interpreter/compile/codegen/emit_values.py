@@ -210,17 +210,26 @@ class Values:
             out.line(f"    {target} = {k(compute)}({a}, {b}, limits)")
         return target
 
+    def either(self, target: str, test: str, fast: str, slow: str) -> str:
+        """`target` given `fast` where `test` holds (plain values: nothing to check), else
+        `slow` (the closures' own function, which checks and words what is wrong)."""
+        out = self.out
+        out.line(f"if {test}:")
+        out.line(f"    {target} = {fast}")
+        out.line("else:")
+        out.line(f"    {target} = {slow}")
+        return target
+
     def ordering(self, node: n.Binary) -> str:
         a, b = self.value(node.left), self.value(node.right)
-        out, k, target = self.out, self.k, self.out.temp()
-        out.line(f"if {self.both_whole(node.left, a, node.right, b)}:")
-        out.line(f"    {target} = {a} {ORDERING[node.op]} {b}")
-        out.line("else:")
-        out.line(
-            f"    {target} = {k(ordered)}({k(COMPARISONS[node.op])}, {k(node.op)}, {a}, {b}, "
-            f"{k(node.left.span)}, {k(node.right.span)})"
+        k, target = self.k, self.out.temp()
+        return self.either(
+            target,
+            self.both_whole(node.left, a, node.right, b),
+            f"{a} {ORDERING[node.op]} {b}",
+            f"{k(ordered)}({k(COMPARISONS[node.op])}, {k(node.op)}, {a}, {b}, "
+            f"{k(node.left.span)}, {k(node.right.span)})",
         )
-        return target
 
     def equality(self, node: n.Binary) -> str:
         compiler = self.compiler
@@ -235,16 +244,14 @@ class Values:
             else:
                 sides.append(self.value(this))
         compare = equal if node.op == "=" else unequal
-        out, target = self.out, self.out.temp()
+        target = self.out.temp()
         a, b = sides
-        out.line(f"if type({a}) is int and type({b}) is int:")  # (nothing to count)
-        out.line(f"    {target} = {EQUALITY[node.op].format(a=a, b=b)}")
-        out.line("else:")
-        out.line(
-            f"    {target} = {self.k(compared)}(ctx, {self.k(compare)}, {a}, {b}, "
-            f"{self.k(node.op_span)})"
+        return self.either(
+            target,
+            f"type({a}) is int and type({b}) is int",  # (nothing to count)
+            EQUALITY[node.op].format(a=a, b=b),
+            f"{self.k(compared)}(ctx, {self.k(compare)}, {a}, {b}, {self.k(node.op_span)})",
         )
-        return target
 
     def logical(self, node: n.Binary) -> str:
         out = self.out
@@ -273,20 +280,20 @@ class Values:
 
     def unary(self, node: n.Unary) -> str | None:
         value = self.value(node.operand)
-        out, target = self.out, self.out.temp()
+        target, k = self.out.temp(), self.k
         if node.op == "not":
-            out.line(f"if {value} is True or {value} is False:")
-            out.line(f"    {target} = not {value}")
-            out.line("else:")
-            out.line(
-                f"    {target} = {self.k(not_yes_or_no)}({value}, {self.k(node.operand.span)})"
+            return self.either(
+                target,
+                f"{value} is True or {value} is False",
+                f"not {value}",
+                f"{k(not_yes_or_no)}({value}, {k(node.operand.span)})",
             )
-            return target
-        out.line(f"if type({value}) is int:")
-        out.line(f"    {target} = -{value}")
-        out.line("else:")
-        out.line(f"    {target} = {self.k(negated)}({value}, {self.k(node.operand.span)})")
-        return target
+        return self.either(
+            target,
+            f"type({value}) is int",
+            f"-{value}",
+            f"{k(negated)}({value}, {k(node.operand.span)})",
+        )
 
     def field(self, node: n.Field) -> str | None:
         compiler = self.compiler
@@ -310,12 +317,12 @@ class Values:
             written = self.records.get(record)
             if written is not None and node.name in written:  # (a check's, written inline)
                 return written[node.name]
-            target = out.temp()
-            out.line(f"if type({record}) is {k(Record)}:")
-            out.line(f"    {target} = {record}._fields.get({k(node.name)})")
-            out.line("else:")
-            out.line(f"    {target} = {k(field_of)}({record}, {k(node.name)}, {k(node.span)})")
-            return target
+            return self.either(
+                out.temp(),
+                f"type({record}) is {k(Record)}",
+                f"{record}._fields.get({k(node.name)})",
+                f"{k(field_of)}({record}, {k(node.name)}, {k(node.span)})",
+            )
         held = self.known.get(subject.name)
         if held is None:
             held = out.temp()
@@ -408,21 +415,18 @@ class Values:
         nor leave a fraction, by floor division; else as the closures compute it (the
         division, then the rounding), from the same two values."""
         a, b = self.value(division.left), self.value(division.right)
-        out, k, target = self.out, self.k, self.out.temp()
+        k, target = self.k, self.out.temp()
         function, whole = DIVIDED[node.function]
         compute = arith("/", division.left.span, division.right.span, division.op_span)
         whole_numbers = self.both_whole(division.left, a, division.right, b)
-        out.line(
-            f"if {whole_numbers} and {k(0)} < {b} < limits.denominator_bound "
-            f"and abs({a}) < limits.number_bound:"
+        return self.either(
+            target,
+            f"{whole_numbers} and {k(0)} < {b} < limits.denominator_bound "
+            f"and abs({a}) < limits.number_bound",
+            whole.format(a=a, b=b),
+            f"{k(rounded)}({k(function)}, {k(compute)}({a}, {b}, limits), "
+            f"{k(node.span)}, {k(node.function)})",
         )
-        out.line(f"    {target} = {whole.format(a=a, b=b)}")
-        out.line("else:")
-        out.line(
-            f"    {target} = {k(rounded)}({k(function)}, {k(compute)}({a}, {b}, limits), "
-            f"{k(node.span)}, {k(node.function)})"
-        )
-        return target
 
     def least_or_greatest(self, node: n.Call) -> str:
         """`max(a, b, ...)`, `min(...)` of several values (`builtin_functions`): each
@@ -432,14 +436,12 @@ class Values:
         function = LEAST_OR_GREATEST[node.function]
         listed = "[" + ", ".join(values) + "]"
         wholes = " and ".join(f"type({value}) is int" for value in values)
-        self.out.line(f"if {wholes}:")
-        self.out.line(f"    {target} = {k(function)}({', '.join(values)})")
-        self.out.line("else:")
-        self.out.line(
-            f"    {target} = {k(minmax)}({k(function)}, {listed}, {k(node.span)}, "
-            f"{k(node.function)})"
+        return self.either(
+            target,
+            wholes,
+            f"{k(function)}({', '.join(values)})",
+            f"{k(minmax)}({k(function)}, {listed}, {k(node.span)}, {k(node.function)})",
         )
-        return target
 
     def dice(self, node: n.Dice) -> str:
         roll = self.compiler.dice(node)
