@@ -40,6 +40,11 @@ class CharacterOutcome:
     changes: tuple[Change, ...]
 
 
+#: the slots of an Outcome's replay tuple (built by Engine.run on every run: a plain
+#: tuple, read by these names)
+ENGINE, RUNNABLE, BEFORE, ARGUMENTS, FACES, SHOWN, ORIGIN, MADE = range(8)
+
+
 class Outcome:
     """What a run produced: its result, the new sheet, what changed, and how.
 
@@ -87,43 +92,43 @@ class Outcome:
     @property
     def action(self) -> str:
         """The name of what was run."""
-        name: str = self._replay[1].name
+        name: str = self._replay[RUNNABLE].name
         return name
 
     @property
     def kind(self) -> str:
         """What was run: "action", "check", "opposed" or "roll"."""
-        kind: str = self._replay[1].kind
+        kind: str = self._replay[RUNNABLE].kind
         return kind
 
     @property
     def language(self) -> str:
         """The rulebook's language."""
-        language: str = self._replay[0].language
+        language: str = self._replay[ENGINE].language
         return language
 
     @property
     def before(self) -> Sheet:
         """The acting character's sheet as the run was given it."""
-        sheet: Sheet = self._replay[2]
+        sheet: Sheet = self._replay[BEFORE]
         return sheet
 
     @property
     def dice(self) -> tuple[int, ...]:
         """The faces drawn, in order."""
-        faces: tuple[int, ...] = self._replay[4]
+        faces: tuple[int, ...] = self._replay[FACES]
         return faces
 
     @property
     def origin(self) -> str:
         """Where the dice came from."""
-        origin: str = self._replay[6]
+        origin: str = self._replay[ORIGIN]
         return origin
 
     @property
     def choices(self) -> tuple[Any, ...]:
         """The choices made (interpreter.choosers.Choice), in order."""
-        made: tuple[Any, ...] = self._replay[7]
+        made: tuple[Any, ...] = self._replay[MADE]
         return made
 
     @property
@@ -131,7 +136,7 @@ class Outcome:
         """The parameters the run was given, as shown (defaults filled in)."""
         found = self._params
         if found is None:
-            found = self._params = dict(self._replay[5])
+            found = self._params = dict(self._replay[SHOWN])
         return found
 
     @property
