@@ -172,8 +172,31 @@ def test_every_definition_is_checked_and_compiled(node):
     assert method is None or callable(getattr(compiler.Compiler, method, None))
 
 
+#: the action every brute-force generator's test runs (tests/test_odds_*.py: "act")
+RUN = "act"
+
+
 def drawn(text: str) -> set:
-    return {type(item) for item in n.walk(parse_rulebook_file(text, "drawn.rules"))}
+    """The node classes of what a brute-force test of `text` runs: the action RUN, the
+    definitions it names (by a call, a name, a die's or a ladder's name: any text of a
+    node that is a definition's name), theirs in turn, the sheet and the header. A
+    definition nothing run names is not drawn: a generator whose fixed text defines a
+    ladder its actions never use does not draw a ladder."""
+    tree = parse_rulebook_file(text, "drawn.rules")
+    named = {getattr(item, "name", None): item for item in tree.definitions}
+    reached = [item for item in tree.definitions if isinstance(item, n.Sheet | n.Symbols)]
+    reached += [item for item in (tree.header, named.get(RUN)) if item is not None]
+    names = {RUN}
+    out: set = {type(tree)}
+    while reached:
+        item = reached.pop()
+        for node in n.walk(item):
+            out.add(type(node))
+            for value in attrs.astuple(node, recurse=False):
+                if type(value) is str and value in named and value not in names:
+                    names.add(value)
+                    reached.append(named[value])
+    return out
 
 
 #: the most texts drawn from each generator looking for the nodes still unseen; no
@@ -215,3 +238,11 @@ def drawn_by() -> dict:
 )
 def test_every_node_class_is_drawn_by_a_brute_force_generator(node):
     assert node in drawn_by(), f"no brute-force generator draws {node.__name__} (nor NOT_DRAWN)"
+
+
+def test_a_definition_the_action_run_does_not_reach_is_not_drawn():
+    fixed = test_odds_every_kind.DEFINITIONS  # a ladder, a formula, a check, a die, ...
+    plain = drawn(fixed + "action act() {\n  let v = d2\n  result { v: v }\n}\n")
+    assert not plain & {n.Ladder, n.Formula, n.Check, n.DieDef, n.RollDef, n.IfExpr, n.Change}
+    stepped = drawn(fixed + "action act() {\n  result { v: step(Paso, 3, d3 - 2) }\n}\n")
+    assert n.Ladder in stepped and n.Formula not in stepped

@@ -11,10 +11,15 @@ someone decides which it is (and adds it to REPEATED when it repeats).
 from __future__ import annotations
 
 import inspect
+from fractions import Fraction
 
 import attrs
+import pytest
+from oracle import action_outcomes, counted, optimal_play
 
+import dsl
 from dsl import nodes as n
+from interpreter import Engine
 from interpreter.odds.worlds import MANY, REPEATED, read_counts
 
 #: node class → whether a name mentioned once inside it may be read many times
@@ -130,3 +135,64 @@ def test_a_name_inside_a_repeating_construct_is_read_many_times():
     assert read_counts(call) == {"x": MANY}
     loop = n.Repeat(n.Literal(3, span=None), None, (n.Do(call, span=None),), span=None)
     assert read_counts(loop) == {"x": MANY}
+
+
+#: a rulebook in which `act` mentions a dice value `v` once, inside each construct of
+#: REPEATED (read there more than once, kept whole, or seen by a choice)
+DEFINITIONS = """
+sheet {
+  attribute A in 0..3 default 1
+}
+formula twice(x: int) = x + x
+check c(x: int = 0) "C" {
+  roll d2 + x >= x * 2
+}
+"""
+#: construct → `act`'s body (its parameters: `rival: character` for CharacterCall)
+INSIDE = {
+    "Repeat": "let acc = 0\n  repeat 2 times { set acc to acc + v }\n  result { acc: acc }",
+    "ForEach": (
+        "let acc = 0\n  for each k in [1, 2] { set acc to acc + v * k }\n  result { acc: acc }"
+    ),
+    "Call": "let r = twice(v)\n  result { r: r }",
+    "CharacterCall": "let r = rival.c(v)\n  result { ok: r.success }",
+    "Text": 'let s = "{v}"\n  result { s: s }',
+    "ListLiteral": "let l = [v, 2]\n  result { m: max(l) + min(l) }",
+    "Match": (
+        "let acc = 0\n  match v { case 1 { set acc to 1 } case 2 { set acc to 2 } "
+        "else { set acc to 5 } }\n  result { acc: acc }"
+    ),
+    # seen by the choice: best play takes `a` on a 4 or more, else a fresh d6 (3/4)
+    "Choose": (
+        'let acc = 0\n  choose q "Q?" {\n    option a { set acc to v }\n'
+        "    option b { set acc to d6 }\n  }\n  result { ok: acc >= 4 }"
+    ),
+}
+
+
+def test_every_repeating_construct_has_a_case_against_brute_force():
+    assert set(INSIDE) == {kind.__name__ for kind in REPEATED}
+
+
+@pytest.mark.parametrize("kind", sorted(INSIDE))
+def test_a_value_mentioned_once_inside_a_repeating_construct_equals_brute_force(kind):
+    """Each construct of REPEATED, reading a dice value mentioned once inside it: its
+    odds against every way the dice fall (best play against the oracle's, for `choose`)."""
+    params = "rival: character" if kind == "CharacterCall" else ""
+    die = "d6" if kind == "Choose" else "d3"
+    body = f"let v = {die} + 0\n  " + INSIDE[kind]
+    engine = Engine(dsl.load_text(f"{DEFINITIONS}action act({params}) {{\n  {body}\n}}\n"))
+    sheet = engine.sheet({})
+    given = {"rival": sheet} if params else {}
+    if kind == "Choose":
+        odds = engine.odds("act", sheet, given, "ok", best="ok")
+
+        def run(dice, choose):
+            return engine.run("act", sheet, given, dice, choices=choose)
+
+        best = optimal_play(run, lambda outcome: int(outcome is not None and outcome.result["ok"]))
+        assert best == Fraction(3, 4)
+        assert odds.exact and odds.probabilities[True] == best
+        return
+    odds = engine.odds("act", sheet, given)
+    assert odds.exact and counted(odds) == action_outcomes(engine, "act", sheet, given)

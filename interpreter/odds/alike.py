@@ -78,6 +78,7 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
     name = node.name
     out: list = []
     failures: list = []
+    billed = 0  # the worlds' work charged so far: charged as they are made, not after
     for alike in kinds.values():
         ends, failed, lost = _relative(explorer, statements, index, alike[0], live, live_out)
         for world in alike:
@@ -93,17 +94,31 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
                 steps = plus(world.steps, *end.steps)
                 explorer.peak = max(explorer.peak, steps[1])
                 out.append(World(env, world.state, weight, steps))
+            billed = _billed(explorer, len(out), billed)  # (past the budget: stops here)
             for end, failure in failed:
                 weight = times(world.weight, *end.weight)
                 steps = plus(world.steps, *end.steps)
                 failures.append((World(world.env, end.state, weight, steps), failure))
-    explorer.roller.work += len(out) // WORLDS_PER_WORK  # (the worlds made, in the budget)
+    explorer.roller.work += len(out) // WORLDS_PER_WORK - billed  # (the worlds made)
     explorer.work()
     merged = explorer.merge(out, after)
     most = explorer.most_worlds
     if most is not None and len(merged) > most:  # (as a let's worlds are bounded: LetWorlds)
         raise TooComplex(tr("more than {most} worlds", most=most))
     return merged, failures, index + 1
+
+
+def _billed(explorer, made: int, billed: int) -> int:
+    """The `made` worlds so far charged (`billed` units of them already), so that a let
+    making millions of worlds stops at the budget, not after making them: in all the
+    same units as charged at once after them (the same answers)."""
+    charged = made // WORLDS_PER_WORK
+    if charged > billed:
+        roller = explorer.roller
+        roller.work += charged - billed
+        if roller.work > roller.budget:
+            explorer.work()  # (raises: past the budget)
+    return charged
 
 
 def _relative(explorer, statements: tuple, index: int, world: World, live: list, live_out):
