@@ -18,10 +18,12 @@ wordings of each table must stay within 2x of each other.
   the yes/no die beside them.
 
 Times are this process's CPU seconds (`time.process_time`), the best of --repeat rounds,
-each on a new Engine (nothing remembered from the round before but what the engine keeps
-between computations for either wording: dice terms' and symbol pools' distributions,
-remembered.remembered_term); the answers of the two wordings (and icepool's) are checked
-equal. Below 1, the first wording is faster.
+each round the mean of calls made until it has taken MIN_SECONDS (as
+benchmarks/scaling.py measures: one call of a fraction of a millisecond is mostly the
+machine's noise), each call on a new Engine (nothing remembered from the call before but
+what the engine keeps between computations for either wording: dice terms' and symbol
+pools' distributions, remembered.remembered_term); the answers of the two wordings (and
+icepool's) are checked equal. Below 1, the first wording is faster.
 
 This is a benchmark, not a test: CI does not run it.
 """
@@ -43,6 +45,7 @@ from interpreter import Engine
 SYMBOLS = ("success", "advantage", "triumph", "failure", "threat", "despair")
 KINDS = ("Proficiency", "Ability", "Boost", "Challenge", "Difficulty", "Setback")
 LOOP_SIZES = (1, 4, 16, 64)
+MIN_SECONDS = 0.02  # each round: calls until this much CPU time (at least one)
 
 
 def faces_action() -> str:
@@ -69,11 +72,17 @@ action counted(n: int, modifier: int = 0) "Counted" {
 
 
 def cpu(function, repeat: int):
+    """(the best round's CPU seconds per call, the answer)."""
     times, answer = [], None
     for _ in range(repeat):
-        start = time.process_time()
-        answer = function()
-        times.append(time.process_time() - start)
+        calls, start = 0, time.process_time()
+        while True:
+            answer = function()
+            calls += 1
+            elapsed = time.process_time() - start
+            if elapsed >= MIN_SECONDS:
+                break
+        times.append(elapsed / calls)
     return min(times), answer
 
 

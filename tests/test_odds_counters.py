@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from oracle import against_brute_force, assert_counted_as_run
 
 import dsl
+import interpreter.odds.carried as carried
 import interpreter.odds.passes as passes
 from interpreter import Engine
 
@@ -63,10 +64,12 @@ def loops(draw):
     dice = 0
     for _ in range(draw(st.integers(1, 2))):
         symbols = draw(st.booleans())
-        header = draw(st.sampled_from(["repeat {n} times", "for each k in [1, 2]"]))
+        header = draw(
+            st.sampled_from(["repeat {n} times", "for each k in [1, 2]", "for each k in [1, 1, 2]"])
+        )
         n = draw(st.integers(1, 4 if not symbols else 2))
         header = header.format(n=n)
-        passes_made = n if header.startswith("repeat") else 2
+        passes_made = n if header.startswith("repeat") else header.count(",") + 1
         if dice + passes_made > 5:
             break
         dice += passes_made
@@ -127,6 +130,28 @@ def test_a_loop_of_many_passes_answers_within_a_small_budget(monkeypatch):
     # switched off: no counters, the loop pass by pass over every world
     monkeypatch.setattr(passes.Passes, "loop_counters", lambda *_: ())
     assert not repeated_odds().exact
+
+
+def test_passes_that_leave_their_group_alone_are_added_at_once_from_the_first(monkeypatch):
+    # the pass's outcomes are found once and raised to the 48th power: no pass is run
+    # over the groups one by one, not even the first nor the last
+    one_by_one = []
+    step = carried.carried_pass
+    monkeypatch.setattr(carried, "carried_pass", lambda *a: one_by_one.append(1) or step(*a))
+    odds = repeated_odds()
+    assert odds.exact and odds.probabilities[24] == Fraction(32247603683100, 2**48)
+    assert one_by_one == []
+
+
+def test_passes_entered_alike_are_added_at_once_only_among_themselves():
+    # each run of equal items added at once, and the next item's pass as it is entered
+    # (once, every pass after the second was taken to be entered as the second)
+    for items in ("[1, 1, 2, 2]", "[1, 1, 1, 2, 2, 2, 3]", "[3, 1, 1, 1, 2]"):
+        text = HEADER + (
+            f"action act() {{\n  let a = 0\n  for each i in {items} {{\n"
+            "    set a to a + i * d2\n  }\n  result { f: a }\n}\n"
+        )
+        assert_counted_as_run(text, {"A": 0, "B": 0})
 
 
 def test_counters_carried_through_a_short_loop_equal_every_run():

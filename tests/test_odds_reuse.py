@@ -227,6 +227,7 @@ PLAIN_TEXTS = st.one_of(
                 *("cs>=0", "cs>6df=-0", "cs>3x", "cs>=5cf<2", "cs>=5df", "kh1x", "cs=1dl1"),
                 *("ro=1", "rr<=2", "rr>=1", "ro<3kh3", "rr=1dl1", "rr>1cs>=5", "ro1", "rr=-1"),
                 *("k", "k2", "d", "d1", "ro=1d2", "dx"),
+                *("kh3cs>=6", "dl1cs>=5df=1", "kcs>7", "ro=1kh2cs>=4", "cs>=6kh3", "kh4cs=1"),
             ]
         ),
     ),
@@ -279,6 +280,8 @@ def test_plain_dice_are_read_without_the_parser():
     assert worked_out.weights[10] == 27 and worked_out.total == 216  # 3d6
     rerolled = plain_distribution("4d6ro=1", EPS, DEFAULT_LIMITS, Deadline(60))
     assert rerolled.probability(4) == Fraction(1, 36**4)  # a 1, then a 1 again: each die
+    kept_hits = plain_distribution("5d10kh3cs>=6", EPS, DEFAULT_LIMITS, Deadline(60))
+    assert kept_hits.probability(0) == Fraction(1, 32)  # no 6 or more among the 5
     net = plain_distribution("4dFcs=1df=-1", EPS, DEFAULT_LIMITS, Deadline(60))
     assert net.probability(4) == Fraction(1, 81) and net.probability(0) == Fraction(19, 81)
     for other in ("4d6kh3x", "0d6", "d0", "03d6", "d6kh1", "2d6kh2", "2d6cs"):

@@ -455,18 +455,36 @@ def carried_passes(explorer: Explorer, groups: list, counters: tuple, lives, ent
     done = 0
     before = None  # the one group a pass began from, where there was one
     index = 0
+    alike_from = _alike(entries)
     while index < len(entries):
         entry = entries[index]
         groups = regrouped(explorer, groups, counters, entering)
         alone = groups[0] if len(groups) == 1 else None
-        if alone is not None and before is not None and entries[index - 1] == entry:
-            more = len(entries) - index - 1  # (the last pass as any: what it leaves is read)
+        first = index == 0 or entries[index - 1] != entry  # (of passes entered alike)
+        alike = alike_from[index] if first else 1
+        if alone is not None and alike > 1:
+            # passes that leave their group as they found it (but for its counters), to
+            # the last (what it leaves is read after the loop as it is): all at once
+            powered = _powered(explorer, body, alone, counters, (loop, entry), alike, True)
+            if powered is not None:
+                groups = [powered]
+                done += alike
+                index += alike
+                explorer.work()
+                continue
+        if alone is not None and before is not None and not first:
+            # the passes entered as this one (the loop's last as any: what it leaves is read)
+            more = alike_from[index]
+            more -= index + more == len(entries)
             if more > 1 and _same(before, alone):
                 powered = _powered(explorer, body, alone, counters, (loop, entry), more)
                 if powered is not None:
                     groups = [powered]
                     done += more
                     index += more
+                    before = alone
+                    explorer.work()
+                    continue  # (the next pass may be entered otherwise)
         before = alone
         step = carried_pass(explorer, body, groups, counters, loop, entry)
         if step is None:
@@ -484,11 +502,25 @@ def _same(a: Group, b: Group) -> bool:
     return a.env == b.env and a.state.snapshot() == b.state.snapshot()
 
 
-def _powered(explorer: Explorer, body, group: Group, counters: tuple, pass_, count: int):
+def _alike(entries: list) -> list[int]:
+    """For each pass, how many from it on are entered alike (the same names bound, the
+    same steps counted)."""
+    counts = [1] * len(entries)
+    for index in range(len(entries) - 2, -1, -1):
+        if entries[index] == entries[index + 1]:
+            counts[index] = counts[index + 1] + 1
+    return counts
+
+
+def _powered(
+    explorer: Explorer, body, group: Group, counters: tuple, pass_, count: int, alone=False
+):
     """`count` passes from a group that a pass leaves as it found it (but for its
     counters): the amounts one pass adds, as a distribution, to the `count`th power (by
     squaring), added to the counters at once. None where a pass stops some runs or
-    loses weight, or the steps or the counters may pass their limits."""
+    loses weight, or the steps or the counters may pass their limits; and, where
+    `alone` (not known from a pass before), where a pass from the group may leave its
+    rest (what `pass_`'s live reads after it) or its sheet otherwise than it found them."""
     live, (bound, counted) = pass_
     env = {**group.env, **bound, **dict.fromkeys(counters, 0)}
     found = _outcomes(explorer, body, env, group.state, counters, live, counted)
@@ -497,6 +529,11 @@ def _powered(explorer: Explorer, body, group: Group, counters: tuple, pass_, cou
     ends, failed, missing, peak = found
     if failed or missing[0] or not ends:
         return None
+    if alone:
+        sheet = group.state.snapshot()
+        for _key, kept, state, _added, _weight, _taken in ends:
+            if kept != group.env or state.snapshot() != sheet:
+                return None
     fewest = min(end[5][0] for end in ends)
     most = max(end[5][1] for end in ends)
     last = group.steps[1] + (count - 1) * most  # (the steps the last pass starts from)

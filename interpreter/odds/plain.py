@@ -1,7 +1,7 @@
 """Plain dice (`3d6`, `2d20kh1`, `6d10cs>7`, `(2+1)d6`): their exact distribution from the text.
 
 The commonest expression asked for is a plain term: a count, `d`, a number of faces, and
-perhaps a reroll and one keep or one count of successes. Its distribution needs none of
+perhaps a reroll, one keep and one count of successes. Its distribution needs none of
 the parser, checker, compiler or explorer that any other text goes through, which a first
 call would pay for in full (in a fresh process, more than half of `2d20kh1`'s 0.9 ms).
 A text read here as a plain term is exactly the term the parser builds
@@ -25,9 +25,9 @@ from interpreter.odds.small import small_distribution
 
 #: `d6`, `3d6`, `10d10`, `d%`, `4dF` (Fudge dice: with a count; `df` alone is a name): no
 #: sign, no zero in front, no space; then perhaps a reroll (`4d6ro=1`, `3d8rr=1`: one that
-#: cannot reach the roller's limit), and at most one keep or drop (`2d20kh1`, `4dFkh2`: of
-#: fewer dice than the count) or one count of successes, less failures (`6d10cs>7`,
-#: `20d10cs>=6df=1`)
+#: cannot reach the roller's limit), then at most one keep or drop (`2d20kh1`, `4dFkh2`: of
+#: fewer dice than the count), then at most one count of successes, less failures
+#: (`6d10cs>7`, `20d10cs>=6df=1`, `5d10kh3cs>=6`: the kept dice's successes)
 #: a count or a number of faces written as whole numbers added, taken or multiplied, in
 #: parentheses (`(2+1)d(3*2)`): worked out here as the compiled term works it out
 _FOLDED = r"\((?:(?:0|[1-9][0-9]{0,3})[-+*]){1,3}(?:0|[1-9][0-9]{0,3})\)"
@@ -35,8 +35,8 @@ _COUNT = rf"[1-9][0-9]{{0,3}}|{_FOLDED}"
 PLAIN = re.compile(
     rf"(?:({_COUNT})?d([1-9][0-9]{{0,3}}|%|{_FOLDED})|({_COUNT})d([Ff]))"
     r"(?:(ro|rr)(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?"
-    r"(?:(kh|kl|dh|dl|k|d)([1-9][0-9]{0,2})?"
-    r"|cs(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3}))(?:df(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?)?"
+    r"(?:(kh|kl|dh|dl|k|d)([1-9][0-9]{0,2})?)?"
+    r"(?:cs(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3}))(?:df(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?)?"
 )
 
 #: the keeps spelled with one letter (`2d20k`, `4d6d1`), as the builder reads them
@@ -129,7 +129,7 @@ def modifier_steps(match, count: int, text: str) -> tuple | None:
         k = int(match[9]) if match[9] else 1
         if k >= count:
             return None
-        span = Span(Source("<expression>", text), match.start(8), len(text))
+        span = Span(Source("<expression>", text), match.start(8), match.end(9 if match[9] else 8))
         steps += (("keep", KEEPS.get(match[8], match[8]), k, span),)
     if match[10]:
         steps += (("successes", predicate(match[10], int(match[11]))),)
