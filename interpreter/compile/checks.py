@@ -65,6 +65,10 @@ class CompiledCheck(CallFrame):
         own = self.field_names - set(self.names) - {let.name for let in node.lets}
         reads = n.field_reads(tuple(e for _, e in node.fields))
         self.fields_read = tuple(sorted(name for name in reads if name not in own))
+        # the check's names its records read (the target's and the fields'): what else it
+        # holds reaches them only through the roll's total (a modifier only added to it)
+        target_reads = n.field_reads(node.target) if node.target is not None else {}
+        self.record_reads = tuple(sorted({*self.fields_read, *target_reads}))
         self.terms = tuple(_explain(compiler, sign, term) for sign, term in _terms(node.roll))
         self.label = node.label or node.name
         # `success` and `degree` are the trace's verdict, unless they are ordinary fields

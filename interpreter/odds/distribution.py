@@ -22,7 +22,7 @@ from interpreter.compiled import Operation
 from interpreter.errors import EvaluationError
 from interpreter.odds.budget import too_many_outcomes
 from interpreter.odds.keys import next_number
-from interpreter.odds.order import ORDERINGS, compared, moved
+from interpreter.odds.order import ORDERINGS, compared, compared_already, moved
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.sums import form_sums, int_sums
 from interpreter.odds.weights import at_most, least_common
@@ -151,11 +151,13 @@ class Dist(Unknown):
                     return cast(Dist, function(*memory.settle(values)))
                 return cast(Dist, found[0])
         cap = None
-        if memory is not None:
-            # charged before: the work is bounded, not just counted
-            cap = memory.work(values, function)
         try:
-            result = _apply(function, values, cap)
+            result = _moved(function, values, memory)  # (charged by what it makes)
+            if result is None:
+                if memory is not None:
+                    # charged before: the work is bounded, not just counted
+                    cap = memory.work(values, function)
+                result = _apply(function, values, cap)
         except EvaluationError:
             if memory is None:
                 raise
@@ -256,6 +258,26 @@ def weighed(parts: list[tuple[tuple[int, int], Dist]]) -> Dist:
         for outcome, weight in dist.weights.items():
             weights[outcome] = weights.get(outcome, 0) + weight * scale
     return Dist(weights, denominator).reduced()
+
+
+def _moved(function: Callable[..., Any], values: tuple[Any, ...], memory: Any) -> Dist | None:
+    """A distribution moved by a whole number (`roll + n`, `n + roll`, `roll - n`): the one
+    made for its place (order.moved), found again whatever the steps it took there (`roll
+    + a + b` and `roll + b + a`, or `+ (a + b)`: one distribution, charged once); two
+    compared (`a.total > d.total`) as two shapes at the same gap were before
+    (order.compared_already: charged once); None for anything else."""
+    if memory is None or type(function) is not Operation or len(values) != 2:
+        return None
+    a, b = values
+    if function.ints in ORDERINGS and type(a) is Dist and type(b) is Dist:
+        return cast("Dist | None", compared_already(function.ints, a, b, memory))
+    if function.move is None:
+        return None
+    if type(a) is Dist and type(b) is int:
+        return cast("Dist | None", moved(a, b, function.ints, function.move, memory, Dist))
+    if type(a) is int and type(b) is Dist and function.move is operator.add:
+        return cast("Dist | None", moved(b, a, function.ints, function.move, memory, Dist))
+    return None
 
 
 def _apply(function: Callable[..., Any], values: tuple[Any, ...], cap: int | None = None) -> Dist:

@@ -47,6 +47,16 @@ def compared(comparison: Any, a: Any, b: Any, memory: Any, make: Any) -> Any:
     return found
 
 
+def compared_already(comparison: Any, a: Any, b: Any, memory: Any) -> Any:
+    """What `compared` found before for the shapes of a and b at the same gap (each
+    distribution's shape noted, charged once per distribution), or None."""
+    shape_a, least_a = shape_of(a, memory)
+    shape_b, least_b = shape_of(b, memory)
+    if shape_a is None or shape_b is None:
+        return None
+    return memory.get(("compared", comparison, shape_a, shape_b, least_a - least_b))
+
+
 def shape_of(dist, memory) -> tuple:
     """(the number of the distribution's shape, its least value), or (None, None) where
     it holds something else than whole numbers: noted once per distribution."""

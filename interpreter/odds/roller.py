@@ -52,6 +52,13 @@ class Branch(Exception):
         self.bound = bound  # a top-level `let` of this name needs nothing more: no rerun
 
 
+def record_env(check, env: dict) -> tuple:
+    """What a check's records read of its names (CompiledCheck.record_reads), as a key:
+    a modifier only added to the roll is in the totals already, so that `roll + a + b`
+    with a + b the same is one computation of the records, whatever a and b are."""
+    return tuple((k, hashable(env[k])) for k in check.record_reads if k in env)
+
+
 class LiftMemory(dict):
     """Distributions already combined in one odds computation (Dist.lift), and the work
     they took, counted against the budget."""
@@ -403,22 +410,23 @@ class OddsRoller(PoolQuestions):
             found = self.pools[key] = Dist.uniform(die.faces())
         return found
 
-    def check_records(self, check, ctx, args: tuple, totals: Dist):
+    def check_records(self, check, ctx, args: tuple, totals: Dist):  # noqa: ARG002 (a Roller's)
         """The distribution of a check's record, computed once per total, so that a
         caller branches on the records (a few: success, points) and not on every total.
         None when a field or the target needs dice of its own (then the caller branches
         on the total, as a real run would see it)."""
         # The records depend on more than the totals: on the names the check bound
-        # before its roll (a named die read by its fields) and on what they read of the
-        # sheet as it is now.
-        env = tuple(sorted((k, hashable(v)) for k, v in ctx.env.items()))
+        # before its roll (a named die read by its fields), those its target and fields
+        # read (not a modifier only added to the roll: the totals hold it), and on what
+        # they read of the sheet as it is now.
+        env = record_env(check, ctx.env)
         direct = self.direct  # the `let` being run binds this call's record: what it reads
         names = None
         if direct is not None and direct[0] == check.node.name and ctx.depth == direct[2] + 1:
             names = direct[1]
         # the totals by their number (a Dist's, a Contest's), else held in the key
         held = totals.number if type(totals) is Dist or type(totals) is Contest else Same(totals)
-        key = ("check", check.node.name, held, args, env, names)
+        key = ("check", check.node.name, held, env, names)
         return self.read_memory.get(
             key,
             ctx,

@@ -18,6 +18,9 @@ EVERY = MARK + "*"
 #: a Live's need for an `ensure` rule still to be checked at the end: its index after this
 JUDGED = "!"
 
+#: the sheets' keys one merge key remembers (Ends.key_for), at most
+KEYS_KEPT = 1 << 14
+
 #: bindings whose name is the field read (a family, a catalog: the whole of it)
 _FIELDS = ("field", "family", "catalog", "catalog_entry", "resource_bound")
 
@@ -220,6 +223,30 @@ def fields_live(live: Live) -> frozenset[str] | None:
     return frozenset(name[1:] for name in needs if name[:1] == MARK)
 
 
+def remembered(made: Any) -> Any:
+    """key(state) from made(state, its snapshot), found once per sheet: a world's key is
+    a function of its sheet's changes and whether it was written (the rest of the sheet
+    is the exploration's own), and the worlds of an exploration share few sheets while
+    every merge asks once per world (the fields kept picked out, every `ensure` rule
+    judged now looked up)."""
+    found: dict[Any, Any] = {}  # (a sheet's changes, whether written) → its key
+
+    def key(state: Any) -> Any:
+        snapshot = state.snapshot()
+        try:
+            return found[snapshot, state.own]
+        except KeyError:
+            pass
+        except TypeError:  # (an unhashable change: found each time)
+            return made(state, snapshot)
+        if len(found) >= KEYS_KEPT:  # (memory bounded: found again past it)
+            found.clear()
+        kept = found[snapshot, state.own] = made(state, snapshot)
+        return kept
+
+    return key
+
+
 class Ends:
     """The merges of one exploration that may leave out sheet changes (Passes.kept): what
     a merge keeps of a world's sheet, and the `ensure` rules' verdicts found so far."""
@@ -227,9 +254,19 @@ class Ends:
     def __init__(self, sheet: SheetReads, ctx: Any) -> None:
         self.sheet, self.ctx = sheet, ctx
         self.verdicts: dict[Any, Any] = {}  # (rule's index, its fields' changes) → verdict
+        self.keys: dict[Live, Any] = {}  # what is read after → its key(state)
 
     def key_for(self, live: Live) -> Any:
-        """key(state): what a world's sheet holds of what is still read after `live`."""
+        """key(state): what a world's sheet holds of what is still read after `live`,
+        made once per `live` and found once per sheet (its changes, whether written):
+        the worlds of an exploration share few sheets, and a merge asks once per world."""
+        if live in self.keys:
+            return self.keys[live]
+        made = self._key_for(live)
+        found = self.keys[live] = None if made is None else remembered(made)
+        return found
+
+    def _key_for(self, live: Live) -> Any:
         fields = fields_live(live)
         if fields is None:
             return None
@@ -243,8 +280,7 @@ class Ends:
             else:  # (its fields as they will be at the end: judged now)
                 judged.append((index, read, condition))
 
-        def key(state: Any) -> Any:
-            snapshot = state.snapshot()
+        def key(state: Any, snapshot: tuple) -> Any:
             own = snapshot if state.cast is None else snapshot[0]
             kept = tuple(entry for entry in own if entry[0].partition(".")[0] in fields)
             if judged:
