@@ -10,6 +10,7 @@ and errors, a row with dice rolled on every lookup, and the memory bounded.
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 
@@ -481,3 +482,45 @@ def test_seeded_dice_are_not_finished_and_forced_dice_still_are(engine, monkeypa
     assert finished == []
     with pytest.raises(RulebookError, match="left over"):  # 1 + 3: "Low", no die for a row
         engine.run("test", sheet, {}, ForcedDice([1, 2]))
+
+
+def test_a_function_whose_locals_nothing_reads_by_name_keeps_no_env():
+    """Where no closure the generated function calls reads the caller's local names
+    (a check written inline, a table's lookup, one die), its parameters and locals are
+    Python locals only: no `env` made, kept or restored. A text built from locals is a
+    closure reading them by name: that function keeps `env`. Both agree with the closures
+    (results, dice, steps, errors: the steps limit, the call depth)."""
+    text = (
+        BOOK
+        + """
+action worded(bonus: int = 0) "Worded" {
+  let c = plain(bonus)
+  let word = "{bonus} gives {c.total}"
+  result { total: c.total, word: word }
+}
+"""
+    )
+    book = dsl.load_text(text, "fast_path.rules")
+    for limits in (Limits(), Limits(steps_per_run=5), Limits(call_depth=1)):
+        engine = Engine(book, limits)
+        sheet = engine.sheet({"Strength": 3})
+        for name in ("test", "worded"):
+            for bonus in (-3, 0, 2):
+                for face in range(1, 11):
+                    dice = [face, 4] if face + 3 + bonus == 9 else [face]
+                    outcomes = []
+                    for closures in (False, True):
+                        with closures_only() if closures else contextlib.nullcontext():
+                            try:
+                                out = engine.run(name, sheet, {"bonus": bonus}, ForcedDice(dice))
+                                outcomes.append(plain(out))
+                            except RulebookError as error:
+                                outcomes.append((str(error), getattr(error, "steps", None)))
+                    assert outcomes[0] == outcomes[1], (name, bonus, face, limits)
+    words = {
+        name: set(re.findall(r"\w+", engine.compiler.action(name).generated[1]))
+        for name in ("test", "worded")
+    }
+    assert "env" not in words["test"]
+    assert "env" not in set(re.findall(r"\w+", engine.compiler.check("plain").generated[1]))
+    assert "env" in words["worded"]

@@ -81,6 +81,9 @@ class Values:
         #: the names written since the block being written began (None: any name may
         #: have been, by a statement left to its closure)
         self.written: set[str] | None = set()
+        #: constants called with `ctx` that read no local name of the caller's (`env`):
+        #: a definition entering its own frame, a table's lookup, one plain die's roll
+        self.env_free: set[str] = set()
 
     # ─── the parts every construct uses ─────────────────────────────────────
 
@@ -407,6 +410,7 @@ class Values:
         values = self.arguments(node, binding.node.params)
         target = self.out.temp()
         self.out.line(f"{target} = {self.k(called)}(ctx, {values}, {self.k(node.span)})")
+        self.env_free.add(self.k(called))
         return target
 
     def divided(self, node: n.Call, division: n.Binary) -> str:
@@ -461,6 +465,7 @@ class Values:
             out.level -= 1
             out.line("else:")
             out.line(f"    {target} = {k(roll)}(ctx).total")
+            self.env_free.add(k(roll))  # (no count, sides nor modifier read)
         else:
             out.line(f"{target} = {k(roll)}(ctx).total")
         return target
@@ -501,6 +506,7 @@ class Values:
         target, out, k = self.out.temp(), self.out, self.k
         lookup = compiler.table(binding.name)
         values = "(" + "".join(f"{key}, " for key in keys) + ")"
+        self.env_free.add(k(lookup))  # (a row's cells read the keys, by their own names)
         if len(keys) != 1 or len(binding.node.keys) > 1:
             out.line(f"{target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
             return target
@@ -509,7 +515,9 @@ class Values:
         out.line(f"if type({key}) is int:")
         out.line(f"    {target} = {k(rows.values)}.get({key}, {k(MISSING)})")
         out.line(f"    if {target} is {k(MISSING)}:")
-        remember = f"{k(rows.remembered)}({k(lookup)}, ctx, {key}, {k(node.span)})"
+        remembered = k(rows.remembered)  # (a bound method: one constant)
+        remember = f"{remembered}({k(lookup)}, ctx, {key}, {k(node.span)})"
+        self.env_free.add(remembered)
         out.line(f"        {target} = {remember}")
         out.line("else:")
         out.line(f"    {target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
