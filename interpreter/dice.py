@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 import random
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsl.errors import Span
 from dsl.messages import Message, tr, tr_n
@@ -251,9 +251,15 @@ class TypedDice(AskingDice):
 
 
 class DiceTray:
-    """Draws from a source under the limits, and records every face in draw order."""
+    """Draws from a source under the limits, and records every face in draw order.
 
-    __slots__ = ("drawn", "limits", "source", "who", "why")
+    Its state is in its subclasses' slots (interpreter.runtime: `Roller`'s, or those of a
+    real run's context, `Run`, which is its own roller)."""
+
+    if TYPE_CHECKING:  # (what its subclasses' slots hold, as mypy reads them)
+        __slots__ = ("drawn", "limits", "source", "who", "why")
+    else:
+        __slots__ = ()
 
     def __init__(self, source: DiceSource, limits: Limits):
         self.source, self.limits = source, limits

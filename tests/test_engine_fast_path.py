@@ -524,3 +524,27 @@ action worded(bonus: int = 0) "Worded" {
     assert "env" not in words["test"]
     assert "env" not in set(re.findall(r"\w+", engine.compiler.check("plain").generated[1]))
     assert "env" in words["worded"]
+
+
+def test_a_run_is_its_own_roller_and_generated_code_draws_straight_from_it(engine, monkeypatch):
+    """`Engine.run` makes one object, the run's context, which is its roller too
+    (runtime.Run); generated code draws a plain die from seeded dice straight from it,
+    never through `face` (the closures do), with the same faces as a seeded roller."""
+    from interpreter.runtime import Rolling, Run
+
+    sheet = engine.sheet({"Strength": 3})
+    seen = []
+    face = Rolling.face
+
+    def noted(self, die, span):
+        seen.append(type(self))
+        return face(self, die, span)
+
+    monkeypatch.setattr(Rolling, "face", noted)
+    ten = {"bonus": 10}  # (a total past 9: no row with a die of its own)
+    fast = [engine.run("test", sheet, ten, SeededDice(seed)).dice for seed in range(20)]
+    assert seen == []  # (every die drawn by the generated code itself)
+    with closures_only():
+        slow = [engine.run("test", sheet, ten, SeededDice(seed)).dice for seed in range(20)]
+    assert fast == slow
+    assert set(seen) == {Run}

@@ -42,7 +42,7 @@ from interpreter.compile.codegen.slow_paths import (
 )
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die, SeededDice
-from interpreter.runtime import Roller, as_bool, count_past_bound
+from interpreter.runtime import Run, as_bool, count_past_bound
 from interpreter.state import MISSING
 from interpreter.values import PLAIN_TYPES, Record
 
@@ -471,7 +471,7 @@ class Values:
         return target
 
     def face(self, die: Die, span: Any, target: str) -> None:
-        """One plain die's face (`Roller.face`): from seeded dice, drawn straight from
+        """One plain die's face (`Rolling.face`): from seeded dice, drawn straight from
         the generator as `SeededDice.draw` draws it, within the same limits, and noted
         among the dice drawn; from any other source or roller, by `face` itself."""
         out, k = self.out, self.k
@@ -480,7 +480,7 @@ class Values:
         out.line("source = roller.source")
         out.line("drawn = roller.drawn")
         out.line(
-            f"if type(roller) is {k(Roller)} and type(source) is {k(SeededDice)} "
+            f"if type(roller) is {k(Run)} and type(source) is {k(SeededDice)} "
             f"and len(drawn) < limits.dice_per_evaluation and {size} <= limits.faces_per_die:"
         )
         out.line(f"    {target} = source.random_bits({bits})")
