@@ -455,11 +455,11 @@ def test_a_check_is_written_into_its_caller_and_local_names_kept_in_locals(monke
                 slow = engine.run("test", sheet, {"bonus": bonus}, ForcedDice([face, 3, face]))
             assert plain(fast) == plain(slow)
     assert called == []
-    # a check's built-in fields read from the locals they were written in (`c.total`
-    # after the `if` and the `for each`, which write neither `c` nor it): only the
-    # author's fields (`c.twice`, `o.deeper`, and `.twice` in `outer`) looked up
+    # a check's fields read from the locals they were written in (`c.total` after the
+    # `if` and the `for each`, which write neither `c` nor it; the author's `c.twice`,
+    # `o.deeper`, and `.twice` in `outer`, too): none looked up in a record
     source = engine.compiler.action("test").generated[1]
-    assert source.count("._fields.get(") == 3
+    assert source.count("._fields.get(") == 0
     for limits in (Limits(call_depth=2), Limits(steps_per_run=12)):
         errors = []
         for closures in (False, True):
@@ -548,3 +548,34 @@ def test_a_run_is_its_own_roller_and_generated_code_draws_straight_from_it(engin
         slow = [engine.run("test", sheet, ten, SeededDice(seed)).dice for seed in range(20)]
     assert fast == slow
     assert set(seen) == {Run}
+
+
+def test_a_check_written_inline_is_not_made_a_record_nothing_reads_whole():
+    """A check written inline whose record is read only field by field (`c.total`,
+    `c.level`) has its fields read from their locals and no record built (but for
+    `bounded_value`, where a field may hold a list or a record); one whose record is read
+    whole has it built. Both agree with the closures on every face."""
+    text = (
+        BOOK
+        + """
+action whole(bonus: int = 0) "Whole" {
+  let c = plain(bonus)
+  result { check: c, level: c.level }
+}
+"""
+    )
+    engine = Engine(dsl.load_text(text, "fast_path.rules"))
+    sheet = engine.sheet({"Strength": 3})
+    for name in ("test", "whole"):
+        for face in range(1, 11):
+            dice = [face, 4] if face + 3 == 9 else [face]
+            fast = engine.run(name, sheet, {"bonus": 0}, ForcedDice(dice))
+            with closures_only():
+                slow = engine.run(name, sheet, {"bonus": 0}, ForcedDice(dice))
+            assert plain(fast) == plain(slow)
+    built = {}
+    for name in ("test", "whole"):
+        function, source = engine.compiler.action(name).generated
+        record = next(key for key, value in function.__globals__.items() if value is Record)
+        built[name] = len(re.findall(rf"^ *_v[0-9]+ = {record}\(", source, flags=re.M))
+    assert built == {"test": 1, "whole": 2}  # (the result's; and the check's, read whole)

@@ -58,11 +58,30 @@ class Steps(Values):
         #: whether local names are written into `ctx.env` too (`reads_env`: not when
         #: nothing the function calls, nor the function itself, reads them there)
         self.with_env = with_env
+        #: a check's record written inline (its local) → the line building it, the line
+        #: going through it (`bounded_value`, or None) and that line without it (`unbuilt`)
+        self.built: dict[str, tuple[int, int | None, str]] = {}
 
     def env_line(self, text: str) -> None:
         """A line that only keeps `env` (and `ctx.env`) up to date: left out without."""
         if self.with_env:
             self.out.line(text)
+
+    def unbuilt(self) -> None:
+        """The records of checks written inline that nothing reads as a whole (every field
+        read is its local's: `Values.field`) left unbuilt; one gone through
+        `bounded_value` is built only where it holds a list or a record, for it."""
+        lines: list[str | None] = list(self.out.lines)
+        for record, (build, bounded, instead) in self.built.items():
+            own = {build, bounded}
+            word = re.compile(rf"\b{record}\b")
+            if any(word.search(line or "") for i, line in enumerate(lines) if i not in own):
+                continue
+            if bounded is not None:
+                text = lines[bounded] or ""
+                lines[bounded] = text[: len(text) - len(text.lstrip())] + instead
+            lines[build] = None
+        self.out.lines = [line for line in lines if line is not None]
 
     def reads_env(self) -> bool:
         """Whether the function written reads a local name from `env`, or calls with
@@ -100,6 +119,7 @@ class Steps(Values):
             return self.inline_check(check, values, node.span)
         except TooDeep:  # nested too deep written here: its function called instead
             del out.lines[lines:]
+            self.built = {r: at for r, at in self.built.items() if at[0] < lines}
             out.level, self.known, self.written = level, known, written
             target = out.temp()
             arguments = "(" + "".join(f"{value}, " for value in values) + ")"
@@ -135,10 +155,10 @@ class Steps(Values):
         out.line(f"    {k(count_past_bound)}(ctx, {k(where)})")
         fields = _check_body(self, check, record)
         self.known, self.written = outside  # (the check wrote only its own names)
-        scalar = {name: value for name, value in dict(fields).items() if value in self.scalars}
-        self.fixed.update(scalar.values())
+        every = dict(fields)  # (a name given twice: the record holds its last value)
+        self.fixed.update(every.values())
         self.fixed.add(record)
-        self.records[record] = scalar
+        self.records[record] = every
         out.level -= 1
         out.line("finally:")
         self.env_line(f"    ctx.env = env = {saved}")
@@ -346,6 +366,7 @@ def _without_env(write: Any, *args: Any) -> tuple[Any, str] | None:
         second = Steps(Emitted(), compiler, too_deep, with_env=False)
         if write(second, *args) and "env" not in WORD.findall(second.out.source()):
             chosen = second
+    chosen.unbuilt()
     return _compiled(chosen.out, "_f1")
 
 
@@ -460,16 +481,21 @@ def _returned(
     out, k = steps.out, steps.k
     record = into or out.temp()
     shown = ", ".join(f"{k(name)}: {value}" for name, value in fields)
-    out.line(f"{record} = {k(Record)}({{{shown}}}, {k(kind)})")
+    made = f"{k(Record)}({{{shown}}}, {k(kind)})"
+    build, bounded = len(out.lines), None
+    out.line(f"{record} = {made}")
     held = dict(fields)  # (a name given twice: the record holds its last value)
     nested = " or ".join(
         f"type({value}) in {k(NESTED)}" for value in held.values() if value not in steps.scalars
     )
     if nested:
         out.line(f"if {nested}:")
+        bounded = len(out.lines)
         out.line(f"    {record} = {k(bounded_value)}(ctx, {record}, {k(span)})")
     if into is None:
         out.line(f"return {record}")
+    else:
+        steps.built[record] = (build, bounded, f"{k(bounded_value)}(ctx, {made}, {k(span)})")
 
 
 def generated_formula(

@@ -74,9 +74,9 @@ class Values:
         #: not written here may write `env` or a block may not have run (`Steps`)
         self.known: dict[str, str] = {}
         #: generated locals never assigned to again: those `known` ever held, and the
-        #: scalar fields of a check's record written inline (`records`)
+        #: fields of a check's record written inline (`records`)
         self.fixed: set[str] = set()
-        #: a check's record written inline (its local) → its scalar fields' locals
+        #: a check's record written inline (its local) → its fields' locals
         self.records: dict[str, dict[str, str]] = {}
         #: the names written since the block being written began (None: any name may
         #: have been, by a statement left to its closure)
@@ -332,7 +332,14 @@ class Values:
             out.line(f"{held} = env[{k(subject.name)}]")
         record, written = held, self.records.get(held)
         if written is not None and node.name in written:  # (a check's, written inline)
-            return written[node.name]
+            value = written[node.name]
+            if value in self.scalars:
+                return value
+            target = out.temp()  # (a row's field with dice: rolled when first read)
+            out.line(f"{target} = {value}")
+            out.line(f"if type({target}) is {k(Pending)}:")
+            out.line(f"    {target} = {target}.force(ctx)")
+            return target
         target = out.temp()
         out.line(f"if type({record}) is {k(Record)}:")
         out.line(f"    {target} = {record}._fields.get({k(node.name)})")
