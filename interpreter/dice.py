@@ -250,11 +250,11 @@ class TypedDice(AskingDice):
 # ─── the tray: every draw of one evaluation goes through it ─────────────────
 
 
-class DiceTray:
+class Tray:
     """Draws from a source under the limits, and records every face in draw order.
 
-    Its state is in its subclasses' slots (interpreter.runtime: `Roller`'s, or those of a
-    real run's context, `Run`, which is its own roller)."""
+    Its state is in its subclasses' slots: a `DiceTray`'s, or (interpreter.runtime) a
+    `Roller`'s, or those of a real run's context, `Run`, which is its own roller."""
 
     if TYPE_CHECKING:  # (what its subclasses' slots hold, as mypy reads them)
         __slots__ = ("drawn", "limits", "source", "who", "why")
@@ -293,6 +293,12 @@ class DiceTray:
         return face
 
 
+class DiceTray(Tray):
+    """A tray of its own (a dice term rolled outside a run)."""
+
+    __slots__ = ("drawn", "limits", "source", "who", "why")
+
+
 # ─── one dice term ──────────────────────────────────────────────────────────
 
 
@@ -325,7 +331,7 @@ def predicate(op: str, value) -> Callable[[int], bool]:
 
 
 def roll_pool(
-    tray: DiceTray, die: Die, count: int, steps: tuple, span: Span | None, label: str
+    tray: Tray, die: Die, count: int, steps: tuple, span: Span | None, label: str
 ) -> PoolRoll:
     """Roll `count` dice of `die`, then apply `steps` (compiled modifiers) in order.
 

@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from dsl.errors import Span
 from dsl.messages import Number, tr
-from interpreter.dice import AskingDice, DiceTray, Die, PoolRoll, check_term, roll_pool
+from interpreter.dice import AskingDice, Die, PoolRoll, Tray, check_term, roll_pool
 from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
@@ -225,7 +225,7 @@ class ChainRoll(Rolled):
         return " ".join(out)
 
 
-class Rolling(DiceTray):
+class Rolling(Tray):
     """Rolls for real: every die from the dice source, through the tray it is (`Roller`,
     or a real run's context, `Run`)."""
 
@@ -284,14 +284,14 @@ class Roller(Rolling):
     __slots__ = ("drawn", "limits", "source", "who", "why")
 
 
-class Run(Context, Rolling):  # type: ignore[misc]  # (DiceTray has no slots of its own at run time)
+class Run(Context, Rolling):  # type: ignore[misc]  # (Tray has no slots of its own at run time)
     """A real run's context that is its own roller (`ctx.roller is ctx`): what
     `Engine.run` makes, one object where a context and a roller were two."""
 
     __slots__ = ("drawn", "source", "who", "why")
 
     def __init__(self, source: Any, limits: Limits, state: State, trace: Trace | None):
-        # Context's and DiceTray's own, written out (made on every run)
+        # Context's and Tray's own, written out (made on every run)
         self.roller = self
         self.limits = limits
         self.state = state
