@@ -49,29 +49,31 @@ class TooDeep(Exception):
 class Steps(Values):
     """Writes statements (and their blocks) into one function's source."""
 
-    def __init__(self, out: Emitted, compiler: Any, too_deep: Any = None, with_env: bool = True):
+    def __init__(self, out: Emitted, compiler: Any, too_deep: Any = None):
         super().__init__(out, compiler)
         #: what a call past `call_depth` raises (actions.too_deep): checks are written
         #: inline only when it is given
         self.too_deep = too_deep
         self.inlined: list[Any] = []  # the checks being written inline, innermost last
-        #: whether local names are written into `ctx.env` too (`reads_env`: not when
-        #: nothing the function calls, nor the function itself, reads them there)
-        self.with_env = with_env
+        #: the lines that only keep `env` (and `ctx.env`) up to date, by index: left out
+        #: where nothing the function calls, nor the function itself, reads a local name
+        #: there (`reads_env`, `_without_env`)
+        self.env_lines: set[int] = set()
         #: a check's record written inline (its local) → the line building it, the line
         #: going through it (`bounded_value`, or None) and that line without it (`unbuilt`)
         self.built: dict[str, tuple[int, int | None, str]] = {}
 
     def env_line(self, text: str) -> None:
-        """A line that only keeps `env` (and `ctx.env`) up to date: left out without."""
-        if self.with_env:
-            self.out.line(text)
+        """A line that only keeps `env` (and `ctx.env`) up to date (see `env_lines`)."""
+        self.env_lines.add(len(self.out.lines))
+        self.out.line(text)
 
-    def unbuilt(self) -> None:
-        """The records of checks written inline that nothing reads as a whole (every field
-        read is its local's: `Values.field`) left unbuilt; one gone through
-        `bounded_value` is built only where it holds a list or a record, for it."""
-        lines: list[str | None] = list(self.out.lines)
+    def unbuilt(self, lines: list[str | None]) -> list[str]:
+        """The lines (None: a line left out) with the records of checks written inline
+        that nothing reads as a whole (every field read is its local's: `Values.field`)
+        left unbuilt; one gone through `bounded_value` is built only where it holds a
+        list or a record, for it."""
+        lines = list(lines)
         for record, (build, bounded, instead) in self.built.items():
             own = {build, bounded}
             word = re.compile(rf"\b{record}\b")
@@ -81,7 +83,7 @@ class Steps(Values):
                 text = lines[bounded] or ""
                 lines[bounded] = text[: len(text) - len(text.lstrip())] + instead
             lines[build] = None
-        self.out.lines = [line for line in lines if line is not None]
+        return [line for line in lines if line is not None]
 
     def reads_env(self) -> bool:
         """Whether the function written reads a local name from `env`, or calls with
@@ -120,6 +122,7 @@ class Steps(Values):
         except TooDeep:  # nested too deep written here: its function called instead
             del out.lines[lines:]
             self.built = {r: at for r, at in self.built.items() if at[0] < lines}
+            self.env_lines = {at for at in self.env_lines if at < lines}
             out.level, self.known, self.written = level, known, written
             target = out.temp()
             arguments = "(" + "".join(f"{value}, " for value in values) + ")"
@@ -354,20 +357,23 @@ def _compiled(out: Emitted, function: str) -> tuple[Any, str] | None:
 
 
 def _without_env(write: Any, *args: Any) -> tuple[Any, str] | None:
-    """The function `write(*args, steps)` writes into `steps`, compiled: written again
-    without `env` where the first writing shows nothing reads it (`Steps.reads_env`), and
-    taken so if no word of it is `env` any more; None where it cannot be generated."""
+    """The function `write(steps, *args)` writes, compiled: without its `env` lines where
+    nothing reads a local name there (`Steps.reads_env`) and no word of it is `env` then
+    (else, or where Python refuses it so, with them); None where it cannot be generated."""
     compiler, too_deep = args[:2]
-    first = Steps(Emitted(), compiler, too_deep)
-    if not write(first, *args):
+    steps = Steps(Emitted(), compiler, too_deep)
+    if not write(steps, *args):
         return None
-    chosen = first
-    if not first.reads_env():
-        second = Steps(Emitted(), compiler, too_deep, with_env=False)
-        if write(second, *args) and "env" not in WORD.findall(second.out.source()):
-            chosen = second
-    chosen.unbuilt()
-    return _compiled(chosen.out, "_f1")
+    out, full = steps.out, list(steps.out.lines)
+    if not steps.reads_env():
+        kept = [None if i in steps.env_lines else line for i, line in enumerate(full)]
+        out.lines = steps.unbuilt(kept)
+        if "env" not in WORD.findall(out.source()):
+            made = _compiled(out, "_f1")
+            if made is not None:
+                return made
+    out.lines = steps.unbuilt(list(full))
+    return _compiled(out, "_f1")
 
 
 def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, str] | None:
