@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 import random
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsl.errors import Span
 from dsl.messages import Message, tr, tr_n
@@ -250,10 +250,16 @@ class TypedDice(AskingDice):
 # ─── the tray: every draw of one evaluation goes through it ─────────────────
 
 
-class DiceTray:
-    """Draws from a source under the limits, and records every face in draw order."""
+class Tray:
+    """Draws from a source under the limits, and records every face in draw order.
 
-    __slots__ = ("drawn", "limits", "source", "who", "why")
+    Its state is in its subclasses' slots: a `DiceTray`'s, or (interpreter.runtime) a
+    `Roller`'s, or those of a real run's context, `Run`, which is its own roller."""
+
+    if TYPE_CHECKING:  # (what its subclasses' slots hold, as mypy reads them)
+        __slots__ = ("drawn", "limits", "source", "who", "why")
+    else:
+        __slots__ = ()
 
     def __init__(self, source: DiceSource, limits: Limits):
         self.source, self.limits = source, limits
@@ -285,6 +291,12 @@ class DiceTray:
             raise
         self.drawn.append(face)
         return face
+
+
+class DiceTray(Tray):
+    """A tray of its own (a dice term rolled outside a run)."""
+
+    __slots__ = ("drawn", "limits", "source", "who", "why")
 
 
 # ─── one dice term ──────────────────────────────────────────────────────────
@@ -319,7 +331,7 @@ def predicate(op: str, value) -> Callable[[int], bool]:
 
 
 def roll_pool(
-    tray: DiceTray, die: Die, count: int, steps: tuple, span: Span | None, label: str
+    tray: Tray, die: Die, count: int, steps: tuple, span: Span | None, label: str
 ) -> PoolRoll:
     """Roll `count` dice of `die`, then apply `steps` (compiled modifiers) in order.
 

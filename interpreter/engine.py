@@ -49,7 +49,7 @@ from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
 from interpreter.odds.best_play import Goal, best_odds
 from interpreter.outcome import Change, CharacterOutcome, Outcome, speaking, spoken
 from interpreter.parameters import Binder
-from interpreter.runtime import Context, Roller, RollerProtocol
+from interpreter.runtime import Context, Roller, RollerProtocol, Run
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.state import Character, State
@@ -181,11 +181,9 @@ class Engine:
                 raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
             args, shown, warnings = runnable.binder.prepared(sheet, params or {})
             source = dice if dice is not None else SeededDice()
-            limits = self.limits
-            roller = Roller(source, limits)
             steps = self._heading(runnable, shown) if trace else None
             state = State(sheet._values, self._open_default)
-            ctx = Context(roller, limits, state, steps)
+            ctx = Run(source, self.limits, state, steps)  # (its own roller)
             if chooser is not None:
                 ctx.chooser = chooser
             changes: tuple[Change, ...]
@@ -206,7 +204,7 @@ class Engine:
                 if type(source) is not SeededDice:  # (whose `finish` has nothing to do)
                     source.finish()
             except EvaluationError as error:
-                faces, made = tuple(roller.drawn), tuple(ctx.choices or ())
+                faces, made = tuple(ctx.drawn), tuple(ctx.choices or ())
                 if isinstance(error, ChoiceNotOpen) and error.refused is not None:
                     made += (error.refused,)  # the replay is refused there again
                 if steps is not None:  # recorded up to the error
@@ -217,7 +215,7 @@ class Engine:
                     )
                 error.steps = ctx.steps
                 raise
-            faces, made = tuple(roller.drawn), tuple(ctx.choices) if ctx.choices else ()
+            faces, made = tuple(ctx.drawn), tuple(ctx.choices) if ctx.choices else ()
             return Outcome(
                 (self, runnable, sheet, args, faces, shown, source.origin, made),
                 result,

@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from dsl.errors import Span
 from dsl.messages import Number, tr
-from interpreter.dice import AskingDice, DiceTray, Die, PoolRoll, check_term, roll_pool
+from interpreter.dice import AskingDice, Die, PoolRoll, Tray, check_term, roll_pool
 from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
@@ -225,8 +225,9 @@ class ChainRoll(Rolled):
         return " ".join(out)
 
 
-class Roller(DiceTray):
-    """Rolls for real: every die from the dice source, through the tray it is."""
+class Rolling(Tray):
+    """Rolls for real: every die from the dice source, through the tray it is (`Roller`,
+    or a real run's context, `Run`)."""
 
     __slots__ = ()
     lifts = False  # never hands out unknown values (the odds engine's roller does)
@@ -275,6 +276,44 @@ class Roller(DiceTray):
 
     def bind(self, ctx: Context, name: str, value: Any, fields: object) -> Any:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         return self.resolve(value)
+
+
+class Roller(Rolling):
+    """A real roller of its own (beside a context: the trace's replay, a sheet's rules)."""
+
+    __slots__ = ("drawn", "limits", "source", "who", "why")
+
+
+class Run(Context, Rolling):  # type: ignore[misc]  # (Tray has no slots of its own at run time)
+    """A real run's context that is its own roller (`ctx.roller is ctx`): what
+    `Engine.run` makes, one object where a context and a roller were two."""
+
+    __slots__ = ("drawn", "source", "who", "why")
+
+    def __init__(self, source: Any, limits: Limits, state: State, trace: Trace | None):
+        # Context's and Tray's own, written out (made on every run)
+        self.roller = self
+        self.limits = limits
+        self.state = state
+        self.trace = trace
+        self.env = {}
+        self.steps = 0
+        self.step_bound = limits.steps_per_run
+        self.deadline = None
+        self.clock = None
+        if limits.run_seconds != math.inf:
+            self.deadline = time.monotonic() + limits.run_seconds
+            self.step_bound = min(limits.steps_per_run, STEPS_BETWEEN_CLOCKS)
+        self.depth = 0
+        self.calls = 0
+        self.capture = None
+        self.quiet = 0
+        self.chooser = None
+        self.choices = []
+        self.source = source
+        self.drawn = []
+        self.who = None
+        self.why = None
 
 
 # ─── the roller protocol ────────────────────────────────────────────────────

@@ -10,6 +10,7 @@ and errors, a row with dice rolled on every lookup, and the memory bounded.
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 
@@ -454,11 +455,11 @@ def test_a_check_is_written_into_its_caller_and_local_names_kept_in_locals(monke
                 slow = engine.run("test", sheet, {"bonus": bonus}, ForcedDice([face, 3, face]))
             assert plain(fast) == plain(slow)
     assert called == []
-    # a check's built-in fields read from the locals they were written in (`c.total`
-    # after the `if` and the `for each`, which write neither `c` nor it): only the
-    # author's fields (`c.twice`, `o.deeper`, and `.twice` in `outer`) looked up
+    # a check's fields read from the locals they were written in (`c.total` after the
+    # `if` and the `for each`, which write neither `c` nor it; the author's `c.twice`,
+    # `o.deeper`, and `.twice` in `outer`, too): none looked up in a record
     source = engine.compiler.action("test").generated[1]
-    assert source.count("._fields.get(") == 3
+    assert source.count("._fields.get(") == 0
     for limits in (Limits(call_depth=2), Limits(steps_per_run=12)):
         errors = []
         for closures in (False, True):
@@ -481,3 +482,100 @@ def test_seeded_dice_are_not_finished_and_forced_dice_still_are(engine, monkeypa
     assert finished == []
     with pytest.raises(RulebookError, match="left over"):  # 1 + 3: "Low", no die for a row
         engine.run("test", sheet, {}, ForcedDice([1, 2]))
+
+
+def test_a_function_whose_locals_nothing_reads_by_name_keeps_no_env():
+    """Where no closure the generated function calls reads the caller's local names
+    (a check written inline, a table's lookup, one die), its parameters and locals are
+    Python locals only: no `env` made, kept or restored. A text built from locals is a
+    closure reading them by name: that function keeps `env`. Both agree with the closures
+    (results, dice, steps, errors: the steps limit, the call depth)."""
+    text = (
+        BOOK
+        + """
+action worded(bonus: int = 0) "Worded" {
+  let c = plain(bonus)
+  let word = "{bonus} gives {c.total}"
+  result { total: c.total, word: word }
+}
+"""
+    )
+    book = dsl.load_text(text, "fast_path.rules")
+    for limits in (Limits(), Limits(steps_per_run=5), Limits(call_depth=1)):
+        engine = Engine(book, limits)
+        sheet = engine.sheet({"Strength": 3})
+        for name in ("test", "worded"):
+            for bonus in (-3, 0, 2):
+                for face in range(1, 11):
+                    dice = [face, 4] if face + 3 + bonus == 9 else [face]
+                    outcomes = []
+                    for closures in (False, True):
+                        with closures_only() if closures else contextlib.nullcontext():
+                            try:
+                                out = engine.run(name, sheet, {"bonus": bonus}, ForcedDice(dice))
+                                outcomes.append(plain(out))
+                            except RulebookError as error:
+                                outcomes.append((str(error), getattr(error, "steps", None)))
+                    assert outcomes[0] == outcomes[1], (name, bonus, face, limits)
+    words = {
+        name: set(re.findall(r"\w+", engine.compiler.action(name).generated[1]))
+        for name in ("test", "worded")
+    }
+    assert "env" not in words["test"]
+    assert "env" not in set(re.findall(r"\w+", engine.compiler.check("plain").generated[1]))
+    assert "env" in words["worded"]
+
+
+def test_a_run_is_its_own_roller_and_generated_code_draws_straight_from_it(engine, monkeypatch):
+    """`Engine.run` makes one object, the run's context, which is its roller too
+    (runtime.Run); generated code draws a plain die from seeded dice straight from it,
+    never through `face` (the closures do), with the same faces as a seeded roller."""
+    from interpreter.runtime import Rolling, Run
+
+    sheet = engine.sheet({"Strength": 3})
+    seen = []
+    face = Rolling.face
+
+    def noted(self, die, span):
+        seen.append(type(self))
+        return face(self, die, span)
+
+    monkeypatch.setattr(Rolling, "face", noted)
+    ten = {"bonus": 10}  # (a total past 9: no row with a die of its own)
+    fast = [engine.run("test", sheet, ten, SeededDice(seed)).dice for seed in range(20)]
+    assert seen == []  # (every die drawn by the generated code itself)
+    with closures_only():
+        slow = [engine.run("test", sheet, ten, SeededDice(seed)).dice for seed in range(20)]
+    assert fast == slow
+    assert set(seen) == {Run}
+
+
+def test_a_check_written_inline_is_not_made_a_record_nothing_reads_whole():
+    """A check written inline whose record is read only field by field (`c.total`,
+    `c.level`) has its fields read from their locals and no record built (but for
+    `bounded_value`, where a field may hold a list or a record); one whose record is read
+    whole has it built. Both agree with the closures on every face."""
+    text = (
+        BOOK
+        + """
+action whole(bonus: int = 0) "Whole" {
+  let c = plain(bonus)
+  result { check: c, level: c.level }
+}
+"""
+    )
+    engine = Engine(dsl.load_text(text, "fast_path.rules"))
+    sheet = engine.sheet({"Strength": 3})
+    for name in ("test", "whole"):
+        for face in range(1, 11):
+            dice = [face, 4] if face + 3 == 9 else [face]
+            fast = engine.run(name, sheet, {"bonus": 0}, ForcedDice(dice))
+            with closures_only():
+                slow = engine.run(name, sheet, {"bonus": 0}, ForcedDice(dice))
+            assert plain(fast) == plain(slow)
+    built = {}
+    for name in ("test", "whole"):
+        function, source = engine.compiler.action(name).generated
+        record = next(key for key, value in function.__globals__.items() if value is Record)
+        built[name] = len(re.findall(rf"^ *_v[0-9]+ = {record}\(", source, flags=re.M))
+    assert built == {"test": 1, "whole": 2}  # (the result's; and the check's, read whole)

@@ -14,7 +14,7 @@ from dsl.messages import tr
 from interpreter.compile.arithmetic import tuple_of
 from interpreter.compile.host import CompilerHost
 from interpreter.compile.step_texts import acting_text
-from interpreter.dice import DiceTray
+from interpreter.dice import Tray
 from interpreter.errors import EvaluationError
 from interpreter.runtime import known
 from interpreter.state import Character, Elsewhere
@@ -33,7 +33,7 @@ def on_sheet_of(ctx, character: Character, run):
     """run(ctx) with the character's working sheet as the run's own."""
     saved = ctx.state
     ctx.state = saved.of(character)
-    tray = ctx.roller if isinstance(ctx.roller, DiceTray) else None  # real dice: say whose
+    tray = ctx.roller if isinstance(ctx.roller, Tray) else None  # real dice: say whose
     whose = tray.who if tray is not None else None
     if tray is not None:
         tray.who = character.label

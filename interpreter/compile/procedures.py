@@ -6,7 +6,7 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
-from interpreter.dice import KEPT, DiceTray
+from interpreter.dice import KEPT, Tray
 from interpreter.errors import WENT_ON_PAST, ChainTooLong
 from interpreter.runtime import ChainRoll, as_bool
 from interpreter.trace import Later, chain_text, faces_text
@@ -120,7 +120,7 @@ class Procedure(CallFrame):
                             rule.span,
                         )
                     captured, ctx.capture = ctx.capture, []
-                    tray = ctx.roller if isinstance(ctx.roller, DiceTray) else None
+                    tray = ctx.roller if isinstance(ctx.roller, Tray) else None
                     if tray is not None:  # a person typing the dice is told why this one
                         shown_by = rule.condition if extras == 1 else rule.again
                         tray.why = tr(

@@ -11,17 +11,19 @@ them: a block's own steps on entry, each condition when it is tested, each pass.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from dsl import nodes as n
 from interpreter.bounds import NESTED, bounded_value
 from interpreter.compile.arithmetic import as_number
 from interpreter.compile.codegen.emit_values import ORDERING, Values
-from interpreter.compile.codegen.emitted import Emitted, UnsafeSource
+from interpreter.compile.codegen.emitted import WORD, Emitted, UnsafeSource
+from interpreter.compile.codegen.slow_paths import added, compared
 from interpreter.compile.costs import block_cost
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement
 from interpreter.errors import RequirementFailed
-from interpreter.runtime import count_past_bound
+from interpreter.runtime import as_bool, count_past_bound
 from interpreter.values import Record
 
 #: the deepest blocks are nested in generated source (deeper: the closures run it)
@@ -29,6 +31,15 @@ DEEPEST = 40
 #: lines a function's source may have before a check is written into it (past them, and
 #: for a check inside itself, the check's own generated function is called)
 INLINE_LINES = 1500
+
+
+#: what the generator's own helpers called with `ctx` read of it: never `env`
+ENV_FREE_HELPERS = (count_past_bound, as_bool, added, compared, bounded_value)
+#: `ctx` given to a call, and the constants called on a line
+CTX_GIVEN = re.compile(r"[(,] ?ctx[,)]")
+CALLED = re.compile(r"([\w.]+)\(")
+#: a line writing one local name into `env` (and reading nothing of it)
+ENV_WRITE = re.compile(r"env\[_k[0-9]+\] = [\w.]+\Z")
 
 
 class TooDeep(Exception):
@@ -44,6 +55,53 @@ class Steps(Values):
         #: inline only when it is given
         self.too_deep = too_deep
         self.inlined: list[Any] = []  # the checks being written inline, innermost last
+        #: the lines that only keep `env` (and `ctx.env`) up to date, by index: left out
+        #: where nothing the function calls, nor the function itself, reads a local name
+        #: there (`reads_env`, `_without_env`)
+        self.env_lines: set[int] = set()
+        #: a check's record written inline (its local) → the line building it, the line
+        #: going through it (`bounded_value`, or None) and that line without it (`unbuilt`)
+        self.built: dict[str, tuple[int, int | None, str]] = {}
+
+    def env_line(self, text: str) -> None:
+        """A line that only keeps `env` (and `ctx.env`) up to date (see `env_lines`)."""
+        self.env_lines.add(len(self.out.lines))
+        self.out.line(text)
+
+    def unbuilt(self, lines: list[str | None]) -> list[str]:
+        """The lines (None: a line left out) with the records of checks written inline
+        that nothing reads as a whole (every field read is its local's: `Values.field`)
+        left unbuilt; one gone through `bounded_value` is built only where it holds a
+        list or a record, for it."""
+        lines = list(lines)
+        for record, (build, bounded, instead) in self.built.items():
+            own = {build, bounded}
+            word = re.compile(rf"\b{record}\b")
+            if any(word.search(line or "") for i, line in enumerate(lines) if i not in own):
+                continue
+            if bounded is not None:
+                text = lines[bounded] or ""
+                lines[bounded] = text[: len(text) - len(text.lstrip())] + instead
+            lines[build] = None
+        return [line for line in lines if line is not None]
+
+    def reads_env(self) -> bool:
+        """Whether the function written reads a local name from `env`, or calls with
+        `ctx` something that may (a closure: anything not known `env_free`)."""
+        namespace = self.out.namespace
+        safe = {id(helper) for helper in (*ENV_FREE_HELPERS, self.too_deep)}
+        for line in self.out.lines:
+            text = line.strip()
+            if "env[" in text and not ENV_WRITE.match(text):
+                return True
+            if text.startswith("def ") or not CTX_GIVEN.search(text):
+                continue
+            for called in CALLED.findall(text):
+                if called in self.env_free or called.endswith(".force"):  # (Pending's own)
+                    continue
+                if id(namespace.get(called)) not in safe:
+                    return True
+        return False
 
     def call(self, node: n.Call) -> str | None:
         """A call; of a check whose own function is made, its body written inline (as
@@ -63,10 +121,13 @@ class Steps(Values):
             return self.inline_check(check, values, node.span)
         except TooDeep:  # nested too deep written here: its function called instead
             del out.lines[lines:]
+            self.built = {r: at for r, at in self.built.items() if at[0] < lines}
+            self.env_lines = {at for at in self.env_lines if at < lines}
             out.level, self.known, self.written = level, known, written
             target = out.temp()
             arguments = "(" + "".join(f"{value}, " for value in values) + ")"
             out.line(f"{target} = {self.k(made)}(ctx, {arguments}, {self.k(node.span)})")
+            self.env_free.add(self.k(made))  # (its own frame)
             return target
         finally:
             self.inlined.pop()
@@ -79,9 +140,9 @@ class Steps(Values):
         saved, record = out.temp(), out.temp()
         out.line("if ctx.calls >= limits.call_depth:")
         out.line(f"    raise {k(self.too_deep)}(ctx, {k(span)})")
-        out.line(f"{saved} = env")
+        self.env_line(f"{saved} = env")
         pairs = ", ".join(f"{k(name)}: {value}" for name, value in zip(check.names, values))
-        out.line(f"ctx.env = env = {{{pairs}}}")
+        self.env_line(f"ctx.env = env = {{{pairs}}}")
         out.line(f"ctx.calls += {k(1)}")
         out.line("try:")
         out.level += 1
@@ -97,13 +158,13 @@ class Steps(Values):
         out.line(f"    {k(count_past_bound)}(ctx, {k(where)})")
         fields = _check_body(self, check, record)
         self.known, self.written = outside  # (the check wrote only its own names)
-        scalar = {name: value for name, value in dict(fields).items() if value in self.scalars}
-        self.fixed.update(scalar.values())
+        every = dict(fields)  # (a name given twice: the record holds its last value)
+        self.fixed.update(every.values())
         self.fixed.add(record)
-        self.records[record] = scalar
+        self.records[record] = every
         out.level -= 1
         out.line("finally:")
-        out.line(f"    ctx.env = env = {saved}")
+        self.env_line(f"    ctx.env = env = {saved}")
         out.line(f"    ctx.calls -= {k(1)}")
         return record
 
@@ -130,7 +191,7 @@ class Steps(Values):
                 value = self.value(node.expr)
             else:  # the value as the statement made it (a place, a table's row by field)
                 value = self.closure(shape.value)
-            out.line(f"env[{k(shape.name)}] = {value}")
+            self.env_line(f"env[{k(shape.name)}] = {value}")
             self.hold(shape.name, value)
         elif kind is n.If and type(shape) is Branches:
             self.branches(node, shape)
@@ -160,7 +221,7 @@ class Steps(Values):
             item = out.temp()
             out.line(f"for {item} in {k(shape.items)}(ctx):")
             out.level += 1
-            out.line(f"env[{k(shape.var)}] = {item}")
+            self.env_line(f"env[{k(shape.var)}] = {item}")
             before = self.entered()
             self.known = {}
             self.hold(shape.var, item)
@@ -225,42 +286,56 @@ class Steps(Values):
         out.level -= opened
 
 
-def _entered(out: Emitted, function: str, names: tuple[str, ...], too_deep: Any) -> None:
+def _entered(steps: Steps, function: str, names: tuple[str, ...], too_deep: Any) -> None:
     """A definition's call frame entered (`actions.CallFrame.enter`, written out)."""
-    k = out.constant
+    out, k = steps.out, steps.k
     out.line(f"def {function}(ctx, args, span):")
     out.level = 1
     out.line("limits = ctx.limits")
     out.line("if ctx.calls >= limits.call_depth:")
     out.line(f"    raise {k(too_deep)}(ctx, span)")
-    out.line("saved = ctx.env")
-    _frame(out, names)
+    _frame(steps, names)
     # (`ctx.depth` is how deep the trace indents: an untraced run leaves it alone)
     out.line(f"ctx.calls += {k(1)}")
     out.line("try:")
     out.level = 2
 
 
-def _frame(out: Emitted, names: tuple[str, ...]) -> None:
-    """`ctx.env = env = dict(zip(names, args))`: the parameters by name, one by one when
-    there are as many arguments as names (the common case: no zip to go through)."""
-    k = out.constant
+def _frame(steps: Steps, names: tuple[str, ...]) -> None:
+    """`ctx.env = env = dict(zip(names, args))`: the parameters in locals of their own
+    (unpacked when there are as many arguments as names: the common case), and, where
+    `env` is kept, by name in it (the caller's saved)."""
+    out, k = steps.out, steps.k
+    steps.env_line("saved = ctx.env")
     if not names:
-        out.line("ctx.env = env = {}")
+        steps.env_line("ctx.env = env = {}")
         return
-    each = ", ".join(f"{k(name)}: args[{k(i)}]" for i, name in enumerate(names))
+    locals_ = [out.temp() for _ in names]
+    unpacked = ", ".join(locals_) + ","
     out.line(f"if len(args) == {k(len(names))}:")
-    out.line(f"    ctx.env = env = {{{each}}}")
+    out.line(f"    {unpacked} = args")
     out.line("else:")
-    out.line(f"    ctx.env = env = dict(zip({k(names)}, args))")
+    out.line(f"    {unpacked} = {k(by_name)}(args, {k(names)})")
+    each = ", ".join(f"{k(name)}: {value}" for name, value in zip(names, locals_))
+    steps.env_line(f"ctx.env = env = {{{each}}}")
+    for name, value in zip(names, locals_):
+        steps.hold(name, value)
 
 
-def _left(out: Emitted) -> None:
+def by_name(args: tuple[Any, ...], names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The arguments as the closures' frame has them (`dict(zip(names, args))`), one for
+    each name, where there are not as many as names (a name without one: KeyError)."""
+    env = dict(zip(names, args))
+    return tuple(env[name] for name in names)
+
+
+def _left(steps: Steps) -> None:
     """The call frame left (`CallFrame.leave`), whatever happened."""
+    out = steps.out
     one = out.constant(1)
     out.level = 1
     out.line("finally:")
-    out.line("    ctx.env = saved")
+    steps.env_line("    ctx.env = saved")
     out.line(f"    ctx.calls -= {one}")
 
 
@@ -281,12 +356,41 @@ def _compiled(out: Emitted, function: str) -> tuple[Any, str] | None:
         return None
 
 
+def _without_env(write: Any, *args: Any) -> tuple[Any, str] | None:
+    """The function `write(steps, *args)` writes, compiled: without its `env` lines where
+    nothing reads a local name there (`Steps.reads_env`) and no word of it is `env` then
+    (else, or where Python refuses it so, with them); None where it cannot be generated."""
+    compiler, too_deep = args[:2]
+    steps = Steps(Emitted(), compiler, too_deep)
+    if not write(steps, *args):
+        return None
+    out, full = steps.out, list(steps.out.lines)
+    if not steps.reads_env():
+        kept = [None if i in steps.env_lines else line for i, line in enumerate(full)]
+        out.lines = steps.unbuilt(kept)
+        if "env" not in WORD.findall(out.source()):
+            made = _compiled(out, "_f1")
+            if made is not None:
+                return made
+    out.lines = steps.unbuilt(list(full))
+    return _compiled(out, "_f1")
+
+
 def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, str] | None:
     """(the function running a compiled action untraced, its source), or None."""
-    out = Emitted()
-    steps = Steps(out, compiler, too_deep)
+    return _without_env(_action, compiler, too_deep, action)
+
+
+def generated_check(compiler: Any, check: Any, too_deep: Any) -> tuple[Any, str] | None:
+    """(the function running a compiled check untraced, its source), or None."""
+    return _without_env(_check, compiler, too_deep, check)
+
+
+def _action(steps: Steps, compiler: Any, too_deep: Any, action: Any) -> bool:  # noqa: ARG001 (written by `_without_env`)
+    """An action's function written into `steps` (False: it cannot be)."""
+    out = steps.out
     try:
-        _entered(out, "_f1", action.names, too_deep)
+        _entered(steps, "_f1", action.names, too_deep)
         _counted_on_entry(steps, action.cost, action.node.span)
         for statement in action.body:
             steps.statement(statement)
@@ -296,25 +400,22 @@ def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, st
             node = action.node.body[-1]
             pairs = [(name, steps.value(expr)) for name, expr in node.fields]
             _returned(steps, pairs, "result", action.node.span)
-        _left(out)
+        _left(steps)
     except (TooDeep, RecursionError):
-        return None
-    return _compiled(out, "_f1")
+        return False
+    return True
 
 
-def generated_check(compiler: Any, check: Any, too_deep: Any) -> tuple[Any, str] | None:
-    """(the function running a compiled check untraced, its source), or None."""
-    out = Emitted()
-    steps = Steps(out, compiler, too_deep)
-    node = check.node
+def _check(steps: Steps, compiler: Any, too_deep: Any, check: Any) -> bool:  # noqa: ARG001 (written by `_without_env`)
+    """A check's function written into `steps` (False: it cannot be)."""
     try:
-        _entered(out, "_f1", check.names, too_deep)
-        _counted_on_entry(steps, check.cost, node.span)
+        _entered(steps, "_f1", check.names, too_deep)
+        _counted_on_entry(steps, check.cost, check.node.span)
         _check_body(steps, check, None)
-        _left(out)
+        _left(steps)
     except (TooDeep, RecursionError):
-        return None
-    return _compiled(out, "_f1")
+        return False
+    return True
 
 
 def _check_body(steps: Steps, check: Any, into: str | None) -> list[tuple[str, str]]:
@@ -342,7 +443,7 @@ def _record(
         target = steps.local(target)
     out.line(f"if type({total}) is not int:")
     out.line(f"    {total} = {k(as_number)}({total}, {k(node.roll.span)}, {k(roll_is)})")
-    out.line(f"env[{k('total')}] = {total}")
+    steps.env_line(f"env[{k('total')}] = {total}")
     steps.hold("total", total)
     steps.scalars.add(total)  # (a number from here on)
     fields = [("total", total)]
@@ -361,16 +462,16 @@ def _record(
             out.line(f"{margin} = {total} - {target}")
         else:
             out.line(f"{margin} = {target} - {total}")
-        out.line(f"env[{k('target')}] = {target}")
-        out.line(f"env[{k('success')}] = {success}")
-        out.line(f"env[{k('margin')}] = {margin}")
+        steps.env_line(f"env[{k('target')}] = {target}")
+        steps.env_line(f"env[{k('success')}] = {success}")
+        steps.env_line(f"env[{k('margin')}] = {margin}")
         for name, value in (("target", target), ("success", success), ("margin", margin)):
             steps.hold(name, value)
         fields += [("target", target), ("success", success), ("margin", margin)]
         steps.scalars.update((target, success, margin))  # (numbers, and yes or no)
     for name, expr in node.fields:
         value = steps.value(expr)
-        out.line(f"env[{k(name)}] = {value}")
+        steps.env_line(f"env[{k(name)}] = {value}")
         steps.hold(name, value)
         fields.append((name, value))
     _returned(steps, fields, "check", node.span, into)
@@ -386,16 +487,21 @@ def _returned(
     out, k = steps.out, steps.k
     record = into or out.temp()
     shown = ", ".join(f"{k(name)}: {value}" for name, value in fields)
-    out.line(f"{record} = {k(Record)}({{{shown}}}, {k(kind)})")
+    made = f"{k(Record)}({{{shown}}}, {k(kind)})"
+    build, bounded = len(out.lines), None
+    out.line(f"{record} = {made}")
     held = dict(fields)  # (a name given twice: the record holds its last value)
     nested = " or ".join(
         f"type({value}) in {k(NESTED)}" for value in held.values() if value not in steps.scalars
     )
     if nested:
         out.line(f"if {nested}:")
+        bounded = len(out.lines)
         out.line(f"    {record} = {k(bounded_value)}(ctx, {record}, {k(span)})")
     if into is None:
         out.line(f"return {record}")
+    else:
+        steps.built[record] = (build, bounded, f"{k(bounded_value)}(ctx, {made}, {k(span)})")
 
 
 def generated_formula(
@@ -403,9 +509,12 @@ def generated_formula(
 ) -> tuple[Any, str] | None:
     """(the function a formula's untraced real call runs, its source), or None: the
     compiled formula's `call` (interpreter.compile.compiler), written out."""
-    out = Emitted()
-    steps = Steps(out, compiler, too_deep)
-    k = out.constant
+    return _without_env(_formula, compiler, too_deep, formula, cost)
+
+
+def _formula(steps: Steps, compiler: Any, too_deep: Any, formula: n.Formula, cost: int) -> bool:  # noqa: ARG001 (written by `_without_env`)
+    """A formula's function written into `steps` (False: it cannot be)."""
+    out, k = steps.out, steps.k
     names = tuple(p.name for p in formula.params)
     try:
         out.line("def _f1(ctx, args, span=None):")
@@ -416,16 +525,12 @@ def generated_formula(
         out.line(f"    {k(count_past_bound)}(ctx, span or {k(formula.span)})")
         out.line("if ctx.calls >= limits.call_depth:")
         out.line(f"    raise {k(too_deep)}(ctx, span)")
-        out.line("saved = ctx.env")
-        _frame(out, names)
+        _frame(steps, names)
         out.line(f"ctx.calls += {k(1)}")
         out.line("try:")
         out.level = 2
         out.line(f"return {steps.value(formula.body)}")
-        out.level = 1
-        out.line("finally:")
-        out.line("    ctx.env = saved")
-        out.line(f"    ctx.calls -= {k(1)}")
+        _left(steps)
     except (TooDeep, RecursionError):
-        return None
-    return _compiled(out, "_f1")
+        return False
+    return True

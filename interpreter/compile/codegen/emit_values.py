@@ -42,7 +42,7 @@ from interpreter.compile.codegen.slow_paths import (
 )
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.dice import Die, SeededDice
-from interpreter.runtime import Roller, as_bool, count_past_bound
+from interpreter.runtime import Run, as_bool, count_past_bound
 from interpreter.state import MISSING
 from interpreter.values import PLAIN_TYPES, Record
 
@@ -74,13 +74,16 @@ class Values:
         #: not written here may write `env` or a block may not have run (`Steps`)
         self.known: dict[str, str] = {}
         #: generated locals never assigned to again: those `known` ever held, and the
-        #: scalar fields of a check's record written inline (`records`)
+        #: fields of a check's record written inline (`records`)
         self.fixed: set[str] = set()
-        #: a check's record written inline (its local) → its scalar fields' locals
+        #: a check's record written inline (its local) → its fields' locals
         self.records: dict[str, dict[str, str]] = {}
         #: the names written since the block being written began (None: any name may
         #: have been, by a statement left to its closure)
         self.written: set[str] | None = set()
+        #: constants called with `ctx` that read no local name of the caller's (`env`):
+        #: a definition entering its own frame, a table's lookup, one plain die's roll
+        self.env_free: set[str] = set()
 
     # ─── the parts every construct uses ─────────────────────────────────────
 
@@ -329,7 +332,14 @@ class Values:
             out.line(f"{held} = env[{k(subject.name)}]")
         record, written = held, self.records.get(held)
         if written is not None and node.name in written:  # (a check's, written inline)
-            return written[node.name]
+            value = written[node.name]
+            if value in self.scalars:
+                return value
+            target = out.temp()  # (a row's field with dice: rolled when first read)
+            out.line(f"{target} = {value}")
+            out.line(f"if type({target}) is {k(Pending)}:")
+            out.line(f"    {target} = {target}.force(ctx)")
+            return target
         target = out.temp()
         out.line(f"if type({record}) is {k(Record)}:")
         out.line(f"    {target} = {record}._fields.get({k(node.name)})")
@@ -407,6 +417,7 @@ class Values:
         values = self.arguments(node, binding.node.params)
         target = self.out.temp()
         self.out.line(f"{target} = {self.k(called)}(ctx, {values}, {self.k(node.span)})")
+        self.env_free.add(self.k(called))
         return target
 
     def divided(self, node: n.Call, division: n.Binary) -> str:
@@ -461,12 +472,13 @@ class Values:
             out.level -= 1
             out.line("else:")
             out.line(f"    {target} = {k(roll)}(ctx).total")
+            self.env_free.add(k(roll))  # (no count, sides nor modifier read)
         else:
             out.line(f"{target} = {k(roll)}(ctx).total")
         return target
 
     def face(self, die: Die, span: Any, target: str) -> None:
-        """One plain die's face (`Roller.face`): from seeded dice, drawn straight from
+        """One plain die's face (`Rolling.face`): from seeded dice, drawn straight from
         the generator as `SeededDice.draw` draws it, within the same limits, and noted
         among the dice drawn; from any other source or roller, by `face` itself."""
         out, k = self.out, self.k
@@ -475,7 +487,7 @@ class Values:
         out.line("source = roller.source")
         out.line("drawn = roller.drawn")
         out.line(
-            f"if type(roller) is {k(Roller)} and type(source) is {k(SeededDice)} "
+            f"if type(roller) is {k(Run)} and type(source) is {k(SeededDice)} "
             f"and len(drawn) < limits.dice_per_evaluation and {size} <= limits.faces_per_die:"
         )
         out.line(f"    {target} = source.random_bits({bits})")
@@ -501,6 +513,7 @@ class Values:
         target, out, k = self.out.temp(), self.out, self.k
         lookup = compiler.table(binding.name)
         values = "(" + "".join(f"{key}, " for key in keys) + ")"
+        self.env_free.add(k(lookup))  # (a row's cells read the keys, by their own names)
         if len(keys) != 1 or len(binding.node.keys) > 1:
             out.line(f"{target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
             return target
@@ -509,7 +522,9 @@ class Values:
         out.line(f"if type({key}) is int:")
         out.line(f"    {target} = {k(rows.values)}.get({key}, {k(MISSING)})")
         out.line(f"    if {target} is {k(MISSING)}:")
-        remember = f"{k(rows.remembered)}({k(lookup)}, ctx, {key}, {k(node.span)})"
+        remembered = k(rows.remembered)  # (a bound method: one constant)
+        remember = f"{remembered}({k(lookup)}, ctx, {key}, {k(node.span)})"
+        self.env_free.add(remembered)
         out.line(f"        {target} = {remember}")
         out.line("else:")
         out.line(f"    {target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
