@@ -32,7 +32,7 @@ from interpreter.errors import (
 from interpreter.runtime import Unknown, as_bool, count_past_bound, known
 from interpreter.sheets.validation import entry_value
 from interpreter.state import place_path, place_text, sheet_of, to_write
-from interpreter.trace import Later, Step, let_detail, let_text
+from interpreter.trace import Later, Step, let_detail, let_text, new_step
 from interpreter.values import PLAIN_TYPES, Record, is_number
 
 AMOUNT = {
@@ -103,7 +103,8 @@ class Statements(CompilerHost):
                 data = {"name": name, "value": result}
                 # (its parts cut to the trace's length when read: `Trace.bounded`)
                 depth, cut = ctx.depth, trace.length
-                step = Step("let", text, None, data, depth, None, detail, False, span, cut)
+                step = new_step(Step)
+                step._r = ("let", text, None, data, depth, None, detail, False, span, cut)
                 list.append(trace, step)
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread

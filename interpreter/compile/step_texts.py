@@ -5,7 +5,7 @@ from __future__ import annotations
 from dsl.messages import Message, tr
 from interpreter.shown import glimpse
 from interpreter.state import Place, place_text
-from interpreter.trace import Step
+from interpreter.trace import Step, new_step
 from interpreter.values import show
 
 # Each function makes, from values the run recorded (immutable: texts, numbers, records,
@@ -22,7 +22,10 @@ def record(ctx, kind: str, text, span, data: dict | None, detail=None, verbose=F
     if most is not None and len(trace) >= most:
         trace.omitted += 1
         return
-    step = Step(kind, text, None, data, ctx.depth, None, detail, verbose, span, trace.length)
+    step = new_step(Step)
+    if data is None:
+        data = {}
+    step._r = (kind, text, None, data, ctx.depth, None, detail, verbose, span, trace.length)
     list.append(trace, step)
 
 
