@@ -7,6 +7,7 @@ runs in a real, untraced run (else None: the closures run it): the same work as 
 compiled `Statement.run`, called as a constant) and its expressions by `Values`
 (interpreter.compile.codegen.emit_values). Steps are counted as the closures count
 them: a block's own steps on entry, each condition when it is tested, each pass.
+`generated_traced_action` and `generated_traced_check` give those of a traced real run.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from typing import Any
 from dsl import nodes as n
 from interpreter.bounds import NESTED, bounded_value
 from interpreter.compile.arithmetic import as_number
+from interpreter.compile.check_terms import explained_sum
 from interpreter.compile.codegen.emit_values import ORDERING, Values
 from interpreter.compile.codegen.emitted import Emitted, UnsafeSource
 from interpreter.compile.costs import block_cost
+from interpreter.compile.step_texts import if_step, let_step, set_step
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement
 from interpreter.errors import RequirementFailed
 from interpreter.runtime import count_past_bound
@@ -38,8 +41,9 @@ class TooDeep(Exception):
 class Steps(Values):
     """Writes statements (and their blocks) into one function's source."""
 
-    def __init__(self, out: Emitted, compiler: Any, too_deep: Any = None):
+    def __init__(self, out: Emitted, compiler: Any, too_deep: Any = None, traced: bool = False):
         super().__init__(out, compiler)
+        self.traced = traced
         #: what a call past `call_depth` raises (actions.too_deep): checks are written
         #: inline only when it is given
         self.too_deep = too_deep
@@ -50,7 +54,8 @@ class Steps(Values):
         that function does it: the frame entered, its steps, its record), else called."""
         compiler, out = self.compiler, self.out
         binding = compiler.bindings[id(node)]
-        if binding.kind != "check" or self.too_deep is None or len(out.lines) > INLINE_LINES:
+        inline = binding.kind == "check" and self.too_deep is not None and not self.traced
+        if not inline or len(out.lines) > INLINE_LINES:
             return super().call(node)
         check = compiler.callable_of(binding)
         made = check.fast if check.fast is not None else check.make_fast(now=True)
@@ -132,6 +137,12 @@ class Steps(Values):
                 value = self.closure(shape.value)
             out.line(f"env[{k(shape.name)}] = {value}")
             self.hold(shape.name, value)
+            if self.traced:  # its step, as its closure records it
+                source = (k(shape.name), k(node.expr.span.text), k(node.span), value)
+                if kind is n.Set:
+                    out.line(f"{k(set_step)}(ctx, {', '.join(source)})")
+                elif not isinstance(node.expr, n.Literal):  # (a literal's: none)
+                    out.line(f"{k(let_step)}(ctx, {', '.join(source)})")
         elif kind is n.If and type(shape) is Branches:
             self.branches(node, shape)
         elif kind is n.Require:
@@ -167,7 +178,7 @@ class Steps(Values):
             self.block(shape.body, 1 + block_cost(shape.body), node.items.span)
             self.left(before)
             out.level -= 1
-        elif kind is n.Note:  # untraced, a note only computes its text (and counts it)
+        elif kind is n.Note and not self.traced:  # untraced: its text computed (counted)
             self.value(node.text)
         else:
             out.line(f"{k(statement.run)}(ctx)")
@@ -210,6 +221,8 @@ class Steps(Values):
             self.known = dict(before[0])
             self.count(compiler.cost(condition), branch.span)
             decided = self.condition(condition, branch.span)
+            if self.traced:  # the condition's step (verbose), as `Statements.st_if` records it
+                out.line(f"{self.k(if_step)}(ctx, {self.k(branch.span)}, {decided})")
             out.line(f"if {decided}:")
             out.level += 1
             self.block(branch.body, block_cost(branch.body), node.span)
@@ -302,6 +315,32 @@ def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, st
     return _compiled(out, "_f1")
 
 
+def generated_traced_action(compiler: Any, action: Any) -> tuple[Any, str] | None:
+    """(the function running a compiled action's body in a traced run, its source), or
+    None: its statements and result, as `CompiledAction.__call__` runs them inside its
+    frame (entered, counted, its call's step recorded: by the caller), each step recorded
+    as its closure records it (a let's, a set's, an if's written here; a roll's, a
+    lookup's, a call's and any other statement's by the closures called)."""
+    out = Emitted()
+    steps = Steps(out, compiler, None, traced=True)
+    try:
+        out.line("def _f1(ctx):")
+        out.level = 1
+        out.line("limits = ctx.limits")
+        out.line("env = ctx.env")
+        for statement in action.body:
+            steps.statement(statement)
+        if action.result is None:
+            out.line("return None")
+        else:
+            node = action.node.body[-1]
+            pairs = [(name, steps.value(expr)) for name, expr in node.fields]
+            _returned(steps, pairs, "result", action.node.span)
+    except (TooDeep, RecursionError):
+        return None
+    return _compiled(out, "_f1")
+
+
 def generated_check(compiler: Any, check: Any, too_deep: Any) -> tuple[Any, str] | None:
     """(the function running a compiled check untraced, its source), or None."""
     out = Emitted()
@@ -312,6 +351,31 @@ def generated_check(compiler: Any, check: Any, too_deep: Any) -> tuple[Any, str]
         _counted_on_entry(steps, check.cost, node.span)
         _check_body(steps, check, None)
         _left(out)
+    except (TooDeep, RecursionError):
+        return None
+    return _compiled(out, "_f1")
+
+
+def generated_traced_check(compiler: Any, check: Any) -> tuple[Any, str] | None:
+    """(the function computing a compiled check's record in a traced run, its source), or
+    None: its lets, its roll term by term (`explained_sum`, which the check's step shows),
+    its target and its record, as `CompiledCheck.__call__` computes them inside its frame
+    (entered, counted, its step recorded: by the caller); it gives (record, the terms)."""
+    out = Emitted()
+    steps = Steps(out, compiler, None, traced=True)
+    node, k = check.node, out.constant
+    try:
+        out.line("def _f1(ctx):")
+        out.level = 1
+        out.line("limits = ctx.limits")
+        out.line("env = ctx.env")
+        for statement in check.let_statements:
+            steps.statement(statement)
+        total, given, record = out.temp(), out.temp(), out.temp()
+        out.line(f"{total}, {given} = {k(explained_sum)}(ctx, {k(check.terms)})")
+        target = steps.value(node.target) if node.target is not None else None
+        _record(steps, check, total, target, record)
+        out.line(f"return {record}, {given}")
     except (TooDeep, RecursionError):
         return None
     return _compiled(out, "_f1")

@@ -11,8 +11,9 @@ closure (`compiler.expr`) called as a constant, or the same helpers
 them: the caller counts an expression's `cost` at once, and the parts evaluated only
 sometimes (a branch taken, the right side of `and`) count here when they are.
 
-Generated code runs only in a real run (no value unknown: the odds engine and a traced
-run use the closures), so nothing here lifts over distributions.
+Generated code runs only in a real run (no value unknown: the odds engine uses the
+closures), so nothing here lifts over distributions. Written for a traced run
+(`traced`), whatever records a step (a roll, a lookup, a call) is its closure's call.
 """
 
 from __future__ import annotations
@@ -81,6 +82,9 @@ class Values:
         #: the names written since the block being written began (None: any name may
         #: have been, by a statement left to its closure)
         self.written: set[str] | None = set()
+        #: written for a traced run (`emit_steps.generated_traced_action`): what records
+        #: a step (a roll, a lookup, a call) through its closure, which records it
+        self.traced = False
 
     # ─── the parts every construct uses ─────────────────────────────────────
 
@@ -398,7 +402,9 @@ class Values:
         if kind not in ("formula", "check", "opposed", "action"):
             return None
         called = compiler.callable_of(binding)
-        if kind == "formula":  # its generated function, called straight from here
+        if self.traced:  # (the closure: its steps recorded)
+            pass
+        elif kind == "formula":  # its generated function, called straight from here
             fast = compiler.generated_formula(binding.name)
             called = fast[0] if fast else called
         elif kind in ("check", "action"):  # theirs too (made now, unless being made)
@@ -453,7 +459,7 @@ class Values:
                 node.count is None or (isinstance(node.count, n.Literal) and node.count.value == 1)
             )
         )
-        if single:  # one plain die: its face alone, as `Expressions.ex_dice` rolls it
+        if single and not self.traced:  # one plain die: its face alone, as `ex_dice` rolls it
             die = Die.of(node.sides)
             out.line("if ctx.capture is None:")
             out.level += 1
@@ -501,7 +507,7 @@ class Values:
         target, out, k = self.out.temp(), self.out, self.k
         lookup = compiler.table(binding.name)
         values = "(" + "".join(f"{key}, " for key in keys) + ")"
-        if len(keys) != 1 or len(binding.node.keys) > 1:
+        if self.traced or len(keys) != 1 or len(binding.node.keys) > 1:  # (traced: its step)
             out.line(f"{target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
             return target
         # one key: a whole number's row of constants read where it was remembered
