@@ -26,6 +26,7 @@ import dsl
 from dsl.errors import RulebookError
 from interpreter import Engine, SeededDice
 from interpreter.compile.codegen import SWITCH, closures_only
+from interpreter.compile.codegen.emit_values import records_nothing
 from interpreter.compile.codegen.emitted import check_source
 
 
@@ -213,3 +214,36 @@ def test_a_traced_body_is_generated_after_a_few_traced_runs_only():
     finally:
         SWITCH.after = before
     assert made == [False, False, True, True]
+
+
+FORMULAS = (
+    HEAD
+    + """
+table T by total {
+  ..5: 1
+  6..: 2
+}
+formula simple(x: int) = max(0, x * 2 - 1)
+formula twice(x: int) = simple(x) + simple(x + 1)
+formula rolls(x: int) = x + d6
+formula looks(x: int) = T[x] + simple(x)
+action act() {
+  let a = twice(A)
+  let b = rolls(a)
+  let e = looks(b)
+  result { a: a, b: b, e: e }
+}
+"""
+)
+
+
+def test_a_formula_that_records_no_step_is_run_generated_in_a_traced_run():
+    engine = Engine(dsl.load_text(FORMULAS, "formulas.rules"), FUZZ_LIMITS)
+    compiler, sheet = engine.compiler, engine.sheet({"A": 4})
+    quiet = {name: records_nothing(compiler, name) for name in engine.rulebook.formulas}
+    assert quiet == {"simple": True, "twice": True, "rolls": False, "looks": False}
+    for seed in range(4):
+        generated, closures = both_ways(engine, "act", sheet, {}, seed)
+        assert generated == closures
+        kinds = [step[0] for step in generated[0]]
+        assert kinds.count("roll") == 1 and kinds.count("lookup") == 1

@@ -402,8 +402,10 @@ class Values:
         if kind not in ("formula", "check", "opposed", "action"):
             return None
         called = compiler.callable_of(binding)
-        if self.traced:  # (the closure: its steps recorded)
-            pass
+        if self.traced:  # the closure, its steps recorded; a formula recording none, its own
+            fast = kind == "formula" and records_nothing(compiler, binding.name)
+            made = compiler.generated_formula(binding.name) if fast else None
+            called = made[0] if made else called
         elif kind == "formula":  # its generated function, called straight from here
             fast = compiler.generated_formula(binding.name)
             called = fast[0] if fast else called
@@ -520,6 +522,34 @@ class Values:
         out.line("else:")
         out.line(f"    {target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
         return target
+
+
+#: what a formula that records no step may be made of (a call: of a built-in function or
+#: of such a formula): nothing generated code writes otherwise than its closure records it
+#: (a die, a lookup, a check's or an action's call)
+QUIET = (n.Literal, n.Text, n.Name, n.Field, n.Unary, n.Binary, n.IfExpr, n.ListLiteral)
+
+
+def records_nothing(compiler: Any, name: str, outer: frozenset = frozenset()) -> bool:
+    """Whether a formula's call records no step in a traced run (so its generated
+    function, which records none, may run it there): its body of QUIET nodes and calls
+    of built-in functions and of such formulas (remembered by the compiler)."""
+
+    def build() -> bool:
+        for item in n.walk(compiler.book.formulas[name].body):
+            if isinstance(item, n.Call):
+                binding = compiler.bindings.get(id(item))
+                kind = binding.kind if binding is not None else None
+                inside = outer | {name}
+                if kind == "formula" and binding.name not in inside:
+                    kind = "builtin" if records_nothing(compiler, binding.name, inside) else None
+                if kind != "builtin":
+                    return False
+            elif type(item) not in QUIET:
+                return False
+        return True
+
+    return bool(compiler.memo(("formula records nothing", name), build))
 
 
 _HANDLERS: dict[type, Any] = {
