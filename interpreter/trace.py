@@ -281,6 +281,7 @@ class Step:
 new_step: Callable[[type[Step]], Step] = object.__new__
 
 _append = list.append
+_insert = list.insert
 _new_list = list.__new__
 
 
@@ -342,13 +343,17 @@ class Trace(list):
             self.omitted += 1
 
     def insert(self, index: SupportsIndex, step: Step) -> None:
-        if self.most is None:
-            super().insert(index, step)
-        elif index >= self.most:
+        most = self.most
+        if most is None:
+            _insert(self, index, step)
+        elif index >= most:
             self.omitted += 1
         else:  # a heading over steps kept: the last step kept goes
-            super().insert(index, self.bounded(step))
-            self.trim()
+            if step._r[9] != self.length:
+                step._keep(9, self.length)  # (`bounded`)
+            _insert(self, index, step)
+            if len(self) > most:
+                self.trim()
 
     def __setitem__(self, index, steps) -> None:
         super().__setitem__(index, steps)

@@ -66,6 +66,7 @@ class CompiledCheck(CallFrame):
         reads = n.field_reads(tuple(e for _, e in node.fields))
         self.fields_read = tuple(sorted(name for name in reads if name not in own))
         self.terms = tuple(_explain(compiler, sign, term) for sign, term in _terms(node.roll))
+        self.term_nodes = tuple(term for _, term in _terms(node.roll))  # (codegen's)
         self.label = node.label or node.name
         # `success` and `degree` are the trace's verdict, unless they are ordinary fields
         # (a `degree` without a degrees block)
@@ -146,6 +147,7 @@ class CompiledCheck(CallFrame):
                         Later(self.detail, shown, record),
                         False,
                         self.node.span,
+                        ctx.trace.length,  # (cut when read: `Trace.bounded`)
                     ),
                 )
                 ctx.depth += 1

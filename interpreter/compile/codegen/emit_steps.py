@@ -17,7 +17,7 @@ from typing import Any
 from dsl import nodes as n
 from interpreter.bounds import NESTED, bounded_value
 from interpreter.compile.arithmetic import as_number
-from interpreter.compile.check_terms import explained_sum
+from interpreter.compile.check_terms import term_number
 from interpreter.compile.codegen.emit_values import ORDERING, Values
 from interpreter.compile.codegen.emitted import Emitted, UnsafeSource
 from interpreter.compile.costs import block_cost
@@ -25,7 +25,7 @@ from interpreter.compile.step_texts import if_step, let_step, set_step
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement
 from interpreter.errors import RequirementFailed
 from interpreter.runtime import count_past_bound
-from interpreter.values import Record
+from interpreter.values import Record, normalize
 
 #: the deepest blocks are nested in generated source (deeper: the closures run it)
 DEEPEST = 40
@@ -363,7 +363,7 @@ def generated_traced_check(compiler: Any, check: Any) -> tuple[Any, str] | None:
     (entered, counted, its step recorded: by the caller); it gives (record, the terms)."""
     out = Emitted()
     steps = Steps(out, compiler, None, traced=True)
-    node, k = check.node, out.constant
+    node = check.node
     try:
         out.line("def _f1(ctx):")
         out.level = 1
@@ -371,14 +371,53 @@ def generated_traced_check(compiler: Any, check: Any) -> tuple[Any, str] | None:
         out.line("env = ctx.env")
         for statement in check.let_statements:
             steps.statement(statement)
-        total, given, record = out.temp(), out.temp(), out.temp()
-        out.line(f"{total}, {given} = {k(explained_sum)}(ctx, {k(check.terms)})")
+        total, given = _explained(steps, check)
+        record = out.temp()
         target = steps.value(node.target) if node.target is not None else None
         _record(steps, check, total, target, record)
         out.line(f"return {record}, {given}")
     except (TooDeep, RecursionError):
         return None
     return _compiled(out, "_f1")
+
+
+def _explained(steps: Steps, check: Any) -> tuple[str, str]:
+    """`check_terms.explained_sum` of the check's terms, written out: each term's value
+    (a roll, a place's value, any other value: written inline), what it gave, the total;
+    the locals of the total and of what the terms gave."""
+    out, k = steps.out, steps.k
+    total, given = out.temp(), out.temp()
+    out.line(f"{given} = []")
+    out.line(f"{total} = {k(0)}")
+    for (sign, kind, function, label, short), node in zip(check.terms, check.term_nodes):
+        level = out.level
+        if kind == "roll" or kind == "chain":
+            rolled, value = out.temp(), out.temp()
+            out.line(f"{rolled} = {k(function)}(ctx)")
+            out.line(f"{value} = {rolled}.total")
+            gave, named = rolled, k(label)
+        elif kind == "ref":
+            place, value = out.temp(), out.temp()
+            out.line(f"{place} = {k(function)}(ctx)")
+            out.line(f"if {place} is not None:")  # (an optional skill not given: no term)
+            out.level += 1
+            out.line(f"{value} = ctx.state.read({place})")
+            gave, named = f"({place}, {value})", k(label)
+        else:
+            value = steps.local(steps.value(node))
+            named = k(label)
+            if callable(label):  # (the values it names now, written when read)
+                named = out.temp()
+                out.line(f"{named} = {k(label)}(ctx)")
+            gave = value
+        out.line(f"{given}.append(({k(sign)}, {k(kind)}, {named}, {k(short)}, {gave}))")
+        out.line(f"if type({value}) is not int:")
+        out.line(f"    {value} = {k(term_number)}({value}, {named})")
+        out.line(f"{total} = {total} {'+' if sign > 0 else '-'} {value}")
+        out.line(f"if type({total}) is not int:")
+        out.line(f"    {total} = {k(normalize)}({total})")
+        out.level = level
+    return total, given
 
 
 def _check_body(steps: Steps, check: Any, into: str | None) -> list[tuple[str, str]]:
