@@ -311,20 +311,19 @@ class Engine:
 
     def _heading(self, runnable: Runnable, shown: Params) -> Trace:
         """A run's trace, begun: its heading (what was run, with what)."""
-        steps = Trace(language=self.language, limits=self.limits)
-        compiled = runnable.compiled
-        steps.append(
-            Step(
-                "action" if runnable.kind == "action" else "run",
-                Later(call_text, compiled.label, tuple(shown.items()), self.limits.shown_length),
-                None,
-                {runnable.kind: runnable.name},
-                -1,
-                self.rulebook.path,
-                span=compiled.node.span,  # (its line read when shown)
-            )
+        compiled, limits = runnable.compiled, self.limits
+        first = Step(
+            "action" if runnable.kind == "action" else "run",
+            Later(call_text, compiled.label, tuple(shown.items()), limits.shown_length),
+            None,
+            {runnable.kind: runnable.name},
+            -1,
+            self.rulebook.path,
+            None,
+            False,
+            compiled.node.span,  # (its line read when shown)
         )
-        return steps
+        return Trace.begun(first, self.language, limits)
 
     def prepare(self, action: str, sheet: Sheet, params: Params) -> tuple[Any, ...]:
         """(compiled action, its arguments, the parameters as shown) for a run."""

@@ -34,7 +34,7 @@ from interpreter.limits import Limits
 from interpreter.pool import Rolled
 from interpreter.state import State
 from interpreter.symbols import roll_symbols
-from interpreter.trace import Later, Step, Trace, faces_text
+from interpreter.trace import Later, Step, Trace, faces_text, new_step
 
 # ─── the context ────────────────────────────────────────────────────────────
 
@@ -122,7 +122,8 @@ class Context:
         most = trace.most
         if most is None or len(trace) < most:
             length = trace.length  # (its parts cut to it when read: `Trace.bounded`)
-            step = Step(kind, text, None, data, self.depth, None, detail, verbose, span, length)
+            step = new_step(Step)
+            step._r = (kind, text, None, data, self.depth, None, detail, verbose, span, length)
             list.append(trace, step)
         else:
             trace.omitted += 1

@@ -10,8 +10,6 @@ from fractions import Fraction
 from functools import partial
 from typing import Any, SupportsIndex, final
 
-import attrs
-
 from dsl.errors import Span
 from dsl.messages import Message, show_value, tr, tr_n, translate
 from interpreter.dice import DROPPED, KEPT, REROLLED, PoolRoll
@@ -76,7 +74,6 @@ def made(part):
 
 
 @final
-@attrs.define(init=False, eq=False, repr=False)
 class Step:
     """One thing that happened: a roll, a check, a lookup, a cost, a change, a note.
 
@@ -86,22 +83,17 @@ class Step:
     the rules compute it (the expression behind a value), shown with `--verbose`;
     a `verbose` step (a condition tested, a maximum computed again) only then.
 
-    Recording one costs a run little: its text, detail and data may be `Later`s, made
-    when first read; its line and file are read from its `span` when asked; a bounded
-    trace's cuts (`Trace.bounded`) are made when a part is read. Its fields are read-only.
+    Recording one costs a run little: it is one tuple of what it was given (`_r`, in the
+    order of `__init__`'s parameters: a traced run's commonest steps write it straight,
+    `new_step`); its text, detail and data may be `Later`s, made when first read; its
+    line and file are read from its `span` when asked; a bounded trace's cuts
+    (`Trace.bounded`) are made when a part is read. Its fields are read-only.
     """
 
-    # (attrs fields, for `attrs.evolve`; written by `__init__`, read through properties)
-    _kind: str
-    _text: str | Later
-    _line: int | None
-    _data: dict | Later
-    _depth: int
-    _file: str | None
-    _detail: str | Later | None
-    _verbose: bool
-    _span: Span | None
-    _length: int | None
+    __slots__ = ("_r",)
+
+    #: (kind, text, line, data, depth, file, detail, verbose, span, length): what it holds
+    _r: tuple
 
     def __init__(
         self,
@@ -116,16 +108,18 @@ class Step:
         span: Span | None = None,  # (else line and file): where, read when asked
         length: int | None = None,  # a bounded trace's `shown_length` (cut when read)
     ) -> None:
-        self._kind = kind
-        self._text = text
-        self._line = line
-        self._data = data if data is not None else {}
-        self._depth = depth
-        self._file = file
-        self._detail = detail
-        self._verbose = verbose
-        self._span = span
-        self._length = length
+        self._r = (
+            kind,
+            text,
+            line,
+            data if data is not None else {},
+            depth,
+            file,
+            detail,
+            verbose,
+            span,
+            length,
+        )
 
     @classmethod
     def at(
@@ -141,47 +135,81 @@ class Step:
         """A step at a span of the rulebook (its line and file)."""
         return cls(kind, text, None, data, depth, None, detail, verbose, span)
 
+    def _with(self, index: int, value: Any) -> Step:
+        """The same step with one part of `_r` another (a new step)."""
+        r = self._r
+        step = new_step(Step)
+        step._r = (*r[:index], value, *r[index + 1 :])
+        return step
+
+    def _keep(self, index: int, value: Any) -> None:
+        """One part of `_r` made (a cut text kept, a bounded trace's length given)."""
+        r = self._r
+        self._r = (*r[:index], value, *r[index + 1 :])
+
+    # the parts as recorded (the tests read the texts not written yet)
+    @property
+    def _text(self) -> str | Later:
+        return self._r[1]
+
+    @property
+    def _data(self) -> dict | Later:
+        return self._r[3]
+
+    @property
+    def _detail(self) -> str | Later | None:
+        return self._r[6]
+
+    @property
+    def _length(self) -> int | None:
+        return self._r[9]
+
     @property
     def kind(self) -> str:
         """What the step is: `roll`, `check`, `let`, `lookup`, `change`, `note`, ..."""
-        return self._kind
+        return self._r[0]
 
     @property
     def line(self) -> int | None:
         """The rulebook line it came from (None: none)."""
-        span = self._span
-        return span.line if span is not None else self._line
+        r = self._r
+        span = r[8]
+        return span.line if span is not None else r[2]
 
     @property
     def file(self) -> str | None:
         """The rulebook file of the line (a house rule has two), or None."""
-        file, span = self._file, self._span
+        r = self._r
+        file, span = r[5], r[8]
         return span.source.name if file is None and span is not None else file
 
     @property
     def depth(self) -> int:
         """How deep in calls it happened (a check's rolls under the check)."""
-        return self._depth
+        return self._r[4]
 
     @property
     def verbose(self) -> bool:
         """Whether it is shown only with `--verbose` (a condition tested)."""
-        return self._verbose
+        return self._r[7]
 
     @property
     def text(self) -> str:
         """What the step says, in the rulebook's words (made when first read)."""
-        text, length = self._text, self._length
+        r = self._r
+        text, length = r[1], r[9]
         if type(text) is Later:
             return text.value(TEXT_ROOM * length if length is not None else None)
         if length is not None and len(text) > TEXT_ROOM * length:
-            text = self._text = _cut_text(text, TEXT_ROOM * length)
+            text = _cut_text(text, TEXT_ROOM * length)
+            self._keep(1, text)
         return text
 
     @property
     def data(self) -> dict:
         """The numbers for JSON consumers (made when first read)."""
-        data, length = self._data, self._length
+        r = self._r
+        data, length = r[3], r[9]
         if isinstance(data, Later):  # (made now, then cut as a dict would be)
             if data._made is not _NOT_YET:
                 return data._made
@@ -191,40 +219,29 @@ class Step:
             return made
         if length is not None and not _fits(data, length):
             later = Later(_cut_data, data, length)
-            self._data = later
+            self._keep(3, later)
             return later.value()
         return data
 
     @property
     def detail(self) -> str | None:
         """The step as the rules compute it (`--verbose`), or None (made when first read)."""
-        detail, length = self._detail, self._length
+        r = self._r
+        detail, length = r[6], r[9]
         if type(detail) is Later:
             return detail.value(TEXT_ROOM * length if length is not None else None)
         if detail is not None and length is not None and len(detail) > TEXT_ROOM * length:
-            detail = self._detail = _cut_text(detail, TEXT_ROOM * length)
+            detail = _cut_text(detail, TEXT_ROOM * length)
+            self._keep(6, detail)
         return detail
 
     def deeper(self, by: int = 1) -> Step:
         """The same step, `by` levels deeper (under a heading inserted above it)."""
-        return Step(
-            self._kind,
-            self._text,
-            self._line,
-            self._data,
-            self._depth + by,
-            self._file,
-            self._detail,
-            self._verbose,
-            self._span,
-            self._length,
-        )
+        return self._with(4, self._r[4] + by)
 
     def shown_verbose(self) -> Step:
         """The same step, shown only with `--verbose` (work that changed nothing)."""
-        step = self.deeper(0)
-        step._verbose = True
-        return step
+        return self._with(7, True)
 
     def _fields(self) -> tuple:
         return (self.kind, self.text, self.line, self.depth, self.file, self.detail, self.verbose)
@@ -248,18 +265,24 @@ class Step:
         """The step as JSON data (as in a run's JSON document: schema run, `trace`)."""
         detail = self.detail
         return {
-            "kind": self._kind,
+            "kind": self._r[0],
             "text": translate(self.text, language),
             "file": self.file,
             "line": self.line,
-            "depth": self._depth,
+            "depth": self._r[4],
             "detail": translate(detail, language) if detail is not None else None,
-            "verbose": self._verbose,
+            "verbose": self._r[7],
             "data": to_json(self.data),
         }
 
 
+#: a step made without `__init__` (a traced run's commonest steps): `step = new_step(Step)`,
+#: then `step._r = (kind, text, line, data, depth, file, detail, verbose, span, length)`
+new_step: Callable[[type[Step]], Step] = object.__new__
+
 _append = list.append
+_insert = list.insert
+_new_list = list.__new__
 
 
 class Trace(list):
@@ -272,12 +295,26 @@ class Trace(list):
     values cut so where it is written, `interpreter.shown.glimpse`, and a text longer
     than TEXT_ROOM of them is cut too)."""
 
+    __slots__ = ("language", "length", "most", "omitted")
+
     def __init__(self, steps=(), language: str | None = None, limits=None):
         super().__init__(steps)
         self.language = language
         self.most = limits.trace_steps if limits is not None else None
         self.length = limits.shown_length if limits is not None else None
         self.omitted = 0
+
+    @classmethod
+    def begun(cls, first: Step, language: str | None, limits) -> Trace:
+        """`Trace([], language, limits)` with `first` appended (a run's heading), made
+        without `__init__`: what every traced run pays before its first step."""
+        trace = _new_list(cls)
+        trace.language = language
+        trace.most = limits.trace_steps
+        trace.length = limits.shown_length
+        trace.omitted = 0
+        trace.append(first)
+        return trace
 
     def wants(self) -> bool:
         """Whether a step added now would be kept: else it is counted out at once, and
@@ -299,19 +336,24 @@ class Trace(list):
         if most is None:
             _append(self, step)
         elif len(self) < most:
-            step._length = self.length  # (cut when read: `bounded`)
+            if step._r[9] != self.length:
+                step._keep(9, self.length)  # (cut when read: `bounded`)
             _append(self, step)
         else:
             self.omitted += 1
 
     def insert(self, index: SupportsIndex, step: Step) -> None:
-        if self.most is None:
-            super().insert(index, step)
-        elif index >= self.most:
+        most = self.most
+        if most is None:
+            _insert(self, index, step)
+        elif index >= most:
             self.omitted += 1
         else:  # a heading over steps kept: the last step kept goes
-            super().insert(index, self.bounded(step))
-            self.trim()
+            if step._r[9] != self.length:
+                step._keep(9, self.length)  # (`bounded`)
+            _insert(self, index, step)
+            if len(self) > most:
+                self.trim()
 
     def __setitem__(self, index, steps) -> None:
         super().__setitem__(index, steps)
@@ -330,7 +372,8 @@ class Trace(list):
         DATA_ROOM of them in all), and its text and detail to TEXT_ROOM: cut when they
         are read (the step's `text`, `data`, `detail`), which is when they are made, for
         a part made when read (`Later`)."""
-        step._length = self.length
+        if step._r[9] != self.length:
+            step._keep(9, self.length)
         return step
 
     def close(self) -> Trace:
@@ -460,17 +503,10 @@ def origin_mark(origin: str) -> Message:
 
 def dice_step(roll: PoolRoll, span, depth: int, origin: str, length: int | None = None) -> Step:
     """A roll's step (its faces cut to about `length` characters, when given)."""
-    return Step(
-        "roll",
-        Later(_dice_text, roll, origin, length),
-        None,
-        Later(_dice_data, roll, origin),
-        depth,
-        None,
-        None,
-        False,
-        span,
-    )
+    step = new_step(Step)
+    text, data = Later(_dice_text, roll, origin, length), Later(_dice_data, roll, origin)
+    step._r = ("roll", text, None, data, depth, None, None, False, span, None)
+    return step
 
 
 def _dice_data(roll: PoolRoll, origin: str) -> dict:

@@ -106,8 +106,8 @@ def test_the_generated_code_and_the_closures_agree_on_every_shipped_action():
 
 
 def test_a_run_traces_the_same_recorded_or_replayed():
-    # A traced run goes through the closures; the replay of an untraced (generated) run
-    # gives the same steps, from the same dice.
+    # A traced run (its own generated code: tests/test_codegen_traced.py) and the replay of
+    # an untraced (generated) run give the same steps, from the same dice.
     for label, engine, name, sheet, params, choices in shipped_cases()[::40]:
         try:
             out = engine.run(name, sheet, params, SeededDice(5), choices=choices)

@@ -9,6 +9,7 @@ from dsl.messages import tr
 from interpreter.bounds import bounded_record
 from interpreter.compile.codegen import SWITCH, safely
 from interpreter.compile.codegen.emit_steps import generated_action
+from interpreter.compile.codegen.traced import generated_traced_action
 from interpreter.compile.costs import block_cost
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
@@ -21,9 +22,15 @@ class CallFrame:
 
     names: tuple[str, ...]  # the parameters' names, in order (each subclass sets them)
 
-    def slow(self, compiler, generate) -> None:
-        """Runs through the closures until the generated function is made (`make_fast`)."""
+    def slow(self, compiler, generate, generate_traced=None) -> None:
+        """Runs through the closures until the generated function is made (`make_fast`;
+        for a traced run, of its body: `make_traced`, when it has `generate_traced`)."""
         self.compiler, self.generate = compiler, generate
+        self.generate_traced = generate_traced
+        #: the function a traced real run runs its body with, inside the frame the
+        #: closure enters (codegen): None before it is made, False where none can be
+        self.traced: Any = None if generate_traced is not None else False
+        self.traced_runs = 0  # traced real runs through the closures, before it is made
         #: the function an untraced real run calls (codegen): None before it is made,
         #: False where none can be; `generated`: (it, its source)
         self.fast: Any = None
@@ -40,6 +47,16 @@ class CallFrame:
         self.generated = safely(self.generate, self.compiler, self, too_deep)
         self.fast = self.generated[0] if self.generated is not None else False
         return self.fast
+
+    def make_traced(self):
+        """The generated function of its body for a traced run (`traced`), made once past
+        `SWITCH.after` traced runs; False before, and where none can be made."""
+        self.traced_runs += 1
+        if self.traced_runs <= SWITCH.after:
+            return False
+        made = safely(self.generate_traced, self.compiler, self)
+        self.traced = made[0] if made is not None else False
+        return self.traced
 
     def enter(self, ctx, args: tuple, span):
         if ctx.calls >= ctx.limits.call_depth:
@@ -93,7 +110,8 @@ class CompiledAction(CallFrame):
             compiler.reads.pop()
             compiler.bodies.pop()
         self.label = node.label or node.name
-        self.slow(compiler, generated_action)  # (codegen: `CallFrame.make_fast`)
+        # (codegen: `CallFrame.make_fast`, `make_traced`)
+        self.slow(compiler, generated_action, generated_traced_action)
 
     def __call__(self, ctx, args: tuple, span) -> Record | None:
         if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
@@ -110,6 +128,13 @@ class CompiledAction(CallFrame):
             ctx.steps = counted
             if counted > ctx.step_bound:
                 count_past_bound(ctx, span or self.node.span)
+            if ctx.trace is not None and not ctx.roller.lifts and SWITCH.generated:  # (traced)
+                body = self.traced
+                if body is None:
+                    body = self.make_traced()
+                if body:
+                    made: Record | None = body(ctx)
+                    return made
             for statement in self.body:
                 statement.run(ctx)
             result = None

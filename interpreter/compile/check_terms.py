@@ -34,11 +34,16 @@ def explained_sum(ctx, terms) -> tuple:
                 label = label(ctx)
             given.append((sign, kind, label, short, value))
         if type(value) is not int:
-            value = as_number(value, None, THE_TERM, label=made(label))
+            value = term_number(value, label)
         total = total + value if sign > 0 else total - value
         if type(total) is not int:
             total = normalize(total)
     return total, given
+
+
+def term_number(value, label):
+    """A term's value as a number, else refused (`the term {label}`)."""
+    return as_number(value, None, THE_TERM, label=made(label))
 
 
 class Shown:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import overload
+from typing import Any, overload
 
 import attrs
 
@@ -18,6 +18,7 @@ from interpreter.compile.arithmetic import COMPARISONS, as_number
 from interpreter.compile.check_terms import Shown, explained_sum
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import generated_check
+from interpreter.compile.codegen.traced import generated_traced_check
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
@@ -70,6 +71,7 @@ class CompiledCheck(CallFrame):
         target_reads = n.field_reads(node.target) if node.target is not None else {}
         self.record_reads = tuple(sorted({*self.fields_read, *target_reads}))
         self.terms = tuple(_explain(compiler, sign, term) for sign, term in _terms(node.roll))
+        self.term_nodes = tuple(term for _, term in _terms(node.roll))  # (codegen's)
         self.label = node.label or node.name
         # `success` and `degree` are the trace's verdict, unless they are ordinary fields
         # (a `degree` without a degrees block)
@@ -85,7 +87,8 @@ class CompiledCheck(CallFrame):
         )
         #: what a refusal calls the roll and the target (the generated code's too)
         self.refusals = (A_CHECKS_ROLL, A_CHECKS_TARGET)
-        self.slow(compiler, generated_check)  # (codegen: `CallFrame.make_fast`)
+        # (codegen: `CallFrame.make_fast`, `make_traced`)
+        self.slow(compiler, generated_check, generated_traced_check)
 
     def __call__(self, ctx, args: tuple, span) -> Record:
         if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
@@ -110,24 +113,30 @@ class CompiledCheck(CallFrame):
             ctx.steps = counted
             if counted > ctx.step_bound:
                 count_past_bound(ctx, span or self.node.span)
-            for _, let in self.lets:
-                let(ctx)
-            if trace is None:
-                total = self.roll(ctx)
-                given = None  # (read only when tracing)
+            body: Any = False  # (traced, in a real run: its lets, terms, record generated)
+            if trace is not None and not ctx.roller.lifts and SWITCH.generated:
+                body = self.traced if self.traced is not None else self.make_traced()
+            if body:
+                record, given = body(ctx)
             else:
-                total, given = explained_sum(ctx, self.terms)
-            if isinstance(total, Unknown):  # odds: the record for each total, if fields allow
-                records = ctx.roller.check_records(self, ctx, args, total)
-                if records is not None:
-                    return records
-                total = known(ctx, total)
-            target = None
-            if self.target is not None:
-                target = self.target(ctx)
-                if type(target) is not int:
-                    target = known(ctx, target)
-            record = self.record(ctx, total, target, known)
+                for _, let in self.lets:
+                    let(ctx)
+                if trace is None:
+                    total = self.roll(ctx)
+                    given = None  # (read only when tracing)
+                else:
+                    total, given = explained_sum(ctx, self.terms)
+                if isinstance(total, Unknown):  # odds: the record for each total, if it can
+                    records = ctx.roller.check_records(self, ctx, args, total)
+                    if records is not None:
+                        return records
+                    total = known(ctx, total)
+                target = None
+                if self.target is not None:
+                    target = self.target(ctx)
+                    if type(target) is not int:
+                        target = known(ctx, target)
+                record = self.record(ctx, total, target, known)
             if ctx.trace is not None and ctx.trace.wants_at(mark):
                 ctx.depth -= 1
                 shown = Shown(given, ctx.limits.shown_length)
@@ -143,6 +152,7 @@ class CompiledCheck(CallFrame):
                         Later(self.detail, shown, record),
                         False,
                         self.node.span,
+                        ctx.trace.length,  # (cut when read: `Trace.bounded`)
                     ),
                 )
                 ctx.depth += 1

@@ -5,8 +5,7 @@ from __future__ import annotations
 import attrs
 
 from dsl import nodes as n
-from dsl.errors import Span
-from dsl.messages import Message, tr
+from dsl.messages import tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_list, bounded_value, cells, check_length
 from interpreter.compile.arithmetic import as_whole, equal
@@ -15,10 +14,12 @@ from interpreter.compile.host import CompilerHost
 from interpreter.compile.step_texts import (
     change_text,
     entry_text,
+    if_step,
     item_text,
+    let_step,
     match_text,
     note_text,
-    record,
+    set_step,
     set_text,
 )
 from interpreter.compiled import ActionCall, Binding, Branch, Branches, Called, Loop, Repeat
@@ -32,7 +33,7 @@ from interpreter.errors import (
 from interpreter.runtime import Unknown, as_bool, count_past_bound, known
 from interpreter.sheets.validation import entry_value
 from interpreter.state import place_path, place_text, sheet_of, to_write
-from interpreter.trace import Later, Step, let_detail, let_text
+from interpreter.trace import Later
 from interpreter.values import PLAIN_TYPES, Record, is_number
 
 AMOUNT = {
@@ -81,30 +82,11 @@ class Statements(CompilerHost):
             if isinstance(result, Unknown):  # odds: one value per branch, of what is read
                 result = ctx.roller.bind(ctx, name, result, keep)
             ctx.env[name] = result
-            # A record (a check's, a table row) has its own step already.
-            trace = ctx.trace
-            kind = type(result)  # (a Mapping: `isinstance` only for a type not plain)
-            if (
-                trace is not None
-                and not quiet
-                and kind is not Record
-                and (kind in PLAIN_TYPES or not isinstance(result, Record))
-            ):
-                # In the rules' words: the author's name for the value; the expression
-                # behind it is the detail (--verbose). Both written when read. (`wants`
-                # and `ctx.step`, written out: the commonest step of a traced run.)
-                most = trace.most
-                if most is not None and len(trace) >= most:
-                    trace.omitted += 1
-                    return
-                length = ctx.limits.shown_length
-                text = Later(let_text, name, result, length)
-                detail = Later(let_detail, name, source, result, length)
-                data = {"name": name, "value": result}
-                # (its parts cut to the trace's length when read: `Trace.bounded`)
-                depth, cut = ctx.depth, trace.length
-                step = Step("let", text, None, data, depth, None, detail, False, span, cut)
-                list.append(trace, step)
+            # In the rules' words: the author's name for the value; the expression behind
+            # it is the detail (--verbose). Both written when read. (A record has its own
+            # step already: a check's, a table row's.)
+            if ctx.trace is not None and not quiet:
+                let_step(ctx, name, source, span, result)
 
         # for the odds engine (interpreter.odds.explore): an action called, a value unread
         split = self.split_of(node) if declared is None or declared.kind != "ref" else None
@@ -159,13 +141,8 @@ class Statements(CompilerHost):
 
             def set_local(ctx):
                 ctx.env[name] = new = known(ctx, value(ctx))
-                if ctx.trace is not None and ctx.trace.wants():
-                    # a step of the working (--verbose): `x = 4`, as computed `x = x + 1 = 4`
-                    # (a let's words, written when read)
-                    length = ctx.limits.shown_length
-                    text = Later(let_text, name, new, length)
-                    detail = Later(let_detail, name, source, new, length)
-                    ctx.step("set", text, span, detail, verbose=True, name=name, value=new)
+                if ctx.trace is not None:  # (its words written when read)
+                    set_step(ctx, name, source, span, new)
 
             # for the odds engine (interpreter.odds.explore)
             pure, split = self.changes_nothing(node.expr), self.split_of(node)
@@ -325,7 +302,7 @@ class Statements(CompilerHost):
                     count_past_bound(ctx, cspan)
                 decided = as_bool(ctx, condition(ctx), cspan)
                 if ctx.trace is not None:  # (verbose: its effect is in the steps that follow)
-                    record(ctx, "if", Later(_if_text, cspan, decided), cspan, None, None, True)
+                    if_step(ctx, cspan, decided)
                 if decided:
                     run_block(ctx, body, body_steps, span)
                     return
@@ -563,8 +540,3 @@ def run_block(ctx, body: tuple, steps: int, span) -> None:
         count_past_bound(ctx, span)
     for statement in body:
         statement.run(ctx)
-
-
-def _if_text(condition: Span, value: bool) -> Message:
-    """An `if`'s step (verbose): the condition as written, and what it gave."""
-    return tr("if {condition} → {value}", condition=condition.text, value=value)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dsl.errors import Span
 from dsl.messages import Message, tr
 from interpreter.shown import glimpse
 from interpreter.state import Place, place_text
-from interpreter.trace import Step
-from interpreter.values import show
+from interpreter.trace import Later, Step, let_detail, let_text, new_step
+from interpreter.values import PLAIN_TYPES, Record, show
 
 # Each function makes, from values the run recorded (immutable: texts, numbers, records,
 # places), what the statement's step says: a traced run records the function and its
@@ -22,8 +23,54 @@ def record(ctx, kind: str, text, span, data: dict | None, detail=None, verbose=F
     if most is not None and len(trace) >= most:
         trace.omitted += 1
         return
-    step = Step(kind, text, None, data, ctx.depth, None, detail, verbose, span, trace.length)
+    step = new_step(Step)
+    if data is None:
+        data = {}
+    step._r = (kind, text, None, data, ctx.depth, None, detail, verbose, span, trace.length)
     list.append(trace, step)
+
+
+def let_step(ctx, name: str, source: str, span, value) -> None:
+    """A `let`'s step (`name = value`; its detail, the expression behind it), unless the
+    value is a record, which has its own step (a check's, a table row's); of a traced
+    run: its closure's and the generated code's (`codegen.emit_steps`)."""
+    kind = type(value)  # (a Mapping: `isinstance` only for a type not plain)
+    if kind is Record or (kind not in PLAIN_TYPES and isinstance(value, Record)):
+        return
+    trace = ctx.trace
+    most = trace.most
+    if most is not None and len(trace) >= most:
+        trace.omitted += 1
+        return
+    length = ctx.limits.shown_length
+    text = Later(let_text, name, value, length)
+    detail = Later(let_detail, name, source, value, length)
+    step = new_step(Step)
+    data = {"name": name, "value": value}
+    # (its parts cut to the trace's length when read: `Trace.bounded`)
+    step._r = ("let", text, None, data, ctx.depth, None, detail, False, span, trace.length)
+    list.append(trace, step)
+
+
+def set_step(ctx, name: str, source: str, span, new) -> None:
+    """A local `set`'s step, of the working (--verbose): `x = 4`, as computed `x = x + 1 =
+    4` (a let's words); of a traced run."""
+    if ctx.trace.wants():
+        length = ctx.limits.shown_length
+        text = Later(let_text, name, new, length)
+        detail = Later(let_detail, name, source, new, length)
+        ctx.step("set", text, span, detail, verbose=True, name=name, value=new)
+
+
+def if_step(ctx, condition: Span, decided: bool) -> None:
+    """An `if`'s condition tested (verbose: its effect is in the steps that follow); of a
+    traced run."""
+    record(ctx, "if", Later(if_text, condition, decided), condition, None, None, True)
+
+
+def if_text(condition: Span, value: bool) -> Message:
+    """An `if`'s step (verbose): the condition as written, and what it gave."""
+    return tr("if {condition} → {value}", condition=condition.text, value=value)
 
 
 #: what a change of a resource says in the trace, by its verb

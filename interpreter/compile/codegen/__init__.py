@@ -1,11 +1,13 @@
 """Actions, checks and formulas generated as Python source, compiled once, for real runs.
 
 A compiled action, check or formula (interpreter.compile.actions, checks, compiler) keeps
-its closures, which the odds engine and a traced run use; an untraced real run calls
-instead the function generated for it here on its first such run (`emit_steps`), which
-does the same work with the hot constructs written inline and every other one through
-its closure. No text of the rulebook is in the generated source: every value reaches it
-as a constant (`emitted`).
+its closures, which the odds engine uses; an untraced real run calls instead the
+function generated for it here after its first few runs (`emit_steps`), which does the
+same work with the hot constructs written inline and every other one through its
+closure; a traced real run, an action's body and a check's record generated for it (the
+steps written inline recorded as their closures record them, the others' closures
+called: `traced`). No text of the rulebook is in the generated source:
+every value reaches it as a constant (`emitted`).
 
 `SWITCH.generated` turns the generated functions off (closures only): the environment
 variable RULEBOOK_CLOSURES_ONLY=1 at start, or `closures_only()` for a while (the

@@ -7,6 +7,7 @@ runs in a real, untraced run (else None: the closures run it): the same work as 
 compiled `Statement.run`, called as a constant) and its expressions by `Values`
 (interpreter.compile.codegen.emit_values). Steps are counted as the closures count
 them: a block's own steps on entry, each condition when it is tested, each pass.
+`generated_traced_action` and `generated_traced_check` give those of a traced real run.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from interpreter.compile.codegen.emit_values import ORDERING, Values
 from interpreter.compile.codegen.emitted import WORD, Emitted, UnsafeSource
 from interpreter.compile.codegen.slow_paths import added, compared
 from interpreter.compile.costs import block_cost
+from interpreter.compile.step_texts import if_step, let_step, set_step
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement
 from interpreter.errors import RequirementFailed
 from interpreter.runtime import as_bool, count_past_bound
@@ -49,8 +51,9 @@ class TooDeep(Exception):
 class Steps(Values):
     """Writes statements (and their blocks) into one function's source."""
 
-    def __init__(self, out: Emitted, compiler: Any, too_deep: Any = None):
+    def __init__(self, out: Emitted, compiler: Any, too_deep: Any = None, traced: bool = False):
         super().__init__(out, compiler)
+        self.traced = traced
         #: what a call past `call_depth` raises (actions.too_deep): checks are written
         #: inline only when it is given
         self.too_deep = too_deep
@@ -108,7 +111,8 @@ class Steps(Values):
         that function does it: the frame entered, its steps, its record), else called."""
         compiler, out = self.compiler, self.out
         binding = compiler.bindings[id(node)]
-        if binding.kind != "check" or self.too_deep is None or len(out.lines) > INLINE_LINES:
+        inline = binding.kind == "check" and self.too_deep is not None and not self.traced
+        if not inline or len(out.lines) > INLINE_LINES:
             return super().call(node)
         check = compiler.callable_of(binding)
         made = check.fast if check.fast is not None else check.make_fast(now=True)
@@ -193,6 +197,12 @@ class Steps(Values):
                 value = self.closure(shape.value)
             self.env_line(f"env[{k(shape.name)}] = {value}")
             self.hold(shape.name, value)
+            if self.traced:  # its step, as its closure records it
+                source = (k(shape.name), k(node.expr.span.text), k(node.span), value)
+                if kind is n.Set:
+                    out.line(f"{k(set_step)}(ctx, {', '.join(source)})")
+                elif not isinstance(node.expr, n.Literal):  # (a literal's: none)
+                    out.line(f"{k(let_step)}(ctx, {', '.join(source)})")
         elif kind is n.If and type(shape) is Branches:
             self.branches(node, shape)
         elif kind is n.Require:
@@ -228,7 +238,7 @@ class Steps(Values):
             self.block(shape.body, 1 + block_cost(shape.body), node.items.span)
             self.left(before)
             out.level -= 1
-        elif kind is n.Note:  # untraced, a note only computes its text (and counts it)
+        elif kind is n.Note and not self.traced:  # untraced: its text computed (counted)
             self.value(node.text)
         else:
             out.line(f"{k(statement.run)}(ctx)")
@@ -271,6 +281,8 @@ class Steps(Values):
             self.known = dict(before[0])
             self.count(compiler.cost(condition), branch.span)
             decided = self.condition(condition, branch.span)
+            if self.traced:  # the condition's step (verbose), as `Statements.st_if` records it
+                out.line(f"{self.k(if_step)}(ctx, {self.k(branch.span)}, {decided})")
             out.line(f"if {decided}:")
             out.level += 1
             self.block(branch.body, block_cost(branch.body), node.span)
@@ -346,7 +358,7 @@ def _counted_on_entry(steps: Steps, cost: int, node_span: Any) -> None:
     out.line(f"    {k(count_past_bound)}(ctx, span or {k(node_span)})")
 
 
-def _compiled(out: Emitted, function: str) -> tuple[Any, str] | None:
+def compile_function(out: Emitted, function: str) -> tuple[Any, str] | None:
     """The function compiled, or None where Python refuses it (nested too deep)."""
     try:
         return out.function(function)
@@ -369,11 +381,11 @@ def _without_env(write: Any, *args: Any) -> tuple[Any, str] | None:
         kept = [None if i in steps.env_lines else line for i, line in enumerate(full)]
         out.lines = steps.unbuilt(kept)
         if "env" not in WORD.findall(out.source()):
-            made = _compiled(out, "_f1")
+            made = compile_function(out, "_f1")
             if made is not None:
                 return made
     out.lines = steps.unbuilt(list(full))
-    return _compiled(out, "_f1")
+    return compile_function(out, "_f1")
 
 
 def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, str] | None:
@@ -399,7 +411,7 @@ def _action(steps: Steps, compiler: Any, too_deep: Any, action: Any) -> bool:  #
         else:
             node = action.node.body[-1]
             pairs = [(name, steps.value(expr)) for name, expr in node.fields]
-            _returned(steps, pairs, "result", action.node.span)
+            write_returned(steps, pairs, "result", action.node.span)
         _left(steps)
     except (TooDeep, RecursionError):
         return False
@@ -426,10 +438,10 @@ def _check_body(steps: Steps, check: Any, into: str | None) -> list[tuple[str, s
         steps.statement(statement)
     total = steps.value(node.roll)
     target = steps.value(node.target) if node.target is not None else None
-    return _record(steps, check, total, target, into)
+    return write_record(steps, check, total, target, into)
 
 
-def _record(
+def write_record(
     steps: Steps, check: Any, total: str, target: str | None, into: str | None
 ) -> list[tuple[str, str]]:
     """`CompiledCheck.record` for a known total (and target), written out: the built-in
@@ -474,11 +486,11 @@ def _record(
         steps.env_line(f"env[{k(name)}] = {value}")
         steps.hold(name, value)
         fields.append((name, value))
-    _returned(steps, fields, "check", node.span, into)
+    write_returned(steps, fields, "check", node.span, into)
     return fields
 
 
-def _returned(
+def write_returned(
     steps: Steps, fields: list[tuple[str, str]], kind: str, span: Any, into: str | None = None
 ) -> None:
     """`return bounded_record(ctx, Record({...}, kind), span)`, written out: the record

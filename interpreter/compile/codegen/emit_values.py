@@ -11,8 +11,9 @@ closure (`compiler.expr`) called as a constant, or the same helpers
 them: the caller counts an expression's `cost` at once, and the parts evaluated only
 sometimes (a branch taken, the right side of `and`) count here when they are.
 
-Generated code runs only in a real run (no value unknown: the odds engine and a traced
-run use the closures), so nothing here lifts over distributions.
+Generated code runs only in a real run (no value unknown: the odds engine uses the
+closures), so nothing here lifts over distributions. Written for a traced run
+(`traced`), whatever records a step (a roll, a lookup, a call) is its closure's call.
 """
 
 from __future__ import annotations
@@ -84,6 +85,9 @@ class Values:
         #: constants called with `ctx` that read no local name of the caller's (`env`):
         #: a definition entering its own frame, a table's lookup, one plain die's roll
         self.env_free: set[str] = set()
+        #: written for a traced run (`traced.generated_traced_action`): what records
+        #: a step (a roll, a lookup, a call) through its closure, which records it
+        self.traced = False
 
     # ─── the parts every construct uses ─────────────────────────────────────
 
@@ -408,7 +412,11 @@ class Values:
         if kind not in ("formula", "check", "opposed", "action"):
             return None
         called = compiler.callable_of(binding)
-        if kind == "formula":  # its generated function, called straight from here
+        if self.traced:  # the closure, its steps recorded; a formula recording none, its own
+            fast = kind == "formula" and records_nothing(compiler, binding.name)
+            made = compiler.generated_formula(binding.name) if fast else None
+            called = made[0] if made else called
+        elif kind == "formula":  # its generated function, called straight from here
             fast = compiler.generated_formula(binding.name)
             called = fast[0] if fast else called
         elif kind in ("check", "action"):  # theirs too (made now, unless being made)
@@ -464,7 +472,7 @@ class Values:
                 node.count is None or (isinstance(node.count, n.Literal) and node.count.value == 1)
             )
         )
-        if single:  # one plain die: its face alone, as `Expressions.ex_dice` rolls it
+        if single and not self.traced:  # one plain die: its face alone, as `ex_dice` rolls it
             die = Die.of(node.sides)
             out.line("if ctx.capture is None:")
             out.level += 1
@@ -514,7 +522,7 @@ class Values:
         lookup = compiler.table(binding.name)
         values = "(" + "".join(f"{key}, " for key in keys) + ")"
         self.env_free.add(k(lookup))  # (a row's cells read the keys, by their own names)
-        if len(keys) != 1 or len(binding.node.keys) > 1:
+        if self.traced or len(keys) != 1 or len(binding.node.keys) > 1:  # (traced: its step)
             out.line(f"{target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
             return target
         # one key: a whole number's row of constants read where it was remembered
@@ -529,6 +537,34 @@ class Values:
         out.line("else:")
         out.line(f"    {target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
         return target
+
+
+#: what a formula that records no step may be made of (a call: of a built-in function or
+#: of such a formula): nothing generated code writes otherwise than its closure records it
+#: (a die, a lookup, a check's or an action's call)
+QUIET = (n.Literal, n.Text, n.Name, n.Field, n.Unary, n.Binary, n.IfExpr, n.ListLiteral)
+
+
+def records_nothing(compiler: Any, name: str, outer: frozenset = frozenset()) -> bool:
+    """Whether a formula's call records no step in a traced run (so its generated
+    function, which records none, may run it there): its body of QUIET nodes and calls
+    of built-in functions and of such formulas (remembered by the compiler)."""
+
+    def build() -> bool:
+        for item in n.walk(compiler.book.formulas[name].body):
+            if isinstance(item, n.Call):
+                binding = compiler.bindings.get(id(item))
+                kind = binding.kind if binding is not None else None
+                inside = outer | {name}
+                if kind == "formula" and binding.name not in inside:
+                    kind = "builtin" if records_nothing(compiler, binding.name, inside) else None
+                if kind != "builtin":
+                    return False
+            elif type(item) not in QUIET:
+                return False
+        return True
+
+    return bool(compiler.memo(("formula records nothing", name), build))
 
 
 _HANDLERS: dict[type, Any] = {
