@@ -22,6 +22,7 @@ from functools import reduce
 
 from dsl import nodes as n
 from interpreter.compiled import Binding
+from interpreter.odds.alike import at_once
 from interpreter.odds.budget import SafetyStop
 from interpreter.odds.carried import worlds_of
 from interpreter.odds.deferred import deferrable
@@ -98,7 +99,10 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
         group, index = waiting.pop()
         while index < len(body) and group.fields:
             joint = whole is not None and whole.key in group.fields
-            parts = partition(explorer, body, index, group, lives, wanted)
+            if joint and parted is not None:  # (where they part is known: not sought)
+                parts = [group.fields]
+            else:
+                parts = partition(explorer, body, index, group, lives, wanted)
             if joint:  # (its worlds serve every field: they part only once it has left)
                 if len(parts) > 1 and parted is None:
                     others = tuple(f for f in group.fields if f != whole.key)
@@ -115,8 +119,12 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
             if joint:  # (within its share of the work, its worlds)
                 explorer.most_worlds = whole.worlds
                 roller.budget = min(budget, whole.start + whole.work)
-            try:
-                worlds, failed = explorer.step(body, index, group.worlds, live, out)
+            try:  # (statements run at once, as Explorer.block runs them: odds.alike)
+                done = at_once(explorer, body, index, group.worlds, live, out)
+                worlds, failed, after = done or (
+                    *explorer.step(body, index, group.worlds, live, out),
+                    index + 1,
+                )
             except TooComplex as reason:
                 if not joint or isinstance(reason, SafetyStop) or roller.work > budget:
                     raise
@@ -129,7 +137,7 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
             group.lost = explorer.lost
             group.worlds = worlds_of(explorer, worlds)  # (a list: fields read each world)
             group.failures.extend(failed)
-            index += 1
+            index = after
         if group.fields:
             ended(group)
 
@@ -165,7 +173,7 @@ def partition(explorer, body: tuple, index: int, group: Group, lives: dict, want
     if len(group.fields) == 1:
         return [group.fields]
     statement = body[index]
-    names: set = set(n.names_given(statement.node)) | varying(group.worlds)
+    names: set = explorer.names_given(statement.node) | varying(group.worlds)
     parts: dict = {}
     for field in group.fields:
         live = lives[field]
