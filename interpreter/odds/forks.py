@@ -21,7 +21,7 @@ from __future__ import annotations
 from functools import reduce
 
 from dsl import nodes as n
-from interpreter.compiled import Binding
+from interpreter.compiled import Binding, block_key
 from interpreter.odds.alike import at_once
 from interpreter.odds.budget import SafetyStop
 from interpreter.odds.carried import worlds_of
@@ -85,7 +85,10 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
     def of_group(part: tuple) -> tuple:
         found = shared.get(part)
         if found is None:
-            out = reduce(Live.either, (wanted[field] for field in part))
+            reads = tuple(wanted[field] for field in part)
+            out = explorer.liveness.get(("either", reads))  # (the same in every call)
+            if out is None:
+                out = explorer.liveness[("either", reads)] = reduce(Live.either, reads)
             found = shared[part] = (out, explorer.live_after(body, out))
         return found
 
@@ -173,16 +176,21 @@ def partition(explorer, body: tuple, index: int, group: Group, lives: dict, want
     if len(group.fields) == 1:
         return [group.fields]
     statement = body[index]
-    names: set = explorer.names_given(statement.node) | varying(group.worlds)
-    parts: dict = {}
-    for field in group.fields:
-        live = lives[field]
-        key = (
-            restricted(live[index], names),
-            decisions(explorer, body, index, live, wanted[field]),
-        )
-        parts.setdefault(key, []).append(field)
-    return [tuple(part) for part in parts.values()]
+    names = explorer.names_given(statement.node) | varying(group.worlds)
+    reads = tuple(wanted[field] for field in group.fields)
+    remembered = ("parts", block_key(body), index, group.fields, reads, names)
+    found = explorer.liveness.get(remembered)  # (the same in every computation)
+    if found is None:
+        parts: dict = {}
+        for field in group.fields:
+            live = lives[field]
+            key = (
+                restricted(live[index], names),
+                decisions(explorer, body, index, live, wanted[field]),
+            )
+            parts.setdefault(key, []).append(field)
+        found = explorer.liveness[remembered] = [tuple(part) for part in parts.values()]
+    return list(found)
 
 
 def decisions(explorer, body: tuple, index: int, live: list, live_out: Live) -> tuple:
@@ -197,10 +205,10 @@ def decisions(explorer, body: tuple, index: int, live: list, live_out: Live) -> 
     return (rider, defer)
 
 
-def varying(worlds: list) -> set:
+def varying(worlds: list) -> frozenset:
     """The names whose values are not the same in every world."""
     if len(worlds) < 2:
-        return set()
+        return frozenset()
     present: set = set()
     for world in worlds:
         present.update(world.env)
@@ -219,7 +227,7 @@ def varying(worlds: list) -> set:
             if not same:
                 out.add(name)
                 break
-    return out
+    return frozenset(out)
 
 
 def restricted(live: Live, names: set) -> Live:
