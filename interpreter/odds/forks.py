@@ -22,11 +22,11 @@ from functools import reduce
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, block_key
-from interpreter.odds.alike import at_once
 from interpreter.odds.budget import SafetyStop
 from interpreter.odds.carried import worlds_of
 from interpreter.odds.deferred import deferrable
 from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.summed import summed_run
 from interpreter.odds.weights import Mass
 from interpreter.odds.worlds import Live, block_steps
 from interpreter.state import MISSING
@@ -122,8 +122,8 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
             if joint:  # (within its share of the work, its worlds)
                 explorer.most_worlds = whole.worlds
                 roller.budget = min(budget, whole.start + whole.work)
-            try:  # (statements run at once, as Explorer.block runs them: odds.alike)
-                done = at_once(explorer, body, index, group.worlds, live, out)
+            try:  # (a roll read only through sums counted by adding: odds.summed)
+                done = summed_run(explorer, body, index, group.worlds, live)
                 worlds, failed, after = done or (
                     *explorer.step(body, index, group.worlds, live, out),
                     index + 1,
