@@ -274,8 +274,7 @@ def _explore_action(
     explorer.sums = explorer.sums_of(compiled.node)
     start.env = dict(zip(compiled.names, args))
     start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
-    wanted = _result_names(compiled, field, explorer.names_read, explorer.safe)
-    wanted = wanted.union(_sheet_ends(explorer, compiled, (field,)))
+    wanted = _wanted(explorer, compiled, (field,))[field]
     worlds, failures = explorer.block(compiled.body, [start], wanted)
     for world, failure in failures:
         add(failure, world.weight)
@@ -303,11 +302,7 @@ def _explore_fields(
     start.env = dict(zip(compiled.names, args))
     start.steps = plus(start.steps, compiled.cost - block_steps(compiled.body))  # (on entry)
     asked = names if joint is None else (None, *names)
-    ends = _sheet_ends(explorer, compiled, asked)
-    wanted = {
-        name: _result_names(compiled, name, explorer.names_read, explorer.safe).union(ends)
-        for name in asked
-    }
+    wanted = _wanted(explorer, compiled, asked)
     out: dict = {}
 
     def ended(group) -> None:
@@ -484,20 +479,41 @@ def counting_limits(limits: Limits) -> Limits:
     return limits
 
 
-#: compiled action → {field: what its result reads}, while the action lives
+#: compiled action → {field: what its result reads; ("ends", whether a field of the sheet
+#: is asked): what the end reads of the sheet; ("wanted", field, those ends): the two
+#: together}, while the action lives: the same for every call of the action
 _RESULT_READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _result_names(compiled, field, names_read, safe) -> Live:
-    """What the result (or its field, and the fields that may stop the run) reads: the
-    same for every call of the action."""
+def _kept(compiled) -> dict:
     kept = _RESULT_READS.get(compiled)
     if kept is None:
         kept = _RESULT_READS[compiled] = {}
+    return kept
+
+
+def _result_names(compiled, field, names_read, safe) -> Live:
+    """What the result (or its field, and the fields that may stop the run) reads."""
+    kept = _kept(compiled)
     found = kept.get(field)
     if found is None:
         found = kept[field] = _reads_of_result(compiled, field, names_read, safe)
     return found
+
+
+def _wanted(explorer, compiled, asked: tuple) -> dict:
+    """{field: what is read of it after the body} for each of `asked` (None: the whole
+    result): what the result reads of it, and the sheet's ends."""
+    ends = _sheet_ends(explorer, compiled, asked)
+    kept = _kept(compiled)
+    out = {}
+    for name in asked:
+        found = kept.get(("wanted", name, ends))
+        if found is None:
+            found = _result_names(compiled, name, explorer.names_read, explorer.safe)
+            found = kept[("wanted", name, ends)] = found.union(ends)
+        out[name] = found
+    return out
 
 
 def _sheet_ends(explorer, compiled, fields: tuple) -> Live:
@@ -510,10 +526,15 @@ def _sheet_ends(explorer, compiled, fields: tuple) -> Live:
     explorer.drops = Ends(sheet, explorer.ctx)
     result = compiled.node.body[-1] if compiled.result is not None else None
     names = tuple(name for name, _ in result.fields) if result is not None else ()
-    read = sheet.fields_of(result) if result is not None else frozenset()
-    if any(field is not None and field not in names for field in fields):
-        read = None  # (a field of the sheet asked for: its new value)
-    return sheet.at_end.union(live_of(read))
+    whole = any(field is not None and field not in names for field in fields)
+    kept = _kept(compiled)
+    found = kept.get(("ends", whole))
+    if found is None:
+        read = sheet.fields_of(result) if result is not None else frozenset()
+        if whole:
+            read = None  # (a field of the sheet asked for: its new value)
+        found = kept[("ends", whole)] = sheet.at_end.union(live_of(read))
+    return found
 
 
 def _reads_of_result(compiled, field, names_read, safe) -> Live:

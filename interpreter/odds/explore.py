@@ -97,6 +97,7 @@ class Explorer(Passes):
         liveness = liveness or Liveness()
         self.liveness = liveness.blocks
         self.names_read = liveness.names_read
+        self.names_given = liveness.names_given  # (a statement's bindings: odds.forks)
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
         self.sums_fail = liveness.sums_fail  # whether a sum may fail (odds.carried)
         self.sheet, self.drops = SheetReads.of(liveness.compiler), None  # (Passes.kept)

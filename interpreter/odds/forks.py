@@ -21,11 +21,12 @@ from __future__ import annotations
 from functools import reduce
 
 from dsl import nodes as n
-from interpreter.compiled import Binding
+from interpreter.compiled import Binding, block_key
 from interpreter.odds.budget import SafetyStop
 from interpreter.odds.carried import worlds_of
 from interpreter.odds.deferred import deferrable
 from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.summed import summed_run
 from interpreter.odds.weights import Mass
 from interpreter.odds.worlds import Live, block_steps
 from interpreter.state import MISSING
@@ -84,7 +85,10 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
     def of_group(part: tuple) -> tuple:
         found = shared.get(part)
         if found is None:
-            out = reduce(Live.either, (wanted[field] for field in part))
+            reads = tuple(wanted[field] for field in part)
+            out = explorer.liveness.get(("either", reads))  # (the same in every call)
+            if out is None:
+                out = explorer.liveness[("either", reads)] = reduce(Live.either, reads)
             found = shared[part] = (out, explorer.live_after(body, out))
         return found
 
@@ -98,7 +102,10 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
         group, index = waiting.pop()
         while index < len(body) and group.fields:
             joint = whole is not None and whole.key in group.fields
-            parts = partition(explorer, body, index, group, lives, wanted)
+            if joint and parted is not None:  # (where they part is known: not sought)
+                parts = [group.fields]
+            else:
+                parts = partition(explorer, body, index, group, lives, wanted)
             if joint:  # (its worlds serve every field: they part only once it has left)
                 if len(parts) > 1 and parted is None:
                     others = tuple(f for f in group.fields if f != whole.key)
@@ -115,8 +122,12 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
             if joint:  # (within its share of the work, its worlds)
                 explorer.most_worlds = whole.worlds
                 roller.budget = min(budget, whole.start + whole.work)
-            try:
-                worlds, failed = explorer.step(body, index, group.worlds, live, out)
+            try:  # (a roll read only through sums counted by adding: odds.summed)
+                done = summed_run(explorer, body, index, group.worlds, live)
+                worlds, failed, after = done or (
+                    *explorer.step(body, index, group.worlds, live, out),
+                    index + 1,
+                )
             except TooComplex as reason:
                 if not joint or isinstance(reason, SafetyStop) or roller.work > budget:
                     raise
@@ -129,7 +140,7 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
             group.lost = explorer.lost
             group.worlds = worlds_of(explorer, worlds)  # (a list: fields read each world)
             group.failures.extend(failed)
-            index += 1
+            index = after
         if group.fields:
             ended(group)
 
@@ -165,16 +176,21 @@ def partition(explorer, body: tuple, index: int, group: Group, lives: dict, want
     if len(group.fields) == 1:
         return [group.fields]
     statement = body[index]
-    names: set = set(n.names_given(statement.node)) | varying(group.worlds)
-    parts: dict = {}
-    for field in group.fields:
-        live = lives[field]
-        key = (
-            restricted(live[index], names),
-            decisions(explorer, body, index, live, wanted[field]),
-        )
-        parts.setdefault(key, []).append(field)
-    return [tuple(part) for part in parts.values()]
+    names = explorer.names_given(statement.node) | varying(group.worlds)
+    reads = tuple(wanted[field] for field in group.fields)
+    remembered = ("parts", block_key(body), index, group.fields, reads, names)
+    found = explorer.liveness.get(remembered)  # (the same in every computation)
+    if found is None:
+        parts: dict = {}
+        for field in group.fields:
+            live = lives[field]
+            key = (
+                restricted(live[index], names),
+                decisions(explorer, body, index, live, wanted[field]),
+            )
+            parts.setdefault(key, []).append(field)
+        found = explorer.liveness[remembered] = [tuple(part) for part in parts.values()]
+    return list(found)
 
 
 def decisions(explorer, body: tuple, index: int, live: list, live_out: Live) -> tuple:
@@ -189,10 +205,10 @@ def decisions(explorer, body: tuple, index: int, live: list, live_out: Live) -> 
     return (rider, defer)
 
 
-def varying(worlds: list) -> set:
+def varying(worlds: list) -> frozenset:
     """The names whose values are not the same in every world."""
     if len(worlds) < 2:
-        return set()
+        return frozenset()
     present: set = set()
     for world in worlds:
         present.update(world.env)
@@ -211,7 +227,7 @@ def varying(worlds: list) -> set:
             if not same:
                 out.add(name)
                 break
-    return out
+    return frozenset(out)
 
 
 def restricted(live: Live, names: set) -> Live:

@@ -544,6 +544,8 @@ def shares_of(epsilon: Fraction) -> tuple:
 def steps_key(die: Die, steps: tuple) -> tuple:
     """Modifiers that roll alike have equal keys: tests by the faces they hold for (by
     identity when a die may show what no face shows, or has too many faces)."""
+    if not steps:  # (a plain term: asked for every pool a run rolls)
+        return ()
     faces = list(die.faces()) if die.size <= 1000 else None
     if any(step[0] in ("compound", "penetrate", "clamp") for step in steps):
         faces = None

@@ -262,6 +262,7 @@ class Liveness:
         # what is remembered of a node, by its number (interpreter.compiled.NodeNumbers)
         self.numbers = NodeNumbers()
         self.reads: dict[int, Live] = {}  # node's number → Live
+        self.given: dict[int, frozenset[str]] = {}  # node's number → the names it binds
         #: (block_key(statements), Live after) → [Live after each] (and riders, by index)
         self.blocks: dict[Any, Any] = {}
         self.safe: dict[Any, bool] = {}  # node's number → whether it cannot fail
@@ -373,6 +374,14 @@ class Liveness:
         found = self.reads.get(key)
         if found is None:
             found = self.reads[key] = names_read(node)
+        return found
+
+    def names_given(self, node: object) -> frozenset[str]:
+        """dsl.nodes.names_given(node) (the names a statement binds), found once."""
+        key = self.numbers.of(node)
+        found = self.given.get(key)
+        if found is None:
+            found = self.given[key] = n.names_given(node)
         return found
 
 
