@@ -28,6 +28,7 @@ from interpreter.version import versioned
 from interpreter.web import by_hand, editing, encountering, frames, jobs, play, sweeping
 from interpreter.web.errors import ServerFailed, error_json, status_of
 from interpreter.web.library import Library
+from interpreter.web.paths import Names
 from interpreter.web.tabletop import told
 
 log = logging.getLogger("rulebook.web")
@@ -204,6 +205,7 @@ def _tell_table(tell, job: dict, answer, size: int) -> None:
 def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
     """The answer's bytes: as Starlette's JSONResponse writes them, or a stream's last
     line; refused past the largest answer the server sends."""
+    public_files(answer, work.library.folder)
     body = jobs.line({"result": answer}) if work.stream else compact(versioned(answer))
     most = job.get("most", 1 << 62)
     if len(body) > most:
@@ -217,6 +219,26 @@ def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
             tr("ask for less: a smaller trace, fewer outcomes"),
         )
     return body
+
+
+#: the folder served → its paths and what an answer says instead (made once per process)
+_NAMES: dict = {}
+
+
+def public_files(answer, folder) -> None:
+    """The files of a trace's steps named as the client knows them (a shipped rulebook by
+    its name), here, each one looked up: the server's pass over the answer's bytes
+    (interpreter.web.paths.PublicPaths, which every answer still goes through) then
+    finds none to rewrite. A path that is not one of its names is left to that pass."""
+    steps = answer.get("trace") if isinstance(answer, dict) else None
+    if type(steps) is not list:
+        return
+    names = _NAMES.get(folder)
+    if names is None:
+        names = _NAMES[folder] = Names(folder).exact
+    for step in steps:
+        if type(step) is dict and type(path := step.get("file")) is str and path in names:
+            step["file"] = names[path]
 
 
 def failed(error: RulebookError, work: jobs.Work, job: dict) -> tuple[int, bytes]:
