@@ -152,3 +152,12 @@ def test_a_folders_rulebook_named_as_a_shipped_one_is_the_folders(tmp_path):
     book = library.rulebook("brujeria")
     assert book.title == "Mía"
     assert book.path == str(tmp_path / "brujeria.rules")
+
+
+def test_a_worker_under_its_memory_bound_does_not_read_proc(monkeypatch):
+    def read():
+        raise AssertionError("/proc read")
+
+    assert worker._holds_more_than(0) == (worker._resident() > 0)
+    monkeypatch.setattr(worker, "_resident", read)
+    assert not worker._holds_more_than(1 << 50)  # its peak is under: nothing else read
