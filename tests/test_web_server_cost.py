@@ -115,7 +115,7 @@ def test_a_workers_run_answer_names_its_files_as_the_client_knows_them(tmp_path)
 def test_a_path_that_is_not_a_name_is_left_to_the_servers_pass(tmp_path):
     inside = str(tmp_path / "casa.rules")
     answer = {"trace": [{"file": inside}, {"file": None}, "not a step"]}
-    worker.public_files(answer, tmp_path)
+    worker.public_files(answer, Library(tmp_path))
     assert answer["trace"][0]["file"] == inside
     assert (
         Names(tmp_path).rewrite(json.dumps(answer).encode())

@@ -205,7 +205,7 @@ def _tell_table(tell, job: dict, answer, size: int) -> None:
 def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
     """The answer's bytes: as Starlette's JSONResponse writes them, or a stream's last
     line; refused past the largest answer the server sends."""
-    public_files(answer, work.library.folder)
+    public_files(answer, work.library)
     body = jobs.line({"result": answer}) if work.stream else compact(versioned(answer))
     most = job.get("most", 1 << 62)
     if len(body) > most:
@@ -225,7 +225,7 @@ def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
 _NAMES: dict = {}
 
 
-def public_files(answer, folder) -> None:
+def public_files(answer, library: Library) -> None:
     """The files of a trace's steps named as the client knows them (a shipped rulebook by
     its name), here, each one looked up: the server's pass over the answer's bytes
     (interpreter.web.paths.PublicPaths, which every answer still goes through) then
@@ -233,9 +233,9 @@ def public_files(answer, folder) -> None:
     steps = answer.get("trace") if isinstance(answer, dict) else None
     if type(steps) is not list:
         return
-    names = _NAMES.get(folder)
+    names = _NAMES.get(library.folder)
     if names is None:
-        names = _NAMES[folder] = Names(folder).exact
+        names = _NAMES[library.folder] = Names(library.folder).exact
     for step in steps:
         if type(step) is dict and type(path := step.get("file")) is str and path in names:
             step["file"] = names[path]
