@@ -70,9 +70,11 @@ async def client(port: int, source: str, until: list, seconds: list, first: int)
         writer.close()
 
 
-def server_cpu(server: Server) -> tuple[float, float]:
-    """CPU seconds so far: the server's own process (its event loop), and its workers."""
-    return cpu_seconds(server.pid), sum(cpu_seconds(p) for p in descendants(server.pid))
+def server_cpu(server: Server) -> tuple[float, float, list[int]]:
+    """CPU seconds so far: the server's own process (its event loop), and its workers
+    (and which processes they are)."""
+    below = descendants(server.pid)
+    return cpu_seconds(server.pid), sum(cpu_seconds(p) for p in below), below
 
 
 async def level(server: Server, clients: int, seconds: float, warm: float) -> dict:
@@ -85,9 +87,9 @@ async def level(server: Server, clients: int, seconds: float, warm: float) -> di
         for i in range(clients)
     ]
     await asyncio.sleep(warm)
-    loop_before, workers_before = server_cpu(server)
+    loop_before, workers_before, below = server_cpu(server)
     await asyncio.gather(*tasks)
-    loop_after, workers_after = server_cpu(server)
+    loop_after, workers_after, still = server_cpu(server)
     count = len(latencies)
     return {
         "clients": clients,
@@ -99,6 +101,9 @@ async def level(server: Server, clients: int, seconds: float, warm: float) -> di
         / max(count, 1)
         * 1000,
         "loop_ms": (loop_after - loop_before) / max(count, 1) * 1000,
+        # a worker replaced meanwhile (a job past its slice on a loaded machine goes to the
+        # heavy lane, its process ends): its CPU is not all counted, the level not taken
+        "counted": below == still and count > 0,
     }
 
 
@@ -111,12 +116,17 @@ def measure(code: Path | None, args) -> list[dict]:
         ]
 
 
+def _better(row: dict, best: dict) -> bool:
+    """The level whose CPU per request is lowest, of those whose every worker was counted."""
+    return (row["counted"], -row["cpu_ms"]) > (best["counted"], -best["cpu_ms"])
+
+
 def line(name: str, row: dict) -> str:
     return (
         f"{name:>8} {row['clients']:3} clients  {row['per_second']:7.1f} req/s  "
         f"p50 {row['p50']:7.1f} ms  p99 {row['p99']:7.1f} ms  "
         f"server CPU {row['cpu_ms']:5.2f} ms/request ({row['loop_ms']:4.2f} its event loop)  "
-        f"({row['requests']} requests)"
+        f"({row['requests']} requests{'' if row['counted'] else '; a worker replaced'})"
     )
 
 
@@ -137,7 +147,7 @@ def main(argv=None) -> int:
         for name, code in sides:
             for row in measure(code, args):
                 key = (name, row["clients"])
-                if key not in best or row["cpu_ms"] < best[key]["cpu_ms"]:
+                if key not in best or _better(row, best[key]):
                     best[key] = row
     for clients in args.clients:
         for name, _code in sides:

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -69,13 +70,13 @@ class Access:
         if self.token is None or given is None:
             return False
         given_digest = hashlib.sha256(given.encode("utf-8", "surrogateescape")).digest()
-        return hmac.compare_digest(given_digest, hashlib.sha256(self.token.encode()).digest())
+        return hmac.compare_digest(given_digest, _digest(self.token))
 
     def is_csrf(self, given: str | None) -> bool:
         if given is None:
             return False
         given_digest = hashlib.sha256(given.encode("utf-8", "surrogateescape")).digest()
-        return hmac.compare_digest(given_digest, hashlib.sha256(self.csrf.encode()).digest())
+        return hmac.compare_digest(given_digest, _digest(self.csrf))
 
     def set_cookie(self) -> bytes:
         return f"{self.cookie}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode()
@@ -130,6 +131,13 @@ def is_loopback(host: str) -> bool:
     return address is not None and address.is_loopback
 
 
+@functools.lru_cache(maxsize=8)
+def _digest(secret: str) -> bytes:
+    """The server's token's or CSRF token's digest (the same few, asked every request)."""
+    return hashlib.sha256(secret.encode()).digest()
+
+
+@functools.lru_cache(maxsize=256)  # (every request names its Host: the same few, parsed once)
 def host_name(header: str) -> str:
     """The name a Host header gives, as compared: `LAN-Box.:8000` → `lan-box`,
     `[FD00::2]:8000` → `fd00::2`, `127.0.0.1` → `127.0.0.1`."""

@@ -86,6 +86,8 @@ def create_app(
         )
 
     routes = [
+        # (the cheap run, the request a page sends most, matched first of the routes)
+        Route("/api/run", api.run, methods=["POST"]),
         Route("/", page),
         Route("/api/session", session),
         Route("/openapi.json", openapi),
@@ -100,7 +102,6 @@ def create_app(
         Route("/api/characters/{name}/history", api.history),
         Route("/api/undo", api.undo, methods=["POST"]),
         Route("/api/sheet", api.sheet, methods=["POST"]),
-        Route("/api/run", api.run, methods=["POST"]),
         Route("/api/odds", api.odds, methods=["POST"]),
         Route("/api/sweep", api.sweep, methods=["POST"]),
         Route("/api/encounter", api.encounter, methods=["POST"]),

@@ -70,6 +70,9 @@ def version_of(text: str) -> str:
     return '"' + hashlib.sha256(text.encode("utf-8")).hexdigest() + '"'
 
 
+_UNSEEN = object()  # (no stamp given: Library._listed takes one)
+
+
 class Library:
     """The rulebooks and characters a server offers, and the only files it touches."""
 
@@ -109,8 +112,9 @@ class Library:
         self._made[kind] = (made_of, files)
         return files
 
-    def rulebook_path(self, name: str) -> Path:
-        files = self.rulebook_files()
+    def rulebook_path(self, name: str, files: dict | None = None) -> Path:
+        """The file of the rulebook NAME (of `files`, the listing just read, if given)."""
+        files = self.rulebook_files() if files is None else files
         if isinstance(name, str) and name in files:  # (the messages below only when not)
             return files[name][0]
         unknown = tr("no rulebook named {name}", name=repr(name))
@@ -118,10 +122,12 @@ class Library:
 
     def rulebook(self, name: str) -> dsl.Rulebook:
         """A rulebook by name, checked; compiled once while its files do not change."""
-        path = self.rulebook_path(name)
+        files = self.rulebook_files()
+        path = self.rulebook_path(name, files)
         # The shipped rulebooks are the same for every folder: kept once per process
         # (a server's worker processes start with them loaded: interpreter.web.preload).
-        books = _SHIPPED if path in _shipped_rulebooks().values() else self._books
+        # (a folder's rulebook named as a shipped one is the folder's: listed so)
+        books = _SHIPPED if files[name][1] == "shipped" else self._books
         kept = books.get(path)
         if kept is not None and kept[0] == _stamps(kept[1]):
             return kept[1]
@@ -187,7 +193,8 @@ class Library:
         """Every character by name: (its file, "folder" or "shipped"); not to be changed
         (made again only when a listing it is made of is)."""
         shipped = _shipped_characters(self.shipped_characters)
-        listed = tuple(self._listed(f"*{suffix}") for suffix in CHARACTER_SUFFIXES)
+        stamp = _folder_stamp(self.folder)  # (one look at the folder for every suffix)
+        listed = tuple(self._listed(f"*{suffix}", stamp) for suffix in CHARACTER_SUFFIXES)
         return self._files(
             "characters", (shipped, *listed), lambda: self._characters_of(shipped, listed)
         )
@@ -273,12 +280,13 @@ class Library:
 
     # ─── the folder ─────────────────────────────────────────────────────────
 
-    def _listed(self, pattern: str) -> list[Path]:
+    def _listed(self, pattern: str, stamp=_UNSEEN) -> list[Path]:
         """The folder's files of a pattern (`*.rules`), as named, inside the folder: listed
         again when the folder changes (an entry made, removed or renamed changes its
-        stamp); a listing with a link in it, every time (where a link leads may change
-        without its folder changing)."""
-        stamp = _folder_stamp(self.folder)
+        stamp, taken now unless given); a listing with a link in it, every time (where a
+        link leads may change without its folder changing)."""
+        if stamp is _UNSEEN:
+            stamp = _folder_stamp(self.folder)
         kept = self._listings.get(pattern)
         if kept is not None and stamp is not None and kept[0] == stamp:
             return kept[1]

@@ -58,6 +58,13 @@ class Names:
                 table.setdefault(form.rstrip("/"), instead.rstrip("/") or ".")
                 anchors |= {_escaped(form.rstrip("/"), ascii_only) for ascii_only in (False, True)}
         self.table = table
+        #: a whole path → what an answer says instead, for a text that is one of them
+        #: exactly (`rewrite` would write the same; a path that JSON escapes is left to it)
+        self.exact = {
+            old: new
+            for old, new in table.items()
+            if json.dumps(old, ensure_ascii=False)[1:-1] == old
+        }
         self.anchors = sorted(anchors)
         replacements: dict[bytes, bytes] = {}
         for old, new in table.items():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
-from typing import Any
+from typing import Any, cast
 
 from starlette.responses import Response, StreamingResponse
 
@@ -186,16 +186,17 @@ class Workers:
 
     async def _lines(self, job: Job):
         """A stream's lines: progress as it comes, then the last line."""
+        lines = cast(asyncio.Queue, job.lines)  # (a job that streams has its queue)
         try:
             while True:
-                getter = asyncio.ensure_future(job.lines.get())
+                getter = asyncio.ensure_future(lines.get())
                 await asyncio.wait({getter, job.done}, return_when=asyncio.FIRST_COMPLETED)
                 if getter.done():
                     yield getter.result()
                     continue
                 getter.cancel()
-                while not job.lines.empty():
-                    yield job.lines.get_nowait()
+                while not lines.empty():
+                    yield lines.get_nowait()
                 break
             yield job.done.result()[1]
         finally:

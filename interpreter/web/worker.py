@@ -28,6 +28,7 @@ from interpreter.version import versioned
 from interpreter.web import by_hand, editing, encountering, frames, jobs, play, sweeping
 from interpreter.web.errors import ServerFailed, error_json, status_of
 from interpreter.web.library import Library
+from interpreter.web.paths import Names
 from interpreter.web.tabletop import told
 
 log = logging.getLogger("rulebook.web")
@@ -82,7 +83,7 @@ def main(sock: socket.socket, folder: str, settings: dict) -> None:
         before: list[bytes] = []  # frames of the answer, sent with it: one write, one read
         job = json.loads(payload)
         status, body = one(sock, table, library, settings, job, before, notice)
-        retiring = _resident() > settings.get("rss", 1 << 62)
+        retiring = _holds_more_than(settings.get("rss", 1 << 62))
         if retiring:  # said first: the server gives this process no other job
             before.append(frames.frame(frames.RETIRING))
         sock.sendall(b"".join([*before, frames.frame(frames.DONE, body, status)]))
@@ -204,6 +205,7 @@ def _tell_table(tell, job: dict, answer, size: int) -> None:
 def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
     """The answer's bytes: as Starlette's JSONResponse writes them, or a stream's last
     line; refused past the largest answer the server sends."""
+    public_files(answer, work.library)
     body = jobs.line({"result": answer}) if work.stream else compact(versioned(answer))
     most = job.get("most", 1 << 62)
     if len(body) > most:
@@ -217,6 +219,26 @@ def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
             tr("ask for less: a smaller trace, fewer outcomes"),
         )
     return body
+
+
+#: the folder served → its paths and what an answer says instead (made once per process)
+_NAMES: dict = {}
+
+
+def public_files(answer, library: Library) -> None:
+    """The files of a trace's steps named as the client knows them (a shipped rulebook by
+    its name), here, each one looked up: the server's pass over the answer's bytes
+    (interpreter.web.paths.PublicPaths, which every answer still goes through) then
+    finds none to rewrite. A path that is not one of its names is left to that pass."""
+    steps = answer.get("trace") if isinstance(answer, dict) else None
+    if type(steps) is not list:
+        return
+    names = _NAMES.get(library.folder)
+    if names is None:
+        names = _NAMES[library.folder] = Names(library.folder).exact
+    for step in steps:
+        if type(step) is dict and type(path := step.get("file")) is str and path in names:
+            step["file"] = names[path]
 
 
 def failed(error: RulebookError, work: jobs.Work, job: dict) -> tuple[int, bytes]:
@@ -263,6 +285,14 @@ def _bound_memory(most: int | None) -> None:
         _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard == resource.RLIM_INFINITY or hard > most:
             resource.setrlimit(resource.RLIMIT_AS, (most, hard))
+
+
+def _holds_more_than(most: int) -> bool:
+    """Whether the process holds more than `most` bytes now. Its peak is asked first (one
+    system call): never past `most`, neither is what it holds now, and /proc is not read."""
+    if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 <= most:
+        return False
+    return _resident() > most
 
 
 def _resident() -> int:

@@ -125,7 +125,8 @@ class Job:
         loop = asyncio.get_running_loop()
         self.done: asyncio.Future = loop.create_future()  # (status, body)
         self.ready: asyncio.Future = loop.create_future()  # True: inputs checked
-        self.lines: asyncio.Queue = asyncio.Queue()  # progress lines, for a stream
+        # progress lines, for a job that may stream (made only for one)
+        self.lines: asyncio.Queue | None = asyncio.Queue() if streams else None
         self.worker: Worker | None = None
         self.ran = 0.0  # seconds run in the turns before this one
         self.turn: float | None = None  # when its running turn began (None: not running)
@@ -328,7 +329,8 @@ class Pool:
             elif job is None:
                 continue
             elif kind == frames.PROGRESS:
-                job.lines.put_nowait(payload)
+                if job.lines is not None:
+                    job.lines.put_nowait(payload)
             elif kind == frames.HEADERS:
                 job.headers = _headers(payload)
             elif kind == frames.TOLD:
