@@ -5,6 +5,8 @@ field by field (interpreter.odds.marginals.PerField), not one exploration per fi
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import product
+from pathlib import Path
 
 import pytest
 from fuzz_odds_cases import LIMITS, actions
@@ -161,3 +163,60 @@ def test_a_whole_result_and_its_fields_from_one_exploration(monkeypatch):
 
     monkeypatch.setattr(compute, "whole_or_by_field", apart)
     assert many_fields_odds().explorations == 2
+
+
+#: nine fields riding with the whole result to its end (its joint, 2,400 records, past
+#: JOINT_OUTCOMES): the `if` on `k` leaves each world's steps uncertain (fewest ≠ most),
+#: so each end is explored, a unit of work a world (as pentagrama's atacar)
+RIDING = """
+action act() {
+  let k = d6 + 0
+  if k > 3 {
+    require k < 7 else "never"
+  }
+  let a = d20 + 0
+  let b = d12 + 0
+  let c = d10 + 0
+  let d = 0
+  if a > b and c > 100 {
+    set d to c
+  }
+  result { a: a, b: b, c: c, d: d, hit: a > b, s: a + b, t: a + c, u: b + c, v: a + b + c }
+}
+"""
+
+
+def test_the_fields_riding_with_the_whole_result_are_read_from_its_ends():
+    """The fields that rode with the whole result to its end are read from its records
+    (marginals.PerField), its ends run once (within its share of the work, a quarter of
+    22,000: the body's 2,681 units and the ends' 2,400): not once more per field over
+    all its worlds (26,282 units in all, past the budget). Against brute force over the
+    2,400 rolls."""
+    engine = Engine(dsl.load_text(RIDING, "riding.rules"))
+    odds = engine.odds("act", engine.sheet({}), {}, budget=22_000, trials=20)
+    assert type(odds) is ByField and odds.proven and odds.exact and odds.explorations == 1
+    brute: dict = {name: {} for name in odds.fields}
+    for a, b, c in product(range(1, 21), range(1, 13), range(1, 11)):
+        record = {"a": a, "b": b, "c": c, "d": 0, "hit": a > b}
+        record |= {"s": a + b, "t": a + c, "u": b + c, "v": a + b + c}
+        for name, value in record.items():
+            brute[name][value] = brute[name].get(value, 0) + Fraction(1, 2400)
+    for name, field in odds.fields.items():
+        assert field.exact and field.omitted == 0
+        assert dict(field.probabilities) == brute[name], name
+
+
+def test_pentagrama_atacar_with_ur_exact_within_the_default_budget():
+    """Issue 24: Ur's attack with the long bow (3d10 against DG 10, the location's two
+    d10s, 2d6 + 2 of damage: 10,472 worlds at the end) was sampled past the default
+    budget, its ends run once per field; every field exact, from one exploration, each
+    the field's own odds."""
+    root = Path(__file__).resolve().parent.parent / "rulebooks"
+    engine = Engine(dsl.load(root / "pentagrama.rules"))
+    sheet = engine.load_sheet(root / "characters" / "ur.yaml")
+    params = {"habilidad": "Arco", "atributo": "Destreza", "arma": "Arco largo", "DG": 10}
+    odds = engine.odds("atacar", sheet, params)
+    assert type(odds) is ByField and odds.exact and odds.explorations == 1
+    for name in ("zona", "daño"):
+        alone = engine.odds("atacar", sheet, params, name)
+        assert alone.exact and odds.fields[name].probabilities == alone.probabilities

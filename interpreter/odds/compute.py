@@ -12,7 +12,7 @@ from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
-from interpreter.odds.budget import Deadline, checked, watch
+from interpreter.odds.budget import Deadline, SafetyStop, checked, watch
 from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
 from interpreter.odds.distribution import LIFTS, Dist, weighed
@@ -306,18 +306,38 @@ def _explore_fields(
     out: dict = {}
 
     def ended(group) -> None:
+        roller = explorer.roller
         for name in group.fields:
+            if name in out:  # (read from the whole result's ends, below)
+                continue
             explorer.lost = copied(group.lost)  # (what this field's ends lose: its own)
             outcomes: dict = {}
-            add = _outcome_adder(outcomes, explorer, joint.cap if name is None else None)
+            whole = name is None  # past its cap, each field of its records (PerField)
+            add = _outcome_adder(outcomes, explorer, joint.cap if whole else None,
+                                 names if whole else ())  # fmt: skip
+            budget = roller.budget
+            if whole:  # its ends too within its share of the work
+                roller.budget = min(budget, joint.start + joint.work)
             try:
                 for world, failure in group.failures:
                     add(failure, world.weight)
                 finish = _finisher(engine, compiled, sheet, name, explorer)
                 for weight, outcome in explorer.each(group.worlds, finish):
                     add(outcome, weight)
-            except JointTooLarge as reason:  # (the fields of its group go on)
-                joint.reason = reason
+            except TooComplex as reason:  # (the fields of its group go on)
+                if not whole or isinstance(reason, SafetyStop) or roller.work > budget:
+                    raise
+                joint.reason = too_large(joint.cap) if PER_FIELD in outcomes else reason
+                continue
+            finally:
+                roller.budget = budget
+            per = outcomes.get(PER_FIELD)
+            if per is not None:  # the fields riding with it, from these same ends (not
+                # each run again in all its worlds: issue 24, pentagrama's atacar)
+                joint.reason = too_large(joint.cap)
+                for field in group.fields:
+                    if field in per.fields:
+                        out[field] = (per.fields[field], explorer.omitted)
                 continue
             out[name] = (outcomes, explorer.omitted)
             if name is None:  # the whole result: the answer
@@ -330,6 +350,10 @@ def _explore_fields(
     except TooComplex as reason:  # the fields done so far, and why the others are not
         return {name: out[name] for name in names if name in out}, reason
     return {name: out[name] for name in names}, None
+
+
+def too_large(cap) -> JointTooLarge:
+    return JointTooLarge(tr("more than {cap} outcomes", cap=cap))
 
 
 class Answered(Exception):
@@ -361,7 +385,7 @@ def _outcome_adder(outcomes: dict, explorer, cap, names=()):
             outcomes[outcome] = Mass(weight)
             if cap is not None and len(outcomes) > cap:
                 if not names or not all(PerField.fits(o, names) for o in outcomes):
-                    raise JointTooLarge(tr("more than {cap} outcomes", cap=cap))
+                    raise too_large(cap)
                 per = PerField(names)
                 for seen, mass in outcomes.items():
                     per.add(seen, mass.weight())
