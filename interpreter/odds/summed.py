@@ -368,19 +368,31 @@ def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll
 
 def _added(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, sums, live) -> list:
     """The worlds after the lets: each world's sums moved by each value's, weighted, merged
-    by what is read after them."""
+    by what is read after them. (Worlds are merged first by what else they hold, the
+    `prefix`, hashed once per world; then by the whole numbers added, hashed per pair.)"""
     by_world, by_class = sums
     out = plan.out
     needs = live.needs
     prune = explorer.prune
-    merged: dict = {}
+    of_prefix: dict = {}  # prefix → (kept, state, {added: [mass, steps]})
+    of_shape: dict = {}  # the names of an env (in its order) → (names kept, their cuts)
     pairs = 0
     for world, (group, let_steps), (env, taken, first, cls) in zip(worlds, of_world, by_world):
         relative = by_class[cls][3][group]
         total = groups[group][1]
         base = tuple(map(sub, first, relative[0][1]))
-        names = tuple(sorted(k for k in env if k in needs and k not in out))
-        prefix = (names, key_of(env, names, cuts_of(names, needs), world.state))
+        shape = tuple(env)
+        shaped = of_shape.get(shape)
+        if shaped is None:
+            names = tuple(sorted(k for k in env if k in needs and k not in out))
+            shaped = of_shape[shape] = (names, cuts_of(names, needs))
+        names, cuts = shaped
+        prefix = (names, key_of(env, names, cuts, world.state))
+        entry = of_prefix.get(prefix)
+        if entry is None:
+            kept = {k: v for k, v in zip(names, prefix[1][0]) if v is not MISSING}
+            entry = of_prefix[prefix] = (kept, world.state, {})
+        merged: dict[tuple, list[Any]] = entry[2]
         steps = plus(world.steps, let_steps + taken)
         explorer.peak = max(explorer.peak, steps[1])
         numerator, denominator = world.weight
@@ -393,17 +405,15 @@ def _added(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, sum
                 explorer.lost.add((numerator * w, denominator))
                 continue
             added = tuple(map(add, base, sums))
-            key = (prefix, added)
-            found = merged.get(key)
+            found = merged.get(added)
             if found is None:
-                kept = {k: v for k, v in zip(names, prefix[1][0]) if v is not MISSING}
-                found = merged[key] = [kept, world.state, Mass(), steps]
-            elif found[3] != steps:
-                found[3] = spread(found[3], steps)
+                found = merged[added] = [Mass(), steps]
+            elif found[1] != steps:
+                found[1] = spread(found[1], steps)
             if tidy:
-                found[2].add(times(world.weight, w, total))
+                found[0].add(times(world.weight, w, total))
             else:
-                parts = found[2].parts
+                parts = found[0].parts
                 parts[denominator] = parts.get(denominator, 0) + numerator * w
         pairs += len(relative)
         if pairs >= PAIRS_PER_WORK:
@@ -411,7 +421,8 @@ def _added(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, sum
             pairs %= PAIRS_PER_WORK
             explorer.work()
     result: list[Any] = []
-    for (_prefix, added), (kept, state, mass, steps) in merged.items():
-        env = {**kept, **dict(zip(out, added))}
-        result.append(World(env, state, mass.weight(), steps))
+    for kept, state, merged in of_prefix.values():
+        for added, (mass, steps) in merged.items():
+            env = {**kept, **dict(zip(out, added))}
+            result.append(World(env, state, mass.weight(), steps))
     return result
