@@ -39,7 +39,7 @@ INLINE_LINES = 1500
 ENV_FREE_HELPERS = (count_past_bound, as_bool, added, compared, bounded_value)
 #: `ctx` given to a call, and the constants called on a line
 CTX_GIVEN = re.compile(r"[(,] ?ctx[,)]")
-CALLED = re.compile(r"([\w.]+)\(")
+CALLED = re.compile(r"(?<![\w.])([\w.]+)\(")  # (a name starts where no name goes on: linear)
 #: a line writing one local name into `env` (and reading nothing of it)
 ENV_WRITE = re.compile(r"env\[_k[0-9]+\] = [\w.]+\Z")
 
