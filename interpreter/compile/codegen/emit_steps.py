@@ -400,22 +400,26 @@ def generated_check(compiler: Any, check: Any, too_deep: Any) -> tuple[Any, str]
 
 def _action(steps: Steps, compiler: Any, too_deep: Any, action: Any) -> bool:  # noqa: ARG001 (written by `_without_env`)
     """An action's function written into `steps` (False: it cannot be)."""
-    out = steps.out
     try:
         _entered(steps, "_f1", action.names, too_deep)
         _counted_on_entry(steps, action.cost, action.node.span)
-        for statement in action.body:
-            steps.statement(statement)
-        if action.result is None:
-            out.line("return None")
-        else:
-            node = action.node.body[-1]
-            pairs = [(name, steps.value(expr)) for name, expr in node.fields]
-            write_returned(steps, pairs, "result", action.node.span)
+        write_body(steps, action)
         _left(steps)
     except (TooDeep, RecursionError):
         return False
     return True
+
+
+def write_body(steps: Steps, action: Any) -> None:
+    """An action's statements and what it returns (None, or its result record)."""
+    for statement in action.body:
+        steps.statement(statement)
+    if action.result is None:
+        steps.out.line("return None")
+    else:
+        node = action.node.body[-1]
+        pairs = [(name, steps.value(expr)) for name, expr in node.fields]
+        write_returned(steps, pairs, "result", action.node.span)
 
 
 def _check(steps: Steps, compiler: Any, too_deep: Any, check: Any) -> bool:  # noqa: ARG001 (written by `_without_env`)

@@ -12,11 +12,21 @@ from interpreter.compile.codegen.emit_steps import (
     Steps,
     TooDeep,
     compile_function,
+    write_body,
     write_record,
-    write_returned,
 )
 from interpreter.compile.codegen.emitted import Emitted
 from interpreter.values import normalize
+
+
+def _begun(compiler: Any) -> Steps:
+    """A traced function begun: it runs inside the frame its closure entered (`ctx.env`)."""
+    steps = Steps(Emitted(), compiler, None, traced=True)
+    steps.out.line("def _f1(ctx):")
+    steps.out.level = 1
+    steps.out.line("limits = ctx.limits")
+    steps.out.line("env = ctx.env")
+    return steps
 
 
 def generated_traced_action(compiler: Any, action: Any) -> tuple[Any, str] | None:
@@ -25,24 +35,12 @@ def generated_traced_action(compiler: Any, action: Any) -> tuple[Any, str] | Non
     frame (entered, counted, its call's step recorded: by the caller), each step recorded
     as its closure records it (a let's, a set's, an if's written here; a roll's, a
     lookup's, a call's and any other statement's by the closures called)."""
-    out = Emitted()
-    steps = Steps(out, compiler, None, traced=True)
+    steps = _begun(compiler)
     try:
-        out.line("def _f1(ctx):")
-        out.level = 1
-        out.line("limits = ctx.limits")
-        out.line("env = ctx.env")
-        for statement in action.body:
-            steps.statement(statement)
-        if action.result is None:
-            out.line("return None")
-        else:
-            node = action.node.body[-1]
-            pairs = [(name, steps.value(expr)) for name, expr in node.fields]
-            write_returned(steps, pairs, "result", action.node.span)
+        write_body(steps, action)
     except (TooDeep, RecursionError):
         return None
-    return compile_function(out, "_f1")
+    return compile_function(steps.out, "_f1")
 
 
 def generated_traced_check(compiler: Any, check: Any) -> tuple[Any, str] | None:
@@ -50,14 +48,9 @@ def generated_traced_check(compiler: Any, check: Any) -> tuple[Any, str] | None:
     None: its lets, its roll term by term (`explained_sum`, which the check's step shows),
     its target and its record, as `CompiledCheck.__call__` computes them inside its frame
     (entered, counted, its step recorded: by the caller); it gives (record, the terms)."""
-    out = Emitted()
-    steps = Steps(out, compiler, None, traced=True)
-    node = check.node
+    steps = _begun(compiler)
+    out, node = steps.out, check.node
     try:
-        out.line("def _f1(ctx):")
-        out.level = 1
-        out.line("limits = ctx.limits")
-        out.line("env = ctx.env")
         for statement in check.let_statements:
             steps.statement(statement)
         total, given = _explained(steps, check)
