@@ -85,3 +85,10 @@ def test_without_it_the_budget_is_not_enough(monkeypatch):
 
     monkeypatch.setattr(alike, "alike_let", no_set)
     assert not set_odds().exact
+
+
+def test_without_sheet_free_keys_the_budget_is_not_enough(monkeypatch):
+    """The worlds differ in Oro, which `u.puntos` does not read: keyed by the sheet too,
+    no two are alike."""
+    monkeypatch.setattr(alike, "_reads_sheet", lambda explorer, statement: True)
+    assert not set_odds().exact
