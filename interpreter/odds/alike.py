@@ -9,7 +9,8 @@ plus the outcome's, and keeps its own values of the names the let does not read.
 world may reach the step limit within the let, or holds a value kept whole for it
 (interpreter.odds.deferred), or no two worlds are alike, the let runs as any other.
 
-A `set` of a local name to a pure value is run so too (bound anew, as a let): Arcana
+A `set` of a local name to a pure value that does not read the name is run so too
+(bound anew, as a let; `set x to x + r` is a counter's, odds.carried's): Arcana
 Mundi's `set tributo to t.tributo` over worlds that differ in their sheet. A value that
 reads nothing of the sheet makes the worlds alike whatever their sheets hold (each keeps
 its own: a pure value changes nothing there).
@@ -51,6 +52,8 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
     if explorer.idle(statement, live[index]):
         return None
     reads_of = set(explorer.names_read(node.expr).needs)
+    if isinstance(node, n.Set) and shape.name in reads_of:
+        return None  # (`set x to x + r`: a counter's update, odds.carried's to count)
     if type(shape) is Binding:
         name = shape.name
         # the worlds alike in the sheet only where the value reads it (a pure value
