@@ -8,6 +8,12 @@ outcomes (the value bound, a failure), its probability times the outcome's, its 
 plus the outcome's, and keeps its own values of the names the let does not read. Where a
 world may reach the step limit within the let, or holds a value kept whole for it
 (interpreter.odds.deferred), or no two worlds are alike, the let runs as any other.
+
+A `set` of a local name to a pure value that does not read the name is run so too
+(bound anew, as a let; `set x to x + r` is a counter's, odds.carried's): Arcana
+Mundi's `set tributo to t.tributo` over worlds that differ in their sheet. A value that
+reads nothing of the sheet makes the worlds alike whatever their sheets hold (each keeps
+its own: a pure value changes nothing there).
 """
 
 from __future__ import annotations
@@ -41,16 +47,20 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
     docstring): (worlds after, failures, index + 1), or None (run it as any)."""
     statement = statements[index]
     node, shape = statement.node, statement.shape
-    if type(worlds) is not list or len(worlds) < 2 or not isinstance(node, n.Let):
-        return None
-    if type(shape) is Binding:
-        if not shape.pure or shape.split is not None or explorer.calls_in(statement):
-            return None
-    elif type(shape) is not Plain:
+    if type(worlds) is not list or len(worlds) < 2 or not _alike_kind(explorer, statement):
         return None
     if explorer.idle(statement, live[index]):
         return None
     reads_of = set(explorer.names_read(node.expr).needs)
+    if isinstance(node, n.Set) and shape.name in reads_of:
+        return None  # (`set x to x + r`: a counter's update, odds.carried's to count)
+    if type(shape) is Binding:
+        name = shape.name
+        # the worlds alike in the sheet only where the value reads it (a pure value
+        # changes nothing on it: each world keeps its own)
+        reads_sheet = _reads_sheet(explorer, statement)
+    else:
+        name, reads_sheet = node.name, True
     if type(shape) is Plain:  # (a pool's: the questions later asked of it are asked here)
         if node.name in live_out.needs:
             return None
@@ -70,12 +80,12 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
         values = tuple(world.env.get(name, MISSING) for name in reads)
         if any(type(value) is Deferred for value in values):
             return None
-        key = (tuple(hashable(value) for value in values), world.state.snapshot())
+        values = tuple(hashable(value) for value in values)
+        key = (values, world.state.snapshot()) if reads_sheet else values
         kinds.setdefault(key, []).append(world)
     if len(kinds) == len(worlds):
         return None
     after = live[index]
-    name = node.name
     out: list = []
     failures: list = []
     billed = 0  # the worlds' work charged so far: charged as they are made, not after
@@ -98,14 +108,40 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
             for end, failure in failed:
                 weight = times(world.weight, *end.weight)
                 steps = plus(world.steps, *end.steps)
-                failures.append((World(world.env, end.state, weight, steps), failure))
+                state = end.state if reads_sheet else world.state  # (its own: unchanged)
+                failures.append((World(world.env, state, weight, steps), failure))
     explorer.roller.work += len(out) // WORLDS_PER_WORK - billed  # (the worlds made)
     explorer.work()
     merged = explorer.merge(out, after)
-    most = explorer.most_worlds
-    if most is not None and len(merged) > most:  # (as a let's worlds are bounded: LetWorlds)
+    most = explorer.most_worlds  # (a let's worlds are bounded, as LetWorlds; a set's not)
+    if most is not None and len(merged) > most and isinstance(statement.node, n.Let):
         raise TooComplex(tr("more than {most} worlds", most=most))
     return merged, failures, index + 1
+
+
+def _alike_kind(explorer, statement) -> bool:
+    """Whether the statement is one this runs: a `let` (a pool's, or a pure value calling
+    no action), or a `set` of a local name to such a value (as a let: bound anew)."""
+    node, shape = statement.node, statement.shape
+    if isinstance(node, n.Set):
+        if type(shape) is not Binding or not shape.local:
+            return False
+    elif not isinstance(node, n.Let):
+        return False
+    if type(shape) is Binding:
+        return shape.pure and shape.split is None and not explorer.calls_in(statement)
+    return type(shape) is Plain
+
+
+def _reads_sheet(explorer, statement) -> bool:
+    """Whether the value of a binding may read the sheet (found once per statement)."""
+    found = ("sheet read", statement.number)
+    reads = explorer.liveness.get(found)
+    if reads is None:
+        sheet = explorer.sheet
+        fields = None if sheet is None else sheet.fields_of(statement.node.expr)
+        reads = explorer.liveness[found] = fields is None or bool(fields)
+    return reads
 
 
 def _billed(explorer, made: int, billed: int) -> int:
