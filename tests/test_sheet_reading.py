@@ -130,3 +130,11 @@ def test_json_errors_are_placed_where_yaml_would_place_them():
     from_json = refused(text, "json")
     from_yaml = refused(text, "yaml")  # JSON is YAML too
     assert (from_json.line, from_json.column) == (from_yaml.line, from_yaml.column) == (2, 2)
+
+
+def test_a_key_yaml_reads_as_another_value_is_named_as_written_when_given_twice():
+    # YAML 1.1 reads `No` as false and `1` as a number: the key is named as the file has it
+    for key in ("No", "yes", "1"):
+        with pytest.raises(parsing.Duplicate) as caught:
+            yaml.load(f"{key}: 1\n{key}: 2\n", Loader=parsing.Loader)
+        assert caught.value.key == key

@@ -67,8 +67,9 @@ class _Refusing(_Loader):
                     first = seen.setdefault(key, key_node)
                 except TypeError:  # not a key at all: the constructor says so
                     continue
-                if first is not key_node:
-                    raise Duplicate(key, first.start_mark.index, key_node.start_mark.index)
+                if first is not key_node:  # (named as written: `No` is YAML 1.1's false)
+                    named = key_node.value if isinstance(key_node, yaml.ScalarNode) else key
+                    raise Duplicate(named, first.start_mark.index, key_node.start_mark.index)
         return super().construct_mapping(node, deep)
 
 
