@@ -114,6 +114,30 @@ def test_a_pool_asked_again_by_another_computation_is_not_counted_again(monkeypa
     assert sum(first.values()) == 1
 
 
+
+def test_a_term_with_a_computed_modifier_is_not_counted_again(monkeypatch):
+    # the modifier's test is a new function each time the term is made: the term is kept
+    # by what its modifiers do (remembered.steps_key), not by the functions themselves
+    book = dsl.load_text(COMPUTED)
+    engine = Engine(book)
+    first = engine.odds("act", engine.sheet({}), {"n": 7, "t": 6}).probabilities
+    monkeypatch.setattr(pools, "pool_distribution", None)  # (counting it again would fail)
+    engine = Engine(book)
+    assert engine.odds("act", engine.sheet({}), {"n": 7, "t": 6}).probabilities == first
+    assert sum(first.values()) == 1
+
+
+COMPUTED = """
+rulebook "Computed" {
+  system "computed"
+  language "en"
+}
+action act(n: int, t: int) "Act" {
+  let hits = (n)d10cs>=(t + 1)
+  result { hits: hits }
+}
+"""
+
 POOLED = """
 rulebook "Pooled" {
   system "pooled"

@@ -15,12 +15,22 @@ from interpreter.odds.walker import CHAINS
 # rulebook), epsilon and the bounds of the work: the same terms come back call after call
 # (the check of an action asked for again with another modifier, the dice of an
 # expression), so the odds roller keeps what was counted, within a bound on the memory
-# it holds. (pools.pool_distribution and pools.may_fail themselves count every time.)
+# it holds; a term's modifiers are keyed by what they do (`steps_key`: a computed
+# modifier's test is a new function each time it is made). (pools.pool_distribution and
+# pools.may_fail themselves count every time.)
 
 
 def counted_distribution(die, count, steps, epsilon, budget: Budget, limit, net=False) -> Dist:
     """pool_distribution, kept for the next time the same term is asked for."""
-    key = ("term", die.key, count, steps, _exactly(epsilon), budget.limit, budget.max_bytes)
+    key = (
+        "term",
+        die.key,
+        count,
+        steps_key(die, steps),
+        _exactly(epsilon),
+        budget.limit,
+        budget.max_bytes,
+    )
     return remembered_term(
         (*key, limit, net),
         lambda: pools.pool_distribution(die, count, steps, epsilon, budget, limit=limit, net=net),
@@ -30,7 +40,15 @@ def counted_distribution(die, count, steps, epsilon, budget: Budget, limit, net=
 def counted_answers(die, count, steps, questions, epsilon, budget: Budget, limit) -> Dist:
     """pool_answers, kept as counted_distribution keeps its terms: the answers depend on
     nothing else, and a term's work is charged to its own budget alone (in the key)."""
-    key = ("answers", die.key, count, steps, questions, _exactly(epsilon), budget.limit)
+    key = (
+        "answers",
+        die.key,
+        count,
+        steps_key(die, steps),
+        questions,
+        _exactly(epsilon),
+        budget.limit,
+    )
     return remembered_term(
         (*key, budget.max_bytes, limit),
         lambda: pools.pool_answers(die, count, steps, questions, epsilon, budget, limit),
@@ -41,8 +59,30 @@ def counted_may_fail(die, count: int, steps: tuple, epsilon, limit: int, work=No
     """may_fail, kept as counted_distribution keeps its terms."""
     if die.size <= DEFAULT_BUDGET and not any(step[0] in CHAINS for step in steps):
         return False  # no explosion nor reroll: nothing may go past the limit (no Term)
-    key = ("may fail", die.key, count, steps, _exactly(epsilon), limit)
+    key = ("may fail", die.key, count, steps_key(die, steps), _exactly(epsilon), limit)
     return remembered_term(key, lambda: pools.may_fail(die, count, steps, epsilon, limit, work))
+
+
+def steps_key(die, steps: tuple) -> tuple:
+    """Modifiers that roll alike have equal keys: tests by the faces they hold for (by
+    identity when a die may show what no face shows, or has too many faces)."""
+    if not steps:  # (a plain term: asked for every pool a run rolls)
+        return ()
+    faces = list(die.faces()) if die.size <= 1000 else None
+    if any(step[0] in ("compound", "penetrate", "clamp") for step in steps):
+        faces = None
+    out = []
+    for step in steps:
+        kind = step[0]
+        if kind in ("keep", "clamp", "sort"):
+            out.append(step[:3])
+        elif kind in CHAINS:
+            test = step[2]
+            out.append((kind, step[1], tuple(test(f) for f in faces) if faces else test))
+        else:
+            test = step[1]
+            out.append((kind, tuple(test(f) for f in faces) if faces else test))
+    return tuple(out)
 
 
 #: terms kept at most, and the (estimated) bytes of their weights

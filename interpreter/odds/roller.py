@@ -28,10 +28,14 @@ from interpreter.odds.pools import limit_failures, term_budget
 from interpreter.odds.questions import PoolQuestions
 from interpreter.odds.reads import ReadMemory
 from interpreter.odds.records import FieldMemory
-from interpreter.odds.remembered import counted_distribution, counted_may_fail, remembered_term
+from interpreter.odds.remembered import (
+    counted_distribution,
+    counted_may_fail,
+    remembered_term,
+    steps_key,
+)
 from interpreter.odds.riders import riding
 from interpreter.odds.sums import int_sums_cost
-from interpreter.odds.walker import CHAINS
 from interpreter.odds.weights import ONE
 from interpreter.runtime import ChainRoll, CountingRoller, Unknown
 from interpreter.state import MISSING
@@ -539,28 +543,6 @@ def shares_of(epsilon: Fraction) -> tuple:
     """(what one open-ended roll may leave out, what the explorer prunes, that as bits)."""
     prune = epsilon / 10**6
     return epsilon / 100, prune, prune.denominator.bit_length() - prune.numerator.bit_length() + 1
-
-
-def steps_key(die: Die, steps: tuple) -> tuple:
-    """Modifiers that roll alike have equal keys: tests by the faces they hold for (by
-    identity when a die may show what no face shows, or has too many faces)."""
-    if not steps:  # (a plain term: asked for every pool a run rolls)
-        return ()
-    faces = list(die.faces()) if die.size <= 1000 else None
-    if any(step[0] in ("compound", "penetrate", "clamp") for step in steps):
-        faces = None
-    out = []
-    for step in steps:
-        kind = step[0]
-        if kind in ("keep", "clamp", "sort"):
-            out.append(step[:3])
-        elif kind in CHAINS:
-            test = step[2]
-            out.append((kind, step[1], tuple(test(f) for f in faces) if faces else test))
-        else:
-            test = step[1]
-            out.append((kind, tuple(test(f) for f in faces) if faces else test))
-    return tuple(out)
 
 
 def hashable(value: object) -> object:
