@@ -42,6 +42,8 @@ class Message(str):
     #: the same text in every language (joined of the rulebook's words and whole numbers
     #: only): rendered as it is, its parts not gone through again
     everywhere: bool = False
+    #: (language, text): its last rendering in a language other than English
+    _shown: tuple[str, str] | None = None
 
     def __new__(
         cls,
@@ -89,9 +91,20 @@ class Message(str):
         raise TypeError("a Message is filled with .fill(name=value), not formatted")
 
     def render(self, language: str | None = None) -> str:
-        """The text in `language` (English when it is None, "en" or has no catalogue)."""
+        """The text in `language` (English when it is None, "en" or has no catalogue).
+        Rendered once per language asked last: a Message is immutable (its English
+        text made when it was), and a trace renders the same one in several steps
+        (a check's tail in its text and its detail, `no` in every condition)."""
         if language is None or language == SOURCE_LANGUAGE or self.everywhere:
             return str.__str__(self)
+        shown = self._shown
+        if shown is not None and shown[0] == language:
+            return shown[1]
+        text = self._rendered(language)
+        self._shown = (language, text)
+        return text
+
+    def _rendered(self, language: str) -> str:
         if self.parts is not None:
             return self.separator.join([show_value(p, language) for p in self.parts])
         catalogue = catalogue_for(language)

@@ -24,7 +24,7 @@ from importlib import resources
 from typing import Any
 
 from dsl.errors import RulebookError, RulebookInvalid, Span
-from dsl.messages import translate
+from dsl.messages import Message, translate
 from interpreter.dice import KEPT
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
@@ -120,16 +120,28 @@ def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
 
 def step_data(step, w: Writer, pointer: str) -> dict:
     """One step of a trace: its kind, its text, where in the rulebook, and its numbers."""
+    language = w.language
+    data = step.data
     return {
         "kind": step.kind,
-        "text": w.text(step.text),
+        "text": _said(step.text, language),
         "file": step.file,
         "line": step.line,
         "depth": step.depth,
-        "detail": w.text(step.detail),
+        "detail": _said(step.detail, language),
         "verbose": step.verbose,
-        "data": w.value(step.data, f"{pointer}/data"),
+        # (a step without numbers, as many are: no pointer made for none)
+        "data": {} if type(data) is dict and not data else w.value(data, f"{pointer}/data"),
     }
+
+
+def _said(text, language: str | None) -> str | None:
+    """A step's text or detail as `Writer.text` gives it (the commonest kinds first)."""
+    if type(text) is Message:
+        return text.render(language)
+    if type(text) is str or text is None:
+        return text
+    return translate(text, language)
 
 
 def roll_data(result, language: str | None = None) -> dict:

@@ -343,3 +343,19 @@ def test_every_command_with_json_is_among_the_command_lines():
                                                       for a in p._actions)}  # fmt: skip
     assert with_json == {argv[0] for _, argv in COMMAND_LINES}
     assert {kind for kind, _ in COMMAND_LINES} == set(KINDS)
+
+
+def test_a_steps_texts_speak_the_language_and_no_numbers_make_no_pointer(monkeypatch):
+    from dsl.messages import tr
+    from interpreter.json_data import Writer, step_data
+    from interpreter.trace import Step
+
+    valued: list = []
+    value = Writer.value
+    monkeypatch.setattr(Writer, "value", lambda w, v, at: valued.append(at) or value(w, v, at))
+    w = Writer("es")
+    plain = step_data(Step("note", tr("yes"), 3, detail="x"), w, "/trace/0")
+    assert (plain["text"], plain["detail"], plain["data"], valued) == ("sí", "x", {}, [])
+    numbers = step_data(Step("note", "a", 3, {"half": Fraction(1, 2)}), w, "/trace/1")
+    assert (numbers["text"], numbers["detail"], numbers["data"]) == ("a", None, {"half": 0.5})
+    assert valued == ["/trace/1/data"] and w.fractions == {"/trace/1/data/half": "1/2"}

@@ -69,6 +69,25 @@ def test_a_message_is_english_text_and_renders_in_spanish():
         message.format(amount=1)
 
 
+def test_a_message_is_rendered_once_per_language_however_often_it_is_shown(monkeypatch):
+    # (a trace shows one message in several steps: a check's tail in its text and detail)
+    made: list = []
+    rendered = Message._rendered
+    counted = lambda m, lang: made.append(lang) or rendered(m, lang)  # noqa: E731
+    monkeypatch.setattr(Message, "_rendered", counted)
+    tail = tr(" vs {target}", target=9)
+    line = Message.joined([tr("{name} {value}", name="nivel", value=3), tail])
+    detail = Message.joined(["= 7", tail])
+    assert [line.render("es"), detail.render("es"), line.render("es")] == [
+        "nivel 3 contra 9",
+        "= 7 contra 9",
+        "nivel 3 contra 9",
+    ]
+    assert made == ["es", "es", "es", "es"]  # line, its two parts, detail: each once
+    assert line.render("en") == line and line.render("xx") == line
+    assert line.render("es") == "nivel 3 contra 9"  # (the last language asked kept)
+
+
 def test_values_inside_messages_speak_the_language():
     from fractions import Fraction
 
