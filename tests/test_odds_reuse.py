@@ -114,7 +114,6 @@ def test_a_pool_asked_again_by_another_computation_is_not_counted_again(monkeypa
     assert sum(first.values()) == 1
 
 
-
 def test_a_term_with_a_computed_modifier_is_not_counted_again(monkeypatch):
     # the modifier's test is a new function each time the term is made: the term is kept
     # by what its modifiers do (remembered.steps_key), not by the functions themselves
