@@ -139,3 +139,27 @@ action act() {
 def test_records_by_margin_as_a_real_run_gives_them(name):
     text, sheet = CASES[name]
     assert_counted_as_run(HEADER + text, sheet)
+
+
+def test_records_of_the_built_in_fields_alone_watch_no_sheet(monkeypatch):
+    # (the fast path of FieldMemory.shifted: a record cut to `success` or `margin` computes
+    # none of the author's fields, so reads no sheet: kept by margin without watching)
+    import interpreter.odds.records as records
+
+    def watched(_values):
+        raise AssertionError("a record of the built-in fields alone watched the sheet")
+
+    monkeypatch.setattr(records, "WatchedValues", watched)
+    text = """
+check c(t: int) "C" {
+  roll d4 + A >= t
+  w = min(margin, B)
+}
+action act() {
+  let force = d3 + 1
+  let r = c(force)
+  let q = c(force + 1)
+  result { s: r.success, m: q.margin }
+}
+"""
+    assert_counted_as_run(HEADER + text, {"A": 1, "B": 0})

@@ -100,6 +100,10 @@ class FieldMemory:
     def shifted(self, check, ctx, total: int, target: int, settle, memory, names, shifts):
         """The record for `total` against `target`, kept in `shifts` (from `margins`) by its
         margin unless computing it read the sheet (then it is this sheet's alone)."""
+        if check.field_names.isdisjoint(names):  # the built-in fields alone: no sheet read
+            record = check.record(ctx, total, target, settle, memory, names)
+            shifts[total - target if check.upward else target - total] = record
+            return record
         state = ctx.state
         values = state.values
         if type(values) is WatchedValues:  # watched already (the records remembered by
