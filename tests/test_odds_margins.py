@@ -15,6 +15,8 @@ real engine.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from hypothesis import strategies as st
 from oracle import against_brute_force, assert_counted_as_run
@@ -139,3 +141,58 @@ action act() {
 def test_records_by_margin_as_a_real_run_gives_them(name):
     text, sheet = CASES[name]
     assert_counted_as_run(HEADER + text, sheet)
+
+
+def test_records_of_the_built_in_fields_alone_watch_no_sheet(monkeypatch):
+    # (the fast path of FieldMemory.shifted: a record cut to `success` or `margin` computes
+    # none of the author's fields, so reads no sheet: kept by margin without watching)
+    import interpreter.odds.records as records
+
+    def watched(_values):
+        raise AssertionError("a record of the built-in fields alone watched the sheet")
+
+    monkeypatch.setattr(records, "WatchedValues", watched)
+    text = """
+check c(t: int) "C" {
+  roll d4 + A >= t
+  w = min(margin, B)
+}
+action act() {
+  let force = d3 + 1
+  let r = c(force)
+  let q = c(force + 1)
+  result { s: r.success, m: q.margin }
+}
+"""
+    assert_counted_as_run(HEADER + text, {"A": 1, "B": 0})
+
+
+def test_records_of_the_built_in_fields_alone_are_kept_with_the_check(monkeypatch):
+    # (FieldMemory.margins: a record cut to `success` is the same in every computation,
+    # made once for the check; a second computation, on a new engine, makes none)
+    import dsl
+    from interpreter import Engine
+    from interpreter.compile.checks import CompiledCheck
+
+    text = """
+check c(t: int) "C" {
+  roll d4 + A >= t
+  w = min(margin, B)
+}
+action act(m: int = 0) {
+  let r = c(3 + m)
+  result { s: r.success }
+}
+"""
+    book = dsl.load_text(HEADER + text, "kept.rules")
+
+    def odds():
+        engine = Engine(book)
+        return engine.odds("act", engine.sheet({"A": 1, "B": 0}), {"m": 1}, "s").probabilities
+
+    first = odds()
+    made = []
+    record = CompiledCheck.record
+    monkeypatch.setattr(CompiledCheck, "record", lambda *a, **k: made.append(1) or record(*a, **k))
+    assert odds() == first == {True: Fraction(1, 2), False: Fraction(1, 2)}
+    assert not made

@@ -59,6 +59,10 @@ class CompiledCheck(CallFrame):
         self.target = compiler.expr(node.target) if node.target is not None else None
         self.fields = tuple((name, compiler.expr(e)) for name, e in node.fields)
         self.field_names = frozenset(name for name, _ in node.fields)
+        #: the odds engine's records cut to built-in fields alone, by the fields and the
+        #: margin (interpreter.odds.records.FieldMemory.margins): the same in every
+        #: computation, so kept with the check
+        self.margin_records: dict = {}
         # what the author's fields read of the check's own names (the record's built-in
         # fields, its parameters, its lets): the odds engine computes them once per values
         # (not the fields themselves, set before they are read, unless a parameter or a

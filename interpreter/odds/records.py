@@ -20,6 +20,8 @@ from interpreter.state import MISSING
 BY_MARGIN = frozenset(("margin", "success"))
 #: what differs from total to total, or from target to target, besides the margin
 BY_TOTAL = frozenset(("total", "target"))
+#: the most margins whose records of built-in fields a check keeps, for each fields read
+KEPT_MARGINS = 4096
 
 
 class FieldMemory:
@@ -76,18 +78,24 @@ class FieldMemory:
         """Of a check against a whole-number target whose records are cut to `names`, and
         read neither the total nor the target (built-in or in the author's fields): the
         records by margin, the same for every target (a check against another roll's
-        total: every target gives the same margins again); filled by `shifted`. None where
+        total: every target gives the same margins again); filled by `shifted`. Records of
+        built-in fields alone are kept with the check, for every computation. None where
         a record may depend on more than its margin and what is in the key."""
         if names is None or type(target) is not int or ctx.state.cast is not None:
             return None
         if not BY_TOTAL.isdisjoint(names) or check.compare is None:
             return None
-        values = ()
-        if not check.field_names.isdisjoint(names):  # the author's fields are computed
-            if not BY_TOTAL.isdisjoint(check.fields_read):
-                return None
-            env = ctx.env  # (what stays the same from total to total: not the margin)
-            values = tuple([env.get(n, MISSING) for n in check.fields_read if n not in BY_MARGIN])
+        if check.field_names.isdisjoint(names):  # built-in fields alone: by margin alone,
+            kept = check.margin_records  # in every computation
+            found = kept.get(names)
+            if found is None:
+                found = kept[names] = {}
+            return found
+        # the author's fields are computed
+        if not BY_TOTAL.isdisjoint(check.fields_read):
+            return None
+        env = ctx.env  # (what stays the same from total to total: not the margin)
+        values = tuple([env.get(n, MISSING) for n in check.fields_read if n not in BY_MARGIN])
         key = (check.node.name, names, ctx.calls, values)
         try:
             found = self.shifts.get(key)
@@ -100,6 +108,11 @@ class FieldMemory:
     def shifted(self, check, ctx, total: int, target: int, settle, memory, names, shifts):
         """The record for `total` against `target`, kept in `shifts` (from `margins`) by its
         margin unless computing it read the sheet (then it is this sheet's alone)."""
+        if check.field_names.isdisjoint(names):  # the built-in fields alone: no sheet read
+            record = check.record(ctx, total, target, settle, memory, names)
+            if len(shifts) < KEPT_MARGINS:  # (kept with the check: a bounded number)
+                shifts[total - target if check.upward else target - total] = record
+            return record
         state = ctx.state
         values = state.values
         if type(values) is WatchedValues:  # watched already (the records remembered by
