@@ -126,6 +126,20 @@ def test_a_term_with_a_computed_modifier_is_not_counted_again(monkeypatch):
     assert sum(first.values()) == 1
 
 
+def test_a_terms_modifiers_are_keyed_once_for_its_pool_failure_and_distribution(monkeypatch):
+    # its tests are run on every face once, not once per thing asked of the term
+    from interpreter.odds import remembered
+
+    made = []
+    real = remembered._tests_key
+    monkeypatch.setattr(
+        remembered, "_tests_key", lambda die, steps: made.append(1) or real(die, steps)
+    )
+    remembered._last_keyed[0] = None
+    expression_odds("d100rr<5cs>=50")
+    assert len(made) == 1
+
+
 COMPUTED = """
 rulebook "Computed" {
   system "computed"

@@ -63,11 +63,26 @@ def counted_may_fail(die, count: int, steps: tuple, epsilon, limit: int, work=No
     return remembered_term(key, lambda: pools.may_fail(die, count, steps, epsilon, limit, work))
 
 
+#: (die key, steps, their key) of the term keyed last: a term's pool, whether it may fail,
+#: its distribution and its answers are keyed one after another (its tests run once)
+_last_keyed: list = [None]
+
+
 def steps_key(die, steps: tuple) -> tuple:
     """Modifiers that roll alike have equal keys: tests by the faces they hold for (by
     identity when a die may show what no face shows, or has too many faces)."""
     if not steps:  # (a plain term: asked for every pool a run rolls)
         return ()
+    last = _last_keyed[0]
+    if last is not None and last[1] is steps and last[0] == die.key:
+        return last[2]
+    key = _tests_key(die, steps)
+    _last_keyed[0] = (die.key, steps, key)
+    return key
+
+
+def _tests_key(die, steps: tuple) -> tuple:
+    """steps_key, made: each step's test run on every face."""
     faces = list(die.faces()) if die.size <= 1000 else None
     if any(step[0] in ("compound", "penetrate", "clamp") for step in steps):
         faces = None
