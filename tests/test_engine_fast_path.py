@@ -579,3 +579,17 @@ action whole(bonus: int = 0) "Whole" {
         record = next(key for key, value in function.__globals__.items() if value is Record)
         built[name] = len(re.findall(rf"^ *_v[0-9]+ = {record}\(", source, flags=re.M))
     assert built == {"test": 1, "whole": 2}  # (the result's; and the check's, read whole)
+
+
+@pytest.mark.parametrize("seconds", [None, 5.0])
+def test_a_run_sets_every_slot_a_context_and_a_tray_set(seconds):
+    # `Run.__init__` writes out Context's and Tray's own: a slot one of them gains and it
+    # leaves unset would be an AttributeError in the middle of a run
+    from interpreter.dice import DiceTray
+    from interpreter.runtime import Context, Run
+
+    limits = Limits() if seconds is None else Limits(run_seconds=seconds)
+    run = Run(SeededDice(1), limits, None, None)  # type: ignore[arg-type]
+    assert run.roller is run
+    for name in (*Context.__slots__, *DiceTray.__slots__):
+        getattr(run, name)  # (an unset slot raises)
