@@ -19,6 +19,14 @@ settings.register_profile("dev", max_examples=150, deadline=None)
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+# "hunt" looks for what the others have not met yet: many examples, every health check off
+# but the ones that say a strategy is broken (run it by hand, for an hour, on a quiet machine).
+settings.register_profile(
+    "hunt",
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
