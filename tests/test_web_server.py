@@ -111,8 +111,13 @@ def answer_of(sock: socket.socket) -> tuple[int, dict | None]:
 
 
 def descendants(pid: int) -> dict[int, int]:
-    """pid → nice value of every process below `pid` (the fork server and its workers)."""
+    """pid → nice value, above `pid`'s own, of every process below it (fork server, workers).
+
+    Relative, so that a test run that is itself niced (`nice pytest`) still tells a heavy
+    job's process (reniced by 10) from the others.
+    """
     found: dict[int, int] = {}
+    base = os.getpriority(os.PRIO_PROCESS, pid)
     parents = {pid}
     changed = True
     while changed:
@@ -125,7 +130,7 @@ def descendants(pid: int) -> dict[int, int]:
             child, parent, nice = int(stat.parent.name), int(fields[1]), int(fields[16])
             if parent in parents and child not in parents:
                 parents.add(child)
-                found[child] = nice
+                found[child] = nice - base
                 changed = True
     return found
 
