@@ -153,6 +153,46 @@ def test_the_same_parameters_again_are_not_bound_again(engine, monkeypatch):
     assert calls == [1]
 
 
+TWO = """
+rulebook "Two" {
+  system "two parameters"
+  language "en"
+}
+
+action two(a: int = 0, b: int = 0) "Two" {
+  result { a: a, b: b, d: d6 + a - b }
+}
+"""
+
+
+def test_the_last_binding_is_read_by_name(monkeypatch):
+    """The last binding is given again for the same values under the same names, in
+    whatever order the dict holds them (`Binder.prepared` reads them by name); values
+    swapped between two names, or a name given that was not given before, bind again."""
+    engine = Engine(dsl.load_text(TWO, "two.rules"))
+    sheet = engine.sheet({})
+    first = engine.run("two", sheet, {"a": 1, "b": 2}, ForcedDice([3]))
+    binder = type(engine.runnable("two").binder)
+    calls = []
+    called = binder.__call__
+    monkeypatch.setattr(binder, "__call__", lambda *a: calls.append(1) or called(*a))
+    again = engine.run("two", sheet, {"b": 2, "a": 1}, ForcedDice([3]))
+    assert calls == [] and plain(again) == plain(first)
+    swapped = engine.run("two", sheet, {"a": 2, "b": 1}, ForcedDice([3]))
+    assert calls == [1] and dict(swapped.result) == {"a": 2, "b": 1, "d": 4}
+    with pytest.raises(RulebookError):
+        engine.run("two", sheet, {"a": 2, "c": 1}, ForcedDice([3]))
+    assert calls == [1, 1]
+    one = engine.run("two", sheet, {"b": 2}, ForcedDice([3]))
+    assert engine.run("two", sheet, {"b": 2}, ForcedDice([3])).result == one.result
+    assert calls == [1, 1, 1]  # (one name: read twice, the same binding)
+    assert engine.run("two", sheet, {"b": 3}, ForcedDice([3])).result["b"] == 3
+    assert calls == [1, 1, 1, 1]
+    none = engine.run("two", sheet, {}, ForcedDice([3]))
+    assert engine.run("two", sheet, {}, ForcedDice([3])).result == none.result
+    assert calls == [1, 1, 1, 1, 1]
+
+
 def test_a_seeded_die_is_drawn_straight_from_its_generator(engine, monkeypatch):
     """Generated code draws a plain die from seeded dice's generator itself (not through
     `Roller.face` and `SeededDice.draw`): the same faces, dice and steps as the closures,
