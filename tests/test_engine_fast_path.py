@@ -633,3 +633,21 @@ def test_a_run_sets_every_slot_a_context_and_a_tray_set(seconds):
     assert run.roller is run
     for name in (*Context.__slots__, *DiceTray.__slots__):
         getattr(run, name)  # (an unset slot raises)
+
+
+def test_a_plain_run_calls_the_generated_function_itself(engine, monkeypatch):
+    """`Engine.run` calls the generated function itself for a run with nothing around it
+    (no targets, choices nor trace); any other run, and every run before the function is
+    made, goes through `Engine._run`: the same results, dice and steps either way, and
+    the Outcome's dice a tuple (the run's own list of faces kept, given as a tuple)."""
+    sheet = engine.sheet({"Strength": 3})
+    first = engine.run("test", sheet, {"bonus": 1}, ForcedDice([6]))  # (makes it)
+    general = []
+    run = Engine._run
+    monkeypatch.setattr(Engine, "_run", lambda *a: general.append(1) or run(*a))
+    again = engine.run("test", sheet, {"bonus": 1}, ForcedDice([6]))
+    assert general == [] and plain(again) == plain(first)
+    assert type(again.dice) is tuple and again.dice == (6,)
+    traced = engine.run("test", sheet, {"bonus": 1}, ForcedDice([6]), trace=True)
+    assert general == [1] and plain(traced) == plain(first)
+    assert render_text(again.trace) == render_text(traced.trace)
