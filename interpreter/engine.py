@@ -198,6 +198,12 @@ class Engine:
                 self._failed(error, ctx, runnable, sheet, args, shown, source, None)
                 raise
             made = tuple(ctx.choices) if ctx.choices else ()
+            # The run is over: no cycle left for the garbage collector (its roller is
+            # itself; the characters' states know one another through their cast), so
+            # that all it made is freed at once.
+            ctx.roller = None  # type: ignore[assignment]  # (nothing rolls any more)
+            if state.cast is not None:
+                state.cast.clear()
             return Outcome(
                 # (the run's own list of faces, which nothing draws into any more: the
                 # Outcome gives it as a tuple when read)
@@ -258,6 +264,9 @@ class Engine:
             self._failed(error, ctx, runnable, sheet, args, shown, source, steps)
             raise
         made = tuple(ctx.choices) if ctx.choices else ()
+        ctx.roller = None  # type: ignore[assignment]  # (no cycle left: as in `run`)
+        if state.cast is not None:
+            state.cast.clear()
         return Outcome(
             (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made),
             result,
