@@ -301,6 +301,10 @@ class Engine:
                 self._trace, runnable, sheet, args, faces, shown, source.origin, made
             )
         error.steps = ctx.steps
+        ctx.roller = None  # type: ignore[assignment]  # (no cycle left: as in `run`)
+        state = ctx.state
+        if state is not None and state.cast is not None:
+            state.cast.clear()
 
     def runnable(self, name: str) -> Runnable:
         """The action, check, opposed check or named roll of that name, compiled (once)."""
