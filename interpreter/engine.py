@@ -169,65 +169,142 @@ class Engine:
         and one with several is a ParameterError. The Outcome's `choices` says what was
         chosen, by whom and how."""
         # The hot path of the API: `speaking` written out, and nothing made that the run
-        # does not need (no chooser without choices, no copy of params without targets).
+        # does not need. A run with nothing around it (no targets, choices nor trace)
+        # whose generated function is made calls it here; any other goes through `_run`.
         try:
             runnable = self._runnables.get(action) if type(action) is str else None
             if runnable is None:
                 runnable = self.runnable(action)
-            if targets:
-                params = with_targets(params, targets)
-            chooser = chooser_for(choices) if choices is not None else None
+            fast = runnable.fast
+            if fast is None or targets or choices is not None or trace or not SWITCH.generated:
+                return self._run(runnable, sheet, params, dice, targets, choices, trace)
             if sheet.rulebook is not self.rulebook:
                 raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
             args, shown, warnings = runnable.binder.prepared(sheet, params or {})
             source = dice if dice is not None else SeededDice()
-            steps = self._heading(runnable, shown) if trace else None
             state = State(sheet._values, self._open_default)
-            ctx = Run(source, self.limits, state, steps)  # (its own roller)
-            if chooser is not None:
-                ctx.chooser = chooser
-            changes: tuple[Change, ...]
+            ctx = Run(source, self.limits, state, None)  # (its own roller)
             try:
-                fast = runnable.fast
-                if fast is not None and steps is None and SWITCH.generated:
-                    result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
-                else:
-                    result = runnable.compiled(ctx, args, runnable.span)
-                    if steps is None and SWITCH.generated:  # made by now, if it can be
-                        runnable.fast = getattr(runnable.compiled, "fast", None) or None
+                result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
                 if state.own or state.cast is not None:
                     new_sheet, written = self.commit(ctx, sheet)
-                    changes = tuple(written)
+                    changes: tuple[Change, ...] = tuple(written)
                 else:  # nothing was written: the same sheet, nothing to check again
                     new_sheet, changes = sheet, ()
                 others = self.others_of(ctx, args) if runnable.characters else ()
                 if type(source) is not SeededDice:  # (whose `finish` has nothing to do)
                     source.finish()
             except EvaluationError as error:
-                faces, made = tuple(ctx.drawn), tuple(ctx.choices or ())
-                if isinstance(error, ChoiceNotOpen) and error.refused is not None:
-                    made += (error.refused,)  # the replay is refused there again
-                if steps is not None:  # recorded up to the error
-                    error.replay = steps.close
-                else:
-                    error.replay = functools.partial(
-                        self._trace, runnable, sheet, args, faces, shown, source.origin, made
-                    )
-                error.steps = ctx.steps
+                self._failed(error, ctx, runnable, sheet, args, shown, source, None)
                 raise
-            faces, made = tuple(ctx.drawn), tuple(ctx.choices) if ctx.choices else ()
+            made = tuple(ctx.choices) if ctx.choices else ()
+            # The run is over: no cycle left for the garbage collector (its roller is
+            # itself; the characters' states know one another through their cast), so
+            # that all it made is freed at once.
+            ctx.roller = None  # type: ignore[assignment]  # (nothing rolls any more)
+            if state.cast is not None:
+                state.cast.clear()
             return Outcome(
-                (self, runnable, sheet, args, faces, shown, source.origin, made),
+                # (the run's own list of faces, which nothing draws into any more: the
+                # Outcome gives it as a tuple when read)
+                (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made),
                 result,
                 new_sheet,
                 changes,
                 warnings,
                 others,
-                steps.close() if steps is not None else None,
+                None,
                 ctx.steps,
             )
         except (RulebookError, RecursionError) as error:
             raise spoken(error, self.language) from None
+
+    def _run(
+        self,
+        runnable: Runnable,
+        sheet: Sheet,
+        params: Params | None,
+        dice: DiceSource | None,
+        targets: Mapping[str, Sheet] | None,
+        choices: Any,
+        trace: bool,
+    ) -> Outcome:
+        """`run` with whatever is around the run: targets, choices, a recorded trace, or
+        the closures (before the generated function is made, or where it cannot be)."""
+        if targets:
+            params = with_targets(params, targets)
+        chooser = chooser_for(choices) if choices is not None else None
+        if sheet.rulebook is not self.rulebook:
+            raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
+        args, shown, warnings = runnable.binder.prepared(sheet, params or {})
+        source = dice if dice is not None else SeededDice()
+        steps = self._heading(runnable, shown) if trace else None
+        state = State(sheet._values, self._open_default)
+        ctx = Run(source, self.limits, state, steps)  # (its own roller)
+        if chooser is not None:
+            ctx.chooser = chooser
+        changes: tuple[Change, ...]
+        try:
+            fast = runnable.fast
+            if fast is not None and steps is None and SWITCH.generated:
+                result = fast(ctx, args, runnable.span)
+            else:
+                result = runnable.compiled(ctx, args, runnable.span)
+                if steps is None and SWITCH.generated:  # made by now, if it can be
+                    runnable.fast = getattr(runnable.compiled, "fast", None) or None
+            if state.own or state.cast is not None:
+                new_sheet, written = self.commit(ctx, sheet)
+                changes = tuple(written)
+            else:
+                new_sheet, changes = sheet, ()
+            others = self.others_of(ctx, args) if runnable.characters else ()
+            if type(source) is not SeededDice:
+                source.finish()
+        except EvaluationError as error:
+            self._failed(error, ctx, runnable, sheet, args, shown, source, steps)
+            raise
+        made = tuple(ctx.choices) if ctx.choices else ()
+        ctx.roller = None  # type: ignore[assignment]  # (no cycle left: as in `run`)
+        if state.cast is not None:
+            state.cast.clear()
+        return Outcome(
+            (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made),
+            result,
+            new_sheet,
+            changes,
+            warnings,
+            others,
+            steps.close() if steps is not None else None,
+            ctx.steps,
+        )
+
+    def _failed(
+        self,
+        error: EvaluationError,
+        ctx: Run,
+        runnable: Runnable,
+        sheet: Sheet,
+        args: tuple[Any, ...],
+        shown: Params,
+        source: DiceSource,
+        steps: Trace | None,
+    ) -> None:
+        """A run failed with `error`: give it the steps counted and its trace (recorded up
+        to the error, or made by running again with the dice and choices up to it)."""
+        faces, made = tuple(ctx.drawn), tuple(ctx.choices or ())
+        if isinstance(error, ChoiceNotOpen) and error.refused is not None:
+            made += (error.refused,)  # the replay is refused there again
+        if steps is not None:  # recorded up to the error
+            error.replay = steps.close
+        else:
+            error.replay = functools.partial(
+                self._trace, runnable, sheet, args, faces, shown, source.origin, made
+            )
+        error.steps = ctx.steps
+        ctx.roller = None  # type: ignore[assignment]  # (no cycle left: as in `run`)
+        state = ctx.state
+        if state is not None and state.cast is not None:
+            state.cast.clear()
 
     def runnable(self, name: str) -> Runnable:
         """The action, check, opposed check or named roll of that name, compiled (once)."""

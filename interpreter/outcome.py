@@ -116,8 +116,7 @@ class Outcome:
     @property
     def dice(self) -> tuple[int, ...]:
         """The faces drawn, in order."""
-        faces: tuple[int, ...] = self._replay[FACES]
-        return faces
+        return tuple(self._replay[FACES])  # (kept as the run's list of faces)
 
     @property
     def origin(self) -> str:

@@ -52,7 +52,8 @@ class Binder:
             p.default is not None and p.name not in self.constant for p in node.params
         )
         self.seen: dict = {}
-        #: the last binding `prepared` made: (names, values, sheet, (args, shown, warnings))
+        #: the last binding `prepared` made: (how many names, a reader of their values in
+        #: order, those values, sheet, (args, shown, warnings))
         self.last: tuple | None = None
         # skill parameters when the rulebook keeps an open list: a name it does not know
         # may be a skill the character lacks, or a misspelling (see `warnings`)
@@ -140,25 +141,30 @@ class Binder:
 
     def prepared(self, sheet: Sheet, params: dict) -> tuple:
         """(args, shown, warnings) for a run: the last ones again when given the very
-        same names and values (the same objects, in the same order, each of a type that
-        cannot change in place) and, if the binding or its warnings read it, the same
+        same values (the same objects, each of a type that cannot change in place) under
+        the same names, as many, and, if the binding or its warnings read it, the same
         sheet; `shown` is shared by the runs that get it: never written to."""
         last = self.last
         if last is not None:
-            names, given, keyed, bound = last
-            if (
-                (keyed is None or keyed is sheet)
-                and len(params) == len(names)
-                and all(map(_IS, params.values(), given))
-                and all(map(_IS, params, names))
-            ):
-                return bound
+            size, values_of, given, keyed, bound = last
+            if len(params) == size and (keyed is None or keyed is sheet):
+                if values_of is None:  # (no parameters, none given)
+                    return bound
+                try:  # each name's value, read as the binding reads it (C: itemgetter)
+                    if all(map(_IS, values_of(params), given)):
+                        return bound
+                except KeyError:  # a name given that was not given before
+                    pass
         args, shown = self(sheet, params)
         warnings = self.warnings(sheet, params) if self.open_skills else ()
-        values = tuple(params.values())
+        names, values = tuple(params), tuple(params.values())
         if all(type(value) in UNCHANGING for value in values):
             keyed = sheet if self.needs_sheet or self.open_skills else None
-            self.last = (tuple(params), values, keyed, (args, shown, warnings))
+            # (one name is read twice: an itemgetter of one name gives no tuple)
+            read = names if len(names) != 1 else names * 2
+            values_of = operator.itemgetter(*read) if read else None
+            given = values if len(names) != 1 else values * 2
+            self.last = (len(names), values_of, given, keyed, (args, shown, warnings))
         return args, shown, warnings
 
     def default(self, param: n.Param, ctx, sheet: Sheet):
