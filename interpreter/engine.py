@@ -216,6 +216,8 @@ class Engine:
                 error.steps = ctx.steps
                 raise
             faces, made = tuple(ctx.drawn), tuple(ctx.choices) if ctx.choices else ()
+            if steps is not None:  # the Outcome's alone (`ctx` is its own roller: a cycle)
+                ctx.trace = None
             return Outcome(
                 (self, runnable, sheet, args, faces, shown, source.origin, made),
                 result,

@@ -11,6 +11,7 @@ the generated source; and the generated path is the one taken (fewer Python call
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import pytest
@@ -247,3 +248,88 @@ def test_a_formula_that_records_no_step_is_run_generated_in_a_traced_run():
         assert generated == closures
         kinds = [step[0] for step in generated[0]]
         assert kinds.count("roll") == 1 and kinds.count("lookup") == 1
+
+
+CHECKED = (
+    HEAD
+    + """
+table Level by total {
+  ..3: "low"
+  4..7: "mid"
+  8..: "high"
+}
+table Bonus by total {
+  ..5: 0
+  6..: 2
+}
+check probe(n: int) {
+  let b = Bonus[n]
+  roll d10 + n + b >= 8
+  level = Level[total]
+}
+action act() {
+  let p = probe(A)
+  let q = probe(A + 2)
+  let both = p.success and q.success
+  result { both: both, level: p.level, margin: q.margin }
+}
+"""
+)
+
+
+@contextlib.contextmanager
+def switched_off(name: str, engine):
+    """SWITCH.<name> off for a while (a traced path of the generated code's), the
+    traced functions made again (on its way in and out)."""
+
+    def made_again():
+        for key in (("action", "act"), ("check", "probe")):
+            made = engine.compiler.compiled[key]
+            made.traced, made.traced_runs = None, 0
+
+    setattr(SWITCH, name, False)
+    made_again()
+    try:
+        yield
+    finally:
+        setattr(SWITCH, name, True)
+        made_again()
+
+
+@pytest.mark.parametrize("switch", ["traced_inline", "traced_lookups"])
+def test_a_traced_run_writes_its_checks_inline_and_reads_remembered_rows(switch):
+    # A called check written inline in the traced code (SWITCH.traced_inline) and a
+    # one-key table's remembered rows read there (SWITCH.traced_lookups), the lookup's
+    # step recorded as its closure records it: the same trace as the closures', in
+    # fewer Python calls than with either switched off (off: this fails).
+    engine = Engine(dsl.load_text(CHECKED, "checked.rules"), FUZZ_LIMITS)
+    sheet = engine.sheet({"A": 4})
+
+    def run():
+        engine.run("act", sheet, {}, SeededDice(2), trace=True)
+
+    for seed in range(6):
+        generated, closures = both_ways(engine, "act", sheet, {}, seed)
+        assert generated == closures
+    kinds = [step[0] for step in generated[0]]
+    assert kinds.count("check") == 2 and kinds.count("lookup") == 4
+    run()  # (the rows remembered)
+    fast = python_calls(run)
+    with switched_off(switch, engine):
+        for seed in range(6):
+            generated, closures = both_ways(engine, "act", sheet, {}, seed)
+            assert generated == closures
+        run()
+        slow = python_calls(run)
+    assert fast < slow, (fast, slow)
+
+
+def test_a_recorded_trace_is_freed_with_its_outcome():
+    # The run's context is its own roller (a cycle, freed by the garbage collector): a
+    # recorded trace is not left in it, but is the Outcome's alone, freed with it.
+    engine = Engine(dsl.load_text(CHECKED, "checked.rules"), FUZZ_LIMITS)
+    sheet = engine.sheet({"A": 4})
+    out = engine.run("act", sheet, {}, SeededDice(1), trace=True)
+    trace = out.trace
+    del out
+    assert sys.getrefcount(trace) == 2  # (`trace`, and the call's own argument)

@@ -141,30 +141,36 @@ class CompiledCheck(CallFrame):
                     if type(target) is not int:
                         target = known(ctx, target)
                 record = self.record(ctx, total, target, known)
-            if ctx.trace is not None and ctx.trace.wants_at(mark):
-                ctx.depth -= 1
-                shown = Shown(given, ctx.limits.shown_length)
-                ctx.trace.insert(
-                    mark,
-                    Step(
-                        "check",
-                        Later(self.describe, shown, record),
-                        None,
-                        Later(_check_data, self.node.name, record),
-                        ctx.depth,
-                        None,
-                        Later(self.detail, shown, record),
-                        False,
-                        self.node.span,
-                        ctx.trace.length,  # (cut when read: `Trace.bounded`)
-                    ),
-                )
-                ctx.depth += 1
+            if ctx.trace is not None:
+                self.step_at(ctx, mark, given, record)
             return record
         finally:
             ctx.env = saved  # `leave`, written out
             ctx.depth -= 1
             ctx.calls -= 1
+
+    def step_at(self, ctx, mark: int, given: list | None, record: Record) -> None:
+        """The check's step, over the steps from `mark` (its rolls, its lookups), one
+        level above them (`ctx.depth`, the check's own): its words written when read;
+        of a traced run, its closure's and the generated code's (`codegen.traced`)."""
+        trace = ctx.trace
+        if trace.wants_at(mark):
+            shown = Shown(given, ctx.limits.shown_length)
+            trace.insert(
+                mark,
+                Step(
+                    "check",
+                    Later(self.describe, shown, record),
+                    None,
+                    Later(_check_data, self.node.name, record),
+                    ctx.depth - 1,
+                    None,
+                    Later(self.detail, shown, record),
+                    False,
+                    self.node.span,
+                    trace.length,  # (cut when read: `Trace.bounded`)
+                ),
+            )
 
     @overload
     def record(self, ctx, total, target, settle, memory=None, names: None = None) -> Record: ...

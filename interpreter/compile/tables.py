@@ -65,18 +65,7 @@ class Tables(CompilerHost):
             else:
                 value = node.summary(ctx, dict(zip(keys, key_values)))
             if ctx.trace is not None:
-                seen = value
-                if type(value) is Record and Pending in map(type, value.values()):
-                    # the cells not rolled yet: shown when (if) they are read
-                    seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
-                key_values = tuple(key_values)
-                record(
-                    ctx,
-                    "lookup",
-                    Later(_lookup_text, title, key_values, seen, ctx.limits.shown_length),
-                    span,
-                    {"table": title, "key": list(key_values), "value": seen},
-                )
+                lookup_step(ctx, title, tuple(key_values), value, span)
             return value
 
         return lookup
@@ -275,6 +264,22 @@ def has_fields(rows, levels: int, depth: int = 0) -> bool:
 
 def is_constant(node) -> bool:
     return node is None or isinstance(node, n.Literal)
+
+
+def lookup_step(ctx, title: str, key_values: tuple, value, span) -> None:
+    """A lookup's step, of a traced run: the table, the keys and the row found (its cells
+    not rolled yet left out: shown when, if, they are read); the lookup's own, and the
+    generated code's for a row it remembered (interpreter.compile.codegen)."""
+    seen = value
+    if type(value) is Record and Pending in map(type, value.values()):
+        seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
+    record(
+        ctx,
+        "lookup",
+        Later(_lookup_text, title, key_values, seen, ctx.limits.shown_length),
+        span,
+        {"table": title, "key": list(key_values), "value": seen},
+    )
 
 
 def _lookup_text(title: str, key_values: tuple, seen, length: int) -> Message:

@@ -30,13 +30,19 @@ AFTER = 2
 class Switch:
     """Whether real runs call the generated functions (else the closures alone)."""
 
-    __slots__ = ("after", "generated")
+    __slots__ = ("after", "generated", "traced_inline", "traced_lookups")
 
     def __init__(self) -> None:
         self.generated = os.environ.get("RULEBOOK_CLOSURES_ONLY", "") not in ("1", "yes", "true")
         #: untraced real runs (calls, of a formula) through the closures before the
         #: function is generated: one run alone (`rulebook run`) never pays for making it
         self.after = AFTER
+        #: a traced run's generated code writes a called check inline (its frame, terms,
+        #: record and step: `traced.inline_traced_check`), else calls its closure
+        self.traced_inline = True
+        #: a traced run's generated code reads a one-key table's remembered rows (the
+        #: lookup's step recorded as the lookup records it), else calls the lookup
+        self.traced_lookups = True
 
 
 SWITCH = Switch()

@@ -32,6 +32,7 @@ from interpreter.compile.arithmetic import (
     minmax,
     unequal,
 )
+from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emitted import Emitted
 from interpreter.compile.codegen.slow_paths import (
     added,
@@ -41,7 +42,7 @@ from interpreter.compile.codegen.slow_paths import (
     ordered,
     rounded,
 )
-from interpreter.compile.tables import Pending, text_keyed
+from interpreter.compile.tables import Pending, lookup_step, text_keyed
 from interpreter.dice import Die, SeededDice
 from interpreter.runtime import Run, as_bool, count_past_bound
 from interpreter.state import MISSING
@@ -522,10 +523,12 @@ class Values:
         lookup = compiler.table(binding.name)
         values = "(" + "".join(f"{key}, " for key in keys) + ")"
         self.env_free.add(k(lookup))  # (a row's cells read the keys, by their own names)
-        if self.traced or len(keys) != 1 or len(binding.node.keys) > 1:  # (traced: its step)
+        remembering = not self.traced or SWITCH.traced_lookups
+        if not remembering or len(keys) != 1 or len(binding.node.keys) > 1:
             out.line(f"{target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
             return target
-        # one key: a whole number's row of constants read where it was remembered
+        # one key: a whole number's row of constants read where it was remembered (traced:
+        # its step recorded as the lookup records it)
         rows, key = compiler.remembered_rows(binding.name), keys[0]
         out.line(f"if type({key}) is int:")
         out.line(f"    {target} = {k(rows.values)}.get({key}, {k(MISSING)})")
@@ -534,6 +537,10 @@ class Values:
         remember = f"{remembered}({k(lookup)}, ctx, {key}, {k(node.span)})"
         self.env_free.add(remembered)
         out.line(f"        {target} = {remember}")
+        if self.traced:
+            out.line("    else:")
+            title = k(binding.node.name)
+            out.line(f"        {k(lookup_step)}(ctx, {title}, ({key}, ), {target}, {k(node.span)})")
         out.line("else:")
         out.line(f"    {target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
         return target
