@@ -1,7 +1,8 @@
 """A traced run's generated code: an action's body and a check's record.
 
 Each step is recorded as its closure records it (`emit_steps` writes the untraced
-functions; this module the traced ones, run inside the frame the closures enter)."""
+functions; this module the traced ones, run inside the frame the closures enter); a
+called check is written inline, its step put over its own as its closure does."""
 
 from __future__ import annotations
 
