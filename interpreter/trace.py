@@ -501,11 +501,14 @@ def origin_mark(origin: str) -> Message:
     return Message.joined([" (", mark, ")"] if mark is not None else [], "")
 
 
-def dice_step(roll: PoolRoll, span, depth: int, origin: str, length: int | None = None) -> Step:
-    """A roll's step (its faces cut to about `length` characters, when given)."""
+def dice_step(
+    roll: PoolRoll, span, depth: int, origin: str, length: int | None = None, bounded=None
+) -> Step:
+    """A roll's step (its faces cut to about `length` characters, when given; `bounded`:
+    a bounded trace's `shown_length`, `Trace.bounded`)."""
     step = new_step(Step)
     text, data = Later(_dice_text, roll, origin, length), Later(_dice_data, roll, origin)
-    step._r = ("roll", text, None, data, depth, None, None, False, span, None)
+    step._r = ("roll", text, None, data, depth, None, None, False, span, bounded)
     return step
 
 

@@ -271,7 +271,8 @@ action act() {
   let p = probe(A)
   let q = probe(A + 2)
   let both = p.success and q.success
-  result { both: both, level: p.level, margin: q.margin }
+  let r = d6 + 1
+  result { both: both, level: p.level, margin: q.margin, r: r }
 }
 """
 )
@@ -296,12 +297,13 @@ def switched_off(name: str, engine):
         made_again()
 
 
-@pytest.mark.parametrize("switch", ["traced_inline", "traced_lookups"])
+@pytest.mark.parametrize("switch", ["traced_inline", "traced_lookups", "traced_dice"])
 def test_a_traced_run_writes_its_checks_inline_and_reads_remembered_rows(switch):
-    # A called check written inline in the traced code (SWITCH.traced_inline) and a
-    # one-key table's remembered rows read there (SWITCH.traced_lookups), the lookup's
-    # step recorded as its closure records it: the same trace as the closures', in
-    # fewer Python calls than with either switched off (off: this fails).
+    # A called check written inline in the traced code (SWITCH.traced_inline), a
+    # one-key table's remembered rows read there (SWITCH.traced_lookups), one plain die
+    # drawn there (SWITCH.traced_dice), each step recorded as its closure records it:
+    # the same trace as the closures', in fewer Python calls than with any of them
+    # switched off (off: this fails).
     engine = Engine(dsl.load_text(CHECKED, "checked.rules"), FUZZ_LIMITS)
     sheet = engine.sheet({"A": 4})
 
@@ -312,7 +314,7 @@ def test_a_traced_run_writes_its_checks_inline_and_reads_remembered_rows(switch)
         generated, closures = both_ways(engine, "act", sheet, {}, seed)
         assert generated == closures
     kinds = [step[0] for step in generated[0]]
-    assert kinds.count("check") == 2 and kinds.count("lookup") == 4
+    assert kinds.count("check") == 2 and kinds.count("lookup") == 4 and kinds.count("roll") == 3
     run()  # (the rows remembered)
     fast = python_calls(run)
     with switched_off(switch, engine):

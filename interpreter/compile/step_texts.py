@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dsl.errors import Span
 from dsl.messages import Message, tr
+from interpreter.dice import KEPT, PoolRoll
 from interpreter.shown import glimpse
 from interpreter.state import Place, place_text
-from interpreter.trace import Later, Step, let_detail, let_text, new_step
+from interpreter.trace import Later, Step, dice_step, let_detail, let_text, new_step
 from interpreter.values import PLAIN_TYPES, Record, show
 
 # Each function makes, from values the run recorded (immutable: texts, numbers, records,
@@ -28,6 +29,25 @@ def record(ctx, kind: str, text, span, data: dict | None, detail=None, verbose=F
         data = {}
     step._r = (kind, text, None, data, ctx.depth, None, detail, verbose, span, trace.length)
     list.append(trace, step)
+
+
+def rolled_die(ctx, face: int, label: str, span) -> PoolRoll:
+    """One plain die's roll (`d20`: a term without modifiers) from the face drawn, and its
+    step, as its closure makes them (`compile.dice`, `dice.roll_pool`); of a traced run's
+    generated code (`codegen.emit_values`)."""
+    roll = PoolRoll(label, [[face, KEPT, False]], face)
+    trace = ctx.trace
+    if ctx.quiet:
+        return roll
+    most = trace.most
+    if most is not None and len(trace) >= most:  # (`Trace.wants`)
+        trace.omitted += 1
+        return roll
+    origin, length = ctx.roller.source.origin, ctx.limits.shown_length
+    # (`Trace.append`: a bounded trace's steps cut to its length when read)
+    bounded = trace.length if most is not None else None
+    list.append(trace, dice_step(roll, span, ctx.depth, origin, length, bounded))
+    return roll
 
 
 def let_step(ctx, name: str, source: str, span, value) -> None:

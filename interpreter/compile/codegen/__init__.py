@@ -30,7 +30,7 @@ AFTER = 2
 class Switch:
     """Whether real runs call the generated functions (else the closures alone)."""
 
-    __slots__ = ("after", "generated", "traced_inline", "traced_lookups")
+    __slots__ = ("after", "generated", "traced_dice", "traced_inline", "traced_lookups")
 
     def __init__(self) -> None:
         self.generated = os.environ.get("RULEBOOK_CLOSURES_ONLY", "") not in ("1", "yes", "true")
@@ -43,6 +43,9 @@ class Switch:
         #: a traced run's generated code reads a one-key table's remembered rows (the
         #: lookup's step recorded as the lookup records it), else calls the lookup
         self.traced_lookups = True
+        #: a traced run's generated code draws one plain die itself (its roll and step
+        #: made as its closure makes them: `step_texts.rolled_die`), else calls its closure
+        self.traced_dice = True
 
 
 SWITCH = Switch()

@@ -466,14 +466,9 @@ class Values:
     def dice(self, node: n.Dice) -> str:
         roll = self.compiler.dice(node)
         out, k, target = self.out, self.k, self.out.temp()
-        single = (
-            not node.modifiers
-            and isinstance(node.sides, int)
-            and (
-                node.count is None or (isinstance(node.count, n.Literal) and node.count.value == 1)
-            )
-        )
+        single = plain_die(node)
         if single and not self.traced:  # one plain die: its face alone, as `ex_dice` rolls it
+            # (traced: `traced.TracedSteps.dice`)
             die = Die.of(node.sides)
             out.line("if ctx.capture is None:")
             out.level += 1
@@ -546,6 +541,17 @@ class Values:
         return target
 
 
+def plain_die(node: n.Dice) -> bool:
+    """Whether a dice term is one plain die (`d20`, `1d6`): no modifier, a number of
+    faces, one die."""
+    count = node.count
+    return (
+        not node.modifiers
+        and isinstance(node.sides, int)
+        and (count is None or (isinstance(count, n.Literal) and count.value == 1))
+    )
+
+
 #: what a formula that records no step may be made of (a call: of a built-in function or
 #: of such a formula): nothing generated code writes otherwise than its closure records it
 #: (a die, a lookup, a check's or an action's call)
@@ -582,6 +588,6 @@ _HANDLERS: dict[type, Any] = {
     n.Unary: Values.unary,
     n.Field: Values.field,
     n.Call: lambda values, node: values.call(node),  # (`Steps.call`: a check inline)
-    n.Dice: Values.dice,
+    n.Dice: lambda values, node: values.dice(node),  # (`TracedSteps.dice`: one die drawn)
     n.Index: Values.index,
 }

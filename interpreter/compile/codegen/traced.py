@@ -20,7 +20,10 @@ from interpreter.compile.codegen.emit_steps import (
     write_body,
     write_record,
 )
+from interpreter.compile.codegen.emit_values import plain_die
 from interpreter.compile.codegen.emitted import Emitted
+from interpreter.compile.step_texts import rolled_die
+from interpreter.dice import Die
 from interpreter.runtime import count_past_bound
 from interpreter.values import normalize
 
@@ -60,8 +63,30 @@ class TracedSteps(Steps):
         finally:
             self.inlined.pop()
 
+    def dice(self, node: n.Dice) -> str:
+        if not (plain_die(node) and SWITCH.traced_dice):
+            return super().dice(node)  # (its closure: its roll and step)
+        target = self.out.temp()
+        self.out.line(f"{target} = {self.traced_die(node)}.total")
+        return target
 
-def inline_traced_check(steps: Steps, check: Any, values: list[str], span: Any) -> str:
+    def traced_die(self, node: n.Dice) -> str:
+        """One plain die (`plain_die`): its face drawn as an untraced run draws it
+        (`Values.face`), its roll and step made as its closure makes them
+        (`step_texts.rolled_die`); captured (`roll … then`), by its closure. The local
+        of its roll (a PoolRoll)."""
+        out, k, rolled, face = self.out, self.k, self.out.temp(), self.out.temp()
+        out.line("if ctx.capture is None:")
+        out.level += 1
+        self.face(Die.of(node.sides), node.span, face)
+        out.line(f"{rolled} = {k(rolled_die)}(ctx, {face}, {k(node.span.text)}, {k(node.span)})")
+        out.level -= 1
+        out.line("else:")
+        out.line(f"    {rolled} = {k(self.compiler.dice(node))}(ctx)")
+        return rolled
+
+
+def inline_traced_check(steps: TracedSteps, check: Any, values: list[str], span: Any) -> str:
     """`CompiledCheck.__call__` of a traced real run written here, its arguments the values
     given: the frame (`call_depth`, its own names, one level deeper: its steps under its
     own), its steps counted, its lets, its roll term by term, its target and record, and
@@ -105,7 +130,7 @@ def inline_traced_check(steps: Steps, check: Any, values: list[str], span: Any) 
     return record
 
 
-def _begun(compiler: Any, too_deep: Any = None) -> Steps:
+def _begun(compiler: Any, too_deep: Any = None) -> TracedSteps:
     """A traced function begun: it runs inside the frame its closure entered (`ctx.env`)."""
     steps = TracedSteps(Emitted(), compiler, too_deep, traced=True)
     steps.out.line("def _f1(ctx):")
@@ -149,7 +174,7 @@ def generated_traced_check(
     return compile_function(out, "_f1")
 
 
-def _traced_check_body(steps: Steps, check: Any, record: str) -> tuple[list, str]:
+def _traced_check_body(steps: TracedSteps, check: Any, record: str) -> tuple[list, str]:
     """A check's lets, its roll term by term, its target and its record (into `record`):
     the record's fields' locals, and the local of what its terms gave."""
     node = check.node
@@ -160,7 +185,7 @@ def _traced_check_body(steps: Steps, check: Any, record: str) -> tuple[list, str
     return write_record(steps, check, total, target, record), given
 
 
-def _explained(steps: Steps, check: Any) -> tuple[str, str]:
+def _explained(steps: TracedSteps, check: Any) -> tuple[str, str]:
     """`check_terms.explained_sum` of the check's terms, written out: each term's value
     (a roll, a place's value, any other value: written inline), what it gave, the total;
     the locals of the total and of what the terms gave."""
@@ -170,7 +195,11 @@ def _explained(steps: Steps, check: Any) -> tuple[str, str]:
     out.line(f"{total} = {k(0)}")
     for (sign, kind, function, label, short), node in zip(check.terms, check.term_nodes):
         level = out.level
-        if kind == "roll" or kind == "chain":
+        if kind == "roll" and type(node) is n.Dice and plain_die(node) and SWITCH.traced_dice:
+            rolled, value = steps.traced_die(node), out.temp()  # (one plain die: drawn here)
+            out.line(f"{value} = {rolled}.total")
+            gave, named = rolled, k(label)
+        elif kind == "roll" or kind == "chain":
             rolled, value = out.temp(), out.temp()
             out.line(f"{rolled} = {k(function)}(ctx)")
             out.line(f"{value} = {rolled}.total")
