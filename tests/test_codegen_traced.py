@@ -262,9 +262,9 @@ table Bonus by total {
   ..5: 0
   6..: 2
 }
-check probe(n: int) {
+check probe(n: int, a: attribute = "A") {
   let b = Bonus[n]
-  roll d10 + n + b >= 8
+  roll d10 + n + b + 2 * a >= 14
   level = Level[total]
 }
 action act() {
@@ -297,11 +297,14 @@ def switched_off(name: str, engine):
         made_again()
 
 
-@pytest.mark.parametrize("switch", ["traced_inline", "traced_lookups", "traced_dice"])
+@pytest.mark.parametrize(
+    "switch", ["traced_inline", "traced_lookups", "traced_dice", "traced_labels"]
+)
 def test_a_traced_run_writes_its_checks_inline_and_reads_remembered_rows(switch):
     # A called check written inline in the traced code (SWITCH.traced_inline), a
     # one-key table's remembered rows read there (SWITCH.traced_lookups), one plain die
-    # drawn there (SWITCH.traced_dice), each step recorded as its closure records it:
+    # drawn there (SWITCH.traced_dice), a term's label's names read there
+    # (SWITCH.traced_labels), each step recorded as its closure records it:
     # the same trace as the closures', in fewer Python calls than with any of them
     # switched off (off: this fails).
     engine = Engine(dsl.load_text(CHECKED, "checked.rules"), FUZZ_LIMITS)

@@ -15,7 +15,7 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_record
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
-from interpreter.compile.check_terms import Shown, explained_sum
+from interpreter.compile.check_terms import Shown, TermLabel, explained_sum
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import generated_check
 from interpreter.compile.codegen.traced import generated_traced_check
@@ -23,7 +23,7 @@ from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
 from interpreter.trace import Later, Step
-from interpreter.values import Record, normalize, show
+from interpreter.values import Record, normalize
 
 #: what a value is, where a number is wanted (a refusal says it)
 A_CHECKS_ROLL = tr("a check's roll")
@@ -320,7 +320,8 @@ def _label(compiler, node):
                 and binding.kind == "local"
             )
             if named or local_text:
-                holes.append((item.span.start - base, item.span.end - base, compiler.naming(item)))
+                start, end = item.span.start - base, item.span.end - base
+                holes.append((start, end, compiler.naming(item), item))
                 continue
         if isinstance(item, tuple | list):
             stack.extend(item)
@@ -333,22 +334,7 @@ def _label(compiler, node):
     if not holes:
         return text
     holes.sort(key=lambda h: h[0])
-
-    def label(ctx):
-        return Later(_label_text, text, holes, [fn(ctx) for _, _, fn in holes])
-
-    return label
-
-
-def _label_text(text: str, holes: list, values: list) -> str:
-    """A term's source text with the values that name something in their holes."""
-    out, last = [], 0
-    for (start, end, _), value in zip(holes, values):
-        out.append(text[last:start])
-        out.append(show(value))
-        last = end
-    out.append(text[last:])
-    return "".join(out)
+    return TermLabel(text, tuple(holes))
 
 
 def _compares_nothing(total, target):

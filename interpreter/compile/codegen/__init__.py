@@ -30,7 +30,14 @@ AFTER = 2
 class Switch:
     """Whether real runs call the generated functions (else the closures alone)."""
 
-    __slots__ = ("after", "generated", "traced_dice", "traced_inline", "traced_lookups")
+    __slots__ = (
+        "after",
+        "generated",
+        "traced_dice",
+        "traced_inline",
+        "traced_labels",
+        "traced_lookups",
+    )
 
     def __init__(self) -> None:
         self.generated = os.environ.get("RULEBOOK_CLOSURES_ONLY", "") not in ("1", "yes", "true")
@@ -46,6 +53,9 @@ class Switch:
         #: a traced run's generated code draws one plain die itself (its roll and step
         #: made as its closure makes them: `step_texts.rolled_die`), else calls its closure
         self.traced_dice = True
+        #: a traced run's generated code names a check's term's values itself (the
+        #: places a name names: `traced._label_written`), else calls its label
+        self.traced_labels = True
 
 
 SWITCH = Switch()

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from dsl import nodes as n
-from interpreter.compile.check_terms import term_number
+from dsl.rulebook import names_a_field
+from interpreter.compile.check_terms import TermLabel, label_text, term_number
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import (
     DEEPEST,
@@ -25,6 +26,8 @@ from interpreter.compile.codegen.emitted import Emitted
 from interpreter.compile.step_texts import rolled_die
 from interpreter.dice import Die
 from interpreter.runtime import count_past_bound
+from interpreter.state import place_text
+from interpreter.trace import Later
 from interpreter.values import normalize
 
 
@@ -214,7 +217,9 @@ def _explained(steps: TracedSteps, check: Any) -> tuple[str, str]:
         else:
             value = steps.local(steps.value(node))
             named = k(label)
-            if callable(label):  # (the values it names now, written when read)
+            if type(label) is TermLabel and SWITCH.traced_labels:
+                named = _label_written(steps, label)
+            elif callable(label):  # (the values it names now, written when read)
                 named = out.temp()
                 out.line(f"{named} = {k(label)}(ctx)")
             gave = value
@@ -226,3 +231,32 @@ def _explained(steps: TracedSteps, check: Any) -> tuple[str, str]:
         out.line(f"    {total} = {k(normalize)}({total})")
         out.level = level
     return total, given
+
+
+def _label_written(steps: TracedSteps, label: TermLabel) -> str:
+    """`TermLabel.__call__` written out: each hole's value (a field a name names: its
+    place's text, the place read here; any other: its closure's), and the label a
+    `Later` of them (written when read). Its local."""
+    out, k, compiler = steps.out, steps.k, steps.compiler
+    values = []
+    for _, _, naming, item in label.holes:
+        value = out.temp()
+        values.append(value)
+        if (
+            type(item) is n.Name
+            and compiler.type_of(item).kind == "ref"
+            and names_a_field(item, compiler.bindings)
+        ):  # (`Compiler.naming`: the place's text)
+            place = steps.place(item)
+            out.line(f"if type({place}) is {k(str)} or {place} is None:")
+            out.line(f"    {value} = {place}")
+            out.line("else:")
+            out.line(f"    {value} = {k(place_text)}({place})")
+        else:
+            out.line(f"{value} = {k(naming)}(ctx)")
+    named = out.temp()
+    written = (
+        f"{k(Later)}({k(label_text)}, {k(label.text)}, {k(label.holes)}, [{', '.join(values)}])"
+    )
+    out.line(f"{named} = {written}")
+    return named
