@@ -313,7 +313,15 @@ class Trace(list):
         trace.most = limits.trace_steps
         trace.length = limits.shown_length
         trace.omitted = 0
-        trace.append(first)
+        most = trace.most  # (`append`, written out)
+        if most is None:
+            _append(trace, first)
+        elif most > 0:
+            if first._r[9] != trace.length:
+                first._r = (*first._r[:9], trace.length)
+            _append(trace, first)
+        else:
+            trace.omitted += 1
         return trace
 
     def wants(self) -> bool:

@@ -122,7 +122,13 @@ class CompiledAction(CallFrame):
             if fast:
                 result: Record | None = fast(ctx, args, span)
                 return result
-        saved = self.enter(ctx, args, span)
+        if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
+            saved = self.enter(ctx, args, span)
+        else:  # `enter`, written out
+            saved = ctx.env
+            ctx.env = dict(zip(self.names, args))
+            ctx.depth += 1
+            ctx.calls += 1
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:
             counted = ctx.steps + self.cost

@@ -22,7 +22,7 @@ from interpreter.compile.codegen.traced import generated_traced_check
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
-from interpreter.trace import Later, Step
+from interpreter.trace import Later, Step, new_step
 from interpreter.values import Record, normalize
 
 #: what a value is, where a number is wanted (a refusal says it)
@@ -154,23 +154,27 @@ class CompiledCheck(CallFrame):
         level above them (`ctx.depth`, the check's own): its words written when read;
         of a traced run, its closure's and the generated code's (`codegen.traced`)."""
         trace = ctx.trace
-        if trace.wants_at(mark):
-            shown = Shown(given, ctx.limits.shown_length)
-            trace.insert(
-                mark,
-                Step(
-                    "check",
-                    Later(self.describe, shown, record),
-                    None,
-                    Later(_check_data, self.node.name, record),
-                    ctx.depth - 1,
-                    None,
-                    Later(self.detail, shown, record),
-                    False,
-                    self.node.span,
-                    trace.length,  # (cut when read: `Trace.bounded`)
-                ),
-            )
+        most = trace.most
+        if most is not None and mark >= most:  # (`Trace.wants_at`)
+            trace.omitted += 1
+            return
+        shown = Shown(given, ctx.limits.shown_length)
+        step = new_step(Step)
+        step._r = (
+            "check",
+            Later(self.describe, shown, record),
+            None,
+            Later(_check_data, self.node.name, record),
+            ctx.depth - 1,
+            None,
+            Later(self.detail, shown, record),
+            False,
+            self.node.span,
+            trace.length,  # (cut when read: `Trace.bounded`)
+        )
+        list.insert(trace, mark, step)  # (`Trace.insert`: the last step kept goes)
+        if most is not None and len(trace) > most:
+            trace.trim()
 
     @overload
     def record(self, ctx, total, target, settle, memory=None, names: None = None) -> Record: ...
