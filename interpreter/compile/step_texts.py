@@ -85,7 +85,15 @@ def set_step(ctx, name: str, source: str, span, new) -> None:
 def if_step(ctx, condition: Span, decided: bool) -> None:
     """An `if`'s condition tested (verbose: its effect is in the steps that follow); of a
     traced run."""
-    record(ctx, "if", Later(if_text, condition, decided), condition, None, None, True)
+    trace = ctx.trace  # (`record`, written out: an if's commonest step of all)
+    most = trace.most
+    if most is not None and len(trace) >= most:
+        trace.omitted += 1
+        return
+    step = new_step(Step)
+    text = Later(if_text, condition, decided)
+    step._r = ("if", text, None, {}, ctx.depth, None, None, True, condition, trace.length)
+    list.append(trace, step)
 
 
 def if_text(condition: Span, value: bool) -> Message:
