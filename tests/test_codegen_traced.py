@@ -338,3 +338,29 @@ def test_a_recorded_trace_is_freed_with_its_outcome():
     trace = out.trace
     del out
     assert sys.getrefcount(trace) == 2  # (`trace`, and the call's own argument)
+
+
+def test_a_formula_recording_no_step_called_by_a_closure_runs_generated_when_traced():
+    # A note's text (its closure) calls a formula that records no step: in a traced run
+    # the formula's generated function runs (SWITCH.traced_formulas), the same trace
+    # in fewer Python calls than its closures' (off: this fails).
+    text = FORMULAS.replace("  let a = twice(A)\n", '  let a = twice(A)\n  note "{twice(A + a)}"\n')
+    counted = {}
+    for on in (True, False):
+        SWITCH.traced_formulas = on
+        try:
+            engine = Engine(dsl.load_text(text, "formulas.rules"), FUZZ_LIMITS)
+            sheet = engine.sheet({"A": 4})
+
+            def run(engine=engine, sheet=sheet):
+                engine.run("act", sheet, {}, SeededDice(2), trace=True)
+
+            for seed in range(4):
+                generated, closures = both_ways(engine, "act", sheet, {}, seed)
+                assert generated == closures
+                assert "note" in [step[0] for step in generated[0]]
+            run()
+            counted[on] = python_calls(run)
+        finally:
+            SWITCH.traced_formulas = True
+    assert counted[True] < counted[False], counted

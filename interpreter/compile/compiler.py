@@ -25,6 +25,7 @@ from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.choose import Choices
 from interpreter.compile.codegen import SWITCH, safely
 from interpreter.compile.codegen.emit_steps import generated_formula
+from interpreter.compile.codegen.emit_values import records_nothing
 from interpreter.compile.costs import Costs, charged
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
@@ -171,10 +172,13 @@ class Compiler(
             steps = self.cost(formula.body)  # the body's, counted once per call
 
             runs = 0  # untraced real calls through the closure (codegen: SWITCH.after)
+            quiet = None  # whether it records no step (a traced call may run it generated)
 
             def call(ctx, args, span=None):
-                nonlocal runs
-                if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
+                nonlocal runs, quiet
+                if ctx.trace is not None and quiet is None:
+                    quiet = SWITCH.traced_formulas and records_nothing(self, name)
+                if (ctx.trace is None or quiet) and not ctx.roller.lifts and SWITCH.generated:
                     if runs < SWITCH.after:
                         runs += 1
                     else:

@@ -34,6 +34,7 @@ class Switch:
         "after",
         "generated",
         "traced_dice",
+        "traced_formulas",
         "traced_inline",
         "traced_labels",
         "traced_lookups",
@@ -56,6 +57,9 @@ class Switch:
         #: a traced run's generated code names a check's term's values itself (the
         #: places a name names: `traced._label_written`), else calls its label
         self.traced_labels = True
+        #: a formula recording no step (`emit_values.records_nothing`) called by a closure
+        #: in a traced run calls its generated function, else runs its closures
+        self.traced_formulas = True
 
 
 SWITCH = Switch()
