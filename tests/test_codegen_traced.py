@@ -340,10 +340,11 @@ def test_a_recorded_trace_is_freed_with_its_outcome():
     assert sys.getrefcount(trace) == 2  # (`trace`, and the call's own argument)
 
 
-def test_a_formula_recording_no_step_called_by_a_closure_runs_generated_when_traced():
+def test_a_formula_called_in_a_traced_run_runs_generated():
     # A note's text (its closure) calls a formula that records no step: in a traced run
-    # the formula's generated function runs (SWITCH.traced_formulas), the same trace
-    # in fewer Python calls than its closures' (off: this fails).
+    # the formula's generated function runs; a formula that records steps (a roll, a
+    # lookup) runs its traced generated function (SWITCH.traced_formulas, both): the
+    # same trace in fewer Python calls than its closures' (off: this fails).
     text = FORMULAS.replace("  let a = twice(A)\n", '  let a = twice(A)\n  note "{twice(A + a)}"\n')
     counted = {}
     for on in (True, False):
@@ -361,6 +362,12 @@ def test_a_formula_recording_no_step_called_by_a_closure_runs_generated_when_tra
                 assert "note" in [step[0] for step in generated[0]]
             run()
             counted[on] = python_calls(run)
+            # the formulas that record steps (a roll, a lookup): their traced functions
+            made = [engine.compiler.compiled.get(("generated traced formula", f)) for f in FEW]
+            assert all(made) if on else not any(made)
         finally:
             SWITCH.traced_formulas = True
     assert counted[True] < counted[False], counted
+
+
+FEW = ("rolls", "looks")

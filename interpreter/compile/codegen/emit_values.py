@@ -416,6 +416,8 @@ class Values:
         if self.traced:  # the closure, its steps recorded; a formula recording none, its own
             fast = kind == "formula" and records_nothing(compiler, binding.name)
             made = compiler.generated_formula(binding.name) if fast else None
+            if kind == "formula" and not fast and SWITCH.traced_formulas:  # (its traced one)
+                made = compiler.generated_traced_formula(binding.name)
             called = made[0] if made else called
         elif kind == "formula":  # its generated function, called straight from here
             fast = compiler.generated_formula(binding.name)

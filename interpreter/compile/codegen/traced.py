@@ -19,6 +19,7 @@ from interpreter.compile.codegen.emit_steps import (
     TooDeep,
     compile_function,
     write_body,
+    write_formula,
     write_record,
 )
 from interpreter.compile.codegen.emit_values import plain_die
@@ -155,6 +156,18 @@ def generated_traced_action(
     try:
         write_body(steps, action)
     except (TooDeep, RecursionError):
+        return None
+    return compile_function(steps.out, "_f1")
+
+
+def generated_traced_formula(
+    compiler: Any, formula: n.Formula, cost: int, too_deep: Any
+) -> tuple[Any, str] | None:
+    """(the function a formula's traced real call runs, its source), or None: the compiled
+    formula's `call` (its frame, its steps, its body), written out as `generated_formula`
+    writes it, its steps recorded as its closures record them."""
+    steps = TracedSteps(Emitted(), compiler, too_deep, traced=True)
+    if not write_formula(steps, compiler, too_deep, formula, cost):
         return None
     return compile_function(steps.out, "_f1")
 
