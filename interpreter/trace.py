@@ -324,6 +324,25 @@ class Trace(list):
             trace.omitted += 1
         return trace
 
+    @classmethod
+    def headed(cls, kind: str, text, data: dict, file, span, language, limits) -> Trace:
+        """`begun` with a run's heading (what was run, with what: at depth -1, in `file`,
+        at `span`) made here, without `Step.__init__` nor `append` calls: what every
+        traced run pays before its first step."""
+        trace = _new_list(cls)
+        trace.language = language
+        most = trace.most = limits.trace_steps
+        length = trace.length = limits.shown_length
+        trace.omitted = 0
+        if most is not None and most <= 0:  # (`append`: no room)
+            trace.omitted = 1
+            return trace
+        step = new_step(Step)
+        bounded = length if most is not None else None  # (`append`: cut when read)
+        step._r = (kind, text, None, data, -1, file, None, False, span, bounded)
+        _append(trace, step)
+        return trace
+
     def wants(self) -> bool:
         """Whether a step added now would be kept: else it is counted out at once, and
         whoever asked need not make it (a full trace costs a run nothing more)."""
