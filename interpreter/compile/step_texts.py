@@ -75,11 +75,18 @@ def let_step(ctx, name: str, source: str, span, value) -> None:
 def set_step(ctx, name: str, source: str, span, new) -> None:
     """A local `set`'s step, of the working (--verbose): `x = 4`, as computed `x = x + 1 =
     4` (a let's words); of a traced run."""
-    if ctx.trace.wants():
-        length = ctx.limits.shown_length
-        text = Later(let_text, name, new, length)
-        detail = Later(let_detail, name, source, new, length)
-        ctx.step("set", text, span, detail, verbose=True, name=name, value=new)
+    trace = ctx.trace  # (`Trace.wants` and `ctx.step`, written out)
+    most = trace.most
+    if most is not None and len(trace) >= most:
+        trace.omitted += 1
+        return
+    length = ctx.limits.shown_length
+    text = Later(let_text, name, new, length)
+    detail = Later(let_detail, name, source, new, length)
+    step = new_step(Step)
+    data = {"name": name, "value": new}
+    step._r = ("set", text, None, data, ctx.depth, None, detail, True, span, trace.length)
+    list.append(trace, step)
 
 
 def if_step(ctx, condition: Span, decided: bool) -> None:
