@@ -264,7 +264,7 @@ table Bonus by total {
 }
 check probe(n: int, a: attribute = "A") {
   let b = Bonus[n]
-  roll d10 + n + b + 2 * a >= 14
+  roll d10 + n + b + 2 * a + a >= 18
   level = Level[total]
 }
 action act() {
@@ -298,13 +298,15 @@ def switched_off(name: str, engine):
 
 
 @pytest.mark.parametrize(
-    "switch", ["traced_inline", "traced_lookups", "traced_dice", "traced_labels"]
+    "switch",
+    ["traced_inline", "traced_lookups", "traced_dice", "traced_labels", "traced_places"],
 )
 def test_a_traced_run_writes_its_checks_inline_and_reads_remembered_rows(switch):
     # A called check written inline in the traced code (SWITCH.traced_inline), a
     # one-key table's remembered rows read there (SWITCH.traced_lookups), one plain die
     # drawn there (SWITCH.traced_dice), a term's label's names read there
-    # (SWITCH.traced_labels), each step recorded as its closure records it:
+    # (SWITCH.traced_labels), the place a term names found there (SWITCH.traced_places),
+    # each step recorded as its closure records it:
     # the same trace as the closures', in fewer Python calls than with any of them
     # switched off (off: this fails).
     engine = Engine(dsl.load_text(CHECKED, "checked.rules"), FUZZ_LIMITS)

@@ -38,6 +38,7 @@ class Switch:
         "traced_inline",
         "traced_labels",
         "traced_lookups",
+        "traced_places",
     )
 
     def __init__(self) -> None:
@@ -60,6 +61,9 @@ class Switch:
         #: a formula recording no step (`emit_values.records_nothing`) called by a closure
         #: in a traced run calls its generated function, else runs its closures
         self.traced_formulas = True
+        #: a traced run's generated code finds the place a check's term names itself (a
+        #: field's name, a local's value: `Values.place`), else calls its closure
+        self.traced_places = True
 
 
 SWITCH = Switch()

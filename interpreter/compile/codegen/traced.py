@@ -221,8 +221,12 @@ def _explained(steps: TracedSteps, check: Any) -> tuple[str, str]:
             out.line(f"{value} = {rolled}.total")
             gave, named = rolled, k(label)
         elif kind == "ref":
-            place, value = out.temp(), out.temp()
-            out.line(f"{place} = {k(function)}(ctx)")
+            value = out.temp()
+            if SWITCH.traced_places:  # (a field's name, a local's value: read here)
+                place = steps.place(node)
+            else:
+                place = out.temp()
+                out.line(f"{place} = {k(function)}(ctx)")
             out.line(f"if {place} is not None:")  # (an optional skill not given: no term)
             out.level += 1
             out.line(f"{value} = ctx.state.read({place})")
