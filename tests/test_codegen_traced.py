@@ -26,6 +26,7 @@ from test_fuzz_runs import LIMITS as FUZZ_LIMITS
 import dsl
 from dsl.errors import RulebookError
 from interpreter import Engine, SeededDice
+from interpreter.compile.actions import too_deep
 from interpreter.compile.codegen import SWITCH, closures_only
 from interpreter.compile.codegen.emit_values import records_nothing
 from interpreter.compile.codegen.emitted import check_source
@@ -137,7 +138,7 @@ def test_no_text_of_the_rulebook_reaches_the_traced_source(idents, words):
         assert generated == closures
     assert action.traced and check.traced
     for made in (action, check):
-        source = made.generate_traced(engine.compiler, made)[1]
+        source = made.generate_traced(engine.compiler, made, too_deep)[1]  # (checks inline)
         check_source(source)  # only the generator's own words (it compiled: it ran)
         assert source.isascii() and not set(source) & set("\"'\\%#$\t")
         for text in words:  # (one of code's own characters alone may be in it: `(ctx)`)
