@@ -53,7 +53,7 @@ from interpreter.runtime import Context, Roller, RollerProtocol, Run
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.state import Character, State
-from interpreter.trace import Later, Step, Trace, call_text
+from interpreter.trace import Later, Trace, call_text
 
 #: an action's parameters, by name (as given; as shown)
 Params: TypeAlias = dict[str, Any]
@@ -389,18 +389,15 @@ class Engine:
     def _heading(self, runnable: Runnable, shown: Params) -> Trace:
         """A run's trace, begun: its heading (what was run, with what)."""
         compiled, limits = runnable.compiled, self.limits
-        first = Step(
+        return Trace.headed(
             "action" if runnable.kind == "action" else "run",
             Later(call_text, compiled.label, tuple(shown.items()), limits.shown_length),
-            None,
             {runnable.kind: runnable.name},
-            -1,
             self.rulebook.path,
-            None,
-            False,
             compiled.node.span,  # (its line read when shown)
+            self.language,
+            limits,
         )
-        return Trace.begun(first, self.language, limits)
 
     def prepare(self, action: str, sheet: Sheet, params: Params) -> tuple[Any, ...]:
         """(compiled action, its arguments, the parameters as shown) for a run."""

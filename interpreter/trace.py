@@ -313,7 +313,34 @@ class Trace(list):
         trace.most = limits.trace_steps
         trace.length = limits.shown_length
         trace.omitted = 0
-        trace.append(first)
+        most = trace.most  # (`append`, written out)
+        if most is None:
+            _append(trace, first)
+        elif most > 0:
+            if first._r[9] != trace.length:
+                first._r = (*first._r[:9], trace.length)
+            _append(trace, first)
+        else:
+            trace.omitted += 1
+        return trace
+
+    @classmethod
+    def headed(cls, kind: str, text, data: dict, file, span, language, limits) -> Trace:
+        """`begun` with a run's heading (what was run, with what: at depth -1, in `file`,
+        at `span`) made here, without `Step.__init__` nor `append` calls: what every
+        traced run pays before its first step."""
+        trace = _new_list(cls)
+        trace.language = language
+        most = trace.most = limits.trace_steps
+        length = trace.length = limits.shown_length
+        trace.omitted = 0
+        if most is not None and most <= 0:  # (`append`: no room)
+            trace.omitted = 1
+            return trace
+        step = new_step(Step)
+        bounded = length if most is not None else None  # (`append`: cut when read)
+        step._r = (kind, text, None, data, -1, file, None, False, span, bounded)
+        _append(trace, step)
         return trace
 
     def wants(self) -> bool:
@@ -501,11 +528,14 @@ def origin_mark(origin: str) -> Message:
     return Message.joined([" (", mark, ")"] if mark is not None else [], "")
 
 
-def dice_step(roll: PoolRoll, span, depth: int, origin: str, length: int | None = None) -> Step:
-    """A roll's step (its faces cut to about `length` characters, when given)."""
+def dice_step(
+    roll: PoolRoll, span, depth: int, origin: str, length: int | None = None, bounded=None
+) -> Step:
+    """A roll's step (its faces cut to about `length` characters, when given; `bounded`:
+    a bounded trace's `shown_length`, `Trace.bounded`)."""
     step = new_step(Step)
     text, data = Later(_dice_text, roll, origin, length), Later(_dice_data, roll, origin)
-    step._r = ("roll", text, None, data, depth, None, None, False, span, None)
+    step._r = ("roll", text, None, data, depth, None, None, False, span, bounded)
     return step
 
 

@@ -11,6 +11,7 @@ the generated source; and the generated path is the one taken (fewer Python call
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import pytest
@@ -25,6 +26,7 @@ from test_fuzz_runs import LIMITS as FUZZ_LIMITS
 import dsl
 from dsl.errors import RulebookError
 from interpreter import Engine, SeededDice
+from interpreter.compile.actions import too_deep
 from interpreter.compile.codegen import SWITCH, closures_only
 from interpreter.compile.codegen.emit_values import records_nothing
 from interpreter.compile.codegen.emitted import check_source
@@ -136,7 +138,7 @@ def test_no_text_of_the_rulebook_reaches_the_traced_source(idents, words):
         assert generated == closures
     assert action.traced and check.traced
     for made in (action, check):
-        source = made.generate_traced(engine.compiler, made)[1]
+        source = made.generate_traced(engine.compiler, made, too_deep)[1]  # (checks inline)
         check_source(source)  # only the generator's own words (it compiled: it ran)
         assert source.isascii() and not set(source) & set("\"'\\%#$\t")
         for text in words:  # (one of code's own characters alone may be in it: `(ctx)`)
@@ -247,3 +249,128 @@ def test_a_formula_that_records_no_step_is_run_generated_in_a_traced_run():
         assert generated == closures
         kinds = [step[0] for step in generated[0]]
         assert kinds.count("roll") == 1 and kinds.count("lookup") == 1
+
+
+CHECKED = (
+    HEAD
+    + """
+table Level by total {
+  ..3: "low"
+  4..7: "mid"
+  8..: "high"
+}
+table Bonus by total {
+  ..5: 0
+  6..: 2
+}
+check probe(n: int, a: attribute = "A") {
+  let b = Bonus[n]
+  roll d10 + n + b + 2 * a + a >= 18
+  level = Level[total]
+}
+action act() {
+  let p = probe(A)
+  let q = probe(A + 2)
+  let both = p.success and q.success
+  let r = d6 + 1
+  result { both: both, level: p.level, margin: q.margin, r: r }
+}
+"""
+)
+
+
+@contextlib.contextmanager
+def switched_off(name: str, engine):
+    """SWITCH.<name> off for a while (a traced path of the generated code's), the
+    traced functions made again (on its way in and out)."""
+
+    def made_again():
+        for key in (("action", "act"), ("check", "probe")):
+            made = engine.compiler.compiled[key]
+            made.traced, made.traced_runs = None, 0
+
+    setattr(SWITCH, name, False)
+    made_again()
+    try:
+        yield
+    finally:
+        setattr(SWITCH, name, True)
+        made_again()
+
+
+@pytest.mark.parametrize(
+    "switch",
+    ["traced_inline", "traced_lookups", "traced_dice", "traced_labels", "traced_places"],
+)
+def test_a_traced_run_writes_its_checks_inline_and_reads_remembered_rows(switch):
+    # A called check written inline in the traced code (SWITCH.traced_inline), a
+    # one-key table's remembered rows read there (SWITCH.traced_lookups), one plain die
+    # drawn there (SWITCH.traced_dice), a term's label's names read there
+    # (SWITCH.traced_labels), the place a term names found there (SWITCH.traced_places),
+    # each step recorded as its closure records it:
+    # the same trace as the closures', in fewer Python calls than with any of them
+    # switched off (off: this fails).
+    engine = Engine(dsl.load_text(CHECKED, "checked.rules"), FUZZ_LIMITS)
+    sheet = engine.sheet({"A": 4})
+
+    def run():
+        engine.run("act", sheet, {}, SeededDice(2), trace=True)
+
+    for seed in range(6):
+        generated, closures = both_ways(engine, "act", sheet, {}, seed)
+        assert generated == closures
+    kinds = [step[0] for step in generated[0]]
+    assert kinds.count("check") == 2 and kinds.count("lookup") == 4 and kinds.count("roll") == 3
+    run()  # (the rows remembered)
+    fast = python_calls(run)
+    with switched_off(switch, engine):
+        for seed in range(6):
+            generated, closures = both_ways(engine, "act", sheet, {}, seed)
+            assert generated == closures
+        run()
+        slow = python_calls(run)
+    assert fast < slow, (fast, slow)
+
+
+def test_a_recorded_trace_is_freed_with_its_outcome():
+    # The run's context is its own roller (a cycle, freed by the garbage collector): a
+    # recorded trace is not left in it, but is the Outcome's alone, freed with it.
+    engine = Engine(dsl.load_text(CHECKED, "checked.rules"), FUZZ_LIMITS)
+    sheet = engine.sheet({"A": 4})
+    out = engine.run("act", sheet, {}, SeededDice(1), trace=True)
+    trace = out.trace
+    del out
+    assert sys.getrefcount(trace) == 2  # (`trace`, and the call's own argument)
+
+
+def test_a_formula_called_in_a_traced_run_runs_generated():
+    # A note's text (its closure) calls a formula that records no step: in a traced run
+    # the formula's generated function runs; a formula that records steps (a roll, a
+    # lookup) runs its traced generated function (SWITCH.traced_formulas, both): the
+    # same trace in fewer Python calls than its closures' (off: this fails).
+    text = FORMULAS.replace("  let a = twice(A)\n", '  let a = twice(A)\n  note "{twice(A + a)}"\n')
+    counted = {}
+    for on in (True, False):
+        SWITCH.traced_formulas = on
+        try:
+            engine = Engine(dsl.load_text(text, "formulas.rules"), FUZZ_LIMITS)
+            sheet = engine.sheet({"A": 4})
+
+            def run(engine=engine, sheet=sheet):
+                engine.run("act", sheet, {}, SeededDice(2), trace=True)
+
+            for seed in range(4):
+                generated, closures = both_ways(engine, "act", sheet, {}, seed)
+                assert generated == closures
+                assert "note" in [step[0] for step in generated[0]]
+            run()
+            counted[on] = python_calls(run)
+            # the formulas that record steps (a roll, a lookup): their traced functions
+            made = [engine.compiler.compiled.get(("generated traced formula", f)) for f in FEW]
+            assert all(made) if on else not any(made)
+        finally:
+            SWITCH.traced_formulas = True
+    assert counted[True] < counted[False], counted
+
+
+FEW = ("rolls", "looks")

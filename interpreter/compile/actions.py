@@ -48,13 +48,14 @@ class CallFrame:
         self.fast = self.generated[0] if self.generated is not None else False
         return self.fast
 
-    def make_traced(self):
+    def make_traced(self, now: bool = False):
         """The generated function of its body for a traced run (`traced`), made once past
-        `SWITCH.after` traced runs; False before, and where none can be made."""
+        `SWITCH.after` traced runs (or `now`); False before, and where none can be made."""
         self.traced_runs += 1
-        if self.traced_runs <= SWITCH.after:
+        if self.traced_runs <= SWITCH.after and not now:
             return False
-        made = safely(self.generate_traced, self.compiler, self)
+        self.traced = False  # while it is made: a call of itself inside calls `self`
+        made = safely(self.generate_traced, self.compiler, self, too_deep)
         self.traced = made[0] if made is not None else False
         return self.traced
 
@@ -121,7 +122,13 @@ class CompiledAction(CallFrame):
             if fast:
                 result: Record | None = fast(ctx, args, span)
                 return result
-        saved = self.enter(ctx, args, span)
+        if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
+            saved = self.enter(ctx, args, span)
+        else:  # `enter`, written out
+            saved = ctx.env
+            ctx.env = dict(zip(self.names, args))
+            ctx.depth += 1
+            ctx.calls += 1
         mark = len(ctx.trace) if ctx.trace is not None else 0
         try:
             counted = ctx.steps + self.cost

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dsl.messages import Message, tr
 from interpreter.compile.arithmetic import as_number
 from interpreter.state import place_text
-from interpreter.trace import faces_text, made
+from interpreter.trace import Later, faces_text, made
 from interpreter.values import normalize, show
 
 THE_TERM = tr("the term {label}")
@@ -39,6 +39,31 @@ def explained_sum(ctx, terms) -> tuple:
         if type(total) is not int:
             total = normalize(total)
     return total, given
+
+
+class TermLabel:
+    """A term's source text whose holes name values of the run (`2 * atributo` → `2 *
+    Fuerza`): called in a run, the text as a `Later` of the values named now (`holes`:
+    where each is, the closure naming it, its node: codegen.traced writes them inline)."""
+
+    __slots__ = ("holes", "text")
+
+    def __init__(self, text: str, holes: tuple) -> None:
+        self.text, self.holes = text, holes
+
+    def __call__(self, ctx):
+        return Later(label_text, self.text, self.holes, [hole[2](ctx) for hole in self.holes])
+
+
+def label_text(text: str, holes: tuple, values: list) -> str:
+    """A term's source text with the values that name something in their holes."""
+    out, last = [], 0
+    for (start, end, *_), value in zip(holes, values):
+        out.append(text[last:start])
+        out.append(show(value))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def term_number(value, label):

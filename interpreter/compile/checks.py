@@ -15,15 +15,15 @@ from dsl.rulebook import names_a_field
 from interpreter.bounds import bounded_record
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import COMPARISONS, as_number
-from interpreter.compile.check_terms import Shown, explained_sum
+from interpreter.compile.check_terms import Shown, TermLabel, explained_sum
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import generated_check
 from interpreter.compile.codegen.traced import generated_traced_check
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
-from interpreter.trace import Later, Step
-from interpreter.values import Record, normalize, show
+from interpreter.trace import Later, Step, new_step
+from interpreter.values import Record, normalize
 
 #: what a value is, where a number is wanted (a refusal says it)
 A_CHECKS_ROLL = tr("a check's roll")
@@ -141,30 +141,40 @@ class CompiledCheck(CallFrame):
                     if type(target) is not int:
                         target = known(ctx, target)
                 record = self.record(ctx, total, target, known)
-            if ctx.trace is not None and ctx.trace.wants_at(mark):
-                ctx.depth -= 1
-                shown = Shown(given, ctx.limits.shown_length)
-                ctx.trace.insert(
-                    mark,
-                    Step(
-                        "check",
-                        Later(self.describe, shown, record),
-                        None,
-                        Later(_check_data, self.node.name, record),
-                        ctx.depth,
-                        None,
-                        Later(self.detail, shown, record),
-                        False,
-                        self.node.span,
-                        ctx.trace.length,  # (cut when read: `Trace.bounded`)
-                    ),
-                )
-                ctx.depth += 1
+            if ctx.trace is not None:
+                self.step_at(ctx, mark, given, record)
             return record
         finally:
             ctx.env = saved  # `leave`, written out
             ctx.depth -= 1
             ctx.calls -= 1
+
+    def step_at(self, ctx, mark: int, given: list | None, record: Record) -> None:
+        """The check's step, over the steps from `mark` (its rolls, its lookups), one
+        level above them (`ctx.depth`, the check's own): its words written when read;
+        of a traced run, its closure's and the generated code's (`codegen.traced`)."""
+        trace = ctx.trace
+        most = trace.most
+        if most is not None and mark >= most:  # (`Trace.wants_at`)
+            trace.omitted += 1
+            return
+        shown = Shown(given, ctx.limits.shown_length)
+        step = new_step(Step)
+        step._r = (
+            "check",
+            Later(self.describe, shown, record),
+            None,
+            Later(_check_data, self.node.name, record),
+            ctx.depth - 1,
+            None,
+            Later(self.detail, shown, record),
+            False,
+            self.node.span,
+            trace.length,  # (cut when read: `Trace.bounded`)
+        )
+        list.insert(trace, mark, step)  # (`Trace.insert`: the last step kept goes)
+        if most is not None and len(trace) > most:
+            trace.trim()
 
     @overload
     def record(self, ctx, total, target, settle, memory=None, names: None = None) -> Record: ...
@@ -314,7 +324,8 @@ def _label(compiler, node):
                 and binding.kind == "local"
             )
             if named or local_text:
-                holes.append((item.span.start - base, item.span.end - base, compiler.naming(item)))
+                start, end = item.span.start - base, item.span.end - base
+                holes.append((start, end, compiler.naming(item), item))
                 continue
         if isinstance(item, tuple | list):
             stack.extend(item)
@@ -327,22 +338,7 @@ def _label(compiler, node):
     if not holes:
         return text
     holes.sort(key=lambda h: h[0])
-
-    def label(ctx):
-        return Later(_label_text, text, holes, [fn(ctx) for _, _, fn in holes])
-
-    return label
-
-
-def _label_text(text: str, holes: list, values: list) -> str:
-    """A term's source text with the values that name something in their holes."""
-    out, last = [], 0
-    for (start, end, _), value in zip(holes, values):
-        out.append(text[last:start])
-        out.append(show(value))
-        last = end
-    out.append(text[last:])
-    return "".join(out)
+    return TermLabel(text, tuple(holes))
 
 
 def _compares_nothing(total, target):

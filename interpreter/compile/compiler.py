@@ -25,6 +25,8 @@ from interpreter.compile.checks import CompiledCheck, CompiledOpposed
 from interpreter.compile.choose import Choices
 from interpreter.compile.codegen import SWITCH, safely
 from interpreter.compile.codegen.emit_steps import generated_formula
+from interpreter.compile.codegen.emit_values import records_nothing
+from interpreter.compile.codegen.traced import generated_traced_formula
 from interpreter.compile.costs import Costs, charged
 from interpreter.compile.dice import DiceTerms
 from interpreter.compile.effects import LastingEffects
@@ -171,14 +173,26 @@ class Compiler(
             steps = self.cost(formula.body)  # the body's, counted once per call
 
             runs = 0  # untraced real calls through the closure (codegen: SWITCH.after)
+            quiet = None  # whether it records no step (a traced call may run it generated)
 
             def call(ctx, args, span=None):
-                nonlocal runs
-                if ctx.trace is None and not ctx.roller.lifts and SWITCH.generated:
+                nonlocal runs, quiet
+                trace = ctx.trace
+                if (
+                    not ctx.roller.lifts
+                    and SWITCH.generated
+                    and (trace is None or SWITCH.traced_formulas)
+                ):
                     if runs < SWITCH.after:
                         runs += 1
                     else:
-                        fast = self.generated_formula(name)
+                        if trace is not None and quiet is None:
+                            quiet = records_nothing(self, name)
+                        # (traced: the same function, if it records no step; else its own)
+                        if trace is None or quiet:
+                            fast = self.generated_formula(name)
+                        else:
+                            fast = self.generated_traced_formula(name)
                         if fast:
                             return fast[0](ctx, args, span)
                 counted = ctx.steps + steps
@@ -211,6 +225,18 @@ class Compiler(
             return made if made is not None else False
 
         return self.memo(("generated formula", name), build)
+
+    def generated_traced_formula(self, name: str):
+        """(the function a traced real call of a formula runs, its source: its steps
+        recorded as its closures record them), made once (codegen.traced); False where
+        none can be made."""
+
+        def build():
+            formula, cost = self.book.formulas[name], self.cost(self.book.formulas[name].body)
+            made = safely(generated_traced_formula, self, formula, cost, too_deep)
+            return made if made is not None else False
+
+        return self.memo(("generated traced formula", name), build)
 
     def check(self, name: str):
         return self.memo(("check", name), lambda: CompiledCheck(self, self.book.checks[name]))

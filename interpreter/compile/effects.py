@@ -17,6 +17,7 @@ from interpreter.compile.host import CompilerHost
 from interpreter.errors import EvaluationError
 from interpreter.runtime import known
 from interpreter.shown import glimpse
+from interpreter.trace import Later
 from interpreter.values import Record, normalize
 
 NAME_IS_TEXT = tr("an effect's name is a text, not {value}")
@@ -86,11 +87,7 @@ class LastingEffects(CompilerHost):
             shown = glimpse(name, ctx.limits.shown_length)
             if amount <= 0:
                 if ctx.trace is not None and ctx.trace.wants():
-                    ctx.step(
-                        "note",
-                        NO_EFFECT.fill(name=shown, amount=amount, unit=Counted(unit, amount)),
-                        span,
-                    )
+                    ctx.step("note", Later(_counted, NO_EFFECT, amount, unit, name=shown), span)
                 return
             fields = {"name": name, "modifier": modifier, "targets": on}
             record = Record({**fields, "left": amount * length, "unit": base}, kind=store.name)
@@ -100,14 +97,7 @@ class LastingEffects(CompilerHost):
                 check_length(len(effects) + 1, ctx.limits, span)
             ctx.state.write((store.name, name), record)
             if ctx.trace is not None and ctx.trace.wants():
-                text = APPLIED.fill(
-                    name=shown,
-                    modifier=MODIFIER_PART.fill(modifier=modifier) if modifier else "",
-                    targets=TARGETS_PART.fill(targets=", ".join(on)) if on else "",
-                    amount=amount,
-                    unit=Counted(unit, amount),
-                    replaces=REPLACES if before is not None else "",
-                )
+                text = Later(_applied, shown, modifier, on, amount, unit, before is not None)
                 ctx.step(
                     "change",
                     text,
@@ -133,7 +123,7 @@ class LastingEffects(CompilerHost):
                 )
             elapsed = amount * length
             if ctx.trace is not None and ctx.trace.wants():
-                ctx.step("note", PASS.fill(amount=amount, unit=Counted(unit, amount)), span)
+                ctx.step("note", Later(_counted, PASS, amount, unit), span)
             effects = list(ctx.state.read(store.name).items())
             ctx.count(len(effects), span)  # it goes through every effect on
             for name, effect in effects:
@@ -147,7 +137,7 @@ class LastingEffects(CompilerHost):
                     if ctx.trace is not None and ctx.trace.wants():
                         ctx.step(
                             "change",
-                            ENDS.fill(name=glimpse(name, ctx.limits.shown_length)),
+                            Later(_named, ENDS, name, ctx.limits.shown_length),
                             span,
                             path=path,
                             before=effect,
@@ -157,15 +147,8 @@ class LastingEffects(CompilerHost):
                 record = Record({**effect, "left": left}, kind=store.name)
                 ctx.state.write(place, record)
                 if ctx.trace is not None and ctx.trace.wants():
-                    amount_left, unit_left = in_largest_unit(store, base, left)
-                    shown = glimpse(name, ctx.limits.shown_length)
-                    text = tr_n(
-                        "{name}: {n} {unit} left",
-                        "{name}: {n} {unit} left",
-                        amount_left,
-                        name=shown,
-                        unit=Counted(unit_left, amount_left),
-                    )
+                    room = ctx.limits.shown_length
+                    text = Later(_left, store, base, left, name, room)
                     ctx.step("change", text, span, path=path, before=effect, after=record)
 
         return pass_time
@@ -181,13 +164,13 @@ class LastingEffects(CompilerHost):
             shown = glimpse(name, ctx.limits.shown_length)
             if effect is None:
                 if ctx.trace is not None and ctx.trace.wants():
-                    ctx.step("note", NOT_ON.fill(name=shown), span)
+                    ctx.step("note", Later(NOT_ON.fill, name=shown), span)
                 return
             ctx.state.remove((store.name, name))
             if ctx.trace is not None and ctx.trace.wants():
                 ctx.step(
                     "change",
-                    END.fill(name=shown),
+                    Later(END.fill, name=shown),
                     span,
                     path=f"{store.name}.{name}",
                     before=effect,
@@ -223,3 +206,40 @@ class LastingEffects(CompilerHost):
             return 0 if effect is None else effect["modifier"]
 
         return modifier
+
+
+# A step's words, written when it is read (`Later`): from the values the run had.
+
+
+def _counted(message, amount: int, unit: str, **more):
+    """`pass 2 minutes`, `... for 0 rounds: no effect`: a message of an amount of a unit."""
+    return message.fill(amount=amount, unit=Counted(unit, amount), **more)
+
+
+def _applied(shown, modifier, on: tuple, amount: int, unit: str, replaces: bool):
+    """An effect put on: its name, modifier, targets, how long, whether it replaced one."""
+    return APPLIED.fill(
+        name=shown,
+        modifier=MODIFIER_PART.fill(modifier=modifier) if modifier else "",
+        targets=TARGETS_PART.fill(targets=", ".join(on)) if on else "",
+        amount=amount,
+        unit=Counted(unit, amount),
+        replaces=REPLACES if replaces else "",
+    )
+
+
+def _named(message, name: str, length: int):
+    """An effect's message by its name (cut short when long)."""
+    return message.fill(name=glimpse(name, length))
+
+
+def _left(store, base, left: int, name: str, length: int):
+    """`Bendición: 2 rounds left`, in the largest unit that counts it whole."""
+    amount_left, unit_left = in_largest_unit(store, base, left)
+    return tr_n(
+        "{name}: {n} {unit} left",
+        "{name}: {n} {unit} left",
+        amount_left,
+        name=glimpse(name, length),
+        unit=Counted(unit_left, amount_left),
+    )

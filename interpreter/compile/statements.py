@@ -19,6 +19,7 @@ from interpreter.compile.step_texts import (
     let_step,
     match_text,
     note_text,
+    record,
     set_step,
     set_text,
 )
@@ -426,9 +427,9 @@ class Statements(CompilerHost):
 
         def note(ctx):
             value = known(ctx, text(ctx))
-            if ctx.trace is not None and ctx.trace.wants():
+            if ctx.trace is not None:  # (`record`: kept if the trace has room)
                 shown = Later(note_text, value, ctx.limits.shown_length)
-                ctx.step("note", shown, span, note=value)
+                record(ctx, "note", shown, span, {"note": value})
 
         return note
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dsl.errors import Span
 from dsl.messages import Message, tr
+from interpreter.dice import KEPT, PoolRoll
 from interpreter.shown import glimpse
 from interpreter.state import Place, place_text
-from interpreter.trace import Later, Step, let_detail, let_text, new_step
+from interpreter.trace import Later, Step, dice_step, let_detail, let_text, new_step
 from interpreter.values import PLAIN_TYPES, Record, show
 
 # Each function makes, from values the run recorded (immutable: texts, numbers, records,
@@ -28,6 +29,25 @@ def record(ctx, kind: str, text, span, data: dict | None, detail=None, verbose=F
         data = {}
     step._r = (kind, text, None, data, ctx.depth, None, detail, verbose, span, trace.length)
     list.append(trace, step)
+
+
+def rolled_die(ctx, face: int, label: str, span) -> PoolRoll:
+    """One plain die's roll (`d20`: a term without modifiers) from the face drawn, and its
+    step, as its closure makes them (`compile.dice`, `dice.roll_pool`); of a traced run's
+    generated code (`codegen.emit_values`)."""
+    roll = PoolRoll(label, [[face, KEPT, False]], face)
+    trace = ctx.trace
+    if ctx.quiet:
+        return roll
+    most = trace.most
+    if most is not None and len(trace) >= most:  # (`Trace.wants`)
+        trace.omitted += 1
+        return roll
+    origin, length = ctx.roller.source.origin, ctx.limits.shown_length
+    # (`Trace.append`: a bounded trace's steps cut to its length when read)
+    bounded = trace.length if most is not None else None
+    list.append(trace, dice_step(roll, span, ctx.depth, origin, length, bounded))
+    return roll
 
 
 def let_step(ctx, name: str, source: str, span, value) -> None:
@@ -55,17 +75,32 @@ def let_step(ctx, name: str, source: str, span, value) -> None:
 def set_step(ctx, name: str, source: str, span, new) -> None:
     """A local `set`'s step, of the working (--verbose): `x = 4`, as computed `x = x + 1 =
     4` (a let's words); of a traced run."""
-    if ctx.trace.wants():
-        length = ctx.limits.shown_length
-        text = Later(let_text, name, new, length)
-        detail = Later(let_detail, name, source, new, length)
-        ctx.step("set", text, span, detail, verbose=True, name=name, value=new)
+    trace = ctx.trace  # (`Trace.wants` and `ctx.step`, written out)
+    most = trace.most
+    if most is not None and len(trace) >= most:
+        trace.omitted += 1
+        return
+    length = ctx.limits.shown_length
+    text = Later(let_text, name, new, length)
+    detail = Later(let_detail, name, source, new, length)
+    step = new_step(Step)
+    data = {"name": name, "value": new}
+    step._r = ("set", text, None, data, ctx.depth, None, detail, True, span, trace.length)
+    list.append(trace, step)
 
 
 def if_step(ctx, condition: Span, decided: bool) -> None:
     """An `if`'s condition tested (verbose: its effect is in the steps that follow); of a
     traced run."""
-    record(ctx, "if", Later(if_text, condition, decided), condition, None, None, True)
+    trace = ctx.trace  # (`record`, written out: an if's commonest step of all)
+    most = trace.most
+    if most is not None and len(trace) >= most:
+        trace.omitted += 1
+        return
+    step = new_step(Step)
+    text = Later(if_text, condition, decided)
+    step._r = ("if", text, None, {}, ctx.depth, None, None, True, condition, trace.length)
+    list.append(trace, step)
 
 
 def if_text(condition: Span, value: bool) -> Message:

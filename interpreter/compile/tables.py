@@ -10,12 +10,11 @@ from dsl import nodes as n
 from dsl.messages import Message, tr
 from interpreter.compile.costs import charged
 from interpreter.compile.host import CompilerHost
-from interpreter.compile.step_texts import record
 from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
 from interpreter.state import MISSING
-from interpreter.trace import Later
+from interpreter.trace import Later, Step, new_step
 from interpreter.values import Record, is_number
 
 
@@ -65,18 +64,7 @@ class Tables(CompilerHost):
             else:
                 value = node.summary(ctx, dict(zip(keys, key_values)))
             if ctx.trace is not None:
-                seen = value
-                if type(value) is Record and Pending in map(type, value.values()):
-                    # the cells not rolled yet: shown when (if) they are read
-                    seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
-                key_values = tuple(key_values)
-                record(
-                    ctx,
-                    "lookup",
-                    Later(_lookup_text, title, key_values, seen, ctx.limits.shown_length),
-                    span,
-                    {"table": title, "key": list(key_values), "value": seen},
-                )
+                lookup_step(ctx, title, tuple(key_values), value, span)
             return value
 
         return lookup
@@ -275,6 +263,25 @@ def has_fields(rows, levels: int, depth: int = 0) -> bool:
 
 def is_constant(node) -> bool:
     return node is None or isinstance(node, n.Literal)
+
+
+def lookup_step(ctx, title: str, key_values: tuple, value, span) -> None:
+    """A lookup's step, of a traced run: the table, the keys and the row found (its cells
+    not rolled yet left out: shown when, if, they are read); the lookup's own, and the
+    generated code's for a row it remembered (interpreter.compile.codegen)."""
+    trace = ctx.trace  # (`step_texts.record`, written out)
+    most = trace.most
+    if most is not None and len(trace) >= most:
+        trace.omitted += 1
+        return
+    seen = value
+    if type(value) is Record and Pending in map(type, value.values()):
+        seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
+    text = Later(_lookup_text, title, key_values, seen, ctx.limits.shown_length)
+    data = {"table": title, "key": list(key_values), "value": seen}
+    step = new_step(Step)
+    step._r = ("lookup", text, None, data, ctx.depth, None, None, False, span, trace.length)
+    list.append(trace, step)
 
 
 def _lookup_text(title: str, key_values: tuple, seen, length: int) -> Message:

@@ -30,13 +30,40 @@ AFTER = 2
 class Switch:
     """Whether real runs call the generated functions (else the closures alone)."""
 
-    __slots__ = ("after", "generated")
+    __slots__ = (
+        "after",
+        "generated",
+        "traced_dice",
+        "traced_formulas",
+        "traced_inline",
+        "traced_labels",
+        "traced_lookups",
+        "traced_places",
+    )
 
     def __init__(self) -> None:
         self.generated = os.environ.get("RULEBOOK_CLOSURES_ONLY", "") not in ("1", "yes", "true")
         #: untraced real runs (calls, of a formula) through the closures before the
         #: function is generated: one run alone (`rulebook run`) never pays for making it
         self.after = AFTER
+        #: a traced run's generated code writes a called check inline (its frame, terms,
+        #: record and step: `traced.inline_traced_check`), else calls its closure
+        self.traced_inline = True
+        #: a traced run's generated code reads a one-key table's remembered rows (the
+        #: lookup's step recorded as the lookup records it), else calls the lookup
+        self.traced_lookups = True
+        #: a traced run's generated code draws one plain die itself (its roll and step
+        #: made as its closure makes them: `step_texts.rolled_die`), else calls its closure
+        self.traced_dice = True
+        #: a traced run's generated code names a check's term's values itself (the
+        #: places a name names: `traced._label_written`), else calls its label
+        self.traced_labels = True
+        #: a formula recording no step (`emit_values.records_nothing`) called by a closure
+        #: in a traced run calls its generated function, else runs its closures
+        self.traced_formulas = True
+        #: a traced run's generated code finds the place a check's term names itself (a
+        #: field's name, a local's value: `Values.place`), else calls its closure
+        self.traced_places = True
 
 
 SWITCH = Switch()

@@ -525,10 +525,16 @@ def generated_formula(
 ) -> tuple[Any, str] | None:
     """(the function a formula's untraced real call runs, its source), or None: the
     compiled formula's `call` (interpreter.compile.compiler), written out."""
-    return _without_env(_formula, compiler, too_deep, formula, cost)
+    return _without_env(write_formula, compiler, too_deep, formula, cost)
 
 
-def _formula(steps: Steps, compiler: Any, too_deep: Any, formula: n.Formula, cost: int) -> bool:  # noqa: ARG001 (written by `_without_env`)
+def write_formula(
+    steps: Steps,
+    compiler: Any,  # noqa: ARG001 (as `_without_env` calls every writer)
+    too_deep: Any,
+    formula: n.Formula,
+    cost: int,
+) -> bool:
     """A formula's function written into `steps` (False: it cannot be)."""
     out, k = steps.out, steps.k
     names = tuple(p.name for p in formula.params)

@@ -32,6 +32,7 @@ from interpreter.compile.arithmetic import (
     minmax,
     unequal,
 )
+from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emitted import Emitted
 from interpreter.compile.codegen.slow_paths import (
     added,
@@ -41,7 +42,7 @@ from interpreter.compile.codegen.slow_paths import (
     ordered,
     rounded,
 )
-from interpreter.compile.tables import Pending, text_keyed
+from interpreter.compile.tables import Pending, lookup_step, text_keyed
 from interpreter.dice import Die, SeededDice
 from interpreter.runtime import Run, as_bool, count_past_bound
 from interpreter.state import MISSING
@@ -415,6 +416,8 @@ class Values:
         if self.traced:  # the closure, its steps recorded; a formula recording none, its own
             fast = kind == "formula" and records_nothing(compiler, binding.name)
             made = compiler.generated_formula(binding.name) if fast else None
+            if kind == "formula" and not fast and SWITCH.traced_formulas:  # (its traced one)
+                made = compiler.generated_traced_formula(binding.name)
             called = made[0] if made else called
         elif kind == "formula":  # its generated function, called straight from here
             fast = compiler.generated_formula(binding.name)
@@ -465,14 +468,9 @@ class Values:
     def dice(self, node: n.Dice) -> str:
         roll = self.compiler.dice(node)
         out, k, target = self.out, self.k, self.out.temp()
-        single = (
-            not node.modifiers
-            and isinstance(node.sides, int)
-            and (
-                node.count is None or (isinstance(node.count, n.Literal) and node.count.value == 1)
-            )
-        )
+        single = plain_die(node)
         if single and not self.traced:  # one plain die: its face alone, as `ex_dice` rolls it
+            # (traced: `traced.TracedSteps.dice`)
             die = Die.of(node.sides)
             out.line("if ctx.capture is None:")
             out.level += 1
@@ -522,10 +520,12 @@ class Values:
         lookup = compiler.table(binding.name)
         values = "(" + "".join(f"{key}, " for key in keys) + ")"
         self.env_free.add(k(lookup))  # (a row's cells read the keys, by their own names)
-        if self.traced or len(keys) != 1 or len(binding.node.keys) > 1:  # (traced: its step)
+        remembering = not self.traced or SWITCH.traced_lookups
+        if not remembering or len(keys) != 1 or len(binding.node.keys) > 1:
             out.line(f"{target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
             return target
-        # one key: a whole number's row of constants read where it was remembered
+        # one key: a whole number's row of constants read where it was remembered (traced:
+        # its step recorded as the lookup records it)
         rows, key = compiler.remembered_rows(binding.name), keys[0]
         out.line(f"if type({key}) is int:")
         out.line(f"    {target} = {k(rows.values)}.get({key}, {k(MISSING)})")
@@ -534,9 +534,24 @@ class Values:
         remember = f"{remembered}({k(lookup)}, ctx, {key}, {k(node.span)})"
         self.env_free.add(remembered)
         out.line(f"        {target} = {remember}")
+        if self.traced:
+            out.line("    else:")
+            title = k(binding.node.name)
+            out.line(f"        {k(lookup_step)}(ctx, {title}, ({key}, ), {target}, {k(node.span)})")
         out.line("else:")
         out.line(f"    {target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
         return target
+
+
+def plain_die(node: n.Dice) -> bool:
+    """Whether a dice term is one plain die (`d20`, `1d6`): no modifier, a number of
+    faces, one die."""
+    count = node.count
+    return (
+        not node.modifiers
+        and isinstance(node.sides, int)
+        and (count is None or (isinstance(count, n.Literal) and count.value == 1))
+    )
 
 
 #: what a formula that records no step may be made of (a call: of a built-in function or
@@ -575,6 +590,6 @@ _HANDLERS: dict[type, Any] = {
     n.Unary: Values.unary,
     n.Field: Values.field,
     n.Call: lambda values, node: values.call(node),  # (`Steps.call`: a check inline)
-    n.Dice: Values.dice,
+    n.Dice: lambda values, node: values.dice(node),  # (`TracedSteps.dice`: one die drawn)
     n.Index: Values.index,
 }

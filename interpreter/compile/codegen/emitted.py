@@ -36,6 +36,7 @@ SAFE_WORDS = frozenset(
         "call_depth",
         "calls",
         "depth",
+        "trace",
         "state",
         "values",
         "read",
