@@ -339,15 +339,16 @@ class Explorer(Passes):
         elif isinstance(node, n.Let):
             # the roller branches only on what is read of the value later, and the
             # worlds it makes are merged as they come (no merge after)
+            defer = deferrable(statements, index, live, self)
             roller.binding = Letting(
                 node.name,
                 live[index],
                 self.depth,
                 live[index].once(node.name),
                 self.rider(statements, index, live_out),
+                defer,
             )
             roller.direct = self.direct(statement, live[index])
-            defer = deferrable(statements, index, live, self)
             if defer and self.mixer is None:
                 self.mixer = Mixer(self)
             try:
