@@ -31,6 +31,8 @@ from interpreter.state import MISSING
 
 #: worlds made from the outcomes of one run in one unit of work (interpreter.odds.budget)
 WORLDS_PER_WORK = 64
+#: the kinds of world let_runs tells apart before giving up where none was made again
+TRIED = 16
 
 
 def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_out):
@@ -176,8 +178,9 @@ def let_runs(explorer, statements: tuple, index: int, worlds: list, live_out):
     check's or a contest's outcomes left out depend on it: OddsRoller.negligible), and
     made again for each of the others where that run ended in one world, no failure,
     its value bound or known (the same worlds, weights, steps and mass left out as a run
-    of its own gives). None where the let is not such (see alike_let: `live_out`, what
-    is read after the block) or the worlds few."""
+    of its own gives; past TRIED kinds none of which served another world, each world's
+    run its own). None where the let is not such (see alike_let: `live_out`, what is
+    read after the block) or the worlds few."""
     statement = statements[index]
     if len(worlds) < 2 or not isinstance(statement.node, n.Let):
         return None
@@ -194,8 +197,8 @@ def let_runs(explorer, statements: tuple, index: int, worlds: list, live_out):
 
     def runs(world: World) -> list:
         steps = world.steps
-        if steps[0] != steps[1] or steps[1] > limit:
-            return explorer.explore(world, statement.run)
+        if steps[0] != steps[1] or steps[1] > limit or (not made[0] and len(seen) >= TRIED):
+            return explorer.explore(world, statement.run)  # (nor where none were alike)
         values = tuple(world.env.get(k, MISSING) for k in reads)
         if any(type(value) is Deferred for value in values):
             return explorer.explore(world, statement.run)
