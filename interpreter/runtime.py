@@ -355,8 +355,15 @@ class CountingRoller(RollerProtocol, Protocol):
     #: the joint answers of questions about a pool: a distribution of answer tuples
     #: (interpreter.pool)
     def answers(self, roll: Any, questions: tuple[Any, ...]) -> UnknownValue: ...
-    #: a pool bound by `let`, as the world being explored has it
-    def settle(self, roll: Any, questions: tuple[Any, ...] | None) -> Any: ...
+    #: a pool bound by `let` (of the name `name`, in `ctx`), as the world being explored
+    #: has it
+    def settle(
+        self,
+        roll: Any,
+        questions: tuple[Any, ...] | None,
+        ctx: Context | None = None,
+        name: str | None = None,
+    ) -> Any: ...
     #: several dice terms kept together (`{4d6+3d8}k4`)
     def group(self, rolls: list[Any], keeps: tuple[Any, ...], label: str) -> ChainRoll: ...
     #: several values kept together (`{1d8x, 1d6x}kh1`); each(*values) is one case

@@ -56,7 +56,7 @@ def test_values_read_once_answer_within_a_small_budget(monkeypatch):
     monkeypatch.setattr(
         explore,
         "Letting",
-        lambda name, live, depth, _once, rider: Letting(name, live, depth, False, rider),
+        lambda name, live, depth, _once, *rest: Letting(name, live, depth, False, *rest),
     )
     assert not once_odds().exact
 

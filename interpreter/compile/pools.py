@@ -194,7 +194,7 @@ class PoolValues(CompilerHost):
         def let_pool(ctx):
             rolled = roll(ctx)
             if ctx.roller.lifts and not is_known(rolled):
-                rolled = ctx.roller.settle(rolled, self.asked(ctx, questions))
+                rolled = ctx.roller.settle(rolled, self.asked(ctx, questions), ctx, name)
             ctx.env[name] = rolled
 
         return let_pool

@@ -26,11 +26,13 @@ from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
 from interpreter.odds.summed import question_reads, summed_run
 from interpreter.odds.weights import ONE, Mass, below, times
-from interpreter.odds.worlds import NO_STEPS, World, plus
+from interpreter.odds.worlds import NO_STEPS, Bound, Failure, World, plus
 from interpreter.state import MISSING
 
 #: worlds made from the outcomes of one run in one unit of work (interpreter.odds.budget)
 WORLDS_PER_WORK = 64
+#: the kinds of world let_runs tells apart before giving up where none was made again
+TRIED = 16
 
 
 def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_out):
@@ -167,3 +169,104 @@ def _relative(explorer, statements: tuple, index: int, world: World, live: list,
         return list(ends), failed, explorer.lost.weight()
     finally:
         explorer.lost = saved
+
+
+def let_runs(explorer, statements: tuple, index: int, worlds: list, live_out):
+    """runs(world), the outcomes of statements[index] (a `let`, as Explorer.let runs it)
+    in a world, as explorer.explore gives them: run once for the worlds alike in what it
+    reads (their sheet too where it may read it, and the world's weight as far as a
+    check's or a contest's outcomes left out depend on it: OddsRoller.negligible), and
+    made again for each of the others where that run ended in one world, no failure,
+    its value bound or known (the same worlds, weights, steps and mass left out as a run
+    of its own gives; past TRIED kinds none of which served another world, each world's
+    run its own). None where the let is not such (see alike_let: `live_out`, what is
+    read after the block) or the worlds few."""
+    statement = statements[index]
+    if len(worlds) < 2 or not isinstance(statement.node, n.Let):
+        return None
+    if not _alike_kind(explorer, statement):
+        return None
+    if type(statement.shape) is Plain and statement.node.name in live_out.needs:
+        return None  # (a pool asked questions past the block: what they read not known)
+    reads = _let_reads(explorer, statements, index)
+    sheet = type(statement.shape) is not Binding or _reads_sheet(explorer, statement)
+    roller = explorer.roller
+    limit = explorer.ctx.limits.steps_per_run - explorer.most_steps(statement.node)
+    seen: dict = {}
+    made = [0]  # the worlds made again, charged as alike_let charges its worlds
+
+    def runs(world: World) -> list:
+        steps = world.steps
+        if steps[0] != steps[1] or steps[1] > limit or (not made[0] and len(seen) >= TRIED):
+            return explorer.explore(world, statement.run)  # (nor where none were alike)
+        values = tuple(world.env.get(k, MISSING) for k in reads)
+        if any(type(value) is Deferred for value in values):
+            return explorer.explore(world, statement.run)
+        roller.weight = world.weight
+        key = (tuple(hashable(value) for value in values), roller.negligible())
+        if sheet:
+            key = (key, world.state.snapshot())
+        again = seen.get(key)
+        if again is None:
+            outs = explorer.explore(world, statement.run)
+            seen[key] = _again(explorer, outs, world, statement.node.name)
+            return outs
+        if again is False:
+            return explorer.explore(world, statement.run)
+        made[0] += 1
+        if made[0] % WORLDS_PER_WORK == 0:
+            explorer.work()
+        return again(world)
+
+    return runs
+
+
+def _let_reads(explorer, statements: tuple, index: int) -> tuple:
+    """The names a let reads (a pool's: with those the questions later asked of it read),
+    found once per block."""
+    statement = statements[index]
+    found = ("let reads", block_key(statements), index)
+    reads = explorer.liveness.get(found)
+    if reads is None:
+        names = set(explorer.names_read(statement.node.expr).needs)
+        if type(statement.shape) is Plain:
+            names |= question_reads(explorer, statements[index + 1 :], statement.node.name)
+        reads = explorer.liveness[found] = tuple(sorted(names))
+    return reads
+
+
+def _again(explorer, outs: list, world: World, name: str):
+    """made(other), the outcomes of the same run in another world alike (see let_runs),
+    or False where the run is not one to make again."""
+    if len(outs) != 1:
+        return False
+    after, outcome = outs[0]
+    if isinstance(outcome, Failure) or after.weight != world.weight:
+        return False
+    taken = after.steps[1] - world.steps[1]
+    if after.steps != plus(world.steps, taken):
+        return False
+    if type(after) is Bound:
+        dist = after.dist
+        if after.name != name or dist.missing():
+            return False
+
+        def bound(other: World) -> list:
+            steps = plus(other.steps, taken)
+            explorer.peak = max(explorer.peak, steps[1])
+            return [(Bound(other.env, other.state, other.weight, name, dist, steps), None)]
+
+        return bound
+    env = after.env
+    if name not in env or len(env) != len(world.env) + (name not in world.env):
+        return False  # (its own name alone written)
+    if any(env.get(k, MISSING) is not v for k, v in world.env.items() if k != name):
+        return False
+    value = env[name]
+
+    def known(other: World) -> list:
+        steps = plus(other.steps, taken)
+        explorer.peak = max(explorer.peak, steps[1])
+        return [(World({**other.env, name: value}, other.state, other.weight, steps), outcome)]
+
+    return known

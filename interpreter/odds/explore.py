@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
-from interpreter.odds.alike import at_once
+from interpreter.odds.alike import at_once, let_runs
 from interpreter.odds.budget import watch
 from interpreter.odds.carried import Held, regrouped, worlds_of
 from interpreter.odds.deferred import (
@@ -339,19 +339,21 @@ class Explorer(Passes):
         elif isinstance(node, n.Let):
             # the roller branches only on what is read of the value later, and the
             # worlds it makes are merged as they come (no merge after)
+            defer = deferrable(statements, index, live, self)
             roller.binding = Letting(
                 node.name,
                 live[index],
                 self.depth,
                 live[index].once(node.name),
                 self.rider(statements, index, live_out),
+                defer,
             )
             roller.direct = self.direct(statement, live[index])
-            defer = deferrable(statements, index, live, self)
             if defer and self.mixer is None:
                 self.mixer = Mixer(self)
             try:
-                worlds, failed = self.let(statement, worlds, live[index], defer)
+                runs = let_runs(self, statements, index, worlds, live_out)  # (alike: once)
+                worlds, failed = self.let(statement, worlds, live[index], defer, runs)
             finally:
                 roller.binding = roller.direct = None
             return worlds, failed
@@ -379,11 +381,12 @@ class Explorer(Passes):
                 )
         return done, failed
 
-    def let(self, statement, worlds: list, live: Live, defer: bool = False) -> tuple:
+    def let(self, statement, worlds: list, live: Live, defer: bool = False, runs=None) -> tuple:
         """`let name = ...` over worlds, merged as they come: worlds that agree on what is
         still read, the new value included, become one. The worlds of one value that is
         not known yet (a Bound) are added without being made one by one, or (`defer`:
-        the next statement alone reads it) kept whole (interpreter.odds.deferred)."""
+        the next statement alone reads it) kept whole (interpreter.odds.deferred).
+        `runs(world)`: its outcomes in a world, run once for worlds alike (odds.alike)."""
         name = statement.node.name
         needs = live.needs
         present = {name}
@@ -427,7 +430,8 @@ class Explorer(Passes):
                 steps = plus(world.steps, fewest, most)
                 add(world.env, world.state, mixer.weighted(relative, world.weight), steps)
                 continue
-            for after, outcome in self.explore(world, statement.run):
+            outs = self.explore(world, statement.run) if runs is None else runs(world)
+            for after, outcome in outs:
                 if isinstance(outcome, Failure):
                     failed.append((after, outcome))
                     continue

@@ -43,6 +43,7 @@ class PoolQuestionsHost:
 
         def budget_of_term(self) -> Budget: ...
         def resolve(self, dist: Dist) -> Any: ...
+        def bind_pool(self, ctx: Any, name: str, values: Dist) -> Any: ...
 
 
 class PoolQuestions(PoolQuestionsHost):
@@ -121,9 +122,11 @@ class PoolQuestions(PoolQuestionsHost):
         found = kept_values(values, keeps, self.budget_of_term())
         return lift(each, *values) if found is None else found
 
-    def settle(self, roll, questions: tuple | None):
+    def settle(self, roll, questions: tuple | None, ctx=None, name: str | None = None):
         """The pool of the world being explored, as a `let` binds it: its answers to the
-        questions the rules will ask (None: any order-free question)."""
+        questions the rules will ask (None: any order-free question). With the `ctx` and
+        `name` of the `let`, the explorer's own `let` makes a world per value at once
+        (OddsRoller.bind_pool)."""
         if questions is not None and any(q.ordered for q in questions):
             if type(roll) is ChainRoll:
                 raise TooComplex(
@@ -138,10 +141,28 @@ class PoolQuestions(PoolQuestionsHost):
         asked = EVERYTHING if questions is None else questions
         if questions is None and (type(roll) is ChainRoll or not is_term(roll)):
             asked = (Total(),)
-        values = self.resolve(self.answers(roll, asked))
-        answers = dict(zip(asked, values))
-        kept = answers.pop(Sorted()) if questions is None and Sorted() in answers else None
-        return Answers(answers, kept, unasked)
+        values = self.pool_values(roll, asked, questions is None)
+        if ctx is None or name is None:
+            return self.resolve(values)
+        return self.bind_pool(ctx, name, values)
+
+    def pool_values(self, roll, asked: tuple, whole: bool) -> Dist:
+        """The distribution of the values a `let` of the pool binds (Answers to `asked`;
+        `whole`: the sorted kept faces kept too, where asked), made once per term and
+        questions."""
+        key = ("values", _key_of(roll), asked, whole)
+        found = self.asked.get(key)
+        if found is None:
+            sorted_ = Sorted()
+            keeps = whole and sorted_ in asked
+
+            def value(answered: tuple) -> Answers:
+                answers = dict(zip(asked, answered))
+                kept = answers.pop(sorted_) if keeps else None
+                return Answers(answers, kept, unasked)
+
+            found = self.asked[key] = self.answers(roll, asked).map(value)
+        return found
 
 
 def _key_of(roll) -> tuple:

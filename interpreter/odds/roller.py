@@ -105,13 +105,15 @@ class LiftMemory(dict):
 class Letting:
     """The `let` the explorer is running: its name, what is read after it (a Live of
     interpreter.odds.worlds), how deep in calls it is, whether its value is read just
-    once later, and which field of it rides (interpreter.odds.riders), or None."""
+    once later, and which field of it rides (interpreter.odds.riders), or None;
+    `deferred`: its value kept whole for the next statement (interpreter.odds.deferred)."""
 
     name: str
     live: Any
     depth: int
     once: bool
     rider: str | None
+    deferred: bool = False
 
 
 class DistRoll:
@@ -305,6 +307,23 @@ class OddsRoller(PoolQuestions):
         if binding.rider is not None and type(value) is Dist:  # a field read once, past all
             value = riding(value, binding.rider)  # that still runs here (interpreter.odds.riders)
         raise Branch(value, (), name)
+
+    def bind_pool(self, ctx, name: str, values: Dist):
+        """The pool a `let` binds, from the distribution of its values (`settle`): of the
+        `let` the explorer is running, a world per value, made without running it again
+        (as `bind`; never kept whole); else the world's value."""
+        binding = self.binding
+        if (
+            self.cursor < len(self.pins)
+            or binding is None
+            or binding.name != name
+            or ctx.depth != binding.depth
+            or binding.deferred
+        ):
+            return self.resolve(values)
+        if name not in binding.live.needs:  # never read again: one world, whatever it holds
+            values = Dist({None: sum(values.weights.values())}, values.total)
+        raise Branch(values, (), name)
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         key = (die.key, count, steps_key(die, steps))

@@ -30,7 +30,7 @@ from typing import Any
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Plain, block_key
-from interpreter.odds.roller import Branch, hashable
+from interpreter.odds.roller import Branch, Letting, hashable
 from interpreter.odds.weights import ONE, TIDY_BITS, Mass, times
 from interpreter.odds.worlds import STOPS, Failure, World, cuts_of, key_of, plus, spread
 from interpreter.state import MISSING
@@ -192,7 +192,7 @@ def summed_run(explorer, statements: tuple, index: int, worlds, live: list):
     limit = explorer.ctx.limits.steps_per_run
     if any(world.steps[1] + most > limit for world in worlds):
         return None  # (a run that may stop at the limit: one by one)
-    found = _values(explorer, first, worlds, plan.reads[0])
+    found = _values(explorer, first, worlds, plan.reads[0], live[index])
     if found is None:
         return None
     groups, of_world = found
@@ -203,9 +203,11 @@ def summed_run(explorer, statements: tuple, index: int, worlds, live: list):
     return after, [], plan.last + 1
 
 
-def _probe(explorer, statement, world: World):
+def _probe(explorer, statement, world: World, binding):
     """The first run of `let p` in `world`: (what its value's worlds are shared by, the
-    steps it took), or None (a failure, a stop, a distribution not whole)."""
+    steps it took), or None (a failure, a stop, a distribution not whole). A pool's
+    `let` (`binding`: its Letting) raises the distribution of the values it binds
+    ("bound": not run again value by value)."""
     ctx, roller = explorer.ctx, explorer.roller
     explorer.work()
     ctx.env = dict(world.env)
@@ -213,6 +215,7 @@ def _probe(explorer, statement, world: World):
     ctx.depth = ctx.calls = explorer.depth
     roller.pins, roller.cursor = (), 0
     roller.weight = world.weight
+    roller.binding = binding
     start = world.steps[1]
     ctx.recount(start)
     try:
@@ -220,29 +223,38 @@ def _probe(explorer, statement, world: World):
     except Branch as branch:
         explorer.counted(start)
         dist = branch.dist
-        if branch.stops or branch.bound is not None or dist.missing():
+        if branch.stops or dist.missing():
             return None
-        return ("dist", dist.number, dist), ctx.steps - start
+        if branch.bound is None:
+            return ("dist", dist.number, dist), ctx.steps - start
+        if binding is None or branch.bound != binding.name:
+            return None
+        return ("bound", dist.number, dist), ctx.steps - start
     except STOPS:
         explorer.counted(start)
         return None
+    finally:
+        roller.binding = None
     explorer.counted(start)
     return ("value", hashable(ctx.env.get(statement.node.name))), ctx.steps - start
 
 
-def _values(explorer, statement, worlds: list, reads: tuple):
+def _values(explorer, statement, worlds: list, reads: tuple, live):
     """The roll's values for each world's group ({group key: ([(value, weight)], total)}:
     each value's weight over the total), and each world's (group key, steps of the let);
     None where they cannot be shared. (The let is run once for the worlds alike in what
-    it `reads` and their sheet.)"""
+    it `reads` and their sheet; `live`: what is read after it.)"""
     of_world = []
     groups: dict = {}
     probes: dict = {}
+    binding = None
+    if type(statement.shape) is Plain:  # (a pool's let: its values given at once)
+        binding = Letting(statement.node.name, live, explorer.depth, False, None)
     for world in worlds:
         alike = _alike(world, reads)
         probed = probes.get(alike, MISSING)
         if probed is MISSING:
-            probed = probes[alike] = _probe(explorer, statement, world)
+            probed = probes[alike] = _probe(explorer, statement, world, binding)
         if probed is None:
             return None
         shared, taken = probed
@@ -254,6 +266,9 @@ def _values(explorer, statement, worlds: list, reads: tuple):
             groups[key] = ([(shared[1], 1)], 1)
             continue
         dist = shared[2]
+        if shared[0] == "bound":
+            groups[key] = (list(dist.weights.items()), dist.total)
+            continue
         values = _pinned(explorer, statement, world, dist, taken)
         if values is None:
             return None
