@@ -128,11 +128,18 @@ def mixture(parts: list) -> tuple:
     Each distribution is weighted by its world's weight over its own total, reduced first
     (a world's weight is mostly its distribution's own mass: the factors meet there, and
     the common denominator stays that of the worlds, not the product of the totals)."""
-    by_denominator: dict = {}  # a reduced coefficient's denominator → [(numerator, Dist)]
+    same: dict = {}  # a distribution (the same one in many worlds: once) → its weights
     mass = Mass()
     for weight, dist in parts:
         mass.add(weight)
-        numerator, denominator = weight
+        found = same.get(id(dist))
+        if found is None:
+            same[id(dist)] = (dist, Mass(weight))
+        else:
+            found[1].add(weight)
+    by_denominator: dict = {}  # a reduced coefficient's denominator → [(numerator, Dist)]
+    for dist, weights_of in same.values():
+        numerator, denominator = weights_of.weight()
         denominator *= dist.total
         common = gcd(numerator, denominator)
         by_denominator.setdefault(denominator // common, []).append((numerator // common, dist))
