@@ -132,9 +132,9 @@ def mixture(parts: list) -> tuple:
     mass = Mass()
     for weight, dist in parts:
         mass.add(weight)
-        found = same.get(id(dist))
+        found = same.get(dist.number)
         if found is None:
-            same[id(dist)] = (dist, Mass(weight))
+            same[dist.number] = (dist, Mass(weight))
         else:
             found[1].add(weight)
     by_denominator: dict = {}  # a reduced coefficient's denominator → [(numerator, Dist)]

@@ -26,6 +26,9 @@ KEYS_KEPT = 1 << 14
 #: read after it (SheetReads.before)
 MOVES = ("gain", "lose")
 
+#: the definitions whose parameters a call's arguments are given to, by kind of node
+_WITH_PARAMS = (n.Action, n.Check, n.Formula)
+
 #: bindings whose name is the field read (a family, a catalog: the whole of it)
 _FIELDS = ("field", "family", "catalog", "catalog_entry", "resource_bound")
 
@@ -117,23 +120,24 @@ class SheetReads:
         fields}), None where that is not bounded; a call of an action whose result is
         discarded (`do`) reads only the result's fields that may stop a run."""
         items = list(n.walk(node))
+        number = self.numbers.of
         places: set[int] = set()
         discarded: set[int] = set()
         unseen: set[int] = set()
         for item in items:
             if isinstance(item, n.Change) and item.verb in MOVES and type(item.place) is n.Name:
-                places.add(id(item.place))
+                places.add(number(item.place))
             elif isinstance(item, n.Do):
-                discarded.add(id(item.call))
+                discarded.add(number(item.call))
             elif isinstance(item, n.Note) and safe(item.text):  # (idle: Explorer.idle_now)
-                unseen.update(id(inner) for inner in n.walk(item))
+                unseen.update(number(inner) for inner in n.walk(item))
             elif isinstance(item, n.Call):
                 unseen.update(self._passed(item))
         reads: set[str] = set()
         moved: dict[str, frozenset[str]] = {}
 
         def called(definition: Any, item: object) -> frozenset[str] | None:
-            inner = self._called(definition, id(item) in discarded, safe, kept)
+            inner = self._called(definition, number(item) in discarded, safe, kept)
             if inner is None:
                 return None
             for field, bounds in inner[1].items():
@@ -141,9 +145,9 @@ class SheetReads:
             return inner[0]
 
         for item in items:
-            if id(item) in unseen:
+            if number(item) in unseen:
                 continue
-            if id(item) in places:
+            if number(item) in places:
                 if not self._moved(item, reads, moved):
                     return None
             elif not self._read(item, reads, called):
@@ -151,13 +155,15 @@ class SheetReads:
         return frozenset(reads), moved
 
     def _passed(self, call: Any) -> list[int]:
-        """The ids of a call's arguments that pass a local naming a field on to a
+        """The numbers of a call's arguments that pass a local naming a field on to a
         parameter of the same kind: the name is passed, not the field's value (what the
         definition does with it is walked there)."""
         binding = self.compiler.binding_of(call)
-        params = getattr(binding.node, "params", None) if binding is not None else None
-        if binding is None or binding.kind not in RUN_DEFINITIONS or not params:
+        if binding is None or binding.kind not in RUN_DEFINITIONS:
             return []
+        if not isinstance(binding.node, _WITH_PARAMS) or not binding.node.params:
+            return []
+        params = binding.node.params
         by_name = {param.name: param for param in params}
         pairs = [*zip(params, call.args), *((by_name.get(k), v) for k, v in call.named)]
         out = []
@@ -168,7 +174,7 @@ class SheetReads:
             type_ = self.compiler.type_of(arg)
             named = type_.group if type_.group is not None else type_.ref
             if found is not None and found.kind == "local" and named == param.type.name:
-                out.append(id(arg))
+                out.append(self.numbers.of(arg))
         return out
 
     def _moved(self, place: object, reads: set[str], moved: dict) -> bool:
@@ -208,8 +214,8 @@ class SheetReads:
         kept[key] = None  # (one calling itself: not bounded)
         node: Any = definition
         result: set[str] = set()
-        body = getattr(definition, "body", None)
-        if discarded and isinstance(definition, n.Action) and body and type(body[-1]) is n.Result:
+        body = definition.body if isinstance(definition, n.Action) else ()
+        if discarded and body and type(body[-1]) is n.Result:
             node = (definition.params, body[:-1])
             for _, expr in body[-1].fields:
                 if not safe(expr):
