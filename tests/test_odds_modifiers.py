@@ -20,6 +20,7 @@ import pytest
 
 import dsl
 import interpreter.odds.distribution as distribution
+import interpreter.odds.mixing as mixing
 import interpreter.odds.roller as roller
 from interpreter import Engine
 from interpreter.odds.roller import hashable
@@ -77,6 +78,9 @@ def test_either_switched_off_the_budget_is_not_enough(monkeypatch, switch):
             "record_env",
             lambda _check, env: tuple(sorted((k, hashable(v)) for k, v in env.items())),
         )
+    # (worlds mixed, interpreter.odds.mixing, answer this case within the budget without
+    # the records' key: switched off with it)
+    monkeypatch.setattr(mixing.SWITCH, "mixed", False)
     assert not modifier_odds().exact
 
 
@@ -126,4 +130,7 @@ def test_two_moved_totals_compared_answer_within_a_small_budget(monkeypatch):
     assert odds.exact
     assert odds.probabilities[True] == Fraction(hits, 20**2 * 20**6)
     monkeypatch.setattr(distribution, "compared_already", lambda *_args: None)
+    # (the worlds of each x and y mixed, interpreter.odds.mixing, need no comparison
+    # found again: switched off with it)
+    monkeypatch.setattr(mixing.SWITCH, "mixed", False)
     assert not duel_odds().exact

@@ -19,6 +19,7 @@ from interpreter.odds.deferred import (
     shared,
 )
 from interpreter.odds.distribution import Dist
+from interpreter.odds.mixing import mixed, mixed_let
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.roller import Branch, Letting, OddsRoller
@@ -436,7 +437,7 @@ class Explorer(Passes):
                     failed.append((after, outcome))
                     continue
                 add(after.env, after.state, values_of(after), after.steps)
-        return made.worlds(name), failed
+        return mixed_let(made.worlds(name), live, made.sheet), failed
 
     def if_(self, compiled: Branches, worlds: list, live_out: Live, node=None) -> tuple:
         """An `if` over worlds: each branch's block over the worlds that take it, each
@@ -497,7 +498,7 @@ class Explorer(Passes):
             if mass is not None:
                 world.weight = mass.weight()
             out.append(world)
-        return out
+        return mixed(out, names, cuts, sheet)
 
     def live_after(self, statements: tuple, live_out: Live) -> list:
         """For each statement, what later statements may still read."""

@@ -102,7 +102,8 @@ class Passes:
         if found is None:
             found = self.live_before_now(statement, after)
             if self.sheet is not None and not self.idle(statement, after):
-                found = found.union(self.sheet.live(statement.node, statement.number))
+                node, number, kept = statement.node, statement.number, self.liveness
+                found = found.union(self.sheet.before(node, number, after, self.safe, kept))
             self.liveness[key] = found
         return found
 

@@ -21,6 +21,14 @@ JUDGED = "!"
 #: the sheets' keys one merge key remembers (Ends.key_for), at most
 KEYS_KEPT = 1 << 14
 
+#: changes that only move a field within its bounds (never stop a run): a field a
+#: statement only moves so, and no `ensure` rule reads, is read before it only where it is
+#: read after it (SheetReads.before)
+MOVES = ("gain", "lose")
+
+#: the definitions whose parameters a call's arguments are given to, by kind of node
+_WITH_PARAMS = (n.Action, n.Check, n.Formula)
+
 #: bindings whose name is the field read (a family, a catalog: the whole of it)
 _FIELDS = ("field", "family", "catalog", "catalog_entry", "resource_bound")
 
@@ -46,8 +54,11 @@ class SheetReads:
         self.compiled: dict[int, Any] = {}  # an ensure rule's index → its compiled condition
         ends: set[str] | None = set()
         judged: list[str] = []
+        #: the fields some `ensure` rule reads (None: any field), never only moved
+        self.ensured: set[str] | None = set()
         for index, ensure in enumerate(self.book.ensures):
             read = self.fields_of(ensure.condition)
+            self.ensured = _union(self.ensured, read)
             fields = self.book.fields
             if read is None or any(isinstance(fields.get(f), n.Resource) for f in read):
                 ends = _union(ends, read)  # (a resource: brought within its bounds first)
@@ -76,46 +87,199 @@ class SheetReads:
             found = self.found[number] = live_of(self.fields_of(node))
         return found
 
+    def before(self, node: object, number: int, after: Live, safe: Any, kept: dict) -> Live:
+        """What a statement (`node`, its `number`) may read of the sheet before it, from
+        what is read after it (`after`): what it reads, and each field it only gains or
+        loses (and its bounds' fields) where that field is read after it: else its value
+        before changes only its own value after, which nothing reads (the worlds that
+        differ in it merge). `safe(expr)`: whether an expression cannot stop a run (a
+        discarded result's, not computed then); `kept`: where the split is remembered."""
+        key = ("sheet moves", number)
+        found = kept.get(key)
+        if found is None:
+            parts = self._parts(node, safe, kept)
+            if parts is None:
+                found = (live_of(None), ())
+            else:
+                reads, moved = parts
+                moves = tuple((f, b) for f, b in moved.items() if f not in reads)
+                found = (live_of(reads), moves)
+            kept[key] = found
+        live, moves = found
+        if moves and SWITCH.moves:
+            fields = fields_live(after)
+            for field, bounds in moves:
+                if fields is None or field in fields:
+                    live = live.union(live_of(bounds))
+        elif moves:
+            live = live.union(live_of(frozenset().union(*(b for _, b in moves))))
+        return live
+
+    def _parts(self, node: object, safe: Any, kept: dict) -> tuple | None:
+        """(the fields `node` reads, {a field it gains or loses: it and its bounds'
+        fields}), None where that is not bounded; a call of an action whose result is
+        discarded (`do`) reads only the result's fields that may stop a run."""
+        items = list(n.walk(node))
+        number = self.numbers.of
+        places: set[int] = set()
+        discarded: set[int] = set()
+        unseen: set[int] = set()
+        for item in items:
+            if isinstance(item, n.Change) and item.verb in MOVES and type(item.place) is n.Name:
+                places.add(number(item.place))
+            elif isinstance(item, n.Do):
+                discarded.add(number(item.call))
+            elif isinstance(item, n.Note) and safe(item.text):  # (idle: Explorer.idle_now)
+                unseen.update(number(inner) for inner in n.walk(item))
+            elif isinstance(item, n.Call):
+                unseen.update(self._passed(item))
+        reads: set[str] = set()
+        moved: dict[str, frozenset[str]] = {}
+
+        def called(definition: Any, item: object) -> frozenset[str] | None:
+            inner = self._called(definition, number(item) in discarded, safe, kept)
+            if inner is None:
+                return None
+            for field, bounds in inner[1].items():
+                moved[field] = moved.get(field, frozenset()) | bounds
+            return inner[0]
+
+        for item in items:
+            if number(item) in unseen:
+                continue
+            if number(item) in places:
+                if not self._moved(item, reads, moved):
+                    return None
+            elif not self._read(item, reads, called):
+                return None
+        return frozenset(reads), moved
+
+    def _passed(self, call: Any) -> list[int]:
+        """The numbers of a call's arguments that pass a local naming a field on to a
+        parameter of the same kind: the name is passed, not the field's value (what the
+        definition does with it is walked there)."""
+        binding = self.compiler.binding_of(call)
+        if binding is None or binding.kind not in RUN_DEFINITIONS:
+            return []
+        if not isinstance(binding.node, _WITH_PARAMS) or not binding.node.params:
+            return []
+        params = binding.node.params
+        by_name = {param.name: param for param in params}
+        pairs = [*zip(params, call.args), *((by_name.get(k), v) for k, v in call.named)]
+        out = []
+        for param, arg in pairs:
+            if param is None or type(arg) is not n.Name or type(param.type) is not n.NamedType:
+                continue
+            found = self.compiler.binding_of(arg)
+            type_ = self.compiler.type_of(arg)
+            named = type_.group if type_.group is not None else type_.ref
+            if found is not None and found.kind == "local" and named == param.type.name:
+                out.append(self.numbers.of(arg))
+        return out
+
+    def _moved(self, place: object, reads: set[str], moved: dict) -> bool:
+        """The place of a `gain` or `lose`: the fields it names moved (read where an
+        `ensure` rule reads them); False: not bounded."""
+        binding = self.compiler.binding_of(place)
+        kind = binding.kind if binding is not None else None
+        if kind == "field":
+            names: frozenset[str] | None = frozenset((binding.name,))
+        elif kind == "local" and _names_a_field(place, kind):
+            type_ = self.compiler.type_of(place)
+            if type_.ref is None and type_.group is None:
+                return self._read(place, reads)
+            names = self._named(type_)
+        else:
+            return self._read(place, reads)
+        if names is None:
+            return False
+        for name in names:
+            bounds: set[str] = set()
+            if not self._field(name, bounds):
+                return False
+            if self.ensured is None or name in self.ensured:
+                reads |= bounds
+            else:
+                moved[name] = moved.get(name, frozenset()) | bounds
+        return True
+
+    def _called(self, definition: Any, discarded: bool, safe: Any, kept: dict):
+        """_parts of a definition a statement calls (`discarded`: an action's result not
+        kept), found once."""
+        if definition is None:
+            return None
+        key = ("sheet moves called", self.numbers.of(definition), discarded)
+        if key in kept:
+            return kept[key]
+        kept[key] = None  # (one calling itself: not bounded)
+        node: Any = definition
+        result: set[str] = set()
+        body = definition.body if isinstance(definition, n.Action) else ()
+        if discarded and body and type(body[-1]) is n.Result:
+            node = (definition.params, body[:-1])
+            for _, expr in body[-1].fields:
+                if not safe(expr):
+                    read = self.fields_of(expr)
+                    if read is None:
+                        return None
+                    result |= read
+        found = self._parts(node, safe, kept)
+        if found is not None and result:
+            found = (found[0] | result, found[1])
+        kept[key] = found
+        return found
+
     def fields_of(self, node: object) -> frozenset[str] | None:
         out: set[str] = set()
-        book, compiler = self.book, self.compiler
         for item in n.walk(node):
-            binding = compiler.binding_of(item)
-            kind = binding.kind if binding is not None else None
-            if kind in _FIELDS:
-                if not self._field(binding.name, out):
-                    return None
-            elif kind == "derived":
-                out.add(binding.name)
-                inner = self._derived(binding.name)
-                if inner is None:
-                    return None
-                out |= inner
-            elif kind == "group":
-                group = book.groups.get(binding.name)
-                if group is None:
-                    return None
-                for member in group.members:
-                    if not self._field(member, out):
-                        return None
-            elif kind in ("key", "character_field"):
-                if kind == "key":
-                    return None  # (outside a resource's bound: not bounded here)
-            elif kind == "roll" and binding.node is None:
-                pass  # (a local name holding a roll: its value)
-            elif kind in RUN_DEFINITIONS:
-                inner = self._definition(binding.node)
-                if inner is None:
-                    return None
-                out |= inner
-            if _names_a_field(item, kind):
-                type_ = compiler.type_of(item)
-                if type_.ref is not None or type_.group is not None:
-                    named = self._named(type_)
-                    if named is None:
-                        return None
-                    out |= named
+            if not self._read(item, out):
+                return None
         return frozenset(out)
+
+    def _read(self, item: object, out: set[str], called: Any = None) -> bool:
+        """What one node reads of the sheet, added to `out` (False: not bounded);
+        `called(definition, item)`: what a definition it calls reads (by default, all of
+        it: `_definition`)."""
+        book, compiler = self.book, self.compiler
+        binding = compiler.binding_of(item)
+        kind = binding.kind if binding is not None else None
+        if kind in _FIELDS:
+            if not self._field(binding.name, out):
+                return False
+        elif kind == "derived":
+            out.add(binding.name)
+            inner = self._derived(binding.name)
+            if inner is None:
+                return False
+            out |= inner
+        elif kind == "group":
+            group = book.groups.get(binding.name)
+            if group is None:
+                return False
+            for member in group.members:
+                if not self._field(member, out):
+                    return False
+        elif kind in ("key", "character_field"):
+            if kind == "key":
+                return False  # (outside a resource's bound: not bounded here)
+        elif kind == "roll" and binding.node is None:
+            pass  # (a local name holding a roll: its value)
+        elif kind in RUN_DEFINITIONS:
+            if called is None:
+                inner = self._definition(binding.node)
+            else:
+                inner = called(binding.node, item)
+            if inner is None:
+                return False
+            out |= inner
+        if _names_a_field(item, kind):
+            type_ = compiler.type_of(item)
+            if type_.ref is not None or type_.group is not None:
+                named = self._named(type_)
+                if named is None:
+                    return False
+                out |= named
+        return True
 
     def _named(self, type_: Any) -> frozenset[str] | None:
         """The fields a value of this ref type may name."""
@@ -189,6 +353,15 @@ class SheetReads:
         self.definitions[key] = found
         return found
 
+
+class Switch:
+    """The fields only moved left out of what is read before a statement (tests switch
+    it off: SheetReads.before then reads them as every other)."""
+
+    moves = True
+
+
+SWITCH = Switch()
 
 #: each compiled rulebook's SheetReads, kept while the compiler lives
 _KEPT: weakref.WeakKeyDictionary[Any, SheetReads] = weakref.WeakKeyDictionary()

@@ -1,0 +1,158 @@
+"""Worlds alike but for the one distribution a value still holds, made one: the mixture.
+
+A value not read yet may stay a distribution in a world (a rider inside a check's record,
+`b.total`; a `set` read once later): the world stands for as many worlds as the value has
+outcomes, each with its weight, and the value is independent of everything else the
+world holds. Two worlds that agree on everything still read but hold different
+distributions there (the total's distribution given `b.puntos` differs with the bonus
+each world added to the roll) are then one world whose value is the mixture of the two,
+each weighted by its world's weight: the same worlds, the same weights, summed. A world
+holding two such values is left as it is (mixing each on its own would lose how the two
+go together).
+"""
+
+from __future__ import annotations
+
+from math import gcd
+from typing import Any
+
+from interpreter.odds.distribution import Dist
+from interpreter.odds.weights import Mass, least_common
+from interpreter.odds.worlds import Live, World, cuts_of, spread
+from interpreter.state import MISSING
+from interpreter.values import Record, cut_record
+
+
+class Switch:
+    """Whether worlds are mixed (tests switch it off: their distributions then keep them
+    apart, as any other value)."""
+
+    mixed = True
+
+
+SWITCH = Switch()
+
+#: a distribution's place in a mixed world's key
+RIDING = ("riding",)
+
+
+def mixed_let(worlds: list, live: Live, sheet: Any) -> list:
+    """`mixed` of the worlds a `let` made (each keyed by every name still read)."""
+    if len(worlds) < 2 or not SWITCH.mixed:
+        return worlds
+    needs = live.needs
+    present: set = set()
+    for world in worlds:
+        present.update(world.env)
+    names = tuple(name for name in present if name in needs)
+    return mixed(worlds, names, cuts_of(names, needs), sheet)
+
+
+def mixed(worlds: list, names: tuple, cuts: tuple, sheet: Any) -> list:
+    """The worlds, those that agree on everything still read (`names`, cut to `cuts`; of
+    the sheet, `sheet(state)`, or every change) but the one distribution each holds made
+    one, holding the mixture of their distributions."""
+    if len(worlds) < 2 or not SWITCH.mixed:
+        return worlds
+    out: list = []
+    groups: dict = {}
+    for world in worlds:
+        found = _riding(world.env, names, cuts)
+        if found is None:
+            out.append(world)
+            continue
+        values, place, dist = found
+        state = world.state
+        key = (values, state.snapshot() if sheet is None else sheet(state))
+        try:
+            group = groups.get(key)
+        except TypeError:  # (a value only compared by identity: left as it is)
+            out.append(world)
+            continue
+        if group is None:
+            groups[key] = [world, place, [(world.weight, dist)], world.steps]
+            continue
+        group[2].append((world.weight, dist))
+        group[3] = spread(group[3], world.steps)
+    if len(groups) == sum(len(group[2]) for group in groups.values()):
+        return worlds  # (nothing to mix)
+    for world, place, parts, steps in groups.values():
+        if len(parts) == 1:
+            out.append(world)
+            continue
+        dist, weight = mixture(parts)
+        out.append(World(_placed(world.env, names, place, dist), world.state, weight, steps))
+    return out
+
+
+def _riding(env: dict, names: tuple, cuts: tuple) -> tuple | None:
+    """(the values still read, the one distribution among them replaced by RIDING, where
+    it is: (index, field or None), the distribution), or None where there is not exactly
+    one."""
+    values = [env.get(name, MISSING) for name in names]
+    for i, fields in cuts:
+        value = values[i]
+        if type(value) is Record and len(value) > len(fields):
+            values[i] = cut_record(value, fields)
+    found: tuple | None = None
+    for i, value in enumerate(values):
+        if type(value) is Dist:
+            if found is not None:
+                return None
+            found = (i, None, value)
+        elif type(value) is Record:
+            for field, inner in value.items():
+                if type(inner) is Dist:
+                    if found is not None:
+                        return None
+                    found = (i, field, inner)
+    if found is None:
+        return None
+    i, field, dist = found
+    value = values[i]
+    values[i] = RIDING if field is None else Record({**value, field: RIDING}, value.kind)
+    return tuple(values), (i, field), dist
+
+
+def _placed(env: dict, names: tuple, place: tuple, dist: Dist) -> dict:
+    """The world's values with the mixture in the distribution's place."""
+    i, field = place
+    name = names[i]
+    value = env[name]
+    return {**env, name: dist if field is None else Record({**value, field: dist}, value.kind)}
+
+
+def mixture(parts: list) -> tuple:
+    """(the mixture of distributions, the sum of their weights): each (weight, Dist) with
+    its weight (numerator, denominator); what a distribution leaves out, left out too.
+    Each distribution is weighted by its world's weight over its own total, reduced first
+    (a world's weight is mostly its distribution's own mass: the factors meet there, and
+    the common denominator stays that of the worlds, not the product of the totals)."""
+    same: dict = {}  # a distribution (the same one in many worlds: once) → its weights
+    mass = Mass()
+    for weight, dist in parts:
+        mass.add(weight)
+        found = same.get(dist.number)
+        if found is None:
+            same[dist.number] = (dist, Mass(weight))
+        else:
+            found[1].add(weight)
+    by_denominator: dict = {}  # a reduced coefficient's denominator → [(numerator, Dist)]
+    for dist, weights_of in same.values():
+        numerator, denominator = weights_of.weight()
+        denominator *= dist.total
+        common = gcd(numerator, denominator)
+        by_denominator.setdefault(denominator // common, []).append((numerator // common, dist))
+    common = 1
+    for denominator in by_denominator:
+        common = least_common(common, denominator)
+    weights: dict = {}
+    total = 0
+    for denominator, scaled in by_denominator.items():
+        factor = common // denominator
+        for numerator, dist in scaled:
+            scale = numerator * factor
+            total += scale * dist.total
+            for outcome, w in dist.weights.items():
+                weights[outcome] = weights.get(outcome, 0) + w * scale
+    return Dist(weights, total).reduced(), mass.weight()

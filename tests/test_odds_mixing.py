@@ -1,0 +1,65 @@
+"""Worlds alike but for the distribution a value still holds are one world holding the
+mixture (interpreter.odds.mixing): a small-budget case only that path answers, and its
+answers against every way the dice fall (issue 24)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from itertools import product
+
+import dsl
+import interpreter.odds.mixing as mixing
+from interpreter import Engine
+
+#: the check's total rides in its record (read once, by the result); given its success,
+#: its distribution differs with the bonus `a`: four worlds per success, one once mixed
+RIDING = """
+check tirada(bono: int) {
+  roll 1d6 + bono >= 4
+}
+action act() {
+  let a = d4
+  let r = tirada(a)
+  let b = d6
+  let c = d6
+  let d = d6
+  let t = if b > c then d else b
+  let u = if r.success then t else 0
+  result { u: u, total: r.total }
+}
+"""
+#: work units: what the mixed worlds need, well under what the apart ones do
+SMALL = 3000
+
+
+def brute() -> dict:
+    counts: Counter = Counter()
+    for a, x, b, c, d in product(range(1, 5), *[range(1, 7)] * 4):
+        t = d if b > c else b
+        counts[(t if x + a >= 4 else 0, x + a)] += 1
+    return {k: Fraction(v, 4 * 6**4) for k, v in counts.items()}
+
+
+def answered(odds) -> dict:
+    return {(k["u"], k["total"]): p for k, p in odds.probabilities.items()}
+
+
+def test_worlds_apart_only_in_a_riders_distribution_are_mixed(monkeypatch):
+    engine = Engine(dsl.load_text(RIDING, "riding.rules"))
+    odds = engine.odds("act", engine.sheet({}), {}, budget=SMALL, trials=50)
+    assert odds.exact and answered(odds) == brute()
+    # switched off: each world keeps its own distribution
+    monkeypatch.setattr(mixing.SWITCH, "mixed", False)
+    engine = Engine(dsl.load_text(RIDING, "riding.rules"))
+    assert not engine.odds("act", engine.sheet({}), {}, budget=SMALL, trials=50).exact
+
+
+def test_a_mixture_keeps_each_worlds_weight():
+    from interpreter.odds.distribution import Dist
+
+    first, second = Dist({1: 1, 2: 1}, 2), Dist({2: 1, 3: 2}, 4)  # (a fourth left out)
+    dist, weight = mixing.mixture([((1, 3), first), ((2, 3), second)])
+    assert Fraction(*weight) == 1
+    got = {k: Fraction(w, dist.total) for k, w in dist.weights.items()}
+    assert got == {1: Fraction(1, 6), 2: Fraction(1, 6) + Fraction(1, 6), 3: Fraction(1, 3)}
