@@ -10,7 +10,6 @@ checked: `{"progress": ...}` as the work goes, then `{"result": ...}` or `{"erro
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import weakref
 from typing import Any, cast
 
@@ -170,15 +169,26 @@ class Workers:
         )
 
     async def _awaited(self, request, job: Job, future: asyncio.Future) -> bool:
-        """Wait for `future`; False (and the job cancelled) if the client goes first."""
-        gone = asyncio.ensure_future(_disconnected(request.receive))
+        """Wait for `future`; False (and the job cancelled) if the client goes first.
+        (One waiter woken by either, as `asyncio.wait` would, without its sets; the
+        watch on the client, once cancelled, ends on its own: nothing waits for it.)"""
+        loop = asyncio.get_running_loop()
+        gone = loop.create_task(_disconnected(request.receive))
+        woken = loop.create_future()
+
+        def wake(_) -> None:
+            if not woken.done():
+                woken.set_result(None)
+
+        future.add_done_callback(wake)
+        gone.add_done_callback(wake)
         try:
-            await asyncio.wait({future, gone}, return_when=asyncio.FIRST_COMPLETED)
+            await woken
         finally:
+            future.remove_done_callback(wake)
             if not gone.done():
+                gone.remove_done_callback(wake)
                 gone.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await gone
         if future.done():
             return True
         self.pool.cancel(job)
