@@ -1,0 +1,157 @@
+"""What a cheap run spends in the server's own process, each shown to be taken (and to
+fail if it is switched off) and to answer as the longer way does:
+
+- an answer's head and body, written in one turn of the event loop, go out in one write
+  (interpreter.web.protocol.Joined), every request's cycle writing through one;
+- the table's doors read a game master's body only when it may hold `secret`
+  (interpreter.web.tabletop.doors._read_here); a player's always.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from uvicorn.config import Config
+from uvicorn.server import ServerState
+
+from interpreter.web.protocol import Joined, timed_protocol
+from interpreter.web.tabletop import doors as doors_module
+from interpreter.web.tabletop.doors import TableDoors
+from interpreter.web.tabletop.roles import Role, make_table
+
+
+class _Transport:
+    """What a protocol writes to: each write kept, closing noted."""
+
+    def __init__(self):
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_extra_info(self, name, default=None):
+        return {"peername": ("127.0.0.2", 5000), "sockname": ("127.0.0.1", 8000)}.get(
+            name, default
+        )
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def set_write_buffer_limits(self, *args, **kwargs) -> None:
+        pass
+
+
+def test_what_is_written_in_one_turn_goes_out_in_one_write():
+    async def main():
+        transport = _Transport()
+        joined = Joined(transport, asyncio.get_running_loop())
+        joined.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        joined.write(b"")
+        joined.write(b"{}")
+        assert transport.writes == []  # (held to the end of the turn)
+        await asyncio.sleep(0)
+        assert transport.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
+        joined.write(b"more")
+        joined.close()  # what is held goes first
+        assert transport.writes[1:] == [b"more"] and transport.closed
+        assert joined.is_closing()  # (the transport's own)
+
+    asyncio.run(main())
+
+
+def test_a_requests_answer_is_written_joined():
+    async def app(scope, receive, send):
+        await receive()
+        headers = [(b"content-length", b"2")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    async def main():
+        config = Config(app, http=timed_protocol(), access_log=False)
+        config.load()
+        protocol = timed_protocol()(config=config, server_state=ServerState(), app_state={})
+        transport = _Transport()
+        protocol.connection_made(transport)
+        protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert isinstance(protocol.cycle.transport, Joined)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        [written] = transport.writes  # the head and the body, one write
+        assert written.startswith(b"HTTP/1.1 200 OK\r\n") and written.endswith(b"\r\n\r\n{}")
+        protocol.connection_lost(None)
+
+    asyncio.run(main())
+
+
+def _through_doors(tmp_path, role: Role, body: bytes, monkeypatch) -> tuple[list, bytes]:
+    """(the bodies the doors read, the body the app was given) of a run through them."""
+    read: list = []
+    loads = json.loads
+
+    def noted(text, *args, **kwargs):
+        read.append(text)
+        return loads(text, *args, **kwargs)
+
+    monkeypatch.setattr(doors_module.json, "loads", noted)
+    given: list[bytes] = []
+
+    async def app(scope, receive, send):
+        given.append((await receive())["body"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    doors = TableDoors(app, make_table(tmp_path, code="ABCD-EFGH"))
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/run",
+        "headers": [],
+        "state": {"role": role},
+    }
+
+    async def receive():
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message):
+        pass
+
+    asyncio.run(doors(scope, receive, send))
+    monkeypatch.setattr(doors_module.json, "loads", loads)
+    return read, given[0]
+
+
+def test_a_game_masters_run_without_secret_is_read_once(tmp_path, monkeypatch):
+    body = b'{"rulebook": "brujeria", "action": "asustarse", "seed": 3}'
+    read, given = _through_doors(tmp_path, Role(gm=True), body, monkeypatch)
+    assert read == [] and given == body
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"action": "asustarse", "secret": true}',
+        b'{"action": "asustarse", "\\u0073ecret": true}',  # the key, escaped
+        '{"action": "asustarse", "secret": true}'.encode("utf-16"),
+    ],
+)
+def test_a_game_masters_secret_is_taken_out_however_written(tmp_path, monkeypatch, body):
+    read, given = _through_doors(tmp_path, Role(gm=True), body, monkeypatch)
+    assert read == [body] and json.loads(given) == {"action": "asustarse"}
+
+
+def test_a_players_body_is_read(tmp_path, monkeypatch):
+    body = b'{"rulebook": "brujeria", "action": "asustarse"}'
+    read, _given = _through_doors(tmp_path, Role(gm=False), body, monkeypatch)
+    assert read == [body]
