@@ -39,9 +39,7 @@ class _Transport:
         return self.closed
 
     def get_extra_info(self, name, default=None):
-        return {"peername": ("127.0.0.2", 5000), "sockname": ("127.0.0.1", 8000)}.get(
-            name, default
-        )
+        return {"peername": ("127.0.0.2", 5000), "sockname": ("127.0.0.1", 8000)}.get(name, default)
 
     def pause_reading(self) -> None:
         pass
