@@ -170,29 +170,32 @@ class Workers:
 
     async def _awaited(self, request, job: Job, future: asyncio.Future) -> bool:
         """Wait for `future`; False (and the job cancelled) if the client goes first.
-        (One waiter woken by either, as `asyncio.wait` would, without its sets; the
-        watch on the client, once cancelled, ends on its own: nothing waits for it.)"""
-        loop = asyncio.get_running_loop()
-        gone = loop.create_task(_disconnected(request.receive))
-        woken = loop.create_future()
+        The future is awaited itself (its answer wakes this wait, nothing between); the
+        watch on the client, seeing it go, cancels the job, which wakes the wait (a job
+        that writes finishes all the same: not waited for). The watch, once cancelled,
+        ends on its own: nothing waits for it."""
+        gone = asyncio.get_running_loop().create_task(_disconnected(request.receive))
+        left = False
 
-        def wake(_) -> None:
-            if not woken.done():
-                woken.set_result(None)
+        def leave(_) -> None:
+            nonlocal left
+            if future.done() or gone.cancelled():
+                return
+            left = True
+            self.pool.cancel(job)
+            if not future.done():
+                future.cancel()
 
-        future.add_done_callback(wake)
-        gone.add_done_callback(wake)
+        gone.add_done_callback(leave)
         try:
-            await woken
+            await future
+        except asyncio.CancelledError:
+            if not left:  # (this request's own task cancelled)
+                raise
         finally:
-            future.remove_done_callback(wake)
-            if not gone.done():
-                gone.remove_done_callback(wake)
-                gone.cancel()
-        if future.done():
-            return True
-        self.pool.cancel(job)
-        return False
+            gone.remove_done_callback(leave)
+            gone.cancel()
+        return not left
 
     async def _lines(self, job: Job):
         """A stream's lines: progress as it comes, then the last line."""
