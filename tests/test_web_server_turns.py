@@ -16,6 +16,7 @@ import pytest
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
+from interpreter.web import frames
 from interpreter.web.protocol import Joined, timed_protocol
 from interpreter.web.tabletop import doors as doors_module
 from interpreter.web.tabletop.doors import TableDoors
@@ -153,3 +154,22 @@ def test_a_players_body_is_read(tmp_path, monkeypatch):
     body = b'{"rulebook": "brujeria", "action": "asustarse"}'
     read, _given = _through_doors(tmp_path, Role(gm=False), body, monkeypatch)
     assert read == [body]
+
+
+def test_a_workers_frames_are_heard_as_they_come_in_one_callback():
+    heard: list = []
+    gone: list = []
+    listener = frames.Listener(lambda *frame: heard.append(frame), lambda: gone.append(1), 100)
+    sent = frames.frame(frames.READY) + frames.frame(frames.TOLD, b"run\n{}")
+    sent += frames.frame(frames.DONE, b"{}", 200)
+    listener.data_received(sent[:5])  # half a header: nothing yet
+    assert heard == []
+    listener.data_received(sent[5:])  # the rest: every frame, at once
+    assert heard == [
+        (frames.READY, 0, b""),
+        (frames.TOLD, 0, b"run\n{}"),
+        (frames.DONE, 200, b"{}"),
+    ]
+    listener.data_received(frames.frame(frames.DONE, b"x" * 101))  # past its bound: gone
+    listener.connection_lost(None)
+    assert len(heard) == 3 and gone == [1]  # (told once)

@@ -17,6 +17,7 @@ turn of the event loop, go out in one write (one system call, one segment), not 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, cast
 
@@ -84,7 +85,8 @@ class TimedH11Protocol(H11Protocol):
         cycle = self.cycle
         super().handle_events()
         if self.cycle is not cycle and self.cycle is not None:  # a request's: it writes joined
-            self.cycle.transport = Joined(self.transport, self.loop)  # (before its task runs)
+            joined = Joined(self.transport, self.loop)  # (before its task runs)
+            self.cycle.transport = cast(asyncio.Transport, joined)  # (as one: `__getattr__`)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
