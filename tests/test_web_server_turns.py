@@ -4,7 +4,12 @@ fail if it is switched off) and to answer as the longer way does:
 - an answer's head and body, written in one turn of the event loop, go out in one write
   (interpreter.web.protocol.Joined), every request's cycle writing through one;
 - the table's doors read a game master's body only when it may hold `secret`
-  (interpreter.web.tabletop.doors._read_here); a player's always.
+  (interpreter.web.tabletop.doors._read_here); a player's always;
+- a worker's frames are taken as they arrive, in the event loop's own callback
+  (interpreter.web.frames.Listener);
+- a job answered within WATCH_AFTER seconds costs no watch on its client going away
+  (interpreter.web.work.Workers._awaited); one that runs longer is watched, and stopped
+  when its client goes.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from interpreter.web.protocol import Joined, timed_protocol
 from interpreter.web.tabletop import doors as doors_module
 from interpreter.web.tabletop.doors import TableDoors
 from interpreter.web.tabletop.roles import Role, make_table
+from interpreter.web.work import WATCH_AFTER, Workers
+from interpreter.web.worker_pool import Job
 
 
 class _Transport:
@@ -173,3 +180,59 @@ def test_a_workers_frames_are_heard_as_they_come_in_one_callback():
     listener.data_received(frames.frame(frames.DONE, b"x" * 101))  # past its bound: gone
     listener.connection_lost(None)
     assert len(heard) == 3 and gone == [1]  # (told once)
+
+
+class _Client:
+    """What `Workers._awaited` reads of a request: its receive (the client going away
+    once `gone` is set), each call noted."""
+
+    def __init__(self):
+        self.gone = asyncio.Event()
+        self.received = 0
+
+    async def receive(self):
+        self.received += 1
+        await self.gone.wait()
+        return {"type": "http.disconnect"}
+
+
+class _Pool:
+    def __init__(self):
+        self.cancelled: list = []
+
+    def cancel(self, job) -> None:
+        self.cancelled.append(job)
+        job.finish(499, b"")
+
+
+def _awaited(client: _Client, answer_after: float | None, leave_after: float | None):
+    """(what `_awaited` said, the jobs it cancelled) of a job answered after
+    `answer_after` seconds (None: never) whose client goes after `leave_after`."""
+    workers = Workers(".")
+    pool = _Pool()
+
+    async def main():
+        workers._pools[asyncio.get_running_loop()] = pool
+        job = Job("run", {})
+        loop = asyncio.get_running_loop()
+        if answer_after is not None:
+            loop.call_later(answer_after, job.finish, 200, b"{}")
+        if leave_after is not None:
+            loop.call_later(leave_after, client.gone.set)
+        said = await workers._awaited(client, job, job.done)
+        await asyncio.sleep(0.01)  # (a watch cancelled ends meanwhile)
+        return said, pool.cancelled
+
+    return asyncio.run(main())
+
+
+def test_a_quick_answer_costs_no_watch_on_its_client():
+    client = _Client()
+    assert _awaited(client, 0.01, None) == (True, [])  # (answered well within WATCH_AFTER)
+    assert client.received == 0
+
+
+def test_a_client_that_goes_during_a_long_job_stops_it():
+    client = _Client()
+    said, cancelled = _awaited(client, None, WATCH_AFTER * 2)
+    assert said is False and len(cancelled) == 1 and client.received == 1

@@ -30,6 +30,8 @@ RUN_SECONDS = 10.0
 WORKER_MEMORY = 2 * 2**30
 #: bytes a worker may hold after a job and still take the next one
 WORKER_RSS = 300 * 2**20
+#: seconds a job runs before its client is watched for going away (which stops it)
+WATCH_AFTER = 0.05
 
 
 class Workers:
@@ -170,31 +172,40 @@ class Workers:
 
     async def _awaited(self, request, job: Job, future: asyncio.Future) -> bool:
         """Wait for `future`; False (and the job cancelled) if the client goes first.
-        The future is awaited itself (its answer wakes this wait, nothing between); the
-        watch on the client, seeing it go, cancels the job, which wakes the wait (a job
-        that writes finishes all the same: not waited for). The watch, once cancelled,
-        ends on its own: nothing waits for it."""
-        gone = asyncio.get_running_loop().create_task(_disconnected(request.receive))
+        The future is awaited itself (its answer wakes this wait, nothing between). The
+        client is watched from WATCH_AFTER seconds on (a quick answer costs no watch);
+        the watch, seeing it go, cancels the job, which wakes the wait (a job that writes
+        finishes all the same: not waited for). Once cancelled, the watch ends on its
+        own: nothing waits for it."""
+        loop = asyncio.get_running_loop()
+        watch: asyncio.Task | None = None
         left = False
 
         def leave(_) -> None:
             nonlocal left
-            if future.done() or gone.cancelled():
+            if future.done() or watch is None or watch.cancelled():
                 return
             left = True
             self.pool.cancel(job)
             if not future.done():
                 future.cancel()
 
-        gone.add_done_callback(leave)
+        def watching() -> None:
+            nonlocal watch
+            watch = loop.create_task(_disconnected(request.receive))
+            watch.add_done_callback(leave)
+
+        later = loop.call_later(WATCH_AFTER, watching)
         try:
             await future
         except asyncio.CancelledError:
             if not left:  # (this request's own task cancelled)
                 raise
         finally:
-            gone.remove_done_callback(leave)
-            gone.cancel()
+            later.cancel()
+            if watch is not None:
+                watch.remove_done_callback(leave)
+                watch.cancel()
         return not left
 
     async def _lines(self, job: Job):
