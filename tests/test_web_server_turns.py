@@ -236,3 +236,27 @@ def test_a_client_that_goes_during_a_long_job_stops_it():
     client = _Client()
     said, cancelled = _awaited(client, None, WATCH_AFTER * 2)
     assert said is False and len(cancelled) == 1 and client.received == 1
+
+
+def test_frames_cut_anywhere_are_taken_whole_in_order():
+    sent = b"".join(
+        frames.frame(kind, payload, status)
+        for kind, payload, status in [
+            (frames.PROGRESS, b"p" * 40, 0),
+            (frames.TOLD, b"", 0),
+            (frames.DONE, b"d" * 70, 201),
+        ]
+    )
+    for cuts in [(3,), (5, 20), (11, 12, 13, 60, 61), tuple(range(1, len(sent)))]:
+        parts = [sent[a:b] for a, b in zip((0, *cuts), (*cuts, len(sent)), strict=True)]
+        taken = frames.Frames(100)
+        out = [frame for part in parts for frame in taken.feed(part)]
+        assert out == [
+            (frames.PROGRESS, 0, b"p" * 40),
+            (frames.TOLD, 0, b""),
+            (frames.DONE, 201, b"d" * 70),
+        ]
+        assert taken.buffer == bytearray()
+    assert frames.Frames(100).feed(b"Z" + sent[1:]) is None  # not a frame
+    begun = frames.Frames(10)
+    assert begun.feed(sent[:5]) == [] and begun.feed(sent[5:20]) is None  # past its bound

@@ -67,18 +67,30 @@ class Frames:
     def feed(self, data: bytes) -> list[tuple[bytes, int, bytes]] | None:
         """The frames made whole by `data`, in order; None when what came is not a frame
         of at most `most` bytes (the worker is then taken as gone)."""
-        buffer = self.buffer
-        buffer += data
-        out = []
-        size = _HEADER.size
-        while len(buffer) >= size:
-            kind, status, length = _HEADER.unpack_from(buffer)
+        buffer, size = self.buffer, _HEADER.size
+        if buffer:  # (a frame begun: taken out only once whole, not copied at each part)
+            buffer += data
+            if len(buffer) < size:
+                return []
+            kind, _status, length = _HEADER.unpack_from(buffer)
             if kind not in KINDS or length > self.most:
                 return None
             if len(buffer) < size + length:
+                return []
+            data = bytes(buffer)
+            buffer.clear()
+        out = []
+        start, end = 0, len(data)
+        while end - start >= size:  # (each frame's payload cut once out of what came)
+            kind, status, length = _HEADER.unpack_from(data, start)
+            if kind not in KINDS or length > self.most:
+                return None
+            if end - start < size + length:
                 break
-            out.append((kind, status, bytes(buffer[size : size + length])))
-            del buffer[: size + length]
+            out.append((kind, status, data[start + size : start + size + length]))
+            start += size + length
+        if start < end:  # a frame not yet whole waits for the rest of it
+            buffer += data[start:]
         return out
 
 

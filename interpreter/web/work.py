@@ -112,7 +112,9 @@ class Workers:
     def _job(self, request, name: str, args: dict, writes=False, streams=False) -> Job:
         # Errors speak the request's language (`lang`), as app.project_error says them.
         asked = getattr(request.state, "lang", None)
-        lang = asked or request.query_params.get("lang")
+        lang = asked or (
+            request.query_params.get("lang") if request.scope.get("query_string") else None
+        )
         seconds, too_long = self.run_seconds, None
         if name == "run":
             too_long = self._run_too_long
