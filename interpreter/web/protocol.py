@@ -177,32 +177,37 @@ class TimedH11Protocol(H11Protocol):
 
 
 class Joined:
-    """A request's transport as its response writes to it: what is written in one turn of
-    the event loop goes out at its end, in one write (a head, then its body: one system
-    call, one segment); before the transport is closed, at once. The rest is the
-    transport's own."""
+    """A request's transport as its response writes to it: its first write (the head) is
+    held, and goes out with the next (the body) as one write (one system call, one
+    segment), or alone at the end of this turn of the event loop (a stream's head whose
+    body comes later), or before the transport closes. The rest is the transport's own."""
+
+    __slots__ = ("held", "loop", "soon", "transport")
 
     def __init__(self, transport, loop):
         self.transport = transport
         self.loop = loop
-        self.held: bytes | None = None  # written this turn, not yet sent
-        self.soon: Any = None  # the end of this turn's flush
+        self.held: bytes | None = None  # the head, not yet sent
+        self.soon: Any = None  # the end of this turn's flush of it (made at the head)
 
     def write(self, data: bytes) -> None:
         if not data:
             return
-        if self.held is None:
+        held = self.held
+        if held is not None:  # the body after its head: both at once
+            self.held = None
+            self.soon.cancel()
+            self.transport.write(held + data)
+        elif self.soon is None:  # the head: held for its body
             self.held = bytes(data)
             self.soon = self.loop.call_soon(self.flush)
         else:
-            self.held += data
+            self.transport.write(data)
 
     def flush(self) -> None:
         held, self.held = self.held, None
-        if self.soon is not None:
-            self.soon.cancel()
-            self.soon = None
         if held is not None:
+            self.soon.cancel()
             self.transport.write(held)
 
     def close(self) -> None:
@@ -210,8 +215,8 @@ class Joined:
         self.transport.close()
 
     def abort(self) -> None:
-        self.held = None
-        if self.soon is not None:
+        if self.held is not None:
+            self.held = None
             self.soon.cancel()
         self.transport.abort()
 
