@@ -21,6 +21,8 @@ import pytest
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
+from interpreter import version as version_module
+from interpreter.version import VERSION, VERSION_FIELD, versioned
 from interpreter.web import frames
 from interpreter.web.protocol import Joined, timed_protocol
 from interpreter.web.tabletop import doors as doors_module
@@ -270,3 +272,53 @@ def test_frames_cut_anywhere_are_taken_whole_in_order():
     assert frames.Frames(100).feed(b"Z" + sent[1:]) is None  # not a frame
     begun = frames.Frames(10)
     assert begun.feed(sent[:5]) == [] and begun.feed(sent[5:20]) is None  # past its bound
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"kind": "run", "rulebook_version": VERSION, "a": 1},  # a run's, made in place
+        {"kind": "run", "rulebook_version": "0.0.1", "a": 1},  # another version's
+        {"rulebook_version": VERSION, "kind": "run"},  # in another order
+        {"a": 1, "kind": "run"},
+        {"a": 1},
+    ],
+)
+def test_a_document_versioned_in_place_is_copied_as_it_is(document):
+    rebuilt = {"kind": document["kind"]} if "kind" in document else {}
+    rebuilt[VERSION_FIELD] = VERSION
+    rebuilt.update((k, v) for k, v in document.items() if k != VERSION_FIELD)
+    out = versioned(document)
+    assert out == rebuilt and list(out) == list(rebuilt) and out is not document
+    assert version_module._in_place(document) == (
+        list(document)[:2] == list(rebuilt)[:2] and document.get(VERSION_FIELD) == VERSION
+    )
+
+
+def test_a_run_answer_is_made_versioned_in_place():
+    class _Outcome:  # what run_data reads of a run with nothing in it
+        kind, action, params, result, changes, characters = "action", "a", {}, {}, (), ()
+        warnings, choices, dice, origin, trace = (), (), (), "generated", ()
+
+        class sheet:  # (a stand-in for the Sheet)
+            @staticmethod
+            def to_data():
+                return {}
+
+    from interpreter.json_data import run_data
+
+    assert version_module._in_place(run_data(_Outcome(), "es"))
+
+
+def test_a_document_versioned_in_place_is_not_rebuilt():
+    class Counted(dict):
+        asked = 0
+
+        def items(self):
+            Counted.asked += 1
+            return super().items()
+
+    document = Counted({"kind": "run", VERSION_FIELD: VERSION, "a": 1})
+    assert versioned(document) == dict(document) and Counted.asked == 0
+    versioned(Counted({"kind": "run", "a": 1}))  # (not in place: rebuilt)
+    assert Counted.asked == 1
