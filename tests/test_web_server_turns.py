@@ -322,3 +322,27 @@ def test_a_document_versioned_in_place_is_not_rebuilt():
     assert versioned(document) == dict(document) and Counted.asked == 0
     versioned(Counted({"kind": "run", "a": 1}))  # (not in place: rebuilt)
     assert Counted.asked == 1
+
+
+def test_plain_data_of_dicts_and_lists_asks_no_abstract_class(monkeypatch):
+    from collections.abc import Mapping
+    from fractions import Fraction
+
+    from interpreter import values
+
+    asked: list = []
+
+    class Asking(type):
+        def __instancecheck__(cls, value):
+            asked.append(value)
+            return isinstance(value, Mapping)
+
+    class Counted(metaclass=Asking):
+        pass
+
+    value = {"a": {"b": [1, {"c": Fraction(1, 2)}], "d": ("x", None)}, 2: True}
+    fractions: dict = {}
+    expected = {"a": {"b": [1, {"c": 0.5}], "d": ["x", None]}, "2": True}
+    monkeypatch.setattr(values, "Mapping", Counted)
+    assert values.plain(value, fractions, "/v") == expected
+    assert fractions == {"/v/a/b/1/c": "1/2"} and asked == []
