@@ -9,7 +9,10 @@ fail if it is switched off) and to answer as the longer way does:
   (interpreter.web.frames.Listener);
 - a job answered within WATCH_AFTER seconds costs no watch on its client going away
   (interpreter.web.work.Workers._awaited); one that runs longer is watched, and stopped
-  when its client goes.
+  when its client goes;
+- in the worker, a run's answer made with its version in place is copied as it is, not
+  rebuilt (interpreter.version.versioned), and a value's plain data takes dicts and lists
+  by their exact type (interpreter.values.plain).
 """
 
 from __future__ import annotations
