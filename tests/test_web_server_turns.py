@@ -1,5 +1,5 @@
-"""What a cheap run spends in the server's own process, each shown to be taken (and to
-fail if it is switched off) and to answer as the longer way does:
+"""What a cheap run spends in the server, its event loop and its workers, each shown to be
+taken (and to fail if it is switched off) and to answer as the longer way does:
 
 - an answer's head goes out with its body in one write (interpreter.web.protocol.Joined),
   every request's cycle writing through one;
