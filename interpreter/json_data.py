@@ -59,6 +59,8 @@ class Writer:
         return plain(value, self.fractions, pointer, self.text)
 
     def text(self, text) -> str | None:
+        if type(text) is str:  # (the commonest: a rulebook's own words, as they are)
+            return text
         return None if text is None else translate(text, self.language)
 
     def finish(self, document: dict) -> dict:

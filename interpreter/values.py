@@ -189,8 +189,15 @@ def plain(value, fractions: dict | None = None, pointer: str = "", text=str):
     (a whole one exactly); the exact value of one that is not whole, "7/2", noted in
     `fractions` under its JSON pointer; yes/no as booleans, a record as an object, a
     range as {min, max}, a set as a sorted array; texts through `text` (a translation)."""
-    if value is None or value is True or value is False or type(value) is int:
+    kind = type(value)  # (the commonest kinds first, by their exact type: no ABC asked)
+    if kind is int or kind is bool or value is None:
         return value
+    if kind is str:
+        return text(value)
+    if kind is dict:
+        return _plain_mapping(value, fractions, pointer, text)
+    if kind is list or kind is tuple:
+        return _plain_items(value, fractions, pointer, text)
     if isinstance(value, str):
         return text(value)
     if isinstance(value, float):
@@ -206,21 +213,9 @@ def plain(value, fractions: dict | None = None, pointer: str = "", text=str):
         except OverflowError:  # past what a float holds (a value of ~1000 digits)
             return exact
     if isinstance(value, Mapping):
-        out = {}
-        for k, v in value.items():  # (a number, yes/no or text as it is: no pointer made)
-            kind = type(v)
-            if kind is int or v is None or kind is bool:
-                out[str(k)] = v
-            elif kind is str:
-                out[str(k)] = text(v)
-            else:
-                out[str(k)] = plain(v, fractions, f"{pointer}/{_escape(k)}", text)
-        return out
+        return _plain_mapping(value, fractions, pointer, text)
     if isinstance(value, tuple | list):
-        return [
-            v if type(v) is int else plain(v, fractions, f"{pointer}/{i}", text)
-            for i, v in enumerate(value)
-        ]
+        return _plain_items(value, fractions, pointer, text)
     if isinstance(value, set | frozenset):
         ordered = sorted(value, key=lambda v: (str(type(v)), str(v)))
         return [plain(v, fractions, f"{pointer}/{i}", text) for i, v in enumerate(ordered)]
@@ -230,6 +225,26 @@ def plain(value, fractions: dict | None = None, pointer: str = "", text=str):
     if callable(to_data):  # a value kind that knows its own data
         return plain(to_data(), fractions, pointer, text)
     return str(value)
+
+
+def _plain_mapping(value: Mapping, fractions: dict | None, pointer: str, text) -> dict:
+    out = {}
+    for k, v in value.items():  # (a number, yes/no or text as it is: no pointer made)
+        kind = type(v)
+        if kind is int or v is None or kind is bool:
+            out[k if type(k) is str else str(k)] = v
+        elif kind is str:
+            out[k if type(k) is str else str(k)] = text(v)
+        else:
+            out[str(k)] = plain(v, fractions, f"{pointer}/{_escape(k)}", text)
+    return out
+
+
+def _plain_items(value: list | tuple, fractions: dict | None, pointer: str, text) -> list:
+    return [
+        v if type(v) is int else plain(v, fractions, f"{pointer}/{i}", text)
+        for i, v in enumerate(value)
+    ]
 
 
 def _escape(key) -> str:

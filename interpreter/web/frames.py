@@ -57,18 +57,74 @@ def receive(sock: socket.socket) -> tuple[bytes, int, bytes] | None:
     return kind, status, payload
 
 
-async def read(reader: asyncio.StreamReader, most: int) -> tuple[bytes, int, bytes] | None:
-    """One frame from a worker (the server's side), or None when the worker is gone or
-    sends something that is not a frame of at most `most` bytes."""
-    try:
-        header = await reader.readexactly(_HEADER.size)
-        kind, status, length = _HEADER.unpack(header)
-        if kind not in KINDS or length > most:
-            return None
-        payload = await reader.readexactly(length) if length else b""
-    except (asyncio.IncompleteReadError, ConnectionError):
-        return None
-    return kind, status, payload
+class Frames:
+    """Frames taken out of bytes as they come (the server's side)."""
+
+    def __init__(self, most: int):
+        self.most = most
+        self.buffer = bytearray()
+
+    def feed(self, data: bytes) -> list[tuple[bytes, int, bytes]] | None:
+        """The frames made whole by `data`, in order; None when what came is not a frame
+        of at most `most` bytes (the worker is then taken as gone)."""
+        buffer, size = self.buffer, _HEADER.size
+        if buffer:  # (a frame begun: taken out only once whole, not copied at each part)
+            buffer += data
+            if len(buffer) < size:
+                return []
+            kind, _status, length = _HEADER.unpack_from(buffer)
+            if kind not in KINDS or length > self.most:
+                return None
+            if len(buffer) < size + length:
+                return []
+            data = bytes(buffer)
+            buffer.clear()
+        out = []
+        start, end = 0, len(data)
+        while end - start >= size:  # (each frame's payload cut once out of what came)
+            kind, status, length = _HEADER.unpack_from(data, start)
+            if kind not in KINDS or length > self.most:
+                return None
+            if end - start < size + length:
+                break
+            out.append((kind, status, data[start + size : start + size + length]))
+            start += size + length
+        if start < end:  # a frame not yet whole waits for the rest of it
+            buffer += data[start:]
+        return out
+
+
+class Listener(asyncio.Protocol):
+    """The server's end of a worker's socket: each frame given to `heard(kind, status,
+    payload)` as it arrives (in the event loop's own callback: a worker's answer is
+    handled as it comes, no task woken for it), then, once, `gone()`: the socket closed,
+    or what came is not a frame of at most `most` bytes."""
+
+    def __init__(self, heard, gone, most: int):
+        self.heard, self.gone = heard, gone
+        self.frames: Frames | None = Frames(most)
+
+    def data_received(self, data: bytes) -> None:
+        if self.frames is None:
+            return
+        received = self.frames.feed(data)
+        if received is None:
+            self._end()
+            return
+        for kind, status, payload in received:
+            self.heard(kind, status, payload)
+
+    def eof_received(self) -> bool:
+        self._end()
+        return False  # (the transport closes itself)
+
+    def connection_lost(self, exc) -> None:  # noqa: ARG002 (gone, whatever the cause)
+        self._end()
+
+    def _end(self) -> None:
+        if self.frames is not None:
+            self.frames = None
+            self.gone()
 
 
 def job_frame(message: dict) -> bytes:

@@ -10,10 +10,14 @@ uvicorn's HTTP/1.1 protocol (h11), with what it lacks against a slow or hostile 
   closed): a client cannot make the server hold answers it never takes;
 - one address holds at most `per_address` connections: more are answered 503 and
   closed, so that one client's connections cannot fill the server's (`limit_concurrency`).
+
+And what it spends: an answer's head and body, written one after the other in the same
+turn of the event loop, go out in one write (one system call, one segment), not two.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, cast
 
@@ -76,6 +80,13 @@ class TimedH11Protocol(H11Protocol):
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         self._follow()
+
+    def handle_events(self) -> None:
+        cycle = self.cycle
+        super().handle_events()
+        if self.cycle is not cycle and self.cycle is not None:  # a request's: it writes joined
+            joined = Joined(self.transport, self.loop)  # (before its task runs)
+            self.cycle.transport = cast(asyncio.Transport, joined)  # (as one: `__getattr__`)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -163,6 +174,54 @@ class TimedH11Protocol(H11Protocol):
         head += b"content-length: %d\r\nconnection: close\r\n\r\n" % len(body)
         self.transport.write(head + body)
         self.transport.close()
+
+
+class Joined:
+    """A request's transport as its response writes to it: its first write (the head) is
+    held, and goes out with the next (the body) as one write (one system call, one
+    segment), or alone at the end of this turn of the event loop (a stream's head whose
+    body comes later), or before the transport closes. The rest is the transport's own."""
+
+    __slots__ = ("held", "loop", "soon", "transport")
+
+    def __init__(self, transport, loop):
+        self.transport = transport
+        self.loop = loop
+        self.held: bytes | None = None  # the head, not yet sent
+        self.soon: Any = None  # the end of this turn's flush of it (made at the head)
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        held = self.held
+        if held is not None:  # the body after its head: both at once
+            self.held = None
+            self.soon.cancel()
+            self.transport.write(held + data)
+        elif self.soon is None:  # the head: held for its body
+            self.held = bytes(data)
+            self.soon = self.loop.call_soon(self.flush)
+        else:
+            self.transport.write(data)
+
+    def flush(self) -> None:
+        held, self.held = self.held, None
+        if held is not None:
+            self.soon.cancel()
+            self.transport.write(held)
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+    def abort(self) -> None:
+        if self.held is not None:
+            self.held = None
+            self.soon.cancel()
+        self.transport.abort()
+
+    def __getattr__(self, name: str):
+        return getattr(self.transport, name)
 
 
 def timed_protocol(

@@ -10,7 +10,6 @@ checked: `{"progress": ...}` as the work goes, then `{"result": ...}` or `{"erro
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import weakref
 from typing import Any, cast
 
@@ -31,6 +30,8 @@ RUN_SECONDS = 10.0
 WORKER_MEMORY = 2 * 2**30
 #: bytes a worker may hold after a job and still take the next one
 WORKER_RSS = 300 * 2**20
+#: seconds a job runs before its client is watched for going away (which stops it)
+WATCH_AFTER = 0.05
 
 
 class Workers:
@@ -111,7 +112,9 @@ class Workers:
     def _job(self, request, name: str, args: dict, writes=False, streams=False) -> Job:
         # Errors speak the request's language (`lang`), as app.project_error says them.
         asked = getattr(request.state, "lang", None)
-        lang = asked or request.query_params.get("lang")
+        lang = asked or (
+            request.query_params.get("lang") if request.scope.get("query_string") else None
+        )
         seconds, too_long = self.run_seconds, None
         if name == "run":
             too_long = self._run_too_long
@@ -170,19 +173,42 @@ class Workers:
         )
 
     async def _awaited(self, request, job: Job, future: asyncio.Future) -> bool:
-        """Wait for `future`; False (and the job cancelled) if the client goes first."""
-        gone = asyncio.ensure_future(_disconnected(request.receive))
+        """Wait for `future`; False (and the job cancelled) if the client goes first.
+        The future is awaited itself (its answer wakes this wait, nothing between). The
+        client is watched from WATCH_AFTER seconds on (a quick answer costs no watch);
+        the watch, seeing it go, cancels the job, which wakes the wait (a job that writes
+        finishes all the same: not waited for). Once cancelled, the watch ends on its
+        own: nothing waits for it."""
+        loop = asyncio.get_running_loop()
+        watch: asyncio.Task | None = None
+        left = False
+
+        def leave(_) -> None:
+            nonlocal left
+            if future.done() or watch is None or watch.cancelled():
+                return
+            left = True
+            self.pool.cancel(job)
+            if not future.done():
+                future.cancel()
+
+        def watching() -> None:
+            nonlocal watch
+            watch = loop.create_task(_disconnected(request.receive))
+            watch.add_done_callback(leave)
+
+        later = loop.call_later(WATCH_AFTER, watching)
         try:
-            await asyncio.wait({future, gone}, return_when=asyncio.FIRST_COMPLETED)
+            await future
+        except asyncio.CancelledError:
+            if not left:  # (this request's own task cancelled)
+                raise
         finally:
-            if not gone.done():
-                gone.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await gone
-        if future.done():
-            return True
-        self.pool.cancel(job)
-        return False
+            later.cancel()
+            if watch is not None:
+                watch.remove_done_callback(leave)
+                watch.cancel()
+        return not left
 
     async def _lines(self, job: Job):
         """A stream's lines: progress as it comes, then the last line."""

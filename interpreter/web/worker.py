@@ -265,9 +265,13 @@ def unexpected(error: Exception) -> ServerFailed:
 
 def compact(document: dict) -> bytes:
     """JSON as Starlette's JSONResponse renders it (a NaN is refused: a ValueError)."""
-    return json.dumps(
-        document, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
-    ).encode("utf-8")
+    return _COMPACT(document).encode("utf-8")
+
+
+#: the encoder of `compact`, made once (`json.dumps` given options makes one each call)
+_COMPACT = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+).encode
 
 
 def _too_much_memory(settings: dict) -> LimitExceeded:

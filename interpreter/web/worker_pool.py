@@ -170,13 +170,11 @@ class Worker:
 
     def __init__(self):
         self.process = None
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
+        self.writer: asyncio.Transport | None = None  # (its socket's, as it listens)
         self.job: Job | None = None
         self.lane = "quick"
         self.retiring = False
         self.gone = False
-        self.listening: asyncio.Task | None = None
 
 
 class Pool:
@@ -303,46 +301,48 @@ class Pool:
             theirs.close()
         self.spawned += 1
         worker.process = process
-        worker.reader, worker.writer = await asyncio.open_unix_connection(sock=ours)
+        transport, _ = await loop.create_unix_connection(
+            lambda: frames.Listener(
+                lambda *frame: self._heard(worker, *frame),
+                lambda: self._gone(worker),
+                self.most + 1024,
+            ),
+            sock=ours,
+        )
+        worker.writer = transport
         if worker.gone or self.closed:  # ended while it started
             _signal(process, signal.SIGKILL)
             worker.writer.close()
             loop.run_in_executor(None, _reap, process)
             return
-        worker.listening = loop.create_task(self._listen(worker))
         self.idle.append(worker)
         self._dispatch()
 
-    async def _listen(self, worker: Worker) -> None:
-        """What a worker says, until it is gone."""
-        while True:
-            # (its reader is made before it listens)
-            received = await frames.read(
-                cast(asyncio.StreamReader, worker.reader), self.most + 1024
-            )
-            if received is None:
-                break
-            kind, status, payload = received
-            job = worker.job
-            if kind == frames.RETIRING:
-                worker.retiring = True
-            elif job is None:
-                continue
-            elif kind == frames.PROGRESS:
-                if job.lines is not None:
-                    job.lines.put_nowait(payload)
-            elif kind == frames.HEADERS:
-                job.headers = _headers(payload)
-            elif kind == frames.TOLD:
-                job.told = payload
-            elif kind == frames.READY:  # (its payload: how long ago, when held back)
-                ran = job.running(time.monotonic())
-                job.ready_at = max(0.0, ran - _seconds_ago(payload))
-                job.stream = job.streams
-                if not job.ready.done():
-                    job.ready.set_result(True)
-            elif kind == frames.DONE:
-                self._finished(worker, job, status, payload)
+    def _heard(self, worker: Worker, kind: bytes, status: int, payload: bytes) -> None:
+        """A frame a worker sent (interpreter.web.frames)."""
+        job = worker.job
+        if kind == frames.RETIRING:
+            worker.retiring = True
+        elif job is None:
+            return
+        elif kind == frames.PROGRESS:
+            if job.lines is not None:
+                job.lines.put_nowait(payload)
+        elif kind == frames.HEADERS:
+            job.headers = _headers(payload)
+        elif kind == frames.TOLD:
+            job.told = payload
+        elif kind == frames.READY:  # (its payload: how long ago, when held back)
+            ran = job.running(time.monotonic())
+            job.ready_at = max(0.0, ran - _seconds_ago(payload))
+            job.stream = job.streams
+            if not job.ready.done():
+                job.ready.set_result(True)
+        elif kind == frames.DONE:
+            self._finished(worker, job, status, payload)
+
+    def _gone(self, worker: Worker) -> None:
+        """A worker's socket closed, or it sent what is not a frame: it is gone."""
         job = worker.job
         if job is not None and not job.done.done():
             # It died by itself (a crash, the kernel's memory killer), not by our hand.
@@ -407,7 +407,7 @@ class Pool:
             worker.job, job.worker = job, worker
             job.turn = time.monotonic()
             self.started_by[job.client] += 1
-            cast(asyncio.StreamWriter, worker.writer).write(job.envelope(self.most))  # (idle: made)
+            cast(asyncio.Transport, worker.writer).write(job.envelope(self.most))  # (idle: made)
 
     def _next(self) -> Job | None:
         for _ in range(len(self.order)):

@@ -32,11 +32,15 @@ def told_kind(method: str, path: str) -> str | None:
 
 def event_text(data: dict) -> str:
     """An event's data as the store keeps it: JSON, cut to MAX_EVENT_CHARS (said so)."""
-    text = json.dumps(data, ensure_ascii=False)
+    text = _encode(data)
     if len(text) > MAX_EVENT_CHARS:
         data = {k: v for k, v in data.items() if k not in ("result", "dice", "changes")}
-        text = json.dumps({**data, "cut": True}, ensure_ascii=False)[:MAX_EVENT_CHARS]
+        text = _encode({**data, "cut": True})[:MAX_EVENT_CHARS]
     return text
+
+
+#: `json.dumps(data, ensure_ascii=False)`, its encoder made once
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def told_frame(tell: dict, body, out, size: int) -> bytes | None:
