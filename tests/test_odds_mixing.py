@@ -109,3 +109,25 @@ def test_the_mixtures_of_one_merge_look_each_outcome_up_once(monkeypatch):
     assert asked == 10
     monkeypatch.setattr(mixing.SWITCH, "shared", False)  # each mixture its own: 2 × 4 more
     assert mixed_groups()[1] > 10
+
+
+def test_mixtures_of_outcomes_of_their_own_are_alike_either_way_they_sum():
+    """Groups whose outcomes are their own (most of the merge's places not theirs: summed
+    in a dict, not a list of every place) mix as each mixed alone."""
+    from interpreter.odds.distribution import Dist
+    from interpreter.odds.worlds import World
+
+    worlds = []
+    for a in range(6):
+        first = Dist({(a, 0): 1, (a, 1): 1}, 2)
+        second = Dist({(a, 1): 1, (a, 2): 3}, 4)
+        worlds += [World({"a": a, "r": dist}, None, (1, 12)) for dist in (first, second)]
+    out = mixing.mixed(worlds, ("a", "r"), (), lambda state: None)
+    assert len(out) == 6
+    for world in out:
+        a, dist = world.env["a"], world.env["r"]
+        alone = mixing.mixture([((1, 12), w.env["r"]) for w in worlds if w.env["a"] == a])[0]
+        assert list(dist.weights) == list(alone.weights) == [(a, 0), (a, 1), (a, 2)]
+        got = {k: Fraction(w, dist.total) for k, w in dist.weights.items()}
+        assert got == {k: Fraction(w, alone.total) for k, w in alone.weights.items()}
+        assert got == {(a, 0): Fraction(1, 4), (a, 1): Fraction(3, 8), (a, 2): Fraction(3, 8)}

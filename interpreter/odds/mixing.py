@@ -180,15 +180,32 @@ def mixture(parts: list, places: Places | None = None) -> tuple:
         common = least_common(common, denominator)
     if places is None:
         places = Places()
-    sums: dict = {}  # a place → its weight (in the order the outcomes first come)
+    rows = []  # (a distribution's places, its weights, its scale)
     total = 0
     for denominator, scaled in by_denominator.items():
         factor = common // denominator
         for numerator, dist in scaled:
             scale = numerator * factor
             total += scale * dist.total
-            for place, w in zip(places.places(dist), dist.weights.values()):
-                sums[place] = sums.get(place, 0) + w * scale
+            rows.append((places.places(dist), dist.weights.values(), scale))
     outcomes = places.outcomes
-    weights = {outcomes[place]: w for place, w in sums.items()}
+    if len(outcomes) > 2 * sum(len(held) for held, _, _ in rows):
+        # (the merge's outcomes mostly of other mixtures: summed by place in a dict)
+        found_of: dict = {}
+        for held, weights_of, scale in rows:
+            for place, w in zip(held, weights_of):
+                found_of[place] = found_of.get(place, 0) + w * scale
+        weights = {outcomes[place]: w for place, w in found_of.items()}
+        return Dist(weights, total).reduced(), mass.weight()
+    sums: list = [None] * len(outcomes)  # a place → its weight, None where none yet
+    order = []  # the places in the order their outcomes first come
+    for held, weights_of, scale in rows:
+        for place, w in zip(held, weights_of):
+            found = sums[place]
+            if found is None:
+                order.append(place)
+                sums[place] = w * scale
+            else:
+                sums[place] = found + w * scale
+    weights = {outcomes[place]: sums[place] for place in order}
     return Dist(weights, total).reduced(), mass.weight()
