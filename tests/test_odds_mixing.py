@@ -64,3 +64,70 @@ def test_a_mixture_keeps_each_worlds_weight():
     assert Fraction(*weight) == 1
     got = {k: Fraction(w, dist.total) for k, w in dist.weights.items()}
     assert got == {1: Fraction(1, 6), 2: Fraction(1, 6) + Fraction(1, 6), 3: Fraction(1, 3)}
+
+
+class Counted:
+    """An outcome that counts the times its hash is asked (as a record's: a Python call)."""
+
+    asked = 0
+
+    def __init__(self, value: int):
+        self.value = value
+
+    def __hash__(self) -> int:
+        Counted.asked += 1
+        return hash(self.value)
+
+    def __eq__(self, other) -> bool:
+        return type(other) is Counted and other.value == self.value
+
+
+def mixed_groups() -> tuple:
+    """Two groups of worlds (`a` 1 or 2), each holding the same two distributions of
+    three outcomes in `r`: (the worlds mixed, the outcomes' hashes asked)."""
+    from interpreter.odds.distribution import Dist
+    from interpreter.odds.worlds import World
+
+    outcomes = [Counted(v) for v in range(3)]
+    first = Dist({outcomes[0]: 1, outcomes[1]: 1}, 2)
+    second = Dist({outcomes[1]: 1, outcomes[2]: 3}, 4)
+    worlds = [World({"a": a, "r": dist}, None, (1, 4)) for a in (1, 2) for dist in (first, second)]
+    Counted.asked = 0
+    out = mixing.mixed(worlds, ("a", "r"), (), lambda state: None)
+    return out, Counted.asked
+
+
+def test_the_mixtures_of_one_merge_look_each_outcome_up_once(monkeypatch):
+    out, asked = mixed_groups()
+    assert len(out) == 2
+    for world in out:
+        dist = world.env["r"]
+        got = {k.value: Fraction(w, dist.total) for k, w in dist.weights.items()}
+        assert got == {0: Fraction(1, 4), 1: Fraction(3, 8), 2: Fraction(3, 8)}
+        assert Fraction(*world.weight) == Fraction(1, 2)
+    # each distribution's outcomes once (4), each mixture's three made a dict (6)
+    assert asked == 10
+    monkeypatch.setattr(mixing.SWITCH, "shared", False)  # each mixture its own: 2 × 4 more
+    assert mixed_groups()[1] > 10
+
+
+def test_mixtures_of_outcomes_of_their_own_are_alike_either_way_they_sum():
+    """Groups whose outcomes are their own (most of the merge's places not theirs: summed
+    in a dict, not a list of every place) mix as each mixed alone."""
+    from interpreter.odds.distribution import Dist
+    from interpreter.odds.worlds import World
+
+    worlds = []
+    for a in range(6):
+        first = Dist({(a, 0): 1, (a, 1): 1}, 2)
+        second = Dist({(a, 1): 1, (a, 2): 3}, 4)
+        worlds += [World({"a": a, "r": dist}, None, (1, 12)) for dist in (first, second)]
+    out = mixing.mixed(worlds, ("a", "r"), (), lambda state: None)
+    assert len(out) == 6
+    for world in out:
+        a, dist = world.env["a"], world.env["r"]
+        alone = mixing.mixture([((1, 12), w.env["r"]) for w in worlds if w.env["a"] == a])[0]
+        assert list(dist.weights) == list(alone.weights) == [(a, 0), (a, 1), (a, 2)]
+        got = {k: Fraction(w, dist.total) for k, w in dist.weights.items()}
+        assert got == {k: Fraction(w, alone.total) for k, w in alone.weights.items()}
+        assert got == {(a, 0): Fraction(1, 4), (a, 1): Fraction(3, 8), (a, 2): Fraction(3, 8)}

@@ -68,12 +68,13 @@ _UNIFORM: dict[range, Dist] = {}  # a range of faces → its uniform Dist (immut
 class Dist(Unknown):
     """An exact distribution: outcome → weight, over `total`. Immutable by convention."""
 
-    __slots__ = ("_omitted", "number", "total", "weights")
+    __slots__ = ("_mass", "_omitted", "number", "total", "weights")
 
     def __init__(self, weights: Weights, total: int) -> None:
         self.weights = weights
         self.total = total
         self._omitted: Fraction | None = None
+        self._mass: int | None = None  # the weights' sum, once summed
         #: the key what is computed of it is remembered by: unique, never reused
         self.number = next_number()
 
@@ -118,7 +119,15 @@ class Dist(Unknown):
 
     def missing(self) -> int:
         """The weight left out (over `total`), a whole number: what omitted reduces."""
-        return self.total - sum(self.weights.values())
+        return self.total - self.mass()
+
+    def mass(self) -> int:
+        """The weights' sum (over `total`), summed once: a `let`'s distribution is asked
+        what it leaves out in each world that binds it."""
+        found = self._mass
+        if found is None:
+            found = self._mass = sum(self.weights.values())
+        return found
 
     def __len__(self) -> int:
         return len(self.weights)

@@ -25,9 +25,11 @@ from interpreter.values import Record, cut_record
 
 class Switch:
     """Whether worlds are mixed (tests switch it off: their distributions then keep them
-    apart, as any other value)."""
+    apart, as any other value); whether the mixtures of one merge share their outcomes'
+    places (off: each mixture finds its own)."""
 
     mixed = True
+    shared = True
 
 
 SWITCH = Switch()
@@ -76,11 +78,12 @@ def mixed(worlds: list, names: tuple, cuts: tuple, sheet: Any) -> list:
         group[3] = spread(group[3], world.steps)
     if len(groups) == sum(len(group[2]) for group in groups.values()):
         return worlds  # (nothing to mix)
+    places = Places()
     for world, place, parts, steps in groups.values():
         if len(parts) == 1:
             out.append(world)
             continue
-        dist, weight = mixture(parts)
+        dist, weight = mixture(parts, places if SWITCH.shared else Places())
         out.append(World(_placed(world.env, names, place, dist), world.state, weight, steps))
     return out
 
@@ -122,7 +125,36 @@ def _placed(env: dict, names: tuple, place: tuple, dist: Dist) -> dict:
     return {**env, name: dist if field is None else Record({**value, field: dist}, value.kind)}
 
 
-def mixture(parts: list) -> tuple:
+class Places:
+    """The outcomes of the distributions mixed, each by its place in one list: a
+    distribution's outcomes (by its number) looked up once however many mixtures of one
+    merge hold it (an outcome is mostly a record, whose hash is a Python call; a place is
+    a whole number). `looked`: the outcomes looked up."""
+
+    __slots__ = ("index", "looked", "of", "outcomes")
+
+    def __init__(self):
+        self.index: dict = {}  # an outcome → its place
+        self.outcomes: list = []  # a place → its outcome
+        self.of: dict = {}  # a distribution's number → its outcomes' places, in its order
+        self.looked = 0
+
+    def places(self, dist: Dist) -> tuple:
+        found = self.of.get(dist.number)
+        if found is None:
+            index, outcomes = self.index, self.outcomes
+            made = []
+            for outcome in dist.weights:
+                place = index.setdefault(outcome, len(outcomes))
+                if place == len(outcomes):
+                    outcomes.append(outcome)
+                made.append(place)
+            self.looked += len(made)
+            found = self.of[dist.number] = tuple(made)
+        return found
+
+
+def mixture(parts: list, places: Places | None = None) -> tuple:
     """(the mixture of distributions, the sum of their weights): each (weight, Dist) with
     its weight (numerator, denominator); what a distribution leaves out, left out too.
     Each distribution is weighted by its world's weight over its own total, reduced first
@@ -146,13 +178,34 @@ def mixture(parts: list) -> tuple:
     common = 1
     for denominator in by_denominator:
         common = least_common(common, denominator)
-    weights: dict = {}
+    if places is None:
+        places = Places()
+    rows = []  # (a distribution's places, its weights, its scale)
     total = 0
     for denominator, scaled in by_denominator.items():
         factor = common // denominator
         for numerator, dist in scaled:
             scale = numerator * factor
             total += scale * dist.total
-            for outcome, w in dist.weights.items():
-                weights[outcome] = weights.get(outcome, 0) + w * scale
+            rows.append((places.places(dist), dist.weights.values(), scale))
+    outcomes = places.outcomes
+    if len(outcomes) > 2 * sum(len(held) for held, _, _ in rows):
+        # (the merge's outcomes mostly of other mixtures: summed by place in a dict)
+        found_of: dict = {}
+        for held, weights_of, scale in rows:
+            for place, w in zip(held, weights_of):
+                found_of[place] = found_of.get(place, 0) + w * scale
+        weights = {outcomes[place]: w for place, w in found_of.items()}
+        return Dist(weights, total).reduced(), mass.weight()
+    sums: list = [None] * len(outcomes)  # a place → its weight, None where none yet
+    order = []  # the places in the order their outcomes first come
+    for held, weights_of, scale in rows:
+        for place, w in zip(held, weights_of):
+            found = sums[place]
+            if found is None:
+                order.append(place)
+                sums[place] = w * scale
+            else:
+                sums[place] = found + w * scale
+    weights = {outcomes[place]: sums[place] for place in order}
     return Dist(weights, total).reduced(), mass.weight()

@@ -295,7 +295,7 @@ class OddsRoller(PoolQuestions):
             if type(value) is Contest:  # of an opposed check, where it stops: its sides alone
                 value = value.project(())
             if type(value) is Dist:  # (its weights in one: what map(_nothing) gives)
-                value = Dist({None: sum(value.weights.values())}, value.total)
+                value = Dist({None: value.mass()}, value.total)
             else:
                 value = value.map(_nothing)
         elif needed is not None:
@@ -322,7 +322,7 @@ class OddsRoller(PoolQuestions):
         ):
             return self.resolve(values)
         if name not in binding.live.needs:  # never read again: one world, whatever it holds
-            values = Dist({None: sum(values.weights.values())}, values.total)
+            values = Dist({None: values.mass()}, values.total)
         raise Branch(values, (), name)
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
