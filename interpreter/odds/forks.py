@@ -97,7 +97,7 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
     waiting = [(Group(fields, worlds, [], copied(explorer.lost)), 0)]
     if whole is not None:
         whole.start = explorer.roller.work
-    parted = None  # where the fields would first part, while the whole result is in
+    parted = None  # where the fields would first part (where they go on, RESUMED off)
     while waiting:
         group, index = waiting.pop()
         while index < len(body) and group.fields:
