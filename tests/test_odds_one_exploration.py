@@ -220,3 +220,38 @@ def test_pentagrama_atacar_with_ur_exact_within_the_default_budget():
     for name in ("zona", "daño"):
         alone = engine.odds("atacar", sheet, params, name)
         assert alone.exact and odds.fields[name].probabilities == alone.probabilities
+
+
+#: the fields part at `let a` (b and c do not read it); the whole result's try, within a
+#: quarter of the budget, stops at the `if`
+PART_THEN_STOP = """
+action act() {
+  let x = d6 + 0
+  let a = d20 + x
+  let b = d20 + x
+  let y = d10 + x
+  let v = y + d4
+  let w = v + d4
+  if w > 5 {
+    let t = d6 + w
+    require t > 8 else "low"
+  }
+  result { a: a, b: b, c: x }
+}
+"""
+
+
+def test_the_fields_go_on_from_where_the_whole_result_stopped():
+    """The whole result's try stops past the point where the fields part: the fields go
+    on from its worlds there (forks.RESUMED), each part's merged on what it reads, not
+    from where they parted, each part exploring the statements between again. Within 530
+    units (some 480 counted; from where they part, some 560) each field is exact, its
+    odds its own alone."""
+    engine = Engine(dsl.load_text(PART_THEN_STOP, "resumed.rules"))
+    sheet = engine.sheet({})
+    odds = engine.odds("act", sheet, {}, budget=530, trials=20)
+    assert type(odds) is ByField and odds.explorations == 1
+    for name in ("a", "b", "c"):
+        field = odds.fields[name]
+        assert field.exact, name
+        assert field.probabilities == engine.odds("act", sheet, {}, name).probabilities

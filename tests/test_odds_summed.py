@@ -128,8 +128,10 @@ action tirar(dados: int, empujes: int = 0) {
 #: the budget: the whole result (the joint of both fields, the first group of the one
 #: exploration, within its share of the budget) of 10 dice pushed is counted within 4,536
 #: units by adding, 6,851 world by world (measured when the whole result became the
-#: fields' first group, odds.forks.Whole)
-SMALL = 5_000
+#: fields' first group, odds.forks.Whole). The fields going on from where that first
+#: try stopped (forks.RESUMED) leave enough to count it whole again: world by world, a
+#: whole result within 4,500 units, each field within 3,000; by adding, within 1,000
+SMALL = 2_500
 
 
 def pushed_odds(wording: str):

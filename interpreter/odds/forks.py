@@ -97,7 +97,7 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
     waiting = [(Group(fields, worlds, [], copied(explorer.lost)), 0)]
     if whole is not None:
         whole.start = explorer.roller.work
-    parted = None  # where the fields would first part, while the whole result is in
+    parted = None  # where the fields would first part (where they go on, RESUMED off)
     while waiting:
         group, index = waiting.pop()
         while index < len(body) and group.fields:
@@ -131,8 +131,14 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
             except TooComplex as reason:
                 if not joint or isinstance(reason, SafetyStop) or roller.work > budget:
                     raise
-                whole.reason = reason  # (past its bounds: the fields from where they part)
-                group, index = parted or (group.fork(_without(group.fields, whole.key)), index)
+                whole.reason = reason  # (past its bounds: the fields go on from its worlds)
+                if not RESUMED:
+                    group, index = parted or (group.fork(_without(group.fields, whole.key)), index)
+                    continue
+                group, rest = resumed(
+                    explorer, body, index, group, whole.key, (lives, wanted), of_group
+                )
+                waiting.extend((part, index) for part in reversed(rest))
                 continue
             finally:
                 explorer.most_worlds = None
@@ -143,6 +149,32 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
             index = after
         if group.fields:
             ended(group)
+
+
+#: whether the fields go on from the whole result's worlds where it stopped, once they
+#: have parted before it (else from where they parted, each part exploring again the
+#: statements between: with Grito Báquico and sacrificium, Arcana Mundi's usar_numina
+#: ran the failing branch of its last `if` once per field; issue 24)
+RESUMED = True
+
+
+def resumed(explorer, body: tuple, index: int, group: Group, key, reads: tuple, of_group):
+    """The fields of the whole result's group (`key` left out) going on from its worlds
+    before `body[index]`, where it stopped: in the parts they would take there (widest
+    first), each part's worlds merged on what the part reads from there on. A world kept
+    for more than a field reads is still that field's, so each part's worlds are those it
+    would have had from where the fields parted: the statements between are not explored
+    again for each part. Returns (the first part, the others)."""
+    rest = group.fork(_without(group.fields, key))
+    parts = partition(explorer, body, index, rest, *reads)  # (lives, wanted)
+    parts = widest_first(body, index, parts, of_group)
+    out = []
+    for part in parts:
+        forked = rest.fork(part)
+        if index:  # (what the part reads before the statement: after the one before it)
+            forked.worlds = explorer.merge(rest.worlds, of_group(part)[1][index - 1])
+        out.append(forked)
+    return out[0], out[1:]
 
 
 def _without(fields: tuple, key) -> tuple:
