@@ -1,0 +1,75 @@
+"""What every odds question (and every run) of a fresh Engine used to make again: counted.
+
+Engines of one rulebook of one class under equal limits share their runnables (an
+action's compiled form and its parameters' Binder: interpreter.parameters.shared), so a
+fresh `Engine(book)` prepares nothing that the last one prepared; under other limits, its
+own. The memory is bounded: SHARED_RUNNABLES classes and limits per compiler.
+"""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+
+import dsl
+from interpreter import Engine
+from interpreter import parameters
+from interpreter.limits import DEFAULT_LIMITS
+
+BOOK = """
+rulebook "Fixed cost" {
+  system "a pool and a trivial action"
+  language "en"
+}
+
+action pool(n: int, push: bool = no) "Pool" {
+  let b = (n)d6
+  let again = (if push then count(b, 2..5) else 0)d6
+  result { six: count(b, 6) + count(again, 6), ones: count(b, 1) }
+}
+
+action nothing(x: int = 0) "Nothing" {
+  result { v: x }
+}
+"""
+
+
+@pytest.fixture
+def binders(monkeypatch):
+    """The Binders made (each an action's parameters prepared)."""
+    made: list = []
+    original = parameters.Binder.__init__
+
+    def counted(self, engine, node):
+        made.append(node.name)
+        original(self, engine, node)
+
+    monkeypatch.setattr(parameters.Binder, "__init__", counted)
+    return made
+
+
+def test_fresh_engines_of_a_rulebook_share_their_binders(binders) -> None:
+    book = dsl.load_text(BOOK)
+    answers = []
+    for _ in range(3):
+        engine = Engine(book)
+        answers.append(engine.odds("pool", engine.sheet({}), {"n": 2, "push": True}))
+        engine.run("nothing", engine.sheet({}), {"x": 1})
+    assert binders == ["pool", "nothing"]  # (made once each: 6 with the sharing off)
+    assert answers[0].probabilities == answers[2].probabilities
+    other = attrs.evolve(DEFAULT_LIMITS, odds_seconds=DEFAULT_LIMITS.odds_seconds + 1)
+    engine = Engine(book, other)  # other limits: its own
+    engine.odds("pool", engine.sheet({}), {"n": 2})
+    assert binders == ["pool", "nothing", "pool"]
+
+
+def test_the_shared_runnables_are_bounded(binders, monkeypatch) -> None:
+    book = dsl.load_text(BOOK)
+    monkeypatch.setattr(parameters, "SHARED_RUNNABLES", 2)
+    for seconds in range(1, 6):
+        limits = attrs.evolve(DEFAULT_LIMITS, odds_seconds=seconds)
+        for _ in range(2):
+            engine = Engine(book, limits)
+            engine.run("nothing", engine.sheet({}), {"x": 1})
+    assert len(Engine(book).compiler.__dict__["_runnables_shared"]) <= 2
+    assert len(binders) == 2 + 3 * 2  # past the bound, each engine its own
