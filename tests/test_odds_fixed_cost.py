@@ -4,17 +4,24 @@ Engines of one rulebook of one class under equal limits share their runnables (a
 action's compiled form and its parameters' Binder: interpreter.parameters.shared), so a
 fresh `Engine(book)` prepares nothing that the last one prepared; under other limits, its
 own. The memory is bounded: SHARED_RUNNABLES classes and limits per compiler.
+
+An answer's shares of its epsilon (interpreter.odds.roller.shares_of) are found by the
+epsilon's two whole numbers, not by its Fraction's hash (a modular inverse), and what an
+exploration leaves out, when it is nothing, is one Fraction made once
+(interpreter.odds.weights.at_most): an answer that needs no Fraction makes none.
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import attrs
 import pytest
 
 import dsl
-from interpreter import Engine
-from interpreter import parameters
+from interpreter import Engine, parameters
 from interpreter.limits import DEFAULT_LIMITS
+from interpreter.values import Record
 
 BOOK = """
 rulebook "Fixed cost" {
@@ -73,3 +80,27 @@ def test_the_shared_runnables_are_bounded(binders, monkeypatch) -> None:
             engine.run("nothing", engine.sheet({}), {"x": 1})
     assert len(Engine(book).compiler.__dict__["_runnables_shared"]) <= 2
     assert len(binders) == 2 + 3 * 2  # past the bound, each engine its own
+
+
+def test_an_answer_of_whole_numbers_makes_and_hashes_no_fraction(monkeypatch) -> None:
+    book = dsl.load_text(BOOK)
+    engine = Engine(book)
+    engine.odds("nothing", engine.sheet({}), {"x": 1})  # (what is made once: made)
+    counts = {"hash": 0, "made": 0}
+    hash_, new = Fraction.__hash__, Fraction.__new__
+
+    def hashed(self):
+        counts["hash"] += 1
+        return hash_(self)
+
+    def made(cls, *args, **kwargs):
+        counts["made"] += 1
+        return new(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Fraction, "__hash__", hashed)
+    monkeypatch.setattr(Fraction, "__new__", made)
+    answer = engine.odds("nothing", engine.sheet({}), {"x": 1})
+    assert counts == {"hash": 0, "made": 0}  # (a hash and a Fraction made: before)
+    monkeypatch.undo()
+    assert answer.omitted == 0
+    assert dict(answer.probabilities) == {Record({"v": 1}, kind="result"): 1}
