@@ -9,6 +9,7 @@ An answer's shares of its epsilon (interpreter.odds.roller.shares_of) are found 
 epsilon's two whole numbers, not by its Fraction's hash (a modular inverse), and what an
 exploration leaves out, when it is nothing, is one Fraction made once
 (interpreter.odds.weights.at_most): an answer that needs no Fraction makes none.
+A `repeat`'s message for its count (shown only in an error) is made once, when compiled.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ action pool(n: int, push: bool = no) "Pool" {
   let b = (n)d6
   let again = (if push then count(b, 2..5) else 0)d6
   result { six: count(b, 6) + count(again, 6), ones: count(b, 1) }
+}
+
+action repeated(n: int) "Repeated" {
+  let hits = 0
+  repeat n times {
+    if d6 >= 5 { set hits to hits + 1 }
+  }
+  result { hits: hits }
 }
 
 action nothing(x: int = 0) "Nothing" {
@@ -104,3 +113,24 @@ def test_an_answer_of_whole_numbers_makes_and_hashes_no_fraction(monkeypatch) ->
     monkeypatch.undo()
     assert answer.omitted == 0
     assert dict(answer.probabilities) == {Record({"v": 1}, kind="result"): 1}
+
+
+def test_a_repeat_makes_no_message_when_it_runs(monkeypatch) -> None:
+    from dsl import messages
+
+    book = dsl.load_text(BOOK)
+    engine = Engine(book)
+    engine.run("repeated", engine.sheet({}), {"n": 1})  # (compiled: its message made)
+    made: list = []
+    new = messages.Message.__new__
+
+    def counted(cls, template, *args, **kwargs):
+        made.append(template)
+        return new(cls, template, *args, **kwargs)
+
+    monkeypatch.setattr(messages.Message, "__new__", counted)
+    engine.run("repeated", engine.sheet({}), {"n": 2})
+    answer = engine.odds("repeated", engine.sheet({}), {"n": 2}, "hits")
+    assert "a repeat count" not in made  # (made on every run, in every world: before)
+    monkeypatch.undo()
+    assert dict(answer.probabilities) == {0: Fraction(4, 9), 1: Fraction(4, 9), 2: Fraction(1, 9)}
