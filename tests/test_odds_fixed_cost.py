@@ -9,7 +9,9 @@ An answer's shares of its epsilon (interpreter.odds.roller.shares_of) are found 
 epsilon's two whole numbers, not by its Fraction's hash (a modular inverse), and what an
 exploration leaves out, when it is nothing, is one Fraction made once
 (interpreter.odds.weights.at_most): an answer that needs no Fraction makes none.
-A `repeat`'s message for its count (shown only in an error) is made once, when compiled.
+An exploration with no cap on its outcomes does not look up the result's fields (read
+only past a cap). A `repeat`'s message for its count (shown only in an error) is made
+once, when compiled.
 """
 
 from __future__ import annotations
@@ -134,3 +136,23 @@ def test_a_repeat_makes_no_message_when_it_runs(monkeypatch) -> None:
     assert "a repeat count" not in made  # (made on every run, in every world: before)
     monkeypatch.undo()
     assert dict(answer.probabilities) == {0: Fraction(4, 9), 1: Fraction(4, 9), 2: Fraction(1, 9)}
+
+
+def test_an_answer_without_a_cap_does_not_look_up_the_result_fields(monkeypatch) -> None:
+    from interpreter.odds import compute
+
+    book = dsl.load_text(BOOK)
+    engine = Engine(book)
+    looked: list = []
+    original = compute.result_fields
+
+    def counted(book, action):
+        looked.append(action)
+        return original(book, action)
+
+    monkeypatch.setattr(compute, "result_fields", counted)
+    answer = engine.odds("nothing", engine.sheet({}), {"x": 2})  # one field: no cap
+    assert looked == []  # (once per answer: before)
+    assert answer.probability(Record({"v": 2}, kind="result")) == 1
+    whole = engine.odds("pool", engine.sheet({}), {"n": 1})  # two: the joint's cap
+    assert whole.probability(Record({"six": 1, "ones": 0}, kind="result")) == Fraction(1, 6)
