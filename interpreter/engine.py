@@ -48,7 +48,7 @@ from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
 from interpreter.odds.best_play import Goal, best_odds
 from interpreter.outcome import Change, CharacterOutcome, Outcome, speaking, spoken
-from interpreter.parameters import Binder
+from interpreter.parameters import Binder, shared
 from interpreter.runtime import Context, Roller, RollerProtocol, Run
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
@@ -125,8 +125,9 @@ class Engine:
         #: the language of its texts (the rulebook's `language`, if it has a catalogue)
         self.language = language_for(rulebook.language)
         self.compiler = Compiler.of(rulebook)
-        #: name → Runnable (an action, check or roll, and its binder)
-        self._runnables: dict[str, Runnable] = {}
+        #: name → Runnable (an action, check or roll, and its binder): made once for the
+        #: engines of this rulebook of one class under equal limits (parameters.shared)
+        self._runnables: dict[str, Runnable] = shared(self.compiler, type(self), limits)
         self._open_default = self.compiler.open_default  # (read by every run)
 
     @classmethod

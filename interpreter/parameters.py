@@ -25,6 +25,9 @@ from interpreter.values import Record, is_number, quoted
 #: under the same names bind alike
 UNCHANGING = frozenset({str, int, bool, float, type(None), Sheet, Character})
 _IS = operator.is_
+#: the engine classes and limits whose engines of one rulebook share their runnables
+#: (`shared`: kept on its compiler); engines under any other limits make their own
+SHARED_RUNNABLES = 8
 
 
 class Binder:
@@ -454,3 +457,19 @@ def choices_for(kind: str, book: Rulebook):
         names = book.choices_of(kind)
         per_book[kind] = None if names is None else frozenset(names)
     return per_book[kind]
+
+
+def shared(compiler: Any, cls: type, limits: Any) -> dict:
+    """The runnables (name → Runnable: an action's compiled form and its Binder) that the
+    engines of `compiler`'s rulebook of class `cls` under `limits` share: a binder reads
+    only the rulebook, its compiler, the limits and the class's `context`, so a fresh
+    Engine binds as the last did, preparing nothing again. Kept on the compiler while it
+    lives (a binder names an engine of it: a weak key would never go), for at most
+    SHARED_RUNNABLES classes and limits; past them, a dict of the engine's own."""
+    kept: dict = compiler.__dict__.setdefault("_runnables_shared", {})
+    found = kept.get((cls, limits))
+    if found is None:
+        found = {}
+        if len(kept) < SHARED_RUNNABLES:
+            found = kept.setdefault((cls, limits), found)
+    return found

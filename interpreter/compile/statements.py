@@ -392,9 +392,10 @@ class Statements(CompilerHost):
         until = self.expr(node.until) if node.until is not None else None
         body = self.block(node.body)
         span = node.count.span
+        what = tr("a repeat count")  # (made once, not on every run)
 
         def times_of(ctx) -> int:
-            times = as_whole(ctx, count(ctx), span, tr("a repeat count"))
+            times = as_whole(ctx, count(ctx), span, what)
             if times > ctx.limits.repeat_count:
                 raise LimitExceeded(
                     tr(

@@ -263,7 +263,8 @@ def _explore_action(
     start = World({}, ctx.state, ONE)  # every run in it starts from a copy
     outcomes: dict = {}
     book = engine.rulebook
-    names = result_fields(book, action) if field is None else ()
+    # (the fields, read only past a cap on the whole result's outcomes)
+    names = result_fields(book, action) if field is None and cap is not None else ()
     add = _outcome_adder(outcomes, explorer, cap, names)
     if action in book.checks or action in book.opposed or action in book.rolls:
         run = _check_or_roll(engine, action, sheet, params, field)

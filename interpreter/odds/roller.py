@@ -557,9 +557,18 @@ class OddsRoller(PoolQuestions):
         return ChainRoll(procedure.name, [], dist)
 
 
-@functools.lru_cache(maxsize=16)
 def shares_of(epsilon: Fraction) -> tuple:
-    """(what one open-ended roll may leave out, what the explorer prunes, that as bits)."""
+    """(what one open-ended roll may leave out, what the explorer prunes, that as bits);
+    a Fraction's, found by its two whole numbers (its own hash costs a modular inverse)."""
+    if type(epsilon) is Fraction:
+        return _shares(epsilon.numerator, epsilon.denominator)
+    prune = epsilon / 10**6
+    return epsilon / 100, prune, prune.denominator.bit_length() - prune.numerator.bit_length() + 1
+
+
+@functools.lru_cache(maxsize=16)
+def _shares(numerator: int, denominator: int) -> tuple:
+    epsilon = Fraction(numerator, denominator)
     prune = epsilon / 10**6
     return epsilon / 100, prune, prune.denominator.bit_length() - prune.numerator.bit_length() + 1
 

@@ -54,12 +54,16 @@ def least_common(a: int, b: int) -> int:
 #: the bits of the denominator an omitted mass is rounded up to, when its exact fraction
 #: would take too long to reduce
 ROUNDED_BITS = 128
+#: no probability (a Fraction cannot change: one for every mass of nothing)
+NOTHING = Fraction(0)
 
 
 def at_most(numerator: int, denominator: int) -> Fraction:
     """numerator / denominator as a Fraction: exact where reducing it is cheap (TIDY_WORK),
     else rounded up to a multiple of 2**-ROUNDED_BITS (for a mass left out: never less
     than what was left out, never more by a 10**38th)."""
+    if not numerator:  # nothing left out (most answers): no Fraction made
+        return NOTHING
     if numerator.bit_length() * denominator.bit_length() <= TIDY_WORK:
         return Fraction(numerator, denominator)
     scale = 1 << ROUNDED_BITS
