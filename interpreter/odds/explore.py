@@ -19,7 +19,7 @@ from interpreter.odds.deferred import (
     shared,
 )
 from interpreter.odds.distribution import Dist
-from interpreter.odds.mixing import mixed, mixed_let
+from interpreter.odds.mixing import mixed, mixed_let, names_still_read
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.roller import Branch, Letting, OddsRoller
@@ -474,12 +474,8 @@ class Explorer(Passes):
             return Held(regrouped(self, worlds.groups, worlds.counters, live), worlds.counters)
         if len(worlds) < 2:
             return worlds
-        needs = live.needs
-        present: set = set()
-        for world in worlds:
-            present.update(world.env)
-        names = tuple(name for name in present if name in needs)
-        cuts, sheet = cuts_of(names, needs), self.kept(live)
+        names = names_still_read(worlds, live)
+        cuts, sheet = cuts_of(names, live.needs), self.kept(live)
         merged: dict = {}
         for world in worlds:
             key = key_of(world.env, names, cuts, world.state, sheet)

@@ -42,12 +42,17 @@ def mixed_let(worlds: list, live: Live, sheet: Any) -> list:
     """`mixed` of the worlds a `let` made (each keyed by every name still read)."""
     if len(worlds) < 2 or not SWITCH.mixed:
         return worlds
+    names = names_still_read(worlds, live)
+    return mixed(worlds, names, cuts_of(names, live.needs), sheet)
+
+
+def names_still_read(worlds: list, live: Live) -> tuple:
+    """The names some world holds that a later statement still reads (a merge's key)."""
     needs = live.needs
     present: set = set()
     for world in worlds:
         present.update(world.env)
-    names = tuple(name for name in present if name in needs)
-    return mixed(worlds, names, cuts_of(names, needs), sheet)
+    return tuple(name for name in present if name in needs)
 
 
 def mixed(worlds: list, names: tuple, cuts: tuple, sheet: Any) -> list:
