@@ -135,10 +135,11 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
                 if not RESUMED:
                     group, index = parted or (group.fork(_without(group.fields, whole.key)), index)
                     continue
-                group, rest = resumed(
-                    explorer, body, index, group, whole.key, (lives, wanted), of_group
+                parts = resumed(
+                    explorer, body, index, group, whole.key, (lives, wanted), of_group, parted
                 )
-                waiting.extend((part, index) for part in reversed(rest))
+                waiting.extend(reversed(parts[1:]))
+                group, index = parts[0]
                 continue
             finally:
                 explorer.most_worlds = None
@@ -158,23 +159,64 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
 RESUMED = True
 
 
-def resumed(explorer, body: tuple, index: int, group: Group, key, reads: tuple, of_group):
+def resumed(explorer, body: tuple, index: int, group: Group, key, reads: tuple, of_group, parted):
     """The fields of the whole result's group (`key` left out) going on from its worlds
     before `body[index]`, where it stopped: in the parts they would take there (widest
     first), each part's worlds merged on what the part reads from there on. A world kept
     for more than a field reads is still that field's, so each part's worlds are those it
     would have had from where the fields parted: the statements between are not explored
-    again for each part. Returns (the first part, the others)."""
+    again for each part. Unless (`parted`: the group of the fields where they parted, and
+    where; None if not yet) a part reads fewer fields of a record bound between than the
+    whole result did, its worlds here, merged for it, fewer than the whole result's and
+    yet more than there: its own exploration would have merged that record's values
+    (read only through those fields) before they made worlds, keeping fewer all along.
+    Then every part with more worlds here than there goes on from where they parted, in
+    one group (the statements between explored once for them until they part again);
+    the others from here. (Arcana Mundi's combate_teurgico: most parts read only the
+    `bono` of `su_maniobra`, 26 worlds here against 1 there, later 2,326 against 200:
+    resumed, 31,100 units counted; from where they parted, 18,900.) Returns
+    [(group, index)], the first to go on first."""
     rest = group.fork(_without(group.fields, key))
     parts = partition(explorer, body, index, rest, *reads)  # (lives, wanted)
     parts = widest_first(body, index, parts, of_group)
-    out = []
+    forked = []
     for part in parts:
-        forked = rest.fork(part)
+        one = rest.fork(part)
         if index:  # (what the part reads before the statement: after the one before it)
-            forked.worlds = explorer.merge(rest.worlds, of_group(part)[1][index - 1])
-        out.append(forked)
-    return out[0], out[1:]
+            one.worlds = explorer.merge(rest.worlds, of_group(part)[1][index - 1])
+        forked.append(one)
+    again: set = set()  # the fields going on from where they parted
+    if parted is not None:
+        fewer, at = len(parted[0].worlds), parted[1]
+        joint = of_group(group.fields)[1]
+        more = [one for one in forked if len(one.worlds) > fewer]
+        if any(
+            len(one.worlds) < len(rest.worlds)
+            and narrower(body, at, index, of_group(one.fields)[1], joint)
+            for one in more
+        ):
+            again = {field for one in more for field in one.fields}
+    out = [(one, index) for one in forked if not again.intersection(one.fields)]
+    if again:
+        start, at = parted
+        out.append((start.fork(tuple(f for f in start.fields if f in again)), at))
+    return out
+
+
+def narrower(body: tuple, start: int, end: int, live: list, joint: list) -> bool:
+    """Whether a record bound among `body[start:end]` (`let x = action(...)`, say) has
+    fewer of its fields read after it by `live` (a part's) than by `joint`."""
+    for at in range(start, end):
+        shape = body[at].shape
+        if type(shape) is not Binding:
+            continue
+        part = live[at].needs.get(shape.name, MISSING)
+        whole = joint[at].needs.get(shape.name, MISSING)
+        if part is MISSING or whole is MISSING:
+            continue
+        if part is not None and (whole is None or len(part) < len(whole)):
+            return True
+    return False
 
 
 def _without(fields: tuple, key) -> tuple:
