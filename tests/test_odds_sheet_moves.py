@@ -8,10 +8,11 @@ from collections import Counter
 from fractions import Fraction
 from itertools import product
 
+from test_odds_sheet_live import answered  # (a result's `t`, or a refusal)
+
 import dsl
 import interpreter.odds.sheet_live as sheet_live
 from interpreter import Engine
-from interpreter.odds.worlds import Failure
 
 #: Gloria is gained by a called action (its result discarded, the field named by a
 #: parameter, a note saying it) before three dice and again after: nothing reads it but
@@ -54,13 +55,6 @@ def brute(refused=lambda a, b, c, d: False) -> dict:
     for a, b, c, d in product(range(1, 7), repeat=4):
         counts["refused" if refused(a, b, c, d) else (d if b > c else b)] += 1
     return {k: Fraction(v, 6**4) for k, v in counts.items()}
-
-
-def answered(odds) -> dict:
-    out: Counter = Counter()
-    for outcome, p in odds.probabilities.items():
-        out["refused" if isinstance(outcome, Failure) else outcome["t"]] += p
-    return dict(out)
 
 
 def test_a_field_only_gained_later_stops_splitting_worlds(monkeypatch):
