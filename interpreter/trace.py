@@ -305,30 +305,11 @@ class Trace(list):
         self.omitted = 0
 
     @classmethod
-    def begun(cls, first: Step, language: str | None, limits) -> Trace:
-        """`Trace([], language, limits)` with `first` appended (a run's heading), made
-        without `__init__`: what every traced run pays before its first step."""
-        trace = _new_list(cls)
-        trace.language = language
-        trace.most = limits.trace_steps
-        trace.length = limits.shown_length
-        trace.omitted = 0
-        most = trace.most  # (`append`, written out)
-        if most is None:
-            _append(trace, first)
-        elif most > 0:
-            if first._r[9] != trace.length:
-                first._r = (*first._r[:9], trace.length)
-            _append(trace, first)
-        else:
-            trace.omitted += 1
-        return trace
-
-    @classmethod
     def headed(cls, kind: str, text, data: dict, file, span, language, limits) -> Trace:
-        """`begun` with a run's heading (what was run, with what: at depth -1, in `file`,
-        at `span`) made here, without `Step.__init__` nor `append` calls: what every
-        traced run pays before its first step."""
+        """`Trace([], language, limits)` begun with a run's heading (what was run, with
+        what: at depth -1, in `file`, at `span`), made without `__init__`,
+        `Step.__init__` nor `append` calls: what every traced run pays before its first
+        step."""
         trace = _new_list(cls)
         trace.language = language
         most = trace.most = limits.trace_steps
