@@ -10,8 +10,20 @@ equal only to itself.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 
 _NUMBERS = itertools.count(1)
+
+
+def ordered(names: Iterable) -> tuple:
+    """Names (of a set, a frozenset) in the same order in every process: sorted, not in
+    a set's order, which follows the hashes of strings and so the process's hash seed
+    (PYTHONHASHSEED). Whatever the engine does in turn over names (worlds made, merged,
+    given up on past a count; work charged) then does not depend on the machine."""
+    try:
+        return tuple(sorted(names))
+    except TypeError:  # names of several kinds (a name and a field path): by their text
+        return tuple(sorted(names, key=repr))
 
 
 def next_number() -> int:
