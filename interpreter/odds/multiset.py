@@ -21,6 +21,7 @@ defines it; tests hold the two together.
 from __future__ import annotations
 
 import itertools
+from operator import add
 
 from dsl.messages import tr
 from interpreter.grouping import Grouping, TooMuchGrouping
@@ -49,7 +50,7 @@ from interpreter.pool import (
 
 class CountOf:
     any_order = True
-    additive = True  # each kept die adds step(0, face, 1): see `added`
+    additive = True  # each kept die adds step(0, face, 1), the answer is the sum: `added`
 
     def __init__(self, test):
         self.test = test
@@ -354,24 +355,25 @@ def added(weights: dict, count: int, evaluators: list, work) -> tuple:
     rows: dict = {}
     for amounts, w in classes.items():
         new: dict = {}
+        added_by = [tuple(c * a for a in amounts) for c in range(count + 1)]  # c dice's
         for (left, sums), x in states.items():
             work.spend(left + 1)
             row = rows.get(left)
             if row is None:
                 row = rows[left] = binomials(left, left + 1, work)
+            new[(left, sums)] = new.get((left, sums), 0) + x  # (none of them here)
             ways = x
-            for c in range(left + 1):
-                key = (left - c, tuple(s + c * a for s, a in zip(sums, amounts)) if c else sums)
-                new[key] = new.get(key, 0) + ways * row[c]
+            for c in range(1, left + 1):
                 ways *= w
+                key = (left - c, tuple(map(add, sums, added_by[c])))
+                new[key] = new.get(key, 0) + ways * row[c]
         states = new
     out: dict = {}
     for (left, sums), x in states.items():
         if left:
             sums = tuple(s + left * a for s, a in zip(sums, last))
             x *= rest**left
-        answer = tuple(e.final(s) for e, s in zip(evaluators, sums))
-        out[answer] = out.get(answer, 0) + x
+        out[sums] = out.get(sums, 0) + x  # (an additive evaluator's answer: its state)
     return out, sum(weights.values()) ** count
 
 
