@@ -88,16 +88,32 @@ class FunctionChecks(CheckerHost):
         """`min`, `max`, `sum`: of one list, or of several numbers."""
         if len(node.args) != 1:
             return self.numbers_type(node, scope)
-        value = t.value_of(self.expr(node.args[0], scope))
-        if value.kind not in ("list", "any"):
+        given = self.expr(node.args[0], scope)
+        if t.value_of(given).kind not in ("list", "any"):
             self.error(
                 tr(
                     "{name} of one value needs a list (or give several values)",
                     name=node.function,
                 ),
                 node.args[0].span,
+                self.roll_hint(node.function, node.args[0]) if given.kind == "roll" else None,
             )
         return t.NUMBER
+
+    @staticmethod
+    def roll_hint(function: str, roll: object) -> str:
+        """What one writes for `sum`, `min` or `max` of a roll (as AnyDice reads them):
+        its total is the roll itself, its lowest and highest die `lowest` and `highest`."""
+        name = roll.name if isinstance(roll, n.Name) else "..."
+        if function == "sum":
+            return tr(
+                "a roll reads as its total already: write {name} alone "
+                "(its kept dice one by one: sum({name}.sorted))",
+                name=name,
+            )
+        if function == "min":
+            return tr("the lowest die of a roll: lowest({name})", name=name)
+        return tr("the highest die of a roll: highest({name})", name=name)
 
     def numbers_type(self, node: n.Call, scope: Scope) -> t.Type:
         """A function of numbers giving a number (`floor`, `clamp`, ...)."""

@@ -46,13 +46,14 @@ def progress_bar(stream=None, language: str | None = None):
 
 def exactness(odds: Odds, language: str | None = None) -> str:
     """How exact the answer is, in words a game master reads: exact, or about (from how
-    many trials); and the chance left out (dice that could go on exploding), as one
-    chance in so many, never a float's notation."""
+    many trials); and the chance left out (outcomes too unlikely to follow: dice that
+    could go on exploding, branches below the explorer's cut), as one chance in so many,
+    never a float's notation."""
     said = tr("exact") if odds.exact else tr("about, from {trials} trials", trials=odds.trials)
     if not odds.omitted:
         return said.render(language)
     return tr(
-        "{said}; left out: less than 1 chance in {odds} (dice that go on exploding)",
+        "{said}; left out: less than 1 chance in {odds} (outcomes too unlikely to follow)",
         said=said,
         odds=one_in(odds.omitted, language),
     ).render(language)

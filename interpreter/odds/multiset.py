@@ -21,6 +21,7 @@ defines it; tests hold the two together.
 from __future__ import annotations
 
 import itertools
+from operator import add
 
 from dsl.messages import tr
 from interpreter.grouping import Grouping, TooMuchGrouping
@@ -49,6 +50,7 @@ from interpreter.pool import (
 
 class CountOf:
     any_order = True
+    additive = True  # each kept die adds step(0, face, 1), the answer is the sum: `added`
 
     def __init__(self, test):
         self.test = test
@@ -68,6 +70,7 @@ class SumOf:
     """The total, successes or failures: each kept face adds its value."""
 
     any_order = True
+    additive = True
 
     def __init__(self, value):
         self.value = value
@@ -87,6 +90,7 @@ class ByFace:
     """Questions that tell faces apart (highest, lowest, sorted, sets)."""
 
     any_order = False
+    additive = False
 
     def key(self, face):
         return face
@@ -254,6 +258,7 @@ class Constant:
 
     start = None
     any_order = True
+    additive = False
 
     def key(self, face):  # noqa: ARG002 (a pool question's key, step and final)
         return None
@@ -283,8 +288,10 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
     at sorted positions [lo, hi) counted from the lowest: (answers → weight, denominator).
     (evaluate_mixed for one kind of die, written out: the commonest case, and the hot
     loop of every pool question.)"""
-    bind(evaluators, work)
     full = lo <= 0 and hi >= count
+    if ADDED and full and all(e.additive for e in evaluators):
+        return added(weights, count, evaluators, work)
+    bind(evaluators, work)
     groups = [(face, ws[0]) for face, ws in face_groups([weights], evaluators, full)]
     den = sum(weights.values())
     states = {(count, tuple(e.start for e in evaluators)): 1}
@@ -321,6 +328,53 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
                 new[key] = new.get(key, 0) + x * row[c] * powers[c]
         states = new
     return answers(states, done, evaluators), den**count
+
+
+#: whether every die kept and asked only what each die adds (counts, totals, successes)
+#: is counted by the amounts the faces add (`added`), not face by face
+ADDED = True
+
+
+def added(weights: dict, count: int, evaluators: list, work) -> tuple:
+    """evaluate's answers where every die is kept and each evaluator adds an amount per
+    die (`additive`): the faces grouped by the amounts they add, wherever they lie (for
+    "count the 1s and the 6s", the 1s, the 6s, and 2 to 5 adding nothing), and c of the
+    r dice left given to each group in turn, C(r, c) · w^c ways; the faces adding
+    nothing take the dice left at the end, with no step of their own."""
+    zero = tuple(e.start for e in evaluators)  # (0: what no die has added)
+    classes: dict = {}
+    for face, w in weights.items():
+        if w:
+            amounts = tuple(e.step(s, face, 1) for e, s in zip(evaluators, zero))
+            classes[amounts] = classes.get(amounts, 0) + w
+    last, rest = zero, classes.pop(zero, 0)
+    if not rest and classes:  # (every face adds: the last group takes the dice left)
+        last = next(reversed(classes))
+        rest = classes.pop(last)
+    states = {(count, zero): 1}  # (dice left, the amounts added so far) → ways
+    rows: dict = {}
+    for amounts, w in classes.items():
+        new: dict = {}
+        added_by = [tuple(c * a for a in amounts) for c in range(count + 1)]  # c dice's
+        for (left, sums), x in states.items():
+            work.spend(left + 1)
+            row = rows.get(left)
+            if row is None:
+                row = rows[left] = binomials(left, left + 1, work)
+            new[(left, sums)] = new.get((left, sums), 0) + x  # (none of them here)
+            ways = x
+            for c in range(1, left + 1):
+                ways *= w
+                key = (left - c, tuple(map(add, sums, added_by[c])))
+                new[key] = new.get(key, 0) + ways * row[c]
+        states = new
+    out: dict = {}
+    for (left, sums), x in states.items():
+        if left:
+            sums = tuple(s + left * a for s, a in zip(sums, last))
+            x *= rest**left
+        out[sums] = out.get(sums, 0) + x  # (an additive evaluator's answer: its state)
+    return out, sum(weights.values()) ** count
 
 
 def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tuple:

@@ -324,7 +324,12 @@ def _run(explorer, runs: tuple, env: dict, world: World):
 
 def _alike(world: World, names: tuple) -> tuple:
     """What a run reading `names` reads of a world: their values and its sheet."""
-    return (tuple(hashable(world.env.get(k, MISSING)) for k in names), world.state.snapshot())
+    values = tuple(map(world.env.get, names, [MISSING] * len(names)))
+    try:
+        hash(values)
+    except TypeError:  # (a value compared by identity)
+        values = tuple(map(hashable, values))
+    return (values, world.state.snapshot())
 
 
 def _whole(env: dict, out: tuple):
@@ -341,21 +346,25 @@ def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll
     by_class: dict = {}
     bound = plan.bound
     ran_by: dict = {}  # (the runs of worlds alike in what they read, and the value)
+    firsts: dict = {}  # group → (its first value, as a key)
     for world, (group, _) in zip(worlds, of_world):
-        first = groups[group][0][0][0]
-        alike = (_alike(world, plan.reads[1]), hashable(first))
+        first = firsts.get(group)
+        if first is None:
+            value = groups[group][0][0][0]
+            first = firsts[group] = (value, hashable(value))
+        alike = (_alike(world, plan.reads[1]), first[1])
         ran = ran_by.get(alike, MISSING)
         if ran is MISSING:
-            ran = _run(explorer, plan.runs, {**world.env, roll: first}, world)
+            ran = _run(explorer, plan.runs, {**world.env, roll: first[0]}, world)
             if ran is not None:
                 sums = _whole(ran[0], out)
-                given = tuple(ran[0].get(name, MISSING) for name in bound)
-                ran = None if sums is None else (given, ran[1], sums)
+                given = {name: ran[0].get(name, MISSING) for name in bound}
+                ran = None if sums is None else ({roll: first[0], **given}, ran[1], sums)
             ran_by[alike] = ran
         if ran is None:
             return None
         given, taken, sums = ran
-        env = {**world.env, roll: first, **dict(zip(bound, given))}
+        env = {**world.env, **given}
         cls = _alike(world, plan.keys)
         by_world.append((env, taken, sums, cls))
         found = by_class.get(cls)

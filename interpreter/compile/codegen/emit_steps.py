@@ -13,6 +13,7 @@ them: a block's own steps on entry, each condition when it is tested, each pass.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from dsl import nodes as n
@@ -136,18 +137,28 @@ class Steps(Values):
         finally:
             self.inlined.pop()
 
-    def inline_check(self, check: Any, values: list[str], span: Any) -> str:
-        """`generated_check`'s function written here, its arguments the values given:
-        the same frame (`call_depth`, its own names, restored whatever happens), steps,
-        statements and record."""
-        out, k = self.out, self.k
-        saved, record = out.temp(), out.temp()
+    def inline_check(
+        self, check: Any, values: list[str], span: Any, body: Callable[..., Any] | None = None
+    ) -> str:
+        """A called check's frame written here, its arguments the values given, as
+        `generated_check`'s function enters it (in a traced run, `CompiledCheck.__call__`:
+        one level deeper, its steps under its own): `call_depth`, its own names, restored
+        whatever happens; its steps counted; then `body(record, mark)` writes its
+        statements and record (by default `_check_body`) and gives the record's fields.
+        The record's local."""
+        out, k, traced = self.out, self.k, self.traced
+        saved = out.temp()
+        mark = out.temp() if traced else ""  # (where the check's own steps begin)
         out.line("if ctx.calls >= limits.call_depth:")
         out.line(f"    raise {k(self.too_deep)}(ctx, {k(span)})")
         self.env_line(f"{saved} = env")
         pairs = ", ".join(f"{k(name)}: {value}" for name, value in zip(check.names, values))
         self.env_line(f"ctx.env = env = {{{pairs}}}")
+        if traced:
+            out.line(f"ctx.depth += {k(1)}")
         out.line(f"ctx.calls += {k(1)}")
+        if traced:
+            out.line(f"{mark} = len(ctx.trace)")
         out.line("try:")
         out.level += 1
         if out.level > DEEPEST:
@@ -160,7 +171,11 @@ class Steps(Values):
         out.line(f"ctx.steps = {k(check.cost)} + ctx.steps")
         out.line("if ctx.steps > ctx.step_bound:")
         out.line(f"    {k(count_past_bound)}(ctx, {k(where)})")
-        fields = _check_body(self, check, record)
+        record = out.temp()
+        if body is None:
+            fields = _check_body(self, check, record)
+        else:
+            fields = body(record, mark)
         self.known, self.written = outside  # (the check wrote only its own names)
         every = dict(fields)  # (a name given twice: the record holds its last value)
         self.fixed.update(every.values())
@@ -169,6 +184,8 @@ class Steps(Values):
         out.level -= 1
         out.line("finally:")
         self.env_line(f"    ctx.env = env = {saved}")
+        if traced:
+            out.line(f"    ctx.depth -= {k(1)}")
         out.line(f"    ctx.calls -= {k(1)}")
         return record
 

@@ -13,7 +13,6 @@ from dsl.rulebook import names_a_field
 from interpreter.compile.check_terms import TermLabel, label_text, term_number
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import (
-    DEEPEST,
     INLINE_LINES,
     Steps,
     TooDeep,
@@ -26,7 +25,6 @@ from interpreter.compile.codegen.emit_values import plain_die
 from interpreter.compile.codegen.emitted import Emitted
 from interpreter.compile.step_texts import rolled_die
 from interpreter.dice import Die
-from interpreter.runtime import count_past_bound
 from interpreter.state import place_text
 from interpreter.trace import Later
 from interpreter.values import normalize
@@ -91,47 +89,17 @@ class TracedSteps(Steps):
 
 
 def inline_traced_check(steps: TracedSteps, check: Any, values: list[str], span: Any) -> str:
-    """`CompiledCheck.__call__` of a traced real run written here, its arguments the values
-    given: the frame (`call_depth`, its own names, one level deeper: its steps under its
-    own), its steps counted, its lets, its roll term by term, its target and record, and
-    its step put over the steps it recorded (`CompiledCheck.step_at`); the frame left
-    whatever happens. The record's local."""
-    out, k = steps.out, steps.k
-    saved, mark = out.temp(), out.temp()
-    out.line("if ctx.calls >= limits.call_depth:")
-    out.line(f"    raise {k(steps.too_deep)}(ctx, {k(span)})")
-    out.line(f"{saved} = env")
-    pairs = ", ".join(f"{k(name)}: {value}" for name, value in zip(check.names, values))
-    out.line(f"ctx.env = env = {{{pairs}}}")
-    out.line(f"ctx.depth += {k(1)}")
-    out.line(f"ctx.calls += {k(1)}")
-    out.line(f"{mark} = len(ctx.trace)")
-    out.line("try:")
-    out.level += 1
-    if out.level > DEEPEST:
-        raise TooDeep
-    outside = (steps.known, steps.written)
-    steps.known, steps.written = {}, set()
-    for name, value in zip(check.names, values):
-        steps.hold(name, value)
-    where = span if span is not None else check.node.span
-    out.line(f"ctx.steps = {k(check.cost)} + ctx.steps")
-    out.line("if ctx.steps > ctx.step_bound:")
-    out.line(f"    {k(count_past_bound)}(ctx, {k(where)})")
-    record = out.temp()
-    fields, given = _traced_check_body(steps, check, record)
-    out.line(f"{k(check.step_at)}(ctx, {mark}, {given}, {record})")
-    steps.known, steps.written = outside  # (the check wrote only its own names)
-    every = dict(fields)  # (a name given twice: the record holds its last value)
-    steps.fixed.update(every.values())
-    steps.fixed.add(record)
-    steps.records[record] = every
-    out.level -= 1
-    out.line("finally:")
-    out.line(f"    ctx.env = env = {saved}")
-    out.line(f"    ctx.depth -= {k(1)}")
-    out.line(f"    ctx.calls -= {k(1)}")
-    return record
+    """`CompiledCheck.__call__` of a traced real run written here (`Steps.inline_check`'s
+    frame, one level deeper): its lets, its roll term by term, its target and record,
+    and its step put over the steps it recorded (`CompiledCheck.step_at`). The record's
+    local."""
+
+    def body(record: str, mark: str) -> list[tuple[str, str]]:
+        fields, given = _traced_check_body(steps, check, record)
+        steps.out.line(f"{steps.k(check.step_at)}(ctx, {mark}, {given}, {record})")
+        return fields
+
+    return steps.inline_check(check, values, span, body)
 
 
 def _begun(compiler: Any, too_deep: Any = None) -> TracedSteps:
