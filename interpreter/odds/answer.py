@@ -81,6 +81,9 @@ class Odds:
         self.goal_worth: Fraction | None = None
         #: the explorations of the action counted for this answer (compute.action_odds)
         self.explorations = 0
+        #: the units of work its exact phases counted (interpreter.odds.budget; sampled
+        #: too: what it took to find the budget too small): the same on any machine
+        self.work = 0
 
     # ─── reading ────────────────────────────────────────────────────────────
 

@@ -213,10 +213,10 @@ def action_odds(
             at_once,
         )  # fmt: skip
         if found is not None:
-            found.explorations = shared.get("explorations", 0)
+            found.explorations, found.work = shared.get("explorations", 0), spent[0]
             return found
     found = count(field)
-    found.explorations = shared.get("explorations", 0)
+    found.explorations, found.work = shared.get("explorations", 0), spent[0]
     return found
 
 

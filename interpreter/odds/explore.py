@@ -19,6 +19,7 @@ from interpreter.odds.deferred import (
     shared,
 )
 from interpreter.odds.distribution import Dist
+from interpreter.odds.keys import ordered
 from interpreter.odds.mixing import mixed, mixed_let, names_still_read
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
@@ -393,7 +394,7 @@ class Explorer(Passes):
         present = {name}
         for world in worlds:
             present.update(world.env)
-        names = tuple(k for k in present if k in needs and k != name)
+        names = ordered(k for k in present if k in needs and k != name)
         cuts = cuts_of(names, needs)
         wanted = needs.get(name, MISSING)
         keep = tuple(sorted(wanted)) if wanted is not MISSING and wanted is not None else None

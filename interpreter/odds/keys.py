@@ -1,4 +1,5 @@
-"""What the odds engine remembers results by: values, never an object's address.
+"""What the odds engine remembers results by (values, never an object's address), and
+the order it takes names in (never a set's).
 
 A distribution (or a contest, a dice term) has a `number` of its own, given when it is
 made and never given again: what is computed of it is remembered by that number, so a
@@ -10,8 +11,22 @@ equal only to itself.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
+from typing import Any
 
 _NUMBERS = itertools.count(1)
+
+
+def ordered(names: Iterable[Any]) -> tuple[Any, ...]:
+    """Names (of a set, a frozenset) in the same order in every process: sorted, not in
+    a set's order, which follows the hashes of strings and so the process's hash seed
+    (PYTHONHASHSEED). Whatever the engine does in turn over names (worlds made, merged,
+    given up on past a count; work charged) then does not depend on the machine."""
+    names = tuple(names)
+    try:
+        return tuple(sorted(names))
+    except TypeError:  # names of several kinds (a name and a field path): by their text
+        return tuple(sorted(names, key=repr))
 
 
 def next_number() -> int:

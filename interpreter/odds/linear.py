@@ -27,6 +27,7 @@ import attrs
 
 from dsl import nodes as n
 from dsl.nodes.walk import parts, walk
+from interpreter.odds.keys import ordered
 
 #: a class of names read as one sum: ((name, +1 or -1), ...), sorted, the first +1
 SumKey = tuple
@@ -97,7 +98,7 @@ def sums_read(action) -> Sums:
             stack.extend(parts(item))
     valid = {name for name in candidates - plain if len(sums.get(name, ())) == 1}
     out: dict[str, SumKey] = {}
-    for name in valid:
+    for name in ordered(valid):  # (not a set's order: the hash seed's)
         (key,) = sums[name]
         if len(key) > 1 and all(other in valid for other, _ in key):
             out[name] = key

@@ -17,6 +17,7 @@ from math import gcd
 from typing import Any
 
 from interpreter.odds.distribution import Dist
+from interpreter.odds.keys import ordered
 from interpreter.odds.weights import Mass, least_common
 from interpreter.odds.worlds import Live, World, cuts_of, spread
 from interpreter.state import MISSING
@@ -52,7 +53,7 @@ def names_still_read(worlds: list, live: Live) -> tuple:
     present: set = set()
     for world in worlds:
         present.update(world.env)
-    return tuple(name for name in present if name in needs)
+    return ordered(name for name in present if name in needs)
 
 
 def mixed(worlds: list, names: tuple, cuts: tuple, sheet: Any) -> list:

@@ -8,6 +8,7 @@ from typing import Any
 from dsl import nodes as n
 from dsl.rulebook import RUN_DEFINITIONS
 from interpreter.compiled import NodeNumbers
+from interpreter.odds.keys import ordered
 from interpreter.odds.worlds import Live
 
 #: a Live's need for a sheet field is its name after this mark (never a local's name)
@@ -385,7 +386,7 @@ def live_of(fields: frozenset[str] | set[str] | None) -> Live:
     """Fields as a Live of marked names (None: every field)."""
     if fields is None:
         return Live({EVERY: None})
-    return Live({MARK + name: None for name in fields})
+    return Live({MARK + name: None for name in ordered(fields)})  # (not a set's order)
 
 
 def fields_live(live: Live) -> frozenset[str] | None:
