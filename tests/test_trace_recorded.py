@@ -106,11 +106,15 @@ def test_no_statement_writes_its_step_before_it_is_read():
     assert "set C: 0 → 9 (kept within its bounds, not 20)" in render_text(trace)
 
 
-#: a roll's step (a plain die's, of the generated code: `step_texts.rolled_die`; any other)
+#: a roll's step (a plain die's, of the generated code: `step_texts.rolled_die`; any
+#: other; of symbol dice)
 ROLLS = """
+symbols hit, miss
+die Coin { hit, miss, hit + miss }
 action act() {
   let x = d6 + 2d20kh1
-  result { x: x }
+  let pool = 3dCoin
+  result { x: x, hits: pool.hit }
 }
 """
 STATED = {"let", "set", "lookup", "if"}
