@@ -117,7 +117,7 @@ action act() {
   result { x: x, hits: pool.hit }
 }
 """
-STATED = {"let", "set", "lookup", "if"}
+STATED = {"let", "set", "lookup", "if", "call"}
 
 
 def made_yet(step: Step) -> bool:
@@ -130,8 +130,8 @@ def made_yet(step: Step) -> bool:
 
 
 def test_the_commonest_steps_are_made_only_when_read():
-    # SWITCH.lazy_steps: a let's, a set's, a lookup's, an if's and a check's step
-    # recorded as what makes it, made when first read, the same as the replay's
+    # SWITCH.lazy_steps: a let's, a set's, a lookup's, an if's, a call's, a check's and
+    # a roll's step recorded as what makes it, made when first read, as the replay's
     assert SWITCH.lazy_steps
     statements = Engine(dsl.load_text(STATEMENTS, "statements.rules"))
     made = statements.sheet({"A": 3, "R": 3, "C": 0, "L": []})
