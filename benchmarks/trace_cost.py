@@ -4,6 +4,7 @@ and shown (every step written, as the server's JSON has it).
     python benchmarks/trace_cost.py                  # every shipped rulebook's actions
     python benchmarks/trace_cost.py --only brujeria --seeds 50
     python benchmarks/trace_cost.py --only brujeria --rounds 3   # each way's best of 3
+    python benchmarks/trace_cost.py --worst 20       # and the 20 dearest cases, listed
 
 The cases are `benchmarks/run_cost.py`'s shipped and example ones (each action with each
 character, each listed value of each parameter). For each, `--seeds` runs are timed four
@@ -104,6 +105,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--no-gc", action="store_true", help="the cyclic garbage collector off while timing"
     )
+    parser.add_argument(
+        "--worst", type=int, default=0, help="the N dearest cases' recorded/run, listed"
+    )
     args = parser.parse_args(argv)
     run_cost.recipes = lambda: iter(())  # (the recipes' cases: run_cost.py's own)
     from interpreter import Engine
@@ -125,7 +129,7 @@ def main(argv=None) -> int:
         gc.enable()
         for way, seconds in times.items():
             totals[way] += seconds
-        ratios.append((times["recorded"] / max(times["run"], 1e-9), label))
+        ratios.append((times["recorded"] / max(times["run"], 1e-9), label, times["run"]))
     ratios.sort()
     run = totals["run"]
     print(f"{len(ratios)} cases, {args.seeds} runs each way (CPU seconds)")
@@ -134,6 +138,11 @@ def main(argv=None) -> int:
         print(f"{way:9} {totals[way]:8.3f} s   {totals[way] / run:5.2f}x the run")
     median, dearest = ratios[len(ratios) // 2][0], ratios[-1]
     print(f"recorded/run per case: median {median:.2f}x, dearest {dearest[0]:.2f}x ({dearest[1]})")
+    if args.worst:
+        over = sum(ratio > 1.5 for ratio, _, _ in ratios)
+        print(f"{over} cases above 1.5x; the {min(args.worst, len(ratios))} dearest (a run's µs):")
+        for ratio, label, plain in reversed(ratios[-args.worst :]):
+            print(f"  {ratio:6.2f}x {plain / args.seeds * 1e6:8.1f} µs  {label}")
     return 0
 
 

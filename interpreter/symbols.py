@@ -13,7 +13,7 @@ import attrs
 
 from dsl.messages import Message
 from interpreter.dice import Die, check_term
-from interpreter.trace import Step, origin_mark
+from interpreter.trace import origin_mark
 from interpreter.values import Record
 
 #: how a face with no symbol is written and shown
@@ -136,22 +136,19 @@ def shown(record: Record) -> str:
     return ", ".join(parts) if parts else BLANK
 
 
-def symbols_step(label: str, names: list, record: Record, span, depth: int, origin: str) -> Step:
-    """The trace's step for a pool of symbol dice: each face by its symbols, then the sum."""
+def symbols_parts(label: str, names: list, record: Record, span, depth, origin, bounded) -> tuple:
+    """The trace's step for a pool of symbol dice, its parts (`Step._r`; `bounded`: a
+    bounded trace's length): each face by its symbols, then the sum."""
     faces = "[" + ", ".join(names) + "]"
-    return Step.at(
-        "roll",
-        Message.joined([f"{label} {faces} = {shown(record)}", origin_mark(origin)], ""),
-        span,
-        {
-            "dice": label,
-            "faces": list(names),
-            "kept": list(names),
-            "value": dict(record.items()),
-            "origin": origin,
-        },
-        depth,
-    )
+    text = Message.joined([f"{label} {faces} = {shown(record)}", origin_mark(origin)], "")
+    data = {
+        "dice": label,
+        "faces": list(names),
+        "kept": list(names),
+        "value": dict(record.items()),
+        "origin": origin,
+    }
+    return ("roll", text, None, data, depth, None, None, False, span, bounded)
 
 
 def pool_counts(face_values: tuple, count: int, poll=None) -> dict:

@@ -88,12 +88,24 @@ class Step:
     `new_step`); its text, detail and data may be `Later`s, made when first read; its
     line and file are read from its `span` when asked; a bounded trace's cuts
     (`Trace.bounded`) are made when a part is read. Its fields are read-only.
+    A step may even be recorded as what makes that tuple (`_m`: a function, then its
+    arguments, as the run gave them), made when first read (`__getattr__`).
     """
 
-    __slots__ = ("_r",)
+    __slots__ = ("_m", "_r")
 
     #: (kind, text, line, data, depth, file, detail, verbose, span, length): what it holds
     _r: tuple
+    #: (make, *args): what makes `_r`, of a step recorded so (`lazy_step`)
+    _m: tuple
+
+    def __getattr__(self, name: str) -> tuple:
+        # Only `_r` not made yet comes here (a slot not set): made now, once, from `_m`.
+        if name != "_r":
+            raise AttributeError(name)
+        m = self._m
+        r = self._r = m[0](*m[1:])
+        return r
 
     def __init__(
         self,
@@ -277,7 +289,8 @@ class Step:
 
 
 #: a step made without `__init__` (a traced run's commonest steps): `step = new_step(Step)`,
-#: then `step._r = (kind, text, line, data, depth, file, detail, verbose, span, length)`
+#: then `step._r = (kind, text, line, data, depth, file, detail, verbose, span, length)`,
+#: or `step._m = (make, *args)`, `make(*args)` giving that `_r` when it is first read
 new_step: Callable[[type[Step]], Step] = object.__new__
 
 _append = list.append
@@ -515,9 +528,14 @@ def dice_step(
     """A roll's step (its faces cut to about `length` characters, when given; `bounded`:
     a bounded trace's `shown_length`, `Trace.bounded`)."""
     step = new_step(Step)
-    text, data = Later(_dice_text, roll, origin, length), Later(_dice_data, roll, origin)
-    step._r = ("roll", text, None, data, depth, None, None, False, span, bounded)
+    step._r = dice_parts(roll, span, depth, origin, length, bounded)
     return step
+
+
+def dice_parts(roll: PoolRoll, span, depth: int, origin: str, length, bounded) -> tuple:
+    """A roll's step's parts (`Step._r`, of `dice_step`): its text and data made when read."""
+    text, data = Later(_dice_text, roll, origin, length), Later(_dice_data, roll, origin)
+    return ("roll", text, None, data, depth, None, None, False, span, bounded)
 
 
 def _dice_data(roll: PoolRoll, origin: str) -> dict:

@@ -8,9 +8,10 @@ import pytest
 
 import dsl
 from interpreter import Engine, SeededDice
+from interpreter.compile.codegen import SWITCH
 from interpreter.errors import EvaluationError
 from interpreter.sheets.character import shipped_characters_folder
-from interpreter.trace import Later, render_text
+from interpreter.trace import Later, Step, render_text
 
 SHEETS = {
     "brujeria": ["brujeria_bruja", "brujeria_malherido"],
@@ -103,3 +104,47 @@ def test_no_statement_writes_its_step_before_it_is_read():
     assert shown(trace) == shown(replayed)
     assert "gain 9 R: 2 → 5 (capped at its maximum 5)" in render_text(trace)
     assert "set C: 0 → 9 (kept within its bounds, not 20)" in render_text(trace)
+
+
+#: a roll's step (a plain die's, of the generated code: `step_texts.rolled_die`; any
+#: other; of symbol dice)
+ROLLS = """
+symbols hit, miss
+die Coin { hit, miss, hit + miss }
+action act() {
+  let x = d6 + 2d20kh1
+  let pool = 3dCoin
+  result { x: x, hits: pool.hit }
+}
+"""
+STATED = {"let", "set", "lookup", "if", "call"}
+
+
+def made_yet(step: Step) -> bool:
+    """Whether a step's parts are made (`Step._r` set), read without making them."""
+    try:
+        Step.__dict__["_r"].__get__(step, Step)  # (the slot itself: no `__getattr__`)
+    except AttributeError:
+        return False
+    return True
+
+
+def test_the_commonest_steps_are_made_only_when_read():
+    # SWITCH.lazy_steps: a let's, a set's, a lookup's, an if's, a call's, a check's and
+    # a roll's step recorded as what makes it, made when first read, as the replay's
+    assert SWITCH.lazy_steps
+    statements = Engine(dsl.load_text(STATEMENTS, "statements.rules"))
+    made = statements.sheet({"A": 3, "R": 3, "C": 0, "L": []})
+    brujeria = Engine(dsl.load("brujeria"))
+    bruja = brujeria.load_sheet(shipped_characters_folder() / "brujeria_bruja.yaml")
+    dice = Engine(dsl.load_text(ROLLS, "rolls.rules"))
+    cases = ((statements, made, "act"), (brujeria, bruja, "chequeo_sencillo"))
+    cases += ((dice, dice.sheet({}), "act"),) * 4  # (its closures, then its generated code)
+    for engine, sheet, action in cases:
+        trace = engine.run(action, sheet, {}, SeededDice(1), trace=True).trace
+        unmade = [step for step in trace if not made_yet(step)]
+        assert unmade and not any(made_yet(step) for step in unmade)
+        replayed = engine.run(action, sheet, {}, SeededDice(1)).trace
+        assert shown(trace) == shown(replayed)
+        lazy = {"check"} if engine is brujeria else {"roll"} if engine is dice else STATED
+        assert lazy <= {step.kind for step in unmade}

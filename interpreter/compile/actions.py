@@ -13,7 +13,7 @@ from interpreter.compile.codegen.traced import generated_traced_action
 from interpreter.compile.costs import block_cost
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
-from interpreter.trace import Later, Step, call_text
+from interpreter.trace import Later, Step, call_text, new_step
 from interpreter.values import Record
 
 
@@ -160,7 +160,20 @@ class CompiledAction(CallFrame):
             ctx.calls -= 1
             # a call's line, refused or not
             if ctx.trace is not None and ctx.depth > 0 and ctx.trace.wants_at(mark):
-                length = ctx.limits.shown_length  # (its words written when read)
-                shown = Later(call_text, self.label, tuple(zip(self.names, args)), length)
-                step = Step.at("call", shown, self.node.span, {"action": self.node.name}, ctx.depth)
-                ctx.trace.insert(mark, step)
+                trace = ctx.trace  # (`Trace.insert`, written out)
+                most = trace.most
+                bounded = trace.length if most is not None else None
+                length, step = ctx.limits.shown_length, new_step(Step)
+                if SWITCH.lazy_steps:  # (made when read: `Step._m`)
+                    step._m = (self.called, args, length, ctx.depth, bounded)
+                else:
+                    step._r = self.called(args, length, ctx.depth, bounded)
+                list.insert(trace, mark, step)
+                if most is not None and len(trace) > most:
+                    trace.trim()
+
+    def called(self, args: tuple, length: int, depth: int, bounded) -> tuple:
+        """The step of its call, its parts (`Step._r`): its words written when read."""
+        shown = Later(call_text, self.label, tuple(zip(self.names, args)), length)
+        data = {"action": self.node.name}
+        return ("call", shown, None, data, depth, None, None, False, self.node.span, bounded)

@@ -158,23 +158,31 @@ class CompiledCheck(CallFrame):
         if most is not None and mark >= most:  # (`Trace.wants_at`)
             trace.omitted += 1
             return
-        shown = Shown(given, ctx.limits.shown_length)
         step = new_step(Step)
-        step._r = (
+        length, depth = ctx.limits.shown_length, ctx.depth - 1
+        if SWITCH.lazy_steps:  # (made when read: `Step._m`; cut so: `Trace.bounded`)
+            step._m = (self.checked, given, record, length, depth, trace.length)
+        else:
+            step._r = self.checked(given, record, length, depth, trace.length)
+        list.insert(trace, mark, step)  # (`Trace.insert`: the last step kept goes)
+        if most is not None and len(trace) > most:
+            trace.trim()
+
+    def checked(self, given: list | None, record: Record, length: int, depth: int, bounded):
+        """The check's step's parts (`Step._r`): its words, its data, its detail."""
+        shown = Shown(given, length)
+        return (
             "check",
             Later(self.describe, shown, record),
             None,
             Later(_check_data, self.node.name, record),
-            ctx.depth - 1,
+            depth,
             None,
             Later(self.detail, shown, record),
             False,
             self.node.span,
-            trace.length,  # (cut when read: `Trace.bounded`)
+            bounded,
         )
-        list.insert(trace, mark, step)  # (`Trace.insert`: the last step kept goes)
-        if most is not None and len(trace) > most:
-            trace.trim()
 
     @overload
     def record(self, ctx, total, target, settle, memory=None, names: None = None) -> Record: ...

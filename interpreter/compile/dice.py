@@ -6,10 +6,10 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.compile.host import CompilerHost
+from interpreter.compile.step_texts import roll_step
 from interpreter.dice import FUDGE, Die, predicate
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import known
-from interpreter.trace import dice_step
 from interpreter.values import show
 
 #: what a value is, where a number is wanted (a refusal says it)
@@ -90,10 +90,7 @@ class DiceTerms(CompilerHost):
             if ctx.trace is not None and not ctx.quiet and ctx.trace.wants():
                 if describe is not None:
                     result.label = describe(ctx, how_many, die, steps)
-                origin = ctx.roller.source.origin
-                ctx.trace.append(
-                    dice_step(result, span, ctx.depth, origin, ctx.limits.shown_length)
-                )
+                roll_step(ctx, ctx.trace, result, span)
             return result
 
         return roll

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dsl.errors import Span
 from dsl.messages import Message, tr
+from interpreter.compile.codegen import SWITCH
 from interpreter.dice import KEPT, PoolRoll
 from interpreter.shown import glimpse
 from interpreter.state import Place, place_text
-from interpreter.trace import Later, Step, dice_step, let_detail, let_text, new_step
+from interpreter.trace import Later, Step, dice_parts, let_detail, let_text, new_step
 from interpreter.values import PLAIN_TYPES, Record, show
 
 # Each function makes, from values the run recorded (immutable: texts, numbers, records,
@@ -43,11 +44,21 @@ def rolled_die(ctx, face: int, label: str, span) -> PoolRoll:
     if most is not None and len(trace) >= most:  # (`Trace.wants`)
         trace.omitted += 1
         return roll
-    origin, length = ctx.roller.source.origin, ctx.limits.shown_length
-    # (`Trace.append`: a bounded trace's steps cut to its length when read)
-    bounded = trace.length if most is not None else None
-    list.append(trace, dice_step(roll, span, ctx.depth, origin, length, bounded))
+    roll_step(ctx, trace, roll, span)
     return roll
+
+
+def roll_step(ctx, trace, roll: PoolRoll, span) -> None:
+    """A roll's step added (`Trace.append`, written out, where the trace has room: a
+    bounded trace's steps cut to its length when read); of a traced run."""
+    origin, length = ctx.roller.source.origin, ctx.limits.shown_length
+    bounded = trace.length if trace.most is not None else None
+    step = new_step(Step)
+    if SWITCH.lazy_steps:  # (made when read: `Step._m`)
+        step._m = (dice_parts, roll, span, ctx.depth, origin, length, bounded)
+    else:
+        step._r = dice_parts(roll, span, ctx.depth, origin, length, bounded)
+    list.append(trace, step)
 
 
 def let_step(ctx, name: str, source: str, span, value) -> None:
@@ -62,13 +73,13 @@ def let_step(ctx, name: str, source: str, span, value) -> None:
     if most is not None and len(trace) >= most:
         trace.omitted += 1
         return
-    length = ctx.limits.shown_length
-    text = Later(let_text, name, value, length)
-    detail = Later(let_detail, name, source, value, length)
     step = new_step(Step)
-    data = {"name": name, "value": value}
     # (its parts cut to the trace's length when read: `Trace.bounded`)
-    step._r = ("let", text, None, data, ctx.depth, None, detail, False, span, trace.length)
+    length, depth, bounded = ctx.limits.shown_length, ctx.depth, trace.length
+    if SWITCH.lazy_steps:  # (made when read: `Step._m`)
+        step._m = (named_step, "let", name, source, value, length, depth, False, span, bounded)
+    else:
+        step._r = named_step("let", name, source, value, length, depth, False, span, bounded)
     list.append(trace, step)
 
 
@@ -80,13 +91,24 @@ def set_step(ctx, name: str, source: str, span, new) -> None:
     if most is not None and len(trace) >= most:
         trace.omitted += 1
         return
-    length = ctx.limits.shown_length
-    text = Later(let_text, name, new, length)
-    detail = Later(let_detail, name, source, new, length)
     step = new_step(Step)
-    data = {"name": name, "value": new}
-    step._r = ("set", text, None, data, ctx.depth, None, detail, True, span, trace.length)
+    length, depth, bounded = ctx.limits.shown_length, ctx.depth, trace.length
+    if SWITCH.lazy_steps:
+        step._m = (named_step, "set", name, source, new, length, depth, True, span, bounded)
+    else:
+        step._r = named_step("set", name, source, new, length, depth, True, span, bounded)
     list.append(trace, step)
+
+
+def named_step(
+    kind: str, name: str, source: str, value, length: int, depth: int, verbose: bool, span, bounded
+) -> tuple:
+    """A let's or a set's step's parts (`Step._r`): `name = value`, its detail (the
+    expression behind it), its data; `bounded`: a bounded trace's length."""
+    text = Later(let_text, name, value, length)
+    detail = Later(let_detail, name, source, value, length)
+    data = {"name": name, "value": value}
+    return (kind, text, None, data, depth, None, detail, verbose, span, bounded)
 
 
 def if_step(ctx, condition: Span, decided: bool) -> None:
@@ -98,9 +120,17 @@ def if_step(ctx, condition: Span, decided: bool) -> None:
         trace.omitted += 1
         return
     step = new_step(Step)
-    text = Later(if_text, condition, decided)
-    step._r = ("if", text, None, {}, ctx.depth, None, None, True, condition, trace.length)
+    if SWITCH.lazy_steps:  # (made when read: `Step._m`)
+        step._m = (tested_step, condition, decided, ctx.depth, trace.length)
+    else:
+        step._r = tested_step(condition, decided, ctx.depth, trace.length)
     list.append(trace, step)
+
+
+def tested_step(condition: Span, decided: bool, depth: int, bounded) -> tuple:
+    """An if's step's parts (`Step._r`)."""
+    text = Later(if_text, condition, decided)
+    return ("if", text, None, {}, depth, None, None, True, condition, bounded)
 
 
 def if_text(condition: Span, value: bool) -> Message:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.arithmetic import as_whole
+from interpreter.compile.codegen import SWITCH
 from interpreter.compile.host import CompilerHost
 from interpreter.compile.symbol_forms import BUILT_IN, built_in_cuts, find_forms
 from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, lift
-from interpreter.symbols import Forms, SymbolDie, symbols_step
+from interpreter.symbols import Forms, SymbolDie, symbols_parts
+from interpreter.trace import Step, new_step
 
 NUMBER_OF_DICE = tr("the number of dice")
 
@@ -88,7 +90,14 @@ class SymbolTerms(CompilerHost):
             if names is not None and trace is not None and not ctx.quiet and trace.wants():
                 shown = label if literal else f"{label} = {how_many}d{die.label}"
                 origin = ctx.roller.source.origin
-                trace.append(symbols_step(shown, names, record, span, ctx.depth, origin))
+                bounded = trace.length if trace.most is not None else None  # (`Trace.append`)
+                step = new_step(Step)
+                made = (shown, names, record, span, ctx.depth, origin, bounded)
+                if SWITCH.lazy_steps:  # (its words written when read: `Step._m`)
+                    step._m = (symbols_parts, *made)
+                else:
+                    step._r = symbols_parts(*made)
+                list.append(trace, step)
             return record
 
         return roll

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from dsl import nodes as n
 from dsl.messages import Message, tr
+from interpreter.compile.codegen import SWITCH
 from interpreter.compile.costs import charged
 from interpreter.compile.host import CompilerHost
 from interpreter.errors import EvaluationError
@@ -277,11 +278,20 @@ def lookup_step(ctx, title: str, key_values: tuple, value, span) -> None:
     seen = value
     if type(value) is Record and Pending in map(type, value.values()):
         seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
-    text = Later(_lookup_text, title, key_values, seen, ctx.limits.shown_length)
-    data = {"table": title, "key": list(key_values), "value": seen}
     step = new_step(Step)
-    step._r = ("lookup", text, None, data, ctx.depth, None, None, False, span, trace.length)
+    length, depth, bounded = ctx.limits.shown_length, ctx.depth, trace.length
+    if SWITCH.lazy_steps:  # (made when read: `Step._m`)
+        step._m = (_looked_up, title, key_values, seen, length, depth, span, bounded)
+    else:
+        step._r = _looked_up(title, key_values, seen, length, depth, span, bounded)
     list.append(trace, step)
+
+
+def _looked_up(title: str, key_values: tuple, seen, length: int, depth: int, span, bounded):
+    """A lookup's step's parts (`Step._r`): its text, its data."""
+    text = Later(_lookup_text, title, key_values, seen, length)
+    data = {"table": title, "key": list(key_values), "value": seen}
+    return ("lookup", text, None, data, depth, None, None, False, span, bounded)
 
 
 def _lookup_text(title: str, key_values: tuple, seen, length: int) -> Message:

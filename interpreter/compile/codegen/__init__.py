@@ -33,6 +33,7 @@ class Switch:
     __slots__ = (
         "after",
         "generated",
+        "lazy_steps",
         "traced_dice",
         "traced_formulas",
         "traced_inline",
@@ -64,6 +65,10 @@ class Switch:
         #: a traced run's generated code finds the place a check's term names itself (a
         #: field's name, a local's value: `Values.place`), else calls its closure
         self.traced_places = True
+        #: a traced run's commonest steps (a let's, a set's, an if's, a lookup's, a
+        #: check's) recorded as what makes them (`Step._m`), made when first read; else
+        #: made as they are recorded
+        self.lazy_steps = True
 
 
 SWITCH = Switch()
