@@ -310,6 +310,8 @@ def _unaccented(word: str) -> str:
 
 
 WORDS = {True: tr("yes"), False: tr("no"), None: tr("none")}
+#: the types found to be Mappings (a record's): `isinstance` asks an ABC's hook, slowly
+_MAPPINGS: set[type] = set()
 
 
 def show_value(value, language: str | None = None) -> str:
@@ -338,8 +340,9 @@ def show_value(value, language: str | None = None) -> str:
             return str(value.numerator)
         return f"{value.numerator}/{value.denominator}"
     if isinstance(value, tuple | list):
-        return "[" + ", ".join(show_value(v, language) for v in value) + "]"
-    if isinstance(value, Mapping):
+        return "[" + ", ".join([show_value(v, language) for v in value]) + "]"
+    if kind in _MAPPINGS or isinstance(value, Mapping):
+        _MAPPINGS.add(kind)  # (a Mapping stays one: its type's hook not asked again)
         if EFFECT_FIELDS.issubset(value.keys()) and len(value) - len(EFFECT_FIELDS) <= 1:
             return _effect_shown(value, language)
         label = value.get("label")

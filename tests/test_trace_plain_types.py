@@ -1,0 +1,76 @@
+"""A run's answer asks no abstract class about a record or a number where its exact type
+tells (the Mapping ABC's hook is slow, and a served run's trace asks it tens of times):
+the same texts and data as when asked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+
+import pytest
+
+from dsl import messages
+from interpreter import shown, values
+from interpreter.sheets import character
+from interpreter.values import Record
+
+ROW = Record({"label": "Huida", "esencia": 2, "turnos": 1, "inconsciente": False})
+
+
+@pytest.fixture
+def asked(monkeypatch) -> list:
+    """The values the modules below ask `isinstance(value, Mapping)` of."""
+    seen: list = []
+
+    class Asking(type):
+        def __instancecheck__(cls, value):
+            seen.append(value)
+            return isinstance(value, Mapping)
+
+    class Counted(metaclass=Asking):
+        pass
+
+    for module in (messages, shown, values):
+        monkeypatch.setattr(module, "Mapping", Counted)
+    monkeypatch.setattr(messages, "_MAPPINGS", set())
+    return seen
+
+
+def test_a_record_is_plain_data_unasked(asked):
+    out = values.plain({"r": ROW, "k": [ROW]}, {}, "")
+    assert out == {"r": dict(ROW), "k": [dict(ROW)]} and asked == []
+
+
+def test_a_record_is_glimpsed_unasked(asked):
+    assert shown.glimpse(ROW, 300) is ROW
+    assert shown.glimpse_data({"v": ROW}["v"], 300) is ROW
+    assert shown.glimpse([7, ROW, 12], 300) == [7, ROW, 12] and asked == []
+    cut = shown.glimpse_data(Record({"a": "x" * 50, "b": 1}), 20)
+    assert cut["a"] != "x" * 50 and asked == []
+
+
+def test_a_records_type_is_asked_once_when_shown(asked):
+    first = messages.show_value(ROW, "es")
+    assert messages.show_value(ROW, "es") == first
+    assert first == "Huida {esencia: 2, turnos: 1, inconsciente: no}"
+    assert asked == [ROW]  # (its type remembered as a Mapping's)
+    assert messages.show_value([1, "a", None]) == "[1, a, none]"
+
+
+def test_a_sheets_numbers_are_plain_unasked(monkeypatch):
+    asked: list = []
+    kind = character.Record
+
+    class Asking(type):
+        def __instancecheck__(cls, value):
+            asked.append(value)
+            return isinstance(value, kind)
+
+    class Counted(metaclass=Asking):
+        pass
+
+    monkeypatch.setattr(character, "Record", Counted)
+    data = {"a": 1, "b": "x", "c": (1, 2), "d": None, "e": Fraction(1, 2), "f": True}
+    assert character._plain(data) == {**data, "c": [1, 2]} and asked == []
+    assert character._plain({"r": ROW}) == {"r": {k: v for k, v in ROW.items()}}
+    assert asked == [ROW]
