@@ -69,12 +69,15 @@ class Message(str):
             kind = type(part)
             if kind is str:
                 texts.append(part)
+            elif kind is Message:  # (its English text is itself: as show_value gives it)
+                texts.append(part)
+                if everywhere and not part.everywhere:
+                    everywhere = False
             elif kind is int:
                 texts.append(str(part))
             else:
                 texts.append(show_value(part))
-                if everywhere and not (kind is Message and part.everywhere):
-                    everywhere = False
+                everywhere = False
         self = str.__new__(cls, separator.join(texts))
         self.template, self.plural, self.count, self.params = "", None, None, {}
         self.parts, self.separator = parts, separator

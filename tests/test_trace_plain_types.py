@@ -74,3 +74,39 @@ def test_a_sheets_numbers_are_plain_unasked(monkeypatch):
     assert character._plain(data) == {**data, "c": [1, 2]} and asked == []
     assert character._plain({"r": ROW}) == {"r": {k: v for k, v in ROW.items()}}
     assert asked == [ROW]
+
+
+def test_a_joined_message_takes_a_messages_english_as_it_is(monkeypatch):
+    shown_values: list = []
+    show = messages.show_value
+
+    def counted(value, language=None):
+        shown_values.append(value)
+        return show(value, language)
+
+    monkeypatch.setattr(messages, "show_value", counted)
+    part = messages.tr("{n} more item", n=3)
+    joined = messages.Message.joined(["[", part, 7, "]"])
+    assert joined == "[3 more item7]" and shown_values == []
+    assert not joined.everywhere
+    assert messages.Message.joined(["a", messages.Message.joined(["b", 1])]).everywhere
+
+
+def test_a_steps_json_reads_its_parts_at_once(monkeypatch):
+    from interpreter.json_data import Writer, step_data
+    from interpreter.trace import Step
+
+    step = Step("roll", "tirada 7", 12, {"value": 7}, 1, "x.rules", "d10", True)
+    expected = {
+        "kind": "roll",
+        "text": "tirada 7",
+        "file": "x.rules",
+        "line": 12,
+        "depth": 1,
+        "detail": "d10",
+        "verbose": True,
+        "data": {"value": 7},
+    }
+    for name in ("kind", "file", "line", "depth", "verbose"):  # (not asked of a Step)
+        monkeypatch.setattr(Step, name, property(lambda self: 1 / 0))
+    assert step_data(step, Writer("es"), "/trace/0") == expected
