@@ -350,7 +350,7 @@ def show_value(value, language: str | None = None) -> str:
             return _effect_shown(value, language)
         label = value.get("label")
         inner = ", ".join(
-            f"{k}: {show_value(v, language)}" for k, v in value.items() if k != "label"
+            [f"{k}: {show_value(v, language)}" for k, v in value.items() if k != "label"]
         )
         if label is not None:
             return f"{show_value(label, language)} {{{inner}}}" if inner else str(label)
