@@ -69,12 +69,15 @@ class Message(str):
             kind = type(part)
             if kind is str:
                 texts.append(part)
+            elif kind is Message:  # (its English text is itself: as show_value gives it)
+                texts.append(part)
+                if everywhere and not part.everywhere:
+                    everywhere = False
             elif kind is int:
                 texts.append(str(part))
             else:
                 texts.append(show_value(part))
-                if everywhere and not (kind is Message and part.everywhere):
-                    everywhere = False
+                everywhere = False
         self = str.__new__(cls, separator.join(texts))
         self.template, self.plural, self.count, self.params = "", None, None, {}
         self.parts, self.separator = parts, separator
@@ -310,6 +313,8 @@ def _unaccented(word: str) -> str:
 
 
 WORDS = {True: tr("yes"), False: tr("no"), None: tr("none")}
+#: the types found to be Mappings (a record's): `isinstance` asks an ABC's hook, slowly
+_MAPPINGS: set[type] = set()
 
 
 def show_value(value, language: str | None = None) -> str:
@@ -338,13 +343,14 @@ def show_value(value, language: str | None = None) -> str:
             return str(value.numerator)
         return f"{value.numerator}/{value.denominator}"
     if isinstance(value, tuple | list):
-        return "[" + ", ".join(show_value(v, language) for v in value) + "]"
-    if isinstance(value, Mapping):
+        return "[" + ", ".join([show_value(v, language) for v in value]) + "]"
+    if kind in _MAPPINGS or isinstance(value, Mapping):
+        _MAPPINGS.add(kind)  # (a Mapping stays one: its type's hook not asked again)
         if EFFECT_FIELDS.issubset(value.keys()) and len(value) - len(EFFECT_FIELDS) <= 1:
             return _effect_shown(value, language)
         label = value.get("label")
         inner = ", ".join(
-            f"{k}: {show_value(v, language)}" for k, v in value.items() if k != "label"
+            [f"{k}: {show_value(v, language)}" for k, v in value.items() if k != "label"]
         )
         if label is not None:
             return f"{show_value(label, language)} {{{inner}}}" if inner else str(label)

@@ -26,6 +26,7 @@ from typing import Any
 from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import Message, translate
 from interpreter.dice import KEPT
+from interpreter.trace import Step
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
 
@@ -124,14 +125,23 @@ def step_data(step, w: Writer, pointer: str) -> dict:
     """One step of a trace: its kind, its text, where in the rulebook, and its numbers."""
     language = w.language
     data = step.data
+    if type(step) is Step:  # (its plain parts read as its properties read them, at once)
+        r = step._r
+        span = r[8]
+        file = span.source.name if r[5] is None and span is not None else r[5]
+        line = span.line if span is not None else r[2]
+        kind, depth, verbose = r[0], r[4], r[7]
+    else:
+        file, line = step.file, step.line
+        kind, depth, verbose = step.kind, step.depth, step.verbose
     return {
-        "kind": step.kind,
+        "kind": kind,
         "text": _said(step.text, language),
-        "file": step.file,
-        "line": step.line,
-        "depth": step.depth,
+        "file": file,
+        "line": line,
+        "depth": depth,
         "detail": _said(step.detail, language),
-        "verbose": step.verbose,
+        "verbose": verbose,
         # (a step without numbers, as many are: no pointer made for none)
         "data": {} if type(data) is dict and not data else w.value(data, f"{pointer}/data"),
     }

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from dsl.messages import Message, show_value, tr_n
+from interpreter.values import Record
 
 
 def more_characters(count: int) -> Message:
@@ -50,7 +51,9 @@ def _glimpse(value, room: int, build: bool = True) -> tuple:
         return shown, False, cut + 20
     if type(value) is tuple or type(value) is list:
         return _sequence(value, room, build)
-    if isinstance(value, Mapping):
+    if type(value) is int or type(value) is bool or value is None:  # (no ABC's hook asked)
+        return value, True, len(show_value(value))
+    if type(value) is Record or isinstance(value, Mapping):
         return _record(value, room, build)
     if isinstance(value, Message):
         return _glimpse(str(value), room, build)
@@ -154,7 +157,7 @@ def _data(value, room: int, build: bool = True) -> tuple:
             used += size + 2
             whole = whole and all_of_it
         return out, used, whole
-    if isinstance(value, Mapping):
+    if kind is Record or isinstance(value, Mapping):
         found: dict | None = {} if build else None
         used, whole = 1, True
         names = list(value)

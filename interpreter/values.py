@@ -198,6 +198,8 @@ def plain(value, fractions: dict | None = None, pointer: str = "", text=str):
         return _plain_mapping(value, fractions, pointer, text)
     if kind is list or kind is tuple:
         return _plain_items(value, fractions, pointer, text)
+    if kind is Record:  # (before the ABCs below: a Mapping's hook asked of it is slow)
+        return _plain_mapping(value, fractions, pointer, text)
     if isinstance(value, str):
         return text(value)
     if isinstance(value, float):

@@ -31,7 +31,7 @@ from interpreter.sheets import parsing, writer
 from interpreter.sheets.key_warnings import key_warnings
 from interpreter.sheets.rules import complete
 from interpreter.sheets.validation import META_KEYS, validate
-from interpreter.values import Record
+from interpreter.values import PLAIN_TYPES, Record
 
 _ABSENT = object()
 
@@ -379,6 +379,8 @@ def parse_text(text: str, text_format: str, path: str | None = None):
 
 
 def _plain(value):
+    if type(value) in PLAIN_TYPES:  # (a number or text: no Record asked, an ABC's hook)
+        return value
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, tuple):

@@ -12,17 +12,22 @@ uvicorn's HTTP/1.1 protocol (h11), with what it lacks against a slow or hostile 
   closed, so that one client's connections cannot fill the server's (`limit_concurrency`).
 
 And what it spends: an answer's head and body, written one after the other in the same
-turn of the event loop, go out in one write (one system call, one segment), not two.
+turn of the event loop, go out in one write (one system call, one segment), not two; and
+an answer's headers are each checked by h11 once (the same ones head every answer), not
+in every answer (`response_head`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any, cast
 
 import h11
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.flow_control import CLOSE_HEADER
+from uvicorn.protocols.http.h11_impl import STATUS_PHRASES, H11Protocol, RequestResponseCycle
+from uvicorn.protocols.utils import get_client_addr, get_path_with_query_string
 
 from dsl.messages import Number, tr
 from interpreter.web.errors import RequestError, error_json
@@ -33,6 +38,11 @@ REQUEST_SECONDS = 5.0
 SEND_SECONDS = 30.0
 #: connections one address may hold at once
 PER_ADDRESS = 32
+#: whether a header h11 found well-formed in an answer is not checked again (off: every
+#: answer's every header checked, as uvicorn does)
+CHECKED_ONCE = True
+#: headers (name, value) remembered as checked, at most (then forgotten, checked again)
+CHECKED_HEADERS = 4096
 
 
 class TimedH11Protocol(H11Protocol):
@@ -87,6 +97,8 @@ class TimedH11Protocol(H11Protocol):
         if self.cycle is not cycle and self.cycle is not None:  # a request's: it writes joined
             joined = Joined(self.transport, self.loop)  # (before its task runs)
             self.cycle.transport = cast(asyncio.Transport, joined)  # (as one: `__getattr__`)
+            if type(self.cycle) is RequestResponseCycle:  # (its head made by `response_head`)
+                self.cycle.__class__ = CheckedCycle
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -174,6 +186,61 @@ class TimedH11Protocol(H11Protocol):
         head += b"content-length: %d\r\nconnection: close\r\n\r\n" % len(body)
         self.transport.write(head + body)
         self.transport.close()
+
+
+class CheckedCycle(RequestResponseCycle):
+    """uvicorn's request cycle, its answer's head made by `response_head` (the rest of its
+    sending, and every other case, uvicorn's own)."""
+
+    async def send(self, message) -> None:
+        if (
+            self.response_started
+            or self.disconnected
+            or self.flow.write_paused
+            or message["type"] != "http.response.start"
+        ):
+            await super().send(message)
+            return
+        # (as uvicorn's RequestResponseCycle.send writes a head: its checks made above)
+        self.response_started = True
+        self.waiting_for_100_continue = False
+        status = message["status"]
+        headers = self.default_headers + list(message.get("headers", []))
+        if CLOSE_HEADER in self.scope["headers"] and CLOSE_HEADER not in headers:
+            headers = [*headers, CLOSE_HEADER]
+        if self.access_log and self.access_logger.isEnabledFor(logging.INFO):
+            self.access_logger.info(
+                '%s - "%s %s HTTP/%s" %d',
+                get_client_addr(self.scope),
+                self.scope["method"],
+                get_path_with_query_string(self.scope),
+                self.scope["http_version"],
+                status,
+            )
+        head = response_head(status, headers, STATUS_PHRASES[status])
+        self.transport.write(self.conn.send(event=head))
+
+
+#: the headers h11 found well-formed in an answer: (name, value), bytes
+_CHECKED: set[tuple[bytes, bytes]] = set()
+
+
+def response_head(status: int, headers: list, reason: bytes) -> h11.Response:
+    """h11's response head: its headers checked by h11 (a name or value it refuses raises
+    h11.LocalProtocolError), each only the first time it is seen. h11 still reads the
+    length and transfer coding of every answer (`_parsed` skips only the checks of each
+    name's and value's characters)."""
+    checked = _CHECKED
+    if CHECKED_ONCE and type(status) is int and all(pair in checked for pair in headers):
+        return h11.Response(status_code=status, headers=headers, reason=reason, _parsed=True)
+    head = h11.Response(status_code=status, headers=headers, reason=reason)
+    if CHECKED_ONCE:
+        if len(checked) + len(headers) > CHECKED_HEADERS:
+            checked.clear()
+        checked.update(
+            (name, value) for name, value in headers if type(name) is bytes and type(value) is bytes
+        )
+    return head
 
 
 class Joined:
