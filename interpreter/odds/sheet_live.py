@@ -405,12 +405,15 @@ class Switch:
     `targets`: where only `effects(...)` of targets written out reads it, only the
     effects on those targets (off: the whole store); `elsewhere`: a call made on another
     character's sheet (`rival.defensa()`) reads none of this one's but through its
-    arguments (off: as if made on this one)."""
+    arguments (off: as if made on this one); `calls`: inside a call made at the action's
+    own level, merges keep only the changes the call's rest or its callers may read
+    (off: every change, as a caller reading on would)."""
 
     moves = True
     effects = True
     targets = True
     elsewhere = True
+    calls = True
 
 
 SWITCH = Switch()
@@ -438,6 +441,13 @@ def live_of(fields: frozenset[str] | set[str] | None) -> Live:
     if fields is None:
         return Live({EVERY: None})
     return Live({MARK + name: None for name in fields})
+
+
+def sheet_read(live: Live) -> Live:
+    """What a Live reads of the sheet alone: its fields, the `ensure` rules still to
+    judge (a local name's reads left out)."""
+    needs = {k: v for k, v in live.needs.items() if k[:1] in (MARK, JUDGED)}
+    return Live(needs, {k: live.counts[k] for k in needs})
 
 
 def fields_live(live: Live) -> frozenset[str] | None:

@@ -1,8 +1,10 @@
-"""Lasting effects nothing later reads stop splitting worlds (interpreter.odds.sheet_live):
-the store kept only where a statement or function of lasting effects may read it,
-`effects("a")` reading only the effects on `a`, a call on another character's sheet
-reading none of this one's. Each has a small-budget case only it answers (switched off
-there, the same case is sampled), and answers equal to every way the dice fall (issue 24)."""
+"""Sheet changes nothing later reads stop splitting worlds (interpreter.odds.sheet_live):
+the store of lasting effects kept only where a statement or function of lasting effects
+may read it, `effects("a")` reading only the effects on `a`, a call on another
+character's sheet reading none of this one's, and inside a called action the changes
+neither its rest nor its caller reads. Each has a small-budget case only it answers
+(switched off there, the same case is sampled), and answers equal to every way the dice
+fall (issue 24)."""
 
 from __future__ import annotations
 
@@ -85,6 +87,92 @@ READS = {
     "rival": "if rival != none { let r = rival.chk()\n set t to t + r.total }",
     "ours": "let r = chk()\n set t to t + r.total",
 }
+
+
+#: a called action writes Oro six ways that neither it nor its caller reads again, and
+#: then makes 6 × 6 × 6 worlds (36 where Oro is left out of its merges)
+CALLED = """
+sheet {
+  counter Oro
+  counter Fama
+  ensure Fama <= 3 else "too famous"
+}
+action ganar() {
+  let a = d6
+  gain a to Oro
+  let b = d6
+  let c = d6
+  let d = d6
+  let t = (if b > c then d else b) + 0
+  result { t: t }
+}
+action act() {
+  let r = ganar()
+  READ
+  result { t: r.t }
+}
+"""
+
+
+def test_a_change_no_caller_reads_stops_splitting_a_calls_worlds(monkeypatch):
+    engine = Engine(dsl.load_text(CALLED.replace("READ", ""), "called.rules"))
+    odds = engine.odds("act", engine.sheet({}), {}, budget=SMALL, trials=50)
+    assert odds.exact
+    monkeypatch.setattr(sheet_live.SWITCH, "calls", False)
+    engine = Engine(dsl.load_text(CALLED.replace("READ", ""), "called.rules"))
+    assert not engine.odds("act", engine.sheet({}), {}, budget=SMALL, trials=50).exact
+
+
+CALLERS = {
+    "reads it": "let o = Oro + 0",
+    "moves it": "gain 1 to Oro",
+    "its rule": "gain Oro to Fama",
+}
+
+
+@pytest.mark.parametrize("read", list(CALLERS))
+def test_what_a_caller_reads_of_a_calls_changes_is_answered_as_every_roll(read):
+    engine = Engine(dsl.load_text(CALLED.replace("READ", CALLERS[read]), "called.rules"))
+    sheet = engine.sheet({})
+    odds = engine.odds("act", sheet, {})
+    assert odds.exact
+    assert counted(odds) == action_outcomes(engine, "act", sheet, {})
+
+
+#: a call inside a call: what its caller's caller reads of the sheet is kept in it too
+NESTED = """
+sheet {
+  counter Oro
+}
+action inner() {
+  let a = d3
+  gain a to Oro
+  let z = d3
+  result { x: a + z }
+}
+action mid() {
+  let i = inner()
+  let b = d3 + 0
+  MID
+  result { t: i.x + b }
+}
+action act() {
+  let r = mid()
+  let o = 0
+  ACT
+  result { t: r.t + o }
+}
+"""
+
+
+@pytest.mark.parametrize("mid, act", [("", "set o to Oro"), ("set b to b + Oro", ""), ("", "")])
+def test_what_a_callers_caller_reads_is_kept_in_a_nested_call(mid, act):
+    text = NESTED.replace("MID", mid).replace("ACT", act)
+    engine = Engine(dsl.load_text(text, "nested.rules"))
+    sheet = engine.sheet({})
+    odds = engine.odds("act", sheet, {})
+    assert odds.exact
+    assert counted(odds) == action_outcomes(engine, "act", sheet, {})
 
 
 @pytest.mark.parametrize("read", list(READS))
