@@ -254,9 +254,10 @@ class SheetReads:
     def fields_of(self, node: object) -> frozenset[str] | None:
         out: set[str] = set()
         items = list(n.walk(node))
-        elsewhere = {id(i.call) for i in items if type(i) is n.CharacterCall}
+        number = self.numbers.of
+        elsewhere = {number(i.call) for i in items if type(i) is n.CharacterCall}
         for item in items:
-            if elsewhere and id(item) in elsewhere and SWITCH.elsewhere:
+            if elsewhere and SWITCH.elsewhere and number(item) in elsewhere:
                 continue  # (run on another character's sheet: what it reads is that one's)
             if not self._read(item, out):
                 return None
