@@ -117,7 +117,11 @@ class Passes:
         if self.depth:
             if self.outer is None:
                 return None
-            live = live.union(self.outer)
+            key = ("outer", live, self.outer)
+            found = self.liveness.get(key)
+            if found is None:
+                found = self.liveness[key] = live.union(self.outer)
+            live = found
         return self.drops.key_for(live)
 
     def outer_of(self, live_out: Live) -> Live | None:
@@ -126,8 +130,13 @@ class Passes:
         known (a call inside one made where the question asks for writes)."""
         if self.drops is None or not SWITCH.calls or (self.depth and self.outer is None):
             return None
-        read = sheet_read(live_out)
-        return read if self.outer is None else read.union(self.outer)
+        key = ("outer of", live_out, self.outer)
+        found = self.liveness.get(key)
+        if found is None:
+            read = sheet_read(live_out)
+            found = read if self.outer is None else read.union(self.outer)
+            self.liveness[key] = found
+        return found
 
     def direct(self, statement, live: Live):
         """records.direct_call of a `let` statement, found once (remembered with the
