@@ -61,6 +61,7 @@ class Passes:
         roller: Any
         sheet: SheetReads | None
         drops: Ends | None
+        outer: Live | None
         sums_fail: bool
         carrying: set[int]
         safe: Callable[[object], bool]

@@ -291,7 +291,7 @@ class SheetReads:
                 return False  # (outside a resource's bound: not bounded here)
         elif kind == "roll" and binding.node is None:
             pass  # (a local name holding a roll: its value)
-        elif kind == "builtin" and FUNCTIONS[item.function].rule == "effects":
+        elif kind == "builtin" and isinstance(item, n.Call) and _of_effects(item):
             out.update(self._effects_read(item))
         elif kind in RUN_DEFINITIONS:
             if called is None:
@@ -302,7 +302,7 @@ class SheetReads:
                 return False
             out |= inner
         if isinstance(item, _OF_EFFECTS):
-            out.add(self.store)
+            out.add(self.store or "")  # (the checker allows them only with a store)
         if _names_a_field(item, kind):
             type_ = compiler.type_of(item)
             if type_.ref is not None or type_.group is not None:
@@ -421,6 +421,12 @@ SWITCH = Switch()
 
 #: each compiled rulebook's SheetReads, kept while the compiler lives
 _KEPT: weakref.WeakKeyDictionary[Any, SheetReads] = weakref.WeakKeyDictionary()
+
+
+def _of_effects(call: n.Call) -> bool:
+    """Whether a built-in function's call is one of lasting effects (dsl.functions)."""
+    found = FUNCTIONS.get(call.function)
+    return found is not None and found.rule == "effects"
 
 
 def _names_a_field(item: object, kind: str | None) -> bool:
@@ -544,8 +550,8 @@ class Ends:
             else:  # (its fields as they will be at the end: judged now)
                 judged.append((index, read, condition))
 
-        store = self.sheet.store
-        on = on_targets(fields, store)
+        store = self.sheet.store or ""
+        on = on_targets(fields, self.sheet.store)
 
         def key(state: Any, snapshot: tuple) -> Any:
             own = snapshot if state.cast is None else snapshot[0]
