@@ -26,7 +26,7 @@ from interpreter.odds.linear import sums_read
 from interpreter.odds.records import direct_call
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
-from interpreter.odds.sheet_live import SWITCH, Ends, SheetReads, live_of, sheet_read
+from interpreter.odds.sheet_live import SWITCH, Ends, SheetReads, live_of, sheet_read, wider
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, block_steps, plus, spread
 from interpreter.runtime import known
@@ -281,7 +281,7 @@ class Passes:
                 if isinstance(args, Failure):
                     failures.append((after, args))
                     continue
-                key = (action.node.name, hashable(args), after.state.snapshot(), outer)
+                key = (action.node.name, hashable(args), after.state.snapshot())
                 saved, self.outer = self.outer, outer
                 try:
                     found = self.summary(action, key, args, after.state, fields, rider)
@@ -316,18 +316,21 @@ class Passes:
         exploration of the action that shares the explorer's calls (a whole result's fork
         groups, each field's). A summary of more fields serves fewer: its results cut to
         those (the same outcomes, merged; a joint's try that explored the call serves the
-        fields' exploration after it)."""
+        fields' exploration after it); one keeping more of the sheet (`outer`: what its
+        callers read after it) serves callers reading less (its worlds merge after)."""
+        outer = self.outer
         known_ones = self.calls.setdefault(key, [])
-        for have, have_rider, found in known_ones:
-            if have == fields and have_rider == rider:
+        for have, have_rider, have_outer, found in known_ones:
+            if have == fields and have_rider == rider and have_outer == outer:
                 return found
-        for have, have_rider, found in known_ones:
-            if self.covers(action, have, have_rider, fields, rider):
-                found = projected(found, fields)
-                known_ones.append((fields, rider, found))  # (cut once)
+        for have, have_rider, have_outer, found in known_ones:
+            if wider(have_outer, outer) and self.covers(action, have, have_rider, fields, rider):
+                if have != fields or have_rider != rider:
+                    found = projected(found, fields)
+                known_ones.append((fields, rider, outer, found))  # (cut once)
                 return found
         found = self.call(action, args, state, fields, rider)
-        known_ones.append((fields, rider, found))
+        known_ones.append((fields, rider, outer, found))
         return found
 
     def covers(self, action, have, have_rider, fields, rider) -> bool:

@@ -457,6 +457,14 @@ def sheet_read(live: Live) -> Live:
     return Live(needs, {k: live.counts[k] for k in needs})
 
 
+def wider(have: Live | None, want: Live | None) -> bool:
+    """Whether a call's merges keeping what `have` reads of the sheet (None: all of it)
+    keep what `want` reads too (a call's summary serving another caller)."""
+    if have is None or EVERY in have.needs:
+        return True
+    return want is not None and have.needs.keys() >= want.needs.keys()
+
+
 def fields_live(live: Live) -> frozenset[str] | None:
     """The sheet fields a Live still reads (None: every one)."""
     needs = live.needs
