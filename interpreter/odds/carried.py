@@ -49,6 +49,7 @@ class Explorer(Protocol):
     lost: Mass
     peak: int
     depth: int
+    outer: Live | None
     calls: dict[Any, Any]
     roller: Any
 
@@ -328,6 +329,7 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
         key_of(env, names, (), state),
         counted,
         explorer.depth,
+        explorer.outer,  # (inside a call, what its callers read: what its merges keep)
     )
     memory = explorer.calls
     if key in memory:

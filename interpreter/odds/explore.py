@@ -109,6 +109,9 @@ class Explorer(Passes):
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
         self.peak = 0  # the most steps a run reached (see Passes.called)
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
+        #: inside a call made at the action's own level, what its callers read of the
+        #: sheet after it (Passes.kept), or None
+        self.outer: Live | None = None
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
         #: statements counted over a deferred value (once one is)
         self.mixer: Mixer | None = None

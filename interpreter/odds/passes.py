@@ -26,7 +26,7 @@ from interpreter.odds.linear import sums_read
 from interpreter.odds.records import direct_call
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
-from interpreter.odds.sheet_live import Ends, SheetReads
+from interpreter.odds.sheet_live import SWITCH, Ends, SheetReads, live_of, sheet_read, wider
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, block_steps, plus, spread
 from interpreter.runtime import known
@@ -61,6 +61,7 @@ class Passes:
         roller: Any
         sheet: SheetReads | None
         drops: Ends | None
+        outer: Live | None
         sums_fail: bool
         carrying: set[int]
         safe: Callable[[object], bool]
@@ -109,11 +110,34 @@ class Passes:
 
     def kept(self, live: Live) -> Callable[[Any], Any] | None:
         """What a merge keeps of a world's sheet (odds.sheet_live.Ends): the changes still
-        read, at the action's own level when the question asks for no writes (`drops`);
-        else None, all of them (a called action's body: its caller reads on)."""
-        if self.drops is None or self.depth:
+        read, when the question asks for no writes (`drops`): at the action's own level,
+        and inside a call made there, those its callers read after it too (`outer`);
+        else None, all of them."""
+        if self.drops is None:
             return None
+        if self.depth:
+            if self.outer is None:
+                return None
+            key = ("outer", live, self.outer)
+            found = self.liveness.get(key)
+            if found is None:
+                found = self.liveness[key] = live.union(self.outer)
+            live = found
         return self.drops.key_for(live)
+
+    def outer_of(self, live_out: Live) -> Live | None:
+        """What the callers read of the sheet after a call (`live_out`: after it, in its
+        caller's block), for the merges inside it: None (all of it) where that is not
+        known (a call inside one made where the question asks for writes)."""
+        if self.drops is None or not SWITCH.calls or (self.depth and self.outer is None):
+            return None
+        key = ("outer of", live_out, self.outer)
+        found = self.liveness.get(key)
+        if found is None:
+            read = sheet_read(live_out)
+            found = read if self.outer is None else read.union(self.outer)
+            self.liveness[key] = found
+        return found
 
     def direct(self, statement, live: Live):
         """records.direct_call of a `let` statement, found once (remembered with the
@@ -251,19 +275,24 @@ class Passes:
         wanted: Any = MISSING if name is None else live_out.needs.get(name, MISSING)
         fields = () if wanted is MISSING else tuple(sorted(wanted)) if wanted is not None else None
         out, failures = [], []
+        outer = self.outer_of(live_out)
         for world in worlds:
             for after, args in self.explore(world, lambda ctx: _known_all(ctx, arguments(ctx))):
                 if isinstance(args, Failure):
                     failures.append((after, args))
                     continue
                 key = (action.node.name, hashable(args), after.state.snapshot())
-                found = self.summary(action, key, args, after.state, fields, rider)
-                steps = after.steps
-                if steps[1] + found[3] > self.ctx.limits.steps_per_run:
-                    # counted from no steps, the call is not known to stay within the
-                    # limit from this world's: explored again, counting on from them
-                    found = self.call(action, args, after.state, fields, rider, steps)
-                    steps = NO_STEPS  # (its ends' steps counted from the world's)
+                saved, self.outer = self.outer, outer
+                try:
+                    found = self.summary(action, key, args, after.state, fields, rider)
+                    steps = after.steps
+                    if steps[1] + found[3] > self.ctx.limits.steps_per_run:
+                        # counted from no steps, the call is not known to stay within the
+                        # limit from this world's: explored again, counting on from them
+                        found = self.call(action, args, after.state, fields, rider, steps)
+                        steps = NO_STEPS  # (its ends' steps counted from the world's)
+                finally:
+                    self.outer = saved
                 ends, failed, lost, peak = found
                 self.peak = max(self.peak, steps[1] + peak)
                 weight = after.weight
@@ -287,18 +316,21 @@ class Passes:
         exploration of the action that shares the explorer's calls (a whole result's fork
         groups, each field's). A summary of more fields serves fewer: its results cut to
         those (the same outcomes, merged; a joint's try that explored the call serves the
-        fields' exploration after it)."""
+        fields' exploration after it); one keeping more of the sheet (`outer`: what its
+        callers read after it) serves callers reading less (its worlds merge after)."""
+        outer = self.outer
         known_ones = self.calls.setdefault(key, [])
-        for have, have_rider, found in known_ones:
-            if have == fields and have_rider == rider:
+        for have, have_rider, have_outer, found in known_ones:
+            if have == fields and have_rider == rider and have_outer == outer:
                 return found
-        for have, have_rider, found in known_ones:
-            if self.covers(action, have, have_rider, fields, rider):
-                found = projected(found, fields)
-                known_ones.append((fields, rider, found))  # (cut once)
+        for have, have_rider, have_outer, found in known_ones:
+            if wider(have_outer, outer) and self.covers(action, have, have_rider, fields, rider):
+                if have != fields or have_rider != rider:
+                    found = projected(found, fields)
+                known_ones.append((fields, rider, outer, found))  # (cut once)
                 return found
         found = self.call(action, args, state, fields, rider)
-        known_ones.append((fields, rider, found))
+        known_ones.append((fields, rider, outer, found))
         return found
 
     def covers(self, action, have, have_rider, fields, rider) -> bool:
@@ -326,6 +358,8 @@ class Passes:
                     watched.add(field)
                 if read or field in watched:
                     live = live.union(self.names_read(expression))
+                    if self.sheet is not None:  # (and of the sheet, for its merges: kept)
+                        live = live.union(live_of(self.sheet.fields_of(expression)))
         result = _result_of(action, fields, rider, watched)
         saved, self.lost = self.lost, Mass()
         peak, self.peak = self.peak, 0
@@ -337,12 +371,14 @@ class Passes:
             inside = World(dict(zip(action.names, args)), state, ONE, plus(steps, entry))
             ends, failed = self.block(action.body, [inside], live)
             outcomes: dict = {}  # the same result on the same sheet: one outcome
+            sheet = self.kept(Live({}))  # (what its callers read of it after the call)
             for end in ends:
                 for done, record in self.explore(end, result):
                     if isinstance(record, Failure):
                         failed.append((done, record))
                         continue
-                    key = (hashable(record), done.state.snapshot())
+                    state = done.state
+                    key = (hashable(record), state.snapshot() if sheet is None else sheet(state))
                     found = outcomes.get(key)
                     if found is None:
                         outcomes[key] = [done.state, record, Mass(done.weight), done.steps]

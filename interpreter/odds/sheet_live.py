@@ -6,10 +6,12 @@ import weakref
 from typing import Any
 
 from dsl import nodes as n
+from dsl.functions import FUNCTIONS
 from dsl.rulebook import RUN_DEFINITIONS
 from interpreter.compiled import NodeNumbers
 from interpreter.odds.keys import ordered
 from interpreter.odds.worlds import Live
+from interpreter.values import Record
 
 #: a Live's need for a sheet field is its name after this mark (never a local's name)
 MARK = "@"
@@ -33,13 +35,21 @@ _WITH_PARAMS = (n.Action, n.Check, n.Formula)
 #: bindings whose name is the field read (a family, a catalog: the whole of it)
 _FIELDS = ("field", "family", "catalog", "catalog_entry", "resource_bound")
 
+#: a read of the lasting effects on one target (store, ON, target: one field's name)
+ON = "\x1f"
+
+#: the statements that read the store of lasting effects (and write it): `effect` counts
+#: the effects on (a limit may stop it), `pass` and `end` go through them
+_OF_EFFECTS = (n.Effect, n.PassTime, n.EndEffect)
+
 
 class SheetReads:
     """What each node may read of the acting character's sheet, through what it calls,
     the derived values and resource bounds it reads, and the fields a value naming one
     may name (`sombra_en: Contrapartidas`: each member); None where that is not bounded.
-    Found once per node; `at_end`: what the end of a run reads (`ensure` rules, the
-    store of lasting effects)."""
+    Found once per node (the store of lasting effects read by the statements and the
+    functions of lasting effects, `effects(...)`, `active(...)`, `effect_modifier(...)`);
+    `at_end`: what the end of a run reads (`ensure` rules)."""
 
     def __init__(self, compiler: Any) -> None:
         self.compiler = compiler
@@ -66,10 +76,20 @@ class SheetReads:
                 continue
             self.ensures.append((index, read, ensure.condition))
             judged.append(JUDGED + str(index))
-        for name, field in self.book.fields.items():
-            if isinstance(field, n.Effects):  # (lasting effects: always kept)
-                ends = _union(ends, frozenset((name,)))
-        self.at_end = live_of(ends).union(Live(dict.fromkeys(judged)))
+        #: the store of lasting effects (None: the rulebook has none)
+        self.store = next(
+            (name for name, field in self.book.fields.items() if isinstance(field, n.Effects)),
+            None,
+        )
+        self.tracked_end = live_of(ends).union(Live(dict.fromkeys(judged)))
+        kept = ends if self.store is None else _union(ends, frozenset((self.store,)))
+        self.kept_end = live_of(kept).union(Live(dict.fromkeys(judged)))
+
+    @property
+    def at_end(self) -> Live:
+        """What the end of a run reads: the `ensure` rules' fields (switched off, the
+        store of lasting effects too, and so kept in every merge to the end)."""
+        return self.tracked_end if SWITCH.effects else self.kept_end
 
     @classmethod
     def of(cls, compiler: Any) -> SheetReads | None:
@@ -134,6 +154,8 @@ class SheetReads:
                 unseen.update(number(inner) for inner in n.walk(item))
             elif isinstance(item, n.Call):
                 unseen.update(self._passed(item))
+            elif isinstance(item, n.CharacterCall) and SWITCH.elsewhere:
+                unseen.add(number(item.call))  # (its arguments are walked on their own)
         reads: set[str] = set()
         moved: dict[str, frozenset[str]] = {}
 
@@ -232,7 +254,12 @@ class SheetReads:
 
     def fields_of(self, node: object) -> frozenset[str] | None:
         out: set[str] = set()
-        for item in n.walk(node):
+        items = list(n.walk(node))
+        number = self.numbers.of
+        elsewhere = {number(i.call) for i in items if type(i) is n.CharacterCall}
+        for item in items:
+            if elsewhere and SWITCH.elsewhere and number(item) in elsewhere:
+                continue  # (run on another character's sheet: what it reads is that one's)
             if not self._read(item, out):
                 return None
         return frozenset(out)
@@ -265,6 +292,8 @@ class SheetReads:
                 return False  # (outside a resource's bound: not bounded here)
         elif kind == "roll" and binding.node is None:
             pass  # (a local name holding a roll: its value)
+        elif kind == "builtin" and isinstance(item, n.Call) and _of_effects(item):
+            out.update(self._effects_read(item))
         elif kind in RUN_DEFINITIONS:
             if called is None:
                 inner = self._definition(binding.node)
@@ -273,6 +302,8 @@ class SheetReads:
             if inner is None:
                 return False
             out |= inner
+        if isinstance(item, _OF_EFFECTS):
+            out.add(self.store or "")  # (the checker allows them only with a store)
         if _names_a_field(item, kind):
             type_ = compiler.type_of(item)
             if type_.ref is not None or type_.group is not None:
@@ -281,6 +312,19 @@ class SheetReads:
                     return False
                 out |= named
         return True
+
+    def _effects_read(self, call: Any) -> tuple[str, ...]:
+        """What a function of lasting effects reads of their store (the checker allows
+        them only with one): `effects("a", "b")` of texts written out, the effects on
+        those targets alone (`store` ON `target`: Ends keeps the others' number, not
+        their values); else, and `active`, `effect_modifier`, the whole store."""
+        store = self.store or ""
+        args = call.args
+        if call.function != "effects" or not SWITCH.targets:
+            return (store,)
+        if not all(type(a) is n.Literal and type(a.value) is str for a in args):
+            return (store,)
+        return tuple(store + ON + a.value for a in args)
 
     def _named(self, type_: Any) -> frozenset[str] | None:
         """The fields a value of this ref type may name."""
@@ -357,15 +401,33 @@ class SheetReads:
 
 class Switch:
     """The fields only moved left out of what is read before a statement (tests switch
-    it off: SheetReads.before then reads them as every other)."""
+    it off: SheetReads.before then reads them as every other); `effects`: the store of
+    lasting effects kept only where a statement or a function of lasting effects may
+    read it later (off: in every merge to the end of the run, as every run's end);
+    `targets`: where only `effects(...)` of targets written out reads it, only the
+    effects on those targets (off: the whole store); `elsewhere`: a call made on another
+    character's sheet (`rival.defensa()`) reads none of this one's but through its
+    arguments (off: as if made on this one); `calls`: inside a call made at the action's
+    own level, merges keep only the changes the call's rest or its callers may read
+    (off: every change, as a caller reading on would)."""
 
     moves = True
+    effects = True
+    targets = True
+    elsewhere = True
+    calls = True
 
 
 SWITCH = Switch()
 
 #: each compiled rulebook's SheetReads, kept while the compiler lives
 _KEPT: weakref.WeakKeyDictionary[Any, SheetReads] = weakref.WeakKeyDictionary()
+
+
+def _of_effects(call: n.Call) -> bool:
+    """Whether a built-in function's call is one of lasting effects (dsl.functions)."""
+    found = FUNCTIONS.get(call.function)
+    return found is not None and found.rule == "effects"
 
 
 def _names_a_field(item: object, kind: str | None) -> bool:
@@ -389,12 +451,55 @@ def live_of(fields: frozenset[str] | set[str] | None) -> Live:
     return Live({MARK + name: None for name in ordered(fields)})  # (not a set's order)
 
 
+def sheet_read(live: Live) -> Live:
+    """What a Live reads of the sheet alone: its fields, the `ensure` rules still to
+    judge (a local name's reads left out)."""
+    needs = {k: v for k, v in live.needs.items() if k[:1] in (MARK, JUDGED)}
+    return Live(needs, {k: live.counts[k] for k in needs})
+
+
+def wider(have: Live | None, want: Live | None) -> bool:
+    """Whether a call's merges keeping what `have` reads of the sheet (None: all of it)
+    keep what `want` reads too (a call's summary serving another caller)."""
+    if have is None or EVERY in have.needs:
+        return True
+    return want is not None and have.needs.keys() >= want.needs.keys()
+
+
 def fields_live(live: Live) -> frozenset[str] | None:
     """The sheet fields a Live still reads (None: every one)."""
     needs = live.needs
     if EVERY in needs:
         return None
     return frozenset(name[1:] for name in needs if name[:1] == MARK)
+
+
+def on_targets(fields: frozenset[str], store: str | None) -> frozenset[str]:
+    """The targets whose lasting effects are still read, where the store is not read
+    whole (`effects("a")` alone): those effects are kept, the others only counted."""
+    if store is None or store in fields:
+        return frozenset()
+    mark = store + ON
+    return frozenset(f[len(mark) :] for f in fields if f.startswith(mark))
+
+
+def effects_kept(own: tuple, store: str, on: frozenset[str]) -> tuple:
+    """Of a sheet's changes to its lasting effects, (those on any of `on`, how many of
+    the others are on): the sum `effects(...)` reads, and how long it goes through them
+    (the steps it counts)."""
+    mark = store + "."
+    kept = []
+    others = 0
+    for entry in own:
+        if not entry[0].startswith(mark):
+            continue
+        value = entry[1]
+        targets = value.get("targets") if type(value) is Record else None
+        if type(targets) is tuple and not on.intersection(targets):
+            others += 1
+        else:  # (taken out, or on a target read: kept as it is)
+            kept.append(entry)
+    return tuple(kept), others
 
 
 def remembered(made: Any) -> Any:
@@ -454,9 +559,14 @@ class Ends:
             else:  # (its fields as they will be at the end: judged now)
                 judged.append((index, read, condition))
 
+        store = self.sheet.store or ""
+        on = on_targets(fields, self.sheet.store)
+
         def key(state: Any, snapshot: tuple) -> Any:
             own = snapshot if state.cast is None else snapshot[0]
             kept = tuple(entry for entry in own if entry[0].partition(".")[0] in fields)
+            if on:  # (the effects still read: those on these targets; the others' number)
+                kept = (kept, *effects_kept(own, store, on))
             if judged:
                 kept = (kept, state.own, tuple(self.verdict(rule, own, state) for rule in judged))
             return kept if state.cast is None else (kept, snapshot[1])
