@@ -13,6 +13,7 @@ general path: None.
 from __future__ import annotations
 
 import re
+from math import comb
 
 from dsl.errors import Source, Span
 from interpreter.dice import Die, predicate
@@ -38,6 +39,12 @@ PLAIN = re.compile(
     r"(?:(kh|kl|dh|dl|k|d)([1-9][0-9]{0,2})?)?"
     r"(?:cs(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3}))(?:df(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?)?"
 )
+
+#: a count of successes alone (`6d10cs>7`) of up to BINOMIAL_DICE dice counted as the
+#: binomial it is, without the pool's machinery, which a first call pays for in full
+#: (switch off to compare); past them the pool's convolutions are the faster
+BINOMIAL = True
+BINOMIAL_DICE = 64
 
 #: the keeps spelled with one letter (`2d20k`, `4d6d1`), as the builder reads them
 KEEPS = {"k": "kh", "d": "dl"}
@@ -91,6 +98,8 @@ def term_distribution(match, text: str, epsilon, limits, deadline, budget) -> Di
         return Dist.uniform(die.faces())  # as the odds roller gives a lone die
     if not steps and count * outcomes <= SMALL_SUM:
         return uniform_sum(count, sides, die.low)
+    if BINOMIAL and count <= BINOMIAL_DICE and len(steps) == 1 and steps[0][0] == "successes":
+        return successes(die, count, steps[0][1])
     work = term_budget(budget) if budget is not None else DEFAULT_BUDGET
     term_work = Budget(work, limits.odds_bytes, deadline)  # as the roller's own
     share = shares_of(epsilon)[0]  # what the roller lets one term leave out
@@ -99,6 +108,16 @@ def term_distribution(match, text: str, epsilon, limits, deadline, budget) -> Di
     net = bool(match[12])  # (as the roller counts `cs…df…`: the difference alone)
     term = counted_distribution(die, count, steps, share, term_work, limits.extra_per_die, net)
     return term.map(_total)
+
+
+def successes(die: Die, count: int, test) -> Dist:
+    """How many of `count` dice pass `test`: k of them in comb(count, k) hits^k
+    misses^(count - k) of the sides^count ways."""
+    faces = die.faces()
+    hits = sum(1 for face in faces if test(face))
+    misses = len(faces) - hits
+    weights = {k: comb(count, k) * hits**k * misses ** (count - k) for k in range(count + 1)}
+    return Dist({k: w for k, w in weights.items() if w}, len(faces) ** count)
 
 
 #: the signed terms of FOLDED's sum, each a product
