@@ -200,7 +200,12 @@ def test_a_count_of_successes_is_a_binomial_within_a_small_budget():
     assert odds.probabilities[10] == Fraction(comb(64, 10) * 3**10 * 7**54, 10**64)
 
 
-@pytest.mark.parametrize("text", ["6d10cs>7", "4dFcs=1", "3d6cs<=0", "5d4cs>=1", "(2+1)d(3*2)cs=6"])
+COUNTS = ["6d10cs>7", "4dFcs=1", "3d6cs<=0", "5d4cs>=1", "(2+1)d(3*2)cs=6", "8d10cs>=8df<=1"]
+
+
+@pytest.mark.parametrize(
+    "text", [*COUNTS, "4dFcs=1df=-1", "5d6cs>=3df<=4", "16d10cs>=6df=1", "17d10cs>=6df=1"]
+)
 def test_the_binomial_is_the_pools_count(text, monkeypatch):
     found = expression_odds(text)
     monkeypatch.setattr(plain, "BINOMIAL", False)
