@@ -48,7 +48,10 @@ of those games and the README use), else derived as above; a parameter of kind
 game has one). An action's choices (`choose`) are answered as its tests answer them
 (`EXAMPLE_CHOICES`), and each action with a choice is a case once more with its choices
 played at their best for a goal (`EXAMPLE_GOALS`; the label says `best`, the line the
-goal). Each part has its own summaries.
+goal). A house rule among them (`extends`) takes its game's characters and the parameters
+of its game's tests, as the shipped cases do. Then (`--part recipes`) the rulebook of each
+section of docs/recipes.md, asked the same way (`RECIPE_*`: the page's own values; the
+sheet its defaults, a `character` the same sheet). Each part has its own summaries.
 
 This is a benchmark, not a test: CI does not run it.
 """
@@ -58,6 +61,7 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import re
 import statistics
 import sys
 import time
@@ -113,6 +117,8 @@ EXAMPLE_PARAMETERS = {
     "shadowrun": {name: {"pool": 12, "threshold": 4} for name in ("act", "test")},  # README
     "vampire": {name: {"pool": 5, "hunger": 2, "difficulty": 3} for name in ("act", "test")},
     "year_zero": {"roll_dice": {"base": 5, "skill": 3, "gear": 2, "push": True}},
+    "ironsworn": {"face_danger": {"stat": "Iron"}},  # docs/recipes.md
+    "seventh_sea": {name: {"trait": "Finesse", "skill": "Weaponry"} for name in ("act", "risk")},
 }
 
 #: The example games' choices (`choose`), answered in advance as their tests answer them.
@@ -121,6 +127,8 @@ EXAMPLE_CHOICES = {
     "cthulhu": {"roll_with_luck": {"luck": "yes"}, "push": {"pushed": "yes"}},
     "fate": {"overcome": {"invoke": "no"}, "attack": {"invoke": "no"}},
     "pbta": {"act_under_fire": {"cost": "a hard bargain"}, "go_aggro": {"answer": "cave"}},
+    "ironsworn": {"face_danger": {"burn": "no"}},
+    "seventh_sea": {"act": {"reroll": "no"}},
 }
 
 #: And a case of each action with a choice played at its best for a goal (`best`): the
@@ -131,6 +139,44 @@ EXAMPLE_GOALS = {
     "cthulhu": {"roll_with_luck": ("success", {}), "push": ("success", {})},
     "fate": {"overcome": ("outcome=succeed with style", {}), "attack": ("mean hit", {})},
     "pbta": {"act_under_fire": ("did_it", {}), "go_aggro": ("caved", {})},
+    "ironsworn": {"face_danger": ("mean rank + left(Momentum)/3", {})},  # docs/recipes.md
+    "seventh_sea": {"act": ("mean raises", {})},  # docs/recipes.md
+}
+
+#: docs/recipes.md: each recipe's rulebook (by its section's title) is a part of its own,
+#: with the sheet, the parameters, the answers and the goals its commands and
+#: tests/test_recipes.py use; another required parameter is derived as above, a sheet not
+#: given is the recipe's defaults, and a `character` is the same sheet
+RECIPES = ROOT / "docs" / "recipes.md"
+SKILLED = {"skills": {"Spot Hidden": 45}}  # the investigator's
+RECIPE_SHEETS = {
+    "Degrees of success": SKILLED,
+    "Spending a resource after the roll": SKILLED | {"Luck": 60},
+}
+RECIPE_PARAMETERS = {
+    "Advantage and disadvantage": {"attack_roll": {"ac": 15, "how": "advantage"}},
+    "Critical hits": {"attack_roll": {"ac": 15}},
+    "Degrees of success": {"skill_roll": {"skill": "Spot Hidden"}}
+    | {"overcome": {"skill": "Spot Hidden", "opposition": 2}, "roll_plus": {"stat": 1}},
+    "Spending a resource after the roll": {
+        name: {"skill": "Spot Hidden"} for name in ("skill_roll", "roll_with_luck")
+    },
+    "Exploding pools": {"hits": {"pool": 5}, "action_roll": {"dice": 2}},
+    "Symbol dice": {"skill": {"green": 2, "yellow": 1, "purple": 2}},
+    "Best play that weighs a cost": {"face_danger": {"stat": "Iron"}},
+    "Choosing among the dice": {name: {"trait": "Finesse"} for name in ("act", "risk")},
+}
+RECIPE_CHOICES = {
+    "Spending a resource after the roll": {"roll_with_luck": {"luck": "yes"}},
+    "Best play that weighs a cost": {"face_danger": {"burn": "no"}},
+    "Opposed checks between characters": {"challenge": {"answer": "strain on"}},
+    "Choosing among the dice": {"act": {"reroll": "no"}},
+}
+RECIPE_GOALS = {
+    "Spending a resource after the roll": {"roll_with_luck": ("success", {})},
+    "Best play that weighs a cost": {"face_danger": ("mean rank + left(Momentum)/3", {})},
+    "Opposed checks between characters": {"challenge": ("won", {})},
+    "Choosing among the dice": {"act": ("mean raises", {})},
 }
 
 
@@ -281,11 +327,17 @@ def example_cases(only: list[str]):
     else Engine.odds is asked: choices, best) for every action, check and opposed check of
     the example games, and each action with a choice again played at its best."""
     people = characters(EXAMPLES / "games" / "characters")
+    shipped, tested = characters(), tested_parameters()
     for path in [*sorted(EXAMPLES.glob("games/*.rules")), *sorted(EXAMPLES.glob("*.rules"))]:
         book = dsl.load(path)
         engine = Engine(book)
         game = path.stem
         cast = people.get(game, [])
+        given = EXAMPLE_PARAMETERS.get(game, {})
+        if book.base is not None:  # a house rule: its game's characters and parameters
+            cast = shipped.get(game_of(book), [])
+            given = {k: dict(s.partition("=")[::2] for s in v)
+                     for k, v in tested.get(game_of(book), {}).items()}  # fmt: skip
         asked = []
         for kind, names in (("", book.actions), ("check ", book.checks)):
             asked += [(kind, name, {"choices": choices_of(game, name)}) for name in names]
@@ -298,9 +350,43 @@ def example_cases(only: list[str]):
                 label = f"{game} {kind}{name} ({who})"
                 if only and not chosen(label.replace("(", "").replace(")", ""), only):
                     continue
-                params = derived(book, name, EXAMPLE_PARAMETERS.get(game, {}).get(name, {}))
+                params = derived(book, name, given.get(name, {}))
                 others = [c for c in cast if c != character] or cast
                 yield label, engine, name, character, params, others, ask
+
+
+def recipes() -> dict[str, str]:
+    """{section's title: its rulebook} of docs/recipes.md (its one block not a command)."""
+    out = {}
+    for part in RECIPES.read_text(encoding="utf-8").split("\n## ")[1:]:
+        title, _, body = part.partition("\n")
+        for block in re.findall(r"^```(?:rulebook)?\n(.*?)^```$", body, flags=re.S | re.M):
+            if not block.startswith("$ "):
+                out[title.strip()] = block
+    return out
+
+
+def recipe_cases(only: list[str]):
+    """(label, engine, name, sheet, params, what else Engine.odds is asked) for every
+    action, check and opposed check of every recipe, and each action with a choice at its
+    best."""
+    for title, text in recipes().items():
+        engine = Engine(dsl.load_text(text, "recipe.rules"))
+        sheet = engine.sheet(RECIPE_SHEETS.get(title, {}))
+        book = engine.rulebook
+        asked = []
+        for kind, names in (("", book.actions), ("check ", book.checks)):
+            answers = RECIPE_CHOICES.get(title, {})
+            asked += [(kind, name, {"choices": answers.get(name)}) for name in names]
+        asked += [("opposed ", name, {}) for name in book.opposed]
+        for name, (goal, answers) in RECIPE_GOALS.get(title, {}).items():
+            asked.append(("best ", name, {"best": goal, "choices": answers}))
+        for kind, name, ask in asked:
+            label = f"recipe {kind}{name} ({title})"
+            if only and not chosen(label.replace("(", "").replace(")", ""), only):
+                continue
+            params = derived(book, name, RECIPE_PARAMETERS.get(title, {}).get(name, {}))
+            yield label, engine, name, sheet, params, ask
 
 
 def choices_of(game: str, name: str) -> dict | None:
@@ -364,13 +450,13 @@ def main(argv=None) -> int:
     )
     parser.add_argument(
         "--part",
-        choices=("shipped", "examples"),
-        help="only the shipped rulebooks, or only the example games (default: both)",
+        choices=("shipped", "examples", "recipes"),
+        help="only the shipped rulebooks, the example games or docs/recipes.md (default: all)",
     )
     args = parser.parse_args(argv)
-    parts = {"shipped": ([], []), "examples": ([], []), "shipped variants": ([], [])}
+    parts = {name: ([], []) for name in ("shipped", "examples", "recipes", "shipped variants")}
     print(f"{'whole result':>34}   {'each field':>22}")
-    if args.part != "examples":
+    if args.part in (None, "shipped"):
         sheets: dict = {}
         for name, engine, action, character, params in cases(args.only):
             key = (name, character)
@@ -389,7 +475,7 @@ def main(argv=None) -> int:
                     if (status != "exact" and not status.startswith("n/a")) or elapsed >= 0.1:
                         print(f"{elapsed * 1000:9.1f} ms {status:8} {outcomes!s:>9} out.  "
                               f"{label} [{shown}]")  # fmt: skip
-    if args.part != "shipped":
+    if args.part in (None, "examples"):
         loaded: dict = {}
 
         def sheet_of(engine, path):
@@ -406,6 +492,10 @@ def main(argv=None) -> int:
             params = with_characters(engine, name, params, others, partial(sheet_of, engine))
             params = fitted(engine, name, sheet, params)
             measure(engine, name, sheet, params, label, args, *parts["examples"], ask)
+    if args.part in (None, "recipes"):
+        for label, engine, name, sheet, params, ask in recipe_cases(args.only):
+            params = with_characters(engine, name, params, [sheet], lambda sheet: sheet)
+            measure(engine, name, sheet, params, label, args, *parts["recipes"], ask)
     if not any(wholes for wholes, _ in parts.values()):
         print("no case matches")
         return 1

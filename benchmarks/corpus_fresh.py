@@ -105,7 +105,7 @@ def main(argv=None) -> int:
     icepool, dyce = found
 
     print(f"first evaluation in a fresh process, ms (median of {args.processes} processes)")
-    print(f"{'expression':20s} {'rulebook':>9s} {'icepool':>9s} {'dyce':>9s}")
+    print(f"{'expression':20s} {'rulebook':>9s} {'icepool':>9s} {'dyce':>9s} {'/faster':>8s}")
     ratios: dict = {"icepool": [], "dyce": []}
     worst = (0.0, "")  # the largest ratio to the faster of the peers
     for index, (text, _build_icepool, build_dyce) in enumerate(EXPRESSIONS):
@@ -126,6 +126,7 @@ def main(argv=None) -> int:
         worst = max(worst, (median["rulebook"] / faster, text))
         shown = [f"{median[s] * 1e3:9.2f}" if s in median else f"{'-':>9s}" for s in
                  ("rulebook", "icepool", "dyce")]  # fmt: skip
+        shown.append(f"{median['rulebook'] / faster:8.2f}")  # to the faster peer
         print(f"{text:20s} " + " ".join(shown), flush=True)
     print(f"\nworst ratio to the faster peer: {worst[0]:.2f} ({worst[1]}; target <= 2)")
     print("geometric mean of time ratios (below 1: rulebook faster)")

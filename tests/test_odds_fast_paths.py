@@ -5,6 +5,7 @@ fast path's entry point, replaced by what the general mechanism does without it.
 from __future__ import annotations
 
 from fractions import Fraction
+from math import comb
 
 import pytest
 
@@ -14,9 +15,11 @@ import interpreter.odds.deferred as deferred
 import interpreter.odds.explore as explore
 import interpreter.odds.forks as forks
 import interpreter.odds.passes as passes
+import interpreter.odds.plain as plain
 import interpreter.odds.riders as riders
 from interpreter import Engine
 from interpreter.errors import EvaluationError
+from interpreter.odds import expression_odds
 from interpreter.odds.decide import Nested
 from interpreter.odds.marginals import ByField
 
@@ -187,3 +190,23 @@ def test_the_fields_of_a_whole_result_share_one_exploration_within_a_small_budge
         forks, "partition", lambda _e, _b, _i, group, *_: [(f,) for f in group.fields]
     )
     assert not shared_odds().exact
+
+
+def test_a_count_of_successes_is_a_binomial_within_a_small_budget():
+    # 64d10cs>7: counted as the binomial it is (plain.BINOMIAL), with no work; the pool's
+    # convolutions do not fit in a budget of 1 (sampled)
+    odds = expression_odds("64d10cs>7", budget=1, trials=50)
+    assert odds.exact
+    assert odds.probabilities[10] == Fraction(comb(64, 10) * 3**10 * 7**54, 10**64)
+
+
+COUNTS = ["6d10cs>7", "4dFcs=1", "3d6cs<=0", "5d4cs>=1", "(2+1)d(3*2)cs=6", "8d10cs>=8df<=1"]
+
+
+@pytest.mark.parametrize(
+    "text", [*COUNTS, "4dFcs=1df=-1", "5d6cs>=3df<=4", "16d10cs>=6df=1", "17d10cs>=6df=1"]
+)
+def test_the_binomial_is_the_pools_count(text, monkeypatch):
+    found = expression_odds(text)
+    monkeypatch.setattr(plain, "BINOMIAL", False)
+    assert found.exact and found.probabilities == expression_odds(text).probabilities

@@ -22,10 +22,15 @@ from interpreter.errors import EvaluationError
 from interpreter.odds.answer import field_outcome
 from interpreter.odds.distribution import Dist
 from interpreter.odds.explore import Explorer, Live, World
-from interpreter.odds.weights import ONE, fraction
+from interpreter.odds.weights import ONE, fraction, times_fraction
 from interpreter.odds.worlds import Failure, Liveness, cuts_of, key_of, stopped, sums_may_fail
 from interpreter.runtime import Unknown, known
 from interpreter.values import Record
+
+#: a world's end (its result, its sheet committed) remembered by what the result and the
+#: goal read of it: the options of different choices that come to the same dice (a die
+#: rerolled out of one pool or another) end once (switch off to compare)
+ENDS = True
 
 
 class Decide(Exception):
@@ -94,6 +99,11 @@ class WorldSearch:
         self.start = World(dict(zip(compiled.names, args)), ctx.state, ONE)
         self.memory: dict = {}  # (statement, what a world holds) → its outcomes, given it
         self.before: dict = {}  # statement → what it and the rest may read
+        # the end's memory: what the result reads, by name (the goal reads the result
+        # and the sheet, which the key holds whole)
+        self.ended: dict = {}
+        self.read_at_end = tuple(sorted(wanted.needs))
+        self.cut_at_end = cuts_of(self.read_at_end, wanted.needs)
 
     def outcomes(self) -> dict:
         """{(the field reported, the goal's field, the choices made): probability}."""
@@ -117,11 +127,33 @@ class WorldSearch:
             for world, failure in failures:
                 add_to(out, (failure, failure, ()), fraction(world.weight))
             index += 1
-        for weight, ended in explorer.each(worlds, self.finish):
+        for weight, ended in self.ends(worlds):
             # (a result that fails to compute: a Failure, reported and aimed at alike)
             reported, aimed = (ended, ended) if isinstance(ended, Failure) else ended
             add_to(out, (reported, aimed, ()), fraction(weight))
         return out
+
+    def ends(self, worlds: list):
+        """(weight, the end of its run) of each world, a unit of work each (the options
+        of every world run to their ends: uncounted, they were most of a search's time);
+        a world that holds what one before held of what the result reads, on the same
+        sheet and steps, ends as it did, for nothing."""
+        explorer, memory = self.explorer, self.ended
+        names, cuts = self.read_at_end, self.cut_at_end
+        for world in worlds:
+            if not ENDS:
+                explorer.work()
+                yield from explorer.each([world], self.finish)
+                continue
+            key = (key_of(world.env, names, cuts, world.state), world.steps)
+            found = memory.get(key)
+            if found is None:
+                explorer.work()
+                start = World(world.env, world.state, ONE, world.steps)
+                each = explorer.each([start], self.finish)
+                found = memory[key] = [(fraction(weight), ended) for weight, ended in each]
+            for p, ended in found:
+                yield times_fraction(world.weight, p), ended
 
     def decide(self, index: int, world: World) -> dict:
         """A `choose` statement in one world: the outcomes of its best option, given the

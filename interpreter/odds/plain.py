@@ -13,6 +13,7 @@ general path: None.
 from __future__ import annotations
 
 import re
+from math import comb
 
 from dsl.errors import Source, Span
 from interpreter.dice import Die, predicate
@@ -38,6 +39,14 @@ PLAIN = re.compile(
     r"(?:(kh|kl|dh|dl|k|d)([1-9][0-9]{0,2})?)?"
     r"(?:cs(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3}))(?:df(>=|<=|>|<|=)(-?(?:0|[1-9][0-9]{0,3})))?)?"
 )
+
+#: a count of successes alone (`6d10cs>7`, `4dFcs=1df=-1`: less failures) of up to
+#: BINOMIAL_DICE dice counted as the binomial (or trinomial) it is, without the pool's
+#: machinery, which a first call pays for in full (switch off to compare); past them the
+#: pool's convolutions are the faster
+BINOMIAL = True
+BINOMIAL_DICE = 64
+TRINOMIAL_DICE = 16  # (its count's cost grows as the square of the dice)
 
 #: the keeps spelled with one letter (`2d20k`, `4d6d1`), as the builder reads them
 KEEPS = {"k": "kh", "d": "dl"}
@@ -91,6 +100,9 @@ def term_distribution(match, text: str, epsilon, limits, deadline, budget) -> Di
         return Dist.uniform(die.faces())  # as the odds roller gives a lone die
     if not steps and count * outcomes <= SMALL_SUM:
         return uniform_sum(count, sides, die.low)
+    most = BINOMIAL_DICE if len(steps) == 1 else TRINOMIAL_DICE
+    if BINOMIAL and steps and count <= most and steps[0][0] == "successes":
+        return successes(die, count, *(test for _, test in steps))
     work = term_budget(budget) if budget is not None else DEFAULT_BUDGET
     term_work = Budget(work, limits.odds_bytes, deadline)  # as the roller's own
     share = shares_of(epsilon)[0]  # what the roller lets one term leave out
@@ -99,6 +111,29 @@ def term_distribution(match, text: str, epsilon, limits, deadline, budget) -> Di
     net = bool(match[12])  # (as the roller counts `cs…df…`: the difference alone)
     term = counted_distribution(die, count, steps, share, term_work, limits.extra_per_die, net)
     return term.map(_total)
+
+
+def successes(die: Die, count: int, test, failure=None) -> Dist:
+    """How many of `count` dice pass `test`, less those that pass `failure`: k of them
+    (none failing) in comb(count, k) hits^k misses^(count - k) of the sides^count ways;
+    with failures, each die counting +1, -1 or 0, the trinomial's sum."""
+    faces = die.faces()
+    hits = sum(1 for face in faces if test(face))
+    if failure is None:
+        misses = len(faces) - hits
+        weights = {k: comb(count, k) * hits**k * misses ** (count - k) for k in range(count + 1)}
+        return Dist({k: w for k, w in weights.items() if w}, len(faces) ** count)
+    signs = [bool(test(face)) - bool(failure(face)) for face in faces]
+    up, down = signs.count(1), signs.count(-1)
+    still = len(faces) - up - down
+    weights = {}
+    for p in range(count + 1):  # p dice up, q down, the rest still
+        ways = comb(count, p) * up**p
+        for q in range(count - p + 1):
+            w = ways * comb(count - p, q) * down**q * still ** (count - p - q)
+            if w:
+                weights[p - q] = weights.get(p - q, 0) + w
+    return Dist(weights, len(faces) ** count)
 
 
 #: the signed terms of FOLDED's sum, each a product
