@@ -1,5 +1,7 @@
-"""What the odds engine remembers results by (values, never an object's address), and
-the order it takes names in (never a set's).
+"""What the odds engine remembers results by, and the order it takes names in.
+
+Results are remembered by values, never an object's address; names are taken in a sorted
+order, never a set's (which follows the hash seed).
 
 A distribution (or a contest, a dice term) has a `number` of its own, given when it is
 made and never given again: what is computed of it is remembered by that number, so a
