@@ -10,6 +10,7 @@ import h11._headers
 import pytest
 from uvicorn.config import Config
 from uvicorn.server import ServerState
+from web_client import FakeTransport
 
 from interpreter.web import protocol
 from interpreter.web.protocol import response_head, timed_protocol
@@ -76,33 +77,6 @@ def test_the_memory_is_bounded(checks, monkeypatch):
         assert len(protocol._CHECKED) <= 10
 
 
-class _Transport:
-    def __init__(self):
-        self.writes: list[bytes] = []
-        self.closed = False
-
-    def write(self, data: bytes) -> None:
-        self.writes.append(bytes(data))
-
-    def close(self) -> None:
-        self.closed = True
-
-    def is_closing(self) -> bool:
-        return self.closed
-
-    def get_extra_info(self, name, default=None):
-        return {"peername": ("127.0.0.2", 5000), "sockname": ("127.0.0.1", 8000)}.get(name, default)
-
-    def pause_reading(self) -> None:
-        pass
-
-    def resume_reading(self) -> None:
-        pass
-
-    def set_write_buffer_limits(self, *args, **kwargs) -> None:
-        pass
-
-
 def _served(headers: list, requests: int = 3, close: bool = False) -> list[bytes]:
     """What a connection is written, answering `requests` requests with `headers`."""
 
@@ -116,7 +90,7 @@ def _served(headers: list, requests: int = 3, close: bool = False) -> list[bytes
         config.load()
         protocol_class = timed_protocol()
         made = protocol_class(config=config, server_state=ServerState(), app_state={})
-        transport = _Transport()
+        transport = FakeTransport()
         made.connection_made(transport)
         for _ in range(requests):
             last = b"Connection: close\r\n" if close else b""

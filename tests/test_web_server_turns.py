@@ -23,6 +23,7 @@ import json
 import pytest
 from uvicorn.config import Config
 from uvicorn.server import ServerState
+from web_client import FakeTransport
 
 from interpreter import version as version_module
 from interpreter.version import VERSION, VERSION_FIELD, versioned
@@ -35,39 +36,10 @@ from interpreter.web.work import WATCH_AFTER, Workers
 from interpreter.web.worker_pool import Job
 
 
-class _Transport:
-    """What a protocol writes to: each write kept, closing noted."""
-
-    def __init__(self):
-        self.writes: list[bytes] = []
-        self.closed = False
-
-    def write(self, data: bytes) -> None:
-        self.writes.append(bytes(data))
-
-    def close(self) -> None:
-        self.closed = True
-
-    def is_closing(self) -> bool:
-        return self.closed
-
-    def get_extra_info(self, name, default=None):
-        return {"peername": ("127.0.0.2", 5000), "sockname": ("127.0.0.1", 8000)}.get(name, default)
-
-    def pause_reading(self) -> None:
-        pass
-
-    def resume_reading(self) -> None:
-        pass
-
-    def set_write_buffer_limits(self, *args, **kwargs) -> None:
-        pass
-
-
 def test_a_head_goes_out_with_its_body_in_one_write():
     async def main():
         loop = asyncio.get_running_loop()
-        transport = _Transport()
+        transport = FakeTransport()
         joined = Joined(transport, loop)
         joined.write(b"HTTP/1.1 200 OK\r\n\r\n")
         joined.write(b"")
@@ -77,12 +49,12 @@ def test_a_head_goes_out_with_its_body_in_one_write():
         assert transport.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}", b"more"]
         await asyncio.sleep(0)
         assert len(transport.writes) == 2
-        stream = _Transport()
+        stream = FakeTransport()
         alone = Joined(stream, loop)
         alone.write(b"HTTP/1.1 200 OK\r\n\r\n")  # a stream's head, its body later
         await asyncio.sleep(0)
         assert stream.writes == [b"HTTP/1.1 200 OK\r\n\r\n"]  # at the end of the turn
-        closing = _Transport()
+        closing = FakeTransport()
         closed = Joined(closing, loop)
         closed.write(b"HTTP/1.1 200 OK\r\n\r\n")
         closed.close()  # what is held goes first
@@ -103,7 +75,7 @@ def test_a_requests_answer_is_written_joined():
         config = Config(app, http=timed_protocol(), access_log=False)
         config.load()
         protocol = timed_protocol()(config=config, server_state=ServerState(), app_state={})
-        transport = _Transport()
+        transport = FakeTransport()
         protocol.connection_made(transport)
         protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         assert isinstance(protocol.cycle.transport, Joined)
