@@ -80,6 +80,25 @@ def test_did_you_mean_for_unknown_fields(engine):
     assert "did you mean Strength?" in error.value.render()
 
 
+def test_a_field_far_from_every_name_lists_the_fields_in_the_sheets_language():
+    text = (
+        'rulebook "{title}" {{\n  language "{lang}"\n}}\n'
+        "sheet {{\n  attribute Fuerza in 1..5\n  skills in 0..5\n}}\n"
+    )
+    english = Engine(dsl.load_text(text.format(title="E", lang="en")))
+    with pytest.raises(SheetError) as error:
+        english.sheet({"Fuerza": 2, "name": "Ana"})
+    assert "fields: Fuerza; a skill the rulebook does not list goes under `skills:`" in (
+        error.value.render()
+    )
+    spanish = Engine(dsl.load_text(text.format(title="S", lang="es")))
+    with pytest.raises(SheetError) as error:
+        spanish.sheet({"Fuerza": 2, "name": "Ana"})
+    assert "campos: Fuerza; una habilidad que el reglamento no lista va bajo `skills:`" in (
+        error.value.render("es")
+    )
+
+
 def test_attributes_without_default_are_required(engine):
     with pytest.raises(SheetError, match="Wits: missing"):
         engine.sheet({"Strength": 3})

@@ -90,12 +90,16 @@ _LATER = object()  # resources: filled in from their maximum (interpreter.sheets
 def _unknown(key: str, rulebook, path):
     names = list(rulebook.fields)
     hint = did_you_mean(key, names)
-    if rulebook.open_skills is not None and hint is None:
-        hint = "skills outside the rulebook's list go under `skills:`"
+    if hint is None:  # the fields it may have meant, in the sheet's language
+        hint = tr("fields: {names}", names=", ".join(names))
+        if rulebook.open_skills is not None:
+            hint = tr(
+                "{fields}; a skill the rulebook does not list goes under `skills:`", fields=hint
+            )
     return SheetError(
         tr("{key}: not a field of the {title} sheet", key=key, title=rulebook.title),
         key,
-        hint or "fields: " + ", ".join(names),
+        hint,
         path,
     )
 
