@@ -354,7 +354,7 @@ class Engine:
             )
         hint = did_you_mean(name, list(among))
         if not hint and kind in ("action", "runnable"):
-            hint = "actions: " + ", ".join(self.rulebook.actions)
+            hint = tr("actions: {names}", names=", ".join(self.rulebook.actions))
         return ParameterError(message, None, hint)
 
     def context(self, roller: RollerProtocol, sheet: Sheet, trace: Trace | None = None) -> Context:

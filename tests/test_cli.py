@@ -186,3 +186,17 @@ def test_dice_typed_from_a_pipe_end_their_question_line(capsys, tmp_path, monkey
     assert err == (
         "die 1 (d6, 1..6)? \nno face typed for die 1 (d6)\n    (at t.rules, line 3, column 18)\n"
     )
+
+
+def test_run_without_an_action_lists_the_actions_in_the_rulebooks_language(capsys):
+    code, out, err = command(capsys, "run arcana_mundi")
+    assert code != 0 and out == ""
+    assert "¿qué acción de arcana_mundi? escribe `rulebook run arcana_mundi ACTION`" in err
+    assert "acciones: acumular_tributo, " in err and "usar_numina" in err
+
+
+def test_run_of_a_misspelled_action_says_so_before_asking_for_a_character(capsys):
+    code, _, err = command(capsys, "run arcana_mundi usr_numina")  # (no --char)
+    assert code != 0
+    assert "no tiene la acción 'usr_numina'" in err and "usar_numina" in err
+    assert "personaje" not in err

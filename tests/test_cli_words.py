@@ -101,7 +101,7 @@ def test_rulebook_lang_es_help_at_the_top_is_all_spanish(capsys):
     [
         ([], "rulebook: error: faltan estos argumentos: COMMAND"),
         (["rol"], "argumento COMMAND: opción no válida: 'rol' (elige entre 'roll', 'run'"),
-        (["run", "brujeria"], "rulebook run: error: faltan estos argumentos: ACTION"),
+        (["sweep", "brujeria"], "rulebook sweep: error: faltan estos argumentos: ACTION"),
         (["roll", "2d6", "--bogus"], "error: argumentos desconocidos: --bogus"),
         (["roll", "2d6", "--seed", "1", "--dice", "3"], "no se permite junto con el argumento"),
         (["roll", "2d6", "--seed", "x"], "argumento --seed: 'x' no es un número entero"),

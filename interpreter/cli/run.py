@@ -24,7 +24,9 @@ def add_parser(commands) -> None:
         ),
     )
     p.add_argument("rulebook", metavar="RULEBOOK", help=tr("a .rules file or a shipped rulebook"))
-    p.add_argument("action", metavar="ACTION", help=tr("an action, a check or a named roll"))
+    p.add_argument(
+        "action", metavar="ACTION", nargs="?", help=tr("an action, a check or a named roll")
+    )
     arguments.run_options(p)
     choose_option(p)
     arguments.dice_options(p, ask=True)
@@ -58,7 +60,21 @@ def cmd_run(args) -> int:
 
     book = options.load_rulebook(args.rulebook)
     language = options.language(args, book)
+    if args.action is None:  # what it could run, said rather than argparse's usage
+        raise ParameterError(
+            tr(
+                "which action of {target}? write `rulebook run {target2} ACTION`",
+                target=args.rulebook,
+                target2=args.rulebook,
+            ),
+            None,
+            tr("actions: {names}", names=", ".join(book.actions)),
+        ).speak(language)
     engine = Engine.of(book)
+    try:  # a name it has not: said before a character is asked for
+        engine.runnable(args.action)
+    except ParameterError as error:
+        raise error.speak(language) from None
     saving = args.save or args.save_as is not None
     try:
         if saving:
