@@ -234,8 +234,11 @@ def test_cli_json_errors_are_on_stdout_with_the_exit_code(capsys):
     assert main(["roll", "1000000000d6", "--json"]) == 4
     document = valid(json.loads(capsys.readouterr().out))
     assert document["error"]["location"]["source_line"] == "1000000000d6"
+    assert main(["run", "brujeria", "--json"]) == 2  # no action: which it has, said
+    document = valid(json.loads(capsys.readouterr().out))
+    assert document["error"]["code"] == "invalid_parameter"
     with pytest.raises(SystemExit) as stopped:
-        main(["run", "brujeria", "--json"])
+        main(["run", "--json"])
     assert stopped.value.code == 2
     document = valid(json.loads(capsys.readouterr().out))
     assert document["error"]["code"] == "usage_error"
