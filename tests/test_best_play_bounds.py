@@ -16,7 +16,8 @@ import dsl
 from interpreter import Engine
 from interpreter.cli import main
 from interpreter.errors import EvaluationError
-from interpreter.odds import decide
+from interpreter.odds import budget, decide
+from interpreter.odds.compute import BUDGET
 
 LOOP = """
 sheet { resource Might max 30 }
@@ -100,10 +101,11 @@ def test_the_budget_governs_best_play_both_ways(case, tmp_path, capsys):
 
 @pytest.mark.parametrize("case", CASES)
 def test_the_timeout_governs_best_play_both_ways(case, tmp_path, capsys, counted_clock):
-    # every look at the clock a tenth of a second: the default 5 s stop it (a safety
-    # stop: the hint names --timeout), and --timeout 1000 lets it finish, exactly
+    # every look at the clock a second: the safety stop of the default budget
+    # (interpreter.odds.budget: 30 s) stops it (the hint names --timeout), and --timeout
+    # 1000 lets it finish, exactly
     text, edge, success, _ = CASES[case]
-    counted_clock.step = 0.1
+    counted_clock.step = 1.0
     path = tmp_path / "lift.rules"
     path.write_text(text, encoding="utf-8")
     argv = ["odds", str(path), "lift", "--field", "success", "--best", GOAL]
@@ -112,7 +114,8 @@ def test_the_timeout_governs_best_play_both_ways(case, tmp_path, capsys, counted
     assert "--timeout SECONDS" in err and "--budget" not in err
     assert main([*argv, "--timeout", "1000"]) == 0
     assert "(exact" in capsys.readouterr().out
-    assert edge * 0.1 > 5  # (the case does take more looks than the default allows)
+    # (the case does take more looks than the default allows)
+    assert edge * counted_clock.step > BUDGET * budget.SAFETY_SECONDS_PER_UNIT
     assert best(text, edge, seconds=1000).probabilities[True] == success
 
 

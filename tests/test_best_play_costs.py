@@ -255,15 +255,18 @@ action lift() "Lift" {
 
 
 @pytest.mark.parametrize(
-    ("bound", "named", "not_named"),
+    ("bound", "seconds_a_look", "named", "not_named"),
     [
-        (["--budget", "1000"], "--budget N", "--timeout"),
-        (["--timeout", "0.2"], "--timeout", "--budget"),
+        (["--budget", "1000"], 0.0, "--budget N", "--timeout"),
+        # a machine so slow that every look at the clock finds a second gone: the safety
+        # stop (interpreter.odds.budget), which --timeout lifts, and the hint names it
+        (["--budget", "1000"], 1.0, "--timeout", "--budget"),
     ],
 )
 def test_a_best_play_past_its_budget_or_its_time_names_the_flag(
-    tmp_path, capsys, bound, named, not_named
+    tmp_path, capsys, counted_clock, bound, seconds_a_look, named, not_named
 ):
+    counted_clock.step = seconds_a_look
     path = tmp_path / "heavy.rules"
     path.write_text(HEAVY, encoding="utf-8")
     argv = ["odds", str(path), "lift", "--best", "success - spent(Might)/100"]

@@ -308,8 +308,18 @@ def test_a_deadline_passes_after_its_seconds_of_computing_and_not_before(
     with pytest.raises(TooComplex) as stopped:
         Deadline(0.0).check()
     assert not isinstance(stopped.value, SafetyStop)  # sampling's deadline
-    safety = Deadline(60.0).safety_stop(0.5)
+    # the exact phase's safety stop follows its budget, not the time limit (a time
+    # limit already up, a budget of 100 units: 0.03 s), or the time limit when longer
+    safety = Deadline(0.0).exact_stop(100)
+    assert safety.seconds == 100 * budget.SAFETY_SECONDS_PER_UNIT
     assert not safety.passed()
-    safety.check()  # no error: 30 s are left
+    safety.check()  # no error: its seconds are left
+    assert Deadline(60.0).exact_stop(100).seconds == 60.0
     with pytest.raises(SafetyStop, match="safety stop"):  # the exact phase's: says so
-        Deadline(0.0).safety_stop().check()
+        counted_clock.step = 1.0
+        for _ in range(1000):
+            safety.check()
+    # sampling after an exact phase that gave up late still has a tenth of the time
+    counted_clock.step = 0.0
+    late = Deadline(0.5, at=counted_clock.now - 1)
+    assert late.for_sampling().left() > 0.04

@@ -58,7 +58,8 @@ def add_parser(commands) -> None:
         type=arguments.positive(float),
         metavar="SECONDS",
         help=tr(
-            "time allowed in all, exact and sampled (default {seconds:g})",
+            "seconds of computing for sampling; --budget bounds the exact count "
+            "(default {seconds:g})",
             seconds=DEFAULT_LIMITS.odds_seconds,
         ),
     )

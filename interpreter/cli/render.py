@@ -211,7 +211,7 @@ TOO_LONG = tr("(a fraction too long to write out)")
 #: --fractions asked for odds that are sampled
 NO_FRACTIONS = tr(
     "no fractions: sampled odds are estimates from the trials, not exact fractions "
-    "(a larger --budget or --timeout may give exact odds)"
+    "(a larger --budget may give exact odds)"
 )
 
 

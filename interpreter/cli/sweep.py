@@ -148,7 +148,7 @@ def add_parser(commands) -> None:
         "--timeout",
         type=words.number(float, above_zero=True),
         metavar="SECONDS",
-        help=tr("time allowed per case, exact and sampled"),
+        help=tr("seconds of computing per case for sampling"),
     )
 
 

@@ -74,7 +74,7 @@ def best_odds(
         raise EvaluationError(tr("{name} makes no choices: only an action does", name=action))
     limits = engine.limits  # each run within steps_per_run, as a real one
     seconds = checked(budget, 1, seconds or limits.odds_seconds)
-    safety = Deadline.answering(seconds).safety_stop(1.0)  # nothing to sample after it
+    safety = Deadline.answering(seconds).exact_stop(budget)  # nothing to sample after it
     roller = OddsRoller(epsilon, budget, limits, progress, safety)
     token = LIFTS.set(LiftMemory(roller))
     try:

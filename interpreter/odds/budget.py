@@ -8,9 +8,11 @@ machine under any load: the `budget` (units of work: runs, steps, outcomes combi
 interpreter.odds.roller), `odds_outcomes` for the outcomes one distribution may hold,
 `odds_bytes` for the big integers of one convolution. Past one, the exact phase gives up
 (`TooComplex`) and the engine samples the real roller instead, until the deadline:
-`odds_seconds` (seconds of computing) bounds sampling. The exact phase is watched by a
-clock only as a last resort (`SafetyStop`, at SAFETY_SHARE of the time): work the budget
-did not count; an answer it cuts short says so.
+`odds_seconds` (seconds of computing) bounds sampling, and only sampling. The exact
+phase is watched by a clock only as a last resort against work the budget would count
+too cheaply (`SafetyStop`): at SAFETY_SECONDS_PER_UNIT per unit of its budget, far past
+what any counted work takes, or at the time limit when that is later; an answer it cuts
+short says so.
 """
 
 from __future__ import annotations
@@ -61,15 +63,22 @@ class Deadline:
         now = clock()
         return cls(seconds, now + seconds * (1 - ANSWER_SHARE), now)
 
-    def safety_stop(self, share: float | None = None) -> Deadline:
-        """The exact phase's safety stop: a deadline `share` (SAFETY_SHARE) of the way from
-        now to this one, past which it raises SafetyStop. What is left of this one is taken
-        as what is left of its wall-clock bound (at most the thread's time left): it is
-        asked for as soon as this one is made."""
-        share = SAFETY_SHARE if share is None else share
-        left = max(0.0, self.wall - wall())
-        now = self.at - left
-        return Deadline(self.seconds * share, now + left * share, now, safety=True)
+    def exact_stop(self, budget: int) -> Deadline:
+        """The exact phase's safety stop for a budget of `budget` units: a deadline
+        SAFETY_SECONDS_PER_UNIT per unit from now (or this one's seconds, when longer),
+        past which it raises SafetyStop. The load of the machine, or a short time limit,
+        does not decide whether an answer is exact: its counted work does."""
+        seconds = max(self.seconds, budget * SAFETY_SECONDS_PER_UNIT)
+        return Deadline(seconds, safety=True)
+
+    def for_sampling(self) -> Deadline:
+        """The deadline sampling keeps to: this one, or SAMPLING_SHARE of its seconds
+        from now when less is left (an exact phase that gave up late, its budget spent
+        after the time limit: sampling still has some time, and says how much it took)."""
+        if self.left() >= self.seconds * SAMPLING_SHARE:
+            return self
+        now = clock()
+        return Deadline(self.seconds, now + self.seconds * SAMPLING_SHARE, now)
 
     def passed(self) -> bool:
         if wall() < self.wall:
@@ -129,15 +138,17 @@ class SafetyStop(TooComplex):
     slow machine)."""
 
 
-#: the share of the time limit after which the exact phase stops as a last resort, leaving
-#: sampling a tenth of the time when it does. The default budget (100,000 units) took up
-#: to 3.8 s of this thread's CPU (mago's absorber_quintaesencia and pentagrama's
-#: atacar_zona, on a 2-core machine at load 10), within the 4.5 s of the default limit
-#: but not by much: a slower machine, a heavier load (seen once at load 12) or a --timeout
-#: below the default may meet this stop first, and the answer says so (the units are not
-#: yet of equal cost: issue 24)
-SAFETY_SHARE = 0.9
+#: seconds of this thread's computing per unit of budget after which the exact phase
+#: stops as a last resort (SafetyStop). Counted work took at most about 52 microseconds a
+#: unit (usar_numina with La fortaleza, 97,815 units in 3.8-5.1 s of CPU, on a 2-core
+#: machine at load 10): six times that leaves room for a slower machine and a heavier
+#: load, and still bounds work the budget might count too cheaply (30 s for the default
+#: budget of 100,000 units)
+SAFETY_SECONDS_PER_UNIT = 0.0003
 
+#: the share of the time limit sampling has at least, when the exact phase gave up after
+#: the time limit
+SAMPLING_SHARE = 0.1
 
 #: the share of an answer's time kept for making it up once the computing stops (some
 #: tens of milliseconds for the largest tables: outcomes sorted, 200 of them written)

@@ -72,15 +72,16 @@ def expression_odds(
     seconds = checked(budget, trials, seconds or limits.odds_seconds)
     deadline = Deadline.answering(seconds)
     try:
-        plain = plain_distribution(text, epsilon, limits, deadline.safety_stop(), budget)  # `3d6`
+        plain = plain_distribution(text, epsilon, limits, deadline.exact_stop(budget), budget)
         if plain is not None:
             return Odds({"expression": text}, None, plain, True, plain.omitted)
         _node, value = compile_expression(text)
         deadline = Deadline.answering(seconds)  # from here: reading the text is the front end's
-        return _exact_expression(text, value, epsilon, budget, limits, deadline.safety_stop())
+        return _exact_expression(text, value, epsilon, budget, limits, deadline.exact_stop(budget))
     except RecursionError:
         raise LimitExceeded(TOO_DEEP) from None
     except TooComplex as reason:
+        deadline = deadline.for_sampling()
         counts, done = sample_expression(text, trials, seed, limits, progress, deadline)
         return sampled({"expression": text}, None, counts, done, trials, deadline, reason)
 
@@ -154,7 +155,7 @@ def action_odds(
     orders = text_orders(engine.rulebook)
     shared: dict = {}  # the fields of one whole result share what each computed
     deadline = Deadline.answering(seconds)  # sampling's, and all the answer's
-    safety = deadline.safety_stop()  # the exact phases', as a last resort
+    safety = deadline.exact_stop(budget)  # the exact phases', as a last resort
     spent = [0]  # the work done so far, every exact phase of this answer
 
     def count(field, work=None, cap=None, worlds=None, exact_only=False):
@@ -174,10 +175,11 @@ def action_odds(
         except TooComplex as reason:
             if cap is not None or exact_only:
                 raise
+            late = deadline.for_sampling()
             counts, done = sample_action(
-                engine, action, sheet, params, field, trials, seed, progress, deadline, choices
+                engine, action, sheet, params, field, trials, seed, progress, late, choices
             )
-            return sampled(subject, field, counts, done, trials, deadline, reason, orders)
+            return sampled(subject, field, counts, done, trials, late, reason, orders)
 
     def count_fields(names, work, joint=None):
         """Each of `names` (result fields of an action) exactly, from one exploration
@@ -201,10 +203,11 @@ def action_odds(
 
     def sample(names, reason):
         """`names`, each from one sample of whole results in the time left."""
+        late = deadline.for_sampling()
         counts, done = sample_action(
-            engine, action, sheet, params, None, trials, seed, progress, deadline, choices
+            engine, action, sheet, params, None, trials, seed, progress, late, choices
         )
-        return sampled_fields(subject, names, counts, done, trials, deadline, reason, orders)
+        return sampled_fields(subject, names, counts, done, trials, late, reason, orders)
 
     if field is None:  # the whole result; field by field when its joint is too large
         at_once = count_fields if action in engine.rulebook.actions else None

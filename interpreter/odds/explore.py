@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import nodes as n
-from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
+from interpreter.compiled import Binding, Branches, Loop, Repeat, block_key
 from interpreter.odds.alike import at_once, let_runs
 from interpreter.odds.budget import watch
 from interpreter.odds.carried import Held, regrouped, worlds_of
@@ -18,16 +18,17 @@ from interpreter.odds.deferred import (
     others_of,
     shared,
 )
-from interpreter.odds.distribution import Dist
 from interpreter.odds.keys import ordered
 from interpreter.odds.mixing import mixed, mixed_let, names_still_read
 from interpreter.odds.passes import Passes
 from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.roller import Branch, Letting, OddsRoller
 from interpreter.odds.sheet_live import SheetReads
+from interpreter.odds.shortcuts import once_set, unread, unresolved_set
 from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
 from interpreter.odds.worlds import (
     STOPS,
+    WORLDS_PER_WORK,
     Bound,
     Failure,
     LetWorlds,
@@ -35,7 +36,6 @@ from interpreter.odds.worlds import (
     Liveness,
     World,
     block_steps,
-    cannot_fail,
     cuts_of,
     key_of,
     live_before,
@@ -45,7 +45,7 @@ from interpreter.odds.worlds import (
     stopped,
     unclear,
 )
-from interpreter.runtime import Context, Unknown, as_bool, known
+from interpreter.runtime import Context, as_bool
 from interpreter.state import MISSING
 from interpreter.values import Record
 
@@ -53,37 +53,6 @@ __all__ = ["Explorer", "Failure", "Live", "World", "names_read"]
 
 #: steps of evaluation (runtime.Context.steps: nodes, not statements) in one unit of work
 STEPS_PER_WORK = 64
-
-
-def unread(statement: Statement, after: Live, safe=cannot_fail) -> bool:
-    """A `let` (or a `set` of a local name) whose value nothing reads later, and whose
-    expression changes nothing on the sheet and cannot fail (`safe`: a run it would stop
-    must stop here too): the odds engine skips it."""
-    shape = statement.shape
-    if type(shape) is not Binding or not shape.pure:
-        return False
-    return shape.name not in after.needs and safe(statement.node.expr)
-
-
-def once_set(statement: Statement, after: Live) -> bool:
-    """A `set` of a local name read once later (see Live.once)."""
-    shape = statement.shape
-    return type(shape) is Binding and shape.local and after.once(shape.name)
-
-
-def unresolved_set(binding: Binding):
-    """The run of a `set` of a local name that keeps a distribution as it is (the one
-    later read combines it, as it would a dice term written there); the compiled `set`
-    gives one value per world."""
-    name, value = binding.name, binding.value
-
-    def unresolved(ctx):
-        result = value(ctx)
-        if isinstance(result, Unknown) and type(result) is not Dist:
-            result = known(ctx, result)  # an opposed check: its ties, its failures
-        ctx.env[name] = result
-
-    return unresolved
 
 
 class Explorer(Passes):
@@ -107,7 +76,7 @@ class Explorer(Passes):
         self.sums: dict = {}  # the sums the action reads its counters in (odds.linear)
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
-        self.peak = 0  # the most steps a run reached (see Passes.called)
+        self.peak, self.ran = 0, 0  # the most steps a run reached (Passes.called), runs
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         #: inside a call made at the action's own level, what its callers read of the
         #: sheet after it (Passes.kept), or None
@@ -222,6 +191,9 @@ class Explorer(Passes):
             except STOPS as error:
                 result = stopped(error)
             self.counted(start)
+            self.ran += 1  # a world run directly: its copy and its answer, counted too
+            if not self.ran % WORLDS_PER_WORK:
+                self.work()
             yield world.weight, result
 
     def branch(self, branch: Branch, weight: tuple, pins: tuple, world, stack, out) -> None:
@@ -401,7 +373,7 @@ class Explorer(Passes):
         cuts = cuts_of(names, needs)
         wanted = needs.get(name, MISSING)
         keep = tuple(sorted(wanted)) if wanted is not MISSING and wanted is not None else None
-        made = LetWorlds(names, cuts, self.most_worlds, self.kept(live))
+        made = LetWorlds(names, cuts, self.most_worlds, self.kept(live), self.work)
         add = made.add
         values_of = _values_of(self, name, keep, wanted, defer)
         failed: list = []

@@ -50,7 +50,9 @@ def action_effects(
     """The joint odds of `field` of the action's result (None: no field, its value 0)
     and what each run writes (module docstring); TooComplex past `budget`."""
     seconds = checked(budget, 1, seconds or engine.limits.odds_seconds)
-    roller = OddsRoller(epsilon, budget, engine.limits, None, Deadline.answering(seconds))
+    roller = OddsRoller(
+        epsilon, budget, engine.limits, None, Deadline.answering(seconds).exact_stop(budget)
+    )
     token = LIFTS.set(LiftMemory(roller))
     try:
         return _explore(engine, action, sheet, params, field, roller)

@@ -231,7 +231,7 @@ class OddsRoller(PoolQuestions):
         self.budget = budget
         self.limits = limits
         # the exact phase's safety stop (interpreter.odds.budget): past it, SafetyStop
-        self.deadline = deadline or Deadline(limits.odds_seconds).safety_stop(1.0)
+        self.deadline = deadline or Deadline(limits.odds_seconds).exact_stop(budget)
         self.dice = 0  # base dice of the terms asked for (against dice_per_evaluation)
         self.work = 0
         self.pins: tuple = ()

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from interpreter.odds.distribution import Dist
     from interpreter.runtime import Context
 
+#: worlds made or run directly (a state copied, a value merged) in one unit of work
+WORLDS_PER_WORK = 16
+
 #: a world's names and their values
 Env = dict[str, Any]
 #: a probability as whole numbers (numerator, denominator): interpreter.odds.weights
@@ -522,9 +525,10 @@ def _safe_operator(node: n.Binary, kind: Callable[[object], str], sums_fail: boo
 class LetWorlds:
     """The worlds a `let` makes, merged as they come: by what else is still read
     (`names`, cut to `cuts`; of the sheet, `sheet`: key_of), then by the new value; at
-    most `most` of them (None: no bound), past it TooComplex."""
+    most `most` of them (None: no bound), past it TooComplex; `work()` called once every
+    WORLDS_PER_WORK values added (a unit of the budget: interpreter.odds.explore)."""
 
-    __slots__ = ("cuts", "made", "merged", "most", "names", "sheet")
+    __slots__ = ("added", "cuts", "made", "merged", "most", "names", "sheet", "work")
 
     def __init__(
         self,
@@ -532,9 +536,10 @@ class LetWorlds:
         cuts: tuple[tuple[int, tuple[str, ...]], ...],
         most: int | None,
         sheet: Callable[[State], Any] | None = None,
+        work: Callable[[], None] | None = None,
     ) -> None:
         self.names, self.cuts, self.most, self.sheet = names, cuts, most, sheet
-        self.made = 0  # the worlds made so far, when they are bounded
+        self.made, self.added, self.work = 0, 0, work  # worlds made (when bounded), values
         #: what else is still read → [env, state, {value: weights}, steps]
         self.merged: dict[Any, list[Any]] = {}
 
@@ -546,8 +551,11 @@ class LetWorlds:
         elif found[3] != steps:
             found[3] = spread(found[3], steps)
         values = found[2]
-        most = self.most
+        most, work = self.most, self.work
         for value, weight in pairs:
+            self.added += 1
+            if work is not None and not self.added % WORLDS_PER_WORK:
+                work()
             found = values.get(value)
             if found is None:
                 values[value] = weight  # a weight; a Mass once another one comes
