@@ -18,7 +18,7 @@ from interpreter.odds.deferred import (
     others_of,
     shared,
 )
-from interpreter.odds.distribution import Dist
+from interpreter.odds.fused import once_set, unresolved_set
 from interpreter.odds.keys import ordered
 from interpreter.odds.mixing import mixed, mixed_let, names_still_read
 from interpreter.odds.passes import Passes
@@ -45,7 +45,7 @@ from interpreter.odds.worlds import (
     stopped,
     unclear,
 )
-from interpreter.runtime import Context, Unknown, as_bool, known
+from interpreter.runtime import Context, as_bool
 from interpreter.state import MISSING
 from interpreter.values import Record
 
@@ -63,27 +63,6 @@ def unread(statement: Statement, after: Live, safe=cannot_fail) -> bool:
     if type(shape) is not Binding or not shape.pure:
         return False
     return shape.name not in after.needs and safe(statement.node.expr)
-
-
-def once_set(statement: Statement, after: Live) -> bool:
-    """A `set` of a local name read once later (see Live.once)."""
-    shape = statement.shape
-    return type(shape) is Binding and shape.local and after.once(shape.name)
-
-
-def unresolved_set(binding: Binding):
-    """The run of a `set` of a local name that keeps a distribution as it is (the one
-    later read combines it, as it would a dice term written there); the compiled `set`
-    gives one value per world."""
-    name, value = binding.name, binding.value
-
-    def unresolved(ctx):
-        result = value(ctx)
-        if isinstance(result, Unknown) and type(result) is not Dist:
-            result = known(ctx, result)  # an opposed check: its ties, its failures
-        ctx.env[name] = result
-
-    return unresolved
 
 
 class Explorer(Passes):
