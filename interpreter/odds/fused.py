@@ -5,6 +5,8 @@ from __future__ import annotations
 from dsl import nodes as n
 from interpreter.compiled import Binding, Statement
 from interpreter.odds.distribution import Dist
+from interpreter.odds.roller import Branch
+from interpreter.odds.weights import Mass
 from interpreter.odds.worlds import Live
 from interpreter.runtime import Unknown, known
 
@@ -49,7 +51,9 @@ def fused_sets(explorer, statements: tuple, index: int, worlds, live: list):
     index after the last), or None (fewer than two such, the worlds held as groups, or
     the first run as counters are: Passes.held_run). The same worlds as one by one: a
     merge between them joins worlds that agree on all that is read later, which the
-    next `set`s keep alike; a world that fails stops where it would have stopped."""
+    next `set`s keep alike; a world that fails stops where it would have stopped. Only
+    the first may branch on a value (each world's runs, one per value it needs): where a
+    later one would, the row is run one by one instead (Unfused)."""
     if not SWITCH.fused or type(worlds) is not list:
         return None
     runs: list = []
@@ -70,12 +74,32 @@ def fused_sets(explorer, statements: tuple, index: int, worlds, live: list):
     if held is not None:  # (counters carried through the first: odds.carried's way)
         return (*held, index + 1)
 
-    def run(ctx) -> None:
-        for each in runs:
-            each(ctx)
+    first, later = runs[0], runs[1:]
 
-    done, failed = explorer.atomic(run, worlds)
+    def run(ctx) -> None:
+        first(ctx)
+        try:
+            for each in later:
+                each(ctx)
+        except Branch:
+            raise Unfused from None  # (a value needed past the first: one by one)
+
+    saved, explorer.lost = explorer.lost, Mass()
+    try:
+        done, failed = explorer.atomic(run, worlds)
+    except Unfused:
+        return None  # (what it found dropped: each statement runs over the worlds again)
+    finally:
+        lost, explorer.lost = explorer.lost, saved
+    if lost.weight()[0]:
+        saved.add(lost.weight())
     return explorer.merge(done, live[end - 1]), failed, end
+
+
+class Unfused(Exception):
+    """A `set` past the first of a row needs a value not known yet in some world: were
+    the worlds not merged between them, their values would multiply (24 `set hits to
+    hits + (if d6 > 4 then 1 else 0)`: 2^24 runs)."""
 
 
 def _plain_set(statement: Statement) -> bool:
