@@ -22,6 +22,7 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compiled import Binding, Plain, block_key
 from interpreter.odds.deferred import Deferred
+from interpreter.odds.fused import fused_sets
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
 from interpreter.odds.summed import question_reads, summed_run
@@ -37,10 +38,13 @@ TRIED = 16
 
 def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_out):
     """statements[index] (and those after it it takes along) run at once for many worlds:
-    a roll read only through sums (interpreter.odds.summed), or a let run once per kind
-    of world alike: (worlds after, failures, the index of the next statement), or None."""
-    return summed_run(explorer, statements, index, worlds, live) or alike_let(
-        explorer, statements, index, worlds, live, live_out
+    a roll read only through sums (interpreter.odds.summed), a let run once per kind of
+    world alike, or a row of `set`s run as one (interpreter.odds.fused): (worlds after,
+    failures, the index of the next statement), or None."""
+    return (
+        summed_run(explorer, statements, index, worlds, live)
+        or alike_let(explorer, statements, index, worlds, live, live_out)
+        or fused_sets(explorer, statements, index, worlds, live)
     )
 
 

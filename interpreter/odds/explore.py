@@ -9,6 +9,8 @@ from interpreter.compiled import Binding, Branches, Loop, Repeat, block_key
 from interpreter.odds.alike import at_once, let_runs
 from interpreter.odds.budget import watch
 from interpreter.odds.carried import Held, regrouped, worlds_of
+from interpreter.odds.consumed import Split, consumed, test_run
+from interpreter.odds.consumed import split as split_worlds
 from interpreter.odds.deferred import (
     Deferred,
     Mixer,
@@ -45,7 +47,7 @@ from interpreter.odds.worlds import (
     stopped,
     unclear,
 )
-from interpreter.runtime import Context, as_bool
+from interpreter.runtime import Context
 from interpreter.state import MISSING
 from interpreter.values import Record
 
@@ -424,15 +426,18 @@ class Explorer(Passes):
         split = node is None
         remaining = worlds
         tested = [(None, None)] * len(compiled.branches) if split else node.branches
-        for branch, (test, _) in zip(compiled.branches, tested):
+        for index, (branch, (test, _)) in enumerate(zip(compiled.branches, tested)):
             yes: list = []
             no: list = []
             condition, span, body = branch.condition, branch.span, branch.body
+            reads = consumed(self, compiled, node, index, live_out)  # (read here, last)
             for world in self.counting(remaining, self.cost(test)):
-                runs = self.explore(world, lambda ctx, c=condition, s=span: as_bool(ctx, c(ctx), s))
+                runs = self.explore(world, test_run(condition, span, reads, world))
                 for after, decided in runs:
                     if isinstance(decided, Failure):
                         failures.append((after, decided))
+                    elif type(decided) is Split:  # (split by its odds: odds.consumed)
+                        split_worlds(self, after, decided, yes, no)
                     else:
                         (yes if decided else no).append(after)
             went, failed = self.block(body, yes, live_out, split)
