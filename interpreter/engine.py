@@ -24,18 +24,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any
 
-from dsl import nodes as n
 from dsl.bounded import Bounded
-from dsl.errors import RulebookError, Span, did_you_mean
+from dsl.errors import RulebookError, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook, reads_sheet
 from interpreter.balance.encounters.answering import EncounterOdds, encounter_odds
 from interpreter.choosers import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.compile.codegen import SWITCH
-from interpreter.compile.procedures import Procedure
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
 from interpreter.errors import (
@@ -49,28 +47,16 @@ from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
 from interpreter.odds.best_play import Goal, best_odds
 from interpreter.outcome import Change, CharacterOutcome, Outcome, speaking, spoken
 from interpreter.parameters import Binder, shared
+from interpreter.runnables import Params, RollCall, Runnable, with_targets
 from interpreter.runtime import Context, Roller, RollerProtocol, Run
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.state import Character, State
 from interpreter.trace import Later, Trace, call_text
 
-#: an action's parameters, by name (as given; as shown)
-Params: TypeAlias = dict[str, Any]
-
 #: characters of rulebook text whose engines are kept by `Engine.of`
 ENGINES_TEXT = 1_000_000
 _ENGINES = Bounded(ENGINES_TEXT, count=64)
-
-
-def with_targets(params: Params | None, targets: Mapping[str, Sheet]) -> Params:
-    """The parameters of a run with its other characters among them (by their role)."""
-    params = dict(params or {})
-    for role, other in targets.items():
-        if role in params:
-            raise ParameterError(tr("{name} is given twice", name=role))
-        params[role] = other
-    return params
 
 
 def _state_of(ctx: Context) -> State:
@@ -79,41 +65,6 @@ def _state_of(ctx: Context) -> State:
     if state is None:
         raise AssertionError("a run's context without its working sheet")
     return state
-
-
-class RollCall:
-    """A named roll called the way actions and checks are: (ctx, args, span) → its total."""
-
-    def __init__(self, procedure: Procedure):
-        self.procedure = procedure
-        self.node = procedure.node
-        self.label = procedure.name
-
-    def __call__(self, ctx: Context, args: tuple[Any, ...], span: Span | None) -> Any:  # noqa: ARG002 (every runnable is called with (ctx, args, span))
-        return self.procedure.call(ctx, args).total
-
-
-class Runnable:
-    """What `run` can run: an action, a check or a named roll, with its parameters."""
-
-    __slots__ = ("binder", "characters", "compiled", "fast", "kind", "name", "span")
-
-    def __init__(self, kind: str, name: str, compiled: Any, binder: Binder):
-        self.kind = kind  # "action", "check" or "roll"
-        self.name = name
-        self.compiled = compiled  # compiled(ctx, args, span) → the result (a record, a total)
-        self.binder = binder
-        self.span = compiled.node.span
-        #: the generated function an untraced run calls straight (codegen), once made
-        self.fast: Callable[..., Any] | None = None
-        #: whether other characters may be given to it (parameters of type character)
-        self.characters = any(
-            isinstance(p.type, n.NamedType) and p.type.name == "character"
-            for p in compiled.node.params
-        )
-
-    def __call__(self, ctx: Context, args: tuple[Any, ...]) -> Any:
-        return self.compiled(ctx, args, self.span)
 
 
 class Engine:
