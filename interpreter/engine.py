@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from sys import getrefcount
 from typing import Any
 
 from dsl.bounded import Bounded
@@ -56,6 +57,18 @@ from interpreter.trace import Later, Trace, call_text
 
 #: characters of rulebook text whose engines are kept by `Engine.of`
 ENGINES_TEXT = 1_000_000
+#: an untraced run's context (`Run`) and working sheet (`State`) are those of a run that
+#: finished, when nothing else holds them: the fields a run changes given again, fewer
+#: objects made (False: each run makes its own)
+REUSE_RUNS = True
+#: contexts kept for the next runs, at most (one for each thread running at once)
+SPARES = 4
+#: references to a finished run's context where nothing else holds it: the run's local
+#: name, its roller (itself), `getrefcount`'s own argument (the same for its state: the
+#: local, the context's `state`, the argument)
+ALONE = 3
+#: an Outcome not yet given its fields (the fast path gives them itself)
+new_outcome = object.__new__
 _ENGINES = Bounded(ENGINES_TEXT, count=64)
 
 
@@ -80,6 +93,8 @@ class Engine:
         #: engines of this rulebook of one class under equal limits (parameters.shared)
         self._runnables: dict[str, Runnable] = shared(self.compiler, type(self), limits)
         self._open_default = self.compiler.open_default  # (read by every run)
+        #: contexts of finished runs, each made again into a new run's (`REUSE_RUNS`)
+        self._spares: list[Run] = []
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
@@ -134,8 +149,21 @@ class Engine:
                 raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
             args, shown, warnings = runnable.binder.prepared(sheet, params or {})
             source = dice if dice is not None else SeededDice()
-            state = State(sheet._values, self._open_default)
-            ctx = Run(source, self.limits, state, None)  # (its own roller)
+            spares = self._spares
+            try:  # a context an earlier run left, as a new one (`REUSE_RUNS`)
+                ctx = spares.pop() if spares else None
+            except IndexError:  # (another thread took it first)
+                ctx = None
+            if ctx is None:
+                state = State(sheet._values, self._open_default)
+                ctx = Run(source, self.limits, state, None)  # (its own roller)
+            else:
+                state = ctx.state
+                if state is None:  # (the last run wrote: a new working sheet)
+                    state = ctx.state = State(sheet._values, self._open_default)
+                else:
+                    state.values = sheet._values
+                ctx.source, ctx.drawn, ctx.steps = source, [], 0
             try:
                 result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
                 if state.own or state.cast is not None:
@@ -150,24 +178,36 @@ class Engine:
                 self._failed(error, ctx, runnable, sheet, args, shown, source, None)
                 raise
             made = tuple(ctx.choices) if ctx.choices else ()
-            # The run is over: no cycle left for the garbage collector (its roller is
-            # itself; the characters' states know one another through their cast), so
-            # that all it made is freed at once.
-            ctx.roller = None  # type: ignore[assignment]  # (nothing rolls any more)
             if state.cast is not None:
                 state.cast.clear()
-            return Outcome(
-                # (the run's own list of faces, which nothing draws into any more: the
-                # Outcome gives it as a tuple when read)
-                (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made),
-                result,
-                new_sheet,
-                changes,
-                warnings,
-                others,
-                None,
-                ctx.steps,
-            )
+            outcome = new_outcome(Outcome)  # (`Outcome.__init__`, written out)
+            # (the run's own list of faces, which nothing draws into any more: the
+            # Outcome gives it as a tuple when read)
+            outcome._replay = (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made)
+            outcome.result, outcome.sheet, outcome.changes = result, new_sheet, changes
+            outcome.warnings, outcome.characters = warnings, others
+            outcome._params = outcome._trace = None
+            outcome.steps = ctx.steps
+            # The run is over. Its context is kept for the next run if nothing else holds
+            # it (nor its working sheet, unless written: the next run makes its own) and
+            # it has no clock; else no cycle is left for the garbage collector (its
+            # roller is itself), so that all it made is freed at once.
+            if getrefcount(ctx) <= ALONE and ctx.deadline is None and REUSE_RUNS:
+                if ctx.choices:
+                    ctx.choices = []
+                if ctx.env:
+                    ctx.env = {}
+                ctx.source = None
+                if state.own or state.cast is not None or getrefcount(state) > ALONE:
+                    ctx.state = None
+                else:
+                    state.values = None  # type: ignore[assignment]  # (given on its next run)
+                    state.summary = ()
+                if len(spares) < SPARES:
+                    spares.append(ctx)
+            else:
+                ctx.roller = None  # type: ignore[assignment]  # (nothing rolls any more)
+            return outcome
         except (RulebookError, RecursionError) as error:
             raise spoken(error, self.language) from None
 
