@@ -158,11 +158,11 @@ class Engine:
                 state = State(sheet._values, self._open_default)
                 ctx = Run(source, self.limits, state, None)  # (its own roller)
             else:
-                state = ctx.state
-                if state is None:  # (the last run wrote: a new working sheet)
+                kept = ctx.state
+                if kept is None:  # (the last run wrote: a new working sheet)
                     state = ctx.state = State(sheet._values, self._open_default)
                 else:
-                    state.values = sheet._values
+                    state, state.values = kept, sheet._values
                 ctx.source, ctx.drawn, ctx.steps = source, [], 0
             try:
                 result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
@@ -197,7 +197,7 @@ class Engine:
                     ctx.choices = []
                 if ctx.env:
                     ctx.env = {}
-                ctx.source = None
+                ctx.source = None  # type: ignore[assignment]  # (given on its next run)
                 if state.own or state.cast is not None or getrefcount(state) > ALONE:
                     ctx.state = None
                 else:
