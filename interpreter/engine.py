@@ -158,11 +158,11 @@ class Engine:
                 state = State(sheet._values, self._open_default)
                 ctx = Run(source, self.limits, state, None)  # (its own roller)
             else:
-                kept = ctx.state
-                if kept is None:  # (the last run wrote: a new working sheet)
+                state = ctx.state  # type: ignore[assignment]  # (None: made just below)
+                if state is None:  # (the last run wrote: a new working sheet)
                     state = ctx.state = State(sheet._values, self._open_default)
-                else:
-                    state, state.values = kept, sheet._values
+                else:  # (no other name for it: nothing but the run holds it when it is over)
+                    state.values = sheet._values
                 ctx.source, ctx.drawn, ctx.steps = source, [], 0
             try:
                 result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
