@@ -24,18 +24,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeAlias
+from sys import getrefcount
+from typing import Any
 
-from dsl import nodes as n
 from dsl.bounded import Bounded
-from dsl.errors import RulebookError, Span, did_you_mean
+from dsl.errors import RulebookError, did_you_mean
 from dsl.messages import language_for, tr
 from dsl.rulebook import Rulebook, reads_sheet
 from interpreter.balance.encounters.answering import EncounterOdds, encounter_odds
 from interpreter.choosers import Chooser, Recorded, chooser_for
 from interpreter.compile import Compiler
 from interpreter.compile.codegen import SWITCH
-from interpreter.compile.procedures import Procedure
 from interpreter.describe import describe
 from interpreter.dice import DiceSource, ForcedDice, SeededDice
 from interpreter.errors import (
@@ -49,28 +48,28 @@ from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
 from interpreter.odds.best_play import Goal, best_odds
 from interpreter.outcome import Change, CharacterOutcome, Outcome, speaking, spoken
 from interpreter.parameters import Binder, shared
+from interpreter.runnables import Params, RollCall, Runnable, with_targets
 from interpreter.runtime import Context, Roller, RollerProtocol, Run
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.state import Character, State
 from interpreter.trace import Later, Trace, call_text
 
-#: an action's parameters, by name (as given; as shown)
-Params: TypeAlias = dict[str, Any]
-
 #: characters of rulebook text whose engines are kept by `Engine.of`
 ENGINES_TEXT = 1_000_000
+#: an untraced run's context (`Run`) and working sheet (`State`) are those of a run that
+#: finished, when nothing else holds them: the fields a run changes given again, fewer
+#: objects made (False: each run makes its own)
+REUSE_RUNS = True
+#: contexts kept for the next runs, at most (one for each thread running at once)
+SPARES = 4
+#: references to a finished run's context where nothing else holds it: the run's local
+#: name, its roller (itself), `getrefcount`'s own argument (the same for its state: the
+#: local, the context's `state`, the argument)
+ALONE = 3
+#: an Outcome not yet given its fields (the fast path gives them itself)
+new_outcome = object.__new__
 _ENGINES = Bounded(ENGINES_TEXT, count=64)
-
-
-def with_targets(params: Params | None, targets: Mapping[str, Sheet]) -> Params:
-    """The parameters of a run with its other characters among them (by their role)."""
-    params = dict(params or {})
-    for role, other in targets.items():
-        if role in params:
-            raise ParameterError(tr("{name} is given twice", name=role))
-        params[role] = other
-    return params
 
 
 def _state_of(ctx: Context) -> State:
@@ -79,41 +78,6 @@ def _state_of(ctx: Context) -> State:
     if state is None:
         raise AssertionError("a run's context without its working sheet")
     return state
-
-
-class RollCall:
-    """A named roll called the way actions and checks are: (ctx, args, span) → its total."""
-
-    def __init__(self, procedure: Procedure):
-        self.procedure = procedure
-        self.node = procedure.node
-        self.label = procedure.name
-
-    def __call__(self, ctx: Context, args: tuple[Any, ...], span: Span | None) -> Any:  # noqa: ARG002 (every runnable is called with (ctx, args, span))
-        return self.procedure.call(ctx, args).total
-
-
-class Runnable:
-    """What `run` can run: an action, a check or a named roll, with its parameters."""
-
-    __slots__ = ("binder", "characters", "compiled", "fast", "kind", "name", "span")
-
-    def __init__(self, kind: str, name: str, compiled: Any, binder: Binder):
-        self.kind = kind  # "action", "check" or "roll"
-        self.name = name
-        self.compiled = compiled  # compiled(ctx, args, span) → the result (a record, a total)
-        self.binder = binder
-        self.span = compiled.node.span
-        #: the generated function an untraced run calls straight (codegen), once made
-        self.fast: Callable[..., Any] | None = None
-        #: whether other characters may be given to it (parameters of type character)
-        self.characters = any(
-            isinstance(p.type, n.NamedType) and p.type.name == "character"
-            for p in compiled.node.params
-        )
-
-    def __call__(self, ctx: Context, args: tuple[Any, ...]) -> Any:
-        return self.compiled(ctx, args, self.span)
 
 
 class Engine:
@@ -129,6 +93,8 @@ class Engine:
         #: engines of this rulebook of one class under equal limits (parameters.shared)
         self._runnables: dict[str, Runnable] = shared(self.compiler, type(self), limits)
         self._open_default = self.compiler.open_default  # (read by every run)
+        #: contexts of finished runs, each made again into a new run's (`REUSE_RUNS`)
+        self._spares: list[Run] = []
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
@@ -183,8 +149,21 @@ class Engine:
                 raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
             args, shown, warnings = runnable.binder.prepared(sheet, params or {})
             source = dice if dice is not None else SeededDice()
-            state = State(sheet._values, self._open_default)
-            ctx = Run(source, self.limits, state, None)  # (its own roller)
+            spares = self._spares
+            try:  # a context an earlier run left, as a new one (`REUSE_RUNS`)
+                ctx = spares.pop() if spares else None
+            except IndexError:  # (another thread took it first)
+                ctx = None
+            if ctx is None:
+                state = State(sheet._values, self._open_default)
+                ctx = Run(source, self.limits, state, None)  # (its own roller)
+            else:
+                state = ctx.state  # type: ignore[assignment]  # (None: made just below)
+                if state is None:  # (the last run wrote: a new working sheet)
+                    state = ctx.state = State(sheet._values, self._open_default)
+                else:  # (no other name for it: nothing but the run holds it when it is over)
+                    state.values = sheet._values
+                ctx.source, ctx.drawn, ctx.steps = source, [], 0
             try:
                 result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
                 if state.own or state.cast is not None:
@@ -199,24 +178,36 @@ class Engine:
                 self._failed(error, ctx, runnable, sheet, args, shown, source, None)
                 raise
             made = tuple(ctx.choices) if ctx.choices else ()
-            # The run is over: no cycle left for the garbage collector (its roller is
-            # itself; the characters' states know one another through their cast), so
-            # that all it made is freed at once.
-            ctx.roller = None  # type: ignore[assignment]  # (nothing rolls any more)
             if state.cast is not None:
                 state.cast.clear()
-            return Outcome(
-                # (the run's own list of faces, which nothing draws into any more: the
-                # Outcome gives it as a tuple when read)
-                (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made),
-                result,
-                new_sheet,
-                changes,
-                warnings,
-                others,
-                None,
-                ctx.steps,
-            )
+            outcome = new_outcome(Outcome)  # (`Outcome.__init__`, written out)
+            # (the run's own list of faces, which nothing draws into any more: the
+            # Outcome gives it as a tuple when read)
+            outcome._replay = (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made)
+            outcome.result, outcome.sheet, outcome.changes = result, new_sheet, changes
+            outcome.warnings, outcome.characters = warnings, others
+            outcome._params = outcome._trace = None
+            outcome.steps = ctx.steps
+            # The run is over. Its context is kept for the next run if nothing else holds
+            # it (nor its working sheet, unless written: the next run makes its own) and
+            # it has no clock; else no cycle is left for the garbage collector (its
+            # roller is itself), so that all it made is freed at once.
+            if getrefcount(ctx) <= ALONE and ctx.deadline is None and REUSE_RUNS:
+                if ctx.choices:
+                    ctx.choices = []
+                if ctx.env:
+                    ctx.env = {}
+                ctx.source = None  # type: ignore[assignment]  # (given on its next run)
+                if state.own or state.cast is not None or getrefcount(state) > ALONE:
+                    ctx.state = None
+                else:
+                    state.values = None  # type: ignore[assignment]  # (given on its next run)
+                    state.summary = ()
+                if len(spares) < SPARES:
+                    spares.append(ctx)
+            else:
+                ctx.roller = None  # type: ignore[assignment]  # (nothing rolls any more)
+            return outcome
         except (RulebookError, RecursionError) as error:
             raise spoken(error, self.language) from None
 

@@ -25,6 +25,28 @@ from interpreter.values import Record, is_number, quoted
 #: under the same names bind alike
 UNCHANGING = frozenset({str, int, bool, float, type(None), Sheet, Character})
 _IS = operator.is_
+
+
+def _all_same(got: tuple, given: tuple) -> bool:
+    """Whether the values read are the very objects given before, one by one."""
+    return all(map(_IS, got, given))
+
+
+def _two_same(got: tuple, given: tuple) -> bool:
+    return got[0] is given[0] and got[1] is given[1]
+
+
+def _three_same(got: tuple, given: tuple) -> bool:
+    return got[0] is given[0] and got[1] is given[1] and got[2] is given[2]
+
+
+def _four_same(got: tuple, given: tuple) -> bool:
+    return got[0] is given[0] and got[1] is given[1] and got[2] is given[2] and got[3] is given[3]
+
+
+#: `_all_same` written out for the commonest numbers of values (one name is read twice):
+#: an app's run with its last parameters again pays no iterator
+SAME = {2: _two_same, 3: _three_same, 4: _four_same}
 #: the engine classes and limits whose engines of one rulebook share their runnables
 #: (`shared`: kept on its compiler); engines under any other limits make their own
 SHARED_RUNNABLES = 8
@@ -56,7 +78,8 @@ class Binder:
         )
         self.seen: dict = {}
         #: the last binding `prepared` made: (how many names, a reader of their values in
-        #: order, those values, sheet, (args, shown, warnings))
+        #: order, those values, sheet, (args, shown, warnings), the test that values read
+        #: are those: `SAME`)
         self.last: tuple | None = None
         # skill parameters when the rulebook keeps an open list: a name it does not know
         # may be a skill the character lacks, or a misspelling (see `warnings`)
@@ -149,12 +172,12 @@ class Binder:
         sheet; `shown` is shared by the runs that get it: never written to."""
         last = self.last
         if last is not None:
-            size, values_of, given, keyed, bound = last
+            size, values_of, given, keyed, bound, same = last
             if len(params) == size and (keyed is None or keyed is sheet):
                 if values_of is None:  # (no parameters, none given)
                     return bound
                 try:  # each name's value, read as the binding reads it (C: itemgetter)
-                    if all(map(_IS, values_of(params), given)):
+                    if same(values_of(params), given):
                         return bound
                 except KeyError:  # a name given that was not given before
                     pass
@@ -167,7 +190,8 @@ class Binder:
             read = names if len(names) != 1 else names * 2
             values_of = operator.itemgetter(*read) if read else None
             given = values if len(names) != 1 else values * 2
-            self.last = (len(names), values_of, given, keyed, (args, shown, warnings))
+            same = SAME.get(len(given), _all_same)
+            self.last = (len(names), values_of, given, keyed, (args, shown, warnings), same)
         return args, shown, warnings
 
     def default(self, param: n.Param, ctx, sheet: Sheet):
