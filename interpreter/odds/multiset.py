@@ -274,9 +274,8 @@ class Constant:
 
 #: work (units of about 0.1 µs) one step of most_sets' search counts for
 SEARCH_STEP_WORK = 30
-#: work one split of a mixed pool's state made counts for beyond what its state counted
-#: beforehand (a tuple of counts, a product of big binomial weights, a dictionary update:
-#: about 2 µs), counted 1,024 splits at a time
+#: work one split of a mixed pool's state counts for (a tuple of counts, a product of big
+#: binomial weights, a dictionary update: about 2 µs)
 SPLIT_WORK = 5
 
 
@@ -402,20 +401,22 @@ def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tup
         new: dict = {}
         moves: dict = {}  # (state, kept) → the state after this face: many lefts share one
         for (lefts, state), x in states.items():
-            ways = 1
-            for left in lefts:
-                ways *= left + 1
-            work.spend(ways)  # the splits below, at most (and a look at the deadline)
             placed = count - sum(lefts)
             if placed >= hi or placed == count:  # no kept position left to fill
+                work.spend(len(lefts))
                 settled = x
                 for t in kinds:
                     settled *= (ws[t] + rest[t]) ** lefts[t]
                 done[state] = done.get(state, 0) + settled
                 continue
+            ways = SPLIT_WORK  # the splits below (and a look at the deadline)
+            for t in kinds:
+                if rest[t] and ws[t]:  # (else one way: splits)
+                    ways *= lefts[t] + 1
+            work.spend(ways)
             for i, (shown, ways) in enumerate(splits(lefts, ws, rest, rows, work)):
-                if i & 1023 == 1023:  # a state of several kinds may split a million ways
-                    work.spend(SPLIT_WORK << 10)  # (the splits made: dearer than counted)
+                if not i & 1023:  # a state of several kinds may split a million ways
+                    work.poll()
                 c = sum(shown)
                 kept = min(placed + c, hi) - max(placed, lo)
                 moved = state
