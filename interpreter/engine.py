@@ -53,7 +53,7 @@ from interpreter.runtime import Context, Roller, RollerProtocol, Run
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.state import Character, State
-from interpreter.trace import Later, Trace, call_text
+from interpreter.trace import Trace, heading_parts
 
 #: characters of rulebook text whose engines are kept by `Engine.of`
 ENGINES_TEXT = 1_000_000
@@ -381,15 +381,18 @@ class Engine:
     def _heading(self, runnable: Runnable, shown: Params) -> Trace:
         """A run's trace, begun: its heading (what was run, with what)."""
         compiled, limits = runnable.compiled, self.limits
-        return Trace.headed(
-            "action" if runnable.kind == "action" else "run",
-            Later(call_text, compiled.label, tuple(shown.items()), limits.shown_length),
-            {runnable.kind: runnable.name},
+        heading = (
+            heading_parts,
+            runnable.kind,
+            runnable.name,
+            compiled.label,
+            tuple(shown.items()),
             self.rulebook.path,
             compiled.node.span,  # (its line read when shown)
-            self.language,
-            limits,
+            limits.shown_length,
         )
+        flat = SWITCH.lazy_steps and SWITCH.flat_steps  # (else: made now)
+        return Trace.headed(heading, self.language, limits, flat)
 
     def prepare(self, action: str, sheet: Sheet, params: Params) -> tuple[Any, ...]:
         """(compiled action, its arguments, the parameters as shown) for a run."""

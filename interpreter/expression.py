@@ -12,8 +12,8 @@ from dsl.messages import tr
 from interpreter.dice import DiceSource, Die, SeededDice
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.limits import DEFAULT_LIMITS, Limits
+from interpreter.roll_steps import faces_text
 from interpreter.runtime import Context, Roller
-from interpreter.trace import faces_text
 
 if TYPE_CHECKING:  # (imported when first compiled: `rulebook roll` starts without it)
     from dsl.rulebook import Rulebook

@@ -32,9 +32,10 @@ from interpreter.dice import AskingDice, Die, PoolRoll, Tray, check_term, roll_p
 from interpreter.errors import DiceError, EvaluationError, LimitExceeded
 from interpreter.limits import Limits
 from interpreter.pool import Rolled
+from interpreter.roll_steps import faces_text
 from interpreter.state import State
 from interpreter.symbols import roll_symbols
-from interpreter.trace import Later, Step, Trace, faces_text, new_step
+from interpreter.trace import Later, Step, Trace, new_step
 
 # ─── the context ────────────────────────────────────────────────────────────
 

@@ -13,7 +13,7 @@ import attrs
 
 from dsl.messages import Message
 from interpreter.dice import Die, check_term
-from interpreter.trace import origin_mark
+from interpreter.roll_steps import origin_mark
 from interpreter.values import Record
 
 #: how a face with no symbol is written and shown

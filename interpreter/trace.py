@@ -11,14 +11,9 @@ from functools import partial
 from typing import Any, SupportsIndex, final
 
 from dsl.errors import Span
-from dsl.messages import Message, show_value, tr, tr_n, translate
-from interpreter.dice import DROPPED, KEPT, REROLLED, PoolRoll
-from interpreter.shown import glimpse, glimpse_data, more_characters, more_items
+from dsl.messages import Message, show_value, tr_n, translate
+from interpreter.shown import glimpse, glimpse_data, more_characters
 from interpreter.values import to_json
-
-#: how a roll's dice are marked when nobody should take them for a random roll
-ORIGIN_MARKS = {"forced": tr("forced"), "typed": tr("typed in")}
-
 
 #: what a `Later` holds before it is made
 _NOT_YET: Any = object()
@@ -293,9 +288,27 @@ class Step:
 #: or `step._m = (make, *args)`, `make(*args)` giving that `_r` when it is first read
 new_step: Callable[[type[Step]], Step] = object.__new__
 
+
+def later_step(entry: tuple) -> Step:
+    """A step recorded as what makes it (`entry`: `(make, *args)`, `Step._m`)."""
+    step = new_step(Step)
+    step._m = entry
+    return step
+
+
+def made_step(parts: tuple) -> Step:
+    """A step of its parts (`Step._r`), made without `__init__`."""
+    step = new_step(Step)
+    step._r = parts
+    return step
+
+
 _append = list.append
 _insert = list.insert
 _new_list = list.__new__
+_getitem = list.__getitem__
+_iter = list.__iter__
+_pop = list.pop
 
 
 class Trace(list):
@@ -306,9 +319,14 @@ class Trace(list):
     others (`omitted`; `close` adds a last step saying how many); each step's values are
     cut to about `shown_length` characters (the data of its JSON; its text is made of
     values cut so where it is written, `interpreter.shown.glimpse`, and a text longer
-    than TEXT_ROOM of them is cut too)."""
+    than TEXT_ROOM of them is cut too).
 
-    __slots__ = ("language", "length", "most", "omitted")
+    A traced run may record a step flat: the tuple that makes it (`(make, *args)`,
+    what `Step._m` holds) put in the list itself, and `flat` set; each such entry
+    becomes its `Step` (still made only when its parts are read) the first time the
+    trace is read (`steps`): a run pays for no `Step` object (`SWITCH.flat_steps`)."""
+
+    __slots__ = ("flat", "language", "length", "most", "omitted")
 
     def __init__(self, steps=(), language: str | None = None, limits=None):
         super().__init__(steps)
@@ -316,25 +334,81 @@ class Trace(list):
         self.most = limits.trace_steps if limits is not None else None
         self.length = limits.shown_length if limits is not None else None
         self.omitted = 0
+        self.flat = False
+
+    def steps(self) -> Trace:
+        """The trace with every entry a `Step` (those recorded flat made now: `Step._m`)."""
+        if self.flat:
+            self.flat = False
+            for index, entry in enumerate(_iter(self)):
+                if type(entry) is tuple:
+                    list.__setitem__(self, index, later_step(entry))
+        return self
+
+    # every read sees steps (an entry recorded flat made a `Step` first)
+    def __getitem__(self, index):
+        if self.flat:
+            self.steps()
+        return _getitem(self, index)
+
+    def __iter__(self):
+        if self.flat:
+            self.steps()
+        return _iter(self)
+
+    def __reversed__(self):
+        return list.__reversed__(self.steps())
+
+    def __contains__(self, step) -> bool:
+        return list.__contains__(self.steps(), step)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Trace):
+            other.steps()
+        return list.__eq__(self.steps(), other)
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    def __add__(self, other) -> list:
+        return list.__add__(self.steps(), other)
+
+    def __repr__(self) -> str:
+        return list.__repr__(self.steps())
+
+    def index(self, step, *where) -> int:
+        return list.index(self.steps(), step, *where)
+
+    def count(self, step) -> int:
+        return list.count(self.steps(), step)
+
+    def copy(self) -> list:
+        return list.copy(self.steps())
+
+    def pop(self, index: SupportsIndex = -1):
+        return _pop(self.steps(), index)
 
     @classmethod
-    def headed(cls, kind: str, text, data: dict, file, span, language, limits) -> Trace:
-        """`Trace([], language, limits)` begun with a run's heading (what was run, with
-        what: at depth -1, in `file`, at `span`), made without `__init__`,
-        `Step.__init__` nor `append` calls: what every traced run pays before its first
-        step."""
+    def headed(cls, heading: tuple, language, limits, flat: bool) -> Trace:
+        """`Trace([], language, limits)` begun with a run's heading (`(make, *args)`:
+        `make(*args, bounded)` gives its `Step._r`, `bounded` a bounded trace's length),
+        made without `__init__`, `Step.__init__` nor `append` calls: what every traced run
+        pays before its first step. `flat`: the heading recorded flat (`Trace.flat`)."""
         trace = _new_list(cls)
         trace.language = language
         most = trace.most = limits.trace_steps
         length = trace.length = limits.shown_length
         trace.omitted = 0
+        trace.flat = False
         if most is not None and most <= 0:  # (`append`: no room)
             trace.omitted = 1
             return trace
-        step = new_step(Step)
         bounded = length if most is not None else None  # (`append`: cut when read)
-        step._r = (kind, text, None, data, -1, file, None, False, span, bounded)
-        _append(trace, step)
+        if flat:
+            trace.flat = True
+            _append(trace, (*heading, bounded))
+        else:
+            _append(trace, made_step(heading[0](*heading[1:], bounded)))
         return trace
 
     def wants(self) -> bool:
@@ -385,7 +459,7 @@ class Trace(list):
         """Past `trace_steps` (headings put over steps kept): the last ones counted out."""
         most = self.most
         while most is not None and len(self) > most:
-            self.pop()
+            _pop(self)  # (an entry recorded flat, too: never read)
             self.omitted += 1
 
     def bounded(self, step: Step) -> Step:
@@ -458,35 +532,6 @@ def _cut_text(text, room: int):
     return text
 
 
-def faces_text(roll: PoolRoll, length: int | None = None) -> str:
-    """`[6, 5, 3, ~~1~~]`: struck faces were dropped or rerolled; `6!` exploded. With a
-    `length`, the faces that fit in about that many characters, then how many more."""
-    parts: list[str] = []
-    used = 0
-    for i, (face, status, exploded) in enumerate(roll.faces):
-        if length is not None and used > length:
-            return "[" + ", ".join(parts) + f", {more_items(len(roll.faces) - i)}]"
-        text = str(face)
-        if exploded:
-            text += "!"
-        if status in (DROPPED, REROLLED):
-            text = f"~~{text}~~"
-        parts.append(text)
-        used += len(text) + 2
-    return "[" + ", ".join(parts) + "]"
-
-
-def roll_text(roll: PoolRoll, length: int | None = None) -> Message:
-    """`4d6kh3 [6, 5, 3, ~~1~~]`, with successes counted where the term counts them."""
-    text = f"{roll.label} {faces_text(roll, length)}"
-    if roll.successes is None:
-        return Message.joined([text], "")
-    counts = [tr_n("{n} success", "{n} successes", roll.successes)]
-    if roll.failures:
-        counts.append(tr_n("{n} failure", "{n} failures", roll.failures))
-    return Message.joined([text, " (", Message.joined(counts, " - "), ")"], "")
-
-
 def render_text(steps: list[Step], language: str | None = None, verbose: bool = False) -> str:
     """One line per step: the rulebook line it came from, then the step, indented by how
     deep in calls it happened (a check's rolls under the check). In `language`, by
@@ -506,6 +551,14 @@ def render_text(steps: list[Step], language: str | None = None, verbose: bool = 
     return "\n".join(lines)
 
 
+def heading_parts(kind: str, name: str, label, shown: tuple, file, span, length: int, bounded):
+    """A run's heading's parts (`Step._r`): what was run, with what (its words written
+    when read), at depth -1, in `file`, at `span`."""
+    text = Later(call_text, label, shown, length)
+    heading = "action" if kind == "action" else "run"
+    return (heading, text, None, {kind: name}, -1, file, None, False, span, bounded)
+
+
 def call_text(label: str, params, length: int | None = None) -> Message:
     """`Usar una númina(numina=Grito Báquico, preces=no)`: values in the output's language
     (each cut to about `length` characters, when given: `interpreter.shown.glimpse`)."""
@@ -514,55 +567,6 @@ def call_text(label: str, params, length: int | None = None) -> Message:
         shown = value if length is None else glimpse(value, length)
         parts += [", " if i else "", name, "=", shown]
     return Message.joined([*parts, ")"])
-
-
-def origin_mark(origin: str) -> Message:
-    """` (forced)`, ` (typed in)`: dice nobody should mistake for a random roll."""
-    mark = ORIGIN_MARKS.get(origin)
-    return Message.joined([" (", mark, ")"] if mark is not None else [], "")
-
-
-def dice_step(
-    roll: PoolRoll, span, depth: int, origin: str, length: int | None = None, bounded=None
-) -> Step:
-    """A roll's step (its faces cut to about `length` characters, when given; `bounded`:
-    a bounded trace's `shown_length`, `Trace.bounded`)."""
-    step = new_step(Step)
-    step._r = dice_parts(roll, span, depth, origin, length, bounded)
-    return step
-
-
-def dice_parts(roll: PoolRoll, span, depth: int, origin: str, length, bounded) -> tuple:
-    """A roll's step's parts (`Step._r`, of `dice_step`): its text and data made when read."""
-    text, data = Later(_dice_text, roll, origin, length), Later(_dice_data, roll, origin)
-    return ("roll", text, None, data, depth, None, None, False, span, bounded)
-
-
-def _dice_data(roll: PoolRoll, origin: str) -> dict:
-    """A roll's step's data: its dice, every face, the faces kept, its value, their origin."""
-    faces = roll.faces
-    return {
-        "dice": roll.label,
-        "faces": [f[0] for f in faces],
-        "kept": [f[0] for f in faces if f[1] == KEPT],
-        "value": roll.total,
-        "origin": origin,
-    }
-
-
-def _dice_text(roll: PoolRoll, origin: str, length: int | None) -> Message:
-    """A roll's step: `4d6kh3 [6, 5, 3, ~~1~~] = 14`, and where its dice came from."""
-    return Message.joined([roll_text(roll, length), " = ", roll.total, origin_mark(origin)], "")
-
-
-def chain_text(name: str, roll, origin: str, length: int | None, brief: bool) -> Message:
-    """A named roll's step (a `runtime.ChainRoll`): `abierta: 10 + (6−1) = 15` with each
-    extra's own arithmetic when it went on (`brief`), else its faces (`abierta: [10] + [6]
-    = 15`; the arithmetic's detail, --verbose)."""
-    shown = made(roll.arithmetic) if brief else None
-    if shown is None:
-        shown = roll.faces_text(length)
-    return Message.joined([f"{name}: {shown} = ", roll.total, origin_mark(origin)])
 
 
 def let_text(name: str, value, length: int) -> Message:

@@ -148,3 +148,39 @@ def test_the_commonest_steps_are_made_only_when_read():
         assert shown(trace) == shown(replayed)
         lazy = {"check"} if engine is brujeria else {"roll"} if engine is dice else STATED
         assert lazy <= {step.kind for step in unmade}
+
+
+def test_the_commonest_steps_are_recorded_flat_until_the_trace_is_read():
+    # SWITCH.flat_steps: a let's, a set's, a lookup's, an if's, a call's, a check's and a
+    # roll's step put in the trace as the tuple that makes it: no `Step` made by the run
+    assert SWITCH.flat_steps
+    statements = Engine(dsl.load_text(STATEMENTS, "statements.rules"))
+    made = statements.sheet({"A": 3, "R": 3, "C": 0, "L": []})
+    brujeria = Engine(dsl.load("brujeria"))
+    bruja = brujeria.load_sheet(shipped_characters_folder() / "brujeria_bruja.yaml")
+    for engine, sheet, action in ((statements, made, "act"), (brujeria, bruja, "chequeo_sencillo")):
+        for _ in range(4):  # (its closures, then its generated code)
+            trace = engine.run(action, sheet, {}, SeededDice(1), trace=True).trace
+            recorded = list(list.__iter__(trace))  # (the list itself: nothing read yet)
+            assert trace.flat and {tuple, Step} == {type(entry) for entry in recorded}
+            steps = list(trace)  # read: each a Step, its parts still made only when read
+            assert not trace.flat and {Step} == {type(entry) for entry in list.__iter__(trace)}
+            assert [s for s in steps if not made_yet(s)]
+            assert trace[0] is steps[0] and trace == steps and steps[-1] in trace
+            replayed = engine.run(action, sheet, {}, SeededDice(1)).trace
+            assert shown(trace) == shown(replayed)
+
+
+def test_a_trace_recorded_without_flat_steps_is_the_same():
+    engine = Engine(dsl.load("brujeria"))
+    sheet = engine.load_sheet(shipped_characters_folder() / "brujeria_bruja.yaml")
+    flat = [engine.run("ataque_a_distancia", sheet, {}, SeededDice(s), trace=True) for s in (1, 2)]
+    SWITCH.flat_steps = False
+    try:
+        made = [
+            engine.run("ataque_a_distancia", sheet, {}, SeededDice(s), trace=True) for s in (1, 2)
+        ]
+        assert all(type(e) is Step for o in made for e in list.__iter__(o.trace))
+    finally:
+        SWITCH.flat_steps = True
+    assert [shown(o.trace) for o in flat] == [shown(o.trace) for o in made]

@@ -17,9 +17,10 @@ from dsl.messages import Message, show_value, tr
 from interpreter import SeededDice
 from interpreter.compile.check_terms import Shown, _spaced
 from interpreter.json_data import run_data
+from interpreter.roll_steps import faces_text
 from interpreter.shown import _data, _glimpse, glimpse, glimpse_data
 from interpreter.state import place_text
-from interpreter.trace import Later, faces_text, made
+from interpreter.trace import Later, made
 from interpreter.values import show
 
 

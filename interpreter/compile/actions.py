@@ -13,7 +13,7 @@ from interpreter.compile.codegen.traced import generated_traced_action
 from interpreter.compile.costs import block_cost
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
-from interpreter.trace import Later, Step, call_text, new_step
+from interpreter.trace import Later, call_text, later_step, made_step
 from interpreter.values import Record
 
 
@@ -163,12 +163,16 @@ class CompiledAction(CallFrame):
                 trace = ctx.trace  # (`Trace.insert`, written out)
                 most = trace.most
                 bounded = trace.length if most is not None else None
-                length, step = ctx.limits.shown_length, new_step(Step)
-                if SWITCH.lazy_steps:  # (made when read: `Step._m`)
-                    step._m = (self.called, args, length, ctx.depth, bounded)
+                length = ctx.limits.shown_length
+                if SWITCH.lazy_steps:  # (made when read: `Step._m`; flat: `Trace.flat`)
+                    entry: Any = (self.called, args, length, ctx.depth, bounded)
+                    if SWITCH.flat_steps:
+                        trace.flat = True
+                    else:
+                        entry = later_step(entry)
                 else:
-                    step._r = self.called(args, length, ctx.depth, bounded)
-                list.insert(trace, mark, step)
+                    entry = made_step(self.called(args, length, ctx.depth, bounded))
+                list.insert(trace, mark, entry)
                 if most is not None and len(trace) > most:
                     trace.trim()
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dsl.messages import Message, tr
 from interpreter.compile.arithmetic import as_number
+from interpreter.roll_steps import faces_text
 from interpreter.state import place_text
-from interpreter.trace import Later, faces_text, made
+from interpreter.trace import Later, made
 from interpreter.values import normalize, show
 
 THE_TERM = tr("the term {label}")

@@ -22,7 +22,7 @@ from interpreter.compile.codegen.traced import generated_traced_check
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
-from interpreter.trace import Later, Step, new_step
+from interpreter.trace import Later, Step, later_step, made_step
 from interpreter.values import Record, normalize
 
 #: what a value is, where a number is wanted (a refusal says it)
@@ -158,13 +158,17 @@ class CompiledCheck(CallFrame):
         if most is not None and mark >= most:  # (`Trace.wants_at`)
             trace.omitted += 1
             return
-        step = new_step(Step)
         length, depth = ctx.limits.shown_length, ctx.depth - 1
-        if SWITCH.lazy_steps:  # (made when read: `Step._m`; cut so: `Trace.bounded`)
-            step._m = (self.checked, given, record, length, depth, trace.length)
+        if SWITCH.lazy_steps:  # (made when read: `Step._m`, flat: `Trace.flat`; cut so:
+            # `Trace.bounded`)
+            entry: Any = (self.checked, given, record, length, depth, trace.length)
+            if SWITCH.flat_steps:
+                trace.flat = True
+            else:
+                entry = later_step(entry)
         else:
-            step._r = self.checked(given, record, length, depth, trace.length)
-        list.insert(trace, mark, step)  # (`Trace.insert`: the last step kept goes)
+            entry = made_step(self.checked(given, record, length, depth, trace.length))
+        list.insert(trace, mark, entry)  # (`Trace.insert`: the last step kept goes)
         if most is not None and len(trace) > most:
             trace.trim()
 

@@ -31,8 +31,8 @@ from interpreter.pool import (
     face_test,
     of_list,
 )
+from interpreter.roll_steps import dice_step
 from interpreter.runtime import ChainRoll, Unknown, known, lift
-from interpreter.trace import dice_step
 from interpreter.values import Range, normalize
 
 #: what a value is, where a number is wanted (a refusal says it)

@@ -8,8 +8,9 @@ from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
 from interpreter.dice import KEPT, Tray
 from interpreter.errors import WENT_ON_PAST, ChainTooLong
+from interpreter.roll_steps import chain_text, faces_text
 from interpreter.runtime import ChainRoll, as_bool
-from interpreter.trace import Later, chain_text, faces_text
+from interpreter.trace import Later
 from interpreter.values import normalize, show
 
 #: what a value is, where a number is wanted (a refusal says it)

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from dsl.errors import Span
 from dsl.messages import Message, tr
 from interpreter.compile.codegen import SWITCH
 from interpreter.dice import KEPT, PoolRoll
+from interpreter.roll_steps import dice_parts
 from interpreter.shown import glimpse
 from interpreter.state import Place, place_text
-from interpreter.trace import Later, Step, dice_parts, let_detail, let_text, new_step
+from interpreter.trace import (
+    Later,
+    Step,
+    later_step,
+    let_detail,
+    let_text,
+    made_step,
+    new_step,
+)
 from interpreter.values import PLAIN_TYPES, Record, show
 
 # Each function makes, from values the run recorded (immutable: texts, numbers, records,
@@ -53,12 +64,15 @@ def roll_step(ctx, trace, roll: PoolRoll, span) -> None:
     bounded trace's steps cut to its length when read); of a traced run."""
     origin, length = ctx.roller.source.origin, ctx.limits.shown_length
     bounded = trace.length if trace.most is not None else None
-    step = new_step(Step)
-    if SWITCH.lazy_steps:  # (made when read: `Step._m`)
-        step._m = (dice_parts, roll, span, ctx.depth, origin, length, bounded)
+    if SWITCH.lazy_steps:  # (made when read: `Step._m`; flat: `Trace.flat`)
+        entry: Any = (dice_parts, roll, span, ctx.depth, origin, length, bounded)
+        if SWITCH.flat_steps:
+            trace.flat = True
+        else:
+            entry = later_step(entry)
     else:
-        step._r = dice_parts(roll, span, ctx.depth, origin, length, bounded)
-    list.append(trace, step)
+        entry = made_step(dice_parts(roll, span, ctx.depth, origin, length, bounded))
+    list.append(trace, entry)
 
 
 def let_step(ctx, name: str, source: str, span, value) -> None:
@@ -73,14 +87,29 @@ def let_step(ctx, name: str, source: str, span, value) -> None:
     if most is not None and len(trace) >= most:
         trace.omitted += 1
         return
-    step = new_step(Step)
     # (its parts cut to the trace's length when read: `Trace.bounded`)
     length, depth, bounded = ctx.limits.shown_length, ctx.depth, trace.length
-    if SWITCH.lazy_steps:  # (made when read: `Step._m`)
-        step._m = (named_step, "let", name, source, value, length, depth, False, span, bounded)
+    if SWITCH.lazy_steps:  # (made when read: `Step._m`; flat: `Trace.flat`)
+        entry: Any = (
+            named_step,
+            "let",
+            name,
+            source,
+            value,
+            length,
+            depth,
+            False,
+            span,
+            bounded,
+        )
+        if SWITCH.flat_steps:
+            trace.flat = True
+        else:
+            entry = later_step(entry)
     else:
-        step._r = named_step("let", name, source, value, length, depth, False, span, bounded)
-    list.append(trace, step)
+        parts = named_step("let", name, source, value, length, depth, False, span, bounded)
+        entry = made_step(parts)
+    list.append(trace, entry)
 
 
 def set_step(ctx, name: str, source: str, span, new) -> None:
@@ -91,13 +120,27 @@ def set_step(ctx, name: str, source: str, span, new) -> None:
     if most is not None and len(trace) >= most:
         trace.omitted += 1
         return
-    step = new_step(Step)
     length, depth, bounded = ctx.limits.shown_length, ctx.depth, trace.length
     if SWITCH.lazy_steps:
-        step._m = (named_step, "set", name, source, new, length, depth, True, span, bounded)
+        entry: Any = (
+            named_step,
+            "set",
+            name,
+            source,
+            new,
+            length,
+            depth,
+            True,
+            span,
+            bounded,
+        )
+        if SWITCH.flat_steps:
+            trace.flat = True
+        else:
+            entry = later_step(entry)
     else:
-        step._r = named_step("set", name, source, new, length, depth, True, span, bounded)
-    list.append(trace, step)
+        entry = made_step(named_step("set", name, source, new, length, depth, True, span, bounded))
+    list.append(trace, entry)
 
 
 def named_step(
@@ -119,12 +162,15 @@ def if_step(ctx, condition: Span, decided: bool) -> None:
     if most is not None and len(trace) >= most:
         trace.omitted += 1
         return
-    step = new_step(Step)
-    if SWITCH.lazy_steps:  # (made when read: `Step._m`)
-        step._m = (tested_step, condition, decided, ctx.depth, trace.length)
+    if SWITCH.lazy_steps:  # (made when read: `Step._m`; flat: `Trace.flat`)
+        entry: Any = (tested_step, condition, decided, ctx.depth, trace.length)
+        if SWITCH.flat_steps:
+            trace.flat = True
+        else:
+            entry = later_step(entry)
     else:
-        step._r = tested_step(condition, decided, ctx.depth, trace.length)
-    list.append(trace, step)
+        entry = made_step(tested_step(condition, decided, ctx.depth, trace.length))
+    list.append(trace, entry)
 
 
 def tested_step(condition: Span, decided: bool, depth: int, bounded) -> tuple:

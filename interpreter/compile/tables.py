@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Sequence
+from typing import Any
 
 from dsl import nodes as n
 from dsl.messages import Message, tr
@@ -15,7 +16,7 @@ from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
 from interpreter.state import MISSING
-from interpreter.trace import Later, Step, new_step
+from interpreter.trace import Later, later_step, made_step
 from interpreter.values import Record, is_number
 
 
@@ -278,13 +279,16 @@ def lookup_step(ctx, title: str, key_values: tuple, value, span) -> None:
     seen = value
     if type(value) is Record and Pending in map(type, value.values()):
         seen = Record({k: v for k, v in value.items() if type(v) is not Pending})
-    step = new_step(Step)
     length, depth, bounded = ctx.limits.shown_length, ctx.depth, trace.length
-    if SWITCH.lazy_steps:  # (made when read: `Step._m`)
-        step._m = (_looked_up, title, key_values, seen, length, depth, span, bounded)
+    if SWITCH.lazy_steps:  # (made when read: `Step._m`; flat: `Trace.flat`)
+        entry: Any = (_looked_up, title, key_values, seen, length, depth, span, bounded)
+        if SWITCH.flat_steps:
+            trace.flat = True
+        else:
+            entry = later_step(entry)
     else:
-        step._r = _looked_up(title, key_values, seen, length, depth, span, bounded)
-    list.append(trace, step)
+        entry = made_step(_looked_up(title, key_values, seen, length, depth, span, bounded))
+    list.append(trace, entry)
 
 
 def _looked_up(title: str, key_values: tuple, seen, length: int, depth: int, span, bounded):

@@ -32,6 +32,7 @@ class Switch:
 
     __slots__ = (
         "after",
+        "flat_steps",
         "generated",
         "lazy_steps",
         "traced_dice",
@@ -69,6 +70,10 @@ class Switch:
         #: check's) recorded as what makes them (`Step._m`), made when first read; else
         #: made as they are recorded
         self.lazy_steps = True
+        #: those steps (with `lazy_steps`) put in the trace flat, as the tuple that makes
+        #: them, each made a `Step` when the trace is first read (`Trace.flat`); else a
+        #: `Step` is made for each as it is recorded
+        self.flat_steps = True
 
 
 SWITCH = Switch()
