@@ -107,7 +107,7 @@ class Made(Exception):
 
 def test_a_lets_worlds_are_charged_as_they_are_made(monkeypatch):
     budget = 1_000
-    most = (budget + 2) * alike.WORLDS_PER_WORK + 200  # (and one world's ends past it)
+    most = (budget + 2) * alike.ALIKE_WORLDS_PER_WORK + 200  # (and one world's ends past it)
     made = [0]
     world = alike.World
 

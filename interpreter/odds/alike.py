@@ -30,8 +30,9 @@ from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Bound, Failure, World, plus
 from interpreter.state import MISSING
 
-#: worlds made from the outcomes of one run in one unit of work (interpreter.odds.budget)
-WORLDS_PER_WORK = 64
+#: worlds made from the outcomes of one run in one unit of work (interpreter.odds.budget;
+#: worlds made one by one elsewhere: worlds.WORLDS_PER_WORK)
+ALIKE_WORLDS_PER_WORK = 64
 #: the kinds of world let_runs tells apart before giving up where none was made again
 TRIED = 16
 
@@ -116,7 +117,7 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
                 steps = plus(world.steps, *end.steps)
                 state = end.state if reads_sheet else world.state  # (its own: unchanged)
                 failures.append((World(world.env, state, weight, steps), failure))
-    explorer.roller.work += len(out) // WORLDS_PER_WORK - billed  # (the worlds made)
+    explorer.roller.work += len(out) // ALIKE_WORLDS_PER_WORK - billed  # (the worlds made)
     explorer.work()
     merged = explorer.merge(out, after)
     most = explorer.most_worlds  # (a let's worlds are bounded, as LetWorlds; a set's not)
@@ -154,7 +155,7 @@ def _billed(explorer, made: int, billed: int) -> int:
     """The `made` worlds so far charged (`billed` units of them already), so that a let
     making millions of worlds stops at the budget, not after making them: in all the
     same units as charged at once after them (the same answers)."""
-    charged = made // WORLDS_PER_WORK
+    charged = made // ALIKE_WORLDS_PER_WORK
     if charged > billed:
         roller = explorer.roller
         roller.work += charged - billed
@@ -218,7 +219,7 @@ def let_runs(explorer, statements: tuple, index: int, worlds: list, live_out):
         if again is False:
             return explorer.explore(world, statement.run)
         made[0] += 1
-        if made[0] % WORLDS_PER_WORK == 0:
+        if made[0] % ALIKE_WORLDS_PER_WORK == 0:
             explorer.work()
         return again(world)
 
