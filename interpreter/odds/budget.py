@@ -45,16 +45,22 @@ class Deadline:
     `wall`, the thread's own clock (a system call of some microseconds, which a small
     answer would otherwise read several times) cannot have reached `at`."""
 
-    __slots__ = ("at", "safety", "seconds", "wall")
+    __slots__ = ("at", "safety", "seconds", "started", "wall", "wall_started")
 
     def __init__(
-        self, seconds: float, at: float | None = None, now: float | None = None, safety=False
+        self,
+        seconds: float,
+        at: float | None = None,
+        now: float | None = None,
+        safety=False,
+        wall_now: float | None = None,
     ):
         self.seconds = seconds
         self.safety = safety  # the exact phase's last resort (SafetyStop), not sampling's
-        now = clock() if now is None else now
+        self.started = now = clock() if now is None else now
+        self.wall_started = wall() if wall_now is None else wall_now
         self.at = now + seconds if at is None else at
-        self.wall = wall() + (self.at - now)
+        self.wall = self.wall_started + (self.at - now)
 
     @classmethod
     def answering(cls, seconds: float) -> Deadline:
@@ -65,11 +71,12 @@ class Deadline:
 
     def exact_stop(self, budget: int) -> Deadline:
         """The exact phase's safety stop for a budget of `budget` units: a deadline
-        SAFETY_SECONDS_PER_UNIT per unit from now (or this one's seconds, when longer),
+        SAFETY_SECONDS_PER_UNIT per unit from this one's start (or this one's seconds, when longer),
         past which it raises SafetyStop. The load of the machine, or a short time limit,
         does not decide whether an answer is exact: its counted work does."""
         seconds = max(self.seconds, budget * SAFETY_SECONDS_PER_UNIT)
-        return Deadline(seconds, safety=True)
+        # (from this one's start: made just after it, and the clocks read once, not again)
+        return Deadline(seconds, now=self.started, safety=True, wall_now=self.wall_started)
 
     def for_sampling(self) -> Deadline:
         """The deadline sampling keeps to: this one, or SAMPLING_SHARE of its seconds
