@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
+from interpreter.odds.cuts import kept_of
 from interpreter.odds.linear import Projection, added_to, projection
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, least_common, times
@@ -172,6 +173,12 @@ def grouped(worlds: list, counters: tuple, live: Live, sums: dict) -> list | Non
     names = _rest(worlds, counters, live)
     cuts = _cuts(names, live)
     project = projection(sums, counters)
+    if len(worlds) == 1:  # (the commonest: one world before the loop, a group alone)
+        world, values = worlds[0], _counts(worlds[0].env, counters, project)
+        if values is None:
+            return None
+        env, (w, d) = kept_of(world.env, names, cuts), world.weight
+        return [Group(env, world.state, world.steps, {values[0]: w}, d, values[1])]
     parts: dict = {}
     for world in worlds:
         values = _counts(world.env, counters, project)
@@ -372,6 +379,10 @@ def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> 
     what is read."""
     names = _rest(groups, counters, live)
     cuts = _cuts(names, live)
+    if len(groups) == 1:  # (none to make one with: its rest cut to what is read)
+        one = groups[0]
+        env = kept_of(one.env, names, cuts)
+        return [Group(env, one.state, one.steps, one.joint, one.denominator, one.size)]
     parts: dict = {}
     for group in groups:
         key = key_of(group.env, names, cuts, group.state)
@@ -509,7 +520,8 @@ def _alike(entries: list) -> list[int]:
     same steps counted)."""
     counts = [1] * len(entries)
     for index in range(len(entries) - 2, -1, -1):
-        if entries[index] == entries[index + 1]:
+        entry, following = entries[index], entries[index + 1]
+        if entry is following or entry == following:  # (a repeat's: one entry, n times)
             counts[index] = counts[index + 1] + 1
     return counts
 
