@@ -32,8 +32,8 @@ def fused_sets(explorer, statements: tuple, index: int, worlds, live: list):
     next `set`s keep alike; a world that fails stops where it would have stopped. Only
     the first may branch on a value (each world's runs, one per value it needs): where a
     later one would, the row is run one by one instead (Unfused)."""
-    if not SWITCH.fused or type(worlds) is not list:
-        return None
+    if not SWITCH.fused or type(worlds) is not list or not _plain_set(statements[index]):
+        return None  # (a row begins with a `set` run: an idle one begins none)
     row = _row(explorer, statements, index, live)
     if row is None:
         return None
