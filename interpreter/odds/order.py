@@ -146,7 +146,8 @@ def moved(dist: Any, by: int, ints: Any, move: Any, memory: Any, make: Any) -> A
     result = memory.get(key)
     if result is None:
         memory.work((base,))
-        result = make({x + place: w for x, w in base.weights.items()}, base.total)
+        weights = base.weights  # (its values moved in one pass each: no Python step per value)
+        result = make(dict(zip(map(place.__add__, weights), weights.values())), base.total)
         memory[key] = result
         memory[("moved", result.number)] = (base, place, least + sign * by, most + sign * by)
     return result
