@@ -104,7 +104,7 @@ def unclear(ctx: Context) -> None:
 
 def block_steps(statements: tuple[Statement, ...]) -> int:
     """The steps a run counts entering a block: its compiled statements' own (`cost`)."""
-    return sum(statement.cost for statement in statements)
+    return sum([statement.cost for statement in statements])
 
 
 def plus(steps: Steps, fewest: int, most: int | None = None) -> Steps:
