@@ -32,7 +32,9 @@ def fused_sets(explorer, statements: tuple, index: int, worlds, live: list):
     next `set`s keep alike; a world that fails stops where it would have stopped. Only
     the first may branch on a value (each world's runs, one per value it needs): where a
     later one would, the row is run one by one instead (Unfused)."""
-    if not SWITCH.fused or type(worlds) is not list or not _plain_set(statements[index]):
+    if not SWITCH.fused or type(worlds) is not list or index + 1 >= len(statements):
+        return None  # (a row of one `set` is no row)
+    if not _plain_set(statements[index]):
         return None  # (a row begins with a `set` run: an idle one begins none)
     row = _row(explorer, statements, index, live)
     if row is None:
