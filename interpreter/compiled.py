@@ -153,8 +153,21 @@ class Statement:
 
 
 def block_key(block: tuple[Statement, ...]) -> tuple[int, ...]:
-    """The value a block of statements is remembered by: its statements' numbers."""
-    return tuple(statement.number for statement in block)
+    """The value a block of statements is remembered by: its statements' numbers (made
+    once per block: the odds engine asks at every statement it runs)."""
+    found = _BLOCK_KEYS.get(id(block))
+    if found is not None and found[0] is block:  # (the block held there: its id its own)
+        return found[1]
+    key = tuple([statement.number for statement in block])
+    if len(_BLOCK_KEYS) >= BLOCK_KEYS_KEPT:  # (memory bounded: blocks made as they run too)
+        _BLOCK_KEYS.clear()
+    _BLOCK_KEYS[id(block)] = (block, key)
+    return key
+
+
+#: the blocks whose keys are kept (block_key), at most
+BLOCK_KEYS_KEPT = 4096
+_BLOCK_KEYS: dict[int, tuple[tuple[Statement, ...], tuple[int, ...]]] = {}
 
 
 class NodeNumbers:

@@ -62,3 +62,70 @@ def test_a_condition_read_last_splits_the_worlds_by_its_odds():
 def test_without_it_the_budget_is_not_enough(monkeypatch):
     monkeypatch.setattr(consumed.SWITCH, "split", False)
     assert not odds("act", SMALL).exact
+
+
+READ_LATER = """
+check simple(m: int = 0) "S" {
+  roll d10 + m >= 6
+}
+action later() {
+  let a = d6
+  let c = simple(a - 3)
+  let hits = 0
+  if c.success and a >= 3 {
+    set hits to hits + 1
+  }
+  if c.success {
+    set hits to hits + 2
+  }
+  result { r: hits * 10 + a }
+}
+"""
+
+
+def brute_later() -> dict:
+    """`later`'s r for every a and d10: c.success is d10 + a - 3 >= 6."""
+    found: dict = {}
+    for a, d10 in product(range(1, 7), range(1, 11)):
+        success = d10 + a - 3 >= 6
+        hits = (1 if success and a >= 3 else 0) + (2 if success else 0)
+        r = hits * 10 + a
+        found[r] = found.get(r, Fraction(0)) + Fraction(1, 60)
+    return found
+
+
+def splits_of(monkeypatch, text: str, action: str) -> tuple:
+    """(the answer for `r`, [(a condition's text, whether consumed let it split)])."""
+    import interpreter.odds.explore as explore
+
+    seen: list = []
+
+    def watched(explorer, compiled, node, index, live_out):
+        found = consumed.consumed(explorer, compiled, node, index, live_out)
+        if node is not None:
+            seen.append((node.branches[index][0].span.text, found is not None))
+        return found
+
+    monkeypatch.setattr(explore, "consumed", watched)
+    engine = Engine(dsl.load_text(text, "later.rules"))
+    answer = engine.odds(action, engine.sheet({}), {}, "r", trials=50)
+    return answer, seen
+
+
+def test_a_condition_whose_names_are_read_later_is_not_split(monkeypatch):
+    """`if c.success and a >= 3` reads `a` and `c`, both read again after it (the next
+    `if`, the result): it is run once per value it needs, each world keeping the value
+    it ran with; only the last `if c.success`, whose `c` nothing reads after it, is split
+    by its odds (the "names read later" guard of odds.consumed)."""
+    answer, seen = splits_of(monkeypatch, READ_LATER, "later")
+    assert answer.exact
+    assert dict(answer.probabilities) == brute_later()
+    assert ("c.success and a >= 3", False) in seen
+    assert ("c.success", True) in seen
+
+
+def test_the_guard_leaves_a_condition_read_once_split(monkeypatch):
+    """`act`'s conditions read `c` and `d` there alone: split, guard or no guard."""
+    answer, seen = splits_of(monkeypatch, CHECKS, "act")
+    assert answer.exact and dict(answer.probabilities) == brute()
+    assert seen and all(split for _, split in seen)

@@ -25,7 +25,7 @@ from interpreter.odds.deferred import Deferred
 from interpreter.odds.fused import fused_sets
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
-from interpreter.odds.summed import question_reads, summed_run
+from interpreter.odds.summed import FEWEST_WORLDS, question_reads, summed_run
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Bound, Failure, World, plus
 from interpreter.state import MISSING
@@ -42,6 +42,8 @@ def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_ou
     a roll read only through sums (interpreter.odds.summed), a let run once per kind of
     world alike, or a row of `set`s run as one (interpreter.odds.fused): (worlds after,
     failures, the index of the next statement), or None."""
+    if type(worlds) is list and len(worlds) < min(2, FEWEST_WORLDS):  # (a row of sets alone)
+        return fused_sets(explorer, statements, index, worlds, live)
     return (
         summed_run(explorer, statements, index, worlds, live)
         or alike_let(explorer, statements, index, worlds, live, live_out)

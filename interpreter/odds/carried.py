@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
+from interpreter.odds.cuts import kept_of
 from interpreter.odds.linear import Projection, added_to, projection
+from interpreter.odds.order import whole
 from interpreter.odds.roller import hashable
 from interpreter.odds.weights import ONE, Mass, below, least_common, times
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, key_of, plus, spread
@@ -145,12 +147,12 @@ def _counts(env, counters: tuple, project: Projection | None = None) -> tuple | 
     """(the counters' values packed, their largest size), or None where one is not a
     whole number, or is too large; `project`: as the representative of the sums they
     are read in (interpreter.odds.linear)."""
-    values = tuple(env.get(name, MISSING) for name in counters)
-    if not all(type(v) is int for v in values):
+    values = tuple([env.get(name, MISSING) for name in counters])
+    if not whole(values):
         return None
     if project is not None:
         values = project(values)
-    size = max(abs(v) for v in values)
+    size = max(map(abs, values))
     return None if size >= LARGEST else (_pack(values), size)
 
 
@@ -172,6 +174,12 @@ def grouped(worlds: list, counters: tuple, live: Live, sums: dict) -> list | Non
     names = _rest(worlds, counters, live)
     cuts = _cuts(names, live)
     project = projection(sums, counters)
+    if len(worlds) == 1:  # (the commonest: one world before the loop, a group alone)
+        world, values = worlds[0], _counts(worlds[0].env, counters, project)
+        if values is None:
+            return None
+        env, (w, d) = kept_of(world.env, names, cuts), world.weight
+        return [Group(env, world.state, world.steps, {values[0]: w}, d, values[1])]
     parts: dict = {}
     for world in worlds:
         values = _counts(world.env, counters, project)
@@ -198,10 +206,11 @@ def grouped(worlds: list, counters: tuple, live: Live, sums: dict) -> list | Non
 
 
 def _rest(worlds: list, counters: tuple, live: Live) -> tuple:
-    present: set = set()
-    for world in worlds:
-        present.update(world.env)
-    return tuple(sorted(k for k in present if k in live.needs and k not in counters))
+    present = worlds[0].env.keys() & live.needs.keys() if worlds else set()
+    for world in worlds[1:]:
+        present |= world.env.keys() & live.needs.keys()
+    present.difference_update(counters)
+    return tuple(sorted(present))
 
 
 def _cuts(names: tuple, live: Live) -> tuple:
@@ -372,6 +381,10 @@ def regrouped(explorer: Explorer, groups: list, counters: tuple, live: Live) -> 
     what is read."""
     names = _rest(groups, counters, live)
     cuts = _cuts(names, live)
+    if len(groups) == 1:  # (none to make one with: its rest cut to what is read)
+        one = groups[0]
+        env = kept_of(one.env, names, cuts)
+        return [Group(env, one.state, one.steps, one.joint, one.denominator, one.size)]
     parts: dict = {}
     for group in groups:
         key = key_of(group.env, names, cuts, group.state)
@@ -507,6 +520,8 @@ def _same(a: Group, b: Group) -> bool:
 def _alike(entries: list) -> list[int]:
     """For each pass, how many from it on are entered alike (the same names bound, the
     same steps counted)."""
+    if entries and entries.count(entries[0]) == len(entries):  # (a repeat's: all alike)
+        return list(range(len(entries), 0, -1))
     counts = [1] * len(entries)
     for index in range(len(entries) - 2, -1, -1):
         if entries[index] == entries[index + 1]:
@@ -536,15 +551,14 @@ def _powered(
         for _key, kept, state, _added, _weight, _taken in ends:
             if kept != group.env or state.snapshot() != sheet:
                 return None
-    fewest = min(end[5][0] for end in ends)
-    most = max(end[5][1] for end in ends)
+    (fewest, most), largest, common = ends[0][5], 0, 1
+    for end in ends:  # (the steps, the sizes and the denominators of the outcomes)
+        fewest, most = min(fewest, end[5][0]), max(most, end[5][1])
+        largest, common = max(largest, end[3][1]), least_common(common, end[4][1])
     last = group.steps[1] + (count - 1) * most  # (the steps the last pass starts from)
-    size = group.size + count * max(end[3][1] for end in ends)
+    size = group.size + count * largest
     if last + peak > explorer.ctx.limits.steps_per_run or size >= LARGEST:
         return None
-    common = 1
-    for end in ends:
-        common = least_common(common, end[4][1])
     one: dict = {}
     for _key, _env, _state, (added, _size), (w, d), _taken in ends:
         one[added] = one.get(added, 0) + w * (common // d)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from interpreter.odds.distribution import Dist, remembered
 from interpreter.values import Record
+from interpreter.values import cut_record as cut_fields
 
 
 def names_of(cut: tuple) -> tuple:
@@ -44,3 +45,15 @@ def project(value, cut: tuple):
     return remembered(
         ("cut", value.number, cut), (value,), lambda: value.map(lambda v: cut_record(v, cut))
     )
+
+
+def kept_of(env: dict, names: tuple, cuts: tuple) -> dict:
+    """What a world keeps of `env` where no other world is to be told apart from it (no
+    key made): the values of `names`, records cut to the fields still read (`cuts`, of
+    worlds.cuts_of), as worlds.key_of keeps them."""
+    kept = {name: env[name] for name in names if name in env}
+    for i, fields in cuts:
+        value = kept.get(names[i])
+        if type(value) is Record and len(value) > len(fields):
+            kept[names[i]] = cut_fields(value, fields)
+    return kept

@@ -62,6 +62,16 @@ FAILS = object()
 #: take: some 5 ms (two numbers of 60,000 bits)
 REDUCING = 4_000_000_000
 
+
+class Switch:
+    """Whether a distribution moved by a number is found by order.moved before the
+    operands are looked up (tests switch it off: then every lift builds its key first)."""
+
+    moves_first = True
+
+
+SWITCH = Switch()
+
 _UNIFORM: dict[range, Dist] = {}  # a range of faces → its uniform Dist (immutable, so shared)
 
 
@@ -146,6 +156,20 @@ class Dist(Unknown):
         for the rest of the computation."""
         memory = LIFTS.get()
         key = None
+        if (
+            memory is not None
+            and type(function) is Operation
+            and function.move is not None
+            and SWITCH.moves_first
+        ):
+            # a roll moved by a number (`d10 + bonus`): remembered by order.moved itself
+            # (by its place), so not by the operands too (a key, a look-up, a slot each)
+            try:
+                moved_to = _moved(function, values, memory)
+            except EvaluationError:
+                moved_to = None  # (past a limit: as below, a world per value where it fails)
+            if moved_to is not None:
+                return moved_to
         if memory is not None:
             key = (
                 function,

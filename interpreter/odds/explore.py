@@ -134,10 +134,14 @@ class Explorer(Passes):
                     unclear(ctx)
                 out.append((World(ctx.env, ctx.state, weight, world.steps), stopped(error)))
                 continue
-            self.counted(start)
+            steps = ctx.steps  # (`counted` and `after`, written out: the commonest end)
+            roller.work += (steps - start) // STEPS_PER_WORK
+            if steps > self.peak:
+                self.peak = steps
             if start != most:
                 unclear(ctx)
-            out.append((World(ctx.env, ctx.state, weight, self.after(world, start)), result))
+            taken = (fewest + steps - start, most + steps - start)
+            out.append((World(ctx.env, ctx.state, weight, taken), result))
         return out
 
     def work(self) -> None:
@@ -268,7 +272,7 @@ class Explorer(Passes):
                 index + 1,
             )
             failures.extend(failed)
-        return worlds_of(self, worlds), failures
+        return (worlds_of(self, worlds) if type(worlds) is Held else worlds), failures
 
     def deferring(self, statements: tuple, index: int, live: list) -> bool:
         """Whether statements[index] is a `let` whose value the next statement alone reads
@@ -298,10 +302,11 @@ class Explorer(Passes):
             loop = self.repeat if kind is Repeat else self.for_each
             worlds, failed = loop(statement.node, shape, worlds, live[index], keep)
             return self.merge(worlds, live[index]), failed
-        held = self.held_run(statements, index, live, worlds)
-        if held is not None:  # (counters carried through the statement: odds.carried)
-            return held
-        worlds = worlds_of(self, worlds)
+        if type(worlds) is Held or len(worlds) > 1:  # (one world: no two to run once for)
+            held = self.held_run(statements, index, live, worlds)
+            if held is not None:  # (counters carried through the statement: odds.carried)
+                return held
+            worlds = worlds_of(self, worlds)
         if kind is Branches:
             worlds, failed = self.if_(shape, worlds, live[index], node)
         elif kind is Binding and shape.split is not None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dsl import nodes as n
-from interpreter.compiled import Binding, Statement
+from interpreter.compiled import Binding, Statement, block_key
 from interpreter.odds.roller import Branch
 from interpreter.odds.shortcuts import once_set, unresolved_set
 from interpreter.odds.weights import Mass
+from interpreter.state import MISSING
 
 
 class Switch:
@@ -31,22 +32,14 @@ def fused_sets(explorer, statements: tuple, index: int, worlds, live: list):
     next `set`s keep alike; a world that fails stops where it would have stopped. Only
     the first may branch on a value (each world's runs, one per value it needs): where a
     later one would, the row is run one by one instead (Unfused)."""
-    if not SWITCH.fused or type(worlds) is not list:
+    if not SWITCH.fused or type(worlds) is not list or index + 1 >= len(statements):
+        return None  # (a row of one `set` is no row)
+    if not _plain_set(statements[index]):
+        return None  # (a row begins with a `set` run: an idle one begins none)
+    row = _row(explorer, statements, index, live)
+    if row is None:
         return None
-    runs: list = []
-    end = index
-    for at in range(index, len(statements)):
-        statement, after = statements[at], live[at]
-        if explorer.idle(statement, after):
-            continue  # (nothing odds can see: not run, as one by one)
-        if not _plain_set(statement):
-            break
-        runs.append(
-            unresolved_set(statement.shape) if once_set(statement, after) else statement.run
-        )
-        end = at + 1
-    if len(runs) < 2 or explorer.idle(statements[index], live[index]):
-        return None
+    runs, end = row
     held = explorer.held_run(statements, index, live, worlds)
     if held is not None:  # (counters carried through the first: odds.carried's way)
         return (*held, index + 1)
@@ -71,6 +64,34 @@ def fused_sets(explorer, statements: tuple, index: int, worlds, live: list):
     if lost.weight()[0]:
         saved.add(lost.weight())
     return explorer.merge(done, live[end - 1]), failed, end
+
+
+def _row(explorer, statements: tuple, index: int, live: list):
+    """(the runs of the row of `set`s from statements[index], the index after its last),
+    or None (fewer than two): what the rules alone decide, found once per block and
+    what is read after it (`live[-1]`) with the blocks' liveness (every statement of a
+    block meets it, and few begin a row)."""
+    key = ("fused", block_key(statements), index, live[-1], explorer.ctx.limits.steps_per_run)
+    found = explorer.liveness.get(key, MISSING)
+    if found is not MISSING:
+        return found
+    runs: list = []
+    end = index
+    for at in range(index, len(statements)):
+        statement, after = statements[at], live[at]
+        if explorer.idle(statement, after):
+            continue  # (nothing odds can see: not run, as one by one)
+        if not _plain_set(statement):
+            break
+        runs.append(
+            unresolved_set(statement.shape) if once_set(statement, after) else statement.run
+        )
+        end = at + 1
+    found = None
+    if len(runs) >= 2 and not explorer.idle(statements[index], live[index]):
+        found = (tuple(runs), end)
+    explorer.liveness[key] = found
+    return found
 
 
 class Unfused(Exception):

@@ -63,7 +63,7 @@ def shape_of(dist, memory) -> tuple:
     found = memory.get(("shape", dist.number))
     if found is None:
         memory.work((dist,))  # charged: a sort of its values
-        if all(type(x) is int for x in dist.weights):
+        if whole(dist.weights):
             least = min(dist.weights)
             values = sorted((v - least, w) for v, w in dist.weights.items())
             key = ("shape of", dist.total, tuple(values))
@@ -75,6 +75,14 @@ def shape_of(dist, memory) -> tuple:
             found = (None, None)
         memory[("shape", dist.number)] = found
     return found[0], found[1]
+
+
+def whole(values) -> bool:
+    """Whether every one of `values` is a whole number (not a bool: a type of its own)."""
+    return {*map(type, values)} <= _INT  # (the types at once: no Python step per value)
+
+
+_INT = {int}
 
 
 def counted(comparison, a, b) -> tuple:
@@ -121,7 +129,7 @@ def moved(dist: Any, by: int, ints: Any, move: Any, memory: Any, make: Any) -> A
         return None
     found = memory.get(("moved", dist.number))
     if found is None:
-        if not all(type(x) is int for x in dist.weights):
+        if not whole(dist.weights):
             memory[("moved", dist.number)] = found = (None, 0, 0, 0)
         else:
             memory.work((dist,))  # charged: a pass over its values
@@ -138,7 +146,8 @@ def moved(dist: Any, by: int, ints: Any, move: Any, memory: Any, make: Any) -> A
     result = memory.get(key)
     if result is None:
         memory.work((base,))
-        result = make({x + place: w for x, w in base.weights.items()}, base.total)
+        weights = base.weights  # (its values moved in one pass each: no Python step per value)
+        result = make(dict(zip(map(place.__add__, weights), weights.values())), base.total)
         memory[key] = result
         memory[("moved", result.number)] = (base, place, least + sign * by, most + sign * by)
     return result

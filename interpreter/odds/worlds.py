@@ -104,7 +104,7 @@ def unclear(ctx: Context) -> None:
 
 def block_steps(statements: tuple[Statement, ...]) -> int:
     """The steps a run counts entering a block: its compiled statements' own (`cost`)."""
-    return sum(statement.cost for statement in statements)
+    return sum([statement.cost for statement in statements])
 
 
 def plus(steps: Steps, fewest: int, most: int | None = None) -> Steps:
@@ -185,7 +185,7 @@ class Live:
     field of a name (name, field) read as `name.field` (none there: not read so).
     Hashable, so that liveness can be remembered per block."""
 
-    __slots__ = ("_key", "counts", "needs", "paths")
+    __slots__ = ("_hash", "_key", "counts", "needs", "paths")
 
     def __init__(self, needs: dict[str, Any], counts: dict[Any, int] | None = None) -> None:
         self.needs = needs
@@ -197,6 +197,7 @@ class Live:
             frozenset(self.counts.items()),
             frozenset(self.paths.items()),
         )
+        self._hash = hash(self._key)  # (a key of the liveness kept: hashed at every look-up)
 
     def once(self, name: str) -> bool:
         """Whether `name` is read exactly once from here on (and not where a read may
@@ -247,10 +248,10 @@ class Live:
         )
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Live) and self._key == other._key
+        return self is other or (isinstance(other, Live) and self._key == other._key)
 
     def __hash__(self) -> int:
-        return hash(self._key)
+        return self._hash
 
 
 class Liveness:
