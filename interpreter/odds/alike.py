@@ -25,6 +25,7 @@ from interpreter.odds.deferred import Deferred
 from interpreter.odds.fused import fused_sets
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
+from interpreter.odds.compound import compound_run
 from interpreter.odds.summed import question_reads, summed_run
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Bound, Failure, World, plus
@@ -43,7 +44,8 @@ def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_ou
     world alike, or a row of `set`s run as one (interpreter.odds.fused): (worlds after,
     failures, the index of the next statement), or None."""
     return (
-        summed_run(explorer, statements, index, worlds, live)
+        compound_run(explorer, statements, index, worlds, live)
+        or summed_run(explorer, statements, index, worlds, live)
         or alike_let(explorer, statements, index, worlds, live, live_out)
         or fused_sets(explorer, statements, index, worlds, live)
     )
