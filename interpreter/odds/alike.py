@@ -21,11 +21,11 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compiled import Binding, Plain, block_key
+from interpreter.odds.compound import compound_run
 from interpreter.odds.deferred import Deferred
 from interpreter.odds.fused import fused_sets
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
-from interpreter.odds.compound import compound_run
 from interpreter.odds.summed import question_reads, summed_run
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Bound, Failure, World, plus

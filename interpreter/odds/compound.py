@@ -13,13 +13,15 @@ reads the world alone (a base pool) or is linear in counts of base pools (a depe
 pool: its dice are given out to the base dice whose faces ask for them), or a let linear
 in counts of the pools and in such lets: sums, differences, negations, products by a
 part of the world, `if`s whose condition reads the world alone. What is read after the
-run is only such lets, never a pool. At run time (`compound_run`), per world: each
-pool's dice term and the questions asked of it are caught as its `let` rolls (the
-roller's `capture`), the numbers of dependent dice and the lets' values are found by
-running them with each pool answering one die's answers (a linear function is known by
-its value at zero and along each direction), then added up; anything else (modified
-dice, a question that is not a count or a total, a run that branches, fails or takes
-other steps) and the statements run as before.
+run is only such lets, never a pool. At run time (`compound_run`), per world: the
+run's statements are run once with every pool answering 0 to every question, each
+pool's dice term and questions caught as its `let` rolls (the roller's `capture`); then
+the statements reading a pool (`readers`) once more for each answer one of its dice may
+give (a linear function is known by its value at zero and along each direction): the
+numbers of dependent dice one base die asks for, and what one die adds to each let read
+after the run. Anything else (modified dice, a question that is not a count, a run
+that branches or fails, more than MOST_PER_DIE dice asked for by one die) and the
+statements run as before.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from operator import add, sub
 from dsl import nodes as n
 from interpreter.compiled import Plain, block_key
 from interpreter.odds.multiset import added
-from interpreter.odds.questions import Captured
 from interpreter.odds.roller import Branch
 from interpreter.odds.summed import _let
 from interpreter.odds.weights import times
@@ -47,19 +48,23 @@ MOST_OUTCOMES = 4096
 
 
 class Plan:
-    """What `plan_of` found: the statements of the run by kind, in order (`steps`: each
-    (kind, statement), kind "base", "dependent" or "let"), the names read after the run
-    (`out`), the index of its last statement, and by pool the lets that read it (or a
-    let reading it: `readers`) and the base pools a dependent pool's number reads."""
+    """What `plan_of` found: the run's statements (those not idle) and their kinds
+    ("base", "dependent" or "let"), the names read after it (`out`), the index of its
+    last statement, and by pool the statements reading it, or reading what reads it
+    (`readers`, in order)."""
 
-    __slots__ = ("last", "out", "readers", "steps", "uses")
+    __slots__ = ("kinds", "last", "out", "readers", "statements")
 
-    def __init__(self, steps: tuple, out: tuple, last: int, readers: dict, uses: dict) -> None:
-        self.steps, self.out, self.last = steps, out, last
-        self.readers, self.uses = readers, uses
+    def __init__(self, steps: list, out: tuple, last: int, readers: dict) -> None:
+        self.statements = tuple(statement for _, statement in steps)
+        self.kinds = {statement.node.name: kind for kind, statement in steps}
+        self.out, self.last = out, last
+        self.readers = {name: tuple(found) for name, found in readers.items()}
 
 
 def plan_of(explorer, statements: tuple, index: int, live: list) -> Plan | None:
+    """The plan for statements[index] (see the module's docstring), remembered with the
+    blocks' liveness; None where the rule does not hold."""
     key = ("compound", block_key(statements), index, live[-1])
     found = explorer.liveness.get(key, MISSING)
     if found is MISSING:
@@ -78,67 +83,63 @@ def _pool_let(explorer, statement) -> bool:
     )
 
 
+def _kind(explorer, statement, base: set, dependent: set, lets: set) -> str | None:
+    """What a statement of the run is, or None (the run ends short of it)."""
+    node, reads = statement.node, explorer.names_read
+    window = base | dependent | lets
+    if not isinstance(node, n.Let) or node.name in window:
+        return None
+    read = _reads(reads, node.expr)
+    if _pool_let(explorer, statement):
+        if not read & window:
+            return "base"
+        if (
+            not read & (dependent | lets)
+            and not _reads(reads, node.expr.sides) & window
+            and _linear(node.expr.count, base, set(), reads)
+        ):
+            return "dependent"
+        return None
+    if not _let(explorer, statement) or not explorer.safe(node.expr):
+        return None
+    if any(isinstance(part, n.Dice | n.RollGroup | n.SymbolDice) for part in n.walk(node)):
+        return None
+    return "let" if _linear(node.expr, base | dependent, lets, reads) else None
+
+
 def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
     first = statements[index]
     if not _pool_let(explorer, first) or first.node.name not in live[index].needs:
         return None
-    reads = explorer.names_read
-    base: set = set()
-    dependent: set = set()
-    lets: set = set()
+    kinds: dict = {"base": set(), "dependent": set(), "let": set()}
     steps = []
+    readers: dict = {}  # pool → the statements reading it, or reading what reads it
     last = None
-    readers: dict = {}  # pool → the lets reading it, or a let reading it
-    uses: dict = {}  # dependent pool → the base pools its number reads
     for k in range(index, len(statements)):
         statement = statements[k]
         if k > index and explorer.idle(statement, live[k]):
             continue
-        node = statement.node
-        window = base | dependent | lets
-        if not isinstance(node, n.Let) or node.name in window:
+        kind = _kind(explorer, statement, kinds["base"], kinds["dependent"], kinds["let"])
+        if kind is None:
             return None
-        if _pool_let(explorer, statement):
-            read = _reads(reads, node.expr)
-            if not read & window:
-                kind = "base"
-            elif (
-                not read & (dependent | lets)
-                and not _reads(reads, node.expr.sides) & window
-                and _linear(node.expr.count, base, set(), reads)
-            ):
-                kind = "dependent"
-            else:
-                return None
-            (base if kind == "base" else dependent).add(node.name)
-            readers[node.name] = []
-            if kind == "dependent":
-                uses[node.name] = tuple(sorted(read & base))
-        elif _let(explorer, statement) and explorer.safe(node.expr):
-            if any(isinstance(part, n.Dice | n.RollGroup | n.SymbolDice) for part in n.walk(node)):
-                return None
-            if not _linear(node.expr, base | dependent, lets, reads):
-                return None
-            kind = "let"
-            read = _reads(reads, node.expr)
-            for pool, found in readers.items():
-                if pool in read or any(other.node.name in read for other in found):
-                    found.append(statement)
-            lets.add(node.name)
-        else:
-            return None
+        read = _reads(explorer.names_read, statement.node.expr)
+        for pool, found in readers.items():
+            if pool in read or any(other.node.name in read for other in found):
+                found.append(statement)
+        kinds[kind].add(statement.node.name)
+        if kind != "let":
+            readers[statement.node.name] = []
         steps.append((kind, statement))
-        if not (base | dependent) & set(live[k].needs):
+        if not set(readers) & set(live[k].needs):
             last = k
             break
-    if last is None or not dependent:
+    if last is None or not kinds["dependent"]:
         return None
     after = live[last].needs
-    out = tuple(sorted(name for name in lets if name in after))
+    out = tuple(sorted(name for name in kinds["let"] if name in after))
     if any(after[name] is not None for name in out):
         return None
-    readers = {name: tuple(found) for name, found in readers.items()}
-    return Plan(tuple(steps), out, last, readers, uses)
+    return Plan(steps, out, last, readers)
 
 
 def _reads(reads, expr) -> set:
@@ -198,13 +199,22 @@ def compound_run(explorer, statements: tuple, index: int, worlds, live: list):
 
 
 class _Runner:
-    """Runs of the plan's statements in one world, directly on the context."""
+    """Runs of the plan's statements in one world, directly on the context, every pool
+    `let` caught as it rolls (`pools`: its dice term and questions, by name) and bound
+    to its answers of 0 (or, for `given`, to the answers given)."""
 
-    def __init__(self, explorer, world: World) -> None:
+    def __init__(self, explorer, plan: Plan, world: World) -> None:
         self.explorer, self.world = explorer, world
         self.state = world.state.copy()  # (shared: the statements write nothing on it)
+        self.pools: dict = {}
+        self.catch = dict.fromkeys(plan.kinds, self.caught)
 
-    def start(self, env: dict):
+    def caught(self, roll, questions, name: str):
+        self.pools[name] = (roll, questions)
+        return _answers(questions or (), None)
+
+    def run(self, statements: tuple, env: dict):
+        """The statements run from `env`: (env after, steps taken), or None."""
         explorer, world = self.explorer, self.world
         ctx, roller = explorer.ctx, explorer.roller
         explorer.work()
@@ -213,47 +223,30 @@ class _Runner:
         ctx.depth = ctx.calls = explorer.depth
         roller.pins, roller.cursor = (), 0
         roller.weight = world.weight
-        ctx.recount(world.steps[1])
-        return ctx
-
-    def capture(self, statement, env: dict):
-        """The dice term and questions of a pool's `let` (None: not a plain term), and the
-        steps to the roll."""
-        ctx = self.start(env)
-        roller = self.explorer.roller
-        roller.capture = statement.node.name
-        start = self.world.steps[1]
+        start = world.steps[1]
+        ctx.recount(start)
+        self.pools = {}
+        roller.capture = self.catch
         try:
-            statement.run(ctx)
-            return None  # (a pool known at once)
-        except Captured as caught:
-            roll, questions = caught.roll, caught.questions
-        except (Branch, *STOPS):
+            for statement in statements:
+                statement.run(ctx)
+        except (Branch, Unasked, *STOPS):
             return None
         finally:
             roller.capture = None
-            self.explorer.counted(start)
-        if (
-            not hasattr(roll, "die")
-            or getattr(roll, "steps", ()) != ()
-            or questions is None
-            or not all(type(q) is Count for q in questions)
-        ):
-            return None
-        return roll, questions, ctx.steps - start
-
-    def lets(self, lets: tuple, env: dict):
-        """The lets run from `env`: (env after, steps), or None."""
-        ctx = self.start(env)
-        start = self.world.steps[1]
-        try:
-            for statement in lets:
-                statement.run(ctx)
-        except (Branch, *STOPS):
-            return None
-        finally:
-            self.explorer.counted(start)
+            explorer.counted(start)
         return ctx.env, ctx.steps - start
+
+
+def _plain(caught) -> bool:
+    """Whether a pool caught is a term of plain dice asked only counts."""
+    roll, questions = caught
+    return (
+        hasattr(roll, "die")
+        and getattr(roll, "steps", ()) == ()
+        and questions is not None
+        and all(type(q) is Count for q in questions)
+    )
 
 
 def _classes(die, questions: tuple) -> dict:
@@ -281,133 +274,137 @@ def _answers(questions: tuple, values: tuple | None) -> Answers:
     return Answers(dict(zip(questions, values or (0,) * len(questions))), None, _unasked)
 
 
+class Unasked(Exception):
+    """A question of a pool that its `let` was not told would be asked."""
+
+
 def _unasked(question):
-    raise KeyError(question)
+    raise Unasked(question)
+
+
+def _outs(env: dict, out: tuple) -> tuple | None:
+    values = tuple(env.get(name, MISSING) for name in out)
+    return values if all(type(v) is int for v in values) else None
+
+
+class _Dice:
+    """What the probes found in one world: each pool's term, questions and answers by
+    face (`pools`), the dice of each dependent pool asked for by the world alone and by
+    one base die of each answers (`asks`), and what one die of each answers adds to the
+    names read after the run (`moves`)."""
+
+    def __init__(self, pools: dict, width: int) -> None:
+        self.pools = pools  # name → (roll, questions, classes)
+        self.asks: dict = {}  # dependent pool → (dice at zero, {(base, answers): more})
+        self.moves: dict = {}  # (pool, answers) → amounts added
+        self.zero = (0,) * width
+
+    def moved(self, name: str, answers: tuple) -> tuple:
+        return self.moves.get((name, answers), self.zero)
 
 
 def _counted(explorer, plan: Plan, world: World) -> list | None:
     """The worlds the run makes from `world`, or None."""
-    runner = _Runner(explorer, world)
-    pools: dict = {}  # name → [kind, roll, questions, classes]
-    taken = 0
-    lets = tuple(statement for kind, statement in plan.steps if kind == "let")
-    for kind, statement in plan.steps:
-        if kind != "base":
-            continue
-        caught = runner.capture(statement, dict(world.env))
-        if caught is None:
-            return None
-        roll, questions, steps = caught
-        pools[statement.node.name] = ["base", roll, questions, _classes(roll.die, questions)]
-        taken += steps
-    zero = {name: _answers(pool[2], None) for name, pool in pools.items()}
-    asks: dict = {}  # dependent pool → its dice at zero, and per (base, answers) the more
-    for kind, statement in plan.steps:
-        if kind != "dependent":
-            continue
-        caught = runner.capture(statement, {**world.env, **zero})
-        if caught is None:
-            return None
-        roll, questions, steps = caught
-        name = statement.node.name
-        pools[name] = ["dependent", roll, questions, _classes(roll.die, questions)]
-        taken += steps
-        more: dict = {}
-        for base in plan.uses[name]:
-            _, base_roll, asked, classes = pools[base]
-            if not base_roll.count:
-                continue  # (no dice: their answers are all 0)
-            for answers in classes:
-                if not any(answers):
-                    continue
-                env = {**world.env, **zero, base: _answers(asked, answers)}
-                again = runner.capture(statement, env)
-                if again is None or again[2] != steps or again[0].die.key != roll.die.key:
-                    return None
-                extra = again[0].count - roll.count
-                if not 0 <= extra <= MOST_PER_DIE:
-                    return None
-                if extra:
-                    more[(base, answers)] = extra
-        asks[name] = (roll.count, more)
-    for name, pool in pools.items():
-        if pool[0] == "dependent":
-            zero[name] = _answers(pool[2], None)
-    ran = runner.lets(lets, {**world.env, **zero})
-    if ran is None:
+    runner = _Runner(explorer, plan, world)
+    ran = runner.run(plan.statements, dict(world.env))
+    if ran is None or world.steps[1] + ran[1] > explorer.ctx.limits.steps_per_run:
+        return None  # (and a run stopping at the limit: one statement at a time)
+    env0, taken = ran
+    origin = _outs(env0, plan.out)
+    if origin is None or set(runner.pools) != set(plan.readers):
         return None
-    env0, steps = ran
-    taken += steps
-    if world.steps[1] + taken > explorer.ctx.limits.steps_per_run:
-        return None  # (the run stops at the limit: one statement at a time, as it does)
-    origin = tuple(env0.get(name, MISSING) for name in plan.out)
-    if not all(type(v) is int for v in origin):
+    if not all(_plain(caught) for caught in runner.pools.values()):
         return None
-    moves: dict = {}  # (pool, answers) → what one such die adds to the names read after
-    for name, (kind, roll, asked, classes) in pools.items():
-        if not (roll.count if kind == "base" else roll.count or asks[name][1]):
+    pools = {
+        name: (roll, questions, _classes(roll.die, questions))
+        for name, (roll, questions) in runner.pools.items()
+    }
+    dice = _Dice(pools, len(plan.out))
+    for name, (roll, _, _) in pools.items():
+        if plan.kinds[name] == "dependent":
+            dice.asks[name] = (roll.count, {})
+    for name in plan.readers:  # (in order: the base pools before the pools they give rise to)
+        roll, _, classes = pools[name]
+        if not roll.count and not (name in dice.asks and dice.asks[name][1]):
             continue  # (no dice, whatever the others show: their answers are all 0)
         for answers in classes:
-            if not any(answers):
-                continue
-            # (the lets reading the pool alone, from the others' values: they take the
-            # steps they took at zero, their `if`s reading the world alone)
-            ran = runner.lets(plan.readers[name], {**env0, name: _answers(asked, answers)})
-            if ran is None:
+            if any(answers) and not _probe(runner, plan, dice, env0, origin, name, answers):
                 return None
-            values = tuple(ran[0].get(out, MISSING) for out in plan.out)
-            if not all(type(v) is int for v in values):
-                return None
-            moves[(name, answers)] = tuple(map(sub, values, origin))
-    return _worlds(explorer, plan, world, pools, asks, moves, origin, env0, taken)
+    return _worlds(explorer, plan, world, dice, (origin, env0, taken))
 
 
-def _moved(moves: dict, name: str, answers: tuple, width: int) -> tuple:
-    return moves.get((name, answers), (0,) * width)
+def _probe(runner, plan: Plan, dice: _Dice, env0: dict, origin: tuple, name: str, answers):
+    """The statements reading pool `name` run again, it answering `answers`: what one
+    such die adds, and the dependent dice it asks for; False where that fails."""
+    _, questions, _ = dice.pools[name]
+    ran = runner.run(plan.readers[name], {**env0, name: _answers(questions, answers)})
+    values = None if ran is None else _outs(ran[0], plan.out)
+    if values is None:
+        return False
+    dice.moves[(name, answers)] = tuple(map(sub, values, origin))
+    for other, (roll, _) in runner.pools.items():
+        first = dice.pools[other][0]
+        more = roll.count - first.count
+        if roll.die.key != first.die.key or not 0 <= more <= MOST_PER_DIE:
+            return False
+        if more:
+            dice.asks[other][1][(name, answers)] = more
+    return True
 
 
-def _worlds(explorer, plan, world, pools, asks, moves, origin, env0, taken) -> list | None:
+def _worlds(explorer, plan: Plan, world: World, dice: _Dice, at_zero: tuple) -> list | None:
     """The compound dice added up, and the worlds they make."""
     width = len(plan.out)
-    zero = (0,) * width
     work = explorer.roller.budget_of_term()
     blocks = []  # (amounts → weight, denominator) of independent sets of dice
     per_die = {}  # dependent pool → (what one of its dice adds → weight, denominator)
-    for name, (kind, roll, _, classes) in pools.items():
-        if kind == "dependent":
-            amounts: Counter = Counter()
-            for answers, w in classes.items():
-                amounts[_moved(moves, name, answers, width)] += w
-            per_die[name] = (dict(amounts), sum(classes.values()))
-            if asks[name][0]:  # (dice the world asks for, whatever the base dice show)
-                blocks.append(_added(per_die[name], asks[name][0], work, width))
-    for name, (kind, roll, _, classes) in pools.items():
-        if kind != "base" or not roll.count:
-            continue
-        most = {p: max((more.get((name, a), 0) for a in classes), default=0) for p, (_, more) in asks.items()}
-        outcomes: Counter = Counter()
-        denominator = sum(classes.values())
-        for p in asks:
-            denominator *= per_die[p][1] ** most[p]
+    for name, (at_start, _) in dice.asks.items():
+        classes = dice.pools[name][2]
+        amounts: Counter = Counter()
         for answers, w in classes.items():
-            held = {_moved(moves, name, answers, width): w}
-            for p, (_, more) in asks.items():
-                extra = more.get((name, answers), 0)
-                scale = per_die[p][1] ** (most[p] - extra)
-                held = {a: x * scale for a, x in held.items()}
-                for _ in range(extra):
-                    held = _convolved(held, per_die[p][0])
-                    if len(held) > MOST_OUTCOMES:
-                        return None
-            for a, x in held.items():
-                outcomes[a] += x
-        blocks.append(_added((dict(outcomes), denominator), roll.count, work, width))
-    total: dict = {zero: 1}
+            amounts[dice.moved(name, answers)] += w
+        per_die[name] = (dict(amounts), sum(classes.values()))
+        if at_start:  # (dice the world asks for, whatever the base dice show)
+            blocks.append(_added(per_die[name], at_start, work, width))
+    for name, (roll, _, classes) in dice.pools.items():
+        if plan.kinds[name] == "base" and roll.count:
+            die = _compound(name, classes, dice, per_die)
+            if die is None:
+                return None
+            blocks.append(_added(die, roll.count, work, width))
+    total: dict = {dice.zero: 1}
     denominator = 1
     for weights, den in blocks:
         total = _convolved(total, weights)
         denominator *= den
-    return _made(explorer, plan, world, total, denominator, origin, env0, taken)
+    return _made(explorer, plan, world, (total, denominator), at_zero)
+
+
+def _compound(name: str, classes: dict, dice: _Dice, per_die: dict) -> tuple | None:
+    """One die of base pool `name` with the dependent dice its faces ask for: what it
+    adds → weight, over a common denominator; None past MOST_OUTCOMES."""
+    asks = dice.asks
+    most = {
+        p: max((more.get((name, a), 0) for a in classes), default=0)
+        for p, (_, more) in asks.items()
+    }
+    denominator = sum(classes.values())
+    for p, top in most.items():
+        denominator *= per_die[p][1] ** top
+    outcomes: Counter = Counter()
+    for answers, w in classes.items():
+        held = {dice.moved(name, answers): w}
+        for p, (_, more) in asks.items():
+            extra = more.get((name, answers), 0)
+            scale = per_die[p][1] ** (most[p] - extra)  # (to the common denominator)
+            held = {a: x * scale for a, x in held.items()}
+            for _ in range(extra):
+                held = _convolved(held, per_die[p][0])
+                if len(held) > MOST_OUTCOMES:
+                    return None
+        for a, x in held.items():
+            outcomes[a] += x
+    return dict(outcomes), denominator
 
 
 def _added(die: tuple, count: int, work, width: int) -> tuple:
@@ -440,8 +437,10 @@ def _convolved(one: dict, other: dict) -> dict:
     return out
 
 
-def _made(explorer, plan, world, total, denominator, origin, env0, taken) -> list:
+def _made(explorer, plan: Plan, world: World, counted: tuple, at_zero: tuple) -> list:
     """A world per sum of amounts (pruned as the explorer prunes)."""
+    total, denominator = counted
+    origin, env0, taken = at_zero
     kept = {k: v for k, v in env0.items() if k not in plan.out}
     numerator, den = world.weight
     den *= denominator

@@ -24,9 +24,9 @@ from dsl import nodes as n
 from interpreter.compiled import Binding, block_key
 from interpreter.odds.budget import SafetyStop
 from interpreter.odds.carried import worlds_of
+from interpreter.odds.compound import compound_run
 from interpreter.odds.deferred import deferrable
 from interpreter.odds.polynomials import TooComplex
-from interpreter.odds.compound import compound_run
 from interpreter.odds.summed import summed_run
 from interpreter.odds.weights import Mass
 from interpreter.odds.worlds import Live, block_steps

@@ -31,14 +31,6 @@ EVERYTHING = (Total(), Successes(), Failures(), Sorted())
 SUMMARY = {Total: 0, Successes: 1, Failures: 2}
 
 
-class Captured(Exception):
-    """A pool's `let` caught as it rolls (odds.compound): its dice term and questions."""
-
-    def __init__(self, roll, questions) -> None:
-        super().__init__()
-        self.roll, self.questions = roll, questions
-
-
 class PoolQuestionsHost:
     """What PoolQuestions reads of the odds roller it is part of (interpreter.odds.roller,
     which makes all of it in `__init__`): declared here so that mypy checks every use."""
@@ -46,7 +38,7 @@ class PoolQuestionsHost:
     epsilon: Fraction  # what one open-ended roll may leave out
     limits: Limits
     asked: dict  # joint answers to pool questions, by term and questions
-    capture: str | None  # a pool's `let` caught as it rolls (odds.compound), by its name
+    capture: dict | None  # pools' `let`s caught as they roll (odds.compound), by name
 
     if TYPE_CHECKING:  # what PoolQuestions calls on the roller (defined there)
 
@@ -136,8 +128,9 @@ class PoolQuestions(PoolQuestionsHost):
         questions the rules will ask (None: any order-free question). With the `ctx` and
         `name` of the `let`, the explorer's own `let` makes a world per value at once
         (OddsRoller.bind_pool)."""
-        if name is not None and name == self.capture:
-            raise Captured(roll, questions)
+        capture = self.capture
+        if capture is not None and name in capture:  # (the term, before it is counted)
+            return capture[name](roll, questions, name)
         if questions is not None and any(q.ordered for q in questions):
             if type(roll) is ChainRoll:
                 raise TooComplex(
