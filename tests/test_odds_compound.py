@@ -3,8 +3,9 @@
 `let b = ...`, `let p = (count(b, 2..5))d6` and lets adding up counts of both (Year
 Zero's push) are n copies of one compound die added up. Generated actions (a pool, dice
 rolled again for some of its faces, by another pool's too, two dice for a face, dice the
-world adds, lets linear in counts, and some that are not: products of counts, halves,
-a pool read after, a count that may go below zero) must give, whole and field by field,
+world adds, dice taken back by faces (`n - count(a, 3)`), lets linear in counts, and
+some that are not: products of counts, halves, a pool read after, a count that may go
+below zero) must give, whole and field by field,
 the distribution found by running the real engine for every sequence of dice; Year
 Zero's example must be counted so within a small budget only this meets, with the same
 exact fractions as the statements run one by one.
@@ -42,6 +43,8 @@ AGAIN = (
     "(count(a, 1) + count(b, 2))d3",
     "(count(a, 1) + A)d2",
     "(count(a, 1) - count(a, 3))d2",
+    "({n} - count(a, 3))d3",
+    "({n} + 1 - count(a, 1) - count(a, 2))d2",
 )
 #: lets after it: linear in the counts, and some that are not
 LETS = (
@@ -59,12 +62,13 @@ LETS = (
 @st.composite
 def pushed(draw):
     """(rulebook text, sheet data): `act`, a pool, dice rolled again, lets reading both."""
-    again = draw(st.sampled_from(AGAIN))
+    size = draw(st.integers(1, 2))
+    again = draw(st.sampled_from(AGAIN)).format(n=size)
     chosen = draw(st.lists(st.sampled_from(LETS), min_size=1, max_size=3, unique=True))
     if any("x +" in line for line in chosen) and LETS[0] not in chosen:
         chosen.append(LETS[0])
     chosen.sort(key=LETS.index)
-    lines = [BASES[0].format(n=draw(st.integers(1, 2)))]
+    lines = [BASES[0].format(n=size)]
     if "(b" in again or any("(b" in line for line in chosen):
         lines.append(BASES[1])
     lines.append(f"let p = {again}")
@@ -100,6 +104,30 @@ action act() {
 """
     )
     assert_counted_as_run(text, {"A": 2})
+
+
+def test_dice_taken_back_by_faces_are_compound_dice_too(monkeypatch):
+    """Year Zero's push worded as the dice left: `(n - count(b, 6) - count(b, 1))d6`."""
+    text = """rulebook "Pushed again" { language "en" }
+action tirar(dados: int) {
+  let primera = (dados)d6
+  let otra = (dados - count(primera, 6) - count(primera, 1))d6
+  let seises = count(otra, 6) + count(primera, 6)
+  let unos = count(otra, 1) + count(primera, 1)
+  result { seises: seises, unos: unos }
+}
+"""
+    engine = Engine(dsl.load_text(text, "pushed.rules"))
+    fast = engine.odds("tirar", engine.sheet({}), {"dados": 12}, budget=SMALL, trials=20)
+    assert fast.exact and not isinstance(fast, ByField)
+    monkeypatch.setattr(compound, "COMPOUND", False)
+    slow = engine.odds("tirar", engine.sheet({}), {"dados": 12}, budget=SMALL, trials=20)
+    assert isinstance(slow, ByField) or not slow.exact
+    walked = engine.odds("tirar", engine.sheet({}), {"dados": 5})
+    monkeypatch.setattr(compound, "COMPOUND", True)
+    assert (
+        engine.odds("tirar", engine.sheet({}), {"dados": 5}).probabilities == walked.probabilities
+    )
 
 
 #: Year Zero's example (base, skill and gear dice, each pushed)

@@ -19,9 +19,11 @@ pool's dice term and questions caught as its `let` rolls (the roller's `capture`
 the statements reading a pool (`readers`) once more for each answer one of its dice may
 give (a linear function is known by its value at zero and along each direction): the
 numbers of dependent dice one base die asks for, and what one die adds to each let read
-after the run. Anything else (modified dice, a question that is not a count, a run
-that branches or fails, more than MOST_PER_DIE dice asked for by one die) and the
-statements run as before.
+after the run (a number of dice that falls as a face shows, `n - count(b, 6)`, is n
+dice given out one per die of `b` and taken back: `_shifted`). Anything else (modified
+dice, a question that is not a count, a run that branches or fails, more than
+MOST_PER_DIE dice asked for by one die, fewer than none) and the statements run as
+before.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from operator import add, sub
 from dsl import nodes as n
 from interpreter.compiled import Plain, block_key
 from interpreter.odds.multiset import added
+from interpreter.odds.questions import is_term
 from interpreter.odds.roller import Branch
 from interpreter.odds.summed import _let
 from interpreter.odds.weights import times
@@ -45,6 +48,8 @@ COMPOUND = True
 MOST_PER_DIE = 4
 #: compound outcomes of one die, at most (each is a product of the dice it holds)
 MOST_OUTCOMES = 4096
+#: worlds made in one unit of work (interpreter.odds.budget), besides each run's unit
+WORLDS_PER_WORK = 64
 
 
 class Plan:
@@ -242,8 +247,8 @@ def _plain(caught) -> bool:
     """Whether a pool caught is a term of plain dice asked only counts."""
     roll, questions = caught
     return (
-        hasattr(roll, "die")
-        and getattr(roll, "steps", ()) == ()
+        is_term(roll)
+        and roll.steps == ()
         and questions is not None
         and all(type(q) is Count for q in questions)
     )
@@ -345,7 +350,7 @@ def _probe(runner, plan: Plan, dice: _Dice, env0: dict, origin: tuple, name: str
     for other, (roll, _) in runner.pools.items():
         first = dice.pools[other][0]
         more = roll.count - first.count
-        if roll.die.key != first.die.key or not 0 <= more <= MOST_PER_DIE:
+        if roll.die.key != first.die.key or abs(more) > MOST_PER_DIE:
             return False
         if more:
             dice.asks[other][1][(name, answers)] = more
@@ -356,6 +361,8 @@ def _worlds(explorer, plan: Plan, world: World, dice: _Dice, at_zero: tuple) -> 
     """The compound dice added up, and the worlds they make."""
     width = len(plan.out)
     work = explorer.roller.budget_of_term()
+    if not _shifted(dice) or not _within(explorer.ctx.limits.dice_per_term, dice):
+        return None  # (and a run rolling more than a term may: one statement at a time)
     blocks = []  # (amounts → weight, denominator) of independent sets of dice
     per_die = {}  # dependent pool → (what one of its dice adds → weight, denominator)
     for name, (at_start, _) in dice.asks.items():
@@ -368,19 +375,54 @@ def _worlds(explorer, plan: Plan, world: World, dice: _Dice, at_zero: tuple) -> 
             blocks.append(_added(per_die[name], at_start, work, width))
     for name, (roll, _, classes) in dice.pools.items():
         if plan.kinds[name] == "base" and roll.count:
-            die = _compound(name, classes, dice, per_die)
+            die = _compound(name, classes, dice, per_die, work)
             if die is None:
                 return None
             blocks.append(_added(die, roll.count, work, width))
     total: dict = {dice.zero: 1}
     denominator = 1
     for weights, den in blocks:
-        total = _convolved(total, weights)
+        total = _convolved(total, weights, work)
         denominator *= den
     return _made(explorer, plan, world, (total, denominator), at_zero)
 
 
-def _compound(name: str, classes: dict, dice: _Dice, per_die: dict) -> tuple | None:
+def _shifted(dice: _Dice) -> bool:
+    """The dice a face takes back given out anew: `(n - count(b, 6) - count(b, 1))d6`
+    with `b` of n dice asks n dice at zero and one fewer for a 6 or a 1, that is one die
+    for each face of `b` but 6 and 1 (n·e dice of those asked at zero moved to the n dice
+    of `b`, e each, e the most one face takes back). False where a face would take back
+    more than the dice asked at zero, or ask for more than MOST_PER_DIE."""
+    for name, (at_start, more) in dice.asks.items():
+        for base in sorted({base for base, _ in more}):
+            roll, _, classes = dice.pools[base]
+            least = min(more.get((base, answers), 0) for answers in classes)
+            if least >= 0:
+                continue
+            at_start += least * roll.count
+            for answers in classes:
+                extra = more.get((base, answers), 0) - least
+                if extra > MOST_PER_DIE:
+                    return False
+                more[(base, answers)] = extra
+        if at_start < 0:
+            return False
+        dice.asks[name] = (at_start, more)
+    return True
+
+
+def _within(most: int, dice: _Dice) -> bool:
+    """Whether every dependent pool has at most `most` dice, however the others fall."""
+    for at_start, more in dice.asks.values():
+        top: dict = {}
+        for (base, _), extra in more.items():
+            top[base] = max(top.get(base, 0), extra)
+        if at_start + sum(dice.pools[base][0].count * m for base, m in top.items()) > most:
+            return False
+    return True
+
+
+def _compound(name: str, classes: dict, dice: _Dice, per_die: dict, work) -> tuple | None:
     """One die of base pool `name` with the dependent dice its faces ask for: what it
     adds → weight, over a common denominator; None past MOST_OUTCOMES."""
     asks = dice.asks
@@ -399,7 +441,7 @@ def _compound(name: str, classes: dict, dice: _Dice, per_die: dict) -> tuple | N
             scale = per_die[p][1] ** (most[p] - extra)  # (to the common denominator)
             held = {a: x * scale for a, x in held.items()}
             for _ in range(extra):
-                held = _convolved(held, per_die[p][0])
+                held = _convolved(held, per_die[p][0], work)
                 if len(held) > MOST_OUTCOMES:
                     return None
         for a, x in held.items():
@@ -428,7 +470,9 @@ class _Part:
         return face[self.i]
 
 
-def _convolved(one: dict, other: dict) -> dict:
+def _convolved(one: dict, other: dict, work) -> dict:
+    """Two independent sets of amounts added: amounts → weight."""
+    work.spend(len(one) * len(other))
     out: dict = {}
     for a, x in one.items():
         for b, y in other.items():
@@ -448,6 +492,8 @@ def _made(explorer, plan: Plan, world: World, counted: tuple, at_zero: tuple) ->
     scale, least = numerator * prune.denominator, prune.numerator * den
     steps = plus(world.steps, taken)
     explorer.peak = max(explorer.peak, steps[1])
+    explorer.roller.work += len(total) // WORLDS_PER_WORK
+    explorer.work()
     out = []
     for amounts, w in total.items():
         if w * scale < least:
