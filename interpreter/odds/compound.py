@@ -194,13 +194,16 @@ def compound_run(explorer, statements: tuple, index: int, worlds, live: list):
     plan = plan_of(explorer, statements, index, live)
     if plan is None:
         return None
+    needs = live[plan.last].needs
     made: list = []
     for world in worlds:
-        found = _counted(explorer, plan, world)
+        found = _counted(explorer, plan, world, needs)
         if found is None:
             return None
         made.extend(found)
-    return explorer.merge(made, live[plan.last]), [], plan.last + 1
+    if len(worlds) > 1:  # (the worlds of one world differ in the sums: none to merge)
+        made = explorer.merge(made, live[plan.last])
+    return made, [], plan.last + 1
 
 
 class _Runner:
@@ -298,17 +301,28 @@ class _Dice:
     one base die of each answers (`asks`), and what one die of each answers adds to the
     names read after the run (`moves`)."""
 
-    def __init__(self, pools: dict, width: int) -> None:
+    def __init__(self, pools: dict, out: tuple) -> None:
         self.pools = pools  # name → (roll, questions, classes)
         self.asks: dict = {}  # dependent pool → (dice at zero, {(base, answers): more})
         self.moves: dict = {}  # (pool, answers) → amounts added
-        self.zero = (0,) * width
+        self.out = out
+        self.active = tuple(range(len(out)))  # the names some die moves
+        self.zero = (0,) * len(out)
 
     def moved(self, name: str, answers: tuple) -> tuple:
         return self.moves.get((name, answers), self.zero)
 
+    def narrowed(self) -> int:
+        """The amounts cut to the names some die moves (skill dice never rolled, say:
+        their successes stay as they are at zero), their number."""
+        moves = self.moves.values()
+        self.active = tuple(i for i in range(len(self.out)) if any(m[i] for m in moves))
+        self.moves = {k: tuple(m[i] for i in self.active) for k, m in self.moves.items()}
+        self.zero = (0,) * len(self.active)
+        return len(self.active)
 
-def _counted(explorer, plan: Plan, world: World) -> list | None:
+
+def _counted(explorer, plan: Plan, world: World, needs: dict) -> list | None:
     """The worlds the run makes from `world`, or None."""
     runner = _Runner(explorer, plan, world)
     ran = runner.run(plan.statements, dict(world.env))
@@ -324,7 +338,7 @@ def _counted(explorer, plan: Plan, world: World) -> list | None:
         name: (roll, questions, _classes(roll.die, questions))
         for name, (roll, questions) in runner.pools.items()
     }
-    dice = _Dice(pools, len(plan.out))
+    dice = _Dice(pools, plan.out)
     for name, (roll, _, _) in pools.items():
         if plan.kinds[name] == "dependent":
             dice.asks[name] = (roll.count, {})
@@ -335,7 +349,8 @@ def _counted(explorer, plan: Plan, world: World) -> list | None:
         for answers in classes:
             if any(answers) and not _probe(runner, plan, dice, env0, origin, name, answers):
                 return None
-    return _worlds(explorer, plan, world, dice, (origin, env0, taken))
+    kept = {k: v for k, v in env0.items() if k in needs and k not in plan.out}
+    return _worlds(explorer, world, dice, (origin, kept, taken))
 
 
 def _probe(runner, plan: Plan, dice: _Dice, env0: dict, origin: tuple, name: str, answers):
@@ -357,12 +372,12 @@ def _probe(runner, plan: Plan, dice: _Dice, env0: dict, origin: tuple, name: str
     return True
 
 
-def _worlds(explorer, plan: Plan, world: World, dice: _Dice, at_zero: tuple) -> list | None:
+def _worlds(explorer, world: World, dice: _Dice, at_zero: tuple) -> list | None:
     """The compound dice added up, and the worlds they make."""
-    width = len(plan.out)
-    work = explorer.roller.budget_of_term()
     if not _shifted(dice) or not _within(explorer.ctx.limits.dice_per_term, dice):
         return None  # (and a run rolling more than a term may: one statement at a time)
+    width = dice.narrowed()
+    work = explorer.roller.budget_of_term()
     blocks = []  # (amounts → weight, denominator) of independent sets of dice
     per_die = {}  # dependent pool → (what one of its dice adds → weight, denominator)
     for name, (at_start, _) in dice.asks.items():
@@ -374,7 +389,7 @@ def _worlds(explorer, plan: Plan, world: World, dice: _Dice, at_zero: tuple) -> 
         if at_start:  # (dice the world asks for, whatever the base dice show)
             blocks.append(_added(per_die[name], at_start, work, width))
     for name, (roll, _, classes) in dice.pools.items():
-        if plan.kinds[name] == "base" and roll.count:
+        if name not in dice.asks and roll.count:  # (a base pool)
             die = _compound(name, classes, dice, per_die, work)
             if die is None:
                 return None
@@ -384,7 +399,7 @@ def _worlds(explorer, plan: Plan, world: World, dice: _Dice, at_zero: tuple) -> 
     for weights, den in blocks:
         total = _convolved(total, weights, work)
         denominator *= den
-    return _made(explorer, plan, world, (total, denominator), at_zero)
+    return _made(explorer, world, dice, (total, denominator), at_zero)
 
 
 def _shifted(dice: _Dice) -> bool:
@@ -481,11 +496,12 @@ def _convolved(one: dict, other: dict, work) -> dict:
     return out
 
 
-def _made(explorer, plan: Plan, world: World, counted: tuple, at_zero: tuple) -> list:
-    """A world per sum of amounts (pruned as the explorer prunes)."""
+def _made(explorer, world: World, dice: _Dice, counted: tuple, at_zero: tuple) -> list:
+    """A world per sum of amounts (pruned as the explorer prunes): the names read after
+    the run, the lets' values at zero moved by the amounts."""
     total, denominator = counted
-    origin, env0, taken = at_zero
-    kept = {k: v for k, v in env0.items() if k not in plan.out}
+    origin, kept, taken = at_zero
+    out, active = dice.out, dice.active
     numerator, den = world.weight
     den *= denominator
     prune = explorer.prune
@@ -494,11 +510,15 @@ def _made(explorer, plan: Plan, world: World, counted: tuple, at_zero: tuple) ->
     explorer.peak = max(explorer.peak, steps[1])
     explorer.roller.work += len(total) // WORLDS_PER_WORK
     explorer.work()
-    out = []
+    made = []
     for amounts, w in total.items():
         if w * scale < least:
             explorer.lost.add((numerator * w, den))
             continue
-        env = {**kept, **dict(zip(plan.out, map(add, origin, amounts)))}
-        out.append(World(env, world.state, times(world.weight, w, denominator), steps))
-    return out
+        values = list(origin)
+        for i, amount in zip(active, amounts):
+            values[i] += amount
+        env = kept.copy()
+        env.update(zip(out, values))
+        made.append(World(env, world.state, times(world.weight, w, denominator), steps))
+    return made
