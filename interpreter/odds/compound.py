@@ -36,7 +36,7 @@ from interpreter.compiled import Plain, block_key
 from interpreter.odds.multiset import added
 from interpreter.odds.questions import is_term
 from interpreter.odds.roller import Branch
-from interpreter.odds.summed import _let
+from interpreter.odds.summed import pure_let
 from interpreter.odds.weights import times
 from interpreter.odds.worlds import STOPS, World, plus
 from interpreter.pool import Answers, Count
@@ -105,7 +105,7 @@ def _kind(explorer, statement, base: set, dependent: set, lets: set) -> str | No
         ):
             return "dependent"
         return None
-    if not _let(explorer, statement) or not explorer.safe(node.expr):
+    if not pure_let(explorer, statement) or not explorer.safe(node.expr):
         return None
     if any(isinstance(part, n.Dice | n.RollGroup | n.SymbolDice) for part in n.walk(node)):
         return None
