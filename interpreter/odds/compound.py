@@ -209,7 +209,7 @@ def compound_run(explorer, statements: tuple, index: int, worlds, live: list):
 class _Runner:
     """Runs of the plan's statements in one world, directly on the context, every pool
     `let` caught as it rolls (`pools`: its dice term and questions, by name) and bound
-    to its answers of 0 (or, for `given`, to the answers given)."""
+    to its answers of 0 (a pool probed is given its answers in `env`, not run)."""
 
     def __init__(self, explorer, plan: Plan, world: World) -> None:
         self.explorer, self.world = explorer, world
