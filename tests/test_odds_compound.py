@@ -20,7 +20,7 @@ from oracle import against_brute_force, assert_counted_as_run
 
 import dsl
 import interpreter.odds.compound as compound
-from interpreter import Engine
+from interpreter import Engine, Limits
 from interpreter.odds.marginals import ByField
 
 HEADER = """rulebook "Compound" {
@@ -162,3 +162,24 @@ def test_compound_dice_give_the_fractions_of_the_walk(monkeypatch):
         assert found.exact and walked.exact
         assert found.probabilities == walked.probabilities
         assert found.omitted == walked.omitted == 0
+
+
+def test_dice_past_a_terms_limit_fail_as_when_rolled(monkeypatch):
+    """Where the faces may ask for more dice than a term may roll, the runs that do fail
+    at the limit: counted one by one, as every run, never as compound dice."""
+    text = (
+        HEADER
+        + """
+action act() {
+  let a = 2d3
+  let p = (3 * count(a, 1))d2
+  let x = count(a, 2) + count(p, 2)
+  result { x: x }
+}
+"""
+    )
+    seen: list = []
+    found = compound._worlds
+    monkeypatch.setattr(compound, "_worlds", lambda *a: seen.append(found(*a)) or seen[-1])
+    assert_counted_as_run(text, {"A": 0}, limits=Limits(tie_rerolls=1, dice_per_term=4))
+    assert seen and all(made is None for made in seen)
