@@ -130,6 +130,42 @@ action tirar(dados: int) {
     )
 
 
+def test_compound_dice_in_a_loop_and_in_a_called_action_equal_every_run(monkeypatch):
+    made: list = []
+    found = compound._counted
+    monkeypatch.setattr(compound, "_counted", lambda *a: made.append(found(*a)) or made[-1])
+    looped = """
+action act() {
+  let total = 0
+  repeat 2 times {
+    let b = 1d3
+    let p = (count(b, 1))d3
+    let x = count(b, 3) + count(p, 3)
+    set total to total + x
+  }
+  result { total: total }
+}
+"""
+    called = """
+action inner(n: int) {
+  let b = (n)d3
+  let p = (count(b, 1..2))d2
+  let x = count(b, 3) + count(p, 2) + A
+  result { x: x }
+}
+action act() {
+  let w = d2
+  let r = inner(w)
+  let s = inner(w + 1)
+  result { a: r.x, b: s.x }
+}
+"""
+    for text in (looped, called):
+        made.clear()
+        assert_counted_as_run(HEADER + text, {"A": 1})
+        assert made and all(worlds is not None for worlds in made)
+
+
 #: Year Zero's example (base, skill and gear dice, each pushed)
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "year_zero.rules"
 #: 12 base dice, 2 skill, 2 gear pushed, the whole result (the first group of the fields'
