@@ -380,7 +380,9 @@ def _worlds(explorer, world: World, dice: _Dice, at_zero: tuple) -> list | None:
     work = explorer.roller.budget_of_term()
     blocks = []  # (amounts → weight, denominator) of independent sets of dice
     per_die = {}  # dependent pool → (what one of its dice adds → weight, denominator)
-    for name, (at_start, _) in dice.asks.items():
+    for name, (at_start, more) in dice.asks.items():
+        if not at_start and not more:
+            continue  # (no dice, however the others fall)
         classes = dice.pools[name][2]
         amounts: Counter = Counter()
         for answers, w in classes.items():
@@ -440,18 +442,17 @@ def _within(most: int, dice: _Dice) -> bool:
 def _compound(name: str, classes: dict, dice: _Dice, per_die: dict, work) -> tuple | None:
     """One die of base pool `name` with the dependent dice its faces ask for: what it
     adds → weight, over a common denominator; None past MOST_OUTCOMES."""
-    asks = dice.asks
-    most = {
-        p: max((more.get((name, a), 0) for a in classes), default=0)
-        for p, (_, more) in asks.items()
-    }
+    asks = {p: more for p, (_, more) in dice.asks.items() if p in per_die}
+    most = {p: max(more.get((name, a), 0) for a in classes) for p, more in asks.items()}
     denominator = sum(classes.values())
     for p, top in most.items():
         denominator *= per_die[p][1] ** top
     outcomes: Counter = Counter()
     for answers, w in classes.items():
         held = {dice.moved(name, answers): w}
-        for p, (_, more) in asks.items():
+        for p, more in asks.items():
+            if not most[p]:
+                continue  # (no face of this pool asks for its dice)
             extra = more.get((name, answers), 0)
             scale = per_die[p][1] ** (most[p] - extra)  # (to the common denominator)
             held = {a: x * scale for a, x in held.items()}
