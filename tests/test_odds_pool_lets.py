@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dsl
+import interpreter.odds.compound as compound
 from interpreter import Engine
 from interpreter.odds.marginals import ByField
 from interpreter.odds.roller import OddsRoller
@@ -76,6 +77,7 @@ def test_a_field_of_a_pool_let_alike(monkeypatch):
 
 
 def test_a_pushed_pool_takes_its_values_at_once(monkeypatch):
+    monkeypatch.setattr(compound, "COMPOUND", False)  # (its dice counted apart: compound)
     fast = pushed(PUSHED)
     assert answered(fast)
     switch_off(monkeypatch)

@@ -20,6 +20,7 @@ import dsl
 import interpreter.odds.alike as alike
 import interpreter.odds.best_play as best_play
 import interpreter.odds.carried as carried
+import interpreter.odds.compound as compound
 import interpreter.odds.deferred as deferred
 import interpreter.odds.explore as explore
 import interpreter.odds.passes as passes
@@ -215,6 +216,7 @@ action act() {
 
 @pytest.mark.parametrize("name", sorted(SUMMED))
 def test_a_roll_read_only_through_sums_is_counted_by_adding(monkeypatch, name):
+    monkeypatch.setattr(compound, "COMPOUND", False)  # (a pool redrawn: compound dice first)
     seen = watched(monkeypatch, alike, "summed_run", lambda found: found is not None)
     assert_counted_as_run(SUMMED[name], {})
     assert seen, "not counted by adding"

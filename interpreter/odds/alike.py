@@ -21,6 +21,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compiled import Binding, Plain, block_key
+from interpreter.odds.compound import compound_run
 from interpreter.odds.deferred import Deferred
 from interpreter.odds.fused import fused_sets
 from interpreter.odds.polynomials import TooComplex
@@ -45,7 +46,8 @@ def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_ou
     if type(worlds) is list and len(worlds) < min(2, FEWEST_WORLDS):  # (a row of sets alone)
         return fused_sets(explorer, statements, index, worlds, live)
     return (
-        summed_run(explorer, statements, index, worlds, live)
+        compound_run(explorer, statements, index, worlds, live)
+        or summed_run(explorer, statements, index, worlds, live)
         or alike_let(explorer, statements, index, worlds, live, live_out)
         or fused_sets(explorer, statements, index, worlds, live)
     )

@@ -24,6 +24,7 @@ from dsl import nodes as n
 from interpreter.compiled import Binding, block_key
 from interpreter.odds.budget import SafetyStop
 from interpreter.odds.carried import worlds_of
+from interpreter.odds.compound import compound_run
 from interpreter.odds.deferred import deferrable
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.summed import summed_run
@@ -122,8 +123,10 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
             if joint:  # (within its share of the work, its worlds)
                 explorer.most_worlds = whole.worlds
                 roller.budget = min(budget, whole.start + whole.work)
-            try:  # (a roll read only through sums counted by adding: odds.summed)
-                done = summed_run(explorer, body, index, group.worlds, live)
+            try:  # (compound dice, a roll read only through sums: odds.compound, summed)
+                done = compound_run(explorer, body, index, group.worlds, live) or summed_run(
+                    explorer, body, index, group.worlds, live
+                )
                 worlds, failed, after = done or (
                     *explorer.step(body, index, group.worlds, live, out),
                     index + 1,

@@ -38,6 +38,7 @@ class PoolQuestionsHost:
     epsilon: Fraction  # what one open-ended roll may leave out
     limits: Limits
     asked: dict  # joint answers to pool questions, by term and questions
+    capture: dict | None  # pools' `let`s caught as they roll (odds.compound), by name
 
     if TYPE_CHECKING:  # what PoolQuestions calls on the roller (defined there)
 
@@ -127,6 +128,9 @@ class PoolQuestions(PoolQuestionsHost):
         questions the rules will ask (None: any order-free question). With the `ctx` and
         `name` of the `let`, the explorer's own `let` makes a world per value at once
         (OddsRoller.bind_pool)."""
+        capture = self.capture
+        if capture is not None and name in capture:  # (the term, before it is counted)
+            return capture[name](roll, questions, name)
         if questions is not None and any(q.ordered for q in questions):
             if type(roll) is ChainRoll:
                 raise TooComplex(

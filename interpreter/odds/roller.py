@@ -224,6 +224,7 @@ class OddsRoller(PoolQuestions):
         # (a called definition's name, the fields read of its record, the depth) of the
         # `let` being run, when its value is that call (interpreter.odds.records.direct_call)
         self.direct = None
+        self.capture: dict | None = None  # pools' `let`s caught as they roll (odds.compound)
         self.weight = ONE  # the probability of the world being explored (the explorer's)
         self.progress = progress
         self.started = time.monotonic()

@@ -68,7 +68,8 @@ def plan_of(explorer, statements: tuple, index: int, live: list) -> Plan | None:
     return found
 
 
-def _let(explorer, statement) -> bool:
+def pure_let(explorer, statement) -> bool:
+    """Whether a statement is a `let` that changes nothing and calls no action."""
     shape = statement.shape
     return (
         isinstance(statement.node, n.Let)
@@ -82,7 +83,7 @@ def _let(explorer, statement) -> bool:
 def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
     first = statements[index]
     plain = isinstance(first.node, n.Let) and type(first.shape) is Plain  # (a pool's)
-    if not plain and not _let(explorer, first):
+    if not plain and not pure_let(explorer, first):
         return None
     roll = first.node.name
     if roll not in live[index].needs:
@@ -101,7 +102,7 @@ def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
                 last = k
                 break
             continue
-        if not _let(explorer, statement) or not explorer.safe(statement.node.expr):
+        if not pure_let(explorer, statement) or not explorer.safe(statement.node.expr):
             return None
         if any(isinstance(part, DICE) for part in n.walk(statement.node.expr)):
             return None  # (a let rolling dice: its worlds are made one by one)
