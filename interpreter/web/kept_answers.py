@@ -22,10 +22,11 @@ from dsl.bounded import Bounded
 
 #: whether a plain run's answer is remembered (off: every run's trace is rendered again)
 REMEMBER = True
-#: bytes of answers kept at most (their JSON; with their documents about four times as
-#: much memory: 256 of Brujería's `asustarse` hold 4 MB), answers, and bytes of one
+#: bytes of answers kept at most (their JSON; with what the table's event reads of them,
+#: 256 of Brujería's `asustarse` hold 1.6 MB), answers (an opposed check of two open
+#: d10s draws about 300 ways in 1,000 runs), and bytes of one
 MOST_BYTES = 4 * 2**20
-MOST_ANSWERS = 256
+MOST_ANSWERS = 1024
 MOST_ONE = 64 * 2**10
 #: the fields a remembered run's body may have (any other, such as typed dice, choices,
 #: targets or a save: the answer is made as it always is)
