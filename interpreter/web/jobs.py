@@ -46,6 +46,9 @@ class Work:
         # sent with the answer, or once the work has run a while), else None (told at once)
         self.hold = hold
         self.stream = False
+        # (key, engine, sheet) of a run whose answer is remembered once rendered
+        # (interpreter.web.kept_answers), else None
+        self.remember: tuple | None = None
         self.started: float | None = None
         self.last = 0.0
 

@@ -24,7 +24,7 @@ from interpreter.expression import compile_expression
 from interpreter.json_data import Writer, comparison_data, odds_data, run_data, step_data
 from interpreter.odds import BUDGET, TRIALS, expression_odds
 from interpreter.sheets.character import Sheet
-from interpreter.web import saving
+from interpreter.web import kept_answers, saving
 from interpreter.web.body import faces, field, unknown_fields
 from interpreter.web.errors import RequestError
 from interpreter.web.jobs import (
@@ -53,7 +53,7 @@ EXPRESSION_FIELDS = {"expression", "budget", "trials", "seed", "progress", "lang
 # ─── running ────────────────────────────────────────────────────────────────
 
 
-def run(work: Work, args: dict) -> dict:
+def run(work: Work, args: dict) -> dict | kept_answers.Rendered:
     body = args["body"]
     action = field(body, "action", str, required=True)
     params = field(body, "params", dict, default={})
@@ -88,6 +88,12 @@ def run(work: Work, args: dict) -> dict:
             if answered is not None:
                 answered.finish()
             saved = None
+            key = kept_answers.key_of(body, engine, sheet, language, outcome)
+            if key is not None:  # the same run answered before: its bytes again
+                kept = kept_answers.found(key, engine, sheet)
+                if kept is not None:
+                    return kept
+                work.remember = (key, engine, sheet)  # (kept once the worker renders it)
     except (DieNeeded, ChoiceNeeded) as need:
         return _needed(need, language, engine.rulebook)
     out = run_data(outcome, language)

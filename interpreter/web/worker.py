@@ -25,7 +25,16 @@ from dsl.messages import tr
 from interpreter.errors import LimitExceeded
 from interpreter.journal.postgres import DATABASE_ENV
 from interpreter.version import versioned
-from interpreter.web import by_hand, editing, encountering, frames, jobs, play, sweeping
+from interpreter.web import (
+    by_hand,
+    editing,
+    encountering,
+    frames,
+    jobs,
+    kept_answers,
+    play,
+    sweeping,
+)
 from interpreter.web.errors import ServerFailed, error_json, status_of
 from interpreter.web.library import Library
 from interpreter.web.paths import Names
@@ -122,12 +131,18 @@ def one(
     signal.setitimer(signal.ITIMER_PROF, 2 * job.get("seconds", 600) + 5)
     try:
         answer = table[job["job"]](work, job["args"])
-        if isinstance(answer, jobs.Answer):
+        if type(answer) is kept_answers.Rendered:  # (made before, within the same bound)
+            body = _within(answer.body, job)
+            answer = answer.document
+        elif isinstance(answer, jobs.Answer):
             body = render(answer.document, work, job)
             with_answer(frames.HEADERS, compact(answer.headers))
             answer = answer.document
         else:
             body = render(answer, work, job)
+            if work.remember is not None:
+                key, engine, sheet = work.remember
+                kept_answers.keep(key, kept_answers.Rendered(answer, body, engine, sheet))
         status = 200
         if job.get("tell") and not work.stream:
             _tell_table(with_answer, job, answer, len(body))
@@ -207,6 +222,11 @@ def render(answer: dict, work: jobs.Work, job: dict) -> bytes:
     line; refused past the largest answer the server sends."""
     public_files(answer, work.library)
     body = jobs.line({"result": answer}) if work.stream else compact(versioned(answer))
+    return _within(body, job)
+
+
+def _within(body: bytes, job: dict) -> bytes:
+    """The answer's bytes, refused past the largest answer the server sends."""
     most = job.get("most", 1 << 62)
     if len(body) > most:
         raise LimitExceeded(
