@@ -40,11 +40,15 @@ TRIED = 16
 
 def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_out):
     """statements[index] (and those after it it takes along) run at once for many worlds:
+    a pool and the dice it asks to roll again as compound dice (interpreter.odds.compound),
     a roll read only through sums (interpreter.odds.summed), a let run once per kind of
     world alike, or a row of `set`s run as one (interpreter.odds.fused): (worlds after,
     failures, the index of the next statement), or None."""
-    if type(worlds) is list and len(worlds) < min(2, FEWEST_WORLDS):  # (a row of sets alone)
-        return fused_sets(explorer, statements, index, worlds, live)
+    if type(worlds) is list and len(worlds) < min(2, FEWEST_WORLDS):
+        # one world: nothing is alike to merge, but its own pools may be compound dice
+        return compound_run(explorer, statements, index, worlds, live) or fused_sets(
+            explorer, statements, index, worlds, live
+        )
     return (
         compound_run(explorer, statements, index, worlds, live)
         or summed_run(explorer, statements, index, worlds, live)
