@@ -41,6 +41,7 @@ class Switch:
         "traced_labels",
         "traced_lookups",
         "traced_places",
+        "traced_steps",
     )
 
     def __init__(self) -> None:
@@ -74,6 +75,11 @@ class Switch:
         #: them, each made a `Step` when the trace is first read (`Trace.flat`); else a
         #: `Step` is made for each as it is recorded
         self.flat_steps = True
+        #: (with `flat_steps`) a traced run's generated code puts a let's, a set's, an
+        #: if's, a plain die's and an inline check's step in the trace itself (the trace
+        #: and its room read once per function: `step_texts.recording`), else calls the
+        #: function recording it (`step_texts.let_step`, ...)
+        self.traced_steps = True
 
 
 SWITCH = Switch()

@@ -214,12 +214,13 @@ class Steps(Values):
                 value = self.closure(shape.value)
             self.env_line(f"env[{k(shape.name)}] = {value}")
             self.hold(shape.name, value)
-            if self.traced:  # its step, as its closure records it
-                source = (k(shape.name), k(node.expr.span.text), k(node.span), value)
-                if kind is n.Set:
-                    out.line(f"{k(set_step)}(ctx, {', '.join(source)})")
-                elif not isinstance(node.expr, n.Literal):  # (a literal's: none)
-                    out.line(f"{k(let_step)}(ctx, {', '.join(source)})")
+            if self.traced:  # its step, as its closure records it (a literal's: none)
+                step = set_step if kind is n.Set else let_step
+                parts = (shape.name, node.expr.span.text, node.span, value)
+                literal = kind is n.Let and isinstance(node.expr, n.Literal)
+                if not literal and not self.step_written(step, *parts):
+                    source = (k(shape.name), k(node.expr.span.text), k(node.span), value)
+                    out.line(f"{k(step)}(ctx, {', '.join(source)})")
         elif kind is n.If and type(shape) is Branches:
             self.branches(node, shape)
         elif kind is n.Require:
@@ -261,6 +262,11 @@ class Steps(Values):
             out.line(f"{k(statement.run)}(ctx)")
             self.known, self.written = {}, None  # (it may write any local name)
 
+    def step_written(self, step: Callable[..., Any], *parts: Any) -> bool:  # noqa: ARG002 (a traced run's: `traced.TracedSteps`)
+        """Whether a step (`step_texts.let_step`'s, `set_step`'s or `if_step`'s, given
+        `parts` as it is) is recorded by lines written here, else by calling `step`."""
+        return False
+
     def entered(self) -> tuple[dict[str, str], set[str] | None]:
         """A block that may not run (or may run again) begun: what was known, and
         written, before it."""
@@ -298,7 +304,7 @@ class Steps(Values):
             self.known = dict(before[0])
             self.count(compiler.cost(condition), branch.span)
             decided = self.condition(condition, branch.span)
-            if self.traced:  # the condition's step (verbose), as `Statements.st_if` records it
+            if self.traced and not self.step_written(if_step, branch.span, decided):
                 out.line(f"{self.k(if_step)}(ctx, {self.k(branch.span)}, {decided})")
             out.line(f"if {decided}:")
             out.level += 1
