@@ -42,6 +42,7 @@ class Switch:
         "traced_lookups",
         "traced_places",
         "traced_steps",
+        "traced_whole",
     )
 
     def __init__(self) -> None:
@@ -80,6 +81,10 @@ class Switch:
         #: and its room read once per function: `step_texts.recording`), else calls the
         #: function recording it (`step_texts.let_step`, ...)
         self.traced_steps = True
+        #: an action or a check a traced run runs on its own (at depth 0) calls one
+        #: function generated for it all (its frame, body and step: `traced.generated_whole`),
+        #: else enters its frame itself and calls its traced body
+        self.traced_whole = True
 
 
 SWITCH = Switch()

@@ -329,14 +329,14 @@ def _entered(steps: Steps, function: str, names: tuple[str, ...], too_deep: Any)
     out.line("limits = ctx.limits")
     out.line("if ctx.calls >= limits.call_depth:")
     out.line(f"    raise {k(too_deep)}(ctx, span)")
-    _frame(steps, names)
+    frame(steps, names)
     # (`ctx.depth` is how deep the trace indents: an untraced run leaves it alone)
     out.line(f"ctx.calls += {k(1)}")
     out.line("try:")
     out.level = 2
 
 
-def _frame(steps: Steps, names: tuple[str, ...]) -> None:
+def frame(steps: Steps, names: tuple[str, ...]) -> None:
     """`ctx.env = env = dict(zip(names, args))`: the parameters in locals of their own
     (unpacked when there are as many arguments as names: the common case), and, where
     `env` is kept, by name in it (the caller's saved)."""
@@ -570,7 +570,7 @@ def write_formula(
         out.line(f"    {k(count_past_bound)}(ctx, span or {k(formula.span)})")
         out.line("if ctx.calls >= limits.call_depth:")
         out.line(f"    raise {k(too_deep)}(ctx, span)")
-        _frame(steps, names)
+        frame(steps, names)
         out.line(f"ctx.calls += {k(1)}")
         out.line("try:")
         out.level = 2

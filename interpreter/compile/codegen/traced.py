@@ -18,6 +18,7 @@ from interpreter.compile.codegen.emit_steps import (
     Steps,
     TooDeep,
     compile_function,
+    frame,
     write_body,
     write_formula,
     write_record,
@@ -36,6 +37,7 @@ from interpreter.compile.step_texts import (
 )
 from interpreter.dice import KEPT, Die, PoolRoll
 from interpreter.roll_steps import dice_parts
+from interpreter.runtime import count_past_bound
 from interpreter.state import place_text
 from interpreter.trace import Later, Trace
 from interpreter.values import PLAIN_TYPES, Record, normalize
@@ -232,6 +234,53 @@ def generated_traced_action(
     except (TooDeep, RecursionError):
         return None
     return compile_function(steps.out, "_f1")
+
+
+def generated_whole(compiler: Any, definition: Any, too_deep: Any) -> tuple[Any, str] | None:
+    """(the function a traced run calls for an action or a check run on its own, at depth
+    0, its source), or None: `CompiledAction.__call__`'s or `CompiledCheck.__call__`'s
+    traced path written out with its body (`SWITCH.traced_whole`): its frame entered,
+    its steps counted, its body's steps recorded as `generated_traced_action`'s or
+    `generated_traced_check`'s are, a check's own step put over them."""
+    steps = TracedSteps(Emitted(), compiler, too_deep, traced=True)
+    out, k = steps.out, steps.k
+    out.line("def _f1(ctx, args, span):")
+    out.level = 1
+    out.line("limits = ctx.limits")
+    steps.recording_line = len(out.lines)
+    out.line("pass")  # (until a step asks: `recorder`)
+    out.line("if ctx.calls >= limits.call_depth:")
+    out.line(f"    raise {k(too_deep)}(ctx, span)")
+    frame(steps, definition.names)  # (`CallFrame.enter`, written out)
+    out.line(f"ctx.depth += {k(1)}")
+    out.line(f"ctx.calls += {k(1)}")
+    mark = out.temp()  # (where its own steps begin: a check's step goes there)
+    out.line(f"{mark} = len(ctx.trace)")
+    out.line("try:")
+    out.level = 2
+    out.line(f"ctx.steps = {k(definition.cost)} + ctx.steps")
+    out.line("if ctx.steps > ctx.step_bound:")
+    out.line(f"    {k(count_past_bound)}(ctx, span or {k(definition.node.span)})")
+    try:
+        if hasattr(definition, "terms"):  # (a check: its record, then its step)
+            record = out.temp()
+            given = _traced_check_body(steps, definition, record)[1]
+            names = steps.recorder()
+            if names is None:
+                out.line(f"{k(definition.step_at)}(ctx, {mark}, {given}, {record})")
+            else:
+                _step_put(steps, definition, names, mark, given, record)
+            out.line(f"return {record}")
+        else:
+            write_body(steps, definition)
+    except (TooDeep, RecursionError):
+        return None
+    out.level = 1
+    out.line("finally:")
+    out.line("    ctx.env = saved")
+    out.line(f"    ctx.depth -= {k(1)}")
+    out.line(f"    ctx.calls -= {k(1)}")
+    return compile_function(out, "_f1")
 
 
 def generated_traced_formula(
