@@ -139,8 +139,8 @@ class CompiledAction(CallFrame):
         elif ctx.depth == 0 and not ctx.roller.lifts and SWITCH.generated:  # (traced, alone)
             whole = self.whole if self.whole is not None else self.make_whole()
             if whole:
-                made: Record | None = whole(ctx, args, span)
-                return made
+                alone: Record | None = whole(ctx, args, span)
+                return alone
         if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
             saved = self.enter(ctx, args, span)
         else:  # `enter`, written out

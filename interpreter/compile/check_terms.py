@@ -56,7 +56,7 @@ class TermLabel:
         return Later(label_text, self.text, self.holes, [hole[2](ctx) for hole in self.holes])
 
 
-def label_text(text: str, holes: tuple, values: list) -> str:
+def label_text(text: str, holes: tuple, values: list | tuple) -> str:
     """A term's source text with the values that name something in their holes."""
     out, last = [], 0
     for (start, end, *_), value in zip(holes, values):

@@ -441,7 +441,8 @@ class CompiledOpposed(CallFrame):
             if trace is not None and trace.wants_at(mark):  # (its step over its sides')
                 bounded = trace.length if trace.most is not None else None
                 verdict, length = (record["won"], record["tie"]), ctx.limits.shown_length
-                entry = (self.opposed_parts, ours, theirs, *verdict, length, ctx.depth - 1, bounded)
+                depth = ctx.depth - 1  # (the check's own level, above its sides')
+                entry: Any = (self.opposed_parts, ours, theirs, *verdict, length, depth, bounded)
                 if SWITCH.lazy_steps and SWITCH.flat_steps:  # (made when read: `Trace.flat`)
                     trace.flat = True
                 else:
