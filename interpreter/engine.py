@@ -53,7 +53,7 @@ from interpreter.runtime import Context, Roller, RollerProtocol, Run
 from interpreter.sheets.character import Sheet
 from interpreter.sheets.rules import resource_bounds, settle
 from interpreter.state import Character, State
-from interpreter.trace import Trace, heading_parts
+from interpreter.trace import Trace, run_heading
 
 #: characters of rulebook text whose engines are kept by `Engine.of`
 ENGINES_TEXT = 1_000_000
@@ -380,17 +380,9 @@ class Engine:
 
     def _heading(self, runnable: Runnable, shown: Params) -> Trace:
         """A run's trace, begun: its heading (what was run, with what)."""
-        compiled, limits = runnable.compiled, self.limits
-        heading = (
-            heading_parts,
-            runnable.kind,
-            runnable.name,
-            compiled.label,
-            tuple(shown.items()),
-            self.rulebook.path,
-            compiled.node.span,  # (its line read when shown)
-            limits.shown_length,
-        )
+        limits = self.limits
+        # (what was run and with what, by reference: read when shown, `run_heading`)
+        heading = (run_heading, runnable, shown, self.rulebook.path, limits.shown_length)
         flat = SWITCH.lazy_steps and SWITCH.flat_steps  # (else: made now)
         return Trace.headed(heading, self.language, limits, flat)
 

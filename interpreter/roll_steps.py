@@ -87,3 +87,14 @@ def chain_text(name: str, roll, origin: str, length: int | None, brief: bool) ->
     if shown is None:
         shown = roll.faces_text(length)
     return Message.joined([f"{name}: {shown} = ", roll.total, origin_mark(origin)])
+
+
+def chain_parts(name: str, roll, origin: str, length: int, span, depth: int, bounded) -> tuple:
+    """A named roll's step's parts (`Step._r`): each extra with its own arithmetic, when
+    it went on; its faces, --verbose (`chain_text`); made when read."""
+    text = Later(chain_text, name, roll, origin, length, True)
+    detail = (
+        None if roll.arithmetic is None else Later(chain_text, name, roll, origin, length, False)
+    )
+    data = {"roll": name, "value": roll.total, "origin": origin}
+    return ("roll", text, None, data, depth, None, detail, False, span, bounded)

@@ -559,6 +559,15 @@ def heading_parts(kind: str, name: str, label, shown: tuple, file, span, length:
     return (heading, text, None, {kind: name}, -1, file, None, False, span, bounded)
 
 
+def run_heading(runnable, shown: dict, file, length: int, bounded):
+    """`heading_parts` of what a run ran (an `Engine.runnable`, its name, kind, label and
+    line) with the parameters as shown (a dict no one writes to), read when shown."""
+    compiled = runnable.compiled
+    given = tuple(shown.items())
+    kind, name, span = runnable.kind, runnable.name, compiled.node.span
+    return heading_parts(kind, name, compiled.label, given, file, span, length, bounded)
+
+
 def call_text(label: str, params, length: int | None = None) -> Message:
     """`Usar una númina(numina=Grito Báquico, preces=no)`: values in the output's language
     (each cut to about `length` characters, when given: `interpreter.shown.glimpse`)."""

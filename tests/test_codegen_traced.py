@@ -195,6 +195,7 @@ def test_a_traced_run_goes_through_the_generated_code():
 
     generated, closures = both_ways(engine, "act", sheet, {}, 2)
     assert generated == closures and len(generated[0]) > 6
+    run()  # (the function it is called by, run on its own, made: SWITCH.traced_whole)
     fast = python_calls(run)
     with closures_only():
         slow = python_calls(run)
@@ -287,7 +288,7 @@ def switched_off(name: str, engine):
     def made_again():
         for key in (("action", "act"), ("check", "probe")):
             made = engine.compiler.compiled[key]
-            made.traced, made.traced_runs = None, 0
+            made.traced, made.traced_runs, made.whole = None, 0, None
 
     setattr(SWITCH, name, False)
     made_again()
@@ -300,13 +301,23 @@ def switched_off(name: str, engine):
 
 @pytest.mark.parametrize(
     "switch",
-    ["traced_inline", "traced_lookups", "traced_dice", "traced_labels", "traced_places"],
+    [
+        "traced_inline",
+        "traced_lookups",
+        "traced_dice",
+        "traced_labels",
+        "traced_places",
+        "traced_steps",
+        "traced_whole",
+    ],
 )
 def test_a_traced_run_writes_its_checks_inline_and_reads_remembered_rows(switch):
     # A called check written inline in the traced code (SWITCH.traced_inline), a
     # one-key table's remembered rows read there (SWITCH.traced_lookups), one plain die
     # drawn there (SWITCH.traced_dice), a term's label's names read there
     # (SWITCH.traced_labels), the place a term names found there (SWITCH.traced_places),
+    # a let's, a die's and a check's step put in the trace there (SWITCH.traced_steps),
+    # the action run on its own by one function, its frame too (SWITCH.traced_whole),
     # each step recorded as its closure records it:
     # the same trace as the closures', in fewer Python calls than with any of them
     # switched off (off: this fails).

@@ -162,7 +162,8 @@ def test_the_commonest_steps_are_recorded_flat_until_the_trace_is_read():
         for _ in range(4):  # (its closures, then its generated code)
             trace = engine.run(action, sheet, {}, SeededDice(1), trace=True).trace
             recorded = list(list.__iter__(trace))  # (the list itself: nothing read yet)
-            assert trace.flat and {tuple, Step} == {type(entry) for entry in recorded}
+            kinds = {type(entry) for entry in recorded}  # (the rarer steps: Steps)
+            assert trace.flat and tuple in kinds and kinds <= {tuple, Step}
             steps = list(trace)  # read: each a Step, its parts still made only when read
             assert not trace.flat and {Step} == {type(entry) for entry in list.__iter__(trace)}
             assert [s for s in steps if not made_yet(s)]

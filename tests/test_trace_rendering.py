@@ -15,12 +15,12 @@ from test_codegen import shipped_cases  # (every shipped action, as run_cost lis
 from dsl.errors import RulebookError
 from dsl.messages import Message, show_value, tr
 from interpreter import SeededDice
-from interpreter.compile.check_terms import Shown, _spaced
+from interpreter.compile.check_terms import Shown, _spaced, written_label
 from interpreter.json_data import run_data
 from interpreter.roll_steps import faces_text
 from interpreter.shown import _data, _glimpse, glimpse, glimpse_data
 from interpreter.state import place_text
-from interpreter.trace import Later, made
+from interpreter.trace import Later
 from interpreter.values import show
 
 
@@ -57,7 +57,7 @@ def terms_before(given: list, length: int, brief: bool) -> Message:
         elif kind == "ref":
             shown = Message.joined([place_text(gave[0]), " ", gave[1]])
         else:
-            label = made(label)
+            label = written_label(label)  # (a `Later`, or as the generated code gave it)
             text = Message.joined([label, " ", gave]) if label != show(gave) else gave
             shown = Message.joined([short, " ", gave]) if brief and short is not None else text
         if parts:

@@ -9,7 +9,7 @@ from dsl.messages import tr
 from interpreter.bounds import bounded_record
 from interpreter.compile.codegen import SWITCH, safely
 from interpreter.compile.codegen.emit_steps import generated_action
-from interpreter.compile.codegen.traced import generated_traced_action
+from interpreter.compile.codegen.traced import generated_traced_action, generated_whole
 from interpreter.compile.costs import block_cost
 from interpreter.errors import LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
@@ -31,6 +31,9 @@ class CallFrame:
         #: closure enters (codegen): None before it is made, False where none can be
         self.traced: Any = None if generate_traced is not None else False
         self.traced_runs = 0  # traced real runs through the closures, before it is made
+        #: the function a traced run calls for it run on its own (`make_whole`): None
+        #: before it is made, False where none can be
+        self.whole: Any = None
         #: the function an untraced real run calls (codegen): None before it is made,
         #: False where none can be; `generated`: (it, its source)
         self.fast: Any = None
@@ -58,6 +61,17 @@ class CallFrame:
         made = safely(self.generate_traced, self.compiler, self, too_deep)
         self.traced = made[0] if made is not None else False
         return self.traced
+
+    def make_whole(self):
+        """The function a traced real run calls for it run on its own, at depth 0 (frame,
+        body and step: `traced.generated_whole`), made once its traced body is (else
+        False: its body called inside the frame `__call__` enters)."""
+        if not self.traced or not SWITCH.traced_whole:
+            return False
+        self.whole = False  # (while it is made)
+        made = safely(generated_whole, self.compiler, self, too_deep)
+        self.whole = made[0] if made is not None else False
+        return self.whole
 
     def enter(self, ctx, args: tuple, span):
         if ctx.calls >= ctx.limits.call_depth:
@@ -122,6 +136,11 @@ class CompiledAction(CallFrame):
             if fast:
                 result: Record | None = fast(ctx, args, span)
                 return result
+        elif ctx.depth == 0 and not ctx.roller.lifts and SWITCH.generated:  # (traced, alone)
+            whole = self.whole if self.whole is not None else self.make_whole()
+            if whole:
+                alone: Record | None = whole(ctx, args, span)
+                return alone
         if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
             saved = self.enter(ctx, args, span)
         else:  # `enter`, written out

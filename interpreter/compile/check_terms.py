@@ -56,7 +56,7 @@ class TermLabel:
         return Later(label_text, self.text, self.holes, [hole[2](ctx) for hole in self.holes])
 
 
-def label_text(text: str, holes: tuple, values: list) -> str:
+def label_text(text: str, holes: tuple, values: list | tuple) -> str:
     """A term's source text with the values that name something in their holes."""
     out, last = [], 0
     for (start, end, *_), value in zip(holes, values):
@@ -67,9 +67,17 @@ def label_text(text: str, holes: tuple, values: list) -> str:
     return "".join(out)
 
 
+def written_label(label):
+    """A term's label as read: a `Later` made, a label the generated code recorded as
+    `(text, holes, *values)` written now (`label_text`), any other as it is."""
+    if type(label) is tuple:
+        return label_text(label[0], label[1], label[2:])
+    return made(label)
+
+
 def term_number(value, label):
     """A term's value as a number, else refused (`the term {label}`)."""
-    return as_number(value, None, THE_TERM, label=made(label))
+    return as_number(value, None, THE_TERM, label=written_label(label))
 
 
 class Shown:
@@ -106,7 +114,7 @@ def terms_texts(given: list, length: int) -> tuple[Message, Message | None]:
         elif kind == "ref":
             shown = computed = Message.joined([place_text(gave[0]), " ", gave[1]])
         else:
-            label = made(label)
+            label = written_label(label)
             computed = Message.joined([label, " ", gave]) if label != show(gave) else gave
             shown = Message.joined([short, " ", gave]) if short is not None else computed
         differ = differ or shown is not computed

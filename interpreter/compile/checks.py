@@ -102,6 +102,11 @@ class CompiledCheck(CallFrame):
             if fast:
                 record: Record = fast(ctx, args, span)
                 return record
+        elif ctx.depth == 0 and not ctx.roller.lifts and SWITCH.generated:  # (traced, alone)
+            whole = self.whole if self.whole is not None else self.make_whole()
+            if whole:
+                alone: Record = whole(ctx, args, span)
+                return alone
         # `enter`, written out: a check is the commonest call of all
         if ctx.calls >= ctx.limits.call_depth or ctx.roller.lifts:
             saved = self.enter(ctx, args, span)
@@ -432,24 +437,28 @@ class CompiledOpposed(CallFrame):
                 )
                 _group(ctx, rounds, self.node.span)
             record = self.record(ctx, ours, theirs, rerolls, known)
-            if ctx.trace is not None and ctx.trace.wants_at(mark):
-                won, tie = record["won"], record["tie"]
-                text = Later(self.line_text, ours, theirs, won, tie, ctx.limits.shown_length)
-                ctx.depth -= 1
-                ctx.trace.insert(
-                    mark,
-                    Step.at(
-                        "opposed",
-                        text,
-                        self.node.span,
-                        {"opposed": self.node.name, "won": won, "tie": tie},
-                        ctx.depth,
-                    ),
-                )
-                ctx.depth += 1
+            trace = ctx.trace
+            if trace is not None and trace.wants_at(mark):  # (its step over its sides')
+                bounded = trace.length if trace.most is not None else None
+                verdict, length = (record["won"], record["tie"]), ctx.limits.shown_length
+                depth = ctx.depth - 1  # (the check's own level, above its sides')
+                entry: Any = (self.opposed_parts, ours, theirs, *verdict, length, depth, bounded)
+                if SWITCH.lazy_steps and SWITCH.flat_steps:  # (made when read: `Trace.flat`)
+                    trace.flat = True
+                else:
+                    entry = made_step(self.opposed_parts(*entry[1:]))
+                list.insert(trace, mark, entry)
+                if trace.most is not None and len(trace) > trace.most:
+                    trace.trim()
             return record
         finally:
             self.leave(ctx, saved)
+
+    def opposed_parts(self, ours, theirs, won, tie, length: int, depth: int, bounded) -> tuple:
+        """Its step's parts (`Step._r`): its line (`line_text`) made when read."""
+        text = Later(self.line_text, ours, theirs, won, tie, length)
+        data = {"opposed": self.node.name, "won": won, "tie": tie}
+        return ("opposed", text, None, data, depth, None, None, False, self.node.span, bounded)
 
     def line_text(self, ours: Record, theirs: Record, won, tie, length: int) -> Message:
         """The opposed check's line: `Label: 15 vs 12 → wins` (what is compared, when it

@@ -6,11 +6,12 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compile.actions import CallFrame
 from interpreter.compile.arithmetic import as_number
+from interpreter.compile.codegen import SWITCH
 from interpreter.dice import KEPT, Tray
 from interpreter.errors import WENT_ON_PAST, ChainTooLong
-from interpreter.roll_steps import chain_text, faces_text
+from interpreter.roll_steps import chain_parts, faces_text
 from interpreter.runtime import ChainRoll, as_bool
-from interpreter.trace import Later
+from interpreter.trace import Later, made_step
 from interpreter.values import normalize, show
 
 #: what a value is, where a number is wanted (a refusal says it)
@@ -77,21 +78,17 @@ class Procedure(CallFrame):
                 result = ctx.roller.chain(self, ctx)
         finally:
             self.leave(ctx, saved)
-        if ctx.trace is not None and not ctx.quiet and ctx.trace.wants():
+        trace = ctx.trace
+        if trace is not None and not ctx.quiet and trace.wants():
             origin = ctx.roller.source.origin
             length = ctx.limits.shown_length
-            # each step with its own arithmetic, when it went on; the faces: --verbose
-            ctx.step(
-                "roll",
-                Later(chain_text, self.name, result, origin, length, True),
-                self.node.span,
-                None
-                if result.arithmetic is None
-                else Later(chain_text, self.name, result, origin, length, False),
-                roll=self.name,
-                value=result.total,
-                origin=origin,
-            )
+            # (what makes its step put in the trace: flat, made when read, `Trace.flat`)
+            parts = (self.name, result, origin, length, self.node.span, ctx.depth, trace.length)
+            if SWITCH.lazy_steps and SWITCH.flat_steps:
+                trace.flat = True
+                list.append(trace, (chain_parts, *parts))
+            else:
+                list.append(trace, made_step(chain_parts(*parts)))
         return result
 
     def roll(self, ctx) -> ChainRoll:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from dsl.errors import Span
@@ -22,6 +23,8 @@ from interpreter.trace import (
 )
 from interpreter.values import PLAIN_TYPES, Record, show
 
+_append = list.append
+
 # Each function makes, from values the run recorded (immutable: texts, numbers, records,
 # places), what the statement's step says: a traced run records the function and its
 # values (a `Later`), and pays for the words only if the step is shown.
@@ -41,6 +44,35 @@ def record(ctx, kind: str, text, span, data: dict | None, detail=None, verbose=F
         data = {}
     step._r = (kind, text, None, data, ctx.depth, None, detail, verbose, span, trace.length)
     list.append(trace, step)
+
+
+#: an unbounded trace's room, as the generated code tests it (`recording`)
+NO_BOUND = sys.maxsize
+
+
+def recording(ctx) -> tuple:
+    """What a traced run's generated code records its steps with, read once per function
+    (`codegen.traced`, `SWITCH.traced_steps`): the trace, its own `list.append`, its room
+    (`Trace.most`, or NO_BOUND), the values' shown length, the bounded length of a
+    statement's step and of a roll's (`Trace.bounded`), the dice's origin. (The code
+    marks the trace flat with each tuple it puts in it: made a Step when read,
+    `Trace.flat`.)"""
+    trace = ctx.trace
+    most, length = trace.most, trace.length
+    return (
+        trace,
+        _append.__get__(trace),
+        NO_BOUND if most is None else most,
+        ctx.limits.shown_length,
+        length,
+        length if most is not None else None,
+        ctx.roller.source.origin,
+    )
+
+
+def omitted(trace) -> None:
+    """A step the trace has no room for, counted out (`Trace.wants`)."""
+    trace.omitted += 1
 
 
 def rolled_die(ctx, face: int, label: str, span) -> PoolRoll:

@@ -41,6 +41,8 @@ class Switch:
         "traced_labels",
         "traced_lookups",
         "traced_places",
+        "traced_steps",
+        "traced_whole",
     )
 
     def __init__(self) -> None:
@@ -74,6 +76,15 @@ class Switch:
         #: them, each made a `Step` when the trace is first read (`Trace.flat`); else a
         #: `Step` is made for each as it is recorded
         self.flat_steps = True
+        #: (with `flat_steps`) a traced run's generated code puts a let's, a set's, an
+        #: if's, a plain die's and an inline check's step in the trace itself (the trace
+        #: and its room read once per function: `step_texts.recording`), else calls the
+        #: function recording it (`step_texts.let_step`, ...)
+        self.traced_steps = True
+        #: an action or a check a traced run runs on its own (at depth 0) calls one
+        #: function generated for it all (its frame, body and step: `traced.generated_whole`),
+        #: else enters its frame itself and calls its traced body
+        self.traced_whole = True
 
 
 SWITCH = Switch()

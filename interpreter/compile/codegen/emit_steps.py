@@ -214,12 +214,13 @@ class Steps(Values):
                 value = self.closure(shape.value)
             self.env_line(f"env[{k(shape.name)}] = {value}")
             self.hold(shape.name, value)
-            if self.traced:  # its step, as its closure records it
-                source = (k(shape.name), k(node.expr.span.text), k(node.span), value)
-                if kind is n.Set:
-                    out.line(f"{k(set_step)}(ctx, {', '.join(source)})")
-                elif not isinstance(node.expr, n.Literal):  # (a literal's: none)
-                    out.line(f"{k(let_step)}(ctx, {', '.join(source)})")
+            if self.traced:  # its step, as its closure records it (a literal's: none)
+                step = set_step if kind is n.Set else let_step
+                parts = (shape.name, node.expr.span.text, node.span, value)
+                literal = kind is n.Let and isinstance(node.expr, n.Literal)
+                if not literal and not self.step_written(step, *parts):
+                    source = (k(shape.name), k(node.expr.span.text), k(node.span), value)
+                    out.line(f"{k(step)}(ctx, {', '.join(source)})")
         elif kind is n.If and type(shape) is Branches:
             self.branches(node, shape)
         elif kind is n.Require:
@@ -261,6 +262,11 @@ class Steps(Values):
             out.line(f"{k(statement.run)}(ctx)")
             self.known, self.written = {}, None  # (it may write any local name)
 
+    def step_written(self, step: Callable[..., Any], *parts: Any) -> bool:  # noqa: ARG002 (a traced run's: `traced.TracedSteps`)
+        """Whether a step (`step_texts.let_step`'s, `set_step`'s or `if_step`'s, given
+        `parts` as it is) is recorded by lines written here, else by calling `step`."""
+        return False
+
     def entered(self) -> tuple[dict[str, str], set[str] | None]:
         """A block that may not run (or may run again) begun: what was known, and
         written, before it."""
@@ -298,7 +304,7 @@ class Steps(Values):
             self.known = dict(before[0])
             self.count(compiler.cost(condition), branch.span)
             decided = self.condition(condition, branch.span)
-            if self.traced:  # the condition's step (verbose), as `Statements.st_if` records it
+            if self.traced and not self.step_written(if_step, branch.span, decided):
                 out.line(f"{self.k(if_step)}(ctx, {self.k(branch.span)}, {decided})")
             out.line(f"if {decided}:")
             out.level += 1
@@ -323,14 +329,14 @@ def _entered(steps: Steps, function: str, names: tuple[str, ...], too_deep: Any)
     out.line("limits = ctx.limits")
     out.line("if ctx.calls >= limits.call_depth:")
     out.line(f"    raise {k(too_deep)}(ctx, span)")
-    _frame(steps, names)
+    frame(steps, names)
     # (`ctx.depth` is how deep the trace indents: an untraced run leaves it alone)
     out.line(f"ctx.calls += {k(1)}")
     out.line("try:")
     out.level = 2
 
 
-def _frame(steps: Steps, names: tuple[str, ...]) -> None:
+def frame(steps: Steps, names: tuple[str, ...]) -> None:
     """`ctx.env = env = dict(zip(names, args))`: the parameters in locals of their own
     (unpacked when there are as many arguments as names: the common case), and, where
     `env` is kept, by name in it (the caller's saved)."""
@@ -564,7 +570,7 @@ def write_formula(
         out.line(f"    {k(count_past_bound)}(ctx, span or {k(formula.span)})")
         out.line("if ctx.calls >= limits.call_depth:")
         out.line(f"    raise {k(too_deep)}(ctx, span)")
-        _frame(steps, names)
+        frame(steps, names)
         out.line(f"ctx.calls += {k(1)}")
         out.line("try:")
         out.level = 2

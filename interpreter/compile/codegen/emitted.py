@@ -60,6 +60,8 @@ SAFE_WORDS = frozenset(
         "dice_per_evaluation",
         "faces_per_die",
         "denominator_bound",
+        "quiet",
+        "flat",
     }
 )
 #: a name this package made: a constant, a local value, a function

@@ -6,6 +6,7 @@ called check is written inline, its step put over its own as its closure does.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from dsl import nodes as n
@@ -17,22 +18,93 @@ from interpreter.compile.codegen.emit_steps import (
     Steps,
     TooDeep,
     compile_function,
+    frame,
     write_body,
     write_formula,
     write_record,
 )
 from interpreter.compile.codegen.emit_values import plain_die
 from interpreter.compile.codegen.emitted import Emitted
-from interpreter.compile.step_texts import rolled_die
-from interpreter.dice import Die
+from interpreter.compile.step_texts import (
+    if_step,
+    let_step,
+    named_step,
+    omitted,
+    recording,
+    rolled_die,
+    set_step,
+    tested_step,
+)
+from interpreter.dice import KEPT, Die, PoolRoll
+from interpreter.roll_steps import dice_parts
+from interpreter.runtime import count_past_bound
 from interpreter.state import place_text
-from interpreter.trace import Later
-from interpreter.values import normalize
+from interpreter.trace import Later, Trace
+from interpreter.values import PLAIN_TYPES, Record, normalize
 
 
 class TracedSteps(Steps):
     """Statements written for a traced run: a called check's frame, lets, terms and
-    record written inline (`inline_traced_check`), as its closure runs and records them."""
+    record written inline (`inline_traced_check`), as its closure runs and records them;
+    the commonest steps put in the trace by the lines written here (`recorder`)."""
+
+    #: the line (its index) where the locals steps are recorded with are read, once a
+    #: step asks for them (`recorder`): a traced action's or check's function has one
+    recording_line: int | None = None
+    #: those locals (`step_texts.recording`'s), once read
+    recording: tuple[str, ...] | None = None
+
+    def recorder(self) -> tuple[str, ...] | None:
+        """The locals a step is put in the trace with, written here (the trace, its
+        `list.append`, its room, the shown length, the bounded lengths of a statement's
+        and of a roll's step, the dice's origin), read at the function's start once a
+        step asks; None where they are not (`SWITCH.traced_steps` off; a formula's)."""
+        if self.recording_line is None or not (
+            SWITCH.traced_steps and SWITCH.lazy_steps and SWITCH.flat_steps
+        ):
+            return None
+        if self.recording is None:
+            names = self.recording = tuple(self.out.temp() for _ in range(7))
+            line = f"    {', '.join(names)} = {self.k(recording)}(ctx)"
+            self.out.lines[self.recording_line] = line
+        return self.recording
+
+    def put(self, entry: str) -> None:
+        """`entry` (a tuple's source: what makes a step, `Step._m`) put in the trace where
+        it has room, else counted out (`Trace.wants`, written out)."""
+        out, (trace, append, room) = self.out, self.recording[:3]  # type: ignore[index]
+        out.line(f"if len({trace}) < {room}:")
+        out.line(f"    {append}({entry})")
+        out.line(f"    {trace}.flat = {self.k(True)}")  # (again: read in between, it is not)
+        out.line("else:")
+        out.line(f"    {self.k(omitted)}({trace})")
+
+    def step_written(self, step: Callable[..., Any], *parts: Any) -> bool:
+        # `step_texts.let_step`, `set_step`, `if_step`, written out
+        names = self.recorder()
+        if names is None:
+            return False
+        out, k, level = self.out, self.k, self.out.level
+        length, bounded = names[3], names[4]
+        if step is if_step:
+            span, decided = parts
+            self.put(f"({k(tested_step)}, {k(span)}, {decided}, ctx.depth, {bounded})")
+            return True
+        name, text, span, value = parts
+        if step is let_step and value not in self.scalars:  # (a record has its own step)
+            plain, record = k(PLAIN_TYPES), k(Record)
+            out.line(
+                f"if type({value}) is not {record} and (type({value}) in {plain}"
+                f" or not {k(isinstance)}({value}, {record})):"
+            )
+            out.level += 1
+        kind, verbose = ("set", k(True)) if step is set_step else ("let", k(False))
+        self.put(
+            f"({k(named_step)}, {k(kind)}, {k(name)}, {k(text)}, {value}, {length}, "
+            f"ctx.depth, {verbose}, {k(span)}, {bounded})"
+        )
+        out.level = level
+        return True
 
     def call(self, node: n.Call) -> str | None:
         compiler, out = self.compiler, self.out
@@ -81,7 +153,21 @@ class TracedSteps(Steps):
         out.line("if ctx.capture is None:")
         out.level += 1
         self.face(Die.of(node.sides), node.span, face)
-        out.line(f"{rolled} = {k(rolled_die)}(ctx, {face}, {k(node.span.text)}, {k(node.span)})")
+        names = self.recorder()
+        if names is None:
+            label = k(node.span.text)
+            out.line(f"{rolled} = {k(rolled_die)}(ctx, {face}, {label}, {k(node.span)})")
+        else:  # (`rolled_die`, written out)
+            faces = f"[[{face}, {k(KEPT)}, {k(False)}]]"
+            out.line(f"{rolled} = {k(PoolRoll)}({k(node.span.text)}, {faces}, {face})")
+            out.line("if not ctx.quiet:")
+            out.level += 1
+            _, _, _, length, _, bounded, origin = names
+            self.put(
+                f"({k(dice_parts)}, {rolled}, {k(node.span)}, ctx.depth, {origin}, "
+                f"{length}, {bounded})"
+            )
+            out.level -= 1
         out.level -= 1
         out.line("else:")
         out.line(f"    {rolled} = {k(self.compiler.dice(node))}(ctx)")
@@ -96,19 +182,41 @@ def inline_traced_check(steps: TracedSteps, check: Any, values: list[str], span:
 
     def body(record: str, mark: str) -> list[tuple[str, str]]:
         fields, given = _traced_check_body(steps, check, record)
-        steps.out.line(f"{steps.k(check.step_at)}(ctx, {mark}, {given}, {record})")
+        names = steps.recorder()
+        if names is None:
+            steps.out.line(f"{steps.k(check.step_at)}(ctx, {mark}, {given}, {record})")
+        else:
+            _step_put(steps, check, names, mark, given, record)
         return fields
 
     return steps.inline_check(check, values, span, body)
 
 
+def _step_put(steps: TracedSteps, check: Any, names: tuple, mark: str, given: str, record: str):
+    """`CompiledCheck.step_at`, written out: the check's step put over its own steps (from
+    `mark`), one level above them, where the trace has room (the last step kept goes)."""
+    out, k = steps.out, steps.k
+    trace, _, room, length, bounded = names[:5]
+    out.line(f"if {mark} < {room}:")
+    entry = f"({k(check.checked)}, {given}, {record}, {length}, ctx.depth - {k(1)}, {bounded})"
+    out.line(f"    {k(list.insert)}({trace}, {mark}, {entry})")
+    out.line(f"    {trace}.flat = {k(True)}")
+    out.line(f"    if len({trace}) > {room}:")
+    out.line(f"        {k(Trace.trim)}({trace})")
+    out.line("else:")
+    out.line(f"    {k(omitted)}({trace})")
+
+
 def _begun(compiler: Any, too_deep: Any = None) -> TracedSteps:
-    """A traced function begun: it runs inside the frame its closure entered (`ctx.env`)."""
+    """A traced function begun: it runs inside the frame its closure entered (`ctx.env`);
+    the line reading what its steps are recorded with kept for them (`recorder`)."""
     steps = TracedSteps(Emitted(), compiler, too_deep, traced=True)
     steps.out.line("def _f1(ctx):")
     steps.out.level = 1
     steps.out.line("limits = ctx.limits")
     steps.out.line("env = ctx.env")
+    steps.recording_line = len(steps.out.lines)
+    steps.out.line("pass")  # (until a step asks: `recorder`)
     return steps
 
 
@@ -126,6 +234,53 @@ def generated_traced_action(
     except (TooDeep, RecursionError):
         return None
     return compile_function(steps.out, "_f1")
+
+
+def generated_whole(compiler: Any, definition: Any, too_deep: Any) -> tuple[Any, str] | None:
+    """(the function a traced run calls for an action or a check run on its own, at depth
+    0, its source), or None: `CompiledAction.__call__`'s or `CompiledCheck.__call__`'s
+    traced path written out with its body (`SWITCH.traced_whole`): its frame entered,
+    its steps counted, its body's steps recorded as `generated_traced_action`'s or
+    `generated_traced_check`'s are, a check's own step put over them."""
+    steps = TracedSteps(Emitted(), compiler, too_deep, traced=True)
+    out, k = steps.out, steps.k
+    out.line("def _f1(ctx, args, span):")
+    out.level = 1
+    out.line("limits = ctx.limits")
+    steps.recording_line = len(out.lines)
+    out.line("pass")  # (until a step asks: `recorder`)
+    out.line("if ctx.calls >= limits.call_depth:")
+    out.line(f"    raise {k(too_deep)}(ctx, span)")
+    frame(steps, definition.names)  # (`CallFrame.enter`, written out)
+    out.line(f"ctx.depth += {k(1)}")
+    out.line(f"ctx.calls += {k(1)}")
+    mark = out.temp()  # (where its own steps begin: a check's step goes there)
+    out.line(f"{mark} = len(ctx.trace)")
+    out.line("try:")
+    out.level = 2
+    out.line(f"ctx.steps = {k(definition.cost)} + ctx.steps")
+    out.line("if ctx.steps > ctx.step_bound:")
+    out.line(f"    {k(count_past_bound)}(ctx, span or {k(definition.node.span)})")
+    try:
+        if hasattr(definition, "terms"):  # (a check: its record, then its step)
+            record = out.temp()
+            given = _traced_check_body(steps, definition, record)[1]
+            names = steps.recorder()
+            if names is None:
+                out.line(f"{k(definition.step_at)}(ctx, {mark}, {given}, {record})")
+            else:
+                _step_put(steps, definition, names, mark, given, record)
+            out.line(f"return {record}")
+        else:
+            write_body(steps, definition)
+    except (TooDeep, RecursionError):
+        return None
+    out.level = 1
+    out.line("finally:")
+    out.line("    ctx.env = saved")
+    out.line(f"    ctx.depth -= {k(1)}")
+    out.line(f"    ctx.calls -= {k(1)}")
+    return compile_function(out, "_f1")
 
 
 def generated_traced_formula(
@@ -240,8 +395,10 @@ def _label_written(steps: TracedSteps, label: TermLabel) -> str:
         else:
             out.line(f"{value} = {k(naming)}(ctx)")
     named = out.temp()
-    written = (
-        f"{k(Later)}({k(label_text)}, {k(label.text)}, {k(label.holes)}, [{', '.join(values)}])"
-    )
+    if steps.recorder() is not None:  # (its values, written when read: `written_label`)
+        written = f"({k(label.text)}, {k(label.holes)}, {''.join(f'{v}, ' for v in values)})"
+    else:
+        holes = f"{k(label.holes)}, [{', '.join(values)}]"
+        written = f"{k(Later)}({k(label_text)}, {k(label.text)}, {holes})"
     out.line(f"{named} = {written}")
     return named
