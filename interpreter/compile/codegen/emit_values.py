@@ -59,6 +59,9 @@ EQUALITY = {"=": "{a} == {b}", "!=": "not {a} == {b}"}
 DIVIDED = {"floor": (math.floor, "{a} // {b}"), "ceil": (math.ceil, "-(-{a} // {b})")}
 #: the built-in functions of several values written inline, by name
 LEAST_OR_GREATEST = {"max": max, "min": min}
+#: a lookup of a table of plain constants (`RememberedRows.plain`) holds no other value:
+#: nothing tested of it (a list or record to bound, a field to roll); False: tested
+PLAIN_ROWS = True
 
 
 class Values:
@@ -518,6 +521,8 @@ class Values:
                 keys.append(self.value(key))
         target, out, k = self.out.temp(), self.out, self.k
         lookup = compiler.table(binding.name)
+        if PLAIN_ROWS and compiler.remembered_rows(binding.name).plain():
+            self.scalars.add(target)  # (never a list, a record nor a row's field rolled later)
         values = "(" + "".join(f"{key}, " for key in keys) + ")"
         self.env_free.add(k(lookup))  # (a row's cells read the keys, by their own names)
         remembering = not self.traced or SWITCH.traced_lookups
