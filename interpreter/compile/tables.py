@@ -332,8 +332,7 @@ class RememberedRows:
         if root.else_row is not None:
             rows.append(root.else_row)
         return all(
-            type(row) is Cell and not row.record and type(row.cached) in PLAIN_TYPES
-            for row in rows
+            type(row) is Cell and not row.record and type(row.cached) in PLAIN_TYPES for row in rows
         )
 
     def remembered(self, lookup, ctx, key: int, span):

@@ -596,5 +596,5 @@ _HANDLERS: dict[type, Any] = {
     n.Field: Values.field,
     n.Call: lambda values, node: values.call(node),  # (`Steps.call`: a check inline)
     n.Dice: lambda values, node: values.dice(node),  # (`TracedSteps.dice`: one die drawn)
-    n.Index: Values.index,
+    n.Index: lambda values, node: values.index(node),  # (`Steps.index`: quiet lookups)
 }
