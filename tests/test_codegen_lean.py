@@ -2,7 +2,8 @@
 
 Each is a fast path with its switch: `lean_frames.LEAN_FRAMES`, `LEAN_OWN` and
 `MERGED_COUNTS` (a called check's frame and the function's own without their count of
-calls, two counts on entry made one), `emit_values.PLAIN_ROWS` (a table of plain
+calls, two counts on entry made one), `SETTLED_TOTALS` (a total made a number off its
+sum's fast path only), `emit_values.PLAIN_ROWS` (a table of plain
 constants' lookup tested for nothing) and `parameters.WRITTEN_OUT` (the last binding
 recognised by a function made for it). The source tests below fail with their switch
 off; the agreement tests hold the generated code to the closures at every edge of
@@ -117,6 +118,19 @@ def test_a_quiet_action_and_its_check_count_no_call(monkeypatch, switch):
     monkeypatch.setattr(lean_frames, switch, False)
     source = source_of("test")
     assert "ctx.calls +=" in source or source.count("ctx.steps =") == 2
+
+
+def test_a_total_of_whole_numbers_is_not_tested_again(monkeypatch):
+    # The check's total is made a number only where the sum giving it was not of whole
+    # numbers: the test sits in the sum's slow path. Switched off, it follows the sum
+    # at the function's own level (this fails).
+    def test_depth(source: str) -> int:
+        (line,) = [line for line in source.splitlines() if "is not int:" in line]
+        return len(line) - len(line.lstrip())
+
+    assert test_depth(source_of("test")) == 8
+    monkeypatch.setattr(lean_frames, "SETTLED_TOTALS", False)
+    assert test_depth(source_of("test")) == 4
 
 
 def test_an_action_calling_another_keeps_its_frame():

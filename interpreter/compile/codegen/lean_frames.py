@@ -10,6 +10,8 @@ steps, counted right after its caller's own on entry, are then counted with them
 (`MERGED_COUNTS`): past the bound, or too deep, each is counted again as written apart
 (`counted_apart`), so that the same error is raised at the same place with the same steps.
 The lines given are the finished function's (its `env` lines already left out or not).
+A check's total made a number (`as_number`) right after the sum that gives it is made so
+only where the sum was not whole numbers (`SETTLED_TOTALS`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ MERGED_COUNTS = True
 #: what the generator's own code calls that never enters a definition
 QUIET_HELPERS = (count_past_bound, too_long, added, as_number, bounded_value, Record)
 QUIET_MORE = (compared, negated, ordered, as_bool)
+#: a value made a number just after the `+ - *` that gives it, only off that operation's
+#: fast path (on it, a whole number: nothing to test); False: tested after either
+SETTLED_TOTALS = True
 #: the code of every `arith` closure (`compute(a, b, limits)`: numbers and lists only)
 ARITH_CODE = arith("+", None, None, None).__code__
 #: the built-in functions, and the methods, generated code calls that enter nothing
@@ -52,7 +57,9 @@ MERGED_TEST = "if ctx.steps > ctx.step_bound or ctx.calls >= limits.call_depth:"
 
 def leaner(out: Emitted, quiet: set[str], too_deep: Any) -> None:
     """`out`'s lines with each inline check's frame made lean where it can be, then the
-    function's own (above)."""
+    function's own, and each total made a number off its sum's fast path only (above)."""
+    if SETTLED_TOTALS:
+        out.lines = settled(out.lines, out.namespace)
     if not LEAN_FRAMES:
         return
     quiet = quiet | {name for name, value in out.namespace.items() if value is too_deep}
@@ -107,6 +114,40 @@ def _lean_own(out: Emitted, quiet: set[str], one: str) -> None:
             return
         body.append(line[4:])
     out.lines = [*lines[:at], *body]
+
+
+def settled(lines: list[str], namespace: dict[str, Any]) -> list[str]:
+    """The lines with each `if type(X) is not int: X = as_number(...)` that follows the
+    `+ - *` giving X (`Values.arithmetic`: whole numbers inline, else its slow path)
+    moved into that slow path."""
+    done: list[str] = []
+    for line in lines:
+        done.append(line)
+        if len(done) < 8:
+            continue
+        test, made = done[-2], done[-1]
+        found = NOT_WHOLE.fullmatch(test)
+        if found is None or _indent(made) != len(found.group(1)) + 4:
+            continue
+        pad, value = found.groups()
+        called = re.fullmatch(rf" *{value} = (_k[0-9]+)\({value}, .*\)", made)
+        if called is None or namespace.get(called.group(1)) is not as_number:
+            continue
+        fast, bound, raised, otherwise, slow = done[-7:-2]
+        if (
+            not done[-8].startswith(f"{pad}if ")
+            or not fast.startswith(f"{pad}    {value} = ")
+            or bound != f"{pad}    if abs({value}) >= limits.number_bound:"
+            or not raised.startswith(f"{pad}        raise ")
+            or otherwise != f"{pad}else:"
+            or not slow.startswith(f"{pad}    {value} = ")
+        ):
+            continue
+        done[-2:] = ["    " + test, "    " + made]
+    return done
+
+
+NOT_WHOLE = re.compile(r"( *)if type\((_v[0-9]+)\) is not int:")
 
 
 def _indent(line: str) -> int:
