@@ -155,7 +155,8 @@ class Engine:
             if ctx is None:
                 state = State(sheet._values, self._open_default)
                 ctx = Run(source, self.limits, state, None)  # (its own roller)
-                room = len(spares) < SPARES  # (for it among the spares, when it is over)
+                # (kept when it is over: no clock, and room for it among the spares)
+                room = REUSE_RUNS and ctx.deadline is None and len(spares) < SPARES
             else:
                 state = ctx.state  # type: ignore[assignment]  # (None: made just below)
                 if state is None:  # (the last run wrote: a new working sheet)
@@ -163,7 +164,7 @@ class Engine:
                 else:  # (no other name for it: nothing but the run holds it when it is over)
                     state.values = sheet._values
                 ctx.source, ctx.drawn, ctx.steps = source, [], 0
-                room = True  # (its own place among the spares)
+                room = REUSE_RUNS  # (no clock: its own place among the spares)
             try:
                 result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
                 if state.own or state.cast is not None:
@@ -191,13 +192,12 @@ class Engine:
             outcome._replay = (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made)
             outcome.result, outcome.sheet, outcome.changes = result, new_sheet, changes
             outcome.warnings, outcome.characters = warnings, others
-            outcome._params = outcome._trace = None
-            outcome.steps = ctx.steps
+            outcome.steps = ctx.steps  # (its `_params` and `_trace` left unset: none yet)
             # The run is over. Its context is kept for the next run if nothing else holds
             # it (nor its working sheet, unless written: the next run makes its own) and
             # it has no clock; else no cycle is left for the garbage collector (its
             # roller is itself), so that all it made is freed at once.
-            if getrefcount(ctx) <= ALONE and ctx.deadline is None and REUSE_RUNS:
+            if room and getrefcount(ctx) <= ALONE:
                 if made:
                     ctx.choices = []
                 if ctx.env:
@@ -208,8 +208,7 @@ class Engine:
                     state.summary = ()
                 else:
                     ctx.state = None
-                if room:
-                    spares.append(ctx)
+                spares.append(ctx)
             else:
                 ctx.roller = None  # type: ignore[assignment]  # (nothing rolls any more)
             return outcome

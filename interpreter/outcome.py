@@ -78,7 +78,7 @@ class Outcome:
     changes: tuple[Change, ...]
     warnings: tuple[Any, ...]
     characters: tuple[CharacterOutcome, ...]  # CharacterOutcome of the others
-    _params: dict[str, Any] | None
+    _params: dict[str, Any] | None  # (either may be left unset: None)
     _trace: Trace | None  # recorded as the run went (Engine.run(trace=True))
     steps: int  # the steps of evaluation it took (against Limits.steps_per_run)
 
@@ -146,7 +146,7 @@ class Outcome:
     @property
     def params(self) -> dict[str, Any]:
         """The parameters the run was given, as shown (defaults filled in)."""
-        found = self._params
+        found = getattr(self, "_params", None)  # (unset: none made yet)
         if found is None:
             found = self._params = dict(self._replay[SHOWN])
         return found
@@ -169,7 +169,7 @@ class Outcome:
     @property
     def trace(self) -> Trace:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
-        found = self._trace
+        found = getattr(self, "_trace", None)  # (unset: not recorded, none made yet)
         if found is None:
             engine, *arguments = self._replay
             found = self._trace = engine._trace(*arguments)
