@@ -168,11 +168,11 @@ class Values:
             if place is None:
                 place = out.temp()
                 out.line(f"{place} = env[{k(name)}]")
-            out.line(f"if type({place}) is {k(str)}:")
+            out.line("try:")  # (a field's name found; any other place, or none: `read`)
             out.line(f"    {target} = ctx.state.values.get({place}, {k(MISSING)})")
-            out.line(f"    if {target} is {k(MISSING)}:")
-            out.line(f"        {target} = ctx.state.open_default")
-            out.line("else:")
+            out.line("except TypeError:")
+            out.line(f"    {target} = {k(MISSING)}")
+            out.line(f"if {target} is {k(MISSING)}:")
             out.line(f"    {target} = ctx.state.read({place})")
             return target
         if kind == "field":

@@ -61,6 +61,7 @@ SAFE_WORDS = frozenset(
         "faces_per_die",
         "denominator_bound",
         "ValueError",
+        "TypeError",
     }
 )
 #: a name this package made: a constant, a local value, a function
