@@ -146,7 +146,7 @@ class Outcome:
     @property
     def params(self) -> dict[str, Any]:
         """The parameters the run was given, as shown (defaults filled in)."""
-        found = getattr(self, "_params", None)  # (unset: none made yet)
+        found: dict[str, Any] | None = getattr(self, "_params", None)  # (unset: none yet)
         if found is None:
             found = self._params = dict(self._replay[SHOWN])
         return found
@@ -169,7 +169,7 @@ class Outcome:
     @property
     def trace(self) -> Trace:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
-        found = getattr(self, "_trace", None)  # (unset: not recorded, none made yet)
+        found: Trace | None = getattr(self, "_trace", None)  # (unset: none made yet)
         if found is None:
             engine, *arguments = self._replay
             found = self._trace = engine._trace(*arguments)
