@@ -3,7 +3,8 @@
 Each is a fast path with its switch: `lean_frames.LEAN_FRAMES`, `LEAN_OWN` and
 `MERGED_COUNTS` (a called check's frame and the function's own without their count of
 calls, two counts on entry made one), `SETTLED_TOTALS` (a total made a number off its
-sum's fast path only), `emit_values.PLAIN_ROWS` (a table of plain
+sum's fast path only), `NESTED_WHOLES` (a `+ - *` of a value just made written inside
+that value's fast path), `emit_values.PLAIN_ROWS` (a table of plain
 constants' lookup tested for nothing) and `parameters.WRITTEN_OUT` (the last binding
 recognised by a function made for it). The source tests below fail with their switch
 off; the agreement tests hold the generated code to the closures at every edge of
@@ -12,6 +13,7 @@ off; the agreement tests hold the generated code to the closures at every edge o
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -125,12 +127,22 @@ def test_a_total_of_whole_numbers_is_not_tested_again(monkeypatch):
     # numbers: the test sits in the sum's slow path. Switched off, it follows the sum
     # at the function's own level (this fails).
     def test_depth(source: str) -> int:
-        (line,) = [line for line in source.splitlines() if "is not int:" in line]
-        return len(line) - len(line.lstrip())
+        lines = [line for line in source.splitlines() if "is not int:" in line]
+        return min(len(line) - len(line.lstrip()) for line in lines)
 
-    assert test_depth(source_of("test")) == 8
+    assert test_depth(source_of("test")) > 4
     monkeypatch.setattr(lean_frames, "SETTLED_TOTALS", False)
     assert test_depth(source_of("test")) == 4
+
+
+def test_a_sum_of_a_product_is_written_inside_its_fast_path(monkeypatch):
+    # `d10 + 2 * attr`: the sum is written again inside the product's fast path, where
+    # the product is a whole number and only the die is tested. Switched off, the sum
+    # follows the product and tests both again (this fails).
+    inside = re.compile(r"\n( +)if abs\(_v[0-9]+\) >= number_bound:\n\1    raise .*\n\1if type\(")
+    assert inside.search(source_of("test"))
+    monkeypatch.setattr(lean_frames, "NESTED_WHOLES", False)
+    assert not inside.search(source_of("test"))
 
 
 def test_an_action_calling_another_keeps_its_frame():

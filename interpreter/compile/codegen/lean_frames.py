@@ -11,7 +11,9 @@ steps, counted right after its caller's own on entry, are then counted with them
 (`counted_apart`), so that the same error is raised at the same place with the same steps.
 The lines given are the finished function's (its `env` lines already left out or not).
 A check's total made a number (`as_number`) right after the sum that gives it is made so
-only where the sum was not whole numbers (`SETTLED_TOTALS`).
+only where the sum was not whole numbers (`SETTLED_TOTALS`), and a `+ - *` of the value
+just made by another is written, where both are whole numbers, inside the other's fast
+path, without testing that value again (`NESTED_WHOLES`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ QUIET_MORE = (compared, negated, ordered, as_bool)
 #: a value made a number just after the `+ - *` that gives it, only off that operation's
 #: fast path (on it, a whole number: nothing to test); False: tested after either
 SETTLED_TOTALS = True
+#: a `+ - *` right after the one giving one of its sides written again inside that one's
+#: fast path, where that side is a whole number: not tested; False: tested again
+NESTED_WHOLES = True
+#: the deepest level such a nested `+ - *` is written at (Python allows 20 blocks)
+NESTED_LEVELS = 12
 #: the code of every `arith` closure (`compute(a, b, limits)`: numbers and lists only)
 ARITH_CODE = arith("+", None, None, None).__code__
 #: the built-in functions, and the methods, generated code calls that enter nothing
@@ -60,6 +67,8 @@ def leaner(out: Emitted, quiet: set[str], too_deep: Any) -> None:
     function's own, and each total made a number off its sum's fast path only (above)."""
     if SETTLED_TOTALS:
         out.lines = settled(out.lines, out.namespace)
+    if NESTED_WHOLES:
+        out.lines = nested(out.lines)
     if not LEAN_FRAMES:
         return
     quiet = quiet | {name for name, value in out.namespace.items() if value is too_deep}
@@ -145,6 +154,59 @@ def settled(lines: list[str], namespace: dict[str, Any]) -> list[str]:
             continue
         done[-2:] = ["    " + test, "    " + made]
     return done
+
+
+def nested(lines: list[str]) -> list[str]:
+    """The lines with each `+ - *` (`Values.arithmetic`: a test of whole numbers, the
+    operation and its bound, else its slow path) that right follows the one giving one of
+    its sides written twice: at the end of that one's fast path without that side's test,
+    and at the end of its slow path as it was (the same operations in the same order on
+    either path)."""
+    done, at = list(lines), 0
+    while at < len(done):
+        made = _arithmetic(done, at)
+        after = _arithmetic(done, made[2]) if made is not None else None
+        if made is None or after is None or _indent(done[at]) // 4 >= NESTED_LEVELS:
+            at += 1
+            continue
+        (value, otherwise, end), block = made, done[made[2] : after[2]]
+        pad = " " * _indent(done[at])
+        tests = block[0][len(pad) + 3 : -1].split(" and ")
+        if _indent(block[0]) != len(pad) or f"type({value}) is int" not in tests:
+            at += 1
+            continue
+        kept = [test for test in tests if test != f"type({value}) is int"]
+        if kept:  # (the other side's test, then the operation as written, one level in)
+            fast = [f"{pad}    if {' and '.join(kept)}:", *("    " + line for line in block[1:])]
+        else:  # (nothing left to test: the operation and its bound alone)
+            fast = block[1 : block.index(f"{pad}else:")]
+        slow = ["    " + line for line in block]
+        done[at : after[2]] = [*done[at:otherwise], *fast, *done[otherwise:end], *slow]
+        at = otherwise + len(fast) + (end - otherwise) + len(slow)
+    return done
+
+
+def _arithmetic(lines: list[str], at: int) -> tuple[str, int, int] | None:
+    """(the value, where its `else:` is, where the block ends) if a `+ - *` of
+    `Values.arithmetic` begins at `at`."""
+    if at + 5 >= len(lines) or not lines[at].lstrip().startswith("if "):
+        return None
+    pad = " " * _indent(lines[at])
+    found = re.fullmatch(rf"{pad}    (_v[0-9]+) = \S+ [-+*] \S+", lines[at + 1])
+    if found is None:
+        return None
+    value = found.group(1)
+    if (
+        lines[at + 2] != f"{pad}    if abs({value}) >= limits.number_bound:"
+        or not lines[at + 3].startswith(f"{pad}        raise ")
+        or lines[at + 4] != f"{pad}else:"
+        or not lines[at + 5].startswith(f"{pad}    {value} = ")
+    ):
+        return None
+    end = at + 5
+    while end < len(lines) and _indent(lines[end]) > len(pad):
+        end += 1
+    return value, at + 4, end
 
 
 NOT_WHOLE = re.compile(r"( *)if type\((_v[0-9]+)\) is not int:")
