@@ -67,8 +67,6 @@ SPARES = 4
 #: name, its roller (itself), `getrefcount`'s own argument (the same for its state: the
 #: local, the context's `state`, the argument)
 ALONE = 3
-#: an Outcome not yet given its fields (the fast path gives them itself)
-new_outcome = object.__new__
 _ENGINES = Bounded(ENGINES_TEXT, count=64)
 
 
@@ -157,6 +155,8 @@ class Engine:
             if ctx is None:
                 state = State(sheet._values, self._open_default)
                 ctx = Run(source, self.limits, state, None)  # (its own roller)
+                # (kept when it is over: no clock, and room for it among the spares)
+                room = REUSE_RUNS and ctx.deadline is None and len(spares) < SPARES
             else:
                 state = ctx.state  # type: ignore[assignment]  # (None: made just below)
                 if state is None:  # (the last run wrote: a new working sheet)
@@ -164,14 +164,20 @@ class Engine:
                 else:  # (no other name for it: nothing but the run holds it when it is over)
                     state.values = sheet._values
                 ctx.source, ctx.drawn, ctx.steps = source, [], 0
+                room = REUSE_RUNS  # (no clock: its own place among the spares)
             try:
                 result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
                 if state.own or state.cast is not None:
                     new_sheet, written = self.commit(ctx, sheet)
                     changes: tuple[Change, ...] = tuple(written)
+                    clean = False  # (its working sheet is not the next run's)
                 else:  # nothing was written: the same sheet, nothing to check again
-                    new_sheet, changes = sheet, ()
-                others = self.others_of(ctx, args) if runnable.characters else ()
+                    new_sheet, changes, clean = sheet, (), True
+                if runnable.characters:
+                    others = self.others_of(ctx, args)
+                    clean = clean and state.cast is None
+                else:
+                    others = ()
                 if type(source) is not SeededDice:  # (whose `finish` has nothing to do)
                     source.finish()
             except EvaluationError as error:
@@ -180,31 +186,29 @@ class Engine:
             made = tuple(ctx.choices) if ctx.choices else ()
             if state.cast is not None:
                 state.cast.clear()
-            outcome = new_outcome(Outcome)  # (`Outcome.__init__`, written out)
+            outcome = Outcome()  # (`Outcome.made`, written out)
             # (the run's own list of faces, which nothing draws into any more: the
             # Outcome gives it as a tuple when read)
             outcome._replay = (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made)
             outcome.result, outcome.sheet, outcome.changes = result, new_sheet, changes
             outcome.warnings, outcome.characters = warnings, others
-            outcome._params = outcome._trace = None
-            outcome.steps = ctx.steps
+            outcome.steps = ctx.steps  # (its `_params` and `_trace` left unset: none yet)
             # The run is over. Its context is kept for the next run if nothing else holds
             # it (nor its working sheet, unless written: the next run makes its own) and
             # it has no clock; else no cycle is left for the garbage collector (its
             # roller is itself), so that all it made is freed at once.
-            if getrefcount(ctx) <= ALONE and ctx.deadline is None and REUSE_RUNS:
-                if ctx.choices:
+            if room and getrefcount(ctx) <= ALONE:
+                if made:
                     ctx.choices = []
                 if ctx.env:
                     ctx.env = {}
                 ctx.source = None  # type: ignore[assignment]  # (given on its next run)
-                if state.own or state.cast is not None or getrefcount(state) > ALONE:
-                    ctx.state = None
-                else:
+                if clean and getrefcount(state) <= ALONE:
                     state.values = None  # type: ignore[assignment]  # (given on its next run)
                     state.summary = ()
-                if len(spares) < SPARES:
-                    spares.append(ctx)
+                else:
+                    ctx.state = None
+                spares.append(ctx)
             else:
                 ctx.roller = None  # type: ignore[assignment]  # (nothing rolls any more)
             return outcome
@@ -259,7 +263,7 @@ class Engine:
         ctx.roller = None  # type: ignore[assignment]  # (no cycle left: as in `run`)
         if state.cast is not None:
             state.cast.clear()
-        return Outcome(
+        return Outcome.made(
             (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made),
             result,
             new_sheet,

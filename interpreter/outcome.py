@@ -66,8 +66,25 @@ class Outcome:
         "warnings",
     )
 
-    def __init__(
-        self,
+    # (no `__init__`: `Outcome()` makes one without a call of Python code, and the
+    # engine gives it its fields, every one of them: `made` for any other maker)
+    #: what was run and with what, the trace made from it by running again: (engine,
+    #: runnable, the sheet before, arguments, dice, the parameters as shown, the dice's
+    #: origin, the choices made); `action`, `kind`, `language`, `dice`, `origin`,
+    #: `choices`, `before` and `params` are read from it
+    _replay: tuple[Any, ...]
+    result: object
+    sheet: Sheet
+    changes: tuple[Change, ...]
+    warnings: tuple[Any, ...]
+    characters: tuple[CharacterOutcome, ...]  # CharacterOutcome of the others
+    _params: dict[str, Any] | None  # (either may be left unset: None)
+    _trace: Trace | None  # recorded as the run went (Engine.run(trace=True))
+    steps: int  # the steps of evaluation it took (against Limits.steps_per_run)
+
+    @classmethod
+    def made(
+        cls,
         replay: tuple[Any, ...],
         result: object,
         sheet: Sheet,
@@ -76,18 +93,14 @@ class Outcome:
         characters: tuple[CharacterOutcome, ...] = (),
         trace: Trace | None = None,
         steps: int = 0,
-    ):
-        #: what was run and with what, the trace made from it by running again:
-        #: (engine, runnable, the sheet before, arguments, dice, the parameters as
-        #: shown, the dice's origin, the choices made); `action`, `kind`, `language`,
-        #: `dice`, `origin`, `choices`, `before` and `params` are read from it
-        self._replay = replay
-        self.result, self.sheet, self.changes = result, sheet, changes
-        self.warnings = warnings
-        self.characters = characters  # CharacterOutcome of the others
-        self._params: dict[str, Any] | None = None
-        self._trace: Trace | None = trace  # recorded as the run went (Engine.run(trace=True))
-        self.steps = steps  # the steps of evaluation it took (against Limits.steps_per_run)
+    ) -> Outcome:
+        """An Outcome of these fields."""
+        outcome = cls()
+        outcome._replay = replay
+        outcome.result, outcome.sheet, outcome.changes = result, sheet, changes
+        outcome.warnings, outcome.characters = warnings, characters
+        outcome._params, outcome._trace, outcome.steps = None, trace, steps
+        return outcome
 
     @property
     def action(self) -> str:
@@ -133,7 +146,7 @@ class Outcome:
     @property
     def params(self) -> dict[str, Any]:
         """The parameters the run was given, as shown (defaults filled in)."""
-        found = self._params
+        found: dict[str, Any] | None = getattr(self, "_params", None)  # (unset: none yet)
         if found is None:
             found = self._params = dict(self._replay[SHOWN])
         return found
@@ -156,7 +169,7 @@ class Outcome:
     @property
     def trace(self) -> Trace:
         """Every roll, check, lookup, cost and change, in order (built on first use)."""
-        found = self._trace
+        found: Trace | None = getattr(self, "_trace", None)  # (unset: none made yet)
         if found is None:
             engine, *arguments = self._replay
             found = self._trace = engine._trace(*arguments)

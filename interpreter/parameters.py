@@ -27,26 +27,64 @@ UNCHANGING = frozenset({str, int, bool, float, type(None), Sheet, Character})
 _IS = operator.is_
 
 
+#: a binding given again is recognised by a function made for it (`again`): the names
+#: read from the dict one by one, each value tested to be the very object given before,
+#: in one call for the commonest numbers of names; False: by `prepared` itself (a
+#: reader of the values in order, then a test of each)
+WRITTEN_OUT = True
+
+
+def again(general: Any, names: tuple, values: tuple, keyed: Any, bound: tuple) -> Any:
+    """`prepared` for a binding just made: `bound` again when given the very same
+    values under the same names, as many (and, if `keyed`, that same sheet); anything
+    else to `general` (the Binder's own `prepared`). Written out for up to three names
+    (a KeyError: a name given that was not given before)."""
+    size = len(names)
+    if size == 0:
+
+        def none(sheet: Sheet, params: dict) -> tuple:
+            if not params and (keyed is None or keyed is sheet):
+                return bound
+            return general(sheet, params)
+
+        return none
+    if size > 3:
+
+        def many(sheet: Sheet, params: dict) -> tuple:
+            if len(params) == size and (keyed is None or keyed is sheet):
+                try:
+                    if all(map(_IS, map(params.__getitem__, names), values)):
+                        return bound
+                except KeyError:
+                    pass
+            return general(sheet, params)
+
+        return many
+    a, b, c = (*names, *names, *names)[:3]  # (fewer than three: a name read again)
+    x, y, z = (*values, *values, *values)[:3]
+
+    def same(sheet: Sheet, params: dict) -> tuple:
+        try:
+            if (
+                len(params) == size
+                and params[a] is x
+                and params[b] is y
+                and params[c] is z
+                and (keyed is None or keyed is sheet)
+            ):
+                return bound
+        except KeyError:
+            pass
+        return general(sheet, params)
+
+    return same
+
+
 def _all_same(got: tuple, given: tuple) -> bool:
     """Whether the values read are the very objects given before, one by one."""
     return all(map(_IS, got, given))
 
 
-def _two_same(got: tuple, given: tuple) -> bool:
-    return got[0] is given[0] and got[1] is given[1]
-
-
-def _three_same(got: tuple, given: tuple) -> bool:
-    return got[0] is given[0] and got[1] is given[1] and got[2] is given[2]
-
-
-def _four_same(got: tuple, given: tuple) -> bool:
-    return got[0] is given[0] and got[1] is given[1] and got[2] is given[2] and got[3] is given[3]
-
-
-#: `_all_same` written out for the commonest numbers of values (one name is read twice):
-#: an app's run with its last parameters again pays no iterator
-SAME = {2: _two_same, 3: _three_same, 4: _four_same}
 #: the engine classes and limits whose engines of one rulebook share their runnables
 #: (`shared`: kept on its compiler); engines under any other limits make their own
 SHARED_RUNNABLES = 8
@@ -77,9 +115,8 @@ class Binder:
             p.default is not None and p.name not in self.constant for p in node.params
         )
         self.seen: dict = {}
-        #: the last binding `prepared` made: (how many names, a reader of their values in
-        #: order, those values, sheet, (args, shown, warnings), the test that values read
-        #: are those: `SAME`)
+        #: the last binding `prepared` made (without `WRITTEN_OUT`): (how many names, a
+        #: reader of their values in order, those values, sheet, (args, shown, warnings))
         self.last: tuple | None = None
         # skill parameters when the rulebook keeps an open list: a name it does not know
         # may be a skill the character lacks, or a misspelling (see `warnings`)
@@ -172,12 +209,12 @@ class Binder:
         sheet; `shown` is shared by the runs that get it: never written to."""
         last = self.last
         if last is not None:
-            size, values_of, given, keyed, bound, same = last
+            size, values_of, given, keyed, bound = last
             if len(params) == size and (keyed is None or keyed is sheet):
                 if values_of is None:  # (no parameters, none given)
                     return bound
                 try:  # each name's value, read as the binding reads it (C: itemgetter)
-                    if same(values_of(params), given):
+                    if _all_same(values_of(params), given):
                         return bound
                 except KeyError:  # a name given that was not given before
                     pass
@@ -186,12 +223,15 @@ class Binder:
         names, values = tuple(params), tuple(params.values())
         if all(type(value) in UNCHANGING for value in values):
             keyed = sheet if self.needs_sheet or self.open_skills else None
-            # (one name is read twice: an itemgetter of one name gives no tuple)
-            read = names if len(names) != 1 else names * 2
-            values_of = operator.itemgetter(*read) if read else None
-            given = values if len(names) != 1 else values * 2
-            same = SAME.get(len(given), _all_same)
-            self.last = (len(names), values_of, given, keyed, (args, shown, warnings), same)
+            bound = (args, shown, warnings)
+            if WRITTEN_OUT:  # (an attribute of the instance: called instead of this method)
+                general = Binder.prepared.__get__(self)
+                self.prepared = again(general, names, values, keyed, bound)  # type: ignore[method-assign]
+            else:  # (one name is read twice: an itemgetter of one name gives no tuple)
+                read = names if len(names) != 1 else names * 2
+                values_of = operator.itemgetter(*read) if read else None
+                given = values if len(names) != 1 else values * 2
+                self.last = (len(names), values_of, given, keyed, bound)
         return args, shown, warnings
 
     def default(self, param: n.Param, ctx, sheet: Sheet):

@@ -230,7 +230,8 @@ def test_a_checks_built_in_fields_are_not_looked_into(engine):
     source = engine.compiler.check("plain").generated[1]
     assert source.count(" in _k") == 1
     # the total is made a number if it is not one; the target, written as 8, never is
-    assert source.count(" is not int:") == 1
+    # (the total's test may be written on two paths: `lean_frames.NESTED_WHOLES`)
+    assert len(set(re.findall(r"type\((_v[0-9]+)\) is not int:", source))) == 1
 
 
 DUEL = """

@@ -17,7 +17,7 @@ from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
 from interpreter.state import MISSING
 from interpreter.trace import Later, later_step, made_step
-from interpreter.values import Record, is_number
+from interpreter.values import PLAIN_TYPES, Record, is_number
 
 
 class Tables(CompilerHost):
@@ -322,6 +322,19 @@ class RememberedRows:
     def __init__(self, root) -> None:
         self.root = root
         self.values: dict[int, object] = {}
+
+    def plain(self) -> bool:
+        """Whether every row of the table is one level of constants holding no other
+        value (a number, a text, yes/no, none): its lookup never gives a list, a record
+        nor a field rolled later (`Pending`), whatever the key (generated code tests
+        nothing of what it gives: `PLAIN_ROWS`)."""
+        root = self.root
+        rows = [*root.by_value.values(), *(row for _, _, row in root.ranged)]
+        if root.else_row is not None:
+            rows.append(root.else_row)
+        return all(
+            type(row) is Cell and not row.record and type(row.cached) in PLAIN_TYPES for row in rows
+        )
 
     def remembered(self, lookup, ctx, key: int, span):
         """`lookup(ctx, (key,), span)`, remembered when the row found is a constant."""

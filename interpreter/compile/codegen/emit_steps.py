@@ -19,8 +19,9 @@ from typing import Any
 from dsl import nodes as n
 from interpreter.bounds import NESTED, bounded_value
 from interpreter.compile.arithmetic import as_number
-from interpreter.compile.codegen.emit_values import ORDERING, Values
+from interpreter.compile.codegen.emit_values import ORDERING
 from interpreter.compile.codegen.emitted import WORD, Emitted, UnsafeSource
+from interpreter.compile.codegen.lean_frames import QuietConstants, leaner
 from interpreter.compile.codegen.slow_paths import added, compared
 from interpreter.compile.costs import block_cost
 from interpreter.compile.step_texts import if_step, let_step, set_step
@@ -49,7 +50,7 @@ class TooDeep(Exception):
     """Blocks nested deeper than DEEPEST: left to the closures."""
 
 
-class Steps(Values):
+class Steps(QuietConstants):
     """Writes statements (and their blocks) into one function's source."""
 
     def __init__(self, out: Emitted, compiler: Any, too_deep: Any = None, traced: bool = False):
@@ -66,6 +67,9 @@ class Steps(Values):
         #: a check's record written inline (its local) → the line building it, the line
         #: going through it (`bounded_value`, or None) and that line without it (`unbuilt`)
         self.built: dict[str, tuple[int, int | None, str]] = {}
+        #: constants called that never enter a definition (a plain die's roll, a lookup
+        #: of a table of plain constants): what a lean frame may call (`lean_frames`)
+        self.quiet: set[str] = set()
 
     def env_line(self, text: str) -> None:
         """A line that only keeps `env` (and `ctx.env`) up to date (see `env_lines`)."""
@@ -347,9 +351,9 @@ def frame(steps: Steps, names: tuple[str, ...]) -> None:
         return
     locals_ = [out.temp() for _ in names]
     unpacked = ", ".join(locals_) + ","
-    out.line(f"if len(args) == {k(len(names))}:")
+    out.line("try:")  # (as many: nothing to test before, the unpacking tests it)
     out.line(f"    {unpacked} = args")
-    out.line("else:")
+    out.line("except ValueError:")
     out.line(f"    {unpacked} = {k(by_name)}(args, {k(names)})")
     each = ", ".join(f"{k(name)}: {value}" for name, value in zip(names, locals_))
     steps.env_line(f"ctx.env = env = {{{each}}}")
@@ -404,10 +408,12 @@ def _without_env(write: Any, *args: Any) -> tuple[Any, str] | None:
         kept = [None if i in steps.env_lines else line for i, line in enumerate(full)]
         out.lines = steps.unbuilt(kept)
         if "env" not in WORD.findall(out.source()):
+            leaner(out, steps.quiet, too_deep)
             made = compile_function(out, "_f1")
             if made is not None:
                 return made
     out.lines = steps.unbuilt(list(full))
+    leaner(out, steps.quiet, too_deep)
     return compile_function(out, "_f1")
 
 

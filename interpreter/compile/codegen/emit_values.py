@@ -59,6 +59,9 @@ EQUALITY = {"=": "{a} == {b}", "!=": "not {a} == {b}"}
 DIVIDED = {"floor": (math.floor, "{a} // {b}"), "ceil": (math.ceil, "-(-{a} // {b})")}
 #: the built-in functions of several values written inline, by name
 LEAST_OR_GREATEST = {"max": max, "min": min}
+#: a lookup of a table of plain constants (`RememberedRows.plain`) holds no other value:
+#: nothing tested of it (a list or record to bound, a field to roll); False: tested
+PLAIN_ROWS = True
 
 
 class Values:
@@ -165,11 +168,11 @@ class Values:
             if place is None:
                 place = out.temp()
                 out.line(f"{place} = env[{k(name)}]")
-            out.line(f"if type({place}) is {k(str)}:")
+            out.line("try:")  # (a field's name found; any other place, or none: `read`)
             out.line(f"    {target} = ctx.state.values.get({place}, {k(MISSING)})")
-            out.line(f"    if {target} is {k(MISSING)}:")
-            out.line(f"        {target} = ctx.state.open_default")
-            out.line("else:")
+            out.line("except TypeError:")
+            out.line(f"    {target} = {k(MISSING)}")
+            out.line(f"if {target} is {k(MISSING)}:")
             out.line(f"    {target} = ctx.state.read({place})")
             return target
         if kind == "field":
@@ -518,6 +521,8 @@ class Values:
                 keys.append(self.value(key))
         target, out, k = self.out.temp(), self.out, self.k
         lookup = compiler.table(binding.name)
+        if PLAIN_ROWS and compiler.remembered_rows(binding.name).plain():
+            self.scalars.add(target)  # (never a list, a record nor a row's field rolled later)
         values = "(" + "".join(f"{key}, " for key in keys) + ")"
         self.env_free.add(k(lookup))  # (a row's cells read the keys, by their own names)
         remembering = not self.traced or SWITCH.traced_lookups
@@ -591,5 +596,5 @@ _HANDLERS: dict[type, Any] = {
     n.Field: Values.field,
     n.Call: lambda values, node: values.call(node),  # (`Steps.call`: a check inline)
     n.Dice: lambda values, node: values.dice(node),  # (`TracedSteps.dice`: one die drawn)
-    n.Index: Values.index,
+    n.Index: lambda values, node: values.index(node),  # (`Steps.index`: quiet lookups)
 }

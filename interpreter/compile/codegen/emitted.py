@@ -62,6 +62,8 @@ SAFE_WORDS = frozenset(
         "denominator_bound",
         "quiet",
         "flat",
+        "ValueError",
+        "TypeError",
     }
 )
 #: a name this package made: a constant, a local value, a function
@@ -111,6 +113,13 @@ class Emitted:
             name = self._names[key] = f"_k{len(self.namespace) + 1}"
             self.namespace[name] = value
         return name
+
+    def forget(self, name: str) -> None:
+        """A constant no line reads any more (a line rewritten) left out of the namespace."""
+        if name in WORD.findall(self.source()):
+            return
+        del self.namespace[name]
+        self._names = {key: made for key, made in self._names.items() if made != name}
 
     def temp(self) -> str:
         """A fresh local name for a value computed once."""
