@@ -17,6 +17,7 @@ import re
 import sys
 
 import pytest
+from test_codegen_traced import python_calls
 
 import dsl
 from dsl.errors import RulebookError
@@ -166,23 +167,6 @@ def test_a_lookup_of_plain_rows_is_tested_for_nothing(monkeypatch):
     engine.run("test", engine.sheet(SHEET), PARAMS["test"], SeededDice(1))
     namespace = engine.compiler.action("test").generated[0].__globals__
     assert any(value is Pending for value in namespace.values())
-
-
-def python_calls(run) -> int:
-    """How many Python functions a call of `run` calls (`sys.setprofile`)."""
-    calls = 0
-
-    def counted(frame, event, arg):
-        nonlocal calls
-        if event == "call":
-            calls += 1
-
-    sys.setprofile(counted)
-    try:
-        run()
-    finally:
-        sys.setprofile(None)
-    return calls
 
 
 def calls_per_run(written_out: bool) -> int:
