@@ -56,7 +56,7 @@ ARITH_CODE = arith("+", None, None, None).__code__
 #: the built-in functions, and the methods, generated code calls that enter nothing
 QUIET_WORDS = frozenset({"type", "len", "abs", "int", "dict", "zip", "range"})
 QUIET_METHODS = frozenset({"face", "random_bits", "append", "get", "read"})
-CALL = re.compile(r"(\.?)(\w+)\(")
+CALL = re.compile(r"(\.?)(?<!\w)(\w+)\(")  # (a name starts where no name goes on: linear)
 
 DEPTH_TEST = "if ctx.calls >= limits.call_depth:"
 COUNT = re.compile(r"ctx\.steps = (_k[0-9]+) \+ ctx\.steps\Z")
