@@ -61,6 +61,9 @@ ENGINES_TEXT = 1_000_000
 #: finished, when nothing else holds them: the fields a run changes given again, fewer
 #: objects made (False: each run makes its own)
 REUSE_RUNS = True
+#: a traced run goes the untraced one's way too (a context reused, `Outcome()`), calling
+#: its compiled form (False: through `_run`, a context of its own)
+TRACED_RUNS = True
 #: contexts kept for the next runs, at most (one for each thread running at once)
 SPARES = 4
 #: references to a finished run's context where nothing else holds it: the run's local
@@ -140,13 +143,15 @@ class Engine:
             runnable = self._runnables.get(action) if type(action) is str else None
             if runnable is None:
                 runnable = self.runnable(action)
-            fast = runnable.fast
-            if fast is None or targets or choices is not None or trace or not SWITCH.generated:
+            # (traced: its compiled form, which calls the generated traced code itself)
+            fast = runnable.fast if not trace else (TRACED_RUNS and runnable.compiled) or None
+            if fast is None or targets or choices is not None or not SWITCH.generated:
                 return self._run(runnable, sheet, params, dice, targets, choices, trace)
             if sheet.rulebook is not self.rulebook:
                 raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
             args, shown, warnings = runnable.binder.prepared(sheet, params or {})
             source = dice if dice is not None else SeededDice()
+            steps = self._heading(runnable, shown) if trace else None
             spares = self._spares
             try:  # a context an earlier run left, as a new one (`REUSE_RUNS`)
                 ctx = spares.pop() if spares else None
@@ -154,7 +159,7 @@ class Engine:
                 ctx = None
             if ctx is None:
                 state = State(sheet._values, self._open_default)
-                ctx = Run(source, self.limits, state, None)  # (its own roller)
+                ctx = Run(source, self.limits, state, steps)  # (its own roller)
                 # (kept when it is over: no clock, and room for it among the spares)
                 room = REUSE_RUNS and ctx.deadline is None and len(spares) < SPARES
             else:
@@ -163,7 +168,7 @@ class Engine:
                     state = ctx.state = State(sheet._values, self._open_default)
                 else:  # (no other name for it: nothing but the run holds it when it is over)
                     state.values = sheet._values
-                ctx.source, ctx.drawn, ctx.steps = source, [], 0
+                ctx.source, ctx.drawn, ctx.steps, ctx.trace = source, [], 0, steps
                 room = REUSE_RUNS  # (no clock: its own place among the spares)
             try:
                 result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
@@ -181,7 +186,7 @@ class Engine:
                 if type(source) is not SeededDice:  # (whose `finish` has nothing to do)
                     source.finish()
             except EvaluationError as error:
-                self._failed(error, ctx, runnable, sheet, args, shown, source, None)
+                self._failed(error, ctx, runnable, sheet, args, shown, source, steps)
                 raise
             made = tuple(ctx.choices) if ctx.choices else ()
             if state.cast is not None:
@@ -193,6 +198,9 @@ class Engine:
             outcome.result, outcome.sheet, outcome.changes = result, new_sheet, changes
             outcome.warnings, outcome.characters = warnings, others
             outcome.steps = ctx.steps  # (its `_params` and `_trace` left unset: none yet)
+            if steps is not None:
+                outcome._trace = steps.close()
+                ctx.trace = None  # (the next run's given, if it records one)
             # The run is over. Its context is kept for the next run if nothing else holds
             # it (nor its working sheet, unless written: the next run makes its own) and
             # it has no clock; else no cycle is left for the garbage collector (its
@@ -373,7 +381,8 @@ class Engine:
         replayed = ForcedDice(faces)
         replayed.origin = origin  # the trace says where the dice came from, not the replay
         ctx = self.context(Roller(replayed, self.limits), sheet, steps)
-        ctx.chooser = Recorded(made)
+        if made:  # (none made: nobody chooses, as in the run)
+            ctx.chooser = Recorded(made)
         try:
             runnable(ctx, args)
             self.commit(ctx, sheet)

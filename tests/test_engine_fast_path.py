@@ -15,6 +15,7 @@ import re
 import pytest
 
 import dsl
+import interpreter.engine as engine_module
 from dsl.errors import RulebookError
 from interpreter import Engine, ForcedDice, SeededDice, render_text
 from interpreter.compile import tables
@@ -638,9 +639,10 @@ def test_a_run_sets_every_slot_a_context_and_a_tray_set(seconds):
 
 def test_a_plain_run_calls_the_generated_function_itself(engine, monkeypatch):
     """`Engine.run` calls the generated function itself for a run with nothing around it
-    (no targets, choices nor trace); any other run, and every run before the function is
-    made, goes through `Engine._run`: the same results, dice and steps either way, and
-    the Outcome's dice a tuple (the run's own list of faces kept, given as a tuple)."""
+    (no targets nor choices; a traced one, its compiled form: `TRACED_RUNS`); any other
+    run, and every run before the function is made, goes through `Engine._run`: the same
+    results, dice and steps either way, and the Outcome's dice a tuple (the run's own
+    list of faces kept, given as a tuple)."""
     sheet = engine.sheet({"Strength": 3})
     first = engine.run("test", sheet, {"bonus": 1}, ForcedDice([6]))  # (makes it)
     general = []
@@ -650,7 +652,16 @@ def test_a_plain_run_calls_the_generated_function_itself(engine, monkeypatch):
     assert general == [] and plain(again) == plain(first)
     assert type(again.dice) is tuple and again.dice == (6,)
     traced = engine.run("test", sheet, {"bonus": 1}, ForcedDice([6]), trace=True)
-    assert general == [1] and plain(traced) == plain(first)
+    assert general == [] and plain(traced) == plain(first)  # (fails with TRACED_RUNS off)
+    assert engine._spares and all(ctx.trace is None for ctx in engine._spares)  # (kept)
+    assert render_text(again.trace) == render_text(traced.trace)
+    chose = engine.run("test", sheet, {"bonus": 1}, ForcedDice([6]), choices={})
+    assert general == [1] and plain(chose) == plain(first)
+    monkeypatch.setattr(engine_module, "TRACED_RUNS", False)
+    apart = engine.run("test", sheet, {"bonus": 1}, ForcedDice([6]), trace=True)
+    assert general == [1, 1] and render_text(apart.trace) == render_text(traced.trace)
+    again = engine.run("test", sheet, {"bonus": 1}, ForcedDice([6]))  # (a reused context)
+    assert again.trace is not traced.trace
     assert render_text(again.trace) == render_text(traced.trace)
 
 
