@@ -32,11 +32,11 @@ from collections import Counter
 from operator import add, sub
 
 from dsl import nodes as n
-from interpreter.compiled import Plain, block_key
+from interpreter.compiled import Plain
 from interpreter.odds.multiset import added
 from interpreter.odds.questions import is_term
 from interpreter.odds.roller import Branch
-from interpreter.odds.summed import pure_let
+from interpreter.odds.summed import pure_let, remembered_plan
 from interpreter.odds.weights import times
 from interpreter.odds.worlds import STOPS, World, plus
 from interpreter.pool import Answers, Count
@@ -68,13 +68,9 @@ class Plan:
 
 
 def plan_of(explorer, statements: tuple, index: int, live: list) -> Plan | None:
-    """The plan for statements[index] (see the module's docstring), remembered with the
-    blocks' liveness; None where the rule does not hold."""
-    key = ("compound", block_key(statements), index, live[-1])
-    found = explorer.liveness.get(key, MISSING)
-    if found is MISSING:
-        found = explorer.liveness[key] = _plan(explorer, statements, index, live)
-    return found
+    """The plan for statements[index] (see the module's docstring), or None where the
+    rule does not hold."""
+    return remembered_plan(explorer, "compound", _plan, statements, index, live)
 
 
 def _pool_let(explorer, statement) -> bool:

@@ -59,12 +59,18 @@ class Plan:
 
 
 def plan_of(explorer, statements: tuple, index: int, live: list) -> Plan | None:
-    """The plan for statements[index] (see the module's docstring), remembered with the
-    blocks' liveness; None where the rule does not hold."""
-    key = ("summed", block_key(statements), index, live[-1])
+    """The plan for statements[index] (see the module's docstring), or None where the
+    rule does not hold."""
+    return remembered_plan(explorer, "summed", _plan, statements, index, live)
+
+
+def remembered_plan(explorer, shortcut: str, make, statements: tuple, index: int, live: list):
+    """What `make(explorer, statements, index, live)` plans for statements[index] under
+    `shortcut`, made once per block and liveness: remembered with the blocks' liveness."""
+    key = (shortcut, block_key(statements), index, live[-1])
     found = explorer.liveness.get(key, MISSING)
     if found is MISSING:
-        found = explorer.liveness[key] = _plan(explorer, statements, index, live)
+        found = explorer.liveness[key] = make(explorer, statements, index, live)
     return found
 
 
