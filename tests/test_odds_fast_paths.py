@@ -11,6 +11,7 @@ import pytest
 
 import dsl
 import interpreter.odds.best_play as best_play
+import interpreter.odds.compute as compute
 import interpreter.odds.deferred as deferred
 import interpreter.odds.explore as explore
 import interpreter.odds.forks as forks
@@ -210,3 +211,21 @@ def test_the_binomial_is_the_pools_count(text, monkeypatch):
     found = expression_odds(text)
     monkeypatch.setattr(plain, "BINOMIAL", False)
     assert found.exact and found.probabilities == expression_odds(text).probabilities
+
+
+def test_a_lone_die_is_answered_before_any_deadline_or_term_counting(monkeypatch):
+    # `d6`, `1d20`, `d%` (plain.LONE_DIE): their faces, with no deadline set up and none
+    # of the plain term's counting run (a fresh process's first call pays for each line)
+    def refused(*_args, **_kwargs):
+        raise AssertionError("the lone die went the plain term's way")
+
+    monkeypatch.setattr(plain, "term_distribution", refused)
+    monkeypatch.setattr(compute.Deadline, "answering", refused)
+    for text, sides in (("d6", 6), ("1d20", 20), ("d%", 100)):
+        odds = expression_odds(text)
+        assert odds.exact and odds.probabilities == {
+            f: Fraction(1, sides) for f in range(1, sides + 1)
+        }
+    monkeypatch.setattr(plain, "LONE_DIE", False)
+    with pytest.raises(AssertionError):
+        expression_odds("d6")
