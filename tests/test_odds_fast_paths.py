@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
+from pathlib import Path
 
 import pytest
 
 import dsl
 import interpreter.odds.best_play as best_play
+import interpreter.odds.compound as compound
 import interpreter.odds.compute as compute
 import interpreter.odds.deferred as deferred
 import interpreter.odds.explore as explore
@@ -23,6 +25,8 @@ from interpreter.errors import EvaluationError
 from interpreter.odds import expression_odds
 from interpreter.odds.decide import Nested
 from interpreter.odds.marginals import ByField
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 #: `m.total` (two d100) only compared with `s` (three d20): kept whole for the one
 #: statement reading it (deferred) and branched on the intervals of it the comparisons
@@ -229,3 +233,19 @@ def test_a_lone_die_is_answered_before_any_deadline_or_term_counting(monkeypatch
     monkeypatch.setattr(plain, "LONE_DIE", False)
     with pytest.raises(AssertionError):
         expression_odds("d6")
+
+
+def test_a_pool_of_one_die_rolled_again_is_that_die_not_added_up(monkeypatch):
+    # Year Zero's push of one base die (compound.ONE_DIE): the compound die as it is,
+    # never given to multiset.added to be added to nothing
+    def refused(*_args, **_kwargs):
+        raise AssertionError("one die added up")
+
+    monkeypatch.setattr(compound, "added", refused)
+    engine = Engine(dsl.load(EXAMPLES / "year_zero.rules"))
+    for field in ("successes", "attribute_damage"):
+        odds = engine.odds("roll_dice", engine.sheet({}), {"base": 1, "push": True}, field)
+        assert odds.exact and odds.probabilities == {0: Fraction(26, 36), 1: Fraction(10, 36)}
+    monkeypatch.setattr(compound, "ONE_DIE", False)
+    with pytest.raises(AssertionError):
+        engine.odds("roll_dice", engine.sheet({}), {"base": 1, "push": True}, "successes")
