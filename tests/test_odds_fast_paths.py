@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
+from pathlib import Path
 
 import pytest
 
 import dsl
 import interpreter.odds.best_play as best_play
+import interpreter.odds.compound as compound
+import interpreter.odds.compute as compute
 import interpreter.odds.deferred as deferred
 import interpreter.odds.explore as explore
 import interpreter.odds.forks as forks
@@ -22,6 +25,8 @@ from interpreter.errors import EvaluationError
 from interpreter.odds import expression_odds
 from interpreter.odds.decide import Nested
 from interpreter.odds.marginals import ByField
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 #: `m.total` (two d100) only compared with `s` (three d20): kept whole for the one
 #: statement reading it (deferred) and branched on the intervals of it the comparisons
@@ -210,3 +215,37 @@ def test_the_binomial_is_the_pools_count(text, monkeypatch):
     found = expression_odds(text)
     monkeypatch.setattr(plain, "BINOMIAL", False)
     assert found.exact and found.probabilities == expression_odds(text).probabilities
+
+
+def test_a_lone_die_is_answered_before_any_deadline_or_term_counting(monkeypatch):
+    # `d6`, `1d20`, `d%` (plain.LONE_DIE): their faces, with no deadline set up and none
+    # of the plain term's counting run (a fresh process's first call pays for each line)
+    def refused(*_args, **_kwargs):
+        raise AssertionError("the lone die went the plain term's way")
+
+    monkeypatch.setattr(plain, "term_distribution", refused)
+    monkeypatch.setattr(compute.Deadline, "answering", refused)
+    for text, sides in (("d6", 6), ("1d20", 20), ("d%", 100)):
+        odds = expression_odds(text)
+        assert odds.exact and odds.probabilities == {
+            f: Fraction(1, sides) for f in range(1, sides + 1)
+        }
+    monkeypatch.setattr(plain, "LONE_DIE", False)
+    with pytest.raises(AssertionError):
+        expression_odds("d6")
+
+
+def test_a_pool_of_one_die_rolled_again_is_that_die_not_added_up(monkeypatch):
+    # Year Zero's push of one base die (compound.ONE_DIE): the compound die as it is,
+    # never given to multiset.added to be added to nothing
+    def refused(*_args, **_kwargs):
+        raise AssertionError("one die added up")
+
+    monkeypatch.setattr(compound, "added", refused)
+    engine = Engine(dsl.load(EXAMPLES / "year_zero.rules"))
+    for field in ("successes", "attribute_damage"):
+        odds = engine.odds("roll_dice", engine.sheet({}), {"base": 1, "push": True}, field)
+        assert odds.exact and odds.probabilities == {0: Fraction(26, 36), 1: Fraction(10, 36)}
+    monkeypatch.setattr(compound, "ONE_DIE", False)
+    with pytest.raises(AssertionError):
+        engine.odds("roll_dice", engine.sheet({}), {"base": 1, "push": True}, "successes")

@@ -48,6 +48,9 @@ COMPOUND = True
 MOST_PER_DIE = 4
 #: compound outcomes of one die, at most (each is a product of the dice it holds)
 MOST_OUTCOMES = 4096
+#: whether one die (a pool of 1, the smallest question) is taken as it is, not added up
+#: by multiset.added (which sets up its rows and classes to add one die to nothing)
+ONE_DIE = True
 #: worlds made in one unit of work (interpreter.odds.budget), besides each run's unit
 WORLDS_PER_WORK = 64
 
@@ -465,6 +468,9 @@ def _added(die: tuple, count: int, work, width: int) -> tuple:
     """`count` dice each adding amounts with these weights, added up (multiset.added)."""
     weights, den = die
     weights = {a: w for a, w in weights.items() if w}
+    if count == 1 and ONE_DIE:
+        work.spend(len(weights))  # (what added charges, about)
+        return weights, den
     out, _ = added(weights, count, [_Part(i) for i in range(width)], work)
     return out, den**count
 

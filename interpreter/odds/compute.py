@@ -15,7 +15,7 @@ from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
 from interpreter.odds.budget import Deadline, SafetyStop, checked, watch
 from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
-from interpreter.odds.distribution import LIFTS, Dist, weighed
+from interpreter.odds.distribution import LIFTS, NOTHING, Dist, weighed
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.forks import Whole, copied, explore_fields
 from interpreter.odds.marginals import (
@@ -25,7 +25,7 @@ from interpreter.odds.marginals import (
     result_fields,
     whole_or_by_field,
 )
-from interpreter.odds.plain import plain_distribution
+from interpreter.odds.plain import lone_die, plain_distribution
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled, sampled_fields
@@ -70,6 +70,9 @@ def expression_odds(
     sampling; the exact phase meets it only as a safety stop: interpreter.odds.budget)."""
     limits = limits or DEFAULT_LIMITS
     seconds = checked(budget, trials, seconds or limits.odds_seconds)
+    lone = lone_die(text, limits)  # (no work: no deadline to set up)
+    if lone is not None:
+        return Odds({"expression": text}, None, lone, True, NOTHING)
     deadline = Deadline.answering(seconds)
     try:
         plain = plain_distribution(text, epsilon, limits, deadline.exact_stop(budget), budget)

@@ -48,6 +48,13 @@ BINOMIAL = True
 BINOMIAL_DICE = 64
 TRINOMIAL_DICE = 16  # (its count's cost grows as the square of the dice)
 
+#: a lone die (`d6`, `1d20`, `d%`), the commonest text asked for, answered by `lone_die`
+#: before any deadline is set up or the plain term's checks made (a first call pays for
+#: every line it runs: in a fresh process `d6` took 70 µs against dyce's 30; switch off
+#: to compare)
+LONE_DIE = True
+LONE = re.compile(r"1?d([1-9][0-9]{0,3}|%)")
+
 #: the keeps spelled with one letter (`2d20k`, `4d6d1`), as the builder reads them
 KEEPS = {"k": "kh", "d": "dl"}
 
@@ -69,6 +76,25 @@ def plain_distribution(
             DEFAULT_BUDGET if budget is None else budget,
         )
     return term_distribution(match, text, epsilon, limits, deadline, budget)
+
+
+def lone_die(text: str, limits) -> Dist | None:
+    """A lone die's distribution, as term_distribution gives it (its faces, uniform), or
+    None (not one, or past a limit: the general path says so)."""
+    match = LONE.fullmatch(text) if LONE_DIE else None
+    if match is None:
+        sides = 0
+    else:
+        sides = 100 if match[1] == "%" else int(match[1])
+    if (
+        not sides
+        or sides > limits.faces_per_die
+        or sides > limits.odds_outcomes
+        or limits.dice_per_term < 1
+        or limits.dice_per_evaluation < 1
+    ):
+        return None
+    return Dist.uniform(range(1, sides + 1))
 
 
 def term_distribution(match, text: str, epsilon, limits, deadline, budget) -> Dist | None:
