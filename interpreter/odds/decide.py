@@ -280,4 +280,5 @@ class WorldSearch:
 
 
 def add_to(table: dict, key, p: Fraction) -> None:
-    table[key] = table.get(key, 0) + p
+    found = table.get(key)  # (a new key takes p as it is: 0 + p is a Fraction made again)
+    table[key] = p if found is None else found + p
