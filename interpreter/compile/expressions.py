@@ -7,7 +7,6 @@ from dsl import types as t
 from dsl.messages import language_for, tr
 from dsl.rulebook import names_a_field
 from interpreter.bounds import (
-    bounded_value,
     cells,
     too_long_text,
 )
@@ -24,6 +23,7 @@ from interpreter.compile.arithmetic import (
 from interpreter.compile.builtin_functions import BUILTINS
 from interpreter.compile.costs import charged
 from interpreter.compile.host import CompilerHost
+from interpreter.compile.lists import list_literal
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.compiled import ActionCall
 from interpreter.dice import Die
@@ -56,9 +56,7 @@ class Expressions(CompilerHost):
         return text
 
     def ex_listliteral(self, node: n.ListLiteral):
-        items = tuple(self.expr(i) for i in node.items)
-        span = node.span
-        return lambda ctx: bounded_value(ctx, tuple([known(ctx, i(ctx)) for i in items]), span)
+        return list_literal(tuple(self.expr(i) for i in node.items), node.span)
 
     def ex_name(self, node: n.Name):
         binding = self.bindings[id(node)]

@@ -1,4 +1,4 @@
-"""Compiling the list functions `without(list, items)` and `subsets(list)`.
+"""Compiling list literals and the list functions `without(list, items)` and `subsets(list)`.
 
 `without(r.sorted, [3, 7])` is the list less one 3 and one 7 (an item it does not hold is
 not taken: a multiset's difference); `subsets(list)` is every different choice of some of
@@ -11,9 +11,14 @@ from __future__ import annotations
 import itertools
 
 from dsl.messages import tr
-from interpreter.bounds import check_length
+from interpreter.bounds import bounded_value, check_length
 from interpreter.errors import EvaluationError
-from interpreter.runtime import known
+from interpreter.runtime import Unknown, known, lift
+
+#: in odds mode, a list literal holding a die (`[d10]`) is the distribution of its lists,
+#: made once and remembered, not a run again per face: `without(r, [x]) + [d10]` is one
+#: run that binds its lists at once (interpreter.odds.roller.bind; switch off to compare)
+LIFTED = True
 
 
 def listed(ctx, value, span, name: str) -> tuple:
@@ -25,6 +30,36 @@ def listed(ctx, value, span, name: str) -> tuple:
         )
     check_length(len(value), ctx.limits, span)
     return tuple(known(ctx, item) for item in value)
+
+
+def list_literal(items: tuple, span):
+    """The closure of `[a, b, ...]`: its items known, in order, except (odds mode) one
+    that is a distribution of whole numbers: the list made for each of its values."""
+
+    def made(*values) -> tuple:  # one per literal: the odds remember what it made
+        return values
+
+    def literal(ctx):
+        values: list = []
+        held = None
+        for item in items:
+            value = item(ctx)
+            if isinstance(value, Unknown):
+                faces = getattr(value, "weights", None)  # (an odds Dist's outcomes)
+                if held is None and LIFTED and faces and all(type(v) is int for v in faces):
+                    held = len(values)
+                else:
+                    value = known(ctx, value)
+            values.append(value)
+        if held is None:
+            return bounded_value(ctx, tuple(values), span)
+        # counted and bounded as each of its lists: one number in the place of the die
+        unknown, values[held] = values[held], 0
+        bounded_value(ctx, tuple(values), span)
+        values[held] = unknown
+        return lift(made, *values)
+
+    return literal
 
 
 def same(a, b) -> bool:

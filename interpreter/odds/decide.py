@@ -23,7 +23,15 @@ from interpreter.odds.answer import field_outcome
 from interpreter.odds.distribution import Dist
 from interpreter.odds.explore import Explorer, Live, World
 from interpreter.odds.weights import ONE, fraction, times_fraction
-from interpreter.odds.worlds import Failure, Liveness, cuts_of, key_of, stopped, sums_may_fail
+from interpreter.odds.worlds import (
+    NO_STEPS,
+    Failure,
+    Liveness,
+    cuts_of,
+    key_of,
+    stopped,
+    sums_may_fail,
+)
 from interpreter.runtime import Unknown, known
 from interpreter.values import Record
 
@@ -31,6 +39,10 @@ from interpreter.values import Record
 #: goal read of it: the options of different choices that come to the same dice (a die
 #: rerolled out of one pool or another) end once (switch off to compare)
 ENDS = True
+#: ... and by that alone, whatever steps the world counted, where its end's runs (counted
+#: once from no steps) stay within the step limit from them too: the options of a choice
+#: that count different steps before the same dice end once (switch off to compare)
+ANY_STEPS = True
 
 
 class Decide(Exception):
@@ -102,6 +114,7 @@ class WorldSearch:
         # the end's memory: what the result reads, by name (the goal reads the result
         # and the sheet, which the key holds whole)
         self.ended: dict = {}
+        self.ended_by_steps: dict = {}  # ... and by the steps counted before it too
         self.read_at_end = tuple(sorted(wanted.needs))
         self.cut_at_end = cuts_of(self.read_at_end, wanted.needs)
 
@@ -137,23 +150,44 @@ class WorldSearch:
         """(weight, the end of its run) of each world, a unit of work each (the options
         of every world run to their ends: uncounted, they were most of a search's time);
         a world that holds what one before held of what the result reads, on the same
-        sheet and steps, ends as it did, for nothing."""
-        explorer, memory = self.explorer, self.ended
+        sheet, ends as it did, for nothing (ANY_STEPS: whatever steps it counted, where
+        the end's runs stay within the step limit from them; else on the same steps)."""
+        explorer, memory, by_steps = self.explorer, self.ended, self.ended_by_steps
         names, cuts = self.read_at_end, self.cut_at_end
+        limit = explorer.ctx.limits.steps_per_run
         for world in worlds:
             if not ENDS:
                 explorer.work()
                 yield from explorer.each([world], self.finish)
                 continue
-            key = (key_of(world.env, names, cuts, world.state), world.steps)
-            found = memory.get(key)
-            if found is None:
-                explorer.work()
-                start = World(world.env, world.state, ONE, world.steps)
-                each = explorer.each([start], self.finish)
-                found = memory[key] = [(fraction(weight), ended) for weight, ended in each]
-            for p, ended in found:
+            key = key_of(world.env, names, cuts, world.state)
+            found = None
+            if ANY_STEPS:  # counted once from no steps: its ends, and their reach
+                found = memory.get(key)
+                if found is None:
+                    found = memory[key] = self.ended_from(world, NO_STEPS)
+            if found is None or world.steps[1] + found[1] > limit:
+                # (it may pass the step limit from this world's steps: from them, then)
+                found = by_steps.get((key, world.steps))
+                if found is None:
+                    found = by_steps[key, world.steps] = self.ended_from(world, world.steps)
+            else:
+                explorer.peak = max(explorer.peak, world.steps[1] + found[1])
+            for p, ended in found[0]:
                 yield times_fraction(world.weight, p), ended
+
+    def ended_from(self, world: World, steps: tuple) -> tuple:
+        """([(probability, the end of its run)], the most steps a run took from `steps`)
+        of a world's end, counted from `steps`: a unit of work."""
+        explorer = self.explorer
+        explorer.work()
+        peak, explorer.peak = explorer.peak, steps[1]
+        try:
+            each = explorer.each([World(world.env, world.state, ONE, steps)], self.finish)
+            ended = [(fraction(weight), end) for weight, end in each]
+            return ended, explorer.peak - steps[1]
+        finally:
+            explorer.peak = max(peak, explorer.peak)
 
     def decide(self, index: int, world: World) -> dict:
         """A `choose` statement in one world: the outcomes of its best option, given the
@@ -246,4 +280,5 @@ class WorldSearch:
 
 
 def add_to(table: dict, key, p: Fraction) -> None:
-    table[key] = table.get(key, 0) + p
+    found = table.get(key)  # (a new key takes p as it is: 0 + p is a Fraction made again)
+    table[key] = p if found is None else found + p
