@@ -64,11 +64,26 @@ def straight_call(explorer, action, args: tuple, state, fields, steps: tuple):
 
 
 def _plain(explorer, action) -> bool:
-    """Whether an action may be run whole here: it makes no choice (a choice is made per
-    situation by the best play), found once per action."""
+    """Whether an action may be run whole here: neither it nor an action it calls makes
+    a choice (a choice is made per situation by the best play), nor calls one on another
+    character's sheet; found once per action."""
     key = ("whole", explorer.number(action.node))
     found = explorer.liveness.get(key)
     if found is None:
-        found = not any(isinstance(item, n.Choose) for item in n.walk(action.node))
+        book = None if explorer.sheet is None else explorer.sheet.book
+        found = book is not None and not _chooses(book, action.node, set())
         explorer.liveness[key] = found
     return found
+
+
+def _chooses(book, node, seen: set) -> bool:
+    """Whether `node`, or an action it calls (each looked at once), may make a choice."""
+    for item in n.walk(node):
+        if isinstance(item, n.Choose | n.CharacterCall):
+            return True
+        if isinstance(item, n.Call) and item.function in book.actions:
+            if item.function not in seen:
+                seen.add(item.function)
+                if _chooses(book, book.actions[item.function], seen):
+                    return True
+    return False
