@@ -346,16 +346,17 @@ def alike_statement(explorer, statements: tuple, index: int, worlds, live: list,
     billed = 0
     for alike in kinds.values():
         ends, failed, lost = _relative(explorer, statements, index, alike[0], live, live_out)
+        gave = [{k: v for k, v in end.env.items() if k in given} for end in ends]
         for world in alike:
             if lost[0]:
                 explorer.lost.add(times(world.weight, *lost))
             kept = {k: v for k, v in world.env.items() if k in after.needs and k not in given}
-            for end in ends:
+            for end, gives in zip(ends, gave):
                 weight = times(world.weight, *end.weight)
                 if below(weight, explorer.prune):
                     explorer.lost.add(weight)
                     continue
-                env = {**kept, **{k: v for k, v in end.env.items() if k in given}}
+                env = {**kept, **gives}
                 steps = plus(world.steps, *end.steps)
                 explorer.peak = max(explorer.peak, steps[1])
                 out.append(World(env, end.state, weight, steps))

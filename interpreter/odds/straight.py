@@ -81,9 +81,9 @@ def _chooses(book, node, seen: set) -> bool:
     for item in n.walk(node):
         if isinstance(item, n.Choose | n.CharacterCall):
             return True
-        if isinstance(item, n.Call) and item.function in book.actions:
-            if item.function not in seen:
-                seen.add(item.function)
-                if _chooses(book, book.actions[item.function], seen):
-                    return True
+        name = item.function if isinstance(item, n.Call) else None
+        if name in book.actions and name not in seen:
+            seen.add(name)
+            if _chooses(book, book.actions[name], seen):
+                return True
     return False
