@@ -13,6 +13,7 @@ from itertools import product
 import dsl
 import interpreter.odds.alike as alike
 import interpreter.odds.mixing as mixing
+import interpreter.odds.straight as straight
 from dsl import nodes as n
 from interpreter import Engine
 
@@ -69,11 +70,26 @@ def test_a_set_runs_once_per_kind_of_world_alike():
     odds = set_odds()
     assert odds.exact
     joint = brute()
+    if not hasattr(odds, "fields"):  # (the whole joint, within its share of the budget)
+        got = {(r.get("p"), r.get("oro")): p for r, p in odds.probabilities.items()}
+        assert got == joint
+        return
     for i, field in enumerate(("p", "oro")):  # (answered field by field: ByField)
         expected: Counter = Counter()
         for outcome, p in joint.items():
             expected[outcome[i]] += p
         assert dict(odds.fields[field].probabilities) == dict(expected)
+
+
+def others_off(monkeypatch) -> None:
+    """The mechanisms that answer this case within the budget too, the set's aside: the
+    `if p > 0` after it tested and run once per kind of world alike (interpreter.odds.alike
+    SWITCH), the action run whole (interpreter.odds.straight), mixed worlds
+    (interpreter.odds.mixing: 1,150 units with or without the set run once per kind)."""
+    monkeypatch.setattr(alike.SWITCH, "statements", False)
+    monkeypatch.setattr(alike.SWITCH, "tests", False)
+    monkeypatch.setattr(straight.SWITCH, "whole", False)
+    monkeypatch.setattr(mixing.SWITCH, "mixed", False)
 
 
 def test_without_it_the_budget_is_not_enough(monkeypatch):
@@ -85,9 +101,7 @@ def test_without_it_the_budget_is_not_enough(monkeypatch):
         return let_only(explorer, statements, index, *rest)
 
     monkeypatch.setattr(alike, "alike_let", no_set)
-    # (mixed worlds, interpreter.odds.mixing, answer this case within the budget too:
-    # 1,150 units with or without the set run once per kind; switched off with it)
-    monkeypatch.setattr(mixing.SWITCH, "mixed", False)
+    others_off(monkeypatch)
     assert not set_odds().exact
 
 
@@ -95,5 +109,5 @@ def test_without_sheet_free_keys_the_budget_is_not_enough(monkeypatch):
     """The worlds differ in Oro, which `u.puntos` does not read: keyed by the sheet too,
     no two are alike."""
     monkeypatch.setattr(alike, "_reads_sheet", lambda explorer, statement: True)
-    monkeypatch.setattr(mixing.SWITCH, "mixed", False)  # (as above)
+    others_off(monkeypatch)  # (as above)
     assert not set_odds().exact

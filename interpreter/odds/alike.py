@@ -14,6 +14,13 @@ A `set` of a local name to a pure value that does not read the name is run so to
 Mundi's `set tributo to t.tributo` over worlds that differ in their sheet. A value that
 reads nothing of the sheet makes the worlds alike whatever their sheets hold (each keeps
 its own: a pure value changes nothing there).
+
+Any other statement but a loop's, a choice's or a binding's (an `if`, a `match`, a call
+made with `do`, a change of the sheet, a `require`) is run so too, for the worlds that
+hold the same values of the names it reads (of each, the fields it reads) and gives a
+value to, and the same sheet: Arcana Mundi's `if tributo > 0 { do acumular_tributo(...) }`
+over worlds that differ in the basic roll's points, read by the result alone. Each world
+takes the sheet each outcome leaves and the values it gives, and keeps its own of the rest.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from __future__ import annotations
 from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compiled import Binding, Plain, block_key
+from interpreter.odds.carried import counters_of
 from interpreter.odds.compound import compound_run
 from interpreter.odds.deferred import Deferred
 from interpreter.odds.fused import fused_sets
@@ -30,12 +38,29 @@ from interpreter.odds.summed import FEWEST_WORLDS, question_reads, summed_run
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Bound, Failure, World, plus
 from interpreter.state import MISSING
+from interpreter.values import Record
 
 #: worlds made from the outcomes of one run in one unit of work (interpreter.odds.budget;
 #: worlds made one by one elsewhere: worlds.WORLDS_PER_WORK)
 ALIKE_WORLDS_PER_WORK = 64
 #: the kinds of world let_runs tells apart before giving up where none was made again
 TRIED = 16
+
+
+class Switch:
+    """Whether a statement other than a binding runs once per kind of world alike too
+    (alike_statement), and an `if`'s condition is tested once per kind of world alike in
+    what it reads (`tests`: condition_tests); tests switch them off: then in each world."""
+
+    statements = True
+    tests = True
+
+
+SWITCH = Switch()
+
+#: the statements alike_statement runs (a loop is odds.carried's, a binding alike_let's,
+#: a choice is made in each world, a note is idle)
+STATEMENTS = (n.If, n.Match, n.Do, n.Change, n.Effect, n.EndEffect, n.Require, n.PassTime)
 
 
 def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_out):
@@ -54,6 +79,7 @@ def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_ou
         or summed_run(explorer, statements, index, worlds, live)
         or alike_let(explorer, statements, index, worlds, live, live_out)
         or fused_sets(explorer, statements, index, worlds, live)
+        or alike_statement(explorer, statements, index, worlds, live, live_out)
     )
 
 
@@ -283,3 +309,184 @@ def _again(explorer, outs: list, world: World, name: str):
         return [(World({**other.env, name: value}, other.state, other.weight, steps), outcome)]
 
     return known
+
+
+def alike_statement(explorer, statements: tuple, index: int, worlds, live: list, live_out):
+    """statements[index], a statement of STATEMENTS, run once per kind of world alike
+    (see the module's docstring): (worlds after, failures, index + 1), or None (run it as
+    any: one world, no two alike, a value kept whole for it, counters carried through it)."""
+    statement = statements[index]
+    if not SWITCH.statements or type(worlds) is not list or len(worlds) < 2:
+        return None
+    if not isinstance(statement.node, STATEMENTS) or explorer.idle(statement, live[index]):
+        return None
+    found = _statement_reads(explorer, statements, index, live)
+    if found is None:
+        return None
+    reads, given = found
+    limit = explorer.ctx.limits.steps_per_run - explorer.most_steps(statement.node)
+    # of the sheet, what it or a later statement reads (the rest, as a merge leaves it:
+    # each world takes the sheet of its kind's outcome, alike in all that is read)
+    sheet = explorer.kept(explorer.live_before(statement, live[index]))
+    kinds: dict = {}
+    for world in worlds:
+        if world.steps[1] > limit:
+            return None
+        values = _read_values(world.env, reads)
+        if values is None:  # (a value kept whole for it: interpreter.odds.deferred)
+            return None
+        state = world.state
+        key = (values, tuple(world.env), state.snapshot() if sheet is None else sheet(state))
+        kinds.setdefault(key, []).append(world)
+    if len(kinds) == len(worlds):
+        return None
+    after = live[index]
+    out: list = []
+    failures: list = []
+    billed = 0
+    for alike in kinds.values():
+        ends, failed, lost = _relative(explorer, statements, index, alike[0], live, live_out)
+        gave = [{k: v for k, v in end.env.items() if k in given} for end in ends]
+        for world in alike:
+            if lost[0]:
+                explorer.lost.add(times(world.weight, *lost))
+            kept = {k: v for k, v in world.env.items() if k in after.needs and k not in given}
+            for end, gives in zip(ends, gave):
+                weight = times(world.weight, *end.weight)
+                if below(weight, explorer.prune):
+                    explorer.lost.add(weight)
+                    continue
+                env = {**kept, **gives}
+                steps = plus(world.steps, *end.steps)
+                explorer.peak = max(explorer.peak, steps[1])
+                out.append(World(env, end.state, weight, steps))
+            billed = _billed(explorer, len(out), billed)
+            for end, failure in failed:
+                weight = times(world.weight, *end.weight)
+                steps = plus(world.steps, *end.steps)
+                failures.append((World(world.env, end.state, weight, steps), failure))
+    explorer.roller.work += len(out) // ALIKE_WORLDS_PER_WORK - billed
+    explorer.work()
+    return explorer.merge(out, after), failures, index + 1
+
+
+def _statement_reads(explorer, statements: tuple, index: int, live: list):
+    """(reads, given) of statements[index] for alike_statement, found once per block:
+    `reads`, (name, the fields of it read, or None for all of it) for each name it reads
+    and does not give a value to; `given`, the names it gives a value to (read whole);
+    None where it makes a choice, or counters are carried through it (odds.carried)."""
+    statement = statements[index]
+    found_at = ("statement reads", block_key(statements), index)
+    found = explorer.liveness.get(found_at, MISSING)
+    if found is MISSING:
+        node = statement.node
+        found = None
+        if not any(isinstance(item, n.Choose) for item in n.walk(node)):
+            given = explorer.names_given(node)
+            needs = explorer.names_read(node).needs
+            reads = tuple(
+                (name, None if needs[name] is None else tuple(sorted(needs[name])))
+                for name in sorted(needs)
+                if name not in given
+            )
+            reads += tuple((name, None) for name in sorted(given))
+            found = (reads, given)
+        explorer.liveness[found_at] = found
+    if found is not None and _counters_after(explorer, statements, index, live):
+        return None
+    return found
+
+
+def _counters_after(explorer, statements: tuple, index: int, live: list) -> tuple:
+    """The counters the rest of the block only adds to, read after statements[index]
+    (Passes.held_run's: carried through it, its groups run once each)."""
+    key = ("block counters", block_key(statements), index)
+    found = explorer.liveness.get(key)
+    if found is None:
+        found = explorer.liveness[key] = counters_of(statements[index:], (), explorer.names_read)
+    return tuple(name for name in found if name in live[index].needs)
+
+
+def condition_tests(explorer, worlds: list, node, index: int, run_of, pure: bool):
+    """(world after, outcome) of the condition of branch `index` of the `if` `node` in
+    each world (`run_of(world)`: its run there, Explorer.if_'s), tested once for the
+    worlds alike in what it reads (the fields of each name, the sheet where it reads it,
+    how unlikely an outcome it may leave out: OddsRoller.negligible) and taken again by
+    each of the others where that test ended in one world, its weight and sheet the
+    same: `if b.success` over worlds that differ in the points of `b`, and `if tributo >
+    0` over worlds that differ in all it does not read."""
+    found = None
+    if SWITCH.tests and pure and node is not None and len(worlds) > 1:
+        found = _condition_reads(explorer, node, index)
+    if found is None:
+        for world in worlds:
+            yield from explorer.explore(world, run_of(world))
+        return
+    reads, sheet = found
+    roller = explorer.roller
+    kinds: dict = {}
+    for world in worlds:
+        values = _read_values(world.env, reads)
+        if values is None:  # (kept whole for it: each such world tested alone)
+            yield from explorer.explore(world, run_of(world))
+            continue
+        roller.weight = world.weight
+        key = (values, roller.negligible(), world.state.snapshot() if sheet else None)
+        kinds.setdefault(key, []).append(world)
+    for alike in kinds.values():
+        first = alike[0]
+        outs = explorer.explore(first, run_of(first))
+        yield from outs
+        again = _tested_again(outs, first) if len(alike) > 1 else None
+        for made, other in enumerate(alike[1:], 1):
+            if again is None:
+                yield from explorer.explore(other, run_of(other))
+                continue
+            if made % ALIKE_WORLDS_PER_WORK == 0:
+                explorer.work()
+            steps = plus(other.steps, again[1])
+            explorer.peak = max(explorer.peak, steps[1])
+            yield World(other.env, other.state, other.weight, steps), again[0]
+
+
+def _tested_again(outs: list, world: World):
+    """(outcome, steps taken) of a condition's test that others alike take again, or
+    None where it is not one (it branched, or stopped the run)."""
+    if len(outs) != 1:
+        return None
+    after, outcome = outs[0]
+    if isinstance(outcome, Failure) or type(after) is not World or after.weight != world.weight:
+        return None
+    taken = after.steps[1] - world.steps[1]
+    return None if after.steps != plus(world.steps, taken) else (outcome, taken)
+
+
+def _condition_reads(explorer, node, index: int):
+    """(reads, whether it reads the sheet) of the condition of branch `index` of an `if`
+    (as _statement_reads), found once per condition."""
+    condition = node.branches[index][0]
+    found_at = ("condition reads", explorer.number(condition))
+    found = explorer.liveness.get(found_at)
+    if found is None:
+        needs = explorer.names_read(condition).needs
+        reads = tuple(
+            (name, None if needs[name] is None else tuple(sorted(needs[name])))
+            for name in sorted(needs)
+        )
+        fields = None if explorer.sheet is None else explorer.sheet.fields_of(condition)
+        found = explorer.liveness[found_at] = (reads, fields is None or bool(fields))
+    return found
+
+
+def _read_values(env: dict, reads: tuple) -> tuple | None:
+    """The values a world holds of `reads` ((name, its fields read or None)), records cut
+    to the fields read, hashable; None where one is kept whole (a Deferred)."""
+    values = []
+    for name, fields in reads:
+        value = env.get(name, MISSING)
+        if type(value) is Deferred:
+            return None
+        if fields is not None and type(value) is Record:
+            value = tuple(value.get(field) for field in fields)
+        values.append(hashable(value))
+    return tuple(values)

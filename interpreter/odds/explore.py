@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, block_key
-from interpreter.odds.alike import at_once, let_runs
+from interpreter.odds.alike import at_once, condition_tests, let_runs
 from interpreter.odds.budget import watch
 from interpreter.odds.carried import Held, regrouped, worlds_of
 from interpreter.odds.consumed import Split, consumed, test_run
@@ -71,6 +71,7 @@ class Explorer(Passes):
         self.liveness = liveness.blocks
         self.names_read = liveness.names_read
         self.names_given = liveness.names_given  # (a statement's bindings: odds.forks)
+        self.number = liveness.numbers.of  # (a node's number: what is found of it, by it)
         self.safe = liveness.cannot_fail  # whether an expression can never stop a run
         self.sums_fail = liveness.sums_fail  # whether a sum may fail (odds.carried)
         self.sheet, self.drops = SheetReads.of(liveness.compiler), None  # (Passes.kept)
@@ -436,15 +437,20 @@ class Explorer(Passes):
             no: list = []
             condition, span, body = branch.condition, branch.span, branch.body
             reads = consumed(self, compiled, node, index, live_out)  # (read here, last)
-            for world in self.counting(remaining, self.cost(test)):
-                runs = self.explore(world, test_run(condition, span, reads, world))
-                for after, decided in runs:
-                    if isinstance(decided, Failure):
-                        failures.append((after, decided))
-                    elif type(decided) is Split:  # (split by its odds: odds.consumed)
-                        split_worlds(self, after, decided, yes, no)
-                    else:
-                        (yes if decided else no).append(after)
+            counted = self.counting(remaining, self.cost(test))
+
+            def run_of(world, condition=condition, span=span, reads=reads):
+                return test_run(condition, span, reads, world)
+
+            # (tested once for the worlds alike in what the condition reads: odds.alike)
+            pure = compiled.pure
+            for after, decided in condition_tests(self, counted, node, index, run_of, pure):
+                if isinstance(decided, Failure):
+                    failures.append((after, decided))
+                elif type(decided) is Split:  # (split by its odds: odds.consumed)
+                    split_worlds(self, after, decided, yes, no)
+                else:
+                    (yes if decided else no).append(after)
             went, failed = self.block(body, yes, live_out, split)
             results.extend(went)
             failures.extend(failed)

@@ -27,6 +27,7 @@ from interpreter.odds.records import direct_call
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
 from interpreter.odds.sheet_live import SWITCH, Ends, SheetReads, live_of, sheet_read, wider
+from interpreter.odds.straight import straight_call
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, block_steps, plus, spread
 from interpreter.runtime import known
@@ -349,6 +350,9 @@ class Passes:
         probability and the steps counted to it from `steps`: ([(sheet after, result,
         weight, (fewest, most))], [(Failure, weight)], weight lost, the most steps a run
         reached)."""
+        found = straight_call(self, action, args, state, fields, steps)  # (run whole)
+        if found is not None:
+            return found
         live = Live({})
         watched: set = set()  # the fields not read that may stop a run: computed too
         if action.result is not None:
