@@ -9,7 +9,10 @@ and shown (every step written, as the server's JSON has it).
 
 The cases are `benchmarks/run_cost.py`'s shipped and example ones (each action with each
 character, each listed value of each parameter). For each, `--seeds` runs are timed four
-ways, taking turns, in CPU time (`time.process_time`):
+ways, taking turns, in CPU time (`time.process_time`), after `--warm` untimed runs each
+way (the default 1: a case's generated code, made after `codegen.AFTER` runs, and a traced
+run's whole function, made the run after, are made while timed, and counted; 5: the
+steady state):
 
 - **run**: `Engine.run` (the trace neither recorded nor read);
 - **recorded**: `Engine.run(..., trace=True)`, the trace recorded as the run goes (what
