@@ -4,6 +4,8 @@ text and JSON, for every action of a rulebook, runs that fail included."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 import dsl
@@ -191,3 +193,56 @@ def test_a_trace_recorded_without_flat_steps_is_the_same():
     finally:
         SWITCH.flat_steps = True
     assert [shown(o.trace) for o in flat] == [shown(o.trace) for o in made]
+
+
+#: an opposed check's sides: one plain die each, rolled by their closures (no generated
+#: code runs an opposed check), a tie rolled again
+OPPOSED = """
+sheet { attribute A in 1..10 }
+opposed contest(a: int) "Contest" {
+  roll d10 + a
+  against d6 + 3
+  tie reroll
+}
+action act() {
+  let t = contest(A)
+  result { won: t.won, ours: t.ours.total }
+}
+"""
+
+
+def test_a_plain_die_a_closure_rolls_in_a_traced_run_is_drawn_as_untraced():
+    # SWITCH.traced_faces: the die's face drawn as an untraced run draws it, its roll
+    # and step made as the generated code makes them: the same results, dice and trace
+    # as its pool's (switched off), in fewer Python calls (off: this fails)
+    engine = Engine(dsl.load_text(OPPOSED, "opposed.rules"))
+    sheet = engine.sheet({"A": 4})
+
+    def runs() -> list:
+        return [engine.run("act", sheet, {}, SeededDice(s), trace=True) for s in range(12)]
+
+    def calls() -> int:
+        counted = [0]
+
+        def count(frame, event, arg):
+            counted[0] += event == "call"
+
+        sys.setprofile(count)
+        try:
+            engine.run("act", sheet, {}, SeededDice(1), trace=True)
+        finally:
+            sys.setprofile(None)
+        return counted[0]
+
+    assert SWITCH.traced_faces
+    fast, fewer = runs(), calls()
+    SWITCH.traced_faces = False
+    try:
+        slow, more = runs(), calls()
+    finally:
+        SWITCH.traced_faces = True
+    assert [(o.result, o.dice, shown(o.trace)) for o in fast] == [
+        (o.result, o.dice, shown(o.trace)) for o in slow
+    ]
+    assert any("tie" in render_text(o.trace) for o in fast)  # (a tie rolled again)
+    assert fewer < more, (fewer, more)

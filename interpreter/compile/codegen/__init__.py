@@ -36,6 +36,7 @@ class Switch:
         "generated",
         "lazy_steps",
         "traced_dice",
+        "traced_faces",
         "traced_formulas",
         "traced_inline",
         "traced_labels",
@@ -64,6 +65,10 @@ class Switch:
         #: a traced run's generated code draws one plain die itself (its roll and step
         #: made as its closure makes them: `step_texts.rolled_die`), else calls its closure
         self.traced_dice = True
+        #: a traced run's closure of one plain die (`Expressions.ex_dice`) draws its face
+        #: as an untraced run does (`Roller.face`), its roll and step made as the generated
+        #: code makes them (`step_texts.rolled_die`), else rolls it as a pool
+        self.traced_faces = True
         #: a traced run's generated code names a check's term's values itself (the
         #: places a name names: `traced._label_written`), else calls its label
         self.traced_labels = True
