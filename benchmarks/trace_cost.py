@@ -5,10 +5,14 @@ and shown (every step written, as the server's JSON has it).
     python benchmarks/trace_cost.py --only brujeria --seeds 50
     python benchmarks/trace_cost.py --only brujeria --rounds 3   # each way's best of 3
     python benchmarks/trace_cost.py --worst 20       # and the 20 dearest cases, listed
+    python benchmarks/trace_cost.py --warm 5         # the steady state: generated code made
 
 The cases are `benchmarks/run_cost.py`'s shipped and example ones (each action with each
 character, each listed value of each parameter). For each, `--seeds` runs are timed four
-ways, taking turns, in CPU time (`time.process_time`):
+ways, taking turns, in CPU time (`time.process_time`), after `--warm` untimed runs each
+way (the default 1: a case's generated code, made after `codegen.AFTER` runs, and a traced
+run's whole function, made the run after, are made while timed, and counted; 5: the
+steady state):
 
 - **run**: `Engine.run` (the trace neither recorded nor read);
 - **recorded**: `Engine.run(..., trace=True)`, the trace recorded as the run goes (what
@@ -72,9 +76,11 @@ def timed(work) -> float:
     return time.process_time() - started
 
 
-def case_times(engine, name, sheet, params, choices, seeds: int, records: bool, rounds=1) -> dict:
+def case_times(
+    engine, name, sheet, params, choices, seeds: int, records: bool, rounds=1, warm=1
+) -> dict:
     for trace in (False, records):  # warm: what a first run compiles or reads is not counted
-        [o.trace for o in runs(engine, name, sheet, params, choices, 1, trace)]
+        [o.trace for o in runs(engine, name, sheet, params, choices, warm, trace)]
     language = engine.language
 
     def show():
@@ -103,6 +109,9 @@ def main(argv=None) -> int:
         "--rounds", type=int, default=1, help="rounds of each case, the ways in turns: the best"
     )
     parser.add_argument(
+        "--warm", type=int, default=1, help="untimed runs of each case first, each way"
+    )
+    parser.add_argument(
         "--no-gc", action="store_true", help="the cyclic garbage collector off while timing"
     )
     parser.add_argument(
@@ -125,14 +134,16 @@ def main(argv=None) -> int:
             continue
         if args.no_gc:
             gc.disable()
-        times = case_times(engine, name, sheet, params, choices, args.seeds, records, args.rounds)
+        times = case_times(
+            engine, name, sheet, params, choices, args.seeds, records, args.rounds, args.warm
+        )
         gc.enable()
         for way, seconds in times.items():
             totals[way] += seconds
         ratios.append((times["recorded"] / max(times["run"], 1e-9), label, times["run"]))
     ratios.sort()
     run = totals["run"]
-    print(f"{len(ratios)} cases, {args.seeds} runs each way (CPU seconds)")
+    print(f"{len(ratios)} cases, {args.seeds} runs each way, {args.warm} untimed (CPU seconds)")
     print(f"run       {run:8.3f} s")
     for way in ("recorded", "replayed", "shown"):
         print(f"{way:9} {totals[way]:8.3f} s   {totals[way] / run:5.2f}x the run")

@@ -4,7 +4,7 @@ Each is a fast path with its switch: `lean_frames.LEAN_FRAMES`, `LEAN_OWN` and
 `MERGED_COUNTS` (a called check's frame and the function's own without their count of
 calls, two counts on entry made one), `SETTLED_TOTALS` (a total made a number off its
 sum's fast path only), `NESTED_WHOLES` (a `+ - *` of a value just made written inside
-that value's fast path), `emit_values.PLAIN_ROWS` (a table of plain
+that value's fast path), `lookups.PLAIN_ROWS` (a table of plain
 constants' lookup tested for nothing) and `parameters.WRITTEN_OUT` (the last binding
 recognised by a function made for it). The source tests below fail with their switch
 off; the agreement tests hold the generated code to the closures at every edge of
@@ -23,8 +23,7 @@ import dsl
 from dsl.errors import RulebookError
 from interpreter import Engine, SeededDice
 from interpreter import parameters as parameters_module
-from interpreter.compile.codegen import SWITCH, closures_only, lean_frames
-from interpreter.compile.codegen import emit_values as emit_values_module
+from interpreter.compile.codegen import SWITCH, closures_only, lean_frames, lookups
 from interpreter.compile.tables import Pending
 from interpreter.limits import Limits
 
@@ -161,7 +160,7 @@ def test_a_lookup_of_plain_rows_is_tested_for_nothing(monkeypatch):
     engine.run("test", engine.sheet(SHEET), PARAMS["test"], SeededDice(1))
     namespace = engine.compiler.action("test").generated[0].__globals__
     assert all(value is not Pending for value in namespace.values())
-    monkeypatch.setattr(emit_values_module, "PLAIN_ROWS", False)
+    monkeypatch.setattr(lookups, "PLAIN_ROWS", False)
     source_book = dsl.load_text(BOOK + "\n# rows tested\n", "plain.rules")
     engine = Engine(source_book)
     engine.run("test", engine.sheet(SHEET), PARAMS["test"], SeededDice(1))

@@ -304,6 +304,7 @@ def switched_off(name: str, engine):
     [
         "traced_inline",
         "traced_lookups",
+        "traced_lookup_steps",
         "traced_dice",
         "traced_labels",
         "traced_places",
@@ -313,7 +314,8 @@ def switched_off(name: str, engine):
 )
 def test_a_traced_run_writes_its_checks_inline_and_reads_remembered_rows(switch):
     # A called check written inline in the traced code (SWITCH.traced_inline), a
-    # one-key table's remembered rows read there (SWITCH.traced_lookups), one plain die
+    # one-key table's remembered rows read there (SWITCH.traced_lookups), their lookup's
+    # step put in the trace there (SWITCH.traced_lookup_steps), one plain die
     # drawn there (SWITCH.traced_dice), a term's label's names read there
     # (SWITCH.traced_labels), the place a term names found there (SWITCH.traced_places),
     # a let's, a die's and a check's step put in the trace there (SWITCH.traced_steps),

@@ -4,6 +4,8 @@ text and JSON, for every action of a rulebook, runs that fail included."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 import dsl
@@ -64,7 +66,7 @@ def test_a_step_is_written_only_when_it_is_read():
 
 
 #: every statement that writes a step of its own: let, set (a local, a field past its
-#: bounds), spend, gain (capped), add, a lookup, match, note, if, an action called
+#: bounds), spend, gain (capped), add, a lookup, match, note, if, an action called, choose
 STATEMENTS = """
 sheet {
   attribute A in 1..10
@@ -88,6 +90,10 @@ action act() {
   match t { case "low" { note "lo" } else { note "hi" } }
   if x > 2 { note "big" }
   do inner(x)
+  choose go "Go on?" {
+    option no
+    option yes if x > 100
+  }
 }
 """
 
@@ -96,7 +102,7 @@ def test_no_statement_writes_its_step_before_it_is_read():
     engine = Engine(dsl.load_text(STATEMENTS, "statements.rules"))
     sheet = engine.sheet({"A": 3, "R": 3, "C": 0, "L": []})
     trace = engine.run("act", sheet, {}, SeededDice(1), trace=True).trace
-    kinds = {"let", "set", "cost", "change", "lookup", "match", "note", "if", "call"}
+    kinds = {"let", "set", "cost", "change", "lookup", "match", "note", "if", "call", "choice"}
     assert kinds <= {step.kind for step in trace}
     # recorded, not written: each text is made when the step is read
     assert all(type(s._text) is Later and s._text.make is not None for s in trace)
@@ -104,6 +110,7 @@ def test_no_statement_writes_its_step_before_it_is_read():
     assert shown(trace) == shown(replayed)
     assert "gain 9 R: 2 → 5 (capped at its maximum 5)" in render_text(trace)
     assert "set C: 0 → 9 (kept within its bounds, not 20)" in render_text(trace)
+    assert "go: no (the only option open)" in render_text(trace)
 
 
 #: a roll's step (a plain die's, of the generated code: `step_texts.rolled_die`; any
@@ -117,7 +124,7 @@ action act() {
   result { x: x, hits: pool.hit }
 }
 """
-STATED = {"let", "set", "lookup", "if", "call"}
+STATED = {"let", "set", "lookup", "if", "call", "choice"}
 
 
 def made_yet(step: Step) -> bool:
@@ -130,8 +137,9 @@ def made_yet(step: Step) -> bool:
 
 
 def test_the_commonest_steps_are_made_only_when_read():
-    # SWITCH.lazy_steps: a let's, a set's, a lookup's, an if's, a call's, a check's and
-    # a roll's step recorded as what makes it, made when first read, as the replay's
+    # SWITCH.lazy_steps: a let's, a set's, a lookup's, an if's, a call's, a choice's, a
+    # check's and a roll's step recorded as what makes it, made when first read, as the
+    # replay's
     assert SWITCH.lazy_steps
     statements = Engine(dsl.load_text(STATEMENTS, "statements.rules"))
     made = statements.sheet({"A": 3, "R": 3, "C": 0, "L": []})
@@ -185,3 +193,56 @@ def test_a_trace_recorded_without_flat_steps_is_the_same():
     finally:
         SWITCH.flat_steps = True
     assert [shown(o.trace) for o in flat] == [shown(o.trace) for o in made]
+
+
+#: an opposed check's sides: one plain die each, rolled by their closures (no generated
+#: code runs an opposed check), a tie rolled again
+OPPOSED = """
+sheet { attribute A in 1..10 }
+opposed contest(a: int) "Contest" {
+  roll d10 + a
+  against d6 + 3
+  tie reroll
+}
+action act() {
+  let t = contest(A)
+  result { won: t.won, ours: t.ours.total }
+}
+"""
+
+
+def test_a_plain_die_a_closure_rolls_in_a_traced_run_is_drawn_as_untraced():
+    # SWITCH.traced_faces: the die's face drawn as an untraced run draws it, its roll
+    # and step made as the generated code makes them: the same results, dice and trace
+    # as its pool's (switched off), in fewer Python calls (off: this fails)
+    engine = Engine(dsl.load_text(OPPOSED, "opposed.rules"))
+    sheet = engine.sheet({"A": 4})
+
+    def runs() -> list:
+        return [engine.run("act", sheet, {}, SeededDice(s), trace=True) for s in range(12)]
+
+    def calls() -> int:
+        counted = [0]
+
+        def count(frame, event, arg):
+            counted[0] += event == "call"
+
+        sys.setprofile(count)
+        try:
+            engine.run("act", sheet, {}, SeededDice(1), trace=True)
+        finally:
+            sys.setprofile(None)
+        return counted[0]
+
+    assert SWITCH.traced_faces
+    fast, fewer = runs(), calls()
+    SWITCH.traced_faces = False
+    try:
+        slow, more = runs(), calls()
+    finally:
+        SWITCH.traced_faces = True
+    assert [(o.result, o.dice, shown(o.trace)) for o in fast] == [
+        (o.result, o.dice, shown(o.trace)) for o in slow
+    ]
+    assert any("tie" in render_text(o.trace) for o in fast)  # (a tie rolled again)
+    assert fewer < more, (fewer, more)

@@ -8,19 +8,23 @@ odds mode) answers with one of the open options; the choice is kept on the conte
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from dsl import nodes as n
-from dsl.messages import tr
+from dsl.messages import Message, tr
 from interpreter.bounds import check_length
 from interpreter.choosers import Choice, Chooser, Question
 from interpreter.compile.arithmetic import as_whole
 from interpreter.compile.characters import character_of
+from interpreter.compile.codegen import SWITCH
 from interpreter.compile.costs import block_cost
 from interpreter.compile.host import CompilerHost
 from interpreter.compile.statements import run_block
 from interpreter.errors import EvaluationError
 from interpreter.runtime import as_bool, known
+from interpreter.trace import Later, later_step, made_step
 from interpreter.values import Range
 
 #: how the trace says who chose, by `Choice.how`
@@ -33,6 +37,39 @@ HOW = {
 }
 
 NOBODY_CHOOSES = Chooser()  # a run given no answers: only a choice with one option open
+
+
+def choice_step(ctx, name: str, value, who: str | None, by, how: str, span) -> None:
+    """A choice's step, of a traced run: what was chosen, by whom (`who`: the character's
+    label, or None) and how; recorded as what makes it, its text made when read
+    (`SWITCH.lazy_steps`, flat: `SWITCH.flat_steps`), as a lookup's is."""
+    trace = ctx.trace  # (`step_texts.record`, written out)
+    most = trace.most
+    if most is not None and len(trace) >= most:
+        trace.omitted += 1
+        return
+    entry: Any = (_chosen, name, value, who, by, how, ctx.depth, span, trace.length)
+    if not SWITCH.lazy_steps:
+        entry = made_step(_chosen(*entry[1:]))
+    elif SWITCH.flat_steps:
+        trace.flat = True
+    else:
+        entry = later_step(entry)
+    list.append(trace, entry)
+
+
+def _chosen(name: str, value, who: str | None, by, how: str, depth: int, span, bounded):
+    """A choice's step's parts (`Step._r`)."""
+    text = Later(_choice_text, name, value, who, how)
+    data = {"choice": name, "value": value, "by": by, "how": how}
+    return ("choice", text, None, data, depth, None, None, False, span, bounded)
+
+
+def _choice_text(name: str, value, who: str | None, how: str) -> Message:
+    """`invoke: yes (the only option open)`, `(Ana, chosen at the table)` with a who."""
+    if who is None:
+        return tr("{name}: {value} ({how})", name=name, value=value, how=HOW[how])
+    return tr("{name}: {value} ({who}, {how})", name=name, value=value, who=who, how=HOW[how])
 
 
 def _key(value) -> tuple:
@@ -96,19 +133,9 @@ class Choices(CompilerHost):
             if ctx.choices is not None:
                 ctx.choices.append(Choice(name, value, question.by, how))
             ctx.env[name] = value
-            if ctx.trace is not None and ctx.trace.wants():
-                text = (
-                    tr("{name}: {value} ({how})", name=name, value=value, how=HOW[how])
-                    if character is None
-                    else tr(
-                        "{name}: {value} ({who}, {how})",
-                        name=name,
-                        value=value,
-                        who=character.label,
-                        how=HOW[how],
-                    )
-                )
-                ctx.step("choice", text, span, choice=name, value=value, by=question.by, how=how)
+            if ctx.trace is not None:
+                by_label = character.label if character is not None else None
+                choice_step(ctx, name, value, by_label, question.by, how, span)
             for option_value, _open, pay, body, steps, var in listed:
                 if option_value == value and type(option_value) is type(value):
                     if var is not None:

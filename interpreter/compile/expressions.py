@@ -21,9 +21,11 @@ from interpreter.compile.arithmetic import (
     unequal,
 )
 from interpreter.compile.builtin_functions import BUILTINS
+from interpreter.compile.codegen import SWITCH
 from interpreter.compile.costs import charged
 from interpreter.compile.host import CompilerHost
 from interpreter.compile.lists import list_literal
+from interpreter.compile.step_texts import rolled_die
 from interpreter.compile.tables import Pending, text_keyed
 from interpreter.compiled import ActionCall
 from interpreter.dice import Die
@@ -366,11 +368,14 @@ class Expressions(CompilerHost):
             )
         )
         if single:  # one plain die, the commonest term: no pool to keep, when untraced
-            die, span = Die.of(node.sides), node.span
+            die, span, label = Die.of(node.sides), node.span, node.span.text
 
             def face(ctx):
-                if ctx.trace is None and ctx.capture is None:
-                    return ctx.roller.face(die, span)
+                if ctx.capture is None:
+                    if ctx.trace is None:
+                        return ctx.roller.face(die, span)
+                    if SWITCH.traced_faces and not ctx.roller.lifts:  # (its roll and step)
+                        return rolled_die(ctx, ctx.roller.face(die, span), label, span).total
                 return roll(ctx).total
 
             return face

@@ -278,17 +278,17 @@ def lookup_step(ctx, title: str, key_values: tuple, value, span) -> None:
         return
     length, depth, bounded = ctx.limits.shown_length, ctx.depth, trace.length
     if SWITCH.lazy_steps:  # (made when read: `Step._m`; flat: `Trace.flat`)
-        entry: Any = (_looked_up, title, key_values, value, length, depth, span, bounded)
+        entry: Any = (looked_up, title, key_values, value, length, depth, span, bounded)
         if SWITCH.flat_steps:
             trace.flat = True
         else:
             entry = later_step(entry)
     else:
-        entry = made_step(_looked_up(title, key_values, value, length, depth, span, bounded))
+        entry = made_step(looked_up(title, key_values, value, length, depth, span, bounded))
     list.append(trace, entry)
 
 
-def _looked_up(title: str, key_values: tuple, value, length: int, depth: int, span, bounded):
+def looked_up(title: str, key_values: tuple, value, length: int, depth: int, span, bounded):
     """A lookup's step's parts (`Step._r`): its text, its data; the row's cells not rolled
     yet left out (a record's cells are its own: the same when read as when recorded)."""
     seen = value

@@ -36,9 +36,11 @@ class Switch:
         "generated",
         "lazy_steps",
         "traced_dice",
+        "traced_faces",
         "traced_formulas",
         "traced_inline",
         "traced_labels",
+        "traced_lookup_steps",
         "traced_lookups",
         "traced_places",
         "traced_steps",
@@ -56,9 +58,17 @@ class Switch:
         #: a traced run's generated code reads a one-key table's remembered rows (the
         #: lookup's step recorded as the lookup records it), else calls the lookup
         self.traced_lookups = True
+        #: (with `traced_lookups` and `traced_steps`) the step of a row read there is put
+        #: in the trace by the generated code itself (`lookups.put_lookup_step`),
+        #: else by calling the function recording it (`tables.lookup_step`)
+        self.traced_lookup_steps = True
         #: a traced run's generated code draws one plain die itself (its roll and step
         #: made as its closure makes them: `step_texts.rolled_die`), else calls its closure
         self.traced_dice = True
+        #: a traced run's closure of one plain die (`Expressions.ex_dice`) draws its face
+        #: as an untraced run does (`Roller.face`), its roll and step made as the generated
+        #: code makes them (`step_texts.rolled_die`), else rolls it as a pool
+        self.traced_faces = True
         #: a traced run's generated code names a check's term's values itself (the
         #: places a name names: `traced._label_written`), else calls its label
         self.traced_labels = True

@@ -13,7 +13,8 @@ sometimes (a branch taken, the right side of `and`) count here when they are.
 
 Generated code runs only in a real run (no value unknown: the odds engine uses the
 closures), so nothing here lifts over distributions. Written for a traced run
-(`traced`), whatever records a step (a roll, a lookup, a call) is its closure's call.
+(`traced`), whatever records a step (a roll, a lookup, a call) is its closure's call,
+but for the steps the traced code puts in the trace itself (`traced.TracedSteps.put`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from interpreter.compile.arithmetic import (
 )
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emitted import Emitted
+from interpreter.compile.codegen.lookups import write_index
 from interpreter.compile.codegen.slow_paths import (
     added,
     compared,
@@ -42,7 +44,7 @@ from interpreter.compile.codegen.slow_paths import (
     ordered,
     rounded,
 )
-from interpreter.compile.tables import Pending, lookup_step, text_keyed
+from interpreter.compile.tables import Pending
 from interpreter.dice import Die, SeededDice
 from interpreter.runtime import Run, as_bool, count_past_bound
 from interpreter.state import MISSING
@@ -59,9 +61,6 @@ EQUALITY = {"=": "{a} == {b}", "!=": "not {a} == {b}"}
 DIVIDED = {"floor": (math.floor, "{a} // {b}"), "ceil": (math.ceil, "-(-{a} // {b})")}
 #: the built-in functions of several values written inline, by name
 LEAST_OR_GREATEST = {"max": max, "min": min}
-#: a lookup of a table of plain constants (`RememberedRows.plain`) holds no other value:
-#: nothing tested of it (a list or record to bound, a field to roll); False: tested
-PLAIN_ROWS = True
 
 
 class Values:
@@ -508,44 +507,11 @@ class Values:
         out.line(f"    {target} = roller.face({k(die)}, {k(span)})")
 
     def index(self, node: n.Index) -> str | None:
-        compiler = self.compiler
-        binding = compiler.bindings.get(id(node))
-        if binding is None or binding.kind != "table":
-            return None
-        texts = text_keyed(binding.node)
-        keys = []
-        for i, key in enumerate(node.keys):
-            if texts[min(i, len(texts) - 1)]:
-                keys.append(self.closure(compiler.naming(key)))
-            else:
-                keys.append(self.value(key))
-        target, out, k = self.out.temp(), self.out, self.k
-        lookup = compiler.table(binding.name)
-        if PLAIN_ROWS and compiler.remembered_rows(binding.name).plain():
-            self.scalars.add(target)  # (never a list, a record nor a row's field rolled later)
-        values = "(" + "".join(f"{key}, " for key in keys) + ")"
-        self.env_free.add(k(lookup))  # (a row's cells read the keys, by their own names)
-        remembering = not self.traced or SWITCH.traced_lookups
-        if not remembering or len(keys) != 1 or len(binding.node.keys) > 1:
-            out.line(f"{target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
-            return target
-        # one key: a whole number's row of constants read where it was remembered (traced:
-        # its step recorded as the lookup records it)
-        rows, key = compiler.remembered_rows(binding.name), keys[0]
-        out.line(f"if type({key}) is int:")
-        out.line(f"    {target} = {k(rows.values)}.get({key}, {k(MISSING)})")
-        out.line(f"    if {target} is {k(MISSING)}:")
-        remembered = k(rows.remembered)  # (a bound method: one constant)
-        remember = f"{remembered}({k(lookup)}, ctx, {key}, {k(node.span)})"
-        self.env_free.add(remembered)
-        out.line(f"        {target} = {remember}")
-        if self.traced:
-            out.line("    else:")
-            title = k(binding.node.name)
-            out.line(f"        {k(lookup_step)}(ctx, {title}, ({key}, ), {target}, {k(node.span)})")
-        out.line("else:")
-        out.line(f"    {target} = {k(lookup)}(ctx, {values}, {k(node.span)})")
-        return target
+        return write_index(self, node)
+
+    def recorder(self) -> tuple[str, ...] | None:
+        """The locals steps are put in the trace with (`TracedSteps.recorder`): none."""
+        return None
 
 
 def plain_die(node: n.Dice) -> bool:
