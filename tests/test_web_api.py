@@ -18,6 +18,8 @@ from interpreter.web import create_app
 ROOT = Path(__file__).resolve().parent.parent
 
 NUMINA = {"numina": "Grito Báquico"}
+# a question of several thousand units of work (progress is reported every 2,000)
+LONG_ODDS = {**NUMINA, "sacrificium": True}
 USAR = {"rulebook": "arcana_mundi", "action": "usar_numina", "character": "menecma"}
 BASE = "http://127.0.0.1:8000"
 
@@ -231,7 +233,7 @@ def test_typing_a_seeded_runs_dice_replays_it(seed):
 
 
 def test_odds_stream_progress_then_the_answer(client):
-    body = {**USAR, "params": NUMINA, "field": "éxito"}
+    body = {**USAR, "params": LONG_ODDS, "field": "éxito"}
     streamed = client.post("/api/odds", json={**body, "progress": True})
     assert streamed.headers["content-type"].startswith("application/x-ndjson")
     lines = [json.loads(line) for line in streamed.text.splitlines()]
@@ -253,7 +255,7 @@ def test_sampling_reports_its_trials(client):
 
 def test_odds_past_the_time_limit_stop_with_the_projects_error(folder):
     with page_client(create_app(folder, odds_seconds=0), base_url=BASE) as client:
-        body = {**USAR, "params": NUMINA, "field": "éxito"}
+        body = {**USAR, "params": LONG_ODDS, "field": "éxito"}
         answer = client.post("/api/odds", json=body)
         assert answer.status_code == 422 and answer.json()["error"]["code"] == "limit_exceeded"
         assert "tardaron más de 0 segundos" in answer.json()["error"]["message"]

@@ -197,6 +197,7 @@ def test_a_progress_bar_while_the_odds_are_computed(page, server):
     open_page(page, server, "arcana_mundi", "menecma")
     page.select_option("#action", "usar_numina")
     page.select_option("#param-numina", "Grito Báquico")
+    page.check("#param-sacrificium")  # (several thousand units: progress every 2,000)
     page.fill("#odds-field", "éxito")
     # Record every text the progress line is given and every time the bar is shown: each
     # mutation keeps the text node it added, so texts set in one burst are all seen.
