@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from interpreter.errors import LimitExceeded
-from interpreter.web.worker_pool import Job, Pool
+from interpreter.web import worker_pool
+from interpreter.web.worker_pool import Job, Pool, Worker
 
 #: seconds a test waits for something that must happen, before it fails (not a measure)
 WAIT = 120.0
@@ -213,6 +216,38 @@ def test_a_job_past_the_memory_bound_is_the_limit_error(tmp_path):
         assert "1024 MB" in body["error"]["message"]
 
     scenario(tmp_path, story, settings={"memory": 2**30})
+
+
+# ─── starting ──────────────────────────────────────────────────────────────
+
+
+def test_a_start_cancelled_midway_keeps_the_workers_socket_until_it_is_sent(tmp_path, monkeypatch):
+    """The server stopping while a worker starts (its `_spawn` cancelled) must not close the
+    socket the start is about to send: its number would go to the next connection."""
+    inside, release, seen = threading.Event(), threading.Event(), []
+
+    class SlowStart:  # a process whose start is still sending when the stop comes
+        def __init__(self, target, args, name, daemon):
+            self.theirs = args[0]
+
+        def start(self):
+            inside.set()
+            release.wait(WAIT)
+            seen.append(self.theirs.fileno())  # -1 once closed
+
+    monkeypatch.setattr(worker_pool, "CONTEXT", SimpleNamespace(Process=SlowStart))
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        spawning = loop.create_task(Pool(str(tmp_path), SETTINGS)._spawn(Worker()))
+        await loop.run_in_executor(None, inside.wait, WAIT)
+        spawning.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await spawning
+        release.set()
+
+    asyncio.run(go())
+    assert len(seen) == 1 and seen[0] != -1
 
 
 @pytest.fixture(autouse=True)

@@ -288,7 +288,10 @@ class Pool:
             daemon=True,
         )
         try:
-            await loop.run_in_executor(None, process.start)
+            await loop.run_in_executor(None, _started, process, theirs)
+        except asyncio.CancelledError:  # the server stops: a worker that starts reads the end
+            ours.close()
+            raise
         except Exception:  # the fork server could not start one: try again later
             log.exception("a worker process could not start")
             ours.close()
@@ -297,8 +300,6 @@ class Pool:
             await asyncio.sleep(1.0)
             self._fill()
             return
-        finally:
-            theirs.close()
         self.spawned += 1
         worker.process = process
         transport, _ = await loop.create_unix_connection(
@@ -550,6 +551,17 @@ def _headers(payload: bytes) -> dict[str, str]:
     if not isinstance(given, dict):
         return {}
     return {k: v for k, v in given.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _started(process, theirs: socket.socket) -> None:
+    """Start a worker, then close this process's copy of its end of the socket pair: in
+    the starting thread, once the start has sent it. (Closed by a cancelled `_spawn` while
+    the start was still under way, its number was taken by the next start's connection to
+    the fork server, which then sent that connection in its place: both starts hung.)"""
+    try:
+        process.start()
+    finally:
+        theirs.close()
 
 
 def _signal(process, number: int) -> None:
