@@ -130,9 +130,9 @@ class WorldSearch:
             return {outcome: fraction(weight) for outcome, weight in outcomes.items()}
         return outcomes
 
-    def go(self, index: int, worlds: list) -> dict:
+    def go(self, index: int, worlds: list, made: tuple = ()) -> dict:
         """The outcomes of these worlds from the statement `index` of the body on (the
-        choices made from there on)."""
+        choices `made` before it, then those made from there on)."""
         out: dict = {}
         explorer, chooser = self.explorer, self.chooser
         while index < len(self.body):
@@ -140,18 +140,19 @@ class WorldSearch:
             if isinstance(statement[0].node, n.Choose):
                 for world in self.drawn(worlds):
                     weight = world.weight if WEIGHTS else fraction(world.weight)
-                    for outcome, p in self.decide(index, world).items():
-                        _add(out, outcome, times(weight, *p) if WEIGHTS else weight * p)
+                    for (reported, aimed, then), p in self.decide(index, world).items():
+                        p = times(weight, *p) if WEIGHTS else weight * p
+                        _add(out, (reported, aimed, made + then if made else then), p)
                 return out
             chooser.expected = chooser.forced = None
             worlds, failures = explorer.block(statement, worlds, self.live[index])
             for world, failure in failures:
-                _add(out, (failure, failure, ()), _value(world.weight))
+                _add(out, (failure, failure, made), _value(world.weight))
             index += 1
         for weight, ended in self.ends(worlds):
             # (a result that fails to compute: a Failure, reported and aimed at alike)
             reported, aimed = (ended, ended) if isinstance(ended, Failure) else ended
-            _add(out, (reported, aimed, ()), _value(weight))
+            _add(out, (reported, aimed, made), _value(weight))
         return out
 
     def ends(self, worlds: list):
@@ -239,11 +240,10 @@ class WorldSearch:
         def below(option) -> dict:
             chooser.expected, chooser.forced = name, option
             went, failures = explorer.block(statement, [world], live)
-            outcomes: dict = {}
-            for (reported, aimed, made), p in self.go(index + 1, went).items():
-                _add(outcomes, (reported, aimed, ((name, option), *made)), p)
+            made = ((name, option),)  # (the outcomes keyed so from the first: not again)
+            outcomes = self.go(index + 1, went, made)
             for failed, failure in failures:
-                _add(outcomes, (failure, failure, ((name, option),)), _value(failed.weight))
+                _add(outcomes, (failure, failure, made), _value(failed.weight))
             return outcomes
 
         if len(options) == 1:
