@@ -15,6 +15,7 @@ yet raises Nested: the search by runs (interpreter.odds.best_play) makes it then
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from dsl import nodes as n
 from interpreter.choosers import Chooser
@@ -139,7 +140,7 @@ class WorldSearch:
             statement = self.body[index]
             if isinstance(statement[0].node, n.Choose):
                 for world in self.drawn(worlds):
-                    weight = world.weight if WEIGHTS else fraction(world.weight)
+                    weight: Any = world.weight if WEIGHTS else fraction(world.weight)
                     for (reported, aimed, then), p in self.decide(index, world).items():
                         p = times(weight, *p) if WEIGHTS else weight * p
                         _add(out, (reported, aimed, made + then if made else then), p)
