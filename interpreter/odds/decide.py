@@ -15,6 +15,7 @@ yet raises Nested: the search by runs (interpreter.odds.best_play) makes it then
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from dsl import nodes as n
 from interpreter.choosers import Chooser
@@ -22,7 +23,7 @@ from interpreter.errors import EvaluationError
 from interpreter.odds.answer import field_outcome
 from interpreter.odds.distribution import Dist
 from interpreter.odds.explore import Explorer, Live, World
-from interpreter.odds.weights import ONE, fraction, times_fraction
+from interpreter.odds.weights import ONE, fraction, plus, times, times_fraction
 from interpreter.odds.worlds import (
     NO_STEPS,
     Failure,
@@ -43,6 +44,11 @@ ENDS = True
 #: once from no steps) stay within the step limit from them too: the options of a choice
 #: that count different steps before the same dice end once (switch off to compare)
 ANY_STEPS = True
+#: the search's tables of outcomes hold whole-number weights (numerator, denominator),
+#: added over a common denominator and multiplied without looking for a common factor,
+#: made Fractions once, at the end: not a Fraction made, reduced and added per outcome
+#: of every option of every world (switch off to compare: Fractions throughout)
+WEIGHTS = True
 
 
 class Decide(Exception):
@@ -120,30 +126,34 @@ class WorldSearch:
 
     def outcomes(self) -> dict:
         """{(the field reported, the goal's field, the choices made): probability}."""
-        return self.go(0, [self.start])
+        outcomes = self.go(0, [self.start])
+        if WEIGHTS:
+            return {outcome: fraction(weight) for outcome, weight in outcomes.items()}
+        return outcomes
 
-    def go(self, index: int, worlds: list) -> dict:
+    def go(self, index: int, worlds: list, made: tuple = ()) -> dict:
         """The outcomes of these worlds from the statement `index` of the body on (the
-        choices made from there on)."""
+        choices `made` before it, then those made from there on)."""
         out: dict = {}
         explorer, chooser = self.explorer, self.chooser
         while index < len(self.body):
             statement = self.body[index]
             if isinstance(statement[0].node, n.Choose):
                 for world in self.drawn(worlds):
-                    weight = fraction(world.weight)
-                    for outcome, p in self.decide(index, world).items():
-                        add_to(out, outcome, weight * p)
+                    weight: Any = world.weight if WEIGHTS else fraction(world.weight)
+                    for (reported, aimed, then), p in self.decide(index, world).items():
+                        p = times(weight, *p) if WEIGHTS else weight * p
+                        _add(out, (reported, aimed, made + then if made else then), p)
                 return out
             chooser.expected = chooser.forced = None
             worlds, failures = explorer.block(statement, worlds, self.live[index])
             for world, failure in failures:
-                add_to(out, (failure, failure, ()), fraction(world.weight))
+                _add(out, (failure, failure, made), _value(world.weight))
             index += 1
         for weight, ended in self.ends(worlds):
             # (a result that fails to compute: a Failure, reported and aimed at alike)
             reported, aimed = (ended, ended) if isinstance(ended, Failure) else ended
-            add_to(out, (reported, aimed, ()), fraction(weight))
+            _add(out, (reported, aimed, made), _value(weight))
         return out
 
     def ends(self, worlds: list):
@@ -173,8 +183,9 @@ class WorldSearch:
                     found = by_steps[key, world.steps] = self.ended_from(world, world.steps)
             else:
                 explorer.peak = max(explorer.peak, world.steps[1] + found[1])
+            weight = world.weight
             for p, ended in found[0]:
-                yield times_fraction(world.weight, p), ended
+                yield (times(weight, *p) if WEIGHTS else times_fraction(weight, p)), ended
 
     def ended_from(self, world: World, steps: tuple) -> tuple:
         """([(probability, the end of its run)], the most steps a run took from `steps`)
@@ -184,7 +195,7 @@ class WorldSearch:
         peak, explorer.peak = explorer.peak, steps[1]
         try:
             each = explorer.each([World(world.env, world.state, ONE, steps)], self.finish)
-            ended = [(fraction(weight), end) for weight, end in each]
+            ended = [(_value(weight), end) for weight, end in each]
             return ended, explorer.peak - steps[1]
         finally:
             explorer.peak = max(peak, explorer.peak)
@@ -230,16 +241,15 @@ class WorldSearch:
         def below(option) -> dict:
             chooser.expected, chooser.forced = name, option
             went, failures = explorer.block(statement, [world], live)
-            outcomes: dict = {}
-            for (reported, aimed, made), p in self.go(index + 1, went).items():
-                add_to(outcomes, (reported, aimed, ((name, option), *made)), p)
+            made = ((name, option),)  # (the outcomes keyed so from the first: not again)
+            outcomes = self.go(index + 1, went, made)
             for failed, failure in failures:
-                add_to(outcomes, (failure, failure, ((name, option),)), fraction(failed.weight))
+                _add(outcomes, (failure, failure, made), _value(failed.weight))
             return outcomes
 
         if len(options) == 1:
             return below(options[0])
-        return self.goal.best(question, (below(option) for option in options))
+        return self.goal.best(question, (below(option) for option in options), WEIGHTS)
 
     def drawn(self, worlds: list) -> list:
         """The worlds with every value they hold drawn (one still a distribution, kept
@@ -277,6 +287,20 @@ class WorldSearch:
             return reported, self.aim(result, new_sheet)
         except EvaluationError as error:
             raise Unread(error) from None
+
+
+def _value(weight: tuple):
+    """A world's weight as the search's tables hold it (WEIGHTS: as it is)."""
+    return weight if WEIGHTS else fraction(weight)
+
+
+def _add(table: dict, key, p) -> None:
+    """p (a weight, WEIGHTS; else a Fraction) added to the table's entry for key."""
+    if not WEIGHTS:
+        add_to(table, key, p)
+        return
+    found = table.get(key)
+    table[key] = p if found is None else plus(found, p)
 
 
 def add_to(table: dict, key, p: Fraction) -> None:

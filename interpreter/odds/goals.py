@@ -27,6 +27,7 @@ from dsl.messages import tr
 from interpreter.choosers import Question
 from interpreter.errors import EvaluationError, ParameterError
 from interpreter.odds.answer import field_outcome
+from interpreter.odds.weights import Mass
 from interpreter.odds.worlds import Failure
 from interpreter.state import MISSING
 from interpreter.values import Record
@@ -99,30 +100,49 @@ class Goal:
 
     def worth(self, aimed: object) -> Fraction:
         """What one outcome's aimed value counts for (of a run that stopped: 0)."""
+        return Fraction(*self.worth_parts(aimed))
+
+    def worth_parts(self, aimed: object) -> tuple[int, int]:
+        """worth(aimed) as (numerator, denominator), no Fraction made."""
         if isinstance(aimed, Failure):
-            return Fraction(0)
+            return 0, 1
         if self.mean:
-            if isinstance(aimed, int | Fraction):  # a yes 1, a no 0
-                return Fraction(aimed)
-            return Fraction(0)
+            if isinstance(aimed, int):  # a yes 1, a no 0
+                return int(aimed), 1
+            if isinstance(aimed, Fraction):
+                return aimed.numerator, aimed.denominator
+            return 0, 1
         if aimed == self.value and type(aimed) is type(self.value):
-            return Fraction(1)
+            return 1, 1
         if isinstance(self.value, str) and not isinstance(aimed, bool):
-            return Fraction(int(str(aimed) == self.value))
-        return Fraction(0)
+            return int(str(aimed) == self.value), 1
+        return 0, 1
 
     def score(self, outcomes: dict) -> Fraction:
         """The goal's value over (reported, aimed, choices) outcomes."""
         return sum((p * self.worth(aimed) for (_, aimed, _), p in outcomes.items()), Fraction(0))
 
-    def best(self, question: Question, candidates: Iterable[dict]) -> dict:
+    def score_weights(self, outcomes: dict) -> Fraction:
+        """score(), of outcomes whose probabilities are weights (numerator, denominator):
+        their products added by denominator, one Fraction made."""
+        total = Mass()
+        worth = self.worth_parts
+        for (_, aimed, _), (numerator, denominator) in outcomes.items():
+            top, bottom = worth(aimed)
+            if top:
+                total.add((numerator * top, denominator * bottom))
+        return total.value()
+
+    def best(self, question: Question, candidates: Iterable[dict], weighed: bool = False) -> dict:
         """Of the outcomes of each option (`candidates`, in the options' order), those of
         the option that scores best for whoever chooses (the other side chooses against
         the goal); of ties, the first. No candidate: the run's own error for a choice
-        with no option open (EvaluationError)."""
+        with no option open (EvaluationError). `weighed`: the outcomes' probabilities are
+        weights (numerator, denominator), not Fractions."""
         best: tuple[Fraction, dict] | None = None
+        score_of = self.score_weights if weighed else self.score
         for outcomes in candidates:
-            score = self.score(outcomes)
+            score = score_of(outcomes)
             if question.by is not None:
                 score = -score
             if best is None or score > best[0]:

@@ -35,6 +35,14 @@ def times(weight: tuple, numerator: int, denominator: int) -> tuple:
     return n, d
 
 
+def plus(a: tuple, b: tuple) -> tuple:
+    """a + b, over their least common denominator (where finding it is cheap)."""
+    if a[1] == b[1]:
+        return a[0] + b[0], a[1]
+    common = least_common(a[1], b[1])
+    return times((a[0] * (common // a[1]) + b[0] * (common // b[1]), common), 1, 1)
+
+
 def times_fraction(weight: tuple, probability: Fraction) -> tuple:
     return times(weight, probability.numerator, probability.denominator)
 
