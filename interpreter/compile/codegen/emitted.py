@@ -68,8 +68,9 @@ SAFE_WORDS = frozenset(
 )
 #: a name this package made: a constant, a local value, a function
 GENERATED = re.compile(r"_[kvf][0-9]+\Z")
-#: what generated source never holds: what begins a text, a comment, an escape
-FORBIDDEN = re.compile(r"[\"'#\\$%@`?!;~\t]")
+#: what generated source never holds: what begins a text, a comment, an escape, a mark
+#: the emitter writes and replaces (`lean_frames.LIFT`)
+FORBIDDEN = re.compile(r"[\"'#\\$%@`?!;~\t\x00-\x08]")
 WORD = re.compile(r"\w+")
 
 #: the source checked is compiled with each generated constant of these types written as
@@ -113,13 +114,6 @@ class Emitted:
             name = self._names[key] = f"_k{len(self.namespace) + 1}"
             self.namespace[name] = value
         return name
-
-    def forget(self, name: str) -> None:
-        """A constant no line reads any more (a line rewritten) left out of the namespace."""
-        if name in WORD.findall(self.source()):
-            return
-        del self.namespace[name]
-        self._names = {key: made for key, made in self._names.items() if made != name}
 
     def temp(self) -> str:
         """A fresh local name for a value computed once."""
