@@ -79,6 +79,7 @@ class Steps(QuietConstants):
         self.quiet: set[str] = set()
         #: where the function's own frame raises `ctx.calls` (`lean_frames.lean_own`)
         self.own_entry: int | None = None
+        self.merged: list[str] = []  # (`lean_frames.lean_check`)
 
     def env_line(self, text: str) -> None:
         """A line that only keeps `env` (and `ctx.env`) up to date (see `env_lines`)."""

@@ -99,6 +99,7 @@ class Emitted:
         self.namespace: dict[str, Any] = {}
         self._names: dict[Any, str] = {}  # a constant's name, by its value's identity or value
         self._temps = 0
+        self._made = 0
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.level + text)
@@ -111,9 +112,18 @@ class Emitted:
             key = ("none",)
         name = self._names.get(key)
         if name is None:
-            name = self._names[key] = f"_k{len(self.namespace) + 1}"
+            self._made += 1  # (a count of its own: a constant forgotten frees no name)
+            name = self._names[key] = f"_k{self._made}"
             self.namespace[name] = value
         return name
+
+    def forget(self, name: str) -> None:
+        """A constant no line reads any more (a count merged into another) left out of the
+        namespace."""
+        if name in WORD.findall(self.source()):
+            return
+        del self.namespace[name]
+        self._names = {key: made for key, made in self._names.items() if made != name}
 
     def temp(self) -> str:
         """A fresh local name for a value computed once."""

@@ -85,6 +85,8 @@ class QuietConstants(Values):
     #: `as_number` is told; the total so made (`made_number`)
     settling: tuple[Any, Any, Any] | None = None
     settled: str | None = None
+    #: the constants of counts merged into others (`lean_check`)
+    merged: list[str]
 
     def dice(self, node: n.Dice) -> str:
         before = len(self.out.namespace)
@@ -206,6 +208,7 @@ def lean_check(
     pad = "    " * out.level
     if MERGED_COUNTS and first is not None and first[:2] == (depth_at - 3, out.level):
         begun, _, steps_before, given = first
+        steps.merged.append(k(steps_before))  # (read no more, unless elsewhere: `lean_own`)
         deep, cost = (k(steps.too_deep), k(span)), k(check.cost)
         lines[begun] = f"{pad}ctx.steps = {k(steps_before + check.cost)} + ctx.steps"
         tests = f"ctx.steps > ctx.step_bound or ctx.calls{LIFT} >= limits.call_depth"
@@ -240,6 +243,7 @@ def lean_own(steps: Any, entry: int | None) -> bool:
         )
     if not lean or entry is None:
         out.lines = [line.replace(LIFT, "").replace(LIFT_ARG, "") for line in lines]
+        forget_merged(steps)
         return False
     body = [
         line[4:].replace(LIFT, f" + {one}").replace(LIFT_ARG, f", {one}")
@@ -247,7 +251,15 @@ def lean_own(steps: Any, entry: int | None) -> bool:
     ]
     out.lines = [*lines[:entry], *body]
     steps.moved(entry + 2, -2)
+    forget_merged(steps)
     return True
+
+
+def forget_merged(steps: Any) -> None:
+    """The constants of the counts merged into others (`lean_check`) that no line reads
+    left out of the namespace, once the function's lines are written."""
+    for name in steps.merged:
+        steps.out.forget(name)
 
 
 def quiet_names(steps: Any) -> set[str]:
