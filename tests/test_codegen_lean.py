@@ -6,9 +6,11 @@ calls, two counts on entry made one), `SETTLED_TOTALS` (a total made a number of
 sum's fast path only), `NESTED_WHOLES` (a `+ - *` of a value just made written inside
 that value's fast path), `lookups.PLAIN_ROWS` (a table of plain
 constants' lookup tested for nothing) and `parameters.WRITTEN_OUT` (the last binding
-recognised by a function made for it). The source tests below fail with their switch
-off; the agreement tests hold the generated code to the closures at every edge of
-`call_depth` and `steps_per_run` the lean frames touch.
+recognised by a function made for it). The lean forms are written by the emitter as it
+goes (`lean_frames`), not found again in finished source. The source tests below fail
+with their switch off; the agreement tests hold the generated code to the closures at
+every edge of `call_depth` and `steps_per_run` the lean frames touch, each switch on and
+off.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dsl.errors import RulebookError
 from interpreter import Engine, SeededDice
 from interpreter import parameters as parameters_module
 from interpreter.compile.codegen import SWITCH, closures_only, lean_frames, lookups
+from interpreter.compile.codegen.emitted import UnsafeSource, check_source
 from interpreter.compile.tables import Pending
 from interpreter.limits import Limits
 
@@ -82,11 +85,18 @@ def outcome(engine: Engine, name: str, seed: int) -> tuple:
     return (dict(out.result), out.dice, out.steps)
 
 
+SWITCHES = ["LEAN_FRAMES", "LEAN_OWN", "MERGED_COUNTS", "SETTLED_TOTALS", "NESTED_WHOLES"]
+
+
+@pytest.mark.parametrize("off", [None, *SWITCHES])
 @pytest.mark.parametrize("name", ["test", "outer"])
-def test_the_lean_frames_agree_with_the_closures_at_every_edge(name):
+def test_the_lean_frames_agree_with_the_closures_at_every_edge(monkeypatch, name, off):
     # Every call_depth and step bound around the counts the lean frames merge or leave
-    # out: the same result, or the same error at the same place after the same steps.
-    book = dsl.load_text(BOOK, "lean.rules")
+    # out: the same result, or the same error at the same place after the same steps
+    # (every switch on, or one off).
+    if off is not None:
+        monkeypatch.setattr(lean_frames, off, False)
+    book = dsl.load_text(BOOK + f"\n# {off}\n", "lean.rules")
     seen = set()
     for depth in (1, 2, 3):
         for bound in range(1, 80):
@@ -143,6 +153,17 @@ def test_a_sum_of_a_product_is_written_inside_its_fast_path(monkeypatch):
     assert inside.search(source_of("test"))
     monkeypatch.setattr(lean_frames, "NESTED_WHOLES", False)
     assert not inside.search(source_of("test"))
+
+
+def test_the_marks_of_a_lean_frame_never_reach_the_compiled_source():
+    # The emitter writes a lean check's depth test with a mark its function's end
+    # replaces (`lean_frames.LIFT`): source still holding one is refused, never compiled.
+    assert lean_frames.LIFT not in source_of("test") and lean_frames.LIFT_ARG not in source_of(
+        "test"
+    )
+    for mark in (lean_frames.LIFT, lean_frames.LIFT_ARG):
+        with pytest.raises(UnsafeSource):
+            check_source(f"def _f1(ctx):\n    if ctx.calls{mark} >= _k1:\n        pass\n")
 
 
 def test_an_action_calling_another_keeps_its_frame():

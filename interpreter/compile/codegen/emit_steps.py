@@ -17,18 +17,16 @@ from collections.abc import Callable
 from typing import Any
 
 from dsl import nodes as n
-from interpreter.bounds import NESTED, bounded_value
-from interpreter.compile.arithmetic import as_number
-from interpreter.compile.codegen.emit_values import ORDERING
+from interpreter.bounds import bounded_value
 from interpreter.compile.codegen.emitted import WORD, Emitted, UnsafeSource
-from interpreter.compile.codegen.lean_frames import QuietConstants, leaner
+from interpreter.compile.codegen.lean_frames import QuietConstants, lean_check, lean_own
+from interpreter.compile.codegen.returned import write_record, write_returned
 from interpreter.compile.codegen.slow_paths import added, compared
 from interpreter.compile.costs import block_cost
 from interpreter.compile.step_texts import if_step, let_step, set_step
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement
 from interpreter.errors import RequirementFailed
 from interpreter.runtime import as_bool, count_past_bound
-from interpreter.values import Record
 
 #: the deepest blocks are nested in generated source (deeper: the closures run it)
 DEEPEST = 40
@@ -53,9 +51,18 @@ class TooDeep(Exception):
 class Steps(QuietConstants):
     """Writes statements (and their blocks) into one function's source."""
 
-    def __init__(self, out: Emitted, compiler: Any, too_deep: Any = None, traced: bool = False):
+    def __init__(
+        self,
+        out: Emitted,
+        compiler: Any,
+        too_deep: Any = None,
+        traced: bool = False,
+        keep_env: bool = True,
+    ):
         super().__init__(out, compiler)
         self.traced = traced
+        #: False: the lines that only keep `env` up to date not written (`_without_env`)
+        self.keep_env = keep_env
         #: what a call past `call_depth` raises (actions.too_deep): checks are written
         #: inline only when it is given
         self.too_deep = too_deep
@@ -70,11 +77,15 @@ class Steps(QuietConstants):
         #: constants called that never enter a definition (a plain die's roll, a lookup
         #: of a table of plain constants): what a lean frame may call (`lean_frames`)
         self.quiet: set[str] = set()
+        #: where the function's own frame raises `ctx.calls` (`lean_frames.lean_own`)
+        self.own_entry: int | None = None
+        self.merged: list[str] = []  # (`lean_frames.lean_check`)
 
     def env_line(self, text: str) -> None:
         """A line that only keeps `env` (and `ctx.env`) up to date (see `env_lines`)."""
-        self.env_lines.add(len(self.out.lines))
-        self.out.line(text)
+        if self.keep_env:
+            self.env_lines.add(len(self.out.lines))
+            self.out.line(text)
 
     def unbuilt(self, lines: list[str | None]) -> list[str]:
         """The lines (None: a line left out) with the records of checks written inline
@@ -133,6 +144,7 @@ class Steps(QuietConstants):
             self.built = {r: at for r, at in self.built.items() if at[0] < lines}
             self.env_lines = {at for at in self.env_lines if at < lines}
             out.level, self.known, self.written = level, known, written
+            self.last_sum = self.last_count = None
             target = out.temp()
             arguments = "(" + "".join(f"{value}, " for value in values) + ")"
             out.line(f"{target} = {self.k(made)}(ctx, {arguments}, {self.k(node.span)})")
@@ -153,6 +165,7 @@ class Steps(QuietConstants):
         out, k, traced = self.out, self.k, self.traced
         saved = out.temp()
         mark = out.temp() if traced else ""  # (where the check's own steps begin)
+        first, depth_at = self.last_count, len(out.lines)  # (`lean_frames.lean_check`)
         out.line("if ctx.calls >= limits.call_depth:")
         out.line(f"    raise {k(self.too_deep)}(ctx, {k(span)})")
         self.env_line(f"{saved} = env")
@@ -172,6 +185,7 @@ class Steps(QuietConstants):
         for name, value in zip(check.names, values):
             self.hold(name, value)
         where = span if span is not None else check.node.span
+        count_at = len(out.lines)
         out.line(f"ctx.steps = {k(check.cost)} + ctx.steps")
         out.line("if ctx.steps > ctx.step_bound:")
         out.line(f"    {k(count_past_bound)}(ctx, {k(where)})")
@@ -186,6 +200,8 @@ class Steps(QuietConstants):
         self.fixed.add(record)
         self.records[record] = every
         out.level -= 1
+        if lean_check(self, (depth_at, count_at), first, check, span, where):
+            return record  # (its frame written lean: no `finally`)
         out.line("finally:")
         self.env_line(f"    ctx.env = env = {saved}")
         if traced:
@@ -335,6 +351,7 @@ def _entered(steps: Steps, function: str, names: tuple[str, ...], too_deep: Any)
     out.line(f"    raise {k(too_deep)}(ctx, span)")
     frame(steps, names)
     # (`ctx.depth` is how deep the trace indents: an untraced run leaves it alone)
+    steps.own_entry = len(out.lines)
     out.line(f"ctx.calls += {k(1)}")
     out.line("try:")
     out.level = 2
@@ -369,10 +386,13 @@ def by_name(args: tuple[Any, ...], names: tuple[str, ...]) -> tuple[Any, ...]:
 
 
 def _left(steps: Steps) -> None:
-    """The call frame left (`CallFrame.leave`), whatever happened."""
+    """The call frame left (`CallFrame.leave`), whatever happened (written lean where it
+    can be: `lean_frames.lean_own`)."""
     out = steps.out
     one = out.constant(1)
     out.level = 1
+    if lean_own(steps, steps.own_entry):
+        return
     out.line("finally:")
     steps.env_line("    ctx.env = saved")
     out.line(f"    ctx.calls -= {one}")
@@ -380,6 +400,7 @@ def _left(steps: Steps) -> None:
 
 def _counted_on_entry(steps: Steps, cost: int, node_span: Any) -> None:
     out, k = steps.out, steps.k
+    steps.counted(len(out.lines), cost, f"span or {k(node_span)}")
     out.line(f"ctx.steps = {k(cost)} + ctx.steps")
     out.line("if ctx.steps > ctx.step_bound:")
     out.line(f"    {k(count_past_bound)}(ctx, span or {k(node_span)})")
@@ -403,18 +424,16 @@ def _without_env(write: Any, *args: Any) -> tuple[Any, str] | None:
     steps = Steps(Emitted(), compiler, too_deep)
     if not write(steps, *args):
         return None
-    out, full = steps.out, list(steps.out.lines)
-    if not steps.reads_env():
-        kept = [None if i in steps.env_lines else line for i, line in enumerate(full)]
-        out.lines = steps.unbuilt(kept)
-        if "env" not in WORD.findall(out.source()):
-            leaner(out, steps.quiet, too_deep)
-            made = compile_function(out, "_f1")
-            if made is not None:
-                return made
-    out.lines = steps.unbuilt(list(full))
-    leaner(out, steps.quiet, too_deep)
-    return compile_function(out, "_f1")
+    if not steps.reads_env():  # (written again without them, its frames then lean)
+        lean = Steps(Emitted(), compiler, too_deep, keep_env=False)
+        if write(lean, *args):
+            lean.out.lines = lean.unbuilt(list(lean.out.lines))
+            if "env" not in WORD.findall(lean.out.source()):
+                made = compile_function(lean.out, "_f1")
+                if made is not None:
+                    return made
+    steps.out.lines = steps.unbuilt(list(steps.out.lines))
+    return compile_function(steps.out, "_f1")
 
 
 def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, str] | None:
@@ -469,84 +488,11 @@ def _check_body(steps: Steps, check: Any, into: str | None) -> list[tuple[str, s
     node = check.node
     for statement in check.let_statements:
         steps.statement(statement)
+    steps.settle(check)
     total = steps.value(node.roll)
+    steps.settling = None
     target = steps.value(node.target) if node.target is not None else None
     return write_record(steps, check, total, target, into)
-
-
-def write_record(
-    steps: Steps, check: Any, total: str, target: str | None, into: str | None
-) -> list[tuple[str, str]]:
-    """`CompiledCheck.record` for a known total (and target), written out: the built-in
-    fields, then the author's, each also a name the later ones read."""
-    out, k, node = steps.out, steps.k, check.node
-    roll_is, target_is = check.refusals  # what a refusal calls the roll and the target
-    total = steps.local(total)
-    # (a whole number written as the target: nothing to test or to make a number of)
-    written = isinstance(node.target, n.Literal) and type(node.target.value) is int
-    if target is not None and not written:
-        target = steps.local(target)
-    out.line(f"if type({total}) is not int:")
-    out.line(f"    {total} = {k(as_number)}({total}, {k(node.roll.span)}, {k(roll_is)})")
-    steps.env_line(f"env[{k('total')}] = {total}")
-    steps.hold("total", total)
-    steps.scalars.add(total)  # (a number from here on)
-    fields = [("total", total)]
-    if target is not None:
-        if not written:
-            out.line(f"if type({target}) is not int:")
-            out.line(
-                f"    {target} = {k(as_number)}({target}, {k(node.target.span)}, {k(target_is)})"
-            )
-        success, margin = out.temp(), out.temp()
-        if node.comparison in ORDERING:
-            out.line(f"{success} = {total} {ORDERING[node.comparison]} {target}")
-        else:
-            out.line(f"{success} = {k(check.compare)}({total}, {target})")
-        if check.upward:
-            out.line(f"{margin} = {total} - {target}")
-        else:
-            out.line(f"{margin} = {target} - {total}")
-        steps.env_line(f"env[{k('target')}] = {target}")
-        steps.env_line(f"env[{k('success')}] = {success}")
-        steps.env_line(f"env[{k('margin')}] = {margin}")
-        for name, value in (("target", target), ("success", success), ("margin", margin)):
-            steps.hold(name, value)
-        fields += [("target", target), ("success", success), ("margin", margin)]
-        steps.scalars.update((target, success, margin))  # (numbers, and yes or no)
-    for name, expr in node.fields:
-        value = steps.value(expr)
-        steps.env_line(f"env[{k(name)}] = {value}")
-        steps.hold(name, value)
-        fields.append((name, value))
-    write_returned(steps, fields, "check", node.span, into)
-    return fields
-
-
-def write_returned(
-    steps: Steps, fields: list[tuple[str, str]], kind: str, span: Any, into: str | None = None
-) -> None:
-    """`return bounded_record(ctx, Record({...}, kind), span)`, written out: the record
-    gone through (`bounded_value`) only when a field holds a list or a record; with
-    `into`, the record left in that local instead of returned."""
-    out, k = steps.out, steps.k
-    record = into or out.temp()
-    shown = ", ".join(f"{k(name)}: {value}" for name, value in fields)
-    made = f"{k(Record)}({{{shown}}}, {k(kind)})"
-    build, bounded = len(out.lines), None
-    out.line(f"{record} = {made}")
-    held = dict(fields)  # (a name given twice: the record holds its last value)
-    nested = " or ".join(
-        f"type({value}) in {k(NESTED)}" for value in held.values() if value not in steps.scalars
-    )
-    if nested:
-        out.line(f"if {nested}:")
-        bounded = len(out.lines)
-        out.line(f"    {record} = {k(bounded_value)}(ctx, {record}, {k(span)})")
-    if into is None:
-        out.line(f"return {record}")
-    else:
-        steps.built[record] = (build, bounded, f"{k(bounded_value)}(ctx, {made}, {k(span)})")
 
 
 def generated_formula(
@@ -577,6 +523,7 @@ def write_formula(
         out.line("if ctx.calls >= limits.call_depth:")
         out.line(f"    raise {k(too_deep)}(ctx, span)")
         frame(steps, names)
+        steps.own_entry = len(out.lines)
         out.line(f"ctx.calls += {k(1)}")
         out.line("try:")
         out.level = 2

@@ -205,7 +205,11 @@ class Values:
         return " and ".join(tests) if tests else "True"
 
     def arithmetic(self, node: n.Binary) -> str:
-        a, b = self.value(node.left), self.value(node.right)
+        return self.operation(node, self.value(node.left), self.value(node.right))
+
+    def operation(self, node: n.Binary, a: str, b: str) -> str:
+        """A `+ - *` of two values: of whole numbers inline (its bound tested), else its
+        slow path (`lean_frames.QuietConstants.operation`: written leaner)."""
         out, k, target = self.out, self.k, self.out.temp()
         compute = arith(node.op, node.left.span, node.right.span, node.op_span)
         span = k(node.op_span)

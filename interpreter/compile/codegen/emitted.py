@@ -68,8 +68,9 @@ SAFE_WORDS = frozenset(
 )
 #: a name this package made: a constant, a local value, a function
 GENERATED = re.compile(r"_[kvf][0-9]+\Z")
-#: what generated source never holds: what begins a text, a comment, an escape
-FORBIDDEN = re.compile(r"[\"'#\\$%@`?!;~\t]")
+#: what generated source never holds: what begins a text, a comment, an escape, a mark
+#: the emitter writes and replaces (`lean_frames.LIFT`)
+FORBIDDEN = re.compile(r"[\"'#\\$%@`?!;~\t\x00-\x08]")
 WORD = re.compile(r"\w+")
 
 #: the source checked is compiled with each generated constant of these types written as
@@ -98,6 +99,7 @@ class Emitted:
         self.namespace: dict[str, Any] = {}
         self._names: dict[Any, str] = {}  # a constant's name, by its value's identity or value
         self._temps = 0
+        self._made = 0
 
     def line(self, text: str) -> None:
         self.lines.append("    " * self.level + text)
@@ -110,12 +112,14 @@ class Emitted:
             key = ("none",)
         name = self._names.get(key)
         if name is None:
-            name = self._names[key] = f"_k{len(self.namespace) + 1}"
+            self._made += 1  # (a count of its own: a constant forgotten frees no name)
+            name = self._names[key] = f"_k{self._made}"
             self.namespace[name] = value
         return name
 
     def forget(self, name: str) -> None:
-        """A constant no line reads any more (a line rewritten) left out of the namespace."""
+        """A constant no line reads any more (a count merged into another) left out of the
+        namespace."""
         if name in WORD.findall(self.source()):
             return
         del self.namespace[name]

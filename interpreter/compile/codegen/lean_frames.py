@@ -1,19 +1,24 @@
-"""A called check's frame written inline, without its count of calls where nothing in it reads it.
+"""The lean forms the emitter writes: frames without a count of calls, counts and sums merged.
 
-A check written inline into its caller's function (`Steps.inline_check`) enters a frame:
-it tests `call_depth`, then raises `ctx.calls` by one and lowers it again whatever happens.
-Only a definition's entry reads `ctx.calls` (the closures', or generated code's own test).
-Where the check's body calls nothing that may enter a definition (the generator's own
-helpers, a plain die's roll, a lookup of a table of plain constants: `quiet`), the raise
-and the lowering can tell nothing: they are left out (`LEAN_FRAMES`), the test kept. Its
-steps, counted right after its caller's own on entry, are then counted with them at once
-(`MERGED_COUNTS`): past the bound, or too deep, each is counted again as written apart
-(`counted_apart`), so that the same error is raised at the same place with the same steps.
-The lines given are the finished function's (its `env` lines already left out or not).
-A check's total made a number (`as_number`) right after the sum that gives it is made so
-only where the sum was not whole numbers (`SETTLED_TOTALS`), and a `+ - *` of the value
-just made by another is written, where both are whole numbers, inside the other's fast
-path, without testing that value again (`NESTED_WHOLES`).
+Written by the emitter as it goes (`Steps.inline_check`, `emit_steps._left`,
+`QuietConstants.operation`), from what it knows it wrote, not found again in finished
+source. A check written inline into its caller's function enters a frame: it tests
+`call_depth`, then raises `ctx.calls` by one and lowers it again whatever happens. Only a
+definition's entry reads `ctx.calls` (the closures', or generated code's own test). Where
+the body the emitter just wrote for the check calls nothing that may enter a definition
+(the generator's own helpers, a plain die's roll, a lookup of a table of plain constants:
+`quiet`), the raise and the lowering can tell nothing: they are not written
+(`LEAN_FRAMES`), the test kept. Its steps, counted right after its caller's own count (the
+emitter's last), are then counted with them at once (`MERGED_COUNTS`): past the bound, or
+too deep, each is counted again as written apart (`counted_apart`), so that the same error
+is raised at the same place with the same steps. The function's own frame is left out as
+well where all it wrote is as quiet (`LEAN_OWN`): its lean checks' depth tests, written
+with a mark (`LIFT`, `LIFT_ARG`), then count the call it no longer adds. Such frames are
+written only where `env` is not kept (`Steps.keep_env`: a frame then restores it).
+A check's total made a number (`as_number`) is written inside the slow path of the sum
+that gives it only (`SETTLED_TOTALS`), and a `+ - *` of the value the one written just
+before gives is written, where both are whole numbers, inside that one's fast path too,
+without testing that value again (`NESTED_WHOLES`).
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ from dsl import nodes as n
 from interpreter.bounds import bounded_value, too_long
 from interpreter.compile.arithmetic import arith, as_number
 from interpreter.compile.codegen.emit_values import Values, plain_die
-from interpreter.compile.codegen.emitted import Emitted
 from interpreter.compile.codegen.slow_paths import added, compared, negated, ordered
 from interpreter.runtime import as_bool, count_past_bound
 from interpreter.values import Record
@@ -39,10 +43,6 @@ LEAN_OWN = True
 #: such a check's entry count made one with its caller's count just before it; False:
 #: counted apart
 MERGED_COUNTS = True
-
-#: what the generator's own code calls that never enters a definition
-QUIET_HELPERS = (count_past_bound, too_long, added, as_number, bounded_value, Record)
-QUIET_MORE = (compared, negated, ordered, as_bool)
 #: a value made a number just after the `+ - *` that gives it, only off that operation's
 #: fast path (on it, a whole number: nothing to test); False: tested after either
 SETTLED_TOTALS = True
@@ -51,25 +51,42 @@ SETTLED_TOTALS = True
 NESTED_WHOLES = True
 #: the deepest level such a nested `+ - *` is written at (Python allows 20 blocks)
 NESTED_LEVELS = 12
+
+#: what the generator's own code calls that never enters a definition
+QUIET_HELPERS = (count_past_bound, too_long, added, as_number, bounded_value, Record)
+QUIET_MORE = (compared, negated, ordered, as_bool)
 #: the code of every `arith` closure (`compute(a, b, limits)`: numbers and lists only)
 ARITH_CODE = arith("+", None, None, None).__code__
 #: the built-in functions, and the methods, generated code calls that enter nothing
 QUIET_WORDS = frozenset({"type", "len", "abs", "int", "dict", "zip", "range"})
 QUIET_METHODS = frozenset({"face", "random_bits", "append", "get", "read"})
 CALL = re.compile(r"(\.?)(?<!\w)(\w+)\(")  # (a name starts where no name goes on: linear)
-
-DEPTH_TEST = "if ctx.calls >= limits.call_depth:"
-COUNT = re.compile(r"ctx\.steps = (_k[0-9]+) \+ ctx\.steps\Z")
-BOUND_TEST = "if ctx.steps > ctx.step_bound:"
-MERGED_TEST = "if ctx.steps > ctx.step_bound or ctx.calls >= limits.call_depth:"
+#: the marks a lean check's depth test (after `ctx.calls`) and its counts' `counted_apart`
+#: (its last argument's end) are written with: the call the function's own lean frame
+#: does not add, or nothing (never left in finished source: `Emitted.function` refuses)
+LIFT, LIFT_ARG = "\x00", "\x01"
 
 
 class QuietConstants(Values):
     """The values writer, for the steps writer (emit_steps.Steps): the constants it makes
     that never enter a definition (a plain die's roll, a lookup of a table of plain
-    constants), kept in `quiet`: what a lean frame may call."""
+    constants), kept in `quiet`: what a lean frame may call; the last `+ - *` and count
+    it wrote, for the next to be written leaner."""
 
     quiet: set[str]
+    built: dict[str, tuple[int, int | None, str]]
+    #: written untraced without `env` kept (set by `emit_steps.Steps`)
+    keep_env: bool
+    #: the last `+ - *` written and nested into none: (its value, where it begins, its
+    #: level, where it ends); the last count: (where, level, steps, the span it gives)
+    last_sum: tuple[str, int, int, int] | None = None
+    last_count: tuple[int, int, int, str] | None = None
+    #: the roll of a check whose total is made a number in its sum's slow path, and what
+    #: `as_number` is told; the total so made (`made_number`)
+    settling: tuple[Any, Any, Any] | None = None
+    settled: str | None = None
+    #: the constants of counts merged into others (`lean_check`)
+    merged: list[str]
 
     def dice(self, node: n.Dice) -> str:
         before = len(self.out.namespace)
@@ -90,190 +107,173 @@ class QuietConstants(Values):
                         self.quiet.add(name)
         return made
 
+    def count(self, steps: int, span: Any, always: bool = False) -> None:
+        at = len(self.out.lines)
+        super().count(steps, span, always)
+        if steps:
+            self.counted(at, steps, self.k(span))
 
-def leaner(out: Emitted, quiet: set[str], too_deep: Any) -> None:
-    """`out`'s lines with each inline check's frame made lean where it can be, then the
-    function's own, and each total made a number off its sum's fast path only (above)."""
-    if SETTLED_TOTALS:
-        out.lines = settled(out.lines, out.namespace)
-    if NESTED_WHOLES:
-        out.lines = nested(out.lines)
-    if not LEAN_FRAMES:
-        return
-    quiet = quiet | {name for name, value in out.namespace.items() if value is too_deep}
-    one = out.constant(1)
-    lines, done, at = out.lines, [], 0
-    replaced = []
-    while at < len(lines):
-        end = _lean_end(lines, at, one, out.namespace, quiet)
-        if end is None:
-            done.append(lines[at])
-            at += 1
-            continue
-        indent = _indent(lines[at])
-        body = [line[4:] for line in lines[at + 4 : end]]
-        entry = lines[at : at + 2]
-        merged = _merged(out, done, entry, body, indent) if MERGED_COUNTS else None
-        if merged is None:
-            done += entry
-        else:
-            replaced.append(merged)
-        done += body
-        at = end + 2
-    out.lines = done
-    for name in replaced:
-        out.forget(name)
-    if LEAN_OWN:
-        _lean_own(out, quiet, one)
+    def counted(self, at: int, steps: int, given: str) -> None:
+        """A count written at `at` (its bound's `count_past_bound(ctx, given)`)."""
+        self.last_count = (at, self.out.level, steps, given)
 
+    def made_number(self, value: str, span: Any, what: Any) -> None:
+        """`value` made a number if it is not a whole number (`as_number`)."""
+        out, k = self.out, self.k
+        out.line(f"if type({value}) is not int:")
+        out.line(f"    {value} = {k(as_number)}({value}, {k(span)}, {k(what)})")
 
-def _lean_own(out: Emitted, quiet: set[str], one: str) -> None:
-    """The function's own frame (`ctx.calls` raised on entry, lowered in its last
-    `finally`) left out where its body calls nothing that enters a definition and reads
-    `ctx.calls` only in its checks' depth tests, which then count the call it is."""
-    lines = out.lines
-    entry = f"    ctx.calls += {one}"
-    if entry not in lines:
-        return
-    at = lines.index(entry)
-    if lines[at + 1] != "    try:" or lines[-2:] != ["    finally:", f"        ctx.calls -= {one}"]:
-        return
-    apart = [name for name, value in out.namespace.items() if value is counted_apart]
-    body = []
-    for line in lines[at + 2 : -2]:
-        if _indent(line) < 8:
-            return
-        text = line.strip()
-        if text in (DEPTH_TEST, MERGED_TEST):
-            line = line.replace("ctx.calls >=", f"ctx.calls + {one} >=")
-        elif apart and text.startswith(f"{apart[0]}(ctx, "):
-            line = f"{line[:-1]}, {one})"  # (its depth test: one call more)
-        elif not _quiet(line, out.namespace, quiet, returns=True):
-            return
-        body.append(line[4:])
-    out.lines = [*lines[:at], *body]
+    def settle(self, check: Any) -> None:
+        """A check's total about to be written: made a number in its sum's slow path
+        (`SETTLED_TOTALS`) where nothing is written between (no target, or a whole number
+        written as it)."""
+        node, target = check.node, check.node.target
+        written = target is None or (isinstance(target, n.Literal) and type(target.value) is int)
+        self.settled = None
+        if SETTLED_TOTALS and written and not self.traced:
+            self.settling = (node.roll, node.roll.span, check.refusals[0])
 
-
-def settled(lines: list[str], namespace: dict[str, Any]) -> list[str]:
-    """The lines with each `if type(X) is not int: X = as_number(...)` that follows the
-    `+ - *` giving X (`Values.arithmetic`: whole numbers inline, else its slow path)
-    moved into that slow path."""
-    done: list[str] = []
-    for line in lines:
-        done.append(line)
-        if len(done) < 8:
-            continue
-        test, made = done[-2], done[-1]
-        found = NOT_WHOLE.fullmatch(test)
-        if found is None or _indent(made) != len(found.group(1)) + 4:
-            continue
-        pad, value = found.groups()
-        called = re.fullmatch(rf" *{value} = (_k[0-9]+)\({value}, .*\)", made)
-        if called is None or namespace.get(called.group(1)) is not as_number:
-            continue
-        fast, bound, raised, otherwise, slow = done[-7:-2]
+    def operation(self, node: n.Binary, a: str, b: str) -> str:
+        out = self.out
+        previous, self.last_sum = self.last_sum, None
+        start, level = len(out.lines), out.level
+        target = super().operation(node, a, b)
+        if self.traced:
+            return target
+        settling = self.settling
+        if settling is not None and settling[0] is node:  # (the check's total)
+            out.level += 1
+            self.made_number(target, settling[1], settling[2])
+            out.level -= 1
+            self.settled, self.settling = target, None
+        tests = [test for test in (self.whole(node.left, a), self.whole(node.right, b)) if test]
         if (
-            not done[-8].startswith(f"{pad}if ")
-            or not fast.startswith(f"{pad}    {value} = ")
-            or bound != f"{pad}    if abs({value}) >= limits.number_bound:"
-            or not raised.startswith(f"{pad}        raise ")
-            or otherwise != f"{pad}else:"
-            or not slow.startswith(f"{pad}    {value} = ")
+            NESTED_WHOLES
+            and previous is not None
+            and previous[2:] == (level, start)
+            and level < NESTED_LEVELS
+            and f"type({previous[0]}) is int" in tests
         ):
-            continue
-        done[-2:] = ["    " + test, "    " + made]
-    return done
+            self.nest(previous, start, tests)
+        else:
+            self.last_sum = (target, start, level, len(out.lines))
+        return target
 
-
-def nested(lines: list[str]) -> list[str]:
-    """The lines with each `+ - *` (`Values.arithmetic`: a test of whole numbers, the
-    operation and its bound, else its slow path) that right follows the one giving one of
-    its sides written twice: at the end of that one's fast path without that side's test,
-    and at the end of its slow path as it was (the same operations in the same order on
-    either path)."""
-    done, at = list(lines), 0
-    while at < len(done):
-        made = _arithmetic(done, at)
-        after = _arithmetic(done, made[2]) if made is not None else None
-        if made is None or after is None or _indent(done[at]) // 4 >= NESTED_LEVELS:
-            at += 1
-            continue
-        (value, otherwise, end), block = made, done[made[2] : after[2]]
-        pad = " " * _indent(done[at])
-        tests = block[0][len(pad) + 3 : -1].split(" and ")
-        if _indent(block[0]) != len(pad) or f"type({value}) is int" not in tests:
-            at += 1
-            continue
-        kept = [test for test in tests if test != f"type({value}) is int"]
+    def nest(self, previous: tuple[str, int, int, int], start: int, tests: list[str]) -> None:
+        """The `+ - *` just written (from `start`) written again at the end of the fast
+        path of the one before it (`previous`), without that one's test, and moved to the
+        end of its slow path: the same operations in the same order on either path."""
+        lines, pad = self.out.lines, "    " * previous[2]
+        block = lines[start:]
+        kept = [test for test in tests if test != f"type({previous[0]}) is int"]
         if kept:  # (the other side's test, then the operation as written, one level in)
             fast = [f"{pad}    if {' and '.join(kept)}:", *("    " + line for line in block[1:])]
         else:  # (nothing left to test: the operation and its bound alone)
-            fast = block[1 : block.index(f"{pad}else:")]
-        slow = ["    " + line for line in block]
-        done[at : after[2]] = [*done[at:otherwise], *fast, *done[otherwise:end], *slow]
-        at = otherwise + len(fast) + (end - otherwise) + len(slow)
-    return done
+            fast = block[1:4]
+        del lines[start:]
+        otherwise = previous[1] + 4  # (its `else:`)
+        lines[otherwise:otherwise] = fast
+        self.moved(otherwise, len(fast))
+        lines.extend("    " + line for line in block)
+
+    def moved(self, at: int, by: int) -> None:
+        """Lines from `at` moved by `by` (lines put in, or left out): what was written
+        there is found where it is now; nothing written before is made leaner."""
+        self.built = {
+            record: (build + by if build >= at else build, bounded, instead)
+            for record, (build, bounded, instead) in self.built.items()
+        }
+        for record, (build, bounded, instead) in self.built.items():
+            if bounded is not None and bounded >= at:
+                self.built[record] = (build, bounded + by, instead)
+        self.last_sum = self.last_count = None
 
 
-def _arithmetic(lines: list[str], at: int) -> tuple[str, int, int] | None:
-    """(the value, where its `else:` is, where the block ends) if a `+ - *` of
-    `Values.arithmetic` begins at `at`."""
-    if at + 5 >= len(lines) or not lines[at].lstrip().startswith("if "):
-        return None
-    pad = " " * _indent(lines[at])
-    found = re.fullmatch(rf"{pad}    (_v[0-9]+) = \S+ [-+*] \S+", lines[at + 1])
-    if found is None:
-        return None
-    value = found.group(1)
-    if (
-        lines[at + 2] != f"{pad}    if abs({value}) >= limits.number_bound:"
-        or not lines[at + 3].startswith(f"{pad}        raise ")
-        or lines[at + 4] != f"{pad}else:"
-        or not lines[at + 5].startswith(f"{pad}    {value} = ")
-    ):
-        return None
-    end = at + 5
-    while end < len(lines) and _indent(lines[end]) > len(pad):
-        end += 1
-    return value, at + 4, end
+def lean_check(
+    steps: Any, at: tuple[int, int], first: Any, check: Any, span: Any, where: Any
+) -> bool:
+    """A check written inline (its depth test, then its count at `at`, its body after)
+    made lean where its body is quiet (see the module), its count made one with `first`
+    (the last count written before it: `QuietConstants.last_count`) where that ends
+    right before it; False: its frame is to be left as written."""
+    depth_at, count_at = at
+    out, k = steps.out, steps.k
+    lines = out.lines
+    if not LEAN_FRAMES or steps.traced or steps.keep_env:
+        return False
+    quiet = quiet_names(steps)
+    if not all(quiet_line(line, out.namespace, quiet) for line in lines[count_at:]):
+        return False
+    body = [line[4:] for line in lines[count_at:]]
+    pad = "    " * out.level
+    if MERGED_COUNTS and first is not None and first[:2] == (depth_at - 3, out.level):
+        begun, _, steps_before, given = first
+        steps.merged.append(k(steps_before))  # (read no more, unless elsewhere: `lean_own`)
+        deep, cost = (k(steps.too_deep), k(span)), k(check.cost)
+        lines[begun] = f"{pad}ctx.steps = {k(steps_before + check.cost)} + ctx.steps"
+        tests = f"ctx.steps > ctx.step_bound or ctx.calls{LIFT} >= limits.call_depth"
+        lines[begun + 1] = f"{pad}if {tests}:"
+        apart = f"{k(counted_apart)}(ctx, {cost}, {given}, {deep[0]}, {deep[1]}, {k(where)}"
+        lines[begun + 2] = f"{pad}    {apart}{LIFT_ARG})"
+        del lines[depth_at:]
+        lines += body[3:]  # (its own count: made one with the caller's above)
+        steps.moved(count_at, depth_at - count_at - 3)
+    else:
+        lines[depth_at] = f"{pad}if ctx.calls{LIFT} >= limits.call_depth:"
+        del lines[depth_at + 2 :]
+        lines += body
+        steps.moved(count_at, depth_at + 2 - count_at)
+    return True
 
 
-NOT_WHOLE = re.compile(r"( *)if type\((_v[0-9]+)\) is not int:")
+def lean_own(steps: Any, entry: int | None) -> bool:
+    """The function's own frame (`ctx.calls` raised at `entry`, then `try:`) left out where
+    all after it calls nothing that enters a definition and reads `ctx.calls` only in its
+    lean checks' depth tests, which then count the call it is; the marks written (as the
+    call, or as nothing). False: its frame is to be left as written."""
+    out = steps.out
+    one = out.constant(1)
+    lines = out.lines
+    lean = LEAN_FRAMES and LEAN_OWN and not steps.traced and not steps.keep_env
+    if lean and entry is not None:
+        quiet = quiet_names(steps)
+        lean = all(
+            LIFT in line or LIFT_ARG in line or quiet_line(line, out.namespace, quiet, True)
+            for line in lines[entry + 2 :]
+        )
+    if not lean or entry is None:
+        out.lines = [line.replace(LIFT, "").replace(LIFT_ARG, "") for line in lines]
+        forget_merged(steps)
+        return False
+    body = [
+        line[4:].replace(LIFT, f" + {one}").replace(LIFT_ARG, f", {one}")
+        for line in lines[entry + 2 :]
+    ]
+    out.lines = [*lines[:entry], *body]
+    steps.moved(entry + 2, -2)
+    forget_merged(steps)
+    return True
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
+def forget_merged(steps: Any) -> None:
+    """The constants of the counts merged into others (`lean_check`) that no line reads
+    left out of the namespace, once the function's lines are written."""
+    for name in steps.merged:
+        steps.out.forget(name)
 
 
-def _lean_end(
-    lines: list[str], at: int, one: str, namespace: dict[str, Any], quiet: set[str]
-) -> int | None:
-    """Where the frame entered at `at` ends (its `finally:`), if it can be made lean."""
-    if lines[at].strip() != DEPTH_TEST or at + 4 >= len(lines):
-        return None
-    indent = _indent(lines[at])
-    pad = " " * indent
-    if lines[at + 2] != f"{pad}ctx.calls += {one}" or lines[at + 3] != f"{pad}try:":
-        return None
-    end = at + 4
-    while end < len(lines) and _indent(lines[end]) > indent:
-        end += 1
-    if (
-        end + 1 >= len(lines)
-        or lines[end] != f"{pad}finally:"
-        or lines[end + 1] != f"{pad}    ctx.calls -= {one}"
-        or (end + 2 < len(lines) and _indent(lines[end + 2]) > indent)  # (more to restore)
-    ):
-        return None
-    body = lines[at + 4 : end]
-    if not all(_quiet(line, namespace, quiet) for line in body):
-        return None
-    return end
+def quiet_names(steps: Any) -> set[str]:
+    """The constants the function calls that enter no definition (`quiet`, `too_deep`)."""
+    too_deep = steps.too_deep
+    return steps.quiet | {name for name, value in steps.out.namespace.items() if value is too_deep}
 
 
-def _quiet(line: str, namespace: dict[str, Any], quiet: set[str], returns: bool = False) -> bool:
-    """Whether a line of a check's body reads `ctx.calls` or calls anything that may
-    (or returns, unless `returns`)."""
+def quiet_line(
+    line: str, namespace: dict[str, Any], quiet: set[str], returns: bool = False
+) -> bool:
+    """Whether a line the emitter wrote neither reads `ctx.calls` nor calls anything that
+    may (nor returns, unless `returns`): every call in it one of the generator's own
+    helpers, a quiet constant, a built-in or a method known to enter nothing."""
     if "ctx.calls" in line or (not returns and "return" in line):
         return False
     for dot, name in CALL.findall(line):
@@ -288,50 +288,6 @@ def _quiet(line: str, namespace: dict[str, Any], quiet: set[str], returns: bool 
             ):
                 return False
     return True
-
-
-def _merged(
-    out: Emitted, done: list[str], entry: list[str], body: list[str], indent: int
-) -> str | None:
-    """The check's entry count (the first lines of `body`) made one with the count that
-    ends `done`, at the same indentation, with the depth test (`entry`) between; the
-    constant of the count replaced (None: nothing merged)."""
-    if len(done) < 3 or len(body) < 3:
-        return None
-    pad = " " * indent
-    first, second = COUNT.match(done[-3][indent:]), COUNT.match(body[0][indent:])
-    if (
-        first is None
-        or second is None
-        or _indent(done[-3]) != indent
-        or _indent(body[0]) != indent
-        or done[-2] != pad + BOUND_TEST
-        or body[1] != pad + BOUND_TEST
-    ):
-        return None
-    counted = re.fullmatch(r" *(_k[0-9]+)\(ctx, (.+)\)", done[-1])
-    again = re.fullmatch(r" *(_k[0-9]+)\(ctx, (_k[0-9]+)\)", body[2])
-    deep = re.fullmatch(r" *raise (_k[0-9]+)\(ctx, (_k[0-9]+)\)", entry[1])
-    if counted is None or again is None or deep is None:
-        return None
-    k = out.constant
-    count = out.namespace
-    if count.get(counted.group(1)) is not count_past_bound or count.get(again.group(1)) is not (
-        count_past_bound
-    ):
-        return None
-    a, b = count[first.group(1)], count[second.group(1)]
-    if type(a) is not int or type(b) is not int or a < 0 or b < 0:
-        return None
-    apart = f"{k(counted_apart)}(ctx, {second.group(1)}, {counted.group(2)}, "
-    apart += f"{deep.group(1)}, {deep.group(2)}, {again.group(2)})"
-    done[-3:] = [
-        f"{pad}ctx.steps = {k(a + b)} + ctx.steps",
-        pad + MERGED_TEST,
-        f"{pad}    {apart}",
-    ]
-    del body[:3]
-    return first.group(1)
 
 
 def counted_apart(

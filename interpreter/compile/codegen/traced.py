@@ -21,10 +21,10 @@ from interpreter.compile.codegen.emit_steps import (
     frame,
     write_body,
     write_formula,
-    write_record,
 )
 from interpreter.compile.codegen.emit_values import plain_die
 from interpreter.compile.codegen.emitted import Emitted
+from interpreter.compile.codegen.returned import write_record
 from interpreter.compile.step_texts import (
     if_step,
     let_step,
