@@ -40,7 +40,6 @@ from interpreter.odds.summed import pure_let, remembered_plan
 from interpreter.odds.weights import times
 from interpreter.odds.worlds import STOPS, World, plus
 from interpreter.pool import Answers, Count
-from interpreter.state import MISSING
 
 #: whether pools rolled again die by die are counted as compound dice (this module)
 COMPOUND = True
@@ -290,8 +289,11 @@ def _unasked(question):
 
 
 def _outs(env: dict, out: tuple) -> tuple | None:
-    values = tuple(env.get(name, MISSING) for name in out)
-    return values if all(type(v) is int for v in values) else None
+    values = tuple(map(env.get, out))  # (a name missing: None, not a number)
+    for value in values:
+        if type(value) is not int:
+            return None
+    return values
 
 
 class _Dice:
