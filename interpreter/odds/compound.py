@@ -50,6 +50,10 @@ MOST_OUTCOMES = 4096
 #: whether one die (a pool of 1, the smallest question) is taken as it is, not added up
 #: by multiset.added (which sets up its rows and classes to add one die to nothing)
 ONE_DIE = True
+#: pools of at most this many dice (above one) added up die by die, each a convolution
+#: of the amounts (a few dice: multiset.added's rows and classes cost more than they
+#: save); 0: every pool of more than one die by multiset.added
+FEW_DICE = 4
 #: worlds made in one unit of work (interpreter.odds.budget), besides each run's unit
 WORLDS_PER_WORK = 64
 
@@ -214,10 +218,14 @@ class _Runner:
         self.state = world.state.copy()  # (shared: the statements write nothing on it)
         self.pools: dict = {}
         self.catch = dict.fromkeys(plan.kinds, self.caught)
+        self.zeros: dict = {}  # pool → (its questions, its answers of 0): run after run
 
     def caught(self, roll, questions, name: str):
         self.pools[name] = (roll, questions)
-        return _answers(questions or (), None)
+        found = self.zeros.get(name)
+        if found is None or found[0] is not questions:
+            found = self.zeros[name] = (questions, _answers(questions or (), None))
+        return found[1]
 
     def run(self, statements: tuple, env: dict):
         """The statements run from `env`: (env after, steps taken), or None."""
@@ -247,12 +255,12 @@ class _Runner:
 def _plain(caught) -> bool:
     """Whether a pool caught is a term of plain dice asked only counts."""
     roll, questions = caught
-    return (
-        is_term(roll)
-        and roll.steps == ()
-        and questions is not None
-        and all(type(q) is Count for q in questions)
-    )
+    if not is_term(roll) or roll.steps != () or questions is None:
+        return False
+    for question in questions:
+        if type(question) is not Count:
+            return False
+    return True
 
 
 def _classes(die, questions: tuple) -> dict:
@@ -400,7 +408,11 @@ def _worlds(explorer, world: World, dice: _Dice, at_zero: tuple) -> list | None:
     total: dict = {dice.zero: 1}
     denominator = 1
     for weights, den in blocks:
-        total = _convolved(total, weights, work)
+        if len(total) == 1 and total.get(dice.zero) == 1:  # (nothing added yet: as it is)
+            work.spend(len(weights))  # (what the convolution with nothing charges)
+            total = weights
+        else:
+            total = _convolved(total, weights, work)
         denominator *= den
     return _made(explorer, world, dice, (total, denominator), at_zero)
 
@@ -473,6 +485,11 @@ def _added(die: tuple, count: int, work, width: int) -> tuple:
     if count == 1 and ONE_DIE:
         work.spend(len(weights))  # (what added charges, about)
         return weights, den
+    if 1 < count <= FEW_DICE:
+        out = weights
+        for _ in range(count - 1):
+            out = _convolved(out, weights, work)
+        return out, den**count
     out, _ = added(weights, count, [_Part(i) for i in range(width)], work)
     return out, den**count
 
