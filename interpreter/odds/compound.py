@@ -29,7 +29,7 @@ before.
 from __future__ import annotations
 
 from collections import Counter
-from operator import add, sub
+from operator import add, itemgetter, sub
 
 from dsl import nodes as n
 from interpreter.compiled import Plain
@@ -324,11 +324,20 @@ class _Dice:
     def narrowed(self) -> int:
         """The amounts cut to the names some die moves (skill dice never rolled, say:
         their successes stay as they are at zero), their number."""
-        moves = self.moves.values()
-        self.active = tuple(i for i in range(len(self.out)) if any(m[i] for m in moves))
-        self.moves = {k: tuple(m[i] for i in self.active) for k, m in self.moves.items()}
-        self.zero = (0,) * len(self.active)
-        return len(self.active)
+        moved = [False] * len(self.out)
+        for amounts in self.moves.values():
+            for i, amount in enumerate(amounts):
+                if amount:
+                    moved[i] = True
+        active = self.active = tuple(i for i, m in enumerate(moved) if m)
+        if len(active) < len(moved):
+            if len(active) > 1:
+                pick = itemgetter(*active)  # (a tuple of them)
+            else:
+                pick = (lambda m: ()) if not active else (lambda m, i=active[0]: (m[i],))
+            self.moves = {k: pick(m) for k, m in self.moves.items()}
+        self.zero = (0,) * len(active)
+        return len(active)
 
 
 def _counted(explorer, plan: Plan, world: World, needs: dict) -> list | None:
@@ -393,10 +402,11 @@ def _worlds(explorer, world: World, dice: _Dice, at_zero: tuple) -> list | None:
         if not at_start and not more:
             continue  # (no dice, however the others fall)
         classes = dice.pools[name][2]
-        amounts: Counter = Counter()
+        amounts: dict = {}
         for answers, w in classes.items():
-            amounts[dice.moved(name, answers)] += w
-        per_die[name] = (dict(amounts), sum(classes.values()))
+            moved = dice.moved(name, answers)
+            amounts[moved] = amounts.get(moved, 0) + w
+        per_die[name] = (amounts, sum(classes.values()))
         if at_start:  # (dice the world asks for, whatever the base dice show)
             blocks.append(_added(per_die[name], at_start, work, width))
     for name, (roll, _, classes) in dice.pools.items():
@@ -460,7 +470,7 @@ def _compound(name: str, classes: dict, dice: _Dice, per_die: dict, work) -> tup
     denominator = sum(classes.values())
     for p, top in most.items():
         denominator *= per_die[p][1] ** top
-    outcomes: Counter = Counter()
+    outcomes: dict = {}
     for answers, w in classes.items():
         held = {dice.moved(name, answers): w}
         for p, more in asks.items():
@@ -474,8 +484,8 @@ def _compound(name: str, classes: dict, dice: _Dice, per_die: dict, work) -> tup
                 if len(held) > MOST_OUTCOMES:
                     return None
         for a, x in held.items():
-            outcomes[a] += x
-    return dict(outcomes), denominator
+            outcomes[a] = outcomes.get(a, 0) + x
+    return outcomes, denominator
 
 
 def _added(die: tuple, count: int, work, width: int) -> tuple:
