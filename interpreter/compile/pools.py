@@ -117,8 +117,9 @@ class PoolValues(CompilerHost):
 
             def pool_named(ctx):  # `count(b, 6)` of a pool `b`: its answer read at once
                 found = ctx.env[name]
-                if type(found) is Answers:  # (the odds engine's pool)
-                    return found.answer(fixed)
+                if type(found) is Answers:  # (the odds engine's pool: Answers.answer's
+                    value = found.answers.get(fixed, found)  # first look, without the call)
+                    return value if value is not found else found.answer(fixed)
                 if type(found) is tuple:  # a list: sorted, gone through
                     ctx.count(cells(found, ctx.limits.value_size), span)
                 return ask(ctx, found, fixed, span)
