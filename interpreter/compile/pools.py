@@ -23,8 +23,8 @@ from interpreter.dice import PoolRoll, keep_dice
 from interpreter.errors import EvaluationError
 from interpreter.pool import (
     FIELDS,
-    Answers,
     KEPT,
+    Answers,
     MostSets,
     Question,
     Rolled,

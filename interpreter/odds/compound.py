@@ -29,6 +29,7 @@ before.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from operator import add, itemgetter, sub
 
 from dsl import nodes as n
@@ -257,10 +258,7 @@ def _plain(caught) -> bool:
     roll, questions = caught
     if not is_term(roll) or roll.steps != () or questions is None:
         return False
-    for question in questions:
-        if type(question) is not Count:
-            return False
-    return True
+    return all(type(question) is Count for question in questions)
 
 
 def _classes(die, questions: tuple) -> dict:
@@ -331,6 +329,7 @@ class _Dice:
                     moved[i] = True
         active = self.active = tuple(i for i, m in enumerate(moved) if m)
         if len(active) < len(moved):
+            pick: Callable[..., tuple]
             if len(active) > 1:
                 pick = itemgetter(*active)  # (a tuple of them)
             else:
