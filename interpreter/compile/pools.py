@@ -48,8 +48,8 @@ AT_LEAST = tr("what a set adds up to")
 #: made once (not each question's closure run, and the tuple made, at every `let`)
 CONSTANT_QUESTIONS = True
 
-#: the questions made from constants, by kind and value: one object per question, so
-#: that answers are found by identity (at most MOST_INTERNED)
+#: the questions made from constants, by kind and value (and its type): one object per
+#: question, so that answers are found by identity (at most MOST_INTERNED)
 _INTERNED: dict = {}
 MOST_INTERNED = 4096
 
@@ -144,7 +144,7 @@ class PoolValues(CompilerHost):
                 value = test_node.value if isinstance(test_node, n.Literal) else None
                 if isinstance(test_node, n.Range):
                     value = Range(test_node.low, test_node.high)
-                return constant(interned(kind, face_test(value)))
+                return constant(interned(kind, value))
             test = self.expr(test_node)
             made: dict = {}  # by the test's value: the odds engine asks again and again
 
@@ -275,14 +275,16 @@ def constant(question: Question):
     return asked
 
 
-def interned(kind, *args) -> Question:
-    """The question kind(*args), one object for all that are equal (see _INTERNED)."""
-    question = kind(*args)
-    found = _INTERNED.get(question)
+def interned(kind, *value) -> Question:
+    """The question kind() or, for `count`, kind(face_test(value)): one object for all
+    made of the same value (keyed by its type too: `count(b, 1)` is not `count(b, yes)`,
+    though 1 == yes; see _INTERNED)."""
+    key = (kind, *((type(v), v) for v in value))
+    found = _INTERNED.get(key)
     if found is None:
-        found = question
+        found = kind(*(face_test(v) for v in value))
         if len(_INTERNED) < MOST_INTERNED:
-            _INTERNED[question] = question
+            _INTERNED[key] = found
     return found
 
 
