@@ -299,3 +299,15 @@ def test_questions_written_with_constants_are_asked_as_made_when_compiled(monkey
         monkeypatch.setattr(pools, "CONSTANT_QUESTIONS", True)
         assert _year_zero_odds(base).probabilities == slow.probabilities
         monkeypatch.setattr(pools, "CONSTANT_QUESTIONS", False)
+
+
+def test_constant_questions_are_one_object_per_value_and_its_type():
+    # (compile.pools.interned: `count(b, 1)` and `count(b, yes)` stay two questions)
+    import interpreter.compile.pools as pools
+    from interpreter.pool import Count
+    from interpreter.values import Range
+
+    assert pools.interned(Count, 1) is pools.interned(Count, 1)
+    assert pools.interned(Count, Range(2, 5)) is pools.interned(Count, Range(2, 5))
+    assert pools.interned(Count, 1) is not pools.interned(Count, True)
+    assert type(pools.interned(Count, True).test.parts[0]) is bool
