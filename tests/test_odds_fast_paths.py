@@ -249,3 +249,65 @@ def test_a_pool_of_one_die_rolled_again_is_that_die_not_added_up(monkeypatch):
     monkeypatch.setattr(compound, "ONE_DIE", False)
     with pytest.raises(AssertionError):
         engine.odds("roll_dice", engine.sheet({}), {"base": 1, "push": True}, "successes")
+
+
+def _year_zero_odds(base: int, field: str | None = None):
+    engine = Engine(dsl.load(EXAMPLES / "year_zero.rules"))  # (compiled afresh)
+    return engine.odds("roll_dice", engine.sheet({}), {"base": base, "push": True}, field)
+
+
+def test_a_few_dice_rolled_again_are_added_die_by_die(monkeypatch):
+    # compound.FEW_DICE: 2 to 4 pushed base dice, each compound die convolved with the
+    # last, never given to multiset.added; switched off, added is called (and agrees)
+    def refused(*_args, **_kwargs):
+        raise AssertionError("a few dice added up by multiset.added")
+
+    found = {}
+    with monkeypatch.context() as patched:
+        patched.setattr(compound, "added", refused)
+        for base in (2, 3, 4):
+            found[base] = _year_zero_odds(base)
+            assert found[base].exact
+    monkeypatch.setattr(compound, "FEW_DICE", 0)
+    for base in (2, 3, 4):
+        assert _year_zero_odds(base).probabilities == found[base].probabilities
+    monkeypatch.setattr(compound, "added", refused)
+    with pytest.raises(AssertionError):
+        _year_zero_odds(2)
+
+
+def test_questions_written_with_constants_are_asked_as_made_when_compiled(monkeypatch):
+    # compile.pools.CONSTANT_QUESTIONS: `count(b, 6)`, `count(b, 2..5)` made once when
+    # compiled, every pool `let` of Year Zero asking its tuple of them made once (never
+    # PoolValues.asked, which runs each question's closure); switched off, asked is called
+    import interpreter.compile.pools as pools
+
+    def refused(*_args, **_kwargs):
+        raise AssertionError("the questions asked anew")
+
+    odds = _year_zero_odds(3)  # (compiled before asked is refused: the same answer)
+    monkeypatch.setattr(pools.PoolValues, "asked", refused)
+    again = _year_zero_odds(3)
+    assert again.exact and again.probabilities == odds.probabilities
+    monkeypatch.setattr(pools, "CONSTANT_QUESTIONS", False)
+    with pytest.raises(AssertionError):
+        _year_zero_odds(3)
+    monkeypatch.undo()
+    monkeypatch.setattr(pools, "CONSTANT_QUESTIONS", False)
+    for base in (1, 2, 5):  # (the questions asked anew: the same answers)
+        slow = _year_zero_odds(base)
+        monkeypatch.setattr(pools, "CONSTANT_QUESTIONS", True)
+        assert _year_zero_odds(base).probabilities == slow.probabilities
+        monkeypatch.setattr(pools, "CONSTANT_QUESTIONS", False)
+
+
+def test_constant_questions_are_one_object_per_value_and_its_type():
+    # (compile.pools.interned: `count(b, 1)` and `count(b, yes)` stay two questions)
+    import interpreter.compile.pools as pools
+    from interpreter.pool import Count
+    from interpreter.values import Range
+
+    assert pools.interned(Count, 1) is pools.interned(Count, 1)
+    assert pools.interned(Count, Range(2, 5)) is pools.interned(Count, Range(2, 5))
+    assert pools.interned(Count, 1) is not pools.interned(Count, True)
+    assert type(pools.interned(Count, True).test.parts[0]) is bool

@@ -356,7 +356,16 @@ class Expressions(CompilerHost):
             self.expr(node.otherwise), self.cost(node.otherwise), node.otherwise.span
         )
         span = node.condition.span
-        return lambda ctx: then(ctx) if as_bool(ctx, condition(ctx), span) else otherwise(ctx)
+
+        def ifexpr(ctx):
+            chosen = condition(ctx)
+            if chosen is True:  # (as_bool's own first test, without the call)
+                return then(ctx)
+            if chosen is False:
+                return otherwise(ctx)
+            return then(ctx) if as_bool(ctx, chosen, span) else otherwise(ctx)
+
+        return ifexpr
 
     def ex_dice(self, node: n.Dice):
         roll = self.dice(node)

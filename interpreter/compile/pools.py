@@ -24,6 +24,7 @@ from interpreter.errors import EvaluationError
 from interpreter.pool import (
     FIELDS,
     KEPT,
+    Answers,
     MostSets,
     Question,
     Rolled,
@@ -40,6 +41,17 @@ A_ROLL_OF_A_GROUP = tr("a roll of a group")
 A_DIE_IN_THE_LIST = tr("a die in the list")
 HOW_MANY_TAKEN = tr("how many dice {function} takes")
 AT_LEAST = tr("what a set adds up to")
+
+#: whether a question written with constants (`count(b, 6)`, `count(b, 2..5)`,
+#: `highest(b)`, `b.total`) is made once when compiled, the same object wherever it is
+#: written, and a pool `let` all of whose questions are such asks them as one tuple
+#: made once (not each question's closure run, and the tuple made, at every `let`)
+CONSTANT_QUESTIONS = True
+
+#: the questions made from constants, by kind and value (and its type): one object per
+#: question, so that answers are found by identity (at most MOST_INTERNED)
+_INTERNED: dict = {}
+MOST_INTERNED = 4096
 
 
 def ask(ctx, subject, question, span=None):
@@ -97,6 +109,22 @@ class PoolValues(CompilerHost):
         subject = self.roll_object(first_arg) if self.is_pool(first_arg) else self.expr(first_arg)
         question = self.question_of(node)
         span = node.span
+        fixed = getattr(question, "question", None)  # (a constant question: see `constant`)
+        binding = self.bindings.get(id(first_arg))
+        named = type(first_arg) is n.Name and binding is not None and binding.kind == "roll"
+        if fixed is not None and named and self.is_pool(first_arg):
+            name = first_arg.name
+
+            def pool_named(ctx):  # `count(b, 6)` of a pool `b`: its answer read at once
+                found = ctx.env[name]
+                if type(found) is Answers:  # (the odds engine's pool: Answers.answer's
+                    value = found.answers.get(fixed, found)  # first look, without the call)
+                    return value if value is not found else found.answer(fixed)
+                if type(found) is tuple:  # a list: sorted, gone through
+                    ctx.count(cells(found, ctx.limits.value_size), span)
+                return ask(ctx, found, fixed, span)
+
+            return pool_named
 
         def pool_function(ctx):
             found = subject(ctx)
@@ -111,7 +139,13 @@ class PoolValues(CompilerHost):
         kind = POOL_QUESTIONS[node.function]
         span = node.span
         if node.function == "count":
-            test = self.expr(node.args[1])
+            test_node = node.args[1]
+            if CONSTANT_QUESTIONS and isinstance(test_node, n.Literal | n.Range):
+                value = test_node.value if isinstance(test_node, n.Literal) else None
+                if isinstance(test_node, n.Range):
+                    value = Range(test_node.low, test_node.high)
+                return constant(interned(kind, value))
+            test = self.expr(test_node)
             made: dict = {}  # by the test's value: the odds engine asks again and again
 
             def count_question(ctx):
@@ -130,8 +164,7 @@ class PoolValues(CompilerHost):
         if node.function == "most_sets":
             return self.most_sets_question(node)
         if len(node.args) == 1:
-            asked = kind()
-            return lambda ctx: asked
+            return constant(interned(kind) if CONSTANT_QUESTIONS else kind())
         how_many = self.expr(node.args[1])
 
         def question(ctx):
@@ -190,11 +223,13 @@ class PoolValues(CompilerHost):
     def bind_pool(self, name: str, expr):
         roll = self.roll_object(expr)
         questions = self.questions_about(name)
+        fixed = constant_questions(questions)  # (None: asked anew at every `let`)
 
         def let_pool(ctx):
             rolled = roll(ctx)
             if ctx.roller.lifts and not is_known(rolled):
-                rolled = ctx.roller.settle(rolled, self.asked(ctx, questions), ctx, name)
+                asked = fixed if fixed is not None else self.asked(ctx, questions)
+                rolled = ctx.roller.settle(rolled, asked, ctx, name)
             ctx.env[name] = rolled
 
         return let_pool
@@ -221,13 +256,47 @@ class PoolValues(CompilerHost):
         for use in pool_uses(self.bodies[-1], name):
             binding = self.bindings.get(id(use))
             if isinstance(use, n.Field) and use.name in FIELDS:
-                question = FIELDS[use.name]
-                out.append(lambda ctx, q=question: q)
+                out.append(constant(FIELDS[use.name]))
             elif isinstance(use, n.Call) and binding is not None and binding.kind == "builtin":
                 out.append(self.question_of(use))
             else:
-                out.append(lambda ctx: FIELDS["total"])
+                out.append(constant(FIELDS["total"]))
         return tuple(out)
+
+
+def constant(question: Question):
+    """A question's closure that gives the same question whatever the context (the
+    question itself kept on it, `.question`, for `constant_questions`)."""
+
+    def asked(ctx):  # noqa: ARG001 (a question's closure)
+        return question
+
+    asked.question = question  # type: ignore[attr-defined]
+    return asked
+
+
+def interned(kind, *value) -> Question:
+    """The question kind() or, for `count`, kind(face_test(value)): one object for all
+    made of the same value (keyed by its type too: `count(b, 1)` is not `count(b, yes)`,
+    though 1 == yes; see _INTERNED)."""
+    key = (kind, *((type(v), v) for v in value))
+    found = _INTERNED.get(key)
+    if found is None:
+        found = kind(*(face_test(v) for v in value))
+        if len(_INTERNED) < MOST_INTERNED:
+            _INTERNED[key] = found
+    return found
+
+
+def constant_questions(questions: tuple | None) -> tuple | None:
+    """The questions a pool `let` asks, when every one is a constant (as `asked` would
+    give them: each once, in order), made once; else None."""
+    if not CONSTANT_QUESTIONS or questions is None:
+        return None
+    found = [getattr(question, "question", None) for question in questions]
+    if any(question is None for question in found):
+        return None
+    return tuple(dict.fromkeys(found))
 
 
 def is_known(rolled) -> bool:

@@ -29,7 +29,8 @@ before.
 from __future__ import annotations
 
 from collections import Counter
-from operator import add, sub
+from collections.abc import Callable
+from operator import add, itemgetter, sub
 
 from dsl import nodes as n
 from interpreter.compiled import Plain
@@ -40,7 +41,6 @@ from interpreter.odds.summed import pure_let, remembered_plan
 from interpreter.odds.weights import times
 from interpreter.odds.worlds import STOPS, World, plus
 from interpreter.pool import Answers, Count
-from interpreter.state import MISSING
 
 #: whether pools rolled again die by die are counted as compound dice (this module)
 COMPOUND = True
@@ -51,6 +51,10 @@ MOST_OUTCOMES = 4096
 #: whether one die (a pool of 1, the smallest question) is taken as it is, not added up
 #: by multiset.added (which sets up its rows and classes to add one die to nothing)
 ONE_DIE = True
+#: pools of at most this many dice (above one) added up die by die, each a convolution
+#: of the amounts (a few dice: multiset.added's rows and classes cost more than they
+#: save); 0: every pool of more than one die by multiset.added
+FEW_DICE = 4
 #: worlds made in one unit of work (interpreter.odds.budget), besides each run's unit
 WORLDS_PER_WORK = 64
 
@@ -215,10 +219,14 @@ class _Runner:
         self.state = world.state.copy()  # (shared: the statements write nothing on it)
         self.pools: dict = {}
         self.catch = dict.fromkeys(plan.kinds, self.caught)
+        self.zeros: dict = {}  # pool → (its questions, its answers of 0): run after run
 
     def caught(self, roll, questions, name: str):
         self.pools[name] = (roll, questions)
-        return _answers(questions or (), None)
+        found = self.zeros.get(name)
+        if found is None or found[0] is not questions:
+            found = self.zeros[name] = (questions, _answers(questions or (), None))
+        return found[1]
 
     def run(self, statements: tuple, env: dict):
         """The statements run from `env`: (env after, steps taken), or None."""
@@ -248,12 +256,12 @@ class _Runner:
 def _plain(caught) -> bool:
     """Whether a pool caught is a term of plain dice asked only counts."""
     roll, questions = caught
-    return (
-        is_term(roll)
-        and roll.steps == ()
-        and questions is not None
-        and all(type(q) is Count for q in questions)
-    )
+    if not is_term(roll) or roll.steps != () or questions is None:
+        return False
+    for question in questions:  # noqa: SIM110 (no generator: asked of every pool caught)
+        if type(question) is not Count:
+            return False
+    return True
 
 
 def _classes(die, questions: tuple) -> dict:
@@ -290,8 +298,11 @@ def _unasked(question):
 
 
 def _outs(env: dict, out: tuple) -> tuple | None:
-    values = tuple(env.get(name, MISSING) for name in out)
-    return values if all(type(v) is int for v in values) else None
+    values = tuple(map(env.get, out))  # (a name missing: None, not a number)
+    for value in values:
+        if type(value) is not int:
+            return None
+    return values
 
 
 class _Dice:
@@ -314,11 +325,21 @@ class _Dice:
     def narrowed(self) -> int:
         """The amounts cut to the names some die moves (skill dice never rolled, say:
         their successes stay as they are at zero), their number."""
-        moves = self.moves.values()
-        self.active = tuple(i for i in range(len(self.out)) if any(m[i] for m in moves))
-        self.moves = {k: tuple(m[i] for i in self.active) for k, m in self.moves.items()}
-        self.zero = (0,) * len(self.active)
-        return len(self.active)
+        moved = [False] * len(self.out)
+        for amounts in self.moves.values():
+            for i, amount in enumerate(amounts):
+                if amount:
+                    moved[i] = True
+        active = self.active = tuple(i for i, m in enumerate(moved) if m)
+        if len(active) < len(moved):
+            pick: Callable[..., tuple]
+            if len(active) > 1:
+                pick = itemgetter(*active)  # (a tuple of them)
+            else:
+                pick = (lambda m: ()) if not active else (lambda m, i=active[0]: (m[i],))
+            self.moves = {k: pick(m) for k, m in self.moves.items()}
+        self.zero = (0,) * len(active)
+        return len(active)
 
 
 def _counted(explorer, plan: Plan, world: World, needs: dict) -> list | None:
@@ -383,10 +404,11 @@ def _worlds(explorer, world: World, dice: _Dice, at_zero: tuple) -> list | None:
         if not at_start and not more:
             continue  # (no dice, however the others fall)
         classes = dice.pools[name][2]
-        amounts: Counter = Counter()
+        amounts: dict = {}
         for answers, w in classes.items():
-            amounts[dice.moved(name, answers)] += w
-        per_die[name] = (dict(amounts), sum(classes.values()))
+            moved = dice.moved(name, answers)
+            amounts[moved] = amounts.get(moved, 0) + w
+        per_die[name] = (amounts, sum(classes.values()))
         if at_start:  # (dice the world asks for, whatever the base dice show)
             blocks.append(_added(per_die[name], at_start, work, width))
     for name, (roll, _, classes) in dice.pools.items():
@@ -398,7 +420,11 @@ def _worlds(explorer, world: World, dice: _Dice, at_zero: tuple) -> list | None:
     total: dict = {dice.zero: 1}
     denominator = 1
     for weights, den in blocks:
-        total = _convolved(total, weights, work)
+        if len(total) == 1 and total.get(dice.zero) == 1:  # (nothing added yet: as it is)
+            work.spend(len(weights))  # (what the convolution with nothing charges)
+            total = weights
+        else:
+            total = _convolved(total, weights, work)
         denominator *= den
     return _made(explorer, world, dice, (total, denominator), at_zero)
 
@@ -446,7 +472,7 @@ def _compound(name: str, classes: dict, dice: _Dice, per_die: dict, work) -> tup
     denominator = sum(classes.values())
     for p, top in most.items():
         denominator *= per_die[p][1] ** top
-    outcomes: Counter = Counter()
+    outcomes: dict = {}
     for answers, w in classes.items():
         held = {dice.moved(name, answers): w}
         for p, more in asks.items():
@@ -460,8 +486,8 @@ def _compound(name: str, classes: dict, dice: _Dice, per_die: dict, work) -> tup
                 if len(held) > MOST_OUTCOMES:
                     return None
         for a, x in held.items():
-            outcomes[a] += x
-    return dict(outcomes), denominator
+            outcomes[a] = outcomes.get(a, 0) + x
+    return outcomes, denominator
 
 
 def _added(die: tuple, count: int, work, width: int) -> tuple:
@@ -471,6 +497,11 @@ def _added(die: tuple, count: int, work, width: int) -> tuple:
     if count == 1 and ONE_DIE:
         work.spend(len(weights))  # (what added charges, about)
         return weights, den
+    if 1 < count <= FEW_DICE:
+        out = weights
+        for _ in range(count - 1):
+            out = _convolved(out, weights, work)
+        return out, den**count
     out, _ = added(weights, count, [_Part(i) for i in range(width)], work)
     return out, den**count
 

@@ -422,6 +422,8 @@ def _finisher(engine, compiled, sheet, field, explorer):
     def value_of(ctx, fn):
         # one field asked for: a distribution is added up as it is (not run once per value)
         value = fn(ctx)
+        if type(value) is int:  # (the commonest: known, without the call)
+            return value
         return value if direct and type(value) is Dist else known(ctx, value)
 
     def finish(ctx):
