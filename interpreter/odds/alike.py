@@ -127,32 +127,11 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
     if len(kinds) == len(worlds):
         return None
     after = live[index]
-    out: list = []
-    failures: list = []
-    billed = 0  # the worlds' work charged so far: charged as they are made, not after
-    for alike in kinds.values():
-        ends, failed, lost = _relative(explorer, statements, index, alike[0], live, live_out)
-        for world in alike:
-            if lost[0]:
-                explorer.lost.add(times(world.weight, *lost))
-            kept = {k: v for k, v in world.env.items() if k in after.needs and k != name}
-            for end in ends:
-                weight = times(world.weight, *end.weight)
-                if below(weight, explorer.prune):
-                    explorer.lost.add(weight)
-                    continue
-                env = kept if name not in end.env else {**kept, name: end.env[name]}
-                steps = plus(world.steps, *end.steps)
-                explorer.peak = max(explorer.peak, steps[1])
-                out.append(World(env, world.state, weight, steps))
-            billed = _billed(explorer, len(out), billed)  # (past the budget: stops here)
-            for end, failure in failed:
-                weight = times(world.weight, *end.weight)
-                steps = plus(world.steps, *end.steps)
-                state = end.state if reads_sheet else world.state  # (its own: unchanged)
-                failures.append((World(world.env, state, weight, steps), failure))
-    explorer.roller.work += len(out) // ALIKE_WORLDS_PER_WORK - billed  # (the worlds made)
-    explorer.work()
+    # (the value changes nothing on the sheet: each world keeps its own, and a failure
+    # its own too where the value does not read it)
+    out, failures = _spread(
+        explorer, kinds, (statements, index, live, live_out), {name}, True, not reads_sheet
+    )
     merged = explorer.merge(out, after)
     most = explorer.most_worlds  # (a let's worlds are bounded, as LetWorlds; a set's not)
     if most is not None and len(merged) > most and isinstance(statement.node, n.Let):
@@ -183,6 +162,44 @@ def _reads_sheet(explorer, statement) -> bool:
         fields = None if sheet is None else sheet.fields_of(statement.node.expr)
         reads = explorer.liveness[found] = fields is None or bool(fields)
     return reads
+
+
+def _spread(explorer, kinds: dict, at: tuple, given, own_sheet: bool, failed_own_sheet: bool):
+    """(worlds, failures) of a statement run once for the first world of each kind
+    (`at`: statements, index, live, live_out) and its ends taken by every world of that
+    kind: its weight times theirs, its steps after the world's, the values of the names
+    in `given` from the end and the rest the world's own still needed; the sheet the
+    world's own where `own_sheet` (`failed_own_sheet`, for a failure), else the end's."""
+    statements, index, live, live_out = at
+    needs = live[index].needs
+    out: list = []
+    failures: list = []
+    billed = 0  # the worlds' work charged so far: charged as they are made, not after
+    for alike in kinds.values():
+        ends, failed, lost = _relative(explorer, statements, index, alike[0], live, live_out)
+        gave = [{k: v for k, v in end.env.items() if k in given} for end in ends]
+        for world in alike:
+            if lost[0]:
+                explorer.lost.add(times(world.weight, *lost))
+            kept = {k: v for k, v in world.env.items() if k in needs and k not in given}
+            for end, gives in zip(ends, gave):
+                weight = times(world.weight, *end.weight)
+                if below(weight, explorer.prune):
+                    explorer.lost.add(weight)
+                    continue
+                env = {**kept, **gives} if gives else kept
+                steps = plus(world.steps, *end.steps)
+                explorer.peak = max(explorer.peak, steps[1])
+                out.append(World(env, world.state if own_sheet else end.state, weight, steps))
+            billed = _billed(explorer, len(out), billed)  # (past the budget: stops here)
+            for end, failure in failed:
+                weight = times(world.weight, *end.weight)
+                steps = plus(world.steps, *end.steps)
+                state = world.state if failed_own_sheet else end.state
+                failures.append((World(world.env, state, weight, steps), failure))
+    explorer.roller.work += len(out) // ALIKE_WORLDS_PER_WORK - billed  # (the worlds made)
+    explorer.work()
+    return out, failures
 
 
 def _billed(explorer, made: int, billed: int) -> int:
@@ -340,34 +357,10 @@ def alike_statement(explorer, statements: tuple, index: int, worlds, live: list,
         kinds.setdefault(key, []).append(world)
     if len(kinds) == len(worlds):
         return None
-    after = live[index]
-    out: list = []
-    failures: list = []
-    billed = 0
-    for alike in kinds.values():
-        ends, failed, lost = _relative(explorer, statements, index, alike[0], live, live_out)
-        gave = [{k: v for k, v in end.env.items() if k in given} for end in ends]
-        for world in alike:
-            if lost[0]:
-                explorer.lost.add(times(world.weight, *lost))
-            kept = {k: v for k, v in world.env.items() if k in after.needs and k not in given}
-            for end, gives in zip(ends, gave):
-                weight = times(world.weight, *end.weight)
-                if below(weight, explorer.prune):
-                    explorer.lost.add(weight)
-                    continue
-                env = {**kept, **gives}
-                steps = plus(world.steps, *end.steps)
-                explorer.peak = max(explorer.peak, steps[1])
-                out.append(World(env, end.state, weight, steps))
-            billed = _billed(explorer, len(out), billed)
-            for end, failure in failed:
-                weight = times(world.weight, *end.weight)
-                steps = plus(world.steps, *end.steps)
-                failures.append((World(world.env, end.state, weight, steps), failure))
-    explorer.roller.work += len(out) // ALIKE_WORLDS_PER_WORK - billed
-    explorer.work()
-    return explorer.merge(out, after), failures, index + 1
+    out, failures = _spread(
+        explorer, kinds, (statements, index, live, live_out), given, False, False
+    )
+    return explorer.merge(out, live[index]), failures, index + 1
 
 
 def _statement_reads(explorer, statements: tuple, index: int, live: list):
