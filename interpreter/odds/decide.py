@@ -23,6 +23,7 @@ from interpreter.errors import EvaluationError
 from interpreter.odds.answer import field_outcome
 from interpreter.odds.distribution import Dist
 from interpreter.odds.explore import Explorer, Live, World
+from interpreter.odds.failing import sums_may_fail
 from interpreter.odds.weights import ONE, fraction, plus, times, times_fraction
 from interpreter.odds.worlds import (
     NO_STEPS,
@@ -31,7 +32,6 @@ from interpreter.odds.worlds import (
     cuts_of,
     key_of,
     stopped,
-    sums_may_fail,
 )
 from interpreter.runtime import Unknown, known
 from interpreter.values import Record

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from interpreter.compiled import Binding, Statement
 from interpreter.odds.distribution import Dist
-from interpreter.odds.worlds import Live, cannot_fail
+from interpreter.odds.failing import cannot_fail
+from interpreter.odds.worlds import Live
 from interpreter.runtime import Unknown, known
 
 
