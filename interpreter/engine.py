@@ -143,8 +143,11 @@ class Engine:
             runnable = self._runnables.get(action) if type(action) is str else None
             if runnable is None:
                 runnable = self.runnable(action)
-            # (traced: its compiled form, which calls the generated traced code itself)
+            # (traced: its compiled form, which calls the generated traced code itself; or
+            # that code's whole function straight, once made: `SWITCH.traced_straight`)
             fast = runnable.fast if not trace else (TRACED_RUNS and runnable.compiled) or None
+            if trace and fast is not None and SWITCH.traced_straight and runnable.compiled.whole:
+                fast = runnable.compiled.whole
             if fast is None or targets or choices is not None or not SWITCH.generated:
                 return self._run(runnable, sheet, params, dice, targets, choices, trace)
             if sheet.rulebook is not self.rulebook:

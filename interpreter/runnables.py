@@ -31,6 +31,9 @@ def with_targets(params: Params | None, targets: Mapping[str, Sheet]) -> Params:
 class RollCall:
     """A named roll called the way actions and checks are: (ctx, args, span) → its total."""
 
+    #: (no generated function of its own for a traced run: `CallFrame.whole`)
+    whole = False
+
     def __init__(self, procedure: Procedure):
         self.procedure = procedure
         self.node = procedure.node

@@ -406,7 +406,7 @@ class Trace(list):
         bounded = length if most is not None else None  # (`append`: cut when read)
         if flat:
             trace.flat = True
-            _append(trace, (*heading, bounded))
+            _append(trace, heading + (bounded,))  # noqa: RUF005 (cheaper than unpacking)
         else:
             _append(trace, made_step(heading[0](*heading[1:], bounded)))
         return trace

@@ -21,6 +21,8 @@ class CallFrame:
     """Shared by checks, opposed checks, actions and roll procedures: frames and depth."""
 
     names: tuple[str, ...]  # the parameters' names, in order (each subclass sets them)
+    #: (`slow` sets its own: a frame generated for a traced run on its own; else none)
+    whole: Any = None
 
     def slow(self, compiler, generate, generate_traced=None) -> None:
         """Runs through the closures until the generated function is made (`make_fast`;

@@ -18,8 +18,7 @@ from interpreter.compile.step_texts import (
     item_text,
     let_step,
     match_text,
-    note_text,
-    record,
+    note_step,
     set_step,
     set_text,
 )
@@ -428,9 +427,8 @@ class Statements(CompilerHost):
 
         def note(ctx):
             value = known(ctx, text(ctx))
-            if ctx.trace is not None:  # (`record`: kept if the trace has room)
-                shown = Later(note_text, value, ctx.limits.shown_length)
-                record(ctx, "note", shown, span, {"note": value})
+            if ctx.trace is not None:  # (kept if the trace has room)
+                note_step(ctx, value, span)
 
         return note
 

@@ -205,6 +205,32 @@ def if_step(ctx, condition: Span, decided: bool) -> None:
     list.append(trace, entry)
 
 
+def note_step(ctx, value, span) -> None:
+    """A `note`'s step (its value, written when read); of a traced run: its closure's
+    (`Statements.st_note`); the generated code puts `noted_step`'s entry itself."""
+    trace = ctx.trace  # (`record`, written out)
+    most = trace.most
+    if most is not None and len(trace) >= most:
+        trace.omitted += 1
+        return
+    length = ctx.limits.shown_length
+    if SWITCH.lazy_steps:  # (made when read: `Step._m`; flat: `Trace.flat`)
+        entry: Any = (noted_step, value, length, ctx.depth, span, trace.length)
+        if SWITCH.flat_steps:
+            trace.flat = True
+        else:
+            entry = later_step(entry)
+    else:
+        entry = made_step(noted_step(value, length, ctx.depth, span, trace.length))
+    list.append(trace, entry)
+
+
+def noted_step(value, length: int, depth: int, span, bounded) -> tuple:
+    """A note's step's parts (`Step._r`): its value shown, its data."""
+    text = Later(note_text, value, length)
+    return ("note", text, None, {"note": value}, depth, None, None, False, span, bounded)
+
+
 def tested_step(condition: Span, decided: bool, depth: int, bounded) -> tuple:
     """An if's step's parts (`Step._r`)."""
     text = Later(if_text, condition, decided)

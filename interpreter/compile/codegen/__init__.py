@@ -42,8 +42,10 @@ class Switch:
         "traced_labels",
         "traced_lookup_steps",
         "traced_lookups",
+        "traced_notes",
         "traced_places",
         "traced_steps",
+        "traced_straight",
         "traced_whole",
     )
 
@@ -91,10 +93,19 @@ class Switch:
         #: and its room read once per function: `step_texts.recording`), else calls the
         #: function recording it (`step_texts.let_step`, ...)
         self.traced_steps = True
+        #: (with `traced_steps`) a traced run's generated code computes a note's value and
+        #: puts its step itself (`step_texts.noted_step`), the locals it knew still known
+        #: after it, else calls the note's closure (which may write any local, as far as
+        #: the code knows: they are read again from the frame)
+        self.traced_notes = True
         #: an action or a check a traced run runs on its own (at depth 0) calls one
         #: function generated for it all (its frame, body and step: `traced.generated_whole`),
         #: else enters its frame itself and calls its traced body
         self.traced_whole = True
+        #: (with `traced_whole`) `Engine.run` calls that function itself for a traced run
+        #: once it is made (`CallFrame.whole`), else calls the compiled action or check,
+        #: which calls it
+        self.traced_straight = True
 
 
 SWITCH = Switch()

@@ -29,6 +29,7 @@ from interpreter.compile.step_texts import (
     if_step,
     let_step,
     named_step,
+    noted_step,
     omitted,
     recording,
     rolled_die,
@@ -37,7 +38,7 @@ from interpreter.compile.step_texts import (
 )
 from interpreter.dice import KEPT, Die, PoolRoll
 from interpreter.roll_steps import dice_parts
-from interpreter.runtime import count_past_bound
+from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.state import place_text
 from interpreter.trace import Later, Trace
 from interpreter.values import PLAIN_TYPES, Record, normalize
@@ -105,6 +106,23 @@ class TracedSteps(Steps):
         )
         out.level = level
         return True
+
+    def statement(self, statement: Any) -> None:
+        node = statement.node
+        if type(node) is not n.Note or not SWITCH.traced_notes or self.recorder() is None:
+            super().statement(statement)
+            return
+        # a note's step put here (`step_texts.note_step`, written out): no closure called,
+        # and every local known still (a note writes none)
+        out, k, names = self.out, self.k, self.recording
+        noted = self.value(node.text)
+        if noted not in self.scalars:  # (a literal's value: as it is)
+            value, noted = noted, out.temp()
+            out.line(f"{noted} = {value}")
+            out.line(f"if {k(isinstance)}({noted}, {k(Unknown)}):")  # (`known`)
+            out.line(f"    {noted} = {k(known)}(ctx, {noted})")
+        length, trace_length = names[3], names[4]  # type: ignore[index]
+        self.put(f"({k(noted_step)}, {noted}, {length}, ctx.depth, {k(node.span)}, {trace_length})")
 
     def call(self, node: n.Call) -> str | None:
         compiler, out = self.compiler, self.out
