@@ -30,6 +30,16 @@ from interpreter.trace import Step
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
 
+
+class Switch:
+    """Whether a trace's steps are written by `steps_data` (off: each by `step_data`, as
+    a trace of any other steps; tests switch it off to compare)."""
+
+    direct = True
+
+
+SWITCH = Switch()
+
 #: the kinds of document, each with its schema file `<kind>.schema.json`
 KINDS = (
     "run",
@@ -117,8 +127,55 @@ def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
     out["dice"] = list(outcome.dice)
     out["origin"] = outcome.origin
     steps = outcome.trace if trace else []
-    out["trace"] = [step_data(s, w, f"/trace/{i}") for i, s in enumerate(steps)]
+    out["trace"] = steps_data(steps, w)
     return w.finish(out)
+
+
+def steps_data(steps, w: Writer) -> list:
+    """A trace's steps as JSON data, as `step_data` of each at `/trace/{i}` writes them:
+    with `SWITCH.direct`, each step's parts read once from what it holds (`Step._r`; its
+    text, detail and data through their properties only where they are made or cut), its
+    pointer written only for data that has some, no call per step but its own."""
+    if not SWITCH.direct:
+        return [step_data(s, w, f"/trace/{i}") for i, s in enumerate(steps)]
+    language, fractions, text = w.language, w.fractions, w.text
+    out: list[dict] = []
+    append = out.append
+    for i, step in enumerate(steps):
+        if type(step) is not Step:
+            append(step_data(step, w, f"/trace/{i}"))
+            continue
+        r = step._r
+        span = r[8]
+        if span is None:
+            file, line = r[5], r[2]
+        else:
+            file = span.source.name if r[5] is None else r[5]
+            line = span.line  # (from its rulebook's line starts, found once)
+        said: Any = step.text  # (a `Later` made, a bounded trace's cut: as the property reads it)
+        if type(said) is not str:
+            said = _said(said, language)
+        detail = step.detail if r[6] is not None else None
+        if detail is not None and type(detail) is not str:
+            detail = _said(detail, language)
+        data = r[3]
+        if type(data) is not dict or data:  # (an empty dict: nothing to make nor cut)
+            data = step.data
+        append(
+            {
+                "kind": r[0],
+                "text": said,
+                "file": file,
+                "line": line,
+                "depth": r[4],
+                "detail": detail,
+                "verbose": r[7],
+                "data": {}
+                if type(data) is dict and not data
+                else plain(data, fractions, f"/trace/{i}/data", text),
+            }
+        )
+    return out
 
 
 def step_data(step, w: Writer, pointer: str) -> dict:

@@ -25,6 +25,35 @@ def more_items(count: int) -> Message:
     return tr_n("… {n} more item", "… {n} more items", count)
 
 
+class Switch:
+    """Whether a record remembers whether it is shown whole within a length, as a text
+    and as data (`Record._whole`, set the first time it is asked): a trace shows a table's
+    row in its lookup's step and again in the check that read it (off: found each time)."""
+
+    kept = True
+
+
+SWITCH = Switch()
+
+
+def _whole(record: Record, length: int, as_data: bool) -> bool:
+    """Whether `record` is shown whole within `length` (as data: `_data`; else `_glimpse`),
+    remembered by the record (it is immutable) where SWITCH.kept."""
+    if not SWITCH.kept:
+        return _data(record, length, False)[2] if as_data else _glimpse(record, length, False)[1]
+    kept = getattr(record, "_whole", None)
+    if kept is None:
+        kept = record._whole = {}
+    key = (as_data, length)
+    whole = kept.get(key)
+    if whole is None:
+        if len(kept) >= 8:  # (a record asked at many lengths: bounded)
+            kept.clear()
+        whole = _data(record, length, False)[2] if as_data else _glimpse(record, length, False)[1]
+        kept[key] = whole
+    return whole
+
+
 def glimpse(value, length: int):
     """The value itself when it is shown in at most about `length` characters; else a
     text (a `Message`: in any language) showing its first `length` characters or so."""
@@ -35,7 +64,10 @@ def glimpse(value, length: int):
         return value
     # Whether it is shown whole, first, its text not written (what is shown whole is
     # the value itself); written only when it is cut.
-    _, whole, _ = _glimpse(value, length, False)
+    if kind is Record:
+        whole = _whole(value, length, False)
+    else:
+        _, whole, _ = _glimpse(value, length, False)
     return value if whole else _glimpse(value, length)[0]
 
 
@@ -125,7 +157,10 @@ def glimpse_data(value, length: int):
     if few and all(type(v) is int and v.bit_length() < 64 for v in value):
         return value
     # (as `glimpse`: whether it is all kept found first, the cut data made only if not)
-    _, _, whole = _data(value, length, False)
+    if kind is Record:
+        whole = _whole(value, length, True)
+    else:
+        _, _, whole = _data(value, length, False)
     return value if whole else _data(value, length)[0]
 
 

@@ -24,7 +24,9 @@ class Record(Mapping):
     `record.total`; `to_json()` gives plain JSON data (docs/json.md).
     """
 
-    __slots__ = ("_cells", "_fields", "_hash", "kind")
+    __slots__ = ("_cells", "_fields", "_hash", "_whole", "kind")
+    #: whether it is shown whole, by (as data, length): set when first asked (interpreter.shown)
+    _whole: dict[tuple[bool, int], bool]
 
     def __init__(self, fields: dict, kind: str = "record"):
         self._fields = fields  # a fresh dict, owned by the record from now on

@@ -100,34 +100,42 @@ class Shown:
 
 def terms_texts(given: list, length: int) -> tuple[Message, Message | None]:
     """A check's terms and their signs in the rules' words, and as they compute when that
-    reads otherwise (else None): one pass, the terms shown alike made once."""
+    reads otherwise (else None): one pass, the terms shown alike made once. Each way is
+    one joined message of all its parts (`a + b - c`: no message made a term), which
+    reads and renders as the terms' own messages spaced (`_spaced`) would."""
     brief: list = []
     full: list = []
     differ = False
+    shown: tuple
+    computed: tuple
     for sign, kind, label, short, gave in given:
         if kind == "roll":
-            shown = computed = f"{label or gave.label} {faces_text(gave, length)}"
+            shown = computed = (f"{label or gave.label} {faces_text(gave, length)}",)
         elif kind == "chain":
             # a roll that went on: its value here, its arithmetic in its own step
-            computed = f"{label} {gave.faces_text(length)}"
-            shown = Message.joined([label, " ", gave.total]) if len(gave.parts) > 1 else computed
+            computed = (f"{label} {gave.faces_text(length)}",)
+            shown = (label, " ", gave.total) if len(gave.parts) > 1 else computed
         elif kind == "ref":
-            shown = computed = Message.joined([place_text(gave[0]), " ", gave[1]])
+            shown = computed = (place_text(gave[0]), " ", gave[1])
         else:
             label = written_label(label)
-            computed = Message.joined([label, " ", gave]) if label != show(gave) else gave
-            shown = Message.joined([short, " ", gave]) if short is not None else computed
-        differ = differ or shown is not computed
-        for parts, term in ((brief, shown), (full, computed)):
-            if parts:
-                parts.append("+ " if sign > 0 else "- ")
-                parts.append(term)
-            else:
-                parts.append(term if sign > 0 else Message.joined(["-", term]))
-    text = _spaced(brief)
+            computed = (label, " ", gave) if label != show(gave) else (gave,)
+            shown = (short, " ", gave) if short is not None else computed
+        if shown is not computed:
+            differ = True
+        if brief:
+            between = " + " if sign > 0 else " - "
+            brief.append(between)
+            full.append(between)
+        elif sign < 0:
+            brief.append("-")
+            full.append("-")
+        brief += shown
+        full += computed
+    text = Message.joined(brief)
     if not differ:
         return text, None
-    other = _spaced(full)
+    other = Message.joined(full)
     return text, (None if other == text else other)
 
 

@@ -1,0 +1,107 @@
+"""A run's trace as JSON: `json_data.steps_data` (SWITCH.direct) writes the same steps as
+`step_data` of each, byte for byte, for every shipped game's run, with long values cut."""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+import pytest
+
+import dsl
+from interpreter import Engine, SeededDice, json_data
+from interpreter.cli.options import characters_folder
+from interpreter.json_data import SWITCH, run_data
+
+RUNS = [
+    ("arcana_mundi", "usar_numina", "menecma", {"numina": "Grito Báquico"}),
+    ("brujeria", "asustarse", "brujeria_investigadora", {"modificador": 3}),
+    ("pentagrama", "recibir_daño", "jorge", {"daño": 27, "zona": "Brazo derecho"}),
+    ("mago", "efecto", "mago_ignacio", {"esfera_mayor": "Fuerzas", "vulgar": True}),
+]
+
+
+def _written(outcome, language: str | None, direct: bool) -> str:
+    before, SWITCH.direct = SWITCH.direct, direct
+    try:
+        return json.dumps(run_data(outcome, language), ensure_ascii=False)
+    finally:
+        SWITCH.direct = before
+
+
+@pytest.mark.parametrize(("rulebook", "action", "character", "params"), RUNS)
+@pytest.mark.parametrize("shown_length", [None, 12])
+def test_the_steps_written_directly_are_the_steps_written_one_by_one(
+    rulebook, action, character, params, shown_length
+):
+    engine = Engine.of(dsl.load(rulebook))
+    if shown_length is not None:  # (a bounded trace's cut texts and data)
+        engine = Engine(engine.rulebook, attrs.evolve(engine.limits, shown_length=shown_length))
+    sheet = engine.load_sheet(str(characters_folder() / f"{character}.yaml"))
+    for seed in range(6):
+        for language in (None, "es", "en"):
+            # each side its own run (its texts made by the side that reads them)
+            one = engine.run(action, sheet, params, dice=SeededDice(seed), trace=True)
+            other = engine.run(action, sheet, params, dice=SeededDice(seed), trace=True)
+            direct = _written(one, language, True)
+            assert direct == _written(other, language, False)
+            assert direct == _written(one, language, False)  # (and read again)
+
+
+def test_the_steps_are_not_written_one_by_one(monkeypatch):
+    """Fails with SWITCH.direct off: each step then goes through `step_data`."""
+    engine = Engine.of(dsl.load("brujeria"))
+    sheet = engine.load_sheet(str(characters_folder() / "brujeria_investigadora.yaml"))
+    outcome = engine.run("asustarse", sheet, {}, dice=SeededDice(1), trace=True)
+    calls = []
+    original = json_data.step_data
+    monkeypatch.setattr(json_data, "step_data", lambda *a: calls.append(a) or original(*a))
+    document = run_data(outcome, "es")
+    assert len(document["trace"]) > 5
+    assert calls == []
+
+
+def test_a_record_glimpsed_again_is_not_gone_through_again(monkeypatch):
+    """Fails with shown.SWITCH.kept off: the record's fields are then gone through again
+    each time it is glimpsed (its lookup's step, then the check that read it)."""
+    from interpreter import shown
+    from interpreter.values import Record
+
+    record = Record({"label": "Excelente", "niveles": 5, "descripción": "se supera " * 3})
+    calls = []
+    original_record, original_data = shown._record, shown._data
+    monkeypatch.setattr(shown, "_record", lambda *a: calls.append(a) or original_record(*a))
+    monkeypatch.setattr(shown, "_data", lambda *a: calls.append(a) or original_data(*a))
+    for _ in range(3):
+        assert shown.glimpse(record, 300) is record
+        assert shown.glimpse_data(record, 300) is record
+    assert len(calls) <= 2 * (1 + len(record))  # (once as a text, once as data)
+    cut = shown.glimpse(record, 12)
+    assert cut is not record and cut == shown.glimpse(Record(dict(record)), 12)
+
+
+@pytest.mark.parametrize("length", [1, 5, 12, 20, 40, 300])
+def test_a_record_kept_whole_or_cut_is_as_found_anew(length):
+    """A record's remembered answer (shown.SWITCH.kept) is what going through it gives."""
+    from interpreter import shown
+    from interpreter.values import Record
+
+    rows = [
+        {"label": "Bueno"},
+        {"label": "Muy Bueno", "niveles": 4, "daño": 1, "descripción": "se supera"},
+        {"a": [1, 2, 3], "b": {"c": "x" * 30, "d": None}, "e": True},
+        {"k" * 30: 1, "l": "y" * 8},
+    ]
+    for row in rows:
+        record = Record(dict(row))
+        for _ in range(2):
+            kept = (shown.glimpse(record, length), shown.glimpse_data(record, length))
+            before, shown.SWITCH.kept = shown.SWITCH.kept, False
+            try:
+                fresh = Record(dict(row))
+                anew = (shown.glimpse(fresh, length), shown.glimpse_data(fresh, length))
+            finally:
+                shown.SWITCH.kept = before
+            assert (kept[0] is record) == (anew[0] is fresh)
+            assert (kept[1] is record) == (anew[1] is fresh)
+            assert str(kept[0]) == str(anew[0]) and kept[1] == anew[1]
