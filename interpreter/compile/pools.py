@@ -109,10 +109,10 @@ class PoolValues(CompilerHost):
         subject = self.roll_object(first_arg) if self.is_pool(first_arg) else self.expr(first_arg)
         question = self.question_of(node)
         span = node.span
-        fixed = getattr(question, "question", None)  # (a constant question: see `constant`)
+        fixed = question.question if type(question) is Constant else None
         binding = self.bindings.get(id(first_arg))
         named = type(first_arg) is n.Name and binding is not None and binding.kind == "roll"
-        if fixed is not None and named and self.is_pool(first_arg):
+        if CONSTANT_QUESTIONS and fixed is not None and named and self.is_pool(first_arg):
             name = first_arg.name
 
             def pool_named(ctx):  # `count(b, 6)` of a pool `b`: its answer read at once
@@ -144,7 +144,7 @@ class PoolValues(CompilerHost):
                 value = test_node.value if isinstance(test_node, n.Literal) else None
                 if isinstance(test_node, n.Range):
                     value = Range(test_node.low, test_node.high)
-                return constant(interned(kind, value))
+                return Constant(interned(kind, value))
             test = self.expr(test_node)
             made: dict = {}  # by the test's value: the odds engine asks again and again
 
@@ -164,7 +164,7 @@ class PoolValues(CompilerHost):
         if node.function == "most_sets":
             return self.most_sets_question(node)
         if len(node.args) == 1:
-            return constant(interned(kind) if CONSTANT_QUESTIONS else kind())
+            return Constant(interned(kind) if CONSTANT_QUESTIONS else kind())
         how_many = self.expr(node.args[1])
 
         def question(ctx):
@@ -256,23 +256,26 @@ class PoolValues(CompilerHost):
         for use in pool_uses(self.bodies[-1], name):
             binding = self.bindings.get(id(use))
             if isinstance(use, n.Field) and use.name in FIELDS:
-                out.append(constant(FIELDS[use.name]))
+                out.append(Constant(FIELDS[use.name]))
             elif isinstance(use, n.Call) and binding is not None and binding.kind == "builtin":
                 out.append(self.question_of(use))
             else:
-                out.append(constant(FIELDS["total"]))
+                out.append(Constant(FIELDS["total"]))
         return tuple(out)
 
 
-def constant(question: Question):
-    """A question's closure that gives the same question whatever the context (the
-    question itself kept on it, `.question`, for `constant_questions`)."""
+class Constant:
+    """A question's closure that gives the same question whatever the context: the
+    question kept, `.question`, for what reads it at once (`pool_function`,
+    `constant_questions`)."""
 
-    def asked(ctx):  # noqa: ARG001 (a question's closure)
-        return question
+    __slots__ = ("question",)
 
-    asked.question = question  # type: ignore[attr-defined]
-    return asked
+    def __init__(self, question: Question):
+        self.question = question
+
+    def __call__(self, ctx) -> Question:  # noqa: ARG002 (a question's closure)
+        return self.question
 
 
 def interned(kind, *value) -> Question:
@@ -293,10 +296,9 @@ def constant_questions(questions: tuple | None) -> tuple | None:
     give them: each once, in order), made once; else None."""
     if not CONSTANT_QUESTIONS or questions is None:
         return None
-    found = [getattr(question, "question", None) for question in questions]
-    if any(question is None for question in found):
+    if any(type(question) is not Constant for question in questions):
         return None
-    return tuple(dict.fromkeys(found))
+    return tuple(dict.fromkeys(question.question for question in questions))
 
 
 def is_known(rolled) -> bool:
