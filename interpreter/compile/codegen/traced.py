@@ -273,7 +273,8 @@ def generated_whole(compiler: Any, definition: Any, too_deep: Any) -> tuple[Any,
     out.line(f"ctx.depth += {k(1)}")
     out.line(f"ctx.calls += {k(1)}")
     mark = out.temp()  # (where its own steps begin: a check's step goes there)
-    out.line(f"{mark} = len(ctx.trace)")
+    if hasattr(definition, "terms"):  # (an action's: never read)
+        out.line(f"{mark} = len(ctx.trace)")
     out.line("try:")
     out.level = 2
     out.line(f"ctx.steps = {k(definition.cost)} + ctx.steps")
