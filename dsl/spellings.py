@@ -23,6 +23,11 @@ _GROUP_TARGET = re.compile(r"\{((?=[^{}\n]*[dD][0-9%F(])[^{}\n:]*+)\}([><])([0-9
 _ANYDICE_AT = re.compile(r"(?<![\w)])([0-9]++)\s*+@\s*+([0-9]*+[dD][0-9]++)")
 # Roll20's inline roll, typed as it is in the chat: `[[1d20+5]]`
 _INLINE_ROLL = re.compile(r"\s*+\[\[(?P<roll>(?=[^\[\]]*[dD][0-9%F])[^\[\]]*+)\]\]\s*+")
+# a dice modifier set apart from its dice: `4d6 kh3`, `6d10 x` (ours follow the dice at once)
+_SPACED_MODIFIER = re.compile(
+    r"(?<![\w)])([0-9]*+[dD](?:[0-9]++|%|F))[ \t]++"
+    r"((?:kh|kl|dh|dl|ro|rr|cs|cf|df|k|x|!)(?:[0-9]++|(?:>=|<=|>|<|=)[0-9]++)?+)(?![\w!<>=])"
+)
 # the modifiers a group takes, which come before the one it does not
 _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?[0-9]++|(?:kh|kl|dh|dl|k|d)[0-9]*+)*+")
 # the letters of a modifier a group does not take
@@ -68,6 +73,15 @@ def other_spelling(text: str, position: int) -> tuple | None:
                 match.start(2),
                 match.end(4),
                 tr("here, write {ours}", ours=ours),
+            )
+    for match in _SPACED_MODIFIER.finditer(text, max(0, position - 40), position + 40):
+        if match.start(2) <= position < match.end(2):
+            dice, modifier = match.groups()
+            return (
+                tr("a dice modifier follows its dice with no space between"),
+                match.start(2),
+                match.end(2),
+                tr("here, write {ours}", ours=dice + modifier),
             )
     for match in _ANYDICE_AT.finditer(text, max(0, position - 40), position + 40):
         if match.start() <= position <= match.end():
