@@ -28,6 +28,8 @@ _SPACED_MODIFIER = re.compile(
     r"(?<![\w)])([0-9]*+[dD](?:[0-9]++|%|F))[ \t]++"
     r"((?:kh|kl|dh|dl|ro|rr|cs|cf|df|k|x|!)(?:[0-9]++|(?:>=|<=|>|<|=)[0-9]++)?+)(?![\w!<>=])"
 )
+# a number in scientific notation: `1e5` (a whole number here is written with its digits)
+_EXPONENT = re.compile(r"(?<![\w.])([0-9]++)[eE]([0-9]++)(?![\w.])")
 # the modifiers a group takes, which come before the one it does not
 _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?[0-9]++|(?:kh|kl|dh|dl|k|d)[0-9]*+)*+")
 # the letters of a modifier a group does not take
@@ -73,6 +75,26 @@ def other_spelling(text: str, position: int) -> tuple | None:
                 match.start(2),
                 match.end(4),
                 tr("here, write {ours}", ours=ours),
+            )
+    if text[position : position + 1] == "^":  # a power in AnyDice and spreadsheets
+        return (
+            tr("`^` is not an operator here; a power is written **"),
+            position,
+            position + 1,
+            tr("as in {example}", example="2 ** 3"),
+        )
+    for match in _EXPONENT.finditer(text, max(0, position - 40), position + 40):
+        if match.start() <= position < match.end():
+            digits, exponent = match.groups()
+            written = f"{int(digits)}{'0' * int(exponent)}" if len(exponent) == 1 else None
+            return (
+                tr(
+                    "`{number}` is not a number here: a number is written with its digits",
+                    number=match.group(),
+                ),
+                match.start(),
+                match.end(),
+                tr("here, write {ours}", ours=written) if written else None,
             )
     for match in _SPACED_MODIFIER.finditer(text, max(0, position - 40), position + 40):
         if match.start(2) <= position < match.end(2):
