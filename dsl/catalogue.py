@@ -37,6 +37,8 @@ msgstr ""
 "Plural-Forms: nplurals=2; plural=(n != 1);\\n"
 
 """
+#: a msgid and its continuation lines, as the .po text holds them (its context line first)
+MSGID = re.compile(r'^(?:msgctxt "[^\n]*"\n)?msgid "[^\n]*"\n(?:"[^\n]*"\n)*', re.MULTILINE)
 PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*+)[^{}]*+\}(?!\})")
 
 
@@ -101,7 +103,7 @@ def problems(path: Path, found: list[Found]) -> list[str]:
 
     with path.open("rb") as handle:
         catalog = read_po(handle)
-    out = []
+    out = [f"{path.name}: written twice: {text.strip()!r}" for text in duplicated(path)]
     for item in _unique(found):
         entry = catalog.get(item.msgid)
         where = f"{item.file}:{item.line}"
@@ -120,6 +122,17 @@ def problems(path: Path, found: list[Found]) -> list[str]:
             ):
                 out.append(f"{path.name}: {item.msgid!r} → {string!r}: other parameters")
     return out
+
+
+def duplicated(path: Path) -> list[str]:
+    """The msgids a catalogue holds more than once (the reader keeps one silently)."""
+    seen: set[str] = set()
+    twice = []
+    for match in MSGID.finditer(path.read_text(encoding="utf-8")):
+        if match.group() in seen:
+            twice.append(match.group())
+        seen.add(match.group())
+    return twice
 
 
 def update(path: Path, found: list[Found]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import dsl
-from dsl.catalogue import ROOT, all_messages, catalogues, placeholders, problems
+from dsl.catalogue import ROOT, Found, all_messages, catalogues, placeholders, problems
 from dsl.messages import Message, language_for, show_value, tr, tr_n, translate
 from interpreter import Engine, ForcedDice
 from interpreter.cli import main
@@ -38,12 +38,19 @@ def test_the_catalogue_check_itself_finds_what_is_missing(tmp_path):
         'msgid ""\nmsgstr ""\n"Language: es\\n"\n\nmsgid "{a} and {b}"\nmsgstr "{a} y {c}"\n',
         encoding="utf-8",
     )
-    from dsl.catalogue import Found
-
     found = [Found("{a} and {b}", None, "x.py", 1), Found("new", None, "x.py", 2)]
     report = problems(po, found)
     assert len(report) == 2 and "other parameters" in report[0] and "missing" in report[1]
     assert placeholders("{a:>5} {{not}} {b}") == {"a", "b"}
+
+
+def test_the_catalogue_check_finds_a_message_written_twice(tmp_path):
+    # The .po reader keeps one of two entries silently; the check says so instead.
+    po = tmp_path / "es.po"
+    entry = 'msgid "yes"\nmsgstr "sí"\n\n'
+    po.write_text('msgid ""\nmsgstr ""\n"Language: es\\n"\n\n' + entry * 2, encoding="utf-8")
+    report = problems(po, [Found("yes", None, "x.py", 1)])
+    assert report == ["es.po: written twice: 'msgid \"yes\"'"]
 
 
 def test_a_message_is_english_text_and_renders_in_spanish():
