@@ -247,10 +247,14 @@ class Binder:
         engine, node = self.engine, self.node
         for name in params:
             if name not in self.known:
-                hint = did_you_mean(str(name), self.names) or (
-                    tr("parameters: {names}", names=", ".join(self.names))
-                    if self.names
-                    else tr("it takes no parameters")
+                hint = (
+                    _asked_as_choice(node, name)
+                    or did_you_mean(str(name), self.names)
+                    or (
+                        tr("parameters: {names}", names=", ".join(self.names))
+                        if self.names
+                        else tr("it takes no parameters")
+                    )
                 )
                 raise ParameterError(
                     tr("{name} has no parameter {name2}", name=node.name, name2=repr(name)),
@@ -285,6 +289,22 @@ class Binder:
             else:
                 shown[name] = value.label if isinstance(value, Character) else value
         return tuple(args), shown
+
+
+def _asked_as_choice(node, name):
+    """The hint when a value given as a parameter names one of the action's own choices
+    (`choose void ...`): those are answered as the action runs, not passed in."""
+    body = getattr(node, "body", None)
+    if body is None or not any(
+        isinstance(item, n.Choose) and item.name == name for item in n.walk(body)
+    ):
+        return None
+    return tr(
+        "{name} is a choice {action} makes as it runs: answer it as a choice (on the command"
+        " line, --choose {name}=VALUE)",
+        name=name,
+        action=node.name,
+    )
 
 
 def character(name: str, value, book: Rulebook) -> Character:

@@ -242,6 +242,17 @@ def test_run_answers_in_advance_with_choose(capsys):
     assert code == 0 and "invocar: sí (answered in advance)" in out and "Destino: 3 → 2" in out
 
 
+def test_a_choice_given_as_a_parameter_says_how_to_answer_it(engine, sheet, capsys):
+    with pytest.raises(ParameterError) as caught:
+        engine.run("superar", sheet, {"invocar": "sí"}, ForcedDice([-1, 0, 0, 0]))
+    assert "invocar is a choice superar makes as it runs" in str(caught.value.hint)
+    with pytest.raises(ParameterError) as caught:  # not a choice: the parameters, as before
+        engine.run("superar", sheet, {"invocr": "sí"}, ForcedDice([-1, 0, 0, 0]))
+    assert "choice" not in str(caught.value.hint)
+    code = main(["run", str(RULES), "superar", "--dice=-1,0,0,0", "--set", "invocar=sí"])
+    assert code != 0 and "--choose invocar=VALUE" in capsys.readouterr().err
+
+
 def test_run_asks_at_the_table(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("tal vez\nsí\n"))
     code = main(["run", str(RULES), "superar", "--dice=-1,0,0,0"])
