@@ -151,6 +151,9 @@ def main(argv=None) -> int:
         ratios.append((times["recorded"] / max(times["run"], 1e-9), label, times["run"]))
         if args.confirm and ratios[-1][0] > 1.5:
             dear.append((label, engine, name, sheet, params, choices))
+    if not ratios:
+        print(f"no case has every word of --only {' '.join(args.only)}", file=sys.stderr)
+        return 2
     ratios.sort()
     run = totals["run"]
     print(f"{len(ratios)} cases, {args.seeds} runs each way, {args.warm} untimed (CPU seconds)")
