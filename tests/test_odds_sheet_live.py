@@ -10,7 +10,7 @@ from itertools import product
 
 import dsl
 import interpreter.odds.passes as passes
-import interpreter.odds.sheet_live as sheet_live
+import interpreter.odds.sheet_ends as sheet_ends
 from interpreter import Engine
 from interpreter.odds.worlds import Failure
 
@@ -139,9 +139,9 @@ def test_a_value_naming_an_open_skill_keeps_its_changes():
 def test_a_sheets_key_is_found_once_per_sheet_not_once_per_world(monkeypatch):
     """A merge asks each world's sheet key (the changes kept, the `ensure` rules judged
     now): the worlds share six sheets (Oro written by `a`), so the keys are made about
-    once per sheet and merge (sheet_live.remembered), not once per world and merge."""
+    once per sheet and merge (sheet_ends.remembered), not once per world and merge."""
     made: list = []
-    original = sheet_live.Ends._key_for
+    original = sheet_ends.Ends._key_for
 
     def counted(self, live):
         key = original(self, live)
@@ -154,14 +154,14 @@ def test_a_sheets_key_is_found_once_per_sheet_not_once_per_world(monkeypatch):
 
         return counting
 
-    monkeypatch.setattr(sheet_live.Ends, "_key_for", counted)
+    monkeypatch.setattr(sheet_ends.Ends, "_key_for", counted)
     engine = engine_of()
     odds = engine.odds("act", engine.sheet({}), {}, budget=SMALL, trials=50)
     assert odds.exact and answered(odds) == brute(1000)
     remembered = len(made)
     made.clear()
     monkeypatch.setattr(
-        sheet_live, "remembered", lambda key: lambda state: key(state, state.snapshot())
+        sheet_ends, "remembered", lambda key: lambda state: key(state, state.snapshot())
     )
     engine = engine_of()
     odds = engine.odds("act", engine.sheet({}), {}, budget=SMALL, trials=50)

@@ -29,7 +29,8 @@ from interpreter.odds.plain import lone_die, plain_distribution
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled, sampled_fields
-from interpreter.odds.sheet_live import Ends, live_of
+from interpreter.odds.sheet_ends import Ends
+from interpreter.odds.sheet_live import live_of
 from interpreter.odds.weights import ONE, Mass, times
 from interpreter.odds.worlds import (
     STOPS,

@@ -26,7 +26,8 @@ from interpreter.odds.linear import sums_read
 from interpreter.odds.records import direct_call
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
-from interpreter.odds.sheet_live import SWITCH, Ends, SheetReads, live_of, sheet_read, wider
+from interpreter.odds.sheet_ends import Ends
+from interpreter.odds.sheet_live import SWITCH, SheetReads, live_of, sheet_read, wider
 from interpreter.odds.straight import straight_call
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, block_steps, plus, spread
