@@ -1,6 +1,6 @@
 """A called action's summary is one memory for every exploration of the caller that
 shares it (issue 24): a summary of more result fields serves a caller reading fewer,
-its results cut to those (interpreter.odds.passes.Passes.summary)."""
+its results cut to those (interpreter.odds.called.Calls.summary)."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ the real engine and says so (`exact: false`, `trials`, standard errors: `samplin
     pools         one dice term's distribution; keeps and walker: its keeps, its chains
     roller        the odds roller; draws: rolls counted through the real roller
     explore       branching and merging; worlds: what a world holds, what is read
-    passes        loops and called actions, a step at a time; weights: exact weights
+    passes        loops, a step at a time; called: called actions; weights: exact weights
     contest       opposed checks; reads: results remembered by what they read
     answer        Odds, the answer
     compute       the entry points; sampling: the Monte Carlo fallback

@@ -79,7 +79,7 @@ class Explorer(Passes):
         self.sums: dict = {}  # the sums the action reads its counters in (odds.linear)
         self.most_steps = liveness.most_steps  # the most steps a node may count
         self.cost = liveness.cost  # the steps a node counts itself, known when compiled
-        self.peak, self.ran = 0, 0  # the most steps a run reached (Passes.called), runs
+        self.peak, self.ran = 0, 0  # the most steps a run reached (Calls.called), runs
         self.depth = 0  # calls the explorer is inside (actions it runs step by step)
         #: inside a call made at the action's own level, what its callers read of the
         #: sheet after it (Passes.kept), or None

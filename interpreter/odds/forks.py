@@ -231,7 +231,7 @@ def widest_first(body: tuple, index: int, parts: list, of_group) -> list:
     reading more fields of its result first (`of_group(part)[1][index]`: what the part
     reads after the statement):
     the called action's summary of more fields, explored first, serves a later part
-    reading fewer (interpreter.odds.passes.Passes.summary) instead of being explored
+    reading fewer (interpreter.odds.called.Calls.summary) instead of being explored
     again. Any other statement's parts as they are."""
     shape = body[index].shape
     if type(shape) is not Binding or shape.call is None:

@@ -1,6 +1,6 @@
 """A called action that needs no value not known yet, run whole as a real run runs it.
 
-A called action's summary (Passes.call) runs its statements one by one over worlds, each
+A called action's summary (Calls.call) runs its statements one by one over worlds, each
 a run of its own. Where the arguments and the sheet leave nothing to branch on (Arcana
 Mundi's `acumular_tributo(tributo, sombra_en)`: a `gain`, a `floor`, an `if` on known
 numbers), that is one world through every statement; here the action is run once,
@@ -29,7 +29,7 @@ SWITCH = Switch()
 
 
 def straight_call(explorer, action, args: tuple, state, fields, steps: tuple):
-    """What Passes.call gives for the call (`fields` of its result read: None for all),
+    """What Calls.call gives for the call (`fields` of its result read: None for all),
     from one run of the whole action: ([(sheet after, result, weight, steps)], [(Failure,
     weight)], weight lost, the most steps reached), or None (see the module)."""
     if not SWITCH.whole or steps[0] != steps[1] or not _plain(explorer, action):
