@@ -189,7 +189,7 @@ def _total_of(roll):
 
 
 def is_term(roll) -> bool:
-    """Whether a pool value is one dice term's (the odds roller's DistRoll: a die, a
+    """Whether a pool value is one dice term's (the odds roller's DistRoll, odds.dist_roll: a die, a
     count, modifiers), which every question can be asked of."""
     return hasattr(roll, "die") and hasattr(roll, "steps")
 

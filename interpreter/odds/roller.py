@@ -19,18 +19,18 @@ from interpreter.errors import ChainTooLong, EvaluationError
 from interpreter.odds.budget import Deadline, check_size
 from interpreter.odds.contest import Contest, contest
 from interpreter.odds.cuts import flat, project
-from interpreter.odds.distribution import SMALL_SUM, Dist, cut_already, mixture, uniform_sum
+from interpreter.odds.dist_roll import DistRoll
+from interpreter.odds.distribution import SMALL_SUM, Dist, cut_already, uniform_sum
 from interpreter.odds.draws import chain_distribution, enumerate_draws
-from interpreter.odds.keys import Same, next_number
+from interpreter.odds.keys import Same
 from interpreter.odds.order import ORDERINGS
 from interpreter.odds.polynomials import Budget, TooComplex, too_many_ways
-from interpreter.odds.pools import limit_failures, term_budget
+from interpreter.odds.pools import term_budget
 from interpreter.odds.questions import PoolQuestions
 from interpreter.odds.reads import ReadMemory
 from interpreter.odds.records import FieldMemory
 from interpreter.odds.remembered import (
     counted_distribution,
-    counted_may_fail,
     remembered_term,
     steps_key,
 )
@@ -114,97 +114,6 @@ class Letting:
     once: bool
     rider: str | None
     deferred: bool = False
-
-
-class DistRoll:
-    """A dice term in odds mode: its die, count and modifiers, and (computed when first
-    asked for) the distribution of (total, successes, failures)."""
-
-    __slots__ = (
-        "_dist",
-        "_raw",
-        "_total",
-        "count",
-        "die",
-        "failure",
-        "finished",
-        "number",
-        "roller",
-        "steps",
-    )
-
-    def __init__(self, roller, die: Die, count: int, steps: tuple):
-        self.roller, self.die, self.count, self.steps = roller, die, count, steps
-        self.number = next_number()  # what its answers are remembered by
-        self._dist: Dist | None = None
-        self._raw: Dist | None = None
-        self._total: Dist | None = None
-        self.finished: Any = None  # (not yet asked) a Dist of yes or why it failed; or False
-        self.failure = counted_may_fail(
-            die, count, steps, roller.epsilon, roller.extra_per_die, roller.budget_of_term()
-        )
-
-    def raw(self) -> Dist:
-        """The term's distribution; for a term that may fail at the roller's limit, what
-        it misses is the chance of failing."""
-        if self._raw is None:
-            self._raw = self.roller.term_distribution(self.die, self.count, self.steps)
-        return self._raw
-
-    @property
-    def dist(self) -> Dist:
-        """The distribution in the worlds where the roll finished."""
-        if self._dist is None:
-            raw = self.raw()
-            if self.failure:
-                raw = Dist(raw.weights, sum(raw.weights.values()))
-            self._dist = raw
-        return self._dist
-
-    def finishes(self) -> Dist | None:
-        """yes (the roll finished) or why it failed at the limit, with their chances;
-        None when it always finishes."""
-        raw = self.raw()
-        done = sum(raw.weights.values())
-        if done == raw.total:
-            return None
-        missing = Fraction(raw.total - done, raw.total)
-        ways = limit_failures(
-            self.die,
-            self.count,
-            self.steps,
-            self.roller.epsilon,
-            self.roller.extra_per_die,
-            missing,
-            self.roller.budget_of_term,
-        )
-        parts = [(1 - missing, Dist.point(True))]
-        parts += [(chance, Dist.point(message)) for message, chance in ways if chance]
-        return mixture(parts)
-
-    @property
-    def total(self) -> Dist:
-        if self._total is None:  # one object, so that lifts over it are remembered
-            if self._dist is None and self.nets():  # the difference alone is cheaper
-                net = self.roller.term_distribution(self.die, self.count, self.steps, net=True)
-                if self.failure:
-                    net = Dist(net.weights, sum(net.weights.values()))
-                self._total = net.map(lambda o: o[0])
-            else:
-                self._total = self.dist.map(lambda o: o[0])
-        return self._total
-
-    def nets(self) -> bool:
-        """Whether the term takes failures from its successes (`cs…df…`)."""
-        return any(step[0] == "failures" for step in self.steps)
-
-    @property
-    def successes(self) -> Dist:
-        return self.dist.map(lambda o: o[1])
-
-    @property
-    def failures(self) -> Dist:
-        return self.dist.map(lambda o: o[2])
 
 
 class OddsRoller(PoolQuestions):
