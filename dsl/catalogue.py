@@ -37,8 +37,6 @@ msgstr ""
 "Plural-Forms: nplurals=2; plural=(n != 1);\\n"
 
 """
-#: a msgid and its continuation lines, as the .po text holds them (its context line first)
-MSGID = re.compile(r'^(?:msgctxt "[^\n]*"\n)?msgid "[^\n]*"\n(?:"[^\n]*"\n)*', re.MULTILINE)
 PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*+)[^{}]*+\}(?!\})")
 
 
@@ -125,13 +123,25 @@ def problems(path: Path, found: list[Found]) -> list[str]:
 
 
 def duplicated(path: Path) -> list[str]:
-    """The msgids a catalogue holds more than once (the reader keeps one silently)."""
+    """The msgids a catalogue holds more than once (the reader keeps one silently): each
+    as its lines read, its context line first and its continuation lines after."""
     seen: set[str] = set()
     twice = []
-    for match in MSGID.finditer(path.read_text(encoding="utf-8")):
-        if match.group() in seen:
-            twice.append(match.group())
-        seen.add(match.group())
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for index, line in enumerate(lines):
+        if not line.startswith("msgid "):
+            continue
+        entry = [line]
+        if index and lines[index - 1].startswith("msgctxt "):
+            entry.insert(0, lines[index - 1])
+        for more in lines[index + 1 :]:
+            if not more.startswith('"'):
+                break
+            entry.append(more)
+        text = "\n".join(entry)
+        if text in seen:
+            twice.append(text)
+        seen.add(text)
     return twice
 
 
