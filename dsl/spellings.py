@@ -28,6 +28,8 @@ _SPACED_MODIFIER = re.compile(
     r"(?<![\w)])([0-9]*+[dD](?:[0-9]++|%|F))[ \t]++"
     r"((?:kh|kl|dh|dl|ro|rr|cs|cf|df|k|x|!)(?:[0-9]++|(?:>=|<=|>|<|=)[0-9]++)?+)(?![\w!<>=])"
 )
+# a multiplication written with a letter x between two values (`2d6 x 3`, `3 x 2d6`) or ×
+_TIMES = re.compile(r"(?<=[\w)\]])[ \t]++([xX])[ \t]++(?=[0-9(]|[dD][0-9%F(])|(×)")
 # a number in scientific notation: `1e5` (a whole number here is written with its digits)
 _EXPONENT = re.compile(r"(?<![\w.])([0-9]++)[eE]([0-9]++)(?![\w.])")
 # the modifiers a group takes, which come before the one it does not
@@ -75,6 +77,15 @@ def other_spelling(text: str, position: int) -> tuple | None:
                 match.start(2),
                 match.end(4),
                 tr("here, write {ours}", ours=ours),
+            )
+    for match in _TIMES.finditer(text, max(0, position - 40), position + 40):
+        at = match.start(1) if match.group(1) else match.start(2)
+        if at == position:
+            return (
+                tr("`{sign}` is not an operator here; to multiply, write *", sign=text[at]),
+                at,
+                at + 1,
+                tr("as in {example}", example="2d6 * 3"),
             )
     if text[position : position + 1] == "^":  # a power in AnyDice and spreadsheets
         return (
