@@ -253,6 +253,18 @@ def test_a_choice_given_as_a_parameter_says_how_to_answer_it(engine, sheet, caps
     assert code != 0 and "--choose invocar=VALUE" in capsys.readouterr().err
 
 
+def test_odds_of_a_field_the_action_does_not_give_are_refused_at_once(engine, sheet, capsys):
+    # neither a result field nor the sheet's: refused before any counting, the nearest named
+    with pytest.raises(ParameterError, match="superar gives no field 'resultdo'") as caught:
+        engine.odds("superar", sheet, {}, field="resultdo", choices={"invocar": "no"})
+    assert "resultado" in str(caught.value.hint)
+    odds = engine.odds("superar", sheet, {}, field="Destino", choices={"invocar": "no"})
+    assert odds.exact and dict(odds.probabilities) == {3: 1}  # a sheet field: still asked
+    argv = ["odds", str(RULES), "superar", "--choose", "invocar=no", "--field", "resultdo"]
+    assert main(argv) == 2
+    assert "did you mean resultado?" in capsys.readouterr().err
+
+
 def test_run_asks_at_the_table(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("tal vez\nsí\n"))
     code = main(["run", str(RULES), "superar", "--dice=-1,0,0,0"])

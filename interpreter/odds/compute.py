@@ -11,7 +11,7 @@ from interpreter.choosers import chooser_for
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
+from interpreter.odds.answer import Odds, field_asked, field_outcome, pick, text_orders
 from interpreter.odds.budget import Deadline, SafetyStop, checked, watch
 from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
@@ -155,6 +155,7 @@ def action_odds(
     the engine's `limits.odds_seconds`; the exact phase meets it only as a safety stop).
     `choices` answers the action's `choose` statements (a mapping: interpreter.choosers)."""
     subject = {"action": action}
+    field_asked(engine.rulebook, action, sheet, field)  # (a name of neither: refused now)
     seconds = checked(budget, trials, seconds or engine.limits.odds_seconds)
     orders = text_orders(engine.rulebook)
     shared: dict = {}  # the fields of one whole result share what each computed
