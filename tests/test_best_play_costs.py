@@ -208,10 +208,10 @@ def test_a_goal_that_divides_by_zero_says_where(game):
 
 
 def test_a_field_no_run_holds_is_an_error_not_a_crash(cypher):
-    """Over merged worlds the end of a run is read inside the explorer, which takes an
-    error there for the run's stop: the field's error is the question's."""
+    """A goal's field that neither the result nor the sheet has is the question's error,
+    said before any search (odds.answer.field_asked), not a run's stop in the explorer."""
     sheet = cypher.sheet({"Might": 9})
-    with pytest.raises(EvaluationError) as caught:
+    with pytest.raises(ParameterError) as caught:
         cypher.odds("lift", sheet, {"level": 1}, field="success", best="nosuch")
     assert "no field 'nosuch'" in str(caught.value.message)
 

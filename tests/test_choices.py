@@ -260,6 +260,8 @@ def test_odds_of_a_field_the_action_does_not_give_are_refused_at_once(engine, sh
     assert "resultado" in str(caught.value.hint)
     odds = engine.odds("superar", sheet, {}, field="Destino", choices={"invocar": "no"})
     assert odds.exact and dict(odds.probabilities) == {3: 1}  # a sheet field: still asked
+    with pytest.raises(ParameterError, match="superar gives no field 'exito'"):  # a goal's
+        engine.odds("superar", sheet, {}, field="resultado", best="mean exito")
     argv = ["odds", str(RULES), "superar", "--choose", "invocar=no", "--field", "resultdo"]
     assert main(argv) == 2
     assert "did you mean resultado?" in capsys.readouterr().err

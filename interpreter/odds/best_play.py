@@ -20,7 +20,7 @@ from fractions import Fraction
 from dsl.messages import tr
 from interpreter.choosers import Chooser
 from interpreter.errors import EvaluationError
-from interpreter.odds.answer import Odds, field_outcome, text_orders
+from interpreter.odds.answer import Odds, field_asked, field_outcome, text_orders
 from interpreter.odds.budget import Deadline, SafetyStop, checked, watch
 from interpreter.odds.decide import Decide, Nested, Unread, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
@@ -72,6 +72,10 @@ def best_odds(
     odds_seconds) only as a safety stop (interpreter.odds.budget.SafetyStop)."""
     if action not in engine.rulebook.actions:
         raise EvaluationError(tr("{name} makes no choices: only an action does", name=action))
+    # the field shown, or a plain goal's, that neither the result nor the sheet has: refused
+    field_asked(engine.rulebook, action, sheet, field)
+    if goal.expression is None:
+        field_asked(engine.rulebook, action, sheet, goal.field)
     limits = engine.limits  # each run within steps_per_run, as a real one
     seconds = checked(budget, 1, seconds or limits.odds_seconds)
     safety = Deadline.answering(seconds).exact_stop(budget)  # nothing to sample after it
