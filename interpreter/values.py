@@ -13,6 +13,9 @@ from dsl.messages import show_value
 #: list or a record, and asked about before `isinstance(value, Record)`, which for any
 #: other type goes through the Mapping ABC's hook
 PLAIN_TYPES = frozenset({int, str, bool, type(None), Fraction})
+#: the slots `Record.__init__` gives None, besides `_fields` and `kind`: generated code
+#: that makes a record without calling it gives them so (interpreter.compile.codegen.returned)
+UNSET_SLOTS = ("_hash", "_cells")
 
 
 class Record(Mapping):

@@ -25,10 +25,11 @@ import dsl
 from dsl.errors import RulebookError
 from interpreter import Engine, SeededDice
 from interpreter import parameters as parameters_module
-from interpreter.compile.codegen import SWITCH, closures_only, lean_frames, lookups
+from interpreter.compile.codegen import SWITCH, closures_only, lean_frames, lookups, returned
 from interpreter.compile.codegen.emitted import UnsafeSource, check_source
 from interpreter.compile.tables import Pending
 from interpreter.limits import Limits
+from interpreter.values import Record
 
 BOOK = """
 rulebook "Lean frames" {
@@ -189,9 +190,9 @@ def test_a_lookup_of_plain_rows_is_tested_for_nothing(monkeypatch):
     assert any(value is Pending for value in namespace.values())
 
 
-def calls_per_run(written_out: bool) -> int:
+def calls_per_run(written_out: bool, name: str = "bound") -> int:
     """Python calls of a run with the parameters of the runs before it."""
-    engine = Engine(dsl.load_text(BOOK + f"\n# {written_out}\n", "bound.rules"))
+    engine = Engine(dsl.load_text(BOOK + f"\n# {written_out}\n", f"{name}.rules"))
     sheet, params, dice = engine.sheet(SHEET), PARAMS["test"], SeededDice(3)
     for _ in range(3):
         engine.run("test", sheet, params, dice)
@@ -205,3 +206,22 @@ def test_the_last_binding_is_recognised_in_one_call(monkeypatch):
     written = calls_per_run(True)
     monkeypatch.setattr(parameters_module, "WRITTEN_OUT", False)
     assert calls_per_run(False) == written + 1
+
+
+def test_a_result_is_made_bare(monkeypatch):
+    # An action's result is made without a call of `Record.__init__` (`returned.MADE_BARE`),
+    # every slot given as `__init__` gives it: the same record in every way. Switched off,
+    # a run calls `Record.__init__` once more (this fails).
+    engine = Engine(dsl.load_text(BOOK + "\n# bare\n", "bare.rules"))
+    sheet = engine.sheet(SHEET)
+    made = engine.run("test", sheet, PARAMS["test"], SeededDice(3)).result
+    again = Record(dict(made), made.kind)
+    unset = object()
+    slots = [slot for slot in Record.__slots__ if slot != "_fields"]
+    assert [getattr(made, slot, unset) for slot in slots] == [
+        getattr(again, slot, unset) for slot in slots
+    ]
+    assert type(made) is Record and made == again and hash(made) == hash(again)
+    bare = calls_per_run(True, "bare")
+    monkeypatch.setattr(returned, "MADE_BARE", False)
+    assert calls_per_run(True, "called") == bare + 1

@@ -53,7 +53,15 @@ NESTED_WHOLES = True
 NESTED_LEVELS = 12
 
 #: what the generator's own code calls that never enters a definition
-QUIET_HELPERS = (count_past_bound, too_long, added, as_number, bounded_value, Record)
+QUIET_HELPERS = (
+    count_past_bound,
+    too_long,
+    added,
+    as_number,
+    bounded_value,
+    Record,
+    object.__new__,
+)
 QUIET_MORE = (compared, negated, ordered, as_bool)
 #: the code of every `arith` closure (`compute(a, b, limits)`: numbers and lists only)
 ARITH_CODE = arith("+", None, None, None).__code__

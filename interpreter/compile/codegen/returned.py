@@ -7,7 +7,12 @@ from typing import Any
 from dsl import nodes as n
 from interpreter.bounds import NESTED, bounded_value
 from interpreter.compile.codegen.emit_values import ORDERING
-from interpreter.values import Record
+from interpreter.values import UNSET_SLOTS, Record
+
+#: a record returned (an action's result, a called check's record) made without a call of
+#: `Record.__init__`: made by `object.__new__`, its slots given as `__init__` gives them
+#: (`values.UNSET_SLOTS`); False: `Record({...}, kind)` called
+MADE_BARE = True
 
 
 def write_record(
@@ -68,7 +73,14 @@ def write_returned(
     shown = ", ".join(f"{k(name)}: {value}" for name, value in fields)
     made = f"{k(Record)}({{{shown}}}, {k(kind)})"
     build, bounded = len(out.lines), None
-    out.line(f"{record} = {made}")
+    if MADE_BARE and into is None:  # (a record kept to be read is one line: `Steps.unbuilt`)
+        out.line(f"{record} = {k(object.__new__)}({k(Record)})")
+        out.line(f"{record}._fields = {{{shown}}}")
+        out.line(f"{record}.kind = {k(kind)}")
+        for slot in UNSET_SLOTS:
+            out.line(f"{record}.{slot} = None")
+    else:
+        out.line(f"{record} = {made}")
     held = dict(fields)  # (a name given twice: the record holds its last value)
     nested = " or ".join(
         f"type({value}) in {k(NESTED)}" for value in held.values() if value not in steps.scalars
