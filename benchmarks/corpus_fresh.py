@@ -111,13 +111,14 @@ def timed(phase, run):
     return value
 stop = Deadline.answering(limits.odds_seconds).exact_stop(compute.BUDGET)
 epsilon, budget = compute.EPSILON, compute.BUDGET
-if timed("lone", lambda: plain.lone_die(text, limits)) is None:
+dist = timed("lone", lambda: plain.lone_die(text, limits))
+if dist is None:
     match = timed("read", lambda: plain.PLAIN.fullmatch(text))
     if match is not None:
         dist = timed("count", lambda: plain.term_distribution(
             match, text, epsilon, limits, stop, budget))
     else:
-        node = timed("read", lambda: small.read(text))
+        node = timed("read", lambda: small.read(text, plain.term_node, plain.term_end))
         dist = None
         if node is not None:
             term = lambda t: plain.term_distribution(
@@ -147,7 +148,7 @@ if timed("lone", lambda: plain.lone_die(text, limits)) is None:
                 found = compute.by_worlds(value, epsilon, budget, limits, stop)
             return found
         dist = timed("explore", explore)
-    timed("answer", lambda: Odds({{"expression": text}}, None, dist, True, dist.omitted))
+timed("answer", lambda: Odds({{"expression": text}}, None, dist, True, dist.omitted))
 for phase, seconds in times:
     print(phase, seconds)
 """

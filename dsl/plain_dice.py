@@ -22,9 +22,10 @@ from typing import Any
 #: most terms a plain expression may have (past it, the parser's way)
 MAX_TERMS = 32
 
-# (`kh-1` is a modifier's count to the parser: a keep without its count is not followed by
-# a minus)
-_DICE = r"(?:[1-9][0-9]{0,2})?d[1-9][0-9]{0,3}(?:(?:kh|kl|dh|dl)(?:[1-9][0-9]{0,2}|(?!-)))?"
+# (`kh-1` is a modifier's count to the parser, `kh>=3` a condition: a keep without its
+# count is not followed by a minus or a comparison)
+_KEEP = r"(?:kh|kl|dh|dl)(?:[1-9][0-9]{0,2}|(?![-<>=!]))"
+_DICE = rf"(?:[1-9][0-9]{{0,2}})?d[1-9][0-9]{{0,3}}(?:{_KEEP})?"
 _NUMBER = r"0|[1-9][0-9]{0,5}"
 _TERM = rf"(?:{_DICE}|{_NUMBER})(?![\w(])"
 #: the whole text: a term, then signs and terms, with spaces (no other blank) around them
@@ -99,20 +100,24 @@ def as_node(text: str, terms: tuple, name: str = "<expression>"):
 
 # ─── small expressions: plain dice and numbers with + - * /, ( ), and a few functions ──
 
-#: the functions a small expression may call (anything else: the parser's way)
+#: the functions a small expression may call (anything else: the parser's way); the
+#: whole expression may be two sums compared (`2d6 >= 7`)
 FUNCTIONS = frozenset(("floor", "ceil", "round", "abs", "min", "max"))
 #: deepest nesting of parentheses and calls a small expression may have
 MAX_NESTING = 12
 #: a term of a small expression: a plain dice term or a number, where no longer token of
 #: the grammar could go on (a modifier, a label, a fraction, `//`, `**`)
-_SMALL_TERM = re.compile(rf"(?:({_DICE})|({_NUMBER}))(?=[ +\-*/),]|$)(?![*/][*/])|([a-z]++)\(")
+_SMALL_TERM = re.compile(rf"(?:({_DICE})|({_NUMBER}))(?=[ +\-*/),<>]|!=|$)(?![*/][*/])|([a-z]++)\(")
 _SMALL_DICE = re.compile(r"([1-9][0-9]*+)?d([1-9][0-9]*+)(?:(kh|kl|dh|dl)([1-9][0-9]*+)?)?")
 #: a dice term with any modifiers (`3d6x`, `4dF`, `d%`, `2d20ro=1kh1`, `10d10cs>=6df=1`),
 #: no part in brackets, no name, no label: what a caller's `term` may build (the grammar's
 #: DICE terminal says where it ends: `dice_end`)
 _MORE_DICE = re.compile(r"[0-9]*+d(?:[0-9]++|%|[Ff])(?:[a-zA-Z!]++(?:[<>]=?|=)?+-?[0-9]*+)*+")
 #: what may follow a term of a small expression (as _SMALL_TERM's lookahead)
-_AFTER_TERM = re.compile(r"(?=[ +\-*/),]|$)(?![*/][*/])")
+_AFTER_TERM = re.compile(r"(?=[ +\-*/),<>]|!=|$)(?![*/][*/])")
+#: a comparison of the whole expression's two sums (the grammar's COMPARE; `=`, whose
+#: operator the builder places otherwise, is the parser's)
+_COMPARE = re.compile(r">=|<=|!=|<|>")
 
 
 class NotSmall(Exception):
@@ -126,6 +131,7 @@ def read_expression(
     `(2d6 + 3) * 2`), or None if it is not one. Spaces (and no other blank) may go between
     tokens; no unary minus, no named argument, no space before a call's `(`. A part of a
     longer text (a dice term's `(2+1)`) is read with that text's `source`, at `offset`.
+    The whole text may be two sums compared (`2d6 >= 7`: the grammar's COMPARE).
     With `term` (the builder's: dsl.build) any dice term without brackets, names or
     labels (`3d6x + 1`, `max(2d20ro=1, 1d20)`) is one too: `term(written, start)` its
     node as the parser's builder makes it, or None (an error: the parser says it), where
@@ -150,7 +156,7 @@ def read_small(text: str, source, nodes, span, term=None, dice_end=None):
     reader = _SmallReader(text, source, nodes, span)
     reader.term, reader.dice_end = term, dice_end
     try:
-        node, _start, _end = reader.sum()
+        node, _start, _end = reader.comparison()
         if reader.skip() != len(text):
             return None
     except NotSmall:
@@ -190,6 +196,24 @@ class _SmallReader:
                 span=self.span(self.source, start, end),
                 op_span=self.span(self.source, at, at + 1),
             )
+
+    def comparison(self):
+        """The whole text: a sum, or two compared (`2d6 >= 7`, `1d20 + 5 > 15`)."""
+        left, start, end = self.sum()
+        at = self.skip()
+        found = _COMPARE.match(self.text, at)
+        if found is None:
+            return left, start, end
+        self.at = found.end()
+        right, _right_start, end = self.sum()
+        node = self.n.Binary(
+            found.group(),
+            left,
+            right,
+            span=self.span(self.source, start, end),
+            op_span=self.span(self.source, at, found.end()),
+        )
+        return node, start, end
 
     def sum(self):
         return self.binary("+-", self.product)

@@ -74,8 +74,18 @@ def _general(text, limits, budget=compute.BUDGET):
         return _answered(text, limits, budget)
 
 
+@st.composite
+def compared(draw) -> str:
+    """A small expression, or two compared (`2d6 >= 7`, `max(1d20, 1d20) > 15`)."""
+    text = draw(small_expressions())
+    if draw(st.booleans()):
+        op = draw(st.sampled_from([">=", "<=", "!=", "<", ">", "="]))
+        text += f"{draw(SPACES)}{op}{draw(SPACES)}{draw(small_expressions())}"
+    return text
+
+
 @settings(max_examples=500, deadline=None)
-@given(small_expressions(), LIMITS)
+@given(compared(), LIMITS)
 def test_small_expressions_are_what_the_general_path_gives(text, limits):
     try:
         counted = plain.plain_distribution(
@@ -109,6 +119,18 @@ def test_terms_with_other_modifiers_need_no_parser_checker_or_compiler(monkeypat
         expression_odds("4dF + 2")
 
 
+def test_a_lone_die_of_a_small_expression_is_counted_as_a_lone_die(monkeypatch):
+    def refused(*args):
+        raise AssertionError("counted as a term")
+
+    monkeypatch.setattr(plain, "term_distribution", refused)
+    assert expression_odds("max(1d20, d20)").probability(20) == Fraction(39, 400)
+    assert expression_odds("abs(d% - 1d6)").probability(99) == Fraction(1, 600)
+    monkeypatch.setattr(plain, "LONE_DIE", False)  # the switch: as any term
+    with pytest.raises(AssertionError, match="as a term"):
+        expression_odds("max(1d20, d20)")
+
+
 def test_small_expressions_need_no_parser_checker_or_compiler():
     # (only the path straight from the text answers without compiling)
     def refused(text):
@@ -121,6 +143,7 @@ def test_small_expressions_need_no_parser_checker_or_compiler():
         assert expression_odds("abs(1d6 - 1d6)").probability(0) == Fraction(1, 6)
         assert expression_odds("max(1d20, 1d20)").probability(20) == Fraction(39, 400)
         assert expression_odds("round(1d4 / 2)").probability(1) == Fraction(1, 2)  # 1/2 → 1
+        assert expression_odds("2d6 >= 7").probability(True) == Fraction(7, 12)
 
 
 def test_what_a_small_expression_cannot_answer_exactly_goes_the_general_way():
@@ -131,7 +154,7 @@ def test_what_a_small_expression_cannot_answer_exactly_goes_the_general_way():
 
 
 @settings(max_examples=300, deadline=None)
-@given(small_expressions())
+@given(compared())
 def test_the_counting_reads_what_the_reader_of_small_expressions_reads(text):
     ours, theirs = small.read(text), plain_dice.read_expression(text)
     assert (ours is None) == (theirs is None), text

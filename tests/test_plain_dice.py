@@ -149,8 +149,18 @@ def parser_reading(text: str):
     return Builder(source).build(parse_tree(text, source, "expression"))
 
 
+@st.composite
+def compared(draw, expressions) -> str:
+    """A small expression, or two compared (`2d6 >= 7`): the whole text's comparison."""
+    text = draw(expressions)
+    if draw(st.booleans()):
+        op = draw(st.sampled_from([">=", "<=", "!=", "<", ">"]))
+        text += f"{draw(spaces)}{op}{draw(spaces)}{draw(expressions)}"
+    return text
+
+
 @settings(max_examples=150)
-@given(small_expressions())
+@given(compared(small_expressions()))
 def test_the_small_reader_reads_as_the_parser(text):
     if KEEP_MINUS.search(text):
         assert plain_dice.read_expression(text) is None
@@ -159,7 +169,7 @@ def test_the_small_reader_reads_as_the_parser(text):
 
 
 @settings(max_examples=300)
-@given(st.text(alphabet="0123456789dkhl+-*/(), %xfloremaxin", min_size=1, max_size=18))
+@given(st.text(alphabet="0123456789dkhl+-*/(), %xfloremaxin<>=!", min_size=1, max_size=18))
 def test_what_the_small_reader_takes_the_parser_reads_the_same(text):
     if plain_dice.read_expression(text) is not None:
         _small_reads_as_the_parser(text)
@@ -168,7 +178,8 @@ def test_what_the_small_reader_takes_the_parser_reads_the_same(text):
 @pytest.mark.parametrize(
     "text",
     ["3d6x", "2//3", "2**3", "-1", "-(1d4)", "foo(1)", "max (1d4)", "max(1d4, x=2)", "1.5 * 2",
-     "floor(3d6/2", "max()", "(1d6))", "1d6 [label]", "3d6kh3", "d6 >= 3",
+     "floor(3d6/2", "max()", "(1d6))", "1d6 [label]", "3d6kh3", "d6 = 3", "1 < 2 < 3",
+     "max(d6 > 3)", "(d6 > 3)", "d6 > -3",
      "(" * 14 + "1" + ")" * 14],
 )  # fmt: skip
 def test_the_small_reader_leaves_the_rest_to_the_parser(text):
@@ -231,7 +242,7 @@ def _reading(parse, text):
 
 
 @settings(max_examples=300)
-@given(expressions_of_more_terms())
+@given(compared(expressions_of_more_terms()))
 def test_terms_with_other_modifiers_read_as_the_parser(text):
     # parse_expression reads them without the parser, each term built from its DICE token
     assert _reading(parse_expression, text) == _reading(parser_reading, text), text
@@ -242,7 +253,7 @@ def test_terms_with_other_modifiers_are_parsed_without_the_parser(monkeypatch):
 
     seen = []
     monkeypatch.setattr(dsl.build, "parse_tree", lambda *a, **k: seen.append(a))
-    for text in ("3d6x + 1", "max(2d20ro=1kh1, 4dF) * 2", "floor(10d10cs>=6df=1 / 2)"):
+    for text in ("3d6x + 1", "max(2d20ro=1kh1, 4dF) * 2", "floor(10d10cs>=6df=1 / 2)", "2d6>=7"):
         assert dsl.build.parse_expression(text) == parser_reading(text)
     assert seen == []
 

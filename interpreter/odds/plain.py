@@ -67,11 +67,18 @@ def plain_distribution(
     `budget` is the caller's (`--budget`: the roller's own share of it for one term)."""
     match = PLAIN.fullmatch(text)
     if match is None:
+
+        def term(written: str) -> Dist | None:  # (a lone die, `1d20`: as lone_die gives it)
+            found = lone_die(written, limits)
+            if found is None:
+                found = term_distribution(
+                    PLAIN.fullmatch(written), written, epsilon, limits, deadline, budget
+                )
+            return found
+
         return small_distribution(
             text,
-            lambda term: term_distribution(
-                PLAIN.fullmatch(term), term, epsilon, limits, deadline, budget
-            ),
+            term,
             limits,
             DEFAULT_BUDGET if budget is None else budget,
             (term_node, term_end) if MORE_TERMS else (None, None),

@@ -22,6 +22,14 @@ WHOLE: dict[str, Callable[[Any, Any], Any]] = {
     "-": operator.sub,
     "*": operator.mul,
 }
+#: the comparisons of two numbers (a whole small expression's: dsl.plain_dice)
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    "!=": operator.ne,
+    "<": operator.lt,
+    ">": operator.gt,
+}
 #: the functions of one number counted here, as the compiled builtins apply them
 ROUNDING: dict[str, Callable[[Any], Any]] = {
     "floor": math.floor,
@@ -180,6 +188,8 @@ class _Counting:
             return self.over((left, right), WHOLE[op], raw=True)
         if op == "/":
             return self.over((left, right), self.divided)
+        if op in COMPARE:  # (the whole expression's: a yes or no, read no further)
+            return self.over((left, right), COMPARE[op])
         raise NotHere
 
     def divided(self, a, b):
