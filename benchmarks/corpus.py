@@ -358,6 +358,9 @@ SMALL = [
         lambda i, y: 3 @ _ix(i, 6, lambda f: f == 6, 3) + 1,
         lambda i, y: 3 @ _yx(y, 6, lambda f: f == 6, 3) + 1,
     ),
+    # a whole expression compared (each library's own comparison of a die with a number)
+    ("2d6 >= 7", lambda i, y: (2 @ i.d6) >= 7, lambda i, y: (2 @ y.H(6)).ge(7)),
+    ("1d20 + 5 > 15", lambda i, y: (i.d20 + 5) > 15, lambda i, y: (y.H(20) + 5).gt(15)),
 ]
 
 
