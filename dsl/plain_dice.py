@@ -107,17 +107,18 @@ FUNCTIONS = frozenset(("floor", "ceil", "round", "abs", "min", "max"))
 MAX_NESTING = 12
 #: a term of a small expression: a plain dice term or a number, where no longer token of
 #: the grammar could go on (a modifier, a label, a fraction, `//`, `**`)
-_SMALL_TERM = re.compile(rf"(?:({_DICE})|({_NUMBER}))(?=[ +\-*/),<>]|!=|$)(?![*/][*/])|([a-z]++)\(")
+#: what may follow a term: an operator, a comparison, `)`, `,`, the end
+_FOLLOW = r"(?=[ +\-*/),<>=]|!=|$)(?![*/][*/])"
+_SMALL_TERM = re.compile(rf"(?:({_DICE})|({_NUMBER})){_FOLLOW}|([a-z]++)\(")
 _SMALL_DICE = re.compile(r"([1-9][0-9]*+)?d([1-9][0-9]*+)(?:(kh|kl|dh|dl)([1-9][0-9]*+)?)?")
 #: a dice term with any modifiers (`3d6x`, `4dF`, `d%`, `2d20ro=1kh1`, `10d10cs>=6df=1`),
 #: no part in brackets, no name, no label: what a caller's `term` may build (the grammar's
 #: DICE terminal says where it ends: `dice_end`)
 _MORE_DICE = re.compile(r"[0-9]*+d(?:[0-9]++|%|[Ff])(?:[a-zA-Z!]++(?:[<>]=?|=)?+-?[0-9]*+)*+")
 #: what may follow a term of a small expression (as _SMALL_TERM's lookahead)
-_AFTER_TERM = re.compile(r"(?=[ +\-*/),<>]|!=|$)(?![*/][*/])")
-#: a comparison of the whole expression's two sums (the grammar's COMPARE; `=`, whose
-#: operator the builder places otherwise, is the parser's)
-_COMPARE = re.compile(r">=|<=|!=|<|>")
+_AFTER_TERM = re.compile(_FOLLOW)
+#: a comparison of the whole expression's two sums (the grammar's COMPARE, and `=`)
+_COMPARE = re.compile(r">=|<=|!=|<|>|=")
 
 
 class NotSmall(Exception):
@@ -131,7 +132,7 @@ def read_expression(
     `(2d6 + 3) * 2`), or None if it is not one. Spaces (and no other blank) may go between
     tokens; no unary minus, no named argument, no space before a call's `(`. A part of a
     longer text (a dice term's `(2+1)`) is read with that text's `source`, at `offset`.
-    The whole text may be two sums compared (`2d6 >= 7`: the grammar's COMPARE).
+    The whole text may be two sums compared (`2d6 >= 7`, `2d6 = 7`).
     With `term` (the builder's: dsl.build) any dice term without brackets, names or
     labels (`3d6x + 1`, `max(2d20ro=1, 1d20)`) is one too: `term(written, start)` its
     node as the parser's builder makes it, or None (an error: the parser says it), where
@@ -173,6 +174,8 @@ class _SmallReader:
         self.text, self.source, self.n, self.span = text, source, nodes, span
         self.at = 0
         self.depth = 0
+        #: where a node in parentheses is written, without them (id → start, end)
+        self.own: dict[int, tuple[int, int]] = {}
         self.term: Any = None  # builds a term beyond the plain ones (read_expression)
         self.dice_end: Any = None
 
@@ -205,15 +208,20 @@ class _SmallReader:
         if found is None:
             return left, start, end
         self.at = found.end()
-        right, _right_start, end = self.sum()
+        right, right_start, right_end = self.sum()
+        op_span = self.span(self.source, at, found.end())
+        if found.group() == "=":  # (the builder's: from the left operand to the right one,
+            # each without its parentheses)
+            gap = self.own.get(id(left), (start, end))[1]
+            op_span = self.span(self.source, gap, self.own.get(id(right), (right_start,))[0])
         node = self.n.Binary(
             found.group(),
             left,
             right,
-            span=self.span(self.source, start, end),
-            op_span=self.span(self.source, at, found.end()),
+            span=self.span(self.source, start, right_end),
+            op_span=op_span,
         )
-        return node, start, end
+        return node, start, right_end
 
     def sum(self):
         return self.binary("+-", self.product)
@@ -229,6 +237,7 @@ class _SmallReader:
             if self.skip() >= len(self.text) or self.text[self.at] != ")":
                 raise NotSmall
             self.at += 1
+            self.own[id(node[0])] = self.own.get(id(node[0]), node[1:])
             return node[0], start, self.at
         found = _SMALL_TERM.match(self.text, start)
         if found is None:

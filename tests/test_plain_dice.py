@@ -154,8 +154,11 @@ def compared(draw, expressions) -> str:
     """A small expression, or two compared (`2d6 >= 7`): the whole text's comparison."""
     text = draw(expressions)
     if draw(st.booleans()):
-        op = draw(st.sampled_from([">=", "<=", "!=", "<", ">"]))
-        text += f"{draw(spaces)}{op}{draw(spaces)}{draw(expressions)}"
+        op = draw(st.sampled_from([">=", "<=", "!=", "<", ">", "="]))
+        left, right = draw(expressions), draw(expressions)
+        if draw(st.booleans()):  # (`=`'s place is between its operands' own spans)
+            left, right = f"({draw(spaces)}{left})", f"(({right}){draw(spaces)})"
+        text = f"{left}{draw(spaces)}{op}{draw(spaces)}{right}"
     return text
 
 
@@ -178,7 +181,7 @@ def test_what_the_small_reader_takes_the_parser_reads_the_same(text):
 @pytest.mark.parametrize(
     "text",
     ["3d6x", "2//3", "2**3", "-1", "-(1d4)", "foo(1)", "max (1d4)", "max(1d4, x=2)", "1.5 * 2",
-     "floor(3d6/2", "max()", "(1d6))", "1d6 [label]", "3d6kh3", "d6 = 3", "1 < 2 < 3",
+     "floor(3d6/2", "max()", "(1d6))", "1d6 [label]", "3d6kh3", "(d6 = 3)", "1 < 2 < 3",
      "max(d6 > 3)", "(d6 > 3)", "d6 > -3",
      "(" * 14 + "1" + ")" * 14],
 )  # fmt: skip
@@ -253,7 +256,13 @@ def test_terms_with_other_modifiers_are_parsed_without_the_parser(monkeypatch):
 
     seen = []
     monkeypatch.setattr(dsl.build, "parse_tree", lambda *a, **k: seen.append(a))
-    for text in ("3d6x + 1", "max(2d20ro=1kh1, 4dF) * 2", "floor(10d10cs>=6df=1 / 2)", "2d6>=7"):
+    for text in (
+        "3d6x + 1",
+        "max(2d20ro=1kh1, 4dF) * 2",
+        "floor(10d10cs>=6df=1 / 2)",
+        "2d6>=7",
+        "(2d6) = 7",
+    ):
         assert dsl.build.parse_expression(text) == parser_reading(text)
     assert seen == []
 

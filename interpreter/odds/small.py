@@ -27,6 +27,7 @@ COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     ">=": operator.ge,
     "<=": operator.le,
     "!=": operator.ne,
+    "=": operator.eq,
     "<": operator.lt,
     ">": operator.gt,
 }
