@@ -28,7 +28,8 @@ outcomes for what is one number. Checked again (issue 24) against each library's
 documentation: dyce's keeps are `(n @ P(d)).at(...)`, its documented way to take sorted
 positions; icepool's are `pool(n).highest(k)` / `.lowest(...)` and its success counts a
 die's `map` summed with `@`; the small expressions use each library's own `//`, `abs`,
-`highest`/`lowest` over dice; `(2+1)d(3*2)` is given to both as `3 @ d6`, its value.
+`highest`/`lowest` over dice, a die plus a number, a die compared with a number
+(icepool's `>=`, dyce's `.ge`); `(2+1)d(3*2)` is given to both as `3 @ d6`, its value.
 
 With `--split`, every expression above 2x the faster peer is timed again, phase by
 phase, in fresh processes (`SPLIT`: the first call's phases in the order the first call
