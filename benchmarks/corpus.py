@@ -341,7 +341,8 @@ CORPUS = [
 
 
 #: small expressions of a few terms (issue 24: a first call built Lark's lexer), each
-#: peer's best formulation: its own floor division, abs, highest and lowest of dice
+#: peer's best formulation: its own floor division, abs, highest and lowest of dice, its
+#: sum of dice and a number
 SMALL = [
     ("floor(3d6/2)", lambda i, y: (3 @ i.d6) // 2, lambda i, y: (3 @ y.H(6)) // 2),
     ("ceil(3d6/2)", lambda i, y: -((-(3 @ i.d6)) // 2), lambda i, y: -((-(3 @ y.H(6))) // 2)),
@@ -349,6 +350,17 @@ SMALL = [
     ("min(1d20, 1d20)", lambda i, y: i.lowest(i.d20, i.d20), lambda i, y: _y_keep(y, 20, 2, 0)),
     ("abs(1d6 - 1d6)", lambda i, y: abs(i.d6 - i.d6), lambda i, y: abs(y.H(6) - y.H(6))),
     ("floor((2d6 + 3) / 2)", lambda i, y: (2 @ i.d6 + 3) // 2, lambda i, y: (2 @ y.H(6) + 3) // 2),
+    # terms with other modifiers (issue 24: each loaded Lark's parser on a first call)
+    ("4dF + 2", lambda i, y: 4 @ i.Die(FUDGE) + 2, lambda i, y: 4 @ y.H(FUDGE) + 2),
+    ("d% + 10", lambda i, y: i.d(100) + 10, lambda i, y: y.H(100) + 10),
+    (
+        "3d6x + 1",
+        lambda i, y: 3 @ _ix(i, 6, lambda f: f == 6, 3) + 1,
+        lambda i, y: 3 @ _yx(y, 6, lambda f: f == 6, 3) + 1,
+    ),
+    # a whole expression compared (each library's own comparison of a die with a number)
+    ("2d6 >= 7", lambda i, y: (2 @ i.d6) >= 7, lambda i, y: (2 @ y.H(6)).ge(7)),
+    ("1d20 + 5 > 15", lambda i, y: (i.d20 + 5) > 15, lambda i, y: (y.H(20) + 5).gt(15)),
 ]
 
 

@@ -28,7 +28,14 @@ outcomes for what is one number. Checked again (issue 24) against each library's
 documentation: dyce's keeps are `(n @ P(d)).at(...)`, its documented way to take sorted
 positions; icepool's are `pool(n).highest(k)` / `.lowest(...)` and its success counts a
 die's `map` summed with `@`; the small expressions use each library's own `//`, `abs`,
-`highest`/`lowest` over dice; `(2+1)d(3*2)` is given to both as `3 @ d6`, its value.
+`highest`/`lowest` over dice, a die plus a number, a die compared with a number
+(icepool's `>=`, dyce's `.ge`); `(2+1)d(3*2)` is given to both as `3 @ d6`, its value.
+
+With `--split`, every expression above 2x the faster peer is timed again, phase by
+phase, in fresh processes (`SPLIT`: the first call's phases in the order the first call
+runs them): for plain dice and small expressions, read from the text (`read`) and counted
+(`count`); for any other text parse, check, compile, explore (the count over worlds) and
+answer (the Odds made).
 
 This is a benchmark, not a test: CI does not run it.
 """
@@ -79,6 +86,87 @@ print(time.process_time() - start)
 """
 
 
+# One process: rulebook's first call of the expression, phase by phase (as
+# interpreter.odds.compute.expression_odds runs them); prints "phase seconds" lines.
+SPLIT = r"""
+import gc, sys, time, warnings
+sys.path.insert(0, {root!r})
+warnings.simplefilter("ignore")
+from benchmarks.corpus import CORPUS, SMALL
+text = (CORPUS + SMALL)[int(sys.argv[1])][0]
+import icepool, dyce
+from interpreter.odds import expression_odds
+expression_odds("d4+1")
+expression_odds("d4x")
+from fractions import Fraction
+from interpreter.limits import DEFAULT_LIMITS as limits
+from interpreter.odds import compute, plain, small
+from interpreter.odds.answer import Odds
+from interpreter.odds.budget import Deadline
+gc.collect()
+clock, times = time.process_time, []
+def timed(phase, run):
+    start = clock()
+    value = run()
+    times.append((phase, clock() - start))
+    return value
+stop = Deadline.answering(limits.odds_seconds).exact_stop(compute.BUDGET)
+epsilon, budget = compute.EPSILON, compute.BUDGET
+dist = timed("lone", lambda: plain.lone_die(text, limits))
+if dist is None:
+    match = timed("read", lambda: plain.PLAIN.fullmatch(text))
+    if match is not None:
+        dist = timed("count", lambda: plain.term_distribution(
+            match, text, epsilon, limits, stop, budget))
+    else:
+        node = timed("read", lambda: small.read(text, plain.term_node, plain.term_end))
+        dist = None
+        if node is not None:
+            term = lambda t: plain.term_distribution(
+                plain.PLAIN.fullmatch(t), t, epsilon, limits, stop, budget)
+            counting = small._Counting(text, term, limits, budget)
+            dist = timed("count", lambda: counting.value(node))
+    if dist is None:
+        from dsl.build import parse_expression
+        from dsl.check import Checker, Scope, check_definitions
+        from interpreter.compile import Compiler
+        from interpreter.compile.costs import charged
+        node = timed("parse", lambda: parse_expression(text))
+        def check():
+            empty = check_definitions(None, [], "<expression>")
+            checker = Checker([])
+            checker.expr(node, Scope())
+            return empty, checker
+        empty, checker = timed("check", check)
+        def compiled():
+            compiler = Compiler(empty)
+            compiler.bindings, compiler.types = checker.bindings, checker.types
+            return charged(compiler.expr(node), compiler.cost(node), node.span)
+        value = timed("compile", compiled)
+        def explore():
+            found = compute.at_once(value, epsilon, budget, limits, stop)
+            if found is None:
+                found = compute.by_worlds(value, epsilon, budget, limits, stop)
+            return found
+        dist = timed("explore", explore)
+timed("answer", lambda: Odds({{"expression": text}}, None, dist, True, dist.omitted))
+for phase, seconds in times:
+    print(phase, seconds)
+"""
+
+
+def split_times(index: int) -> dict:
+    """{phase: seconds} of rulebook's first call of the expression in a fresh process."""
+    done = subprocess.run(
+        [sys.executable, "-c", SPLIT.format(root=str(ROOT)), str(index)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = (line.split() for line in done.stdout.strip().splitlines())
+    return {phase: float(seconds) for phase, seconds in lines}
+
+
 def first_time(side: str, index: int) -> float:
     done = subprocess.run(
         [sys.executable, "-c", WORKER.format(root=str(ROOT)), side, str(index)],
@@ -87,6 +175,18 @@ def first_time(side: str, index: int) -> float:
         check=True,
     )
     return float(done.stdout.strip().splitlines()[-1])
+
+
+def split_line(index: int, processes: int) -> str:
+    """The phases of rulebook's first call, each the median over `processes` processes."""
+    runs = [split_times(index) for _ in range(processes)]
+    return (
+        "  ".join(
+            f"{phase} {statistics.median(run.get(phase, 0.0) for run in runs) * 1e3:.3f}"
+            for phase in runs[0]
+        )
+        + " ms"
+    )
 
 
 def geomean(values):
@@ -98,6 +198,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--processes", type=int, default=3, help="processes per side")
     parser.add_argument("--only", default=None, help="expressions containing this text")
+    parser.add_argument(
+        "--split", action="store_true", help="phase by phase, each expression above 2x"
+    )
     args = parser.parse_args(argv)
     found = peers()
     if found is None:
@@ -128,6 +231,8 @@ def main(argv=None) -> int:
                  ("rulebook", "icepool", "dyce")]  # fmt: skip
         shown.append(f"{median['rulebook'] / faster:8.2f}")  # to the faster peer
         print(f"{text:20s} " + " ".join(shown), flush=True)
+        if args.split and median["rulebook"] / faster > 2:
+            print("    " + split_line(index, args.processes), flush=True)
     print(f"\nworst ratio to the faster peer: {worst[0]:.2f} ({worst[1]}; target <= 2)")
     print("geometric mean of time ratios (below 1: rulebook faster)")
     for other, values in ratios.items():

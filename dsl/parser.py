@@ -195,6 +195,14 @@ def reads_as_dice(word: str) -> bool:
     return _dice_pattern().fullmatch(word) is not None
 
 
+def dice_end(text: str, start: int) -> int | None:
+    """Where the grammar's DICE terminal, matched at `start` of `text`, ends (the lexer's
+    token there: DICE has the highest priority of the terminals a term may start with),
+    or None."""
+    found = _dice_pattern().match(text, start)
+    return None if found is None else found.end()
+
+
 @cache
 def _dice_pattern() -> re.Pattern:
     """The grammar's own DICE terminal, compiled once: read from the grammar's text as

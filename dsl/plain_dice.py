@@ -22,9 +22,10 @@ from typing import Any
 #: most terms a plain expression may have (past it, the parser's way)
 MAX_TERMS = 32
 
-# (`kh-1` is a modifier's count to the parser: a keep without its count is not followed by
-# a minus)
-_DICE = r"(?:[1-9][0-9]{0,2})?d[1-9][0-9]{0,3}(?:(?:kh|kl|dh|dl)(?:[1-9][0-9]{0,2}|(?!-)))?"
+# (`kh-1` is a modifier's count to the parser, `kh>=3` a condition: a keep without its
+# count is not followed by a minus or a comparison)
+_KEEP = r"(?:kh|kl|dh|dl)(?:[1-9][0-9]{0,2}|(?![-<>=!]))"
+_DICE = rf"(?:[1-9][0-9]{{0,2}})?d[1-9][0-9]{{0,3}}(?:{_KEEP})?"
 _NUMBER = r"0|[1-9][0-9]{0,5}"
 _TERM = rf"(?:{_DICE}|{_NUMBER})(?![\w(])"
 #: the whole text: a term, then signs and terms, with spaces (no other blank) around them
@@ -99,25 +100,43 @@ def as_node(text: str, terms: tuple, name: str = "<expression>"):
 
 # ─── small expressions: plain dice and numbers with + - * /, ( ), and a few functions ──
 
-#: the functions a small expression may call (anything else: the parser's way)
+#: the functions a small expression may call (anything else: the parser's way); the
+#: whole expression may be two sums compared (`2d6 >= 7`)
 FUNCTIONS = frozenset(("floor", "ceil", "round", "abs", "min", "max"))
 #: deepest nesting of parentheses and calls a small expression may have
 MAX_NESTING = 12
 #: a term of a small expression: a plain dice term or a number, where no longer token of
 #: the grammar could go on (a modifier, a label, a fraction, `//`, `**`)
-_SMALL_TERM = re.compile(rf"(?:({_DICE})|({_NUMBER}))(?=[ +\-*/),]|$)(?![*/][*/])|([a-z]++)\(")
+#: what may follow a term: an operator, a comparison, `)`, `,`, the end
+_FOLLOW = r"(?=[ +\-*/),<>=]|!=|$)(?![*/][*/])"
+_SMALL_TERM = re.compile(rf"(?:({_DICE})|({_NUMBER})){_FOLLOW}|([a-z]++)\(")
 _SMALL_DICE = re.compile(r"([1-9][0-9]*+)?d([1-9][0-9]*+)(?:(kh|kl|dh|dl)([1-9][0-9]*+)?)?")
+#: a dice term with any modifiers (`3d6x`, `4dF`, `d%`, `2d20ro=1kh1`, `10d10cs>=6df=1`),
+#: no part in brackets, no name, no label: what a caller's `term` may build (the grammar's
+#: DICE terminal says where it ends: `dice_end`)
+_MORE_DICE = re.compile(r"[0-9]*+d(?:[0-9]++|%|[Ff])(?:[a-zA-Z!]++(?:[<>]=?|=)?+-?[0-9]*+)*+")
+#: what may follow a term of a small expression (as _SMALL_TERM's lookahead)
+_AFTER_TERM = re.compile(_FOLLOW)
+#: a comparison of the whole expression's two sums (the grammar's COMPARE, and `=`)
+_COMPARE = re.compile(r">=|<=|!=|<|>|=")
 
 
 class NotSmall(Exception):
     """Not a small expression: the parser reads it."""
 
 
-def read_expression(text: str, name: str = "<expression>", source=None, offset: int = 0):
+def read_expression(
+    text: str, name: str = "<expression>", source=None, offset: int = 0, term=None, dice_end=None
+):
     """The AST the parser makes of a small expression (`floor(3d6/2)`, `max(1d20, 1d20)`,
     `(2d6 + 3) * 2`), or None if it is not one. Spaces (and no other blank) may go between
     tokens; no unary minus, no named argument, no space before a call's `(`. A part of a
     longer text (a dice term's `(2+1)`) is read with that text's `source`, at `offset`.
+    The whole text may be two sums compared (`2d6 >= 7`, `2d6 = 7`).
+    With `term` (the builder's: dsl.build) any dice term without brackets, names or
+    labels (`3d6x + 1`, `max(2d20ro=1, 1d20)`) is one too: `term(written, start)` its
+    node as the parser's builder makes it, or None (an error: the parser says it), where
+    `dice_end(text, start)` (the grammar's DICE terminal) says it ends.
     tests/test_plain_dice.py proves it reads as the parser does, spans included."""
     if len(text) > 400 or not text.strip():
         return None
@@ -128,16 +147,17 @@ def read_expression(text: str, name: str = "<expression>", source=None, offset: 
         return Span(source, offset + start, offset + end)
 
     source = Source(name, text) if source is None else source
-    return read_small(text, source, n, span)
+    return read_small(text, source, n, span, term, dice_end)
 
 
-def read_small(text: str, source, nodes, span):
+def read_small(text: str, source, nodes, span, term=None, dice_end=None):
     """The node of `text` read whole as a small expression, built of `nodes`' classes
     with `span(source, start, end)` for their spans, or None (read_expression builds the
     AST; interpreter.odds.small its own few plain nodes)."""
     reader = _SmallReader(text, source, nodes, span)
+    reader.term, reader.dice_end = term, dice_end
     try:
-        node, _start, _end = reader.sum()
+        node, _start, _end = reader.comparison()
         if reader.skip() != len(text):
             return None
     except NotSmall:
@@ -154,6 +174,10 @@ class _SmallReader:
         self.text, self.source, self.n, self.span = text, source, nodes, span
         self.at = 0
         self.depth = 0
+        #: where a node in parentheses is written, without them (id → start, end)
+        self.own: dict[int, tuple[int, int]] = {}
+        self.term: Any = None  # builds a term beyond the plain ones (read_expression)
+        self.dice_end: Any = None
 
     def skip(self) -> int:
         while self.at < len(self.text) and self.text[self.at] == " ":
@@ -176,6 +200,29 @@ class _SmallReader:
                 op_span=self.span(self.source, at, at + 1),
             )
 
+    def comparison(self):
+        """The whole text: a sum, or two compared (`2d6 >= 7`, `1d20 + 5 > 15`)."""
+        left, start, end = self.sum()
+        at = self.skip()
+        found = _COMPARE.match(self.text, at)
+        if found is None:
+            return left, start, end
+        self.at = found.end()
+        right, right_start, right_end = self.sum()
+        op_span = self.span(self.source, at, found.end())
+        if found.group() == "=":  # (the builder's: from the left operand to the right one,
+            # each without its parentheses)
+            gap = self.own.get(id(left), (start, end))[1]
+            op_span = self.span(self.source, gap, self.own.get(id(right), (right_start,))[0])
+        node = self.n.Binary(
+            found.group(),
+            left,
+            right,
+            span=self.span(self.source, start, right_end),
+            op_span=op_span,
+        )
+        return node, start, right_end
+
     def sum(self):
         return self.binary("+-", self.product)
 
@@ -190,10 +237,11 @@ class _SmallReader:
             if self.skip() >= len(self.text) or self.text[self.at] != ")":
                 raise NotSmall
             self.at += 1
+            self.own[id(node[0])] = self.own.get(id(node[0]), node[1:])
             return node[0], start, self.at
         found = _SMALL_TERM.match(self.text, start)
         if found is None:
-            raise NotSmall
+            return self.more_dice(start)
         if found.group(3) is not None:
             return self.call(found)
         self.at = found.end()
@@ -201,6 +249,23 @@ class _SmallReader:
         if found.group(2) is not None:
             return self.n.Literal(int(found.group(2)), span=span), start, self.at
         return self.dice(found.group(1), start, span), start, self.at
+
+    def more_dice(self, start: int):
+        """A dice term with other modifiers (`3d6x`, `4dF`), built by `term`: where the
+        grammar's DICE terminal ends it, the lexer's token, when nothing in it is in
+        brackets or a name and an operator, `)`, `,` or the end follows."""
+        if self.term is None or _MORE_DICE.match(self.text, start) is None:
+            raise NotSmall
+        end = self.dice_end(self.text, start)
+        if end is None or _MORE_DICE.fullmatch(self.text, start, end) is None:
+            raise NotSmall
+        if _AFTER_TERM.match(self.text, end) is None:
+            raise NotSmall
+        node = self.term(self.text[start:end], start)
+        if node is None:
+            raise NotSmall
+        self.at = end
+        return node, start, end
 
     def nested(self, step):
         self.depth += 1

@@ -11,16 +11,21 @@ from hypothesis import strategies as st
 
 from dsl import plain_dice
 from dsl.errors import RulebookError
+from dsl.parser import dice_end
 from interpreter.limits import DEFAULT_LIMITS
 from interpreter.odds import compute, expression_odds, plain, small
 from interpreter.odds.budget import Deadline
 
 # ─── generated small expressions, rule by rule (dsl.plain_dice.read_expression) ──
 
+#: terms with other modifiers (interpreter.odds.plain.MORE_TERMS), some of them wrong
+MORE = ["4dF", "d%", "2d20ro=1kh1", "4dFcs=1df=-1", "3d8rr=1", "10d10cs>=6df=1", "2d6kh",
+        "4d6ro<3kh3", "4d6d", "d6d", "3d6xo", "2d6kh-1", "3d4rr<=4", "0d6", "4dFkh2"]  # fmt: skip
 TERMS = st.one_of(
     st.sampled_from(["d6", "2d6", "1d20", "3d6", "d4", "d1", "4d6kh3", "2d20kl1", "3d6dh1"]),
     st.integers(0, 12).map(str),
     st.sampled_from(["d6x", "2d6cs>4", "d0", "6d10cs>7", "2d6kh2", "-3", "1.5", "x"]),
+    st.sampled_from(MORE),
 )
 SPACES = st.sampled_from(["", " "])
 FUNCTIONS = ["floor", "ceil", "round", "abs", "min", "max", "clamp"]
@@ -69,13 +74,26 @@ def _general(text, limits, budget=compute.BUDGET):
         return _answered(text, limits, budget)
 
 
+@st.composite
+def compared(draw) -> str:
+    """A small expression, or two compared (`2d6 >= 7`, `max(1d20, 1d20) > 15`)."""
+    text = draw(small_expressions())
+    if draw(st.booleans()):
+        op = draw(st.sampled_from([">=", "<=", "!=", "<", ">", "="]))
+        text += f"{draw(SPACES)}{op}{draw(SPACES)}{draw(small_expressions())}"
+    return text
+
+
 @settings(max_examples=500, deadline=None)
-@given(small_expressions(), LIMITS)
+@given(compared(), LIMITS)
 def test_small_expressions_are_what_the_general_path_gives(text, limits):
-    if (
-        plain.plain_distribution(text, compute.EPSILON, limits, Deadline(60), compute.BUDGET)
-        is None
-    ):
+    try:
+        counted = plain.plain_distribution(
+            text, compute.EPSILON, limits, Deadline(60), compute.BUDGET
+        )
+    except RulebookError:  # (a lone term's error: its own words, the general path's)
+        counted = None
+    if counted is None:
         event("the general path's")  # both ways are the general path: nothing to compare
         return
     event("counted from the text")
@@ -86,6 +104,31 @@ def test_small_expressions_are_what_the_general_path_gives(text, limits):
 def test_a_small_budget_is_met_as_the_general_path_meets_it(budget):
     for text in ("max(3d6, 3d6) * max(3d6, 3d6)", "floor(3d6 / 2) + abs(2d6 - 2d6)"):
         assert _answered(text, DEFAULT_LIMITS, budget) == _general(text, DEFAULT_LIMITS, budget)
+
+
+def test_terms_with_other_modifiers_need_no_parser_checker_or_compiler(monkeypatch):
+    def refused(text):
+        raise AssertionError(f"compiled: {text}")
+
+    monkeypatch.setattr(compute, "compile_expression", refused)
+    assert expression_odds("4dF + 2").probability(6) == Fraction(1, 81)
+    assert expression_odds("max(2d20ro=1kh1, 1d20 - 1)").exact
+    assert expression_odds("d% + 10").probability(110) == Fraction(1, 100)
+    monkeypatch.setattr(plain, "MORE_TERMS", False)  # the switch: compiled again
+    with pytest.raises(AssertionError, match="compiled"):
+        expression_odds("4dF + 2")
+
+
+def test_a_lone_die_of_a_small_expression_is_counted_as_a_lone_die(monkeypatch):
+    def refused(*args):
+        raise AssertionError("counted as a term")
+
+    monkeypatch.setattr(plain, "term_distribution", refused)
+    assert expression_odds("max(1d20, d20)").probability(20) == Fraction(39, 400)
+    assert expression_odds("abs(d% - 1d6)").probability(99) == Fraction(1, 600)
+    monkeypatch.setattr(plain, "LONE_DIE", False)  # the switch: as any term
+    with pytest.raises(AssertionError, match="as a term"):
+        expression_odds("max(1d20, d20)")
 
 
 def test_small_expressions_need_no_parser_checker_or_compiler():
@@ -100,6 +143,7 @@ def test_small_expressions_need_no_parser_checker_or_compiler():
         assert expression_odds("abs(1d6 - 1d6)").probability(0) == Fraction(1, 6)
         assert expression_odds("max(1d20, 1d20)").probability(20) == Fraction(39, 400)
         assert expression_odds("round(1d4 / 2)").probability(1) == Fraction(1, 2)  # 1/2 → 1
+        assert expression_odds("2d6 >= 7").probability(True) == Fraction(7, 12)
 
 
 def test_what_a_small_expression_cannot_answer_exactly_goes_the_general_way():
@@ -110,9 +154,21 @@ def test_what_a_small_expression_cannot_answer_exactly_goes_the_general_way():
 
 
 @settings(max_examples=300, deadline=None)
-@given(small_expressions())
+@given(compared())
 def test_the_counting_reads_what_the_reader_of_small_expressions_reads(text):
     ours, theirs = small.read(text), plain_dice.read_expression(text)
     assert (ours is None) == (theirs is None), text
     if ours is not None:
         assert type(ours).__name__ == type(theirs).__name__
+    # with other modifiers: what the counting reads, the builder reads the same
+    more = small.read(text, plain.term_node, plain.term_end)
+    if more is not None:
+        built = plain_dice.read_expression(text, term=_builder_term(text), dice_end=dice_end)
+        assert type(more).__name__ == type(built).__name__, text
+
+
+def _builder_term(text):
+    from dsl.build import Builder
+    from dsl.errors import Source
+
+    return Builder(Source("<expression>", text)).dice_at(0)

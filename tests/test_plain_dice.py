@@ -65,8 +65,9 @@ def _shape(node) -> list:
             out.append(("op", item.op_span.start, item.op_span.end))
         for modifier in getattr(item, "modifiers", ()):
             out.append(("modifier", modifier.span.start, modifier.span.end))
-            if modifier.count is not None:
-                out.append(("k", modifier.count.span.start, modifier.count.span.end))
+            count = getattr(modifier, "count", None)  # (a keep's; a condition is a node)
+            if count is not None:
+                out.append(("k", count.span.start, count.span.end))
         if getattr(item, "count", None) is not None and isinstance(item, n.Dice):
             out.append(("count", item.count.span.start, item.count.span.end))
     return out
@@ -148,8 +149,21 @@ def parser_reading(text: str):
     return Builder(source).build(parse_tree(text, source, "expression"))
 
 
+@st.composite
+def compared(draw, expressions) -> str:
+    """A small expression, or two compared (`2d6 >= 7`): the whole text's comparison."""
+    text = draw(expressions)
+    if draw(st.booleans()):
+        op = draw(st.sampled_from([">=", "<=", "!=", "<", ">", "="]))
+        left, right = draw(expressions), draw(expressions)
+        if draw(st.booleans()):  # (`=`'s place is between its operands' own spans)
+            left, right = f"({draw(spaces)}{left})", f"(({right}){draw(spaces)})"
+        text = f"{left}{draw(spaces)}{op}{draw(spaces)}{right}"
+    return text
+
+
 @settings(max_examples=150)
-@given(small_expressions())
+@given(compared(small_expressions()))
 def test_the_small_reader_reads_as_the_parser(text):
     if KEEP_MINUS.search(text):
         assert plain_dice.read_expression(text) is None
@@ -158,7 +172,7 @@ def test_the_small_reader_reads_as_the_parser(text):
 
 
 @settings(max_examples=300)
-@given(st.text(alphabet="0123456789dkhl+-*/(), %xfloremaxin", min_size=1, max_size=18))
+@given(st.text(alphabet="0123456789dkhl+-*/(), %xfloremaxin<>=!", min_size=1, max_size=18))
 def test_what_the_small_reader_takes_the_parser_reads_the_same(text):
     if plain_dice.read_expression(text) is not None:
         _small_reads_as_the_parser(text)
@@ -167,7 +181,8 @@ def test_what_the_small_reader_takes_the_parser_reads_the_same(text):
 @pytest.mark.parametrize(
     "text",
     ["3d6x", "2//3", "2**3", "-1", "-(1d4)", "foo(1)", "max (1d4)", "max(1d4, x=2)", "1.5 * 2",
-     "floor(3d6/2", "max()", "(1d6))", "1d6 [label]", "3d6kh3", "d6 >= 3",
+     "floor(3d6/2", "max()", "(1d6))", "1d6 [label]", "3d6kh3", "(d6 = 3)", "1 < 2 < 3",
+     "max(d6 > 3)", "(d6 > 3)", "d6 > -3",
      "(" * 14 + "1" + ")" * 14],
 )  # fmt: skip
 def test_the_small_reader_leaves_the_rest_to_the_parser(text):
@@ -197,6 +212,59 @@ def test_a_small_part_of_a_dice_term_reads_as_the_parser(inner, shape):
     assert ours == theirs
     if ours is not None:
         assert _shape(ours) == _shape(theirs)
+
+
+#: dice terms with any modifiers, some of them wrong or read otherwise by the lexer
+MORE_TERMS = st.sampled_from(
+    ["3d6x", "4dF", "d%", "2d20ro=1kh1", "10d10cs>=6df=1", "4dFcs=1df=-1", "2d6x>4", "3d6!",
+     "4d6kh", "2d6kh-1", "d6d", "1d6x[fire]", "4dFate", "3d6zz", "2d6!=7", "3d6!!", "4d6k",
+     "d20x=20", "5d10xkh2", "2d6>=7", "0d6", "3D6", "4d6r", "d6kh1", "2d(6)x", "4d6min2"]
+)  # fmt: skip
+
+
+@st.composite
+def expressions_of_more_terms(draw, depth: int = 0) -> str:
+    """Small expressions whose terms may have any modifiers (dsl.build's `term`)."""
+    if depth >= 2 or draw(st.integers(0, 2)) == 0:
+        return draw(st.one_of(MORE_TERMS, terms))
+    inner = expressions_of_more_terms(depth + 1)
+    kind = draw(st.sampled_from(["binary", "call"]))
+    if kind == "binary":
+        op = draw(st.sampled_from("+-*/"))
+        return f"{draw(inner)}{draw(spaces)}{op}{draw(spaces)}{draw(inner)}"
+    function = draw(st.sampled_from(sorted(plain_dice.FUNCTIONS)))
+    return f"{function}({', '.join(draw(st.lists(inner, min_size=1, max_size=2)))})"
+
+
+def _reading(parse, text):
+    try:
+        node = parse(text)
+    except RulebookError as error:
+        return ("refused", type(error).__name__, str(error))
+    return node, _shape(node)
+
+
+@settings(max_examples=300)
+@given(compared(expressions_of_more_terms()))
+def test_terms_with_other_modifiers_read_as_the_parser(text):
+    # parse_expression reads them without the parser, each term built from its DICE token
+    assert _reading(parse_expression, text) == _reading(parser_reading, text), text
+
+
+def test_terms_with_other_modifiers_are_parsed_without_the_parser(monkeypatch):
+    import dsl.build
+
+    seen = []
+    monkeypatch.setattr(dsl.build, "parse_tree", lambda *a, **k: seen.append(a))
+    for text in (
+        "3d6x + 1",
+        "max(2d20ro=1kh1, 4dF) * 2",
+        "floor(10d10cs>=6df=1 / 2)",
+        "2d6>=7",
+        "(2d6) = 7",
+    ):
+        assert dsl.build.parse_expression(text) == parser_reading(text)
+    assert seen == []
 
 
 def test_a_small_expression_is_parsed_without_the_parser(monkeypatch):

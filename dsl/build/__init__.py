@@ -20,7 +20,7 @@ from dsl.build.expressions import Expressions
 from dsl.build.statements import Statements
 from dsl.build.walk import MAX_DEPTH
 from dsl.errors import Source
-from dsl.parser import check_nesting, parse_tree, reads_as_dice
+from dsl.parser import check_nesting, dice_end, parse_tree, reads_as_dice
 from dsl.plain_dice import read_expression
 
 
@@ -37,12 +37,14 @@ def parse_expression(text: str, name: str = "<expression>") -> Any:
     small expression of plain dice and numbers (`floor(3d6/2)`, `max(1d20, 1d20)`) is read
     by `dsl.plain_dice.read_expression` (tests/test_plain_dice.py checks it reads as the
     parser): the parser's lexer, built state by state as it meets them, is most of a
-    first parse's cost."""
+    first parse's cost. Its dice terms may have any modifiers (`3d6x + 1`), each built
+    from its DICE token as the parser's builder builds it."""
     source = Source(name, text)
+    builder = Builder(source)
     if reads_as_dice(text):
         check_nesting(text, source)
-        return Builder(source).dice_token(Token("DICE", text, 0, 1, 1, 1, len(text) + 1, len(text)))
-    small = read_expression(text, name)
+        return builder.dice_token(Token("DICE", text, 0, 1, 1, 1, len(text) + 1, len(text)))
+    small = read_expression(text, name, source, 0, builder.dice_at(0), dice_end)
     if small is not None:
         return small
     return Builder(source).build(parse_tree(text, source, "expression"))

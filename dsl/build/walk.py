@@ -10,10 +10,10 @@ import attrs
 from lark import Token, Tree
 
 from dsl import nodes as n
-from dsl.errors import RulebookSyntaxError, Source, Span
+from dsl.errors import RulebookError, RulebookSyntaxError, Source, Span
 from dsl.messages import tr
 from dsl.nodes.base import Number
-from dsl.parser import ParsedTree, parse_tree
+from dsl.parser import ParsedTree, dice_end, parse_tree
 from dsl.plain_dice import read_expression
 
 #: deepest expression tree accepted (a chain `a + b + c ...` counts one level per term)
@@ -209,11 +209,29 @@ class TreeWalk:
     def _sub_expression(self, text: str, offset: int):
         """Parse a part of a token (dice count, text interpolation) as an expression."""
         start = self.offset + offset
-        small = read_expression(text, source=self.source, offset=start)
+        small = read_expression(
+            text, source=self.source, offset=start, term=self.dice_at(offset), dice_end=dice_end
+        )
         if small is not None:  # (2+1)d(3*2): read without the parser
             return small
         tree = parse_tree(text, self.source, "expression", start)
         return type(self)(self.source, start).build(tree)
+
+    def dice_at(self, offset: int):
+        """`term(written, start)` for dsl.plain_dice.read_expression: the node of a dice
+        term at `start` of a text at `offset` (in this builder's text), as a DICE token
+        of the parser's is built; None where building it is an error (the parser, which
+        reads all the text first, says what is wrong)."""
+
+        def term(written: str, start: int):
+            at = offset + start
+            end = at + len(written)
+            try:
+                return self.dice_token(Token("DICE", written, at, 1, at + 1, 1, end + 1, end))
+            except RulebookError:
+                return None
+
+        return term
 
     def _error(self, message: str, span: Span, hint: str | None = None):
         return RulebookSyntaxError(message, span, hint)
@@ -222,6 +240,9 @@ class TreeWalk:
         # dsl.build.expressions
         def _text_node(self, token, span): ...
         def _character_call(self, span, subject, call): ...
+
+        # dsl.build.dice
+        def dice_token(self, token): ...
 
         # dsl.build.definitions
         def _range(self, token: Token) -> n.Range: ...

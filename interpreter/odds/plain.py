@@ -22,7 +22,7 @@ from interpreter.odds.polynomials import Budget
 from interpreter.odds.pools import DEFAULT_BUDGET, term_budget
 from interpreter.odds.remembered import counted_distribution, counted_may_fail
 from interpreter.odds.roller import shares_of
-from interpreter.odds.small import small_distribution
+from interpreter.odds.small import Nodes, small_distribution
 
 #: `d6`, `3d6`, `10d10`, `d%`, `4dF` (Fudge dice: with a count; `df` alone is a name): no
 #: sign, no zero in front, no space; then perhaps a reroll (`4d6ro=1`, `3d8rr=1`: one that
@@ -67,15 +67,54 @@ def plain_distribution(
     `budget` is the caller's (`--budget`: the roller's own share of it for one term)."""
     match = PLAIN.fullmatch(text)
     if match is None:
+
+        def term(written: str) -> Dist | None:  # (a lone die, `1d20`: as lone_die gives it)
+            found = lone_die(written, limits)
+            if found is None:
+                found = term_distribution(
+                    PLAIN.fullmatch(written), written, epsilon, limits, deadline, budget
+                )
+            return found
+
         return small_distribution(
             text,
-            lambda term: term_distribution(
-                PLAIN.fullmatch(term), term, epsilon, limits, deadline, budget
-            ),
+            term,
             limits,
             DEFAULT_BUDGET if budget is None else budget,
+            (term_node, term_end) if MORE_TERMS else (None, None),
         )
     return term_distribution(match, text, epsilon, limits, deadline, budget)
+
+
+#: a small expression's terms may be any PLAIN reads (`4dF + 2`, `d% + 10`,
+#: `max(2d20ro=1, 1d20)`), not only those of dsl.plain_dice's reader (dice and keeps):
+#: they would take the parser, checker, compiler and explorer (switch off to compare)
+MORE_TERMS = True
+
+
+def term_end(text: str, start: int) -> int | None:
+    """Where a term PLAIN reads at `start` of a small expression ends, when it ends
+    there as the grammar's DICE token (the lexer's: `2d6kh-1` is a keep of -1 to it),
+    its count written in digits; or None."""
+    found = PLAIN.match(text, start)
+    if found is None or text[start] == "(":
+        return None
+    from dsl.parser import dice_end  # (the grammar's own terminal, without the parser)
+
+    end = dice_end(text, start)
+    return end if end == found.end() else None
+
+
+def term_node(written: str, start: int) -> Nodes.Dice | None:
+    """The node of a term `term_end` found: its dice, and its written parts' steps (the
+    count, keep's count, each condition's value: nodes the compiled term evaluates)."""
+    match = PLAIN.fullmatch(written)
+    if match is None:
+        return None
+    counted = match[1] or match[3]
+    count = int(counted) if counted else 1
+    steps = bool(counted) + bool(match[9]) + bool(match[5]) + bool(match[10]) + bool(match[12])
+    return Nodes.Dice(count, None, (), (start, start + len(written)), steps)
 
 
 def lone_die(text: str, limits) -> Dist | None:

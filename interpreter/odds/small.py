@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from dsl import plain_dice
+from dsl.errors import RulebookError
 from interpreter.odds.distribution import Dist
 from interpreter.values import normalize, round_half_away
 
@@ -20,6 +21,15 @@ WHOLE: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add,
     "-": operator.sub,
     "*": operator.mul,
+}
+#: the comparisons of two numbers (a whole small expression's: dsl.plain_dice)
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    "!=": operator.ne,
+    "=": operator.eq,
+    "<": operator.lt,
+    ">": operator.gt,
 }
 #: the functions of one number counted here, as the compiled builtins apply them
 ROUNDING: dict[str, Callable[[Any], Any]] = {
@@ -35,15 +45,15 @@ class NotHere(Exception):
 
 
 def small_distribution(
-    text: str, term: Callable[[str], Dist | None], limits, budget
+    text: str, term: Callable[[str], Dist | None], limits, budget, more=(None, None)
 ) -> Dist | None:
     """The distribution of a small expression's value (dsl.plain_dice.read_expression:
     whole numbers, plain dice terms, `+ - * /`, parentheses, floor, ceil, round, abs, min,
     max), each dice term a roll of its own, counted by `term(its text)`; or None when it is
     not one, or anything in it is not exactly what the general path gives: an error (a
     division by zero in some outcome), a number past the limits, more steps, dice or
-    work than the general path allows."""
-    node = read(text)
+    work than the general path allows. `more`: read's `term` and `end`."""
+    node = read(text, *more)
     if node is None:
         return None
     counting = _Counting(text, term, limits, budget)
@@ -54,13 +64,15 @@ def small_distribution(
     return value if type(value) is Dist else Dist.point(value)
 
 
-def read(text: str):
+def read(text: str, term=None, end=None):
     """A small expression read by dsl.plain_dice's own reader (read_expression: as the
     parser reads it, tests/test_plain_dice.py), into the few plain nodes below rather
-    than the AST's (no spans, no attrs: a first reading costs a third), or None."""
+    than the AST's (no spans, no attrs: a first reading costs a third), or None. With
+    `term` and `end` (interpreter.odds.plain's), a dice term with other modifiers
+    (`4dF + 2`, `max(2d20ro=1, 1d20)`) is one too: dsl.plain_dice.read_small."""
     if len(text) > 400 or not text.strip():
         return None
-    return plain_dice.read_small(text, None, Nodes, _where)
+    return plain_dice.read_small(text, None, Nodes, _where, term, end)
 
 
 def _where(_source, start: int, end: int) -> tuple[int, int]:
@@ -83,10 +95,16 @@ class Nodes:
             self.op, self.left, self.right = op, left, right
 
     class Dice:
-        __slots__ = ("count", "modifiers", "span")
+        """A dice term: its dice, the steps its written parts take beside its own (each
+        a node evaluated: interpreter.compile.costs), where it is written."""
 
-        def __init__(self, count, _sides, modifiers, span):
-            self.count, self.modifiers, self.span = count, modifiers, span
+        __slots__ = ("count", "span", "steps")
+
+        def __init__(self, count, _sides, modifiers, span, steps=None):
+            if steps is None:  # (the plain reader's: its count and keep's count, nodes)
+                steps = (count is not None) + sum(m.count is not None for m in modifiers)
+                count = 1 if count is None else count.value
+            self.count, self.steps, self.span = count, steps, span
 
     class Keep:
         __slots__ = ("count",)
@@ -132,13 +150,15 @@ class _Counting:
         raise NotHere
 
     def dice_term(self, node):
-        count = 1 if node.count is None else node.count.value
-        # its written count and keep's count are nodes evaluated too (costs.Costs.cost)
-        self.step((node.count is not None) + sum(m.count is not None for m in node.modifiers))
+        count = node.count
+        self.step(node.steps)  # its written count, keep's count, conditions: nodes too
         self.dice += count
         if self.dice > self.limits.dice_per_evaluation:
             raise NotHere
-        found = self.term(self.text[node.span[0] : node.span[1]])
+        try:
+            found = self.term(self.text[node.span[0] : node.span[1]])
+        except RulebookError:  # (`3d4rr<=4`: said where the term stands by the general path)
+            raise NotHere from None
         if found is None:
             raise NotHere
         return found
@@ -169,6 +189,8 @@ class _Counting:
             return self.over((left, right), WHOLE[op], raw=True)
         if op == "/":
             return self.over((left, right), self.divided)
+        if op in COMPARE:  # (the whole expression's: a yes or no, read no further)
+            return self.over((left, right), COMPARE[op])
         raise NotHere
 
     def divided(self, a, b):
