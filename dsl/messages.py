@@ -426,6 +426,13 @@ def normalize_language(code: str | None) -> str | None:
     return code.strip().split(".")[0].replace("-", "_").split("_")[0].lower() or None
 
 
+@functools.lru_cache(maxsize=16)
+def book_language(code: str | None) -> str:
+    """language_for a rulebook's `language` alone, found once for each (an engine made
+    for every question reads it)."""
+    return language_for(code)
+
+
 def language_for(*preferences: str | None) -> str:
     """The first of the preferences (`--lang`, then the rulebook's `language`) that has a
     catalogue; English when none has."""

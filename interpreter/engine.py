@@ -29,7 +29,7 @@ from typing import Any
 
 from dsl.bounded import Bounded
 from dsl.errors import RulebookError, did_you_mean
-from dsl.messages import language_for, tr
+from dsl.messages import book_language, tr
 from dsl.rulebook import Rulebook, reads_sheet
 from interpreter.balance.encounters.answering import EncounterOdds, encounter_odds
 from interpreter.choosers import Chooser, Recorded, chooser_for
@@ -88,7 +88,7 @@ class Engine:
         self.rulebook = rulebook
         self.limits = limits
         #: the language of its texts (the rulebook's `language`, if it has a catalogue)
-        self.language = language_for(rulebook.language)
+        self.language = book_language(rulebook.language)
         self.compiler = Compiler.of(rulebook)
         #: name → Runnable (an action, check or roll, and its binder): made once for the
         #: engines of this rulebook of one class under equal limits (parameters.shared)

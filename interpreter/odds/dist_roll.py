@@ -9,7 +9,7 @@ from interpreter.dice import Die
 from interpreter.odds.distribution import Dist, mixture
 from interpreter.odds.keys import next_number
 from interpreter.odds.pools import limit_failures
-from interpreter.odds.remembered import counted_may_fail
+from interpreter.odds.remembered import counted_may_fail, never_fails
 
 
 class DistRoll:
@@ -36,9 +36,9 @@ class DistRoll:
         self._raw: Dist | None = None
         self._total: Dist | None = None
         self.finished: Any = None  # (not yet asked) a Dist of yes or why it failed; or False
-        self.failure = counted_may_fail(
+        self.failure = not never_fails(die, steps) and counted_may_fail(
             die, count, steps, roller.epsilon, roller.extra_per_die, roller.budget_of_term()
-        )
+        )  # (its budget made only for a term that may fail)
 
     def raw(self) -> Dist:
         """The term's distribution; for a term that may fail at the roller's limit, what

@@ -55,9 +55,14 @@ def counted_answers(die, count, steps, questions, epsilon, budget: Budget, limit
     )
 
 
+def never_fails(die, steps: tuple) -> bool:
+    """Whether a term cannot go past the limit: no explosion nor reroll (no Term)."""
+    return die.size <= DEFAULT_BUDGET and not any(step[0] in CHAINS for step in steps)
+
+
 def counted_may_fail(die, count: int, steps: tuple, epsilon, limit: int, work=None) -> bool:
     """may_fail, kept as counted_distribution keeps its terms."""
-    if die.size <= DEFAULT_BUDGET and not any(step[0] in CHAINS for step in steps):
+    if never_fails(die, steps):
         return False  # no explosion nor reroll: nothing may go past the limit (no Term)
     key = ("may fail", die.key, count, steps_key(die, steps), _exactly(epsilon), limit)
     return remembered_term(key, lambda: pools.may_fail(die, count, steps, epsilon, limit, work))

@@ -21,6 +21,8 @@ def complete(compiler, values: dict, limits: Limits, path: str | None) -> None:
     """Fill in the resources a sheet file leaves out (at their maximum), and check every
     resource against its bounds and the sheet against every `ensure` rule."""
     book = compiler.book
+    if not book.ensures and not any(isinstance(f, n.Resource) for f in book.fields.values()):
+        return  # (nothing to fill in nor check: no context made)
     state = State(values, compiler.open_default)
     ctx = Context(Roller(ForcedDice(()), limits), limits, state)
     for name, field in book.fields.items():
