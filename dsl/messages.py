@@ -347,7 +347,9 @@ def show_value(value, language: str | None = None) -> str:
     if kind in _MAPPINGS or isinstance(value, Mapping):
         _MAPPINGS.add(kind)  # (a Mapping stays one: its type's hook not asked again)
         if EFFECT_FIELDS.issubset(value.keys()) and len(value) - len(EFFECT_FIELDS) <= 1:
-            return _effect_shown(value, language)
+            shown = _effect_shown(value, language)
+            if shown is not None:  # (else not an effect's shape: shown as any record)
+                return shown
         label = value.get("label")
         inner = ", ".join(
             [f"{k}: {show_value(v, language)}" for k, v in value.items() if k != "label"]
@@ -371,10 +373,13 @@ EFFECT_FIELD_WORDS = {
 EFFECT_ON = tr("{modifier} on {targets}")
 
 
-def _effect_shown(effect: Mapping, language: str | None) -> str:
+def _effect_shown(effect: Mapping, language: str | None) -> str | None:
     """A lasting effect in words, never its keys: `Temblores: -2 a acciones, quedan 2
-    turnos` (`{name: Temblores, modifier: -2, ...}` as the sheet file holds it)."""
+    turnos` (`{name: Temblores, modifier: -2, ...}` as the sheet file holds it); None for
+    a mapping with an effect's keys but not its shape (a journal record may hold any)."""
     modifier, targets, left = effect["modifier"], effect["targets"], effect["left"]
+    if not isinstance(targets, list | tuple) or type(left) is not int:
+        return None
     parts: list = [effect["name"]] if effect.get("name") is not None else []
     if targets and modifier:
         on = ", ".join(show_value(t, language) for t in targets)

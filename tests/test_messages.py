@@ -367,3 +367,13 @@ def test_the_journals_own_findings_are_in_the_rulebooks_language():
         .render("es")
         .startswith("x.yaml: se borró")
     )
+
+
+def test_a_mapping_with_an_effects_keys_but_not_its_shape_is_shown_as_a_record():
+    # a journal record (or a sheet from an app) may hold any values under those keys: found
+    # by tests/test_fuzz_records.py (`targets: -1` raised TypeError)
+    odd = {"modifier": 1, "targets": -1, "left": 2, "unit": "x"}
+    assert show_value(odd) == "{modifier: 1, targets: -1, left: 2, unit: x}"
+    assert show_value({**odd, "targets": ["a"], "left": "z"}).startswith("{modifier: 1")
+    effect = {"name": "T", "modifier": -2, "targets": ("acciones",), "left": 2, "unit": "turnos"}
+    assert show_value(effect, "es") == "T: -2 a acciones, tiempo restante: 2 turnos"
