@@ -294,9 +294,8 @@ class Binder:
 def _asked_as_choice(node, name):
     """The hint when a value given as a parameter names one of the action's own choices
     (`choose void ...`): those are answered as the action runs, not passed in."""
-    body = getattr(node, "body", None)
-    if body is None or not any(
-        isinstance(item, n.Choose) and item.name == name for item in n.walk(body)
+    if not isinstance(node, n.Action) or not any(
+        isinstance(item, n.Choose) and item.name == name for item in n.walk(node.body)
     ):
         return None
     return tr(

@@ -9,10 +9,9 @@ from fractions import Fraction
 from typing import Protocol
 
 from dsl import nodes as n
-from dsl.errors import did_you_mean
 from dsl.messages import show_value, tr
 from dsl.nodes.walk import walk
-from interpreter.errors import EvaluationError, ParameterError
+from interpreter.errors import EvaluationError
 from interpreter.json_data import odds_data
 from interpreter.odds.distribution import Dist
 from interpreter.odds.listing import (
@@ -397,31 +396,6 @@ def pick(record, field):
             )
         )
     raise EvaluationError(tr("the result has no field {field}", field=repr(field)))
-
-
-def field_asked(book, action: str, sheet, field: str | None) -> None:
-    """Refuse at once (before any counting) a field asked of an action that is neither
-    one of its result's nor the sheet's, naming the result's fields and the nearest one."""
-    if field is None or action not in book.actions:
-        return
-    node = book.actions[action]
-    last = node.body[-1] if node.body else None
-    names = [name for name, _value in last.fields] if isinstance(last, n.Result) else []
-    root = field.partition(".")[0]
-    if field in names or root in book.fields or root == "skills":
-        return
-    if sheet is not None and sheet.get(field, MISSING) is not MISSING:
-        return
-    listed = ", ".join(names) or tr("none")
-    raise ParameterError(
-        tr(
-            "{name} gives no field {field} and the sheet has no {field}",
-            name=action,
-            field=repr(field),
-        ),
-        None,
-        did_you_mean(field, names) or tr("its result's fields: {fields}", fields=listed),
-    )
 
 
 def field_outcome(result, sheet, field, compiled):

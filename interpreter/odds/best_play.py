@@ -20,12 +20,13 @@ from fractions import Fraction
 from dsl.messages import tr
 from interpreter.choosers import Chooser
 from interpreter.errors import EvaluationError
-from interpreter.odds.answer import Odds, field_asked, field_outcome, text_orders
+from interpreter.odds.answer import Odds, field_outcome, text_orders
 from interpreter.odds.budget import Deadline, SafetyStop, checked, watch
 from interpreter.odds.decide import Decide, Nested, Unread, WorldSearch, add_to
 from interpreter.odds.distribution import LIFTS
 from interpreter.odds.explore import STEPS_PER_WORK, STOPS, stopped
 from interpreter.odds.goals import Goal
+from interpreter.odds.marginals import field_asked
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 

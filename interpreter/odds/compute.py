@@ -11,7 +11,7 @@ from interpreter.choosers import chooser_for
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.expression import compile_expression
 from interpreter.limits import DEFAULT_LIMITS, Limits
-from interpreter.odds.answer import Odds, field_asked, field_outcome, pick, text_orders
+from interpreter.odds.answer import Odds, field_outcome, pick, text_orders
 from interpreter.odds.budget import Deadline, SafetyStop, checked, watch
 from interpreter.odds.contest import Contest
 from interpreter.odds.cuts import flat
@@ -22,6 +22,7 @@ from interpreter.odds.marginals import (
     PER_FIELD,
     JointTooLarge,
     PerField,
+    field_asked,
     result_fields,
     whole_or_by_field,
 )

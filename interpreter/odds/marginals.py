@@ -12,12 +12,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dsl import nodes as n
+from dsl.errors import did_you_mean
 from dsl.messages import tr
-from interpreter.errors import EvaluationError
+from interpreter.errors import EvaluationError, ParameterError
 from interpreter.odds.answer import Odds
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.weights import Mass
 from interpreter.odds.worlds import Failure
+from interpreter.state import MISSING
 from interpreter.values import Record
 
 #: the most outcomes a whole result is shown with; past it, each field on its own
@@ -58,6 +60,29 @@ def result_fields(book, action: str) -> tuple:
     if not body or not isinstance(body[-1], n.Result):
         return ()
     return tuple(name for name, _ in body[-1].fields)
+
+
+def field_asked(book, action: str, sheet, field: str | None) -> None:
+    """Refuse at once (before any counting) a field asked of an action that is neither
+    one of its result's nor the sheet's, naming the result's fields and the nearest one."""
+    if field is None or action not in book.actions:
+        return
+    names = result_fields(book, action)
+    root = field.partition(".")[0]
+    if field in names or root in book.fields or root == "skills":
+        return
+    if sheet is not None and sheet.get(field, MISSING) is not MISSING:
+        return
+    raise ParameterError(
+        tr(
+            "{name} gives no field {field} and the sheet has no {field}",
+            name=action,
+            field=repr(field),
+        ),
+        None,
+        did_you_mean(field, names)
+        or tr("its result's fields: {fields}", fields=", ".join(names) or tr("none")),
+    )
 
 
 class ByField(Odds):
