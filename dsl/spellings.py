@@ -6,6 +6,7 @@ that it costs time in proportion to the text it looks at (tests/test_grammar_lin
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from dsl.messages import tr
 
@@ -30,12 +31,25 @@ _SPACED_MODIFIER = re.compile(
 )
 # a multiplication written with a letter x between two values (`2d6 x 3`, `3 x 2d6`) or ×
 _TIMES = re.compile(r"(?<=[\w)\]])[ \t]++([xX])[ \t]++(?=[0-9(]|[dD][0-9%F(])|(×)")
-# a number in scientific notation: `1e5` (a whole number here is written with its digits)
-_EXPONENT = re.compile(r"(?<![\w.])([0-9]++)[eE]([0-9]++)(?![\w.])")
+# a number in scientific notation: `1e5`, `1.5e3`, `2.5E-1` (written with its digits here)
+_EXPONENT = re.compile(r"(?<![\w.])([0-9]++(?:\.[0-9]++)?+)[eE]([+-]?+[0-9]++)(?![\w.])")
 # the modifiers a group takes, which come before the one it does not
 _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?[0-9]++|(?:kh|kl|dh|dl|k|d)[0-9]*+)*+")
 # the letters of a modifier a group does not take
 _MODIFIER_WORD = re.compile(r"[a-zA-Z!]*+")
+
+
+def _with_digits(mantissa: str, exponent: str) -> str | None:
+    """`1.5`, `3` -> `1500`: the number written with its digits, or None when that would be
+    long (an exponent of more than one digit)."""
+    if len(exponent.lstrip("+-")) > 1:
+        return None
+    value = Fraction(mantissa) * Fraction(10) ** int(exponent)
+    places = 0
+    while value.denominator != 1:  # over a power of ten: at most the written places + 9
+        value, places = value * 10, places + 1
+    digits = str(value.numerator).rjust(places + 1, "0")
+    return digits[: len(digits) - places] + ("." + digits[-places:] if places else "")
 
 
 def inline_roll(text: str) -> tuple | None:
@@ -96,8 +110,7 @@ def other_spelling(text: str, position: int) -> tuple | None:
         )
     for match in _EXPONENT.finditer(text, max(0, position - 40), position + 40):
         if match.start() <= position < match.end():
-            digits, exponent = match.groups()
-            written = f"{int(digits)}{'0' * int(exponent)}" if len(exponent) == 1 else None
+            written = _with_digits(*match.groups())
             return (
                 tr(
                     "`{number}` is not a number here: a number is written with its digits",

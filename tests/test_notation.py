@@ -11,8 +11,11 @@ from fractions import Fraction
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dsl.errors import RulebookError, RulebookSyntaxError
+from dsl.spellings import _with_digits
 from interpreter import ForcedDice, Limits, roll
 from interpreter.cli import main
 from interpreter.expression import compile_expression, expression_warnings
@@ -147,6 +150,9 @@ def test_this_languages_reading_stays():
         ("3d6^2", 4, "a power is written **", "2 ** 3"),
         ("1e5 + d6", 1, "a number is written with its digits", "write 100000"),
         ("d20 + 2E12", 7, "a number is written with its digits", None),
+        ("1.5e3", 1, "`1.5e3` is not a number here", "write 1500"),
+        ("d6 * 2.5E-1", 6, "a number is written with its digits", "write 0.25"),
+        ("3d6 + 1e+2", 7, "a number is written with its digits", "write 100"),
         ("/roll 4d6kh3", 1, "`/roll` is the chat's command", "4d6kh3"),
         ("8d100cs>95cf<5", 11, "counts its dice once", "write df: cs>95df<5"),
     ],
@@ -255,3 +261,15 @@ def test_roll20s_inline_roll_is_read_as_written_with_a_warning(capsys):
     assert "Roll20's inline roll" in captured.err and "write 1d20+5" in captured.err
     assert main(["roll", "[[1, 2]]"]) == 0  # a list of numbers: nothing to say
     assert "Roll20" not in capsys.readouterr().err
+
+
+@given(
+    whole=st.integers(0, 10**6),
+    places=st.text("0123456789", max_size=6),
+    exponent=st.integers(-9, 9),
+)
+def test_a_number_in_scientific_notation_is_rewritten_to_its_exact_digits(whole, places, exponent):
+    mantissa = f"{whole}.{places}" if places else str(whole)
+    written = _with_digits(mantissa, f"{exponent:+d}")
+    assert Fraction(written) == Fraction(mantissa) * Fraction(10) ** exponent
+    assert "e" not in written and not written.endswith(".")
