@@ -33,6 +33,17 @@ _SPACED_MODIFIER = re.compile(
 _TIMES = re.compile(r"(?<=[\w)\]])[ \t]++([xX])[ \t]++(?=[0-9(]|[dD][0-9%F(])|(×)")
 # a number in scientific notation: `1e5`, `1.5e3`, `2.5E-1` (written with its digits here)
 _EXPONENT = re.compile(r"(?<![\w.])([0-9]++(?:\.[0-9]++)?+)[eE]([+-]?+[0-9]++)(?![\w.])")
+# a word after a lone die (`d20 adv`, `1d20 dis + 5`: Avrae, D&D Beyond), read as advantage
+# when it is one of ADVANTAGE's
+_AFTER_DIE = re.compile(r"(?<![\w)])1?+[dD]([0-9]++)[ \t]++([a-zA-Z]++)(?![\w])")
+ADVANTAGE = {"adv": "kh1", "advantage": "kh1", "dis": "kl1", "disadv": "kl1", "disadvantage": "kl1"}
+# a keep or a drop in words: `4d6 drop lowest`, `2d20 keep highest 1` (any case)
+_WORDED_KEEP = re.compile(
+    r"(?<![\w)])([0-9]*+[dD](?:[0-9]++|%|F))[ \t]++([a-zA-Z]++)[ \t]++([a-zA-Z]++)"
+    r"(?:[ \t]++([0-9]++))?+(?![\w])"
+)
+# two sides compared in words: `1d20+5 vs 15`, `2d6 versus 8` (any case)
+_VERSUS = re.compile(r"(?<=[\w)\]])[ \t]++([a-zA-Z]++\.?+)[ \t]++(?=[\w(\[])")
 # the modifiers a group takes, which come before the one it does not
 _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?[0-9]++|(?:kh|kl|dh|dl|k|d)[0-9]*+)*+")
 # the letters of a modifier a group does not take
@@ -50,6 +61,46 @@ def _with_digits(mantissa: str, exponent: str) -> str | None:
         value, places = value * 10, places + 1
     digits = str(value.numerator).rjust(places + 1, "0")
     return digits[: len(digits) - places] + ("." + digits[-places:] if places else "")
+
+
+def _worded(text: str, position: int) -> tuple | None:
+    """(message, start, end, hint) for a word other rollers take where we write a modifier
+    or an operator: advantage, a keep or a drop spelled out, `vs`."""
+    for match in _AFTER_DIE.finditer(text, max(0, position - 40), position + 40):
+        keep = ADVANTAGE.get(match.group(2).lower())
+        if keep is not None and match.start(2) <= position < match.end(2):
+            return (
+                tr("`{word}` is not part of a roll here", word=match.group(2)),
+                match.start(2),
+                match.end(2),
+                tr("here, write {ours}", ours=f"2d{match.group(1)}{keep}"),
+            )
+    for match in _WORDED_KEEP.finditer(text, max(0, position - 40), position + 40):
+        dice, verb, end, count = match.groups()
+        worded = verb.lower() in ("keep", "drop") and end.lower() in ("highest", "lowest")
+        if worded and match.start(2) <= position < match.end():
+            ours = f"{dice}{verb[0].lower()}{end[0].lower()}{count or 1}"
+            return (
+                tr("a keep or a drop is written as a modifier after its dice"),
+                match.start(2),
+                match.end(),
+                tr("here, write {ours}", ours=ours),
+            )
+    for match in _VERSUS.finditer(text, max(0, position - 40), position + 40):
+        versus = match.group(1).lower() in ("vs", "vs.", "versus")
+        if versus and match.start(1) <= position < match.end(1):
+            # (ours is the line with >= in its place: a rulebook's other lines left out)
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            line_end = text.find("\n", match.end())
+            left = text[line_start : match.start()].strip()
+            right = text[match.end() : line_end if line_end >= 0 else len(text)].strip()
+            return (
+                tr("`{word}` is not an operator here; to compare, write >=", word=match.group(1)),
+                match.start(1),
+                match.end(1),
+                tr("here, write {ours}", ours=f"{left} >= {right}"),
+            )
+    return None
 
 
 def inline_roll(text: str) -> tuple | None:
@@ -120,6 +171,9 @@ def other_spelling(text: str, position: int) -> tuple | None:
                 match.end(),
                 tr("here, write {ours}", ours=written) if written else None,
             )
+    worded = _worded(text, position)
+    if worded is not None:
+        return worded
     for match in _SPACED_MODIFIER.finditer(text, max(0, position - 40), position + 40):
         if match.start(2) <= position < match.end(2):
             dice, modifier = match.groups()
