@@ -150,3 +150,20 @@ def test_argparse_speaks_english_again_after_a_spanish_parser():
     assert argparse._ is __import__("gettext").gettext
     plain = argparse.ArgumentParser(prog="x")
     assert "usage: x" in plain.format_usage() and "options:" in plain.format_help()
+
+
+def test_a_sheet_given_without_char_says_how_to_give_it(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(
+            [
+                "run",
+                str(Path(__file__).parents[1] / "examples" / "games" / "cthulhu.rules"),
+                "push",
+                "hero.yaml",
+            ]
+        )
+    assert stopped.value.code == 2
+    assert "a character sheet is given with --char: --char hero.yaml" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--lang", "es", "odds", "brujeria", "asustarse", "Lucia.YML"])
+    assert "una hoja de personaje se da con --char: --char Lucia.YML" in capsys.readouterr().err

@@ -87,16 +87,29 @@ def test_a_field_far_from_every_name_lists_the_fields_in_the_sheets_language():
     )
     english = Engine(dsl.load_text(text.format(title="E", lang="en")))
     with pytest.raises(SheetError) as error:
-        english.sheet({"Fuerza": 2, "name": "Ana"})
+        english.sheet({"Fuerza": 2, "equipo": "Ana"})
     assert "fields: Fuerza; a skill the rulebook does not list goes under `skills:`" in (
         error.value.render()
     )
     spanish = Engine(dsl.load_text(text.format(title="S", lang="es")))
     with pytest.raises(SheetError) as error:
-        spanish.sheet({"Fuerza": 2, "name": "Ana"})
+        spanish.sheet({"Fuerza": 2, "equipo": "Ana"})
     assert "campos: Fuerza; una habilidad que el reglamento no lista va bajo `skills:`" in (
         error.value.render("es")
     )
+
+
+def test_a_name_in_a_sheet_file_says_where_a_characters_name_is():
+    text = 'rulebook "E" {\n  language "en"\n}\nsheet {\n  skills in 0..5\n}\n'
+    bare = Engine(dsl.load_text(text))
+    for key in ("name", "Nombre"):
+        with pytest.raises(SheetError) as error:
+            bare.sheet({key: "Ana"})
+        assert "a character's name is its file's name" in error.value.render()
+    with pytest.raises(SheetError) as error:  # no fields to list: not `fields: ;`
+        bare.sheet({"equipo": "Ana"})
+    assert error.value.hint is not None and "fields" not in str(error.value.render())
+    assert "a skill goes under `skills:`" in error.value.render()
 
 
 def test_attributes_without_default_are_required(engine):

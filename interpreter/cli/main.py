@@ -107,6 +107,10 @@ class Parser(argparse.ArgumentParser):
         return commands
 
     def error(self, message: str):
+        sheets = [w for w in message.split() if w.lower().endswith((".yaml", ".yml", ".json"))]
+        if sheets:  # `rulebook run book.rules act hero.yaml`: a first run often reads so
+            hint = tr("a character sheet is given with --char: --char {file}", file=sheets[0])
+            message += "\n" + translate(hint, self.language)
         if self.json_errors:
             from interpreter.json_data import dumps, usage_error_data
 

@@ -90,11 +90,15 @@ _LATER = object()  # resources: filled in from their maximum (interpreter.sheets
 def _unknown(key: str, rulebook, path):
     names = list(rulebook.fields)
     hint = did_you_mean(key, names)
-    if hint is None:  # the fields it may have meant, in the sheet's language
-        hint = tr("fields: {names}", names=", ".join(names))
+    if hint is None and key.lower() in ("name", "nombre"):  # (a first sheet often starts so)
+        hint = tr("a character's name is its file's name; a note goes in a comment (# ...)")
+    elif hint is None:  # the fields it may have meant, in the sheet's language
+        hint = tr("fields: {names}", names=", ".join(names)) if names else None
         if rulebook.open_skills is not None:
-            hint = tr(
-                "{fields}; a skill the rulebook does not list goes under `skills:`", fields=hint
+            hint = (
+                tr("{fields}; a skill the rulebook does not list goes under `skills:`", fields=hint)
+                if hint
+                else tr("a skill goes under `skills:`")
             )
     return SheetError(
         tr("{key}: not a field of the {title} sheet", key=key, title=rulebook.title),
