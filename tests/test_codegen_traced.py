@@ -442,3 +442,52 @@ def test_a_traced_run_puts_its_notes_and_is_called_straight(switch):
         setattr(SWITCH, switch, True)
         made_again()
     assert fast < slow, (fast, slow)
+
+
+OPPOSED = """
+rulebook "O" { }
+sheet { attribute A in 1..10 default 4 }
+check side(a: int) { roll d10 + a >= 8 }
+opposed duel(rival: int) {
+  roll side(A)
+  against side(rival)
+  tie reroll
+}
+action strike(rival: int = 5) {
+  let d = duel(rival)
+  result { won: d.won, ours: d.ours.total }
+}
+"""
+
+
+def test_an_opposed_checks_sides_run_their_whole_generated_function_in_a_traced_run():
+    # An opposed check runs through its closure; its sides, checks it calls one level
+    # down, each call the one function generated for them, frame, body and step
+    # (SWITCH.traced_whole_within): the same trace as the closures', in fewer Python
+    # calls than with the switch off (off: this fails).
+    engine = Engine(dsl.load_text(OPPOSED, "opposed.rules"), FUZZ_LIMITS)
+    sheet = engine.sheet({})
+
+    def run():
+        engine.run("strike", sheet, {}, SeededDice(1), trace=True)
+
+    run()
+    side = engine.compiler.compiled["check", "side"]
+
+    def calls_and_agreement() -> int:
+        side.traced, side.traced_runs, side.whole = None, 0, None
+        for seed in range(8):
+            generated, closures = both_ways(engine, "strike", sheet, {}, seed)
+            assert generated == closures, seed
+        run()
+        return python_calls(run)
+
+    fast = calls_and_agreement()
+    assert side.whole  # (made: the sides are called at depth 1)
+    SWITCH.traced_whole_within = False
+    try:
+        slow = calls_and_agreement()
+        assert side.whole is None  # (never made: only a check run alone calls it)
+    finally:
+        SWITCH.traced_whole_within = True
+    assert fast < slow, (fast, slow)

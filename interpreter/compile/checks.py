@@ -102,7 +102,11 @@ class CompiledCheck(CallFrame):
             if fast:
                 record: Record = fast(ctx, args, span)
                 return record
-        elif ctx.depth == 0 and not ctx.roller.lifts and SWITCH.generated:  # (traced, alone)
+        elif (  # (traced: alone, or called by a closure, `SWITCH.traced_whole_within`)
+            (ctx.depth == 0 or SWITCH.traced_whole_within)
+            and not ctx.roller.lifts
+            and SWITCH.generated
+        ):
             whole = self.whole if self.whole is not None else self.make_whole()
             if whole:
                 alone: Record = whole(ctx, args, span)

@@ -47,6 +47,7 @@ class Switch:
         "traced_steps",
         "traced_straight",
         "traced_whole",
+        "traced_whole_within",
     )
 
     def __init__(self) -> None:
@@ -106,6 +107,10 @@ class Switch:
         #: once it is made (`CallFrame.whole`), else calls the compiled action or check,
         #: which calls it
         self.traced_straight = True
+        #: (with `traced_whole`) a check a closure calls in a traced run (an opposed
+        #: check's sides, a check in a formula's closure) calls that function too, at
+        #: whatever depth (it reads the depth as it runs), else enters its frame itself
+        self.traced_whole_within = True
 
 
 SWITCH = Switch()
