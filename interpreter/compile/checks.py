@@ -19,10 +19,11 @@ from interpreter.compile.check_terms import Shown, TermLabel, explained_sum
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.codegen.emit_steps import generated_check
 from interpreter.compile.codegen.traced import generated_traced_check
+from interpreter.compile.step_texts import grouped_rounds
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import Unknown, count_past_bound, known
 from interpreter.shown import glimpse
-from interpreter.trace import Later, Step, later_step, made_step
+from interpreter.trace import Later, later_step, made_step
 from interpreter.values import Record, normalize
 
 #: what a value is, where a number is wanted (a refusal says it)
@@ -439,21 +440,32 @@ class CompiledOpposed(CallFrame):
                         theirs=theirs["total"],
                     ),
                 )
-                _group(ctx, rounds, self.node.span)
+                grouped_rounds(ctx, rounds, self.node.span)
             record = self.record(ctx, ours, theirs, rerolls, known)
             trace = ctx.trace
-            if trace is not None and trace.wants_at(mark):  # (its step over its sides')
-                bounded = trace.length if trace.most is not None else None
-                verdict, length = (record["won"], record["tie"]), ctx.limits.shown_length
-                depth = ctx.depth - 1  # (the check's own level, above its sides')
-                entry: Any = (self.opposed_parts, ours, theirs, *verdict, length, depth, bounded)
-                if SWITCH.lazy_steps and SWITCH.flat_steps:  # (made when read: `Trace.flat`)
-                    trace.flat = True
-                else:
-                    entry = made_step(self.opposed_parts(*entry[1:]))
-                list.insert(trace, mark, entry)
-                if trace.most is not None and len(trace) > trace.most:
-                    trace.trim()
+            if trace is None:
+                return record
+            most = trace.most  # (`Trace.wants_at`, written out)
+            if most is not None and mark >= most:
+                trace.omitted += 1
+                return record
+            entry: Any = (  # (its step over its sides', at its own level above theirs)
+                self.opposed_parts,
+                ours,
+                theirs,
+                record["won"],
+                record["tie"],
+                ctx.limits.shown_length,
+                ctx.depth - 1,
+                trace.length if most is not None else None,
+            )
+            if SWITCH.lazy_steps and SWITCH.flat_steps:  # (made when read: `Trace.flat`)
+                trace.flat = True
+            else:
+                entry = made_step(self.opposed_parts(*entry[1:]))
+            list.insert(trace, mark, entry)
+            if most is not None and len(trace) > most:
+                trace.trim()
             return record
         finally:
             self.leave(ctx, saved)
@@ -566,17 +578,6 @@ class CompiledOpposed(CallFrame):
         for name, value in self.fields:
             ctx.env[name] = fields[name] = settle(ctx, value(ctx))
         return bounded_record(ctx, Record(fields, kind="opposed"), self.node.span)
-
-
-def _group(ctx, rounds: list, span) -> None:
-    """Put each roll of a tied opposed check under a heading of its own (`tie (15 - 15),
-    roll again`), its dice one level deeper."""
-    trace = ctx.trace
-    ends = [start for start, _ in rounds[1:]] + [len(trace)]
-    for (start, heading), end in reversed(list(zip(rounds, ends))):
-        kind = "tie" if end != len(trace) else "round"
-        head = Step.at(kind, heading, span, {}, ctx.depth)
-        trace[start:end] = [head] + [step.deeper() for step in trace[start:end]]
 
 
 def _side(value, span) -> Record:

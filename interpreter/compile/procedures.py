@@ -79,16 +79,28 @@ class Procedure(CallFrame):
         finally:
             self.leave(ctx, saved)
         trace = ctx.trace
-        if trace is not None and not ctx.quiet and trace.wants():
-            origin = ctx.roller.source.origin
-            length = ctx.limits.shown_length
+        if trace is None or ctx.quiet:
+            return result
+        most = trace.most  # (`Trace.wants`, written out: every roll of a named roll asks)
+        if most is not None and len(trace) >= most:
+            trace.omitted += 1
+        else:
             # (what makes its step put in the trace: flat, made when read, `Trace.flat`)
-            parts = (self.name, result, origin, length, self.node.span, ctx.depth, trace.length)
+            parts = (
+                chain_parts,
+                self.name,
+                result,
+                ctx.roller.source.origin,
+                ctx.limits.shown_length,
+                self.node.span,
+                ctx.depth,
+                trace.length,
+            )
             if SWITCH.lazy_steps and SWITCH.flat_steps:
                 trace.flat = True
-                list.append(trace, (chain_parts, *parts))
+                list.append(trace, parts)
             else:
-                list.append(trace, made_step(chain_parts(*parts)))
+                list.append(trace, made_step(chain_parts(*parts[1:])))
         return result
 
     def roll(self, ctx) -> ChainRoll:

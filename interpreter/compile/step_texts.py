@@ -310,3 +310,14 @@ def item_text(value, where: Place, length: int) -> Message:
 def acting_text(label: str) -> Message:
     """The step before what a run does on another character's sheet: `as Orco:`."""
     return tr("as {who}:", who=label)
+
+
+def grouped_rounds(ctx, rounds: list, span) -> None:
+    """Put each roll of a tied opposed check under a heading of its own (`tie (15 - 15),
+    roll again`), its dice one level deeper."""
+    trace = ctx.trace
+    ends = [start for start, _ in rounds[1:]] + [len(trace)]
+    for (start, heading), end in reversed(list(zip(rounds, ends))):
+        kind = "tie" if end != len(trace) else "round"
+        head = Step.at(kind, heading, span, {}, ctx.depth)
+        trace[start:end] = [head] + [step.deeper() for step in trace[start:end]]
