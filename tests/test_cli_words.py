@@ -99,7 +99,6 @@ def test_rulebook_lang_es_help_at_the_top_is_all_spanish(capsys):
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
-        ([], "rulebook: error: faltan estos argumentos: COMMAND"),
         (["rol"], "argumento COMMAND: opción no válida: 'rol' (elige entre 'roll', 'run'"),
         (["sweep", "brujeria"], "rulebook sweep: error: faltan estos argumentos: ACTION"),
         (["roll", "2d6", "--bogus"], "error: argumentos desconocidos: --bogus"),
@@ -167,3 +166,12 @@ def test_a_sheet_given_without_char_says_how_to_give_it(capsys):
     with pytest.raises(SystemExit):
         main(["--lang", "es", "odds", "brujeria", "asustarse", "Lucia.YML"])
     assert "una hoja de personaje se da con --char: --char Lucia.YML" in capsys.readouterr().err
+
+
+def test_rulebook_alone_shows_its_commands_not_an_error(capsys):
+    assert main([]) == 2
+    shown = capsys.readouterr().err
+    assert "roll a dice expression" in shown and "examples:" in shown
+    assert "required" not in shown
+    assert main(["--lang", "es"]) == 2
+    assert "tira una expresión de dados" in capsys.readouterr().err

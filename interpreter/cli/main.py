@@ -197,6 +197,14 @@ def _rulebook_language(argv: list[str]) -> str | None:
     return None
 
 
+def _only_language(argv: list[str]) -> bool:
+    """Whether a command line holds nothing but `--lang` (or nothing at all)."""
+    return all(
+        arg == "--lang" or arg.startswith("--lang=") or (at and argv[at - 1] == "--lang")
+        for at, arg in enumerate(argv)
+    )
+
+
 def _command_asked(argv: list[str]) -> str | None:
     """The command a command line names first, if nothing but `--lang` comes before it
     (`rulebook --help roll` asks for the whole list)."""
@@ -227,6 +235,9 @@ def _main(argv: list[str]) -> int:
     if language is None and only in RULEBOOK_COMMANDS:
         language = _rulebook_language(argv[1:])
     parser = build_parser(json_errors="--json" in argv, language=language, only=only)
+    if _only_language(argv):  # `rulebook` alone: what it does and its commands, not an error
+        parser.print_help(sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     if getattr(args, "lang", None) is None:  # a command's own --lang, else the one before it
         args.lang = args.lang_of_all
