@@ -274,13 +274,20 @@ class Binder:
                     defaults_ctx = engine.context(Roller(ForcedDice(()), engine.limits), sheet)
                 value = self.default(param, defaults_ctx, sheet)
             else:
+                given = (  # (how a first run on the command line gives it)
+                    tr("on the command line: --target {name}=FILE", name=name)
+                    if getattr(param.type, "name", None) == "character"
+                    else tr("on the command line: --set {name}=VALUE", name=name)
+                )
                 raise ParameterError(
                     tr(
                         "{name} needs the parameter {name2} ({text})",
                         name=node.name,
                         name2=repr(name),
                         text=param.type.span.text,
-                    )
+                    ),
+                    None,
+                    given,
                 )
             args.append(value)
             # A catalog entry is shown by its name, as it was given; a character by its own.

@@ -98,8 +98,9 @@ def test_a_rule_the_targets_sheet_would_break_fails_the_run(engine, hero):
 def test_a_character_left_out_is_an_error_where_it_is_needed(engine, hero):
     with pytest.raises(EvaluationError, match="no character was given for rival"):
         engine.run("echar_un_pulso", hero, {}, ForcedDice([12]))
-    with pytest.raises(ParameterError, match="needs the parameter 'objetivo'"):
+    with pytest.raises(ParameterError, match="needs the parameter 'objetivo'") as error:
         engine.run("atacar", hero, {}, ForcedDice([]))
+    assert "--target objetivo=FILE" in error.value.render()
     with pytest.raises(ParameterError, match=r"a character's sheet, not 'orc\.yaml'"):
         engine.run("atacar", hero, {"objetivo": "orc.yaml"}, ForcedDice([]))
 

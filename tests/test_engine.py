@@ -245,8 +245,9 @@ def test_calls_of_checks_actions_rolls(engine, sheet):
 def test_parameters_are_checked(engine, sheet):
     with pytest.raises(ParameterError, match="no parameter 'spel'"):
         engine.run("cast_spell", sheet, {"spel": "Fireball"})
-    with pytest.raises(ParameterError, match="needs the parameter 'spell'"):
+    with pytest.raises(ParameterError, match="needs the parameter 'spell'") as error:
         engine.run("cast_spell", sheet, {})
+    assert "--set spell=VALUE" in error.value.render()
     with pytest.raises(ParameterError, match="no Spells entry 'Firebal'") as error:
         engine.run("cast_spell", sheet, {"spell": "Firebal"})
     assert "did you mean Fireball?" in error.value.render()
