@@ -316,6 +316,17 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         keyword = _misplaced_keyword(error, text, source, offset)
         if keyword is not None:
             return keyword
+        if token.type == "THEN" and set(error.accepts or error.expected or ()) == {"LBRACE"}:
+            start = offset + token.start_pos
+            return RulebookSyntaxError(  # (`if c then { ... }`: as many languages write it)
+                tr("an `if` statement's block follows its condition, with no `then`"),
+                Span(source, start, start + len(token.value)),
+                tr(
+                    "as in {example}; `then` is for a value: {value}",
+                    example="if c.success { ... }",
+                    value="if c.success then 2 else 1",
+                ),
+            )
         if token.type == "$END":
             end = offset + len(text.rstrip())
             span = Span(source, end, end)

@@ -169,6 +169,17 @@ def test_a_reserved_word_after_an_operator_is_more_likely_an_unfinished_expressi
     assert "`result` is a keyword: as a name, write 'result'" in caught.value.hint
 
 
+def test_then_before_an_if_statements_block_says_the_block_follows_the_condition():
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text('action a() {\n  if 1 > 0 then {\n    note "x"\n  }\n}\n', "k.rules")
+    error = caught.value
+    assert error.message == "an `if` statement's block follows its condition, with no `then`"
+    assert (error.span.line, error.span.column, error.span.text) == (2, 12, "then")
+    assert "if c.success { ... }" in error.hint
+    book = dsl.load_text("action a() {\n  let x = if 1 > 0 then 2 else 1\n}\n", "k.rules")
+    assert "a" in book.actions  # (`then` of a value: as it was)
+
+
 def test_a_misplaced_keyword_elsewhere_is_not_blamed():
     # `to` comes before the `=` here, but no name could stand in its place
     with pytest.raises(RulebookSyntaxError) as caught:
