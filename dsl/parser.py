@@ -19,7 +19,7 @@ from dsl import cache as disk
 from dsl import parser_tables
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import Message, tr
-from dsl.spellings import other_spelling
+from dsl.spellings import other_spelling, other_statement
 from dsl.unicode_text import HALF_CHARACTER, digits_refused, lone_surrogate, other_digit
 
 #: deepest nesting of brackets accepted; deeper text is refused before parsing, so that
@@ -309,6 +309,9 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
             return RulebookSyntaxError(
                 tr("this quoted name is never closed with a matching '"), span
             )
+        other = other_statement(char, frozenset())  # (`;`: a statement of C or Java)
+        if other is not None:
+            return RulebookSyntaxError(other[0], span, other[1])
         message = tr("unexpected character {char}", char=repr(char))
         return RulebookSyntaxError(message, span, _expected_hint(error.allowed))
     if isinstance(error, UnexpectedToken):
@@ -316,6 +319,11 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         keyword = _misplaced_keyword(error, text, source, offset)
         if keyword is not None:
             return keyword
+        other = other_statement(token.value, frozenset(error.accepts or error.expected or ()))
+        if other is not None:  # `set x = 2`, `elif`, `return`: said as what we write
+            start = offset + token.start_pos
+            span = Span(source, start, start + max(1, len(token.value)))
+            return RulebookSyntaxError(other[0], span, other[1])
         if token.type == "THEN" and set(error.accepts or error.expected or ()) == {"LBRACE"}:
             start = offset + token.start_pos
             return RulebookSyntaxError(  # (`if c then { ... }`: as many languages write it)

@@ -103,6 +103,31 @@ def _worded(text: str, position: int) -> tuple | None:
     return None
 
 
+def other_statement(found: str, expected: frozenset) -> tuple | None:
+    """(message, hint) for another language's way to write a statement, met where the
+    parser expected one of `expected` (its terminals' names); None if it is not one."""
+    if found == "=" and "TO" in expected:  # `set hp = hp - 1`
+        return tr("a `set` takes its new value after `to`"), _EXAMPLE.fill(example="set x to 2")
+    if found == ":" and expected == {"EQUAL"}:  # `let x := 3`
+        return tr("a `let` names its value with `=`"), _EXAMPLE.fill(example="let x = 3")
+    if found in ("elif", "elsif", "elseif") and "ELSE" in expected:
+        return (
+            tr("`{word}` is written `else if` here", word=found),
+            _EXAMPLE.fill(example="if a { ... } else if b { ... }"),
+        )
+    if found == "return" and "LET" in expected:  # (where a statement goes)
+        return (
+            tr("an action gives its values in its `result`"),
+            _EXAMPLE.fill(example="result { hit: c.success }"),
+        )
+    if found == ";":
+        return tr("a statement ends with its line, without `;`"), None
+    return None
+
+
+_EXAMPLE = tr("as in {example}")
+
+
 def inline_roll(text: str) -> tuple | None:
     """(message, start, end, hint) when a whole expression is Roll20's inline roll
     `[[1d20+5]]`: it parses here, as a list holding a list, which is seldom what was meant."""

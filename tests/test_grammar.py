@@ -180,6 +180,25 @@ def test_then_before_an_if_statements_block_says_the_block_follows_the_condition
     assert "a" in book.actions  # (`then` of a value: as it was)
 
 
+@pytest.mark.parametrize(
+    ("statement", "column", "message", "hint"),
+    [
+        ("set A = 2", 9, "a `set` takes its new value after `to`", "set x to 2"),
+        ("let x := 3", 9, "a `let` names its value with `=`", "let x = 3"),
+        ('if A > 1 { note "a" } elif A > 2 { }', 25, "`elif` is written `else if` here", "else if"),
+        ("return 3", 3, "an action gives its values in its `result`", "result {"),
+        ("let x = 3;", 12, "a statement ends with its line, without `;`", None),
+    ],
+)
+def test_another_languages_statement_says_how_it_is_written_here(statement, column, message, hint):
+    text = f"sheet {{\n  counter A in 0..5 default 3\n}}\naction a() {{\n  {statement}\n}}\n"
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text(text, "k.rules")
+    error = caught.value
+    assert (error.span.line, error.span.column) == (5, column) and error.message == message
+    assert hint is None or hint in error.hint
+
+
 def test_a_misplaced_keyword_elsewhere_is_not_blamed():
     # `to` comes before the `=` here, but no name could stand in its place
     with pytest.raises(RulebookSyntaxError) as caught:
