@@ -320,21 +320,10 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         if keyword is not None:
             return keyword
         other = other_statement(token.value, frozenset(error.accepts or error.expected or ()))
-        if other is not None:  # `set x = 2`, `elif`, `return`: said as what we write
+        if other is not None:  # `set x = 2`, `if c then {`, `elif`: said as what we write
             start = offset + token.start_pos
             span = Span(source, start, start + max(1, len(token.value)))
             return RulebookSyntaxError(other[0], span, other[1])
-        if token.type == "THEN" and set(error.accepts or error.expected or ()) == {"LBRACE"}:
-            start = offset + token.start_pos
-            return RulebookSyntaxError(  # (`if c then { ... }`: as many languages write it)
-                tr("an `if` statement's block follows its condition, with no `then`"),
-                Span(source, start, start + len(token.value)),
-                tr(
-                    "as in {example}; `then` is for a value: {value}",
-                    example="if c.success { ... }",
-                    value="if c.success then 2 else 1",
-                ),
-            )
         if token.type == "$END":
             end = offset + len(text.rstrip())
             span = Span(source, end, end)

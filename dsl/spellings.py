@@ -103,6 +103,9 @@ def _worded(text: str, position: int) -> tuple | None:
     return None
 
 
+_EXAMPLE = tr("as in {example}")
+
+
 def other_statement(found: str, expected: frozenset) -> tuple | None:
     """(message, hint) for another language's way to write a statement, met where the
     parser expected one of `expected` (its terminals' names); None if it is not one."""
@@ -110,6 +113,15 @@ def other_statement(found: str, expected: frozenset) -> tuple | None:
         return tr("a `set` takes its new value after `to`"), _EXAMPLE.fill(example="set x to 2")
     if found == ":" and expected == {"EQUAL"}:  # `let x := 3`
         return tr("a `let` names its value with `=`"), _EXAMPLE.fill(example="let x = 3")
+    if found == "then" and expected == {"LBRACE"}:  # `if c then { ... }`
+        return (
+            tr("an `if` statement's block follows its condition, with no `then`"),
+            tr(
+                "as in {example}; `then` is for a value: {value}",
+                example="if c.success { ... }",
+                value="if c.success then 2 else 1",
+            ),
+        )
     if found in ("elif", "elsif", "elseif") and "ELSE" in expected:
         return (
             tr("`{word}` is written `else if` here", word=found),
@@ -123,9 +135,6 @@ def other_statement(found: str, expected: frozenset) -> tuple | None:
     if found == ";":
         return tr("a statement ends with its line, without `;`"), None
     return None
-
-
-_EXAMPLE = tr("as in {example}")
 
 
 def inline_roll(text: str) -> tuple | None:
