@@ -11,6 +11,7 @@ stops after a job that left it holding more than `settings["rss"]` bytes.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import logging
@@ -19,6 +20,8 @@ import resource
 import signal
 import socket
 import time
+from collections.abc import Callable
+from typing import Any
 
 from dsl.errors import TOO_DEEP, RulebookError
 from dsl.messages import tr
@@ -284,10 +287,26 @@ def unexpected(error: Exception) -> ServerFailed:
 
 
 def compact(document: dict) -> bytes:
-    """JSON as Starlette's JSONResponse renders it (a NaN is refused: a ValueError)."""
+    """JSON as Starlette's JSONResponse renders it: compact, UTF-8, texts not escaped to
+    ASCII. Written by orjson (`FAST_JSON`; a run's answer in about a ninth of the time)
+    where it writes what the standard encoder would: the same bytes but for a number that
+    is not whole (`1e16` for `1e+16`, the same number) and a NaN or infinity (null; the
+    standard encoder refuses one with a ValueError, and the engine, exact, makes none).
+    What orjson refuses (a whole number past 64 bits, a key that is not a text, a lone
+    surrogate, a value of another kind) goes to the standard encoder, as it all did."""
+    if FAST_JSON is not None:
+        try:
+            return FAST_JSON(document)
+        except TypeError:  # (orjson.JSONEncodeError)
+            pass
     return _COMPACT(document).encode("utf-8")
 
 
+#: orjson's writer, where it is installed (a dependency: see pyproject.toml); None: the
+#: standard encoder writes every answer (tests switch it off to compare)
+FAST_JSON: Callable[[Any], bytes] | None = None
+with contextlib.suppress(ImportError):  # (an install without it: the standard encoder alone)
+    from orjson import dumps as FAST_JSON
 #: the encoder of `compact`, made once (`json.dumps` given options makes one each call)
 _COMPACT = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
