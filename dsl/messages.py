@@ -346,18 +346,46 @@ def show_value(value, language: str | None = None) -> str:
         return "[" + ", ".join([show_value(v, language) for v in value]) + "]"
     if kind in _MAPPINGS or isinstance(value, Mapping):
         _MAPPINGS.add(kind)  # (a Mapping stays one: its type's hook not asked again)
-        if EFFECT_FIELDS.issubset(value.keys()) and len(value) - len(EFFECT_FIELDS) <= 1:
-            shown = _effect_shown(value, language)
-            if shown is not None:  # (else not an effect's shape: shown as any record)
-                return shown
-        label = value.get("label")
-        inner = ", ".join(
-            [f"{k}: {show_value(v, language)}" for k, v in value.items() if k != "label"]
-        )
-        if label is not None:
-            return f"{show_value(label, language)} {{{inner}}}" if inner else str(label)
-        return "{" + inner + "}"
+        if kind not in KEEPS_SHOWN or not SHOWN.kept:
+            return _mapping_shown(value, language)
+        kept = getattr(value, "_shown", None)
+        if kept is None:
+            kept = value._shown = {}
+        text = kept.get(language)
+        if text is None:
+            text = _mapping_shown(value, language)
+            if len(kept) < 4:  # (a record shown in many languages: the first few kept)
+                kept[language] = text
+        return text
     return str(value)
+
+
+class Shown:
+    """Whether a mapping of a type in KEEPS_SHOWN keeps its text in each language (tests
+    switch it off: then written each time it is shown)."""
+
+    kept = True
+
+
+SHOWN = Shown()
+#: the mapping types whose values are immutable and keep their text, by language, in a
+#: slot `_shown` (interpreter.values.Record adds itself): a table's row that a trace shows
+#: in its lookup's step and again in the check that read it, in English (its Message) and
+#: in the page's language, is written once in each
+KEEPS_SHOWN: set[type] = set()
+
+
+def _mapping_shown(value: Mapping, language: str | None) -> str:
+    """A record as people read it: `label {name: value, ...}`, a lasting effect in words."""
+    if EFFECT_FIELDS.issubset(value.keys()) and len(value) - len(EFFECT_FIELDS) <= 1:
+        shown = _effect_shown(value, language)
+        if shown is not None:  # (else not an effect's shape: shown as any record)
+            return shown
+    label = value.get("label")
+    inner = ", ".join([f"{k}: {show_value(v, language)}" for k, v in value.items() if k != "label"])
+    if label is not None:
+        return f"{show_value(label, language)} {{{inner}}}" if inner else str(label)
+    return "{" + inner + "}"
 
 
 #: what a lasting effect holds (interpreter.sheets.validation.EFFECT_KEYS), and its name

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from fractions import Fraction
 
-from dsl.messages import show_value
+from dsl.messages import KEEPS_SHOWN, show_value
 
 #: the types of values that hold no other value (numbers, texts, yes/no, none): never a
 #: list or a record, and asked about before `isinstance(value, Record)`, which for any
@@ -27,9 +27,11 @@ class Record(Mapping):
     `record.total`; `to_json()` gives plain JSON data (docs/json.md).
     """
 
-    __slots__ = ("_cells", "_fields", "_hash", "_whole", "kind")
+    __slots__ = ("_cells", "_fields", "_hash", "_shown", "_whole", "kind")
     #: whether it is shown whole, by (as data, length): set when first asked (interpreter.shown)
     _whole: dict[tuple[bool, int], bool]
+    #: its text as people read it, by language: set when first shown (dsl.messages.show_value)
+    _shown: dict[str | None, str]
 
     def __init__(self, fields: dict, kind: str = "record"):
         self._fields = fields  # a fresh dict, owned by the record from now on
@@ -93,6 +95,9 @@ class Record(Mapping):
 
     def __repr__(self) -> str:
         return f"Record({dict(self._fields)!r})"
+
+
+KEEPS_SHOWN.add(Record)  # (immutable: its text in a language is the same every time)
 
 
 def cut_record(record: Record, fields: tuple) -> Record:

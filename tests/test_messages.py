@@ -95,6 +95,30 @@ def test_a_message_is_rendered_once_per_language_however_often_it_is_shown(monke
     assert line.render("es") == "nivel 3 contra 9"  # (the last language asked kept)
 
 
+def test_a_record_is_written_once_per_language_however_often_it_is_shown(monkeypatch):
+    # (a table's row: in its lookup's step and the check's that read it, run after run)
+    from dsl import messages
+    from interpreter.values import Record
+
+    written: list = []
+    mapping_shown = messages._mapping_shown
+    counted = lambda value, lang: written.append(lang) or mapping_shown(value, lang)  # noqa: E731
+    monkeypatch.setattr(messages, "_mapping_shown", counted)
+    row = Record({"label": "Bueno", "niveles": 2, "ok": True, "inner": Record({"a": None})})
+    texts = [show_value(row, lang) for lang in ("es", None, "es", None, "en", "es")]
+    spanish, english = (
+        "Bueno {niveles: 2, ok: sí, inner: {a: ninguno}}",
+        "Bueno {niveles: 2, ok: yes, inner: {a: none}}",
+    )
+    assert texts == [spanish, english, spanish, english, english, spanish]
+    assert written == ["es", "es", None, None, "en", "en"]  # the row and its inner one
+    assert show_value({"label": "Malo"}) == "Malo"  # (a plain dict: written each time)
+    monkeypatch.setattr(messages.SHOWN, "kept", False)
+    written.clear()
+    assert show_value(row, "es") == spanish and written == ["es", "es"]
+    assert show_value(row, "es") == spanish and written == ["es", "es", "es", "es"]
+
+
 def test_values_inside_messages_speak_the_language():
     from fractions import Fraction
 
