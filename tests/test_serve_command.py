@@ -23,7 +23,7 @@ def _free_port() -> int:
 def _serve(folder: Path, *options: str):
     """A `rulebook serve` process, and the address it printed once it listens."""
     port = _free_port()
-    command = [sys.executable, "-m", "interpreter.cli.main", "serve", str(folder)]
+    command = [sys.executable, "-m", "interpreter.cli", "serve", str(folder)]
     process = subprocess.Popen(
         [*command, "--port", str(port), "--no-browser", *options],
         stdout=subprocess.PIPE,

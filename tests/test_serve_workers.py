@@ -61,7 +61,7 @@ class Served:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
-        command = [sys.executable, "-m", "interpreter.cli.main", "serve", str(folder)]
+        command = [sys.executable, "-m", "interpreter.cli", "serve", str(folder)]
         command += ["--port", str(self.port), "--no-browser", "--workers", str(workers)]
         self.process = subprocess.Popen(
             command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

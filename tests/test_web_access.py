@@ -315,7 +315,7 @@ def _serve(folder: Path, *options: str, env: dict | None = None) -> subprocess.P
         [
             sys.executable,
             "-m",
-            "interpreter.cli.main",
+            "interpreter.cli",
             "serve",
             str(folder),
             "--no-browser",

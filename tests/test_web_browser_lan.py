@@ -68,7 +68,7 @@ def served(tmp_path_factory):
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     environment.pop("RULEBOOK_TOKEN", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "interpreter.cli.main", "serve", str(folder), "--host", ADDRESS,
+        [sys.executable, "-m", "interpreter.cli", "serve", str(folder), "--host", ADDRESS,
          "--port", str(port), "--no-browser", "--lang", "en"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
