@@ -139,8 +139,9 @@ class Engine:
         try:  # (an entry made: its own fast path, `interpreter.run_entries`)
             if not (trace or targets or choices is not None) and SWITCH.generated and REUSE_RUNS:
                 entry = self._entries.get(action) if type(action) is str else None
-                if entry is None:
-                    entry = self._entry(action)
+                if entry is not None:
+                    return entry(sheet, params, dice)
+                entry = self._entry(action)
                 if entry is not None:
                     return entry(sheet, params, dice)
             runnable = self._runnables.get(action) if type(action) is str else None

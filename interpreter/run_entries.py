@@ -57,35 +57,31 @@ ALONE = 3
 NAMES = 3
 
 
-def entry_of(engine: Any, runnable: Any, binding: tuple = (-1, *(None,) * 8)) -> Callable[..., Any]:
-    """The entry of `runnable` for `engine`: `(sheet, params, dice) → Outcome`, which
-    recognises `binding` in place: (how many names, three names, their three values, the
-    sheet or None, (args, shown, warnings)); given others, it binds them and leaves the
-    engine an entry of its own for them (each entry's names its own: threads share them)."""
+def entry_of(engine: Any, runnable: Any) -> Callable[..., Any]:
+    """The entry of `runnable` for `engine`: `(sheet, params, dice) → Outcome`."""
     span, binder = runnable.span, runnable.binder
     if runnable.entered is None:  # (once for the engines sharing the runnable: its limits)
         runnable.entered = entered(runnable, engine.limits)
     rulebook, limits, spares = engine.rulebook, engine.limits, engine._spares
     open_default, characters = engine._open_default, runnable.characters
-    size, a, b, c, x, y, z, keyed, bound = binding
+    by_sheet = bool(binder.needs_sheet or binder.open_skills)
+    #: the binding recognised: (how many names, three names, their three values, the sheet
+    #: or None, (args, shown, warnings)), one tuple read once a run (a thread binding
+    #: anew replaces it whole)
+    last: tuple = (-1, *(None,) * 8)
 
     def bind(sheet: Any, params: Any) -> tuple:
-        """The binding of `params` (`Binder.prepared`), recognised by the engine's entry
-        from now on (of at most NAMES names, each of a value that cannot change)."""
-        given = {} if params is _EMPTY else params
-        got: tuple = binder.prepared(sheet, given)
-        names, values = tuple(params), tuple(params.values())
-        if len(names) <= NAMES and all(type(v) in UNCHANGING or v is _NONE for v in values):
-            by_sheet = binder.needs_sheet or binder.open_skills
-            again = (*names, *names, *names)[:3]  # (fewer than three: a name read again)
-            those = (*values, *values, *values)[:3]
-            made = (len(names), *again, *those, sheet if by_sheet else None, got)
-            engine._entries[runnable.name] = entry_of(engine, runnable, made)
+        """The binding of `params`, the one recognised next if it can be (`binding`)."""
+        nonlocal last
+        got, made = binding(binder, sheet, params, last[0] < 0, by_sheet)
+        if made is not None:
+            last = made
         return got
 
     def entry(sheet: Any, params: Any, dice: Any) -> Any:
         if sheet.rulebook is not rulebook:
             raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
+        size, a, b, c, x, y, z, keyed, bound = last
         if not params:
             params = _EMPTY
         try:  # (`again`'s `same`, in place)
@@ -160,6 +156,33 @@ def entry_of(engine: Any, runnable: Any, binding: tuple = (-1, *(None,) * 8)) ->
         return outcome
 
     return entry
+
+
+def binding(binder: Any, sheet: Any, params: Any, first: bool, by_sheet: bool) -> tuple:
+    """(args, shown, warnings) of `params` (an entry's `_EMPTY`: none), as
+    `Binder.prepared` binds them (its first: by it, its own last binding of the runs
+    before the entry recognised), and the entry's binding of them or None (`recognised`)."""
+    given = {} if params is _EMPTY else params
+    if first:
+        got: tuple = binder.prepared(sheet, given)
+    else:  # (`Binder.prepared`, written out: what it would remember, the entry does)
+        args, shown = binder(sheet, given)
+        got = (args, shown, binder.warnings(sheet, given) if binder.open_skills else ())
+    return got, recognised(params, sheet if by_sheet else None, got)
+
+
+def recognised(params: Any, keyed: Any, got: tuple) -> tuple | None:
+    """An entry's binding (`entry_of`'s `last`) of `params` bound as `got` (`keyed`: the
+    sheet, if the binding reads it), or None: more than NAMES names, or a value that may
+    change."""
+    names, values = tuple(params), tuple(params.values())
+    if len(names) > NAMES:
+        return None
+    if params is not _EMPTY and not all(map(UNCHANGING.__contains__, map(type, values))):
+        return None
+    again = (*names, *names, *names)[:3]  # (fewer than three: a name read again)
+    those = (*values, *values, *values)[:3]
+    return (len(names), *again, *those, keyed, got)
 
 
 def entered(runnable: Any, limits: Any) -> Callable[..., Any]:
