@@ -5,8 +5,9 @@ and entered nothing (`ctx.steps` and `ctx.calls` 0), under limits known when it 
 It is the action's untraced function (`emit_steps.generated_action`, lean: no `env`, its
 own frame left out) with what those make known decided once, when it is written: the
 call depth of its entry (0, under a `call_depth` of at least 1) not tested, its count on
-entry given (not added), and the bound of that count tested here (the steps past the
-bound, or a check inside too deep, leave the test in place: the run raises as it would).
+entry given (not added), the bound of that count tested here (the steps past the bound,
+or a check inside too deep, leave the test in place: the run raises as it would), its
+whole-number limits read as constants, and its context, a `Run`, its dice's roller.
 Everything else is the function as written; any other shape of it: none is made (its
 entry calls the action's own generated function).
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 from interpreter.compile.codegen.emit_steps import Steps, compile_function, write_action
 from interpreter.compile.codegen.emitted import HOISTED, WORD, Emitted
-from interpreter.runtime import STEPS_BETWEEN_CLOCKS
+from interpreter.runtime import STEPS_BETWEEN_CLOCKS, Run
 
 #: how a lean action's generated function begins, line by line (`emit_steps._entered`,
 #: `_counted_on_entry` and `lean_frames.lean_own`)
@@ -32,6 +33,9 @@ _BOUND = re.compile(
 _PAST = re.compile(r"        _k[0-9]+\(ctx, [^\n]*\)\Z")
 #: a test of two constants (a die's faces against `faces_per_die`)
 _KNOWN = re.compile(r" and (_k[0-9]+) <= (_k[0-9]+)(?=:| and)")
+#: a die's roller read, and tested to be a real run's (`emit_values.Values.face`)
+_ROLLER = "roller = ctx.roller"
+_IS_RUN = re.compile(r"\bif type\(roller\) is (_k[0-9]+) and ")
 #: the lines between the depth test and the count: the parameters unpacked, at most
 _FRAME = 4
 
@@ -86,8 +90,19 @@ def fresh(out: Emitted, limits: Any) -> bool:
             read = re.compile(rf"\blimits\.{name}\b")
             lines = [read.sub(out.constant(value), line) for line in lines]
     lines[1] = f"    limits = {out.constant(limits)}"
-    out.lines = [_folded(line, out.namespace) for line in lines]
+    out.lines = [_ran(_folded(line, out.namespace), out.namespace) for line in lines]
     return True
+
+
+def _ran(line: str, namespace: dict) -> str:
+    """A line of a die drawn (`emit_values.Values.face`) on the entry's context, which is
+    its own roller (a `Run`: `ctx.roller is ctx` throughout the run): read as itself."""
+    if line.endswith(_ROLLER) and not line[: -len(_ROLLER)].strip():
+        return line[: -len(_ROLLER)] + "roller = ctx"
+    test = _IS_RUN.search(line)
+    if test is not None and namespace.get(test.group(1)) is Run:
+        line = line.replace(test.group(0), "if ", 1)
+    return line
 
 
 def _folded(line: str, namespace: dict) -> str:
