@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from sys import getrefcount
 from typing import Any
 
 from dsl.bounded import Bounded
@@ -48,6 +47,8 @@ from interpreter.odds import BUDGET, EPSILON, Odds, action_odds
 from interpreter.odds.best_play import Goal, best_odds
 from interpreter.outcome import Change, CharacterOutcome, Outcome, speaking, spoken
 from interpreter.parameters import Binder, shared
+from interpreter.run_entries import SWITCH as ENTRIES
+from interpreter.run_entries import entry_of, fast_run
 from interpreter.runnables import Params, RollCall, Runnable, with_targets
 from interpreter.runtime import Context, Roller, RollerProtocol, Run
 from interpreter.sheets.character import Sheet
@@ -64,12 +65,6 @@ REUSE_RUNS = True
 #: a traced run goes the untraced one's way too (a context reused, `Outcome()`), calling
 #: its compiled form (False: through `_run`, a context of its own)
 TRACED_RUNS = True
-#: contexts kept for the next runs, at most (one for each thread running at once)
-SPARES = 4
-#: references to a finished run's context where nothing else holds it: the run's local
-#: name, its roller (itself), `getrefcount`'s own argument (the same for its state: the
-#: local, the context's `state`, the argument)
-ALONE = 3
 _ENGINES = Bounded(ENGINES_TEXT, count=64)
 
 
@@ -96,6 +91,8 @@ class Engine:
         self._open_default = self.compiler.open_default  # (read by every run)
         #: contexts of finished runs, each made again into a new run's (`REUSE_RUNS`)
         self._spares: list[Run] = []
+        #: name → the entry of a runnable whose generated function is made (`ENTRIES`)
+        self._entries: dict[str, Callable[..., Outcome]] = {}
 
     @classmethod
     def of(cls, rulebook: Rulebook) -> Engine:
@@ -139,7 +136,14 @@ class Engine:
         # The hot path of the API: `speaking` written out, and nothing made that the run
         # does not need. A run with nothing around it (no targets, choices nor trace)
         # whose generated function is made calls it here; any other goes through `_run`.
-        try:
+        try:  # (an entry made: its own fast path, `interpreter.run_entries`)
+            if not (trace or targets or choices is not None) and SWITCH.generated and REUSE_RUNS:
+                entry = self._entries.get(action) if type(action) is str else None
+                if entry is not None:
+                    return entry(sheet, params, dice)
+                entry = self._entry(action)
+                if entry is not None:
+                    return entry(sheet, params, dice)
             runnable = self._runnables.get(action) if type(action) is str else None
             if runnable is None:
                 runnable = self.runnable(action)
@@ -150,81 +154,19 @@ class Engine:
                 fast = runnable.compiled.whole
             if fast is None or targets or choices is not None or not SWITCH.generated:
                 return self._run(runnable, sheet, params, dice, targets, choices, trace)
-            if sheet.rulebook is not self.rulebook:
-                raise SheetError(tr("this sheet was loaded for another rulebook"), path=sheet.path)
-            args, shown, warnings = runnable.binder.prepared(sheet, params or {})
-            source = dice if dice is not None else SeededDice()
-            steps = self._heading(runnable, shown) if trace else None
-            spares = self._spares
-            try:  # a context an earlier run left, as a new one (`REUSE_RUNS`)
-                ctx = spares.pop() if spares else None
-            except IndexError:  # (another thread took it first)
-                ctx = None
-            if ctx is None:
-                state = State(sheet._values, self._open_default)
-                ctx = Run(source, self.limits, state, steps)  # (its own roller)
-                # (kept when it is over: no clock, and room for it among the spares)
-                room = REUSE_RUNS and ctx.deadline is None and len(spares) < SPARES
-            else:
-                state = ctx.state  # type: ignore[assignment]  # (None: made just below)
-                if state is None:  # (the last run wrote: a new working sheet)
-                    state = ctx.state = State(sheet._values, self._open_default)
-                else:  # (no other name for it: nothing but the run holds it when it is over)
-                    state.values = sheet._values
-                ctx.source, ctx.drawn, ctx.steps, ctx.trace = source, [], 0, steps
-                room = REUSE_RUNS  # (no clock: its own place among the spares)
-            try:
-                result = fast(ctx, args, runnable.span)  # (`compiled`'s own first test)
-                if state.own or state.cast is not None:
-                    new_sheet, written = self.commit(ctx, sheet)
-                    changes: tuple[Change, ...] = tuple(written)
-                    clean = False  # (its working sheet is not the next run's)
-                else:  # nothing was written: the same sheet, nothing to check again
-                    new_sheet, changes, clean = sheet, (), True
-                if runnable.characters:
-                    others = self.others_of(ctx, args)
-                    clean = clean and state.cast is None
-                else:
-                    others = ()
-                if type(source) is not SeededDice:  # (whose `finish` has nothing to do)
-                    source.finish()
-            except EvaluationError as error:
-                self._failed(error, ctx, runnable, sheet, args, shown, source, steps)
-                raise
-            made = tuple(ctx.choices) if ctx.choices else ()
-            if state.cast is not None:
-                state.cast.clear()
-            outcome = Outcome()  # (`Outcome.made`, written out)
-            # (the run's own list of faces, which nothing draws into any more: the
-            # Outcome gives it as a tuple when read)
-            outcome._replay = (self, runnable, sheet, args, ctx.drawn, shown, source.origin, made)
-            outcome.result, outcome.sheet, outcome.changes = result, new_sheet, changes
-            outcome.warnings, outcome.characters = warnings, others
-            outcome.steps = ctx.steps  # (its `_params` and `_trace` left unset: none yet)
-            if steps is not None:
-                outcome._trace = steps.close()
-                ctx.trace = None  # (the next run's given, if it records one)
-            # The run is over. Its context is kept for the next run if nothing else holds
-            # it (nor its working sheet, unless written: the next run makes its own) and
-            # it has no clock; else no cycle is left for the garbage collector (its
-            # roller is itself), so that all it made is freed at once.
-            if room and getrefcount(ctx) <= ALONE:
-                if made:
-                    ctx.choices = []
-                if ctx.env:
-                    ctx.env = {}
-                ctx.source = None  # type: ignore[assignment]  # (given on its next run)
-                if clean and getrefcount(state) <= ALONE:
-                    state.values = None  # type: ignore[assignment]  # (given on its next run)
-                    state.summary = ()
-                else:
-                    ctx.state = None
-                spares.append(ctx)
-            else:
-                ctx.roller = None  # type: ignore[assignment]  # (nothing rolls any more)
-            return outcome
+            return fast_run(self, runnable, fast, sheet, params, dice, trace, REUSE_RUNS)
         except (RulebookError, RecursionError) as error:
             raise spoken(error, self.language) from None
+
+    def _entry(self, action: str) -> Callable[..., Outcome] | None:
+        """The entry of a runnable whose generated function is made, made now (None
+        before, or with `ENTRIES` off: `run`'s own fast path then)."""
+        runnable = self.runnable(action)  # (a ParameterError for no such name, as `run`'s)
+        if runnable.fast is None or not ENTRIES.on:
+            return None
+        made: Callable[..., Outcome] = entry_of(self, runnable)
+        self._entries[action] = made
+        return made
 
     def _run(
         self,

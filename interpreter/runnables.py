@@ -46,7 +46,7 @@ class RollCall:
 class Runnable:
     """What `run` can run: an action, a check or a named roll, with its parameters."""
 
-    __slots__ = ("binder", "characters", "compiled", "fast", "kind", "name", "span")
+    __slots__ = ("binder", "characters", "compiled", "entered", "fast", "kind", "name", "span")
 
     def __init__(self, kind: str, name: str, compiled: Any, binder: Binder):
         self.kind = kind  # "action", "check" or "roll"
@@ -56,6 +56,8 @@ class Runnable:
         self.span = compiled.node.span
         #: the generated function an untraced run calls straight (codegen), once made
         self.fast: Callable[..., Any] | None = None
+        #: the generated function its entry calls (interpreter.run_entries), once made
+        self.entered: Callable[..., Any] | None = None
         #: whether other characters may be given to it (parameters of type character)
         self.characters = any(
             isinstance(p.type, n.NamedType) and p.type.name == "character"

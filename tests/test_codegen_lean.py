@@ -23,7 +23,7 @@ from test_codegen_traced import python_calls
 
 import dsl
 from dsl.errors import RulebookError
-from interpreter import Engine, SeededDice
+from interpreter import Engine, SeededDice, run_entries
 from interpreter import parameters as parameters_module
 from interpreter.compile.codegen import SWITCH, closures_only, lean_frames, lookups, returned
 from interpreter.compile.codegen.emitted import UnsafeSource, check_source
@@ -202,7 +202,9 @@ def calls_per_run(written_out: bool, name: str = "bound") -> int:
 def test_the_last_binding_is_recognised_in_one_call(monkeypatch):
     # The same parameters again: one Python call recognises them (the function made for
     # the binding), where `Binder.prepared` reads them and tests them in two. Switched
-    # off, a run calls one function more (this fails).
+    # off, a run calls one function more (this fails). (Without entries, which recognise
+    # it in none: tests/test_run_entries.py.)
+    monkeypatch.setattr(run_entries.SWITCH, "on", False)
     written = calls_per_run(True)
     monkeypatch.setattr(parameters_module, "WRITTEN_OUT", False)
     assert calls_per_run(False) == written + 1

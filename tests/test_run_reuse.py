@@ -140,21 +140,22 @@ def test_a_context_something_else_holds_is_never_reused(engine):
     """A context still held once the run is over (here by a wrapper keeping it) is left
     alone: the next run makes its own, and the one held has no cycle left."""
     sheet = engine.sheet({"Strength": 3, "Health": 10})
-    engine.run("test", sheet, {"bonus": 1}, SeededDice(1))
+    for _ in range(2):  # (its function made, then its entry: `run_entries`)
+        engine.run("test", sheet, {"bonus": 1}, SeededDice(1))
     runnable = engine.runnable("test")
-    fast, held = runnable.fast, []
+    fast, held = runnable.entered, []  # (what its entry calls: `Runnable.entered`)
 
     def keeping(ctx, args, span):
         held.append(ctx)
         return fast(ctx, args, span)
 
     engine._spares.clear()
-    runnable.fast = keeping
+    runnable.entered = keeping
     try:
         first = engine.run("test", sheet, {"bonus": 1}, SeededDice(2))
         second = engine.run("test", sheet, {"bonus": 1}, SeededDice(2))
     finally:
-        runnable.fast = fast
+        runnable.entered = fast
     assert held[0] is not held[1] and held[0].roller is None
     assert engine._spares == [] and plain(first) == plain(second)
 

@@ -438,7 +438,7 @@ def _without_env(write: Any, *args: Any) -> tuple[Any, str] | None:
 
 def generated_action(compiler: Any, action: Any, too_deep: Any) -> tuple[Any, str] | None:
     """(the function running a compiled action untraced, its source), or None."""
-    return _without_env(_action, compiler, too_deep, action)
+    return _without_env(write_action, compiler, too_deep, action)
 
 
 def generated_check(compiler: Any, check: Any, too_deep: Any) -> tuple[Any, str] | None:
@@ -446,7 +446,7 @@ def generated_check(compiler: Any, check: Any, too_deep: Any) -> tuple[Any, str]
     return _without_env(_check, compiler, too_deep, check)
 
 
-def _action(steps: Steps, compiler: Any, too_deep: Any, action: Any) -> bool:  # noqa: ARG001 (written by `_without_env`)
+def write_action(steps: Steps, compiler: Any, too_deep: Any, action: Any) -> bool:  # noqa: ARG001 (written by `_without_env`)
     """An action's function written into `steps` (False: it cannot be)."""
     try:
         _entered(steps, "_f1", action.names, too_deep)
