@@ -40,7 +40,11 @@ class Server:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
-        command = [sys.executable, "-m", "interpreter.cli", "serve", str(self.folder)]
+        # (`python -m interpreter.cli`; a tree older than its __main__.py: the module itself)
+        cli = "interpreter.cli"
+        if not (self.code / "interpreter/cli/__main__.py").is_file():
+            cli = "interpreter.cli.main"
+        command = [sys.executable, "-m", cli, "serve", str(self.folder)]
         command += ["--port", str(self.port), "--no-browser", *self.options]
         env = {**os.environ, "PYTHONPATH": str(self.code)}
         # Its messages to a file: a pipe nobody reads would fill and stop the server.
