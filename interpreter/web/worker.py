@@ -307,6 +307,7 @@ def compact(document: dict) -> bytes:
 FAST_JSON: Callable[[Any], bytes] | None = None
 with contextlib.suppress(ImportError):  # (an install without it: the standard encoder alone)
     from orjson import dumps as FAST_JSON
+
 #: the encoder of `compact`, made once (`json.dumps` given options makes one each call)
 _COMPACT = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
