@@ -141,12 +141,15 @@ class Engine:
                 entry = self._entries.get(action) if type(action) is str else None
                 if entry is not None:
                     return entry(sheet, params, dice)
-                entry = self._entry(action)
-                if entry is not None:
-                    return entry(sheet, params, dice)
             runnable = self._runnables.get(action) if type(action) is str else None
             if runnable is None:
                 runnable = self.runnable(action)
+            alone = not (trace or targets or choices is not None) and SWITCH.generated
+            if alone and REUSE_RUNS and runnable.fast is not None and ENTRIES.on:
+                # (its generated function made: its entry, made now, for every run after)
+                made: Callable[..., Outcome] = entry_of(self, runnable)
+                entry = self._entries[action] = made
+                return entry(sheet, params, dice)
             # (traced: its compiled form, which calls the generated traced code itself; or
             # that code's whole function straight, once made: `SWITCH.traced_straight`)
             fast = runnable.fast if not trace else (TRACED_RUNS and runnable.compiled) or None
@@ -157,16 +160,6 @@ class Engine:
             return fast_run(self, runnable, fast, sheet, params, dice, trace, REUSE_RUNS)
         except (RulebookError, RecursionError) as error:
             raise spoken(error, self.language) from None
-
-    def _entry(self, action: str) -> Callable[..., Outcome] | None:
-        """The entry of a runnable whose generated function is made, made now (None
-        before, or with `ENTRIES` off: `run`'s own fast path then)."""
-        runnable = self.runnable(action)  # (a ParameterError for no such name, as `run`'s)
-        if runnable.fast is None or not ENTRIES.on:
-            return None
-        made: Callable[..., Outcome] = entry_of(self, runnable)
-        self._entries[action] = made
-        return made
 
     def _run(
         self,
