@@ -194,6 +194,29 @@ def test_an_item_by_position_a_list_without_one_texts_joined_and_read():
     assert odds.exact and counted(odds) == marginal(joint, "rest")
 
 
+LET_ITEMS = """
+rulebook "Let items" { }
+action act() "Act" {
+  let l = [4, 5, 6]
+  let x = l[2]
+  let r = 3d6
+  let low = r.sorted[1]
+  let last = r.dice[-1]
+  result { x: x, low: low, last: last }
+}
+"""
+
+
+def test_a_let_may_hold_an_item_of_a_list():
+    # (a `let` of an item once failed to compile: a KeyError, not a rulebook's error)
+    engine = Engine(dsl.load_text(LET_ITEMS))
+    sheet = engine.sheet({})
+    out = engine.run("act", sheet, {}, dice=ForcedDice([2, 5, 1]))
+    assert out.result == {"x": 5, "low": 1, "last": 1}
+    odds = engine.odds("act", sheet, {}, "last")
+    assert odds.exact and odds.probabilities == {face: Fraction(1, 6) for face in range(1, 7)}
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [

@@ -48,6 +48,11 @@ NEGATIVE = {
 }
 
 
+def _kind(binding) -> str | None:
+    """A binding's kind; None for what has none (a list's item, `r.dice[3]`)."""
+    return None if binding is None else binding.kind
+
+
 class Statements(CompilerHost):
     """The statement handlers of the Compiler, one per node class."""
 
@@ -67,7 +72,7 @@ class Statements(CompilerHost):
         keep = tuple(sorted(read)) if read else None
         if declared is not None and declared.kind == "ref":
             value = self.ref(node.expr)
-        elif isinstance(node.expr, n.Index) and self.bindings[id(node.expr)].kind == "table":
+        elif isinstance(node.expr, n.Index) and _kind(self.binding_of(node.expr)) == "table":
             unread = bool(self.reads) and name not in self.reads[-1]
             wanted = frozenset() if unread else (frozenset(read) if read is not None else None)
             # read only field by field: its cells with dice rolled when (if) first read
