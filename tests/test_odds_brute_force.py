@@ -41,7 +41,10 @@ table Level by n {
 
 
 #: the statements an action is made of (an opposed check twice as often: its ties)
-KINDS = ("opposed", "opposed", "die", "check", "if", "repeat", "for", "table", "require", "set")
+KINDS = (
+    *("opposed", "opposed", "die", "check", "if", "repeat", "for", "table", "require", "set"),
+    "pool",
+)
 
 
 @st.composite
@@ -76,7 +79,7 @@ opposed o(y: int = 0) "O" {{
         kind = draw(st.sampled_from(KINDS))
         number = draw(st.sampled_from(numbers))
         name = f"v{index}"
-        cost = {"die": 1, "check": 1, "opposed": 4, "repeat": 2, "for": 2}.get(kind, 0)
+        cost = {"die": 1, "check": 1, "opposed": 4, "repeat": 2, "for": 2, "pool": 2}.get(kind, 0)
         if dice + cost > 6:
             kind, cost = "set", 0
         dice += cost
@@ -106,6 +109,22 @@ opposed o(y: int = 0) "O" {{
             body.append(f"repeat 2 times{until} {{ set acc to acc + d2 }}")
         elif kind == "for":
             body.append("for each k in [1, 2] { set acc to acc + d2 * k }")
+        elif kind == "pool":  # a pool bound by `let`, and a value read of its dice
+            body.append(f"let {name}p = 2d3")
+            read = draw(
+                st.sampled_from(
+                    [
+                        f"{name}p.sorted[1]",
+                        f"{name}p.dice[-1]",
+                        f"highest({name}p)",
+                        f"count({name}p, 2..3)",
+                        f"[{number}, {name}p][2]",
+                    ]
+                )
+            )
+            body.append(f"let {name} = {read}")
+            numbers.append(name)
+            results[name] = name
         elif kind == "table":
             body.append(f"let {name} = Level[{number} + acc]")
             results[name] = name
