@@ -175,3 +175,20 @@ def test_rulebook_alone_shows_its_commands_not_an_error(capsys):
     assert "required" not in shown
     assert main(["--lang", "es"]) == 2
     assert "tira una expresión de dados" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["rol", "d20"], "did you mean roll?"),
+        (["oddz", "d20"], "did you mean odds?"),
+        (["--lang", "es", "rol", "d20"], "¿querías decir roll?"),
+    ],
+)
+def test_a_misspelled_command_names_the_command_it_is_close_to(capsys, argv, said):
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2 and said in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["xyzzy"])  # (nothing close: no hint)
+    assert "did you mean" not in capsys.readouterr().err

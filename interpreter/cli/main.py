@@ -8,7 +8,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from dsl.errors import RulebookError
+from dsl.errors import RulebookError, did_you_mean
 from dsl.messages import (
     Message,
     language_for,
@@ -72,6 +72,7 @@ class Parser(argparse.ArgumentParser):
         with words.speaking(language):  # argparse names its sections and --help here
             super().__init__(*args, **kwargs)
         self.json_errors = json_errors
+        self.command_hint: str | None = None  # (a Message: dsl.errors.did_you_mean's)
         self.register("action", "parsers", Commands)
 
     def parse_args(self, args=None, namespace=None):
@@ -107,6 +108,8 @@ class Parser(argparse.ArgumentParser):
         return commands
 
     def error(self, message: str):
+        if self.command_hint is not None:  # `rulebook rol d20`: the command it is close to
+            message += "\n" + translate(self.command_hint, self.language)
         sheets = [w for w in message.split() if w.lower().endswith((".yaml", ".yml", ".json"))]
         if sheets:  # `rulebook run book.rules act hero.yaml`: a first run often reads so
             hint = tr("a character sheet is given with --char: --char {file}", file=sheets[0])
@@ -133,7 +136,7 @@ class Commands(argparse._SubParsersAction):
 
 def build_parser(
     json_errors: bool = False, language: str | None = None, only: str | None = None
-) -> argparse.ArgumentParser:
+) -> Parser:
     """The `rulebook` command's parser; its help in `language` (English by default).
     With `only`, the parser of that one command alone (what a command line naming it
     needs: the others' modules are not imported)."""
@@ -219,6 +222,19 @@ def _command_asked(argv: list[str]) -> str | None:
     return None
 
 
+def _command_hint(argv: list[str]) -> str | None:
+    """`did you mean roll?` for a command line whose command is misspelled."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--lang":
+            skip = True
+        elif not arg.startswith("-"):
+            return None if arg in COMMAND_NAMES else did_you_mean(arg, COMMAND_NAMES)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = options.expressions_with_a_minus(sys.argv[1:] if argv is None else list(argv))
     out, err = sys.stdout, sys.stderr
@@ -238,6 +254,7 @@ def _main(argv: list[str]) -> int:
     if _only_language(argv):  # `rulebook` alone: what it does and its commands, not an error
         parser.print_help(sys.stderr)
         return 2
+    parser.command_hint = _command_hint(argv)
     args = parser.parse_args(argv)
     if getattr(args, "lang", None) is None:  # a command's own --lang, else the one before it
         args.lang = args.lang_of_all
