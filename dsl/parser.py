@@ -332,8 +332,27 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
             start = offset + token.start_pos
             span = Span(source, start, start + max(1, len(token.value)))
             message = tr("unexpected {token}", token=_describe_token(token))
+            if _text_ends_inside_braces(text, token.start_pos):  # `"{join(l, ", ")}"`
+                hint = tr(
+                    "a text inside a text's {...} ends the outer text: name it first, as "
+                    'in let sep = ", " and then "{join(l, sep)}"'
+                )
+                return RulebookSyntaxError(message, span, hint)
         return RulebookSyntaxError(message, span, _expected_hint(error.accepts or error.expected))
     return RulebookSyntaxError(str(error), Span(source, offset, offset))
+
+
+def _text_ends_inside_braces(text: str, at: int) -> bool:
+    """Whether the text written just before `at` ends inside an open `{` (its `"` meant
+    to open a text within it)."""
+    before = text[:at].rstrip()
+    if not before.endswith('"'):
+        return False
+    opening = before.rfind('"', 0, len(before) - 1)
+    while opening > 0 and before[opening - 1] == "\\":  # (an escaped quote is inside)
+        opening = before.rfind('"', 0, opening - 1)
+    inside = before[opening + 1 : -1]
+    return opening >= 0 and inside.count("{") > inside.count("}")
 
 
 def _misplaced_keyword(error: UnexpectedToken, text: str, source: Source, offset: int):

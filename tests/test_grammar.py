@@ -256,3 +256,24 @@ def test_a_term_the_parser_refuses_is_refused_alike(text):
         assert str(raised.value) == str(error)
     else:
         assert parse_expression(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("inner", "unexpected"),
+    [('{number("4")}', "unexpected number 4"), ('{join(Gear, ", ")}', "unexpected ','")],
+)
+def test_a_text_written_inside_a_texts_braces_says_to_name_it_first(inner, unexpected):
+    text = f'sheet {{\n  list Gear\n}}\naction a() {{\n  note "{inner}"\n}}\n'
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text(text, "k.rules")
+    error = caught.value
+    assert error.message == unexpected and "name it first" in error.hint
+    with pytest.raises(RulebookSyntaxError) as caught:  # (a text closed before: no such hint)
+        dsl.load_text('action a() {\n  note "a" "b"\n}\n', "k.rules")
+    assert "name it first" not in (caught.value.hint or "")
+    named = (
+        text.replace('", "', "sep")
+        .replace('"4"', "sep")
+        .replace("  note", '  let sep = "4"\n  note')
+    )
+    assert "a" in dsl.load_text(named, "k.rules").actions  # (named first, as the hint says)
