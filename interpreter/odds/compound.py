@@ -62,16 +62,18 @@ WORLDS_PER_WORK = 64
 class Plan:
     """What `plan_of` found: the run's statements (those not idle) and their kinds
     ("base", "dependent" or "let"), the names read after it (`out`), the index of its
-    last statement, and by pool the statements reading it, or reading what reads it
-    (`readers`, in order)."""
+    last statement, by pool the statements reading it, or reading what reads it
+    (`readers`, in order), and the other names read after it (`kept`: each world's, as
+    it was before the run or as the run left it)."""
 
-    __slots__ = ("kinds", "last", "out", "readers", "statements")
+    __slots__ = ("kept", "kinds", "last", "out", "readers", "statements")
 
-    def __init__(self, steps: list, out: tuple, last: int, readers: dict) -> None:
+    def __init__(self, steps: list, out: tuple, last: int, readers: dict, after) -> None:
         self.statements = tuple(statement for _, statement in steps)
         self.kinds = {statement.node.name: kind for kind, statement in steps}
         self.out, self.last = out, last
         self.readers = {name: tuple(found) for name, found in readers.items()}
+        self.kept = tuple(name for name in after if name not in out)
 
 
 def plan_of(explorer, statements: tuple, index: int, live: list) -> Plan | None:
@@ -147,7 +149,7 @@ def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
     out = tuple(sorted(name for name in kinds["let"] if name in after))
     if any(after[name] is not None for name in out):
         return None
-    return Plan(steps, out, last, readers)
+    return Plan(steps, out, last, readers, after)
 
 
 def _reads(reads, expr) -> set:
@@ -197,10 +199,9 @@ def compound_run(explorer, statements: tuple, index: int, worlds, live: list):
     plan = plan_of(explorer, statements, index, live)
     if plan is None:
         return None
-    needs = live[plan.last].needs
     made: list = []
     for world in worlds:
-        found = _counted(explorer, plan, world, needs)
+        found = _counted(explorer, plan, world)
         if found is None:
             return None
         made.extend(found)
@@ -258,10 +259,11 @@ def _plain(caught) -> bool:
     roll, questions = caught
     if not is_term(roll) or roll.steps != () or questions is None:
         return False
-    for question in questions:  # noqa: SIM110 (no generator: asked of every pool caught)
-        if type(question) is not Count:
-            return False
-    return True
+    return set(map(type, questions)) <= _COUNTS  # (in C: asked of every pool caught)
+
+
+_COUNTS = frozenset({Count})
+_INTS = frozenset({int})
 
 
 def _classes(die, questions: tuple) -> dict:
@@ -299,10 +301,7 @@ def _unasked(question):
 
 def _outs(env: dict, out: tuple) -> tuple | None:
     values = tuple(map(env.get, out))  # (a name missing: None, not a number)
-    for value in values:
-        if type(value) is not int:
-            return None
-    return values
+    return values if set(map(type, values)) <= _INTS else None
 
 
 class _Dice:
@@ -325,13 +324,9 @@ class _Dice:
     def narrowed(self) -> int:
         """The amounts cut to the names some die moves (skill dice never rolled, say:
         their successes stay as they are at zero), their number."""
-        moved = [False] * len(self.out)
-        for amounts in self.moves.values():
-            for i, amount in enumerate(amounts):
-                if amount:
-                    moved[i] = True
-        active = self.active = tuple(i for i, m in enumerate(moved) if m)
-        if len(active) < len(moved):
+        columns = zip(*self.moves.values())  # (each name's amounts; none without moves)
+        active = self.active = tuple(i for i, amounts in enumerate(columns) if any(amounts))
+        if len(active) < len(self.out):
             pick: Callable[..., tuple]
             if len(active) > 1:
                 pick = itemgetter(*active)  # (a tuple of them)
@@ -342,7 +337,7 @@ class _Dice:
         return len(active)
 
 
-def _counted(explorer, plan: Plan, world: World, needs: dict) -> list | None:
+def _counted(explorer, plan: Plan, world: World) -> list | None:
     """The worlds the run makes from `world`, or None."""
     runner = _Runner(explorer, plan, world)
     ran = runner.run(plan.statements, dict(world.env))
@@ -369,7 +364,7 @@ def _counted(explorer, plan: Plan, world: World, needs: dict) -> list | None:
         for answers in classes:
             if any(answers) and not _probe(runner, plan, dice, env0, origin, name, answers):
                 return None
-    kept = {k: v for k, v in env0.items() if k in needs and k not in plan.out}
+    kept = {name: env0[name] for name in plan.kept if name in env0}
     return _worlds(explorer, world, dice, (origin, kept, taken))
 
 
@@ -436,6 +431,10 @@ def _shifted(dice: _Dice) -> bool:
     of `b`, e each, e the most one face takes back). False where a face would take back
     more than the dice asked at zero, or ask for more than MOST_PER_DIE."""
     for name, (at_start, more) in dice.asks.items():
+        if min(more.values(), default=0) >= 0:  # (no face takes dice back: the commonest)
+            if at_start < 0:
+                return False
+            continue
         for base in sorted({base for base, _ in more}):
             roll, _, classes = dice.pools[base]
             least = min(more.get((base, answers), 0) for answers in classes)
