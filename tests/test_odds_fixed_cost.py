@@ -13,6 +13,8 @@ An exploration with no cap on its outcomes does not look up the result's fields 
 only past a cap). A `repeat`'s message for its count (shown only in an error) is made
 once, when compiled. A `bool` parameter given yes or no is taken as it is
 (parameters.BOOL_AT_ONCE), as an `int` given a whole number is: no message made for it.
+An action's result fields, and whether they read both sides of an opposed check, are
+read from its definition once per rulebook (marginals.SHAPES), not at every answer.
 """
 
 from __future__ import annotations
@@ -182,3 +184,29 @@ def test_a_bool_parameter_given_yes_or_no_is_taken_as_it_is(monkeypatch, at_once
     spelled = engine.odds("pool", engine.sheet({}), {"n": 1, "push": "yes"})
     assert spelled.probabilities == answer.probabilities
     assert ("push", "yes") in converted
+
+
+@pytest.mark.parametrize("once", [True, False])
+def test_an_actions_result_fields_are_read_once_per_rulebook(monkeypatch, once) -> None:
+    # Whether the whole result reads both sides of an opposed check, and its fields, are
+    # found from the action's definition once (marginals.result_shape): a second answer
+    # of a fresh engine reads them again only with the switch off (marginals.SHAPES:
+    # this fails).
+    from interpreter.odds import marginals
+
+    monkeypatch.setattr(marginals, "SHAPES", once)
+    looked: list = []
+    original = marginals.both_sides
+
+    def counted(book, action):
+        looked.append(action)
+        return original(book, action)
+
+    monkeypatch.setattr(marginals, "both_sides", counted)
+    book = dsl.load_text(BOOK + f"\n# shapes {once}\n")
+    answers = []
+    for n in (1, 2):
+        engine = Engine(book)
+        answers.append(engine.odds("pool", engine.sheet({}), {"n": n}))
+    assert looked == (["pool"] if once else ["pool", "pool"])
+    assert answers[1].probability(Record({"six": 2, "ones": 0}, kind="result")) == Fraction(1, 36)
