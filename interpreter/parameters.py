@@ -32,6 +32,9 @@ _IS = operator.is_
 #: in one call for the commonest numbers of names; False: by `prepared` itself (a
 #: reader of the values in order, then a test of each)
 WRITTEN_OUT = True
+#: a `bool` parameter given yes or no taken as it is (as an `int` given a whole number),
+#: without `convert`, which makes its message's opening first; False: every one converted
+BOOL_AT_ONCE = True
 
 
 def again(general: Any, names: tuple, values: tuple, keyed: Any, bound: tuple) -> Any:
@@ -170,6 +173,8 @@ class Binder:
         if isinstance(type_node, n.NamedType):
             if type_node.name == "int":
                 return lambda v, sheet: v if type(v) is int else general(v, sheet)
+            if type_node.name == "bool" and BOOL_AT_ONCE:
+                return lambda v, sheet: v if type(v) is bool else general(v, sheet)
             choices = (
                 choices_for(type_node.name, engine.rulebook)
                 if not is_catalog(type_node, engine.rulebook)

@@ -11,7 +11,10 @@ exploration leaves out, when it is nothing, is one Fraction made once
 (interpreter.odds.weights.at_most): an answer that needs no Fraction makes none.
 An exploration with no cap on its outcomes does not look up the result's fields (read
 only past a cap). A `repeat`'s message for its count (shown only in an error) is made
-once, when compiled.
+once, when compiled. A `bool` parameter given yes or no is taken as it is
+(parameters.BOOL_AT_ONCE), as an `int` given a whole number is: no message made for it.
+An action's result fields, and whether they read both sides of an opposed check, are
+read from its definition once per rulebook (marginals.SHAPES), not at every answer.
 """
 
 from __future__ import annotations
@@ -156,3 +159,54 @@ def test_an_answer_without_a_cap_does_not_look_up_the_result_fields(monkeypatch)
     assert answer.probability(Record({"v": 2}, kind="result")) == 1
     whole = engine.odds("pool", engine.sheet({}), {"n": 1})  # two: the joint's cap
     assert whole.probability(Record({"six": 1, "ones": 0}, kind="result")) == Fraction(1, 6)
+
+
+@pytest.mark.parametrize("at_once", [True, False])
+def test_a_bool_parameter_given_yes_or_no_is_taken_as_it_is(monkeypatch, at_once) -> None:
+    # `push: yes` is bound without `convert` (which makes its message's opening, "parameter
+    # push", before it looks at the value: a Message and its text, at every new binding);
+    # switched off (parameters.BOOL_AT_ONCE), it is converted (this fails). A text that
+    # spells one is still read as before.
+    monkeypatch.setattr(parameters, "BOOL_AT_ONCE", at_once)
+    converted: list = []
+    original = parameters.convert
+
+    def counted(name, type_node, value, *args, **kwargs):
+        converted.append((name, value))
+        return original(name, type_node, value, *args, **kwargs)
+
+    monkeypatch.setattr(parameters, "convert", counted)
+    engine = Engine(dsl.load_text(BOOK + f"\n# {at_once}\n"))  # (binders of its own)
+    answer = engine.odds("pool", engine.sheet({}), {"n": 1, "push": True})
+    given = [value for name, value in converted if name == "push" and value is True]
+    assert given == ([] if at_once else [True])
+    assert answer.probability(Record({"six": 1, "ones": 0}, kind="result")) == Fraction(5, 18)
+    spelled = engine.odds("pool", engine.sheet({}), {"n": 1, "push": "yes"})
+    assert spelled.probabilities == answer.probabilities
+    assert ("push", "yes") in converted
+
+
+@pytest.mark.parametrize("once", [True, False])
+def test_an_actions_result_fields_are_read_once_per_rulebook(monkeypatch, once) -> None:
+    # Whether the whole result reads both sides of an opposed check, and its fields, are
+    # found from the action's definition once (marginals.result_shape): a second answer
+    # of a fresh engine reads them again only with the switch off (marginals.SHAPES:
+    # this fails).
+    from interpreter.odds import marginals
+
+    monkeypatch.setattr(marginals, "SHAPES", once)
+    looked: list = []
+    original = marginals.both_sides
+
+    def counted(book, action):
+        looked.append(action)
+        return original(book, action)
+
+    monkeypatch.setattr(marginals, "both_sides", counted)
+    book = dsl.load_text(BOOK + f"\n# shapes {once}\n")
+    answers = []
+    for n in (1, 2):
+        engine = Engine(book)
+        answers.append(engine.odds("pool", engine.sheet({}), {"n": n}))
+    assert looked == (["pool"] if once else ["pool", "pool"])
+    assert answers[1].probability(Record({"six": 2, "ones": 0}, kind="result")) == Fraction(1, 36)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from itertools import compress, count
 from operator import add, itemgetter, sub
 
 from dsl import nodes as n
@@ -62,16 +63,20 @@ WORLDS_PER_WORK = 64
 class Plan:
     """What `plan_of` found: the run's statements (those not idle) and their kinds
     ("base", "dependent" or "let"), the names read after it (`out`), the index of its
-    last statement, and by pool the statements reading it, or reading what reads it
-    (`readers`, in order)."""
+    last statement, by pool the statements reading it, or reading what reads it
+    (`readers`, in order), the dependent pools (`dependent`, in order), and the other
+    names read after it (`kept`: each world's, as it was before the run or as the run
+    left it)."""
 
-    __slots__ = ("kinds", "last", "out", "readers", "statements")
+    __slots__ = ("dependent", "kept", "kinds", "last", "out", "readers", "statements")
 
-    def __init__(self, steps: list, out: tuple, last: int, readers: dict) -> None:
+    def __init__(self, steps: list, out: tuple, last: int, readers: dict, after) -> None:
         self.statements = tuple(statement for _, statement in steps)
         self.kinds = {statement.node.name: kind for kind, statement in steps}
         self.out, self.last = out, last
         self.readers = {name: tuple(found) for name, found in readers.items()}
+        self.kept = tuple(name for name in after if name not in out)
+        self.dependent = tuple(name for name, kind in self.kinds.items() if kind == "dependent")
 
 
 def plan_of(explorer, statements: tuple, index: int, live: list) -> Plan | None:
@@ -147,7 +152,7 @@ def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
     out = tuple(sorted(name for name in kinds["let"] if name in after))
     if any(after[name] is not None for name in out):
         return None
-    return Plan(steps, out, last, readers)
+    return Plan(steps, out, last, readers, after)
 
 
 def _reads(reads, expr) -> set:
@@ -197,10 +202,9 @@ def compound_run(explorer, statements: tuple, index: int, worlds, live: list):
     plan = plan_of(explorer, statements, index, live)
     if plan is None:
         return None
-    needs = live[plan.last].needs
     made: list = []
     for world in worlds:
-        found = _counted(explorer, plan, world, needs)
+        found = _counted(explorer, plan, world)
         if found is None:
             return None
         made.extend(found)
@@ -253,15 +257,15 @@ class _Runner:
         return ctx.env, ctx.steps - start
 
 
-def _plain(caught) -> bool:
+def _plain(roll, questions) -> bool:
     """Whether a pool caught is a term of plain dice asked only counts."""
-    roll, questions = caught
     if not is_term(roll) or roll.steps != () or questions is None:
         return False
-    for question in questions:  # noqa: SIM110 (no generator: asked of every pool caught)
-        if type(question) is not Count:
-            return False
-    return True
+    return set(map(type, questions)) <= _COUNTS  # (in C: asked of every pool caught)
+
+
+_COUNTS = frozenset({Count})
+_INTS = frozenset({int})
 
 
 def _classes(die, questions: tuple) -> dict:
@@ -299,10 +303,7 @@ def _unasked(question):
 
 def _outs(env: dict, out: tuple) -> tuple | None:
     values = tuple(map(env.get, out))  # (a name missing: None, not a number)
-    for value in values:
-        if type(value) is not int:
-            return None
-    return values
+    return values if set(map(type, values)) <= _INTS else None
 
 
 class _Dice:
@@ -319,30 +320,24 @@ class _Dice:
         self.active = tuple(range(len(out)))  # the names some die moves
         self.zero = (0,) * len(out)
 
-    def moved(self, name: str, answers: tuple) -> tuple:
-        return self.moves.get((name, answers), self.zero)
-
     def narrowed(self) -> int:
         """The amounts cut to the names some die moves (skill dice never rolled, say:
         their successes stay as they are at zero), their number."""
-        moved = [False] * len(self.out)
-        for amounts in self.moves.values():
-            for i, amount in enumerate(amounts):
-                if amount:
-                    moved[i] = True
-        active = self.active = tuple(i for i, m in enumerate(moved) if m)
-        if len(active) < len(moved):
+        moves = self.moves
+        columns = map(any, zip(*moves.values()))  # (each name's amounts; none without moves)
+        active = self.active = tuple(compress(count(), columns))  # (in C: run once, cold)
+        if len(active) < len(self.out):
             pick: Callable[..., tuple]
             if len(active) > 1:
                 pick = itemgetter(*active)  # (a tuple of them)
             else:
                 pick = (lambda m: ()) if not active else (lambda m, i=active[0]: (m[i],))
-            self.moves = {k: pick(m) for k, m in self.moves.items()}
+            self.moves = dict(zip(moves, map(pick, moves.values())))
         self.zero = (0,) * len(active)
         return len(active)
 
 
-def _counted(explorer, plan: Plan, world: World, needs: dict) -> list | None:
+def _counted(explorer, plan: Plan, world: World) -> list | None:
     """The worlds the run makes from `world`, or None."""
     runner = _Runner(explorer, plan, world)
     ran = runner.run(plan.statements, dict(world.env))
@@ -350,26 +345,25 @@ def _counted(explorer, plan: Plan, world: World, needs: dict) -> list | None:
         return None  # (and a run stopping at the limit: one statement at a time)
     env0, taken = ran
     origin = _outs(env0, plan.out)
-    if origin is None or set(runner.pools) != set(plan.readers):
+    if origin is None or runner.pools.keys() != plan.readers.keys():
         return None
-    if not all(_plain(caught) for caught in runner.pools.values()):
-        return None
-    pools = {
-        name: (roll, questions, _classes(roll.die, questions))
-        for name, (roll, questions) in runner.pools.items()
-    }
+    pools = {}  # (one loop, no comprehension: this runs once per world, seldom warm)
+    for name, (roll, questions) in runner.pools.items():
+        if not _plain(roll, questions):
+            return None
+        pools[name] = (roll, questions, _classes(roll.die, questions))
     dice = _Dice(pools, plan.out)
-    for name, (roll, _, _) in pools.items():
-        if plan.kinds[name] == "dependent":
-            dice.asks[name] = (roll.count, {})
+    asks = dice.asks
+    for name in plan.dependent:
+        asks[name] = (pools[name][0].count, {})
     for name in plan.readers:  # (in order: the base pools before the pools they give rise to)
         roll, _, classes = pools[name]
-        if not roll.count and not (name in dice.asks and dice.asks[name][1]):
+        if not roll.count and not (name in asks and asks[name][1]):
             continue  # (no dice, whatever the others show: their answers are all 0)
         for answers in classes:
             if any(answers) and not _probe(runner, plan, dice, env0, origin, name, answers):
                 return None
-    kept = {k: v for k, v in env0.items() if k in needs and k not in plan.out}
+    kept = {name: env0[name] for name in plan.kept if name in env0}
     return _worlds(explorer, world, dice, (origin, kept, taken))
 
 
@@ -400,13 +394,14 @@ def _worlds(explorer, world: World, dice: _Dice, at_zero: tuple) -> list | None:
     work = explorer.roller.budget_of_term()
     blocks = []  # (amounts → weight, denominator) of independent sets of dice
     per_die = {}  # dependent pool → (what one of its dice adds → weight, denominator)
+    moves, zero = dice.moves, dice.zero
     for name, (at_start, more) in dice.asks.items():
         if not at_start and not more:
             continue  # (no dice, however the others fall)
         classes = dice.pools[name][2]
         amounts: dict = {}
         for answers, w in classes.items():
-            moved = dice.moved(name, answers)
+            moved = moves.get((name, answers), zero)
             amounts[moved] = amounts.get(moved, 0) + w
         per_die[name] = (amounts, sum(classes.values()))
         if at_start:  # (dice the world asks for, whatever the base dice show)
@@ -436,6 +431,10 @@ def _shifted(dice: _Dice) -> bool:
     of `b`, e each, e the most one face takes back). False where a face would take back
     more than the dice asked at zero, or ask for more than MOST_PER_DIE."""
     for name, (at_start, more) in dice.asks.items():
+        if min(more.values(), default=0) >= 0:  # (no face takes dice back: the commonest)
+            if at_start < 0:
+                return False
+            continue
         for base in sorted({base for base, _ in more}):
             roll, _, classes = dice.pools[base]
             least = min(more.get((base, answers), 0) for answers in classes)
@@ -458,8 +457,12 @@ def _within(most: int, dice: _Dice) -> bool:
     for at_start, more in dice.asks.values():
         top: dict = {}
         for (base, _), extra in more.items():
-            top[base] = max(top.get(base, 0), extra)
-        if at_start + sum(dice.pools[base][0].count * m for base, m in top.items()) > most:
+            if extra > top.get(base, 0):
+                top[base] = extra
+        dice_at_most = at_start
+        for base, m in top.items():
+            dice_at_most += dice.pools[base][0].count * m
+        if dice_at_most > most:
             return False
     return True
 
@@ -467,22 +470,31 @@ def _within(most: int, dice: _Dice) -> bool:
 def _compound(name: str, classes: dict, dice: _Dice, per_die: dict, work) -> tuple | None:
     """One die of base pool `name` with the dependent dice its faces ask for: what it
     adds → weight, over a common denominator; None past MOST_OUTCOMES."""
-    asks = {p: more for p, (_, more) in dice.asks.items() if p in per_die}
-    most = {p: max(more.get((name, a), 0) for a in classes) for p, more in asks.items()}
     denominator = sum(classes.values())
-    for p, top in most.items():
-        denominator *= per_die[p][1] ** top
+    asks = []  # (its asks, the most one face asks, what one die adds, its denominator)
+    for p, (_, more) in dice.asks.items():
+        if p not in per_die:
+            continue
+        most = 0
+        for answers in classes:
+            extra = more.get((name, answers), 0)
+            if extra > most:
+                most = extra
+        if most:  # (else no face of this pool asks for its dice)
+            amounts, den = per_die[p]
+            denominator *= den**most
+            asks.append((more, most, amounts, den))
+    moves, zero = dice.moves, dice.zero
     outcomes: dict = {}
     for answers, w in classes.items():
-        held = {dice.moved(name, answers): w}
-        for p, more in asks.items():
-            if not most[p]:
-                continue  # (no face of this pool asks for its dice)
+        held = {moves.get((name, answers), zero): w}
+        for more, most, amounts, den in asks:
             extra = more.get((name, answers), 0)
-            scale = per_die[p][1] ** (most[p] - extra)  # (to the common denominator)
-            held = {a: x * scale for a, x in held.items()}
+            if extra < most:  # (to the common denominator)
+                scale = den ** (most - extra)
+                held = {a: x * scale for a, x in held.items()}
             for _ in range(extra):
-                held = _convolved(held, per_die[p][0], work)
+                held = _convolved(held, amounts, work)
                 if len(held) > MOST_OUTCOMES:
                     return None
         for a, x in held.items():
@@ -493,7 +505,8 @@ def _compound(name: str, classes: dict, dice: _Dice, per_die: dict, work) -> tup
 def _added(die: tuple, count: int, work, width: int) -> tuple:
     """`count` dice each adding amounts with these weights, added up (multiset.added)."""
     weights, den = die
-    weights = {a: w for a, w in weights.items() if w}
+    if 0 in weights.values():
+        weights = {a: w for a, w in weights.items() if w}
     if count == 1 and ONE_DIE:
         work.spend(len(weights))  # (what added charges, about)
         return weights, den
@@ -535,7 +548,10 @@ def _made(explorer, world: World, dice: _Dice, counted: tuple, at_zero: tuple) -
     the run, the lets' values at zero moved by the amounts."""
     total, denominator = counted
     origin, kept, taken = at_zero
-    out, active = dice.out, dice.active
+    start = kept.copy()
+    start.update(zip(dice.out, origin))  # (each world's: these, the names moved moved)
+    names = tuple(map(dice.out.__getitem__, dice.active))
+    at = tuple(map(start.__getitem__, names))
     numerator, den = world.weight
     den *= denominator
     prune = explorer.prune
@@ -549,10 +565,7 @@ def _made(explorer, world: World, dice: _Dice, counted: tuple, at_zero: tuple) -
         if w * scale < least:
             explorer.lost.add((numerator * w, den))
             continue
-        values = list(origin)
-        for i, amount in zip(active, amounts):
-            values[i] += amount
-        env = kept.copy()
-        env.update(zip(out, values))
+        env = start.copy()
+        env.update(zip(names, map(add, at, amounts)))
         made.append(World(env, world.state, times(world.weight, w, denominator), steps))
     return made

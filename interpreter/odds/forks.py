@@ -86,7 +86,7 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
     def of_group(part: tuple) -> tuple:
         found = shared.get(part)
         if found is None:
-            reads = tuple(wanted[field] for field in part)
+            reads = tuple(map(wanted.__getitem__, part))
             out = explorer.liveness.get(("either", reads))  # (the same in every call)
             if out is None:
                 out = explorer.liveness[("either", reads)] = reduce(Live.either, reads)
@@ -254,7 +254,7 @@ def partition(explorer, body: tuple, index: int, group: Group, lives: dict, want
         return [group.fields]
     statement = body[index]
     names = explorer.names_given(statement.node) | varying(group.worlds)
-    reads = tuple(wanted[field] for field in group.fields)
+    reads = tuple(map(wanted.__getitem__, group.fields))
     remembered = ("parts", block_key(body), index, group.fields, reads, names)
     found = explorer.liveness.get(remembered)  # (the same in every computation)
     if found is None:

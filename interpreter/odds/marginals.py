@@ -9,6 +9,7 @@ marginal), exact, with the ways the action stops (its failures) in every one of 
 
 from __future__ import annotations
 
+import weakref
 from fractions import Fraction
 
 from dsl import nodes as n
@@ -184,6 +185,27 @@ def both_sides(book, action: str) -> bool:
     return any({"ours", "theirs"} <= read for read in sides.values())
 
 
+#: whether an action's result fields and whether they read both sides of an opposed check
+#: (`result_shape`) are read from its definition once per rulebook, not at every answer
+SHAPES = True
+#: rulebook → {action: (its result's fields, whether they read both sides)}, while the
+#: rulebook lives (its definitions never change; an entry per action of it, at most)
+_SHAPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def result_shape(book, action: str) -> tuple:
+    """(result_fields, and with two or more of them whether they read both sides of an
+    opposed check: both_sides) of an action, found once per rulebook (`SHAPES`)."""
+    per_book = _SHAPES.get(book) if SHAPES else None
+    if per_book is None:
+        per_book = {} if not SHAPES else _SHAPES.setdefault(book, {})
+    found = per_book.get(action)
+    if found is None:
+        names = result_fields(book, action)
+        found = per_book[action] = (names, len(names) >= 2 and both_sides(book, action))
+    return found
+
+
 def whole_or_by_field(
     book, action: str, count, subject: dict, orders, budget, spent, sample=None, at_once=None
 ):
@@ -209,10 +231,10 @@ def whole_or_by_field(
     the fields past them: ({None: Odds}, None, None) for the whole result, else
     ({field: Odds}, None, why the whole result is not), or past `work` those it counted,
     the TooComplex that stopped the others (which then come from one sample), and why."""
-    names = result_fields(book, action)
+    names, sides = result_shape(book, action)
     if len(names) < 2:
         return None
-    first = SIDES_WORK if both_sides(book, action) else budget // JOINT_SHARE
+    first = SIDES_WORK if sides else budget // JOINT_SHARE
     fields: dict = {}
     proven = False
     if at_once is not None:  # the whole result first, the fields in the same exploration
