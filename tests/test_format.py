@@ -125,6 +125,15 @@ def test_a_long_line_is_broken_where_the_pieces_fit_and_left_whole_where_none_do
     assert all(line.lstrip().startswith("+") for line in out.splitlines()[1:])  # before a +
 
 
+def test_statements_side_by_side_break_between_statements_not_inside_one():
+    sets = "  ".join(f"set total{i} to total{i} + 1" for i in range(4))
+    lets = "  ".join(f"let total{i} = 0" for i in range(4))
+    out = assert_formats_faithfully(f"action a() {{\n  {lets}\n  if yes {{ {sets} }}\n}}\n")
+    lines = out.splitlines()
+    assert all(len(line) <= WIDTH for line in lines) and len(lines) == 5
+    assert lines[3].lstrip().startswith("set total")  # (a whole statement, not `+ 1 }`)
+
+
 def test_a_text_that_does_not_parse_is_refused_at_its_error():
     with pytest.raises(RulebookSyntaxError) as caught:
         format_text("sheet {\n  flag\n}\n", "bad.rules")

@@ -1,9 +1,10 @@
 """Breaking a line too long to read: where, and only when the pieces then fit.
 
-A line is broken after a comma or before an operator (`+`, `and`, `>=`, `then`, `else`,
-...), the outermost first: fewest brackets open, then the shallowest in the tree (`a * b +
-c` breaks before the `+`), then as far right as still fits; the rest is laid out again
-the same way. A line that no break brings within the width (a long text) is left whole.
+A line is broken between two statements written side by side in a block, after a comma
+or before an operator (`+`, `and`, `>=`, `then`, `else`, ...), the outermost first: fewest
+brackets open, then between statements, then the shallowest in the tree (`a * b + c`
+breaks before the `+`), then as far right as still fits; the rest is laid out again the
+same way. A line that no break brings within the width (a long text) is left whole.
 """
 
 from __future__ import annotations
@@ -70,7 +71,10 @@ def _break_points(tokens: list[Tok]) -> list[tuple[tuple, int]]:
     points = []
     depth = 0
     for index, token in enumerate(tokens):
-        if index and _breaks_before(tokens[index - 1], token):
+        if index and token.item and tokens[index - 1].kind != "{":
+            # statements side by side in a block: between two, before anything inside one
+            points.append(((depth, -1), index))
+        elif index and _breaks_before(tokens[index - 1], token):
             before = tokens[index - 1]
             owner = before if before.kind == "," else token
             points.append(((depth, owner.depth), index))
