@@ -65,6 +65,12 @@ def test_numbers_json_does_not_have_or_a_float_cannot_hold_are_refused(client):
         )
 
 
+def test_a_byte_order_mark_is_refused_as_json_loads_refuses_it(client):
+    # (the body's decoder is made once, not by json.loads: its check of the mark kept)
+    error = refused(client, "\ufeff" + RUN % '"seed": 1')
+    assert "Unexpected UTF-8 BOM" in error["message"] and "line 1, column 1" in error["message"]
+
+
 def test_nesting_a_hundred_thousand_deep_is_refused(client):
     for raw in ("[" * 100_000, '{"params": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001):
         assert "nested" in refused(client, raw)["message"]

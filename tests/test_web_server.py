@@ -170,6 +170,24 @@ def test_half_sent_requests_time_out_and_never_hold_the_server(server):
     idle.close()
 
 
+def test_a_kept_alive_connection_serves_requests_then_closes_once_idle(server):
+    port, _folder, _process = server
+    with connect(port, "127.0.0.5") as sock:
+        reader = sock.makefile("rb")
+        for _ in range(3):  # (each request moves the connection's timer on)
+            sock.sendall(f"GET /api/language HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            assert b" 200 " in reader.readline()
+            length = 0
+            while (line := reader.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            assert json.loads(reader.read(length))["comment"] == "#"
+            time.sleep(0.6)  # (the bound is 1 s: each request came within it)
+        began = time.monotonic()
+        assert reader.read() == b""  # idle after its answer: closed, quietly
+        assert 0.3 < time.monotonic() - began < WAIT
+
+
 def test_one_address_cannot_take_every_connection(server):
     port, _folder, _process = server
     held = [connect(port, "127.0.0.7") for _ in range(40)]

@@ -10,9 +10,12 @@ pickles: the server reads nothing from a worker but data.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import struct
+from collections.abc import Callable
+from typing import Any
 
 _HEADER = struct.Struct(">cHQ")
 
@@ -128,7 +131,28 @@ class Listener(asyncio.Protocol):
 
 
 def job_frame(message: dict) -> bytes:
-    return frame(JOB, json.dumps(message, ensure_ascii=False).encode("utf-8"))
+    """A job's frame, its JSON written by orjson (`FAST_JSON`: a twentieth of the standard
+    encoder's time, on the event loop), else by the standard encoder: what orjson refuses
+    (a whole number past 64 bits, a key that is not a text) goes there, as it all did. The
+    worker reads either with json.loads, to the same values (a job holds no NaN nor
+    infinity, which orjson would write as null: a request's body refuses them, so do the
+    command line's bounds)."""
+    if FAST_JSON is not None:
+        try:
+            return frame(JOB, FAST_JSON(message))
+        except TypeError:  # (orjson.JSONEncodeError)
+            pass
+    return frame(JOB, _ENCODE(message).encode("utf-8"))
+
+
+#: orjson's writer, where it is installed; None: the standard encoder writes every job
+#: (tests switch it off to compare)
+FAST_JSON: Callable[[Any], bytes] | None = None
+with contextlib.suppress(ImportError):  # (an install without it: the standard encoder alone)
+    from orjson import dumps as FAST_JSON
+
+#: `json.dumps(message, ensure_ascii=False)`, its encoder made once
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _exactly(sock: socket.socket, size: int) -> bytes | None:

@@ -14,7 +14,8 @@ uvicorn's HTTP/1.1 protocol (h11), with what it lacks against a slow or hostile 
 And what it spends: an answer's head and body, written one after the other in the same
 turn of the event loop, go out in one write (one system call, one segment), not two; and
 an answer's headers are each checked by h11 once (the same ones head every answer), not
-in every answer (`response_head`).
+in every answer (`response_head`); and a connection's bound on its requests is one timer
+moved on by each request (`_wait`), not a timer made and cancelled at each request.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ PER_ADDRESS = 32
 CHECKED_ONCE = True
 #: headers (name, value) remembered as checked, at most (then forgotten, checked again)
 CHECKED_HEADERS = 4096
+#: whether a connection's timer is moved on as its requests come (off: made anew and
+#: cancelled at each request, as it was)
+LAZY_TIMER = True
+#: seconds a timer may ring before its time (the event loop's clock resolution, and more)
+EARLY = 0.001
 
 
 class TimedH11Protocol(H11Protocol):
@@ -54,8 +60,9 @@ class TimedH11Protocol(H11Protocol):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._waiting = None  # the timer of the request or body awaited
-        self._awaited = None  # which: "headers" or "body"
+        self._waiting = None  # the connection's timer (`_wait`), while one is set
+        self._awaited = None  # what it waits for: "headers", "body" or None (nothing)
+        self._deadline = 0.0  # when what is awaited is late (the event loop's time)
         self._stalled = None  # the timer of an answer the client does not read
         self._seen = None  # the request whose headers arrived last
 
@@ -83,6 +90,9 @@ class TimedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc) -> None:
         self._cancel()
+        if self._waiting is not None:  # (its timer holds this connection until it rings)
+            self._waiting.cancel()
+            self._waiting = None
         if self._stalled is not None:
             self._stalled.cancel()
         super().connection_lost(exc)
@@ -137,17 +147,39 @@ class TimedH11Protocol(H11Protocol):
             self._cancel()
 
     def _wait(self, what: str) -> None:
-        self._cancel()
-        self._waiting = self.loop.call_later(self.request_seconds, self._late, what)
+        """`what` awaited for `request_seconds` from now. One timer per connection, moved
+        on, not made anew, by each request (a timer made and cancelled at each request,
+        its cancelled handle kept in the event loop's heap for seconds, cost the loop
+        more than this): one set earlier rings first, and is set again for what is left."""
+        self._deadline = self.loop.time() + self.request_seconds
         self._awaited = what
+        if self._waiting is None or not LAZY_TIMER:
+            self._cancel_timer()
+            self._waiting = self.loop.call_at(self._deadline, self._ring)
 
     def _cancel(self) -> None:
+        """Nothing awaited (the timer, if set, finds nothing to do when it rings)."""
+        self._awaited = None
+        if not LAZY_TIMER:
+            self._cancel_timer()
+
+    def _cancel_timer(self) -> None:
         if self._waiting is not None:
             self._waiting.cancel()
-        self._waiting = self._awaited = None
+            self._waiting = None
+
+    def _ring(self) -> None:
+        self._waiting = None
+        what = self._awaited
+        if what is None:
+            return
+        if self._deadline - self.loop.time() > EARLY:  # awaited anew since it was set
+            self._waiting = self.loop.call_at(self._deadline, self._ring)
+            return
+        self._late(what)
 
     def _late(self, what: str) -> None:
-        self._waiting = self._awaited = None
+        self._awaited = None
         if self.transport.is_closing():
             return
         idle = self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]
