@@ -217,6 +217,21 @@ def test_a_let_may_hold_an_item_of_a_list():
     assert odds.exact and odds.probabilities == {face: Fraction(1, 6) for face in range(1, 7)}
 
 
+def test_an_item_added_to_a_list_of_dice_the_odds_kept_whole():
+    # (`[d6]` not read before the `add`: the odds engine held it as the distribution of its
+    # lists, which the add spread as a list: a TypeError, found by test_fuzz_runs)
+    book = dsl.load_text(
+        'rulebook "Add" { }\naction act() {\n  let l = [d6]\n  add 1 to l\n'
+        "  set l to []\n  result { n: size(l) }\n}\n"
+        "action grown() {\n  let l = [d6]\n  add 1 to l\n  result { n: sum(l) }\n}\n"
+    )
+    engine = Engine(book)
+    sheet = engine.sheet({})
+    assert engine.odds("act", sheet, {}, "n").probabilities == {0: 1}
+    grown = engine.odds("grown", sheet, {}, "n")
+    assert grown.exact and grown.probabilities == {n: Fraction(1, 6) for n in range(2, 8)}
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [

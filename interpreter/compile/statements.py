@@ -496,7 +496,8 @@ class Statements(CompilerHost):
             local = place_node.name
 
             def add_local(ctx):
-                items = (*ctx.env[local], known(ctx, item(ctx)))
+                # (a list the odds engine has kept whole, `[d6]` not yet read: its lists)
+                items = (*known(ctx, ctx.env[local]), known(ctx, item(ctx)))
                 ctx.env[local] = bounded_value(ctx, bounded_list(items, ctx.limits, span), span)
 
             return add_local
