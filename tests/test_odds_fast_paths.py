@@ -20,6 +20,7 @@ import interpreter.odds.forks as forks
 import interpreter.odds.passes as passes
 import interpreter.odds.plain as plain
 import interpreter.odds.riders as riders
+import interpreter.odds.spread as spread
 from interpreter import Engine
 from interpreter.errors import EvaluationError
 from interpreter.odds import expression_odds
@@ -110,6 +111,25 @@ def test_a_field_read_once_rides_within_a_small_budget(monkeypatch, switch):
             passes, "rider_of", lambda s, i, live, read, _idle: found(s, i, live, read)
         )
     assert not rider_odds().exact
+
+
+#: a field still a distribution at the end (`r.total`, riding): the whole result's records
+#: made at once from its values (interpreter.odds.spread), not a run of the result per
+#: value in each world (some 320 units of work; some 740 without)
+SPREAD = RIDER.replace("repeat 10 times", "repeat 5 times")
+SPREAD_WORK = 440
+
+
+def spread_odds():
+    engine = Engine(dsl.load_text(SPREAD, "spread.rules"))
+    return engine.odds("act", engine.sheet({}), {}, budget=SPREAD_WORK, trials=50)
+
+
+def test_a_result_field_still_a_distribution_is_spread_within_a_small_budget(monkeypatch):
+    odds = spread_odds()  # the joint: 199 totals, each with its k (0 to 5)
+    assert odds.exact and not isinstance(odds, ByField) and len(odds.probabilities) > 600
+    monkeypatch.setattr(spread.SWITCH, "spread", False)  # a run per value of r.total
+    assert isinstance(spread_odds(), ByField)
 
 
 #: a choice after five dice summed one at a time: over merged worlds it is decided once per
