@@ -20,6 +20,7 @@ import interpreter.odds.forks as forks
 import interpreter.odds.passes as passes
 import interpreter.odds.plain as plain
 import interpreter.odds.riders as riders
+import interpreter.odds.spread as spread
 from interpreter import Engine
 from interpreter.errors import EvaluationError
 from interpreter.odds import expression_odds
@@ -110,6 +111,89 @@ def test_a_field_read_once_rides_within_a_small_budget(monkeypatch, switch):
             passes, "rider_of", lambda s, i, live, read, _idle: found(s, i, live, read)
         )
     assert not rider_odds().exact
+
+
+#: an opposed check's side (`r.theirs.total`, three d20) read once, by the result: riding
+#: in its record (a field read through its own fields, of an opposed check's record), the
+#: loop runs in the worlds of r.won alone (two), not of each total (some 60)
+SIDE_RIDER = """
+check c() "C" {
+  roll d20 + d20 + d20 >= 31
+}
+opposed duelo() "D" {
+  roll c()
+  against c()
+  compare total
+  tie ours
+}
+action act() {
+  let r = duelo()
+  let k = 0
+  repeat 10 times {
+    if r.won or d6 > 3 { set k to k + 1 }
+  }
+  result { t: r.theirs.total, k: k }
+}
+"""
+#: work units: about twice what riding needs (some 210 for `t`, 450 for the whole
+#: result's joint; some 840 and 1,300 without)
+SIDE_RIDER_WORK = {"t": 430, None: 800}
+
+
+def side_rider_odds(field):
+    engine = Engine(dsl.load_text(SIDE_RIDER, "side_rider.rules"))
+    budget = SIDE_RIDER_WORK[field]
+    return engine.odds("act", engine.sheet({}), {}, field, budget=budget, trials=50)
+
+
+@pytest.mark.parametrize("switch", ["paths", "contests"])
+@pytest.mark.parametrize("field", ["t", None])
+def test_an_opposed_checks_side_read_once_rides_within_a_small_budget(monkeypatch, switch, field):
+    odds = side_rider_odds(field)
+    assert odds.exact and not isinstance(odds, ByField)
+    ways: dict = {}  # three d20 summed
+    for i in range(1, 21):
+        for j in range(1, 21):
+            for k in range(1, 21):
+                ways[i + j + k] = ways.get(i + j + k, 0) + 1
+    if field == "t":
+        assert odds.probabilities == {t: Fraction(w, 20**3) for t, w in ways.items()}
+    monkeypatch.setattr(riders.SWITCH, switch, False)  # every total a world of its own
+    off = side_rider_odds(field)
+    assert not off.exact or isinstance(off, ByField)
+
+
+def test_a_side_rides_from_the_sides_at_once(monkeypatch):
+    """The side riding is made from the opposed check's sides (interpreter.odds.sides:
+    a record per class of the other side), not from a record per pair then made one
+    (riders.ridden): the same records with the same weights either way."""
+    made = []
+    found = riders.ridden
+    monkeypatch.setattr(riders, "ridden", lambda *args: made.append(1) or found(*args))
+    on = side_rider_odds("t")
+    assert on.exact and not made
+    monkeypatch.setattr(riders.SWITCH, "sides", False)
+    off = side_rider_odds("t")
+    assert made and off.probabilities == on.probabilities
+
+
+#: a field still a distribution at the end (`r.total`, riding): the whole result's records
+#: made at once from its values (interpreter.odds.spread), not a run of the result per
+#: value in each world (some 320 units of work; some 740 without)
+SPREAD = RIDER.replace("repeat 10 times", "repeat 5 times")
+SPREAD_WORK = 440
+
+
+def spread_odds():
+    engine = Engine(dsl.load_text(SPREAD, "spread.rules"))
+    return engine.odds("act", engine.sheet({}), {}, budget=SPREAD_WORK, trials=50)
+
+
+def test_a_result_field_still_a_distribution_is_spread_within_a_small_budget(monkeypatch):
+    odds = spread_odds()  # the joint: 199 totals, each with its k (0 to 5)
+    assert odds.exact and not isinstance(odds, ByField) and len(odds.probabilities) > 600
+    monkeypatch.setattr(spread.SWITCH, "spread", False)  # a run per value of r.total
+    assert isinstance(spread_odds(), ByField)
 
 
 #: a choice after five dice summed one at a time: over merged worlds it is decided once per

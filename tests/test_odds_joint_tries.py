@@ -90,8 +90,10 @@ def test_large_sides_are_each_field_on_its_own():
 def test_large_sides_past_the_work_are_each_field_on_its_own_without_a_claim():
     """The same sides, and a loop after the check in each of its worlds: the joint's
     first try runs out of work before any outcome is known. Each field on its own, not
-    said to be more than JOINT_OUTCOMES (nothing proved it), whatever the time limit."""
-    loop = "let s = 0\n  repeat 60 times { set s to s + 1 }"
+    said to be more than JOINT_OUTCOMES (nothing proved it), whatever the time limit.
+    (`r.theirs.total` read before the loop too: not a rider, interpreter.odds.riders,
+    so that each pair of totals is a world through the loop.)"""
+    loop = "let s = r.theirs.total * 0\n  repeat 60 times { set s to s + 1 }"
     engine = engine_for(50, loop, ", s: s", tie="ours")
     sheet = engine.sheet({"A": 0, "B": 0})
     for seconds in (2.0, 60.0):

@@ -157,3 +157,54 @@ action inner(x: int = 0) {
 def test_a_called_actions_rider_read_by_its_caller(body):
     text = HEADER + DEFINITIONS + INNER + "action act() {\n  let acc = 0\n  " + body + "\n}\n"
     assert_counted_as_run(text, {"A": 0, "B": 1})
+
+
+#: an opposed check (ties rerolled once at most: TIE_ONCE), and a check whose field is a
+#: record (a table's row), each read once through its own field after the block
+OPPOSED = """
+table Grade by n {
+  ..2:  "low"  { bonus: 0 }
+  3..4: "mid"  { bonus: 1 }
+  5..:  "high" { bonus: 2 }
+}
+
+check g(x: int = 0) "G" {
+  roll d3 + A + x >= 3
+  grade = Grade[total]
+}
+
+opposed o(y: int = 0) "O" {
+  roll g(y)
+  against d3 + B
+  compare total
+  tie reroll
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a side of an opposed check, read once through its own field: it rides
+        "let r = o(B)\n  if r.won { set acc to acc + d2 }\n  result { t: r.theirs.total, a: acc }",
+        # our side too, beside the verdict read by the rest; the rerolls read
+        "let r = o(0)\n  if r.won { set acc to r.rerolls }\n  result { t: r.ours.total, a: acc }",
+        # a side read twice (its total and its level): one draw, not a rider
+        "let r = o(B)\n  if r.won { set acc to 1 }\n"
+        "  result { t: r.ours.total, l: r.ours.grade, a: acc }",
+        # the side read once, the verdict read by the result too
+        "let r = o(1)\n  if r.won { set acc to d2 }\n"
+        "  result { w: r.won, t: r.theirs.total, a: acc }",
+        # a check's field that is a record, read once through its own field
+        "let r = g(B)\n  if r.success { set acc to acc + d2 }\n"
+        "  result { b: r.grade.bonus, a: acc }",
+        # ... and that field read through two of its own fields: read twice, one draw
+        "let r = g(B)\n  if r.success { set acc to 1 }\n"
+        "  result { b: r.grade.bonus, l: r.grade.label, a: acc }",
+        # inside an `if`: read once after its block
+        "if B > 0 {\n    let r = o(1)\n    set acc to r.theirs.total * 2\n  }\n  result { a: acc }",
+    ],
+)
+def test_a_field_read_through_its_own_fields_rides_as_a_real_run_reads_it(body):
+    text = HEADER + DEFINITIONS + OPPOSED + "action act() {\n  let acc = 0\n  " + body + "\n}\n"
+    assert_counted_as_run(text, {"A": 1, "B": 1})

@@ -32,6 +32,7 @@ from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
 from interpreter.odds.sampling import sample_action, sample_expression, sampled, sampled_fields
 from interpreter.odds.sheet_ends import Ends
 from interpreter.odds.sheet_live import live_of
+from interpreter.odds.spread import Spread, field_value, spread_result
 from interpreter.odds.weights import ONE, Mass, times
 from interpreter.odds.worlds import (
     STOPS,
@@ -44,7 +45,6 @@ from interpreter.odds.worlds import (
 )
 from interpreter.runtime import Context, Unknown, known
 from interpreter.state import State
-from interpreter.values import Record
 
 #: probability an open-ended roll may leave out
 EPSILON = Fraction(1, 10**12)
@@ -422,24 +422,17 @@ def _finisher(engine, compiled, sheet, field, explorer):
 
     committed: dict = {}  # what the run wrote → the new sheet, or the error it stops with
 
-    def value_of(ctx, fn):
-        # one field asked for: a distribution is added up as it is (not run once per value)
-        value = fn(ctx)
-        if type(value) is int:  # (the commonest: known, without the call)
-            return value
-        return value if direct and type(value) is Dist else known(ctx, value)
-
     def finish(ctx):
         for fn in before:
             fn(ctx)
         if direct and not ctx.state.own:
-            value = value_of(ctx, chosen[0][1])
+            value = field_value(ctx, chosen[0][1], True)
             for fn in after:
                 fn(ctx)
             return value
         result = None
         if compiled.result is not None:
-            result = Record({name: value_of(ctx, fn) for name, fn in chosen}, kind="result")
+            result = spread_result(ctx, chosen, direct)
         for fn in after:
             fn(ctx)
         # the end of a run depends only on what it wrote: settled once per sheet written
@@ -452,6 +445,8 @@ def _finisher(engine, compiled, sheet, field, explorer):
                 found = committed[written] = stopped(error)
         if type(found) is Failure:
             return found
+        if type(result) is Spread:  # (a field still a distribution: its records at once)
+            return result.dist(ctx.roller)
         return field_outcome(result, found, field, compiled)
 
     return finish

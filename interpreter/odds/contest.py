@@ -24,6 +24,8 @@ from math import floor, gcd
 from interpreter.odds.cuts import names_of, project
 from interpreter.odds.distribution import Dist, remembered
 from interpreter.odds.keys import Same, next_number
+from interpreter.odds.riders import SWITCH as RIDERS
+from interpreter.odds.riders import riding
 from interpreter.odds.sides import SIDED, Sides
 from interpreter.runtime import Unknown
 from interpreter.values import Record
@@ -107,13 +109,18 @@ class Contest(Unknown):
         held = lifted.number if type(lifted) is Dist else Same(lifted)
         return remembered(("stops", held), (lifted,), lambda: Contest(lifted, None, stops))
 
-    def project(self, cut: tuple) -> Contest:
+    def project(self, cut: tuple, rider: str | None = None) -> Contest:
         """The records cut down to `cut` (interpreter.odds.cuts); without `rerolls` among
-        its fields, each decided pair once, weighted by the whole series."""
-        return remembered(("contest", self.number, cut), (self,), lambda: self._project(cut))
+        its fields, each decided pair once, weighted by the whole series. With a `rider`
+        (interpreter.odds.riders), that field riding in them (as riders.riding makes it:
+        of a side read with the verdict alone, from the sides at once)."""
+        key = ("contest", self.number, cut, rider)
+        return remembered(key, (self,), lambda: self._project(cut, rider))
 
-    def _project(self, cut: tuple) -> Contest:
-        part = self._cut(cut)
+    def _project(self, cut: tuple, rider: str | None = None) -> Contest:
+        if rider is not None and "rerolls" in names_of(cut):  # (ridden after the rerolls)
+            return Contest(riding(self.project(cut).dist(), rider), None, self.stops)
+        part = self._cut(cut, rider)
         if self.series is None:
             return Contest(part, None, self.stops)
         if "rerolls" in names_of(cut):  # cut first, then one record per number of rerolls
@@ -123,13 +130,22 @@ class Contest(Unknown):
         weights = {record: weight * numerator for record, weight in part.weights.items()}
         return Contest(Dist(weights, part.total * denominator), None, self.stops)
 
-    def _cut(self, cut: tuple) -> Dist:
+    def _cut(self, cut: tuple, rider: str | None = None) -> Dist:
         """The decided records cut down to `cut`: of the verdict and the sides alone,
         from the sides (interpreter.odds.sides) without a record per pair."""
         unmade = type(self._decided) is not Dist
         if unmade and self.sides is not None and SIDED.issuperset(names_of(cut)):
-            return self.sides.dist(cut)
-        return project(self.decided, cut)
+            if rider is None:
+                return self.sides.dist(cut)
+            if rider in SIDE_NAMES and rider in names_of(cut) and RIDERS.sides:
+                return self.sides.ridden(cut, rider)  # (a record per class, not per pair)
+            return riding(self.sides.dist(cut), rider)
+        part = project(self.decided, cut)
+        return part if rider is None else riding(part, rider)
+
+
+#: the fields of an opposed check's record that are its sides
+SIDE_NAMES = ("ours", "theirs")
 
 
 def contest(opposed, ctx, ours, theirs, roller, settle, negligible) -> Contest:

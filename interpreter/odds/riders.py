@@ -7,7 +7,12 @@ field of the record is read exactly once after the let's block, and not in the r
 that block, the worlds are made for the other fields alone, each record holding that
 field as its distribution given the others (a rider). Read once, it is combined where it
 is read, as a dice term written there would be (interpreter.odds.roller.bind), so that
-the worlds it rides in stay as few as what the statements between read.
+the worlds it rides in stay as few as what the statements between read. A field read
+once through its own fields rides too (`r.theirs.total`, of an opposed check's record:
+`theirs` rides, a distribution of its records cut to `total`), and an opposed check's
+record holds a rider as a check's does (Brujería's ataque_cuerpo_a_cuerpo: the rival's
+total read by the result alone, its 120 values no longer a world each through the
+damage's statements).
 """
 
 from __future__ import annotations
@@ -15,6 +20,20 @@ from __future__ import annotations
 from interpreter.odds.distribution import Dist, remembered
 from interpreter.runtime import Unknown
 from interpreter.values import Record
+
+
+class Switch:
+    """Whether a field read once through its own fields rides (`r.theirs.total`: the
+    field `theirs`, a record, its distribution given the other fields), and whether an
+    opposed check's record holds a rider as a check's does (interpreter.odds.roller.bind);
+    tests switch them off: then such a field is a world per value."""
+
+    paths = True
+    contests = True
+    sides = True  # (an opposed check's side riding made from its sides at once)
+
+
+SWITCH = Switch()
 
 
 def rider_of(statements: tuple, index: int, live_out, names_read, idle=None) -> str | None:
@@ -27,7 +46,11 @@ def rider_of(statements: tuple, index: int, live_out, names_read, idle=None) -> 
     fields = live_out.needs.get(name)
     if not isinstance(fields, dict):
         return None
-    found = {field for field in fields if live_out.once_field(name, field)}
+    found = {
+        field
+        for field in fields
+        if live_out.once_field(name, field) and (SWITCH.paths or fields[field] is None)
+    }
     for j in range(index + 1, len(statements)):
         later = statements[j]
         if not found:

@@ -34,6 +34,7 @@ from interpreter.odds.remembered import (
     remembered_term,
     steps_key,
 )
+from interpreter.odds.riders import SWITCH as RIDERS
 from interpreter.odds.riders import riding
 from interpreter.odds.sums import int_sums_cost
 from interpreter.odds.weights import ONE
@@ -209,7 +210,11 @@ class OddsRoller(PoolQuestions):
             else:
                 value = value.map(_nothing)
         elif needed is not None:
-            value = project(value, path_cut(needed))
+            cut = path_cut(needed)
+            if type(value) is Contest and binding.rider is not None and RIDERS.contests:
+                value = value.project(cut, binding.rider)  # (its field rides: as a check's)
+            else:
+                value = project(value, cut)
         if type(value) is Contest:
             raise Branch(value.dist(), value.stops, name)
         if binding.once and needed is not MISSING and type(value) is Dist:

@@ -79,6 +79,61 @@ class Sides:
         weights = {record: weight for record, weight in found.values()}
         return Dist(weights, self.pairs)  # not reduced: see Contest.whole
 
+    def ridden(self, cut: tuple, rider: str) -> Dist:
+        """`dist(cut)` with the side `rider` (`ours` or `theirs`, kept by the cut) riding
+        (interpreter.odds.riders): records that differ only in that side made one, the
+        side holding its distribution given the rest (what riders.riding makes of
+        `dist(cut)`: the same records, in the same order, with the same weights), each
+        made once per class of the other side and verdict, not once per pair of classes."""
+        if not self.sides_a or not self.sides_b:
+            return Dist({}, self.pairs)
+        inner = dict(cut)
+        names = names_of(cut)
+        shared = self.roller.records
+        ours = _classes(self.sides_a, "ours" in inner, inner.get("ours"), shared)
+        theirs = _classes(self.sides_b, "theirs" in inner, inner.get("theirs"), shared)
+        key = next(iter(self.sides_a))
+        won_level, tie_level = self.opposed.verdict(key, key)
+        others = tuple(name for name in names if name != rider)
+        pick = _picker(tuple(FIELDS.index(name) for name in others))
+        side = 3 if rider == "ours" else 4  # (its place among the parts picked from)
+        groups: dict = {}  # the rest → {the rider's value: weight}
+        count = 0  # (the records dist(cut) would make)
+
+        def add(parts: tuple, weight: int) -> None:
+            nonlocal count
+            rest = pick(parts)
+            found = groups.get(rest)
+            if found is None:
+                found = groups[rest] = {}
+            value = parts[side]
+            if value in found:
+                found[value] += weight
+            else:
+                found[value] = weight
+                count += 1
+
+        level = not self.rerolling
+        negligible = max(self.negligible, 1)
+        for side_a, side_b, more, same, less in self.counted(ours, theirs):
+            if more >= negligible:
+                add((True, False, 0, side_a, side_b), more)
+            if less >= negligible:
+                add((False, False, 0, side_a, side_b), less)
+            if same >= negligible and level:
+                add((won_level, tie_level, 0, side_a, side_b), same)
+        if len(groups) == count:  # each record its own rider's value: nothing rides
+            return self.dist(cut)
+        out: dict = {}
+        for rest, weights in groups.items():
+            if len(weights) == 1:
+                ((value, weight),) = weights.items()
+            else:
+                weight = sum(weights.values())
+                value = Dist(weights, weight).reduced()
+            out[Record({**dict(zip(others, rest)), rider: value}, "opposed")] = weight
+        return Dist(out, self.pairs)
+
     def counted(self, ours: dict, theirs: dict) -> list:
         """(class of ours, class of theirs, mass of pairs where ours is ahead, level,
         behind) for every two classes: the other side's keys searched in the sorted

@@ -212,14 +212,10 @@ class Live:
 
     def once_field(self, name: str, field: str) -> bool:
         """Whether `name.field` is read exactly once from here on (as `once`), and that
-        field of `name` nowhere else, however often its other fields are read."""
+        field of `name` nowhere else, however often its other fields are read (read
+        whole, or through its own fields: `r.theirs.total`, once)."""
         fields = self.needs.get(name)
-        return (
-            isinstance(fields, dict)
-            and field in fields
-            and fields[field] is None
-            and self.paths.get((name, field)) == 1
-        )
+        return isinstance(fields, dict) and field in fields and self.paths.get((name, field)) == 1
 
     def union(self, other: Live) -> Live:
         """What is read here and then there (the reads of both counted)."""
