@@ -5,7 +5,7 @@ import { $, el, language, setWords, show, showPath, t, tn } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
-import { sweep } from "./sweep.js";
+import { sweep, sweepExample } from "./sweep.js";
 import { encounter, fillRivals } from "./encounter.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
@@ -28,8 +28,8 @@ function status(text) {
   $("#status").textContent = text;
 }
 
-function showError(error) {
-  const box = $("#error");
+function showError(error, where = "#error") {
+  const box = $(where);
   if (!error) {
     box.hidden = true;
     return;
@@ -38,14 +38,17 @@ function showError(error) {
   box.hidden = false;
 }
 
-async function busy(work) {
+// Runs `work` with the buttons off; its error shown in `where`: the editor's own errors
+// (a save, the odds of the edit) beside the editor, where the one who clicked looks.
+async function busy(work, where = "#error") {
   const buttons = [...document.querySelectorAll("#action-form button, #editor-odds")];
   buttons.forEach((b) => (b.disabled = true));
   showError(null);
+  showError(null, "#editor-error");
   try {
     return await work();
   } catch (error) {
-    showError(error);
+    showError(error, where);
     return undefined;
   } finally {
     buttons.forEach((b) => (b.disabled = false));
@@ -75,7 +78,33 @@ async function loadRulebooks() {
 async function loadWords(name) {
   const asked = new URLSearchParams(location.search).get("lang");
   const query = `rulebook=${quote(name)}${asked ? `&lang=${quote(asked)}` : ""}`;
-  setWords(await get(`/api/words?${query}`));
+  const answer = await get(`/api/words?${query}`);
+  setWords(answer);
+  offerLanguages(answer.languages || [], asked);
+}
+
+// Each language by its own name (a language not named here, by its code).
+const LANGUAGE_NAMES = { en: "English", es: "Español" };
+
+// The languages the page may be shown in: the rulebook's own first (no ?lang=), then each.
+function offerLanguages(languages, asked) {
+  const select = $("#language");
+  select.replaceChildren(
+    el("option", { value: "" }, t("the rulebook's")),
+    ...languages.map((code) => el("option", { value: code, lang: code }, LANGUAGE_NAMES[code] || code)),
+  );
+  select.value = asked && languages.includes(asked) ? asked : "";
+}
+
+// Another language chosen: kept in the address (?lang=, so a reload keeps it), the
+// rulebook shown again in it.
+async function chooseLanguage() {
+  const query = new URLSearchParams(location.search);
+  const code = $("#language").value;
+  if (code) query.set("lang", code);
+  else query.delete("lang");
+  history.replaceState(null, "", `${location.pathname}?${query}`);
+  await chooseRulebook();
 }
 
 // Each rulebook chosen is numbered: a choice's answers that arrive after a newer choice
@@ -104,8 +133,10 @@ async function chooseRulebook() {
       c.source === "shipped" ? t("{name} (shipped)", { name: c.name }) : c.name)),
   );
   const fitting = characters.find((c) => c.rulebook !== null) || characters[0];
+  // ?character= with no name asks for none
   const wanted = new URLSearchParams(location.search).get("character");
-  characterSelect.value = characters.some((c) => c.name === wanted) ? wanted : fitting ? fitting.name : "";
+  characterSelect.value = wanted === "" || characters.some((c) => c.name === wanted) ? wanted
+    : fitting ? fitting.name : "";
   if (table.character && state.characters.includes(table.character)) characterSelect.value = table.character;
   fillCompare();
   await chooseCharacter();
@@ -133,12 +164,28 @@ function fillCompare() {
 
 async function chooseCharacter() {
   const name = $("#character").value;
-  state.character = name
-    ? await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`)
-    : null;
+  let unfit = null;
+  try {
+    state.character = name
+      ? await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`)
+      : null;
+  } catch (error) {
+    // a sheet this rulebook cannot read (another game's, a typo in it): the page goes on
+    // without a character, and says why where the sheet would be
+    if (!(error instanceof ApiError)) throw error;
+    state.character = null;
+    unfit = error;
+    $("#character").value = "";
+  }
   renderSheet($("#sheet"), state.character);
+  if (unfit) {
+    $("#sheet").replaceChildren(
+      el("p", { class: "error", role: "alert", id: "sheet-unfit" },
+        t("{name} cannot be played with this rulebook: run without a character, choose another, or correct its file.", { name }),
+        el("pre", {}, unfit.text)));
+  }
   $("#edit-values").hidden = !state.character;
-  $("#sheet-title").textContent = name ? t("Character: {name}", { name }) : t("Character");
+  $("#sheet-title").textContent = state.character ? t("Character: {name}", { name }) : t("Character");
   chooseAction();
   await showHistory();
 }
@@ -223,6 +270,7 @@ function chooseAction() {
     ? buildForm($("#params"), item.params, state.character && state.character.sheet, others())
     : [];
   showTargetSheets(state.fields).catch(showError);
+  $("#sweep-over").placeholder = sweepExample(item ? item.params : [], state.character && state.character.sheet);
   const choices = item ? item.choices || [] : [];
   $("#best-box").hidden = choices.length === 0;
   // each choice answered in advance for the odds, or left to the best play; a choice
@@ -435,6 +483,28 @@ function checked(result) {
     ? `${t("✓ checks")}${warned}`
     : `${tn("{n} error", "{n} errors", errors)}${warned}`;
   line.className = result.ok ? "good" : "bad";
+  listProblems(result.diagnostics);
+}
+
+// The checker's findings in words under the toolbar, each a button to its line: what the
+// gutter's marks say only to a mouse over them, readable and reached by the keyboard.
+const LISTED = 5;
+
+function listProblems(diagnostics) {
+  const shown = diagnostics.slice(0, LISTED).map((d) => {
+    const at = d.location || {};
+    const here = at.line && (!at.file || at.file === editor.name);
+    const where = here ? t("line {line}", { line: at.line })
+      : at.file && at.line ? `${at.file}:${at.line}` : "";
+    const text = `${where ? `${where}: ` : ""}${d.message}${d.hint ? ` (${d.hint})` : ""}`;
+    return el("li", { class: d.severity === "error" ? "bad" : "warned" },
+      here ? el("button", { type: "button", class: "link", onclick: () => editor.showLine(at.line) }, text)
+        : text);
+  });
+  const more = diagnostics.length - shown.length;
+  if (more > 0) shown.push(el("li", { class: "muted" }, t("… and {n} more", { n: more })));
+  $("#editor-problems").replaceChildren(...shown);
+  $("#editor-problems").hidden = shown.length === 0;
 }
 
 // Saves the editor's text as NAME.rules. Over the rulebook opened, it names the version
@@ -448,7 +518,11 @@ async function saveRules() {
   try {
     answer = await send(`/api/rulebooks/${quote(name)}`, { text: editor.text }, "PUT", over);
   } catch (error) {
-    if (!(error instanceof ApiError) || ![412, 428].includes(error.status)) throw error;
+    if (!(error instanceof ApiError)) throw error;
+    if (![412, 428].includes(error.status)) {
+      const text = `${t("{file} was not saved:", { file })}\n${error.text}`;
+      throw Object.assign(new Error(text), { text });
+    }
     const text = error.status === 412
       ? t("{file} was changed by someone else since you opened it: nothing was saved. Keep your edit (copy it), open the rulebook again and make it there.", { file })
       : t("{file} is in your folder already: nothing was saved. Open it (choose it above) to save your edit over it, or save under another name.", { file });
@@ -502,17 +576,18 @@ async function start() {
   editor = new RuleEditor($("#editor"), keywords, checked);
   $("#rulebook").addEventListener("change", () => busy(chooseRulebook));
   $("#character").addEventListener("change", () => busy(chooseCharacter));
+  $("#language").addEventListener("change", () => busy(chooseLanguage));
   $("#action").addEventListener("change", chooseAction);
   $("#action-form").addEventListener("submit", (event) => {
     event.preventDefault();
     busy(run);
   });
   $("#odds-button").addEventListener("click", () => busy(() => odds()));
-  $("#editor-odds").addEventListener("click", () => busy(() => odds(true)));
+  $("#editor-odds").addEventListener("click", () => busy(() => odds(true), "#editor-error"));
   $("#sweep-button").addEventListener("click", () => busy(sweepOdds));
   $("#encounter-button").addEventListener("click", () => busy(fight));
   $("#save-sheet").addEventListener("click", () => busy(save));
-  $("#editor-save").addEventListener("click", () => busy(saveRules));
+  $("#editor-save").addEventListener("click", () => busy(saveRules, "#editor-error"));
   $("#editor-house").addEventListener("click", newHouseRule);
   for (const radio of document.querySelectorAll('input[name="odds-view"]')) {
     radio.addEventListener("change", () => state.lastOdds && renderOdds(state.lastOdds, oddsView()));
