@@ -29,12 +29,27 @@ sheet {
 check dodge(mod: int = 0) "Dodge" { roll 3d6 <= DX + mod }
 """
 
+CHOOSY = """rulebook "Choosy" { language "en" }
+action push() "Push" {
+  let r = d6
+  let done = r >= 4
+  if r < 4 {
+    choose cost "Push on?" {
+      option "push" { set done to yes  note "pushed" }
+      option "stop" { note "stopped" }
+    }
+  }
+  result { done: done }
+}
+"""
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("evening")
     (folder / "age.rules").write_text(AGE, encoding="utf-8")
     (folder / "gurps.rules").write_text(GURPS, encoding="utf-8")
+    (folder / "choosy.rules").write_text(CHOOSY, encoding="utf-8")
     # listed first, and names no rulebook: the page's first pick for every rulebook
     (folder / "guy.yaml").write_text("DX: 13\n", encoding="utf-8")
     (folder / "hero.yaml").write_text("Strength: 3\nFocus: 1\n", encoding="utf-8")
@@ -130,3 +145,25 @@ def test_the_language_chosen_in_the_page_is_kept(page, server):  # noqa: F811
     page.locator("#language").select_option("")
     expect(page.locator("#run")).to_have_text("Run")
     assert "lang=" not in page.url
+
+
+def test_the_odds_say_what_they_answer(page, server):  # noqa: F811
+    open_page(page, server, "age", "hero")
+    page.fill("#param-tn", "13")
+    page.fill("#odds-field", "hit")
+    page.click("#odds-button")
+    expect(page.locator("#odds-question")).to_have_text("Attack(tn=13) · hero · hit")
+    page.fill("#odds-field", "")
+    page.select_option("#compare", "gurps")  # asked again: the line follows
+    page.select_option("#compare", "")
+    page.click("#odds-button")
+    expect(page.locator("#odds-question")).to_have_text("Attack(tn=13) · hero")
+    # a choice left to the best play says so; answered in advance, it says the answer
+    page.select_option("#rulebook", "choosy")
+    expect(page.locator("#editor .cm-content")).to_contain_text("Choosy")
+    page.click("#odds-button")
+    question = page.locator("#odds-question")
+    expect(question).to_have_text("Push() · the best play for the action's own")
+    page.select_option(".odds-choice", "stop")
+    page.click("#odds-button")
+    expect(question).to_have_text("Push() · cost: stop")

@@ -37,6 +37,8 @@ PAGE_WORDS: tuple = (
     tr("loading {name}…"),
     tr("(no character)"),
     tr("Language"),
+    tr("the best play for {goal}"),
+    tr("compared with {other}"),
     tr("{file} was not saved:"),
     tr("the rulebook's"),
     tr("{name} (shipped)"),

@@ -430,6 +430,29 @@ async function odds(withEditor = false) {
   else if (compare) request.compare = { rulebook: compare };
   state.lastOdds = await computeOdds(request);
   renderOdds(state.lastOdds, oddsView());
+  $("#odds-question").textContent = question(request);
+}
+
+// What odds answer, in a line over their chart: the action with the values given, who
+// plays it, the field, the choices answered or played best, and what it is compared with
+// (two answers to two questions look alike without it).
+function question(request) {
+  const item = runnable(state.rulebook, request.action);
+  const given = Object.entries(request.params).map(([k, v]) => `${k}=${show(v)}`);
+  const parts = [`${item && item.label ? item.label : request.action}(${given.join(", ")})`];
+  if (request.character) parts.push(request.character);
+  if (request.field) parts.push(request.field);
+  for (const [choice, answer] of Object.entries(request.choices || {})) parts.push(`${choice}: ${answer}`);
+  const answered = Object.keys(request.choices || {});
+  if (((item && item.choices) || []).some((c) => !answered.includes(c.name))) {
+    parts.push(t("the best play for {goal}", { goal: request.best || t("the action's own") }));
+  }
+  if (request.compare) {
+    const other = request.compare.rulebook ? rulebookInfo(request.compare.rulebook) : null;
+    parts.push(t("compared with {other}",
+      { other: other ? other.title : t("the rules in the editor") }));
+  }
+  return parts.join(" · ");
 }
 
 // The odds over a grid of one or two inputs, the chosen rulebook compared beside.
