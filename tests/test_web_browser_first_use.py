@@ -43,6 +43,10 @@ action push() "Push" {
 }
 """
 
+BROKEN = """rulebook "Broken" { language "en" }
+check go() "Go" { roll d6 + Nope >= 4 }
+"""
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
@@ -50,6 +54,7 @@ def server(tmp_path_factory):
     (folder / "age.rules").write_text(AGE, encoding="utf-8")
     (folder / "gurps.rules").write_text(GURPS, encoding="utf-8")
     (folder / "choosy.rules").write_text(CHOOSY, encoding="utf-8")
+    (folder / "broken.rules").write_text(BROKEN, encoding="utf-8")
     # listed first, and names no rulebook: the page's first pick for every rulebook
     (folder / "guy.yaml").write_text("DX: 13\n", encoding="utf-8")
     (folder / "hero.yaml").write_text("Strength: 3\nFocus: 1\n", encoding="utf-8")
@@ -167,3 +172,27 @@ def test_the_odds_say_what_they_answer(page, server):  # noqa: F811
     page.select_option(".odds-choice", "stop")
     page.click("#odds-button")
     expect(question).to_have_text("Push() · cost: stop")
+
+
+def test_a_rulebook_that_does_not_load_is_opened_mended_and_saved(page, server):  # noqa: F811
+    base, folder = server
+    ready(page, f"{base}/?rulebook=age&character=hero")
+    option = page.locator("#rulebook option[value='broken']")
+    expect(option).to_have_text("broken (does not load: 1 error in the rulebook)")
+    expect(option).to_be_enabled()
+    page.select_option("#rulebook", "broken")
+    expect(page.locator("#error")).to_have_text(
+        "broken.rules does not load: mend it in the editor below (its errors are listed "
+        "there), then save it."
+    )
+    expect(page.locator("#params")).to_be_empty()  # nothing of the rulebook before
+    expect(page.locator("#sheet")).to_have_text("No character.")
+    problem = page.locator("#editor-problems button")
+    expect(problem).to_have_text("line 2: unknown name `Nope`")
+    problem.click()  # the line selected: typed over
+    page.keyboard.type('check go() "Go" { roll d6 + 1 >= 4 }')
+    expect(page.locator("#editor-status")).to_have_text("✓ checks")
+    page.click("#editor-save")
+    expect(page.locator("#status")).to_have_text("saved broken.rules")
+    expect(page.locator("#action option")).to_have_text(["Go (go)"])
+    assert "d6 + 1" in (folder / "broken.rules").read_text(encoding="utf-8")

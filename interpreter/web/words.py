@@ -37,6 +37,10 @@ PAGE_WORDS: tuple = (
     tr("loading {name}…"),
     tr("(no character)"),
     tr("Language"),
+    tr("{name} (does not load: {error})"),
+    tr(
+        "{file} does not load: mend it in the editor below (its errors are listed there), then save it."
+    ),
     tr("the best play for {goal}"),
     tr("compared with {other}"),
     tr("{file} was not saved:"),

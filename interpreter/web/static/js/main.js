@@ -66,11 +66,13 @@ async function loadRulebooks() {
   state.rulebooks = rulebooks;
   const select = $("#rulebook");
   select.replaceChildren(
-    ...rulebooks.map((r) => el("option", { value: r.name, disabled: !!r.error },
-      r.title ? `${r.title} (${r.name})` : `${r.name}: ${r.error}`)),
+    // one that does not load is offered too: to be opened in the editor and mended
+    ...rulebooks.map((r) => el("option", { value: r.name },
+      r.error ? t("{name} (does not load: {error})", { name: r.name, error: r.error })
+        : r.title ? `${r.title} (${r.name})` : r.name)),
   );
   const wanted = new URLSearchParams(location.search).get("rulebook");
-  const first = rulebooks.find((r) => r.name === wanted && !r.error) || rulebooks.find((r) => !r.error);
+  const first = rulebooks.find((r) => r.name === wanted) || rulebooks.find((r) => !r.error);
   if (first) select.value = first.name;
 }
 
@@ -115,6 +117,11 @@ async function chooseRulebook() {
   const mine = ++choices;
   const current = () => mine === choices;
   const name = $("#rulebook").value;
+  const info = rulebookInfo(name);
+  if (info && info.error) {
+    await openBroken(name, current);
+    return;
+  }
   await loadWords(name);
   if (!current()) return;
   status(t("loading {name}…", { name }));
@@ -145,6 +152,27 @@ async function chooseRulebook() {
   if (!current()) return;
   renderTable();
   status(book.rulebook);
+}
+
+// A rulebook of the folder that does not load: nothing to run, its text in the editor
+// (whose checker marks the error's line), and the page says so.
+async function openBroken(name, current) {
+  await loadWords("");
+  if (!current()) return;
+  state.rulebook = { rulebook: name, actions: [], checks: [], opposed: [], rolls: [] };
+  state.character = null; // (no sheet is read without its rulebook)
+  $("#character").value = "";
+  renderSheet($("#sheet"), null);
+  $("#sheet-title").textContent = t("Character");
+  $("#edit-values").hidden = true;
+  $("#action").replaceChildren();
+  chooseAction();
+  status(name);
+  await openInEditor(name, current);
+  if (!current()) return;
+  const text = t("{file} does not load: mend it in the editor below (its errors are listed there), then save it.",
+    { file: `${name}.rules` });
+  throw Object.assign(new Error(text), { text });
 }
 
 function fillCompare() {
@@ -266,6 +294,7 @@ function chooseAction() {
   const name = $("#action").value;
   const item = runnable(book, name);
   $("#action-label").textContent = item && item.label ? item.label : "";
+  if (!item) $("#params").replaceChildren();
   state.fields = item
     ? buildForm($("#params"), item.params, state.character && state.character.sheet, others())
     : [];
@@ -630,7 +659,7 @@ async function start() {
   await loadRulebooks();
   await readTable();
   narrowToPlayer();
-  await chooseRulebook();
+  await chooseRulebook().catch(showError); // (a rulebook that does not load: said, the page ready)
   await showTable({ told: (event) => { told(event); toldRules(event); } });
   document.body.dataset.ready = "yes";
 }
