@@ -37,6 +37,8 @@ PAGE_WORDS: tuple = (
     tr("loading {name}…"),
     tr("(no character)"),
     tr("Language"),
+    tr("name the health field: the field of the sheet a combatant falls by"),
+    tr("choose a character to fight"),
     tr("{name} (does not load: {error})"),
     tr(
         "{file} does not load: mend it in the editor below (its errors are listed there), then save it."

@@ -6,7 +6,7 @@ import { RuleEditor } from "./editor.js";
 import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
 import { computeOdds, renderOdds } from "./odds.js";
 import { sweep, sweepExample } from "./sweep.js";
-import { encounter, fillRivals } from "./encounter.js";
+import { encounter, fillRivals, offerHealth } from "./encounter.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
 import { editValuesForm, newCharacterForm, showTargetSheets } from "./character.js";
@@ -206,6 +206,7 @@ async function chooseCharacter() {
     $("#character").value = "";
   }
   renderSheet($("#sheet"), state.character);
+  offerHealth(state.character);
   if (unfit) {
     $("#sheet").replaceChildren(
       el("p", { class: "error", role: "alert", id: "sheet-unfit" },
@@ -629,6 +630,9 @@ async function start() {
   $("#rulebook").addEventListener("change", () => busy(chooseRulebook));
   $("#character").addEventListener("change", () => busy(chooseCharacter));
   $("#language").addEventListener("change", () => busy(chooseLanguage));
+  $("#encounter-health").addEventListener("input", (event) => {
+    event.target.dataset.typed = event.target.value ? "yes" : ""; // (emptied: offered again)
+  });
   $("#action").addEventListener("change", chooseAction);
   $("#action-form").addEventListener("submit", (event) => {
     event.preventDefault();
