@@ -139,6 +139,7 @@ def test_the_language_chosen_in_the_page_is_kept(page, server):  # noqa: F811
     choice = page.locator("#language")
     expect(choice).to_have_value("")  # the rulebook's own (English)
     expect(page.locator("#run")).to_have_text("Run")
+    expect(page.get_by_role("spinbutton", name="seed", exact=True)).to_have_value("7")
     choice.select_option("es")
     expect(page.locator("#run")).to_have_text("Tirar")
     expect(page.locator("#language option[value='']")).to_have_text("el del reglamento")
@@ -147,6 +148,8 @@ def test_the_language_chosen_in_the_page_is_kept(page, server):  # noqa: F811
     expect(page.locator("body")).to_have_attribute("data-ready", "yes")
     expect(page.locator("#language")).to_have_value("es")
     expect(page.locator("#run")).to_have_text("Tirar")
+    # fields with no label of their own are named in the language too
+    expect(page.get_by_role("spinbutton", name="semilla", exact=True)).to_have_value("7")
     page.locator("#language").select_option("")
     expect(page.locator("#run")).to_have_text("Run")
     assert "lang=" not in page.url

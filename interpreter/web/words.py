@@ -37,6 +37,7 @@ PAGE_WORDS: tuple = (
     tr("loading {name}…"),
     tr("(no character)"),
     tr("Language"),
+    tr("the face rolled"),
     tr("name the health field: the field of the sheet a combatant falls by"),
     tr("choose a character to fight"),
     tr("{name} (does not load: {error})"),
