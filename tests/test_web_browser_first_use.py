@@ -62,9 +62,9 @@ def server(tmp_path_factory):
         yield base, folder
 
 
-def ready(page, address: str):
-    page.goto(address)
-    expect(page.locator("body")).to_have_attribute("data-ready", "yes")
+def ready(tab, address: str):
+    tab.goto(address)
+    expect(tab.locator("body")).to_have_attribute("data-ready", "yes")
 
 
 def test_a_character_the_rulebook_cannot_read_leaves_the_page_usable(page, server):  # noqa: F811

@@ -42,7 +42,8 @@ PAGE_WORDS: tuple = (
     tr("choose a character to fight"),
     tr("{name} (does not load: {error})"),
     tr(
-        "{file} does not load: mend it in the editor below (its errors are listed there), then save it."
+        "{file} does not load: mend it in the editor below "
+        "(its errors are listed there), then save it."
     ),
     tr("the best play for {goal}"),
     tr("compared with {other}"),
@@ -118,7 +119,8 @@ PAGE_WORDS: tuple = (
     tr("Rulebook"),
     tr("Choose a character."),
     tr(
-        "{name} cannot be played with this rulebook: run without a character, choose another, or correct its file."
+        "{name} cannot be played with this rulebook: "
+        "run without a character, choose another, or correct its file."
     ),
     tr("History"),
     tr("(journal.sqlite in your folder)"),

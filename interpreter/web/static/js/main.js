@@ -1,11 +1,14 @@
 // The page: choose a rulebook and a character, run actions (checks, rolls), see odds, edit the rules.
 
 import { ApiError, PAGE, get, quote, send } from "./api.js";
-import { $, el, language, setWords, show, showPath, t, tn } from "./dom.js";
+import { $, el, language, setWords, show, showPath, t } from "./dom.js";
 import { RuleEditor } from "./editor.js";
+import { showChecked } from "./checked.js";
 import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
-import { computeOdds, renderOdds } from "./odds.js";
+import { computeOdds, questionOf, renderOdds } from "./odds.js";
 import { sweep, sweepExample } from "./sweep.js";
+import { offerLanguages } from "./languages.js";
+import { answersInAdvance, offerAnswers } from "./advance.js";
 import { encounter, fillRivals, offerHealth } from "./encounter.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
@@ -83,19 +86,6 @@ async function loadWords(name) {
   const answer = await get(`/api/words?${query}`);
   setWords(answer);
   offerLanguages(answer.languages || [], asked);
-}
-
-// Each language by its own name (a language not named here, by its code).
-const LANGUAGE_NAMES = { en: "English", es: "Español" };
-
-// The languages the page may be shown in: the rulebook's own first (no ?lang=), then each.
-function offerLanguages(languages, asked) {
-  const select = $("#language");
-  select.replaceChildren(
-    el("option", { value: "" }, t("the rulebook's")),
-    ...languages.map((code) => el("option", { value: code, lang: code }, LANGUAGE_NAMES[code] || code)),
-  );
-  select.value = asked && languages.includes(asked) ? asked : "";
 }
 
 // Another language chosen: kept in the address (?lang=, so a reload keeps it), the
@@ -303,56 +293,9 @@ function chooseAction() {
   $("#sweep-over").placeholder = sweepExample(item ? item.params : [], state.character && state.character.sheet);
   const choices = item ? item.choices || [] : [];
   $("#best-box").hidden = choices.length === 0;
-  // each choice answered in advance for the odds, or left to the best play; a choice
-  // asked more than once (in a loop) may be answered apart for its N-th time (`name#N`)
-  $("#odds-choices").hidden = choices.length === 0;
-  $("#odds-choices").replaceChildren(...choices.map((choice) => {
-    const times = el("span", { class: "odds-times" });
-    const apart = el("button", {
-      type: "button", class: "odds-apart", dataset: { choice: choice.name },
-      onclick: () => times.append(occurrenceRow(choice, times.children.length + 2)),
-    }, t("answer its N-th time apart"));
-    return el("span", { class: "odds-choice-box" },
-      el("label", {}, `${choice.name} `, answerField(choice)), " ", apart, times);
-  }));
+  offerAnswers(choices);
   $("#action-choices").textContent = choices.length
     ? t("asks during the run: {choices}", { choices: choices.map((c) => c.name).join(", ") }) : "";
-}
-
-// An answer given in advance to a choice: its options, or, for options built from the
-// roll (`option each d in r.sorted`), any value typed in (its fixed options suggested).
-function answerField(choice) {
-  const data = { choice: choice.name };
-  if ((choice.options_from || []).length) {
-    const list = `odds-options-${choice.name}`;
-    return el("span", {},
-      el("input", { class: "odds-choice short", dataset: data, list, placeholder: t("the best") }),
-      el("datalist", { id: list }, ...choice.options.map((option) => el("option", { value: option }))));
-  }
-  return el("select", { class: "odds-choice", dataset: data },
-    el("option", { value: "" }, t("the best")),
-    ...choice.options.map((option) => el("option", { value: option }, option)));
-}
-
-// A row answering the N-th time a choice is asked: its number, and the answer.
-function occurrenceRow(choice, next) {
-  return el("label", { class: "odds-occurrence" },
-    `${choice.name} #`,
-    el("input", { type: "number", min: 1, step: 1, value: next, class: "odds-time tiny", dataset: { choice: choice.name } }),
-    " ", answerField(choice));
-}
-
-// The answers given in advance: {name: value} for every time, {"name#N": value} for one.
-function answersInAdvance() {
-  const answers = {};
-  for (const field of document.querySelectorAll("#odds-choices .odds-choice")) {
-    const value = field.value.trim();
-    if (!value) continue;
-    const row = field.closest(".odds-occurrence");
-    const time = row ? row.querySelector("input.odds-time").value.trim() : "";
-    answers[time ? `${field.dataset.choice}#${time}` : field.dataset.choice] = value;
-  }
-  return answers;
 }
 
 // ─── running ───────────────────────────────────────────────────────────────
@@ -460,29 +403,8 @@ async function odds(withEditor = false) {
   else if (compare) request.compare = { rulebook: compare };
   state.lastOdds = await computeOdds(request);
   renderOdds(state.lastOdds, oddsView());
-  $("#odds-question").textContent = question(request);
-}
-
-// What odds answer, in a line over their chart: the action with the values given, who
-// plays it, the field, the choices answered or played best, and what it is compared with
-// (two answers to two questions look alike without it).
-function question(request) {
-  const item = runnable(state.rulebook, request.action);
-  const given = Object.entries(request.params).map(([k, v]) => `${k}=${show(v)}`);
-  const parts = [`${item && item.label ? item.label : request.action}(${given.join(", ")})`];
-  if (request.character) parts.push(request.character);
-  if (request.field) parts.push(request.field);
-  for (const [choice, answer] of Object.entries(request.choices || {})) parts.push(`${choice}: ${answer}`);
-  const answered = Object.keys(request.choices || {});
-  if (((item && item.choices) || []).some((c) => !answered.includes(c.name))) {
-    parts.push(t("the best play for {goal}", { goal: request.best || t("the action's own") }));
-  }
-  if (request.compare) {
-    const other = request.compare.rulebook ? rulebookInfo(request.compare.rulebook) : null;
-    parts.push(t("compared with {other}",
-      { other: other ? other.title : t("the rules in the editor") }));
-  }
-  return parts.join(" · ");
+  const other = request.compare && request.compare.rulebook ? rulebookInfo(request.compare.rulebook) : null;
+  $("#odds-question").textContent = questionOf(request, runnable(state.rulebook, request.action), other);
 }
 
 // The odds over a grid of one or two inputs, the chosen rulebook compared beside.
@@ -520,44 +442,6 @@ async function openInEditor(name, current = () => true) {
     ? t("{file} (shipped: save under a new name)", { file: `${name}.rules` })
     : t("{file} (in your folder)", { file: `${name}.rules` });
   $("#editor-name").value = source.source === "shipped" ? `${name}_mine` : name;
-}
-
-function checked(result) {
-  const line = $("#editor-status");
-  if (result.failed) {
-    line.textContent = result.failed;
-    line.className = "bad";
-    return;
-  }
-  const errors = result.diagnostics.filter((d) => d.severity === "error").length;
-  const warnings = result.diagnostics.length - errors;
-  const warned = warnings ? `, ${tn("{n} warning", "{n} warnings", warnings)}` : "";
-  line.textContent = result.ok
-    ? `${t("✓ checks")}${warned}`
-    : `${tn("{n} error", "{n} errors", errors)}${warned}`;
-  line.className = result.ok ? "good" : "bad";
-  listProblems(result.diagnostics);
-}
-
-// The checker's findings in words under the toolbar, each a button to its line: what the
-// gutter's marks say only to a mouse over them, readable and reached by the keyboard.
-const LISTED = 5;
-
-function listProblems(diagnostics) {
-  const shown = diagnostics.slice(0, LISTED).map((d) => {
-    const at = d.location || {};
-    const here = at.line && (!at.file || at.file === editor.name);
-    const where = here ? t("line {line}", { line: at.line })
-      : at.file && at.line ? `${at.file}:${at.line}` : "";
-    const text = `${where ? `${where}: ` : ""}${d.message}${d.hint ? ` (${d.hint})` : ""}`;
-    return el("li", { class: d.severity === "error" ? "bad" : "warned" },
-      here ? el("button", { type: "button", class: "link", onclick: () => editor.showLine(at.line) }, text)
-        : text);
-  });
-  const more = diagnostics.length - shown.length;
-  if (more > 0) shown.push(el("li", { class: "muted" }, t("… and {n} more", { n: more })));
-  $("#editor-problems").replaceChildren(...shown);
-  $("#editor-problems").hidden = shown.length === 0;
 }
 
 // Saves the editor's text as NAME.rules. Over the rulebook opened, it names the version
@@ -626,7 +510,7 @@ function newHouseRule() {
 
 async function start() {
   const { keywords } = await get("/api/language");
-  editor = new RuleEditor($("#editor"), keywords, checked);
+  editor = new RuleEditor($("#editor"), keywords, (result) => showChecked(result, editor));
   $("#rulebook").addEventListener("change", () => busy(chooseRulebook));
   $("#character").addEventListener("change", () => busy(chooseCharacter));
   $("#language").addEventListener("change", () => busy(chooseLanguage));
