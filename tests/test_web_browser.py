@@ -470,8 +470,8 @@ def test_a_rulebook_saved_over_meanwhile_is_not_lost_and_a_save_is_undone(page, 
     page.keyboard.press("Control+End")
     page.keyboard.insert_text("# my edit\n")
     page.click("#editor-save")
-    # (the page speaks the house rule's language: Brujería's Spanish)
-    expect(page.locator("#error")).to_contain_text(
+    # (the page speaks the house rule's language: Brujería's Spanish; said by the editor)
+    expect(page.locator("#editor-error")).to_contain_text(
         "casa_test.rules lo cambió otra persona desde que lo abriste: no se guardó nada"
     )
     assert (folder / "casa_test.rules").read_text(encoding="utf-8") == theirs
@@ -494,7 +494,7 @@ def test_a_rulebook_saved_over_meanwhile_is_not_lost_and_a_save_is_undone(page, 
     page.fill("#editor-name", "fate")
     before = (folder / "fate.rules").read_text(encoding="utf-8")
     page.click("#editor-save")
-    expect(page.locator("#error")).to_contain_text("fate.rules ya está en tu carpeta")
+    expect(page.locator("#editor-error")).to_contain_text("fate.rules ya está en tu carpeta")
     assert (folder / "fate.rules").read_text(encoding="utf-8") == before
 
 

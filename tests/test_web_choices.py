@@ -232,7 +232,7 @@ def test_every_text_of_the_page_is_in_its_words():
     html = (static / "index.html").read_text(encoding="utf-8")
     marked = re.findall(r"<\w+[^>]*\bdata-tr(?:\s[^>]*)?>([^<]*)<", html)
     used |= {text.strip() for text in marked}
-    used |= set(re.findall(r'data-tr-placeholder="([^"]*)"', html))
+    used |= set(re.findall(r'data-tr-(?:placeholder|label)="([^"]*)"', html))
     assert len(marked) > 30 and "Take back the last answer" in used
     assert used - {str(word) for word in PAGE_WORDS} == set()
     # and no label of the page is left unmarked: every text between tags is marked

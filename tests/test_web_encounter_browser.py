@@ -81,3 +81,18 @@ def test_an_encounter_shows_who_wins_and_the_rounds(page, server):
     expect(lines).to_have_count(len(rounds))
     assert lines.nth(0).locator("th, td.p").all_inner_texts() == ["1", percent(rounds[1])]
     assert page.locator("#encounter-mean").inner_text().startswith("mean rounds: ")
+
+
+def test_the_health_field_is_offered_from_the_sheet_and_asked_for_when_emptied(page, server):
+    open_page(page, server, "dnd5e", "fighter")
+    page.select_option("#action", "attack")
+    health = page.locator("#encounter-health")
+    expect(health).to_have_value("Hit Points")  # the sheet's first resource
+    page.fill("#encounter-rounds", "2")
+    page.click("#encounter-button")
+    expect(page.locator("#encounter-mean")).to_contain_text("mean rounds: ")
+    health.fill("")
+    page.click("#encounter-button")
+    expect(page.locator("#error")).to_have_text(
+        "name the health field: the field of the sheet a combatant falls by"
+    )

@@ -15,7 +15,7 @@ from typing import Any, Literal, cast, overload
 
 from dsl.errors import RulebookError, RulebookInvalid
 from dsl.load import read
-from dsl.messages import Number, language_for, number_signs, tr
+from dsl.messages import Number, available_languages, language_for, number_signs, tr
 from interpreter.engine import Engine
 from interpreter.errors import LimitExceeded, ParameterError, SheetError
 from interpreter.json_data import describe_data
@@ -210,7 +210,12 @@ def words(work: Work, args: dict) -> dict:
     language = language_for(
         args.get("lang"), work.page_language, book.language if book is not None else None
     )
-    return {"language": language, "words": page_words(language), "numbers": number_signs(language)}
+    return {
+        "language": language,
+        "words": page_words(language),
+        "numbers": number_signs(language),
+        "languages": list(available_languages()),  # what the page may be shown in
+    }
 
 
 # ─── shared ─────────────────────────────────────────────────────────────────

@@ -556,7 +556,8 @@ def document() -> dict:
                         {"name": "lang", "in": "query", "schema": _LANG},
                     ],
                     "responses": _answer(
-                        "`{language, words: {English: translated}, numbers: {decimal, percent}}`"
+                        "`{language, words: {English: translated}, numbers: {decimal, percent}, "
+                        "languages}`"
                     ),
                 }
             },

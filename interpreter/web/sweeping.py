@@ -12,6 +12,7 @@ from fractions import Fraction
 from dsl.messages import tr
 from interpreter.balance import grid
 from interpreter.balance.picture import svg_text
+from interpreter.balance.sweep import NeedsField
 from interpreter.balance.table import cell
 from interpreter.engine import Engine
 from interpreter.limits import WEB_SWEEP_CASES
@@ -46,18 +47,23 @@ def sweep(work: Work, args: dict) -> dict:
         "seconds": work.odds_seconds,
     }
     work.ready()
-    rows = engine.sweep(
-        action,
-        characters,
-        compare=compare,
-        params=params,
-        vary=vary,
-        field=field(body, "field", str),
-        outcomes=_texts(body, "outcomes"),
-        workers=1,
-        max_cases=WEB_SWEEP_CASES,
-        **options,
-    )
+    try:
+        rows = engine.sweep(
+            action,
+            characters,
+            compare=compare,
+            params=params,
+            vary=vary,
+            field=field(body, "field", str),
+            outcomes=_texts(body, "outcomes"),
+            workers=1,
+            max_cases=WEB_SWEEP_CASES,
+            **options,
+        )
+    except NeedsField as error:
+        # its message names the command line's option: say where it goes here
+        error.hint = tr("in the page, write it in “Odds of”; in a request, as `field`")
+        raise
     answer = {"columns": list(rows[0]) if rows else [], "rows": [_plain(row) for row in rows]}
     if picture is not None:
         x, y, plot = (field(picture, name, str) for name in ("x", "y", "plot"))

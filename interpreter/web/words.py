@@ -27,7 +27,7 @@ PAGE_WORDS: tuple = (
     tr("mean rounds: {mean}"),
     tr("Sweep"),
     tr("{n} cases"),
-    tr("write NAME=VALUES, such as modificador=-3..3"),
+    tr("write NAME=VALUES, such as {example}"),
     tr("yes"),
     tr("no"),
     tr("none"),
@@ -36,6 +36,19 @@ PAGE_WORDS: tuple = (
     tr("a, b, c"),
     tr("loading {name}…"),
     tr("(no character)"),
+    tr("Language"),
+    tr("the face rolled"),
+    tr("name the health field: the field of the sheet a combatant falls by"),
+    tr("choose a character to fight"),
+    tr("{name} (does not load: {error})"),
+    tr(
+        "{file} does not load: mend it in the editor below "
+        "(its errors are listed there), then save it."
+    ),
+    tr("the best play for {goal}"),
+    tr("compared with {other}"),
+    tr("{file} was not saved:"),
+    tr("the rulebook's"),
     tr("{name} (shipped)"),
     tr("nothing"),
     tr("the rules in the editor"),
@@ -86,6 +99,7 @@ PAGE_WORDS: tuple = (
     tr("a face of {die}: {low} to {high}"),
     tr("{who} decides (line {line})"),
     tr("line {line}"),
+    tr("… and {n} more"),
     tr("not open now: {options}"),
     tr("forced dice"),
     tr("typed in"),
@@ -104,6 +118,10 @@ PAGE_WORDS: tuple = (
     tr("{n} more at 0 or empty"),
     tr("Rulebook"),
     tr("Choose a character."),
+    tr(
+        "{name} cannot be played with this rulebook: "
+        "run without a character, choose another, or correct its file."
+    ),
     tr("History"),
     tr("(journal.sqlite in your folder)"),
     tr("Action"),

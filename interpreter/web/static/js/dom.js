@@ -36,6 +36,10 @@ export function setWords(answer) {
   for (const node of document.querySelectorAll("[data-tr-placeholder]")) {
     node.placeholder = t(node.dataset.trPlaceholder);
   }
+  // the name of a field with no label of its own (the seed's number, a die's face)
+  for (const node of document.querySelectorAll("[data-tr-label]")) {
+    node.setAttribute("aria-label", t(node.dataset.trLabel));
+  }
 }
 
 export function t(text, params = {}) {

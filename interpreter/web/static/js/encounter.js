@@ -14,6 +14,15 @@ export function fillRivals(names) {
   else if (names.length > 1) select.value = names[1];
 }
 
+// The health a combatant falls by: the character's first resource (D&D's Hit Points),
+// offered until one is typed in.
+export function offerHealth(character) {
+  const box = $("#encounter-health");
+  const first = character && character.resources.length ? character.resources[0].path : "";
+  box.placeholder = first;
+  if (!box.dataset.typed) box.value = first;
+}
+
 function bar(p) {
   return el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${100 * p}%` }));
 }
@@ -23,6 +32,8 @@ function bar(p) {
 export async function encounter(request, roles) {
   const rival = $("#encounter-rival").value;
   const health = $("#encounter-health").value.trim();
+  if (!health) throw new Error(t("name the health field: the field of the sheet a combatant falls by"));
+  if (!request.character) throw new Error(t("choose a character to fight"));
   const damage = $("#encounter-damage").value.trim();
   const rounds = Number($("#encounter-rounds").value) || 20;
   const me = request.character;

@@ -1,12 +1,15 @@
 // The page: choose a rulebook and a character, run actions (checks, rolls), see odds, edit the rules.
 
 import { ApiError, PAGE, get, quote, send } from "./api.js";
-import { $, el, language, setWords, show, showPath, t, tn } from "./dom.js";
+import { $, el, language, setWords, show, showPath, t } from "./dom.js";
 import { RuleEditor } from "./editor.js";
+import { showChecked } from "./checked.js";
 import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
-import { computeOdds, renderOdds } from "./odds.js";
-import { sweep } from "./sweep.js";
-import { encounter, fillRivals } from "./encounter.js";
+import { computeOdds, questionOf, renderOdds } from "./odds.js";
+import { sweep, sweepExample } from "./sweep.js";
+import { offerLanguages } from "./languages.js";
+import { answersInAdvance, offerAnswers } from "./advance.js";
+import { encounter, fillRivals, offerHealth } from "./encounter.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
 import { editValuesForm, newCharacterForm, showTargetSheets } from "./character.js";
@@ -28,8 +31,8 @@ function status(text) {
   $("#status").textContent = text;
 }
 
-function showError(error) {
-  const box = $("#error");
+function showError(error, where = "#error") {
+  const box = $(where);
   if (!error) {
     box.hidden = true;
     return;
@@ -38,14 +41,17 @@ function showError(error) {
   box.hidden = false;
 }
 
-async function busy(work) {
+// Runs `work` with the buttons off; its error shown in `where`: the editor's own errors
+// (a save, the odds of the edit) beside the editor, where the one who clicked looks.
+async function busy(work, where = "#error") {
   const buttons = [...document.querySelectorAll("#action-form button, #editor-odds")];
   buttons.forEach((b) => (b.disabled = true));
   showError(null);
+  showError(null, "#editor-error");
   try {
     return await work();
   } catch (error) {
-    showError(error);
+    showError(error, where);
     return undefined;
   } finally {
     buttons.forEach((b) => (b.disabled = false));
@@ -63,11 +69,13 @@ async function loadRulebooks() {
   state.rulebooks = rulebooks;
   const select = $("#rulebook");
   select.replaceChildren(
-    ...rulebooks.map((r) => el("option", { value: r.name, disabled: !!r.error },
-      r.title ? `${r.title} (${r.name})` : `${r.name}: ${r.error}`)),
+    // one that does not load is offered too: to be opened in the editor and mended
+    ...rulebooks.map((r) => el("option", { value: r.name },
+      r.error ? t("{name} (does not load: {error})", { name: r.name, error: r.error })
+        : r.title ? `${r.title} (${r.name})` : r.name)),
   );
   const wanted = new URLSearchParams(location.search).get("rulebook");
-  const first = rulebooks.find((r) => r.name === wanted && !r.error) || rulebooks.find((r) => !r.error);
+  const first = rulebooks.find((r) => r.name === wanted) || rulebooks.find((r) => !r.error);
   if (first) select.value = first.name;
 }
 
@@ -75,7 +83,20 @@ async function loadRulebooks() {
 async function loadWords(name) {
   const asked = new URLSearchParams(location.search).get("lang");
   const query = `rulebook=${quote(name)}${asked ? `&lang=${quote(asked)}` : ""}`;
-  setWords(await get(`/api/words?${query}`));
+  const answer = await get(`/api/words?${query}`);
+  setWords(answer);
+  offerLanguages(answer.languages || [], asked);
+}
+
+// Another language chosen: kept in the address (?lang=, so a reload keeps it), the
+// rulebook shown again in it.
+async function chooseLanguage() {
+  const query = new URLSearchParams(location.search);
+  const code = $("#language").value;
+  if (code) query.set("lang", code);
+  else query.delete("lang");
+  history.replaceState(null, "", `${location.pathname}?${query}`);
+  await chooseRulebook();
 }
 
 // Each rulebook chosen is numbered: a choice's answers that arrive after a newer choice
@@ -86,6 +107,11 @@ async function chooseRulebook() {
   const mine = ++choices;
   const current = () => mine === choices;
   const name = $("#rulebook").value;
+  const info = rulebookInfo(name);
+  if (info && info.error) {
+    await openBroken(name, current);
+    return;
+  }
   await loadWords(name);
   if (!current()) return;
   status(t("loading {name}…", { name }));
@@ -104,8 +130,10 @@ async function chooseRulebook() {
       c.source === "shipped" ? t("{name} (shipped)", { name: c.name }) : c.name)),
   );
   const fitting = characters.find((c) => c.rulebook !== null) || characters[0];
+  // ?character= with no name asks for none
   const wanted = new URLSearchParams(location.search).get("character");
-  characterSelect.value = characters.some((c) => c.name === wanted) ? wanted : fitting ? fitting.name : "";
+  characterSelect.value = wanted === "" || characters.some((c) => c.name === wanted) ? wanted
+    : fitting ? fitting.name : "";
   if (table.character && state.characters.includes(table.character)) characterSelect.value = table.character;
   fillCompare();
   await chooseCharacter();
@@ -114,6 +142,27 @@ async function chooseRulebook() {
   if (!current()) return;
   renderTable();
   status(book.rulebook);
+}
+
+// A rulebook of the folder that does not load: nothing to run, its text in the editor
+// (whose checker marks the error's line), and the page says so.
+async function openBroken(name, current) {
+  await loadWords("");
+  if (!current()) return;
+  state.rulebook = { rulebook: name, actions: [], checks: [], opposed: [], rolls: [] };
+  state.character = null; // (no sheet is read without its rulebook)
+  $("#character").value = "";
+  renderSheet($("#sheet"), null);
+  $("#sheet-title").textContent = t("Character");
+  $("#edit-values").hidden = true;
+  $("#action").replaceChildren();
+  chooseAction();
+  status(name);
+  await openInEditor(name, current);
+  if (!current()) return;
+  const text = t("{file} does not load: mend it in the editor below (its errors are listed there), then save it.",
+    { file: `${name}.rules` });
+  throw Object.assign(new Error(text), { text });
 }
 
 function fillCompare() {
@@ -133,12 +182,29 @@ function fillCompare() {
 
 async function chooseCharacter() {
   const name = $("#character").value;
-  state.character = name
-    ? await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`)
-    : null;
+  let unfit = null;
+  try {
+    state.character = name
+      ? await get(`/api/characters/${quote(name)}?rulebook=${quote($("#rulebook").value)}`)
+      : null;
+  } catch (error) {
+    // a sheet this rulebook cannot read (another game's, a typo in it): the page goes on
+    // without a character, and says why where the sheet would be
+    if (!(error instanceof ApiError)) throw error;
+    state.character = null;
+    unfit = error;
+    $("#character").value = "";
+  }
   renderSheet($("#sheet"), state.character);
+  offerHealth(state.character);
+  if (unfit) {
+    $("#sheet").replaceChildren(
+      el("p", { class: "error", role: "alert", id: "sheet-unfit" },
+        t("{name} cannot be played with this rulebook: run without a character, choose another, or correct its file.", { name }),
+        el("pre", {}, unfit.text)));
+  }
   $("#edit-values").hidden = !state.character;
-  $("#sheet-title").textContent = name ? t("Character: {name}", { name }) : t("Character");
+  $("#sheet-title").textContent = state.character ? t("Character: {name}", { name }) : t("Character");
   chooseAction();
   await showHistory();
 }
@@ -219,62 +285,17 @@ function chooseAction() {
   const name = $("#action").value;
   const item = runnable(book, name);
   $("#action-label").textContent = item && item.label ? item.label : "";
+  if (!item) $("#params").replaceChildren();
   state.fields = item
     ? buildForm($("#params"), item.params, state.character && state.character.sheet, others())
     : [];
   showTargetSheets(state.fields).catch(showError);
+  $("#sweep-over").placeholder = sweepExample(item ? item.params : [], state.character && state.character.sheet);
   const choices = item ? item.choices || [] : [];
   $("#best-box").hidden = choices.length === 0;
-  // each choice answered in advance for the odds, or left to the best play; a choice
-  // asked more than once (in a loop) may be answered apart for its N-th time (`name#N`)
-  $("#odds-choices").hidden = choices.length === 0;
-  $("#odds-choices").replaceChildren(...choices.map((choice) => {
-    const times = el("span", { class: "odds-times" });
-    const apart = el("button", {
-      type: "button", class: "odds-apart", dataset: { choice: choice.name },
-      onclick: () => times.append(occurrenceRow(choice, times.children.length + 2)),
-    }, t("answer its N-th time apart"));
-    return el("span", { class: "odds-choice-box" },
-      el("label", {}, `${choice.name} `, answerField(choice)), " ", apart, times);
-  }));
+  offerAnswers(choices);
   $("#action-choices").textContent = choices.length
     ? t("asks during the run: {choices}", { choices: choices.map((c) => c.name).join(", ") }) : "";
-}
-
-// An answer given in advance to a choice: its options, or, for options built from the
-// roll (`option each d in r.sorted`), any value typed in (its fixed options suggested).
-function answerField(choice) {
-  const data = { choice: choice.name };
-  if ((choice.options_from || []).length) {
-    const list = `odds-options-${choice.name}`;
-    return el("span", {},
-      el("input", { class: "odds-choice short", dataset: data, list, placeholder: t("the best") }),
-      el("datalist", { id: list }, ...choice.options.map((option) => el("option", { value: option }))));
-  }
-  return el("select", { class: "odds-choice", dataset: data },
-    el("option", { value: "" }, t("the best")),
-    ...choice.options.map((option) => el("option", { value: option }, option)));
-}
-
-// A row answering the N-th time a choice is asked: its number, and the answer.
-function occurrenceRow(choice, next) {
-  return el("label", { class: "odds-occurrence" },
-    `${choice.name} #`,
-    el("input", { type: "number", min: 1, step: 1, value: next, class: "odds-time tiny", dataset: { choice: choice.name } }),
-    " ", answerField(choice));
-}
-
-// The answers given in advance: {name: value} for every time, {"name#N": value} for one.
-function answersInAdvance() {
-  const answers = {};
-  for (const field of document.querySelectorAll("#odds-choices .odds-choice")) {
-    const value = field.value.trim();
-    if (!value) continue;
-    const row = field.closest(".odds-occurrence");
-    const time = row ? row.querySelector("input.odds-time").value.trim() : "";
-    answers[time ? `${field.dataset.choice}#${time}` : field.dataset.choice] = value;
-  }
-  return answers;
 }
 
 // ─── running ───────────────────────────────────────────────────────────────
@@ -382,6 +403,8 @@ async function odds(withEditor = false) {
   else if (compare) request.compare = { rulebook: compare };
   state.lastOdds = await computeOdds(request);
   renderOdds(state.lastOdds, oddsView());
+  const other = request.compare && request.compare.rulebook ? rulebookInfo(request.compare.rulebook) : null;
+  $("#odds-question").textContent = questionOf(request, runnable(state.rulebook, request.action), other);
 }
 
 // The odds over a grid of one or two inputs, the chosen rulebook compared beside.
@@ -421,22 +444,6 @@ async function openInEditor(name, current = () => true) {
   $("#editor-name").value = source.source === "shipped" ? `${name}_mine` : name;
 }
 
-function checked(result) {
-  const line = $("#editor-status");
-  if (result.failed) {
-    line.textContent = result.failed;
-    line.className = "bad";
-    return;
-  }
-  const errors = result.diagnostics.filter((d) => d.severity === "error").length;
-  const warnings = result.diagnostics.length - errors;
-  const warned = warnings ? `, ${tn("{n} warning", "{n} warnings", warnings)}` : "";
-  line.textContent = result.ok
-    ? `${t("✓ checks")}${warned}`
-    : `${tn("{n} error", "{n} errors", errors)}${warned}`;
-  line.className = result.ok ? "good" : "bad";
-}
-
 // Saves the editor's text as NAME.rules. Over the rulebook opened, it names the version
 // read (If-Match): if someone else saved it meanwhile, nothing is written and the page
 // says so; over another rulebook of the folder, it is refused (open that one first).
@@ -448,7 +455,11 @@ async function saveRules() {
   try {
     answer = await send(`/api/rulebooks/${quote(name)}`, { text: editor.text }, "PUT", over);
   } catch (error) {
-    if (!(error instanceof ApiError) || ![412, 428].includes(error.status)) throw error;
+    if (!(error instanceof ApiError)) throw error;
+    if (![412, 428].includes(error.status)) {
+      const text = `${t("{file} was not saved:", { file })}\n${error.text}`;
+      throw Object.assign(new Error(text), { text });
+    }
     const text = error.status === 412
       ? t("{file} was changed by someone else since you opened it: nothing was saved. Keep your edit (copy it), open the rulebook again and make it there.", { file })
       : t("{file} is in your folder already: nothing was saved. Open it (choose it above) to save your edit over it, or save under another name.", { file });
@@ -499,20 +510,24 @@ function newHouseRule() {
 
 async function start() {
   const { keywords } = await get("/api/language");
-  editor = new RuleEditor($("#editor"), keywords, checked);
+  editor = new RuleEditor($("#editor"), keywords, (result) => showChecked(result, editor));
   $("#rulebook").addEventListener("change", () => busy(chooseRulebook));
   $("#character").addEventListener("change", () => busy(chooseCharacter));
+  $("#language").addEventListener("change", () => busy(chooseLanguage));
+  $("#encounter-health").addEventListener("input", (event) => {
+    event.target.dataset.typed = event.target.value ? "yes" : ""; // (emptied: offered again)
+  });
   $("#action").addEventListener("change", chooseAction);
   $("#action-form").addEventListener("submit", (event) => {
     event.preventDefault();
     busy(run);
   });
   $("#odds-button").addEventListener("click", () => busy(() => odds()));
-  $("#editor-odds").addEventListener("click", () => busy(() => odds(true)));
+  $("#editor-odds").addEventListener("click", () => busy(() => odds(true), "#editor-error"));
   $("#sweep-button").addEventListener("click", () => busy(sweepOdds));
   $("#encounter-button").addEventListener("click", () => busy(fight));
   $("#save-sheet").addEventListener("click", () => busy(save));
-  $("#editor-save").addEventListener("click", () => busy(saveRules));
+  $("#editor-save").addEventListener("click", () => busy(saveRules, "#editor-error"));
   $("#editor-house").addEventListener("click", newHouseRule);
   for (const radio of document.querySelectorAll('input[name="odds-view"]')) {
     radio.addEventListener("change", () => state.lastOdds && renderOdds(state.lastOdds, oddsView()));
@@ -532,7 +547,7 @@ async function start() {
   await loadRulebooks();
   await readTable();
   narrowToPlayer();
-  await chooseRulebook();
+  await chooseRulebook().catch(showError); // (a rulebook that does not load: said, the page ready)
   await showTable({ told: (event) => { told(event); toldRules(event); } });
   document.body.dataset.ready = "yes";
 }

@@ -265,3 +265,24 @@ function chartOf(answer, view, { keys, outcomes, series, numeric }, room) {
   });
   return { chart, numeric };
 }
+
+// What odds answer, in a line over their chart: the action with the values given, who
+// plays it, the field, the choices answered or played best, and what it is compared with
+// (two answers to two questions look alike without it). `item`: the action's describe;
+// `other`: the rulebook compared with, if one of the folder.
+export function questionOf(request, item, other) {
+  const given = Object.entries(request.params).map(([k, v]) => `${k}=${show(v)}`);
+  const parts = [`${item && item.label ? item.label : request.action}(${given.join(", ")})`];
+  if (request.character) parts.push(request.character);
+  if (request.field) parts.push(request.field);
+  for (const [choice, answer] of Object.entries(request.choices || {})) parts.push(`${choice}: ${answer}`);
+  const answered = Object.keys(request.choices || {});
+  if (((item && item.choices) || []).some((c) => !answered.includes(c.name))) {
+    parts.push(t("the best play for {goal}", { goal: request.best || t("the action's own") }));
+  }
+  if (request.compare) {
+    parts.push(t("compared with {other}",
+      { other: other ? other.title : t("the rules in the editor") }));
+  }
+  return parts.join(" · ");
+}

@@ -5,12 +5,26 @@
 import { send } from "./api.js";
 import { $, t } from "./dom.js";
 
+// An example of what to sweep, from what is on the page: the action's first whole-number
+// parameter around its default, else the character's first number, else a made-up name.
+export function sweepExample(params, sheet) {
+  const whole = params.find((p) => p.type.kind === "named" && p.type.name === "int");
+  if (whole) {
+    const at = Number.isInteger(whole.default) ? whole.default : 0;
+    return `${whole.name}=${at - 3}..${at + 3}`;
+  }
+  const [name, value] = Object.entries(sheet || {}).find(([, v]) => Number.isInteger(v)) || [];
+  return name ? `${name}=${Math.max(0, value - 2)}..${value + 2}` : "bonus=-3..3";
+}
+
 // "modificador=-3..3; Voluntad=1..6": each input's values, a range, a list or `all`.
-function inputsOf(text) {
+function inputsOf(text, example) {
   const inputs = [];
-  for (const part of text.split(";").map((p) => p.trim()).filter(Boolean)) {
+  const parts = text.split(";").map((p) => p.trim()).filter(Boolean);
+  if (!parts.length) throw new Error(t("write NAME=VALUES, such as {example}", { example }));
+  for (const part of parts) {
     const at = part.indexOf("=");
-    if (at < 1) throw new Error(t("write NAME=VALUES, such as modificador=-3..3"));
+    if (at < 1) throw new Error(t("write NAME=VALUES, such as {example}", { example }));
     const name = part.slice(0, at).trim();
     const written = part.slice(at + 1).trim();
     const values = written === "all" || written.includes("..") ? written
@@ -25,7 +39,7 @@ function inputsOf(text) {
 export async function sweep(request, over, paramNames) {
   const params = { ...request.params };
   const vary = {};
-  for (const [name, values] of inputsOf(over)) {
+  for (const [name, values] of inputsOf(over, $("#sweep-over").placeholder)) {
     if (paramNames.includes(name)) params[name] = values;
     else vary[name] = values;
   }
