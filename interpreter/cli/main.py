@@ -208,9 +208,8 @@ def _only_language(argv: list[str]) -> bool:
     )
 
 
-def _command_asked(argv: list[str]) -> str | None:
-    """The command a command line names first, if nothing but `--lang` comes before it
-    (`rulebook --help roll` asks for the whole list)."""
+def _first_word(argv: list[str]) -> str | None:
+    """What a command line holds first past `--lang` and its language."""
     skip = False
     for arg in argv:
         if skip:
@@ -218,21 +217,23 @@ def _command_asked(argv: list[str]) -> str | None:
         elif arg == "--lang":
             skip = True
         elif not arg.startswith("--lang="):
-            return arg if arg in COMMAND_NAMES else None
+            return arg
     return None
+
+
+def _command_asked(argv: list[str]) -> str | None:
+    """The command a command line names first, if nothing but `--lang` comes before it
+    (`rulebook --help roll` asks for the whole list)."""
+    first = _first_word(argv)
+    return first if first in COMMAND_NAMES else None
 
 
 def _command_hint(argv: list[str]) -> str | None:
     """`did you mean roll?` for a command line whose command is misspelled."""
-    skip = False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg == "--lang":
-            skip = True
-        elif not arg.startswith("-"):
-            return None if arg in COMMAND_NAMES else did_you_mean(arg, COMMAND_NAMES)
-    return None
+    first = _first_word(argv)
+    if first is None or first.startswith("-") or first in COMMAND_NAMES:
+        return None
+    return did_you_mean(first, COMMAND_NAMES)
 
 
 def main(argv: list[str] | None = None) -> int:
