@@ -27,7 +27,15 @@ from interpreter.odds.polynomials import TooComplex, too_many_ways
 from interpreter.odds.roller import Branch, Letting, OddsRoller
 from interpreter.odds.sheet_live import SheetReads
 from interpreter.odds.shortcuts import once_set, unread, unresolved_set
-from interpreter.odds.weights import TIDY_BITS, Mass, at_most, below, times, times_fraction
+from interpreter.odds.weights import (
+    TIDY_BITS,
+    Mass,
+    at_most,
+    below,
+    pruned_up_to,
+    times,
+    times_fraction,
+)
 from interpreter.odds.worlds import (
     STOPS,
     WORLDS_PER_WORK,
@@ -242,8 +250,7 @@ class Explorer(Passes):
         total = dist.total
         prune = self.prune
         n, d = weight
-        # weight × w / total <= prune for w up to this
-        cut = (prune.numerator * d * total) // (prune.denominator * n)
+        cut = pruned_up_to(prune, weight, total)
         denominator = d * total
         tidy = denominator.bit_length() > TIDY_BITS
         pruned = 0

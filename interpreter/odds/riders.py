@@ -90,6 +90,13 @@ def ridden(value: Dist, field: str) -> Dist:
             return value
     if len(groups) == len(value.weights):
         return value  # each record its own field's value: nothing rides
+    return Dist(rider_records(groups, field), value.total)
+
+
+def rider_records(groups: dict, field: str) -> dict:
+    """{record: weight} of records grouped by (kind, their other fields' items) → {the
+    field's value: weight}: one record a group, its `field` the value where it has one
+    alone, else their distribution."""
     out: dict = {}
     for (kind, others), weights in groups.items():
         if len(weights) == 1:
@@ -98,4 +105,4 @@ def ridden(value: Dist, field: str) -> Dist:
             weight = sum(weights.values())
             inner = Dist(weights, weight).reduced()
         out[Record({**dict(others), field: inner}, kind)] = weight
-    return Dist(out, value.total)
+    return out

@@ -18,6 +18,7 @@ from operator import itemgetter
 from interpreter.odds.cuts import cut_record, names_of
 from interpreter.odds.distribution import Dist
 from interpreter.odds.keys import Same
+from interpreter.odds.riders import rider_records
 from interpreter.values import Record
 
 #: the fields of an opposed check's record its sides decide alone (no author's field)
@@ -43,39 +44,22 @@ class Sides:
         of the pairs (ties left out when they are rerolled), out of every pair."""
         if not self.sides_a or not self.sides_b:
             return Dist({}, self.pairs)
-        inner = dict(cut)
         names = names_of(cut)
-        shared = self.roller.records  # equal records made once: later merges compare ids
-        ours = _classes(self.sides_a, "ours" in inner, inner.get("ours"), shared)
-        theirs = _classes(self.sides_b, "theirs" in inner, inner.get("theirs"), shared)
-        key = next(iter(self.sides_a))
-        won_level, tie_level = self.opposed.verdict(key, key)  # of a tie (not rerolled)
         pick = _picker(tuple(FIELDS.index(name) for name in names))
         # a record by what it holds (each side the one `shared` holds equal to it, its
         # hash kept), made once for every computation of this roller
-        made = shared.setdefault(("opposed", names), {})
+        made = self.roller.records.setdefault(("opposed", names), {})
         found: dict = {}  # what a record holds → [record, weight]
-
-        def add(side_a, side_b, won, tie, weight):
-            holds = pick((won, tie, 0, side_a, side_b))
+        for parts, weight in self._parts(cut):
+            holds = pick(parts)
             entry = found.get(holds)
             if entry is not None:
                 entry[1] += weight
-                return
+                continue
             record = made.get(holds)
             if record is None:
                 record = made[holds] = Record(dict(zip(names, holds)), "opposed")
             found[holds] = [record, weight]
-
-        level = not self.rerolling
-        negligible = max(self.negligible, 1)  # a part less likely: left out, as a pair would be
-        for side_a, side_b, more, same, less in self.counted(ours, theirs):
-            if more >= negligible:
-                add(side_a, side_b, True, False, more)
-            if less >= negligible:
-                add(side_a, side_b, False, False, less)
-            if same >= negligible and level:
-                add(side_a, side_b, won_level, tie_level, same)
         weights = {record: weight for record, weight in found.values()}
         return Dist(weights, self.pairs)  # not reduced: see Contest.whole
 
@@ -87,52 +71,44 @@ class Sides:
         made once per class of the other side and verdict, not once per pair of classes."""
         if not self.sides_a or not self.sides_b:
             return Dist({}, self.pairs)
-        inner = dict(cut)
-        names = names_of(cut)
-        shared = self.roller.records
-        ours = _classes(self.sides_a, "ours" in inner, inner.get("ours"), shared)
-        theirs = _classes(self.sides_b, "theirs" in inner, inner.get("theirs"), shared)
-        key = next(iter(self.sides_a))
-        won_level, tie_level = self.opposed.verdict(key, key)
-        others = tuple(name for name in names if name != rider)
+        others = tuple(name for name in names_of(cut) if name != rider)
         pick = _picker(tuple(FIELDS.index(name) for name in others))
-        side = 3 if rider == "ours" else 4  # (its place among the parts picked from)
+        side = FIELDS.index(rider)  # (its place among the parts picked from)
         groups: dict = {}  # the rest → {the rider's value: weight}
         count = 0  # (the records dist(cut) would make)
-
-        def add(parts: tuple, weight: int) -> None:
-            nonlocal count
-            rest = pick(parts)
-            found = groups.get(rest)
-            if found is None:
-                found = groups[rest] = {}
+        for parts, weight in self._parts(cut):
+            found = groups.setdefault(pick(parts), {})
             value = parts[side]
             if value in found:
                 found[value] += weight
             else:
                 found[value] = weight
                 count += 1
+        if len(groups) == count:  # each record its own rider's value: nothing rides
+            return self.dist(cut)
+        kinded = {("opposed", tuple(zip(others, rest))): found for rest, found in groups.items()}
+        return Dist(rider_records(kinded, rider), self.pairs)
 
+    def _parts(self, cut: tuple):
+        """(the parts of a record, as FIELDS: won, tie, rerolls, our side's class, their
+        side's class; the mass of its pairs) for every two classes of the sides cut to
+        `cut` and each verdict between them, a part less likely than `negligible` left
+        out, as the explorer would prune a pair (and ties, when they are rerolled)."""
+        inner = dict(cut)
+        shared = self.roller.records  # equal records made once: later merges compare ids
+        ours = _classes(self.sides_a, "ours" in inner, inner.get("ours"), shared)
+        theirs = _classes(self.sides_b, "theirs" in inner, inner.get("theirs"), shared)
+        key = next(iter(self.sides_a))
+        won_level, tie_level = self.opposed.verdict(key, key)  # of a tie (not rerolled)
         level = not self.rerolling
         negligible = max(self.negligible, 1)
         for side_a, side_b, more, same, less in self.counted(ours, theirs):
             if more >= negligible:
-                add((True, False, 0, side_a, side_b), more)
+                yield (True, False, 0, side_a, side_b), more
             if less >= negligible:
-                add((False, False, 0, side_a, side_b), less)
+                yield (False, False, 0, side_a, side_b), less
             if same >= negligible and level:
-                add((won_level, tie_level, 0, side_a, side_b), same)
-        if len(groups) == count:  # each record its own rider's value: nothing rides
-            return self.dist(cut)
-        out: dict = {}
-        for rest, weights in groups.items():
-            if len(weights) == 1:
-                ((value, weight),) = weights.items()
-            else:
-                weight = sum(weights.values())
-                value = Dist(weights, weight).reduced()
-            out[Record({**dict(zip(others, rest)), rider: value}, "opposed")] = weight
-        return Dist(out, self.pairs)
+                yield (won_level, tie_level, 0, side_a, side_b), same
 
     def counted(self, ours: dict, theirs: dict) -> list:
         """(class of ours, class of theirs, mass of pairs where ours is ahead, level,

@@ -13,6 +13,7 @@ each charged as a world run directly. A second such field is made known as befor
 from __future__ import annotations
 
 from interpreter.odds.distribution import Dist
+from interpreter.odds.weights import pruned_up_to
 from interpreter.odds.worlds import WORLDS_PER_WORK
 from interpreter.runtime import known
 from interpreter.values import Record
@@ -44,10 +45,8 @@ class Spread:
         a value the explorer would prune in this world (roller.weight) left out, as
         missing mass (as Explorer.weighted and Explorer.branch leave it out)."""
         dist = self.values[self.name]
-        n, d = roller.weight
-        prune = roller.prune
         total = dist.total
-        cut = (prune.numerator * d * total) // (prune.denominator * n)
+        cut = pruned_up_to(roller.prune, roller.weight, total)  # (as Explorer.weighted)
         kept = [(value, w) for value, w in dist.weights.items() if w > cut]
         roller.charge(1 + len(kept) // RECORDS_PER_WORK)  # (as the budget follows time)
         values, name = self.values, self.name

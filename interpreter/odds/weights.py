@@ -78,6 +78,13 @@ def at_most(numerator: int, denominator: int) -> Fraction:
     return Fraction(-(-numerator * scale // denominator), scale)
 
 
+def pruned_up_to(prune: Fraction, weight: tuple, total: int) -> int:
+    """The most an outcome may weigh, out of `total`, and be pruned in a world of
+    `weight`: weight × w / total <= prune for every w up to it."""
+    n, d = weight
+    return (prune.numerator * d * total) // (prune.denominator * n)
+
+
 def below(weight: tuple, threshold: Fraction) -> bool:
     """Whether the weight is less than a probability."""
     n, d = weight
