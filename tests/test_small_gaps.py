@@ -82,6 +82,15 @@ def test_a_statement_in_a_check_says_what_a_check_takes(body, said):
     assert said in message and "is a keyword" not in message
 
 
+def test_a_let_after_a_checks_roll_is_shown_the_field_it_can_be():
+    """Warhammer's Success Levels read the roll: a result field, not a `let`."""
+    body = "check t(v: int) {\n  roll d100 <= v\n  let sl = floor(v / 10) - floor(total / 10)\n}"
+    with pytest.raises(RulebookError) as error:
+        dsl.load_text('rulebook "S" { }\n' + body)
+    assert "after the roll, a value is a result field: `sl = …`" in str(error.value)
+    assert ":4:3:" in str(error.value)
+
+
 def test_checks_and_opposed_checks_are_used_by_running_them():
     book = dsl.load_text(
         'rulebook "C" { }\ncheck under(v: int) { roll 3d6 <= v }\n'

@@ -309,7 +309,14 @@ class Definitions(TreeWalk):
                 continue
             if isinstance(item, n.Let):
                 if roll is not None:
-                    raise self._error(tr("a check's `let`s come before its `roll`"), item.span)
+                    raise self._error(
+                        tr("a check's `let`s come before its `roll`"),
+                        item.span,
+                        tr(
+                            "after the roll, a value is a result field: `{name} = …`",
+                            name=item.name,
+                        ),
+                    )
                 lets.append(item)
             elif item.tag == "roll":
                 if roll is not None:

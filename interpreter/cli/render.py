@@ -138,9 +138,10 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
                 fraction=str(worth) if worth.denominator < 10**12 else "…",
             )
         lines.append("  " + best.render(language))
-        for (choice, option), p in odds.decisions.items():
-            chance = percent_text(p, language, "8.4f")
-            lines.append(f"    {choice} = {show_value(option, language)}  {chance}")
+        labels = [f"{c} = {show_value(o, language)}" for c, o in odds.decisions]
+        width = max(map(len, labels), default=0)  # the chances in one column
+        for label, p in zip(labels, odds.decisions.values(), strict=True):
+            lines.append(f"    {label:<{width}}  {percent_text(p, language, '8.4f')}")
     return "\n".join(lines)
 
 
