@@ -44,20 +44,30 @@ class PrefixSource(DiceSource):
         pass
 
 
-def enumerate_draws(run, limits, leaves: int = ENUMERATION_LEAVES) -> Dist:
+def enumerate_draws(
+    run, limits, leaves: int = ENUMERATION_LEAVES, epsilon: Fraction | None = None
+) -> Dist:
     """The exact distribution of run(tray) over every sequence of faces it may draw.
 
-    For finite rolls only (no explosion chains): more than `leaves` sequences is too
-    complex. This walks the real roller, so it means exactly what a real roll means.
+    More than `leaves` sequences is too complex. With an `epsilon`, an explosion's chain
+    is followed until what is left is below it: a sequence less likely than
+    epsilon / leaves is left out (the Dist's omitted mass; at most `leaves` of them, so
+    less than epsilon in all); without one, for finite rolls only. This walks the real
+    roller, so it means exactly what a real roll means.
     """
     probabilities: dict = {}
     stack: list[tuple[tuple, Fraction]] = [((), Fraction(1))]
     count = 0
+    unlikely = None if epsilon is None else epsilon / leaves
+    total = 1  # the common denominator, left-out sequences included
     while stack:
         prefix, probability = stack.pop()
         count += 1
         if count > leaves:
             raise TooComplex(tr("more than {leaves} ways the dice can fall", leaves=leaves))
+        if unlikely is not None and probability < unlikely:
+            total = math.lcm(total, probability.denominator)
+            continue
         try:
             value = run(Roller(PrefixSource(prefix), limits))
         except NeedDie as need:
@@ -67,11 +77,12 @@ def enumerate_draws(run, limits, leaves: int = ENUMERATION_LEAVES) -> Dist:
                 stack.append(((*prefix, (face, die.size)), step))
             continue
         probabilities[value] = probabilities.get(value, 0) + probability
-    return from_fractions(probabilities)
+    return from_fractions(probabilities, total)
 
 
-def from_fractions(probabilities: dict) -> Dist:
-    denominator = 1
+def from_fractions(probabilities: dict, denominator: int = 1) -> Dist:
+    """Fractions as a Dist's weights over their common denominator (at least
+    `denominator`: a mass left out stays out of the weights)."""
     for p in probabilities.values():
         denominator = denominator * p.denominator // math.gcd(denominator, p.denominator)
     return Dist(

@@ -88,7 +88,7 @@ class PoolQuestions(PoolQuestionsHost):
         def run(tray):
             return freeze(roll_pool(tray, die, count, steps, None, ""))
 
-        return enumerate_draws(run, self.limits)
+        return enumerate_draws(run, self.limits, epsilon=self.epsilon)
 
     def chain_answers(self, chain: ChainRoll, questions: tuple) -> Dist:
         """A named roll: its total; other questions only of a roll that is one dice term."""
@@ -141,7 +141,11 @@ class PoolQuestions(PoolQuestionsHost):
                 )
             if not is_term(roll):
                 value_answers(roll, questions)  # (TooComplex)
-            return thaw(self.resolve(self.rolls_of(roll)))
+            key = ("rolls", _key_of(roll))  # walked once: each of its worlds replays here
+            rolls = self.asked.get(key)
+            if rolls is None:
+                rolls = self.asked[key] = self.rolls_of(roll)
+            return thaw(self.resolve(rolls))
         asked = EVERYTHING if questions is None else questions
         if questions is None and (type(roll) is ChainRoll or not is_term(roll)):
             asked = (Total(),)
