@@ -338,8 +338,20 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
                     'in let sep = ", " and then "{join(l, sep)}"'
                 )
                 return RulebookSyntaxError(message, span, hint)
+            expected = error.accepts or error.expected or ()
+            if "ELSE" in expected and _last_line(text, token.start_pos).startswith("require "):
+                hint = tr(
+                    'a `require` says why it stops the action: require <condition> else "why"'
+                )
+                return RulebookSyntaxError(message, span, hint)
         return RulebookSyntaxError(message, span, _expected_hint(error.accepts or error.expected))
     return RulebookSyntaxError(str(error), Span(source, offset, offset))
+
+
+def _last_line(text: str, at: int) -> str:
+    """The last line written before `at`, without its indentation."""
+    before = text[:at].rstrip()
+    return before[before.rfind("\n") + 1 :].lstrip()
 
 
 def _text_ends_inside_braces(text: str, at: int) -> bool:

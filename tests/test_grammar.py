@@ -277,3 +277,13 @@ def test_a_text_written_inside_a_texts_braces_says_to_name_it_first(inner, unexp
         .replace("  note", '  let sep = "4"\n  note')
     )
     assert "a" in dsl.load_text(named, "k.rules").actions  # (named first, as the hint says)
+
+
+def test_a_require_without_its_reason_says_how_it_is_written():
+    text = 'sheet { counter X in 0..5 }\naction a(n: int) {\n  require n <= 2\n  note "ok"\n}\n'
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text(text, "k.rules")
+    error = caught.value
+    assert error.message == "unexpected 'note'" and 'else "why"' in error.hint
+    assert (error.span.line, error.span.column) == (4, 3)
+    dsl.load_text(text.replace("<= 2\n", '<= 2 else "too many"\n'), "k.rules")
