@@ -188,6 +188,18 @@ class Lowest(Question):
 
 
 @attrs.frozen(cache_hash=True)
+class Summed(Question):
+    """`sum(highest(r, n))`, `sum(lowest(r, n))`: those dice added up, asked as one
+    number (the odds engine counts a sum, not every way the n dice can fall: L5R's
+    roll and keep)."""
+
+    of: Question  # a Highest or a Lowest, of n dice
+
+    def of_kept(self, kept: tuple):
+        return sum(self.of.of_kept(kept))
+
+
+@attrs.frozen(cache_hash=True)
 class Sets(Question):
     """`r.sets`: how many dice show each face, as {face, size} records, the largest set
     first (of two sets of one size, the higher face first)."""

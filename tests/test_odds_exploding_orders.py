@@ -27,6 +27,8 @@ QUESTIONS = {
     "lowest": "lowest(r)",
     "sixes": "count(r, 6)",
     "two": "highest(r, 2)",
+    "top two": "sum(highest(r, 2))",
+    "low two": "sum(lowest(r, 2))",
     "sorted": "r.sorted",
     "total": "r.total",
     "sets": "most_sets(r, 7)",
@@ -113,7 +115,7 @@ TERMS = [
 ASKED = [
     (term, question)
     for term in TERMS
-    for question in ("highest", "lowest", "sixes", "sorted", "total", "sets")
+    for question in ("highest", "lowest", "sixes", "sorted", "total", "sets", "top two")
     if question not in ("sorted", "sets") or ">=" not in term
 ]
 
@@ -202,7 +204,10 @@ def shapes(draw):
 
 
 @settings(max_examples=25, deadline=None)
-@given(term=shapes(), question=st.sampled_from(["highest", "lowest", "sorted", "total"]))
+@given(
+    term=shapes(),
+    question=st.sampled_from(["highest", "lowest", "sorted", "total", "top two", "low two"]),
+)
 def test_any_exploding_pool_against_every_draw(term, question):
     engine = engine_for(term, question)
     expected, lost = every_draw(engine, Fraction(1, 10**4))

@@ -31,6 +31,7 @@ from interpreter.pool import (
     Sets,
     Sorted,
     Successes,
+    Summed,
     Total,
     face_test,
 )
@@ -241,6 +242,8 @@ QUESTIONS = [
     Highest(2),
     Lowest(),
     Lowest(3),
+    Summed(Highest(2)),
+    Summed(Lowest(3)),
     Count(face_test(Range(4, None))),
     Count(face_test((1, Range(3, 3)))),
 ]

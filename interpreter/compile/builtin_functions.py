@@ -141,7 +141,10 @@ def total(compiler, node: n.Call):
     span = node.span
 
     def add_up(ctx):
-        listed = known(ctx, items(ctx))
+        return adding(ctx, items(ctx))
+
+    def adding(ctx, listed):
+        listed = known(ctx, listed)
         if not isinstance(listed, tuple):
             raise EvaluationError(tr("sum(...) adds up a list"), span)
         ctx.count(cells(listed, ctx.limits.value_size), span)
@@ -149,7 +152,7 @@ def total(compiler, node: n.Call):
         value = sum(as_number(v, span, AN_ITEM_OF_SUM) for v in values)
         return normalize(bounded_number(value, ctx.limits, span))
 
-    return add_up
+    return compiler.summed_pool(node, add_up, adding)  # (`sum(highest(r, 2))`: the odds')
 
 
 def size(compiler, node: n.Call):

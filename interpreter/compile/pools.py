@@ -28,6 +28,7 @@ from interpreter.pool import (
     MostSets,
     Question,
     Rolled,
+    Summed,
     Total,
     face_test,
     of_list,
@@ -47,6 +48,11 @@ AT_LEAST = tr("what a set adds up to")
 #: written, and a pool `let` all of whose questions are such asks them as one tuple
 #: made once (not each question's closure run, and the tuple made, at every `let`)
 CONSTANT_QUESTIONS = True
+
+#: whether `sum(highest(r, n))` of a pool `r` asks the sum as one question (Summed), so
+#: that the odds engine counts a number, not every way the n dice fall (a pool of
+#: compounding dice, 5d10!!: seconds, then sampled, the other way)
+SUMMED = True
 
 #: the questions made from constants, by kind and value (and its type): one object per
 #: question, so that answers are found by identity (at most MOST_INTERNED)
@@ -247,6 +253,39 @@ class PoolValues(CompilerHost):
                 return None
         return tuple(dict.fromkeys(out))
 
+    def summed_pool(self, node: n.Call, plain: Callable, adding: Callable):
+        """`sum(highest(r, n))` of a pool: in the odds engine, the sum asked as one
+        question (Summed; of a pool `r` bound by `let`, the one its `let` asked); else
+        (a run, a list) `plain`, the dice added up (`adding(ctx, dice)` them)."""
+        inner = summed_use(node)
+        if inner is None or not self.is_pool(inner.args[0]):
+            return plain
+        first, question, span = inner.args[0], self.question_of(inner), node.span
+        asked = summed_question(question)
+        fixed = asked.question if type(asked) is Constant else None
+        binding = self.bindings.get(id(first))
+        if type(first) is not n.Name or binding is None or binding.kind != "roll":
+            subject = self.roll_object(first)
+
+            def summed_term(ctx):  # `sum(highest(5d10!!, 3))`
+                found = subject(ctx)
+                if ctx.roller.lifts and not isinstance(found, Rolled | tuple | Unknown):
+                    return ask(ctx, found, asked(ctx), span)
+                return adding(ctx, ask(ctx, found, question(ctx), span))
+
+            return summed_term
+        name = first.name
+
+        def summed(ctx):
+            found = ctx.env[name]
+            if type(found) is Answers:  # (the odds engine's pool: the sum it was asked)
+                value = found.answers.get(fixed or asked(ctx), found)
+                if value is not found:
+                    return value
+            return plain(ctx)
+
+        return summed
+
     def questions_about(self, name: str) -> tuple | None:
         """Closures of the questions asked of `name` in the definition being compiled
         (None outside one: then every order-free question may be asked)."""
@@ -255,7 +294,10 @@ class PoolValues(CompilerHost):
         out: list[Callable[..., Question]] = []
         for use in pool_uses(self.bodies[-1], name):
             binding = self.bindings.get(id(use))
-            if isinstance(use, n.Field) and use.name in FIELDS:
+            inner = summed_use(use)
+            if inner is not None:
+                out.append(summed_question(self.question_of(inner)))
+            elif isinstance(use, n.Field) and use.name in FIELDS:
                 out.append(Constant(FIELDS[use.name]))
             elif isinstance(use, n.Call) and binding is not None and binding.kind == "builtin":
                 out.append(self.question_of(use))
@@ -319,6 +361,10 @@ def pool_uses(body, name: str) -> list:
             continue
         if not attrs.has(type(item)):
             continue
+        inner = summed_use(item)
+        if inner is not None and type(inner.args[0]) is n.Name and inner.args[0].name == name:
+            uses.append(item)  # `sum(highest(r, 2))`: one question, the sum
+            continue
         if isinstance(item, n.Name) and item.name == name:
             if isinstance(parent, n.Field) and parent.subject is item:
                 uses.append(parent)
@@ -331,6 +377,22 @@ def pool_uses(body, name: str) -> list:
             if field.name not in ("span", "name_span", "op_span"):
                 stack.append((getattr(item, field.name), item))
     return uses
+
+
+def summed_question(question: Callable[..., Question]) -> Callable[..., Question]:
+    """The closure of the Summed question of a `highest(r, n)` question's closure."""
+    if type(question) is Constant:
+        return Constant(Summed(question.question))
+    return lambda ctx: Summed(question(ctx))
+
+
+def summed_use(node) -> n.Call | None:
+    """The `highest(r, n)` (or `lowest`) call that `sum(...)` adds up, else None."""
+    if SUMMED and type(node) is n.Call and node.function == "sum" and len(node.args) == 1:
+        inner = node.args[0]
+        if type(inner) is n.Call and inner.function in ("highest", "lowest"):
+            return inner if len(inner.args) == 2 else None
+    return None
 
 
 class RollGroups(CompilerHost):

@@ -8,9 +8,10 @@ questions see each face once, with how many kept dice show it, so their states s
 (a count, the highest face so far, the largest set so far), and the work is about
 faces × N² × states, whatever the number of ordered rolls (6^20 for 20d6).
 
-Three refinements: neighbouring faces every question treats alike (2, 3 and 4 for "count
+Four refinements: neighbouring faces every question treats alike (2, 3 and 4 for "count
 the 1s and the 5s and 6s") are walked as one; once every kept position is filled, the
-dice left cannot matter, and their weight is taken at once; when every die is kept and
+dice left cannot matter, and their weight is taken at once (so too once every question
+has its answer: the n lowest seen, `filled`); when every die is kept and
 every question takes the faces in any order, they come in the order that keeps the states
 few (most_sets: a face beside the face it pairs with).
 
@@ -36,6 +37,7 @@ from interpreter.pool import (
     Sets,
     Sorted,
     Successes,
+    Summed,
     Total,
     set_record,
 )
@@ -51,6 +53,7 @@ from interpreter.pool import (
 class CountOf:
     any_order = True
     additive = True  # each kept die adds step(0, face, 1), the answer is the sum: `added`
+    fills = False  # (True: filled(state) says when no face to come can change the answer)
 
     def __init__(self, test):
         self.test = test
@@ -71,6 +74,7 @@ class SumOf:
 
     any_order = True
     additive = True
+    fills = False
 
     def __init__(self, value):
         self.value = value
@@ -91,6 +95,7 @@ class ByFace:
 
     any_order = False
     additive = False
+    fills = False
 
     def key(self, face):
         return face
@@ -123,8 +128,42 @@ class LowestOf(ByFace):
         room = self.n - len(state)
         return state + (face,) * min(c, room) if room > 0 else state
 
+    fills = True
+
+    def filled(self, state) -> bool:  # the n lowest seen: the higher faces change nothing
+        return state is not None if self.n is None else len(state) >= self.n
+
     def final(self, state):
         return state
+
+
+class SummedOf(ByFace):
+    """The n highest (lowest) kept dice added up: the state is how many kept dice came so
+    far and their sum within the window of the n, which bind() places among the kept."""
+
+    start = (0, 0)
+
+    def __init__(self, n: int, highest: bool):
+        self.n, self.highest = n, highest
+        self.window = (0, n)
+
+    def bind(self, kept: int) -> None:
+        """The kept dice's number, this walk's: the n highest are the last n of them."""
+        self.window = (max(kept - self.n, 0), kept) if self.highest else (0, self.n)
+
+    def step(self, state, face, c):
+        seen, total = state
+        low, high = self.window
+        inside = min(seen + c, high) - max(seen, low)
+        return (seen + c, total + face * inside if inside > 0 else total)
+
+    def final(self, state):
+        return state[1]
+
+    fills = True
+
+    def filled(self, state) -> bool:
+        return state[0] >= self.window[1]
 
 
 class SortedFaces(ByFace):
@@ -241,6 +280,8 @@ def evaluator(question, value, success, failure):
         return HighestOf(question.n)
     if kind is Lowest:
         return LowestOf(question.n)
+    if kind is Summed:
+        return SummedOf(question.of.n, type(question.of) is Highest)
     if kind is Sorted:
         return SortedFaces()
     if kind is Sets:
@@ -259,6 +300,11 @@ class Constant:
     start = None
     any_order = True
     additive = False
+
+    fills = True
+
+    def filled(self, state) -> bool:  # noqa: ARG002 (as every evaluator's)
+        return True
 
     def key(self, face):  # noqa: ARG002 (a pool question's key, step and final)
         return None
@@ -279,11 +325,28 @@ SEARCH_STEP_WORK = 30
 SPLIT_WORK = 5
 
 
-def bind(evaluators: list, work) -> None:
-    """Evaluators that work at the end (most_sets' search) count it in the budget."""
+def bind(evaluators: list, work, kept: int) -> None:
+    """Evaluators that work at the end (most_sets' search) count it in the budget; those
+    that take some of the kept dice (sums of the highest) are told how many are kept."""
     for e in evaluators:
         if isinstance(e, MostSetsOf):  # (the one evaluator with a search of its own)
             e.bind(work)
+        elif type(e) is SummedOf:
+            e.bind(kept)
+
+
+#: whether a walk whose every question has its answer (the lowest n seen) stops there,
+#: the dice left taking their weight at once, whatever they show
+FILLING = True
+
+
+def filling(evaluators: list) -> bool:
+    """Whether every evaluator can say its answer is settled before the last face."""
+    return FILLING and all(e.fills for e in evaluators)
+
+
+def filled(evaluators: list, state: tuple) -> bool:
+    return all(e.filled(s) for e, s in zip(evaluators, state))
 
 
 def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work) -> tuple:
@@ -294,7 +357,8 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
     full = lo <= 0 and hi >= count
     if ADDED and full and all(e.additive for e in evaluators):
         return added(weights, count, evaluators, work)
-    bind(evaluators, work)
+    bind(evaluators, work, min(hi, count) - max(lo, 0))
+    fills = filling(evaluators)
     groups = [(face, ws[0]) for face, ws in face_groups([weights], evaluators, full)]
     den = sum(weights.values())
     states = {(count, tuple(e.start for e in evaluators)): 1}
@@ -309,7 +373,8 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
         for (left, state), x in states.items():
             work.spend(left + 1)  # (and a look at the deadline, state by state)
             placed = count - left
-            if placed >= hi or left == 0:  # no kept position left to fill
+            if placed >= hi or left == 0 or (fills and filled(evaluators, state)):
+                # no kept position left to fill, or none that could change an answer
                 done[state] = done.get(state, 0) + x * (w + rest) ** left
                 continue
             row = rows.get(left)
@@ -383,8 +448,9 @@ def added(weights: dict, count: int, evaluators: list, work) -> tuple:
 def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tuple:
     """The same for a pool of several kinds of dice, (face weights, how many) each (as
     `{4d6+3d8}k4`): at each face, c_t of the r_t dice of each kind show it."""
-    bind(evaluators, work)
     count = sum(n for _, n in pools)
+    bind(evaluators, work, min(hi, count) - max(lo, 0))
+    fills = filling(evaluators)
     full = lo <= 0 and hi >= count
     groups = face_groups([weights for weights, _ in pools], evaluators, full)
     kinds = range(len(pools))
@@ -402,7 +468,7 @@ def evaluate_mixed(pools: list, lo: int, hi: int, evaluators: list, work) -> tup
         moves: dict = {}  # (state, kept) → the state after this face: many lefts share one
         for (lefts, state), x in states.items():
             placed = count - sum(lefts)
-            if placed >= hi or placed == count:  # no kept position left to fill
+            if placed >= hi or placed == count or (fills and filled(evaluators, state)):
                 work.spend(len(lefts))
                 settled = x
                 for t in kinds:
