@@ -339,19 +339,35 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
                 )
                 return RulebookSyntaxError(message, span, hint)
             expected = error.accepts or error.expected or ()
-            if "ELSE" in expected and _last_line(text, token.start_pos).startswith("require "):
+            statement = _statement_word(text, token.start_pos)
+            if "ELSE" in expected and statement == "require":
                 hint = tr(
                     'a `require` says why it stops the action: require <condition> else "why"'
                 )
+                return RulebookSyntaxError(message, span, hint)
+            if ("TO" in expected or "FROM" in expected) and statement in _WRITTEN:
+                hint = tr("`{statement}` is written `{example}`", statement=statement,
+                          example=_WRITTEN[statement])  # fmt: skip
                 return RulebookSyntaxError(message, span, hint)
         return RulebookSyntaxError(message, span, _expected_hint(error.accepts or error.expected))
     return RulebookSyntaxError(str(error), Span(source, offset, offset))
 
 
-def _last_line(text: str, at: int) -> str:
-    """The last line written before `at`, without its indentation."""
+#: statements a first rulebook often writes without their `to` or `from`: as written
+_WRITTEN = {
+    "gain": "gain 1 to Stress",
+    "lose": "lose 1 from Health",
+    "spend": "spend 1 from Might",
+    "set": "set x to 2",
+}
+
+
+def _statement_word(text: str, at: int) -> str:
+    """The first word of the statement written last before `at` (after the last line
+    break or brace)."""
     before = text[:at].rstrip()
-    return before[before.rfind("\n") + 1 :].lstrip()
+    start = max(before.rfind("\n"), before.rfind("{"), before.rfind("}")) + 1
+    return before[start:].lstrip().split(" ", 1)[0]
 
 
 def _text_ends_inside_braces(text: str, at: int) -> bool:
@@ -485,12 +501,22 @@ def _describe_token(token) -> Message | str:
     return repr(token.value)
 
 
+#: what may start a parameter's type (dsl/grammar: `type`)
+_TYPE_STARTS = {"LIST", "NAME", "QUOTED_NAME", "STRING"}
+
+
 def _expected_hint(names) -> Message | None:
     names = set(names or ())
     if not names:
         return None
     if names == {"$END"}:
         return tr("expected an operator (such as + or *) or the end of the text")
+    if names == _TYPE_STARTS:  # `edge: 1..3`: where a parameter's type goes
+        return tr(
+            "a parameter's type: int, number, bool, text, attribute, skill, resource, "
+            "counter, character, a table's or a group's name, choices written a | b | c, "
+            "or list of a type"
+        )
     described: list[str] = []
     if names & _VALUE_STARTS:
         described.append(tr("a value (a number, a name, dice or an expression in parentheses)"))

@@ -287,3 +287,27 @@ def test_a_require_without_its_reason_says_how_it_is_written():
     assert error.message == "unexpected 'note'" and 'else "why"' in error.hint
     assert (error.span.line, error.span.column) == (4, 3)
     dsl.load_text(text.replace("<= 2\n", '<= 2 else "too many"\n'), "k.rules")
+
+
+@pytest.mark.parametrize(
+    ("statement", "hint"),
+    [
+        ("gain 1 X", "`gain` is written `gain 1 to Stress`"),
+        ("lose 1 X", "`lose` is written `lose 1 from Health`"),
+        ("spend 1 X", "`spend` is written `spend 1 from Might`"),
+        ("let y = 1\n  set y 2", "`set` is written `set x to 2`"),
+    ],
+)
+def test_a_statement_without_its_to_or_from_says_how_it_is_written(statement, hint):
+    for layout in ("action a() {{\n  {}\n}}\n", "action a() {{ {} }}\n"):
+        text = "sheet { counter X in 0..5 }\n" + layout.format(statement)
+        with pytest.raises(RulebookSyntaxError) as caught:
+            dsl.load_text(text, "k.rules")
+        assert caught.value.hint == hint
+
+
+def test_a_parameters_type_written_as_a_range_lists_the_types():
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text('check c(v: int, e: 1..3 = 0) "C" { roll d20 >= v }', "k.rules")
+    assert caught.value.message == "unexpected '1..3'"
+    assert "a parameter's type: int, number" in caught.value.hint
