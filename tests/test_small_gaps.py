@@ -327,3 +327,17 @@ def test_a_pool_read_in_the_order_rolled_is_walked_once(monkeypatch):
     odds = engine.odds("act", sheet, {})
     assert odds.exact and counted(odds) == action_outcomes(engine, "act", sheet)
     assert len(walks) == 1
+
+
+def test_a_skill_of_the_open_list_read_by_its_name_says_how_it_is_read():
+    text = (
+        'rulebook "M" { }\nsheet {\n  counter Strength in 0..99\n  skills in 0..30\n}\n'
+        'action lift() "Lift" { let v = Strength + Athletics\n result { v: v } }\n'
+    )
+    with pytest.raises(RulebookError) as error:
+        dsl.load_text(text)
+    said = str(error.value)
+    assert "unknown name `Athletics`" in said and "a parameter of type skill" in said
+    with pytest.raises(RulebookError) as error:  # no open list: no such hint
+        dsl.load_text(text.replace("  skills in 0..30\n", ""))
+    assert "parameter of type skill" not in str(error.value)

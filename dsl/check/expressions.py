@@ -146,11 +146,14 @@ class ExpressionChecks(CheckerHost):
         candidates = set(scope.all_names()) | set(self.globals)
         if functions:
             candidates |= set(FUNCTIONS)
-        self.error(
-            (unknown or tr("unknown name `{name}`")).fill(name=name),
-            span,
-            digits_refused(name) or did_you_mean(name, candidates),
-        )
+        hint = digits_refused(name) or did_you_mean(name, candidates)
+        if hint is None and self.open_skills is not None and unknown is None:
+            hint = tr(  # (`Strength + Athletics`: a skill of the open list, by its name)
+                "a skill of the sheet's open list is read through a parameter of type "
+                'skill (`s: skill`, given "{name}"), or named in the sheet: skill {name}',
+                name=name,
+            )
+        self.error((unknown or tr("unknown name `{name}`")).fill(name=name), span, hint)
 
     def ex_field(self, node: n.Field, scope: Scope) -> t.Type:
         subject = self.expr(node.subject, scope)
