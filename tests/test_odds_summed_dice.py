@@ -63,11 +63,11 @@ def test_a_sum_of_the_highest_is_one_question_within_a_small_budget(monkeypatch,
 @pytest.mark.parametrize("filling", [True, False])
 def test_the_lowest_dice_stop_the_walk_once_seen(monkeypatch, filling):
     """`lowest(12d20, 2)`: once two dice are placed, the higher faces change nothing and
-    the dice left take their weight at once (a term: about 15,000 units of work, 90,000
-    without; budget 300 gives it 30,000)."""
+    the dice left take their weight at once (a term: about 60,000 units of work, 360,000
+    without; budget 1,500 gives it 150,000)."""
     monkeypatch.setattr(multiset, "FILLING", filling)
     monkeypatch.setattr(remembered, "_counted", {})  # (a term's answers are remembered)
-    odds = expression_odds("lowest(12d20, 2)", budget=300, trials=20)
+    odds = expression_odds("lowest(12d20, 2)", budget=1_500, trials=20)
     assert odds.exact is filling
     if filling:  # the two lowest of twelve d20 both 20: every die a 20
         assert odds.probability((20, 20)) == Fraction(1, 20**12)

@@ -320,6 +320,10 @@ class Constant:
 
 #: work (units of about 0.1 µs) one step of most_sets' search counts for
 SEARCH_STEP_WORK = 30
+#: work one way of placing dice at a face counts for (the evaluators' steps, two products
+#: of big weights, a dictionary update: 1.2-2.6 µs measured; counted as 1, `highest(8d10!!,
+#: 2)` cost 204 µs a unit of the odds budget, the safety stop's 300 near: odds_units.py)
+PLACING_WORK = 4
 #: work one split of a mixed pool's state counts for (a tuple of counts, a product of big
 #: binomial weights, a dictionary update: about 2 µs)
 SPLIT_WORK = 5
@@ -371,7 +375,7 @@ def evaluate(weights: dict, count: int, lo: int, hi: int, evaluators: list, work
         moves: dict = {}  # (state, kept) → the state after this face
         powers = [1]
         for (left, state), x in states.items():
-            work.spend(left + 1)  # (and a look at the deadline, state by state)
+            work.spend((left + 1) * PLACING_WORK)  # (and a look at the deadline)
             placed = count - left
             if placed >= hi or left == 0 or (fills and filled(evaluators, state)):
                 # no kept position left to fill, or none that could change an answer
