@@ -110,13 +110,15 @@ opposed o(y: int = 0) "O" {{
         elif kind == "for":
             body.append("for each k in [1, 2] { set acc to acc + d2 * k }")
         elif kind == "pool":  # a pool bound by `let`, and a value read of its dice
-            body.append(f"let {name}p = 2d3")
+            body.append(f"let {name}p = {draw(st.sampled_from(['2d3', '3d2kh2']))}")
             read = draw(
                 st.sampled_from(
                     [
                         f"{name}p.sorted[1]",
                         f"{name}p.dice[-1]",
                         f"highest({name}p)",
+                        f"sum(highest({name}p, 2))",
+                        f"sum(lowest({name}p, 1))",
                         f"count({name}p, 2..3)",
                         f"[{number}, {name}p][2]",
                     ]
