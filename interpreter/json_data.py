@@ -26,6 +26,7 @@ from typing import Any
 from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import Message, translate
 from interpreter.dice import KEPT
+from interpreter.steps_json import steps_written
 from interpreter.trace import Step
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
@@ -138,44 +139,12 @@ def steps_data(steps, w: Writer) -> list:
     pointer written only for data that has some, no call per step but its own."""
     if not SWITCH.direct:
         return [step_data(s, w, f"/trace/{i}") for i, s in enumerate(steps)]
-    language, fractions, text = w.language, w.fractions, w.text
-    out: list[dict] = []
-    append = out.append
-    for i, step in enumerate(steps):
-        if type(step) is not Step:
-            append(step_data(step, w, f"/trace/{i}"))
-            continue
-        r = step._r
-        span = r[8]
-        if span is None:
-            file, line = r[5], r[2]
-        else:
-            file = span.source.name if r[5] is None else r[5]
-            line = span.line  # (from its rulebook's line starts, found once)
-        said: Any = step.text  # (a `Later` made, a bounded trace's cut: as the property reads it)
-        if type(said) is not str:
-            said = _said(said, language)
-        detail = step.detail if r[6] is not None else None
-        if detail is not None and type(detail) is not str:
-            detail = _said(detail, language)
-        data = r[3]
-        if type(data) is not dict or data:  # (an empty dict: nothing to make nor cut)
-            data = step.data
-        append(
-            {
-                "kind": r[0],
-                "text": said,
-                "file": file,
-                "line": line,
-                "depth": r[4],
-                "detail": detail,
-                "verbose": r[7],
-                "data": {}
-                if type(data) is dict and not data
-                else plain(data, fractions, f"/trace/{i}/data", text),
-            }
-        )
-    return out
+    return steps_written(steps, w.language, w.fractions, w.text, _writes(w))
+
+
+def _writes(w: Writer):
+    """`step_data` of a step at `/trace/{i}` (a step of a type other than `Step`)."""
+    return lambda step, i: step_data(step, w, f"/trace/{i}")
 
 
 def step_data(step, w: Writer, pointer: str) -> dict:

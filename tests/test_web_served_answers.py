@@ -11,7 +11,7 @@ import pytest
 
 from dsl import messages
 from dsl.bounded import Bounded
-from interpreter import json_data, shown
+from interpreter import json_data, shown, steps_json
 from interpreter.web import frames, kept_answers, worker
 from interpreter.web.library import Library
 
@@ -34,6 +34,8 @@ RUNS = [
 #: (object, attribute, value off): the fast paths of a served run's rendering
 SWITCHES = [
     (json_data.SWITCH, "direct", False),
+    (steps_json.SWITCH, "flat", False),
+    (steps_json.SWITCH, "joined", False),
     (messages.SHOWN, "kept", False),
     (messages.SHOWN, "english_once", False),
     (shown.SWITCH, "kept", False),
