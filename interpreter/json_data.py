@@ -34,9 +34,11 @@ from interpreter.version import VERSION, VERSION_FIELD
 
 class Switch:
     """Whether a trace's steps are written by `steps_data` (off: each by `step_data`, as
-    a trace of any other steps; tests switch it off to compare)."""
+    a trace of any other steps); whether a sheet's data is kept by the sheet (`sheets`:
+    off, written anew each time). Tests switch them off to compare."""
 
     direct = True
+    sheets = True
 
 
 SWITCH = Switch()
@@ -103,7 +105,7 @@ def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
         }
         for i, c in enumerate(outcome.changes)
     ]
-    out["sheet"] = w.value(outcome.sheet.to_data(), "/sheet")
+    out["sheet"] = _sheet_data(outcome.sheet, w)
     out["characters"] = [
         {
             "role": c.role,
@@ -130,6 +132,32 @@ def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
     steps = outcome.trace if trace else []
     out["trace"] = steps_data(steps, w)
     return w.finish(out)
+
+
+#: id of a sheet → (the sheet, language, its data, its fractions): a sheet is immutable
+#: (a run that changes it makes another), and a server's runs read the same one, kept
+#: per file stamp (interpreter.web.library), again and again; at most KEPT_SHEETS
+_SHEETS: dict[int, tuple] = {}
+KEPT_SHEETS = 16
+
+
+def _sheet_data(sheet, w: Writer):
+    """A run's sheet as JSON data (`Writer.value` of its `to_data()` at `/sheet`), written
+    once per sheet and language (`SWITCH.sheets`): the same object again, its fractions
+    noted again. Not to be changed by whoever reads the document."""
+    if not SWITCH.sheets:
+        return w.value(sheet.to_data(), "/sheet")
+    kept = _SHEETS.get(id(sheet))
+    if kept is not None and kept[0] is sheet and kept[1] == w.language:
+        w.fractions.update(kept[3])
+        return kept[2]
+    fractions: dict[str, str] = {}
+    data = plain(sheet.to_data(), fractions, "/sheet", w.text)
+    w.fractions.update(fractions)
+    if len(_SHEETS) >= KEPT_SHEETS:
+        _SHEETS.clear()
+    _SHEETS[id(sheet)] = (sheet, w.language, data, fractions)
+    return data
 
 
 def steps_data(steps, w: Writer) -> list:

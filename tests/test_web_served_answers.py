@@ -12,7 +12,9 @@ import pytest
 from dsl import messages
 from dsl.bounded import Bounded
 from interpreter import json_data, shown, steps_json
-from interpreter.web import frames, kept_answers, worker
+from interpreter.dice import SeededDice
+from interpreter.engine import Engine
+from interpreter.web import frames, kept_answers, play, worker
 from interpreter.web.library import Library
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +36,7 @@ RUNS = [
 #: (object, attribute, value off): the fast paths of a served run's rendering
 SWITCHES = [
     (json_data.SWITCH, "direct", False),
+    (json_data.SWITCH, "sheets", False),
     (steps_json.SWITCH, "flat", False),
     (steps_json.SWITCH, "joined", False),
     (messages.SHOWN, "kept", False),
@@ -85,3 +88,21 @@ def test_served_answers_are_the_same_bytes_with_every_fast_path_off(folder, monk
     plain = _answers(folder)
     assert fast == plain
     assert again == plain
+
+
+def test_a_sheet_read_again_is_written_once(folder, monkeypatch):
+    """Fails with json_data.SWITCH.sheets off: each run's sheet is then written anew."""
+    monkeypatch.setattr(json_data, "_SHEETS", {})
+    library = Library(folder)
+    engine = play.bounded_engine(Engine.of(library.rulebook("brujeria")), 10)
+    sheet = library.sheet(engine, library.character_path("brujeria_investigadora"))
+    easy = {"modificador": 40}  # (a fright passed: the sheet as it was)
+    documents = [
+        json_data.run_data(engine.run("asustarse", sheet, easy, SeededDice(seed)), language)
+        for seed in range(3)
+        for language in ("es", "es", None)
+    ]
+    sheets = [document["sheet"] for document in documents]
+    assert sheets[0] is sheets[1] and sheets[3] is sheets[4]  # (each seed: es, es, None)
+    assert sheets[2] is not sheets[1]  # (kept by language)
+    assert all(d["sheet"] == documents[0]["sheet"] for d in documents)
