@@ -97,8 +97,9 @@ _AS_READ: Any = object()
 
 
 def _of_parts(part) -> bool:
-    """Whether a step's text or detail is a `Later` not made yet, of parts (JOINED)."""
-    return type(part) is Later and part.make in JOINED
+    """Whether a step's text or detail is a `Later` not made yet, of parts (JOINED), made
+    of its arguments alone (the parts' function is given no keywords)."""
+    return type(part) is Later and part.make in JOINED and not part.keywords
 
 
 def _joined(later: Later, length: int | None, language: str | None, detail: bool = False):
