@@ -351,20 +351,25 @@ def show_value(value, language: str | None = None) -> str:
         kept = getattr(value, "_shown", None)
         if kept is None:
             kept = value._shown = {}
-        text = kept.get(language)
+        # (English asked as None or as "en" alike: a trace's texts made in English ask
+        # both, a record made by the run shown once for them, not twice)
+        key = SOURCE_LANGUAGE if language is None and SHOWN.english_once else language
+        text = kept.get(key)
         if text is None:
             text = _mapping_shown(value, language)
             if len(kept) < 4:  # (a record shown in many languages: the first few kept)
-                kept[language] = text
+                kept[key] = text
         return text
     return str(value)
 
 
 class Shown:
     """Whether a mapping of a type in KEEPS_SHOWN keeps its text in each language (tests
-    switch it off: then written each time it is shown)."""
+    switch it off: then written each time it is shown); and whether its English text is
+    kept once for a language of None and "en" (off: once for each)."""
 
     kept = True
+    english_once = True
 
 
 SHOWN = Shown()

@@ -26,6 +26,7 @@ from typing import Any
 from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import Message, translate
 from interpreter.dice import KEPT
+from interpreter.steps_json import steps_written
 from interpreter.trace import Step
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
@@ -33,9 +34,11 @@ from interpreter.version import VERSION, VERSION_FIELD
 
 class Switch:
     """Whether a trace's steps are written by `steps_data` (off: each by `step_data`, as
-    a trace of any other steps; tests switch it off to compare)."""
+    a trace of any other steps); whether a sheet's data is kept by the sheet (`sheets`:
+    off, written anew each time). Tests switch them off to compare."""
 
     direct = True
+    sheets = True
 
 
 SWITCH = Switch()
@@ -102,7 +105,7 @@ def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
         }
         for i, c in enumerate(outcome.changes)
     ]
-    out["sheet"] = w.value(outcome.sheet.to_data(), "/sheet")
+    out["sheet"] = _sheet_data(outcome.sheet, w)
     out["characters"] = [
         {
             "role": c.role,
@@ -131,6 +134,32 @@ def run_data(outcome, language: str | None = None, trace: bool = True) -> dict:
     return w.finish(out)
 
 
+#: id of a sheet → (the sheet, language, its data, its fractions): a sheet is immutable
+#: (a run that changes it makes another), and a server's runs read the same one, kept
+#: per file stamp (interpreter.web.library), again and again; at most KEPT_SHEETS
+_SHEETS: dict[int, tuple] = {}
+KEPT_SHEETS = 16
+
+
+def _sheet_data(sheet, w: Writer):
+    """A run's sheet as JSON data (`Writer.value` of its `to_data()` at `/sheet`), written
+    once per sheet and language (`SWITCH.sheets`): the same object again, its fractions
+    noted again. Not to be changed by whoever reads the document."""
+    if not SWITCH.sheets:
+        return w.value(sheet.to_data(), "/sheet")
+    kept = _SHEETS.get(id(sheet))
+    if kept is not None and kept[0] is sheet and kept[1] == w.language:
+        w.fractions.update(kept[3])
+        return kept[2]
+    fractions: dict[str, str] = {}
+    data = plain(sheet.to_data(), fractions, "/sheet", w.text)
+    w.fractions.update(fractions)
+    if len(_SHEETS) >= KEPT_SHEETS:
+        _SHEETS.clear()
+    _SHEETS[id(sheet)] = (sheet, w.language, data, fractions)
+    return data
+
+
 def steps_data(steps, w: Writer) -> list:
     """A trace's steps as JSON data, as `step_data` of each at `/trace/{i}` writes them:
     with `SWITCH.direct`, each step's parts read once from what it holds (`Step._r`; its
@@ -138,44 +167,12 @@ def steps_data(steps, w: Writer) -> list:
     pointer written only for data that has some, no call per step but its own."""
     if not SWITCH.direct:
         return [step_data(s, w, f"/trace/{i}") for i, s in enumerate(steps)]
-    language, fractions, text = w.language, w.fractions, w.text
-    out: list[dict] = []
-    append = out.append
-    for i, step in enumerate(steps):
-        if type(step) is not Step:
-            append(step_data(step, w, f"/trace/{i}"))
-            continue
-        r = step._r
-        span = r[8]
-        if span is None:
-            file, line = r[5], r[2]
-        else:
-            file = span.source.name if r[5] is None else r[5]
-            line = span.line  # (from its rulebook's line starts, found once)
-        said: Any = step.text  # (a `Later` made, a bounded trace's cut: as the property reads it)
-        if type(said) is not str:
-            said = _said(said, language)
-        detail = step.detail if r[6] is not None else None
-        if detail is not None and type(detail) is not str:
-            detail = _said(detail, language)
-        data = r[3]
-        if type(data) is not dict or data:  # (an empty dict: nothing to make nor cut)
-            data = step.data
-        append(
-            {
-                "kind": r[0],
-                "text": said,
-                "file": file,
-                "line": line,
-                "depth": r[4],
-                "detail": detail,
-                "verbose": r[7],
-                "data": {}
-                if type(data) is dict and not data
-                else plain(data, fractions, f"/trace/{i}/data", text),
-            }
-        )
-    return out
+    return steps_written(steps, w.language, w.fractions, w.text, _writes(w))
+
+
+def _writes(w: Writer):
+    """`step_data` of a step at `/trace/{i}` (a step of a type other than `Step`)."""
+    return lambda step, i: step_data(step, w, f"/trace/{i}")
 
 
 def step_data(step, w: Writer, pointer: str) -> dict:

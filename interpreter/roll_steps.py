@@ -5,7 +5,7 @@ from __future__ import annotations
 from dsl.messages import Message, tr, tr_n
 from interpreter.dice import DROPPED, KEPT, REROLLED, PoolRoll
 from interpreter.shown import more_items
-from interpreter.trace import Later, Step, made, new_step
+from interpreter.trace import JOINED, Later, Step, made, new_step
 
 #: how a roll's dice are marked when nobody should take them for a random roll
 ORIGIN_MARKS = {"forced": tr("forced"), "typed": tr("typed in")}
@@ -76,17 +76,28 @@ def _dice_data(roll: PoolRoll, origin: str) -> dict:
 
 def _dice_text(roll: PoolRoll, origin: str, length: int | None) -> Message:
     """A roll's step: `4d6kh3 [6, 5, 3, ~~1~~] = 14`, and where its dice came from."""
-    return Message.joined([roll_text(roll, length), " = ", roll.total, origin_mark(origin)], "")
+    return Message.joined(_dice_text_parts(roll, origin, length), "")
+
+
+def _dice_text_parts(roll: PoolRoll, origin: str, length: int | None) -> list:
+    return [roll_text(roll, length), " = ", roll.total, origin_mark(origin)]
 
 
 def chain_text(name: str, roll, origin: str, length: int | None, brief: bool) -> Message:
     """A named roll's step (a `runtime.ChainRoll`): `abierta: 10 + (6−1) = 15` with each
     extra's own arithmetic when it went on (`brief`), else its faces (`abierta: [10] + [6]
     = 15`; the arithmetic's detail, --verbose)."""
+    return Message.joined(chain_text_parts(name, roll, origin, length, brief))
+
+
+def chain_text_parts(name: str, roll, origin: str, length: int | None, brief: bool) -> list:
     shown = made(roll.arithmetic) if brief else None
     if shown is None:
         shown = roll.faces_text(length)
-    return Message.joined([f"{name}: {shown} = ", roll.total, origin_mark(origin)])
+    return [f"{name}: {shown} = ", roll.total, origin_mark(origin)]
+
+
+JOINED[_dice_text], JOINED[chain_text] = _dice_text_parts, chain_text_parts
 
 
 def chain_parts(name: str, roll, origin: str, length: int, span, depth: int, bounded) -> tuple:

@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any, SupportsIndex, final
 
 from dsl.errors import Span
-from dsl.messages import Message, show_value, tr_n, translate
+from dsl.messages import Message, tr_n, translate
 from interpreter.shown import glimpse, glimpse_data, more_characters
 from interpreter.values import to_json
 
@@ -571,22 +571,20 @@ def run_heading(runnable, shown: dict, file, length: int, bounded):
 def call_text(label: str, params, length: int | None = None) -> Message:
     """`Usar una númina(numina=Grito Báquico, preces=no)`: values in the output's language
     (each cut to about `length` characters, when given: `interpreter.shown.glimpse`)."""
+    return Message.joined(call_parts(label, params, length))
+
+
+def call_parts(label: str, params, length: int | None = None) -> list:
+    """The parts `call_text` joins (JOINED: written from them in a language at once)."""
     parts: list = [label, "("]
     for i, (name, value) in enumerate(params):
         shown = value if length is None else glimpse(value, length)
         parts += [", " if i else "", name, "=", shown]
-    return Message.joined([*parts, ")"])
+    parts.append(")")
+    return parts
 
 
-def let_text(name: str, value, length: int) -> Message:
-    """A `let`'s step: `name = value` (the value cut short when long: `glimpse`)."""
-    return Message.joined([name, " = ", glimpse(value, length)], "")
-
-
-def let_detail(name: str, source: str, value, length: int) -> Message | None:
-    """A `let`'s step as the rules compute it (`name = expression = value`), when the
-    expression is not the value itself."""
-    shown = glimpse(value, length)
-    if source == show_value(shown):
-        return None
-    return Message.joined([name, " = ", source, " = ", shown], "")
+#: a function that makes a step's text (or detail) as `Message.joined(parts)` → the one
+#: giving those parts (or None: no text) from the same arguments: a `Later` of it not yet
+#: made is written in a language from its parts, no Message made (interpreter.steps_json)
+JOINED: dict[Callable[..., Any], Callable[..., list | None]] = {call_text: call_parts}

@@ -105,3 +105,54 @@ def test_a_record_kept_whole_or_cut_is_as_found_anew(length):
             assert (kept[0] is record) == (anew[0] is fresh)
             assert (kept[1] is record) == (anew[1] is fresh)
             assert str(kept[0]) == str(anew[0]) and kept[1] == anew[1]
+
+
+def _asustarse(seed: int):
+    engine = Engine.of(dsl.load("brujeria"))
+    sheet = engine.load_sheet(str(characters_folder() / "brujeria_investigadora.yaml"))
+    return engine.run("asustarse", sheet, {"modificador": seed}, dice=SeededDice(seed), trace=True)
+
+
+@pytest.mark.parametrize("switch", ["flat", "joined"])
+def test_each_way_of_writing_steps_writes_the_same_bytes(monkeypatch, switch):
+    """interpreter.steps_json's ways, each off in turn: the same document, every language."""
+    from interpreter import steps_json
+
+    for seed in range(4):
+        for language in (None, "es", "en"):
+            fast = _written(_asustarse(seed), language, True)
+            monkeypatch.setattr(steps_json.SWITCH, switch, False)
+            assert _written(_asustarse(seed), language, True) == fast
+            monkeypatch.setattr(steps_json.SWITCH, switch, True)
+
+
+def test_a_flat_trace_is_written_without_making_its_steps():
+    """Fails with steps_json.SWITCH.flat off: its entries are then made `Step`s first."""
+    outcome = _asustarse(1)
+    trace = outcome.trace
+    flat = [type(entry) for entry in list.__iter__(trace)].count(tuple)
+    assert flat > 5
+    run_data(outcome, "es")
+    assert [type(entry) for entry in list.__iter__(trace)].count(tuple) == flat
+
+
+def test_texts_of_parts_are_written_without_making_their_messages(monkeypatch):
+    """Fails with steps_json.SWITCH.joined off: a let's, a lookup's and the heading's texts
+    are then made as Messages in English, then rendered."""
+    from dsl.messages import Message
+    from interpreter import steps_json
+
+    made = []
+    joined = Message.joined.__func__
+
+    def counted(cls, parts, separator=""):
+        made.append(parts)
+        return joined(cls, parts, separator)
+
+    monkeypatch.setattr(Message, "joined", classmethod(counted))
+    run_data(_asustarse(2), "es")
+    fast = len(made)
+    made.clear()
+    monkeypatch.setattr(steps_json.SWITCH, "joined", False)
+    run_data(_asustarse(2), "es")
+    assert fast + 5 <= len(made)

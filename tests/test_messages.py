@@ -111,7 +111,14 @@ def test_a_record_is_written_once_per_language_however_often_it_is_shown(monkeyp
         "Bueno {niveles: 2, ok: yes, inner: {a: none}}",
     )
     assert texts == [spanish, english, spanish, english, english, spanish]
-    assert written == ["es", "es", None, None, "en", "en"]  # the row and its inner one
+    # the row and its inner one; English once, asked as None or "en" (fails with
+    # SHOWN.english_once off: then "en" written again)
+    assert written == ["es", "es", None, None]
+    monkeypatch.setattr(messages.SHOWN, "english_once", False)
+    again = Record({"label": "Bueno", "niveles": 2, "ok": True, "inner": Record({"a": None})})
+    written.clear()
+    assert [show_value(again, lang) for lang in (None, "en")] == [english, english]
+    assert written == [None, None, "en", "en"]
     assert show_value({"label": "Malo"}) == "Malo"  # (a plain dict: written each time)
     monkeypatch.setattr(messages.SHOWN, "kept", False)
     written.clear()

@@ -12,15 +12,7 @@ from interpreter.dice import KEPT, PoolRoll
 from interpreter.roll_steps import dice_parts
 from interpreter.shown import glimpse
 from interpreter.state import Place, place_text
-from interpreter.trace import (
-    Later,
-    Step,
-    later_step,
-    let_detail,
-    let_text,
-    made_step,
-    new_step,
-)
+from interpreter.trace import JOINED, Later, Step, later_step, made_step, new_step
 from interpreter.values import PLAIN_TYPES, Record, show
 
 _append = list.append
@@ -184,6 +176,32 @@ def named_step(
     detail = Later(let_detail, name, source, value, length)
     data = {"name": name, "value": value}
     return (kind, text, None, data, depth, None, detail, verbose, span, bounded)
+
+
+def let_text(name: str, value, length: int) -> Message:
+    """A `let`'s step: `name = value` (the value cut short when long: `glimpse`)."""
+    return Message.joined(let_parts(name, value, length), "")
+
+
+def let_parts(name: str, value, length: int) -> list:
+    return [name, " = ", glimpse(value, length)]
+
+
+def let_detail(name: str, source: str, value, length: int) -> Message | None:
+    """A `let`'s step as the rules compute it (`name = expression = value`), when the
+    expression is not the value itself."""
+    parts = let_detail_parts(name, source, value, length)
+    return None if parts is None else Message.joined(parts, "")
+
+
+def let_detail_parts(name: str, source: str, value, length: int) -> list | None:
+    shown = glimpse(value, length)
+    if source == show(shown):
+        return None
+    return [name, " = ", source, " = ", shown]
+
+
+JOINED[let_text], JOINED[let_detail] = let_parts, let_detail_parts
 
 
 def if_step(ctx, condition: Span, decided: bool) -> None:

@@ -16,7 +16,7 @@ from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, known, lift
 from interpreter.shown import glimpse
 from interpreter.state import MISSING
-from interpreter.trace import Later, later_step, made_step
+from interpreter.trace import JOINED, Later, later_step, made_step
 from interpreter.values import PLAIN_TYPES, Record, is_number
 
 
@@ -302,10 +302,18 @@ def looked_up(title: str, key_values: tuple, value, length: int, depth: int, spa
 def _lookup_text(title: str, key_values: tuple, seen, length: int) -> Message:
     """A lookup's step: `Table[key, ...] → value` (each cut short when long: `glimpse`),
     its values in the language it is shown in (`esferas: sí`)."""
+    return Message.joined(lookup_parts(title, key_values, seen, length))
+
+
+def lookup_parts(title: str, key_values: tuple, seen, length: int) -> list:
     parts: list = [title, "["]
     for i, key in enumerate(key_values):
         parts += [", ", glimpse(key, length)] if i else [glimpse(key, length)]
-    return Message.joined([*parts, "] → ", glimpse(seen, length)])
+    parts += ["] → ", glimpse(seen, length)]
+    return parts
+
+
+JOINED[_lookup_text] = lookup_parts
 
 
 #: whole-number keys remembered of one table (each a row's constant value)
