@@ -134,11 +134,11 @@ def test_run_an_action_with_typed_dice_and_save_it(page, server):
     page.click("#run")
     # Arcana Mundi speaks Spanish: so does the page.
     expect(page.locator("#ask-prompt")).to_have_text(
-        f"capicua: Tira el dado 1: d10 (1–10) — línea {roll_line}: 2d10"  # what it is for
+        f"capicua: dado 1, d10 (1–10) — línea {roll_line}: 2d10"  # what it is for
     )
     page.click("#ask-faces button:text-is('3')")  # a die button: the face shown
     expect(page.locator("#ask-typed")).to_have_text("escritos hasta ahora: 3")
-    expect(page.locator("#ask-prompt")).to_contain_text("Tira el dado 2")
+    expect(page.locator("#ask-prompt")).to_contain_text("capicua: dado 2")
     page.fill("#ask-input", "4")  # or typed in
     page.press("#ask-input", "Enter")
     expect(page.locator("#outcome")).to_be_visible()

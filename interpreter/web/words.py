@@ -40,7 +40,7 @@ PAGE_WORDS: tuple = (
     tr("the face rolled"),
     tr("name the health field: the field of the sheet a combatant falls by"),
     tr("choose a character to fight"),
-    tr("{name} (does not load: {error})"),
+    tr("{name} (does not load)"),
     tr(
         "{file} does not load: mend it in the editor below "
         "(its errors are listed there), then save it."
@@ -95,6 +95,7 @@ PAGE_WORDS: tuple = (
     tr("the best play is worth {worth} to {goal}"),
     tr(" — line {line}: {roll}"),
     tr("Roll die {position}: {die} ({low}–{high})"),
+    tr("die {position}, {die} ({low}–{high})"),
     tr("typed so far: {faces}"),
     tr("a face of {die}: {low} to {high}"),
     tr("{who} decides (line {line})"),

@@ -5,7 +5,7 @@ import { $, el, language, setWords, show, showPath, t } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { showChecked } from "./checked.js";
 import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
-import { computeOdds, questionOf, renderOdds } from "./odds.js";
+import { computeOdds, offerOddsFields, questionOf, renderOdds } from "./odds.js";
 import { sweep, sweepExample } from "./sweep.js";
 import { offerLanguages } from "./languages.js";
 import { answersInAdvance, offerAnswers } from "./advance.js";
@@ -69,9 +69,10 @@ async function loadRulebooks() {
   state.rulebooks = rulebooks;
   const select = $("#rulebook");
   select.replaceChildren(
-    // one that does not load is offered too: to be opened in the editor and mended
+    // one that does not load is offered too: to be opened in the editor and mended (its
+    // errors are listed there, once: not here too)
     ...rulebooks.map((r) => el("option", { value: r.name },
-      r.error ? t("{name} (does not load: {error})", { name: r.name, error: r.error })
+      r.error ? t("{name} (does not load)", { name: r.name })
         : r.title ? `${r.title} (${r.name})` : r.name)),
   );
   const wanted = new URLSearchParams(location.search).get("rulebook");
@@ -141,7 +142,7 @@ async function chooseRulebook() {
   await openInEditor(name, current);
   if (!current()) return;
   renderTable();
-  status(book.rulebook);
+  status(""); // loaded: the rulebook's select names it (said again, a phone's header repeats it)
 }
 
 // A rulebook of the folder that does not load: nothing to run, its text in the editor
@@ -157,7 +158,7 @@ async function openBroken(name, current) {
   $("#edit-values").hidden = true;
   $("#action").replaceChildren();
   chooseAction();
-  status(name);
+  status("");
   await openInEditor(name, current);
   if (!current()) return;
   const text = t("{file} does not load: mend it in the editor below (its errors are listed there), then save it.",
@@ -290,6 +291,7 @@ function chooseAction() {
     ? buildForm($("#params"), item.params, state.character && state.character.sheet, others())
     : [];
   showTargetSheets(state.fields).catch(showError);
+  offerOddsFields(item);
   $("#sweep-over").placeholder = sweepExample(item ? item.params : [], state.character && state.character.sheet);
   const choices = item ? item.choices || [] : [];
   $("#best-box").hidden = choices.length === 0;
@@ -322,8 +324,7 @@ async function run() {
   if (!outcome) return;
   state.lastRun = { request, outcome };
   renderOutcome(outcome, namesOf(request), followLine, mode === "seed" ? request.seed : null);
-  const keys = Object.keys(outcome.result || {});
-  $("#odds-fields").replaceChildren(...keys.map((k) => el("option", { value: k })));
+  const keys = offerOddsFields(runnable(state.rulebook, request.action), outcome.result);
   if (!$("#odds-field").value && keys.includes("success")) $("#odds-field").value = "success";
   await showChangedSheet(outcome);
   await showTargetSheets(state.fields, outcome);

@@ -286,3 +286,14 @@ export function questionOf(request, item, other) {
   }
   return parts.join(" · ");
 }
+
+// What "Odds of" offers: the fields the item declares (describe's `result_fields`), from
+// the start; after a run, any the result had beside them.
+export function offerOddsFields(item, result = null) {
+  const names = [...(item && item.result_fields ? item.result_fields : [])];
+  if (result && typeof result === "object" && !Array.isArray(result)) {
+    for (const name of Object.keys(result)) if (!names.includes(name)) names.push(name);
+  }
+  $("#odds-fields").replaceChildren(...names.map((name) => el("option", { value: name })));
+  return names;
+}
