@@ -28,11 +28,13 @@ check roll(ability: attribute, skill: skill = none, dc: int = 10) "Roll" {
     failure: else
   }
 }
-action attack(ac: int = 13) "Attack" {
+action attack(ac: int = 13, weapon: light | heavy = "heavy") "Attack" {
   let hit = roll(STR, none, ac)
-  let damage = if hit.success then d8 + mod(STR) else 0
+  let die = if weapon = "heavy" then d8 else d6
+  let damage = if hit.success then max(die + mod(STR), 1) else 0
   result { hit: hit.success, damage: damage }
 }
+roll initiative = d20 + mod(DEX)
 """
 NARRATIVE = """rulebook "Narrative" { language "en" }
 symbols success, advantage
@@ -135,3 +137,61 @@ def test_the_sweeps_error_names_the_pages_field_not_the_command_lines(page, serv
     expect(error).to_contain_text("name the result field to sweep: hit, damage")
     expect(error).to_contain_text("write it in “Odds of”")
     expect(error).not_to_contain_text("--field")
+
+
+def test_a_named_rolls_odds_ask_no_field_left_from_another_action(page, server):  # noqa: F811
+    open_page(page, server, "dungeon", "fighter")
+    page.select_option("#action", "roll")
+    page.select_option("#param-ability", "STR")
+    page.click("#run")  # its record has `success`: "Odds of" is filled with it
+    expect(page.locator("#odds-field")).to_have_value("success")
+    page.select_option("#action", "initiative")  # a number: no field to ask of it
+    expect(page.locator("#odds-field")).to_be_disabled()
+    page.click("#odds-button")
+    expect(page.locator("#odds-chart svg")).to_be_visible()
+    expect(page.locator("#error")).to_be_hidden()  # (it said "leave out --field")
+    page.select_option("#action", "attack")
+    expect(page.locator("#odds-field")).to_be_enabled()
+
+
+def test_an_encounter_whose_action_cannot_hurt_the_rival_says_so(page, server):  # noqa: F811
+    open_page(page, server, "dungeon", "fighter")
+    page.select_option("#action", "attack")  # no character parameter: hurts no one itself
+    expect(page.locator("#encounter-health")).to_have_value("HP")
+    page.click("#encounter-button")
+    expect(page.locator("#error")).to_have_text(
+        "attack takes no rival: name its damage field, the field of its result the rival "
+        "loses from its health (hit, damage)"
+    )  # (it answered "undecided after 20 rounds: 100%", with no word of why)
+    expect(page.locator("#encounter")).to_be_hidden()
+    offered = page.locator("#encounter-damages option")
+    assert [o.get_attribute("value") for o in offered.all()] == ["hit", "damage"]
+    page.fill("#encounter-damage", "damage")
+    page.click("#encounter-button")
+    winner = page.locator("#encounter-winners tr", has_text="fighter 2")
+    expect(winner).to_be_visible()
+    expect(winner).not_to_contain_text("0.00%")
+
+
+def test_the_sweeps_inputs_are_checked_in_the_pages_words(page, server):  # noqa: F811
+    open_page(page, server, "dungeon", "fighter")
+    page.select_option("#action", "attack")
+    page.fill("#odds-field", "hit")
+    error = page.locator("#error")
+    for written, said in (
+        ("ac=13", "give ac a range or a list, such as ac=10..16"),
+        ("STR=all", "give STR a range or a list, such as STR=1..5"),
+        ("weapon=huge", "weapon: huge is not one of its choices: light, heavy"),
+        (
+            "Strength=10..12",
+            "Strength is neither a parameter of the action nor a field of the sheet: ac, "
+            "weapon, STR, DEX, CON, Level, HP, Athletics",
+        ),
+    ):
+        page.fill("#sweep-over", written)
+        page.click("#sweep-button")
+        expect(error).to_have_text(said)  # (the server's named --param and --vary)
+    page.fill("#sweep-over", "weapon=all; Athletics=0..1")  # a skill of the sheet
+    page.click("#sweep-button")
+    expect(page.locator("#sweep-summary")).to_have_text("4 cases")
+    expect(error).to_be_hidden()

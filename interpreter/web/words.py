@@ -28,6 +28,13 @@ PAGE_WORDS: tuple = (
     tr("Sweep"),
     tr("{n} cases"),
     tr("write NAME=VALUES, such as {example}"),
+    tr("{name} is neither a parameter of the action nor a field of the sheet: {valid}"),
+    tr("give {name} a range or a list, such as {example}"),
+    tr("{name}: {value} is not one of its choices: {choices}"),
+    tr(
+        "{action} takes no rival: name its damage field, the field of its result the rival "
+        "loses from its health ({fields})"
+    ),
     tr("yes"),
     tr("no"),
     tr("none"),

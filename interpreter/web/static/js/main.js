@@ -9,7 +9,7 @@ import { computeOdds, offerOddsFields, questionOf, renderOdds } from "./odds.js"
 import { sweep, sweepExample } from "./sweep.js";
 import { offerLanguages } from "./languages.js";
 import { answersInAdvance, offerAnswers } from "./advance.js";
-import { encounter, fillRivals, offerHealth } from "./encounter.js";
+import { encounter, fillRivals, offerDamage, offerHealth } from "./encounter.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
 import { editValuesForm, newCharacterForm, showTargetSheets } from "./character.js";
@@ -291,7 +291,10 @@ function chooseAction() {
     ? buildForm($("#params"), item.params, state.character && state.character.sheet, others())
     : [];
   showTargetSheets(state.fields).catch(showError);
-  offerOddsFields(item);
+  // a named roll's result is a number: no field to ask of it (one left from another
+  // action would be refused, in the command line's words)
+  $("#odds-field").disabled = Boolean(item) && (book.rolls || []).includes(item);
+  offerDamage(offerOddsFields(item));
   $("#sweep-over").placeholder = sweepExample(item ? item.params : [], state.character && state.character.sheet);
   const choices = item ? item.choices || [] : [];
   $("#best-box").hidden = choices.length === 0;
@@ -386,9 +389,11 @@ async function followLine(file, line) {
 
 // ─── odds ──────────────────────────────────────────────────────────────────
 
+const oddsField = () => ($("#odds-field").disabled ? "" : $("#odds-field").value.trim());
+
 async function odds(withEditor = false) {
   const request = subject();
-  const target = $("#odds-field").value.trim();
+  const target = oddsField();
   if (target) request.field = target;
   // The action's choices in the odds: each answered in advance, or the best for a goal
   // (`success`, `mean hit`, `degree=critical`, `success - spent(Effort)/10`), computed
@@ -411,18 +416,21 @@ async function odds(withEditor = false) {
 // The odds over a grid of one or two inputs, the chosen rulebook compared beside.
 async function sweepOdds() {
   const request = subject();
-  const target = $("#odds-field").value.trim();
+  const target = oddsField();
   if (target) request.field = target;
   const compare = $("#compare").value;
   if (compare && compare !== "@editor") request.compare = [compare];
-  const names = state.fields.map(({ param }) => param.name);
-  await sweep(request, $("#sweep-over").value, names);
+  const params = state.fields.map(({ param }) => param);
+  const skills = Object.keys((state.character && state.character.sheet.skills) || {});
+  const fields = [...(state.rulebook.sheet ? state.rulebook.sheet.fields.map((f) => f.name) : []), ...skills];
+  await sweep(request, $("#sweep-over").value, params, fields);
 }
 
 // The chosen character against a rival, round after round: who wins (encounter.js).
 async function fight() {
   const roles = state.fields.filter(({ param }) => isCharacter(param)).map(({ param }) => param.name);
-  await encounter(subject(), roles);
+  const item = runnable(state.rulebook, $("#action").value);
+  await encounter(subject(), roles, (item && item.result_fields) || []);
 }
 
 function oddsView() {
