@@ -6,6 +6,7 @@ The browser and its checks are tests/test_web_browser.py's; the folder is this m
 from __future__ import annotations
 
 import pytest
+import yaml
 from playwright.sync_api import expect
 from test_web_browser import browser, open_page, page, serving  # noqa: F401 (fixtures)
 
@@ -195,3 +196,27 @@ def test_the_sweeps_inputs_are_checked_in_the_pages_words(page, server):  # noqa
     page.click("#sweep-button")
     expect(page.locator("#sweep-summary")).to_have_text("4 cases")
     expect(error).to_be_hidden()
+
+
+def test_a_new_character_gets_skills_of_an_open_list_and_more_later(page, server):  # noqa: F811
+    _, folder = server
+    open_page(page, server, "dungeon", "fighter")
+    page.click("#new-character")
+    form = page.locator("#character-editor form")
+    page.fill("#new-name", "rogue")
+    form.get_by_label("DEX", exact=True).fill("16")
+    skills = form.get_by_label("skills", exact=True)  # (`skills in 0..1`: no row before)
+    expect(skills).to_have_attribute("placeholder", "Climbing: 2, Stealth: 1")
+    skills.fill("Stealth: 1, Acrobatics: 1")
+    page.click("#character-editor button[type=submit]")
+    expect(page.locator("#character")).to_have_value("rogue")
+    expect(page.locator("#sheet [data-field='Stealth']")).to_contain_text("1")
+    data = yaml.safe_load((folder / "rogue.yaml").read_text(encoding="utf-8"))
+    assert data["skills"] == {"Stealth": 1, "Acrobatics": 1} and data["DEX"] == 16
+    page.click("#edit-values")  # one more, later: as the others, by its path
+    form.get_by_label("new skills", exact=True).fill("Perception: 1")
+    page.click("#character-editor button[type=submit]")
+    expect(page.locator("#character-editor")).to_be_hidden()
+    expect(page.locator("#sheet [data-field='Perception']")).to_contain_text("1")
+    data = yaml.safe_load((folder / "rogue.yaml").read_text(encoding="utf-8"))
+    assert data["skills"] == {"Stealth": 1, "Acrobatics": 1, "Perception": 1}
