@@ -171,7 +171,11 @@ def test_the_odds_say_what_they_answer(page, server):  # noqa: F811
     expect(page.locator("#editor .cm-content")).to_contain_text("Choosy")
     page.click("#odds-button")
     question = page.locator("#odds-question")
-    expect(question).to_have_text("Push() · the best play for the action's own")
+    # the action's own goal, said as the goal it is (it read "for the action's own")
+    expect(question).to_have_text("Push() · the best play for done")
+    expect(page.locator("#odds-summary")).to_have_text(
+        "exact, the best play is worth 100.00% to done"
+    )
     page.select_option(".odds-choice", "stop")
     page.click("#odds-button")
     expect(question).to_have_text("Push() · cost: stop")

@@ -410,7 +410,8 @@ async function odds(withEditor = false) {
   state.lastOdds = await computeOdds(request);
   renderOdds(state.lastOdds, oddsView());
   const other = request.compare && request.compare.rulebook ? rulebookInfo(request.compare.rulebook) : null;
-  $("#odds-question").textContent = questionOf(request, runnable(state.rulebook, request.action), other);
+  const answer = state.lastOdds.a || state.lastOdds; // (compared: A's goal is the question's)
+  $("#odds-question").textContent = questionOf(request, runnable(state.rulebook, request.action), other, answer.goal);
 }
 
 // The odds over a grid of one or two inputs, the chosen rulebook compared beside.
