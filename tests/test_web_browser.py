@@ -417,7 +417,7 @@ def test_checks_opposed_checks_and_rolls_are_offered_run_and_counted(page, serve
     assert labels == ["Acciones", "Chequeos", "Chequeos enfrentados", "Tiradas"]
     # An opposed check on its own: its form, a seeded run, its record, its odds.
     page.select_option("#action", "resistido")
-    expect(page.locator("#action-label")).to_have_text("Chequeo resistido")
+    expect(page.locator("#action option:checked")).to_have_text("Chequeo resistido (resistido)")
     page.select_option("#param-atributo", "Fuerza")
     page.check('input[name="dice"][value="seed"]')
     page.click("#run")

@@ -59,7 +59,7 @@ def server(tmp_path_factory):
         yield base, folder
 
 
-def test_a_phones_header_names_the_rulebook_once(page, server):  # noqa: F811
+def test_a_phone_names_the_rulebook_and_the_action_once(page, server):  # noqa: F811
     page.set_viewport_size({"width": 375, "height": 667})
     open_page(page, server, "dungeon", "fighter")
     expect(page.locator("#rulebook option:checked")).to_have_text("Dungeon Delvers (dungeon)")
@@ -70,6 +70,14 @@ def test_a_phones_header_names_the_rulebook_once(page, server):  # noqa: F811
         ".join(' | ')"
     )
     assert header.count("Dungeon Delvers") == 1, header
+    # the action's label, said once too: in its select (a line under it said it again)
+    page.select_option("#action", "attack")
+    expect(page.locator("#action option:checked")).to_have_text("Attack (attack)")
+    outside = page.locator("#play-panel").evaluate(
+        "p => { const c = p.cloneNode(true); c.querySelectorAll('select').forEach(s => s.remove());"
+        " return c.textContent; }"
+    )
+    assert "Attack" not in outside, outside
 
 
 def test_the_sheet_shows_values_not_the_files_rulebook_key(page, server):  # noqa: F811

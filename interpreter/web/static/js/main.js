@@ -285,7 +285,6 @@ function chooseAction() {
   const book = state.rulebook;
   const name = $("#action").value;
   const item = runnable(book, name);
-  $("#action-label").textContent = item && item.label ? item.label : "";
   if (!item) $("#params").replaceChildren();
   state.fields = item
     ? buildForm($("#params"), item.params, state.character && state.character.sheet, others())
