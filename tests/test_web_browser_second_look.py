@@ -228,3 +228,13 @@ def test_a_new_character_gets_skills_of_an_open_list_and_more_later(page, server
     expect(page.locator("#sheet [data-field='Perception']")).to_contain_text("1")
     data = yaml.safe_load((folder / "rogue.yaml").read_text(encoding="utf-8"))
     assert data["skills"] == {"Stealth": 1, "Acrobatics": 1, "Perception": 1}
+
+
+def test_a_parameter_with_long_choices_fits_a_phone(page, server):  # noqa: F811
+    page.set_viewport_size({"width": 375, "height": 667})
+    open_page(page, server, "arcana_mundi", "menecma")  # (shipped: in every folder)
+    page.select_option("#action", "usar_numina")  # its núminas' names are long
+    expect(page.locator("#param-numina")).to_be_visible()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    right = page.locator("#param-numina").evaluate("s => s.getBoundingClientRect().right")
+    assert right <= 375
