@@ -24,6 +24,23 @@ BUILT_IN = {
 }
 
 
+#: the fields every opposed check's record has (interpreter.compile.checks.CompiledOpposed)
+OPPOSED_FIELDS = ("ours", "theirs", "won", "tie", "margin", "rerolls")
+
+
+def result_fields(book, action: str) -> tuple:
+    """The names of an action's result fields, or an opposed check's (none for a check,
+    a roll, or no result)."""
+    opposed = book.opposed.get(action)
+    if opposed is not None:
+        return OPPOSED_FIELDS + tuple(name for name, _ in opposed.fields)
+    definition = book.actions.get(action)
+    body = definition.body if definition is not None else ()
+    if not body or not isinstance(body[-1], n.Result):
+        return ()
+    return tuple(name for name, _ in body[-1].fields)
+
+
 def describe(book: Rulebook) -> dict:
     """Actions with their parameters, checks, rolls, tables, the sheet, house-rule changes."""
     return {
@@ -37,7 +54,7 @@ def describe(book: Rulebook) -> dict:
         ],
         "actions": [_action(a, book) for a in book.actions.values()],
         "checks": [_check(c, book) for c in book.checks.values()],
-        "opposed": [_callable(o, book) for o in book.opposed.values()],
+        "opposed": [_opposed(o, book) for o in book.opposed.values()],
         "rolls": [
             {
                 "name": r.name,
@@ -75,6 +92,13 @@ def _action(node: n.Action, book: Rulebook) -> dict:
     out["choices"] = [
         _choice(choose) for choose in n.walk(node.body) if isinstance(choose, n.Choose)
     ]
+    out["result_fields"] = list(result_fields(book, node.name))
+    return out
+
+
+def _opposed(node: n.Opposed, book: Rulebook) -> dict:
+    out = _callable(node, book)
+    out["result_fields"] = list(result_fields(book, node.name))
     return out
 
 
@@ -116,6 +140,10 @@ def _check(node: n.Check, book: Rulebook) -> dict:
     own = dict(node.fields).get("success")
     out["success"] = own.span.text if own is not None else None  # None: the comparison
     out["degrees"] = list(node.degrees)
+    # its record's fields: the comparison's, then the author's (`success` may be both)
+    compared = ["target", "success", "margin"] if node.target is not None else []
+    own = [name for name, _ in node.fields if name not in compared]
+    out["result_fields"] = ["total", *compared, *own]
     return out
 
 

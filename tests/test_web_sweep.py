@@ -72,7 +72,7 @@ def test_a_sweep_is_bounded_in_cases(client):
         ({"params": {"modificador": "all"}}, "modificador"),
         ({"compare": [7]}, "compare"),
         ({"characters": ["brujeria_bruja"]}, "not both"),
-        ({"field": None, "params": {"modificador": [0]}}, "--field"),
+        ({"field": None, "params": {"modificador": [0]}}, "as `field`"),
         ({"picture": {"colour": "red"}}, "colour"),
     ],
 )

@@ -133,16 +133,21 @@ def _sheet(engine, key: tuple, data: dict, label: str):
 
 
 class NeedsField(ParameterError):
-    """An action whose result is a record, swept without a field."""
+    """An action whose result is a record, swept without a field (`names`: its fields,
+    for a caller that says where the field goes in its own words)."""
 
     code = "invalid_parameter"  # (a parameter of the sweep: its field)
+
+    def __init__(self, names: str):
+        super().__init__(tr("name the result field to sweep (--field): {names}", names=names))
+        self.names = names
 
 
 def _plain(outcome):
     """An outcome as the table keeps it: yes/no, a whole number or a text."""
     if isinstance(outcome, Record):
         names = ", ".join(k for k in outcome if k != "name")
-        raise NeedsField(tr("name the result field to sweep (--field): {names}", names=names))
+        raise NeedsField(names)
     if isinstance(outcome, bool | int | str):
         return outcome
     if hasattr(outcome, "message"):  # a failure: the reason the action stops

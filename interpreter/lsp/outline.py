@@ -1,6 +1,7 @@
 """The outline of a rulebook, each part with where it is.
 
-Its header, its sheet and the sheet's fields, its rolls, tables, checks and actions."""
+Its header, its sheet and the sheet's fields (its open `skills` too), its symbols, rolls,
+tables, checks and actions."""
 
 from __future__ import annotations
 
@@ -23,19 +24,28 @@ def outline(text: str, path: str = "<editor>") -> list[dict]:
         if node is None or getattr(node, "start", None) is None:
             continue
         inside = [s for s in sites if node.start <= s.start < node.end]
-        data = node.data
-        if data == "replace":
-            data = node.children[0].data
+        inner = node.children[0] if node.data == "replace" else node
+        data = inner.data
         if data == "header":
             title = node.children[0].children[0]
             out.append(
                 _symbol(str(title).strip('"'), "rulebook", node, title.start_pos, title.end_pos)
             )
         elif data == "sheet":
-            symbol = _symbol("sheet", "sheet", node, node.start, node.start + len("sheet"))
-            symbol["children"] = [
-                _site_symbol(s, s.start, s.end) for s in inside if s.kind != "time unit"
+            symbol = _symbol("sheet", "sheet", node, inner.start, inner.start + len("sheet"))
+            named = [_site_symbol(s, s.start, s.end) for s in inside if s.kind != "time unit"]
+            # `skills in 0..5` names no field (any skill may be written): its keyword, in
+            # its place among the named ones
+            skills = [
+                _symbol("skills", "skills", item, item.start, item.start + len("skills"))
+                for item in inner.children
+                if getattr(item, "data", None) == "open_skills"
             ]
+            symbol["children"] = sorted(named + skills, key=lambda s: s["name_start"])
+            out.append(symbol)
+        elif data == "symbols":  # every symbol of the list, not only its first
+            symbol = _symbol("symbols", "symbols", node, inner.start, inner.start + 7)
+            symbol["children"] = [_site_symbol(s, s.start, s.end) for s in inside]
             out.append(symbol)
         elif inside:
             first = inside[0]

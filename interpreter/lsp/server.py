@@ -41,6 +41,7 @@ SYMBOL_KINDS = {
     "formula": t.SymbolKind.Function,
     "roll": t.SymbolKind.Function,
     "derived": t.SymbolKind.Property,
+    "symbols": t.SymbolKind.Enum,
 }
 
 server = LanguageServer("rulebook", "0.1.0")

@@ -15,6 +15,7 @@ from fractions import Fraction
 from dsl import nodes as n
 from dsl.errors import did_you_mean
 from dsl.messages import tr
+from interpreter.describe import result_fields
 from interpreter.errors import EvaluationError, ParameterError
 from interpreter.odds.answer import Odds
 from interpreter.odds.polynomials import TooComplex
@@ -44,23 +45,6 @@ SIDES_WORK = 1_250
 
 class JointTooLarge(TooComplex):
     """The whole result has more than JOINT_OUTCOMES outcomes (seen while counting)."""
-
-
-#: the fields every opposed check's record has (interpreter.compile.checks.CompiledOpposed)
-OPPOSED_FIELDS = ("ours", "theirs", "won", "tie", "margin", "rerolls")
-
-
-def result_fields(book, action: str) -> tuple:
-    """The names of an action's result fields, or an opposed check's (none for a check,
-    a roll, or no result)."""
-    opposed = book.opposed.get(action)
-    if opposed is not None:
-        return OPPOSED_FIELDS + tuple(name for name, _ in opposed.fields)
-    definition = book.actions.get(action)
-    body = definition.body if definition is not None else ()
-    if not body or not isinstance(body[-1], n.Result):
-        return ()
-    return tuple(name for name, _ in body[-1].fields)
 
 
 def field_asked(book, action: str, sheet, field: str | None) -> None:

@@ -21,4 +21,7 @@ CHARACTER_WORDS = (
     tr("sheet edited"),
     tr("{who} made the character {character}"),
     tr("{who} set values of {character}: {changes}"),
+    tr("skills"),
+    tr("new skills"),
+    tr("Climbing: 2, Stealth: 1"),
 )

@@ -61,7 +61,8 @@ def sweep(work: Work, args: dict) -> dict:
             **options,
         )
     except NeedsField as error:
-        # its message names the command line's option: say where it goes here
+        # its message names the command line's option (--field): say where it goes here
+        error.message = tr("name the result field to sweep: {names}", names=error.names)
         error.hint = tr("in the page, write it in “Odds of”; in a request, as `field`")
         raise
     answer = {"columns": list(rows[0]) if rows else [], "rows": [_plain(row) for row in rows]}

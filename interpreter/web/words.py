@@ -28,6 +28,13 @@ PAGE_WORDS: tuple = (
     tr("Sweep"),
     tr("{n} cases"),
     tr("write NAME=VALUES, such as {example}"),
+    tr("{name} is neither a parameter of the action nor a field of the sheet: {valid}"),
+    tr("give {name} a range or a list, such as {example}"),
+    tr("{name}: {value} is not one of its choices: {choices}"),
+    tr(
+        "{action} takes no rival: name its damage field, the field of its result the rival "
+        "loses from its health ({fields})"
+    ),
     tr("yes"),
     tr("no"),
     tr("none"),
@@ -40,7 +47,7 @@ PAGE_WORDS: tuple = (
     tr("the face rolled"),
     tr("name the health field: the field of the sheet a combatant falls by"),
     tr("choose a character to fight"),
-    tr("{name} (does not load: {error})"),
+    tr("{name} (does not load)"),
     tr(
         "{file} does not load: mend it in the editor below "
         "(its errors are listed there), then save it."
@@ -95,6 +102,7 @@ PAGE_WORDS: tuple = (
     tr("the best play is worth {worth} to {goal}"),
     tr(" — line {line}: {roll}"),
     tr("Roll die {position}: {die} ({low}–{high})"),
+    tr("die {position}, {die} ({low}–{high})"),
     tr("typed so far: {faces}"),
     tr("a face of {die}: {low} to {high}"),
     tr("{who} decides (line {line})"),

@@ -45,12 +45,26 @@ function written(input, value) {
   return String(value);
 }
 
+// The skills of an open list (`skills in 0..5`), any name: "Climbing: 2, Stealth: 1".
+function skillsInput(id) {
+  const input = el("input", { id, type: "text", placeholder: t("Climbing: 2, Stealth: 1") });
+  input.dataset.kind = "skills";
+  input.dataset.initial = "";
+  return input;
+}
+
 // The value an input holds, as JSON (undefined: left empty). Text the server cannot take
 // (a number that is not one) is sent as it is typed: the server says what is wrong.
 function valueOf(input) {
   const text = input.value.trim();
   if (text === "") return undefined;
   switch (input.dataset.kind) {
+    case "skills":
+      return Object.fromEntries(text.split(",").map((part) => part.trim()).filter(Boolean).map((part) => {
+        const at = part.lastIndexOf(":");
+        const level = at < 0 ? "" : part.slice(at + 1).trim();
+        return [at < 0 ? part : part.slice(0, at).trim(), /^-?\d+$/.test(level) ? Number(level) : level];
+      }));
     case "integer":
     case "number":
       return /^-?\d+$/.test(text) ? Number(text) : text;
@@ -144,6 +158,7 @@ export function newCharacterForm(box, page) {
     input.dataset.path = field.name;
     fieldRow(form, field.name, field.name, input, note);
   });
+  if (book.sheet.schema.properties.skills) fieldRow(form, "skills", t("skills"), skillsInput("new-skills"), t("optional"));
   form.node.addEventListener("submit", (event) => {
     event.preventDefault();
     page.busy(async () => {
@@ -200,6 +215,7 @@ export function editValuesForm(box, page) {
     shown[`skills.${skill}`] = level;
     fieldRow(form, `skills.${skill}`, skill, input, null);
   }
+  if (book.sheet.schema.properties.skills) fieldRow(form, "skills", t("new skills"), skillsInput(`edit-field-${i++}`), null);
   form.node.addEventListener("submit", (event) => {
     event.preventDefault();
     page.busy(async () => {
@@ -207,6 +223,10 @@ export function editValuesForm(box, page) {
       const was = {};
       for (const [path, { input }] of form.rows) {
         if (input.value === input.dataset.initial) continue;
+        if (path === "skills") { // each new one a value of its own, as the others
+          for (const [skill, level] of Object.entries(valueOf(input))) values[`skills.${skill}`] = level;
+          continue;
+        }
         values[path] = valueOf(input) ?? null;
         if (shown[path] !== undefined) was[path] = shown[path];
       }

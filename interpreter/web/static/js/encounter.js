@@ -27,14 +27,26 @@ function bar(p) {
   return el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${100 * p}%` }));
 }
 
+// The damage field's choices: the action's result fields (describe's).
+export function offerDamage(fields) {
+  $("#encounter-damages").replaceChildren(...fields.map((name) => el("option", { value: name })));
+}
+
 // `request`: the page's subject (rulebook, character, action, params); `roles`: the
-// action's character parameters (the first is where the rival goes).
-export async function encounter(request, roles) {
+// action's character parameters (the first is where the rival goes); `fields`: its
+// result's fields.
+export async function encounter(request, roles, fields = []) {
   const rival = $("#encounter-rival").value;
   const health = $("#encounter-health").value.trim();
   if (!health) throw new Error(t("name the health field: the field of the sheet a combatant falls by"));
   if (!request.character) throw new Error(t("choose a character to fight"));
   const damage = $("#encounter-damage").value.trim();
+  if (!roles.length && !damage) {
+    // it can change no sheet but its own: every round would end as it began, and the
+    // answer would be "undecided" with no word of why
+    throw new Error(t("{action} takes no rival: name its damage field, the field of its result the rival loses from its health ({fields})",
+      { action: request.action, fields: fields.join(", ") || t("none") }));
+  }
   const rounds = Number($("#encounter-rounds").value) || 20;
   const me = request.character;
   const them = rival === me ? `${rival} 2` : rival;

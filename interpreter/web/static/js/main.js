@@ -5,11 +5,11 @@ import { $, el, language, setWords, show, showPath, t } from "./dom.js";
 import { RuleEditor } from "./editor.js";
 import { showChecked } from "./checked.js";
 import { buildForm, formTargets, formValues, isCharacter } from "./form.js";
-import { computeOdds, questionOf, renderOdds } from "./odds.js";
+import { computeOdds, offerOddsFields, questionOf, renderOdds } from "./odds.js";
 import { sweep, sweepExample } from "./sweep.js";
 import { offerLanguages } from "./languages.js";
 import { answersInAdvance, offerAnswers } from "./advance.js";
-import { encounter, fillRivals, offerHealth } from "./encounter.js";
+import { encounter, fillRivals, offerDamage, offerHealth } from "./encounter.js";
 import { diceOf, renderOutcome, runAction } from "./run.js";
 import { renderSheet } from "./sheet.js";
 import { editValuesForm, newCharacterForm, showTargetSheets } from "./character.js";
@@ -69,9 +69,10 @@ async function loadRulebooks() {
   state.rulebooks = rulebooks;
   const select = $("#rulebook");
   select.replaceChildren(
-    // one that does not load is offered too: to be opened in the editor and mended
+    // one that does not load is offered too: to be opened in the editor and mended (its
+    // errors are listed there, once: not here too)
     ...rulebooks.map((r) => el("option", { value: r.name },
-      r.error ? t("{name} (does not load: {error})", { name: r.name, error: r.error })
+      r.error ? t("{name} (does not load)", { name: r.name })
         : r.title ? `${r.title} (${r.name})` : r.name)),
   );
   const wanted = new URLSearchParams(location.search).get("rulebook");
@@ -141,7 +142,7 @@ async function chooseRulebook() {
   await openInEditor(name, current);
   if (!current()) return;
   renderTable();
-  status(book.rulebook);
+  status(""); // loaded: the rulebook's select names it (said again, a phone's header repeats it)
 }
 
 // A rulebook of the folder that does not load: nothing to run, its text in the editor
@@ -157,7 +158,7 @@ async function openBroken(name, current) {
   $("#edit-values").hidden = true;
   $("#action").replaceChildren();
   chooseAction();
-  status(name);
+  status("");
   await openInEditor(name, current);
   if (!current()) return;
   const text = t("{file} does not load: mend it in the editor below (its errors are listed there), then save it.",
@@ -284,12 +285,15 @@ function chooseAction() {
   const book = state.rulebook;
   const name = $("#action").value;
   const item = runnable(book, name);
-  $("#action-label").textContent = item && item.label ? item.label : "";
   if (!item) $("#params").replaceChildren();
   state.fields = item
     ? buildForm($("#params"), item.params, state.character && state.character.sheet, others())
     : [];
   showTargetSheets(state.fields).catch(showError);
+  // a named roll's result is a number: no field to ask of it (one left from another
+  // action would be refused, in the command line's words)
+  $("#odds-field").disabled = Boolean(item) && (book.rolls || []).includes(item);
+  offerDamage(offerOddsFields(item));
   $("#sweep-over").placeholder = sweepExample(item ? item.params : [], state.character && state.character.sheet);
   const choices = item ? item.choices || [] : [];
   $("#best-box").hidden = choices.length === 0;
@@ -322,8 +326,7 @@ async function run() {
   if (!outcome) return;
   state.lastRun = { request, outcome };
   renderOutcome(outcome, namesOf(request), followLine, mode === "seed" ? request.seed : null);
-  const keys = Object.keys(outcome.result || {});
-  $("#odds-fields").replaceChildren(...keys.map((k) => el("option", { value: k })));
+  const keys = offerOddsFields(runnable(state.rulebook, request.action), outcome.result);
   if (!$("#odds-field").value && keys.includes("success")) $("#odds-field").value = "success";
   await showChangedSheet(outcome);
   await showTargetSheets(state.fields, outcome);
@@ -385,9 +388,11 @@ async function followLine(file, line) {
 
 // ─── odds ──────────────────────────────────────────────────────────────────
 
+const oddsField = () => ($("#odds-field").disabled ? "" : $("#odds-field").value.trim());
+
 async function odds(withEditor = false) {
   const request = subject();
-  const target = $("#odds-field").value.trim();
+  const target = oddsField();
   if (target) request.field = target;
   // The action's choices in the odds: each answered in advance, or the best for a goal
   // (`success`, `mean hit`, `degree=critical`, `success - spent(Effort)/10`), computed
@@ -404,24 +409,28 @@ async function odds(withEditor = false) {
   state.lastOdds = await computeOdds(request);
   renderOdds(state.lastOdds, oddsView());
   const other = request.compare && request.compare.rulebook ? rulebookInfo(request.compare.rulebook) : null;
-  $("#odds-question").textContent = questionOf(request, runnable(state.rulebook, request.action), other);
+  const answer = state.lastOdds.a || state.lastOdds; // (compared: A's goal is the question's)
+  $("#odds-question").textContent = questionOf(request, runnable(state.rulebook, request.action), other, answer.goal);
 }
 
 // The odds over a grid of one or two inputs, the chosen rulebook compared beside.
 async function sweepOdds() {
   const request = subject();
-  const target = $("#odds-field").value.trim();
+  const target = oddsField();
   if (target) request.field = target;
   const compare = $("#compare").value;
   if (compare && compare !== "@editor") request.compare = [compare];
-  const names = state.fields.map(({ param }) => param.name);
-  await sweep(request, $("#sweep-over").value, names);
+  const params = state.fields.map(({ param }) => param);
+  const skills = Object.keys((state.character && state.character.sheet.skills) || {});
+  const fields = [...(state.rulebook.sheet ? state.rulebook.sheet.fields.map((f) => f.name) : []), ...skills];
+  await sweep(request, $("#sweep-over").value, params, fields);
 }
 
 // The chosen character against a rival, round after round: who wins (encounter.js).
 async function fight() {
   const roles = state.fields.filter(({ param }) => isCharacter(param)).map(({ param }) => param.name);
-  await encounter(subject(), roles);
+  const item = runnable(state.rulebook, $("#action").value);
+  await encounter(subject(), roles, (item && item.result_fields) || []);
 }
 
 function oddsView() {

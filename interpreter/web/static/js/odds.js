@@ -143,10 +143,11 @@ export function renderOdds(answer, view) {
     const mass = Number(body.omitted_mass || 0);
     const lost = mass
       ? `, ${t("{percent} of the chance too small to list", { percent: mass < 1e-4 ? `< ${percent(1e-4, 2)}` : percent(mass, 2) })}` : "";
-    // a goal that weighs costs: what the best play is worth to it (its expectation)
-    const goal = body.goal && body.goal.expression
+    // the goal of the best play (the action's own, when none was given, said as the
+    // goal it is): what the best play is worth to it (its expectation)
+    const goal = body.goal
       ? `, ${t("the best play is worth {worth} to {goal}",
-        { worth: number(body.goal.worth, 4), goal: body.goal.expression })}` : "";
+        { worth: worthOf(body.goal), goal: goalOf(body.goal) })}` : "";
     return `${who}${how}${mean}${lost}${goal}`;
   });
   $("#odds-summary").replaceChildren(...summary.map((line) => el("div", {}, line)));
@@ -266,11 +267,26 @@ function chartOf(answer, view, { keys, outcomes, series, numeric }, room) {
   return { chart, numeric };
 }
 
+// A goal of the best play as it would be written (`mean best`, `degree=critical`).
+export function goalOf(goal) {
+  if (goal.expression) return goal.expression;
+  if (goal.mean) return `mean ${goal.field}`;
+  const plain = goal.value === null || goal.value === undefined || goal.value === true; // (`success`)
+  return plain ? goal.field : `${goal.field}=${show(goal.value)}`;
+}
+
+// What the best play is worth to its goal: a chance for a field's value (`success`,
+// `degree=critical`), else an expectation (`mean damage`, an expression).
+function worthOf(goal) {
+  const chance = !goal.expression && !goal.mean && goal.value !== null && goal.value !== undefined;
+  return chance ? percent(goal.worth, 2) : number(goal.worth, 4);
+}
+
 // What odds answer, in a line over their chart: the action with the values given, who
 // plays it, the field, the choices answered or played best, and what it is compared with
 // (two answers to two questions look alike without it). `item`: the action's describe;
-// `other`: the rulebook compared with, if one of the folder.
-export function questionOf(request, item, other) {
+// `other`: the rulebook compared with, if one of the folder; `goal`: the answer's goal.
+export function questionOf(request, item, other, goal = null) {
   const given = Object.entries(request.params).map(([k, v]) => `${k}=${show(v)}`);
   const parts = [`${item && item.label ? item.label : request.action}(${given.join(", ")})`];
   if (request.character) parts.push(request.character);
@@ -278,11 +294,23 @@ export function questionOf(request, item, other) {
   for (const [choice, answer] of Object.entries(request.choices || {})) parts.push(`${choice}: ${answer}`);
   const answered = Object.keys(request.choices || {});
   if (((item && item.choices) || []).some((c) => !answered.includes(c.name))) {
-    parts.push(t("the best play for {goal}", { goal: request.best || t("the action's own") }));
+    const own = goal ? goalOf(goal) : t("the action's own");
+    parts.push(t("the best play for {goal}", { goal: request.best || own }));
   }
   if (request.compare) {
     parts.push(t("compared with {other}",
       { other: other ? other.title : t("the rules in the editor") }));
   }
   return parts.join(" · ");
+}
+
+// What "Odds of" offers: the fields the item declares (describe's `result_fields`), from
+// the start; after a run, any the result had beside them.
+export function offerOddsFields(item, result = null) {
+  const names = [...(item && item.result_fields ? item.result_fields : [])];
+  if (result && typeof result === "object" && !Array.isArray(result)) {
+    for (const name of Object.keys(result)) if (!names.includes(name)) names.push(name);
+  }
+  $("#odds-fields").replaceChildren(...names.map((name) => el("option", { value: name })));
+  return names;
 }

@@ -60,7 +60,11 @@ function askFor(need, typed) {
     const whose = need.for && need.who ? t("{who} — {what}: ", { who: need.who, what: need.for })
       : need.for ? `${need.for}: ` : need.who ? t("for {who}: ", { who: need.who }) : "";
     const why = need.why ? ` (${need.why})` : "";
-    $("#ask-prompt").textContent = whose + t("Roll die {position}: {die} ({low}–{high})", need) + why + where;
+    // after what it is for ("Attack: die 1, d20 (1–20)"), not "Attack: Roll die 1": a
+    // check labelled "Roll" would read "Roll: Roll die 1"
+    const die = need.for ? t("die {position}, {die} ({low}–{high})", need)
+      : t("Roll die {position}: {die} ({low}–{high})", need);
+    $("#ask-prompt").textContent = whose + die + why + where;
     $("#ask-typed").textContent = typed.length
       ? t("typed so far: {faces}", { faces: typed.join(", ") }) : "";
     const input = $("#ask-input");

@@ -2,6 +2,10 @@
 
 import { el, show, showWarnings, t } from "./dom.js";
 
+// Keys of a sheet file about the file, not values of the character: `rulebook:` names the
+// game (interpreter/sheets/validation.py: META_KEYS).
+const META_KEYS = new Set(["rulebook"]);
+
 function valueAt(sheet, path) {
   const [name, key] = path.split(".", 2);
   const value = sheet[name] !== undefined ? sheet[name] : (sheet.skills || {})[name];
@@ -57,7 +61,7 @@ export function renderSheet(container, info, changed = new Set()) {
   const place = (name, value, isChanged) =>
     (isEmpty(value) && !isChanged ? idle : table).append(row(name, value, isChanged));
   for (const [name, value] of Object.entries(info.sheet)) {
-    if (resourceNames.has(name) || resourcePaths.has(name)) continue;
+    if (resourceNames.has(name) || resourcePaths.has(name) || META_KEYS.has(name)) continue;
     if (name === "skills" && value && typeof value === "object") {
       for (const [skill, level] of Object.entries(value)) {
         place(skill, level, changed.has(skill) || changed.has(`skills.${skill}`));

@@ -34,16 +34,54 @@ function inputsOf(text, example) {
   return inputs;
 }
 
+// Whether an input takes more than one value: `all`, a range `1..6`, a list of two.
+function several(values) {
+  if (Array.isArray(values)) return values.length > 1;
+  const range = /^(-?\d+)\.\.(-?\d+)$/.exec(values);
+  return !range || Number(range[1]) !== Number(range[2]);
+}
+
+// What "Sweep over" names, checked in the page's words before it is sent (the server's
+// own errors name the command line's --param and --vary): each name a parameter of the
+// action or a field of the sheet, a parameter's values among its choices, `all` only for
+// a parameter with choices, and one input at least with several values.
+function checkInputs(inputs, params, fields, example) {
+  for (const [name, values] of inputs) {
+    const param = params.find((p) => p.name === name);
+    if (!param && !fields.includes(name)) {
+      const valid = [...params.map((p) => p.name), ...fields].join(", ");
+      throw new Error(t("{name} is neither a parameter of the action nor a field of the sheet: {valid}", { name, valid }));
+    }
+    const choices = param && param.choices;
+    if (values === "all" && !choices) {
+      throw new Error(t("give {name} a range or a list, such as {example}", { name, example: `${name}=1..5` }));
+    }
+    const known = (choices || []).map(String);
+    const wrong = choices && Array.isArray(values) ? values.findIndex((v) => !known.includes(String(v))) : -1;
+    if (wrong >= 0) {
+      throw new Error(t("{name}: {value} is not one of its choices: {choices}", { name, value: values[wrong], choices: known.join(", ") }));
+    }
+  }
+  if (!inputs.some(([, values]) => several(values))) {
+    throw new Error(t("give {name} a range or a list, such as {example}", { name: inputs[0][0], example }));
+  }
+}
+
 // The sweep of `request` (the action's subject and fixed parameters) over what `over`
-// names: an action's parameter, else a sheet field.
-export async function sweep(request, over, paramNames) {
-  const params = { ...request.params };
+// names: an action's parameter (of `params`, describe's), else a field of the sheet (of
+// `fields`).
+export async function sweep(request, over, params, fields) {
+  const example = $("#sweep-over").placeholder;
+  const inputs = inputsOf(over, example);
+  checkInputs(inputs, params, fields, example);
+  const names = params.map((p) => p.name);
+  const fixed = { ...request.params };
   const vary = {};
-  for (const [name, values] of inputsOf(over, $("#sweep-over").placeholder)) {
-    if (paramNames.includes(name)) params[name] = values;
+  for (const [name, values] of inputs) {
+    if (names.includes(name)) fixed[name] = values;
     else vary[name] = values;
   }
-  const body = { ...request, params, vary, picture: {} };
+  const body = { ...request, params: fixed, vary, picture: {} };
   delete body.targets;
   const answer = await send("/api/sweep", body);
   const picture = $("#sweep-picture");
