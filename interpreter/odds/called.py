@@ -122,7 +122,7 @@ class Calls:
                 key = (action.node.name, hashable(args), after.state.snapshot())
                 saved, self.outer = self.outer, outer
                 try:
-                    if wide is not None and not self.summarised(key, fields, rider, outer):
+                    if wide is not None and not self.served(action, key, fields, rider, outer):
                         self.outer = wide[2]  # (explored once for every part, cut below)
                         self.summary(action, key, args, after.state, wide[0], wide[1])
                         self.outer = outer
@@ -176,10 +176,12 @@ class Calls:
             return None
         return wide_fields, wide_rider, wide_outer
 
-    def summarised(self, key: tuple, fields, rider, outer) -> bool:
-        """Whether the summary of exactly these reads is remembered already."""
+    def served(self, action, key: tuple, fields, rider, outer) -> bool:
+        """Whether a summary remembered already serves these reads (as `summary` finds
+        one: of exactly these, or covering them): then none is explored wider for them."""
         return any(
-            have == fields and have_rider == rider and have_outer == outer
+            (have, have_rider, have_outer) == (fields, rider, outer)
+            or (wider(have_outer, outer) and self.covers(action, have, have_rider, fields, rider))
             for have, have_rider, have_outer, _ in self.calls.get(key, ())
         )
 
