@@ -16,7 +16,8 @@ from interpreter.odds.distribution import Dist
 from interpreter.odds.linear import sums_read
 from interpreter.odds.roller import hashable
 from interpreter.odds.sheet_ends import Ends
-from interpreter.odds.sheet_live import SWITCH, SheetReads, live_of, sheet_read, wider
+from interpreter.odds.sheet_live import SWITCH as SHEET_SWITCH
+from interpreter.odds.sheet_live import SheetReads, live_of, sheet_read, wider
 from interpreter.odds.straight import straight_call
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, block_steps, plus, spread
@@ -26,6 +27,17 @@ from interpreter.values import Record
 
 if TYPE_CHECKING:
     from interpreter.runtime import Context
+
+
+class Switch:
+    """`widest`: a call at a statement where a whole result's fields part (odds.forks)
+    is summarised once for what all of them read of its result, each part's cut from it
+    (off: once per part whose reads no earlier summary covers)."""
+
+    widest = True
+
+
+SWITCH = Switch()
 
 
 class Calls:
@@ -52,6 +64,7 @@ class Calls:
         sums_fail: bool
         carrying: set[int]
         safe: Callable[[object], bool]
+        widest: tuple[Any, Live, str | None] | None
 
         def work(self) -> None: ...
         def deferring(self, statements: tuple[Any, ...], index: int, live: list[Any]) -> bool: ...
@@ -78,7 +91,7 @@ class Calls:
         """What the callers read of the sheet after a call (`live_out`: after it, in its
         caller's block), for the merges inside it: None (all of it) where that is not
         known (a call inside one made where the question asks for writes)."""
-        if self.drops is None or not SWITCH.calls or (self.depth and self.outer is None):
+        if self.drops is None or not SHEET_SWITCH.calls or (self.depth and self.outer is None):
             return None
         key = ("outer of", live_out, self.outer)
         found = self.liveness.get(key)
@@ -100,6 +113,7 @@ class Calls:
         fields = () if wanted is MISSING else tuple(sorted(wanted)) if wanted is not None else None
         out, failures = [], []
         outer = self.outer_of(live_out)
+        wide = self.widened(call, name, wanted, fields, rider, outer)
         for world in worlds:
             for after, args in self.explore(world, lambda ctx: _known_all(ctx, arguments(ctx))):
                 if isinstance(args, Failure):
@@ -108,6 +122,10 @@ class Calls:
                 key = (action.node.name, hashable(args), after.state.snapshot())
                 saved, self.outer = self.outer, outer
                 try:
+                    if wide is not None and not self.served(action, key, fields, rider, outer):
+                        self.outer = wide[2]  # (explored once for every part, cut below)
+                        self.summary(action, key, args, after.state, wide[0], wide[1])
+                        self.outer = outer
                     found = self.summary(action, key, args, after.state, fields, rider)
                     steps = after.steps
                     if steps[1] + found[3] > self.ctx.limits.steps_per_run:
@@ -132,6 +150,40 @@ class Calls:
                 for failure, w in failed:
                     failures.append((World(after.env, after.state, times(weight, *w)), failure))
         return out, failures
+
+    def widened(self, call, name, wanted, fields, rider, outer) -> tuple | None:
+        """(fields, rider, outer) of the summary to explore first at a statement where a
+        whole result's fields part (`widest`, set by odds.forks: the call there, what all
+        the fields read after it, the rider for them), when it serves this part too (cut
+        to its reads) and asks more than this part only of the field that rides (kept a
+        distribution in each record: no more outcomes than this part's); else None."""
+        wide, self.widest = self.widest, None  # (for this call only: not one inside it)
+        if wide is None or wide[0] is not call or name is None or wanted is MISSING:
+            return None
+        if not SWITCH.widest:
+            return None
+        _, live, wide_rider = wide
+        reads = live.needs.get(name, MISSING)
+        if reads is MISSING:
+            return None
+        wide_fields = tuple(sorted(reads)) if reads is not None else None
+        wide_outer = self.outer_of(live)
+        if (wide_fields, wide_rider) == (fields, rider) or not wider(wide_outer, outer):
+            return None
+        if wide_fields is None or not set(wide_fields) - {wide_rider} <= set(fields or ()):
+            return None  # (more fields than a rider: their joint may be a product)
+        if not self.covers(call.action, wide_fields, wide_rider, fields, rider):
+            return None
+        return wide_fields, wide_rider, wide_outer
+
+    def served(self, action, key: tuple, fields, rider, outer) -> bool:
+        """Whether a summary remembered already serves these reads (as `summary` finds
+        one: of exactly these, or covering them): then none is explored wider for them."""
+        return any(
+            (have, have_rider, have_outer) == (fields, rider, outer)
+            or (wider(have_outer, outer) and self.covers(action, have, have_rider, fields, rider))
+            for have, have_rider, have_outer, _ in self.calls.get(key, ())
+        )
 
     def summary(self, action, key: tuple, args: tuple, state, fields, rider) -> tuple:
         """What `call` gives (as `call` below) for these arguments and this sheet (`key`:

@@ -93,6 +93,7 @@ class Explorer(Passes):
         #: sheet after it (Passes.kept), or None
         self.outer: Live | None = None
         self.calls: dict = {}  # what a called action gives, by its arguments and sheet
+        self.widest = None  # a call where a whole result's fields part (Calls.widened)
         #: statements counted over a deferred value (once one is)
         self.mixer: Mixer | None = None
         #: the most worlds one `let` may make (a whole result's first try: a sign that its

@@ -123,6 +123,7 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
             if joint:  # (within its share of the work, its worlds)
                 explorer.most_worlds = whole.worlds
                 roller.budget = min(budget, whole.start + whole.work)
+            explorer.widest = widest(explorer, body, index, group.fields, fields, of_group)
             try:  # (compound dice, a roll read only through sums: odds.compound, summed)
                 done = compound_run(explorer, body, index, group.worlds, live) or summed_run(
                     explorer, body, index, group.worlds, live
@@ -145,7 +146,7 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
                 group, index = parts[0]
                 continue
             finally:
-                explorer.most_worlds = None
+                explorer.most_worlds = explorer.widest = None
                 roller.budget = budget
             group.lost = explorer.lost
             group.worlds = worlds_of(explorer, worlds)  # (a list: fields read each world)
@@ -153,6 +154,19 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
             index = after
         if group.fields:
             ended(group)
+
+
+def widest(explorer, body: tuple, index: int, part: tuple, fields: tuple, of_group):
+    """At `let x = action(...)` (body[index]) run for some of the fields only (`part`):
+    (the call, what all the fields read after it, their rider), so that the action is
+    summarised once for every part (interpreter.odds.called.Calls.widened); else None."""
+    shape = body[index].shape
+    if len(part) == len(fields) or type(shape) is not Binding or shape.call is None:
+        return None
+    if shape.local:
+        return None
+    out, live = of_group(fields)
+    return shape.call, live[index], explorer.rider(body, index, out)
 
 
 #: whether the fields go on from the whole result's worlds where it stopped, once they
