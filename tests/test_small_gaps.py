@@ -341,3 +341,20 @@ def test_a_skill_of_the_open_list_read_by_its_name_says_how_it_is_read():
     with pytest.raises(RulebookError) as error:  # no open list: no such hint
         dsl.load_text(text.replace("  skills in 0..30\n", ""))
     assert "parameter of type skill" not in str(error.value)
+
+
+def test_a_skill_not_given_keeps_its_name_in_the_checks_working():
+    """`if skill = none then 0 else skill * 2`: the term read `if none = none ...`."""
+    text = (
+        'rulebook "T" { language "en" }\nsheet { skills in 0..5 default 0 }\n'
+        'check attack(skill: skill = none) "Roll" {\n'
+        "  roll d20 + (if skill = none then 0 else skill * 2) >= 12\n}\n"
+        "action act() { let r = attack()  result { hit: r.success } }\n"
+        'action sneak() { let r = attack("Stealth")  result { hit: r.success } }\n'
+    )
+    engine = Engine(dsl.load_text(text))
+    sheet = engine.sheet({"skills": {"Stealth": 2}})
+    out = engine.run("act", sheet, {}, dice=ForcedDice([15]))
+    assert "if skill = none then 0 else skill * 2 0 = 15 vs 12" in render_text(out.trace)
+    given = engine.run("sneak", sheet, {}, dice=ForcedDice([15]))  # the skill it names
+    assert "if Stealth = none then 0 else Stealth * 2 4 = 19 vs 12" in render_text(given.trace)

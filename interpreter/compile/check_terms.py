@@ -57,11 +57,13 @@ class TermLabel:
 
 
 def label_text(text: str, holes: tuple, values: list | tuple) -> str:
-    """A term's source text with the values that name something in their holes."""
+    """A term's source text with the values that name something in their holes (a
+    parameter naming nothing, an optional skill not given, keeps its own name: `if
+    skill = none then 0 else ...`, not `if none = none`)."""
     out, last = [], 0
     for (start, end, *_), value in zip(holes, values):
         out.append(text[last:start])
-        out.append(show(value))
+        out.append(show(value) if value is not None else text[start:end])
         last = end
     out.append(text[last:])
     return "".join(out)
