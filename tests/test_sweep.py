@@ -339,3 +339,16 @@ def test_each_sheet_is_checked_once_for_all_its_cases(base, monkeypatch):
         vary={"Voluntad": [2, 3]}, field="éxito", workers=1,
     )  # fmt: skip
     assert again == rows
+
+
+def test_a_pictures_default_column_is_a_numbers_mean():
+    """A damage swept: its mean drawn, not its chance of the first outcome (0)."""
+    from interpreter.balance.picture import plotted
+
+    number = [{"x": 1, "P(d=0)": "1/2", "P(d=0) float": 0.5, "mean": "1", "mean float": 1.0}]
+    assert plotted(number, None) == "mean float"
+    assert plotted(number, "P(d=0)") == "P(d=0) float"
+    yes_no = [
+        {"x": 1, "P(ok=yes)": "1/2", "P(ok=yes) float": 0.5, "mean": None, "mean float": None}
+    ]
+    assert plotted(yes_no, None) == "P(ok=yes) float"

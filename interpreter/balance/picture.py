@@ -35,11 +35,13 @@ def varied(rows: list[dict], names: list[str]) -> list[str]:
 
 
 def plotted(rows: list[dict], column: str | None) -> str:
-    """The float column drawn: the one asked (with or without ` float`), else the first
+    """The float column drawn: the one asked (with or without ` float`), else the mean
+    of a number field (a damage's chance of 0 tells a designer little), else the first
     outcome's probability."""
     floats = [name for name in rows[0] if name.endswith(" float")]
     if column is None:
-        return floats[0]
+        numeric = any(row.get("mean float") is not None for row in rows)
+        return "mean float" if numeric and "mean float" in floats else floats[0]
     for name in (column, f"{column} float"):
         if name in floats:
             return name

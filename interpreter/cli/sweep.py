@@ -111,7 +111,10 @@ def add_parser(commands) -> None:
     add(
         "--plot",
         metavar="COLUMN",
-        help=tr("the column drawn: an outcome's P(...) or mean (default: the first outcome's)"),
+        help=tr(
+            "the column drawn: an outcome's P(...) or mean (default: the mean of a number, "
+            "else the first outcome's)"
+        ),
     )
     add("--x", metavar="INPUT", help=tr("the input along the picture's x axis"))
     add("--y", metavar="INPUT", help=tr("a second input: the picture is a heatmap"))
