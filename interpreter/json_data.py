@@ -24,9 +24,9 @@ from importlib import resources
 from typing import Any
 
 from dsl.errors import RulebookError, RulebookInvalid, Span
-from dsl.messages import Message, translate
+from dsl.messages import translate
 from interpreter.dice import KEPT
-from interpreter.steps_json import steps_written
+from interpreter.steps_json import step_text, steps_written
 from interpreter.trace import Step
 from interpreter.values import FractionText, plain
 from interpreter.version import VERSION, VERSION_FIELD
@@ -190,24 +190,15 @@ def step_data(step, w: Writer, pointer: str) -> dict:
         kind, depth, verbose = step.kind, step.depth, step.verbose
     return {
         "kind": kind,
-        "text": _said(step.text, language),
+        "text": step_text(step.text, language),
         "file": file,
         "line": line,
         "depth": depth,
-        "detail": _said(step.detail, language),
+        "detail": step_text(step.detail, language),
         "verbose": verbose,
         # (a step without numbers, as many are: no pointer made for none)
         "data": {} if type(data) is dict and not data else w.value(data, f"{pointer}/data"),
     }
-
-
-def _said(text, language: str | None) -> str | None:
-    """A step's text or detail as `Writer.text` gives it (the commonest kinds first)."""
-    if type(text) is Message:
-        return text.render(language)
-    if type(text) is str or text is None:
-        return text
-    return translate(text, language)
 
 
 def roll_data(result, language: str | None = None) -> dict:

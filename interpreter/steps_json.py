@@ -63,7 +63,7 @@ def steps_written(steps, language: str | None, fractions: dict, text, other) -> 
         if said is None:  # (as `Step.text` reads it: made, cut past its room)
             said = step.text
             if type(said) is not str:
-                said = _said(said, language)
+                said = step_text(said, language)
         detail = r[6]
         if detail is not None:
             of_parts = joined and _of_parts(detail)
@@ -71,7 +71,7 @@ def steps_written(steps, language: str | None, fractions: dict, text, other) -> 
             if detail is _AS_READ:
                 detail = step.detail
                 if detail is not None and type(detail) is not str:
-                    detail = _said(detail, language)
+                    detail = step_text(detail, language)
         data = r[3]
         if type(data) is not dict or data:  # (an empty dict: nothing to make nor cut)
             data = step.data
@@ -129,8 +129,8 @@ def _joined(later: Later, length: int | None, language: str | None, detail: bool
     return text
 
 
-def _said(text, language: str | None) -> str | None:
-    """A step's text or detail as `json_data.Writer.text` gives it."""
+def step_text(text, language: str | None) -> str | None:
+    """A step's text or detail in a language (the commonest kinds first)."""
     if type(text) is Message:
         return text.render(language)
     if type(text) is str or text is None:
