@@ -118,6 +118,8 @@ class HighestOf(ByFace):
 
 
 class LowestOf(ByFace):
+    fills = True
+
     def __init__(self, n):
         self.n = n
         self.start = () if n is not None else None
@@ -127,8 +129,6 @@ class LowestOf(ByFace):
             return face if state is None else state
         room = self.n - len(state)
         return state + (face,) * min(c, room) if room > 0 else state
-
-    fills = True
 
     def filled(self, state) -> bool:  # the n lowest seen: the higher faces change nothing
         return state is not None if self.n is None else len(state) >= self.n
@@ -142,6 +142,7 @@ class SummedOf(ByFace):
     far and their sum within the window of the n, which bind() places among the kept."""
 
     start = (0, 0)
+    fills = True
 
     def __init__(self, n: int, highest: bool):
         self.n, self.highest = n, highest
@@ -159,8 +160,6 @@ class SummedOf(ByFace):
 
     def final(self, state):
         return state[1]
-
-    fills = True
 
     def filled(self, state) -> bool:
         return state[0] >= self.window[1]
@@ -300,7 +299,6 @@ class Constant:
     start = None
     any_order = True
     additive = False
-
     fills = True
 
     def filled(self, state) -> bool:  # noqa: ARG002 (as every evaluator's)

@@ -82,13 +82,18 @@ class PoolQuestions(PoolQuestionsHost):
         return rolls.map(lambda frozen: tuple(q.of_roll(thaw(frozen)) for q in questions))
 
     def rolls_of(self, roll) -> Dist:
-        """Every way the term can fall, as the real roller draws it (frozen PoolRolls)."""
-        die, count, steps = roll.die, roll.count, roll.steps
+        """Every way the term can fall, as the real roller draws it (frozen PoolRolls):
+        walked once per term (each world of a pool read in the order rolled asks again)."""
+        key = ("rolls", _key_of(roll))
+        found = self.asked.get(key)
+        if found is None:
+            die, count, steps = roll.die, roll.count, roll.steps
 
-        def run(tray):
-            return freeze(roll_pool(tray, die, count, steps, None, ""))
+            def run(tray):
+                return freeze(roll_pool(tray, die, count, steps, None, ""))
 
-        return enumerate_draws(run, self.limits, epsilon=self.epsilon)
+            found = self.asked[key] = enumerate_draws(run, self.limits, epsilon=self.epsilon)
+        return found
 
     def chain_answers(self, chain: ChainRoll, questions: tuple) -> Dist:
         """A named roll: its total; other questions only of a roll that is one dice term."""
@@ -141,11 +146,7 @@ class PoolQuestions(PoolQuestionsHost):
                 )
             if not is_term(roll):
                 value_answers(roll, questions)  # (TooComplex)
-            key = ("rolls", _key_of(roll))  # walked once: each of its worlds replays here
-            rolls = self.asked.get(key)
-            if rolls is None:
-                rolls = self.asked[key] = self.rolls_of(roll)
-            return thaw(self.resolve(rolls))
+            return thaw(self.resolve(self.rolls_of(roll)))
         asked = EVERYTHING if questions is None else questions
         if questions is None and (type(roll) is ChainRoll or not is_term(roll)):
             asked = (Total(),)
