@@ -22,6 +22,7 @@ import attrs
 
 from dsl.errors import Span, did_you_mean
 from dsl.messages import tr
+from interpreter import surface
 from interpreter.errors import ChoiceNotOpen, ParameterError
 from interpreter.values import show
 
@@ -167,9 +168,9 @@ class Chooser:
             ),
             None,
             tr(
-                "--choose {name}=VALUE on the command line (for the odds, also --best GOAL); "
-                "choices= with the API",
-                name=question.name,
+                "answer it with {choose} (for the odds, also {best})",
+                choose=surface.option("choose", question.name),
+                best=surface.option("best"),
             ),
         )
 

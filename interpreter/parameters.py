@@ -18,6 +18,7 @@ from interpreter.limits import DEFAULT_LIMITS
 from interpreter.runtime import Roller
 from interpreter.sheets.character import Sheet
 from interpreter.state import Character
+from interpreter.surface import option
 from interpreter.values import Record, is_number, quoted
 
 #: the types of parameter values a Binder's last binding is remembered for: values that
@@ -311,10 +312,10 @@ def _asked_as_choice(node, name):
     ):
         return None
     return tr(
-        "{name} is a choice {action} makes as it runs: answer it as a choice (on the command"
-        " line, --choose {name}=VALUE)",
+        "{name} is a choice {action} makes as it runs: answer it as a choice ({choose})",
         name=name,
         action=node.name,
+        choose=option("choose", name),
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from dsl.messages import tr
+from interpreter import surface
 from interpreter.errors import ParameterError
 
 #: seconds of work a chunk of tasks aims at in a local process pool: long enough that
@@ -93,9 +94,11 @@ def chunk_size(tasks: int, workers: int, seconds_per_task: float, aim: float) ->
     return max(1, min(by_time, by_balance, MAX_CHUNK))
 
 
-def run_chunk(function: Callable, chunk: Sequence) -> list:
-    """A worker's job: the function over a chunk of tasks, answers in order."""
-    return [function(task) for task in chunk]
+def run_chunk(function: Callable, chunk: Sequence, spelled: str = surface.PYTHON) -> list:
+    """A worker's job: the function over a chunk of tasks, answers in order (its messages
+    naming options as the caller's surface does)."""
+    with surface.spelled_for(spelled):
+        return [function(task) for task in chunk]
 
 
 def _chunks(tasks: list, size: int) -> list[list]:
@@ -119,7 +122,10 @@ def _in_pool(
     done = 1  # the first task, run here
     total = len(tasks) + 1
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
-        pending = {pool.submit(run_chunk, function, chunk): i for i, chunk in enumerate(chunks)}
+        pending = {
+            pool.submit(run_chunk, function, chunk, surface.current()): i
+            for i, chunk in enumerate(chunks)
+        }
         try:
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -158,7 +164,10 @@ def _on_cluster(
         workers = max(1, sum(client.nthreads().values()))
         size = chunk_size(len(tasks), workers, seconds, CLUSTER_CHUNK_SECONDS)
         chunks = _chunks(tasks, size)
-        futures = [client.submit(run_chunk, function, chunk, pure=False) for chunk in chunks]
+        futures = [
+            client.submit(run_chunk, function, chunk, surface.current(), pure=False)
+            for chunk in chunks
+        ]
         index_of = {future.key: i for i, future in enumerate(futures)}
         answers: list = [None] * len(chunks)
         done = 1

@@ -11,6 +11,7 @@ from pathlib import Path
 from dsl.messages import decimal_comma, number_text, tr
 from interpreter.balance.table import cell, needed
 from interpreter.errors import ParameterError
+from interpreter.surface import option
 
 #: most lines one panel draws (the other varied inputs' combinations)
 MAX_LINES = 12
@@ -85,7 +86,13 @@ def figure(rows: list[dict], column=None, x=None, y=None, language=None):
             )
     if x is None:
         if not moving:
-            raise ParameterError(tr("nothing varies to draw: give --param or --vary a range"))
+            raise ParameterError(
+                tr(
+                    "nothing varies to draw: give {param} or {vary} a range",
+                    param=option("param"),
+                    vary=option("vary"),
+                )
+            )
         x = moving[0]
         if y is None and len(moving) == 2:
             y = moving[1]

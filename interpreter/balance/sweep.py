@@ -23,6 +23,7 @@ from interpreter.balance.parallel import map_tasks, task_seed
 from interpreter.errors import ParameterError
 from interpreter.journal.bundle import bundle_of, rebuild
 from interpreter.sheets.character import parse_text
+from interpreter.surface import option
 from interpreter.values import Record
 
 #: most cases one sweep may have
@@ -139,7 +140,13 @@ class NeedsField(ParameterError):
     code = "invalid_parameter"  # (a parameter of the sweep: its field)
 
     def __init__(self, names: str):
-        super().__init__(tr("name the result field to sweep (--field): {names}", names=names))
+        super().__init__(
+            tr(
+                "name the result field to sweep ({field}): {names}",
+                field=option("field"),
+                names=names,
+            )
+        )
         self.names = names
 
 
@@ -173,7 +180,7 @@ def _param_axes(engine, action: str, params: dict) -> dict:
     for name, values in params.items():
         param = described.get(name)
         if param is None:
-            raise grid.unknown(name, "--param", described, tr("a parameter of {a}", a=action))
+            raise grid.unknown(name, option("param"), described, tr("a parameter of {a}", a=action))
         choices = param.get("choices")
         if param["type"].get("name") == "bool":
             choices = [False, True]
@@ -181,10 +188,9 @@ def _param_axes(engine, action: str, params: dict) -> dict:
             if not choices:
                 raise ParameterError(
                     tr(
-                        "--param {name}=all: {name2} has no list of choices; "
-                        "give a range or a list",
+                        "{param} {name}=all: {name} has no list of choices; give a range or a list",
+                        param=option("param"),
                         name=name,
-                        name2=name,
                     )
                 )
             values = list(choices)
@@ -193,7 +199,7 @@ def _param_axes(engine, action: str, params: dict) -> dict:
             for value in values:
                 if value not in param["choices"]:
                     raise grid.unknown(
-                        str(value), f"--param {name}=", param["choices"], tr("a choice")
+                        str(value), f"{option('param')} {name}:", param["choices"], tr("a choice")
                     )
         out[name] = values
     return out
@@ -212,7 +218,7 @@ def _described(engine, action: str) -> dict:
             if entry.get("name") == action:
                 return {p["name"]: p for p in entry.get("params") or []}
     names = [e.get("name") for kind in ("actions", "checks") for e in described.get(kind) or []]
-    raise grid.unknown(action, "ACTION", names, tr("an action"))
+    raise grid.unknown(action, option("action"), names, tr("an action"))
 
 
 def _data_of(character) -> dict:
@@ -231,9 +237,11 @@ def _check_vary(engine, datas: list, vary: dict) -> None:
     skills = {name for _, data in datas for name in (data.get("skills") or {})}
     for name, values in vary.items():
         if name not in fields and name not in skills:
-            raise grid.unknown(name, "--vary", fields + sorted(skills), tr("a sheet field"))
+            raise grid.unknown(name, option("vary"), fields + sorted(skills), tr("a sheet field"))
         if grid.ALL in values:
-            raise ParameterError(tr("--vary {name}: give a range or a list", name=name))
+            raise ParameterError(
+                tr("{vary} {name}: give a range or a list", vary=option("vary"), name=name)
+            )
 
 
 def _varied(data: dict, values: dict) -> dict:
@@ -339,7 +347,7 @@ def _asked(outcomes: list, asked: list | None) -> list:
         outcome = by_text.get(text, by_text.get(_yes_no(text)))
         if outcome is None:
             raise grid.unknown(
-                text, "--outcome", [show_value(o) for o in ordered], tr("an outcome")
+                text, option("outcome"), [show_value(o) for o in ordered], tr("an outcome")
             )
         chosen.append(outcome)
     return chosen

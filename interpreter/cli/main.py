@@ -15,6 +15,7 @@ from dsl.messages import (
     tr,
     translate,
 )
+from interpreter import surface
 from interpreter.cli import arguments, options, words
 from interpreter.cli.terminal import Shown
 from interpreter.errors import EvaluationError
@@ -241,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = Shown(out), Shown(err)  # control characters shown, not obeyed
     try:
-        return _main(argv)
+        with surface.spelled_for(surface.COMMAND_LINE):  # messages name --options
+            return _main(argv)
     finally:
         sys.stdout, sys.stderr = out, err
 

@@ -29,6 +29,7 @@ from interpreter.odds.goals import Goal
 from interpreter.odds.marginals import field_asked
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import Branch, LiftMemory, OddsRoller
+from interpreter.surface import option
 
 #: how deep the tree of values and decisions may go (each level is one pinned value)
 MAX_DEPTH = 400
@@ -119,12 +120,20 @@ def too_complex(error: TooComplex) -> EvaluationError:
         return EvaluationError(
             tr("the best choices take more time than allowed ({reason})", reason=str(error)),
             None,
-            tr("allow more with --timeout SECONDS, or answer some choices with --choose"),
+            tr(
+                "allow more with {timeout}, or answer some choices with {choose}",
+                timeout=option("timeout"),
+                choose=option("choose", "NAME"),
+            ),
         )
     return EvaluationError(
         tr("the best choices take more work than the budget allows ({reason})", reason=str(error)),
         None,
-        tr("allow more with --budget N, or answer some choices with --choose"),
+        tr(
+            "allow more with {budget}, or answer some choices with {choose}",
+            budget=option("budget"),
+            choose=option("choose", "NAME"),
+        ),
     )
 
 

@@ -45,6 +45,7 @@ from interpreter.odds.worlds import (
 )
 from interpreter.runtime import Context, Unknown, known
 from interpreter.state import State
+from interpreter.surface import option
 
 #: probability an open-ended roll may leave out
 EPSILON = Fraction(1, 10**12)
@@ -459,7 +460,10 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
         procedure = engine.compiler.roll_definition(name)
         args = engine.roll_arguments(name, sheet, params)
         if field is not None:
-            raise EvaluationError(tr("roll {name} gives a number: leave out --field", name=name))
+            field_given = tr(
+                "roll {name} gives a number: leave out {field}", name=name, field=option("field")
+            )
+            raise EvaluationError(field_given)
         return lambda ctx: procedure.call(ctx, args).total
     book = engine.rulebook
     check = engine.compiler.check(name) if name in book.checks else engine.compiler.opposed(name)

@@ -16,6 +16,7 @@ from interpreter.expression import roll
 from interpreter.odds.answer import Odds, field_outcome, pick
 from interpreter.odds.distribution import Dist
 from interpreter.odds.worlds import STOPS, Failure, certain_limit, stopped
+from interpreter.surface import option
 
 
 class TimeUp(Exception):
@@ -165,7 +166,7 @@ def sampled(subject, field, counts, done: int, wanted: int, deadline, reason, or
                 seconds=deadline.shown,
             ),
             None,
-            tr("give it more time with --timeout SECONDS"),
+            tr("give it more time with {timeout}", timeout=option("timeout")),
         )
     why = reason.args[0] if reason.args else tr("the exact computation is too large")
     if done < wanted:

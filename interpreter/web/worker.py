@@ -25,6 +25,7 @@ from typing import Any
 
 from dsl.errors import TOO_DEEP, RulebookError
 from dsl.messages import tr
+from interpreter import surface
 from interpreter.errors import LimitExceeded
 from interpreter.journal.postgres import DATABASE_ENV
 from interpreter.version import versioned
@@ -77,6 +78,7 @@ def main(sock: socket.socket, folder: str, settings: dict) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C stops the server, which stops us
     signal.signal(signal.SIGPROF, signal.SIG_DFL)  # the backstop below ends the process
     _bound_memory(settings.get("memory"))
+    surface.use(surface.REQUEST)  # its messages name a request's keys, not --options
     if settings.get("database"):  # the server's journal database (interpreter.journal.postgres)
         os.environ[DATABASE_ENV] = settings["database"]
     else:
