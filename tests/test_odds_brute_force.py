@@ -120,6 +120,9 @@ opposed o(y: int = 0) "O" {{
                         f"sum(highest({name}p, 2))",
                         f"sum(lowest({name}p, 1))",
                         f"count({name}p, 2..3)",
+                        f"count({name}p, A..)",  # a range's end read from a name
+                        f"count({name}p, ..acc)",
+                        f"count({name}p, 1..B)",
                         f"[{number}, {name}p][2]",
                     ]
                 )

@@ -9,10 +9,12 @@ from lark import Token
 
 from dsl import nodes as n
 from dsl.build.walk import (
+    NUMBER_END,
     Tagged,
     TreeWalk,
     WrittenName,
     number_value,
+    range_ends,
     unquote,
     whole_number,
 )
@@ -137,8 +139,15 @@ class Definitions(TreeWalk):
         return self._range(token)
 
     def _range(self, token: Token) -> n.Range:
-        low, _, high = token.value.partition("..")
+        low, high = range_ends(token.value)
         span = self._token_span(token)
+        for end in (low, high):
+            if end and not NUMBER_END.fullmatch(end):
+                raise self._error(
+                    tr("a range here has whole numbers for ends, not {end}", end=end),
+                    span,
+                    tr("as in 1..10, 24.. or ..8"),
+                )
         if not low and not high:
             raise self._error(tr("a range needs at least one end, as in 1..10 or 24.."), span)
         result = n.Range(

@@ -10,11 +10,14 @@ from lark import Token
 from dsl import nodes as n
 from dsl.build.walk import (
     ESCAPES,
+    NUMBER_END,
     Tagged,
     TreeWalk,
     WrittenName,
     is_number,
     number_value,
+    range_ends,
+    whole_number,
 )
 from dsl.errors import Span
 from dsl.messages import tr
@@ -113,7 +116,23 @@ class Expressions(TreeWalk):
         return self._text_node(token, span)
 
     def _range_value(self, span, token):
-        return self._range(token)
+        low, high = range_ends(token.value)
+        if all(not end or NUMBER_END.fullmatch(end) for end in (low, high)):
+            return self._range(token)
+        # an end read from a name: the value of a sheet field, a parameter, a `let`
+        at = self._token_span(token)
+        start = at.start
+
+        def end(text: str, offset: int):
+            if not text:
+                return None
+            where = Span(at.source, start + offset, start + offset + len(text))
+            if NUMBER_END.fullmatch(text):
+                return n.Literal(whole_number(text, where), span=where)
+            name = text[1:-1].strip() if text.startswith("'") else text
+            return n.Name(name, span=where)
+
+        return n.RangeOf(end(low, 0), end(high, len(low) + 2), span=at)
 
     def _name_ref(self, span, name):
         return n.Name(name.text, span=name.span)

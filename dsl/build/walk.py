@@ -96,6 +96,18 @@ def number_value(text: str, span: Span):
     return value.numerator if value.denominator == 1 else value
 
 
+#: a range's end written as a number (else a name: `..Skill`, in an expression only)
+NUMBER_END = re.compile(r"-?[0-9]+")
+#: the ends of a RANGE token (a quoted name may hold dots: `'a..b'..3`)
+_ENDS = re.compile(r"((?:-?[0-9]+|[^\W\d]\w*|'[^'\n]+')?)\.\.(.*)", re.S)
+
+
+def range_ends(text: str) -> tuple[str, str]:
+    """A RANGE token's two ends as written ('' for an open end)."""
+    found = _ENDS.fullmatch(text)
+    return (found.group(1), found.group(2)) if found else ("", "")
+
+
 def whole_number(text: str, span: Span) -> int:
     """The int a run of digits writes (a dice count or size, a range's end)."""
     digits_within(text, span)

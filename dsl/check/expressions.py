@@ -367,6 +367,15 @@ class ExpressionChecks(CheckerHost):
     def ex_range(self, node: n.Range, scope: Scope) -> t.Type:  # noqa: ARG002 (dispatched as ex_<node>(node, scope))
         return t.RANGE
 
+    def ex_rangeof(self, node: n.RangeOf, scope: Scope) -> t.Type:
+        for end, what in (
+            (node.low, tr("a range's low end")),
+            (node.high, tr("a range's high end")),
+        ):
+            if end is not None:
+                self.want(end, scope, t.NUMBER, what)
+        return t.RANGE
+
     def ex_unary(self, node: n.Unary, scope: Scope) -> t.Type:
         if node.op == "not":
             self.want(node.operand, scope, t.BOOL, tr("what `not` negates"))

@@ -51,6 +51,7 @@ from dsl.nodes.expressions import (
     ListLiteral,
     Literal,
     Name,
+    RangeOf,
     Text,
     Unary,
 )
@@ -163,6 +164,7 @@ __all__ = [
     "Param",
     "PassTime",
     "Range",
+    "RangeOf",
     "Repeat",
     "Replace",
     "Require",

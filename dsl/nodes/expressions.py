@@ -86,6 +86,16 @@ class ListLiteral:
 
 
 @attrs.frozen
+class RangeOf:
+    """`..Skill`, `difficulty..`, `1..n`: a range with an end read from a name (the
+    other, a number written in it or open); its ends are whole numbers when it is made."""
+
+    low: Expression | None
+    high: Expression | None
+    span: Span = span_field()
+
+
+@attrs.frozen
 class CharacterCall:
     """`objetivo.salvación(Destreza)`: a call made for another character, on its sheet."""
 

@@ -19,6 +19,7 @@ from dsl.nodes.expressions import (
     ListLiteral,
     Literal,
     Name,
+    RangeOf,
     Text,
     Unary,
 )
@@ -209,6 +210,7 @@ EXPRESSIONS = (
     ListLiteral,
     Dice,
     Range,
+    RangeOf,
     RollGroup,
     SymbolDice,
 )

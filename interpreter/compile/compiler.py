@@ -312,6 +312,7 @@ _EXPRESSIONS: dict[type, Callable[..., Any]] = {
     n.ListLiteral: Compiler.ex_listliteral,
     n.Dice: Compiler.ex_dice,
     n.Range: Compiler.range_value,
+    n.RangeOf: Compiler.range_of,
     n.RollGroup: Compiler.ex_rollgroup,
     n.SymbolDice: Compiler.ex_symboldice,
 }

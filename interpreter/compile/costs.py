@@ -34,6 +34,7 @@ EXPRESSIONS = (
     n.ListLiteral,
     n.Dice,
     n.Range,
+    n.RangeOf,
     n.RollGroup,
     n.SymbolDice,
 )

@@ -96,6 +96,10 @@ def list_answer(question, items: tuple):
     return of_list(question, tuple(as_number(i, None, A_DIE_IN_THE_LIST) for i in items))
 
 
+#: a range's ends read from names, where numbers are wanted (a refusal says which)
+RANGE_LOW, RANGE_HIGH = tr("a range's low end"), tr("a range's high end")
+
+
 class PoolValues(CompilerHost):
     """How the Compiler compiles pools: fields, pool functions, `let` of a pool."""
 
@@ -214,6 +218,21 @@ class PoolValues(CompilerHost):
     def range_value(self, node: n.Range):
         value = Range(node.low, node.high)
         return lambda ctx: value
+
+    def range_of(self, node: n.RangeOf):
+        """`..Skill`, `difficulty..`: a range whose ends are read as it is made (a die's
+        value too, in the odds: each of its values makes its range)."""
+        span = node.span
+        low = self.expr(node.low) if node.low is not None else lambda ctx: None
+        high = self.expr(node.high) if node.high is not None else lambda ctx: None
+
+        def made(lo, hi):
+            return Range(
+                None if lo is None else as_number(lo, span, RANGE_LOW),
+                None if hi is None else as_number(hi, span, RANGE_HIGH),
+            )
+
+        return lambda ctx: lift(made, low(ctx), high(ctx))
 
     # ── `let r = pool` ──
 
