@@ -358,3 +358,27 @@ def test_a_skill_not_given_keeps_its_name_in_the_checks_working():
     assert "if skill = none then 0 else skill * 2 0 = 15 vs 12" in render_text(out.trace)
     given = engine.run("sneak", sheet, {}, dice=ForcedDice([15]))  # the skill it names
     assert "if Stealth = none then 0 else Stealth * 2 4 = 19 vs 12" in render_text(given.trace)
+
+
+IN_ORDER = """rulebook "In order" { }
+sheet { counter Skill in 1..6 default 4 }
+action act() "Act" {
+  let r = 7d6
+  let hits = 0
+  for each d in r.DICE { if d <= Skill { set hits to hits + 1 } }
+  result { hits: hits }
+}
+"""
+
+
+@pytest.mark.parametrize("read", ["dice", "sorted"])
+def test_a_pool_read_in_order_past_the_bound_says_what_is_counted_otherwise(read):
+    # 7d6 in the order rolled is more ways than the walk takes: sampled, saying that
+    # .sorted is counted whatever the order (and it is: exact, the binomial)
+    engine = Engine(dsl.load_text(IN_ORDER.replace("DICE", read)))
+    odds = engine.odds("act", engine.sheet({}), field="hits", trials=100, seed=1)
+    if read == "dice":
+        assert not odds.exact and ".sorted" in odds.note and "order rolled" in odds.note
+    else:
+        assert odds.exact
+        assert odds.probabilities[7] == Fraction(2, 3) ** 7

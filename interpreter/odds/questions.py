@@ -31,6 +31,14 @@ EVERYTHING = (Total(), Successes(), Failures(), Sorted())
 SUMMARY = {Total: 0, Successes: 1, Failures: 2}
 
 
+#: why a pool read in the order rolled is not counted, and what is (the sampled answer's note)
+IN_ORDER = tr(
+    "{why}: a pool's dice read in the order rolled (.dice, .kept, .dropped) are counted roll "
+    "by roll; where the order does not matter, .sorted, count, highest, lowest and "
+    "sum(highest(...)) are counted over the dice whatever their order"
+)
+
+
 class PoolQuestionsHost:
     """What PoolQuestions reads of the odds roller it is part of (interpreter.odds.roller,
     which makes all of it in `__init__`): declared here so that mypy checks every use."""
@@ -78,10 +86,10 @@ class PoolQuestions(PoolQuestionsHost):
                 )
             except NotImplementedError:
                 pass
-        rolls = self.rolls_of(roll)
+        rolls = self.rolls_of(roll, any(q.ordered for q in questions))
         return rolls.map(lambda frozen: tuple(q.of_roll(thaw(frozen)) for q in questions))
 
-    def rolls_of(self, roll) -> Dist:
+    def rolls_of(self, roll, ordered: bool = True) -> Dist:
         """Every way the term can fall, as the real roller draws it (frozen PoolRolls):
         walked once per term (each world of a pool read in the order rolled asks again)."""
         key = ("rolls", _key_of(roll))
@@ -92,7 +100,13 @@ class PoolQuestions(PoolQuestionsHost):
             def run(tray):
                 return freeze(roll_pool(tray, die, count, steps, None, ""))
 
-            found = self.asked[key] = enumerate_draws(run, self.limits, epsilon=self.epsilon)
+            try:
+                found = enumerate_draws(run, self.limits, epsilon=self.epsilon)
+            except TooComplex as error:
+                if not ordered:
+                    raise
+                raise TooComplex(IN_ORDER.fill(why=error.args[0])) from None
+            self.asked[key] = found
         return found
 
     def chain_answers(self, chain: ChainRoll, questions: tuple) -> Dist:
