@@ -25,9 +25,13 @@ _ANYDICE_AT = re.compile(r"(?<![\w)])([0-9]++)\s*+@\s*+([0-9]*+[dD][0-9]++)")
 # Roll20's inline roll, typed as it is in the chat: `[[1d20+5]]`
 _INLINE_ROLL = re.compile(r"\s*+\[\[(?P<roll>(?=[^\[\]]*[dD][0-9%F])[^\[\]]*+)\]\]\s*+")
 # a dice modifier set apart from its dice: `4d6 kh3`, `6d10 x` (ours follow the dice at once)
+# (`(n)d6x cs>=4` too: a count or a size in parentheses, modifiers of its own before)
 _SPACED_MODIFIER = re.compile(
-    r"(?<![\w)])([0-9]*+[dD](?:[0-9]++|%|F))[ \t]++"
-    r"((?:kh|kl|dh|dl|ro|rr|cs|cf|df|k|x|!)(?:[0-9]++|(?:>=|<=|>|<|=)[0-9]++)?+)(?![\w!<>=])"
+    r"(?<![\w)])((?:[0-9]*+|\([^()\n]*+\))[dD](?:[0-9]++|%|F|\([^()\n]*+\))"
+    r"(?:[a-zA-Z]++|!!?+p?+)*+(?:(?:>=|<=|>|<|=)?+(?:-?[0-9]++|\([^()\n]*+\)))?+)[ \t]++"
+    r"((?:kh|kl|dh|dl|ro|rr|cs|cf|df|k|x|!)"
+    r"(?:[0-9]++|\([^()\n]*+\)|(?:>=|<=|>|<|=)(?:-?[0-9]++|\([^()\n]*+\)))?+)"
+    r"(?![\w!<>=])"
 )
 # a multiplication written with a letter x between two values (`2d6 x 3`, `3 x 2d6`) or ×
 _TIMES = re.compile(r"(?<=[\w)\]])[ \t]++([xX])[ \t]++(?=[0-9(]|[dD][0-9%F(])|(×)")

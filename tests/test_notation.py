@@ -144,6 +144,8 @@ def test_this_languages_reading_stays():
         ("4d6 kh3", 5, "follows its dice with no space", "write 4d6kh3"),
         ("2 + 6d10  x", 11, "follows its dice with no space", "write 6d10x"),
         ("d20 cs>=15", 5, "follows its dice with no space", "write d20cs>=15"),
+        ("(n)d6x cs>=4 >= 2", 8, "follows its dice with no space", "write (n)d6xcs>=4"),
+        ("5d(s)!! kh(k)", 9, "follows its dice with no space", "write 5d(s)!!kh(k)"),
         ("2d6 x 3", 5, "to multiply, write *", "2d6 * 3"),
         ("3 X (1d4)", 3, "to multiply, write *", "2d6 * 3"),
         ("2d6×3", 4, "to multiply, write *", "2d6 * 3"),
