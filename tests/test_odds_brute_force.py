@@ -123,6 +123,7 @@ opposed o(y: int = 0) "O" {{
                         f"count({name}p, A..)",  # a range's end read from a name
                         f"count({name}p, ..acc)",
                         f"count({name}p, 1..B)",
+                        f"size({name}p.sorted)",
                         f"[{number}, {name}p][2]",
                     ]
                 )

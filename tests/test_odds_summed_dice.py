@@ -71,3 +71,35 @@ def test_the_lowest_dice_stop_the_walk_once_seen(monkeypatch, filling):
     assert odds.exact is filling
     if filling:  # the two lowest of twelve d20 both 20: every die a 20
         assert odds.probability((20, 20)) == Fraction(1, 20**12)
+
+
+#: how many dice a pool kept, read as the length of its dice: a kept pool, and an
+#: exploding one (Shadowrun's glitch: more than half the dice show 1)
+SIZED = """
+rulebook "Sized" { }
+action act() "Act" {
+  let d = 4d4kh3
+  let e = 6d6x
+  result { kept: size(d.sorted) + size(d.kept), glitch: count(e, 1) > floor(size(e.sorted) / 2) }
+}
+"""
+
+
+def test_the_number_of_dice_kept_agrees_with_every_roll():
+    assert_counted_as_run(SIZED.replace("6d6x", "2d3"), {})
+
+
+@pytest.mark.parametrize("sized", [True, False])
+def test_the_length_of_a_pools_dice_is_one_count_within_a_small_budget(monkeypatch, sized):
+    """`size(e.sorted)` of six exploding d6 is how many dice there are, one count: the
+    whole list of them (every multiset of six chains) is past a budget the count is in."""
+    monkeypatch.setattr(pools, "SIZED", sized)
+    monkeypatch.setattr(remembered, "_counted", {})
+    engine = Engine(dsl.load_text(SIZED))
+    odds = engine.odds("act", engine.sheet({}), {}, "glitch", budget=2_000, trials=20)
+    assert odds.exact is sized
+    if sized:  # the same answer as the dice counted whatever their face
+        counted = SIZED.replace("size(e.sorted)", "count(e, 1..)")
+        other = Engine(dsl.load_text(counted))
+        expected = other.odds("act", other.sheet({}), {}, "glitch")
+        assert odds.probabilities == expected.probabilities

@@ -157,7 +157,11 @@ def total(compiler, node: n.Call):
 
 def size(compiler, node: n.Call):
     (items,) = arguments(compiler, node)
-    return lambda ctx: len(known(ctx, items(ctx)))
+
+    def length(ctx):
+        return len(known(ctx, items(ctx)))
+
+    return compiler.sized_pool(node, length)  # (`size(r.sorted)`: the odds' count of dice)
 
 
 def default(compiler, node: n.Call):

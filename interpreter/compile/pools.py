@@ -25,6 +25,7 @@ from interpreter.pool import (
     FIELDS,
     KEPT,
     Answers,
+    Count,
     MostSets,
     Question,
     Rolled,
@@ -53,6 +54,11 @@ CONSTANT_QUESTIONS = True
 #: that the odds engine counts a number, not every way the n dice fall (a pool of
 #: compounding dice, 5d10!!: seconds, then sampled, the other way)
 SUMMED = True
+#: `size(r.sorted)` (or `r.kept`) of a pool asked as how many dice it kept (a count of
+#: every face), not as the whole list of its dice (an exploding pool's many multisets)
+SIZED = True
+#: that count: every kept die whatever its face
+ALL_KEPT = Count(face_test(Range(None, None)))
 
 #: the questions made from constants, by kind and value (and its type): one object per
 #: question, so that answers are found by identity (at most MOST_INTERNED)
@@ -305,6 +311,27 @@ class PoolValues(CompilerHost):
 
         return summed
 
+    def sized_pool(self, node: n.Call, plain: Callable):
+        """`size(r.sorted)` of a pool `r` bound by `let`: in the odds engine, the count of
+        its kept dice its `let` asked (ALL_KEPT); else `plain`, the list's length."""
+        inner = sized_use(node)
+        if inner is None or type(inner.subject) is not n.Name or not self.is_pool(inner.subject):
+            return plain
+        binding = self.bindings.get(id(inner.subject))
+        if binding is None or binding.kind != "roll":
+            return plain
+        name = inner.subject.name
+
+        def sized(ctx):
+            found = ctx.env[name]
+            if type(found) is Answers:  # (the odds engine's pool: the count it was asked)
+                value = found.answers.get(ALL_KEPT, found)
+                if value is not found:
+                    return value
+            return plain(ctx)
+
+        return sized
+
     def questions_about(self, name: str) -> tuple | None:
         """Closures of the questions asked of `name` in the definition being compiled
         (None outside one: then every order-free question may be asked)."""
@@ -316,6 +343,8 @@ class PoolValues(CompilerHost):
             inner = summed_use(use)
             if inner is not None:
                 out.append(summed_question(self.question_of(inner)))
+            elif sized_use(use) is not None:
+                out.append(Constant(ALL_KEPT))
             elif isinstance(use, n.Field) and use.name in FIELDS:
                 out.append(Constant(FIELDS[use.name]))
             elif isinstance(use, n.Call) and binding is not None and binding.kind == "builtin":
@@ -384,6 +413,10 @@ def pool_uses(body, name: str) -> list:
         if inner is not None and type(inner.args[0]) is n.Name and inner.args[0].name == name:
             uses.append(item)  # `sum(highest(r, 2))`: one question, the sum
             continue
+        sized = sized_use(item)
+        if sized is not None and type(sized.subject) is n.Name and sized.subject.name == name:
+            uses.append(item)  # `size(r.sorted)`: one question, how many dice
+            continue
         if isinstance(item, n.Name) and item.name == name:
             if isinstance(parent, n.Field) and parent.subject is item:
                 uses.append(parent)
@@ -403,6 +436,15 @@ def summed_question(question: Callable[..., Question]) -> Callable[..., Question
     if type(question) is Constant:
         return Constant(Summed(question.question))
     return lambda ctx: Summed(question(ctx))
+
+
+def sized_use(node) -> n.Field | None:
+    """The `r.sorted` (or `r.kept`) whose dice `size(...)` counts, else None."""
+    if SIZED and type(node) is n.Call and node.function == "size" and len(node.args) == 1:
+        inner = node.args[0]
+        if type(inner) is n.Field and inner.name in ("sorted", "kept"):
+            return inner
+    return None
 
 
 def summed_use(node) -> n.Call | None:
