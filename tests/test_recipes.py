@@ -64,6 +64,7 @@ def test_every_section_has_a_recipe_and_a_command():
         "Best play that weighs a cost",
         "Opposed checks between characters",
         "Roll-under contests",
+        "Dice pools against a number",
         "Symbol dice",
         "Choosing among the dice",
     ]
@@ -222,6 +223,22 @@ def test_a_roll_under_contest_is_won_by_the_better_margin():
     out = engine.run("sneak_past", sheet, {"guard": 10}, dice=ForcedDice([4, 4, 4, 3, 3, 3]))
     assert out.result == {"unseen": False, "by": -1, "stalemate": False}
     assert "Quick contest: 12 vs 9 (margin 0 vs 1) → loses" in render_text(out.trace)
+
+
+def test_dice_are_counted_against_numbers_the_sheet_names():
+    engine = recipe("Dice pools against a number")
+    sheet = engine.sheet({"Focus": 3})  # target 6 + 7 = 13
+    out = engine.run_check("test", sheet, {"bought": 1}, ForcedDice([3, 12, 20]))
+    assert (out.result["total"], out.result["complications"]) == (3, 1)
+    odds = engine.odds("test", sheet, {"difficulty": 3, "bought": 1}, field="success")
+    # a die: two successes 3 in 20, one 10 in 20, none 7 in 20; three dice, 3 or more
+    per_die = {2: Fraction(3, 20), 1: Fraction(10, 20), 0: Fraction(7, 20)}
+    three = sum(
+        per_die[a] * per_die[b] * per_die[c]
+        for a, b, c in itertools.product(per_die, repeat=3)
+        if a + b + c >= 3
+    )
+    assert odds.probabilities[True] == three == Fraction(1823, 4000)
 
 
 def test_symbol_dice_cancel_and_count_exactly():
