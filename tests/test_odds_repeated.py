@@ -31,6 +31,7 @@ CLASSIFIED = {
     "CharacterCall": True,  # the same, on another character's sheet
     "Text": True,  # `{x}` kept whole in a text, not read as a value
     "ListLiteral": True,  # kept whole as an item of a list
+    "RangeOf": True,  # kept whole as an end of a range, which every face it tests reads
     "Choose": True,  # read where a choice is made, which must see it
     "Match": True,  # the subject compared with arm after arm
     # each mention read at most once per evaluation
@@ -158,6 +159,7 @@ INSIDE = {
     "CharacterCall": "let r = rival.c(v)\n  result { ok: r.success }",
     "Text": 'let s = "{v}"\n  result { s: s }',
     "ListLiteral": "let l = [v, 2]\n  result { m: max(l) + min(l) }",
+    "RangeOf": "let e = ..v\n  result { k: count([1, 2, 3], e) + (if 2 in e then 1 else 0) }",
     "Match": (
         "let acc = 0\n  match v { case 1 { set acc to 1 } case 2 { set acc to 2 } "
         "else { set acc to 5 } }\n  result { acc: acc }"

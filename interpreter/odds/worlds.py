@@ -404,7 +404,17 @@ MANY = 2
 #: where a name's one mention may be read many times (a loop's body, a formula's or an
 #: action's arguments, read as often as the callee reads them), or kept whole without
 #: being read (a text, a list), or read where a choice is made (which must see it)
-REPEATED = (n.Repeat, n.ForEach, n.Call, n.CharacterCall, n.Text, n.ListLiteral, n.Choose, n.Match)
+REPEATED = (
+    n.Repeat,
+    n.ForEach,
+    n.Call,
+    n.CharacterCall,
+    n.Text,
+    n.ListLiteral,
+    n.RangeOf,
+    n.Choose,
+    n.Match,
+)
 
 
 def read_counts(node: object) -> dict[Any, int]:
