@@ -79,20 +79,22 @@ def steps_written(steps, language: str | None, fractions: dict, text, other) -> 
                 if detail is not None and type(detail) is not str:
                     detail = step_text(detail, language)
         data = r[3]
-        if type(data) is dict and not data:  # (an empty dict: nothing to make nor cut)
-            pass
-        elif once and (type(data) is dict or (type(data) is Later and data.make is not None)):
-            made = data if type(data) is dict else data()  # (not kept: made again if read)
-            if type(made) is dict:
-                pointer = f"/trace/{i}/data"
-                if r[9] is None:
-                    data = plain(made, fractions, pointer, text)
-                else:
-                    data = _data_written(made, r[9], fractions, pointer, text)
-                append(_entry(r[0], said, file, line, r[4], detail, r[7], data))
-                continue
-            data = step.data
-        else:
+        made: Any = None
+        if once and type(data) is dict:
+            made = data
+        elif once and type(data) is Later and data.make is not None:
+            made = data()  # (not kept: made again if read again)
+        if type(made) is dict:
+            pointer = f"/trace/{i}/data"
+            if not made:
+                data = {}  # (a new one: the document's own)
+            elif r[9] is None:
+                data = plain(made, fractions, pointer, text)
+            else:
+                data = _data_written(made, r[9], fractions, pointer, text)
+            append(_entry(r[0], said, file, line, r[4], detail, r[7], data))
+            continue
+        if type(data) is not dict or data:  # (an empty dict: nothing to make nor cut)
             data = step.data
         append(
             {
