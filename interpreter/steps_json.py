@@ -12,7 +12,10 @@ byte, with each switch off):
   rendered in a language is its parts each shown in it, one after the other. Its English
   is still measured where the trace is bounded: a text past its room is cut as it reads
   (`Step.text`), so made as it always was. It is not kept: read again, it is made again,
-  the same (what it is made of is immutable).
+  the same (what it is made of is immutable);
+- a step's data (a dict, or a `Later` not made yet) is cut and written in one pass
+  (`SWITCH.data_once`: `_data_written`), not gone through three times (whether it fits
+  its room, then cut, then made plain). Made here, it is not kept either.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from __future__ import annotations
 from typing import Any
 
 from dsl.messages import SOURCE_LANGUAGE, Message, show_value, translate
-from interpreter.trace import JOINED, TEXT_ROOM, Later, Step, Trace, made_step
-from interpreter.values import plain
+from interpreter.shown import glimpse_data
+from interpreter.trace import DATA_ROOM, JOINED, TEXT_ROOM, Later, Step, Trace, made_step
+from interpreter.values import escape_key, plain
 
 
 class Switch:
@@ -29,6 +33,7 @@ class Switch:
 
     flat = True
     joined = True
+    data_once = True
 
 
 SWITCH = Switch()
@@ -42,6 +47,7 @@ def steps_written(steps, language: str | None, fractions: dict, text, other) -> 
     append = out.append
     entries = _iter(steps) if type(steps) is Trace and steps.flat and SWITCH.flat else steps
     joined = SWITCH.joined
+    once = SWITCH.data_once
     for i, entry in enumerate(entries):
         kind = type(entry)
         if kind is tuple:  # (recorded flat: its parts made here, not kept)
@@ -73,6 +79,21 @@ def steps_written(steps, language: str | None, fractions: dict, text, other) -> 
                 if detail is not None and type(detail) is not str:
                     detail = step_text(detail, language)
         data = r[3]
+        made: Any = None
+        if once and type(data) is dict:
+            made = data
+        elif once and type(data) is Later and data.make is not None:
+            made = data()  # (not kept: made again if read again)
+        if type(made) is dict:
+            pointer = f"/trace/{i}/data"
+            if not made:
+                data = {}  # (a new one: the document's own)
+            elif r[9] is None:
+                data = plain(made, fractions, pointer, text)
+            else:
+                data = _data_written(made, r[9], fractions, pointer, text)
+            append(_entry(r[0], said, file, line, r[4], detail, r[7], data))
+            continue
         if type(data) is not dict or data:  # (an empty dict: nothing to make nor cut)
             data = step.data
         append(
@@ -89,6 +110,39 @@ def steps_written(steps, language: str | None, fractions: dict, text, other) -> 
                 else plain(data, fractions, f"/trace/{i}/data", text),
             }
         )
+    return out
+
+
+def _entry(kind, text, file, line, depth, detail, verbose, data) -> dict:
+    return {
+        "kind": kind,
+        "text": text,
+        "file": file,
+        "line": line,
+        "depth": depth,
+        "detail": detail,
+        "verbose": verbose,
+        "data": data,
+    }
+
+
+def _data_written(data: dict, length: int, fractions: dict, pointer: str, text) -> dict:
+    """A bounded step's data as JSON data: `plain` of what `Step.data` gives (each value
+    cut to about `length` characters, DATA_ROOM of them in all: `trace._cut_data`, which
+    keeps data that fits as it is), in one pass."""
+    out = {}
+    room = DATA_ROOM * length
+    for key, value in data.items():
+        kind = type(value)
+        if kind is int or kind is bool or value is None:  # (digits: bounded)
+            out[key if type(key) is str else str(key)] = value
+        elif kind is str and len(value) <= length:
+            room -= len(value)
+            out[key if type(key) is str else str(key)] = text(value)
+        else:
+            cut = glimpse_data(value, max(0, min(length, room)))
+            room -= length
+            out[str(key)] = plain(cut, fractions, f"{pointer}/{escape_key(key)}", text)
     return out
 
 

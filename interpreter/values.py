@@ -248,7 +248,7 @@ def _plain_mapping(value: Mapping, fractions: dict | None, pointer: str, text) -
         elif kind is str:
             out[k if type(k) is str else str(k)] = text(v)
         else:
-            out[str(k)] = plain(v, fractions, f"{pointer}/{_escape(k)}", text)
+            out[str(k)] = plain(v, fractions, f"{pointer}/{escape_key(k)}", text)
     return out
 
 
@@ -259,7 +259,8 @@ def _plain_items(value: list | tuple, fractions: dict | None, pointer: str, text
     ]
 
 
-def _escape(key) -> str:
+def escape_key(key) -> str:
+    """A key as a JSON pointer writes it (RFC 6901: `~` and `/` escaped)."""
     return str(key).replace("~", "~0").replace("/", "~1")
 
 

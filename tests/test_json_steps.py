@@ -113,7 +113,7 @@ def _asustarse(seed: int):
     return engine.run("asustarse", sheet, {"modificador": seed}, dice=SeededDice(seed), trace=True)
 
 
-@pytest.mark.parametrize("switch", ["flat", "joined"])
+@pytest.mark.parametrize("switch", ["flat", "joined", "data_once"])
 def test_each_way_of_writing_steps_writes_the_same_bytes(monkeypatch, switch):
     """interpreter.steps_json's ways, each off in turn: the same document, every language."""
     from interpreter import steps_json
@@ -156,3 +156,21 @@ def test_texts_of_parts_are_written_without_making_their_messages(monkeypatch):
     monkeypatch.setattr(steps_json.SWITCH, "joined", False)
     run_data(_asustarse(2), "es")
     assert fast + 5 <= len(made)
+
+
+def test_a_steps_data_is_cut_and_written_in_one_pass(monkeypatch):
+    """Fails with steps_json.SWITCH.data_once off: each step's data is then asked whether
+    it fits its room (`trace._fits`), cut, and made plain, one pass after the other."""
+    from interpreter import steps_json, trace
+
+    asked = []
+    fits = trace._fits
+    counted = lambda data, length: asked.append(data) or fits(data, length)  # noqa: E731
+    monkeypatch.setattr(trace, "_fits", counted)
+    outcome = _asustarse(2)
+    document = run_data(outcome, "es")
+    assert asked == []
+    assert sum(1 for step in document["trace"] if step["data"]) > 5
+    monkeypatch.setattr(steps_json.SWITCH, "data_once", False)
+    assert run_data(_asustarse(2), "es") == document
+    assert len(asked) > 5

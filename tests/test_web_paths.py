@@ -270,3 +270,26 @@ def test_names_take_away_only_whole_paths(folder):
     assert json.loads(names.rewrite(json.dumps(f"en {shipped}:3").encode())) == "en brujeria:3"
     home_file = Path.home() / "notas.txt"
     assert json.loads(names.rewrite(json.dumps(str(home_file)).encode())) == "~/notas.txt"
+
+
+class _Counted(list):
+    """The paths a `Names` looks for, each time it looks for them noted."""
+
+    looked = 0
+
+    def __iter__(self):
+        self.looked += 1
+        return super().__iter__()
+
+
+def test_an_answer_without_the_first_byte_of_every_path_is_not_searched(folder):
+    """Fails with paths.FIRST_BYTE off: each of the server's paths is then looked for in
+    an answer that holds no `/` at all."""
+    names = Names(folder)
+    names.anchors = _Counted(names.anchors)
+    plain = json.dumps({"kind": "run", "trace": [{"file": "brujeria", "line": 3}]}).encode()
+    assert names.first == b"/" and names.rewrite(plain) is plain
+    assert names.anchors.looked == 0
+    inside = json.dumps({"file": str(folder / "casa.rules"), "fractions": {"/a": "1/2"}})
+    assert json.loads(names.rewrite(inside.encode()))["file"] == "casa.rules"
+    assert names.anchors.looked == 1

@@ -39,6 +39,7 @@ SWITCHES = [
     (json_data.SWITCH, "sheets", False),
     (steps_json.SWITCH, "flat", False),
     (steps_json.SWITCH, "joined", False),
+    (steps_json.SWITCH, "data_once", False),
     (messages.SHOWN, "kept", False),
     (messages.SHOWN, "english_once", False),
     (shown.SWITCH, "kept", False),

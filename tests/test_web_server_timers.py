@@ -1,5 +1,6 @@
 """A connection's timer (interpreter.web.protocol: a request's headers, then its body, due
-in time) is made once and moved on by each request, and still rings when one is late."""
+in time; uvicorn's keep-alive after an answer) is made once and moved on by each request,
+and still rings when one is late."""
 
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ class Clock:
         timer = Timer(when, callback)
         self.timers.append(timer)
         return timer
+
+    def call_later(self, delay: float, callback) -> Timer:  # (uvicorn's keep-alive's)
+        return self.call_at(self.now + delay, callback)
 
     def run_until(self, now: float) -> None:
         """Ring every timer due by `now`, in order (those set meanwhile too)."""
@@ -111,3 +115,71 @@ def test_nothing_awaited_rings_for_nothing():
     conn._cancel()
     clock.run_until(60.0)
     assert late == [] and conn._waiting is None and clock.timers == []
+
+
+class Transport:
+    def __init__(self, clock: Clock):
+        self.clock, self.closed_at = clock, None
+
+    def is_closing(self) -> bool:
+        return self.closed_at is not None
+
+    def close(self) -> None:
+        self.closed_at = self.clock.now
+
+
+class Flow:
+    def resume_reading(self) -> None:
+        pass
+
+
+class H11:
+    our_state = their_state = None  # (no request sent meanwhile: nothing read after)
+
+    def send(self, event) -> None:
+        pass
+
+
+def kept_alive(clock: Clock, late: list, keep_alive: float):
+    """A connection with a 60-second bound on a request and uvicorn's keep-alive."""
+    made = connection(clock, late)
+    made.request_seconds = 60.0
+    made.timeout_keep_alive, made.timeout_keep_alive_task = keep_alive, None
+    made.transport, made.flow, made.conn = Transport(clock), Flow(), H11()
+    made.server_state = type("State", (), {"total_requests": 0})()
+    made.cycle = None
+    return made
+
+
+def answered(conn, clock: Clock, count: int) -> None:
+    """`count` requests, one every tenth of a second, each answered at once: data came (as
+    uvicorn's data_received says), then the answer was complete."""
+    conn._wait("headers")
+    for _ in range(count):
+        clock.run_until(clock.now + 0.1)
+        conn._unset_keepalive_if_required()
+        conn._cancel()
+        conn.on_response_complete()
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_an_idle_connection_is_closed_at_its_keep_alive(monkeypatch, lazy):
+    monkeypatch.setattr(protocol, "LAZY_KEEP_ALIVE", lazy)
+    clock, late = Clock(), []
+    conn = kept_alive(clock, late, keep_alive=5.0)
+    answered(conn, clock, 30)  # the last answer at 3 s
+    clock.run_until(7.99)
+    assert conn.transport.closed_at is None
+    clock.run_until(60.0)
+    assert late == [] and conn.transport.closed_at == pytest.approx(8.0, abs=0.002)
+    assert conn.server_state.total_requests == 30
+
+
+def test_one_timer_keeps_a_connections_keep_alive_and_its_bound():
+    """Fails with protocol.LAZY_KEEP_ALIVE off: uvicorn makes a timer at each answer."""
+    clock, late = Clock(), []
+    made = made_timers(clock)
+    conn = kept_alive(clock, late, keep_alive=5.0)
+    answered(conn, clock, 200)  # 20 s
+    assert late == [] and conn.transport.closed_at is None
+    assert len(made) <= 20 / 5 + 2  # set again once per keep-alive (5 s) at most

@@ -15,7 +15,10 @@ And what it spends: an answer's head and body, written one after the other in th
 turn of the event loop, go out in one write (one system call, one segment), not two; and
 an answer's headers are each checked by h11 once (the same ones head every answer), not
 in every answer (`response_head`); and a connection's bound on its requests is one timer
-moved on by each request (`_wait`), not a timer made and cancelled at each request.
+moved on by each request (`_wait`), not a timer made and cancelled at each request; so is
+uvicorn's keep-alive (a connection idle `timeout_keep_alive` seconds after an answer is
+closed), which uvicorn keeps with a timer made at each answer and cancelled at the next
+request (`on_response_complete`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ CHECKED_HEADERS = 4096
 #: whether a connection's timer is moved on as its requests come (off: made anew and
 #: cancelled at each request, as it was)
 LAZY_TIMER = True
+#: whether uvicorn's keep-alive is kept by the connection's timer (off: a timer of uvicorn's
+#: own made at each answer and cancelled at the next request, as it was)
+LAZY_KEEP_ALIVE = True
 #: seconds a timer may ring before its time (the event loop's clock resolution, and more)
 EARLY = 0.001
 
@@ -57,6 +63,8 @@ class TimedH11Protocol(H11Protocol):
     request_seconds = REQUEST_SECONDS
     send_seconds = SEND_SECONDS
     per_address = PER_ADDRESS
+    _armed = 0.0  # when the connection's timer (`_waiting`) rings, while it is set
+    _idle_at: float | None = None  # when an idle connection is closed (keep-alive), if it is
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -111,10 +119,30 @@ class TimedH11Protocol(H11Protocol):
                 self.cycle.__class__ = CheckedCycle
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
+        if LAZY_KEEP_ALIVE:
+            self._completed()
+        else:
+            super().on_response_complete()
         if not self.transport.is_closing():
             self._expect()
             self._follow()
+
+    def _completed(self) -> None:
+        """uvicorn's `on_response_complete`, its keep-alive kept by the connection's timer."""
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self._unset_keepalive_if_required()
+        self._idle_at = self.loop.time() + self.timeout_keep_alive
+        self._arm(self._idle_at)
+        self.flow.resume_reading()  # (and a request sent meanwhile read now)
+        if self.conn.our_state is h11.DONE and self.conn.their_state is h11.DONE:
+            self.conn.start_next_cycle()
+            self.handle_events()
+
+    def _unset_keepalive_if_required(self) -> None:
+        self._idle_at = None  # (data came: the connection is not idle)
+        super()._unset_keepalive_if_required()
 
     def pause_writing(self) -> None:
         super().pause_writing()
@@ -153,15 +181,29 @@ class TimedH11Protocol(H11Protocol):
         more than this): one set earlier rings first, and is set again for what is left."""
         self._deadline = self.loop.time() + self.request_seconds
         self._awaited = what
-        if self._waiting is None or not LAZY_TIMER:
-            self._cancel_timer()
-            self._waiting = self.loop.call_at(self._deadline, self._ring)
+        self._arm(self._deadline)
+
+    def _arm(self, when: float) -> None:
+        """The timer set to ring by `when` (or by the keep-alive's end, if sooner): kept
+        when it rings by then already (it is set again for what is left when it rings),
+        else set anew."""
+        idle = self._idle_at
+        if idle is not None and idle < when:
+            when = idle
+        if self._waiting is not None:
+            if LAZY_TIMER and self._armed <= when + EARLY:
+                return
+            self._waiting.cancel()
+        self._armed = when
+        self._waiting = self.loop.call_at(when, self._ring)
 
     def _cancel(self) -> None:
         """Nothing awaited (the timer, if set, finds nothing to do when it rings)."""
         self._awaited = None
         if not LAZY_TIMER:
             self._cancel_timer()
+            if self._idle_at is not None:  # (the keep-alive still rings)
+                self._arm(self._idle_at)
 
     def _cancel_timer(self) -> None:
         if self._waiting is not None:
@@ -170,13 +212,22 @@ class TimedH11Protocol(H11Protocol):
 
     def _ring(self) -> None:
         self._waiting = None
+        now = self.loop.time()
+        idle = self._idle_at
+        if idle is not None and idle - now <= EARLY:  # no request since the last answer
+            self._idle_at = idle = None
+            self.timeout_keep_alive_handler()  # (uvicorn's: the connection closed)
+            if self.transport.is_closing():
+                return
         what = self._awaited
-        if what is None:
+        if what is not None and self._deadline - now <= EARLY:
+            self._late(what)
             return
-        if self._deadline - self.loop.time() > EARLY:  # awaited anew since it was set
-            self._waiting = self.loop.call_at(self._deadline, self._ring)
-            return
-        self._late(what)
+        # (awaited anew since it was set: set again for the first of what is left)
+        if what is not None:
+            self._arm(self._deadline)
+        elif idle is not None:
+            self._arm(idle)
 
     def _late(self, what: str) -> None:
         self._awaited = None
