@@ -206,19 +206,25 @@ class ForcedDice(DiceSource):
 class Asked:
     """What a die asked of a person is for: where it is rolled (`span`), why (`why`: the
     face that exploded, the rule that rolls it), whose (`who`: another character's name,
-    None for the acting one's)."""
+    None for the acting one's), and the term as rolled (`rolled`: `2d6` for `(pool)d6`;
+    None when it is rolled as written)."""
 
-    __slots__ = ("span", "who", "why")
+    __slots__ = ("rolled", "span", "who", "why")
 
-    def __init__(self, span: Span | None, why: Message | None, who: str | None):
-        self.span, self.why, self.who = span, why, who
+    def __init__(
+        self, span: Span | None, why: Message | None, who: str | None, rolled: str | None = None
+    ):
+        self.span, self.why, self.who, self.rolled = span, why, who, rolled
 
 
 class AskingDice(DiceSource):
     """A source that asks a person: the tray tells it, before each die, what the die is
-    for (`asking`), so that the person is told whose die it is and why."""
+    for (`asking`), so that the person is told whose die it is and why. A term whose
+    count or die is an expression tells it, while it rolls, the term as rolled
+    (`rolling`: the person rolls 2d6, not `(pool)d6`)."""
 
     asking: Asked | None = None
+    rolling: str | None = None
 
 
 class TypedDice(AskingDice):
@@ -282,7 +288,7 @@ class Tray:
                 span,
             )
         if isinstance(self.source, AskingDice):
-            self.source.asking = Asked(span, why or self.why, self.who)
+            self.source.asking = Asked(span, why or self.why, self.who, self.source.rolling)
         try:
             face = self.source.draw(die, len(self.drawn) + 1)
         except DiceError as error:

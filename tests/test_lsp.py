@@ -302,3 +302,30 @@ def test_a_text_that_does_not_parse_gets_its_syntax_error_and_no_crash(client, t
         {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}},
     )
     assert formatting in ([], None)
+
+
+def test_the_outline_lists_a_sheets_ensure_rules_by_their_condition(client, tmp_path):
+    uri = (tmp_path / "reglas.rules").as_uri()
+    long = " + ".join(["Fuerza"] * 12)
+    text = (
+        'rulebook "Reglas" {\n}\n\nsheet {\n  attribute Fuerza, Brio in 1..10\n'
+        '  ensure Fuerza +   Brio <= 15 else "15 puntos"\n'
+        f'  ensure {long} <= 999 else "largo"\n}}\n'
+    )
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "version": 1, "languageId": "rulebook", "text": text}},
+    )
+    client.diagnostics(uri)
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    (sheet,) = [s for s in symbols if s["name"] == "sheet"]
+    rules = [(c["name"], c["detail"]) for c in sheet["children"] if c["detail"] == "ensure"]
+    assert (
+        rules
+        == [
+            ("ensure Fuerza + Brio <= 15", "ensure"),  # (its spaces as one)
+            ("ensure " + long[:47] + "…", "ensure"),  # (cut short)
+        ]
+    )
+    first = next(c for c in sheet["children"] if c["name"].startswith("ensure Fuerza"))
+    assert first["selectionRange"]["start"] == {"line": 5, "character": 2}

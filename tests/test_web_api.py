@@ -197,6 +197,21 @@ def test_typed_dice_are_asked_for_one_by_one(client):
     assert "a mano" in " ".join(step["text"] for step in done["trace"])
 
 
+def test_a_typed_die_of_a_pool_written_with_an_expression_names_the_dice_rolled(client, folder):
+    # `(n)d6` is asked for as the dice the person rolls (`3d6`); a term written plainly
+    # after it, as written (what the pool told is not left over for it)
+    (folder / "pools.rules").write_text(
+        'rulebook "Pools" {\n}\n\ncheck c(n: int) {\n  let p = (n + 1)d6kh(n)\n'
+        "  let q = d8\n  roll p + q\n  success = true\n}\n"
+    )
+    body = {"rulebook": "pools", "action": "c", "params": {"n": 2}, "ask": True}
+    rolls = [
+        client.post("/api/run", json={**body, "dice": [1] * k}).json()["need"]["roll"]
+        for k in (0, 2, 3)
+    ]
+    assert rolls == ["3d6kh2", "3d6kh2", "d8"]
+
+
 def test_typed_dice_that_do_not_fit_are_refused(client):
     body = {**USAR, "params": NUMINA, "ask": True}
     wrong = client.post("/api/run", json={**body, "dice": [11]})

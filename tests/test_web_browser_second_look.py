@@ -18,6 +18,7 @@ sheet {
   counter Level in 1..20 default 1
   skills in 0..1 default 0
   resource HP max 8 + CON
+  ensure STR + DEX + CON <= 50 else "at most 50 points in all"
 }
 formula mod(score: int) = floor((score - 10) / 2)
 check roll(ability: attribute, skill: skill = none, dc: int = 10) "Roll" {
@@ -36,6 +37,7 @@ action attack(ac: int = 13, weapon: light | heavy = "heavy") "Attack" {
   result { hit: hit.success, damage: damage }
 }
 roll initiative = d20 + mod(DEX)
+check volley(archers: int = 2) "Volley" { roll (archers + 1)d6kh(archers) >= 8 }
 """
 NARRATIVE = """rulebook "Narrative" { language "en" }
 symbols success, advantage
@@ -103,10 +105,13 @@ def test_a_rulebook_that_does_not_parse_says_its_error_once(page, server):  # no
 def test_the_outline_has_every_part_of_the_rulebook(page, server):  # noqa: F811
     open_page(page, server, "dungeon", "fighter")
     outline = page.locator("#editor-outline")
-    for name in ("Dungeon Delvers", "sheet", "STR", "skills", "HP", "mod", "roll", "attack"):
+    rule = "ensure STR + DEX + CON <= 50"  # a rule of the sheet, by its condition
+    for name in ("Dungeon Delvers", "sheet", "STR", "skills", "HP", rule, "mod", "roll", "attack"):
         expect(outline.get_by_role("button", name=name, exact=True)).to_be_visible()
     outline.get_by_role("button", name="skills", exact=True).click()
     expect(page.locator("#editor .cm-activeLine")).to_contain_text("skills in 0..1 default 0")
+    outline.get_by_role("button", name=rule, exact=True).click()
+    expect(page.locator("#editor .cm-activeLine")).to_contain_text("ensure STR + DEX + CON")
     page.select_option("#rulebook", "narrative")  # every symbol, not only the first
     expect(page.locator("#editor .cm-content")).to_contain_text("Narrative")
     for name in ("symbols", "success", "advantage", "Boost", "go"):
@@ -120,9 +125,22 @@ def test_a_typed_die_for_a_check_labelled_roll_reads_naturally(page, server):  #
     page.check('input[name="dice"][value="typed"]')
     page.click("#run")
     prompt = page.locator("#ask-prompt")
-    expect(prompt).to_have_text("Roll: die 1, d20 (1–20) — line 10: d20")
+    expect(prompt).to_have_text("Roll: die 1, d20 (1–20) — line 11: d20")
     page.click("#ask-faces button:text-is('20')")
     expect(page.locator("#result")).to_contain_text("critical")
+
+
+def test_a_typed_die_of_a_pool_says_the_dice_it_amounts_to(page, server):  # noqa: F811
+    # `(archers + 1)d6kh(archers)` with 3 archers: the person rolls 4d6 and keeps 3
+    open_page(page, server, "dungeon", "fighter")
+    page.select_option("#action", "volley")
+    page.fill("#param-archers", "3")
+    page.check('input[name="dice"][value="typed"]')
+    page.click("#run")
+    expect(page.locator("#ask-prompt")).to_have_text("Volley: die 1, d6 (1–6) — line 26: 4d6kh3")
+    for face in ("6", "5", "1", "2"):
+        page.click(f"#ask-faces button:text-is('{face}')")
+    expect(page.locator("#result")).to_contain_text("success")
 
 
 def test_the_odds_offer_the_result_fields_before_any_run(page, server):  # noqa: F811

@@ -7,7 +7,7 @@ from dsl.messages import tr
 from interpreter.compile.arithmetic import as_number, as_whole
 from interpreter.compile.host import CompilerHost
 from interpreter.compile.step_texts import roll_step
-from interpreter.dice import FUDGE, Die, predicate
+from interpreter.dice import FUDGE, AskingDice, Die, predicate
 from interpreter.errors import EvaluationError, LimitExceeded
 from interpreter.runtime import known
 from interpreter.values import show
@@ -58,9 +58,9 @@ class DiceTerms(CompilerHost):
 
         modifier_fns = tuple(self.modifier(m) for m in node.modifiers)
         dynamic = any(callable(m) for m in modifier_fns)
-        describe = None
+        rolled = None
         if dynamic or fixed_die is None or not (count is None or isinstance(node.count, n.Literal)):
-            describe = self.term_as_rolled(node)
+            rolled = self.term_as_rolled(node)
         has_top = any(len(m) > 2 and m[2] is TOP for m in modifier_fns if not callable(m))
         fixed_steps = None
         if not dynamic:
@@ -84,20 +84,30 @@ class DiceTerms(CompilerHost):
                 steps = bind_tops(
                     tuple(m(ctx, die) if callable(m) else m for m in modifier_fns), die
                 )
-            result = ctx.roller.pool(die, how_many, steps, span, label)
+            # (a term written plainly, rolled as written, looks no further)
+            source = getattr(ctx.roller, "source", None) if rolled is not None else None
+            if rolled is not None and isinstance(source, AskingDice):
+                # a person rolls the dice: told the term as rolled (2d6), not as written
+                source.rolling = rolled(ctx, how_many, die)
+                try:
+                    result = ctx.roller.pool(die, how_many, steps, span, label)
+                finally:
+                    source.rolling = None
+            else:
+                result = ctx.roller.pool(die, how_many, steps, span, label)
             if ctx.capture is not None:
                 ctx.capture.append(result)
             if ctx.trace is not None and not ctx.quiet and ctx.trace.wants():
-                if describe is not None:
-                    result.label = describe(ctx, how_many, die, steps)
+                if rolled is not None:
+                    result.label = f"{span.text} = {rolled(ctx, how_many, die)}"
                 roll_step(ctx, ctx.trace, result, span)
             return result
 
         return roll
 
     def term_as_rolled(self, node: n.Dice):
-        """A term written with expressions, shown as it was rolled:
-        `(dados)d(dado)` → `(dados)d(dado) = 5d8`."""
+        """A term written with expressions, as it was rolled: `(dados)d(dado)` → `5d8`
+        (a trace shows `(dados)d(dado) = 5d8`)."""
         values = []
         for modifier in node.modifiers:
             condition = getattr(modifier, "condition", None)
@@ -109,16 +119,15 @@ class DiceTerms(CompilerHost):
             else:
                 prefix = text[: value.span.start - modifier.span.start].rstrip("(")
                 values.append((prefix, self.expr(value)))
-        text = node.span.text
 
-        def describe(ctx, how_many, die, steps):  # noqa: ARG001 (called as every dice term's describe(ctx, how_many, die, steps))
+        def rolled(ctx, how_many, die) -> str:
             parts = [f"{how_many}{die.label}"]
             for prefix, value in values:
                 shown = "" if value is None else show(known(ctx, value(ctx)))
                 parts.append(f"{prefix.rstrip('(')}{shown}")
-            return f"{text} = {''.join(parts)}"
+            return "".join(parts)
 
-        return describe
+        return rolled
 
     def modifier(self, modifier):
         """A dice modifier: a constant step, or a closure(ctx, die) computing the step."""

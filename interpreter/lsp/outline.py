@@ -1,7 +1,7 @@
 """The outline of a rulebook, each part with where it is.
 
-Its header, its sheet and the sheet's fields (its open `skills` too), its symbols, rolls,
-tables, checks and actions."""
+Its header, its sheet and the sheet's fields (its open `skills` and its `ensure` rules
+too), its symbols, rolls, tables, checks and actions."""
 
 from __future__ import annotations
 
@@ -41,7 +41,13 @@ def outline(text: str, path: str = "<editor>") -> list[dict]:
                 for item in inner.children
                 if getattr(item, "data", None) == "open_skills"
             ]
-            symbol["children"] = sorted(named + skills, key=lambda s: s["name_start"])
+            # an `ensure` rule names nothing either: shown by its condition
+            rules = [
+                _symbol(_rule_name(text, item), "ensure", item, item.start, item.start + 6)
+                for item in inner.children
+                if getattr(item, "data", None) == "ensure"
+            ]
+            symbol["children"] = sorted(named + skills + rules, key=lambda s: s["name_start"])
             out.append(symbol)
         elif data == "symbols":  # every symbol of the list, not only its first
             symbol = _symbol("symbols", "symbols", node, inner.start, inner.start + 7)
@@ -51,6 +57,17 @@ def outline(text: str, path: str = "<editor>") -> list[dict]:
             first = inside[0]
             out.append(_symbol(first.name, first.kind, node, first.start, first.end))
     return out
+
+
+#: characters of an `ensure` rule's condition its name shows at most
+RULE_NAME = 48
+
+
+def _rule_name(text: str, item) -> str:
+    """`ensure CONDITION`, its spaces as one, cut short past RULE_NAME characters."""
+    condition = item.children[0]
+    said = " ".join(text[condition.start : condition.end].split())
+    return "ensure " + (said if len(said) <= RULE_NAME else said[: RULE_NAME - 1] + "…")
 
 
 def _symbol(name: str, kind: str, node, name_start: int, name_end: int) -> dict:

@@ -51,6 +51,8 @@ class DieNeeded(DiceError):
         if self.span is not None:  # the dice tray tells where the die is rolled
             need.update(file=self.span.source.name, line=self.span.line, roll=self.span.text)
         asked = self.asked
+        if asked is not None and asked.rolled is not None:  # `2d6`, written `(pool)d6`
+            need["roll"] = asked.rolled
         need["who"] = asked.who if asked is not None else None
         why = asked.why if asked is not None else None
         need["why"] = why.render(language) if why is not None else None

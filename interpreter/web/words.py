@@ -171,6 +171,7 @@ PAGE_WORDS: tuple = (
     tr("the whole result"),
     # the shared table (static/js/table.js)
     tr("Table"),
+    tr("Join link and QR code"),
     tr("Players join at"),
     tr("with the code"),
     tr("Play this character"),
