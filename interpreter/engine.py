@@ -447,7 +447,9 @@ class Engine:
         self, data: dict[str, Any], path: str | None = None, text_format: str = "yaml"
     ) -> Sheet:
         """A sheet from plain data (as a YAML or JSON file would give)."""
-        return Sheet.from_data(data, self.rulebook, path, text_format, self.limits)
+        return Sheet.from_data(
+            data, self.rulebook, path, text_format, self.limits, compiler=self.compiler
+        )
 
     @speaking
     def load_sheet(self, path: str | Path) -> Sheet:

@@ -31,7 +31,7 @@ from interpreter.compiled import ActionCall
 from interpreter.dice import Die
 from interpreter.errors import EvaluationError
 from interpreter.pool import Rolled
-from interpreter.runtime import Unknown, as_bool, known, lift
+from interpreter.runtime import Unknown, as_bool, count_past_bound, known, lift
 from interpreter.state import MISSING
 from interpreter.values import PLAIN_TYPES, Range, Record, show
 
@@ -350,20 +350,27 @@ class Expressions(CompilerHost):
 
     def ex_ifexpr(self, node: n.IfExpr):
         condition = self.expr(node.condition)
-        # the branch taken counts as it is evaluated
-        then = charged(self.expr(node.then), self.cost(node.then), node.then.span)
-        otherwise = charged(
-            self.expr(node.otherwise), self.cost(node.otherwise), node.otherwise.span
-        )
+        # the branch taken counts as it is evaluated (costs.charged, written out here:
+        # one call fewer for every `if` evaluated)
+        then, then_steps, then_span = self.expr(node.then), self.cost(node.then), node.then.span
+        otherwise = self.expr(node.otherwise)
+        else_steps, else_span = self.cost(node.otherwise), node.otherwise.span
         span = node.condition.span
 
         def ifexpr(ctx):
             chosen = condition(ctx)
-            if chosen is True:  # (as_bool's own first test, without the call)
+            # (as_bool's own first tests, True and False, without the call)
+            if chosen is True or (chosen is not False and as_bool(ctx, chosen, span)):
+                counted = ctx.steps + then_steps
+                ctx.steps = counted
+                if counted > ctx.step_bound:
+                    count_past_bound(ctx, then_span)
                 return then(ctx)
-            if chosen is False:
-                return otherwise(ctx)
-            return then(ctx) if as_bool(ctx, chosen, span) else otherwise(ctx)
+            counted = ctx.steps + else_steps
+            ctx.steps = counted
+            if counted > ctx.step_bound:
+                count_past_bound(ctx, else_span)
+            return otherwise(ctx)
 
         return ifexpr
 

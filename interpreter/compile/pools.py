@@ -258,7 +258,12 @@ class PoolValues(CompilerHost):
 
         def let_pool(ctx):
             rolled = roll(ctx)
-            if ctx.roller.lifts and not is_known(rolled):
+            # (is_known, written out: a pool `let` is run for every world the odds see)
+            if ctx.roller.lifts and (
+                isinstance(rolled.total, Unknown)
+                if type(rolled) is ChainRoll
+                else not isinstance(rolled, Rolled)
+            ):
                 asked = fixed if fixed is not None else self.asked(ctx, questions)
                 rolled = ctx.roller.settle(rolled, asked, ctx, name)
             ctx.env[name] = rolled

@@ -539,8 +539,8 @@ def _result_names(compiled, field, names_read, safe) -> Live:
 def _wanted(explorer, compiled, asked: tuple) -> dict:
     """{field: what is read of it after the body} for each of `asked` (None: the whole
     result): what the result reads of it, and the sheet's ends."""
-    ends = _sheet_ends(explorer, compiled, asked)
     kept = _kept(compiled)
+    ends = _sheet_ends(explorer, compiled, asked, kept)
     out = {}
     for name in asked:
         found = kept.get(("wanted", name, ends))
@@ -551,7 +551,7 @@ def _wanted(explorer, compiled, asked: tuple) -> dict:
     return out
 
 
-def _sheet_ends(explorer, compiled, fields: tuple) -> Live:
+def _sheet_ends(explorer, compiled, fields: tuple, kept: dict) -> Live:
     """What the end of a run reads of the sheet (odds.sheet_live): the result's
     expressions, the `ensure` rules and lasting effects; every field where a field of the
     sheet is asked for. Merges leave out the changes to the others (`explorer.drops`)."""
@@ -560,9 +560,11 @@ def _sheet_ends(explorer, compiled, fields: tuple) -> Live:
         return Live({})
     explorer.drops = Ends(sheet, explorer.ctx)
     result = compiled.node.body[-1] if compiled.result is not None else None
-    names = tuple(name for name, _ in result.fields) if result is not None else ()
-    whole = any(field is not None and field not in names for field in fields)
-    kept = _kept(compiled)
+    names = kept.get(("names",))  # (None and the result's fields: once per action)
+    if names is None:
+        named = (name for name, _ in result.fields) if result is not None else ()
+        names = kept[("names",)] = frozenset((None, *named))
+    whole = not names.issuperset(fields)  # (a field of the sheet asked for)
     found = kept.get(("ends", whole))
     if found is None:
         read = sheet.fields_of(result) if result is not None else frozenset()

@@ -241,7 +241,7 @@ class OddsRoller(PoolQuestions):
         raise Branch(values, (), name)
 
     def pool(self, die: Die, count: int, steps: tuple, span, label: str) -> DistRoll:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
-        key = (die.key, count, steps_key(die, steps))
+        key = (die.key, count, steps_key(die, steps) if steps else ())  # (plain: no call)
         found = self.pools.get(key)
         if found is None:
             check_term(die, count, self.limits, span)  # what a real roll refuses, at once
@@ -474,11 +474,21 @@ class OddsRoller(PoolQuestions):
 
 def shares_of(epsilon: Fraction) -> tuple:
     """(what one open-ended roll may leave out, what the explorer prunes, that as bits);
-    a Fraction's, found by its two whole numbers (its own hash costs a modular inverse)."""
+    a Fraction's, found by its two whole numbers (its own hash costs a modular inverse);
+    the very epsilon of the last answer (the default, nearly always), at once."""
+    last = _last_shares[0]
+    if last is not None and last[0] is epsilon:  # (held there: its identity its own)
+        return last[1]
     if type(epsilon) is Fraction:
-        return _shares(epsilon.numerator, epsilon.denominator)
+        found = _shares(epsilon.numerator, epsilon.denominator)
+        _last_shares[0] = (epsilon, found)
+        return found
     prune = epsilon / 10**6
     return epsilon / 100, prune, prune.denominator.bit_length() - prune.numerator.bit_length() + 1
+
+
+#: (epsilon, its shares) of the last answer counted with a Fraction's epsilon
+_last_shares: list = [None]
 
 
 @functools.lru_cache(maxsize=16)

@@ -70,11 +70,15 @@ def spread_result(ctx, chosen: tuple, direct: bool):
     record then a Spread."""
     values: dict = {}
     left = None
+    spread = SWITCH.spread
     for name, fn in chosen:
-        keep = direct or (left is None and SWITCH.spread)
-        value = values[name] = field_value(ctx, fn, keep)
-        if not direct and type(value) is Dist:
-            left = name
+        value = fn(ctx)
+        if type(value) is not int:  # (field_value, written out: a known number as it is)
+            keep = direct or (left is None and spread)
+            value = value if keep and type(value) is Dist else known(ctx, value)
+            if not direct and type(value) is Dist:
+                left = name
+        values[name] = value
     if left is not None:
         return Spread(values, left)
     return Record(values, kind="result")

@@ -139,14 +139,16 @@ class Sheet:
         text_format: str = "yaml",
         limits: Limits = DEFAULT_LIMITS,
         text: str | None = None,
+        compiler: Compiler | None = None,
     ) -> Sheet:
         """A sheet from plain data (as a YAML or JSON file gives), checked and completed:
-        resources left out start full; bounds and `ensure` rules are checked."""
+        resources left out start full; bounds and `ensure` rules are checked. (`compiler`:
+        the rulebook's, where the caller holds it: an Engine's.)"""
         if not isinstance(data, dict):
             raise SheetError(tr("a sheet is a mapping of field names to values"), path=path)
         meta = {k: data[k] for k in META_KEYS if k in data}
         values = validate(data, rulebook, path, limits)
-        complete(Compiler.of(rulebook), values, limits, path)
+        complete(compiler or Compiler.of(rulebook), values, limits, path)
         sheet = cls(rulebook, values, meta, path, text_format, text)
         sheet.warnings = tuple(key_warnings(data, rulebook, path))  # (placed by from_text)
         return sheet
