@@ -460,10 +460,8 @@ def _check_or_roll(engine, name: str, sheet, params: dict, field):
         procedure = engine.compiler.roll_definition(name)
         args = engine.roll_arguments(name, sheet, params)
         if field is not None:
-            field_given = tr(
-                "roll {name} gives a number: leave out {field}", name=name, field=option("field")
-            )
-            raise EvaluationError(field_given)
+            given = tr("roll {name} gives a number: leave out {f}", name=name, f=option("field"))
+            raise EvaluationError(given)
         return lambda ctx: procedure.call(ctx, args).total
     book = engine.rulebook
     check = engine.compiler.check(name) if name in book.checks else engine.compiler.opposed(name)
