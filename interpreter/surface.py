@@ -51,9 +51,7 @@ def option(key: str, name: str = "") -> str:
 @contextmanager
 def spelled_for(surface: str) -> Iterator[None]:
     """Messages made inside name the options as `surface` writes them."""
-    if surface not in SURFACES:
-        raise ValueError(f"no surface {surface!r}: one of {', '.join(SURFACES)}")
-    token = _SURFACE.set(surface)
+    token = _SURFACE.set(_known(surface))
     try:
         yield
     finally:
@@ -67,6 +65,10 @@ def current() -> str:
 
 def use(surface: str) -> None:
     """A process that serves one surface only (a server's worker) names its options so."""
+    _SURFACE.set(_known(surface))
+
+
+def _known(surface: str) -> str:
     if surface not in SURFACES:
         raise ValueError(f"no surface {surface!r}: one of {', '.join(SURFACES)}")
-    _SURFACE.set(surface)
+    return surface
