@@ -128,6 +128,21 @@ class Dice(Question):
 
 
 @attrs.frozen(cache_hash=True)
+class Standing(Question):
+    """`max(r.dice)`, `count(r.dice, 6)`, `sum(r.dice)`: an order-free question (`of`)
+    of the dice that stand, kept and dropped, asked as one answer. Of a pool that drops
+    none (no keep) it is `of` of the kept dice, which the odds engine counts over their
+    multisets (interpreter.odds.questions.counted_as); else the rolls are walked."""
+
+    ordered = True  # (the kept multiset alone does not answer it: see counted_as)
+
+    of: Question
+
+    def of_roll(self, roll: Rolled):
+        return self.of.of_kept(tuple(sorted(roll.standing())))
+
+
+@attrs.frozen(cache_hash=True)
 class Kept(Question):
     ordered = True
 
@@ -191,9 +206,9 @@ class Lowest(Question):
 class Summed(Question):
     """`sum(highest(r, n))`, `sum(lowest(r, n))`: those dice added up, asked as one
     number (the odds engine counts a sum, not every way the n dice can fall: L5R's
-    roll and keep)."""
+    roll and keep); `sum(r.sorted)`, Summed(Sorted()): every kept die added up."""
 
-    of: Question  # a Highest or a Lowest, of n dice
+    of: Question  # a Highest or a Lowest, of n dice; or Sorted, every kept die
 
     def of_kept(self, kept: tuple):
         return sum(self.of.of_kept(kept))

@@ -96,7 +96,10 @@ def least_or_greatest(function):
                     ctx.count(cells(values, ctx.limits.value_size), span)
                 return minmax(function, [values], span, name)
 
-            return of_list
+            def empty(ctx):  # noqa: ARG001 (`max(r.dice)` of no dice: the list's error)
+                return minmax(function, [()], span, name)
+
+            return compiler.listed_pool(node, of_list, empty)  # (`max(r.dice)`: the odds')
         keep = (("keep", "kh" if function is max else "kl", 1),)
 
         def each(*values):

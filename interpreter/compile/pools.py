@@ -26,9 +26,13 @@ from interpreter.pool import (
     KEPT,
     Answers,
     Count,
+    Highest,
+    Lowest,
     MostSets,
     Question,
     Rolled,
+    Sorted,
+    Standing,
     Summed,
     Total,
     face_test,
@@ -59,6 +63,13 @@ SUMMED = True
 SIZED = True
 #: that count: every kept die whatever its face
 ALL_KEPT = Count(face_test(Range(None, None)))
+#: `sum(r.sorted)`, `max(r.kept)`, `min(r.sorted)`, `count(r.sorted, 6)` and the same of
+#: `r.dice` (`size(r.dice)` too) of a pool asked as one question, not as the whole list
+#: of its dice (every multiset of an exploding pool's dice; every roll, for `r.dice`)
+LISTED = True
+#: the list functions asked so, and the order-free question each asks of the kept dice
+#: (`count`'s is made from its test: question_of)
+LISTED_FUNCTIONS = {"sum": Summed(Sorted()), "max": Highest(), "min": Lowest(), "size": ALL_KEPT}
 
 #: the questions made from constants, by kind and value (and its type): one object per
 #: question, so that answers are found by identity (at most MOST_INTERNED)
@@ -148,7 +159,7 @@ class PoolValues(CompilerHost):
                 ctx.count(cells(found, ctx.limits.value_size), span)
             return ask(ctx, found, question(ctx), span)
 
-        return pool_function
+        return self.listed_pool(node, pool_function)  # (`count(r.sorted, 6)`: the odds')
 
     def question_of(self, node: n.Call):
         """A closure giving the Question a pool function call asks."""
@@ -289,7 +300,7 @@ class PoolValues(CompilerHost):
         (a run, a list) `plain`, the dice added up (`adding(ctx, dice)` them)."""
         inner = summed_use(node)
         if inner is None or not self.is_pool(inner.args[0]):
-            return plain
+            return self.listed_pool(node, plain)  # (`sum(r.sorted)`: the odds' one question)
         first, question, span = inner.args[0], self.question_of(inner), node.span
         asked = summed_question(question)
         fixed = asked.question if type(asked) is Constant else None
@@ -319,23 +330,46 @@ class PoolValues(CompilerHost):
     def sized_pool(self, node: n.Call, plain: Callable):
         """`size(r.sorted)` of a pool `r` bound by `let`: in the odds engine, the count of
         its kept dice its `let` asked (ALL_KEPT); else `plain`, the list's length."""
-        inner = sized_use(node)
+        return self.listed_pool(node, plain)
+
+    def listed_pool(self, node: n.Call, plain: Callable, empty: Callable | None = None):
+        """`sum(r.sorted)`, `max(r.dice)`, `count(r.kept, 6)`, `size(r.sorted)` of a pool
+        `r` bound by `let` (listed_use): in the odds engine, the answer to the one
+        question its `let` asked (listed_question); else `plain`, the list's function.
+        `empty(ctx)`: what an answer of none (`max` of no dice) gives (the list's error)."""
+        inner = listed_use(node)
         if inner is None or type(inner.subject) is not n.Name or not self.is_pool(inner.subject):
             return plain
         binding = self.bindings.get(id(inner.subject))
         if binding is None or binding.kind != "roll":
             return plain
-        name = inner.subject.name
+        name, question = inner.subject.name, self.listed_question(node)
+        fixed = question.question if type(question) is Constant else None
 
-        def sized(ctx):
+        def listed(ctx):
             found = ctx.env[name]
-            if type(found) is Answers:  # (the odds engine's pool: the count it was asked)
-                value = found.answers.get(ALL_KEPT, found)
+            if type(found) is Answers:  # (the odds engine's pool: the answer it was asked)
+                value = found.answers.get(fixed or question(ctx), found)
                 if value is not found:
-                    return value
+                    return empty(ctx) if value is None and empty is not None else value
             return plain(ctx)
 
-        return sized
+        return listed
+
+    def listed_question(self, node: n.Call) -> Callable[..., Question]:
+        """The closure of the question a listed_use asks (Standing of the kept dice's
+        question, for `r.dice`: the same where the pool drops none)."""
+        field = listed_use(node)
+        assert field is not None
+        if node.function == "count":
+            question = self.question_of(node)
+        else:
+            question = Constant(LISTED_FUNCTIONS[node.function])
+        if field.name != "dice":
+            return question
+        if type(question) is Constant:
+            return Constant(Standing(question.question))
+        return lambda ctx: Standing(question(ctx))
 
     def questions_about(self, name: str) -> tuple | None:
         """Closures of the questions asked of `name` in the definition being compiled
@@ -348,8 +382,8 @@ class PoolValues(CompilerHost):
             inner = summed_use(use)
             if inner is not None:
                 out.append(summed_question(self.question_of(inner)))
-            elif sized_use(use) is not None:
-                out.append(Constant(ALL_KEPT))
+            elif listed_use(use) is not None:
+                out.append(self.listed_question(use))
             elif isinstance(use, n.Field) and use.name in FIELDS:
                 out.append(Constant(FIELDS[use.name]))
             elif isinstance(use, n.Call) and binding is not None and binding.kind == "builtin":
@@ -418,9 +452,9 @@ def pool_uses(body, name: str) -> list:
         if inner is not None and type(inner.args[0]) is n.Name and inner.args[0].name == name:
             uses.append(item)  # `sum(highest(r, 2))`: one question, the sum
             continue
-        sized = sized_use(item)
-        if sized is not None and type(sized.subject) is n.Name and sized.subject.name == name:
-            uses.append(item)  # `size(r.sorted)`: one question, how many dice
+        listed = listed_use(item)
+        if listed is not None and type(listed.subject) is n.Name and listed.subject.name == name:
+            uses.append(item)  # `size(r.sorted)`, `max(r.dice)`: one question each
             continue
         if isinstance(item, n.Name) and item.name == name:
             if isinstance(parent, n.Field) and parent.subject is item:
@@ -443,13 +477,21 @@ def summed_question(question: Callable[..., Question]) -> Callable[..., Question
     return lambda ctx: Summed(question(ctx))
 
 
-def sized_use(node) -> n.Field | None:
-    """The `r.sorted` (or `r.kept`) whose dice `size(...)` counts, else None."""
-    if SIZED and type(node) is n.Call and node.function == "size" and len(node.args) == 1:
-        inner = node.args[0]
-        if type(inner) is n.Field and inner.name in ("sorted", "kept"):
-            return inner
-    return None
+def listed_use(node) -> n.Field | None:
+    """The `r.sorted` (`r.kept`, `r.dice`) a list function reads as one number: `size`
+    of it (SIZED, but of `r.dice`), `sum`, `max`, `min` of it, `count(r.sorted, test)`
+    (LISTED); else None."""
+    if type(node) is not n.Call or not node.args or node.named:
+        return None
+    inner = node.args[0]
+    if type(inner) is not n.Field or inner.name not in ("sorted", "kept", "dice"):
+        return None
+    arity = 2 if node.function == "count" else 1
+    if len(node.args) != arity or (node.function not in LISTED_FUNCTIONS and arity == 1):
+        return None
+    if node.function == "size" and inner.name != "dice":
+        return inner if SIZED else None
+    return inner if LISTED else None
 
 
 def summed_use(node) -> n.Call | None:

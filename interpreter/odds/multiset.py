@@ -280,6 +280,8 @@ def evaluator(question, value, success, failure):
     if kind is Lowest:
         return LowestOf(question.n)
     if kind is Summed:
+        if type(question.of) is Sorted:  # (every kept die: each adds its face)
+            return SumOf(_itself)
         return SummedOf(question.of.n, type(question.of) is Highest)
     if kind is Sorted:
         return SortedFaces()
@@ -290,6 +292,10 @@ def evaluator(question, value, success, failure):
     if kind is MostSets:
         return MostSetsOf(question.thresholds)
     raise NotImplementedError(kind.__name__)
+
+
+def _itself(face):
+    return face
 
 
 class Constant:

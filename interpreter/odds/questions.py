@@ -22,7 +22,17 @@ from interpreter.odds.keys import Same
 from interpreter.odds.polynomials import Budget, TooComplex
 from interpreter.odds.pools import group_total, kept_values
 from interpreter.odds.remembered import counted_answers
-from interpreter.pool import COUNTED, Answers, Failures, Rolled, Sorted, Successes, Total
+from interpreter.pool import (
+    COUNTED,
+    Answers,
+    Failures,
+    Rolled,
+    Sorted,
+    Standing,
+    Successes,
+    Summed,
+    Total,
+)
 from interpreter.runtime import ChainRoll, lift
 
 #: what a pool bound by `let` keeps when the questions to come are not all known
@@ -70,6 +80,9 @@ class PoolQuestions(PoolQuestionsHost):
             return self.chain_answers(roll, questions)
         if not is_term(roll):
             return value_answers(roll, questions)
+        counted = counted_as(roll, questions)
+        if counted != questions:  # (`max(r.dice)` of a pool that drops none: its kept's)
+            return self.answers(roll, counted)
         if all(type(q) in COUNTED for q in questions):
             places = [SUMMARY[type(q)] for q in questions]
             return roll.dist.map(lambda o: tuple(o[i] for i in places))
@@ -150,7 +163,7 @@ class PoolQuestions(PoolQuestionsHost):
         capture = self.capture
         if capture is not None and name in capture:  # (the term, before it is counted)
             return capture[name](roll, questions, name)
-        if questions is not None and any(q.ordered for q in questions):
+        if questions is not None and any(q.ordered for q in counted_as(roll, questions)):
             if type(roll) is ChainRoll:
                 raise TooComplex(
                     tr(
@@ -186,6 +199,31 @@ class PoolQuestions(PoolQuestionsHost):
 
             found = self.asked[key] = self.answers(roll, asked).map(value)
         return found
+
+
+def counted_as(roll, questions: tuple) -> tuple:
+    """The questions as a term's counts answer them: a question of the dice that stand
+    (Standing: `max(r.dice)`) is its question of the kept dice where the term drops none
+    (no keep); every kept die added up (`sum(r.sorted)`) is its total where it counts no
+    successes; the others as they are."""
+    if not is_term(roll) or not any(type(q) in _RECOUNTED for q in questions):
+        return questions
+    kinds = {step[0] for step in roll.steps}
+    drops, counts = "keep" in kinds, bool(kinds & _COUNTING)
+    out = []
+    for question in questions:
+        if type(question) is Standing and not drops:
+            question = question.of
+        if question == _EVERY_KEPT and not counts:
+            question = Total()
+        out.append(question)
+    return tuple(out)
+
+
+_RECOUNTED = (Standing, Summed)
+_EVERY_KEPT = Summed(Sorted())
+#: the steps that make a term's total a count of its dice (interpreter.dice.roll_pool)
+_COUNTING = frozenset({"successes", "fail_count", "failures"})
 
 
 def _key_of(roll) -> tuple:
