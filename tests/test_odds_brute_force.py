@@ -75,6 +75,7 @@ opposed o(y: int = 0) "O" {{
     results = {"acc": "acc"}
     body = ["let acc = 0"]
     dice = 0  # how many dice the action may draw at most: kept small, for brute force
+    summed = False  # whether `up` and `down` are counted (read as `up - down`)
     for index in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(KINDS))
         number = draw(st.sampled_from(numbers))
@@ -125,12 +126,38 @@ opposed o(y: int = 0) "O" {{
                         f"count({name}p, 1..B)",
                         f"size({name}p.sorted)",
                         f"[{number}, {name}p][2]",
+                        # a list function of its dice, one question (compile.pools: LISTED)
+                        f"sum({name}p.sorted)",
+                        f"max({name}p.dice)",
+                        f"min({name}p.kept)",
+                        f"count({name}p.dice, 2)",
+                        f"size({name}p.dice)",
+                        # its dice in a loop, die by die (interpreter.odds.die_loops)
+                        "loop",
+                        # counted into one of two names read only as one sum (`up -
+                        # down`): the other carried too (passes.SUMMED_WITH)
+                        "symbols",
                     ]
                 )
             )
-            body.append(f"let {name} = {read}")
-            numbers.append(name)
-            results[name] = name
+            if read == "symbols":
+                side = draw(st.sampled_from(["up", "down"]))
+                face, amount = draw(st.sampled_from([1, 2, 3])), draw(st.sampled_from(["1", "k"]))
+                body.append(
+                    f"for each k in {name}p.dice {{ if k = {face} {{ set {side} to {side} + "
+                    f"{amount} }} }}"
+                )
+                summed = True
+            elif read == "loop":
+                step = draw(st.sampled_from(["acc + 1", f"acc - {number}", "k"]))
+                body.append(
+                    f"for each k in {name}p.{draw(st.sampled_from(['dice', 'kept']))} "
+                    f"{{ if k >= 2 {{ set acc to {step} }} }}"
+                )
+            else:
+                body.append(f"let {name} = {read}")
+                numbers.append(name)
+                results[name] = name
         elif kind == "table":
             body.append(f"let {name} = Level[{number} + acc]")
             results[name] = name
@@ -138,6 +165,9 @@ opposed o(y: int = 0) "O" {{
             body.append(f'require {draw(st.sampled_from(conditions))} else "refused"')
         else:
             body.append(f"set acc to acc + {number}")
+    if summed:
+        body[1:1] = ["let up = 0", "let down = 0"]
+        results["net"] = "up - down"
     fields = ", ".join(f"{k}: {v}" for k, v in results.items())
     action = "action act() {\n  " + "\n  ".join(body) + f"\n  result {{ {fields} }}\n}}\n"
     sheet = {"A": draw(st.integers(0, 3)), "B": draw(st.integers(0, 3))}

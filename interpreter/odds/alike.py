@@ -31,6 +31,7 @@ from interpreter.compiled import Binding, Plain, block_key
 from interpreter.odds.carried import counters_of
 from interpreter.odds.compound import compound_run
 from interpreter.odds.deferred import Deferred
+from interpreter.odds.die_loops import pool_loop_run
 from interpreter.odds.fused import fused_sets
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
@@ -71,11 +72,14 @@ def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_ou
     failures, the index of the next statement), or None."""
     if type(worlds) is list and len(worlds) < min(2, FEWEST_WORLDS):
         # one world: nothing is alike to merge, but its own pools may be compound dice
-        return compound_run(explorer, statements, index, worlds, live) or fused_sets(
-            explorer, statements, index, worlds, live
+        return (
+            pool_loop_run(explorer, statements, index, worlds, live, live_out)
+            or compound_run(explorer, statements, index, worlds, live)
+            or fused_sets(explorer, statements, index, worlds, live)
         )
     return (
-        compound_run(explorer, statements, index, worlds, live)
+        pool_loop_run(explorer, statements, index, worlds, live, live_out)
+        or compound_run(explorer, statements, index, worlds, live)
         or summed_run(explorer, statements, index, worlds, live)
         or alike_let(explorer, statements, index, worlds, live, live_out)
         or fused_sets(explorer, statements, index, worlds, live)

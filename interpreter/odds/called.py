@@ -55,6 +55,7 @@ class Calls:
         calls: dict[Any, Any]
         liveness: dict[Any, Any]
         names_read: Callable[[object], Live]
+        names_given: Callable[[object], frozenset[str]]
         within_steps: Callable[[object], bool]
         cost: Callable[[object], int]
         roller: Any

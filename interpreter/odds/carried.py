@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from dsl import nodes as n
 from interpreter.compiled import Binding, Branches, Loop, Repeat, Statement, block_key
 from interpreter.odds.cuts import kept_of
+from interpreter.odds.drawn import starts
 from interpreter.odds.linear import Projection, added_to, projection
 from interpreter.odds.order import whole
 from interpreter.odds.roller import hashable
@@ -347,8 +348,8 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
     peak, explorer.peak = explorer.peak, 0
     project = projection(explorer.sums, counters)
     try:
-        start = World(env, state, ONE, plus(NO_STEPS, counted))
-        ends, failed = explorer.block(body, [start], live)
+        start = World(env, state, ONE, plus(NO_STEPS, counted))  # (a die drawn: a world a face)
+        ends, failed = explorer.block(body, starts(explorer, start), live)
         rest = _rest(ends, counters, live)
         cuts = _cuts(rest, live)
         out: list = []

@@ -26,6 +26,7 @@ from interpreter.odds.budget import SafetyStop
 from interpreter.odds.carried import worlds_of
 from interpreter.odds.compound import compound_run
 from interpreter.odds.deferred import deferrable
+from interpreter.odds.die_loops import pool_loop_run
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.summed import summed_run
 from interpreter.odds.weights import Mass
@@ -125,8 +126,10 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
                 roller.budget = min(budget, whole.start + whole.work)
             explorer.widest = widest(explorer, body, index, group.fields, fields, of_group)
             try:  # (compound dice, a roll read only through sums: odds.compound, summed)
-                done = compound_run(explorer, body, index, group.worlds, live) or summed_run(
-                    explorer, body, index, group.worlds, live
+                done = (
+                    pool_loop_run(explorer, body, index, group.worlds, live, out)
+                    or compound_run(explorer, body, index, group.worlds, live)
+                    or summed_run(explorer, body, index, group.worlds, live)
                 )
                 worlds, failed, after = done or (
                     *explorer.step(body, index, group.worlds, live, out),

@@ -29,6 +29,9 @@ from interpreter.state import MISSING
 
 #: rounds of a loop's liveness before it is taken to be every name it mentions
 LOOP_ROUNDS = 8
+#: whether a loop carries, beside its counters, the names read in one sum with them
+#: that it never mentions (summed_with)
+SUMMED_WITH = True
 
 
 class Passes(Calls):
@@ -268,7 +271,25 @@ class Passes(Calls):
         if found is None:
             found = self.liveness[key] = counters_of(compiled.body, header, self.names_read, bound)
         loop = self.loop_live(node, compiled, live_out)
-        return tuple(name for name in found if name in loop.needs)
+        counters = tuple(name for name in found if name in loop.needs)
+        return self.summed_with(node, counters, loop) if counters else counters
+
+    def summed_with(self, node, counters: tuple, loop: Live) -> tuple:
+        """`counters` and the names read in one sum with one of them (interpreter.odds.
+        linear) that the loop never mentions, still read: carried too (each pass adds 0
+        to them), so that the sum's value alone is kept, not each of its names (the
+        Genesys symbols counted a kind of die at a time, a loop for each kind)."""
+        sums = self.sums
+        keys = {sums[name] for name in counters if name in sums}
+        if not keys or not SUMMED_WITH:
+            return counters
+        mentioned = self.names_read(node).needs.keys() | self.names_given(node)
+        more = [
+            name
+            for name, key in sums.items()
+            if key in keys and name in loop.needs and name not in mentioned
+        ]
+        return tuple(sorted({*counters, *more})) if more else counters
 
     def held_run(self, statements: tuple, index: int, live: list, worlds) -> tuple | None:
         """statements[index] (not a loop) over worlds held as groups, where the rest of

@@ -1,0 +1,277 @@
+"""A loop over a pool's dice run die by die, the worlds merged after each (a Markov chain).
+
+`let r = (n)d6` then `for each d in r.dice { if d = 6 { set s to s + 1 } ... }`: the
+dice of a pool of one term (no explosion nor reroll) are independent and alike, and
+the order rolled is the order the loop reads them. Where nothing but that loop reads
+`r` (its body does not, nothing after it does, nothing between the two mentions it),
+the `let` binds a pool not rolled yet (`Unrolled`: its die and how many dice are left),
+and the loop takes one die at a time: each world becomes one world per face of the die,
+the body runs, and the worlds that agree on what is still read are merged. The cost is
+dice × states × faces, not the faces to the power of the dice that walking every way
+the pool can fall (questions.rolls_of) costs.
+
+`r.kept` is the same list where the pool keeps every die; `r.dice` lists the dropped
+dice too, so a keep changes neither. Any other modifier (a reroll, an explosion, a
+clamp, a sort) and the `let` binds the pool as before.
+"""
+
+from __future__ import annotations
+
+from dsl import nodes as n
+from dsl.messages import tr
+from interpreter.compiled import Loop, Plain
+from interpreter.odds.carried import Group, Held, carried_loop, worlds_of
+from interpreter.odds.drawn import Drawn, starts
+from interpreter.odds.polynomials import TooComplex
+from interpreter.odds.questions import is_term
+from interpreter.odds.summed import remembered_plan
+from interpreter.odds.weights import ONE, times
+from interpreter.odds.worlds import Failure, World, plus
+from interpreter.pool import Rolled
+
+#: whether a loop over a pool's dice alone runs die by die (this module)
+DIE_BY_DIE = True
+#: whether the counters such a loop carries stay held as groups (odds.carried) through
+#: the next pool's `let` into its loop, where that loop carries the same (_kept_on)
+CARRIED_ON = True
+#: the modifiers that leave a pool's listed dice independent and alike, as rolled
+#: (`keep` marks some dropped; the others count; none changes a face or the order)
+ALIKE = frozenset({"keep", "successes", "fail_count", "failures"})
+
+
+class Unrolled(Rolled):
+    """A pool bound by `let` whose dice a loop alone reads (this module): its die, and
+    how many dice are still to come. Equal by those, so that worlds merge on them."""
+
+    __slots__ = ("count", "die", "key")
+
+    def __init__(self, die, count: int) -> None:
+        self.die, self.count = die, count
+        self.key = (die.key, count)
+
+    def answer(self, question):  # noqa: ARG002 (as any Rolled answers)
+        raise TooComplex(tr("a pool's dice read where only its loop should read them"))
+
+    @property
+    def total(self):
+        return self.answer(None)
+
+    @property
+    def faces(self):  # type: ignore[override]  # (read by nothing: the loop alone reads it)
+        return self.answer(None)
+
+    def __eq__(self, other) -> bool:
+        return type(other) is Unrolled and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+def pool_loop(explorer, statements: tuple, index: int, live: list) -> int | None:
+    """The index of the `for each` over statements[index]'s pool that alone reads it
+    (see the module's docstring), or None."""
+    return remembered_plan(explorer, "die by die", _plan, statements, index, live)
+
+
+def _plan(explorer, statements: tuple, index: int, live: list) -> int | None:
+    first = statements[index]
+    node = first.node
+    if not isinstance(node, n.Let) or type(first.shape) is not Plain:
+        return None
+    if type(node.expr) is not n.Dice or explorer.calls_in(first):
+        return None
+    name = node.name
+    for k in range(index + 1, len(statements)):
+        statement = statements[k]
+        if not _mentions(explorer, statement.node, name):
+            continue
+        loop = statement.node
+        if type(statement.shape) is not Loop or not _over(loop.items, name):
+            return None
+        if loop.var == name or name in live[k].needs:
+            return None
+        if any(_mentions(explorer, inner, name) for inner in loop.body):
+            return None
+        return k
+    return None
+
+
+def _over(items, name: str) -> bool:
+    """Whether a loop's items are `name.dice` or `name.kept`."""
+    return (
+        type(items) is n.Field
+        and items.name in ("dice", "kept")
+        and type(items.subject) is n.Name
+        and items.subject.name == name
+    )
+
+
+def _mentions(explorer, node, name: str) -> bool:
+    return name in explorer.names_read(node).needs or name in explorer.names_given(node)
+
+
+def unrolled_let(explorer, statements: tuple, index: int, worlds, live: list):
+    """statements[index], a pool's `let` that a loop alone reads: the pool bound not
+    rolled (Unrolled) where its modifiers keep its dice alike, else as it is rolled:
+    (worlds after, failures, index + 1), or None (run it as any)."""
+    if not DIE_BY_DIE or not worlds:
+        return None
+    k = pool_loop(explorer, statements, index, live)
+    if k is None:
+        return None
+    statement = statements[index]
+    if type(worlds) is Held and explorer.names_read(statement.node).needs.keys() & set(
+        worlds.counters
+    ):
+        worlds = worlds_of(explorer, worlds)  # (the pool's size read of a counter)
+    name, roller = statement.node.name, explorer.roller
+    # (`r.kept` lists the dice `r.dice` lists where the pool keeps every one)
+    alike = ALIKE if statements[k].node.items.name == "dice" else ALIKE - {"keep"}
+
+    def caught(roll, questions, caught_name):  # noqa: ARG001 (as the roller calls it)
+        if is_term(roll) and {step[0] for step in roll.steps} <= alike:
+            return Unrolled(roll.die, roll.count)
+        roller.capture = None  # (as any pool: rolled, asked what the loop asks)
+        try:
+            return roller.settle(roll, questions)
+        finally:
+            roller.capture = catch
+
+    catch = {name: caught}
+    roller.capture = catch
+    try:
+        if type(worlds) is Held:  # (counters held from the loop before: odds.carried)
+            done, failed = _through(explorer, statement.run, worlds)
+        else:
+            done, failed = explorer.atomic(statement.run, worlds)
+    finally:
+        roller.capture = None
+    return explorer.merge(done, live[index]), failed, index + 1
+
+
+def _through(explorer, run, held: Held) -> tuple:
+    """run(ctx), which reads none of the counters, once per group: (the groups it
+    leaves, each joint weighted by its outcome's chance, held; failed outcomes)."""
+    groups: list = []
+    failures: list = []
+    for group in held.groups:
+        weight = group.weight
+        for after, outcome in explorer.explore(
+            World(group.env, group.state, ONE, group.steps), run
+        ):
+            w, d = after.weight
+            if isinstance(outcome, Failure):
+                failures.append((World(after.env, after.state, times(weight, w, d)), outcome))
+                continue
+            joint = group.joint if w == 1 else {k: v * w for k, v in group.joint.items()}
+            denominator = group.denominator * d
+            groups.append(
+                Group(after.env, after.state, after.steps, joint, denominator, group.size)
+            )
+    return Held(groups, held.counters), failures
+
+
+def pool_loop_run(explorer, statements: tuple, index: int, worlds, live: list, live_out):
+    """statements[index] run by this module (a pool's `let` bound Unrolled, a loop over
+    such a pool die by die): (worlds after, failures, index + 1), or None."""
+    return unrolled_let(explorer, statements, index, worlds, live) or die_by_die(
+        explorer, statements, index, worlds, live, live_out
+    )
+
+
+def die_by_die(explorer, statements: tuple, index: int, worlds, live: list, live_out):
+    """statements[index], a `for each` over a pool bound Unrolled, die by die (see the
+    module's docstring): (worlds after, failures, index + 1), or None."""
+    if not DIE_BY_DIE:
+        return None
+    statement = statements[index]
+    node = statement.node
+    if type(statement.shape) is not Loop or not isinstance(node, n.ForEach):
+        return None
+    subject = node.items.subject if type(node.items) is n.Field else None
+    if type(subject) is not n.Name:
+        return None
+    name = subject.name
+    shape, after = statement.shape, live[index]
+    counters = explorer.loop_counters(node, shape, after)
+    failures: list = []
+    done: list = []
+    ours: list | Held = worlds
+    if not _held_for(worlds, name, counters):
+        worlds = worlds_of(explorer, worlds)
+        ours = [w for w in worlds if type(w.env.get(name)) is Unrolled]
+        if not ours:
+            return None
+        others = [w for w in worlds if type(w.env.get(name)) is not Unrolled]
+        if others:  # (a pool rolled as any: the loop as any)
+            done, failures = explorer.step(statements, index, others, live, live_out)
+            done = worlds_of(explorer, done)
+    loop = explorer.loop_live(node, shape, after)
+    held = explorer.held(ours, counters, loop) if counters else None
+    if held is None:
+        worlds, failed = _chain(explorer, shape, name, worlds_of(explorer, ours), loop)
+    else:  # (counters the body only adds to: a pass found once per state, odds.carried)
+        entering = explorer.block_before(shape.body, loop).without(shape.var)
+
+        def entries(pool: Unrolled) -> list:
+            return [({shape.var: Drawn(pool.die)}, 1)] * pool.count
+
+        def rest(pool: Unrolled, worlds: list, passes: int = 0) -> tuple:
+            left = Unrolled(pool.die, pool.count - passes)
+            worlds = [World({**w.env, name: left}, w.state, w.weight, w.steps) for w in worlds]
+            return _chain(explorer, shape, name, worlds, loop)
+
+        header = (lambda ctx: ctx.env[name], entries)
+        lives = (shape.body, loop, entering)
+        keep = not done and _kept_on(explorer, statements, index, live, counters)
+        worlds, failed = carried_loop(explorer, held, header, lives, rest, keep)
+        if type(worlds) is Held:  # (into the next pool's loop: odds.carried's groups)
+            return explorer.merge(worlds, after), failures + failed, index + 1
+    failures.extend(failed)
+    return explorer.merge(done + worlds_of(explorer, worlds), after), failures, index + 1
+
+
+def _held_for(worlds, name: str, counters: tuple) -> bool:
+    """Whether worlds are groups carrying the loop's counters, each holding the pool
+    Unrolled (from the loop before: carried on as they are)."""
+    return (
+        type(worlds) is Held
+        and worlds.counters == counters
+        and all(type(group.env.get(name)) is Unrolled for group in worlds.groups)
+    )
+
+
+def _kept_on(explorer, statements: tuple, index: int, live: list, counters: tuple) -> bool:
+    """Whether the next statement binds a pool that a loop carrying the same counters
+    alone reads (the groups then held through both: a kind of die after another)."""
+    following = index + 1
+    if not CARRIED_ON or following >= len(statements):
+        return False
+    k = pool_loop(explorer, statements, following, live)
+    return k is not None and explorer.carries(statements[k], live[k]) == counters
+
+
+def _chain(explorer, shape: Loop, name: str, worlds: list, loop) -> tuple:
+    """The loop's passes over worlds holding the pool Unrolled, a die at a time, the
+    worlds merged after each statement: (worlds after, failures)."""
+    var, done, failures = shape.var, [], []
+    going = worlds
+    while going:
+        explorer.work()
+        passing = []
+        for world in going:
+            pool = world.env[name]
+            if not pool.count:
+                env = dict(world.env)
+                del env[name]
+                done.append(World(env, world.state, world.weight, world.steps))
+                continue
+            env = {**world.env, name: Unrolled(pool.die, pool.count - 1), var: Drawn(pool.die)}
+            entered = World(env, world.state, world.weight, plus(world.steps, 1))
+            passing.extend(starts(explorer, entered))
+        if not passing:
+            break
+        going, failed = explorer.block(shape.body, passing, loop)
+        going = worlds_of(explorer, going)
+        failures.extend(failed)
+    return done, failures

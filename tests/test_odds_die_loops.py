@@ -1,0 +1,244 @@
+"""A pool's dice read by a loop or a list function, worded either way (issue 24: the
+wording must not decide whether there is an answer).
+
+`for each d in r.dice { ... }` over a pool that loop alone reads runs die by die
+(interpreter.odds.die_loops); `sum(r.sorted)`, `max(r.dice)`, `count(r.kept, 6)`,
+`size(r.dice)` are one question each (interpreter.compile.pools: LISTED). Each is exact
+against every roll, equal to the fast wording, and has a small-budget test that fails
+with its switch off.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import strategies as st
+from oracle import against_brute_force, assert_counted_as_run
+
+import dsl
+import interpreter.compile.pools as pools
+import interpreter.odds.die_loops as die_loops
+import interpreter.odds.passes as passes
+import interpreter.odds.remembered as remembered
+from interpreter import Engine
+
+HEADER = 'rulebook "Loops" { }\nsheet { attribute A in 0..3 default 2 }\n'
+
+
+def act(body: str, result: str) -> str:
+    return HEADER + f'action act() "Act" {{\n  {body}\n  result {{ {result} }}\n}}\n'
+
+
+#: loops over a pool's dice: counters only, a state that is no counter, a failure
+#: inside, the last die kept for after, a keep (its dropped dice listed), counted successes,
+#: the kept dice of a pool that keeps all, statements between, the pool read after too
+#: (no die by die: the same answer), a count of dice read from the sheet
+BODIES = [
+    (
+        "let r = 3d3\n  let s = 0\n  for each d in r.dice {\n"
+        "    if d = 3 { set s to s + 1 }\n    if d = 1 { set s to s - 1 }\n  }",
+        "s: s",
+    ),
+    (
+        "let r = 3d3\n  let best = 0\n  for each d in r.dice {\n"
+        "    if d > best { set best to d } else { set best to best - 1 }\n  }",
+        "best: best",
+    ),
+    (
+        "let r = 3d2\n  let s = 0\n  for each d in r.dice {\n"
+        '    require s < 2 else "too many"\n    set s to s + d\n  }',
+        "s: s",
+    ),
+    (
+        "let r = 2d3\n  let s = 0\n  let last = 0\n  for each d in r.dice {\n"
+        "    set s to s + d * A\n    set last to d\n  }",
+        "s: s, last: last",
+    ),
+    ("let r = 3d3kh2\n  let s = 0\n  for each d in r.dice { set s to s + d }", "s: s"),
+    ("let r = 3d3kh2\n  let s = 0\n  for each d in r.kept { set s to s + d }", "s: s"),
+    ("let r = 3d3cs>=2\n  let s = 0\n  for each d in r.kept { set s to s + d }", "s: s"),
+    (
+        "let r = (A)d3\n  let s = 0\n  let t = d2\n  for each d in r.dice {\n"
+        "    if d >= t { set s to s + 1 }\n  }",
+        "s: s, t: t",
+    ),
+    ("let r = 2d3\n  let s = 0\n  for each d in r.dice { set s to s + d }", "s: s, r: r"),
+]
+
+
+@pytest.mark.parametrize("body, result", BODIES)
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_loop_over_a_pools_dice_agrees_with_every_roll(monkeypatch, body, result, switch):
+    monkeypatch.setattr(die_loops, "DIE_BY_DIE", switch)
+    assert_counted_as_run(act(body, result), {"A": 2})
+
+
+#: Genesys-style: each face of eight d6 adds symbols (a 6 a success and an advantage,
+#: a 5 a success, a 1 a failure, a 2 a threat), the loop as the book reads it
+SYMBOLS = act(
+    "let r = 8d6\n  let s = 0\n  let a = 0\n  for each d in r.dice {\n"
+    "    if d >= 5 { set s to s + 1 }\n    if d = 6 { set a to a + 1 }\n"
+    "    if d = 1 { set s to s - 1 }\n    if d = 2 { set a to a - 1 }\n  }",
+    "success: s >= 1 and a >= 0",
+)
+COUNTED = act(
+    "let r = 8d6",
+    "success: count(r, 5..6) - count(r, 1) >= 1 and count(r, 6) - count(r, 2) >= 0",
+)
+
+
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_loop_over_eight_dice_is_counted_die_by_die_within_a_small_budget(monkeypatch, switch):
+    """8d6 read in the order rolled is 6^8 ways (walked: past 50,000, sampled); die by
+    die it is a few states a die, and the same answer as the counts."""
+    monkeypatch.setattr(die_loops, "DIE_BY_DIE", switch)
+    engine = Engine(dsl.load_text(SYMBOLS))
+    odds = engine.odds("act", engine.sheet({}), {}, "success", budget=2_000, trials=20)
+    assert odds.exact is switch
+    if switch:
+        other = Engine(dsl.load_text(COUNTED))
+        expected = other.odds("act", other.sheet({}), {}, "success")
+        assert odds.probabilities == expected.probabilities
+
+
+def test_a_loop_whose_state_is_no_counter_is_counted_die_by_die(monkeypatch):
+    """The highest die so far, kept in a name the body sets (no counter): worlds merged
+    by it after each die, as `highest(r)` answers."""
+    loop = act(
+        "let r = 10d6\n  let best = 0\n  for each d in r.dice {\n"
+        "    if d > best { set best to d }\n  }",
+        "best: best",
+    )
+    for switch in (True, False):
+        monkeypatch.setattr(die_loops, "DIE_BY_DIE", switch)
+        engine = Engine(dsl.load_text(loop))
+        odds = engine.odds("act", engine.sheet({}), {}, "best", budget=2_000, trials=20)
+        assert odds.exact is switch
+    other = Engine(dsl.load_text(act("let r = 10d6", "best: highest(r)")))
+    assert odds.exact is False
+    monkeypatch.setattr(die_loops, "DIE_BY_DIE", True)
+    engine = Engine(dsl.load_text(loop))
+    odds = engine.odds("act", engine.sheet({}), {}, "best")
+    assert odds.probabilities == other.odds("act", other.sheet({}), {}, "best").probabilities
+
+
+#: list functions of a pool's dice, and what each amounts to
+LISTED = [
+    ("sum(r.sorted)", "r"),
+    ("sum(r.dice)", "r.total"),
+    ("count(r.sorted, 1)", "count(r, 1)"),
+    ("count(r.dice, 5..)", "count(r, 5..)"),
+    ("max(r.dice)", "highest(r)"),
+    ("min(r.kept)", "lowest(r)"),
+    ("size(r.dice)", "count(r, 1..)"),
+]
+
+
+@pytest.mark.parametrize("slow, fast", LISTED)
+def test_a_list_function_of_a_pools_dice_agrees_with_every_roll(slow, fast):
+    for pool in ("2d3", "3d2kh2", "2d3cs>=3", "(A)d3"):
+        assert_counted_as_run(act(f"let r = {pool}", f"v: {slow}, w: {fast}"), {"A": 1})
+
+
+@pytest.mark.parametrize("slow, fast", LISTED)
+@pytest.mark.parametrize("listed", [True, False])
+def test_a_list_function_of_an_exploding_pool_is_one_question(monkeypatch, slow, fast, listed):
+    """Twelve exploding d6: their list is every multiset of twelve chains (past the budget);
+    the one question is within it, and the fast wording's answer, fraction for fraction."""
+    monkeypatch.setattr(pools, "LISTED", listed)
+    monkeypatch.setattr(remembered, "_counted", {})
+    engine = Engine(dsl.load_text(act("let r = 12d6!", f"v: {slow}")))
+    odds = engine.odds("act", engine.sheet({}), {}, "v", budget=5_000, trials=20)
+    if slow.startswith("size(r.sorted"):
+        return  # (SIZED's, tested with its own switch)
+    assert odds.exact is listed
+    if listed:
+        other = Engine(dsl.load_text(act("let r = 12d6!", f"v: {fast}")))
+        expected = other.odds("act", other.sheet({}), {}, "v")
+        assert odds.probabilities == expected.probabilities
+
+
+@pytest.mark.parametrize("listed", [True, False])
+def test_max_of_no_dice_fails_as_a_run_does(monkeypatch, listed):
+    """`max` of an empty list is an error, whether the list is read or its one question
+    answers none: half the time here (no dice), an outcome of its own."""
+    monkeypatch.setattr(pools, "LISTED", listed)
+    assert_counted_as_run(act("let r = (d2 - 1)d3", "v: max(r.dice)"), {})
+
+
+def kinds(count: int, dice: int, sides: int) -> str:
+    """A pool a kind, each counted die by die into `up` and `edge` (even kinds) or `down`
+    (odd ones), read only as one sum: a Genesys check with numbered dice, in small."""
+    lines = ["let up = 0", "let down = 0", "let edge = 0"]
+    for k in range(count):
+        lines.append(f"let p{k} = {dice}d{sides}")
+        if k % 2 == 0:
+            body = f"if d >= {sides - 1} {{ set up to up + 1 }}  "
+            body += f"if d = {sides} {{ set edge to edge + 1 }}"
+        else:
+            body = "if d <= 2 { set down to down + d }"
+        lines.append(f"for each d in p{k}.dice {{ {body} }}")
+    return act("\n  ".join(lines), "net: up + edge - down")
+
+
+@pytest.mark.parametrize("summed", [True, False])
+@pytest.mark.parametrize("carried", [True, False])
+def test_pools_counted_into_one_sum_agree_with_every_roll(monkeypatch, summed, carried):
+    """Each loop carries the sum's other names too (passes.SUMMED_WITH), held from one
+    pool's loop into the next (die_loops.CARRIED_ON): the same odds as every roll."""
+    monkeypatch.setattr(passes, "SUMMED_WITH", summed)
+    monkeypatch.setattr(die_loops, "CARRIED_ON", carried)
+    assert_counted_as_run(kinds(3, 2, 3), {"A": 2})
+
+
+#: six pools of 3d6 counted into one sum: within BUDGET only with both switches on
+SIX = kinds(6, 3, 6)
+BUDGET = 400
+
+
+@pytest.mark.parametrize("switch", ["SUMMED_WITH", "CARRIED_ON", None])
+def test_pools_counted_into_one_sum_keep_the_sum_alone_within_a_small_budget(monkeypatch, switch):
+    """The sum's value alone carried (not up, edge and down each: passes.SUMMED_WITH),
+    and held from a pool's loop into the next without becoming worlds again in between
+    (die_loops.CARRIED_ON): either off and the odds pass the budget."""
+    if switch is not None:
+        monkeypatch.setattr(passes if switch == "SUMMED_WITH" else die_loops, switch, False)
+    engine = Engine(dsl.load_text(SIX))
+    odds = engine.odds("act", engine.sheet({}), {}, "net", budget=BUDGET, trials=20)
+    assert odds.exact is (switch is None)
+    if switch is None:
+        monkeypatch.setattr(die_loops, "DIE_BY_DIE", False)
+        other = Engine(dsl.load_text(SIX))
+        expected = other.odds("act", other.sheet({}), {}, "net")
+        assert expected.exact and odds.probabilities == expected.probabilities
+
+
+@st.composite
+def symbol_pools(draw):
+    """(rulebook text, sheet data): pools of a few small dice, each counted by a loop into
+    `up` or `down` (a face, an amount), read as `up - down` (and sometimes `up` alone:
+    no sum), a statement between a pool and its loop sometimes, a count of dice drawn
+    or read from the sheet sometimes."""
+    lines = ["let up = 0", "let down = 0"]
+    for k in range(draw(st.integers(1, 3))):
+        sides = draw(st.sampled_from([2, 3]))
+        keep = draw(st.sampled_from(["", "kh1", "cs>=2"]))
+        count = draw(st.sampled_from(["0", "1", "2", "(d2)", "(A)"]))
+        lines.append(f"let p{k} = {count}d{sides}{keep}")
+        if draw(st.booleans()):
+            lines.append(draw(st.sampled_from(["set up to up + A", "let x{k} = d2"])).format(k=k))
+        adds = []
+        for _ in range(draw(st.integers(1, 2))):
+            side = draw(st.sampled_from(["up", "down"]))
+            amount = draw(st.sampled_from(["1", "d", "A"]))
+            face = draw(st.integers(1, sides))
+            adds.append(f"if d = {face} {{ set {side} to {side} + {amount} }}")
+        items = draw(st.sampled_from(["dice", "kept"]))
+        lines.append(f"for each d in p{k}.{items} {{ {'  '.join(adds)} }}")
+    result = draw(st.sampled_from(["net: up - down", "net: up - down, up: up"]))
+    return act("\n  ".join(lines), result), {"A": draw(st.integers(0, 2))}
+
+
+@against_brute_force(symbol_pools(), 40)
+def test_pools_counted_into_one_sum_agree_with_every_roll_whatever_their_dice(case):
+    text, data = case
+    assert_counted_as_run(text, data)
