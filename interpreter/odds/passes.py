@@ -29,6 +29,9 @@ from interpreter.state import MISSING
 
 #: rounds of a loop's liveness before it is taken to be every name it mentions
 LOOP_ROUNDS = 8
+#: whether a `for each`'s name is taken to be read by no pass before it binds it (so not
+#: before the loop: worlds that differ in the last pass's item merge after it)
+PASS_BOUND = True
 #: whether a loop carries, beside its counters, the names read in one sum with them
 #: that it never mentions (summed_with)
 SUMMED_WITH = True
@@ -224,7 +227,8 @@ class Passes(Calls):
         """What a loop may read before a pass (and so before the loop): what follows it,
         what its header reads, and what a pass reads before its statements (read many
         times), to a fixed point: a name that only a pass's own `set x to x + e` reads,
-        and nothing after the loop, is read by none (those statements are idle)."""
+        and nothing after the loop, is read by none (those statements are idle); nor is
+        a `for each`'s own name, each pass binding it (PASS_BOUND)."""
         key = ("loop", block_key(compiled.body), live_out)
         found = self.liveness.get(key)
         if found is not None:
@@ -235,8 +239,11 @@ class Passes(Calls):
             if part is not None:
                 outside = outside.union(self.names_read(part))
         live = outside
+        var = node.var if isinstance(node, n.ForEach) and PASS_BOUND else None
         for _ in range(LOOP_ROUNDS):
             body = self.block_before(compiled.body, live)
+            if var is not None:  # (bound by each pass: not read before one)
+                body = body.without(var)
             wider = outside.union(body).union(body)  # (twice: read many times)
             if wider == live:
                 break
