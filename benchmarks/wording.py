@@ -1,6 +1,6 @@
 """Time the same rules worded two ways: symbols face by face or packed, a loop or its arithmetic.
 
-    python benchmarks/wording.py [--repeat 3] [--only symbols|loop]
+    python benchmarks/wording.py [--repeat 3] [--only symbols|dice|loop]
 
 Issue 24 asks that cost follow the number of distinct states, not the wording: the two
 wordings of each table must stay within 2x of each other.
@@ -10,8 +10,17 @@ wordings of each table must stay within 2x of each other.
   0`, ...) and, for each kind of die, `repeat n times { let f = 1dAbility  set success
   to success + f.success ... }`; `packed`: examples/games/genesys.rules' `skill_check`,
   the pool rolled at once (`(green)dAbility + ...`) and its sums read. icepool's best
-  formulation beside them: each face mapped to (net successes, net advantages) first,
-  then summed (symbol_dice.py's `icepool sums`).
+  formulation of this question (the success alone) beside them: each face mapped to
+  its net successes, one number, `n @` each die, summed (`icepool_net`; before
+  2026-12-07 this column was symbol_dice.py's `icepool sums`, (net successes, net
+  advantages) vectors: about 0.22 s at 16 dice against 0.002 s, not icepool's best).
+- dice N: the same pool with numbered dice (a d8 for each Ability, a d12 for each
+  Proficiency, ...: symbol_dice.FACES' faces by number), counted as a book would say
+  it, a pool a kind (`let pAbility = (ability)d8`) and a `for each d in pAbility.dice
+  { if d = 2 { set success to success + 1 } ... }` (interpreter.odds.die_loops),
+  against `packed` (the symbol dice, as in `symbols`) and icepool's best formulation
+  for this question: each face mapped to its net successes (one number), `n @` each
+  die, summed.
 - loop N: the hits of N checks of a d10 (benchmarks/scaling.py's `repeated`: `repeat n
   times { let c = simple(m)  if c.success { set hits to hits + 1 } }`) against the
   arithmetic it amounts to, `(n)d10cs>=(t)` (a count of successes); icepool's `n @` of
@@ -26,6 +35,19 @@ pools' distributions, remembered.remembered_term); the answers of the two wordin
 icepool's) are checked equal. Below 1, the first wording is faster.
 
 This is a benchmark, not a test: CI does not run it.
+
+Measured 2026-12-07 (shared 2-core machine, --repeat 3, two runs: ranges), dice N in
+milliseconds; before (main: no die by die), the loop walked every sequence of each
+pool: 4 dice 60 ms, 8 dice 0.8 s, 12 and 16 dice sampled after 6-8 s CPU:
+
+    dice N      loop   packed  icepool  loop/packed  /icepool
+       4     8.3-8.7  1.4-1.5     0.75    5.8         11.1-11.5
+       8     9.7-10.0 2.2         1.26    4.4-4.6     7.7-8.0
+      12     9.7-9.8  2.9         1.57    3.3         6.1-6.2
+      16     9.8-10.3 3.9         1.96    2.5-2.6     5.0-5.2
+
+The symbols table's icepool column, its best formulation (one number a face) since
+that date: at 16 dice 1.9-2.0 ms, packed/icepool about 2 (faces 0.65 of packed).
 """
 
 from __future__ import annotations
@@ -61,6 +83,44 @@ def faces_action() -> str:
     lines.append("  result { success: success + triumph - failure - despair >= 1 }")
     lines.append("}")
     return "\n".join(lines)
+
+
+def dice_action() -> str:
+    """The Genesys check with numbered dice, a loop over each kind's pool."""
+    params = ", ".join(f"{kind.lower()}: int = 0" for kind in KINDS)
+    lines = [f'action numbered({params}) "Numbered" {{']
+    lines += [f"  let {symbol} = 0" for symbol in SYMBOLS]
+    for kind in KINDS:
+        faces = symbol_dice.FACES[kind]
+        lines.append(f"  let p{kind} = ({kind.lower()})d{len(faces)}")
+        lines.append(f"  for each d in p{kind}.dice {{")
+        for number, face in enumerate(faces, 1):
+            adds = [
+                f"set {symbol} to {symbol} + {face.count(letter)}"
+                for symbol, letter in zip(SYMBOLS, "satfhd")
+                if letter in face
+            ]
+            if adds:
+                lines.append(f"    if d = {number} {{ {'  '.join(adds)} }}")
+        lines.append("  }")
+    lines.append("  result { success: success + triumph - failure - despair >= 1 }")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def icepool_net(icepool, pool: dict) -> Fraction:
+    """icepool's best formulation of the success alone: each face as its net successes."""
+    total = None
+    for kind, count in pool.items():
+        nets = [
+            f.count("s") + f.count("t") - f.count("f") - f.count("d")
+            for f in symbol_dice.FACES[kind]
+        ]
+        if count:
+            part = count @ icepool.Die(nets)
+            total = part if total is None else total + part
+    net = total >= 1
+    return Fraction(net.quantity(True), net.denominator())
 
 
 ARITHMETIC = """
@@ -117,11 +177,47 @@ def symbols_table(icepool, repeat: int) -> None:
         def ice(pool=pool):
             if clear is not None:
                 clear()
-            return symbol_dice.icepool_odds(icepool, pool, False)
+            return icepool_net(icepool, pool)
 
         ice_time, ice_answer = cpu(ice, repeat)
         assert ice_answer == packed_answer, (size, ice_answer, packed_answer)
         print(row, f"{ice_time:>9.4f}", ratio, f"{faces_time / ice_time:>9.2f}")
+
+
+def dice_table(icepool, repeat: int) -> None:
+    text = symbol_dice.GAME.read_text(encoding="utf-8") + "\n" + dice_action() + "\n"
+    book = dsl.load_text(text, "genesys_dice.rules")
+    print("\ndice N: milliseconds (CPU)")
+    print(f"{'N':>4} {'loop':>9} {'packed':>9} {'icepool':>9} {'loop/packed':>12} {'/icepool':>9}")
+    clear = getattr(icepool, "clear_cache", None) if icepool is not None else None
+    for size, pool in symbol_dice.POOLS.items():
+
+        def loop(pool=pool):
+            engine = Engine(book)
+            params = {kind.lower(): pool[kind] for kind in KINDS}
+            odds = engine.odds("numbered", engine.sheet({}), params, "success", seconds=600)
+            assert odds.exact
+            return odds.probabilities.get(True, Fraction(0))
+
+        loop_time, loop_answer = cpu(loop, repeat)
+        packed_time, packed_answer = cpu(
+            lambda pool=pool: symbol_dice.rulebook_odds(Engine(book), pool), repeat
+        )
+        assert loop_answer == packed_answer, (size, loop_answer, packed_answer)
+        row = f"{size:>4} {loop_time * 1000:>9.3f} {packed_time * 1000:>9.3f}"
+        ratio = f"{loop_time / packed_time:>12.2f}"
+        if icepool is None:
+            print(row, f"{'-':>9}", ratio)
+            continue
+
+        def ice(pool=pool):
+            if clear is not None:
+                clear()
+            return icepool_net(icepool, pool)
+
+        ice_time, ice_answer = cpu(ice, repeat)
+        assert ice_answer == packed_answer, (size, ice_answer, packed_answer)
+        print(row, f"{ice_time * 1000:>9.3f}", ratio, f"{loop_time / ice_time:>9.2f}")
 
 
 def loop_table(icepool, repeat: int) -> None:
@@ -163,7 +259,7 @@ def loop_table(icepool, repeat: int) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=("symbols", "loop"), default=None)
+    parser.add_argument("--only", choices=("symbols", "dice", "loop"), default=None)
     args = parser.parse_args(argv)
     try:
         import icepool
@@ -172,6 +268,8 @@ def main(argv=None) -> int:
         print("icepool is not installed: rulebook alone")
     if args.only in (None, "symbols"):
         symbols_table(icepool, args.repeat)
+    if args.only in (None, "dice"):
+        dice_table(icepool, args.repeat)
     if args.only in (None, "loop"):
         loop_table(icepool, args.repeat)
     return 0
