@@ -9,6 +9,7 @@ from oracle import action_outcomes, counted, every_roll_cut, failed, marginal
 from test_outcomes import CTHULHU
 
 import dsl
+import interpreter.odds.die_loops as die_loops
 from dsl.errors import RulebookError
 from interpreter import ChoiceNotOpen, Engine, ForcedDice, render_text
 from interpreter.cli import main
@@ -371,13 +372,16 @@ action act() "Act" {
 """
 
 
-@pytest.mark.parametrize("read", ["dice", "sorted"])
-def test_a_pool_read_in_order_past_the_bound_says_what_is_counted_otherwise(read):
-    # 7d6 in the order rolled is more ways than the walk takes: sampled, saying that
-    # .sorted is counted whatever the order (and it is: exact, the binomial)
-    engine = Engine(dsl.load_text(IN_ORDER.replace("DICE", read)))
+@pytest.mark.parametrize("read", ["dice", "sorted", "dice walked"])
+def test_a_pool_read_in_order_past_the_bound_says_what_is_counted_otherwise(monkeypatch, read):
+    # 7d6 in the order rolled is more ways than the walk takes: walked (die by die off,
+    # interpreter.odds.die_loops), sampled, saying that .sorted is counted whatever the
+    # order (and it is: exact, the binomial); die by die, exact too
+    if read == "dice walked":
+        monkeypatch.setattr(die_loops, "DIE_BY_DIE", False)
+    engine = Engine(dsl.load_text(IN_ORDER.replace("DICE", read.split()[0])))
     odds = engine.odds("act", engine.sheet({}), field="hits", trials=100, seed=1)
-    if read == "dice":
+    if read == "dice walked":
         assert not odds.exact and ".sorted" in odds.note and "order rolled" in odds.note
     else:
         assert odds.exact
