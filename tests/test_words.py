@@ -69,9 +69,12 @@ def test_numbers_are_written_as_the_language_writes_them():
     assert (percent_text(1 / 12, "es"), percent_text(1 / 12, "en")) == ("8,3333 %", "8.3333%")
     assert number_text(1 / 12, "es_ES", ".2%") == "8,33 %" and show_value(2.5, "es") == "2,5"
     # in a message: a float its template formats, a float as it is, a Number
-    spread = tr("mean {mean:.4f}, standard deviation {stdev:.4f}", mean=3.5, stdev=1.25)
-    assert spread.render("es") == "media 3,5000, desviación típica 1,2500"
-    assert str(spread) == "mean 3.5000, standard deviation 1.2500"
+    worth = "choosing the best for {goal} (worth {worth:.4f} = {fraction}):"
+    spread = tr(worth, goal="x", worth=3.5, fraction="7/2")
+    assert spread.render("es") == "eligiendo lo mejor para x (vale 3,5000 = 7/2):"
+    assert str(spread) == "choosing the best for x (worth 3.5000 = 7/2):"
+    spread = tr("mean {mean}, standard deviation {stdev}", mean=Number(3.5, ".4f"), stdev=1.25)
+    assert spread.render("es") == "media 3,5000, desviación típica 1,25"
     took = tr("the run took longer than {seconds} seconds (limit run_seconds)", seconds=1.7)
     assert took.render("es") == "la tirada duró más de 1,7 segundos (límite run_seconds)"
     took = took.fill(seconds=Number(0.5, "g"))

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from dsl.messages import Number, number_text, percent_text, show_value, tr, tr_n, translate
 from interpreter.odds import Odds
-from interpreter.odds.answer import in_order, outcome_key
+from interpreter.odds.answer import in_order, outcome_key, rounded
 from interpreter.odds.listing import (
     LISTED_OUTCOMES,
     REDUCED_BITS,
@@ -125,7 +125,11 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         lines.append("  " + listed_text(odds, listed, language))
     if numeric and (moments := odds.spread()) is not None:
         mean, stdev = moments
-        spread = tr("mean {mean:.4f}, standard deviation {stdev:.4f}", mean=mean, stdev=stdev)
+        spread = tr(
+            "mean {mean}, standard deviation {stdev}",
+            mean=Number(mean, ".4f"),
+            stdev=Number(stdev, ".4f"),
+        )
         lines.append("  " + spread.render(language))
     if odds.goal is not None:
         best = tr("choosing the best for {goal}:", goal=goal_text(odds.goal))
@@ -255,11 +259,13 @@ def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) ->
     if listed.above[0]:
         rest = [o for o in both.outcomes[first:] if o not in shown]
         lines.append(skipped(ABOVE, listed.above[0], rest))
-    spread_a, spread_b = a.spread(), b.spread()  # (None unless numeric)
-    if a.numeric() and b.numeric() and spread_a is not None and spread_b is not None:
-        mean_a, mean_b = spread_a[0], spread_b[0]
+    mean_a, mean_b = a.mean, b.mean  # (None unless numeric)
+    if mean_a is not None and mean_b is not None:
         change = tr(
-            "mean {a:.4f} → {b:.4f} ({change:+.4f})", a=mean_a, b=mean_b, change=mean_b - mean_a
+            "mean {a} → {b} ({change})",
+            a=Number(rounded(mean_a), ".4f"),
+            b=Number(rounded(mean_b), ".4f"),
+            change=Number(rounded(mean_b - mean_a), "+.4f"),
         )
         lines.append("  " + change.render(language))
     return "\n".join(lines)
