@@ -7,6 +7,7 @@ numbers: shown digits are the true ones, and a 779-digit outcome still has a spr
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from decimal import ROUND_HALF_UP, Decimal, localcontext
@@ -16,7 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interpreter.cli import main
+from interpreter.lsp.hover import _number as hover_number
 from interpreter.odds import expression_odds
+from interpreter.values import rounded
 
 
 def _true_spread(faces: list[Fraction]) -> tuple[Decimal, Decimal]:
@@ -69,3 +72,36 @@ def test_the_spread_is_the_true_spread_rounded(sides, times, over, plus):
     odds = expression_odds(f"d{sides} * {times} / {over} + {plus}")
     faces = [Fraction(k * times, over) + plus for k in range(1, sides + 1)]
     assert odds.spread() == _true_spread(faces)
+
+
+HUGE = """rulebook "Huge" { }
+
+action boosted() "Boosted" {
+  let r = 1d6
+  choose boost "Boost?" {
+    option small
+    option large
+  }
+  result { damage: if boost = "large" then r ** 400 * 2 else r ** 400 }
+}
+
+action times(p: int = 1) "Times" {
+  result { damage: 1d6 ** 400 * p }
+}
+"""
+
+
+def test_best_play_sweeps_and_hovers_of_a_huge_mean_raise_nothing(tmp_path, capsys):
+    rules = tmp_path / "huge.rules"
+    rules.write_text(HUGE, encoding="utf-8")
+    mean = Fraction(sum(k**400 for k in range(1, 7)), 6)  # 312 digits
+    assert main(["odds", str(rules), "boosted", "--best", "mean (damage + 1)"]) == 0
+    assert f"(worth {rounded(2 * mean + 1)} = {2 * mean + 1})" in capsys.readouterr().out
+    out = tmp_path / "sweep.csv"
+    argv = ["sweep", str(rules), "times", "--field", "damage", "--param", "p=1,2"]
+    assert main([*argv, "--csv", str(out)]) == 0
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert [Fraction(r["mean"]) for r in rows] == [mean, 2 * mean]
+    assert [r["mean float"] for r in rows] == ["", ""]  # no float holds it
+    third = Fraction(10**400 + 1, 3)
+    assert hover_number(third, "es") == f"{'3' * 400},667 ({third})"

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from dsl.messages import Number, number_text, percent_text, show_value, tr, tr_n, translate
 from interpreter.odds import Odds
-from interpreter.odds.answer import in_order, outcome_key, rounded
+from interpreter.odds.answer import in_order, outcome_key
 from interpreter.odds.listing import (
     LISTED_OUTCOMES,
     REDUCED_BITS,
@@ -17,7 +17,7 @@ from interpreter.odds.listing import (
     side_by_side,
 )
 from interpreter.odds.worlds import Failure
-from interpreter.values import fraction_text
+from interpreter.values import fraction_text, rounded
 
 #: what a progress bar says it is doing, unless told otherwise
 SAMPLING = tr("sampling")
@@ -136,9 +136,9 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         worth = odds.goal_worth  # set with the goal (interpreter.odds.best_play)
         if odds.goal.expression is not None and worth is not None:  # the expression's mean
             best = tr(
-                "choosing the best for {goal} (worth {worth:.4f} = {fraction}):",
+                "choosing the best for {goal} (worth {worth} = {fraction}):",
                 goal=goal_text(odds.goal),
-                worth=float(worth),
+                worth=Number(rounded(worth), ".4f"),
                 fraction=str(worth) if worth.denominator < 10**12 else "…",
             )
         lines.append("  " + best.render(language))

@@ -25,7 +25,7 @@ from interpreter.odds.listing import (
 )
 from interpreter.odds.worlds import Failure
 from interpreter.state import MISSING
-from interpreter.values import YES_NO, Record, is_number, show
+from interpreter.values import YES_NO, Record, decimal_of, is_number, rounded, show
 
 
 class AskedGoal(Protocol):
@@ -208,7 +208,7 @@ class Odds:
         root = _rounded_root(
             spread.numerator * spread.denominator * scale * scale, spread.denominator * mass
         )
-        return rounded(Fraction(first) / mass, places), _decimal(root, places)
+        return rounded(Fraction(first) / mass, places), decimal_of(root, places)
 
     @property
     def stdev(self) -> float | None:
@@ -433,13 +433,3 @@ def _rounded_root(square: int, divisor: int) -> int:
     k = ⌊√square / divisor⌋, and k + 1 when √square ≥ divisor·(k + ½)."""
     low = math.isqrt(square) // divisor
     return low + (4 * square >= (divisor * (2 * low + 1)) ** 2)
-
-
-def rounded(value: Fraction, places: int = 4) -> Decimal:
-    """`value` rounded to `places` decimals (a half to even), exactly, for showing."""
-    return _decimal(round(value * 10**places), places)
-
-
-def _decimal(scaled: int, places: int) -> Decimal:
-    """`scaled` × 10^-places as an exact Decimal (built from text: no context rounds it)."""
-    return Decimal(f"{scaled}e-{places}")
