@@ -345,6 +345,15 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
                     'a `require` says why it stops the action: require <condition> else "why"'
                 )
                 return RulebookSyntaxError(message, span, hint)
+            if "LPAR" in expected and statement in _WITH_PARAMETERS and token.type != "LPAR":
+                name = text[: token.start_pos].rstrip().rsplit(statement, 1)[-1].strip()
+                title = f" {token.value}" if token.type == "STRING" else ""
+                hint = tr(
+                    "the parameters follow the name in parentheses (`()` when there are "
+                    "none), before any title: {example}",
+                    example=f"{statement} {name}(){title} {{",
+                )
+                return RulebookSyntaxError(message, span, hint)
             if ("TO" in expected or "FROM" in expected) and statement in _WRITTEN:
                 hint = tr("`{statement}` is written `{example}`", statement=statement,
                           example=_WRITTEN[statement])  # fmt: skip
@@ -352,6 +361,9 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         return RulebookSyntaxError(message, span, _expected_hint(error.accepts or error.expected))
     return RulebookSyntaxError(str(error), Span(source, offset, offset))
 
+
+#: definitions whose name is followed by parameters in parentheses, before any title
+_WITH_PARAMETERS = {"action", "check", "opposed"}
 
 #: statements a first rulebook often writes without their `to` or `from`: as written
 _WRITTEN = {
@@ -518,7 +530,7 @@ def _expected_hint(names) -> Message | None:
             "or list of a type"
         )
     described: list[str] = []
-    if names & _VALUE_STARTS:
+    if names & _VALUE_STARTS - {"LPAR", "LSQB"}:  # (a `(` alone opens parameters, not a value)
         described.append(tr("a value (a number, a name, dice or an expression in parentheses)"))
         names -= _VALUE_STARTS | {"MINUS", "PLUS", "NOT", "TRUE", "FALSE", "YES", "NO", "NONE"}
         names.discard("RANGE")  # a range is a value too (`count(r, 5..6)`)
