@@ -26,10 +26,11 @@ import contextlib
 import functools
 import hashlib
 import json
+import os
+from collections.abc import Callable
 from fractions import Fraction
 from importlib import resources
-from pathlib import Path
-from typing import Any
+from types import MemberDescriptorType
 
 import attrs
 
@@ -76,13 +77,18 @@ def checker_version() -> str:
     end, the grammar, and the package's version (`interpreter/version.py`), by their
     sizes and times of change (as Python's own bytecode cache)."""
     digest = hashlib.sha256(FORMAT.encode())
-    here = Path(__file__).parent
-    files = sorted(here.rglob("*.py"))
-    files += [here.parent / "interpreter" / "version.py"]
-    files += [Path(str(resources.files("grammar").joinpath("rulebook.lark")))]
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = sorted(
+        os.path.join(folder, name)
+        for folder, _, names in os.walk(here)  # (not pathlib's rglob: five times slower)
+        for name in names
+        if name.endswith(".py")
+    )
+    files += [os.path.join(os.path.dirname(here), "interpreter", "version.py")]
+    files += [str(resources.files("grammar").joinpath("rulebook.lark"))]
     for path in files:
         with contextlib.suppress(OSError):
-            status = path.stat()
+            status = os.stat(path)
             digest.update(f"{path} {status.st_size} {status.st_mtime_ns}\n".encode())
     return digest.hexdigest()[:16]
 
@@ -122,15 +128,14 @@ def dumps(book: Rulebook, words: int, source: Source) -> bytes:
 def loads(data: bytes, source: Source, max_words: int) -> Rulebook | None:
     """The checked rulebook of an entry, its spans over `source`; None if it has more
     than `max_words` words and symbols; ValueError if it is not such an entry."""
-    decoder = _Decoder(source)
+    tagged, made = _decoder(source)
     try:
-        found = json.loads(data.decode("utf-8"), object_hook=decoder.tagged)
+        found = json.loads(data.decode("utf-8"), object_pairs_hook=tagged)
         form, words, fields, inline, pairs, types = found
         if form != FORMAT or type(words) is not int or len(fields) != len(BOOK_FIELDS):
             raise ValueError("not a checked rulebook")
         if words > max_words:
             return None
-        made = decoder.made
         bindings = {id(made[a]): made[b] for a, b in zip(pairs[::2], pairs[1::2], strict=True)}
         kinds = {
             id(made[a]): made[b] if b >= 0 else _frozen(inline[-b - 1])
@@ -218,49 +223,89 @@ class _Encoder:
         return [value.start, value.end]
 
 
-class _Decoder:
-    """Each tagged JSON object back to its value, objects numbered as they are made."""
+def _plan(kind) -> tuple:
+    """How a class is made from its fields: for each, in order, the setter of its slot
+    (found once: no name looked up per object) and whether it holds a span."""
+    plan = []
+    for name in (f.name for f in attrs.fields(kind)):
+        slot = kind.__dict__.get(name)
+        if isinstance(slot, MemberDescriptorType):
+            setter = slot.__set__
+        else:  # (a class without slots: set by name, as attrs' own __init__ does)
+            setter = functools.partial(_set_named, name)
+        plan.append((setter, name in _SPAN_FIELDS))
+    return tuple(plan)
 
-    def __init__(self, source: Source):
-        self.source = source
-        self.made: list = []
 
-    def tagged(self, data: dict):
-        if len(data) != 1:
-            raise ValueError("not a checked rulebook")
-        ((tag, value),) = data.items()
+def _set_named(name: str, made, value) -> None:
+    object.__setattr__(made, name, value)
+
+
+#: each class an entry may name, by its tag: the class and how its fields are set
+_PLANS = {tag: (kind, _plan(kind)) for tag, kind in CLASSES.items()}
+
+
+def _decoder(source: Source) -> tuple[Callable, list]:
+    """The JSON parser's hook that makes each tagged object (as its list of pairs: one)
+    back into its value, and the list of the objects it made, in the order made.
+
+    Only what the encoding holds comes out: an object of CLASSES with all its fields, a
+    span field None or a span inside the text, a fraction of a positive denominator;
+    anything else is a ValueError (or a TypeError, KeyError...), and the entry is
+    checked again. (A closure, its names local, slots set by their own setters: it runs
+    for each of the thousands of objects and spans of a warm load.)"""
+    made: list = []
+    keep = made.append
+    size = len(source.text)
+    new = object.__new__
+    plans = _PLANS
+    (set_source, _), (set_start, _), (set_end, _) = _plan(Span)
+
+    def span_of(value) -> Span:
+        start, end = value
+        if type(start) is not int or type(end) is not int or not 0 <= start <= end <= size:
+            raise ValueError("a span is two offsets into the text")
+        span = new(Span)  # (as Span's own __init__ sets its slots, without its call)
+        set_source(span, source)
+        set_start(span, start)
+        set_end(span, end)
+        return span
+
+    def tagged(pairs: list):
+        ((tag, value),) = pairs  # (ValueError unless one key)
+        plan = plans.get(tag)
+        if plan is not None and type(value) is list:  # the most frequent: an object
+            kind, setters = plan
+            if len(value) != len(setters):
+                raise ValueError("not a node, a type or a binding")
+            obj: object = new(kind)
+            for (setter, is_span), field in zip(setters, value):  # (lengths checked)
+                if is_span:
+                    if field is not None:
+                        field = span_of(field)
+                elif type(field) is list:
+                    field = _frozen(field)
+                setter(obj, field)
+            keep(obj)
+            return obj
         if type(value) is not list:
-            if tag == "r" and type(value) is int and 0 <= value < len(self.made):
-                return self.made[value]
+            if tag == "r" and type(value) is int and 0 <= value < len(made):
+                return made[value]
             raise ValueError("not a checked rulebook")
         if tag == "s":
-            start, end = value
-            if type(start) is not int or type(end) is not int:
-                raise ValueError("a span is two numbers")
-            return Span(self.source, start, end)
+            return span_of(value)
         if tag == "d":
             return {_frozen(k): _frozen(v) for k, v in value}
         if tag == "f":
             return frozenset(_frozen(v) for v in value)
         if tag == "q":
             numerator, denominator = value
+            if type(numerator) is not int or type(denominator) is not int or denominator <= 0:
+                raise ValueError("a fraction is two numbers, the second above 0")
             return Fraction(numerator, denominator)
-        kind = CLASSES.get(tag)
-        if kind is None or len(value) != len(_FIELDS[kind]):
-            raise ValueError("not a node, a type or a binding")
-        made: Any = object.__new__(kind)
-        for name, field in zip(_FIELDS[kind], value, strict=True):
-            if type(field) is list:
-                if name in _SPAN_FIELDS:
-                    start, end = field
-                    if type(start) is not int or type(end) is not int:
-                        raise ValueError("a span is two numbers")
-                    field = Span(self.source, start, end)
-                else:
-                    field = _frozen(field)
-            object.__setattr__(made, name, field)
-        self.made.append(made)
-        return made
+        raise ValueError("not a node, a type or a binding")
+
+    return tagged, made
 
 
 def _frozen(value):

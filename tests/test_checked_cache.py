@@ -7,6 +7,7 @@ import importlib
 import json
 import os
 import pickle
+import re
 
 import attrs
 import pytest
@@ -114,7 +115,16 @@ def _planted(cache_home) -> list:
     unknown = json.dumps([*document[:2], [{"Popen": ["rm -rf /"]}], *document[3:]])
     far = good.replace(b'{"r":0}', b'{"r":99999999}', 1)
     flipped = json.dumps(["checked-0", *document[1:]])
+    last_span = re.compile(rb"\[\d+,\d+\]\]\}")  # a node's span, its last field
+    literal = re.compile(rb'\{"Literal":\[\d+,')
+    assert last_span.search(good) and literal.search(good)
     return [
+        last_span.sub(b"[0,99999999]]}", good, count=1),  # a span past the text's end
+        last_span.sub(b"[9,2]]}", good, count=1),  # a span that ends before it starts
+        last_span.sub(b"7]}", good, count=1),  # a span field without a span
+        last_span.sub(b"[1,2],3]}", good, count=1),  # a field too many
+        literal.sub(b'{"Literal":[{"q":[1,0]},', good, count=1),  # a fraction over 0
+        literal.sub(b'{"Literal":[{"q":[1,"2"]},', good, count=1),
         b"not json",
         good[: len(good) // 2],
         pickle.dumps(Payload()),
