@@ -8,6 +8,9 @@ import json
 import os
 import pickle
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import attrs
 import pytest
@@ -180,3 +183,26 @@ def test_a_rulebook_with_warnings_is_checked_every_time(cache_home):
     assert first.warnings
     assert not list(cache_home.glob("checked-*.json"))
     assert _loaded_again(text, "w.rules").warnings
+
+
+WARM = """
+import json, sys
+import dsl
+dsl.load(sys.argv[1])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_a_warm_load_imports_no_parser(tmp_path):
+    """A house rule, warm: its base's checked rulebook and its own parse are read back,
+    and it is checked again, without Lark (tens of milliseconds to import) or the
+    builder; the checker takes what it needs of the grammar from dsl.dice_terminal."""
+    root = Path(__file__).resolve().parent.parent
+    env = {"PYTHONPATH": str(root), "XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    command = [sys.executable, "-c", WARM, "brujeria_miedo_duro"]
+    subprocess.run(command, env=env, check=True, capture_output=True)  # the cache filled
+    done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+    modules = json.loads(done.stdout)
+    assert "dsl.check" in modules  # (checked again: a house rule is not kept checked)
+    heavy = [m for m in modules if m.split(".")[0] == "lark" or m.startswith("dsl.build")]
+    assert heavy + [m for m in modules if m == "dsl.parser"] == []
