@@ -30,7 +30,6 @@ import os
 from collections.abc import Callable
 from fractions import Fraction
 from importlib import resources
-from types import MemberDescriptorType
 
 import attrs
 
@@ -223,26 +222,12 @@ class _Encoder:
         return [value.start, value.end]
 
 
-def _plan(kind) -> tuple:
-    """How a class is made from its fields: for each, in order, the setter of its slot
-    (found once: no name looked up per object) and whether it holds a span."""
-    plan = []
-    for name in (f.name for f in attrs.fields(kind)):
-        slot = kind.__dict__.get(name)
-        if isinstance(slot, MemberDescriptorType):
-            setter = slot.__set__
-        else:  # (a class without slots: set by name, as attrs' own __init__ does)
-            setter = functools.partial(_set_named, name)
-        plan.append((setter, name in _SPAN_FIELDS))
-    return tuple(plan)
-
-
-def _set_named(name: str, made, value) -> None:
-    object.__setattr__(made, name, value)
-
-
-#: each class an entry may name, by its tag: the class and how its fields are set
-_PLANS = {tag: (kind, _plan(kind)) for tag, kind in CLASSES.items()}
+#: each class an entry may name, by its tag: the class, and for each of its fields in
+#: order, the setter of its slot and whether it holds a span
+_PLANS = {
+    tag: (kind, tuple(zip(cache.slot_setters(kind), [f in _SPAN_FIELDS for f in _FIELDS[kind]])))
+    for tag, kind in CLASSES.items()
+}
 
 
 def _decoder(source: Source) -> tuple[Callable, list]:
@@ -253,23 +238,12 @@ def _decoder(source: Source) -> tuple[Callable, list]:
     span field None or a span inside the text, a fraction of a positive denominator;
     anything else is a ValueError (or a TypeError, KeyError...), and the entry is
     checked again. (A closure, its names local, slots set by their own setters: it runs
-    for each of the thousands of objects and spans of a warm load.)"""
+    for each of the thousands of objects of a warm load.)"""
     made: list = []
     keep = made.append
-    size = len(source.text)
     new = object.__new__
     plans = _PLANS
-    (set_source, _), (set_start, _), (set_end, _) = _plan(Span)
-
-    def span_of(value) -> Span:
-        start, end = value
-        if type(start) is not int or type(end) is not int or not 0 <= start <= end <= size:
-            raise ValueError("a span is two offsets into the text")
-        span = new(Span)  # (as Span's own __init__ sets its slots, without its call)
-        set_source(span, source)
-        set_start(span, start)
-        set_end(span, end)
-        return span
+    span_of = cache.span_maker(source)
 
     def tagged(pairs: list):
         ((tag, value),) = pairs  # (ValueError unless one key)
@@ -299,10 +273,7 @@ def _decoder(source: Source) -> tuple[Callable, list]:
         if tag == "f":
             return frozenset(_frozen(v) for v in value)
         if tag == "q":
-            numerator, denominator = value
-            if type(numerator) is not int or type(denominator) is not int or denominator <= 0:
-                raise ValueError("a fraction is two numbers, the second above 0")
-            return Fraction(numerator, denominator)
+            return cache.fraction(value)
         raise ValueError("not a node, a type or a binding")
 
     return tagged, made
