@@ -17,6 +17,10 @@ from lark.parse_tree_builder import ParseTreeBuilder
 
 from dsl import cache as disk
 from dsl import parser_tables
+from dsl.dice_terminal import dice_end as dice_end  # (this module's names, as before)
+from dsl.dice_terminal import dice_pattern
+from dsl.dice_terminal import dice_terminal as dice_terminal
+from dsl.dice_terminal import reads_as_dice as reads_as_dice
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import Message, tr
 from dsl.spellings import other_spelling, other_statement
@@ -190,45 +194,11 @@ def keywords() -> tuple[frozenset, frozenset]:
     return words, reserved
 
 
-def reads_as_dice(word: str) -> bool:
-    """Whether a word is a dice term to the lexer (`d20`, `d6x`): never a name's use."""
-    return _dice_pattern().fullmatch(word) is not None
-
-
-def dice_end(text: str, start: int) -> int | None:
-    """Where the grammar's DICE terminal, matched at `start` of `text`, ends (the lexer's
-    token there: DICE has the highest priority of the terminals a term may start with),
-    or None."""
-    found = _dice_pattern().match(text, start)
-    return None if found is None else found.end()
-
-
-@cache
-def _dice_pattern() -> re.Pattern:
-    """The grammar's own DICE terminal, compiled once: read from the grammar's text as
-    Lark reads it (its `\\n` a line break), without building the parser (which the checker
-    would otherwise build to tell a dice term from a name; tests/test_grammar.py checks
-    it is Lark's own)."""
-    return re.compile(dice_terminal(grammar_text()))
-
-
-#: the DICE terminal's line in the grammar: `DICE.3: /.../` (no flags)
-_DICE_LINE = re.compile(r"^DICE(?:\.[0-9]+)?: */(.*)/$", re.MULTILINE)
-
-
-def dice_terminal(grammar: str) -> str:
-    """The regular expression of the grammar's DICE terminal, as Lark's `to_regexp`."""
-    found = _DICE_LINE.search(grammar)
-    if found is None:
-        raise ValueError("the grammar has no DICE terminal")
-    return re.sub(r"(?<!\\)((?:\\\\)*)\\n", lambda m: m.group(1) + "\n", found.group(1))
-
-
 @cache
 def _dice_run() -> re.Pattern:
     """The DICE terminal without its last condition (that no letter, digit or _ follows
     the term): where a term that failed only for that would have ended."""
-    pattern = _dice_pattern().pattern
+    pattern = dice_pattern().pattern
     assert pattern.endswith("(?!\\w)")
     return re.compile(pattern[: -len("(?!\\w)")])
 
