@@ -76,6 +76,33 @@ def test_a_message_is_english_text_and_renders_in_spanish():
         message.format(amount=1)
 
 
+def test_a_message_written_as_its_parameters_are_is_what_each_shown_would_write():
+    # (`_english` and `_format` write texts and whole numbers as they are, no dict made:
+    # the same text as every parameter shown in the language first)
+    from fractions import Fraction
+
+    from dsl import messages
+    from interpreter.values import Record
+
+    def shown(template, params, language):
+        return template.format_map({k: show_value(v, language) for k, v in params.items()})
+
+    values = [
+        "Vida", 3, -2, 2.5, 1e16, tr("yes"), True, None, Fraction(7, 2), (1, 2),
+        Record({"label": "Bueno", "a": 1}), Message.joined(["a", 1]),
+    ]  # fmt: skip
+    for a in values:
+        for b in values:
+            params = {"a": a, "b": b}
+            english = messages._english("{a} vs {b}", params)
+            assert english == shown("{a} vs {b}", params, "en")
+            assert tr("{a} vs {b}", a=a, b=b) == english == Message("{a} vs {b}", params)
+            spanish = messages._format("{a} contra {b}", params, "es")
+            assert spanish == shown("{a} contra {b}", params, "es")
+    message = tr("{n:>4}|{t:.2}", n=7, t="abc")  # (a template's own format, as before)
+    assert message == "   7|ab" and message.render("es") == "   7|ab"
+
+
 def test_a_message_is_rendered_once_per_language_however_often_it_is_shown(monkeypatch):
     # (a trace shows one message in several steps: a check's tail in its text and detail)
     made: list = []
