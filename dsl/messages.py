@@ -388,20 +388,39 @@ def show_value(value, language: str | None = None) -> str:
         key = SOURCE_LANGUAGE if language is None and SHOWN.english_once else language
         text = kept.get(key)
         if text is None:
+            text = kept.get(_EVERY)
+        if text is None:
             text = _mapping_shown(value, language)
             if len(kept) < 4:  # (a record shown in many languages: the first few kept)
-                kept[key] = text
+                kept[_EVERY if SHOWN.everywhere and _everywhere(value) else key] = text
         return text
     return str(value)
+
+
+#: the key of a record's text that is the same in every language (`_everywhere`)
+_EVERY = "*"
+
+
+def _everywhere(record: Mapping) -> bool:
+    """Whether a record reads the same in every language: its label and values texts and
+    whole numbers only (a row of a table: its words and numbers), not a lasting effect
+    (said in words)."""
+    for item in record.values():
+        if type(item) is not str and type(item) is not int:
+            return False
+    return not EFFECT_FIELDS.issubset(record.keys())
 
 
 class Shown:
     """Whether a mapping of a type in KEEPS_SHOWN keeps its text in each language (tests
     switch it off: then written each time it is shown); and whether its English text is
-    kept once for a language of None and "en" (off: once for each)."""
+    kept once for a language of None and "en" (off: once for each); and a text that is
+    the same in every language once for all (off: once for each)."""
 
     kept = True
     english_once = True
+    #: a record that reads the same in every language (`_everywhere`) kept once for all
+    everywhere = True
 
 
 SHOWN = Shown()

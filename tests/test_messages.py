@@ -153,6 +153,31 @@ def test_a_record_is_written_once_per_language_however_often_it_is_shown(monkeyp
     assert show_value(row, "es") == spanish and written == ["es", "es", "es", "es"]
 
 
+def test_a_row_of_texts_and_numbers_is_written_once_for_every_language(monkeypatch):
+    # (a row computed by the run, a new one each time: shown in English to measure the
+    # step's text, then in the answer's language; its words and numbers read alike)
+    from dsl import messages
+    from interpreter.values import Record
+
+    written: list = []
+    mapping_shown = messages._mapping_shown
+    counted = lambda value, lang: written.append(lang) or mapping_shown(value, lang)  # noqa: E731
+    monkeypatch.setattr(messages, "_mapping_shown", counted)
+    row = Record({"label": "Alucinante", "niveles": 7, "tiempo": -50, "descripción": "más"})
+    text = "Alucinante {niveles: 7, tiempo: -50, descripción: más}"
+    assert [show_value(row, lang) for lang in (None, "es", "en", "es")] == [text] * 4
+    assert written == [None]  # (fails with SHOWN.everywhere off: then "es" written again)
+    effect = Record({"modifier": -1, "targets": ("Fuerza",), "left": 2, "unit": "turnos"})
+    assert show_value(effect, "es") != show_value(effect, "en")  # (an effect: in words)
+    yes = Record({"label": "Bueno", "ok": True})
+    assert [show_value(yes, "es"), show_value(yes)] == ["Bueno {ok: sí}", "Bueno {ok: yes}"]
+    monkeypatch.setattr(messages.SHOWN, "everywhere", False)
+    written.clear()
+    again = Record({"label": "Alucinante", "niveles": 7, "tiempo": -50, "descripción": "más"})
+    assert [show_value(again, lang) for lang in (None, "es")] == [text] * 2
+    assert written == [None, "es"]
+
+
 def test_values_inside_messages_speak_the_language():
     from fractions import Fraction
 
