@@ -1,6 +1,7 @@
-"""A statement's ends taken by the worlds alike, merged as they are made, and each value of
-a merge looked into once (issue 24): interpreter.odds.spreading and mixing.Seen, each
-answering as without it and making less, so that switching it off fails here."""
+"""A statement's ends taken by the worlds alike and a call's by the worlds making it, merged
+as they are made, and each value of a merge looked into once (issue 24):
+interpreter.odds.spreading and mixing.Seen, each answering as without it and making
+less, so that switching it off fails here."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from fractions import Fraction
 from itertools import product
 
 import dsl
+import interpreter.odds.called as called
 import interpreter.odds.mixing as mixing
 import interpreter.odds.spreading as spreading
 from interpreter import Engine
@@ -50,6 +52,7 @@ def spread_odds(monkeypatch) -> tuple:
         return world(*args)
 
     monkeypatch.setattr(spreading, "World", counted)
+    monkeypatch.setattr(called.SWITCH, "merged", False)  # (a call's worlds: made in called)
     engine = Engine(dsl.load_text(SPREAD, "spread.rules"))
     odds = engine.odds("act", engine.sheet({}), {}, trials=50)
     return odds, made[0]
@@ -66,6 +69,39 @@ def test_the_ends_taken_by_worlds_alike_are_merged_as_they_are_made(monkeypatch)
     monkeypatch.setattr(spreading.SWITCH, "merged", False)  # every world made, then merged
     again, made = spread_odds(monkeypatch)
     assert again.probabilities == odds.probabilities and made >= 40
+
+
+#: `do bonus(n)` in each of the 6 worlds of `big` and `n`, its 10 ends each, 60 worlds,
+#: that merge on (`big`, `Oro`) into 2 × 13
+CALLED = SPREAD.replace("  if n > 1 {\n    do bonus(n)\n  }\n", "  do bonus(n)\n")
+
+
+def called_odds(monkeypatch) -> tuple:
+    """(the odds of CALLED's act, the worlds made where a call's worlds are made)."""
+    made = [0]
+    world = spreading.World
+
+    def counted(*args):
+        made[0] += 1
+        return world(*args)
+
+    monkeypatch.setattr(spreading, "World", counted)
+    monkeypatch.setattr(called, "World", counted)
+    engine = Engine(dsl.load_text(CALLED, "called.rules"))
+    return engine.odds("act", engine.sheet({}), {}, trials=50), made[0]
+
+
+def test_the_worlds_a_call_makes_are_merged_as_they_are_made(monkeypatch):
+    odds, made = called_odds(monkeypatch)
+    expected: Counter = Counter()
+    for a, n, r in product(range(1, 21), range(1, 4), range(1, 11)):
+        expected[(n + r, a > 10)] += Fraction(1, 600)
+    got = {(record["oro"], record["big"]): p for record, p in odds.probabilities.items()}
+    assert odds.exact and got == dict(expected)
+    assert made < 2 * 13 + 6  # (the merged worlds, and the few made before the call)
+    monkeypatch.setattr(called.SWITCH, "merged", False)  # every world made, then merged
+    again, made = called_odds(monkeypatch)
+    assert again.probabilities == odds.probabilities and made >= 60
 
 
 def mixed_worlds(monkeypatch) -> tuple:

@@ -8,7 +8,9 @@ key each, though most of them go into few merged worlds (Arcana Mundi's `if trib
 { do acumular_tributo(...) }` made 35,858 worlds that merged into 347). Here each one is
 keyed as it is made, from its world's part of the key (found once per world) and its
 end's (once per end), and only the merged worlds are made: the same worlds, weights,
-steps, probability left out and units of work as made one by one, then merged.
+steps, probability left out and units of work as made one by one, then merged. So too
+the worlds a called action makes (interpreter.odds.called: each world making the call
+takes each of its ends, `called_merged`).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def spread_merged(explorer, ends_of: list, given, own_sheet: bool, live) -> list
         out, billed = spread_worlds(explorer, ends_of, given, own_sheet, live)
         _charged(explorer, len(out), billed)
         return explorer.merge(out, live)
-    keys = Keys(explorer, ends_of, given, live)
+    keys = Keys(explorer, _present(ends_of, given, live.needs), given, live)
     names, part, state_key = keys.names, keys.part, keys.state_key
     places = keys.places
     merged: dict = {}
@@ -113,22 +115,87 @@ def spread_merged(explorer, ends_of: list, given, own_sheet: bool, live) -> list
     return mixed(out, names, keys.cuts, keys.sheet)
 
 
+def _present(ends_of: list, given, needs: dict) -> set:
+    """The names the worlds spread_merged makes hold that are read after the statement."""
+    present: set = set()
+    for alike, ends, _failed, _lost in ends_of:
+        for world in alike:
+            present.update(k for k in world.env if k in needs and k not in given)
+        for end in ends:
+            present.update(k for k in end.env if k in given)
+    return present
+
+
+def called_merged(explorer, taken: list, name, live) -> list:
+    """The worlds of a call (interpreter.odds.called) taken by every world making it,
+    merged on what is read after it (`live`, as Explorer.merge) as they are made:
+    `taken`, (the world after its arguments, the call's ends: (sheet, result, weight,
+    steps), the steps its ends count on from) for each; `name`, the name the result
+    goes to (None: none read). The same worlds, weights, steps and probability left out
+    (the ends too unlikely to follow) as made one by one, then merged."""
+    needs = live.needs
+    present: set = set()
+    for after, _ends, _steps in taken:
+        present.update(k for k in after.env if k in needs)
+    if name is not None:
+        present.add(name)
+    keys = Keys(explorer, present, () if name is None else (name,), live)
+    names, part, state_key = keys.names, keys.part, keys.state_key
+    at = next((i for i, _ in keys.places), None)  # (the result's place among the names)
+    merged: dict = {}
+    made: list = []  # (the first worlds made, while fewer than two: as made, unmerged)
+    prune, lost = explorer.prune, explorer.lost
+    for after, ends, steps in taken:
+        env, weight = after.env, after.weight
+        own = [part(env.get(k, MISSING), i) for i, k in enumerate(names)]
+        for state, record, w, taken_steps in ends:
+            w = times(weight, *w)
+            if below(w, prune):  # too unlikely to follow
+                lost.add(w)
+                continue
+            world_steps = plus(steps, *taken_steps)
+            if len(made) < 2:
+                made.append(World(env if name is None else {**env, name: record}, state, w,
+                                  world_steps))  # fmt: skip
+            values = own
+            if at is not None:
+                values = own.copy()
+                values[at] = part(record, at)
+            key = (tuple(values), state_key(state))
+            try:
+                found = merged.get(key)
+            except TypeError:  # an unhashable value: compared by identity (key_of)
+                key = (tuple(hashable(v) for v in values), key[1])
+                found = merged.get(key)
+            if found is None:
+                kept = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
+                merged[key] = [World(kept, state, w, world_steps), None]
+                continue
+            first = found[0]
+            first.steps = spread(first.steps, world_steps)
+            if found[1] is None:
+                found[1] = Mass(first.weight)
+            found[1].add(w)
+    if len(made) < 2:  # (one world or none: as made, unmerged, as Explorer.merge leaves it)
+        return made
+    out = []
+    for world, mass in merged.values():
+        if mass is not None:
+            world.weight = mass.weight()
+        out.append(world)
+    return mixed(out, names, keys.cuts, keys.sheet)
+
+
 class Keys:
-    """How spread_merged keys a world as Explorer.merge does (key_of): the names some world
-    or end holds that are read after the statement (`names`), records cut to the fields
+    """How a world is keyed as Explorer.merge keys it (key_of): the names `present` in
+    some world that are read after the statement (`names`), records cut to the fields
     read (`part`), the sheet's key (`state_key`); `places`: (index, name) of the names
     the ends give."""
 
     __slots__ = ("cut", "cuts", "names", "places", "sheet")
 
-    def __init__(self, explorer, ends_of: list, given, live) -> None:
+    def __init__(self, explorer, present: set, given, live) -> None:
         needs = live.needs
-        present: set = set()
-        for alike, ends, _failed, _lost in ends_of:
-            for world in alike:
-                present.update(k for k in world.env if k in needs and k not in given)
-            for end in ends:
-                present.update(k for k in end.env if k in given)
         self.names = ordered(name for name in present if name in needs)
         self.cuts, self.sheet = cuts_of(self.names, needs), explorer.kept(live)
         self.cut = dict(self.cuts)
