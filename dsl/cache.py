@@ -18,10 +18,13 @@ MAX_ENTRIES files and MAX_BYTES bytes remain.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+from types import MemberDescriptorType
 
 import attrs
 
@@ -136,8 +139,8 @@ def dumps(value, source: Source | None = None) -> bytes:
 def loads(data: bytes, source: Source | None = None):
     """The value `dumps` encoded (spans made again over `source`); ValueError if the
     data is not such an encoding. Each JSON object is decoded as the parser meets it,
-    innermost first (`object_hook`): no second walk over what was read."""
-    return json.loads(data.decode("utf-8"), object_hook=_Decoder(source, False).tagged)
+    innermost first (`object_pairs_hook`): no second walk over what was read."""
+    return json.loads(data.decode("utf-8"), object_pairs_hook=_decoder(source, False))
 
 
 def dumps_tree(node, source: Source) -> bytes:
@@ -153,7 +156,7 @@ def dumps_tree(node, source: Source) -> bytes:
 def loads_tree(data: bytes, source: Source):
     """The AST `dumps_tree` encoded, its spans made again over `source` (ValueError if
     the data is not such an encoding)."""
-    return json.loads(data.decode("utf-8"), object_hook=_Decoder(source, True).tagged)
+    return json.loads(data.decode("utf-8"), object_pairs_hook=_decoder(source, True))
 
 
 def _bounded(text: str) -> bytes:
@@ -214,41 +217,92 @@ class _Encoder:
             raise NotCached("longer than an entry may be")
 
 
-class _Decoder:
-    """Each tagged JSON object back to its value; with `tuples`, a node's arrays are
-    tuples (`dumps_tree`), else lists (`dumps` tags its tuples)."""
+def slot_setters(kind) -> tuple:
+    """The setter of each field of an attrs class, in order: its slot's own (found once:
+    no name looked up for each object made; it sets a frozen class's slot as attrs' own
+    __init__ does), or, for a class without slots, one that sets the field by name."""
+    setters = []
+    for name in (f.name for f in attrs.fields(kind)):
+        slot = kind.__dict__.get(name)
+        if isinstance(slot, MemberDescriptorType):
+            setters.append(slot.__set__)
+        else:
+            setters.append(functools.partial(_set_named, name))
+    return tuple(setters)
 
-    def __init__(self, source: Source | None, tuples: bool):
-        self.source = source
-        self.tuples = tuples
 
-    def tagged(self, data: dict):
-        if len(data) != 1:
-            raise ValueError("not a cache entry")
-        ((tag, value),) = data.items()
+def _set_named(name: str, made, value) -> None:
+    object.__setattr__(made, name, value)
+
+
+def span_maker(source: Source | None) -> Callable[[list], Span]:
+    """What makes a span of `source` from its [start, end] (ValueError unless two offsets
+    into the text, or without a source): as Span's own __init__, without its call (a
+    warm load makes thousands)."""
+    new = object.__new__
+    set_source, set_start, set_end = slot_setters(Span)
+    size = -1 if source is None else len(source.text)
+
+    def span_of(value: list) -> Span:
+        start, end = value
+        if type(start) is not int or type(end) is not int or not 0 <= start <= end <= size:
+            raise ValueError("a span is two offsets into the text of its source")
+        span = new(Span)
+        set_source(span, source)
+        set_start(span, start)
+        set_end(span, end)
+        return span
+
+    return span_of
+
+
+def fraction(value: list) -> Fraction:
+    """A fraction from its [numerator, denominator] (ValueError unless two ints, the
+    second above 0)."""
+    numerator, denominator = value
+    if type(numerator) is not int or type(denominator) is not int or denominator <= 0:
+        raise ValueError("a fraction is two numbers, the second above 0")
+    return Fraction(numerator, denominator)
+
+
+#: each node class by its tag, with the setters of its fields
+_NODE_PLANS = {tag: (kind, slot_setters(kind)) for tag, kind in NODE_CLASSES.items()}
+
+
+def _decoder(source: Source | None, tuples: bool) -> Callable[[list], object]:
+    """The JSON parser's hook that makes each tagged object (its list of pairs: one) back
+    into its value; with `tuples`, a node's arrays are tuples (`dumps_tree`), else lists
+    (`dumps` tags its tuples). A closure, its names local: it runs for each node and span."""
+    new = object.__new__
+    plans = _NODE_PLANS
+    span_of = span_maker(source)
+
+    def tagged(pairs: list):
+        ((tag, value),) = pairs  # (ValueError unless one key)
         if type(value) is not list:
             raise ValueError("not a cache entry")
         if tag == "s":  # the most frequent: a span
-            start, end = value
-            if self.source is None or type(start) is not int or type(end) is not int:
-                raise ValueError("a span without its source")
-            return Span(self.source, start, end)
-        if tag == "t" and not self.tuples:
+            return span_of(value)
+        plan = plans.get(tag)
+        if plan is not None:
+            kind, setters = plan
+            if len(value) != len(setters):
+                raise ValueError("not a node of dsl.nodes")
+            node = new(kind)
+            for setter, field in zip(setters, value):  # (lengths checked)
+                if tuples and type(field) is list:
+                    field = _tuples(field)
+                setter(node, field)
+            return node
+        if tag == "t" and not tuples:
             return tuple(value)
-        if tag == "d" and not self.tuples:
+        if tag == "d" and not tuples:
             return {key: item for key, item in value}
         if tag == "q":
-            numerator, denominator = value
-            return Fraction(numerator, denominator)
-        kind = NODE_CLASSES.get(tag)
-        if kind is None or len(value) != len(_FIELDS[kind]):
-            raise ValueError("not a node of dsl.nodes")
-        node = object.__new__(kind)
-        for name, field in zip(_FIELDS[kind], value):
-            if self.tuples and type(field) is list:
-                field = _tuples(field)
-            object.__setattr__(node, name, field)
-        return node
+            return fraction(value)
+        raise ValueError("not a node of dsl.nodes")
+
+    return tagged
 
 
 def _tuples(items: list) -> tuple:

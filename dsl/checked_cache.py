@@ -13,11 +13,19 @@ JSON parser finishes them (innermost first), which is the order they were writte
 reference always names one already made. The bindings and types are two arrays of those
 numbers, pairs (node, binding) and (node, type).
 
-Kept only what this encoding holds exactly: a rulebook that extends none, with no
-warnings (a warning is a message with its values, shown in a language later; such a
-rulebook is checked again on every load). The key is the text, its name, and every
-module of the front end with the grammar and the package's version (`checker_version`):
-a new checker, a new version of the package, checks again.
+A house rule's entry is kept when its base's was (read back or written in this
+process): what it shares with its base (the definitions it does not replace, their
+bindings and types) is referred to by the numbers of the base's own entry, whose objects
+come first. Its key holds a digest of the bytes of the base's entry it was numbered
+against (so the base's text, and the bases' below it, are in it too; and a base's entry
+written again in another order, however that might come, is another key, never a
+reference to the wrong object).
+
+Kept only what this encoding holds exactly: a rulebook with no warnings (a warning is a
+message with its values, shown in a language later; such a rulebook is checked again on
+every load). The key is the text, its name, and every module of the front end with the
+grammar and the package's version (`checker_version`): a new checker, a new version of
+the package, checks again.
 """
 
 from __future__ import annotations
@@ -26,10 +34,11 @@ import contextlib
 import functools
 import hashlib
 import json
+import os
+import weakref
+from collections.abc import Callable
 from fractions import Fraction
 from importlib import resources
-from pathlib import Path
-from typing import Any
 
 import attrs
 
@@ -51,23 +60,52 @@ BOOK_FIELDS = tuple(
 )
 
 
-def entry_name(text: str, name: str) -> str:
+#: each checked rulebook kept or read back in this process: its objects in the order its
+#: entry numbers them, and the entry's bytes (what a house rule's entry refers to, and
+#: is keyed by); gone with the rulebook
+_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def entry_name(text: str, name: str, base: Rulebook | None = None) -> str | None:
     """The name of the cache entry of a checked rulebook: a hash of its text, its name,
-    and the front end's code (`checker_version`)."""
-    key = f"{checker_version()}\n{name}\n{text}".encode("utf-8", "surrogatepass")
+    the front end's code (`checker_version`) and, for a house rule, a digest of its
+    base's entry; None for a house rule whose base has no entry (it is checked every
+    time)."""
+    based_on = ""
+    if base is not None:
+        kept = _KEPT.get(base)
+        if kept is None:
+            return None
+        based_on = hashlib.sha256(kept[1]).hexdigest()
+    key = f"{checker_version()}\n{name}\n{based_on}\n{text}".encode("utf-8", "surrogatepass")
     return f"checked-{hashlib.sha256(key).hexdigest()[:32]}.json"
 
 
-def read(entry: str, source: Source, max_words: int) -> Rulebook | None:
-    """The checked rulebook kept under `entry`, if there is one, it decodes, and it has
-    at most `max_words` words (else None: it is loaded the long way, which says why)."""
+def read(entry: str, source: Source, max_words: int, base: Rulebook | None = None):
+    """The checked rulebook kept under `entry` (a house rule's over `base`), if there is
+    one, it decodes, and it has at most `max_words` words (else None: it is loaded the
+    long way, which says why)."""
     data = cache.read(entry)
     if data is None:
         return None
     try:
-        return loads(data, source, max_words)
+        found = _loads(data, source, max_words, base)
     except (ValueError, TypeError, KeyError, RecursionError):  # not one of ours: check again
         return None
+    if found is None:
+        return None
+    book, made = found
+    _KEPT[book] = (made, data)
+    return book
+
+
+def keep(entry: str, book: Rulebook, words: int, source: Source) -> None:
+    """Write the entry of a checked rulebook (if this encoding holds it: `dumps`)."""
+    made: list = []
+    with contextlib.suppress(cache.NotCached, RecursionError):
+        data = dumps(book, words, source, made)
+        cache.write(entry, data)
+        _KEPT[book] = (made, data)
 
 
 @functools.cache
@@ -76,25 +114,36 @@ def checker_version() -> str:
     end, the grammar, and the package's version (`interpreter/version.py`), by their
     sizes and times of change (as Python's own bytecode cache)."""
     digest = hashlib.sha256(FORMAT.encode())
-    here = Path(__file__).parent
-    files = sorted(here.rglob("*.py"))
-    files += [here.parent / "interpreter" / "version.py"]
-    files += [Path(str(resources.files("grammar").joinpath("rulebook.lark")))]
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = sorted(
+        os.path.join(folder, name)
+        for folder, _, names in os.walk(here)  # (not pathlib's rglob: five times slower)
+        for name in names
+        if name.endswith(".py")
+    )
+    files += [os.path.join(os.path.dirname(here), "interpreter", "version.py")]
+    files += [str(resources.files("grammar").joinpath("rulebook.lark"))]
     for path in files:
         with contextlib.suppress(OSError):
-            status = path.stat()
+            status = os.stat(path)
             digest.update(f"{path} {status.st_size} {status.st_mtime_ns}\n".encode())
     return digest.hexdigest()[:16]
 
 
-def dumps(book: Rulebook, words: int, source: Source) -> bytes:
-    """The entry of a checked rulebook whose spans are all of `source` (`words`: its
-    count of words and symbols, which a load with a lower `max_words` refuses);
-    cache.NotCached if it holds what this encoding does not (a base, a warning, a value
-    of another kind, a span of another text)."""
-    if book.base is not None or book.warnings or book.changes:
-        raise cache.NotCached("a house rule, or warnings")
+def dumps(book: Rulebook, words: int, source: Source, made: list | None = None) -> bytes:
+    """The entry of a checked rulebook whose own spans are all of `source` (`words`: its
+    count of words and symbols, which a load with a lower `max_words` refuses), and its
+    objects in the order numbered (put in `made`); cache.NotCached if it holds what this
+    encoding does not (a warning, a value of another kind, a span of another text, a
+    base without an entry)."""
+    if book.warnings:
+        raise cache.NotCached("warnings")
     encoder = _Encoder(source)
+    if book.base is not None:  # the base's objects first, numbered as its entry numbers them
+        kept = _KEPT.get(book.base)
+        if kept is None:
+            raise cache.NotCached("a house rule whose base has no entry")
+        encoder.start_from(kept[0])
     fields = [encoder.encode(getattr(book, name)) for name in BOOK_FIELDS]
     inline: list = []  # bindings and types first met here, and values that are no objects
     pairs: tuple = ([], [])
@@ -116,21 +165,36 @@ def dumps(book: Rulebook, words: int, source: Source) -> bytes:
     data = json.dumps(document, separators=(",", ":"))
     if len(data) > cache.MAX_ENTRY_BYTES:
         raise cache.NotCached("longer than an entry may be")
+    if made is not None:
+        made.extend(encoder.made)
     return data.encode("utf-8")
 
 
-def loads(data: bytes, source: Source, max_words: int) -> Rulebook | None:
-    """The checked rulebook of an entry, its spans over `source`; None if it has more
-    than `max_words` words and symbols; ValueError if it is not such an entry."""
-    decoder = _Decoder(source)
+def loads(data: bytes, source: Source, max_words: int, base: Rulebook | None = None):
+    """The checked rulebook of an entry (a house rule's over `base`), its spans over
+    `source`; None if it has more than `max_words` words and symbols; ValueError if it
+    is not such an entry."""
+    found = _loads(data, source, max_words, base)
+    return None if found is None else found[0]
+
+
+def _loads(data: bytes, source: Source, max_words: int, base: Rulebook | None):
+    """`loads`, and the objects the entry numbers, in order (its base's first)."""
+    tagged, made = _decoder(source)
+    if base is not None:
+        kept = _KEPT.get(base)
+        if kept is None:
+            raise ValueError("a house rule's entry, without its base's")
+        made.extend(kept[0])
     try:
-        found = json.loads(data.decode("utf-8"), object_hook=decoder.tagged)
+        found = json.loads(data.decode("utf-8"), object_pairs_hook=tagged)
         form, words, fields, inline, pairs, types = found
         if form != FORMAT or type(words) is not int or len(fields) != len(BOOK_FIELDS):
             raise ValueError("not a checked rulebook")
         if words > max_words:
             return None
-        made = decoder.made
+        if min(pairs, default=0) < 0 or min(types[::2], default=0) < 0:
+            raise ValueError("a reference before the first object")
         bindings = {id(made[a]): made[b] for a, b in zip(pairs[::2], pairs[1::2], strict=True)}
         kinds = {
             id(made[a]): made[b] if b >= 0 else _frozen(inline[-b - 1])
@@ -151,7 +215,7 @@ def loads(data: bytes, source: Source, max_words: int) -> Rulebook | None:
             and type(values[name]).__name__ != kind
         ):
             raise ValueError("not a checked rulebook")
-    return Rulebook(**values, bindings=bindings, types=kinds)
+    return Rulebook(**values, bindings=bindings, types=kinds, base=base), made
 
 
 #: the classes whose equal values are written once (they are compared by value)
@@ -167,6 +231,15 @@ class _Encoder:
         self.numbers: dict = {}  # id(object) → its number
         self.made: list = []  # the objects numbered (alive while their ids are keys)
         self.by_value: dict = {}  # a type or a binding → its number (equal ones once)
+
+    def start_from(self, made: list) -> None:
+        """Number first the objects of a base's entry, in its order (a house rule's
+        entry refers to them)."""
+        for value in made:
+            self.numbers[id(value)] = len(self.made)
+            if type(value) in _BY_VALUE:
+                self.by_value.setdefault(value, len(self.made))
+            self.made.append(value)
 
     def number_of(self, value) -> int:
         """The number of an object already written."""
@@ -218,49 +291,61 @@ class _Encoder:
         return [value.start, value.end]
 
 
-class _Decoder:
-    """Each tagged JSON object back to its value, objects numbered as they are made."""
+#: each class an entry may name, by its tag: the class, and for each of its fields in
+#: order, the setter of its slot and whether it holds a span
+_PLANS = {
+    tag: (kind, tuple(zip(cache.slot_setters(kind), [f in _SPAN_FIELDS for f in _FIELDS[kind]])))
+    for tag, kind in CLASSES.items()
+}
 
-    def __init__(self, source: Source):
-        self.source = source
-        self.made: list = []
 
-    def tagged(self, data: dict):
-        if len(data) != 1:
-            raise ValueError("not a checked rulebook")
-        ((tag, value),) = data.items()
+def _decoder(source: Source) -> tuple[Callable, list]:
+    """The JSON parser's hook that makes each tagged object (as its list of pairs: one)
+    back into its value, and the list of the objects it made, in the order made.
+
+    Only what the encoding holds comes out: an object of CLASSES with all its fields, a
+    span field None or a span inside the text, a fraction of a positive denominator;
+    anything else is a ValueError (or a TypeError, KeyError...), and the entry is
+    checked again. (A closure, its names local, slots set by their own setters: it runs
+    for each of the thousands of objects of a warm load.)"""
+    made: list = []
+    keep = made.append
+    new = object.__new__
+    plans = _PLANS
+    span_of = cache.span_maker(source)
+
+    def tagged(pairs: list):
+        ((tag, value),) = pairs  # (ValueError unless one key)
+        plan = plans.get(tag)
+        if plan is not None and type(value) is list:  # the most frequent: an object
+            kind, setters = plan
+            if len(value) != len(setters):
+                raise ValueError("not a node, a type or a binding")
+            obj: object = new(kind)
+            for (setter, is_span), field in zip(setters, value):  # (lengths checked)
+                if is_span:
+                    if field is not None:
+                        field = span_of(field)
+                elif type(field) is list:
+                    field = _frozen(field)
+                setter(obj, field)
+            keep(obj)
+            return obj
         if type(value) is not list:
-            if tag == "r" and type(value) is int and 0 <= value < len(self.made):
-                return self.made[value]
+            if tag == "r" and type(value) is int and 0 <= value < len(made):
+                return made[value]
             raise ValueError("not a checked rulebook")
         if tag == "s":
-            start, end = value
-            if type(start) is not int or type(end) is not int:
-                raise ValueError("a span is two numbers")
-            return Span(self.source, start, end)
+            return span_of(value)
         if tag == "d":
             return {_frozen(k): _frozen(v) for k, v in value}
         if tag == "f":
             return frozenset(_frozen(v) for v in value)
         if tag == "q":
-            numerator, denominator = value
-            return Fraction(numerator, denominator)
-        kind = CLASSES.get(tag)
-        if kind is None or len(value) != len(_FIELDS[kind]):
-            raise ValueError("not a node, a type or a binding")
-        made: Any = object.__new__(kind)
-        for name, field in zip(_FIELDS[kind], value, strict=True):
-            if type(field) is list:
-                if name in _SPAN_FIELDS:
-                    start, end = field
-                    if type(start) is not int or type(end) is not int:
-                        raise ValueError("a span is two numbers")
-                    field = Span(self.source, start, end)
-                else:
-                    field = _frozen(field)
-            object.__setattr__(made, name, field)
-        self.made.append(made)
-        return made
+            return cache.fraction(value)
+        raise ValueError("not a node, a type or a binding")
+
+    return tagged, made
 
 
 def _frozen(value):

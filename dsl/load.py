@@ -221,7 +221,7 @@ def load_text(
 def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int) -> Rulebook:
     """load_text, with the rulebooks already on the way (a house rule's bases)."""
     entry = checked_cache.entry_name(text, name)
-    book = checked_cache.read(entry, Source(name, text), max_words)
+    book = None if entry is None else checked_cache.read(entry, Source(name, text), max_words)
     if book is not None:
         return book
     parsed = parse_cached(text, name, max_words)
@@ -235,9 +235,8 @@ def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int
                 tr('start with `rulebook "..." extends base { }`'),
             )
         book = check_rulebook(header, definitions, name)
-        with contextlib.suppress(cache.NotCached, RecursionError):
-            data = checked_cache.dumps(book, count_words(text), parsed.span.source)
-            cache.write(entry, data)
+        if entry is not None:
+            checked_cache.keep(entry, book, count_words(text), parsed.span.source)
         return book
     if len(chain) >= MAX_EXTENDS:
         raise CheckError(
@@ -257,6 +256,11 @@ def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int
             header.span,
         )
     base = _loaded(base_text, base_name, base_folder, resolver, (*chain, key), max_words)
+    entry = checked_cache.entry_name(text, name, base)  # (None: the base has no entry)
+    if entry is not None:
+        book = checked_cache.read(entry, parsed.span.source, max_words, base)
+        if book is not None:
+            return book
     definitions, changes = merge(_definitions_of(base), parsed.definitions)
     merged_header = n.Header(
         header.title,
@@ -265,9 +269,12 @@ def _loaded(text: str, name: str, folder, resolver, chain: tuple, max_words: int
         span=header.span,
     )
     try:
-        return check_rulebook(merged_header, definitions, name, changes, base)
+        book = check_rulebook(merged_header, definitions, name, changes, base)
     except RulebookError as error:  # (a house rule speaks its base's language, unless its own)
         raise error.speak(dict(merged_header.fields).get("language")) from None
+    if entry is not None:
+        checked_cache.keep(entry, book, count_words(text), parsed.span.source)
+    return book
 
 
 #: characters of rulebook text whose parsed files are kept in memory (a parsed file holds

@@ -34,11 +34,13 @@ class Message(str):
     """A text for people: English as a `str`; `render(language)` in any catalogued language."""
 
     template: str
-    plural: str | None
-    count: int | None  # type: ignore[assignment]  # (a plural's count: str.count is never used on a Message)
     params: dict
-    parts: tuple | None
-    separator: str
+    # (what most messages have, not set in each: a message is made for every text a
+    # trace shows)
+    plural: str | None = None
+    count: int | None = None  # type: ignore[assignment]  # (a plural's count: str.count is never used on a Message)
+    parts: tuple | None = None
+    separator: str = ""
     #: the same text in every language (joined of the rulebook's words and whole numbers
     #: only): rendered as it is, its parts not gone through again
     everywhere: bool = False
@@ -54,9 +56,17 @@ class Message(str):
     ) -> Message:
         params = dict(params or {})
         chosen = template if plural is None or count == 1 else plural
-        self = super().__new__(cls, _format(chosen, params, SOURCE_LANGUAGE))
-        self.template, self.plural, self.count, self.params = template, plural, count, params
-        self.parts, self.separator = None, ""
+        self = super().__new__(cls, _english(chosen, params))
+        self.template, self.params = template, params
+        if plural is not None or count is not None:
+            self.plural, self.count = plural, count
+        return self
+
+    @classmethod
+    def _of(cls, template: str, params: dict) -> Message:
+        """`Message(template, params)` of a dict of its own (`tr`'s keywords: not copied)."""
+        self = str.__new__(cls, _english(template, params))
+        self.template, self.params = template, params
         return self
 
     @classmethod
@@ -79,8 +89,9 @@ class Message(str):
                 texts.append(show_value(part))
                 everywhere = False
         self = str.__new__(cls, separator.join(texts))
-        self.template, self.plural, self.count, self.params = "", None, None, {}
-        self.parts, self.separator = parts, separator
+        self.template, self.params, self.parts = "", {}, parts
+        if separator:
+            self.separator = separator
         if everywhere:
             self.everywhere = True
         return self
@@ -130,7 +141,7 @@ class Message(str):
 
 def tr(template: str, /, **params) -> Message:
     """A message for people; `{name}` in the template is replaced by the parameter `name`."""
-    return Message(template, params)
+    return Message._of(template, params)
 
 
 def tr_n(singular: str, plural: str, n: int, /, **params) -> Message:
@@ -147,9 +158,30 @@ def translate(text, language: str | None = None) -> str:
     return show_value(text, language)
 
 
+#: the types of a parameter written in an English text as `format` writes it: a text (a
+#: Message's English is itself), a whole number, a float (a decimal point in English)
+_AS_WRITTEN = frozenset({str, int, float, Message})
+
+
+def _english(template: str, params: dict) -> str:
+    """`_format` in English, its parameters formatted as they are when each is of a type
+    written so (`_AS_WRITTEN`: what most messages are given; no dict made for them)."""
+    if not params:
+        return template
+    for value in params.values():
+        if type(value) not in _AS_WRITTEN:
+            return _format(template, params, SOURCE_LANGUAGE)
+    return template.format_map(params)
+
+
 def _format(template: str, params: dict, language: str) -> str:
     if not params:
         return template
+    for value in params.values():  # (texts and whole numbers only: written as they are)
+        if type(value) is not str and type(value) is not int:
+            break
+    else:
+        return template.format_map(params)
     # Numbers go in as they are, so that a template may format them (`{seconds:g}`),
     # written as the language writes numbers (`1,7` in Spanish).
     comma = decimal_comma(language)
@@ -356,20 +388,39 @@ def show_value(value, language: str | None = None) -> str:
         key = SOURCE_LANGUAGE if language is None and SHOWN.english_once else language
         text = kept.get(key)
         if text is None:
+            text = kept.get(_EVERY)
+        if text is None:
             text = _mapping_shown(value, language)
             if len(kept) < 4:  # (a record shown in many languages: the first few kept)
-                kept[key] = text
+                kept[_EVERY if SHOWN.everywhere and _everywhere(value) else key] = text
         return text
     return str(value)
+
+
+#: the key of a record's text that is the same in every language (`_everywhere`)
+_EVERY = "*"
+
+
+def _everywhere(record: Mapping) -> bool:
+    """Whether a record reads the same in every language: its label and values texts and
+    whole numbers only (a row of a table: its words and numbers), not a lasting effect
+    (said in words)."""
+    for item in record.values():
+        if type(item) is not str and type(item) is not int:
+            return False
+    return not EFFECT_FIELDS.issubset(record.keys())
 
 
 class Shown:
     """Whether a mapping of a type in KEEPS_SHOWN keeps its text in each language (tests
     switch it off: then written each time it is shown); and whether its English text is
-    kept once for a language of None and "en" (off: once for each)."""
+    kept once for a language of None and "en" (off: once for each); and a text that is
+    the same in every language once for all (off: once for each)."""
 
     kept = True
     english_once = True
+    #: a record that reads the same in every language (`_everywhere`) kept once for all
+    everywhere = True
 
 
 SHOWN = Shown()

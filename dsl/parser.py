@@ -17,6 +17,10 @@ from lark.parse_tree_builder import ParseTreeBuilder
 
 from dsl import cache as disk
 from dsl import parser_tables
+from dsl.dice_terminal import dice_end as dice_end  # (this module's names, as before)
+from dsl.dice_terminal import dice_pattern
+from dsl.dice_terminal import dice_terminal as dice_terminal
+from dsl.dice_terminal import reads_as_dice as reads_as_dice
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import Message, tr
 from dsl.spellings import other_spelling, other_statement
@@ -190,45 +194,11 @@ def keywords() -> tuple[frozenset, frozenset]:
     return words, reserved
 
 
-def reads_as_dice(word: str) -> bool:
-    """Whether a word is a dice term to the lexer (`d20`, `d6x`): never a name's use."""
-    return _dice_pattern().fullmatch(word) is not None
-
-
-def dice_end(text: str, start: int) -> int | None:
-    """Where the grammar's DICE terminal, matched at `start` of `text`, ends (the lexer's
-    token there: DICE has the highest priority of the terminals a term may start with),
-    or None."""
-    found = _dice_pattern().match(text, start)
-    return None if found is None else found.end()
-
-
-@cache
-def _dice_pattern() -> re.Pattern:
-    """The grammar's own DICE terminal, compiled once: read from the grammar's text as
-    Lark reads it (its `\\n` a line break), without building the parser (which the checker
-    would otherwise build to tell a dice term from a name; tests/test_grammar.py checks
-    it is Lark's own)."""
-    return re.compile(dice_terminal(grammar_text()))
-
-
-#: the DICE terminal's line in the grammar: `DICE.3: /.../` (no flags)
-_DICE_LINE = re.compile(r"^DICE(?:\.[0-9]+)?: */(.*)/$", re.MULTILINE)
-
-
-def dice_terminal(grammar: str) -> str:
-    """The regular expression of the grammar's DICE terminal, as Lark's `to_regexp`."""
-    found = _DICE_LINE.search(grammar)
-    if found is None:
-        raise ValueError("the grammar has no DICE terminal")
-    return re.sub(r"(?<!\\)((?:\\\\)*)\\n", lambda m: m.group(1) + "\n", found.group(1))
-
-
 @cache
 def _dice_run() -> re.Pattern:
     """The DICE terminal without its last condition (that no letter, digit or _ follows
     the term): where a term that failed only for that would have ended."""
-    pattern = _dice_pattern().pattern
+    pattern = dice_pattern().pattern
     assert pattern.endswith("(?!\\w)")
     return re.compile(pattern[: -len("(?!\\w)")])
 
@@ -345,6 +315,15 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
                     'a `require` says why it stops the action: require <condition> else "why"'
                 )
                 return RulebookSyntaxError(message, span, hint)
+            if "LPAR" in expected and statement in _WITH_PARAMETERS and token.type != "LPAR":
+                name = text[: token.start_pos].rstrip().rsplit(statement, 1)[-1].strip()
+                title = f" {token.value}" if token.type == "STRING" else ""
+                hint = tr(
+                    "the parameters follow the name in parentheses (`()` when there are "
+                    "none), before any title: {example}",
+                    example=f"{statement} {name}(){title} {{",
+                )
+                return RulebookSyntaxError(message, span, hint)
             if ("TO" in expected or "FROM" in expected) and statement in _WRITTEN:
                 hint = tr("`{statement}` is written `{example}`", statement=statement,
                           example=_WRITTEN[statement])  # fmt: skip
@@ -352,6 +331,9 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         return RulebookSyntaxError(message, span, _expected_hint(error.accepts or error.expected))
     return RulebookSyntaxError(str(error), Span(source, offset, offset))
 
+
+#: definitions whose name is followed by parameters in parentheses, before any title
+_WITH_PARAMETERS = {"action", "check", "opposed"}
 
 #: statements a first rulebook often writes without their `to` or `from`: as written
 _WRITTEN = {
@@ -518,7 +500,7 @@ def _expected_hint(names) -> Message | None:
             "or list of a type"
         )
     described: list[str] = []
-    if names & _VALUE_STARTS:
+    if names & _VALUE_STARTS - {"LPAR", "LSQB"}:  # (a `(` alone opens parameters, not a value)
         described.append(tr("a value (a number, a name, dice or an expression in parentheses)"))
         names -= _VALUE_STARTS | {"MINUS", "PLUS", "NOT", "TRUE", "FALSE", "YES", "NO", "NONE"}
         names.discard("RANGE")  # a range is a value too (`count(r, 5..6)`)

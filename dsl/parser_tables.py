@@ -25,17 +25,13 @@ from pathlib import Path
 import lark
 
 from dsl import cache as disk
+from dsl.dice_terminal import grammar_text
 
 #: the file beside the grammar (in the `grammar` package)
 FILE_NAME = "rulebook.tables.json"
 
 #: Lark's options for the language's parser
 OPTIONS = dict(parser="lalr", start=["rulebook", "expression"], maybe_placeholders=True)
-
-
-def grammar_text() -> str:
-    """The grammar's text, as the `grammar` package holds it."""
-    return resources.files("grammar").joinpath("rulebook.lark").read_text(encoding="utf-8")
 
 
 def grammar_digest() -> str:

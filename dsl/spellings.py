@@ -52,6 +52,8 @@ _VERSUS = re.compile(r"(?<=[\w)\]])[ \t]++([a-zA-Z]++\.?+)[ \t]++(?=[\w(\[])")
 _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?[0-9]++|(?:kh|kl|dh|dl|k|d)[0-9]*+)*+")
 # the letters of a modifier a group does not take
 _MODIFIER_WORD = re.compile(r"[a-zA-Z!]*+")
+#: dice written without their sides (`2d`, `3d + 1`): a count, a d, and no more word
+_NO_SIDES = re.compile(r"(?<![\w)])[0-9]++[dD](?![\w%(])")
 
 
 def _with_digits(mantissa: str, exponent: str) -> str | None:
@@ -155,6 +157,26 @@ def inline_roll(text: str) -> tuple | None:
     )
 
 
+def _at_position(text: str, position: int) -> tuple | None:
+    """What starts right at `position`: dice without sides (`2d`), AnyDice's power `^`."""
+    sideless = _NO_SIDES.match(text, position)
+    if sideless is not None:  # `2d`: the count of dice, and no sides after the d
+        return (
+            tr("`{term}` has no number of sides", term=sideless.group()),
+            position,
+            sideless.end(),
+            tr("write the sides after the d: {example}", example=sideless.group() + "6"),
+        )
+    if text[position : position + 1] == "^":  # a power in AnyDice and spreadsheets
+        return (
+            tr("`^` is not an operator here; a power is written **"),
+            position,
+            position + 1,
+            tr("as in {example}", example="2 ** 3"),
+        )
+    return None
+
+
 def other_spelling(text: str, position: int) -> tuple | None:
     """(message, start, end, hint) for a syntax error at `position` that is another roller's
     spelling, the span pointing at what differs; None if it is not one we know."""
@@ -190,13 +212,9 @@ def other_spelling(text: str, position: int) -> tuple | None:
                 at + 1,
                 tr("as in {example}", example="2d6 * 3"),
             )
-    if text[position : position + 1] == "^":  # a power in AnyDice and spreadsheets
-        return (
-            tr("`^` is not an operator here; a power is written **"),
-            position,
-            position + 1,
-            tr("as in {example}", example="2 ** 3"),
-        )
+    at_position = _at_position(text, position)
+    if at_position is not None:
+        return at_position
     for match in _EXPONENT.finditer(text, max(0, position - 40), position + 40):
         if match.start() <= position < match.end():
             written = _with_digits(*match.groups())

@@ -18,6 +18,7 @@ The command line's `--json`, the HTTP API and the journal all write these docume
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 from importlib import resources
@@ -280,12 +281,12 @@ def _odds_body(odds, w: Writer, base: str, out: dict) -> dict:
             "min": w.value(low, f"{base}/range/min"),
             "max": w.value(high, f"{base}/range/max"),
         }
-    spread = odds.spread() if numeric else None
+    mean = odds.mean if numeric else None
     out["mean"] = out["stdev"] = None
-    if spread is not None:  # the mean's exact fraction where the answer's are written
-        mean = odds.mean if exact is not None and exact.left > 0 else spread[0]
-        out["mean"] = w.value(mean, f"{base}/mean")
-        out["stdev"] = spread[1]
+    if mean is not None:  # the mean's exact fraction where the answer's are written
+        shown = mean if exact is not None and exact.left > 0 else _number(mean)
+        out["mean"] = w.value(shown, f"{base}/mean")
+        out["stdev"] = _number(odds.variance, root=True)
     out["omitted_mass"] = w.value(Fraction(odds.omitted), f"{base}/omitted_mass")
     out["trials"] = odds.trials
     out["note"] = w.text(odds.note)  # why it was sampled (a limit), and if it stopped short
@@ -314,6 +315,15 @@ def _odds_body(odds, w: Writer, base: str, out: dict) -> dict:
             for i, ((choice, option), p) in enumerate(odds.decisions.items())
         ]
     return out
+
+
+def _number(value: Fraction, root: bool = False) -> float | int:
+    """`value` (or its square root) as a float, or past a float's range as the nearest
+    whole number (JSON has no infinity; outcomes may have a thousand digits)."""
+    try:
+        return math.sqrt(value) if root else float(value)
+    except OverflowError:
+        return math.isqrt(round(value)) if root else round(value)
 
 
 def _outcome(outcome, w: Writer, pointer: str):

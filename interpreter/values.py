@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from fractions import Fraction
 
 from dsl.messages import KEEPS_SHOWN, show_value
@@ -192,6 +193,18 @@ def fraction_text(value: Fraction) -> str | None:
     if max(value.denominator.bit_length(), value.numerator.bit_length()) > FRACTION_BITS:
         return None
     return f"{value.numerator}/{value.denominator}"
+
+
+def rounded(value, places: int = 4) -> Decimal:
+    """`value` (a whole number or a Fraction) rounded to `places` decimals, a half to
+    even, as an exact Decimal for showing: its digits are the value's at any size, where
+    a float keeps 17 and overflows past 1.8e308 (outcomes may have a thousand digits)."""
+    return decimal_of(round(Fraction(value) * 10**places), places)
+
+
+def decimal_of(scaled: int, places: int) -> Decimal:
+    """`scaled` × 10^-places as an exact Decimal (read from text: no context rounds it)."""
+    return Decimal(f"{scaled}e-{places}")
 
 
 def plain(value, fractions: dict | None = None, pointer: str = "", text=str):

@@ -306,6 +306,23 @@ def test_a_statement_without_its_to_or_from_says_how_it_is_written(statement, hi
         assert caught.value.hint == hint
 
 
+@pytest.mark.parametrize(
+    ("head", "example"),
+    [
+        ('action a "Attack" {', 'action a() "Attack" {'),
+        ("action a {", "action a() {"),
+        ('check c "C" {', 'check c() "C" {'),
+        ("opposed o {", "opposed o() {"),
+    ],
+)
+def test_a_definition_without_its_parentheses_says_where_they_go(head, example):
+    body = "roll d20 >= 10 }" if head.startswith(("check", "opposed")) else 'note "x" }'
+    with pytest.raises(RulebookSyntaxError) as caught:
+        dsl.load_text(f"{head} {body}\n", "k.rules")
+    assert caught.value.hint.endswith(f"before any title: {example}")
+    assert "a value" not in str(caught.value)  # (a `(` alone starts parameters, not a value)
+
+
 def test_a_parameters_type_written_as_a_range_lists_the_types():
     with pytest.raises(RulebookSyntaxError) as caught:
         dsl.load_text('check c(v: int, e: 1..3 = 0) "C" { roll d20 >= v }', "k.rules")

@@ -76,6 +76,33 @@ def test_a_message_is_english_text_and_renders_in_spanish():
         message.format(amount=1)
 
 
+def test_a_message_written_as_its_parameters_are_is_what_each_shown_would_write():
+    # (`_english` and `_format` write texts and whole numbers as they are, no dict made:
+    # the same text as every parameter shown in the language first)
+    from fractions import Fraction
+
+    from dsl import messages
+    from interpreter.values import Record
+
+    def shown(template, params, language):
+        return template.format_map({k: show_value(v, language) for k, v in params.items()})
+
+    values = [
+        "Vida", 3, -2, 2.5, 1e16, tr("yes"), True, None, Fraction(7, 2), (1, 2),
+        Record({"label": "Bueno", "a": 1}), Message.joined(["a", 1]),
+    ]  # fmt: skip
+    for a in values:
+        for b in values:
+            params = {"a": a, "b": b}
+            english = messages._english("{a} vs {b}", params)
+            assert english == shown("{a} vs {b}", params, "en")
+            assert tr("{a} vs {b}", a=a, b=b) == english == Message("{a} vs {b}", params)
+            spanish = messages._format("{a} contra {b}", params, "es")
+            assert spanish == shown("{a} contra {b}", params, "es")
+    message = tr("{n:>4}|{t:.2}", n=7, t="abc")  # (a template's own format, as before)
+    assert message == "   7|ab" and message.render("es") == "   7|ab"
+
+
 def test_a_message_is_rendered_once_per_language_however_often_it_is_shown(monkeypatch):
     # (a trace shows one message in several steps: a check's tail in its text and detail)
     made: list = []
@@ -124,6 +151,31 @@ def test_a_record_is_written_once_per_language_however_often_it_is_shown(monkeyp
     written.clear()
     assert show_value(row, "es") == spanish and written == ["es", "es"]
     assert show_value(row, "es") == spanish and written == ["es", "es", "es", "es"]
+
+
+def test_a_row_of_texts_and_numbers_is_written_once_for_every_language(monkeypatch):
+    # (a row computed by the run, a new one each time: shown in English to measure the
+    # step's text, then in the answer's language; its words and numbers read alike)
+    from dsl import messages
+    from interpreter.values import Record
+
+    written: list = []
+    mapping_shown = messages._mapping_shown
+    counted = lambda value, lang: written.append(lang) or mapping_shown(value, lang)  # noqa: E731
+    monkeypatch.setattr(messages, "_mapping_shown", counted)
+    row = Record({"label": "Alucinante", "niveles": 7, "tiempo": -50, "descripción": "más"})
+    text = "Alucinante {niveles: 7, tiempo: -50, descripción: más}"
+    assert [show_value(row, lang) for lang in (None, "es", "en", "es")] == [text] * 4
+    assert written == [None]  # (fails with SHOWN.everywhere off: then "es" written again)
+    effect = Record({"modifier": -1, "targets": ("Fuerza",), "left": 2, "unit": "turnos"})
+    assert show_value(effect, "es") != show_value(effect, "en")  # (an effect: in words)
+    yes = Record({"label": "Bueno", "ok": True})
+    assert [show_value(yes, "es"), show_value(yes)] == ["Bueno {ok: sí}", "Bueno {ok: yes}"]
+    monkeypatch.setattr(messages.SHOWN, "everywhere", False)
+    written.clear()
+    again = Record({"label": "Alucinante", "niveles": 7, "tiempo": -50, "descripción": "más"})
+    assert [show_value(again, lang) for lang in (None, "es")] == [text] * 2
+    assert written == [None, "es"]
 
 
 def test_values_inside_messages_speak_the_language():

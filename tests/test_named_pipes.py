@@ -51,7 +51,7 @@ def finished(call, fifo: Path):
 
 @pytest.fixture
 def pipes(tmp_path):
-    for name in ("x.rules", "hero.yaml", "record.json"):
+    for name in ("x.rules", "hero.yaml", "record.json", "sheet"):
         os.mkfifo(tmp_path / name)
     (tmp_path / "folder.rules").mkdir()
     return tmp_path
@@ -102,6 +102,8 @@ def test_reading_takes_regular_files_up_to_the_bound(tmp_path):
         ["fmt", "x.rules"],
         ["verify", "record.json"],
         ["run", "brujeria", "asustarse", "--char", "hero.yaml", "--lang", "en"],
+        # a path with no sheet suffix, as `--char <(...)` gives: the pipe, not "no file"
+        ["odds", "brujeria", "asustarse", "--char", "./sheet", "--lang", "en"],
         ["new", "hero.yaml", "copy.yaml"],
     ],
 )
@@ -118,10 +120,11 @@ def test_the_command_line_refuses_a_pipe_naming_it(pipes, argv):
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"`rulebook {' '.join(argv)}` waited on a named pipe")
-    named = next(a for a in argv[1:] if a in ("x.rules", "hero.yaml", "record.json"))
+    named = next(a for a in argv[1:] if a in ("x.rules", "hero.yaml", "record.json", "./sheet"))
     assert done.returncode not in (0, 1), done.stderr
     assert "Traceback" not in done.stderr
-    assert named in done.stderr and "not a regular file" in done.stderr, done.stderr
+    assert named.removeprefix("./") in done.stderr, done.stderr
+    assert "not a regular file" in done.stderr, done.stderr
     assert not (pipes / "copy.yaml").exists()
 
 

@@ -163,6 +163,8 @@ def test_this_languages_reading_stays():
         ("3d6 + 1e+2", 7, "a number is written with its digits", "write 100"),
         ("/roll 4d6kh3", 1, "`/roll` is the chat's command", "4d6kh3"),
         ("8d100cs>95cf<5", 11, "counts its dice once", "write df: cs>95df<5"),
+        ("2d + 3", 1, "`2d` has no number of sides", "after the d: 2d6"),
+        ("1 + 3D", 5, "`3D` has no number of sides", "after the d: 3D6"),
     ],
 )
 def test_a_wrong_modifier_is_an_error_at_it(text, column, message, hint):

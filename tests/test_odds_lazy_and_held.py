@@ -14,9 +14,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import dsl
-import interpreter.odds.alike as alike
 import interpreter.odds.explore as explore
 import interpreter.odds.passes as passes
+import interpreter.odds.spreading as spreading
 from interpreter import Engine
 from interpreter.odds.roller import Letting
 
@@ -107,9 +107,9 @@ class Made(Exception):
 
 def test_a_lets_worlds_are_charged_as_they_are_made(monkeypatch):
     budget = 1_000
-    most = (budget + 2) * alike.ALIKE_WORLDS_PER_WORK + 200  # (and one world's ends past it)
+    most = (budget + 2) * spreading.ALIKE_WORLDS_PER_WORK + 200  # (and one world's ends past it)
     made = [0]
-    world = alike.World
+    world = spreading.World  # (the worlds a let run once for worlds alike makes)
 
     def counted(*args):
         made[0] += 1
@@ -117,7 +117,7 @@ def test_a_lets_worlds_are_charged_as_they_are_made(monkeypatch):
             raise Made()
         return world(*args)
 
-    monkeypatch.setattr(alike, "World", counted)
+    monkeypatch.setattr(spreading, "World", counted)
     engine = Engine(dsl.load_text(PAIRED, "paired.rules"))
     odds = engine.odds("act", engine.sheet({}), {}, "t", budget=budget, trials=5)
     assert not odds.exact and made[0] > budget  # (the let's worlds were being made)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from fractions import Fraction
 
 import pytest
@@ -252,7 +253,10 @@ def test_a_cache_entry_that_is_not_ours_is_ignored(cache_home):
     text = "table T { a: 1 }\n"
     dsl.load_text(text, "t.rules")
     (entry,) = cache_home.glob("ast-*.json")
-    for planted in (b'{"n": "system", "f": ["rm -rf /"]}', b"not json", b'{"t": [1, 2'):
+    good = entry.read_bytes()
+    far = re.sub(rb'\{"s":\[\d+,\d+\]\}', b'{"s":[0,99999]}', good, count=1)  # past the text
+    assert far != good
+    for planted in (b'{"n": "system", "f": ["rm -rf /"]}', b"not json", b'{"t": [1, 2', far):
         entry.write_bytes(planted)
         for checked in cache_home.glob("checked-*.json"):  # (else the AST is not read)
             checked.unlink()
@@ -266,6 +270,10 @@ def test_a_cache_entry_that_is_not_ours_is_ignored(cache_home):
     )
     with pytest.raises(ValueError):
         cache.loads(b'{"n": "Popen", "f": []}')
+    with pytest.raises(ValueError):  # (not a ZeroDivisionError)
+        cache.loads(b'{"q": [1, 0]}')
+    with pytest.raises(ValueError):
+        cache.loads_tree(b'{"s": [0, 3]}', dsl.Source("x", "ab"))
 
 
 def importlib_load():

@@ -94,10 +94,13 @@ def test_a_character_the_rulebook_cannot_read_leaves_the_page_usable(page, serve
 def test_the_checkers_findings_are_listed_and_lead_to_their_line(page, server):  # noqa: F811
     open_page(page, server, "gurps", "guy")
     page.click("#editor .cm-content")
+    top = page.locator("#editor").bounding_box()["y"]
     page.keyboard.press("Control+End")
     page.keyboard.type('\ncheck broken() "Broken" { roll d6 + Nope >= 4 }')
     problem = page.locator("#editor-problems button")
     expect(problem).to_have_text("line 7: unknown name `Nope`")
+    # the list came under the editor: the text being typed did not move
+    assert page.locator("#editor").bounding_box()["y"] == top
     page.locator("#editor .cm-content").press("Control+Home")
     problem.focus()
     page.keyboard.press("Enter")  # reached and followed with the keyboard

@@ -69,9 +69,11 @@ def test_numbers_are_written_as_the_language_writes_them():
     assert (percent_text(1 / 12, "es"), percent_text(1 / 12, "en")) == ("8,3333 %", "8.3333%")
     assert number_text(1 / 12, "es_ES", ".2%") == "8,33 %" and show_value(2.5, "es") == "2,5"
     # in a message: a float its template formats, a float as it is, a Number
-    spread = tr("mean {mean:.4f}, standard deviation {stdev:.4f}", mean=3.5, stdev=1.25)
-    assert spread.render("es") == "media 3,5000, desviación típica 1,2500"
-    assert str(spread) == "mean 3.5000, standard deviation 1.2500"
+    formatted = tr("{mean:.4f} of {stdev:+.2f}", mean=3.5, stdev=1.25)  # (no translation)
+    assert formatted.render("es") == "3,5000 of +1,25"
+    assert str(formatted) == "3.5000 of +1.25"
+    spread = tr("mean {mean}, standard deviation {stdev}", mean=Number(3.5, ".4f"), stdev=1.25)
+    assert spread.render("es") == "media 3,5000, desviación típica 1,25"
     took = tr("the run took longer than {seconds} seconds (limit run_seconds)", seconds=1.7)
     assert took.render("es") == "la tirada duró más de 1,7 segundos (límite run_seconds)"
     took = took.fill(seconds=Number(0.5, "g"))

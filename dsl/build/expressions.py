@@ -14,13 +14,13 @@ from dsl.build.walk import (
     Tagged,
     TreeWalk,
     WrittenName,
-    is_number,
     number_value,
     range_ends,
     whole_number,
 )
 from dsl.errors import Span
 from dsl.messages import tr
+from dsl.nodes.base import is_number
 
 #: what a quoted text's characters are read in pieces between: an escape, a brace
 _TEXT_SPECIAL = re.compile(r"\\|\{\{|\}\}|\{")

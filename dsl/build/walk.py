@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 from lark import Token, Tree
@@ -12,7 +12,6 @@ from lark import Token, Tree
 from dsl import nodes as n
 from dsl.errors import RulebookError, RulebookSyntaxError, Source, Span
 from dsl.messages import tr
-from dsl.nodes.base import Number
 from dsl.parser import ParsedTree, dice_end, parse_tree
 from dsl.plain_dice import read_expression
 
@@ -121,10 +120,6 @@ def digits_within(text: str, span: Span) -> None:
             span,
             tr("no game needs numbers this long"),
         )
-
-
-def is_number(value: object) -> TypeGuard[Number]:
-    return isinstance(value, int | Fraction) and not isinstance(value, bool)
 
 
 class TreeWalk:

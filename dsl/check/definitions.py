@@ -10,9 +10,9 @@ from dsl import types as t
 from dsl.check.host import CheckerHost
 from dsl.check.scope import CHECK_NAMES, OWN_OUTCOME, PARAM_TYPES, ROLL_NAMES, Scope
 from dsl.check.wording import describe_definition
+from dsl.dice_terminal import reads_as_dice
 from dsl.errors import Span, did_you_mean
 from dsl.messages import tr
-from dsl.parser import reads_as_dice
 
 
 class DefinitionChecks(CheckerHost):

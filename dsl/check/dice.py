@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dsl import nodes as n
 from dsl import types as t
-from dsl.build.walk import is_number
 from dsl.check.host import CheckerHost
 from dsl.check.scope import Scope
 from dsl.messages import tr
-from dsl.nodes.base import Number
+from dsl.nodes.base import Number, is_number
 
 #: comparisons that read as a count of dice in Roll20 (`10d10>6`: dice showing 6 or more)
 COUNTED_IN_ROLL20 = {">=": ">=", ">": ">=", "<=": "<=", "<": "<=", "=": "="}

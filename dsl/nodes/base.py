@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeGuard
 
 import attrs
 
@@ -14,6 +14,13 @@ def span_field():
 
 
 Number = int | Fraction
+
+
+def is_number(value: object) -> TypeGuard[Number]:
+    """An int or a Fraction, not a bool (the checker, the builder and the compiler ask
+    it of literals; here, so that none of them imports another for it)."""
+    return isinstance(value, int | Fraction) and not isinstance(value, bool)
+
 
 #: a node a field holds where the grammar puts an expression (any class of
 #: dsl.nodes.expressions or dsl.nodes.dice; a type or a definition where the field says so):

@@ -328,7 +328,7 @@ def _rows(cases: list, answers: list, field, asked: list | None, language=None) 
             row[f"{name} float"] = None if p is None else float(p)
         mean = answer["mean"]
         row["mean"] = mean
-        row["mean float"] = None if mean is None else float(mean)
+        row["mean float"] = _float(mean)
         row["exact"] = answer["exact"] if answer["error"] is None else None
         row["trials"] = answer["trials"]
         row["error"] = answer["error"]
@@ -391,3 +391,12 @@ def labelled(characters) -> list:
         label = path.replace("\\", "/").rpartition("/")[2].rpartition(".")[0] if path else ""
         out.append((label or f"sheet {number}", character))
     return out
+
+
+def _float(mean) -> float | None:
+    """The mean as a float, or None past a float's range (a mean of a thousand digits:
+    the exact column holds it; no float column holds an infinity it does not mean)."""
+    try:
+        return None if mean is None else float(mean)
+    except OverflowError:
+        return None

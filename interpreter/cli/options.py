@@ -204,8 +204,10 @@ def resolve_character(reference: str, book, option: str = "--char") -> Path:
     """The file of a character given on the command line: a path, or a shipped
     character's name (whose own file is then read, never written)."""
     path = Path(reference)
-    if path.is_file() or (path.suffix.lower() in SHEET_SUFFIXES and os.path.lexists(path)):
-        return path  # (a named pipe or a folder of that name: reading it says so)
+    if path.is_file() or (
+        (path.suffix.lower() in SHEET_SUFFIXES or os.sep in reference) and os.path.lexists(path)
+    ):
+        return path  # (a named pipe, `<(...)` or a folder of that name: reading it says so)
     folder = characters_folder()
     for suffix in SHEET_SUFFIXES:
         candidate = folder / f"{reference}{suffix}"

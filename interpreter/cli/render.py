@@ -17,7 +17,7 @@ from interpreter.odds.listing import (
     side_by_side,
 )
 from interpreter.odds.worlds import Failure
-from interpreter.values import fraction_text
+from interpreter.values import fraction_text, rounded
 
 #: what a progress bar says it is doing, unless told otherwise
 SAMPLING = tr("sampling")
@@ -125,16 +125,20 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         lines.append("  " + listed_text(odds, listed, language))
     if numeric and (moments := odds.spread()) is not None:
         mean, stdev = moments
-        spread = tr("mean {mean:.4f}, standard deviation {stdev:.4f}", mean=mean, stdev=stdev)
+        spread = tr(
+            "mean {mean}, standard deviation {stdev}",
+            mean=Number(mean, ".4f"),
+            stdev=Number(stdev, ".4f"),
+        )
         lines.append("  " + spread.render(language))
     if odds.goal is not None:
         best = tr("choosing the best for {goal}:", goal=goal_text(odds.goal))
         worth = odds.goal_worth  # set with the goal (interpreter.odds.best_play)
         if odds.goal.expression is not None and worth is not None:  # the expression's mean
             best = tr(
-                "choosing the best for {goal} (worth {worth:.4f} = {fraction}):",
+                "choosing the best for {goal} (worth {worth} = {fraction}):",
                 goal=goal_text(odds.goal),
-                worth=float(worth),
+                worth=Number(rounded(worth), ".4f"),
                 fraction=str(worth) if worth.denominator < 10**12 else "…",
             )
         lines.append("  " + best.render(language))
@@ -255,11 +259,13 @@ def compare_text(a: Odds, b: Odds, names: tuple, language: str | None = None) ->
     if listed.above[0]:
         rest = [o for o in both.outcomes[first:] if o not in shown]
         lines.append(skipped(ABOVE, listed.above[0], rest))
-    spread_a, spread_b = a.spread(), b.spread()  # (None unless numeric)
-    if a.numeric() and b.numeric() and spread_a is not None and spread_b is not None:
-        mean_a, mean_b = spread_a[0], spread_b[0]
+    mean_a, mean_b = a.mean, b.mean  # (None unless numeric)
+    if mean_a is not None and mean_b is not None:
         change = tr(
-            "mean {a:.4f} → {b:.4f} ({change:+.4f})", a=mean_a, b=mean_b, change=mean_b - mean_a
+            "mean {a} → {b} ({change})",
+            a=Number(rounded(mean_a), ".4f"),
+            b=Number(rounded(mean_b), ".4f"),
+            change=Number(rounded(mean_b - mean_a), "+.4f"),
         )
         lines.append("  " + change.render(language))
     return "\n".join(lines)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from dsl import nodes as n
 from dsl import types as t
-from dsl.build.walk import is_number
+from dsl.nodes.base import is_number
 from dsl.rulebook import Rulebook
 from interpreter.compiled import Shape, Statement
 

@@ -15,6 +15,7 @@ from interpreter.lsp.analysis import analyse
 from interpreter.lsp.navigate import Place, definition
 from interpreter.lsp.reference import function_entry, keyword_entry
 from interpreter.odds import expression_odds
+from interpreter.values import rounded
 
 #: the exact work a hover may spend on a dice term's odds, and the seconds (CPU)
 ODDS_BUDGET = 20_000
@@ -125,7 +126,7 @@ def _number(value, language: str | None) -> str:
     """A mean: `3.5 (7/2)`, three decimals at most; in Spanish `3,5 (7/2)`."""
     if isinstance(value, Fraction) and value.denominator != 1:
         exact = f" ({value})" if value.denominator <= 1000 else ""
-        decimals = f"{float(value):.3f}".rstrip("0").rstrip(".")
+        decimals = str(rounded(value, 3)).rstrip("0").rstrip(".")
         return number_text(decimals, language) + exact
     return str(value)
 

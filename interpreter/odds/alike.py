@@ -35,15 +35,13 @@ from interpreter.odds.die_loops import pool_loop_run
 from interpreter.odds.fused import fused_sets
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.roller import hashable
+from interpreter.odds.spreading import ALIKE_WORLDS_PER_WORK, spread_merged
 from interpreter.odds.summed import FEWEST_WORLDS, question_reads, summed_run
-from interpreter.odds.weights import ONE, Mass, below, times
+from interpreter.odds.weights import ONE, Mass, times
 from interpreter.odds.worlds import NO_STEPS, Bound, Failure, World, plus
 from interpreter.state import MISSING
 from interpreter.values import Record
 
-#: worlds made from the outcomes of one run in one unit of work (interpreter.odds.budget;
-#: worlds made one by one elsewhere: worlds.WORLDS_PER_WORK)
-ALIKE_WORLDS_PER_WORK = 64
 #: the kinds of world let_runs tells apart before giving up where none was made again
 TRIED = 16
 
@@ -130,13 +128,16 @@ def alike_let(explorer, statements: tuple, index: int, worlds, live: list, live_
         kinds.setdefault(key, []).append(world)
     if len(kinds) == len(worlds):
         return None
-    after = live[index]
     # (the value changes nothing on the sheet: each world keeps its own, and a failure
     # its own too where the value does not read it)
-    out, failures = _spread(
-        explorer, kinds, (statements, index, live, live_out), {name}, True, not reads_sheet
+    merged, failures = _spread(
+        explorer,
+        kinds,
+        (statements, index, live, live_out),
+        {name},
+        True,
+        not reads_sheet,
     )
-    merged = explorer.merge(out, after)
     most = explorer.most_worlds  # (a let's worlds are bounded, as LetWorlds; a set's not)
     if most is not None and len(merged) > most and isinstance(statement.node, n.Let):
         raise TooComplex(tr("more than {most} worlds", most=most))
@@ -173,50 +174,21 @@ def _spread(explorer, kinds: dict, at: tuple, given, own_sheet: bool, failed_own
     (`at`: statements, index, live, live_out) and its ends taken by every world of that
     kind: its weight times theirs, its steps after the world's, the values of the names
     in `given` from the end and the rest the world's own still needed; the sheet the
-    world's own where `own_sheet` (`failed_own_sheet`, for a failure), else the end's."""
+    world's own where `own_sheet` (`failed_own_sheet`, for a failure), else the end's;
+    the worlds merged on what is read after it (interpreter.odds.spreading)."""
     statements, index, live, live_out = at
-    needs = live[index].needs
-    out: list = []
+    ends_of: list = []
     failures: list = []
-    billed = 0  # the worlds' work charged so far: charged as they are made, not after
     for alike in kinds.values():
         ends, failed, lost = _relative(explorer, statements, index, alike[0], live, live_out)
-        gave = [{k: v for k, v in end.env.items() if k in given} for end in ends]
+        ends_of.append((alike, ends, failed, lost))
         for world in alike:
-            if lost[0]:
-                explorer.lost.add(times(world.weight, *lost))
-            kept = {k: v for k, v in world.env.items() if k in needs and k not in given}
-            for end, gives in zip(ends, gave):
-                weight = times(world.weight, *end.weight)
-                if below(weight, explorer.prune):
-                    explorer.lost.add(weight)
-                    continue
-                env = {**kept, **gives} if gives else kept
-                steps = plus(world.steps, *end.steps)
-                explorer.peak = max(explorer.peak, steps[1])
-                out.append(World(env, world.state if own_sheet else end.state, weight, steps))
-            billed = _billed(explorer, len(out), billed)  # (past the budget: stops here)
             for end, failure in failed:
                 weight = times(world.weight, *end.weight)
                 steps = plus(world.steps, *end.steps)
                 state = world.state if failed_own_sheet else end.state
                 failures.append((World(world.env, state, weight, steps), failure))
-    explorer.roller.work += len(out) // ALIKE_WORLDS_PER_WORK - billed  # (the worlds made)
-    explorer.work()
-    return out, failures
-
-
-def _billed(explorer, made: int, billed: int) -> int:
-    """The `made` worlds so far charged (`billed` units of them already), so that a let
-    making millions of worlds stops at the budget, not after making them: in all the
-    same units as charged at once after them (the same answers)."""
-    charged = made // ALIKE_WORLDS_PER_WORK
-    if charged > billed:
-        roller = explorer.roller
-        roller.work += charged - billed
-        if roller.work > roller.budget:
-            explorer.work()  # (raises: past the budget)
-    return charged
+    return spread_merged(explorer, ends_of, given, own_sheet, live[index]), failures
 
 
 def _relative(explorer, statements: tuple, index: int, world: World, live: list, live_out):
@@ -364,7 +336,7 @@ def alike_statement(explorer, statements: tuple, index: int, worlds, live: list,
     out, failures = _spread(
         explorer, kinds, (statements, index, live, live_out), given, False, False
     )
-    return explorer.merge(out, live[index]), failures, index + 1
+    return out, failures, index + 1
 
 
 def _statement_reads(explorer, statements: tuple, index: int, live: list):

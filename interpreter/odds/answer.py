@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable
+from decimal import Decimal
 from fractions import Fraction
 from typing import Protocol
 
@@ -24,7 +25,7 @@ from interpreter.odds.listing import (
 )
 from interpreter.odds.worlds import Failure
 from interpreter.state import MISSING
-from interpreter.values import YES_NO, Record, is_number, show
+from interpreter.values import YES_NO, Record, decimal_of, is_number, rounded, show
 
 
 class AskedGoal(Protocol):
@@ -192,24 +193,33 @@ class Odds:
         mass, first, second = moments
         return Fraction(mass * second - first * first) / (mass * mass)
 
-    def spread(self) -> tuple | None:
-        """(mean, standard deviation) as floats, for showing: each a division of whole
-        numbers (no Fraction of numbers of a million digits reduced); None unless
-        numeric."""
+    def spread(self, places: int = 4) -> tuple[Decimal, Decimal] | None:
+        """(mean, standard deviation) for showing, each rounded to `places` decimals
+        exactly: the mean half to even, the standard deviation (a square root) half up.
+        Whole numbers and one integer square root, so an outcome of a thousand digits
+        neither overflows a float nor shows digits a float made up; None unless numeric."""
         moments = self._moments()
         if moments is None:
             return None
         mass, first, second = moments
-        if any(type(v) is not int for v in moments):  # outcomes that are fractions
-            return float(Fraction(first) / mass), self.stdev  # the mean
-        variance = (mass * second - first * first) / (mass * mass)
-        return first / mass, math.sqrt(max(variance, 0.0))
+        scale = 10**places
+        spread = Fraction(mass * second - first * first)  # the variance × mass²
+        # √(p / q) / mass = √(p·q) / (q·mass), in units of 10^-places
+        root = _rounded_root(
+            spread.numerator * spread.denominator * scale * scale, spread.denominator * mass
+        )
+        return rounded(Fraction(first) / mass, places), decimal_of(root, places)
 
     @property
     def stdev(self) -> float | None:
         """The standard deviation: the square root of `variance`, so a float."""
         variance = self.variance
-        return None if variance is None else math.sqrt(variance)
+        if variance is None:
+            return None
+        try:
+            return math.sqrt(variance)
+        except OverflowError:  # a variance past a float's range (outcomes of 300 digits)
+            return math.inf
 
     def quantile(self, q) -> object:
         """The smallest outcome x with P(outcome <= x) >= q."""
@@ -416,3 +426,10 @@ def field_outcome(result, sheet, field, compiled):
             )
         )
     return value
+
+
+def _rounded_root(square: int, divisor: int) -> int:
+    """√square / divisor rounded to the nearest whole number (a half up), exactly:
+    k = ⌊√square / divisor⌋, and k + 1 when √square ≥ divisor·(k + ½)."""
+    low = math.isqrt(square) // divisor
+    return low + (4 * square >= (divisor * (2 * low + 1)) ** 2)

@@ -18,6 +18,7 @@ from interpreter.odds.roller import hashable
 from interpreter.odds.sheet_ends import Ends
 from interpreter.odds.sheet_live import SWITCH as SHEET_SWITCH
 from interpreter.odds.sheet_live import SheetReads, live_of, sheet_read, wider
+from interpreter.odds.spreading import called_merged
 from interpreter.odds.straight import straight_call
 from interpreter.odds.weights import ONE, Mass, below, times
 from interpreter.odds.worlds import NO_STEPS, Failure, Live, World, block_steps, plus, spread
@@ -32,9 +33,11 @@ if TYPE_CHECKING:
 class Switch:
     """`widest`: a call at a statement where a whole result's fields part (odds.forks)
     is summarised once for what all of them read of its result, each part's cut from it
-    (off: once per part whose reads no earlier summary covers)."""
+    (off: once per part whose reads no earlier summary covers); `merged`: the worlds a
+    call makes merged as they are made (off: each made, then merged)."""
 
     widest = True
+    merged = True  # (the worlds merged as made: spreading.called_merged; off, made then merged)
 
 
 SWITCH = Switch()
@@ -108,11 +111,12 @@ class Calls:
         its result (the fields of it read later; the `rider` field, read once later, left
         a distribution where it is one: interpreter.odds.riders). What a call gives
         depends only on its arguments and the sheet: it is explored once for each of
-        those, then weighted into every world that makes that call."""
+        those, then weighted into every world that makes that call, the worlds merged
+        on what is read after it as they are made (interpreter.odds.spreading)."""
         action, arguments = call.action, call.arguments
         wanted: Any = MISSING if name is None else live_out.needs.get(name, MISSING)
         fields = () if wanted is MISSING else tuple(sorted(wanted)) if wanted is not None else None
-        out, failures = [], []
+        out, failures, taken = [], [], []  # (taken: each world's, the call's ends)
         outer = self.outer_of(live_out)
         wide = self.widened(call, name, wanted, fields, rider, outer)
         for world in worlds:
@@ -141,16 +145,21 @@ class Calls:
                 weight = after.weight
                 if lost[0]:
                     self.lost.add(times(weight, *lost))
-                for state, record, w, taken in ends:
-                    w = times(weight, *w)
-                    if below(w, self.prune):  # too unlikely to follow
-                        self.lost.add(w)
-                        continue
-                    env = after.env if wanted is MISSING else {**after.env, name: record}
-                    out.append(World(env, state, w, plus(steps, *taken)))
+                taken.append((after, ends, steps))
                 for failure, w in failed:
                     failures.append((World(after.env, after.state, times(weight, *w)), failure))
-        return out, failures
+        given = None if wanted is MISSING else name
+        if SWITCH.merged:  # (merged as they are made: odds.spreading)
+            return called_merged(self, taken, given, live_out), failures
+        for after, ends, steps in taken:
+            for state, record, w, count in ends:
+                w = times(after.weight, *w)
+                if below(w, self.prune):  # too unlikely to follow
+                    self.lost.add(w)
+                    continue
+                env = after.env if given is None else {**after.env, name: record}
+                out.append(World(env, state, w, plus(steps, *count)))
+        return self.merge(out, live_out), failures
 
     def widened(self, call, name, wanted, fields, rider, outer) -> tuple | None:
         """(fields, rider, outer) of the summary to explore first at a statement where a

@@ -15,6 +15,7 @@ import operator
 from collections.abc import Callable, Hashable, Iterable
 from contextvars import ContextVar
 from fractions import Fraction
+from itertools import accumulate
 from math import gcd
 from typing import Any, Protocol, cast
 
@@ -99,7 +100,7 @@ class Dist(Unknown):
             if found is None:
                 if len(_UNIFORM) >= 64:
                     _UNIFORM.clear()
-                found = _UNIFORM[values] = cls.uniform(tuple(values))
+                found = _UNIFORM[values] = cls(dict.fromkeys(values, 1), len(values))  # (in C)
             return found
         weights: Weights = {}
         for value in values:
@@ -219,7 +220,12 @@ class Dist(Unknown):
     def map(self, function: Callable[[Outcome], Outcome]) -> Dist:
         """The distribution of function(outcome); equal results are merged."""
         weights: Weights = {}
-        poll = polling() if len(self.weights) > POLLED else None
+        if len(self.weights) <= POLLED:  # (no look at the deadline: the commonest)
+            for outcome, weight in self.weights.items():
+                result = function(outcome)
+                weights[result] = weights.get(result, 0) + weight
+            return Dist(weights, self.total)
+        poll = polling()
         for i, (outcome, weight) in enumerate(self.weights.items()):
             result = function(outcome)
             weights[result] = weights.get(result, 0) + weight
@@ -473,15 +479,13 @@ SMALL_SUM = 120
 def uniform_sum(count: int, sides: int, low: int = 1) -> Dist:
     """The sum of `count` dice of faces low..low + sides - 1 (the distribution
     pool_distribution counts: the fewest ways, one, leave no common factor to take out)."""
-    ways = [1] * sides  # ways[i]: the ways to make count + i, so far
+    ways = [1] * sides  # ways[i]: the ways to make the least sum so far + i
     for _ in range(count - 1):
-        running = [0]  # running[j]: ways[0] + ... + ways[j - 1]
-        for w in ways:
-            running.append(running[-1] + w)
-        last = len(ways)
-        # one more die: a new sum t gets the ways of t - sides .. t - 1 before it
-        ways = [
-            running[min(t + 1, last)] - running[max(t + 1 - sides, 0)]
-            for t in range(last + sides - 1)
-        ]
-    return Dist({count * low + i: w for i, w in enumerate(ways)}, sides**count)
+        # one more die: a new sum t gets the ways of t - sides .. t - 1 before it, the
+        # difference of two running sums (running[j]: ways[0] + ... + ways[j]), each
+        # list made in C (a first call runs few lines of Python)
+        running = list(accumulate(ways))
+        highs = running + [running[-1]] * (sides - 1)
+        ways = list(map(operator.sub, highs, [0] * sides + running[:-1]))
+    least = count * low
+    return Dist(dict(zip(range(least, least + len(ways)), ways)), sides**count)

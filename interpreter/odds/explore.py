@@ -326,7 +326,7 @@ class Explorer(Passes):
             name = shape.name if kind is Binding else None
             let = kind is Binding and not shape.local
             rider = self.rider(statements, index, live_out) if let else None
-            worlds, failed = self.called(shape.call, worlds, live[index], name, rider)
+            return self.called(shape.call, worlds, live[index], name, rider)  # (merged)
         elif isinstance(node, n.Let) and type(node.expr) is n.Literal:
             worlds, failed = self.constant(node.name, node.expr.value, worlds), []
         elif isinstance(node, n.Let):

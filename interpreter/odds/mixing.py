@@ -27,10 +27,12 @@ from interpreter.values import Record, cut_record
 class Switch:
     """Whether worlds are mixed (tests switch it off: their distributions then keep them
     apart, as any other value); whether the mixtures of one merge share their outcomes'
-    places (off: each mixture finds its own)."""
+    places (off: each mixture finds its own); whether each value is looked into once per
+    merge (`seen`, off: once per world holding it)."""
 
     mixed = True
     shared = True
+    seen = True  # (each value looked into once per merge: Seen)
 
 
 SWITCH = Switch()
@@ -64,8 +66,9 @@ def mixed(worlds: list, names: tuple, cuts: tuple, sheet: Any) -> list:
         return worlds
     out: list = []
     groups: dict = {}
+    riding = _riding if not SWITCH.seen else Seen(names, cuts).riding
     for world in worlds:
-        found = _riding(world.env, names, cuts)
+        found = riding(world.env, names, cuts)
         if found is None:
             out.append(world)
             continue
@@ -121,6 +124,61 @@ def _riding(env: dict, names: tuple, cuts: tuple) -> tuple | None:
     value = values[i]
     values[i] = RIDING if field is None else Record({**value, field: RIDING}, value.kind)
     return tuple(values), (i, field), dist
+
+
+class Seen:
+    """_riding over the worlds of one merge, each value looked into once at its place
+    among the names (found by the value itself: the worlds of a merge share most of their
+    values, whose hash a record keeps, so a record's fields are scanned and cut once, not
+    once per world; a value that cannot be hashed is looked into each time)."""
+
+    __slots__ = ("cuts", "places")
+
+    def __init__(self, names: tuple, cuts: tuple):
+        self.places: list = [{} for _ in names]  # a place → {value: what it holds}
+        self.cuts = dict(cuts)
+
+    def _seen(self, i: int, value) -> tuple:
+        """(the value, cut to the fields read; how many distributions it holds, 0, 1 or 2
+        for more; its field holding the one (None: the value itself); that distribution;
+        the value with RIDING in its place)."""
+        fields = self.cuts.get(i)
+        if fields is not None and type(value) is Record and len(value) > len(fields):
+            value = cut_record(value, fields)
+        if type(value) is Dist:
+            return value, 1, None, value, RIDING
+        if type(value) is Record:
+            found = [(field, inner) for field, inner in value.items() if type(inner) is Dist]
+            if len(found) == 1:
+                field, dist = found[0]
+                return value, 1, field, dist, Record({**value, field: RIDING}, value.kind)
+            return value, min(len(found), 2), None, None, None
+        return value, 0, None, None, None
+
+    def riding(self, env: dict, names: tuple, _cuts: tuple) -> tuple | None:
+        """_riding(env, names, cuts), its values looked into once per merge."""
+        values = []
+        found = None
+        for i, name in enumerate(names):
+            value = env.get(name, MISSING)
+            place = self.places[i]
+            try:
+                seen = place.get(value)
+                if seen is None:
+                    seen = place[value] = self._seen(i, value)
+            except TypeError:  # (a value only compared by identity: looked into here)
+                seen = self._seen(i, value)
+            cut, count, field, dist, replaced = seen
+            if count:
+                if count > 1 or found is not None:
+                    return None
+                found = (i, field, dist, replaced)
+            values.append(cut)
+        if found is None:
+            return None
+        i, field, dist, replaced = found
+        values[i] = replaced
+        return tuple(values), (i, field), dist
 
 
 def _placed(env: dict, names: tuple, place: tuple, dist: Dist) -> dict:

@@ -99,7 +99,7 @@ def term_end(text: str, start: int) -> int | None:
     found = PLAIN.match(text, start)
     if found is None or text[start] == "(":
         return None
-    from dsl.parser import dice_end  # (the grammar's own terminal, without the parser)
+    from dsl.dice_terminal import dice_end  # (the grammar's own terminal, without Lark)
 
     end = dice_end(text, start)
     return end if end == found.end() else None

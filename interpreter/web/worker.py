@@ -190,12 +190,12 @@ class Notice:
         """The notice's frame, if still held (no longer held after this)."""
         if self.since is None:
             return None
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        _sigmask(signal.SIG_BLOCK, _ALARM)
         try:
             signal.setitimer(signal.ITIMER_REAL, 0)
             since, self.since = self.since, None
         finally:  # (a SIGALRM that came meanwhile finds nothing held)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+            _sigmask(signal.SIG_UNBLOCK, _ALARM)
         if since is None:
             return None
         return frames.frame(frames.READY, b"%.6f" % (time.monotonic() - since))
@@ -208,6 +208,12 @@ class Notice:
 
     def _ring(self, _signum, _frame) -> None:
         self.flush()
+
+
+#: `signal.pthread_sigmask` without its answer made a set of `signal.Signals` (each one
+#: an enum's lookup: most of its cost, twice a job), which `Notice.take` does not read
+_sigmask = getattr(importlib.import_module("_signal"), "pthread_sigmask", signal.pthread_sigmask)
+_ALARM = frozenset({signal.SIGALRM})
 
 
 def _tell_table(tell, job: dict, answer, size: int) -> None:
