@@ -44,6 +44,15 @@ action act() {
 
 def spread_odds(monkeypatch) -> tuple:
     """(the odds of SPREAD's act, the worlds spreading made)."""
+    made = _counting_worlds(monkeypatch, spreading)
+    monkeypatch.setattr(called.SWITCH, "merged", False)  # (a call's worlds: made in called)
+    engine = Engine(dsl.load_text(SPREAD, "spread.rules"))
+    odds = engine.odds("act", engine.sheet({}), {}, trials=50)
+    return odds, made[0]
+
+
+def _counting_worlds(monkeypatch, *modules) -> list:
+    """[how many worlds `modules` have made since], counted as they make them."""
     made = [0]
     world = spreading.World
 
@@ -51,11 +60,9 @@ def spread_odds(monkeypatch) -> tuple:
         made[0] += 1
         return world(*args)
 
-    monkeypatch.setattr(spreading, "World", counted)
-    monkeypatch.setattr(called.SWITCH, "merged", False)  # (a call's worlds: made in called)
-    engine = Engine(dsl.load_text(SPREAD, "spread.rules"))
-    odds = engine.odds("act", engine.sheet({}), {}, trials=50)
-    return odds, made[0]
+    for module in modules:
+        monkeypatch.setattr(module, "World", counted)
+    return made
 
 
 def test_the_ends_taken_by_worlds_alike_are_merged_as_they_are_made(monkeypatch):
@@ -78,15 +85,7 @@ CALLED = SPREAD.replace("  if n > 1 {\n    do bonus(n)\n  }\n", "  do bonus(n)\n
 
 def called_odds(monkeypatch) -> tuple:
     """(the odds of CALLED's act, the worlds made where a call's worlds are made)."""
-    made = [0]
-    world = spreading.World
-
-    def counted(*args):
-        made[0] += 1
-        return world(*args)
-
-    monkeypatch.setattr(spreading, "World", counted)
-    monkeypatch.setattr(called, "World", counted)
+    made = _counting_worlds(monkeypatch, spreading, called)
     engine = Engine(dsl.load_text(CALLED, "called.rules"))
     return engine.odds("act", engine.sheet({}), {}, trials=50), made[0]
 

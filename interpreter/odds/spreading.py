@@ -88,31 +88,13 @@ def spread_merged(explorer, ends_of: list, given, own_sheet: bool, live) -> list
                     explorer.peak = steps[1]
                 made += 1
                 key = (tuple(values), own_key if own_sheet else end_key)
-                try:
-                    found = merged.get(key)
-                except TypeError:  # an unhashable value: compared by identity (key_of)
-                    key = (tuple(hashable(v) for v in values), key[1])
-                    found = merged.get(key)
-                if found is None:
-                    state = world.state if own_sheet else end.state
-                    kept = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
-                    merged[key] = [World(kept, state, weight, steps), None]
-                    continue
-                first = found[0]
-                first.steps = spread(first.steps, steps)
-                if found[1] is None:
-                    found[1] = Mass(first.weight)
-                found[1].add(weight)
+                state = world.state if own_sheet else end.state
+                _merge_into(merged, key, names, state, weight, steps)
             billed = _billed(explorer, made, billed)  # (past the budget: stops here)
     _charged(explorer, made, billed)
     if made < 2:  # (one world or none: as made, unmerged, as Explorer.merge leaves it)
         return spread_worlds(explorer, ends_of, given, own_sheet, live, False)[0]
-    out = []
-    for world, mass in merged.values():
-        if mass is not None:
-            world.weight = mass.weight()
-        out.append(world)
-    return mixed(out, names, keys.cuts, keys.sheet)
+    return _merged_worlds(merged, names, keys)
 
 
 def _present(ends_of: list, given, needs: dict) -> set:
@@ -161,23 +143,32 @@ def called_merged(explorer, taken: list, name, live) -> list:
             if at is not None:
                 values = own.copy()
                 values[at] = part(record, at)
-            key = (tuple(values), state_key(state))
-            try:
-                found = merged.get(key)
-            except TypeError:  # an unhashable value: compared by identity (key_of)
-                key = (tuple(hashable(v) for v in values), key[1])
-                found = merged.get(key)
-            if found is None:
-                kept = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
-                merged[key] = [World(kept, state, w, world_steps), None]
-                continue
-            first = found[0]
-            first.steps = spread(first.steps, world_steps)
-            if found[1] is None:
-                found[1] = Mass(first.weight)
-            found[1].add(w)
+            _merge_into(merged, (tuple(values), state_key(state)), names, state, w, world_steps)
     if len(made) < 2:  # (one world or none: as made, unmerged, as Explorer.merge leaves it)
         return made
+    return _merged_worlds(merged, names, keys)
+
+
+def _merge_into(merged: dict, key: tuple, names, state, weight, steps) -> None:
+    """A world made (its values and sheet's `key`) merged into the one alike, or kept."""
+    try:
+        found = merged.get(key)
+    except TypeError:  # an unhashable value: compared by identity (key_of)
+        key = (tuple(hashable(v) for v in key[0]), key[1])
+        found = merged.get(key)
+    if found is None:
+        kept = {k: v for k, v in zip(names, key[0]) if v is not MISSING}
+        merged[key] = [World(kept, state, weight, steps), None]
+        return
+    first = found[0]
+    first.steps = spread(first.steps, steps)
+    if found[1] is None:
+        found[1] = Mass(first.weight)
+    found[1].add(weight)
+
+
+def _merged_worlds(merged: dict, names, keys) -> list:
+    """The worlds merged, each with its summed weight, mixed as Explorer.merge mixes."""
     out = []
     for world, mass in merged.values():
         if mass is not None:
