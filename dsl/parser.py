@@ -316,7 +316,7 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
                 )
                 return RulebookSyntaxError(message, span, hint)
             if "LPAR" in expected and statement in _WITH_PARAMETERS and token.type != "LPAR":
-                name = text[: token.start_pos].rstrip().rsplit(statement, 1)[-1].strip()
+                name = _statement_text(text, token.start_pos)[len(statement) :].strip()
                 title = f" {token.value}" if token.type == "STRING" else ""
                 hint = tr(
                     "the parameters follow the name in parentheses (`()` when there are "
@@ -345,11 +345,15 @@ _WRITTEN = {
 
 
 def _statement_word(text: str, at: int) -> str:
-    """The first word of the statement written last before `at` (after the last line
-    break or brace)."""
+    """The first word of the statement written last before `at`."""
+    return _statement_text(text, at).split(" ", 1)[0]
+
+
+def _statement_text(text: str, at: int) -> str:
+    """The statement written last before `at` (after the last line break or brace)."""
     before = text[:at].rstrip()
     start = max(before.rfind("\n"), before.rfind("{"), before.rfind("}")) + 1
-    return before[start:].lstrip().split(" ", 1)[0]
+    return before[start:].lstrip()
 
 
 def _text_ends_inside_braces(text: str, at: int) -> bool:

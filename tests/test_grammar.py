@@ -313,6 +313,7 @@ def test_a_statement_without_its_to_or_from_says_how_it_is_written(statement, hi
         ("action a {", "action a() {"),
         ('check c "C" {', 'check c() "C" {'),
         ("opposed o {", "opposed o() {"),
+        ('action attack_action "A" {', 'action attack_action() "A" {'),
     ],
 )
 def test_a_definition_without_its_parentheses_says_where_they_go(head, example):
