@@ -164,7 +164,7 @@ def size(compiler, node: n.Call):
     def length(ctx):
         return len(known(ctx, items(ctx)))
 
-    return compiler.sized_pool(node, length)  # (`size(r.sorted)`: the odds' count of dice)
+    return compiler.listed_pool(node, length)  # (`size(r.sorted)`: the odds' count of dice)
 
 
 def default(compiler, node: n.Call):

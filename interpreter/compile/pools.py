@@ -327,11 +327,6 @@ class PoolValues(CompilerHost):
 
         return summed
 
-    def sized_pool(self, node: n.Call, plain: Callable):
-        """`size(r.sorted)` of a pool `r` bound by `let`: in the odds engine, the count of
-        its kept dice its `let` asked (ALL_KEPT); else `plain`, the list's length."""
-        return self.listed_pool(node, plain)
-
     def listed_pool(self, node: n.Call, plain: Callable, empty: Callable | None = None):
         """`sum(r.sorted)`, `max(r.dice)`, `count(r.kept, 6)`, `size(r.sorted)` of a pool
         `r` bound by `let` (listed_use): in the odds engine, the answer to the one
