@@ -153,35 +153,7 @@ def symbols_table(icepool, repeat: int) -> None:
     print(
         f"{'N':>4} {'faces':>9} {'packed':>9} {'icepool':>9} {'faces/packed':>13} {'/icepool':>9}"
     )
-    clear = getattr(icepool, "clear_cache", None) if icepool is not None else None
-    for size, pool in symbol_dice.POOLS.items():
-
-        def faces(pool=pool):
-            engine = Engine(book)
-            params = {kind.lower(): pool[kind] for kind in KINDS}
-            odds = engine.odds("faces", engine.sheet({}), params, "success", seconds=600)
-            assert odds.exact
-            return odds.probabilities.get(True, Fraction(0))
-
-        faces_time, faces_answer = cpu(faces, repeat)
-        packed_time, packed_answer = cpu(
-            lambda pool=pool: symbol_dice.rulebook_odds(Engine(book), pool), repeat
-        )
-        assert faces_answer == packed_answer, (size, faces_answer, packed_answer)
-        row = f"{size:>4} {faces_time:>9.4f} {packed_time:>9.4f}"
-        ratio = f"{faces_time / packed_time:>13.2f}"
-        if icepool is None:
-            print(row, f"{'-':>9}", ratio)
-            continue
-
-        def ice(pool=pool):
-            if clear is not None:
-                clear()
-            return icepool_net(icepool, pool)
-
-        ice_time, ice_answer = cpu(ice, repeat)
-        assert ice_answer == packed_answer, (size, ice_answer, packed_answer)
-        print(row, f"{ice_time:>9.4f}", ratio, f"{faces_time / ice_time:>9.2f}")
+    _against_packed(icepool, repeat, book, "faces", (1, ".4f", 13))
 
 
 def dice_table(icepool, repeat: int) -> None:
@@ -189,23 +161,31 @@ def dice_table(icepool, repeat: int) -> None:
     book = dsl.load_text(text, "genesys_dice.rules")
     print("\ndice N: milliseconds (CPU)")
     print(f"{'N':>4} {'loop':>9} {'packed':>9} {'icepool':>9} {'loop/packed':>12} {'/icepool':>9}")
+    _against_packed(icepool, repeat, book, "numbered", (1000, ".3f", 12))
+
+
+def _against_packed(icepool, repeat: int, book, action: str, shown: tuple) -> None:
+    """A row per pool size: `action`'s chance of success, the packed symbol dice's and
+    icepool's (each answer checked equal), their times (`shown`: (the unit's scale, its
+    format, the ratio column's width)) and the ratios."""
+    scale, form, width = shown
     clear = getattr(icepool, "clear_cache", None) if icepool is not None else None
     for size, pool in symbol_dice.POOLS.items():
 
-        def loop(pool=pool):
+        def worded(pool=pool):
             engine = Engine(book)
             params = {kind.lower(): pool[kind] for kind in KINDS}
-            odds = engine.odds("numbered", engine.sheet({}), params, "success", seconds=600)
+            odds = engine.odds(action, engine.sheet({}), params, "success", seconds=600)
             assert odds.exact
             return odds.probabilities.get(True, Fraction(0))
 
-        loop_time, loop_answer = cpu(loop, repeat)
+        worded_time, worded_answer = cpu(worded, repeat)
         packed_time, packed_answer = cpu(
             lambda pool=pool: symbol_dice.rulebook_odds(Engine(book), pool), repeat
         )
-        assert loop_answer == packed_answer, (size, loop_answer, packed_answer)
-        row = f"{size:>4} {loop_time * 1000:>9.3f} {packed_time * 1000:>9.3f}"
-        ratio = f"{loop_time / packed_time:>12.2f}"
+        assert worded_answer == packed_answer, (size, worded_answer, packed_answer)
+        row = f"{size:>4} {worded_time * scale:>9{form}} {packed_time * scale:>9{form}}"
+        ratio = f"{worded_time / packed_time:>{width}.2f}"
         if icepool is None:
             print(row, f"{'-':>9}", ratio)
             continue
@@ -217,7 +197,7 @@ def dice_table(icepool, repeat: int) -> None:
 
         ice_time, ice_answer = cpu(ice, repeat)
         assert ice_answer == packed_answer, (size, ice_answer, packed_answer)
-        print(row, f"{ice_time * 1000:>9.3f}", ratio, f"{loop_time / ice_time:>9.2f}")
+        print(row, f"{ice_time * scale:>9{form}}", ratio, f"{worded_time / ice_time:>9.2f}")
 
 
 def loop_table(icepool, repeat: int) -> None:
