@@ -140,6 +140,11 @@ def other_statement(found: str, expected: frozenset) -> tuple | None:
         )
     if found == ";":
         return tr("a statement ends with its line, without `;`"), None
+    if found == "if" and {"OPTION", "DOT"} <= expected:  # `option x cost 1 from Luck if c`
+        return (
+            tr("an option's condition comes before its cost"),
+            _EXAMPLE.fill(example="option burn if r < 12 cost 2 from Luck"),
+        )
     return None
 
 

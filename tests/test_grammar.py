@@ -188,6 +188,12 @@ def test_then_before_an_if_statements_block_says_the_block_follows_the_condition
         ('if A > 1 { note "a" } elif A > 2 { }', 25, "`elif` is written `else if` here", "else if"),
         ("return 3", 3, "an action gives its values in its `result`", "result {"),
         ("let x = 3;", 12, "a statement ends with its line, without `;`", None),
+        (
+            'choose b "?" { option no option yes cost 1 from A if A > 2 }',
+            53,
+            "an option's condition comes before its cost",
+            "option burn if r < 12 cost 2 from Luck",
+        ),
     ],
 )
 def test_another_languages_statement_says_how_it_is_written_here(statement, column, message, hint):
