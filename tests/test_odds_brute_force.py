@@ -109,7 +109,8 @@ opposed o(y: int = 0) "O" {{
             until = draw(st.sampled_from(["", " until acc >= 3"]))
             body.append(f"repeat 2 times{until} {{ set acc to acc + d2 }}")
         elif kind == "for":
-            body.append("for each k in [1, 2] { set acc to acc + d2 * k }")
+            items = draw(st.sampled_from(["[1, 2]", "1..2"]))  # a list, or a range
+            body.append(f"for each k in {items} {{ set acc to acc + d2 * k }}")
         elif kind == "pool":  # a pool bound by `let`, and a value read of its dice
             body.append(f"let {name}p = {draw(st.sampled_from(['2d3', '3d2kh2']))}")
             read = draw(
@@ -410,6 +411,7 @@ def test_two_draws_compared_are_counted_by_their_sums():
     [
         "let p = d3 + B\n  repeat 2 times { set acc to acc + p }\n  result { f: acc }",
         "let p = d3 + B\n  for each k in [1, 2] { set acc to acc + p * k }\n  result { f: acc }",
+        "let p = d3 + B\n  for each k in 1..2 { set acc to acc + p * k }\n  result { f: acc }",
         "let p = d3 + B\n  let v = twice(p)\n  result { f: v }",
         'let p = d3 + B\n  require B > 0 else "{p}"\n  result { f: 1 }',
         "let p = d3 + B\n  let v = max([p, 2]) + min([p, 3])\n  result { f: v }",

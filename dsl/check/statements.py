@@ -183,13 +183,23 @@ class StatementChecks(CheckerHost):
 
     def st_foreach(self, node: n.ForEach, scope: Scope) -> None:
         items = t.value_of(self.expr(node.items, scope))
-        if items.kind not in ("list", "any"):
+        if items.kind not in ("list", "range", "any"):
             self.error(
-                tr("`for each` goes over a list, not {describe}", describe=items.describe()),
+                tr(
+                    "`for each` goes over a list (r.sorted, [1, 2, 3]) or a range (1..n), "
+                    "not {describe}",
+                    describe=items.describe(),
+                ),
                 node.items.span,
             )
+        if isinstance(node.items, n.Range | n.RangeOf) and None in (
+            node.items.low,
+            node.items.high,
+        ):
+            self.error(tr("`for each` goes over a range with both ends (1..n)"), node.items.span)
+        item = t.NUMBER if items.kind == "range" else items.item or t.ANY
         inner = scope.child()
-        self.declare(inner, node.var, items.item or t.ANY, node.span)
+        self.declare(inner, node.var, item, node.span)
         self.block(node.body, inner)
 
     def st_repeat(self, node: n.Repeat, scope: Scope) -> None:

@@ -14,14 +14,13 @@ import attrs
 
 from dsl import nodes as n
 from dsl.messages import Message, tr
-from interpreter.bounds import check_length
 from interpreter.choosers import Choice, Chooser, Question
 from interpreter.compile.arithmetic import as_whole
 from interpreter.compile.characters import character_of
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.costs import block_cost
 from interpreter.compile.host import CompilerHost
-from interpreter.compile.statements import run_block
+from interpreter.compile.statements import range_items, run_block
 from interpreter.errors import EvaluationError
 from interpreter.runtime import as_bool, known
 from interpreter.trace import Later, later_step, made_step
@@ -76,16 +75,17 @@ def _key(value) -> tuple:
     return (type(value), value)
 
 
+#: what `option each` was given in place of a list or a range with both ends
+OPTION_EACH_OVER = tr("`option each` goes over a list or a range with both ends, not {value}")
+
+
 def option_items(ctx, items, span) -> tuple:
     """The items `option each` offers: a list's, or a range's (both ends given)."""
     items = known(ctx, items)
-    if type(items) is Range and items.low is not None and items.high is not None:
-        check_length(max(items.high - items.low + 1, 0), ctx.limits, span)
-        return tuple(range(items.low, items.high + 1))
+    if type(items) is Range:
+        return range_items(ctx, items, span, OPTION_EACH_OVER)
     if type(items) is not tuple:
-        raise EvaluationError(
-            tr("`option each` goes over a list or a range, not {value}", value=items), span
-        )
+        raise EvaluationError(OPTION_EACH_OVER.fill(value=items), span)
     return tuple(known(ctx, item) for item in items)
 
 

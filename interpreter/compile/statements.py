@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from math import ceil, floor
+
 import attrs
 
 from dsl import nodes as n
@@ -34,7 +36,7 @@ from interpreter.runtime import Unknown, as_bool, count_past_bound, known
 from interpreter.sheets.validation import entry_value
 from interpreter.state import place_path, place_text, sheet_of, to_write
 from interpreter.trace import Later
-from interpreter.values import PLAIN_TYPES, Record, is_number
+from interpreter.values import PLAIN_TYPES, Range, Record, is_number
 
 AMOUNT = {
     "spend": tr("the amount to spend"),
@@ -373,10 +375,10 @@ class Statements(CompilerHost):
 
         def items_of(ctx) -> tuple:
             values = known(ctx, items(ctx))
+            if type(values) is Range:
+                return range_items(ctx, values, span, FOR_EACH_OVER)
             if not isinstance(values, tuple):
-                raise EvaluationError(
-                    tr("`for each` goes over a list, not {value}", value=values), span
-                )
+                raise EvaluationError(FOR_EACH_OVER.fill(value=values), span)
             return values
 
         per_pass = 1 + block_cost(body)  # a pass counts, its body empty or not
@@ -535,6 +537,20 @@ class Statements(CompilerHost):
 
         # for the odds engine (an action called: interpreter.odds.explore)
         return self.shaped(node, do, Called(call if type(call) is ActionCall else None))
+
+
+#: what `for each` was given in place of a list or a range with both ends
+FOR_EACH_OVER = tr("`for each` goes over a list or a range with both ends, not {value}")
+
+
+def range_items(ctx, values: Range, span, refused) -> tuple:
+    """The whole numbers of a range with both ends (`1..n`; `1..5/2`: 1 and 2), as many
+    as a list may hold; an open end is `refused` (a Message naming the value)."""
+    if values.low is None or values.high is None:
+        raise EvaluationError(refused.fill(value=values), span)
+    first, last = ceil(values.low), floor(values.high)
+    check_length(max(last - first + 1, 0), ctx.limits, span)
+    return tuple(range(first, last + 1))
 
 
 def run_block(ctx, body: tuple, steps: int, span) -> None:

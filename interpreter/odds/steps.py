@@ -12,6 +12,7 @@ statement it cannot clear is computed, never wrongly skipped.
 
 from __future__ import annotations
 
+from math import ceil, floor
 from typing import Any
 
 import attrs
@@ -131,7 +132,11 @@ class StepBounds:
                 inner = times * (_literal(item.count, limits.repeat_count) + 1)
             elif kind is n.ForEach:
                 items = item.items
-                passes = len(items.items) if type(items) is n.ListLiteral else limits.list_length
+                passes = limits.list_length  # (at most: a list, or a range, is as long)
+                if type(items) is n.ListLiteral:
+                    passes = len(items.items)
+                elif type(items) is n.Range and items.low is not None and items.high is not None:
+                    passes = min(passes, max(0, floor(items.high) - ceil(items.low) + 1))
                 inner = times * (passes + 1)
             elif kind is n.RollDef:
                 inner = times * (limits.extra_per_die + 1)
