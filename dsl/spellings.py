@@ -163,7 +163,8 @@ def inline_roll(text: str) -> tuple | None:
 
 
 def _at_position(text: str, position: int) -> tuple | None:
-    """What starts right at `position`: dice without sides (`2d`), AnyDice's power `^`."""
+    """What starts right at `position`: dice without sides (`2d`), AnyDice's power `^`,
+    the second `/` of Python's `//`."""
     sideless = _NO_SIDES.match(text, position)
     if sideless is not None:  # `2d`: the count of dice, and no sides after the d
         return (
@@ -171,6 +172,13 @@ def _at_position(text: str, position: int) -> tuple | None:
             position,
             sideless.end(),
             tr("write the sides after the d: {example}", example=sideless.group() + "6"),
+        )
+    if text[position - 1 : position + 1] == "//":  # Python's whole-number division
+        return (
+            tr("`//` is not an operator here; a division rounded down is written floor(a / b)"),
+            position - 1,
+            position + 1,
+            tr("as in {example}", example="floor(d6 / 2)"),
         )
     if text[position : position + 1] == "^":  # a power in AnyDice and spreadsheets
         return (

@@ -165,6 +165,7 @@ def test_this_languages_reading_stays():
         ("8d100cs>95cf<5", 11, "counts its dice once", "write df: cs>95df<5"),
         ("2d + 3", 1, "`2d` has no number of sides", "after the d: 2d6"),
         ("1 + 3D", 5, "`3D` has no number of sides", "after the d: 3D6"),
+        ("d6 // 2", 4, "`//` is not an operator here", "floor(d6 / 2)"),
     ],
 )
 def test_a_wrong_modifier_is_an_error_at_it(text, column, message, hint):
