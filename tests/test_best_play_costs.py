@@ -332,3 +332,15 @@ def test_the_best_of_no_option_is_the_runs_own_error():
         goal.best(question, [])
     best = goal.best(question, [{(True, True, ()): Fraction(1, 2)}, {(True, True, ()): 1}])
     assert best == {(True, True, ()): 1}
+
+
+def test_the_best_play_of_an_action_without_choices_says_it_makes_none(tmp_path, capsys):
+    path = tmp_path / "plain.rules"
+    path.write_text(
+        'rulebook "Plain" { language "en" }\n'
+        'action hit() "Hit" {\n  let r = d20\n  result { success: r >= 11 }\n}\n',
+        encoding="utf-8",
+    )
+    assert main(["odds", str(path), "hit", "--best", "success"]) == 0
+    out = capsys.readouterr().out
+    assert "choosing the best for success: the action makes no choice" in out

@@ -141,6 +141,8 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
                 worth=Number(rounded(worth), ".4f"),
                 fraction=str(worth) if worth.denominator < 10**12 else "…",
             )
+        if not odds.decisions:  # (`--best` of an action that asks nothing: say so)
+            best = tr("{best} the action makes no choice", best=best)
         lines.append("  " + best.render(language))
         labels = [f"{c} = {show_value(o, language)}" for c, o in odds.decisions]
         width = max(map(len, labels), default=0)  # the chances in one column
