@@ -143,6 +143,8 @@ def test_pools_and_their_fields_are_typed():
     head = "symbols success, failure\ndie D { blank, success, failure }\n"
     found = errors_of(head + "check c() { let r = 2dE\n roll r.success }\n")
     assert found == [(3, 21, "there is no die named `E`")]
+    found = errors_of(head + "check c() { let r = 2dD + 1dE\n roll r.success }\n")
+    assert found == [(3, 27, "there is no die named `E`")]  # (the sum: not said as well)
     found = errors_of(head + "check c() { let r = 2dD\n roll r.sucess }\n")
     assert found == [(4, 7, "r has no field `sucess`")]
     found = errors_of(head + "check c() { roll 2dD + 1 }\n")

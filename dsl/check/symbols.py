@@ -87,7 +87,9 @@ class SymbolChecks(CheckerHost):
         return t.symbol_pool(list(self.symbols))
 
     def symbol_sum(self, left: t.Type, right: t.Type) -> t.Type | None:
-        """`2dAbility + 1dDifficulty`: one pool of both, when both are pools of symbols."""
-        if left.kind == "symbols" and right.kind == "symbols":
-            return left
+        """`2dAbility + 1dDifficulty`: one pool of both, when both are pools of symbols (or
+        one is, and the other's type is not known: an error said where it is made)."""
+        kinds = {left.kind, right.kind}
+        if "symbols" in kinds and kinds <= {"symbols", "any"}:
+            return left if left.kind == "symbols" else right
         return None
