@@ -125,6 +125,18 @@ def test_a_long_line_is_broken_where_the_pieces_fit_and_left_whole_where_none_do
     assert all(line.lstrip().startswith("+") for line in out.splitlines()[1:])  # before a +
 
 
+def test_comments_are_not_aligned_where_the_column_would_push_a_line_past_the_width():
+    long_code = "let total = " + " + ".join(["1"] * 20)  # 73 columns, indented
+    remark = "# a remark that is long enough"  # past the width in that column
+    text = f"action a() {{\n  let x = 1 {remark}\n  {long_code} # two\n}}\n"
+    out = assert_formats_faithfully(text)
+    lines = out.splitlines()
+    assert all(len(line) <= WIDTH for line in lines), out
+    assert lines[1] == f"  let x = 1  {remark}"  # (not pushed to the long line's column)
+    tidy = "action a() {\n  let x = 1   # short\n  let yy = 2  # two\n}\n"
+    assert assert_formats_faithfully(tidy) == tidy  # where the column fits, still aligned
+
+
 def test_statements_side_by_side_break_between_statements_not_inside_one():
     sets = "  ".join(f"set total{i} to total{i} + 1" for i in range(4))
     lets = "  ".join(f"let total{i} = 0" for i in range(4))

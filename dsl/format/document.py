@@ -37,7 +37,7 @@ def formatted(text: str, tokens: list[Tok], comments: list[Comment], width: int 
         out.extend((piece, None) for piece in pieces[:-1])
         out.append((pieces[-1], line.comment.text if line.comment else None))
     _flush(out, waiting, 0)
-    return _joined(out)
+    return _joined(out, width)
 
 
 def _flush(out: list, waiting: list, indent: int) -> None:
@@ -52,7 +52,7 @@ def _flush(out: list, waiting: list, indent: int) -> None:
     waiting.clear()
 
 
-def _joined(out: list[tuple[str, str | None]]) -> str:
+def _joined(out: list[tuple[str, str | None]], width: int) -> str:
     """The lines as text: comments after code aligned in runs of consecutive lines."""
     while out and out[-1] == ("", None):
         out.pop()
@@ -61,17 +61,24 @@ def _joined(out: list[tuple[str, str | None]]) -> str:
     for index, (code, comment) in enumerate(out):
         texts.append(code)
         if comment is None:
-            _align_comments(texts, out, run)
+            _align_comments(texts, out, run, width)
             run = []
         else:
             run.append(index)
-    _align_comments(texts, out, run)
+    _align_comments(texts, out, run, width)
     return "".join(t.rstrip() + "\n" for t in texts)
 
 
-def _align_comments(texts: list[str], out: list, run: list[int]) -> None:
+def _align_comments(texts: list[str], out: list, run: list[int], width: int) -> None:
+    """The comments after a run of consecutive code lines in one column, unless that
+    would push a line that fits past the width: then each just after its own code."""
     if not run:
         return
     column = max(len(out[i][0].rstrip()) for i in run) + COMMENT_GAP
     for i in run:
-        texts[i] = out[i][0].rstrip().ljust(column) + out[i][1]
+        code, comment = out[i][0].rstrip(), out[i][1]
+        if column + len(comment) > width and len(code) + COMMENT_GAP + len(comment) <= width:
+            column = 0  # (aligned, this line would no longer fit)
+    for i in run:
+        code = out[i][0].rstrip()
+        texts[i] = code.ljust(max(column, len(code) + COMMENT_GAP)) + out[i][1]
