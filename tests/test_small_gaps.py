@@ -93,6 +93,25 @@ def test_a_let_after_a_checks_roll_is_shown_the_field_it_can_be():
     assert ":4:3:" in str(error.value)
 
 
+def test_a_let_never_read_is_warned_of_where_it_is_given():
+    book = dsl.load_text(
+        'rulebook "L" { }\nsheet { counter Luck in 0..9 default 3 }\n'
+        "check c(n: int) {\n  let bonus = 2\n  let spare = 1\n  roll d20 + bonus >= n\n}\n"
+        "action a(n: int) {\n  let r = (n)d6\n  let crit = count((n)d6, 6) >= 2\n"
+        "  let _aside = d6\n  let total = 0\n  set total to total + 1\n"
+        "  let written = 0\n  set written to 5\n"
+        "  for each d in r.dice { note \"{d}\" }\n  result { total: total }\n}\n"
+    )
+    unread = [
+        (w.span.line, str(w.message)) for w in book.warnings if "never read" in str(w.message)
+    ]
+    assert unread == [
+        (5, "`spare` is given a value that is never read"),
+        (10, "`crit` is given a value that is never read"),
+        (14, "`written` is given a value that is never read"),  # (a `set` writes: no read)
+    ]
+
+
 def test_checks_and_opposed_checks_are_used_by_running_them():
     book = dsl.load_text(
         'rulebook "C" { }\ncheck under(v: int) { roll 3d6 <= v }\n'

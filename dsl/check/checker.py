@@ -108,6 +108,7 @@ class Checker(
         if not self.check_cycles():
             self.check_nesting()
         self.check_unused()
+        self.check_unread_lets()
         self.check_lookalikes()
         self.diagnostics.sort(
             key=lambda d: (d.span.source.name, d.span.start) if d.span else ("", 0)

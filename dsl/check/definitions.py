@@ -129,6 +129,7 @@ class DefinitionChecks(CheckerHost):
             declared = self.let_type(let.expr, scope)
             self.types[id(let)] = declared
             self.declare(scope, let.name, declared, let.span)
+            self.let_scopes[id(let)] = (scope, let)
         return scope
 
     def check_fields(self, items, scope: Scope, fields: dict, own=()) -> None:

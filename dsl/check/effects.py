@@ -138,6 +138,7 @@ class EffectChecks(CheckerHost):
         for target, span in node.targets:
             local = scope.lookup(target)
             if local is not None and local[1].kind == "ref":
+                scope.note_read(target)
                 naming.append(True)
                 continue
             naming.append(False)

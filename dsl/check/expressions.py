@@ -72,6 +72,7 @@ class ExpressionChecks(CheckerHost):
         if local is not None:
             kind, type_ = local
             self.bindings[id(node)] = Binding(kind, node.name)
+            scope.note_read(node.name)
             return type_
         definition = self.globals.get(node.name)
         if definition is None:

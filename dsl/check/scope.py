@@ -38,6 +38,16 @@ class Scope:
     def __init__(self, parent: Scope | None = None, names: dict | None = None):
         self.parent = parent
         self.names: dict[str, tuple[str, t.Type]] = dict(names or {})
+        self.read: set[str] = set()  # its names read somewhere (a `let` never read: warned)
+
+    def note_read(self, name: str) -> None:
+        """The local `name` is read: marked in the scope that holds it."""
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                scope.read.add(name)
+                return
+            scope = scope.parent
 
     def lookup(self, name: str):
         scope: Scope | None = self

@@ -73,6 +73,7 @@ class StatementChecks(CheckerHost):
         declared = self.let_type(node.expr, scope)
         self.types[id(node)] = declared
         self.declare(scope, node.name, declared, node.span)
+        self.let_scopes[id(node)] = (scope, node)
 
     def st_set(self, node: n.Set, scope: Scope) -> None:
         value = self.expr(node.expr, scope)

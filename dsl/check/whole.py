@@ -95,6 +95,17 @@ class WholeChecks(CheckerHost):
                 tr("split a long chain of calls: let a value once, then pass it on"),
             )
 
+    def check_unread_lets(self) -> None:
+        """A `let` whose name nothing reads: most often a slip (a value computed twice,
+        once by name and once again, or a name misspelt where it is read)."""
+        for scope, let in self.let_scopes.values():
+            if let.name not in scope.read and not let.name.startswith("_"):
+                self.warning(
+                    tr("`{name}` is given a value that is never read", name=let.name),
+                    let.span,
+                    tr("read it, or take the `let` away (a name starting with _ is not warned of)"),
+                )
+
     def check_unused(self) -> None:
         # actions, checks and opposed checks are used by running them (`rulebook run`)
         for name, definition in self.globals.items():
