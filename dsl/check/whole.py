@@ -97,7 +97,10 @@ class WholeChecks(CheckerHost):
 
     def check_unread_lets(self) -> None:
         """A `let` whose name nothing reads: most often a slip (a value computed twice,
-        once by name and once again, or a name misspelt where it is read)."""
+        once by name and once again, or a name misspelt where it is read). Said only of a
+        rulebook without errors: the errors come first, and may be why it is not read."""
+        if any(d.severity == "error" for d in self.diagnostics):
+            return
         for scope, let in self.let_scopes.values():
             if let.name not in scope.read and not let.name.startswith("_"):
                 self.warning(
