@@ -100,7 +100,7 @@ def test_a_let_never_read_is_warned_of_where_it_is_given():
         "action a(n: int) {\n  let r = (n)d6\n  let crit = count((n)d6, 6) >= 2\n"
         "  let _aside = d6\n  let total = 0\n  set total to total + 1\n"
         "  let written = 0\n  set written to 5\n"
-        "  for each d in r.dice { note \"{d}\" }\n  result { total: total }\n}\n"
+        '  for each d in r.dice { note "{d}" }\n  result { total: total }\n}\n'
     )
     unread = [
         (w.span.line, str(w.message)) for w in book.warnings if "never read" in str(w.message)
