@@ -377,7 +377,7 @@ def convert(
     if kind in ("int", "number"):
         return _number_value(where, kind, value, limits)
     if kind == "bool":
-        return _yes_no(where, value)
+        return yes_no(where, value)
     if kind == "text":
         return str(value)
     if kind in book.fields and isinstance(book.fields[kind], n.Catalog):
@@ -434,7 +434,7 @@ def _number_value(where, kind: str, value, limits):
     return value
 
 
-def _yes_no(where, value) -> bool:
+def yes_no(where, value) -> bool:
     """A `bool` parameter: yes/no, or a text that spells one (`sí`, `true`, `0`)."""
     if isinstance(value, str):
         lowered = value.strip().lower()

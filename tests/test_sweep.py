@@ -201,6 +201,34 @@ def test_a_bad_param_names_its_choices(capsys):
     assert code == 2 and "--field" in err and "éxito" in err
 
 
+def test_a_yes_no_parameter_takes_its_values_as_written(capsys, tmp_path):
+    """`--param lucky=true,false` (and sí, no, 1, 0): a bool parameter's values, each case
+    equal to its own odds; an answer that is neither is the parameter's error (it raised
+    a TypeError joining the choices). A result of one field needs no --field."""
+    path = tmp_path / "lucky.rules"
+    path.write_text(
+        'rulebook "Lucky" { language "en" }\n'
+        'action hit(lucky: bool = false) "Hit" {\n'
+        "  let d = if lucky then 1d20ro1 else 1d20\n  result { success: d >= 11 }\n}\n",
+        encoding="utf-8",
+    )
+    for written in ("true,false", "sí,no", "1,0"):
+        code, out, _ = run_cli(
+            capsys, "sweep", str(path), "hit", "--param", f"lucky={written}", "--no-cache",
+            "--csv", "-",
+        )  # fmt: skip
+        rows = read_csv(out)
+        assert code == 0 and [row["lucky"] for row in rows] == ["yes", "no"], out
+        assert [Fraction(row["P(success=yes)"]) for row in rows] == [
+            Fraction(21, 40),
+            Fraction(1, 2),
+        ]  # (no --field: a result of one field is swept on that field)
+    code, _, err = run_cli(
+        capsys, "sweep", str(path), "hit", "--param", "lucky=maybe", "--no-cache"
+    )
+    assert code == 2 and "--param lucky: 'maybe' is not yes or no" in err
+
+
 def test_a_folder_of_characters_and_a_sheet_of_another_game_left_out(capsys, tmp_path):
     for name in ("brujeria_bruja.yaml", "brujeria_investigadora.yaml", "menecma.yaml"):
         (tmp_path / name).write_text((WITCH.parent / name).read_text(encoding="utf-8"))

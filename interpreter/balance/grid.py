@@ -67,7 +67,7 @@ def pairs_of(pairs: list[str], option: str) -> dict:
 
 def unknown(name: str, option: str, valid, what: str) -> ParameterError:
     """An input that names nothing varied: the names that would be valid, the closest first."""
-    valid = list(valid)
+    valid = [str(v) for v in valid]  # (a bool parameter's choices are False and True)
     return ParameterError(
         tr(
             "{option} {name}: not {what}; valid: {valid}",

@@ -20,8 +20,10 @@ from dsl.messages import show_value, tr
 from interpreter.balance import grid
 from interpreter.balance.case_cache import SweepCache, package_version
 from interpreter.balance.parallel import map_tasks, task_seed
+from interpreter.describe import result_fields
 from interpreter.errors import ParameterError
 from interpreter.journal.bundle import bundle_of, rebuild
+from interpreter.parameters import yes_no
 from interpreter.sheets.character import parse_text
 from interpreter.surface import option
 from interpreter.values import Record
@@ -54,6 +56,9 @@ def sweep(
     `params` and `vary` map a parameter or sheet field to one value or a list of values
     (a parameter also to `"all"`: its choices). `options` go to `Engine.odds`."""
     base = engines[0][1]
+    if field is None and action in base.rulebook.actions:  # a result of one field: that one
+        fields = result_fields(base.rulebook, action)
+        field = fields[0] if len(fields) == 1 else None
     params = _param_axes(base, action, dict(params or {}))
     vary = {name: _listed(values) for name, values in (vary or {}).items()}
     datas = [(label, _data_of(character)) for label, character in characters]
@@ -184,6 +189,9 @@ def _param_axes(engine, action: str, params: dict) -> dict:
         choices = param.get("choices")
         if param["type"].get("name") == "bool":
             choices = [False, True]
+        if choices == [False, True] and values != grid.ALL:  # `true,false`, `sí,no`, `1,0`
+            where = f"{option('param')} {name}"
+            values = [yes_no(where, str(value)) for value in _listed(values)]
         if values == grid.ALL:
             if not choices:
                 raise ParameterError(
