@@ -130,8 +130,11 @@ def text_lines(answer, language: str) -> list:
     else:
         why = answer.reason.render(language) if hasattr(answer.reason, "render") else answer.reason
         lines = [say(tr("sampled ({trials} trials): {why}", trials=answer.trials, why=why))]
-    for side, p in answer.winners().items():
-        name = side if side is not None else say(undecided(answer.max_rounds))
+    winners = answer.winners()
+    names = {s: s if s is not None else say(undecided(answer.max_rounds)) for s in winners}
+    width = max(map(len, names.values()), default=0) + 1  # (the chances in one column)
+    for side, p in winners.items():
+        name = f"{names[side]}:".ljust(width)
         shown = number_text(float(p), language, "8.2%")
         if answer.exact:
             shown += f"  ({p.numerator}/{p.denominator})" if len(str(p)) <= 40 else ""
@@ -139,7 +142,7 @@ def text_lines(answer, language: str) -> list:
             low, high = answer.interval(side)
             interval = [number_text(x, language, ".2%") for x in (low, high)]
             shown += f"  [{interval[0]} – {interval[1]}]"
-        lines.append(f"  {name}: {shown}")
+        lines.append(f"  {name} {shown}")
     low, high = answer.rounds_interval()
     mean = number_text(float(answer.mean_rounds()), language, ".3f")
     if not answer.exact:
