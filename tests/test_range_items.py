@@ -73,6 +73,12 @@ def test_an_open_end_is_refused_before_the_run():
         dsl.load_text(text, "open.rules")
 
 
+def test_an_option_each_over_an_open_range_is_refused_before_the_run():
+    text = 'rulebook "O" { }\naction a() {\n  choose c "?" {\n    option each k in 2..\n  }\n}\n'
+    with pytest.raises(RulebookError, match=r"offers a range with both ends \(1\.\.n\)"):
+        dsl.load_text(text, "open.rules")
+
+
 def test_an_open_end_met_in_the_run_is_an_evaluation_error(engine):
     with pytest.raises(EvaluationError, match=r"a list or a range with both ends, not \.\.3"):
         engine.run("open_end", engine.sheet({}), {"n": 3}, ForcedDice([]))

@@ -63,6 +63,8 @@ class ChoiceChecks(CheckerHost):
         _name, items = option.each
         found = t.value_of(self.expr(items, scope))
         if found.kind == "range":
+            if isinstance(items, n.Range | n.RangeOf) and None in (items.low, items.high):
+                self.error(tr("`option each` offers a range with both ends (1..n)"), items.span)
             return t.NUMBER
         if found.kind not in ("list", "any"):
             self.error(
