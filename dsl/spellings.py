@@ -54,6 +54,8 @@ _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?[0-9]++|(?:kh|kl|dh
 _MODIFIER_WORD = re.compile(r"[a-zA-Z!]*+")
 #: dice written without their sides (`2d`, `3d + 1`): a count, a d, and no more word
 _NO_SIDES = re.compile(r"(?<![\w)])[0-9]++[dD](?![\w%(])")
+#: a name changed in place, as C and Python write it (`x += 1`): the name, the operator
+_UPDATED = re.compile(r"([^\W\d]\w*+)\s*+([-+*/])=(?!=)[ \t]*+([^\n#]{0,40})")
 
 
 def _with_digits(mantissa: str, exponent: str) -> str | None:
@@ -164,7 +166,7 @@ def inline_roll(text: str) -> tuple | None:
 
 def _at_position(text: str, position: int) -> tuple | None:
     """What starts right at `position`: dice without sides (`2d`), AnyDice's power `^`,
-    the second `/` of Python's `//`."""
+    the second `/` of Python's `//` or `=` of `==`, `&&` and `||`, `x += 1`."""
     sideless = _NO_SIDES.match(text, position)
     if sideless is not None:  # `2d`: the count of dice, and no sides after the d
         return (
@@ -172,6 +174,33 @@ def _at_position(text: str, position: int) -> tuple | None:
             position,
             sideless.end(),
             tr("write the sides after the d: {example}", example=sideless.group() + "6"),
+        )
+    if text[position - 1 : position + 1] == "==":  # most languages' comparison
+        return (
+            tr("`==` is written `=` here"),
+            position - 1,
+            position + 1,
+            tr("as in {example}", example="if r.total = 20 { ... }"),
+        )
+    for other, ours in (("&&", "and"), ("||", "or")):
+        if text[position : position + 2] == other:
+            return (
+                tr("`{other}` is written `{ours}` here", other=other, ours=ours),
+                position,
+                position + 2,
+                tr("as in {example}", example=f"a > 1 {ours} b < 3"),
+            )
+    updated = _UPDATED.match(text, position)
+    if updated is not None:  # `x += 1`: a `set` here
+        name, op, value = updated.groups()
+        value = value.strip() or "..."
+        if op != "+" and re.search(r"[-+*/\s]", value):  # (`x -= a + b` is x - (a + b))
+            value = f"({value})"
+        return (
+            tr("`{op}=` is not written here: a name changes with `set`", op=op),
+            updated.start(2),
+            updated.start(2) + 2,
+            tr("here, write {ours}", ours=f"set {name} to {name} {op} {value}"),
         )
     if text[position - 1 : position + 1] == "//":  # Python's whole-number division
         return (

@@ -188,6 +188,16 @@ def test_then_before_an_if_statements_block_says_the_block_follows_the_condition
         ('if A > 1 { note "a" } elif A > 2 { }', 25, "`elif` is written `else if` here", "else if"),
         ("return 3", 3, "an action gives its values in its `result`", "result {"),
         ("let x = 3;", 12, "a statement ends with its line, without `;`", None),
+        ("if A == 3 { }", 8, "`==` is written `=` here", "if r.total = 20"),
+        ("let x = A > 1 && A < 4", 17, "`&&` is written `and` here", "a > 1 and b < 3"),
+        ("let x = A > 1 || A < 4", 17, "`||` is written `or` here", "a > 1 or b < 3"),
+        ("A += 2", 5, "`+=` is not written here: a name changes with `set`", "set A to A + 2"),
+        (
+            "A -= d6 + 1  # hurt",
+            5,
+            "`-=` is not written here: a name changes with `set`",
+            "set A to A - (d6 + 1)",
+        ),
         (
             'choose b "?" { option no option yes cost 1 from A if A > 2 }',
             53,
