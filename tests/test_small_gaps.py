@@ -405,3 +405,19 @@ def test_a_pool_read_in_order_past_the_bound_says_what_is_counted_otherwise(monk
     else:
         assert odds.exact
         assert odds.probabilities[7] == Fraction(2, 3) ** 7
+
+
+@pytest.mark.parametrize(
+    ("expression", "message", "hint"),
+    [
+        ("len([1, 2])", "unknown function `len`", "here, write size(list)"),
+        ("str(3)", "unknown function `str`", 'here, write "{x}"'),
+        ("sorted([3, 1])", "unknown function `sorted`", "lowest(list, size(list))"),
+        ("[1, 2].length", "has no fields", "here, write size([1, 2])"),
+    ],
+)
+def test_another_languages_function_says_ours(expression, message, hint):
+    text = f'rulebook "F" {{ }}\naction a() {{\n  result {{ x: {expression} }}\n}}\n'
+    with pytest.raises(RulebookError) as error:
+        dsl.load_text(text)
+    assert message in str(error.value) and hint in str(error.value)

@@ -11,9 +11,21 @@ from dsl.check.scope import Scope
 from dsl.check.wording import arguments, describe_definition, how_to_use, signature_of
 from dsl.errors import Span, did_you_mean
 from dsl.functions import FUNCTIONS
-from dsl.messages import tr
+from dsl.messages import Message, tr
 from dsl.rulebook import Binding, names_a_field
 from dsl.unicode_text import digits_refused
+
+#: functions other languages name otherwise, and how they are written here
+OTHER_FUNCTIONS = {
+    "len": "size(list)",
+    "length": "size(list)",
+    "int": "floor(x)",
+    "roundup": "ceil(x)",
+    "rounddown": "floor(x)",
+    "str": '"{x}"',
+    "sorted": "lowest(list, size(list))",
+    "sort": "lowest(list, size(list))",
+}
 
 
 class ExpressionChecks(CheckerHost):
@@ -147,7 +159,10 @@ class ExpressionChecks(CheckerHost):
         candidates = set(scope.all_names()) | set(self.globals)
         if functions:
             candidates |= set(FUNCTIONS)
-        hint = digits_refused(name) or did_you_mean(name, candidates)
+        hint: Message | str | None = digits_refused(name)
+        if hint is None and functions and name.lower() in OTHER_FUNCTIONS:  # `len(list)`
+            hint = tr("here, write {ours}", ours=OTHER_FUNCTIONS[name.lower()])
+        hint = hint or did_you_mean(name, candidates)
         if hint is None and self.open_skills is not None and unknown is None:
             hint = tr(  # (`Strength + Athletics`: a skill of the open list, by its name)
                 "a skill of the sheet's open list is read through a parameter of type "
@@ -167,6 +182,7 @@ class ExpressionChecks(CheckerHost):
         if value.kind == "any":
             return t.ANY
         if value.kind not in ("record", "roll", "symbols"):
+            sized = value.kind in ("list", "text") and node.name in ("length", "len", "size")
             self.error(
                 tr(
                     "{text} is {describe}, which has no fields",
@@ -174,6 +190,7 @@ class ExpressionChecks(CheckerHost):
                     describe=value.describe(),
                 ),
                 node.span,
+                tr("here, write {ours}", ours=f"size({node.subject.span.text})") if sized else None,
             )
             return t.ANY
         if value.fields is None:
