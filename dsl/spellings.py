@@ -142,6 +142,11 @@ def other_statement(found: str, expected: frozenset) -> tuple | None:
         )
     if found == ";":
         return tr("a statement ends with its line, without `;`"), None
+    if found in ("}", ",") and expected == {"COLON"}:  # `result { hit }`: a shorthand
+        return (
+            tr("a field's name is followed by `:` and its value"),
+            _EXAMPLE.fill(example="result { hit: hit }"),
+        )
     if found == "if" and {"OPTION", "DOT"} <= expected:  # `option x cost 1 from Luck if c`
         return (
             tr("an option's condition comes before its cost"),
