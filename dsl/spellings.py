@@ -54,6 +54,11 @@ _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?[0-9]++|(?:kh|kl|dh
 _MODIFIER_WORD = re.compile(r"[a-zA-Z!]*+")
 #: dice written without their sides (`2d`, `3d + 1`): a count, a d, and no more word
 _NO_SIDES = re.compile(r"(?<![\w)])[0-9]++[dD](?![\w%(])")
+#: Python's conditional value on one line: `= 1 if c else 2` (up to a comment)
+_TERNARY = re.compile(
+    r"[=:]\s*+(?P<value>[^=:#\n]+?)\s+if\s+(?P<condition>[^#\n]+?)\s+(?P<else>else)\s+"
+    r"(?P<other>[^#\n]*[^#\s])"
+)
 #: a name changed in place, as C and Python write it (`x += 1`): the name, the operator
 _UPDATED = re.compile(r"([^\W\d]\w*+)\s*+([-+*/])=(?!=)[ \t]*+([^\n#]{0,40})")
 
@@ -169,6 +174,25 @@ def inline_roll(text: str) -> tuple | None:
     )
 
 
+def _python_ternary(text: str, position: int) -> tuple | None:
+    """`let x = 1 if c else 2` (Python's conditional value), met at its `else`."""
+    if not text.startswith("else", position):
+        return None
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    line = text[start : end if end >= 0 else len(text)]
+    found = _TERNARY.search(line)
+    if found is None or start + found.start("else") != position:
+        return None
+    value, condition, other = (found.group(k).strip() for k in ("value", "condition", "other"))
+    return (
+        tr("a value chosen by a condition is written `if ... then ... else ...` here"),
+        start + found.start("value"),
+        start + found.end("other"),
+        tr("here, write {ours}", ours=f"if {condition} then {value} else {other}"),
+    )
+
+
 def _at_position(text: str, position: int) -> tuple | None:
     """What starts right at `position`: dice without sides (`2d`), AnyDice's power `^`,
     the second `/` of Python's `//` or `=` of `==`, `&&` and `||`, `x += 1`."""
@@ -207,6 +231,9 @@ def _at_position(text: str, position: int) -> tuple | None:
             updated.start(2) + 2,
             tr("here, write {ours}", ours=f"set {name} to {name} {op} {value}"),
         )
+    ternary = _python_ternary(text, position)
+    if ternary is not None:
+        return ternary
     if text[position - 1 : position + 1] == "//":  # Python's whole-number division
         return (
             tr("`//` is not an operator here; a division rounded down is written floor(a / b)"),

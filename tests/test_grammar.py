@@ -189,6 +189,12 @@ def test_then_before_an_if_statements_block_says_the_block_follows_the_condition
         ("return 3", 3, "an action gives its values in its `result`", "result {"),
         ("let x = 3;", 12, "a statement ends with its line, without `;`", None),
         ("result { A }", 14, "a field's name is followed by `:` and its value", "{ hit: hit }"),
+        (
+            "let x = 1 if A > 2 else 2  # as in Python",
+            11,
+            "a value chosen by a condition is written `if ... then ... else ...` here",
+            "here, write if A > 2 then 1 else 2",
+        ),
         ("if A == 3 { }", 8, "`==` is written `=` here", "if r.total = 20"),
         ("let x = A > 1 && A < 4", 17, "`&&` is written `and` here", "a > 1 and b < 3"),
         ("let x = A > 1 || A < 4", 17, "`||` is written `or` here", "a > 1 or b < 3"),
