@@ -421,3 +421,11 @@ def test_another_languages_function_says_ours(expression, message, hint):
     with pytest.raises(RulebookError) as error:
         dsl.load_text(text)
     assert message in str(error.value) and hint in str(error.value)
+
+
+def test_a_text_in_single_quotes_says_texts_take_double_quotes():
+    text = "rulebook \"Q\" { }\naction a() {\n  result { x: 'hello' }\n}\n"
+    with pytest.raises(RulebookError) as error:
+        dsl.load_text(text)
+    assert "unknown name `hello`" in str(error.value)
+    assert 'a text is written in double quotes: "hello"' in str(error.value)

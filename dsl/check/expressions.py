@@ -163,6 +163,11 @@ class ExpressionChecks(CheckerHost):
         if hint is None and functions and name.lower() in OTHER_FUNCTIONS:  # `len(list)`
             hint = tr("here, write {ours}", ours=OTHER_FUNCTIONS[name.lower()])
         hint = hint or did_you_mean(name, candidates)
+        if hint is None and span is not None and span.text.startswith("'"):  # `'hello'`
+            hint = tr(
+                "'...' is a name written in quotes; a text is written in double quotes: {text}",
+                text=f'"{name}"',
+            )
         if hint is None and self.open_skills is not None and unknown is None:
             hint = tr(  # (`Strength + Athletics`: a skill of the open list, by its name)
                 "a skill of the sheet's open list is read through a parameter of type "
