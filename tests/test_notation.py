@@ -182,6 +182,15 @@ def test_a_spaced_label_says_where_a_label_goes():
     assert "1d20[attack]" in str(caught.value.render())
 
 
+@pytest.mark.parametrize(("text", "example"), [("d", "d6"), ("dd20", "d20"), ("3 + D", "d6")])
+def test_a_die_written_without_sides_or_with_two_ds_says_how_it_is_written(text, example):
+    with pytest.raises(RulebookError) as caught:
+        roll(text)
+    said = str(caught.value.render())
+    assert "unknown name" in said
+    assert f"a die is written with its sides after one d: {example}" in said
+
+
 def test_names_that_look_like_dice_without_a_count_stay_names():
     with pytest.raises(RulebookError, match="unknown name `d20roll`"):
         roll("d20roll + 1")

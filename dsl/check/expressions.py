@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from dsl import nodes as n
@@ -14,6 +15,9 @@ from dsl.functions import FUNCTIONS
 from dsl.messages import Message, tr
 from dsl.rulebook import Binding, names_a_field
 from dsl.unicode_text import digits_refused
+
+#: a name that is a die written wrong: `d` with no sides, `dd6` with one d too many
+_DIE_MISWRITTEN = re.compile(r"[dD]{1,2}([0-9]*)")
 
 #: functions other languages name otherwise, and how they are written here
 OTHER_FUNCTIONS = {
@@ -163,6 +167,9 @@ class ExpressionChecks(CheckerHost):
         if hint is None and functions and name.lower() in OTHER_FUNCTIONS:  # `len(list)`
             hint = tr("here, write {ours}", ours=OTHER_FUNCTIONS[name.lower()])
         hint = hint or did_you_mean(name, candidates)
+        if hint is None and (die := _DIE_MISWRITTEN.fullmatch(name)) is not None:  # `d`, `dd6`
+            sides = die.group(1) or "6"
+            hint = tr("a die is written with its sides after one d: {example}", example=f"d{sides}")
         if hint is None and span is not None and span.text.startswith("'"):  # `'hello'`
             hint = tr(
                 "'...' is a name written in quotes; a text is written in double quotes: {text}",
