@@ -45,6 +45,18 @@ action act() {
   result { s: s, w: w }
 }
 """,
+    "a roll after the lets counting the one before": """
+action act() {
+  let a = 2d3
+  let a1 = count(a, 1)
+  let a3 = count(a, 3)
+  let w = A + 1
+  let b = (2)d4
+  let b4 = count(b, 4)
+  let s = a1 + 2 * a3 - b4 + w
+  result { s: s }
+}
+""",
     "a division in a roll's own part": """
 action act() {
   let a = 2d3
@@ -71,6 +83,15 @@ action act() {
   let a = 2d3
   let b = 1d4
   let s = 6 / count(a, 1) + count(b, 2)
+  result { s: s }
+}
+""",
+    "a roll of as many dice as the other counted": """
+action act() {
+  let a = 2d3
+  let a1 = count(a, 1)
+  let b = (a1 + 1)d2
+  let s = a1 + count(b, 2)
   result { s: s }
 }
 """,

@@ -11,17 +11,18 @@ once per value of each roll (the others at v₀), and the joint of the sums is m
 adding each roll's part, roll after roll (a convolution: as many states as distinct
 sums, not the product of the rolls' values).
 
-The rule, checked on the statements (`plan_of`): two or more `let`s in a row that roll
-(a pool's, or a pure value with dice) and read none of each other, then `let`s that
-change nothing and cannot fail up to the last one reading any of the rolls; each of those
-lets is, for every roll it reads, a sum of a part of that roll and a part of the rest
-(interpreter.odds.summed's rule, roll by roll), and no `if`'s condition or part of one
-roll reads another roll or what the lets give. So every value computed but the sums
-across rolls is computed in some run (one that fails: one by one), and the sums can fail
-only where sums may (failing.sums_may_fail: then every let must be one that cannot
-fail). At run time as odds.summed: every run ends in one world, the values added are
-whole numbers, every run takes the same steps. Anything else: the statements run one by
-one as before.
+The rule, checked on the statements (`plan_of`): from a `let` that rolls (a pool's, or a
+pure value with dice), `let`s that change nothing, among them other rolls (two or more in
+all) each reading none of the names the rolls and lets before it give, up to the last
+one reading any of the rolls (and on, while the lets read what those gave: the sums of
+the lets that name each face's count); each let that does not roll is, for every roll it
+reads, a sum of a part of that roll and a part of the rest (interpreter.odds.summed's
+rule, roll by roll), and no `if`'s condition or part of one roll reads another roll or
+what the lets give. So every value but the sums across rolls is computed in some run
+(one that fails: one by one), and those sums fail only where sums may
+(failing.sums_may_fail: then every let must be one that cannot fail). At run time as
+odds.summed: every run ends in one world, the values added are whole numbers, every run
+takes the same steps. Anything else: the statements run one by one as before.
 """
 
 from __future__ import annotations
@@ -90,58 +91,68 @@ def _rolling(explorer, statement) -> bool:
 
 
 def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
-    reads = explorer.names_read
-    rolls: list = []
-    k = index
-    while k < len(statements) and _rolling(explorer, statements[k]):
-        name = statements[k].node.name
-        if name not in live[k].needs or name in rolls:
-            break
-        if set(reads(statements[k].node.expr).needs) & set(rolls):
-            break  # (a roll reading another: not independent of it)
-        rolls.append(name)
-        k += 1
-    if len(rolls) < 2:
+    if not _rolling(explorer, statements[index]):
         return None
-    first_run = k
-    pure: dict = {roll: {roll} for roll in rolls}  # each roll and the lets reading it alone
-    mixed: dict = {roll: set() for roll in rolls}  # lets adding a part of it to the rest
+    reads = explorer.names_read
+    rolls: list = []  # the rolls' names, and their statements' indices
+    at: list = []
+    pure: dict = {}  # each roll and the lets reading it alone
+    mixed: dict = {}  # the lets adding a part of a roll to the rest
     keys: set = set()
     bound: set = set()
-    runs = []
-    last = None
-    for k in range(first_run, len(statements)):
+    runs: list = []
+    ends = None  # (last, rolls, runs, keys) where the rolls were last all read no more
+    for k in range(index, len(statements)):
         statement = statements[k]
-        if not explorer.idle(statement, live[k]):
+        if _new_roll(explorer, statement, live[k], rolls, bound):
+            name = statement.node.name
+            rolls.append(name)
+            at.append(k)
+            pure[name], mixed[name] = {name}, set()
+        elif not explorer.idle(statement, live[k]):
             more = _taken(explorer, statement, rolls, (pure, mixed, bound))
             if more is None:
-                break  # (the lets up to here, if the rolls are read no more)
+                break  # (the lets up to the end found, if any)
             keys |= more
             bound.add(statement.node.name)
             runs.append(statement)
         if not any(roll in live[k].needs for roll in rolls):
             # the rolls read no more: on while the lets go on adding what they gave
-            last = k
+            ends = (k, len(rolls), len(runs), set(keys))
             derived = set().union(*pure.values(), *mixed.values())
             if not derived & set(live[k].needs):
                 break
-    if last is None or not runs or keys & (bound | set(rolls)):
+    if ends is None or ends[1] < 2 or not ends[2]:
+        return None
+    last, rolls, runs, keys = ends[0], rolls[: ends[1]], runs[: ends[2]], ends[3]
+    if keys & (bound | set(rolls)):
         return None
     derived = set().union(*pure.values(), *mixed.values()) - set(rolls)
     after = live[last].needs
     out = tuple(sorted(name for name in derived if name in after))
     if any(after[name] is not None for name in out):
         return None
-    asked = [question_reads(explorer, statements[first_run : last + 1], r) for r in rolls]
+    part = statements[index : last + 1]
     of_rolls = tuple(
-        tuple(sorted(set(reads(statements[index + i].node.expr).needs) | asked[i]))
-        for i in range(len(rolls))
+        tuple(sorted(set(reads(statements[k].node.expr).needs) | question_reads(explorer, part, r)))
+        for k, r in zip(at, rolls)
     )
     of_runs: set = set()
     for statement in runs:
         of_runs.update(reads(statement.node.expr).needs)
     lets = tuple(sorted(of_runs - bound - set(rolls)))
-    return Plan(tuple(range(index, first_run)), last, out, tuple(runs), (of_rolls, lets))
+    return Plan(tuple(at[: len(rolls)]), last, out, tuple(runs), (of_rolls, lets))
+
+
+def _new_roll(explorer, statement, live, rolls: list, bound: set) -> bool:
+    """Whether a statement rolls anew, independent of the rolls before it and of the lets
+    after them (it reads none of their names), its value read after it."""
+    if not _rolling(explorer, statement):
+        return False
+    name = statement.node.name
+    if name not in live.needs or name in rolls or name in bound:
+        return False
+    return not set(explorer.names_read(statement.node.expr).needs) & (bound | set(rolls))
 
 
 def _taken(explorer, statement, rolls: list, sets: tuple) -> set | None:
@@ -215,7 +226,9 @@ def convolved_run(explorer, statements: tuple, index: int, worlds, live: list):
         env = {**world.env, **given}
         by_world.append((env, taken, relative[0][1], key))
     by_class = {key: (None, None, None, {key: joint[2]}) for key, joint in parts.items()}
-    after = _added(explorer, plan, worlds, groups, of_world, (by_world, by_class), live[plan.last])
+    after = _added(
+        explorer, plan.out, worlds, groups, of_world, (by_world, by_class), live[plan.last]
+    )
     return after, [], plan.last + 1
 
 

@@ -206,7 +206,7 @@ def summed_run(explorer, statements: tuple, index: int, worlds, live: list):
     sums = _sums(explorer, plan, worlds, groups, of_world, first.node.name)
     if sums is None:
         return None
-    after = _added(explorer, plan, worlds, groups, of_world, sums, live[plan.last])
+    after = _added(explorer, plan.out, worlds, groups, of_world, sums, live[plan.last])
     return after, [], plan.last + 1
 
 
@@ -397,12 +397,12 @@ def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll
     return by_world, by_class
 
 
-def _added(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, sums, live) -> list:
-    """The worlds after the lets: each world's sums moved by each value's, weighted, merged
-    by what is read after them. (Worlds are merged first by what else they hold, the
-    `prefix`, hashed once per world; then by the whole numbers added, hashed per pair.)"""
+def _added(explorer, out: tuple, worlds: list, groups: dict, of_world: list, sums, live) -> list:
+    """The worlds after the lets: each world's sums (of the names `out`) moved by each
+    value's, weighted, merged by what is read after them. (Worlds are merged first by what
+    else they hold, the `prefix`, hashed once per world; then by the whole numbers added,
+    hashed per pair.)"""
     by_world, by_class = sums
-    out = plan.out
     needs = live.needs
     prune = explorer.prune
     of_prefix: dict = {}  # prefix → (kept, state, {added: [mass, steps]})
