@@ -34,15 +34,15 @@ from interpreter.compiled import Plain
 from interpreter.odds.summed import (
     DICE,
     PAIRS_PER_WORK,
-    _added,
-    _alike,
-    _run,
-    _separable,
-    _values,
-    _whole,
+    added_worlds,
+    alike_in,
     pure_let,
     question_reads,
     remembered_plan,
+    roll_values,
+    run_lets,
+    separable,
+    whole_sums,
 )
 from interpreter.odds.worlds import World
 
@@ -178,7 +178,7 @@ def _taken(explorer, statement, rolls: list, sets: tuple) -> set | None:
             continue
         if read <= pure[roll]:
             adds.append(pure[roll])
-        elif _separable(expr, pure[roll], mixed[roll], keys, reads):
+        elif separable(expr, pure[roll], mixed[roll], keys, reads):
             adds.append(mixed[roll])
         else:
             return None
@@ -203,7 +203,7 @@ def convolved_run(explorer, statements: tuple, index: int, worlds, live: list):
         return None  # (a run that may stop at the limit: one by one)
     valued = []  # each roll's (groups, each world's (group, steps))
     for statement, k, reads in zip(rolls, plan.rolls, plan.reads[0]):
-        found = _values(explorer, statement, worlds, reads, live[k])
+        found = roll_values(explorer, statement, worlds, reads, live[k])
         if found is None:
             return None
         valued.append(found)
@@ -212,7 +212,7 @@ def convolved_run(explorer, statements: tuple, index: int, worlds, live: list):
     by_world, of_world, groups = [], [], {}
     for i, world in enumerate(worlds):
         of_rolls = tuple(found[1][i][0] for found in valued)
-        key = (_alike(world, plan.reads[1]), of_rolls)
+        key = (alike_in(world, plan.reads[1]), of_rolls)
         joint = parts.get(key)
         if joint is None:
             values = [found[0][group] for found, group in zip(valued, of_rolls)]
@@ -226,7 +226,7 @@ def convolved_run(explorer, statements: tuple, index: int, worlds, live: list):
         env = {**world.env, **given}
         by_world.append((env, taken, relative[0][1], key))
     by_class = {key: (None, None, None, {key: joint[2]}) for key, joint in parts.items()}
-    after = _added(
+    after = added_worlds(
         explorer, plan.out, worlds, groups, of_world, (by_world, by_class), live[plan.last]
     )
     return after, [], plan.last + 1
@@ -238,10 +238,10 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
     sums read after)] of the rolls' joint, its total), or None."""
     out = plan.out
     firsts = {name: found[0][0][0] for name, found in zip(names, values)}
-    ran = _run(explorer, plan.runs, {**world.env, **firsts}, world)
+    ran = run_lets(explorer, plan.runs, {**world.env, **firsts}, world)
     if ran is None:
         return None
-    base = _whole(ran[0], out)
+    base = whole_sums(ran[0], out)
     if base is None:
         return None
     given = {**firsts, **{name: ran[0].get(name) for name in plan.bound if name in ran[0]}}
@@ -252,10 +252,10 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
     for name, (weighted, of_total) in zip(names, values):
         shifts: dict = {}
         for value, weight in weighted:
-            ran = _run(explorer, plan.runs, {**world.env, **firsts, name: value}, world)
+            ran = run_lets(explorer, plan.runs, {**world.env, **firsts, name: value}, world)
             if ran is None or ran[1] != taken:
                 return None
-            sums = _whole(ran[0], out)
+            sums = whole_sums(ran[0], out)
             if sums is None:
                 return None
             shift = tuple(map(sub, sums, base))
