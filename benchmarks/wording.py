@@ -1,6 +1,6 @@
 """Time the same rules worded two ways: symbols face by face or packed, a loop or its arithmetic.
 
-    python benchmarks/wording.py [--repeat 3] [--only symbols|dice|loop]
+    python benchmarks/wording.py [--repeat 3] [--only symbols|dice|counts|loop]
 
 Issue 24 asks that cost follow the number of distinct states, not the wording: the two
 wordings of each table must stay within 2x of each other.
@@ -108,6 +108,30 @@ def dice_action() -> str:
     return "\n".join(lines)
 
 
+def counts_action() -> str:
+    """The Genesys check with numbered dice, each pool rolled once and asked how many of
+    its dice show each face (`count(pAbility, 2)`), the counts added into the symbols."""
+    params = ", ".join(f"{kind.lower()}: int = 0" for kind in KINDS)
+    lines = [f'action counts({params}) "Counts" {{']
+    for kind in KINDS:
+        lines.append(f"  let p{kind} = ({kind.lower()})d{len(symbol_dice.FACES[kind])}")
+    terms: dict = {symbol: [] for symbol in SYMBOLS}
+    for kind in KINDS:
+        for number, face in enumerate(symbol_dice.FACES[kind], 1):
+            if not face:
+                continue
+            name = f"{kind[:2].lower()}_{number}"  # (`d2` would read as dice)
+            lines.append(f"  let {name} = count(p{kind}, {number})")
+            for symbol, letter in zip(SYMBOLS, "satfhd"):
+                times = face.count(letter)
+                if times:
+                    terms[symbol].append(name if times == 1 else f"{times} * {name}")
+    lines += [f"  let {symbol} = {' + '.join(terms[symbol]) or '0'}" for symbol in SYMBOLS]
+    lines.append("  result { success: success + triumph - failure - despair >= 1 }")
+    lines.append("}")
+    return "\n".join(lines)
+
+
 def icepool_net(icepool, pool: dict) -> Fraction:
     """icepool's best formulation of the success alone: each face as its net successes."""
     total = None
@@ -162,6 +186,16 @@ def dice_table(icepool, repeat: int) -> None:
     print("\ndice N: milliseconds (CPU)")
     print(f"{'N':>4} {'loop':>9} {'packed':>9} {'icepool':>9} {'loop/packed':>12} {'/icepool':>9}")
     _against_packed(icepool, repeat, book, "numbered", (1000, ".3f", 12))
+
+
+def counts_table(icepool, repeat: int) -> None:
+    text = symbol_dice.GAME.read_text(encoding="utf-8") + "\n" + counts_action() + "\n"
+    book = dsl.load_text(text, "genesys_counts.rules")
+    print("\ncounts N: milliseconds (CPU)")
+    print(
+        f"{'N':>4} {'counts':>9} {'packed':>9} {'icepool':>9} {'counts/packed':>14} {'/icepool':>9}"
+    )
+    _against_packed(icepool, repeat, book, "counts", (1000, ".3f", 14))
 
 
 def _against_packed(icepool, repeat: int, book, action: str, shown: tuple) -> None:
@@ -239,7 +273,7 @@ def loop_table(icepool, repeat: int) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=("symbols", "dice", "loop"), default=None)
+    parser.add_argument("--only", choices=("symbols", "dice", "counts", "loop"), default=None)
     args = parser.parse_args(argv)
     try:
         import icepool
@@ -250,6 +284,8 @@ def main(argv=None) -> int:
         symbols_table(icepool, args.repeat)
     if args.only in (None, "dice"):
         dice_table(icepool, args.repeat)
+    if args.only in (None, "counts"):
+        counts_table(icepool, args.repeat)
     if args.only in (None, "loop"):
         loop_table(icepool, args.repeat)
     return 0

@@ -66,11 +66,14 @@ class Plan:
     they give (`bound`), and the world's names read by each roll (with its questions) and
     by the lets (`reads`)."""
 
-    __slots__ = ("bound", "last", "out", "reads", "rolls", "runs")
+    __slots__ = ("bound", "depends", "last", "out", "reads", "rolls", "runs")
 
     def __init__(self, rolls: tuple, last: int, out: tuple, runs: tuple, reads: tuple):
         self.rolls, self.last, self.out, self.runs, self.reads = rolls, last, out, runs, reads
         self.bound = tuple(statement.node.name for statement in runs)
+        #: each roll's lets: those reading it or a name such a let gives (the others
+        #: keep their values of the first run whatever the roll shows)
+        self.depends: tuple = ()
 
 
 def plan_of(explorer, statements: tuple, index: int, live: list) -> Plan | None:
@@ -141,7 +144,9 @@ def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
     for statement in runs:
         of_runs.update(reads(statement.node.expr).needs)
     lets = tuple(sorted(of_runs - bound - set(rolls)))
-    return Plan(tuple(at[: len(rolls)]), last, out, tuple(runs), (of_rolls, lets))
+    plan = Plan(tuple(at[: len(rolls)]), last, out, tuple(runs), (of_rolls, lets))
+    plan.depends = tuple(tuple(s for s in runs if s.node.name in pure[r] | mixed[r]) for r in rolls)
+    return plan
 
 
 def _new_roll(explorer, statement, live, rolls: list, bound: set) -> bool:
@@ -233,9 +238,10 @@ def convolved_run(explorer, statements: tuple, index: int, worlds, live: list):
 
 
 def _joint(explorer, plan: Plan, world: World, names: list, values: list):
-    """The lets run in `world` with each roll's first value, then once per value of each
-    roll (the others at their first): (the names they give, their steps, [(weight, the
-    sums read after)] of the rolls' joint, its total), or None."""
+    """The lets run in `world` with each roll's first value, then the roll's own lets
+    once per value of each roll (from the first run's names: the others at their first):
+    (the names they give, their steps, [(weight, the sums read after)] of the rolls'
+    joint, its total), or None."""
     out = plan.out
     firsts = {name: found[0][0][0] for name, found in zip(names, values)}
     ran = run_lets(explorer, plan.runs, {**world.env, **firsts}, world)
@@ -249,12 +255,15 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
     states: dict = {tuple(0 for _ in out): 1}
     total = 1
     pairs = 0
-    for name, (weighted, of_total) in zip(names, values):
+    first_env = ran[0]
+    for name, (weighted, of_total), runs in zip(names, values, plan.depends):
         shifts: dict = {}
+        steps = None  # (of the roll's lets: the same for every value, its first's)
         for value, weight in weighted:
-            ran = run_lets(explorer, plan.runs, {**world.env, **firsts, name: value}, world)
-            if ran is None or ran[1] != taken:
+            ran = run_lets(explorer, runs, {**first_env, name: value}, world)
+            if ran is None or (steps is not None and ran[1] != steps):
                 return None
+            steps = ran[1]
             sums = whole_sums(ran[0], out)
             if sums is None:
                 return None
