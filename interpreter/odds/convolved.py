@@ -243,6 +243,8 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
     (the names they give, their steps, [(weight, the sums read after)] of the rolls'
     joint, its total), or None."""
     out = plan.out
+    if any(name in world.env for name in (*plan.bound, *names)):
+        return None  # (a name given anew: a let run again would read the later value)
     firsts = {name: found[0][0][0] for name, found in zip(names, values)}
     ran = run_lets(explorer, plan.runs, {**world.env, **firsts}, world)
     if ran is None:
