@@ -57,6 +57,16 @@ action act() {
   result { s: s }
 }
 """,
+    "names read only as terms of one sum": """
+action act() {
+  let a = 2d3
+  let b = 1d4
+  let s = count(a, 3) + count(b, 4)
+  let f = count(a, 1) + 2 * count(b, 1)
+  let t = count(b, 3) - A
+  result { ok: s + t - f >= 1, net: s - f + t }
+}
+""",
     "a division in a roll's own part": """
 action act() {
   let a = 2d3

@@ -9,7 +9,8 @@ one roll, so the names the lets leave are X(v₀) + Σᵣ (X(v₀ with r's value
 for the rolls' values v and any one value v₀ of each: the lets are run once with v₀ and
 once per value of each roll (the others at v₀), and the joint of the sums is made by
 adding each roll's part, roll after roll (a convolution: as many states as distinct
-sums, not the product of the rolls' values).
+sums, not the product of the rolls' values; and where the names are read only as terms
+of one sum, interpreter.odds.linear, as many as the distinct values of that sum).
 
 The rule, checked on the statements (`plan_of`): from a `let` that rolls (a pool's, or a
 pure value with dice), `let`s that change nothing, among them other rolls (two or more in
@@ -31,6 +32,7 @@ from operator import add, sub
 
 from dsl import nodes as n
 from interpreter.compiled import Plain
+from interpreter.odds.linear import projection
 from interpreter.odds.summed import (
     DICE,
     PAIRS_PER_WORK,
@@ -252,6 +254,9 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
     base = whole_sums(ran[0], out)
     if base is None:
         return None
+    # names read only as terms of one sum (odds.linear): the sum alone told apart
+    project = projection(explorer.sums, out) or _itself
+    base = project(base)
     given = {**firsts, **{name: ran[0].get(name) for name in plan.bound if name in ran[0]}}
     taken = ran[1]
     states: dict = {tuple(0 for _ in out): 1}
@@ -269,7 +274,7 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
             sums = whole_sums(ran[0], out)
             if sums is None:
                 return None
-            shift = tuple(map(sub, sums, base))
+            shift = tuple(map(sub, project(sums), base))
             shifts[shift] = shifts.get(shift, 0) + weight
         joined: dict = {}
         for state, weight in states.items():
@@ -286,3 +291,7 @@ def _joint(explorer, plan: Plan, world: World, names: list, values: list):
         states, total = joined, total * of_total
     relative = [(weight, tuple(map(add, base, state))) for state, weight in states.items()]
     return given, taken, relative, total
+
+
+def _itself(values: tuple) -> tuple:
+    return values
