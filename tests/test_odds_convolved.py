@@ -4,7 +4,8 @@ against every way the dice can fall, and a small budget only this way meets."""
 from __future__ import annotations
 
 import pytest
-from oracle import assert_counted_as_run
+from hypothesis import strategies as st
+from oracle import against_brute_force, assert_counted_as_run
 
 import dsl
 import interpreter.odds.alike as alike
@@ -184,3 +185,58 @@ def test_pools_counted_face_by_face_are_exact_within_a_small_budget():
 def test_the_same_pools_world_by_world_pass_the_budget(monkeypatch):
     monkeypatch.setattr(convolved.SWITCH, "rolls", False)
     assert not _pools_odds().exact
+
+
+@st.composite
+def summed_rolls(draw):
+    """(rulebook text, sheet data): two or three rolls (pools, plain dice), lets adding
+    parts of them (counts, scaled, negated, in an `if` on the sheet or on a roll, a
+    product of a roll by itself), some names of the world between them, and a result
+    reading some of the sums whole or in one sum."""
+    rng = draw(st.randoms(use_true_random=False))
+    rolls = []
+    lines = ["action act() {"]
+    for i in range(rng.choice([2, 3])):
+        if rng.random() < 0.5:
+            lines.append(f"  let r{i} = {rng.choice([1, 2])}d{rng.choice([2, 3])}")
+            rolls.append((f"r{i}", True))
+        else:
+            lines.append(f"  let r{i} = d{rng.choice([2, 3])} + {rng.choice([0, 1])}")
+            rolls.append((f"r{i}", False))
+        if rng.random() < 0.4:
+            lines.append(f"  let w{i} = A + {i}")
+
+    def part() -> str:
+        name, pool = rng.choice(rolls)
+        base = f"count({name}, {rng.choice([1, 2, 3])})" if pool else name
+        times = rng.choice([1, 1, 2, -1])
+        term = base if times == 1 else f"{times} * {base}" if times > 0 else f"-{base}"
+        chance = rng.random()
+        if chance < 0.15:
+            term = f"(if A > 1 then {term} else 1)"
+        elif chance < 0.2:
+            term = f"(if {rng.choice(rolls)[0]} > 1 then {term} else 0)"
+        elif chance < 0.25:
+            term = f"{term} * {base}"
+        return term
+
+    names: list = []
+    for j in range(rng.choice([1, 2, 3])):
+        expr = " + ".join(part() for _ in range(rng.choice([1, 2, 3])))
+        if names and rng.random() < 0.3:
+            expr += f" - {rng.choice(names)}"
+        lines.append(f"  let s{j} = {expr}")
+        names.append(f"s{j}")
+    read = rng.sample(names, min(len(names), 2))
+    if len(read) == 2 and rng.random() < 0.5:
+        lines.append(f"  result {{ ok: {read[0]} - {read[1]} >= 1, v: {read[0]} - {read[1]} }}")
+    else:
+        lines.append("  result { " + ", ".join(f"{x}: {x}" for x in read) + " }")
+    lines.append("}")
+    return HEADER + "\n".join(lines) + "\n", {"A": rng.choice([0, 2])}
+
+
+@against_brute_force(summed_rolls(), 40)
+def test_rolls_and_sums_of_them_agree_with_brute_force(case):
+    text, data = case
+    assert_counted_as_run(text, data)
