@@ -1,6 +1,6 @@
 """Time the same rules worded two ways: symbols face by face or packed, a loop or its arithmetic.
 
-    python benchmarks/wording.py [--repeat 3] [--only symbols|dice|loop]
+    python benchmarks/wording.py [--repeat 3] [--only symbols|dice|counts|loop]
 
 Issue 24 asks that cost follow the number of distinct states, not the wording: the two
 wordings of each table must stay within 2x of each other.
@@ -21,6 +21,10 @@ wordings of each table must stay within 2x of each other.
   against `packed` (the symbol dice, as in `symbols`) and icepool's best formulation
   for this question: each face mapped to its net successes (one number), `n @` each
   die, summed.
+- counts N: the same numbered dice, each pool rolled once and asked how many of its dice
+  show each face (`let ab_2 = count(pAbility, 2)`, ...), the counts added into the
+  symbols (`let success = ab_2 + ab_3 + 2 * ab_4 + ...`: interpreter.odds.convolved),
+  against `packed` and icepool's best formulation, as `dice`.
 - loop N: the hits of N checks of a d10 (benchmarks/scaling.py's `repeated`: `repeat n
   times { let c = simple(m)  if c.success { set hits to hits + 1 } }`) against the
   arithmetic it amounts to, `(n)d10cs>=(t)` (a count of successes); icepool's `n @` of
@@ -45,6 +49,19 @@ pool: 4 dice 60 ms, 8 dice 0.8 s, 12 and 16 dice sampled after 6-8 s CPU:
        8     9.7-10.0 2.2         1.26    4.4-4.6     7.7-8.0
       12     9.7-9.8  2.9         1.57    3.3         6.1-6.2
       16     9.8-10.3 3.9         1.96    2.5-2.6     5.0-5.2
+
+The counts table, 2026-12-07 (--repeat 3, two runs: ranges), milliseconds; before
+(every joint value of every pool a world of its own): 4 dice 1,333-1,341 ms, 8 dice
+sampled after 23 s CPU (the budget spent), 12 and 16 dice sampled:
+
+    counts N  counts     packed   icepool  counts/packed  /icepool
+       4      1.9-2.1    1.5-1.6   0.78-0.79  1.24-1.36   2.44-2.63
+       8      5.45-5.46  2.25-2.29 1.30-1.33  2.38-2.42   4.11-4.20
+      12      8.07       3.00-3.12 1.63       2.59-2.69   4.94
+      16     25.6-25.7   4.07-4.22 2.01-2.02  6.08-6.27  12.69-12.72
+
+(load about 11 on 2 cores; before the sums read alone were added as one, odds.linear,
+16 dice took 48-49 ms, 12 dice 16 ms.)
 
 The symbols table's icepool column, its best formulation (one number a face) since
 that date: at 16 dice 1.9-2.0 ms, packed/icepool about 2 (faces 0.65 of packed).
@@ -108,6 +125,30 @@ def dice_action() -> str:
     return "\n".join(lines)
 
 
+def counts_action() -> str:
+    """The Genesys check with numbered dice, each pool rolled once and asked how many of
+    its dice show each face (`count(pAbility, 2)`), the counts added into the symbols."""
+    params = ", ".join(f"{kind.lower()}: int = 0" for kind in KINDS)
+    lines = [f'action counts({params}) "Counts" {{']
+    for kind in KINDS:
+        lines.append(f"  let p{kind} = ({kind.lower()})d{len(symbol_dice.FACES[kind])}")
+    terms: dict = {symbol: [] for symbol in SYMBOLS}
+    for kind in KINDS:
+        for number, face in enumerate(symbol_dice.FACES[kind], 1):
+            if not face:
+                continue
+            name = f"{kind[:2].lower()}_{number}"  # (`d2` would read as dice)
+            lines.append(f"  let {name} = count(p{kind}, {number})")
+            for symbol, letter in zip(SYMBOLS, "satfhd"):
+                times = face.count(letter)
+                if times:
+                    terms[symbol].append(name if times == 1 else f"{times} * {name}")
+    lines += [f"  let {symbol} = {' + '.join(terms[symbol]) or '0'}" for symbol in SYMBOLS]
+    lines.append("  result { success: success + triumph - failure - despair >= 1 }")
+    lines.append("}")
+    return "\n".join(lines)
+
+
 def icepool_net(icepool, pool: dict) -> Fraction:
     """icepool's best formulation of the success alone: each face as its net successes."""
     total = None
@@ -162,6 +203,16 @@ def dice_table(icepool, repeat: int) -> None:
     print("\ndice N: milliseconds (CPU)")
     print(f"{'N':>4} {'loop':>9} {'packed':>9} {'icepool':>9} {'loop/packed':>12} {'/icepool':>9}")
     _against_packed(icepool, repeat, book, "numbered", (1000, ".3f", 12))
+
+
+def counts_table(icepool, repeat: int) -> None:
+    text = symbol_dice.GAME.read_text(encoding="utf-8") + "\n" + counts_action() + "\n"
+    book = dsl.load_text(text, "genesys_counts.rules")
+    print("\ncounts N: milliseconds (CPU)")
+    print(
+        f"{'N':>4} {'counts':>9} {'packed':>9} {'icepool':>9} {'counts/packed':>14} {'/icepool':>9}"
+    )
+    _against_packed(icepool, repeat, book, "counts", (1000, ".3f", 14))
 
 
 def _against_packed(icepool, repeat: int, book, action: str, shown: tuple) -> None:
@@ -239,7 +290,7 @@ def loop_table(icepool, repeat: int) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=("symbols", "dice", "loop"), default=None)
+    parser.add_argument("--only", choices=("symbols", "dice", "counts", "loop"), default=None)
     args = parser.parse_args(argv)
     try:
         import icepool
@@ -250,6 +301,8 @@ def main(argv=None) -> int:
         symbols_table(icepool, args.repeat)
     if args.only in (None, "dice"):
         dice_table(icepool, args.repeat)
+    if args.only in (None, "counts"):
+        counts_table(icepool, args.repeat)
     if args.only in (None, "loop"):
         loop_table(icepool, args.repeat)
     return 0

@@ -21,6 +21,7 @@ import interpreter.odds.alike as alike
 import interpreter.odds.best_play as best_play
 import interpreter.odds.carried as carried
 import interpreter.odds.compound as compound
+import interpreter.odds.convolved as convolved
 import interpreter.odds.deferred as deferred
 import interpreter.odds.explore as explore
 import interpreter.odds.passes as passes
@@ -217,6 +218,7 @@ action act() {
 @pytest.mark.parametrize("name", sorted(SUMMED))
 def test_a_roll_read_only_through_sums_is_counted_by_adding(monkeypatch, name):
     monkeypatch.setattr(compound, "COMPOUND", False)  # (a pool redrawn: compound dice first)
+    monkeypatch.setattr(convolved.SWITCH, "rolls", False)  # (plain dice: two rolls in a row)
     seen = watched(monkeypatch, alike, "summed_run", lambda found: found is not None)
     assert_counted_as_run(SUMMED[name], {})
     assert seen, "not counted by adding"

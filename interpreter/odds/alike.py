@@ -30,6 +30,7 @@ from dsl.messages import tr
 from interpreter.compiled import Binding, Plain, block_key
 from interpreter.odds.carried import counters_of
 from interpreter.odds.compound import compound_run
+from interpreter.odds.convolved import convolved_run
 from interpreter.odds.deferred import Deferred
 from interpreter.odds.die_loops import pool_loop_run
 from interpreter.odds.fused import fused_sets
@@ -73,11 +74,13 @@ def at_once(explorer, statements: tuple, index: int, worlds, live: list, live_ou
         return (
             pool_loop_run(explorer, statements, index, worlds, live, live_out)
             or compound_run(explorer, statements, index, worlds, live)
+            or convolved_run(explorer, statements, index, worlds, live)
             or fused_sets(explorer, statements, index, worlds, live)
         )
     return (
         pool_loop_run(explorer, statements, index, worlds, live, live_out)
         or compound_run(explorer, statements, index, worlds, live)
+        or convolved_run(explorer, statements, index, worlds, live)
         or summed_run(explorer, statements, index, worlds, live)
         or alike_let(explorer, statements, index, worlds, live, live_out)
         or fused_sets(explorer, statements, index, worlds, live)

@@ -25,6 +25,7 @@ from interpreter.compiled import Binding, block_key
 from interpreter.odds.budget import SafetyStop
 from interpreter.odds.carried import worlds_of
 from interpreter.odds.compound import compound_run
+from interpreter.odds.convolved import convolved_run
 from interpreter.odds.deferred import deferrable
 from interpreter.odds.die_loops import pool_loop_run
 from interpreter.odds.polynomials import TooComplex
@@ -125,10 +126,11 @@ def explore_fields(explorer, body: tuple, worlds: list, wanted: dict, ended, who
                 explorer.most_worlds = whole.worlds
                 roller.budget = min(budget, whole.start + whole.work)
             explorer.widest = widest(explorer, body, index, group.fields, fields, of_group)
-            try:  # (compound dice, a roll read only through sums: odds.compound, summed)
+            try:  # (compound dice, rolls read only through sums: odds.compound, convolved, summed)
                 done = (
                     pool_loop_run(explorer, body, index, group.worlds, live, out)
                     or compound_run(explorer, body, index, group.worlds, live)
+                    or convolved_run(explorer, body, index, group.worlds, live)
                     or summed_run(explorer, body, index, group.worlds, live)
                 )
                 worlds, failed, after = done or (

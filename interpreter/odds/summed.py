@@ -119,7 +119,7 @@ def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
         if read & (pure | mixed):
             if read <= pure:
                 pure.add(name)
-            elif _separable(expr, pure, mixed, keys, reads):
+            elif separable(expr, pure, mixed, keys, reads):
                 mixed.add(name)
             else:
                 return None
@@ -143,7 +143,7 @@ def _plan(explorer, statements: tuple, index: int, live: list) -> Plan | None:
     return Plan(last, out, tuple(sorted(keys)), tuple(runs), world)
 
 
-def _separable(expr, pure: set, mixed: set, keys: set, reads) -> bool:
+def separable(expr, pure: set, mixed: set, keys: set, reads) -> bool:
     """Whether `expr` is A(world) + B(roll) (see the module's docstring); what its roll's
     parts and conditions read of the world added to `keys`."""
     read = set(reads(expr).needs)
@@ -160,7 +160,7 @@ def _separable(expr, pure: set, mixed: set, keys: set, reads) -> bool:
         if not tested & (pure | mixed):
             more.update(tested)
             parts = (expr.then, expr.otherwise)
-    if parts and all(_separable(part, pure, mixed, more, reads) for part in parts):
+    if parts and all(separable(part, pure, mixed, more, reads) for part in parts):
         keys.update(more)
         return True
     if read & mixed:
@@ -199,14 +199,14 @@ def summed_run(explorer, statements: tuple, index: int, worlds, live: list):
     limit = explorer.ctx.limits.steps_per_run
     if any(world.steps[1] + most > limit for world in worlds):
         return None  # (a run that may stop at the limit: one by one)
-    found = _values(explorer, first, worlds, plan.reads[0], live[index])
+    found = roll_values(explorer, first, worlds, plan.reads[0], live[index])
     if found is None:
         return None
     groups, of_world = found
     sums = _sums(explorer, plan, worlds, groups, of_world, first.node.name)
     if sums is None:
         return None
-    after = _added(explorer, plan, worlds, groups, of_world, sums, live[plan.last])
+    after = added_worlds(explorer, plan.out, worlds, groups, of_world, sums, live[plan.last])
     return after, [], plan.last + 1
 
 
@@ -246,7 +246,7 @@ def _probe(explorer, statement, world: World, binding):
     return ("value", hashable(ctx.env.get(statement.node.name))), ctx.steps - start
 
 
-def _values(explorer, statement, worlds: list, reads: tuple, live):
+def roll_values(explorer, statement, worlds: list, reads: tuple, live):
     """The roll's values for each world's group ({group key: ([(value, weight)], total)}:
     each value's weight over the total), and each world's (group key, steps of the let);
     None where they cannot be shared. (The let is run once for the worlds alike in what
@@ -258,7 +258,7 @@ def _values(explorer, statement, worlds: list, reads: tuple, live):
     if type(statement.shape) is Plain:  # (a pool's let: its values given at once)
         binding = Letting(statement.node.name, live, explorer.depth, False, None)
     for world in worlds:
-        alike = _alike(world, reads)
+        alike = alike_in(world, reads)
         probed = probes.get(alike, MISSING)
         if probed is MISSING:
             probed = probes[alike] = _probe(explorer, statement, world, binding)
@@ -312,7 +312,7 @@ def _pinned(explorer, statement, world: World, dist, taken: int):
     return out
 
 
-def _run(explorer, runs: tuple, env: dict, world: World):
+def run_lets(explorer, runs: tuple, env: dict, world: World):
     """The lets run once from `env` on `world`'s sheet: (names after, steps taken), or
     None where they branch or stop."""
 
@@ -329,7 +329,7 @@ def _run(explorer, runs: tuple, env: dict, world: World):
     return after.env, after.steps[1] - world.steps[1]
 
 
-def _alike(world: World, names: tuple) -> tuple:
+def alike_in(world: World, names: tuple) -> tuple:
     """What a run reading `names` reads of a world: their values and its sheet."""
     values = tuple(map(world.env.get, names, [MISSING] * len(names)))
     try:
@@ -339,7 +339,7 @@ def _alike(world: World, names: tuple) -> tuple:
     return (values, world.state.snapshot())
 
 
-def _whole(env: dict, out: tuple):
+def whole_sums(env: dict, out: tuple):
     values = tuple(env.get(name, MISSING) for name in out)
     return values if all(type(v) is int for v in values) else None
 
@@ -359,12 +359,12 @@ def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll
         if first is None:
             value = groups[group][0][0][0]
             first = firsts[group] = (value, hashable(value))
-        alike = (_alike(world, plan.reads[1]), first[1])
+        alike = (alike_in(world, plan.reads[1]), first[1])
         ran = ran_by.get(alike, MISSING)
         if ran is MISSING:
-            ran = _run(explorer, plan.runs, {**world.env, roll: first[0]}, world)
+            ran = run_lets(explorer, plan.runs, {**world.env, roll: first[0]}, world)
             if ran is not None:
-                sums = _whole(ran[0], out)
+                sums = whole_sums(ran[0], out)
                 given = {name: ran[0].get(name, MISSING) for name in bound}
                 ran = None if sums is None else ({roll: first[0], **given}, ran[1], sums)
             ran_by[alike] = ran
@@ -372,7 +372,7 @@ def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll
             return None
         given, taken, sums = ran
         env = {**world.env, **given}
-        cls = _alike(world, plan.keys)
+        cls = alike_in(world, plan.keys)
         by_world.append((env, taken, sums, cls))
         found = by_class.get(cls)
         if found is None:
@@ -384,11 +384,11 @@ def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll
             seen = hashable(value)
             if seen in values:
                 continue
-            ran = _run(explorer, plan.runs, {**reference.env, roll: value}, reference)
+            ran = run_lets(explorer, plan.runs, {**reference.env, roll: value}, reference)
             if ran is None or (steps is not None and ran[1] != steps):
                 return None
             found[2] = steps = ran[1]
-            sums = _whole(ran[0], out)
+            sums = whole_sums(ran[0], out)
             if sums is None:
                 return None
             values[seen] = sums
@@ -397,12 +397,14 @@ def _sums(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, roll
     return by_world, by_class
 
 
-def _added(explorer, plan: Plan, worlds: list, groups: dict, of_world: list, sums, live) -> list:
-    """The worlds after the lets: each world's sums moved by each value's, weighted, merged
-    by what is read after them. (Worlds are merged first by what else they hold, the
-    `prefix`, hashed once per world; then by the whole numbers added, hashed per pair.)"""
+def added_worlds(
+    explorer, out: tuple, worlds: list, groups: dict, of_world: list, sums, live
+) -> list:
+    """The worlds after the lets: each world's sums (of the names `out`) moved by each
+    value's, weighted, merged by what is read after them. (Worlds are merged first by what
+    else they hold, the `prefix`, hashed once per world; then by the whole numbers added,
+    hashed per pair.)"""
     by_world, by_class = sums
-    out = plan.out
     needs = live.needs
     prune = explorer.prune
     of_prefix: dict = {}  # prefix → (kept, state, {added: [mass, steps]})
