@@ -63,13 +63,75 @@ BODIES = [
     ),
     ("let r = 2d3\n  let s = 0\n  for each d in r.dice { set s to s + d }", "s: s, r: r"),
 ]
+#: loops over dice whose modifiers act on each die alone (die_loops.PER_DIE), alone, with
+#: a keep after them (its dropped dice listed) or before them (a reroll of the kept dice:
+#: not independent), an explosion (a number of passes the dice decide), the kept dice of
+#: a pool that keeps some (not independent): the last three as any pool
+PER_DIE_BODIES = [
+    (
+        f"let r = {pool}\n  let s = 0\n  let best = 0\n  for each d in r.{items} {{\n"
+        "    if d > best { set best to d } else { set best to best - 1 }\n"
+        "    if d = 3 { set s to s + A }\n  }",
+        "s: s, best: best",
+    )
+    for pool, items in [
+        ("3d3ro1", "dice"),
+        ("3d3ro<=2", "kept"),
+        ("(A)d3max2", "dice"),
+        ("3d3min2cs>=3", "kept"),
+        ("3d3ro1kh2", "dice"),
+        ("3d3kh2ro1", "dice"),
+        ("2d3xo", "dice"),
+        ("3d3ro1kh2", "kept"),
+    ]
+]
 
 
-@pytest.mark.parametrize("body, result", BODIES)
+@pytest.mark.parametrize("body, result", BODIES + PER_DIE_BODIES)
 @pytest.mark.parametrize("switch", [True, False])
 def test_a_loop_over_a_pools_dice_agrees_with_every_roll(monkeypatch, body, result, switch):
     monkeypatch.setattr(die_loops, "DIE_BY_DIE", switch)
     assert_counted_as_run(act(body, result), {"A": 2})
+
+
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_loop_over_dice_rerolled_is_counted_die_by_die_within_a_small_budget(monkeypatch, switch):
+    """8d6ro1 read in the order rolled: each die rerolled once on a 1 falls alike and
+    alone (die_loops.PER_DIE_LOOPS), a few states a die; walked, past the budget. The
+    same answer as the counts of the same pool."""
+    monkeypatch.setattr(die_loops, "PER_DIE_LOOPS", switch)
+    engine = Engine(dsl.load_text(SYMBOLS.replace("8d6", "8d6ro1")))
+    odds = engine.odds("act", engine.sheet({}), {}, "success", budget=2_000, trials=20)
+    assert odds.exact is switch
+    if switch:
+        other = Engine(dsl.load_text(COUNTED.replace("8d6", "8d6ro1")))
+        expected = other.odds("act", other.sheet({}), {}, "success")
+        assert odds.probabilities == expected.probabilities
+
+
+@pytest.mark.parametrize("term, keep", [("d4rr1", ""), ("d4rr<=2", "kh2"), ("d4ro1max3", "")])
+def test_a_loop_over_dice_rerolled_again_and_again_agrees_with_the_dice_one_by_one(term, keep):
+    """`rr` under the real limit (100 rerolls: past the oracle's reach, and the pool's
+    list walked is sampled), die by die, and the same three dice rolled one by one, the
+    loop written out: the same odds, fraction for fraction."""
+    step = "  if {d} > best {{ set best to {d} }} else {{ set best to best - 1 }}\n"
+    loop = act(
+        f"let r = 3{term}{keep}\n  let best = 0\n  for each d in r.dice {{\n"
+        + step.format(d="d")
+        + "  }",
+        "best: best",
+    )
+    lets = "".join(f"  let x{k} = 1{term}\n" for k in range(3))
+    written = act(
+        lets + "  let best = 0\n" + "".join(step.format(d=f"x{k}") for k in range(3)),
+        "best: best",
+    )
+    answers = []
+    for text in (loop, written):
+        engine = Engine(dsl.load_text(text))
+        answers.append(engine.odds("act", engine.sheet({}), {}, "best"))
+    assert answers[0].exact and answers[1].exact
+    assert answers[0].probabilities == answers[1].probabilities
 
 
 #: Genesys-style: each face of eight d6 adds symbols (a 6 a success and an advantage,
@@ -232,7 +294,7 @@ def symbol_pools(draw):
     lines = ["let up = 0", "let down = 0"]
     for k in range(draw(st.integers(1, 3))):
         sides = draw(st.sampled_from([2, 3]))
-        keep = draw(st.sampled_from(["", "kh1", "cs>=2"]))
+        keep = draw(st.sampled_from(["", "kh1", "cs>=2", "ro1", "ro1kh1", "kh1ro1", "max2"]))
         count = draw(st.sampled_from(["0", "1", "2", "(d2)", "(A)"]))
         lines.append(f"let p{k} = {count}d{sides}{keep}")
         if draw(st.booleans()):

@@ -11,8 +11,13 @@ dice × states × faces, not the faces to the power of the dice that walking eve
 the pool can fall (questions.rolls_of) costs.
 
 `r.kept` is the same list where the pool keeps every die; `r.dice` lists the dropped
-dice too, so a keep changes neither. Any other modifier (a reroll, an explosion, a
-clamp, a sort) and the `let` binds the pool as before.
+dice too, so a keep changes neither. A modifier that acts on each die alone and leaves
+one die standing (a reroll, `!!`, `min`/`max`: PER_DIE), before any keep, leaves the
+dice independent and alike too, each falling as one such die falls (`one_die`: one die
+of the term counted, where nothing of it is left out and the term may not fail). An
+explosion (a die becomes several, a number of passes that the dice decide) or a sort,
+and the `let` binds the pool as before; so does `r.kept` of a pool that keeps some: the
+kept dice are not independent (which are kept depends on all of them).
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ from dsl import nodes as n
 from dsl.messages import tr
 from interpreter.compiled import Loop, Plain
 from interpreter.odds.carried import Group, Held, carried_loop, worlds_of
-from interpreter.odds.drawn import Drawn, starts
+from interpreter.odds.distribution import Dist
+from interpreter.odds.drawn import Drawn, OneDie, starts
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.questions import is_term
+from interpreter.odds.remembered import counted_distribution
 from interpreter.odds.summed import remembered_plan
 from interpreter.odds.weights import ONE, times
 from interpreter.odds.worlds import Failure, World, plus
@@ -37,6 +44,11 @@ CARRIED_ON = True
 #: the modifiers that leave a pool's listed dice independent and alike, as rolled
 #: (`keep` marks some dropped; the others count; none changes a face or the order)
 ALIKE = frozenset({"keep", "successes", "fail_count", "failures"})
+#: whether a pool whose modifiers act on each die alone runs die by die too (one_die)
+PER_DIE_LOOPS = True
+#: the modifiers that act on each die alone and leave it one die (not an explosion's
+#: several): before any keep, the dice stay independent and alike
+PER_DIE = frozenset({"reroll", "compound", "clamp"})
 
 
 class Unrolled(Rolled):
@@ -131,6 +143,9 @@ def unrolled_let(explorer, statements: tuple, index: int, worlds, live: list):
     def caught(roll, questions, caught_name):  # noqa: ARG001 (as the roller calls it)
         if is_term(roll) and {step[0] for step in roll.steps} <= alike:
             return Unrolled(roll.die, roll.count)
+        one = one_die(roller, roll, alike) if is_term(roll) and PER_DIE_LOOPS else None
+        if one is not None:
+            return Unrolled(one, roll.count)
         roller.capture = None  # (as any pool: rolled, asked what the loop asks)
         try:
             return roller.settle(roll, questions)
@@ -147,6 +162,37 @@ def unrolled_let(explorer, statements: tuple, index: int, worlds, live: list):
     finally:
         roller.capture = None
     return explorer.merge(done, live[index]), failed, index + 1
+
+
+def one_die(roller, roll, alike: frozenset) -> OneDie | None:
+    """How one die of a term falls where its modifiers act on each die alone (PER_DIE,
+    each before any keep; the others in `alike`), counted as a term of one die with those
+    modifiers; None where they do not, the term may fail at the roller's limit (its
+    chance is the whole pool's, at its `let`), or the count leaves anything out."""
+    if roll.failure:
+        return None
+    kept = False
+    for step in roll.steps:
+        kind = step[0]
+        if kind in PER_DIE:
+            if kept:  # (a reroll after a keep rolls only the kept dice again)
+                return None
+        elif kind not in alike:
+            return None
+        kept = kept or kind == "keep"
+    own = tuple(step for step in roll.steps if step[0] in PER_DIE)
+    try:
+        dist = counted_distribution(
+            roll.die, 1, own, roller.epsilon, roller.budget_of_term(), roller.extra_per_die
+        )
+    except TooComplex:
+        return None
+    if dist.missing():
+        return None
+    faces: dict = {}
+    for (total, _, _), weight in dist.weights.items():
+        faces[total] = faces.get(total, 0) + weight
+    return OneDie(Dist(faces, dist.total))
 
 
 def _through(explorer, run, held: Held) -> tuple:

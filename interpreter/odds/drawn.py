@@ -8,6 +8,26 @@ from interpreter.odds.distribution import Dist
 from interpreter.odds.worlds import World
 
 
+class OneDie:
+    """What one die of a term shows once its modifiers have acted on it alone (a reroll,
+    `!!`, `min`/`max`: interpreter.odds.die_loops.one_die): its faces' weights. Keyed by
+    them, so that dice that fall alike are alike, however they were written."""
+
+    __slots__ = ("key", "weights")
+
+    def __init__(self, weights: Dist) -> None:
+        self.weights = weights
+        self.key = ("one die", tuple(sorted(weights.weights.items())), weights.total)
+
+
+def face_weights(die) -> Dist:
+    """A die's faces and their weights: a plain die's each once, a OneDie's as it falls."""
+    if type(die) is OneDie:
+        return die.weights
+    counted = Counter(die.faces())
+    return Dist(dict(counted), sum(counted.values()))
+
+
 class Drawn:
     """A name a pass binds to a die's face, not drawn yet (interpreter.odds.die_loops:
     `for each d in r.dice`, a pass per die): `starts` makes a world per face. Equal by
@@ -17,8 +37,7 @@ class Drawn:
 
     def __init__(self, die) -> None:
         self.die = die
-        counted = Counter(die.faces())
-        self.faces = Dist(dict(counted), sum(counted.values()))
+        self.faces = face_weights(die)
 
     def __eq__(self, other) -> bool:
         return type(other) is Drawn and self.die.key == other.die.key
