@@ -64,9 +64,10 @@ BODIES = [
     ("let r = 2d3\n  let s = 0\n  for each d in r.dice { set s to s + d }", "s: s, r: r"),
 ]
 #: loops over dice whose modifiers act on each die alone (die_loops.PER_DIE), alone, with
-#: a keep after them (its dropped dice listed) or before them (a reroll of the kept dice:
-#: not independent), an explosion (a number of passes the dice decide), the kept dice of
-#: a pool that keeps some (not independent): the last three as any pool
+#: a keep after them (its dropped dice listed); an explosion once (each die a list of
+#: dice: drawn.chains_of), alone, with a keep after it, with a clamp; then as any pool: a
+#: reroll or an explosion after a keep (of the kept dice: not independent), the kept
+#: dice of a pool that keeps some (not independent)
 PER_DIE_BODIES = [
     (
         f"let r = {pool}\n  let s = 0\n  let best = 0\n  for each d in r.{items} {{\n"
@@ -80,8 +81,12 @@ PER_DIE_BODIES = [
         ("(A)d3max2", "dice"),
         ("3d3min2cs>=3", "kept"),
         ("3d3ro1kh2", "dice"),
-        ("3d3kh2ro1", "dice"),
         ("2d3xo", "dice"),
+        ("(A)d3xo", "kept"),
+        ("2d3xo>=2kh1", "dice"),
+        ("2d3ro1xomax2", "dice"),
+        ("3d3kh2ro1", "dice"),
+        ("2d3kh1xo", "dice"),
         ("3d3ro1kh2", "kept"),
     ]
 ]
@@ -106,6 +111,52 @@ def test_a_loop_over_dice_rerolled_is_counted_die_by_die_within_a_small_budget(m
     if switch:
         other = Engine(dsl.load_text(COUNTED.replace("8d6", "8d6ro1")))
         expected = other.odds("act", other.sheet({}), {}, "success")
+        assert odds.probabilities == expected.probabilities
+
+
+@pytest.mark.parametrize("first, second", [("2d3", "2d3xo"), ("2d3xo", "(A)d3"), ("2d3ro1", "2d3")])
+@pytest.mark.parametrize("carried", [True, False])
+def test_pools_of_lists_of_dice_beside_pools_of_dice_agree_with_every_roll(
+    monkeypatch, first, second, carried
+):
+    """A pool of dice and a pool of lists of dice counted into one counter, either
+    first: the counter held from one loop into the next (die_loops.CARRIED_ON) where
+    each pass draws a die, never into passes that draw lists."""
+    monkeypatch.setattr(die_loops, "CARRIED_ON", carried)
+    loops = "".join(
+        f"  let p{k} = {pool}\n  for each d in p{k}.dice {{ if d = 3 {{ set up to up + 1 }} }}\n"
+        for k, pool in enumerate((first, second))
+    )
+    assert_counted_as_run(act("let up = 0\n" + loops, "up: up"), {"A": 1})
+
+
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_loop_over_dice_exploded_once_is_counted_die_by_die_within_a_small_budget(
+    monkeypatch, switch
+):
+    """6d6xo read in the order rolled: each die and the die it may add, a list drawn
+    whole (die_loops.PER_DIE_LOOPS, drawn.chains_of); walked, past the budget. The same
+    answer as the loop over the same dice written as two pools: each die, then a die for
+    each 6 (an explosion once, in another order: the same sum)."""
+    counted = act(
+        "let r = 6d6xo\n  let s = 0\n  for each d in r.dice {\n"
+        "    if d >= 5 { set s to s + 1 }\n    if d = 1 { set s to s - 1 }\n  }",
+        "s: s",
+    )
+    monkeypatch.setattr(die_loops, "PER_DIE_LOOPS", switch)
+    engine = Engine(dsl.load_text(counted))
+    odds = engine.odds("act", engine.sheet({}), {}, "s", budget=3_000, trials=20)
+    assert odds.exact is switch
+    if switch:
+        other = Engine(
+            dsl.load_text(
+                act(
+                    "let r = 6d6\n  let e = (count(r, 6))d6",
+                    "s: count(r, 5..) - count(r, 1) + count(e, 5..) - count(e, 1)",
+                )
+            )
+        )
+        expected = other.odds("act", other.sheet({}), {}, "s")
         assert odds.probabilities == expected.probabilities
 
 
@@ -294,7 +345,9 @@ def symbol_pools(draw):
     lines = ["let up = 0", "let down = 0"]
     for k in range(draw(st.integers(1, 3))):
         sides = draw(st.sampled_from([2, 3]))
-        keep = draw(st.sampled_from(["", "kh1", "cs>=2", "ro1", "ro1kh1", "kh1ro1", "max2"]))
+        keep = draw(
+            st.sampled_from(["", "kh1", "cs>=2", "ro1", "ro1kh1", "kh1ro1", "max2", "xo", "xokh1"])
+        )
         count = draw(st.sampled_from(["0", "1", "2", "(d2)", "(A)"]))
         lines.append(f"let p{k} = {count}d{sides}{keep}")
         if draw(st.booleans()):

@@ -15,9 +15,14 @@ dice too, so a keep changes neither. A modifier that acts on each die alone and 
 one die standing (a reroll, `!!`, `min`/`max`: PER_DIE), before any keep, leaves the
 dice independent and alike too, each falling as one such die falls (`one_die`: one die
 of the term counted, where nothing of it is left out and the term may not fail). An
-explosion (a die becomes several, a number of passes that the dice decide) or a sort,
-and the `let` binds the pool as before; so does `r.kept` of a pool that keeps some: the
-kept dice are not independent (which are kept depends on all of them).
+explosion before any keep makes each die a list of dice (the die, then those it adds),
+the lists independent and alike, the pool's list them one after another: each pass
+that finds no die left of the last list draws a list (drawn.chains_of: every way one
+die's draws go, walked, where they are few: `xo`, not `x`), its first die the pass's,
+the rest held in the pool for the passes after it (`Unrolled.pending`). A sort, and
+the `let` binds the pool as before; so does `r.kept` of a pool that keeps some: which
+dice are kept depends on all of them, so the kept dice in the order rolled are not
+independent dice.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from dsl.messages import tr
 from interpreter.compiled import Loop, Plain
 from interpreter.odds.carried import Group, Held, carried_loop, worlds_of
 from interpreter.odds.distribution import Dist
-from interpreter.odds.drawn import Drawn, OneDie, starts
+from interpreter.odds.drawn import Chains, Drawn, OneDie, chains_of, starts
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.questions import is_term
 from interpreter.odds.remembered import counted_distribution
@@ -49,17 +54,20 @@ PER_DIE_LOOPS = True
 #: the modifiers that act on each die alone and leave it one die (not an explosion's
 #: several): before any keep, the dice stay independent and alike
 PER_DIE = frozenset({"reroll", "compound", "clamp"})
+#: the modifiers that make each die a list of dice (one_die: drawn.chains_of)
+GROWS = frozenset({"explode", "penetrate"})
 
 
 class Unrolled(Rolled):
-    """A pool bound by `let` whose dice a loop alone reads (this module): its die, and
-    how many dice are still to come. Equal by those, so that worlds merge on them."""
+    """A pool bound by `let` whose dice a loop alone reads (this module): its die, how
+    many dice are still to come, and the dice of the last list drawn still to come
+    (`pending`: an explosion's). Equal by those, so that worlds merge on them."""
 
-    __slots__ = ("count", "die", "key")
+    __slots__ = ("count", "die", "key", "pending")
 
-    def __init__(self, die, count: int) -> None:
-        self.die, self.count = die, count
-        self.key = (die.key, count)
+    def __init__(self, die, count: int, pending: tuple = ()) -> None:
+        self.die, self.count, self.pending = die, count, pending
+        self.key = (die.key, count, pending)
 
     def answer(self, question):  # noqa: ARG002 (as any Rolled answers)
         raise TooComplex(tr("a pool's dice read where only its loop should read them"))
@@ -164,23 +172,27 @@ def unrolled_let(explorer, statements: tuple, index: int, worlds, live: list):
     return explorer.merge(done, live[index]), failed, index + 1
 
 
-def one_die(roller, roll, alike: frozenset) -> OneDie | None:
-    """How one die of a term falls where its modifiers act on each die alone (PER_DIE,
-    each before any keep; the others in `alike`), counted as a term of one die with those
-    modifiers; None where they do not, the term may fail at the roller's limit (its
-    chance is the whole pool's, at its `let`), or the count leaves anything out."""
+def one_die(roller, roll, alike: frozenset) -> OneDie | Chains | None:
+    """How one die of a term falls where its modifiers act on each die alone (PER_DIE
+    or GROWS, each before any keep; the others in `alike`), counted as a term of one die
+    with those modifiers (with an explosion, its lists walked: drawn.chains_of); None
+    where they do not, the term may fail at the roller's limit (its chance is the whole
+    pool's, at its `let`), or the count leaves anything out."""
     if roll.failure:
         return None
-    kept = False
+    kept = grows = False
     for step in roll.steps:
         kind = step[0]
-        if kind in PER_DIE:
+        if kind in PER_DIE or kind in GROWS:
             if kept:  # (a reroll after a keep rolls only the kept dice again)
                 return None
+            grows = grows or kind in GROWS
         elif kind not in alike:
             return None
         kept = kept or kind == "keep"
-    own = tuple(step for step in roll.steps if step[0] in PER_DIE)
+    own = tuple(step for step in roll.steps if step[0] in PER_DIE or step[0] in GROWS)
+    if grows:
+        return chains_of(roll.die, own, roller.limits)
     try:
         dist = counted_distribution(
             roll.die, 1, own, roller.epsilon, roller.budget_of_term(), roller.extra_per_die
@@ -253,7 +265,9 @@ def die_by_die(explorer, statements: tuple, index: int, worlds, live: list, live
             done, failures = explorer.step(statements, index, others, live, live_out)
             done = worlds_of(explorer, done)
     loop = explorer.loop_live(node, shape, after)
-    held = explorer.held(ours, counters, loop) if counters else None
+    # (a pool of lists of dice: passes the dice decide, one world at a time)
+    carried = isinstance(ours, Held) or all(_carried(w.env[name]) for w in ours)
+    held = explorer.held(ours, counters, loop) if counters and carried else None
     if held is None:
         worlds, failed = _chain(explorer, shape, name, worlds_of(explorer, ours), loop)
     else:  # (counters the body only adds to: a pass found once per state, odds.carried)
@@ -283,8 +297,14 @@ def _held_for(worlds, name: str, counters: tuple) -> bool:
     return (
         type(worlds) is Held
         and worlds.counters == counters
-        and all(type(group.env.get(name)) is Unrolled for group in worlds.groups)
+        and all(_carried(group.env.get(name)) for group in worlds.groups)
     )
+
+
+def _carried(pool) -> bool:
+    """Whether a pool Unrolled has as many passes left as dice (no list of dice may
+    come: odds.carried's passes, one per die)."""
+    return type(pool) is Unrolled and type(pool.die) is not Chains
 
 
 def _kept_on(explorer, statements: tuple, index: int, live: list, counters: tuple) -> bool:
@@ -307,14 +327,25 @@ def _chain(explorer, shape: Loop, name: str, worlds: list, loop) -> tuple:
         passing = []
         for world in going:
             pool = world.env[name]
+            steps = plus(world.steps, 1)
+            if pool.pending:  # (the next die of the list drawn last)
+                left = Unrolled(pool.die, pool.count, pool.pending[1:])
+                env = {**world.env, name: left, var: pool.pending[0]}
+                passing.append(World(env, world.state, world.weight, steps))
+                continue
             if not pool.count:
                 env = dict(world.env)
                 del env[name]
                 done.append(World(env, world.state, world.weight, world.steps))
                 continue
+            if type(pool.die) is Chains:  # (a list of dice drawn: its first, the pass's)
+                for dice, weight in explorer.weighted(pool.die.weights, world.weight):
+                    left = Unrolled(pool.die, pool.count - 1, dice[1:])
+                    env = {**world.env, name: left, var: dice[0]}
+                    passing.append(World(env, world.state, weight, steps))
+                continue
             env = {**world.env, name: Unrolled(pool.die, pool.count - 1), var: Drawn(pool.die)}
-            entered = World(env, world.state, world.weight, plus(world.steps, 1))
-            passing.extend(starts(explorer, entered))
+            passing.extend(starts(explorer, World(env, world.state, world.weight, steps)))
         if not passing:
             break
         going, failed = explorer.block(shape.body, passing, loop)
