@@ -114,6 +114,60 @@ def test_a_loop_over_dice_rerolled_is_counted_die_by_die_within_a_small_budget(m
         assert odds.probabilities == expected.probabilities
 
 
+#: loops over the kept dice of a pool that keeps some (die_loops.KEPT_LOOPS: the multiset
+#: drawn, then the kept dice without replacement), each keep, ties, a count of dice read
+#: from the sheet, a keep of none and of more than there are, a die of listed faces, a
+#: reroll before the keep, counted successes after it; then as any pool: a reroll after
+#: the keep, an explosion before it, two keeps
+KEPT_BODIES = [
+    (
+        f"let r = {pool}\n  let best = 0\n  let n = 0\n  for each d in r.kept {{\n"
+        "    if d > best { set best to d } else { set best to best - 1 }\n"
+        "    set n to n + 1\n  }",
+        "best: best, n: n",
+    )
+    for pool in [
+        "3d3kh2",
+        "3d3kl2",
+        "4d3dh1",
+        "3d3dl2",
+        "(A)d3kh1",
+        "3d3kh0",
+        "2d3dl3",
+        "3d{1,1,2}kh2",
+        "3d3ro1kh2",
+        "3d3kl1cs>=2",
+        "3d3kh2ro1",
+        "2d3xokh1",
+        "3d3kh2kl1",
+    ]
+]
+
+
+@pytest.mark.parametrize("body, result", KEPT_BODIES)
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_loop_over_a_pools_kept_dice_agrees_with_every_roll(monkeypatch, body, result, switch):
+    monkeypatch.setattr(die_loops, "KEPT_LOOPS", switch)
+    assert_counted_as_run(act(body, result), {"A": 2})
+
+
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_loop_over_kept_dice_is_counted_pass_by_pass_within_a_small_budget(monkeypatch, switch):
+    """5d4kh3's kept dice in the order rolled, the highest so far: drawn from the
+    multiset, about 90 units (die_loops.KEPT_LOOPS); walked, 2,600 (past the budget). The
+    same answer as the pool walked with the whole budget."""
+    text = KEPT_BODIES[0][0].replace("3d3kh2", "5d4kh3")
+    monkeypatch.setattr(die_loops, "KEPT_LOOPS", switch)
+    engine = Engine(dsl.load_text(act(text, "best: best")))
+    odds = engine.odds("act", engine.sheet({}), {}, "best", budget=500, trials=20)
+    assert odds.exact is switch
+    if switch:
+        monkeypatch.setattr(die_loops, "KEPT_LOOPS", False)
+        other = Engine(dsl.load_text(act(text, "best: best")))
+        expected = other.odds("act", other.sheet({}), {}, "best")
+        assert expected.exact and odds.probabilities == expected.probabilities
+
+
 @pytest.mark.parametrize("first, second", [("2d3", "2d3xo"), ("2d3xo", "(A)d3"), ("2d3ro1", "2d3")])
 @pytest.mark.parametrize("carried", [True, False])
 def test_pools_of_lists_of_dice_beside_pools_of_dice_agree_with_every_roll(
@@ -358,7 +412,7 @@ def symbol_pools(draw):
             amount = draw(st.sampled_from(["1", "d", "A"]))
             face = draw(st.integers(1, sides))
             adds.append(f"if d = {face} {{ set {side} to {side} + {amount} }}")
-        items = draw(st.sampled_from(["dice", "kept"]))
+        items = draw(st.sampled_from(["dice", "kept", "kept"]))
         lines.append(f"for each d in p{k}.{items} {{ {'  '.join(adds)} }}")
     result = draw(st.sampled_from(["net: up - down", "net: up - down, up: up"]))
     return act("\n  ".join(lines), result), {"A": draw(st.integers(0, 2))}

@@ -20,12 +20,16 @@ the lists independent and alike, the pool's list them one after another: each pa
 that finds no die left of the last list draws a list (drawn.chains_of: every way one
 die's draws go, walked, where they are few: `xo`, not `x`), its first die the pass's,
 the rest held in the pool for the passes after it (`Unrolled.pending`). A sort, and
-the `let` binds the pool as before; so does `r.kept` of a pool that keeps some: which
-dice are kept depends on all of them, so the kept dice in the order rolled are not
-independent dice.
+the `let` binds the pool as before. `r.kept` of a pool that keeps some is no list of
+independent dice (which are kept depends on all of them), but the dice rolled are: its
+kept dice are drawn by odds.kept_draws (`kept_die`: one keep, after the modifiers that
+act on each die alone), the multiset first, then each kept die from what is left.
 """
 
 from __future__ import annotations
+
+from collections import Counter
+from math import comb
 
 from dsl import nodes as n
 from dsl.messages import tr
@@ -33,6 +37,14 @@ from interpreter.compiled import Loop, Plain
 from interpreter.odds.carried import Group, Held, carried_loop, worlds_of
 from interpreter.odds.distribution import Dist
 from interpreter.odds.drawn import Chains, Drawn, OneDie, chains_of, starts
+from interpreter.odds.kept_draws import (
+    MOST_MULTISETS,
+    WORLDS_PER_WORK,
+    KeptDie,
+    multisets,
+    next_kept,
+    passes,
+)
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.questions import is_term
 from interpreter.odds.remembered import counted_distribution
@@ -54,6 +66,9 @@ PER_DIE_LOOPS = True
 #: the modifiers that act on each die alone and leave it one die (not an explosion's
 #: several): before any keep, the dice stay independent and alike
 PER_DIE = frozenset({"reroll", "compound", "clamp"})
+#: whether a loop over the kept dice of a pool that keeps some draws them as
+#: odds.kept_draws does (kept_die)
+KEPT_LOOPS = True
 #: the modifiers that make each die a list of dice (one_die: drawn.chains_of)
 GROWS = frozenset({"explode", "penetrate"})
 
@@ -146,12 +161,17 @@ def unrolled_let(explorer, statements: tuple, index: int, worlds, live: list):
         worlds = worlds_of(explorer, worlds)  # (the pool's size read of a counter)
     name, roller = statement.node.name, explorer.roller
     # (`r.kept` lists the dice `r.dice` lists where the pool keeps every one)
-    alike = ALIKE if statements[k].node.items.name == "dice" else ALIKE - {"keep"}
+    kept_items = statements[k].node.items.name == "kept"
+    alike = ALIKE - {"keep"} if kept_items else ALIKE
 
     def caught(roll, questions, caught_name):  # noqa: ARG001 (as the roller calls it)
         if is_term(roll) and {step[0] for step in roll.steps} <= alike:
             return Unrolled(roll.die, roll.count)
-        one = one_die(roller, roll, alike) if is_term(roll) and PER_DIE_LOOPS else None
+        one: OneDie | Chains | KeptDie | None = None
+        if is_term(roll) and PER_DIE_LOOPS and not roll.failure:
+            one = one_die(roller, roll.die, roll.steps, alike)
+        if one is None and is_term(roll) and kept_items and KEPT_LOOPS:
+            one = kept_die(roller, roll)
         if one is not None:
             return Unrolled(one, roll.count)
         roller.capture = None  # (as any pool: rolled, asked what the loop asks)
@@ -172,16 +192,14 @@ def unrolled_let(explorer, statements: tuple, index: int, worlds, live: list):
     return explorer.merge(done, live[index]), failed, index + 1
 
 
-def one_die(roller, roll, alike: frozenset) -> OneDie | Chains | None:
+def one_die(roller, die, steps: tuple, alike: frozenset) -> OneDie | Chains | None:
     """How one die of a term falls where its modifiers act on each die alone (PER_DIE
     or GROWS, each before any keep; the others in `alike`), counted as a term of one die
     with those modifiers (with an explosion, its lists walked: drawn.chains_of); None
-    where they do not, the term may fail at the roller's limit (its chance is the whole
-    pool's, at its `let`), or the count leaves anything out."""
-    if roll.failure:
-        return None
+    where they do not, or the count leaves anything out. (The caller's term may not
+    fail at the roller's limit: that chance is the whole pool's, at its `let`.)"""
     kept = grows = False
-    for step in roll.steps:
+    for step in steps:
         kind = step[0]
         if kind in PER_DIE or kind in GROWS:
             if kept:  # (a reroll after a keep rolls only the kept dice again)
@@ -190,12 +208,12 @@ def one_die(roller, roll, alike: frozenset) -> OneDie | Chains | None:
         elif kind not in alike:
             return None
         kept = kept or kind == "keep"
-    own = tuple(step for step in roll.steps if step[0] in PER_DIE or step[0] in GROWS)
+    own = tuple(step for step in steps if step[0] in PER_DIE or step[0] in GROWS)
     if grows:
-        return chains_of(roll.die, own, roller.limits)
+        return chains_of(die, own, roller.limits)
     try:
         dist = counted_distribution(
-            roll.die, 1, own, roller.epsilon, roller.budget_of_term(), roller.extra_per_die
+            die, 1, own, roller.epsilon, roller.budget_of_term(), roller.extra_per_die
         )
     except TooComplex:
         return None
@@ -205,6 +223,34 @@ def one_die(roller, roll, alike: frozenset) -> OneDie | Chains | None:
     for (total, _, _), weight in dist.weights.items():
         faces[total] = faces.get(total, 0) + weight
     return OneDie(Dist(faces, dist.total))
+
+
+def kept_die(roller, roll) -> KeptDie | None:
+    """The die of a pool whose kept dice a loop reads, drawn as odds.kept_draws draws
+    them: one keep, after the modifiers that act on each die alone (each die falling as
+    one_die finds), the rest counting; None where it is not so, or where its dice may
+    fall into more than MOST_MULTISETS multisets."""
+    keeps = [step for step in roll.steps if step[0] == "keep"]
+    if len(keeps) != 1 or roll.failure:
+        return None
+    at = roll.steps.index(keeps[0])
+    before, after = roll.steps[:at], roll.steps[at + 1 :]
+    if any(step[0] not in ALIKE for step in after):
+        return None
+    if any(step[0] in PER_DIE for step in before):
+        own = one_die(roller, roll.die, before, ALIKE)
+        if type(own) is not OneDie:
+            return None
+        weights = own.weights.weights
+    elif all(step[0] in ALIKE for step in before):
+        weights = dict(Counter(roll.die.faces()))
+    else:
+        return None
+    die = KeptDie(weights, keeps[0][1], keeps[0][2])
+    faces = len(die.faces)
+    if comb(roll.count + faces - 1, faces - 1) > MOST_MULTISETS:
+        return None
+    return die
 
 
 def _through(explorer, run, held: Held) -> tuple:
@@ -304,7 +350,7 @@ def _held_for(worlds, name: str, counters: tuple) -> bool:
 def _carried(pool) -> bool:
     """Whether a pool Unrolled has as many passes left as dice (no list of dice may
     come: odds.carried's passes, one per die)."""
-    return type(pool) is Unrolled and type(pool.die) is not Chains
+    return type(pool) is Unrolled and type(pool.die) not in (Chains, KeptDie)
 
 
 def _kept_on(explorer, statements: tuple, index: int, live: list, counters: tuple) -> bool:
@@ -320,7 +366,8 @@ def _kept_on(explorer, statements: tuple, index: int, live: list, counters: tupl
 def _chain(explorer, shape: Loop, name: str, worlds: list, loop) -> tuple:
     """The loop's passes over worlds holding the pool Unrolled, a die at a time, the
     worlds merged after each statement: (worlds after, failures)."""
-    var, done, failures = shape.var, [], []
+    var, failures = shape.var, []
+    done: list = []
     going = worlds
     while going:
         explorer.work()
@@ -328,6 +375,9 @@ def _chain(explorer, shape: Loop, name: str, worlds: list, loop) -> tuple:
         for world in going:
             pool = world.env[name]
             steps = plus(world.steps, 1)
+            if type(pool.die) is KeptDie:  # (its kept dice: odds.kept_draws)
+                passing.extend(_kept_pass(explorer, world, name, var, done))
+                continue
             if pool.pending:  # (the next die of the list drawn last)
                 left = Unrolled(pool.die, pool.count, pool.pending[1:])
                 env = {**world.env, name: left, var: pool.pending[0]}
@@ -352,3 +402,40 @@ def _chain(explorer, shape: Loop, name: str, worlds: list, loop) -> tuple:
         going = worlds_of(explorer, going)
         failures.extend(failed)
     return done, failures
+
+
+def _kept_pass(explorer, world: World, name: str, var: str, done: list) -> list:
+    """The worlds a pass over a pool's kept dice begins from (odds.kept_draws): the
+    multiset drawn first (a world per state it leaves), then the next kept die; a world
+    whose kept dice are all drawn goes to `done`."""
+    pool = world.env[name]
+    die = pool.die
+    if not pool.pending:  # (the multiset not drawn yet: a world per state)
+        found = multisets(die, pool.count) or []  # (within MOST_MULTISETS: kept_die)
+        explorer.roller.work += len(found) // WORLDS_PER_WORK
+        states: dict = {}
+        for counts, weight in found:
+            state = die.state(counts)
+            states[state] = states.get(state, 0) + weight
+        drawn = Dist(states, sum(die.weights) ** pool.count)
+        worlds = []
+        for state, weight in explorer.weighted(drawn, world.weight):
+            env = {**world.env, name: Unrolled(die, passes(die, state), state)}
+            worlds.append(World(env, world.state, weight, world.steps))
+    else:
+        worlds = [world]
+    out = []
+    for each in worlds:
+        pool = each.env[name]
+        if not pool.count:
+            env = dict(each.env)
+            del env[name]
+            done.append(World(env, each.state, each.weight, each.steps))
+            continue
+        ways, denominator = next_kept(die, pool.pending)
+        after = Dist({(face, state): w for face, state, w in ways}, denominator)
+        steps = plus(each.steps, 1)
+        for (face, state), weight in explorer.weighted(after, each.weight):
+            env = {**each.env, name: Unrolled(die, pool.count - 1, state), var: face}
+            out.append(World(env, each.state, weight, steps))
+    return out
