@@ -29,7 +29,6 @@ act on each die alone), the multiset first, then each kept die from what is left
 from __future__ import annotations
 
 from collections import Counter
-from math import comb
 
 from dsl import nodes as n
 from dsl.messages import tr
@@ -37,14 +36,7 @@ from interpreter.compiled import Loop, Plain
 from interpreter.odds.carried import Group, Held, carried_loop, worlds_of
 from interpreter.odds.distribution import Dist
 from interpreter.odds.drawn import Chains, Drawn, OneDie, chains_of, starts
-from interpreter.odds.kept_draws import (
-    MOST_MULTISETS,
-    WORLDS_PER_WORK,
-    KeptDie,
-    multisets,
-    next_kept,
-    passes,
-)
+from interpreter.odds.kept_draws import WORLDS_PER_WORK, KeptDie, next_kept, passes, states_of
 from interpreter.odds.polynomials import TooComplex
 from interpreter.odds.questions import is_term
 from interpreter.odds.remembered import counted_distribution
@@ -229,7 +221,7 @@ def kept_die(roller, roll) -> KeptDie | None:
     """The die of a pool whose kept dice a loop reads, drawn as odds.kept_draws draws
     them: one keep, after the modifiers that act on each die alone (each die falling as
     one_die finds), the rest counting; None where it is not so, or where its dice may
-    fall into more than MOST_MULTISETS multisets."""
+    leave more than MOST_STATES states."""
     keeps = [step for step in roll.steps if step[0] == "keep"]
     if len(keeps) != 1 or roll.failure:
         return None
@@ -247,9 +239,10 @@ def kept_die(roller, roll) -> KeptDie | None:
     else:
         return None
     die = KeptDie(weights, keeps[0][1], keeps[0][2])
-    faces = len(die.faces)
-    if comb(roll.count + faces - 1, faces - 1) > MOST_MULTISETS:
+    states = states_of(die, roll.count)
+    if states is None:
         return None
+    die.drawn = states  # (the states its multiset may leave: the first pass's)
     return die
 
 
@@ -411,13 +404,8 @@ def _kept_pass(explorer, world: World, name: str, var: str, done: list) -> list:
     pool = world.env[name]
     die = pool.die
     if not pool.pending:  # (the multiset not drawn yet: a world per state)
-        found = multisets(die, pool.count) or []  # (within MOST_MULTISETS: kept_die)
-        explorer.roller.work += len(found) // WORLDS_PER_WORK
-        states: dict = {}
-        for counts, weight in found:
-            state = die.state(counts)
-            states[state] = states.get(state, 0) + weight
-        drawn = Dist(states, sum(die.weights) ** pool.count)
+        explorer.roller.work += len(die.drawn) // WORLDS_PER_WORK
+        drawn = Dist(die.drawn, sum(die.weights) ** pool.count)
         worlds = []
         for state, weight in explorer.weighted(drawn, world.weight):
             env = {**world.env, name: Unrolled(die, passes(die, state), state)}

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from math import comb
 
-#: multisets a pool's dice may fall into, at most, for its kept dice to be drawn so
-#: (6d6: 462; 10d10: 92,378, past it: the pool rolled as any)
-MOST_MULTISETS = 20_000
+#: states a pool's multiset may leave (`states_of`), at most, for its kept dice to be
+#: drawn so (20d6kh3: 550; 10d10dh1: 48,620, past it: the pool rolled as any)
+MOST_STATES = 20_000
 #: worlds made in one unit of work (interpreter.odds.budget)
 WORLDS_PER_WORK = 64
 
@@ -32,13 +32,14 @@ class KeptDie:
     weights (a die, or one die as its own modifiers leave it), and the keep (its mode,
     kh kl dh dl, and its count). Keyed by those."""
 
-    __slots__ = ("count", "faces", "keeps", "key", "mode", "weights")
+    __slots__ = ("count", "drawn", "faces", "keeps", "key", "mode", "weights")
 
     def __init__(self, weights: dict, mode: str, count: int) -> None:
         self.faces = tuple(sorted(weights))
         self.weights = tuple(weights[face] for face in self.faces)
         self.mode, self.count = mode, count
         self.keeps = mode in ("kh", "kl")  # (else it drops: dh, dl)
+        self.drawn: dict = {}  # (states_of its pool's dice, where a pool holds it)
         self.key = ("kept", self.faces, self.weights, mode, count)
 
     def kept(self, dice: int) -> int:
@@ -75,23 +76,63 @@ def passes(die: KeptDie, state: tuple) -> int:
     return sum(side) + (q if die.keeps else showing - q)
 
 
-def multisets(die: KeptDie, dice: int) -> list | None:
-    """(counts of each face, weight) for every multiset `dice` dice of `die` may fall
-    into, the weights over size^dice (size: the weights' sum); None past MOST_MULTISETS."""
+def states_of(die: KeptDie, dice: int) -> dict | None:
+    """{state: weight} for every state `dice` dice of `die` may leave (KeptDie.state of
+    their multiset), the weights over size^dice (size: the weights' sum), found without
+    going through the multisets: v, how many dice lie past it and show it, and the
+    counts of the kept side, the other side's dice summed (each of its faces, any count);
+    None past MOST_STATES."""
     faces = len(die.faces)
-    if comb(dice + faces - 1, faces - 1) > MOST_MULTISETS:
-        return None
-    out: list = []
-
-    def fill(i: int, left: int, counts: tuple, weight: int) -> None:
-        if i == faces - 1:
-            out.append(((*counts, left), weight * die.weights[i] ** left))
-            return
-        for m in range(left + 1):
-            fill(i + 1, left - m, (*counts, m), weight * comb(left, m) * die.weights[i] ** m)
-
-    fill(0, dice, (), 1)
+    order = list(range(faces - 1, -1, -1) if die.mode in ("kh", "dh") else range(faces))
+    k = min(die.count, dice)
+    weights = die.weights
+    out: dict = {}
+    if not k:  # (the keep keeps none; the drop drops none: every multiset its own state)
+        if die.keeps:
+            return {((0,) * faces, -1, 0, 0): sum(weights) ** dice}
+        for counts, weight in _counts(list(range(faces)), dice, weights, faces):
+            out[(counts, -1, 0, 0)] = weight
+            if len(out) > MOST_STATES:
+                return None
+        return out
+    for at, v in enumerate(order):
+        before, after = order[:at], order[at + 1 :]
+        kept_side, other = (before, after) if die.keeps else (after, before)
+        other_weight = sum(weights[i] for i in other)
+        for past in range(min(k, dice)):
+            if past and not before:
+                continue
+            for showing in range(k - past, dice - past + 1):
+                rest = dice - past - showing
+                if rest and not after:
+                    continue
+                shared = comb(dice, past) * comb(dice - past, showing) * weights[v] ** showing
+                q = k - past
+                seen = showing if (die.keeps or q < showing) else 0
+                if not die.keeps and q == showing:
+                    q = 0
+                kept = past if die.keeps else rest
+                summed = other_weight ** (rest if die.keeps else past)
+                for side, weight in _counts(kept_side, kept, weights, faces):
+                    state = (side, v, seen, q)  # (a drop's dice all past v: one state)
+                    out[state] = out.get(state, 0) + shared * summed * weight
+                    if len(out) > MOST_STATES:
+                        return None
     return out
+
+
+def _counts(among: list, dice: int, weights: tuple, faces: int):
+    """(counts by face, 0 off `among`; weight) for every way `dice` dice fall on the
+    faces `among`: the multinomial ways times the faces' weights."""
+    if not among:
+        if not dice:
+            yield (0,) * faces, 1
+        return
+    first, rest = among[0], among[1:]
+    for m in range(dice + 1) if rest else (dice,):
+        for counts, weight in _counts(rest, dice - m, weights, faces):
+            made = (*counts[:first], m, *counts[first + 1 :])
+            yield made, weight * comb(dice, m) * weights[first] ** m
 
 
 def next_kept(die: KeptDie, state: tuple) -> tuple:
