@@ -63,13 +63,180 @@ BODIES = [
     ),
     ("let r = 2d3\n  let s = 0\n  for each d in r.dice { set s to s + d }", "s: s, r: r"),
 ]
+#: loops over dice whose modifiers act on each die alone (die_loops.PER_DIE), alone, with
+#: a keep after them (its dropped dice listed); an explosion once (each die a list of
+#: dice: drawn.chains_of), alone, with a keep after it, with a clamp; then as any pool: a
+#: reroll or an explosion after a keep (of the kept dice: not independent), the kept
+#: dice of a pool that keeps some (not independent)
+PER_DIE_BODIES = [
+    (
+        f"let r = {pool}\n  let s = 0\n  let best = 0\n  for each d in r.{items} {{\n"
+        "    if d > best { set best to d } else { set best to best - 1 }\n"
+        "    if d = 3 { set s to s + A }\n  }",
+        "s: s, best: best",
+    )
+    for pool, items in [
+        ("3d3ro1", "dice"),
+        ("3d3ro<=2", "kept"),
+        ("(A)d3max2", "dice"),
+        ("3d3min2cs>=3", "kept"),
+        ("3d3ro1kh2", "dice"),
+        ("2d3xo", "dice"),
+        ("(A)d3xo", "kept"),
+        ("2d3xo>=2kh1", "dice"),
+        ("2d3ro1xomax2", "dice"),
+        ("3d3kh2ro1", "dice"),
+        ("2d3kh1xo", "dice"),
+        ("3d3ro1kh2", "kept"),
+    ]
+]
 
 
-@pytest.mark.parametrize("body, result", BODIES)
+@pytest.mark.parametrize("body, result", BODIES + PER_DIE_BODIES)
 @pytest.mark.parametrize("switch", [True, False])
 def test_a_loop_over_a_pools_dice_agrees_with_every_roll(monkeypatch, body, result, switch):
     monkeypatch.setattr(die_loops, "DIE_BY_DIE", switch)
     assert_counted_as_run(act(body, result), {"A": 2})
+
+
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_loop_over_dice_rerolled_is_counted_die_by_die_within_a_small_budget(monkeypatch, switch):
+    """8d6ro1 read in the order rolled: each die rerolled once on a 1 falls alike and
+    alone (die_loops.PER_DIE_LOOPS), a few states a die; walked, past the budget. The
+    same answer as the counts of the same pool."""
+    monkeypatch.setattr(die_loops, "PER_DIE_LOOPS", switch)
+    engine = Engine(dsl.load_text(SYMBOLS.replace("8d6", "8d6ro1")))
+    odds = engine.odds("act", engine.sheet({}), {}, "success", budget=2_000, trials=20)
+    assert odds.exact is switch
+    if switch:
+        other = Engine(dsl.load_text(COUNTED.replace("8d6", "8d6ro1")))
+        expected = other.odds("act", other.sheet({}), {}, "success")
+        assert odds.probabilities == expected.probabilities
+
+
+#: loops over the kept dice of a pool that keeps some (die_loops.KEPT_LOOPS: the multiset
+#: drawn, then the kept dice without replacement), each keep, ties, a count of dice read
+#: from the sheet, a keep of none and of more than there are, a die of listed faces, a
+#: reroll before the keep, counted successes after it; then as any pool: a reroll after
+#: the keep, an explosion before it, two keeps
+KEPT_BODIES = [
+    (
+        f"let r = {pool}\n  let best = 0\n  let n = 0\n  for each d in r.kept {{\n"
+        "    if d > best { set best to d } else { set best to best - 1 }\n"
+        "    set n to n + 1\n  }",
+        "best: best, n: n",
+    )
+    for pool in [
+        "3d3kh2",
+        "3d3kl2",
+        "4d3dh1",
+        "3d3dl2",
+        "(A)d3kh1",
+        "3d3kh0",
+        "2d3dl3",
+        "3d{1,1,2}kh2",
+        "3d3ro1kh2",
+        "3d3kl1cs>=2",
+        "3d3kh2ro1",
+        "2d3xokh1",
+        "3d3kh2kl1",
+    ]
+]
+
+
+@pytest.mark.parametrize("body, result", KEPT_BODIES)
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_loop_over_a_pools_kept_dice_agrees_with_every_roll(monkeypatch, body, result, switch):
+    monkeypatch.setattr(die_loops, "KEPT_LOOPS", switch)
+    assert_counted_as_run(act(body, result), {"A": 2})
+
+
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_loop_over_kept_dice_is_counted_pass_by_pass_within_a_small_budget(monkeypatch, switch):
+    """5d4kh3's kept dice in the order rolled, the highest so far: drawn from the
+    multiset, about 90 units (die_loops.KEPT_LOOPS); walked, 2,600 (past the budget). The
+    same answer as the pool walked with the whole budget."""
+    text = KEPT_BODIES[0][0].replace("3d3kh2", "5d4kh3")
+    monkeypatch.setattr(die_loops, "KEPT_LOOPS", switch)
+    engine = Engine(dsl.load_text(act(text, "best: best")))
+    odds = engine.odds("act", engine.sheet({}), {}, "best", budget=500, trials=20)
+    assert odds.exact is switch
+    if switch:
+        monkeypatch.setattr(die_loops, "KEPT_LOOPS", False)
+        other = Engine(dsl.load_text(act(text, "best: best")))
+        expected = other.odds("act", other.sheet({}), {}, "best")
+        assert expected.exact and odds.probabilities == expected.probabilities
+
+
+@pytest.mark.parametrize("first, second", [("2d3", "2d3xo"), ("2d3xo", "(A)d3"), ("2d3ro1", "2d3")])
+@pytest.mark.parametrize("carried", [True, False])
+def test_pools_of_lists_of_dice_beside_pools_of_dice_agree_with_every_roll(
+    monkeypatch, first, second, carried
+):
+    """A pool of dice and a pool of lists of dice counted into one counter, either
+    first: the counter held from one loop into the next (die_loops.CARRIED_ON) where
+    each pass draws a die, never into passes that draw lists."""
+    monkeypatch.setattr(die_loops, "CARRIED_ON", carried)
+    loops = "".join(
+        f"  let p{k} = {pool}\n  for each d in p{k}.dice {{ if d = 3 {{ set up to up + 1 }} }}\n"
+        for k, pool in enumerate((first, second))
+    )
+    assert_counted_as_run(act("let up = 0\n" + loops, "up: up"), {"A": 1})
+
+
+@pytest.mark.parametrize("switch", [True, False])
+def test_a_loop_over_dice_exploded_once_is_counted_die_by_die_within_a_small_budget(
+    monkeypatch, switch
+):
+    """6d6xo read in the order rolled: each die and the die it may add, a list drawn
+    whole (die_loops.PER_DIE_LOOPS, drawn.chains_of); walked, past the budget. The same
+    answer as the loop over the same dice written as two pools: each die, then a die for
+    each 6 (an explosion once, in another order: the same sum)."""
+    counted = act(
+        "let r = 6d6xo\n  let s = 0\n  for each d in r.dice {\n"
+        "    if d >= 5 { set s to s + 1 }\n    if d = 1 { set s to s - 1 }\n  }",
+        "s: s",
+    )
+    monkeypatch.setattr(die_loops, "PER_DIE_LOOPS", switch)
+    engine = Engine(dsl.load_text(counted))
+    odds = engine.odds("act", engine.sheet({}), {}, "s", budget=3_000, trials=20)
+    assert odds.exact is switch
+    if switch:
+        other = Engine(
+            dsl.load_text(
+                act(
+                    "let r = 6d6\n  let e = (count(r, 6))d6",
+                    "s: count(r, 5..) - count(r, 1) + count(e, 5..) - count(e, 1)",
+                )
+            )
+        )
+        expected = other.odds("act", other.sheet({}), {}, "s")
+        assert odds.probabilities == expected.probabilities
+
+
+@pytest.mark.parametrize("term, keep", [("d4rr1", ""), ("d4rr<=2", "kh2"), ("d4ro1max3", "")])
+def test_a_loop_over_dice_rerolled_again_and_again_agrees_with_the_dice_one_by_one(term, keep):
+    """`rr` under the real limit (100 rerolls: past the oracle's reach, and the pool's
+    list walked is sampled), die by die, and the same three dice rolled one by one, the
+    loop written out: the same odds, fraction for fraction."""
+    step = "  if {d} > best {{ set best to {d} }} else {{ set best to best - 1 }}\n"
+    loop = act(
+        f"let r = 3{term}{keep}\n  let best = 0\n  for each d in r.dice {{\n"
+        + step.format(d="d")
+        + "  }",
+        "best: best",
+    )
+    lets = "".join(f"  let x{k} = 1{term}\n" for k in range(3))
+    written = act(
+        lets + "  let best = 0\n" + "".join(step.format(d=f"x{k}") for k in range(3)),
+        "best: best",
+    )
+    answers = []
+    for text in (loop, written):
+        engine = Engine(dsl.load_text(text))
+        answers.append(engine.odds("act", engine.sheet({}), {}, "best"))
+    assert answers[0].exact and answers[1].exact
+    assert answers[0].probabilities == answers[1].probabilities
 
 
 #: Genesys-style: each face of eight d6 adds symbols (a 6 a success and an advantage,
@@ -232,7 +399,9 @@ def symbol_pools(draw):
     lines = ["let up = 0", "let down = 0"]
     for k in range(draw(st.integers(1, 3))):
         sides = draw(st.sampled_from([2, 3]))
-        keep = draw(st.sampled_from(["", "kh1", "cs>=2"]))
+        keep = draw(
+            st.sampled_from(["", "kh1", "cs>=2", "ro1", "ro1kh1", "kh1ro1", "max2", "xo", "xokh1"])
+        )
         count = draw(st.sampled_from(["0", "1", "2", "(d2)", "(A)"]))
         lines.append(f"let p{k} = {count}d{sides}{keep}")
         if draw(st.booleans()):
@@ -243,7 +412,7 @@ def symbol_pools(draw):
             amount = draw(st.sampled_from(["1", "d", "A"]))
             face = draw(st.integers(1, sides))
             adds.append(f"if d = {face} {{ set {side} to {side} + {amount} }}")
-        items = draw(st.sampled_from(["dice", "kept"]))
+        items = draw(st.sampled_from(["dice", "kept", "kept"]))
         lines.append(f"for each d in p{k}.{items} {{ {'  '.join(adds)} }}")
     result = draw(st.sampled_from(["net: up - down", "net: up - down, up: up"]))
     return act("\n  ".join(lines), result), {"A": draw(st.integers(0, 2))}
