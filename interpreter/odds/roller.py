@@ -272,17 +272,6 @@ class OddsRoller(PoolQuestions):
             self.dice += count
             if self.dice > self.limits.dice_per_evaluation:
                 raise TooComplex(tr("more dice than one evaluation may draw"))
-            if projection is None:
-                faces, make = die.counts, partial(pool_record, die.symbols)
-            else:
-                faces = tuple(
-                    tuple(
-                        sum(c * f for c, f in zip(form, face, strict=True)) for form in projection
-                    )
-                    for face in die.counts
-                )
-                make = Forms  # type: ignore[assignment]  # (a class called as the partial is)
-
             spent = [0, 0, False]  # (the work polled, the most states, whether counted)
 
             def poll(work: int, states: int) -> None:
@@ -291,7 +280,18 @@ class OddsRoller(PoolQuestions):
                 self.charge(work)
                 check_size(states, self.limits)
 
-            def counted() -> tuple:
+            def counted() -> tuple:  # (the faces as the sums read: when not remembered)
+                if projection is None:
+                    faces, make = die.counts, partial(pool_record, die.symbols)
+                else:
+                    faces = tuple(
+                        tuple(
+                            sum(c * f for c, f in zip(form, face, strict=True))
+                            for form in projection
+                        )
+                        for face in die.counts
+                    )
+                    make = Forms  # type: ignore[assignment]  # (a class called as the partial is)
                 weights = pool_counts(faces, count, poll)
                 spent[2] = True
                 dist = Dist({make(c): w for c, w in weights.items()}, die.size**count)
