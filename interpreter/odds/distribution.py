@@ -335,7 +335,7 @@ def _apply(function: Callable[..., Any], values: tuple[Any, ...], cap: int | Non
         if type(a) is Dist:
             if type(b) is Dist:
                 if move is operator.add:  # two pools' symbol sums added, sum by sum
-                    sums = form_sums(a.weights, b.weights)
+                    sums = form_sums(a.weights, b.weights, cap, polling())
                     if sums is not None:
                         return Dist(sums, a.total * b.total).reduced()
                 return a.combine(b, function, cap)
