@@ -55,7 +55,7 @@ from interpreter.odds.worlds import (
     stopped,
     unclear,
 )
-from interpreter.runtime import Context
+from interpreter.runtime import Context, count_past_bound
 from interpreter.state import MISSING
 from interpreter.values import Record
 
@@ -128,6 +128,8 @@ class Explorer(Passes):
             roller.weight = weight
             ctx.recount(start)
             try:
+                if start > limit:  # (past it as the block was entered: a run stops there)
+                    count_past_bound(ctx, None)
                 result = run(ctx)
             except Branch as branch:
                 self.counted(start)
@@ -198,6 +200,8 @@ class Explorer(Passes):
             start = world.steps[1]
             ctx.recount(start)
             try:
+                if start > ctx.limits.steps_per_run:  # (past it already: explore's)
+                    count_past_bound(ctx, None)
                 result = run(ctx)
             except Branch:
                 self.counted(start)
@@ -357,8 +361,7 @@ class Explorer(Passes):
         return self.merge(worlds, live[index]), failed
 
     def counting(self, worlds: list, fewest: int, most: int | None = None) -> list:
-        """The worlds, each having counted between `fewest` and `most` (`fewest` when
-        None) steps more."""
+        """The worlds, each having counted `fewest` to `most` (or `fewest`) steps more."""
         if not fewest and not most:
             return worlds
         return [World(w.env, w.state, w.weight, plus(w.steps, fewest, most)) for w in worlds]
