@@ -20,6 +20,7 @@ from interpreter.odds.deferred import (
     others_of,
     shared,
 )
+from interpreter.odds.direct import direct_block
 from interpreter.odds.keys import ordered
 from interpreter.odds.mixing import mixed, mixed_let, names_still_read
 from interpreter.odds.passes import Passes
@@ -272,6 +273,8 @@ class Explorer(Passes):
         `split` branch (see if_) counts its statement's steps at most."""
         if not statements or (type(worlds) is list and not worlds):  # (nothing to run)
             return worlds_of(self, worlds), []
+        if (whole := direct_block(self, statements, worlds, live_out, split)) is not None:
+            return whole  # (a block that rolls nothing, run whole in each world: odds.direct)
         failures: list = []
         live = self.live_after(statements, live_out)
         # the statements' own steps, counted as a run enters the block (run_block)
