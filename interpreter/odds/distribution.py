@@ -143,6 +143,12 @@ class Dist(Unknown):
     def __len__(self) -> int:
         return len(self.weights)
 
+    def certain(self) -> Any:
+        """The one outcome, where it is the only one and nothing is left out."""
+        if len(self.weights) == 1 and not self.missing():
+            return next(iter(self.weights))
+        return self
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{o!r}: {w}" for o, w in list(self.weights.items())[:6])
         more = ", ..." if len(self.weights) > 6 else ""
