@@ -61,9 +61,10 @@ STILL = frozenset(
 HELD = (Deferred, Unrolled, Drawn)
 
 
-def direct_block(explorer, statements: tuple, worlds, live_out, split: bool):
+def direct_block(explorer, statements: tuple, worlds, live_out, split: bool, merged=True):
     """The block run whole in each world (see the module's docstring): (worlds after,
-    merged on `live_out`, failures), or None (run it statement by statement)."""
+    merged on `live_out` unless not `merged`, failures), or None (run it statement by
+    statement)."""
     if not SWITCH.on or split or type(worlds) is not list or len(statements) < 2:
         return None
     found = _plan(explorer, statements, live_out)
@@ -77,7 +78,7 @@ def direct_block(explorer, statements: tuple, worlds, live_out, split: bool):
                 return None
     entry = block_steps(statements)
     done, failed = explorer.atomic(run, explorer.counting(worlds, entry))
-    return explorer.merge(done, live_out), failed
+    return (explorer.merge(done, live_out) if merged else done), failed
 
 
 def _plan(explorer, statements: tuple, live_out):

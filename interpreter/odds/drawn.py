@@ -7,6 +7,10 @@ from collections import Counter
 from interpreter.odds.distribution import Dist
 from interpreter.odds.worlds import World
 
+#: the faces' distributions kept (by die), at most: a die drawn again in every computation
+FACES_KEPT = 256
+_FACES: dict = {}
+
 
 class Drawn:
     """A name a pass binds to a die's face, not drawn yet (interpreter.odds.die_loops:
@@ -17,8 +21,13 @@ class Drawn:
 
     def __init__(self, die) -> None:
         self.die = die
-        counted = Counter(die.faces())
-        self.faces = Dist(dict(counted), sum(counted.values()))
+        found = _FACES.get(die.key)
+        if found is None:
+            if len(_FACES) >= FACES_KEPT:  # (memory bounded)
+                _FACES.clear()
+            counted = Counter(die.faces())
+            found = _FACES[die.key] = Dist(dict(counted), sum(counted.values()))
+        self.faces = found
 
     def __eq__(self, other) -> bool:
         return type(other) is Drawn and self.die.key == other.die.key
