@@ -25,7 +25,7 @@ from interpreter.odds.deferred import Deferred
 from interpreter.odds.die_loops import Unrolled
 from interpreter.odds.drawn import Drawn
 from interpreter.odds.worlds import block_steps
-from interpreter.runtime import as_bool
+from interpreter.runtime import as_bool, count_past_bound
 
 
 class Switch:
@@ -140,6 +140,8 @@ def _run_of(explorer, statements: tuple, live_out):
             runs.append(statement.run)
     if len(runs) == 1:
         return runs[0]
+    if not runs:
+        return _nothing
 
     def run(ctx) -> None:
         for one in runs:
@@ -153,10 +155,16 @@ def _if_run(tested: tuple, otherwise: tuple, span):
     runs `_run_of`'s."""
     otherwise_steps, otherwise_run = otherwise
 
-    def run(ctx) -> None:
+    def run(ctx) -> None:  # (the steps counted as the compiled `if` counts them, inline)
         for condition, cspan, steps, body_steps, body in tested:
-            ctx.count(steps, cspan)
-            if as_bool(ctx, condition(ctx), cspan):
+            counted = ctx.steps + steps
+            ctx.steps = counted
+            if counted > ctx.step_bound:
+                count_past_bound(ctx, cspan)
+            decided = condition(ctx)
+            if decided is not True and decided is not False:
+                decided = as_bool(ctx, decided, cspan)
+            if decided:
                 ctx.count(body_steps, span)
                 body(ctx)
                 return
@@ -164,3 +172,7 @@ def _if_run(tested: tuple, otherwise: tuple, span):
         otherwise_run(ctx)
 
     return run
+
+
+def _nothing(ctx) -> None:  # noqa: ARG001 (a block's run: its statements, none here)
+    return None
