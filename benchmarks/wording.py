@@ -65,6 +65,17 @@ sampled after 23 s CPU (the budget spent), 12 and 16 dice sampled:
 
 The symbols table's icepool column, its best formulation (one number a face) since
 that date: at 16 dice 1.9-2.0 ms, packed/icepool about 2 (faces 0.65 of packed).
+
+Measured again 2026-12-07 (branch genesys against 21ab945, sides alternating, two rounds,
+load 8-12), after a block that rolls nothing runs whole (odds.direct) and a check's pool
+read once is kept whole (odds.roller.read_once); milliseconds:
+
+    dice N      loop   packed  icepool  loop/packed  /icepool
+       4     1.9      0.72     0.79     2.6-2.7      2.4
+      16     2.7      1.34-1.39 2.07-2.10 1.9-2.1    1.3
+    symbols N  faces   packed  icepool  faces/packed
+       4     2.2-2.4   0.7-0.8  0.8     2.9-3.1
+      16     3.0-3.1   1.4      2.1     2.2
 """
 
 from __future__ import annotations

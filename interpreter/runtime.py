@@ -276,7 +276,7 @@ class Rolling(Tray):
 
     answers = settle = resolve  # a real pool answers its questions itself
 
-    def bind(self, ctx: Context, name: str, value: Any, fields: object) -> Any:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
+    def bind(self, ctx: Context, name: str, value: Any, fields: object, once: object = None) -> Any:  # noqa: ARG002 (the roller protocol: runtime.RollerProtocol)
         return self.resolve(value)
 
 
@@ -345,8 +345,9 @@ class RollerProtocol(Protocol):
     #: statement once per value)
     def resolve(self, value: Any) -> Any: ...
     #: the value a `let` binds, known (the odds engine branches on it, cut down to the `fields` of
-    #: it read later)
-    def bind(self, ctx: Context, name: str, value: Any, fields: Any) -> Any: ...
+    #: it read later; `once`: a check's pool read once, the names its value reads: see
+    #: interpreter.odds.roller's)
+    def bind(self, ctx: Context, name: str, value: Any, fields: Any, once: Any = None) -> Any: ...
 
 
 @runtime_checkable
@@ -391,6 +392,8 @@ class UnknownValue(Protocol):
     def lift(self, function: Callable[..., Any], values: tuple[Any, ...]) -> Any: ...
     #: records cut down to some of their fields (what is left to read of them)
     def project(self, fields: tuple[str, ...]) -> UnknownValue: ...
+    #: the one value it takes for sure, where it takes one (else itself)
+    def certain(self) -> Any: ...
     #: the unknown value of the field `name` of each record, function(record)
     def field(self, name: str, function: Callable[[Any], Any]) -> UnknownValue: ...
 
@@ -415,6 +418,10 @@ class Unknown:
     def project(self, fields: tuple[str, ...]) -> UnknownValue:
         """Records cut down to some of their fields (what is left to read of them)."""
         raise NotImplementedError
+
+    def certain(self) -> Any:
+        """The one value it takes for sure, where it takes one (else itself)."""
+        return self
 
     def field(self, name: str, function: Callable[[Any], Any]) -> UnknownValue:  # noqa: ARG002 (an Unknown value's interface: runtime.UnknownValue)
         """The unknown value of the field `name` of each record, function(record)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import assert_counted_as_run, every_roll
@@ -15,7 +16,8 @@ import dsl
 from interpreter import Engine, roll
 from interpreter.bounds import cells
 from interpreter.odds import distribution, expression_odds, sums
-from interpreter.odds.polynomials import Budget, power_coefficients
+from interpreter.odds.polynomials import Budget, TooComplex, power_coefficients
+from interpreter.symbols import Forms
 from interpreter.values import Record
 
 
@@ -163,8 +165,8 @@ def test_sums_by_one_product_equal_every_way_the_dice_fall(monkeypatch):
     for name in ("int_sums", "form_sums"):
         real = getattr(distribution, name)
 
-        def spy(wa, wb, real=real, name=name):
-            found = real(wa, wb)
+        def spy(wa, wb, *more, real=real, name=name):
+            found = real(wa, wb, *more)
             calls.append((name, found is not None))
             return found
 
@@ -172,6 +174,26 @@ def test_sums_by_one_product_equal_every_way_the_dice_fall(monkeypatch):
     monkeypatch.setattr(sums, "PAIRS", 0)  # every sum by a product, however small
     assert_counted_as_run(SUMS, {})
     assert ("int_sums", True) in calls and ("form_sums", True) in calls
+
+
+def test_symbol_sums_of_few_pairs_are_added_as_packed_numbers(monkeypatch):
+    """Below PAIRS, two pools' symbol sums are added pair by pair, each Forms packed into
+    one number (no Forms made for each pair): the same odds as every roll; past `cap`
+    outcomes, too complex (as any combination)."""
+    calls = []
+    real = distribution.form_sums
+
+    def spy(wa, wb, *more):
+        found = real(wa, wb, *more)
+        calls.append((len(wa) * len(wb) <= sums.PAIRS, found is not None))
+        return found
+
+    monkeypatch.setattr(distribution, "form_sums", spy)
+    assert_counted_as_run(SUMS, {})
+    assert (True, True) in calls
+    two = {Forms((a, b)): 1 for a in range(3) for b in range(2)}
+    with pytest.raises(TooComplex):
+        real(two, two, 5)
 
 
 def test_sums_by_one_product_fit_where_pairs_do_not():

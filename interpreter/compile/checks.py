@@ -48,6 +48,7 @@ class CompiledCheck(CallFrame):
         self.names = tuple(p.name for p in node.params)
         compiler.reads.append(n.field_reads((node.lets, node.roll, node.target, node.fields)))
         compiler.bodies.append((node.lets, node.roll, node.target, node.fields))
+        compiler.note_read_once(node)  # (its pools read once: the odds may keep them whole)
         try:
             self.let_statements = tuple(compiler.statement(let) for let in node.lets)
             self.lets = tuple(

@@ -426,11 +426,15 @@ def built_text(ctx, parts: tuple, language, span) -> str:
 def compared_by(compare, left, right, span):
     """`=` or `!=`: going through a list or a record compared counts its cells."""
 
+    same = compare is equal  # (else `!=`)
+
     def apply(ctx):
         a, b = left(ctx), right(ctx)
+        kind = type(a)
+        if kind is int and type(b) is int:  # (the commonest: two numbers, as `equal` does)
+            return a == b if same else a != b
         if isinstance(a, Unknown) or isinstance(b, Unknown):
             return lift(compare, a, b)
-        kind = type(a)
         if kind is tuple or kind is Record or (kind not in PLAIN_TYPES and isinstance(a, Record)):
             ctx.count(cells(a, ctx.limits.value_size), span)
         elif kind is str and len(a) > 64:

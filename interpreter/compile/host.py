@@ -31,6 +31,8 @@ class CompilerHost:
         self.reads: list[dict] = []  # what the callable being compiled reads, innermost last
         self.bodies: list = []  # the text of the callable being compiled, innermost last
         self.symbol_terms, self.symbol_sums = self.symbol_forms()
+        #: a check's `let` of a pool read once (symbol_forms.sums_read_once): what it reads
+        self.once_forms: dict[int, tuple[str, ...]] = {}
         skills = rulebook.open_skills
         self.open_default: n.Number = 0
         if skills is not None:

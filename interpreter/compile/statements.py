@@ -83,11 +83,12 @@ class Statements(CompilerHost):
             value = self.expr(node.expr)
         quiet = isinstance(node.expr, n.Literal)
         source = node.expr.span.text
+        once = self.once_forms.get(id(node))  # (a check's pool read once: the odds' to keep)
 
         def let(ctx):
             result = value(ctx)
             if isinstance(result, Unknown):  # odds: one value per branch, of what is read
-                result = ctx.roller.bind(ctx, name, result, keep)
+                result = ctx.roller.bind(ctx, name, result, keep, once)
             ctx.env[name] = result
             # In the rules' words: the author's name for the value; the expression behind
             # it is the detail (--verbose). Both written when read. (A record has its own

@@ -159,6 +159,63 @@ def _bounded(form):
     return form
 
 
+#: where one mention of a name may be read many times (as the odds engine's
+#: interpreter.odds.worlds.REPEATED: a loop, a call's arguments, a text, a list, a choice)
+MANY_TIMES = (
+    n.Repeat,
+    n.ForEach,
+    n.Call,
+    n.CharacterCall,
+    n.Text,
+    n.ListLiteral,
+    n.RangeOf,
+    n.Choose,
+    n.Match,
+)
+
+
+def sums_read_once(check, terms: dict, sums: dict) -> dict:
+    """For each `let` of a check's pool counted as forms whose every sum is read once
+    (no sum where one mention may be read many times: MANY_TIMES): {id of the let: the
+    names its value reads}. Each sum is a form of its own (find_forms), so a pool whose
+    forms but one are the same in every outcome is read once where that form is: the
+    odds may keep it whole, a distribution, there (odds.roller: OddsRoller.bind)."""
+    parts = (check.lets, check.roll, check.target, check.fields)
+    out: dict = {}
+    for let in check.lets:
+        stack = [let.expr]
+        counted = False
+        while stack and not counted:
+            item = stack.pop()
+            counted = id(item) in terms
+            stack.extend(children(item))
+        if counted and _read_once(parts, let.name, sums):
+            out[id(let)] = tuple(sorted(n.field_reads(let.expr)))
+    return out
+
+
+def _read_once(parts, name: str, sums: dict) -> bool:
+    """Whether every mention of `name` in `parts` is inside a sum of it, none where it
+    may be read many times."""
+    stack = [(parts, False)]
+    while stack:
+        item, many = stack.pop()
+        if isinstance(item, tuple | list):
+            stack.extend((inner, many) for inner in item)
+            continue
+        found = sums.get(id(item))
+        if found is not None and found[0] == name:
+            if many:
+                return False
+            continue
+        if isinstance(item, n.Name) and item.name == name:
+            return False  # (read otherwise than in a sum)
+        if attrs.has(type(item)):
+            many = many or isinstance(item, MANY_TIMES)
+            stack.extend((child, many) for child in children(item))
+    return True
+
+
 #: a check's fields that its lets, roll and target alone decide
 BUILT_IN = frozenset({"total", "target", "success", "margin"})
 

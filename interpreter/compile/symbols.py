@@ -7,7 +7,7 @@ from dsl.messages import tr
 from interpreter.compile.arithmetic import as_whole
 from interpreter.compile.codegen import SWITCH
 from interpreter.compile.host import CompilerHost
-from interpreter.compile.symbol_forms import BUILT_IN, built_in_cuts, find_forms
+from interpreter.compile.symbol_forms import BUILT_IN, built_in_cuts, find_forms, sums_read_once
 from interpreter.errors import EvaluationError
 from interpreter.runtime import Unknown, lift
 from interpreter.symbols import Forms, SymbolDie, symbols_parts
@@ -55,6 +55,12 @@ class SymbolTerms(CompilerHost):
             found = self.compiled[key] = built_in_cuts(check, self.symbol_terms, self.symbol_sums)
         return found
 
+    def note_read_once(self, check: n.Check) -> None:
+        """Note the `let`s of a check's pools each of whose sums is read once, and what
+        their values read (symbol_forms.sums_read_once): `once_forms`."""
+        if self.symbol_sums:
+            self.once_forms.update(sums_read_once(check, self.symbol_terms, self.symbol_sums))
+
     def symbol_sum(self, node, original):
         """A sum of symbols read of a pool: from its form, where the odds counted forms."""
         name, k, constant = self.symbol_sums[id(node)]
@@ -66,8 +72,9 @@ class SymbolTerms(CompilerHost):
             value = ctx.env.get(name)
             if type(value) is Forms:
                 return value.values[k] + constant
-            if isinstance(value, Unknown):
-                return lift(from_form, value)
+            if isinstance(value, Unknown):  # (a form the same in every outcome: its value)
+                found = lift(from_form, value)
+                return found.certain() if isinstance(found, Unknown) else found
             return original(ctx)
 
         return read

@@ -61,6 +61,7 @@ class Explorer(Protocol):
     def block(
         self, statements: tuple[Any, ...], worlds: list[Any], live_out: Live, split: bool = False
     ) -> tuple[Any, ...]: ...
+    def ends(self, statements: tuple[Any, ...], worlds: list[Any], live_out: Live) -> tuple: ...
 
 
 #: bits a group's denominator may reach before the common factor of its weights is taken out
@@ -349,7 +350,7 @@ def _outcomes(explorer: Explorer, body, env, state, counters: tuple, live: Live,
     project = projection(explorer.sums, counters)
     try:
         start = World(env, state, ONE, plus(NO_STEPS, counted))  # (a die drawn: a world a face)
-        ends, failed = explorer.block(body, starts(explorer, start), live)
+        ends, failed = explorer.ends(body, starts(explorer, start), live)  # (keyed below)
         rest = _rest(ends, counters, live)
         cuts = _cuts(rest, live)
         out: list = []

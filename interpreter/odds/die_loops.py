@@ -50,6 +50,9 @@ DIE_BY_DIE = True
 #: whether the counters such a loop carries stay held as groups (odds.carried) through
 #: the next pool's `let` into its loop, where that loop carries the same (_kept_on)
 CARRIED_ON = True
+#: whether a loop over a pool of no dice is skipped (the worlds as they were, the pool
+#: dropped), not entered as a loop of none
+NO_DICE = True
 #: the modifiers that leave a pool's listed dice independent and alike, as rolled
 #: (`keep` marks some dropped; the others count; none changes a face or the order)
 ALIKE = frozenset({"keep", "successes", "fail_count", "failures"})
@@ -290,6 +293,8 @@ def die_by_die(explorer, statements: tuple, index: int, worlds, live: list, live
         return None
     name = subject.name
     shape, after = statement.shape, live[index]
+    if NO_DICE and _no_dice(worlds, name):  # (no pass: the worlds as they are, pool dropped)
+        return explorer.merge(worlds, after), [], index + 1
     counters = explorer.loop_counters(node, shape, after)
     failures: list = []
     done: list = []
@@ -328,6 +333,16 @@ def die_by_die(explorer, statements: tuple, index: int, worlds, live: list, live
             return explorer.merge(worlds, after), failures + failed, index + 1
     failures.extend(failed)
     return explorer.merge(done + worlds_of(explorer, worlds), after), failures, index + 1
+
+
+def _no_dice(worlds, name: str) -> bool:
+    """Whether every world holds the pool Unrolled with no die left (a loop of no pass)."""
+    worlds = worlds.groups if type(worlds) is Held else worlds
+    for world in worlds:
+        pool = world.env.get(name)
+        if type(pool) is not Unrolled or pool.count:
+            return False
+    return bool(worlds)
 
 
 def _held_for(worlds, name: str, counters: tuple) -> bool:

@@ -143,6 +143,12 @@ class Dist(Unknown):
     def __len__(self) -> int:
         return len(self.weights)
 
+    def certain(self) -> Any:
+        """The one outcome, where it is the only one and nothing is left out."""
+        if len(self.weights) == 1 and not self.missing():
+            return next(iter(self.weights))
+        return self
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{o!r}: {w}" for o, w in list(self.weights.items())[:6])
         more = ", ..." if len(self.weights) > 6 else ""
@@ -335,7 +341,7 @@ def _apply(function: Callable[..., Any], values: tuple[Any, ...], cap: int | Non
         if type(a) is Dist:
             if type(b) is Dist:
                 if move is operator.add:  # two pools' symbol sums added, sum by sum
-                    sums = form_sums(a.weights, b.weights)
+                    sums = form_sums(a.weights, b.weights, cap, polling())
                     if sums is not None:
                         return Dist(sums, a.total * b.total).reduced()
                 return a.combine(b, function, cap)

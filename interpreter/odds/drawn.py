@@ -9,6 +9,10 @@ from interpreter.errors import EvaluationError
 from interpreter.odds.distribution import Dist
 from interpreter.odds.worlds import World
 
+#: the faces' distributions kept (by die), at most: a die drawn again in every computation
+FACES_KEPT = 256
+_FACES: dict = {}
+
 #: the ways one die's draws may go that `chains_of` walks, at most (an explosion once of
 #: a d20: 39; an explosion again and again: past it, however small the chance left)
 MOST_CHAINS = 4096
@@ -86,11 +90,17 @@ def chains_of(die, steps: tuple, limits) -> Chains | None:
 
 
 def face_weights(die) -> Dist:
-    """A die's faces and their weights: a plain die's each once, a OneDie's as it falls."""
+    """A die's faces and their weights: a plain die's each once (kept by die: a die is
+    drawn again in every computation), a OneDie's as it falls."""
     if type(die) is OneDie:
         return die.weights
-    counted = Counter(die.faces())
-    return Dist(dict(counted), sum(counted.values()))
+    found = _FACES.get(die.key)
+    if found is None:
+        if len(_FACES) >= FACES_KEPT:  # (memory bounded)
+            _FACES.clear()
+        counted = Counter(die.faces())
+        found = _FACES[die.key] = Dist(dict(counted), sum(counted.values()))
+    return found
 
 
 class Drawn:

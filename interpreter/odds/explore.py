@@ -20,6 +20,7 @@ from interpreter.odds.deferred import (
     others_of,
     shared,
 )
+from interpreter.odds.direct import direct_block
 from interpreter.odds.keys import ordered
 from interpreter.odds.mixing import mixed, mixed_let, names_still_read
 from interpreter.odds.passes import Passes
@@ -55,7 +56,7 @@ from interpreter.odds.worlds import (
     stopped,
     unclear,
 )
-from interpreter.runtime import Context
+from interpreter.runtime import Context, count_past_bound
 from interpreter.state import MISSING
 from interpreter.values import Record
 
@@ -128,6 +129,8 @@ class Explorer(Passes):
             roller.weight = weight
             ctx.recount(start)
             try:
+                if start > limit:  # (past it as the block was entered: a run stops there)
+                    count_past_bound(ctx, None)
                 result = run(ctx)
             except Branch as branch:
                 self.counted(start)
@@ -198,6 +201,8 @@ class Explorer(Passes):
             start = world.steps[1]
             ctx.recount(start)
             try:
+                if start > ctx.limits.steps_per_run:  # (past it already: explore's)
+                    count_past_bound(ctx, None)
                 result = run(ctx)
             except Branch:
                 self.counted(start)
@@ -268,6 +273,8 @@ class Explorer(Passes):
         `split` branch (see if_) counts its statement's steps at most."""
         if not statements or (type(worlds) is list and not worlds):  # (nothing to run)
             return worlds_of(self, worlds), []
+        if (whole := direct_block(self, statements, worlds, live_out, split)) is not None:
+            return whole  # (a block that rolls nothing, run whole in each world: odds.direct)
         failures: list = []
         live = self.live_after(statements, live_out)
         # the statements' own steps, counted as a run enters the block (run_block)
@@ -357,8 +364,7 @@ class Explorer(Passes):
         return self.merge(worlds, live[index]), failed
 
     def counting(self, worlds: list, fewest: int, most: int | None = None) -> list:
-        """The worlds, each having counted between `fewest` and `most` (`fewest` when
-        None) steps more."""
+        """The worlds, each having counted `fewest` to `most` (or `fewest`) steps more."""
         if not fewest and not most:
             return worlds
         return [World(w.env, w.state, w.weight, plus(w.steps, fewest, most)) for w in worlds]

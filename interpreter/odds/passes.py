@@ -21,6 +21,7 @@ from interpreter.odds.carried import (
     regrouped,
     worlds_of,
 )
+from interpreter.odds.direct import direct_block
 from interpreter.odds.records import direct_call
 from interpreter.odds.riders import rider_of
 from interpreter.odds.roller import hashable
@@ -194,6 +195,12 @@ class Passes(Calls):
             failures.extend(failed)
             finished.extend(group)
         return finished, failures
+
+    def ends(self, statements: tuple, worlds: list, live_out: Live) -> tuple:
+        """A block over worlds, as `block` runs it: (worlds after, failures), not merged
+        where it is run whole (odds.direct: a caller that keys them itself)."""
+        whole = direct_block(self, statements, worlds, live_out, False, merged=False)
+        return whole if whole is not None else self.block(statements, worlds, live_out)
 
     def held(self, worlds, counters: tuple, loop: Live) -> Held | None:
         """The worlds as groups for a loop carrying `counters` (None where it carries

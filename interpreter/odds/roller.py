@@ -148,6 +148,7 @@ class OddsRoller(PoolQuestions):
         self.pins: tuple = ()
         self.cursor = 0
         self.pools: dict = {}
+        self.whole: dict = {}  # a Dist's number → whether bind keeps it whole (read_once)
         self.chains: dict = {}
         self.asked: dict = {}  # joint answers to pool questions, by term and questions
         self.read_memory = ReadMemory()  # checks' records, by what they read of the sheet
@@ -188,10 +189,17 @@ class OddsRoller(PoolQuestions):
             raise Branch(dist.dist(), dist.stops)
         raise Branch(dist)
 
-    def bind(self, ctx, name: str, value, fields):
+    def bind(self, ctx, name: str, value, fields, once=None):
         """The value a `let` binds: one branch per value, of the fields read later (of a
         top-level `let`, the explorer knows exactly which, and of those which of theirs;
-        else the compiler's guess)."""
+        else the compiler's guess); a check's pool read once (`once`: see read_once),
+        kept whole."""
+        if once is not None and type(value) is Dist:  # (decided once per value: every run)
+            whole = self.whole.get(value.number)
+            if whole is None:
+                whole = self.whole[value.number] = read_once(ctx, value, once)
+            if whole:  # (one sum reads what differs: combined there, as a term written there)
+                return value
         if self.cursor < len(self.pins):
             return self.resolve(value)
         binding = self.binding
@@ -272,17 +280,6 @@ class OddsRoller(PoolQuestions):
             self.dice += count
             if self.dice > self.limits.dice_per_evaluation:
                 raise TooComplex(tr("more dice than one evaluation may draw"))
-            if projection is None:
-                faces, make = die.counts, partial(pool_record, die.symbols)
-            else:
-                faces = tuple(
-                    tuple(
-                        sum(c * f for c, f in zip(form, face, strict=True)) for form in projection
-                    )
-                    for face in die.counts
-                )
-                make = Forms  # type: ignore[assignment]  # (a class called as the partial is)
-
             spent = [0, 0, False]  # (the work polled, the most states, whether counted)
 
             def poll(work: int, states: int) -> None:
@@ -291,7 +288,18 @@ class OddsRoller(PoolQuestions):
                 self.charge(work)
                 check_size(states, self.limits)
 
-            def counted() -> tuple:
+            def counted() -> tuple:  # (the faces as the sums read: when not remembered)
+                if projection is None:
+                    faces, make = die.counts, partial(pool_record, die.symbols)
+                else:
+                    faces = tuple(
+                        tuple(
+                            sum(c * f for c, f in zip(form, face, strict=True))
+                            for form in projection
+                        )
+                        for face in die.counts
+                    )
+                    make = Forms  # type: ignore[assignment]  # (a class called as the partial is)
                 weights = pool_counts(faces, count, poll)
                 spent[2] = True
                 dist = Dist({make(c): w for c, w in weights.items()}, die.size**count)
@@ -508,6 +516,35 @@ def hashable(value: object) -> object:
 
 def _nothing(value):  # noqa: ARG001 (a function mapped over a distribution's values)
     return None
+
+
+#: whether a check's pool read once is kept whole (read_once; tests switch it off)
+READ_ONCE = True
+
+
+def read_once(ctx, value, reads: tuple) -> bool:
+    """Whether a check's pool counted as forms (each sum of it a form, each read once:
+    compile.symbol_forms.sums_read_once) is read once as it is: a Dist of Forms of which
+    one form at most differs between outcomes (the others, a form cut to zeros for a
+    field asked alone, read as their one value), its value reading no name that holds a
+    distribution (`reads`: it is then made of its own dice alone). Kept whole, not
+    branched on, its one read combines it as a dice term written there is combined."""
+    if not READ_ONCE or type(value) is not Dist:
+        return False
+    if any(isinstance(ctx.env.get(name), Unknown) for name in reads):
+        return False
+    first = None
+    differ: set = set()
+    for row in value.weights:
+        if type(row) is not Forms:
+            return False
+        if first is None:
+            first = row.values
+            continue
+        differ.update(j for j, (a, b) in enumerate(zip(row.values, first)) if a != b)
+        if len(differ) > 1:
+            return False
+    return first is not None
 
 
 def _settled(ctx, value):  # noqa: ARG001 (a check's record reads its fields as settled(ctx, value))

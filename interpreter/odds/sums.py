@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from interpreter.odds.polynomials import dense, from_int, product_cost, to_int
+from interpreter.odds.budget import too_many_outcomes
+from interpreter.odds.polynomials import TooComplex, dense, from_int, product_cost, to_int
 from interpreter.symbols import Forms
 
 #: pairs of outcomes below which adding them up one pair at a time is as fast
@@ -54,37 +55,41 @@ def int_sums_cost(wa: dict, wb: dict) -> int | None:
     return product_cost((na + nb) * width) + na + nb
 
 
-def form_sums(wa: dict, wb: dict) -> dict | None:
+def form_sums(wa: dict, wb: dict, cap: int | None = None, poll=None) -> dict | None:
     """The same for the symbol sums of two pools (Forms, added sum by sum): each Forms
     packed into one whole number, sum j at a stride past the largest the sums before it
-    reach, so that adding packed numbers adds every sum without carrying into the next."""
-    if len(wa) * len(wb) <= PAIRS:
+    reach, so that adding packed numbers adds every sum without carrying into the next;
+    by one product where it pays, else pair by pair (as packed numbers: no Forms made
+    for each pair; past `cap` outcomes, TooComplex; `poll()` after each outcome of
+    `wa`). None where an outcome is not Forms of whole numbers alike."""
+    if any(type(k) is not Forms for k in wa) or any(type(k) is not Forms for k in wb):
         return None
-    if not all(type(k) is Forms for k in wa) or not all(type(k) is Forms for k in wb):
+    rows_a, rows_b = [k.values for k in wa], [k.values for k in wb]
+    width = len(rows_a[0])
+    if any(len(row) != width for row in rows_a) or any(len(row) != width for row in rows_b):
         return None
-    width = len(next(iter(wa)).values)
-    if any(len(k.values) != width for k in (*wa, *wb)):
+    if {type(v) for row in (*rows_a, *rows_b) for v in row} != {int}:
         return None
-    if not all(type(v) is int for k in (*wa, *wb) for v in k.values):
-        return None
-    low_a = [min(k.values[j] for k in wa) for j in range(width)]
-    low_b = [min(k.values[j] for k in wb) for j in range(width)]
+    columns_a, columns_b = list(zip(*rows_a)), list(zip(*rows_b))
+    low_a, low_b = [min(c) for c in columns_a], [min(c) for c in columns_b]
     strides, stride = [], 1
     for j in range(width):
         strides.append(stride)
-        span_a = max(k.values[j] for k in wa) - low_a[j]
-        span_b = max(k.values[j] for k in wb) - low_b[j]
-        stride *= span_a + span_b + 1
+        stride *= max(columns_a[j]) - low_a[j] + max(columns_b[j]) - low_b[j] + 1
 
-    def packed(weights: dict, low: list) -> dict:
-        return {
-            sum((v - lo) * s for v, lo, s in zip(k.values, low, strides)): w
-            for k, w in weights.items()
-        }
+    def packed(rows: list, weights: dict, low: list) -> dict:
+        out = {}
+        for row, w in zip(rows, weights.values()):
+            key = 0
+            for v, lo, at in zip(row, low, strides):
+                key += (v - lo) * at
+            out[key] = w
+        return out
 
-    found = product(packed(wa, low_a), packed(wb, low_b))
+    pa, pb = packed(rows_a, wa, low_a), packed(rows_b, wb, low_b)
+    found = product(pa, pb) if len(wa) * len(wb) > PAIRS else None
     if found is None:
-        return None
+        found = _pairs(pa, pb, cap, poll)
     low = [x + y for x, y in zip(low_a, low_b)]
     out = {}
     for key, weight in found.items():
@@ -93,4 +98,20 @@ def form_sums(wa: dict, wb: dict) -> dict | None:
             step, key = divmod(key, strides[j])
             values.append(step + low[j])
         out[Forms(tuple(reversed(values)))] = weight
+    return out
+
+
+def _pairs(wa: dict, wb: dict, cap: int | None, poll) -> dict:
+    """x + y for int keys, pair by pair (bounded by `cap`, polled as Dist.combine)."""
+    out: dict = {}
+    get = out.get
+    pairs = tuple(wb.items())
+    for x, w in wa.items():
+        for y, v in pairs:
+            k = x + y
+            out[k] = get(k, 0) + w * v
+        if cap is not None and len(out) > cap:
+            raise TooComplex(too_many_outcomes(cap))
+        if poll is not None:
+            poll()
     return out

@@ -190,9 +190,10 @@ class Live:
     field of a name (name, field) read as `name.field` (none there: not read so).
     Hashable, so that liveness can be remembered per block."""
 
-    __slots__ = ("_hash", "_key", "counts", "needs", "paths")
+    __slots__ = ("_hash", "_key", "_less", "counts", "needs", "paths")
 
     def __init__(self, needs: dict[str, Any], counts: dict[Any, int] | None = None) -> None:
+        self._less: dict[str, Live] | None = None  # `without(name)`, each made once
         self.needs = needs
         counts = counts or {}
         self.counts = {name: counts.get(name, MANY) for name in needs}
@@ -243,10 +244,16 @@ class Live:
     def without(self, name: str) -> Live:
         if name not in self.needs:
             return self
-        return Live(
-            {k: v for k, v in self.needs.items() if k != name},
-            {**{k: v for k, v in self.counts.items() if k != name}, **self.paths},
-        )
+        less = self._less
+        if less is None:
+            less = self._less = {}
+        found = less.get(name)
+        if found is None:
+            found = less[name] = Live(
+                {k: v for k, v in self.needs.items() if k != name},
+                {**{k: v for k, v in self.counts.items() if k != name}, **self.paths},
+            )
+        return found
 
     def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, Live) and self._key == other._key)
