@@ -54,11 +54,6 @@ _GROUP_TAKES = re.compile(r"(?:(?:cs|cf|df)(?:>=|<=|<|>|=)?-?[0-9]++|(?:kh|kl|dh
 _MODIFIER_WORD = re.compile(r"[a-zA-Z!]*+")
 #: dice written without their sides (`2d`, `3d + 1`): a count, a d, and no more word
 _NO_SIDES = re.compile(r"(?<![\w)])[0-9]++[dD](?![\w%(])")
-#: Python's conditional value on one line: `= 1 if c else 2` (up to a comment)
-_TERNARY = re.compile(
-    r"[=:]\s*+(?P<value>[^=:#\n]+?)\s+if\s+(?P<condition>[^#\n]+?)\s+(?P<else>else)\s+"
-    r"(?P<other>[^#\n]*[^#\s])"
-)
 #: a name changed in place, as C and Python write it (`x += 1`): the name, the operator
 _UPDATED = re.compile(r"([^\W\d]\w*+)\s*+([-+*/])=(?!=)[ \t]*+([^\n#]{0,40})")
 
@@ -175,20 +170,30 @@ def inline_roll(text: str) -> tuple | None:
 
 
 def _python_ternary(text: str, position: int) -> tuple | None:
-    """`let x = 1 if c else 2` (Python's conditional value), met at its `else`."""
-    if not text.startswith("else", position):
+    """`let x = 1 if c else 2` (Python's conditional value), met at its `else`: read from
+    the line's text around it (no pattern searched over the line: linear)."""
+    if not text.startswith("else", position) or text[position + 4 : position + 5] not in " \t":
         return None
     start = text.rfind("\n", 0, position) + 1
     end = text.find("\n", position)
     line = text[start : end if end >= 0 else len(text)]
-    found = _TERNARY.search(line)
-    if found is None or start + found.start("else") != position:
+    at = position - start
+    before = line[:at]
+    if_at = before.rfind(" if ")
+    named_at = max(before.rfind("=", 0, max(if_at, 0)), before.rfind(":", 0, max(if_at, 0)))
+    value = before[named_at + 1 : if_at].strip()
+    condition = before[if_at + 4 :].strip()
+    other = line[at + 4 :].split("#")[0].strip()
+    if if_at < 0 or named_at < 0 or not (value and condition and other):
         return None
-    value, condition, other = (found.group(k).strip() for k in ("value", "condition", "other"))
+    first = (
+        start + named_at + 1 + (len(before[named_at + 1 :]) - len(before[named_at + 1 :].lstrip()))
+    )
+    last = start + at + 4 + len(line[at + 4 :].split("#")[0].rstrip())
     return (
         tr("a value chosen by a condition is written `if ... then ... else ...` here"),
-        start + found.start("value"),
-        start + found.end("other"),
+        first,
+        last,
         tr("here, write {ours}", ours=f"if {condition} then {value} else {other}"),
     )
 
