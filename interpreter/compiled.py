@@ -19,9 +19,28 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from dsl import nodes as n
+
 if TYPE_CHECKING:
     from dsl.errors import Span
     from interpreter.runtime import Context
+
+#: where a name's one mention may be read many times (a loop's body, a formula's or an
+#: action's arguments, read as often as the callee reads them), or kept whole without
+#: being read (a text, a list), or read where a choice is made (which must see it): one
+#: list for the compiler (compile.symbol_forms) and the odds engine (odds.worlds), kept
+#: complete by tests/test_odds_repeated.py
+REPEATED = (
+    n.Repeat,
+    n.ForEach,
+    n.Call,
+    n.CharacterCall,
+    n.Text,
+    n.ListLiteral,
+    n.RangeOf,
+    n.Choose,
+    n.Match,
+)
 
 #: a compiled expression: the run's context → its value
 Expression = Callable[["Context"], Any]

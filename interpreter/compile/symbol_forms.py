@@ -14,6 +14,7 @@ from __future__ import annotations
 import attrs
 
 from dsl import nodes as n
+from interpreter.compiled import REPEATED
 
 #: most forms counted for one pool (past it, the pool is counted symbol by symbol)
 MAX_FORMS = 8
@@ -159,24 +160,9 @@ def _bounded(form):
     return form
 
 
-#: where one mention of a name may be read many times (as the odds engine's
-#: interpreter.odds.worlds.REPEATED: a loop, a call's arguments, a text, a list, a choice)
-MANY_TIMES = (
-    n.Repeat,
-    n.ForEach,
-    n.Call,
-    n.CharacterCall,
-    n.Text,
-    n.ListLiteral,
-    n.RangeOf,
-    n.Choose,
-    n.Match,
-)
-
-
 def sums_read_once(check, terms: dict, sums: dict) -> dict:
     """For each `let` of a check's pool counted as forms whose every sum is read once
-    (no sum where one mention may be read many times: MANY_TIMES): {id of the let: the
+    (no sum where one mention may be read many times: REPEATED): {id of the let: the
     names its value reads}. Each sum is a form of its own (find_forms), so a pool whose
     forms but one are the same in every outcome is read once where that form is: the
     odds may keep it whole, a distribution, there (odds.roller: OddsRoller.bind)."""
@@ -211,7 +197,7 @@ def _read_once(parts, name: str, sums: dict) -> bool:
         if isinstance(item, n.Name) and item.name == name:
             return False  # (read otherwise than in a sum)
         if attrs.has(type(item)):
-            many = many or isinstance(item, MANY_TIMES)
+            many = many or isinstance(item, REPEATED)
             stack.extend((child, many) for child in children(item))
     return True
 

@@ -12,7 +12,7 @@ import attrs
 from dsl import nodes as n
 from dsl.messages import tr
 from dsl.types import value_of
-from interpreter.compiled import NodeNumbers
+from interpreter.compiled import REPEATED, NodeNumbers
 from interpreter.errors import EvaluationError, InsufficientResource, RequirementFailed
 from interpreter.limits import DEFAULT_LIMITS, Limits
 from interpreter.odds.failing import cannot_fail, sums_may_fail
@@ -408,20 +408,6 @@ def names_read(node: object) -> Live:
 
 #: a name read more than once, or where it may be read many times
 MANY = 2
-#: where a name's one mention may be read many times (a loop's body, a formula's or an
-#: action's arguments, read as often as the callee reads them), or kept whole without
-#: being read (a text, a list), or read where a choice is made (which must see it)
-REPEATED = (
-    n.Repeat,
-    n.ForEach,
-    n.Call,
-    n.CharacterCall,
-    n.Text,
-    n.ListLiteral,
-    n.RangeOf,
-    n.Choose,
-    n.Match,
-)
 
 
 def read_counts(node: object) -> dict[Any, int]:
