@@ -150,6 +150,8 @@ class SheetError(RulebookError):
         self.column: int | None = None
         self.line_text: str = ""
         self.width: int = 1
+        #: the sheet's every value found wrong, this one first, when there are several
+        self.every_value: list[SheetError] = []
 
     def at(self, line: int, column: int, line_text: str, width: int = 1) -> SheetError:
         """The same error, placed at a line and column of the sheet file."""
@@ -158,6 +160,11 @@ class SheetError(RulebookError):
 
     def render(self, language: str | None = None, verbose: bool = False) -> str:  # noqa: ARG002 (every error renders with (language, verbose))
         language = language or self.language
+        if self.every_value:
+            return "\n".join(e._render_one(language) for e in self.every_value)
+        return self._render_one(language)
+
+    def _render_one(self, language: str | None) -> str:
         where = self.path or ""
         if self.line is not None:
             where = f"{where or '<sheet>'}:{self.line}:{self.column}"

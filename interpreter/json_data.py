@@ -27,6 +27,7 @@ from typing import Any
 from dsl.errors import RulebookError, RulebookInvalid, Span
 from dsl.messages import translate
 from interpreter.dice import KEPT
+from interpreter.errors import SheetError
 from interpreter.steps_json import step_text, steps_written
 from interpreter.trace import Step
 from interpreter.values import FractionText, plain
@@ -388,7 +389,7 @@ def _error(error: RulebookError, w: Writer, inner: bool = False) -> dict:
         "exit_code": error.exit_code,
         "message": w.text(error.message),
         "hint": w.text(error.hint),
-        "location": location_data(error.span),
+        "location": location_data(error.span) or _sheet_location(error),
     }
     if (field := getattr(error, "field", None)) is not None:
         out["field"] = field
@@ -400,6 +401,20 @@ def _error(error: RulebookError, w: Writer, inner: bool = False) -> dict:
         # a new sheet's every value wrong (this one first), each with its field
         out["diagnostics"] = [{"severity": "error", **_error(d, w, True)} for d in every]
     return out
+
+
+def _sheet_location(error: RulebookError) -> dict | None:
+    """Where in a sheet file its error is, when the reading placed it (same shape)."""
+    if not isinstance(error, SheetError) or error.line is None or error.column is None:
+        return None
+    return {
+        "file": error.path or "<sheet>",
+        "line": error.line,
+        "column": error.column,
+        "end_line": error.line,
+        "end_column": error.column + error.width,
+        "source_line": error.line_text,
+    }
 
 
 def location_data(span: Span | None) -> dict | None:

@@ -138,3 +138,31 @@ def test_a_key_yaml_reads_as_another_value_is_named_as_written_when_given_twice(
         with pytest.raises(parsing.Duplicate) as caught:
             yaml.load(f"{key}: 1\n{key}: 2\n", Loader=parsing.Loader)
         assert caught.value.key == key
+
+
+@pytest.mark.parametrize("text_format", ["yaml", "json"])
+def test_every_wrong_value_of_a_sheet_is_said_at_once_each_at_its_place(text_format):
+    data = {"Fuerza": "ocho", "Destreza": 2, "Agilidad": 3, "skills": {"Sigilo": 9}}
+    if text_format == "yaml":
+        text = "Fuerza: ocho\nDestreza: 2\nAgilidad: 3\nskills: {Sigilo: 9}\n"
+    else:
+        text = json.dumps(data, indent=1)
+    error = refused(text, text_format)
+    assert error.field == "Fuerza"  # the first, holding them all
+    assert [e.field for e in error.every_value] == ["Fuerza", "Agilidad", "skills.Sigilo"]
+    assert all(e.line is not None for e in error.every_value)
+    shown = error.render("en")
+    assert shown.count("error:") == 3
+    assert "Fuerza" in shown and "Agilidad" in shown and "Sigilo" in shown
+
+
+def test_a_wrong_value_is_not_also_said_missing_and_a_missing_one_is_said_beside_it():
+    with pytest.raises(SheetError) as caught:
+        Sheet.from_text("Fuerza: ocho\n", BOOK, "s.yaml")
+    error = caught.value
+    assert [e.field for e in error.every_value] == ["Fuerza", "Destreza"]
+    assert "missing" in error.every_value[1].message.render()
+    with pytest.raises(SheetError) as caught:
+        Sheet.from_text("Fuerza: ocho\nDestreza: 2\n", BOOK, "s.yaml")
+    assert caught.value.every_value == []
+    assert caught.value.render("en").count("error:") == 1

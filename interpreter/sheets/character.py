@@ -126,6 +126,8 @@ class Sheet:
         try:
             sheet = cls.from_data(data, rulebook, path, text_format, limits, text)
         except SheetError as error:  # placed from the reading's own nodes: not read again
+            for each in error.every_value:
+                places.locate(each)
             raise places.locate(error) from None
         sheet.warnings = tuple(places.locate(w) for w in key_warnings(data, rulebook, path))
         return sheet

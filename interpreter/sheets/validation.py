@@ -21,32 +21,55 @@ def validate(data: dict, rulebook, path: str | None, limits: Limits = DEFAULT_LI
     out (resources excepted)."""
     fields = rulebook.fields
     values: dict = {}
+    wrong: list[SheetError] = []  # every value wrong, said together (up to MAX_WRONG)
     for key, raw in data.items():
-        if key in META_KEYS:
-            if not isinstance(raw, str):
-                raise SheetError(
-                    tr("{key}: {quoted} is not a text", key=key, quoted=quoted(raw)),
-                    key,
-                    tr("write the name of the rulebook the sheet is for, as `rulebook: brujeria`"),
-                    path,
-                )
-            continue
-        if not isinstance(key, str):
-            raise SheetError(tr("{quoted}: field names are texts", quoted=quoted(key)), path=path)
-        _within_limits(raw, key, limits, path)
-        if key == "skills":
-            values.update(_open_skills(raw, rulebook, path))
-            continue
-        field = fields.get(key)
-        if field is None:
-            raise _unknown(key, rulebook, path)
-        values[key] = _field_value(field, raw, rulebook, path)
+        try:
+            _read_entry(key, raw, fields, values, rulebook, path, limits)
+        except SheetError as error:
+            wrong.append(error)
+            if len(wrong) == MAX_WRONG:
+                break
     for name, field in fields.items():
-        if name not in values:
-            value = _default(field, path)
+        if name not in values and name not in data:  # (a value given wrong is said above)
+            try:
+                value = _default(field, path)
+            except SheetError as error:
+                wrong.append(error)
+                continue
             if value is not _LATER:
                 values[name] = value
+    if wrong:
+        first = wrong[0]
+        first.every_value = wrong if len(wrong) > 1 else []
+        raise first
     return values
+
+
+#: how many wrong values of one sheet are said at once
+MAX_WRONG = 20
+
+
+def _read_entry(key, raw, fields, values: dict, rulebook, path, limits: Limits) -> None:
+    """One key of a sheet file read into `values` (the file's meta keys only checked)."""
+    if key in META_KEYS:
+        if not isinstance(raw, str):
+            raise SheetError(
+                tr("{key}: {quoted} is not a text", key=key, quoted=quoted(raw)),
+                key,
+                tr("write the name of the rulebook the sheet is for, as `rulebook: brujeria`"),
+                path,
+            )
+        return
+    if not isinstance(key, str):
+        raise SheetError(tr("{quoted}: field names are texts", quoted=quoted(key)), path=path)
+    _within_limits(raw, key, limits, path)
+    if key == "skills":
+        values.update(_open_skills(raw, rulebook, path))
+        return
+    field = fields.get(key)
+    if field is None:
+        raise _unknown(key, rulebook, path)
+    values[key] = _field_value(field, raw, rulebook, path)
 
 
 #: a field's value that passes a limit: `Fuerza: a number of more than 1000 digits (...)`

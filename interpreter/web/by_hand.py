@@ -133,25 +133,29 @@ def edit(work: Work, args: dict) -> dict:
 def _read_all(engine, data: dict, path: str) -> Sheet:
     """The sheet of `data`, read as a sheet file is; else its first error, with every
     value wrong it found (`every_value`, the error document's `diagnostics`: each beside
-    its field in the page), each value wrong left out in turn to find the next."""
+    its field in the page). A read says every value wrong of its fields at once; those
+    are left out to find what the rules of the sheet say of the rest."""
     found: list[SheetError] = []
     trial = dict(data)
     for _ in range(min(len(data) + 1, MAX_WRONG)):
         try:
             sheet = engine.sheet(trial, path)
         except SheetError as error:
-            if found and (error.field is None or error.field in {e.field for e in found}):
+            seen = {e.field for e in found}
+            if found and (error.field is None or error.field in seen):
                 break  # (a rule of the whole sheet, or a field left out now missing)
-            found.append(error)
-            if error.field not in trial:
+            news = [e for e in error.every_value or [error] if e.field not in seen]
+            found.extend(news)
+            if not all(e.field in trial for e in news):
                 break
-            trial.pop(error.field)
+            for each in news:
+                trial.pop(each.field)
         else:
             if not found:
                 return sheet
             break
     first = found[0]
-    first.every_value = found  # type: ignore[attr-defined]
+    first.every_value = found if len(found) > 1 else []
     raise first
 
 
