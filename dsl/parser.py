@@ -23,7 +23,7 @@ from dsl.dice_terminal import dice_terminal as dice_terminal
 from dsl.dice_terminal import reads_as_dice as reads_as_dice
 from dsl.errors import RulebookSyntaxError, Source, Span
 from dsl.messages import Message, tr
-from dsl.spellings import other_spelling, other_statement
+from dsl.spellings import condition_after, other_spelling, other_statement
 from dsl.unicode_text import HALF_CHARACTER, digits_refused, lone_surrogate, other_digit
 
 #: deepest nesting of brackets accepted; deeper text is refused before parsing, so that
@@ -289,7 +289,12 @@ def _syntax_error(error: UnexpectedInput, text: str, source: Source, offset: int
         keyword = _misplaced_keyword(error, text, source, offset)
         if keyword is not None:
             return keyword
-        other = other_statement(token.value, frozenset(error.accepts or error.expected or ()))
+        accepted = frozenset(error.accepts or error.expected or ())
+        after = condition_after(text, token.start_pos) if accepted == {"LBRACE"} else None
+        if after is not None:  # `lose 1 from Stress if hurt`: said at that line
+            message, start, end, hint = after
+            return RulebookSyntaxError(message, Span(source, offset + start, offset + end), hint)
+        other = other_statement(token.value, accepted)
         if other is not None:  # `set x = 2`, `if c then {`, `elif`: said as what we write
             start = offset + token.start_pos
             span = Span(source, start, start + max(1, len(token.value)))

@@ -155,6 +155,42 @@ def other_statement(found: str, expected: frozenset) -> tuple | None:
     return None
 
 
+def condition_after(text: str, position: int) -> tuple | None:
+    """(message, start, end, hint) when the statement before the line at `position` ends
+    with a condition, as Ruby and Perl write it (`lose 1 from Stress if hurt`): the
+    parser read an `if` there and met the next line where its block should open."""
+    line_start = text.rfind("\n", 0, position) + 1
+    if text[line_start:position].strip() or line_start == 0:
+        return None  # (the token does not open its line)
+    start = text.rfind("\n", 0, line_start - 1) + 1
+    line = text[start : line_start - 1].split("#")[0].rstrip()
+    at = start + len(line) - len(line.lstrip())
+    if line.lstrip().startswith(("if ", "} else if ", "else if ")) and "{" not in line:
+        return (
+            tr("an `if` statement's block opens on the line of its condition"),
+            at,
+            start + len(line),
+            tr("here, write {ours}", ours=line.strip() + " {"),
+        )
+    if_at = line.rfind(" if ")
+    statement = line[:if_at].strip() if if_at >= 0 else ""
+    condition = line[if_at + 4 :].strip()
+    first = statement.split(" ", 1)[0]
+    if not statement or not condition or first in ("if", "}", "else", "option") or "{" in line:
+        return None
+    if first == "let" and "=" in statement:  # `let x = 2 if c`: a value chosen
+        name, value = (part.strip() for part in statement[4:].split("=", 1))
+        ours = f"let {name} = if {condition} then {value} else ..."
+    else:
+        ours = f"if {condition} {{ {statement} }}"
+    return (
+        tr("a condition is not written after a statement here: it comes first"),
+        at,
+        start + len(line),
+        tr("here, write {ours}", ours=ours),
+    )
+
+
 def inline_roll(text: str) -> tuple | None:
     """(message, start, end, hint) when a whole expression is Roll20's inline roll
     `[[1d20+5]]`: it parses here, as a list holding a list, which is seldom what was meant."""

@@ -211,6 +211,24 @@ def test_then_before_an_if_statements_block_says_the_block_follows_the_condition
             "an option's condition comes before its cost",
             "option burn if r < 12 cost 2 from Luck",
         ),
+        (
+            "lose 1 from A if A > 2  # as Ruby writes it",
+            3,
+            "a condition is not written after a statement here: it comes first",
+            "here, write if A > 2 { lose 1 from A }",
+        ),
+        (
+            "let x = 2 if A > 2",
+            3,
+            "a condition is not written after a statement here: it comes first",
+            "here, write let x = if A > 2 then 2 else ...",
+        ),
+        (
+            "if A > 2",
+            3,
+            "an `if` statement's block opens on the line of its condition",
+            "here, write if A > 2 {",
+        ),
     ],
 )
 def test_another_languages_statement_says_how_it_is_written_here(statement, column, message, hint):
@@ -220,6 +238,16 @@ def test_another_languages_statement_says_how_it_is_written_here(statement, colu
     error = caught.value
     assert (error.span.line, error.span.column) == (5, column) and error.message == message
     assert hint is None or hint in error.hint
+
+
+def test_a_block_opened_on_the_next_line_and_an_option_condition_are_still_read():
+    book = dsl.load_text(
+        "sheet { counter A in 0..5 default 3 }\naction a() {\n  if A > 2\n  {\n"
+        '    lose 1 from A\n  }\n  choose c "?" {\n    option no\n    option yes if A > 1\n'
+        "  }\n  result { v: A }\n}\n",
+        "k.rules",
+    )
+    assert "a" in book.actions
 
 
 def test_a_misplaced_keyword_elsewhere_is_not_blamed():
