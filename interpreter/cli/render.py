@@ -13,6 +13,7 @@ from interpreter.odds.listing import (
     LISTED_OUTCOMES,
     REDUCED_BITS,
     Fractions,
+    Listing,
     listing,
     side_by_side,
 )
@@ -89,6 +90,8 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
     listed = odds.listing()
     table = listed.table
     total = table.total
+    if odds.numeric() and not fractions:
+        listed = negligible_ends_folded(listed)
     exact = Fractions(total) if odds.exact and (fractions or short_fractions(odds)) else None
     numeric = odds.numeric()
     keys = {o: outcome_key(o, language) for o, _, _ in listed.rows}
@@ -149,6 +152,36 @@ def to_text(odds: Odds, fractions: bool = False, language: str | None = None) ->
         for label, p in zip(labels, odds.decisions.values(), strict=True):
             lines.append(f"    {label:<{width}}  {percent_text(p, language, '8.4f')}")
     return "\n".join(lines)
+
+
+#: a probability a table's four decimals write as 0.0000% (under half of 0.0001%)
+NEGLIGIBLE = Fraction(1, 2_000_000)
+#: rows written out at each end of a table, however negligible, before they are folded
+KEPT_AT_ENDS = 3
+
+
+def negligible_ends_folded(listed: Listing) -> Listing:
+    """A numeric table's rows without its runs of outcomes at either end whose chance
+    (each, and of all beyond) writes as 0.0000%, folded into the lines of outcomes left
+    out (`1d6!`: 4 to 119 not written one by one; `--fractions` writes them all)."""
+    table, rows = listed.table, listed.rows
+    negligible = NEGLIGIBLE * table.total
+    first = 0
+    while first < len(rows) and rows[first][1] + rows[first][2] < negligible:
+        first += 1  # (everything up to this row, with the rows left out before, is negligible)
+    last = len(rows)
+    while last > first and table.mass - rows[last - 1][2] < negligible:
+        last -= 1  # (this row and every one after it are negligible)
+    first = first if first >= KEPT_AT_ENDS else 0
+    last = last if len(rows) - last >= KEPT_AT_ENDS else len(rows)
+    if first == 0 and last == len(rows):
+        return listed
+    below = (listed.below[0] + first, listed.below[1] + sum(w for _, w, _ in rows[:first]))
+    above = (
+        listed.above[0] + len(rows) - last,
+        listed.above[1] + sum(w for _, w, _ in rows[last:]),
+    )
+    return Listing(table, rows[first:last], below, above)
 
 
 #: the outcomes left out of a listing before its rows, and after them
