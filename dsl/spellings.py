@@ -272,6 +272,15 @@ def _at_position(text: str, position: int) -> tuple | None:
             updated.start(2) + 2,
             tr("here, write {ours}", ours=f"set {name} to {name} {op} {value}"),
         )
+    if (text.startswith("(", position) and text.endswith("..", 0, position)) or (
+        text.startswith("..", position) and text.endswith(")", 0, position)
+    ):  # `1..(n + 1)`: an end is written against the dots, a number or a name
+        return (
+            tr("a range's end is a number or a name, not an expression"),
+            position,
+            position + 1,
+            tr("name it first: {first}, and then {then}", first="let top = n + 1", then="1..top"),
+        )
     ternary = _python_ternary(text, position)
     if ternary is not None:
         return ternary

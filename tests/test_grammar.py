@@ -224,6 +224,18 @@ def test_then_before_an_if_statements_block_says_the_block_follows_the_condition
             "here, write let x = if A > 2 then 2 else ...",
         ),
         (
+            "for each i in 1..(A + 1) { }",
+            20,
+            "a range's end is a number or a name, not an expression",
+            "name it first: let top = n + 1, and then 1..top",
+        ),
+        (
+            "let t = (A - 1)..5",
+            18,
+            "a range's end is a number or a name, not an expression",
+            "1..top",
+        ),
+        (
             "if A > 2",
             3,
             "an `if` statement's block opens on the line of its condition",
